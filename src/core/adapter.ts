@@ -1,0 +1,103 @@
+/** The adapter interface every provider implements, and the per-session state it owns. */
+import type { Capabilities } from './capabilities.ts';
+import type { EventStream } from './event-stream.ts';
+import type { StreamEvent } from './events.ts';
+import { createSessionId, type SessionId } from './ids.ts';
+import type { CanonicalRequest, CanonicalResponse } from './request.ts';
+import { ToolIdMap } from './tool-id-map.ts';
+import type { ToolSpec } from './tools.ts';
+import type { Transcript } from './transcript.ts';
+
+/** Names of the wire protocols Switchyard speaks. */
+export type ApiId = 'anthropic-messages' | 'openai-chat' | 'openai-responses' | 'gemini' | (string & {});
+
+/** What the retry loop reports before each new attempt. */
+export interface RetryInfo {
+  /** 1 for the first retry. */
+  attempt: number;
+  /** The delay before the attempt, in milliseconds. */
+  delayMs: number;
+  /** The error that caused the retry. */
+  error: unknown;
+  requestId: string;
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  /** Aborts the call; the stream then ends with finish reason `cancelled`. */
+  signal?: AbortSignal;
+  /** The session whose tool-id map and provider state this call uses (default: a fresh one). */
+  session?: AdapterSession;
+  /** Called before every retry. */
+  onRetry?: (info: RetryInfo) => void;
+  /** Extra headers for this call only. */
+  headers?: Record<string, string>;
+}
+
+/**
+ * Per-session state: the canonical ⇄ provider tool-id map (contract §4.1.1), shared by every
+ * adapter the session talks to, and provider-side conversation state for stateful APIs, keyed by
+ * adapter name. Sessions are single-owner: do not run two calls of one session concurrently.
+ */
+export interface AdapterSession {
+  readonly id: SessionId;
+  readonly toolIds: ToolIdMap;
+  readonly state: Map<string, unknown>;
+}
+
+/** Creates an empty session; any adapter's `startSession()` returns the same shape. */
+export function createSession(toolIds: ToolIdMap = new ToolIdMap()): AdapterSession {
+  return { id: createSessionId(), toolIds, state: new Map() };
+}
+
+/** A model the provider lists. */
+export interface ModelInfo {
+  /** Canonical `provider:name`. */
+  id: string;
+  name: string;
+  displayName?: string;
+  contextWindow?: number;
+  maxOutputTokens?: number;
+}
+
+/** Input to a pre-flight token estimate. */
+export interface TokenEstimateInput {
+  transcript: Transcript;
+  tools?: ToolSpec[];
+  model?: string;
+}
+
+/**
+ * A provider adapter: translates canonical requests to one wire protocol and the responses back.
+ * Adapters are plain objects, safe to share across concurrent calls.
+ */
+export interface Adapter {
+  /** Provider name, the `provider` half of canonical model ids (`anthropic`, `openai`, `groq`, …). */
+  readonly name: string;
+  /** The wire protocol. */
+  readonly api: ApiId;
+  /** What `model` supports as served by this adapter. Honest: false when the adapter does not expose it. */
+  capabilities(model: string): Capabilities;
+  /**
+   * One non-streaming call. Resolves with the whole response or rejects with an `AdapterError`
+   * subclass. Transient failures are retried (1 + maxRetries attempts). Fails before any HTTP call
+   * when the request needs a capability the model lacks.
+   */
+  complete(request: CanonicalRequest, options?: CallOptions): Promise<CanonicalResponse>;
+  /**
+   * One streaming call. The returned stream yields events under the `StreamEvent` contract
+   * (finish exactly once, last — also after errors and aborts) and `result()` resolves to the same
+   * response the `finish` event carries. Retried only before the first event was delivered.
+   */
+  stream(request: CanonicalRequest, options?: CallOptions): EventStream<StreamEvent, CanonicalResponse>;
+  /** Local estimate of the request's input tokens, no network; aims for ±10%. */
+  estimateInputTokens(input: TokenEstimateInput): number;
+  /** Aborts the in-flight call with this request id. Idempotent; true if it cancelled something. */
+  cancel(requestId: string): boolean;
+  /** Releases the connection pool; in-flight calls are cancelled. */
+  close(): Promise<void>;
+  /** The provider's model list (one HTTP call). */
+  listModels(options?: { signal?: AbortSignal }): Promise<ModelInfo[]>;
+  /** A fresh session (tool-id map and provider-side state). */
+  startSession(): AdapterSession;
+}

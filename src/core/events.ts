@@ -1,0 +1,124 @@
+/** The normalized stream event union and its contract. */
+import type { RequestId, ToolCallId } from './ids.ts';
+import type { JsonObject } from './json.ts';
+import type { MetadataMap } from './metadata.ts';
+import type { CanonicalResponse } from './request.ts';
+import type { CustomPart } from './transcript.ts';
+import type { Usage } from './usage.ts';
+
+/**
+ * One event of a canonical response stream.
+ *
+ * The contract every adapter's `stream()` meets (checked by `assertStreamInvariants`):
+ * 1. `message-start` comes first, exactly once, before any part event.
+ * 2. Every part has an `index` (its position in `response.content`); indices of part events are
+ *    non-decreasing, and a new part's index is greater than every earlier part's.
+ * 3. Text and reasoning parts are `*-start` → `*-delta`* → `*-end`, each started and ended once;
+ *    `reasoning-end` carries the provider's signature / opaque payload.
+ * 4. A tool call is `tool-call-start` (id, name) → `tool-call-delta`* carrying the provider's raw
+ *    JSON fragments verbatim → `tool-call-end` carrying the parsed input, always a JSON object.
+ *    Tool-call ids are unique and non-empty.
+ * 5. `custom` carries a whole provider-specific part at its index.
+ * 6. `usage` may appear any number of times; the last one wins; counts are non-negative.
+ * 7. `finish` is emitted exactly once and is always last — also after an error (finish reason
+ *    `error`, then the iterator throws the classified error) and after an abort (finish reason
+ *    `cancelled`, then the iterator ends). It carries the complete response: every part that
+ *    arrived, with open parts closed (an interrupted tool call gets whatever input parses, else `{}`).
+ */
+export type StreamEvent =
+  | MessageStartEvent
+  | TextStartEvent
+  | TextDeltaEvent
+  | TextEndEvent
+  | ReasoningStartEvent
+  | ReasoningDeltaEvent
+  | ReasoningEndEvent
+  | ToolCallStartEvent
+  | ToolCallDeltaEvent
+  | ToolCallEndEvent
+  | CustomEvent
+  | UsageEvent
+  | FinishEvent;
+
+/** The provider accepted the call and the response begins. */
+export interface MessageStartEvent {
+  type: 'message-start';
+  requestId: RequestId;
+  model: string;
+  provider: string;
+  responseId?: string;
+}
+
+export interface TextStartEvent {
+  type: 'text-start';
+  index: number;
+}
+export interface TextDeltaEvent {
+  type: 'text-delta';
+  index: number;
+  delta: string;
+}
+export interface TextEndEvent {
+  type: 'text-end';
+  index: number;
+  metadata?: MetadataMap;
+}
+
+export interface ReasoningStartEvent {
+  type: 'reasoning-start';
+  index: number;
+}
+export interface ReasoningDeltaEvent {
+  type: 'reasoning-delta';
+  index: number;
+  delta: string;
+}
+/** Ends a reasoning part; carries the provider's signature and opaque payload verbatim. */
+export interface ReasoningEndEvent {
+  type: 'reasoning-end';
+  index: number;
+  signature?: string;
+  data?: string;
+  redacted?: boolean;
+  metadata?: MetadataMap;
+}
+
+export interface ToolCallStartEvent {
+  type: 'tool-call-start';
+  index: number;
+  id: ToolCallId;
+  name: string;
+}
+/** A raw JSON fragment of the tool input, exactly as the provider sent it. */
+export interface ToolCallDeltaEvent {
+  type: 'tool-call-delta';
+  index: number;
+  id: ToolCallId;
+  delta: string;
+}
+export interface ToolCallEndEvent {
+  type: 'tool-call-end';
+  index: number;
+  id: ToolCallId;
+  input: JsonObject;
+  signature?: string;
+  metadata?: MetadataMap;
+}
+
+/** A whole provider-specific part (server tool call, tool search result, …). */
+export interface CustomEvent {
+  type: 'custom';
+  index: number;
+  part: CustomPart;
+}
+
+export interface UsageEvent {
+  type: 'usage';
+  usage: Usage;
+}
+
+/** Always the last event; carries the complete response. */
+export interface FinishEvent {
+  type: 'finish';
+  response: CanonicalResponse;
+}

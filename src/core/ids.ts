@@ -1,0 +1,45 @@
+/** Branded identifier types and their factories. */
+import { ulid } from 'ulid';
+
+declare const brand: unique symbol;
+/** A string that the type checker keeps apart from other strings. */
+export type Brand<Value, Name extends string> = Value & { readonly [brand]: Name };
+
+/** Identifies one call to an adapter; a ULID, passed to `cancel()`. */
+export type RequestId = Brand<string, 'RequestId'>;
+/** A canonical tool-call id (`tu_<ulid>` when minted by Switchyard). */
+export type ToolCallId = Brand<string, 'ToolCallId'>;
+/** Identifies a transcript item. */
+export type MessageId = Brand<string, 'MessageId'>;
+/** Identifies an adapter session. */
+export type SessionId = Brand<string, 'SessionId'>;
+
+/** Canonical model id `provider:name`, e.g. `anthropic:claude-sonnet-4-5`. */
+export type ModelId = `${string}:${string}`;
+
+/** Creates a fresh ULID request id. */
+export function createRequestId(): RequestId {
+  return ulid() as RequestId;
+}
+
+/** Creates a fresh canonical tool-call id `tu_<ulid>`. */
+export function createToolCallId(): ToolCallId {
+  return `tu_${ulid()}` as ToolCallId;
+}
+
+/** Creates a fresh session id `ses_<ulid>`. */
+export function createSessionId(): SessionId {
+  return `ses_${ulid()}` as SessionId;
+}
+
+/** Brands an existing string as a tool-call id (no validation beyond non-empty). */
+export function toolCallId(value: string): ToolCallId {
+  return value as ToolCallId;
+}
+
+/** Splits `provider:name` into its two halves; a bare name has provider `undefined`. */
+export function splitModelId(model: string): { provider: string | undefined; name: string } {
+  const colon = model.indexOf(':');
+  if (colon <= 0) return { provider: undefined, name: model };
+  return { provider: model.slice(0, colon), name: model.slice(colon + 1) };
+}

@@ -1,0 +1,76 @@
+/** The canonical request an adapter receives and the canonical response it returns. */
+
+import type { FinishReason } from './finish-reason.ts';
+import type { ModelId, RequestId } from './ids.ts';
+import type { JsonObject } from './json.ts';
+import type { MetadataMap } from './metadata.ts';
+import type { ToolChoice, ToolSpec } from './tools.ts';
+import type { Part, Transcript } from './transcript.ts';
+import type { Usage } from './usage.ts';
+
+/** How hard a reasoning model should think: an effort level, a token budget, or both. */
+export interface ReasoningRequest {
+  effort?: 'minimal' | 'low' | 'medium' | 'high';
+  /** Reasoning token budget (Anthropic `budget_tokens`, Gemini `thinkingBudget`). */
+  budgetTokens?: number;
+  /** Ask the provider to return readable reasoning where it can (Gemini `includeThoughts`). */
+  includeThoughts?: boolean;
+}
+
+/** Ask the adapter to use the provider's prompt cache for the stable prefix of the request. */
+export interface PromptCacheRequest {
+  /** Cache lifetime hint; adapters round to what their provider offers. */
+  ttl?: '5m' | '1h';
+}
+
+/** A JSON Schema the response must conform to (structured output). */
+export interface OutputSchema {
+  name?: string;
+  description?: string;
+  schema: JsonObject;
+  /** Ask the provider for strict schema adherence where it has it. Default true. */
+  strict?: boolean;
+}
+
+/** Everything one model call needs. */
+export interface CanonicalRequest {
+  /** ULID passed to `cancel()`; the adapter mints one when absent. */
+  requestId?: RequestId;
+  /** Canonical `provider:name` (a bare wire name is accepted too). */
+  model: ModelId | string;
+  transcript: Transcript;
+  tools?: ToolSpec[];
+  toolChoice?: ToolChoice;
+  /** Allow several tool calls in one response (default: provider default). */
+  parallelToolCalls?: boolean;
+  /** Required: the adapter always sends an output limit. */
+  maxOutputTokens: number;
+  stopSequences?: string[];
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  outputSchema?: OutputSchema;
+  reasoning?: ReasoningRequest;
+  cache?: PromptCacheRequest;
+  metadata?: MetadataMap;
+  /** Per-provider pass-through options, keyed by adapter name (e.g. `{ gemini: { safetySettings } }`). */
+  providerOptions?: Record<string, JsonObject>;
+}
+
+/** The assistant's reply to one call. */
+export interface CanonicalResponse {
+  requestId: RequestId;
+  /** The provider's own response id, when it sends one. */
+  responseId?: string;
+  /** Canonical `provider:name` of the model that actually served the call. */
+  model: string;
+  /** The adapter name. */
+  provider: string;
+  content: Part[];
+  finishReason: FinishReason;
+  /** The provider's finish value, verbatim (`end_turn`, `stop`, `STOP`, …). */
+  rawFinishReason?: string;
+  usage: Usage;
+  latencyMs: number;
+  metadata?: MetadataMap;
+}

@@ -1,0 +1,281 @@
+/** Emits contract-abiding stream events from a provider parser's calls, and builds the response. */
+import { ResponseAccumulator } from './accumulator.ts';
+import type { StreamEvent } from './events.ts';
+import type { FinishReason } from './finish-reason.ts';
+import type { RequestId, ToolCallId } from './ids.ts';
+import type { JsonObject, JsonValue } from './json.ts';
+import type { MetadataMap } from './metadata.ts';
+import { JsonFragments } from './partial-json.ts';
+import type { CanonicalResponse } from './request.ts';
+import type { CustomPart } from './transcript.ts';
+import { emptyUsage, type Usage } from './usage.ts';
+
+/** A key the provider parser uses for a block (Anthropic block index, OpenAI tool index, …). */
+export type BlockKey = string | number;
+
+type OpenPart =
+  | { type: 'text'; index: number }
+  | { type: 'reasoning'; index: number }
+  | { type: 'tool-call'; index: number; id: ToolCallId; fragments: JsonFragments };
+
+/** Fixed facts about the call the builder reports in `message-start` and `finish`. */
+export interface StreamBuilderContext {
+  requestId: RequestId;
+  provider: string;
+  /** Canonical model id requested; replaced by what the provider reports. */
+  model: string;
+  startedAt: number;
+}
+
+/**
+ * Provider parsers call this builder; it assigns part indices, enforces start → delta* → end,
+ * emits events and accumulates the response, so every adapter meets the stream contract by
+ * construction. On error or abort, `close()` ends open parts (tool inputs: whatever parses, else
+ * `{}`) and emits the one `finish`.
+ */
+export class StreamBuilder {
+  private readonly open = new Map<BlockKey, OpenPart>();
+  private readonly accumulator = new ResponseAccumulator();
+  private nextIndex = 0;
+  private started = false;
+  private finished = false;
+  private usageValue: Usage = emptyUsage();
+  private finishReason: FinishReason = 'completed';
+  private rawFinishReason: string | undefined;
+  private responseId: string | undefined;
+  private model: string;
+  private metadata: MetadataMap | undefined;
+  private sawToolCall = false;
+
+  private readonly context: StreamBuilderContext;
+  private readonly sink: (event: StreamEvent) => void;
+
+  constructor(context: StreamBuilderContext, sink: (event: StreamEvent) => void) {
+    this.context = context;
+    this.sink = sink;
+    this.model = context.model;
+  }
+
+  private emit(event: StreamEvent): void {
+    this.accumulator.add(event);
+    this.sink(event);
+  }
+
+  /** Emits `message-start` once; later calls only update the response id and model. */
+  start(fields: { responseId?: string; model?: string } = {}): void {
+    if (fields.responseId !== undefined && this.responseId === undefined) this.responseId = fields.responseId;
+    if (fields.model !== undefined) this.setModel(fields.model);
+    if (this.started) return;
+    this.started = true;
+    const event: StreamEvent = {
+      type: 'message-start',
+      requestId: this.context.requestId,
+      model: this.model,
+      provider: this.context.provider,
+    };
+    if (this.responseId !== undefined) event.responseId = this.responseId;
+    this.emit(event);
+  }
+
+  /** Records the model the provider reports (wire name, made canonical). */
+  setModel(wireName: string): void {
+    this.model = wireName.includes(':') ? wireName : `${this.context.provider}:${wireName}`;
+  }
+
+  /** Whether `message-start` was emitted. */
+  get hasStarted(): boolean {
+    return this.started;
+  }
+
+  /** Whether a part with this key is open. */
+  isOpen(key: BlockKey): boolean {
+    return this.open.has(key);
+  }
+
+  private openPart(key: BlockKey, type: 'text' | 'reasoning'): number {
+    const existing = this.open.get(key);
+    if (existing !== undefined) {
+      if (existing.type === type) return existing.index;
+      this.end(key);
+    }
+    this.start();
+    const index = this.nextIndex++;
+    this.open.set(key, { type, index });
+    this.emit(type === 'text' ? { type: 'text-start', index } : { type: 'reasoning-start', index });
+    return index;
+  }
+
+  /** Appends text to the text part `key`, opening it if needed. */
+  text(key: BlockKey, delta: string): void {
+    const index = this.openPart(key, 'text');
+    if (delta !== '') this.emit({ type: 'text-delta', index, delta });
+  }
+
+  /** Appends reasoning to the reasoning part `key`, opening it if needed. */
+  reasoning(key: BlockKey, delta: string): void {
+    const index = this.openPart(key, 'reasoning');
+    if (delta !== '') this.emit({ type: 'reasoning-delta', index, delta });
+  }
+
+  /** Opens a text or reasoning part without content yet. */
+  openText(key: BlockKey, type: 'text' | 'reasoning' = 'text'): void {
+    this.openPart(key, type);
+  }
+
+  /** Starts a tool call. A second start for an open key is ignored. */
+  toolStart(key: BlockKey, id: ToolCallId, name: string): void {
+    if (this.open.has(key)) return;
+    this.start();
+    const index = this.nextIndex++;
+    this.sawToolCall = true;
+    this.open.set(key, { type: 'tool-call', index, id, fragments: new JsonFragments() });
+    this.emit({ type: 'tool-call-start', index, id, name });
+  }
+
+  /** Passes a raw tool-input JSON fragment through. Ignored when `key` is not an open tool call. */
+  toolDelta(key: BlockKey, fragment: string): void {
+    const part = this.open.get(key);
+    if (part?.type !== 'tool-call' || fragment === '') return;
+    part.fragments.append(fragment);
+    this.emit({ type: 'tool-call-delta', index: part.index, id: part.id, delta: fragment });
+  }
+
+  /** The raw input text accumulated so far for an open tool call. */
+  toolInputText(key: BlockKey): string | undefined {
+    const part = this.open.get(key);
+    return part?.type === 'tool-call' ? part.fragments.text() : undefined;
+  }
+
+  /**
+   * Ends part `key`. For a tool call, `fields.input` is the provider's authoritative input; absent,
+   * the fragments are parsed (an unparseable input becomes `{}` plus `switchyard.raw_input` metadata).
+   */
+  end(
+    key: BlockKey,
+    fields: {
+      input?: JsonObject;
+      signature?: string;
+      data?: string;
+      redacted?: boolean;
+      metadata?: MetadataMap;
+      partial?: boolean;
+    } = {},
+  ): void {
+    const part = this.open.get(key);
+    if (part === undefined) return;
+    this.open.delete(key);
+    if (part.type === 'text') {
+      const event: StreamEvent = { type: 'text-end', index: part.index };
+      this.emit(withMetadata(event, fields.metadata));
+    } else if (part.type === 'reasoning') {
+      const event: Extract<StreamEvent, { type: 'reasoning-end' }> = {
+        type: 'reasoning-end',
+        index: part.index,
+      };
+      if (fields.signature !== undefined) event.signature = fields.signature;
+      if (fields.data !== undefined) event.data = fields.data;
+      if (fields.redacted !== undefined) event.redacted = fields.redacted;
+      this.emit(withMetadata(event, fields.metadata));
+    } else {
+      this.endToolCall(part, fields);
+    }
+  }
+
+  private endToolCall(
+    part: Extract<OpenPart, { type: 'tool-call' }>,
+    fields: { input?: JsonObject; signature?: string; metadata?: MetadataMap; partial?: boolean },
+  ): void {
+    let input = fields.input;
+    let metadata = fields.metadata;
+    if (input === undefined) {
+      const parsed = fields.partial === true ? part.fragments.parsePartial() : part.fragments.parse();
+      input = parsed ?? part.fragments.parsePartial();
+      if (parsed === undefined) metadata = { ...metadata, 'switchyard.raw_input': part.fragments.text() };
+    }
+    const event: Extract<StreamEvent, { type: 'tool-call-end' }> = {
+      type: 'tool-call-end',
+      index: part.index,
+      id: part.id,
+      input,
+    };
+    if (fields.signature !== undefined) event.signature = fields.signature;
+    this.emit(withMetadata(event, metadata));
+  }
+
+  /** Emits a whole provider-specific part. */
+  custom(part: CustomPart): void {
+    this.start();
+    this.emit({ type: 'custom', index: this.nextIndex++, part });
+  }
+
+  /** Merges usage counts (the latest value of each bucket wins) and emits a `usage` event. */
+  usage(update: Partial<Usage>): void {
+    this.start();
+    this.usageValue = { ...this.usageValue, ...definedOnly(update) };
+    this.emit({ type: 'usage', usage: this.usageValue });
+  }
+
+  /** Sets the finish reason and the provider's raw value. */
+  setFinish(reason: FinishReason, raw?: string): void {
+    this.finishReason = reason;
+    if (raw !== undefined) this.rawFinishReason = raw;
+  }
+
+  /** Adds a response metadata entry (`namespace.field`). */
+  setMetadata(key: string, value: JsonValue): void {
+    this.metadata = { ...this.metadata, [key]: value };
+  }
+
+  /** Whether any tool call was started. */
+  get hasToolCalls(): boolean {
+    return this.sawToolCall;
+  }
+
+  /** Whether `finish` was emitted. */
+  get isFinished(): boolean {
+    return this.finished;
+  }
+
+  /**
+   * Closes open parts and emits the one `finish`. `override` forces the reason (`error`,
+   * `cancelled`), in which case open tool calls get whatever input parses.
+   */
+  finish(override?: FinishReason): CanonicalResponse {
+    if (this.finished) return this.accumulator.result();
+    this.start();
+    const partial = override !== undefined;
+    for (const key of [...this.open.keys()]) this.end(key, { partial });
+    if (override !== undefined) this.finishReason = override;
+    this.finished = true;
+    const response: CanonicalResponse = {
+      requestId: this.context.requestId,
+      model: this.model,
+      provider: this.context.provider,
+      content: this.accumulator.content(),
+      finishReason: this.finishReason,
+      usage: this.usageValue,
+      latencyMs: Math.max(0, Math.round(performance.now() - this.context.startedAt)),
+    };
+    if (this.responseId !== undefined) response.responseId = this.responseId;
+    if (this.rawFinishReason !== undefined) response.rawFinishReason = this.rawFinishReason;
+    if (this.metadata !== undefined) response.metadata = this.metadata;
+    this.emit({ type: 'finish', response });
+    return response;
+  }
+}
+
+function withMetadata<Event extends { metadata?: MetadataMap }>(
+  event: Event,
+  metadata: MetadataMap | undefined,
+): Event {
+  if (metadata !== undefined) event.metadata = metadata;
+  return event;
+}
+
+function definedOnly(update: Partial<Usage>): Partial<Usage> {
+  const result: Partial<Usage> = {};
+  for (const key of Object.keys(update) as Array<keyof Usage>) {
+    if (update[key] !== undefined) (result as Record<string, unknown>)[key] = update[key];
+  }
+  return result;
+}

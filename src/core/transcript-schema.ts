@@ -1,0 +1,161 @@
+/** Boundary validation of transcripts with zod, and lossless JSON (de)serialization. */
+import { z } from 'zod';
+import type { ToolCallId } from './ids.ts';
+import type { JsonObject, JsonValue } from './json.ts';
+import { type MetadataMap, sortMetadata } from './metadata.ts';
+import type { Item, Part, Transcript } from './transcript.ts';
+
+const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([
+    z.string(),
+    z.number(),
+    z.boolean(),
+    z.null(),
+    z.array(jsonValue),
+    z.record(z.string(), jsonValue),
+  ]),
+);
+const jsonObject = z.record(z.string(), jsonValue) as z.ZodType<JsonObject>;
+const metadata = z.record(z.string(), jsonValue).optional() as z.ZodType<MetadataMap | undefined>;
+
+const base64Text = z.string().regex(/^[A-Za-z0-9+/_-]*={0,2}$/, 'expected base64');
+const dataRef = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('base64'), data: base64Text }),
+  z.object({
+    type: z.literal('bytes'),
+    // In JSON, bytes travel as base64 text; in memory they are a Uint8Array.
+    bytes: z.union([z.instanceof(Uint8Array), base64Text.transform((text) => Buffer.from(text, 'base64'))]),
+  }),
+  z.object({ type: z.literal('uri'), uri: z.string().min(1) }),
+  z.object({ type: z.literal('handle'), handle: z.string().min(1) }),
+]);
+
+const toolCallIdSchema = z.string().transform((value) => value as ToolCallId);
+
+const part: z.ZodType<Part> = z.lazy(() =>
+  z.discriminatedUnion('type', [
+    z.object({ type: z.literal('text'), text: z.string(), metadata }),
+    z.object({
+      type: z.literal('media'),
+      modality: z.enum(['image', 'audio', 'video', 'binary']),
+      mimeType: z.string().min(1),
+      data: dataRef,
+      metadata,
+    }),
+    z.object({
+      type: z.literal('file'),
+      mimeType: z.string().min(1),
+      data: dataRef,
+      filename: z.string().optional(),
+      metadata,
+    }),
+    z.object({ type: z.literal('structured'), value: jsonValue, schema: jsonObject.optional(), metadata }),
+    z.object({
+      type: z.literal('reasoning'),
+      text: z.string(),
+      signature: z.string().optional(),
+      data: z.string().optional(),
+      redacted: z.boolean().optional(),
+      provider: z.string().optional(),
+      metadata,
+    }),
+    z.object({
+      type: z.literal('tool-call'),
+      id: toolCallIdSchema,
+      name: z.string().min(1),
+      input: jsonObject,
+      signature: z.string().optional(),
+      provider: z.string().optional(),
+      metadata,
+    }),
+    z.object({
+      type: z.literal('tool-result'),
+      callId: toolCallIdSchema,
+      name: z.string().optional(),
+      output: z.discriminatedUnion('type', [
+        z.object({ type: z.literal('text'), text: z.string() }),
+        z.object({ type: z.literal('json'), value: jsonValue }),
+        z.object({ type: z.literal('parts'), parts: z.array(part) }),
+      ]),
+      isError: z.boolean(),
+      metadata,
+    }),
+    z.object({
+      type: z.literal('custom'),
+      provider: z.string().min(1),
+      kind: z.string().min(1),
+      data: jsonValue,
+      metadata,
+    }),
+  ]),
+) as z.ZodType<Part>;
+
+const item = z.object({
+  id: z.string().optional(),
+  kind: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'context']),
+  parts: z.array(part),
+  metadata,
+}) as z.ZodType<Item>;
+
+/** The zod schema of a transcript, for composing into larger schemas. */
+export const transcriptSchema: z.ZodType<Transcript> = z.array(item);
+
+/** One problem found while validating input. */
+export interface ValidationIssue {
+  /** JSON path to the offending value, e.g. `[2].parts[0].input`. */
+  path: string;
+  message: string;
+}
+
+/** Result of {@link parseTranscript}. */
+export type ParseResult<Value> = { ok: true; value: Value } | { ok: false; issues: ValidationIssue[] };
+
+/** Formats a zod path as `[2].parts[0].input`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let text = '';
+  for (const segment of path) {
+    text += typeof segment === 'number' ? `[${segment}]` : `.${String(segment)}`;
+  }
+  return text.startsWith('.') ? text.slice(1) : text || '(root)';
+}
+
+/**
+ * Validates unknown JSON (a parsed value or a JSON string) as a transcript. On failure, lists every
+ * bad path, not just the first.
+ */
+export function parseTranscript(input: unknown): ParseResult<Transcript> {
+  let value = input;
+  if (typeof input === 'string') {
+    try {
+      value = JSON.parse(input);
+    } catch (error) {
+      return {
+        ok: false,
+        issues: [{ path: '(root)', message: `invalid JSON: ${(error as Error).message}` }],
+      };
+    }
+  }
+  const result = transcriptSchema.safeParse(value);
+  if (!result.success) {
+    return {
+      ok: false,
+      issues: result.error.issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message })),
+    };
+  }
+  return { ok: true, value: result.data };
+}
+
+/**
+ * Serializes a transcript to JSON losslessly: bytes become base64 text and metadata keys are
+ * sorted, so equal transcripts always produce equal strings. `parseTranscript` reverses it.
+ */
+export function stringifyTranscript(transcript: Transcript, indent?: number): string {
+  return JSON.stringify(transcript, replaceForJson, indent);
+}
+
+function replaceForJson(this: unknown, key: string, value: unknown): unknown {
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  if (key === 'metadata' && value !== null && typeof value === 'object')
+    return sortMetadata(value as MetadataMap);
+  return value;
+}

@@ -1,0 +1,63 @@
+/** Token usage in disjoint buckets, and cost. */
+
+/**
+ * Token counts in disjoint buckets: a token is counted in exactly one of `input`, `cacheRead`,
+ * `cacheWrite` (the input side) and `output` (the output side). `reasoning` is the part of `output`
+ * that was reasoning, not an extra bucket. Providers that report cached tokens inside their prompt
+ * count are converted with {@link usageFromInclusive}.
+ */
+export interface Usage {
+  /** Input tokens read neither from nor into a cache. */
+  input: number;
+  /** Input tokens served from the prompt cache. */
+  cacheRead: number;
+  /** Input tokens written into the prompt cache. */
+  cacheWrite: number;
+  /** Output tokens, reasoning included. */
+  output: number;
+  /** Of `output`, how many were reasoning. */
+  reasoning: number;
+  /** Optional cost, computed from a versioned price table. */
+  cost?: Cost;
+}
+
+/** A monetary cost. */
+export interface Cost {
+  amount: number;
+  /** ISO 4217 code, e.g. `USD`. */
+  currency: string;
+  /** The price-table version the amount was computed from. */
+  pricingVersion?: string;
+}
+
+/** A usage with every bucket at zero. */
+export function emptyUsage(): Usage {
+  return { input: 0, cacheRead: 0, cacheWrite: 0, output: 0, reasoning: 0 };
+}
+
+/** Total input tokens across the three input buckets. */
+export function totalInputTokens(usage: Usage): number {
+  return usage.input + usage.cacheRead + usage.cacheWrite;
+}
+
+/**
+ * Converts counts from a provider whose prompt count *includes* cached tokens (OpenAI, Gemini) into
+ * disjoint buckets. Negative results (inconsistent provider data) clamp to zero.
+ */
+export function usageFromInclusive(counts: {
+  prompt: number;
+  cached?: number;
+  cacheWrite?: number;
+  output: number;
+  reasoning?: number;
+}): Usage {
+  const cacheRead = Math.max(0, counts.cached ?? 0);
+  const cacheWrite = Math.max(0, counts.cacheWrite ?? 0);
+  return {
+    input: Math.max(0, counts.prompt - cacheRead - cacheWrite),
+    cacheRead,
+    cacheWrite,
+    output: Math.max(0, counts.output),
+    reasoning: Math.max(0, counts.reasoning ?? 0),
+  };
+}

@@ -1,0 +1,110 @@
+/** Switchyard: one canonical transcript for every LLM provider. The core, provider-agnostic API. */
+export { accumulateResponse, ResponseAccumulator } from './core/accumulator.ts';
+export type {
+  Adapter,
+  AdapterSession,
+  ApiId,
+  CallOptions,
+  ModelInfo,
+  RetryInfo,
+  TokenEstimateInput,
+} from './core/adapter.ts';
+export { createSession } from './core/adapter.ts';
+export type { Capabilities, CapabilityName } from './core/capabilities.ts';
+export { assertCapabilities, requiredCapabilities } from './core/capabilities.ts';
+export {
+  AdapterError,
+  type AdapterErrorOptions,
+  AuthError,
+  CancelledError,
+  ContextOverflowError,
+  classifyError,
+  createAdapterError,
+  type ErrorBody,
+  type ErrorClass,
+  type ErrorRule,
+  errorClasses,
+  InvalidRequestError,
+  isAdapterError,
+  isAuthError,
+  isCancelledError,
+  isContextOverflowError,
+  isInvalidRequestError,
+  isNetworkError,
+  isRateLimitError,
+  isRetryableClass,
+  isServerError,
+  mapStatusToErrorClass,
+  NetworkError,
+  RateLimitError,
+  ServerError,
+} from './core/errors/index.ts';
+export { EventStream } from './core/event-stream.ts';
+export type * from './core/events.ts';
+export { type FinishReason, finishReasons } from './core/finish-reason.ts';
+export {
+  createRequestId,
+  createSessionId,
+  createToolCallId,
+  type MessageId,
+  type ModelId,
+  type RequestId,
+  type SessionId,
+  splitModelId,
+  type ToolCallId,
+  toolCallId,
+} from './core/ids.ts';
+export { isJsonObject, type JsonObject, type JsonValue } from './core/json.ts';
+export {
+  consoleLogger,
+  createMemoryLogger,
+  type LogFields,
+  type Logger,
+  silentLogger,
+} from './core/logger.ts';
+export { isMetadataKey, type MetadataMap, sortMetadata } from './core/metadata.ts';
+export { JsonFragments, repairJsonObject } from './core/partial-json.ts';
+export type {
+  CanonicalRequest,
+  CanonicalResponse,
+  OutputSchema,
+  PromptCacheRequest,
+  ReasoningRequest,
+} from './core/request.ts';
+export { type BlockKey, StreamBuilder, type StreamBuilderContext } from './core/stream-builder.ts';
+export {
+  anthropicToolId,
+  anyToolId,
+  hashId,
+  nineAlphanumericToolId,
+  ToolIdMap,
+  type ToolIdRule,
+} from './core/tool-id-map.ts';
+export type { ToolChoice, ToolSpec } from './core/tools.ts';
+export type {
+  CustomPart,
+  DataRef,
+  FilePart,
+  Item,
+  ItemKind,
+  MediaPart,
+  Part,
+  ReasoningPart,
+  StructuredPart,
+  TextPart,
+  ToolCallPart,
+  ToolOutput,
+  ToolResultPart,
+  Transcript,
+} from './core/transcript.ts';
+export { systemText, userText } from './core/transcript.ts';
+export { checkTranscript, type TranscriptViolation } from './core/transcript-invariants.ts';
+export {
+  formatPath,
+  type ParseResult,
+  parseTranscript,
+  stringifyTranscript,
+  transcriptSchema,
+  type ValidationIssue,
+} from './core/transcript-schema.ts';
+export { type Cost, emptyUsage, totalInputTokens, type Usage, usageFromInclusive } from './core/usage.ts';

@@ -1,0 +1,69 @@
+/** What a provider supplies to the shared HTTP adapter runtime: pure translation functions. */
+import type { AdapterSession, ApiId, ModelInfo, TokenEstimateInput } from '../../core/adapter.ts';
+import type { Capabilities } from '../../core/capabilities.ts';
+import type { ErrorBody, ErrorRule } from '../../core/errors/status-map.ts';
+import type { RequestId } from '../../core/ids.ts';
+import type { JsonObject } from '../../core/json.ts';
+import type { Logger } from '../../core/logger.ts';
+import type { CanonicalRequest } from '../../core/request.ts';
+import type { StreamBuilder } from '../../core/stream-builder.ts';
+
+/** Per-call facts handed to a provider's translation functions. */
+export interface ProviderContext {
+  requestId: RequestId;
+  /** Adapter name (`anthropic`, `groq`, …). */
+  provider: string;
+  /** The model's wire name (canonical id without the `provider:` prefix). */
+  model: string;
+  /** Session state: the tool-id map, provider-side state. */
+  session: AdapterSession;
+  logger: Logger;
+  /** True for `stream()`, false for `complete()`. */
+  stream: boolean;
+  /** Logs a structured WARN with adapter, request and session ids added (lossy projection, fallbacks). */
+  warn(message: string, fields: Record<string, unknown>): void;
+  /** Throws the classified error for a provider error body (a 200 body or an SSE error event). */
+  fail(body: ErrorBody, status?: number): never;
+  /** An extra JSON call to the same provider (e.g. creating a Gemini cachedContents entry). */
+  fetchJson(method: 'GET' | 'POST' | 'DELETE', path: string, body?: JsonObject): Promise<unknown>;
+}
+
+/** A request ready for the wire. */
+export interface WireRequest {
+  /** Path appended to the base URL (may hold a query string). */
+  path: string;
+  body: JsonObject;
+  /** Extra headers for this request (e.g. Anthropic beta flags). */
+  headers?: Record<string, string>;
+}
+
+/** Consumes one response stream's decoded SSE events and drives the `StreamBuilder`. */
+export interface StreamParser {
+  /** One SSE event. Throws an `AdapterError` (via `context.fail`) for an in-stream error event. */
+  onEvent(event: string | undefined, data: string): void;
+  /** The body ended. Throws a `NetworkError` when the stream was cut short before its terminal event. */
+  onEnd(): void;
+}
+
+/** A provider, as pure translation functions plus a few facts. */
+export interface ProviderDefinition {
+  name: string;
+  api: ApiId;
+  /** Default base URL, e.g. `https://api.anthropic.com/v1`. */
+  baseURL: string;
+  /** Auth and protocol headers for every call. */
+  headers(apiKey: string | undefined): Record<string, string>;
+  capabilities(model: string): Capabilities;
+  /** Async preparation before the request is built (e.g. creating a cache entry). Optional. */
+  prepare?(request: CanonicalRequest, context: ProviderContext): Promise<void>;
+  buildRequest(request: CanonicalRequest, context: ProviderContext): WireRequest;
+  /** Translates a whole JSON response into builder calls (then the runtime calls `finish()`). */
+  parseResponse(body: unknown, context: ProviderContext, builder: StreamBuilder): void;
+  createStreamParser(context: ProviderContext, builder: StreamBuilder): StreamParser;
+  /** Extracts code, message and any retry hint from an error response body (may be non-JSON). */
+  parseErrorBody(text: string): ErrorBody;
+  /** Body rules applied before the status table (first match wins). */
+  errorRules: readonly ErrorRule[];
+  estimateInputTokens(input: TokenEstimateInput): number;
+  listModels: { path: string; parse(body: unknown): ModelInfo[] };
+}

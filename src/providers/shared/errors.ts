@@ -1,0 +1,52 @@
+/** Turns provider error responses into classified errors whose messages never hold the API key. */
+import type { AdapterError } from '../../core/errors/adapter-error.ts';
+import { createAdapterError } from '../../core/errors/create-error.ts';
+import { isRetryableClass } from '../../core/errors/error-class.ts';
+import { classifyError, type ErrorBody, type ErrorRule } from '../../core/errors/status-map.ts';
+import { redactUrl } from '../../transport/http.ts';
+
+/** Where a failure happened, for the message. */
+export interface FailureSite {
+  provider: string;
+  method: string;
+  url: string;
+  requestId?: string;
+}
+
+/** Removes every occurrence of `secret` (and long key-shaped tokens) from `text`. */
+export function redactSecrets(text: string, secret: string | undefined): string {
+  let result = text;
+  if (secret !== undefined && secret.length >= 4) result = result.split(secret).join('[REDACTED]');
+  return result.replace(
+    /\b(sk-[A-Za-z0-9_-]{12,}|sk-ant-[A-Za-z0-9_-]{12,}|AIza[0-9A-Za-z_-]{30,})\b/g,
+    '[REDACTED]',
+  );
+}
+
+/** Builds the classified error for a failed response (`status` 0 for in-stream/200-body errors). */
+export function createProviderError(options: {
+  site: FailureSite;
+  status: number | undefined;
+  body: ErrorBody;
+  rules: readonly ErrorRule[];
+  retryAfterSeconds?: number;
+  apiKey?: string;
+}): AdapterError {
+  const { site, status, body } = options;
+  const { errorClass, retryable } = classifyError(status ?? 0, body, options.rules);
+  const effectiveClass = status === undefined && errorClass === 'other' ? 'server_error' : errorClass;
+  const providerMessage =
+    body.message === undefined ? undefined : redactSecrets(body.message, options.apiKey);
+  const statusText = status === undefined ? 'stream error' : String(status);
+  const code = body.code === undefined ? '' : ` ${body.code}`;
+  return createAdapterError(effectiveClass, {
+    message: `${site.provider}: ${site.method} ${redactUrl(site.url)} failed with ${statusText}${code}${providerMessage ? `: ${providerMessage}` : ''}`,
+    status,
+    providerMessage,
+    providerCode: body.code,
+    retryable: retryable ?? isRetryableClass(effectiveClass),
+    retryAfterSeconds: options.retryAfterSeconds ?? body.retryAfterSeconds,
+    requestId: site.requestId,
+    provider: site.provider,
+  });
+}

@@ -1,0 +1,369 @@
+/** The shared runtime that turns a ProviderDefinition into an Adapter: retries, streaming, cancellation. */
+import { type Adapter, type AdapterSession, type CallOptions, createSession } from '../../core/adapter.ts';
+import { assertCapabilities } from '../../core/capabilities.ts';
+import { AdapterError } from '../../core/errors/adapter-error.ts';
+import { ServerError } from '../../core/errors/server-error.ts';
+import { EventStream } from '../../core/event-stream.ts';
+import type { StreamEvent } from '../../core/events.ts';
+import { createRequestId, type RequestId, splitModelId } from '../../core/ids.ts';
+import type { JsonObject } from '../../core/json.ts';
+import { consoleLogger } from '../../core/logger.ts';
+import type { CanonicalRequest, CanonicalResponse } from '../../core/request.ts';
+import { StreamBuilder } from '../../core/stream-builder.ts';
+import { CancellationRegistry } from '../../transport/cancellation.ts';
+import { type HttpCall, HttpClient, toTransportError } from '../../transport/http.ts';
+import { parseRetryAfter, withRetries } from '../../transport/retry.ts';
+import { SseDecoder } from '../../transport/sse.ts';
+import type { ProviderContext, ProviderDefinition, StreamParser } from './definition.ts';
+import { createProviderError, type FailureSite } from './errors.ts';
+import type { AdapterOptions } from './options.ts';
+
+const maxErrorBodyBytes = 64 * 1024;
+
+/** Everything one call needs, resolved once. */
+interface CallSetup {
+  requestId: RequestId;
+  context: ProviderContext;
+  call: HttpCall;
+  startedAt: number;
+}
+
+/** Creates an Adapter from a provider definition and the user's options. */
+export function createHttpAdapter(
+  definition: ProviderDefinition,
+  options: AdapterOptions & { apiKey?: string },
+): Adapter {
+  const http = new HttpClient({
+    fetch: options.fetch,
+    timeoutMs: options.timeout,
+    firstByteTimeoutMs: options.firstByteTimeout,
+    idleTimeoutMs: options.idleTimeout,
+  });
+  const registry = new CancellationRegistry();
+  const logger = options.logger ?? consoleLogger;
+  const baseURL = (options.baseURL ?? definition.baseURL).replace(/\/+$/, '');
+  const policy = { maxRetries: options.maxRetries ?? 2, baseDelayMs: options.retryBaseDelay };
+  const apiKey = options.apiKey;
+
+  function headersFor(extra: Record<string, string> | undefined, callHeaders?: Record<string, string>) {
+    return { ...definition.headers(apiKey), ...options.headers, ...extra, ...callHeaders };
+  }
+
+  function failureSite(call: HttpCall): FailureSite {
+    return { provider: definition.name, method: call.method, url: call.url, requestId: call.requestId };
+  }
+
+  async function errorFromResponse(response: Response, call: HttpCall): Promise<AdapterError> {
+    const text = await readLimited(response, maxErrorBodyBytes).catch(() => '');
+    return createProviderError({
+      site: failureSite(call),
+      status: response.status,
+      body: definition.parseErrorBody(text),
+      rules: definition.errorRules,
+      retryAfterSeconds: parseRetryAfter(response.headers),
+      apiKey,
+    });
+  }
+
+  async function fetchJson(
+    method: 'GET' | 'POST' | 'DELETE',
+    path: string,
+    body?: JsonObject,
+    signal?: AbortSignal,
+  ) {
+    const call: HttpCall = {
+      method,
+      url: baseURL + path,
+      headers: headersFor({ 'content-type': 'application/json' }),
+      provider: definition.name,
+    };
+    if (body !== undefined) call.body = JSON.stringify(body);
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const timers = http.createTimers(controller);
+    try {
+      const response = await http.send(call, controller, timers);
+      if (!response.ok) throw await errorFromResponse(response, call);
+      const text = await response.text().catch((error: unknown) => {
+        throw toTransportError(error, call, controller.signal);
+      });
+      return parseJsonBody(text, call);
+    } finally {
+      timers.dispose();
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  function setup(request: CanonicalRequest, options: CallOptions, stream: boolean): CallSetup {
+    const requestId = request.requestId ?? createRequestId();
+    const session = options.session ?? createSession();
+    const model = splitModelId(request.model).name;
+    const context: ProviderContext = {
+      requestId,
+      provider: definition.name,
+      model,
+      session,
+      logger,
+      stream,
+      warn(message, fields) {
+        logger.warn(message, { adapter: definition.name, requestId, sessionId: session.id, ...fields });
+      },
+      fail(body, status) {
+        const site = { provider: definition.name, method: 'POST', url: baseURL, requestId };
+        throw createProviderError({ site, status, body, rules: definition.errorRules, apiKey });
+      },
+      fetchJson: (method, path, body) => fetchJson(method, path, body, options.signal),
+    };
+    assertCapabilities({ ...request, requestId }, definition.capabilities(model), {
+      provider: definition.name,
+      model,
+    });
+    const call: HttpCall = {
+      method: 'POST',
+      url: '',
+      headers: {},
+      provider: definition.name,
+      requestId,
+    };
+    return { requestId, context, call, startedAt: performance.now() };
+  }
+
+  async function prepareCall(
+    request: CanonicalRequest,
+    callSetup: CallSetup,
+    callHeaders?: Record<string, string>,
+  ) {
+    await definition.prepare?.(request, callSetup.context);
+    const wire = definition.buildRequest({ ...request, requestId: callSetup.requestId }, callSetup.context);
+    callSetup.call.url = baseURL + wire.path;
+    callSetup.call.headers = headersFor({ 'content-type': 'application/json', ...wire.headers }, callHeaders);
+    callSetup.call.body = JSON.stringify(wire.body);
+  }
+
+  async function complete(
+    request: CanonicalRequest,
+    callOptions: CallOptions = {},
+  ): Promise<CanonicalResponse> {
+    const callSetup = setup(request, callOptions, false);
+    const { requestId, context, call } = callSetup;
+    const controller = new AbortController();
+    const unregister = registry.register(requestId, controller, callOptions.signal);
+    try {
+      await prepareCall(request, callSetup, callOptions.headers);
+      return await withRetries(
+        async () => {
+          const attemptController = linkedController(controller.signal);
+          const timers = http.createTimers(attemptController);
+          try {
+            const response = await http.send(call, attemptController, timers);
+            if (!response.ok) throw await errorFromResponse(response, call);
+            const text = await response.text().catch((error: unknown) => {
+              throw toTransportError(error, call, attemptController.signal);
+            });
+            const body = parseJsonBody(text, call);
+            const builder = new StreamBuilder(
+              {
+                requestId,
+                provider: definition.name,
+                model: `${definition.name}:${context.model}`,
+                startedAt: callSetup.startedAt,
+              },
+              () => {},
+            );
+            definition.parseResponse(body, context, builder);
+            return builder.finish();
+          } finally {
+            timers.dispose();
+          }
+        },
+        {
+          policy,
+          signal: controller.signal,
+          onRetry: (info) => callOptions.onRetry?.({ ...info, requestId }),
+        },
+      );
+    } catch (error) {
+      throw withRequestId(error, requestId);
+    } finally {
+      unregister();
+    }
+  }
+
+  function stream(request: CanonicalRequest, callOptions: CallOptions = {}) {
+    const controller = new AbortController();
+    const eventStream = new EventStream<StreamEvent, CanonicalResponse>(() =>
+      controller.abort({ kind: 'cancelled' }),
+    );
+    void runStream(request, callOptions, controller, eventStream);
+    return eventStream;
+  }
+
+  async function runStream(
+    request: CanonicalRequest,
+    callOptions: CallOptions,
+    controller: AbortController,
+    eventStream: EventStream<StreamEvent, CanonicalResponse>,
+  ): Promise<void> {
+    const requestId = request.requestId ?? createRequestId();
+    let delivered = false;
+    const sink = (event: StreamEvent) => {
+      delivered = true;
+      eventStream.push(event);
+    };
+    const model = `${definition.name}:${splitModelId(request.model).name}`;
+    const startedAt = performance.now();
+    let builder = new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink);
+    const unregister = registry.register(requestId, controller, callOptions.signal);
+    try {
+      const callSetup = setup({ ...request, requestId }, callOptions, true);
+      await prepareCall(request, callSetup, callOptions.headers);
+      await withRetries(
+        async () => {
+          builder = new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink);
+          await streamAttempt(callSetup, builder, controller.signal);
+        },
+        {
+          policy,
+          signal: controller.signal,
+          canRetry: () => !delivered,
+          onRetry: (info) => callOptions.onRetry?.({ ...info, requestId }),
+        },
+      );
+      eventStream.end(builder.finish());
+    } catch (error) {
+      const classified = withRequestId(error, requestId);
+      if (AdapterError.isInstance(classified) && classified.errorClass === 'cancelled') {
+        eventStream.end(builder.finish('cancelled'));
+      } else {
+        builder.finish('error');
+        eventStream.fail(classified);
+      }
+    } finally {
+      unregister();
+    }
+  }
+
+  async function streamAttempt(
+    callSetup: CallSetup,
+    builder: StreamBuilder,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const { call, context } = callSetup;
+    const attemptController = linkedController(signal);
+    const timers = http.createTimers(attemptController);
+    try {
+      const response = await http.send(call, attemptController, timers);
+      if (!response.ok) throw await errorFromResponse(response, call);
+      const contentType = response.headers.get('content-type') ?? '';
+      if (contentType.includes('application/json')) {
+        // Some hosts answer a streaming request with one JSON body (often an error object).
+        const body = parseJsonBody(await response.text(), call);
+        definition.parseResponse(body, context, builder);
+        return;
+      }
+      const parser: StreamParser = definition.createStreamParser(context, builder);
+      const decoder = new SseDecoder((event, data) => parser.onEvent(event, data));
+      if (response.body === null)
+        throw new ServerError({
+          message: `${definition.name}: empty response body`,
+          provider: definition.name,
+        });
+      const reader = response.body.getReader();
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          timers.chunkReceived();
+          decoder.feed(value);
+        }
+      } catch (error) {
+        if (AdapterError.isInstance(error)) throw error;
+        throw toTransportError(error, call, attemptController.signal);
+      } finally {
+        reader.releaseLock();
+      }
+      decoder.end();
+      parser.onEnd();
+    } catch (error) {
+      if (error instanceof SyntaxError) {
+        throw new ServerError({
+          message: `${definition.name}: ${call.method} ${call.url} sent malformed JSON in its stream: ${error.message}`,
+          provider: definition.name,
+          providerCode: 'invalid_stream',
+          retryable: true,
+          cause: error,
+        });
+      }
+      throw error;
+    } finally {
+      timers.dispose();
+    }
+  }
+
+  return {
+    name: definition.name,
+    api: definition.api,
+    capabilities: (model) => definition.capabilities(splitModelId(model).name),
+    complete,
+    stream,
+    estimateInputTokens: (input) => definition.estimateInputTokens(input),
+    cancel: (requestId) => registry.cancel(requestId),
+    async close() {
+      registry.cancelAll();
+      await http.close();
+    },
+    async listModels(listOptions = {}) {
+      return definition.listModels.parse(
+        await fetchJson('GET', definition.listModels.path, undefined, listOptions.signal),
+      );
+    },
+    startSession: (): AdapterSession => createSession(),
+  };
+}
+
+function linkedController(parent: AbortSignal): AbortController {
+  const controller = new AbortController();
+  if (parent.aborted) controller.abort(parent.reason);
+  else parent.addEventListener('abort', () => controller.abort(parent.reason), { once: true });
+  return controller;
+}
+
+function parseJsonBody(text: string, call: HttpCall): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ServerError({
+      message: `${call.provider}: ${call.method} ${call.url} returned a body that is not JSON (${text.length} bytes)`,
+      provider: call.provider,
+      providerCode: 'invalid_response',
+      retryable: true,
+      cause: error,
+    });
+  }
+}
+
+async function readLimited(response: Response, limit: number): Promise<string> {
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.byteLength;
+    if (size >= limit) {
+      await reader.cancel().catch(() => {});
+      break;
+    }
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, limit));
+}
+
+function withRequestId(error: unknown, requestId: string): unknown {
+  if (AdapterError.isInstance(error) && error.requestId === undefined) {
+    (error as { requestId: string | undefined }).requestId = requestId;
+  }
+  return error;
+}

@@ -1,0 +1,165 @@
+/** HTTP over fetch with keep-alive pooling and three timeouts: whole call, first byte, idle gap. */
+import { Agent, fetch as undiciFetch } from 'undici';
+import type { AdapterError } from '../core/errors/adapter-error.ts';
+import { CancelledError } from '../core/errors/cancelled-error.ts';
+import { NetworkError } from '../core/errors/network-error.ts';
+import { abortCause } from './cancellation.ts';
+
+/** Transport settings shared by every call of one adapter. */
+export interface HttpClientOptions {
+  /** A custom fetch (proxies, cassettes, tests). Default: undici's fetch on a keep-alive pool. */
+  fetch?: typeof fetch;
+  /** Whole-call timeout, headers to last byte. Default 600 s. */
+  timeoutMs?: number;
+  /** Time allowed until response headers arrive. Default 120 s. */
+  firstByteTimeoutMs?: number;
+  /** Longest silence allowed between two body chunks. Default 120 s. */
+  idleTimeoutMs?: number;
+}
+
+/** One HTTP call. */
+export interface HttpCall {
+  method: 'GET' | 'POST' | 'DELETE' | 'PATCH';
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** Names the provider in error messages. */
+  provider: string;
+  requestId?: string;
+}
+
+const secretQueryParameters = /([?&](?:key|api_key|apikey|access_token)=)[^&]*/gi;
+
+/** The URL with secret query parameters (`key=`, `api_key=` …) replaced by `[REDACTED]`. */
+export function redactUrl(url: string): string {
+  return url.replace(secretQueryParameters, '$1[REDACTED]');
+}
+
+/** Timers of one call, bound to the call's AbortController. */
+export class CallTimers {
+  private readonly total: NodeJS.Timeout;
+  private firstByte: NodeJS.Timeout | undefined;
+  private idle: NodeJS.Timeout | undefined;
+
+  private readonly controller: AbortController;
+  private readonly options: Required<Omit<HttpClientOptions, 'fetch'>>;
+
+  constructor(controller: AbortController, options: Required<Omit<HttpClientOptions, 'fetch'>>) {
+    this.controller = controller;
+    this.options = options;
+    this.total = setTimeout(() => this.expire('total', options.timeoutMs), options.timeoutMs);
+    this.firstByte = setTimeout(
+      () => this.expire('first-byte', options.firstByteTimeoutMs),
+      options.firstByteTimeoutMs,
+    );
+  }
+
+  private expire(which: 'total' | 'first-byte' | 'idle', ms: number): void {
+    this.controller.abort({ kind: 'timeout', which, ms });
+  }
+
+  /** Headers arrived: stop the first-byte timer, start the idle timer. */
+  headersReceived(): void {
+    clearTimeout(this.firstByte);
+    this.firstByte = undefined;
+    this.idle = setTimeout(() => this.expire('idle', this.options.idleTimeoutMs), this.options.idleTimeoutMs);
+  }
+
+  /** A body chunk arrived: restart the idle timer (cheap: `refresh()` reuses the timer). */
+  chunkReceived(): void {
+    this.idle?.refresh();
+  }
+
+  dispose(): void {
+    clearTimeout(this.total);
+    clearTimeout(this.firstByte);
+    clearTimeout(this.idle);
+  }
+}
+
+/** A pooled HTTP client. `close()` releases its sockets. */
+export class HttpClient {
+  private readonly agent: Agent | undefined;
+  private readonly fetchFunction: typeof fetch;
+  readonly timeouts: Required<Omit<HttpClientOptions, 'fetch'>>;
+
+  constructor(options: HttpClientOptions = {}) {
+    this.timeouts = {
+      timeoutMs: options.timeoutMs ?? 600_000,
+      firstByteTimeoutMs: options.firstByteTimeoutMs ?? 120_000,
+      idleTimeoutMs: options.idleTimeoutMs ?? 120_000,
+    };
+    if (options.fetch !== undefined) {
+      this.fetchFunction = options.fetch;
+    } else {
+      const agent = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
+      this.agent = agent;
+      this.fetchFunction = ((input: string, init: RequestInit) =>
+        undiciFetch(input, { ...(init as object), dispatcher: agent })) as unknown as typeof fetch;
+    }
+  }
+
+  /** Starts the call's timers on `controller`; dispose them when the body is consumed. */
+  createTimers(controller: AbortController): CallTimers {
+    return new CallTimers(controller, this.timeouts);
+  }
+
+  /** Sends the call; resolves at the response headers. Failures become `NetworkError`/`CancelledError`. */
+  async send(call: HttpCall, controller: AbortController, timers: CallTimers): Promise<Response> {
+    try {
+      const init: RequestInit = { method: call.method, headers: call.headers, signal: controller.signal };
+      if (call.body !== undefined) init.body = call.body;
+      const response = await this.fetchFunction(call.url, init);
+      timers.headersReceived();
+      return response;
+    } catch (error) {
+      throw toTransportError(error, call, controller.signal);
+    }
+  }
+
+  /** Releases pooled connections. */
+  async close(): Promise<void> {
+    await this.agent?.close();
+  }
+}
+
+/** Converts a fetch/body-read failure into a classified error naming provider, method and URL. */
+export function toTransportError(error: unknown, call: HttpCall, signal: AbortSignal): AdapterError {
+  const where = `${call.provider}: ${call.method} ${redactUrl(call.url)}`;
+  if (signal.aborted) {
+    const cause = abortCause(signal);
+    if (cause.kind === 'cancelled') {
+      return new CancelledError({
+        message: `${where} was cancelled`,
+        provider: call.provider,
+        requestId: call.requestId,
+      });
+    }
+    return new NetworkError({
+      message: `${where} timed out (${cause.which} timeout of ${cause.ms} ms)`,
+      provider: call.provider,
+      requestId: call.requestId,
+      retryable: true,
+      providerCode: `timeout_${cause.which}`,
+    });
+  }
+  const code = networkCode(error);
+  return new NetworkError({
+    message: `${where} failed: ${code ?? (error as Error)?.message ?? 'network error'}`,
+    provider: call.provider,
+    requestId: call.requestId,
+    retryable: true,
+    providerCode: code,
+    cause: error,
+  });
+}
+
+function networkCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current !== undefined && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

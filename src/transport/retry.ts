@@ -1,0 +1,116 @@
+/** Bounded retries with exponential backoff, jitter and provider retry-after hints. */
+import { AdapterError } from '../core/errors/adapter-error.ts';
+import { CancelledError } from '../core/errors/cancelled-error.ts';
+
+/** Retry policy: total attempts = 1 + maxRetries. */
+export interface RetryPolicy {
+  maxRetries: number;
+  /** First backoff delay (doubled each retry). Default 1000 ms. */
+  baseDelayMs?: number;
+  /** Longest backoff delay without a hint. Default 8000 ms. */
+  maxDelayMs?: number;
+  /** Longest provider-hinted delay honoured. Default 60 s (contract §6.4). */
+  maxRetryAfterMs?: number;
+}
+
+/** The delay before retry number `attempt` (1-based): the hint when there is one, else backoff. */
+export function retryDelayMs(
+  attempt: number,
+  policy: RetryPolicy,
+  retryAfterSeconds: number | undefined,
+): number {
+  const cap = policy.maxRetryAfterMs ?? 60_000;
+  if (retryAfterSeconds !== undefined && Number.isFinite(retryAfterSeconds) && retryAfterSeconds >= 0) {
+    return Math.min(cap, Math.round(retryAfterSeconds * 1000));
+  }
+  const base = (policy.baseDelayMs ?? 1000) * 2 ** (attempt - 1);
+  const capped = Math.min(policy.maxDelayMs ?? 8000, base);
+  // Full jitter on the upper half: [capped/2, capped).
+  return Math.round(capped / 2 + Math.random() * (capped / 2));
+}
+
+/**
+ * Parses `retry-after-ms` (milliseconds) or `retry-after` (seconds or an HTTP date) into seconds.
+ * OpenAI's `x-ratelimit-reset-requests/-tokens` (`1s`, `6m0s`, `120ms`) are read as a fallback.
+ */
+export function parseRetryAfter(headers: Headers): number | undefined {
+  const milliseconds = headers.get('retry-after-ms');
+  if (milliseconds !== null && /^\d+(\.\d+)?$/.test(milliseconds.trim())) return Number(milliseconds) / 1000;
+  const value = headers.get('retry-after');
+  if (value !== null) {
+    const trimmed = value.trim();
+    if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed);
+    const date = Date.parse(trimmed);
+    if (!Number.isNaN(date)) return Math.max(0, (date - Date.now()) / 1000);
+  }
+  const resets = [headers.get('x-ratelimit-reset-requests'), headers.get('x-ratelimit-reset-tokens')]
+    .map((reset) => (reset === null ? undefined : parseGoDuration(reset)))
+    .filter((seconds): seconds is number => seconds !== undefined);
+  return resets.length > 0 ? Math.max(...resets) : undefined;
+}
+
+/** Parses durations like `1s`, `6m0s`, `120ms`, `1.5s`, `2h` into seconds. */
+export function parseGoDuration(text: string): number | undefined {
+  const pattern = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
+  let total = 0;
+  let matched = '';
+  for (const match of text.trim().matchAll(pattern)) {
+    const amount = Number(match[1]);
+    const unit = match[2];
+    total +=
+      unit === 'ms' ? amount / 1000 : unit === 's' ? amount : unit === 'm' ? amount * 60 : amount * 3600;
+    matched += match[0];
+  }
+  return matched.length > 0 && matched === text.trim() ? total : undefined;
+}
+
+/** Sleeps `milliseconds`, rejecting with a `CancelledError` as soon as `signal` aborts. */
+export function sleep(milliseconds: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new CancelledError({ message: 'cancelled during retry backoff' }));
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new CancelledError({ message: 'cancelled during retry backoff' }));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, milliseconds);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Runs `attempt` up to 1 + maxRetries times. Retries only `AdapterError`s marked retryable, and
+ * only while `canRetry()` (a stream stops retrying once an event was delivered).
+ */
+export async function withRetries<Value>(
+  attempt: (attemptNumber: number) => Promise<Value>,
+  options: {
+    policy: RetryPolicy;
+    signal?: AbortSignal;
+    canRetry?: () => boolean;
+    onRetry?: (info: { attempt: number; delayMs: number; error: unknown }) => void;
+  },
+): Promise<Value> {
+  for (let attemptNumber = 0; ; attemptNumber++) {
+    try {
+      return await attempt(attemptNumber);
+    } catch (error) {
+      const retryable = AdapterError.isInstance(error) && error.retryable;
+      const allowed = options.canRetry?.() ?? true;
+      if (!retryable || !allowed || attemptNumber >= options.policy.maxRetries || options.signal?.aborted)
+        throw error;
+      const delayMs = retryDelayMs(
+        attemptNumber + 1,
+        options.policy,
+        (error as AdapterError).retryAfterSeconds,
+      );
+      options.onRetry?.({ attempt: attemptNumber + 1, delayMs, error });
+      await sleep(delayMs, options.signal);
+    }
+  }
+}
