@@ -1,0 +1,165 @@
+/** Redaction of secrets in headers, URLs and bodies, applied before anything is stored or shown. */
+
+import type { JsonValue } from '../../core/json.ts';
+
+/** What every secret is replaced with. */
+export const REDACTED = '[REDACTED]';
+
+/** Header names whose values are always redacted (lowercase). */
+export const SECRET_HEADER_NAMES: readonly string[] = [
+  'authorization',
+  'x-api-key',
+  'api-key',
+  'x-goog-api-key',
+  'cookie',
+  'set-cookie',
+  'proxy-authorization',
+];
+
+/** URL query parameter names whose values are always redacted (lowercase). */
+export const SECRET_QUERY_PARAMETERS: readonly string[] = ['key', 'api_key', 'apikey', 'access_token'];
+
+/** Provider API-key shapes redacted wherever they appear in a URL, a header or a body. */
+export const API_KEY_PATTERNS: readonly RegExp[] = [
+  /sk-ant-[A-Za-z0-9_-]{16,}/,
+  /sk-[A-Za-z0-9_-]{16,}/,
+  /AIza[0-9A-Za-z_-]{30,}/,
+  /gsk_[A-Za-z0-9]{20,}/,
+  /xai-[A-Za-z0-9]{20,}/,
+];
+
+/** Header values shorter than this are not searched for in bodies (they would hit ordinary text). */
+const MINIMUM_SECRET_LENGTH = 8;
+
+/** A key pattern must not start in the middle of a word: `task-…` does not hold an `sk-` key. */
+const KEY_START = '(?<![A-Za-z0-9_-])';
+
+/** The secrets to remove from one exchange. */
+export interface Redaction {
+  /** Header names to redact, lowercase. */
+  headerNames: ReadonlySet<string>;
+  /** A global pattern matching every API-key shape and every literal secret. */
+  pattern: RegExp;
+}
+
+/** Builds a redaction for the given secret header names and literal secret values. */
+export function createRedaction(headerNames: ReadonlySet<string>, secrets: Iterable<string>): Redaction {
+  const literals = [...new Set(secrets)].sort((left, right) => right.length - left.length);
+  const alternatives = [
+    ...literals.map((secret) => secret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+    ...API_KEY_PATTERNS.map((keyPattern) => KEY_START + keyPattern.source),
+  ];
+  return { headerNames, pattern: new RegExp(alternatives.join('|'), 'g') };
+}
+
+/** The built-in secret header names plus `extra`, lowercase. */
+export function secretHeaderNames(extra: readonly string[] = []): ReadonlySet<string> {
+  return new Set([...SECRET_HEADER_NAMES, ...extra.map((name) => name.toLowerCase())]);
+}
+
+/**
+ * The literal secrets carried by secret headers and secret query parameters: whole values, the
+ * token after an auth scheme (`Bearer …`) and cookie values, so they can be removed from bodies too.
+ */
+export function collectSecrets(headers: Headers, url: string, headerNames: ReadonlySet<string>): string[] {
+  const secrets: string[] = [];
+  for (const [name, value] of headers) {
+    if (headerNames.has(name)) secrets.push(...headerSecrets(name, value));
+  }
+  for (const [name, value] of queryParameters(url)) {
+    if (SECRET_QUERY_PARAMETERS.includes(name.toLowerCase())) secrets.push(value, encodeURIComponent(value));
+  }
+  return secrets.map((secret) => secret.trim()).filter((secret) => secret.length >= MINIMUM_SECRET_LENGTH);
+}
+
+function headerSecrets(name: string, value: string): string[] {
+  const secrets = [value, value.slice(value.lastIndexOf(' ') + 1)];
+  const pairs =
+    name === 'set-cookie' ? value.split(';').slice(0, 1) : name === 'cookie' ? value.split(';') : [];
+  for (const pair of pairs) secrets.push(pair.slice(pair.indexOf('=') + 1));
+  return secrets;
+}
+
+function queryParameters(url: string): [string, string][] {
+  try {
+    return [...new URL(url).searchParams];
+  } catch {
+    return [];
+  }
+}
+
+/** Replaces every secret in `text` with `[REDACTED]`. */
+export function redactText(text: string, redaction: Redaction): string {
+  return text.replace(redaction.pattern, REDACTED);
+}
+
+/** Redacts every string of a JSON value, object keys included. */
+export function redactJson(value: JsonValue, redaction: Redaction): JsonValue {
+  if (typeof value === 'string') return redactText(value, redaction);
+  if (Array.isArray(value)) return value.map((item) => redactJson(item, redaction));
+  if (value === null || typeof value !== 'object') return value;
+  const redacted: { [key: string]: JsonValue } = {};
+  for (const [key, item] of Object.entries(value))
+    redacted[redactText(key, redaction)] = redactJson(item, redaction);
+  return redacted;
+}
+
+/** Headers as a plain object with lowercase sorted names: secret headers replaced, others scrubbed. */
+export function redactHeaders(headers: Headers, redaction: Redaction): Record<string, string> {
+  const redacted: Record<string, string> = {};
+  for (const name of [...new Set(headers.keys())].sort()) {
+    redacted[name] = redaction.headerNames.has(name) ? REDACTED : redactText(headers.get(name)!, redaction);
+  }
+  return redacted;
+}
+
+/** Replaces the values of secret query parameters, then any secret left anywhere in the URL. */
+export function redactUrl(url: string, redaction: Redaction): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return redactText(url, redaction);
+  }
+  if (parsed.search.length > 1) {
+    const parts = parsed.search.slice(1).split('&');
+    parsed.search = parts
+      .map((part) => (isSecretParameter(part) ? `${part.split('=')[0]}=${REDACTED}` : part))
+      .join('&');
+  }
+  return redactText(parsed.href, redaction);
+}
+
+function isSecretParameter(part: string): boolean {
+  const name = part.split('=')[0]!;
+  try {
+    return SECRET_QUERY_PARAMETERS.includes(decodeURIComponent(name.replace(/\+/g, ' ')).toLowerCase());
+  } catch {
+    return SECRET_QUERY_PARAMETERS.includes(name.toLowerCase());
+  }
+}
+
+/**
+ * Redacts streamed chunks. A secret split across chunks is caught too: the chunks it spans are
+ * merged into one before redaction, so only the boundaries around a secret are lost.
+ */
+export function redactChunks(chunks: readonly string[], redaction: Redaction): string[] {
+  const joinWithNext = new Array<boolean>(chunks.length).fill(false);
+  const ends: number[] = [];
+  let offset = 0;
+  for (const chunk of chunks) ends.push((offset += chunk.length));
+  const chunkAt = (position: number): number => ends.findIndex((end) => position < end);
+  for (const match of chunks.join('').matchAll(redaction.pattern)) {
+    const last = chunkAt(match.index + match[0].length - 1);
+    for (let index = chunkAt(match.index); index < last; index++) joinWithNext[index] = true;
+  }
+  const merged: string[] = [];
+  let pending = '';
+  chunks.forEach((chunk, index) => {
+    pending += chunk;
+    if (joinWithNext[index]) return;
+    merged.push(redactText(pending, redaction));
+    pending = '';
+  });
+  return merged;
+}
