@@ -29,6 +29,9 @@ export interface StreamBuilderContext {
 
 /**
  * Provider parsers call this builder; it assigns part indices, enforces start → delta* → end,
+ * keeps parts sequential (starting a new part ends every open one, so indices never go back;
+ * a later delta or end for an already-ended key is ignored — parsers for protocols that
+ * interleave parts must buffer themselves),
  * emits events and accumulates the response, so every adapter meets the stream contract by
  * construction. On error or abort, `close()` ends open parts (tool inputs: whatever parses, else
  * `{}`) and emits the one `finish`.
@@ -99,6 +102,7 @@ export class StreamBuilder {
       this.end(key);
     }
     this.start();
+    this.endAll();
     const index = this.nextIndex++;
     this.open.set(key, { type, index });
     this.emit(type === 'text' ? { type: 'text-start', index } : { type: 'reasoning-start', index });
@@ -126,6 +130,7 @@ export class StreamBuilder {
   toolStart(key: BlockKey, id: ToolCallId, name: string): void {
     if (this.open.has(key)) return;
     this.start();
+    this.endAll();
     const index = this.nextIndex++;
     this.sawToolCall = true;
     this.open.set(key, { type: 'tool-call', index, id, fragments: new JsonFragments() });
@@ -202,9 +207,15 @@ export class StreamBuilder {
     this.emit(withMetadata(event, metadata));
   }
 
+  /** Ends every open part (parts are sequential: a new part closes the ones before it). */
+  private endAll(partial = false): void {
+    for (const key of [...this.open.keys()]) this.end(key, { partial });
+  }
+
   /** Emits a whole provider-specific part. */
   custom(part: CustomPart): void {
     this.start();
+    this.endAll();
     this.emit({ type: 'custom', index: this.nextIndex++, part });
   }
 
@@ -243,8 +254,7 @@ export class StreamBuilder {
   finish(override?: FinishReason): CanonicalResponse {
     if (this.finished) return this.accumulator.result();
     this.start();
-    const partial = override !== undefined;
-    for (const key of [...this.open.keys()]) this.end(key, { partial });
+    this.endAll(override !== undefined);
     if (override !== undefined) this.finishReason = override;
     this.finished = true;
     const response: CanonicalResponse = {

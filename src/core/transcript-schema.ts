@@ -154,7 +154,9 @@ export function stringifyTranscript(transcript: Transcript, indent?: number): st
 }
 
 function replaceForJson(this: unknown, key: string, value: unknown): unknown {
-  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  // Read the holder's original value: Buffer.toJSON runs before the replacer sees it.
+  const original = (this as Record<string, unknown>)[key];
+  if (original instanceof Uint8Array) return Buffer.from(original).toString('base64');
   if (key === 'metadata' && value !== null && typeof value === 'object')
     return sortMetadata(value as MetadataMap);
   return value;

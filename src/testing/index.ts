@@ -1,4 +1,28 @@
 /** Test kit: stream invariants, a scripted in-memory adapter, the provider emulator and cassettes. */
+
+export {
+  API_KEY_PATTERNS,
+  type Cassette,
+  type CassetteExchange,
+  CassetteMismatchError,
+  type CassetteOptions,
+  createCassette,
+  createLineDiff,
+  isCassetteMismatchError,
+  matchRequest,
+  REDACTED,
+} from './cassette/index.ts';
+export {
+  anthropicError,
+  type Emulator,
+  type EmulatorApi,
+  type EmulatorFault,
+  type EmulatorScript,
+  googleError,
+  openaiError,
+  type RecordedRequest,
+  startEmulator,
+} from './emulator/index.ts';
 export { assertStreamInvariants, findStreamViolations, StreamInvariantError } from './invariants.ts';
 export {
   allCapabilities,

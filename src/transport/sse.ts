@@ -32,7 +32,8 @@ export class SseDecoder {
   end(): void {
     const rest = this.decoder.decode();
     if (rest !== '') this.parser.feed(rest);
-    this.parser.reset({ consume: true });
+    // eventsource-parser (per the SSE spec) drops an event without its blank line; we keep it.
+    this.parser.feed('\n\n');
   }
 }
 

@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { assertStreamInvariants } from '../testing/invariants.ts';
+import { accumulateResponse } from './accumulator.ts';
+import type { StreamEvent } from './events.ts';
+import type { RequestId, ToolCallId } from './ids.ts';
+import { StreamBuilder } from './stream-builder.ts';
+
+function createBuilder() {
+  const events: StreamEvent[] = [];
+  const builder = new StreamBuilder(
+    { requestId: 'req' as RequestId, provider: 'test', model: 'test:model', startedAt: performance.now() },
+    (event) => events.push(event),
+  );
+  return { events, builder };
+}
+
+describe('StreamBuilder', () => {
+  it('emits message-start once even when the provider repeats it', () => {
+    const { events, builder } = createBuilder();
+    builder.start({ responseId: 'a' });
+    builder.start({ responseId: 'b' });
+    builder.finish();
+    expect(events.filter((event) => event.type === 'message-start')).toHaveLength(1);
+    expect(events.at(-1)).toMatchObject({ type: 'finish', response: { responseId: 'a' } });
+  });
+
+  it('passes raw tool-input fragments through and parses the final input once', () => {
+    const { events, builder } = createBuilder();
+    builder.toolStart(0, 'tu_1' as ToolCallId, 'search');
+    for (const fragment of ['{"q', 'uery": "a', 'b"}']) builder.toolDelta(0, fragment);
+    builder.end(0);
+    builder.finish();
+    expect(events.filter((event) => event.type === 'tool-call-delta').map((event) => event.delta)).toEqual([
+      '{"q',
+      'uery": "a',
+      'b"}',
+    ]);
+    expect(events.find((event) => event.type === 'tool-call-end')).toMatchObject({ input: { query: 'ab' } });
+  });
+
+  it('abort mid tool-call ends it with whatever parses and finishes cancelled', () => {
+    const { events, builder } = createBuilder();
+    builder.text(0, 'partial answer');
+    builder.toolStart(1, 'tu_1' as ToolCallId, 'search');
+    builder.toolDelta(1, '{"query": "abc", "limit": 1');
+    const response = builder.finish('cancelled');
+    assertStreamInvariants(events);
+    expect(response.finishReason).toBe('cancelled');
+    expect(response.content).toEqual([
+      { type: 'text', text: 'partial answer' },
+      { type: 'tool-call', id: 'tu_1', name: 'search', input: { query: 'abc', limit: 1 }, provider: 'test' },
+    ]);
+  });
+
+  it('an interrupted tool call with nothing parseable gets {}', () => {
+    const { events, builder } = createBuilder();
+    builder.toolStart(0, 'tu_1' as ToolCallId, 'search');
+    builder.toolDelta(0, '{"que');
+    builder.finish('error');
+    expect(events.find((event) => event.type === 'tool-call-end')).toMatchObject({ input: {} });
+  });
+
+  it('keeps an unparseable final tool input as raw metadata instead of losing it', () => {
+    const { events, builder } = createBuilder();
+    builder.toolStart(0, 'tu_1' as ToolCallId, 'search');
+    builder.toolDelta(0, '{"a": tru}');
+    builder.end(0);
+    builder.finish();
+    expect(events.find((event) => event.type === 'tool-call-end')).toMatchObject({
+      input: {},
+      metadata: { 'switchyard.raw_input': '{"a": tru}' },
+    });
+  });
+
+  it('finish carries the same response the accumulator builds from the events', async () => {
+    const { events, builder } = createBuilder();
+    builder.reasoning('r', 'hmm');
+    builder.end('r', { signature: 'sig-1' });
+    builder.text('t', 'a');
+    builder.text('t', 'b');
+    builder.usage({ input: 1, output: 2 });
+    builder.usage({ output: 4, reasoning: 1 });
+    builder.setFinish('completed', 'end_turn');
+    const response = builder.finish();
+    assertStreamInvariants(events);
+    expect(await accumulateResponse(events)).toEqual(response);
+    expect(response.usage).toEqual({ input: 1, cacheRead: 0, cacheWrite: 0, output: 4, reasoning: 1 });
+    expect(response.rawFinishReason).toBe('end_turn');
+    expect(response.content[0]).toEqual({
+      type: 'reasoning',
+      text: 'hmm',
+      signature: 'sig-1',
+      provider: 'test',
+    });
+  });
+
+  it('a second finish() returns the same response without emitting again', () => {
+    const { events, builder } = createBuilder();
+    const first = builder.finish();
+    const second = builder.finish('error');
+    expect(second.finishReason).toBe(first.finishReason);
+    expect(events.filter((event) => event.type === 'finish')).toHaveLength(1);
+  });
+});

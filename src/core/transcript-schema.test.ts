@@ -1,0 +1,200 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ToolCallId } from './ids.ts';
+import type { JsonValue } from './json.ts';
+import type { DataRef, Item, Part } from './transcript.ts';
+import { parseTranscript, stringifyTranscript } from './transcript-schema.ts';
+
+const jsonValue: fc.Arbitrary<JsonValue> = fc.jsonValue({ maxDepth: 3 }).map((value) => value as JsonValue);
+const jsonObject = fc.dictionary(fc.string({ maxLength: 8 }), jsonValue, { maxKeys: 4 });
+const metadata = fc.option(
+  fc.dictionary(
+    fc
+      .tuple(fc.constantFrom('anthropic', 'openai', 'switchyard'), fc.string({ minLength: 1, maxLength: 6 }))
+      .map(([namespace, field]) => `${namespace}.${field}`),
+    jsonValue,
+    { maxKeys: 3 },
+  ),
+  { nil: undefined },
+);
+const base64 = fc.uint8Array({ maxLength: 24 }).map((bytes) => Buffer.from(bytes).toString('base64'));
+const dataRef: fc.Arbitrary<DataRef> = fc.oneof(
+  base64.map((data) => ({ type: 'base64' as const, data })),
+  fc.uint8Array({ maxLength: 24 }).map((bytes) => ({ type: 'bytes' as const, bytes: Buffer.from(bytes) })),
+  fc.webUrl().map((uri) => ({ type: 'uri' as const, uri })),
+  fc.string({ minLength: 1, maxLength: 10 }).map((handle) => ({ type: 'handle' as const, handle })),
+);
+const id = fc.string({ minLength: 1, maxLength: 12 }).map((value) => value as ToolCallId);
+
+function withMetadata<Value extends object>(arbitrary: fc.Arbitrary<Value>): fc.Arbitrary<Value> {
+  return fc
+    .tuple(arbitrary, metadata)
+    .map(([value, meta]) => (meta === undefined ? value : { ...value, metadata: meta }));
+}
+
+const leafPart: fc.Arbitrary<Part> = fc.oneof(
+  withMetadata(fc.record({ type: fc.constant('text' as const), text: fc.string() })),
+  withMetadata(
+    fc.record({
+      type: fc.constant('media' as const),
+      modality: fc.constantFrom('image' as const, 'audio' as const, 'video' as const, 'binary' as const),
+      mimeType: fc.constantFrom('image/png', 'audio/wav', 'video/mp4'),
+      data: dataRef,
+    }),
+  ),
+  withMetadata(
+    fc.record(
+      {
+        type: fc.constant('file' as const),
+        mimeType: fc.constant('application/pdf'),
+        data: dataRef,
+        filename: fc.string(),
+      },
+      { requiredKeys: ['type', 'mimeType', 'data'] },
+    ),
+  ),
+  withMetadata(
+    fc.record(
+      { type: fc.constant('structured' as const), value: jsonValue, schema: jsonObject },
+      { requiredKeys: ['type', 'value'] },
+    ),
+  ),
+  withMetadata(
+    fc.record(
+      {
+        type: fc.constant('reasoning' as const),
+        text: fc.string(),
+        signature: fc.string(),
+        data: fc.string(),
+        redacted: fc.boolean(),
+        provider: fc.constantFrom('anthropic', 'gemini'),
+      },
+      { requiredKeys: ['type', 'text'] },
+    ),
+  ),
+  withMetadata(
+    fc.record(
+      {
+        type: fc.constant('tool-call' as const),
+        id,
+        name: fc.string({ minLength: 1, maxLength: 10 }),
+        input: jsonObject,
+        signature: fc.string(),
+      },
+      { requiredKeys: ['type', 'id', 'name', 'input'] },
+    ),
+  ),
+  withMetadata(
+    fc.record({
+      type: fc.constant('custom' as const),
+      provider: fc.constantFrom('anthropic', 'openai'),
+      kind: fc.constantFrom('server_tool_use', 'web_search_tool_result'),
+      data: jsonValue,
+    }),
+  ),
+);
+const toolResult: fc.Arbitrary<Part> = withMetadata(
+  fc.record({
+    type: fc.constant('tool-result' as const),
+    callId: id,
+    output: fc.oneof(
+      fc.string().map((text) => ({ type: 'text' as const, text })),
+      jsonValue.map((value) => ({ type: 'json' as const, value })),
+      fc.array(leafPart, { maxLength: 2 }).map((parts) => ({ type: 'parts' as const, parts })),
+    ),
+    isError: fc.boolean(),
+  }),
+);
+const item: fc.Arbitrary<Item> = withMetadata(
+  fc.record({
+    kind: fc.constantFrom(
+      'system' as const,
+      'developer' as const,
+      'user' as const,
+      'assistant' as const,
+      'tool' as const,
+      'context' as const,
+    ),
+    parts: fc.array(fc.oneof(leafPart, toolResult), { maxLength: 4 }),
+  }),
+);
+
+describe('transcript JSON round-trip', () => {
+  it('is lossless for generated transcripts (property)', () => {
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 6 }), (transcript) => {
+        const text = stringifyTranscript(transcript);
+        const parsed = parseTranscript(text);
+        expect(parsed.ok).toBe(true);
+        if (!parsed.ok) return;
+        // Re-serializing gives identical text: nothing lost, nothing reordered.
+        expect(stringifyTranscript(parsed.value)).toBe(text);
+        // And the structure matches, with bytes restored as bytes.
+        expect(normalize(parsed.value)).toEqual(normalize(transcript));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('serializes metadata in a deterministic key order whatever the insertion order', () => {
+    const first: Item = {
+      kind: 'user',
+      parts: [{ type: 'text', text: 'hi', metadata: { 'b.x': 1, 'a.y': 2 } }],
+    };
+    const second: Item = {
+      kind: 'user',
+      parts: [{ type: 'text', text: 'hi', metadata: { 'a.y': 2, 'b.x': 1 } }],
+    };
+    expect(stringifyTranscript([first])).toBe(stringifyTranscript([second]));
+    expect(stringifyTranscript([first])).toContain('{"a.y":2,"b.x":1}');
+  });
+
+  it('restores bytes data refs as Uint8Array', () => {
+    const transcript: Item[] = [
+      {
+        kind: 'user',
+        parts: [
+          {
+            type: 'media',
+            modality: 'image',
+            mimeType: 'image/png',
+            data: { type: 'bytes', bytes: new Uint8Array([1, 2, 255]) },
+          },
+        ],
+      },
+    ];
+    const parsed = parseTranscript(stringifyTranscript(transcript));
+    expect(parsed.ok && parsed.value[0]?.parts[0]).toMatchObject({ data: { type: 'bytes' } });
+    const part = parsed.ok ? parsed.value[0]?.parts[0] : undefined;
+    expect(part?.type === 'media' && part.data.type === 'bytes' && [...part.data.bytes]).toEqual([1, 2, 255]);
+  });
+});
+
+describe('parseTranscript validation', () => {
+  it('lists every bad path, not just the first', () => {
+    const result = parseTranscript([
+      { kind: 'user', parts: [{ type: 'text', text: 1 }] },
+      { kind: 'robot', parts: [] },
+      { kind: 'assistant', parts: [{ type: 'tool-call', id: 'a', name: 'x', input: [1] }] },
+    ]);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    const paths = result.issues.map((issue) => issue.path);
+    expect(paths).toEqual(expect.arrayContaining(['[0].parts[0].text', '[1].kind', '[2].parts[0].input']));
+  });
+
+  it('reports invalid JSON text as one root issue', () => {
+    const result = parseTranscript('[{"kind": "user",');
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.issues[0]?.path).toBe('(root)');
+  });
+
+  it('rejects an unknown part type with its path', () => {
+    const result = parseTranscript([{ kind: 'user', parts: [{ type: 'hologram' }] }]);
+    expect(!result.ok && result.issues.map((issue) => issue.path)).toEqual(['[0].parts[0].type']);
+  });
+});
+
+function normalize(value: unknown): unknown {
+  return JSON.parse(stringifyTranscript(value as Item[]));
+}

@@ -1,0 +1,83 @@
+/** Response plans and SSE frame serialization shared by every response builder. */
+
+/** One SSE frame: either structured (`event`/`data`) or a verbatim block read from an `.sse` file. */
+export type WireFrame = { event?: string; data: string } | { raw: string };
+
+/** Everything needed to write one response, before faults are applied. */
+export interface ResponsePlan {
+  status: number;
+  headers: Record<string, string>;
+  /** A whole body, or a stream of SSE frames. */
+  body: { kind: 'whole'; text: string } | { kind: 'frames'; frames: WireFrame[] };
+}
+
+/** The invalid JSON that `malformedAtEvent` puts in place of an event's data. */
+export const malformedData = '{"type": garbage';
+
+/** Headers of every SSE response. */
+export const sseHeaders: Record<string, string> = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+};
+
+/** Headers of every JSON response. */
+export const jsonHeaders: Record<string, string> = { 'content-type': 'application/json' };
+
+/** Builds a structured frame whose data is `payload` as JSON, with `event` when given. */
+export function createFrame(payload: unknown, event?: string): WireFrame {
+  const data = JSON.stringify(payload);
+  return event === undefined ? { data } : { event, data };
+}
+
+/** Serializes a frame: `event: <type>\n` (when present), `data: <data>\n\n`; raw frames verbatim. */
+export function serializeFrame(frame: WireFrame): string {
+  if ('raw' in frame) return frame.raw;
+  const eventLine = frame.event === undefined ? '' : `event: ${frame.event}\n`;
+  return `${eventLine}data: ${frame.data}\n\n`;
+}
+
+/** Returns the frame with its data replaced by invalid JSON (a raw frame keeps its other lines). */
+export function corruptFrame(frame: WireFrame): WireFrame {
+  if (!('raw' in frame)) return { ...frame, data: malformedData };
+  let replaced = false;
+  const lines = frame.raw.split('\n').flatMap((line) => {
+    if (!line.startsWith('data:')) return [line];
+    if (replaced) return [];
+    replaced = true;
+    return [`data: ${malformedData}${line.endsWith('\r') ? '\r' : ''}`];
+  });
+  return { raw: lines.join('\n') };
+}
+
+/** Splits raw SSE text into verbatim frames, each ending with its blank line; concatenated they give back `text`. */
+export function splitRawSse(text: string): WireFrame[] {
+  const frames: WireFrame[] = [];
+  const boundary = /\r?\n\r?\n/g;
+  let start = 0;
+  for (let match = boundary.exec(text); match !== null; match = boundary.exec(text)) {
+    const end = match.index + match[0].length;
+    frames.push({ raw: text.slice(start, end) });
+    start = end;
+  }
+  if (start < text.length) frames.push({ raw: text.slice(start) });
+  return frames;
+}
+
+/** A whole-body plan: `body` as JSON (strings are sent as they are). */
+export function createJsonPlan(
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): ResponsePlan {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return { status, headers: { ...jsonHeaders, ...headers }, body: { kind: 'whole', text } };
+}
+
+/** A streamed plan of SSE frames. */
+export function createStreamPlan(
+  frames: WireFrame[],
+  status = 200,
+  headers: Record<string, string> = {},
+): ResponsePlan {
+  return { status, headers: { ...sseHeaders, ...headers }, body: { kind: 'frames', frames } };
+}

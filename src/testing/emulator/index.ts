@@ -1,0 +1,23 @@
+/** Public surface of the provider emulator: a loopback server speaking the real provider wire protocols. */
+export { anthropicError, googleError, type OpenaiErrorOptions, openaiError } from './errors.ts';
+export { startEmulator } from './server.ts';
+export type {
+  Emulator,
+  EmulatorApi,
+  EmulatorBodyFault,
+  EmulatorFault,
+  EmulatorOptions,
+  EmulatorScript,
+  EmulatorScriptOptions,
+  JsonScript,
+  RecordedRequest,
+  ReplayScript,
+  ScriptedContent,
+  ScriptedReasoning,
+  ScriptedScript,
+  ScriptedText,
+  ScriptedToolCall,
+  ScriptedUsage,
+  SseEvent,
+  SseScript,
+} from './types.ts';

@@ -1,0 +1,68 @@
+/** Turns recorded fixture files (`.json`, `.chunks.txt`, `.sse`) into response plans. */
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import {
+  createJsonPlan,
+  createStreamPlan,
+  type ResponsePlan,
+  splitRawSse,
+  type WireFrame,
+} from './frames.ts';
+import { inferApiFromFile } from './routing.ts';
+import type { EmulatorApi, ReplayScript } from './types.ts';
+
+function eventType(line: string): string | undefined {
+  try {
+    const payload: unknown = JSON.parse(line);
+    if (
+      typeof payload === 'object' &&
+      payload !== null &&
+      'type' in payload &&
+      typeof payload.type === 'string'
+    ) {
+      return payload.type;
+    }
+  } catch {
+    // A line that is not JSON is replayed without an `event:` line.
+  }
+  return undefined;
+}
+
+/**
+ * Frames one `.chunks.txt` file: each non-empty line becomes `data: <line>\n\n`; Anthropic and OpenAI
+ * Responses also get `event: <payload.type>`; OpenAI Chat ends with `data: [DONE]`.
+ */
+export function framesFromChunks(text: string, api: EmulatorApi): WireFrame[] {
+  const named = api === 'anthropic-messages' || api === 'openai-responses';
+  const frames: WireFrame[] = text
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const event = named ? eventType(line) : undefined;
+      return event === undefined ? { data: line } : { event, data: line };
+    });
+  if (api === 'openai-chat') frames.push({ data: '[DONE]' });
+  return frames;
+}
+
+/** Resolves a replay script's file to a path. */
+export function replayPath(file: string | URL): string {
+  return file instanceof URL ? fileURLToPath(file) : file;
+}
+
+/** Reads the script's file and builds its plan; `requestApi` is used when the script names no api. */
+export async function createReplayPlan(
+  script: ReplayScript,
+  requestApi: EmulatorApi | undefined,
+): Promise<ResponsePlan> {
+  const path = replayPath(script.file);
+  const text = await readFile(path, 'utf8');
+  const status = script.status ?? 200;
+  const headers = script.headers ?? {};
+  if (path.endsWith('.sse')) return createStreamPlan(splitRawSse(text), status, headers);
+  if (path.endsWith('.chunks.txt')) {
+    const api = script.api ?? requestApi ?? inferApiFromFile(path);
+    return createStreamPlan(framesFromChunks(text, api), status, headers);
+  }
+  return createJsonPlan(status, text, headers);
+}

@@ -1,0 +1,112 @@
+/** Anthropic Messages request rules: headers, `max_tokens`, message order and tool-id pairing. */
+import { anthropicError } from '../errors.ts';
+import type { JsonScript, RecordedRequest } from '../types.ts';
+
+type Block = Record<string, unknown>;
+interface Message {
+  role?: unknown;
+  content?: unknown;
+}
+
+const toolIdPattern = /^[a-zA-Z0-9_-]+$/;
+
+function invalid(message: string): JsonScript {
+  return anthropicError(400, 'invalid_request_error', message);
+}
+
+function blocksOf(message: Message): Block[] {
+  return Array.isArray(message.content)
+    ? message.content.filter((block): block is Block => typeof block === 'object' && block !== null)
+    : [];
+}
+
+function checkToolId(id: unknown, location: string): JsonScript | undefined {
+  if (typeof id !== 'string' || !toolIdPattern.test(id)) {
+    return invalid(`${location}: String should match pattern '^[a-zA-Z0-9_-]+$'`);
+  }
+  if (id.length > 64) return invalid(`${location}: String should have at most 64 characters`);
+  return undefined;
+}
+
+function checkIds(messages: Message[]): JsonScript | undefined {
+  for (const [messageIndex, message] of messages.entries()) {
+    for (const [blockIndex, block] of blocksOf(message).entries()) {
+      const location = `messages.${messageIndex}.content.${blockIndex}`;
+      if (block.type === 'tool_use') {
+        const error = checkToolId(block.id, `${location}.tool_use.id`);
+        if (error) return error;
+      }
+      if (block.type === 'tool_result') {
+        const error = checkToolId(block.tool_use_id, `${location}.tool_result.tool_use_id`);
+        if (error) return error;
+      }
+    }
+  }
+  return undefined;
+}
+
+function toolUseIds(message: Message | undefined): string[] {
+  if (message?.role !== 'assistant') return [];
+  return blocksOf(message)
+    .filter((block) => block.type === 'tool_use')
+    .map((block) => String(block.id));
+}
+
+function checkResults(messages: Message[]): JsonScript | undefined {
+  for (const [index, message] of messages.entries()) {
+    const offered = toolUseIds(messages[index - 1]);
+    for (const [blockIndex, block] of blocksOf(message).entries()) {
+      if (block.type !== 'tool_result' || offered.includes(String(block.tool_use_id))) continue;
+      return invalid(
+        `messages.${index}.content.${blockIndex}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${String(block.tool_use_id)}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
+      );
+    }
+  }
+  return undefined;
+}
+
+function checkAnswered(messages: Message[]): JsonScript | undefined {
+  for (const [index, message] of messages.entries()) {
+    const next = messages[index + 1];
+    if (next === undefined) continue;
+    const answered = new Set(
+      blocksOf(next)
+        .filter((block) => block.type === 'tool_result')
+        .map((block) => String(block.tool_use_id)),
+    );
+    const missing = toolUseIds(message).filter((id) => !answered.has(id));
+    if (missing.length > 0) {
+      return invalid(
+        `messages.${index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
+      );
+    }
+  }
+  return undefined;
+}
+
+function checkMessages(value: unknown): JsonScript | undefined {
+  if (!Array.isArray(value)) return invalid('messages: Field required');
+  if (value.length === 0) return invalid('messages: at least one message is required');
+  const messages = value as Message[];
+  for (const [index, message] of messages.entries()) {
+    if (message?.role !== 'user' && message?.role !== 'assistant') {
+      return invalid(`messages.${index}.role: Input should be 'user' or 'assistant'`);
+    }
+  }
+  if (messages[0]?.role !== 'user') return invalid('messages: first message must use the "user" role');
+  // Every `tool_result` must answer a `tool_use` of the immediately preceding assistant message, and
+  // every `tool_use` (except in a final assistant message) must be answered in the next message.
+  return checkIds(messages) ?? checkResults(messages) ?? checkAnswered(messages);
+}
+
+/** Checks a `POST …/messages` request; returns the API's error response on the first violation. */
+export function checkAnthropicRequest(request: RecordedRequest): JsonScript | undefined {
+  if (!request.headers['x-api-key'])
+    return anthropicError(401, 'authentication_error', 'x-api-key header is required');
+  if (!request.headers['anthropic-version']) return invalid('anthropic-version: header is required');
+  if (typeof request.body !== 'object' || request.body === null)
+    return invalid('There was an error parsing the body');
+  const body = request.body as Record<string, unknown>;
+  if (body.max_tokens === undefined) return invalid('max_tokens: Field required');
+  return checkMessages(body.messages);
+}

@@ -1,0 +1,114 @@
+/** OpenAI Chat Completions and Responses request rules: bearer auth and tool-call pairing. */
+import { openaiError } from '../errors.ts';
+import type { JsonScript, RecordedRequest } from '../types.ts';
+
+interface ChatMessage {
+  role?: unknown;
+  tool_call_id?: unknown;
+  tool_calls?: unknown;
+}
+
+const missingKeyMessage =
+  "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY), or as the password field (with blank username) if you're accessing the API from your browser and are prompted for a username. You can obtain an API key from https://platform.openai.com/account/api-keys.";
+
+/** Requires `authorization: Bearer <key>`; OpenAI answers 401 without one. */
+export function checkBearer(request: RecordedRequest): JsonScript | undefined {
+  const authorization = request.headers.authorization ?? '';
+  return /^Bearer\s+\S+/i.test(authorization) ? undefined : openaiError(401, missingKeyMessage);
+}
+
+function objectBody(request: RecordedRequest): Record<string, unknown> | undefined {
+  return typeof request.body === 'object' && request.body !== null
+    ? (request.body as Record<string, unknown>)
+    : undefined;
+}
+
+function callIds(message: ChatMessage): string[] {
+  if (message.role !== 'assistant' || !Array.isArray(message.tool_calls)) return [];
+  return message.tool_calls.map((call: { id?: unknown }) => String(call?.id));
+}
+
+function checkToolMessage(messages: ChatMessage[], index: number): JsonScript | undefined {
+  let previous = index - 1;
+  while (previous >= 0 && messages[previous]?.role === 'tool') previous--;
+  const answered = messages[previous];
+  if (answered === undefined || callIds(answered).length === 0) {
+    return openaiError(
+      400,
+      "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+      { param: `messages.[${index}].role` },
+    );
+  }
+  const earlier = messages.slice(0, index).flatMap(callIds);
+  const id = String(messages[index]?.tool_call_id);
+  if (earlier.includes(id)) return undefined;
+  return openaiError(
+    400,
+    `Invalid parameter: 'tool_call_id' of '${id}' not found in 'tool_calls' of previous message.`,
+    {
+      param: `messages.[${index}].tool_call_id`,
+    },
+  );
+}
+
+function checkAnswered(messages: ChatMessage[], index: number): JsonScript | undefined {
+  const answered = new Set<string>();
+  for (const message of messages.slice(index + 1)) {
+    if (message?.role !== 'tool') break;
+    answered.add(String(message.tool_call_id));
+  }
+  const missing = callIds(messages[index] ?? {}).filter((id) => !answered.has(id));
+  if (missing.length === 0) return undefined;
+  return openaiError(
+    400,
+    `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${missing.join(', ')}`,
+    { param: `messages.[${index}].role` },
+  );
+}
+
+/**
+ * Checks a chat completion request: every `role: tool` message answers a `tool_calls` id of an earlier
+ * assistant message (and follows such a message), and every assistant tool call is answered.
+ */
+export function checkChatRequest(request: RecordedRequest): JsonScript | undefined {
+  const messages = objectBody(request)?.messages;
+  if (!Array.isArray(messages))
+    return openaiError(400, "Missing required parameter: 'messages'.", {
+      param: 'messages',
+      code: 'missing_required_parameter',
+    });
+  const indexes = [...messages.keys()];
+  const toolIndexes = indexes.filter((index) => (messages[index] as ChatMessage | null)?.role === 'tool');
+  for (const index of toolIndexes) {
+    const error = checkToolMessage(messages, index);
+    if (error) return error;
+  }
+  for (const index of indexes) {
+    const error = checkAnswered(messages, index);
+    if (error) return error;
+  }
+  return undefined;
+}
+
+/**
+ * Checks a Responses request: with an `input` array and no `previous_response_id`, every
+ * `function_call_output` answers a `function_call` item earlier in the input.
+ */
+export function checkResponsesRequest(request: RecordedRequest): JsonScript | undefined {
+  const body = objectBody(request);
+  if (!Array.isArray(body?.input) || body.previous_response_id) return undefined;
+  const calls = new Set<string>();
+  for (const item of body.input as Array<Record<string, unknown> | null>) {
+    if (item?.type === 'function_call') calls.add(String(item.call_id));
+    if (item?.type === 'function_call_output' && !calls.has(String(item.call_id))) {
+      return openaiError(
+        400,
+        `No tool call found for function call output with call_id ${String(item.call_id)}.`,
+        {
+          param: 'input',
+        },
+      );
+    }
+  }
+  return undefined;
+}

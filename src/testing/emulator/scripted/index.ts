@@ -1,0 +1,63 @@
+/** Dispatches a scripted response to the synthesizer of the request's protocol. */
+import { createJsonPlan, createStreamPlan, type ResponsePlan, type WireFrame } from '../frames.ts';
+import { createAnthropicRequestId, randomToken } from '../ids.ts';
+import { isStreamingRequest, requestedModel, wantsStreamUsage } from '../routing.ts';
+import type { EmulatorApi, RecordedRequest, ScriptedScript } from '../types.ts';
+import { createAnthropicFrames, createAnthropicMessage } from './anthropic.ts';
+import { createGeminiFrames, createGeminiResponse } from './gemini.ts';
+import { createChatCompletion, createChatCompletionFrames } from './openai-chat.ts';
+import { createResponsesBody, createResponsesFrames } from './openai-responses.ts';
+import type { ScriptContext } from './shared.ts';
+
+interface Synthesizer {
+  defaultModel: string;
+  createBody(script: ScriptedScript, context: ScriptContext): object;
+  createFrames(script: ScriptedScript, context: ScriptContext): WireFrame[];
+  headers(): Record<string, string>;
+}
+
+const openaiHeaders = () => ({ 'x-request-id': `req_${randomToken(32, '0123456789abcdef')}` });
+
+const synthesizers: Record<EmulatorApi, Synthesizer> = {
+  'anthropic-messages': {
+    defaultModel: 'claude-sonnet-4-5-20250929',
+    createBody: createAnthropicMessage,
+    createFrames: createAnthropicFrames,
+    headers: () => ({ 'request-id': createAnthropicRequestId() }),
+  },
+  'openai-chat': {
+    defaultModel: 'gpt-4.1-nano-2025-04-14',
+    createBody: createChatCompletion,
+    createFrames: createChatCompletionFrames,
+    headers: openaiHeaders,
+  },
+  'openai-responses': {
+    defaultModel: 'gpt-5-mini-2025-08-07',
+    createBody: createResponsesBody,
+    createFrames: createResponsesFrames,
+    headers: openaiHeaders,
+  },
+  gemini: {
+    defaultModel: 'gemini-2.5-flash',
+    createBody: createGeminiResponse,
+    createFrames: createGeminiFrames,
+    headers: () => ({}),
+  },
+};
+
+/** Builds the plan for a scripted response: JSON for plain requests, the protocol's SSE sequence for streams. */
+export function createScriptedPlan(
+  script: ScriptedScript,
+  api: EmulatorApi,
+  request: RecordedRequest,
+): ResponsePlan {
+  const synthesizer = synthesizers[api];
+  const context: ScriptContext = {
+    model: script.model ?? requestedModel(request) ?? synthesizer.defaultModel,
+    streamUsage: wantsStreamUsage(request),
+  };
+  if (isStreamingRequest(api, request)) {
+    return createStreamPlan(synthesizer.createFrames(script, context), 200, synthesizer.headers());
+  }
+  return createJsonPlan(200, synthesizer.createBody(script, context), synthesizer.headers());
+}

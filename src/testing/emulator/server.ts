@@ -1,0 +1,166 @@
+/** The loopback HTTP server that records requests and answers them from a queue of scripts. */
+// node:http rather than a framework: byte-level faults need the raw socket (split writes, destroy, stall).
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { answerBuiltin, type CachedContentStore } from './builtin.ts';
+import { emulatorError } from './errors.ts';
+import { createJsonPlan, createStreamPlan, type ResponsePlan, type WireFrame } from './frames.ts';
+import { createReplayPlan } from './replay.ts';
+import { inferApi, matchBuiltin } from './routing.ts';
+import { checkRules } from './rules/index.ts';
+import { createScriptedPlan } from './scripted/index.ts';
+import type {
+  Emulator,
+  EmulatorApi,
+  EmulatorFault,
+  EmulatorOptions,
+  EmulatorScript,
+  JsonScript,
+  RecordedRequest,
+} from './types.ts';
+import { writeResponse } from './writer.ts';
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseBody(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function recordRequest(request: IncomingMessage, bodyText: string): RecordedRequest {
+  const url = new URL(request.url ?? '/', 'http://emulator.invalid');
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  const recorded = {
+    method: request.method ?? 'GET',
+    path: url.pathname,
+    query: Object.fromEntries(url.searchParams),
+    headers,
+    body: parseBody(bodyText),
+  };
+  return { ...recorded, api: inferApi(recorded) };
+}
+
+function jsonScriptPlan(script: JsonScript): ResponsePlan {
+  return createJsonPlan(script.status ?? 200, script.body, script.headers);
+}
+
+async function createPlan(script: EmulatorScript, request: RecordedRequest): Promise<ResponsePlan> {
+  switch (script.type) {
+    case 'json':
+      return jsonScriptPlan(script);
+    case 'sse': {
+      const frames: WireFrame[] = script.events.map(({ event, data }) => {
+        const text = typeof data === 'string' ? data : JSON.stringify(data);
+        return event === undefined ? { data: text } : { event, data: text };
+      });
+      return createStreamPlan(frames, script.status ?? 200, script.headers);
+    }
+    case 'replay':
+      return createReplayPlan(script, request.api);
+    case 'scripted': {
+      const api: EmulatorApi | undefined = script.api ?? request.api;
+      if (api === undefined) return jsonScriptPlan(emulatorError(`cannot infer the api of ${request.path}`));
+      return createScriptedPlan(script, api, request);
+    }
+  }
+}
+
+interface EmulatorState {
+  queue: EmulatorScript[];
+  fallback: EmulatorScript | undefined;
+  requests: RecordedRequest[];
+  cache: CachedContentStore;
+}
+
+async function answer(
+  state: EmulatorState,
+  request: RecordedRequest,
+): Promise<[ResponsePlan, EmulatorFault?]> {
+  const builtin = matchBuiltin(request.method, request.path);
+  if (builtin !== undefined) return [answerBuiltin(builtin, request, state.cache)];
+  if (request.method === 'GET') return [jsonScriptPlan(emulatorError(`no route for GET ${request.path}`))];
+  const script = state.queue.shift() ?? state.fallback;
+  if (script === undefined) return [jsonScriptPlan(emulatorError('no script queued'))];
+  const violation = checkRules(request.api, request, script);
+  if (violation !== undefined) return [jsonScriptPlan(violation)];
+  return [await createPlan(script, request), script.fault];
+}
+
+function isAbort(error: unknown): boolean {
+  return error instanceof Error && error.name === 'AbortError';
+}
+
+/** Starts an emulator on 127.0.0.1 (port 0 picks a free one by default). */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const state: EmulatorState = {
+    queue: [],
+    fallback: undefined,
+    requests: [],
+    cache: { entries: new Map() },
+  };
+  const sockets = new Set<Socket>();
+  const shutdown = new AbortController();
+
+  async function handle(incoming: IncomingMessage, response: ServerResponse): Promise<void> {
+    const request = recordRequest(incoming, await readBody(incoming));
+    state.requests.push(request);
+    const finished = new AbortController();
+    response.on('close', () => finished.abort());
+    const signal = AbortSignal.any([shutdown.signal, finished.signal]);
+    let plan: ResponsePlan;
+    let fault: EmulatorFault | undefined;
+    try {
+      [plan, fault] = await answer(state, request);
+    } catch (error) {
+      plan = jsonScriptPlan(emulatorError(error instanceof Error ? error.message : String(error)));
+    }
+    await writeResponse(response, plan, fault, signal);
+  }
+
+  const server = createServer({ noDelay: true }, (incoming, response) => {
+    handle(incoming, response).catch((error: unknown) => {
+      if (!isAbort(error)) response.socket?.destroy();
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  let closing: Promise<void> | undefined;
+
+  return {
+    url: `http://127.0.0.1:${address.port}`,
+    requests: state.requests,
+    enqueue(script) {
+      state.queue.push(script);
+    },
+    setDefault(script) {
+      state.fallback = script;
+    },
+    close() {
+      if (closing === undefined) {
+        shutdown.abort();
+        closing = new Promise<void>((resolve) => server.close(() => resolve()));
+        for (const socket of sockets) socket.destroy();
+        server.closeAllConnections();
+      }
+      return closing;
+    },
+  };
+}

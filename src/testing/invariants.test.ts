@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import type { StreamEvent } from '../core/events.ts';
+import type { RequestId, ToolCallId } from '../core/ids.ts';
+import { StreamBuilder } from '../core/stream-builder.ts';
+import { assertStreamInvariants, findStreamViolations, StreamInvariantError } from './invariants.ts';
+
+const requestId = 'req' as RequestId;
+const id = (value: string) => value as ToolCallId;
+
+/** A valid stream: text, reasoning, a tool call, usage, finish — built by the real builder. */
+function validStream(): StreamEvent[] {
+  const events: StreamEvent[] = [];
+  const builder = new StreamBuilder({ requestId, provider: 'test', model: 'test:m', startedAt: 0 }, (event) =>
+    events.push(event),
+  );
+  builder.start({ responseId: 'r1' });
+  builder.reasoning('r', 'think');
+  builder.end('r', { signature: 'sig' });
+  builder.text('t', 'Hel');
+  builder.text('t', 'lo');
+  builder.end('t');
+  builder.toolStart('c', id('call_1'), 'read');
+  builder.toolDelta('c', '{"pa');
+  builder.toolDelta('c', 'th":"a"}');
+  builder.end('c');
+  builder.usage({ input: 3, output: 5 });
+  builder.setFinish('tool-call', 'tool_use');
+  builder.finish();
+  return events;
+}
+
+function violationsAfter(edit: (events: StreamEvent[]) => StreamEvent[]): string[] {
+  return findStreamViolations(edit(validStream()));
+}
+
+function indexOfType(events: StreamEvent[], type: StreamEvent['type']): number {
+  return events.findIndex((event) => event.type === type);
+}
+
+describe('assertStreamInvariants', () => {
+  it('accepts a valid stream built by StreamBuilder', () => {
+    expect(() => assertStreamInvariants(validStream())).not.toThrow();
+  });
+
+  it('throws a StreamInvariantError listing the violations', () => {
+    const events = validStream().slice(1);
+    expect(() => assertStreamInvariants(events)).toThrow(StreamInvariantError);
+  });
+
+  const cases: Array<[string, (events: StreamEvent[]) => StreamEvent[], RegExp]> = [
+    ['message-start missing', (events) => events.slice(1), /first event must be message-start/],
+    ['message-start repeated', (events) => [events[0]!, ...events], /message-start repeated/],
+    ['finish missing', (events) => events.slice(0, -1), /no finish event/],
+    ['finish twice', (events) => [...events, events.at(-1)!], /finish emitted 2 times|event after finish/],
+    [
+      'finish not last',
+      (events) => [
+        ...events.slice(0, -1),
+        events.at(-1)!,
+        { type: 'usage', usage: { input: 0, cacheRead: 0, cacheWrite: 0, output: 0, reasoning: 0 } },
+      ],
+      /event after finish|last event is not finish/,
+    ],
+    ['a part never ended', (events) => events.filter((event) => event.type !== 'text-end'), /never ended/],
+    [
+      'a part ended twice',
+      (events) => {
+        const at = indexOfType(events, 'text-end');
+        return [...events.slice(0, at + 1), events[at]!, ...events.slice(at + 1)];
+      },
+      /already ended/,
+    ],
+    [
+      'a delta before its start',
+      (events) => {
+        const start = indexOfType(events, 'text-start');
+        return events.filter((_, position) => position !== start);
+      },
+      /no text part started/,
+    ],
+    [
+      'indices decreasing',
+      (events) => events.map((event) => (event.type === 'tool-call-delta' ? { ...event, index: 0 } : event)),
+      /decreases|no tool-call part started/,
+    ],
+    [
+      'a part index reused',
+      (events) => events.map((event) => (event.type === 'tool-call-start' ? { ...event, index: 1 } : event)),
+      /already used/,
+    ],
+    [
+      'an empty tool-call id',
+      (events) =>
+        events.map((event) =>
+          event.type.startsWith('tool-call') ? ({ ...event, id: '' } as StreamEvent) : event,
+        ),
+      /empty tool-call id/,
+    ],
+    [
+      'a repeated tool-call id',
+      (events) => {
+        const start = indexOfType(events, 'tool-call-start');
+        const end = indexOfType(events, 'tool-call-end');
+        const copy = events.slice(start, end + 1).map((event) => ({ ...event, index: 9 }) as StreamEvent);
+        return [...events.slice(0, end + 1), ...copy, ...events.slice(end + 1)];
+      },
+      /repeated/,
+    ],
+    [
+      'a tool-call delta with another id',
+      (events) =>
+        events.map((event) => (event.type === 'tool-call-delta' ? { ...event, id: id('other') } : event)),
+      /differs from the start/,
+    ],
+    [
+      'a final input that is not an object',
+      (events) =>
+        events.map((event) =>
+          event.type === 'tool-call-end' ? ({ ...event, input: [1, 2] } as unknown as StreamEvent) : event,
+        ),
+      /not a JSON object/,
+    ],
+    [
+      'negative usage',
+      (events) =>
+        events.map((event) =>
+          event.type === 'usage' ? { ...event, usage: { ...event.usage, output: -1 } } : event,
+        ),
+      /usage.output is -1/,
+    ],
+    [
+      'finish content differs from the deltas',
+      (events) =>
+        events.map((event) =>
+          event.type === 'finish' ? { ...event, response: { ...event.response, content: [] } } : event,
+        ),
+      /differs from the content the deltas built/,
+    ],
+  ];
+
+  for (const [name, edit, pattern] of cases) {
+    it(`catches: ${name}`, () => {
+      const violations = violationsAfter(edit);
+      expect(violations.join('\n')).toMatch(pattern);
+    });
+  }
+});
