@@ -34,6 +34,7 @@ describe('error classes', () => {
 
   it('guards recognise errors from a second copy of the package', async () => {
     // A query string makes the module loader evaluate a second, independent copy of the class.
+    // @ts-expect-error -- the type checker does not resolve query-suffixed specifiers; vitest does.
     const copy = (await import('./adapter-error.ts?copy')) as typeof import('./adapter-error.ts');
     const foreign = new copy.AdapterError({ message: 'slow down', errorClass: 'rate_limit' });
     expect(copy.AdapterError).not.toBe(AdapterError);
