@@ -272,16 +272,20 @@ export function createHttpAdapter(
       const reader = response.body.getReader();
       try {
         for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
+          let chunk: ReadableStreamReadResult<Uint8Array>;
+          try {
+            chunk = await reader.read();
+          } catch (error) {
+            throw toTransportError(error, call, attemptController.signal);
+          }
+          if (chunk.done) break;
           timers.chunkReceived();
-          decoder.feed(value);
+          decoder.feed(chunk.value);
         }
       } catch (error) {
-        if (AdapterError.isInstance(error)) throw error;
-        throw toTransportError(error, call, attemptController.signal);
-      } finally {
-        reader.releaseLock();
+        // Stop the body (and its socket) when we give up on it mid-way.
+        reader.cancel().catch(() => {});
+        throw error;
       }
       decoder.end();
       parser.onEnd();

@@ -1,0 +1,280 @@
+import { createServer, type Server } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { StreamEvent } from '../../core/events.ts';
+import type { CanonicalRequest } from '../../core/request.ts';
+import { userText } from '../../core/transcript.ts';
+import { type Emulator, startEmulator } from '../../testing/emulator/index.ts';
+import { assertStreamInvariants } from '../../testing/invariants.ts';
+import { createHttpAdapter } from './http-adapter.ts';
+import { createTestDefinition } from './test-provider.ts';
+
+const apiKey = 'sk-test-SECRET-0123456789abcdef';
+const request: CanonicalRequest = { model: 'test:model', transcript: [userText('hi')], maxOutputTokens: 10 };
+const text = (v: string) => ({ data: { t: 'text', v } });
+const end = { data: { t: 'end' } };
+
+let emulator: Emulator;
+beforeEach(async () => {
+  emulator = await startEmulator();
+});
+afterEach(async () => {
+  await emulator.close();
+});
+
+function adapter(options: Parameters<typeof createHttpAdapter>[1] = {}) {
+  return createHttpAdapter(createTestDefinition(), {
+    baseURL: emulator.url,
+    apiKey,
+    retryBaseDelay: 1,
+    ...options,
+  });
+}
+
+async function collect(
+  stream: AsyncIterable<StreamEvent>,
+): Promise<{ events: StreamEvent[]; error: unknown }> {
+  const events: StreamEvent[] = [];
+  try {
+    for await (const event of stream) events.push(event);
+    return { events, error: undefined };
+  } catch (error) {
+    return { events, error };
+  }
+}
+
+describe('transport and runtime over a real loopback socket', () => {
+  it('connection refused → network error after retries, finish with reason error', async () => {
+    const server: Server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const retries: number[] = [];
+    const refused = createHttpAdapter(createTestDefinition(), {
+      baseURL: `http://127.0.0.1:${port}`,
+      apiKey,
+      maxRetries: 1,
+      retryBaseDelay: 1,
+    });
+    const { events, error } = await collect(
+      refused.stream(request, { onRetry: (info) => retries.push(info.attempt) }),
+    );
+    expect(error).toMatchObject({ errorClass: 'network', retryable: true });
+    expect(retries).toEqual([1]);
+    assertStreamInvariants(events);
+    expect(events.at(-1)).toMatchObject({ type: 'finish', response: { finishReason: 'error' } });
+  });
+
+  it('reset mid-stream keeps the partial content and raises a network error', async () => {
+    emulator.enqueue({
+      type: 'sse',
+      events: [text('Hello'), text(' wor'), text('ld'), end],
+      fault: { disconnectAfterEvents: 2 },
+      enforce: false,
+      allowNoAuth: true,
+    });
+    const { events, error } = await collect(adapter().stream(request));
+    expect(error).toMatchObject({ errorClass: 'network' });
+    assertStreamInvariants(events);
+    const finish = events.at(-1);
+    expect(finish?.type === 'finish' && finish.response.content).toEqual([
+      { type: 'text', text: 'Hello wor' },
+    ]);
+  });
+
+  it('stall past the idle timeout → network timeout error, partial content kept', async () => {
+    emulator.enqueue({
+      type: 'sse',
+      events: [text('a'), text('b'), end],
+      fault: { stallAfterEvents: 1 },
+      enforce: false,
+      allowNoAuth: true,
+    });
+    const { events, error } = await collect(adapter({ idleTimeout: 200 }).stream(request));
+    expect(error).toMatchObject({ errorClass: 'network', providerCode: 'timeout_idle' });
+    assertStreamInvariants(events);
+    expect(events.at(-1)).toMatchObject({
+      response: { finishReason: 'error', content: [{ type: 'text', text: 'a' }] },
+    });
+  });
+
+  it('truncated SSE (no terminal event) is retried before any event, then reported', async () => {
+    emulator.setDefault({ type: 'sse', events: [], enforce: false, allowNoAuth: true });
+    const { events, error } = await collect(adapter({ maxRetries: 2 }).stream(request));
+    expect(error).toMatchObject({ errorClass: 'network', providerCode: 'stream_truncated' });
+    expect(emulator.requests).toHaveLength(3);
+    assertStreamInvariants(events);
+  });
+
+  it('garbage bytes in the stream → classified server error, content so far kept', async () => {
+    emulator.enqueue({
+      type: 'sse',
+      events: [text('ok'), text('x'), end],
+      fault: { malformedAtEvent: 2 },
+      enforce: false,
+      allowNoAuth: true,
+    });
+    const { events, error } = await collect(adapter().stream(request));
+    expect(error).toMatchObject({ errorClass: 'server_error', providerCode: 'invalid_stream' });
+    assertStreamInvariants(events);
+    expect(events.at(-1)).toMatchObject({ response: { content: [{ type: 'text', text: 'ok' }] } });
+  });
+
+  it('429 with retry-after is honoured, then succeeds', async () => {
+    emulator.enqueue({
+      type: 'json',
+      status: 429,
+      body: { error: { code: 'rate', message: 'slow down' } },
+      headers: { 'retry-after': '0.3' },
+      enforce: false,
+      allowNoAuth: true,
+    });
+    emulator.enqueue({ type: 'sse', events: [text('done'), end], enforce: false, allowNoAuth: true });
+    const delays: number[] = [];
+    const started = performance.now();
+    const response = await adapter()
+      .stream(request, { onRetry: (info) => delays.push(info.delayMs) })
+      .result();
+    expect(delays).toEqual([300]);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+    expect(response.content).toEqual([{ type: 'text', text: 'done' }]);
+  });
+
+  it('5xx then success: complete() retries transparently', async () => {
+    emulator.enqueue({
+      type: 'json',
+      status: 503,
+      body: { error: { message: 'unavailable' } },
+      enforce: false,
+      allowNoAuth: true,
+    });
+    emulator.enqueue({
+      type: 'json',
+      status: 200,
+      body: { text: 'recovered' },
+      enforce: false,
+      allowNoAuth: true,
+    });
+    const response = await adapter().complete(request);
+    expect(response.content).toEqual([{ type: 'text', text: 'recovered' }]);
+    expect(emulator.requests).toHaveLength(2);
+  });
+
+  it('total attempts = 1 + maxRetries, and the last error is raised with retryable=true', async () => {
+    emulator.setDefault({ type: 'json', status: 500, body: 'oops', enforce: false, allowNoAuth: true });
+    await expect(adapter({ maxRetries: 3 }).complete(request)).rejects.toMatchObject({
+      errorClass: 'server_error',
+      retryable: true,
+      status: 500,
+    });
+    expect(emulator.requests).toHaveLength(4);
+  });
+
+  it('abort during backoff ends the call as cancelled without another attempt', async () => {
+    emulator.setDefault({
+      type: 'json',
+      status: 429,
+      body: {},
+      headers: { 'retry-after': '30' },
+      enforce: false,
+      allowNoAuth: true,
+    });
+    const controller = new AbortController();
+    const stream = adapter().stream(request, {
+      signal: controller.signal,
+      onRetry: () => setTimeout(() => controller.abort(), 20),
+    });
+    const { events, error } = await collect(stream);
+    expect(error).toBeUndefined();
+    expect(events.at(-1)).toMatchObject({ type: 'finish', response: { finishReason: 'cancelled' } });
+    expect(emulator.requests).toHaveLength(1);
+  });
+
+  it('cancel(requestId) mid-stream ends open parts, finishes cancelled and terminates; idempotent', async () => {
+    emulator.enqueue({
+      type: 'sse',
+      events: [
+        text('partial'),
+        { data: { t: 'tool', id: 'call_1', name: 'search' } },
+        { data: { t: 'args', v: '{"q": "ab' } },
+        { data: { t: 'args', v: 'c"}' } },
+        end,
+      ],
+      fault: { stallAfterEvents: 3 },
+      enforce: false,
+      allowNoAuth: true,
+    });
+    const client = adapter();
+    const stream = client.stream({ ...request, requestId: '01TESTREQUEST' as never });
+    const events: StreamEvent[] = [];
+    for await (const event of stream) {
+      events.push(event);
+      if (event.type === 'tool-call-delta') expect(client.cancel('01TESTREQUEST')).toBe(true);
+    }
+    expect(client.cancel('01TESTREQUEST')).toBe(false);
+    assertStreamInvariants(events);
+    expect(events.at(-1)).toMatchObject({
+      response: {
+        finishReason: 'cancelled',
+        content: [
+          { type: 'text', text: 'partial' },
+          { type: 'tool-call', name: 'search', input: { q: 'ab' } },
+        ],
+      },
+    });
+  });
+
+  it('a mid-stream error event → finish with reason error, then the classified error', async () => {
+    emulator.enqueue({
+      type: 'sse',
+      events: [text('so far'), { data: { t: 'error', code: 'overloaded', message: 'busy' } }],
+      enforce: false,
+      allowNoAuth: true,
+    });
+    const { events, error } = await collect(adapter().stream(request));
+    expect(error).toMatchObject({ errorClass: 'rate_limit', providerCode: 'overloaded' });
+    expect(events.at(-1)).toMatchObject({
+      type: 'finish',
+      response: { finishReason: 'error', content: [{ type: 'text', text: 'so far' }] },
+    });
+  });
+
+  it('a capability the model lacks fails before any HTTP call', async () => {
+    const limited = createHttpAdapter(createTestDefinition({ tools: false }), {
+      baseURL: emulator.url,
+      apiKey,
+    });
+    await expect(
+      limited.complete({ ...request, tools: [{ name: 'x', inputSchema: {} }] }),
+    ).rejects.toMatchObject({
+      errorClass: 'invalid_request',
+      providerCode: 'unsupported_capability',
+    });
+    expect(emulator.requests).toHaveLength(0);
+  });
+
+  it('error messages name provider, method and URL — never the API key', async () => {
+    emulator.enqueue({
+      type: 'json',
+      status: 401,
+      body: { error: { message: `Incorrect API key provided: ${apiKey}` } },
+      enforce: false,
+      allowNoAuth: true,
+    });
+    const error = await adapter()
+      .complete(request)
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ errorClass: 'auth', status: 401 });
+    const message = String((error as Error).message);
+    expect(message).toContain(`test: POST ${emulator.url}/v1/chat/completions`);
+    expect(message).not.toContain(apiKey);
+    expect(JSON.stringify(error)).not.toContain(apiKey);
+  });
+
+  it('the API key travels in the header, and close() releases the pool', async () => {
+    emulator.enqueue({ type: 'json', body: { text: 'x' }, enforce: false, allowNoAuth: true });
+    const client = adapter();
+    await client.complete(request);
+    expect(emulator.requests[0]?.headers.authorization).toBe(`Bearer ${apiKey}`);
+    await client.close();
+  });
+});
