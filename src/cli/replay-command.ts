@@ -1,0 +1,106 @@
+/** `switchyard replay <file> --api <api>`: serve a recorded response and run it through the real adapter. */
+import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { isAdapterError } from '../core/errors/guards.ts';
+import type { StreamEvent } from '../core/events.ts';
+import { silentLogger } from '../core/logger.ts';
+import { userText } from '../core/transcript.ts';
+import { startEmulator } from '../testing/emulator/index.ts';
+import { AdapterUnavailableError, type ApiName, createAdapterFor, defaultModels } from './adapters.ts';
+
+/** Where the command writes; injectable for tests. */
+export interface Output {
+  stdout(line: string): void;
+  stderr(line: string): void;
+}
+
+/**
+ * Serves `file` from a loopback emulator and runs it through the API's adapter: a `.chunks.txt`
+ * (or `.sse`) as a stream, printing one canonical event per line; a `.json` as a complete call,
+ * printing its `finish`. Returns the exit code: 0 on success, 1 on a classified error (the error
+ * class goes to stderr after the `finish` the stream produced), 2 on bad usage.
+ */
+export async function runReplay(file: string, api: ApiName, output: Output): Promise<number> {
+  const streaming = file.endsWith('.chunks.txt') || extname(file) === '.sse';
+  const emulator = await startEmulator();
+  try {
+    const status = streaming ? undefined : inferErrorStatus(file);
+    emulator.enqueue({ type: 'replay', file, api, ...(status === undefined ? {} : { status }) });
+    const adapter = await createAdapterFor(api, {
+      baseURL: emulator.url,
+      apiKey: 'emulator-key',
+      maxRetries: 0,
+      logger: silentLogger,
+    });
+    const request = {
+      model: defaultModels[api],
+      transcript: [userText('Replay the recorded response.')],
+      maxOutputTokens: 4096,
+    };
+    try {
+      if (streaming) {
+        const events: StreamEvent[] = [];
+        try {
+          for await (const event of adapter.stream(request)) {
+            events.push(event);
+            output.stdout(JSON.stringify(event));
+          }
+        } catch (error) {
+          return reportError(error, output);
+        }
+        return 0;
+      }
+      try {
+        const response = await adapter.complete(request);
+        output.stdout(JSON.stringify({ type: 'finish', response }));
+        return 0;
+      } catch (error) {
+        return reportError(error, output);
+      }
+    } finally {
+      await adapter.close();
+    }
+  } catch (error) {
+    if (error instanceof AdapterUnavailableError) {
+      output.stderr(`switchyard replay: ${error.message}`);
+      return 2;
+    }
+    throw error;
+  } finally {
+    await emulator.close();
+  }
+}
+
+function reportError(error: unknown, output: Output): number {
+  if (!isAdapterError(error)) throw error;
+  output.stderr(`${error.errorClass}: ${error.message}`);
+  return 1;
+}
+
+/**
+ * A recorded `.json` that is an error body was served with an error status; infer it from the body
+ * (Google `error.code`, Anthropic `error.type`, OpenAI `error` objects) so replay classifies it.
+ */
+export function inferErrorStatus(file: string): number | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  const error = (Array.isArray(body) ? body[0] : body) as
+    | { error?: { code?: unknown; type?: unknown } }
+    | undefined;
+  if (error?.error === undefined || typeof error.error !== 'object' || error.error === null) return undefined;
+  if (typeof error.error.code === 'number' && error.error.code >= 400) return error.error.code;
+  const byType: Record<string, number> = {
+    overloaded_error: 529,
+    rate_limit_error: 429,
+    authentication_error: 401,
+    permission_error: 403,
+    not_found_error: 404,
+    request_too_large: 413,
+    api_error: 500,
+  };
+  return typeof error.error.type === 'string' ? (byType[error.error.type] ?? 400) : 400;
+}

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { EventStream } from './event-stream.ts';
+
+describe('EventStream', () => {
+  it('delivers events pushed before and after the consumer waits, then ends', async () => {
+    const stream = new EventStream<number, string>();
+    stream.push(1);
+    setTimeout(() => {
+      stream.push(2);
+      stream.end('done');
+    }, 5);
+    const seen: number[] = [];
+    for await (const value of stream) seen.push(value);
+    expect(seen).toEqual([1, 2]);
+    expect(await stream.result()).toBe('done');
+  });
+
+  it('raises the error after the buffered events, and result() rejects', async () => {
+    const stream = new EventStream<number, string>();
+    stream.push(1);
+    stream.fail(new Error('boom'));
+    const seen: number[] = [];
+    await expect(
+      (async () => {
+        for await (const value of stream) seen.push(value);
+      })(),
+    ).rejects.toThrow('boom');
+    expect(seen).toEqual([1]);
+    await expect(stream.result()).rejects.toThrow('boom');
+  });
+
+  it('breaking out of for-await calls onReturn (the abort hook)', async () => {
+    let returned = 0;
+    const stream = new EventStream<number, string>(() => returned++);
+    stream.push(1);
+    stream.push(2);
+    for await (const _ of stream) break;
+    expect(returned).toBe(1);
+  });
+
+  it('result() alone does not retain events', async () => {
+    const stream = new EventStream<number, string>();
+    const result = stream.result();
+    for (let value = 0; value < 1000; value++) stream.push(value);
+    stream.end('ok');
+    expect(await result).toBe('ok');
+  });
+
+  it('ignores pushes after the end', async () => {
+    const stream = new EventStream<number, string>();
+    stream.end('x');
+    stream.push(1);
+    const seen: number[] = [];
+    for await (const value of stream) seen.push(value);
+    expect(seen).toEqual([]);
+  });
+});
