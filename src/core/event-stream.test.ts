@@ -44,6 +44,7 @@ describe('EventStream', () => {
     for (let value = 0; value < 1000; value++) stream.push(value);
     stream.end('ok');
     expect(await result).toBe('ok');
+    expect((stream as unknown as { queue: number[] }).queue).toHaveLength(0);
   });
 
   it('ignores pushes after the end', async () => {

@@ -19,6 +19,7 @@ export class EventStream<Event, Result> implements AsyncIterable<Event> {
   private resolveResult!: (result: Result) => void;
   private rejectResult!: (error: unknown) => void;
   private iterating = false;
+  private discarding = false;
 
   private readonly onReturn: (() => void) | undefined;
 
@@ -34,7 +35,7 @@ export class EventStream<Event, Result> implements AsyncIterable<Event> {
 
   /** Delivers one event to the consumer. Ignored after the stream ended. */
   push(event: Event): void {
-    if (this.done) return;
+    if (this.done || this.discarding) return;
     const waiting = this.waiting;
     if (waiting !== undefined) {
       this.waiting = undefined;
@@ -68,6 +69,7 @@ export class EventStream<Event, Result> implements AsyncIterable<Event> {
   result(): Promise<Result> {
     if (!this.iterating) {
       // Nobody will read the events: do not keep them.
+      this.discarding = true;
       this.queue.length = 0;
       this.head = 0;
     }
