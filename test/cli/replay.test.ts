@@ -1,0 +1,68 @@
+/** `switchyard replay` on every recorded file of the APIs whose adapters have landed. */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import type { ApiName } from '../../src/cli/adapters.ts';
+import { inferErrorStatus, runReplay } from '../../src/cli/replay-command.ts';
+import { assertStreamInvariants } from '../../src/testing/invariants.ts';
+import { listRecorded, repoRoot } from '../support/fixtures.ts';
+
+const folders: Array<[ApiName, string[]]> = [
+  ['anthropic-messages', ['anthropic']],
+  [
+    'openai-chat',
+    ['openai/chat', 'openai-compatible/chat', 'groq', 'deepseek/chat', 'xai', 'mistral', 'moonshotai', 'perplexity', 'alibaba'],
+  ],
+  ['gemini', ['google']],
+];
+
+async function replay(file: string, api: ApiName) {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const code = await runReplay(file, api, { stdout: (line) => stdout.push(line), stderr: (line) => stderr.push(line) });
+  return { code, stdout, stderr };
+}
+
+for (const [api, apiFolders] of folders) {
+  describe(`switchyard replay --api ${api}`, () => {
+    const files = apiFolders.flatMap((folder) => listRecorded(folder));
+    it.each(files.map((file) => [file.slice(file.indexOf('recorded/') + 9), file]))('%s', async (_, file) => {
+      const { code, stdout, stderr } = await replay(file, api);
+      const events = stdout.map((line) => JSON.parse(line) as { type: string });
+      const expectError = !file.endsWith('.chunks.txt') && !file.endsWith('.sse') && inferErrorStatus(file) !== undefined;
+      if (expectError) {
+        expect(code).toBe(1);
+        expect(stderr.join('\n')).toMatch(/^(rate_limit|auth|server_error|network|context_overflow|invalid_request|other):/);
+        return;
+      }
+      expect({ code, stderr }).toEqual({ code: 0, stderr: [] });
+      for (const event of events) expect(typeof event.type).toBe('string');
+      expect(events.at(-1)?.type).toBe('finish');
+      if (file.endsWith('.json')) expect(events).toHaveLength(1);
+      else assertStreamInvariants(events as never);
+    });
+  });
+}
+
+describe('the switchyard bin', () => {
+  const run = promisify(execFile);
+  const main = `${repoRoot}/src/cli/main.ts`;
+  const anthropicText = listRecorded('anthropic').find((file) => file.endsWith('anthropic-text.chunks.txt'))!;
+
+  it('prints one JSON event per line, the last being finish, and exits 0', async () => {
+    const { stdout } = await run(process.execPath, [main, 'replay', anthropicText, '--api', 'anthropic-messages']);
+    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string });
+    expect(lines[0]?.type).toBe('message-start');
+    expect(lines.at(-1)?.type).toBe('finish');
+  });
+
+  it('answers clearly for an API whose adapter has not landed (exit 2)', async () => {
+    const error = await run(process.execPath, [main, 'replay', anthropicText, '--api', 'openai-responses']).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 2, stderr: expect.stringContaining('openai-responses adapter has not landed') });
+  });
+
+  it('rejects an unknown --api with usage (exit 2)', async () => {
+    const error = await run(process.execPath, [main, 'replay', anthropicText, '--api', 'smoke-signals']).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 2, stderr: expect.stringContaining('--api must be one of') });
+  });
+});
