@@ -58,7 +58,8 @@ export function requiredCapabilities(request: CanonicalRequest): Set<CapabilityN
 
 /**
  * Throws an `InvalidRequestError` (code `unsupported_capability`) before any HTTP call when the
- * request needs something the model lacks, or asks for more output than the model can produce.
+ * request needs something the model lacks, and rejects a `maxOutputTokens` that is not a positive
+ * integer. (A limit above the model's maximum is left to the provider, whose tables move faster.)
  */
 export function assertCapabilities(
   request: CanonicalRequest,

@@ -99,6 +99,7 @@ export function createHttpAdapter(
     const requestId = request.requestId ?? createRequestId();
     const session = options.session ?? createSession();
     const model = splitModelId(request.model).name;
+    const call: HttpCall = { method: 'POST', url: baseURL, headers: {}, provider: definition.name, requestId };
     const context: ProviderContext = {
       requestId,
       provider: definition.name,
@@ -110,8 +111,7 @@ export function createHttpAdapter(
         logger.warn(message, { adapter: definition.name, requestId, sessionId: session.id, ...fields });
       },
       fail(body, status) {
-        const site = { provider: definition.name, method: 'POST', url: baseURL, requestId };
-        throw createProviderError({ site, status, body, rules: definition.errorRules, apiKey });
+        throw createProviderError({ site: failureSite(call), status, body, rules: definition.errorRules, apiKey });
       },
       fetchJson: (method, path, body) => fetchJson(method, path, body, options.signal),
     };
@@ -119,13 +119,6 @@ export function createHttpAdapter(
       provider: definition.name,
       model,
     });
-    const call: HttpCall = {
-      method: 'POST',
-      url: '',
-      headers: {},
-      provider: definition.name,
-      requestId,
-    };
     return { requestId, context, call, startedAt: performance.now() };
   }
 

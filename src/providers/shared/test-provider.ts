@@ -14,7 +14,8 @@ export function createTestDefinition(capabilities: Partial<Capabilities> = {}): 
     name: 'test',
     api: 'test',
     baseURL: 'http://127.0.0.1:9',
-    headers: (apiKey): Record<string, string> => (apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` }),
+    headers: (apiKey): Record<string, string> =>
+      apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` },
     capabilities: () => ({ ...allCapabilities, ...capabilities }),
     buildRequest: (request, context) => ({
       path: '/v1/chat/completions',

@@ -1,0 +1,173 @@
+/**
+ * Explicit context caching: the canonical cache request becomes a `cachedContents` entry holding the
+ * stable prefix (system instruction, tools, tool config, turns before the newest user turn), created
+ * once per session, reused while valid, recreated after expiry. Caching never fails a call: when
+ * creation fails the call goes out uncached and a WARN says why.
+ *
+ * Usage: reads of the entry arrive as `cachedContentTokenCount` (→ `cacheRead`). Creating the entry
+ * is a separate API call, so its token count is not folded into this call's disjoint buckets; it is
+ * reported as response metadata `gemini.cacheCreatedTokens` (and the entry as `gemini.cachedContent`).
+ */
+import { createHash } from 'node:crypto';
+import type { AdapterSession } from '../../core/adapter.ts';
+import { AdapterError } from '../../core/errors/adapter-error.ts';
+import type { JsonObject } from '../../core/json.ts';
+import type { CanonicalRequest } from '../../core/request.ts';
+import type { ProviderContext } from '../shared/definition.ts';
+import { type GeminiCachedContent, type GeminiContent, isRecord } from './api.ts';
+import { capabilitiesFor } from './capabilities.ts';
+import { type ConvertedRequest, convertRequest, modelPath, type RequestSettings } from './request.ts';
+
+/** What `prepare` worked out for one call; `buildRequest` and the parsers read it. */
+export interface PreparedCall {
+  converted: ConvertedRequest;
+  /** The cache entry the call uses and how many leading contents it holds. */
+  cache?: { name: string; contentCount: number; created: boolean; tokens?: number };
+}
+
+/** One cache entry known to the session. */
+interface CacheEntry {
+  name: string;
+  model: string;
+  headHash: string;
+  contentsHash: string;
+  contentCount: number;
+  expiresAt: number;
+}
+
+interface CacheState {
+  entries: CacheEntry[];
+  /** Prefixes whose creation the API refused (too small, unsupported): not retried this session. */
+  refused: Set<string>;
+}
+
+/** An entry closer than this to its expiry is treated as expired (the call may take a while). */
+const expiryMarginMs = 30_000;
+const stateKey = 'gemini.cache';
+const preparedCalls = new WeakMap<ProviderContext, PreparedCall>();
+
+/** The preparation `prepare` stored for this call, if any. */
+export function preparedCall(context: ProviderContext): PreparedCall | undefined {
+  return preparedCalls.get(context);
+}
+
+/** The definition's `prepare` hook: finds or creates the cache entry when the request asks for one. */
+export async function prepareCache(
+  request: CanonicalRequest,
+  context: ProviderContext,
+  settings: RequestSettings,
+): Promise<void> {
+  if (request.cache === undefined) return;
+  const converted = convertRequest(request, context, settings);
+  const prepared: PreparedCall = { converted };
+  preparedCalls.set(context, prepared);
+  if (!capabilitiesFor(context.model).promptCaching) {
+    context.warn('prompt cache not used', { reason: `model ${context.model} has no explicit caching` });
+    return;
+  }
+  const prefixCount = stablePrefixLength(converted.contents);
+  const head = cacheHead(converted, context.model);
+  const headHash = hashOf(head);
+  const state = cacheState(context.session);
+  const now = Date.now();
+  const reusable = findEntry(state, converted.contents, { headHash, prefixCount, model: context.model });
+  if (reusable !== undefined && reusable.expiresAt - expiryMarginMs > now) {
+    prepared.cache = { name: reusable.name, contentCount: reusable.contentCount, created: false };
+    return;
+  }
+  if (reusable !== undefined) state.entries = state.entries.filter((entry) => entry !== reusable);
+  const prefix = converted.contents.slice(0, prefixCount);
+  if (Object.keys(head).length === 1 && prefix.length === 0) {
+    context.warn('prompt cache not used', { reason: 'the request has no stable prefix to cache' });
+    return;
+  }
+  const contentsHash = hashOf(prefix);
+  if (state.refused.has(headHash + contentsHash)) return;
+  const ttlSeconds = request.cache.ttl === '5m' ? 300 : 3600;
+  const body: JsonObject = { ...head, ttl: `${ttlSeconds}s` };
+  if (prefix.length > 0) body.contents = prefix as unknown as JsonObject[];
+  try {
+    const created = readCachedContent(await context.fetchJson('POST', '/cachedContents', body));
+    const expiresAt = Date.parse(created.expireTime ?? '') || now + ttlSeconds * 1000;
+    state.entries.push({
+      name: created.name,
+      model: context.model,
+      headHash,
+      contentsHash,
+      contentCount: prefix.length,
+      expiresAt,
+    });
+    prepared.cache = { name: created.name, contentCount: prefix.length, created: true };
+    const tokens = created.usageMetadata?.totalTokenCount;
+    if (tokens !== undefined) prepared.cache.tokens = tokens;
+  } catch (error) {
+    const errorClass = AdapterError.isInstance(error) ? error.errorClass : 'other';
+    if (errorClass === 'cancelled') throw error;
+    if (errorClass === 'invalid_request') state.refused.add(headHash + contentsHash);
+    context.warn('prompt cache creation failed; the call proceeds uncached', {
+      reason: error instanceof Error ? error.message : String(error),
+      errorClass,
+    });
+  }
+}
+
+/** The number of leading contents that are stable: everything before the newest user turn. */
+export function stablePrefixLength(contents: readonly GeminiContent[]): number {
+  for (let index = contents.length - 1; index >= 0; index--) {
+    if (contents[index]?.role === 'user') return index;
+  }
+  return 0;
+}
+
+/** The cache-entry fields other than contents: model, system instruction, tools, tool config. */
+function cacheHead(converted: ConvertedRequest, model: string): JsonObject {
+  const head: JsonObject = { model: modelPath(model) };
+  if (converted.systemInstruction !== undefined) {
+    head.systemInstruction = converted.systemInstruction as unknown as JsonObject;
+  }
+  if (converted.tools !== undefined) head.tools = converted.tools;
+  if (converted.toolConfig !== undefined) head.toolConfig = converted.toolConfig as unknown as JsonObject;
+  return head;
+}
+
+/** The longest known entry whose prefix this request starts with. */
+function findEntry(
+  state: CacheState,
+  contents: readonly GeminiContent[],
+  wanted: { headHash: string; prefixCount: number; model: string },
+): CacheEntry | undefined {
+  const candidates = state.entries
+    .filter(
+      (entry) =>
+        entry.model === wanted.model &&
+        entry.headHash === wanted.headHash &&
+        entry.contentCount <= wanted.prefixCount,
+    )
+    .sort((left, right) => right.contentCount - left.contentCount);
+  return candidates.find((entry) => hashOf(contents.slice(0, entry.contentCount)) === entry.contentsHash);
+}
+
+function cacheState(session: AdapterSession): CacheState {
+  const existing = session.state.get(stateKey) as CacheState | undefined;
+  if (existing !== undefined) return existing;
+  const created: CacheState = { entries: [], refused: new Set() };
+  session.state.set(stateKey, created);
+  return created;
+}
+
+function readCachedContent(body: unknown): GeminiCachedContent {
+  if (!isRecord(body) || typeof body.name !== 'string' || body.name === '') {
+    throw new Error('the cachedContents response has no name');
+  }
+  const entry: GeminiCachedContent = { name: body.name };
+  if (typeof body.expireTime === 'string') entry.expireTime = body.expireTime;
+  const usage = body.usageMetadata;
+  if (isRecord(usage) && typeof usage.totalTokenCount === 'number') {
+    entry.usageMetadata = { totalTokenCount: usage.totalTokenCount };
+  }
+  return entry;
+}
+
+function hashOf(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('hex');
+}

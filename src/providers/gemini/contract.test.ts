@@ -1,0 +1,596 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listRecorded, readRecorded } from '../../../test/support/fixtures.ts';
+import { createSession } from '../../core/adapter.ts';
+import type { CapabilityName } from '../../core/capabilities.ts';
+import type { ErrorClass } from '../../core/errors/error-class.ts';
+import type { StreamEvent } from '../../core/events.ts';
+import { toolCallId } from '../../core/ids.ts';
+import type { JsonObject } from '../../core/json.ts';
+import type { CanonicalRequest } from '../../core/request.ts';
+import { type Item, systemText, userText } from '../../core/transcript.ts';
+import {
+  type Emulator,
+  googleError,
+  type ScriptedScript,
+  startEmulator,
+} from '../../testing/emulator/index.ts';
+import { assertStreamInvariants } from '../../testing/invariants.ts';
+import { providerToolId } from '../shared/projection.ts';
+import { buildRequest } from './request.ts';
+import {
+  collect,
+  emulatedGemini,
+  finishOf,
+  parseChunks,
+  simpleRequest,
+  testContext,
+  toolDeltas,
+} from './test-support.ts';
+
+let emulator: Emulator;
+beforeAll(async () => {
+  emulator = await startEmulator();
+});
+afterAll(async () => {
+  await emulator.close();
+});
+
+const recorded = (name: string) => listRecorded('google').find((path) => path.endsWith(`/${name}`)) as string;
+
+function wireOf(request: Partial<CanonicalRequest>, context = testContext()) {
+  return buildRequest(
+    { model: 'gemini:gemini-2.5-flash', transcript: [userText('x')], maxOutputTokens: 64, ...request },
+    context,
+    { useJsonSchema: false },
+  ).body;
+}
+
+async function errorOf(script: Parameters<Emulator['enqueue']>[0]): Promise<{ errorClass: ErrorClass }> {
+  emulator.enqueue(script);
+  const { adapter } = emulatedGemini(emulator);
+  return adapter.complete(simpleRequest()).then(
+    () => ({ errorClass: 'other' as ErrorClass, unexpected: true }),
+    (error: { errorClass: ErrorClass }) => error,
+  );
+}
+
+describe('§10.1 per-adapter tests', () => {
+  it('1. round-trip canonical → wire → canonical', async () => {
+    const session = createSession();
+    const { adapter } = emulatedGemini(emulator);
+    const transcript: Item[] = [systemText('Answer with tools.'), userText('Weather in San Francisco?')];
+    emulator.enqueue({ type: 'replay', file: recorded('google-tool-call-gemini3.json') });
+    const response = await adapter.complete(
+      { model: 'gemini:gemini-3-pro-preview', transcript, maxOutputTokens: 256 },
+      { session },
+    );
+    expect(emulator.requests.at(-1)?.body).toMatchInlineSnapshot(`
+      {
+        "contents": [
+          {
+            "parts": [
+              {
+                "text": "Weather in San Francisco?",
+              },
+            ],
+            "role": "user",
+          },
+        ],
+        "generationConfig": {
+          "maxOutputTokens": 256,
+        },
+        "systemInstruction": {
+          "parts": [
+            {
+              "text": "Answer with tools.",
+            },
+          ],
+        },
+      }
+    `);
+    expect(response).toMatchInlineSnapshot(
+      {
+        requestId: expect.any(String),
+        latencyMs: expect.any(Number),
+        content: [{ id: expect.stringMatching(/^tu_/) }],
+      },
+      `
+      {
+        "content": [
+          {
+            "id": StringMatching /\\^tu_/,
+            "input": {
+              "location": "San Francisco",
+            },
+            "name": "weather",
+            "provider": "gemini",
+            "signature": "Eqo+Cqc+Ab4+9vtgONaaz6qwy6WXdp7gCd2w0X+Wz2gaBgY0Gv6A12JKo0y5vQwf9YQFyhMbKr1E9m17VT6HXd7jXzjaGYaE",
+            "type": "tool-call",
+          },
+        ],
+        "finishReason": "tool-call",
+        "latencyMs": Any<Number>,
+        "metadata": {
+          "gemini.finishMessage": "Model generated function call(s).",
+        },
+        "model": "gemini:gemini-3-pro-preview",
+        "provider": "gemini",
+        "rawFinishReason": "STOP",
+        "requestId": Any<String>,
+        "responseId": "JniLacKqGqH0xs0P0O776As",
+        "usage": {
+          "cacheRead": 0,
+          "cacheWrite": 0,
+          "input": 29,
+          "output": 1816,
+          "reasoning": 1801,
+        },
+      }
+    `,
+    );
+    // Back to the wire: the model turn is the recorded candidate content.
+    const recordedContent = JSON.parse(readRecorded(recorded('google-tool-call-gemini3.json'))).candidates[0]
+      .content;
+    const next = wireOf(
+      {
+        model: 'gemini:gemini-3-pro-preview',
+        transcript: [...transcript, { kind: 'assistant', parts: response.content }],
+      },
+      testContext({ model: 'gemini-3-pro-preview', session }),
+    );
+    // The call goes back exactly as recorded, plus the id the adapter generated for it (Gemini sent none).
+    const [recordedPart] = recordedContent.parts;
+    expect((next.contents as unknown[])[1]).toEqual({
+      ...recordedContent,
+      parts: [
+        {
+          ...recordedPart,
+          functionCall: { ...recordedPart.functionCall, id: expect.stringMatching(/^gemini-call-/) },
+        },
+      ],
+    });
+  });
+
+  it('2. tool call serialization', async () => {
+    const input: JsonObject = {
+      text: 'naïve — "quoted" \\ ✓',
+      integer: 42,
+      negative: -7,
+      float: 3.25,
+      yes: true,
+      no: false,
+      nothing: null,
+      list: [1, 'two', { three: [3] }, []],
+      nested: { deep: { deeper: { deepest: 'value' } }, empty: {} },
+    };
+    const wire = wireOf({
+      transcript: [
+        userText('x'),
+        { kind: 'assistant', parts: [{ type: 'tool-call', id: toolCallId('tu_1'), name: 'f', input }] },
+      ],
+    });
+    expect(
+      (wire.contents as Array<{ parts: Array<{ functionCall: { args: unknown } }> }>)[1]?.parts[0]
+        ?.functionCall.args,
+    ).toEqual(input);
+    for (const stream of [false, true]) {
+      emulator.enqueue({ type: 'scripted', content: [{ type: 'tool-call', name: 'f', input }] });
+      const { adapter } = emulatedGemini(emulator);
+      const response = stream
+        ? finishOf((await collect(adapter.stream(simpleRequest()))).events)
+        : await adapter.complete(simpleRequest());
+      expect(response.content).toEqual([expect.objectContaining({ type: 'tool-call', name: 'f', input })]);
+    }
+  });
+
+  it('3. tool id round-trip', () => {
+    const context = testContext();
+    const body = {
+      candidates: [
+        {
+          content: { role: 'model', parts: [{ functionCall: { id: 'fc-77', name: 'f', args: {} } }] },
+          finishReason: 'STOP',
+        },
+      ],
+    };
+    const events = parseChunks([body], context);
+    const call = finishOf(events).content[0];
+    if (call?.type !== 'tool-call') throw new Error('expected a tool call');
+    expect(call.id).toMatch(/^tu_/);
+    expect(providerToolId(context, call.id)).toBe('fc-77');
+    const wire = wireOf(
+      {
+        transcript: [
+          userText('x'),
+          { kind: 'assistant', parts: [call] },
+          {
+            kind: 'tool',
+            parts: [
+              { type: 'tool-result', callId: call.id, output: { type: 'text', text: 'ok' }, isError: false },
+            ],
+          },
+        ],
+      },
+      context,
+    );
+    const contents = wire.contents as Array<{ parts: Array<Record<string, { id?: string }>> }>;
+    expect(contents[1]?.parts[0]?.functionCall?.id).toBe('fc-77');
+    expect(contents[2]?.parts[0]?.functionResponse?.id).toBe('fc-77');
+    expect(context.session.toolIds.toCanonical('gemini', 'fc-77')).toBe(call.id);
+    // A canonical id minted elsewhere keeps a stable provider id for the session.
+    expect(providerToolId(context, 'tu_foreign')).toBe(providerToolId(context, 'tu_foreign'));
+    expect(context.session.toolIds.toCanonical('gemini', providerToolId(context, 'tu_foreign'))).toBe(
+      'tu_foreign',
+    );
+  });
+
+  it('4. system prompt placement', () => {
+    expect(wireOf({ transcript: [userText('x')] })).not.toHaveProperty('systemInstruction');
+    expect(wireOf({ transcript: [systemText(''), userText('x')] })).not.toHaveProperty('systemInstruction');
+    expect(wireOf({ transcript: [systemText('One.'), userText('x')] }).systemInstruction).toEqual({
+      parts: [{ text: 'One.' }],
+    });
+    const many = wireOf({
+      transcript: [
+        systemText('System.'),
+        { kind: 'developer', parts: [{ type: 'text', text: 'Developer.' }] },
+        userText('x'),
+        { kind: 'context', parts: [{ type: 'text', text: 'Context.' }] },
+      ],
+    });
+    expect(many.systemInstruction).toEqual({ parts: [{ text: 'System.\n\nDeveloper.\n\nContext.' }] });
+    expect(many.contents).toEqual([{ role: 'user', parts: [{ text: 'x' }] }]);
+  });
+
+  it('5. capability declaration honesty', async () => {
+    const { adapter } = emulatedGemini(emulator);
+    const before = emulator.requests.length;
+    const audio = {
+      type: 'media',
+      modality: 'audio',
+      mimeType: 'audio/wav',
+      data: { type: 'base64', data: 'AA==' },
+    } as const;
+    const video = {
+      type: 'media',
+      modality: 'video',
+      mimeType: 'video/mp4',
+      data: { type: 'uri', uri: 'gs://b/v.mp4' },
+    } as const;
+    const refused: Array<[CapabilityName, string, Partial<CanonicalRequest>]> = [
+      ['reasoning', 'gemini-2.0-flash', { reasoning: { effort: 'high' } }],
+      ['tools', 'gemini-2.5-flash-image', { tools: [{ name: 'f', inputSchema: { type: 'object' } }] }],
+      ['parallelToolCalls', 'gemini-2.5-flash-image', { parallelToolCalls: true }],
+      ['structuredOutput', 'gemini-2.5-flash-image', { outputSchema: { schema: { type: 'object' } } }],
+      ['audio', 'gemini-2.5-flash-image', { transcript: [{ kind: 'user', parts: [audio] }] }],
+      ['video', 'gemini-2.5-flash-image', { transcript: [{ kind: 'user', parts: [video] }] }],
+    ];
+    for (const [flag, model, extra] of refused) {
+      expect(adapter.capabilities(`gemini:${model}`)[flag]).toBe(false);
+      const error = await adapter.complete(simpleRequest(model, extra)).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ errorClass: 'invalid_request', providerCode: 'unsupported_capability' });
+      expect((error as Error).message).toContain(flag);
+    }
+    expect(emulator.requests.length).toBe(before);
+    expect(adapter.capabilities('gemini:gemini-2.5-pro')).toMatchObject({
+      reasoning: true,
+      tools: true,
+      images: true,
+      audio: true,
+      video: true,
+      pdf: true,
+      structuredOutput: true,
+      promptCaching: true,
+      contextWindow: 1_048_576,
+      maxOutputTokens: 65_536,
+    });
+    expect(adapter.capabilities('gemini:gemini-2.0-flash')).toMatchObject({
+      reasoning: false,
+      maxOutputTokens: 8192,
+    });
+    expect(adapter.capabilities('gemini:gemini-1.5-pro')).toMatchObject({ contextWindow: 2_097_152 });
+    expect(adapter.capabilities('gemini:gemini-3-pro-preview').streamingToolCalls).toBe(false);
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'a cat' }] });
+    const image = {
+      type: 'media',
+      modality: 'image',
+      mimeType: 'image/png',
+      data: { type: 'base64', data: 'iVBORw0KGgo=' },
+    } as const;
+    const accepted = await adapter.complete(
+      simpleRequest('gemini-2.5-flash', { transcript: [{ kind: 'user', parts: [image] }] }),
+    );
+    expect(accepted.content).toEqual([{ type: 'text', text: 'a cat' }]);
+  });
+
+  it('6. streaming event sequence', async () => {
+    emulator.enqueue({ type: 'replay', file: recorded('google-tool-call.chunks.txt') });
+    const { adapter } = emulatedGemini(emulator);
+    const { events } = await collect(adapter.stream(simpleRequest('gemini-3-pro-preview')));
+    assertStreamInvariants(events);
+    expect(events.map((event) => event.type)).toEqual([
+      'message-start',
+      'tool-call-start',
+      'tool-call-delta',
+      'tool-call-end',
+      'usage',
+      'finish',
+    ]);
+  });
+
+  it('7. streaming partial JSON fidelity', async () => {
+    emulator.enqueue({
+      type: 'replay',
+      file: recorded('google-stream-tool-call-array-arguments-missing-terminal-function-call.chunks.txt'),
+    });
+    const { adapter } = emulatedGemini(emulator);
+    const { events } = await collect(adapter.stream(simpleRequest('gemini-3-pro-preview')));
+    const deltas = events.filter((event) => event.type === 'tool-call-delta');
+    expect(deltas.every((event) => typeof event.delta === 'string')).toBe(true);
+    // One fragment per streamed value piece (14), plus the closing brackets: raw text, not objects.
+    expect(deltas.map((event) => event.delta)).toEqual([
+      '{"operations":[{"action":"add',
+      '"',
+      ',"description":"Fresh red apple',
+      '"',
+      ',"itemid":"apple_001',
+      '"',
+      ',"price":0.5',
+      '},{"action":"add',
+      '"',
+      ',"description":"Ripe yellow banana',
+      '"',
+      ',"itemid":"banana_001',
+      '"',
+      ',"price":0.3',
+      '}]}',
+    ]);
+    const end = events.find((event) => event.type === 'tool-call-end');
+    expect(JSON.parse([...toolDeltas(events).values()][0] ?? '')).toEqual(
+      end?.type === 'tool-call-end' ? end.input : undefined,
+    );
+  });
+
+  it('8. error classification', async () => {
+    const cases: Array<[Parameters<Emulator['enqueue']>[0], ErrorClass]> = [
+      [googleError(429, 'Resource has been exhausted'), 'rate_limit'],
+      [googleError(401, 'Request had invalid authentication credentials.'), 'auth'],
+      [googleError(500, 'Internal error encountered.'), 'server_error'],
+      [
+        {
+          type: 'scripted',
+          content: [{ type: 'text', text: 'cut short' }],
+          fault: { disconnectAfterBytes: 20 },
+        },
+        'network',
+      ],
+      [
+        googleError(
+          400,
+          'The input token count (2000001) exceeds the maximum number of tokens allowed (1048576).',
+        ),
+        'context_overflow',
+      ],
+      [googleError(400, 'Invalid value at generation_config.temperature'), 'invalid_request'],
+      [{ type: 'json', status: 399, body: { odd: true } }, 'other'],
+    ];
+    for (const [script, errorClass] of cases) expect((await errorOf(script)).errorClass).toBe(errorClass);
+    const controller = new AbortController();
+    controller.abort();
+    const { adapter } = emulatedGemini(emulator);
+    const cancelled = await adapter
+      .complete(simpleRequest(), { signal: controller.signal })
+      .catch((error: unknown) => error);
+    expect(cancelled).toMatchObject({ errorClass: 'cancelled' });
+  });
+
+  it('9. HTTP status edge cases', async () => {
+    const cases: Array<[Parameters<Emulator['enqueue']>[0], ErrorClass]> = [
+      [{ type: 'json', status: 413, body: 'Request Entity Too Large' }, 'context_overflow'],
+      [
+        { type: 'json', status: 413, body: { error: { code: 413, message: 'payload too large' } } },
+        'context_overflow',
+      ],
+      [
+        {
+          type: 'json',
+          status: 429,
+          body: [{ error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'quota' } }],
+        },
+        'rate_limit',
+      ],
+      [{ type: 'json', status: 429, body: '' }, 'rate_limit'],
+      [{ type: 'json', status: 529, body: { error: { code: 529, message: 'overloaded' } } }, 'server_error'],
+      [{ type: 'json', status: 503, body: '<html>Service Unavailable</html>' }, 'server_error'],
+      [{ type: 'json', status: 401, body: '' }, 'auth'],
+      [
+        {
+          type: 'json',
+          status: 401,
+          body: { error: { code: 401, status: 'UNAUTHENTICATED', message: 'no' } },
+        },
+        'auth',
+      ],
+      [
+        {
+          type: 'json',
+          status: 403,
+          body: [{ error: { code: 403, status: 'PERMISSION_DENIED', message: 'no' } }],
+        },
+        'auth',
+      ],
+    ];
+    for (const [script, errorClass] of cases) expect((await errorOf(script)).errorClass).toBe(errorClass);
+  });
+
+  it('10. retry behavior', async () => {
+    emulator.enqueue(googleError(503, 'The model is overloaded.'));
+    emulator.enqueue(googleError(429, 'Resource has been exhausted'));
+    emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'x' }],
+      fault: { disconnectAfterBytes: 10 },
+    });
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'finally' }] });
+    const { adapter } = emulatedGemini(emulator, { maxRetries: 3, retryBaseDelay: 4 });
+    const retries: Array<{ attempt: number; delayMs: number; errorClass: string }> = [];
+    const response = await adapter.complete(simpleRequest(), {
+      onRetry: (info) =>
+        retries.push({
+          attempt: info.attempt,
+          delayMs: info.delayMs,
+          errorClass: (info.error as { errorClass: string }).errorClass,
+        }),
+    });
+    expect(response.content).toEqual([{ type: 'text', text: 'finally' }]);
+    expect(retries.map((retry) => [retry.attempt, retry.errorClass])).toEqual([
+      [1, 'server_error'],
+      [2, 'rate_limit'],
+      [3, 'network'],
+    ]);
+    // Exponential backoff with jitter in [base·2^(n-1)/2, base·2^(n-1)].
+    retries.forEach((retry) => {
+      const ceiling = 4 * 2 ** (retry.attempt - 1);
+      expect(retry.delayMs).toBeGreaterThanOrEqual(ceiling / 2);
+      expect(retry.delayMs).toBeLessThanOrEqual(ceiling);
+    });
+    // Exhausted retries raise the last classified error, marked retryable.
+    emulator.enqueue(googleError(503, 'overloaded'));
+    emulator.enqueue(googleError(503, 'overloaded'));
+    const { adapter: once } = emulatedGemini(emulator, { maxRetries: 1 });
+    await expect(once.complete(simpleRequest())).rejects.toMatchObject({
+      errorClass: 'server_error',
+      retryable: true,
+    });
+  });
+
+  it('11. retry_after honored', async () => {
+    emulator.enqueue({ ...googleError(429, 'slow down'), headers: { 'retry-after': '0.2' } });
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'after the wait' }] });
+    const { adapter } = emulatedGemini(emulator, { maxRetries: 1 });
+    const delays: number[] = [];
+    const started = performance.now();
+    await adapter.complete(simpleRequest(), { onRetry: (info) => delays.push(info.delayMs) });
+    expect(delays).toEqual([200]);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(190);
+    // Google's RetryInfo in the body counts the same; hints are capped at 60 s.
+    emulator.enqueue(
+      googleError(429, 'quota', 'RESOURCE_EXHAUSTED', [
+        { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '120s' },
+      ]),
+    );
+    const controller = new AbortController();
+    const capped: number[] = [];
+    const error = await adapter
+      .complete(simpleRequest(), {
+        signal: controller.signal,
+        onRetry: (info) => {
+          capped.push(info.delayMs);
+          controller.abort();
+        },
+      })
+      .catch((caught: unknown) => caught);
+    expect(capped).toEqual([60_000]);
+    expect(error).toMatchObject({ errorClass: 'cancelled' });
+  });
+
+  it('12. cancellation cleanup', async () => {
+    const start = { candidates: [{ content: { role: 'model', parts: [{ text: 'Checking.' }] } }] };
+    const call = {
+      candidates: [
+        { content: { role: 'model', parts: [{ functionCall: { name: 'weather', willContinue: true } }] } },
+      ],
+    };
+    const argument = {
+      candidates: [
+        {
+          content: {
+            role: 'model',
+            parts: [
+              {
+                functionCall: {
+                  partialArgs: [{ jsonPath: '$.city', stringValue: 'Bos', willContinue: true }],
+                  willContinue: true,
+                },
+              },
+            ],
+          },
+        },
+      ],
+    };
+    emulator.enqueue({
+      type: 'sse',
+      events: [{ data: start }, { data: call }, { data: argument }],
+      fault: { stallAfterEvents: 3 },
+    });
+    const { adapter } = emulatedGemini(emulator);
+    const request = simpleRequest('gemini-3-pro-preview', {
+      requestId: 'req_cancel_gemini' as CanonicalRequest['requestId'],
+    });
+    const events: StreamEvent[] = [];
+    for await (const event of adapter.stream(request)) {
+      events.push(event);
+      if (event.type === 'tool-call-delta') expect(adapter.cancel('req_cancel_gemini')).toBe(true);
+    }
+    expect(adapter.cancel('req_cancel_gemini')).toBe(false);
+    assertStreamInvariants(events);
+    const end = events.find((event) => event.type === 'tool-call-end');
+    expect(end).toMatchObject({ input: { city: 'Bos' } });
+    const response = finishOf(events);
+    expect(response.finishReason).toBe('cancelled');
+    expect(response.content).toEqual([
+      { type: 'text', text: 'Checking.' },
+      expect.objectContaining({ type: 'tool-call', name: 'weather', input: { city: 'Bos' } }),
+    ]);
+  });
+
+  it('13. cost-token mapping', async () => {
+    emulator.enqueue({
+      type: 'json',
+      body: {
+        candidates: [{ content: { role: 'model', parts: [{ text: 'ok' }] }, finishReason: 'STOP' }],
+        usageMetadata: {
+          promptTokenCount: 5000,
+          cachedContentTokenCount: 4096,
+          toolUsePromptTokenCount: 100,
+          candidatesTokenCount: 250,
+          thoughtsTokenCount: 750,
+          totalTokenCount: 6100,
+        },
+      },
+    });
+    const { adapter } = emulatedGemini(emulator);
+    const response = await adapter.complete(simpleRequest());
+    // input (uncached) = 5000 − 4096 + 100; output = 250 + 750 thoughts; sums back to the total.
+    expect(response.usage).toEqual({
+      input: 1004,
+      cacheRead: 4096,
+      cacheWrite: 0,
+      output: 1000,
+      reasoning: 750,
+    });
+    expect(response.usage.input + response.usage.cacheRead + response.usage.output).toBe(6100);
+  });
+
+  it('14. streaming usage propagation', async () => {
+    const script: ScriptedScript = {
+      type: 'scripted',
+      content: [
+        { type: 'reasoning', text: 'Thinking it over.', signature: 'c2ln' },
+        { type: 'text', text: 'The answer is 42.' },
+      ],
+      usage: { input: 30, cacheRead: 10, output: 12, reasoning: 8 },
+    };
+    emulator.enqueue(script);
+    emulator.enqueue(script);
+    const { adapter } = emulatedGemini(emulator);
+    const { events } = await collect(adapter.stream(simpleRequest()));
+    const completed = await adapter.complete(simpleRequest());
+    const streamed = finishOf(events);
+    const lastUsage = events.filter((event) => event.type === 'usage').at(-1);
+    expect(lastUsage?.type === 'usage' ? lastUsage.usage : undefined).toEqual(streamed.usage);
+    expect(streamed.usage).toEqual({ input: 30, cacheRead: 10, cacheWrite: 0, output: 20, reasoning: 8 });
+    expect(streamed.usage).toEqual(completed.usage);
+    expect(streamed.content).toEqual(completed.content);
+  });
+});

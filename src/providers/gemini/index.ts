@@ -1,0 +1,27 @@
+/** The Google Gemini adapter (`gemini:<model>`): `createGemini` and its public types. */
+import type { Adapter } from '../../core/adapter.ts';
+import { createHttpAdapter } from '../shared/http-adapter.ts';
+import { createGeminiDefinition } from './definition.ts';
+import { type GeminiOptions, resolveApiKey } from './options.ts';
+
+export { capabilitiesFor } from './capabilities.ts';
+export { createGeminiDefinition } from './definition.ts';
+export { defaultBaseURL, type GeminiOptions, type GeminiProviderOptions } from './options.ts';
+
+/**
+ * Creates the Gemini adapter. The API key comes from `options.apiKey`, else `GEMINI_API_KEY`, else
+ * `GOOGLE_API_KEY`, and is sent as the `x-goog-api-key` header. Without any key the adapter is still
+ * created and calls fail with an `AuthError` from the API (so proxies that add credentials work).
+ *
+ * @example
+ * const gemini = createGemini();
+ * const response = await gemini.complete({
+ *   model: 'gemini:gemini-2.5-flash',
+ *   transcript: [userText('Hello')],
+ *   maxOutputTokens: 1024,
+ * });
+ */
+export function createGemini(options: GeminiOptions = {}): Adapter {
+  const definition = createGeminiDefinition({ useJsonSchema: options.useJsonSchema ?? false });
+  return createHttpAdapter(definition, { ...options, apiKey: resolveApiKey(options.apiKey) });
+}

@@ -1,0 +1,224 @@
+/** Canonical transcript → Gemini `contents` (+ the joined system instruction). */
+import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
+import type { DataRef, Item, Part, ToolCallPart, ToolResultPart } from '../../core/transcript.ts';
+import type { ProviderContext } from '../shared/definition.ts';
+import {
+  isInstructionItem,
+  joinInstructions,
+  projectTranscript,
+  providerToolId,
+  sameProviderRules,
+} from '../shared/projection.ts';
+import type { GeminiContent, GeminiPart } from './api.ts';
+
+/** Metadata key of a text (or media) part's `thoughtSignature`, kept so it can be sent back. */
+export const signatureMetadataKey = 'gemini.thoughtSignature';
+
+/**
+ * Prefix of the provider ids this adapter mints for function calls Gemini sent without an `id`
+ * (older models). Ids always go on the wire, on the call and on its response alike: Gemini 3 issues
+ * an id with every call and expects it echoed on the `functionResponse`, and a matching pair lets
+ * parallel calls to the same function be told apart.
+ */
+export const generatedIdPrefix = 'gemini-call-';
+
+/**
+ * The documented value for function calls that never had a signature (calls produced by another
+ * provider, or by an older Gemini): https://ai.google.dev/gemini-api/docs/thought-signatures (FAQ).
+ * It is a sentinel the API recognises, not a forged signature.
+ */
+export const unsignedCallSignature = 'skip_thought_signature_validator';
+
+/** The converted transcript. */
+export interface ConvertedMessages {
+  /** The system, developer and context items joined with blank lines, or undefined. */
+  systemInstruction: string | undefined;
+  contents: GeminiContent[];
+}
+
+/**
+ * Converts the transcript: instructions are joined into the system instruction; user, assistant
+ * (`model`) and tool turns become contents, consecutive same-role turns merged. Reasoning and custom
+ * parts from other providers are dropped with a WARN (`projectTranscript`).
+ */
+export function convertMessages(items: readonly Item[], context: ProviderContext): ConvertedMessages {
+  const projected = projectTranscript(items, sameProviderRules('gemini'), context);
+  const callNames = collectCallNames(projected);
+  const contents: GeminiContent[] = [];
+  projected.forEach((item, itemIndex) => {
+    if (isInstructionItem(item)) {
+      warnNonTextInstructions(item, itemIndex, context);
+      return;
+    }
+    const role = item.kind === 'assistant' ? 'model' : 'user';
+    const parts: GeminiPart[] = [];
+    item.parts.forEach((part, partIndex) => {
+      const converted = convertPart(part, { context, callNames, itemIndex, partIndex });
+      if (converted !== undefined) parts.push(...converted);
+    });
+    if (parts.length === 0) return;
+    const last = contents.at(-1);
+    if (last?.role === role) last.parts.push(...parts);
+    else contents.push({ role, parts });
+  });
+  if (signaturesEnforced(context.model)) signUnsignedCalls(contents);
+  const systemInstruction = joinInstructions(projected);
+  return { systemInstruction: systemInstruction === '' ? undefined : systemInstruction, contents };
+}
+
+interface PartSite {
+  context: ProviderContext;
+  callNames: Map<string, string>;
+  itemIndex: number;
+  partIndex: number;
+}
+
+function convertPart(part: Part, site: PartSite): GeminiPart[] | undefined {
+  switch (part.type) {
+    case 'text':
+      return [withSignature({ text: part.text }, part.metadata?.[signatureMetadataKey])];
+    case 'media':
+    case 'file': {
+      const data = convertData(part.mimeType, part.data);
+      if (data === undefined) return dropped(part, site, 'a handle data reference must be resolved first');
+      return [withSignature(data, part.metadata?.[signatureMetadataKey])];
+    }
+    case 'structured':
+      return [{ text: JSON.stringify(part.value) }];
+    case 'reasoning':
+      // Only Gemini reasoning gets here (projection); its thought text and signature go back as is.
+      return [withSignature({ text: part.text, thought: true }, part.signature)];
+    case 'tool-call':
+      return [convertToolCall(part, site.context)];
+    case 'tool-result':
+      return convertToolResult(part, site);
+    case 'custom':
+      // A Gemini part kept whole (executableCode, codeExecutionResult, inlineData output, …).
+      return isJsonObject(part.data)
+        ? [part.data as GeminiPart]
+        : dropped(part, site, 'its data is not a part');
+  }
+}
+
+function convertToolCall(part: ToolCallPart, context: ProviderContext): GeminiPart {
+  const id = providerToolId(context, part.id);
+  const functionCall: GeminiPart['functionCall'] = { name: part.name, args: part.input, id };
+  // A signature is only valid where it was made: calls from other providers go unsigned.
+  const signature = part.provider === 'gemini' ? part.signature : undefined;
+  return withSignature({ functionCall }, signature);
+}
+
+function convertToolResult(part: ToolResultPart, site: PartSite): GeminiPart[] {
+  const name = part.name ?? site.callNames.get(part.callId);
+  if (name === undefined) {
+    throw new InvalidRequestError({
+      message: `gemini: the tool result for call ${part.callId} names no tool and no call with that id is in the transcript; Gemini matches results by name`,
+      provider: 'gemini',
+      requestId: site.context.requestId,
+    });
+  }
+  const id = providerToolId(site.context, part.callId);
+  const media: GeminiPart[] = [];
+  const response = convertToolOutput(part, site, media);
+  return [{ functionResponse: { name, response, id } }, ...media];
+}
+
+/**
+ * Gemini wants `response` to be an object: text becomes `{output: text}`, a JSON object is sent as
+ * is, any other JSON value becomes `{output: value}`; an error result uses `error` instead of
+ * `output`. Media inside a result follow the `functionResponse` as sibling parts.
+ */
+function convertToolOutput(part: ToolResultPart, site: PartSite, media: GeminiPart[]): JsonObject {
+  const key = part.isError ? 'error' : 'output';
+  const output = part.output;
+  if (output.type === 'text') return { [key]: output.text };
+  if (output.type === 'json') {
+    if (isJsonObject(output.value) && !part.isError) return output.value;
+    return { [key]: output.value };
+  }
+  const texts: string[] = [];
+  const values: JsonValue[] = [];
+  for (const inner of output.parts) {
+    if (inner.type === 'text') texts.push(inner.text);
+    else if (inner.type === 'structured') values.push(inner.value);
+    else if (inner.type === 'media' || inner.type === 'file') {
+      const data = convertData(inner.mimeType, inner.data);
+      if (data === undefined) dropped(inner, site, 'a handle data reference must be resolved first');
+      else media.push(data);
+    } else dropped(inner, site, `a ${inner.type} part cannot be part of a function response`);
+  }
+  if (values.length === 0) return { [key]: texts.join('\n') };
+  if (texts.length === 0 && values.length === 1) return { [key]: values[0] as JsonValue };
+  return { [key]: [...texts, ...values] };
+}
+
+function convertData(mimeType: string, data: DataRef): GeminiPart | undefined {
+  switch (data.type) {
+    case 'base64':
+      return { inlineData: { mimeType, data: data.data } };
+    case 'bytes':
+      return { inlineData: { mimeType, data: Buffer.from(data.bytes).toString('base64') } };
+    case 'uri':
+      return { fileData: { mimeType, fileUri: data.uri } };
+    case 'handle':
+      return undefined;
+  }
+}
+
+function withSignature(part: GeminiPart, signature: JsonValue | undefined): GeminiPart {
+  if (typeof signature === 'string' && signature !== '') part.thoughtSignature = signature;
+  return part;
+}
+
+function dropped(part: Part, site: PartSite, reason: string): undefined {
+  site.context.warn('dropped a part the provider cannot take', {
+    itemIndex: site.itemIndex,
+    partIndex: site.partIndex,
+    blockType: part.type,
+    reason,
+  });
+  return undefined;
+}
+
+function warnNonTextInstructions(item: Item, itemIndex: number, context: ProviderContext): void {
+  item.parts.forEach((part, partIndex) => {
+    if (part.type === 'text') return;
+    context.warn('dropped a part the provider cannot take', {
+      messageId: item.id,
+      itemIndex,
+      partIndex,
+      blockType: part.type,
+      reason: 'Gemini system instructions hold text only',
+    });
+  });
+}
+
+/** Canonical call id → tool name, so results without a name can still be matched. */
+function collectCallNames(items: readonly Item[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const item of items) {
+    for (const part of item.parts) if (part.type === 'tool-call') names.set(part.id, part.name);
+  }
+  return names;
+}
+
+/** Gemini 3 models (except the image models) reject unsigned function calls of the current turn. */
+export function signaturesEnforced(model: string): boolean {
+  return !/gemini-(1|2)(\.|-)/.test(model) && !model.includes('image');
+}
+
+/**
+ * The first function call of each model step must carry a signature; calls that never had one
+ * (another provider's) get the documented sentinel. Later calls of a step stay unsigned, as
+ * Gemini itself sends parallel calls.
+ */
+function signUnsignedCalls(contents: GeminiContent[]): void {
+  for (const content of contents) {
+    if (content.role !== 'model') continue;
+    const first = content.parts.find((part) => part.functionCall !== undefined);
+    if (first !== undefined && first.thoughtSignature === undefined) {
+      first.thoughtSignature = unsignedCallSignature;
+    }
+  }
+}

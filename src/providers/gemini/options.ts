@@ -1,0 +1,54 @@
+/** Options of `createGemini` and the per-request `providerOptions.gemini` pass-through. */
+import type { JsonObject, JsonValue } from '../../core/json.ts';
+import type { CanonicalRequest } from '../../core/request.ts';
+import type { AdapterOptions } from '../shared/options.ts';
+import { isRecord } from './api.ts';
+
+/** The Gemini API endpoint (Google AI Studio keys). */
+export const defaultBaseURL = 'https://generativelanguage.googleapis.com/v1beta';
+
+/** Environment variables read for the API key, in order. */
+export const apiKeyVariables = ['GEMINI_API_KEY', 'GOOGLE_API_KEY'] as const;
+
+/** Options of `createGemini`. */
+export interface GeminiOptions extends AdapterOptions {
+  /**
+   * Send tool and output schemas verbatim as full JSON Schema (`parametersJsonSchema`,
+   * `responseJsonSchema`), which newer Gemini API versions accept. Default `false`: schemas are
+   * converted to the OpenAPI 3.0 subset every Gemini model accepts (`parameters`, `responseSchema`),
+   * and a keyword that subset cannot express fails the call with an `InvalidRequestError`.
+   */
+  useJsonSchema?: boolean;
+}
+
+/**
+ * What `request.providerOptions.gemini` may carry; each field is sent as is:
+ * `safetySettings` (top-level), `generationConfig` (merged over the generated one) and `tools`
+ * (appended, e.g. `{ googleSearch: {} }` or `{ codeExecution: {} }`).
+ */
+export interface GeminiProviderOptions {
+  safetySettings?: JsonValue[];
+  generationConfig?: JsonObject;
+  tools?: JsonObject[];
+}
+
+/** Reads `request.providerOptions.gemini`, keeping only well-typed fields. */
+export function readProviderOptions(request: CanonicalRequest): GeminiProviderOptions {
+  const raw = request.providerOptions?.gemini;
+  if (!isRecord(raw)) return {};
+  const options: GeminiProviderOptions = {};
+  if (Array.isArray(raw.safetySettings)) options.safetySettings = raw.safetySettings;
+  if (isRecord(raw.generationConfig)) options.generationConfig = raw.generationConfig as JsonObject;
+  if (Array.isArray(raw.tools)) options.tools = raw.tools.filter(isRecord) as JsonObject[];
+  return options;
+}
+
+/** The API key: the argument, else `GEMINI_API_KEY`, else `GOOGLE_API_KEY`. */
+export function resolveApiKey(apiKey: string | undefined): string | undefined {
+  if (apiKey !== undefined && apiKey !== '') return apiKey;
+  for (const name of apiKeyVariables) {
+    const value = process.env[name];
+    if (value !== undefined && value !== '') return value;
+  }
+  return undefined;
+}

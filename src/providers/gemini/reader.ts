@@ -1,0 +1,250 @@
+/**
+ * Reads Gemini response chunks (a whole response is one chunk) into StreamBuilder calls. Shared by
+ * `parseResponse` and the stream parser, so both produce the same content for the same parts.
+ */
+import { createRequestId } from '../../core/ids.ts';
+import type { JsonObject, JsonValue } from '../../core/json.ts';
+import type { StreamBuilder } from '../../core/stream-builder.ts';
+import type { ProviderContext } from '../shared/definition.ts';
+import { canonicalToolId } from '../shared/projection.ts';
+import type {
+  GeminiCandidate,
+  GeminiFunctionCall,
+  GeminiPart,
+  GeminiResponse,
+  GeminiUsageMetadata,
+} from './api.ts';
+import { preparedCall } from './cache.ts';
+import { generatedIdPrefix, signatureMetadataKey } from './messages.ts';
+import { PartialArguments } from './partial-arguments.ts';
+import { convertUsage, hasUsageCounts, mapFinishReason } from './response-fields.ts';
+
+type PartKind = 'thought' | 'text' | 'function-call' | 'signature' | 'other';
+
+/** Candidate fields kept as response metadata (`gemini.<field>`). */
+const candidateMetadata = [
+  'groundingMetadata',
+  'citationMetadata',
+  'urlContextMetadata',
+  'safetyRatings',
+  'finishMessage',
+] as const;
+
+interface StreamingCall {
+  key: string;
+  arguments: PartialArguments;
+  signature: string | undefined;
+}
+
+/**
+ * Part kinds are told apart by field presence. Text and thoughts that Gemini streams in pieces are
+ * merged into one part until a signature closes it (the signature belongs to the part it ends);
+ * function calls come whole, or (Vertex `streamFunctionCallArguments`) as a start, `partialArgs`
+ * pieces and an end. Unknown part types are kept whole as `custom` parts (`provider: 'gemini'`,
+ * `kind` = the part's field name), which `convertMessages` sends back verbatim.
+ */
+export class ResponseReader {
+  private readonly context: ProviderContext;
+  private readonly builder: StreamBuilder;
+  private block: { kind: 'text' | 'reasoning'; key: string } | undefined;
+  private call: StreamingCall | undefined;
+  private blockCount = 0;
+  private rawFinishReason: string | undefined;
+  private blockReason: string | undefined;
+  private lastUsage = '';
+
+  constructor(context: ProviderContext, builder: StreamBuilder) {
+    this.context = context;
+    this.builder = builder;
+    const cache = preparedCall(context)?.cache;
+    if (cache !== undefined) {
+      builder.setMetadata('gemini.cachedContent', cache.name);
+      if (cache.created) builder.setMetadata('gemini.cacheCreatedTokens', cache.tokens ?? null);
+    }
+  }
+
+  /** True once a chunk carried a finish reason or a prompt block: the response is whole. */
+  get complete(): boolean {
+    return this.rawFinishReason !== undefined || this.blockReason !== undefined;
+  }
+
+  /** Reads one chunk. */
+  read(chunk: GeminiResponse): void {
+    // A chunk with nothing but metadata (`trafficType`) does not start the message, so a stream
+    // cut before any content can still be retried.
+    if (carriesContent(chunk)) this.builder.start(startFields(chunk));
+    const candidate = chunk.candidates?.[0];
+    if (candidate !== undefined) this.readCandidate(candidate);
+    const blockReason = chunk.promptFeedback?.blockReason;
+    if (typeof blockReason === 'string') {
+      this.blockReason = blockReason;
+      this.builder.setMetadata('gemini.blockReason', blockReason);
+      this.builder.setMetadata('gemini.promptFeedback', chunk.promptFeedback as JsonObject);
+    }
+    if (chunk.usageMetadata !== undefined) this.readUsage(chunk.usageMetadata);
+  }
+
+  /** Closes what is open and sets the finish reason (the runtime then calls `builder.finish()`). */
+  finish(): void {
+    this.closeBlock();
+    this.closeCall();
+    if (this.blockReason !== undefined) {
+      this.builder.setFinish('content-filter', this.blockReason);
+    } else if (this.rawFinishReason !== undefined) {
+      this.builder.setFinish(
+        mapFinishReason(this.rawFinishReason, this.builder.hasToolCalls),
+        this.rawFinishReason,
+      );
+    } else {
+      this.builder.setFinish(this.builder.hasToolCalls ? 'tool-call' : 'completed');
+    }
+  }
+
+  /** Emits usage when the counts changed (Gemini repeats the same counts on many chunks). */
+  private readUsage(usage: GeminiUsageMetadata): void {
+    if (!hasUsageCounts(usage)) return;
+    const converted = convertUsage(usage);
+    const key = `${converted.input},${converted.cacheRead},${converted.output},${converted.reasoning}`;
+    if (key === this.lastUsage) return;
+    this.lastUsage = key;
+    this.builder.usage(converted);
+  }
+
+  private readCandidate(candidate: GeminiCandidate): void {
+    for (const part of candidate.content?.parts ?? []) this.readPart(part);
+    for (const field of candidateMetadata) {
+      const value = candidate[field];
+      if (value !== undefined) this.builder.setMetadata(`gemini.${field}`, value as JsonValue);
+    }
+    if (typeof candidate.finishReason === 'string') this.rawFinishReason = candidate.finishReason;
+  }
+
+  private readPart(part: GeminiPart): void {
+    switch (partKind(part)) {
+      case 'thought':
+        this.onText('reasoning', part.text ?? '', part.thoughtSignature);
+        return;
+      case 'text':
+        this.onText('text', part.text ?? '', part.thoughtSignature);
+        return;
+      case 'signature':
+        this.onSignature(part.thoughtSignature as string);
+        return;
+      case 'function-call':
+        this.onFunctionCall(part.functionCall as GeminiFunctionCall, part.thoughtSignature);
+        return;
+      case 'other':
+        this.onOther(part);
+        return;
+    }
+  }
+
+  private onText(kind: 'text' | 'reasoning', text: string, signature: string | undefined): void {
+    this.closeCall();
+    if (text === '' && signature === undefined) return;
+    if (this.block?.kind !== kind) {
+      this.closeBlock();
+      this.block = { kind, key: `block:${this.blockCount++}` };
+      this.builder.openText(this.block.key, kind);
+    }
+    if (kind === 'text') this.builder.text(this.block.key, text);
+    else this.builder.reasoning(this.block.key, text);
+    if (signature !== undefined) this.closeBlock(signature);
+  }
+
+  /** A part holding only a signature: it ends the open text or thought, else stands as empty text. */
+  private onSignature(signature: string): void {
+    if (this.block !== undefined) this.closeBlock(signature);
+    else this.onText('text', '', signature);
+  }
+
+  private onFunctionCall(functionCall: GeminiFunctionCall, signature: string | undefined): void {
+    this.closeBlock();
+    const starts = typeof functionCall.name === 'string' && functionCall.name !== '';
+    if (this.call !== undefined && !starts) {
+      this.continueCall(this.call, functionCall, signature);
+      return;
+    }
+    this.closeCall();
+    if (!starts) return; // A stray end marker (`functionCall: {}`) with no call open.
+    const key = `call:${this.blockCount++}`;
+    const providerId = functionCall.id ?? `${generatedIdPrefix}${createRequestId()}`;
+    this.builder.toolStart(key, canonicalToolId(this.context, providerId), functionCall.name as string);
+    if (functionCall.willContinue === true) {
+      this.call = { key, arguments: new PartialArguments(), signature };
+      this.continueCall(this.call, functionCall, undefined);
+      return;
+    }
+    const input = functionCall.args ?? {};
+    this.builder.toolDelta(key, JSON.stringify(input));
+    this.builder.end(key, signature === undefined ? { input } : { input, signature });
+  }
+
+  private continueCall(
+    call: StreamingCall,
+    functionCall: GeminiFunctionCall,
+    signature: string | undefined,
+  ): void {
+    if (signature !== undefined) call.signature ??= signature;
+    for (const argument of functionCall.partialArgs ?? []) {
+      this.builder.toolDelta(call.key, call.arguments.apply(argument));
+    }
+    if (functionCall.willContinue !== true) this.closeCall();
+  }
+
+  private onOther(part: GeminiPart): void {
+    this.closeBlock();
+    this.closeCall();
+    const kind = Object.keys(part).find((key) => key !== 'thoughtSignature' && key !== 'thought') ?? 'part';
+    this.builder.custom({ type: 'custom', provider: 'gemini', kind, data: part as unknown as JsonObject });
+  }
+
+  private closeBlock(signature?: string): void {
+    const block = this.block;
+    if (block === undefined) return;
+    this.block = undefined;
+    if (signature === undefined) this.builder.end(block.key);
+    else if (block.kind === 'reasoning') this.builder.end(block.key, { signature });
+    else this.builder.end(block.key, { metadata: { [signatureMetadataKey]: signature } });
+  }
+
+  private closeCall(): void {
+    const call = this.call;
+    if (call === undefined) return;
+    this.call = undefined;
+    this.builder.toolDelta(call.key, call.arguments.close());
+    if (call.arguments.diverged) {
+      this.context.warn('streamed function-call arguments arrived out of order', {
+        reason: 'the deltas stop early; the final input is complete',
+      });
+    }
+    const input = call.arguments.input;
+    this.builder.end(
+      call.key,
+      call.signature === undefined ? { input } : { input, signature: call.signature },
+    );
+  }
+}
+
+function carriesContent(chunk: GeminiResponse): boolean {
+  if (chunk.candidates !== undefined || chunk.promptFeedback !== undefined) return true;
+  return chunk.usageMetadata !== undefined && hasUsageCounts(chunk.usageMetadata);
+}
+
+function startFields(chunk: GeminiResponse): { responseId?: string; model?: string } {
+  const fields: { responseId?: string; model?: string } = {};
+  if (typeof chunk.responseId === 'string') fields.responseId = chunk.responseId;
+  if (typeof chunk.modelVersion === 'string') fields.model = chunk.modelVersion;
+  return fields;
+}
+
+function partKind(part: GeminiPart): PartKind {
+  if (part.functionCall !== undefined) return 'function-call';
+  if (part.thought === true) return 'thought';
+  if (typeof part.text === 'string') return 'text';
+  const keys = Object.keys(part);
+  if (typeof part.thoughtSignature === 'string' && keys.every((key) => key === 'thoughtSignature')) {
+    return 'signature';
+  }
+  return 'other';
+}

@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isServerError } from '../../core/errors/guards.ts';
+import { systemText, userText } from '../../core/transcript.ts';
+import { type Emulator, startEmulator } from '../../testing/emulator/index.ts';
+import { mapFinishReason } from './response.ts';
+import { emulatedGemini, parseBody, parseChunks, simpleRequest, testContext } from './test-support.ts';
+import { estimateInputTokens } from './tokens.ts';
+
+let emulator: Emulator;
+beforeAll(async () => {
+  emulator = await startEmulator();
+});
+afterAll(async () => {
+  await emulator.close();
+});
+
+const finished = (finishReason: string, parts: object[] = [{ text: 'partial' }], extra: object = {}) => ({
+  candidates: [{ content: { role: 'model', parts }, finishReason, ...extra }],
+});
+
+describe('finish reasons', () => {
+  it.each([
+    ['STOP', false, 'completed'],
+    ['STOP', true, 'tool-call'],
+    ['MAX_TOKENS', false, 'max-tokens'],
+    ['SAFETY', false, 'content-filter'],
+    ['RECITATION', false, 'content-filter'],
+    ['BLOCKLIST', false, 'content-filter'],
+    ['PROHIBITED_CONTENT', false, 'content-filter'],
+    ['SPII', false, 'content-filter'],
+    ['IMAGE_SAFETY', false, 'content-filter'],
+    ['MALFORMED_FUNCTION_CALL', false, 'error'],
+    ['UNEXPECTED_TOOL_CALL', false, 'error'],
+    ['LANGUAGE', false, 'other'],
+    ['OTHER', false, 'other'],
+    ['FINISH_REASON_UNSPECIFIED', false, 'other'],
+    ['SOMETHING_NEW', false, 'other'],
+  ] as const)('%s (tool calls: %s) → %s', (raw, hasToolCalls, expected) => {
+    expect(mapFinishReason(raw, hasToolCalls)).toBe(expected);
+  });
+
+  it('a malformed function call finishes with error, no exception, the raw value and message kept', () => {
+    const response = parseBody(
+      finished('MALFORMED_FUNCTION_CALL', [], {
+        finishMessage: 'Malformed function call: print(default_api.f(',
+      }),
+    );
+    expect(response).toMatchObject({
+      finishReason: 'error',
+      rawFinishReason: 'MALFORMED_FUNCTION_CALL',
+      content: [],
+      metadata: { 'gemini.finishMessage': 'Malformed function call: print(default_api.f(' },
+    });
+  });
+
+  it('MAX_TOKENS keeps the text that was produced', () => {
+    expect(parseBody(finished('MAX_TOKENS'))).toMatchObject({
+      finishReason: 'max-tokens',
+      rawFinishReason: 'MAX_TOKENS',
+      content: [{ type: 'text', text: 'partial' }],
+    });
+  });
+
+  it('SAFETY keeps the safety ratings as metadata', () => {
+    const ratings = [{ category: 'HARM_CATEGORY_DANGEROUS_CONTENT', probability: 'HIGH', blocked: true }];
+    const response = parseBody(finished('SAFETY', [], { safetyRatings: ratings }));
+    expect(response.finishReason).toBe('content-filter');
+    expect(response.metadata?.['gemini.safetyRatings']).toEqual(ratings);
+  });
+});
+
+describe('bad input never crashes', () => {
+  it('a stream event that is not an object is skipped with a WARN', () => {
+    const context = testContext();
+    const events = parseChunks([42, finished('STOP', [{ text: 'fine' }])], context);
+    expect(events.at(-1)).toMatchObject({ response: { content: [{ type: 'text', text: 'fine' }] } });
+    expect(context.logger.entries[0]?.message).toBe('skipped a stream event that is not a JSON object');
+  });
+
+  it('a complete body that is not an object is a ServerError', () => {
+    expect(() => parseBody('just a string')).toThrow(/not a JSON object/);
+    try {
+      parseBody([1]);
+    } catch (error) {
+      expect(isServerError(error)).toBe(true);
+    }
+  });
+
+  it('an error envelope inside a 200 body throws the classified error', () => {
+    expect(() => parseBody({ error: { code: 503, status: 'UNAVAILABLE', message: 'overloaded' } })).toThrow(
+      /overloaded/,
+    );
+  });
+
+  it('a candidate without content and parts with unexpected shapes are tolerated', () => {
+    const response = parseBody({
+      candidates: [{ finishReason: 'STOP' }],
+      usageMetadata: { trafficType: 'X' },
+    });
+    expect(response).toMatchObject({ finishReason: 'completed', content: [] });
+  });
+});
+
+describe('models and token estimates', () => {
+  it('lists models with canonical ids and token limits', async () => {
+    const { adapter } = emulatedGemini(emulator);
+    const models = await adapter.listModels();
+    expect(models).toContainEqual({
+      id: 'gemini:gemini-2.5-flash',
+      name: 'gemini-2.5-flash',
+      displayName: 'Gemini 2.5 Flash',
+      contextWindow: 1_048_576,
+      maxOutputTokens: 65_536,
+    });
+    expect(emulator.requests.at(-1)?.path).toBe('/v1beta/models');
+  });
+
+  it('estimates text at about four characters a token and images at 258 tokens', () => {
+    const text = 'word '.repeat(400);
+    const estimate = estimateInputTokens({ transcript: [systemText('Be brief.'), userText(text)] });
+    expect(estimate).toBeGreaterThan(500);
+    expect(estimate).toBeLessThan(530);
+    const withImage = estimateInputTokens({
+      transcript: [
+        {
+          kind: 'user',
+          parts: [
+            { type: 'media', modality: 'image', mimeType: 'image/png', data: { type: 'base64', data: '' } },
+          ],
+        },
+      ],
+    });
+    expect(withImage).toBe(258 + 4);
+  });
+
+  it('the adapter exposes the estimate without a network call', () => {
+    const { adapter } = emulatedGemini(emulator);
+    const before = emulator.requests.length;
+    expect(adapter.estimateInputTokens({ transcript: simpleRequest().transcript })).toBeGreaterThan(0);
+    expect(emulator.requests.length).toBe(before);
+  });
+});

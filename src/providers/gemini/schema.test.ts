@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import { isInvalidRequestError } from '../../core/errors/guards.ts';
+import type { JsonObject } from '../../core/json.ts';
+import { convertSchema, hasNoParameters } from './schema.ts';
+
+const site = { where: 'tool lookup parameters' };
+
+function failure(schema: JsonObject): unknown {
+  try {
+    convertSchema(schema, site);
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the conversion to fail');
+}
+
+describe('JSON Schema → Gemini schema subset', () => {
+  it('uppercases types and keeps what the subset has', () => {
+    expect(
+      convertSchema(
+        {
+          $schema: 'http://json-schema.org/draft-07/schema#',
+          type: 'object',
+          title: 'Query',
+          properties: {
+            text: { type: 'string', minLength: 1, maxLength: 50, pattern: '^[a-z]+$', format: 'email' },
+            when: { type: 'string', format: 'date-time' },
+            count: { type: 'integer', minimum: 1, maximum: 9, default: 3, examples: [4] },
+            ratio: { type: 'number', format: 'double' },
+            flags: { type: 'array', items: { type: 'boolean' }, minItems: 1 },
+          },
+          required: ['text'],
+          additionalProperties: false,
+        },
+        site,
+      ),
+    ).toEqual({
+      type: 'OBJECT',
+      title: 'Query',
+      properties: {
+        text: { type: 'STRING', minLength: 1, maxLength: 50, pattern: '^[a-z]+$' },
+        when: { type: 'STRING', format: 'date-time' },
+        count: { type: 'INTEGER', minimum: 1, maximum: 9, default: 3, example: 4 },
+        ratio: { type: 'NUMBER', format: 'double' },
+        flags: { type: 'ARRAY', items: { type: 'BOOLEAN' }, minItems: 1 },
+      },
+      required: ['text'],
+    });
+  });
+
+  it('nullable unions: type arrays and anyOf with null become nullable', () => {
+    expect(convertSchema({ type: ['string', 'null'] }, site)).toEqual({ type: 'STRING', nullable: true });
+    expect(convertSchema({ anyOf: [{ type: 'number' }, { type: 'null' }], description: 'n' }, site)).toEqual({
+      type: 'NUMBER',
+      description: 'n',
+      nullable: true,
+    });
+  });
+
+  it('real unions become anyOf (oneOf too)', () => {
+    expect(convertSchema({ oneOf: [{ type: 'string' }, { type: 'integer' }] }, site)).toEqual({
+      anyOf: [{ type: 'STRING' }, { type: 'INTEGER' }],
+    });
+    expect(convertSchema({ type: ['string', 'integer', 'null'] }, site)).toEqual({
+      anyOf: [{ type: 'STRING' }, { type: 'INTEGER' }],
+      nullable: true,
+    });
+  });
+
+  it('local $ref definitions are inlined', () => {
+    expect(
+      convertSchema(
+        {
+          type: 'object',
+          properties: { home: { $ref: '#/$defs/address' }, work: { $ref: '#/definitions/address' } },
+          $defs: { address: { type: 'object', properties: { city: { type: 'string' } } } },
+          definitions: { address: { type: 'object', properties: { city: { type: 'string' } } } },
+        },
+        site,
+      ),
+    ).toEqual({
+      type: 'OBJECT',
+      properties: {
+        home: { type: 'OBJECT', properties: { city: { type: 'STRING' } } },
+        work: { type: 'OBJECT', properties: { city: { type: 'STRING' } } },
+      },
+    });
+  });
+
+  it('allOf of objects merges properties and required', () => {
+    expect(
+      convertSchema(
+        {
+          allOf: [
+            { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+            { properties: { b: { type: 'number' } }, required: ['b'] },
+          ],
+        },
+        site,
+      ),
+    ).toEqual({
+      type: 'OBJECT',
+      properties: { a: { type: 'STRING' }, b: { type: 'NUMBER' } },
+      required: ['a', 'b'],
+    });
+  });
+
+  it('const and numeric enums become string enums (numbers with format enum)', () => {
+    expect(convertSchema({ const: 'fixed' }, site)).toEqual({ type: 'STRING', enum: ['fixed'] });
+    expect(convertSchema({ type: 'integer', enum: [1, 2, null] }, site)).toEqual({
+      type: 'INTEGER',
+      enum: ['1', '2'],
+      format: 'enum',
+      nullable: true,
+    });
+  });
+
+  it.each([
+    ['not', { type: 'object', properties: { a: { not: { type: 'string' } } } }, '$.properties.a'],
+    ['exclusiveMinimum', { type: 'number', exclusiveMinimum: 0 }, '$'],
+    ['uniqueItems', { type: 'array', items: { type: 'string' }, uniqueItems: true }, '$'],
+    ['additionalProperties', { type: 'object', additionalProperties: { type: 'string' } }, '$'],
+    ['items', { type: 'array', items: [{ type: 'string' }] }, '$'],
+    ['$ref', { type: 'object', properties: { next: { $ref: '#' } } }, '$.properties.next'],
+    ['type', { type: 'object', properties: { anything: {} } }, '$.properties.anything'],
+    ['enum', { enum: [true, false] }, '$'],
+  ])('`%s` that cannot be expressed fails naming the keyword and where', (keyword, schema, path) => {
+    const error = failure(schema as JsonObject);
+    expect(isInvalidRequestError(error)).toBe(true);
+    expect((error as Error).message).toContain(`keyword \`${keyword}\` at ${path}`);
+    expect((error as Error).message).toContain('tool lookup parameters');
+    expect((error as Error).message).toContain('useJsonSchema');
+  });
+
+  it('recursive references fail instead of looping', () => {
+    const error = failure({
+      $defs: { node: { type: 'object', properties: { child: { $ref: '#/$defs/node' } } } },
+      $ref: '#/$defs/node',
+    });
+    expect((error as Error).message).toMatch(/`\$ref` at \$\.properties\.child is recursive/);
+  });
+
+  it('a tool without parameters sends no parameters', () => {
+    expect(hasNoParameters({ type: 'object', properties: {} })).toBe(true);
+    expect(hasNoParameters({ type: 'object' })).toBe(true);
+    expect(hasNoParameters({ type: 'object', properties: { a: { type: 'string' } } })).toBe(false);
+  });
+});

@@ -1,0 +1,267 @@
+/**
+ * JSON Schema → the OpenAPI 3.0 subset Gemini's `parameters` / `responseSchema` accept. What maps is
+ * mapped; annotations the subset lacks are dropped; a validation keyword it cannot express fails
+ * with an `InvalidRequestError` naming the keyword and where it sits.
+ */
+import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
+import type { JsonObject, JsonValue } from '../../core/json.ts';
+import { isRecord } from './api.ts';
+
+/** Keywords that constrain values in ways the Gemini subset cannot express: always an error. */
+const unsupportedKeywords = new Set([
+  'not',
+  'if',
+  'then',
+  'else',
+  'patternProperties',
+  'propertyNames',
+  'dependentRequired',
+  'dependentSchemas',
+  'dependencies',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'contains',
+  'minContains',
+  'maxContains',
+  'prefixItems',
+  'multipleOf',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'uniqueItems',
+  '$dynamicRef',
+  '$recursiveRef',
+]);
+
+/** Keywords copied as they are, per Gemini type (everything else is dropped as an annotation). */
+const keywordsByType: Record<string, readonly string[]> = {
+  STRING: ['enum', 'format', 'pattern', 'minLength', 'maxLength'],
+  NUMBER: ['enum', 'format', 'minimum', 'maximum'],
+  INTEGER: ['enum', 'format', 'minimum', 'maximum'],
+  BOOLEAN: [],
+  ARRAY: ['minItems', 'maxItems'],
+  OBJECT: ['required', 'minProperties', 'maxProperties', 'propertyOrdering'],
+  NULL: [],
+};
+const commonKeywords = ['title', 'description', 'nullable', 'default', 'example'];
+
+/** `format` values Gemini accepts, per type; other formats are annotations and are dropped. */
+const formatsByType: Record<string, readonly string[]> = {
+  STRING: ['date-time', 'enum'],
+  NUMBER: ['float', 'double', 'enum'],
+  INTEGER: ['int32', 'int64', 'enum'],
+};
+
+const jsonTypes: Record<string, string> = {
+  string: 'STRING',
+  number: 'NUMBER',
+  integer: 'INTEGER',
+  boolean: 'BOOLEAN',
+  array: 'ARRAY',
+  object: 'OBJECT',
+  null: 'NULL',
+};
+
+/** Where a schema is used, for error messages (`tool weather parameters`, `output schema`). */
+export interface SchemaSite {
+  where: string;
+}
+
+/** Converts a JSON Schema to Gemini's OpenAPI subset; throws `InvalidRequestError` on what cannot be. */
+export function convertSchema(schema: JsonObject, site: SchemaSite): JsonObject {
+  return new SchemaConverter(schema, site).convert(schema, '$', []);
+}
+
+/** True when a tool's input schema declares no parameters at all (then `parameters` is omitted). */
+export function hasNoParameters(schema: JsonObject): boolean {
+  const properties = schema.properties;
+  return (
+    (schema.type === undefined || schema.type === 'object') &&
+    (properties === undefined || (isRecord(properties) && Object.keys(properties).length === 0)) &&
+    schema.anyOf === undefined &&
+    schema.oneOf === undefined &&
+    schema.allOf === undefined &&
+    schema.$ref === undefined &&
+    !isRecord(schema.additionalProperties)
+  );
+}
+
+class SchemaConverter {
+  private readonly root: JsonObject;
+  private readonly site: SchemaSite;
+
+  constructor(root: JsonObject, site: SchemaSite) {
+    this.root = root;
+    this.site = site;
+  }
+
+  fail(keyword: string, path: string, why: string): never {
+    throw new InvalidRequestError({
+      message: `gemini: ${this.site.where}: keyword \`${keyword}\` at ${path} ${why}; Gemini's schema subset cannot express it (pass useJsonSchema: true to send JSON Schema as is)`,
+      providerCode: 'unsupported_schema',
+      provider: 'gemini',
+    });
+  }
+
+  convert(input: JsonObject, path: string, refs: string[]): JsonObject {
+    const schema = this.resolve(input, path, refs);
+    const activeRefs = typeof input.$ref === 'string' ? [...refs, input.$ref] : refs;
+    for (const keyword of Object.keys(schema)) {
+      if (unsupportedKeywords.has(keyword)) this.fail(keyword, path, 'constrains values');
+    }
+    if (isRecord(schema.additionalProperties)) {
+      this.fail('additionalProperties', path, 'describes a map of arbitrary keys');
+    }
+    if (Array.isArray(schema.allOf)) return this.convertAllOf(schema, path, activeRefs);
+    const union = schema.anyOf ?? schema.oneOf;
+    if (Array.isArray(union)) return this.convertUnion(schema, union, path, activeRefs);
+    return this.convertTyped(schema, path, activeRefs);
+  }
+
+  private resolve(schema: JsonObject, path: string, refs: string[]): JsonObject {
+    const ref = schema.$ref;
+    if (ref === undefined) return schema;
+    if (typeof ref !== 'string' || !ref.startsWith('#/')) this.fail('$ref', path, 'is not a local reference');
+    if (refs.includes(ref)) this.fail('$ref', path, `is recursive (${ref})`);
+    let target: JsonValue | undefined = this.root;
+    for (const segment of ref.slice(2).split('/')) {
+      const key = segment.replace(/~1/g, '/').replace(/~0/g, '~');
+      target = isRecord(target) ? (target as JsonObject)[key] : undefined;
+    }
+    if (!isRecord(target)) this.fail('$ref', path, `points nowhere (${ref})`);
+    const { $ref: _ignored, ...siblings } = schema;
+    return { ...(target as JsonObject), ...siblings };
+  }
+
+  private convertAllOf(schema: JsonObject, path: string, refs: string[]): JsonObject {
+    const { allOf, ...rest } = schema;
+    const members = (allOf as JsonValue[]).map((member, index) => {
+      if (!isRecord(member)) this.fail('allOf', `${path}.allOf[${index}]`, 'is not a schema');
+      return this.resolve(member as JsonObject, `${path}.allOf[${index}]`, refs);
+    });
+    if (members.length === 1) return this.convert({ ...rest, ...members[0] }, path, refs);
+    const objects = members.every((member) => member.type === 'object' || isRecord(member.properties));
+    if (!objects) this.fail('allOf', path, 'combines schemas that are not all objects');
+    const properties: JsonObject = {};
+    const required: JsonValue[] = [];
+    for (const member of members) {
+      Object.assign(properties, isRecord(member.properties) ? member.properties : {});
+      if (Array.isArray(member.required)) required.push(...member.required);
+    }
+    const merged: JsonObject = { ...rest, type: 'object', properties };
+    if (required.length > 0) merged.required = required;
+    return this.convert(merged, path, refs);
+  }
+
+  private convertUnion(schema: JsonObject, union: JsonValue[], path: string, refs: string[]): JsonObject {
+    const { anyOf: _anyOf, oneOf: _oneOf, ...rest } = schema;
+    const keyword = schema.anyOf === undefined ? 'oneOf' : 'anyOf';
+    let nullable = false;
+    const branches: JsonObject[] = [];
+    union.forEach((member, index) => {
+      if (!isRecord(member)) this.fail(keyword, `${path}.${keyword}[${index}]`, 'is not a schema');
+      if (member.type === 'null') nullable = true;
+      else branches.push(this.convert(member as JsonObject, `${path}.${keyword}[${index}]`, refs));
+    });
+    const annotations = this.copy(rest, commonKeywords);
+    if (nullable) annotations.nullable = true;
+    if (branches.length === 1) return { ...branches[0], ...annotations };
+    if (branches.length === 0) return { type: 'NULL', ...annotations };
+    // oneOf becomes anyOf: Gemini has no exclusive union; the model is asked for one of the branches.
+    return { anyOf: branches, ...annotations };
+  }
+
+  private convertTyped(schema: JsonObject, path: string, refs: string[]): JsonObject {
+    const types = this.types(schema, path);
+    const nullable = types.includes('NULL') && types.length > 1;
+    const concrete = types.filter((type) => type !== 'NULL' || types.length === 1);
+    if (concrete.length > 1) {
+      const annotations = this.copy(schema, commonKeywords);
+      if (nullable) annotations.nullable = true;
+      return { anyOf: concrete.map((type) => this.convertOne(schema, type, path, refs)), ...annotations };
+    }
+    const converted = this.convertOne(schema, concrete[0] as string, path, refs);
+    if (nullable) converted.nullable = true;
+    return converted;
+  }
+
+  private convertOne(schema: JsonObject, type: string, path: string, refs: string[]): JsonObject {
+    const result: JsonObject = { type, ...this.copy(schema, commonKeywords) };
+    Object.assign(result, this.copy(schema, keywordsByType[type] ?? []));
+    if (Array.isArray(schema.examples) && schema.examples.length > 0 && result.example === undefined) {
+      result.example = schema.examples[0] as JsonValue;
+    }
+    this.convertEnum(schema, type, result, path);
+    if (typeof result.format === 'string' && !(formatsByType[type] ?? []).includes(result.format)) {
+      delete result.format;
+    }
+    if (type === 'OBJECT' && isRecord(schema.properties)) {
+      const properties: JsonObject = {};
+      for (const [name, property] of Object.entries(schema.properties)) {
+        if (!isRecord(property)) this.fail('properties', `${path}.properties.${name}`, 'is not a schema');
+        properties[name] = this.convert(property as JsonObject, `${path}.properties.${name}`, refs);
+      }
+      result.properties = properties;
+    }
+    if (type === 'ARRAY' && schema.items !== undefined) {
+      if (!isRecord(schema.items)) this.fail('items', path, 'is a tuple (an array of schemas)');
+      result.items = this.convert(schema.items as JsonObject, `${path}.items`, refs);
+    }
+    return result;
+  }
+
+  private convertEnum(schema: JsonObject, type: string, result: JsonObject, path: string): void {
+    const values: JsonValue[] | undefined = Array.isArray(schema.enum)
+      ? schema.enum
+      : schema.const !== undefined
+        ? [schema.const]
+        : undefined;
+    if (values === undefined) return;
+    const keyword = Array.isArray(schema.enum) ? 'enum' : 'const';
+    const present = values.filter((value) => value !== null);
+    if (present.length < values.length) result.nullable = true;
+    if (present.some((value) => typeof value === 'boolean' || typeof value === 'object')) {
+      this.fail(keyword, path, 'lists values that are not strings or numbers');
+    }
+    if (type !== 'STRING' && type !== 'NUMBER' && type !== 'INTEGER') {
+      this.fail(keyword, path, `is used on a ${type.toLowerCase()} schema`);
+    }
+    result.enum = present.map(String);
+    // Gemini enumerates numbers as strings with `format: enum` (its documented INTEGER enum form).
+    if (type !== 'STRING') result.format = 'enum';
+  }
+
+  private types(schema: JsonObject, path: string): string[] {
+    const declared = schema.type;
+    const names = Array.isArray(declared) ? declared : declared === undefined ? [] : [declared];
+    const types = names.map((name) => {
+      const type = typeof name === 'string' ? jsonTypes[name] : undefined;
+      if (type === undefined) this.fail('type', path, `has an unknown type ${JSON.stringify(name)}`);
+      return type;
+    });
+    if (types.length > 0) return types;
+    if (isRecord(schema.properties) || schema.required !== undefined) return ['OBJECT'];
+    if (schema.items !== undefined) return ['ARRAY'];
+    const values = Array.isArray(schema.enum)
+      ? schema.enum
+      : schema.const === undefined
+        ? []
+        : [schema.const];
+    if (values.length > 0 && values.every((value) => typeof value === 'string' || value === null)) {
+      return ['STRING'];
+    }
+    if (values.length > 0 && values.every((value) => typeof value === 'number' || value === null)) {
+      return ['NUMBER'];
+    }
+    if (values.length > 0 && values.every((value) => typeof value === 'boolean')) return ['BOOLEAN'];
+    return this.fail('type', path, 'is missing (a schema that accepts any value)');
+  }
+
+  private copy(schema: JsonObject, keywords: readonly string[]): JsonObject {
+    const result: JsonObject = {};
+    for (const keyword of keywords) {
+      const value = schema[keyword];
+      if (value !== undefined) result[keyword] = value;
+    }
+    return result;
+  }
+}

@@ -1,0 +1,358 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { isNetworkError, isRateLimitError, isServerError } from '../../core/errors/guards.ts';
+import type { StreamEvent } from '../../core/events.ts';
+import { userText } from '../../core/transcript.ts';
+import { type Emulator, startEmulator } from '../../testing/emulator/index.ts';
+import { assertStreamInvariants } from '../../testing/invariants.ts';
+import { parseJsonPath } from './partial-arguments.ts';
+import { buildRequest } from './request.ts';
+import {
+  collect,
+  emulatedGemini,
+  finishOf,
+  parseChunks,
+  simpleRequest,
+  testContext,
+} from './test-support.ts';
+
+let emulator: Emulator;
+beforeAll(async () => {
+  emulator = await startEmulator();
+});
+afterAll(async () => {
+  await emulator.close();
+});
+
+const modelParts = (parts: object[], extra: object = {}) => ({
+  candidates: [{ content: { role: 'model', parts }, index: 0, ...extra }],
+});
+const stop = (parts: object[] = [{ text: '' }], usage?: object) => ({
+  ...modelParts(parts, { finishReason: 'STOP' }),
+  ...(usage === undefined ? {} : { usageMetadata: usage }),
+});
+
+describe('stream parser', () => {
+  it('thought pieces merge into one reasoning part whose end carries the signature', () => {
+    const events = parseChunks([
+      modelParts([{ text: 'Let me ', thought: true }]),
+      modelParts([{ text: 'think.', thought: true, thoughtSignature: 'U0lH' }]),
+      modelParts([{ text: 'Answer.' }]),
+      stop(),
+    ]);
+    assertStreamInvariants(events);
+    expect(events.find((event) => event.type === 'reasoning-end')).toMatchObject({ signature: 'U0lH' });
+    expect(finishOf(events).content).toEqual([
+      { type: 'reasoning', text: 'Let me think.', signature: 'U0lH', provider: 'gemini' },
+      { type: 'text', text: 'Answer.' },
+    ]);
+  });
+
+  it('a signature ends its text part; text after it starts a new part', () => {
+    const events = parseChunks([
+      modelParts([{ text: 'one', thoughtSignature: 'QQ==' }]),
+      modelParts([{ text: 'two' }]),
+      stop(),
+    ]);
+    assertStreamInvariants(events);
+    expect(finishOf(events).content).toEqual([
+      { type: 'text', text: 'one', metadata: { 'gemini.thoughtSignature': 'QQ==' } },
+      { type: 'text', text: 'two' },
+    ]);
+  });
+
+  it('a lone signature part after a function call is kept as empty signed text', () => {
+    const events = parseChunks([
+      modelParts([{ functionCall: { name: 'f', args: {} } }]),
+      stop([{ text: '', thoughtSignature: 'Qg==' }]),
+    ]);
+    assertStreamInvariants(events);
+    expect(finishOf(events).content[1]).toEqual({
+      type: 'text',
+      text: '',
+      metadata: { 'gemini.thoughtSignature': 'Qg==' },
+    });
+  });
+
+  it('Gemini function-call ids become canonical ids recorded in the session map', () => {
+    const context = testContext();
+    const events = parseChunks(
+      [stop([{ functionCall: { id: 'fc-1', name: 'f', args: { a: 1 } } }])],
+      context,
+    );
+    const [call] = finishOf(events).content;
+    expect(call).toMatchObject({ type: 'tool-call', name: 'f', input: { a: 1 } });
+    const id = call?.type === 'tool-call' ? call.id : '';
+    expect(id).toMatch(/^tu_/);
+    expect(context.session.toolIds.toProvider('gemini', id)).toBe('fc-1');
+  });
+
+  it('calls without a Gemini id get a generated provider id, sent on the call and on its response alike', () => {
+    const context = testContext();
+    const events = parseChunks([stop([{ functionCall: { name: 'f', args: {} } }])], context);
+    const call = finishOf(events).content[0];
+    if (call?.type !== 'tool-call') throw new Error('expected a call');
+    const generated = context.session.toolIds.toProvider('gemini', call.id);
+    expect(generated).toMatch(/^gemini-call-/);
+    const wire = buildRequest(
+      {
+        model: 'gemini:gemini-2.5-flash',
+        maxOutputTokens: 10,
+        transcript: [
+          userText('x'),
+          { kind: 'assistant', parts: [call] },
+          {
+            kind: 'tool',
+            parts: [
+              { type: 'tool-result', callId: call.id, output: { type: 'text', text: 'ok' }, isError: false },
+            ],
+          },
+        ],
+      },
+      context,
+      { useJsonSchema: false },
+    );
+    const contents = wire.body.contents as Array<{ parts: object[] }>;
+    expect(contents[1]?.parts[0]).toEqual({ functionCall: { name: 'f', args: {}, id: generated } });
+    expect(contents[2]?.parts[0]).toEqual({
+      functionResponse: { name: 'f', response: { output: 'ok' }, id: generated },
+    });
+  });
+
+  it('code execution parts and unknown parts are kept whole as custom parts, grounding as metadata', () => {
+    const grounding = { webSearchQueries: ['weather paris'], groundingChunks: [] };
+    const events = parseChunks([
+      modelParts([{ executableCode: { language: 'PYTHON', code: 'print(1)' } }]),
+      modelParts([{ codeExecutionResult: { outcome: 'OUTCOME_OK', output: '1\n' } }]),
+      modelParts([{ futurePart: { x: 1 }, thoughtSignature: 'Wg==' }]),
+      {
+        ...stop([{ text: 'Done.' }]),
+        candidates: [{ ...stop().candidates[0], groundingMetadata: grounding }],
+      },
+    ]);
+    assertStreamInvariants(events);
+    const response = finishOf(events);
+    expect(response.content.slice(0, 3)).toEqual([
+      {
+        type: 'custom',
+        provider: 'gemini',
+        kind: 'executableCode',
+        data: { executableCode: { language: 'PYTHON', code: 'print(1)' } },
+      },
+      {
+        type: 'custom',
+        provider: 'gemini',
+        kind: 'codeExecutionResult',
+        data: { codeExecutionResult: { outcome: 'OUTCOME_OK', output: '1\n' } },
+      },
+      {
+        type: 'custom',
+        provider: 'gemini',
+        kind: 'futurePart',
+        data: { futurePart: { x: 1 }, thoughtSignature: 'Wg==' },
+      },
+    ]);
+    expect(response.metadata?.['gemini.groundingMetadata']).toEqual(grounding);
+    // Sent back verbatim to Gemini.
+    const wire = buildRequest(
+      {
+        model: 'gemini:gemini-2.5-flash',
+        maxOutputTokens: 10,
+        transcript: [userText('x'), { kind: 'assistant', parts: response.content }],
+      },
+      testContext(),
+      { useJsonSchema: false },
+    );
+    expect((wire.body.contents as Array<{ parts: object[] }>)[1]?.parts.slice(0, 3)).toEqual([
+      { executableCode: { language: 'PYTHON', code: 'print(1)' } },
+      { codeExecutionResult: { outcome: 'OUTCOME_OK', output: '1\n' } },
+      { futurePart: { x: 1 }, thoughtSignature: 'Wg==' },
+    ]);
+  });
+
+  it('usage: cached tokens leave the input bucket, tool-use prompt tokens join it, thoughts join output', () => {
+    const events = parseChunks([
+      stop([{ text: 'ok' }], {
+        promptTokenCount: 1000,
+        cachedContentTokenCount: 800,
+        toolUsePromptTokenCount: 50,
+        candidatesTokenCount: 20,
+        thoughtsTokenCount: 30,
+        totalTokenCount: 1100,
+      }),
+    ]);
+    expect(finishOf(events).usage).toEqual({
+      input: 250,
+      cacheRead: 800,
+      cacheWrite: 0,
+      output: 50,
+      reasoning: 30,
+    });
+  });
+
+  it('repeated identical usage metadata emits one usage event', () => {
+    const usage = { promptTokenCount: 5, candidatesTokenCount: 1, totalTokenCount: 6 };
+    const events = parseChunks([
+      { ...modelParts([{ text: 'a' }]), usageMetadata: usage },
+      { ...modelParts([{ text: 'b' }]), usageMetadata: usage },
+      stop([{ text: '' }], usage),
+    ]);
+    expect(events.filter((event) => event.type === 'usage')).toHaveLength(1);
+  });
+
+  it('one JSON.parse per SSE event', () => {
+    const chunks = [modelParts([{ text: 'a' }]), modelParts([{ text: 'b' }]), stop()];
+    const spy = vi.spyOn(JSON, 'parse');
+    try {
+      parseChunks(chunks);
+      expect(spy).toHaveBeenCalledTimes(chunks.length);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('streamed arguments that arrive out of order keep an exact input and stop the deltas, with a WARN', () => {
+    const context = testContext();
+    const partial = (jsonPath: string, value: object) =>
+      modelParts([{ functionCall: { partialArgs: [{ jsonPath, ...value }], willContinue: true } }]);
+    const events = parseChunks(
+      [
+        modelParts([{ functionCall: { name: 'f', willContinue: true } }]),
+        partial('$.a.x', { numberValue: 1 }),
+        partial('$.b', { boolValue: true }),
+        partial('$.a.y', { nullValue: null }),
+        modelParts([{ functionCall: {} }]),
+        stop(),
+      ],
+      context,
+    );
+    assertStreamInvariants(events);
+    expect(finishOf(events).content[0]).toMatchObject({ input: { a: { x: 1, y: null }, b: true } });
+    expect(context.logger.entries[0]?.message).toBe('streamed function-call arguments arrived out of order');
+  });
+
+  it('JSON paths: dots, indices and quoted keys', () => {
+    expect(parseJsonPath('$.a.b[2].c')).toEqual(['a', 'b', 2, 'c']);
+    expect(parseJsonPath("$['key with space'][0]")).toEqual(['key with space', 0]);
+    expect(parseJsonPath('a.b')).toBeUndefined();
+    expect(parseJsonPath('$')).toBeUndefined();
+  });
+});
+
+describe('stream endings and failures over the emulator', () => {
+  it('a stream that ends without a finishReason fails with a retryable NetworkError, keeping the text', async () => {
+    emulator.enqueue({ type: 'sse', events: [{ data: modelParts([{ text: 'partial answer' }]) }] });
+    const { adapter } = emulatedGemini(emulator);
+    const { events, error } = await collect(adapter.stream(simpleRequest()));
+    expect(isNetworkError(error)).toBe(true);
+    expect(error).toMatchObject({ providerCode: 'stream_truncated', retryable: true });
+    assertStreamInvariants(events);
+    expect(finishOf(events)).toMatchObject({
+      finishReason: 'error',
+      content: [{ type: 'text', text: 'partial answer' }],
+    });
+  });
+
+  it('a stream cut before any content is retried', async () => {
+    emulator.enqueue({ type: 'sse', events: [{ data: { usageMetadata: { trafficType: 'ON_DEMAND' } } }] });
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'second try' }] });
+    const { adapter } = emulatedGemini(emulator, { maxRetries: 1 });
+    const before = emulator.requests.length;
+    const { events, error } = await collect(adapter.stream(simpleRequest()));
+    expect(error).toBeUndefined();
+    assertStreamInvariants(events);
+    expect(finishOf(events).content).toEqual([{ type: 'text', text: 'second try' }]);
+    expect(emulator.requests.length - before).toBe(2);
+  });
+
+  it('an error chunk mid-stream raises the classified error after a finish with reason error', async () => {
+    emulator.enqueue({
+      type: 'sse',
+      events: [
+        { data: modelParts([{ text: 'Hel' }]) },
+        { data: { error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'Quota exceeded' } } },
+      ],
+    });
+    const { adapter } = emulatedGemini(emulator);
+    const { events, error } = await collect(adapter.stream(simpleRequest()));
+    expect(isRateLimitError(error)).toBe(true);
+    assertStreamInvariants(events);
+    expect(finishOf(events)).toMatchObject({
+      finishReason: 'error',
+      content: [{ type: 'text', text: 'Hel' }],
+    });
+  });
+
+  it('malformed JSON in the stream is a ServerError invalid_stream', async () => {
+    emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'hello world' }],
+      fault: { malformedAtEvent: 2 },
+    });
+    const { adapter } = emulatedGemini(emulator);
+    const { events, error } = await collect(adapter.stream(simpleRequest()));
+    expect(isServerError(error)).toBe(true);
+    expect(error).toMatchObject({ providerCode: 'invalid_stream' });
+    assertStreamInvariants(events);
+  });
+
+  it('unicode split across chunks at every byte arrives intact', async () => {
+    const text = 'Grüße 👋🏽 — 日本語テキスト';
+    emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text }],
+      fault: { splitBytes: 'every-byte' },
+    });
+    const { adapter } = emulatedGemini(emulator);
+    const { events, error } = await collect(adapter.stream(simpleRequest()));
+    expect(error).toBeUndefined();
+    assertStreamInvariants(events);
+    expect(finishOf(events).content).toEqual([{ type: 'text', text }]);
+  });
+
+  it('aborting the signal mid-stream ends the iterator with finish reason cancelled and the text so far', async () => {
+    emulator.enqueue({
+      type: 'sse',
+      events: [{ data: modelParts([{ text: 'Once upon' }]) }, { data: modelParts([{ text: ' a time' }]) }],
+      fault: { stallAfterEvents: 2 },
+    });
+    const { adapter } = emulatedGemini(emulator);
+    const controller = new AbortController();
+    const events: StreamEvent[] = [];
+    for await (const event of adapter.stream(simpleRequest(), { signal: controller.signal })) {
+      events.push(event);
+      if (event.type === 'text-delta' && event.delta === ' a time') controller.abort();
+    }
+    assertStreamInvariants(events);
+    expect(finishOf(events)).toMatchObject({
+      finishReason: 'cancelled',
+      content: [{ type: 'text', text: 'Once upon a time' }],
+    });
+  });
+
+  it('a blocked prompt is finish reason content-filter with the reason in metadata, not an exception', async () => {
+    const blocked = {
+      promptFeedback: { blockReason: 'PROHIBITED_CONTENT' },
+      usageMetadata: { promptTokenCount: 12, totalTokenCount: 12 },
+    };
+    emulator.enqueue({ type: 'sse', events: [{ data: blocked }] });
+    emulator.enqueue({ type: 'json', body: blocked });
+    const { adapter } = emulatedGemini(emulator);
+    const { events, error } = await collect(adapter.stream(simpleRequest()));
+    expect(error).toBeUndefined();
+    assertStreamInvariants(events);
+    const streamed = finishOf(events);
+    expect(streamed).toMatchObject({ finishReason: 'content-filter', rawFinishReason: 'PROHIBITED_CONTENT' });
+    expect(streamed.metadata?.['gemini.blockReason']).toBe('PROHIBITED_CONTENT');
+    const completed = await adapter.complete(simpleRequest());
+    expect(completed).toMatchObject({ finishReason: 'content-filter', content: [] });
+    expect(completed.usage.input).toBe(12);
+  });
+
+  it('a streaming request answered with one JSON array is read chunk by chunk', async () => {
+    emulator.enqueue({ type: 'json', body: [modelParts([{ text: 'a' }]), stop([{ text: 'b' }])] });
+    const { adapter } = emulatedGemini(emulator);
+    const { events, error } = await collect(adapter.stream(simpleRequest()));
+    expect(error).toBeUndefined();
+    expect(finishOf(events).content).toEqual([{ type: 'text', text: 'ab' }]);
+  });
+});

@@ -1,0 +1,42 @@
+/** The `streamGenerateContent?alt=sse` parser: one JSON chunk per SSE event, no terminal event. */
+import { NetworkError } from '../../core/errors/network-error.ts';
+import type { StreamBuilder } from '../../core/stream-builder.ts';
+import type { ProviderContext, StreamParser } from '../shared/definition.ts';
+import { type GeminiResponse, isRecord, readGoogleError } from './api.ts';
+import { convertGoogleError } from './errors.ts';
+import { ResponseReader } from './reader.ts';
+
+/**
+ * Each event is a `GenerateContentResponse` chunk, parsed once. Gemini sends no terminal event: the
+ * stream is whole when a chunk carried a `finishReason` (or a prompt block); a body that ends before
+ * that throws a retryable `NetworkError` (`stream_truncated`). An `{error}` chunk throws the
+ * classified error. Events that are not objects are skipped with a WARN.
+ */
+export function createStreamParser(context: ProviderContext, builder: StreamBuilder): StreamParser {
+  const reader = new ResponseReader(context, builder);
+  return {
+    onEvent(_event, data) {
+      if (data === '' || data === '[DONE]') return;
+      const chunk: unknown = JSON.parse(data);
+      const error = readGoogleError(chunk);
+      if (error !== undefined) context.fail(convertGoogleError(error), error.code);
+      if (!isRecord(chunk)) {
+        context.warn('skipped a stream event that is not a JSON object', { reason: typeof chunk });
+        return;
+      }
+      reader.read(chunk as GeminiResponse);
+    },
+    onEnd() {
+      if (!reader.complete) {
+        throw new NetworkError({
+          message: `gemini: the stream of ${context.model} ended before a chunk with a finishReason`,
+          provider: 'gemini',
+          providerCode: 'stream_truncated',
+          retryable: true,
+          requestId: context.requestId,
+        });
+      }
+      reader.finish();
+    },
+  };
+}
