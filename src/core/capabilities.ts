@@ -1,6 +1,7 @@
 /** Honest capability declarations and the pre-flight check against a request. */
 import { InvalidRequestError } from './errors/invalid-request-error.ts';
 import type { CanonicalRequest } from './request.ts';
+import type { Part } from './transcript.ts';
 
 /** What a model, as served by this adapter, actually supports. */
 export interface Capabilities {
@@ -39,21 +40,23 @@ export function requiredCapabilities(request: CanonicalRequest): Set<CapabilityN
   if (request.parallelToolCalls === true) needed.add('parallelToolCalls');
   if (request.outputSchema !== undefined) needed.add('structuredOutput');
   if (request.reasoning !== undefined) needed.add('reasoning');
-  for (const item of request.transcript) {
-    for (const part of item.parts) {
-      if (part.type === 'media') {
-        if (part.modality === 'image') needed.add('images');
-        else if (part.modality === 'audio') needed.add('audio');
-        else if (part.modality === 'video') needed.add('video');
-      } else if (part.type === 'file' && part.mimeType === 'application/pdf') {
-        needed.add('pdf');
-      } else if (part.type === 'tool-result' && part.output.type === 'parts') {
-        for (const inner of part.output.parts)
-          if (inner.type === 'media' && inner.modality === 'image') needed.add('images');
-      }
+  for (const item of request.transcript) addPartNeeds(item.parts, needed);
+  return needed;
+}
+
+function addPartNeeds(parts: readonly Part[], needed: Set<CapabilityName>): void {
+  for (const part of parts) {
+    if (part.type === 'media') {
+      if (part.modality === 'image') needed.add('images');
+      else if (part.modality === 'audio') needed.add('audio');
+      else if (part.modality === 'video') needed.add('video');
+    } else if (part.type === 'file') {
+      if (part.mimeType === 'application/pdf') needed.add('pdf');
+      else if (part.mimeType.startsWith('image/')) needed.add('images');
+    } else if (part.type === 'tool-result' && part.output.type === 'parts') {
+      addPartNeeds(part.output.parts, needed);
     }
   }
-  return needed;
 }
 
 /**

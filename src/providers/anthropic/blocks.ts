@@ -1,0 +1,225 @@
+/** The content-block state machine (wire → canonical) shared by the stream parser and whole responses. */
+import { createToolCallId } from '../../core/ids.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
+import type { MetadataMap } from '../../core/metadata.ts';
+import type { StreamBuilder } from '../../core/stream-builder.ts';
+import type { ProviderContext } from '../shared/definition.ts';
+import { canonicalToolId } from '../shared/projection.ts';
+import type { WireDelta, WireResponseBlock } from './api.ts';
+import { callerKey, citationsKey } from './content.ts';
+
+type OpenBlock =
+  | { kind: 'text'; citations: JsonValue[] | undefined }
+  | { kind: 'thinking'; signature: string }
+  | { kind: 'redacted'; data: string }
+  | { kind: 'tool'; input: JsonObject; streamed: boolean; metadata: MetadataMap | undefined }
+  | { kind: 'custom'; block: WireResponseBlock; input: string[] | undefined; text: string[] | undefined };
+
+function callerMetadata(block: WireResponseBlock): MetadataMap | undefined {
+  const caller = block.caller;
+  if (caller === undefined || caller === null) return undefined;
+  if (isJsonObject(caller) && caller.type === 'direct') return undefined;
+  return { [callerKey]: caller };
+}
+
+/**
+ * Translates Anthropic content blocks, keyed by their wire `index`, into builder calls. Whole blocks
+ * (a `complete()` body, blocks pre-filled in `message_start`) are a `start` then a `stop`; streamed
+ * blocks get their deltas in between. Known blocks map to text, reasoning and tool-call parts.
+ * Every other block — server tool calls and results (`server_tool_use`, `web_search_tool_result`,
+ * `mcp_tool_use`, `compaction`, `container_upload`, …) and block types this adapter does not know
+ * yet — is kept losslessly as a custom part `{provider:'anthropic', kind: block.type, data}` whose
+ * data is the complete wire block (streamed input JSON and text assembled into it), so it
+ * round-trips to Anthropic unchanged. Unknown delta types are skipped with a WARN. A custom part is
+ * emitted whole at `content_block_stop`, so one still streaming when the call is cancelled or fails
+ * is not part of the partial response (it could not be sent back half-formed anyway).
+ */
+export class ContentBlocks {
+  private readonly open = new Map<number, OpenBlock>();
+  private readonly context: ProviderContext;
+  private readonly builder: StreamBuilder;
+
+  constructor(context: ProviderContext, builder: StreamBuilder) {
+    this.context = context;
+    this.builder = builder;
+  }
+
+  /** Emits a whole block. */
+  whole(index: number, block: WireResponseBlock | null | undefined): void {
+    this.start(index, block);
+    this.stop(index);
+  }
+
+  /** `content_block_start`: opens the part; a pre-filled text, thinking or input is kept. */
+  start(index: number, block: WireResponseBlock | null | undefined): void {
+    if (!isJsonObject(block) || typeof block.type !== 'string') {
+      this.skip(`a content block without a type at index ${index}`);
+      return;
+    }
+    if (this.open.has(index)) this.stop(index);
+    switch (block.type) {
+      case 'text':
+        this.builder.openText(index, 'text');
+        if (typeof block.text === 'string' && block.text !== '') this.builder.text(index, block.text);
+        this.open.set(index, {
+          kind: 'text',
+          citations:
+            Array.isArray(block.citations) && block.citations.length > 0 ? [...block.citations] : undefined,
+        });
+        return;
+      case 'thinking':
+        this.builder.openText(index, 'reasoning');
+        if (typeof block.thinking === 'string' && block.thinking !== '')
+          this.builder.reasoning(index, block.thinking);
+        this.open.set(index, { kind: 'thinking', signature: block.signature ?? '' });
+        return;
+      case 'redacted_thinking':
+        this.builder.openText(index, 'reasoning');
+        this.open.set(index, { kind: 'redacted', data: block.data ?? '' });
+        return;
+      case 'tool_use':
+        this.startToolUse(index, block);
+        return;
+      default:
+        this.open.set(index, { kind: 'custom', block, input: undefined, text: undefined });
+    }
+  }
+
+  private startToolUse(index: number, block: WireResponseBlock): void {
+    const id =
+      typeof block.id === 'string' && block.id !== ''
+        ? canonicalToolId(this.context, block.id)
+        : createToolCallId();
+    this.builder.toolStart(index, id, typeof block.name === 'string' ? block.name : 'unknown');
+    const input = isJsonObject(block.input) ? block.input : {};
+    this.open.set(index, { kind: 'tool', input, streamed: false, metadata: callerMetadata(block) });
+  }
+
+  /** `content_block_delta`: one small handler per delta type. */
+  delta(index: number, delta: WireDelta | null | undefined): void {
+    if (!isJsonObject(delta)) {
+      this.skip(`a content_block_delta without a delta at index ${index}`);
+      return;
+    }
+    const block = this.open.get(index);
+    if (block === undefined) {
+      this.skip(`a ${delta.type} for block ${index}, which is not open`);
+      return;
+    }
+    switch (delta.type) {
+      case 'text_delta':
+        this.onText(index, block, delta.text ?? '');
+        return;
+      case 'thinking_delta':
+        if (block.kind === 'thinking') this.builder.reasoning(index, delta.thinking ?? '');
+        else this.skip(`a thinking_delta for a ${block.kind} block`);
+        return;
+      case 'signature_delta':
+        if (block.kind === 'thinking') block.signature += delta.signature ?? '';
+        else this.skip(`a signature_delta for a ${block.kind} block`);
+        return;
+      case 'input_json_delta':
+        this.onInputJson(index, block, delta.partial_json ?? '');
+        return;
+      case 'citations_delta':
+        if (block.kind === 'text' && delta.citation !== undefined)
+          (block.citations ??= []).push(delta.citation);
+        else this.skip(`a citations_delta for a ${block.kind} block`);
+        return;
+      case 'compaction_delta':
+        if (block.kind === 'custom') (block.text ??= []).push(delta.content ?? '');
+        else this.skip(`a compaction_delta for a ${block.kind} block`);
+        return;
+      default:
+        this.skip(`unknown delta type ${delta.type}`);
+    }
+  }
+
+  private onText(index: number, block: OpenBlock, text: string): void {
+    if (block.kind === 'text') this.builder.text(index, text);
+    else if (block.kind === 'custom') (block.text ??= []).push(text);
+    else this.skip(`a text_delta for a ${block.kind} block`);
+  }
+
+  private onInputJson(index: number, block: OpenBlock, fragment: string): void {
+    if (block.kind === 'tool') {
+      if (fragment === '') return;
+      block.streamed = true;
+      this.builder.toolDelta(index, fragment);
+    } else if (block.kind === 'custom') {
+      (block.input ??= []).push(fragment);
+    } else {
+      this.skip(`an input_json_delta for a ${block.kind} block`);
+    }
+  }
+
+  /** `content_block_stop`: ends the part (tool input parsed once by the builder) or emits the custom part. */
+  stop(index: number): void {
+    const block = this.open.get(index);
+    if (block === undefined) return;
+    this.open.delete(index);
+    switch (block.kind) {
+      case 'text':
+        this.builder.end(
+          index,
+          block.citations === undefined ? {} : { metadata: { [citationsKey]: block.citations } },
+        );
+        return;
+      case 'thinking':
+        this.builder.end(index, block.signature === '' ? {} : { signature: block.signature });
+        return;
+      case 'redacted':
+        this.builder.end(index, { redacted: true, data: block.data });
+        return;
+      case 'tool': {
+        const fields = block.streamed ? {} : { input: block.input };
+        this.builder.end(
+          index,
+          block.metadata === undefined ? fields : { ...fields, metadata: block.metadata },
+        );
+        return;
+      }
+      case 'custom':
+        this.builder.custom({
+          type: 'custom',
+          provider: 'anthropic',
+          kind: block.block.type,
+          data: this.assemble(block),
+        });
+    }
+  }
+
+  /** The complete wire block of a custom part: streamed input parsed once, streamed text joined. */
+  private assemble(block: Extract<OpenBlock, { kind: 'custom' }>): JsonObject {
+    const data = block.block as JsonObject;
+    if (block.input !== undefined) {
+      const text = block.input.join('');
+      try {
+        const input: unknown = text.trim() === '' ? {} : JSON.parse(text);
+        data.input = input as JsonValue;
+      } catch {
+        this.skip(`the unparseable streamed input of a ${data.type} block`);
+      }
+    }
+    if (block.text !== undefined) {
+      const field = data.type === 'compaction' ? 'content' : 'text';
+      const before = data[field];
+      data[field] = (typeof before === 'string' ? before : '') + block.text.join('');
+    }
+    return data;
+  }
+
+  /** Ends every open block (a message ended without `content_block_stop`). */
+  stopAll(): void {
+    for (const index of [...this.open.keys()]) this.stop(index);
+  }
+
+  /** Whether any block is open. */
+  get hasOpen(): boolean {
+    return this.open.size > 0;
+  }
+
+  private skip(what: string): void {
+    this.context.warn('skipped unexpected stream content', { what });
+  }
+}

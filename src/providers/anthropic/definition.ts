@@ -1,0 +1,74 @@
+/** The Anthropic Messages provider definition: the pure functions the shared HTTP runtime calls. */
+import type { ModelInfo } from '../../core/adapter.ts';
+import { AuthError } from '../../core/errors/auth-error.ts';
+import type { ProviderDefinition } from '../shared/definition.ts';
+import type { WireModel } from './api.ts';
+import { anthropicCapabilities } from './capabilities.ts';
+import { errorRules, parseErrorBody } from './errors.ts';
+import { anthropicApiKeyVariable, defaultAnthropicVersion } from './options.ts';
+import { buildRequest } from './request.ts';
+import { parseResponse } from './response.ts';
+import { createStreamParser } from './stream.ts';
+import { estimateInputTokens } from './tokens.ts';
+
+/** Instance settings baked into a definition. */
+export interface AnthropicDefinitionSettings {
+  /** `anthropic-version`; default `2023-06-01`. */
+  version?: string;
+  /** Beta flags for the `anthropic-beta` header. */
+  betas?: readonly string[];
+  /** False when no API key was found: every call then fails with an `AuthError` before any HTTP call. */
+  hasApiKey?: boolean;
+}
+
+/** `GET /models` → model infos (context window and output limit when the API reports them). */
+export function parseModelList(body: unknown): ModelInfo[] {
+  const data = (body as { data?: unknown } | null)?.data;
+  if (!Array.isArray(data)) return [];
+  return data
+    .filter((model): model is WireModel => typeof (model as WireModel)?.id === 'string')
+    .map((model) => {
+      const info: ModelInfo = { id: `anthropic:${model.id}`, name: model.id };
+      if (model.display_name !== undefined) info.displayName = model.display_name;
+      if (typeof model.max_input_tokens === 'number') info.contextWindow = model.max_input_tokens;
+      if (typeof model.max_tokens === 'number') info.maxOutputTokens = model.max_tokens;
+      return info;
+    });
+}
+
+/** Creates the provider definition for one adapter instance. */
+export function createAnthropicDefinition(settings: AnthropicDefinitionSettings = {}): ProviderDefinition {
+  const version = settings.version ?? defaultAnthropicVersion;
+  const betas = settings.betas ?? [];
+  return {
+    name: 'anthropic',
+    api: 'anthropic-messages',
+    baseURL: 'https://api.anthropic.com/v1',
+    headers(apiKey) {
+      const headers: Record<string, string> = { 'anthropic-version': version };
+      if (apiKey !== undefined) headers['x-api-key'] = apiKey;
+      if (betas.length > 0) headers['anthropic-beta'] = betas.join(',');
+      return headers;
+    },
+    capabilities: anthropicCapabilities,
+    async prepare(_request, context) {
+      if (settings.hasApiKey === false) {
+        throw new AuthError({
+          message: `anthropic: no API key; pass apiKey to createAnthropic() or set ${anthropicApiKeyVariable}`,
+          provider: 'anthropic',
+          requestId: context.requestId,
+        });
+      }
+    },
+    buildRequest: (request, context) => buildRequest(request, context, { betas }),
+    parseResponse,
+    createStreamParser,
+    parseErrorBody,
+    errorRules,
+    estimateInputTokens,
+    listModels: { path: '/models', parse: parseModelList },
+  };
+}
+
+/** The definition with default settings (version `2023-06-01`, no betas). */
+export const anthropicDefinition: ProviderDefinition = createAnthropicDefinition();

@@ -1,0 +1,38 @@
+/** Options of `createAnthropic`: the common adapter options plus Anthropic's version and beta flags. */
+import type { AdapterOptions } from '../shared/options.ts';
+
+/** The `anthropic-version` header sent by default. */
+export const defaultAnthropicVersion = '2023-06-01';
+
+/** The environment variable the API key is read from when `apiKey` is not given. */
+export const anthropicApiKeyVariable = 'ANTHROPIC_API_KEY';
+
+/** Options of `createAnthropic`. */
+export interface AnthropicOptions extends AdapterOptions {
+  /** API key; default `process.env.ANTHROPIC_API_KEY`. Without either, calls fail with an `AuthError`. */
+  apiKey?: string;
+  /** The `anthropic-version` header. Default `2023-06-01`. */
+  version?: string;
+  /** Beta flags sent as one comma-joined `anthropic-beta` header on every call. */
+  betas?: string[];
+}
+
+/**
+ * Per-request pass-through options, read from `request.providerOptions.anthropic` (all optional):
+ * - `betas`: extra beta flags for this request, merged with `AnthropicOptions.betas`;
+ * - `tools`: tool definitions sent verbatim after the converted ones (server tools such as
+ *   `{type:'web_search_20250305', name:'web_search'}`);
+ * - `body`: fields merged into the request body last (e.g. `metadata`, `container`,
+ *   `context_management`, `service_tier`).
+ */
+export interface AnthropicRequestOptions {
+  betas?: string[];
+  tools?: Array<Record<string, unknown>>;
+  body?: Record<string, unknown>;
+}
+
+/** The API key from the argument, else the environment; empty strings count as missing. */
+export function resolveApiKey(apiKey: string | undefined): string | undefined {
+  const key = apiKey ?? process.env[anthropicApiKeyVariable];
+  return key === undefined || key.trim() === '' ? undefined : key;
+}

@@ -1,0 +1,104 @@
+/** Builds the Messages API request body (canonical → wire): messages, tools, thinking, caching, output format. */
+import type { JsonObject } from '../../core/json.ts';
+import type { CanonicalRequest } from '../../core/request.ts';
+import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
+import type { ProviderContext, WireRequest } from '../shared/definition.ts';
+import type { WireOutputConfig, WireTextBlock, WireTool, WireToolChoice } from './api.ts';
+import { applyCacheBreakpoints } from './cache.ts';
+import { modelProfile } from './capabilities.ts';
+import { convertMessages } from './messages.ts';
+import type { AnthropicRequestOptions } from './options.ts';
+import { convertReasoning, convertSampling } from './thinking.ts';
+
+export { convertMessages } from './messages.ts';
+
+/** Settings of the adapter instance that shape every request. */
+export interface RequestSettings {
+  /** Beta flags configured on the adapter (`AnthropicOptions.betas`). */
+  betas?: readonly string[];
+}
+
+/** Canonical tool specs → `{name, description, input_schema}`. */
+export function convertTools(tools: readonly ToolSpec[]): WireTool[] {
+  return tools.map((tool) =>
+    tool.description === undefined
+      ? { name: tool.name, input_schema: tool.inputSchema }
+      : { name: tool.name, description: tool.description, input_schema: tool.inputSchema },
+  );
+}
+
+/**
+ * Canonical tool choice → `tool_choice`: auto, `required` → any, none, a named tool → `{type:'tool'}`.
+ * `parallelToolCalls === false` adds `disable_parallel_tool_use` (on `auto` when no choice is given).
+ */
+export function convertToolChoice(
+  choice: ToolChoice | undefined,
+  parallelToolCalls: boolean | undefined,
+): WireToolChoice | undefined {
+  if (choice === 'none') return { type: 'none' };
+  const parallel = parallelToolCalls === false ? { disable_parallel_tool_use: true } : {};
+  if (choice === 'auto') return { type: 'auto', ...parallel };
+  if (choice === 'required') return { type: 'any', ...parallel };
+  if (typeof choice === 'object') return { type: 'tool', name: choice.name, ...parallel };
+  return parallelToolCalls === false ? { type: 'auto', disable_parallel_tool_use: true } : undefined;
+}
+
+function requestOptions(request: CanonicalRequest): AnthropicRequestOptions {
+  return (request.providerOptions?.anthropic ?? {}) as AnthropicRequestOptions;
+}
+
+function betaHeader(settings: RequestSettings, extra: readonly string[] | undefined): Record<string, string> {
+  if (extra === undefined || extra.length === 0) return {};
+  const betas = [...new Set([...(settings.betas ?? []), ...extra])];
+  return { 'anthropic-beta': betas.join(',') };
+}
+
+/**
+ * Builds `POST /messages`. Body fields, in order: model, max_tokens, system, messages, tools,
+ * tool_choice, thinking, output_config (effort, and structured output as `format: {type:'json_schema'}`,
+ * the GA successor of the `output_format` beta), stop_sequences, sampling, stream, then
+ * `providerOptions.anthropic.body`. Cache requests add breakpoints (see `applyCacheBreakpoints`).
+ */
+export function buildRequest(
+  request: CanonicalRequest,
+  context: ProviderContext,
+  settings: RequestSettings = {},
+): WireRequest {
+  const profile = modelProfile(context.model);
+  const options = requestOptions(request);
+  const { system, messages } = convertMessages(request.transcript, context);
+  const tools: Array<WireTool | Record<string, unknown>> = [
+    ...convertTools(request.tools ?? []),
+    ...(options.tools ?? []),
+  ];
+  const body: {
+    model: string;
+    max_tokens: number;
+    system?: string | WireTextBlock[];
+    messages: typeof messages;
+    tools?: typeof tools;
+    [field: string]: unknown;
+  } = {
+    model: context.model,
+    max_tokens: request.maxOutputTokens,
+    ...(system === '' ? {} : { system }),
+    messages,
+  };
+  if (tools.length > 0) body.tools = tools;
+  const toolChoice = convertToolChoice(request.toolChoice, request.parallelToolCalls);
+  // The API refuses a tool_choice without tools.
+  if (toolChoice !== undefined && tools.length > 0) body.tool_choice = toolChoice;
+  const reasoning = convertReasoning(request, profile, context);
+  if (reasoning.thinking !== undefined) body.thinking = reasoning.thinking;
+  const outputConfig: WireOutputConfig = {};
+  if (reasoning.effort !== undefined) outputConfig.effort = reasoning.effort;
+  if (request.outputSchema !== undefined)
+    outputConfig.format = { type: 'json_schema', schema: request.outputSchema.schema };
+  if (Object.keys(outputConfig).length > 0) body.output_config = outputConfig;
+  if ((request.stopSequences?.length ?? 0) > 0) body.stop_sequences = request.stopSequences;
+  Object.assign(body, convertSampling(request, reasoning.thinking !== undefined, profile, context));
+  if (context.stream) body.stream = true;
+  if (request.cache !== undefined) applyCacheBreakpoints(body, request.cache);
+  Object.assign(body, options.body);
+  return { path: '/messages', body: body as JsonObject, headers: betaHeader(settings, options.betas) };
+}

@@ -1,0 +1,114 @@
+/** Whole responses: stop-reason mapping, usage buckets, and bodies that are not what they should be. */
+import { describe, expect, it } from 'vitest';
+import { isRateLimitError, isServerError } from '../../core/errors/guards.ts';
+import { assertStreamInvariants } from '../../testing/invariants.ts';
+import { convertUsage, mapFinishReason, parseResponse } from './response.ts';
+import { createStreamParser } from './stream.ts';
+import { createRecordingBuilder, createTestContext } from './test-support.ts';
+
+function parse(body: unknown) {
+  const context = createTestContext();
+  const { builder, events } = createRecordingBuilder();
+  let error: unknown;
+  try {
+    parseResponse(body, context, builder);
+  } catch (caught) {
+    error = caught;
+  }
+  const response = builder.finish(error === undefined ? undefined : 'error');
+  assertStreamInvariants(events);
+  return { response, error, warnings: context.logger.entries };
+}
+
+describe('mapFinishReason', () => {
+  it.each([
+    ['end_turn', 'completed'],
+    ['max_tokens', 'max-tokens'],
+    ['stop_sequence', 'stop-sequence'],
+    ['tool_use', 'tool-call'],
+    ['pause_turn', 'other'],
+    ['refusal', 'content-filter'],
+    ['model_context_window_exceeded', 'max-tokens'],
+    ['something_new', 'other'],
+    [null, 'other'],
+  ])('%s → %s', (raw, reason) => {
+    expect(mapFinishReason(raw)).toBe(reason);
+  });
+
+  it('keeps the raw value next to the mapped one', () => {
+    const { response } = parse({ id: 'msg_1', type: 'message', content: [], stop_reason: 'pause_turn' });
+    expect([response.finishReason, response.rawFinishReason]).toEqual(['other', 'pause_turn']);
+  });
+});
+
+describe('convertUsage', () => {
+  it('maps each Anthropic count to its disjoint bucket', () => {
+    expect(
+      convertUsage({
+        input_tokens: 5,
+        cache_read_input_tokens: 1000,
+        cache_creation_input_tokens: 200,
+        output_tokens: 90,
+        output_tokens_details: { thinking_tokens: 40 },
+      }),
+    ).toEqual({ input: 5, cacheRead: 1000, cacheWrite: 200, output: 90, reasoning: 40 });
+  });
+
+  it('returns only the counts present and valid', () => {
+    expect(convertUsage({ output_tokens: 3, input_tokens: null, cache_read_input_tokens: -1 })).toEqual({
+      output: 3,
+    });
+  });
+});
+
+describe('parseResponse', () => {
+  it('throws the classified error for an error body', () => {
+    const { error, response } = parse({
+      type: 'error',
+      error: { type: 'overloaded_error', message: 'Overloaded' },
+    });
+    expect(isRateLimitError(error)).toBe(true);
+    expect(response.finishReason).toBe('error');
+  });
+
+  it('throws a ServerError for a body that is not a message object', () => {
+    for (const body of [null, 'text', [1, 2]]) expect(isServerError(parse(body).error)).toBe(true);
+  });
+
+  it('survives missing and malformed fields', () => {
+    const { response, error, warnings } = parse({
+      id: 'msg_x',
+      content: [null, { text: 'no type' }, { type: 'text', text: 'kept' }],
+      usage: null,
+    });
+    expect(error).toBeUndefined();
+    expect(response.content).toEqual([{ type: 'text', text: 'kept' }]);
+    expect(warnings).toHaveLength(2);
+    expect(parse({ id: 'msg_y', content: 'not a list' }).response.content).toEqual([]);
+  });
+});
+
+describe('malformed stream events', () => {
+  it('never crash the parser', () => {
+    const context = createTestContext({ stream: true });
+    const { builder, events } = createRecordingBuilder();
+    const parser = createStreamParser(context, builder);
+    for (const payload of [
+      { type: 'message_start', message: null },
+      { type: 'content_block_start', index: 0 },
+      { type: 'content_block_start', index: 1, content_block: { type: 'text', text: '' } },
+      { type: 'content_block_delta', index: 1, delta: null },
+      { type: 'content_block_delta', index: 1, delta: { type: 'text_delta', text: 'fine' } },
+      { type: 'content_block_stop' },
+      { type: 'content_block_stop', index: 1 },
+      { type: 'message_delta', delta: null, usage: 'many' },
+      { type: 'message_stop' },
+    ])
+      parser.onEvent(undefined, JSON.stringify(payload));
+    parser.onEnd();
+    const response = builder.finish();
+    assertStreamInvariants(events);
+    expect(response.content).toEqual([{ type: 'text', text: 'fine' }]);
+    expect(context.logger.entries.length).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,137 @@
+/** Whole Messages API responses (wire → canonical): content, stop reason, usage and message metadata. */
+import type { FinishReason } from '../../core/finish-reason.ts';
+import { isJsonObject, type JsonValue } from '../../core/json.ts';
+import type { StreamBuilder } from '../../core/stream-builder.ts';
+import { emptyUsage, type Usage } from '../../core/usage.ts';
+import type { ProviderContext } from '../shared/definition.ts';
+import type { WireResponseMessage, WireUsage } from './api.ts';
+import { ContentBlocks } from './blocks.ts';
+import { errorBodyFromJson } from './errors.ts';
+
+/**
+ * Anthropic `stop_reason` → canonical finish reason. `pause_turn` (a server-tool loop paused; send
+ * the content back to continue) → `other`; `model_context_window_exceeded` (generation stopped at
+ * the context window, not at `max_tokens`) → `max-tokens`, the closest canonical meaning;
+ * `refusal` → `content-filter`; anything unknown → `other`. Callers keep the raw value.
+ */
+export function mapFinishReason(raw: string | null | undefined): FinishReason {
+  switch (raw) {
+    case 'end_turn':
+      return 'completed';
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'max-tokens';
+    case 'stop_sequence':
+      return 'stop-sequence';
+    case 'tool_use':
+      return 'tool-call';
+    case 'refusal':
+      return 'content-filter';
+    default:
+      return 'other';
+  }
+}
+
+function count(value: number | null | undefined): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.round(value) : undefined;
+}
+
+/**
+ * Anthropic usage → disjoint buckets. `input_tokens` already excludes cache reads and writes, so
+ * each count maps to one bucket as is; `output_tokens_details.thinking_tokens` is the reasoning part
+ * of the output. Only the fields present are returned (later reports override per bucket).
+ */
+export function convertUsage(usage: WireUsage): Partial<Usage> {
+  const converted: Partial<Usage> = {};
+  const input = count(usage.input_tokens);
+  const cacheRead = count(usage.cache_read_input_tokens);
+  const cacheWrite = count(usage.cache_creation_input_tokens);
+  const output = count(usage.output_tokens);
+  const reasoning = count(usage.output_tokens_details?.thinking_tokens);
+  if (input !== undefined) converted.input = input;
+  if (cacheRead !== undefined) converted.cacheRead = cacheRead;
+  if (cacheWrite !== undefined) converted.cacheWrite = cacheWrite;
+  if (output !== undefined) converted.output = output;
+  if (reasoning !== undefined) converted.reasoning = reasoning;
+  return converted;
+}
+
+/** Adds two usages bucket by bucket (several messages in one body). */
+export function addUsage(left: Usage, right: Partial<Usage>): Usage {
+  return {
+    input: left.input + (right.input ?? 0),
+    cacheRead: left.cacheRead + (right.cacheRead ?? 0),
+    cacheWrite: left.cacheWrite + (right.cacheWrite ?? 0),
+    output: left.output + (right.output ?? 0),
+    reasoning: left.reasoning + (right.reasoning ?? 0),
+  };
+}
+
+/** The message-level fields shared by a whole message, `message_start` and `message_delta`. */
+export interface MessageFields {
+  stop_reason?: string | null;
+  stop_sequence?: string | null;
+  stop_details?: JsonValue;
+  container?: JsonValue;
+  context_management?: JsonValue;
+}
+
+function setPresent(builder: StreamBuilder, key: string, value: JsonValue | undefined): void {
+  if (value !== undefined && value !== null) builder.setMetadata(key, value);
+}
+
+/**
+ * Records the stop reason (mapped, raw kept) and the metadata worth keeping: `anthropic.stop_sequence`
+ * (the matched sequence), `anthropic.stop_details` (refusal category…), `anthropic.container`,
+ * `anthropic.context_management`, and from usage `anthropic.usage_iterations` (compaction, advisor,
+ * fallback iterations) and `anthropic.server_tool_use` (server tool request counts).
+ */
+export function applyMessageFields(
+  builder: StreamBuilder,
+  fields: MessageFields,
+  usage?: WireUsage | null,
+): void {
+  if (typeof fields.stop_reason === 'string')
+    builder.setFinish(mapFinishReason(fields.stop_reason), fields.stop_reason);
+  setPresent(builder, 'anthropic.stop_sequence', fields.stop_sequence ?? undefined);
+  setPresent(builder, 'anthropic.stop_details', fields.stop_details);
+  setPresent(builder, 'anthropic.container', fields.container);
+  setPresent(builder, 'anthropic.context_management', fields.context_management);
+  setPresent(builder, 'anthropic.usage_iterations', usage?.iterations);
+  setPresent(builder, 'anthropic.server_tool_use', usage?.server_tool_use);
+}
+
+/**
+ * Parses a whole message (`complete()`, or a JSON body answering a streaming call) through the same
+ * block handlers as the stream. An error object in a 200 body throws the classified error.
+ */
+export function parseResponse(body: unknown, context: ProviderContext, builder: StreamBuilder): void {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    context.fail({ code: 'invalid_response', message: 'the response body is not a message object' });
+  }
+  const message = body as WireResponseMessage;
+  if (message.type === 'error') {
+    context.fail(errorBodyFromJson(message) ?? { message: 'error response without details' });
+  }
+  builder.start(withDefined({ responseId: message.id, model: message.model }));
+  const blocks = new ContentBlocks(context, builder);
+  if (Array.isArray(message.content)) {
+    message.content.forEach((block, index) => {
+      blocks.whole(index, block);
+    });
+  }
+  const usage = isJsonObject(message.usage) ? (message.usage as WireUsage) : undefined;
+  applyMessageFields(builder, message, usage);
+  if (usage !== undefined) builder.usage(addUsage(emptyUsage(), convertUsage(usage)));
+}
+
+/** Drops undefined fields (the builder distinguishes absent from undefined). */
+export function withDefined(fields: { responseId?: string; model?: string }): {
+  responseId?: string;
+  model?: string;
+} {
+  const result: { responseId?: string; model?: string } = {};
+  if (typeof fields.responseId === 'string') result.responseId = fields.responseId;
+  if (typeof fields.model === 'string') result.model = fields.model;
+  return result;
+}

@@ -1,0 +1,155 @@
+/** The Messages API SSE stream parser: one `switch (event.type)`, one small handler per event type. */
+import { NetworkError } from '../../core/errors/network-error.ts';
+import { isJsonObject } from '../../core/json.ts';
+import type { StreamBuilder } from '../../core/stream-builder.ts';
+import { emptyUsage, type Usage } from '../../core/usage.ts';
+import type { ProviderContext, StreamParser } from '../shared/definition.ts';
+import type { WireResponseMessage, WireStreamEvent, WireUsage } from './api.ts';
+import { ContentBlocks } from './blocks.ts';
+import { errorBodyFromJson } from './errors.ts';
+import { addUsage, applyMessageFields, convertUsage, withDefined } from './response.ts';
+
+/**
+ * Stream state. Odd-but-real streams:
+ * - a `message_start` repeating the open message's id (gateways duplicate the frame) is ignored;
+ * - a `message_start` with another id while a message is open means an intermediary spliced a
+ *   retried generation into the body: the first generation's signed thinking cannot be replayed,
+ *   so the stream fails with a retryable `NetworkError` (`stream_spliced`) instead of merging them;
+ * - a `message_start` after `message_stop` (recordings and proxies that concatenate consecutive
+ *   messages) continues the same response: content is appended, usage added up, the last stop
+ *   reason wins, and the message ids are kept in `anthropic.message_ids` (with a WARN);
+ * - a body that ends before `message_stop` is truncated: `onEnd` throws `stream_truncated`.
+ * `ping` is ignored; unknown event types are skipped with a WARN.
+ */
+class AnthropicStream implements StreamParser {
+  private readonly context: ProviderContext;
+  private readonly builder: StreamBuilder;
+  private readonly blocks: ContentBlocks;
+  private messageOpen = false;
+  private messageId: string | undefined;
+  private readonly messageIds: string[] = [];
+  private messages = 0;
+  private stopped = false;
+  /** Usage of the messages already stopped, and the latest report of the open one. */
+  private completedUsage: Usage = emptyUsage();
+  private currentUsage: Partial<Usage> = {};
+
+  constructor(context: ProviderContext, builder: StreamBuilder) {
+    this.context = context;
+    this.builder = builder;
+    this.blocks = new ContentBlocks(context, builder);
+  }
+
+  onEvent(_event: string | undefined, data: string): void {
+    const event = JSON.parse(data) as WireStreamEvent | null;
+    if (typeof event !== 'object' || event === null || typeof event.type !== 'string') {
+      this.context.warn('skipped unexpected stream content', { what: 'an event without a type' });
+      return;
+    }
+    switch (event.type) {
+      case 'message_start':
+        this.onMessageStart(event);
+        return;
+      case 'content_block_start':
+        this.blocks.start(event.index ?? 0, event.content_block);
+        return;
+      case 'content_block_delta':
+        this.blocks.delta(event.index ?? 0, event.delta);
+        return;
+      case 'content_block_stop':
+        this.blocks.stop(event.index ?? 0);
+        return;
+      case 'message_delta':
+        this.onMessageDelta(event);
+        return;
+      case 'message_stop':
+        this.onMessageStop();
+        return;
+      case 'ping':
+        return;
+      case 'error':
+        this.context.fail(errorBodyFromJson(event) ?? { message: 'stream error event without details' });
+        return;
+      default:
+        this.context.warn('skipped unexpected stream content', { what: `unknown event type ${event.type}` });
+    }
+  }
+
+  private onMessageStart(event: WireStreamEvent): void {
+    const message: WireResponseMessage = isJsonObject(event.message) ? event.message : {};
+    if (this.messageOpen) {
+      if (message.id === this.messageId) {
+        this.context.warn('skipped unexpected stream content', {
+          what: `a duplicate message_start for ${message.id}`,
+        });
+        return;
+      }
+      throw new NetworkError({
+        message: `anthropic: the stream started message ${message.id ?? '(no id)'} while message ${this.messageId ?? '(no id)'} was still open; an intermediary spliced two generations into one response`,
+        providerCode: 'stream_spliced',
+        retryable: true,
+        provider: 'anthropic',
+        requestId: this.context.requestId,
+      });
+    }
+    this.messages++;
+    this.messageOpen = true;
+    this.stopped = false;
+    this.messageId = message.id;
+    if (typeof message.id === 'string') this.messageIds.push(message.id);
+    if (this.messages > 1) {
+      this.context.warn('appended a further message of the stream to the response', {
+        messageId: message.id,
+      });
+      this.builder.setMetadata('anthropic.message_ids', [...this.messageIds]);
+    }
+    this.builder.start(withDefined({ responseId: message.id, model: message.model }));
+    if (Array.isArray(message.content)) {
+      message.content.forEach((block, index) => {
+        this.blocks.whole(index, block);
+      });
+    }
+    applyMessageFields(this.builder, message, message.usage);
+    this.updateUsage(message.usage);
+  }
+
+  private onMessageDelta(event: WireStreamEvent): void {
+    const delta = isJsonObject(event.delta) ? event.delta : {};
+    applyMessageFields(this.builder, { ...delta, context_management: event.context_management }, event.usage);
+    this.updateUsage(event.usage);
+  }
+
+  private onMessageStop(): void {
+    if (this.blocks.hasOpen) {
+      this.context.warn('skipped unexpected stream content', { what: 'blocks left open at message_stop' });
+      this.blocks.stopAll();
+    }
+    this.messageOpen = false;
+    this.stopped = true;
+    this.completedUsage = addUsage(this.completedUsage, this.currentUsage);
+    this.currentUsage = {};
+  }
+
+  /** Counts are cumulative within a message: later reports override per bucket. */
+  private updateUsage(usage: WireUsage | null | undefined): void {
+    if (!isJsonObject(usage)) return;
+    Object.assign(this.currentUsage, convertUsage(usage));
+    this.builder.usage(addUsage(this.completedUsage, this.currentUsage));
+  }
+
+  onEnd(): void {
+    if (this.stopped && !this.messageOpen) return;
+    throw new NetworkError({
+      message: 'anthropic: the stream ended before message_stop',
+      providerCode: 'stream_truncated',
+      retryable: true,
+      provider: 'anthropic',
+      requestId: this.context.requestId,
+    });
+  }
+}
+
+/** Creates the parser of one response stream; it drives `builder` and never emits events itself. */
+export function createStreamParser(context: ProviderContext, builder: StreamBuilder): StreamParser {
+  return new AnthropicStream(context, builder);
+}

@@ -1,0 +1,152 @@
+/** Helpers for the Anthropic adapter's own tests: contexts, fixture paths, stream collection. */
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { type Adapter, createSession } from '../../core/adapter.ts';
+import type { EventStream } from '../../core/event-stream.ts';
+import type { StreamEvent } from '../../core/events.ts';
+import type { RequestId } from '../../core/ids.ts';
+import { createMemoryLogger } from '../../core/logger.ts';
+import type { CanonicalRequest, CanonicalResponse } from '../../core/request.ts';
+import { StreamBuilder } from '../../core/stream-builder.ts';
+import type { Part } from '../../core/transcript.ts';
+import type { Emulator } from '../../testing/emulator/index.ts';
+import type { ProviderContext } from '../shared/definition.ts';
+import { createProviderError } from '../shared/errors.ts';
+import { errorRules } from './errors.ts';
+import { createAnthropic } from './index.ts';
+import type { AnthropicOptions } from './options.ts';
+
+/** The folder of recorded Anthropic responses. */
+export const recordedAnthropicDir = fileURLToPath(
+  new URL('../../../../shared/fixtures/recorded/anthropic/', import.meta.url),
+);
+
+/** Absolute path of a recorded Anthropic file. */
+export function fixture(name: string): string {
+  return recordedAnthropicDir + name;
+}
+
+/** Names of every recorded Anthropic file, sorted. */
+export function fixtureNames(): string[] {
+  return readdirSync(recordedAnthropicDir).sort();
+}
+
+/** A provider context for calling translation functions directly, with an in-memory logger. */
+export function createTestContext(
+  overrides: Partial<Pick<ProviderContext, 'model' | 'stream' | 'session'>> = {},
+): ProviderContext & { logger: ReturnType<typeof createMemoryLogger> } {
+  const logger = createMemoryLogger();
+  const requestId = 'req_test' as RequestId;
+  const session = overrides.session ?? createSession();
+  return {
+    requestId,
+    provider: 'anthropic',
+    model: overrides.model ?? 'claude-sonnet-4-5',
+    session,
+    logger,
+    stream: overrides.stream ?? false,
+    warn(message, fields) {
+      logger.warn(message, { adapter: 'anthropic', requestId, sessionId: session.id, ...fields });
+    },
+    fail(body, status) {
+      const site = { provider: 'anthropic', method: 'POST', url: 'test', requestId };
+      throw createProviderError({ site, status, body, rules: errorRules });
+    },
+    fetchJson: () => Promise.reject(new Error('no network in unit tests')),
+  };
+}
+
+/** A builder that records its events. */
+export function createRecordingBuilder(model = 'anthropic:claude-sonnet-4-5'): {
+  builder: StreamBuilder;
+  events: StreamEvent[];
+} {
+  const events: StreamEvent[] = [];
+  const builder = new StreamBuilder(
+    { requestId: 'req_test' as RequestId, provider: 'anthropic', model, startedAt: performance.now() },
+    (event) => events.push(event),
+  );
+  return { builder, events };
+}
+
+/** What a stream produced: every event, the error it raised (if any) and its result. */
+export interface CollectedStream {
+  events: StreamEvent[];
+  error: unknown;
+  response: CanonicalResponse | undefined;
+}
+
+/** Iterates a stream to its end, keeping the error instead of throwing. */
+export async function collect(stream: EventStream<StreamEvent, CanonicalResponse>): Promise<CollectedStream> {
+  const events: StreamEvent[] = [];
+  let error: unknown;
+  try {
+    for await (const event of stream) events.push(event);
+  } catch (caught) {
+    error = caught;
+  }
+  const finish = events.at(-1);
+  return { events, error, response: finish?.type === 'finish' ? finish.response : undefined };
+}
+
+/** An adapter pointed at the emulator, with fast retries and an in-memory logger. */
+export function createTestAdapter(
+  emulator: Emulator,
+  options: AnthropicOptions = {},
+): Adapter & { logger: ReturnType<typeof createMemoryLogger> } {
+  const logger = createMemoryLogger();
+  const adapter = createAnthropic({
+    baseURL: `${emulator.url}/v1`,
+    apiKey: 'test-key',
+    maxRetries: 0,
+    retryBaseDelay: 1,
+    logger,
+    ...options,
+  });
+  return Object.assign(adapter, { logger });
+}
+
+/** A minimal request. */
+export function textRequest(text: string, overrides: Partial<CanonicalRequest> = {}): CanonicalRequest {
+  return {
+    model: 'anthropic:claude-sonnet-4-5',
+    transcript: [{ kind: 'user', parts: [{ type: 'text', text }] }],
+    maxOutputTokens: 1024,
+    ...overrides,
+  };
+}
+
+/** A run-length summary of a response's parts: `text, custom:server_tool_use, tool-call:rollDie×14`. */
+export function describeContent(content: readonly Part[]): string {
+  const runs: string[] = [];
+  let previous: string | undefined;
+  let repeats = 0;
+  const flush = () => {
+    if (previous !== undefined) runs.push(repeats > 1 ? `${previous}×${repeats}` : previous);
+  };
+  for (const part of content) {
+    const label =
+      part.type === 'custom'
+        ? `custom:${part.kind}`
+        : part.type === 'tool-call'
+          ? `tool-call:${part.name}`
+          : part.type;
+    if (label === previous) {
+      repeats++;
+    } else {
+      flush();
+      previous = label;
+      repeats = 1;
+    }
+  }
+  flush();
+  return runs.join(', ');
+}
+
+/** The parts of one type. */
+export function partsOf<Type extends Part['type']>(
+  content: readonly Part[],
+  type: Type,
+): Array<Extract<Part, { type: Type }>> {
+  return content.filter((part): part is Extract<Part, { type: Type }> => part.type === type);
+}

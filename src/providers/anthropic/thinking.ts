@@ -1,0 +1,169 @@
+/** Extended thinking: canonical reasoning requests → `thinking` / `output_config.effort`, and their sampling limits. */
+import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
+import type { CanonicalRequest, ReasoningRequest } from '../../core/request.ts';
+import type { ProviderContext } from '../shared/definition.ts';
+import type { WireOutputConfig, WireThinking } from './api.ts';
+import type { ModelProfile } from './capabilities.ts';
+
+/** The smallest `budget_tokens` the API accepts. */
+export const minimumThinkingBudget = 1024;
+
+/**
+ * Budgets for an effort level on models that only take `budget_tokens` (then clamped below
+ * `max_tokens`): minimal 1024, low 2048, medium 8192, high 16384.
+ */
+export const effortBudgets: Record<NonNullable<ReasoningRequest['effort']>, number> = {
+  minimal: 1024,
+  low: 2048,
+  medium: 8192,
+  high: 16384,
+};
+
+type Effort = NonNullable<WireOutputConfig['effort']>;
+
+/** The thinking settings of one request. */
+export interface ThinkingSettings {
+  thinking?: WireThinking;
+  effort?: Effort;
+}
+
+/** Canonical effort → `output_config.effort` (`minimal` has no equivalent: `low`). */
+function mapEffort(effort: NonNullable<ReasoningRequest['effort']>): Effort {
+  return effort === 'minimal' ? 'low' : effort;
+}
+
+/** The effort closest to a token budget, for models that take no budget (≤2048 low, ≤8192 medium). */
+function effortForBudget(budget: number): Effort {
+  if (budget <= 2048) return 'low';
+  return budget <= 8192 ? 'medium' : 'high';
+}
+
+function invalid(message: string, context: ProviderContext): InvalidRequestError {
+  return new InvalidRequestError({
+    message: `anthropic: ${message}`,
+    provider: 'anthropic',
+    requestId: context.requestId,
+  });
+}
+
+function clampBudget(budget: number, maxTokens: number, context: ProviderContext): number {
+  if (maxTokens <= minimumThinkingBudget) {
+    throw invalid(
+      `extended thinking needs maxOutputTokens above ${minimumThinkingBudget} (budget_tokens must be at least ${minimumThinkingBudget} and below max_tokens), got ${maxTokens}`,
+      context,
+    );
+  }
+  const clamped = Math.min(Math.max(Math.round(budget), minimumThinkingBudget), maxTokens - 1);
+  if (clamped !== budget)
+    context.warn('adjusted the thinking budget', { requested: budget, sent: clamped, maxTokens });
+  return clamped;
+}
+
+/**
+ * The thinking settings for a request. Budget models get `{type:'enabled', budget_tokens}` (the
+ * explicit budget, else the effort's budget). Adaptive models get `{type:'adaptive'}` plus
+ * `output_config.effort` when an effort is given, and a budget otherwise (still accepted, though
+ * deprecated). Adaptive-only models (Opus 4.7+) always get adaptive thinking, a budget being mapped
+ * to the nearest effort. A reasoning request with neither effort nor budget means effort `medium`.
+ */
+export function convertReasoning(
+  request: CanonicalRequest,
+  profile: ModelProfile,
+  context: ProviderContext,
+): ThinkingSettings {
+  const reasoning = request.reasoning;
+  if (reasoning === undefined) return {};
+  if (profile.thinking === 'none') {
+    // The runtime refuses such requests first (capability `reasoning`); direct callers get a WARN.
+    context.warn('ignored a reasoning request', { reason: `${profile.family} has no extended thinking` });
+    return {};
+  }
+  const { effort, budgetTokens } = reasoning;
+  if (profile.thinking === 'adaptive-only' || (profile.thinking === 'adaptive' && effort !== undefined)) {
+    const level =
+      effort !== undefined
+        ? mapEffort(effort)
+        : budgetTokens !== undefined
+          ? effortForBudget(budgetTokens)
+          : 'medium';
+    return { thinking: { type: 'adaptive' }, effort: level };
+  }
+  const budget = budgetTokens ?? effortBudgets[effort ?? 'medium'];
+  return {
+    thinking: { type: 'enabled', budget_tokens: clampBudget(budget, request.maxOutputTokens, context) },
+  };
+}
+
+/** Sampling fields as they will be sent, after the thinking constraints. */
+export interface Sampling {
+  temperature?: number;
+  top_p?: number;
+  top_k?: number;
+}
+
+/**
+ * Sampling as the API takes it. Claude 4.5 and later refuse `temperature` and `top_p` together:
+ * `top_p` is then dropped with a WARN. Under extended thinking, `temperature` (other than 1) and
+ * `top_k` are not allowed (dropped with a WARN), `top_p` must be within [0.95, 1] (raised with a
+ * WARN), and a forced tool choice is refused (an InvalidRequestError: it cannot be sent as asked).
+ */
+export function convertSampling(
+  request: CanonicalRequest,
+  thinking: boolean,
+  profile: ModelProfile,
+  context: ProviderContext,
+): Sampling {
+  const sampling = samplingUnderThinking(request, thinking, context);
+  if (profile.exclusiveSampling && sampling.temperature !== undefined && sampling.top_p !== undefined) {
+    delete sampling.top_p;
+    context.warn('dropped a sampling option', {
+      option: 'top_p',
+      reason: `${profile.family} takes temperature or top_p, not both`,
+    });
+  }
+  return sampling;
+}
+
+function samplingUnderThinking(
+  request: CanonicalRequest,
+  thinking: boolean,
+  context: ProviderContext,
+): Sampling {
+  const sampling: Sampling = {};
+  const { temperature, topP, topK } = request;
+  if (!thinking) {
+    if (temperature !== undefined) sampling.temperature = temperature;
+    if (topP !== undefined) sampling.top_p = topP;
+    if (topK !== undefined) sampling.top_k = topK;
+    return sampling;
+  }
+  const choice = request.toolChoice;
+  if (choice === 'required' || (typeof choice === 'object' && choice.type === 'tool')) {
+    throw invalid(
+      'extended thinking cannot be combined with a forced tool choice (use auto or none)',
+      context,
+    );
+  }
+  if (temperature !== undefined && temperature !== 1)
+    context.warn('dropped a sampling option', {
+      option: 'temperature',
+      reason: 'not allowed with extended thinking',
+    });
+  if (temperature === 1) sampling.temperature = 1;
+  if (topK !== undefined)
+    context.warn('dropped a sampling option', {
+      option: 'top_k',
+      reason: 'not allowed with extended thinking',
+    });
+  if (topP !== undefined) {
+    sampling.top_p = Math.max(topP, 0.95);
+    if (topP < 0.95)
+      context.warn('adjusted a sampling option', {
+        option: 'top_p',
+        requested: topP,
+        sent: 0.95,
+        reason: 'extended thinking needs top_p ≥ 0.95',
+      });
+  }
+  return sampling;
+}
