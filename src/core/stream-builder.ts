@@ -7,7 +7,7 @@ import type { JsonObject, JsonValue } from './json.ts';
 import type { MetadataMap } from './metadata.ts';
 import { JsonFragments } from './partial-json.ts';
 import type { CanonicalResponse } from './request.ts';
-import type { CustomPart } from './transcript.ts';
+import type { CustomPart, Part } from './transcript.ts';
 import { emptyUsage, type Usage } from './usage.ts';
 
 /** A key the provider parser uses for a block (Anthropic block index, OpenAI tool index, …). */
@@ -49,6 +49,7 @@ export class StreamBuilder {
   private model: string;
   private metadata: MetadataMap | undefined;
   private sawToolCall = false;
+  private sawUsage = false;
 
   private readonly context: StreamBuilderContext;
   private readonly sink: (event: StreamEvent) => void;
@@ -82,7 +83,8 @@ export class StreamBuilder {
 
   /** Records the model the provider reports (wire name, made canonical). */
   setModel(wireName: string): void {
-    this.model = wireName.includes(':') ? wireName : `${this.context.provider}:${wireName}`;
+    const prefix = `${this.context.provider}:`;
+    this.model = wireName.startsWith(prefix) ? wireName : prefix + wireName;
   }
 
   /** Whether `message-start` was emitted. */
@@ -222,6 +224,7 @@ export class StreamBuilder {
   /** Merges usage counts (the latest value of each bucket wins) and emits a `usage` event. */
   usage(update: Partial<Usage>): void {
     this.start();
+    this.sawUsage = true;
     this.usageValue = { ...this.usageValue, ...definedOnly(update) };
     this.emit({ type: 'usage', usage: this.usageValue });
   }
@@ -235,6 +238,16 @@ export class StreamBuilder {
   /** Adds a response metadata entry (`namespace.field`). */
   setMetadata(key: string, value: JsonValue): void {
     this.metadata = { ...this.metadata, [key]: value };
+  }
+
+  /** Whether the provider reported any usage. */
+  get hasUsage(): boolean {
+    return this.sawUsage;
+  }
+
+  /** The content parts so far (open parts included as they stand). */
+  contentSoFar(): Part[] {
+    return this.accumulator.content();
   }
 
   /** Whether any tool call was started. */

@@ -19,7 +19,7 @@ type Provider = 'anthropic' | 'openai' | 'gemini';
 const apis: Record<Provider, EmulatorApi> = { anthropic: 'anthropic-messages', openai: 'openai-chat', gemini: 'gemini' };
 const models: Record<Provider, string> = {
   anthropic: 'anthropic:claude-sonnet-4-5',
-  openai: 'openai:gpt-4.1',
+  openai: 'openai:o4-mini',
   gemini: 'gemini:gemini-3-pro-preview',
 };
 const tools = [{ name: 'lookup', description: 'Look something up', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } }];

@@ -131,6 +131,10 @@ function finishOf(events: StreamEvent[]): CanonicalResponse {
 
 /** Registers the conformance tests for one adapter. */
 export function runAdapterSuite(options: AdapterSuiteOptions): void {
+  // Declared capabilities decide which scenarios apply (a host without tools gets no tool scenarios).
+  const declared = options
+    .createAdapter('http://127.0.0.1:9', { logger: createMemoryLogger(), maxRetries: 0 })
+    .capabilities(options.model);
   describe(`conformance: ${options.name}`, () => {
     let emulator: Emulator;
     let adapter: Adapter;
@@ -164,80 +168,89 @@ export function runAdapterSuite(options: AdapterSuiteOptions): void {
       const streamed = finishOf(events);
       expect(streamed.content).toEqual([{ type: 'text', text: 'Hello there, how can I help?' }]);
       expect(streamed.finishReason).toBe('completed');
-      expect(streamed.usage).toMatchObject({ input: 11, output: 7 });
+      if (streamed.metadata?.['switchyard.usage_estimated'] === true) {
+        // This host sends stream usage only in ways the emulator cannot know (contract §7.2 fallback).
+        expect(streamed.usage.input).toBeGreaterThan(0);
+        expect(streamed.usage.output).toBeGreaterThan(0);
+        expect(logger.entries.some((entry) => entry.message.includes('no usage'))).toBe(true);
+      } else {
+        expect(streamed.usage).toMatchObject({ input: 11, output: 7 });
+      }
       expect(await accumulateResponse(events)).toEqual(streamed);
       emulator.enqueue(script);
       const completed = await adapter.complete(base());
       expect(completed.content).toEqual(streamed.content);
       expect(completed.finishReason).toBe(streamed.finishReason);
-      expect(completed.usage).toEqual(streamed.usage);
+      expect(completed.usage).toMatchObject({ input: 11, output: 7 });
       expect(completed.provider).toBe(adapter.name);
     });
 
-    it('streams a tool call: raw fragments, parsed input, finish reason tool-call, canonical id', async () => {
-      const input = {
-        city: 'Paris',
-        days: 3,
-        options: { units: 'metric', include: ['wind', 'rain'] },
-        exact: true,
-        note: null,
-      };
-      emulator.enqueue({
-        type: 'scripted',
-        api: options.api,
-        content: [{ type: 'tool-call', name: 'get_weather', input }],
-        chunkSize: 5,
+    if (declared.tools) {
+      it('streams a tool call: raw fragments, parsed input, finish reason tool-call, canonical id', async () => {
+        const input = {
+          city: 'Paris',
+          days: 3,
+          options: { units: 'metric', include: ['wind', 'rain'] },
+          exact: true,
+          note: null,
+        };
+        emulator.enqueue({
+          type: 'scripted',
+          api: options.api,
+          content: [{ type: 'tool-call', name: 'get_weather', input }],
+          chunkSize: 5,
+        });
+        const tools = [{ name: 'get_weather', inputSchema: { type: 'object' } }];
+        const { events, error } = await collect(adapter.stream({ ...base(), tools }));
+        expect(error).toBeUndefined();
+        assertStreamInvariants(events);
+        const response = finishOf(events);
+        expect(response.finishReason).toBe('tool-call');
+        const call = response.content.find((part) => part.type === 'tool-call');
+        expect(call).toMatchObject({ name: 'get_weather', input });
+        expect(call?.type === 'tool-call' && call.id).toMatch(/^tu_/);
+        const fragments = events
+          .filter((event) => event.type === 'tool-call-delta')
+          .map((event) => event.delta);
+        if (fragments.length > 0) expect(JSON.parse(fragments.join(''))).toEqual(input);
       });
-      const tools = [{ name: 'get_weather', inputSchema: { type: 'object' } }];
-      const { events, error } = await collect(adapter.stream({ ...base(), tools }));
-      expect(error).toBeUndefined();
-      assertStreamInvariants(events);
-      const response = finishOf(events);
-      expect(response.finishReason).toBe('tool-call');
-      const call = response.content.find((part) => part.type === 'tool-call');
-      expect(call).toMatchObject({ name: 'get_weather', input });
-      expect(call?.type === 'tool-call' && call.id).toMatch(/^tu_/);
-      const fragments = events
-        .filter((event) => event.type === 'tool-call-delta')
-        .map((event) => event.delta);
-      if (fragments.length > 0) expect(JSON.parse(fragments.join(''))).toEqual(input);
-    });
 
-    it('tool-id consistency: the next request carries the provider id the response issued', async () => {
-      const session = adapter.startSession();
-      emulator.enqueue({
-        type: 'scripted',
-        api: options.api,
-        content: [{ type: 'tool-call', id: 'call_Abc123xyz', name: 'lookup', input: { q: 'x' } }],
+      it('tool-id consistency: the next request carries the provider id the response issued', async () => {
+        const session = adapter.startSession();
+        emulator.enqueue({
+          type: 'scripted',
+          api: options.api,
+          content: [{ type: 'tool-call', id: 'call_Abc123xyz', name: 'lookup', input: { q: 'x' } }],
+        });
+        const tools = [{ name: 'lookup', inputSchema: { type: 'object' } }];
+        const first = await adapter.stream({ ...base(), tools }, { session }).result();
+        const call = first.content.find((part) => part.type === 'tool-call');
+        if (call?.type !== 'tool-call') throw new Error('no tool call');
+        emulator.enqueue({ type: 'scripted', api: options.api, content: [{ type: 'text', text: 'done' }] });
+        const transcript = [
+          ...base().transcript,
+          { kind: 'assistant' as const, parts: first.content },
+          {
+            kind: 'tool' as const,
+            parts: [
+              {
+                type: 'tool-result' as const,
+                callId: call.id,
+                name: 'lookup',
+                output: { type: 'text' as const, text: 'found' },
+                isError: false,
+              },
+            ],
+          },
+        ];
+        const second = await adapter.complete({ ...base(), tools, transcript }, { session });
+        expect(second.content).toEqual([{ type: 'text', text: 'done' }]);
+        const wireBody = JSON.stringify(emulator.requests.at(-1)?.body);
+        const providerId = session.toolIds.toProvider(adapter.name, call.id);
+        expect(wireBody).toContain(providerId);
+        expect(wireBody).not.toContain(call.id);
       });
-      const tools = [{ name: 'lookup', inputSchema: { type: 'object' } }];
-      const first = await adapter.stream({ ...base(), tools }, { session }).result();
-      const call = first.content.find((part) => part.type === 'tool-call');
-      if (call?.type !== 'tool-call') throw new Error('no tool call');
-      emulator.enqueue({ type: 'scripted', api: options.api, content: [{ type: 'text', text: 'done' }] });
-      const transcript = [
-        ...base().transcript,
-        { kind: 'assistant' as const, parts: first.content },
-        {
-          kind: 'tool' as const,
-          parts: [
-            {
-              type: 'tool-result' as const,
-              callId: call.id,
-              name: 'lookup',
-              output: { type: 'text' as const, text: 'found' },
-              isError: false,
-            },
-          ],
-        },
-      ];
-      const second = await adapter.complete({ ...base(), tools, transcript }, { session });
-      expect(second.content).toEqual([{ type: 'text', text: 'done' }]);
-      const wireBody = JSON.stringify(emulator.requests.at(-1)?.body);
-      const providerId = session.toolIds.toProvider(adapter.name, call.id);
-      expect(wireBody).toContain(providerId);
-      expect(wireBody).not.toContain(call.id);
-    });
+    }
 
     if (options.reasoning === true) {
       it('streams reasoning before text and keeps its signature', async () => {

@@ -14,6 +14,7 @@ import type {
   GeminiResponse,
   GeminiUsageMetadata,
 } from './api.ts';
+import { hashId } from '../../core/tool-id-map.ts';
 import { preparedCall } from './cache.ts';
 import { generatedIdPrefix, signatureMetadataKey } from './messages.ts';
 import { PartialArguments } from './partial-arguments.ts';
@@ -49,6 +50,7 @@ export class ResponseReader {
   private block: { kind: 'text' | 'reasoning'; key: string } | undefined;
   private call: StreamingCall | undefined;
   private blockCount = 0;
+  private responseId: string | undefined;
   private rawFinishReason: string | undefined;
   private blockReason: string | undefined;
   private lastUsage = '';
@@ -72,6 +74,7 @@ export class ResponseReader {
   read(chunk: GeminiResponse): void {
     // A chunk with nothing but metadata (`trafficType`) does not start the message, so a stream
     // cut before any content can still be retried.
+    if (typeof chunk.responseId === 'string') this.responseId ??= chunk.responseId;
     if (carriesContent(chunk)) this.builder.start(startFields(chunk));
     const candidate = chunk.candidates?.[0];
     if (candidate !== undefined) this.readCandidate(candidate);
@@ -168,7 +171,11 @@ export class ResponseReader {
     this.closeCall();
     if (!starts) return; // A stray end marker (`functionCall: {}`) with no call open.
     const key = `call:${this.blockCount++}`;
-    const providerId = functionCall.id ?? `${generatedIdPrefix}${createRequestId()}`;
+    // Without a Gemini id, derive a stable one from the response id and the call's position, so a
+    // replayed response (cassette, retry of a recorded session) yields the same wire ids.
+    const providerId =
+      functionCall.id ??
+      `${generatedIdPrefix}${this.responseId === undefined ? createRequestId() : hashId(`${this.responseId}:${key}`, 16)}`;
     this.builder.toolStart(key, canonicalToolId(this.context, providerId), functionCall.name as string);
     if (functionCall.willContinue === true) {
       this.call = { key, arguments: new PartialArguments(), signature };

@@ -5,7 +5,7 @@ import { AdapterError } from '../../core/errors/adapter-error.ts';
 import { ServerError } from '../../core/errors/server-error.ts';
 import { EventStream } from '../../core/event-stream.ts';
 import type { StreamEvent } from '../../core/events.ts';
-import { createRequestId, type RequestId, splitModelId } from '../../core/ids.ts';
+import { createRequestId, type RequestId } from '../../core/ids.ts';
 import type { JsonObject } from '../../core/json.ts';
 import { consoleLogger } from '../../core/logger.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../../core/request.ts';
@@ -16,6 +16,7 @@ import { parseRetryAfter, withRetries } from '../../transport/retry.ts';
 import { SseDecoder } from '../../transport/sse.ts';
 import type { ProviderContext, ProviderDefinition, StreamParser } from './definition.ts';
 import { createProviderError, type FailureSite } from './errors.ts';
+import { estimateMissingUsage } from './usage-fallback.ts';
 import type { AdapterOptions } from './options.ts';
 
 const maxErrorBodyBytes = 64 * 1024;
@@ -44,6 +45,12 @@ export function createHttpAdapter(
   const baseURL = (options.baseURL ?? definition.baseURL).replace(/\/+$/, '');
   const policy = { maxRetries: options.maxRetries ?? 2, baseDelayMs: options.retryBaseDelay };
   const apiKey = options.apiKey;
+
+  /** The wire model name: the `provider:` prefix is stripped only when it names this adapter (`qwen3:8b` stays whole). */
+  function wireModelName(model: string): string {
+    const prefix = `${definition.name}:`;
+    return model.startsWith(prefix) ? model.slice(prefix.length) : model;
+  }
 
   function headersFor(extra: Record<string, string> | undefined, callHeaders?: Record<string, string>) {
     return { ...definition.headers(apiKey), ...options.headers, ...extra, ...callHeaders };
@@ -98,7 +105,7 @@ export function createHttpAdapter(
   function setup(request: CanonicalRequest, options: CallOptions, stream: boolean): CallSetup {
     const requestId = request.requestId ?? createRequestId();
     const session = options.session ?? createSession();
-    const model = splitModelId(request.model).name;
+    const model = wireModelName(request.model);
     const call: HttpCall = { method: 'POST', url: baseURL, headers: {}, provider: definition.name, requestId };
     const context: ProviderContext = {
       requestId,
@@ -165,6 +172,7 @@ export function createHttpAdapter(
               () => {},
             );
             definition.parseResponse(body, context, builder);
+            if (!builder.hasUsage) estimateMissingUsage(builder, request, definition, context);
             return builder.finish();
           } finally {
             timers.dispose();
@@ -204,7 +212,7 @@ export function createHttpAdapter(
       delivered = true;
       eventStream.push(event);
     };
-    const model = `${definition.name}:${splitModelId(request.model).name}`;
+    const model = `${definition.name}:${wireModelName(request.model)}`;
     const startedAt = performance.now();
     let builder = new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink);
     const unregister = registry.register(requestId, controller, callOptions.signal);
@@ -223,6 +231,7 @@ export function createHttpAdapter(
           onRetry: (info) => callOptions.onRetry?.({ ...info, requestId }),
         },
       );
+      if (!builder.hasUsage) estimateMissingUsage(builder, request, definition, callSetup.context);
       eventStream.end(builder.finish());
     } catch (error) {
       const classified = withRequestId(error, requestId);
@@ -301,7 +310,7 @@ export function createHttpAdapter(
   return {
     name: definition.name,
     api: definition.api,
-    capabilities: (model) => definition.capabilities(splitModelId(model).name),
+    capabilities: (model) => definition.capabilities(wireModelName(model)),
     complete,
     stream,
     estimateInputTokens: (input) => definition.estimateInputTokens(input),

@@ -1,0 +1,328 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { AdapterError } from '../../core/errors/adapter-error.ts';
+import {
+  isAuthError,
+  isContextOverflowError,
+  isInvalidRequestError,
+  isNetworkError,
+  isRateLimitError,
+  isServerError,
+} from '../../core/errors/guards.ts';
+import { createMemoryLogger } from '../../core/logger.ts';
+import {
+  type Emulator,
+  type EmulatorScript,
+  openaiError,
+  startEmulator,
+} from '../../testing/emulator/index.ts';
+import { assertStreamInvariants } from '../../testing/invariants.ts';
+import { createOpenAICompatible, presets } from '../openai-compatible/index.ts';
+import { parseErrorBody } from './errors.ts';
+import { createOpenAI } from './index.ts';
+import { collectStream, textOf, userRequest } from './test-support.ts';
+
+let emulator: Emulator;
+
+beforeAll(async () => {
+  emulator = await startEmulator();
+});
+
+afterAll(async () => {
+  await emulator.close();
+});
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+const secret = 'sk-proj-SECRETabcdefghijklmnop1234567890';
+
+function adapter(maxRetries = 0) {
+  return createOpenAI({ apiKey: secret, baseURL: `${emulator.url}/v1`, maxRetries, retryBaseDelay: 1 });
+}
+
+async function failure(script: EmulatorScript, retries = 0): Promise<AdapterError> {
+  emulator.enqueue(script);
+  return adapter(retries)
+    .complete(userRequest('Hi'))
+    .then(
+      () => {
+        throw new Error('expected a failure');
+      },
+      (error: AdapterError) => error,
+    );
+}
+
+describe('parseErrorBody', () => {
+  it('reads OpenAI {error:{message,type,code,param}}, preferring code over type', () => {
+    const body = JSON.stringify({
+      error: { message: 'Too long', type: 'invalid_request_error', code: 'context_length_exceeded' },
+    });
+    expect(parseErrorBody(body)).toEqual({ code: 'context_length_exceeded', message: 'Too long' });
+    const typeOnly = JSON.stringify({ error: { message: 'Bad', type: 'invalid_request_error', code: null } });
+    expect(parseErrorBody(typeOnly)).toEqual({ code: 'invalid_request_error', message: 'Bad' });
+  });
+
+  it('reads OpenRouter numeric codes as no code (the status carries them)', () => {
+    const body = JSON.stringify({ error: { code: 402, message: 'Insufficient credits', metadata: {} } });
+    expect(parseErrorBody(body)).toEqual({ message: 'Insufficient credits' });
+  });
+
+  it('reads Ollama string errors, bare objects, FastAPI detail and plain text', () => {
+    expect(parseErrorBody('{"error":"model \\"x\\" not found"}')).toEqual({ message: 'model "x" not found' });
+    expect(parseErrorBody('{"message":"Rate limited","type":"rate_limit_error"}')).toEqual({
+      code: 'rate_limit_error',
+      message: 'Rate limited',
+    });
+    expect(parseErrorBody('{"detail":[{"msg":"field required"}]}')).toEqual({
+      message: '[{"msg":"field required"}]',
+    });
+    expect(parseErrorBody('upstream connect error')).toEqual({ message: 'upstream connect error' });
+    expect(parseErrorBody('')).toEqual({});
+  });
+});
+
+describe('HTTP errors over the emulator', () => {
+  it('classifies invalid_api_key as auth and never leaks the key', async () => {
+    const error = await failure(
+      openaiError(401, `Incorrect API key provided: ${secret}. You can find your API key at …`, {
+        code: 'invalid_api_key',
+      }),
+    );
+    expect(isAuthError(error)).toBe(true);
+    expect(error).toMatchObject({ status: 401, providerCode: 'invalid_api_key', retryable: false });
+    expect(error.message).not.toContain(secret);
+    expect(JSON.stringify(error.toJSON())).not.toContain(secret);
+    expect(error.providerMessage).toContain('[REDACTED]');
+    expect(error.message).toContain(`POST ${emulator.url}/v1/chat/completions`);
+  });
+
+  it('classifies context_length_exceeded (400) as context_overflow', async () => {
+    const message =
+      "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.";
+    const error = await failure(
+      openaiError(400, message, { code: 'context_length_exceeded', param: 'messages' }),
+    );
+    expect(isContextOverflowError(error)).toBe(true);
+  });
+
+  it('classifies an overflow told only in the message (Groq, Mistral) as context_overflow', async () => {
+    const groq = await failure(openaiError(400, 'Please reduce the length of the messages or completion.'));
+    expect(isContextOverflowError(groq)).toBe(true);
+    const mistral = await failure({
+      type: 'json',
+      status: 400,
+      body: {
+        object: 'error',
+        message: 'Prompt contains 40000 tokens, too large for model with 32768 maximum context length',
+        type: 'invalid_request_error',
+        code: '3051',
+      },
+    });
+    expect(isContextOverflowError(mistral)).toBe(true);
+  });
+
+  it('does not retry insufficient_quota (a rate limit that waiting cannot fix)', async () => {
+    const before = emulator.requests.length;
+    const error = await failure(
+      openaiError(429, 'You exceeded your current quota.', {
+        type: 'insufficient_quota',
+        code: 'insufficient_quota',
+      }),
+      2,
+    );
+    expect(isRateLimitError(error)).toBe(true);
+    expect(error.retryable).toBe(false);
+    expect(emulator.requests.length - before).toBe(1);
+  });
+
+  it('does not retry a 402 out-of-balance (DeepSeek, OpenRouter)', async () => {
+    const before = emulator.requests.length;
+    const error = await failure(
+      { type: 'json', status: 402, body: { error: { code: 402, message: 'Insufficient credits' } } },
+      2,
+    );
+    expect(isRateLimitError(error)).toBe(true);
+    expect(error.retryable).toBe(false);
+    expect(emulator.requests.length - before).toBe(1);
+  });
+
+  it('retries rate_limit_exceeded and reports the x-ratelimit-reset hint', async () => {
+    emulator.enqueue(
+      openaiError(429, 'Rate limit reached for requests', {
+        type: 'requests',
+        code: 'rate_limit_exceeded',
+        headers: { 'x-ratelimit-reset-requests': '20ms' },
+      }),
+    );
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'ok' }] });
+    const retries: number[] = [];
+    const response = await adapter(1).complete(userRequest('Hi'), {
+      onRetry: (info) => retries.push(info.delayMs),
+    });
+    expect(textOf(response)).toBe('ok');
+    expect(retries).toEqual([20]);
+  });
+
+  it('classifies 403 as auth, 404 as invalid request, 500 and 503 as retryable server errors', async () => {
+    expect(isAuthError(await failure(openaiError(403, 'Project does not have access')))).toBe(true);
+    expect(
+      isInvalidRequestError(
+        await failure(openaiError(404, 'The model `gpt-9` does not exist', { code: 'model_not_found' })),
+      ),
+    ).toBe(true);
+    const server = await failure(openaiError(500, 'The server had an error'));
+    expect(isServerError(server)).toBe(true);
+    expect(server.retryable).toBe(true);
+    expect(isServerError(await failure(openaiError(503, 'Overloaded')))).toBe(true);
+  });
+
+  it('classifies an error object inside a 200 body by its code', async () => {
+    const inBody = await failure({
+      type: 'json',
+      body: { error: { message: 'Rate limit', type: 'rate_limit_error', code: null } },
+    });
+    expect(isRateLimitError(inBody)).toBe(true);
+    expect(inBody.status).toBeUndefined();
+    const openrouter = await failure({
+      type: 'json',
+      body: { error: { code: 502, message: 'Provider returned error' } },
+    });
+    expect(isServerError(openrouter)).toBe(true);
+    expect(openrouter.status).toBe(502);
+  });
+
+  it('fails a 200 body without choices as a retryable invalid_response', async () => {
+    const error = await failure({ type: 'json', body: { id: 'x', object: 'chat.completion' } });
+    expect(isServerError(error)).toBe(true);
+    expect(error).toMatchObject({ providerCode: 'invalid_response', retryable: true });
+  });
+
+  it('fails a body that is not JSON as a retryable invalid_response', async () => {
+    const error = await failure({ type: 'json', body: '<html>Bad gateway</html>' });
+    expect(error).toMatchObject({ errorClass: 'server_error', providerCode: 'invalid_response' });
+  });
+});
+
+describe('stream errors over the emulator', () => {
+  const streamed = (text: string) => ({
+    type: 'scripted' as const,
+    content: [{ type: 'text' as const, text }],
+    chunkSize: 4,
+  });
+
+  it('turns an SSE `data: {"error": …}` event into finish error, then the classified error', async () => {
+    emulator.enqueue({
+      type: 'sse',
+      events: [
+        { data: { id: 'c1', model: 'gpt-4.1', choices: [{ index: 0, delta: { content: 'Hel' } }] } },
+        { data: { error: { message: 'The server had an error', type: 'server_error', code: null } } },
+      ],
+    });
+    const { events, response, error } = await collectStream(adapter().stream(userRequest('Hi')));
+    assertStreamInvariants(events);
+    expect(isServerError(error)).toBe(true);
+    expect(response?.finishReason).toBe('error');
+    expect(textOf(response)).toBe('Hel');
+  });
+
+  it('maps malformed JSON in the stream to ServerError invalid_stream', async () => {
+    emulator.enqueue({ ...streamed('Hello there'), fault: { malformedAtEvent: 3 } });
+    const { events, error } = await collectStream(adapter().stream(userRequest('Hi')));
+    assertStreamInvariants(events);
+    expect(error).toMatchObject({ errorClass: 'server_error', providerCode: 'invalid_stream' });
+  });
+
+  it('fails a stream that ends cleanly before any finish reason with stream_truncated', async () => {
+    emulator.enqueue({
+      type: 'sse',
+      events: [{ data: { id: 'c', model: 'm', choices: [{ index: 0, delta: { content: 'cut' } }] } }],
+    });
+    const { response, error } = await collectStream(adapter().stream(userRequest('Hi')));
+    expect(isNetworkError(error)).toBe(true);
+    expect(error).toMatchObject({ providerCode: 'stream_truncated', retryable: true });
+    expect(textOf(response)).toBe('cut');
+  });
+
+  it('completes a stream that has a finish reason but no [DONE]', async () => {
+    emulator.enqueue({
+      type: 'sse',
+      events: [
+        {
+          data: {
+            id: 'c',
+            model: 'm',
+            choices: [{ index: 0, delta: { content: 'ok' }, finish_reason: 'stop' }],
+          },
+        },
+      ],
+    });
+    const { response, error } = await collectStream(adapter().stream(userRequest('Hi')));
+    expect(error).toBeUndefined();
+    expect(response?.finishReason).toBe('completed');
+  });
+
+  it('retries a stream cut before its first event, and not after', async () => {
+    emulator.enqueue({ ...streamed('Hello'), fault: { disconnectAfterEvents: 0 } });
+    emulator.enqueue(streamed('Hello'));
+    const first = await collectStream(adapter(1).stream(userRequest('Hi')));
+    expect(first.error).toBeUndefined();
+    expect(textOf(first.response)).toBe('Hello');
+    emulator.enqueue({ ...streamed('Hello world'), fault: { disconnectAfterEvents: 2 } });
+    const second = await collectStream(adapter(1).stream(userRequest('Hi')));
+    expect(isNetworkError(second.error)).toBe(true);
+    expect(second.response?.finishReason).toBe('error');
+  });
+});
+
+describe('API keys', () => {
+  it('reads OPENAI_API_KEY when no key is passed', async () => {
+    vi.stubEnv('OPENAI_API_KEY', 'sk-from-environment');
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'ok' }] });
+    await createOpenAI({ baseURL: `${emulator.url}/v1` }).complete(userRequest('Hi'));
+    expect(emulator.requests.at(-1)?.headers.authorization).toBe('Bearer sk-from-environment');
+  });
+
+  it('fails at creation with missing_api_key when no key is found', () => {
+    vi.stubEnv('OPENAI_API_KEY', '');
+    expect(() => createOpenAI()).toThrowError(/no API key: pass apiKey or set OPENAI_API_KEY/);
+    vi.stubEnv('GROQ_API_KEY', '');
+    expect(() => createOpenAICompatible(presets.groq)).toThrowError(/GROQ_API_KEY/);
+  });
+
+  it('sends OpenAI-Organization and OpenAI-Project headers', async () => {
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'ok' }] });
+    const openai = createOpenAI({
+      apiKey: 'k',
+      baseURL: `${emulator.url}/v1`,
+      organization: 'org-1',
+      project: 'proj-1',
+    });
+    await openai.complete(userRequest('Hi'));
+    expect(emulator.requests.at(-1)?.headers).toMatchObject({
+      'openai-organization': 'org-1',
+      'openai-project': 'proj-1',
+      authorization: 'Bearer k',
+    });
+  });
+
+  it('keeps the key out of lossy-projection warnings', async () => {
+    const logger = createMemoryLogger();
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'ok' }] });
+    const openai = createOpenAI({ apiKey: secret, baseURL: `${emulator.url}/v1`, logger });
+    await openai.complete({
+      ...userRequest('Hi'),
+      transcript: [
+        {
+          kind: 'assistant',
+          parts: [
+            { type: 'reasoning', text: 'x', provider: 'anthropic' },
+            { type: 'text', text: 'y' },
+          ],
+        },
+      ],
+    });
+    expect(logger.entries).toHaveLength(1);
+    expect(JSON.stringify(logger.entries)).not.toContain(secret);
+  });
+});

@@ -1,0 +1,282 @@
+/** The canonical transcript → Chat Completions `messages` (instructions, user, assistant, tool roles). */
+import type { JsonObject } from '../../core/json.ts';
+import {
+  anthropicToolId,
+  anyToolId,
+  nineAlphanumericToolId,
+  type ToolIdRule,
+} from '../../core/tool-id-map.ts';
+import type { Item, Part, ReasoningPart, ToolResultPart } from '../../core/transcript.ts';
+import type { ProviderContext } from '../shared/definition.ts';
+import {
+  isInstructionItem,
+  joinInstructions,
+  type ProjectionRules,
+  projectTranscript,
+  providerToolId,
+  sameProviderRules,
+} from '../shared/projection.ts';
+import type { ChatContentPart, ChatMessage, ChatToolCall, ReasoningDetail } from './api.ts';
+import { matchesAnyGlob } from './capabilities.ts';
+import { convertFile, convertMedia, type PartLocation } from './content.ts';
+import type { ChatQuirks, ToolIdRuleName } from './quirks.ts';
+
+const toolIdRules: Record<ToolIdRuleName, ToolIdRule> = {
+  any: anyToolId,
+  'nine-alphanumeric': nineAlphanumericToolId,
+  anthropic: anthropicToolId,
+};
+
+/** The state of one conversion. */
+interface Conversion {
+  context: ProviderContext;
+  quirks: ChatQuirks;
+  rule: ToolIdRule;
+  messages: ChatMessage[];
+  /** Images and files out of tool results, sent in a user message after the tool messages. */
+  attachments: ChatContentPart[];
+}
+
+function drop(conversion: Conversion, location: PartLocation, part: Part, reason: string): void {
+  conversion.context.warn('dropped a part the provider cannot take', {
+    ...location,
+    blockType: part.type,
+    reason,
+  });
+}
+
+/**
+ * Reasoning and custom parts go back only to the provider that produced them; for a model without
+ * tool support (Perplexity Sonar, a local model marked `tools: false`), past tool calls and results
+ * are dropped too.
+ */
+function projectionRules(provider: string, tools: boolean): ProjectionRules {
+  const base = sameProviderRules(provider);
+  if (tools) return base;
+  const isToolPart = (part: Part) => part.type === 'tool-call' || part.type === 'tool-result';
+  return {
+    accepts: (part, item) => !isToolPart(part) && base.accepts(part, item),
+    reason: (part) => (isToolPart(part) ? 'the model has no tool support' : base.reason(part)),
+  };
+}
+
+/** The role of the leading instruction message for this model. */
+export function instructionRole(quirks: ChatQuirks, model: string): 'system' | 'developer' {
+  return matchesAnyGlob(quirks.developerRoleModels, model) ? 'developer' : quirks.instructionRole;
+}
+
+/**
+ * Converts a transcript. Reasoning and custom parts from other providers are dropped with a WARN
+ * (`projectTranscript`); the host's own reasoning is replayed per `quirks.reasoningReplay`; with
+ * `tools: false` (the model has no tool support) past tool calls and results are dropped with a
+ * WARN too. System, developer and context items are joined (blank lines, contract §4.1.2) into ONE
+ * leading `system` / `developer` message, wherever they stand, with `appendix` (e.g. a JSON-schema
+ * instruction) added. Tool results become `role: tool` messages; their images and PDFs, which tool
+ * messages cannot carry, follow in one user message after the run of tool messages.
+ */
+export function convertMessages(
+  transcript: readonly Item[],
+  context: ProviderContext,
+  quirks: ChatQuirks,
+  options: { appendix?: string; tools?: boolean } = {},
+): ChatMessage[] {
+  const { appendix, tools = true } = options;
+  const items = projectTranscript(transcript, projectionRules(context.provider, tools), context);
+  const conversion: Conversion = {
+    context,
+    quirks,
+    rule: toolIdRules[quirks.toolIdRule],
+    messages: [],
+    attachments: [],
+  };
+  const instructions = [joinInstructions(items), appendix ?? ''].filter((text) => text !== '').join('\n\n');
+  if (instructions !== '') {
+    conversion.messages.push({ role: instructionRole(quirks, context.model), content: instructions });
+  }
+  items.forEach((item, itemIndex) => {
+    if (isInstructionItem(item)) warnNonText(conversion, item, itemIndex);
+    else if (item.kind === 'assistant') convertAssistant(conversion, item, itemIndex);
+    else if (item.kind === 'tool') convertToolItem(conversion, item, itemIndex);
+    else convertUser(conversion, item, itemIndex);
+  });
+  flushAttachments(conversion);
+  return conversion.messages;
+}
+
+function warnNonText(conversion: Conversion, item: Item, itemIndex: number): void {
+  item.parts.forEach((part, partIndex) => {
+    if (part.type !== 'text')
+      drop(conversion, { itemIndex, partIndex }, part, 'instructions carry text only');
+  });
+}
+
+function flushAttachments(conversion: Conversion): void {
+  if (conversion.attachments.length === 0) return;
+  conversion.messages.push({ role: 'user', content: conversion.attachments });
+  conversion.attachments = [];
+}
+
+function push(conversion: Conversion, message: ChatMessage): void {
+  flushAttachments(conversion);
+  conversion.messages.push(message);
+}
+
+function convertUser(conversion: Conversion, item: Item, itemIndex: number): void {
+  const content: ChatContentPart[] = [];
+  item.parts.forEach((part, partIndex) => {
+    const location = { itemIndex, partIndex };
+    const converted = convertUserPart(conversion, part, location);
+    if (converted !== undefined) content.push(converted);
+  });
+  if (content.length === 0) return;
+  const only = content.length === 1 ? content[0] : undefined;
+  const text = only?.type === 'text' && typeof only.text === 'string' ? only.text : undefined;
+  push(conversion, { role: 'user', content: text ?? content });
+}
+
+function convertUserPart(
+  conversion: Conversion,
+  part: Part,
+  location: PartLocation,
+): ChatContentPart | undefined {
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: part.text };
+    case 'structured':
+      return { type: 'text', text: JSON.stringify(part.value) };
+    case 'media':
+      return convertMedia(part, conversion.context, location);
+    case 'file':
+      return convertFile(part, conversion.context, location);
+    case 'tool-result':
+      // Results filed under a user item (Anthropic-style) still become tool messages.
+      convertToolResult(conversion, part, location);
+      return undefined;
+    case 'custom':
+      return customContent(conversion, part.data, location, part);
+    default:
+      drop(conversion, location, part, `a ${part.type} part cannot stand in a user message`);
+      return undefined;
+  }
+}
+
+function customContent(
+  conversion: Conversion,
+  data: unknown,
+  location: PartLocation,
+  part: Part,
+): ChatContentPart | undefined {
+  if (typeof data === 'object' && data !== null && !Array.isArray(data)) return data as JsonObject;
+  drop(conversion, location, part, 'custom data is not a content object');
+  return undefined;
+}
+
+function convertAssistant(conversion: Conversion, item: Item, itemIndex: number): void {
+  const content: ChatContentPart[] = [];
+  const texts: string[] = [];
+  const toolCalls: ChatToolCall[] = [];
+  const reasoning: ReasoningPart[] = [];
+  let hasCustom = false;
+  item.parts.forEach((part, partIndex) => {
+    const location = { itemIndex, partIndex };
+    if (part.type === 'text' || part.type === 'structured') {
+      const text = part.type === 'text' ? part.text : JSON.stringify(part.value);
+      texts.push(text);
+      content.push({ type: 'text', text });
+    } else if (part.type === 'reasoning') reasoning.push(part);
+    else if (part.type === 'tool-call') {
+      const id = providerToolId(conversion.context, part.id, conversion.rule);
+      const call = { name: part.name, arguments: JSON.stringify(part.input) };
+      toolCalls.push({ id, type: 'function', function: call });
+    } else if (part.type === 'custom') {
+      const converted = customContent(conversion, part.data, location, part);
+      if (converted !== undefined) {
+        content.push(converted);
+        hasCustom = true;
+      }
+    } else drop(conversion, location, part, `an assistant message cannot carry a ${part.type} part`);
+  });
+  if (content.length === 0 && toolCalls.length === 0) return;
+  // Text only: one string (parts joined by blank lines); with the host's own custom items: an array.
+  const message: ChatMessage = {
+    role: 'assistant',
+    content: hasCustom ? content : texts.length > 0 ? texts.join('\n\n') : null,
+  };
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  replayReasoning(conversion, message, reasoning, toolCalls.length > 0);
+  push(conversion, message);
+}
+
+/** Puts the host's own reasoning back on the assistant message, when the host's policy wants it. */
+function replayReasoning(
+  conversion: Conversion,
+  message: ChatMessage,
+  reasoning: ReasoningPart[],
+  hasToolCalls: boolean,
+): void {
+  const { reasoningReplay, reasoningReplayField } = conversion.quirks;
+  if (reasoning.length === 0 || reasoningReplay === 'drop') return;
+  if (reasoningReplay === 'tool-turns' && !hasToolCalls) return;
+  if (reasoningReplayField !== 'reasoning_details') {
+    message[reasoningReplayField] = reasoning.map((part) => part.text).join('');
+    return;
+  }
+  const formatKey = `${conversion.context.provider}.reasoning_format`;
+  message.reasoning_details = reasoning.map((part) => {
+    const detail: ReasoningDetail =
+      part.data !== undefined
+        ? { type: 'reasoning.encrypted', data: part.data }
+        : { type: 'reasoning.text', text: part.text };
+    if (part.signature !== undefined) detail.signature = part.signature;
+    const format = part.metadata?.[formatKey];
+    if (typeof format === 'string') detail.format = format;
+    return detail;
+  });
+}
+
+function convertToolItem(conversion: Conversion, item: Item, itemIndex: number): void {
+  item.parts.forEach((part, partIndex) => {
+    const location = { itemIndex, partIndex };
+    if (part.type === 'tool-result') convertToolResult(conversion, part, location);
+    else drop(conversion, location, part, 'a tool item carries tool results only');
+  });
+}
+
+/**
+ * One `role: tool` message: text as is, JSON stringified, parts as their text joined by newlines
+ * (images and PDFs go to the follow-up user message). An error result is prefixed `Error: `, since
+ * the wire has no error flag.
+ */
+function convertToolResult(conversion: Conversion, part: ToolResultPart, location: PartLocation): void {
+  const id = providerToolId(conversion.context, part.callId, conversion.rule);
+  let text: string;
+  if (part.output.type === 'text') text = part.output.text;
+  else if (part.output.type === 'json') text = JSON.stringify(part.output.value);
+  else text = toolResultParts(conversion, part.output.parts, id, location);
+  const message: ChatMessage = {
+    role: 'tool',
+    tool_call_id: id,
+    content: part.isError ? `Error: ${text}` : text,
+  };
+  conversion.messages.push(message);
+}
+
+function toolResultParts(conversion: Conversion, parts: Part[], id: string, location: PartLocation): string {
+  const texts: string[] = [];
+  const attachments: ChatContentPart[] = [];
+  for (const inner of parts) {
+    if (inner.type === 'text') texts.push(inner.text);
+    else if (inner.type === 'structured') texts.push(JSON.stringify(inner.value));
+    else if (inner.type === 'media' || inner.type === 'file') {
+      const converted =
+        inner.type === 'media'
+          ? convertMedia(inner, conversion.context, location)
+          : convertFile(inner, conversion.context, location);
+      if (converted !== undefined) attachments.push(converted);
+    } else drop(conversion, location, inner, `a ${inner.type} part cannot stand in a tool result`);
+  }
+  if (attachments.length > 0) {
+    conversion.attachments.push({ type: 'text', text: `Attachments of tool result ${id}:` }, ...attachments);
+  }
+  return texts.join('\n');
+}

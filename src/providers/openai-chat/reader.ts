@@ -1,0 +1,278 @@
+/** Reads Chat Completions messages and stream deltas into StreamBuilder calls: one code path for both. */
+import type { JsonValue } from '../../core/json.ts';
+import type { MetadataMap } from '../../core/metadata.ts';
+import type { StreamBuilder } from '../../core/stream-builder.ts';
+import type { ProviderContext } from '../shared/definition.ts';
+import type {
+  ReasoningDetail,
+  WireCompletion,
+  WireContentItem,
+  WireDelta,
+  WireToolCall,
+  WireUsage,
+} from './api.ts';
+import { convertWireError } from './errors.ts';
+import { convertUsage, mapFinishReason } from './mapping.ts';
+import type { ChatQuirks } from './quirks.ts';
+import { ToolCallTracker } from './tool-calls.ts';
+
+const textKey = 'text';
+const reasoningKey = 'reasoning';
+const refusalKey = 'refusal';
+
+/** The kind of part currently open; a new kind closes it, so part indices never go back. */
+type OpenKind = 'text' | 'reasoning' | 'refusal' | 'tool';
+
+/**
+ * Turns message / delta objects into builder calls. A whole response is read as one big delta, so
+ * both paths share every rule:
+ * - reasoning (the first of `quirks.reasoningFields` present; OpenRouter `reasoning_details` keep
+ *   their signature and encrypted data), then content (a string, or Mistral's array of `text` /
+ *   `thinking` items; any other item type becomes a provider-tagged `custom` part, kept for replay),
+ *   then `refusal` (a text part with metadata `openai.refusal: true`), then tool calls (and the
+ *   legacy `function_call`, read as call 0); other unknown fields are ignored;
+ * - tool calls go through a {@link ToolCallTracker}; other content ends the open call;
+ * - empty strings never open a part; usage and citations are remembered and emitted once, at the end.
+ */
+export class ChatReader {
+  private readonly tools: ToolCallTracker;
+  private current: OpenKind | undefined;
+  private identified = false;
+  private refused = false;
+  private rawFinish: string | undefined;
+  private completed = false;
+  private pendingUsage: WireUsage | undefined;
+  private citations: JsonValue | undefined;
+  private searchResults: JsonValue | undefined;
+  private reasoningSignature: string | undefined;
+  private reasoningData: string | undefined;
+  private reasoningFormat: string | undefined;
+  private readonly refusalMetadata: MetadataMap = { 'openai.refusal': true };
+
+  private readonly context: ProviderContext;
+  private readonly builder: StreamBuilder;
+  private readonly quirks: ChatQuirks;
+
+  constructor(context: ProviderContext, builder: StreamBuilder, quirks: ChatQuirks) {
+    this.context = context;
+    this.builder = builder;
+    this.quirks = quirks;
+    this.tools = new ToolCallTracker(context, builder, () => this.switchTo('tool'));
+  }
+
+  /** Whether a finish reason arrived. */
+  get hasFinish(): boolean {
+    return this.rawFinish !== undefined;
+  }
+
+  /** Reads one completion or chunk: identity, the first choice's message/delta and finish, usage. */
+  read(completion: WireCompletion, delta: WireDelta | null | undefined, finishReason: unknown): void {
+    if (!this.identified) this.identify(completion);
+    if (delta !== undefined && delta !== null) this.readDelta(delta);
+    if (typeof finishReason === 'string' && finishReason !== '') this.readFinish(finishReason);
+    const usage = completion.usage ?? completion.x_groq?.usage;
+    if (typeof usage === 'object' && usage !== null) this.pendingUsage = usage;
+    if (completion.citations !== undefined && completion.citations !== null)
+      this.citations = completion.citations;
+    if (completion.search_results !== undefined && completion.search_results !== null)
+      this.searchResults = completion.search_results;
+  }
+
+  /** Ends every open part and hands the remembered usage, citations and finish reason to the builder. */
+  complete(): void {
+    if (this.completed) return;
+    this.completed = true;
+    this.closeAll();
+    this.flushUsage();
+    const provider = this.context.provider;
+    if (this.citations !== undefined) this.builder.setMetadata(`${provider}.citations`, this.citations);
+    if (this.searchResults !== undefined)
+      this.builder.setMetadata(`${provider}.search_results`, this.searchResults);
+    if (this.rawFinish === undefined)
+      this.builder.setFinish(this.builder.hasToolCalls ? 'tool-call' : 'completed');
+  }
+
+  /** Emits the usage seen so far (kept even when the response then fails). */
+  flushUsage(): void {
+    if (this.pendingUsage === undefined) return;
+    this.builder.usage(convertUsage(this.pendingUsage, this.quirks.reasoningTokensInCompletion));
+    this.pendingUsage = undefined;
+  }
+
+  /** Throws the classified error for an in-band error object, after keeping the usage seen. */
+  fail(error: unknown): never {
+    this.flushUsage();
+    const wire = typeof error === 'object' && error !== null ? error : String(error);
+    const { body, status } = convertWireError(wire as Parameters<typeof convertWireError>[0]);
+    return this.context.fail(body, status);
+  }
+
+  private identify(completion: WireCompletion): void {
+    const responseId = typeof completion.id === 'string' && completion.id !== '' ? completion.id : undefined;
+    const model =
+      typeof completion.model === 'string' && completion.model !== '' ? completion.model : undefined;
+    // Azure's leading prompt-filter chunk has neither: wait for a chunk that names the response.
+    if (responseId === undefined && model === undefined) return;
+    this.identified = true;
+    // Prefixed here: wire names may hold a colon themselves (Ollama `qwen3:8b`).
+    const start: { responseId?: string; model?: string } = {};
+    if (responseId !== undefined) start.responseId = responseId;
+    if (model !== undefined) start.model = `${this.context.provider}:${model}`;
+    this.builder.start(start);
+  }
+
+  private readDelta(delta: WireDelta): void {
+    this.readReasoning(delta);
+    const content = delta.content;
+    if (typeof content === 'string') {
+      if (content !== '') this.appendText(content);
+    } else if (Array.isArray(content)) {
+      this.readContentItems(content);
+    }
+    const refusal = delta.refusal;
+    if (typeof refusal === 'string' && refusal !== '') this.appendRefusal(refusal);
+    const toolCalls = delta.tool_calls;
+    if (Array.isArray(toolCalls)) {
+      for (let position = 0; position < toolCalls.length; position++) {
+        this.tools.read(toolCalls[position] as WireToolCall, position);
+      }
+    }
+    const legacyCall = delta.function_call;
+    if (typeof legacyCall === 'object' && legacyCall !== null) this.tools.read({ function: legacyCall }, 0);
+  }
+
+  private readReasoning(delta: WireDelta): void {
+    const fields = this.quirks.reasoningFields;
+    for (let position = 0; position < fields.length; position++) {
+      const field = fields[position];
+      if (field === 'reasoning_details') {
+        const details = delta.reasoning_details;
+        if (Array.isArray(details) && details.length > 0) {
+          this.readReasoningDetails(details);
+          return;
+        }
+        continue;
+      }
+      const value = field === undefined ? undefined : delta[field];
+      if (typeof value === 'string' && value !== '') {
+        this.appendReasoning(value);
+        return;
+      }
+    }
+  }
+
+  private readReasoningDetails(details: ReasoningDetail[]): void {
+    for (const detail of details) {
+      if (typeof detail !== 'object' || detail === null) continue;
+      if (typeof detail.signature === 'string' && detail.signature !== '')
+        this.reasoningSignature = detail.signature;
+      if (typeof detail.format === 'string') this.reasoningFormat = detail.format;
+      if (detail.type === 'reasoning.encrypted' && typeof detail.data === 'string')
+        this.reasoningData = (this.reasoningData ?? '') + detail.data;
+      const text = detail.type === 'reasoning.summary' ? detail.summary : detail.text;
+      if (typeof text === 'string' && text !== '') {
+        this.appendReasoning(text);
+      } else if (this.reasoningSignature !== undefined || this.reasoningData !== undefined) {
+        this.switchTo('reasoning');
+        this.builder.openText(reasoningKey, 'reasoning');
+      }
+    }
+  }
+
+  private readContentItems(items: unknown[]): void {
+    for (const item of items) {
+      if (typeof item === 'string') {
+        if (item !== '') this.appendText(item);
+        continue;
+      }
+      if (typeof item !== 'object' || item === null) continue;
+      const entry = item as WireContentItem;
+      if (entry.type === 'text') {
+        if (typeof entry.text === 'string' && entry.text !== '') this.appendText(entry.text);
+      } else if (entry.type === 'thinking') {
+        this.readThinking(entry.thinking);
+      } else {
+        this.switchTo(undefined);
+        const kind = typeof entry.type === 'string' ? entry.type : 'unknown';
+        this.builder.custom({
+          type: 'custom',
+          provider: this.context.provider,
+          kind,
+          data: item as JsonValue,
+        });
+      }
+    }
+  }
+
+  private readThinking(thinking: WireContentItem['thinking']): void {
+    if (typeof thinking === 'string') {
+      if (thinking !== '') this.appendReasoning(thinking);
+      return;
+    }
+    if (!Array.isArray(thinking)) return;
+    for (const inner of thinking) {
+      if (typeof inner?.text === 'string' && inner.text !== '') this.appendReasoning(inner.text);
+    }
+  }
+
+  private appendText(text: string): void {
+    this.switchTo('text');
+    this.builder.text(textKey, text);
+  }
+
+  private appendReasoning(text: string): void {
+    this.switchTo('reasoning');
+    this.builder.reasoning(reasoningKey, text);
+  }
+
+  private appendRefusal(text: string): void {
+    this.refused = true;
+    this.switchTo('refusal');
+    this.builder.text(refusalKey, text);
+  }
+
+  private readFinish(raw: string): void {
+    this.closeAll();
+    this.rawFinish = raw;
+    const context = { toolCalls: this.builder.hasToolCalls, refusal: this.refused };
+    this.builder.setFinish(mapFinishReason(raw, context), raw);
+  }
+
+  private switchTo(kind: OpenKind | undefined): void {
+    if (this.current === kind) return;
+    switch (this.current) {
+      case 'text':
+        this.builder.end(textKey);
+        break;
+      case 'reasoning':
+        this.endReasoning();
+        break;
+      case 'refusal':
+        this.builder.end(refusalKey, { metadata: this.refusalMetadata });
+        break;
+      case 'tool':
+        this.tools.endActive();
+        break;
+    }
+    this.current = kind;
+  }
+
+  private endReasoning(): void {
+    const fields: { signature?: string; data?: string; metadata?: MetadataMap } = {};
+    if (this.reasoningSignature !== undefined) fields.signature = this.reasoningSignature;
+    if (this.reasoningData !== undefined) fields.data = this.reasoningData;
+    if (this.reasoningFormat !== undefined)
+      fields.metadata = { [`${this.context.provider}.reasoning_format`]: this.reasoningFormat };
+    this.builder.end(reasoningKey, fields);
+    this.reasoningSignature = undefined;
+    this.reasoningData = undefined;
+    this.reasoningFormat = undefined;
+  }
+
+  /** Closes the open part and every tool call. */
+  private closeAll(): void {
+    this.switchTo(undefined);
+    this.tools.closeAll();
+    this.current = undefined;
+  }
+}

@@ -1,0 +1,72 @@
+/** The Chat Completions SSE parser: `data:` chunks, in-band error events and the `[DONE]` terminator. */
+import { NetworkError } from '../../core/errors/network-error.ts';
+import type { StreamBuilder } from '../../core/stream-builder.ts';
+import type { ProviderContext, StreamParser } from '../shared/definition.ts';
+import type { WireCompletion } from './api.ts';
+import type { ChatQuirks } from './quirks.ts';
+import { ChatReader } from './reader.ts';
+
+/** What one SSE event is. */
+type EventKind = 'done' | 'empty' | 'chunk';
+
+function classifyEvent(data: string): EventKind {
+  if (data === '[DONE]') return 'done';
+  return data === '' ? 'empty' : 'chunk';
+}
+
+/**
+ * Creates the parser for one streamed response. Each event is parsed with exactly one
+ * `JSON.parse` (never `[DONE]`, which is not JSON); malformed JSON throws a `SyntaxError` that the
+ * runtime classifies as `ServerError` `invalid_stream`. A chunk with an `error` object, or an
+ * `event: error` event, fails the stream with the classified error (`context.fail`). The stream may
+ * end without `[DONE]`: it completes when a finish reason arrived, and otherwise throws a retryable
+ * `NetworkError` `stream_truncated` (keeping the usage that arrived).
+ */
+export function createStreamParser(
+  context: ProviderContext,
+  builder: StreamBuilder,
+  quirks: ChatQuirks,
+): StreamParser {
+  const reader = new ChatReader(context, builder, quirks);
+  let done = false;
+
+  function onChunk(event: string | undefined, data: string): void {
+    const chunk = JSON.parse(data) as WireCompletion;
+    if (typeof chunk !== 'object' || chunk === null) return;
+    if (quirks.inBandErrors && (event === 'error' || (chunk.error !== undefined && chunk.error !== null))) {
+      reader.fail(chunk.error ?? chunk);
+    }
+    const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+    reader.read(chunk, choice?.delta, choice?.finish_reason);
+  }
+
+  return {
+    onEvent(event, data) {
+      switch (classifyEvent(data)) {
+        case 'done':
+          done = true;
+          reader.complete();
+          return;
+        case 'empty':
+          return;
+        case 'chunk':
+          onChunk(event, data);
+          return;
+      }
+    },
+    onEnd() {
+      if (done) return;
+      if (!reader.hasFinish) {
+        reader.flushUsage();
+        throw new NetworkError({
+          message: `${context.provider}: the stream ended before a finish reason or [DONE]`,
+          provider: context.provider,
+          providerCode: 'stream_truncated',
+          retryable: true,
+          requestId: context.requestId,
+        });
+      }
+      reader.complete();
+    },
+  };
+}

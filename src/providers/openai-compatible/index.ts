@@ -1,0 +1,160 @@
+/**
+ * `switchyard/openai-compatible`: any Chat Completions host, from a preset row or user-defined quirks.
+ *
+ * Three ways in, one implementation (`openai-chat/`): `createOpenAICompatible(presets.groq, {apiKey})`;
+ * a shorthand per preset (`createGroq({apiKey})`, same thing); or a host of your own, in code
+ * (`createOpenAICompatible({name, baseURL, quirks})`) or JSON (`parseHostConfig(json)`, which may
+ * `extends` a preset). The adapter name is the host name (`groq:llama-3.3-70b-versatile`).
+ */
+import { z } from 'zod';
+import type { Adapter } from '../../core/adapter.ts';
+import type { CapabilityOverrides } from '../openai-chat/capabilities.ts';
+import { assertApiKey, createChatDefinition, resolveApiKey } from '../openai-chat/definition.ts';
+import { type ChatQuirks, defaultQuirks, mergeQuirks, quirksSchema } from '../openai-chat/quirks.ts';
+import { createHttpAdapter } from '../shared/http-adapter.ts';
+import type { AdapterOptions } from '../shared/options.ts';
+import { type PresetName, presetNames, presets } from './presets.ts';
+
+export type { CapabilityOverrides } from '../openai-chat/capabilities.ts';
+export {
+  type ChatQuirks,
+  defaultQuirks,
+  type MaxTokensField,
+  type ModelCapabilities,
+  mergeQuirks,
+  parseQuirks,
+  type ReasoningField,
+  type ReasoningParameter,
+  type ReasoningReplay,
+  type StructuredOutputMode,
+  type ToolIdRuleName,
+} from '../openai-chat/quirks.ts';
+export { type OpenAICompatiblePreset, type PresetName, presetNames, presets } from './presets.ts';
+
+/** A host: a preset, or one defined in code / JSON. */
+export interface OpenAICompatibleConfig extends CapabilityOverrides {
+  /** Adapter name and `provider` of canonical model ids (`groq` → `groq:llama-3.3-70b-versatile`). */
+  name: string;
+  /** Overrides `quirks.baseURL`. */
+  baseURL?: string;
+  /** A key for this host (prefer `apiKeyEnv`). */
+  apiKey?: string;
+  /** Overrides `quirks.apiKeyEnv`. */
+  apiKeyEnv?: string;
+  /** How the host differs from `defaultQuirks` (a faithful Chat Completions host). */
+  quirks?: Partial<ChatQuirks>;
+}
+
+/** Per-instance options: the common adapter options plus capability overrides. */
+export interface OpenAICompatibleOptions extends AdapterOptions, CapabilityOverrides {
+  /** Send `strict: true` on function tools where the host takes it. Default false. */
+  strictTools?: boolean;
+}
+
+const hostConfigSchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9][a-z0-9._-]*$/i, 'letters, digits, dot, dash or underscore'),
+    extends: z.enum(presetNames as [PresetName, ...PresetName[]]).optional(),
+    baseURL: z.url().optional(),
+    apiKeyEnv: z.string().min(1).optional(),
+    quirks: quirksSchema.optional(),
+    capabilities: quirksSchema.shape.capabilities.optional(),
+    models: quirksSchema.shape.models.optional(),
+  })
+  .strict();
+
+/**
+ * Validates a host defined in JSON — `{name, extends?, baseURL?, apiKeyEnv?, quirks?,
+ * capabilities?, models?}` — where `extends` names a preset to start from. Keys are not accepted
+ * in JSON (use `apiKeyEnv`). Throws a `TypeError` naming every invalid field.
+ */
+export function parseHostConfig(json: unknown): OpenAICompatibleConfig {
+  const result = hostConfigSchema.safeParse(json);
+  if (!result.success) {
+    const problems = result.error.issues.map(
+      (issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`,
+    );
+    throw new TypeError(`invalid OpenAI-compatible host: ${problems.join('; ')}`);
+  }
+  const { extends: preset, quirks, ...rest } = result.data;
+  const base = preset === undefined ? {} : presets[preset].quirks;
+  const config: OpenAICompatibleConfig = { ...rest, quirks: { ...base, ...(quirks as Partial<ChatQuirks>) } };
+  return config;
+}
+
+/**
+ * Creates an adapter for an OpenAI-compatible host: `createOpenAICompatible(presets.groq, {apiKey})`,
+ * or `createOpenAICompatible({name: 'my-host', baseURL, quirks: {...}})`. The key comes from
+ * `options.apiKey`, else `host.apiKey`, else the `apiKeyEnv` variable; a host that requires one
+ * and has none throws an `AuthError` (`missing_api_key`). A host without any base URL throws a
+ * `TypeError`.
+ */
+export function createOpenAICompatible(
+  host: OpenAICompatibleConfig,
+  options: OpenAICompatibleOptions = {},
+): Adapter {
+  if (!/^[^:\s]+$/.test(host.name)) {
+    throw new TypeError(
+      `an OpenAI-compatible host needs a name without spaces or colons, got "${host.name}"`,
+    );
+  }
+  const quirks = mergeQuirks(defaultQuirks, host.quirks);
+  if (host.baseURL !== undefined) quirks.baseURL = host.baseURL;
+  if (host.apiKeyEnv !== undefined) quirks.apiKeyEnv = host.apiKeyEnv;
+  if ((options.baseURL ?? quirks.baseURL) === '') {
+    throw new TypeError(`${host.name}: an OpenAI-compatible host needs a baseURL`);
+  }
+  const apiKey = resolveApiKey(options.apiKey ?? host.apiKey, quirks.apiKeyEnv);
+  assertApiKey(host.name, quirks, apiKey);
+  const definition = createChatDefinition({
+    name: host.name,
+    quirks,
+    strictTools: options.strictTools,
+    capabilities: { ...host.capabilities, ...options.capabilities },
+    models: { ...host.models, ...options.models },
+  });
+  return createHttpAdapter(definition, { ...options, apiKey });
+}
+
+/** OpenRouter (`OPENROUTER_API_KEY`). */
+export const createOpenRouter = (options?: OpenAICompatibleOptions): Adapter =>
+  createOpenAICompatible(presets.openrouter, options);
+/** Groq (`GROQ_API_KEY`). */
+export const createGroq = (options?: OpenAICompatibleOptions): Adapter =>
+  createOpenAICompatible(presets.groq, options);
+/** DeepSeek (`DEEPSEEK_API_KEY`). */
+export const createDeepSeek = (options?: OpenAICompatibleOptions): Adapter =>
+  createOpenAICompatible(presets.deepseek, options);
+/** xAI Grok (`XAI_API_KEY`). */
+export const createXai = (options?: OpenAICompatibleOptions): Adapter =>
+  createOpenAICompatible(presets.xai, options);
+/** Mistral (`MISTRAL_API_KEY`). */
+export const createMistral = (options?: OpenAICompatibleOptions): Adapter =>
+  createOpenAICompatible(presets.mistral, options);
+/** Together AI (`TOGETHER_API_KEY`). */
+export const createTogether = (options?: OpenAICompatibleOptions): Adapter =>
+  createOpenAICompatible(presets.together, options);
+/** Fireworks AI (`FIREWORKS_API_KEY`). */
+export const createFireworks = (options?: OpenAICompatibleOptions): Adapter =>
+  createOpenAICompatible(presets.fireworks, options);
+/** Perplexity Sonar (`PERPLEXITY_API_KEY`). */
+export const createPerplexity = (options?: OpenAICompatibleOptions): Adapter =>
+  createOpenAICompatible(presets.perplexity, options);
+/** Moonshot Kimi (`MOONSHOT_API_KEY`). */
+export const createMoonshot = (options?: OpenAICompatibleOptions): Adapter =>
+  createOpenAICompatible(presets.moonshot, options);
+/** Alibaba Qwen on DashScope compatible mode (`DASHSCOPE_API_KEY`). */
+export const createAlibaba = (options?: OpenAICompatibleOptions): Adapter =>
+  createOpenAICompatible(presets.alibaba, options);
+/** Cerebras (`CEREBRAS_API_KEY`). */
+export const createCerebras = (options?: OpenAICompatibleOptions): Adapter =>
+  createOpenAICompatible(presets.cerebras, options);
+/** Ollama on localhost:11434 (no key). */
+export const createOllama = (options?: OpenAICompatibleOptions): Adapter =>
+  createOpenAICompatible(presets.ollama, options);
+/** LM Studio on localhost:1234 (no key). */
+export const createLMStudio = (options?: OpenAICompatibleOptions): Adapter =>
+  createOpenAICompatible(presets.lmstudio, options);
+/** vLLM on localhost:8000 (optional `VLLM_API_KEY`). */
+export const createVllm = (options?: OpenAICompatibleOptions): Adapter =>
+  createOpenAICompatible(presets.vllm, options);
