@@ -89,8 +89,7 @@ export function inferErrorStatus(file: string): number | undefined {
     return undefined;
   }
   const error = (Array.isArray(body) ? body[0] : body) as
-    | { error?: { code?: unknown; type?: unknown } }
-    | undefined;
+    { error?: { code?: unknown; type?: unknown } } | undefined;
   if (error?.error === undefined || typeof error.error !== 'object' || error.error === null) return undefined;
   if (typeof error.error.code === 'number' && error.error.code >= 400) return error.error.code;
   const byType: Record<string, number> = {

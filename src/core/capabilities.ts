@@ -24,14 +24,7 @@ export interface Capabilities {
 
 /** A capability that a request needs. */
 export type CapabilityName =
-  | 'images'
-  | 'audio'
-  | 'video'
-  | 'pdf'
-  | 'reasoning'
-  | 'tools'
-  | 'parallelToolCalls'
-  | 'structuredOutput';
+  'images' | 'audio' | 'video' | 'pdf' | 'reasoning' | 'tools' | 'parallelToolCalls' | 'structuredOutput';
 
 /** The capabilities a request needs, derived from its content and options. */
 export function requiredCapabilities(request: CanonicalRequest): Set<CapabilityName> {

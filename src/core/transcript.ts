@@ -80,9 +80,7 @@ export interface ToolCallPart {
 
 /** What a tool returned. */
 export type ToolOutput =
-  | { type: 'text'; text: string }
-  | { type: 'json'; value: JsonValue }
-  | { type: 'parts'; parts: Part[] };
+  { type: 'text'; text: string } | { type: 'json'; value: JsonValue } | { type: 'parts'; parts: Part[] };
 
 /** The result of a tool call, answering the call with id `callId`. */
 export interface ToolResultPart {

@@ -36,7 +36,9 @@ describe('createScriptedAdapter', () => {
   });
 
   it('a scripted mid-stream error yields finish(error) then throws', async () => {
-    const adapter = createScriptedAdapter([{ content: [{ type: 'text', text: 'partial' }], error: new Error('boom') }]);
+    const adapter = createScriptedAdapter([
+      { content: [{ type: 'text', text: 'partial' }], error: new Error('boom') },
+    ]);
     const events: StreamEvent[] = [];
     await expect(
       (async () => {
@@ -44,11 +46,15 @@ describe('createScriptedAdapter', () => {
       })(),
     ).rejects.toThrow('boom');
     assertStreamInvariants(events);
-    expect(events.at(-1)).toMatchObject({ response: { finishReason: 'error', content: [{ type: 'text', text: 'partial' }] } });
+    expect(events.at(-1)).toMatchObject({
+      response: { finishReason: 'error', content: [{ type: 'text', text: 'partial' }] },
+    });
   });
 
   it('cancel(requestId) ends the stream as cancelled; returns false the second time', async () => {
-    const adapter = createScriptedAdapter([{ content: [{ type: 'text', text: 'x'.repeat(500) }], chunkSize: 1 }]);
+    const adapter = createScriptedAdapter([
+      { content: [{ type: 'text', text: 'x'.repeat(500) }], chunkSize: 1 },
+    ]);
     const events: StreamEvent[] = [];
     for await (const event of adapter.stream({ ...request, requestId: 'r1' as never })) {
       events.push(event);
@@ -61,7 +67,9 @@ describe('createScriptedAdapter', () => {
 
   it('rejects a request needing a capability it was configured without', async () => {
     const adapter = createScriptedAdapter([], { capabilities: { tools: false } });
-    await expect(adapter.complete({ ...request, tools: [{ name: 't', inputSchema: {} }] })).rejects.toMatchObject({
+    await expect(
+      adapter.complete({ ...request, tools: [{ name: 't', inputSchema: {} }] }),
+    ).rejects.toMatchObject({
       errorClass: 'invalid_request',
     });
   });

@@ -2,8 +2,7 @@
 
 /** Why a call was aborted: the user (cancel/signal), or one of our timeouts. */
 export type AbortCause =
-  | { kind: 'cancelled' }
-  | { kind: 'timeout'; which: 'total' | 'first-byte' | 'idle'; ms: number };
+  { kind: 'cancelled' } | { kind: 'timeout'; which: 'total' | 'first-byte' | 'idle'; ms: number };
 
 /** Tracks one AbortController per in-flight request id. */
 export class CancellationRegistry {

@@ -11,7 +11,17 @@ const folders: Array<[ApiName, string[]]> = [
   ['anthropic-messages', ['anthropic']],
   [
     'openai-chat',
-    ['openai/chat', 'openai-compatible/chat', 'groq', 'deepseek/chat', 'xai', 'mistral', 'moonshotai', 'perplexity', 'alibaba'],
+    [
+      'openai/chat',
+      'openai-compatible/chat',
+      'groq',
+      'deepseek/chat',
+      'xai',
+      'mistral',
+      'moonshotai',
+      'perplexity',
+      'alibaba',
+    ],
   ],
   ['gemini', ['google']],
 ];
@@ -22,7 +32,10 @@ const expectedStreamErrors = new Map([['anthropic/spliced-message-start.chunks.t
 async function replay(file: string, api: ApiName) {
   const stdout: string[] = [];
   const stderr: string[] = [];
-  const code = await runReplay(file, api, { stdout: (line) => stdout.push(line), stderr: (line) => stderr.push(line) });
+  const code = await runReplay(file, api, {
+    stdout: (line) => stdout.push(line),
+    stderr: (line) => stderr.push(line),
+  });
   return { code, stdout, stderr };
 }
 
@@ -39,10 +52,13 @@ for (const [api, apiFolders] of folders) {
         expect(events.at(-1)).toMatchObject({ type: 'finish', response: { finishReason: 'error' } });
         return;
       }
-      const expectError = !file.endsWith('.chunks.txt') && !file.endsWith('.sse') && inferErrorStatus(file) !== undefined;
+      const expectError =
+        !file.endsWith('.chunks.txt') && !file.endsWith('.sse') && inferErrorStatus(file) !== undefined;
       if (expectError) {
         expect(code).toBe(1);
-        expect(stderr.join('\n')).toMatch(/^(rate_limit|auth|server_error|network|context_overflow|invalid_request|other):/);
+        expect(stderr.join('\n')).toMatch(
+          /^(rate_limit|auth|server_error|network|context_overflow|invalid_request|other):/,
+        );
         return;
       }
       expect({ code, stderr }).toEqual({ code: 0, stderr: [] });
@@ -60,19 +76,43 @@ describe('the switchyard bin', () => {
   const anthropicText = listRecorded('anthropic').find((file) => file.endsWith('anthropic-text.chunks.txt'))!;
 
   it('prints one JSON event per line, the last being finish, and exits 0', async () => {
-    const { stdout } = await run(process.execPath, [main, 'replay', anthropicText, '--api', 'anthropic-messages']);
-    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string });
+    const { stdout } = await run(process.execPath, [
+      main,
+      'replay',
+      anthropicText,
+      '--api',
+      'anthropic-messages',
+    ]);
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string });
     expect(lines[0]?.type).toBe('message-start');
     expect(lines.at(-1)?.type).toBe('finish');
   });
 
   it('answers clearly for an API whose adapter has not landed (exit 2)', async () => {
-    const error = await run(process.execPath, [main, 'replay', anthropicText, '--api', 'openai-responses']).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ code: 2, stderr: expect.stringContaining('openai-responses adapter has not landed') });
+    const error = await run(process.execPath, [
+      main,
+      'replay',
+      anthropicText,
+      '--api',
+      'openai-responses',
+    ]).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('openai-responses adapter has not landed'),
+    });
   });
 
   it('rejects an unknown --api with usage (exit 2)', async () => {
-    const error = await run(process.execPath, [main, 'replay', anthropicText, '--api', 'smoke-signals']).catch((caught: unknown) => caught);
+    const error = await run(process.execPath, [
+      main,
+      'replay',
+      anthropicText,
+      '--api',
+      'smoke-signals',
+    ]).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 2, stderr: expect.stringContaining('--api must be one of') });
   });
 });

@@ -7,5 +7,6 @@ runAdapterSuite({
   api: 'anthropic-messages',
   model: 'anthropic:claude-sonnet-4-5',
   reasoning: true,
-  createAdapter: (url, options) => createAnthropic({ ...options, apiKey: 'test-key', baseURL: `${url}/v1`, retryBaseDelay: 1 }),
+  createAdapter: (url, options) =>
+    createAnthropic({ ...options, apiKey: 'test-key', baseURL: `${url}/v1`, retryBaseDelay: 1 }),
 });

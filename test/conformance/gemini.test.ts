@@ -7,5 +7,6 @@ runAdapterSuite({
   api: 'gemini',
   model: 'gemini:gemini-2.5-flash',
   reasoning: true,
-  createAdapter: (url, options) => createGemini({ ...options, apiKey: 'test-key', baseURL: `${url}/v1beta`, retryBaseDelay: 1 }),
+  createAdapter: (url, options) =>
+    createGemini({ ...options, apiKey: 'test-key', baseURL: `${url}/v1beta`, retryBaseDelay: 1 }),
 });

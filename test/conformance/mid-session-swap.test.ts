@@ -16,13 +16,23 @@ import { type Emulator, type EmulatorApi, startEmulator } from '../../src/testin
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
 
 type Provider = 'anthropic' | 'openai' | 'gemini';
-const apis: Record<Provider, EmulatorApi> = { anthropic: 'anthropic-messages', openai: 'openai-chat', gemini: 'gemini' };
+const apis: Record<Provider, EmulatorApi> = {
+  anthropic: 'anthropic-messages',
+  openai: 'openai-chat',
+  gemini: 'gemini',
+};
 const models: Record<Provider, string> = {
   anthropic: 'anthropic:claude-sonnet-4-5',
   openai: 'openai:o4-mini',
   gemini: 'gemini:gemini-3-pro-preview',
 };
-const tools = [{ name: 'lookup', description: 'Look something up', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } }];
+const tools = [
+  {
+    name: 'lookup',
+    description: 'Look something up',
+    inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
+  },
+];
 
 let emulator: Emulator;
 const logger = createMemoryLogger();
@@ -41,18 +51,33 @@ afterAll(async () => {
 });
 
 /** Runs one turn: the provider answers with reasoning + a tool call; we append the call and its result. */
-async function toolTurn(provider: Provider, transcript: Item[], turn: number, session: ReturnType<typeof createSession>) {
+async function toolTurn(
+  provider: Provider,
+  transcript: Item[],
+  turn: number,
+  session: ReturnType<typeof createSession>,
+) {
   emulator.enqueue({
     type: 'scripted',
     api: apis[provider],
     model: models[provider].split(':')[1],
     content: [
-      { type: 'reasoning', text: `Turn ${turn}: I should look this up.`, signature: `sig-${provider}-${turn}` },
+      {
+        type: 'reasoning',
+        text: `Turn ${turn}: I should look this up.`,
+        signature: `sig-${provider}-${turn}`,
+      },
       { type: 'tool-call', name: 'lookup', input: { q: `question ${turn}` } },
     ],
   });
   const events: StreamEvent[] = [];
-  const request = { model: models[provider], transcript, tools, maxOutputTokens: 2048, reasoning: { budgetTokens: 1024 } };
+  const request = {
+    model: models[provider],
+    transcript,
+    tools,
+    maxOutputTokens: 2048,
+    reasoning: { budgetTokens: 1024 },
+  };
   for await (const event of adapters[provider].stream(request, { session })) events.push(event);
   assertStreamInvariants(events);
   const finish = events.at(-1);
@@ -64,7 +89,15 @@ async function toolTurn(provider: Provider, transcript: Item[], turn: number, se
   transcript.push({ kind: 'assistant', parts: finish.response.content });
   transcript.push({
     kind: 'tool',
-    parts: [{ type: 'tool-result', callId: call.id, name: 'lookup', output: { type: 'text', text: `answer ${turn}` }, isError: false }],
+    parts: [
+      {
+        type: 'tool-result',
+        callId: call.id,
+        name: 'lookup',
+        output: { type: 'text', text: `answer ${turn}` },
+        isError: false,
+      },
+    ],
   });
   transcript.push({ kind: 'user', parts: [{ type: 'text', text: `Thanks. Next question (${turn + 1}).` }] });
   return call;
@@ -78,7 +111,8 @@ async function runSwap(order: Provider[]) {
   ];
   const calls: ToolCallPart[] = [];
   const firstRequest = emulator.requests.length;
-  for (const [turn, provider] of order.entries()) calls.push(await toolTurn(provider, transcript, turn + 1, session));
+  for (const [turn, provider] of order.entries())
+    calls.push(await toolTurn(provider, transcript, turn + 1, session));
   expect(checkTranscript(transcript)).toEqual([]);
   const requests = emulator.requests.slice(firstRequest);
   expect(requests).toHaveLength(order.length);
@@ -109,7 +143,12 @@ describe('mid-session swap', () => {
     // Reasoning that cannot travel is dropped with a structured WARN, never silently.
     const warnings = logger.entries.slice(before);
     expect(warnings.length).toBeGreaterThan(0);
-    for (const warning of warnings) expect(warning.fields).toMatchObject({ adapter: expect.any(String), blockType: 'reasoning', reason: expect.any(String) });
+    for (const warning of warnings)
+      expect(warning.fields).toMatchObject({
+        adapter: expect.any(String),
+        blockType: 'reasoning',
+        reason: expect.any(String),
+      });
     // Anthropic's own signed thinking goes back verbatim to Anthropic.
     const lastAnthropicBody = JSON.stringify(run.requests[4]?.body);
     expect(lastAnthropicBody).toContain('sig-anthropic-1');

@@ -8,6 +8,11 @@ for (const name of presetNames) {
     api: 'openai-chat',
     model: `${name}:test-model`,
     createAdapter: (url, options) =>
-      createOpenAICompatible(presets[name], { ...options, apiKey: 'test-key', baseURL: `${url}/v1`, retryBaseDelay: 1 }),
+      createOpenAICompatible(presets[name], {
+        ...options,
+        apiKey: 'test-key',
+        baseURL: `${url}/v1`,
+        retryBaseDelay: 1,
+      }),
   });
 }

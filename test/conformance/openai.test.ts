@@ -7,5 +7,6 @@ runAdapterSuite({
   api: 'openai-chat',
   model: 'openai:gpt-4.1',
   reasoning: false,
-  createAdapter: (url, options) => createOpenAI({ ...options, apiKey: 'test-key', baseURL: `${url}/v1`, retryBaseDelay: 1 }),
+  createAdapter: (url, options) =>
+    createOpenAI({ ...options, apiKey: 'test-key', baseURL: `${url}/v1`, retryBaseDelay: 1 }),
 });

@@ -14,24 +14,72 @@ import { createAnthropic } from '../../src/providers/anthropic/index.ts';
 import { createGemini } from '../../src/providers/gemini/index.ts';
 import { createOpenAI } from '../../src/providers/openai-chat/index.ts';
 import { type CassetteRequest, createCassette } from '../../src/testing/cassette/index.ts';
-import { type Emulator, type EmulatorApi, type EmulatorScript, startEmulator } from '../../src/testing/emulator/index.ts';
+import {
+  type Emulator,
+  type EmulatorApi,
+  type EmulatorScript,
+  startEmulator,
+} from '../../src/testing/emulator/index.ts';
 import { repoRoot } from '../support/fixtures.ts';
 
 const recording = process.env.SWITCHYARD_RECORD === '1';
 const cassettes = join(repoRoot, 'test/__fixtures__/cassettes');
-const tools = [{ name: 'get_weather', description: 'Weather for a city', inputSchema: { type: 'object', properties: { city: { type: 'string' } } } }];
+const tools = [
+  {
+    name: 'get_weather',
+    description: 'Weather for a city',
+    inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
+  },
+];
 
-const providers: Array<{ name: string; api: EmulatorApi; model: string; create(baseURL: string, fetch: typeof globalThis.fetch): Adapter; path: string }> = [
-  { name: 'anthropic', api: 'anthropic-messages', model: 'anthropic:claude-sonnet-4-5', path: '/v1', create: (baseURL, fetch) => createAnthropic({ baseURL, fetch, apiKey: 'test-key', logger: silentLogger }) },
-  { name: 'openai', api: 'openai-chat', model: 'openai:gpt-4.1', path: '/v1', create: (baseURL, fetch) => createOpenAI({ baseURL, fetch, apiKey: 'test-key', logger: silentLogger }) },
-  { name: 'gemini', api: 'gemini', model: 'gemini:gemini-2.5-flash', path: '/v1beta', create: (baseURL, fetch) => createGemini({ baseURL, fetch, apiKey: 'test-key', logger: silentLogger }) },
+const providers: Array<{
+  name: string;
+  api: EmulatorApi;
+  model: string;
+  create(baseURL: string, fetch: typeof globalThis.fetch): Adapter;
+  path: string;
+}> = [
+  {
+    name: 'anthropic',
+    api: 'anthropic-messages',
+    model: 'anthropic:claude-sonnet-4-5',
+    path: '/v1',
+    create: (baseURL, fetch) => createAnthropic({ baseURL, fetch, apiKey: 'test-key', logger: silentLogger }),
+  },
+  {
+    name: 'openai',
+    api: 'openai-chat',
+    model: 'openai:gpt-4.1',
+    path: '/v1',
+    create: (baseURL, fetch) => createOpenAI({ baseURL, fetch, apiKey: 'test-key', logger: silentLogger }),
+  },
+  {
+    name: 'gemini',
+    api: 'gemini',
+    model: 'gemini:gemini-2.5-flash',
+    path: '/v1beta',
+    create: (baseURL, fetch) => createGemini({ baseURL, fetch, apiKey: 'test-key', logger: silentLogger }),
+  },
 ];
 
 /** The conversation: the model calls a tool, gets its result, answers. */
 function scripts(api: EmulatorApi): EmulatorScript[] {
   return [
-    { type: 'scripted', api, content: [{ type: 'text', text: 'Let me check.' }, { type: 'tool-call', name: 'get_weather', input: { city: 'Paris' } }], usage: { input: 20, output: 10 } },
-    { type: 'scripted', api, content: [{ type: 'text', text: 'It is sunny in Paris.' }], usage: { input: 40, output: 6 } },
+    {
+      type: 'scripted',
+      api,
+      content: [
+        { type: 'text', text: 'Let me check.' },
+        { type: 'tool-call', name: 'get_weather', input: { city: 'Paris' } },
+      ],
+      usage: { input: 20, output: 10 },
+    },
+    {
+      type: 'scripted',
+      api,
+      content: [{ type: 'text', text: 'It is sunny in Paris.' }],
+      usage: { input: 40, output: 6 },
+    },
   ];
 }
 
@@ -41,7 +89,11 @@ function matchIgnoringHost(recorded: CassetteRequest, actual: CassetteRequest): 
     const parsed = new URL(url);
     return parsed.pathname + parsed.search;
   };
-  return recorded.method === actual.method && path(recorded.url) === path(actual.url) && JSON.stringify(recorded.body) === JSON.stringify(actual.body);
+  return (
+    recorded.method === actual.method &&
+    path(recorded.url) === path(actual.url) &&
+    JSON.stringify(recorded.body) === JSON.stringify(actual.body)
+  );
 }
 
 /** Content with provider-specific identity removed. */
@@ -66,19 +118,39 @@ async function runConversation(provider: (typeof providers)[number]): Promise<Ca
     for (const script of scripts(provider.api)) emulator.enqueue(script);
     baseURL = `${emulator.url}${provider.path}`;
   }
-  const cassette = await createCassette({ file: join(cassettes, `substitutability-${provider.name}.json`), mode: recording ? 'record' : 'replay', match: matchIgnoringHost });
+  const cassette = await createCassette({
+    file: join(cassettes, `substitutability-${provider.name}.json`),
+    mode: recording ? 'record' : 'replay',
+    match: matchIgnoringHost,
+  });
   const adapter = provider.create(baseURL, cassette.fetch as typeof globalThis.fetch);
   const session = adapter.startSession();
   const transcript: Item[] = [
     { kind: 'system', parts: [{ type: 'text', text: 'You are a weather assistant.' }] },
     { kind: 'user', parts: [{ type: 'text', text: 'Weather in Paris?' }] },
   ];
-  const first = await adapter.stream({ model: provider.model, transcript, tools, maxOutputTokens: 256 }, { session }).result();
+  const first = await adapter
+    .stream({ model: provider.model, transcript, tools, maxOutputTokens: 256 }, { session })
+    .result();
   const call = first.content.find((part) => part.type === 'tool-call');
   if (call?.type !== 'tool-call') throw new Error(`${provider.name}: no tool call`);
   transcript.push({ kind: 'assistant', parts: first.content });
-  transcript.push({ kind: 'tool', parts: [{ type: 'tool-result', callId: call.id, name: call.name, output: { type: 'text', text: 'sunny, 21 °C' }, isError: false }] });
-  const second = await adapter.complete({ model: provider.model, transcript, tools, maxOutputTokens: 256 }, { session });
+  transcript.push({
+    kind: 'tool',
+    parts: [
+      {
+        type: 'tool-result',
+        callId: call.id,
+        name: call.name,
+        output: { type: 'text', text: 'sunny, 21 °C' },
+        isError: false,
+      },
+    ],
+  });
+  const second = await adapter.complete(
+    { model: provider.model, transcript, tools, maxOutputTokens: 256 },
+    { session },
+  );
   await adapter.close();
   if (recording) await cassette.save();
   cassette.assertAllUsed();
@@ -97,7 +169,9 @@ describe('substitutability (cassettes)', () => {
         content: reference[1].map((response) => comparable(response.content)),
       });
       expect(responses.map((response) => response.finishReason)).toEqual(['tool-call', 'completed']);
-      expect(responses.map((response) => response.usage)).toEqual(reference[1].map((response) => response.usage));
+      expect(responses.map((response) => response.usage)).toEqual(
+        reference[1].map((response) => response.usage),
+      );
     }
   });
 });

@@ -106,7 +106,13 @@ export function createHttpAdapter(
     const requestId = request.requestId ?? createRequestId();
     const session = options.session ?? createSession();
     const model = wireModelName(request.model);
-    const call: HttpCall = { method: 'POST', url: baseURL, headers: {}, provider: definition.name, requestId };
+    const call: HttpCall = {
+      method: 'POST',
+      url: baseURL,
+      headers: {},
+      provider: definition.name,
+      requestId,
+    };
     const context: ProviderContext = {
       requestId,
       provider: definition.name,
@@ -118,7 +124,13 @@ export function createHttpAdapter(
         logger.warn(message, { adapter: definition.name, requestId, sessionId: session.id, ...fields });
       },
       fail(body, status) {
-        throw createProviderError({ site: failureSite(call), status, body, rules: definition.errorRules, apiKey });
+        throw createProviderError({
+          site: failureSite(call),
+          status,
+          body,
+          rules: definition.errorRules,
+          apiKey,
+        });
       },
       fetchJson: (method, path, body) => fetchJson(method, path, body, options.signal),
     };

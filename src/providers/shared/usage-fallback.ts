@@ -28,7 +28,11 @@ export function estimateMissingUsage(
   definition: ProviderDefinition,
   context: ProviderContext,
 ): void {
-  const input = definition.estimateInputTokens({ transcript: request.transcript, tools: request.tools, model: context.model });
+  const input = definition.estimateInputTokens({
+    transcript: request.transcript,
+    tools: request.tools,
+    model: context.model,
+  });
   const output = estimateOutputTokens(builder.contentSoFar());
   builder.usage({ input, output });
   builder.setMetadata('switchyard.usage_estimated', true);
