@@ -4,7 +4,16 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'bench/node_modules/', 'bench/experiments/', '**/__fixtures__/', '**/__snapshots__/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      'bench/node_modules/',
+      'bench/experiments/',
+      '**/__fixtures__/',
+      '**/__snapshots__/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
