@@ -6,8 +6,14 @@ import { fileURLToPath } from 'node:url';
 /** The repository root. */
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** The folder of recorded responses. */
-export const recordedDir = resolve(repoRoot, '../shared/fixtures/recorded');
+/**
+ * The folder of recorded responses: `$SWITCHYARD_SHARED_DIR/fixtures/recorded` when set, else the
+ * `shared/` folder beside the repository (the workplace layout CI also uses).
+ */
+export const recordedDir = resolve(
+  process.env.SWITCHYARD_SHARED_DIR ?? resolve(repoRoot, '../shared'),
+  'fixtures/recorded',
+);
 
 /** Absolute paths of the recorded files directly inside `folder` (e.g. `anthropic`, `openai/chat`). */
 export function listRecorded(folder: string): string[] {

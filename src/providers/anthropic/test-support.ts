@@ -1,6 +1,5 @@
 /** Helpers for the Anthropic adapter's own tests: contexts, fixture paths, stream collection. */
 import { readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { type Adapter, createSession } from '../../core/adapter.ts';
 import type { EventStream } from '../../core/event-stream.ts';
 import type { StreamEvent } from '../../core/events.ts';
@@ -12,14 +11,13 @@ import type { Part } from '../../core/transcript.ts';
 import type { Emulator } from '../../testing/emulator/index.ts';
 import type { ProviderContext } from '../shared/definition.ts';
 import { createProviderError } from '../shared/errors.ts';
+import { recordedDir } from '../../../test/support/fixtures.ts';
 import { errorRules } from './errors.ts';
 import { createAnthropic } from './index.ts';
 import type { AnthropicOptions } from './options.ts';
 
 /** The folder of recorded Anthropic responses. */
-export const recordedAnthropicDir = fileURLToPath(
-  new URL('../../../../shared/fixtures/recorded/anthropic/', import.meta.url),
-);
+export const recordedAnthropicDir = `${recordedDir}/anthropic/`;
 
 /** Absolute path of a recorded Anthropic file. */
 export function fixture(name: string): string {

@@ -1,9 +1,10 @@
 /** Helpers for the emulator's own tests: fixture paths, request headers, SSE parsing, raw body reads. */
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { recordedDir } from '../../../test/support/fixtures.ts';
 
 /** Absolute path of a recorded fixture under shared/fixtures/recorded. */
 export function fixture(relativePath: string): string {
-  return fileURLToPath(new URL(`../../../../shared/fixtures/recorded/${relativePath}`, import.meta.url));
+  return join(recordedDir, relativePath);
 }
 
 /** Headers that satisfy the Anthropic rules. */
