@@ -114,13 +114,14 @@ export class StreamBuilder {
   /** Appends text to the text part `key`, opening it if needed. */
   text(key: BlockKey, delta: string): void {
     const index = this.openPart(key, 'text');
-    if (delta !== '') this.emit({ type: 'text-delta', index, delta });
+    // A non-string delta is provider garbage: dropped, never emitted as a non-string event.
+    if (typeof delta === 'string' && delta !== '') this.emit({ type: 'text-delta', index, delta });
   }
 
   /** Appends reasoning to the reasoning part `key`, opening it if needed. */
   reasoning(key: BlockKey, delta: string): void {
     const index = this.openPart(key, 'reasoning');
-    if (delta !== '') this.emit({ type: 'reasoning-delta', index, delta });
+    if (typeof delta === 'string' && delta !== '') this.emit({ type: 'reasoning-delta', index, delta });
   }
 
   /** Opens a text or reasoning part without content yet. */
@@ -142,7 +143,7 @@ export class StreamBuilder {
   /** Passes a raw tool-input JSON fragment through. Ignored when `key` is not an open tool call. */
   toolDelta(key: BlockKey, fragment: string): void {
     const part = this.open.get(key);
-    if (part?.type !== 'tool-call' || fragment === '') return;
+    if (part?.type !== 'tool-call' || typeof fragment !== 'string' || fragment === '') return;
     part.fragments.append(fragment);
     this.emit({ type: 'tool-call-delta', index: part.index, id: part.id, delta: fragment });
   }

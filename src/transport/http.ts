@@ -144,14 +144,39 @@ export function toTransportError(error: unknown, call: HttpCall, signal: AbortSi
     });
   }
   const code = networkCode(error);
+  const detail = redactHeaderValues(
+    String(code ?? (error as Error)?.message ?? 'network error'),
+    call.headers,
+  );
   return new NetworkError({
-    message: `${where} failed: ${code ?? (error as Error)?.message ?? 'network error'}`,
+    message: `${where} failed: ${detail}`,
     provider: call.provider,
     requestId: call.requestId,
     retryable: true,
     providerCode: code,
     cause: error,
   });
+}
+
+const secretHeaders = new Set([
+  'authorization',
+  'x-api-key',
+  'api-key',
+  'x-goog-api-key',
+  'proxy-authorization',
+  'cookie',
+]);
+
+/** Removes the values of secret headers (and their Bearer tokens) from a message. */
+export function redactHeaderValues(text: string, headers: Record<string, string>): string {
+  let result = text;
+  for (const [name, value] of Object.entries(headers)) {
+    if (!secretHeaders.has(name.toLowerCase()) || value.length < 4) continue;
+    result = result.split(value).join('[REDACTED]');
+    const token = value.replace(/^Bearer\s+/i, '');
+    if (token.length >= 4) result = result.split(token).join('[REDACTED]');
+  }
+  return result;
 }
 
 function networkCode(error: unknown): string | undefined {

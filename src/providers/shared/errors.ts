@@ -37,7 +37,7 @@ export function createProviderError(options: {
   const effectiveClass = status === undefined && errorClass === 'other' ? 'server_error' : errorClass;
   const providerMessage =
     body.message === undefined ? undefined : redactSecrets(body.message, options.apiKey);
-  const statusText = status === undefined ? 'stream error' : String(status);
+  const statusText = status === undefined ? 'an in-band error' : String(status);
   const code = body.code === undefined ? '' : ` ${body.code}`;
   return createAdapterError(effectiveClass, {
     message: `${site.provider}: ${site.method} ${redactUrl(site.url)} failed with ${statusText}${code}${providerMessage ? `: ${providerMessage}` : ''}`,

@@ -278,3 +278,80 @@ describe('transport and runtime over a real loopback socket', () => {
     await client.close();
   });
 });
+
+describe('bad input from the provider or the caller', () => {
+  it('an unexpected chunk shape becomes a classified server error and the finish still ends every part', async () => {
+    emulator.enqueue({
+      type: 'sse',
+      events: [
+        { data: { t: 'tool', id: 'call_1', name: 'search' } },
+        { data: { t: 'args', v: 42 } },
+        { data: { t: 'args', v: '{"q": 1}' } },
+        { data: 'null' },
+      ],
+      enforce: false,
+      allowNoAuth: true,
+    });
+    const { events, error } = await collect(adapter().stream(request));
+    expect(error).toMatchObject({ errorClass: 'server_error', providerCode: 'invalid_stream' });
+    assertStreamInvariants(events);
+    expect(events.at(-1)).toMatchObject({
+      response: { finishReason: 'error', content: [{ type: 'tool-call', input: { q: 1 } }] },
+    });
+  });
+
+  it('complete(): a body the parser cannot read is a classified server error, not a TypeError', async () => {
+    emulator.enqueue({ type: 'json', body: { text: 42 }, enforce: false, allowNoAuth: true });
+    emulator.enqueue({ type: 'json', body: null, enforce: false, allowNoAuth: true });
+    // A non-string text delta is dropped, never emitted as a non-string.
+    await expect(adapter({ maxRetries: 0 }).complete(request)).resolves.toMatchObject({
+      content: [{ type: 'text', text: '' }],
+    });
+    await expect(adapter({ maxRetries: 0 }).complete(request)).rejects.toMatchObject({
+      errorClass: 'server_error',
+      providerCode: 'invalid_response',
+    });
+  });
+
+  it('an API key with control characters is refused at creation without echoing it', () => {
+    const secret = 'sk-proj-TOPSECRET01234\n56789abcdef';
+    const create = () => createHttpAdapter(createTestDefinition(), { baseURL: emulator.url, apiKey: secret });
+    expect(create).toThrow(/API key contains whitespace/);
+    try {
+      create();
+    } catch (error) {
+      expect(String((error as Error).message)).not.toContain('TOPSECRET');
+    }
+  });
+
+  it('network error messages never echo secret header values', async () => {
+    const { redactHeaderValues } = await import('../../transport/http.ts');
+    expect(
+      redactHeaderValues('bad header "Bearer sk-abc123456789"', { authorization: 'Bearer sk-abc123456789' }),
+    ).toBe('bad header "[REDACTED]"');
+  });
+});
+
+describe('cancellation reaches preparation calls', () => {
+  it('cancel(requestId) during an async prepare (e.g. cache creation) ends the stream promptly as cancelled', async () => {
+    emulator.enqueue({
+      type: 'json',
+      body: {},
+      fault: { delayHeadersMs: 5_000 },
+      enforce: false,
+      allowNoAuth: true,
+    });
+    const definition = createTestDefinition();
+    definition.prepare = async (_request, context) => {
+      await context.fetchJson('POST', '/v1/chat/completions', {});
+    };
+    const client = createHttpAdapter(definition, { baseURL: emulator.url, apiKey, maxRetries: 0 });
+    const started = performance.now();
+    const stream = client.stream({ ...request, requestId: '01PREPARE' as never });
+    setTimeout(() => client.cancel('01PREPARE'), 50);
+    const { events, error } = await collect(stream);
+    expect(error).toBeUndefined();
+    expect(events.at(-1)).toMatchObject({ response: { finishReason: 'cancelled' } });
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+});

@@ -2,6 +2,7 @@
 import { type Adapter, type AdapterSession, type CallOptions, createSession } from '../../core/adapter.ts';
 import { assertCapabilities } from '../../core/capabilities.ts';
 import { AdapterError } from '../../core/errors/adapter-error.ts';
+import { AuthError } from '../../core/errors/auth-error.ts';
 import { ServerError } from '../../core/errors/server-error.ts';
 import { EventStream } from '../../core/event-stream.ts';
 import type { StreamEvent } from '../../core/events.ts';
@@ -11,7 +12,7 @@ import { consoleLogger } from '../../core/logger.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../../core/request.ts';
 import { StreamBuilder } from '../../core/stream-builder.ts';
 import { CancellationRegistry } from '../../transport/cancellation.ts';
-import { type HttpCall, HttpClient, toTransportError } from '../../transport/http.ts';
+import { type HttpCall, HttpClient, redactUrl, toTransportError } from '../../transport/http.ts';
 import { parseRetryAfter, withRetries } from '../../transport/retry.ts';
 import { SseDecoder } from '../../transport/sse.ts';
 import type { ProviderContext, ProviderDefinition, StreamParser } from './definition.ts';
@@ -45,6 +46,14 @@ export function createHttpAdapter(
   const baseURL = (options.baseURL ?? definition.baseURL).replace(/\/+$/, '');
   const policy = { maxRetries: options.maxRetries ?? 2, baseDelayMs: options.retryBaseDelay };
   const apiKey = options.apiKey;
+  if (apiKey !== undefined && /[^\x21-\x7e]/.test(apiKey)) {
+    // Caught here, because fetch would echo the whole header value (the key) in its error.
+    throw new AuthError({
+      message: `${definition.name}: the API key contains whitespace or non-printable characters (not shown)`,
+      provider: definition.name,
+      providerCode: 'invalid_api_key_format',
+    });
+  }
 
   /** The wire model name: the `provider:` prefix is stripped only when it names this adapter (`qwen3:8b` stays whole). */
   function wireModelName(model: string): string {
@@ -102,7 +111,12 @@ export function createHttpAdapter(
     }
   }
 
-  function setup(request: CanonicalRequest, options: CallOptions, stream: boolean): CallSetup {
+  function setup(
+    request: CanonicalRequest,
+    options: CallOptions,
+    stream: boolean,
+    signal: AbortSignal,
+  ): CallSetup {
     const requestId = request.requestId ?? createRequestId();
     const session = options.session ?? createSession();
     const model = wireModelName(request.model);
@@ -132,7 +146,8 @@ export function createHttpAdapter(
           apiKey,
         });
       },
-      fetchJson: (method, path, body) => fetchJson(method, path, body, options.signal),
+      // The call's own signal: cancel(requestId), a consumer's break and close() abort it too.
+      fetchJson: (method, path, body) => fetchJson(method, path, body, signal),
     };
     assertCapabilities({ ...request, requestId }, definition.capabilities(model), {
       provider: definition.name,
@@ -144,9 +159,11 @@ export function createHttpAdapter(
   async function prepareCall(
     request: CanonicalRequest,
     callSetup: CallSetup,
+    signal: AbortSignal,
     callHeaders?: Record<string, string>,
   ) {
     await definition.prepare?.(request, callSetup.context);
+    if (signal.aborted) throw toTransportError(signal.reason, callSetup.call, signal);
     const wire = definition.buildRequest({ ...request, requestId: callSetup.requestId }, callSetup.context);
     callSetup.call.url = baseURL + wire.path;
     callSetup.call.headers = headersFor({ 'content-type': 'application/json', ...wire.headers }, callHeaders);
@@ -157,12 +174,12 @@ export function createHttpAdapter(
     request: CanonicalRequest,
     callOptions: CallOptions = {},
   ): Promise<CanonicalResponse> {
-    const callSetup = setup(request, callOptions, false);
-    const { requestId, context, call } = callSetup;
     const controller = new AbortController();
+    const callSetup = setup(request, callOptions, false, controller.signal);
+    const { requestId, context, call } = callSetup;
     const unregister = registry.register(requestId, controller, callOptions.signal);
     try {
-      await prepareCall(request, callSetup, callOptions.headers);
+      await prepareCall(request, callSetup, controller.signal, callOptions.headers);
       return await withRetries(
         async () => {
           const attemptController = linkedController(controller.signal);
@@ -183,7 +200,11 @@ export function createHttpAdapter(
               },
               () => {},
             );
-            definition.parseResponse(body, context, builder);
+            try {
+              definition.parseResponse(body, context, builder);
+            } catch (error) {
+              throw asClassified(error, call, 'invalid_response');
+            }
             if (!builder.hasUsage) estimateMissingUsage(builder, request, definition, context);
             return builder.finish();
           } finally {
@@ -229,8 +250,8 @@ export function createHttpAdapter(
     let builder = new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink);
     const unregister = registry.register(requestId, controller, callOptions.signal);
     try {
-      const callSetup = setup({ ...request, requestId }, callOptions, true);
-      await prepareCall(request, callSetup, callOptions.headers);
+      const callSetup = setup({ ...request, requestId }, callOptions, true, controller.signal);
+      await prepareCall(request, callSetup, controller.signal, callOptions.headers);
       await withRetries(
         async () => {
           builder = new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink);
@@ -272,7 +293,10 @@ export function createHttpAdapter(
       const contentType = response.headers.get('content-type') ?? '';
       if (contentType.includes('application/json')) {
         // Some hosts answer a streaming request with one JSON body (often an error object).
-        const body = parseJsonBody(await response.text(), call);
+        const text = await response.text().catch((error: unknown) => {
+          throw toTransportError(error, call, attemptController.signal);
+        });
+        const body = parseJsonBody(text, call);
         definition.parseResponse(body, context, builder);
         return;
       }
@@ -304,16 +328,7 @@ export function createHttpAdapter(
       decoder.end();
       parser.onEnd();
     } catch (error) {
-      if (error instanceof SyntaxError) {
-        throw new ServerError({
-          message: `${definition.name}: ${call.method} ${call.url} sent malformed JSON in its stream: ${error.message}`,
-          provider: definition.name,
-          providerCode: 'invalid_stream',
-          retryable: true,
-          cause: error,
-        });
-      }
-      throw error;
+      throw asClassified(error, call, 'invalid_stream');
     } finally {
       timers.dispose();
     }
@@ -347,12 +362,29 @@ function linkedController(parent: AbortSignal): AbortController {
   return controller;
 }
 
+/**
+ * Any failure that is not already classified (a parser meeting JSON it cannot read, or a shape it
+ * did not expect) becomes a retryable `ServerError`: the provider sent something invalid.
+ */
+function asClassified(error: unknown, call: HttpCall, code: 'invalid_stream' | 'invalid_response'): unknown {
+  if (AdapterError.isInstance(error)) return error;
+  const what = error instanceof SyntaxError ? 'malformed JSON' : 'a response it could not read';
+  const where = code === 'invalid_stream' ? 'in its stream' : 'in its body';
+  return new ServerError({
+    message: `${call.provider}: ${call.method} ${redactUrl(call.url)} sent ${what} ${where}: ${(error as Error)?.message ?? String(error)}`,
+    provider: call.provider,
+    providerCode: code,
+    retryable: true,
+    cause: error,
+  });
+}
+
 function parseJsonBody(text: string, call: HttpCall): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
     throw new ServerError({
-      message: `${call.provider}: ${call.method} ${call.url} returned a body that is not JSON (${text.length} bytes)`,
+      message: `${call.provider}: ${call.method} ${redactUrl(call.url)} returned a body that is not JSON (${text.length} bytes)`,
       provider: call.provider,
       providerCode: 'invalid_response',
       retryable: true,
