@@ -1,5 +1,5 @@
 /** Reads Chat Completions messages and stream deltas into StreamBuilder calls: one code path for both. */
-import type { JsonValue } from '../../core/json.ts';
+import { isJsonObject, type JsonValue } from '../../core/json.ts';
 import type { MetadataMap } from '../../core/metadata.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext } from '../shared/definition.ts';
@@ -99,10 +99,22 @@ export class ChatReader {
     this.pendingUsage = undefined;
   }
 
-  /** Throws the classified error for an in-band error object, after keeping the usage seen. */
-  fail(error: unknown): never {
+  /**
+   * For a failing response: ends the tool calls (buffered interleaved ones included) with whatever
+   * input parses, and emits the usage seen.
+   */
+  closePartial(): void {
+    this.tools.closeAll(true);
     this.flushUsage();
-    const wire = typeof error === 'object' && error !== null ? error : String(error);
+  }
+
+  /**
+   * Throws the classified error for an in-band error payload (an object, or any other JSON value,
+   * whose text becomes the message), after keeping the tool calls and usage seen.
+   */
+  fail(error: unknown): never {
+    this.closePartial();
+    const wire = isJsonObject(error) ? error : typeof error === 'string' ? error : JSON.stringify(error);
     const { body, status } = convertWireError(wire as Parameters<typeof convertWireError>[0]);
     return this.context.fail(body, status);
   }

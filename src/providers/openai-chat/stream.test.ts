@@ -459,4 +459,59 @@ describe('stream parser: in-band errors', () => {
     const result = feedStream([chunk({ content: 'ok' }, 'stop', { error: null })], openaiQuirks);
     expect(result.error).toBeUndefined();
   });
+
+  it.each([
+    ['a bare string', '"boom"', 'boom'],
+    ['a number', '42', '42'],
+    ['null', 'null', 'null'],
+  ])('fails an `event: error` whose payload is %s with a provider error carrying it', (_, data, text) => {
+    const result = feedStream([chunk({ content: 'x' }), { event: 'error', data }], openaiQuirks);
+    expect(isServerError(result.error)).toBe(true);
+    expect(isNetworkError(result.error)).toBe(false);
+    expect((result.error as Error).message).toContain(text);
+    assertStreamInvariants(result.events);
+    expect(textOf(result.response)).toBe('x');
+  });
+});
+
+describe('stream parser: malformed chunks', () => {
+  it('skips data that is not a JSON object (42, null, a string, an array) with one WARN', () => {
+    const context = createTestContext({ stream: true });
+    const result = feedStream(
+      ['42', 'null', '"text"', '[1]', chunk({ content: 'ok' }, 'stop'), '[DONE]'],
+      openaiQuirks,
+      context,
+    );
+    expect(result.error).toBeUndefined();
+    assertStreamInvariants(result.events);
+    expect(textOf(result.response)).toBe('ok');
+    expect(context.warnings).toEqual([
+      {
+        message: 'skipped a stream event whose data is not a JSON object',
+        fields: { event: undefined, dataType: 'number' },
+      },
+    ]);
+  });
+
+  it('never crashes on null choices, choice, delta, tool_calls, content or usage', () => {
+    const nulls = (fields: object) => JSON.stringify({ ...base, ...fields });
+    const result = feedStream(
+      [
+        nulls({ choices: null, usage: null }),
+        nulls({ choices: [null], x_groq: null }),
+        nulls({ choices: [{ index: 0, delta: null, finish_reason: null }] }),
+        chunk({ content: null, tool_calls: null, refusal: null, reasoning_content: null }),
+        chunk({ tool_calls: [null] }),
+        chunk({ content: [null], reasoning_details: [null], function_call: null }),
+        chunk({ content: 'ok' }, null, { usage: null }),
+        chunk({}, 'stop', { usage: null }),
+        '[DONE]',
+      ],
+      openaiQuirks,
+    );
+    expect(result.error).toBeUndefined();
+    assertStreamInvariants(result.events);
+    expect(textOf(result.response)).toBe('ok');
+    expect(result.response.finishReason).toBe('completed');
+  });
 });

@@ -1,5 +1,6 @@
 /** The Chat Completions SSE parser: `data:` chunks, in-band error events and the `[DONE]` terminator. */
 import { NetworkError } from '../../core/errors/network-error.ts';
+import { isJsonObject } from '../../core/json.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext, StreamParser } from '../shared/definition.ts';
 import type { WireCompletion } from './api.ts';
@@ -18,9 +19,11 @@ function classifyEvent(data: string): EventKind {
  * Creates the parser for one streamed response. Each event is parsed with exactly one
  * `JSON.parse` (never `[DONE]`, which is not JSON); malformed JSON throws a `SyntaxError` that the
  * runtime classifies as `ServerError` `invalid_stream`. A chunk with an `error` object, or an
- * `event: error` event, fails the stream with the classified error (`context.fail`). The stream may
- * end without `[DONE]`: it completes when a finish reason arrived, and otherwise throws a retryable
- * `NetworkError` `stream_truncated` (keeping the usage that arrived).
+ * `event: error` event whatever its payload (a bare string or number is the message), fails the
+ * stream with the classified error (`context.fail`). Any other event whose data is not a JSON object
+ * (`42`, `null`, `"text"`, an array) is skipped with one WARN. The stream may end without `[DONE]`:
+ * it completes when a finish reason arrived, and otherwise throws a retryable `NetworkError`
+ * `stream_truncated` (keeping the tool calls and usage that arrived).
  */
 export function createStreamParser(
   context: ProviderContext,
@@ -29,13 +32,23 @@ export function createStreamParser(
 ): StreamParser {
   const reader = new ChatReader(context, builder, quirks);
   let done = false;
+  let warnedNotObject = false;
 
   function onChunk(event: string | undefined, data: string): void {
-    const chunk = JSON.parse(data) as WireCompletion;
-    if (typeof chunk !== 'object' || chunk === null) return;
-    if (quirks.inBandErrors && (event === 'error' || (chunk.error !== undefined && chunk.error !== null))) {
-      reader.fail(chunk.error ?? chunk);
+    const payload: unknown = JSON.parse(data);
+    if (quirks.inBandErrors && event === 'error') reader.fail(errorOf(payload));
+    if (!isJsonObject(payload)) {
+      if (!warnedNotObject) {
+        warnedNotObject = true;
+        context.warn('skipped a stream event whose data is not a JSON object', {
+          event,
+          dataType: payload === null ? 'null' : Array.isArray(payload) ? 'array' : typeof payload,
+        });
+      }
+      return;
     }
+    const chunk = payload as WireCompletion;
+    if (quirks.inBandErrors && chunk.error !== undefined && chunk.error !== null) reader.fail(chunk.error);
     const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
     reader.read(chunk, choice?.delta, choice?.finish_reason);
   }
@@ -57,7 +70,7 @@ export function createStreamParser(
     onEnd() {
       if (done) return;
       if (!reader.hasFinish) {
-        reader.flushUsage();
+        reader.closePartial();
         throw new NetworkError({
           message: `${context.provider}: the stream ended before a finish reason or [DONE]`,
           provider: context.provider,
@@ -69,4 +82,10 @@ export function createStreamParser(
       reader.complete();
     },
   };
+}
+
+/** The error an `event: error` payload carries: its `error` field, else the payload itself. */
+function errorOf(payload: unknown): unknown {
+  if (isJsonObject(payload) && payload.error !== undefined && payload.error !== null) return payload.error;
+  return payload;
 }

@@ -1,4 +1,4 @@
-/** Tracks streamed tool calls by wire index: start on first sight, raw fragments, end once. */
+/** Tracks streamed tool calls by wire index: one call streams live, calls interleaved with it are buffered. */
 import { createToolCallId } from '../../core/ids.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext } from '../shared/definition.ts';
@@ -8,24 +8,47 @@ import type { WireToolCall } from './api.ts';
 /** One tool call, by its wire index. */
 interface ToolSlot {
   key: string;
+  /** The wire index (the array position when a host sends none): the order buffered calls end in. */
+  index: number;
   providerId: string | undefined;
+  /** The first non-empty name seen. */
+  name: string | undefined;
+  /** `deferred`: interleaved with the live call, so buffered until the tool calls close. */
+  state: 'live' | 'deferred' | 'ended';
+  /** Whether the builder started it (only the live call starts before the tool calls close). */
   started: boolean;
-  ended: boolean;
-  /** Argument fragments that arrived before the name. */
+  /** Raw argument fragments not yet given to the builder: before the name, or while deferred. */
   pending: string[] | undefined;
   warnedLate: boolean;
 }
 
 /**
- * Tool calls are tracked per wire `index` (the position in the array when a host sends none): the id
- * and name are taken on first sight (later empty ids and names are ignored), argument fragments are
- * passed to the builder raw, and the input is parsed once, by the builder, when the call ends.
- * Calls are sequential on the wire, so a new call ends the open one; a fragment arriving for an
- * ended call is dropped with one WARN. A new id at a known index is a new call.
+ * Tool calls are tracked per wire `index`: the id and name are taken on first sight (later empty
+ * ids and names are ignored), argument fragments go to the builder raw, and the input is parsed
+ * once, by the builder, when the call ends. A new id at a known index is a new call.
+ *
+ * The builder keeps parts sequential (a started part ends the open one), but hosts may interleave
+ * the fragments of parallel calls. So one call at a time is live (started, its fragments streamed
+ * as they come); when another index appears:
+ * - if the live call's arguments are already a complete JSON value, the live call ends and the new
+ *   one becomes live: the usual sequential stream is passed through with no buffering;
+ * - otherwise the calls are interleaved: the new call, and every call after it, is deferred — its
+ *   name and raw fragments are buffered while the live call keeps streaming — and when the tool
+ *   calls close (finish reason, `[DONE]`, stream end, in-band error) the live call ends, then each
+ *   deferred call, in index order, starts, replays its fragments as they arrived, and ends.
+ *
+ * Trade-offs: deferred calls are not live; a failure the parser never sees (transport error,
+ * abort) leaves deferred calls out of the partial response. A fragment for an ended call is dropped
+ * with one WARN; that happens only when other content (text, reasoning) ended the call, or after
+ * its arguments were already complete JSON, which more text could only make invalid.
  */
 export class ToolCallTracker {
   private readonly slots = new Map<number, ToolSlot>();
-  private active: ToolSlot | undefined;
+  /** Every call not yet ended, in order of first sight. */
+  private unfinished: ToolSlot[] = [];
+  private live: ToolSlot | undefined;
+  /** Set once calls interleave: every later call is deferred until the tool calls close. */
+  private interleaved = false;
   private count = 0;
 
   private readonly context: ProviderContext;
@@ -52,7 +75,10 @@ export class ToolCallTracker {
     }
     const call = entry.function;
     if (typeof call !== 'object' || call === null) return;
-    if (!slot.started && typeof call.name === 'string' && call.name !== '') this.start(slot, call.name);
+    if (slot.name === undefined && typeof call.name === 'string' && call.name !== '') {
+      slot.name = call.name;
+      if (slot.state === 'live') this.start(slot, call.name);
+    }
     const input = call.arguments;
     if (input === undefined || input === null) return;
     // A few hosts send the arguments as an object rather than JSON text.
@@ -60,43 +86,74 @@ export class ToolCallTracker {
     if (fragment !== '') this.append(slot, fragment);
   }
 
-  /** Ends the open call, if any. */
+  /** Ends the live call, if it started (other content follows it). Deferred calls stay buffered. */
   endActive(): void {
-    if (this.active !== undefined) this.end(this.active);
+    if (this.live?.started === true) this.end(this.live);
   }
 
-  /** Ends every call; one that never got a name starts as `unknown_tool`, with a WARN. */
-  closeAll(): void {
-    this.endActive();
-    for (const slot of this.slots.values()) {
-      if (slot.started || slot.ended) continue;
-      this.context.warn('a tool call arrived without a name', { toolCallId: slot.providerId });
-      this.start(slot, 'unknown_tool');
-      this.end(slot);
+  /**
+   * Ends every call: the live one, then the deferred ones in index order. A call that never got a
+   * name starts as `unknown_tool`, with a WARN. `partial` (the response failed) ends each input with
+   * whatever parses.
+   */
+  closeAll(partial = false): void {
+    if (this.live?.started === true) this.end(this.live, partial);
+    const rest = this.unfinished.filter((slot) => slot.state !== 'ended');
+    rest.sort((first, second) => first.index - second.index);
+    for (const slot of rest) {
+      if (slot.name === undefined)
+        this.context.warn('a tool call arrived without a name', { toolCallId: slot.providerId });
+      this.start(slot, slot.name ?? 'unknown_tool');
+      this.end(slot, partial);
     }
+    this.unfinished = [];
+    this.live = undefined;
+    this.interleaved = false;
   }
 
+  /** Opens a call: live when nothing else is streaming, deferred when it interleaves with the live call. */
   private open(index: number, providerId: string | undefined): ToolSlot {
     const slot: ToolSlot = {
       key: `tool:${this.count++}`,
+      index,
       providerId,
+      name: undefined,
+      state: 'deferred',
       started: false,
-      ended: false,
       pending: undefined,
       warnedLate: false,
     };
     this.slots.set(index, slot);
+    this.unfinished.push(slot);
+    if (!this.interleaved && this.live !== undefined && this.isComplete(this.live)) this.end(this.live);
+    if (this.interleaved || this.live !== undefined) {
+      this.interleaved = true;
+    } else {
+      slot.state = 'live';
+      this.live = slot;
+    }
     return slot;
+  }
+
+  /** Whether the live call has started and its arguments are a complete JSON value (read once per call). */
+  private isComplete(slot: ToolSlot): boolean {
+    if (!slot.started) return false;
+    const text = this.builder.toolInputText(slot.key);
+    if (text === undefined || text.trim() === '') return false;
+    try {
+      JSON.parse(text);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   private start(slot: ToolSlot, name: string): void {
     this.onStart();
-    if (this.active !== undefined && this.active !== slot) this.end(this.active);
     // A host that sends no id still needs a unique one per session.
     slot.providerId ??= `call_${createToolCallId().slice(3)}`;
     this.builder.toolStart(slot.key, canonicalToolId(this.context, slot.providerId), name);
     slot.started = true;
-    this.active = slot;
     if (slot.pending !== undefined) {
       for (const fragment of slot.pending) this.builder.toolDelta(slot.key, fragment);
       slot.pending = undefined;
@@ -104,7 +161,7 @@ export class ToolCallTracker {
   }
 
   private append(slot: ToolSlot, fragment: string): void {
-    if (slot.ended) {
+    if (slot.state === 'ended') {
       if (!slot.warnedLate) {
         slot.warnedLate = true;
         this.context.warn('dropped tool-call arguments that arrived after the call ended', {
@@ -113,18 +170,18 @@ export class ToolCallTracker {
       }
       return;
     }
-    if (!slot.started) {
-      slot.pending ??= [];
-      slot.pending.push(fragment);
+    if (slot.started) {
+      this.builder.toolDelta(slot.key, fragment);
       return;
     }
-    this.builder.toolDelta(slot.key, fragment);
+    slot.pending ??= [];
+    slot.pending.push(fragment);
   }
 
-  private end(slot: ToolSlot): void {
-    if (slot.ended) return;
-    slot.ended = true;
-    if (this.active === slot) this.active = undefined;
-    this.builder.end(slot.key);
+  private end(slot: ToolSlot, partial = false): void {
+    if (slot.state === 'ended') return;
+    slot.state = 'ended';
+    if (this.live === slot) this.live = undefined;
+    this.builder.end(slot.key, partial ? { partial } : {});
   }
 }
