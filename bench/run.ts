@@ -1,0 +1,338 @@
+/** `npm run bench`: streams the same bytes through five contenders, interleaved, and reports CPU µs per token. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { cpus } from 'node:os';
+import { createInterface } from 'node:readline';
+import type { Contender, ContenderId, Runner, Target } from './contenders/types.ts';
+import { canForceGc, gcMode, measure, median, verify } from './measure.ts';
+import {
+  createPayload,
+  type Delivery,
+  deliveries,
+  type GeminiToolFormat,
+  type Payload,
+  type Protocol,
+  protocols,
+  type Scenario,
+  scenarios,
+} from './payloads.ts';
+import {
+  type BenchReport,
+  type CellResult,
+  type ContenderResult,
+  consoleTables,
+  evaluateCell,
+  writeResults,
+} from './report.ts';
+
+/** What to run, from flags and environment. */
+interface Options {
+  tokens: number;
+  runs: number;
+  warmup: number;
+  quick: boolean;
+  only: ContenderId[] | undefined;
+  protocols: Protocol[];
+  scenarios: Scenario[];
+  deliveries: Delivery[];
+  geminiToolFormat: GeminiToolFormat;
+  /** Timed runs per round for a contender whose run takes `sampleMs / maxRepeats` or less. */
+  maxRepeats: number;
+  /** Wall time per round a fast contender's repeats aim for, in ms. */
+  sampleMs: number;
+  /** Write results/latest.*: by default only for a full, non-quick matrix. */
+  write: boolean;
+}
+
+const families = ['raw-fetch', 'sse-parse', 'switchyard', 'official-sdk', 'ai-sdk'] as const;
+
+function listFlag<Value extends string>(args: string[], name: string, all: readonly Value[]): Value[] {
+  const flag = args.find((arg) => arg.startsWith(`--${name}=`));
+  if (flag === undefined) return [...all];
+  const values = flag.slice(name.length + 3).split(',') as Value[];
+  for (const value of values) if (!all.includes(value)) throw new Error(`--${name}: unknown value ${value}`);
+  return values;
+}
+
+function parseOptions(args: string[]): Options {
+  const quick = args.includes('--quick');
+  const number = (name: string, fallback: number) => {
+    const value = process.env[name];
+    return value === undefined || value === '' ? fallback : Math.max(1, Number.parseInt(value, 10));
+  };
+  const only = args.some((arg) => arg.startsWith('--only=')) ? listFlag(args, 'only', families) : undefined;
+  const selected = {
+    protocols: listFlag(args, 'protocol', protocols),
+    scenarios: listFlag(args, 'scenario', scenarios),
+    deliveries: listFlag(args, 'delivery', deliveries),
+  };
+  const filtered =
+    only !== undefined ||
+    selected.protocols.length < protocols.length ||
+    selected.scenarios.length < scenarios.length ||
+    selected.deliveries.length < deliveries.length;
+  return {
+    tokens: number('BENCH_TOKENS', quick ? 2_000 : 20_000),
+    runs: number('BENCH_RUNS', quick ? 3 : 5),
+    warmup: number('BENCH_WARMUP', quick ? 1 : 2),
+    maxRepeats: number('BENCH_REPEATS', quick ? 2 : 5),
+    sampleMs: 150,
+    quick,
+    only,
+    ...selected,
+    geminiToolFormat: (process.env.BENCH_GEMINI_TOOL as GeminiToolFormat | undefined) ?? 'partial-args',
+    write: args.includes('--write') || (!args.includes('--no-write') && !quick && !filtered),
+  };
+}
+
+/** Re-runs this script under `--expose-gc` so runs can force a GC outside the timed window. */
+async function respawnWithGc(): Promise<never> {
+  const child = spawn(process.execPath, ['--expose-gc', ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, BENCH_RESPAWNED: '1' },
+  });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  process.exit(code ?? 1);
+}
+
+/** Starts bench/server.ts in its own process and resolves its URL. */
+async function startServer(options: Options): Promise<{ url: string; child: ChildProcess }> {
+  const script = new URL('./server.ts', import.meta.url).pathname;
+  const child = spawn(process.execPath, [script, String(options.tokens), options.geminiToolFormat], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout as NonNullable<typeof child.stdout> });
+  const [line] = (await once(lines, 'line')) as [string];
+  lines.close();
+  return { url: (JSON.parse(line) as { url: string }).url, child };
+}
+
+async function loadContenders(protocol: Protocol, only: ContenderId[] | undefined): Promise<Contender[]> {
+  const contenders: Contender[] = [];
+  for (const family of families) {
+    if (only !== undefined && !only.includes(family)) continue;
+    // Loaded on demand: with `--only`, unselected families (and their peer libraries) are never imported.
+    const module = (await import(new URL(`./contenders/${family}.ts`, import.meta.url).href)) as {
+      createContender(protocol: Protocol): Contender;
+    };
+    contenders.push(module.createContender(protocol));
+  }
+  return contenders;
+}
+
+interface Slot {
+  contender: Contender;
+  runner: Runner | undefined;
+  result: ContenderResult;
+  samples: number[];
+  threadSamples: number[];
+  walls: number[];
+  events: number;
+  reads: number[];
+}
+
+async function prepareSlot(contender: Contender, target: Target): Promise<Slot> {
+  const slot: Slot = {
+    contender,
+    runner: undefined,
+    result: { id: contender.id, label: contender.label, status: 'ok' },
+    samples: [],
+    threadSamples: [],
+    walls: [],
+    events: 0,
+    reads: [],
+  };
+  try {
+    slot.runner = await contender.prepare(target);
+  } catch (error) {
+    const skipped = (error as Error).name === 'SkipContender';
+    slot.result = { ...slot.result, status: skipped ? 'skipped' : 'failed', note: (error as Error).message };
+  }
+  return slot;
+}
+
+function fail(slot: Slot, error: unknown): void {
+  slot.result = { ...slot.result, status: 'failed', note: (error as Error).message ?? String(error) };
+  slot.runner = undefined;
+}
+
+/** Runs `slot` once untimed and checks its outcome; returns the wall time in ms. */
+async function warmUp(slot: Slot, target: Target): Promise<number> {
+  const started = performance.now();
+  try {
+    if (slot.runner !== undefined) verify(target, await slot.runner.run());
+  } catch (error) {
+    fail(slot, error);
+  }
+  return performance.now() - started;
+}
+
+/** One timed run of `slot`, checked after the window. */
+async function timedRun(slot: Slot, target: Target): Promise<void> {
+  const runner = slot.runner;
+  if (runner === undefined) return;
+  try {
+    const sample = await measure(() => runner.run());
+    verify(target, sample.outcome);
+    slot.samples.push(sample.cpuMicros / target.payload.units);
+    slot.threadSamples.push(sample.threadMicros / target.payload.units);
+    slot.walls.push(sample.wallMs);
+    slot.events = sample.outcome.events;
+    if (sample.outcome.reads !== undefined) slot.reads.push(sample.outcome.reads);
+  } catch (error) {
+    fail(slot, error);
+  }
+}
+
+/**
+ * One cell: warm-up runs, then `runs` rounds with the contenders in a rotating order. Within a
+ * round a fast contender runs up to `maxRepeats` times (interleaved with the others), so cheap
+ * contenders get more samples for the same wall time as one slow AI SDK run.
+ */
+async function runCell(contenders: Contender[], target: Target, options: Options): Promise<CellResult> {
+  const slots = await Promise.all(contenders.map((contender) => prepareSlot(contender, target)));
+  const repeats = new Map<Slot, number>();
+  for (let round = 0; round < options.warmup; round++) {
+    for (const slot of slots) {
+      const wallMs = await warmUp(slot, target);
+      repeats.set(slot, Math.max(1, Math.min(options.maxRepeats, Math.round(options.sampleMs / wallMs))));
+    }
+  }
+  for (let round = 0; round < options.runs; round++) {
+    const order = slots.map((_, index) => slots[(index + round) % slots.length] as Slot);
+    for (let repeat = 0; repeat < options.maxRepeats; repeat++) {
+      for (const slot of order) if (repeat < (repeats.get(slot) ?? 1)) await timedRun(slot, target);
+    }
+  }
+  await Promise.all(slots.map((slot) => slot.runner?.close()));
+  const results = slots.map((slot): ContenderResult => {
+    if (slot.result.status !== 'ok') return slot.result;
+    const result: ContenderResult = {
+      ...slot.result,
+      usPerUnit: median(slot.samples),
+      samples: slot.samples.map((value) => Math.round(value * 1000) / 1000),
+      mainThreadUsPerUnit: Math.round(median(slot.threadSamples) * 1000) / 1000,
+      wallMs: Math.round(median(slot.walls) * 10) / 10,
+      events: slot.events,
+    };
+    if (slot.reads.length > 0) result.reads = median(slot.reads);
+    return result;
+  });
+  const { protocol, scenario, delivery, payload } = target;
+  return evaluateCell({
+    protocol,
+    scenario,
+    delivery,
+    units: payload.units,
+    bytes: payload.bytes,
+    contenders: results,
+  });
+}
+
+function progressLine(cell: CellResult, seconds: number): string {
+  const parts = cell.contenders.map((result) =>
+    result.status === 'ok'
+      ? `${result.id} ${(result.usPerUnit ?? 0).toFixed(2)} (${(result.mainThreadUsPerUnit ?? 0).toFixed(2)})`
+      : `${result.id} ${result.status}`,
+  );
+  const where = `${cell.protocol}/${cell.scenario}/${cell.delivery}`;
+  return `  ${where}: ${parts.join(', ')} µs/token, process (main thread); ${seconds.toFixed(1)} s`;
+}
+
+function collectNotes(cells: CellResult[], options: Options): string[] {
+  const notes = new Set<string>();
+  for (const cell of cells)
+    for (const result of cell.contenders)
+      if (result.status !== 'ok')
+        notes.add(`${cell.protocol} ${result.label} ${result.status}: ${result.note}`);
+  if (cells.some((cell) => cell.protocol === 'gemini' && cell.scenario === 'tool')) {
+    const format =
+      options.geminiToolFormat === 'partial-args'
+        ? 'functionCall.partialArgs, one argument piece per SSE event'
+        : 'one functionCall holding every row';
+    notes.add(`Gemini tool call streamed as ${format}.`);
+  }
+  const reads = cells
+    .map((cell) => ({ cell, reads: cell.contenders.find((result) => result.id === 'raw-fetch')?.reads }))
+    .filter((entry) => entry.reads !== undefined)
+    .map(({ cell, reads }) => `${cell.protocol}/${cell.scenario}/${cell.delivery} ${reads}`);
+  if (reads.length > 0) notes.add(`Body pieces seen by the raw reader per response: ${reads.join(', ')}.`);
+  notes.add(
+    'Targets: see bench/README.md. c/b applies to every bulk row, and to drip rows for OpenAI and Gemini.',
+  );
+  return [...notes];
+}
+
+/** Runs every selected cell, in protocol → scenario → delivery order. */
+async function runMatrix(options: Options, serverUrl: string): Promise<CellResult[]> {
+  const cells: CellResult[] = [];
+  for (const protocol of options.protocols) {
+    const contenders = await loadContenders(protocol, options.only);
+    for (const scenario of options.scenarios) {
+      const payload: Payload = createPayload(protocol, scenario, options.tokens, options.geminiToolFormat);
+      for (const delivery of options.deliveries) {
+        const cellStart = performance.now();
+        const root = `${serverUrl}/${delivery}/${scenario}`;
+        const cell = await runCell(contenders, { protocol, scenario, delivery, root, payload }, options);
+        cells.push(cell);
+        console.log(progressLine(cell, (performance.now() - cellStart) / 1000));
+      }
+    }
+  }
+  return cells;
+}
+
+function buildReport(cells: CellResult[], options: Options, seconds: number): BenchReport {
+  const args = process.argv.slice(2).join(' ');
+  const command =
+    process.env.npm_lifecycle_event === 'bench'
+      ? `npm run bench${args ? ` -- ${args}` : ''}`
+      : `node run.ts ${args}`;
+  return {
+    meta: {
+      date: new Date().toISOString(),
+      command: command.trim(),
+      node: process.versions.node,
+      cpu: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`,
+      tokens: options.tokens,
+      runs: options.runs,
+      maxRepeats: options.maxRepeats,
+      warmup: options.warmup,
+      gc: canForceGc ? gcMode : 'not forced (no --expose-gc)',
+      geminiToolFormat: options.geminiToolFormat,
+      dripGapMicros: Number(process.env.BENCH_DRIP_GAP_US ?? 0),
+      seconds,
+    },
+    notes: collectNotes(cells, options),
+    cells,
+  };
+}
+
+async function main(): Promise<void> {
+  if (!canForceGc && process.env.BENCH_RESPAWNED === undefined) await respawnWithGc();
+  const options = parseOptions(process.argv.slice(2));
+  const started = performance.now();
+  const server = await startServer(options);
+  console.log(
+    `bench: ${options.tokens} tokens/fragments, ${options.runs} rounds (≤${options.maxRepeats} runs each) + ` +
+      `${options.warmup} warm-up, GC between runs: ${canForceGc ? gcMode : 'not forced (no --expose-gc)'}, ` +
+      `server ${server.url}`,
+  );
+  let cells: CellResult[];
+  try {
+    cells = await runMatrix(options, server.url);
+  } finally {
+    server.child.stdin?.end();
+    server.child.kill();
+  }
+  const report = buildReport(cells, options, Math.round((performance.now() - started) / 1000));
+  console.log(`\n${consoleTables(report)}\n`);
+  for (const note of report.notes) console.log(`note: ${note}`);
+  if (options.write) console.log(`\nwrote ${(await writeResults(report)).join(', ')}`);
+  else console.log('\nfiltered or quick run: results/latest.* not written (pass --write to write them)');
+  console.log(`bench: done in ${report.meta.seconds} s`);
+  const failed = cells.some((cell) => cell.contenders.some((result) => result.status === 'failed'));
+  if (failed) process.exitCode = 1;
+}
+
+await main();
