@@ -2,10 +2,35 @@
  * Streamed function-call arguments (`partialArgs`: a JSON path and a value, strings possibly in
  * pieces) → JSON text fragments for `tool-call-delta`, plus the argument object itself.
  */
+import { ServerError } from '../../core/errors/server-error.ts';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
-import type { GeminiPartialArgument } from './api.ts';
+import { type GeminiPartialArgument, isRecord } from './api.ts';
 
 type Segment = string | number;
+
+/**
+ * How far past the end of an array a streamed index may point (the skipped places become `null`).
+ * Gemini sends array members in order, so a real gap is 0; a larger one is a broken stream, and an
+ * unbounded one would let one small event allocate an array and a text of any size.
+ */
+export const maxIndexGap = 1000;
+
+/** Where the arguments come from, for error messages. */
+export interface ArgumentsSite {
+  model?: string;
+  requestId?: string;
+}
+
+/** The `ServerError` (`invalid_stream`) for streamed arguments that cannot be applied. */
+export function invalidArguments(site: ArgumentsSite, detail: string, retryable: boolean): ServerError {
+  return new ServerError({
+    message: `gemini: the stream of ${site.model ?? 'the model'} ${detail}`,
+    provider: 'gemini',
+    providerCode: 'invalid_stream',
+    retryable,
+    requestId: site.requestId,
+  });
+}
 
 interface Frame {
   segment: Segment | undefined;
@@ -28,9 +53,13 @@ export function parseJsonPath(path: string): Segment[] | undefined {
     const match = pattern.exec(path);
     if (match === null) return undefined;
     if (match[2] !== undefined) segments.push(Number(match[2]));
-    else segments.push((match[1] ?? match[3] ?? match[4] ?? '').replace(/\\(.)/g, '$1'));
+    else segments.push(unescapeKey(match[1] ?? match[3] ?? match[4] ?? ''));
   }
   return segments.length > 0 ? segments : undefined;
+}
+
+function unescapeKey(key: string): string {
+  return key.includes('\\') ? key.replace(/\\(.)/g, '$1') : key;
 }
 
 /**
@@ -39,13 +68,27 @@ export function parseJsonPath(path: string): Segment[] | undefined {
  * input at the end. If a path ever arrives out of order (a member of an already closed container),
  * the text cannot continue validly: no more fragments are produced (`diverged`), the object stays
  * right.
+ *
+ * A partial argument that cannot be applied at all throws a `ServerError` (`invalid_stream`) rather
+ * than being skipped, because skipping it would silently drop part of a tool call's input: an entry
+ * that is not an object with a string `jsonPath` (retryable, like malformed JSON in the stream), or
+ * an array index more than {@link maxIndexGap} past the array's end (not retryable). A path that is
+ * a string but not below `$`, or an entry with no value field, adds nothing (as before).
  */
 export class PartialArguments {
+  private readonly site: ArgumentsSite;
   private readonly stack: Frame[] = [];
   private openStringPath: string | undefined;
   private treeStringPath: string | undefined;
   private readonly value: JsonObject = {};
   private broken = false;
+  // Continuation pieces of a string repeat their path: it is parsed once.
+  private lastPath: string | undefined;
+  private lastSegments: Segment[] | undefined;
+
+  constructor(site: ArgumentsSite = {}) {
+    this.site = site;
+  }
 
   /** True once the text could not follow the paths (the input is still exact). */
   get diverged(): boolean {
@@ -57,9 +100,17 @@ export class PartialArguments {
     return this.value;
   }
 
-  /** Applies one partial argument; returns the JSON text it adds (empty when none). */
-  apply(argument: GeminiPartialArgument): string {
-    const segments = parseJsonPath(argument.jsonPath);
+  /** Applies one partial argument (any wire value); returns the JSON text it adds (empty when none). */
+  apply(entry: unknown): string {
+    if (!isRecord(entry) || typeof entry.jsonPath !== 'string') {
+      throw invalidArguments(
+        this.site,
+        'sent a partialArgs entry that is not an object with a string jsonPath',
+        true,
+      );
+    }
+    const argument = entry as unknown as GeminiPartialArgument;
+    const segments = this.segmentsOf(argument.jsonPath);
     const leaf = leafValue(argument);
     if (segments === undefined || leaf === undefined) return '';
     this.setInTree(segments, leaf, argument);
@@ -82,6 +133,14 @@ export class PartialArguments {
     return text;
   }
 
+  private segmentsOf(path: string): Segment[] | undefined {
+    if (path !== this.lastPath) {
+      this.lastPath = path;
+      this.lastSegments = parseJsonPath(path);
+    }
+    return this.lastSegments;
+  }
+
   private write(segments: Segment[], leaf: LeafValue, argument: GeminiPartialArgument): string | undefined {
     let text = '';
     if (this.openStringPath !== undefined) {
@@ -95,26 +154,26 @@ export class PartialArguments {
       text += '{';
       this.stack.push({ segment: undefined, kind: 'object', count: 0, keys: new Set() });
     }
-    const parents = segments.slice(0, -1);
+    // segments[0 .. last - 1] are the containers, segments[last] the member written.
+    const last = segments.length - 1;
     let common = 0;
     while (
-      common < parents.length &&
+      common < last &&
       common + 1 < this.stack.length &&
-      this.stack[common + 1]?.segment === parents[common]
+      this.stack[common + 1]?.segment === segments[common]
     ) {
       common++;
     }
     while (this.stack.length > common + 1) text += closing(this.stack.pop() as Frame);
-    for (let index = common; index < parents.length; index++) {
-      const segment = parents[index] as Segment;
-      const next = index + 1 < parents.length ? parents[index + 1] : segments.at(-1);
-      const prefix = memberPrefix(this.stack.at(-1) as Frame, segment);
+    for (let index = common; index < last; index++) {
+      const segment = segments[index] as Segment;
+      const prefix = memberPrefix(this.stack[this.stack.length - 1] as Frame, segment);
       if (prefix === undefined) return undefined;
-      const kind = typeof next === 'number' ? 'array' : 'object';
+      const kind = typeof segments[index + 1] === 'number' ? 'array' : 'object';
       text += prefix + (kind === 'array' ? '[' : '{');
       this.stack.push({ segment, kind, count: 0, keys: kind === 'object' ? new Set() : undefined });
     }
-    const prefix = memberPrefix(this.stack.at(-1) as Frame, segments.at(-1) as Segment);
+    const prefix = memberPrefix(this.stack[this.stack.length - 1] as Frame, segments[last] as Segment);
     if (prefix === undefined) return undefined;
     if (leaf.kind === 'value') return text + prefix + JSON.stringify(leaf.value);
     return `${text}${prefix}"${escapeString(leaf.text)}${this.endString(argument)}`;
@@ -131,25 +190,50 @@ export class PartialArguments {
 
   private setInTree(segments: Segment[], leaf: LeafValue, argument: GeminiPartialArgument): void {
     let container: JsonObject | JsonValue[] = this.value;
-    for (let index = 0; index < segments.length - 1; index++) {
+    const last = segments.length - 1;
+    for (let index = 0; index < last; index++) {
       const segment = segments[index] as Segment;
       const wantArray = typeof segments[index + 1] === 'number';
       let child = readMember(container, segment);
       if (wantArray ? !Array.isArray(child) : !isObject(child)) {
         child = wantArray ? [] : {};
-        writeMember(container, segment, child);
+        this.writeMember(container, segment, child, argument.jsonPath);
       }
       container = child as JsonObject | JsonValue[];
     }
-    const last = segments.at(-1) as Segment;
+    const segment = segments[last] as Segment;
     let value: JsonValue = leaf.kind === 'string' ? leaf.text : leaf.value;
-    const existing = readMember(container, last);
+    const existing = readMember(container, segment);
     if (leaf.kind === 'string' && this.treeStringPath === argument.jsonPath && typeof existing === 'string') {
       value = existing + leaf.text;
     }
-    writeMember(container, last, value);
+    this.writeMember(container, segment, value, argument.jsonPath);
     this.treeStringPath =
       leaf.kind === 'string' && argument.willContinue === true ? argument.jsonPath : undefined;
+  }
+
+  /** Writes one member; an array index is padded with `null`s, at most {@link maxIndexGap} of them. */
+  private writeMember(
+    container: JsonObject | JsonValue[],
+    segment: Segment,
+    value: JsonValue,
+    path: string,
+  ): void {
+    if (Array.isArray(container)) {
+      if (typeof segment !== 'number') return;
+      if (segment - container.length > maxIndexGap) {
+        throw invalidArguments(
+          this.site,
+          `sent a function-call argument at ${path}, index ${segment} of an array of length ` +
+            `${container.length} (an index at most ${maxIndexGap} past the end is accepted)`,
+          false,
+        );
+      }
+      while (container.length < segment) container.push(null);
+      container[segment] = value;
+    } else if (typeof segment === 'string') {
+      container[segment] = value;
+    }
   }
 }
 
@@ -168,7 +252,10 @@ function memberPrefix(frame: Frame, segment: Segment): string | undefined {
     frame.keys?.add(segment);
     return `${frame.count++ > 0 ? ',' : ''}${JSON.stringify(segment)}:`;
   }
-  if (typeof segment !== 'number' || segment < frame.count) return undefined;
+  // The tree throws first on a gap over maxIndexGap; the text never pads more than that either.
+  if (typeof segment !== 'number' || segment < frame.count || segment - frame.count > maxIndexGap) {
+    return undefined;
+  }
   let prefix = '';
   while (frame.count < segment) prefix += `${frame.count++ > 0 ? ',' : ''}null`;
   return prefix + (frame.count++ > 0 ? ',' : '');
@@ -178,8 +265,18 @@ function closing(frame: Frame): string {
   return frame.kind === 'object' ? '}' : ']';
 }
 
+/** `text` as the inside of a JSON string literal; most pieces need no escaping and are returned as is. */
 function escapeString(text: string): string {
-  return text === '' ? '' : JSON.stringify(text).slice(1, -1);
+  return needsEscape(text) ? JSON.stringify(text).slice(1, -1) : text;
+}
+
+/** True when `text` holds a character `JSON.stringify` escapes (any surrogate: lone ones are escaped). */
+function needsEscape(text: string): boolean {
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) return true;
+  }
+  return false;
 }
 
 function isObject(value: JsonValue | undefined): value is JsonObject {
@@ -189,14 +286,4 @@ function isObject(value: JsonValue | undefined): value is JsonObject {
 function readMember(container: JsonObject | JsonValue[], segment: Segment): JsonValue | undefined {
   if (Array.isArray(container)) return typeof segment === 'number' ? container[segment] : undefined;
   return typeof segment === 'string' ? container[segment] : undefined;
-}
-
-function writeMember(container: JsonObject | JsonValue[], segment: Segment, value: JsonValue): void {
-  if (Array.isArray(container)) {
-    if (typeof segment !== 'number') return;
-    while (container.length < segment) container.push(null);
-    container[segment] = value;
-  } else if (typeof segment === 'string') {
-    container[segment] = value;
-  }
 }

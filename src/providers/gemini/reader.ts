@@ -3,21 +3,24 @@
  * `parseResponse` and the stream parser, so both produce the same content for the same parts.
  */
 import { createRequestId } from '../../core/ids.ts';
-import type { JsonObject, JsonValue } from '../../core/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
+import type { MetadataMap } from '../../core/metadata.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
+import type { Usage } from '../../core/usage.ts';
 import type { ProviderContext } from '../shared/definition.ts';
 import { canonicalToolId } from '../shared/projection.ts';
-import type {
-  GeminiCandidate,
-  GeminiFunctionCall,
-  GeminiPart,
-  GeminiResponse,
-  GeminiUsageMetadata,
+import {
+  type GeminiCandidate,
+  type GeminiFunctionCall,
+  type GeminiPart,
+  type GeminiResponse,
+  type GeminiUsageMetadata,
+  isRecord,
 } from './api.ts';
 import { hashId } from '../../core/tool-id-map.ts';
 import { preparedCall } from './cache.ts';
 import { generatedIdPrefix, signatureMetadataKey } from './messages.ts';
-import { PartialArguments } from './partial-arguments.ts';
+import { invalidArguments, PartialArguments } from './partial-arguments.ts';
 import { convertUsage, hasUsageCounts, mapFinishReason } from './response-fields.ts';
 
 type PartKind = 'thought' | 'text' | 'function-call' | 'signature' | 'other';
@@ -43,6 +46,12 @@ interface StreamingCall {
  * function calls come whole, or (Vertex `streamFunctionCallArguments`) as a start, `partialArgs`
  * pieces and an end. Unknown part types are kept whole as `custom` parts (`provider: 'gemini'`,
  * `kind` = the part's field name), which `convertMessages` sends back verbatim.
+ *
+ * Shapes that are not what the API documents never crash the reader: a candidate, part,
+ * `functionCall` or `usageMetadata` that is not a JSON object is skipped with a WARN; `args` that
+ * are not an object become `{}` with the raw value in `switchyard.raw_input`; a non-string
+ * `thoughtSignature` or `text` is ignored. Streamed `partialArgs` that cannot be applied throw a
+ * `ServerError` `invalid_stream` (see `PartialArguments`): skipping them would silently drop input.
  */
 export class ResponseReader {
   private readonly context: ProviderContext;
@@ -53,7 +62,10 @@ export class ResponseReader {
   private responseId: string | undefined;
   private rawFinishReason: string | undefined;
   private blockReason: string | undefined;
-  private lastUsage = '';
+  /** The raw counts of the last usage read (prompt, candidates, thoughts, cached, tool-use prompt). */
+  private readonly lastCounts: Array<number | undefined> = [];
+  /** The last usage emitted. */
+  private lastUsage: Usage | undefined;
 
   constructor(context: ProviderContext, builder: StreamBuilder) {
     this.context = context;
@@ -76,15 +88,18 @@ export class ResponseReader {
     // cut before any content can still be retried.
     if (typeof chunk.responseId === 'string') this.responseId ??= chunk.responseId;
     if (carriesContent(chunk)) this.builder.start(startFields(chunk));
-    const candidate = chunk.candidates?.[0];
-    if (candidate !== undefined) this.readCandidate(candidate);
+    const candidate: unknown = chunk.candidates?.[0];
+    if (isRecord(candidate)) this.readCandidate(candidate as GeminiCandidate);
+    else if (candidate !== undefined) this.skip('a candidate', candidate);
     const blockReason = chunk.promptFeedback?.blockReason;
     if (typeof blockReason === 'string') {
       this.blockReason = blockReason;
       this.builder.setMetadata('gemini.blockReason', blockReason);
       this.builder.setMetadata('gemini.promptFeedback', chunk.promptFeedback as JsonObject);
     }
-    if (chunk.usageMetadata !== undefined) this.readUsage(chunk.usageMetadata);
+    const usage: unknown = chunk.usageMetadata;
+    if (isRecord(usage)) this.readUsage(usage as GeminiUsageMetadata);
+    else if (usage !== undefined) this.skip('usageMetadata', usage);
   }
 
   /** Closes what is open and sets the finish reason (the runtime then calls `builder.finish()`). */
@@ -103,18 +118,61 @@ export class ResponseReader {
     }
   }
 
-  /** Emits usage when the counts changed (Gemini repeats the same counts on many chunks). */
+  /** Logs a WARN for a wire value of an unexpected shape that is skipped. */
+  private skip(what: string, value: unknown): void {
+    this.context.warn(`skipped ${what} that is not a JSON object`, {
+      reason: value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value,
+    });
+  }
+
+  /**
+   * Emits usage when the counts changed. Gemini repeats the same counts on almost every chunk, so
+   * the raw counts are compared first and only new ones are converted.
+   */
   private readUsage(usage: GeminiUsageMetadata): void {
     if (!hasUsageCounts(usage)) return;
+    const last = this.lastCounts;
+    if (
+      last.length !== 0 &&
+      last[0] === usage.promptTokenCount &&
+      last[1] === usage.candidatesTokenCount &&
+      last[2] === usage.thoughtsTokenCount &&
+      last[3] === usage.cachedContentTokenCount &&
+      last[4] === usage.toolUsePromptTokenCount
+    ) {
+      return;
+    }
+    last[0] = usage.promptTokenCount;
+    last[1] = usage.candidatesTokenCount;
+    last[2] = usage.thoughtsTokenCount;
+    last[3] = usage.cachedContentTokenCount;
+    last[4] = usage.toolUsePromptTokenCount;
     const converted = convertUsage(usage);
-    const key = `${converted.input},${converted.cacheRead},${converted.output},${converted.reasoning}`;
-    if (key === this.lastUsage) return;
-    this.lastUsage = key;
+    const previous = this.lastUsage;
+    if (
+      previous !== undefined &&
+      previous.input === converted.input &&
+      previous.cacheRead === converted.cacheRead &&
+      previous.output === converted.output &&
+      previous.reasoning === converted.reasoning
+    ) {
+      return;
+    }
+    this.lastUsage = converted;
     this.builder.usage(converted);
   }
 
   private readCandidate(candidate: GeminiCandidate): void {
-    for (const part of candidate.content?.parts ?? []) this.readPart(part);
+    const content: unknown = candidate.content;
+    const parts: unknown = isRecord(content) ? content.parts : undefined;
+    if (Array.isArray(parts)) {
+      for (const part of parts as unknown[]) {
+        if (isRecord(part)) this.readPart(part as GeminiPart);
+        else this.skip('a part', part);
+      }
+    } else if (parts !== undefined && parts !== null) {
+      this.context.warn('skipped content parts that are not an array', { reason: typeof parts });
+    }
     for (const field of candidateMetadata) {
       const value = candidate[field];
       if (value !== undefined) this.builder.setMetadata(`gemini.${field}`, value as JsonValue);
@@ -123,18 +181,20 @@ export class ResponseReader {
   }
 
   private readPart(part: GeminiPart): void {
+    const signature = typeof part.thoughtSignature === 'string' ? part.thoughtSignature : undefined;
     switch (partKind(part)) {
       case 'thought':
-        this.onText('reasoning', part.text ?? '', part.thoughtSignature);
+        this.onText('reasoning', typeof part.text === 'string' ? part.text : '', signature);
         return;
       case 'text':
-        this.onText('text', part.text ?? '', part.thoughtSignature);
+        this.onText('text', part.text as string, signature);
         return;
       case 'signature':
-        this.onSignature(part.thoughtSignature as string);
+        this.onSignature(signature as string);
         return;
       case 'function-call':
-        this.onFunctionCall(part.functionCall as GeminiFunctionCall, part.thoughtSignature);
+        if (isRecord(part.functionCall)) this.onFunctionCall(part.functionCall, signature);
+        else this.skip('a functionCall', part.functionCall);
         return;
       case 'other':
         this.onOther(part);
@@ -174,17 +234,25 @@ export class ResponseReader {
     // Without a Gemini id, derive a stable one from the response id and the call's position, so a
     // replayed response (cassette, retry of a recorded session) yields the same wire ids.
     const providerId =
-      functionCall.id ??
+      (typeof functionCall.id === 'string' ? functionCall.id : undefined) ??
       `${generatedIdPrefix}${this.responseId === undefined ? createRequestId() : hashId(`${this.responseId}:${key}`, 16)}`;
     this.builder.toolStart(key, canonicalToolId(this.context, providerId), functionCall.name as string);
     if (functionCall.willContinue === true) {
-      this.call = { key, arguments: new PartialArguments(), signature };
+      this.call = { key, arguments: new PartialArguments(this.context), signature };
       this.continueCall(this.call, functionCall, undefined);
       return;
     }
-    const input = functionCall.args ?? {};
+    const args: unknown = functionCall.args;
+    const input = isJsonObject(args) ? args : {};
+    let metadata: MetadataMap | undefined;
+    if (args !== undefined && args !== null && input !== args) {
+      metadata = { 'switchyard.raw_input': JSON.stringify(args) };
+      this.context.warn('function-call args are not a JSON object; the input is {}', {
+        reason: Array.isArray(args) ? 'array' : typeof args,
+      });
+    }
     this.builder.toolDelta(key, JSON.stringify(input));
-    this.builder.end(key, signature === undefined ? { input } : { input, signature });
+    this.builder.end(key, { input, signature, metadata });
   }
 
   private continueCall(
@@ -193,8 +261,13 @@ export class ResponseReader {
     signature: string | undefined,
   ): void {
     if (signature !== undefined) call.signature ??= signature;
-    for (const argument of functionCall.partialArgs ?? []) {
-      this.builder.toolDelta(call.key, call.arguments.apply(argument));
+    const partialArgs: unknown = functionCall.partialArgs;
+    if (Array.isArray(partialArgs)) {
+      for (const argument of partialArgs as unknown[]) {
+        this.builder.toolDelta(call.key, call.arguments.apply(argument));
+      }
+    } else if (partialArgs !== undefined && partialArgs !== null) {
+      throw invalidArguments(this.context, 'sent partialArgs that are not an array', true);
     }
     if (functionCall.willContinue !== true) this.closeCall();
   }
@@ -225,17 +298,13 @@ export class ResponseReader {
         reason: 'the deltas stop early; the final input is complete',
       });
     }
-    const input = call.arguments.input;
-    this.builder.end(
-      call.key,
-      call.signature === undefined ? { input } : { input, signature: call.signature },
-    );
+    this.builder.end(call.key, { input: call.arguments.input, signature: call.signature });
   }
 }
 
 function carriesContent(chunk: GeminiResponse): boolean {
   if (chunk.candidates !== undefined || chunk.promptFeedback !== undefined) return true;
-  return chunk.usageMetadata !== undefined && hasUsageCounts(chunk.usageMetadata);
+  return isRecord(chunk.usageMetadata) && hasUsageCounts(chunk.usageMetadata);
 }
 
 function startFields(chunk: GeminiResponse): { responseId?: string; model?: string } {

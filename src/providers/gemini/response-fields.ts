@@ -56,14 +56,19 @@ export function hasUsageCounts(usage: GeminiUsageMetadata): boolean {
  * Gemini counts → disjoint buckets. `promptTokenCount` includes the cached tokens
  * (`cachedContentTokenCount`), which are subtracted; `toolUsePromptTokenCount` is input too.
  * `candidatesTokenCount` excludes thoughts, so output = candidates + thoughts and reasoning =
- * thoughts (then prompt + output = `totalTokenCount`).
+ * thoughts (then prompt + output = `totalTokenCount`). A count that is not a number counts as 0.
  */
 export function convertUsage(usage: GeminiUsageMetadata): Usage {
-  const thoughts = usage.thoughtsTokenCount ?? 0;
+  const thoughts = count(usage.thoughtsTokenCount);
   return usageFromInclusive({
-    prompt: (usage.promptTokenCount ?? 0) + (usage.toolUsePromptTokenCount ?? 0),
-    cached: usage.cachedContentTokenCount ?? 0,
-    output: (usage.candidatesTokenCount ?? 0) + thoughts,
+    prompt: count(usage.promptTokenCount) + count(usage.toolUsePromptTokenCount),
+    cached: count(usage.cachedContentTokenCount),
+    output: count(usage.candidatesTokenCount) + thoughts,
     reasoning: thoughts,
   });
+}
+
+/** A token count as sent, or 0 when absent or not a number (a string count is not added as text). */
+function count(value: unknown): number {
+  return typeof value === 'number' ? value : 0;
 }

@@ -2,8 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isServerError } from '../../core/errors/guards.ts';
 import { systemText, userText } from '../../core/transcript.ts';
 import { type Emulator, startEmulator } from '../../testing/emulator/index.ts';
-import { mapFinishReason } from './response.ts';
-import { emulatedGemini, parseBody, parseChunks, simpleRequest, testContext } from './test-support.ts';
+import { assertStreamInvariants } from '../../testing/invariants.ts';
+import { convertUsage, mapFinishReason } from './response.ts';
+import {
+  emulatedGemini,
+  finishOf,
+  parseBody,
+  parseChunks,
+  simpleRequest,
+  testContext,
+  toolDeltas,
+} from './test-support.ts';
 import { estimateInputTokens } from './tokens.ts';
 
 let emulator: Emulator;
@@ -14,7 +23,7 @@ afterAll(async () => {
   await emulator.close();
 });
 
-const finished = (finishReason: string, parts: object[] = [{ text: 'partial' }], extra: object = {}) => ({
+const finished = (finishReason: string, parts: unknown[] = [{ text: 'partial' }], extra: object = {}) => ({
   candidates: [{ content: { role: 'model', parts }, finishReason, ...extra }],
 });
 
@@ -98,6 +107,131 @@ describe('bad input never crashes', () => {
       usageMetadata: { trafficType: 'X' },
     });
     expect(response).toMatchObject({ finishReason: 'completed', content: [] });
+  });
+
+  const warnings = (context: ReturnType<typeof testContext>) =>
+    context.logger.entries.map((entry) => [entry.message, entry.fields.reason]);
+
+  it('a null candidate is skipped with a WARN, not a crash (stream and complete)', () => {
+    const context = testContext();
+    const events = parseChunks([{ candidates: [null] }, finished('STOP', [{ text: 'fine' }])], context);
+    assertStreamInvariants(events);
+    expect(finishOf(events).content).toEqual([{ type: 'text', text: 'fine' }]);
+    expect(warnings(context)).toEqual([['skipped a candidate that is not a JSON object', 'null']]);
+
+    const completeContext = testContext();
+    expect(parseBody({ candidates: [null] }, completeContext)).toMatchObject({ content: [] });
+    expect(warnings(completeContext)).toEqual([['skipped a candidate that is not a JSON object', 'null']]);
+  });
+
+  it('a null part is skipped with a WARN; the parts around it are kept (stream and complete)', () => {
+    const parts = [{ text: 'a' }, null, { text: 'b' }];
+    const context = testContext();
+    const events = parseChunks([finished('STOP', parts)], context);
+    assertStreamInvariants(events);
+    expect(finishOf(events).content).toEqual([{ type: 'text', text: 'ab' }]);
+    expect(warnings(context)).toEqual([['skipped a part that is not a JSON object', 'null']]);
+
+    const completeContext = testContext();
+    expect(parseBody(finished('STOP', parts), completeContext).content).toEqual([
+      { type: 'text', text: 'ab' },
+    ]);
+    expect(warnings(completeContext)).toHaveLength(1);
+  });
+
+  it('content parts that are not an array are skipped with a WARN, not read character by character', () => {
+    const context = testContext();
+    const response = parseBody(
+      { candidates: [{ content: { parts: 'abc' }, finishReason: 'STOP' }] },
+      context,
+    );
+    expect(response).toMatchObject({ finishReason: 'completed', content: [] });
+    expect(warnings(context)).toEqual([['skipped content parts that are not an array', 'string']]);
+  });
+
+  it('a null functionCall is skipped with a WARN, not a crash (stream and complete)', () => {
+    const parts = [{ functionCall: null }, { text: 'after' }];
+    const context = testContext();
+    const events = parseChunks([finished('STOP', parts)], context);
+    assertStreamInvariants(events);
+    expect(finishOf(events)).toMatchObject({
+      finishReason: 'completed',
+      content: [{ type: 'text', text: 'after' }],
+    });
+    expect(warnings(context)).toEqual([['skipped a functionCall that is not a JSON object', 'null']]);
+    expect(parseBody(finished('STOP', [{ functionCall: 'f' }])).content).toEqual([]);
+  });
+
+  it('null usageMetadata is skipped with a WARN; the usage of later chunks still counts', () => {
+    const context = testContext();
+    const events = parseChunks(
+      [
+        { candidates: [{ content: { parts: [{ text: 'a' }] } }], usageMetadata: null },
+        {
+          ...finished('STOP', [{ text: 'b' }]),
+          usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 2 },
+        },
+      ],
+      context,
+    );
+    assertStreamInvariants(events);
+    expect(finishOf(events)).toMatchObject({
+      content: [{ type: 'text', text: 'ab' }],
+      usage: { input: 3, output: 2 },
+    });
+    expect(warnings(context)).toEqual([['skipped usageMetadata that is not a JSON object', 'null']]);
+    expect(parseBody({ ...finished('STOP'), usageMetadata: 7 }).finishReason).toBe('completed');
+  });
+
+  it('a usage count that is not a number counts as 0, not as text', () => {
+    expect(
+      convertUsage({ promptTokenCount: 3, candidatesTokenCount: '7' as unknown as number }),
+    ).toMatchObject({
+      input: 3,
+      output: 0,
+    });
+  });
+
+  it.each([
+    ['a string', 'x', '"x"'],
+    ['an array', [1], '[1]'],
+  ])(
+    'function-call args that are %s become {} with the raw value in switchyard.raw_input',
+    (_, args, raw) => {
+      const parts = [{ functionCall: { name: 'f', args } }];
+      const context = testContext();
+      const events = parseChunks([finished('STOP', parts)], context);
+      assertStreamInvariants(events);
+      const end = events.find((event) => event.type === 'tool-call-end');
+      expect(end).toMatchObject({ input: {}, metadata: { 'switchyard.raw_input': raw } });
+      expect([...toolDeltas(events).values()]).toEqual(['{}']);
+      expect(warnings(context)).toEqual([
+        [
+          'function-call args are not a JSON object; the input is {}',
+          Array.isArray(args) ? 'array' : 'string',
+        ],
+      ]);
+
+      const response = parseBody(finished('STOP', parts));
+      expect(response.finishReason).toBe('tool-call');
+      expect(response.content[0]).toMatchObject({
+        type: 'tool-call',
+        input: {},
+        metadata: { 'switchyard.raw_input': raw },
+      });
+    },
+  );
+
+  it('function-call args that are an object or absent carry no raw_input', () => {
+    const response = parseBody(
+      finished('STOP', [{ functionCall: { name: 'f', args: { a: 1 } } }, { functionCall: { name: 'g' } }]),
+    );
+    expect(
+      response.content.map((part) => (part.type === 'tool-call' ? [part.input, part.metadata] : part)),
+    ).toEqual([
+      [{ a: 1 }, undefined],
+      [{}, undefined],
+    ]);
   });
 });
 

@@ -4,7 +4,7 @@ import type { StreamEvent } from '../../core/events.ts';
 import { userText } from '../../core/transcript.ts';
 import { type Emulator, startEmulator } from '../../testing/emulator/index.ts';
 import { assertStreamInvariants } from '../../testing/invariants.ts';
-import { parseJsonPath } from './partial-arguments.ts';
+import { maxIndexGap, PartialArguments, parseJsonPath } from './partial-arguments.ts';
 import { buildRequest } from './request.ts';
 import {
   collect,
@@ -13,6 +13,7 @@ import {
   parseChunks,
   simpleRequest,
   testContext,
+  toolDeltas,
 } from './test-support.ts';
 
 let emulator: Emulator;
@@ -233,8 +234,127 @@ describe('stream parser', () => {
   it('JSON paths: dots, indices and quoted keys', () => {
     expect(parseJsonPath('$.a.b[2].c')).toEqual(['a', 'b', 2, 'c']);
     expect(parseJsonPath("$['key with space'][0]")).toEqual(['key with space', 0]);
+    expect(parseJsonPath("$['it\\'s'][\"a\\\\b\"]")).toEqual(["it's", 'a\\b']);
     expect(parseJsonPath('a.b')).toBeUndefined();
     expect(parseJsonPath('$')).toBeUndefined();
+  });
+});
+
+describe('streamed function-call arguments (partialArgs)', () => {
+  const start = modelParts([{ functionCall: { name: 'f', willContinue: true } }]);
+  const partial = (...partialArgs: unknown[]) =>
+    modelParts([{ functionCall: { partialArgs, willContinue: true } }]);
+  const end = modelParts([{ functionCall: {} }]);
+  const thrownBy = (run: () => unknown): unknown => {
+    try {
+      run();
+    } catch (error) {
+      return error;
+    }
+    throw new Error('expected a throw');
+  };
+
+  it.each([
+    ['null', null],
+    ['a number', 5],
+    ['an object without a jsonPath', { stringValue: 'x' }],
+    ['an object with a numeric jsonPath', { jsonPath: 5, stringValue: 'x' }],
+  ])(
+    'a partialArgs entry that is %s is a retryable ServerError invalid_stream, not a TypeError',
+    (_, entry) => {
+      const error = thrownBy(() => parseChunks([start, partial(entry), end, stop()]));
+      expect(isServerError(error)).toBe(true);
+      expect(error).toMatchObject({
+        providerCode: 'invalid_stream',
+        retryable: true,
+        requestId: 'req_test',
+        message:
+          'gemini: the stream of gemini-2.5-flash sent a partialArgs entry that is not an object with a string jsonPath',
+      });
+    },
+  );
+
+  it('partialArgs that are not an array are a retryable ServerError invalid_stream', () => {
+    const chunk = modelParts([
+      { functionCall: { partialArgs: { jsonPath: '$.a', stringValue: 'x' }, willContinue: true } },
+    ]);
+    expect(thrownBy(() => parseChunks([start, chunk, end, stop()]))).toMatchObject({
+      providerCode: 'invalid_stream',
+      retryable: true,
+    });
+  });
+
+  it('an array index far past the end is a non-retryable ServerError invalid_stream, without padding', () => {
+    const before = performance.now();
+    const error = thrownBy(() =>
+      parseChunks([start, partial({ jsonPath: '$.rows[20000000]', stringValue: 'x' }), end, stop()]),
+    );
+    expect(performance.now() - before).toBeLessThan(1000);
+    expect(isServerError(error)).toBe(true);
+    expect(error).toMatchObject({ providerCode: 'invalid_stream', retryable: false, requestId: 'req_test' });
+    expect((error as Error).message).toContain('$.rows[20000000], index 20000000 of an array of length 0');
+    // The same for a container index (the `{}` at the index would be padded too) and past a filled array.
+    const args = new PartialArguments({ model: 'm' });
+    expect(args.apply({ jsonPath: '$.rows[0]', numberValue: 1 })).toBe('{"rows":[1');
+    expect(() => args.apply({ jsonPath: `$.rows[${maxIndexGap + 2}].name`, stringValue: 'x' })).toThrow(
+      /index 1002 of an array of length 1/,
+    );
+  });
+
+  it('an index up to the gap limit past the end is padded with nulls in the text and the input alike', () => {
+    const events = parseChunks([
+      start,
+      partial({ jsonPath: '$.rows[0]', numberValue: 1 }),
+      partial({ jsonPath: `$.rows[${maxIndexGap + 1}]`, stringValue: 'x' }),
+      end,
+      stop(),
+    ]);
+    assertStreamInvariants(events);
+    const rows = [1, ...Array.from({ length: maxIndexGap }, () => null), 'x'];
+    expect(finishOf(events).content[0]).toMatchObject({ input: { rows } });
+    expect(JSON.parse([...toolDeltas(events).values()][0] ?? '')).toEqual({ rows });
+  });
+
+  it('string pieces on one path, escaped keys and characters that need escaping stream exactly', () => {
+    const pieces = ['say "hi"\\', '\n\u0001 tab\t', '😀 plain', '\ud83d', '\ude00 end', ''];
+    const events = parseChunks([
+      start,
+      partial({ jsonPath: "$['a \\'b']", numberValue: 1 }),
+      ...pieces.map((stringValue, index) =>
+        partial({ jsonPath: '$.list[0].text', stringValue, willContinue: index < pieces.length - 1 }),
+      ),
+      partial({ jsonPath: '$.list[1].text', stringValue: 'next', willContinue: true }),
+      partial({ jsonPath: '$.list[1].text', stringValue: '' }),
+      end,
+      stop(),
+    ]);
+    assertStreamInvariants(events);
+    const input = { "a 'b": 1, list: [{ text: pieces.join('') }, { text: 'next' }] };
+    expect(finishOf(events).content[0]).toMatchObject({ input });
+    const text = [...toolDeltas(events).values()][0] ?? '';
+    expect(JSON.parse(text)).toEqual(input);
+    // Each piece is escaped on its own: the lone halves of the split emoji arrive as \u escapes.
+    expect(text).toContain('😀 plain\\ud83d\\ude00 end');
+  });
+
+  it('usage is emitted again only when the converted counts change', () => {
+    const usage = (
+      promptTokenCount: number,
+      toolUsePromptTokenCount: number,
+      candidatesTokenCount: number,
+    ) => ({
+      promptTokenCount,
+      toolUsePromptTokenCount,
+      candidatesTokenCount,
+    });
+    const events = parseChunks([
+      { ...modelParts([{ text: 'a' }]), usageMetadata: usage(10, 0, 1) },
+      // Different raw counts, same converted usage (input 10, output 1): no new event.
+      { ...modelParts([{ text: 'b' }]), usageMetadata: usage(5, 5, 1) },
+      { ...modelParts([{ text: 'c' }]), usageMetadata: usage(5, 5, 2) },
+      stop([{ text: '' }], usage(5, 5, 2)),
+    ]);
+    expect(events.flatMap((event) => (event.type === 'usage' ? [event.usage.output] : []))).toEqual([1, 2]);
   });
 });
 

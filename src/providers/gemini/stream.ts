@@ -10,7 +10,9 @@ import { ResponseReader } from './reader.ts';
  * Each event is a `GenerateContentResponse` chunk, parsed once. Gemini sends no terminal event: the
  * stream is whole when a chunk carried a `finishReason` (or a prompt block); a body that ends before
  * that throws a retryable `NetworkError` (`stream_truncated`). An `{error}` chunk throws the
- * classified error. Events that are not objects are skipped with a WARN.
+ * classified error. Events that are not objects are skipped with a WARN (and so are candidates, parts,
+ * function calls and usage that are not; see `ResponseReader`); streamed `partialArgs` that cannot be
+ * applied throw a `ServerError` `invalid_stream`.
  */
 export function createStreamParser(context: ProviderContext, builder: StreamBuilder): StreamParser {
   const reader = new ResponseReader(context, builder);
