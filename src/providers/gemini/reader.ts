@@ -66,6 +66,9 @@ export class ResponseReader {
   private readonly lastCounts: Array<number | undefined> = [];
   /** The last usage emitted. */
   private lastUsage: Usage | undefined;
+  /** The newest counts not yet emitted (Gemini sends growing counts on every chunk). */
+  private pendingUsage: GeminiUsageMetadata | undefined;
+  private started = false;
 
   constructor(context: ProviderContext, builder: StreamBuilder) {
     this.context = context;
@@ -87,7 +90,10 @@ export class ResponseReader {
     // A chunk with nothing but metadata (`trafficType`) does not start the message, so a stream
     // cut before any content can still be retried.
     if (typeof chunk.responseId === 'string') this.responseId ??= chunk.responseId;
-    if (carriesContent(chunk)) this.builder.start(startFields(chunk));
+    if (!this.started && carriesContent(chunk)) {
+      this.started = true;
+      this.builder.start(startFields(chunk));
+    }
     const candidate: unknown = chunk.candidates?.[0];
     if (isRecord(candidate)) this.readCandidate(candidate as GeminiCandidate);
     else if (candidate !== undefined) this.skip('a candidate', candidate);
@@ -98,14 +104,32 @@ export class ResponseReader {
       this.builder.setMetadata('gemini.promptFeedback', chunk.promptFeedback as JsonObject);
     }
     const usage: unknown = chunk.usageMetadata;
-    if (isRecord(usage)) this.readUsage(usage as GeminiUsageMetadata);
+    if (isRecord(usage)) this.queueUsage(usage as GeminiUsageMetadata);
     else if (usage !== undefined) this.skip('usageMetadata', usage);
+  }
+
+  /**
+   * The first counts are emitted at once (the input side is known early and survives a cut
+   * stream); later ones only at the end, so a 20,000-chunk stream emits two usage events, not
+   * 20,000. `flushUsage()` emits what is pending.
+   */
+  private queueUsage(usage: GeminiUsageMetadata): void {
+    if (this.lastUsage === undefined) this.readUsage(usage);
+    else this.pendingUsage = usage;
+  }
+
+  /** Emits the newest pending usage, if any. */
+  flushUsage(): void {
+    const pending = this.pendingUsage;
+    this.pendingUsage = undefined;
+    if (pending !== undefined) this.readUsage(pending);
   }
 
   /** Closes what is open and sets the finish reason (the runtime then calls `builder.finish()`). */
   finish(): void {
     this.closeBlock();
     this.closeCall();
+    this.flushUsage();
     if (this.blockReason !== undefined) {
       this.builder.setFinish('content-filter', this.blockReason);
     } else if (this.rawFinishReason !== undefined) {

@@ -30,6 +30,7 @@ export function createStreamParser(context: ProviderContext, builder: StreamBuil
     },
     onEnd() {
       if (!reader.complete) {
+        reader.flushUsage();
         throw new NetworkError({
           message: `gemini: the stream of ${context.model} ended before a chunk with a finishReason`,
           provider: 'gemini',
