@@ -188,7 +188,7 @@ describe('classification over the emulator', () => {
 });
 
 describe('API keys', () => {
-  const key = 'sk-ant-api03-SECRETsecretSECRET-0123456789';
+  const key = 'sk-ant-api03_SECRET_secret_SECRET_0123456789';
 
   it('never puts the key in an auth failure’s message or JSON, even when the body echoes it', async () => {
     emulator.enqueue(anthropicError(401, 'authentication_error', `invalid x-api-key: ${key}`));

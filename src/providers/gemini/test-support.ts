@@ -17,7 +17,7 @@ import { parseResponse } from './response.ts';
 import { createStreamParser } from './stream.ts';
 
 /** The key the tests use; it must never show up in errors or logs. */
-export const testApiKey = 'AIzaTEST-gemini-key-0123456789abcdefghij';
+export const testApiKey = 'AIza.TEST.gemini.key.0123456789abcdefghij';
 
 /** The Gemini adapter pointed at the emulator, fast retries, warnings kept in memory. */
 export function emulatedGemini(
