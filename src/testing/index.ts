@@ -1,4 +1,5 @@
 /** Test kit: stream invariants, a scripted in-memory adapter, the provider emulator and cassettes. */
+export { type CollectedStream, collectStream } from './collect.ts';
 
 export {
   API_KEY_PATTERNS,

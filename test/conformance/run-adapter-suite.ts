@@ -2,6 +2,7 @@
  * The shared conformance suite (contract §10.2): every adapter runs it against the emulator, so
  * substitutability is proven by one set of tests rather than by each adapter's own.
  */
+import { collectStream as collect } from '../../src/testing/collect.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accumulateResponse } from '../../src/core/accumulator.ts';
 import type { Adapter } from '../../src/core/adapter.ts';
@@ -108,18 +109,6 @@ export function errorScripts(api: EmulatorApi): Array<[ErrorClass, EmulatorScrip
           openaiError(400, 'Unrecognized request argument supplied: foo', { type: 'invalid_request_error' }),
         ],
       ];
-  }
-}
-
-async function collect(
-  stream: AsyncIterable<StreamEvent>,
-): Promise<{ events: StreamEvent[]; error: unknown }> {
-  const events: StreamEvent[] = [];
-  try {
-    for await (const event of stream) events.push(event);
-    return { events, error: undefined };
-  } catch (error) {
-    return { events, error };
   }
 }
 

@@ -1,11 +1,10 @@
 /** Helpers for the Anthropic adapter's own tests: contexts, fixture paths, stream collection. */
 import { readdirSync } from 'node:fs';
 import { type Adapter, createSession } from '../../core/adapter.ts';
-import type { EventStream } from '../../core/event-stream.ts';
 import type { StreamEvent } from '../../core/events.ts';
 import type { RequestId } from '../../core/ids.ts';
 import { createMemoryLogger } from '../../core/logger.ts';
-import type { CanonicalRequest, CanonicalResponse } from '../../core/request.ts';
+import type { CanonicalRequest } from '../../core/request.ts';
 import { StreamBuilder } from '../../core/stream-builder.ts';
 import type { Part } from '../../core/transcript.ts';
 import type { Emulator } from '../../testing/emulator/index.ts';
@@ -67,25 +66,7 @@ export function createRecordingBuilder(model = 'anthropic:claude-sonnet-4-5'): {
   return { builder, events };
 }
 
-/** What a stream produced: every event, the error it raised (if any) and its result. */
-export interface CollectedStream {
-  events: StreamEvent[];
-  error: unknown;
-  response: CanonicalResponse | undefined;
-}
-
-/** Iterates a stream to its end, keeping the error instead of throwing. */
-export async function collect(stream: EventStream<StreamEvent, CanonicalResponse>): Promise<CollectedStream> {
-  const events: StreamEvent[] = [];
-  let error: unknown;
-  try {
-    for await (const event of stream) events.push(event);
-  } catch (caught) {
-    error = caught;
-  }
-  const finish = events.at(-1);
-  return { events, error, response: finish?.type === 'finish' ? finish.response : undefined };
-}
+export { type CollectedStream, collectStream as collect } from '../../testing/collect.ts';
 
 /** An adapter pointed at the emulator, with fast retries and an in-memory logger. */
 export function createTestAdapter(

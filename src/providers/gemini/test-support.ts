@@ -44,18 +44,7 @@ export function simpleRequest(
   return { model: `gemini:${model}`, transcript: [userText('Hello')], maxOutputTokens: 1024, ...extra };
 }
 
-/** Reads a stream to its end, keeping the events and the error it threw, if any. */
-export async function collect(
-  stream: AsyncIterable<StreamEvent>,
-): Promise<{ events: StreamEvent[]; error: unknown }> {
-  const events: StreamEvent[] = [];
-  try {
-    for await (const event of stream) events.push(event);
-    return { events, error: undefined };
-  } catch (error) {
-    return { events, error };
-  }
-}
+export { collectStream as collect } from '../../testing/collect.ts';
 
 /** The concatenated `tool-call-delta` fragments of each tool call, by id. */
 export function toolDeltas(events: readonly StreamEvent[]): Map<string, string> {

@@ -102,19 +102,9 @@ export function feedResponse(
   return builder.finish();
 }
 
-/** Drains an event stream into an array, returning it with the final response or the thrown error. */
-export async function collectStream(
-  stream: AsyncIterable<StreamEvent> & { result(): Promise<CanonicalResponse> },
-): Promise<{ events: StreamEvent[]; response: CanonicalResponse | undefined; error: unknown }> {
-  const events: StreamEvent[] = [];
-  try {
-    for await (const event of stream) events.push(event);
-  } catch (error) {
-    const finish = events.at(-1);
-    return { events, response: finish?.type === 'finish' ? finish.response : undefined, error };
-  }
-  return { events, response: await stream.result(), error: undefined };
-}
+import { collectStream } from '../../testing/collect.ts';
+
+export { collectStream };
 
 /** A minimal request: one user message. */
 export function userRequest(text: string, extra: Partial<CanonicalRequest> = {}): CanonicalRequest {

@@ -1,3 +1,4 @@
+import { collectStream as collect } from '../../testing/collect.ts';
 import { createServer, type Server } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../core/events.ts';
@@ -28,18 +29,6 @@ function adapter(options: Parameters<typeof createHttpAdapter>[1] = {}) {
     retryBaseDelay: 1,
     ...options,
   });
-}
-
-async function collect(
-  stream: AsyncIterable<StreamEvent>,
-): Promise<{ events: StreamEvent[]; error: unknown }> {
-  const events: StreamEvent[] = [];
-  try {
-    for await (const event of stream) events.push(event);
-    return { events, error: undefined };
-  } catch (error) {
-    return { events, error };
-  }
 }
 
 describe('transport and runtime over a real loopback socket', () => {
