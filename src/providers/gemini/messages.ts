@@ -1,6 +1,7 @@
 /** Canonical transcript → Gemini `contents` (+ the joined system instruction). */
 import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
+import type { MetadataMap } from '../../core/metadata.ts';
 import type { DataRef, Item, Part, ToolCallPart, ToolResultPart } from '../../core/transcript.ts';
 import type { ProviderContext } from '../shared/definition.ts';
 import {
@@ -14,6 +15,12 @@ import type { GeminiContent, GeminiPart } from './api.ts';
 
 /** Metadata key of a text (or media) part's `thoughtSignature`, kept so it can be sent back. */
 export const signatureMetadataKey = 'gemini.thoughtSignature';
+
+/**
+ * Metadata key of where, in a text part, the signed wire part ended, when more text followed it
+ * (Gemini 2.5 signs the first part of an answer). Absent: the signature goes with the whole text.
+ */
+export const signatureOffsetMetadataKey = 'gemini.thoughtSignatureOffset';
 
 /**
  * Prefix of the provider ids this adapter mints for function calls Gemini sent without an `id`
@@ -77,7 +84,7 @@ interface PartSite {
 function convertPart(part: Part, site: PartSite): GeminiPart[] | undefined {
   switch (part.type) {
     case 'text':
-      return [withSignature({ text: part.text }, part.metadata?.[signatureMetadataKey])];
+      return convertText(part.text, part.metadata);
     case 'media':
     case 'file': {
       const data = convertData(part.mimeType, part.data);
@@ -164,6 +171,19 @@ function convertData(mimeType: string, data: DataRef): GeminiPart | undefined {
     case 'handle':
       return undefined;
   }
+}
+
+/**
+ * A text part goes back as Gemini sent it: split at `gemini.thoughtSignatureOffset`, the signature
+ * on the part before the split; without an offset (or one outside the text) it signs the whole text.
+ */
+function convertText(text: string, metadata: MetadataMap | undefined): GeminiPart[] {
+  const signature = metadata?.[signatureMetadataKey];
+  const offset = metadata?.[signatureOffsetMetadataKey];
+  if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0 || offset >= text.length) {
+    return [withSignature({ text }, signature)];
+  }
+  return [withSignature({ text: text.slice(0, offset) }, signature), { text: text.slice(offset) }];
 }
 
 function withSignature(part: GeminiPart, signature: JsonValue | undefined): GeminiPart {

@@ -19,7 +19,7 @@ import {
 } from './api.ts';
 import { hashId } from '../../core/tool-id-map.ts';
 import { preparedCall } from './cache.ts';
-import { generatedIdPrefix, signatureMetadataKey } from './messages.ts';
+import { generatedIdPrefix, signatureMetadataKey, signatureOffsetMetadataKey } from './messages.ts';
 import { invalidArguments, PartialArguments } from './partial-arguments.ts';
 import { convertUsage, hasUsageCounts, mapFinishReason } from './response-fields.ts';
 
@@ -34,6 +34,16 @@ const candidateMetadata = [
   'finishMessage',
 ] as const;
 
+/** The open text or thought block. */
+interface OpenBlock {
+  kind: 'text' | 'reasoning';
+  key: string;
+  /** Characters (UTF-16 units) of text read so far. */
+  length: number;
+  /** A text block's signature and the offset where the signed wire part ended. */
+  signature: { value: string; offset: number } | undefined;
+}
+
 interface StreamingCall {
   key: string;
   arguments: PartialArguments;
@@ -42,7 +52,11 @@ interface StreamingCall {
 
 /**
  * Part kinds are told apart by field presence. Text and thoughts that Gemini streams in pieces are
- * merged into one part until a signature closes it (the signature belongs to the part it ends);
+ * merged into one part. A signature closes a thought (it belongs to the thought it ends). Text stays
+ * open across a signature, so an answer is one canonical text part however Gemini signs it (2.5
+ * signs the first part, 3 the last): the part keeps `gemini.thoughtSignature` and, when more text
+ * followed the signed wire part, `gemini.thoughtSignatureOffset` (where that part ended), which
+ * `convertMessages` uses to split the text again. Only a second signature closes a text block.
  * function calls come whole, or (Vertex `streamFunctionCallArguments`) as a start, `partialArgs`
  * pieces and an end. Unknown part types are kept whole as `custom` parts (`provider: 'gemini'`,
  * `kind` = the part's field name), which `convertMessages` sends back verbatim.
@@ -56,7 +70,7 @@ interface StreamingCall {
 export class ResponseReader {
   private readonly context: ProviderContext;
   private readonly builder: StreamBuilder;
-  private block: { kind: 'text' | 'reasoning'; key: string } | undefined;
+  private block: OpenBlock | undefined;
   private call: StreamingCall | undefined;
   private blockCount = 0;
   private responseId: string | undefined;
@@ -229,20 +243,37 @@ export class ResponseReader {
   private onText(kind: 'text' | 'reasoning', text: string, signature: string | undefined): void {
     this.closeCall();
     if (text === '' && signature === undefined) return;
-    if (this.block?.kind !== kind) {
-      this.closeBlock();
-      this.block = { kind, key: `block:${this.blockCount++}` };
-      this.builder.openText(this.block.key, kind);
+    // A text block holds one signature: a second one (not a documented shape) starts a new block.
+    if (this.block?.kind !== kind || (signature !== undefined && this.block.signature !== undefined)) {
+      this.openBlock(kind);
     }
-    if (kind === 'text') this.builder.text(this.block.key, text);
-    else this.builder.reasoning(this.block.key, text);
-    if (signature !== undefined) this.closeBlock(signature);
+    const block = this.block as OpenBlock;
+    block.length += text.length;
+    if (kind === 'text') this.builder.text(block.key, text);
+    else this.builder.reasoning(block.key, text);
+    if (signature !== undefined) this.sign(block, signature);
   }
 
-  /** A part holding only a signature: it ends the open text or thought, else stands as empty text. */
+  /** A part holding only a signature: it signs the open text or thought, else stands as empty text. */
   private onSignature(signature: string): void {
-    if (this.block !== undefined) this.closeBlock(signature);
-    else this.onText('text', '', signature);
+    if (this.block === undefined || this.block.signature !== undefined) this.onText('text', '', signature);
+    else this.sign(this.block, signature);
+  }
+
+  private openBlock(kind: 'text' | 'reasoning'): void {
+    this.closeBlock();
+    this.block = { kind, key: `block:${this.blockCount++}`, length: 0, signature: undefined };
+    this.builder.openText(this.block.key, kind);
+  }
+
+  /** A thought ends at its signature; text stays open and remembers where the signed part ended. */
+  private sign(block: OpenBlock, signature: string): void {
+    if (block.kind === 'reasoning') {
+      this.block = undefined;
+      this.builder.end(block.key, { signature });
+    } else {
+      block.signature = { value: signature, offset: block.length };
+    }
   }
 
   private onFunctionCall(functionCall: GeminiFunctionCall, signature: string | undefined): void {
@@ -303,13 +334,18 @@ export class ResponseReader {
     this.builder.custom({ type: 'custom', provider: 'gemini', kind, data: part as unknown as JsonObject });
   }
 
-  private closeBlock(signature?: string): void {
+  private closeBlock(): void {
     const block = this.block;
     if (block === undefined) return;
     this.block = undefined;
-    if (signature === undefined) this.builder.end(block.key);
-    else if (block.kind === 'reasoning') this.builder.end(block.key, { signature });
-    else this.builder.end(block.key, { metadata: { [signatureMetadataKey]: signature } });
+    const signature = block.signature;
+    if (signature === undefined) {
+      this.builder.end(block.key);
+      return;
+    }
+    const metadata: MetadataMap = { [signatureMetadataKey]: signature.value };
+    if (signature.offset < block.length) metadata[signatureOffsetMetadataKey] = signature.offset;
+    this.builder.end(block.key, { metadata });
   }
 
   private closeCall(): void {

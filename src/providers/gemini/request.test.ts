@@ -643,6 +643,28 @@ describe('golden request bodies', () => {
     expect(wire.path).toBe('/tunedModels/my-model:generateContent');
   });
 
+  it('an array without items or a nested object without properties fails in tool parameters and the output schema alike', () => {
+    const schema = { type: 'object', properties: { meta: { type: 'object' }, tags: { type: 'array' } } };
+    expect(() => build({ tools: [{ name: 't', inputSchema: schema }] })).toThrow(
+      /tool t parameters: keyword `properties` at \$\.properties\.meta .*useJsonSchema: true/,
+    );
+    const arrays = { type: 'object', properties: { tags: { type: 'array' } } };
+    expect(() => build({ outputSchema: { schema: arrays } })).toThrow(
+      /output schema: keyword `items` at \$\.properties\.tags .*useJsonSchema: true/,
+    );
+    const verbatim = buildRequest(
+      {
+        model: 'gemini:gemini-2.5-flash',
+        transcript: [userText('x')],
+        maxOutputTokens: 10,
+        outputSchema: { schema },
+      },
+      testContext(),
+      { useJsonSchema: true },
+    );
+    expect((verbatim.body.generationConfig as Record<string, unknown>).responseJsonSchema).toEqual(schema);
+  });
+
   it('useJsonSchema sends schemas verbatim as parametersJsonSchema and responseJsonSchema', () => {
     const context = testContext();
     const wire = buildRequest(

@@ -124,6 +124,19 @@ describe('JSON Schema → Gemini schema subset', () => {
     ['$ref', { type: 'object', properties: { next: { $ref: '#' } } }, '$.properties.next'],
     ['type', { type: 'object', properties: { anything: {} } }, '$.properties.anything'],
     ['enum', { enum: [true, false] }, '$'],
+    ['items', { type: 'object', properties: { tags: { type: 'array' } } }, '$.properties.tags'],
+    ['properties', { type: 'object', properties: { meta: { type: 'object' } } }, '$.properties.meta'],
+    [
+      'properties',
+      { type: 'object', properties: { meta: { type: 'object', properties: {} } } },
+      '$.properties.meta',
+    ],
+    [
+      'properties',
+      { type: 'object', properties: { meta: { type: ['object', 'null'] } } },
+      '$.properties.meta',
+    ],
+    ['properties', { type: 'object' }, '$'],
   ])('`%s` that cannot be expressed fails naming the keyword and where', (keyword, schema, path) => {
     const error = failure(schema as JsonObject);
     expect(isInvalidRequestError(error)).toBe(true);
@@ -138,6 +151,17 @@ describe('JSON Schema → Gemini schema subset', () => {
       $ref: '#/$defs/node',
     });
     expect((error as Error).message).toMatch(/`\$ref` at \$\.properties\.child is recursive/);
+  });
+
+  it('an array without items and an object without properties fail: Gemini rejects both', () => {
+    const array = failure({ type: 'object', properties: { tags: { type: 'array' } } }) as Error;
+    expect(array.message).toBe(
+      'gemini: tool lookup parameters: keyword `items` at $.properties.tags is missing (an array of any values); ' +
+        "Gemini's schema subset cannot express it (pass useJsonSchema: true to send JSON Schema as is)",
+    );
+    const object = failure({ type: 'object', properties: { meta: { type: 'object' } } }) as Error;
+    expect(object.message).toContain('keyword `properties` at $.properties.meta is missing or empty');
+    expect(object.message).toContain('useJsonSchema: true');
   });
 
   it('a tool without parameters sends no parameters', () => {

@@ -194,19 +194,29 @@ class SchemaConverter {
     if (typeof result.format === 'string' && !(formatsByType[type] ?? []).includes(result.format)) {
       delete result.format;
     }
-    if (type === 'OBJECT' && isRecord(schema.properties)) {
-      const properties: JsonObject = {};
-      for (const [name, property] of Object.entries(schema.properties)) {
-        if (!isRecord(property)) this.fail('properties', `${path}.properties.${name}`, 'is not a schema');
-        properties[name] = this.convert(property as JsonObject, `${path}.properties.${name}`, refs);
-      }
-      result.properties = properties;
-    }
-    if (type === 'ARRAY' && schema.items !== undefined) {
+    if (type === 'OBJECT') result.properties = this.convertProperties(schema, path, refs);
+    if (type === 'ARRAY') {
+      if (schema.items === undefined) this.fail('items', path, 'is missing (an array of any values)');
       if (!isRecord(schema.items)) this.fail('items', path, 'is a tuple (an array of schemas)');
       result.items = this.convert(schema.items as JsonObject, `${path}.items`, refs);
     }
     return result;
+  }
+
+  /**
+   * Gemini rejects an OBJECT with no `properties` ("should be non-empty for OBJECT type"), and its
+   * subset has no typeless "any value" schema to fall back to, so a free-form object fails here.
+   * (A tool whose whole input is such an object sends no `parameters`: see `hasNoParameters`.)
+   */
+  private convertProperties(schema: JsonObject, path: string, refs: string[]): JsonObject {
+    const entries = isRecord(schema.properties) ? Object.entries(schema.properties) : [];
+    if (entries.length === 0) this.fail('properties', path, 'is missing or empty (an object of any keys)');
+    const properties: JsonObject = {};
+    for (const [name, property] of entries) {
+      if (!isRecord(property)) this.fail('properties', `${path}.properties.${name}`, 'is not a schema');
+      properties[name] = this.convert(property as JsonObject, `${path}.properties.${name}`, refs);
+    }
+    return properties;
   }
 
   private convertEnum(schema: JsonObject, type: string, result: JsonObject, path: string): void {

@@ -10,6 +10,7 @@ import {
   collect,
   emulatedGemini,
   finishOf,
+  parseBody,
   parseChunks,
   simpleRequest,
   testContext,
@@ -48,16 +49,102 @@ describe('stream parser', () => {
     ]);
   });
 
-  it('a signature ends its text part; text after it starts a new part', () => {
+  it('a signed text part followed by unsigned text stays one canonical text part and replays to Gemini with the signature in place', () => {
+    const context = testContext();
+    const events = parseChunks(
+      [
+        modelParts([{ text: 'Hello', thoughtSignature: 'S1' }]),
+        modelParts([{ text: ' wor' }, { text: 'ld' }]),
+        stop([{ text: '' }]),
+      ],
+      context,
+    );
+    assertStreamInvariants(events);
+    expect(events.filter((event) => event.type === 'text-start')).toHaveLength(1);
+    expect(events.filter((event) => event.type === 'text-end')).toHaveLength(1);
+    const content = finishOf(events).content;
+    expect(content).toEqual([
+      {
+        type: 'text',
+        text: 'Hello world',
+        metadata: { 'gemini.thoughtSignature': 'S1', 'gemini.thoughtSignatureOffset': 5 },
+      },
+    ]);
+    // The same wire parts in one body (2.5 signs the first part) read the same.
+    const body = parseBody({
+      candidates: [
+        {
+          content: { role: 'model', parts: [{ text: 'Hello', thoughtSignature: 'S1' }, { text: ' world' }] },
+          finishReason: 'STOP',
+        },
+      ],
+    });
+    expect(body.content).toEqual(content);
+    const wire = buildRequest(
+      {
+        model: 'gemini:gemini-2.5-flash',
+        maxOutputTokens: 10,
+        transcript: [userText('Hi'), { kind: 'assistant', parts: content }, userText('Again')],
+      },
+      context,
+      { useJsonSchema: false },
+    );
+    expect((wire.body as { contents: unknown[] }).contents[1]).toEqual({
+      role: 'model',
+      parts: [{ text: 'Hello', thoughtSignature: 'S1' }, { text: ' world' }],
+    });
+  });
+
+  it('a signature on the last text part signs the whole text, with no offset', () => {
     const events = parseChunks([
-      modelParts([{ text: 'one', thoughtSignature: 'QQ==' }]),
-      modelParts([{ text: 'two' }]),
+      modelParts([{ text: 'one' }]),
+      modelParts([{ text: 'two', thoughtSignature: 'QQ==' }]),
       stop(),
     ]);
     assertStreamInvariants(events);
     expect(finishOf(events).content).toEqual([
-      { type: 'text', text: 'one', metadata: { 'gemini.thoughtSignature': 'QQ==' } },
-      { type: 'text', text: 'two' },
+      { type: 'text', text: 'onetwo', metadata: { 'gemini.thoughtSignature': 'QQ==' } },
+    ]);
+  });
+
+  it('a second signature in one text starts a new text part, each replayed with its own signature', () => {
+    const context = testContext();
+    const events = parseChunks(
+      [
+        modelParts([{ text: 'a', thoughtSignature: 'S1' }, { text: 'b' }]),
+        modelParts([{ text: 'c', thoughtSignature: 'S2' }, { text: 'd' }]),
+        stop(),
+      ],
+      context,
+    );
+    assertStreamInvariants(events);
+    const content = finishOf(events).content;
+    expect(content).toEqual([
+      {
+        type: 'text',
+        text: 'ab',
+        metadata: { 'gemini.thoughtSignature': 'S1', 'gemini.thoughtSignatureOffset': 1 },
+      },
+      {
+        type: 'text',
+        text: 'cd',
+        metadata: { 'gemini.thoughtSignature': 'S2', 'gemini.thoughtSignatureOffset': 1 },
+      },
+    ]);
+    const wire = buildRequest(
+      {
+        model: 'gemini:gemini-2.5-flash',
+        maxOutputTokens: 10,
+        transcript: [userText('Hi'), { kind: 'assistant', parts: content }],
+      },
+      context,
+      { useJsonSchema: false },
+    );
+    expect((wire.body as { contents: Array<{ parts: unknown }> }).contents[1]?.parts).toEqual([
+      { text: 'a', thoughtSignature: 'S1' },
+      { text: 'b' },
+      { text: 'c', thoughtSignature: 'S2' },
+      { text: 'd' },
     ]);
   });
 
