@@ -16,7 +16,7 @@ export interface ChatToolCall {
   function: { name: string; arguments: string };
 }
 
-/** One OpenRouter `reasoning_details` entry. */
+/** One OpenRouter `reasoning_details` entry (other fields are kept and replayed as received). */
 export interface ReasoningDetail {
   type?: string;
   text?: string | null;
@@ -24,6 +24,9 @@ export interface ReasoningDetail {
   signature?: string | null;
   data?: string | null;
   format?: string | null;
+  id?: string | null;
+  index?: number;
+  [field: string]: unknown;
 }
 
 /** One request message. */
@@ -78,6 +81,8 @@ export interface WireChoice {
   message?: WireDelta | null;
   delta?: WireDelta | null;
   finish_reason?: string | null;
+  /** Moonshot puts the usage of a streamed response here, on the last choice. */
+  usage?: WireUsage | null;
 }
 
 /** Token usage, with the fields of the hosts that extend it. */

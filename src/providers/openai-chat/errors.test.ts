@@ -54,6 +54,15 @@ async function failure(script: EmulatorScript, retries = 0): Promise<AdapterErro
 }
 
 describe('parseErrorBody', () => {
+  it('reads a "try again in" hint as the retry delay', () => {
+    const hint = (text: string) =>
+      parseErrorBody(JSON.stringify({ error: { message: text } })).retryAfterSeconds;
+    expect(hint('Please try again in 7.66s.')).toBe(7.66);
+    expect(hint('Please try again in 250ms.')).toBe(0.25);
+    expect(hint('Please try again in 28m48s.')).toBe(1728);
+    expect(hint('Please try again in a moment.')).toBeUndefined();
+  });
+
   it('reads OpenAI {error:{message,type,code,param}}, preferring code over type', () => {
     const body = JSON.stringify({
       error: { message: 'Too long', type: 'invalid_request_error', code: 'context_length_exceeded' },
@@ -145,6 +154,29 @@ describe('HTTP errors over the emulator', () => {
     expect(isRateLimitError(error)).toBe(true);
     expect(error.retryable).toBe(false);
     expect(emulator.requests.length - before).toBe(1);
+  });
+
+  it('classifies a Groq 413 tokens-per-minute limit as a rate limit, not retried without a hint', async () => {
+    const before = emulator.requests.length;
+    const message =
+      'Request too large for model `llama-3.3-70b-versatile` in organization `org_x` service tier `on_demand` on tokens per minute (TPM): Limit 6000, Requested 14810, please reduce your message size and try again.';
+    const error = await failure(
+      openaiError(413, message, { type: 'tokens', code: 'rate_limit_exceeded' }),
+      2,
+    );
+    expect(isRateLimitError(error)).toBe(true);
+    expect(isContextOverflowError(error)).toBe(false);
+    expect(error.retryable).toBe(false);
+    expect(emulator.requests.length - before).toBe(1);
+  });
+
+  it('keeps a tokens-per-minute limit retryable when the body says when to try again', async () => {
+    const message =
+      'Rate limit reached for model `llama-3.3-70b-versatile` on tokens per minute (TPM): Limit 6000, Used 5000, Requested 2000. Please try again in 1m7.5s.';
+    const error = await failure(openaiError(429, message, { type: 'tokens', code: 'rate_limit_exceeded' }));
+    expect(isRateLimitError(error)).toBe(true);
+    expect(error.retryable).toBe(true);
+    expect(error.retryAfterSeconds).toBe(67.5);
   });
 
   it('retries rate_limit_exceeded and reports the x-ratelimit-reset hint', async () => {

@@ -8,11 +8,23 @@ const maxMessageLength = 2_000;
 const contextOverflowMessage =
   /maximum context length|context length exceeded|context_length_exceeded|context window|reduce the length of the messages|prompt is too long|too large for model|exceeds the model's max/i;
 
+/** A per-minute / per-day token quota (Groq TPM / TPD): a rate limit, even when the request is "too large". */
+const tokenQuotaMessage = /tokens per (?:minute|day)|\b(?:TPM|TPD)\b/i;
+
+/** The same, with the host's "try again in …" hint (read into `retryAfterSeconds`). */
+const tokenQuotaWithHint = new RegExp(`(?:${tokenQuotaMessage.source})[\\s\\S]*try again in \\d`, 'i');
+
 /**
  * Body rules applied before the HTTP status table (first match wins). In-band errors (a 200 body or
  * a stream chunk) are classified with status 0, so type-based rules are limited to that case.
+ * A token quota (Groq 413 "Request too large … tokens per minute (TPM)") is a `rate_limit`, not a
+ * context overflow; it is retryable only when the body says when to try again (a request larger
+ * than the quota cannot succeed by retrying it). A `Retry-After` header alone does not make it
+ * retryable: rules see only the body.
  */
 export const errorRules: readonly ErrorRule[] = [
+  { message: tokenQuotaWithHint, errorClass: 'rate_limit' },
+  { message: tokenQuotaMessage, errorClass: 'rate_limit', retryable: false },
   { code: 'context_length_exceeded', errorClass: 'context_overflow' },
   { code: 'string_above_max_length', errorClass: 'context_overflow' },
   { message: contextOverflowMessage, status: [0, 400, 413, 422], errorClass: 'context_overflow' },
@@ -36,9 +48,22 @@ function text(value: unknown): string | undefined {
   return JSON.stringify(value).slice(0, maxMessageLength);
 }
 
+const retryHint = /try again in (?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)(s|ms))?/i;
+
+/** Seconds from a "Please try again in 1m23.5s" / "7.66s" / "250ms" hint, if the message has one. */
+export function parseRetryHint(message: string): number | undefined {
+  const match = retryHint.exec(message);
+  if (match === null) return undefined;
+  const [, hours, minutes, amount, unit] = match;
+  if (hours === undefined && minutes === undefined && amount === undefined) return undefined;
+  const seconds = amount === undefined ? 0 : Number(amount) / (unit?.toLowerCase() === 'ms' ? 1000 : 1);
+  return Number(hours ?? 0) * 3600 + Number(minutes ?? 0) * 60 + seconds;
+}
+
 /**
- * Reads one error object: `code` (a string code, else the `type`), `message`, and the HTTP status
- * a numeric code stands for (OpenRouter puts the status there, also for in-band errors).
+ * Reads one error object: `code` (a string code, else the `type`), `message`, the retry delay a
+ * "try again in …" message gives, and the HTTP status a numeric code stands for (OpenRouter puts
+ * the status there, also for in-band errors).
  */
 export function convertWireError(error: WireError | string): { body: ErrorBody; status?: number } {
   if (typeof error === 'string') return { body: { message: text(error) } };
@@ -47,6 +72,8 @@ export function convertWireError(error: WireError | string): { body: ErrorBody; 
   if (code !== undefined) body.code = code;
   const message = text(error.message);
   if (message !== undefined) body.message = message;
+  const retryAfterSeconds = message === undefined ? undefined : parseRetryHint(message);
+  if (retryAfterSeconds !== undefined) body.retryAfterSeconds = retryAfterSeconds;
   const status = typeof error.code === 'number' && error.code >= 400 ? error.code : undefined;
   return status === undefined ? { body } : { body, status };
 }

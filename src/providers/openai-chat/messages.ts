@@ -60,8 +60,12 @@ function projectionRules(provider: string, tools: boolean): ProjectionRules {
   };
 }
 
-/** The role of the leading instruction message for this model. */
-export function instructionRole(quirks: ChatQuirks, model: string): 'system' | 'developer' {
+/**
+ * The role of the leading instruction message for this model: `user` for models that take neither
+ * `developer` nor `system` (`quirks.instructionsAsUserModels`), else `developer` or `system`.
+ */
+export function instructionRole(quirks: ChatQuirks, model: string): 'system' | 'developer' | 'user' {
+  if (matchesAnyGlob(quirks.instructionsAsUserModels, model)) return 'user';
   return matchesAnyGlob(quirks.developerRoleModels, model) ? 'developer' : quirks.instructionRole;
 }
 
@@ -70,8 +74,8 @@ export function instructionRole(quirks: ChatQuirks, model: string): 'system' | '
  * (`projectTranscript`); the host's own reasoning is replayed per `quirks.reasoningReplay`; with
  * `tools: false` (the model has no tool support) past tool calls and results are dropped with a
  * WARN too. System, developer and context items are joined (blank lines, contract §4.1.2) into ONE
- * leading `system` / `developer` message, wherever they stand, with `appendix` (e.g. a JSON-schema
- * instruction) added. Tool results become `role: tool` messages; their images and PDFs, which tool
+ * leading `system` / `developer` message (a `user` one for models without either role), wherever
+ * they stand, with `appendix` (e.g. a JSON-schema instruction) added. Tool results become `role: tool` messages; their images and PDFs, which tool
  * messages cannot carry, follow in one user message after the run of tool messages.
  */
 export function convertMessages(
@@ -221,17 +225,24 @@ function replayReasoning(
     message[reasoningReplayField] = reasoning.map((part) => part.text).join('');
     return;
   }
-  const formatKey = `${conversion.context.provider}.reasoning_format`;
-  message.reasoning_details = reasoning.map((part) => {
-    const detail: ReasoningDetail =
-      part.data !== undefined
-        ? { type: 'reasoning.encrypted', data: part.data }
-        : { type: 'reasoning.text', text: part.text };
-    if (part.signature !== undefined) detail.signature = part.signature;
-    const format = part.metadata?.[formatKey];
-    if (typeof format === 'string') detail.format = format;
-    return detail;
+  const provider = conversion.context.provider;
+  message.reasoning_details = reasoning.flatMap((part) => {
+    // Entries kept as received go back verbatim; older parts are rebuilt from their fields.
+    const verbatim = part.metadata?.[`${provider}.reasoning_details`];
+    if (Array.isArray(verbatim)) return verbatim as ReasoningDetail[];
+    return [rebuildDetail(part, part.metadata?.[`${provider}.reasoning_format`])];
   });
+}
+
+/** One `reasoning_details` entry for a reasoning part that has no verbatim entries. */
+function rebuildDetail(part: ReasoningPart, format: unknown): ReasoningDetail {
+  const detail: ReasoningDetail =
+    part.data !== undefined
+      ? { type: 'reasoning.encrypted', data: part.data }
+      : { type: 'reasoning.text', text: part.text };
+  if (part.signature !== undefined) detail.signature = part.signature;
+  if (typeof format === 'string') detail.format = format;
+  return detail;
 }
 
 function convertToolItem(conversion: Conversion, item: Item, itemIndex: number): void {

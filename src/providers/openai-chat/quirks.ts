@@ -23,6 +23,9 @@ export type ReasoningReplay = 'drop' | 'tool-turns' | 'all';
  */
 export type ReasoningParameter = 'reasoning_effort' | 'reasoning-object' | 'enable_thinking' | 'none';
 
+/** A `reasoning_effort` level as the wire spells it (`none` is OpenAI gpt-5.1+'s "no reasoning"). */
+export type ReasoningEffortValue = 'none' | 'minimal' | 'low' | 'medium' | 'high';
+
 /** What `response_format` the host understands for an output schema. */
 export type StructuredOutputMode = 'json_schema' | 'json_object' | 'none';
 
@@ -48,8 +51,18 @@ export interface ChatQuirks {
   instructionRole: 'system' | 'developer';
   /** Model globs whose instruction message uses `developer` whatever `instructionRole` says. */
   developerRoleModels: string[];
+  /**
+   * Model globs whose instructions go in a leading `user` message: models that reject both the
+   * `developer` and the `system` role (OpenAI o1-mini, o1-preview). Wins over `developerRoleModels`.
+   */
+  instructionsAsUserModels: string[];
   /** Model globs that reject `temperature` / `top_p` (reasoning models); both are dropped with a WARN. */
   samplingUnsupportedModels: string[];
+  /**
+   * Model globs that reject `stop`, `presence_penalty` and `frequency_penalty` (xAI reasoning
+   * models); each is dropped with a WARN, pass-through options included.
+   */
+  stopUnsupportedModels: string[];
   /** Send `stream_options: {include_usage: true}` when streaming (false for hosts that reject it). */
   streamOptions: boolean;
   /** Response fields read as reasoning text, in order; the first one present in a message or delta wins. */
@@ -58,6 +71,24 @@ export interface ChatQuirks {
   /** The assistant-message field replayed reasoning is sent in. */
   reasoningReplayField: ReasoningField;
   reasoningParameter: ReasoningParameter;
+  /**
+   * With `reasoningParameter: 'reasoning_effort'`: the model globs that take `reasoning_effort`
+   * (`['*']`: every model). For other models a requested effort is dropped with a WARN (xAI takes it
+   * on `grok-3-mini*` only).
+   */
+  reasoningEffortModels: string[];
+  /**
+   * Per-model-glob effort levels the model accepts (later keys win; no match: any level). A level the
+   * model lacks becomes the lowest accepted level at or above it, else the highest one (xAI
+   * `['low', 'high']`: minimal/low → low, medium/high → high; OpenAI gpt-5.1+: minimal → low).
+   */
+  reasoningEffortValues: Record<string, ReasoningEffortValue[]>;
+  /**
+   * With `reasoningParameter: 'enable_thinking'`: the host rejects `enable_thinking: true` without
+   * streaming (DashScope), so non-streaming calls always send `enable_thinking: false` (Qwen3 open
+   * models think by default) and a requested reasoning setting is dropped with a WARN.
+   */
+  thinkingRequiresStream: boolean;
   /** False when `completion_tokens` excludes `reasoning_tokens` (xAI); the adapter then adds them. */
   reasoningTokensInCompletion: boolean;
   toolIdRule: ToolIdRuleName;
@@ -86,12 +117,17 @@ export const defaultQuirks: ChatQuirks = {
   maxTokensField: 'max_tokens',
   instructionRole: 'system',
   developerRoleModels: [],
+  instructionsAsUserModels: [],
   samplingUnsupportedModels: [],
+  stopUnsupportedModels: [],
   streamOptions: true,
   reasoningFields: ['reasoning_content', 'reasoning'],
   reasoningReplay: 'drop',
   reasoningReplayField: 'reasoning_content',
   reasoningParameter: 'reasoning_effort',
+  reasoningEffortModels: ['*'],
+  reasoningEffortValues: {},
+  thinkingRequiresStream: false,
   reasoningTokensInCompletion: true,
   toolIdRule: 'any',
   structuredOutput: 'json_schema',
@@ -125,6 +161,7 @@ const capabilitiesSchema = z
   .strict();
 
 const reasoningField = z.enum(['reasoning_content', 'reasoning', 'reasoning_details']);
+const effortValue = z.enum(['none', 'minimal', 'low', 'medium', 'high']);
 
 /** The zod schema of a (partial) quirk object; unknown keys are rejected so typos surface. */
 export const quirksSchema = z
@@ -135,12 +172,17 @@ export const quirksSchema = z
     maxTokensField: z.enum(['max_completion_tokens', 'max_tokens']),
     instructionRole: z.enum(['system', 'developer']),
     developerRoleModels: z.array(z.string()),
+    instructionsAsUserModels: z.array(z.string()),
     samplingUnsupportedModels: z.array(z.string()),
+    stopUnsupportedModels: z.array(z.string()),
     streamOptions: z.boolean(),
     reasoningFields: z.array(reasoningField),
     reasoningReplay: z.enum(['drop', 'tool-turns', 'all']),
     reasoningReplayField: reasoningField,
     reasoningParameter: z.enum(['reasoning_effort', 'reasoning-object', 'enable_thinking', 'none']),
+    reasoningEffortModels: z.array(z.string()),
+    reasoningEffortValues: z.record(z.string(), z.array(effortValue).min(1)),
+    thinkingRequiresStream: z.boolean(),
     reasoningTokensInCompletion: z.boolean(),
     toolIdRule: z.enum(['any', 'nine-alphanumeric', 'anthropic']),
     structuredOutput: z.enum(['json_schema', 'json_object', 'none']),
@@ -169,7 +211,10 @@ export function parseQuirks(json: unknown, base: ChatQuirks = defaultQuirks): Ch
   return mergeQuirks(base, result.data as Partial<ChatQuirks>);
 }
 
-/** `base` with `override`'s defined fields on top; `capabilities` and `models` merge key by key. */
+/**
+ * `base` with `override`'s defined fields on top; `capabilities`, `models` and
+ * `reasoningEffortValues` merge key by key.
+ */
 export function mergeQuirks(base: ChatQuirks, override: Partial<ChatQuirks> | undefined): ChatQuirks {
   if (override === undefined) return base;
   const merged: ChatQuirks = { ...base };
@@ -178,12 +223,15 @@ export function mergeQuirks(base: ChatQuirks, override: Partial<ChatQuirks> | un
   }
   merged.capabilities = { ...base.capabilities, ...override.capabilities };
   merged.models = { ...base.models, ...override.models };
+  merged.reasoningEffortValues = { ...base.reasoningEffortValues, ...override.reasoningEffortValues };
   return merged;
 }
 
 /**
  * OpenAI itself. Reasoning models (o-series, gpt-5) take `developer` instructions and reject
- * sampling parameters; model families are declared in `capabilities.ts`.
+ * sampling parameters; o1-mini and o1-preview take neither `developer` nor `system` messages, so
+ * their instructions lead as a `user` message; gpt-5.1+ has no `minimal` effort (`none` instead).
+ * Model families are declared in `capabilities.ts`.
  */
 export const openaiQuirks: ChatQuirks = {
   ...defaultQuirks,
@@ -191,8 +239,10 @@ export const openaiQuirks: ChatQuirks = {
   apiKeyRequired: true,
   apiKeyEnv: 'OPENAI_API_KEY',
   maxTokensField: 'max_completion_tokens',
-  developerRoleModels: ['o1*', 'o3*', 'o4*', 'gpt-5*'],
+  developerRoleModels: ['o1', 'o1-2*', 'o1-pro*', 'o3*', 'o4*', 'gpt-5*'],
+  instructionsAsUserModels: ['o1-mini*', 'o1-preview*'],
   samplingUnsupportedModels: ['o1*', 'o3*', 'o4*', 'gpt-5*'],
+  reasoningEffortValues: { 'gpt-5.*': ['none', 'low', 'medium', 'high'] },
   strict: true,
   capabilities: { images: true, pdf: true, promptCaching: true, maxOutputTokens: 16_384 },
   models: openaiModelCapabilities,

@@ -1,10 +1,11 @@
 /** Reads Chat Completions messages and stream deltas into StreamBuilder calls: one code path for both. */
-import { isJsonObject, type JsonValue } from '../../core/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import type { MetadataMap } from '../../core/metadata.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext } from '../shared/definition.ts';
 import type {
   ReasoningDetail,
+  WireChoice,
   WireCompletion,
   WireContentItem,
   WireDelta,
@@ -14,6 +15,7 @@ import type {
 import { convertWireError } from './errors.ts';
 import { convertUsage, mapFinishReason } from './mapping.ts';
 import type { ChatQuirks } from './quirks.ts';
+import { appendReasoningDetail } from './reasoning-details.ts';
 import { ToolCallTracker } from './tool-calls.ts';
 
 const textKey = 'text';
@@ -26,13 +28,15 @@ type OpenKind = 'text' | 'reasoning' | 'refusal' | 'tool';
 /**
  * Turns message / delta objects into builder calls. A whole response is read as one big delta, so
  * both paths share every rule:
- * - reasoning (the first of `quirks.reasoningFields` present; OpenRouter `reasoning_details` keep
- *   their signature and encrypted data), then content (a string, or Mistral's array of `text` /
+ * - reasoning (the first of `quirks.reasoningFields` present; OpenRouter `reasoning_details` give
+ *   the part its text, signature and encrypted data, and are kept as received, stream pieces joined,
+ *   in metadata `<provider>.reasoning_details` for verbatim replay), then content (a string, or Mistral's array of `text` /
  *   `thinking` items; any other item type becomes a provider-tagged `custom` part, kept for replay),
  *   then `refusal` (a text part with metadata `openai.refusal: true`), then tool calls (and the
  *   legacy `function_call`, read as call 0); other unknown fields are ignored;
  * - tool calls go through a {@link ToolCallTracker}; other content ends the open call;
- * - empty strings never open a part; usage and citations are remembered and emitted once, at the end.
+ * - empty strings never open a part; usage (top-level, Moonshot's on the choice, or Groq's
+ *   `x_groq.usage`) and citations are remembered and emitted once, at the end.
  */
 export class ChatReader {
   private readonly tools: ToolCallTracker;
@@ -47,6 +51,7 @@ export class ChatReader {
   private reasoningSignature: string | undefined;
   private reasoningData: string | undefined;
   private reasoningFormat: string | undefined;
+  private reasoningDetails: JsonObject[] | undefined;
   private readonly refusalMetadata: MetadataMap = { 'openai.refusal': true };
 
   private readonly context: ProviderContext;
@@ -66,11 +71,13 @@ export class ChatReader {
   }
 
   /** Reads one completion or chunk: identity, the first choice's message/delta and finish, usage. */
-  read(completion: WireCompletion, delta: WireDelta | null | undefined, finishReason: unknown): void {
+  read(completion: WireCompletion, choice: WireChoice | null | undefined): void {
     if (!this.identified) this.identify(completion);
+    const delta = choice?.message ?? choice?.delta;
     if (delta !== undefined && delta !== null) this.readDelta(delta);
+    const finishReason = choice?.finish_reason;
     if (typeof finishReason === 'string' && finishReason !== '') this.readFinish(finishReason);
-    const usage = completion.usage ?? completion.x_groq?.usage;
+    const usage = completion.usage ?? choice?.usage ?? completion.x_groq?.usage;
     if (typeof usage === 'object' && usage !== null) this.pendingUsage = usage;
     if (completion.citations !== undefined && completion.citations !== null)
       this.citations = completion.citations;
@@ -176,6 +183,8 @@ export class ChatReader {
   private readReasoningDetails(details: ReasoningDetail[]): void {
     for (const detail of details) {
       if (typeof detail !== 'object' || detail === null) continue;
+      this.reasoningDetails ??= [];
+      appendReasoningDetail(this.reasoningDetails, detail, this.context.stream);
       if (typeof detail.signature === 'string' && detail.signature !== '')
         this.reasoningSignature = detail.signature;
       if (typeof detail.format === 'string') this.reasoningFormat = detail.format;
@@ -273,12 +282,17 @@ export class ChatReader {
     const fields: { signature?: string; data?: string; metadata?: MetadataMap } = {};
     if (this.reasoningSignature !== undefined) fields.signature = this.reasoningSignature;
     if (this.reasoningData !== undefined) fields.data = this.reasoningData;
-    if (this.reasoningFormat !== undefined)
-      fields.metadata = { [`${this.context.provider}.reasoning_format`]: this.reasoningFormat };
+    const provider = this.context.provider;
+    const metadata: MetadataMap = {};
+    if (this.reasoningFormat !== undefined) metadata[`${provider}.reasoning_format`] = this.reasoningFormat;
+    if (this.reasoningDetails !== undefined)
+      metadata[`${provider}.reasoning_details`] = this.reasoningDetails;
+    if (Object.keys(metadata).length > 0) fields.metadata = metadata;
     this.builder.end(reasoningKey, fields);
     this.reasoningSignature = undefined;
     this.reasoningData = undefined;
     this.reasoningFormat = undefined;
+    this.reasoningDetails = undefined;
   }
 
   /** Closes the open part and every tool call. */

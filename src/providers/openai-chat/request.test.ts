@@ -161,11 +161,18 @@ describe('buildRequest: OpenAI golden bodies', () => {
           "json_schema": {
             "name": "forecast",
             "schema": {
+              "additionalProperties": false,
               "properties": {
                 "celsius": {
-                  "type": "number",
+                  "type": [
+                    "number",
+                    "null",
+                  ],
                 },
               },
+              "required": [
+                "celsius",
+              ],
               "type": "object",
             },
             "strict": true,
@@ -644,7 +651,7 @@ describe('buildRequest: host quirks', () => {
     });
   });
 
-  it('asks OpenRouter for reasoning with an object and Qwen with enable_thinking', () => {
+  it('asks OpenRouter for reasoning with an object and Qwen with enable_thinking (streamed)', () => {
     const reasoning = { effort: 'high' as const, budgetTokens: 2000 };
     const openrouter = buildRequest(
       { model: 'openrouter:m', transcript, maxOutputTokens: 5, reasoning },
@@ -654,7 +661,7 @@ describe('buildRequest: host quirks', () => {
     expect(openrouter.reasoning).toEqual({ effort: 'high' });
     const alibaba = buildRequest(
       { model: 'alibaba:qwen3-max', transcript, maxOutputTokens: 5, reasoning },
-      createTestContext({ provider: 'alibaba', model: 'qwen3-max' }),
+      createTestContext({ provider: 'alibaba', model: 'qwen3-max', stream: true }),
       { quirks: mergeQuirks(defaultQuirks, presets.alibaba.quirks), strictTools: false },
     ).body;
     expect(alibaba).toMatchObject({ enable_thinking: true, thinking_budget: 2000 });

@@ -8,8 +8,14 @@ import type { ChatTool } from './api.ts';
 import { matchesAnyGlob } from './capabilities.ts';
 import { convertMessages } from './messages.ts';
 import type { ChatQuirks } from './quirks.ts';
+import { addReasoning } from './reasoning.ts';
+import { convertStrictSchema } from './strict-schema.ts';
 
 export { convertMessages, instructionRole } from './messages.ts';
+export { effortForBudget } from './reasoning.ts';
+
+/** Where WARN entries go (`context.warn`). */
+type Warn = ProviderContext['warn'];
 
 /** What request building needs to know about the host. */
 export interface RequestSettings {
@@ -20,12 +26,26 @@ export interface RequestSettings {
   strictTools: boolean;
 }
 
-/** Function tools; `strict: true` when asked for and the host takes it. */
-export function convertTools(tools: readonly ToolSpec[], strict = false): ChatTool[] {
+/**
+ * Function tools. With `strict` (asked for, and the host takes it) each tool's parameters are made
+ * strict-ready ({@link convertStrictSchema}) and sent with `strict: true`; a tool whose schema cannot
+ * be normalised safely goes without `strict`, with a WARN.
+ */
+export function convertTools(tools: readonly ToolSpec[], strict = false, warn?: Warn): ChatTool[] {
   return tools.map((tool) => {
     const definition: ChatTool['function'] = { name: tool.name, parameters: tool.inputSchema };
     if (tool.description !== undefined) definition.description = tool.description;
-    if (strict) definition.strict = true;
+    if (strict) {
+      const converted = convertStrictSchema(tool.inputSchema);
+      if ('schema' in converted) {
+        definition.parameters = converted.schema;
+        definition.strict = true;
+      } else
+        warn?.('sent a tool without strict: its schema cannot be made strict', {
+          tool: tool.name,
+          reason: converted.reason,
+        });
+    }
     return { type: 'function', function: definition };
   });
 }
@@ -41,13 +61,32 @@ function schemaName(schema: OutputSchema): string {
   return cleaned === '' ? 'response' : cleaned;
 }
 
-/** `response_format` for an output schema: `json_schema` (strict where the host takes it) or `json_object`. */
-export function convertResponseFormat(schema: OutputSchema, quirks: ChatQuirks): JsonObject | undefined {
+/**
+ * `response_format` for an output schema: `json_schema` or `json_object`. Where the host takes
+ * `strict`, it is `schema.strict ?? true`; a strict schema is sent strict-ready
+ * ({@link convertStrictSchema}: objects closed, optional properties required but nullable), or, when
+ * that cannot be done safely, with `strict: false` and a WARN.
+ */
+export function convertResponseFormat(
+  schema: OutputSchema,
+  quirks: ChatQuirks,
+  warn?: Warn,
+): JsonObject | undefined {
   if (quirks.structuredOutput === 'json_object') return { type: 'json_object' };
   if (quirks.structuredOutput === 'none') return undefined;
   const format: JsonObject = { name: schemaName(schema), schema: schema.schema };
   if (schema.description !== undefined) format.description = schema.description;
-  if (quirks.strict) format.strict = schema.strict ?? true;
+  if (quirks.strict) {
+    const strict = schema.strict ?? true;
+    const converted = strict ? convertStrictSchema(schema.schema) : undefined;
+    if (converted !== undefined && 'schema' in converted) format.schema = converted.schema;
+    else if (converted !== undefined)
+      warn?.('sent the output schema without strict: it cannot be made strict', {
+        schema: format.name,
+        reason: converted.reason,
+      });
+    format.strict = converted !== undefined && 'schema' in converted;
+  }
   return { type: 'json_schema', json_schema: format };
 }
 
@@ -81,49 +120,27 @@ function addSampling(
   }
 }
 
-/**
- * The effort level closest to a token budget, for hosts that take only a level: under 4k tokens
- * `low`, under 16k `medium`, else `high`.
- */
-export function effortForBudget(budgetTokens: number): 'low' | 'medium' | 'high' {
-  if (budgetTokens < 4_096) return 'low';
-  return budgetTokens < 16_384 ? 'medium' : 'high';
-}
-
-function addReasoning(
-  body: JsonObject,
-  request: CanonicalRequest,
-  context: ProviderContext,
-  quirks: ChatQuirks,
-) {
-  const reasoning = request.reasoning;
-  if (reasoning === undefined) return;
-  const { effort, budgetTokens } = reasoning;
-  switch (quirks.reasoningParameter) {
-    case 'reasoning_effort':
-      if (effort !== undefined) body.reasoning_effort = effort;
-      else if (budgetTokens !== undefined) body.reasoning_effort = effortForBudget(budgetTokens);
-      return;
-    case 'reasoning-object':
-      body.reasoning =
-        effort !== undefined ? { effort } : budgetTokens !== undefined ? { max_tokens: budgetTokens } : {};
-      return;
-    case 'enable_thinking':
-      body.enable_thinking = true;
-      if (budgetTokens !== undefined) body.thinking_budget = budgetTokens;
-      return;
-    case 'none':
-      context.warn('dropped reasoning settings: the host has no reasoning control', { model: context.model });
-      return;
+/** Removes `stop` and the penalties (pass-through ones too) where the model rejects them. */
+function dropStop(body: JsonObject, context: ProviderContext, quirks: ChatQuirks): void {
+  if (!matchesAnyGlob(quirks.stopUnsupportedModels, context.model)) return;
+  for (const field of ['stop', 'presence_penalty', 'frequency_penalty']) {
+    if (body[field] === undefined) continue;
+    delete body[field];
+    context.warn('dropped a sampling parameter the model rejects', {
+      parameter: field,
+      model: context.model,
+    });
   }
 }
 
 /**
  * Builds the request body, fields in this order: model, messages, tools, tool_choice,
  * parallel_tool_calls, the output limit (`max_completion_tokens` or `max_tokens`), temperature,
- * top_p, top_k, stop, response_format, the reasoning control, then the request's
+ * top_p, top_k, stop, response_format, the reasoning control (`reasoning.ts`), then the request's
  * `providerOptions[<adapter name>]` merged verbatim (e.g. `seed`, `service_tier`, OpenRouter
  * `provider` routing), then stream and stream_options (which pass-through options cannot change).
+ * Where the model rejects `stop` and the penalties (`quirks.stopUnsupportedModels`) they are
+ * dropped with a WARN, pass-through ones included.
  */
 export function buildRequest(
   request: CanonicalRequest,
@@ -136,10 +153,12 @@ export function buildRequest(
     schema !== undefined && quirks.structuredOutput === 'json_object' ? schemaInstruction(schema) : undefined;
   const tools = request.tools ?? [];
   const toolsSupported = settings.capabilities?.(context.model).tools ?? true;
+  const warn: Warn = (message, fields) => context.warn(message, fields);
   const messages = convertMessages(request.transcript, context, quirks, { appendix, tools: toolsSupported });
   const body: JsonObject = { model: context.model, messages: messages as unknown as JsonValue };
   if (tools.length > 0) {
-    body.tools = convertTools(tools, settings.strictTools && quirks.strict) as unknown as JsonValue;
+    const strict = settings.strictTools && quirks.strict;
+    body.tools = convertTools(tools, strict, warn) as unknown as JsonValue;
     if (request.toolChoice !== undefined) body.tool_choice = convertToolChoice(request.toolChoice);
     if (request.parallelToolCalls !== undefined && quirks.parallelToolCalls)
       body.parallel_tool_calls = request.parallelToolCalls;
@@ -149,12 +168,13 @@ export function buildRequest(
   if (request.stopSequences !== undefined && request.stopSequences.length > 0)
     body.stop = request.stopSequences;
   if (schema !== undefined) {
-    const format = convertResponseFormat(schema, quirks);
+    const format = convertResponseFormat(schema, quirks, warn);
     if (format !== undefined) body.response_format = format;
   }
   addReasoning(body, request, context, quirks);
   const extra = request.providerOptions?.[context.provider];
   if (extra !== undefined) Object.assign(body, extra);
+  dropStop(body, context, quirks);
   // Streaming is the call's choice, never a pass-through option.
   delete body.stream;
   delete body.stream_options;

@@ -30,6 +30,6 @@ export function parseResponse(
   if (choice === undefined || choice === null) {
     context.fail({ code: 'invalid_response', message: 'the response has no choices' });
   }
-  reader.read(completion, choice.message, choice.finish_reason);
+  reader.read(completion, choice);
   reader.complete();
 }

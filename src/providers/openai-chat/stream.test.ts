@@ -364,7 +364,13 @@ describe('stream parser: refusal and reasoning', () => {
       text: 'Let me see',
       signature: 'sig-123',
       provider: 'openrouter',
-      metadata: { 'openrouter.reasoning_format': 'anthropic-claude-v1' },
+      metadata: {
+        'openrouter.reasoning_format': 'anthropic-claude-v1',
+        // The stream's pieces joined into the one entry a response body would carry.
+        'openrouter.reasoning_details': [
+          { type: 'reasoning.text', text: 'Let me see', format: 'anthropic-claude-v1', signature: 'sig-123' },
+        ],
+      },
     });
     const encrypted = feedStream(
       [
@@ -491,6 +497,27 @@ describe('stream parser: malformed chunks', () => {
         fields: { event: undefined, dataType: 'number' },
       },
     ]);
+  });
+
+  it('reads Moonshot usage carried inside the final choice', () => {
+    const moonshot = mergeQuirks(defaultQuirks, presets.moonshot.quirks);
+    const final = JSON.stringify({
+      ...base,
+      choices: [
+        {
+          index: 0,
+          delta: {},
+          finish_reason: 'stop',
+          usage: { prompt_tokens: 100, completion_tokens: 5, total_tokens: 105, cached_tokens: 80 },
+        },
+      ],
+    });
+    const result = feedStream(
+      [chunk({ content: 'ok' }), final, '[DONE]'],
+      moonshot,
+      createTestContext({ provider: 'moonshot', stream: true }),
+    );
+    expect(result.response.usage).toMatchObject({ input: 20, cacheRead: 80, output: 5 });
   });
 
   it('never crashes on null choices, choice, delta, tool_calls, content or usage', () => {

@@ -50,7 +50,7 @@ export function createStreamParser(
     const chunk = payload as WireCompletion;
     if (quirks.inBandErrors && chunk.error !== undefined && chunk.error !== null) reader.fail(chunk.error);
     const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
-    reader.read(chunk, choice?.delta, choice?.finish_reason);
+    reader.read(chunk, choice);
   }
 
   return {

@@ -103,12 +103,12 @@ describe('golden request bodies of every preset', () => {
       "openrouter (Bearer test-key)
         model: "anthropic/claude-sonnet-4.5"
         messages: [{"role":"system","content":"Be brief."},{"role":"user","content":"Weather in Paris?"},{"role":"assistant","content":null,"tool_calls":[{"id":"tu_01JGOLDEN000000000000000AA","type":"function","function":{"name":"weather","arguments":"{\\"city\\":\\"Paris\\"}"}}],"reasoning_details":[{"type":"reasoning.text","text":"Use the tool."}]},{"role":"tool","tool_call_id":"tu_01JGOLDEN000000000000000AA","content":"21C"}]
-        tools: [{"type":"function","function":{"name":"weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}},"strict":true}}]
+        tools: [{"type":"function","function":{"name":"weather","parameters":{"type":"object","properties":{"city":{"type":["string","null"]}},"required":["city"],"additionalProperties":false},"strict":true}}]
         tool_choice: "auto"
         parallel_tool_calls: false
         max_tokens: 1024
         temperature: 0.3
-        response_format: {"type":"json_schema","json_schema":{"name":"answer","schema":{"type":"object"},"strict":true}}
+        response_format: {"type":"json_schema","json_schema":{"name":"answer","schema":{"type":"object"},"strict":false}}
         reasoning: {"effort":"low"}
         stream: true
         stream_options: {"include_usage":true}
@@ -137,24 +137,24 @@ describe('golden request bodies of every preset', () => {
       xai (Bearer test-key)
         model: "grok-3-mini"
         messages: [{"role":"system","content":"Be brief."},{"role":"user","content":"Weather in Paris?"},{"role":"assistant","content":null,"tool_calls":[{"id":"tu_01JGOLDEN000000000000000AA","type":"function","function":{"name":"weather","arguments":"{\\"city\\":\\"Paris\\"}"}}]},{"role":"tool","tool_call_id":"tu_01JGOLDEN000000000000000AA","content":"21C"}]
-        tools: [{"type":"function","function":{"name":"weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}},"strict":true}}]
+        tools: [{"type":"function","function":{"name":"weather","parameters":{"type":"object","properties":{"city":{"type":["string","null"]}},"required":["city"],"additionalProperties":false},"strict":true}}]
         tool_choice: "auto"
         parallel_tool_calls: false
         max_completion_tokens: 1024
         temperature: 0.3
-        response_format: {"type":"json_schema","json_schema":{"name":"answer","schema":{"type":"object"},"strict":true}}
+        response_format: {"type":"json_schema","json_schema":{"name":"answer","schema":{"type":"object"},"strict":false}}
         reasoning_effort: "low"
         stream: true
         stream_options: {"include_usage":true}
       mistral (Bearer test-key)
         model: "magistral-medium-latest"
         messages: [{"role":"system","content":"Be brief."},{"role":"user","content":"Weather in Paris?"},{"role":"assistant","content":null,"tool_calls":[{"id":"TRnFY2uU8","type":"function","function":{"name":"weather","arguments":"{\\"city\\":\\"Paris\\"}"}}]},{"role":"tool","tool_call_id":"TRnFY2uU8","content":"21C"}]
-        tools: [{"type":"function","function":{"name":"weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}},"strict":true}}]
+        tools: [{"type":"function","function":{"name":"weather","parameters":{"type":"object","properties":{"city":{"type":["string","null"]}},"required":["city"],"additionalProperties":false},"strict":true}}]
         tool_choice: "auto"
         parallel_tool_calls: false
         max_tokens: 1024
         temperature: 0.3
-        response_format: {"type":"json_schema","json_schema":{"name":"answer","schema":{"type":"object"},"strict":true}}
+        response_format: {"type":"json_schema","json_schema":{"name":"answer","schema":{"type":"object"},"strict":false}}
         stream: true
       together (Bearer test-key)
         model: "openai/gpt-oss-120b"
@@ -214,12 +214,12 @@ describe('golden request bodies of every preset', () => {
       cerebras (Bearer test-key)
         model: "gpt-oss-120b"
         messages: [{"role":"system","content":"Be brief."},{"role":"user","content":"Weather in Paris?"},{"role":"assistant","content":null,"tool_calls":[{"id":"tu_01JGOLDEN000000000000000AA","type":"function","function":{"name":"weather","arguments":"{\\"city\\":\\"Paris\\"}"}}]},{"role":"tool","tool_call_id":"tu_01JGOLDEN000000000000000AA","content":"21C"}]
-        tools: [{"type":"function","function":{"name":"weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}},"strict":true}}]
+        tools: [{"type":"function","function":{"name":"weather","parameters":{"type":"object","properties":{"city":{"type":["string","null"]}},"required":["city"],"additionalProperties":false},"strict":true}}]
         tool_choice: "auto"
         parallel_tool_calls: false
         max_completion_tokens: 1024
         temperature: 0.3
-        response_format: {"type":"json_schema","json_schema":{"name":"answer","schema":{"type":"object"},"strict":true}}
+        response_format: {"type":"json_schema","json_schema":{"name":"answer","schema":{"type":"object"},"strict":false}}
         reasoning_effort: "low"
         stream: true
         stream_options: {"include_usage":true}

@@ -87,6 +87,11 @@ export const presets: { readonly [Name in PresetName]: OpenAICompatiblePreset } 
       reasoningFields: ['reasoning_content'],
       // xAI reports reasoning_tokens beside completion_tokens, not inside them.
       reasoningTokensInCompletion: false,
+      // Only grok-3-mini takes reasoning_effort, and only low | high; grok-4 always reasons.
+      reasoningEffortModels: ['grok-3-mini*'],
+      reasoningEffortValues: { 'grok-3-mini*': ['low', 'high'] },
+      // Reasoning models answer 400 to stop and the penalties.
+      stopUnsupportedModels: ['grok-3-mini*', 'grok-4*', 'grok-code*'],
       strict: true,
       // Tool calls arrive whole, in one chunk.
       capabilities: {
@@ -183,6 +188,8 @@ export const presets: { readonly [Name in PresetName]: OpenAICompatiblePreset } 
       ...hosted('DASHSCOPE_API_KEY', 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1'),
       reasoningFields: ['reasoning_content'],
       reasoningParameter: 'enable_thinking',
+      // "parameter.enable_thinking must be set to false for non-streaming calls".
+      thinkingRequiresStream: true,
       structuredOutput: 'json_object',
       topK: true,
       capabilities: { contextWindow: 131_072, maxOutputTokens: 32_768 },

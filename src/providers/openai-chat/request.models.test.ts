@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import type { CanonicalRequest, ReasoningRequest } from '../../core/request.ts';
+import { presets } from '../openai-compatible/presets.ts';
+import { type ChatQuirks, defaultQuirks, mergeQuirks, openaiQuirks, parseQuirks } from './quirks.ts';
+import { clampEffort } from './reasoning.ts';
+import { buildRequest } from './request.ts';
+import { createTestContext } from './test-support.ts';
+
+const alibaba = mergeQuirks(defaultQuirks, presets.alibaba.quirks);
+const xai = mergeQuirks(defaultQuirks, presets.xai.quirks);
+
+function build(
+  quirks: ChatQuirks,
+  provider: string,
+  model: string,
+  extra: Partial<CanonicalRequest> = {},
+  stream = false,
+) {
+  const context = createTestContext({ provider, model, stream });
+  const request: CanonicalRequest = {
+    model: `${provider}:${model}`,
+    transcript: [
+      { kind: 'system', parts: [{ type: 'text', text: 'Be brief.' }] },
+      { kind: 'user', parts: [{ type: 'text', text: 'Hi' }] },
+    ],
+    maxOutputTokens: 100,
+    ...extra,
+  };
+  const { body } = buildRequest(request, context, { quirks, strictTools: false });
+  return { body, warnings: context.warnings.map((warning) => warning.message) };
+}
+
+describe('DashScope thinking needs streaming', () => {
+  it('sends enable_thinking false on a non-streaming call without reasoning (Qwen3 thinks by default)', () => {
+    const { body, warnings } = build(alibaba, 'alibaba', 'qwen3-32b');
+    expect(body.enable_thinking).toBe(false);
+    expect(warnings).toEqual([]);
+  });
+
+  it('turns requested reasoning off on a non-streaming call, with a WARN', () => {
+    const reasoning = { effort: 'high' as const, budgetTokens: 2000 };
+    const { body, warnings } = build(alibaba, 'alibaba', 'qwen3-32b', { reasoning });
+    expect(body.enable_thinking).toBe(false);
+    expect(body).not.toHaveProperty('thinking_budget');
+    expect(warnings).toEqual(['dropped reasoning settings: the host thinks only in streaming calls']);
+  });
+
+  it('asks for thinking on a streaming call, and says nothing when none was asked', () => {
+    const streamed = build(alibaba, 'alibaba', 'qwen3-32b', { reasoning: { budgetTokens: 500 } }, true);
+    expect(streamed.body).toMatchObject({ enable_thinking: true, thinking_budget: 500 });
+    expect(build(alibaba, 'alibaba', 'qwen3-32b', {}, true).body).not.toHaveProperty('enable_thinking');
+  });
+});
+
+describe('xAI reasoning models', () => {
+  const effortFor = (model: string, reasoning: ReasoningRequest) => build(xai, 'xai', model, { reasoning });
+
+  it('clamps grok-3-mini efforts to low | high', () => {
+    const sent = (['minimal', 'low', 'medium', 'high'] as const).map(
+      (effort) => effortFor('grok-3-mini', { effort }).body.reasoning_effort,
+    );
+    expect(sent).toEqual(['low', 'low', 'high', 'high']);
+    expect(effortFor('grok-3-mini-fast', { effort: 'medium' }).warnings).toEqual([
+      'changed the reasoning effort to a level the model takes',
+    ]);
+    expect(effortFor('grok-3-mini', { budgetTokens: 8000 }).body.reasoning_effort).toBe('high');
+  });
+
+  it('drops reasoning_effort with a WARN for models other than grok-3-mini', () => {
+    for (const model of ['grok-4', 'grok-4-fast-reasoning', 'grok-code-fast-1', 'grok-3']) {
+      const { body, warnings } = effortFor(model, { effort: 'high' });
+      expect(body).not.toHaveProperty('reasoning_effort');
+      expect(warnings).toEqual(['dropped reasoning_effort: the model does not take it']);
+    }
+  });
+
+  it('drops stop and the penalties (pass-through too) for reasoning models, with a WARN each', () => {
+    const extra = {
+      stopSequences: ['END'],
+      providerOptions: { xai: { presence_penalty: 0.5, frequency_penalty: 0.2, seed: 1 } },
+    };
+    for (const model of ['grok-3-mini', 'grok-4-0709', 'grok-code-fast-1']) {
+      const { body, warnings } = build(xai, 'xai', model, extra);
+      expect(body).not.toHaveProperty('stop');
+      expect(body).not.toHaveProperty('presence_penalty');
+      expect(body).not.toHaveProperty('frequency_penalty');
+      expect(body.seed).toBe(1);
+      expect(warnings).toHaveLength(3);
+    }
+    const grok3 = build(xai, 'xai', 'grok-3', extra);
+    expect(grok3.body).toMatchObject({ stop: ['END'], presence_penalty: 0.5, frequency_penalty: 0.2 });
+    expect(grok3.warnings).toEqual([]);
+  });
+});
+
+describe('OpenAI model quirks', () => {
+  it('sends minimal as low to gpt-5.1 and later, and minimal as is to gpt-5', () => {
+    const minimal = { reasoning: { effort: 'minimal' as const } };
+    expect(build(openaiQuirks, 'openai', 'gpt-5.1', minimal).body.reasoning_effort).toBe('low');
+    expect(build(openaiQuirks, 'openai', 'gpt-5.2-pro', minimal).body.reasoning_effort).toBe('low');
+    expect(build(openaiQuirks, 'openai', 'gpt-5-mini', minimal).body.reasoning_effort).toBe('minimal');
+    const high = build(openaiQuirks, 'openai', 'gpt-5.1', { reasoning: { effort: 'high' } });
+    expect(high.body.reasoning_effort).toBe('high');
+  });
+
+  it('sends instructions as a leading user message to o1-mini and o1-preview', () => {
+    for (const model of ['o1-mini', 'o1-mini-2024-09-12', 'o1-preview']) {
+      const [first, second] = build(openaiQuirks, 'openai', model).body.messages as Array<{ role: string }>;
+      expect(first).toEqual({ role: 'user', content: 'Be brief.' });
+      expect(second).toEqual({ role: 'user', content: 'Hi' });
+    }
+    for (const model of ['o1', 'o1-2024-12-17', 'o1-pro', 'o3-mini', 'gpt-5']) {
+      const [first] = build(openaiQuirks, 'openai', model).body.messages as Array<{ role: string }>;
+      expect(first?.role).toBe('developer');
+    }
+    const [gpt4] = build(openaiQuirks, 'openai', 'gpt-4.1').body.messages as Array<{ role: string }>;
+    expect(gpt4?.role).toBe('system');
+  });
+});
+
+describe('effort and model quirks as data', () => {
+  it('clamps to the lowest accepted level at or above, else the highest', () => {
+    expect(clampEffort('minimal', ['none', 'low', 'medium', 'high'])).toBe('low');
+    expect(clampEffort('high', ['minimal', 'low'])).toBe('low');
+    expect(clampEffort('medium', undefined)).toBe('medium');
+  });
+
+  it('validates the new fields in JSON host definitions', () => {
+    const quirks = parseQuirks({
+      reasoningEffortModels: ['m-*'],
+      reasoningEffortValues: { 'm-*': ['low', 'high'] },
+      stopUnsupportedModels: ['m-*'],
+      instructionsAsUserModels: ['old-*'],
+      thinkingRequiresStream: true,
+    });
+    expect(quirks.reasoningEffortValues).toEqual({ 'm-*': ['low', 'high'] });
+    expect(() => parseQuirks({ reasoningEffortValues: { '*': ['extreme'] } })).toThrow(
+      /reasoningEffortValues/,
+    );
+    expect(() => parseQuirks({ reasoningEffortValues: { '*': [] } })).toThrow(/reasoningEffortValues/);
+  });
+});
