@@ -22,7 +22,12 @@ describe('modelProfile', () => {
     ['claude-3-opus-20240229', 'claude-3-opus', 'none'],
     ['anthropic.claude-sonnet-4-5-20250929-v1:0', 'claude-sonnet-4-5', 'budget'],
     ['claude-opus-4-6[1m]', 'claude-opus-4-6', 'adaptive'],
-    ['claude-fable-5', 'unknown', 'none'],
+    ['claude-mythos-5', 'claude-mythos', 'adaptive-only'],
+    ['claude-mythos-preview', 'claude-mythos', 'adaptive-only'],
+    ['claude-fable-5', 'claude-fable', 'adaptive-only'],
+    ['claude-fable-5-1-20260101', 'claude-fable', 'adaptive-only'],
+    ['anthropic.claude-mythos-5', 'claude-mythos', 'adaptive-only'],
+    ['claude-mythology', 'unknown', 'none'],
     ['gpt-5', 'unknown', 'none'],
   ])('%s → %s (%s thinking)', (model, family, thinking) => {
     expect(modelProfile(model)).toMatchObject({ family, thinking });
@@ -66,6 +71,20 @@ describe('anthropicCapabilities', () => {
       structuredOutput: false,
       contextWindow: 200_000,
       maxOutputTokens: 8_192,
+    });
+  });
+
+  it('gives Mythos and Fable models the adaptive-only Opus facts', () => {
+    for (const model of ['claude-mythos-5', 'claude-mythos-preview', 'claude-fable-5']) {
+      expect(anthropicCapabilities(model)).toEqual(anthropicCapabilities('claude-opus-4-7'));
+      expect(modelProfile(model)).toMatchObject({ thinking: 'adaptive-only', exclusiveSampling: true });
+    }
+    expect(anthropicCapabilities('claude-mythos-5')).toMatchObject({
+      images: true,
+      tools: true,
+      reasoning: true,
+      structuredOutput: true,
+      promptCaching: true,
     });
   });
 

@@ -21,7 +21,8 @@ export interface ModelProfile {
   exclusiveSampling: boolean;
 }
 
-const imageMediaTypes = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
+/** The image media types the Messages API takes (inline images of other types are refused). */
+export const imageMediaTypes = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
 
 interface FamilyFacts {
   images: boolean;
@@ -62,21 +63,28 @@ function profile(family: string, facts: FamilyFacts): ModelProfile {
 
 const vision = { images: true, pdf: true } as const;
 
+/** Opus 4.7+, Mythos and Fable: adaptive thinking only, 1M context, 128k output. */
+const adaptiveOnlyFacts: FamilyFacts = {
+  ...vision,
+  structuredOutput: true,
+  contextWindow: 1_000_000,
+  maxOutputTokens: 128_000,
+  thinking: 'adaptive-only',
+  toolPromptTokens: 346,
+  exclusiveSampling: true,
+};
+
 /**
  * The table, newest first within each family. Sources: Anthropic's models overview, extended and
  * adaptive thinking, structured outputs (GA on Opus 4.5+, Sonnet 4.5+, Haiku 4.5) and tool-use
- * pricing pages (tool system-prompt sizes). Opus 4.7+ (and Opus 5) take adaptive thinking only.
+ * pricing pages (tool system-prompt sizes). Opus 4.7+ (and Opus 5), Mythos and Fable take adaptive
+ * thinking only.
  */
 const profiles = {
-  opusAdaptiveOnly: profile('claude-opus-4-7+', {
-    ...vision,
-    structuredOutput: true,
-    contextWindow: 1_000_000,
-    maxOutputTokens: 128_000,
-    thinking: 'adaptive-only',
-    toolPromptTokens: 346,
-    exclusiveSampling: true,
-  }),
+  opusAdaptiveOnly: profile('claude-opus-4-7+', adaptiveOnlyFacts),
+  /** Claude Mythos and Claude Fable models: the Opus 4.7+ facts (adaptive thinking only). */
+  mythos: profile('claude-mythos', adaptiveOnlyFacts),
+  fable: profile('claude-fable', adaptiveOnlyFacts),
   opus46: profile('claude-opus-4-6', {
     ...vision,
     structuredOutput: true,
@@ -192,6 +200,9 @@ const profiles = {
   }),
 } satisfies Record<string, ModelProfile>;
 
+/** `claude-mythos…` and `claude-fable…` (`claude-mythos-5`, `claude-mythos-preview`, snapshots). */
+const adaptiveOnlyName = /^claude-(mythos|fable)(?:[-@[]|$)/;
+
 /** `claude-<tier>-<major>[-<minor>]…`; a minor of 8 digits is a date snapshot (minor 0). */
 const modernName = /^claude-(opus|sonnet|haiku)-(\d+)(?:-(\d{1,2}))?(?:[-@[]|$)/;
 
@@ -220,6 +231,8 @@ export function modelProfile(model: string): ModelProfile {
     const found = modernProfile(modern[1] as string, Number(modern[2]), Number(modern[3] ?? 0));
     if (found !== undefined) return found;
   }
+  const adaptiveOnly = adaptiveOnlyName.exec(name)?.[1];
+  if (adaptiveOnly !== undefined) return adaptiveOnly === 'mythos' ? profiles.mythos : profiles.fable;
   if (name.startsWith('claude-3-7-sonnet')) return profiles.sonnet37;
   if (name.startsWith('claude-3-5-sonnet')) return profiles.sonnet35;
   if (name.startsWith('claude-3-5-haiku')) return profiles.haiku35;

@@ -5,6 +5,7 @@ import { anthropicToolId } from '../../core/tool-id-map.ts';
 import type { DataRef, FilePart, MediaPart, Part, TextPart, ToolResultPart } from '../../core/transcript.ts';
 import type { ProviderContext } from '../shared/definition.ts';
 import { providerToolId } from '../shared/projection.ts';
+import { imageMediaTypes } from './capabilities.ts';
 import type {
   WireDocumentBlock,
   WireImageBlock,
@@ -30,11 +31,58 @@ function invalid(message: string, context: ProviderContext): InvalidRequestError
   });
 }
 
+/** Whether text is empty or whitespace only; whitespace-only text is reported as dropped. */
+function blankText(text: string, blockType: string, context: ProviderContext): boolean {
+  if (text.trim() !== '') return false;
+  if (text !== '') {
+    context.warn('dropped a part the provider cannot take', {
+      blockType,
+      reason: 'text content blocks must contain non-whitespace text',
+    });
+  }
+  return true;
+}
+
 function base64Of(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 }
 
-/** The wire source of binary data: base64 stays base64, bytes are encoded, URIs become URL sources. */
+/**
+ * A `data:<media type>[;…];base64,<data>` URI as a base64 source, with the URI's media type (the
+ * part's when the URI names none). Data URIs that are not base64 are refused.
+ */
+function convertDataUri(
+  uri: string,
+  mediaType: string,
+  what: string,
+  context: ProviderContext,
+): Extract<WireSource, { type: 'base64' }> {
+  const comma = uri.indexOf(',');
+  const parameters = uri.slice('data:'.length, comma).split(';');
+  if (comma < 0 || parameters.length < 2 || parameters.at(-1)?.trim().toLowerCase() !== 'base64') {
+    throw invalid(`${what} is a data: URI that is not base64-encoded; send it as base64 or bytes`, context);
+  }
+  const uriType = (parameters[0] as string).trim().toLowerCase();
+  return { type: 'base64', media_type: uriType === '' ? mediaType : uriType, data: uri.slice(comma + 1) };
+}
+
+/** A URI: http(s) URLs are fetched by the API, data URIs are sent inline, other schemes are refused. */
+function convertUri(uri: string, mediaType: string, what: string, context: ProviderContext): WireSource {
+  // Only the scheme is named in errors: the rest of a URI may carry tokens or personal data.
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(uri)?.[1]?.toLowerCase();
+  if (scheme === 'http' || scheme === 'https') return { type: 'url', url: uri };
+  if (scheme === 'data') return convertDataUri(uri, mediaType, what, context);
+  const named = scheme === undefined ? 'a URI without a scheme' : `a ${scheme}: URI`;
+  throw invalid(
+    `${what} is ${named}; the Messages API fetches http and https URLs only (send other data as base64 or bytes)`,
+    context,
+  );
+}
+
+/**
+ * The wire source of binary data: base64 stays base64, bytes are encoded, http(s) URIs become URL
+ * sources and base64 `data:` URIs base64 sources; other URIs are an InvalidRequestError.
+ */
 export function convertSource(
   data: DataRef,
   mediaType: string,
@@ -47,10 +95,30 @@ export function convertSource(
     case 'bytes':
       return { type: 'base64', media_type: mediaType, data: base64Of(data.bytes) };
     case 'uri':
-      return { type: 'url', url: data.uri };
+      return convertUri(data.uri, mediaType, what, context);
     case 'handle':
       throw handleError(data.handle, what, context);
   }
+}
+
+/**
+ * The source of an image. Inline images must be one of the API's media types (`imageMediaTypes`):
+ * others are an InvalidRequestError naming the type. URL images are typed by the API when fetched.
+ */
+function convertImageSource(
+  data: DataRef,
+  mediaType: string,
+  what: string,
+  context: ProviderContext,
+): WireSource {
+  const source = convertSource(data, mediaType, what, context);
+  if (source.type === 'base64' && !(imageMediaTypes as readonly string[]).includes(source.media_type)) {
+    throw invalid(
+      `${what} has media type ${source.media_type}, which the Messages API does not take (it takes ${imageMediaTypes.join(', ')})`,
+      context,
+    );
+  }
+  return source;
 }
 
 function handleError(handle: string, what: string, context: ProviderContext): InvalidRequestError {
@@ -61,8 +129,12 @@ function handleError(handle: string, what: string, context: ProviderContext): In
   );
 }
 
-/** A text block (empty text is refused by the API: the caller skips it); citations ride along. */
-export function convertText(part: TextPart): WireTextBlock {
+/**
+ * A text block with its citations. Empty and whitespace-only text is refused by the API: it gives
+ * `undefined` (whitespace, which is content, with a WARN).
+ */
+export function convertText(part: TextPart, context: ProviderContext): WireTextBlock | undefined {
+  if (blankText(part.text, 'text', context)) return undefined;
   const block: WireTextBlock = { type: 'text', text: part.text };
   const citations = part.metadata?.[citationsKey];
   if (Array.isArray(citations) && citations.length > 0) block.citations = citations;
@@ -78,7 +150,7 @@ export function convertMedia(part: MediaPart, context: ProviderContext): WireIma
     });
     return undefined;
   }
-  return { type: 'image', source: convertSource(part.data, part.mimeType, 'an image', context) };
+  return { type: 'image', source: convertImageSource(part.data, part.mimeType, 'an image', context) };
 }
 
 function textOf(part: FilePart, context: ProviderContext): string {
@@ -88,6 +160,10 @@ function textOf(part: FilePart, context: ProviderContext): string {
     case 'bytes':
       return new TextDecoder().decode(part.data.bytes);
     case 'uri':
+      if (/^data:/i.test(part.data.uri)) {
+        const source = convertDataUri(part.data.uri, part.mimeType, 'a text file', context);
+        return Buffer.from(source.data, 'base64').toString('utf8');
+      }
       throw invalid(
         `text file ${part.filename ?? part.mimeType} is a URL; the Messages API only takes text documents inline`,
         context,
@@ -114,7 +190,7 @@ export function convertFile(
       source: { type: 'text', media_type: 'text/plain', data: textOf(part, context) },
     };
   } else if (part.mimeType.startsWith('image/')) {
-    return { type: 'image', source: convertSource(part.data, part.mimeType, 'an image file', context) };
+    return { type: 'image', source: convertImageSource(part.data, part.mimeType, 'an image file', context) };
   } else {
     context.warn('dropped a part the provider cannot take', {
       blockType: 'file',
@@ -133,7 +209,7 @@ function stringify(value: JsonValue): string {
 function convertResultPart(part: Part, context: ProviderContext): ToolResultContentBlock | undefined {
   switch (part.type) {
     case 'text':
-      return part.text === '' ? undefined : { type: 'text', text: part.text };
+      return blankText(part.text, 'text', context) ? undefined : { type: 'text', text: part.text };
     case 'structured':
       return { type: 'text', text: JSON.stringify(part.value) };
     case 'media':
@@ -151,7 +227,8 @@ function convertResultPart(part: Part, context: ProviderContext): ToolResultCont
 
 /**
  * A `tool_result` block: text as a string, JSON stringified, parts as text/image/document blocks;
- * `is_error` only when true. The id is the provider id of the canonical call id.
+ * empty or whitespace-only text sends no content; `is_error` only when true. The id is the provider
+ * id of the canonical call id.
  */
 export function convertToolResult(part: ToolResultPart, context: ProviderContext): WireToolResultBlock {
   const block: WireToolResultBlock = {
@@ -159,10 +236,9 @@ export function convertToolResult(part: ToolResultPart, context: ProviderContext
     tool_use_id: providerToolId(context, part.callId, anthropicToolId),
   };
   const output = part.output;
-  if (output.type === 'text') {
-    if (output.text !== '') block.content = output.text;
-  } else if (output.type === 'json') {
-    block.content = stringify(output.value);
+  if (output.type === 'text' || output.type === 'json') {
+    const text = output.type === 'text' ? output.text : stringify(output.value);
+    if (!blankText(text, 'tool-result', context)) block.content = text;
   } else {
     const content = output.parts
       .map((inner) => convertResultPart(inner, context))

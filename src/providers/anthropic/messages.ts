@@ -14,6 +14,7 @@ import type {
   WireContentBlock,
   WireMessage,
   WireRedactedThinkingBlock,
+  WireTextBlock,
   WireThinkingBlock,
   WireToolUseBlock,
   WireVerbatimBlock,
@@ -28,11 +29,20 @@ function dropped(context: ProviderContext, part: Part, reason: string): undefine
   return undefined;
 }
 
-/** Signed thinking goes back verbatim; redacted thinking as `redacted_thinking` with its data. */
-function convertReasoning(part: ReasoningPart): WireThinkingBlock | WireRedactedThinkingBlock {
-  if (part.redacted === true && part.data !== undefined)
+/**
+ * Signed thinking goes back verbatim. Thinking with `data` goes back as `redacted_thinking` when it
+ * is redacted or unsigned (the API refuses a `thinking` block without its signature, so
+ * `signature: ''` is never sent); reasoning with neither is dropped with a WARN.
+ */
+function convertReasoning(
+  part: ReasoningPart,
+  context: ProviderContext,
+): WireThinkingBlock | WireRedactedThinkingBlock | undefined {
+  const signature = part.signature === '' ? undefined : part.signature;
+  if (part.data !== undefined && part.data !== '' && (part.redacted === true || signature === undefined))
     return { type: 'redacted_thinking', data: part.data };
-  return { type: 'thinking', thinking: part.text, signature: part.signature ?? '' };
+  if (signature !== undefined) return { type: 'thinking', thinking: part.text, signature };
+  return dropped(context, part, 'reasoning without the signature the provider requires');
 }
 
 function convertToolCall(part: ToolCallPart, context: ProviderContext): WireToolUseBlock {
@@ -61,12 +71,12 @@ function convertPart(part: Part, item: Item, context: ProviderContext): WireCont
   const assistant = item.kind === 'assistant';
   switch (part.type) {
     case 'text':
-      return part.text === '' ? undefined : convertText(part);
+      return convertText(part, context);
     case 'structured':
       return { type: 'text', text: JSON.stringify(part.value) };
     case 'reasoning':
       return assistant
-        ? convertReasoning(part)
+        ? convertReasoning(part, context)
         : dropped(context, part, 'reasoning outside an assistant item');
     case 'tool-call':
       return assistant
@@ -103,6 +113,26 @@ function warnInstructionParts(item: Item, context: ProviderContext): void {
   }
 }
 
+/**
+ * The API refuses a final assistant message (a prefill) ending in whitespace: its trailing text is
+ * trimmed, and a text block left empty is dropped (with the message, when nothing else remains).
+ */
+function trimFinalAssistant(messages: WireMessage[]): void {
+  const last = messages.at(-1);
+  if (last?.role !== 'assistant') return;
+  for (let block = last.content.at(-1); block?.type === 'text'; block = last.content.at(-1)) {
+    const original: unknown = (block as WireTextBlock).text;
+    if (typeof original !== 'string') return;
+    const text = original.trimEnd();
+    if (text !== '') {
+      last.content[last.content.length - 1] = { ...(block as WireTextBlock), text };
+      return;
+    }
+    last.content.pop();
+  }
+  if (last.content.length === 0) messages.pop();
+}
+
 /** The converted transcript: the joined instructions and the alternating messages. */
 export interface ConvertedMessages {
   system: string;
@@ -113,7 +143,9 @@ export interface ConvertedMessages {
  * Converts the transcript. Reasoning from other providers (or unsigned) and other providers' custom
  * parts are dropped with a WARN first (`projectTranscript`). System, developer and context items are
  * joined into `system`; tool items become user messages of `tool_result` blocks; consecutive
- * messages of one role are merged, tool results first. Empty messages are left out.
+ * messages of one role are merged, tool results first. Empty and whitespace-only text is skipped
+ * (whitespace with a WARN), empty messages are left out, and a final assistant message loses its
+ * trailing whitespace.
  */
 export function convertMessages(items: readonly Item[], context: ProviderContext): ConvertedMessages {
   const projected = projectTranscript(items, projectionRules, context);
@@ -137,5 +169,6 @@ export function convertMessages(items: readonly Item[], context: ProviderContext
   for (const message of messages) {
     if (message.role === 'user') message.content = toolResultsFirst(message.content);
   }
+  trimFinalAssistant(messages);
   return { system: joinInstructions(projected), messages };
 }

@@ -80,14 +80,14 @@ describe('tools and tool choice', () => {
 describe('extended thinking', () => {
   const ask = [user(text('Think.'))];
 
-  it('maps effort to a clamped budget on budget-only models', () => {
+  it('maps effort to a budget on budget-only models, capped at three quarters of max_tokens', () => {
     const thinking = (effort: 'minimal' | 'low' | 'medium' | 'high', maxOutputTokens = 32_000) =>
       build({ transcript: ask, reasoning: { effort }, maxOutputTokens }).body.thinking;
     expect(thinking('minimal')).toEqual({ type: 'enabled', budget_tokens: 1024 });
     expect(thinking('low')).toEqual({ type: 'enabled', budget_tokens: 2048 });
     expect(thinking('medium')).toEqual({ type: 'enabled', budget_tokens: 8192 });
     expect(thinking('high')).toEqual({ type: 'enabled', budget_tokens: 16384 });
-    expect(thinking('high', 4096)).toEqual({ type: 'enabled', budget_tokens: 4095 });
+    expect(thinking('high', 4096)).toEqual({ type: 'enabled', budget_tokens: 3072 });
   });
 
   it('prefers an explicit budget, raised to the 1024 minimum with a WARN', () => {

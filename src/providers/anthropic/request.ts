@@ -57,7 +57,10 @@ function betaHeader(settings: RequestSettings, extra: readonly string[] | undefi
  * Builds `POST /messages`. Body fields, in order: model, max_tokens, system, messages, tools,
  * tool_choice, thinking, output_config (effort, and structured output as `format: {type:'json_schema'}`,
  * the GA successor of the `output_format` beta), stop_sequences, sampling, stream, then
- * `providerOptions.anthropic.body`. Cache requests add breakpoints (see `applyCacheBreakpoints`).
+ * `providerOptions.anthropic.body`. Cache requests then add breakpoints, counting those the body
+ * fields brought (see `applyCacheBreakpoints`). Thinking is left out, with a WARN, when the request
+ * continues a tool-use turn that did not start with an Anthropic thinking block (see
+ * `convertReasoning`): the API would refuse it.
  */
 export function buildRequest(
   request: CanonicalRequest,
@@ -67,9 +70,10 @@ export function buildRequest(
   const profile = modelProfile(context.model);
   const options = requestOptions(request);
   const { system, messages } = convertMessages(request.transcript, context);
+  // Copies: cache breakpoints are written into the body, never into the caller's tool objects.
   const tools: Array<WireTool | Record<string, unknown>> = [
     ...convertTools(request.tools ?? []),
-    ...(options.tools ?? []),
+    ...(options.tools ?? []).map((tool) => ({ ...tool })),
   ];
   const body: {
     model: string;
@@ -81,14 +85,14 @@ export function buildRequest(
   } = {
     model: context.model,
     max_tokens: request.maxOutputTokens,
-    ...(system === '' ? {} : { system }),
+    ...(system.trim() === '' ? {} : { system }),
     messages,
   };
   if (tools.length > 0) body.tools = tools;
   const toolChoice = convertToolChoice(request.toolChoice, request.parallelToolCalls);
   // The API refuses a tool_choice without tools.
   if (toolChoice !== undefined && tools.length > 0) body.tool_choice = toolChoice;
-  const reasoning = convertReasoning(request, profile, context);
+  const reasoning = convertReasoning(request, profile, context, messages);
   if (reasoning.thinking !== undefined) body.thinking = reasoning.thinking;
   const outputConfig: WireOutputConfig = {};
   if (reasoning.effort !== undefined) outputConfig.effort = reasoning.effort;
@@ -98,7 +102,9 @@ export function buildRequest(
   if ((request.stopSequences?.length ?? 0) > 0) body.stop_sequences = request.stopSequences;
   Object.assign(body, convertSampling(request, reasoning.thinking !== undefined, profile, context));
   if (context.stream) body.stream = true;
-  if (request.cache !== undefined) applyCacheBreakpoints(body, request.cache);
+  // Body fields first: their markers (a top-level `cache_control`, verbatim blocks) count toward the limit.
   Object.assign(body, options.body);
+  if (request.cache !== undefined)
+    applyCacheBreakpoints(body, request.cache, (message, fields) => context.warn(message, fields));
   return { path: '/messages', body: body as JsonObject, headers: betaHeader(settings, options.betas) };
 }

@@ -6,7 +6,7 @@ import type { RequestId } from '../../core/ids.ts';
 import { createMemoryLogger } from '../../core/logger.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import { StreamBuilder } from '../../core/stream-builder.ts';
-import type { Part } from '../../core/transcript.ts';
+import type { Item, Part } from '../../core/transcript.ts';
 import type { Emulator } from '../../testing/emulator/index.ts';
 import type { ProviderContext } from '../shared/definition.ts';
 import { createProviderError } from '../shared/errors.ts';
@@ -14,6 +14,7 @@ import { recordedDir } from '../../../test/support/fixtures.ts';
 import { errorRules } from './errors.ts';
 import { createAnthropic } from './index.ts';
 import type { AnthropicOptions } from './options.ts';
+import { buildRequest } from './request.ts';
 
 /** The folder of recorded Anthropic responses. */
 export const recordedAnthropicDir = `${recordedDir}/anthropic/`;
@@ -83,6 +84,19 @@ export function createTestAdapter(
     ...options,
   });
   return Object.assign(adapter, { logger });
+}
+
+/**
+ * Builds the wire request for a transcript (model `claude-sonnet-4-5`, 1024 output tokens unless
+ * overridden) and returns the body, headers and the WARNs logged.
+ */
+export function buildTestRequest(
+  request: Partial<CanonicalRequest> & { transcript: Item[] },
+  model = 'claude-sonnet-4-5',
+) {
+  const context = createTestContext({ model });
+  const wire = buildRequest({ model: `anthropic:${model}`, maxOutputTokens: 1024, ...request }, context);
+  return { body: wire.body, headers: wire.headers, warnings: context.logger.entries };
 }
 
 /** A minimal request. */

@@ -2,15 +2,15 @@
 import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
 import type { CanonicalRequest, ReasoningRequest } from '../../core/request.ts';
 import type { ProviderContext } from '../shared/definition.ts';
-import type { WireOutputConfig, WireThinking } from './api.ts';
+import type { WireMessage, WireOutputConfig, WireThinking } from './api.ts';
 import type { ModelProfile } from './capabilities.ts';
 
 /** The smallest `budget_tokens` the API accepts. */
 export const minimumThinkingBudget = 1024;
 
 /**
- * Budgets for an effort level on models that only take `budget_tokens` (then clamped below
- * `max_tokens`): minimal 1024, low 2048, medium 8192, high 16384.
+ * Budgets for an effort level on models that only take `budget_tokens`: minimal 1024, low 2048,
+ * medium 8192, high 16384 — each capped at three quarters of `max_tokens` (at least 1024).
  */
 export const effortBudgets: Record<NonNullable<ReasoningRequest['effort']>, number> = {
   minimal: 1024,
@@ -46,13 +46,17 @@ function invalid(message: string, context: ProviderContext): InvalidRequestError
   });
 }
 
+function checkRoom(maxTokens: number, context: ProviderContext): void {
+  if (maxTokens > minimumThinkingBudget) return;
+  throw invalid(
+    `extended thinking needs maxOutputTokens above ${minimumThinkingBudget} (budget_tokens must be at least ${minimumThinkingBudget} and below max_tokens), got ${maxTokens}`,
+    context,
+  );
+}
+
+/** An explicit budget: raised to the minimum, kept below `max_tokens`, with a WARN when changed. */
 function clampBudget(budget: number, maxTokens: number, context: ProviderContext): number {
-  if (maxTokens <= minimumThinkingBudget) {
-    throw invalid(
-      `extended thinking needs maxOutputTokens above ${minimumThinkingBudget} (budget_tokens must be at least ${minimumThinkingBudget} and below max_tokens), got ${maxTokens}`,
-      context,
-    );
-  }
+  checkRoom(maxTokens, context);
   const clamped = Math.min(Math.max(Math.round(budget), minimumThinkingBudget), maxTokens - 1);
   if (clamped !== budget)
     context.warn('adjusted the thinking budget', { requested: budget, sent: clamped, maxTokens });
@@ -60,22 +64,78 @@ function clampBudget(budget: number, maxTokens: number, context: ProviderContext
 }
 
 /**
+ * The budget of an effort level: its `effortBudgets` entry, scaled down to three quarters of
+ * `max_tokens` (never below the 1024 minimum) so the answer keeps room. Not a WARN: an effort names
+ * no exact budget.
+ */
+function effortBudget(
+  effort: NonNullable<ReasoningRequest['effort']>,
+  maxTokens: number,
+  context: ProviderContext,
+): number {
+  checkRoom(maxTokens, context);
+  const room = Math.max(minimumThinkingBudget, Math.floor(maxTokens * 0.75));
+  return Math.min(effortBudgets[effort], room);
+}
+
+/** Whether a user message only answers tool calls (it continues the assistant's turn). */
+function isToolResults(message: WireMessage): boolean {
+  return message.role === 'user' && message.content.every((block) => block.type === 'tool_result');
+}
+
+/**
+ * The index of the assistant message that opened a tool-use turn still in progress, when that
+ * message does not start with `thinking`/`redacted_thinking` (its reasoning came from another
+ * provider, or was cancelled before Anthropic signed it); `undefined` otherwise. The turn is the
+ * trailing run of assistant messages and user messages holding only `tool_result` blocks: the API
+ * treats a tool-use loop as one assistant turn, which under thinking must start with a thinking
+ * block (later steps of the loop need none: without interleaved thinking Claude thinks once).
+ */
+export function findToolTurnWithoutThinking(messages: readonly WireMessage[]): number | undefined {
+  let start: number | undefined;
+  let results = false;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index] as WireMessage;
+    if (message.role === 'assistant') start = index;
+    else if (isToolResults(message)) results = true;
+    else break;
+  }
+  if (start === undefined || !results) return undefined;
+  const content = (messages[start] as WireMessage).content;
+  const first = content[0]?.type;
+  if (first === 'thinking' || first === 'redacted_thinking') return undefined;
+  return content.some((block) => block.type === 'tool_use') ? start : undefined;
+}
+
+/**
  * The thinking settings for a request. Budget models get `{type:'enabled', budget_tokens}` (the
- * explicit budget, else the effort's budget). Adaptive models get `{type:'adaptive'}` plus
- * `output_config.effort` when an effort is given, and a budget otherwise (still accepted, though
- * deprecated). Adaptive-only models (Opus 4.7+) always get adaptive thinking, a budget being mapped
- * to the nearest effort. A reasoning request with neither effort nor budget means effort `medium`.
+ * explicit budget, else the effort's budget scaled to `max_tokens`, see `effortBudget`). Adaptive
+ * models get `{type:'adaptive'}` plus `output_config.effort` when an effort is given, and a budget
+ * otherwise (still accepted, though deprecated). Adaptive-only models (Opus 4.7+) always get
+ * adaptive thinking, a budget being mapped to the nearest effort. A reasoning request with neither
+ * effort nor budget means effort `medium`. Given the converted `messages`, thinking is left out
+ * with a WARN when they continue a tool-use turn without a thinking block
+ * (`findToolTurnWithoutThinking`), which the API refuses under thinking.
  */
 export function convertReasoning(
   request: CanonicalRequest,
   profile: ModelProfile,
   context: ProviderContext,
+  messages?: readonly WireMessage[],
 ): ThinkingSettings {
   const reasoning = request.reasoning;
   if (reasoning === undefined) return {};
   if (profile.thinking === 'none') {
     // The runtime refuses such requests first (capability `reasoning`); direct callers get a WARN.
     context.warn('ignored a reasoning request', { reason: `${profile.family} has no extended thinking` });
+    return {};
+  }
+  const turnStart = messages === undefined ? undefined : findToolTurnWithoutThinking(messages);
+  if (turnStart !== undefined) {
+    context.warn('thinking disabled for this turn: the last tool-use turn has no Anthropic thinking block', {
+      messageIndex: turnStart,
+      firstBlock: messages?.[turnStart]?.content[0]?.type,
+    });
     return {};
   }
   const { effort, budgetTokens } = reasoning;
@@ -88,10 +148,12 @@ export function convertReasoning(
           : 'medium';
     return { thinking: { type: 'adaptive' }, effort: level };
   }
-  const budget = budgetTokens ?? effortBudgets[effort ?? 'medium'];
-  return {
-    thinking: { type: 'enabled', budget_tokens: clampBudget(budget, request.maxOutputTokens, context) },
-  };
+  const maxTokens = request.maxOutputTokens;
+  const budget =
+    budgetTokens === undefined
+      ? effortBudget(effort ?? 'medium', maxTokens, context)
+      : clampBudget(budgetTokens, maxTokens, context);
+  return { thinking: { type: 'enabled', budget_tokens: budget } };
 }
 
 /** Sampling fields as they will be sent, after the thinking constraints. */

@@ -1,0 +1,314 @@
+/** Content the API would refuse: whitespace-only text, trailing whitespace in a prefill, sources and image types. */
+import { describe, expect, it } from 'vitest';
+import { isInvalidRequestError } from '../../core/errors/guards.ts';
+import { toolCallId } from '../../core/ids.ts';
+import type { Item, Part, ToolResultPart } from '../../core/transcript.ts';
+import type { WireMessage } from './api.ts';
+import { buildTestRequest as build } from './test-support.ts';
+
+const callId = toolCallId('tu_01JCALL000000000000000000');
+
+function user(...parts: Part[]): Item {
+  return { kind: 'user', parts };
+}
+
+function assistant(...parts: Part[]): Item {
+  return { kind: 'assistant', parts };
+}
+
+function text(value: string): Part {
+  return { type: 'text', text: value };
+}
+
+function result(output: ToolResultPart['output']): Item {
+  return { kind: 'tool', parts: [{ type: 'tool-result', callId, output, isError: false }] };
+}
+
+function messagesOf(transcript: Item[]): WireMessage[] {
+  return build({ transcript }).body.messages as unknown as WireMessage[];
+}
+
+function thrown(action: () => unknown): Error {
+  try {
+    action();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected an error');
+}
+
+describe('whitespace-only text', () => {
+  it('skips whitespace-only text in messages and tool results, with a WARN each', () => {
+    const call: Part = { type: 'tool-call', id: callId, name: 'f', input: {} };
+    const { body, warnings } = build({
+      transcript: [
+        user(text('hi'), text(' \n ')),
+        assistant(text('\n\n'), call),
+        result({ type: 'parts', parts: [text('  '), text('ok')] }),
+        assistant(text('Done.')),
+        user(text('again')),
+        assistant(call),
+        result({ type: 'text', text: '\t' }),
+      ],
+    });
+    expect(body.messages).toMatchInlineSnapshot(`
+      [
+        {
+          "content": [
+            {
+              "text": "hi",
+              "type": "text",
+            },
+          ],
+          "role": "user",
+        },
+        {
+          "content": [
+            {
+              "id": "tu_01JCALL000000000000000000",
+              "input": {},
+              "name": "f",
+              "type": "tool_use",
+            },
+          ],
+          "role": "assistant",
+        },
+        {
+          "content": [
+            {
+              "content": [
+                {
+                  "text": "ok",
+                  "type": "text",
+                },
+              ],
+              "tool_use_id": "tu_01JCALL000000000000000000",
+              "type": "tool_result",
+            },
+          ],
+          "role": "user",
+        },
+        {
+          "content": [
+            {
+              "text": "Done.",
+              "type": "text",
+            },
+          ],
+          "role": "assistant",
+        },
+        {
+          "content": [
+            {
+              "text": "again",
+              "type": "text",
+            },
+          ],
+          "role": "user",
+        },
+        {
+          "content": [
+            {
+              "id": "tu_01JCALL000000000000000000",
+              "input": {},
+              "name": "f",
+              "type": "tool_use",
+            },
+          ],
+          "role": "assistant",
+        },
+        {
+          "content": [
+            {
+              "tool_use_id": "tu_01JCALL000000000000000000",
+              "type": "tool_result",
+            },
+          ],
+          "role": "user",
+        },
+      ]
+    `);
+    expect(warnings.map((entry) => [entry.fields.blockType, entry.fields.reason])).toEqual([
+      ['text', 'text content blocks must contain non-whitespace text'],
+      ['text', 'text content blocks must contain non-whitespace text'],
+      ['text', 'text content blocks must contain non-whitespace text'],
+      ['tool-result', 'text content blocks must contain non-whitespace text'],
+    ]);
+  });
+
+  it('skips empty text silently and omits a whitespace-only system prompt', () => {
+    const { body, warnings } = build({
+      transcript: [{ kind: 'system', parts: [text(' \n')] }, user(text(''), text('q'))],
+    });
+    expect(body).not.toHaveProperty('system');
+    expect(body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'q' }] }]);
+    expect(warnings).toEqual([]);
+  });
+});
+
+describe('trailing whitespace in a final assistant message', () => {
+  it('trims the final text of a prefill', () => {
+    const messages = messagesOf([
+      user(text('Name a colour.')),
+      assistant(text('Sure: '), text('the colour is\n')),
+    ]);
+    expect(messages.at(-1)).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'Sure: ' },
+        { type: 'text', text: 'the colour is' },
+      ],
+    });
+  });
+
+  it('keeps trailing whitespace in earlier assistant messages', () => {
+    const messages = messagesOf([user(text('q')), assistant(text('Answer. ')), user(text('more'))]);
+    expect(messages[1]?.content).toEqual([{ type: 'text', text: 'Answer. ' }]);
+  });
+
+  it('leaves out a prefill that is only whitespace', () => {
+    const messages = messagesOf([user(text('q')), assistant(text('  '))]);
+    expect(messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'q' }] }]);
+  });
+});
+
+describe('sources', () => {
+  const image = (mimeType: string, data: Extract<Part, { type: 'media' }>['data']): Part => ({
+    type: 'media',
+    modality: 'image',
+    mimeType,
+    data,
+  });
+
+  it('sends base64 data: URIs as base64 sources with the URI’s media type', () => {
+    const messages = messagesOf([
+      user(
+        image('image/png', { type: 'uri', uri: 'data:image/jpeg;base64,/9j/4AAQ' }),
+        {
+          type: 'file',
+          mimeType: 'application/pdf',
+          data: { type: 'uri', uri: 'data:application/pdf;base64,JVBERi0=' },
+        },
+        {
+          type: 'file',
+          mimeType: 'text/plain',
+          data: { type: 'uri', uri: 'data:text/plain;charset=utf-8;base64,aGk=' },
+        },
+        image('image/gif', { type: 'uri', uri: 'data:;base64,R0lGOD' }),
+      ),
+    ]);
+    expect(messages[0]?.content).toMatchInlineSnapshot(`
+      [
+        {
+          "source": {
+            "data": "/9j/4AAQ",
+            "media_type": "image/jpeg",
+            "type": "base64",
+          },
+          "type": "image",
+        },
+        {
+          "source": {
+            "data": "JVBERi0=",
+            "media_type": "application/pdf",
+            "type": "base64",
+          },
+          "type": "document",
+        },
+        {
+          "source": {
+            "data": "hi",
+            "media_type": "text/plain",
+            "type": "text",
+          },
+          "type": "document",
+        },
+        {
+          "source": {
+            "data": "R0lGOD",
+            "media_type": "image/gif",
+            "type": "base64",
+          },
+          "type": "image",
+        },
+      ]
+    `);
+  });
+
+  it('refuses URI schemes other than http and https, naming the scheme but not the URI', () => {
+    const error = thrown(() =>
+      messagesOf([user(image('image/png', { type: 'uri', uri: 'gs://bucket/cat.png?token=SECRET' }))]),
+    );
+    expect(isInvalidRequestError(error)).toBe(true);
+    expect(error.message).toContain('an image is a gs: URI');
+    expect(error.message).not.toContain('SECRET');
+    const pdf = thrown(() =>
+      messagesOf([
+        user({ type: 'file', mimeType: 'application/pdf', data: { type: 'uri', uri: 'file:///etc/a.pdf' } }),
+      ]),
+    );
+    expect(pdf.message).toContain('a PDF document is a file: URI');
+    const relative = thrown(() => messagesOf([user(image('image/png', { type: 'uri', uri: 'cat.png' }))]));
+    expect(relative.message).toContain('a URI without a scheme');
+  });
+
+  it('refuses a data: URI that is not base64-encoded', () => {
+    const error = thrown(() =>
+      messagesOf([user(image('image/svg+xml', { type: 'uri', uri: 'data:image/png,%89PNG' }))]),
+    );
+    expect(isInvalidRequestError(error)).toBe(true);
+    expect(error.message).toContain('not base64-encoded');
+  });
+
+  it('keeps http and https URLs as URL sources', () => {
+    const messages = messagesOf([user(image('image/png', { type: 'uri', uri: 'HTTPS://x/cat.png' }))]);
+    expect(messages[0]?.content).toEqual([
+      { type: 'image', source: { type: 'url', url: 'HTTPS://x/cat.png' } },
+    ]);
+  });
+});
+
+describe('image media types', () => {
+  it('refuses inline images outside jpeg, png, gif and webp, naming the type', () => {
+    const cases: Item[] = [
+      user({
+        type: 'media',
+        modality: 'image',
+        mimeType: 'image/heic',
+        data: { type: 'base64', data: 'AAAA' },
+      }),
+      user({
+        type: 'media',
+        modality: 'image',
+        mimeType: 'image/png',
+        data: { type: 'uri', uri: 'data:image/svg+xml;base64,PHN2Zz4=' },
+      }),
+      user({ type: 'file', mimeType: 'image/tiff', data: { type: 'bytes', bytes: new Uint8Array([1, 2]) } }),
+      result({
+        type: 'parts',
+        parts: [
+          { type: 'media', modality: 'image', mimeType: 'image/bmp', data: { type: 'base64', data: 'Qk0=' } },
+        ],
+      }),
+    ];
+    const messages = cases.map((item) => thrown(() => messagesOf([item])).message);
+    expect(messages).toEqual([
+      'anthropic: an image has media type image/heic, which the Messages API does not take (it takes image/jpeg, image/png, image/gif, image/webp)',
+      'anthropic: an image has media type image/svg+xml, which the Messages API does not take (it takes image/jpeg, image/png, image/gif, image/webp)',
+      'anthropic: an image file has media type image/tiff, which the Messages API does not take (it takes image/jpeg, image/png, image/gif, image/webp)',
+      'anthropic: an image has media type image/bmp, which the Messages API does not take (it takes image/jpeg, image/png, image/gif, image/webp)',
+    ]);
+  });
+
+  it('leaves the type of URL images to the API, which reads it from the fetched file', () => {
+    const messages = messagesOf([
+      user({
+        type: 'media',
+        modality: 'image',
+        mimeType: 'image/heic',
+        data: { type: 'uri', uri: 'https://x/a' },
+      }),
+    ]);
+    expect(messages[0]?.content).toEqual([{ type: 'image', source: { type: 'url', url: 'https://x/a' } }]);
+  });
+});
