@@ -93,6 +93,14 @@ describe('classification over the emulator', () => {
     ],
     ['an unknown model', 404, 'not_found_error', 'model: claude-nope', isInvalidRequestError, false],
     [
+      'a tool input nested too deeply (not a context overflow)',
+      400,
+      'invalid_request_error',
+      'messages.1.content.0.tool_use.input: Input exceeds the maximum nesting depth',
+      isInvalidRequestError,
+      false,
+    ],
+    [
       'a request too large',
       413,
       'request_too_large',

@@ -33,7 +33,7 @@ export function errorBodyFromJson(value: unknown): ErrorBody | undefined {
 
 /** Messages of a 400 `invalid_request_error` that mean the prompt does not fit the context window. */
 const contextOverflowMessage =
-  /prompt is too long|exceeds? the maximum|context window|context limit|context length|too many (input )?tokens/i;
+  /prompt is too long|exceeds? the maximum (?:number of tokens|context|allowed tokens|input tokens|token)|context window|context limit|context length|too many (input )?tokens/i;
 
 /**
  * Anthropic's error types (docs: "Errors"): 400 invalid_request_error, 401 authentication_error,
