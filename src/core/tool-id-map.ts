@@ -46,51 +46,60 @@ export function hashId(id: string, length: number): string {
   return output;
 }
 
+/** Both directions of the map for one provider. */
+interface ProviderIds {
+  toCanonical: Map<string, ToolCallId>;
+  toProvider: Map<string, string>;
+}
+
 /**
- * Canonical ⇄ provider tool-call ids, per provider, for one session. Incoming provider ids get a
- * fresh canonical `tu_<ulid>`; outgoing canonical ids reuse the provider id they came from, or a
- * valid id derived under the provider's rule (kept, so the mapping is stable for the session).
+ * Canonical ⇄ provider tool-call ids, per provider, for one session. Every tool call a provider
+ * issues gets a fresh canonical `tu_<ulid>` (hosts that reuse ids such as `call_0` across responses
+ * still yield distinct canonical ids; the provider id is rebound to the newest call). Outgoing
+ * canonical ids reuse the provider id they came from while that binding holds, else a valid id is
+ * derived under the provider's rule, unique within the session, and kept stable.
  */
 export class ToolIdMap {
-  private readonly toCanonicalIds = new Map<string, ToolCallId>();
-  private readonly toProviderIds = new Map<string, string>();
+  private readonly providers = new Map<string, ProviderIds>();
 
-  private static key(provider: string, id: string): string {
-    return `${provider}\u0000${id}`;
+  private idsOf(provider: string): ProviderIds {
+    let ids = this.providers.get(provider);
+    if (ids === undefined) {
+      ids = { toCanonical: new Map(), toProvider: new Map() };
+      this.providers.set(provider, ids);
+    }
+    return ids;
   }
 
-  /** The canonical id for a provider-issued id (minted on first sight). */
+  /** A fresh canonical id for a tool call the provider just issued with `providerId`. */
   toCanonical(provider: string, providerId: string): ToolCallId {
-    const key = ToolIdMap.key(provider, providerId);
-    const known = this.toCanonicalIds.get(key);
-    if (known !== undefined) return known;
+    const ids = this.idsOf(provider);
     const canonical = createToolCallId();
-    this.toCanonicalIds.set(key, canonical);
-    this.toProviderIds.set(ToolIdMap.key(provider, canonical), providerId);
+    ids.toCanonical.set(providerId, canonical);
+    ids.toProvider.set(canonical, providerId);
     return canonical;
   }
 
   /** The provider id for a canonical id (derived under `rule` on first use with this provider). */
   toProvider(provider: string, canonicalId: string, rule: ToolIdRule = anyToolId): string {
-    const key = ToolIdMap.key(provider, canonicalId);
-    const known = this.toProviderIds.get(key);
-    if (known !== undefined) return known;
+    const ids = this.idsOf(provider);
+    const known = ids.toProvider.get(canonicalId);
+    if (known !== undefined && ids.toCanonical.get(known) === canonicalId) return known;
     let providerId = rule.test(canonicalId) ? canonicalId : rule.rewrite(canonicalId);
     // Two canonical ids must never share one provider id.
-    for (let attempt = 1; this.toCanonicalIds.has(ToolIdMap.key(provider, providerId)); attempt++) {
+    for (let attempt = 1; isTakenByAnother(ids, providerId, canonicalId); attempt++) {
       providerId = rule.rewrite(`${canonicalId}#${attempt}`);
     }
-    this.toProviderIds.set(key, providerId);
-    this.toCanonicalIds.set(ToolIdMap.key(provider, providerId), canonicalId as ToolCallId);
+    ids.toProvider.set(canonicalId, providerId);
+    ids.toCanonical.set(providerId, canonicalId as ToolCallId);
     return providerId;
   }
 
   /** Snapshot for persistence: `[provider, canonical, providerId]` triples. */
   toJSON(): Array<[string, string, string]> {
     const entries: Array<[string, string, string]> = [];
-    for (const [key, canonical] of this.toCanonicalIds) {
-      const [provider, providerId] = key.split('\u0000') as [string, string];
-      entries.push([provider, canonical, providerId]);
+    for (const [provider, ids] of this.providers) {
+      for (const [providerId, canonical] of ids.toCanonical) entries.push([provider, canonical, providerId]);
     }
     return entries;
   }
@@ -99,9 +108,15 @@ export class ToolIdMap {
   static fromJSON(entries: ReadonlyArray<readonly [string, string, string]>): ToolIdMap {
     const map = new ToolIdMap();
     for (const [provider, canonical, providerId] of entries) {
-      map.toCanonicalIds.set(ToolIdMap.key(provider, providerId), canonical as ToolCallId);
-      map.toProviderIds.set(ToolIdMap.key(provider, canonical), providerId);
+      const ids = map.idsOf(provider);
+      ids.toCanonical.set(providerId, canonical as ToolCallId);
+      ids.toProvider.set(canonical, providerId);
     }
     return map;
   }
+}
+
+function isTakenByAnother(ids: ProviderIds, providerId: string, canonicalId: string): boolean {
+  const owner = ids.toCanonical.get(providerId);
+  return owner !== undefined && owner !== canonicalId;
 }

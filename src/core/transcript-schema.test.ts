@@ -149,6 +149,26 @@ describe('transcript JSON round-trip', () => {
     expect(stringifyTranscript([first])).toContain('{"a.y":2,"b.x":1}');
   });
 
+  it('leaves user data under a key named metadata untouched (only transcript metadata is sorted)', () => {
+    const transcript: Item[] = [
+      {
+        kind: 'assistant',
+        parts: [
+          {
+            type: 'tool-call',
+            id: 'a' as ToolCallId,
+            name: 'x',
+            input: { metadata: ['b', 'a'], z: { metadata: { b: 1, a: 2 } } },
+          },
+        ],
+      },
+    ];
+    const text = stringifyTranscript(transcript);
+    expect(text).toContain('"input":{"metadata":["b","a"],"z":{"metadata":{"b":1,"a":2}}}');
+    const parsed = parseTranscript(text);
+    expect(parsed.ok && parsed.value).toEqual(transcript);
+  });
+
   it('restores bytes data refs as Uint8Array', () => {
     const transcript: Item[] = [
       {

@@ -150,14 +150,32 @@ export function parseTranscript(input: unknown): ParseResult<Transcript> {
  * sorted, so equal transcripts always produce equal strings. `parseTranscript` reverses it.
  */
 export function stringifyTranscript(transcript: Transcript, indent?: number): string {
-  return JSON.stringify(transcript, replaceForJson, indent);
+  return JSON.stringify(transcript.map(itemToJson), undefined, indent);
 }
 
-function replaceForJson(this: unknown, key: string, value: unknown): unknown {
-  // Read the holder's original value: Buffer.toJSON runs before the replacer sees it.
-  const original = (this as Record<string, unknown>)[key];
-  if (original instanceof Uint8Array) return Buffer.from(original).toString('base64');
-  if (key === 'metadata' && value !== null && typeof value === 'object')
-    return sortMetadata(value as MetadataMap);
-  return value;
+/** Only the transcript's own `metadata` fields are sorted; user data (tool inputs…) is left alone. */
+function itemToJson(item: Item): unknown {
+  return withSortedMetadata({ ...item, parts: item.parts.map(partToJson) });
+}
+
+function partToJson(part: Part): unknown {
+  if ((part.type === 'media' || part.type === 'file') && part.data.type === 'bytes') {
+    return withSortedMetadata({
+      ...part,
+      data: { type: 'bytes', bytes: Buffer.from(part.data.bytes).toString('base64') },
+    });
+  }
+  if (part.type === 'tool-result' && part.output.type === 'parts') {
+    return withSortedMetadata({
+      ...part,
+      output: { type: 'parts', parts: part.output.parts.map(partToJson) },
+    });
+  }
+  return withSortedMetadata(part);
+}
+
+function withSortedMetadata<Value extends { metadata?: unknown }>(value: Value): Value {
+  const metadata = value.metadata;
+  if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) return value;
+  return { ...value, metadata: sortMetadata(metadata as MetadataMap) };
 }

@@ -717,7 +717,7 @@ describe('golden request bodies', () => {
     const uses = messages[1]?.content ?? [];
     expect(uses.map((block) => block.id)).toEqual([first, 'call_7f_fc_68b1']);
     expect(messages[2]?.content.map((block) => block.tool_use_id)).toEqual([first, 'call_7f_fc_68b1']);
-    expect(session.toolIds.toCanonical('anthropic', 'call_7f_fc_68b1')).toBe(imported);
+    expect(session.toolIds.toProvider('anthropic', imported)).toBe('call_7f_fc_68b1');
     expect(wire).toMatchInlineSnapshot(`
       {
         "max_tokens": 1024,

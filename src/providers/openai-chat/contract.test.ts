@@ -215,7 +215,12 @@ describe('§10.1 per-adapter tests', () => {
       content: [{ type: 'tool-call', id: mistralId, name: 'f', input: {} }],
     });
     const echoed = await mistral.complete({ ...userRequest(''), transcript: history }, { session });
-    expect((echoed.content[0] as Extract<Part, { type: 'tool-call' }>).id).toBe(canonical);
+    // A call Mistral issues with that id is a new call: a fresh canonical id, and the earlier call
+    // gets a wire id of its own from then on (never two calls with one id in a session).
+    const echoedId = (echoed.content[0] as Extract<Part, { type: 'tool-call' }>).id;
+    expect(echoedId).not.toBe(canonical);
+    expect(session.toolIds.toProvider('mistral', echoedId)).toBe(mistralId);
+    expect(session.toolIds.toProvider('mistral', canonical)).not.toBe(mistralId);
   });
 
   it('4. system prompt placement', async () => {

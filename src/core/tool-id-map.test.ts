@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { anthropicToolId, nineAlphanumericToolId, ToolIdMap } from './tool-id-map.ts';
+
+describe('ToolIdMap', () => {
+  it('maps a provider id to a canonical id and back (tool id round-trip)', () => {
+    const map = new ToolIdMap();
+    const canonical = map.toCanonical('anthropic', 'toolu_01');
+    expect(canonical).toMatch(/^tu_/);
+    expect(map.toProvider('anthropic', canonical)).toBe('toolu_01');
+  });
+
+  it('a host reusing provider ids across responses still yields distinct canonical ids and distinct wire ids', () => {
+    const map = new ToolIdMap();
+    const first = map.toCanonical('host', 'call_0');
+    const second = map.toCanonical('host', 'call_0');
+    expect(first).not.toBe(second);
+    const wireFirst = map.toProvider('host', first);
+    const wireSecond = map.toProvider('host', second);
+    expect(wireSecond).toBe('call_0');
+    expect(wireFirst).not.toBe(wireSecond);
+    // Stable afterwards: the tool result of the first call gets the same wire id.
+    expect(map.toProvider('host', first)).toBe(wireFirst);
+  });
+
+  it('a canonical id sent out unchanged and later issued by the provider does not collide', () => {
+    const map = new ToolIdMap();
+    expect(map.toProvider('openai', 'call_1')).toBe('call_1');
+    const issued = map.toCanonical('openai', 'call_1');
+    expect(issued).not.toBe('call_1');
+    expect(map.toProvider('openai', issued)).toBe('call_1');
+    expect(map.toProvider('openai', 'call_1')).not.toBe('call_1');
+  });
+
+  it('rewrites ids a provider cannot take, uniquely and stably', () => {
+    const map = new ToolIdMap();
+    const mistral = map.toProvider('mistral', 'tu_01ABCDEFGHJKMNPQRSTVWXYZ00', nineAlphanumericToolId);
+    expect(mistral).toMatch(/^[a-zA-Z0-9]{9}$/);
+    expect(map.toProvider('mistral', 'tu_01ABCDEFGHJKMNPQRSTVWXYZ00', nineAlphanumericToolId)).toBe(mistral);
+    expect(map.toProvider('anthropic', 'call.with:odd/chars', anthropicToolId)).toBe('call_with_odd_chars');
+  });
+
+  it('survives toJSON / fromJSON, including ids with NUL characters', () => {
+    const map = new ToolIdMap();
+    const canonical = map.toCanonical('host', 'odd\u0000id');
+    const restored = ToolIdMap.fromJSON(JSON.parse(JSON.stringify(map.toJSON())));
+    expect(restored.toProvider('host', canonical)).toBe('odd\u0000id');
+  });
+});
