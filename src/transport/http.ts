@@ -2,6 +2,7 @@
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { AdapterError } from '../core/errors/adapter-error.ts';
 import { CancelledError } from '../core/errors/cancelled-error.ts';
+import { createAdapterError } from '../core/errors/create-error.ts';
 import { NetworkError } from '../core/errors/network-error.ts';
 import { abortCause } from './cancellation.ts';
 
@@ -123,6 +124,40 @@ export class HttpClient {
   }
 }
 
+/**
+ * Reads a response body as text, restarting the idle timer on every chunk (so a slowly dripping
+ * body is not cut by the idle timeout), up to `limit` bytes. Read failures become classified errors.
+ */
+export async function readText(
+  response: Response,
+  call: HttpCall,
+  controller: AbortController,
+  timers: CallTimers,
+  limit = Number.POSITIVE_INFINITY,
+): Promise<string> {
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      timers.chunkReceived();
+      size += value.byteLength;
+      text += decoder.decode(value, { stream: true });
+      if (size >= limit) {
+        await reader.cancel().catch(() => {});
+        break;
+      }
+    }
+  } catch (error) {
+    throw toTransportError(error, call, controller.signal);
+  }
+  return text + decoder.decode();
+}
+
 /** Converts a fetch/body-read failure into a classified error naming provider, method and URL. */
 export function toTransportError(error: unknown, call: HttpCall, signal: AbortSignal): AdapterError {
   const where = `${call.provider}: ${call.method} ${redactUrl(call.url)}`;
@@ -144,6 +179,17 @@ export function toTransportError(error: unknown, call: HttpCall, signal: AbortSi
     });
   }
   const code = networkCode(error);
+  if (!isNetworkFailure(error, code)) {
+    // Not a network failure (e.g. a custom fetch such as a cassette refusing the request): classified
+    // `other`, not retried, with the original error as `cause`.
+    return createAdapterError('other', {
+      message: `${where} failed: ${redactHeaderValues(String((error as Error)?.message ?? error), call.headers)}`,
+      provider: call.provider,
+      requestId: call.requestId,
+      retryable: false,
+      cause: error,
+    });
+  }
   const detail = redactHeaderValues(
     String(code ?? (error as Error)?.message ?? 'network error'),
     call.headers,
@@ -177,6 +223,13 @@ export function redactHeaderValues(text: string, headers: Record<string, string>
     if (token.length >= 4) result = result.split(token).join('[REDACTED]');
   }
   return result;
+}
+
+/** fetch rejects network failures with a TypeError (undici: "fetch failed", "terminated") or a coded error. */
+function isNetworkFailure(error: unknown, code: string | undefined): boolean {
+  if (error instanceof TypeError) return true;
+  if ((error as { name?: unknown })?.name === 'AbortError') return true;
+  return code !== undefined && /^(E[A-Z]+|UND_ERR)/.test(code);
 }
 
 function networkCode(error: unknown): string | undefined {

@@ -19,6 +19,11 @@ describe('parseRetryAfter', () => {
     expect(parseGoDuration('120ms')).toBe(0.12);
     expect(parseGoDuration('soon')).toBeUndefined();
   });
+  it('reads the rate-limit reset headers only for a 429 (OpenAI sends them on every response)', () => {
+    const headers = new Headers({ 'x-ratelimit-reset-tokens': '6m0s' });
+    expect(parseRetryAfter(headers, 500)).toBeUndefined();
+    expect(parseRetryAfter(headers, 429)).toBe(360);
+  });
   it('returns undefined without hints', () => {
     expect(parseRetryAfter(new Headers())).toBeUndefined();
   });

@@ -33,7 +33,7 @@ export function retryDelayMs(
  * Parses `retry-after-ms` (milliseconds) or `retry-after` (seconds or an HTTP date) into seconds.
  * OpenAI's `x-ratelimit-reset-requests/-tokens` (`1s`, `6m0s`, `120ms`) are read as a fallback.
  */
-export function parseRetryAfter(headers: Headers): number | undefined {
+export function parseRetryAfter(headers: Headers, status?: number): number | undefined {
   const milliseconds = headers.get('retry-after-ms');
   if (milliseconds !== null && /^\d+(\.\d+)?$/.test(milliseconds.trim())) return Number(milliseconds) / 1000;
   const value = headers.get('retry-after');
@@ -43,6 +43,8 @@ export function parseRetryAfter(headers: Headers): number | undefined {
     const date = Date.parse(trimmed);
     if (!Number.isNaN(date)) return Math.max(0, (date - Date.now()) / 1000);
   }
+  // OpenAI sends the reset headers on every response: they mean "wait" only for a 429.
+  if (status !== undefined && status !== 429) return undefined;
   const resets = [headers.get('x-ratelimit-reset-requests'), headers.get('x-ratelimit-reset-tokens')]
     .map((reset) => (reset === null ? undefined : parseGoDuration(reset)))
     .filter((seconds): seconds is number => seconds !== undefined);

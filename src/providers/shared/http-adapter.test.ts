@@ -1,4 +1,5 @@
 import { collectStream as collect } from '../../testing/collect.ts';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../../core/events.ts';
@@ -342,5 +343,76 @@ describe('cancellation reaches preparation calls', () => {
     expect(error).toBeUndefined();
     expect(events.at(-1)).toMatchObject({ response: { finishReason: 'cancelled' } });
     expect(performance.now() - started).toBeLessThan(2_000);
+  });
+});
+
+describe('lifecycle and body reads', () => {
+  it('a slowly dripping JSON body is not cut by the idle timeout (each chunk restarts it)', async () => {
+    const body = JSON.stringify({ text: 'dripped' });
+    const server = createHttpServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      let offset = 0;
+      const timer = setInterval(() => {
+        response.write(body.slice(offset, offset + 4));
+        offset += 4;
+        if (offset >= body.length) {
+          clearInterval(timer);
+          response.end();
+        }
+      }, 100);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      const client = createHttpAdapter(createTestDefinition(), {
+        baseURL: `http://127.0.0.1:${port}`,
+        apiKey,
+        idleTimeout: 300,
+        maxRetries: 0,
+      });
+      // Six 100 ms gaps: 600 ms in all, twice the idle timeout, never 300 ms of silence.
+      await expect(client.complete(request)).resolves.toMatchObject({
+        content: [{ type: 'text', text: 'dripped' }],
+      });
+      await client.close();
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('calls after close() fail at once, are not retried and are not network errors', async () => {
+    const client = adapter();
+    await client.close();
+    const retries: number[] = [];
+    await expect(
+      client.complete(request, { onRetry: (info) => retries.push(info.attempt) }),
+    ).rejects.toMatchObject({
+      errorClass: 'other',
+      providerCode: 'adapter_closed',
+      retryable: false,
+    });
+    const { events, error } = await collect(client.stream(request));
+    expect(error).toMatchObject({ providerCode: 'adapter_closed' });
+    assertStreamInvariants(events);
+    expect(retries).toEqual([]);
+    expect(emulator.requests).toHaveLength(0);
+  });
+
+  it('an error thrown by a custom fetch (e.g. a cassette refusing a request) is not retried as a network error', async () => {
+    let calls = 0;
+    const refusing = (async () => {
+      calls++;
+      throw new Error('cassette has no matching exchange');
+    }) as unknown as typeof fetch;
+    const client = createHttpAdapter(createTestDefinition(), {
+      baseURL: emulator.url,
+      apiKey,
+      fetch: refusing,
+    });
+    const error = await client.complete(request).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ errorClass: 'other', retryable: false });
+    expect((error as Error).cause).toBeInstanceOf(Error);
+    expect(calls).toBe(1);
   });
 });

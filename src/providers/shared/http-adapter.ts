@@ -12,7 +12,14 @@ import { consoleLogger } from '../../core/logger.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../../core/request.ts';
 import { StreamBuilder } from '../../core/stream-builder.ts';
 import { CancellationRegistry } from '../../transport/cancellation.ts';
-import { type HttpCall, HttpClient, redactUrl, toTransportError } from '../../transport/http.ts';
+import {
+  type CallTimers,
+  type HttpCall,
+  HttpClient,
+  readText,
+  redactUrl,
+  toTransportError,
+} from '../../transport/http.ts';
 import { parseRetryAfter, withRetries } from '../../transport/retry.ts';
 import { SseDecoder } from '../../transport/sse.ts';
 import type { ProviderContext, ProviderDefinition, StreamParser } from './definition.ts';
@@ -69,14 +76,19 @@ export function createHttpAdapter(
     return { provider: definition.name, method: call.method, url: call.url, requestId: call.requestId };
   }
 
-  async function errorFromResponse(response: Response, call: HttpCall): Promise<AdapterError> {
-    const text = await readLimited(response, maxErrorBodyBytes).catch(() => '');
+  async function errorFromResponse(
+    response: Response,
+    call: HttpCall,
+    controller: AbortController,
+    timers: CallTimers,
+  ): Promise<AdapterError> {
+    const text = await readText(response, call, controller, timers, maxErrorBodyBytes).catch(() => '');
     return createProviderError({
       site: failureSite(call),
       status: response.status,
       body: definition.parseErrorBody(text),
       rules: definition.errorRules,
-      retryAfterSeconds: parseRetryAfter(response.headers),
+      retryAfterSeconds: parseRetryAfter(response.headers, response.status),
       apiKey,
     });
   }
@@ -100,14 +112,24 @@ export function createHttpAdapter(
     const timers = http.createTimers(controller);
     try {
       const response = await http.send(call, controller, timers);
-      if (!response.ok) throw await errorFromResponse(response, call);
-      const text = await response.text().catch((error: unknown) => {
-        throw toTransportError(error, call, controller.signal);
-      });
-      return parseJsonBody(text, call);
+      if (!response.ok) throw await errorFromResponse(response, call, controller, timers);
+      return parseJsonBody(await readText(response, call, controller, timers), call);
     } finally {
       timers.dispose();
       signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  let closed = false;
+
+  /** Calls after `close()` fail at once (not retried, never reported as a network error). */
+  function assertOpen(): void {
+    if (closed) {
+      throw new AdapterError({
+        message: `${definition.name}: the adapter was closed; create a new one`,
+        provider: definition.name,
+        providerCode: 'adapter_closed',
+      });
     }
   }
 
@@ -117,6 +139,7 @@ export function createHttpAdapter(
     stream: boolean,
     signal: AbortSignal,
   ): CallSetup {
+    assertOpen();
     const requestId = request.requestId ?? createRequestId();
     const session = options.session ?? createSession();
     const model = wireModelName(request.model);
@@ -186,11 +209,8 @@ export function createHttpAdapter(
           const timers = http.createTimers(attemptController);
           try {
             const response = await http.send(call, attemptController, timers);
-            if (!response.ok) throw await errorFromResponse(response, call);
-            const text = await response.text().catch((error: unknown) => {
-              throw toTransportError(error, call, attemptController.signal);
-            });
-            const body = parseJsonBody(text, call);
+            if (!response.ok) throw await errorFromResponse(response, call, attemptController, timers);
+            const body = parseJsonBody(await readText(response, call, attemptController, timers), call);
             const builder = new StreamBuilder(
               {
                 requestId,
@@ -289,14 +309,11 @@ export function createHttpAdapter(
     const timers = http.createTimers(attemptController);
     try {
       const response = await http.send(call, attemptController, timers);
-      if (!response.ok) throw await errorFromResponse(response, call);
+      if (!response.ok) throw await errorFromResponse(response, call, attemptController, timers);
       const contentType = response.headers.get('content-type') ?? '';
       if (contentType.includes('application/json')) {
         // Some hosts answer a streaming request with one JSON body (often an error object).
-        const text = await response.text().catch((error: unknown) => {
-          throw toTransportError(error, call, attemptController.signal);
-        });
-        const body = parseJsonBody(text, call);
+        const body = parseJsonBody(await readText(response, call, attemptController, timers), call);
         definition.parseResponse(body, context, builder);
         return;
       }
@@ -343,10 +360,12 @@ export function createHttpAdapter(
     estimateInputTokens: (input) => definition.estimateInputTokens(input),
     cancel: (requestId) => registry.cancel(requestId),
     async close() {
+      closed = true;
       registry.cancelAll();
       await http.close();
     },
     async listModels(listOptions = {}) {
+      assertOpen();
       return definition.listModels.parse(
         await fetchJson('GET', definition.listModels.path, undefined, listOptions.signal),
       );
@@ -391,24 +410,6 @@ function parseJsonBody(text: string, call: HttpCall): unknown {
       cause: error,
     });
   }
-}
-
-async function readLimited(response: Response, limit: number): Promise<string> {
-  if (response.body === null) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.byteLength;
-    if (size >= limit) {
-      await reader.cancel().catch(() => {});
-      break;
-    }
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, limit));
 }
 
 function withRequestId(error: unknown, requestId: string): unknown {
