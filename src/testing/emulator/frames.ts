@@ -7,8 +7,14 @@ export type WireFrame = { event?: string; data: string } | { raw: string };
 export interface ResponsePlan {
   status: number;
   headers: Record<string, string>;
-  /** A whole body, or a stream of SSE frames. */
-  body: { kind: 'whole'; text: string } | { kind: 'frames'; frames: WireFrame[] };
+  /**
+   * A whole body, a stream of SSE frames, or a streamed JSON array of JSON texts (Gemini's
+   * `streamGenerateContent` without `alt=sse`).
+   */
+  body:
+    | { kind: 'whole'; text: string }
+    | { kind: 'frames'; frames: WireFrame[] }
+    | { kind: 'json-array'; items: string[] };
 }
 
 /** The invalid JSON that `malformedAtEvent` puts in place of an event's data. */
@@ -29,11 +35,31 @@ export function createFrame(payload: unknown, event?: string): WireFrame {
   return event === undefined ? { data } : { event, data };
 }
 
-/** Serializes a frame: `event: <type>\n` (when present), `data: <data>\n\n`; raw frames verbatim. */
+/**
+ * Serializes a frame: `event: <type>\n` (when present), then one `data: <line>\n` per line of the data
+ * (split on CRLF, CR or LF, as SSE readers do), then a blank line; raw frames verbatim.
+ */
 export function serializeFrame(frame: WireFrame): string {
   if ('raw' in frame) return frame.raw;
   const eventLine = frame.event === undefined ? '' : `event: ${frame.event}\n`;
-  return `${eventLine}data: ${frame.data}\n\n`;
+  const dataLines = frame.data
+    .split(/\r\n|\r|\n/)
+    .map((line) => `data: ${line}\n`)
+    .join('');
+  return `${eventLine}${dataLines}\n`;
+}
+
+/**
+ * Serializes the items of a streamed JSON array, one string per event: `[` before the first item,
+ * `,\r\n` before each later one, and a closing `]` as the last event. `malformedIndex` (0-based)
+ * names an item to replace with invalid JSON.
+ */
+export function serializeJsonArray(items: string[], malformedIndex = -1): string[] {
+  const events = items.map(
+    (item, index) => `${index === 0 ? '[' : ',\r\n'}${index === malformedIndex ? malformedData : item}`,
+  );
+  events.push(items.length === 0 ? '[]' : ']');
+  return events;
 }
 
 /** Returns the frame with its data replaced by invalid JSON (a raw frame keeps its other lines). */
@@ -71,6 +97,15 @@ export function createJsonPlan(
 ): ResponsePlan {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   return { status, headers: { ...jsonHeaders, ...headers }, body: { kind: 'whole', text } };
+}
+
+/** A streamed plan of JSON texts sent as one JSON array, item by item, as `application/json`. */
+export function createJsonArrayPlan(
+  items: string[],
+  status = 200,
+  headers: Record<string, string> = {},
+): ResponsePlan {
+  return { status, headers: { ...jsonHeaders, ...headers }, body: { kind: 'json-array', items } };
 }
 
 /** A streamed plan of SSE frames. */

@@ -64,6 +64,17 @@ export function isStreamingRequest(
   return objectBody(request.body).stream === true;
 }
 
+/**
+ * Whether a streamed answer goes out as one JSON array rather than SSE: Gemini's
+ * `:streamGenerateContent` sends SSE only when asked with `?alt=sse`.
+ */
+export function isJsonArrayStream(
+  api: EmulatorApi,
+  request: Pick<RecordedRequest, 'path' | 'body' | 'query'>,
+): boolean {
+  return api === 'gemini' && isStreamingRequest(api, request) && request.query.alt !== 'sse';
+}
+
 /** Whether an OpenAI chat request asked for the trailing usage chunk (`stream_options.include_usage`). */
 export function wantsStreamUsage(request: Pick<RecordedRequest, 'body'>): boolean {
   return objectBody(objectBody(request.body).stream_options).include_usage === true;

@@ -152,6 +152,77 @@ describe('Anthropic rules', () => {
     expect(await anthropicMessage(await anthropic(longId))).toContain('at most 64 characters');
   });
 
+  it('rejects a tool_use id reused in a later turn', async () => {
+    const messages = [
+      { role: 'user', content: 'Weather?' },
+      { role: 'assistant', content: [toolUse] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01abc', content: 'sunny' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'Again.' }, toolUse] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01abc', content: 'sunny' }] },
+    ];
+    expect(await anthropicMessage(await anthropic(messages))).toBe(
+      'messages.3.content.1: tool_use ids must be unique',
+    );
+  });
+
+  it('rejects a tool_result that comes after a text block in the user message', async () => {
+    const messages = [
+      { role: 'user', content: 'Weather?' },
+      { role: 'assistant', content: [toolUse] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Here you go:' },
+          { type: 'tool_result', tool_use_id: 'toolu_01abc', content: 'sunny' },
+        ],
+      },
+    ];
+    expect(await anthropicMessage(await anthropic(messages))).toBe(
+      'messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_01abc. Each `tool_use` block must have a corresponding `tool_result` block in the next message.',
+    );
+  });
+
+  it('accepts text after the tool_result blocks of a user message', async () => {
+    const messages = [
+      { role: 'user', content: 'Weather?' },
+      { role: 'assistant', content: [toolUse] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_01abc', content: 'sunny' },
+          { type: 'text', text: 'And tomorrow?' },
+        ],
+      },
+    ];
+    expect((await anthropic(messages)).status).toBe(200);
+  });
+
+  it('rejects an empty text block', async () => {
+    const messages = [{ role: 'user', content: [{ type: 'text', text: '' }] }];
+    expect(await anthropicMessage(await anthropic(messages))).toBe(
+      'messages: text content blocks must be non-empty',
+    );
+  });
+
+  it('rejects a message whose only text is whitespace', async () => {
+    const messages = [
+      { role: 'user', content: 'Hi' },
+      { role: 'assistant', content: [{ type: 'text', text: ' \n' }] },
+      { role: 'user', content: 'Hello?' },
+    ];
+    expect(await anthropicMessage(await anthropic(messages))).toBe(
+      'messages: text content blocks must contain non-whitespace text',
+    );
+  });
+
+  it('accepts a whitespace text block beside non-whitespace text', async () => {
+    const content = [
+      { type: 'text', text: ' ' },
+      { type: 'text', text: 'Hi' },
+    ];
+    expect((await anthropic([{ role: 'user', content }])).status).toBe(200);
+  });
+
   it('rejects a conversation that starts with the assistant', async () => {
     expect(await anthropicMessage(await anthropic([{ role: 'assistant', content: 'Hi' }]))).toBe(
       'messages: first message must use the "user" role',
@@ -198,6 +269,51 @@ describe('OpenAI rules', () => {
     const body = (await response.json()) as OpenaiErrorBody;
     expect(body.error).toMatchObject({ type: 'invalid_request_error', param: 'messages.[2].tool_call_id' });
     expect(body.error.message).toContain("'call_2' not found");
+  });
+
+  it('rejects a tool message answering a call of an earlier assistant message, not the previous one', async () => {
+    const messages = [
+      { role: 'user', content: 'Hi' },
+      assistantCall,
+      { role: 'tool', tool_call_id: 'call_1', content: 'x' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_2', type: 'function', function: { name: 'weather', arguments: '{}' } }],
+      },
+      { role: 'tool', tool_call_id: 'call_2', content: 'y' },
+      { role: 'tool', tool_call_id: 'call_1', content: 'stale' },
+    ];
+    const response = await chat(messages);
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as OpenaiErrorBody).error).toEqual({
+      message: "Invalid parameter: 'tool_call_id' of 'call_1' not found in 'tool_calls' of previous message.",
+      type: 'invalid_request_error',
+      param: 'messages.[5].tool_call_id',
+      code: null,
+    });
+  });
+
+  it('rejects tool call arguments sent as an object instead of a string', async () => {
+    const call = {
+      id: 'call_1',
+      type: 'function',
+      function: { name: 'weather', arguments: { city: 'Rome' } },
+    };
+    const messages = [
+      { role: 'user', content: 'Hi' },
+      { role: 'assistant', content: null, tool_calls: [call] },
+      { role: 'tool', tool_call_id: 'call_1', content: 'x' },
+    ];
+    const response = await chat(messages);
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as OpenaiErrorBody).error).toEqual({
+      message:
+        "Invalid type for 'messages[1].tool_calls[0].function.arguments': expected a string, but got an object instead.",
+      type: 'invalid_request_error',
+      param: 'messages.[1].tool_calls.[0].function.arguments',
+      code: 'invalid_type',
+    });
   });
 
   it('rejects a tool message that follows no assistant tool_calls', async () => {

@@ -82,6 +82,34 @@ describe('scripted Gemini stream', () => {
   });
 });
 
+describe('scripted Gemini stream without alt=sse', () => {
+  const url = () => `${emulator.url}/v1beta/models/gemini-2.5-flash:streamGenerateContent`;
+
+  it('streams the chunks as one JSON array, not SSE', async () => {
+    emulator.enqueue({ type: 'scripted', chunkSize: 4, content: [{ type: 'text', text: 'Sunny today.' }] });
+    const response = await postJson(url(), request, geminiHeaders);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    const text = await response.text();
+    expect(text).not.toContain('data:');
+    expect(text.startsWith('[{')).toBe(true);
+    expect(text.endsWith('}]')).toBe(true);
+    const chunks = JSON.parse(text) as Chunk[];
+    const parts = chunks.flatMap((chunk) => chunk.candidates[0]?.content.parts ?? []);
+    expect(parts.map((part) => part.text).join('')).toBe('Sunny today.');
+    expect(chunks.at(-1)?.candidates[0]?.finishReason).toBe('STOP');
+  });
+
+  it('counts each array item as an event for faults, the closing bracket as the last', async () => {
+    emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'Hi' }],
+      fault: { malformedAtEvent: 2 },
+    });
+    const text = await (await postJson(url(), request, geminiHeaders)).text();
+    expect(text).toMatch(/^\[\{.*\},\r\n\{"type": garbage\]$/s);
+  });
+});
+
 describe('scripted Gemini generateContent', () => {
   it('answers with one candidate holding every part', async () => {
     emulator.enqueue({

@@ -126,6 +126,12 @@ describe('server', () => {
     );
   });
 
+  it('writes each line of multi-line sse data as its own data line', async () => {
+    emulator.enqueue({ type: 'sse', events: [{ event: 'note', data: 'one\ntwo\r\nthree\rfour' }] });
+    const response = await postJson(`${emulator.url}/v1/chat/completions`, chatBody, openaiHeaders);
+    expect(await response.text()).toBe('event: note\ndata: one\ndata: two\ndata: three\ndata: four\n\n');
+  });
+
   it('closes while a keep-alive connection is idle', async () => {
     emulator.enqueue({ type: 'json', body: {} });
     await (await postJson(`${emulator.url}/v1/chat/completions`, chatBody, openaiHeaders)).text();

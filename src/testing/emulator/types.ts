@@ -6,7 +6,8 @@ export type EmulatorApi = 'anthropic-messages' | 'openai-chat' | 'openai-respons
 /**
  * Byte- and event-level faults injected while a response is written.
  *
- * "Events" are SSE frames for streamed responses (the terminal `data: [DONE]` counts as one); a whole
+ * "Events" are SSE frames for streamed responses (the terminal `data: [DONE]` counts as one); in a
+ * streamed JSON array (Gemini without `alt=sse`) each item is one and the closing `]` another; a whole
  * JSON body counts as one event, or one per piece when `splitBytes` cuts it.
  */
 export interface EmulatorFault {

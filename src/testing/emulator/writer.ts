@@ -1,7 +1,7 @@
 /** Writes a response plan to the socket, applying byte- and event-level faults. */
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { corruptFrame, type ResponsePlan, serializeFrame } from './frames.ts';
+import { corruptFrame, type ResponsePlan, serializeFrame, serializeJsonArray } from './frames.ts';
 import type { EmulatorFault } from './types.ts';
 
 /** One write: the byte range `[start, end)` of the body, and whether it ends an event. */
@@ -21,6 +21,9 @@ export interface WriteSchedule {
 export function encodeEvents(plan: ResponsePlan, fault: EmulatorFault | undefined): Buffer[] {
   if (plan.body.kind === 'whole') return [Buffer.from(plan.body.text, 'utf8')];
   const malformedIndex = (fault?.malformedAtEvent ?? 0) - 1;
+  if (plan.body.kind === 'json-array') {
+    return serializeJsonArray(plan.body.items, malformedIndex).map((event) => Buffer.from(event, 'utf8'));
+  }
   return plan.body.frames.map((frame, index) =>
     Buffer.from(serializeFrame(index === malformedIndex ? corruptFrame(frame) : frame), 'utf8'),
   );

@@ -1,4 +1,4 @@
-/** Anthropic Messages request rules: headers, `max_tokens`, message order and tool-id pairing. */
+/** Anthropic Messages request rules: headers, `max_tokens`, message order, text blocks and tool-id pairing. */
 import { anthropicError } from '../errors.ts';
 import type { JsonScript, RecordedRequest } from '../types.ts';
 
@@ -45,6 +45,48 @@ function checkIds(messages: Message[]): JsonScript | undefined {
   return undefined;
 }
 
+/** Anthropic reports the later block of a pair that reuses a `tool_use` id. */
+function checkUniqueIds(messages: Message[]): JsonScript | undefined {
+  const seen = new Set<string>();
+  for (const [messageIndex, message] of messages.entries()) {
+    for (const [blockIndex, block] of blocksOf(message).entries()) {
+      if (block.type !== 'tool_use') continue;
+      const id = String(block.id);
+      if (seen.has(id))
+        return invalid(`messages.${messageIndex}.content.${blockIndex}: tool_use ids must be unique`);
+      seen.add(id);
+    }
+  }
+  return undefined;
+}
+
+function isBlank(block: Block): boolean {
+  return typeof block.text === 'string' && block.text.trim() === '';
+}
+
+/**
+ * Text blocks must not be empty; a whitespace-only one is rejected unless another text block of the
+ * same message carries non-whitespace text (what the API accepts, observed against `messages.create`).
+ */
+function checkText(messages: Message[]): JsonScript | undefined {
+  for (const message of messages) {
+    const texts = blocksOf(message).filter((block) => block.type === 'text');
+    if (texts.some((block) => block.text === ''))
+      return invalid('messages: text content blocks must be non-empty');
+    if (texts.length > 0 && texts.every(isBlank)) {
+      return invalid('messages: text content blocks must contain non-whitespace text');
+    }
+  }
+  return undefined;
+}
+
+/** The `tool_result` blocks at the start of a message; only those answer the previous `tool_use` blocks. */
+function leadingResults(message: Message): Block[] {
+  const blocks = blocksOf(message);
+  const end = blocks.findIndex((block) => block.type !== 'tool_result');
+  return end === -1 ? blocks : blocks.slice(0, end);
+}
+
 function toolUseIds(message: Message | undefined): string[] {
   if (message?.role !== 'assistant') return [];
   return blocksOf(message)
@@ -69,11 +111,7 @@ function checkAnswered(messages: Message[]): JsonScript | undefined {
   for (const [index, message] of messages.entries()) {
     const next = messages[index + 1];
     if (next === undefined) continue;
-    const answered = new Set(
-      blocksOf(next)
-        .filter((block) => block.type === 'tool_result')
-        .map((block) => String(block.tool_use_id)),
-    );
+    const answered = new Set(leadingResults(next).map((block) => String(block.tool_use_id)));
     const missing = toolUseIds(message).filter((id) => !answered.has(id));
     if (missing.length > 0) {
       return invalid(
@@ -94,9 +132,17 @@ function checkMessages(value: unknown): JsonScript | undefined {
     }
   }
   if (messages[0]?.role !== 'user') return invalid('messages: first message must use the "user" role');
-  // Every `tool_result` must answer a `tool_use` of the immediately preceding assistant message, and
-  // every `tool_use` (except in a final assistant message) must be answered in the next message.
-  return checkIds(messages) ?? checkResults(messages) ?? checkAnswered(messages);
+  // Tool ids are well-formed and unique, text blocks carry text, every `tool_result` answers a
+  // `tool_use` of the immediately preceding assistant message, and every `tool_use` (except in a final
+  // assistant message) is answered by a `tool_result` at the start of the next message: one after
+  // another block does not count, as the API reports.
+  return (
+    checkIds(messages) ??
+    checkUniqueIds(messages) ??
+    checkText(messages) ??
+    checkResults(messages) ??
+    checkAnswered(messages)
+  );
 }
 
 /** Checks a `POST …/messages` request; returns the API's error response on the first violation. */

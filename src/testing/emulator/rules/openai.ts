@@ -2,6 +2,10 @@
 import { openaiError } from '../errors.ts';
 import type { JsonScript, RecordedRequest } from '../types.ts';
 
+interface ToolCall {
+  function?: { arguments?: unknown } | null;
+}
+
 interface ChatMessage {
   role?: unknown;
   tool_call_id?: unknown;
@@ -39,9 +43,8 @@ function checkToolMessage(messages: ChatMessage[], index: number): JsonScript | 
       { param: `messages.[${index}].role` },
     );
   }
-  const earlier = messages.slice(0, index).flatMap(callIds);
   const id = String(messages[index]?.tool_call_id);
-  if (earlier.includes(id)) return undefined;
+  if (callIds(answered).includes(id)) return undefined;
   return openaiError(
     400,
     `Invalid parameter: 'tool_call_id' of '${id}' not found in 'tool_calls' of previous message.`,
@@ -49,6 +52,29 @@ function checkToolMessage(messages: ChatMessage[], index: number): JsonScript | 
       param: `messages.[${index}].tool_call_id`,
     },
   );
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** OpenAI validates types first: every assistant `tool_calls[].function.arguments` must be a string. */
+function checkArgumentTypes(messages: ChatMessage[]): JsonScript | undefined {
+  for (const [index, message] of messages.entries()) {
+    if (message?.role !== 'assistant' || !Array.isArray(message.tool_calls)) continue;
+    for (const [callIndex, call] of (message.tool_calls as Array<ToolCall | null>).entries()) {
+      const value = call?.function?.arguments;
+      if (value === undefined || typeof value === 'string') continue;
+      return openaiError(
+        400,
+        `Invalid type for 'messages[${index}].tool_calls[${callIndex}].function.arguments': expected a string, but got ${typeName(value)} instead.`,
+        { param: `messages.[${index}].tool_calls.[${callIndex}].function.arguments`, code: 'invalid_type' },
+      );
+    }
+  }
+  return undefined;
 }
 
 function checkAnswered(messages: ChatMessage[], index: number): JsonScript | undefined {
@@ -67,8 +93,9 @@ function checkAnswered(messages: ChatMessage[], index: number): JsonScript | und
 }
 
 /**
- * Checks a chat completion request: every `role: tool` message answers a `tool_calls` id of an earlier
- * assistant message (and follows such a message), and every assistant tool call is answered.
+ * Checks a chat completion request: every assistant tool call's `function.arguments` is a string,
+ * every `role: tool` message answers a `tool_calls` id of the assistant message right before its run
+ * of tool messages, and every assistant tool call is answered.
  */
 export function checkChatRequest(request: RecordedRequest): JsonScript | undefined {
   const messages = objectBody(request)?.messages;
@@ -77,6 +104,8 @@ export function checkChatRequest(request: RecordedRequest): JsonScript | undefin
       param: 'messages',
       code: 'missing_required_parameter',
     });
+  const typeError = checkArgumentTypes(messages);
+  if (typeError) return typeError;
   const indexes = [...messages.keys()];
   const toolIndexes = indexes.filter((index) => (messages[index] as ChatMessage | null)?.role === 'tool');
   for (const index of toolIndexes) {

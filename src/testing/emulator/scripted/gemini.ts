@@ -1,4 +1,4 @@
-/** Synthesizes Gemini `generateContent` answers and `streamGenerateContent?alt=sse` chunks. */
+/** Synthesizes Gemini `generateContent` answers and `streamGenerateContent` chunks (SSE or JSON array). */
 import { createFrame, type WireFrame } from '../frames.ts';
 import { createGeminiResponseId, createSignature } from '../ids.ts';
 import type { ScriptedContent, ScriptedScript } from '../types.ts';

@@ -1,7 +1,13 @@
 /** Dispatches a scripted response to the synthesizer of the request's protocol. */
-import { createJsonPlan, createStreamPlan, type ResponsePlan, type WireFrame } from '../frames.ts';
+import {
+  createJsonArrayPlan,
+  createJsonPlan,
+  createStreamPlan,
+  type ResponsePlan,
+  type WireFrame,
+} from '../frames.ts';
 import { createAnthropicRequestId, randomToken } from '../ids.ts';
-import { isStreamingRequest, requestedModel, wantsStreamUsage } from '../routing.ts';
+import { isJsonArrayStream, isStreamingRequest, requestedModel, wantsStreamUsage } from '../routing.ts';
 import type { EmulatorApi, RecordedRequest, ScriptedScript } from '../types.ts';
 import { createAnthropicFrames, createAnthropicMessage } from './anthropic.ts';
 import { createGeminiFrames, createGeminiResponse } from './gemini.ts';
@@ -45,7 +51,14 @@ const synthesizers: Record<EmulatorApi, Synthesizer> = {
   },
 };
 
-/** Builds the plan for a scripted response: JSON for plain requests, the protocol's SSE sequence for streams. */
+function frameData(frame: WireFrame): string {
+  return 'raw' in frame ? frame.raw : frame.data;
+}
+
+/**
+ * Builds the plan for a scripted response: JSON for plain requests, the protocol's SSE sequence for
+ * streams, or the same chunks as a streamed JSON array for Gemini streams without `alt=sse`.
+ */
 export function createScriptedPlan(
   script: ScriptedScript,
   api: EmulatorApi,
@@ -56,6 +69,10 @@ export function createScriptedPlan(
     model: script.model ?? requestedModel(request) ?? synthesizer.defaultModel,
     streamUsage: wantsStreamUsage(request),
   };
+  if (isJsonArrayStream(api, request)) {
+    const items = synthesizer.createFrames(script, context).map(frameData);
+    return createJsonArrayPlan(items, 200, synthesizer.headers());
+  }
   if (isStreamingRequest(api, request)) {
     return createStreamPlan(synthesizer.createFrames(script, context), 200, synthesizer.headers());
   }
