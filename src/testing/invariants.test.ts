@@ -129,6 +129,34 @@ describe('assertStreamInvariants', () => {
       /usage.output is -1/,
     ],
     [
+      'invalid usage in the finish response even without a usage event',
+      (events) =>
+        events
+          .filter((event) => event.type !== 'usage')
+          .map((event) =>
+            event.type === 'finish'
+              ? { ...event, response: { ...event.response, usage: { ...event.response.usage, input: -5 } } }
+              : event,
+          ),
+      /response: usage.input is -5/,
+    ],
+    [
+      'reasoning tokens exceeding output tokens',
+      (events) =>
+        events.map((event) =>
+          event.type === 'usage' ? { ...event, usage: { ...event.usage, reasoning: 99, output: 5 } } : event,
+        ),
+      /usage.reasoning \(99\) exceeds usage.output \(5\)/,
+    ],
+    [
+      'a non-string text delta',
+      (events) =>
+        events.map((event) =>
+          event.type === 'text-delta' ? ({ ...event, delta: 42 } as unknown as StreamEvent) : event,
+        ),
+      /delta is not a string/,
+    ],
+    [
       'finish content differs from the deltas',
       (events) =>
         events.map((event) =>

@@ -4,6 +4,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { ResponseAccumulator } from '../core/accumulator.ts';
 import type { StreamEvent } from '../core/events.ts';
 import { isJsonObject } from '../core/json.ts';
+import type { Usage } from '../core/usage.ts';
 
 /** Thrown when an event list breaks the stream contract; `violations` lists every broken rule. */
 export class StreamInvariantError extends Error {
@@ -88,15 +89,11 @@ export function findStreamViolations(events: readonly StreamEvent[]): string[] {
         parts.set(event.index, { type: 'text', ended: true });
         return;
       case 'usage':
-        for (const [bucket, value] of Object.entries(event.usage)) {
-          if (bucket === 'cost') continue;
-          if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-            violations.push(`${at}: usage.${bucket} is ${String(value)}, not a non-negative integer`);
-          }
-        }
+        checkUsage(event.usage, at, violations);
         return;
       case 'finish':
         finishes++;
+        checkUsage(event.response.usage, `${at}: response`, violations);
         return;
       case 'message-start':
         return;
@@ -132,6 +129,9 @@ function checkPartEvent(
     violations.push(`${at}: part ${event.index} already ended`);
     return;
   }
+  if ((event.type === 'text-delta' || event.type === 'reasoning-delta') && typeof event.delta !== 'string') {
+    violations.push(`${at}: delta is not a string`);
+  }
   if (event.type === 'tool-call-delta' || event.type === 'tool-call-end') {
     if (event.id !== state.id) violations.push(`${at}: id ${event.id} differs from the start's ${state.id}`);
     if (event.type === 'tool-call-delta' && typeof event.delta !== 'string')
@@ -140,6 +140,23 @@ function checkPartEvent(
   if (event.type === 'tool-call-end' && !isJsonObject(event.input))
     violations.push(`${at}: final input is not a JSON object`);
   if (event.type.endsWith('-end')) state.ended = true;
+}
+
+/** Every bucket a non-negative integer, and reasoning part of output (never more than it). */
+function checkUsage(usage: Usage | undefined, at: string, violations: string[]): void {
+  if (usage === undefined || usage === null) {
+    violations.push(`${at}: usage is missing`);
+    return;
+  }
+  for (const [bucket, value] of Object.entries(usage)) {
+    if (bucket === 'cost') continue;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+      violations.push(`${at}: usage.${bucket} is ${String(value)}, not a non-negative integer`);
+    }
+  }
+  if (usage.reasoning > usage.output) {
+    violations.push(`${at}: usage.reasoning (${usage.reasoning}) exceeds usage.output (${usage.output})`);
+  }
 }
 
 function checkFinishContent(events: readonly StreamEvent[], violations: string[]): void {

@@ -67,7 +67,9 @@ export function convertUsage(usage: WireUsage, reasoningInCompletion = true): Us
     prompt,
     cached,
     cacheWrite: count(details?.cache_write_tokens) ?? 0,
-    output: reasoningInCompletion ? completion : completion + reasoning,
+    // Reasoning is part of output. A host that reports more reasoning than completion tokens
+    // evidently counts it outside the completion (as xAI does), whatever the quirk says.
+    output: reasoningInCompletion && reasoning <= completion ? completion : completion + reasoning,
     reasoning,
   });
 }

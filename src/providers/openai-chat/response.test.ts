@@ -36,6 +36,15 @@ describe('mapFinishReason', () => {
 });
 
 describe('convertUsage', () => {
+  it('a host reporting more reasoning than completion tokens counts it outside: output includes it', () => {
+    expect(
+      convertUsage({
+        prompt_tokens: 10,
+        completion_tokens: 5,
+        completion_tokens_details: { reasoning_tokens: 20 },
+      }),
+    ).toEqual({ input: 10, cacheRead: 0, cacheWrite: 0, output: 25, reasoning: 20 });
+  });
   it('subtracts cached tokens so buckets are disjoint', () => {
     expect(
       convertUsage({
