@@ -1,5 +1,5 @@
 /** `switchyard replay <file> --api <api>`: serve a recorded response and run it through the real adapter. */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { isAdapterError } from '../core/errors/guards.ts';
 import type { StreamEvent } from '../core/events.ts';
@@ -21,6 +21,10 @@ export interface Output {
  * class goes to stderr after the `finish` the stream produced), 2 on bad usage.
  */
 export async function runReplay(file: string, api: ApiName, output: Output): Promise<number> {
+  if (!existsSync(file)) {
+    output.stderr(`switchyard replay: no such file: ${file}`);
+    return 2;
+  }
   const streaming = file.endsWith('.chunks.txt') || extname(file) === '.sse';
   const emulator = await startEmulator();
   try {

@@ -100,7 +100,12 @@ const toolResult: fc.Arbitrary<Part> = withMetadata(
     output: fc.oneof(
       fc.string().map((text) => ({ type: 'text' as const, text })),
       jsonValue.map((value) => ({ type: 'json' as const, value })),
-      fc.array(leafPart, { maxLength: 2 }).map((parts) => ({ type: 'parts' as const, parts })),
+      fc
+        .array(
+          leafPart.filter((inner) => inner.type !== 'tool-call'),
+          { maxLength: 2 },
+        )
+        .map((parts) => ({ type: 'parts' as const, parts })),
     ),
     isError: fc.boolean(),
   }),
@@ -207,6 +212,40 @@ describe('parseTranscript validation', () => {
     const result = parseTranscript('[{"kind": "user",');
     expect(result.ok).toBe(false);
     expect(!result.ok && result.issues[0]?.path).toBe('(root)');
+  });
+
+  it('rejects what would otherwise be lost or invalid: unknown fields, bad metadata keys, impossible base64, nested tool calls', () => {
+    const result = parseTranscript([
+      { kind: 'user', parts: [{ type: 'text', text: 'a', colour: 'red' }] },
+      { kind: 'user', parts: [{ type: 'text', text: 'b', metadata: { plain: 1 } }] },
+      {
+        kind: 'user',
+        parts: [
+          { type: 'media', modality: 'image', mimeType: 'image/png', data: { type: 'base64', data: 'a' } },
+        ],
+      },
+      {
+        kind: 'tool',
+        parts: [
+          {
+            type: 'tool-result',
+            callId: 'c',
+            isError: false,
+            output: { type: 'parts', parts: [{ type: 'tool-call', id: 'x', name: 'n', input: {} }] },
+          },
+        ],
+      },
+    ]);
+    expect(result.ok).toBe(false);
+    const paths = result.ok ? [] : result.issues.map((issue) => issue.path);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        '[0].parts[0]',
+        '[1].parts[0].metadata.plain',
+        '[2].parts[0].data.data',
+        '[3].parts[0].output.parts',
+      ]),
+    );
   });
 
   it('rejects an unknown part type with its path', () => {

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { ToolCallId } from './ids.ts';
 import type { JsonObject, JsonValue } from './json.ts';
-import { type MetadataMap, sortMetadata } from './metadata.ts';
+import { isMetadataKey, type MetadataMap, sortMetadata } from './metadata.ts';
 import type { Item, Part, Transcript } from './transcript.ts';
 
 const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
@@ -16,41 +16,51 @@ const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
   ]),
 );
 const jsonObject = z.record(z.string(), jsonValue) as z.ZodType<JsonObject>;
-const metadata = z.record(z.string(), jsonValue).optional() as z.ZodType<MetadataMap | undefined>;
+const metadata = z
+  .record(z.string().refine(isMetadataKey, 'metadata keys have the shape namespace.field'), jsonValue)
+  .optional() as z.ZodType<MetadataMap | undefined>;
 
-const base64Text = z.string().regex(/^[A-Za-z0-9+/_-]*={0,2}$/, 'expected base64');
+const base64Text = z
+  .string()
+  .regex(/^[A-Za-z0-9+/_-]*={0,2}$/, 'expected base64')
+  .refine((text) => text.replace(/=+$/, '').length % 4 !== 1, 'base64 text has an impossible length');
 const dataRef = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('base64'), data: base64Text }),
-  z.object({
+  z.strictObject({ type: z.literal('base64'), data: base64Text }),
+  z.strictObject({
     type: z.literal('bytes'),
     // In JSON, bytes travel as base64 text; in memory they are a Uint8Array.
     bytes: z.union([z.instanceof(Uint8Array), base64Text.transform((text) => Buffer.from(text, 'base64'))]),
   }),
-  z.object({ type: z.literal('uri'), uri: z.string().min(1) }),
-  z.object({ type: z.literal('handle'), handle: z.string().min(1) }),
+  z.strictObject({ type: z.literal('uri'), uri: z.string().min(1) }),
+  z.strictObject({ type: z.literal('handle'), handle: z.string().min(1) }),
 ]);
 
 const toolCallIdSchema = z.string().transform((value) => value as ToolCallId);
 
 const part: z.ZodType<Part> = z.lazy(() =>
   z.discriminatedUnion('type', [
-    z.object({ type: z.literal('text'), text: z.string(), metadata }),
-    z.object({
+    z.strictObject({ type: z.literal('text'), text: z.string(), metadata }),
+    z.strictObject({
       type: z.literal('media'),
       modality: z.enum(['image', 'audio', 'video', 'binary']),
       mimeType: z.string().min(1),
       data: dataRef,
       metadata,
     }),
-    z.object({
+    z.strictObject({
       type: z.literal('file'),
       mimeType: z.string().min(1),
       data: dataRef,
       filename: z.string().optional(),
       metadata,
     }),
-    z.object({ type: z.literal('structured'), value: jsonValue, schema: jsonObject.optional(), metadata }),
-    z.object({
+    z.strictObject({
+      type: z.literal('structured'),
+      value: jsonValue,
+      schema: jsonObject.optional(),
+      metadata,
+    }),
+    z.strictObject({
       type: z.literal('reasoning'),
       text: z.string(),
       signature: z.string().optional(),
@@ -59,7 +69,7 @@ const part: z.ZodType<Part> = z.lazy(() =>
       provider: z.string().optional(),
       metadata,
     }),
-    z.object({
+    z.strictObject({
       type: z.literal('tool-call'),
       id: toolCallIdSchema,
       name: z.string().min(1),
@@ -68,19 +78,27 @@ const part: z.ZodType<Part> = z.lazy(() =>
       provider: z.string().optional(),
       metadata,
     }),
-    z.object({
+    z.strictObject({
       type: z.literal('tool-result'),
       callId: toolCallIdSchema,
       name: z.string().optional(),
       output: z.discriminatedUnion('type', [
-        z.object({ type: z.literal('text'), text: z.string() }),
-        z.object({ type: z.literal('json'), value: jsonValue }),
-        z.object({ type: z.literal('parts'), parts: z.array(part) }),
+        z.strictObject({ type: z.literal('text'), text: z.string() }),
+        z.strictObject({ type: z.literal('json'), value: jsonValue }),
+        z.strictObject({
+          type: z.literal('parts'),
+          parts: z
+            .array(part)
+            .refine(
+              (parts) => parts.every((inner) => inner.type !== 'tool-call' && inner.type !== 'tool-result'),
+              'a tool result cannot hold tool calls or tool results',
+            ),
+        }),
       ]),
       isError: z.boolean(),
       metadata,
     }),
-    z.object({
+    z.strictObject({
       type: z.literal('custom'),
       provider: z.string().min(1),
       kind: z.string().min(1),
@@ -90,7 +108,7 @@ const part: z.ZodType<Part> = z.lazy(() =>
   ]),
 ) as z.ZodType<Part>;
 
-const item = z.object({
+const item = z.strictObject({
   id: z.string().optional(),
   kind: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'context']),
   parts: z.array(part),

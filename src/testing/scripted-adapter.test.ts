@@ -65,6 +65,12 @@ describe('createScriptedAdapter', () => {
     expect(events.at(-1)).toMatchObject({ response: { finishReason: 'cancelled' } });
   });
 
+  it('an already-aborted signal ends the call as cancelled', async () => {
+    const adapter = createScriptedAdapter([{ content: [{ type: 'text', text: 'never' }] }]);
+    const response = await adapter.stream(request, { signal: AbortSignal.abort() }).result();
+    expect(response.finishReason).toBe('cancelled');
+  });
+
   it('rejects a request needing a capability it was configured without', async () => {
     const adapter = createScriptedAdapter([], { capabilities: { tools: false } });
     await expect(

@@ -68,7 +68,8 @@ export function createScriptedAdapter(
       { requestId, provider: name, model, startedAt: performance.now() },
       (event) => events.push(event),
     );
-    callOptions.signal?.addEventListener('abort', () => controller.abort(), { once: true });
+    if (callOptions.signal?.aborted) controller.abort();
+    else callOptions.signal?.addEventListener('abort', () => controller.abort(), { once: true });
     controllers.set(requestId, controller);
     void (async () => {
       try {

@@ -105,6 +105,17 @@ describe('the switchyard bin', () => {
     });
   });
 
+  it('a missing file is a usage error (exit 2), not a provider error', async () => {
+    const error = await run(process.execPath, [
+      main,
+      'replay',
+      '/nonexistent.chunks.txt',
+      '--api',
+      'anthropic-messages',
+    ]).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 2, stdout: '', stderr: expect.stringContaining('no such file') });
+  });
+
   it('rejects an unknown --api with usage (exit 2)', async () => {
     const error = await run(process.execPath, [
       main,
