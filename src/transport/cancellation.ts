@@ -4,34 +4,45 @@
 export type AbortCause =
   { kind: 'cancelled' } | { kind: 'timeout'; which: 'total' | 'first-byte' | 'idle'; ms: number };
 
-/** Tracks one AbortController per in-flight request id. */
+/** Tracks the AbortControllers of in-flight calls by request id (two calls may share an id). */
 export class CancellationRegistry {
-  private readonly controllers = new Map<string, AbortController>();
+  private readonly controllers = new Map<string, Set<AbortController>>();
 
   /** Registers a call; its controller aborts when `signal` does. Returns an unregister function. */
   register(requestId: string, controller: AbortController, signal?: AbortSignal): () => void {
-    this.controllers.set(requestId, controller);
+    let set = this.controllers.get(requestId);
+    if (set === undefined) {
+      set = new Set();
+      this.controllers.set(requestId, set);
+    }
+    set.add(controller);
     const onAbort = () => controller.abort({ kind: 'cancelled' } satisfies AbortCause);
     if (signal?.aborted) onAbort();
     else signal?.addEventListener('abort', onAbort, { once: true });
     return () => {
       signal?.removeEventListener('abort', onAbort);
-      if (this.controllers.get(requestId) === controller) this.controllers.delete(requestId);
+      const current = this.controllers.get(requestId);
+      current?.delete(controller);
+      if (current?.size === 0) this.controllers.delete(requestId);
     };
   }
 
-  /** Aborts the call; true if one was in flight and not yet aborted. Idempotent. */
+  /** Aborts every call with this id; true if one was in flight and not yet aborted. Idempotent. */
   cancel(requestId: string): boolean {
-    const controller = this.controllers.get(requestId);
-    if (controller === undefined || controller.signal.aborted) return false;
-    controller.abort({ kind: 'cancelled' } satisfies AbortCause);
-    return true;
+    let cancelled = false;
+    for (const controller of this.controllers.get(requestId) ?? []) {
+      if (controller.signal.aborted) continue;
+      controller.abort({ kind: 'cancelled' } satisfies AbortCause);
+      cancelled = true;
+    }
+    return cancelled;
   }
 
   /** Aborts every call (used by `close()`). */
   cancelAll(): void {
-    for (const controller of this.controllers.values())
-      controller.abort({ kind: 'cancelled' } satisfies AbortCause);
+    for (const set of this.controllers.values()) {
+      for (const controller of set) controller.abort({ kind: 'cancelled' } satisfies AbortCause);
+    }
     this.controllers.clear();
   }
 }
