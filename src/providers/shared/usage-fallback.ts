@@ -1,21 +1,8 @@
 /** Contract §7.2: when a provider sends no usage, estimate it, say so in metadata, and WARN. */
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
-import type { Part } from '../../core/transcript.ts';
 import type { ProviderContext, ProviderDefinition } from './definition.ts';
-
-/** Characters per token for the output estimate (English-like text and JSON). */
-const charactersPerToken = 4;
-
-/** Estimated output tokens of the parts: text, reasoning and tool inputs. */
-export function estimateOutputTokens(parts: readonly Part[]): number {
-  let characters = 0;
-  for (const part of parts) {
-    if (part.type === 'text' || part.type === 'reasoning') characters += part.text.length;
-    else if (part.type === 'tool-call') characters += JSON.stringify(part.input).length + part.name.length;
-  }
-  return Math.ceil(characters / charactersPerToken);
-}
+import { estimateOutputTokens } from './token-estimate.ts';
 
 /**
  * Fills usage the provider did not report: input from the adapter's own pre-flight estimate,
