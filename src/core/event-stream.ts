@@ -14,7 +14,6 @@ export class EventStream<Event, Result> implements AsyncIterable<Event> {
   private done = false;
   private error: unknown;
   private failed = false;
-  private finalResult: Result | undefined;
   private readonly resultPromise: Promise<Result>;
   private resolveResult!: (result: Result) => void;
   private rejectResult!: (error: unknown) => void;
@@ -50,7 +49,6 @@ export class EventStream<Event, Result> implements AsyncIterable<Event> {
   end(result: Result): void {
     if (this.done) return;
     this.done = true;
-    this.finalResult = result;
     this.resolveResult(result);
     this.wake();
   }
@@ -117,10 +115,5 @@ export class EventStream<Event, Result> implements AsyncIterable<Event> {
         return { value: undefined, done: true };
       },
     };
-  }
-
-  /** The result, if the stream already ended successfully. */
-  peekResult(): Result | undefined {
-    return this.finalResult;
   }
 }

@@ -87,16 +87,6 @@ export class StreamBuilder {
     this.model = wireName.startsWith(prefix) ? wireName : prefix + wireName;
   }
 
-  /** Whether `message-start` was emitted. */
-  get hasStarted(): boolean {
-    return this.started;
-  }
-
-  /** Whether a part with this key is open. */
-  isOpen(key: BlockKey): boolean {
-    return this.open.has(key);
-  }
-
   private openPart(key: BlockKey, type: 'text' | 'reasoning'): number {
     const existing = this.open.get(key);
     if (existing !== undefined) {
