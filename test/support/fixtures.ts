@@ -1,4 +1,4 @@
-/** Locates the recorded provider responses in ../shared/fixtures/recorded (read-only input). */
+/** Locates the recorded provider responses committed in test/fixtures/recorded (see its NOTICE.md). */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,14 +6,8 @@ import { fileURLToPath } from 'node:url';
 /** The repository root. */
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-/**
- * The folder of recorded responses: `$SWITCHYARD_SHARED_DIR/fixtures/recorded` when set, else the
- * `shared/` folder beside the repository (the workplace layout CI also uses).
- */
-export const recordedDir = resolve(
-  process.env.SWITCHYARD_SHARED_DIR ?? resolve(repoRoot, '../shared'),
-  'fixtures/recorded',
-);
+/** The folder of recorded responses inside the repository. */
+export const recordedDir = resolve(repoRoot, 'test/fixtures/recorded');
 
 /** Absolute paths of the recorded files directly inside `folder` (e.g. `anthropic`, `openai/chat`). */
 export function listRecorded(folder: string): string[] {

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { recordedDir } from '../../../test/support/fixtures.ts';
 
-/** Absolute path of a recorded fixture under shared/fixtures/recorded. */
+/** Absolute path of a recorded fixture under test/fixtures/recorded. */
 export function fixture(relativePath: string): string {
   return join(recordedDir, relativePath);
 }

@@ -44,7 +44,7 @@ export interface EmulatorScriptOptions {
   allowNoAuth?: boolean;
 }
 
-/** Serves a recorded fixture file (`.json`, `.chunks.txt` or `.sse`; see shared/fixtures/README.md). */
+/** Serves a recorded fixture file (`.json`, `.chunks.txt` or `.sse`; see test/fixtures/NOTICE.md). */
 export interface ReplayScript extends EmulatorScriptOptions {
   type: 'replay';
   /** Path to the file; relative paths resolve against the working directory. */
