@@ -4,6 +4,7 @@
  * options refer to).
  */
 import type { Adapter } from '../../core/adapter.ts';
+import { accountHeaders } from '../openai/headers.ts';
 import { createHttpAdapter } from '../shared/http-adapter.ts';
 import { assertApiKey, createChatDefinition, resolveApiKey } from './definition.ts';
 import type { OpenAIOptions } from './options.ts';
@@ -27,9 +28,7 @@ export function createOpenAI(options: OpenAIOptions = {}): Adapter {
   const quirks = mergeQuirks(openaiQuirks, options.quirks);
   const apiKey = resolveApiKey(options.apiKey, quirks.apiKeyEnv);
   assertApiKey('openai', quirks, apiKey);
-  const headers: Record<string, string> = {};
-  if (options.organization !== undefined) headers['OpenAI-Organization'] = options.organization;
-  if (options.project !== undefined) headers['OpenAI-Project'] = options.project;
+  const headers = accountHeaders(options);
   const definition = createChatDefinition({
     name: 'openai',
     quirks,
