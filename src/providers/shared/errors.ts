@@ -67,7 +67,7 @@ export function createTruncatedError(
   cause?: unknown,
 ): NetworkError {
   return new NetworkError({
-    message: `${site.provider}: the stream was cut short: ${detail}; the response is incomplete`,
+    message: `${site.provider}: the stream was cut short (${streamTruncatedCode}): ${detail}; the response is incomplete`,
     provider: site.provider,
     providerCode: streamTruncatedCode,
     retryable: true,
