@@ -23,6 +23,12 @@ const expectedExports: Record<string, string[]> = {
   './testing': ['assertStreamInvariants', 'startEmulator', 'createCassette', 'createScriptedAdapter'],
   './anthropic': ['createAnthropic'],
   './openai': ['createOpenAI'],
+  './openai-responses': [
+    'createOpenAIResponses',
+    'createXaiResponses',
+    'createOpenResponses',
+    'responsesPresets',
+  ],
   './openai-compatible': ['createOpenAICompatible', 'presets', 'createGroq'],
   './gemini': ['createGemini'],
 };
