@@ -1,8 +1,6 @@
 /** OpenAI error bodies (`{error:{message,type,code,param}}` and host variants) → classified errors, for Chat Completions and Responses. */
 import type { ErrorBody, ErrorRule } from '../../core/errors/status-map.ts';
 
-const maxMessageLength = 2_000;
-
 /** An error object, in an error response, a 200 body or a stream chunk. */
 export interface WireError {
   message?: unknown;
@@ -12,6 +10,8 @@ export interface WireError {
   param?: unknown;
   metadata?: unknown;
 }
+
+const maxMessageLength = 2_000;
 
 /** Status-independent message patterns of a context overflow, across hosts. */
 const contextOverflowMessage =
@@ -69,13 +69,9 @@ export function parseRetryHint(message: string): number | undefined {
   return Number(hours ?? 0) * 3600 + Number(minutes ?? 0) * 60 + seconds;
 }
 
-/**
- * Reads one error object: `code` (a string code, else the `type`), `message`, the retry delay a
- * "try again in …" message gives, and the HTTP status a numeric code stands for (OpenRouter puts
- * the status there, also for in-band errors).
- */
-export function convertWireError(error: WireError | string): { body: ErrorBody; status?: number } {
-  if (typeof error === 'string') return { body: { message: text(error) } };
+/** Reads one error object or string: code (a string code, else the `type`), message, retry hint, status. */
+function convertWireError(error: WireError | string): ErrorBody {
+  if (typeof error === 'string') return { message: text(error) };
   const body: ErrorBody = {};
   const code = typeof error.code === 'string' && error.code !== '' ? error.code : text(error.type);
   if (code !== undefined) body.code = code;
@@ -83,8 +79,30 @@ export function convertWireError(error: WireError | string): { body: ErrorBody; 
   if (message !== undefined) body.message = message;
   const retryAfterSeconds = message === undefined ? undefined : parseRetryHint(message);
   if (retryAfterSeconds !== undefined) body.retryAfterSeconds = retryAfterSeconds;
-  const status = typeof error.code === 'number' && error.code >= 400 ? error.code : undefined;
-  return status === undefined ? { body } : { body, status };
+  // OpenRouter puts the HTTP status in a numeric `code`, also for in-band errors.
+  if (typeof error.code === 'number' && error.code >= 400) body.status = error.code;
+  return body;
+}
+
+/**
+ * A parsed error value → the shared `ErrorBody`: an envelope (OpenAI `{error:{…}}`, Ollama
+ * `{error:"…"}`), a bare error object (`{message, type, code}`, as in-band errors come), FastAPI
+ * `{detail}`, or a string. Reads `code` (a string code, else the `type`), `message`, the retry delay
+ * a "try again in …" message gives, and the HTTP `status` a numeric code stands for (OpenRouter).
+ * Undefined for null, undefined and objects that carry none of these fields.
+ */
+export function convertErrorBody(value: unknown): ErrorBody | undefined {
+  if (typeof value === 'string') return convertWireError(value);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const record = value as Record<string, unknown>;
+  const error = record.error;
+  if (typeof error === 'string') return convertWireError(error);
+  if (typeof error === 'object' && error !== null) return convertWireError(error as WireError);
+  if ('message' in record || 'code' in record || 'type' in record) {
+    return convertWireError(record as WireError);
+  }
+  if ('detail' in record) return { message: text(record.detail) };
+  return undefined;
 }
 
 /**
@@ -100,13 +118,8 @@ export function parseErrorBody(body: string): ErrorBody {
     return message === undefined ? {} : { message };
   }
   if (typeof parsed !== 'object' || parsed === null) return { message: text(parsed) };
-  const record = parsed as Record<string, unknown>;
-  const error = record.error;
-  if (typeof error === 'string') return convertWireError(error).body;
-  if (typeof error === 'object' && error !== null) return convertWireError(error as WireError).body;
-  if ('message' in record || 'code' in record || 'type' in record) {
-    return convertWireError(record as WireError).body;
-  }
-  if ('detail' in record) return { message: text(record.detail) };
-  return { message: text(parsed) };
+  const converted = convertErrorBody(parsed);
+  if (converted === undefined) return { message: text(parsed) };
+  delete converted.status;
+  return converted;
 }
