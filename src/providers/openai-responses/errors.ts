@@ -2,7 +2,7 @@
 import type { ErrorRule } from '../../core/errors/status-map.ts';
 import { errorRules as openaiRules } from '../openai/errors.ts';
 
-export { convertWireError, parseErrorBody } from '../openai/errors.ts';
+export { convertErrorBody, parseErrorBody } from '../openai/errors.ts';
 
 /**
  * Responses-specific rules first (first match wins), then OpenAI's shared ones. A stale

@@ -2,7 +2,7 @@
 import type { JsonValue } from '../../core/json.ts';
 import type { MetadataMap } from '../../core/metadata.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
-import { convertWireError } from '../openai/errors.ts';
+import { convertErrorBody } from '../openai/errors.ts';
 import type { ProviderContext } from '../shared/definition.ts';
 import { canonicalToolId } from '../shared/projection.ts';
 import type { WireError, WireItem, WireResponse } from './api.ts';
@@ -53,10 +53,10 @@ export class ResponseReader {
 
   /** Throws the classified error an error object stands for. */
   fail(error: WireError | string): never {
-    const { body, status } = convertWireError(error);
+    const body = convertErrorBody(error) ?? {};
     return this.context.fail(
       body.code === undefined && body.message === undefined ? { code: 'server_error' } : body,
-      status,
+      body.status,
     );
   }
 
