@@ -44,6 +44,13 @@ const apis = {
       return createGemini({ ...options, baseURL: `${options.baseURL}/v1beta` });
     },
   },
+  'openai-responses': {
+    defaultModel: 'openai:gpt-5-mini',
+    async create(options) {
+      const { createOpenAIResponses } = await import('../providers/openai-responses/index.ts');
+      return createOpenAIResponses({ ...options, baseURL: `${options.baseURL}/v1` });
+    },
+  },
 } satisfies Record<string, CliApi>;
 
 /** One of {@link apiNames}. */
