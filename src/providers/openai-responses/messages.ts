@@ -38,7 +38,11 @@ function drop(conversion: Conversion, location: PartLocation, part: Part, reason
 
 /** The Responses item id a part was read from (`<provider>.item_id`), only for this adapter's own parts. */
 export function itemIdOf(part: Part, provider: string): string | undefined {
-  const id = part.metadata?.[`${provider}.item_id`];
+  let id = part.metadata?.[`${provider}.item_id`];
+  if (id === undefined && part.type === 'custom' && part.provider === provider) {
+    const data = part.data;
+    if (typeof data === 'object' && data !== null && !Array.isArray(data)) id = data.id;
+  }
   return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
@@ -87,10 +91,20 @@ function convertUserOrTool(conversion: Conversion, item: Item, itemIndex: number
       conversion.input.push(convertToolResult(conversion, part, location));
       return;
     }
+    if (part.type === 'custom' && isItemObject(part.data)) {
+      // This provider's own input items (an `mcp_approval_response`, a custom tool's output) go verbatim.
+      flush();
+      conversion.input.push(part.data);
+      return;
+    }
     const converted = convertUserPart(conversion, part, location);
     if (converted !== undefined) content.push(converted);
   });
   flush();
+}
+
+function isItemObject(data: unknown): data is JsonObject {
+  return typeof data === 'object' && data !== null && !Array.isArray(data) && 'type' in data;
 }
 
 function convertUserPart(
@@ -190,8 +204,7 @@ function convertAssistant(conversion: Conversion, item: Item, itemIndex: number)
       if (id !== undefined) call.id = id;
       conversion.input.push(call);
     } else if (part.type === 'custom') {
-      if (typeof part.data === 'object' && part.data !== null && !Array.isArray(part.data))
-        conversion.input.push(part.data as JsonObject);
+      if (isItemObject(part.data)) conversion.input.push(part.data);
       else drop(conversion, location, part, 'custom data is not an item object');
     } else drop(conversion, location, part, `an assistant message cannot carry a ${part.type} part`);
   });
