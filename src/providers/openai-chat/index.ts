@@ -1,4 +1,8 @@
-/** `switchyard/openai`: the OpenAI Chat Completions adapter. */
+/**
+ * `switchyard/openai`: the OpenAI Chat Completions adapter. Like every provider entry it exports the
+ * factory, its options type and the per-request `providerOptions.openai` type (plus the types the
+ * options refer to).
+ */
 import type { Adapter } from '../../core/adapter.ts';
 import { accountHeaders } from '../openai/headers.ts';
 import { createHttpAdapter } from '../shared/http-adapter.ts';
@@ -7,7 +11,7 @@ import type { OpenAIOptions } from './options.ts';
 import { mergeQuirks, openaiQuirks } from './quirks.ts';
 
 export type { CapabilityOverrides } from './capabilities.ts';
-export type { OpenAIOptions } from './options.ts';
+export type { OpenAIOptions, OpenAIProviderOptions } from './options.ts';
 export type { ChatQuirks } from './quirks.ts';
 
 /**
