@@ -180,19 +180,30 @@ function convertOutput(
   return content;
 }
 
+/**
+ * An assistant item. When a reasoning part cannot go, the item it produced goes without its id:
+ * OpenAI rejects a `msg_` / `fc_` item sent by id without its `reasoning` item.
+ */
 function convertAssistant(conversion: Conversion, item: Item, itemIndex: number): void {
   const { provider } = conversion.context;
+  let orphaned = false;
+  const idOf = (part: Part) => {
+    const id = orphaned ? undefined : itemIdOf(part, provider);
+    orphaned = false;
+    return id;
+  };
   item.parts.forEach((part, partIndex) => {
     const location = { itemIndex, partIndex };
     if (part.type === 'text' || part.type === 'structured') {
       const text = part.type === 'text' ? part.text : JSON.stringify(part.value);
-      addAssistantText(conversion, text, itemIdOf(part, provider));
+      addAssistantText(conversion, text, idOf(part));
       return;
     }
     conversion.message = undefined;
     if (part.type === 'reasoning') {
       const reasoning = convertReasoning(conversion, part, item.parts[partIndex + 1], location);
       if (reasoning !== undefined) conversion.input.push(reasoning);
+      orphaned = reasoning === undefined;
     } else if (part.type === 'tool-call') {
       const call: InputItem = {
         type: 'function_call',
@@ -200,10 +211,11 @@ function convertAssistant(conversion: Conversion, item: Item, itemIndex: number)
         name: part.name,
         arguments: JSON.stringify(part.input),
       };
-      const id = itemIdOf(part, provider);
+      const id = idOf(part);
       if (id !== undefined) call.id = id;
       conversion.input.push(call);
     } else if (part.type === 'custom') {
+      orphaned = false;
       if (isItemObject(part.data)) conversion.input.push(part.data);
       else drop(conversion, location, part, 'custom data is not an item object');
     } else drop(conversion, location, part, `an assistant message cannot carry a ${part.type} part`);
