@@ -14,7 +14,8 @@ function stalledText(api: EmulatorApi): EmulatorScript {
     api,
     content: [{ type: 'text', text: 'This sentence is long enough to be streamed in several pieces.' }],
     chunkSize: 4,
-    fault: { stallAfterEvents: 4 },
+    // Responses streams open with four lifecycle events before the first delta.
+    fault: { stallAfterEvents: api === 'openai-responses' ? 8 : 4 },
   };
 }
 
