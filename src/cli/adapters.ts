@@ -43,9 +43,9 @@ export async function createAdapterFor(api: ApiName, options: CliAdapterOptions)
       const { createGemini } = await import('../providers/gemini/index.ts');
       return createGemini({ ...options, baseURL: `${options.baseURL}/v1beta` });
     }
-    case 'openai-responses':
-      throw new AdapterUnavailableError(
-        'the openai-responses adapter has not landed yet in this version of Switchyard (available: anthropic-messages, openai-chat, gemini)',
-      );
+    case 'openai-responses': {
+      const { createOpenAIResponses } = await import('../providers/openai-responses/index.ts');
+      return createOpenAIResponses({ ...options, baseURL: `${options.baseURL}/v1` });
+    }
   }
 }

@@ -24,10 +24,17 @@ const folders: Array<[ApiName, string[]]> = [
     ],
   ],
   ['gemini', ['google']],
+  ['openai-responses', ['openai/responses', 'open-responses/responses', 'xai/responses']],
 ];
 
 /** Recorded streams that must end in a classified error (a spliced stream is corrupt: fail, keep content). */
-const expectedStreamErrors = new Map([['anthropic/spliced-message-start.chunks.txt', 'network']]);
+const expectedStreamErrors = new Map([
+  ['anthropic/spliced-message-start.chunks.txt', 'network'],
+  // An in-band quota error event, then response.failed.
+  ['openai/responses/openai-error.1.chunks.txt', 'rate_limit'],
+  // The recording's first line (response.created) is cut off mid-object.
+  ['openai/responses/parallel-tool-call-wrapper.1.chunks.txt', 'server_error'],
+]);
 
 async function replay(file: string, api: ApiName) {
   const stdout: string[] = [];
@@ -91,18 +98,22 @@ describe('the switchyard bin', () => {
     expect(lines.at(-1)?.type).toBe('finish');
   });
 
-  it('answers clearly for an API whose adapter has not landed (exit 2)', async () => {
-    const error = await run(process.execPath, [
+  it('replays a Responses stream with --api openai-responses (exit 0)', async () => {
+    const responsesText = listRecorded('xai/responses').find((file) =>
+      file.endsWith('xai-text-streaming.1.chunks.txt'),
+    )!;
+    const { stdout } = await run(process.execPath, [
       main,
       'replay',
-      anthropicText,
+      responsesText,
       '--api',
       'openai-responses',
-    ]).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({
-      code: 2,
-      stderr: expect.stringContaining('openai-responses adapter has not landed'),
-    });
+    ]);
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string });
+    expect(lines.at(-1)).toMatchObject({ type: 'finish', response: { finishReason: 'completed' } });
   });
 
   it('a missing file is a usage error (exit 2), not a provider error', async () => {

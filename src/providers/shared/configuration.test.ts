@@ -10,7 +10,10 @@ import { type Emulator, startEmulator } from '../../testing/emulator/index.ts';
 import { createAnthropic } from '../anthropic/index.ts';
 import { createGemini } from '../gemini/index.ts';
 import { createOpenAI } from '../openai-chat/index.ts';
-import { createGroq, createXai } from '../openai-compatible/index.ts';
+import { createOpenAICompatible, type OpenAICompatibleOptions, presets } from '../openai-compatible/index.ts';
+
+const createGroq = (options?: OpenAICompatibleOptions) => createOpenAICompatible(presets.groq, options);
+const createXai = (options?: OpenAICompatibleOptions) => createOpenAICompatible(presets.xai, options);
 
 const request: CanonicalRequest = { model: 'model-x', transcript: [userText('hi')], maxOutputTokens: 10 };
 const keyVariables = [

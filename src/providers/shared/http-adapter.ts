@@ -23,7 +23,7 @@ import {
 import { parseRetryAfter, withRetries } from '../../transport/retry.ts';
 import { SseDecoder } from '../../transport/sse.ts';
 import type { ProviderContext, ProviderDefinition, StreamParser } from './definition.ts';
-import { createProviderError, type FailureSite } from './errors.ts';
+import { createProviderError, createTruncatedError, type FailureSite } from './errors.ts';
 import { estimateMissingUsage } from './usage-fallback.ts';
 import { reportedModel, validateCall } from './validate-call.ts';
 import { type AdapterOptions, type CredentialSource, resolveApiKey, resolveBaseURL } from './options.ts';
@@ -376,7 +376,7 @@ export function createHttpAdapter(
           try {
             chunk = await reader.read();
           } catch (error) {
-            throw toTransportError(error, call, attemptController.signal);
+            throw bodyReadError(error, call, attemptController.signal);
           }
           if (chunk.done) break;
           timers.chunkReceived();
@@ -417,6 +417,18 @@ export function createHttpAdapter(
     },
     startSession: (): AdapterSession => createSession(),
   };
+}
+
+/**
+ * A failure reading an accepted stream's body. The connection closing under it (reset, socket
+ * closed) cuts the response short: `stream_truncated`, with the transport error as `cause`.
+ * Cancellation and timeouts keep their own classification.
+ */
+function bodyReadError(error: unknown, call: HttpCall, signal: AbortSignal): AdapterError {
+  const transport = toTransportError(error, call, signal);
+  if (signal.aborted || transport.errorClass !== 'network') return transport;
+  const code = transport.providerCode ?? 'network error';
+  return createTruncatedError(call, `the connection closed during the body (${code})`, transport);
 }
 
 function linkedController(parent: AbortSignal): AbortController {
