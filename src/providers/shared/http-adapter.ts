@@ -26,8 +26,9 @@ import {
 import { parseRetryAfter, withRetries } from '../../transport/retry.ts';
 import { defaultMaxEventBytes, SseDecoder, SseEventTooLargeError } from '../../transport/sse.ts';
 import type { ProviderContext, ProviderDefinition, StreamParser } from './definition.ts';
-import { createProviderError, type FailureSite } from './errors.ts';
+import { createProviderError, createTruncatedError, type FailureSite } from './errors.ts';
 import { estimateMissingUsage } from './usage-fallback.ts';
+import { reportedModel, validateCall } from './validate-call.ts';
 import type { AdapterOptions } from './options.ts';
 
 const maxErrorBodyBytes = 64 * 1024;
@@ -199,9 +200,14 @@ export function createHttpAdapter(
   }
 
   async function complete(
-    request: CanonicalRequest,
-    callOptions: CallOptions = {},
+    untrustedRequest: CanonicalRequest,
+    untrustedOptions?: CallOptions,
   ): Promise<CanonicalResponse> {
+    const { request, options: callOptions } = validateCall(
+      definition.name,
+      untrustedRequest,
+      untrustedOptions,
+    );
     const controller = new AbortController();
     const callSetup = setup(request, callOptions, false, controller.signal);
     const { requestId, context, call } = callSetup;
@@ -252,29 +258,43 @@ export function createHttpAdapter(
     }
   }
 
-  function stream(request: CanonicalRequest, callOptions: CallOptions = {}) {
+  function stream(request: CanonicalRequest, callOptions?: CallOptions) {
     const controller = new AbortController();
     const eventStream = new EventStream<StreamEvent, CanonicalResponse>(() =>
       controller.abort({ kind: 'cancelled' }),
     );
-    void runStream(request, callOptions, controller, eventStream);
+    // Whatever happens inside, the stream ends (finish, then the error): never an unhandled rejection.
+    runStream(request, callOptions, controller, eventStream).catch((error: unknown) =>
+      eventStream.fail(error),
+    );
     return eventStream;
   }
 
   async function runStream(
-    request: CanonicalRequest,
-    callOptions: CallOptions,
+    untrustedRequest: CanonicalRequest,
+    untrustedOptions: CallOptions | undefined,
     controller: AbortController,
     eventStream: EventStream<StreamEvent, CanonicalResponse>,
   ): Promise<void> {
-    const requestId = request.requestId ?? createRequestId();
     let delivered = false;
     const sink = (event: StreamEvent) => {
       delivered = true;
       eventStream.push(event);
     };
-    const model = `${definition.name}:${wireModelName(request.model)}`;
     const startedAt = performance.now();
+    let validated: ReturnType<typeof validateCall>;
+    try {
+      validated = validateCall(definition.name, untrustedRequest, untrustedOptions);
+    } catch (error) {
+      const model = `${definition.name}:${wireModelName(reportedModel(untrustedRequest))}`;
+      const requestId = createRequestId();
+      new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink).finish('error');
+      eventStream.fail(withRequestId(error, requestId));
+      return;
+    }
+    const { request, options: callOptions } = validated;
+    const requestId = request.requestId ?? createRequestId();
+    const model = `${definition.name}:${wireModelName(request.model)}`;
     let builder = new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink);
     const unregister = registry.register(requestId, controller, callOptions.signal);
     try {
@@ -350,7 +370,7 @@ export function createHttpAdapter(
           try {
             chunk = await reader.read();
           } catch (error) {
-            throw toTransportError(error, call, attemptController.signal);
+            throw bodyReadError(error, call, attemptController.signal);
           }
           if (chunk.done) break;
           timers.chunkReceived();
@@ -397,6 +417,18 @@ export function createHttpAdapter(
     },
     startSession: (): AdapterSession => createSession(),
   };
+}
+
+/**
+ * A failure reading an accepted stream's body. The connection closing under it (reset, socket
+ * closed) cuts the response short: `stream_truncated`, with the transport error as `cause`.
+ * Cancellation and timeouts keep their own classification.
+ */
+function bodyReadError(error: unknown, call: HttpCall, signal: AbortSignal): AdapterError {
+  const transport = toTransportError(error, call, signal);
+  if (signal.aborted || transport.errorClass !== 'network') return transport;
+  const code = transport.providerCode ?? 'network error';
+  return createTruncatedError(call, `the connection closed during the body (${code})`, transport);
 }
 
 /**
