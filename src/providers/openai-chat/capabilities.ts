@@ -1,5 +1,6 @@
 /** Honest capability declarations: a baseline, OpenAI's model families, and per-model-glob overrides. */
 import type { Capabilities } from '../../core/capabilities.ts';
+import { matchesGlob } from '../../core/glob.ts';
 import type { ChatQuirks, ModelCapabilities } from './quirks.ts';
 
 const commonImageTypes = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
@@ -63,20 +64,7 @@ export interface CapabilityOverrides {
   models?: ModelCapabilities;
 }
 
-/** True when `model` matches `pattern`, where `*` stands for any run of characters (whole-name match). */
-export function matchesGlob(pattern: string, model: string): boolean {
-  if (!pattern.includes('*')) return pattern === model;
-  const source = pattern
-    .split('*')
-    .map((piece) => piece.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*');
-  return new RegExp(`^${source}$`).test(model);
-}
-
-/** True when any of `patterns` matches `model`. */
-export function matchesAnyGlob(patterns: readonly string[], model: string): boolean {
-  return patterns.some((pattern) => matchesGlob(pattern, model));
-}
+export { matchesAnyGlob, matchesGlob } from '../../core/glob.ts';
 
 function applyModels(target: Capabilities, models: ModelCapabilities | undefined, model: string): void {
   if (models === undefined) return;
