@@ -8,8 +8,11 @@ import type { ModelPrices } from './types.ts';
 /** Computes costs and remembers which models it warned about. */
 export interface Pricer {
   readonly table: PriceTable;
-  /** The cost of `usage` on `model`, or `undefined` (and one WARN per model) when its price is unknown. */
-  cost(model: string, usage: Usage, overrides?: ModelPrices): Cost | undefined;
+  /**
+   * The cost of `usage` on `model` (the model that served the call, often a dated name), else on
+   * `requested` (the id that was asked for); `undefined` and one WARN per model when neither has a price.
+   */
+  cost(model: string, usage: Usage, overrides?: ModelPrices, requested?: string): Cost | undefined;
 }
 
 /** Creates a pricer over `table`. */
@@ -17,8 +20,10 @@ export function createPricer(table: PriceTable, logger: Logger): Pricer {
   const warned = new Set<string>();
   return {
     table,
-    cost(model, usage, overrides) {
-      const prices = overrides ?? table.lookup(model);
+    cost(model, usage, overrides, requested) {
+      let prices = overrides ?? table.lookup(model);
+      if (prices === undefined && requested !== undefined && requested !== model)
+        prices = table.lookup(requested);
       const cost = prices === undefined ? undefined : computeCost(usage, prices, table.version);
       if (cost === undefined && !warned.has(model)) {
         warned.add(model);

@@ -217,7 +217,7 @@ export function createRouter(context: RouterContext) {
     route.decision.attempts.push({ model: model.id, provider: model.provider, outcome: 'served' });
     void availability.success(`model:${model.id}`);
     void availability.success(`provider:${model.provider}`);
-    const cost = pricer.cost(model.id, response.usage, model.pricing);
+    const cost = pricer.cost(response.model, response.usage, model.pricing, model.id);
     const usage = cost === undefined ? response.usage : { ...response.usage, cost };
     const metadata = { ...response.metadata, [routingMetadataKey]: route.decision as never };
     return {
