@@ -345,12 +345,13 @@ export function createRouter(context: RouterContext) {
         const step = await iterator.next();
         if (step.done === true) break;
         let event = step.value;
+        // A finish(error) is held: the adapter throws right after it, and the catch decides.
+        if (event.type === 'finish' && event.response.finishReason === 'error') {
+          held.push(event);
+          continue;
+        }
         if (!committed) {
-          if (
-            event.type === 'message-start' ||
-            event.type === 'usage' ||
-            (event.type === 'finish' && event.response.finishReason === 'error')
-          ) {
+          if (event.type === 'message-start' || event.type === 'usage') {
             held.push(event);
             continue;
           }
