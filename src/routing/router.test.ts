@@ -4,7 +4,13 @@ import { createMemoryLogger } from '../core/logger.ts';
 import { userText } from '../core/transcript.ts';
 import type { SwitchyardConfig } from '../registry/config.ts';
 import { createSwitchyard, type Switchyard } from '../switchyard.ts';
-import { anthropicError, type Emulator, type EmulatorScript, startEmulator } from '../testing/emulator/index.ts';
+import {
+  anthropicError,
+  type Emulator,
+  type EmulatorScript,
+  startEmulator,
+} from '../testing/emulator/index.ts';
+import { assertStreamInvariants } from '../testing/invariants.ts';
 import { routingDecision, routingDecisionOfError } from './decision.ts';
 
 let emulator: Emulator;
@@ -201,6 +207,7 @@ describe('streams', () => {
     emulator.enqueue(text('streamed from openai'));
     const events: StreamEvent[] = [];
     for await (const event of sy.stream(hello)) events.push(event);
+    assertStreamInvariants(events);
     expect(events.filter((event) => event.type === 'message-start')).toHaveLength(1);
     expect(events[0]).toMatchObject({ type: 'message-start', provider: 'openai' });
     const finish = events.at(-1);
@@ -229,6 +236,7 @@ describe('streams', () => {
     expect(error).toMatchObject({ errorClass: 'network' });
     expect(apisCalled(from)).toEqual(['anthropic-messages']);
     expect(events.some((event) => event.type === 'text-delta')).toBe(true);
+    assertStreamInvariants(events);
     const finish = events.at(-1);
     expect(finish?.type === 'finish' && finish.response.finishReason).toBe('error');
     expect(routingDecisionOfError(error)?.attempts).toEqual([

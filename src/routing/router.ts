@@ -367,6 +367,8 @@ export function createRouter(context: RouterContext) {
         if (event.type === 'finish') {
           reply = await finalize(route, model, event.response);
           if (hook !== undefined) reply = hook(reply, route.request);
+          // The priced usage goes out as the last usage event too (the last one wins).
+          if (reply.usage.cost !== undefined) out.push({ type: 'usage', usage: reply.usage });
           event = { type: 'finish', response: reply };
         }
         out.push(event);
