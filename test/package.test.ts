@@ -23,7 +23,8 @@ const expectedExports: Record<string, string[]> = {
   './testing': ['assertStreamInvariants', 'startEmulator', 'createCassette', 'createScriptedAdapter'],
   './anthropic': ['createAnthropic'],
   './openai': ['createOpenAI'],
-  './openai-compatible': ['createOpenAICompatible', 'presets', 'createGroq'],
+  './openai-responses': ['createOpenAIResponses', 'responsesPresets'],
+  './openai-compatible': ['createOpenAICompatible', 'presets', 'parseHostConfig'],
   './gemini': ['createGemini'],
 };
 

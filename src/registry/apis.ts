@@ -10,6 +10,7 @@ import { createGemini } from '../providers/gemini/index.ts';
 import { createOpenAI } from '../providers/openai-chat/index.ts';
 import type { ChatQuirks } from '../providers/openai-chat/quirks.ts';
 import { createOpenAICompatible } from '../providers/openai-compatible/index.ts';
+import { createOpenAIResponses } from '../providers/openai-responses/index.ts';
 import { type PresetName, presets } from '../providers/openai-compatible/presets.ts';
 
 /** What the registry hands an API row to create one adapter. */
@@ -46,11 +47,6 @@ export interface ApiDefinition {
 
 /** A mutable table of APIs, keyed by `type`. */
 export type ApiTable = Map<string, ApiDefinition>;
-
-/** Thrown when an API's adapter has not landed in this version. */
-export class ApiUnavailableError extends Error {
-  override name = 'ApiUnavailableError';
-}
 
 function common(options: ApiCreateOptions) {
   return {
@@ -90,11 +86,7 @@ const builtins: ApiDefinition[] = [
     type: 'openai-responses',
     keyVariables: () => ['OPENAI_API_KEY'],
     keyRequired: () => true,
-    create: () => {
-      throw new ApiUnavailableError(
-        'the openai-responses adapter has not landed in this version of Switchyard',
-      );
-    },
+    create: (options) => createOpenAIResponses({ ...options.options, ...common(options) }),
   },
   {
     type: 'gemini',

@@ -137,7 +137,14 @@ export function createRouter(context: RouterContext) {
   function canonicalRequest(route: Route, model: ResolvedModel, facts: ModelFacts): CanonicalRequest {
     const maxOutputTokens =
       route.request.maxOutputTokens ?? Math.min(defaultMaxOutput, facts.maxOutputTokens || defaultMaxOutput);
-    return { ...route.request, requestId: route.requestId, model: model.id, maxOutputTokens };
+    // The adapter's own name prefixes the wire name (a config name such as `openai-r` may differ from it).
+    const adapterName = registry.adapter(model.provider).name;
+    return {
+      ...route.request,
+      requestId: route.requestId,
+      model: `${adapterName}:${model.wireName}`,
+      maxOutputTokens,
+    };
   }
 
   function callOptions(

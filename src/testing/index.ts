@@ -21,7 +21,9 @@ export {
   type EmulatorScript,
   googleError,
   openaiError,
+  type EmulatorOptions,
   type RecordedRequest,
+  type ServedRequest,
   startEmulator,
 } from './emulator/index.ts';
 export { assertStreamInvariants, findStreamViolations, StreamInvariantError } from './invariants.ts';

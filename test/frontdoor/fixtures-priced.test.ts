@@ -24,7 +24,9 @@ const folders: Array<[folder: string, provider: string, prefix: string]> = [
   ['alibaba', 'alibaba', '/v1'],
   ['perplexity', 'perplexity', '/v1'],
   ['openai-compatible/chat', 'xai', '/v1'],
+  ['openai/responses', 'openai-responses', '/v1'],
 ];
+const coreTypes = ['anthropic', 'openai', 'gemini', 'openai-responses'];
 /** Served models the bundled table has no price for (Qwen on DashScope; a GLM recording in the Mistral folder). */
 const unpriced = /^(alibaba:.*|mistral:zai-glm-5-2)$/;
 
@@ -38,8 +40,8 @@ beforeAll(async () => {
     folders.map(([, provider, prefix]) => [
       provider,
       {
-        type: ['anthropic', 'openai', 'gemini'].includes(provider) ? provider : 'openai-compatible',
-        ...(['anthropic', 'openai', 'gemini'].includes(provider) ? {} : { preset: provider }),
+        type: coreTypes.includes(provider) ? provider : 'openai-compatible',
+        ...(coreTypes.includes(provider) ? {} : { preset: provider }),
         base_url: `${emulator.url}${prefix}`,
         api_key: 'test-key-fixtures',
         max_retries: 0,

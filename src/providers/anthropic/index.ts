@@ -1,4 +1,7 @@
-/** The Anthropic Messages API adapter: `createAnthropic(options)` and its building blocks. */
+/**
+ * `switchyard/anthropic`: the Anthropic Messages API adapter. Like every provider entry it exports
+ * the factory, its options type and the per-request `providerOptions.anthropic` type, nothing else.
+ */
 import type { Adapter } from '../../core/adapter.ts';
 import { createHttpAdapter } from '../shared/http-adapter.ts';
 import { createAnthropicDefinition } from './definition.ts';
@@ -26,23 +29,4 @@ export function createAnthropic(options: AnthropicOptions = {}): Adapter {
   return createHttpAdapter(definition, { ...options, apiKey });
 }
 
-export type { WireContentBlock, WireMessage, WireTool, WireToolChoice } from './api.ts';
-export { applyCacheBreakpoints, maxCacheBreakpoints } from './cache.ts';
-export { anthropicCapabilities, type ModelProfile, modelProfile, type ThinkingMode } from './capabilities.ts';
-export {
-  type AnthropicDefinitionSettings,
-  anthropicDefinition,
-  createAnthropicDefinition,
-} from './definition.ts';
-export { errorRules, parseErrorBody } from './errors.ts';
-export {
-  type AnthropicOptions,
-  type AnthropicRequestOptions,
-  anthropicApiKeyVariable,
-  defaultAnthropicVersion,
-} from './options.ts';
-export { buildRequest, convertMessages, convertToolChoice, convertTools } from './request.ts';
-export { convertUsage, mapFinishReason, parseResponse } from './response.ts';
-export { createStreamParser } from './stream.ts';
-export { effortBudgets } from './thinking.ts';
-export { estimateInputTokens } from './tokens.ts';
+export type { AnthropicOptions, AnthropicProviderOptions } from './options.ts';

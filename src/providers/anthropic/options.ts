@@ -25,7 +25,7 @@ export interface AnthropicOptions extends AdapterOptions {
  * - `body`: fields merged into the request body last (e.g. `metadata`, `container`,
  *   `context_management`, `service_tier`).
  */
-export interface AnthropicRequestOptions {
+export interface AnthropicProviderOptions {
   betas?: string[];
   tools?: Array<Record<string, unknown>>;
   body?: Record<string, unknown>;

@@ -1,12 +1,13 @@
-/** The Google Gemini adapter (`gemini:<model>`): `createGemini` and its public types. */
+/**
+ * `switchyard/gemini`: the Google Gemini adapter (`gemini:<model>`). Like every provider entry it
+ * exports the factory, its options type and the per-request `providerOptions.gemini` type.
+ */
 import type { Adapter } from '../../core/adapter.ts';
 import { createHttpAdapter } from '../shared/http-adapter.ts';
 import { createGeminiDefinition } from './definition.ts';
 import { type GeminiOptions, resolveApiKey } from './options.ts';
 
-export { capabilitiesFor } from './capabilities.ts';
-export { createGeminiDefinition } from './definition.ts';
-export { defaultBaseURL, type GeminiOptions, type GeminiProviderOptions } from './options.ts';
+export type { GeminiOptions, GeminiProviderOptions } from './options.ts';
 
 /**
  * Creates the Gemini adapter. The API key comes from `options.apiKey`, else `GEMINI_API_KEY`, else

@@ -21,7 +21,7 @@ import { hashId } from '../../core/tool-id-map.ts';
 import { preparedCall } from './cache.ts';
 import { generatedIdPrefix, signatureMetadataKey, signatureOffsetMetadataKey } from './messages.ts';
 import { invalidArguments, PartialArguments } from './partial-arguments.ts';
-import { convertUsage, hasUsageCounts, mapFinishReason } from './response-fields.ts';
+import { convertUsage, hasUsageCounts, mapFinishReason } from './response.ts';
 
 type PartKind = 'thought' | 'text' | 'function-call' | 'signature' | 'other';
 
@@ -307,7 +307,8 @@ export class ResponseReader {
       });
     }
     this.builder.toolDelta(key, JSON.stringify(input));
-    this.builder.end(key, { input, signature, metadata });
+    // A repaired input is marked incomplete: the model's arguments are not what `input` holds.
+    this.builder.end(key, { input, signature, metadata, incomplete: metadata !== undefined });
   }
 
   private continueCall(

@@ -1,12 +1,17 @@
-/** `switchyard/openai`: the OpenAI Chat Completions adapter. */
+/**
+ * `switchyard/openai`: the OpenAI Chat Completions adapter. Like every provider entry it exports the
+ * factory, its options type and the per-request `providerOptions.openai` type (plus the types the
+ * options refer to).
+ */
 import type { Adapter } from '../../core/adapter.ts';
+import { accountHeaders } from '../openai/headers.ts';
 import { createHttpAdapter } from '../shared/http-adapter.ts';
 import { assertApiKey, createChatDefinition, resolveApiKey } from './definition.ts';
 import type { OpenAIOptions } from './options.ts';
 import { mergeQuirks, openaiQuirks } from './quirks.ts';
 
 export type { CapabilityOverrides } from './capabilities.ts';
-export type { OpenAIOptions } from './options.ts';
+export type { OpenAIOptions, OpenAIProviderOptions } from './options.ts';
 export type { ChatQuirks } from './quirks.ts';
 
 /**
@@ -23,9 +28,7 @@ export function createOpenAI(options: OpenAIOptions = {}): Adapter {
   const quirks = mergeQuirks(openaiQuirks, options.quirks);
   const apiKey = resolveApiKey(options.apiKey, quirks.apiKeyEnv);
   assertApiKey('openai', quirks, apiKey);
-  const headers: Record<string, string> = {};
-  if (options.organization !== undefined) headers['OpenAI-Organization'] = options.organization;
-  if (options.project !== undefined) headers['OpenAI-Project'] = options.project;
+  const headers = accountHeaders(options);
   const definition = createChatDefinition({
     name: 'openai',
     quirks,

@@ -1,7 +1,9 @@
 /** The flags that describe how one Chat Completions host differs: plain JSON data, validated with zod. */
 import { z } from 'zod';
 import type { Capabilities } from '../../core/capabilities.ts';
-import { openaiModelCapabilities } from './capabilities.ts';
+import { type ModelCapabilities, openaiModelCapabilities } from '../openai/capabilities.ts';
+
+export type { ModelCapabilities } from '../openai/capabilities.ts';
 
 /** Where a host reads the output limit. */
 export type MaxTokensField = 'max_completion_tokens' | 'max_tokens';
@@ -31,9 +33,6 @@ export type StructuredOutputMode = 'json_schema' | 'json_object' | 'none';
 
 /** The tool-call id rule of `core/tool-id-map.ts` the host imposes. */
 export type ToolIdRuleName = 'any' | 'nine-alphanumeric' | 'anthropic';
-
-/** Per-model capability overrides keyed by glob (`*` matches any run of characters); later keys win. */
-export type ModelCapabilities = Record<string, Partial<Capabilities>>;
 
 /**
  * One row of the host table. Every field is plain JSON, so a host can be defined in a config file
@@ -101,6 +100,14 @@ export interface ChatQuirks {
   topK: boolean;
   /** Look for error objects inside 200 bodies and stream chunks (`{"error": {...}}`, `event: error`). */
   inBandErrors: boolean;
+  /**
+   * The host ends streams with `[DONE]` (or by closing the body) without ever sending a
+   * `finish_reason`. Off everywhere by default and in every preset: every recorded host sends one,
+   * and without it a stream cut short cannot be told from a finished one. Set it only for a host
+   * shown to omit the signal; its streams then end `completed` (or `tool-call`) at `[DONE]` or the
+   * end of the body, with no truncation check.
+   */
+  omitsFinishReason: boolean;
   /** Capabilities of every model on the host (over a text-and-tools baseline). */
   capabilities: Partial<Capabilities>;
   /** Per-model-glob capability overrides, applied in key order after `capabilities`. */
@@ -135,6 +142,7 @@ export const defaultQuirks: ChatQuirks = {
   parallelToolCalls: true,
   topK: false,
   inBandErrors: true,
+  omitsFinishReason: false,
   capabilities: {},
   models: openaiModelCapabilities,
 };
@@ -190,6 +198,7 @@ export const quirksSchema = z
     parallelToolCalls: z.boolean(),
     topK: z.boolean(),
     inBandErrors: z.boolean(),
+    omitsFinishReason: z.boolean(),
     capabilities: capabilitiesSchema,
     models: z.record(z.string(), capabilitiesSchema),
   })

@@ -19,5 +19,6 @@ export type {
   ScriptedToolCall,
   ScriptedUsage,
   SseEvent,
+  ServedRequest,
   SseScript,
 } from './types.ts';
