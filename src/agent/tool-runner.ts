@@ -96,9 +96,11 @@ async function execute(call: ToolCallPart, context: ToolRunContext): Promise<Too
       `Invalid input for tool "${call.name}":\n${validation.message}\nCorrect the input and call the tool again.`,
     );
   }
+  const { cancellation } = context;
+  if (cancellation.isCancelled)
+    return interruptedResult(call, cancellation.reason ?? 'user_cancelled', false);
   const timeoutMs = tool.timeoutMs ?? context.timeoutMs;
   const controller = new AbortController();
-  const { cancellation } = context;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let onInterrupt: (() => void) | undefined;
   const stopped = new Promise<'timeout' | 'interrupted'>((resolve) => {
