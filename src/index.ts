@@ -99,6 +99,7 @@ export type {
 } from './core/transcript.ts';
 export { systemText, userText } from './core/transcript.ts';
 export { checkTranscript, type TranscriptViolation } from './core/transcript-invariants.ts';
+export { requestSchema, validateCallOptions, validateRequest } from './core/request-schema.ts';
 export {
   formatPath,
   type ParseResult,

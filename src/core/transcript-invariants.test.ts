@@ -29,6 +29,12 @@ describe('checkTranscript', () => {
   it('flags an orphaned tool result (answers no earlier call)', () => {
     expect(checkTranscript([result('a'), call('a')]).map((violation) => violation.rule)).toEqual([
       'tool-result-orphaned',
+      'tool-call-unanswered',
+    ]);
+  });
+  it('flags a tool call that no later result answers, naming its id', () => {
+    expect(checkTranscript([call('a'), result('a'), call('b')])).toMatchObject([
+      { rule: 'tool-call-unanswered', itemIndex: 2, partIndex: 0, message: expect.stringContaining('b') },
     ]);
   });
   it('flags a tool item holding something other than tool results', () => {

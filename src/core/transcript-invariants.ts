@@ -3,7 +3,12 @@ import type { Transcript } from './transcript.ts';
 
 /** One broken invariant, with the item (and part) where it was found. */
 export interface TranscriptViolation {
-  rule: 'tool-call-id-empty' | 'tool-call-id-duplicate' | 'tool-result-orphaned' | 'tool-item-content';
+  rule:
+    | 'tool-call-id-empty'
+    | 'tool-call-id-duplicate'
+    | 'tool-call-unanswered'
+    | 'tool-result-orphaned'
+    | 'tool-item-content';
   itemIndex: number;
   partIndex: number;
   message: string;
@@ -11,11 +16,14 @@ export interface TranscriptViolation {
 
 /**
  * Checks that tool-call ids are unique and non-empty, that every tool result answers an earlier
- * call, and that tool items hold only tool results. Returns every violation; empty means valid.
+ * call, that every tool call has a later result, and that tool items hold only tool results.
+ * Returns every violation; empty means valid.
  */
 export function checkTranscript(transcript: Transcript): TranscriptViolation[] {
   const violations: TranscriptViolation[] = [];
   const seenCalls = new Set<string>();
+  const answered = new Set<string>();
+  const calls: Array<{ id: string; name: string; itemIndex: number; partIndex: number }> = [];
   transcript.forEach((item, itemIndex) => {
     item.parts.forEach((part, partIndex) => {
       const at = { itemIndex, partIndex };
@@ -37,7 +45,10 @@ export function checkTranscript(transcript: Transcript): TranscriptViolation[] {
           });
         }
         seenCalls.add(part.id);
-      } else if (part.type === 'tool-result' && !seenCalls.has(part.callId)) {
+        calls.push({ id: part.id, name: part.name, itemIndex, partIndex });
+      } else if (part.type === 'tool-result' && seenCalls.has(part.callId)) {
+        answered.add(part.callId);
+      } else if (part.type === 'tool-result') {
         violations.push({
           rule: 'tool-result-orphaned',
           ...at,
@@ -46,5 +57,14 @@ export function checkTranscript(transcript: Transcript): TranscriptViolation[] {
       }
     });
   });
+  for (const call of calls) {
+    if (call.id.length === 0 || answered.has(call.id)) continue;
+    violations.push({
+      rule: 'tool-call-unanswered',
+      itemIndex: call.itemIndex,
+      partIndex: call.partIndex,
+      message: `tool call ${call.id} ("${call.name}") has no tool result`,
+    });
+  }
   return violations;
 }

@@ -4,6 +4,7 @@ import type { ToolCallId } from './ids.ts';
 import type { JsonObject, JsonValue } from './json.ts';
 import { isMetadataKey, type MetadataMap, sortMetadata } from './metadata.ts';
 import type { Item, Part, Transcript } from './transcript.ts';
+import { findShapeProblem } from './value-shape.ts';
 
 const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
   z.union([
@@ -16,6 +17,10 @@ const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
   ]),
 );
 const jsonObject = z.record(z.string(), jsonValue) as z.ZodType<JsonObject>;
+/** The zod schema of any JSON value (finite numbers only). */
+export const jsonValueSchema = jsonValue;
+/** The zod schema of a JSON object. */
+export const jsonObjectSchema = jsonObject;
 const metadata = z
   .record(z.string().refine(isMetadataKey, 'metadata keys have the shape namespace.field'), jsonValue)
   .optional() as z.ZodType<MetadataMap | undefined>;
@@ -139,7 +144,8 @@ export function formatPath(path: readonly PropertyKey[]): string {
 
 /**
  * Validates unknown JSON (a parsed value or a JSON string) as a transcript. On failure, lists every
- * bad path, not just the first.
+ * bad path, not just the first. Never throws: circular values and nesting deeper than
+ * `maxNestingDepth` are reported as issues.
  */
 export function parseTranscript(input: unknown): ParseResult<Transcript> {
   let value = input;
@@ -153,7 +159,24 @@ export function parseTranscript(input: unknown): ParseResult<Transcript> {
       };
     }
   }
-  const result = transcriptSchema.safeParse(value);
+  return parseWithSchema(transcriptSchema, value);
+}
+
+/**
+ * Runs `schema` over `value` after the stack-safe shape check; never throws (a failure inside zod,
+ * such as a getter that throws, becomes an issue at the root).
+ */
+export function parseWithSchema<Value>(schema: z.ZodType<Value>, value: unknown): ParseResult<Value> {
+  let result: ReturnType<z.ZodType<Value>['safeParse']>;
+  try {
+    const problem = findShapeProblem(value);
+    if (problem !== undefined) {
+      return { ok: false, issues: [{ path: formatPath(problem.path), message: problem.message }] };
+    }
+    result = schema.safeParse(value);
+  } catch (error) {
+    return { ok: false, issues: [{ path: '(root)', message: `unreadable value: ${describe(error)}` }] };
+  }
   if (!result.success) {
     return {
       ok: false,
@@ -161,6 +184,10 @@ export function parseTranscript(input: unknown): ParseResult<Transcript> {
     };
   }
   return { ok: true, value: result.data };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.name : typeof error;
 }
 
 /**

@@ -19,6 +19,8 @@ export interface ErrorBody {
   message?: string;
   /** A provider-supplied retry delay found in the body (e.g. Google `RetryInfo.retryDelay`). */
   retryAfterSeconds?: number;
+  /** The HTTP status the body itself names (an in-band error in a 200 response or stream). */
+  status?: number;
 }
 
 /**

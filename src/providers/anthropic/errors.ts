@@ -17,11 +17,14 @@ export function parseErrorBody(text: string): ErrorBody {
   } catch {
     return { message: trimmed.slice(0, maxMessageLength) };
   }
-  return errorBodyFromJson(parsed) ?? { message: trimmed.slice(0, maxMessageLength) };
+  return convertErrorBody(parsed) ?? { message: trimmed.slice(0, maxMessageLength) };
 }
 
-/** The code and message of a parsed error object (a response body or an SSE `error` event). */
-export function errorBodyFromJson(value: unknown): ErrorBody | undefined {
+/**
+ * The code and message of a parsed error object (a response body or an SSE `error` event);
+ * undefined when the value is not an error envelope.
+ */
+export function convertErrorBody(value: unknown): ErrorBody | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const error = (value as WireErrorBody).error;
   if (typeof error !== 'object' || error === null) return undefined;

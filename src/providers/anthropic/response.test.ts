@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { isRateLimitError, isServerError } from '../../core/errors/guards.ts';
 import { assertStreamInvariants } from '../../testing/invariants.ts';
-import { convertUsage, mapFinishReason, parseResponse } from './response.ts';
+import { convertUsage, convertUsageFields, mapFinishReason, parseResponse } from './response.ts';
 import { createStreamParser } from './stream.ts';
 import { createRecordingBuilder, createTestContext } from './test-support.ts';
 
@@ -54,10 +54,27 @@ describe('convertUsage', () => {
     ).toEqual({ input: 5, cacheRead: 1000, cacheWrite: 200, output: 90, reasoning: 40 });
   });
 
-  it('returns only the counts present and valid', () => {
+  it('counts absent or invalid counts as zero, and no usage as all zero', () => {
     expect(convertUsage({ output_tokens: 3, input_tokens: null, cache_read_input_tokens: -1 })).toEqual({
+      input: 0,
+      cacheRead: 0,
+      cacheWrite: 0,
       output: 3,
+      reasoning: 0,
     });
+    expect(convertUsage(undefined)).toEqual({
+      input: 0,
+      cacheRead: 0,
+      cacheWrite: 0,
+      output: 0,
+      reasoning: 0,
+    });
+  });
+
+  it('returns only the counts present and valid for a per-report update', () => {
+    expect(convertUsageFields({ output_tokens: 3, input_tokens: null, cache_read_input_tokens: -1 })).toEqual(
+      { output: 3 },
+    );
   });
 });
 

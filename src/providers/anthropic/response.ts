@@ -5,19 +5,21 @@ import type { StreamBuilder } from '../../core/stream-builder.ts';
 import { emptyUsage, type Usage } from '../../core/usage.ts';
 import type { ProviderContext } from '../shared/definition.ts';
 import type { WireResponseMessage, WireUsage } from './api.ts';
-import { ContentBlocks } from './blocks.ts';
-import { errorBodyFromJson } from './errors.ts';
+import { ResponseReader } from './reader.ts';
+import { convertErrorBody } from './errors.ts';
 
 /**
  * Anthropic `stop_reason` → canonical finish reason. `pause_turn` (a server-tool loop paused; send
  * the content back to continue) → `other`; `model_context_window_exceeded` (generation stopped at
  * the context window, not at `max_tokens`) → `max-tokens`, the closest canonical meaning;
- * `refusal` → `content-filter`; anything unknown → `other`. Callers keep the raw value.
+ * `refusal` → `content-filter`; anything unknown → `other`. Callers keep the raw value. Anthropic
+ * always says `tool_use` when it calls tools, so `hasToolCalls` (the shared signature) only turns an
+ * `end_turn` that came with tool calls into `tool-call`.
  */
-export function mapFinishReason(raw: string | null | undefined): FinishReason {
+export function mapFinishReason(raw: string | null | undefined, hasToolCalls = false): FinishReason {
   switch (raw) {
     case 'end_turn':
-      return 'completed';
+      return hasToolCalls ? 'tool-call' : 'completed';
     case 'max_tokens':
     case 'model_context_window_exceeded':
       return 'max-tokens';
@@ -37,11 +39,19 @@ function count(value: number | null | undefined): number | undefined {
 }
 
 /**
- * Anthropic usage → disjoint buckets. `input_tokens` already excludes cache reads and writes, so
- * each count maps to one bucket as is; `output_tokens_details.thinking_tokens` is the reasoning part
- * of the output. Only the fields present are returned (later reports override per bucket).
+ * Anthropic usage → disjoint buckets (no usage → all zero). `input_tokens` already excludes cache
+ * reads and writes, so each count maps to one bucket as is; `output_tokens_details.thinking_tokens`
+ * is the reasoning part of the output.
  */
-export function convertUsage(usage: WireUsage): Partial<Usage> {
+export function convertUsage(usage: WireUsage | undefined): Usage {
+  return addUsage(emptyUsage(), usage === undefined ? {} : convertUsageFields(usage));
+}
+
+/**
+ * The buckets one usage report holds, and only those: a stream's later report (`message_delta`)
+ * overrides the earlier one (`message_start`) bucket by bucket.
+ */
+export function convertUsageFields(usage: WireUsage): Partial<Usage> {
   const converted: Partial<Usage> = {};
   const input = count(usage.input_tokens);
   const cacheRead = count(usage.cache_read_input_tokens);
@@ -111,10 +121,10 @@ export function parseResponse(body: unknown, context: ProviderContext, builder: 
   }
   const message = body as WireResponseMessage;
   if (message.type === 'error') {
-    context.fail(errorBodyFromJson(message) ?? { message: 'error response without details' });
+    context.fail(convertErrorBody(message) ?? { message: 'error response without details' });
   }
   builder.start(withDefined({ responseId: message.id, model: message.model }));
-  const blocks = new ContentBlocks(context, builder);
+  const blocks = new ResponseReader(context, builder);
   if (Array.isArray(message.content)) {
     message.content.forEach((block, index) => {
       blocks.whole(index, block);
@@ -122,7 +132,7 @@ export function parseResponse(body: unknown, context: ProviderContext, builder: 
   }
   const usage = isJsonObject(message.usage) ? (message.usage as WireUsage) : undefined;
   applyMessageFields(builder, message, usage);
-  if (usage !== undefined) builder.usage(addUsage(emptyUsage(), convertUsage(usage)));
+  if (usage !== undefined) builder.usage(convertUsage(usage));
 }
 
 /** Drops undefined fields (the builder distinguishes absent from undefined). */

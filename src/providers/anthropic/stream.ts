@@ -5,9 +5,9 @@ import type { StreamBuilder } from '../../core/stream-builder.ts';
 import { emptyUsage, type Usage } from '../../core/usage.ts';
 import type { ProviderContext, StreamParser } from '../shared/definition.ts';
 import type { WireResponseMessage, WireStreamEvent, WireUsage } from './api.ts';
-import { ContentBlocks } from './blocks.ts';
-import { errorBodyFromJson } from './errors.ts';
-import { addUsage, applyMessageFields, convertUsage, withDefined } from './response.ts';
+import { ResponseReader } from './reader.ts';
+import { convertErrorBody } from './errors.ts';
+import { addUsage, applyMessageFields, convertUsageFields, withDefined } from './response.ts';
 
 /**
  * Stream state. Odd-but-real streams:
@@ -24,7 +24,7 @@ import { addUsage, applyMessageFields, convertUsage, withDefined } from './respo
 class AnthropicStream implements StreamParser {
   private readonly context: ProviderContext;
   private readonly builder: StreamBuilder;
-  private readonly blocks: ContentBlocks;
+  private readonly blocks: ResponseReader;
   private messageOpen = false;
   private messageId: string | undefined;
   private readonly messageIds: string[] = [];
@@ -37,7 +37,7 @@ class AnthropicStream implements StreamParser {
   constructor(context: ProviderContext, builder: StreamBuilder) {
     this.context = context;
     this.builder = builder;
-    this.blocks = new ContentBlocks(context, builder);
+    this.blocks = new ResponseReader(context, builder);
   }
 
   onEvent(_event: string | undefined, data: string): void {
@@ -68,7 +68,7 @@ class AnthropicStream implements StreamParser {
       case 'ping':
         return;
       case 'error':
-        this.context.fail(errorBodyFromJson(event) ?? { message: 'stream error event without details' });
+        this.context.fail(convertErrorBody(event) ?? { message: 'stream error event without details' });
         return;
       default:
         this.context.warn('skipped unexpected stream content', { what: `unknown event type ${event.type}` });
@@ -133,7 +133,7 @@ class AnthropicStream implements StreamParser {
   /** Counts are cumulative within a message: later reports override per bucket. */
   private updateUsage(usage: WireUsage | null | undefined): void {
     if (!isJsonObject(usage)) return;
-    Object.assign(this.currentUsage, convertUsage(usage));
+    Object.assign(this.currentUsage, convertUsageFields(usage));
     this.builder.usage(addUsage(this.completedUsage, this.currentUsage));
   }
 

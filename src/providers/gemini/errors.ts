@@ -38,19 +38,26 @@ export function parseErrorBody(text: string): ErrorBody {
     const trimmed = text.trim();
     return trimmed === '' ? {} : { message: trimmed.slice(0, 500) };
   }
-  const error = readGoogleError(parsed);
-  if (error === undefined) return isRecord(parsed) ? {} : { message: text.trim().slice(0, 500) };
-  return convertGoogleError(error);
+  const body = convertErrorBody(parsed);
+  if (body === undefined) return isRecord(parsed) ? {} : { message: text.trim().slice(0, 500) };
+  delete body.status;
+  return body;
 }
 
-/** A parsed Google error → the shared `ErrorBody`. */
-export function convertGoogleError(error: GoogleErrorBody): ErrorBody {
+/**
+ * A parsed body or stream chunk → the shared `ErrorBody` (with the HTTP `status` an in-band error
+ * names), or undefined when it is not an error envelope (`{error}` or `[{error}]`).
+ */
+export function convertErrorBody(value: unknown): ErrorBody | undefined {
+  const error = readGoogleError(value);
+  if (error === undefined) return undefined;
   const body: ErrorBody = {};
   const code = errorReason(error) ?? error.status;
   if (code !== undefined) body.code = code;
   if (error.message !== undefined) body.message = error.message;
   const retryAfterSeconds = retryDelaySeconds(error);
   if (retryAfterSeconds !== undefined) body.retryAfterSeconds = retryAfterSeconds;
+  if (error.code !== undefined) body.status = error.code;
   return body;
 }
 

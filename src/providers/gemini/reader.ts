@@ -21,7 +21,7 @@ import { hashId } from '../../core/tool-id-map.ts';
 import { preparedCall } from './cache.ts';
 import { generatedIdPrefix, signatureMetadataKey, signatureOffsetMetadataKey } from './messages.ts';
 import { invalidArguments, PartialArguments } from './partial-arguments.ts';
-import { convertUsage, hasUsageCounts, mapFinishReason } from './response-fields.ts';
+import { convertUsage, hasUsageCounts, mapFinishReason } from './response.ts';
 
 type PartKind = 'thought' | 'text' | 'function-call' | 'signature' | 'other';
 

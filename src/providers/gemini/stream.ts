@@ -2,8 +2,8 @@
 import { NetworkError } from '../../core/errors/network-error.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext, StreamParser } from '../shared/definition.ts';
-import { type GeminiResponse, isRecord, readGoogleError } from './api.ts';
-import { convertGoogleError } from './errors.ts';
+import { type GeminiResponse, isRecord } from './api.ts';
+import { convertErrorBody } from './errors.ts';
 import { ResponseReader } from './reader.ts';
 
 /**
@@ -20,8 +20,8 @@ export function createStreamParser(context: ProviderContext, builder: StreamBuil
     onEvent(_event, data) {
       if (data === '' || data === '[DONE]') return;
       const chunk: unknown = JSON.parse(data);
-      const error = readGoogleError(chunk);
-      if (error !== undefined) context.fail(convertGoogleError(error), error.code);
+      const error = convertErrorBody(chunk);
+      if (error !== undefined) context.fail(error, error.status);
       if (!isRecord(chunk)) {
         context.warn('skipped a stream event that is not a JSON object', { reason: typeof chunk });
         return;

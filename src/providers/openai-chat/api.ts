@@ -1,5 +1,8 @@
 /** Chat Completions wire types. Response types are lenient: every field optional, checked at use. */
 import type { JsonObject, JsonValue } from '../../core/json.ts';
+import type { WireError } from '../openai/errors.ts';
+
+export type { WireError };
 
 /** A content part of a request message. Custom parts replayed to their own host are kept verbatim. */
 export type ChatContentPart =
@@ -99,16 +102,6 @@ export interface WireUsage {
   cached_tokens?: number;
   /** OpenRouter, in credits. */
   cost?: number;
-}
-
-/** An error object, in an error response, a 200 body or a stream chunk. */
-export interface WireError {
-  message?: unknown;
-  type?: unknown;
-  /** A string code (OpenAI) or the HTTP status (OpenRouter). */
-  code?: unknown;
-  param?: unknown;
-  metadata?: unknown;
 }
 
 /** A whole `chat.completion` or one `chat.completion.chunk`. */

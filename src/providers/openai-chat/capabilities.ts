@@ -1,6 +1,9 @@
 /** Honest capability declarations: a baseline, OpenAI's model families, and per-model-glob overrides. */
 import type { Capabilities } from '../../core/capabilities.ts';
-import type { ChatQuirks, ModelCapabilities } from './quirks.ts';
+import { matchesGlob, type ModelCapabilities } from '../openai/capabilities.ts';
+import type { ChatQuirks } from './quirks.ts';
+
+export { matchesAnyGlob, matchesGlob, openaiModelCapabilities } from '../openai/capabilities.ts';
 
 const commonImageTypes = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
 
@@ -26,56 +29,12 @@ export const baselineCapabilities: Capabilities = {
   imageMediaTypes: commonImageTypes,
 };
 
-const vision: Partial<Capabilities> = { images: true, pdf: true };
-const textOnly: Partial<Capabilities> = { images: false, pdf: false };
-const reasoningModel: Partial<Capabilities> = { ...vision, reasoning: true };
-
-/**
- * OpenAI's model families as served by Chat Completions, general globs first (later keys win).
- * Unknown models get the `capabilities` of the OpenAI row (a gpt-4o-like model without reasoning).
- */
-export const openaiModelCapabilities: ModelCapabilities = {
-  'gpt-4o*': { ...vision, contextWindow: 128_000, maxOutputTokens: 16_384 },
-  'gpt-4o-audio-preview*': { ...textOnly, audio: true },
-  'gpt-4o-mini-audio-preview*': { ...textOnly, audio: true },
-  'gpt-4o-search-preview*': { tools: false, structuredOutput: false },
-  'gpt-4o-mini-search-preview*': { tools: false, structuredOutput: false },
-  'gpt-4.1*': { ...vision, contextWindow: 1_047_576, maxOutputTokens: 32_768 },
-  'gpt-4.5*': { ...vision, contextWindow: 128_000, maxOutputTokens: 16_384 },
-  'gpt-5*': { ...reasoningModel, contextWindow: 400_000, maxOutputTokens: 128_000 },
-  'gpt-5-chat*': { reasoning: false, contextWindow: 128_000, maxOutputTokens: 16_384 },
-  'o1*': { ...reasoningModel, contextWindow: 200_000, maxOutputTokens: 100_000 },
-  'o1-mini*': { ...textOnly, tools: false, structuredOutput: false, maxOutputTokens: 65_536 },
-  'o3*': { ...reasoningModel, contextWindow: 200_000, maxOutputTokens: 100_000 },
-  'o3-mini*': textOnly,
-  'o4-mini*': { ...reasoningModel, contextWindow: 200_000, maxOutputTokens: 100_000 },
-  'gpt-4-turbo*': { ...vision, structuredOutput: false, contextWindow: 128_000, maxOutputTokens: 4_096 },
-  'gpt-4': { ...textOnly, structuredOutput: false, contextWindow: 8_192, maxOutputTokens: 8_192 },
-  'gpt-4-0*': { ...textOnly, structuredOutput: false, contextWindow: 8_192, maxOutputTokens: 8_192 },
-  'gpt-3.5*': { ...textOnly, structuredOutput: false, contextWindow: 16_385, maxOutputTokens: 4_096 },
-};
-
 /** User-side capability overrides accepted by `createOpenAI` and `createOpenAICompatible`. */
 export interface CapabilityOverrides {
   /** Applied to every model, after the host's own table. */
   capabilities?: Partial<Capabilities>;
   /** Per-model-glob overrides (e.g. `{'llama3*': {tools: false}}`), applied last, in key order. */
   models?: ModelCapabilities;
-}
-
-/** True when `model` matches `pattern`, where `*` stands for any run of characters (whole-name match). */
-export function matchesGlob(pattern: string, model: string): boolean {
-  if (!pattern.includes('*')) return pattern === model;
-  const source = pattern
-    .split('*')
-    .map((piece) => piece.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*');
-  return new RegExp(`^${source}$`).test(model);
-}
-
-/** True when any of `patterns` matches `model`. */
-export function matchesAnyGlob(patterns: readonly string[], model: string): boolean {
-  return patterns.some((pattern) => matchesGlob(pattern, model));
 }
 
 function applyModels(target: Capabilities, models: ModelCapabilities | undefined, model: string): void {

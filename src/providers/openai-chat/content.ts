@@ -1,7 +1,10 @@
 /** Canonical media and file parts → Chat Completions content parts (`image_url`, `input_audio`, `file`). */
-import type { DataRef, FilePart, MediaPart } from '../../core/transcript.ts';
+import type { FilePart, MediaPart } from '../../core/transcript.ts';
+import { base64Of, dataUrlOf } from '../openai/data-url.ts';
 import type { ProviderContext } from '../shared/definition.ts';
 import type { ChatContentPart } from './api.ts';
+
+export { base64Of, dataUrlOf } from '../openai/data-url.ts';
 
 const audioFormats: Record<string, 'wav' | 'mp3'> = {
   'audio/wav': 'wav',
@@ -25,20 +28,6 @@ function dropped(
 ): undefined {
   context.warn('dropped a part the provider cannot take', { ...location, blockType, reason });
   return undefined;
-}
-
-/** The base64 text of inline data; undefined for URIs and handles. */
-export function base64Of(data: DataRef): string | undefined {
-  if (data.type === 'base64') return data.data;
-  if (data.type === 'bytes') return Buffer.from(data.bytes).toString('base64');
-  return undefined;
-}
-
-/** A URL the host can fetch or decode: the URI itself, or a `data:` URL of inline data. */
-export function dataUrlOf(data: DataRef, mimeType: string): string | undefined {
-  if (data.type === 'uri') return data.uri;
-  const base64 = base64Of(data);
-  return base64 === undefined ? undefined : `data:${mimeType};base64,${base64}`;
 }
 
 /**

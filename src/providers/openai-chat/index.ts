@@ -1,5 +1,6 @@
 /** `switchyard/openai`: the OpenAI Chat Completions adapter. */
 import type { Adapter } from '../../core/adapter.ts';
+import { accountHeaders } from '../openai/headers.ts';
 import { createHttpAdapter } from '../shared/http-adapter.ts';
 import { assertApiKey, createChatDefinition, resolveApiKey } from './definition.ts';
 import type { OpenAIOptions } from './options.ts';
@@ -23,9 +24,7 @@ export function createOpenAI(options: OpenAIOptions = {}): Adapter {
   const quirks = mergeQuirks(openaiQuirks, options.quirks);
   const apiKey = resolveApiKey(options.apiKey, quirks.apiKeyEnv);
   assertApiKey('openai', quirks, apiKey);
-  const headers: Record<string, string> = {};
-  if (options.organization !== undefined) headers['OpenAI-Organization'] = options.organization;
-  if (options.project !== undefined) headers['OpenAI-Project'] = options.project;
+  const headers = accountHeaders(options);
   const definition = createChatDefinition({
     name: 'openai',
     quirks,

@@ -1,7 +1,9 @@
 /** The flags that describe how one Chat Completions host differs: plain JSON data, validated with zod. */
 import { z } from 'zod';
 import type { Capabilities } from '../../core/capabilities.ts';
-import { openaiModelCapabilities } from './capabilities.ts';
+import { type ModelCapabilities, openaiModelCapabilities } from '../openai/capabilities.ts';
+
+export type { ModelCapabilities } from '../openai/capabilities.ts';
 
 /** Where a host reads the output limit. */
 export type MaxTokensField = 'max_completion_tokens' | 'max_tokens';
@@ -31,9 +33,6 @@ export type StructuredOutputMode = 'json_schema' | 'json_object' | 'none';
 
 /** The tool-call id rule of `core/tool-id-map.ts` the host imposes. */
 export type ToolIdRuleName = 'any' | 'nine-alphanumeric' | 'anthropic';
-
-/** Per-model capability overrides keyed by glob (`*` matches any run of characters); later keys win. */
-export type ModelCapabilities = Record<string, Partial<Capabilities>>;
 
 /**
  * One row of the host table. Every field is plain JSON, so a host can be defined in a config file

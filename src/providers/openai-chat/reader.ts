@@ -12,8 +12,8 @@ import type {
   WireToolCall,
   WireUsage,
 } from './api.ts';
-import { convertWireError } from './errors.ts';
-import { convertUsage, mapFinishReason } from './mapping.ts';
+import { convertErrorBody } from './errors.ts';
+import { convertUsage, mapFinishReason } from './response.ts';
 import type { ChatQuirks } from './quirks.ts';
 import { appendReasoningDetail } from './reasoning-details.ts';
 import { ToolCallTracker } from './tool-calls.ts';
@@ -38,7 +38,7 @@ type OpenKind = 'text' | 'reasoning' | 'refusal' | 'tool';
  * - empty strings never open a part; usage (top-level, Moonshot's on the choice, or Groq's
  *   `x_groq.usage`) and citations are remembered and emitted once, at the end.
  */
-export class ChatReader {
+export class ResponseReader {
   private readonly tools: ToolCallTracker;
   private current: OpenKind | undefined;
   private identified = false;
@@ -102,7 +102,11 @@ export class ChatReader {
   /** Emits the usage seen so far (kept even when the response then fails). */
   flushUsage(): void {
     if (this.pendingUsage === undefined) return;
-    this.builder.usage(convertUsage(this.pendingUsage, this.quirks.reasoningTokensInCompletion));
+    this.builder.usage(
+      convertUsage(this.pendingUsage, {
+        reasoningInCompletion: this.quirks.reasoningTokensInCompletion,
+      }),
+    );
     this.pendingUsage = undefined;
   }
 
@@ -122,8 +126,8 @@ export class ChatReader {
   fail(error: unknown): never {
     this.closePartial();
     const wire = isJsonObject(error) ? error : typeof error === 'string' ? error : JSON.stringify(error);
-    const { body, status } = convertWireError(wire as Parameters<typeof convertWireError>[0]);
-    return this.context.fail(body, status);
+    const body = convertErrorBody(wire) ?? {};
+    return this.context.fail(body, body.status);
   }
 
   private identify(completion: WireCompletion): void {
@@ -255,8 +259,9 @@ export class ChatReader {
   private readFinish(raw: string): void {
     this.closeAll();
     this.rawFinish = raw;
-    const context = { toolCalls: this.builder.hasToolCalls, refusal: this.refused };
-    this.builder.setFinish(mapFinishReason(raw, context), raw);
+    // A refusal that ends with a plain stop is a content filter, whatever else came with it.
+    const refusal = this.refused && mapFinishReason(raw) === 'completed';
+    this.builder.setFinish(refusal ? 'content-filter' : mapFinishReason(raw, this.builder.hasToolCalls), raw);
   }
 
   private switchTo(kind: OpenKind | undefined): void {

@@ -9,7 +9,7 @@ import { matchesAnyGlob } from './capabilities.ts';
 import { convertMessages } from './messages.ts';
 import type { ChatQuirks } from './quirks.ts';
 import { addReasoning } from './reasoning.ts';
-import { convertStrictSchema } from './strict-schema.ts';
+import { convertStrictSchema } from '../openai/strict-schema.ts';
 
 export { convertMessages, instructionRole } from './messages.ts';
 export { effortForBudget } from './reasoning.ts';

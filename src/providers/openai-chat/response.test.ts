@@ -30,8 +30,9 @@ describe('mapFinishReason', () => {
     };
     for (const [raw, expected] of Object.entries(table))
       expect([raw, mapFinishReason(raw)]).toEqual([raw, expected]);
-    expect(mapFinishReason('stop', { toolCalls: true, refusal: false })).toBe('tool-call');
-    expect(mapFinishReason('stop', { toolCalls: false, refusal: true })).toBe('content-filter');
+    expect(mapFinishReason('stop', true)).toBe('tool-call');
+    expect(mapFinishReason(null)).toBe('other');
+    expect(mapFinishReason(undefined, true)).toBe('other');
   });
 });
 
@@ -75,7 +76,10 @@ describe('convertUsage', () => {
       completion_tokens: 2,
       completion_tokens_details: { reasoning_tokens: 300 },
     };
-    expect(convertUsage(usage, false)).toMatchObject({ output: 302, reasoning: 300 });
+    expect(convertUsage(usage, { reasoningInCompletion: false })).toMatchObject({
+      output: 302,
+      reasoning: 300,
+    });
   });
 
   it('never goes negative or fractional on inconsistent data', () => {

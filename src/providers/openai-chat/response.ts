@@ -1,11 +1,11 @@
-/** A whole `chat.completion` body → builder calls (the same reader as the stream, fed one message). */
+/** Whole `chat.completion` bodies → builder calls (the same reader as the stream), finish reasons and usage. */
+import type { FinishReason } from '../../core/finish-reason.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
+import { emptyUsage, type Usage, usageFromInclusive } from '../../core/usage.ts';
 import type { ProviderContext } from '../shared/definition.ts';
-import type { WireCompletion } from './api.ts';
+import type { WireCompletion, WireUsage } from './api.ts';
 import type { ChatQuirks } from './quirks.ts';
-import { ChatReader } from './reader.ts';
-
-export { convertUsage, type FinishContext, mapFinishReason } from './mapping.ts';
+import { ResponseReader } from './reader.ts';
 
 /**
  * Translates a complete response. An `error` object in a 200 body fails with the classified error;
@@ -18,7 +18,7 @@ export function parseResponse(
   builder: StreamBuilder,
   quirks: ChatQuirks,
 ): void {
-  const reader = new ChatReader(context, builder, quirks);
+  const reader = new ResponseReader(context, builder, quirks);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     context.fail({ code: 'invalid_response', message: 'the response body is not a JSON object' });
   }
@@ -32,4 +32,76 @@ export function parseResponse(
   }
   reader.read(completion, choice);
   reader.complete();
+}
+
+/**
+ * Maps a `finish_reason` to the canonical set: `stop` → completed (tool-call when tool calls came
+ * with it: some hosts say `stop` for them), `length` / `model_length` → max-tokens, `tool_calls` /
+ * `function_call` → tool-call, `content_filter` → content-filter, `error` → error, anything else
+ * (and no value) → other. The raw value is kept by the caller; a refusal that ends with a plain
+ * `stop` is reported as `content-filter` by the reader, which knows it saw `refusal` text.
+ */
+export function mapFinishReason(raw: string | null | undefined, hasToolCalls = false): FinishReason {
+  switch (raw) {
+    case 'stop':
+    case 'eos':
+    case 'end_turn':
+      return hasToolCalls ? 'tool-call' : 'completed';
+    case 'stop_sequence':
+      return 'stop-sequence';
+    case 'length':
+    case 'model_length':
+    case 'max_tokens':
+      return 'max-tokens';
+    case 'tool_calls':
+    case 'function_call':
+    case 'tool_use':
+      return 'tool-call';
+    case 'content_filter':
+      return 'content-filter';
+    case 'error':
+      return 'error';
+    default:
+      return 'other';
+  }
+}
+
+function count(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? Math.max(0, Math.round(value)) : undefined;
+}
+
+/** How a host counts usage (from its quirks). */
+export interface UsageOptions {
+  /**
+   * The host counts reasoning tokens inside `completion_tokens` (OpenAI: the default, true); false
+   * when it counts them outside (xAI), so they are added to the output.
+   */
+  reasoningInCompletion?: boolean;
+}
+
+/**
+ * Converts wire usage into disjoint buckets (no usage → all zero). Cached prompt tokens
+ * (`prompt_tokens_details.cached_tokens`, DeepSeek `prompt_cache_hit_tokens`, Moonshot top-level
+ * `cached_tokens`) are subtracted from the prompt count; reasoning comes from
+ * `completion_tokens_details.reasoning_tokens` and is added to the output when the host counts it
+ * outside `completion_tokens` (`options.reasoningInCompletion: false`, xAI).
+ */
+export function convertUsage(usage: WireUsage | undefined, options: UsageOptions = {}): Usage {
+  if (usage === undefined) return emptyUsage();
+  const reasoningInCompletion = options.reasoningInCompletion ?? true;
+  const details = usage.prompt_tokens_details ?? undefined;
+  const hit = count(usage.prompt_cache_hit_tokens);
+  const prompt = count(usage.prompt_tokens) ?? (hit ?? 0) + (count(usage.prompt_cache_miss_tokens) ?? 0);
+  const cached = count(details?.cached_tokens) ?? hit ?? count(usage.cached_tokens) ?? 0;
+  const completion = count(usage.completion_tokens) ?? 0;
+  const reasoning = count(usage.completion_tokens_details?.reasoning_tokens) ?? 0;
+  return usageFromInclusive({
+    prompt,
+    cached,
+    cacheWrite: count(details?.cache_write_tokens) ?? 0,
+    // Reasoning is part of output. A host that reports more reasoning than completion tokens
+    // evidently counts it outside the completion (as xAI does), whatever the quirk says.
+    output: reasoningInCompletion && reasoning <= completion ? completion : completion + reasoning,
+    reasoning,
+  });
 }

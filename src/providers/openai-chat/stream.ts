@@ -5,7 +5,7 @@ import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext, StreamParser } from '../shared/definition.ts';
 import type { WireCompletion } from './api.ts';
 import type { ChatQuirks } from './quirks.ts';
-import { ChatReader } from './reader.ts';
+import { ResponseReader } from './reader.ts';
 
 /** What one SSE event is. */
 type EventKind = 'done' | 'empty' | 'chunk';
@@ -30,7 +30,7 @@ export function createStreamParser(
   builder: StreamBuilder,
   quirks: ChatQuirks,
 ): StreamParser {
-  const reader = new ChatReader(context, builder, quirks);
+  const reader = new ResponseReader(context, builder, quirks);
   let done = false;
   let warnedNotObject = false;
 

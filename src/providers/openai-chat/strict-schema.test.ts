@@ -3,7 +3,7 @@ import type { JsonObject } from '../../core/json.ts';
 import { presets } from '../openai-compatible/presets.ts';
 import { defaultQuirks, mergeQuirks, openaiQuirks } from './quirks.ts';
 import { buildRequest, convertTools } from './request.ts';
-import { convertStrictSchema } from './strict-schema.ts';
+import { convertStrictSchema } from '../openai/strict-schema.ts';
 import { createTestContext, userRequest } from './test-support.ts';
 
 function strictSchema(schema: JsonObject): JsonObject {

@@ -25,6 +25,7 @@ import { SseDecoder } from '../../transport/sse.ts';
 import type { ProviderContext, ProviderDefinition, StreamParser } from './definition.ts';
 import { createProviderError, type FailureSite } from './errors.ts';
 import { estimateMissingUsage } from './usage-fallback.ts';
+import { reportedModel, validateCall } from './validate-call.ts';
 import type { AdapterOptions } from './options.ts';
 
 const maxErrorBodyBytes = 64 * 1024;
@@ -194,9 +195,14 @@ export function createHttpAdapter(
   }
 
   async function complete(
-    request: CanonicalRequest,
-    callOptions: CallOptions = {},
+    untrustedRequest: CanonicalRequest,
+    untrustedOptions?: CallOptions,
   ): Promise<CanonicalResponse> {
+    const { request, options: callOptions } = validateCall(
+      definition.name,
+      untrustedRequest,
+      untrustedOptions,
+    );
     const controller = new AbortController();
     const callSetup = setup(request, callOptions, false, controller.signal);
     const { requestId, context, call } = callSetup;
@@ -244,29 +250,43 @@ export function createHttpAdapter(
     }
   }
 
-  function stream(request: CanonicalRequest, callOptions: CallOptions = {}) {
+  function stream(request: CanonicalRequest, callOptions?: CallOptions) {
     const controller = new AbortController();
     const eventStream = new EventStream<StreamEvent, CanonicalResponse>(() =>
       controller.abort({ kind: 'cancelled' }),
     );
-    void runStream(request, callOptions, controller, eventStream);
+    // Whatever happens inside, the stream ends (finish, then the error): never an unhandled rejection.
+    runStream(request, callOptions, controller, eventStream).catch((error: unknown) =>
+      eventStream.fail(error),
+    );
     return eventStream;
   }
 
   async function runStream(
-    request: CanonicalRequest,
-    callOptions: CallOptions,
+    untrustedRequest: CanonicalRequest,
+    untrustedOptions: CallOptions | undefined,
     controller: AbortController,
     eventStream: EventStream<StreamEvent, CanonicalResponse>,
   ): Promise<void> {
-    const requestId = request.requestId ?? createRequestId();
     let delivered = false;
     const sink = (event: StreamEvent) => {
       delivered = true;
       eventStream.push(event);
     };
-    const model = `${definition.name}:${wireModelName(request.model)}`;
     const startedAt = performance.now();
+    let validated: ReturnType<typeof validateCall>;
+    try {
+      validated = validateCall(definition.name, untrustedRequest, untrustedOptions);
+    } catch (error) {
+      const model = `${definition.name}:${wireModelName(reportedModel(untrustedRequest))}`;
+      const requestId = createRequestId();
+      new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink).finish('error');
+      eventStream.fail(withRequestId(error, requestId));
+      return;
+    }
+    const { request, options: callOptions } = validated;
+    const requestId = request.requestId ?? createRequestId();
+    const model = `${definition.name}:${wireModelName(request.model)}`;
     let builder = new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink);
     const unregister = registry.register(requestId, controller, callOptions.signal);
     try {

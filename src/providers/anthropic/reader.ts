@@ -1,4 +1,4 @@
-/** The content-block state machine (wire → canonical) shared by the stream parser and whole responses. */
+/** The content-block reader (wire → canonical) shared by the stream parser and whole responses: `ResponseReader`. */
 import { createToolCallId } from '../../core/ids.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import type { MetadataMap } from '../../core/metadata.ts';
@@ -34,7 +34,7 @@ function callerMetadata(block: WireResponseBlock): MetadataMap | undefined {
  * emitted whole at `content_block_stop`, so one still streaming when the call is cancelled or fails
  * is not part of the partial response (it could not be sent back half-formed anyway).
  */
-export class ContentBlocks {
+export class ResponseReader {
   private readonly open = new Map<number, OpenBlock>();
   private readonly context: ProviderContext;
   private readonly builder: StreamBuilder;

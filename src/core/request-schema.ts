@@ -1,0 +1,129 @@
+/** Boundary validation of a whole CanonicalRequest and its call options, with zod; never throws. */
+import { z } from 'zod';
+import type { CallOptions } from './adapter.ts';
+import { isMetadataKey, type MetadataMap } from './metadata.ts';
+import type { CanonicalRequest } from './request.ts';
+import { checkTranscript } from './transcript-invariants.ts';
+import {
+  formatPath,
+  jsonObjectSchema as jsonObject,
+  jsonValueSchema as jsonValue,
+  type ParseResult,
+  parseWithSchema,
+  transcriptSchema,
+} from './transcript-schema.ts';
+
+const toolSpec = z.strictObject({
+  name: z.string().min(1, 'a tool needs a name'),
+  description: z.string().optional(),
+  inputSchema: jsonObject,
+  outputSchema: jsonObject.optional(),
+});
+
+/** The request's fields; the type check below keeps it in step with `CanonicalRequest`. */
+const requestShape = {
+  requestId: z.string().min(1).optional(),
+  model: z.string().trim().min(1, 'model must be a non-empty string'),
+  transcript: transcriptSchema,
+  tools: z.array(toolSpec).optional(),
+  toolChoice: z
+    .union([
+      z.enum(['auto', 'none', 'required']),
+      z.strictObject({ type: z.literal('tool'), name: z.string().min(1) }),
+    ])
+    .optional(),
+  parallelToolCalls: z.boolean().optional(),
+  maxOutputTokens: z
+    .number({ error: 'maxOutputTokens must be a positive integer' })
+    .int('maxOutputTokens must be a positive integer')
+    .positive('maxOutputTokens must be a positive integer')
+    .max(Number.MAX_SAFE_INTEGER),
+  stopSequences: z.array(z.string()).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  topP: z.number().min(0).max(1).optional(),
+  topK: z.number().int().positive().optional(),
+  outputSchema: z
+    .strictObject({
+      name: z.string().optional(),
+      description: z.string().optional(),
+      schema: jsonObject,
+      strict: z.boolean().optional(),
+    })
+    .optional(),
+  reasoning: z
+    .strictObject({
+      effort: z.enum(['minimal', 'low', 'medium', 'high']).optional(),
+      budgetTokens: z.number().int().nonnegative().optional(),
+      includeThoughts: z.boolean().optional(),
+    })
+    .optional(),
+  cache: z.strictObject({ ttl: z.enum(['5m', '1h']).optional() }).optional(),
+  metadata: z
+    .record(z.string().refine(isMetadataKey, 'metadata keys have the shape namespace.field'), jsonValue)
+    .optional() as z.ZodType<MetadataMap | undefined>,
+  providerOptions: z.record(z.string(), jsonObject).optional(),
+};
+
+// Adding a field to CanonicalRequest without validating it here fails the typecheck.
+type MissingFromSchema = Exclude<keyof CanonicalRequest, keyof typeof requestShape>;
+const schemaCoversRequest: [MissingFromSchema] extends [never] ? true : MissingFromSchema = true;
+void schemaCoversRequest;
+
+/** The zod schema of a whole `CanonicalRequest` (unknown fields rejected). */
+export const requestSchema = z.strictObject(requestShape) as unknown as z.ZodType<CanonicalRequest>;
+
+/**
+ * Validates an untrusted request: its shape (every bad path listed), then the transcript's tool
+ * pairing (every tool call answered by a later result, every result answering an earlier call,
+ * ids unique and non-empty). Never throws.
+ */
+export function validateRequest(input: unknown): ParseResult<CanonicalRequest> {
+  const parsed = parseWithSchema(requestSchema, input);
+  if (!parsed.ok) return parsed;
+  const violations = checkTranscript(parsed.value.transcript);
+  if (violations.length > 0) {
+    return {
+      ok: false,
+      issues: violations.map((violation) => ({
+        path: formatPath(['transcript', violation.itemIndex, 'parts', violation.partIndex]),
+        message: violation.message,
+      })),
+    };
+  }
+  return parsed;
+}
+
+const isAbortSignal = (value: unknown): value is AbortSignal =>
+  typeof AbortSignal !== 'undefined' && value instanceof AbortSignal;
+
+const callOptionsSchema = z
+  .object({
+    signal: z.custom<AbortSignal>(isAbortSignal, 'signal must be an AbortSignal').optional(),
+    session: z
+      .custom<NonNullable<CallOptions['session']>>(
+        (value) =>
+          typeof value === 'object' &&
+          value !== null &&
+          typeof (value as { id?: unknown }).id === 'string' &&
+          (value as { state?: unknown }).state instanceof Map,
+        'session must come from startSession() or createSession()',
+      )
+      .optional(),
+    onRetry: z.custom<NonNullable<CallOptions['onRetry']>>((value) => typeof value === 'function').optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+  })
+  .loose();
+
+/** Validates per-call options (`undefined` means none). Never throws. */
+export function validateCallOptions(input: unknown): ParseResult<CallOptions> {
+  if (input === undefined) return { ok: true, value: {} };
+  const result = callOptionsSchema.safeParse(input);
+  if (result.success) return { ok: true, value: input as CallOptions };
+  return {
+    ok: false,
+    issues: result.error.issues.map((issue) => ({
+      path: `options.${formatPath(issue.path)}`.replace('.(root)', ''),
+      message: issue.message,
+    })),
+  };
+}
