@@ -8,6 +8,8 @@ import type { AgentEvent, ModelClient } from './types.ts';
 export interface StrategyContext {
   client: ModelClient;
   model: string;
+  /** The agent's client for another model id (e.g. a cheaper summarizer). */
+  clientFor(model: string): ModelClient;
   signal: AbortSignal;
   session: AdapterSession;
 }
@@ -74,6 +76,7 @@ export interface CompactionRun {
   options: CompactionOptions;
   client: ModelClient;
   model: string;
+  clientFor(model: string): ModelClient;
   /** Usage of the last response, when it still describes the transcript. */
   lastUsage: Usage | undefined;
   signal: AbortSignal;
@@ -96,6 +99,7 @@ export async function compactIfNeeded(
   const context: StrategyContext = {
     client: run.client,
     model: run.model,
+    clientFor: run.clientFor,
     signal: run.signal,
     session: run.session,
   };

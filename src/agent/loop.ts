@@ -298,6 +298,7 @@ export class AgentLoop {
       options: context.options.compaction!,
       client,
       model,
+      clientFor: (other) => resolveModel(other, context.options.client).client,
       lastUsage: state.compacted ? undefined : state.turns.at(-1)?.usage,
       signal: context.cancellation.signal,
       session: context.session,

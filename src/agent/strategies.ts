@@ -147,17 +147,19 @@ export function summarizeOldTurns(options: SummarizeOptions = {}): CompactionStr
     async apply(transcript, context: StrategyContext) {
       const { head, middle, tail } = split(transcript, Math.max(0, options.keepTurns ?? 2));
       if (middle.length === 0) return [...transcript];
-      const client = options.client ?? context.client;
+      const model = options.model ?? context.model;
+      const client =
+        options.client ?? (options.model === undefined ? context.client : context.clientFor(model));
       const stream = client.stream(
         {
-          model: options.model ?? context.model,
+          model,
           maxOutputTokens: options.maxOutputTokens ?? 1024,
           transcript: [
             { kind: 'system', parts: [{ type: 'text', text: options.prompt ?? defaultPrompt }] },
             { kind: 'user', parts: [{ type: 'text', text: renderForSummary(middle) }] },
           ],
         },
-        { signal: context.signal },
+        { signal: context.signal, session: context.session },
       );
       const response = await stream.result();
       const summary = response.content
