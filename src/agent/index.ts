@@ -13,6 +13,13 @@ export {
   estimateTranscriptTokens,
   type StrategyContext,
 } from './compaction.ts';
+export {
+  connectMcpTools,
+  convertResult as convertMcpResult,
+  type McpServerConfig,
+  type McpToolOptions,
+  type McpToolSource,
+} from './mcp.ts';
 export { isOverloadedError } from './model-call.ts';
 export type { AgentOptions, RunOptions, TurnState } from './options.ts';
 export { parseAgentState, stringifyAgentState } from './state.ts';
