@@ -25,6 +25,7 @@ const expectedExports: Record<string, string[]> = {
   './openai': ['createOpenAI'],
   './openai-compatible': ['createOpenAICompatible', 'presets', 'createGroq'],
   './gemini': ['createGemini'],
+  './agent': ['createAgent', 'defineTool', 'CancellationController', 'connectMcpTools', 'parseAgentState'],
 };
 
 describe('package.json', () => {
