@@ -135,6 +135,7 @@ import { createAnthropic } from '${manifest.name}/anthropic';
 import { createGemini } from '${manifest.name}/gemini';
 import { createOpenAI } from '${manifest.name}/openai';
 import { createOpenAICompatible, presets } from '${manifest.name}/openai-compatible';
+import { createOpenAIResponses } from '${manifest.name}/openai-responses';
 import { assertStreamInvariants, startEmulator } from '${manifest.name}/testing';
 
 const request: CanonicalRequest = { model: 'openai:gpt-4.1-mini', transcript: [userText('hi')], maxOutputTokens: 16 };
@@ -143,6 +144,7 @@ const adapters = [
   createOpenAI({ apiKey: 'k' }),
   createGemini({ apiKey: 'k' }),
   createOpenAICompatible(presets.groq),
+  createOpenAIResponses({ apiKey: 'k' }),
 ];
 
 export async function consume(): Promise<string> {
