@@ -28,7 +28,7 @@ beforeAll(async () => {
   packedPaths = new Set(installed.pack.files.map((file) => file.path));
 }, 240_000);
 
-afterAll(() => installed?.remove());
+afterAll(() => installed?.remove(), 60_000);
 
 describe('npm pack', () => {
   it('packs the LICENSE, README, docs, the bin and every exported file', () => {
@@ -207,6 +207,11 @@ export const wrong: number = userText('x');
     expect(
       readFileSync(join(installed.project, 'node_modules', manifest.name, 'dist/cli/main.js'), 'utf8'),
     ).toMatch(/^#!\/usr\/bin\/env node\n/);
+  });
+
+  it('runs the demo from the built bin', async () => {
+    const run = await installed.run(join(installed.project, 'node_modules/.bin/switchyard'), ['demo']);
+    expect(run).toMatchObject({ code: 0, stdout: expect.stringContaining('4 requests, each accepted') });
   });
 
   it('replays a recorded stream through the built CLI', async () => {
