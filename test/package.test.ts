@@ -34,6 +34,7 @@ const expectedExports: Record<string, string[]> = {
   './openai-responses': ['createOpenAIResponses', 'responsesPresets'],
   './openai-compatible': ['createOpenAICompatible', 'presets', 'parseHostConfig'],
   './gemini': ['createGemini'],
+  './agent': ['createAgent', 'defineTool', 'CancellationController', 'connectMcpTools', 'parseAgentState'],
 };
 
 describe('package.json', () => {
