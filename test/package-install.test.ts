@@ -169,6 +169,16 @@ export async function consume(): Promise<string> {
 export const wrong: number = userText('x');
 `,
     );
+    // Every entry's declarations resolve (a missing one is an implicit-any error under strict).
+    writeFileSync(
+      join(installed.project, 'entries.ts'),
+      entries
+        .map(
+          (entry, index) =>
+            `import * as entry${index} from '${specifier(entry)}';\nexport { entry${index} };\n`,
+        )
+        .join(''),
+    );
     const tsc = join(repoRoot, 'node_modules/typescript/bin/tsc');
     const runs = await Promise.all(
       (['nodenext', 'bundler'] as const).map((resolution) => {
@@ -184,7 +194,7 @@ export const wrong: number = userText('x');
             types: ['node'],
             typeRoots: [join(repoRoot, 'node_modules/@types')],
           },
-          files: ['consumer.ts'],
+          files: ['consumer.ts', 'entries.ts'],
         };
         writeFileSync(
           join(installed.project, `tsconfig.${resolution}.json`),
