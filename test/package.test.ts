@@ -23,6 +23,7 @@ const expectedExports: Record<string, string[]> = {
   './testing': ['assertStreamInvariants', 'startEmulator', 'createCassette', 'createScriptedAdapter'],
   './anthropic': ['createAnthropic'],
   './openai': ['createOpenAI'],
+  './openai-responses': ['createOpenAIResponses', 'responsesPresets'],
   './openai-compatible': ['createOpenAICompatible', 'presets', 'parseHostConfig'],
   './gemini': ['createGemini'],
 };

@@ -34,11 +34,13 @@ export {
   type EmulatorScript,
   googleError,
   openaiError,
+  type EmulatorOptions,
   protocolError,
   protocolErrors,
   type RecordedRequest,
   type ResponseErrorClass,
   responseErrorClasses,
+  type ServedRequest,
   startEmulator,
 } from './emulator/index.ts';
 export { assertStreamInvariants, findStreamViolations, StreamInvariantError } from './invariants.ts';

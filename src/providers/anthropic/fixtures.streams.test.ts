@@ -485,6 +485,13 @@ describe('recorded Anthropic streams over the emulator', () => {
     expect(describeContent(response?.content ?? [])).toBe('reasoning, tool-call:test-tool');
     expect(partsOf(response?.content ?? [], 'reasoning')[0]?.signature).toBe('sig-first');
     expect(toolInputs(response as CanonicalResponse)).toEqual([{ value: 'Spark' }]);
+    // The input was cut by the splice: repaired, and marked so nothing runs it as the model's.
+    const call = partsOf(response?.content ?? [], 'tool-call')[0];
+    expect(call).toMatchObject({
+      incomplete: true,
+      metadata: { 'switchyard.raw_input': expect.any(String) },
+    });
+    expect(events.find((event) => event.type === 'tool-call-end')).toMatchObject({ incomplete: true });
     expect(JSON.stringify(response)).not.toContain('sig-second');
   });
 });

@@ -63,11 +63,12 @@ describe('transport and runtime over a real loopback socket', () => {
       allowNoAuth: true,
     });
     const { events, error } = await collect(adapter().stream(request));
-    expect(error).toMatchObject({ errorClass: 'network' });
+    expect(error).toMatchObject({ errorClass: 'network', providerCode: 'stream_truncated', retryable: true });
     assertStreamInvariants(events);
     const finish = events.at(-1);
+    expect(finish?.type === 'finish' && finish.response.finishReason).toBe('error');
     expect(finish?.type === 'finish' && finish.response.content).toEqual([
-      { type: 'text', text: 'Hello wor' },
+      { type: 'text', text: 'Hello wor', incomplete: true },
     ]);
   });
 

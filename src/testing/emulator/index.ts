@@ -25,5 +25,6 @@ export type {
   ScriptedToolCall,
   ScriptedUsage,
   SseEvent,
+  ServedRequest,
   SseScript,
 } from './types.ts';

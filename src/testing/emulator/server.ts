@@ -113,10 +113,20 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const shutdown = new AbortController();
 
   async function handle(incoming: IncomingMessage, response: ServerResponse): Promise<void> {
+    const started = performance.now();
     const request = recordRequest(incoming, await readBody(incoming));
     state.requests.push(request);
     const finished = new AbortController();
-    response.on('close', () => finished.abort());
+    response.on('close', () => {
+      finished.abort();
+      options.onResponse?.({
+        method: request.method,
+        path: request.path,
+        status: response.headersSent ? response.statusCode : undefined,
+        complete: response.writableFinished,
+        durationMs: performance.now() - started,
+      });
+    });
     const signal = AbortSignal.any([shutdown.signal, finished.signal]);
     let plan: ResponsePlan;
     let fault: EmulatorFault | undefined;
