@@ -43,7 +43,7 @@ export function resolveApiKey(apiKey: string | undefined, environmentVariable: s
 }
 
 /**
- * Fails fast (contract §8.2: a host whose key is missing does not register) with an `AuthError`
+ * Fails fast (docs/contract.md §8.2: a host whose key is missing does not register) with an `AuthError`
  * (`missing_api_key`) naming the variable to set, never any key.
  */
 export function assertApiKey(name: string, quirks: ChatQuirks, apiKey: string | undefined): void {
