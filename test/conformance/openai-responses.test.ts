@@ -1,4 +1,4 @@
-/** The public conformance suite against the OpenAI Responses adapter. */
+/** The shared conformance suite for the OpenAI Responses adapter, stateless and stateful. */
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { createOpenAIResponses } from '../../src/providers/openai-responses/index.ts';
 import { runAdapterSuite } from '../../src/testing/index.ts';
@@ -6,8 +6,22 @@ import { runAdapterSuite } from '../../src/testing/index.ts';
 runAdapterSuite({
   name: 'openai-responses',
   api: 'openai-responses',
-  model: 'openai:gpt-4.1',
+  model: 'openai:gpt-5-mini',
   harness: { describe, it, beforeAll, afterAll },
-  createAdapter: (url, settings) =>
-    createOpenAIResponses({ ...settings, apiKey: 'test-key', baseURL: `${url}/v1` }),
+  createAdapter: (url, options) =>
+    createOpenAIResponses({ ...options, apiKey: 'test-key', baseURL: `${url}/v1` }),
+});
+
+runAdapterSuite({
+  name: 'openai-responses (previous-response state)',
+  api: 'openai-responses',
+  model: 'openai:gpt-5-mini',
+  harness: { describe, it, beforeAll, afterAll },
+  createAdapter: (url, options) =>
+    createOpenAIResponses({
+      ...options,
+      apiKey: 'test-key',
+      baseURL: `${url}/v1`,
+      state: 'previous-response',
+    }),
 });

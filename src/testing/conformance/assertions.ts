@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import type { StreamEvent } from '../../core/events.ts';
 import type { CanonicalResponse } from '../../core/request.ts';
+import type { Part } from '../../core/transcript.ts';
 
 /** Asserts that `actual` has each field of `expected` (deep-equal per field), naming the field. */
 export function assertFields(actual: unknown, expected: Record<string, unknown>, what: string): void {
@@ -45,4 +46,13 @@ export function errorClassOf(error: unknown): string | undefined {
 export function firstText(response: CanonicalResponse): string {
   const part = response.content.find((candidate) => candidate.type === 'text');
   return part?.type === 'text' ? part.text : '';
+}
+
+/** Content without part metadata (provider item ids, annotations), to compare what was said. */
+export function withoutMetadata(content: readonly Part[]): Part[] {
+  return content.map((part) => {
+    if (part.metadata === undefined) return part;
+    const { metadata: _metadata, ...rest } = part;
+    return rest as Part;
+  });
 }

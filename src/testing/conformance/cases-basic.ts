@@ -1,11 +1,11 @@
 /** Conformance cases: text, tool calls, tool-id round trip, reasoning, capability fail-cleanly. */
 import assert from 'node:assert/strict';
 import { accumulateResponse } from '../../core/accumulator.ts';
-import type { Item, Part } from '../../core/transcript.ts';
+import type { Item } from '../../core/transcript.ts';
 import { collectStream } from '../collect.ts';
 import type { EmulatorApi, EmulatorScript } from '../emulator/types.ts';
 import { assertStreamInvariants } from '../invariants.ts';
-import { assertFields, finishOf, rejection } from './assertions.ts';
+import { assertFields, finishOf, rejection, withoutMetadata } from './assertions.ts';
 import type { SuiteCase } from './types.ts';
 
 const textScript = (api: EmulatorApi): EmulatorScript => ({
@@ -14,13 +14,6 @@ const textScript = (api: EmulatorApi): EmulatorScript => ({
   content: [{ type: 'text', text: 'Hello there, how can I help?' }],
   usage: { input: 11, output: 7 },
 });
-
-/** Parts as type and text only (provider metadata such as item ids may ride along). */
-function textParts(parts: readonly Part[]): Array<{ type: string; text?: string }> {
-  return parts.map((part) =>
-    part.type === 'text' ? { type: part.type, text: part.text } : { type: part.type },
-  );
-}
 
 /** The id the emulator issues in the tool-id case: valid under every provider's id rule (9 alphanumerics). */
 const issuedToolId = 'Abc123xyz';
@@ -35,7 +28,9 @@ export const basicCases: SuiteCase[] = [
       assert.equal(error, undefined);
       assertStreamInvariants(events);
       const streamed = finishOf(events);
-      assert.deepEqual(textParts(streamed.content), [{ type: 'text', text: 'Hello there, how can I help?' }]);
+      assert.deepEqual(withoutMetadata(streamed.content), [
+        { type: 'text', text: 'Hello there, how can I help?' },
+      ]);
       assert.equal(streamed.finishReason, 'completed');
       if (streamed.metadata?.['switchyard.usage_estimated'] === true) {
         // A host that sends stream usage only in ways the emulator cannot know: estimated, with a WARN.
@@ -47,7 +42,7 @@ export const basicCases: SuiteCase[] = [
       assert.deepEqual(await accumulateResponse(events), streamed);
       emulator.enqueue(textScript(options.api));
       const completed = await adapter.complete(request());
-      assert.deepEqual(textParts(completed.content), textParts(streamed.content));
+      assert.deepEqual(withoutMetadata(completed.content), withoutMetadata(streamed.content));
       assert.equal(completed.finishReason, streamed.finishReason);
       assertFields(completed.usage, { input: 11, output: 7 }, 'complete() usage');
       assert.equal(completed.provider, adapter.name);
@@ -118,7 +113,7 @@ export const basicCases: SuiteCase[] = [
         },
       ];
       const second = await adapter.complete(request({ tools, transcript }), { session });
-      assert.deepEqual(textParts(second.content), [{ type: 'text', text: 'done' }]);
+      assert.deepEqual(withoutMetadata(second.content), [{ type: 'text', text: 'done' }]);
       // Expected from the wire, not from the adapter's own id map: the id the emulator issued.
       const wireBody = JSON.stringify(emulator.requests.at(-1)?.body);
       assert.ok(!wireBody.includes(call.id), 'the canonical id must not reach the wire');
@@ -145,7 +140,7 @@ export const basicCases: SuiteCase[] = [
       assertStreamInvariants(events);
       const response = finishOf(events);
       assertFields(response.content[0], { type: 'reasoning', text: 'Let me think.' }, 'first part');
-      assert.deepEqual(textParts(response.content).at(-1), { type: 'text', text: 'Answer.' });
+      assert.deepEqual(withoutMetadata(response.content).at(-1), { type: 'text', text: 'Answer.' });
     },
   },
   {

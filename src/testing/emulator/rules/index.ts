@@ -3,7 +3,8 @@ import type { EmulatorApi, EmulatorScript, JsonScript, RecordedRequest } from '.
 import { checkAnthropicRequest } from './anthropic.ts';
 import { checkGeminiRequest } from './gemini.ts';
 import { checkHostRules } from './hosts.ts';
-import { checkBearer, checkChatRequest, checkResponsesRequest } from './openai.ts';
+import { checkBearer, checkChatRequest } from './openai.ts';
+import { checkResponsesRequest, type ResponsesStore } from './openai-responses.ts';
 
 /**
  * Checks the request against its provider's rules unless the script says `enforce: false`; returns the
@@ -13,6 +14,7 @@ export function checkRules(
   api: EmulatorApi | undefined,
   request: RecordedRequest,
   script: EmulatorScript,
+  responses: ResponsesStore,
 ): JsonScript | undefined {
   if (script.enforce === false || api === undefined) return undefined;
   switch (api) {
@@ -25,7 +27,9 @@ export function checkRules(
         checkHostRules(request)
       );
     case 'openai-responses':
-      return (script.allowNoAuth ? undefined : checkBearer(request)) ?? checkResponsesRequest(request);
+      return (
+        (script.allowNoAuth ? undefined : checkBearer(request)) ?? checkResponsesRequest(request, responses)
+      );
     case 'gemini':
       return checkGeminiRequest(request);
   }
