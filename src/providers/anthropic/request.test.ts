@@ -1,7 +1,7 @@
 /** Canonical → Messages API translation: behaviour beyond the golden bodies. */
 import { describe, expect, it } from 'vitest';
 import { isInvalidRequestError } from '../../core/errors/guards.ts';
-import { toolCallId } from '../../core/ids.ts';
+import { type MessageId, toolCallId } from '../../core/ids.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { Item, Part } from '../../core/transcript.ts';
@@ -223,7 +223,7 @@ describe('content parts', () => {
     ];
     const { body, warnings } = build({
       transcript: [
-        { id: 'msg_1', kind: 'user', parts: [text('See these.'), ...parts] },
+        { id: 'msg_1' as MessageId, kind: 'user', parts: [text('See these.'), ...parts] },
         {
           kind: 'tool',
           parts: [
