@@ -93,9 +93,16 @@ describe('Azure OpenAI over Chat Completions (quirks: URL, api-key header, api-v
     vi.unstubAllEnvs();
   });
 
-  it('without a key it fails with missing_api_key naming AZURE_OPENAI_API_KEY', () => {
+  it('without a key a call fails before HTTP with an AuthError naming AZURE_OPENAI_API_KEY', async () => {
     vi.stubEnv('AZURE_OPENAI_API_KEY', '');
-    expect(() => createAzureOpenAI({ resourceName: 'r' })).toThrowError(/AZURE_OPENAI_API_KEY/);
+    const before = emulator.requests.length;
+    const azure = createAzureOpenAI({ baseURL: `${emulator.url}/openai/v1`, logger: silentLogger });
+    const error = await azure.complete(request).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      errorClass: 'auth',
+      message: expect.stringContaining('AZURE_OPENAI_API_KEY'),
+    });
+    expect(emulator.requests.length).toBe(before);
     vi.unstubAllEnvs();
   });
 });
