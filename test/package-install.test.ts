@@ -28,7 +28,7 @@ beforeAll(async () => {
   packedPaths = new Set(installed.pack.files.map((file) => file.path));
 }, 240_000);
 
-afterAll(() => installed?.remove());
+afterAll(() => installed?.remove(), 120_000);
 
 describe('npm pack', () => {
   it('packs the LICENSE, README, docs, the bin and every exported file', () => {
