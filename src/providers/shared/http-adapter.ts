@@ -107,6 +107,8 @@ export function createHttpAdapter(
     timers: CallTimers,
   ): Promise<AdapterError> {
     const text = await readText(response, call, controller, timers, maxErrorBodyBytes).catch(() => '');
+    // Aborted while the error body was read: the abort's class (cancelled, timeout) wins.
+    if (controller.signal.aborted) return toTransportError(undefined, call, controller.signal);
     return createProviderError({
       site: failureSite(call),
       status: response.status,
@@ -134,6 +136,7 @@ export function createHttpAdapter(
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
+    const stopDeadline = http.startDeadline(controller);
     const timers = http.createTimers(controller);
     try {
       const response = await http.send(call, controller, timers);
@@ -141,6 +144,7 @@ export function createHttpAdapter(
       return parseJsonBody(await readText(response, call, controller, timers), call);
     } finally {
       timers.dispose();
+      stopDeadline();
       signal?.removeEventListener('abort', onAbort);
     }
   }
@@ -232,6 +236,7 @@ export function createHttpAdapter(
     const callSetup = setup(request, callOptions, false, controller.signal);
     const { requestId, context, call } = callSetup;
     const unregister = registry.register(requestId, controller, callOptions.signal);
+    const stopDeadline = http.startDeadline(controller);
     try {
       await prepareCall(request, callSetup, controller.signal, callOptions.headers);
       return await withRetries(
@@ -265,12 +270,14 @@ export function createHttpAdapter(
         {
           policy,
           signal: controller.signal,
+          deadline: callSetup.startedAt + http.timeouts.timeoutMs,
           onRetry: (info) => callOptions.onRetry?.({ ...info, requestId }),
         },
       );
     } catch (error) {
       throw withRequestId(error, requestId);
     } finally {
+      stopDeadline();
       unregister();
     }
   }
@@ -314,6 +321,7 @@ export function createHttpAdapter(
     const model = `${definition.name}:${wireModelName(request.model)}`;
     let builder = new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink);
     const unregister = registry.register(requestId, controller, callOptions.signal);
+    const stopDeadline = http.startDeadline(controller);
     try {
       const callSetup = setup({ ...request, requestId }, callOptions, true, controller.signal);
       await prepareCall(request, callSetup, controller.signal, callOptions.headers);
@@ -326,6 +334,7 @@ export function createHttpAdapter(
           policy,
           signal: controller.signal,
           canRetry: () => !delivered,
+          deadline: startedAt + http.timeouts.timeoutMs,
           onRetry: (info) => callOptions.onRetry?.({ ...info, requestId }),
         },
       );
@@ -340,6 +349,7 @@ export function createHttpAdapter(
         eventStream.fail(classified);
       }
     } finally {
+      stopDeadline();
       unregister();
     }
   }
