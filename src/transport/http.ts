@@ -4,6 +4,7 @@ import type { AdapterError } from '../core/errors/adapter-error.ts';
 import { CancelledError } from '../core/errors/cancelled-error.ts';
 import { createAdapterError } from '../core/errors/create-error.ts';
 import { NetworkError } from '../core/errors/network-error.ts';
+import { redactUrl as redactUrlText, redactSecrets, secretHeaderValues } from '../core/redaction.ts';
 import { abortCause } from './cancellation.ts';
 
 /** Transport settings shared by every call of one adapter. */
@@ -64,12 +65,8 @@ export interface HttpCall {
   requestId?: string;
 }
 
-const secretQueryParameters = /([?&](?:key|api_key|apikey|access_token)=)[^&]*/gi;
-
 /** The URL with secret query parameters (`key=`, `api_key=` …) replaced by `[REDACTED]`. */
-export function redactUrl(url: string): string {
-  return url.replace(secretQueryParameters, '$1[REDACTED]');
-}
+export const redactUrl = redactUrlText;
 
 /**
  * The per-attempt timers, bound to the attempt's AbortController: first byte (started when the
@@ -351,25 +348,9 @@ export function toTransportError(error: unknown, call: HttpCall, signal: AbortSi
   });
 }
 
-const secretHeaders = new Set([
-  'authorization',
-  'x-api-key',
-  'api-key',
-  'x-goog-api-key',
-  'proxy-authorization',
-  'cookie',
-]);
-
-/** Removes the values of secret headers (and their Bearer tokens) from a message. */
+/** Removes the values of secret headers (and their Bearer tokens) and any key shape from a message. */
 export function redactHeaderValues(text: string, headers: Record<string, string>): string {
-  let result = text;
-  for (const [name, value] of Object.entries(headers)) {
-    if (!secretHeaders.has(name.toLowerCase()) || value.length < 4) continue;
-    result = result.split(value).join('[REDACTED]');
-    const token = value.replace(/^Bearer\s+/i, '');
-    if (token.length >= 4) result = result.split(token).join('[REDACTED]');
-  }
-  return result;
+  return redactSecrets(text, secretHeaderValues(headers));
 }
 
 /** fetch rejects network failures with a TypeError (undici: "fetch failed", "terminated") or a coded error. */

@@ -7,6 +7,7 @@ import { ServerError } from '../../core/errors/server-error.ts';
 import { EventStream } from '../../core/event-stream.ts';
 import type { StreamEvent } from '../../core/events.ts';
 import { createRequestId, type RequestId } from '../../core/ids.ts';
+import { CREDENTIAL_HEADER_NAMES, redactFields, redactSecrets } from '../../core/redaction.ts';
 import type { JsonObject } from '../../core/json.ts';
 import { consoleLogger } from '../../core/logger.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../../core/request.ts';
@@ -188,7 +189,9 @@ export function createHttpAdapter(
       logger,
       stream,
       warn(message, fields) {
-        logger.warn(message, { adapter: definition.name, requestId, sessionId: session.id, ...fields });
+        // Every logger, the user's included, gets redacted text: no key shape, no API key.
+        const entry = { adapter: definition.name, requestId, sessionId: session.id, ...fields };
+        logger.warn(redactSecrets(message, [apiKey]), redactFields(entry) as typeof entry);
       },
       fail(body, status) {
         throw createProviderError({
@@ -454,27 +457,30 @@ function linkedController(parent: AbortSignal): AbortController {
  */
 function asClassified(error: unknown, call: HttpCall, code: 'invalid_stream' | 'invalid_response'): unknown {
   if (AdapterError.isInstance(error)) return error;
-  const what = error instanceof SyntaxError ? 'malformed JSON' : 'a response it could not read';
   const where = code === 'invalid_stream' ? 'in its stream' : 'in its body';
+  // A SyntaxError's text quotes the payload (which may start with a key): neither the message nor
+  // the cause carries it; other parser failures are kept, with any key shape redacted.
+  const syntax = error instanceof SyntaxError;
+  const detail = syntax ? '' : `: ${redactSecrets(String((error as Error)?.message ?? error))}`;
   return new ServerError({
-    message: `${call.provider}: ${call.method} ${redactUrl(call.url)} sent ${what} ${where}: ${(error as Error)?.message ?? String(error)}`,
+    message: `${call.provider}: ${call.method} ${redactUrl(call.url)} sent ${syntax ? 'malformed JSON' : 'a response it could not read'} ${where}${detail}`,
     provider: call.provider,
     providerCode: code,
     retryable: true,
-    cause: error,
+    cause: syntax ? new SyntaxError('malformed JSON (text withheld)') : error,
   });
 }
 
 function parseJsonBody(text: string, call: HttpCall): unknown {
   try {
     return JSON.parse(text);
-  } catch (error) {
+  } catch {
     throw new ServerError({
       message: `${call.provider}: ${call.method} ${redactUrl(call.url)} returned a body that is not JSON (${text.length} bytes)`,
       provider: call.provider,
       providerCode: 'invalid_response',
       retryable: true,
-      cause: error,
+      cause: new SyntaxError('malformed JSON (text withheld)'),
     });
   }
 }
@@ -486,7 +492,7 @@ function withRequestId(error: unknown, requestId: string): unknown {
   return error;
 }
 
-const credentialHeaders = new Set(['authorization', 'x-api-key', 'api-key', 'x-goog-api-key']);
+const credentialHeaders = new Set(CREDENTIAL_HEADER_NAMES);
 
 function hasCredentialHeader(headers: Record<string, string> | undefined): boolean {
   return Object.keys(headers ?? {}).some((name) => credentialHeaders.has(name.toLowerCase()));
