@@ -26,7 +26,8 @@ afterEach(async () => {
   vi.restoreAllMocks();
   await new Promise<void>((resolve) => {
     server?.closeAllConnections();
-    server === undefined ? resolve() : server.close(() => resolve());
+    if (server === undefined) resolve();
+    else server.close(() => resolve());
   });
   server = undefined;
 });
