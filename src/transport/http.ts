@@ -4,6 +4,7 @@ import type { AdapterError } from '../core/errors/adapter-error.ts';
 import { CancelledError } from '../core/errors/cancelled-error.ts';
 import { createAdapterError } from '../core/errors/create-error.ts';
 import { NetworkError } from '../core/errors/network-error.ts';
+import { ServerError } from '../core/errors/server-error.ts';
 import { redactUrl as redactUrlText, redactSecrets, secretHeaderValues } from '../core/redaction.ts';
 import { abortCause } from './cancellation.ts';
 
@@ -77,6 +78,7 @@ export class CallTimers {
   private firstByte: NodeJS.Timeout | undefined;
   private idle: NodeJS.Timeout | undefined;
   private disposed = false;
+  private sent = false;
 
   private readonly controller: AbortController;
   private readonly options: HttpClient['timeouts'];
@@ -92,7 +94,8 @@ export class CallTimers {
 
   /** The request was written to a socket: start the first-byte timer (once). */
   requestSent(): void {
-    if (this.disposed || this.firstByte !== undefined || this.idle !== undefined) return;
+    if (this.disposed || this.sent) return;
+    this.sent = true;
     const ms = this.options.firstByteTimeoutMs;
     this.firstByte = setTimeout(() => this.expire('first-byte', ms), ms);
   }
@@ -100,6 +103,7 @@ export class CallTimers {
   /** Headers arrived: stop the first-byte timer, start the idle timer. */
   headersReceived(): void {
     clearTimeout(this.firstByte);
+    this.firstByte = undefined;
     if (this.disposed) return;
     this.idle = setTimeout(() => this.expire('idle', this.options.idleTimeoutMs), this.options.idleTimeoutMs);
   }
@@ -107,6 +111,18 @@ export class CallTimers {
   /** A body chunk arrived: restart the idle timer (cheap: `refresh()` reuses the timer). */
   chunkReceived(): void {
     this.idle?.refresh();
+  }
+
+  /** The consumer is not reading, so neither are we: the server's silence is not idleness. */
+  pauseIdle(): void {
+    clearTimeout(this.idle);
+    this.idle = undefined;
+  }
+
+  /** Reading again after {@link pauseIdle}: the idle timer starts afresh. */
+  resumeIdle(): void {
+    if (this.disposed || this.idle !== undefined || this.firstByte !== undefined) return;
+    this.idle = setTimeout(() => this.expire('idle', this.options.idleTimeoutMs), this.options.idleTimeoutMs);
   }
 
   dispose(): void {
@@ -242,9 +258,28 @@ export class HttpClient {
   }
 }
 
+/** Default cap on a whole JSON response body (128 MiB): room for inline images, far below V8's limit. */
+export const defaultMaxBodyBytes = 128 * 1024 * 1024;
+
+/**
+ * The classified error for a response (a JSON body or one SSE event) larger than its limit: a
+ * `server_error` with code `response_too_large`, not retried (the same request would get the same).
+ */
+export function responseTooLarge(call: HttpCall, what: string, limit: number): ServerError {
+  return new ServerError({
+    message: `${call.provider}: ${call.method} ${redactUrl(call.url)} sent ${what} larger than the limit of ${limit} bytes`,
+    provider: call.provider,
+    requestId: call.requestId,
+    providerCode: 'response_too_large',
+    retryable: false,
+  });
+}
+
 /**
  * Reads a response body as text, restarting the idle timer on every chunk (so a slowly dripping
- * body is not cut by the idle timeout), up to `limit` bytes. Read failures become classified errors.
+ * body is not cut by the idle timeout), up to `limit` bytes. Past the limit the body is cancelled
+ * and, with `onLimit: 'fail'`, {@link responseTooLarge} is thrown; by default the text read so far
+ * is returned (error bodies). Read failures become classified errors.
  */
 export async function readText(
   response: Response,
@@ -252,6 +287,7 @@ export async function readText(
   controller: AbortController,
   timers: CallTimers,
   limit = Number.POSITIVE_INFINITY,
+  onLimit: 'truncate' | 'fail' = 'truncate',
 ): Promise<string> {
   if (response.body === null) return '';
   const reader = response.body.getReader();
@@ -265,12 +301,14 @@ export async function readText(
       timers.chunkReceived();
       size += value.byteLength;
       text += decoder.decode(value, { stream: true });
-      if (size >= limit) {
+      if (onLimit === 'fail' ? size > limit : size >= limit) {
         await reader.cancel().catch(() => {});
+        if (onLimit === 'fail') throw responseTooLarge(call, 'a body', limit);
         break;
       }
     }
   } catch (error) {
+    if (error instanceof ServerError) throw error;
     throw toTransportError(error, call, controller.signal);
   }
   return text + decoder.decode();

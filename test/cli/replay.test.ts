@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import type { ApiName } from '../../src/cli/adapters.ts';
+import { type ApiName, apiNames } from '../../src/cli/adapters.ts';
 import { inferErrorStatus, runReplay } from '../../src/cli/replay-command.ts';
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
 import { listRecorded, repoRoot } from '../support/fixtures.ts';
@@ -127,7 +127,7 @@ describe('the switchyard bin', () => {
     expect(error).toMatchObject({ code: 2, stdout: '', stderr: expect.stringContaining('no such file') });
   });
 
-  it('rejects an unknown --api with usage (exit 2)', async () => {
+  it('rejects an API it has no adapter for in one line naming the APIs that work (exit 2)', async () => {
     const error = await run(process.execPath, [
       main,
       'replay',
@@ -135,6 +135,10 @@ describe('the switchyard bin', () => {
       '--api',
       'smoke-signals',
     ]).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ code: 2, stderr: expect.stringContaining('--api must be one of') });
+    expect(error).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: `switchyard replay: unknown --api 'smoke-signals' (this version supports ${apiNames.join(', ')}) — see 'switchyard replay --help'\n`,
+    });
   });
 });

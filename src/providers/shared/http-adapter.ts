@@ -13,16 +13,19 @@ import { consoleLogger } from '../../core/logger.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../../core/request.ts';
 import { StreamBuilder } from '../../core/stream-builder.ts';
 import { CancellationRegistry } from '../../transport/cancellation.ts';
+import { shouldYield, yieldToEventLoop } from '../../transport/cooperative.ts';
 import {
   type CallTimers,
+  defaultMaxBodyBytes,
   type HttpCall,
   HttpClient,
   readText,
   redactUrl,
+  responseTooLarge,
   toTransportError,
 } from '../../transport/http.ts';
 import { parseRetryAfter, withRetries } from '../../transport/retry.ts';
-import { SseDecoder } from '../../transport/sse.ts';
+import { defaultMaxEventBytes, SseDecoder, SseEventTooLargeError } from '../../transport/sse.ts';
 import type { ProviderContext, ProviderDefinition, StreamParser } from './definition.ts';
 import { createProviderError, createTruncatedError, type FailureSite } from './errors.ts';
 import { estimateMissingUsage } from './usage-fallback.ts';
@@ -62,6 +65,8 @@ export function createHttpAdapter(
     definition.baseURL
   ).replace(/\/+$/, '');
   const policy = { maxRetries: options.maxRetries ?? 2, baseDelayMs: options.retryBaseDelay };
+  const maxEventBytes = options.maxEventBytes ?? defaultMaxEventBytes;
+  const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
 
   /**
    * Credentials are checked per call, never at creation: a call without a key (and no credential
@@ -142,7 +147,7 @@ export function createHttpAdapter(
     try {
       const response = await http.send(call, controller, timers);
       if (!response.ok) throw await errorFromResponse(response, call, controller, timers);
-      return parseJsonBody(await readText(response, call, controller, timers), call);
+      return parseJsonBody(await readText(response, call, controller, timers, maxBodyBytes, 'fail'), call);
     } finally {
       timers.dispose();
       stopDeadline();
@@ -249,7 +254,10 @@ export function createHttpAdapter(
           try {
             const response = await http.send(call, attemptController, timers);
             if (!response.ok) throw await errorFromResponse(response, call, attemptController, timers);
-            const body = parseJsonBody(await readText(response, call, attemptController, timers), call);
+            const body = parseJsonBody(
+              await readText(response, call, attemptController, timers, maxBodyBytes, 'fail'),
+              call,
+            );
             const builder = new StreamBuilder(
               {
                 requestId,
@@ -331,7 +339,7 @@ export function createHttpAdapter(
       await withRetries(
         async () => {
           builder = new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink);
-          await streamAttempt(callSetup, builder, controller.signal);
+          await streamAttempt(callSetup, builder, controller.signal, () => eventStream.demand());
         },
         {
           policy,
@@ -357,10 +365,16 @@ export function createHttpAdapter(
     }
   }
 
+  /**
+   * One streaming attempt. Pulled: before each read of the socket it waits for the consumer's
+   * demand (`demand`), so an unread stream stops reading (the idle timer paused meanwhile), and it
+   * yields to the event loop when the shared parsing slice is spent (see `cooperative.ts`).
+   */
   async function streamAttempt(
     callSetup: CallSetup,
     builder: StreamBuilder,
     signal: AbortSignal,
+    demand: () => Promise<void> | undefined,
   ): Promise<void> {
     const { call, context } = callSetup;
     const attemptController = linkedController(signal);
@@ -371,12 +385,15 @@ export function createHttpAdapter(
       const contentType = response.headers.get('content-type') ?? '';
       if (contentType.includes('application/json')) {
         // Some hosts answer a streaming request with one JSON body (often an error object).
-        const body = parseJsonBody(await readText(response, call, attemptController, timers), call);
+        const body = parseJsonBody(
+          await readText(response, call, attemptController, timers, maxBodyBytes, 'fail'),
+          call,
+        );
         definition.parseResponse(body, context, builder);
         return;
       }
       const parser: StreamParser = definition.createStreamParser(context, builder);
-      const decoder = new SseDecoder((event, data) => parser.onEvent(event, data));
+      const decoder = new SseDecoder((event, data) => parser.onEvent(event, data), maxEventBytes);
       if (response.body === null)
         throw new ServerError({
           message: `${definition.name}: empty response body`,
@@ -385,6 +402,8 @@ export function createHttpAdapter(
       const reader = response.body.getReader();
       try {
         for (;;) {
+          const paused = pace(demand, timers, attemptController.signal);
+          if (paused !== undefined) await paused;
           let chunk: ReadableStreamReadResult<Uint8Array>;
           try {
             chunk = await reader.read();
@@ -393,7 +412,13 @@ export function createHttpAdapter(
           }
           if (chunk.done) break;
           timers.chunkReceived();
-          decoder.feed(chunk.value);
+          try {
+            decoder.feed(chunk.value);
+          } catch (error) {
+            if (error instanceof SseEventTooLargeError)
+              throw responseTooLarge(call, 'an SSE event', error.limit);
+            throw error;
+          }
         }
       } catch (error) {
         // Stop the body (and its socket) when we give up on it mid-way.
@@ -442,6 +467,45 @@ function bodyReadError(error: unknown, call: HttpCall, signal: AbortSignal): Ada
   if (signal.aborted || transport.errorClass !== 'network') return transport;
   const code = transport.providerCode ?? 'network error';
   return createTruncatedError(call, `the connection closed during the body (${code})`, transport);
+}
+
+/**
+ * Waits until the consumer wants more (the idle timer paused meanwhile: a slow reader is not a
+ * silent server), or the call is aborted; then, while this macrotask's parsing slice is spent,
+ * yields to the event loop. Returns undefined in the common case (nothing to wait for, no promise).
+ */
+function pace(
+  demand: () => Promise<void> | undefined,
+  timers: CallTimers,
+  signal: AbortSignal,
+): Promise<void> | undefined {
+  const wanted = signal.aborted ? undefined : demand();
+  if (wanted !== undefined) return waitForDemand(wanted, timers, signal);
+  return shouldYield() ? yieldWhileBusy(signal) : undefined;
+}
+
+async function waitForDemand(wanted: Promise<void>, timers: CallTimers, signal: AbortSignal): Promise<void> {
+  timers.pauseIdle();
+  await untilAborted(wanted, signal);
+  timers.resumeIdle();
+  await yieldWhileBusy(signal);
+}
+
+async function yieldWhileBusy(signal: AbortSignal): Promise<void> {
+  do await yieldToEventLoop();
+  while (shouldYield() && !signal.aborted);
+}
+
+/** Resolves when `promise` does or `signal` aborts, whichever comes first. */
+function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const onAbort = () => resolve();
+    signal.addEventListener('abort', onAbort, { once: true });
+    void promise.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
 }
 
 function linkedController(parent: AbortSignal): AbortController {

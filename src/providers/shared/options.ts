@@ -21,6 +21,16 @@ export interface AdapterOptions {
   headers?: Record<string, string>;
   /** A custom fetch (proxies, cassettes). The pool, proxy and first-byte options below then do not apply. */
   fetch?: typeof fetch;
+  /**
+   * Largest single SSE event accepted, in bytes; a larger one fails the call with a `server_error`
+   * (code `response_too_large`). Default 64 MiB (room for inline images).
+   */
+  maxEventBytes?: number;
+  /**
+   * Largest whole JSON response body accepted (`complete()`, `listModels()`), in bytes; larger fails
+   * with a `server_error` (code `response_too_large`). Default 128 MiB.
+   */
+  maxBodyBytes?: number;
   /** Most open connections per origin (calls beyond it wait for a free one). Default 64. */
   maxConnections?: number;
   /**
