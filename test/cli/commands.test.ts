@@ -108,3 +108,13 @@ describe.concurrent('bad usage exits 2 with one line naming the problem', () => 
     expect(run).toEqual({ code: 2, stdout: '', stderr: `${line}\n` });
   });
 });
+
+describe('the README', () => {
+  it('command-line section names exactly the APIs `--api` accepts', () => {
+    const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+    const start = readme.indexOf('## Command line');
+    const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+    for (const api of ['anthropic-messages', 'openai-chat', 'openai-responses', 'gemini'] as const)
+      expect(section.includes(`\`${api}\``), api).toBe((apiNames as readonly string[]).includes(api));
+  });
+});
