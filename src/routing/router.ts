@@ -33,7 +33,7 @@ export interface RouteRequest extends Omit<CanonicalRequest, 'model' | 'maxOutpu
 }
 
 /** Post-processes a reply before it is returned (e.g. output-schema validation). */
-export type ReplyHook = (reply: Reply, request: RouteRequest) => Reply;
+export type ReplyHook = (reply: Reply, request: RouteRequest) => Reply | Promise<Reply>;
 
 /** What the router needs. */
 export interface RouterContext {
@@ -283,7 +283,7 @@ export function createRouter(context: RouterContext) {
         throw error;
       }
       let reply = await finalize(route, model, response);
-      if (hook !== undefined) reply = hook(reply, request);
+      if (hook !== undefined) reply = await hook(reply, request);
       emit({
         ...eventBase(route, model, retries.count),
         type: 'call-completed',
@@ -373,7 +373,16 @@ export function createRouter(context: RouterContext) {
         }
         if (event.type === 'finish') {
           reply = await finalize(route, model, event.response);
-          if (hook !== undefined) reply = hook(reply, route.request);
+          if (hook !== undefined) {
+            try {
+              reply = await hook(reply, route.request);
+            } catch (error) {
+              // The reply arrived but was rejected (e.g. by its output schema): finish, then the error.
+              out.push({ type: 'finish', response: reply });
+              out.fail(error);
+              return 'done';
+            }
+          }
           // The priced usage goes out as the last usage event too (the last one wins).
           if (reply.usage.cost !== undefined) out.push({ type: 'usage', usage: reply.usage });
           event = { type: 'finish', response: reply };
