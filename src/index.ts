@@ -191,3 +191,4 @@ export {
   validateValue,
 } from './schemas/index.ts';
 export type { SwitchyardRequest } from './switchyard.ts';
+export { createJsonLinesReporter, type JsonLinesReporterOptions, summarizeEvent } from './observers/jsonl.ts';
