@@ -83,7 +83,7 @@ describe('observers', () => {
     expect(parsed.map((line) => line.type)).toEqual(events.map((event) => event.type));
     expect(parsed[5]).toMatchObject({
       finishReason: 'completed',
-      usage: { input: 50, cost: { currency: 'USD' } },
+      usage: { input: 55, cacheRead: 10, cacheWrite: 0, cost: { currency: 'USD' } },
     });
     expect(lines.join('')).not.toContain('hello');
 
