@@ -3,6 +3,7 @@
  * prices every call and falls back when a provider fails.
  */
 import type { CallOptions } from './core/adapter.ts';
+import type { ToolSpec } from './core/tools.ts';
 import { type Logger, consoleLogger } from './core/logger.ts';
 import {
   Conversation,
@@ -123,6 +124,7 @@ export function createSwitchyard(options: SwitchyardOptions = {}): Switchyard {
     after?: (reply: Reply) => Reply,
   ): [RouteRequest, ReplyHook | undefined] {
     const { output, ...rest } = request;
+    if (rest.tools !== undefined) rest.tools = rest.tools.map(toToolSpec);
     if (output === undefined) return [rest, after];
     const outputSchema = toOutputSchema(output);
     const hook: ReplyHook = async (reply) => {
@@ -160,4 +162,18 @@ export function createSwitchyard(options: SwitchyardOptions = {}): Switchyard {
     prices,
     close: () => registry.close(),
   };
+}
+
+const specs = new WeakMap<ToolSpec, ToolSpec>();
+
+/** The plain spec of a tool (a schema-backed `tool()` carries its schema and parser too). */
+function toToolSpec(tool: ToolSpec): ToolSpec {
+  let spec = specs.get(tool);
+  if (spec === undefined) {
+    spec = { name: tool.name, inputSchema: tool.inputSchema };
+    if (tool.description !== undefined) spec.description = tool.description;
+    if (tool.outputSchema !== undefined) spec.outputSchema = tool.outputSchema;
+    specs.set(tool, spec);
+  }
+  return spec;
 }
