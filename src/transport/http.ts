@@ -1,5 +1,5 @@
 /** HTTP over fetch with keep-alive pooling and three timeouts: whole call, first byte, idle gap. */
-import { Agent, fetch as undiciFetch } from 'undici';
+import { Agent, type Dispatcher, EnvHttpProxyAgent, ProxyAgent, fetch as undiciFetch } from 'undici';
 import type { AdapterError } from '../core/errors/adapter-error.ts';
 import { CancelledError } from '../core/errors/cancelled-error.ts';
 import { createAdapterError } from '../core/errors/create-error.ts';
@@ -17,6 +17,41 @@ export interface HttpClientOptions {
   firstByteTimeoutMs?: number;
   /** Longest silence allowed between two body chunks. Default 120 s. */
   idleTimeoutMs?: number;
+  /** Most open connections per origin in the default pool; further calls queue. Default 64. */
+  maxConnections?: number;
+  /**
+   * The default transport's proxy: a proxy URL, `false` for none, or (default) the environment's
+   * `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY` (either case), as curl and the provider SDKs do.
+   */
+  proxy?: string | false;
+}
+
+/** Connections per origin of the default pool. */
+export const defaultMaxConnections = 64;
+
+/** The first non-empty environment variable among `names`. */
+function environmentValue(...names: string[]): string | undefined {
+  for (const name of names) {
+    const value = process.env[name]?.trim();
+    if (value !== undefined && value !== '') return value;
+  }
+  return undefined;
+}
+
+/** The default transport's dispatcher: a keep-alive pool, behind a proxy when one is configured. */
+function createDispatcher(options: HttpClientOptions): Dispatcher {
+  const pool = { keepAliveTimeout: 30_000, connections: options.maxConnections ?? defaultMaxConnections };
+  if (typeof options.proxy === 'string') return new ProxyAgent({ ...pool, uri: options.proxy });
+  const httpProxy = environmentValue('http_proxy', 'HTTP_PROXY');
+  const httpsProxy = environmentValue('https_proxy', 'HTTPS_PROXY');
+  if (options.proxy === false || (httpProxy === undefined && httpsProxy === undefined))
+    return new Agent(pool);
+  return new EnvHttpProxyAgent({
+    ...pool,
+    httpProxy,
+    httpsProxy: httpsProxy ?? httpProxy,
+    noProxy: environmentValue('no_proxy', 'NO_PROXY') ?? '',
+  });
 }
 
 /** One HTTP call. */
@@ -44,9 +79,9 @@ export class CallTimers {
   private idle: NodeJS.Timeout | undefined;
 
   private readonly controller: AbortController;
-  private readonly options: Required<Omit<HttpClientOptions, 'fetch'>>;
+  private readonly options: HttpClient['timeouts'];
 
-  constructor(controller: AbortController, options: Required<Omit<HttpClientOptions, 'fetch'>>) {
+  constructor(controller: AbortController, options: HttpClient['timeouts']) {
     this.controller = controller;
     this.options = options;
     this.total = setTimeout(() => this.expire('total', options.timeoutMs), options.timeoutMs);
@@ -93,9 +128,9 @@ export class CallTimers {
 
 /** A pooled HTTP client. `close()` releases its sockets. */
 export class HttpClient {
-  private readonly agent: Agent | undefined;
+  private readonly agent: Dispatcher | undefined;
   private readonly fetchFunction: typeof fetch;
-  readonly timeouts: Required<Omit<HttpClientOptions, 'fetch'>>;
+  readonly timeouts: Required<Pick<HttpClientOptions, 'timeoutMs' | 'firstByteTimeoutMs' | 'idleTimeoutMs'>>;
 
   constructor(options: HttpClientOptions = {}) {
     this.timeouts = {
@@ -106,7 +141,7 @@ export class HttpClient {
     if (options.fetch !== undefined) {
       this.fetchFunction = options.fetch;
     } else {
-      const agent = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
+      const agent = createDispatcher(options);
       this.agent = agent;
       this.fetchFunction = ((input: string, init: RequestInit) =>
         undiciFetch(input, { ...(init as object), dispatcher: agent })) as unknown as typeof fetch;

@@ -43,6 +43,7 @@ describe.concurrent('switchyard help', () => {
   it('`help`, `--help` and `-h` print the same command list on stdout and exit 0', async () => {
     const runs = await Promise.all([switchyard('help'), switchyard('--help'), switchyard('-h')]);
     for (const run of runs) expect(run).toEqual(runs[0]);
+    expect(await switchyard('help', '--help')).toEqual(runs[0]);
     expect(runs[0]).toMatchObject({ code: 0, stderr: '' });
     for (const command of ['demo', 'emulator', 'replay', 'help'])
       expect(runs[0]!.stdout).toMatch(new RegExp(`^  ${command} +\\S`, 'm'));
@@ -106,5 +107,15 @@ describe.concurrent('bad usage exits 2 with one line naming the problem', () => 
   ])('switchyard %j', async (args, line) => {
     const run = await switchyard(...args);
     expect(run).toEqual({ code: 2, stdout: '', stderr: `${line}\n` });
+  });
+});
+
+describe('the README', () => {
+  it('command-line section names exactly the APIs `--api` accepts', () => {
+    const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+    const start = readme.indexOf('## Command line');
+    const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+    for (const api of ['anthropic-messages', 'openai-chat', 'openai-responses', 'gemini'] as const)
+      expect(section.includes(`\`${api}\``), api).toBe((apiNames as readonly string[]).includes(api));
   });
 });

@@ -5,11 +5,13 @@
 import type { Adapter } from '../../core/adapter.ts';
 import { createHttpAdapter } from '../shared/http-adapter.ts';
 import { createAnthropicDefinition } from './definition.ts';
-import { type AnthropicOptions, resolveApiKey } from './options.ts';
+import { type AnthropicOptions, anthropicCredentials } from './options.ts';
 
 /**
- * Creates the Anthropic adapter. The API key comes from `options.apiKey`, else `ANTHROPIC_API_KEY`;
- * without one, every call fails with an `AuthError` naming the variable, before any HTTP call.
+ * Creates the Anthropic adapter (never throws for a missing key). The API key comes from
+ * `options.apiKey`, else `ANTHROPIC_API_KEY`; without one, every call fails with an `AuthError`
+ * (`not_configured`) naming the variable, before any HTTP call. The base URL comes from
+ * `options.baseURL`, else `ANTHROPIC_BASE_URL` (+ `/v1`, as in Anthropic's SDK).
  *
  * @example
  * const anthropic = createAnthropic();
@@ -20,13 +22,8 @@ import { type AnthropicOptions, resolveApiKey } from './options.ts';
  * });
  */
 export function createAnthropic(options: AnthropicOptions = {}): Adapter {
-  const apiKey = resolveApiKey(options.apiKey);
-  const definition = createAnthropicDefinition({
-    version: options.version,
-    betas: options.betas,
-    hasApiKey: apiKey !== undefined,
-  });
-  return createHttpAdapter(definition, { ...options, apiKey });
+  const definition = createAnthropicDefinition({ version: options.version, betas: options.betas });
+  return createHttpAdapter(definition, { ...options, credentials: anthropicCredentials });
 }
 
 export type { AnthropicOptions, AnthropicProviderOptions } from './options.ts';

@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import type { Adapter } from '../../core/adapter.ts';
 import type { CapabilityOverrides } from '../openai-chat/capabilities.ts';
-import { assertApiKey, createChatDefinition, resolveApiKey } from '../openai-chat/definition.ts';
+import { chatCredentials, createChatDefinition } from '../openai-chat/definition.ts';
 import { type ChatQuirks, defaultQuirks, mergeQuirks, quirksSchema } from '../openai-chat/quirks.ts';
 import { createHttpAdapter } from '../shared/http-adapter.ts';
 import type { AdapterOptions } from '../shared/options.ts';
@@ -85,8 +85,10 @@ export function parseHostConfig(json: unknown): OpenAICompatibleConfig {
 /**
  * Creates an adapter for an OpenAI-compatible host: `createOpenAICompatible(presets.groq, {apiKey})`,
  * or `createOpenAICompatible({name: 'my-host', baseURL, quirks: {...}})`. The key comes from
- * `options.apiKey`, else `host.apiKey`, else the `apiKeyEnv` variable; a host that requires one
- * and has none throws an `AuthError` (`missing_api_key`). A host without any base URL throws a
+ * `options.apiKey`, else `host.apiKey`, else the `apiKeyEnv` variable; creation never throws for
+ * a missing key: a call to a host that requires one fails before any HTTP call with an `AuthError`
+ * (`not_configured`). The base URL comes from `options.baseURL`, else the `…_BASE_URL` variable
+ * matching `apiKeyEnv` (`GROQ_BASE_URL`), else the host's. A host without any base URL throws a
  * `TypeError`.
  */
 export function createOpenAICompatible(
@@ -104,8 +106,6 @@ export function createOpenAICompatible(
   if ((options.baseURL ?? quirks.baseURL) === '') {
     throw new TypeError(`${host.name}: an OpenAI-compatible host needs a baseURL`);
   }
-  const apiKey = resolveApiKey(options.apiKey ?? host.apiKey, quirks.apiKeyEnv);
-  assertApiKey(host.name, quirks, apiKey);
   const definition = createChatDefinition({
     name: host.name,
     quirks,
@@ -113,5 +113,9 @@ export function createOpenAICompatible(
     capabilities: { ...host.capabilities, ...options.capabilities },
     models: { ...host.models, ...options.models },
   });
-  return createHttpAdapter(definition, { ...options, apiKey });
+  return createHttpAdapter(definition, {
+    ...options,
+    apiKey: options.apiKey ?? host.apiKey,
+    credentials: chatCredentials(quirks),
+  });
 }

@@ -3,10 +3,9 @@
  * OpenAI, xAI, Azure OpenAI and Open Responses servers. Stateless by default; stateful on request.
  */
 import type { Adapter } from '../../core/adapter.ts';
-import { AuthError } from '../../core/errors/auth-error.ts';
-import { resolveApiKey } from '../openai-chat/definition.ts';
 import { accountHeaders } from '../openai/headers.ts';
 import { createHttpAdapter } from '../shared/http-adapter.ts';
+import { baseURLVariableFor } from '../shared/options.ts';
 import { createResponsesDefinition } from './definition.ts';
 import type { OpenAIResponsesOptions } from './options.ts';
 import { type ResponsesPreset, type ResponsesPresetName, responsesPresets } from './presets.ts';
@@ -15,19 +14,13 @@ export type { HostCapabilities } from './capabilities.ts';
 export type { OpenAIResponsesOptions, ResponsesStateMode } from './options.ts';
 export { type ResponsesPreset, type ResponsesPresetName, responsesPresets } from './presets.ts';
 
-function missingKey(preset: ResponsesPreset): AuthError {
-  const hint = preset.apiKeyEnv === undefined ? '' : ` or set ${preset.apiKeyEnv}`;
-  return new AuthError({
-    message: `${preset.name}: no API key: pass apiKey${hint}`,
-    provider: preset.name,
-    providerCode: 'missing_api_key',
-  });
-}
-
-/** Creates a Responses adapter for a preset row (`responsesPresets.xai`, …) or a row of your own. */
+/**
+ * Creates a Responses adapter for a preset row (`responsesPresets.xai`, …) or a row of your own.
+ * Never throws for a missing key: a call without one fails before HTTP with `AuthError`
+ * `not_configured`. The base URL comes from `options.baseURL`, else `OPENAI_BASE_URL` /
+ * `XAI_BASE_URL` (the variable matching `apiKeyEnv`), else the preset's.
+ */
 export function createResponsesHost(preset: ResponsesPreset, options: OpenAIResponsesOptions = {}): Adapter {
-  const apiKey = resolveApiKey(options.apiKey, preset.apiKeyEnv);
-  if (apiKey === undefined && preset.apiKeyRequired) throw missingKey(preset);
   const definition = createResponsesDefinition({
     name: preset.name,
     baseURL: preset.baseURL,
@@ -39,7 +32,14 @@ export function createResponsesHost(preset: ResponsesPreset, options: OpenAIResp
     models: options.models,
     reasoningReplay: preset.reasoningReplay,
   });
-  return createHttpAdapter(definition, { ...options, apiKey });
+  return createHttpAdapter(definition, {
+    ...options,
+    credentials: {
+      apiKeyVariables: preset.apiKeyEnv === undefined ? [] : [preset.apiKeyEnv],
+      apiKeyRequired: preset.apiKeyRequired,
+      baseURLVariables: baseURLVariableFor(preset.apiKeyEnv),
+    },
+  });
 }
 
 /**

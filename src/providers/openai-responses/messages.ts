@@ -38,7 +38,11 @@ function drop(conversion: Conversion, location: PartLocation, part: Part, reason
 
 /** The Responses item id a part was read from (`<provider>.item_id`), only for this adapter's own parts. */
 export function itemIdOf(part: Part, provider: string): string | undefined {
-  const id = part.metadata?.[`${provider}.item_id`];
+  let id = part.metadata?.[`${provider}.item_id`];
+  if (id === undefined && part.type === 'custom' && part.provider === provider) {
+    const data = part.data;
+    if (typeof data === 'object' && data !== null && !Array.isArray(data)) id = data.id;
+  }
   return typeof id === 'string' && id !== '' ? id : undefined;
 }
 
@@ -87,10 +91,20 @@ function convertUserOrTool(conversion: Conversion, item: Item, itemIndex: number
       conversion.input.push(convertToolResult(conversion, part, location));
       return;
     }
+    if (part.type === 'custom' && isItemObject(part.data)) {
+      // This provider's own input items (an `mcp_approval_response`, a custom tool's output) go verbatim.
+      flush();
+      conversion.input.push(part.data);
+      return;
+    }
     const converted = convertUserPart(conversion, part, location);
     if (converted !== undefined) content.push(converted);
   });
   flush();
+}
+
+function isItemObject(data: unknown): data is JsonObject {
+  return typeof data === 'object' && data !== null && !Array.isArray(data) && 'type' in data;
 }
 
 function convertUserPart(
@@ -166,19 +180,30 @@ function convertOutput(
   return content;
 }
 
+/**
+ * An assistant item. When a reasoning part cannot go, the item it produced goes without its id:
+ * OpenAI rejects a `msg_` / `fc_` item sent by id without its `reasoning` item.
+ */
 function convertAssistant(conversion: Conversion, item: Item, itemIndex: number): void {
   const { provider } = conversion.context;
+  let orphaned = false;
+  const idOf = (part: Part) => {
+    const id = orphaned ? undefined : itemIdOf(part, provider);
+    orphaned = false;
+    return id;
+  };
   item.parts.forEach((part, partIndex) => {
     const location = { itemIndex, partIndex };
     if (part.type === 'text' || part.type === 'structured') {
       const text = part.type === 'text' ? part.text : JSON.stringify(part.value);
-      addAssistantText(conversion, text, itemIdOf(part, provider));
+      addAssistantText(conversion, text, idOf(part));
       return;
     }
     conversion.message = undefined;
     if (part.type === 'reasoning') {
       const reasoning = convertReasoning(conversion, part, item.parts[partIndex + 1], location);
       if (reasoning !== undefined) conversion.input.push(reasoning);
+      orphaned = reasoning === undefined;
     } else if (part.type === 'tool-call') {
       const call: InputItem = {
         type: 'function_call',
@@ -186,12 +211,12 @@ function convertAssistant(conversion: Conversion, item: Item, itemIndex: number)
         name: part.name,
         arguments: JSON.stringify(part.input),
       };
-      const id = itemIdOf(part, provider);
+      const id = idOf(part);
       if (id !== undefined) call.id = id;
       conversion.input.push(call);
     } else if (part.type === 'custom') {
-      if (typeof part.data === 'object' && part.data !== null && !Array.isArray(part.data))
-        conversion.input.push(part.data as JsonObject);
+      orphaned = false;
+      if (isItemObject(part.data)) conversion.input.push(part.data);
       else drop(conversion, location, part, 'custom data is not an item object');
     } else drop(conversion, location, part, `an assistant message cannot carry a ${part.type} part`);
   });

@@ -138,7 +138,7 @@ export class ResponseReader {
           kind: String(item.type),
           data: item as JsonValue,
         });
-        return;
+        break;
     }
     if (id !== undefined) this.outputIds.push(id);
   }

@@ -1,7 +1,7 @@
 /** The Responses SSE parser: `response.*` events and in-band `error` events under the stream contract. */
-import { NetworkError } from '../../core/errors/network-error.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext, StreamParser } from '../shared/definition.ts';
+import { createTruncatedError } from '../shared/errors.ts';
 import type { WireEvent } from './api.ts';
 import { ResponseReader } from './reader.ts';
 
@@ -96,13 +96,10 @@ export function createStreamParser(context: ProviderContext, builder: StreamBuil
     },
     onEnd() {
       if (reader.finished) return;
-      throw new NetworkError({
-        message: `${context.provider}: the stream ended before response.completed, response.incomplete or response.failed`,
-        provider: context.provider,
-        providerCode: 'stream_truncated',
-        retryable: true,
-        requestId: context.requestId,
-      });
+      throw createTruncatedError(
+        context,
+        'the body ended before response.completed, response.incomplete or response.failed',
+      );
     },
   };
 }

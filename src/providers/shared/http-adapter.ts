@@ -29,7 +29,7 @@ import type { ProviderContext, ProviderDefinition, StreamParser } from './defini
 import { createProviderError, createTruncatedError, type FailureSite } from './errors.ts';
 import { estimateMissingUsage } from './usage-fallback.ts';
 import { reportedModel, validateCall } from './validate-call.ts';
-import type { AdapterOptions } from './options.ts';
+import { type AdapterOptions, type CredentialSource, resolveApiKey, resolveBaseURL } from './options.ts';
 
 const maxErrorBodyBytes = 64 * 1024;
 
@@ -44,27 +44,50 @@ interface CallSetup {
 /** Creates an Adapter from a provider definition and the user's options. */
 export function createHttpAdapter(
   definition: ProviderDefinition,
-  options: AdapterOptions & { apiKey?: string },
+  options: AdapterOptions & { credentials?: CredentialSource },
 ): Adapter {
   const http = new HttpClient({
     fetch: options.fetch,
     timeoutMs: options.timeout,
     firstByteTimeoutMs: options.firstByteTimeout,
     idleTimeoutMs: options.idleTimeout,
+    maxConnections: options.maxConnections,
+    proxy: options.proxy,
   });
   const registry = new CancellationRegistry();
   const logger = options.logger ?? consoleLogger;
-  const baseURL = (options.baseURL ?? definition.baseURL).replace(/\/+$/, '');
+  const credentials = options.credentials;
+  const apiKey = resolveApiKey(options.apiKey, credentials?.apiKeyVariables ?? []);
+  const baseURL = (
+    options.baseURL ??
+    resolveBaseURL(credentials?.baseURLVariables ?? []) ??
+    definition.baseURL
+  ).replace(/\/+$/, '');
   const policy = { maxRetries: options.maxRetries ?? 2, baseDelayMs: options.retryBaseDelay };
-  const apiKey = options.apiKey;
   const maxEventBytes = options.maxEventBytes ?? defaultMaxEventBytes;
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
-  if (apiKey !== undefined && /[^\x21-\x7e]/.test(apiKey)) {
-    // Caught here, because fetch would echo the whole header value (the key) in its error.
+
+  /**
+   * Credentials are checked per call, never at creation: a call without a key (and no credential
+   * header of the user's own) fails before any HTTP call with `AuthError` `not_configured`.
+   */
+  function assertConfigured(callHeaders?: Record<string, string>): void {
+    if (apiKey !== undefined && /[^\x21-\x7e]/.test(apiKey)) {
+      // Caught here, because fetch would echo the whole header value (the key) in its error.
+      throw new AuthError({
+        message: `${definition.name}: the API key contains whitespace or non-printable characters (not shown)`,
+        provider: definition.name,
+        providerCode: 'invalid_api_key_format',
+      });
+    }
+    if (apiKey !== undefined || credentials?.apiKeyRequired !== true) return;
+    if (hasCredentialHeader(options.headers) || hasCredentialHeader(callHeaders)) return;
+    const variables = credentials.apiKeyVariables;
+    const hint = variables.length === 0 ? '' : ` or set ${variables.join(' or ')}`;
     throw new AuthError({
-      message: `${definition.name}: the API key contains whitespace or non-printable characters (not shown)`,
+      message: `${definition.name}: no API key: pass apiKey${hint}`,
       provider: definition.name,
-      providerCode: 'invalid_api_key_format',
+      providerCode: 'not_configured',
     });
   }
 
@@ -112,6 +135,7 @@ export function createHttpAdapter(
       provider: definition.name,
     };
     if (body !== undefined) call.body = JSON.stringify(body);
+    assertConfigured();
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -146,6 +170,7 @@ export function createHttpAdapter(
     signal: AbortSignal,
   ): CallSetup {
     assertOpen();
+    assertConfigured(options.headers);
     const requestId = request.requestId ?? createRequestId();
     const session = options.session ?? createSession();
     const model = wireModelName(request.model);
@@ -513,4 +538,10 @@ function withRequestId(error: unknown, requestId: string): unknown {
     (error as { requestId: string | undefined }).requestId = requestId;
   }
   return error;
+}
+
+const credentialHeaders = new Set(['authorization', 'x-api-key', 'api-key', 'x-goog-api-key']);
+
+function hasCredentialHeader(headers: Record<string, string> | undefined): boolean {
+  return Object.keys(headers ?? {}).some((name) => credentialHeaders.has(name.toLowerCase()));
 }
