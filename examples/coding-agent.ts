@@ -1,6 +1,6 @@
 /** A small coding agent: two tools, an approval before writing, a cost budget and a model swap. */
 import { z } from 'zod';
-// In your project: from 'switchyard/agent', 'switchyard/anthropic' and 'switchyard/openai'.
+// In your project: from 'switchyard-ai/agent', 'switchyard-ai/anthropic' and 'switchyard-ai/openai'.
 import { type AgentResult, createAgent, defineTool, type PendingApproval } from '../src/agent/index.ts';
 import { toolOutput } from '../src/agent/index.ts';
 import { createAnthropic } from '../src/providers/anthropic/index.ts';

@@ -72,14 +72,7 @@ export type {
   ReasoningRequest,
 } from './core/request.ts';
 export { type BlockKey, StreamBuilder, type StreamBuilderContext } from './core/stream-builder.ts';
-export {
-  anthropicToolId,
-  anyToolId,
-  hashId,
-  nineAlphanumericToolId,
-  ToolIdMap,
-  type ToolIdRule,
-} from './core/tool-id-map.ts';
+export { anyToolId, hashId, ToolIdMap, type ToolIdRule } from './core/tool-id-map.ts';
 export type { ToolChoice, ToolSpec } from './core/tools.ts';
 export type {
   CustomPart,

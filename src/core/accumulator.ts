@@ -8,13 +8,14 @@ import type { Part } from './transcript.ts';
 import { emptyUsage, type Usage } from './usage.ts';
 
 type Building =
-  | { type: 'text'; chunks: string[]; metadata?: MetadataMap }
+  | { type: 'text'; chunks: string[]; incomplete?: true; metadata?: MetadataMap }
   | {
       type: 'reasoning';
       chunks: string[];
       signature?: string;
       data?: string;
       redacted?: boolean;
+      incomplete?: true;
       metadata?: MetadataMap;
     }
   | {
@@ -23,6 +24,7 @@ type Building =
       name: string;
       input: JsonObject | undefined;
       signature?: string;
+      incomplete?: true;
       metadata?: MetadataMap;
     }
   | { type: 'done'; part: Part };
@@ -70,6 +72,7 @@ export class ResponseAccumulator {
         if (part?.type === 'tool-call') {
           part.input = event.input;
           if (event.signature !== undefined) part.signature = event.signature;
+          if (event.incomplete === true) part.incomplete = true;
           if (event.metadata !== undefined) part.metadata = event.metadata;
         }
         return;
@@ -89,9 +92,9 @@ export class ResponseAccumulator {
   private endTextLike(event: Extract<StreamEvent, { type: 'text-end' | 'reasoning-end' }>): void {
     const part = this.parts.get(event.index);
     if (part === undefined) return;
-    if (event.metadata !== undefined && (part.type === 'text' || part.type === 'reasoning')) {
-      part.metadata = event.metadata;
-    }
+    if (part.type !== 'text' && part.type !== 'reasoning') return;
+    if (event.metadata !== undefined) part.metadata = event.metadata;
+    if (event.incomplete === true) part.incomplete = true;
     if (event.type === 'reasoning-end' && part.type === 'reasoning') {
       if (event.signature !== undefined) part.signature = event.signature;
       if (event.data !== undefined) part.data = event.data;
@@ -116,6 +119,7 @@ export class ResponseAccumulator {
         return building.part;
       case 'text': {
         const part: Part = { type: 'text', text: building.chunks.join('') };
+        if (building.incomplete === true) part.incomplete = true;
         if (building.metadata !== undefined) part.metadata = building.metadata;
         return part;
       }
@@ -125,6 +129,7 @@ export class ResponseAccumulator {
         if (building.data !== undefined) part.data = building.data;
         if (building.redacted !== undefined) part.redacted = building.redacted;
         if (this.provider !== undefined) part.provider = this.provider;
+        if (building.incomplete === true) part.incomplete = true;
         if (building.metadata !== undefined) part.metadata = building.metadata;
         return part;
       }
@@ -137,6 +142,7 @@ export class ResponseAccumulator {
         };
         if (building.signature !== undefined) part.signature = building.signature;
         if (this.provider !== undefined) part.provider = this.provider;
+        if (building.incomplete === true) part.incomplete = true;
         if (building.metadata !== undefined) part.metadata = building.metadata;
         return part;
       }

@@ -24,6 +24,11 @@ import type { Usage } from './usage.ts';
  *    `error`, then the iterator throws the classified error) and after an abort (finish reason
  *    `cancelled`, then the iterator ends). It carries the complete response: every part that
  *    arrived, with open parts closed (an interrupted tool call gets whatever input parses, else `{}`).
+ * 8. A part the runtime closed rather than the provider (error, abort, truncated or spliced stream)
+ *    carries `incomplete: true` on its `*-end` event, and so does a tool call whose input was not
+ *    complete JSON (output limit); the same marker is on the part in `finish` and in the transcript.
+ *    A stream whose provider never sent its finish signal ends with finish reason `error` and a
+ *    retryable `NetworkError` with `providerCode: 'stream_truncated'`.
  */
 export type StreamEvent =
   | MessageStartEvent
@@ -61,6 +66,8 @@ export interface TextDeltaEvent {
 export interface TextEndEvent {
   type: 'text-end';
   index: number;
+  /** The runtime closed the part: the provider never ended it. */
+  incomplete?: true;
   metadata?: MetadataMap;
 }
 
@@ -80,6 +87,8 @@ export interface ReasoningEndEvent {
   signature?: string;
   data?: string;
   redacted?: boolean;
+  /** The runtime closed the part: the provider never ended it. */
+  incomplete?: true;
   metadata?: MetadataMap;
 }
 
@@ -102,6 +111,8 @@ export interface ToolCallEndEvent {
   id: ToolCallId;
   input: JsonObject;
   signature?: string;
+  /** The input was cut (runtime close, or not complete JSON): `input` is a repair, not the model's. */
+  incomplete?: true;
   metadata?: MetadataMap;
 }
 

@@ -44,3 +44,35 @@ describe('repairJsonObject', () => {
     expect(repairJsonObject('nonsense')).toBeUndefined();
   });
 });
+
+describe('repairJsonObject completes cut-off values', () => {
+  it.each([
+    ['{"a":1,"b": tr', { a: 1, b: true }],
+    ['{"a":1,"b": fals', { a: 1, b: false }],
+    ['{"a":[n', { a: [null] }],
+    ['{"a":1,"b":-', { a: 1 }],
+    ['{"a":1,"b":1.', { a: 1, b: 1 }],
+    ['{"a":1,"b":-1e+', { a: 1, b: -1 }],
+    ['{"a":1,"b":12', { a: 1, b: 12 }],
+    ['{"a":"x\\u00', { a: 'x' }],
+    ['{"a":"x\\u00e9', { a: 'xé' }],
+    ['{"a":"x\\\\', { a: 'x\\' }],
+    ['{"a":1,"b', { a: 1 }],
+    ['{"a":1,"b":', { a: 1 }],
+    ['{"a":1,"b"  ', { a: 1 }],
+    ['{', {}],
+  ])('repairs %s', (text, expected) => {
+    expect(repairJsonObject(text)).toEqual(expected);
+  });
+
+  it.each(['{"a":1}}', '{"a":tx', '{"a":01,', '{"a" 1', '[1,2', '"text', '{"a":"\\uZZZZ"'])(
+    'rejects malformed text %s',
+    (text) => {
+      expect(repairJsonObject(text)).toBeUndefined();
+    },
+  );
+
+  it('does not overflow the stack on deeply nested cut-off input', () => {
+    expect(repairJsonObject('{"a":'.repeat(100_000))).toBeUndefined();
+  });
+});

@@ -1,5 +1,5 @@
 /** Linear-time accumulation of streamed tool-input JSON, and best-effort repair of a cut-off input. */
-import { isJsonObject, type JsonObject } from './json.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from './json.ts';
 
 /**
  * Collects raw JSON fragments and parses them once at the end: O(total length), never a re-parse
@@ -40,40 +40,174 @@ export class JsonFragments {
 }
 
 /**
- * Closes what a truncated JSON object text left open (a string, arrays, objects), dropping a
- * dangling key or trailing comma, and parses it. Linear in the text; used only once, on abort.
+ * Completes a JSON object text that was cut off mid-way and parses it: open strings, arrays and
+ * objects are closed; a cut-off literal is completed (`tr` → `true`, `n` → `null`); a cut-off
+ * number keeps its longest valid prefix (`1.` → `1`, `-1e+` → `-1`, a lone `-` is dropped); a
+ * partial escape (`\`, `\u00`) at the cut is dropped; a member whose key or value had not started
+ * is dropped. Complete text parses as `JSON.parse` does. Returns undefined when the text is not
+ * the beginning of a JSON object (malformed before the cut). Linear in the text.
  */
 export function repairJsonObject(text: string): JsonObject | undefined {
-  const stack: string[] = [];
-  let inString = false;
-  let escaped = false;
-  for (let position = 0; position < text.length; position++) {
-    const character = text[position];
-    if (inString) {
-      if (escaped) escaped = false;
-      else if (character === '\\') escaped = true;
-      else if (character === '"') inString = false;
-      continue;
-    }
-    if (character === '"') inString = true;
-    else if (character === '{') stack.push('}');
-    else if (character === '[') stack.push(']');
-    else if (character === '}' || character === ']') stack.pop();
+  try {
+    const value: unknown = JSON.parse(text);
+    return isJsonObject(value) ? value : undefined;
+  } catch {
+    // Cut off or malformed: parse as far as the text goes.
   }
-  let candidate = text;
-  if (escaped) candidate = candidate.slice(0, -1);
-  if (inString) candidate += '"';
-  for (let attempt = 0; attempt < 4; attempt++) {
-    const closed = candidate + [...stack].reverse().join('');
-    try {
-      const value: unknown = JSON.parse(closed);
-      return isJsonObject(value) ? value : undefined;
-    } catch {
-      // Drop an incomplete trailing member: `, "key"`, `"key":`, `, ` and retry.
-      const trimmed = candidate.replace(/,?\s*"(?:[^"\\]|\\.)*"\s*:?\s*$|,\s*$|:\s*$/, '');
-      if (trimmed === candidate) return undefined;
-      candidate = trimmed;
+  try {
+    const parser = new PartialJsonParser(text);
+    const value = parser.value();
+    if (!isJsonObject(value) || !parser.atEndOrBlank()) return undefined;
+    return value;
+  } catch {
+    return undefined; // malformed before the cut, or nested deeper than the stack allows
+  }
+}
+
+/** Marks a value that had not started (or could not be completed) when the text ended. */
+const missing: unique symbol = Symbol('missing');
+
+const literals = ['true', 'false', 'null'] as const;
+const literalValues = { true: true, false: false, null: null } as const;
+const numberPattern = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const numberCharacters = /[-+0-9.eE]*/y;
+const blank = /[ \t\n\r]*/y;
+
+class Malformed extends Error {}
+
+/** A recursive-descent JSON parser that stops quietly where the text ends. */
+class PartialJsonParser {
+  private position = 0;
+  private readonly text: string;
+
+  constructor(text: string) {
+    this.text = text;
+  }
+
+  private get ended(): boolean {
+    return this.position >= this.text.length;
+  }
+
+  private skipBlank(): void {
+    blank.lastIndex = this.position;
+    blank.test(this.text);
+    this.position = blank.lastIndex;
+  }
+
+  atEndOrBlank(): boolean {
+    this.skipBlank();
+    return this.ended;
+  }
+
+  value(): JsonValue | typeof missing {
+    this.skipBlank();
+    if (this.ended) return missing;
+    const character = this.text[this.position];
+    if (character === '{') return this.object();
+    if (character === '[') return this.array();
+    if (character === '"') return this.string().value;
+    if (character === '-' || (character !== undefined && character >= '0' && character <= '9'))
+      return this.number();
+    return this.literal();
+  }
+
+  private object(): JsonObject {
+    const result: JsonObject = {};
+    this.position++;
+    for (let first = true; ; first = false) {
+      this.skipBlank();
+      if (this.ended) return result;
+      if (this.text[this.position] === '}') {
+        this.position++;
+        return result;
+      }
+      if (!first) this.expect(',');
+      this.skipBlank();
+      if (this.ended) return result;
+      if (this.text[this.position] !== '"') throw new Malformed('expected a key');
+      const key = this.string();
+      if (!key.complete) return result;
+      this.skipBlank();
+      if (this.ended) return result;
+      this.expect(':');
+      const member = this.value();
+      if (member === missing) return result;
+      Object.defineProperty(result, key.value, {
+        value: member,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
   }
-  return undefined;
+
+  private array(): JsonValue[] {
+    const result: JsonValue[] = [];
+    this.position++;
+    for (let first = true; ; first = false) {
+      this.skipBlank();
+      if (this.ended) return result;
+      if (this.text[this.position] === ']') {
+        this.position++;
+        return result;
+      }
+      if (!first) this.expect(',');
+      const item = this.value();
+      if (item === missing) return result;
+      result.push(item);
+    }
+  }
+
+  private expect(character: string): void {
+    if (this.text[this.position] !== character) throw new Malformed(`expected ${character}`);
+    this.position++;
+  }
+
+  /** A string; when cut off, its text up to the cut, minus a partial escape. */
+  private string(): { value: string; complete: boolean } {
+    const start = this.position;
+    const text = this.text;
+    let position = start + 1;
+    while (position < text.length) {
+      const character = text[position];
+      if (character === '"') {
+        this.position = position + 1;
+        return { value: JSON.parse(text.slice(start, position + 1)) as string, complete: true };
+      }
+      if (character === '\\') {
+        const length = text[position + 1] === 'u' ? 6 : 2;
+        if (position + length > text.length) break; // a partial escape at the cut: dropped
+        position += length;
+      } else position++;
+    }
+    this.position = text.length;
+    return { value: JSON.parse(`${text.slice(start, position)}"`) as string, complete: false };
+  }
+
+  private number(): number | typeof missing {
+    numberCharacters.lastIndex = this.position;
+    numberCharacters.test(this.text);
+    const tokenEnd = numberCharacters.lastIndex;
+    numberPattern.lastIndex = this.position;
+    const valid = numberPattern.exec(this.text)?.[0] ?? '';
+    const validEnd = this.position + valid.length;
+    if (validEnd < tokenEnd && tokenEnd < this.text.length) throw new Malformed('bad number');
+    this.position = tokenEnd;
+    return valid === '' ? missing : Number(valid);
+  }
+
+  private literal(): JsonValue | typeof missing {
+    const rest = this.text.slice(this.position, this.position + 5);
+    for (const literal of literals) {
+      if (rest.startsWith(literal)) {
+        this.position += literal.length;
+        return literalValues[literal];
+      }
+      if (this.position + rest.length === this.text.length && literal.startsWith(rest)) {
+        this.position = this.text.length;
+        return literalValues[literal];
+      }
+    }
+    throw new Malformed('unexpected character');
+  }
 }

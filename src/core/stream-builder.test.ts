@@ -48,8 +48,17 @@ describe('StreamBuilder', () => {
     expect(response.finishReason).toBe('cancelled');
     expect(response.content).toEqual([
       { type: 'text', text: 'partial answer' },
-      { type: 'tool-call', id: 'tu_1', name: 'search', input: { query: 'abc', limit: 1 }, provider: 'test' },
+      {
+        type: 'tool-call',
+        id: 'tu_1',
+        name: 'search',
+        input: { query: 'abc', limit: 1 },
+        provider: 'test',
+        incomplete: true,
+        metadata: { 'switchyard.raw_input': '{"query": "abc", "limit": 1' },
+      },
     ]);
+    expect(events.find((event) => event.type === 'tool-call-end')).toMatchObject({ incomplete: true });
   });
 
   it('an interrupted tool call with nothing parseable gets {}', () => {

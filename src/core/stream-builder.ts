@@ -13,6 +13,20 @@ import { emptyUsage, type Usage } from './usage.ts';
 /** A key the provider parser uses for a block (Anthropic block index, OpenAI tool index, …). */
 export type BlockKey = string | number;
 
+/** What a provider parser may pass when ending a part. */
+export interface EndFields {
+  /** The provider's authoritative tool input (otherwise the fragments are parsed). */
+  input?: JsonObject;
+  signature?: string;
+  data?: string;
+  redacted?: boolean;
+  metadata?: MetadataMap;
+  /** The runtime closes the part because the response was cut: marks it `incomplete`. */
+  partial?: boolean;
+  /** The provider ended its message with this part still open: marks it `incomplete`. */
+  incomplete?: boolean;
+}
+
 type OpenPart =
   | { type: 'text'; index: number }
   | { type: 'reasoning'; index: number }
@@ -146,24 +160,19 @@ export class StreamBuilder {
 
   /**
    * Ends part `key`. For a tool call, `fields.input` is the provider's authoritative input; absent,
-   * the fragments are parsed (an unparseable input becomes `{}` plus `switchyard.raw_input` metadata).
+   * the fragments are parsed (an unparseable input becomes its repair plus `switchyard.raw_input`
+   * metadata, and the part is marked `incomplete`). `partial` (the runtime closes the part because
+   * the response was cut) marks any part `incomplete`; so does `incomplete` (the provider's message
+   * ended while this part was still open).
    */
-  end(
-    key: BlockKey,
-    fields: {
-      input?: JsonObject;
-      signature?: string;
-      data?: string;
-      redacted?: boolean;
-      metadata?: MetadataMap;
-      partial?: boolean;
-    } = {},
-  ): void {
+  end(key: BlockKey, fields: EndFields = {}): void {
     const part = this.open.get(key);
     if (part === undefined) return;
     this.open.delete(key);
+    const incomplete = fields.partial === true || fields.incomplete === true;
     if (part.type === 'text') {
       const event: StreamEvent = { type: 'text-end', index: part.index };
+      if (incomplete) event.incomplete = true;
       this.emit(withMetadata(event, fields.metadata));
     } else if (part.type === 'reasoning') {
       const event: Extract<StreamEvent, { type: 'reasoning-end' }> = {
@@ -173,22 +182,28 @@ export class StreamBuilder {
       if (fields.signature !== undefined) event.signature = fields.signature;
       if (fields.data !== undefined) event.data = fields.data;
       if (fields.redacted !== undefined) event.redacted = fields.redacted;
+      if (incomplete) event.incomplete = true;
       this.emit(withMetadata(event, fields.metadata));
     } else {
-      this.endToolCall(part, fields);
+      this.endToolCall(part, fields, incomplete);
     }
   }
 
   private endToolCall(
     part: Extract<OpenPart, { type: 'tool-call' }>,
-    fields: { input?: JsonObject; signature?: string; metadata?: MetadataMap; partial?: boolean },
+    fields: EndFields,
+    incomplete: boolean,
   ): void {
     let input = fields.input;
     let metadata = fields.metadata;
+    let repaired = false;
     if (input === undefined) {
-      const parsed = fields.partial === true ? part.fragments.parsePartial() : part.fragments.parse();
+      const parsed = part.fragments.parse();
       input = parsed ?? part.fragments.parsePartial();
-      if (parsed === undefined) metadata = { ...metadata, 'switchyard.raw_input': part.fragments.text() };
+      if (parsed === undefined) {
+        repaired = true;
+        metadata = { ...metadata, 'switchyard.raw_input': part.fragments.text() };
+      }
     }
     const event: Extract<StreamEvent, { type: 'tool-call-end' }> = {
       type: 'tool-call-end',
@@ -197,6 +212,7 @@ export class StreamBuilder {
       input,
     };
     if (fields.signature !== undefined) event.signature = fields.signature;
+    if (incomplete || repaired) event.incomplete = true;
     this.emit(withMetadata(event, metadata));
   }
 

@@ -25,6 +25,9 @@ const metadata = z
   .record(z.string().refine(isMetadataKey, 'metadata keys have the shape namespace.field'), jsonValue)
   .optional() as z.ZodType<MetadataMap | undefined>;
 
+/** The runtime-closed marker (`TextPart.incomplete`): `true` or absent, never `false`. */
+const incomplete = z.literal(true).optional();
+
 const base64Text = z
   .string()
   .regex(/^[A-Za-z0-9+/_-]*={0,2}$/, 'expected base64')
@@ -44,7 +47,7 @@ const toolCallIdSchema = z.string().transform((value) => value as ToolCallId);
 
 const part: z.ZodType<Part> = z.lazy(() =>
   z.discriminatedUnion('type', [
-    z.strictObject({ type: z.literal('text'), text: z.string(), metadata }),
+    z.strictObject({ type: z.literal('text'), text: z.string(), incomplete, metadata }),
     z.strictObject({
       type: z.literal('media'),
       modality: z.enum(['image', 'audio', 'video', 'binary']),
@@ -72,6 +75,7 @@ const part: z.ZodType<Part> = z.lazy(() =>
       data: z.string().optional(),
       redacted: z.boolean().optional(),
       provider: z.string().optional(),
+      incomplete,
       metadata,
     }),
     z.strictObject({
@@ -81,6 +85,7 @@ const part: z.ZodType<Part> = z.lazy(() =>
       input: jsonObject,
       signature: z.string().optional(),
       provider: z.string().optional(),
+      incomplete,
       metadata,
     }),
     z.strictObject({

@@ -17,6 +17,13 @@ export type DataRef =
 export interface TextPart {
   type: 'text';
   text: string;
+  /**
+   * Set when the runtime, not the provider, closed this part: the response was cut (error, cancel,
+   * truncated or spliced stream) or, for a tool call, its input was not complete JSON (output
+   * limit). The content is what arrived; a tool call's input was repaired and must not be executed
+   * as if the model had finished it.
+   */
+  incomplete?: true;
   metadata?: MetadataMap;
 }
 
@@ -62,6 +69,8 @@ export interface ReasoningPart {
   redacted?: boolean;
   /** The provider that produced it; signatures are only valid there. */
   provider?: string;
+  /** Set when the runtime closed the part (see {@link TextPart.incomplete}). */
+  incomplete?: true;
   metadata?: MetadataMap;
 }
 
@@ -75,6 +84,12 @@ export interface ToolCallPart {
   signature?: string;
   /** The provider that produced the call. */
   provider?: string;
+  /**
+   * Set when the input is not what the provider finished sending (cut by cancel, error, a spliced
+   * or truncated stream, or the output limit): `input` is a repair of the fragments that arrived
+   * (raw text in metadata `switchyard.raw_input` when it did not parse). Never execute it blindly.
+   */
+  incomplete?: true;
   metadata?: MetadataMap;
 }
 

@@ -25,7 +25,9 @@ type PartState = { type: 'text' | 'reasoning' | 'tool-call'; ended: boolean; id?
  * non-decreasing indices and new parts at fresh, increasing indices; each text/reasoning/tool-call
  * started once and ended once, deltas only while open; tool-call ids unique and non-empty, deltas
  * and end carrying the start's id; final inputs JSON objects; usage counts non-negative integers;
- * and the finish response's content equal to what the deltas built.
+ * the `incomplete` marker `true` or absent, set on every repaired tool input; the finish response's
+ * content equal to what the deltas built (markers included); and no incomplete part in a
+ * `completed` response.
  */
 export function assertStreamInvariants(events: readonly StreamEvent[]): void {
   const violations = findStreamViolations(events);
@@ -106,6 +108,7 @@ export function findStreamViolations(events: readonly StreamEvent[]): string[] {
   for (const [index, state] of parts)
     if (!state.ended) violations.push(`part ${index} (${state.type}) never ended`);
   if (violations.length === 0) checkFinishContent(events, violations);
+  if (violations.length === 0) checkCompletedIsWhole(events, violations);
   return violations;
 }
 
@@ -139,7 +142,33 @@ function checkPartEvent(
   }
   if (event.type === 'tool-call-end' && !isJsonObject(event.input))
     violations.push(`${at}: final input is not a JSON object`);
+  if (event.type.endsWith('-end')) checkIncompleteMarker(event as PartEndEvent, at, violations);
   if (event.type.endsWith('-end')) state.ended = true;
+}
+
+type PartEndEvent = Extract<StreamEvent, { type: 'text-end' | 'reasoning-end' | 'tool-call-end' }>;
+
+/** `incomplete` is `true` or absent; a tool input repaired from unparseable text must carry it. */
+function checkIncompleteMarker(event: PartEndEvent, at: string, violations: string[]): void {
+  const marker: unknown = event.incomplete;
+  if (marker !== undefined && marker !== true)
+    violations.push(`${at}: incomplete is ${String(marker)}; the marker is true or absent`);
+  if (
+    event.type === 'tool-call-end' &&
+    event.metadata?.['switchyard.raw_input'] !== undefined &&
+    marker !== true
+  )
+    violations.push(`${at}: a repaired tool input (switchyard.raw_input) is not marked incomplete`);
+}
+
+/** A `completed` response holds no part the runtime had to close. */
+function checkCompletedIsWhole(events: readonly StreamEvent[], violations: string[]): void {
+  const finish = events[events.length - 1];
+  if (finish?.type !== 'finish' || finish.response.finishReason !== 'completed') return;
+  finish.response.content.forEach((part, index) => {
+    if ('incomplete' in part && part.incomplete === true)
+      violations.push(`finish: finish reason completed, but part ${index} (${part.type}) is incomplete`);
+  });
 }
 
 /** Every bucket a non-negative integer, and reasoning part of output (never more than it). */

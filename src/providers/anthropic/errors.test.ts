@@ -290,7 +290,7 @@ describe('stream failures over the emulator', () => {
     assertStreamInvariants(result.events);
     expect(isRateLimitError(result.error)).toBe(true);
     expect(result.response?.finishReason).toBe('error');
-    expect(result.response?.content).toEqual([{ type: 'text', text: 'Partial answ' }]);
+    expect(result.response?.content).toEqual([{ type: 'text', text: 'Partial answ', incomplete: true }]);
     expect(emulator.requests).toHaveLength(1);
   });
 
@@ -303,7 +303,7 @@ describe('stream failures over the emulator', () => {
     const result = await collect(createTestAdapter(emulator).stream(textRequest('hi')));
     assertStreamInvariants(result.events);
     expect(result.error).toMatchObject({ name: 'ServerError', providerCode: 'invalid_stream' });
-    expect(result.response?.content).toEqual([{ type: 'text', text: 'Hello! I' }]);
+    expect(result.response?.content).toEqual([{ type: 'text', text: 'Hello! I', incomplete: true }]);
   });
 
   it('a connection cut mid-stream is a NetworkError with the partial content kept', async () => {
@@ -315,14 +315,15 @@ describe('stream failures over the emulator', () => {
     const result = await collect(createTestAdapter(emulator).stream(textRequest('hi')));
     assertStreamInvariants(result.events);
     expect(isNetworkError(result.error)).toBe(true);
+    expect(result.error).toMatchObject({ providerCode: 'stream_truncated', retryable: true });
     expect(result.response?.finishReason).toBe('error');
-    expect(result.response?.content).toEqual([{ type: 'text', text: 'Hello! I' }]);
+    expect(result.response?.content).toEqual([{ type: 'text', text: 'Hello! I', incomplete: true }]);
   });
 
   it('a body that ends cleanly before message_stop is stream_truncated', async () => {
     emulator.enqueue({ type: 'sse', events });
     const result = await collect(createTestAdapter(emulator).stream(textRequest('hi')));
     expect(result.error).toMatchObject({ name: 'NetworkError', providerCode: 'stream_truncated' });
-    expect(result.response?.content).toEqual([{ type: 'text', text: 'Partial answ' }]);
+    expect(result.response?.content).toEqual([{ type: 'text', text: 'Partial answ', incomplete: true }]);
   });
 });

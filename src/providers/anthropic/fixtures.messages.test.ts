@@ -47,7 +47,8 @@ const advisorKinds = 'custom:server_tool_use, custom:advisor_tool_result';
 const messages: Record<string, MessageExpectation> = {
   'anthropic-advisor-20260301.1.json': {
     finish: ['completed', 'end_turn'],
-    usage: usage(2414, 3200),
+    // Billed as the sum of usage.iterations (executor + advisor turns), not the top-level count.
+    usage: usage(5142, 4074),
     kinds: `${advisorKinds}, text`,
     text: 'Great guidance. Here is the full design',
     check(response) {
@@ -156,7 +157,8 @@ const messages: Record<string, MessageExpectation> = {
   },
   'anthropic-compaction.1.json': {
     finish: ['completed', 'end_turn'],
-    usage: usage(682, 1320),
+    // Billed as the sum of usage.iterations: 60,385 + 682 input, as Anthropic bills (not the top-level 682).
+    usage: usage(61067, 1912),
     kinds: 'custom:compaction, text',
     text: 'Based on our conversation history, you h',
     check(response) {
@@ -165,7 +167,8 @@ const messages: Record<string, MessageExpectation> = {
   },
   'anthropic-fallback.json': {
     finish: ['completed', 'end_turn'],
-    usage: usage(412, 264),
+    // Billed as the sum of usage.iterations (failed attempt + fallback message).
+    usage: usage(820, 264),
     kinds: 'custom:fallback, text',
     text: 'The printing press was invented by Johan',
     check(response) {

@@ -47,7 +47,8 @@ const codeExecutionKinds =
 const streams: Record<string, StreamExpectation> = {
   'anthropic-advisor-20250301.1.chunks.txt': {
     finish: ['completed', 'end_turn'],
-    usage: usage(4727, 3391),
+    // Billed as the sum of usage.iterations (executor + advisor turns), not the top-level count.
+    usage: usage(7455, 7271),
     kinds: 'custom:server_tool_use, custom:advisor_tool_result, text',
     text: '# Concurrent Worker Pool in Go — Design',
     check(response) {
@@ -178,7 +179,8 @@ const streams: Record<string, StreamExpectation> = {
   },
   'anthropic-compaction.1.chunks.txt': {
     finish: ['completed', 'end_turn'],
-    usage: usage(612, 2819),
+    // Billed as the sum of usage.iterations (compaction + message), not the top-level 612.
+    usage: usage(60997, 3341),
     kinds: 'custom:compaction, text',
     text: 'Based on the conversation history, you a',
     check(response) {
@@ -190,7 +192,8 @@ const streams: Record<string, StreamExpectation> = {
   },
   'anthropic-fallback.chunks.txt': {
     finish: ['completed', 'end_turn'],
-    usage: usage(412, 264),
+    // Billed as the sum of usage.iterations (failed attempt + fallback message).
+    usage: usage(820, 264),
     kinds: 'custom:fallback, text',
     text: 'The printing press was invented by Johan',
     check(response) {
@@ -482,6 +485,13 @@ describe('recorded Anthropic streams over the emulator', () => {
     expect(describeContent(response?.content ?? [])).toBe('reasoning, tool-call:test-tool');
     expect(partsOf(response?.content ?? [], 'reasoning')[0]?.signature).toBe('sig-first');
     expect(toolInputs(response as CanonicalResponse)).toEqual([{ value: 'Spark' }]);
+    // The input was cut by the splice: repaired, and marked so nothing runs it as the model's.
+    const call = partsOf(response?.content ?? [], 'tool-call')[0];
+    expect(call).toMatchObject({
+      incomplete: true,
+      metadata: { 'switchyard.raw_input': expect.any(String) },
+    });
+    expect(events.find((event) => event.type === 'tool-call-end')).toMatchObject({ incomplete: true });
     expect(JSON.stringify(response)).not.toContain('sig-second');
   });
 });

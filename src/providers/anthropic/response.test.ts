@@ -76,6 +76,30 @@ describe('convertUsage', () => {
       { output: 3 },
     );
   });
+
+  it('bills usage.iterations as the sum of the iterations, not the top-level counts', () => {
+    expect(
+      convertUsageFields({
+        input_tokens: 682,
+        output_tokens: 1320,
+        iterations: [
+          { type: 'compaction', input_tokens: 60385, output_tokens: 592, cache_read_input_tokens: 7 },
+          { type: 'message', input_tokens: 682, output_tokens: 1320, cache_read_input_tokens: 3 },
+        ],
+      }),
+    ).toEqual({ input: 61067, output: 1912, cacheRead: 10 });
+  });
+
+  it('falls back to the top-level counts when usage.iterations is empty or not objects', () => {
+    expect(convertUsageFields({ input_tokens: 4, output_tokens: 2, iterations: [] })).toEqual({
+      input: 4,
+      output: 2,
+    });
+    expect(convertUsageFields({ input_tokens: 4, output_tokens: 2, iterations: ['x', 1] })).toEqual({
+      input: 4,
+      output: 2,
+    });
+  });
 });
 
 describe('parseResponse', () => {

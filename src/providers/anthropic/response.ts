@@ -50,8 +50,39 @@ export function convertUsage(usage: WireUsage | undefined): Usage {
 /**
  * The buckets one usage report holds, and only those: a stream's later report (`message_delta`)
  * overrides the earlier one (`message_start`) bucket by bucket.
+ *
+ * When `usage.iterations` is present (compaction, advisor, fallback), the top-level counts cover only
+ * the last executor turn; Anthropic bills the sum of the iterations, so that sum is returned (the
+ * per-iteration detail is kept as `anthropic.usage_iterations` metadata by `applyMessageFields`).
  */
 export function convertUsageFields(usage: WireUsage): Partial<Usage> {
+  const iterations = billedIterations(usage.iterations);
+  if (iterations !== undefined) return sumIterations(iterations);
+  return convertOne(usage);
+}
+
+/** The iterations array when it holds at least one usage object; otherwise undefined. */
+function billedIterations(value: JsonValue | undefined): WireUsage[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const usages = value.filter((item) => isJsonObject(item)) as WireUsage[];
+  return usages.length > 0 ? usages : undefined;
+}
+
+const tokenBuckets = ['input', 'cacheRead', 'cacheWrite', 'output', 'reasoning'] as const;
+
+function sumIterations(iterations: WireUsage[]): Partial<Usage> {
+  const total: Partial<Usage> = {};
+  for (const iteration of iterations) {
+    const converted = convertOne(iteration);
+    for (const key of tokenBuckets) {
+      const value = converted[key];
+      if (value !== undefined) total[key] = (total[key] ?? 0) + value;
+    }
+  }
+  return total;
+}
+
+function convertOne(usage: WireUsage): Partial<Usage> {
   const converted: Partial<Usage> = {};
   const input = count(usage.input_tokens);
   const cacheRead = count(usage.cache_read_input_tokens);

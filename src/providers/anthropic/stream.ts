@@ -5,6 +5,7 @@ import type { StreamBuilder } from '../../core/stream-builder.ts';
 import { emptyUsage, type Usage } from '../../core/usage.ts';
 import type { ProviderContext, StreamParser } from '../shared/definition.ts';
 import type { WireResponseMessage, WireStreamEvent, WireUsage } from './api.ts';
+import { createTruncatedError } from '../shared/errors.ts';
 import { ResponseReader } from './reader.ts';
 import { convertErrorBody } from './errors.ts';
 import { addUsage, applyMessageFields, convertUsageFields, withDefined } from './response.ts';
@@ -139,13 +140,7 @@ class AnthropicStream implements StreamParser {
 
   onEnd(): void {
     if (this.stopped && !this.messageOpen) return;
-    throw new NetworkError({
-      message: 'anthropic: the stream ended before message_stop',
-      providerCode: 'stream_truncated',
-      retryable: true,
-      provider: 'anthropic',
-      requestId: this.context.requestId,
-    });
+    throw createTruncatedError(this.context, 'the body ended before message_stop');
   }
 }
 

@@ -1,7 +1,7 @@
 /** Options of `createGemini` and the per-request `providerOptions.gemini` pass-through. */
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
-import type { AdapterOptions } from '../shared/options.ts';
+import type { AdapterOptions, CredentialSource } from '../shared/options.ts';
 import { isRecord } from './api.ts';
 
 /** The Gemini API endpoint (Google AI Studio keys). */
@@ -43,12 +43,15 @@ export function readProviderOptions(request: CanonicalRequest): GeminiProviderOp
   return options;
 }
 
-/** The API key: the argument, else `GEMINI_API_KEY`, else `GOOGLE_API_KEY`. */
-export function resolveApiKey(apiKey: string | undefined): string | undefined {
-  if (apiKey !== undefined && apiKey !== '') return apiKey;
-  for (const name of apiKeyVariables) {
-    const value = process.env[name];
-    if (value !== undefined && value !== '') return value;
-  }
-  return undefined;
-}
+/**
+ * Where the key and endpoint come from: `GEMINI_API_KEY`, else `GOOGLE_API_KEY`; `GEMINI_BASE_URL`,
+ * else `GOOGLE_GEMINI_BASE_URL` (Google's SDK convention: the host, `/v1beta` is appended).
+ */
+export const geminiCredentials: CredentialSource = {
+  apiKeyVariables: apiKeyVariables,
+  apiKeyRequired: true,
+  baseURLVariables: [
+    { name: 'GEMINI_BASE_URL', suffix: '/v1beta' },
+    { name: 'GOOGLE_GEMINI_BASE_URL', suffix: '/v1beta' },
+  ],
+};

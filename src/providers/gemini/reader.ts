@@ -307,7 +307,8 @@ export class ResponseReader {
       });
     }
     this.builder.toolDelta(key, JSON.stringify(input));
-    this.builder.end(key, { input, signature, metadata });
+    // A repaired input is marked incomplete: the model's arguments are not what `input` holds.
+    this.builder.end(key, { input, signature, metadata, incomplete: metadata !== undefined });
   }
 
   private continueCall(

@@ -203,7 +203,7 @@ describe('bad input never crashes', () => {
       const events = parseChunks([finished('STOP', parts)], context);
       assertStreamInvariants(events);
       const end = events.find((event) => event.type === 'tool-call-end');
-      expect(end).toMatchObject({ input: {}, metadata: { 'switchyard.raw_input': raw } });
+      expect(end).toMatchObject({ input: {}, incomplete: true, metadata: { 'switchyard.raw_input': raw } });
       expect([...toolDeltas(events).values()]).toEqual(['{}']);
       expect(warnings(context)).toEqual([
         [

@@ -1,7 +1,7 @@
 /** The `streamGenerateContent?alt=sse` parser: one JSON chunk per SSE event, no terminal event. */
-import { NetworkError } from '../../core/errors/network-error.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext, StreamParser } from '../shared/definition.ts';
+import { createTruncatedError } from '../shared/errors.ts';
 import { type GeminiResponse, isRecord } from './api.ts';
 import { convertErrorBody } from './errors.ts';
 import { ResponseReader } from './reader.ts';
@@ -31,13 +31,10 @@ export function createStreamParser(context: ProviderContext, builder: StreamBuil
     onEnd() {
       if (!reader.complete) {
         reader.flushUsage();
-        throw new NetworkError({
-          message: `gemini: the stream of ${context.model} ended before a chunk with a finishReason`,
-          provider: 'gemini',
-          providerCode: 'stream_truncated',
-          retryable: true,
-          requestId: context.requestId,
-        });
+        throw createTruncatedError(
+          context,
+          `the body of ${context.model} ended before a chunk with a finishReason`,
+        );
       }
       reader.finish();
     },

@@ -100,6 +100,14 @@ export interface ChatQuirks {
   topK: boolean;
   /** Look for error objects inside 200 bodies and stream chunks (`{"error": {...}}`, `event: error`). */
   inBandErrors: boolean;
+  /**
+   * The host ends streams with `[DONE]` (or by closing the body) without ever sending a
+   * `finish_reason`. Off everywhere by default and in every preset: every recorded host sends one,
+   * and without it a stream cut short cannot be told from a finished one. Set it only for a host
+   * shown to omit the signal; its streams then end `completed` (or `tool-call`) at `[DONE]` or the
+   * end of the body, with no truncation check.
+   */
+  omitsFinishReason: boolean;
   /** Capabilities of every model on the host (over a text-and-tools baseline). */
   capabilities: Partial<Capabilities>;
   /** Per-model-glob capability overrides, applied in key order after `capabilities`. */
@@ -134,6 +142,7 @@ export const defaultQuirks: ChatQuirks = {
   parallelToolCalls: true,
   topK: false,
   inBandErrors: true,
+  omitsFinishReason: false,
   capabilities: {},
   models: openaiModelCapabilities,
 };
@@ -189,6 +198,7 @@ export const quirksSchema = z
     parallelToolCalls: z.boolean(),
     topK: z.boolean(),
     inBandErrors: z.boolean(),
+    omitsFinishReason: z.boolean(),
     capabilities: capabilitiesSchema,
     models: z.record(z.string(), capabilitiesSchema),
   })

@@ -212,12 +212,29 @@ describe('stream parser: tool calls', () => {
     expect(result.response.finishReason).toBe('tool-call');
   });
 
-  it('ends an open call at [DONE] when no finish reason came, and reports tool-call', () => {
+  it('fails a stream whose [DONE] came before any finish reason as stream_truncated, marking the call', () => {
     const start = call(0, { id: 'call_x', function: { name: 'f', arguments: '{"a":1}' } });
     const result = feedStream([chunk({ tool_calls: [start] }), '[DONE]'], openaiQuirks);
     assertStreamInvariants(result.events);
+    expect(result.error).toMatchObject({
+      name: 'NetworkError',
+      providerCode: 'stream_truncated',
+      retryable: true,
+    });
+    expect(result.response.finishReason).toBe('error');
+    expect(toolCallsOf(result.response)).toEqual([{ name: 'f', input: { a: 1 } }]);
+    expect(result.events.find((event) => event.type === 'tool-call-end')).toMatchObject({ incomplete: true });
+  });
+
+  it('ends an open call at [DONE] and reports tool-call for a host flagged omitsFinishReason', () => {
+    const start = call(0, { id: 'call_x', function: { name: 'f', arguments: '{"a":1}' } });
+    const quirks = { ...openaiQuirks, omitsFinishReason: true };
+    const result = feedStream([chunk({ tool_calls: [start] }), '[DONE]'], quirks);
+    assertStreamInvariants(result.events);
+    expect(result.error).toBeUndefined();
     expect(toolCallsOf(result.response)).toEqual([{ name: 'f', input: { a: 1 } }]);
     expect(result.response.finishReason).toBe('tool-call');
+    expect(result.events.find((event) => event.type === 'tool-call-end')).not.toHaveProperty('incomplete');
   });
 
   it('reports tool-call when a host says stop after tool calls', () => {

@@ -1,8 +1,8 @@
 /** The Chat Completions SSE parser: `data:` chunks, in-band error events and the `[DONE]` terminator. */
-import { NetworkError } from '../../core/errors/network-error.ts';
 import { isJsonObject } from '../../core/json.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext, StreamParser } from '../shared/definition.ts';
+import { createTruncatedError } from '../shared/errors.ts';
 import type { WireCompletion } from './api.ts';
 import type { ChatQuirks } from './quirks.ts';
 import { ResponseReader } from './reader.ts';
@@ -22,8 +22,9 @@ function classifyEvent(data: string): EventKind {
  * `event: error` event whatever its payload (a bare string or number is the message), fails the
  * stream with the classified error (`context.fail`). Any other event whose data is not a JSON object
  * (`42`, `null`, `"text"`, an array) is skipped with one WARN. The stream may end without `[DONE]`:
- * it completes when a finish reason arrived, and otherwise throws a retryable `NetworkError`
- * `stream_truncated` (keeping the tool calls and usage that arrived).
+ * it completes when a finish reason arrived on a choice. Without one — the body ended, or `[DONE]`
+ * came first — it throws a retryable `NetworkError` `stream_truncated` (keeping the content, tool
+ * calls and usage that arrived), unless the host's `quirks.omitsFinishReason` says it never sends one.
  */
 export function createStreamParser(
   context: ProviderContext,
@@ -58,7 +59,7 @@ export function createStreamParser(
       switch (classifyEvent(data)) {
         case 'done':
           done = true;
-          reader.complete();
+          endStream('[DONE] arrived before any finish_reason');
           return;
         case 'empty':
           return;
@@ -68,20 +69,18 @@ export function createStreamParser(
       }
     },
     onEnd() {
-      if (done) return;
-      if (!reader.hasFinish) {
-        reader.closePartial();
-        throw new NetworkError({
-          message: `${context.provider}: the stream ended before a finish reason or [DONE]`,
-          provider: context.provider,
-          providerCode: 'stream_truncated',
-          retryable: true,
-          requestId: context.requestId,
-        });
-      }
-      reader.complete();
+      if (!done) endStream('the body ended before any finish_reason');
     },
   };
+
+  /** The one rule for the end of a stream: no finish reason means truncated, unless the host omits it. */
+  function endStream(detail: string): void {
+    if (!reader.hasFinish && !quirks.omitsFinishReason) {
+      reader.closePartial();
+      throw createTruncatedError(context, detail);
+    }
+    reader.complete();
+  }
 }
 
 /** The error an `event: error` payload carries: its `error` field, else the payload itself. */

@@ -1,6 +1,7 @@
 /** Turns provider error responses into classified errors whose messages never hold the API key. */
 import type { AdapterError } from '../../core/errors/adapter-error.ts';
 import { createAdapterError } from '../../core/errors/create-error.ts';
+import { NetworkError } from '../../core/errors/network-error.ts';
 import { isRetryableClass } from '../../core/errors/error-class.ts';
 import { classifyError, type ErrorBody, type ErrorRule } from '../../core/errors/status-map.ts';
 import { redactUrl } from '../../transport/http.ts';
@@ -48,5 +49,29 @@ export function createProviderError(options: {
     retryAfterSeconds: options.retryAfterSeconds ?? body.retryAfterSeconds,
     requestId: site.requestId,
     provider: site.provider,
+  });
+}
+
+/** The `providerCode` of a response cut short: the provider's finish signal never arrived. */
+export const streamTruncatedCode = 'stream_truncated';
+
+/**
+ * The one error for a stream that ended without its provider's finish signal — the connection
+ * closed, the body ended, or the terminator (`[DONE]`) came early: a retryable `NetworkError`
+ * `stream_truncated`. The runtime then ends the response with finish reason `error`, keeping what
+ * arrived and marking the parts it closed `incomplete`.
+ */
+export function createTruncatedError(
+  site: { provider: string; requestId?: string },
+  detail: string,
+  cause?: unknown,
+): NetworkError {
+  return new NetworkError({
+    message: `${site.provider}: the stream was cut short (${streamTruncatedCode}): ${detail}; the response is incomplete`,
+    provider: site.provider,
+    providerCode: streamTruncatedCode,
+    retryable: true,
+    ...(site.requestId === undefined ? {} : { requestId: site.requestId }),
+    ...(cause === undefined ? {} : { cause }),
   });
 }
