@@ -150,9 +150,10 @@ describe('agent recovery', () => {
     expectConsistent(result.transcript);
   });
 
-  it('never executes a call whose input did not parse (switchyard.raw_input), whatever the finish reason', async () => {
+  it('never executes a call marked incomplete or whose input did not parse, whatever the finish reason', async () => {
     executed.length = 0;
     const broken = { ...call('b', 'echo', {}), metadata: { 'switchyard.raw_input': '{"value": "x' } };
+    const marked = { ...call('m', 'echo', { value: 'repaired' }), incomplete: true as const };
     const adapter = createScriptedAdapter([{ content: [text('x')] }]);
     // The scripted adapter re-serializes inputs, so drive the loop with a hand-made client instead.
     const client = {
