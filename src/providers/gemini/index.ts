@@ -24,6 +24,9 @@ export type { GeminiOptions, GeminiProviderOptions } from './options.ts';
  * });
  */
 export function createGemini(options: GeminiOptions = {}): Adapter {
-  const definition = createGeminiDefinition({ useJsonSchema: options.useJsonSchema ?? false });
+  // The JSON Schema fields exist on v1beta only: `auto` falls back to the converter on a /v1 URL.
+  const stableApi = /\/v1\/?$/.test(options.baseURL ?? '');
+  const useJsonSchema = options.useJsonSchema ?? (stableApi ? false : 'auto');
+  const definition = createGeminiDefinition({ useJsonSchema });
   return createHttpAdapter(definition, { ...options, credentials: geminiCredentials });
 }

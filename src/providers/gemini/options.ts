@@ -13,12 +13,14 @@ export const apiKeyVariables = ['GEMINI_API_KEY', 'GOOGLE_API_KEY'] as const;
 /** Options of `createGemini`. */
 export interface GeminiOptions extends AdapterOptions {
   /**
-   * Send tool and output schemas verbatim as full JSON Schema (`parametersJsonSchema`,
-   * `responseJsonSchema`), which newer Gemini API versions accept. Default `false`: schemas are
-   * converted to the OpenAPI 3.0 subset every Gemini model accepts (`parameters`, `responseSchema`),
-   * and a keyword that subset cannot express fails the call with an `InvalidRequestError`.
+   * How tool and output schemas are sent. `'auto'` (default): verbatim as full JSON Schema
+   * (`parametersJsonSchema`, `responseJsonSchema`) to the models that take it (Gemini 2.5 and later,
+   * on the `v1beta` API), so `z.toJSONSchema` output (exclusive bounds, records, tuples, recursion)
+   * works as is; converted to the OpenAPI 3.0 subset (`parameters`, `responseSchema`) for older
+   * models and for a `/v1` base URL. `true` / `false` force one way. On the converter path a keyword
+   * the subset cannot express fails the call with an `InvalidRequestError` before any request.
    */
-  useJsonSchema?: boolean;
+  useJsonSchema?: boolean | 'auto';
 }
 
 /**
