@@ -14,19 +14,36 @@ function oracle(text: string): unknown {
   }
 }
 
+/**
+ * Keys for the oracle comparison. `__proto__` is left out there: partial-json assigns members, so it
+ * loses a `__proto__` key, where `repairJsonObject` keeps it as an own property as `JSON.parse`
+ * does (the first test below checks that against `JSON.parse`).
+ */
+const oracleKeys = fc.string({ maxLength: 6 }).filter((key) => key !== '__proto__');
+
 const objects = fc.dictionary(
-  fc.string({ maxLength: 6 }),
+  oracleKeys,
   fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.jsonValue({ maxDepth: 2, stringUnit: 'binary' })),
   { maxKeys: 6 },
 );
 
 /** Serialised objects (compact or indented) and a cut position. */
-const cutTexts = fc.tuple(objects, fc.boolean(), fc.nat()).map(([value, indent, cut]) => {
-  const text = JSON.stringify(value, null, indent ? 2 : undefined);
-  return { value, text, prefix: text.slice(0, cut % (text.length + 1)) };
-});
+const cutTexts = fc
+  .tuple(objects, fc.boolean(), fc.nat())
+  .map(([value, indent, cut]) => {
+    const text = JSON.stringify(value, null, indent ? 2 : undefined);
+    return { value, text, prefix: text.slice(0, cut % (text.length + 1)) };
+  })
+  .filter(({ text }) => !text.includes('"__proto__"')); // nested values may hold the key too
 
 describe('repairJsonObject (property, partial-json as oracle)', () => {
+  it('keeps a __proto__ key as an own property, as JSON.parse does', () => {
+    const text = '{"a":{"__proto__":{"polluted":true},"b":1}}';
+    expect(repairJsonObject(text)).toEqual(JSON.parse(text));
+    expect(repairJsonObject('{"a":{"__proto__":f')).toEqual(JSON.parse('{"a":{"__proto__":false}}'));
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it('parses every complete object exactly as JSON.parse does', () => {
     fc.assert(
       fc.property(objects, (value) => {
