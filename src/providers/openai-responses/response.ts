@@ -10,9 +10,9 @@ import { ResponseReader } from './reader.ts';
  * Maps a response's `status` or `incomplete_details.reason` to the canonical set: `completed` →
  * completed (tool-call when the response carried function calls), `max_output_tokens` →
  * max-tokens, `content_filter` → content-filter, `failed` / `cancelled` → error / cancelled,
- * anything else → other. The raw value is kept by the caller.
+ * anything else (and no value) → other. The raw value is kept by the caller.
  */
-export function mapFinishReason(raw: string, hasToolCalls = false): FinishReason {
+export function mapFinishReason(raw: string | null | undefined, hasToolCalls = false): FinishReason {
   switch (raw) {
     case 'completed':
       return hasToolCalls ? 'tool-call' : 'completed';
