@@ -308,9 +308,27 @@ function buildReport(cells: CellResult[], options: Options, seconds: number): Be
   };
 }
 
+/**
+ * Runs bench/concurrency.ts in its own process (so the matrix's heap does not count in its peak
+ * RSS), passing the protocol/delivery flags through. Resolves its exit code.
+ */
+async function runConcurrency(args: string[]): Promise<number> {
+  const script = new URL('./concurrency.ts', import.meta.url).pathname;
+  const passed = args.filter((arg) => arg.startsWith('--protocol=') || arg.startsWith('--delivery='));
+  const child = spawn(process.execPath, [script, ...passed], { stdio: 'inherit' });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return code ?? 1;
+}
+
 async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  // `--concurrency`: only the concurrency benchmark; `--no-concurrency`: only the CPU matrix.
+  if (args.includes('--concurrency')) {
+    process.exitCode = await runConcurrency(args);
+    return;
+  }
   if (!canForceGc && process.env.BENCH_RESPAWNED === undefined) await respawnWithGc();
-  const options = parseOptions(process.argv.slice(2));
+  const options = parseOptions(args.filter((arg) => arg !== '--no-concurrency'));
   const started = performance.now();
   const server = await startServer(options);
   console.log(
@@ -333,6 +351,10 @@ async function main(): Promise<void> {
   console.log(`bench: done in ${report.meta.seconds} s`);
   const failed = cells.some((cell) => cell.contenders.some((result) => result.status === 'failed'));
   if (failed) process.exitCode = 1;
+  if (!args.includes('--no-concurrency') && !options.quick) {
+    console.log('');
+    if ((await runConcurrency(args)) !== 0) process.exitCode = 1;
+  }
 }
 
 await main();

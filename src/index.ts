@@ -72,14 +72,7 @@ export type {
   ReasoningRequest,
 } from './core/request.ts';
 export { type BlockKey, StreamBuilder, type StreamBuilderContext } from './core/stream-builder.ts';
-export {
-  anthropicToolId,
-  anyToolId,
-  hashId,
-  nineAlphanumericToolId,
-  ToolIdMap,
-  type ToolIdRule,
-} from './core/tool-id-map.ts';
+export { anyToolId, hashId, ToolIdMap, type ToolIdRule } from './core/tool-id-map.ts';
 export type { ToolChoice, ToolSpec } from './core/tools.ts';
 export type {
   CustomPart,
@@ -109,3 +102,80 @@ export {
   type ValidationIssue,
 } from './core/transcript-schema.ts';
 export { type Cost, emptyUsage, totalInputTokens, type Usage, usageFromInclusive } from './core/usage.ts';
+export {
+  addUsage,
+  assistantItem,
+  type Reply,
+  textOf,
+  toolCallsOf,
+  toolResultItem,
+  toolResultPart,
+  type ToolResultValue,
+} from './conversation/helpers.ts';
+export {
+  Conversation,
+  type ConversationSettings,
+  type ConversationSnapshot,
+} from './conversation/conversation.ts';
+export { Turn } from './conversation/turn.ts';
+export type {
+  CallCompletedEvent,
+  CallEvent,
+  CallFailedEvent,
+  CallFirstChunkEvent,
+  CallRetriedEvent,
+  CallStartedEvent,
+  Observer,
+} from './observers/types.ts';
+export {
+  addCosts,
+  computeCost,
+  createPriceTable,
+  defaultPriceTable,
+  type ModelPrices,
+  type PriceSnapshot,
+  type PriceTable,
+  type PriceTableOptions,
+  reprice,
+  type TieredPrice,
+} from './pricing/index.ts';
+export {
+  type ApiCreateOptions,
+  type ApiDefinition,
+  type ApiTable,
+  createApiTable,
+  defaultApis,
+  registerApi,
+} from './registry/apis.ts';
+export {
+  ConfigError,
+  type ConfigIssue,
+  parseConfig,
+  parseConfigYaml,
+  type SwitchyardConfig,
+} from './registry/config.ts';
+export type { ModelFacts } from './registry/model-facts.ts';
+export type { MatchKind, ModelListing, ResolvedModel } from './registry/registry.ts';
+export {
+  type Admission,
+  Availability,
+  type AvailabilityPolicy,
+  type AvailabilityRecord,
+  type CircuitState,
+  createMemoryStateStore,
+  type StateStore,
+} from './routing/availability.ts';
+export {
+  type RoutingAttempt,
+  type RoutingDecision,
+  routingDecision,
+  routingDecisionOfError,
+} from './routing/decision.ts';
+export type { RouteRequest } from './routing/router.ts';
+export {
+  createSwitchyard,
+  type ModelDescription,
+  type Switchyard,
+  type SwitchyardOptions,
+} from './switchyard.ts';
+export { matchesGlob } from './core/glob.ts';

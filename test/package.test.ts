@@ -5,6 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { repoRoot } from './support/fixtures.ts';
 
 const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+  name: string;
+  license: string;
+  bin: Record<string, string>;
+  keywords: string[];
+  homepage: string;
+  repository: { type: string; url: string };
+  bugs: { url: string };
+  files: string[];
   exports: Record<string, { default: string; types: string } | string>;
   engines: { node: string };
   sideEffects: boolean;
@@ -23,8 +31,10 @@ const expectedExports: Record<string, string[]> = {
   './testing': ['assertStreamInvariants', 'startEmulator', 'createCassette', 'createScriptedAdapter'],
   './anthropic': ['createAnthropic'],
   './openai': ['createOpenAI'],
-  './openai-compatible': ['createOpenAICompatible', 'presets', 'createGroq'],
+  './openai-responses': ['createOpenAIResponses', 'responsesPresets'],
+  './openai-compatible': ['createOpenAICompatible', 'presets', 'parseHostConfig'],
   './gemini': ['createGemini'],
+  './agent': ['createAgent', 'defineTool', 'CancellationController', 'connectMcpTools', 'parseAgentState'],
 };
 
 describe('package.json', () => {
@@ -32,6 +42,27 @@ describe('package.json', () => {
     expect(manifest.type).toBe('module');
     expect(manifest.sideEffects).toBe(false);
     expect(manifest.engines.node).toBe('>=22');
+  });
+
+  it('is published as switchyard-ai (the name switchyard is taken) and installs the switchyard command', () => {
+    expect(manifest.name).toBe('switchyard-ai');
+    expect(manifest.bin).toEqual({ switchyard: './dist/cli/main.js' });
+    expect(readFileSync(join(repoRoot, 'src/cli/main.ts'), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/);
+  });
+
+  it('declares its licence with the LICENSE text, and where its repository, homepage and issues are', () => {
+    expect(manifest.license).toBe('Apache-2.0');
+    expect(readFileSync(join(repoRoot, 'LICENSE'), 'utf8')).toContain(
+      'Apache License\n                           Version 2.0',
+    );
+    expect(manifest.repository).toEqual({
+      type: 'git',
+      url: 'git+https://github.com/switchyard-ai/switchyard.git',
+    });
+    expect(manifest.homepage).toBe('https://github.com/switchyard-ai/switchyard#readme');
+    expect(manifest.bugs.url).toBe('https://github.com/switchyard-ai/switchyard/issues');
+    expect(manifest.keywords).toEqual(expect.arrayContaining(['llm', 'anthropic', 'openai', 'gemini']));
+    expect(manifest.files).toEqual(expect.arrayContaining(['dist', 'src', 'docs', 'LICENSE', 'README.md']));
   });
 
   for (const [entry, names] of Object.entries(expectedExports)) {

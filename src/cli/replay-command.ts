@@ -6,7 +6,7 @@ import type { StreamEvent } from '../core/events.ts';
 import { silentLogger } from '../core/logger.ts';
 import { userText } from '../core/transcript.ts';
 import { startEmulator } from '../testing/emulator/index.ts';
-import { AdapterUnavailableError, type ApiName, createAdapterFor, defaultModels } from './adapters.ts';
+import { type ApiName, createAdapterFor, defaultModels } from './adapters.ts';
 
 /** Where the command writes; injectable for tests. */
 export interface Output {
@@ -64,12 +64,6 @@ export async function runReplay(file: string, api: ApiName, output: Output): Pro
     } finally {
       await adapter.close();
     }
-  } catch (error) {
-    if (error instanceof AdapterUnavailableError) {
-      output.stderr(`switchyard replay: ${error.message}`);
-      return 2;
-    }
-    throw error;
   } finally {
     await emulator.close();
   }

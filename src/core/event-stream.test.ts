@@ -55,4 +55,43 @@ describe('EventStream', () => {
     for await (const value of stream) seen.push(value);
     expect(seen).toEqual([]);
   });
+
+  it('demand() asks the producer to wait at the high-water mark until the consumer drains', async () => {
+    const stream = new EventStream<number, string>(undefined, 3);
+    stream.push(1);
+    stream.push(2);
+    expect(stream.demand()).toBeUndefined();
+    stream.push(3);
+    const demand = stream.demand();
+    expect(demand).toBeInstanceOf(Promise);
+    let released = false;
+    void demand?.then(() => (released = true));
+    const iterator = stream[Symbol.asyncIterator]();
+    await iterator.next();
+    await iterator.next();
+    await Promise.resolve();
+    expect(released).toBe(false);
+    await iterator.next();
+    await Promise.resolve();
+    expect(released).toBe(true);
+    expect(stream.buffered).toBe(0);
+  });
+
+  it('demand() is released when the consumer stops reading or only wants the result', async () => {
+    const stopped = new EventStream<number, string>(() => {}, 1);
+    stopped.push(1);
+    const iterator = stopped[Symbol.asyncIterator]();
+    const waiting = stopped.demand();
+    await iterator.return?.();
+    await expect(waiting).resolves.toBeUndefined();
+    expect(stopped.demand()).toBeUndefined();
+
+    const resultOnly = new EventStream<number, string>(undefined, 1);
+    resultOnly.push(1);
+    const pending = resultOnly.demand();
+    void resultOnly.result();
+    await expect(pending).resolves.toBeUndefined();
+    resultOnly.push(2);
+    expect(resultOnly.buffered).toBe(0);
+  });
 });

@@ -1,10 +1,17 @@
-/** A small push-based async-iterable stream of events with a final result. */
+/** An async-iterable stream of events with a final result, paced by its consumer. */
+
+/** Events buffered before the producer is asked to wait (`demand()`). */
+export const defaultHighWaterMark = 64;
 
 /**
  * An async-iterable of events that also resolves a final result. The producer calls `push`, then
  * `end(result)` or `fail(error, result?)`. Iterate it once; or call `result()` without iterating
- * (events are then buffered and dropped). Breaking out of a `for await` calls `onReturn` (used to
+ * (events are then dropped as they come). Breaking out of a `for await` calls `onReturn` (used to
  * abort the underlying request).
+ *
+ * Backpressure: before producing more (reading the next network chunk), the producer awaits
+ * `demand()`, which is pending while `highWaterMark` or more events wait unread, so a consumer that
+ * stops reading stops the reading of the socket, and the buffer stays small.
  */
 export class EventStream<Event, Result> implements AsyncIterable<Event> {
   private readonly queue: Event[] = [];
@@ -20,10 +27,14 @@ export class EventStream<Event, Result> implements AsyncIterable<Event> {
   private iterating = false;
   private discarding = false;
 
-  private readonly onReturn: (() => void) | undefined;
+  private demandWaiter: (() => void) | undefined;
 
-  constructor(onReturn?: () => void) {
+  private readonly onReturn: (() => void) | undefined;
+  private readonly highWaterMark: number;
+
+  constructor(onReturn?: () => void, highWaterMark = defaultHighWaterMark) {
     this.onReturn = onReturn;
+    this.highWaterMark = highWaterMark;
     this.resultPromise = new Promise<Result>((resolve, reject) => {
       this.resolveResult = resolve;
       this.rejectResult = reject;
@@ -51,6 +62,7 @@ export class EventStream<Event, Result> implements AsyncIterable<Event> {
     this.done = true;
     this.resolveResult(result);
     this.wake();
+    this.release();
   }
 
   /** Ends the stream with an error, raised to the consumer after the buffered events. */
@@ -61,6 +73,7 @@ export class EventStream<Event, Result> implements AsyncIterable<Event> {
     this.error = error;
     this.rejectResult(error);
     this.wake();
+    this.release();
   }
 
   /** The final result (rejects with the stream's error). */
@@ -70,8 +83,32 @@ export class EventStream<Event, Result> implements AsyncIterable<Event> {
       this.discarding = true;
       this.queue.length = 0;
       this.head = 0;
+      this.release();
     }
     return this.resultPromise;
+  }
+
+  /** Events pushed and not yet read by the consumer. */
+  get buffered(): number {
+    return this.queue.length - this.head;
+  }
+
+  /**
+   * For the producer: undefined when it may go on producing; otherwise a promise that resolves
+   * once the consumer has read every buffered event (or stopped: `return()`, `result()` only).
+   */
+  demand(): Promise<void> | undefined {
+    if (this.done || this.discarding || this.queue.length - this.head < this.highWaterMark) return undefined;
+    return new Promise<void>((resolve) => {
+      this.demandWaiter = resolve;
+    });
+  }
+
+  private release(): void {
+    const waiter = this.demandWaiter;
+    if (waiter === undefined) return;
+    this.demandWaiter = undefined;
+    waiter();
   }
 
   private wake(): void {
@@ -87,7 +124,12 @@ export class EventStream<Event, Result> implements AsyncIterable<Event> {
   private next(): Promise<IteratorResult<Event>> {
     if (this.head < this.queue.length) {
       const value = this.queue[this.head++] as Event;
-      if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      if (this.head === this.queue.length) {
+        // Drained: reset the buffer in place and let the producer read on.
+        this.queue.length = 0;
+        this.head = 0;
+        if (this.demandWaiter !== undefined) this.release();
+      } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
         this.queue.splice(0, this.head);
         this.head = 0;
       }
@@ -112,6 +154,10 @@ export class EventStream<Event, Result> implements AsyncIterable<Event> {
       next: () => this.next(),
       return: async () => {
         if (!this.done) this.onReturn?.();
+        this.discarding = true;
+        this.queue.length = 0;
+        this.head = 0;
+        this.release();
         return { value: undefined, done: true };
       },
     };

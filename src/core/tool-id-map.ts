@@ -1,7 +1,10 @@
 /** The per-session bidirectional map between canonical and provider tool-call ids (contract §4.1.1). */
 import { createToolCallId, type ToolCallId } from './ids.ts';
 
-/** Rule a provider imposes on tool-call ids; `rewrite` derives a valid id from any canonical id. */
+/**
+ * Rule a provider imposes on tool-call ids; `rewrite` derives a valid id from any canonical id.
+ * Provider rules live with their provider (`providers/<name>/tool-ids.ts`).
+ */
 export interface ToolIdRule {
   test(id: string): boolean;
   rewrite(id: string): string;
@@ -9,21 +12,6 @@ export interface ToolIdRule {
 
 /** Any non-empty id is accepted. */
 export const anyToolId: ToolIdRule = { test: (id) => id.length > 0, rewrite: (id) => id || 'call' };
-
-/** Anthropic: `^[a-zA-Z0-9_-]{1,64}$`. */
-export const anthropicToolId: ToolIdRule = {
-  test: (id) => /^[a-zA-Z0-9_-]{1,64}$/.test(id),
-  rewrite: (id) => {
-    const cleaned = id.replace(/[^a-zA-Z0-9_-]/g, '_');
-    return cleaned.length <= 64 && cleaned.length > 0 ? cleaned : `t${hashId(id, 40)}`;
-  },
-};
-
-/** Mistral: exactly 9 alphanumerics. */
-export const nineAlphanumericToolId: ToolIdRule = {
-  test: (id) => /^[a-zA-Z0-9]{9}$/.test(id),
-  rewrite: (id) => hashId(id, 9),
-};
 
 const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 

@@ -13,6 +13,8 @@ export interface Usage {
   cacheRead: number;
   /** Input tokens written into the prompt cache. */
   cacheWrite: number;
+  /** Of `cacheWrite`, how many were written with a 1-hour lifetime (priced higher), when the provider says. */
+  cacheWrite1h?: number;
   /** Output tokens, reasoning included. */
   output: number;
   /** Of `output`, how many were reasoning. */

@@ -1,5 +1,18 @@
-/** Test kit: stream invariants, a scripted in-memory adapter, the provider emulator and cassettes. */
+/** Test kit: the conformance suite, stream invariants, a scripted in-memory adapter, the provider emulator and cassettes. */
 export { type CollectedStream, collectStream } from './collect.ts';
+export {
+  type AdapterSuiteOptions,
+  type AdapterSuiteSettings,
+  type MemoryLogger,
+  registeredCases,
+  runAdapterSuite,
+  type SuiteCase,
+  type SuiteCaseName,
+  suiteCaseNames,
+  suiteCases,
+  type SuiteContext,
+  type TestHarness,
+} from './conformance/index.ts';
 
 export {
   API_KEY_PATTERNS,
@@ -21,7 +34,13 @@ export {
   type EmulatorScript,
   googleError,
   openaiError,
+  type EmulatorOptions,
+  protocolError,
+  protocolErrors,
   type RecordedRequest,
+  type ResponseErrorClass,
+  responseErrorClasses,
+  type ServedRequest,
   startEmulator,
 } from './emulator/index.ts';
 export { assertStreamInvariants, findStreamViolations, StreamInvariantError } from './invariants.ts';

@@ -1,9 +1,10 @@
 /** HTTP over fetch with keep-alive pooling and three timeouts: whole call, first byte, idle gap. */
-import { Agent, fetch as undiciFetch } from 'undici';
+import { Agent, type Dispatcher, EnvHttpProxyAgent, ProxyAgent, fetch as undiciFetch } from 'undici';
 import type { AdapterError } from '../core/errors/adapter-error.ts';
 import { CancelledError } from '../core/errors/cancelled-error.ts';
 import { createAdapterError } from '../core/errors/create-error.ts';
 import { NetworkError } from '../core/errors/network-error.ts';
+import { ServerError } from '../core/errors/server-error.ts';
 import { abortCause } from './cancellation.ts';
 
 /** Transport settings shared by every call of one adapter. */
@@ -16,6 +17,41 @@ export interface HttpClientOptions {
   firstByteTimeoutMs?: number;
   /** Longest silence allowed between two body chunks. Default 120 s. */
   idleTimeoutMs?: number;
+  /** Most open connections per origin in the default pool; further calls queue. Default 64. */
+  maxConnections?: number;
+  /**
+   * The default transport's proxy: a proxy URL, `false` for none, or (default) the environment's
+   * `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY` (either case), as curl and the provider SDKs do.
+   */
+  proxy?: string | false;
+}
+
+/** Connections per origin of the default pool. */
+export const defaultMaxConnections = 64;
+
+/** The first non-empty environment variable among `names`. */
+function environmentValue(...names: string[]): string | undefined {
+  for (const name of names) {
+    const value = process.env[name]?.trim();
+    if (value !== undefined && value !== '') return value;
+  }
+  return undefined;
+}
+
+/** The default transport's dispatcher: a keep-alive pool, behind a proxy when one is configured. */
+function createDispatcher(options: HttpClientOptions): Dispatcher {
+  const pool = { keepAliveTimeout: 30_000, connections: options.maxConnections ?? defaultMaxConnections };
+  if (typeof options.proxy === 'string') return new ProxyAgent({ ...pool, uri: options.proxy });
+  const httpProxy = environmentValue('http_proxy', 'HTTP_PROXY');
+  const httpsProxy = environmentValue('https_proxy', 'HTTPS_PROXY');
+  if (options.proxy === false || (httpProxy === undefined && httpsProxy === undefined))
+    return new Agent(pool);
+  return new EnvHttpProxyAgent({
+    ...pool,
+    httpProxy,
+    httpsProxy: httpsProxy ?? httpProxy,
+    noProxy: environmentValue('no_proxy', 'NO_PROXY') ?? '',
+  });
 }
 
 /** One HTTP call. */
@@ -43,9 +79,9 @@ export class CallTimers {
   private idle: NodeJS.Timeout | undefined;
 
   private readonly controller: AbortController;
-  private readonly options: Required<Omit<HttpClientOptions, 'fetch'>>;
+  private readonly options: HttpClient['timeouts'];
 
-  constructor(controller: AbortController, options: Required<Omit<HttpClientOptions, 'fetch'>>) {
+  constructor(controller: AbortController, options: HttpClient['timeouts']) {
     this.controller = controller;
     this.options = options;
     this.total = setTimeout(() => this.expire('total', options.timeoutMs), options.timeoutMs);
@@ -71,6 +107,18 @@ export class CallTimers {
     this.idle?.refresh();
   }
 
+  /** The consumer is not reading, so neither are we: the server's silence is not idleness. */
+  pauseIdle(): void {
+    clearTimeout(this.idle);
+    this.idle = undefined;
+  }
+
+  /** Reading again after {@link pauseIdle}: the idle timer starts afresh. */
+  resumeIdle(): void {
+    if (this.idle !== undefined || this.firstByte !== undefined) return;
+    this.idle = setTimeout(() => this.expire('idle', this.options.idleTimeoutMs), this.options.idleTimeoutMs);
+  }
+
   dispose(): void {
     clearTimeout(this.total);
     clearTimeout(this.firstByte);
@@ -80,9 +128,9 @@ export class CallTimers {
 
 /** A pooled HTTP client. `close()` releases its sockets. */
 export class HttpClient {
-  private readonly agent: Agent | undefined;
+  private readonly agent: Dispatcher | undefined;
   private readonly fetchFunction: typeof fetch;
-  readonly timeouts: Required<Omit<HttpClientOptions, 'fetch'>>;
+  readonly timeouts: Required<Pick<HttpClientOptions, 'timeoutMs' | 'firstByteTimeoutMs' | 'idleTimeoutMs'>>;
 
   constructor(options: HttpClientOptions = {}) {
     this.timeouts = {
@@ -93,7 +141,7 @@ export class HttpClient {
     if (options.fetch !== undefined) {
       this.fetchFunction = options.fetch;
     } else {
-      const agent = new Agent({ keepAliveTimeout: 30_000, connections: 64 });
+      const agent = createDispatcher(options);
       this.agent = agent;
       this.fetchFunction = ((input: string, init: RequestInit) =>
         undiciFetch(input, { ...(init as object), dispatcher: agent })) as unknown as typeof fetch;
@@ -124,9 +172,28 @@ export class HttpClient {
   }
 }
 
+/** Default cap on a whole JSON response body (128 MiB): room for inline images, far below V8's limit. */
+export const defaultMaxBodyBytes = 128 * 1024 * 1024;
+
+/**
+ * The classified error for a response (a JSON body or one SSE event) larger than its limit: a
+ * `server_error` with code `response_too_large`, not retried (the same request would get the same).
+ */
+export function responseTooLarge(call: HttpCall, what: string, limit: number): ServerError {
+  return new ServerError({
+    message: `${call.provider}: ${call.method} ${redactUrl(call.url)} sent ${what} larger than the limit of ${limit} bytes`,
+    provider: call.provider,
+    requestId: call.requestId,
+    providerCode: 'response_too_large',
+    retryable: false,
+  });
+}
+
 /**
  * Reads a response body as text, restarting the idle timer on every chunk (so a slowly dripping
- * body is not cut by the idle timeout), up to `limit` bytes. Read failures become classified errors.
+ * body is not cut by the idle timeout), up to `limit` bytes. Past the limit the body is cancelled
+ * and, with `onLimit: 'fail'`, {@link responseTooLarge} is thrown; by default the text read so far
+ * is returned (error bodies). Read failures become classified errors.
  */
 export async function readText(
   response: Response,
@@ -134,6 +201,7 @@ export async function readText(
   controller: AbortController,
   timers: CallTimers,
   limit = Number.POSITIVE_INFINITY,
+  onLimit: 'truncate' | 'fail' = 'truncate',
 ): Promise<string> {
   if (response.body === null) return '';
   const reader = response.body.getReader();
@@ -147,12 +215,14 @@ export async function readText(
       timers.chunkReceived();
       size += value.byteLength;
       text += decoder.decode(value, { stream: true });
-      if (size >= limit) {
+      if (onLimit === 'fail' ? size > limit : size >= limit) {
         await reader.cancel().catch(() => {});
+        if (onLimit === 'fail') throw responseTooLarge(call, 'a body', limit);
         break;
       }
     }
   } catch (error) {
+    if (error instanceof ServerError) throw error;
     throw toTransportError(error, call, controller.signal);
   }
   return text + decoder.decode();

@@ -4,28 +4,70 @@ import { createParser, type EventSourceParser } from 'eventsource-parser';
 /** Receives each decoded SSE event: its `event:` name (if any) and its `data:` text. */
 export type SseHandler = (event: string | undefined, data: string) => void;
 
+/** Default cap on one SSE event (64 MiB): room for inline images, far below V8's string limit. */
+export const defaultMaxEventBytes = 64 * 1024 * 1024;
+
+/** Thrown by {@link SseDecoder.feed} when one event grows past `maxEventBytes`. */
+export class SseEventTooLargeError extends Error {
+  override name = 'SseEventTooLargeError';
+  /** The limit that was exceeded, in bytes. */
+  readonly limit: number;
+
+  constructor(limit: number) {
+    super(`an SSE event exceeded the limit of ${limit} bytes`);
+    this.limit = limit;
+  }
+}
+
 /**
  * A push decoder: `feed(bytes)` as chunks arrive, `end()` at the end of the body. Handles LF, CR
  * and CRLF line ends, multi-line `data:`, comments, `event:` names, UTF-8 characters split across
  * chunks, and a last event without the trailing blank line (flushed by `end()`).
+ *
+ * Bounded: the bytes fed since the last complete event (or comment) are counted, and `feed` throws
+ * {@link SseEventTooLargeError} once they pass `maxEventBytes`, so a server that never ends an event
+ * cannot grow the buffer until the process dies. The count may over-estimate by up to one chunk.
  */
 export class SseDecoder {
   private readonly decoder = new TextDecoder();
   private readonly parser: EventSourceParser;
+  private readonly maxEventBytes: number;
+  /** Bytes fed since the last dispatched event or comment (an upper bound of the pending event). */
+  private pending = 0;
+  private dispatched = false;
 
-  constructor(handler: SseHandler) {
-    this.parser = createParser({ onEvent: (message) => handler(message.event, message.data) });
+  constructor(handler: SseHandler, maxEventBytes = defaultMaxEventBytes) {
+    this.maxEventBytes = maxEventBytes;
+    this.parser = createParser({
+      onEvent: (message) => {
+        this.dispatched = true;
+        handler(message.event, message.data);
+      },
+      onComment: () => {
+        this.dispatched = true;
+      },
+    });
   }
 
   /** Feeds raw bytes. */
   feed(bytes: Uint8Array): void {
+    this.dispatched = false;
     const text = this.decoder.decode(bytes, { stream: true });
     if (text !== '') this.parser.feed(text);
+    this.account(bytes.byteLength);
   }
 
   /** Feeds already-decoded text. */
   feedText(text: string): void {
+    this.dispatched = false;
     this.parser.feed(text);
+    this.account(text.length);
+  }
+
+  private account(size: number): void {
+    // After a dispatch, at most this chunk's tail is pending; otherwise the pending event grew.
+    this.pending = this.dispatched ? size : this.pending + size;
+    if (this.pending > this.maxEventBytes) throw new SseEventTooLargeError(this.maxEventBytes);
   }
 
   /** Flushes a trailing partial character and dispatches a last event that lacked its blank line. */

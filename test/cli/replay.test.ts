@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import type { ApiName } from '../../src/cli/adapters.ts';
+import { type ApiName, apiNames } from '../../src/cli/adapters.ts';
 import { inferErrorStatus, runReplay } from '../../src/cli/replay-command.ts';
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
 import { listRecorded, repoRoot } from '../support/fixtures.ts';
@@ -24,10 +24,17 @@ const folders: Array<[ApiName, string[]]> = [
     ],
   ],
   ['gemini', ['google']],
+  ['openai-responses', ['openai/responses', 'open-responses/responses', 'xai/responses']],
 ];
 
 /** Recorded streams that must end in a classified error (a spliced stream is corrupt: fail, keep content). */
-const expectedStreamErrors = new Map([['anthropic/spliced-message-start.chunks.txt', 'network']]);
+const expectedStreamErrors = new Map([
+  ['anthropic/spliced-message-start.chunks.txt', 'network'],
+  // An in-band quota error event, then response.failed.
+  ['openai/responses/openai-error.1.chunks.txt', 'rate_limit'],
+  // The recording's first line (response.created) is cut off mid-object.
+  ['openai/responses/parallel-tool-call-wrapper.1.chunks.txt', 'server_error'],
+]);
 
 async function replay(file: string, api: ApiName) {
   const stdout: string[] = [];
@@ -91,18 +98,22 @@ describe('the switchyard bin', () => {
     expect(lines.at(-1)?.type).toBe('finish');
   });
 
-  it('answers clearly for an API whose adapter has not landed (exit 2)', async () => {
-    const error = await run(process.execPath, [
+  it('replays a Responses stream with --api openai-responses (exit 0)', async () => {
+    const responsesText = listRecorded('xai/responses').find((file) =>
+      file.endsWith('xai-text-streaming.1.chunks.txt'),
+    )!;
+    const { stdout } = await run(process.execPath, [
       main,
       'replay',
-      anthropicText,
+      responsesText,
       '--api',
       'openai-responses',
-    ]).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({
-      code: 2,
-      stderr: expect.stringContaining('openai-responses adapter has not landed'),
-    });
+    ]);
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string });
+    expect(lines.at(-1)).toMatchObject({ type: 'finish', response: { finishReason: 'completed' } });
   });
 
   it('a missing file is a usage error (exit 2), not a provider error', async () => {
@@ -116,7 +127,7 @@ describe('the switchyard bin', () => {
     expect(error).toMatchObject({ code: 2, stdout: '', stderr: expect.stringContaining('no such file') });
   });
 
-  it('rejects an unknown --api with usage (exit 2)', async () => {
+  it('rejects an API it has no adapter for in one line naming the APIs that work (exit 2)', async () => {
     const error = await run(process.execPath, [
       main,
       'replay',
@@ -124,6 +135,10 @@ describe('the switchyard bin', () => {
       '--api',
       'smoke-signals',
     ]).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ code: 2, stderr: expect.stringContaining('--api must be one of') });
+    expect(error).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: `switchyard replay: unknown --api 'smoke-signals' (this version supports ${apiNames.join(', ')}) — see 'switchyard replay --help'\n`,
+    });
   });
 });

@@ -1,12 +1,13 @@
-/** The shared conformance suite for the anthropic adapter. */
+/** The public conformance suite against the Anthropic adapter. */
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { createAnthropic } from '../../src/providers/anthropic/index.ts';
-import { runAdapterSuite } from './run-adapter-suite.ts';
+import { runAdapterSuite } from '../../src/testing/index.ts';
 
 runAdapterSuite({
   name: 'anthropic',
   api: 'anthropic-messages',
   model: 'anthropic:claude-sonnet-4-5',
-  reasoning: true,
-  createAdapter: (url, options) =>
-    createAnthropic({ ...options, apiKey: 'test-key', baseURL: `${url}/v1`, retryBaseDelay: 1 }),
+  harness: { describe, it, beforeAll, afterAll },
+  createAdapter: (url, settings) =>
+    createAnthropic({ ...settings, apiKey: 'test-key', baseURL: `${url}/v1` }),
 });

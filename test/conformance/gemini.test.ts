@@ -1,12 +1,13 @@
-/** The shared conformance suite for the gemini adapter. */
+/** The public conformance suite against the Gemini adapter. */
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { createGemini } from '../../src/providers/gemini/index.ts';
-import { runAdapterSuite } from './run-adapter-suite.ts';
+import { runAdapterSuite } from '../../src/testing/index.ts';
 
 runAdapterSuite({
   name: 'gemini',
   api: 'gemini',
   model: 'gemini:gemini-2.5-flash',
-  reasoning: true,
-  createAdapter: (url, options) =>
-    createGemini({ ...options, apiKey: 'test-key', baseURL: `${url}/v1beta`, retryBaseDelay: 1 }),
+  harness: { describe, it, beforeAll, afterAll },
+  createAdapter: (url, settings) =>
+    createGemini({ ...settings, apiKey: 'test-key', baseURL: `${url}/v1beta` }),
 });

@@ -1,12 +1,12 @@
-/** The shared conformance suite for the openai adapter. */
+/** The public conformance suite against the OpenAI Chat Completions adapter. */
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { createOpenAI } from '../../src/providers/openai-chat/index.ts';
-import { runAdapterSuite } from './run-adapter-suite.ts';
+import { runAdapterSuite } from '../../src/testing/index.ts';
 
 runAdapterSuite({
   name: 'openai',
   api: 'openai-chat',
   model: 'openai:gpt-4.1',
-  reasoning: false,
-  createAdapter: (url, options) =>
-    createOpenAI({ ...options, apiKey: 'test-key', baseURL: `${url}/v1`, retryBaseDelay: 1 }),
+  harness: { describe, it, beforeAll, afterAll },
+  createAdapter: (url, settings) => createOpenAI({ ...settings, apiKey: 'test-key', baseURL: `${url}/v1` }),
 });

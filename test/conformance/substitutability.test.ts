@@ -58,7 +58,9 @@ const providers: Array<{
     api: 'gemini',
     model: 'gemini:gemini-2.5-flash',
     path: '/v1beta',
-    create: (baseURL, fetch) => createGemini({ baseURL, fetch, apiKey: 'test-key', logger: silentLogger }),
+    // The cassette was recorded with the converted (OpenAPI subset) tool schema.
+    create: (baseURL, fetch) =>
+      createGemini({ baseURL, fetch, apiKey: 'test-key', logger: silentLogger, useJsonSchema: false }),
   },
 ];
 

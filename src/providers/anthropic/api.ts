@@ -121,6 +121,7 @@ export interface WireUsage {
   output_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
+  cache_creation?: { ephemeral_1h_input_tokens?: number | null } | null;
   output_tokens_details?: { thinking_tokens?: number | null } | null;
   server_tool_use?: JsonValue;
   iterations?: JsonValue;

@@ -1,7 +1,6 @@
 /** Converts canonical content parts (text, media, files, tool results) into Anthropic content blocks. */
 import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
 import type { JsonValue } from '../../core/json.ts';
-import { anthropicToolId } from '../../core/tool-id-map.ts';
 import type { DataRef, FilePart, MediaPart, Part, TextPart, ToolResultPart } from '../../core/transcript.ts';
 import type { ProviderContext } from '../shared/definition.ts';
 import { providerToolId, warnDroppedPart } from '../shared/projection.ts';
@@ -13,6 +12,7 @@ import type {
   WireTextBlock,
   WireToolResultBlock,
 } from './api.ts';
+import { toolIdRule } from './tool-ids.ts';
 
 /** Metadata key under which text parts carry Anthropic citations (response and request). */
 export const citationsKey = 'anthropic.citations';
@@ -249,7 +249,7 @@ function convertResultPart(part: Part, context: ProviderContext): ToolResultCont
 export function convertToolResult(part: ToolResultPart, context: ProviderContext): WireToolResultBlock {
   const block: WireToolResultBlock = {
     type: 'tool_result',
-    tool_use_id: providerToolId(context, part.callId, anthropicToolId),
+    tool_use_id: providerToolId(context, part.callId, toolIdRule),
   };
   const output = part.output;
   if (output.type === 'text' || output.type === 'json') {

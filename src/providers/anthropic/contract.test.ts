@@ -1,11 +1,10 @@
-/** The 14 per-adapter tests of the adapter contract (§10.1), over the emulator. */
+/** Anthropic's per-adapter contract tests (docs/contract.md §10.1), over the emulator; the shared cases run in the conformance suite. */
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type AdapterSession, createSession, type RetryInfo } from '../../core/adapter.ts';
-import { type ErrorClass, errorClasses } from '../../core/errors/error-class.ts';
-import { isCancelledError, isInvalidRequestError } from '../../core/errors/guards.ts';
-import type { StreamEvent } from '../../core/events.ts';
-import { createRequestId, toolCallId } from '../../core/ids.ts';
+import { type AdapterSession, createSession } from '../../core/adapter.ts';
+import type { ErrorClass } from '../../core/errors/error-class.ts';
+import { isInvalidRequestError } from '../../core/errors/guards.ts';
+import { toolCallId } from '../../core/ids.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../../core/request.ts';
 import type { Item } from '../../core/transcript.ts';
@@ -16,7 +15,6 @@ import {
   startEmulator,
 } from '../../testing/emulator/index.ts';
 import { assertStreamInvariants } from '../../testing/invariants.ts';
-import { createAnthropic } from './index.ts';
 import { collect, createTestAdapter, fixture, partsOf, textRequest } from './test-support.ts';
 
 let emulator: Emulator;
@@ -353,55 +351,15 @@ describe('§10.1 per-adapter tests', () => {
     expect(deltas.every((event) => typeof event.delta === 'string')).toBe(true);
   });
 
-  it('8. error classification', async () => {
-    const scripts: Record<ErrorClass, EmulatorScript | 'refused' | 'cancel'> = {
-      rate_limit: anthropicError(429, 'rate_limit_error', 'Rate limited'),
-      auth: anthropicError(401, 'authentication_error', 'invalid x-api-key'),
-      server_error: anthropicError(500, 'api_error', 'Internal server error'),
-      network: 'refused',
-      context_overflow: anthropicError(
-        400,
-        'invalid_request_error',
-        'prompt is too long: 210000 tokens > 200000 maximum',
-      ),
-      invalid_request: anthropicError(400, 'invalid_request_error', 'messages: roles must alternate'),
-      cancelled: 'cancel',
-      other: { type: 'json', status: 399, body: 'unexpected status' },
-    };
-    for (const errorClass of errorClasses) {
-      const script = scripts[errorClass];
-      let error: unknown;
-      if (script === 'refused') {
-        const adapter = createAnthropic({ baseURL: 'http://127.0.0.1:1/v1', apiKey: 'k', maxRetries: 0 });
-        error = await failure(adapter.complete(textRequest('x')));
-      } else if (script === 'cancel') {
-        const controller = new AbortController();
-        controller.abort();
-        error = await failure(
-          createTestAdapter(emulator).complete(textRequest('x'), { signal: controller.signal }),
-        );
-      } else {
-        emulator.enqueue(script);
-        error = await failure(createTestAdapter(emulator).complete(textRequest('x')));
-      }
-      expect([errorClass, (error as { errorClass?: string }).errorClass]).toEqual([errorClass, errorClass]);
-    }
-  });
-
-  it('9. HTTP status edge cases', async () => {
+  // Error classes, status edge cases, retries, retry-after and cancellation are the public
+  // conformance suite's (src/testing/conformance, run in test/conformance/anthropic.test.ts).
+  it('9. Anthropic status edge cases: 413 request_too_large, 529 overloaded_error, an empty error object', async () => {
     const cases: Array<[EmulatorScript, ErrorClass]> = [
-      [{ type: 'json', status: 413, body: '' }, 'context_overflow'],
-      [{ type: 'json', status: 413, body: '<html>413 Request Entity Too Large</html>' }, 'context_overflow'],
       [
         anthropicError(413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes.'),
         'context_overflow',
       ],
-      [{ type: 'json', status: 429, body: { message: 'slow down' } }, 'rate_limit'],
-      [anthropicError(429, 'rate_limit_error', 'Rate limited'), 'rate_limit'],
-      [{ type: 'json', status: 529, body: '' }, 'rate_limit'],
       [anthropicError(529, 'overloaded_error', 'Overloaded'), 'rate_limit'],
-      [{ type: 'json', status: 401, body: 'Unauthorized' }, 'auth'],
-      [anthropicError(401, 'authentication_error', 'invalid x-api-key'), 'auth'],
       [{ type: 'json', status: 401, body: { type: 'error', error: {} } }, 'auth'],
     ];
     for (const [script, errorClass] of cases) {
@@ -409,96 +367,6 @@ describe('§10.1 per-adapter tests', () => {
       const error = await failure(createTestAdapter(emulator).complete(textRequest('x')));
       expect([script, (error as { errorClass: string }).errorClass]).toEqual([script, errorClass]);
     }
-  });
-
-  it('10. retry behavior', async () => {
-    emulator.enqueue(anthropicError(429, 'rate_limit_error', 'Rate limited'));
-    emulator.enqueue(anthropicError(500, 'api_error', 'Internal server error'));
-    emulator.enqueue({
-      type: 'replay',
-      file: fixture('anthropic-text.json'),
-      fault: { disconnectAfterBytes: 20 },
-    });
-    emulator.enqueue({ type: 'replay', file: fixture('anthropic-text.json') });
-    const retries: RetryInfo[] = [];
-    const adapter = createTestAdapter(emulator, { maxRetries: 3, retryBaseDelay: 40 });
-    const response = await adapter.complete(textRequest('x'), { onRetry: (info) => retries.push(info) });
-    expect(response.finishReason).toBe('completed');
-    expect(retries.map((info) => (info.error as { errorClass: string }).errorClass)).toEqual([
-      'rate_limit',
-      'server_error',
-      'network',
-    ]);
-    // Full jitter on the upper half of base × 2^(attempt − 1).
-    expect(retries[0]?.delayMs).toBeGreaterThanOrEqual(20);
-    expect(retries[0]?.delayMs).toBeLessThanOrEqual(40);
-    expect(retries[1]?.delayMs).toBeGreaterThanOrEqual(40);
-    expect(retries[1]?.delayMs).toBeLessThanOrEqual(80);
-    expect(retries[2]?.delayMs).toBeGreaterThanOrEqual(80);
-    expect(retries[2]?.delayMs).toBeLessThanOrEqual(160);
-    expect(emulator.requests).toHaveLength(4);
-    // Non-transient errors are not retried.
-    emulator.enqueue(anthropicError(400, 'invalid_request_error', 'bad'));
-    await failure(adapter.complete(textRequest('x')));
-    expect(emulator.requests).toHaveLength(5);
-  });
-
-  it('11. retry_after honored', async () => {
-    emulator.enqueue(anthropicError(429, 'rate_limit_error', 'Rate limited', { 'retry-after': '0.3' }));
-    emulator.enqueue({ type: 'replay', file: fixture('anthropic-text.json') });
-    const adapter = createTestAdapter(emulator, { maxRetries: 1 });
-    const retries: RetryInfo[] = [];
-    const started = performance.now();
-    await adapter.complete(textRequest('x'), { onRetry: (info) => retries.push(info) });
-    expect(retries[0]?.delayMs).toBe(300);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
-    // A hint above 60 s is capped; cancelling during the wait ends the call at once.
-    emulator.enqueue(anthropicError(429, 'rate_limit_error', 'Rate limited', { 'retry-after': '120' }));
-    const controller = new AbortController();
-    const error = await failure(
-      adapter.complete(textRequest('x'), {
-        signal: controller.signal,
-        onRetry: (info) => {
-          retries.push(info);
-          setTimeout(() => controller.abort(), 10);
-        },
-      }),
-    );
-    expect(retries[1]?.delayMs).toBe(60_000);
-    expect(isCancelledError(error)).toBe(true);
-  });
-
-  it('12. cancellation cleanup', async () => {
-    emulator.enqueue({
-      type: 'scripted',
-      content: [
-        { type: 'text', text: 'Let me check.' },
-        { type: 'tool-call', name: 'get_weather', input: { city: 'Paris', days: [1, 2, 3] } },
-      ],
-      chunkSize: 8,
-      fault: { stallAfterEvents: 10 },
-    });
-    const adapter = createTestAdapter(emulator);
-    const requestId = createRequestId();
-    const stream = adapter.stream(textRequest('x', { requestId, tools: [weatherTool] }));
-    const events: StreamEvent[] = [];
-    let cancelled: boolean[] = [];
-    for await (const event of stream) {
-      events.push(event);
-      if (event.type === 'tool-call-delta' && event.delta === '"Paris",')
-        cancelled = [adapter.cancel(requestId)];
-    }
-    cancelled.push(adapter.cancel(requestId));
-    expect(cancelled).toEqual([true, false]);
-    assertStreamInvariants(events);
-    expect(events.at(-2)).toMatchObject({ type: 'tool-call-end', input: { city: 'Paris' } });
-    const finish = events.at(-1);
-    expect(finish?.type === 'finish' && finish.response.finishReason).toBe('cancelled');
-    expect(finish?.type === 'finish' && finish.response.content).toMatchObject([
-      { type: 'text', text: 'Let me check.' },
-      { type: 'tool-call', name: 'get_weather', input: { city: 'Paris' } },
-    ]);
-    expect((await stream.result()).finishReason).toBe('cancelled');
   });
 
   it('13. cost-token mapping', async () => {

@@ -1,11 +1,10 @@
 /** The Anthropic Messages provider definition: the pure functions the shared HTTP runtime calls. */
 import type { ModelInfo } from '../../core/adapter.ts';
-import { AuthError } from '../../core/errors/auth-error.ts';
 import type { ProviderDefinition } from '../shared/definition.ts';
 import type { WireModel } from './api.ts';
 import { anthropicCapabilities } from './capabilities.ts';
 import { errorRules, parseErrorBody } from './errors.ts';
-import { anthropicApiKeyVariable, defaultAnthropicVersion } from './options.ts';
+import { defaultAnthropicVersion } from './options.ts';
 import { buildRequest } from './request.ts';
 import { parseResponse } from './response.ts';
 import { createStreamParser } from './stream.ts';
@@ -17,8 +16,6 @@ export interface AnthropicDefinitionSettings {
   version?: string;
   /** Beta flags for the `anthropic-beta` header. */
   betas?: readonly string[];
-  /** False when no API key was found: every call then fails with an `AuthError` before any HTTP call. */
-  hasApiKey?: boolean;
 }
 
 /** `GET /models` → model infos (context window and output limit when the API reports them). */
@@ -51,15 +48,6 @@ export function createAnthropicDefinition(settings: AnthropicDefinitionSettings 
       return headers;
     },
     capabilities: anthropicCapabilities,
-    async prepare(_request, context) {
-      if (settings.hasApiKey === false) {
-        throw new AuthError({
-          message: `anthropic: no API key; pass apiKey to createAnthropic() or set ${anthropicApiKeyVariable}`,
-          provider: 'anthropic',
-          requestId: context.requestId,
-        });
-      }
-    },
     buildRequest: (request, context) => buildRequest(request, context, { betas }),
     parseResponse,
     createStreamParser,

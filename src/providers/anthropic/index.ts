@@ -1,12 +1,17 @@
-/** The Anthropic Messages API adapter: `createAnthropic(options)` and its building blocks. */
+/**
+ * `switchyard/anthropic`: the Anthropic Messages API adapter. Like every provider entry it exports
+ * the factory, its options type and the per-request `providerOptions.anthropic` type, nothing else.
+ */
 import type { Adapter } from '../../core/adapter.ts';
 import { createHttpAdapter } from '../shared/http-adapter.ts';
 import { createAnthropicDefinition } from './definition.ts';
-import { type AnthropicOptions, resolveApiKey } from './options.ts';
+import { type AnthropicOptions, anthropicCredentials } from './options.ts';
 
 /**
- * Creates the Anthropic adapter. The API key comes from `options.apiKey`, else `ANTHROPIC_API_KEY`;
- * without one, every call fails with an `AuthError` naming the variable, before any HTTP call.
+ * Creates the Anthropic adapter (never throws for a missing key). The API key comes from
+ * `options.apiKey`, else `ANTHROPIC_API_KEY`; without one, every call fails with an `AuthError`
+ * (`not_configured`) naming the variable, before any HTTP call. The base URL comes from
+ * `options.baseURL`, else `ANTHROPIC_BASE_URL` (+ `/v1`, as in Anthropic's SDK).
  *
  * @example
  * const anthropic = createAnthropic();
@@ -17,32 +22,8 @@ import { type AnthropicOptions, resolveApiKey } from './options.ts';
  * });
  */
 export function createAnthropic(options: AnthropicOptions = {}): Adapter {
-  const apiKey = resolveApiKey(options.apiKey);
-  const definition = createAnthropicDefinition({
-    version: options.version,
-    betas: options.betas,
-    hasApiKey: apiKey !== undefined,
-  });
-  return createHttpAdapter(definition, { ...options, apiKey });
+  const definition = createAnthropicDefinition({ version: options.version, betas: options.betas });
+  return createHttpAdapter(definition, { ...options, credentials: anthropicCredentials });
 }
 
-export type { WireContentBlock, WireMessage, WireTool, WireToolChoice } from './api.ts';
-export { applyCacheBreakpoints, maxCacheBreakpoints } from './cache.ts';
-export { anthropicCapabilities, type ModelProfile, modelProfile, type ThinkingMode } from './capabilities.ts';
-export {
-  type AnthropicDefinitionSettings,
-  anthropicDefinition,
-  createAnthropicDefinition,
-} from './definition.ts';
-export { errorRules, parseErrorBody } from './errors.ts';
-export {
-  type AnthropicOptions,
-  type AnthropicRequestOptions,
-  anthropicApiKeyVariable,
-  defaultAnthropicVersion,
-} from './options.ts';
-export { buildRequest, convertMessages, convertToolChoice, convertTools } from './request.ts';
-export { convertUsage, mapFinishReason, parseResponse } from './response.ts';
-export { createStreamParser } from './stream.ts';
-export { effortBudgets } from './thinking.ts';
-export { estimateInputTokens } from './tokens.ts';
+export type { AnthropicOptions, AnthropicProviderOptions } from './options.ts';

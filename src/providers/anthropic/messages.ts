@@ -1,6 +1,5 @@
 /** Converts a canonical transcript into Anthropic's top-level `system` and alternating `messages`. */
 import type { JsonObject } from '../../core/json.ts';
-import { anthropicToolId } from '../../core/tool-id-map.ts';
 import type { CustomPart, Item, Part, ReasoningPart, ToolCallPart } from '../../core/transcript.ts';
 import type { ProviderContext } from '../shared/definition.ts';
 import {
@@ -21,6 +20,7 @@ import type {
   WireVerbatimBlock,
 } from './api.ts';
 import { callerKey, convertFile, convertMedia, convertText, convertToolResult } from './content.ts';
+import { toolIdRule } from './tool-ids.ts';
 
 /** Reasoning goes back only when Anthropic signed it; custom parts only when Anthropic made them. */
 const projectionRules = sameProviderRules('anthropic', { reasoningNeedsSignature: true });
@@ -48,7 +48,7 @@ function convertReasoning(
 function convertToolCall(part: ToolCallPart, context: ProviderContext): WireToolUseBlock {
   const block: WireToolUseBlock = {
     type: 'tool_use',
-    id: providerToolId(context, part.id, anthropicToolId),
+    id: providerToolId(context, part.id, toolIdRule),
     name: part.name,
     input: part.input,
   };

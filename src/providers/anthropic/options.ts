@@ -1,5 +1,5 @@
 /** Options of `createAnthropic`: the common adapter options plus Anthropic's version and beta flags. */
-import type { AdapterOptions } from '../shared/options.ts';
+import type { AdapterOptions, CredentialSource } from '../shared/options.ts';
 
 /** The `anthropic-version` header sent by default. */
 export const defaultAnthropicVersion = '2023-06-01';
@@ -25,14 +25,15 @@ export interface AnthropicOptions extends AdapterOptions {
  * - `body`: fields merged into the request body last (e.g. `metadata`, `container`,
  *   `context_management`, `service_tier`).
  */
-export interface AnthropicRequestOptions {
+export interface AnthropicProviderOptions {
   betas?: string[];
   tools?: Array<Record<string, unknown>>;
   body?: Record<string, unknown>;
 }
 
-/** The API key from the argument, else the environment; empty strings count as missing. */
-export function resolveApiKey(apiKey: string | undefined): string | undefined {
-  const key = apiKey ?? process.env[anthropicApiKeyVariable];
-  return key === undefined || key.trim() === '' ? undefined : key;
-}
+/** Where the key and endpoint come from: `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL` (SDK convention, without `/v1`). */
+export const anthropicCredentials: CredentialSource = {
+  apiKeyVariables: [anthropicApiKeyVariable],
+  apiKeyRequired: true,
+  baseURLVariables: [{ name: 'ANTHROPIC_BASE_URL', suffix: '/v1' }],
+};

@@ -7,7 +7,7 @@ import type { WireOutputConfig, WireTextBlock, WireTool, WireToolChoice } from '
 import { applyCacheBreakpoints } from './cache.ts';
 import { modelProfile } from './capabilities.ts';
 import { convertMessages } from './messages.ts';
-import type { AnthropicRequestOptions } from './options.ts';
+import type { AnthropicProviderOptions } from './options.ts';
 import { convertReasoning, convertSampling } from './thinking.ts';
 
 export { convertMessages } from './messages.ts';
@@ -43,8 +43,8 @@ export function convertToolChoice(
   return parallelToolCalls === false ? { type: 'auto', disable_parallel_tool_use: true } : undefined;
 }
 
-function requestOptions(request: CanonicalRequest): AnthropicRequestOptions {
-  return (request.providerOptions?.anthropic ?? {}) as AnthropicRequestOptions;
+function requestOptions(request: CanonicalRequest): AnthropicProviderOptions {
+  return (request.providerOptions?.anthropic ?? {}) as AnthropicProviderOptions;
 }
 
 function betaHeader(settings: RequestSettings, extra: readonly string[] | undefined): Record<string, string> {

@@ -87,11 +87,13 @@ function convertOne(usage: WireUsage): Partial<Usage> {
   const input = count(usage.input_tokens);
   const cacheRead = count(usage.cache_read_input_tokens);
   const cacheWrite = count(usage.cache_creation_input_tokens);
+  const cacheWrite1h = count(usage.cache_creation?.ephemeral_1h_input_tokens);
   const output = count(usage.output_tokens);
   const reasoning = count(usage.output_tokens_details?.thinking_tokens);
   if (input !== undefined) converted.input = input;
   if (cacheRead !== undefined) converted.cacheRead = cacheRead;
   if (cacheWrite !== undefined) converted.cacheWrite = cacheWrite;
+  if (cacheWrite1h !== undefined && cacheWrite1h > 0) converted.cacheWrite1h = cacheWrite1h;
   if (output !== undefined) converted.output = output;
   if (reasoning !== undefined) converted.reasoning = reasoning;
   return converted;
@@ -99,13 +101,16 @@ function convertOne(usage: WireUsage): Partial<Usage> {
 
 /** Adds two usages bucket by bucket (several messages in one body). */
 export function addUsage(left: Usage, right: Partial<Usage>): Usage {
-  return {
+  const sum: Usage = {
     input: left.input + (right.input ?? 0),
     cacheRead: left.cacheRead + (right.cacheRead ?? 0),
     cacheWrite: left.cacheWrite + (right.cacheWrite ?? 0),
     output: left.output + (right.output ?? 0),
     reasoning: left.reasoning + (right.reasoning ?? 0),
   };
+  const cacheWrite1h = (left.cacheWrite1h ?? 0) + (right.cacheWrite1h ?? 0);
+  if (cacheWrite1h > 0) sum.cacheWrite1h = cacheWrite1h;
+  return sum;
 }
 
 /** The message-level fields shared by a whole message, `message_start` and `message_delta`. */

@@ -109,16 +109,16 @@ describe('explicit context caching', () => {
               {
                 "description": "Looks a term up",
                 "name": "lookup",
-                "parameters": {
+                "parametersJsonSchema": {
                   "properties": {
                     "term": {
-                      "type": "STRING",
+                      "type": "string",
                     },
                   },
                   "required": [
                     "term",
                   ],
-                  "type": "OBJECT",
+                  "type": "object",
                 },
               },
             ],

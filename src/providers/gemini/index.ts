@@ -1,17 +1,19 @@
-/** The Google Gemini adapter (`gemini:<model>`): `createGemini` and its public types. */
+/**
+ * `switchyard/gemini`: the Google Gemini adapter (`gemini:<model>`). Like every provider entry it
+ * exports the factory, its options type and the per-request `providerOptions.gemini` type.
+ */
 import type { Adapter } from '../../core/adapter.ts';
 import { createHttpAdapter } from '../shared/http-adapter.ts';
 import { createGeminiDefinition } from './definition.ts';
-import { type GeminiOptions, resolveApiKey } from './options.ts';
+import { type GeminiOptions, geminiCredentials } from './options.ts';
 
-export { capabilitiesFor } from './capabilities.ts';
-export { createGeminiDefinition } from './definition.ts';
-export { defaultBaseURL, type GeminiOptions, type GeminiProviderOptions } from './options.ts';
+export type { GeminiOptions, GeminiProviderOptions } from './options.ts';
 
 /**
- * Creates the Gemini adapter. The API key comes from `options.apiKey`, else `GEMINI_API_KEY`, else
- * `GOOGLE_API_KEY`, and is sent as the `x-goog-api-key` header. Without any key the adapter is still
- * created and calls fail with an `AuthError` from the API (so proxies that add credentials work).
+ * Creates the Gemini adapter (never throws for a missing key). The API key comes from
+ * `options.apiKey`, else `GEMINI_API_KEY`, else `GOOGLE_API_KEY`, and is sent as the
+ * `x-goog-api-key` header. Without any key (and no credential header in `options.headers`), a call
+ * fails with an `AuthError` (`not_configured`) before any HTTP call.
  *
  * @example
  * const gemini = createGemini();
@@ -22,6 +24,9 @@ export { defaultBaseURL, type GeminiOptions, type GeminiProviderOptions } from '
  * });
  */
 export function createGemini(options: GeminiOptions = {}): Adapter {
-  const definition = createGeminiDefinition({ useJsonSchema: options.useJsonSchema ?? false });
-  return createHttpAdapter(definition, { ...options, apiKey: resolveApiKey(options.apiKey) });
+  // The JSON Schema fields exist on v1beta only: `auto` falls back to the converter on a /v1 URL.
+  const stableApi = /\/v1\/?$/.test(options.baseURL ?? '');
+  const useJsonSchema = options.useJsonSchema ?? (stableApi ? false : 'auto');
+  const definition = createGeminiDefinition({ useJsonSchema });
+  return createHttpAdapter(definition, { ...options, credentials: geminiCredentials });
 }

@@ -1,7 +1,7 @@
 /** Options of `createGemini` and the per-request `providerOptions.gemini` pass-through. */
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
-import type { AdapterOptions } from '../shared/options.ts';
+import type { AdapterOptions, CredentialSource } from '../shared/options.ts';
 import { isRecord } from './api.ts';
 
 /** The Gemini API endpoint (Google AI Studio keys). */
@@ -13,12 +13,14 @@ export const apiKeyVariables = ['GEMINI_API_KEY', 'GOOGLE_API_KEY'] as const;
 /** Options of `createGemini`. */
 export interface GeminiOptions extends AdapterOptions {
   /**
-   * Send tool and output schemas verbatim as full JSON Schema (`parametersJsonSchema`,
-   * `responseJsonSchema`), which newer Gemini API versions accept. Default `false`: schemas are
-   * converted to the OpenAPI 3.0 subset every Gemini model accepts (`parameters`, `responseSchema`),
-   * and a keyword that subset cannot express fails the call with an `InvalidRequestError`.
+   * How tool and output schemas are sent. `'auto'` (default): verbatim as full JSON Schema
+   * (`parametersJsonSchema`, `responseJsonSchema`) to the models that take it (Gemini 2.5 and later,
+   * on the `v1beta` API), so `z.toJSONSchema` output (exclusive bounds, records, tuples, recursion)
+   * works as is; converted to the OpenAPI 3.0 subset (`parameters`, `responseSchema`) for older
+   * models and for a `/v1` base URL. `true` / `false` force one way. On the converter path a keyword
+   * the subset cannot express fails the call with an `InvalidRequestError` before any request.
    */
-  useJsonSchema?: boolean;
+  useJsonSchema?: boolean | 'auto';
 }
 
 /**
@@ -43,12 +45,15 @@ export function readProviderOptions(request: CanonicalRequest): GeminiProviderOp
   return options;
 }
 
-/** The API key: the argument, else `GEMINI_API_KEY`, else `GOOGLE_API_KEY`. */
-export function resolveApiKey(apiKey: string | undefined): string | undefined {
-  if (apiKey !== undefined && apiKey !== '') return apiKey;
-  for (const name of apiKeyVariables) {
-    const value = process.env[name];
-    if (value !== undefined && value !== '') return value;
-  }
-  return undefined;
-}
+/**
+ * Where the key and endpoint come from: `GEMINI_API_KEY`, else `GOOGLE_API_KEY`; `GEMINI_BASE_URL`,
+ * else `GOOGLE_GEMINI_BASE_URL` (Google's SDK convention: the host, `/v1beta` is appended).
+ */
+export const geminiCredentials: CredentialSource = {
+  apiKeyVariables: apiKeyVariables,
+  apiKeyRequired: true,
+  baseURLVariables: [
+    { name: 'GEMINI_BASE_URL', suffix: '/v1beta' },
+    { name: 'GOOGLE_GEMINI_BASE_URL', suffix: '/v1beta' },
+  ],
+};

@@ -7,13 +7,13 @@ import type { GeminiContent, GeminiFunctionDeclaration, GeminiRequestBody } from
 import type { PreparedCall } from './cache.ts';
 import { convertMessages } from './messages.ts';
 import { readProviderOptions } from './options.ts';
-import { convertSchema, hasNoParameters } from './schema.ts';
+import { convertSchema, hasNoParameters, jsonSchemaForGemini, takesJsonSchema } from './schema.ts';
 
 export { convertMessages } from './messages.ts';
 
-/** How schemas are sent (see `GeminiOptions.useJsonSchema`). */
+/** How schemas are sent (see `GeminiOptions.useJsonSchema`; `'auto'`: by model). */
 export interface RequestSettings {
-  useJsonSchema: boolean;
+  useJsonSchema: boolean | 'auto';
 }
 
 /** The parts of a request an explicit cache can hold, plus the contents. */
@@ -31,7 +31,9 @@ export function convertRequest(
   settings: RequestSettings,
 ): ConvertedRequest {
   const { systemInstruction, contents } = convertMessages(request.transcript, context);
-  const declarations = convertTools(request.tools ?? [], settings);
+  const declarations = convertTools(request.tools ?? [], {
+    useJsonSchema: takesJsonSchema(settings.useJsonSchema, context.model),
+  });
   const extraTools = readProviderOptions(request).tools ?? [];
   const tools: JsonObject[] = [];
   if (declarations.length > 0) tools.push({ functionDeclarations: declarations as unknown as JsonObject[] });
@@ -89,7 +91,8 @@ export function convertTools(
     const declaration: GeminiFunctionDeclaration = { name: tool.name };
     if (tool.description !== undefined) declaration.description = tool.description;
     if (hasNoParameters(tool.inputSchema)) return declaration;
-    if (settings.useJsonSchema) declaration.parametersJsonSchema = tool.inputSchema;
+    if (settings.useJsonSchema === true)
+      declaration.parametersJsonSchema = jsonSchemaForGemini(tool.inputSchema);
     else declaration.parameters = convertSchema(tool.inputSchema, { where: `tool ${tool.name} parameters` });
     return declaration;
   });
@@ -118,7 +121,8 @@ function buildGenerationConfig(
   if (request.topK !== undefined) config.topK = request.topK;
   if (request.outputSchema !== undefined) {
     config.responseMimeType = 'application/json';
-    if (settings.useJsonSchema) config.responseJsonSchema = request.outputSchema.schema;
+    if (takesJsonSchema(settings.useJsonSchema, model))
+      config.responseJsonSchema = jsonSchemaForGemini(request.outputSchema.schema);
     else config.responseSchema = convertSchema(request.outputSchema.schema, { where: 'output schema' });
   }
   if (request.reasoning !== undefined) config.thinkingConfig = convertReasoning(request.reasoning, model);

@@ -66,6 +66,27 @@ export interface SchemaSite {
   where: string;
 }
 
+/**
+ * Models that take full JSON Schema (`parametersJsonSchema`, `responseJsonSchema`): Gemini 2.5 and
+ * later, and the `-latest` aliases. Older models (1.5, 2.0) and unknown names get the converter.
+ */
+const jsonSchemaModels = /(?:^|\/)gemini-(?:2\.5|[3-9])|(?:^|\/)gemini-(?:pro|flash|flash-lite)-latest/;
+
+/**
+ * Whether schemas go out as JSON Schema as is: `true`/`false` force it; `'auto'` (the default)
+ * decides by model, so the converter to the OpenAPI subset is only the fallback for older models.
+ */
+export function takesJsonSchema(setting: boolean | 'auto', model: string): boolean {
+  return setting === 'auto' ? jsonSchemaModels.test(model) : setting;
+}
+
+/** A JSON Schema as Gemini's JSON Schema fields take it: as is, minus the root `$schema` dialect tag. */
+export function jsonSchemaForGemini(schema: JsonObject): JsonObject {
+  if (schema.$schema === undefined) return schema;
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
+}
+
 /** Converts a JSON Schema to Gemini's OpenAPI subset; throws `InvalidRequestError` on what cannot be. */
 export function convertSchema(schema: JsonObject, site: SchemaSite): JsonObject {
   return new SchemaConverter(schema, site).convert(schema, '$', []);

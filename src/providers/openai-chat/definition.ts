@@ -1,8 +1,8 @@
 /** Assembles the Chat Completions ProviderDefinition for one host from its name, quirks and options. */
 import type { ModelInfo } from '../../core/adapter.ts';
 import type { Capabilities } from '../../core/capabilities.ts';
-import { AuthError } from '../../core/errors/auth-error.ts';
 import type { ProviderDefinition } from '../shared/definition.ts';
+import { baseURLVariableFor, type CredentialSource } from '../shared/options.ts';
 import { type CapabilityOverrides, createCapabilityResolver } from './capabilities.ts';
 import { errorRules, parseErrorBody } from './errors.ts';
 import type { ChatQuirks } from './quirks.ts';
@@ -34,26 +34,16 @@ export function parseModelList(body: unknown, provider: string): ModelInfo[] {
   return models;
 }
 
-/** Resolves the API key: the argument, else the host's environment variable. */
-export function resolveApiKey(apiKey: string | undefined, environmentVariable: string | undefined) {
-  if (apiKey !== undefined && apiKey !== '') return apiKey;
-  if (environmentVariable === undefined) return undefined;
-  const fromEnvironment = process.env[environmentVariable];
-  return fromEnvironment === undefined || fromEnvironment === '' ? undefined : fromEnvironment;
-}
-
 /**
- * Fails fast (contract §8.2: a host whose key is missing does not register) with an `AuthError`
- * (`missing_api_key`) naming the variable to set, never any key.
+ * Where a host's key and endpoint come from: its `apiKeyEnv` variable, and the matching
+ * `…_BASE_URL` variable (`OPENAI_BASE_URL`, `GROQ_BASE_URL`, …).
  */
-export function assertApiKey(name: string, quirks: ChatQuirks, apiKey: string | undefined): void {
-  if (apiKey !== undefined || !quirks.apiKeyRequired) return;
-  const hint = quirks.apiKeyEnv === undefined ? '' : ` or set ${quirks.apiKeyEnv}`;
-  throw new AuthError({
-    message: `${name}: no API key: pass apiKey${hint}`,
-    provider: name,
-    providerCode: 'missing_api_key',
-  });
+export function chatCredentials(quirks: ChatQuirks): CredentialSource {
+  return {
+    apiKeyVariables: quirks.apiKeyEnv === undefined ? [] : [quirks.apiKeyEnv],
+    apiKeyRequired: quirks.apiKeyRequired,
+    baseURLVariables: baseURLVariableFor(quirks.apiKeyEnv),
+  };
 }
 
 /** The ProviderDefinition of one host: the ONE Chat Completions implementation, parameterized by quirks. */

@@ -315,11 +315,19 @@ describe('API keys', () => {
     expect(emulator.requests.at(-1)?.headers.authorization).toBe('Bearer sk-from-environment');
   });
 
-  it('fails at creation with missing_api_key when no key is found', () => {
+  it('creation never throws without a key; a call fails before HTTP with not_configured naming the variable', async () => {
     vi.stubEnv('OPENAI_API_KEY', '');
-    expect(() => createOpenAI()).toThrowError(/no API key: pass apiKey or set OPENAI_API_KEY/);
     vi.stubEnv('GROQ_API_KEY', '');
-    expect(() => createOpenAICompatible(presets.groq)).toThrowError(/GROQ_API_KEY/);
+    const before = emulator.requests.length;
+    const openai = createOpenAI({ baseURL: `${emulator.url}/v1` });
+    await expect(openai.complete(userRequest('Hi'))).rejects.toMatchObject({
+      errorClass: 'auth',
+      providerCode: 'not_configured',
+      message: expect.stringContaining('OPENAI_API_KEY'),
+    });
+    const groq = createOpenAICompatible(presets.groq, { baseURL: `${emulator.url}/v1` });
+    await expect(groq.complete(userRequest('Hi'))).rejects.toThrow(/GROQ_API_KEY/);
+    expect(emulator.requests).toHaveLength(before);
   });
 
   it('sends OpenAI-Organization and OpenAI-Project headers', async () => {

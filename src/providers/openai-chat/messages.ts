@@ -1,11 +1,6 @@
 /** The canonical transcript → Chat Completions `messages` (instructions, user, assistant, tool roles). */
+import type { ToolIdRule } from '../../core/tool-id-map.ts';
 import type { JsonObject } from '../../core/json.ts';
-import {
-  anthropicToolId,
-  anyToolId,
-  nineAlphanumericToolId,
-  type ToolIdRule,
-} from '../../core/tool-id-map.ts';
 import type { Item, Part, ReasoningPart, ToolResultPart } from '../../core/transcript.ts';
 import type { ProviderContext } from '../shared/definition.ts';
 import {
@@ -20,13 +15,8 @@ import {
 import type { ChatContentPart, ChatMessage, ChatToolCall, ReasoningDetail } from './api.ts';
 import { matchesAnyGlob } from './capabilities.ts';
 import { convertFile, convertMedia } from './content.ts';
-import type { ChatQuirks, ToolIdRuleName } from './quirks.ts';
-
-const toolIdRules: Record<ToolIdRuleName, ToolIdRule> = {
-  any: anyToolId,
-  'nine-alphanumeric': nineAlphanumericToolId,
-  anthropic: anthropicToolId,
-};
+import type { ChatQuirks } from './quirks.ts';
+import { toolIdRules } from './tool-ids.ts';
 
 /** The state of one conversion. */
 interface Conversion {

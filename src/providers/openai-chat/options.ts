@@ -1,4 +1,5 @@
-/** Options of `createOpenAI`. */
+/** Options of `createOpenAI` and the per-request `providerOptions.openai` pass-through. */
+import type { JsonValue } from '../../core/json.ts';
 import type { OpenAIAccount } from '../openai/headers.ts';
 import type { AdapterOptions } from '../shared/options.ts';
 import type { CapabilityOverrides } from './capabilities.ts';
@@ -13,3 +14,10 @@ export interface OpenAIOptions extends AdapterOptions, CapabilityOverrides, Open
   /** Adjust the protocol for an OpenAI-shaped proxy (e.g. `{maxTokensField: 'max_tokens'}`). */
   quirks?: Partial<ChatQuirks>;
 }
+
+/**
+ * What `request.providerOptions[<adapter name>]` may carry (`providerOptions.openai`, or the host
+ * name for OpenAI-compatible hosts): body fields merged verbatim into the request (`seed`,
+ * `service_tier`, OpenRouter `provider` routing…).
+ */
+export type OpenAIProviderOptions = Record<string, JsonValue>;

@@ -1,33 +1,33 @@
 /**
  * `switchyard/openai-compatible`: any Chat Completions host, from a preset row or user-defined quirks.
  *
- * Three ways in, one implementation (`openai-chat/`): `createOpenAICompatible(presets.groq, {apiKey})`;
- * a shorthand per preset (`createGroq({apiKey})`, same thing); or a host of your own, in code
- * (`createOpenAICompatible({name, baseURL, quirks})`) or JSON (`parseHostConfig(json)`, which may
- * `extends` a preset). The adapter name is the host name (`groq:llama-3.3-70b-versatile`).
+ * One way in, one implementation (`openai-chat/`): `createOpenAICompatible(host, options)`, where the
+ * host is a preset row (`presets.groq`, plain data) or a host of your own, in code
+ * (`{name, baseURL, quirks}`) or JSON (`parseHostConfig(json)`, which may `extends` a preset). The
+ * adapter name is the host name (`groq:llama-3.3-70b-versatile`). Besides the factory, its options
+ * and the per-request `providerOptions.<host>` type that every provider entry exports, this entry
+ * exports the host definition: `presets`, `presetNames`, `parseHostConfig` and the quirk types.
  */
 import { z } from 'zod';
 import type { Adapter } from '../../core/adapter.ts';
 import type { CapabilityOverrides } from '../openai-chat/capabilities.ts';
-import { assertApiKey, createChatDefinition, resolveApiKey } from '../openai-chat/definition.ts';
+import { chatCredentials, createChatDefinition } from '../openai-chat/definition.ts';
 import { type ChatQuirks, defaultQuirks, mergeQuirks, quirksSchema } from '../openai-chat/quirks.ts';
 import { createHttpAdapter } from '../shared/http-adapter.ts';
 import type { AdapterOptions } from '../shared/options.ts';
 import { type PresetName, presetNames, presets } from './presets.ts';
 
 export type { CapabilityOverrides } from '../openai-chat/capabilities.ts';
-export {
-  type ChatQuirks,
-  defaultQuirks,
-  type MaxTokensField,
-  type ModelCapabilities,
-  mergeQuirks,
-  parseQuirks,
-  type ReasoningField,
-  type ReasoningParameter,
-  type ReasoningReplay,
-  type StructuredOutputMode,
-  type ToolIdRuleName,
+export type { OpenAIProviderOptions as OpenAICompatibleProviderOptions } from '../openai-chat/options.ts';
+export type {
+  ChatQuirks,
+  MaxTokensField,
+  ModelCapabilities,
+  ReasoningField,
+  ReasoningParameter,
+  ReasoningReplay,
+  StructuredOutputMode,
+  ToolIdRuleName,
 } from '../openai-chat/quirks.ts';
 export { type OpenAICompatiblePreset, type PresetName, presetNames, presets } from './presets.ts';
 
@@ -85,8 +85,10 @@ export function parseHostConfig(json: unknown): OpenAICompatibleConfig {
 /**
  * Creates an adapter for an OpenAI-compatible host: `createOpenAICompatible(presets.groq, {apiKey})`,
  * or `createOpenAICompatible({name: 'my-host', baseURL, quirks: {...}})`. The key comes from
- * `options.apiKey`, else `host.apiKey`, else the `apiKeyEnv` variable; a host that requires one
- * and has none throws an `AuthError` (`missing_api_key`). A host without any base URL throws a
+ * `options.apiKey`, else `host.apiKey`, else the `apiKeyEnv` variable; creation never throws for
+ * a missing key: a call to a host that requires one fails before any HTTP call with an `AuthError`
+ * (`not_configured`). The base URL comes from `options.baseURL`, else the `…_BASE_URL` variable
+ * matching `apiKeyEnv` (`GROQ_BASE_URL`), else the host's. A host without any base URL throws a
  * `TypeError`.
  */
 export function createOpenAICompatible(
@@ -104,8 +106,6 @@ export function createOpenAICompatible(
   if ((options.baseURL ?? quirks.baseURL) === '') {
     throw new TypeError(`${host.name}: an OpenAI-compatible host needs a baseURL`);
   }
-  const apiKey = resolveApiKey(options.apiKey ?? host.apiKey, quirks.apiKeyEnv);
-  assertApiKey(host.name, quirks, apiKey);
   const definition = createChatDefinition({
     name: host.name,
     quirks,
@@ -113,48 +113,9 @@ export function createOpenAICompatible(
     capabilities: { ...host.capabilities, ...options.capabilities },
     models: { ...host.models, ...options.models },
   });
-  return createHttpAdapter(definition, { ...options, apiKey });
+  return createHttpAdapter(definition, {
+    ...options,
+    apiKey: options.apiKey ?? host.apiKey,
+    credentials: chatCredentials(quirks),
+  });
 }
-
-/** OpenRouter (`OPENROUTER_API_KEY`). */
-export const createOpenRouter = (options?: OpenAICompatibleOptions): Adapter =>
-  createOpenAICompatible(presets.openrouter, options);
-/** Groq (`GROQ_API_KEY`). */
-export const createGroq = (options?: OpenAICompatibleOptions): Adapter =>
-  createOpenAICompatible(presets.groq, options);
-/** DeepSeek (`DEEPSEEK_API_KEY`). */
-export const createDeepSeek = (options?: OpenAICompatibleOptions): Adapter =>
-  createOpenAICompatible(presets.deepseek, options);
-/** xAI Grok (`XAI_API_KEY`). */
-export const createXai = (options?: OpenAICompatibleOptions): Adapter =>
-  createOpenAICompatible(presets.xai, options);
-/** Mistral (`MISTRAL_API_KEY`). */
-export const createMistral = (options?: OpenAICompatibleOptions): Adapter =>
-  createOpenAICompatible(presets.mistral, options);
-/** Together AI (`TOGETHER_API_KEY`). */
-export const createTogether = (options?: OpenAICompatibleOptions): Adapter =>
-  createOpenAICompatible(presets.together, options);
-/** Fireworks AI (`FIREWORKS_API_KEY`). */
-export const createFireworks = (options?: OpenAICompatibleOptions): Adapter =>
-  createOpenAICompatible(presets.fireworks, options);
-/** Perplexity Sonar (`PERPLEXITY_API_KEY`). */
-export const createPerplexity = (options?: OpenAICompatibleOptions): Adapter =>
-  createOpenAICompatible(presets.perplexity, options);
-/** Moonshot Kimi (`MOONSHOT_API_KEY`). */
-export const createMoonshot = (options?: OpenAICompatibleOptions): Adapter =>
-  createOpenAICompatible(presets.moonshot, options);
-/** Alibaba Qwen on DashScope compatible mode (`DASHSCOPE_API_KEY`). */
-export const createAlibaba = (options?: OpenAICompatibleOptions): Adapter =>
-  createOpenAICompatible(presets.alibaba, options);
-/** Cerebras (`CEREBRAS_API_KEY`). */
-export const createCerebras = (options?: OpenAICompatibleOptions): Adapter =>
-  createOpenAICompatible(presets.cerebras, options);
-/** Ollama on localhost:11434 (no key). */
-export const createOllama = (options?: OpenAICompatibleOptions): Adapter =>
-  createOpenAICompatible(presets.ollama, options);
-/** LM Studio on localhost:1234 (no key). */
-export const createLMStudio = (options?: OpenAICompatibleOptions): Adapter =>
-  createOpenAICompatible(presets.lmstudio, options);
-/** vLLM on localhost:8000 (optional `VLLM_API_KEY`). */
-export const createVllm = (options?: OpenAICompatibleOptions): Adapter =>
-  createOpenAICompatible(presets.vllm, options);

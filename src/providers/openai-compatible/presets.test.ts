@@ -5,29 +5,8 @@ import { createCapabilityResolver, matchesGlob } from '../openai-chat/capabiliti
 import { openaiQuirks } from '../openai-chat/quirks.ts';
 import { textOf, userRequest } from '../openai-chat/test-support.ts';
 import { estimateInputTokens } from '../openai-chat/tokens.ts';
-import {
-  createAlibaba,
-  createCerebras,
-  createDeepSeek,
-  createFireworks,
-  createGroq,
-  createLMStudio,
-  createMistral,
-  createMoonshot,
-  createOllama,
-  createOpenAICompatible,
-  createOpenRouter,
-  createPerplexity,
-  createTogether,
-  createVllm,
-  createXai,
-  defaultQuirks,
-  mergeQuirks,
-  parseHostConfig,
-  parseQuirks,
-  presetNames,
-  presets,
-} from './index.ts';
+import { defaultQuirks, mergeQuirks, parseQuirks } from '../openai-chat/quirks.ts';
+import { createOpenAICompatible, parseHostConfig, presetNames, presets } from './index.ts';
 
 let emulator: Emulator;
 
@@ -108,24 +87,8 @@ describe('quirks as JSON data', () => {
 
 describe('createOpenAICompatible', () => {
   it('names the adapter after the preset and speaks openai-chat', () => {
-    const factories = [
-      createOpenRouter,
-      createGroq,
-      createDeepSeek,
-      createXai,
-      createMistral,
-      createTogether,
-      createFireworks,
-      createPerplexity,
-      createMoonshot,
-      createAlibaba,
-      createCerebras,
-      createOllama,
-      createLMStudio,
-      createVllm,
-    ];
-    const names = factories.map((create) => {
-      const adapter = create({ apiKey: 'k' });
+    const names = presetNames.map((name) => {
+      const adapter = createOpenAICompatible(presets[name], { apiKey: 'k' });
       expect(adapter.api).toBe('openai-chat');
       return adapter.name;
     });
@@ -135,7 +98,7 @@ describe('createOpenAICompatible', () => {
   it('needs no key for local servers and sends no authorization header then', async () => {
     vi.stubEnv('VLLM_API_KEY', '');
     emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'local' }], allowNoAuth: true });
-    const response = await createVllm({ baseURL: `${emulator.url}/v1` }).complete(
+    const response = await createOpenAICompatible(presets.vllm, { baseURL: `${emulator.url}/v1` }).complete(
       userRequest('x', { model: 'vllm:m' }),
     );
     expect(textOf(response)).toBe('local');
@@ -172,7 +135,10 @@ describe('createOpenAICompatible', () => {
   });
 
   it('lists models with canonical ids', async () => {
-    const models = await createGroq({ apiKey: 'k', baseURL: `${emulator.url}/v1` }).listModels();
+    const models = await createOpenAICompatible(presets.groq, {
+      apiKey: 'k',
+      baseURL: `${emulator.url}/v1`,
+    }).listModels();
     expect(models.map((model) => model.id)).toEqual([
       'groq:gpt-4.1-nano-2025-04-14',
       'groq:gpt-5-mini-2025-08-07',
@@ -182,7 +148,11 @@ describe('createOpenAICompatible', () => {
   it('drops past tool calls with a WARN for a model without tool support', async () => {
     const logger = createMemoryLogger();
     emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'ok' }] });
-    const perplexity = createPerplexity({ apiKey: 'k', baseURL: `${emulator.url}/v1`, logger });
+    const perplexity = createOpenAICompatible(presets.perplexity, {
+      apiKey: 'k',
+      baseURL: `${emulator.url}/v1`,
+      logger,
+    });
     await perplexity.complete({
       model: 'perplexity:sonar',
       maxOutputTokens: 5,

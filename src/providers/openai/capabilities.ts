@@ -33,17 +33,5 @@ export const openaiModelCapabilities: ModelCapabilities = {
   'gpt-3.5*': { ...textOnly, structuredOutput: false, contextWindow: 16_385, maxOutputTokens: 4_096 },
 };
 
-/** True when `model` matches `pattern`, where `*` stands for any run of characters (whole-name match). */
-export function matchesGlob(pattern: string, model: string): boolean {
-  if (!pattern.includes('*')) return pattern === model;
-  const source = pattern
-    .split('*')
-    .map((piece) => piece.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-    .join('.*');
-  return new RegExp(`^${source}$`).test(model);
-}
-
-/** True when any of `patterns` matches `model`. */
-export function matchesAnyGlob(patterns: readonly string[], model: string): boolean {
-  return patterns.some((pattern) => matchesGlob(pattern, model));
-}
+/** The one glob matcher (`src/core/glob.ts`), re-exported for the OpenAI adapters. */
+export { matchesAnyGlob, matchesGlob } from '../../core/glob.ts';

@@ -8,7 +8,7 @@ import { assertStreamInvariants } from '../../testing/invariants.ts';
 import { createAnthropic } from '../anthropic/index.ts';
 import { createGemini } from '../gemini/index.ts';
 import { createOpenAI } from '../openai-chat/index.ts';
-import { createGroq } from '../openai-compatible/index.ts';
+import { createOpenAICompatible, presets } from '../openai-compatible/index.ts';
 
 const valid: CanonicalRequest = { model: 'model-x', transcript: [userText('hi')], maxOutputTokens: 10 };
 
@@ -31,7 +31,7 @@ function adapters(): Adapter[] {
     createAnthropic({ ...options, apiKey: 'test-anthropic-key-0000' }),
     createOpenAI({ ...options, apiKey: 'test-openai-key-0000' }),
     createGemini({ ...options, apiKey: 'test-gemini-key-0000' }),
-    createGroq({ ...options, apiKey: 'test-groq-key-0000' }),
+    createOpenAICompatible(presets.groq, { ...options, apiKey: 'test-groq-key-0000' }),
   ];
 }
 

@@ -304,15 +304,13 @@ describe('bad input from the provider or the caller', () => {
     });
   });
 
-  it('an API key with control characters is refused at creation without echoing it', () => {
+  it('an API key with control characters fails each call before HTTP, without echoing it', async () => {
     const secret = 'sk-proj-TOPSECRET01234\n56789abcdef';
-    const create = () => createHttpAdapter(createTestDefinition(), { baseURL: emulator.url, apiKey: secret });
-    expect(create).toThrow(/API key contains whitespace/);
-    try {
-      create();
-    } catch (error) {
-      expect(String((error as Error).message)).not.toContain('TOPSECRET');
-    }
+    const created = createHttpAdapter(createTestDefinition(), { baseURL: emulator.url, apiKey: secret });
+    const error = await created.complete(request).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ errorClass: 'auth', providerCode: 'invalid_api_key_format' });
+    expect(String((error as Error).message)).not.toContain('TOPSECRET');
+    expect(emulator.requests).toHaveLength(0);
   });
 
   it('network error messages never echo secret header values', async () => {

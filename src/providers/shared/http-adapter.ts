@@ -12,21 +12,24 @@ import { consoleLogger } from '../../core/logger.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../../core/request.ts';
 import { StreamBuilder } from '../../core/stream-builder.ts';
 import { CancellationRegistry } from '../../transport/cancellation.ts';
+import { shouldYield, yieldToEventLoop } from '../../transport/cooperative.ts';
 import {
   type CallTimers,
+  defaultMaxBodyBytes,
   type HttpCall,
   HttpClient,
   readText,
   redactUrl,
+  responseTooLarge,
   toTransportError,
 } from '../../transport/http.ts';
 import { parseRetryAfter, withRetries } from '../../transport/retry.ts';
-import { SseDecoder } from '../../transport/sse.ts';
+import { defaultMaxEventBytes, SseDecoder, SseEventTooLargeError } from '../../transport/sse.ts';
 import type { ProviderContext, ProviderDefinition, StreamParser } from './definition.ts';
 import { createProviderError, createTruncatedError, type FailureSite } from './errors.ts';
 import { estimateMissingUsage } from './usage-fallback.ts';
 import { reportedModel, validateCall } from './validate-call.ts';
-import type { AdapterOptions } from './options.ts';
+import { type AdapterOptions, type CredentialSource, resolveApiKey, resolveBaseURL } from './options.ts';
 
 const maxErrorBodyBytes = 64 * 1024;
 
@@ -41,25 +44,50 @@ interface CallSetup {
 /** Creates an Adapter from a provider definition and the user's options. */
 export function createHttpAdapter(
   definition: ProviderDefinition,
-  options: AdapterOptions & { apiKey?: string },
+  options: AdapterOptions & { credentials?: CredentialSource },
 ): Adapter {
   const http = new HttpClient({
     fetch: options.fetch,
     timeoutMs: options.timeout,
     firstByteTimeoutMs: options.firstByteTimeout,
     idleTimeoutMs: options.idleTimeout,
+    maxConnections: options.maxConnections,
+    proxy: options.proxy,
   });
   const registry = new CancellationRegistry();
   const logger = options.logger ?? consoleLogger;
-  const baseURL = (options.baseURL ?? definition.baseURL).replace(/\/+$/, '');
+  const credentials = options.credentials;
+  const apiKey = resolveApiKey(options.apiKey, credentials?.apiKeyVariables ?? []);
+  const baseURL = (
+    options.baseURL ??
+    resolveBaseURL(credentials?.baseURLVariables ?? []) ??
+    definition.baseURL
+  ).replace(/\/+$/, '');
   const policy = { maxRetries: options.maxRetries ?? 2, baseDelayMs: options.retryBaseDelay };
-  const apiKey = options.apiKey;
-  if (apiKey !== undefined && /[^\x21-\x7e]/.test(apiKey)) {
-    // Caught here, because fetch would echo the whole header value (the key) in its error.
+  const maxEventBytes = options.maxEventBytes ?? defaultMaxEventBytes;
+  const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
+
+  /**
+   * Credentials are checked per call, never at creation: a call without a key (and no credential
+   * header of the user's own) fails before any HTTP call with `AuthError` `not_configured`.
+   */
+  function assertConfigured(callHeaders?: Record<string, string>): void {
+    if (apiKey !== undefined && /[^\x21-\x7e]/.test(apiKey)) {
+      // Caught here, because fetch would echo the whole header value (the key) in its error.
+      throw new AuthError({
+        message: `${definition.name}: the API key contains whitespace or non-printable characters (not shown)`,
+        provider: definition.name,
+        providerCode: 'invalid_api_key_format',
+      });
+    }
+    if (apiKey !== undefined || credentials?.apiKeyRequired !== true) return;
+    if (hasCredentialHeader(options.headers) || hasCredentialHeader(callHeaders)) return;
+    const variables = credentials.apiKeyVariables;
+    const hint = variables.length === 0 ? '' : ` or set ${variables.join(' or ')}`;
     throw new AuthError({
-      message: `${definition.name}: the API key contains whitespace or non-printable characters (not shown)`,
+      message: `${definition.name}: no API key: pass apiKey${hint}`,
       provider: definition.name,
-      providerCode: 'invalid_api_key_format',
+      providerCode: 'not_configured',
     });
   }
 
@@ -107,6 +135,7 @@ export function createHttpAdapter(
       provider: definition.name,
     };
     if (body !== undefined) call.body = JSON.stringify(body);
+    assertConfigured();
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -114,7 +143,7 @@ export function createHttpAdapter(
     try {
       const response = await http.send(call, controller, timers);
       if (!response.ok) throw await errorFromResponse(response, call, controller, timers);
-      return parseJsonBody(await readText(response, call, controller, timers), call);
+      return parseJsonBody(await readText(response, call, controller, timers, maxBodyBytes, 'fail'), call);
     } finally {
       timers.dispose();
       signal?.removeEventListener('abort', onAbort);
@@ -158,6 +187,7 @@ export function createHttpAdapter(
     signal: AbortSignal,
   ): CallSetup {
     assertOpen();
+    assertConfigured(options.headers);
     const requestId = request.requestId ?? createRequestId();
     const session = options.session ?? createSession();
     if (definition.endSession !== undefined) liveSessions.add(session);
@@ -234,7 +264,10 @@ export function createHttpAdapter(
           try {
             const response = await http.send(call, attemptController, timers);
             if (!response.ok) throw await errorFromResponse(response, call, attemptController, timers);
-            const body = parseJsonBody(await readText(response, call, attemptController, timers), call);
+            const body = parseJsonBody(
+              await readText(response, call, attemptController, timers, maxBodyBytes, 'fail'),
+              call,
+            );
             const builder = new StreamBuilder(
               {
                 requestId,
@@ -310,7 +343,7 @@ export function createHttpAdapter(
     let builder = new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink);
     const unregister = registry.register(requestId, controller, callOptions.signal);
     let implicitSession: AdapterSession | undefined;
-    let settle: () => void = () => {};
+    let settle: () => void;
     try {
       const callSetup = setup({ ...request, requestId }, callOptions, true, controller.signal);
       implicitSession = callOptions.session === undefined ? callSetup.context.session : undefined;
@@ -318,7 +351,7 @@ export function createHttpAdapter(
       await withRetries(
         async () => {
           builder = new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink);
-          await streamAttempt(callSetup, builder, controller.signal);
+          await streamAttempt(callSetup, builder, controller.signal, () => eventStream.demand());
         },
         {
           policy,
@@ -347,10 +380,16 @@ export function createHttpAdapter(
     settle();
   }
 
+  /**
+   * One streaming attempt. Pulled: before each read of the socket it waits for the consumer's
+   * demand (`demand`), so an unread stream stops reading (the idle timer paused meanwhile), and it
+   * yields to the event loop when the shared parsing slice is spent (see `cooperative.ts`).
+   */
   async function streamAttempt(
     callSetup: CallSetup,
     builder: StreamBuilder,
     signal: AbortSignal,
+    demand: () => Promise<void> | undefined,
   ): Promise<void> {
     const { call, context } = callSetup;
     const attemptController = linkedController(signal);
@@ -361,12 +400,15 @@ export function createHttpAdapter(
       const contentType = response.headers.get('content-type') ?? '';
       if (contentType.includes('application/json')) {
         // Some hosts answer a streaming request with one JSON body (often an error object).
-        const body = parseJsonBody(await readText(response, call, attemptController, timers), call);
+        const body = parseJsonBody(
+          await readText(response, call, attemptController, timers, maxBodyBytes, 'fail'),
+          call,
+        );
         definition.parseResponse(body, context, builder);
         return;
       }
       const parser: StreamParser = definition.createStreamParser(context, builder);
-      const decoder = new SseDecoder((event, data) => parser.onEvent(event, data));
+      const decoder = new SseDecoder((event, data) => parser.onEvent(event, data), maxEventBytes);
       if (response.body === null)
         throw new ServerError({
           message: `${definition.name}: empty response body`,
@@ -375,6 +417,8 @@ export function createHttpAdapter(
       const reader = response.body.getReader();
       try {
         for (;;) {
+          const paused = pace(demand, timers, attemptController.signal);
+          if (paused !== undefined) await paused;
           let chunk: ReadableStreamReadResult<Uint8Array>;
           try {
             chunk = await reader.read();
@@ -383,7 +427,13 @@ export function createHttpAdapter(
           }
           if (chunk.done) break;
           timers.chunkReceived();
-          decoder.feed(chunk.value);
+          try {
+            decoder.feed(chunk.value);
+          } catch (error) {
+            if (error instanceof SseEventTooLargeError)
+              throw responseTooLarge(call, 'an SSE event', error.limit);
+            throw error;
+          }
         }
       } catch (error) {
         // Stop the body (and its socket) when we give up on it mid-way.
@@ -438,6 +488,45 @@ function bodyReadError(error: unknown, call: HttpCall, signal: AbortSignal): Ada
   return createTruncatedError(call, `the connection closed during the body (${code})`, transport);
 }
 
+/**
+ * Waits until the consumer wants more (the idle timer paused meanwhile: a slow reader is not a
+ * silent server), or the call is aborted; then, while this macrotask's parsing slice is spent,
+ * yields to the event loop. Returns undefined in the common case (nothing to wait for, no promise).
+ */
+function pace(
+  demand: () => Promise<void> | undefined,
+  timers: CallTimers,
+  signal: AbortSignal,
+): Promise<void> | undefined {
+  const wanted = signal.aborted ? undefined : demand();
+  if (wanted !== undefined) return waitForDemand(wanted, timers, signal);
+  return shouldYield() ? yieldWhileBusy(signal) : undefined;
+}
+
+async function waitForDemand(wanted: Promise<void>, timers: CallTimers, signal: AbortSignal): Promise<void> {
+  timers.pauseIdle();
+  await untilAborted(wanted, signal);
+  timers.resumeIdle();
+  await yieldWhileBusy(signal);
+}
+
+async function yieldWhileBusy(signal: AbortSignal): Promise<void> {
+  do await yieldToEventLoop();
+  while (shouldYield() && !signal.aborted);
+}
+
+/** Resolves when `promise` does or `signal` aborts, whichever comes first. */
+function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const onAbort = () => resolve();
+    signal.addEventListener('abort', onAbort, { once: true });
+    void promise.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
+}
+
 function linkedController(parent: AbortSignal): AbortController {
   const controller = new AbortController();
   if (parent.aborted) controller.abort(parent.reason);
@@ -481,4 +570,10 @@ function withRequestId(error: unknown, requestId: string): unknown {
     (error as { requestId: string | undefined }).requestId = requestId;
   }
   return error;
+}
+
+const credentialHeaders = new Set(['authorization', 'x-api-key', 'api-key', 'x-goog-api-key']);
+
+function hasCredentialHeader(headers: Record<string, string> | undefined): boolean {
+  return Object.keys(headers ?? {}).some((name) => credentialHeaders.has(name.toLowerCase()));
 }

@@ -3,9 +3,9 @@ import type { Logger } from '../../core/logger.ts';
 
 /** Options shared by all adapters (`createAnthropic`, `createOpenAI`, …). */
 export interface AdapterOptions {
-  /** API key; each adapter also reads its provider's environment variable. */
+  /** API key; default: the provider's environment variable. A missing key fails each call, never creation. */
   apiKey?: string;
-  /** Override the endpoint (proxies, gateways, the emulator). */
+  /** Override the endpoint (proxies, gateways, the emulator); default: the provider's `…_BASE_URL` variable. */
   baseURL?: string;
   /** Whole-call timeout in ms. Default 600 000. */
   timeout?: number;
@@ -19,8 +19,81 @@ export interface AdapterOptions {
   retryBaseDelay?: number;
   /** Headers added to every call. */
   headers?: Record<string, string>;
-  /** A custom fetch (proxies, cassettes). */
+  /** A custom fetch (proxies, cassettes). The pool, proxy and first-byte options below then do not apply. */
   fetch?: typeof fetch;
+  /**
+   * Largest single SSE event accepted, in bytes; a larger one fails the call with a `server_error`
+   * (code `response_too_large`). Default 64 MiB (room for inline images).
+   */
+  maxEventBytes?: number;
+  /**
+   * Largest whole JSON response body accepted (`complete()`, `listModels()`), in bytes; larger fails
+   * with a `server_error` (code `response_too_large`). Default 128 MiB.
+   */
+  maxBodyBytes?: number;
+  /** Most open connections per origin (calls beyond it wait for a free one). Default 64. */
+  maxConnections?: number;
+  /**
+   * Proxy of the default transport: a URL, `false` for none, or (default) the environment:
+   * `HTTPS_PROXY` / `HTTP_PROXY` with `NO_PROXY` exclusions (either case).
+   */
+  proxy?: string | false;
   /** Where lossy-projection warnings go. Default: JSON lines on stderr. */
   logger?: Logger;
+}
+
+/** An environment variable holding a base URL, and the path the adapter appends to it. */
+export interface BaseURLVariable {
+  name: string;
+  /**
+   * Appended to the variable's value, following the provider SDK's convention
+   * (`ANTHROPIC_BASE_URL=https://host` → `https://host/v1`). Default: nothing.
+   */
+  suffix?: string;
+}
+
+/** Where an adapter's API key and endpoint come from when the options do not say. */
+export interface CredentialSource {
+  /** Environment variables read for the key, in order. */
+  apiKeyVariables: readonly string[];
+  /** True when a call without any key fails before HTTP with `AuthError` `not_configured`. */
+  apiKeyRequired: boolean;
+  /** Environment variables read for the base URL, in order (used only without `options.baseURL`). */
+  baseURLVariables: readonly BaseURLVariable[];
+}
+
+const nonEmpty = (value: string | undefined): string | undefined =>
+  value === undefined || value.trim() === '' ? undefined : value;
+
+/** The API key: the explicit one, else the first non-empty variable. Blank strings count as missing. */
+export function resolveApiKey(
+  explicit: string | undefined,
+  variables: readonly string[],
+  environment: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  const given = nonEmpty(explicit);
+  if (given !== undefined) return given;
+  for (const name of variables) {
+    const value = nonEmpty(environment[name]);
+    if (value !== undefined) return value;
+  }
+  return undefined;
+}
+
+/** The base URL from the first non-empty variable (with its suffix), else `undefined`. */
+export function resolveBaseURL(
+  variables: readonly BaseURLVariable[],
+  environment: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  for (const variable of variables) {
+    const value = nonEmpty(environment[variable.name]);
+    if (value !== undefined) return value.trim().replace(/\/+$/, '') + (variable.suffix ?? '');
+  }
+  return undefined;
+}
+
+/** The conventional base-URL variable for a key variable: `GROQ_API_KEY` → `GROQ_BASE_URL`. */
+export function baseURLVariableFor(apiKeyVariable: string | undefined): BaseURLVariable[] {
+  if (apiKeyVariable === undefined || !apiKeyVariable.endsWith('_API_KEY')) return [];
+  return [{ name: apiKeyVariable.replace(/_API_KEY$/, '_BASE_URL') }];
 }

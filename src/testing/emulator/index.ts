@@ -1,5 +1,11 @@
 /** Public surface of the provider emulator: a loopback server speaking the real provider wire protocols. */
 export { anthropicError, googleError, type OpenaiErrorOptions, openaiError } from './errors.ts';
+export {
+  protocolError,
+  protocolErrors,
+  type ResponseErrorClass,
+  responseErrorClasses,
+} from './protocol-errors.ts';
 export { startEmulator } from './server.ts';
 export type {
   Emulator,
@@ -19,5 +25,6 @@ export type {
   ScriptedToolCall,
   ScriptedUsage,
   SseEvent,
+  ServedRequest,
   SseScript,
 } from './types.ts';

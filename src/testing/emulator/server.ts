@@ -8,6 +8,7 @@ import { createJsonPlan, createStreamPlan, type ResponsePlan, type WireFrame } f
 import { createReplayPlan } from './replay.ts';
 import { inferApi, matchBuiltin } from './routing.ts';
 import { checkRules } from './rules/index.ts';
+import { createResponsesStore, rememberResponse, type ResponsesStore } from './rules/openai-responses.ts';
 import { createScriptedPlan } from './scripted/index.ts';
 import type {
   Emulator,
@@ -81,6 +82,8 @@ interface EmulatorState {
   fallback: EmulatorScript | undefined;
   requests: RecordedRequest[];
   cache: CachedContentStore;
+  /** Stored Responses and conversations (`previous_response_id`, `conversation`). */
+  responses: ResponsesStore;
 }
 
 async function answer(
@@ -92,9 +95,11 @@ async function answer(
   if (request.method === 'GET') return [jsonScriptPlan(emulatorError(`no route for GET ${request.path}`))];
   const script = state.queue.shift() ?? state.fallback;
   if (script === undefined) return [jsonScriptPlan(emulatorError('no script queued'))];
-  const violation = checkRules(request.api, request, script);
+  const violation = checkRules(request.api, request, script, state.responses);
   if (violation !== undefined) return [jsonScriptPlan(violation)];
-  return [await createPlan(script, request), script.fault];
+  const plan = await createPlan(script, request);
+  if (request.api === 'openai-responses') rememberResponse(state.responses, request, plan);
+  return [plan, script.fault];
 }
 
 function isAbort(error: unknown): boolean {
@@ -108,15 +113,26 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     fallback: undefined,
     requests: [],
     cache: { entries: new Map() },
+    responses: createResponsesStore(),
   };
   const sockets = new Set<Socket>();
   const shutdown = new AbortController();
 
   async function handle(incoming: IncomingMessage, response: ServerResponse): Promise<void> {
+    const started = performance.now();
     const request = recordRequest(incoming, await readBody(incoming));
     state.requests.push(request);
     const finished = new AbortController();
-    response.on('close', () => finished.abort());
+    response.on('close', () => {
+      finished.abort();
+      options.onResponse?.({
+        method: request.method,
+        path: request.path,
+        status: response.headersSent ? response.statusCode : undefined,
+        complete: response.writableFinished,
+        durationMs: performance.now() - started,
+      });
+    });
     const signal = AbortSignal.any([shutdown.signal, finished.signal]);
     let plan: ResponsePlan;
     let fault: EmulatorFault | undefined;

@@ -179,4 +179,19 @@ export interface EmulatorOptions {
   port?: number;
   /** Only loopback is supported. */
   host?: '127.0.0.1';
+  /** Called once per request when its response has ended or its connection closed (e.g. to log it). */
+  onResponse?: (served: ServedRequest) => void;
+}
+
+/** One request the emulator answered, as reported to {@link EmulatorOptions.onResponse}. */
+export interface ServedRequest {
+  method: string;
+  /** The URL path without the query string. */
+  path: string;
+  /** The HTTP status sent; `undefined` when the connection closed before the headers were sent. */
+  status: number | undefined;
+  /** False when the connection closed before the whole response was written (a fault or a client abort). */
+  complete: boolean;
+  /** From the request's arrival to the end of the response. */
+  durationMs: number;
 }

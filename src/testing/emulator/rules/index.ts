@@ -2,7 +2,8 @@
 import type { EmulatorApi, EmulatorScript, JsonScript, RecordedRequest } from '../types.ts';
 import { checkAnthropicRequest } from './anthropic.ts';
 import { checkGeminiRequest } from './gemini.ts';
-import { checkBearer, checkChatRequest, checkResponsesRequest } from './openai.ts';
+import { checkBearer, checkChatRequest } from './openai.ts';
+import { checkResponsesRequest, type ResponsesStore } from './openai-responses.ts';
 
 /**
  * Checks the request against its provider's rules unless the script says `enforce: false`; returns the
@@ -12,6 +13,7 @@ export function checkRules(
   api: EmulatorApi | undefined,
   request: RecordedRequest,
   script: EmulatorScript,
+  responses: ResponsesStore,
 ): JsonScript | undefined {
   if (script.enforce === false || api === undefined) return undefined;
   switch (api) {
@@ -20,7 +22,9 @@ export function checkRules(
     case 'openai-chat':
       return (script.allowNoAuth ? undefined : checkBearer(request)) ?? checkChatRequest(request);
     case 'openai-responses':
-      return (script.allowNoAuth ? undefined : checkBearer(request)) ?? checkResponsesRequest(request);
+      return (
+        (script.allowNoAuth ? undefined : checkBearer(request)) ?? checkResponsesRequest(request, responses)
+      );
     case 'gemini':
       return checkGeminiRequest(request);
   }

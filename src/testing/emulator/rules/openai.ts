@@ -1,4 +1,4 @@
-/** OpenAI Chat Completions and Responses request rules: bearer auth and tool-call pairing. */
+/** OpenAI Chat Completions request rules (bearer auth, tool-call pairing); Responses rules are in openai-responses.ts. */
 import { openaiError } from '../errors.ts';
 import type { JsonScript, RecordedRequest } from '../types.ts';
 
@@ -115,29 +115,6 @@ export function checkChatRequest(request: RecordedRequest): JsonScript | undefin
   for (const index of indexes) {
     const error = checkAnswered(messages, index);
     if (error) return error;
-  }
-  return undefined;
-}
-
-/**
- * Checks a Responses request: with an `input` array and no `previous_response_id`, every
- * `function_call_output` answers a `function_call` item earlier in the input.
- */
-export function checkResponsesRequest(request: RecordedRequest): JsonScript | undefined {
-  const body = objectBody(request);
-  if (!Array.isArray(body?.input) || body.previous_response_id) return undefined;
-  const calls = new Set<string>();
-  for (const item of body.input as Array<Record<string, unknown> | null>) {
-    if (item?.type === 'function_call') calls.add(String(item.call_id));
-    if (item?.type === 'function_call_output' && !calls.has(String(item.call_id))) {
-      return openaiError(
-        400,
-        `No tool call found for function call output with call_id ${String(item.call_id)}.`,
-        {
-          param: 'input',
-        },
-      );
-    }
   }
   return undefined;
 }

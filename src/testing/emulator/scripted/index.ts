@@ -7,7 +7,13 @@ import {
   type WireFrame,
 } from '../frames.ts';
 import { createAnthropicRequestId, randomToken } from '../ids.ts';
-import { isJsonArrayStream, isStreamingRequest, requestedModel, wantsStreamUsage } from '../routing.ts';
+import {
+  bodyField,
+  isJsonArrayStream,
+  isStreamingRequest,
+  requestedModel,
+  wantsStreamUsage,
+} from '../routing.ts';
 import type { EmulatorApi, RecordedRequest, ScriptedScript } from '../types.ts';
 import { createAnthropicFrames, createAnthropicMessage } from './anthropic.ts';
 import { createGeminiFrames, createGeminiResponse } from './gemini.ts';
@@ -51,6 +57,18 @@ const synthesizers: Record<EmulatorApi, Synthesizer> = {
   },
 };
 
+/** What a Responses request says about state and reasoning. */
+function responsesContext(request: RecordedRequest): Partial<ScriptContext> {
+  const include = bodyField(request.body, 'include');
+  const previous = bodyField(request.body, 'previous_response_id');
+  const context: Partial<ScriptContext> = {
+    encryptedReasoning: Array.isArray(include) && include.includes('reasoning.encrypted_content'),
+    store: bodyField(request.body, 'store') !== false,
+  };
+  if (typeof previous === 'string') context.previousResponseId = previous;
+  return context;
+}
+
 function frameData(frame: WireFrame): string {
   return 'raw' in frame ? frame.raw : frame.data;
 }
@@ -68,6 +86,7 @@ export function createScriptedPlan(
   const context: ScriptContext = {
     model: script.model ?? requestedModel(request) ?? synthesizer.defaultModel,
     streamUsage: wantsStreamUsage(request),
+    ...(api === 'openai-responses' ? responsesContext(request) : {}),
   };
   if (isJsonArrayStream(api, request)) {
     const items = synthesizer.createFrames(script, context).map(frameData);

@@ -1,6 +1,6 @@
 /** Synthesizes OpenAI Responses API answers: a `response` object or its `response.*` event stream. */
 import { createFrame, type WireFrame } from '../frames.ts';
-import { createOpenaiCallId, createResponsesId, unixSeconds } from '../ids.ts';
+import { createOpenaiCallId, createResponsesId, randomToken, unixSeconds } from '../ids.ts';
 import type { ScriptedScript } from '../types.ts';
 import {
   chunkText,
@@ -25,7 +25,7 @@ function usageObject(usage: ResolvedUsage): Record<string, unknown> {
   };
 }
 
-function completedItem(part: ResolvedContent): ResponsesItem {
+function completedItem(part: ResolvedContent, context: ScriptContext): ResponsesItem {
   if (part.type === 'text') {
     const content = [{ type: 'output_text', annotations: [], logprobs: [], text: part.text }];
     return { id: createResponsesId('msg'), type: 'message', status: 'completed', content, role: 'assistant' };
@@ -37,6 +37,7 @@ function completedItem(part: ResolvedContent): ResponsesItem {
       summary: [{ type: 'summary_text', text: part.text }],
     };
     if (part.signature !== undefined) item.encrypted_content = part.signature;
+    else if (context.encryptedReasoning === true) item.encrypted_content = `gAAAAAB${randomToken(96)}`;
     return item;
   }
   const argumentsText = JSON.stringify(part.input);
@@ -70,9 +71,9 @@ function responseObject(script: ScriptedScript, context: ScriptContext, id: stri
     model: context.model,
     output: [] as ResponsesItem[],
     parallel_tool_calls: true,
-    previous_response_id: null,
+    previous_response_id: context.previousResponseId ?? null,
     reasoning: { effort: null, summary: null },
-    store: true,
+    store: context.store ?? true,
     temperature: 1,
     text: { format: { type: 'text' } },
     tool_choice: 'auto',
@@ -88,7 +89,9 @@ function responseObject(script: ScriptedScript, context: ScriptContext, id: stri
 /** The non-streaming `response` body. */
 export function createResponsesBody(script: ScriptedScript, context: ScriptContext): object {
   const response = responseObject(script, context, createResponsesId('resp'), unixSeconds());
-  response.output = resolveContent(script.content, createOpenaiCallId).map(completedItem);
+  response.output = resolveContent(script.content, createOpenaiCallId).map((part) =>
+    completedItem(part, context),
+  );
   response.usage = usageObject(resolveUsage(script));
   return response;
 }
@@ -156,7 +159,9 @@ export function createResponsesFrames(script: ScriptedScript, context: ScriptCon
   const inProgress = { ...response, status: 'in_progress', incomplete_details: null };
   emit('response.created', { response: inProgress });
   emit('response.in_progress', { response: inProgress });
-  const items = resolveContent(script.content, createOpenaiCallId).map(completedItem);
+  const items = resolveContent(script.content, createOpenaiCallId).map((part) =>
+    completedItem(part, context),
+  );
   items.forEach((item, index) => {
     emitItem(emit, item, index, script.chunkSize);
   });

@@ -7,6 +7,11 @@ export interface ScriptContext {
   model: string;
   /** OpenAI chat only: whether `stream_options.include_usage` asked for the usage chunk. */
   streamUsage: boolean;
+  /** OpenAI Responses only: `include` asked for `reasoning.encrypted_content`. */
+  encryptedReasoning?: boolean;
+  /** OpenAI Responses only: the request's `store` (default true) and `previous_response_id`. */
+  store?: boolean;
+  previousResponseId?: string;
 }
 
 /** Usage with every count filled in. */

@@ -1,0 +1,136 @@
+/**
+ * `npm run bench -- --concurrency`: N concurrent Switchyard streams (default 1,000 × 2,000 tokens)
+ * against bench/server.ts in a separate process; checks every output exactly and prints peak client
+ * RSS, wall time and event-loop delay p50/p99 (`perf_hooks.monitorEventLoopDelay`). Loopback only,
+ * bounded in count (one round) and time (`BENCH_CONCURRENCY_TIMEOUT_S`, default 300 s).
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { Agent, fetch as undiciFetch } from 'undici';
+import type { Adapter } from '../src/core/adapter.ts';
+import type { CanonicalRequest } from '../src/core/request.ts';
+import { createAnthropic } from '../src/providers/anthropic/index.ts';
+import { createGemini } from '../src/providers/gemini/index.ts';
+import { createOpenAI } from '../src/providers/openai-chat/index.ts';
+import { createPayload, type Delivery, models, type Protocol, protocols } from './payloads.ts';
+
+const goals = { rssMb: 300, p99Ms: 50 };
+
+function flag(name: string, fallback: string): string {
+  const found = process.argv.find((arg) => arg.startsWith(`--${name}=`));
+  return found === undefined ? fallback : found.slice(name.length + 3);
+}
+
+const streams = Number(process.env.BENCH_STREAMS ?? 1_000);
+const tokens = Number(process.env.BENCH_CONCURRENCY_TOKENS ?? 2_000);
+const timeoutSeconds = Number(process.env.BENCH_CONCURRENCY_TIMEOUT_S ?? 300);
+const protocol = flag('protocol', 'anthropic').split(',')[0] as Protocol;
+const delivery = flag('delivery', 'drip').split(',')[0] as Delivery;
+if (!protocols.includes(protocol)) throw new Error(`--protocol: unknown ${protocol}`);
+
+async function startServer(): Promise<{ url: string; stop: () => void }> {
+  const script = new URL('./server.ts', import.meta.url).pathname;
+  const child = spawn(process.execPath, [script, String(tokens)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout as NonNullable<typeof child.stdout> });
+  const [line] = (await once(lines, 'line')) as [string];
+  lines.close();
+  return {
+    url: (JSON.parse(line) as { url: string }).url,
+    stop: () => {
+      child.stdin?.end();
+      child.kill();
+    },
+  };
+}
+
+function createAdapter(baseRoot: string): Adapter {
+  // One connection per stream: the default pool (64 per origin) would queue 936 of the 1,000.
+  const dispatcher = new Agent({ connections: streams, keepAliveTimeout: 10_000 });
+  const fetch = ((input: string, init: RequestInit) =>
+    undiciFetch(input, { ...(init as object), dispatcher })) as unknown as typeof globalThis.fetch;
+  const common = { apiKey: 'bench-key', maxRetries: 0, logger: { warn() {} }, fetch };
+  if (protocol === 'anthropic') return createAnthropic({ ...common, baseURL: `${baseRoot}/v1` });
+  if (protocol === 'openai') return createOpenAI({ ...common, baseURL: `${baseRoot}/v1` });
+  return createGemini({ ...common, baseURL: `${baseRoot}/v1beta` });
+}
+
+async function runOne(adapter: Adapter, request: CanonicalRequest, expected: string): Promise<boolean> {
+  const stream = adapter.stream(request);
+  let text = '';
+  for await (const event of stream) if (event.type === 'text-delta') text += event.delta;
+  const response = await stream.result();
+  const built = response.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
+  return text === expected && built === expected && response.finishReason === 'completed';
+}
+
+async function main(): Promise<void> {
+  const expected = createPayload(protocol, 'text', tokens).expected.text;
+  const server = await startServer();
+  const adapter = createAdapter(`${server.url}/${delivery}/text`);
+  const request: CanonicalRequest = {
+    model: `${protocol}:${models[protocol]}`,
+    transcript: [{ kind: 'user', parts: [{ type: 'text', text: 'Write a long answer.' }] }],
+    maxOutputTokens: 8192,
+  };
+  const deadline = setTimeout(() => {
+    console.error(`concurrency: gave up after ${timeoutSeconds} s`);
+    server.stop();
+    process.exit(2);
+  }, timeoutSeconds * 1000);
+  const rssBefore = process.memoryUsage().rss;
+  let peakRss = rssBefore;
+  let atPeak = process.memoryUsage();
+  const sampler = setInterval(() => {
+    const usage = process.memoryUsage();
+    if (usage.rss > peakRss) [peakRss, atPeak] = [usage.rss, usage];
+  }, 20);
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  delay.enable();
+  const started = performance.now();
+  let exact = 0;
+  let failed = 0;
+  try {
+    const results = await Promise.allSettled(
+      Array.from({ length: streams }, () => runOne(adapter, request, expected)),
+    );
+    for (const result of results) {
+      if (result.status === 'fulfilled' && result.value) exact++;
+      else failed++;
+    }
+  } finally {
+    delay.disable();
+    clearInterval(sampler);
+    clearTimeout(deadline);
+    await adapter.close();
+    server.stop();
+  }
+  const wallMs = performance.now() - started;
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
+  const ms = (nanoseconds: number) => (nanoseconds / 1e6).toFixed(1);
+  const p99 = delay.percentile(99);
+  console.log(
+    `concurrency: ${streams} streams × ${tokens} tokens (${protocol}, ${delivery}), outputs exact: ${exact}/${streams}`,
+  );
+  console.log(
+    `  wall ${(wallMs / 1000).toFixed(2)} s · peak client RSS ${mb(peakRss)} MB (${mb(rssBefore)} MB before; ` +
+      `maxRSS ${mb(process.resourceUsage().maxRSS * 1024)} MB) · event-loop delay p50 ${ms(delay.percentile(50))} ms, ` +
+      `p99 ${ms(p99)} ms, max ${ms(delay.max)} ms`,
+  );
+  console.log(
+    `  at peak: V8 heap ${mb(atPeak.heapUsed)} MB used of ${mb(atPeak.heapTotal)} MB, external ${mb(atPeak.external)} MB ` +
+      `(array buffers ${mb(atPeak.arrayBuffers)} MB)`,
+  );
+  console.log(
+    `  goals: peak RSS ≤ ${goals.rssMb} MB ${peakRss / 1024 / 1024 <= goals.rssMb ? 'PASS' : 'MISS'}, ` +
+      `p99 ≤ ${goals.p99Ms} ms ${p99 / 1e6 <= goals.p99Ms ? 'PASS' : 'MISS'} (shared machine: timings are noisy)`,
+  );
+  if (failed > 0) {
+    console.error(`concurrency: ${failed} streams FAILED the exact-output check`);
+    process.exitCode = 1;
+  }
+}
+
+await main();

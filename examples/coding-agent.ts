@@ -1,0 +1,59 @@
+/** A small coding agent: two tools, an approval before writing, a cost budget and a model swap. */
+import { z } from 'zod';
+// In your project: from 'switchyard/agent', 'switchyard/anthropic' and 'switchyard/openai'.
+import { type AgentResult, createAgent, defineTool, type PendingApproval } from '../src/agent/index.ts';
+import { toolOutput } from '../src/agent/index.ts';
+import { createAnthropic } from '../src/providers/anthropic/index.ts';
+import { createOpenAI } from '../src/providers/openai-chat/index.ts';
+
+export interface CodingAgentOptions {
+  files: Map<string, string>;
+  /** Asked before every write (`call.input` holds path and content); true lets it happen. */
+  approve(call: PendingApproval): boolean;
+  baseURLs?: { anthropic?: string; openai?: string };
+}
+
+export async function runCodingAgent(task: string, options: CodingAgentOptions): Promise<AgentResult> {
+  const { files } = options;
+  const anthropic = createAnthropic({ baseURL: options.baseURLs?.anthropic });
+  const openai = createOpenAI({ baseURL: options.baseURLs?.openai });
+  const readFile = defineTool({
+    name: 'read_file',
+    description: 'Read a project file',
+    input: z.object({ path: z.string() }),
+    execute: ({ path }) => files.get(path) ?? toolOutput.error(`No such file: ${path}`),
+  });
+  const writeFile = defineTool({
+    name: 'write_file',
+    description: 'Replace a project file',
+    input: z.object({ path: z.string(), content: z.string() }),
+    needsApproval: true,
+    execute: ({ path, content }) => {
+      files.set(path, content);
+      return `Wrote ${content.length} characters to ${path}`;
+    },
+  });
+  const agent = createAgent({
+    client: (model) => (model.startsWith('anthropic:') ? anthropic : openai),
+    // Plan with the large model, then let the small one make the edits.
+    model: ({ turn }) => (turn === 1 ? 'anthropic:claude-sonnet-4-5' : 'openai:gpt-4.1-mini'),
+    instructions: 'You are a careful coding agent. Read a file before changing it.',
+    tools: [readFile, writeFile],
+    budget: { maxCost: 0.25 },
+    cost: (usage) => (usage.input * 3 + usage.output * 15) / 1e6, // the front door fills usage.cost itself
+  });
+  let result = await agent.run(task).result();
+  while (result.outcome === 'awaiting_approval') {
+    const decisions = Object.fromEntries(
+      result.pendingApprovals!.map((call) => [call.callId, options.approve(call)]),
+    );
+    result = await agent.resume(result.state!, decisions).result();
+  }
+  return result;
+}
+
+if (import.meta.main) {
+  const files = new Map([['src/add.ts', 'export const add = (a: number, b: number) => a - b;\n']]);
+  const result = await runCodingAgent('Fix the bug in src/add.ts.', { files, approve: () => true });
+  console.log(result.outcome, result.text, files.get('src/add.ts'));
+}

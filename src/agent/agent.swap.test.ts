@@ -1,0 +1,203 @@
+/**
+ * The agent over real wire protocols: a 10-turn run swapping Anthropic, OpenAI Chat and Gemini
+ * (tools and reasoning every turn), then compaction, then more turns. The emulator enforces each
+ * protocol's rules, so a request the loop builds wrongly fails the test.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { Adapter } from '../core/adapter.ts';
+import { createMemoryLogger } from '../core/logger.ts';
+import { createAnthropic } from '../providers/anthropic/index.ts';
+import { createGemini } from '../providers/gemini/index.ts';
+import { createOpenAI } from '../providers/openai-chat/index.ts';
+import { type Emulator, startEmulator } from '../testing/emulator/index.ts';
+import { createAgent } from './agent.ts';
+import { dropOldReasoning, summarizeOldTurns } from './strategies.ts';
+import { drain, expectConsistent, resultsById, resultText } from './test-support.ts';
+import { defineTool } from './tool.ts';
+
+let emulator: Emulator;
+const adapters = {} as Record<'anthropic' | 'openai' | 'gemini', Adapter>;
+const models = ['anthropic:claude-sonnet-4-5', 'openai:o4-mini', 'gemini:gemini-3-pro-preview'];
+
+beforeAll(async () => {
+  emulator = await startEmulator();
+  const common = { apiKey: 'test-key', logger: createMemoryLogger(), maxRetries: 0 };
+  adapters.anthropic = createAnthropic({ ...common, baseURL: `${emulator.url}/v1` });
+  adapters.openai = createOpenAI({ ...common, baseURL: `${emulator.url}/v1` });
+  adapters.gemini = createGemini({ ...common, baseURL: `${emulator.url}/v1beta` });
+});
+afterAll(async () => {
+  for (const adapter of Object.values(adapters)) await adapter.close();
+  await emulator.close();
+});
+
+const clientFor = (model: string) => adapters[model.split(':')[0] as keyof typeof adapters];
+
+const lookup = defineTool({
+  name: 'lookup',
+  description: 'Look something up',
+  input: z.object({ q: z.string() }),
+  execute: ({ q }) => `answer to ${q}`,
+});
+
+function toolTurn(turn: number, input = 100 * turn) {
+  emulator.enqueue({
+    type: 'scripted',
+    content: [
+      { type: 'reasoning', text: `Turn ${turn}: I should look this up.`, signature: `sig-${turn}` },
+      { type: 'tool-call', name: 'lookup', input: { q: `question ${turn}` } },
+    ],
+    usage: { input, output: 20 },
+  });
+}
+
+describe('agent over the emulator', () => {
+  it('10 turns swapping Anthropic → OpenAI → Gemini with tools and reasoning, then compaction, then more turns', async () => {
+    for (let turn = 1; turn <= 9; turn++) toolTurn(turn);
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'All nine answers found.' }] });
+    const first = emulator.requests.length;
+    const agent = createAgent({
+      client: clientFor,
+      model: ({ turn }) => models[(turn - 1) % 3]!,
+      tools: [lookup],
+      instructions: 'You are a careful assistant.',
+      request: { reasoning: { budgetTokens: 1024 } },
+    });
+    const result = await agent.run('Answer nine questions.').result();
+    expect(result.outcome).toBe('completed');
+    expect(result.turns.map((turn) => turn.model.split(':')[0])).toEqual([
+      'anthropic',
+      'openai',
+      'gemini',
+      'anthropic',
+      'openai',
+      'gemini',
+      'anthropic',
+      'openai',
+      'gemini',
+      'anthropic',
+    ]);
+    const statuses = emulator.requests.slice(first).map((request) => request.path);
+    expect(statuses).toHaveLength(10);
+    const results = [...resultsById(result.transcript).values()];
+    expect(results.map(resultText)).toEqual(
+      Array.from({ length: 9 }, (_, index) => `answer to question ${index + 1}`),
+    );
+    expectConsistent(result.transcript);
+
+    // Continue from the transcript with compaction: a summary by OpenAI, then Gemini and Anthropic turns.
+    emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'Nine lookups done, all answered.' }],
+    });
+    toolTurn(10, 50);
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Tenth answer found.' }] });
+    const compacting = createAgent({
+      client: clientFor,
+      model: ({ turn }) => (turn === 1 ? models[2]! : models[0]!),
+      tools: [lookup],
+      request: { reasoning: { budgetTokens: 1024 } },
+      compaction: {
+        // ~187 estimated tokens before, ~120 without old reasoning, ~75 after the summary.
+        contextWindow: 220,
+        threshold: 0.5,
+        strategies: [dropOldReasoning(), summarizeOldTurns({ model: 'openai:gpt-4o-mini', keepTurns: 2 })],
+      },
+    });
+    const beforeSecond = emulator.requests.length;
+    const { events, result: continued } = await drain(
+      compacting.run([...result.transcript, { kind: 'user', parts: [{ type: 'text', text: 'One more.' }] }]),
+    );
+    expect(continued.outcome).toBe('completed');
+    expect(continued.text).toBe('Tenth answer found.');
+    expect(
+      events
+        .filter((event) => event.type === 'compaction')
+        .map((event) => (event as { strategy: string }).strategy),
+    ).toEqual(['drop-old-reasoning', 'summarize']);
+    const second = emulator.requests.slice(beforeSecond);
+    expect(second.map((request) => request.api)).toEqual(['openai-chat', 'gemini', 'anthropic-messages']);
+    const summary = continued.transcript.find((item) => item.metadata?.['switchyard.summary'] === true);
+    expect(summary?.parts[0]).toEqual({
+      type: 'text',
+      text: 'Summary of the earlier conversation:\nNine lookups done, all answered.',
+    });
+    expect(continued.transcript[0]).toMatchObject({ kind: 'system' });
+    expectConsistent(continued.transcript);
+  });
+
+  it('a tool call cut by Anthropic’s max_tokens is never executed; the loop resumes', async () => {
+    let executed = 0;
+    const write = defineTool({
+      name: 'write',
+      input: z.object({ path: z.string(), body: z.string() }),
+      execute: () => {
+        executed++;
+        return 'written';
+      },
+    });
+    emulator.enqueue({
+      type: 'sse',
+      events: [
+        {
+          event: 'message_start',
+          data: {
+            type: 'message_start',
+            message: {
+              id: 'msg_01',
+              type: 'message',
+              role: 'assistant',
+              model: 'claude-sonnet-4-5',
+              content: [],
+              stop_reason: null,
+              usage: { input_tokens: 10, output_tokens: 1 },
+            },
+          },
+        },
+        {
+          event: 'content_block_start',
+          data: {
+            type: 'content_block_start',
+            index: 0,
+            content_block: { type: 'tool_use', id: 'toolu_01A', name: 'write', input: {} },
+          },
+        },
+        {
+          event: 'content_block_delta',
+          data: {
+            type: 'content_block_delta',
+            index: 0,
+            delta: { type: 'input_json_delta', partial_json: '{"path": "a.ts", "body": "export const x = ' },
+          },
+        },
+        { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
+        {
+          event: 'message_delta',
+          data: { type: 'message_delta', delta: { stop_reason: 'max_tokens' }, usage: { output_tokens: 64 } },
+        },
+        { event: 'message_stop', data: { type: 'message_stop' } },
+      ],
+    });
+    emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'I will write it in smaller pieces.' }],
+    });
+    const result = await createAgent({ client: adapters.anthropic, model: models[0]!, tools: [write] })
+      .run('Write a.ts')
+      .result();
+    expect(executed).toBe(0);
+    expect(result.outcome).toBe('completed');
+    const answer = [...resultsById(result.transcript).values()][0];
+    expect(answer?.isError).toBe(true);
+    expect(resultText(answer)).toContain('cut off by the output token limit');
+    expect(result.transcript.map((item) => item.kind)).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'user',
+      'assistant',
+    ]);
+    expectConsistent(result.transcript);
+  });
+});

@@ -1,0 +1,177 @@
+/** `createAgent`: runs and resumes the loop, exposing one event stream and `interrupt()` per run. */
+import { createSession } from '../core/adapter.ts';
+import { EventStream } from '../core/event-stream.ts';
+import type { Item, ToolCallPart, ToolResultPart, Transcript } from '../core/transcript.ts';
+import { emptyUsage } from '../core/usage.ts';
+import { CancellationController } from './cancellation.ts';
+import { AgentLoop, type LoopState } from './loop.ts';
+import type { AgentOptions, RunOptions } from './options.ts';
+import { startTelemetry } from './telemetry.ts';
+import type { AnyAgentTool } from './tool.ts';
+import { errorResult, runToolCalls } from './tool-runner.ts';
+import { toolCallsOf } from './transcript-tools.ts';
+import type { AgentEvent, AgentResult, AgentState, ApprovalDecision } from './types.ts';
+
+/** One run: iterate it for events, await `result()` for the outcome, `interrupt()` to stop it. */
+export interface AgentRun extends AsyncIterable<AgentEvent> {
+  result(): Promise<AgentResult>;
+  /** Cancels the running model call or tools; the run ends with outcome `cancelled`. */
+  interrupt(reason?: string): void;
+}
+
+/** An agent: tools, model(s) and policies, run any number of times. */
+export interface Agent {
+  /** Starts a run from a prompt or a transcript (which is copied, never mutated). */
+  run(input: string | Transcript, options?: RunOptions): AgentRun;
+  /**
+   * Continues a run paused with `awaiting_approval` — possibly in another process, from
+   * `parseAgentState(text)` — with a decision for every pending call.
+   */
+  resume(state: AgentState, decisions: Record<string, ApprovalDecision>, options?: RunOptions): AgentRun;
+}
+
+/** Creates an agent. Tool names must be unique. */
+export function createAgent(options: AgentOptions): Agent {
+  const tools = new Map<string, AnyAgentTool>();
+  for (const tool of options.tools ?? []) {
+    if (tools.has(tool.name)) throw new TypeError(`agent: two tools are named ${tool.name}`);
+    tools.set(tool.name, tool);
+  }
+  return {
+    run(input, runOptions = {}) {
+      const transcript = startTranscript(input, options.instructions);
+      const state: LoopState = {
+        transcript,
+        turns: [],
+        usage: emptyUsage(),
+        cost: 0,
+        recoveries: 0,
+        compacted: false,
+      };
+      return start(options, tools, state, runOptions, undefined);
+    },
+    resume(saved, decisions, runOptions = {}) {
+      for (const pending of saved.pending) {
+        if (!(pending.callId in decisions))
+          throw new TypeError(`agent.resume: no decision for call ${pending.callId}`);
+      }
+      const state: LoopState = {
+        transcript: structuredClone(saved.transcript),
+        turns: [...saved.turns],
+        usage: { ...saved.usage },
+        cost: saved.cost,
+        recoveries: saved.maxTokensRecoveries,
+        compacted: false,
+      };
+      return start(options, tools, state, runOptions, { saved, decisions });
+    },
+  };
+}
+
+function startTranscript(input: string | Transcript, instructions: string | undefined): Item[] {
+  const transcript: Item[] =
+    typeof input === 'string'
+      ? [{ kind: 'user', parts: [{ type: 'text', text: input }] }]
+      : structuredClone(input);
+  if (instructions !== undefined && !transcript.some((item) => item.kind === 'system')) {
+    transcript.unshift({ kind: 'system', parts: [{ type: 'text', text: instructions }] });
+  }
+  return transcript;
+}
+
+function start(
+  options: AgentOptions,
+  tools: ReadonlyMap<string, AnyAgentTool>,
+  state: LoopState,
+  runOptions: RunOptions,
+  resume: { saved: AgentState; decisions: Record<string, ApprovalDecision> } | undefined,
+): AgentRun {
+  const controller = runOptions.cancellation ?? new CancellationController();
+  const cancellation = controller.handle.checkpoint();
+  const events = new EventStream<AgentEvent, AgentResult>(() => controller.interrupt('consumer_stopped'));
+  const observers = options.observers ?? [];
+  const emit = (event: AgentEvent) => {
+    events.push(event);
+    for (const observer of observers) {
+      try {
+        observer(event);
+      } catch {
+        // An observer's failure must not break the run.
+      }
+    }
+  };
+  const onAbort = () => controller.interrupt('aborted');
+  if (runOptions.signal?.aborted) onAbort();
+  else runOptions.signal?.addEventListener('abort', onAbort, { once: true });
+  void (async () => {
+    const telemetry = await startTelemetry(options.tracer, {
+      agentName: options.name ?? 'agent',
+      model: modelName(options),
+    });
+    const loop = new AgentLoop(state, {
+      options,
+      tools,
+      cancellation,
+      session: createSession(),
+      telemetry,
+      emit,
+    });
+    let resumed: ToolResultPart[] | undefined;
+    if (resume !== undefined) resumed = await decide(resume.saved, resume.decisions, loop, state);
+    const result = await loop.run(resumed);
+    runOptions.signal?.removeEventListener('abort', onAbort);
+    telemetry.end(result);
+    events.end(result);
+  })().catch((error: unknown) => {
+    // Only a failing tracer or observer plumbing gets here; the loop itself never throws.
+    events.end({
+      outcome: 'error',
+      error,
+      transcript: state.transcript,
+      text: '',
+      turns: state.turns,
+      usage: state.usage,
+      cost: state.cost,
+    });
+  });
+  return {
+    [Symbol.asyncIterator]: () => events[Symbol.asyncIterator](),
+    result: () => events.result(),
+    interrupt: (reason) => controller.interrupt(reason),
+  };
+}
+
+function modelName(options: AgentOptions): string {
+  if (typeof options.model === 'function') return 'per-turn';
+  return typeof options.model === 'string' ? options.model : options.model.model;
+}
+
+/** Runs approved calls, answers denied ones, and merges everything in call order. */
+async function decide(
+  saved: AgentState,
+  decisions: Record<string, ApprovalDecision>,
+  loop: AgentLoop,
+  state: LoopState,
+): Promise<ToolResultPart[]> {
+  const last = [...state.transcript].reverse().find((item) => item.kind === 'assistant');
+  const calls = toolCallsOf(last?.parts ?? []);
+  const byId = new Map<string, ToolResultPart>(saved.results.map((result) => [result.callId, result]));
+  const approved: ToolCallPart[] = [];
+  for (const pending of saved.pending) {
+    const call = calls.find((candidate) => candidate.id === pending.callId);
+    if (call === undefined) continue;
+    const decision = decisions[pending.callId]!;
+    const ok = typeof decision === 'boolean' ? decision : decision.approved;
+    if (ok) approved.push(call);
+    else {
+      const reason =
+        typeof decision === 'object' && decision.reason !== undefined ? `: ${decision.reason}` : '.';
+      byId.set(call.id, errorResult(call, `The user denied this tool call${reason}`));
+    }
+  }
+  const ran = await runToolCalls(approved, loop.toolContext(state.turns.length));
+  ran.forEach((result) => byId.set(result.callId, result));
+  return calls.map(
+    (call) => byId.get(call.id) ?? errorResult(call, 'Tool call not run: no result was recorded.'),
+  );
+}

@@ -1,0 +1,111 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../../test/support/fixtures.ts';
+import { pixel, serveTestMcpOverHttp } from '../../test/support/mcp-server.ts';
+import { createScriptedAdapter } from '../testing/scripted-adapter.ts';
+import { createAgent } from './agent.ts';
+import { connectMcpTools, type McpServerConfig, type McpToolSource } from './mcp.ts';
+import { call, expectConsistent, resultsById, resultText, text } from './test-support.ts';
+
+let http: Awaited<ReturnType<typeof serveTestMcpOverHttp>>;
+beforeAll(async () => {
+  http = await serveTestMcpOverHttp();
+});
+afterAll(async () => {
+  await http.close();
+});
+
+const transports: Array<[string, () => McpServerConfig]> = [
+  [
+    'stdio (child process)',
+    () => ({
+      transport: 'stdio',
+      command: process.execPath,
+      args: [join(repoRoot, 'test/support/mcp-server.ts'), '--stdio'],
+      stderr: 'ignore',
+    }),
+  ],
+  ['streamable HTTP (loopback)', () => ({ transport: 'http', url: http.url })],
+];
+
+describe.each(transports)('MCP tools over %s', (_name, config) => {
+  let source: McpToolSource;
+  beforeAll(async () => {
+    source = await connectMcpTools(config(), { prefix: 'calc_', timeoutMs: 5_000 });
+  });
+  afterAll(async () => {
+    await source.close();
+  });
+
+  it('lists the server’s tools with their JSON Schemas', () => {
+    expect(source.tools.map((tool) => tool.name)).toEqual([
+      'calc_add',
+      'calc_divide',
+      'calc_snapshot',
+      'calc_crash',
+    ]);
+    expect(source.tools[0]?.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+      required: ['a', 'b'],
+    });
+  });
+
+  it('calls them like local tools; server errors, thrown failures and bad input become error results', async () => {
+    const adapter = createScriptedAdapter([
+      {
+        content: [
+          call('add', 'calc_add', { a: 2, b: 40 }),
+          call('zero', 'calc_divide', { a: 1, b: 0 }),
+          call('crash', 'calc_crash', {}),
+          call('bad', 'calc_add', { a: 'two' }),
+          call('snap', 'calc_snapshot', {}),
+        ],
+      },
+      { content: [text('done')] },
+    ]);
+    const result = await createAgent({ client: adapter, model: 'scripted:m', tools: source.tools })
+      .run('go')
+      .result();
+    const results = resultsById(result.transcript);
+    expect(results.get('add')).toMatchObject({ isError: false, output: { type: 'text', text: '42' } });
+    expect(results.get('zero')).toMatchObject({
+      isError: true,
+      output: { type: 'text', text: 'division by zero' },
+    });
+    expect(results.get('crash')?.isError).toBe(true);
+    expect(resultText(results.get('crash'))).toContain('the server crashed on purpose');
+    expect(results.get('bad')?.isError).toBe(true);
+    expect(resultText(results.get('bad'))).toContain('Invalid input for tool "calc_add"');
+    expect(results.get('snap')?.output).toEqual({
+      type: 'parts',
+      parts: [
+        { type: 'text', text: 'here it is' },
+        { type: 'media', modality: 'image', mimeType: 'image/png', data: { type: 'base64', data: pixel } },
+      ],
+    });
+    expectConsistent(result.transcript);
+  });
+});
+
+describe('MCP approvals', () => {
+  it('applies the approval rule by tool name and input', async () => {
+    const source = await connectMcpTools(
+      { transport: 'http', url: http.url },
+      { needsApproval: (name, input) => name === 'divide' && input.b === 0 },
+    );
+    try {
+      const adapter = createScriptedAdapter([
+        { content: [call('ok', 'divide', { a: 4, b: 2 }), call('risky', 'divide', { a: 1, b: 0 })] },
+      ]);
+      const result = await createAgent({ client: adapter, model: 'scripted:m', tools: source.tools })
+        .run('go')
+        .result();
+      expect(result.outcome).toBe('awaiting_approval');
+      expect(result.pendingApprovals?.map((pending) => pending.callId)).toEqual(['risky']);
+      expect(resultText(result.state?.results[0])).toBe('2');
+    } finally {
+      await source.close();
+    }
+  });
+});

@@ -1,0 +1,191 @@
+/** MCP tool sources: tools of a Model Context Protocol server (stdio or streamable HTTP) as agent tools. */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { JsonObject, JsonValue } from '../core/json.ts';
+import type { Part } from '../core/transcript.ts';
+import { type AgentTool, type ApprovalRule, defineTool, type ToolReturn, toolOutput } from './tool.ts';
+
+/** Where the MCP server is. */
+export type McpServerConfig =
+  | {
+      transport: 'stdio';
+      command: string;
+      args?: string[];
+      env?: Record<string, string>;
+      cwd?: string;
+      /** The server's stderr: `inherit` (default), `ignore` or `pipe`. */
+      stderr?: 'inherit' | 'ignore' | 'pipe';
+    }
+  | { transport: 'http'; url: string | URL; headers?: Record<string, string> }
+  /** An already connected SDK client (any transport). */
+  | { client: Client };
+
+/** How MCP tools become agent tools. */
+export interface McpToolOptions {
+  /** Prefix added to every tool name (`github_` → `github_create_issue`), to avoid clashes. */
+  prefix?: string;
+  /** Approval per tool: all, none, or decided from the tool name and input. */
+  needsApproval?: boolean | ((name: string, input: JsonObject) => boolean | Promise<boolean>);
+  /** Per-call timeout in ms (also sent to the SDK as the request timeout). */
+  timeoutMs?: number;
+  /** Only these server tools (by server name). */
+  include?: string[];
+  /** Client name announced to the server. Default `switchyard-agent`. */
+  clientName?: string;
+}
+
+/** A connected MCP server and its tools. */
+export interface McpToolSource {
+  readonly tools: AgentTool<JsonObject>[];
+  readonly client: Client;
+  /** Lists the server's tools again (after a `tools/list_changed`). */
+  refresh(): Promise<AgentTool<JsonObject>[]>;
+  /** Closes the connection (and ends a stdio server process). */
+  close(): Promise<void>;
+}
+
+/** One MCP content block, as the SDK returns it. */
+type McpContent = { type: string; [key: string]: unknown };
+
+/**
+ * Connects to an MCP server and lists its tools as agent tools. Calls go to `tools/call`; a result
+ * with `isError` becomes an error result, and protocol errors (unknown tool, invalid params,
+ * server failures) become error results through the loop's thrown-error handling.
+ * Requires the optional peer `@modelcontextprotocol/sdk`.
+ */
+export async function connectMcpTools(
+  server: McpServerConfig,
+  options: McpToolOptions = {},
+): Promise<McpToolSource> {
+  const client =
+    'client' in server ? server.client : await connect(server, options.clientName ?? 'switchyard-agent');
+  const source: McpToolSource = {
+    tools: [],
+    client,
+    async refresh() {
+      const listed = await listAll(client);
+      const tools = listed
+        .filter((tool) => options.include === undefined || options.include.includes(tool.name))
+        .map((tool) => toAgentTool(client, tool, options));
+      (source.tools as AgentTool<JsonObject>[]).splice(0, source.tools.length, ...tools);
+      return source.tools;
+    },
+    close: () => client.close(),
+  };
+  await source.refresh();
+  return source;
+}
+
+async function connect(server: Exclude<McpServerConfig, { client: Client }>, name: string): Promise<Client> {
+  const { Client: ClientClass } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const client = new ClientClass({ name, version: '1.0.0' });
+  if (server.transport === 'stdio') {
+    const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+    const transport = new StdioClientTransport({
+      command: server.command,
+      args: server.args,
+      env: server.env,
+      cwd: server.cwd,
+      stderr: server.stderr ?? 'inherit',
+    });
+    await client.connect(transport);
+  } else {
+    const { StreamableHTTPClientTransport } =
+      await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const url = typeof server.url === 'string' ? new URL(server.url) : server.url;
+    await client.connect(
+      new StreamableHTTPClientTransport(url, { requestInit: { headers: server.headers } }),
+    );
+  }
+  return client;
+}
+
+interface ListedTool {
+  name: string;
+  description?: string;
+  inputSchema: { type: 'object'; [key: string]: unknown };
+}
+
+async function listAll(client: Client): Promise<ListedTool[]> {
+  const tools: ListedTool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor });
+    tools.push(...(page.tools as ListedTool[]));
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return tools;
+}
+
+function toAgentTool(client: Client, tool: ListedTool, options: McpToolOptions): AgentTool<JsonObject> {
+  const name = `${options.prefix ?? ''}${tool.name}`;
+  const rule = options.needsApproval;
+  const needsApproval: ApprovalRule<JsonObject> | undefined =
+    typeof rule === 'function' ? (input) => rule(name, input) : rule;
+  const schema = tool.inputSchema as JsonObject;
+  const execute = async (input: JsonObject, context: { signal: AbortSignal }): Promise<ToolReturn> => {
+    const result = await client.callTool({ name: tool.name, arguments: input }, undefined, {
+      signal: context.signal,
+      timeout: options.timeoutMs,
+    });
+    return convertResult(
+      result as { content?: McpContent[]; structuredContent?: unknown; isError?: boolean },
+    );
+  };
+  const definition = {
+    name,
+    description: tool.description,
+    jsonSchema: schema,
+    execute,
+    needsApproval,
+    timeoutMs: options.timeoutMs,
+  };
+  try {
+    return defineTool<JsonObject>({ ...definition, input: schema });
+  } catch {
+    // A schema zod cannot rebuild: the server validates the input itself.
+    return defineTool<JsonObject>({ ...definition, input: { type: 'object' } });
+  }
+}
+
+/** Converts an MCP `CallToolResult` into a tool output. */
+export function convertResult(result: {
+  content?: McpContent[];
+  structuredContent?: unknown;
+  isError?: boolean;
+}): ToolReturn {
+  const content = result.content ?? [];
+  if (result.isError === true) return toolOutput.error(content.map(textOf).join('\n') || 'MCP tool error');
+  if (content.length === 0 && result.structuredContent !== undefined) {
+    return toolOutput.json(result.structuredContent as JsonValue);
+  }
+  if (content.every((block) => block.type === 'text')) return toolOutput.text(content.map(textOf).join('\n'));
+  return toolOutput.parts(content.map(convertBlock));
+}
+
+function textOf(block: McpContent): string {
+  if (block.type === 'text') return String(block.text ?? '');
+  if (block.type === 'resource_link') return String(block.uri ?? '');
+  const resource = block.resource as { text?: string; uri?: string } | undefined;
+  return resource?.text ?? resource?.uri ?? `[${block.type}]`;
+}
+
+function convertBlock(block: McpContent): Part {
+  if (block.type === 'image' || block.type === 'audio') {
+    return {
+      type: 'media',
+      modality: block.type,
+      mimeType: String(block.mimeType),
+      data: { type: 'base64', data: String(block.data) },
+    };
+  }
+  const resource = block.resource as { blob?: string; mimeType?: string; uri?: string } | undefined;
+  if (block.type === 'resource' && resource?.blob !== undefined) {
+    return {
+      type: 'file',
+      mimeType: resource.mimeType ?? 'application/octet-stream',
+      data: { type: 'base64', data: resource.blob },
+      filename: resource.uri,
+    };
+  }
+  return { type: 'text', text: textOf(block) };
+}

@@ -1,0 +1,90 @@
+/** One model call of a turn: streams events through, retries once on the fallback model when overloaded. */
+import type { AdapterSession } from '../core/adapter.ts';
+import { AdapterError } from '../core/errors/adapter-error.ts';
+import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
+import type { TurnCancellation } from './cancellation.ts';
+import type { AgentEvent, ModelChoice, ModelClient } from './types.ts';
+
+/** A resolved model: id and the client that serves it. */
+export interface ResolvedModel {
+  model: string;
+  client: ModelClient;
+}
+
+/**
+ * True when `error` says the provider is overloaded (Anthropic 529 `overloaded_error`, 503s,
+ * Gemini `UNAVAILABLE`), after the adapter's own retries gave up.
+ */
+export function isOverloadedError(error: unknown): boolean {
+  if (!AdapterError.isInstance(error)) return false;
+  if (error.status === 529 || error.status === 503) return true;
+  const code = `${error.providerCode ?? ''} ${error.providerMessage ?? ''}`;
+  return /overload|unavailable/i.test(code);
+}
+
+/** Picks the client of a model choice. */
+export function resolveModel(
+  choice: ModelChoice,
+  client: ModelClient | ((model: string) => ModelClient) | undefined,
+): ResolvedModel {
+  const model = typeof choice === 'string' ? choice : choice.model;
+  const explicit = typeof choice === 'string' ? undefined : choice.client;
+  const chosen = explicit ?? (typeof client === 'function' ? client(model) : client);
+  if (chosen === undefined) throw new TypeError(`agent: no client for model ${model}`);
+  return { model, client: chosen };
+}
+
+/** What one streamed call needs. */
+export interface ModelCallContext {
+  turn: number;
+  cancellation: TurnCancellation;
+  session: AdapterSession;
+  emit(event: AgentEvent): void;
+}
+
+/** Streams one call, forwarding every event; resolves the response (rejects with the classified error). */
+export async function streamTurn(
+  resolved: ResolvedModel,
+  request: CanonicalRequest,
+  context: ModelCallContext,
+): Promise<CanonicalResponse> {
+  const { turn, emit } = context;
+  const stream = resolved.client.stream(request, {
+    signal: context.cancellation.signal,
+    session: context.session,
+    onRetry: (info) =>
+      emit({ type: 'retry', turn, model: resolved.model, attempt: info.attempt, delayMs: info.delayMs }),
+  });
+  for await (const event of stream) emit(event);
+  return stream.result();
+}
+
+/** The outcome of a turn's model call, fallback included. */
+export interface TurnCall {
+  response: CanonicalResponse;
+  model: string;
+  fallbackFrom?: string;
+}
+
+/**
+ * Calls the model; when it fails as overloaded and a fallback is configured (and differs), emits
+ * `fallback` and calls the fallback model instead, recording where it came from.
+ */
+export async function callWithFallback(
+  primary: ResolvedModel,
+  fallback: ResolvedModel | undefined,
+  buildRequest: (model: string) => CanonicalRequest,
+  context: ModelCallContext,
+  shouldFallBack: (error: unknown) => boolean,
+): Promise<TurnCall> {
+  try {
+    const response = await streamTurn(primary, buildRequest(primary.model), context);
+    return { response, model: primary.model };
+  } catch (error) {
+    const usable = fallback !== undefined && fallback.model !== primary.model;
+    if (!usable || context.cancellation.isCancelled || !shouldFallBack(error)) throw error;
+    context.emit({ type: 'fallback', turn: context.turn, from: primary.model, to: fallback.model, error });
+    const response = await streamTurn(fallback, buildRequest(fallback.model), context);
+    return { response, model: fallback.model, fallbackFrom: primary.model };
+  }
+}

@@ -1,0 +1,177 @@
+/** Agent tools: defined once with a schema (zod, Standard Schema or JSON Schema) and an `execute`. */
+import { z } from 'zod';
+import type { JsonObject, JsonValue } from '../core/json.ts';
+import { isJsonObject } from '../core/json.ts';
+import type { ToolSpec } from '../core/tools.ts';
+import type { Part, ToolCallPart, ToolOutput } from '../core/transcript.ts';
+
+/** The Standard Schema v1 interface (zod, valibot, arktype, …), reduced to what the agent uses. */
+export interface StandardSchemaV1<Output = unknown> {
+  readonly '~standard': {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (value: unknown) => StandardResult<Output> | Promise<StandardResult<Output>>;
+    /** Standard JSON Schema: present on libraries that can describe themselves (zod ≥ 4.2). */
+    readonly jsonSchema?: { input(options: { target: string }): Record<string, unknown> };
+    readonly types?: { readonly output: Output };
+  };
+}
+
+type StandardResult<Output> =
+  | { readonly value: Output; readonly issues?: undefined }
+  | {
+      readonly issues: ReadonlyArray<{
+        message: string;
+        path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>;
+      }>;
+    };
+
+/** What a tool's `execute` receives besides its input. */
+export interface ToolContext {
+  /** The id of the call being answered. */
+  callId: string;
+  /** Aborted when the run is interrupted or the tool times out: stop work and return. */
+  signal: AbortSignal;
+  /** The turn (1-based) that asked for the call. */
+  turn: number;
+}
+
+const outputMarker = Symbol.for('switchyard.tool-output');
+
+/** A tool output built by {@link toolOutput}; carries an error flag. */
+export type MarkedToolOutput = ToolOutput & { readonly [outputMarker]: { isError: boolean } };
+
+/** What `execute` may return: a string (text), any JSON value (json), or a {@link toolOutput}. */
+export type ToolReturn = string | JsonValue | MarkedToolOutput | undefined;
+
+/** Builders for explicit tool outputs: parts (e.g. an image), JSON, text, or an error result. */
+export const toolOutput = {
+  text: (text: string): MarkedToolOutput => mark({ type: 'text', text }, false),
+  json: (value: JsonValue): MarkedToolOutput => mark({ type: 'json', value }, false),
+  parts: (parts: Part[]): MarkedToolOutput => mark({ type: 'parts', parts }, false),
+  /** An error result the model sees (the tool ran but failed in a way the model should know). */
+  error: (text: string): MarkedToolOutput => mark({ type: 'text', text }, true),
+};
+
+function mark(output: ToolOutput, isError: boolean): MarkedToolOutput {
+  Object.defineProperty(output, outputMarker, { value: { isError }, enumerable: false });
+  return output as MarkedToolOutput;
+}
+
+/** Converts whatever `execute` returned into a tool output and its error flag. */
+export function normalizeToolReturn(value: ToolReturn): { output: ToolOutput; isError: boolean } {
+  if (typeof value === 'object' && value !== null && outputMarker in value) {
+    const { isError } = (value as MarkedToolOutput)[outputMarker];
+    const output = { ...value } as ToolOutput;
+    return { output, isError };
+  }
+  if (typeof value === 'string') return { output: { type: 'text', text: value }, isError: false };
+  if (value === undefined) return { output: { type: 'text', text: '' }, isError: false };
+  return { output: { type: 'json', value }, isError: false };
+}
+
+/** Whether a call needs the user's approval before it runs. */
+export type ApprovalRule<Input> = boolean | ((input: Input) => boolean | Promise<boolean>);
+
+/** A tool the agent can run. Build one with {@link defineTool}. */
+export interface AgentTool<Input = JsonObject> {
+  readonly name: string;
+  readonly description?: string;
+  /** The JSON Schema the model sees. */
+  readonly inputSchema: JsonObject;
+  /** Validates the model's input; the message lists each problem by path. */
+  validate(input: unknown): Promise<{ ok: true; value: Input } | { ok: false; message: string }>;
+  execute(input: Input, context: ToolContext): ToolReturn | Promise<ToolReturn>;
+  readonly needsApproval?: ApprovalRule<Input>;
+  /** Milliseconds before the call is abandoned with an error result (default: the agent's). */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Any tool, whatever its input type. `any` because a tool list mixes input types and `execute` /
+ * `needsApproval` take their input contravariantly; the loop only ever passes validated input.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyAgentTool = AgentTool<any>;
+
+/** The schema a tool's input is described by. */
+export type ToolInputSchema<Input> = StandardSchemaV1<Input> | JsonObject;
+
+/** Options of {@link defineTool}. */
+export interface ToolDefinition<Input> {
+  name: string;
+  description?: string;
+  /** A zod schema, any Standard Schema, or a JSON Schema object (validated with zod's `fromJSONSchema`). */
+  input: ToolInputSchema<Input>;
+  /** JSON Schema to send instead of the one derived from `input` (Standard Schemas that cannot describe themselves). */
+  jsonSchema?: JsonObject;
+  execute(input: Input, context: ToolContext): ToolReturn | Promise<ToolReturn>;
+  needsApproval?: ApprovalRule<Input>;
+  timeoutMs?: number;
+}
+
+/** Defines a tool once: schema sent to the model, validation before execution, and `execute`. */
+export function defineTool<Input>(definition: ToolDefinition<Input>): AgentTool<Input> {
+  const { input } = definition;
+  const standard = isStandardSchema(input) ? input : undefined;
+  const validator: StandardSchemaV1<Input> =
+    standard ??
+    (z.fromJSONSchema(input as Parameters<typeof z.fromJSONSchema>[0]) as StandardSchemaV1<Input>);
+  const inputSchema =
+    definition.jsonSchema ?? (standard ? describeStandard(standard, definition.name) : input);
+  if (!isJsonObject(inputSchema as unknown)) throw new TypeError(`tool ${definition.name}: no JSON Schema`);
+  return {
+    name: definition.name,
+    description: definition.description,
+    inputSchema: inputSchema as JsonObject,
+    async validate(value) {
+      const result = await validator['~standard'].validate(value);
+      if (result.issues === undefined) return { ok: true, value: result.value };
+      return { ok: false, message: formatIssues(result.issues) };
+    },
+    execute: definition.execute,
+    needsApproval: definition.needsApproval,
+    timeoutMs: definition.timeoutMs,
+  };
+}
+
+function isStandardSchema(value: unknown): value is StandardSchemaV1<never> {
+  return typeof value === 'object' && value !== null && '~standard' in value;
+}
+
+function describeStandard(schema: StandardSchemaV1<unknown>, name: string): JsonObject {
+  const describe = schema['~standard'].jsonSchema;
+  if (describe === undefined) {
+    throw new TypeError(`tool ${name}: this schema library cannot emit JSON Schema; pass \`jsonSchema\``);
+  }
+  const { $schema: _ignored, ...json } = describe.input({ target: 'draft-2020-12' });
+  return json as JsonObject;
+}
+
+function formatIssues(
+  issues: ReadonlyArray<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> }>,
+): string {
+  return issues
+    .map((issue) => {
+      const path = (issue.path ?? []).map((key) => String(typeof key === 'object' ? key.key : key)).join('.');
+      return path === '' ? `- ${issue.message}` : `- ${path}: ${issue.message}`;
+    })
+    .join('\n');
+}
+
+/** The tool specs a request carries. */
+export function toolSpecs(tools: readonly AnyAgentTool[]): ToolSpec[] {
+  return tools.map((tool) => {
+    const spec: ToolSpec = { name: tool.name, inputSchema: tool.inputSchema };
+    if (tool.description !== undefined) spec.description = tool.description;
+    return spec;
+  });
+}
+
+/** Whether `call` must wait for approval. */
+export async function requiresApproval(tool: AnyAgentTool | undefined, call: ToolCallPart): Promise<boolean> {
+  const rule = tool?.needsApproval;
+  if (rule === undefined || rule === false) return false;
+  if (rule === true) return true;
+  return rule(call.input);
+}

@@ -1,0 +1,96 @@
+/** Small transcript helpers of the loop: tool calls, truncation, open calls, usage and cost sums. */
+import type { Item, Part, ToolCallPart, ToolResultPart } from '../core/transcript.ts';
+import type { Usage } from '../core/usage.ts';
+import { errorResult, interruptedKey, interruptReasonKey } from './tool-runner.ts';
+import type { AgentOutcome } from './types.ts';
+
+/** The tool calls among `parts`, in order. */
+export function toolCallsOf(parts: readonly Part[]): ToolCallPart[] {
+  const calls: ToolCallPart[] = [];
+  for (const part of parts) if (part.type === 'tool-call') calls.push(part);
+  return calls;
+}
+
+/**
+ * True when a call's input is not what the model finished: marked `incomplete` by the stream
+ * builder, carrying unparsed `switchyard.raw_input`, or the last part of a response cut by the
+ * output limit (`cutLast`). Such a call is never executed.
+ */
+export function isTruncated(call: ToolCallPart, cutLast: boolean): boolean {
+  if ((call as { incomplete?: boolean }).incomplete === true) return true;
+  if (call.metadata?.['switchyard.raw_input'] !== undefined) return true;
+  return cutLast;
+}
+
+/** Sums two usages bucket by bucket (cost is summed separately by the loop). */
+export function addUsage(total: Usage, turn: Usage): Usage {
+  return {
+    input: total.input + turn.input,
+    cacheRead: total.cacheRead + turn.cacheRead,
+    cacheWrite: total.cacheWrite + turn.cacheWrite,
+    output: total.output + turn.output,
+    reasoning: total.reasoning + turn.reasoning,
+  };
+}
+
+/** A turn's cost: the client's `usage.cost` when present, else the configured function, else 0. */
+export function costOf(
+  usage: Usage,
+  model: string,
+  compute: ((usage: Usage, model: string) => number) | undefined,
+): number {
+  if (usage.cost !== undefined) return usage.cost.amount;
+  return compute?.(usage, model) ?? 0;
+}
+
+/** The text parts of the last assistant item, joined. */
+export function assistantText(transcript: readonly Item[]): string {
+  for (let index = transcript.length - 1; index >= 0; index--) {
+    const item = transcript[index]!;
+    if (item.kind !== 'assistant') continue;
+    let text = '';
+    for (const part of item.parts) if (part.type === 'text') text += part.text;
+    return text;
+  }
+  return '';
+}
+
+const reasons: Partial<Record<AgentOutcome, string>> = {
+  cancelled: 'the run was interrupted',
+  budget_exceeded: 'the cost budget was exceeded',
+  max_tokens: 'the response was cut by the output token limit',
+  max_turns: 'the turn limit was reached',
+  error: 'the run ended with an error',
+};
+
+/**
+ * Answers every tool call that has no result yet with an error result saying why it did not run,
+ * placed in the tool item right after the call's assistant item, so the transcript stays valid
+ * for every provider. Mutates `transcript`.
+ */
+export function answerOpenCalls(transcript: Item[], outcome: AgentOutcome, interruptReason?: string): void {
+  const answered = new Set<string>();
+  for (const item of transcript) {
+    if (item.kind !== 'tool') continue;
+    for (const part of item.parts) if (part.type === 'tool-result') answered.add(part.callId);
+  }
+  for (let index = transcript.length - 1; index >= 0; index--) {
+    const item = transcript[index]!;
+    if (item.kind !== 'assistant') continue;
+    const open = toolCallsOf(item.parts).filter((call) => !answered.has(call.id));
+    if (open.length === 0) continue;
+    const why = reasons[outcome] ?? 'the run ended';
+    const results: ToolResultPart[] = open.map((call) =>
+      errorResult(call, `Tool call not run: ${why}.`, interruptReason),
+    );
+    const next = transcript[index + 1];
+    if (next?.kind === 'tool') next.parts.push(...results);
+    else {
+      const toolItem: Item = { kind: 'tool', parts: results };
+      if (interruptReason !== undefined) {
+        toolItem.metadata = { [interruptedKey]: true, [interruptReasonKey]: interruptReason };
+      }
+      transcript.splice(index + 1, 0, toolItem);
+    }
+  }
+}

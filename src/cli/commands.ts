@@ -1,0 +1,116 @@
+/** The `switchyard` commands: what each accepts, its help text, and how it runs (loaded only when run). */
+import { apiNames, isApiName } from './adapters.ts';
+import { type ArgumentSpec, helpOption, type OptionSpec, type ParsedArguments, UsageError } from './args.ts';
+import type { Output } from './replay-command.ts';
+
+/** One subcommand. */
+export interface Command extends ArgumentSpec {
+  name: string;
+  /** One line for the command list. */
+  summary: string;
+  /** What follows `switchyard <name>` in the usage line. */
+  synopsis: string;
+  /** The paragraph of `switchyard <name> --help`. */
+  description: string;
+  run(parsed: ParsedArguments, output: Output): Promise<number>;
+}
+
+const demo: Command = {
+  name: 'demo',
+  summary: 'run a scripted session that switches provider mid-conversation (offline)',
+  synopsis: '',
+  description:
+    'Runs one conversation through Anthropic, OpenAI and Gemini adapters in turn, against the\n' +
+    'provider emulator on 127.0.0.1: tool calls, reasoning and ids carried across providers.',
+  options: {},
+  positionals: [],
+  async run(_, output) {
+    const { runDemo } = await import('./demo-command.ts');
+    return runDemo(output);
+  },
+};
+
+const emulator: Command = {
+  name: 'emulator',
+  summary: 'start the provider emulator on 127.0.0.1 and log each request',
+  synopsis: '[--port N]',
+  description:
+    "Serves the providers' wire protocols on 127.0.0.1 (scripted answers), prints its URL on stdout\n" +
+    'and one line per request served (method, path, status) on stderr. Ctrl-C stops it.',
+  options: {
+    port: { type: 'string', placeholder: 'N', description: 'port to listen on (default 0: any free port)' },
+  },
+  positionals: [],
+  async run(parsed, output) {
+    const text = typeof parsed.values.port === 'string' ? parsed.values.port : '0';
+    const port = Number(text);
+    if (!/^\d+$/.test(text) || port > 65_535)
+      throw new UsageError(`invalid --port '${text}' (expected 0–65535)`);
+    const { runEmulator } = await import('./emulator-command.ts');
+    return runEmulator(port, output);
+  },
+};
+
+const replay: Command = {
+  name: 'replay',
+  summary: "run a recorded provider response through that API's real adapter",
+  synopsis: `<file> --api <${apiNames.join('|')}>`,
+  description:
+    "Serves <file> from the emulator and runs it through the API's real adapter over loopback:\n" +
+    'a .chunks.txt or .sse file as a stream, a .json file as a complete call. Prints one canonical\n' +
+    'event per line as JSON, the last being finish. Exit 0 on success, 1 on a classified error\n' +
+    '(its class on stderr), 2 on bad usage.',
+  options: {
+    api: { type: 'string', placeholder: 'API', description: `wire protocol: ${apiNames.join(', ')}` },
+  },
+  positionals: ['file'],
+  async run(parsed, output) {
+    const api = parsed.values.api;
+    if (api === undefined) throw new UsageError(`missing --api (one of ${apiNames.join(', ')})`);
+    if (typeof api !== 'string' || !isApiName(api))
+      throw new UsageError(`unknown --api '${String(api)}' (this version supports ${apiNames.join(', ')})`);
+    const { runReplay } = await import('./replay-command.ts');
+    return runReplay(parsed.positionals[0]!, api, output);
+  },
+};
+
+/** Every subcommand, in help order. */
+export const commands: Command[] = [demo, emulator, replay];
+
+/** The `switchyard <command> --help` text. */
+export function commandHelp(command: Command): string {
+  const options: Array<[string, OptionSpec]> = [...Object.entries(command.options), ['help', helpOption]];
+  const rows = options.map(([name, option]) => {
+    const flag = `${option.short === undefined ? '    ' : `-${option.short}, `}--${name}`;
+    return [option.placeholder === undefined ? flag : `${flag} ${option.placeholder}`, option.description];
+  });
+  const width = Math.max(...rows.map(([flag]) => flag!.length)) + 3;
+  return [
+    `usage: switchyard ${command.name}${command.synopsis === '' ? '' : ` ${command.synopsis}`}`,
+    '',
+    command.description,
+    '',
+    'options:',
+    ...rows.map(([flag, description]) => `  ${flag!.padEnd(width)}${description}`),
+  ].join('\n');
+}
+
+/** The `switchyard help` text. */
+export function mainHelp(version: string): string {
+  const width = Math.max(...commands.map((command) => command.name.length)) + 3;
+  return [
+    `switchyard ${version} — one canonical transcript for every LLM provider`,
+    '',
+    'usage: switchyard <command> [options]',
+    '',
+    'commands:',
+    ...commands.map((command) => `  ${command.name.padEnd(width)}${command.summary}`),
+    `  ${'help'.padEnd(width)}show help for a command: switchyard help <command>`,
+    '',
+    'options:',
+    '  -h, --help      show this help',
+    '  -v, --version   print the version',
+    '',
+    "Run 'switchyard <command> --help' for a command's options.",
+  ].join('\n');
+}

@@ -1,0 +1,217 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StreamEvent } from '../core/events.ts';
+import { createMemoryLogger } from '../core/logger.ts';
+import { checkTranscript } from '../core/transcript-invariants.ts';
+import { routingDecision } from '../routing/decision.ts';
+import { createSwitchyard, type Switchyard } from '../switchyard.ts';
+import { type Emulator, type EmulatorApi, startEmulator } from '../testing/emulator/index.ts';
+import { assertStreamInvariants } from '../testing/invariants.ts';
+import { addUsage, assistantItem, textOf, toolResultItem } from './helpers.ts';
+
+let emulator: Emulator;
+const logger = createMemoryLogger();
+
+beforeAll(async () => {
+  emulator = await startEmulator();
+});
+afterAll(async () => {
+  await emulator.close();
+});
+
+function front(): Switchyard {
+  const common = { max_retries: 0, api_key: 'test-key-conversation' };
+  return createSwitchyard({
+    logger,
+    config: {
+      builtins: false,
+      adapters: {
+        anthropic: { type: 'anthropic', base_url: `${emulator.url}/v1`, ...common },
+        openai: { type: 'openai', base_url: `${emulator.url}/v1`, ...common },
+        gemini: { type: 'gemini', base_url: `${emulator.url}/v1beta`, ...common },
+      },
+      models: {
+        'anthropic:claude-sonnet-4-5': { aliases: ['sonnet'] },
+        'openai:gpt-4.1-mini': { aliases: ['mini'] },
+        'gemini:gemini-2.5-flash': { aliases: ['flash'] },
+      },
+    },
+  });
+}
+
+const tools = [
+  {
+    name: 'lookup',
+    description: 'Look up a fact',
+    inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
+  },
+];
+
+function scriptToolCall(api: EmulatorApi, turn: number) {
+  emulator.enqueue({
+    type: 'scripted',
+    api,
+    content: [{ type: 'tool-call', name: 'lookup', input: { q: `question ${turn}` } }],
+    usage: { input: 100 * turn, output: 10 },
+  });
+}
+
+describe('a 4-turn tool conversation through three providers, saved and restored mid-way', () => {
+  it('keeps transcript, tool-id map, usage and cost across the save', async () => {
+    const first = front();
+    const chat = first.conversation({ model: 'sonnet', system: 'Use the lookup tool.', tools });
+    const firstRequest = emulator.requests.length;
+
+    scriptToolCall('anthropic-messages', 1);
+    const one = await chat.send('Question one');
+    expect(one.toolCalls).toHaveLength(1);
+    chat.addToolResults(one.toolCalls.map((call) => ({ call, output: { answer: 1 } })));
+
+    chat.model = 'mini';
+    scriptToolCall('openai-chat', 2);
+    const events: StreamEvent[] = [];
+    const turn = chat.send('Question two');
+    for await (const event of turn) events.push(event);
+    assertStreamInvariants(events);
+    const two = await turn;
+    expect(two.provider).toBe('openai');
+    chat.addToolResults(two.toolCalls.map((call) => ({ call, output: 'answer 2' })));
+
+    const saved = JSON.parse(JSON.stringify(chat.toJSON()));
+    await first.close();
+
+    const second = front();
+    const restored = second.conversation.fromJSON(saved);
+    expect(restored.transcript).toEqual(chat.transcript);
+    expect(restored.session.toolIds.toJSON()).toEqual(chat.session.toolIds.toJSON());
+    expect(restored.usage).toEqual(chat.usage);
+    expect(restored.model).toBe('mini');
+
+    restored.model = 'flash';
+    scriptToolCall('gemini', 3);
+    const three = await restored.send('Question three');
+    expect(three.provider).toBe('gemini');
+    restored.addToolResults(three.toolCalls.map((call) => ({ call, output: 'answer 3' })));
+
+    restored.model = 'sonnet';
+    emulator.enqueue({
+      type: 'scripted',
+      api: 'anthropic-messages',
+      content: [{ type: 'text', text: 'All answered.' }],
+      usage: { input: 400, output: 5 },
+    });
+    const four = await restored.send('Summarise');
+    expect(four.text).toBe('All answered.');
+    await second.close();
+
+    // Every request was valid for its protocol (the emulator enforces tool ids and ordering).
+    const apis = emulator.requests.slice(firstRequest).map((request) => request.api);
+    expect(apis).toEqual(['anthropic-messages', 'openai-chat', 'gemini', 'anthropic-messages']);
+    // The last Anthropic request carries every earlier call with tool_result answers in order.
+    const last = emulator.requests.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };
+    const toolUses = JSON.stringify(last.messages).match(/"type":"tool_use"/g) ?? [];
+    expect(toolUses).toHaveLength(3);
+
+    expect(checkTranscript(restored.transcript)).toEqual([]);
+    expect(restored.turns).toBe(4);
+    expect(restored.transcript.map((item) => item.kind)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+      'user',
+      'assistant',
+      'tool',
+      'user',
+      'assistant',
+      'tool',
+      'user',
+      'assistant',
+    ]);
+    expect(restored.usage).toMatchObject({ input: 1000, output: 35 });
+    const expected = [one, two, three, four].reduce(
+      (sum, reply) => sum + (reply.usage.cost?.amount ?? NaN),
+      0,
+    );
+    expect(restored.usage.cost?.amount).toBeCloseTo(expected, 10);
+    expect(restored.usage.cost?.currency).toBe('USD');
+    expect(restored.transcript.at(-1)?.metadata).toMatchObject({
+      'switchyard.model': 'anthropic:claude-sonnet-4-5',
+      'switchyard.provider': 'anthropic',
+    });
+    expect(routingDecision(four)?.served).toBe('anthropic:claude-sonnet-4-5');
+  });
+});
+
+describe('helpers', () => {
+  const response = {
+    requestId: 'r1' as never,
+    model: 'openai:gpt-4o',
+    provider: 'openai',
+    content: [
+      { type: 'text' as const, text: 'Hello ' },
+      { type: 'tool-call' as const, id: 'tc_1' as never, name: 'lookup', input: {} },
+      { type: 'text' as const, text: 'world' },
+    ],
+    finishReason: 'tool-call' as const,
+    usage: {
+      input: 1,
+      cacheRead: 0,
+      cacheWrite: 0,
+      output: 2,
+      reasoning: 0,
+      cost: { amount: 0.5, currency: 'USD' },
+    },
+    latencyMs: 1,
+  };
+  it('textOf joins text parts; assistantItem keeps model, provider and usage', () => {
+    expect(textOf(response.content)).toBe('Hello world');
+    expect(assistantItem(response)).toMatchObject({
+      kind: 'assistant',
+      metadata: { 'switchyard.model': 'openai:gpt-4o', 'switchyard.usage': { cost: { amount: 0.5 } } },
+    });
+  });
+  it('toolResultItem takes text, JSON and error results', () => {
+    const call = { id: 'tc_1' as never, name: 'lookup' };
+    expect(
+      toolResultItem([
+        { call, output: 'ok' },
+        { call, output: { n: 1 } },
+        { call, output: 'boom', isError: true },
+      ]).parts,
+    ).toEqual([
+      {
+        type: 'tool-result',
+        callId: 'tc_1',
+        name: 'lookup',
+        output: { type: 'text', text: 'ok' },
+        isError: false,
+      },
+      {
+        type: 'tool-result',
+        callId: 'tc_1',
+        name: 'lookup',
+        output: { type: 'json', value: { n: 1 } },
+        isError: false,
+      },
+      {
+        type: 'tool-result',
+        callId: 'tc_1',
+        name: 'lookup',
+        output: { type: 'text', text: 'boom' },
+        isError: true,
+      },
+    ]);
+  });
+  it('addUsage sums buckets and costs; an unknown cost makes the sum unknown', () => {
+    const empty = { input: 0, cacheRead: 0, cacheWrite: 0, output: 0, reasoning: 0 };
+    const priced = response.usage;
+    expect(addUsage(empty, priced).cost?.amount).toBe(0.5);
+    expect(addUsage(priced, priced)).toMatchObject({
+      input: 2,
+      output: 4,
+      cost: { amount: 1, currency: 'USD' },
+    });
+    const { cost: _cost, ...unpriced } = priced;
+    expect(addUsage(priced, unpriced).cost).toBeUndefined();
+  });
+});

@@ -1,0 +1,120 @@
+/**
+ * A stateful conversation: the transcript, the adapter session (tool-id map, provider state), the
+ * running usage and cost. `send()` streams a turn and appends the assistant item; the model can
+ * change between turns; `toJSON()` / `fromJSON()` save and restore everything.
+ */
+import { type AdapterSession, type CallOptions, createSession } from '../core/adapter.ts';
+import type { JsonValue } from '../core/json.ts';
+import type { Item, Part, Transcript } from '../core/transcript.ts';
+import { ToolIdMap } from '../core/tool-id-map.ts';
+import { emptyUsage, type Usage } from '../core/usage.ts';
+import type { RouteRequest } from '../routing/router.ts';
+import { addUsage, assistantItem, type Reply, toolResultItem, type ToolResultValue } from './helpers.ts';
+import { Turn } from './turn.ts';
+import type { ToolCallPart } from '../core/transcript.ts';
+
+/** Request options a conversation applies to every turn (everything but the transcript). */
+export type ConversationSettings = Omit<RouteRequest, 'transcript' | 'requestId'> & {
+  /** The system prompt, kept as the first transcript item. */
+  system?: string;
+};
+
+/** Everything a conversation needs to be restored. */
+export interface ConversationSnapshot {
+  version: 1;
+  settings: Omit<ConversationSettings, 'tools'> & { tools?: RouteRequest['tools'] };
+  transcript: Transcript;
+  usage: Usage;
+  turns: number;
+  session: { id: string; toolIds: Array<[string, string, string]>; state: Array<[string, JsonValue]> };
+}
+
+/** How a conversation sends one request (the front door's streaming call). */
+export type ConversationSender = (
+  request: RouteRequest,
+  options: CallOptions,
+  onReply: (reply: Reply) => Reply,
+) => Turn;
+
+/** A stateful conversation; create one with `sy.conversation(...)`. */
+export class Conversation {
+  /** The model (name, alias or id) of the next turn; assign to switch providers mid-conversation. */
+  model: string;
+  readonly settings: ConversationSettings;
+  readonly transcript: Transcript;
+  readonly session: AdapterSession;
+  /** Usage summed over every turn; `cost` while every turn had a known price. */
+  usage: Usage;
+  /** Completed turns. */
+  turns: number;
+  private readonly send_: ConversationSender;
+
+  constructor(sender: ConversationSender, settings: ConversationSettings, restored?: ConversationSnapshot) {
+    this.send_ = sender;
+    this.settings = settings;
+    this.model = settings.model;
+    this.transcript =
+      restored?.transcript ?? (settings.system === undefined ? [] : [systemItem(settings.system)]);
+    this.session = restored === undefined ? createSession() : restoreSession(restored.session);
+    this.usage = restored?.usage ?? emptyUsage();
+    this.turns = restored?.turns ?? 0;
+  }
+
+  /**
+   * Appends `input` (text, an item, or parts of a user item; nothing to continue after tool results)
+   * and streams the model's turn. Iterate the returned turn for events or await it for the reply;
+   * either way the assistant item is appended and usage added when it finishes.
+   */
+  send(input?: string | Item | Part[], options: CallOptions = {}): Turn {
+    if (input !== undefined) this.transcript.push(toItem(input));
+    const { system: _system, model: _model, ...rest } = this.settings;
+    const request: RouteRequest = { ...rest, model: this.model, transcript: this.transcript };
+    return this.send_(request, { ...options, session: this.session }, (reply) => {
+      this.transcript.push(assistantItem(reply));
+      this.usage = addUsage(this.usage, reply.usage);
+      this.turns += 1;
+      return reply;
+    });
+  }
+
+  /** Appends one tool item answering the given calls. */
+  addToolResults(
+    results: ReadonlyArray<{
+      call: Pick<ToolCallPart, 'id' | 'name'>;
+      output: ToolResultValue;
+      isError?: boolean;
+    }>,
+  ): void {
+    if (results.length > 0) this.transcript.push(toolResultItem(results));
+  }
+
+  /** A JSON-safe snapshot: settings, transcript, usage and the session's tool-id map and state. */
+  toJSON(): ConversationSnapshot {
+    const state: Array<[string, JsonValue]> = [];
+    for (const [key, value] of this.session.state) state.push([key, value as JsonValue]);
+    return {
+      version: 1,
+      settings: { ...this.settings, model: this.model },
+      transcript: structuredClone(this.transcript),
+      usage: { ...this.usage },
+      turns: this.turns,
+      session: { id: this.session.id, toolIds: this.session.toolIds.toJSON(), state },
+    };
+  }
+}
+
+function restoreSession(snapshot: ConversationSnapshot['session']): AdapterSession {
+  const session = createSession(ToolIdMap.fromJSON(snapshot.toolIds));
+  for (const [key, value] of snapshot.state) session.state.set(key, value);
+  return { ...session, id: snapshot.id as AdapterSession['id'] };
+}
+
+function systemItem(text: string): Item {
+  return { kind: 'system', parts: [{ type: 'text', text }] };
+}
+
+function toItem(input: string | Item | Part[]): Item {
+  if (typeof input === 'string') return { kind: 'user', parts: [{ type: 'text', text: input }] };
+  if (Array.isArray(input)) return { kind: 'user', parts: input };
+  return input;
+}

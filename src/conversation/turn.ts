@@ -1,0 +1,32 @@
+/** A streamed turn you can iterate for events or simply await for the reply. */
+import type { EventStream } from '../core/event-stream.ts';
+import type { StreamEvent } from '../core/events.ts';
+import type { Reply } from './helpers.ts';
+
+/**
+ * One streamed call: `for await (const event of turn)` yields the stream events;
+ * `await turn` (or `turn.result()`) gives the reply. Iterate at most once.
+ */
+export class Turn implements AsyncIterable<StreamEvent>, PromiseLike<Reply> {
+  private readonly events: EventStream<StreamEvent, Reply>;
+
+  constructor(events: EventStream<StreamEvent, Reply>) {
+    this.events = events;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<StreamEvent> {
+    return this.events[Symbol.asyncIterator]();
+  }
+
+  /** The reply (rejects with the classified error). */
+  result(): Promise<Reply> {
+    return this.events.result();
+  }
+
+  then<Fulfilled = Reply, Rejected = never>(
+    onFulfilled?: ((reply: Reply) => Fulfilled | PromiseLike<Fulfilled>) | null,
+    onRejected?: ((reason: unknown) => Rejected | PromiseLike<Rejected>) | null,
+  ): Promise<Fulfilled | Rejected> {
+    return this.events.result().then(onFulfilled, onRejected);
+  }
+}

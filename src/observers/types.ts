@@ -1,0 +1,58 @@
+/** Call lifecycle events (contract §9.3) and the observer interface that receives them. */
+import type { AdapterError } from '../core/errors/adapter-error.ts';
+import type { ErrorClass } from '../core/errors/error-class.ts';
+import type { CanonicalResponse } from '../core/request.ts';
+
+interface CallEventBase {
+  requestId: string;
+  /** Canonical id of the candidate being called. */
+  model: string;
+  provider: string;
+  /** The name the caller asked for. */
+  requested: string;
+  /** 0 for the first attempt of this candidate, then 1, 2, … per adapter retry. */
+  retryCount: number;
+  /** Milliseconds since epoch. */
+  timestamp: number;
+}
+
+/** A candidate is about to be called. */
+export interface CallStartedEvent extends CallEventBase {
+  type: 'call-started';
+  stream: boolean;
+}
+/** The adapter retries after a transient failure. */
+export interface CallRetriedEvent extends CallEventBase {
+  type: 'call-retried';
+  errorClass: ErrorClass;
+  delayMs: number;
+}
+/** The first event of a stream arrived. */
+export interface CallFirstChunkEvent extends CallEventBase {
+  type: 'call-first-chunk';
+  /** Since `call-started`. */
+  latencyMs: number;
+}
+/** The call finished with a response. */
+export interface CallCompletedEvent extends CallEventBase {
+  type: 'call-completed';
+  response: CanonicalResponse;
+  durationMs: number;
+}
+/** The call failed (after the adapter's own retries); `fallback` tells whether routing goes on. */
+export interface CallFailedEvent extends CallEventBase {
+  type: 'call-failed';
+  errorClass: ErrorClass;
+  error: AdapterError | Error;
+  durationMs: number;
+  fallback: boolean;
+}
+
+/** Any lifecycle event. */
+export type CallEvent =
+  CallStartedEvent | CallRetriedEvent | CallFirstChunkEvent | CallCompletedEvent | CallFailedEvent;
+
+/** Receives lifecycle events. Exceptions thrown by an observer are caught and logged, never break a call. */
+export interface Observer {
+  onEvent(event: CallEvent): void;
+}

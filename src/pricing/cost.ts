@@ -1,0 +1,61 @@
+/** Cost of one call from its disjoint usage buckets and a model's prices (USD per million tokens). */
+import type { Cost, Usage } from '../core/usage.ts';
+import type { DatedPrices, ModelPrices, PricedModel, Rate } from './types.ts';
+
+/** The prices in force at `at`: the latest history entry whose start date is not after it. */
+export function pricesAt(model: PricedModel, at: Date): ModelPrices {
+  if (!Array.isArray(model.prices)) return model.prices;
+  const history: DatedPrices[] = model.prices;
+  for (let index = history.length - 1; index >= 0; index--) {
+    const entry = history[index]!;
+    if (entry.startDate === undefined || at.getTime() >= Date.parse(entry.startDate)) return entry.prices;
+  }
+  return history[0]!.prices;
+}
+
+/** USD per million tokens for a request with `totalInput` input tokens (tiers count all input buckets). */
+export function rateFor(rate: Rate, totalInput: number): number {
+  if (typeof rate === 'number') return rate;
+  let price = rate.base;
+  for (const tier of rate.tiers) if (totalInput > tier.start) price = tier.price;
+  return price;
+}
+
+/**
+ * The cost of `usage` at `prices`, or `undefined` when a bucket that holds tokens has no price (an
+ * unknown price is never reported as 0). Cache reads without their own price are charged as input;
+ * 1-hour cache writes without their own rate at the write rate. Reasoning is part of output.
+ */
+export function computeCost(usage: Usage, prices: ModelPrices, pricingVersion: string): Cost | undefined {
+  const totalInput = usage.input + usage.cacheRead + usage.cacheWrite;
+  const input = prices.input_mtok;
+  const output = prices.output_mtok;
+  if (input === undefined || output === undefined) return undefined;
+  const cacheRead = prices.cache_read_mtok ?? input;
+  const write = prices.cache_write_mtok;
+  const write1h = prices.cache_write_1h_mtok ?? write;
+  const long = Math.min(usage.cacheWrite1h ?? 0, usage.cacheWrite);
+  const short = usage.cacheWrite - long;
+  if ((short > 0 && write === undefined) || (long > 0 && write1h === undefined)) return undefined;
+  let micros =
+    usage.input * rateFor(input, totalInput) +
+    usage.cacheRead * rateFor(cacheRead, totalInput) +
+    usage.output * rateFor(output, totalInput);
+  if (short > 0) micros += short * rateFor(write!, totalInput);
+  if (long > 0) micros += long * rateFor(write1h!, totalInput);
+  return { amount: roundAmount(micros / 1_000_000), currency: 'USD', pricingVersion };
+}
+
+/** Rounds to 1e-10 USD so sums of prices do not print as 0.30000000000000004. */
+export function roundAmount(amount: number): number {
+  return Math.round(amount * 1e10) / 1e10;
+}
+
+/** Adds two costs; `undefined` when either is unknown or currencies differ. */
+export function addCosts(left: Cost | undefined, right: Cost | undefined): Cost | undefined {
+  if (left === undefined || right === undefined || left.currency !== right.currency) return undefined;
+  const cost: Cost = { amount: roundAmount(left.amount + right.amount), currency: left.currency };
+  const version = left.pricingVersion === right.pricingVersion ? left.pricingVersion : undefined;
+  if (version !== undefined) cost.pricingVersion = version;
+  return cost;
+}

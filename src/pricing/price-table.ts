@@ -1,0 +1,92 @@
+/** A price table: the bundled snapshot plus user overrides, looked up by canonical `provider:name`. */
+import { matchesGlob } from '../core/glob.ts';
+import type { Usage } from '../core/usage.ts';
+import { computeCost, pricesAt } from './cost.ts';
+import { dashDates, matchesLogic } from './match.ts';
+import { bundledPrices } from './prices.generated.ts';
+import type { ModelPrices, PricedModel, PriceSnapshot } from './types.ts';
+
+/** Looks up the prices of models; build one with {@link createPriceTable}. */
+export interface PriceTable {
+  /** Reported as `usage.cost.pricingVersion`. */
+  readonly version: string;
+  /** The prices of `model` (`provider:name`) in force at `at` (default now), or `undefined` when unknown. */
+  lookup(model: string, at?: Date): ModelPrices | undefined;
+}
+
+/** Options of {@link createPriceTable}. */
+export interface PriceTableOptions {
+  /** The base table (default: the bundled genai-prices snapshot). */
+  snapshot?: PriceSnapshot;
+  /**
+   * Prices that win over the snapshot, keyed by canonical model id or glob (`openai:gpt-5*`), in
+   * USD per million tokens. The first matching key wins.
+   */
+  overrides?: Record<string, ModelPrices>;
+  /** Appended to the version when overrides are present (default `+overrides`). */
+  overridesTag?: string;
+}
+
+/** Creates a price table. Lookups are cached per model id. */
+export function createPriceTable(options: PriceTableOptions = {}): PriceTable {
+  const snapshot = options.snapshot ?? bundledPrices;
+  const overrides = Object.entries(options.overrides ?? {});
+  const byProvider = new Map(snapshot.providers.map((provider) => [provider.name, provider.models]));
+  const cache = new Map<string, PricedModel | null>();
+  const version =
+    overrides.length === 0 ? snapshot.version : `${snapshot.version}${options.overridesTag ?? '+overrides'}`;
+
+  function find(model: string): PricedModel | null {
+    for (const [pattern, prices] of overrides) {
+      if (matchesGlob(pattern, model)) return { id: pattern, match: { equals: model }, prices };
+    }
+    const colon = model.indexOf(':');
+    if (colon < 0) return null;
+    const rows = byProvider.get(model.slice(0, colon));
+    if (rows === undefined) return null;
+    const name = model.slice(colon + 1).toLowerCase();
+    const dashed = dashDates(name);
+    return (
+      rows.find((row) => matchesLogic(row.match, name)) ??
+      (dashed === name ? undefined : rows.find((row) => matchesLogic(row.match, dashed))) ??
+      null
+    );
+  }
+
+  return {
+    version,
+    lookup(model, at = new Date()) {
+      let row = cache.get(model);
+      if (row === undefined) {
+        row = find(model);
+        cache.set(model, row);
+      }
+      return row === null ? undefined : pricesAt(row, at);
+    },
+  };
+}
+
+let defaultTable: PriceTable | undefined;
+
+/** The bundled table without overrides (created once). */
+export function defaultPriceTable(): PriceTable {
+  defaultTable ??= createPriceTable();
+  return defaultTable;
+}
+
+/**
+ * Recomputes the cost of a stored usage against `table` (default: the bundled one) at the prices
+ * in force at `at` (default now). Returns a copy whose `cost` is set, or removed when the model has
+ * no known price — never a cost of 0 standing for "unknown".
+ */
+export function reprice(
+  usage: Usage,
+  model: string,
+  table: PriceTable = defaultPriceTable(),
+  at?: Date,
+): Usage {
+  const { cost: _old, ...rest } = usage;
+  const prices = table.lookup(model, at);
+  const cost = prices === undefined ? undefined : computeCost(rest, prices, table.version);
+  return cost === undefined ? rest : { ...rest, cost };
+}

@@ -1,0 +1,38 @@
+/** Prices responses for the front door: one WARN per model without a known price, never a silent 0. */
+import type { Logger } from '../core/logger.ts';
+import type { Cost, Usage } from '../core/usage.ts';
+import { computeCost } from './cost.ts';
+import type { PriceTable } from './price-table.ts';
+import type { ModelPrices } from './types.ts';
+
+/** Computes costs and remembers which models it warned about. */
+export interface Pricer {
+  readonly table: PriceTable;
+  /**
+   * The cost of `usage` on `model` (the model that served the call, often a dated name), else on
+   * `requested` (the id that was asked for); `undefined` and one WARN per model when neither has a price.
+   */
+  cost(model: string, usage: Usage, overrides?: ModelPrices, requested?: string): Cost | undefined;
+}
+
+/** Creates a pricer over `table`. */
+export function createPricer(table: PriceTable, logger: Logger): Pricer {
+  const warned = new Set<string>();
+  return {
+    table,
+    cost(model, usage, overrides, requested) {
+      let prices = overrides ?? table.lookup(model);
+      if (prices === undefined && requested !== undefined && requested !== model)
+        prices = table.lookup(requested);
+      const cost = prices === undefined ? undefined : computeCost(usage, prices, table.version);
+      if (cost === undefined && !warned.has(model)) {
+        warned.add(model);
+        logger.warn(`no known price for ${model}: its responses carry no cost`, {
+          model,
+          pricingVersion: table.version,
+        });
+      }
+      return cost;
+    },
+  };
+}

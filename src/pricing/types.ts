@@ -1,0 +1,62 @@
+/** The price-table shape: per provider, models matched by name, dated and tiered prices per million tokens. */
+
+/** How a price-table row matches a model's wire name (the genai-prices match language, case-insensitive). */
+export type MatchLogic =
+  | { equals: string }
+  | { starts_with: string }
+  | { ends_with: string }
+  | { contains: string }
+  | { regex: string }
+  | { or: MatchLogic[] }
+  | { and: MatchLogic[] };
+
+/** A price that depends on the request's total input tokens: `price` applies to every token once the total exceeds `start`. */
+export interface TieredPrice {
+  base: number;
+  tiers: Array<{ start: number; price: number }>;
+}
+
+/** A price in USD per million tokens, flat or tiered. */
+export type Rate = number | TieredPrice;
+
+/** The prices of one model at one time, USD per million tokens. */
+export interface ModelPrices {
+  input_mtok?: Rate;
+  cache_read_mtok?: Rate;
+  /** The cache-write rate (Anthropic: the 5-minute TTL). */
+  cache_write_mtok?: Rate;
+  /** The 1-hour cache-write rate, where the provider has one. */
+  cache_write_1h_mtok?: Rate;
+  output_mtok?: Rate;
+}
+
+/** Prices in force from `startDate` (ISO date, UTC) on; an entry without one is the oldest. */
+export interface DatedPrices {
+  startDate?: string;
+  prices: ModelPrices;
+}
+
+/** One priced model. */
+export interface PricedModel {
+  /** The row's id in the source (e.g. `claude-sonnet-4-5`). */
+  id: string;
+  match: MatchLogic;
+  contextWindow?: number;
+  /** Flat prices, or their history oldest first. */
+  prices: ModelPrices | DatedPrices[];
+}
+
+/** The price rows of one provider (Switchyard adapter name). */
+export interface PricedProvider {
+  name: string;
+  /** The source's provider id. */
+  source?: string;
+  models: PricedModel[];
+}
+
+/** A whole price table. */
+export interface PriceSnapshot {
+  /** Reported as `usage.cost.pricingVersion`. */
+  version: string;
+  providers: PricedProvider[];
+}

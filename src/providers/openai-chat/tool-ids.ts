@@ -1,0 +1,17 @@
+/** Tool-call id rules of Chat Completions hosts, chosen by the `toolIdRule` quirk (Mistral: 9 alphanumerics). */
+import { anyToolId, hashId, type ToolIdRule } from '../../core/tool-id-map.ts';
+import { toolIdRule as anthropicToolIdRule } from '../anthropic/tool-ids.ts';
+import type { ToolIdRuleName } from './quirks.ts';
+
+/** Mistral: exactly 9 letters or digits; any other id becomes a 9-character digest. */
+export const nineAlphanumericToolId: ToolIdRule = {
+  test: (id) => /^[a-zA-Z0-9]{9}$/.test(id),
+  rewrite: (id) => hashId(id, 9),
+};
+
+/** The rule behind each `toolIdRule` quirk value (`anthropic`: Anthropic's compatible endpoint). */
+export const toolIdRules: Readonly<Record<ToolIdRuleName, ToolIdRule>> = {
+  any: anyToolId,
+  'nine-alphanumeric': nineAlphanumericToolId,
+  anthropic: anthropicToolIdRule,
+};

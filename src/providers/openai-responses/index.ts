@@ -1,0 +1,74 @@
+/**
+ * `switchyard/openai-responses`: the OpenAI Responses API adapter (`POST {baseURL}/responses`), for
+ * OpenAI, xAI, Azure OpenAI and Open Responses servers. Stateless by default; stateful on request.
+ */
+import type { Adapter } from '../../core/adapter.ts';
+import { accountHeaders } from '../openai/headers.ts';
+import { createHttpAdapter } from '../shared/http-adapter.ts';
+import { baseURLVariableFor } from '../shared/options.ts';
+import { createResponsesDefinition } from './definition.ts';
+import type { OpenAIResponsesOptions } from './options.ts';
+import { type ResponsesPreset, type ResponsesPresetName, responsesPresets } from './presets.ts';
+
+export type { HostCapabilities } from './capabilities.ts';
+export type { OpenAIResponsesOptions, ResponsesStateMode } from './options.ts';
+export { type ResponsesPreset, type ResponsesPresetName, responsesPresets } from './presets.ts';
+
+/**
+ * Creates a Responses adapter for a preset row (`responsesPresets.xai`, …) or a row of your own.
+ * Never throws for a missing key: a call without one fails before HTTP with `AuthError`
+ * `not_configured`. The base URL comes from `options.baseURL`, else `OPENAI_BASE_URL` /
+ * `XAI_BASE_URL` (the variable matching `apiKeyEnv`), else the preset's.
+ */
+export function createResponsesHost(preset: ResponsesPreset, options: OpenAIResponsesOptions = {}): Adapter {
+  const definition = createResponsesDefinition({
+    name: preset.name,
+    baseURL: preset.baseURL,
+    host: preset.host,
+    headers: accountHeaders(options),
+    state: options.state,
+    strictTools: options.strictTools,
+    capabilities: options.capabilities,
+    models: options.models,
+    reasoningReplay: preset.reasoningReplay,
+  });
+  return createHttpAdapter(definition, {
+    ...options,
+    credentials: {
+      apiKeyVariables: preset.apiKeyEnv === undefined ? [] : [preset.apiKeyEnv],
+      apiKeyRequired: preset.apiKeyRequired,
+      baseURLVariables: baseURLVariableFor(preset.apiKeyEnv),
+    },
+  });
+}
+
+/**
+ * Creates the OpenAI Responses adapter (name `openai`, protocol `openai-responses`). Use it instead of
+ * `createOpenAI` (Chat Completions) for OpenAI's newer features: reasoning carried between turns,
+ * built-in tools, server-side state. The key comes from `apiKey`, else `OPENAI_API_KEY`.
+ *
+ * @example
+ * const openai = createOpenAIResponses({ apiKey: process.env.OPENAI_API_KEY });
+ * const response = await openai.complete({ model: 'openai:gpt-5-mini', transcript, maxOutputTokens: 1024 });
+ * // Server-side state: only new items are sent while the transcript extends what the server holds.
+ * const stateful = createOpenAIResponses({ state: 'previous-response' });
+ */
+export function createOpenAIResponses(options: OpenAIResponsesOptions = {}): Adapter {
+  return createResponsesHost(responsesPresets.openai, options);
+}
+
+/** xAI's Responses endpoint (`https://api.x.ai/v1/responses`, key from `XAI_API_KEY`). */
+export function createXaiResponses(options: OpenAIResponsesOptions = {}): Adapter {
+  return createResponsesHost(responsesPresets.xai, options);
+}
+
+/** A server implementing the Open Responses specification (default `http://127.0.0.1:1234/v1`, no key needed). */
+export function createOpenResponses(options: OpenAIResponsesOptions & { name?: string } = {}): Adapter {
+  const preset = { ...responsesPresets['open-responses'], name: options.name ?? 'open-responses' };
+  return createResponsesHost(preset, options);
+}
+
+/** Looks a preset up by name. */
+export function responsesPreset(name: ResponsesPresetName): ResponsesPreset {
+  return responsesPresets[name];
+}

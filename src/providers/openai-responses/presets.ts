@@ -1,0 +1,57 @@
+/** The hosts that speak the Responses protocol, as data: base URL, key variable, capabilities. */
+import { openaiModelCapabilities } from '../openai/capabilities.ts';
+import { presets as chatPresets } from '../openai-compatible/presets.ts';
+import type { HostCapabilities } from './capabilities.ts';
+
+/** One Responses host row. */
+export interface ResponsesPreset {
+  /** Adapter name (`provider` of canonical model ids). */
+  name: string;
+  baseURL: string;
+  /** Environment variable holding the key. */
+  apiKeyEnv?: string;
+  /** Whether calls need a key (local servers do not). */
+  apiKeyRequired: boolean;
+  host: HostCapabilities;
+  /** Whether the host takes `reasoning.summary` and `include: ["reasoning.encrypted_content"]`. */
+  reasoningReplay: boolean;
+}
+
+const xaiQuirks = chatPresets.xai.quirks;
+
+/** OpenAI, xAI and any server implementing the Open Responses specification (LM Studio, Ollama, vLLM, …). */
+export const responsesPresets = {
+  openai: {
+    name: 'openai',
+    baseURL: 'https://api.openai.com/v1',
+    apiKeyEnv: 'OPENAI_API_KEY',
+    apiKeyRequired: true,
+    host: {
+      capabilities: { images: true, pdf: true, promptCaching: true, maxOutputTokens: 16_384 },
+      models: openaiModelCapabilities,
+    },
+    reasoningReplay: true,
+  },
+  xai: {
+    name: 'xai',
+    baseURL: 'https://api.x.ai/v1',
+    apiKeyEnv: 'XAI_API_KEY',
+    apiKeyRequired: true,
+    host: {
+      capabilities: { ...xaiQuirks.capabilities, streamingToolCalls: true },
+      models: xaiQuirks.models ?? {},
+    },
+    reasoningReplay: true,
+  },
+  'open-responses': {
+    name: 'open-responses',
+    baseURL: 'http://127.0.0.1:1234/v1',
+    apiKeyRequired: false,
+    // A local server serves whatever model it loaded: permissive, refined by the user's `models`.
+    host: { capabilities: { images: true, pdf: true, reasoning: true }, models: {} },
+    reasoningReplay: false,
+  },
+} satisfies Record<string, ResponsesPreset>;
+
+/** A preset name. */
+export type ResponsesPresetName = keyof typeof responsesPresets;

@@ -1,0 +1,228 @@
+/** Reads Responses output items and stream events into builder calls: one reader for bodies and streams. */
+import type { JsonValue } from '../../core/json.ts';
+import type { MetadataMap } from '../../core/metadata.ts';
+import type { StreamBuilder } from '../../core/stream-builder.ts';
+import { convertErrorBody } from '../openai/errors.ts';
+import type { ProviderContext } from '../shared/definition.ts';
+import { canonicalToolId } from '../shared/projection.ts';
+import type { WireError, WireItem, WireResponse } from './api.ts';
+import { convertUsage, mapFinishReason } from './response.ts';
+import { commitResponse } from './state.ts';
+
+/** Builder keys: 64 per output item (content or summary index below 32; reasoning text above). */
+const slots = 64;
+
+/** What is known about one output item while it streams. */
+interface OpenItem {
+  type: string;
+  id: string | undefined;
+  /** Builder keys of the parts opened for it, in order. */
+  keys: number[];
+  /** Annotations per content index. */
+  annotations?: Map<number, JsonValue[]>;
+  /** Content indexes that are refusals. */
+  refusals?: Set<number>;
+  /** Reasoning text arrived as deltas (the done item's summary is then not added again). */
+  streamed?: boolean;
+}
+
+/**
+ * Keeps the state of one response. Output items are keyed by `output_index` (item ids may change
+ * mid-stream); messages become text parts (annotations and refusals in metadata), reasoning one
+ * reasoning part per item (summary and reasoning text; `encrypted_content` as `data`), function
+ * calls tool calls (arguments streamed raw), anything else a custom part carrying the item verbatim.
+ */
+export class ResponseReader {
+  private readonly items = new Map<number, OpenItem>();
+  /** Ids of the output items that became parts, in output order (for stateful sessions). */
+  private readonly outputIds: string[] = [];
+  private readonly provider: string;
+  /** A terminal event arrived. */
+  finished = false;
+  /** A message carried a refusal. */
+  private refused = false;
+
+  private readonly context: ProviderContext;
+  private readonly builder: StreamBuilder;
+
+  constructor(context: ProviderContext, builder: StreamBuilder) {
+    this.context = context;
+    this.builder = builder;
+    this.provider = context.provider;
+  }
+
+  /** Throws the classified error an error object stands for. */
+  fail(error: WireError | string): never {
+    const body = convertErrorBody(error) ?? {};
+    return this.context.fail(
+      body.code === undefined && body.message === undefined ? { code: 'server_error' } : body,
+      body.status,
+    );
+  }
+
+  /** `response.created` / `in_progress`: response id and model. */
+  start(response: WireResponse | undefined): void {
+    const fields: { responseId?: string; model?: string } = {};
+    if (typeof response?.id === 'string') fields.responseId = response.id;
+    this.builder.start(fields);
+    if (typeof response?.model === 'string' && response.model !== '') this.builder.setModel(response.model);
+  }
+
+  /** `response.output_item.added`: opens the item's part where one streams. */
+  added(index: number, item: WireItem): void {
+    const open: OpenItem = { type: String(item.type), id: item.id, keys: [] };
+    this.items.set(index, open);
+    const key = index * slots;
+    if (item.type === 'reasoning') {
+      this.builder.openText(key, 'reasoning');
+      open.keys.push(key);
+    } else if (item.type === 'function_call' && typeof item.call_id === 'string') {
+      this.builder.toolStart(key, canonicalToolId(this.context, item.call_id), String(item.name ?? ''));
+      open.keys.push(key);
+    }
+  }
+
+  /** A text delta of content `contentIndex` of the message at `index`. */
+  text(index: number, contentIndex: number, delta: string, refusal = false): void {
+    const open = this.openItem(index, 'message');
+    const key = index * slots + contentIndex;
+    if (!open.keys.includes(key)) open.keys.push(key);
+    if (refusal) (open.refusals ??= new Set()).add(contentIndex);
+    this.builder.text(key, delta);
+  }
+
+  /** A reasoning delta (summary or reasoning text) of the reasoning item at `index`. */
+  reasoning(index: number, delta: string, separator: boolean): void {
+    const key = index * slots;
+    if (!this.items.has(index)) this.added(index, { type: 'reasoning' });
+    const open = this.items.get(index) as OpenItem;
+    if (separator && open.streamed === true) this.builder.reasoning(key, '\n\n');
+    open.streamed = true;
+    this.builder.reasoning(key, delta);
+  }
+
+  /** A raw fragment of a function call's arguments. */
+  toolDelta(index: number, delta: string): void {
+    this.builder.toolDelta(index * slots, delta);
+  }
+
+  /** An annotation of a message's text (kept in the text part's metadata). */
+  annotation(index: number, contentIndex: number, annotation: JsonValue | undefined): void {
+    if (annotation === undefined) return;
+    const open = this.openItem(index, 'message');
+    const map = (open.annotations ??= new Map());
+    const list = map.get(contentIndex) ?? [];
+    list.push(annotation);
+    map.set(contentIndex, list);
+  }
+
+  /** `response.output_item.done` (or one item of a whole body): fills in what did not stream, ends the parts. */
+  item(index: number, item: WireItem): void {
+    if (!this.items.has(index)) this.added(index, item);
+    const open = this.items.get(index) as OpenItem;
+    const id = typeof item.id === 'string' ? item.id : open.id;
+    switch (item.type) {
+      case 'message':
+        this.endMessage(index, open, item, id);
+        break;
+      case 'reasoning':
+        this.endReasoning(index, open, item, id);
+        break;
+      case 'function_call':
+        this.endFunctionCall(index, open, item, id);
+        break;
+      default:
+        this.builder.custom({
+          type: 'custom',
+          provider: this.provider,
+          kind: String(item.type),
+          data: item as JsonValue,
+        });
+        break;
+    }
+    if (id !== undefined) this.outputIds.push(id);
+  }
+
+  private metadata(id: string | undefined, extra?: MetadataMap): MetadataMap | undefined {
+    if (id === undefined) return extra;
+    return { ...extra, [`${this.provider}.item_id`]: id };
+  }
+
+  private endMessage(index: number, open: OpenItem, item: WireItem, id: string | undefined): void {
+    const content = Array.isArray(item.content) ? item.content : [];
+    content.forEach((entry, contentIndex) => {
+      const key = index * slots + contentIndex;
+      if (open.keys.includes(key)) return;
+      const refusal = entry?.type === 'refusal';
+      const text = refusal ? entry.refusal : entry?.text;
+      if (typeof text === 'string' && text !== '') this.text(index, contentIndex, text, refusal);
+      if (Array.isArray(entry?.annotations))
+        for (const annotation of entry.annotations) this.annotation(index, contentIndex, annotation);
+    });
+    for (const key of open.keys) {
+      const contentIndex = key - index * slots;
+      const extra: MetadataMap = {};
+      const annotations = open.annotations?.get(contentIndex);
+      if (annotations !== undefined && annotations.length > 0)
+        extra[`${this.provider}.annotations`] = annotations;
+      if (open.refusals?.has(contentIndex) === true) extra[`${this.provider}.refusal`] = true;
+      this.builder.end(key, { metadata: this.metadata(id, extra) });
+    }
+    if (open.refusals !== undefined) this.refused = true;
+  }
+
+  private endReasoning(index: number, open: OpenItem, item: WireItem, id: string | undefined): void {
+    const key = index * slots;
+    const summary = Array.isArray(item.summary) ? item.summary.map((entry) => String(entry?.text ?? '')) : [];
+    if (!open.streamed) {
+      const texts = [...summary];
+      if (Array.isArray(item.content))
+        for (const entry of item.content) if (typeof entry?.text === 'string') texts.push(entry.text);
+      const text = texts.filter((entry) => entry !== '').join('\n\n');
+      if (text !== '') this.builder.reasoning(key, text);
+    }
+    const extra: MetadataMap = { [`${this.provider}.summary`]: summary };
+    const fields: { data?: string; metadata?: MetadataMap } = { metadata: this.metadata(id, extra) };
+    if (typeof item.encrypted_content === 'string' && item.encrypted_content !== '')
+      fields.data = item.encrypted_content;
+    this.builder.end(key, fields);
+  }
+
+  private endFunctionCall(index: number, open: OpenItem, item: WireItem, id: string | undefined): void {
+    const key = index * slots;
+    if (open.keys.length === 0) {
+      const callId = typeof item.call_id === 'string' ? item.call_id : (id ?? `call_${index}`);
+      this.builder.toolStart(key, canonicalToolId(this.context, callId), String(item.name ?? ''));
+      open.keys.push(key);
+    }
+    const streamed = this.builder.toolInputText(key);
+    if (streamed === '' && typeof item.arguments === 'string') this.builder.toolDelta(key, item.arguments);
+    this.builder.end(key, { metadata: this.metadata(id) });
+  }
+
+  private openItem(index: number, type: string): OpenItem {
+    let open = this.items.get(index);
+    if (open === undefined) {
+      open = { type, id: undefined, keys: [] };
+      this.items.set(index, open);
+    }
+    return open;
+  }
+
+  /** `response.completed` / `incomplete` / `failed` (or the end of a whole body): usage, finish reason, state. */
+  terminal(response: WireResponse | undefined): void {
+    this.finished = true;
+    if (response?.status === 'failed')
+      this.fail(response.error ?? { code: 'server_error', message: 'the response failed' });
+    if (response?.usage !== undefined && response.usage !== null)
+      this.builder.usage(convertUsage(response.usage));
+    const status = typeof response?.status === 'string' ? response.status : 'completed';
+    const reason = response?.incomplete_details?.reason;
+    const raw = status === 'incomplete' && typeof reason === 'string' ? reason : status;
+    const mapped = mapFinishReason(raw, this.builder.hasToolCalls);
+    this.builder.setFinish(this.refused && mapped === 'completed' ? 'content-filter' : mapped, raw);
+    if (typeof response?.id === 'string' && (status === 'completed' || status === 'incomplete')) {
+      commitResponse(this.context, response.id, this.outputIds);
+    }
+  }
+}

@@ -1,0 +1,176 @@
+/** The canonical request → a Responses request body (`POST /responses`). */
+import type { Capabilities } from '../../core/capabilities.ts';
+import type { JsonObject, JsonValue } from '../../core/json.ts';
+import type { CanonicalRequest, OutputSchema } from '../../core/request.ts';
+import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
+import { effortForBudget } from '../openai-chat/reasoning.ts';
+import { convertStrictSchema } from '../openai/strict-schema.ts';
+import type { ProviderContext, WireRequest } from '../shared/definition.ts';
+import { isInstructionItem, joinInstructions } from '../shared/projection.ts';
+import { convertInput } from './messages.ts';
+import type { ResponsesStateMode } from './options.ts';
+import { planInput } from './state.ts';
+
+export { convertInput } from './messages.ts';
+
+/** Where WARN entries go (`context.warn`). */
+type Warn = ProviderContext['warn'];
+
+/** What request building needs to know about the host. */
+export interface RequestSettings {
+  capabilities: (model: string) => Capabilities;
+  strictTools: boolean;
+  state: ResponsesStateMode;
+  /** Path of the endpoint (Azure adds `?api-version=…`). */
+  path: string;
+  /** Whether the host takes `reasoning.summary` and `include: ["reasoning.encrypted_content"]`. */
+  reasoningReplay: boolean;
+}
+
+/**
+ * Function tools, `strict` sent explicitly (the Responses API defaults it to true). With `strict`
+ * asked for, each schema is made strict-ready; one that cannot be goes with `strict: false` and a WARN.
+ */
+export function convertTools(tools: readonly ToolSpec[], strict: boolean, warn?: Warn): JsonObject[] {
+  return tools.map((tool) => {
+    const definition: JsonObject = { type: 'function', name: tool.name };
+    if (tool.description !== undefined) definition.description = tool.description;
+    definition.parameters = tool.inputSchema;
+    definition.strict = false;
+    if (strict) {
+      const converted = convertStrictSchema(tool.inputSchema);
+      if ('schema' in converted) {
+        definition.parameters = converted.schema;
+        definition.strict = true;
+      } else
+        warn?.('sent a tool without strict: its schema cannot be made strict', {
+          tool: tool.name,
+          reason: converted.reason,
+        });
+    }
+    return definition;
+  });
+}
+
+/** `auto` / `none` / `required`, or `{type:'function', name}` for one named tool. */
+export function convertToolChoice(choice: ToolChoice): JsonValue {
+  if (typeof choice === 'string') return choice;
+  return { type: 'function', name: choice.name };
+}
+
+/** `text.format` for an output schema: `json_schema`, strict-ready unless the schema cannot be (WARN). */
+export function convertTextFormat(schema: OutputSchema, warn?: Warn): JsonObject {
+  const name = (schema.name ?? 'response').replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64) || 'response';
+  const format: JsonObject = { type: 'json_schema', name, schema: schema.schema };
+  if (schema.description !== undefined) format.description = schema.description;
+  const converted = (schema.strict ?? true) ? convertStrictSchema(schema.schema) : undefined;
+  if (converted !== undefined && 'schema' in converted) format.schema = converted.schema;
+  else if (converted !== undefined)
+    warn?.('sent the output schema without strict: it cannot be made strict', {
+      schema: name,
+      reason: converted.reason,
+    });
+  format.strict = converted !== undefined && 'schema' in converted;
+  return format;
+}
+
+function addSampling(
+  body: JsonObject,
+  request: CanonicalRequest,
+  context: ProviderContext,
+  reasoning: boolean,
+) {
+  for (const [field, value] of [
+    ['temperature', request.temperature],
+    ['top_p', request.topP],
+  ] as const) {
+    if (value === undefined) continue;
+    if (!reasoning) body[field] = value;
+    else
+      context.warn('dropped a sampling parameter the model rejects', {
+        parameter: field,
+        model: context.model,
+      });
+  }
+  if (request.topK !== undefined)
+    context.warn('dropped a sampling parameter the host does not take', { parameter: 'top_k' });
+  if (request.stopSequences !== undefined && request.stopSequences.length > 0)
+    context.warn('dropped a sampling parameter the host does not take', { parameter: 'stop' });
+}
+
+function addReasoning(
+  body: JsonObject,
+  request: CanonicalRequest,
+  context: ProviderContext,
+  settings: RequestSettings,
+) {
+  const { effort, budgetTokens, includeThoughts } = request.reasoning ?? {};
+  const wanted = effort ?? (budgetTokens !== undefined ? effortForBudget(budgetTokens) : undefined);
+  const reasoning: JsonObject = {};
+  if (wanted !== undefined) reasoning.effort = wanted;
+  if (settings.reasoningReplay && request.reasoning !== undefined && includeThoughts !== false)
+    reasoning.summary = 'auto';
+  if (Object.keys(reasoning).length > 0) body.reasoning = reasoning;
+  if (settings.reasoningReplay) body.include = ['reasoning.encrypted_content'];
+  else if (request.reasoning !== undefined && wanted === undefined)
+    context.warn('dropped a reasoning setting the host does not take', { model: context.model });
+}
+
+/**
+ * Builds the request body, fields in this order: model, instructions, input, tools, tool_choice,
+ * parallel_tool_calls, max_output_tokens, temperature, top_p, text, reasoning, include, store,
+ * previous_response_id / conversation, prompt_cache_key, then `providerOptions[<adapter name>]`
+ * merged verbatim (a `tools` array there is appended: built-in tools such as `web_search`), then
+ * stream. What the input holds depends on the state mode ({@link planInput}).
+ */
+export function buildRequest(
+  request: CanonicalRequest,
+  context: ProviderContext,
+  settings: RequestSettings,
+): WireRequest {
+  const capabilities = settings.capabilities(context.model);
+  const plan = planInput(request.transcript, context, settings.state);
+  const stateless = plan.kind === 'full' ? !plan.store : false;
+  const converted =
+    plan.kind === 'full'
+      ? convertInput(request.transcript, context, { stateless })
+      : convertInput(plan.items, context, { stateless, indexOffset: plan.from });
+  // previous_response_id does not carry instructions over: they come from the whole transcript.
+  const instructions =
+    plan.kind === 'full'
+      ? converted.instructions
+      : joinInstructions(request.transcript.filter(isInstructionItem));
+  const input = converted.input;
+  const body: JsonObject = { model: context.model };
+  if (instructions !== '') body.instructions = instructions;
+  body.input = input as unknown as JsonValue;
+  const warn: Warn = (message, fields) => context.warn(message, fields);
+  const tools = request.tools ?? [];
+  if (tools.length > 0) {
+    body.tools = convertTools(tools, settings.strictTools, warn) as unknown as JsonValue;
+    if (request.toolChoice !== undefined) body.tool_choice = convertToolChoice(request.toolChoice);
+    if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
+  }
+  body.max_output_tokens = request.maxOutputTokens;
+  addSampling(body, request, context, capabilities.reasoning);
+  if (request.outputSchema !== undefined)
+    body.text = { format: convertTextFormat(request.outputSchema, warn) };
+  if (capabilities.reasoning) addReasoning(body, request, context, settings);
+  body.store = plan.kind === 'full' ? plan.store : true;
+  if (plan.kind === 'delta' && plan.previousResponseId !== undefined)
+    body.previous_response_id = plan.previousResponseId;
+  if (plan.kind === 'delta' && plan.conversation !== undefined) body.conversation = plan.conversation;
+  if (request.cache !== undefined) body.prompt_cache_key = `switchyard-${context.session.id}`;
+  mergeProviderOptions(body, request.providerOptions?.[context.provider]);
+  delete body.stream;
+  if (context.stream) body.stream = true;
+  return { path: settings.path, body };
+}
+
+/** Pass-through options: a `tools` array is appended to the function tools; anything else replaces. */
+function mergeProviderOptions(body: JsonObject, extra: JsonObject | undefined): void {
+  if (extra === undefined) return;
+  const { tools, ...rest } = extra;
+  Object.assign(body, rest);
+  if (Array.isArray(tools)) body.tools = [...((body.tools as JsonValue[] | undefined) ?? []), ...tools];
+}

@@ -1,0 +1,105 @@
+/** The Responses SSE parser: `response.*` events and in-band `error` events under the stream contract. */
+import type { StreamBuilder } from '../../core/stream-builder.ts';
+import type { ProviderContext, StreamParser } from '../shared/definition.ts';
+import { createTruncatedError } from '../shared/errors.ts';
+import type { WireEvent } from './api.ts';
+import { ResponseReader } from './reader.ts';
+
+function indexOf(value: number | undefined): number {
+  return typeof value === 'number' && value >= 0 ? value : 0;
+}
+
+/** Feeds one parsed event to the reader; returns false for an event type it does not know. */
+function dispatch(reader: ResponseReader, event: WireEvent): boolean {
+  const index = indexOf(event.output_index);
+  switch (event.type) {
+    case 'response.output_text.delta':
+      if (typeof event.delta === 'string') reader.text(index, indexOf(event.content_index), event.delta);
+      return true;
+    case 'response.function_call_arguments.delta':
+      if (typeof event.delta === 'string') reader.toolDelta(index, event.delta);
+      return true;
+    case 'response.reasoning_summary_text.delta':
+      if (typeof event.delta === 'string') reader.reasoning(index, event.delta, false);
+      return true;
+    case 'response.reasoning_text.delta':
+      if (typeof event.delta === 'string') reader.reasoning(index, event.delta, false);
+      return true;
+    case 'response.reasoning_summary_part.added':
+      if (indexOf(event.summary_index) > 0) reader.reasoning(index, '', true);
+      return true;
+    case 'response.refusal.delta':
+      if (typeof event.delta === 'string')
+        reader.text(index, indexOf(event.content_index), event.delta, true);
+      return true;
+    case 'response.output_text.annotation.added':
+      reader.annotation(index, indexOf(event.content_index), event.annotation);
+      return true;
+    case 'response.output_item.added':
+      if (event.item !== undefined) reader.added(index, event.item);
+      return true;
+    case 'response.output_item.done':
+      if (event.item !== undefined) reader.item(index, event.item);
+      return true;
+    case 'response.created':
+    case 'response.in_progress':
+      reader.start(event.response);
+      return true;
+    case 'response.completed':
+    case 'response.incomplete':
+    case 'response.failed':
+      reader.terminal(event.response);
+      return true;
+    case 'error':
+      reader.fail(event.error ?? { message: event.message, code: event.code });
+      return true;
+    default:
+      return isKnownNoOp(event.type);
+  }
+}
+
+/** Events whose content arrives again in `output_item.done` (or that carry nothing canonical). */
+function isKnownNoOp(type: string | undefined): boolean {
+  return (
+    type !== undefined &&
+    /^response\.(queued|content_part\.(added|done)|output_text\.done|refusal\.done|function_call_arguments\.done|reasoning_(summary_)?text\.done|reasoning_summary_part\.done)$/.test(
+      type,
+    )
+  );
+}
+
+/**
+ * Creates the parser for one streamed response: exactly one `JSON.parse` per event (malformed JSON
+ * throws a `SyntaxError` the runtime classifies as `ServerError` `invalid_stream`). An `error`
+ * event or `response.failed` fails the stream with the classified error; events after the terminal
+ * one are ignored; unknown event types (built-in tool progress, …) are skipped with a debug log.
+ * A stream that ends without `response.completed` / `incomplete` / `failed` throws a retryable
+ * `NetworkError` `stream_truncated` (the runtime ends it with `error`, keeping the content).
+ */
+export function createStreamParser(context: ProviderContext, builder: StreamBuilder): StreamParser {
+  const reader = new ResponseReader(context, builder);
+  const skipped = new Set<string>();
+  return {
+    onEvent(_event, data) {
+      if (reader.finished || data === '' || data === '[DONE]') return;
+      const payload = JSON.parse(data) as WireEvent;
+      if (typeof payload !== 'object' || payload === null) return;
+      if (dispatch(reader, payload)) return;
+      const type = String(payload.type);
+      if (!skipped.has(type)) {
+        skipped.add(type);
+        context.logger.debug?.('skipped a stream event of an unknown type', {
+          adapter: context.provider,
+          type,
+        });
+      }
+    },
+    onEnd() {
+      if (reader.finished) return;
+      throw createTruncatedError(
+        context,
+        'the body ended before response.completed, response.incomplete or response.failed',
+      );
+    },
+  };
+}

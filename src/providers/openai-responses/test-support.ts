@@ -1,0 +1,115 @@
+/** Helpers for the Responses tests: an independent oracle over recorded files, a provider context. */
+import { type AdapterSession, createSession } from '../../core/adapter.ts';
+import type { ErrorBody } from '../../core/errors/status-map.ts';
+import type { RequestId } from '../../core/ids.ts';
+import { readRecorded } from '../../../test/support/fixtures.ts';
+import type { ProviderContext } from '../shared/definition.ts';
+import { createProviderError } from '../shared/errors.ts';
+import type { WireResponse, WireUsage } from './api.ts';
+import { errorRules } from './errors.ts';
+
+/** What a recorded file says, read without the adapter's code. */
+export interface Oracle {
+  text: string;
+  functionCalls: string[];
+  customKinds: string[];
+  reasoningItems: number;
+  status: string | undefined;
+  incompleteReason: string | undefined;
+  usage: WireUsage | undefined;
+  responseId: string | undefined;
+}
+
+interface OracleItem {
+  type: string;
+  name?: string;
+  content?: Array<{ type: string; text?: string; refusal?: string }>;
+}
+
+function fromItems(items: OracleItem[], streamedText: string | undefined) {
+  const text = items
+    .filter((item) => item.type === 'message')
+    .flatMap((item) => item.content ?? [])
+    .map((entry) => entry.text ?? entry.refusal ?? '')
+    .join('');
+  return {
+    text: streamedText ?? text,
+    functionCalls: items.filter((item) => item.type === 'function_call').map((item) => String(item.name)),
+    customKinds: items
+      .map((item) => item.type)
+      .filter((type) => type !== 'message' && type !== 'reasoning' && type !== 'function_call'),
+    reasoningItems: items.filter((item) => item.type === 'reasoning').length,
+  };
+}
+
+/** Reads a `.json` body or the first response of a `.chunks.txt` stream (up to its terminal event). */
+export function oracleOf(path: string): Oracle {
+  const raw = readRecorded(path);
+  if (path.endsWith('.json')) {
+    const body = JSON.parse(raw);
+    return {
+      ...fromItems(body.output ?? [], undefined),
+      status: body.status,
+      incompleteReason: body.incomplete_details?.reason,
+      usage: body.usage ?? undefined,
+      responseId: body.id,
+    };
+  }
+  const items: OracleItem[] = [];
+  let text = '';
+  let terminal: WireResponse | undefined;
+  let responseId: string | undefined;
+  for (const line of raw.split('\n')) {
+    if (line.trim() === '' || terminal !== undefined) continue;
+    const event = JSON.parse(line);
+    if (event.type === 'response.created') responseId = event.response.id;
+    if (event.type === 'response.output_text.delta') text += event.delta;
+    if (event.type === 'response.output_item.done') items.push(event.item);
+    if (['response.completed', 'response.incomplete', 'response.failed'].includes(event.type))
+      terminal = event.response;
+  }
+  return {
+    ...fromItems(items, text),
+    status: terminal?.status,
+    incompleteReason: terminal?.incomplete_details?.reason,
+    usage: terminal?.usage ?? undefined,
+    responseId,
+  };
+}
+
+/** The canonical usage the wire usage stands for, computed independently. */
+export function expectedUsage(usage: WireUsage | undefined) {
+  const input = usage?.input_tokens ?? 0;
+  const cached = usage?.input_tokens_details?.cached_tokens ?? 0;
+  const output = usage?.output_tokens ?? 0;
+  const reasoning = usage?.output_tokens_details?.reasoning_tokens ?? 0;
+  const total = reasoning > output ? output + reasoning : output;
+  return { input: Math.max(0, input - cached), cacheRead: cached, cacheWrite: 0, output: total, reasoning };
+}
+
+/** A provider context for direct calls, recording its WARN entries. */
+export function createTestContext(
+  fields: { provider?: string; model?: string; stream?: boolean; session?: AdapterSession } = {},
+): ProviderContext & { warnings: Array<{ message: string; fields: Record<string, unknown> }> } {
+  const warnings: Array<{ message: string; fields: Record<string, unknown> }> = [];
+  const provider = fields.provider ?? 'openai';
+  return {
+    requestId: 'req_test' as RequestId,
+    provider,
+    model: fields.model ?? 'gpt-5-mini',
+    session: fields.session ?? createSession(),
+    logger: { warn: () => {} },
+    stream: fields.stream ?? false,
+    warnings,
+    warn(message, entry) {
+      warnings.push({ message, fields: entry });
+    },
+    fail(body: ErrorBody, status?: number): never {
+      const site = { provider, method: 'POST', url: 'http://test.invalid/responses' };
+      throw createProviderError({ site, status, body, rules: errorRules });
+    },
+    fetchJson: async () => {
+      throw new Error('fetchJson is not used by the responses adapter');
+    },
+  };
+}

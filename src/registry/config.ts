@@ -1,0 +1,219 @@
+/**
+ * The configuration: `adapters:` and `models:` in the shape of the contract (§8.1), plus `pricing:`
+ * and `routing:`. Accepted as an object or YAML text; errors name the key and, for YAML, the line.
+ */
+import { readFileSync } from 'node:fs';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
+import { z } from 'zod';
+
+const capabilityOverrides = z
+  .object({
+    images: z.boolean(),
+    audio: z.boolean(),
+    video: z.boolean(),
+    pdf: z.boolean(),
+    reasoning: z.boolean(),
+    tools: z.boolean(),
+    parallelToolCalls: z.boolean(),
+    structuredOutput: z.boolean(),
+    streaming: z.boolean(),
+    streamingToolCalls: z.boolean(),
+    promptCaching: z.boolean(),
+    systemPrompt: z.boolean(),
+    contextWindow: z.number().int().positive(),
+    maxOutputTokens: z.number().int().positive(),
+  })
+  .partial()
+  .strict();
+
+const rate = z.union([
+  z.number().nonnegative(),
+  z
+    .object({
+      base: z.number().nonnegative(),
+      tiers: z.array(z.object({ start: z.number().nonnegative(), price: z.number().nonnegative() }).strict()),
+    })
+    .strict(),
+]);
+
+const modelPrices = z
+  .object({
+    input_mtok: rate,
+    cache_read_mtok: rate,
+    cache_write_mtok: rate,
+    cache_write_1h_mtok: rate,
+    output_mtok: rate,
+  })
+  .partial()
+  .strict();
+
+const adapterSchema = z
+  .object({
+    type: z.string().min(1),
+    preset: z.string().min(1).optional(),
+    api_key_env: z.string().min(1).optional(),
+    api_key: z.string().min(1).optional(),
+    base_url: z.url().optional(),
+    timeout_seconds: z.number().positive().optional(),
+    max_retries: z.number().int().min(0).max(10).optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    quirks: z.record(z.string(), z.unknown()).optional(),
+    options: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
+const modelId = z.string().regex(/^[^:\s]+:\S+$/, 'a canonical model id `provider:name`');
+
+const modelSchema = z
+  .object({
+    adapter: z.string().min(1).optional(),
+    wire_name: z.string().min(1).optional(),
+    tier: z.string().min(1).optional(),
+    can_delegate: z.boolean().optional(),
+    aliases: z.array(z.string().min(1)).optional(),
+    fallbacks: z.array(z.string().min(1)).optional(),
+    capabilities: capabilityOverrides.optional(),
+    pricing: modelPrices.optional(),
+  })
+  .strict();
+
+const routingSchema = z
+  .object({
+    failure_threshold: z.number().int().positive(),
+    cooldown_seconds: z.number().positive(),
+    long_retry_after_seconds: z.number().positive(),
+  })
+  .partial()
+  .strict();
+
+/** The schema of a Switchyard configuration. */
+export const configSchema = z
+  .object({
+    /** Adapter instances by name (the `provider` half of model ids). */
+    adapters: z.record(z.string().regex(/^[^:\s]+$/, 'no spaces or colons'), adapterSchema).optional(),
+    /** Models by canonical id or glob (`openai:gpt-*`). */
+    models: z.record(modelId, modelSchema.nullable()).optional(),
+    /** Price overrides by canonical id or glob, USD per million tokens. */
+    pricing: z.record(z.string(), modelPrices).optional(),
+    routing: routingSchema.optional(),
+    /** `false`: do not add the bundled providers and models (default true). */
+    builtins: z.boolean().optional(),
+  })
+  .strict();
+
+/** A configuration (the object form of the YAML file). */
+export type SwitchyardConfig = z.input<typeof configSchema>;
+/** One `adapters:` entry. */
+export type AdapterConfig = z.infer<typeof adapterSchema>;
+/** One `models:` entry. */
+export type ModelConfig = z.infer<typeof modelSchema>;
+
+/** One problem in a configuration. */
+export interface ConfigIssue {
+  /** The key path, e.g. `models.anthropic:claude-x.tier`. */
+  path: string;
+  message: string;
+  /** 1-based line in the YAML source, when parsed from text. */
+  line?: number;
+}
+
+/** A configuration that cannot be used; `issues` names every problem with its key (and line). */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  readonly issues: ConfigIssue[];
+  constructor(source: string, issues: ConfigIssue[]) {
+    const lines = issues.map(
+      (issue) => `  ${issue.line === undefined ? '' : `line ${issue.line}: `}${issue.path}: ${issue.message}`,
+    );
+    super(`invalid Switchyard config${source === '' ? '' : ` (${source})`}:\n${lines.join('\n')}`);
+    this.issues = issues;
+  }
+}
+
+type ParsedConfig = z.infer<typeof configSchema>;
+
+/** Validates a configuration object. Throws a {@link ConfigError} naming every invalid key. */
+export function parseConfig(config: unknown, source = ''): ParsedConfig {
+  const result = configSchema.safeParse(config ?? {});
+  if (result.success) return result.data;
+  throw new ConfigError(
+    source,
+    result.error.issues.map((issue) => ({ path: issuePath(issue), message: issue.message })),
+  );
+}
+
+function issuePath(issue: z.core.$ZodIssue): string {
+  const keys = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys.join(', ')] : issue.path;
+  return keys.map(String).join('.') || '(root)';
+}
+
+/**
+ * Parses YAML text and validates it. Syntax errors and invalid values throw a {@link ConfigError}
+ * whose issues carry the 1-based line of the offending key.
+ */
+export function parseConfigYaml(text: string, source = 'config'): ParsedConfig {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, prettyErrors: false });
+  if (document.errors.length > 0) {
+    throw new ConfigError(
+      source,
+      document.errors.map((error) => ({
+        path: '(yaml)',
+        message: error.message.split('\n')[0] ?? error.message,
+        line: lineCounter.linePos(error.pos[0]).line,
+      })),
+    );
+  }
+  const result = configSchema.safeParse(document.toJS() ?? {});
+  if (result.success) return result.data;
+  throw new ConfigError(
+    source,
+    result.error.issues.map((issue) => {
+      const offset = locate(
+        document.contents,
+        issue.path,
+        issue.code === 'unrecognized_keys' ? issue.keys : [],
+      );
+      const located: ConfigIssue = { path: issuePath(issue), message: issue.message };
+      if (offset !== undefined) located.line = lineCounter.linePos(offset).line;
+      return located;
+    }),
+  );
+}
+
+/** The source offset of the deepest node along `path` (the key itself for unknown keys). */
+function locate(
+  root: unknown,
+  path: readonly PropertyKey[],
+  unknownKeys: readonly string[],
+): number | undefined {
+  let node = root;
+  let offset: number | undefined;
+  const keys = [...path, ...unknownKeys.slice(0, 1)];
+  for (const key of keys) {
+    if (isSeq(node) && typeof key === 'number') {
+      node = node.items[key];
+      const range = (node as { range?: [number, number, number] } | undefined)?.range;
+      if (range !== undefined) offset = range[0];
+      continue;
+    }
+    if (!isMap(node)) break;
+    const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(key));
+    if (pair === undefined) break;
+    if (isScalar(pair.key)) offset = pair.key.range?.[0] ?? offset;
+    node = pair.value;
+  }
+  if (offset === undefined && isMap(root)) offset = root.range?.[0];
+  return offset;
+}
+
+/** Reads and validates a YAML (or JSON) config file. */
+export function loadConfigFile(path: string): ParsedConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(path, [{ path: '(file)', message: (error as Error).message }]);
+  }
+  return parseConfigYaml(text, path);
+}

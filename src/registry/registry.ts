@@ -1,0 +1,287 @@
+/**
+ * The model registry: resolves a name — exact canonical id, then alias, then the glob entries in
+ * order, then any `provider:name` of a configured adapter — to an adapter and a wire name, creates
+ * adapters lazily from the API table, and answers model facts. Adapters whose key is missing are
+ * `not_configured`: listed, never created, never called.
+ */
+import type { Adapter } from '../core/adapter.ts';
+import type { Capabilities } from '../core/capabilities.ts';
+import { AuthError } from '../core/errors/auth-error.ts';
+import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
+import { isGlob, matchesGlob } from '../core/glob.ts';
+import type { Logger } from '../core/logger.ts';
+import type { ChatQuirks } from '../providers/openai-chat/quirks.ts';
+import type { ModelPrices } from '../pricing/types.ts';
+import type { ApiDefinition, ApiTable } from './apis.ts';
+import type { AdapterConfig, ModelConfig, SwitchyardConfig } from './config.ts';
+import { builtinAdapters, builtinModels } from './defaults.ts';
+import { catalogModel, mergeFacts, type ModelFacts } from './model-facts.ts';
+import { bundledCatalog } from './catalog.generated.ts';
+
+/** How a name was resolved. */
+export type MatchKind = 'exact' | 'alias' | 'glob' | 'provider';
+
+/** A model name resolved to the adapter that serves it. */
+export interface ResolvedModel {
+  /** Canonical `provider:wireName`, as sent to the adapter. */
+  id: string;
+  /** The name that was asked for. */
+  requested: string;
+  /** Adapter name. */
+  provider: string;
+  wireName: string;
+  /** The API type of the adapter (`anthropic`, `openai-compatible`, …). */
+  api: string;
+  matchedBy: MatchKind;
+  /** The `models:` key that matched (an id or a glob). */
+  entry?: string;
+  tier?: string;
+  aliases: string[];
+  /** Ordered fallbacks (ids or aliases), as configured. */
+  fallbacks: string[];
+  capabilityOverrides?: Partial<Capabilities>;
+  pricing?: ModelPrices;
+  /** False when the adapter's key is missing (`not_configured`). */
+  configured: boolean;
+}
+
+/** A model in `models()`. */
+export interface ModelListing {
+  id: string;
+  provider: string;
+  aliases: string[];
+  tier?: string;
+  configured: boolean;
+  facts: ModelFacts;
+}
+
+interface AdapterSlot {
+  name: string;
+  config: AdapterConfig;
+  api: ApiDefinition;
+  apiKey: string | undefined;
+  missing: readonly string[] | undefined;
+  adapter?: Adapter;
+}
+
+/** What `createRegistry` needs. */
+export interface RegistryOptions {
+  config: SwitchyardConfig;
+  apis: ApiTable;
+  env: Record<string, string | undefined>;
+  fetch?: typeof fetch;
+  logger?: Logger;
+}
+
+/** The model registry. */
+export interface Registry {
+  /** Resolves a name; throws an `InvalidRequestError` (`unknown_model`) naming what is known. */
+  resolve(name: string): ResolvedModel;
+  /** The adapter of `provider`, created on first use; throws an `AuthError` (`not_configured`) when its key is missing. */
+  adapter(provider: string): Adapter;
+  /** The merged facts of a resolved model. */
+  facts(model: ResolvedModel): ModelFacts;
+  /** Every configured model entry and catalog model of every adapter. */
+  models(): ModelListing[];
+  /** The adapter names, with whether each is configured. */
+  providers(): Array<{ name: string; api: string; configured: boolean; missing?: readonly string[] }>;
+  /** Closes every adapter created so far. */
+  close(): Promise<void>;
+}
+
+/** Creates a registry from a validated configuration. */
+export function createRegistry(options: RegistryOptions): Registry {
+  const { config, apis, env } = options;
+  const useBuiltins = config.builtins !== false;
+  const adapterConfigs = { ...(useBuiltins ? builtinAdapters() : {}), ...config.adapters };
+  const slots = new Map<string, AdapterSlot>();
+  for (const [name, adapterConfig] of Object.entries(adapterConfigs)) {
+    slots.set(name, createSlot(name, adapterConfig, apis, env));
+  }
+  // The user's entries first (their globs take precedence), then the bundled ones they did not redefine.
+  const userModels = config.models ?? {};
+  const bundled = Object.entries(useBuiltins ? builtinModels() : {}).filter(([key]) => !(key in userModels));
+  const entries = [...Object.entries(userModels), ...bundled];
+  const exact = new Map<string, ModelConfig>();
+  const globs: Array<[string, ModelConfig]> = [];
+  const aliases = new Map<string, string>();
+  for (const [key, entry] of entries) {
+    const value = entry ?? {};
+    if (isGlob(key)) globs.push([key, value]);
+    else exact.set(key, value);
+    for (const alias of value.aliases ?? []) aliases.set(alias, key);
+  }
+  const resolved = new Map<string, ResolvedModel>();
+
+  function build(requested: string, id: string, matchedBy: MatchKind, key?: string): ResolvedModel {
+    const entry =
+      key === undefined ? undefined : (exact.get(key) ?? globs.find(([pattern]) => pattern === key)?.[1]);
+    const colon = id.indexOf(':');
+    const provider = entry?.adapter ?? id.slice(0, colon);
+    const slot = slots.get(provider);
+    if (slot === undefined) throw unknownModel(requested, `no adapter named "${provider}"`);
+    const wireName =
+      (matchedBy === 'exact' || matchedBy === 'alias' ? entry?.wire_name : undefined) ?? id.slice(colon + 1);
+    const model: ResolvedModel = {
+      id: `${provider}:${wireName}`,
+      requested,
+      provider,
+      wireName,
+      api: slot.api.type,
+      matchedBy,
+      aliases: entry?.aliases ?? [],
+      fallbacks: entry?.fallbacks ?? [],
+      configured: slot.missing === undefined,
+    };
+    if (key !== undefined) model.entry = key;
+    if (entry?.tier !== undefined) model.tier = entry.tier;
+    if (entry?.capabilities !== undefined) model.capabilityOverrides = entry.capabilities;
+    if (entry?.pricing !== undefined) model.pricing = entry.pricing;
+    return model;
+  }
+
+  function find(name: string): ResolvedModel | undefined {
+    if (exact.has(name)) return build(name, name, 'exact', name);
+    const aliased = aliases.get(name);
+    if (aliased !== undefined) {
+      if (!isGlob(aliased)) return build(name, aliased, 'alias', aliased);
+    }
+    const colon = name.indexOf(':');
+    for (const [pattern] of globs) {
+      if (
+        colon > 0 ? matchesGlob(pattern, name) : matchesGlob(pattern.slice(pattern.indexOf(':') + 1), name)
+      ) {
+        const id = colon > 0 ? name : `${pattern.slice(0, pattern.indexOf(':'))}:${name}`;
+        return build(name, id, 'glob', pattern);
+      }
+    }
+    if (colon > 0 && slots.has(name.slice(0, colon))) return build(name, name, 'provider');
+    return undefined;
+  }
+
+  return {
+    resolve(name) {
+      let model = resolved.get(name);
+      if (model === undefined) {
+        model = find(name);
+        if (model === undefined) throw unknownModel(name, 'no model, alias or glob matches it');
+        resolved.set(name, model);
+      }
+      return model;
+    },
+    adapter(provider) {
+      const slot = slots.get(provider);
+      if (slot === undefined) throw unknownModel(provider, `no adapter named "${provider}"`);
+      if (slot.adapter !== undefined) return slot.adapter;
+      if (slot.missing !== undefined) throw notConfigured(slot);
+      slot.adapter = slot.api.create({
+        name: slot.name,
+        apiKey: slot.apiKey,
+        baseURL: slot.config.base_url,
+        timeout: slot.config.timeout_seconds === undefined ? undefined : slot.config.timeout_seconds * 1000,
+        maxRetries: slot.config.max_retries,
+        headers: slot.config.headers,
+        fetch: options.fetch,
+        logger: options.logger,
+        preset: slot.config.preset,
+        quirks: slot.config.quirks as Partial<ChatQuirks> | undefined,
+        options: slot.config.options,
+      });
+      return slot.adapter;
+    },
+    facts(model) {
+      const slot = slots.get(model.provider);
+      let capabilities: Capabilities | undefined;
+      if (slot !== undefined && slot.missing === undefined)
+        capabilities = this.adapter(model.provider).capabilities(model.id);
+      return mergeFacts(
+        capabilities,
+        catalogModel(model.provider, model.wireName),
+        model.capabilityOverrides,
+      );
+    },
+    models() {
+      const listed = new Map<string, ModelListing>();
+      const add = (id: string) => {
+        if (listed.has(id)) return;
+        const model = find(id);
+        if (model === undefined) return;
+        const listing: ModelListing = {
+          id: model.id,
+          provider: model.provider,
+          aliases: model.aliases,
+          configured: model.configured,
+          facts: this.facts(model),
+        };
+        if (model.tier !== undefined) listing.tier = model.tier;
+        listed.set(id, listing);
+      };
+      for (const id of exact.keys()) add(id);
+      for (const provider of slots.keys()) {
+        for (const wireName of Object.keys(bundledCatalog[provider] ?? {})) add(`${provider}:${wireName}`);
+      }
+      return [...listed.values()];
+    },
+    providers() {
+      return [...slots.values()].map((slot) => ({
+        name: slot.name,
+        api: slot.api.type,
+        configured: slot.missing === undefined,
+        ...(slot.missing === undefined ? {} : { missing: slot.missing }),
+      }));
+    },
+    async close() {
+      const open = [...slots.values()].filter((slot) => slot.adapter !== undefined);
+      await Promise.all(open.map((slot) => slot.adapter!.close()));
+      for (const slot of open) delete slot.adapter;
+    },
+  };
+}
+
+function createSlot(
+  name: string,
+  config: AdapterConfig,
+  apis: ApiTable,
+  env: Record<string, string | undefined>,
+): AdapterSlot {
+  const api = apis.get(config.type);
+  if (api === undefined) {
+    throw new TypeError(
+      `adapter "${name}": unknown type "${config.type}" (known: ${[...apis.keys()].join(', ')})`,
+    );
+  }
+  const keyOptions = {
+    name,
+    preset: config.preset,
+    quirks: config.quirks as Partial<ChatQuirks> | undefined,
+  };
+  const variables = config.api_key_env === undefined ? api.keyVariables(keyOptions) : [config.api_key_env];
+  let apiKey = config.api_key;
+  for (const variable of variables) {
+    if (apiKey !== undefined) break;
+    const value = env[variable];
+    if (value !== undefined && value.trim() !== '') apiKey = value;
+  }
+  const missing = apiKey === undefined && api.keyRequired(keyOptions) ? variables : undefined;
+  return { name, config, api, apiKey, missing };
+}
+
+/** The `AuthError` of an adapter whose key is missing. */
+export function notConfigured(slot: { name: string; missing?: readonly string[] }): AuthError {
+  const hint =
+    slot.missing === undefined || slot.missing.length === 0
+      ? 'configure an API key'
+      : `set ${slot.missing.join(' or ')}`;
+  return new AuthError({
+    message: `${slot.name} is not configured: ${hint}`,
+    provider: slot.name,
+    providerCode: 'not_configured',
+  });
+}
+
+function unknownModel(name: string, why: string): InvalidRequestError {
+  return new InvalidRequestError({
+    message: `unknown model "${name}": ${why}`,
+    providerCode: 'unknown_model',
+  });
+}

@@ -1,0 +1,280 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { StreamEvent } from '../core/events.ts';
+import { createMemoryLogger } from '../core/logger.ts';
+import { userText } from '../core/transcript.ts';
+import type { SwitchyardConfig } from '../registry/config.ts';
+import { createSwitchyard, type Switchyard } from '../switchyard.ts';
+import {
+  anthropicError,
+  type Emulator,
+  type EmulatorScript,
+  startEmulator,
+} from '../testing/emulator/index.ts';
+import { assertStreamInvariants } from '../testing/invariants.ts';
+import { routingDecision, routingDecisionOfError } from './decision.ts';
+
+let emulator: Emulator;
+let sy: Switchyard;
+let now = 0;
+
+beforeAll(async () => {
+  emulator = await startEmulator();
+});
+afterAll(async () => {
+  await emulator.close();
+});
+afterEach(async () => {
+  await sy?.close();
+});
+
+function front(models: SwitchyardConfig['models'] = {}, routing?: SwitchyardConfig['routing']): Switchyard {
+  const common = { max_retries: 0, api_key: 'test-key-routing' };
+  sy = createSwitchyard({
+    logger: createMemoryLogger(),
+    now: () => now,
+    config: {
+      builtins: false,
+      adapters: {
+        anthropic: { type: 'anthropic', base_url: `${emulator.url}/v1`, ...common },
+        openai: { type: 'openai', base_url: `${emulator.url}/v1`, ...common },
+        gemini: { type: 'gemini', base_url: `${emulator.url}/v1beta`, ...common },
+      },
+      models: {
+        'anthropic:claude-sonnet-4-5': {
+          aliases: ['primary'],
+          fallbacks: ['openai:gpt-4.1-mini', 'gemini:gemini-2.5-flash'],
+        },
+        ...models,
+      },
+      ...(routing === undefined ? {} : { routing }),
+    },
+  });
+  return sy;
+}
+
+const hello = { model: 'primary', transcript: [userText('Hello')] };
+const text = (value: string) => ({
+  type: 'scripted' as const,
+  content: [{ type: 'text' as const, text: value }],
+});
+const apisCalled = (from: number) => emulator.requests.slice(from).map((request) => request.api);
+
+describe('fallback on failures that warrant it', () => {
+  it.each([
+    ['429 rate limit', anthropicError(429, 'rate_limit_error', 'Rate limited'), 'rate_limit'],
+    ['529 overloaded', anthropicError(529, 'overloaded_error', 'Overloaded'), 'rate_limit'],
+    ['500 server error', anthropicError(500, 'api_error', 'Internal error'), 'server_error'],
+    [
+      'connection reset',
+      {
+        type: 'scripted' as const,
+        content: [{ type: 'text' as const, text: 'x' }],
+        fault: { disconnectAfterBytes: 5 },
+      },
+      'network',
+    ],
+  ] satisfies Array<[string, EmulatorScript, string]>)(
+    '%s → the next candidate serves, and the decision says why',
+    async (_name, failure, errorClass) => {
+      front();
+      const from = emulator.requests.length;
+      emulator.enqueue(failure);
+      emulator.enqueue(text('from openai'));
+      const reply = await sy.complete(hello);
+      expect(reply.text).toBe('from openai');
+      expect(reply.model).toBe('openai:gpt-4.1-mini');
+      expect(apisCalled(from)).toEqual(['anthropic-messages', 'openai-chat']);
+      const decision = routingDecision(reply)!;
+      expect(decision.served).toBe('openai:gpt-4.1-mini');
+      expect(
+        decision.attempts.map((attempt) => [attempt.model, attempt.outcome, attempt.errorClass]),
+      ).toEqual([
+        ['anthropic:claude-sonnet-4-5', 'failed', errorClass],
+        ['openai:gpt-4.1-mini', 'served', undefined],
+      ]);
+    },
+  );
+});
+
+describe('no fallback on invalid request or auth', () => {
+  it.each([
+    ['400 invalid request', anthropicError(400, 'invalid_request_error', 'messages: bad'), 'invalid_request'],
+    ['401 auth', anthropicError(401, 'authentication_error', 'invalid x-api-key'), 'auth'],
+  ] as const)('%s fails at once with the decision attached', async (_name, failure, errorClass) => {
+    front();
+    const from = emulator.requests.length;
+    emulator.enqueue(failure);
+    const error = await sy.complete(hello).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ errorClass });
+    expect(apisCalled(from)).toEqual(['anthropic-messages']);
+    expect(routingDecisionOfError(error)?.attempts).toEqual([
+      expect.objectContaining({ model: 'anthropic:claude-sonnet-4-5', outcome: 'failed', errorClass }),
+    ]);
+  });
+});
+
+describe('pre-dispatch skips', () => {
+  it('a candidate lacking a needed capability is skipped with the capability named', async () => {
+    front({
+      'anthropic:claude-sonnet-4-5': {
+        aliases: ['primary'],
+        fallbacks: ['openai:gpt-4.1-mini'],
+        capabilities: { tools: false },
+      },
+    });
+    const from = emulator.requests.length;
+    emulator.enqueue(text('with tools'));
+    const tools = [{ name: 'lookup', inputSchema: { type: 'object', properties: {} } }];
+    const reply = await sy.complete({ ...hello, tools });
+    expect(apisCalled(from)).toEqual(['openai-chat']);
+    expect(routingDecision(reply)?.attempts[0]).toEqual({
+      model: 'anthropic:claude-sonnet-4-5',
+      provider: 'anthropic',
+      outcome: 'skipped',
+      reason: 'lacks tools',
+    });
+  });
+
+  it('a context window smaller than the local estimate is skipped', async () => {
+    front({
+      'anthropic:claude-sonnet-4-5': {
+        aliases: ['primary'],
+        fallbacks: ['openai:gpt-4.1-mini'],
+        capabilities: { contextWindow: 100 },
+      },
+    });
+    emulator.enqueue(text('long'));
+    const reply = await sy.complete({ model: 'primary', transcript: [userText('word '.repeat(2000))] });
+    expect(routingDecision(reply)?.attempts[0]?.reason).toMatch(
+      /^context window 100 < estimated \d+ input tokens$/,
+    );
+    expect(reply.model).toBe('openai:gpt-4.1-mini');
+  });
+
+  it('when every candidate is skipped, the error lists each reason and nothing is sent', async () => {
+    front({ 'anthropic:claude-sonnet-4-5': { aliases: ['primary'], capabilities: { images: false } } });
+    const from = emulator.requests.length;
+    const image = {
+      type: 'media' as const,
+      modality: 'image' as const,
+      mimeType: 'image/png',
+      data: { type: 'base64' as const, data: 'iVBORw0KGgo=' },
+    };
+    const error = await sy
+      .complete({ model: 'primary', transcript: [{ kind: 'user', parts: [image] }] })
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ errorClass: 'invalid_request', providerCode: 'no_candidate' });
+    expect((error as Error).message).toContain('anthropic:claude-sonnet-4-5: lacks images');
+    expect(emulator.requests.length).toBe(from);
+  });
+});
+
+describe('context overflow fails over to a larger window only', () => {
+  it('skips a candidate whose window is not larger and serves from the larger one', async () => {
+    front({
+      'anthropic:claude-sonnet-4-5': {
+        aliases: ['primary'],
+        fallbacks: ['openai:gpt-4.1-mini', 'gemini:gemini-2.5-flash'],
+        capabilities: { contextWindow: 200_000 },
+      },
+      'openai:gpt-4.1-mini': { capabilities: { contextWindow: 128_000 } },
+      'gemini:gemini-2.5-flash': { capabilities: { contextWindow: 1_000_000 } },
+    });
+    const from = emulator.requests.length;
+    emulator.enqueue(
+      anthropicError(400, 'invalid_request_error', 'prompt is too long: 210000 tokens > 200000 maximum'),
+    );
+    emulator.enqueue(text('from gemini'));
+    const reply = await sy.complete(hello);
+    expect(reply.text).toBe('from gemini');
+    expect(apisCalled(from)).toEqual(['anthropic-messages', 'gemini']);
+    expect(
+      routingDecision(reply)?.attempts.map(
+        (attempt) => attempt.outcome + ':' + (attempt.errorClass ?? attempt.reason ?? ''),
+      ),
+    ).toEqual([
+      'failed:context_overflow',
+      'skipped:context window 128000 is not larger than 200000, which overflowed',
+      'served:',
+    ]);
+  });
+});
+
+describe('streams', () => {
+  it('a stream failing before its first event fails over; the consumer sees one clean stream', async () => {
+    front();
+    emulator.enqueue(anthropicError(529, 'overloaded_error', 'Overloaded'));
+    emulator.enqueue(text('streamed from openai'));
+    const events: StreamEvent[] = [];
+    for await (const event of sy.stream(hello)) events.push(event);
+    assertStreamInvariants(events);
+    expect(events.filter((event) => event.type === 'message-start')).toHaveLength(1);
+    expect(events[0]).toMatchObject({ type: 'message-start', provider: 'openai' });
+    const finish = events.at(-1);
+    expect(finish?.type).toBe('finish');
+    if (finish?.type !== 'finish') return;
+    expect(finish.response.usage.cost?.currency).toBe('USD');
+    expect(routingDecision(finish.response)?.attempts.map((attempt) => attempt.outcome)).toEqual([
+      'failed',
+      'served',
+    ]);
+  });
+
+  it('a stream failing after its first event does not fail over: finish(error), then the error', async () => {
+    front();
+    const from = emulator.requests.length;
+    emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'partial answer that is cut' }],
+      chunkSize: 4,
+      fault: { disconnectAfterEvents: 4 },
+    });
+    const events: StreamEvent[] = [];
+    const error = await (async () => {
+      for await (const event of sy.stream(hello)) events.push(event);
+    })().catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ errorClass: 'network' });
+    expect(apisCalled(from)).toEqual(['anthropic-messages']);
+    expect(events.some((event) => event.type === 'text-delta')).toBe(true);
+    assertStreamInvariants(events);
+    const finish = events.at(-1);
+    expect(finish?.type === 'finish' && finish.response.finishReason).toBe('error');
+    expect(routingDecisionOfError(error)?.attempts).toEqual([
+      expect.objectContaining({ outcome: 'failed', errorClass: 'network' }),
+    ]);
+  });
+
+  it('awaiting a stream gives the priced reply', async () => {
+    front();
+    emulator.enqueue(text('awaited'));
+    const reply = await sy.stream(hello);
+    expect(reply.text).toBe('awaited');
+    expect(reply.usage.cost?.amount).toBeGreaterThan(0);
+  });
+});
+
+describe('availability across calls', () => {
+  it('repeated failures open the circuit: the candidate is skipped without a call, then probed after the cooldown', async () => {
+    front({}, { failure_threshold: 2, cooldown_seconds: 30 });
+    now = 1_000_000;
+    for (let count = 0; count < 2; count++) {
+      emulator.enqueue(anthropicError(529, 'overloaded_error', 'Overloaded'));
+      emulator.enqueue(text('fallback'));
+      await sy.complete(hello);
+    }
+    expect(await sy.availability.state('model:anthropic:claude-sonnet-4-5')).toBe('open');
+    const from = emulator.requests.length;
+    emulator.enqueue(text('fallback while open'));
+    const skipped = await sy.complete(hello);
+    expect(apisCalled(from)).toEqual(['openai-chat']);
+    expect(routingDecision(skipped)?.attempts[0]).toMatchObject({
+      outcome: 'skipped',
+      reason: 'unavailable (open)',
+    });
+    now += 30_000;
+    emulator.enqueue(text('probe served'));
+    const probed = await sy.complete(hello);
+    expect(probed.model).toBe('anthropic:claude-sonnet-4-5');
+    expect(await sy.availability.state('model:anthropic:claude-sonnet-4-5')).toBe('closed');
+  });
+});

@@ -1,0 +1,419 @@
+/**
+ * The router: tries a model and its ordered fallbacks, skipping (with a reason) every candidate
+ * that is not configured, lacks a needed capability, has too small a context window or is
+ * unavailable; fails over on rate limit, overload, server error, network failure and context
+ * overflow (to a larger window), never on invalid request or auth; a stream fails over only
+ * before its first content event. Every response is priced and carries the routing decision.
+ */
+import type { CallOptions } from '../core/adapter.ts';
+import { AdapterError } from '../core/errors/adapter-error.ts';
+import type { ErrorClass } from '../core/errors/error-class.ts';
+import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
+import { EventStream } from '../core/event-stream.ts';
+import type { StreamEvent } from '../core/events.ts';
+import { createRequestId, type RequestId } from '../core/ids.ts';
+import type { Logger } from '../core/logger.ts';
+import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
+import type { Reply } from '../conversation/helpers.ts';
+import { textOf, toolCallsOf } from '../conversation/helpers.ts';
+import type { CallEvent, Observer } from '../observers/types.ts';
+import type { Pricer } from '../pricing/pricer.ts';
+import type { ModelFacts } from '../registry/model-facts.ts';
+import { notConfigured, type Registry, type ResolvedModel } from '../registry/registry.ts';
+import type { Availability } from './availability.ts';
+import { type CallNeeds, callNeeds, skipReason } from './candidates.ts';
+import { attachDecision, type RoutingDecision, routingMetadataKey } from './decision.ts';
+
+/** A request to the front door: a model name instead of an id; `maxOutputTokens` optional. */
+export interface RouteRequest extends Omit<CanonicalRequest, 'model' | 'maxOutputTokens'> {
+  /** An alias, a canonical `provider:name`, or a bare name served by a glob. */
+  model: string;
+  /** Default: the model's output limit, at most 4096. */
+  maxOutputTokens?: number;
+}
+
+/** Post-processes a reply before it is returned (e.g. output-schema validation). */
+export type ReplyHook = (reply: Reply, request: RouteRequest) => Reply;
+
+/** What the router needs. */
+export interface RouterContext {
+  registry: Registry;
+  availability: Availability;
+  pricer: Pricer;
+  observers: readonly Observer[];
+  logger: Logger;
+}
+
+const failoverClasses: ReadonlySet<ErrorClass> = new Set([
+  'rate_limit',
+  'server_error',
+  'network',
+  'context_overflow',
+]);
+const availabilityClasses: ReadonlySet<ErrorClass> = new Set(['rate_limit', 'server_error', 'network']);
+const defaultMaxOutput = 4096;
+
+/** One routing attempt's state shared by `complete` and `stream`. */
+interface Route {
+  request: RouteRequest;
+  requestId: RequestId;
+  decision: RoutingDecision;
+  candidates: ResolvedModel[];
+  needs: CallNeeds;
+  index: number;
+}
+
+/** Creates the router over a registry, availability state, pricer and observers. */
+export function createRouter(context: RouterContext) {
+  const { registry, availability, pricer } = context;
+  const candidateCache = new Map<string, ResolvedModel[]>();
+  const factsCache = new Map<string, ModelFacts>();
+
+  function candidatesOf(name: string): ResolvedModel[] {
+    let list = candidateCache.get(name);
+    if (list === undefined) {
+      const primary = registry.resolve(name);
+      list = [primary];
+      for (const fallback of primary.fallbacks) {
+        const model = registry.resolve(fallback);
+        if (!list.some((candidate) => candidate.id === model.id)) list.push(model);
+      }
+      candidateCache.set(name, list);
+    }
+    return list;
+  }
+
+  function factsOf(model: ResolvedModel): ModelFacts {
+    let facts = factsCache.get(model.id);
+    if (facts === undefined) {
+      facts = registry.facts(model);
+      factsCache.set(model.id, facts);
+    }
+    return facts;
+  }
+
+  function emit(event: CallEvent): void {
+    for (const observer of context.observers) {
+      try {
+        observer.onEvent(event);
+      } catch (error) {
+        context.logger.warn('an observer threw; ignored', { type: event.type, error: String(error) });
+      }
+    }
+  }
+
+  function startRoute(request: RouteRequest): Route {
+    const requestId = request.requestId ?? createRequestId();
+    const candidates = candidatesOf(request.model);
+    const decision: RoutingDecision = { requested: request.model, attempts: [] };
+    const needs = callNeeds({ ...request, model: candidates[0]!.id, maxOutputTokens: 1 });
+    return { request, requestId, decision, candidates, needs, index: 0 };
+  }
+
+  /** The next candidate that passes the pre-dispatch checks, or `undefined` when none is left. */
+  async function nextCandidate(
+    route: Route,
+  ): Promise<{ model: ResolvedModel; facts: ModelFacts } | undefined> {
+    while (route.index < route.candidates.length) {
+      const model = route.candidates[route.index++]!;
+      const facts = model.configured ? factsOf(model) : undefined;
+      let reason =
+        facts === undefined
+          ? 'not_configured'
+          : skipReason(model, facts, route.request, route.needs, registry);
+      if (reason === undefined) {
+        const admission = await availability.check(`model:${model.id}`);
+        const providerAdmission = admission.allowed
+          ? await availability.check(`provider:${model.provider}`)
+          : admission;
+        if (!providerAdmission.allowed) reason = `unavailable (${providerAdmission.state})`;
+      }
+      if (reason === undefined) return { model, facts: facts! };
+      route.decision.attempts.push({ model: model.id, provider: model.provider, outcome: 'skipped', reason });
+    }
+    return undefined;
+  }
+
+  function canonicalRequest(route: Route, model: ResolvedModel, facts: ModelFacts): CanonicalRequest {
+    const maxOutputTokens =
+      route.request.maxOutputTokens ?? Math.min(defaultMaxOutput, facts.maxOutputTokens || defaultMaxOutput);
+    // The adapter's own name prefixes the wire name (a config name such as `openai-r` may differ from it).
+    const adapterName = registry.adapter(model.provider).name;
+    return {
+      ...route.request,
+      requestId: route.requestId,
+      model: `${adapterName}:${model.wireName}`,
+      maxOutputTokens,
+    };
+  }
+
+  function callOptions(
+    route: Route,
+    model: ResolvedModel,
+    options: CallOptions,
+    retries: { count: number },
+  ): CallOptions {
+    return {
+      ...options,
+      onRetry: (info) => {
+        retries.count = info.attempt;
+        options.onRetry?.(info);
+        emit({
+          ...eventBase(route, model, retries.count),
+          type: 'call-retried',
+          errorClass: AdapterError.isInstance(info.error) ? info.error.errorClass : 'other',
+          delayMs: info.delayMs,
+        });
+      },
+    };
+  }
+
+  function eventBase(route: Route, model: ResolvedModel, retryCount: number) {
+    return {
+      requestId: route.requestId,
+      model: model.id,
+      provider: model.provider,
+      requested: route.request.model,
+      retryCount,
+      timestamp: Date.now(),
+    };
+  }
+
+  /** Records a failure; returns true when routing should go on to the next candidate. */
+  async function recordFailure(
+    route: Route,
+    model: ResolvedModel,
+    facts: ModelFacts,
+    error: unknown,
+    startedAt: number,
+    retryCount: number,
+  ): Promise<boolean> {
+    const classified = AdapterError.isInstance(error) ? error : undefined;
+    const errorClass: ErrorClass = classified?.errorClass ?? 'other';
+    if (availabilityClasses.has(errorClass)) {
+      await availability.failure(`model:${model.id}`, classified?.retryAfterSeconds);
+      await availability.failure(`provider:${model.provider}`, classified?.retryAfterSeconds);
+    }
+    if (errorClass === 'context_overflow')
+      route.needs.minContextWindow = Math.max(route.needs.minContextWindow, facts.contextWindow);
+    const fallback = failoverClasses.has(errorClass) && route.index < route.candidates.length;
+    const attempt = {
+      model: model.id,
+      provider: model.provider,
+      outcome: 'failed' as const,
+      reason: (error as Error)?.message ?? String(error),
+      errorClass,
+    };
+    route.decision.attempts.push(
+      classified?.status === undefined ? attempt : { ...attempt, status: classified.status },
+    );
+    emit({
+      ...eventBase(route, model, retryCount),
+      type: 'call-failed',
+      errorClass,
+      error: error instanceof Error ? error : new Error(String(error)),
+      durationMs: performance.now() - startedAt,
+      fallback,
+    });
+    return fallback;
+  }
+
+  /** Prices the response, attaches the decision, adds `text` / `toolCalls`. */
+  async function finalize(route: Route, model: ResolvedModel, response: CanonicalResponse): Promise<Reply> {
+    route.decision.served = model.id;
+    route.decision.attempts.push({ model: model.id, provider: model.provider, outcome: 'served' });
+    void availability.success(`model:${model.id}`);
+    void availability.success(`provider:${model.provider}`);
+    const cost = pricer.cost(response.model, response.usage, model.pricing, model.id);
+    const usage = cost === undefined ? response.usage : { ...response.usage, cost };
+    const metadata = { ...response.metadata, [routingMetadataKey]: route.decision as never };
+    return {
+      ...response,
+      usage,
+      metadata,
+      text: textOf(response.content),
+      toolCalls: toolCallsOf(response.content),
+    };
+  }
+
+  function noCandidate(route: Route): Error {
+    const attempts = route.decision.attempts;
+    const last = [...attempts].reverse().find((attempt) => attempt.outcome === 'failed');
+    const reasons = attempts.map((attempt) => `${attempt.model}: ${attempt.reason}`).join('; ');
+    const error =
+      attempts.length > 0 && attempts.every((attempt) => attempt.reason === 'not_configured')
+        ? notConfigured({ name: route.candidates[0]!.provider, missing: undefined })
+        : new InvalidRequestError({
+            message: `no model can take this request for "${route.request.model}": ${reasons}`,
+            providerCode: last === undefined ? 'no_candidate' : 'all_candidates_failed',
+          });
+    if (error.providerCode === 'not_configured') {
+      const slot = registry.providers().find((provider) => provider.name === route.candidates[0]!.provider);
+      const detailed = notConfigured({ name: route.candidates[0]!.provider, missing: slot?.missing });
+      attachDecision(detailed, route.decision);
+      return detailed;
+    }
+    attachDecision(error, route.decision);
+    return error;
+  }
+
+  async function complete(
+    request: RouteRequest,
+    options: CallOptions = {},
+    hook?: ReplyHook,
+  ): Promise<Reply> {
+    const route = startRoute(request);
+    for (;;) {
+      const next = await nextCandidate(route);
+      if (next === undefined) throw noCandidate(route);
+      const { model, facts } = next;
+      const retries = { count: 0 };
+      const startedAt = performance.now();
+      emit({ ...eventBase(route, model, 0), type: 'call-started', stream: false });
+      let response: CanonicalResponse;
+      try {
+        const adapter = registry.adapter(model.provider);
+        response = await adapter.complete(
+          canonicalRequest(route, model, facts),
+          callOptions(route, model, options, retries),
+        );
+      } catch (error) {
+        if (await recordFailure(route, model, facts, error, startedAt, retries.count)) continue;
+        attachDecision(error, route.decision);
+        throw error;
+      }
+      let reply = await finalize(route, model, response);
+      if (hook !== undefined) reply = hook(reply, request);
+      emit({
+        ...eventBase(route, model, retries.count),
+        type: 'call-completed',
+        response: reply,
+        durationMs: performance.now() - startedAt,
+      });
+      return reply;
+    }
+  }
+
+  function stream(
+    request: RouteRequest,
+    options: CallOptions = {},
+    hook?: ReplyHook,
+  ): EventStream<StreamEvent, Reply> {
+    let stop: (() => void) | undefined;
+    const out = new EventStream<StreamEvent, Reply>(() => stop?.());
+    void pump(request, options, out, hook, (handler) => (stop = handler));
+    return out;
+  }
+
+  async function pump(
+    request: RouteRequest,
+    options: CallOptions,
+    out: EventStream<StreamEvent, Reply>,
+    hook: ReplyHook | undefined,
+    onStop: (handler: () => void) => void,
+  ): Promise<void> {
+    let route: Route;
+    try {
+      route = startRoute(request);
+    } catch (error) {
+      out.fail(error);
+      return;
+    }
+    for (;;) {
+      const next = await nextCandidate(route);
+      if (next === undefined) return out.fail(noCandidate(route));
+      const outcome = await streamCandidate(route, next.model, next.facts, options, out, hook, onStop);
+      if (outcome !== 'fallback') return;
+    }
+  }
+
+  async function streamCandidate(
+    route: Route,
+    model: ResolvedModel,
+    facts: ModelFacts,
+    options: CallOptions,
+    out: EventStream<StreamEvent, Reply>,
+    hook: ReplyHook | undefined,
+    onStop: (handler: () => void) => void,
+  ): Promise<'done' | 'fallback'> {
+    const retries = { count: 0 };
+    const startedAt = performance.now();
+    emit({ ...eventBase(route, model, 0), type: 'call-started', stream: true });
+    const held: StreamEvent[] = [];
+    let committed = false;
+    let reply: Reply | undefined;
+    try {
+      const inner = registry
+        .adapter(model.provider)
+        .stream(canonicalRequest(route, model, facts), callOptions(route, model, options, retries));
+      const iterator = inner[Symbol.asyncIterator]();
+      onStop(() => void iterator.return?.());
+      for (;;) {
+        const step = await iterator.next();
+        if (step.done === true) break;
+        let event = step.value;
+        // A finish(error) is held: the adapter throws right after it, and the catch decides.
+        if (event.type === 'finish' && event.response.finishReason === 'error') {
+          held.push(event);
+          continue;
+        }
+        if (!committed) {
+          if (event.type === 'message-start' || event.type === 'usage') {
+            held.push(event);
+            continue;
+          }
+          committed = true;
+          emit({
+            ...eventBase(route, model, retries.count),
+            type: 'call-first-chunk',
+            latencyMs: performance.now() - startedAt,
+          });
+          for (const early of held) out.push(early);
+          held.length = 0;
+        }
+        if (event.type === 'finish') {
+          reply = await finalize(route, model, event.response);
+          if (hook !== undefined) reply = hook(reply, route.request);
+          // The priced usage goes out as the last usage event too (the last one wins).
+          if (reply.usage.cost !== undefined) out.push({ type: 'usage', usage: reply.usage });
+          event = { type: 'finish', response: reply };
+        }
+        out.push(event);
+      }
+    } catch (error) {
+      if (!committed && (await recordFailure(route, model, facts, error, startedAt, retries.count)))
+        return 'fallback';
+      if (committed) await recordFailure(route, model, facts, error, startedAt, retries.count);
+      attachDecision(error, route.decision);
+      for (const early of held)
+        out.push(
+          early.type === 'finish'
+            ? { type: 'finish', response: withDecision(early.response, route.decision) }
+            : early,
+        );
+      out.fail(error);
+      return 'done';
+    }
+    if (reply === undefined) {
+      out.fail(new Error(`${model.provider}: the stream ended without a finish event`));
+      return 'done';
+    }
+    emit({
+      ...eventBase(route, model, retries.count),
+      type: 'call-completed',
+      response: reply,
+      durationMs: performance.now() - startedAt,
+    });
+    out.end(reply);
+    return 'done';
+  }
+
+  return { complete, stream, candidates: candidatesOf, facts: factsOf };
+}
+
+function withDecision(response: CanonicalResponse, decision: RoutingDecision): CanonicalResponse {
+  return { ...response, metadata: { ...response.metadata, [routingMetadataKey]: decision as never } };
+}
+
+/** The router's interface. */
+export type Router = ReturnType<typeof createRouter>;

@@ -1,0 +1,132 @@
+/**
+ * `createSwitchyard()`: the front door. One client that takes a model name, knows every model,
+ * prices every call and falls back when a provider fails.
+ */
+import type { CallOptions } from './core/adapter.ts';
+import { type Logger, consoleLogger } from './core/logger.ts';
+import {
+  Conversation,
+  type ConversationSettings,
+  type ConversationSnapshot,
+} from './conversation/conversation.ts';
+import type { Reply } from './conversation/helpers.ts';
+import { Turn } from './conversation/turn.ts';
+import type { Observer } from './observers/types.ts';
+import { createPriceTable, type PriceTable } from './pricing/price-table.ts';
+import { createPricer } from './pricing/pricer.ts';
+import { type ApiTable, defaultApis } from './registry/apis.ts';
+import { loadConfigFile, parseConfig, type SwitchyardConfig } from './registry/config.ts';
+import type { ModelFacts } from './registry/model-facts.ts';
+import { createRegistry, type ModelListing, type ResolvedModel } from './registry/registry.ts';
+import { Availability, type AvailabilityPolicy, type StateStore } from './routing/availability.ts';
+import { createRouter, type RouteRequest } from './routing/router.ts';
+
+/** Options of {@link createSwitchyard}. */
+export interface SwitchyardOptions {
+  /** A path to a YAML (or JSON) config file, or the same structure as an object. Default: the bundled providers only. */
+  config?: string | SwitchyardConfig;
+  /** Where API keys are read (default `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** A custom fetch for every adapter (proxies, cassettes, tests). */
+  fetch?: typeof fetch;
+  /** Where warnings go (default: JSON lines on stderr). */
+  logger?: Logger;
+  /** Receive call lifecycle events (started, retried, first chunk, completed, failed). */
+  observers?: Observer[];
+  /** Availability state (default: in memory). */
+  stateStore?: StateStore;
+  /** The clock of the availability state machine (ms since epoch). */
+  now?: () => number;
+  /** The API table adapters are created from (default: the built-ins plus `registerApi` additions). */
+  apis?: ApiTable;
+  /** The price table (default: the bundled snapshot with the config's `pricing:` overrides). */
+  prices?: PriceTable;
+}
+
+/** A resolved model with its merged facts. */
+export interface ModelDescription extends ResolvedModel {
+  facts: ModelFacts;
+}
+
+/** The front door; see {@link createSwitchyard}. */
+export interface Switchyard {
+  /** Streams one call: iterate for events, or await for the reply. */
+  stream(request: RouteRequest, options?: CallOptions): Turn;
+  /** One call, resolved with the whole reply (priced, with its routing decision in metadata). */
+  complete(request: RouteRequest, options?: CallOptions): Promise<Reply>;
+  /** A stateful conversation; `sy.conversation.fromJSON(snapshot)` restores a saved one. */
+  conversation: ((settings: ConversationSettings) => Conversation) & {
+    fromJSON(snapshot: ConversationSnapshot): Conversation;
+  };
+  /** Every model known: config entries and the catalog models of every adapter, with facts and status. */
+  models(): ModelListing[];
+  /** What a name resolves to (exact id, then alias, then glob), with the model's facts. */
+  resolve(name: string): ModelDescription;
+  /** The adapters, with `configured: false` (and the variables to set) where the key is missing. */
+  providers(): Array<{ name: string; api: string; configured: boolean; missing?: readonly string[] }>;
+  /** The availability state machine (per `provider:<name>` and `model:<id>`). */
+  readonly availability: Availability;
+  readonly prices: PriceTable;
+  /** Closes every adapter created so far. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates the front door. With no options it knows every built-in provider and preset, reads keys
+ * from the environment, and serves aliases such as `sonnet`, canonical ids such as
+ * `openai:gpt-5-mini` and bare names such as `gemini-2.5-flash`.
+ *
+ * @example
+ * const sy = createSwitchyard();
+ * const reply = await sy.complete({ model: 'sonnet', transcript: [userText('Hello!')] });
+ * console.log(reply.text, reply.usage.cost);
+ */
+export function createSwitchyard(options: SwitchyardOptions = {}): Switchyard {
+  const config =
+    typeof options.config === 'string' ? loadConfigFile(options.config) : parseConfig(options.config ?? {});
+  const logger = options.logger ?? consoleLogger;
+  const registry = createRegistry({
+    config,
+    apis: options.apis ?? defaultApis,
+    env: options.env ?? process.env,
+    fetch: options.fetch,
+    logger,
+  });
+  const prices = options.prices ?? createPriceTable({ overrides: config.pricing });
+  const policy: Partial<AvailabilityPolicy> = {};
+  if (config.routing?.failure_threshold !== undefined)
+    policy.failureThreshold = config.routing.failure_threshold;
+  if (config.routing?.cooldown_seconds !== undefined)
+    policy.cooldownMs = config.routing.cooldown_seconds * 1000;
+  if (config.routing?.long_retry_after_seconds !== undefined)
+    policy.longRetryAfterMs = config.routing.long_retry_after_seconds * 1000;
+  const availability = new Availability({ store: options.stateStore, policy, now: options.now });
+  const router = createRouter({
+    registry,
+    availability,
+    pricer: createPricer(prices, logger),
+    observers: options.observers ?? [],
+    logger,
+  });
+
+  const sender = (request: RouteRequest, callOptions: CallOptions, onReply: (reply: Reply) => Reply) =>
+    new Turn(router.stream(request, callOptions, onReply));
+  const conversation = Object.assign((settings: ConversationSettings) => new Conversation(sender, settings), {
+    fromJSON: (snapshot: ConversationSnapshot) => new Conversation(sender, snapshot.settings, snapshot),
+  });
+
+  return {
+    stream: (request, callOptions) => new Turn(router.stream(request, callOptions)),
+    complete: (request, callOptions) => router.complete(request, callOptions),
+    conversation,
+    models: () => registry.models(),
+    resolve(name) {
+      const model = registry.resolve(name);
+      return { ...model, facts: router.facts(model) };
+    },
+    providers: () => registry.providers(),
+    availability,
+    prices,
+    close: () => registry.close(),
+  };
+}

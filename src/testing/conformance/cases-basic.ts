@@ -1,0 +1,175 @@
+/** Conformance cases: text, tool calls, tool-id round trip, reasoning, capability fail-cleanly. */
+import assert from 'node:assert/strict';
+import { accumulateResponse } from '../../core/accumulator.ts';
+import type { Item } from '../../core/transcript.ts';
+import { collectStream } from '../collect.ts';
+import type { EmulatorApi, EmulatorScript } from '../emulator/types.ts';
+import { assertStreamInvariants } from '../invariants.ts';
+import { assertFields, finishOf, rejection, withoutMetadata } from './assertions.ts';
+import type { SuiteCase } from './types.ts';
+
+const textScript = (api: EmulatorApi): EmulatorScript => ({
+  type: 'scripted',
+  api,
+  content: [{ type: 'text', text: 'Hello there, how can I help?' }],
+  usage: { input: 11, output: 7 },
+});
+
+/** The id the emulator issues in the tool-id case: valid under every provider's id rule (9 alphanumerics). */
+const issuedToolId = 'Abc123xyz';
+
+export const basicCases: SuiteCase[] = [
+  {
+    name: 'text',
+    title: 'streams text under the stream contract, and complete() returns the same response',
+    async run({ adapter, emulator, logger, options, request }) {
+      emulator.enqueue(textScript(options.api));
+      const { events, error } = await collectStream(adapter.stream(request()));
+      assert.equal(error, undefined);
+      assertStreamInvariants(events);
+      const streamed = finishOf(events);
+      assert.deepEqual(withoutMetadata(streamed.content), [
+        { type: 'text', text: 'Hello there, how can I help?' },
+      ]);
+      assert.equal(streamed.finishReason, 'completed');
+      if (streamed.metadata?.['switchyard.usage_estimated'] === true) {
+        // A host that sends stream usage only in ways the emulator cannot know: estimated, with a WARN.
+        assert.ok(streamed.usage.input > 0 && streamed.usage.output > 0);
+        assert.ok(logger.entries.some((entry) => entry.message.includes('no usage')));
+      } else {
+        assertFields(streamed.usage, { input: 11, output: 7 }, 'streamed usage');
+      }
+      assert.deepEqual(await accumulateResponse(events), streamed);
+      emulator.enqueue(textScript(options.api));
+      const completed = await adapter.complete(request());
+      assert.deepEqual(withoutMetadata(completed.content), withoutMetadata(streamed.content));
+      assert.equal(completed.finishReason, streamed.finishReason);
+      assertFields(completed.usage, { input: 11, output: 7 }, 'complete() usage');
+      assert.equal(completed.provider, adapter.name);
+    },
+  },
+  {
+    name: 'tool-call',
+    title: 'streams a tool call: raw fragments, parsed input, finish reason tool-call, canonical id',
+    applies: (declared) => declared.tools,
+    async run({ adapter, emulator, options, request }) {
+      const input = {
+        city: 'Paris',
+        days: 3,
+        options: { units: 'metric', include: ['wind', 'rain'] },
+        exact: true,
+        note: null,
+      };
+      emulator.enqueue({
+        type: 'scripted',
+        api: options.api,
+        content: [{ type: 'tool-call', name: 'get_weather', input }],
+        chunkSize: 5,
+      });
+      const tools = [{ name: 'get_weather', inputSchema: { type: 'object' } }];
+      const { events, error } = await collectStream(adapter.stream(request({ tools })));
+      assert.equal(error, undefined);
+      assertStreamInvariants(events);
+      const response = finishOf(events);
+      assert.equal(response.finishReason, 'tool-call');
+      const call = response.content.find((part) => part.type === 'tool-call');
+      assert.ok(call?.type === 'tool-call', 'a tool-call part');
+      assertFields(call, { name: 'get_weather', input }, 'tool call');
+      assert.match(call.id, /^tu_/);
+      const fragments = events.flatMap((event) => (event.type === 'tool-call-delta' ? [event.delta] : []));
+      if (fragments.length > 0) assert.deepEqual(JSON.parse(fragments.join('')), input);
+    },
+  },
+  {
+    name: 'tool-id-round-trip',
+    title: 'tool-id round trip: the next request carries the id the provider issued, never the canonical id',
+    applies: (declared) => declared.tools,
+    async run({ adapter, emulator, options, request }) {
+      const session = adapter.startSession();
+      emulator.enqueue({
+        type: 'scripted',
+        api: options.api,
+        content: [{ type: 'tool-call', id: issuedToolId, name: 'lookup', input: { q: 'x' } }],
+      });
+      const tools = [{ name: 'lookup', inputSchema: { type: 'object' } }];
+      const first = await adapter.stream(request({ tools }), { session }).result();
+      const call = first.content.find((part) => part.type === 'tool-call');
+      assert.ok(call?.type === 'tool-call', 'a tool-call part');
+      emulator.enqueue({ type: 'scripted', api: options.api, content: [{ type: 'text', text: 'done' }] });
+      const transcript: Item[] = [
+        ...request().transcript,
+        { kind: 'assistant', parts: first.content },
+        {
+          kind: 'tool',
+          parts: [
+            {
+              type: 'tool-result',
+              callId: call.id,
+              name: 'lookup',
+              output: { type: 'text', text: 'found' },
+              isError: false,
+            },
+          ],
+        },
+      ];
+      const second = await adapter.complete(request({ tools, transcript }), { session });
+      assert.deepEqual(withoutMetadata(second.content), [{ type: 'text', text: 'done' }]);
+      // Expected from the wire, not from the adapter's own id map: the id the emulator issued.
+      const wireBody = JSON.stringify(emulator.requests.at(-1)?.body);
+      assert.ok(!wireBody.includes(call.id), 'the canonical id must not reach the wire');
+      // Gemini responses carry no call ids; the other protocols must send back the one issued.
+      if (options.api !== 'gemini') assert.ok(wireBody.includes(issuedToolId), 'the issued id goes back');
+    },
+  },
+  {
+    name: 'reasoning',
+    title: 'streams reasoning before text',
+    applies: (declared) => declared.reasoning,
+    async run({ adapter, emulator, options, request }) {
+      emulator.enqueue({
+        type: 'scripted',
+        api: options.api,
+        content: [
+          { type: 'reasoning', text: 'Let me think.', signature: 'sig-abc' },
+          { type: 'text', text: 'Answer.' },
+        ],
+      });
+      const { events } = await collectStream(
+        adapter.stream(request({ reasoning: { budgetTokens: 1024 }, maxOutputTokens: 4096 })),
+      );
+      assertStreamInvariants(events);
+      const response = finishOf(events);
+      assertFields(response.content[0], { type: 'reasoning', text: 'Let me think.' }, 'first part');
+      assert.deepEqual(withoutMetadata(response.content).at(-1), { type: 'text', text: 'Answer.' });
+    },
+  },
+  {
+    name: 'capability-fail-cleanly',
+    title: 'capability fail-cleanly: a request needing an undeclared capability never reaches the wire',
+    async run({ adapter, emulator, declared, request }) {
+      assert.ok(declared.contextWindow > 0, 'declares a context window');
+      assert.ok(declared.maxOutputTokens > 0, 'declares a maximum output');
+      const before = emulator.requests.length;
+      const invalid = await rejection(adapter.complete(request({ maxOutputTokens: 0 })), 'maxOutputTokens 0');
+      assertFields(invalid, { errorClass: 'invalid_request' }, 'maxOutputTokens 0');
+      if (!declared.images) {
+        const transcript: Item[] = [
+          {
+            kind: 'user',
+            parts: [
+              {
+                type: 'media',
+                modality: 'image',
+                mimeType: 'image/png',
+                data: { type: 'uri', uri: 'https://example.com/a.png' },
+              },
+            ],
+          },
+        ];
+        const error = await rejection(adapter.complete(request({ transcript })), 'an undeclared image');
+        assertFields(error, { providerCode: 'unsupported_capability' }, 'an undeclared image');
+      }
+      assert.equal(emulator.requests.length, before, 'nothing reached the wire');
+    },
+  },
+];

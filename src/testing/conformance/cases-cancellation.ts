@@ -1,0 +1,103 @@
+/** Conformance cases: cancellation by signal, by request id, by the consumer, and before the start. */
+import assert from 'node:assert/strict';
+import { createRequestId } from '../../core/ids.ts';
+import type { StreamEvent } from '../../core/events.ts';
+import type { EmulatorApi, EmulatorScript } from '../emulator/types.ts';
+import { assertStreamInvariants } from '../invariants.ts';
+import { assertFields, errorClassOf, finishOf, firstText, rejection } from './assertions.ts';
+import type { SuiteCase } from './types.ts';
+
+/** A text answer streamed in small pieces that stalls (the socket stays open) after a few events. */
+function stalledText(api: EmulatorApi): EmulatorScript {
+  return {
+    type: 'scripted',
+    api,
+    content: [{ type: 'text', text: 'This sentence is long enough to be streamed in several pieces.' }],
+    chunkSize: 4,
+    // Responses streams open with four lifecycle events before the first delta.
+    fault: { stallAfterEvents: api === 'openai-responses' ? 8 : 4 },
+  };
+}
+
+export const cancellationCases: SuiteCase[] = [
+  {
+    name: 'cancel-signal',
+    title: "the caller's signal aborting mid-stream finishes cancelled with the partial content",
+    async run({ adapter, emulator, options, request }) {
+      emulator.enqueue(stalledText(options.api));
+      const controller = new AbortController();
+      const events: StreamEvent[] = [];
+      for await (const event of adapter.stream(request(), { signal: controller.signal })) {
+        events.push(event);
+        if (event.type === 'text-delta') controller.abort();
+      }
+      assertStreamInvariants(events);
+      const response = finishOf(events);
+      assert.equal(response.finishReason, 'cancelled');
+      assert.ok(firstText(response).length > 0, 'the text received is kept');
+    },
+  },
+  {
+    name: 'cancel-request-id',
+    title: 'cancel(requestId) mid tool call closes the call with what arrived; cancel reports true once',
+    applies: (declared) => declared.tools,
+    async run({ adapter, emulator, options, request }) {
+      // Slow events, no stall: an adapter that ignores cancel() simply completes and fails the checks.
+      emulator.enqueue({
+        type: 'scripted',
+        api: options.api,
+        content: [
+          { type: 'text', text: 'Let me check.' },
+          { type: 'tool-call', name: 'get_weather', input: { city: 'Paris', days: [1, 2, 3, 4, 5, 6, 7] } },
+        ],
+        chunkSize: 4,
+        fault: { dripMs: 15 },
+      });
+      const requestId = createRequestId();
+      const tools = [{ name: 'get_weather', inputSchema: { type: 'object' } }];
+      const stream = adapter.stream(request({ requestId, tools }));
+      const events: StreamEvent[] = [];
+      const cancelled: boolean[] = [];
+      for await (const event of stream) {
+        events.push(event);
+        if (cancelled.length === 0 && event.type === 'tool-call-delta')
+          cancelled.push(adapter.cancel(requestId));
+      }
+      cancelled.push(adapter.cancel(requestId));
+      assert.deepEqual(cancelled, [true, false]);
+      assertStreamInvariants(events);
+      const response = finishOf(events);
+      assert.equal(response.finishReason, 'cancelled');
+      assertFields(response.content[0], { type: 'text', text: 'Let me check.' }, 'the text before the call');
+      const call = response.content.find((part) => part.type === 'tool-call');
+      assertFields(call, { type: 'tool-call', name: 'get_weather' }, 'the call cut short');
+      assert.equal((await stream.result()).finishReason, 'cancelled');
+    },
+  },
+  {
+    name: 'cancel-consumer-break',
+    title: 'a consumer that stops iterating cancels the request',
+    async run({ adapter, emulator, options, request }) {
+      emulator.enqueue(stalledText(options.api));
+      const stream = adapter.stream(request());
+      for await (const event of stream) {
+        if (event.type === 'text-delta') break;
+      }
+      assert.equal((await stream.result()).finishReason, 'cancelled');
+    },
+  },
+  {
+    name: 'cancel-before-start',
+    title: 'an already aborted signal fails as cancelled before any request; unknown ids cancel nothing',
+    async run({ adapter, emulator, request }) {
+      const before = emulator.requests.length;
+      const error = await rejection(
+        adapter.complete(request(), { signal: AbortSignal.abort() }),
+        'an aborted signal',
+      );
+      assert.equal(errorClassOf(error), 'cancelled');
+      assert.equal(emulator.requests.length, before, 'nothing reached the wire');
+      assert.equal(adapter.cancel('no-such-request'), false);
+    },
+  },
+];

@@ -1,0 +1,97 @@
+/** Conformance cases: every error class, and statuses whose body says little or nothing. */
+import assert from 'node:assert/strict';
+import type { ErrorClass } from '../../core/errors/error-class.ts';
+import { collectStream } from '../collect.ts';
+import { protocolError, responseErrorClasses } from '../emulator/protocol-errors.ts';
+import type { EmulatorApi, JsonScript } from '../emulator/types.ts';
+import { assertStreamInvariants } from '../invariants.ts';
+import { errorClassOf, finishOf, rejection } from './assertions.ts';
+import type { SuiteCase } from './types.ts';
+
+/** A port nothing listens on (connection refused). */
+const closedPort = 'http://127.0.0.1:1';
+
+const bodyClassCases: SuiteCase[] = responseErrorClasses.map((errorClass) => ({
+  name: 'error-classes',
+  title: `classifies the protocol's ${errorClass} response, streamed and complete()`,
+  async run({ adapter, emulator, options, request }) {
+    emulator.enqueue(protocolError(options.api, errorClass));
+    const { events, error } = await collectStream(adapter.stream(request()));
+    assert.equal(errorClassOf(error), errorClass);
+    assert.equal((error as { provider?: string }).provider, adapter.name);
+    assertStreamInvariants(events);
+    assert.equal(finishOf(events).finishReason, 'error');
+    emulator.enqueue(protocolError(options.api, errorClass));
+    assert.equal(errorClassOf(await rejection(adapter.complete(request()), errorClass)), errorClass);
+  },
+}));
+
+const otherClassCases: SuiteCase[] = [
+  {
+    name: 'error-classes',
+    title: 'classifies a refused connection as network',
+    async run({ createAdapter, request }) {
+      const error = await rejection(createAdapter({}, closedPort).complete(request()), 'network');
+      assert.equal(errorClassOf(error), 'network');
+    },
+  },
+  {
+    name: 'error-classes',
+    title: 'classifies a connection dropped mid-body as network',
+    async run({ adapter, emulator, options, request }) {
+      emulator.enqueue({
+        type: 'scripted',
+        api: options.api,
+        content: [{ type: 'text', text: 'cut short before the end of the body' }],
+        fault: { disconnectAfterBytes: 10 },
+      });
+      assert.equal(errorClassOf(await rejection(adapter.complete(request()), 'dropped')), 'network');
+    },
+  },
+  {
+    name: 'error-classes',
+    title: 'classifies an unexpected status as other',
+    async run({ adapter, emulator, request }) {
+      emulator.enqueue({ type: 'json', status: 399, body: 'unexpected status' });
+      assert.equal(errorClassOf(await rejection(adapter.complete(request()), 'status 399')), 'other');
+    },
+  },
+];
+
+/** Statuses with an empty, HTML or foreign body: the status alone decides. */
+function statusEdgeCases(api: EmulatorApi): Array<[string, JsonScript, ErrorClass]> {
+  // Anthropic documents 529 as `overloaded_error`: back off like a rate limit. Elsewhere a 5xx.
+  const overloaded: ErrorClass = api === 'anthropic-messages' ? 'rate_limit' : 'server_error';
+  return [
+    ['413, empty body', { type: 'json', status: 413, body: '' }, 'context_overflow'],
+    [
+      '413, HTML',
+      { type: 'json', status: 413, body: '<html>413 Request Entity Too Large</html>' },
+      'context_overflow',
+    ],
+    ['429, empty body', { type: 'json', status: 429, body: '' }, 'rate_limit'],
+    ['429, foreign JSON', { type: 'json', status: 429, body: { message: 'slow down' } }, 'rate_limit'],
+    ['401, plain text', { type: 'json', status: 401, body: 'Unauthorized' }, 'auth'],
+    ['401, empty body', { type: 'json', status: 401, body: '' }, 'auth'],
+    ['403, empty body', { type: 'json', status: 403, body: '' }, 'auth'],
+    ['503, HTML', { type: 'json', status: 503, body: '<html>Service Unavailable</html>' }, 'server_error'],
+    ['529, empty body', { type: 'json', status: 529, body: '' }, overloaded],
+    ['404, empty body', { type: 'json', status: 404, body: '' }, 'invalid_request'],
+  ];
+}
+
+const edgeCases: SuiteCase[] = [
+  {
+    name: 'status-edge-cases',
+    title: 'classifies statuses whose body is empty, HTML or foreign by the status alone',
+    async run({ adapter, emulator, options, request }) {
+      for (const [label, script, errorClass] of statusEdgeCases(options.api)) {
+        emulator.enqueue(script);
+        const error = await rejection(adapter.complete(request()), label);
+        assert.deepEqual([label, errorClassOf(error)], [label, errorClass]);
+      }
+    },
+  },
+];
+
+export const errorCases: SuiteCase[] = [...bodyClassCases, ...otherClassCases, ...edgeCases];

@@ -1,0 +1,12 @@
+/** The public conformance kit: `runAdapterSuite` and its types (see README, "Conformance kit"). */
+export { registeredCases, runAdapterSuite, suiteCases } from './run-adapter-suite.ts';
+export {
+  type AdapterSuiteOptions,
+  type AdapterSuiteSettings,
+  type MemoryLogger,
+  type SuiteCase,
+  type SuiteCaseName,
+  type SuiteContext,
+  suiteCaseNames,
+  type TestHarness,
+} from './types.ts';

@@ -1,0 +1,205 @@
+/**
+ * OpenAI Responses request rules, with the server-side state they depend on: stored responses
+ * (`previous_response_id` chains) and conversations. The errors are OpenAI's own bodies.
+ */
+import { openaiError } from '../errors.ts';
+import type { ResponsePlan } from '../frames.ts';
+import type { JsonScript, RecordedRequest } from '../types.ts';
+
+/** What the server holds for one stored response or conversation: item ids and function-call ids. */
+export interface HeldItems {
+  /** The response this one continued (`previous_response_id`). */
+  previous?: string;
+  items: Set<string>;
+  callIds: Set<string>;
+}
+
+/** The emulator's Responses state: stored responses and conversations by id. */
+export interface ResponsesStore {
+  responses: Map<string, HeldItems>;
+  conversations: Map<string, HeldItems>;
+}
+
+/** An empty store. */
+export function createResponsesStore(): ResponsesStore {
+  return { responses: new Map(), conversations: new Map() };
+}
+
+type InputItem = Record<string, unknown> | null;
+
+function bodyOf(request: RecordedRequest): Record<string, unknown> | undefined {
+  return typeof request.body === 'object' && request.body !== null
+    ? (request.body as Record<string, unknown>)
+    : undefined;
+}
+
+/** Everything a `previous_response_id` chain (or a conversation) holds. */
+function heldBy(store: ResponsesStore, body: Record<string, unknown>): HeldItems {
+  const held: HeldItems = { items: new Set(), callIds: new Set() };
+  const add = (entry: HeldItems | undefined) => {
+    for (const id of entry?.items ?? []) held.items.add(id);
+    for (const id of entry?.callIds ?? []) held.callIds.add(id);
+  };
+  let id = typeof body.previous_response_id === 'string' ? body.previous_response_id : undefined;
+  for (let depth = 0; id !== undefined && depth < 10_000; depth++) {
+    const entry = store.responses.get(id);
+    add(entry);
+    id = entry?.previous;
+  }
+  if (typeof body.conversation === 'string') add(store.conversations.get(body.conversation));
+  return held;
+}
+
+const notFoundSuffix =
+  ' Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.';
+
+/** A follower of a reasoning item: the output item it produced (not a user turn, not a tool output). */
+function followsReasoning(item: InputItem | undefined): boolean {
+  if (item === undefined || item === null) return false;
+  if (item.type === 'function_call_output' || item.type === 'reasoning') return false;
+  if (item.type === 'message' || item.type === undefined) return item.role === 'assistant';
+  return true;
+}
+
+/** The reasoning and item-reference rules: a stored item, or one carried whole with its follower. */
+function checkStoredItem(
+  input: InputItem[],
+  index: number,
+  held: HeldItems,
+  store: ResponsesStore,
+  stored: boolean,
+): JsonScript | undefined {
+  const item = input[index];
+  const id = String(item?.id);
+  const isKnown = [...store.responses.values()].some((entry) => entry.items.has(id)) || held.items.has(id);
+  if (
+    item?.type === 'item_reference' ||
+    (item?.type === 'reasoning' && typeof item.encrypted_content !== 'string')
+  ) {
+    if (!stored || !isKnown)
+      return openaiError(404, `Item with id '${id}' not found.${stored ? '' : notFoundSuffix}`, {
+        param: 'input',
+      });
+  }
+  if (item?.type === 'reasoning' && !followsReasoning(input[index + 1])) {
+    return openaiError(
+      400,
+      `Item '${id}' of type 'reasoning' was provided without its required following item.`,
+      {
+        param: 'input',
+      },
+    );
+  }
+  return undefined;
+}
+
+/**
+ * Checks a Responses request:
+ * - `previous_response_id` names a stored response (else 400 `previous_response_not_found`), and is
+ *   not combined with `conversation`;
+ * - no input item repeats an id the input or the server already holds (`Duplicate item found`);
+ * - a reasoning item without `encrypted_content` (or an `item_reference`) names a stored item — with
+ *   `store: false` nothing is stored (404 `Item with id … not found`);
+ * - a reasoning item is followed by the item it produced;
+ * - every `function_call_output` answers a `function_call` in the input or held by the server.
+ */
+export function checkResponsesRequest(
+  request: RecordedRequest,
+  store: ResponsesStore,
+): JsonScript | undefined {
+  const body = bodyOf(request);
+  if (body === undefined) return undefined;
+  const previous = body.previous_response_id;
+  if (typeof previous === 'string' && body.conversation !== undefined) {
+    return openaiError(
+      400,
+      "Mutually exclusive parameters: Ensure you are only providing one of: 'previous_response_id' or 'conversation'.",
+      { param: 'previous_response_id', code: 'mutually_exclusive_parameters' },
+    );
+  }
+  if (typeof previous === 'string' && !store.responses.has(previous)) {
+    return openaiError(400, `Previous response with id '${previous}' not found.`, {
+      param: 'previous_response_id',
+      code: 'previous_response_not_found',
+    });
+  }
+  if (!Array.isArray(body.input)) return undefined;
+  const input = body.input as InputItem[];
+  const held = heldBy(store, body);
+  const seen = new Set<string>();
+  const calls = new Set(held.callIds);
+  for (const [index, item] of input.entries()) {
+    if (typeof item?.id === 'string' && item.type !== 'item_reference') {
+      if (seen.has(item.id) || held.items.has(item.id)) {
+        return openaiError(
+          400,
+          `Duplicate item found with id ${item.id}. Remove duplicate items from your input and try again.`,
+          { param: 'input' },
+        );
+      }
+      seen.add(item.id);
+    }
+    const stored = checkStoredItem(input, index, held, store, body.store !== false);
+    if (stored !== undefined) return stored;
+    if (item?.type === 'function_call') calls.add(String(item.call_id));
+    if (item?.type === 'function_call_output' && !calls.has(String(item.call_id))) {
+      return openaiError(
+        400,
+        `No tool call found for function call output with call_id ${String(item.call_id)}.`,
+        {
+          param: 'input',
+        },
+      );
+    }
+  }
+  return undefined;
+}
+
+/** The `response` object a plan carries: the whole body, or the terminal event of a stream. */
+function responseOf(plan: ResponsePlan): Record<string, unknown> | undefined {
+  try {
+    if (plan.body.kind === 'whole') return JSON.parse(plan.body.text) as Record<string, unknown>;
+    if (plan.body.kind !== 'frames') return undefined;
+    for (const frame of plan.body.frames) {
+      if ('raw' in frame) continue;
+      const event = JSON.parse(frame.data) as { type?: string; response?: Record<string, unknown> };
+      if (event.type === 'response.completed' || event.type === 'response.incomplete') return event.response;
+    }
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
+function collect(items: unknown, into: HeldItems): void {
+  if (!Array.isArray(items)) return;
+  for (const item of items as InputItem[]) {
+    if (typeof item?.id === 'string') into.items.add(item.id);
+    if (item?.type === 'function_call' && typeof item.call_id === 'string') into.callIds.add(item.call_id);
+  }
+}
+
+/**
+ * Remembers what a served response left on the server: with `store` (the default) the response is
+ * kept under its id (its input and output items); with a `conversation` both are appended to it.
+ */
+export function rememberResponse(store: ResponsesStore, request: RecordedRequest, plan: ResponsePlan): void {
+  const body = bodyOf(request);
+  if (body === undefined || plan.status !== 200) return;
+  const response = responseOf(plan);
+  if (response === undefined || typeof response.id !== 'string') return;
+  const entry: HeldItems = { items: new Set(), callIds: new Set() };
+  if (typeof body.previous_response_id === 'string') entry.previous = body.previous_response_id;
+  collect(body.input, entry);
+  collect(response.output, entry);
+  if (typeof body.conversation === 'string') {
+    const conversation = store.conversations.get(body.conversation) ?? {
+      items: new Set(),
+      callIds: new Set(),
+    };
+    collect(body.input, conversation);
+    collect(response.output, conversation);
+    store.conversations.set(body.conversation, conversation);
+  }
+  if (body.store !== false) store.responses.set(response.id, entry);
+}

@@ -1,0 +1,31 @@
+/** Cooperative scheduling: long runs of stream parsing give the event loop a turn. */
+
+/** Longest stretch of parsing, in ms, before a stream yields to timers and I/O. */
+export const sliceBudgetMs = 4;
+
+let sliceStartedAt = -1;
+
+function endSlice(): void {
+  sliceStartedAt = -1;
+}
+
+/**
+ * True when the current macrotask has already run longer than {@link sliceBudgetMs}. The first call
+ * in a macrotask opens a slice (and schedules its end on the check phase); every stream in the
+ * process shares the slice, so 1,000 busy streams cannot keep the loop from timers and sockets.
+ * Costs one `performance.now()` per call.
+ */
+export function shouldYield(): boolean {
+  const now = performance.now();
+  if (sliceStartedAt < 0) {
+    sliceStartedAt = now;
+    setImmediate(endSlice);
+    return false;
+  }
+  return now - sliceStartedAt > sliceBudgetMs;
+}
+
+/** Resolves on the event loop's next check phase, after pending I/O and timers have run. */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
