@@ -35,7 +35,7 @@ export interface CallOptions {
 }
 
 /**
- * Per-session state: the canonical ⇄ provider tool-id map (contract §4.1.1), shared by every
+ * Per-session state: the canonical ⇄ provider tool-id map (docs/contract.md §4.1.1), shared by every
  * adapter the session talks to, and provider-side conversation state for stateful APIs, keyed by
  * adapter name. Sessions are single-owner: do not run two calls of one session concurrently.
  */

@@ -188,7 +188,7 @@ function textOf(part: FilePart, context: ProviderContext): string {
 
 /**
  * A file: PDF → `document` (base64 or URL source), `text/*` → `document` with a text source, an
- * image file → `image`. Other types are dropped with a WARN (contract §4.4).
+ * image file → `image`. Other types are dropped with a WARN (docs/contract.md §4.4).
  */
 export function convertFile(
   part: FilePart,

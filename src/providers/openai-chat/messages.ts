@@ -60,7 +60,7 @@ export function instructionRole(quirks: ChatQuirks, model: string): 'system' | '
  * Converts a transcript. Reasoning and custom parts from other providers are dropped with a WARN
  * (`projectTranscript`); the host's own reasoning is replayed per `quirks.reasoningReplay`; with
  * `tools: false` (the model has no tool support) past tool calls and results are dropped with a
- * WARN too. System, developer and context items are joined (blank lines, contract §4.1.2) into ONE
+ * WARN too. System, developer and context items are joined (blank lines, docs/contract.md §4.1.2) into ONE
  * leading `system` / `developer` message (a `user` one for models without either role), wherever
  * they stand, with `appendix` (e.g. a JSON-schema instruction) added. Tool results become `role: tool` messages; their images and PDFs, which tool
  * messages cannot carry, follow in one user message after the run of tool messages.

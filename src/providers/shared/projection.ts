@@ -1,6 +1,6 @@
 /**
  * Cross-provider replay in ONE place: which canonical parts a target provider can take, the WARN
- * for each part dropped (contract §4.4: drop cleanly, never half-serialize), and tool-id mapping.
+ * for each part dropped (docs/contract.md §4.4: drop cleanly, never half-serialize), and tool-id mapping.
  */
 import type { ToolCallId } from '../../core/ids.ts';
 import { anyToolId, type ToolIdRule } from '../../core/tool-id-map.ts';
@@ -139,7 +139,7 @@ export function canonicalToolId(context: ProviderContext, providerId: string): T
   return context.session.toolIds.toCanonical(context.provider, providerId);
 }
 
-/** Joins the text of system, developer and context items with blank lines (contract §4.1.2). */
+/** Joins the text of system, developer and context items with blank lines (docs/contract.md §4.1.2). */
 export function joinInstructions(items: readonly Item[]): string {
   const texts: string[] = [];
   for (const item of items) {
