@@ -29,6 +29,7 @@ export type {
   StructuredOutputMode,
   ToolIdRuleName,
 } from '../openai-chat/quirks.ts';
+export { type AzureOpenAIOptions, azureChatQuirks, createAzureOpenAI } from './azure.ts';
 export { type OpenAICompatiblePreset, type PresetName, presetNames, presets } from './presets.ts';
 
 /** A host: a preset, or one defined in code / JSON. */
