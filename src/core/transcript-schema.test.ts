@@ -257,3 +257,39 @@ describe('parseTranscript validation', () => {
 function normalize(value: unknown): unknown {
   return JSON.parse(stringifyTranscript(value as Item[]));
 }
+
+describe('the incomplete marker in transcripts', () => {
+  const call = 'call_1' as ToolCallId;
+  const transcript: Item[] = [
+    {
+      kind: 'assistant',
+      parts: [
+        { type: 'reasoning', text: 'thinking', incomplete: true },
+        { type: 'text', text: 'Half', incomplete: true },
+        {
+          type: 'tool-call',
+          id: call,
+          name: 'read',
+          input: { path: 'a' },
+          incomplete: true,
+          metadata: { 'switchyard.raw_input': '{"path":"a' },
+        },
+      ],
+    },
+  ];
+
+  it('round-trips through stringifyTranscript and parseTranscript', () => {
+    const parsed = parseTranscript(stringifyTranscript(transcript));
+    expect(parsed).toEqual({ ok: true, value: transcript });
+  });
+
+  it('accepts only true: incomplete false is an issue at its path', () => {
+    const bad = JSON.parse(stringifyTranscript(transcript)) as Array<{
+      parts: Array<Record<string, unknown>>;
+    }>;
+    (bad[0]?.parts[1] as Record<string, unknown>).incomplete = false;
+    const parsed = parseTranscript(bad);
+    expect(parsed.ok).toBe(false);
+    expect(!parsed.ok && parsed.issues.map((issue) => issue.path)).toContain('[0].parts[1].incomplete');
+  });
+});

@@ -173,3 +173,57 @@ describe('assertStreamInvariants', () => {
     });
   }
 });
+
+describe('the incomplete marker', () => {
+  function cutStream(): StreamEvent[] {
+    const events: StreamEvent[] = [];
+    const builder = new StreamBuilder(
+      { requestId, provider: 'test', model: 'test:m', startedAt: 0 },
+      (event) => events.push(event),
+    );
+    builder.text('t', 'Half an ans');
+    builder.toolStart('c', id('call_1'), 'read');
+    builder.toolDelta('c', '{"path":"a');
+    builder.finish('error');
+    return events;
+  }
+
+  it('accepts the part the runtime closed, marked on its end event and in finish (the text the call closed is whole)', () => {
+    const events = cutStream();
+    assertStreamInvariants(events);
+    const finish = events.at(-1);
+    expect(finish?.type === 'finish' && finish.response.content.map((part) => 'incomplete' in part)).toEqual([
+      false,
+      true,
+    ]);
+    expect(events.find((event) => event.type === 'tool-call-end')).toMatchObject({ incomplete: true });
+  });
+
+  it('flags a repaired tool input that is not marked', () => {
+    const events = cutStream().map((event) => {
+      if (event.type !== 'tool-call-end') return event;
+      const { incomplete: _incomplete, ...rest } = event;
+      return rest;
+    });
+    expect(findStreamViolations(events)).toContain(
+      'event 6 (tool-call-end): a repaired tool input (switchyard.raw_input) is not marked incomplete',
+    );
+  });
+
+  it('flags a marker that is not true, and an incomplete part in a completed response', () => {
+    const notTrue = cutStream().map((event) =>
+      event.type === 'tool-call-end' ? ({ ...event, incomplete: false } as unknown as StreamEvent) : event,
+    );
+    expect(findStreamViolations(notTrue).some((violation) => violation.includes('incomplete is false'))).toBe(
+      true,
+    );
+    const completed = cutStream().map((event) =>
+      event.type === 'finish'
+        ? { ...event, response: { ...event.response, finishReason: 'completed' as const } }
+        : event,
+    );
+    expect(findStreamViolations(completed)).toContain(
+      'finish: finish reason completed, but part 1 (tool-call) is incomplete',
+    );
+  });
+});

@@ -9,6 +9,7 @@ import {
   projectTranscript,
   providerToolId,
   sameProviderRules,
+  warnDroppedPart,
 } from '../shared/projection.ts';
 import type { InputContent, InputItem } from './api.ts';
 
@@ -28,12 +29,12 @@ interface Conversion {
   message: { item: Extract<InputItem, { type: 'message' }>; id: string | undefined } | undefined;
 }
 
-function drop(conversion: Conversion, location: PartLocation, part: Part, reason: string): void {
-  conversion.context.warn('dropped a part the provider cannot take', {
-    ...location,
-    blockType: part.type,
-    reason,
-  });
+/**
+ * The one projection WARN (`warnDroppedPart`): its location fields come from the caller's transcript,
+ * recorded by `projectTranscript`, so `_location` (indices after projection) is not logged.
+ */
+function drop(conversion: Conversion, _location: PartLocation, part: Part, reason: string): void {
+  warnDroppedPart(conversion.context, part, reason);
 }
 
 /** The Responses item id a part was read from (`<provider>.item_id`), only for this adapter's own parts. */
