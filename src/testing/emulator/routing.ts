@@ -43,9 +43,12 @@ export function inferApi(
 
 /** Infers the protocol of a fixture file from its path (`anthropic/`, `responses/`, `google/`, else OpenAI chat). */
 export function inferApiFromFile(file: string): EmulatorApi {
-  if (/(^|[/\\])anthropic[/\\]/.test(file)) return 'anthropic-messages';
-  if (/(^|[/\\])responses[/\\]/.test(file)) return 'openai-responses';
-  if (/(^|[/\\])google[/\\]/.test(file)) return 'gemini';
+  // Only the file's own folder and the one above count (`openai/responses/x.chunks.txt`), so a
+  // directory named `responses` higher up the path (a checkout, a home folder) changes nothing.
+  const folders = file.split(/[/\\]/).slice(-3, -1);
+  if (folders.includes('anthropic')) return 'anthropic-messages';
+  if (folders.includes('responses')) return 'openai-responses';
+  if (folders.includes('google')) return 'gemini';
   return 'openai-chat';
 }
 
