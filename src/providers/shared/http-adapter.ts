@@ -9,7 +9,7 @@ import type { StreamEvent } from '../../core/events.ts';
 import { createRequestId, type RequestId } from '../../core/ids.ts';
 import { CREDENTIAL_HEADER_NAMES, redactFields, redactSecrets } from '../../core/redaction.ts';
 import type { JsonObject } from '../../core/json.ts';
-import { consoleLogger } from '../../core/logger.ts';
+import { createConsoleLogger } from '../../core/logger.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../../core/request.ts';
 import { StreamBuilder } from '../../core/stream-builder.ts';
 import { CancellationRegistry } from '../../transport/cancellation.ts';
@@ -56,7 +56,7 @@ export function createHttpAdapter(
     proxy: options.proxy,
   });
   const registry = new CancellationRegistry();
-  const logger = options.logger ?? consoleLogger;
+  const logger = options.logger ?? createConsoleLogger({ level: options.logLevel });
   const credentials = options.credentials;
   const apiKey = resolveApiKey(options.apiKey, credentials?.apiKeyVariables ?? []);
   const baseURL = (
@@ -156,6 +156,7 @@ export function createHttpAdapter(
   }
 
   let closed = false;
+  let closing: Promise<void> | undefined;
 
   /** Calls after `close()` fail at once (not retried, never reported as a network error). */
   function assertOpen(): void {
@@ -442,10 +443,14 @@ export function createHttpAdapter(
     stream,
     estimateInputTokens: (input) => definition.estimateInputTokens(input),
     cancel: (requestId) => registry.cancel(requestId),
-    async close() {
-      closed = true;
-      registry.cancelAll();
-      await http.close();
+    /** Idempotent: every call resolves once the pool is released. */
+    close() {
+      if (closing === undefined) {
+        closed = true;
+        registry.cancelAll();
+        closing = http.close();
+      }
+      return closing;
     },
     async listModels(listOptions = {}) {
       assertOpen();
