@@ -384,6 +384,17 @@ export function createHttpAdapter(
       const response = await http.send(call, attemptController, timers);
       if (!response.ok) throw await errorFromResponse(response, call, attemptController, timers);
       const contentType = response.headers.get('content-type') ?? '';
+      if (contentType.includes('text/html')) {
+        // A 200 HTML page (a captive portal, a gateway's error page) is classified as on complete():
+        // the provider sent a body that is not what the protocol promises.
+        await response.body?.cancel().catch(() => {});
+        throw new ServerError({
+          message: `${call.provider}: ${call.method} ${redactUrl(call.url)} returned an HTML page instead of a stream`,
+          provider: call.provider,
+          providerCode: 'invalid_response',
+          retryable: true,
+        });
+      }
       if (contentType.includes('application/json')) {
         // Some hosts answer a streaming request with one JSON body (often an error object).
         const body = parseJsonBody(
