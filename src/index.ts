@@ -57,9 +57,11 @@ export {
 export { isJsonObject, type JsonObject, type JsonValue } from './core/json.ts';
 export {
   consoleLogger,
+  createConsoleLogger,
   createMemoryLogger,
   type LogFields,
   type Logger,
+  type LogLevel,
   silentLogger,
 } from './core/logger.ts';
 export { isMetadataKey, type MetadataMap, sortMetadata } from './core/metadata.ts';

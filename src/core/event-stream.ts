@@ -149,6 +149,14 @@ export class EventStream<Event, Result> implements AsyncIterable<Event> {
   }
 
   [Symbol.asyncIterator](): AsyncIterator<Event> {
+    if (this.iterating) {
+      // A second consumer would wait for events the first one takes: fail it at once instead.
+      const error = new TypeError('this stream is already being iterated; a stream can be iterated once');
+      return {
+        next: () => Promise.reject(error),
+        return: async () => ({ value: undefined, done: true }),
+      };
+    }
     this.iterating = true;
     return {
       next: () => this.next(),

@@ -62,7 +62,7 @@ const apisCalled = (from: number) => emulator.requests.slice(from).map((request)
 describe('fallback on failures that warrant it', () => {
   it.each([
     ['429 rate limit', anthropicError(429, 'rate_limit_error', 'Rate limited'), 'rate_limit'],
-    ['529 overloaded', anthropicError(529, 'overloaded_error', 'Overloaded'), 'rate_limit'],
+    ['529 overloaded', anthropicError(529, 'overloaded_error', 'Overloaded'), 'server_error'],
     ['500 server error', anthropicError(500, 'api_error', 'Internal error'), 'server_error'],
     [
       'connection reset',

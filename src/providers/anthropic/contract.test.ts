@@ -359,7 +359,7 @@ describe('per-adapter tests (docs/contract.md §10.1)', () => {
         anthropicError(413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes.'),
         'context_overflow',
       ],
-      [anthropicError(529, 'overloaded_error', 'Overloaded'), 'rate_limit'],
+      [anthropicError(529, 'overloaded_error', 'Overloaded'), 'server_error'],
       [{ type: 'json', status: 401, body: { type: 'error', error: {} } }, 'auth'],
     ];
     for (const [script, errorClass] of cases) {

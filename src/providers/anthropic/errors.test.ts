@@ -117,7 +117,7 @@ describe('classification over the emulator', () => {
       false,
     ],
     ['an internal error', 500, 'api_error', 'Internal server error', isServerError, true],
-    ['an overload', 529, 'overloaded_error', 'Overloaded', isRateLimitError, true],
+    ['an overload', 529, 'overloaded_error', 'Overloaded', isServerError, true],
   ];
 
   it.each(cases)('%s (%i %s)', async (_name, status, type, message, guard, retryable) => {
@@ -142,7 +142,7 @@ describe('classification over the emulator', () => {
     const response = await adapter.complete(textRequest('hi'), { onRetry: (info) => retries.push(info) });
     expect(response.finishReason).toBe('completed');
     expect(retries).toHaveLength(1);
-    expect(isRateLimitError(retries[0]?.error)).toBe(true);
+    expect(isServerError(retries[0]?.error)).toBe(true);
     expect(emulator.requests).toHaveLength(2);
   });
 
@@ -191,7 +191,7 @@ describe('classification over the emulator', () => {
       body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
     });
     const error = await failure(createTestAdapter(emulator).complete(textRequest('hi')));
-    expect(isRateLimitError(error)).toBe(true);
+    expect(isServerError(error)).toBe(true);
   });
 });
 
@@ -275,7 +275,7 @@ describe('stream failures over the emulator', () => {
     },
   ];
 
-  it('an overloaded_error event ends the stream with finish error, the partial text, then a RateLimitError', async () => {
+  it('an overloaded_error event ends the stream with finish error, the partial text, then a ServerError', async () => {
     emulator.enqueue({
       type: 'sse',
       events: [
@@ -288,7 +288,7 @@ describe('stream failures over the emulator', () => {
     });
     const result = await collect(createTestAdapter(emulator, { maxRetries: 2 }).stream(textRequest('hi')));
     assertStreamInvariants(result.events);
-    expect(isRateLimitError(result.error)).toBe(true);
+    expect(isServerError(result.error)).toBe(true);
     expect(result.response?.finishReason).toBe('error');
     expect(result.response?.content).toEqual([{ type: 'text', text: 'Partial answ', incomplete: true }]);
     expect(emulator.requests).toHaveLength(1);

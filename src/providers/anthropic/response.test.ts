@@ -1,6 +1,6 @@
 /** Whole responses: stop-reason mapping, usage buckets, and bodies that are not what they should be. */
 import { describe, expect, it } from 'vitest';
-import { isRateLimitError, isServerError } from '../../core/errors/guards.ts';
+import { isServerError } from '../../core/errors/guards.ts';
 import { assertStreamInvariants } from '../../testing/invariants.ts';
 import { convertUsage, convertUsageFields, mapFinishReason, parseResponse } from './response.ts';
 import { createStreamParser } from './stream.ts';
@@ -108,7 +108,7 @@ describe('parseResponse', () => {
       type: 'error',
       error: { type: 'overloaded_error', message: 'Overloaded' },
     });
-    expect(isRateLimitError(error)).toBe(true);
+    expect(isServerError(error)).toBe(true);
     expect(response.finishReason).toBe('error');
   });
 

@@ -1,7 +1,7 @@
 /** The stream parser fed SSE payloads directly: block types, deltas, odd streams, hot-path cost. */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { isRateLimitError } from '../../core/errors/guards.ts';
+import { isServerError } from '../../core/errors/guards.ts';
 import type { StreamEvent } from '../../core/events.ts';
 import { assertStreamInvariants } from '../../testing/invariants.ts';
 import { createStreamParser } from './stream.ts';
@@ -272,13 +272,13 @@ describe('message lifecycle', () => {
     expect(run([]).error).toMatchObject({ providerCode: 'stream_truncated' });
   });
 
-  it('classifies an in-stream overloaded_error as a retryable rate limit', () => {
+  it('classifies an in-stream overloaded_error as a retryable server error (as on every adapter)', () => {
     const { error, response } = run([
       start,
       ...block(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'Half an ans' }]),
       { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
     ]);
-    expect(isRateLimitError(error)).toBe(true);
+    expect(isServerError(error)).toBe(true);
     expect(error).toMatchObject({ providerCode: 'overloaded_error', retryable: true });
     expect(response.finishReason).toBe('error');
     expect(response.content).toEqual([{ type: 'text', text: 'Half an ans' }]);

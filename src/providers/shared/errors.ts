@@ -19,6 +19,20 @@ export function redactSecrets(text: string, secret: string | undefined): string 
   return redactText(text, [secret]);
 }
 
+/**
+ * Conditions classified the same on every adapter, before the adapter's own rules. "Overloaded"
+ * (Anthropic 529 `overloaded_error`, OpenAI/Gemini "model is overloaded", whatever the status) is
+ * `server_error`: the provider lacks capacity, which says nothing about the caller's quota, so a
+ * router should fall back to another provider rather than wait for a rate-limit window. It stays
+ * retryable, and a `retry-after` hint is still honoured.
+ */
+export const sharedErrorRules: readonly ErrorRule[] = [
+  { code: 'overloaded_error', errorClass: 'server_error' },
+  { code: 'overloaded', errorClass: 'server_error' },
+  { status: 529, errorClass: 'server_error' },
+  { message: /\boverloaded\b/i, errorClass: 'server_error' },
+];
+
 /** Builds the classified error for a failed response (`status` 0 for in-stream/200-body errors). */
 export function createProviderError(options: {
   site: FailureSite;
@@ -29,7 +43,7 @@ export function createProviderError(options: {
   apiKey?: string;
 }): AdapterError {
   const { site, status, body } = options;
-  const { errorClass, retryable } = classifyError(status ?? 0, body, options.rules);
+  const { errorClass, retryable } = classifyError(status ?? 0, body, [...sharedErrorRules, ...options.rules]);
   const effectiveClass = status === undefined && errorClass === 'other' ? 'server_error' : errorClass;
   const providerMessage =
     body.message === undefined ? undefined : redactSecrets(body.message, options.apiKey);

@@ -222,7 +222,7 @@ describe('transport and runtime over a real loopback socket', () => {
       allowNoAuth: true,
     });
     const { events, error } = await collect(adapter().stream(request));
-    expect(error).toMatchObject({ errorClass: 'rate_limit', providerCode: 'overloaded' });
+    expect(error).toMatchObject({ errorClass: 'server_error', providerCode: 'overloaded' });
     expect(events.at(-1)).toMatchObject({
       type: 'finish',
       response: { finishReason: 'error', content: [{ type: 'text', text: 'so far' }] },

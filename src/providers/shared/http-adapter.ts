@@ -9,7 +9,7 @@ import type { StreamEvent } from '../../core/events.ts';
 import { createRequestId, type RequestId } from '../../core/ids.ts';
 import { CREDENTIAL_HEADER_NAMES, redactFields, redactSecrets } from '../../core/redaction.ts';
 import type { JsonObject } from '../../core/json.ts';
-import { consoleLogger } from '../../core/logger.ts';
+import { createConsoleLogger } from '../../core/logger.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../../core/request.ts';
 import { StreamBuilder } from '../../core/stream-builder.ts';
 import { CancellationRegistry } from '../../transport/cancellation.ts';
@@ -56,7 +56,7 @@ export function createHttpAdapter(
     proxy: options.proxy,
   });
   const registry = new CancellationRegistry();
-  const logger = options.logger ?? consoleLogger;
+  const logger = options.logger ?? createConsoleLogger({ level: options.logLevel });
   const credentials = options.credentials;
   const apiKey = resolveApiKey(options.apiKey, credentials?.apiKeyVariables ?? []);
   const baseURL = (
@@ -173,6 +173,7 @@ export function createHttpAdapter(
       warn('could not release provider-side session state', { reason: String(error) });
     }
   }
+  let closing: Promise<void> | undefined;
 
   /** Calls after `close()` fail at once (not retried, never reported as a network error). */
   function assertOpen(): void {
@@ -411,6 +412,17 @@ export function createHttpAdapter(
       const response = await http.send(call, attemptController, timers);
       if (!response.ok) throw await errorFromResponse(response, call, attemptController, timers);
       const contentType = response.headers.get('content-type') ?? '';
+      if (contentType.includes('text/html')) {
+        // A 200 HTML page (a captive portal, a gateway's error page) is classified as on complete():
+        // the provider sent a body that is not what the protocol promises.
+        await response.body?.cancel().catch(() => {});
+        throw new ServerError({
+          message: `${call.provider}: ${call.method} ${redactUrl(call.url)} returned an HTML page instead of a stream`,
+          provider: call.provider,
+          providerCode: 'invalid_response',
+          retryable: true,
+        });
+      }
       if (contentType.includes('application/json')) {
         // Some hosts answer a streaming request with one JSON body (often an error object).
         const body = parseJsonBody(
@@ -470,13 +482,17 @@ export function createHttpAdapter(
     stream,
     estimateInputTokens: (input) => definition.estimateInputTokens(input),
     cancel: (requestId) => registry.cancel(requestId),
-    async close() {
-      if (closed) return;
-      closed = true;
-      registry.cancelAll();
-      // Provider-side state (paid caches) is deleted before the connection pool goes.
-      await Promise.all([...liveSessions].map((session) => endSession(session)));
-      await http.close();
+    /** Idempotent: every call resolves once provider-side state is released and the pool is closed. */
+    close() {
+      if (closing === undefined) {
+        closed = true;
+        registry.cancelAll();
+        // Provider-side state (paid caches) is deleted before the connection pool goes.
+        closing = Promise.all([...liveSessions].map((session) => endSession(session))).then(() =>
+          http.close(),
+        );
+      }
+      return closing;
     },
     endSession,
     async listModels(listOptions = {}) {

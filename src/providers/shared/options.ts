@@ -1,5 +1,5 @@
 /** Options every HTTP adapter accepts. */
-import type { Logger } from '../../core/logger.ts';
+import type { Logger, LogLevel } from '../../core/logger.ts';
 
 /** Options shared by all adapters (`createAnthropic`, `createOpenAI`, …). */
 export interface AdapterOptions {
@@ -38,8 +38,13 @@ export interface AdapterOptions {
    * `HTTPS_PROXY` / `HTTP_PROXY` with `NO_PROXY` exclusions (either case).
    */
   proxy?: string | false;
-  /** Where lossy-projection warnings go. Default: JSON lines on stderr. */
+  /**
+   * Where lossy-projection warnings go. Default: redacted JSON lines on stderr, each distinct
+   * warning once per adapter.
+   */
   logger?: Logger;
+  /** Level of the default logger: `debug`, `warn` or `silent`. Default: `SWITCHYARD_LOG_LEVEL`, else `warn`. */
+  logLevel?: LogLevel;
 }
 
 /** An environment variable holding a base URL, and the path the adapter appends to it. */

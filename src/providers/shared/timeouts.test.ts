@@ -213,3 +213,19 @@ describe('credentials never follow a redirect to another origin', () => {
     expect(server.hits).toHaveLength(6);
   });
 });
+
+describe('one classification per condition on stream() and complete()', () => {
+  it('an HTML page with status 200 is server_error invalid_response on both', async () => {
+    const server = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      response.end('<html><body>Please log in to the Wi-Fi</body></html>');
+    });
+    const adapter = adapterFor(server.url, { maxRetries: 0 });
+    const fromComplete = await adapter.complete(request).catch((caught: unknown) => caught);
+    const { error: fromStream, events } = await collectStream(adapter.stream(request));
+    for (const error of [fromComplete, fromStream]) {
+      expect(error).toMatchObject({ errorClass: 'server_error', providerCode: 'invalid_response' });
+    }
+    expect(events.at(-1)).toMatchObject({ type: 'finish', response: { finishReason: 'error' } });
+  });
+});

@@ -59,9 +59,9 @@ const otherClassCases: SuiteCase[] = [
 ];
 
 /** Statuses with an empty, HTML or foreign body: the status alone decides. */
-function statusEdgeCases(api: EmulatorApi): Array<[string, JsonScript, ErrorClass]> {
-  // Anthropic documents 529 as `overloaded_error`: back off like a rate limit. Elsewhere a 5xx.
-  const overloaded: ErrorClass = api === 'anthropic-messages' ? 'rate_limit' : 'server_error';
+function statusEdgeCases(_api: EmulatorApi): Array<[string, JsonScript, ErrorClass]> {
+  // "Overloaded" (Anthropic's 529) is the provider's capacity, not the caller's quota: server_error everywhere.
+  const overloaded: ErrorClass = 'server_error';
   return [
     ['413, empty body', { type: 'json', status: 413, body: '' }, 'context_overflow'],
     [
