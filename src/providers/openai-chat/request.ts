@@ -136,7 +136,9 @@ function dropStop(body: JsonObject, context: ProviderContext, quirks: ChatQuirks
 /** The endpoint path: `quirks.chatPath` with the model filled in, plus `?api-version=` when set. */
 export function chatPath(quirks: ChatQuirks, model: string): string {
   const path = quirks.chatPath.replace('{model}', encodeURIComponent(model));
-  return quirks.apiVersion === undefined ? path : `${path}?api-version=${encodeURIComponent(quirks.apiVersion)}`;
+  return quirks.apiVersion === undefined
+    ? path
+    : `${path}?api-version=${encodeURIComponent(quirks.apiVersion)}`;
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * `switchyard/openai-responses`: the OpenAI Responses API adapter (`POST {baseURL}/responses`), for
+ * `switchyard-ai/openai-responses`: the OpenAI Responses API adapter (`POST {baseURL}/responses`), for
  * OpenAI, xAI, Azure OpenAI and Open Responses servers. Stateless by default; stateful on request.
  */
 import type { Adapter } from '../../core/adapter.ts';

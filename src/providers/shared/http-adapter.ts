@@ -353,7 +353,7 @@ export function createHttpAdapter(
     let builder = new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink);
     const unregister = registry.register(requestId, controller, callOptions.signal);
     let implicitSession: AdapterSession | undefined;
-    let settle: () => void = () => {};
+    let settle: () => void;
     const stopDeadline = http.startDeadline(controller);
     try {
       const callSetup = setup({ ...request, requestId }, callOptions, true, controller.signal);
