@@ -8,7 +8,6 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
-import { Agent, fetch as undiciFetch } from 'undici';
 import type { Adapter } from '../src/core/adapter.ts';
 import type { CanonicalRequest } from '../src/core/request.ts';
 import { createPayload, type Delivery, models, type Protocol, protocols } from './payloads.ts';
@@ -45,10 +44,7 @@ async function startServer(): Promise<{ url: string; stop: () => void }> {
 /** Imports only the adapter under test, so the baseline RSS holds no other provider's code. */
 async function createAdapter(baseRoot: string): Promise<Adapter> {
   // One connection per stream: the default pool (64 per origin) would queue 936 of the 1,000.
-  const dispatcher = new Agent({ connections: streams, keepAliveTimeout: 10_000 });
-  const fetch = ((input: string, init: RequestInit) =>
-    undiciFetch(input, { ...(init as object), dispatcher })) as unknown as typeof globalThis.fetch;
-  const common = { apiKey: 'bench-key', maxRetries: 0, logger: { warn() {} }, fetch };
+  const common = { apiKey: 'bench-key', maxRetries: 0, logger: { warn() {} }, maxConnections: streams };
   if (protocol === 'anthropic') {
     const { createAnthropic } = await import('../src/providers/anthropic/index.ts');
     return createAnthropic({ ...common, baseURL: `${baseRoot}/v1` });
