@@ -100,4 +100,10 @@ export interface Adapter {
   listModels(options?: { signal?: AbortSignal }): Promise<ModelInfo[]>;
   /** A fresh session (tool-id map and provider-side state). */
   startSession(): AdapterSession;
+  /**
+   * Ends `session` on this adapter: deletes the provider-side state its calls created (Gemini
+   * `cachedContents` entries) and forgets it. Never throws: a failed deletion is logged as a WARN
+   * (the entry then lapses at its TTL). `close()` ends every session the adapter still holds.
+   */
+  endSession(session: AdapterSession): Promise<void>;
 }

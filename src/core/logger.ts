@@ -1,4 +1,5 @@
 /** The structured logger adapters report lossy projections and fallbacks to. */
+import { redactFields, redactSecrets } from './redaction.ts';
 
 /** A structured log entry's fields. */
 export type LogFields = Record<string, unknown>;
@@ -15,7 +16,8 @@ export interface Logger {
  */
 export const consoleLogger: Logger = {
   warn(message, fields) {
-    process.stderr.write(`${JSON.stringify({ level: 'warn', msg: message, ...fields })}\n`);
+    const entry = { level: 'warn', msg: redactSecrets(message), ...(redactFields(fields) as LogFields) };
+    process.stderr.write(`${JSON.stringify(entry)}\n`);
   },
 };
 

@@ -1,10 +1,11 @@
 /** HTTP over fetch with keep-alive pooling and three timeouts: whole call, first byte, idle gap. */
-import { Agent, type Dispatcher, EnvHttpProxyAgent, ProxyAgent, fetch as undiciFetch } from 'undici';
+import { Agent, Dispatcher, EnvHttpProxyAgent, ProxyAgent, fetch as undiciFetch } from 'undici';
 import type { AdapterError } from '../core/errors/adapter-error.ts';
 import { CancelledError } from '../core/errors/cancelled-error.ts';
 import { createAdapterError } from '../core/errors/create-error.ts';
 import { NetworkError } from '../core/errors/network-error.ts';
 import { ServerError } from '../core/errors/server-error.ts';
+import { redactUrl as redactUrlText, redactSecrets, secretHeaderValues } from '../core/redaction.ts';
 import { abortCause } from './cancellation.ts';
 
 /** Transport settings shared by every call of one adapter. */
@@ -65,18 +66,19 @@ export interface HttpCall {
   requestId?: string;
 }
 
-const secretQueryParameters = /([?&](?:key|api_key|apikey|access_token)=)[^&]*/gi;
-
 /** The URL with secret query parameters (`key=`, `api_key=` …) replaced by `[REDACTED]`. */
-export function redactUrl(url: string): string {
-  return url.replace(secretQueryParameters, '$1[REDACTED]');
-}
+export const redactUrl = redactUrlText;
 
-/** Timers of one call, bound to the call's AbortController. */
+/**
+ * The per-attempt timers, bound to the attempt's AbortController: first byte (started when the
+ * request is on the wire, not while it waits for a pooled connection) and idle gap. The whole-call
+ * deadline is separate (`HttpClient.startDeadline`), so it also bounds retries and backoff.
+ */
 export class CallTimers {
-  private readonly total: NodeJS.Timeout;
   private firstByte: NodeJS.Timeout | undefined;
   private idle: NodeJS.Timeout | undefined;
+  private disposed = false;
+  private sent = false;
 
   private readonly controller: AbortController;
   private readonly options: HttpClient['timeouts'];
@@ -84,21 +86,25 @@ export class CallTimers {
   constructor(controller: AbortController, options: HttpClient['timeouts']) {
     this.controller = controller;
     this.options = options;
-    this.total = setTimeout(() => this.expire('total', options.timeoutMs), options.timeoutMs);
-    this.firstByte = setTimeout(
-      () => this.expire('first-byte', options.firstByteTimeoutMs),
-      options.firstByteTimeoutMs,
-    );
   }
 
   private expire(which: 'total' | 'first-byte' | 'idle', ms: number): void {
     this.controller.abort({ kind: 'timeout', which, ms });
   }
 
+  /** The request was written to a socket: start the first-byte timer (once). */
+  requestSent(): void {
+    if (this.disposed || this.sent) return;
+    this.sent = true;
+    const ms = this.options.firstByteTimeoutMs;
+    this.firstByte = setTimeout(() => this.expire('first-byte', ms), ms);
+  }
+
   /** Headers arrived: stop the first-byte timer, start the idle timer. */
   headersReceived(): void {
     clearTimeout(this.firstByte);
     this.firstByte = undefined;
+    if (this.disposed) return;
     this.idle = setTimeout(() => this.expire('idle', this.options.idleTimeoutMs), this.options.idleTimeoutMs);
   }
 
@@ -115,21 +121,65 @@ export class CallTimers {
 
   /** Reading again after {@link pauseIdle}: the idle timer starts afresh. */
   resumeIdle(): void {
-    if (this.idle !== undefined || this.firstByte !== undefined) return;
+    if (this.disposed || this.idle !== undefined || this.firstByte !== undefined) return;
     this.idle = setTimeout(() => this.expire('idle', this.options.idleTimeoutMs), this.options.idleTimeoutMs);
   }
 
   dispose(): void {
-    clearTimeout(this.total);
+    this.disposed = true;
     clearTimeout(this.firstByte);
     clearTimeout(this.idle);
+  }
+}
+
+/**
+ * Wraps a dispatcher for one call so that `onSent` runs when undici writes the request to a socket
+ * (its `onConnect` / `onRequestStart` hook), not when the call joins the pool's queue.
+ */
+class SentSignallingDispatcher extends Dispatcher {
+  private readonly inner: Dispatcher;
+  private readonly onSent: () => void;
+
+  constructor(inner: Dispatcher, onSent: () => void) {
+    super();
+    this.inner = inner;
+    this.onSent = onSent;
+  }
+
+  override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    const onSent = this.onSent;
+    const wrapped = Object.create(handler) as Dispatcher.DispatchHandler & Record<string, unknown>;
+    const legacy = handler as { onConnect?: (...args: unknown[]) => unknown };
+    if (typeof legacy.onConnect === 'function') {
+      const original = legacy.onConnect;
+      wrapped.onConnect = function (this: unknown, ...args: unknown[]) {
+        onSent();
+        return original.apply(this, args);
+      };
+    }
+    if (typeof handler.onRequestStart === 'function') {
+      const original = handler.onRequestStart;
+      wrapped.onRequestStart = function (this: unknown, ...args: Parameters<typeof original>) {
+        onSent();
+        return original.apply(this, args);
+      };
+    }
+    return this.inner.dispatch(options, wrapped);
+  }
+
+  override close(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  override destroy(): Promise<void> {
+    return Promise.resolve();
   }
 }
 
 /** A pooled HTTP client. `close()` releases its sockets. */
 export class HttpClient {
   private readonly agent: Dispatcher | undefined;
-  private readonly fetchFunction: typeof fetch;
+  private readonly fetchFunction: typeof fetch | undefined;
   readonly timeouts: Required<Pick<HttpClientOptions, 'timeoutMs' | 'firstByteTimeoutMs' | 'idleTimeoutMs'>>;
 
   constructor(options: HttpClientOptions = {}) {
@@ -138,32 +188,68 @@ export class HttpClient {
       firstByteTimeoutMs: options.firstByteTimeoutMs ?? 120_000,
       idleTimeoutMs: options.idleTimeoutMs ?? 120_000,
     };
-    if (options.fetch !== undefined) {
-      this.fetchFunction = options.fetch;
-    } else {
-      const agent = createDispatcher(options);
-      this.agent = agent;
-      this.fetchFunction = ((input: string, init: RequestInit) =>
-        undiciFetch(input, { ...(init as object), dispatcher: agent })) as unknown as typeof fetch;
-    }
+    if (options.fetch !== undefined) this.fetchFunction = options.fetch;
+    else this.agent = createDispatcher(options);
   }
 
-  /** Starts the call's timers on `controller`; dispose them when the body is consumed. */
+  /**
+   * Starts the whole-call deadline on `controller` (covering every attempt, backoff included);
+   * returns the function that clears it.
+   */
+  startDeadline(controller: AbortController): () => void {
+    const ms = this.timeouts.timeoutMs;
+    const timer = setTimeout(() => controller.abort({ kind: 'timeout', which: 'total', ms }), ms);
+    return () => clearTimeout(timer);
+  }
+
+  /** Creates one attempt's timers on `controller`; dispose them when the body is consumed. */
   createTimers(controller: AbortController): CallTimers {
     return new CallTimers(controller, this.timeouts);
   }
 
-  /** Sends the call; resolves at the response headers. Failures become `NetworkError`/`CancelledError`. */
+  /**
+   * Sends the call; resolves at the response headers. Failures become `NetworkError`/`CancelledError`.
+   * Redirects are followed only within the call's origin (at most 5, method and body kept); a
+   * redirect to another origin is refused, so credentials and the body never leave the origin.
+   */
   async send(call: HttpCall, controller: AbortController, timers: CallTimers): Promise<Response> {
-    try {
-      const init: RequestInit = { method: call.method, headers: call.headers, signal: controller.signal };
-      if (call.body !== undefined) init.body = call.body;
-      const response = await this.fetchFunction(call.url, init);
-      timers.headersReceived();
-      return response;
-    } catch (error) {
-      throw toTransportError(error, call, controller.signal);
+    const init: RequestInit = {
+      method: call.method,
+      headers: call.headers,
+      signal: controller.signal,
+      redirect: 'manual',
+    };
+    if (call.body !== undefined) init.body = call.body;
+    let url = call.url;
+    for (let hops = 0; ; hops++) {
+      let response: Response;
+      try {
+        response = await this.fetchOnce(url, init, timers);
+      } catch (error) {
+        throw toTransportError(error, call, controller.signal);
+      }
+      const location = response.headers.get('location');
+      if (response.status < 300 || response.status >= 400 || location === null) {
+        timers.headersReceived();
+        return response;
+      }
+      await response.body?.cancel().catch(() => {});
+      const target = redirectTarget(url, location);
+      if (target === undefined || target.origin !== new URL(url).origin || hops >= maxRedirects) {
+        throw refusedRedirect(call, response.status, target, hops >= maxRedirects);
+      }
+      url = target.href;
     }
+  }
+
+  private async fetchOnce(url: string, init: RequestInit, timers: CallTimers): Promise<Response> {
+    if (this.agent === undefined) {
+      // A custom fetch gives no hook for "on the wire": its first-byte timer starts now.
+      timers.requestSent();
+      return this.fetchFunction!(url, init);
+    }
+    const dispatcher = new SentSignallingDispatcher(this.agent, () => timers.requestSent());
+    return (await undiciFetch(url, { ...(init as object), dispatcher })) as unknown as Response;
   }
 
   /** Releases pooled connections. */
@@ -228,6 +314,32 @@ export async function readText(
   return text + decoder.decode();
 }
 
+const maxRedirects = 5;
+
+function redirectTarget(url: string, location: string): URL | undefined {
+  try {
+    return new URL(location, url);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A redirect we will not follow: classified `server_error`, not retried, the target origin named. */
+function refusedRedirect(call: HttpCall, status: number, target: URL | undefined, tooMany: boolean) {
+  const where = `${call.provider}: ${call.method} ${redactUrl(call.url)}`;
+  const reason = tooMany
+    ? `more than ${maxRedirects} redirects`
+    : `a redirect to another origin (${target?.origin ?? 'an invalid location'}), refused so that credentials and the body stay with ${new URL(call.url).origin}`;
+  return createAdapterError('server_error', {
+    message: `${where} answered ${status} with ${reason}`,
+    status,
+    provider: call.provider,
+    requestId: call.requestId,
+    providerCode: tooMany ? 'too_many_redirects' : 'cross_origin_redirect',
+    retryable: false,
+  });
+}
+
 /** Converts a fetch/body-read failure into a classified error naming provider, method and URL. */
 export function toTransportError(error: unknown, call: HttpCall, signal: AbortSignal): AdapterError {
   const where = `${call.provider}: ${call.method} ${redactUrl(call.url)}`;
@@ -274,25 +386,9 @@ export function toTransportError(error: unknown, call: HttpCall, signal: AbortSi
   });
 }
 
-const secretHeaders = new Set([
-  'authorization',
-  'x-api-key',
-  'api-key',
-  'x-goog-api-key',
-  'proxy-authorization',
-  'cookie',
-]);
-
-/** Removes the values of secret headers (and their Bearer tokens) from a message. */
+/** Removes the values of secret headers (and their Bearer tokens) and any key shape from a message. */
 export function redactHeaderValues(text: string, headers: Record<string, string>): string {
-  let result = text;
-  for (const [name, value] of Object.entries(headers)) {
-    if (!secretHeaders.has(name.toLowerCase()) || value.length < 4) continue;
-    result = result.split(value).join('[REDACTED]');
-    const token = value.replace(/^Bearer\s+/i, '');
-    if (token.length >= 4) result = result.split(token).join('[REDACTED]');
-  }
-  return result;
+  return redactSecrets(text, secretHeaderValues(headers));
 }
 
 /** fetch rejects network failures with a TypeError (undici: "fetch failed", "terminated") or a coded error. */

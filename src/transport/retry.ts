@@ -1,6 +1,8 @@
 /** Bounded retries with exponential backoff, jitter and provider retry-after hints. */
 import { AdapterError } from '../core/errors/adapter-error.ts';
 import { CancelledError } from '../core/errors/cancelled-error.ts';
+import { NetworkError } from '../core/errors/network-error.ts';
+import { abortCause } from './cancellation.ts';
 
 /** Retry policy: total attempts = 1 + maxRetries. */
 export interface RetryPolicy {
@@ -66,16 +68,29 @@ export function parseGoDuration(text: string): number | undefined {
   return matched.length > 0 && matched === text.trim() ? total : undefined;
 }
 
-/** Sleeps `milliseconds`, rejecting with a `CancelledError` as soon as `signal` aborts. */
+/** The error for a backoff cut short: `cancelled`, or the timeout that fired. */
+function backoffAborted(signal: AbortSignal | undefined): Error {
+  const cause = signal === undefined ? ({ kind: 'cancelled' } as const) : abortCause(signal);
+  if (cause.kind === 'timeout') {
+    return new NetworkError({
+      message: `timed out during retry backoff (${cause.which} timeout of ${cause.ms} ms)`,
+      providerCode: `timeout_${cause.which}`,
+      retryable: true,
+    });
+  }
+  return new CancelledError({ message: 'cancelled during retry backoff' });
+}
+
+/** Sleeps `milliseconds`; rejects as soon as `signal` aborts (`CancelledError`, or the timeout's `NetworkError`). */
 export function sleep(milliseconds: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
-      reject(new CancelledError({ message: 'cancelled during retry backoff' }));
+      reject(backoffAborted(signal));
       return;
     }
     const onAbort = () => {
       clearTimeout(timer);
-      reject(new CancelledError({ message: 'cancelled during retry backoff' }));
+      reject(backoffAborted(signal));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
@@ -86,8 +101,9 @@ export function sleep(milliseconds: number, signal: AbortSignal | undefined): Pr
 }
 
 /**
- * Runs `attempt` up to 1 + maxRetries times. Retries only `AdapterError`s marked retryable, and
- * only while `canRetry()` (a stream stops retrying once an event was delivered).
+ * Runs `attempt` up to 1 + maxRetries times. Retries only `AdapterError`s marked retryable, only
+ * while `canRetry()` (a stream stops retrying once an event was delivered), and only when the
+ * backoff ends before `deadline`.
  */
 export async function withRetries<Value>(
   attempt: (attemptNumber: number) => Promise<Value>,
@@ -95,6 +111,11 @@ export async function withRetries<Value>(
     policy: RetryPolicy;
     signal?: AbortSignal;
     canRetry?: () => boolean;
+    /**
+     * When the whole call must end (`performance.now()` time). A retry whose delay would reach it is
+     * not attempted: the last error is raised at once instead of waiting for the timeout.
+     */
+    deadline?: number;
     onRetry?: (info: { attempt: number; delayMs: number; error: unknown }) => void;
   },
 ): Promise<Value> {
@@ -111,6 +132,7 @@ export async function withRetries<Value>(
         options.policy,
         (error as AdapterError).retryAfterSeconds,
       );
+      if (options.deadline !== undefined && performance.now() + delayMs >= options.deadline) throw error;
       options.onRetry?.({ attempt: attemptNumber + 1, delayMs, error });
       await sleep(delayMs, options.signal);
     }

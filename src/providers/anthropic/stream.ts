@@ -72,7 +72,9 @@ class AnthropicStream implements StreamParser {
         this.context.fail(convertErrorBody(event) ?? { message: 'stream error event without details' });
         return;
       default:
-        this.context.warn('skipped unexpected stream content', { what: `unknown event type ${event.type}` });
+        this.context.warn('skipped unexpected stream content', {
+          what: `unknown event type ${eventTypeName(event.type)}`,
+        });
     }
   }
 
@@ -147,4 +149,11 @@ class AnthropicStream implements StreamParser {
 /** Creates the parser of one response stream; it drives `builder` and never emits events itself. */
 export function createStreamParser(context: ProviderContext, builder: StreamBuilder): StreamParser {
   return new AnthropicStream(context, builder);
+}
+
+/** An event type fit for a log line: an identifier as is, anything else only described (it may be payload). */
+function eventTypeName(type: unknown): string {
+  return typeof type === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(type)
+    ? type
+    : `(not an identifier: ${typeof type === 'string' ? `${type.length} characters` : typeof type})`;
 }

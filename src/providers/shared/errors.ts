@@ -4,7 +4,7 @@ import { createAdapterError } from '../../core/errors/create-error.ts';
 import { NetworkError } from '../../core/errors/network-error.ts';
 import { isRetryableClass } from '../../core/errors/error-class.ts';
 import { classifyError, type ErrorBody, type ErrorRule } from '../../core/errors/status-map.ts';
-import { redactUrl } from '../../transport/http.ts';
+import { redactSecrets as redactText, redactUrl } from '../../core/redaction.ts';
 
 /** Where a failure happened, for the message. */
 export interface FailureSite {
@@ -14,14 +14,9 @@ export interface FailureSite {
   requestId?: string;
 }
 
-/** Removes every occurrence of `secret` (and long key-shaped tokens) from `text`. */
+/** Removes `secret` and every provider key shape (`sk-`, `sk-ant-`, `AIza`, `gsk_`, `xai-`) from `text`. */
 export function redactSecrets(text: string, secret: string | undefined): string {
-  let result = text;
-  if (secret !== undefined && secret.length >= 4) result = result.split(secret).join('[REDACTED]');
-  return result.replace(
-    /\b(sk-[A-Za-z0-9_-]{12,}|sk-ant-[A-Za-z0-9_-]{12,}|AIza[0-9A-Za-z_-]{30,})\b/g,
-    '[REDACTED]',
-  );
+  return redactText(text, [secret]);
 }
 
 /** Builds the classified error for a failed response (`status` 0 for in-stream/200-body errors). */

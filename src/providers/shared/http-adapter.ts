@@ -7,6 +7,7 @@ import { ServerError } from '../../core/errors/server-error.ts';
 import { EventStream } from '../../core/event-stream.ts';
 import type { StreamEvent } from '../../core/events.ts';
 import { createRequestId, type RequestId } from '../../core/ids.ts';
+import { CREDENTIAL_HEADER_NAMES, redactFields, redactSecrets } from '../../core/redaction.ts';
 import type { JsonObject } from '../../core/json.ts';
 import { consoleLogger } from '../../core/logger.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../../core/request.ts';
@@ -112,6 +113,8 @@ export function createHttpAdapter(
     timers: CallTimers,
   ): Promise<AdapterError> {
     const text = await readText(response, call, controller, timers, maxErrorBodyBytes).catch(() => '');
+    // Aborted while the error body was read: the abort's class (cancelled, timeout) wins.
+    if (controller.signal.aborted) return toTransportError(undefined, call, controller.signal);
     return createProviderError({
       site: failureSite(call),
       status: response.status,
@@ -139,6 +142,7 @@ export function createHttpAdapter(
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
+    const stopDeadline = http.startDeadline(controller);
     const timers = http.createTimers(controller);
     try {
       const response = await http.send(call, controller, timers);
@@ -146,11 +150,29 @@ export function createHttpAdapter(
       return parseJsonBody(await readText(response, call, controller, timers, maxBodyBytes, 'fail'), call);
     } finally {
       timers.dispose();
+      stopDeadline();
       signal?.removeEventListener('abort', onAbort);
     }
   }
 
   let closed = false;
+  /** Sessions whose calls may have created provider-side state (only for providers that have any). */
+  const liveSessions = new Set<AdapterSession>();
+
+  async function endSession(session: AdapterSession): Promise<void> {
+    if (!liveSessions.delete(session) || definition.endSession === undefined) return;
+    const warn = (message: string, fields: Record<string, unknown>) =>
+      logger.warn(message, { adapter: definition.name, sessionId: session.id, ...fields });
+    try {
+      await definition.endSession(session, {
+        provider: definition.name,
+        fetchJson: (method, path, body) => fetchJson(method, path, body),
+        warn,
+      });
+    } catch (error) {
+      warn('could not release provider-side session state', { reason: String(error) });
+    }
+  }
 
   /** Calls after `close()` fail at once (not retried, never reported as a network error). */
   function assertOpen(): void {
@@ -173,6 +195,7 @@ export function createHttpAdapter(
     assertConfigured(options.headers);
     const requestId = request.requestId ?? createRequestId();
     const session = options.session ?? createSession();
+    if (definition.endSession !== undefined) liveSessions.add(session);
     const model = wireModelName(request.model);
     const call: HttpCall = {
       method: 'POST',
@@ -189,7 +212,9 @@ export function createHttpAdapter(
       logger,
       stream,
       warn(message, fields) {
-        logger.warn(message, { adapter: definition.name, requestId, sessionId: session.id, ...fields });
+        // Every logger, the user's included, gets redacted text: no key shape, no API key.
+        const entry = { adapter: definition.name, requestId, sessionId: session.id, ...fields };
+        logger.warn(redactSecrets(message, [apiKey]), redactFields(entry) as typeof entry);
       },
       fail(body, status) {
         throw createProviderError({
@@ -237,6 +262,7 @@ export function createHttpAdapter(
     const callSetup = setup(request, callOptions, false, controller.signal);
     const { requestId, context, call } = callSetup;
     const unregister = registry.register(requestId, controller, callOptions.signal);
+    const stopDeadline = http.startDeadline(controller);
     try {
       await prepareCall(request, callSetup, controller.signal, callOptions.headers);
       return await withRetries(
@@ -273,13 +299,17 @@ export function createHttpAdapter(
         {
           policy,
           signal: controller.signal,
+          deadline: callSetup.startedAt + http.timeouts.timeoutMs,
           onRetry: (info) => callOptions.onRetry?.({ ...info, requestId }),
         },
       );
     } catch (error) {
       throw withRequestId(error, requestId);
     } finally {
+      stopDeadline();
       unregister();
+      // A call without a session: nobody can reuse what it created provider-side.
+      if (callOptions.session === undefined) await endSession(callSetup.context.session);
     }
   }
 
@@ -322,8 +352,12 @@ export function createHttpAdapter(
     const model = `${definition.name}:${wireModelName(request.model)}`;
     let builder = new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink);
     const unregister = registry.register(requestId, controller, callOptions.signal);
+    let implicitSession: AdapterSession | undefined;
+    let settle: () => void;
+    const stopDeadline = http.startDeadline(controller);
     try {
       const callSetup = setup({ ...request, requestId }, callOptions, true, controller.signal);
+      implicitSession = callOptions.session === undefined ? callSetup.context.session : undefined;
       await prepareCall(request, callSetup, controller.signal, callOptions.headers);
       await withRetries(
         async () => {
@@ -334,22 +368,29 @@ export function createHttpAdapter(
           policy,
           signal: controller.signal,
           canRetry: () => !delivered,
+          deadline: startedAt + http.timeouts.timeoutMs,
           onRetry: (info) => callOptions.onRetry?.({ ...info, requestId }),
         },
       );
       if (!builder.hasUsage) estimateMissingUsage(builder, request, definition, callSetup.context);
-      eventStream.end(builder.finish());
+      const response = builder.finish();
+      settle = () => eventStream.end(response);
     } catch (error) {
       const classified = withRequestId(error, requestId);
       if (AdapterError.isInstance(classified) && classified.errorClass === 'cancelled') {
-        eventStream.end(builder.finish('cancelled'));
+        const response = builder.finish('cancelled');
+        settle = () => eventStream.end(response);
       } else {
         builder.finish('error');
-        eventStream.fail(classified);
+        settle = () => eventStream.fail(classified);
       }
     } finally {
+      stopDeadline();
       unregister();
+      // The `finish` event is out; the stream ends once a session-less call's provider state is gone.
+      if (implicitSession !== undefined) await endSession(implicitSession);
     }
+    settle();
   }
 
   /**
@@ -430,10 +471,14 @@ export function createHttpAdapter(
     estimateInputTokens: (input) => definition.estimateInputTokens(input),
     cancel: (requestId) => registry.cancel(requestId),
     async close() {
+      if (closed) return;
       closed = true;
       registry.cancelAll();
+      // Provider-side state (paid caches) is deleted before the connection pool goes.
+      await Promise.all([...liveSessions].map((session) => endSession(session)));
       await http.close();
     },
+    endSession,
     async listModels(listOptions = {}) {
       assertOpen();
       return definition.listModels.parse(
@@ -508,27 +553,30 @@ function linkedController(parent: AbortSignal): AbortController {
  */
 function asClassified(error: unknown, call: HttpCall, code: 'invalid_stream' | 'invalid_response'): unknown {
   if (AdapterError.isInstance(error)) return error;
-  const what = error instanceof SyntaxError ? 'malformed JSON' : 'a response it could not read';
   const where = code === 'invalid_stream' ? 'in its stream' : 'in its body';
+  // A SyntaxError's text quotes the payload (which may start with a key): neither the message nor
+  // the cause carries it; other parser failures are kept, with any key shape redacted.
+  const syntax = error instanceof SyntaxError;
+  const detail = syntax ? '' : `: ${redactSecrets(String((error as Error)?.message ?? error))}`;
   return new ServerError({
-    message: `${call.provider}: ${call.method} ${redactUrl(call.url)} sent ${what} ${where}: ${(error as Error)?.message ?? String(error)}`,
+    message: `${call.provider}: ${call.method} ${redactUrl(call.url)} sent ${syntax ? 'malformed JSON' : 'a response it could not read'} ${where}${detail}`,
     provider: call.provider,
     providerCode: code,
     retryable: true,
-    cause: error,
+    cause: syntax ? new SyntaxError('malformed JSON (text withheld)') : error,
   });
 }
 
 function parseJsonBody(text: string, call: HttpCall): unknown {
   try {
     return JSON.parse(text);
-  } catch (error) {
+  } catch {
     throw new ServerError({
       message: `${call.provider}: ${call.method} ${redactUrl(call.url)} returned a body that is not JSON (${text.length} bytes)`,
       provider: call.provider,
       providerCode: 'invalid_response',
       retryable: true,
-      cause: error,
+      cause: new SyntaxError('malformed JSON (text withheld)'),
     });
   }
 }
@@ -540,7 +588,7 @@ function withRequestId(error: unknown, requestId: string): unknown {
   return error;
 }
 
-const credentialHeaders = new Set(['authorization', 'x-api-key', 'api-key', 'x-goog-api-key']);
+const credentialHeaders = new Set(CREDENTIAL_HEADER_NAMES);
 
 function hasCredentialHeader(headers: Record<string, string> | undefined): boolean {
   return Object.keys(headers ?? {}).some((name) => credentialHeaders.has(name.toLowerCase()));

@@ -1,38 +1,16 @@
-/** Redaction of secrets in headers, URLs and bodies, applied before anything is stored or shown. */
+/** Cassette redaction of headers, URLs and bodies, built on the one redaction module (core/redaction.ts). */
 
 import type { JsonValue } from '../../core/json.ts';
+import {
+  API_KEY_PATTERNS,
+  MINIMUM_SECRET_LENGTH,
+  REDACTED,
+  SECRET_HEADER_NAMES,
+  SECRET_QUERY_PARAMETERS,
+  secretPattern,
+} from '../../core/redaction.ts';
 
-/** What every secret is replaced with. */
-export const REDACTED = '[REDACTED]';
-
-/** Header names whose values are always redacted (lowercase). */
-export const SECRET_HEADER_NAMES: readonly string[] = [
-  'authorization',
-  'x-api-key',
-  'api-key',
-  'x-goog-api-key',
-  'cookie',
-  'set-cookie',
-  'proxy-authorization',
-];
-
-/** URL query parameter names whose values are always redacted (lowercase). */
-export const SECRET_QUERY_PARAMETERS: readonly string[] = ['key', 'api_key', 'apikey', 'access_token'];
-
-/** Provider API-key shapes redacted wherever they appear in a URL, a header or a body. */
-export const API_KEY_PATTERNS: readonly RegExp[] = [
-  /sk-ant-[A-Za-z0-9_-]{16,}/,
-  /sk-[A-Za-z0-9_-]{16,}/,
-  /AIza[0-9A-Za-z_-]{30,}/,
-  /gsk_[A-Za-z0-9]{20,}/,
-  /xai-[A-Za-z0-9]{20,}/,
-];
-
-/** Header values shorter than this are not searched for in bodies (they would hit ordinary text). */
-const MINIMUM_SECRET_LENGTH = 8;
-
-/** A key pattern must not start in the middle of a word: `task-…` does not hold an `sk-` key. */
-const KEY_START = '(?<![A-Za-z0-9_-])';
+export { API_KEY_PATTERNS, REDACTED, SECRET_HEADER_NAMES, SECRET_QUERY_PARAMETERS };
 
 /** The secrets to remove from one exchange. */
 export interface Redaction {
@@ -44,12 +22,7 @@ export interface Redaction {
 
 /** Builds a redaction for the given secret header names and literal secret values. */
 export function createRedaction(headerNames: ReadonlySet<string>, secrets: Iterable<string>): Redaction {
-  const literals = [...new Set(secrets)].sort((left, right) => right.length - left.length);
-  const alternatives = [
-    ...literals.map((secret) => secret.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
-    ...API_KEY_PATTERNS.map((keyPattern) => KEY_START + keyPattern.source),
-  ];
-  return { headerNames, pattern: new RegExp(alternatives.join('|'), 'g') };
+  return { headerNames, pattern: secretPattern(secrets) };
 }
 
 /** The built-in secret header names plus `extra`, lowercase. */

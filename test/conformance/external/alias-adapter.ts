@@ -25,5 +25,6 @@ export function withModelAliases(inner: Adapter, aliases: Readonly<Record<string
     close: () => inner.close(),
     listModels: (options) => inner.listModels(options),
     startSession: () => inner.startSession(),
+    endSession: (session) => inner.endSession(session),
   };
 }
