@@ -3,18 +3,22 @@
  * optional peer dependency): span `chat {model}` with `gen_ai.*` request, response and usage
  * attributes (cache read and creation included), time to first chunk, cost and error class.
  */
-import { type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import type { Span, SpanKind, SpanStatusCode, Tracer } from '@opentelemetry/api';
 import type { Observer } from './types.ts';
 
 /** Options of {@link createOpenTelemetryObserver}. */
 export interface OpenTelemetryObserverOptions {
-  /** Default: `trace.getTracer('switchyard-ai')` from the global provider. */
-  tracer?: Tracer;
+  /** Where spans go, e.g. `trace.getTracer('my-app')`. (Only types are imported from `@opentelemetry/api`, so this entry loads without it.) */
+  tracer: Tracer;
 }
 
+/** `SpanKind.CLIENT` and `SpanStatusCode.ERROR`, as the API defines them (no runtime import of the optional peer). */
+const clientKind = 2 as SpanKind.CLIENT;
+const errorStatus = 2 as SpanStatusCode.ERROR;
+
 /** Creates an observer that records one span per candidate call. */
-export function createOpenTelemetryObserver(options: OpenTelemetryObserverOptions = {}): Observer {
-  const tracer = options.tracer ?? trace.getTracer('switchyard-ai');
+export function createOpenTelemetryObserver(options: OpenTelemetryObserverOptions): Observer {
+  const tracer = options.tracer;
   const spans = new Map<string, { span: Span; startedAt: number }>();
   const key = (event: { requestId: string; model: string }) => `${event.requestId} ${event.model}`;
   return {
@@ -22,7 +26,7 @@ export function createOpenTelemetryObserver(options: OpenTelemetryObserverOption
       switch (event.type) {
         case 'call-started': {
           const span = tracer.startSpan(`chat ${event.model}`, {
-            kind: SpanKind.CLIENT,
+            kind: clientKind,
             attributes: {
               'gen_ai.operation.name': 'chat',
               'gen_ai.provider.name': event.provider,
@@ -82,7 +86,7 @@ export function createOpenTelemetryObserver(options: OpenTelemetryObserverOption
             'switchyard.fallback': event.fallback,
           });
           entry.span.recordException(event.error);
-          entry.span.setStatus({ code: SpanStatusCode.ERROR, message: event.error.message });
+          entry.span.setStatus({ code: errorStatus, message: event.error.message });
           entry.span.end();
           return;
         }
