@@ -3,6 +3,9 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/** Test code (tests and their helpers) may use the test kit at any layer. */
+const testCode = ['**/*.test.ts', '**/test-support.ts', '**/test-provider.ts', '**/test-server.ts'];
+
 export default tseslint.config(
   {
     ignores: [
@@ -30,4 +33,41 @@ export default tseslint.config(
       'prefer-const': 'error',
     },
   },
+  // File size: 800 lines is the ceiling for hand-written source, 1,000 for tests (house style);
+  // generated data files are exempt.
+  {
+    files: ['src/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/*.generated.ts'],
+    rules: { 'max-lines': ['error', { max: 800, skipBlankLines: true, skipComments: true }] },
+  },
+  {
+    files: ['**/*.test.ts'],
+    rules: { 'max-lines': ['error', { max: 1000, skipBlankLines: true, skipComments: true }] },
+  },
+  // Layering (CONTRIBUTING.md): src/core ← src/transport ← src/providers ← consumers; never sideways up.
+  layer('src/core/**/*.ts', ['transport', 'providers', 'testing', 'cli'], 'src/core is pure'),
+  layer('src/transport/**/*.ts', ['providers', 'testing', 'cli'], 'src/transport sits below the providers'),
+  layer('src/providers/**/*.ts', ['testing', 'cli'], 'providers do not depend on the test kit or the CLI'),
+  layer('src/testing/**/*.ts', ['cli'], 'the test kit does not depend on the CLI'),
 );
+
+/** A config block forbidding imports of the named `src/` folders from `files` (test code excepted). */
+function layer(files, forbidden, message) {
+  return {
+    files: [files],
+    ignores: testCode,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: forbidden.flatMap((folder) => [`**/${folder}/*`, `**/${folder}/**`, `../${folder}/*`]),
+              message: `${message} (layering, CONTRIBUTING.md).`,
+            },
+          ],
+        },
+      ],
+    },
+  };
+}

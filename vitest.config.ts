@@ -1,6 +1,28 @@
+import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Tests may import the package by its own name (`switchyard-ai/testing`, …) exactly as users do:
+ * each entry of `exports` resolves to the source file its `dist` target is built from.
+ */
+const manifest = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as {
+  name: string;
+  exports: Record<string, string | { default: string }>;
+};
+const selfReference = Object.entries(manifest.exports).flatMap(([entry, target]) => {
+  if (typeof target === 'string' || !target.default.endsWith('.js')) return [];
+  const source = target.default.replace(/^\.\/dist\//, './src/').replace(/\.js$/, '.ts');
+  const find = entry === '.' ? manifest.name : `${manifest.name}/${entry.slice(2)}`;
+  return [
+    {
+      find: new RegExp(`^${find.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')}$`),
+      replacement: new URL(source, import.meta.url).pathname,
+    },
+  ];
+});
+
 export default defineConfig({
+  resolve: { alias: selfReference },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 20_000,

@@ -11,9 +11,6 @@ import { createInterface } from 'node:readline';
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { Adapter } from '../src/core/adapter.ts';
 import type { CanonicalRequest } from '../src/core/request.ts';
-import { createAnthropic } from '../src/providers/anthropic/index.ts';
-import { createGemini } from '../src/providers/gemini/index.ts';
-import { createOpenAI } from '../src/providers/openai-chat/index.ts';
 import { createPayload, type Delivery, models, type Protocol, protocols } from './payloads.ts';
 
 const goals = { rssMb: 300, p99Ms: 50 };
@@ -45,14 +42,22 @@ async function startServer(): Promise<{ url: string; stop: () => void }> {
   };
 }
 
-function createAdapter(baseRoot: string): Adapter {
+/** Imports only the adapter under test, so the baseline RSS holds no other provider's code. */
+async function createAdapter(baseRoot: string): Promise<Adapter> {
   // One connection per stream: the default pool (64 per origin) would queue 936 of the 1,000.
   const dispatcher = new Agent({ connections: streams, keepAliveTimeout: 10_000 });
   const fetch = ((input: string, init: RequestInit) =>
     undiciFetch(input, { ...(init as object), dispatcher })) as unknown as typeof globalThis.fetch;
   const common = { apiKey: 'bench-key', maxRetries: 0, logger: { warn() {} }, fetch };
-  if (protocol === 'anthropic') return createAnthropic({ ...common, baseURL: `${baseRoot}/v1` });
-  if (protocol === 'openai') return createOpenAI({ ...common, baseURL: `${baseRoot}/v1` });
+  if (protocol === 'anthropic') {
+    const { createAnthropic } = await import('../src/providers/anthropic/index.ts');
+    return createAnthropic({ ...common, baseURL: `${baseRoot}/v1` });
+  }
+  if (protocol === 'openai') {
+    const { createOpenAI } = await import('../src/providers/openai-chat/index.ts');
+    return createOpenAI({ ...common, baseURL: `${baseRoot}/v1` });
+  }
+  const { createGemini } = await import('../src/providers/gemini/index.ts');
   return createGemini({ ...common, baseURL: `${baseRoot}/v1beta` });
 }
 
@@ -68,7 +73,7 @@ async function runOne(adapter: Adapter, request: CanonicalRequest, expected: str
 async function main(): Promise<void> {
   const expected = createPayload(protocol, 'text', tokens).expected.text;
   const server = await startServer();
-  const adapter = createAdapter(`${server.url}/${delivery}/text`);
+  const adapter = await createAdapter(`${server.url}/${delivery}/text`);
   const request: CanonicalRequest = {
     model: `${protocol}:${models[protocol]}`,
     transcript: [{ kind: 'user', parts: [{ type: 'text', text: 'Write a long answer.' }] }],

@@ -1,8 +1,9 @@
 /** Deterministic SSE payloads (per protocol × scenario) the bench server serves and the client checks against. */
 import type { JsonObject } from '../src/core/json.ts';
+import { responsesFrames } from './responses-payload.ts';
 
 /** The wire protocols benchmarked. */
-export type Protocol = 'anthropic' | 'openai' | 'gemini';
+export type Protocol = 'anthropic' | 'openai' | 'responses' | 'gemini';
 /** A long text answer, or one tool call with a large streamed input. */
 export type Scenario = 'text' | 'tool';
 /** One large write, or many small writes of 1–4 events. */
@@ -13,7 +14,7 @@ export type Delivery = 'bulk' | 'drip';
  */
 export type GeminiToolFormat = 'partial-args' | 'whole-call';
 
-export const protocols: readonly Protocol[] = ['anthropic', 'openai', 'gemini'];
+export const protocols: readonly Protocol[] = ['anthropic', 'openai', 'responses', 'gemini'];
 export const scenarios: readonly Scenario[] = ['text', 'tool'];
 export const deliveries: readonly Delivery[] = ['bulk', 'drip'];
 
@@ -41,6 +42,7 @@ export const benchTool: { name: string; description: string; schema: JsonObject 
 export const models: Record<Protocol, string> = {
   anthropic: 'claude-sonnet-5-5',
   openai: 'gpt-4.1-mini-2025-04-14',
+  responses: 'gpt-4.1-mini-2025-04-14',
   gemini: 'gemini-3-flash-preview',
 };
 
@@ -334,7 +336,16 @@ export function createPayload(
       ? anthropicFrames(scenario, units)
       : protocol === 'openai'
         ? openaiFrames(scenario, units)
-        : geminiFrames(scenario, units, geminiToolFormat);
+        : protocol === 'responses'
+          ? responsesFrames(scenario, units, {
+              frame,
+              model: models.responses,
+              toolName: benchTool.name,
+              textTokens,
+              splitFragments,
+              toolInput: (fragments) => ({ rows: rowsForFragments(fragments) }),
+            })
+          : geminiFrames(scenario, units, geminiToolFormat);
   const unitCount =
     protocol === 'gemini' && scenario === 'tool' && geminiToolFormat === 'partial-args'
       ? (built.expected.toolInput?.rows.length ?? 0) * 4

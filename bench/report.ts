@@ -58,6 +58,15 @@ export function targetsFor(
   delivery: Delivery,
 ): Array<Omit<TargetCheck, 'value' | 'pass'>> {
   const targets: Array<Omit<TargetCheck, 'value' | 'pass'>> = [];
+  // Responses (issue 10): ≤ 1.3× the floor, ≤ ½ the official SDK, ≤ ⅕ the AI SDK, in bulk delivery.
+  if (protocol === 'responses') {
+    if (delivery !== 'bulk') return targets;
+    return [
+      { ratio: 'c/b', limit: 1.3 },
+      { ratio: 'c/d', limit: 0.5 },
+      { ratio: 'c/e', limit: 0.2 },
+    ];
+  }
   if (delivery === 'bulk' || protocol !== 'anthropic') targets.push({ ratio: 'c/b', limit: 1.5 });
   // The issues set the SDK bars for bulk delivery; small-write rows are dominated by socket reads
   // that every contender pays alike, so they are reported without a verdict.

@@ -38,6 +38,7 @@ for (const protocol of protocols) {
 function protocolOf(path: string): Protocol | undefined {
   if (path.endsWith('/messages')) return 'anthropic';
   if (path.endsWith('/chat/completions')) return 'openai';
+  if (path.endsWith('/responses')) return 'responses';
   if (path.endsWith(':streamGenerateContent')) return 'gemini';
   return undefined;
 }

@@ -1,22 +1,21 @@
 /** A small coding agent: two tools, an approval before writing, a cost budget and a model swap. */
 import { z } from 'zod';
-// In your project: from 'switchyard/agent', 'switchyard/anthropic' and 'switchyard/openai'.
+// In your project: from 'switchyard-ai' and 'switchyard-ai/agent'.
+import { createSwitchyard, type SwitchyardConfig } from '../src/index.ts';
 import { type AgentResult, createAgent, defineTool, type PendingApproval } from '../src/agent/index.ts';
 import { toolOutput } from '../src/agent/index.ts';
-import { createAnthropic } from '../src/providers/anthropic/index.ts';
-import { createOpenAI } from '../src/providers/openai-chat/index.ts';
 
 export interface CodingAgentOptions {
   files: Map<string, string>;
   /** Asked before every write (`call.input` holds path and content); true lets it happen. */
   approve(call: PendingApproval): boolean;
-  baseURLs?: { anthropic?: string; openai?: string };
+  /** The front door's configuration (default: every bundled provider, keys from the environment). */
+  config?: SwitchyardConfig;
 }
 
 export async function runCodingAgent(task: string, options: CodingAgentOptions): Promise<AgentResult> {
   const { files } = options;
-  const anthropic = createAnthropic({ baseURL: options.baseURLs?.anthropic });
-  const openai = createOpenAI({ baseURL: options.baseURLs?.openai });
+  const sy = createSwitchyard({ config: options.config }); // routes by model name and prices every call
   const readFile = defineTool({
     name: 'read_file',
     description: 'Read a project file',
@@ -34,13 +33,12 @@ export async function runCodingAgent(task: string, options: CodingAgentOptions):
     },
   });
   const agent = createAgent({
-    client: (model) => (model.startsWith('anthropic:') ? anthropic : openai),
+    client: sy,
     // Plan with the large model, then let the small one make the edits.
     model: ({ turn }) => (turn === 1 ? 'anthropic:claude-sonnet-4-5' : 'openai:gpt-4.1-mini'),
     instructions: 'You are a careful coding agent. Read a file before changing it.',
     tools: [readFile, writeFile],
-    budget: { maxCost: 0.25 },
-    cost: (usage) => (usage.input * 3 + usage.output * 15) / 1e6, // the front door fills usage.cost itself
+    budget: { maxCost: 0.25 }, // USD, from the front door's usage.cost
   });
   let result = await agent.run(task).result();
   while (result.outcome === 'awaiting_approval') {
@@ -49,6 +47,7 @@ export async function runCodingAgent(task: string, options: CodingAgentOptions):
     );
     result = await agent.resume(result.state!, decisions).result();
   }
+  await sy.close();
   return result;
 }
 

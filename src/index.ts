@@ -181,3 +181,16 @@ export {
   type SwitchyardOptions,
 } from './switchyard.ts';
 export { matchesGlob } from './core/glob.ts';
+export {
+  type InferSchema,
+  type SchemaIssue,
+  type SchemaLike,
+  StructuredOutputError,
+  type Tool,
+  type ToolDefinition,
+  tool,
+  toJsonSchema,
+  validateValue,
+} from './schemas/index.ts';
+export type { SwitchyardRequest } from './switchyard.ts';
+export { createJsonLinesReporter, type JsonLinesReporterOptions, summarizeEvent } from './observers/jsonl.ts';

@@ -3,6 +3,7 @@
  * prices every call and falls back when a provider fails.
  */
 import type { CallOptions } from './core/adapter.ts';
+import type { ToolSpec } from './core/tools.ts';
 import { type Logger, consoleLogger } from './core/logger.ts';
 import {
   Conversation,
@@ -19,7 +20,9 @@ import { loadConfigFile, parseConfig, type SwitchyardConfig } from './registry/c
 import type { ModelFacts } from './registry/model-facts.ts';
 import { createRegistry, type ModelListing, type ResolvedModel } from './registry/registry.ts';
 import { Availability, type AvailabilityPolicy, type StateStore } from './routing/availability.ts';
-import { createRouter, type RouteRequest } from './routing/router.ts';
+import { createRouter, type ReplyHook, type RouteRequest } from './routing/router.ts';
+import type { SchemaLike } from './schemas/schema.ts';
+import { attachStructured, toOutputSchema } from './schemas/structured.ts';
 
 /** Options of {@link createSwitchyard}. */
 export interface SwitchyardOptions {
@@ -43,6 +46,12 @@ export interface SwitchyardOptions {
   prices?: PriceTable;
 }
 
+/** A request to the front door: a model name, and optionally an output schema (zod, Standard Schema or JSON Schema). */
+export interface SwitchyardRequest extends RouteRequest {
+  /** The reply must be JSON matching this schema; it arrives validated as `reply.structured`. */
+  output?: SchemaLike;
+}
+
 /** A resolved model with its merged facts. */
 export interface ModelDescription extends ResolvedModel {
   facts: ModelFacts;
@@ -51,9 +60,9 @@ export interface ModelDescription extends ResolvedModel {
 /** The front door; see {@link createSwitchyard}. */
 export interface Switchyard {
   /** Streams one call: iterate for events, or await for the reply. */
-  stream(request: RouteRequest, options?: CallOptions): Turn;
+  stream(request: SwitchyardRequest, options?: CallOptions): Turn;
   /** One call, resolved with the whole reply (priced, with its routing decision in metadata). */
-  complete(request: RouteRequest, options?: CallOptions): Promise<Reply>;
+  complete(request: SwitchyardRequest, options?: CallOptions): Promise<Reply>;
   /** A stateful conversation; `sy.conversation.fromJSON(snapshot)` restores a saved one. */
   conversation: ((settings: ConversationSettings) => Conversation) & {
     fromJSON(snapshot: ConversationSnapshot): Conversation;
@@ -109,15 +118,39 @@ export function createSwitchyard(options: SwitchyardOptions = {}): Switchyard {
     logger,
   });
 
-  const sender = (request: RouteRequest, callOptions: CallOptions, onReply: (reply: Reply) => Reply) =>
-    new Turn(router.stream(request, callOptions, onReply));
+  /** Splits `output` off a request into the canonical output schema and a validating hook. */
+  function prepare(
+    request: SwitchyardRequest,
+    after?: (reply: Reply) => Reply,
+  ): [RouteRequest, ReplyHook | undefined] {
+    const { output, ...rest } = request;
+    if (rest.tools !== undefined) rest.tools = rest.tools.map(toToolSpec);
+    if (output === undefined) return [rest, after];
+    const outputSchema = toOutputSchema(output);
+    const hook: ReplyHook = async (reply) => {
+      const validated = await attachStructured(reply, output, outputSchema);
+      return after === undefined ? validated : after(validated);
+    };
+    return [{ ...rest, outputSchema }, hook];
+  }
+
+  const sender = (request: SwitchyardRequest, callOptions: CallOptions, onReply: (reply: Reply) => Reply) => {
+    const [routed, hook] = prepare(request, onReply);
+    return new Turn(router.stream(routed, callOptions, hook));
+  };
   const conversation = Object.assign((settings: ConversationSettings) => new Conversation(sender, settings), {
     fromJSON: (snapshot: ConversationSnapshot) => new Conversation(sender, snapshot.settings, snapshot),
   });
 
   return {
-    stream: (request, callOptions) => new Turn(router.stream(request, callOptions)),
-    complete: (request, callOptions) => router.complete(request, callOptions),
+    stream(request, callOptions) {
+      const [routed, hook] = prepare(request);
+      return new Turn(router.stream(routed, callOptions, hook));
+    },
+    complete(request, callOptions) {
+      const [routed, hook] = prepare(request);
+      return router.complete(routed, callOptions, hook);
+    },
     conversation,
     models: () => registry.models(),
     resolve(name) {
@@ -129,4 +162,18 @@ export function createSwitchyard(options: SwitchyardOptions = {}): Switchyard {
     prices,
     close: () => registry.close(),
   };
+}
+
+const specs = new WeakMap<ToolSpec, ToolSpec>();
+
+/** The plain spec of a tool (a schema-backed `tool()` carries its schema and parser too). */
+function toToolSpec(tool: ToolSpec): ToolSpec {
+  let spec = specs.get(tool);
+  if (spec === undefined) {
+    spec = { name: tool.name, inputSchema: tool.inputSchema };
+    if (tool.description !== undefined) spec.description = tool.description;
+    if (tool.outputSchema !== undefined) spec.outputSchema = tool.outputSchema;
+    specs.set(tool, spec);
+  }
+  return spec;
 }

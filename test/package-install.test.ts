@@ -28,7 +28,7 @@ beforeAll(async () => {
   packedPaths = new Set(installed.pack.files.map((file) => file.path));
 }, 240_000);
 
-afterAll(() => installed?.remove(), 120_000);
+afterAll(() => installed?.remove(), 60_000);
 
 describe('npm pack', () => {
   it('packs the LICENSE, README, docs, the bin and every exported file', () => {
@@ -135,6 +135,7 @@ import { createAnthropic } from '${manifest.name}/anthropic';
 import { createGemini } from '${manifest.name}/gemini';
 import { createOpenAI } from '${manifest.name}/openai';
 import { createOpenAICompatible, presets } from '${manifest.name}/openai-compatible';
+import { createOpenAIResponses } from '${manifest.name}/openai-responses';
 import { assertStreamInvariants, startEmulator } from '${manifest.name}/testing';
 
 const request: CanonicalRequest = { model: 'openai:gpt-4.1-mini', transcript: [userText('hi')], maxOutputTokens: 16 };
@@ -143,6 +144,7 @@ const adapters = [
   createOpenAI({ apiKey: 'k' }),
   createGemini({ apiKey: 'k' }),
   createOpenAICompatible(presets.groq),
+  createOpenAIResponses({ apiKey: 'k' }),
 ];
 
 export async function consume(): Promise<string> {
@@ -167,6 +169,16 @@ export async function consume(): Promise<string> {
 export const wrong: number = userText('x');
 `,
     );
+    // Every entry's declarations resolve (a missing one is an implicit-any error under strict).
+    writeFileSync(
+      join(installed.project, 'entries.ts'),
+      entries
+        .map(
+          (entry, index) =>
+            `import * as entry${index} from '${specifier(entry)}';\nexport { entry${index} };\n`,
+        )
+        .join(''),
+    );
     const tsc = join(repoRoot, 'node_modules/typescript/bin/tsc');
     const runs = await Promise.all(
       (['nodenext', 'bundler'] as const).map((resolution) => {
@@ -182,7 +194,7 @@ export const wrong: number = userText('x');
             types: ['node'],
             typeRoots: [join(repoRoot, 'node_modules/@types')],
           },
-          files: ['consumer.ts'],
+          files: ['consumer.ts', 'entries.ts'],
         };
         writeFileSync(
           join(installed.project, `tsconfig.${resolution}.json`),
@@ -205,6 +217,11 @@ export const wrong: number = userText('x');
     expect(
       readFileSync(join(installed.project, 'node_modules', manifest.name, 'dist/cli/main.js'), 'utf8'),
     ).toMatch(/^#!\/usr\/bin\/env node\n/);
+  });
+
+  it('runs the demo from the built bin', async () => {
+    const run = await installed.run(join(installed.project, 'node_modules/.bin/switchyard'), ['demo']);
+    expect(run).toMatchObject({ code: 0, stdout: expect.stringContaining('4 requests, each accepted') });
   });
 
   it('replays a recorded stream through the built CLI', async () => {

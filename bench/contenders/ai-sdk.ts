@@ -14,6 +14,8 @@ function languageModel(protocol: Protocol, root: string): LanguageModel {
     return createAnthropic({ apiKey: 'bench-key', baseURL: `${root}/v1` })(models.anthropic);
   if (protocol === 'openai')
     return createOpenAI({ apiKey: 'bench-key', baseURL: `${root}/v1` }).chat(models.openai);
+  if (protocol === 'responses')
+    return createOpenAI({ apiKey: 'bench-key', baseURL: `${root}/v1` }).responses(models.responses);
   return createGoogleGenerativeAI({ apiKey: 'bench-key', baseURL: `${root}/v1beta` })(models.gemini);
 }
 

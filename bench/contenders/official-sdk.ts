@@ -65,6 +65,36 @@ function openaiRunner(target: Target): Runner {
   };
 }
 
+/** `openai` `responses.stream(...)`: iterates every event (the SDK also accumulates the response). */
+function responsesRunner(target: Target): Runner {
+  const client = new OpenAI({ apiKey: 'bench-key', baseURL: `${target.root}/v1`, maxRetries: 0 });
+  const tools =
+    target.scenario === 'tool'
+      ? [
+          {
+            type: 'function' as const,
+            name: benchTool.name,
+            description: benchTool.description,
+            parameters: benchTool.schema,
+            strict: false,
+          },
+        ]
+      : undefined;
+  return {
+    async run(): Promise<Outcome> {
+      const stream = client.responses.stream({
+        model: models.responses,
+        input: prompt,
+        ...(tools === undefined ? {} : { tools: tools as unknown as OpenAI.Responses.Tool[] }),
+      });
+      const collector = new Collector('responses');
+      for await (const event of stream) collector.add(event);
+      return collector.finish();
+    },
+    async close() {},
+  };
+}
+
 /** `@google/genai` `models.generateContentStream`: iterates every response chunk. */
 function geminiRunner(target: Target): Runner {
   const client = new GoogleGenAI({ apiKey: 'bench-key', httpOptions: { baseUrl: target.root } });
@@ -102,6 +132,7 @@ function geminiRunner(target: Target): Runner {
 const labels: Record<Protocol, string> = {
   anthropic: '@anthropic-ai/sdk',
   openai: 'openai',
+  responses: 'openai (responses.stream)',
   gemini: '@google/genai',
 };
 
@@ -113,6 +144,7 @@ export function createContender(protocol: Protocol): Contender {
     async prepare(target: Target) {
       if (protocol === 'anthropic') return anthropicRunner(target);
       if (protocol === 'openai') return openaiRunner(target);
+      if (protocol === 'responses') return responsesRunner(target);
       return geminiRunner(target);
     },
   };

@@ -38,6 +38,20 @@ export function requestBody(protocol: Protocol, scenario: Scenario): string {
       ];
     return JSON.stringify(body);
   }
+  if (protocol === 'responses') {
+    const body: Record<string, unknown> = { model: models.responses, stream: true, input: prompt };
+    if (withTool)
+      body.tools = [
+        {
+          type: 'function',
+          name: benchTool.name,
+          description: benchTool.description,
+          parameters: benchTool.schema,
+          strict: false,
+        },
+      ];
+    return JSON.stringify(body);
+  }
   const body: Record<string, unknown> = { contents: [{ role: 'user', parts: [{ text: prompt }] }] };
   if (withTool)
     body.tools = [
@@ -60,7 +74,7 @@ export function requestHeaders(protocol: Protocol): Record<string, string> {
   if (protocol === 'anthropic') {
     headers['x-api-key'] = 'bench-key';
     headers['anthropic-version'] = '2023-06-01';
-  } else if (protocol === 'openai') headers.authorization = 'Bearer bench-key';
+  } else if (protocol === 'openai' || protocol === 'responses') headers.authorization = 'Bearer bench-key';
   else headers['x-goog-api-key'] = 'bench-key';
   return headers;
 }

@@ -13,6 +13,11 @@ const adapters: Record<Protocol, { module: string; factory: string; basePath: st
     basePath: '/v1',
   },
   openai: { module: '../../src/providers/openai-chat/index.ts', factory: 'createOpenAI', basePath: '/v1' },
+  responses: {
+    module: '../../src/providers/openai-responses/index.ts',
+    factory: 'createOpenAIResponses',
+    basePath: '/v1',
+  },
   gemini: { module: '../../src/providers/gemini/index.ts', factory: 'createGemini', basePath: '/v1beta' },
 };
 
@@ -34,7 +39,8 @@ async function loadFactory(protocol: Protocol): Promise<AdapterFactory> {
 
 function canonicalRequest(protocol: Protocol, withTool: boolean): CanonicalRequest {
   const request: CanonicalRequest = {
-    model: `${protocol}:${models[protocol]}`,
+    // The Responses adapter is OpenAI's (adapter name `openai`).
+    model: `${protocol === 'responses' ? 'openai' : protocol}:${models[protocol]}`,
     transcript: [{ kind: 'user', parts: [{ type: 'text', text: 'Write a long answer.' }] }],
     maxOutputTokens: 8192,
   };

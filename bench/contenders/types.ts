@@ -52,5 +52,6 @@ export class SkipContender extends Error {
 export function apiPath(protocol: Protocol, model: string): string {
   if (protocol === 'anthropic') return '/v1/messages';
   if (protocol === 'openai') return '/v1/chat/completions';
+  if (protocol === 'responses') return '/v1/responses';
   return `/v1beta/models/${model}:streamGenerateContent?alt=sse`;
 }

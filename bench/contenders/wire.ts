@@ -64,6 +64,7 @@ export class Collector {
     this.events++;
     if (this.protocol === 'anthropic') this.anthropic(event);
     else if (this.protocol === 'openai') this.openai(event);
+    else if (this.protocol === 'responses') this.responses(event);
     else this.gemini(event);
   }
 
@@ -85,6 +86,11 @@ export class Collector {
         if (typeof fragment === 'string' && fragment !== '') this.fragments.push(fragment);
       }
     }
+  }
+
+  private responses(event: Wire): void {
+    if (event.type === 'response.output_text.delta') this.texts.push(event.delta);
+    else if (event.type === 'response.function_call_arguments.delta') this.fragments.push(event.delta);
   }
 
   private gemini(chunk: Wire): void {

@@ -100,6 +100,7 @@ describe('approvals', () => {
     const { result } = await drain(pausedRun(join(directory, 'tools.log')));
     const textState = stringifyAgentState(result.state!);
     expect(parseAgentState(textState)).toEqual(JSON.parse(textState));
+    expect(Array.isArray(parseAgentState(textState).toolIds)).toBe(true);
     const damaged = JSON.parse(textState);
     damaged.pending[0].callId = '';
     damaged.transcript[0].kind = 'robot';

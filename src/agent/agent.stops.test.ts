@@ -150,9 +150,10 @@ describe('agent recovery', () => {
     expectConsistent(result.transcript);
   });
 
-  it('never executes a call whose input did not parse (switchyard.raw_input), whatever the finish reason', async () => {
+  it('never executes a call marked incomplete or whose input did not parse, whatever the finish reason', async () => {
     executed.length = 0;
     const broken = { ...call('b', 'echo', {}), metadata: { 'switchyard.raw_input': '{"value": "x' } };
+    const marked = { ...call('m', 'echo', { value: 'repaired' }), incomplete: true as const };
     const adapter = createScriptedAdapter([{ content: [text('x')] }]);
     // The scripted adapter re-serializes inputs, so drive the loop with a hand-made client instead.
     const client = {
@@ -166,7 +167,7 @@ describe('agent recovery', () => {
           [Symbol.asyncIterator]: () => stream[Symbol.asyncIterator](),
           result: async () => ({
             ...(await stream.result()),
-            content: [broken],
+            content: [broken, marked],
             finishReason: 'tool-call' as const,
           }),
         };
@@ -176,9 +177,9 @@ describe('agent recovery', () => {
       .run('go')
       .result();
     expect(executed).toEqual([]);
-    expect(resultText(resultsById(result.transcript).get('b'))).toContain(
-      'cut off by the output token limit',
-    );
+    const results = resultsById(result.transcript);
+    expect(resultText(results.get('b'))).toContain('cut off by the output token limit');
+    expect(resultText(results.get('m'))).toContain('cut off by the output token limit');
   });
 
   it('switches to the fallback model when the provider is overloaded, recorded in the turn', async () => {

@@ -1,5 +1,5 @@
 /**
- * The agent over real wire protocols: a 10-turn run swapping Anthropic, OpenAI Chat and Gemini
+ * The agent over real wire protocols: a 10-turn run swapping Anthropic, OpenAI Chat, OpenAI Responses and Gemini
  * (tools and reasoning every turn), then compaction, then more turns. The emulator enforces each
  * protocol's rules, so a request the loop builds wrongly fails the test.
  */
@@ -10,6 +10,7 @@ import { createMemoryLogger } from '../core/logger.ts';
 import { createAnthropic } from '../providers/anthropic/index.ts';
 import { createGemini } from '../providers/gemini/index.ts';
 import { createOpenAI } from '../providers/openai-chat/index.ts';
+import { createOpenAIResponses } from '../providers/openai-responses/index.ts';
 import { type Emulator, startEmulator } from '../testing/emulator/index.ts';
 import { createAgent } from './agent.ts';
 import { dropOldReasoning, summarizeOldTurns } from './strategies.ts';
@@ -17,7 +18,7 @@ import { drain, expectConsistent, resultsById, resultText } from './test-support
 import { defineTool } from './tool.ts';
 
 let emulator: Emulator;
-const adapters = {} as Record<'anthropic' | 'openai' | 'gemini', Adapter>;
+const adapters = {} as Record<'anthropic' | 'openai' | 'gemini' | 'responses', Adapter>;
 const models = ['anthropic:claude-sonnet-4-5', 'openai:o4-mini', 'gemini:gemini-3-pro-preview'];
 
 beforeAll(async () => {
@@ -26,6 +27,7 @@ beforeAll(async () => {
   adapters.anthropic = createAnthropic({ ...common, baseURL: `${emulator.url}/v1` });
   adapters.openai = createOpenAI({ ...common, baseURL: `${emulator.url}/v1` });
   adapters.gemini = createGemini({ ...common, baseURL: `${emulator.url}/v1beta` });
+  adapters.responses = createOpenAIResponses({ ...common, baseURL: `${emulator.url}/v1` });
 });
 afterAll(async () => {
   for (const adapter of Object.values(adapters)) await adapter.close();
@@ -53,33 +55,42 @@ function toolTurn(turn: number, input = 100 * turn) {
 }
 
 describe('agent over the emulator', () => {
-  it('10 turns swapping Anthropic → OpenAI → Gemini with tools and reasoning, then compaction, then more turns', async () => {
+  it('10 turns swapping Anthropic → OpenAI Chat → OpenAI Responses → Gemini with tools and reasoning, then compaction, then more turns', async () => {
     for (let turn = 1; turn <= 9; turn++) toolTurn(turn);
     emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'All nine answers found.' }] });
     const first = emulator.requests.length;
     const agent = createAgent({
       client: clientFor,
-      model: ({ turn }) => models[(turn - 1) % 3]!,
+      // OpenAI twice: Chat Completions through the per-provider client, Responses through an explicit client.
+      model: ({ turn }) => {
+        const choices = [
+          models[0]!,
+          models[1]!,
+          { model: 'openai:o4-mini', client: adapters.responses },
+          models[2]!,
+        ];
+        return choices[(turn - 1) % 4]!;
+      },
       tools: [lookup],
       instructions: 'You are a careful assistant.',
       request: { reasoning: { budgetTokens: 1024 } },
     });
     const result = await agent.run('Answer nine questions.').result();
     expect(result.outcome).toBe('completed');
-    expect(result.turns.map((turn) => turn.model.split(':')[0])).toEqual([
-      'anthropic',
-      'openai',
+    const apis = emulator.requests.slice(first).map((request) => request.api);
+    expect(apis).toEqual([
+      'anthropic-messages',
+      'openai-chat',
+      'openai-responses',
       'gemini',
-      'anthropic',
-      'openai',
+      'anthropic-messages',
+      'openai-chat',
+      'openai-responses',
       'gemini',
-      'anthropic',
-      'openai',
-      'gemini',
-      'anthropic',
+      'anthropic-messages',
+      'openai-chat',
     ]);
-    const statuses = emulator.requests.slice(first).map((request) => request.path);
-    expect(statuses).toHaveLength(10);
+    expect(result.turns).toHaveLength(10);
     const results = [...resultsById(result.transcript).values()];
     expect(results.map(resultText)).toEqual(
       Array.from({ length: 9 }, (_, index) => `answer to question ${index + 1}`),

@@ -1,6 +1,7 @@
 /** `createAgent`: runs and resumes the loop, exposing one event stream and `interrupt()` per run. */
 import { createSession } from '../core/adapter.ts';
 import { EventStream } from '../core/event-stream.ts';
+import { ToolIdMap } from '../core/tool-id-map.ts';
 import type { Item, ToolCallPart, ToolResultPart, Transcript } from '../core/transcript.ts';
 import { emptyUsage } from '../core/usage.ts';
 import { CancellationController } from './cancellation.ts';
@@ -108,14 +109,9 @@ function start(
       agentName: options.name ?? 'agent',
       model: modelName(options),
     });
-    const loop = new AgentLoop(state, {
-      options,
-      tools,
-      cancellation,
-      session: createSession(),
-      telemetry,
-      emit,
-    });
+    const toolIds = resume?.saved.toolIds;
+    const session = runOptions.session ?? createSession(toolIds && ToolIdMap.fromJSON(toolIds));
+    const loop = new AgentLoop(state, { options, tools, cancellation, session, telemetry, emit });
     let resumed: ToolResultPart[] | undefined;
     if (resume !== undefined) resumed = await decide(resume.saved, resume.decisions, loop, state);
     const result = await loop.run(resumed);

@@ -116,6 +116,20 @@ describe('compaction strategies', () => {
     expectConsistent(compacted);
   });
 
+  it('summarizeOldTurns keeps the transcript when the summary comes back empty or cut', async () => {
+    const transcript = longTranscript(4);
+    const empty = createScriptedAdapter([{ content: [text('  ')] }], { name: 'cheap' });
+    expect(await summarizeOldTurns({ keepTurns: 1, client: empty }).apply(transcript, context)).toEqual(
+      transcript,
+    );
+    const cut = createScriptedAdapter([{ content: [text('Ran st')], finishReason: 'max-tokens' }], {
+      name: 'cheap',
+    });
+    expect(await summarizeOldTurns({ keepTurns: 1, client: cut }).apply(transcript, context)).toEqual(
+      transcript,
+    );
+  });
+
   it('renders every part kind for the summary', () => {
     expect(renderForSummary([{ kind: 'user', parts: [text('hi'), { type: 'structured', value: 1 }] }])).toBe(
       'user: hi\n[structured]',

@@ -1,4 +1,4 @@
-/** `switchyard/agent`: the provider-agnostic agent loop — tools, turns, recovery, budgets, approvals, interrupts. */
+/** `switchyard-ai/agent`: the provider-agnostic agent loop — tools, turns, recovery, budgets, approvals, interrupts. */
 export { type Agent, type AgentRun, createAgent } from './agent.ts';
 export {
   CancellationController,

@@ -259,6 +259,7 @@ export class AgentLoop {
       usage: state.usage,
       cost: state.cost,
       maxTokensRecoveries: state.recoveries,
+      toolIds: this.context.session.toolIds.toJSON(),
     };
     return this.end('awaiting_approval', { state: snapshot, pendingApprovals: approvals });
   }

@@ -79,6 +79,10 @@ export async function callWithFallback(
 ): Promise<TurnCall> {
   try {
     const response = await streamTurn(primary, buildRequest(primary.model), context);
+    const routedFrom = routedFallback(response);
+    if (routedFrom !== undefined && response.model !== routedFrom) {
+      return { response, model: response.model, fallbackFrom: routedFrom };
+    }
     return { response, model: primary.model };
   } catch (error) {
     const usable = fallback !== undefined && fallback.model !== primary.model;
@@ -87,4 +91,20 @@ export async function callWithFallback(
     const response = await streamTurn(fallback, buildRequest(fallback.model), context);
     return { response, model: fallback.model, fallbackFrom: primary.model };
   }
+}
+
+/**
+ * The model a router (the front door) fell back from, read from the routing decision it records in
+ * `metadata['switchyard.routing']`: the first candidate that failed before another one served.
+ */
+export function routedFallback(response: CanonicalResponse): string | undefined {
+  const decision = response.metadata?.['switchyard.routing'];
+  if (typeof decision !== 'object' || decision === null || Array.isArray(decision)) return undefined;
+  const attempts = (decision as { attempts?: unknown }).attempts;
+  if (!Array.isArray(attempts)) return undefined;
+  for (const attempt of attempts) {
+    const { outcome, model } = (attempt ?? {}) as { outcome?: unknown; model?: unknown };
+    if (outcome === 'failed' && typeof model === 'string') return model;
+  }
+  return undefined;
 }

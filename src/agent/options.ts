@@ -1,4 +1,5 @@
 /** Options of `createAgent` and of each run. */
+import type { AdapterSession } from '../core/adapter.ts';
 import type { CanonicalRequest } from '../core/request.ts';
 import type { Transcript } from '../core/transcript.ts';
 import type { Usage } from '../core/usage.ts';
@@ -63,6 +64,8 @@ export interface RunOptions {
   cancellation?: CancellationController;
   /** Aborting it interrupts the run (reason `aborted`). */
   signal?: AbortSignal;
+  /** The adapter session (tool-id map, provider state) to use, e.g. to continue an earlier run's. Default: a fresh one. */
+  session?: AdapterSession;
 }
 
 /** Defaults applied once. */

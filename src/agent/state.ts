@@ -46,6 +46,7 @@ const envelope = z.object({
   usage,
   cost: z.number(),
   maxTokensRecoveries: z.number().int().nonnegative(),
+  toolIds: z.array(z.tuple([z.string(), z.string(), z.string()])).optional(),
 });
 
 /** Serializes a paused run's state to JSON (bytes as base64, deterministic metadata order). */

@@ -162,10 +162,14 @@ export function summarizeOldTurns(options: SummarizeOptions = {}): CompactionStr
         { signal: context.signal, session: context.session },
       );
       const response = await stream.result();
+      // A cancelled or cut summary must not replace what it summarizes.
+      if (response.finishReason === 'cancelled' || response.finishReason === 'max-tokens')
+        return [...transcript];
       const summary = response.content
         .map((part) => (part.type === 'text' ? part.text : ''))
         .join('')
         .trim();
+      if (summary === '') return [...transcript];
       return [
         ...head,
         note(`Summary of the earlier conversation:\n${summary}`, 'switchyard.summary'),

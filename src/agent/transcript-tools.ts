@@ -17,7 +17,7 @@ export function toolCallsOf(parts: readonly Part[]): ToolCallPart[] {
  * output limit (`cutLast`). Such a call is never executed.
  */
 export function isTruncated(call: ToolCallPart, cutLast: boolean): boolean {
-  if ((call as { incomplete?: boolean }).incomplete === true) return true;
+  if (call.incomplete === true) return true;
   if (call.metadata?.['switchyard.raw_input'] !== undefined) return true;
   return cutLast;
 }

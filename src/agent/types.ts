@@ -80,6 +80,8 @@ export interface AgentState {
   usage: Usage;
   cost: number;
   maxTokensRecoveries: number;
+  /** The session's canonical ⇄ provider tool-id map (`ToolIdMap.toJSON()`), so provider ids survive the pause. */
+  toolIds?: Array<[string, string, string]>;
 }
 
 /** How a run ended and everything it produced. */

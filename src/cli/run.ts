@@ -21,7 +21,8 @@ function findCommand(name: string): Command {
   );
 }
 
-function help(topics: string[], output: Output): number {
+function help(args: string[], output: Output): number {
+  const topics = args.filter((arg) => arg !== '--help' && arg !== '-h');
   if (topics.length > 1) throw new UsageError(`unexpected argument '${topics[1]}'`);
   const topic = topics[0];
   output.stdout(topic === undefined ? mainHelp(packageVersion()) : commandHelp(findCommand(topic)));

@@ -94,7 +94,7 @@ export class Conversation {
     for (const [key, value] of this.session.state) state.push([key, value as JsonValue]);
     return {
       version: 1,
-      settings: { ...this.settings, model: this.model },
+      settings: { ...this.settings, model: this.model, ...toolSpecs(this.settings.tools) },
       transcript: structuredClone(this.transcript),
       usage: { ...this.usage },
       turns: this.turns,
@@ -117,4 +117,20 @@ function toItem(input: string | Item | Part[]): Item {
   if (typeof input === 'string') return { kind: 'user', parts: [{ type: 'text', text: input }] };
   if (Array.isArray(input)) return { kind: 'user', parts: input };
   return input;
+}
+
+/** Tools as plain specs (a schema-backed tool keeps only its JSON Schema). */
+function toolSpecs(tools: RouteRequest['tools']): { tools?: RouteRequest['tools'] } {
+  if (tools === undefined) return {};
+  return {
+    tools: tools.map((tool) => {
+      const spec: NonNullable<RouteRequest['tools']>[number] = {
+        name: tool.name,
+        inputSchema: tool.inputSchema,
+      };
+      if (tool.description !== undefined) spec.description = tool.description;
+      if (tool.outputSchema !== undefined) spec.outputSchema = tool.outputSchema;
+      return spec;
+    }),
+  };
 }

@@ -8,10 +8,11 @@ import type { Part } from './transcript.ts';
 import { emptyUsage, type Usage } from './usage.ts';
 
 type Building =
-  | { type: 'text'; chunks: string[]; incomplete?: true; metadata?: MetadataMap }
+  | { type: 'text'; chunks: string[]; blocks?: number; incomplete?: true; metadata?: MetadataMap }
   | {
       type: 'reasoning';
       chunks: string[];
+      blocks?: number;
       signature?: string;
       data?: string;
       redacted?: boolean;
@@ -28,6 +29,25 @@ type Building =
       metadata?: MetadataMap;
     }
   | { type: 'done'; part: Part };
+
+/** Deltas per joined block: thousands of tiny delta strings cost far more heap than a few joined ones. */
+const chunksPerBlock = 256;
+
+/**
+ * Appends a delta. Every `chunksPerBlock` loose deltas are joined into one block string in place
+ * (`chunks` holds `blocks` joined blocks, then the loose deltas), so memory stays near the text's
+ * size and the total work stays linear.
+ */
+function appendChunk(part: { chunks: string[]; blocks?: number }, delta: string): void {
+  const chunks = part.chunks;
+  chunks.push(delta);
+  const blocks = part.blocks ?? 0;
+  if (chunks.length - blocks < chunksPerBlock) return;
+  const block = chunks.slice(blocks).join('');
+  chunks.length = blocks;
+  chunks.push(block);
+  part.blocks = blocks + 1;
+}
 
 /**
  * Accumulates events into content parts. Text is collected as chunk arrays and joined once, so the
@@ -55,7 +75,7 @@ export class ResponseAccumulator {
       case 'reasoning-delta': {
         const part = this.parts.get(event.index);
         if (part !== undefined && (part.type === 'text' || part.type === 'reasoning'))
-          part.chunks.push(event.delta);
+          appendChunk(part, event.delta);
         return;
       }
       case 'text-end':

@@ -35,7 +35,7 @@ export interface CallOptions {
 }
 
 /**
- * Per-session state: the canonical ⇄ provider tool-id map (contract §4.1.1), shared by every
+ * Per-session state: the canonical ⇄ provider tool-id map (docs/contract.md §4.1.1), shared by every
  * adapter the session talks to, and provider-side conversation state for stateful APIs, keyed by
  * adapter name. Sessions are single-owner: do not run two calls of one session concurrently.
  */
@@ -100,4 +100,10 @@ export interface Adapter {
   listModels(options?: { signal?: AbortSignal }): Promise<ModelInfo[]>;
   /** A fresh session (tool-id map and provider-side state). */
   startSession(): AdapterSession;
+  /**
+   * Ends `session` on this adapter: deletes the provider-side state its calls created (Gemini
+   * `cachedContents` entries) and forgets it. Never throws: a failed deletion is logged as a WARN
+   * (the entry then lapses at its TTL). `close()` ends every session the adapter still holds.
+   */
+  endSession(session: AdapterSession): Promise<void>;
 }

@@ -61,6 +61,7 @@ describe('repairJsonObject completes cut-off values', () => {
     ['{"a":1,"b":', { a: 1 }],
     ['{"a":1,"b"  ', { a: 1 }],
     ['{', {}],
+    ['{"a":{"b":"x  ', { a: { b: 'x  ' } }],
   ])('repairs %s', (text, expected) => {
     expect(repairJsonObject(text)).toEqual(expected);
   });

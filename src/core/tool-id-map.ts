@@ -1,4 +1,4 @@
-/** The per-session bidirectional map between canonical and provider tool-call ids (contract §4.1.1). */
+/** The per-session bidirectional map between canonical and provider tool-call ids (docs/contract.md §4.1.1). */
 import { createToolCallId, type ToolCallId } from './ids.ts';
 
 /**

@@ -55,13 +55,14 @@ export function createPriceTable(options: PriceTableOptions = {}): PriceTable {
 
   return {
     version,
-    lookup(model, at = new Date()) {
+    lookup(model, at) {
       let row = cache.get(model);
       if (row === undefined) {
         row = find(model);
         cache.set(model, row);
       }
-      return row === null ? undefined : pricesAt(row, at);
+      if (row === null) return undefined;
+      return Array.isArray(row.prices) ? pricesAt(row, at ?? new Date()) : row.prices;
     },
   };
 }

@@ -56,6 +56,7 @@ export type Admission =
   { allowed: true; probe: boolean } | { allowed: false; state: CircuitState; until?: number };
 
 const closed = (): AvailabilityRecord => ({ state: 'closed', failures: 0 });
+const admitted: Admission = { allowed: true, probe: false };
 
 /** The state machine over a store, with an injectable clock. */
 export class Availability {
@@ -80,10 +81,19 @@ export class Availability {
    * May a call go to `key`? An open circuit past its cooldown becomes half-open and admits this
    * one call as the probe; further calls are refused until the probe reports.
    */
-  async check(key: string): Promise<Admission> {
+  check(key: string): Admission | Promise<Admission> {
     const stored = this.store.get(key);
+    // Fast path (no promise) for the common case: a synchronous store and a closed circuit.
+    if (stored === undefined || (!(stored instanceof Promise) && stored.state === 'closed')) return admitted;
+    return this.checkSlow(key, stored);
+  }
+
+  private async checkSlow(
+    key: string,
+    stored: AvailabilityRecord | Promise<AvailabilityRecord | undefined>,
+  ): Promise<Admission> {
     const record = stored instanceof Promise ? await stored : stored;
-    if (record === undefined || record.state === 'closed') return { allowed: true, probe: false };
+    if (record === undefined || record.state === 'closed') return admitted;
     const now = this.now();
     if (record.state === 'open') {
       if (now < (record.reopenAt ?? 0)) return { allowed: false, state: 'open', until: record.reopenAt };
@@ -98,11 +108,17 @@ export class Availability {
   }
 
   /** A call to `key` succeeded: the circuit closes. */
-  async success(key: string): Promise<void> {
+  success(key: string): void | Promise<void> {
     const stored = this.store.get(key);
-    const record = stored instanceof Promise ? await stored : stored;
-    if (record === undefined || (record.state === 'closed' && record.failures === 0)) return;
-    await this.store.set(key, closed());
+    if (stored === undefined) return;
+    if (stored instanceof Promise) {
+      return stored.then((record) => {
+        if (record !== undefined && (record.state !== 'closed' || record.failures > 0))
+          return this.store.set(key, closed());
+      });
+    }
+    if (stored.state === 'closed' && stored.failures === 0) return;
+    return this.store.set(key, closed());
   }
 
   /** A call to `key` failed with an availability failure (rate limit, overload, server, network). */

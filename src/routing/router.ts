@@ -33,7 +33,7 @@ export interface RouteRequest extends Omit<CanonicalRequest, 'model' | 'maxOutpu
 }
 
 /** Post-processes a reply before it is returned (e.g. output-schema validation). */
-export type ReplyHook = (reply: Reply, request: RouteRequest) => Reply;
+export type ReplyHook = (reply: Reply, request: RouteRequest) => Reply | Promise<Reply>;
 
 /** What the router needs. */
 export interface RouterContext {
@@ -83,6 +83,18 @@ export function createRouter(context: RouterContext) {
     return list;
   }
 
+  const keys = new WeakMap<ResolvedModel, { model: string; provider: string }>();
+
+  /** The availability keys of a model (`model:<id>`, `provider:<name>`), built once. */
+  function keysOf(model: ResolvedModel): { model: string; provider: string } {
+    let entry = keys.get(model);
+    if (entry === undefined) {
+      entry = { model: `model:${model.id}`, provider: `provider:${model.provider}` };
+      keys.set(model, entry);
+    }
+    return entry;
+  }
+
   function factsOf(model: ResolvedModel): ModelFacts {
     let facts = factsCache.get(model.id);
     if (facts === undefined) {
@@ -91,6 +103,9 @@ export function createRouter(context: RouterContext) {
     }
     return facts;
   }
+
+  /** True when someone listens: events are only built then. */
+  const observed = context.observers.length > 0;
 
   function emit(event: CallEvent): void {
     for (const observer of context.observers) {
@@ -122,10 +137,10 @@ export function createRouter(context: RouterContext) {
           ? 'not_configured'
           : skipReason(model, facts, route.request, route.needs, registry);
       if (reason === undefined) {
-        const admission = await availability.check(`model:${model.id}`);
-        const providerAdmission = admission.allowed
-          ? await availability.check(`provider:${model.provider}`)
-          : admission;
+        let admission = availability.check(keysOf(model).model);
+        if (admission instanceof Promise) admission = await admission;
+        let providerAdmission = admission.allowed ? availability.check(keysOf(model).provider) : admission;
+        if (providerAdmission instanceof Promise) providerAdmission = await providerAdmission;
         if (!providerAdmission.allowed) reason = `unavailable (${providerAdmission.state})`;
       }
       if (reason === undefined) return { model, facts: facts! };
@@ -158,12 +173,13 @@ export function createRouter(context: RouterContext) {
       onRetry: (info) => {
         retries.count = info.attempt;
         options.onRetry?.(info);
-        emit({
-          ...eventBase(route, model, retries.count),
-          type: 'call-retried',
-          errorClass: AdapterError.isInstance(info.error) ? info.error.errorClass : 'other',
-          delayMs: info.delayMs,
-        });
+        if (observed)
+          emit({
+            ...eventBase(route, model, retries.count),
+            type: 'call-retried',
+            errorClass: AdapterError.isInstance(info.error) ? info.error.errorClass : 'other',
+            delayMs: info.delayMs,
+          });
       },
     };
   }
@@ -191,8 +207,8 @@ export function createRouter(context: RouterContext) {
     const classified = AdapterError.isInstance(error) ? error : undefined;
     const errorClass: ErrorClass = classified?.errorClass ?? 'other';
     if (availabilityClasses.has(errorClass)) {
-      await availability.failure(`model:${model.id}`, classified?.retryAfterSeconds);
-      await availability.failure(`provider:${model.provider}`, classified?.retryAfterSeconds);
+      await availability.failure(keysOf(model).model, classified?.retryAfterSeconds);
+      await availability.failure(keysOf(model).provider, classified?.retryAfterSeconds);
     }
     if (errorClass === 'context_overflow')
       route.needs.minContextWindow = Math.max(route.needs.minContextWindow, facts.contextWindow);
@@ -207,14 +223,15 @@ export function createRouter(context: RouterContext) {
     route.decision.attempts.push(
       classified?.status === undefined ? attempt : { ...attempt, status: classified.status },
     );
-    emit({
-      ...eventBase(route, model, retryCount),
-      type: 'call-failed',
-      errorClass,
-      error: error instanceof Error ? error : new Error(String(error)),
-      durationMs: performance.now() - startedAt,
-      fallback,
-    });
+    if (observed)
+      emit({
+        ...eventBase(route, model, retryCount),
+        type: 'call-failed',
+        errorClass,
+        error: error instanceof Error ? error : new Error(String(error)),
+        durationMs: performance.now() - startedAt,
+        fallback,
+      });
     return fallback;
   }
 
@@ -222,8 +239,10 @@ export function createRouter(context: RouterContext) {
   async function finalize(route: Route, model: ResolvedModel, response: CanonicalResponse): Promise<Reply> {
     route.decision.served = model.id;
     route.decision.attempts.push({ model: model.id, provider: model.provider, outcome: 'served' });
-    void availability.success(`model:${model.id}`);
-    void availability.success(`provider:${model.provider}`);
+    const modelDone = availability.success(keysOf(model).model);
+    const providerDone = availability.success(keysOf(model).provider);
+    if (modelDone instanceof Promise) await modelDone;
+    if (providerDone instanceof Promise) await providerDone;
     const cost = pricer.cost(response.model, response.usage, model.pricing, model.id);
     const usage = cost === undefined ? response.usage : { ...response.usage, cost };
     const metadata = { ...response.metadata, [routingMetadataKey]: route.decision as never };
@@ -269,7 +288,7 @@ export function createRouter(context: RouterContext) {
       const { model, facts } = next;
       const retries = { count: 0 };
       const startedAt = performance.now();
-      emit({ ...eventBase(route, model, 0), type: 'call-started', stream: false });
+      if (observed) emit({ ...eventBase(route, model, 0), type: 'call-started', stream: false });
       let response: CanonicalResponse;
       try {
         const adapter = registry.adapter(model.provider);
@@ -283,13 +302,14 @@ export function createRouter(context: RouterContext) {
         throw error;
       }
       let reply = await finalize(route, model, response);
-      if (hook !== undefined) reply = hook(reply, request);
-      emit({
-        ...eventBase(route, model, retries.count),
-        type: 'call-completed',
-        response: reply,
-        durationMs: performance.now() - startedAt,
-      });
+      if (hook !== undefined) reply = await hook(reply, request);
+      if (observed)
+        emit({
+          ...eventBase(route, model, retries.count),
+          type: 'call-completed',
+          response: reply,
+          durationMs: performance.now() - startedAt,
+        });
       return reply;
     }
   }
@@ -338,7 +358,7 @@ export function createRouter(context: RouterContext) {
   ): Promise<'done' | 'fallback'> {
     const retries = { count: 0 };
     const startedAt = performance.now();
-    emit({ ...eventBase(route, model, 0), type: 'call-started', stream: true });
+    if (observed) emit({ ...eventBase(route, model, 0), type: 'call-started', stream: true });
     const held: StreamEvent[] = [];
     let committed = false;
     let reply: Reply | undefined;
@@ -363,17 +383,27 @@ export function createRouter(context: RouterContext) {
             continue;
           }
           committed = true;
-          emit({
-            ...eventBase(route, model, retries.count),
-            type: 'call-first-chunk',
-            latencyMs: performance.now() - startedAt,
-          });
+          if (observed)
+            emit({
+              ...eventBase(route, model, retries.count),
+              type: 'call-first-chunk',
+              latencyMs: performance.now() - startedAt,
+            });
           for (const early of held) out.push(early);
           held.length = 0;
         }
         if (event.type === 'finish') {
           reply = await finalize(route, model, event.response);
-          if (hook !== undefined) reply = hook(reply, route.request);
+          if (hook !== undefined) {
+            try {
+              reply = await hook(reply, route.request);
+            } catch (error) {
+              // The reply arrived but was rejected (e.g. by its output schema): finish, then the error.
+              out.push({ type: 'finish', response: reply });
+              out.fail(error);
+              return 'done';
+            }
+          }
           // The priced usage goes out as the last usage event too (the last one wins).
           if (reply.usage.cost !== undefined) out.push({ type: 'usage', usage: reply.usage });
           event = { type: 'finish', response: reply };
@@ -398,12 +428,13 @@ export function createRouter(context: RouterContext) {
       out.fail(new Error(`${model.provider}: the stream ended without a finish event`));
       return 'done';
     }
-    emit({
-      ...eventBase(route, model, retries.count),
-      type: 'call-completed',
-      response: reply,
-      durationMs: performance.now() - startedAt,
-    });
+    if (observed)
+      emit({
+        ...eventBase(route, model, retries.count),
+        type: 'call-completed',
+        response: reply,
+        durationMs: performance.now() - startedAt,
+      });
     out.end(reply);
     return 'done';
   }

@@ -1,4 +1,4 @@
-/** `assertStreamInvariants`: checks an event list against the stream contract (contract §5.2). */
+/** `assertStreamInvariants`: checks an event list against the stream contract (docs/contract.md §5.2). */
 
 import { isDeepStrictEqual } from 'node:util';
 import { ResponseAccumulator } from '../core/accumulator.ts';

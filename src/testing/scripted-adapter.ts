@@ -112,6 +112,8 @@ export function createScriptedAdapter(
     },
     listModels: async () => [{ id: `${name}:model`, name: 'model' }],
     startSession: () => createSession(),
+    // Scripted responses create no provider-side state.
+    endSession: async () => {},
   };
 }
 

@@ -11,7 +11,7 @@ export interface RetryPolicy {
   baseDelayMs?: number;
   /** Longest backoff delay without a hint. Default 8000 ms. */
   maxDelayMs?: number;
-  /** Longest provider-hinted delay honoured. Default 60 s (contract §6.4). */
+  /** Longest provider-hinted delay honoured. Default 60 s (docs/contract.md §6.4). */
   maxRetryAfterMs?: number;
 }
 

@@ -43,6 +43,7 @@ describe.concurrent('switchyard help', () => {
   it('`help`, `--help` and `-h` print the same command list on stdout and exit 0', async () => {
     const runs = await Promise.all([switchyard('help'), switchyard('--help'), switchyard('-h')]);
     for (const run of runs) expect(run).toEqual(runs[0]);
+    expect(await switchyard('help', '--help')).toEqual(runs[0]);
     expect(runs[0]).toMatchObject({ code: 0, stderr: '' });
     for (const command of ['demo', 'emulator', 'replay', 'help'])
       expect(runs[0]!.stdout).toMatch(new RegExp(`^  ${command} +\\S`, 'm'));

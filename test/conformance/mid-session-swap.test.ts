@@ -1,7 +1,10 @@
 /**
- * Mid-session swap (contract §10.2.2–3): one session, one transcript, providers alternating with
- * tool calls in every turn. The emulator enforces each protocol's rules (tool results answer the
- * calls just made, ids valid, Gemini 3 signatures), so an invalid request fails the test.
+ * Mid-session swap (docs/contract.md §10.2): one session, one transcript, providers alternating with
+ * tool calls in every turn, OpenAI-compatible hosts included (Mistral's 9-character ids, DeepSeek's
+ * thinking mode). The emulator enforces each protocol's and host's rules (tool results answer the
+ * calls just made, ids valid, Gemini 3 signatures, DeepSeek reasoning_content), so an invalid
+ * request fails the test. Tool ids are checked against the wire requests the emulator recorded,
+ * never against the session's own id map.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Adapter, createSession } from '../../src/core/adapter.ts';
@@ -12,19 +15,40 @@ import type { Item, ToolCallPart } from '../../src/core/transcript.ts';
 import { createAnthropic } from '../../src/providers/anthropic/index.ts';
 import { createGemini } from '../../src/providers/gemini/index.ts';
 import { createOpenAI } from '../../src/providers/openai-chat/index.ts';
+import { createOpenAICompatible, presets } from '../../src/providers/openai-compatible/index.ts';
 import { type Emulator, type EmulatorApi, startEmulator } from '../../src/testing/emulator/index.ts';
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
 
-type Provider = 'anthropic' | 'openai' | 'gemini';
+type Provider = 'anthropic' | 'openai' | 'gemini' | 'mistral' | 'deepseek';
 const apis: Record<Provider, EmulatorApi> = {
   anthropic: 'anthropic-messages',
   openai: 'openai-chat',
   gemini: 'gemini',
+  mistral: 'openai-chat',
+  deepseek: 'openai-chat',
 };
 const models: Record<Provider, string> = {
   anthropic: 'anthropic:claude-sonnet-4-5',
   openai: 'openai:o4-mini',
   gemini: 'gemini:gemini-3-pro-preview',
+  mistral: 'mistral:magistral-medium-latest',
+  deepseek: 'deepseek:deepseek-reasoner',
+};
+/**
+ * The id each provider's response issues for the call of turn `turn`, in that provider's own style
+ * (Gemini's scripted calls carry none on the wire; the adapter derives one).
+ */
+const issuedIds: Record<Provider, ((turn: number) => string) | undefined> = {
+  anthropic: (turn) => `toolu_0${turn}SwapTest`,
+  openai: (turn) => `call_${turn}SwapTest`,
+  gemini: undefined,
+  mistral: (turn) => `Mist${turn}abcd`,
+  deepseek: (turn) => `call_0${turn}_deepseek`,
+};
+/** Provider id rules, checked on every id that reaches the provider's wire. */
+const idRules: Partial<Record<Provider, RegExp>> = {
+  anthropic: /^[a-zA-Z0-9_-]{1,64}$/,
+  mistral: /^[a-zA-Z0-9]{9}$/,
 };
 const tools = [
   {
@@ -44,6 +68,8 @@ beforeAll(async () => {
   adapters.anthropic = createAnthropic({ ...common, baseURL: `${emulator.url}/v1` });
   adapters.openai = createOpenAI({ ...common, baseURL: `${emulator.url}/v1` });
   adapters.gemini = createGemini({ ...common, baseURL: `${emulator.url}/v1beta` });
+  adapters.mistral = createOpenAICompatible(presets.mistral, { ...common, baseURL: `${emulator.url}/v1` });
+  adapters.deepseek = createOpenAICompatible(presets.deepseek, { ...common, baseURL: `${emulator.url}/v1` });
 });
 afterAll(async () => {
   for (const adapter of Object.values(adapters)) await adapter.close();
@@ -64,12 +90,22 @@ async function toolTurn(
     api: apis[provider],
     model: models[provider].split(':')[1],
     content: [
+      // The emulator streams Chat Completions reasoning as `reasoning_content`, which Mistral does not use.
+      ...(provider === 'mistral'
+        ? []
+        : [
+            {
+              type: 'reasoning' as const,
+              text: `Turn ${turn}: I should look this up.`,
+              signature: `sig-${provider}-${turn}`,
+            },
+          ]),
       {
-        type: 'reasoning',
-        text: `Turn ${turn}: I should look this up.`,
-        signature: `sig-${provider}-${turn}`,
+        type: 'tool-call',
+        id: issuedIds[provider]?.(turn),
+        name: 'lookup',
+        input: { q: `question ${turn}` },
       },
-      { type: 'tool-call', name: 'lookup', input: { q: `question ${turn}` } },
     ],
   });
   const events: StreamEvent[] = [];
@@ -126,16 +162,75 @@ async function runSwap(order: Provider[], sameTurnAfter: ReadonlySet<number> = n
   return { session, transcript, calls, requests };
 }
 
-/** Every earlier tool call's provider id (as this provider sees it) appears in the request body. */
-function expectToolIdsSurvive(run: Awaited<ReturnType<typeof runSwap>>, order: Provider[]) {
-  for (const [turn, provider] of order.entries()) {
-    const body = JSON.stringify(run.requests[turn]?.body);
-    for (const call of run.calls.slice(0, turn)) {
-      const wireId = run.session.toolIds.toProvider(adapters[provider].name, call.id);
-      if (provider !== 'gemini') expect(body).toContain(wireId);
-      // Tool results reach the right calls: the result text of each earlier call is in the request.
-      expect(body).toContain(`answer ${run.calls.indexOf(call) + 1}`);
+/** The wire ids of the calls and of the results in one recorded request body, by turn number. */
+function wireIds(
+  api: EmulatorApi,
+  body: unknown,
+): { calls: Map<number, string>; results: Map<number, string> } {
+  const calls = new Map<number, string>();
+  const results = new Map<number, string>();
+  const turnOf = (value: unknown, word: string): number | undefined => {
+    const match = new RegExp(`${word} (\\d+)`).exec(JSON.stringify(value));
+    return match === null ? undefined : Number(match[1]);
+  };
+  const record = (map: Map<number, string>, turn: number | undefined, id: unknown) => {
+    if (turn !== undefined) map.set(turn, typeof id === 'string' ? id : '(none)');
+  };
+  const root = body as Record<string, unknown[]>;
+  if (api === 'anthropic-messages') {
+    for (const message of root.messages as Array<{ content: unknown }>) {
+      if (!Array.isArray(message.content)) continue;
+      for (const block of message.content as Array<Record<string, unknown>>) {
+        if (block.type === 'tool_use') record(calls, turnOf(block.input, 'question'), block.id);
+        if (block.type === 'tool_result') record(results, turnOf(block.content, 'answer'), block.tool_use_id);
+      }
     }
+  } else if (api === 'gemini') {
+    for (const content of root.contents as Array<{ parts: Array<Record<string, Record<string, unknown>>> }>) {
+      for (const part of content.parts) {
+        if (part.functionCall)
+          record(calls, turnOf(part.functionCall.args, 'question'), part.functionCall.id);
+        if (part.functionResponse)
+          record(results, turnOf(part.functionResponse.response, 'answer'), part.functionResponse.id);
+      }
+    }
+  } else {
+    for (const message of root.messages as Array<Record<string, unknown>>) {
+      for (const call of (message.tool_calls ?? []) as Array<{ id: string; function: { arguments: string } }>)
+        record(calls, turnOf(call.function.arguments, 'question'), call.id);
+      if (message.role === 'tool') record(results, turnOf(message.content, 'answer'), message.tool_call_id);
+    }
+  }
+  return { calls, results };
+}
+
+/**
+ * Tool ids as the recorded wire requests show them, independent of the session's id map: every
+ * earlier call and its result reach each provider, paired by the same id; the provider that issued a
+ * call gets back exactly the id it issued; another provider gets one id per call, valid under its
+ * rule, distinct between calls and stable from one request to the next.
+ */
+function expectToolIdsSurvive(run: Awaited<ReturnType<typeof runSwap>>, order: Provider[]) {
+  const seen = new Map<string, string>();
+  for (const [turn, provider] of order.entries()) {
+    const request = run.requests[turn];
+    const { calls, results } = wireIds(apis[provider], request?.body);
+    const earlier = order.slice(0, turn);
+    expect([...calls.keys()].sort()).toEqual(earlier.map((_, index) => index + 1));
+    for (const [index, issuer] of earlier.entries()) {
+      const callTurn = index + 1;
+      const wireId = calls.get(callTurn);
+      expect([provider, callTurn, results.get(callTurn)]).toEqual([provider, callTurn, wireId]);
+      if (provider === 'gemini') continue;
+      const issued = issuedIds[issuer]?.(callTurn);
+      if (issuer === provider && issued !== undefined) expect(wireId).toBe(issued);
+      const rule = idRules[provider];
+      if (rule !== undefined) expect(wireId).toMatch(rule);
+      const key = `${provider}:${callTurn}`;
+      expect([key, wireId]).toEqual([key, seen.get(key) ?? wireId]);
+      seen.set(key, wireId ?? '');
+    }
+    if (provider !== 'gemini') expect(new Set(calls.values()).size).toBe(calls.size);
   }
 }
 
@@ -174,5 +269,31 @@ describe('mid-session swap', () => {
       // Foreign calls carry the documented sentinel, never an invented signature.
       expect(body).toContain('skip_thought_signature_validator');
     }
+  });
+
+  it('OpenAI-compatible hosts in the swap: Mistral gets 9-character ids, DeepSeek its reasoning back', async () => {
+    const order: Provider[] = [
+      'anthropic',
+      'mistral',
+      'deepseek',
+      'deepseek',
+      'mistral',
+      'gemini',
+      'anthropic',
+    ];
+    // Turn 3 continues into turn 4, so DeepSeek sees its own call in the current turn, where thinking
+    // mode requires its reasoning_content back (the emulator answers 400 otherwise).
+    const run = await runSwap(order, new Set([3]));
+    expectToolIdsSurvive(run, order);
+    const deepseekAgain = run.requests[3]?.body as { messages: Array<Record<string, unknown>> };
+    const ownCall = deepseekAgain.messages.find(
+      (message) => Array.isArray(message.tool_calls) && JSON.stringify(message).includes('call_03_deepseek'),
+    );
+    expect(ownCall?.reasoning_content).toBe('Turn 3: I should look this up.');
+    // Mistral's ids for the Anthropic and DeepSeek calls were rewritten; its own came back as issued.
+    const lastMistral = wireIds('openai-chat', run.requests[4]?.body).calls;
+    expect(lastMistral.get(2)).toBe('Mist2abcd');
+    expect(lastMistral.get(1)).toMatch(/^[a-zA-Z0-9]{9}$/);
+    expect(lastMistral.get(3)).toMatch(/^[a-zA-Z0-9]{9}$/);
   });
 });

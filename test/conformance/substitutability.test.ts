@@ -1,5 +1,5 @@
 /**
- * Substitutability (contract §10.2.1): a fixed canonical conversation script runs through each
+ * Substitutability (docs/contract.md §10.2): a fixed canonical conversation script runs through each
  * adapter from committed HTTP cassettes; the canonical results are identical across adapters
  * (modulo provider, model and ids). Re-record with `SWITCHYARD_RECORD=1 npx vitest run test/conformance/substitutability.test.ts`
  * (records against the emulator).

@@ -3,15 +3,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCodingAgent } from '../../examples/coding-agent.ts';
-import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
+import { type Emulator, type EmulatorScript, startEmulator } from '../../src/testing/emulator/index.ts';
 import { checkTranscript } from '../../src/core/transcript-invariants.ts';
 import { repoRoot } from '../support/fixtures.ts';
 
 let emulator: Emulator;
 beforeAll(async () => {
   emulator = await startEmulator();
-  process.env.ANTHROPIC_API_KEY ??= 'sk-ant-test-key';
-  process.env.OPENAI_API_KEY ??= 'sk-test-key';
 });
 afterAll(async () => {
   await emulator.close();
@@ -21,21 +19,23 @@ const buggy = 'export const add = (a: number, b: number) => a - b;\n';
 const fixed = 'export const add = (a: number, b: number) => a + b;\n';
 
 function scriptFix(usage = { input: 1200, output: 80 }, turns = 3) {
-  emulator.enqueue({
-    type: 'scripted',
-    content: [
-      { type: 'text', text: 'Let me read it.' },
-      { type: 'tool-call', name: 'read_file', input: { path: 'src/add.ts' } },
-    ],
-    usage,
-  });
-  emulator.enqueue({
-    type: 'scripted',
-    content: [{ type: 'tool-call', name: 'write_file', input: { path: 'src/add.ts', content: fixed } }],
-    usage,
-  });
-  if (turns === 3)
-    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Fixed: add now adds.' }], usage });
+  const scripts: EmulatorScript[] = [
+    {
+      type: 'scripted',
+      content: [
+        { type: 'text', text: 'Let me read it.' },
+        { type: 'tool-call', name: 'read_file', input: { path: 'src/add.ts' } },
+      ],
+      usage,
+    },
+    {
+      type: 'scripted',
+      content: [{ type: 'tool-call', name: 'write_file', input: { path: 'src/add.ts', content: fixed } }],
+      usage,
+    },
+    { type: 'scripted', content: [{ type: 'text', text: 'Fixed: add now adds.' }], usage },
+  ];
+  for (const script of scripts.slice(0, turns)) emulator.enqueue(script);
 }
 
 function run(approve: boolean) {
@@ -43,7 +43,23 @@ function run(approve: boolean) {
   const options = {
     files,
     approve: () => approve,
-    baseURLs: { anthropic: `${emulator.url}/v1`, openai: `${emulator.url}/v1` },
+    config: {
+      builtins: false,
+      adapters: {
+        anthropic: {
+          type: 'anthropic',
+          base_url: `${emulator.url}/v1`,
+          api_key: 'test-key-example',
+          max_retries: 0,
+        },
+        openai: {
+          type: 'openai',
+          base_url: `${emulator.url}/v1`,
+          api_key: 'test-key-example',
+          max_retries: 0,
+        },
+      },
+    },
   };
   return { files, result: runCodingAgent('Fix the bug in src/add.ts.', options) };
 }
@@ -61,7 +77,12 @@ describe('examples/coding-agent.ts', () => {
       'openai:gpt-4.1-mini',
       'openai:gpt-4.1-mini',
     ]);
-    expect(outcome.cost).toBeCloseTo(3 * ((1200 * 3 + 80 * 15) / 1e6));
+    // Priced by the front door from its price table: Sonnet 4.5 $3/$15, GPT-4.1 mini $0.40/$1.60 per million.
+    expect(outcome.turns.map((turn) => turn.cost)).toEqual([
+      expect.closeTo((1200 * 3 + 80 * 15) / 1e6, 9),
+      expect.closeTo((1200 * 0.4 + 80 * 1.6) / 1e6, 9),
+      expect.closeTo((1200 * 0.4 + 80 * 1.6) / 1e6, 9),
+    ]);
     expect(checkTranscript(outcome.transcript)).toEqual([]);
   });
 
@@ -77,11 +98,12 @@ describe('examples/coding-agent.ts', () => {
   });
 
   it('stops with budget_exceeded when turns cost more than the budget', async () => {
-    scriptFix({ input: 50_000, output: 4_000 }, 2);
+    scriptFix({ input: 60_000, output: 5_000 }, 1);
     const { files, result } = run(true);
     const outcome = await result;
     expect(outcome.outcome).toBe('budget_exceeded');
-    expect(outcome.turns).toHaveLength(2);
+    expect(outcome.turns).toHaveLength(1);
+    expect(outcome.cost).toBeCloseTo((60_000 * 3 + 5_000 * 15) / 1e6);
     expect(files.get('src/add.ts')).toBe(buggy);
   });
 

@@ -46,7 +46,7 @@ describe('error classes', () => {
   });
 });
 
-describe('status mapping (contract §6.2)', () => {
+describe('status mapping (docs/contract.md §6.2)', () => {
   it.each([
     [401, 'auth'],
     [403, 'auth'],

@@ -1,4 +1,4 @@
-/** The HTTP status → error class table (contract §6.2), which adapters extend with body rules. */
+/** The HTTP status → error class table (docs/contract.md §6.2), which adapters extend with body rules. */
 import type { ErrorClass } from './error-class.ts';
 
 /** The default class for an HTTP status, before provider body rules adjust it. */

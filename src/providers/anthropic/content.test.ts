@@ -235,21 +235,25 @@ describe('sources', () => {
     `);
   });
 
-  it('refuses URI schemes other than http and https, naming the scheme but not the URI', () => {
-    const error = thrown(() =>
-      messagesOf([user(image('image/png', { type: 'uri', uri: 'gs://bucket/cat.png?token=SECRET' }))]),
-    );
-    expect(isInvalidRequestError(error)).toBe(true);
-    expect(error.message).toContain('an image is a gs: URI');
-    expect(error.message).not.toContain('SECRET');
-    const pdf = thrown(() =>
-      messagesOf([
+  it('drops URIs with schemes other than http and https with a WARN naming the scheme, not the URI', () => {
+    const { body, warnings } = build({
+      transcript: [
+        user(text('Look.'), image('image/png', { type: 'uri', uri: 'gs://bucket/cat.png?token=SECRET' })),
         user({ type: 'file', mimeType: 'application/pdf', data: { type: 'uri', uri: 'file:///etc/a.pdf' } }),
-      ]),
-    );
-    expect(pdf.message).toContain('a PDF document is a file: URI');
-    const relative = thrown(() => messagesOf([user(image('image/png', { type: 'uri', uri: 'cat.png' }))]));
-    expect(relative.message).toContain('a URI without a scheme');
+        user(image('image/png', { type: 'uri', uri: 'cat.png' })),
+      ],
+    });
+    expect(body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'Look.' }] }]);
+    const reasons = warnings.map((entry) => String(entry.fields.reason));
+    expect(reasons[0]).toContain('an image is a gs: URI');
+    expect(reasons[1]).toContain('a PDF document is a file: URI');
+    expect(reasons[2]).toContain('a URI without a scheme');
+    expect(JSON.stringify(warnings)).not.toContain('SECRET');
+    expect(warnings.map((entry) => [entry.fields.itemIndex, entry.fields.partIndex])).toEqual([
+      [0, 1],
+      [1, 0],
+      [2, 0],
+    ]);
   });
 
   it('refuses a data: URI that is not base64-encoded', () => {
@@ -269,7 +273,7 @@ describe('sources', () => {
 });
 
 describe('image media types', () => {
-  it('refuses inline images outside jpeg, png, gif and webp, naming the type', () => {
+  it('drops inline images outside jpeg, png, gif and webp with a WARN naming the type', () => {
     const cases: Item[] = [
       user({
         type: 'media',
@@ -291,12 +295,24 @@ describe('image media types', () => {
         ],
       }),
     ];
-    const messages = cases.map((item) => thrown(() => messagesOf([item])).message);
-    expect(messages).toEqual([
-      'anthropic: an image has media type image/heic, which the Messages API does not take (it takes image/jpeg, image/png, image/gif, image/webp)',
-      'anthropic: an image has media type image/svg+xml, which the Messages API does not take (it takes image/jpeg, image/png, image/gif, image/webp)',
-      'anthropic: an image file has media type image/tiff, which the Messages API does not take (it takes image/jpeg, image/png, image/gif, image/webp)',
-      'anthropic: an image has media type image/bmp, which the Messages API does not take (it takes image/jpeg, image/png, image/gif, image/webp)',
+    const reasons = cases.map((item) => {
+      const { body, warnings } = build({ transcript: [item] });
+      expect(JSON.stringify(body.messages)).not.toContain('"image"');
+      return warnings.map((entry) => entry.fields.reason);
+    });
+    expect(reasons).toEqual([
+      [
+        'an image has media type image/heic, which the Messages API does not take (it takes image/jpeg, image/png, image/gif, image/webp)',
+      ],
+      [
+        'an image has media type image/svg+xml, which the Messages API does not take (it takes image/jpeg, image/png, image/gif, image/webp)',
+      ],
+      [
+        'an image file has media type image/tiff, which the Messages API does not take (it takes image/jpeg, image/png, image/gif, image/webp)',
+      ],
+      [
+        'an image has media type image/bmp, which the Messages API does not take (it takes image/jpeg, image/png, image/gif, image/webp)',
+      ],
     ]);
   });
 

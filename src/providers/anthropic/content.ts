@@ -3,7 +3,7 @@ import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts'
 import type { JsonValue } from '../../core/json.ts';
 import type { DataRef, FilePart, MediaPart, Part, TextPart, ToolResultPart } from '../../core/transcript.ts';
 import type { ProviderContext } from '../shared/definition.ts';
-import { providerToolId } from '../shared/projection.ts';
+import { providerToolId, warnDroppedPart } from '../shared/projection.ts';
 import { imageMediaTypes } from './capabilities.ts';
 import type {
   WireDocumentBlock,
@@ -32,14 +32,9 @@ function invalid(message: string, context: ProviderContext): InvalidRequestError
 }
 
 /** Whether text is empty or whitespace only; whitespace-only text is reported as dropped. */
-function blankText(text: string, blockType: string, context: ProviderContext): boolean {
+function blankText(text: string, part: Part, context: ProviderContext): boolean {
   if (text.trim() !== '') return false;
-  if (text !== '') {
-    context.warn('dropped a part the provider cannot take', {
-      blockType,
-      reason: 'text content blocks must contain non-whitespace text',
-    });
-  }
+  if (text !== '') warnDroppedPart(context, part, 'text content blocks must contain non-whitespace text');
   return true;
 }
 
@@ -73,15 +68,15 @@ function convertUri(uri: string, mediaType: string, what: string, context: Provi
   if (scheme === 'http' || scheme === 'https') return { type: 'url', url: uri };
   if (scheme === 'data') return convertDataUri(uri, mediaType, what, context);
   const named = scheme === undefined ? 'a URI without a scheme' : `a ${scheme}: URI`;
-  throw invalid(
+  throw new Unsupported(
     `${what} is ${named}; the Messages API fetches http and https URLs only (send other data as base64 or bytes)`,
-    context,
   );
 }
 
 /**
  * The wire source of binary data: base64 stays base64, bytes are encoded, http(s) URIs become URL
- * sources and base64 `data:` URIs base64 sources; other URIs are an InvalidRequestError.
+ * sources and base64 `data:` URIs base64 sources; handles and other URIs throw `Unsupported` (the
+ * part is dropped with a WARN); a `data:` URI that is not base64 is an InvalidRequestError.
  */
 export function convertSource(
   data: DataRef,
@@ -97,7 +92,7 @@ export function convertSource(
     case 'uri':
       return convertUri(data.uri, mediaType, what, context);
     case 'handle':
-      throw handleError(data.handle, what, context);
+      throw handleUnsupported(what);
   }
 }
 
@@ -113,20 +108,36 @@ function convertImageSource(
 ): WireSource {
   const source = convertSource(data, mediaType, what, context);
   if (source.type === 'base64' && !(imageMediaTypes as readonly string[]).includes(source.media_type)) {
-    throw invalid(
+    throw new Unsupported(
       `${what} has media type ${source.media_type}, which the Messages API does not take (it takes ${imageMediaTypes.join(', ')})`,
-      context,
     );
   }
   return source;
 }
 
-function handleError(handle: string, what: string, context: ProviderContext): InvalidRequestError {
-  return invalid(
-    `${what} refers to artifact handle "${handle}", which the Messages API cannot read; ` +
-      'resolve handles to base64, bytes or a URL before calling the adapter',
-    context,
+/**
+ * Content the Messages API cannot take (an artifact handle, a URL it will not fetch, an image type
+ * it refuses): thrown inside a conversion, caught by the part's converter, which drops the part
+ * with the one projection WARN (`warnDroppedPart`).
+ */
+class Unsupported extends Error {
+  override name = 'Unsupported';
+}
+
+function handleUnsupported(what: string): Unsupported {
+  return new Unsupported(
+    `${what} is an artifact handle, which no adapter can resolve; resolve handles to base64, bytes or a URL before the call`,
   );
+}
+
+/** Runs a part conversion; content the API cannot take drops the part with a WARN. */
+function orDropped<Block>(part: Part, context: ProviderContext, convert: () => Block): Block | undefined {
+  try {
+    return convert();
+  } catch (error) {
+    if (error instanceof Unsupported) return warnDroppedPart(context, part, error.message);
+    throw error;
+  }
 }
 
 /**
@@ -134,7 +145,7 @@ function handleError(handle: string, what: string, context: ProviderContext): In
  * `undefined` (whitespace, which is content, with a WARN).
  */
 export function convertText(part: TextPart, context: ProviderContext): WireTextBlock | undefined {
-  if (blankText(part.text, 'text', context)) return undefined;
+  if (blankText(part.text, part, context)) return undefined;
   const block: WireTextBlock = { type: 'text', text: part.text };
   const citations = part.metadata?.[citationsKey];
   if (Array.isArray(citations) && citations.length > 0) block.citations = citations;
@@ -144,13 +155,16 @@ export function convertText(part: TextPart, context: ProviderContext): WireTextB
 /** An image block; other media (audio, video, binary) have no Messages API equivalent. */
 export function convertMedia(part: MediaPart, context: ProviderContext): WireImageBlock | undefined {
   if (part.modality !== 'image') {
-    context.warn('dropped a part the provider cannot take', {
-      blockType: 'media',
-      reason: `${part.modality} media (${part.mimeType}) is not supported by the Messages API`,
-    });
-    return undefined;
+    return warnDroppedPart(
+      context,
+      part,
+      `${part.modality} media (${part.mimeType}) is not supported by the Messages API`,
+    );
   }
-  return { type: 'image', source: convertImageSource(part.data, part.mimeType, 'an image', context) };
+  return orDropped(part, context, () => ({
+    type: 'image' as const,
+    source: convertImageSource(part.data, part.mimeType, 'an image', context),
+  }));
 }
 
 function textOf(part: FilePart, context: ProviderContext): string {
@@ -164,20 +178,26 @@ function textOf(part: FilePart, context: ProviderContext): string {
         const source = convertDataUri(part.data.uri, part.mimeType, 'a text file', context);
         return Buffer.from(source.data, 'base64').toString('utf8');
       }
-      throw invalid(
+      throw new Unsupported(
         `text file ${part.filename ?? part.mimeType} is a URL; the Messages API only takes text documents inline`,
-        context,
       );
     case 'handle':
-      throw handleError(part.data.handle, 'a text file', context);
+      throw handleUnsupported('a text file');
   }
 }
 
 /**
  * A file: PDF → `document` (base64 or URL source), `text/*` → `document` with a text source, an
- * image file → `image`. Other types are dropped with a WARN (contract §4.4).
+ * image file → `image`. Other types are dropped with a WARN (docs/contract.md §4.4).
  */
 export function convertFile(
+  part: FilePart,
+  context: ProviderContext,
+): WireDocumentBlock | WireImageBlock | undefined {
+  return orDropped(part, context, () => convertFileBlock(part, context));
+}
+
+function convertFileBlock(
   part: FilePart,
   context: ProviderContext,
 ): WireDocumentBlock | WireImageBlock | undefined {
@@ -192,11 +212,11 @@ export function convertFile(
   } else if (part.mimeType.startsWith('image/')) {
     return { type: 'image', source: convertImageSource(part.data, part.mimeType, 'an image file', context) };
   } else {
-    context.warn('dropped a part the provider cannot take', {
-      blockType: 'file',
-      reason: `files of type ${part.mimeType} are not supported by the Messages API`,
-    });
-    return undefined;
+    return warnDroppedPart(
+      context,
+      part,
+      `files of type ${part.mimeType} are not supported by the Messages API`,
+    );
   }
   if (part.filename !== undefined) block.title = part.filename;
   return block;
@@ -209,7 +229,7 @@ function stringify(value: JsonValue): string {
 function convertResultPart(part: Part, context: ProviderContext): ToolResultContentBlock | undefined {
   switch (part.type) {
     case 'text':
-      return blankText(part.text, 'text', context) ? undefined : { type: 'text', text: part.text };
+      return blankText(part.text, part, context) ? undefined : { type: 'text', text: part.text };
     case 'structured':
       return { type: 'text', text: JSON.stringify(part.value) };
     case 'media':
@@ -217,11 +237,7 @@ function convertResultPart(part: Part, context: ProviderContext): ToolResultCont
     case 'file':
       return convertFile(part, context);
     default:
-      context.warn('dropped a part the provider cannot take', {
-        blockType: part.type,
-        reason: `a ${part.type} part cannot be part of an Anthropic tool_result`,
-      });
-      return undefined;
+      return warnDroppedPart(context, part, `a ${part.type} part cannot be part of an Anthropic tool_result`);
   }
 }
 
@@ -238,7 +254,7 @@ export function convertToolResult(part: ToolResultPart, context: ProviderContext
   const output = part.output;
   if (output.type === 'text' || output.type === 'json') {
     const text = output.type === 'text' ? output.text : stringify(output.value);
-    if (!blankText(text, 'tool-result', context)) block.content = text;
+    if (!blankText(text, part, context)) block.content = text;
   } else {
     const content = output.parts
       .map((inner) => convertResultPart(inner, context))

@@ -68,7 +68,7 @@ function lastBody(): JsonObject {
   return emulator.requests.at(-1)?.body as JsonObject;
 }
 
-describe('§10.1 per-adapter tests', () => {
+describe('per-adapter tests (docs/contract.md §10.1)', () => {
   it('1. round-trip canonical → wire → canonical', async () => {
     emulator.enqueue({ type: 'replay', file: fixture('anthropic-tool-no-args.json') });
     const session = createSession();

@@ -1,5 +1,5 @@
 /**
- * `switchyard/anthropic`: the Anthropic Messages API adapter. Like every provider entry it exports
+ * `switchyard-ai/anthropic`: the Anthropic Messages API adapter. Like every provider entry it exports
  * the factory, its options type and the per-request `providerOptions.anthropic` type, nothing else.
  */
 import type { Adapter } from '../../core/adapter.ts';

@@ -6,6 +6,7 @@ import {
   isInstructionItem,
   joinInstructions,
   projectTranscript,
+  warnDroppedPart,
   providerToolId,
   sameProviderRules,
 } from '../shared/projection.ts';
@@ -25,8 +26,7 @@ import { toolIdRule } from './tool-ids.ts';
 const projectionRules = sameProviderRules('anthropic', { reasoningNeedsSignature: true });
 
 function dropped(context: ProviderContext, part: Part, reason: string): undefined {
-  context.warn('dropped a part the provider cannot take', { blockType: part.type, reason });
-  return undefined;
+  return warnDroppedPart(context, part, reason);
 }
 
 /**

@@ -1,7 +1,7 @@
 /** Canonical → Messages API translation: behaviour beyond the golden bodies. */
 import { describe, expect, it } from 'vitest';
 import { isInvalidRequestError } from '../../core/errors/guards.ts';
-import { toolCallId } from '../../core/ids.ts';
+import { type MessageId, toolCallId } from '../../core/ids.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { Item, Part } from '../../core/transcript.ts';
@@ -214,49 +214,82 @@ describe('extended thinking', () => {
 });
 
 describe('content parts', () => {
-  it('refuses artifact handles with a clear InvalidRequestError, for media, files and tool results', () => {
+  it('drops artifact handles with the projection WARN, for media, files and tool results', () => {
     const handle = { type: 'handle', handle: 'artifact-42' } as const;
     const parts: Part[] = [
       { type: 'media', modality: 'image', mimeType: 'image/png', data: handle },
       { type: 'file', mimeType: 'application/pdf', data: handle },
       { type: 'file', mimeType: 'text/plain', data: handle },
     ];
-    for (const part of parts) {
-      const error = thrown(() => build({ transcript: [user(part)] }));
-      expect(isInvalidRequestError(error)).toBe(true);
-      expect((error as Error).message).toMatch(
-        /artifact handle "artifact-42".*resolve handles to base64, bytes or a URL/,
-      );
-    }
-    const inResult = thrown(() =>
-      build({
-        transcript: [
-          {
-            kind: 'tool',
-            parts: [
-              {
-                type: 'tool-result',
-                callId,
-                output: { type: 'parts', parts: [parts[0] as Part] },
-                isError: false,
-              },
-            ],
-          },
-        ],
-      }),
-    );
-    expect(isInvalidRequestError(inResult)).toBe(true);
+    const { body, warnings } = build({
+      transcript: [
+        { id: 'msg_1' as MessageId, kind: 'user', parts: [text('See these.'), ...parts] },
+        {
+          kind: 'tool',
+          parts: [
+            {
+              type: 'tool-result',
+              callId,
+              output: { type: 'parts', parts: [{ ...(parts[0] as Part) }] },
+              isError: false,
+            },
+          ],
+        },
+      ],
+    });
+    expect(messagesOf(body)[0]?.content).toEqual([
+      { type: 'tool_result', tool_use_id: expect.any(String) },
+      { type: 'text', text: 'See these.' },
+    ]);
+    const site = { adapter: 'anthropic', requestId: 'req_test', sessionId: expect.any(String) };
+    expect(warnings.map((entry) => entry.fields)).toEqual([
+      {
+        ...site,
+        messageId: 'msg_1',
+        itemIndex: 0,
+        partIndex: 1,
+        blockType: 'media',
+        reason: expect.stringMatching(/artifact handle.*resolve handles to base64, bytes or a URL/),
+      },
+      {
+        ...site,
+        messageId: 'msg_1',
+        itemIndex: 0,
+        partIndex: 2,
+        blockType: 'file',
+        reason: expect.stringContaining('artifact handle'),
+      },
+      {
+        ...site,
+        messageId: 'msg_1',
+        itemIndex: 0,
+        partIndex: 3,
+        blockType: 'file',
+        reason: expect.stringContaining('artifact handle'),
+      },
+      {
+        ...site,
+        messageId: null,
+        itemIndex: 1,
+        partIndex: 0,
+        blockType: 'media',
+        reason: expect.stringContaining('artifact handle'),
+      },
+    ]);
   });
 
-  it('refuses a plain-text file given by URL (text documents are inline only)', () => {
-    const error = thrown(() =>
-      build({
-        transcript: [
-          user({ type: 'file', mimeType: 'text/plain', data: { type: 'uri', uri: 'https://x/a.txt' } }),
-        ],
-      }),
-    );
-    expect(isInvalidRequestError(error)).toBe(true);
+  it('drops a plain-text file given by URL (text documents are inline only) with a WARN', () => {
+    const { body, warnings } = build({
+      transcript: [
+        user(text('Read it.'), {
+          type: 'file',
+          mimeType: 'text/plain',
+          data: { type: 'uri', uri: 'https://x/a.txt' },
+        }),
+      ],
+    });
+    expect(messagesOf(body)[0]?.content).toEqual([{ type: 'text', text: 'Read it.' }]);
+    expect(warnings[0]?.fields).toMatchObject({ blockType: 'file', itemIndex: 0, partIndex: 1 });
   });
 
   it('drops media and files the API cannot take, with a WARN each', () => {

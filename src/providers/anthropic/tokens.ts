@@ -1,6 +1,7 @@
 /** A local, dependency-free estimate of a request's input tokens, calibrated for Claude. */
 import type { TokenEstimateInput } from '../../core/adapter.ts';
 import type { DataRef, Item, Part } from '../../core/transcript.ts';
+import { countWordTokens, wordCalibration } from '../shared/token-estimate.ts';
 import { modelProfile } from './capabilities.ts';
 
 /**
@@ -12,10 +13,7 @@ import { modelProfile } from './capabilities.ts';
  * `anthropic-text` request ("Hello, how are you?", 12 input tokens) is met exactly.
  */
 export const tokenCalibration = {
-  wordTokens: 1.1,
-  lettersPerWordToken: 7,
-  digitTokens: 1,
-  symbolTokens: 0.55,
+  ...wordCalibration,
   requestOverhead: 3,
   messageOverhead: 3,
   /** Framing of a tool call or a tool result block. */
@@ -30,22 +28,8 @@ export const tokenCalibration = {
   documentCharactersPerToken: 3.6,
 } as const;
 
-/** CJK characters (one token each), letter runs, digits, and any other non-space symbol. */
-const tokenPattern =
-  /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])|(\p{L}+)|(\p{N})|([^\p{L}\p{N}\s])/gu;
-
-/** The estimated tokens of a text. */
-export function textTokens(text: string): number {
-  let tokens = 0;
-  for (const match of text.matchAll(tokenPattern)) {
-    if (match[1] !== undefined || match[3] !== undefined) tokens += tokenCalibration.digitTokens;
-    else if (match[2] !== undefined)
-      tokens +=
-        tokenCalibration.wordTokens * Math.ceil(match[2].length / tokenCalibration.lettersPerWordToken);
-    else tokens += tokenCalibration.symbolTokens;
-  }
-  return Math.ceil(tokens);
-}
+/** The estimated tokens of a text (the shared word-and-symbol counter). */
+export const textTokens = countWordTokens;
 
 function jsonTokens(value: unknown): number {
   return textTokens(typeof value === 'string' ? value : JSON.stringify(value ?? null));

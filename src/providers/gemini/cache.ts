@@ -4,6 +4,11 @@
  * once per session, reused while valid, recreated after expiry. Caching never fails a call: when
  * creation fails the call goes out uncached and a WARN says why.
  *
+ * Lifetime: every entry is created with a TTL of at most one hour (`cache.ttl: '5m'` → 300 s, else
+ * 3600 s) and is deleted when its session ends — `adapter.endSession(session)`, `adapter.close()`
+ * (every session the adapter still holds), or the end of a call made without a session — so a
+ * long-running process does not accumulate paid caches.
+ *
  * Usage: reads of the entry arrive as `cachedContentTokenCount` (→ `cacheRead`). Creating the entry
  * is a separate API call, so its token count is not folded into this call's disjoint buckets; it is
  * reported as response metadata `gemini.cacheCreatedTokens` (and the entry as `gemini.cachedContent`).
@@ -13,7 +18,7 @@ import type { AdapterSession } from '../../core/adapter.ts';
 import { AdapterError } from '../../core/errors/adapter-error.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
-import type { ProviderContext } from '../shared/definition.ts';
+import type { ProviderContext, SessionEndContext } from '../shared/definition.ts';
 import { type GeminiCachedContent, type GeminiContent, isRecord } from './api.ts';
 import { capabilitiesFor } from './capabilities.ts';
 import { type ConvertedRequest, convertRequest, modelPath, type RequestSettings } from './request.ts';
@@ -145,6 +150,36 @@ function findEntry(
     )
     .sort((left, right) => right.contentCount - left.contentCount);
   return candidates.find((entry) => hashOf(contents.slice(0, entry.contentCount)) === entry.contentsHash);
+}
+
+/**
+ * The definition's `endSession`: deletes every `cachedContents` entry this session created that has
+ * not expired yet (expired ones are gone already), then forgets them. A deletion that fails is
+ * logged as a WARN and left to lapse at its TTL (at most one hour); "not found" counts as deleted.
+ */
+export async function releaseCaches(session: AdapterSession, context: SessionEndContext): Promise<void> {
+  const state = session.state.get(stateKey) as CacheState | undefined;
+  if (state === undefined || state.entries.length === 0) return;
+  const entries = state.entries;
+  state.entries = [];
+  const now = Date.now();
+  await Promise.all(
+    entries
+      .filter((entry) => entry.expiresAt > now)
+      .map(async (entry) => {
+        try {
+          await context.fetchJson('DELETE', `/${entry.name}`);
+        } catch (error) {
+          const status = AdapterError.isInstance(error) ? error.status : undefined;
+          if (status === 403 || status === 404) return;
+          context.warn('could not delete a prompt cache entry; it lapses at its TTL', {
+            cachedContent: entry.name,
+            expiresAt: new Date(entry.expiresAt).toISOString(),
+            reason: error instanceof Error ? error.message : String(error),
+          });
+        }
+      }),
+  );
 }
 
 function cacheState(session: AdapterSession): CacheState {

@@ -54,7 +54,7 @@ async function errorOf(script: Parameters<Emulator['enqueue']>[0]): Promise<{ er
   );
 }
 
-describe('§10.1 per-adapter tests', () => {
+describe('per-adapter tests (docs/contract.md §10.1)', () => {
   it('1. round-trip canonical → wire → canonical', async () => {
     const session = createSession();
     const { adapter } = emulatedGemini(emulator);

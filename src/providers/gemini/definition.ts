@@ -2,7 +2,7 @@
 import type { ModelInfo } from '../../core/adapter.ts';
 import type { ProviderDefinition } from '../shared/definition.ts';
 import { isRecord } from './api.ts';
-import { prepareCache, preparedCall } from './cache.ts';
+import { prepareCache, preparedCall, releaseCaches } from './cache.ts';
 import { capabilitiesFor } from './capabilities.ts';
 import { errorRules, parseErrorBody } from './errors.ts';
 import { defaultBaseURL } from './options.ts';
@@ -21,6 +21,7 @@ export function createGeminiDefinition(settings: RequestSettings): ProviderDefin
     headers: (apiKey): Record<string, string> => (apiKey === undefined ? {} : { 'x-goog-api-key': apiKey }),
     capabilities: capabilitiesFor,
     prepare: (request, context) => prepareCache(request, context, settings),
+    endSession: releaseCaches,
     buildRequest: (request, context) => buildRequest(request, context, settings, preparedCall(context)),
     parseResponse,
     createStreamParser,

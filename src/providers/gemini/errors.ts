@@ -6,7 +6,7 @@ const retryInfoType = 'type.googleapis.com/google.rpc.RetryInfo';
 const errorInfoType = 'type.googleapis.com/google.rpc.ErrorInfo';
 
 /**
- * Body rules, first match wins, before the status table (§6.2). `code` is the `ErrorInfo.reason`
+ * Body rules, first match wins, before the status table (docs/contract.md §6.2). `code` is the `ErrorInfo.reason`
  * when Google gives one (`API_KEY_INVALID`), else the canonical status (`RESOURCE_EXHAUSTED`).
  */
 export const errorRules: readonly ErrorRule[] = [

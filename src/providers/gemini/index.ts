@@ -1,5 +1,5 @@
 /**
- * `switchyard/gemini`: the Google Gemini adapter (`gemini:<model>`). Like every provider entry it
+ * `switchyard-ai/gemini`: the Google Gemini adapter (`gemini:<model>`). Like every provider entry it
  * exports the factory, its options type and the per-request `providerOptions.gemini` type.
  */
 import type { Adapter } from '../../core/adapter.ts';

@@ -8,6 +8,7 @@ import {
   isInstructionItem,
   joinInstructions,
   projectTranscript,
+  warnDroppedPart,
   providerToolId,
   sameProviderRules,
 } from '../shared/projection.ts';
@@ -53,15 +54,15 @@ export function convertMessages(items: readonly Item[], context: ProviderContext
   const projected = projectTranscript(items, sameProviderRules('gemini'), context);
   const callNames = collectCallNames(projected);
   const contents: GeminiContent[] = [];
-  projected.forEach((item, itemIndex) => {
+  projected.forEach((item) => {
     if (isInstructionItem(item)) {
-      warnNonTextInstructions(item, itemIndex, context);
+      warnNonTextInstructions(item, context);
       return;
     }
     const role = item.kind === 'assistant' ? 'model' : 'user';
     const parts: GeminiPart[] = [];
-    item.parts.forEach((part, partIndex) => {
-      const converted = convertPart(part, { context, callNames, itemIndex, partIndex });
+    item.parts.forEach((part) => {
+      const converted = convertPart(part, { context, callNames });
       if (converted !== undefined) parts.push(...converted);
     });
     if (parts.length === 0) return;
@@ -77,8 +78,6 @@ export function convertMessages(items: readonly Item[], context: ProviderContext
 interface PartSite {
   context: ProviderContext;
   callNames: Map<string, string>;
-  itemIndex: number;
-  partIndex: number;
 }
 
 function convertPart(part: Part, site: PartSite): GeminiPart[] | undefined {
@@ -192,25 +191,13 @@ function withSignature(part: GeminiPart, signature: JsonValue | undefined): Gemi
 }
 
 function dropped(part: Part, site: PartSite, reason: string): undefined {
-  site.context.warn('dropped a part the provider cannot take', {
-    itemIndex: site.itemIndex,
-    partIndex: site.partIndex,
-    blockType: part.type,
-    reason,
-  });
-  return undefined;
+  return warnDroppedPart(site.context, part, reason);
 }
 
-function warnNonTextInstructions(item: Item, itemIndex: number, context: ProviderContext): void {
-  item.parts.forEach((part, partIndex) => {
+function warnNonTextInstructions(item: Item, context: ProviderContext): void {
+  item.parts.forEach((part) => {
     if (part.type === 'text') return;
-    context.warn('dropped a part the provider cannot take', {
-      messageId: item.id,
-      itemIndex,
-      partIndex,
-      blockType: part.type,
-      reason: 'Gemini system instructions hold text only',
-    });
+    warnDroppedPart(context, part, 'Gemini system instructions hold text only');
   });
 }
 

@@ -55,7 +55,7 @@ const everyShape: JsonObject = {
   nested: { deeper: { deepest: { empty: {} } } },
 };
 
-describe('§10.1 per-adapter tests', () => {
+describe('per-adapter tests (docs/contract.md §10.1)', () => {
   it('1. round-trip canonical → wire → canonical', async () => {
     emulator.enqueue({
       type: 'json',

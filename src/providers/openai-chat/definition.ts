@@ -57,7 +57,8 @@ export function createChatDefinition(settings: ChatHostSettings): ProviderDefini
     baseURL: quirks.baseURL,
     headers(apiKey) {
       const headers: Record<string, string> = { ...settings.headers };
-      if (apiKey !== undefined) headers.authorization = `Bearer ${apiKey}`;
+      if (apiKey !== undefined && quirks.authHeader === 'api-key') headers['api-key'] = apiKey;
+      else if (apiKey !== undefined) headers.authorization = `Bearer ${apiKey}`;
       return headers;
     },
     capabilities,

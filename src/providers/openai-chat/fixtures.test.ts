@@ -144,7 +144,7 @@ describe('recorded openai-compatible/chat responses', () => {
       finishReason: 'tool-call',
       rawFinishReason: 'tool_calls',
     });
-    // The gateway sent no usage: it is estimated (contract §7.2) and marked as such.
+    // The gateway sent no usage: it is estimated (docs/contract.md §7.2) and marked as such.
     expect(response?.metadata).toMatchObject({ 'switchyard.usage_estimated': true });
     expect(response?.usage).toMatchObject({ cacheRead: 0, cacheWrite: 0, reasoning: 0 });
     expect(response?.usage.input).toBeGreaterThan(0);

@@ -1,5 +1,5 @@
 /**
- * `switchyard/openai`: the OpenAI Chat Completions adapter. Like every provider entry it exports the
+ * `switchyard-ai/openai`: the OpenAI Chat Completions adapter. Like every provider entry it exports the
  * factory, its options type and the per-request `providerOptions.openai` type (plus the types the
  * options refer to).
  */

@@ -8,12 +8,13 @@ import {
   joinInstructions,
   type ProjectionRules,
   projectTranscript,
+  warnDroppedPart,
   providerToolId,
   sameProviderRules,
 } from '../shared/projection.ts';
 import type { ChatContentPart, ChatMessage, ChatToolCall, ReasoningDetail } from './api.ts';
 import { matchesAnyGlob } from './capabilities.ts';
-import { convertFile, convertMedia, type PartLocation } from './content.ts';
+import { convertFile, convertMedia } from './content.ts';
 import type { ChatQuirks } from './quirks.ts';
 import { toolIdRules } from './tool-ids.ts';
 
@@ -27,12 +28,8 @@ interface Conversion {
   attachments: ChatContentPart[];
 }
 
-function drop(conversion: Conversion, location: PartLocation, part: Part, reason: string): void {
-  conversion.context.warn('dropped a part the provider cannot take', {
-    ...location,
-    blockType: part.type,
-    reason,
-  });
+function drop(conversion: Conversion, part: Part, reason: string): void {
+  warnDroppedPart(conversion.context, part, reason);
 }
 
 /**
@@ -63,7 +60,7 @@ export function instructionRole(quirks: ChatQuirks, model: string): 'system' | '
  * Converts a transcript. Reasoning and custom parts from other providers are dropped with a WARN
  * (`projectTranscript`); the host's own reasoning is replayed per `quirks.reasoningReplay`; with
  * `tools: false` (the model has no tool support) past tool calls and results are dropped with a
- * WARN too. System, developer and context items are joined (blank lines, contract §4.1.2) into ONE
+ * WARN too. System, developer and context items are joined (blank lines, docs/contract.md §4.1.2) into ONE
  * leading `system` / `developer` message (a `user` one for models without either role), wherever
  * they stand, with `appendix` (e.g. a JSON-schema instruction) added. Tool results become `role: tool` messages; their images and PDFs, which tool
  * messages cannot carry, follow in one user message after the run of tool messages.
@@ -87,20 +84,19 @@ export function convertMessages(
   if (instructions !== '') {
     conversion.messages.push({ role: instructionRole(quirks, context.model), content: instructions });
   }
-  items.forEach((item, itemIndex) => {
-    if (isInstructionItem(item)) warnNonText(conversion, item, itemIndex);
-    else if (item.kind === 'assistant') convertAssistant(conversion, item, itemIndex);
-    else if (item.kind === 'tool') convertToolItem(conversion, item, itemIndex);
-    else convertUser(conversion, item, itemIndex);
+  items.forEach((item) => {
+    if (isInstructionItem(item)) warnNonText(conversion, item);
+    else if (item.kind === 'assistant') convertAssistant(conversion, item);
+    else if (item.kind === 'tool') convertToolItem(conversion, item);
+    else convertUser(conversion, item);
   });
   flushAttachments(conversion);
   return conversion.messages;
 }
 
-function warnNonText(conversion: Conversion, item: Item, itemIndex: number): void {
-  item.parts.forEach((part, partIndex) => {
-    if (part.type !== 'text')
-      drop(conversion, { itemIndex, partIndex }, part, 'instructions carry text only');
+function warnNonText(conversion: Conversion, item: Item): void {
+  item.parts.forEach((part) => {
+    if (part.type !== 'text') drop(conversion, part, 'instructions carry text only');
   });
 }
 
@@ -115,11 +111,10 @@ function push(conversion: Conversion, message: ChatMessage): void {
   conversion.messages.push(message);
 }
 
-function convertUser(conversion: Conversion, item: Item, itemIndex: number): void {
+function convertUser(conversion: Conversion, item: Item): void {
   const content: ChatContentPart[] = [];
-  item.parts.forEach((part, partIndex) => {
-    const location = { itemIndex, partIndex };
-    const converted = convertUserPart(conversion, part, location);
+  item.parts.forEach((part) => {
+    const converted = convertUserPart(conversion, part);
     if (converted !== undefined) content.push(converted);
   });
   if (content.length === 0) return;
@@ -128,51 +123,41 @@ function convertUser(conversion: Conversion, item: Item, itemIndex: number): voi
   push(conversion, { role: 'user', content: text ?? content });
 }
 
-function convertUserPart(
-  conversion: Conversion,
-  part: Part,
-  location: PartLocation,
-): ChatContentPart | undefined {
+function convertUserPart(conversion: Conversion, part: Part): ChatContentPart | undefined {
   switch (part.type) {
     case 'text':
       return { type: 'text', text: part.text };
     case 'structured':
       return { type: 'text', text: JSON.stringify(part.value) };
     case 'media':
-      return convertMedia(part, conversion.context, location);
+      return convertMedia(part, conversion.context);
     case 'file':
-      return convertFile(part, conversion.context, location);
+      return convertFile(part, conversion.context);
     case 'tool-result':
       // Results filed under a user item (Anthropic-style) still become tool messages.
-      convertToolResult(conversion, part, location);
+      convertToolResult(conversion, part);
       return undefined;
     case 'custom':
-      return customContent(conversion, part.data, location, part);
+      return customContent(conversion, part.data, part);
     default:
-      drop(conversion, location, part, `a ${part.type} part cannot stand in a user message`);
+      drop(conversion, part, `a ${part.type} part cannot stand in a user message`);
       return undefined;
   }
 }
 
-function customContent(
-  conversion: Conversion,
-  data: unknown,
-  location: PartLocation,
-  part: Part,
-): ChatContentPart | undefined {
+function customContent(conversion: Conversion, data: unknown, part: Part): ChatContentPart | undefined {
   if (typeof data === 'object' && data !== null && !Array.isArray(data)) return data as JsonObject;
-  drop(conversion, location, part, 'custom data is not a content object');
+  drop(conversion, part, 'custom data is not a content object');
   return undefined;
 }
 
-function convertAssistant(conversion: Conversion, item: Item, itemIndex: number): void {
+function convertAssistant(conversion: Conversion, item: Item): void {
   const content: ChatContentPart[] = [];
   const texts: string[] = [];
   const toolCalls: ChatToolCall[] = [];
   const reasoning: ReasoningPart[] = [];
   let hasCustom = false;
-  item.parts.forEach((part, partIndex) => {
-    const location = { itemIndex, partIndex };
+  item.parts.forEach((part) => {
     if (part.type === 'text' || part.type === 'structured') {
       const text = part.type === 'text' ? part.text : JSON.stringify(part.value);
       texts.push(text);
@@ -183,12 +168,12 @@ function convertAssistant(conversion: Conversion, item: Item, itemIndex: number)
       const call = { name: part.name, arguments: JSON.stringify(part.input) };
       toolCalls.push({ id, type: 'function', function: call });
     } else if (part.type === 'custom') {
-      const converted = customContent(conversion, part.data, location, part);
+      const converted = customContent(conversion, part.data, part);
       if (converted !== undefined) {
         content.push(converted);
         hasCustom = true;
       }
-    } else drop(conversion, location, part, `an assistant message cannot carry a ${part.type} part`);
+    } else drop(conversion, part, `an assistant message cannot carry a ${part.type} part`);
   });
   if (content.length === 0 && toolCalls.length === 0) return;
   // Text only: one string (parts joined by blank lines); with the host's own custom items: an array.
@@ -235,11 +220,10 @@ function rebuildDetail(part: ReasoningPart, format: unknown): ReasoningDetail {
   return detail;
 }
 
-function convertToolItem(conversion: Conversion, item: Item, itemIndex: number): void {
-  item.parts.forEach((part, partIndex) => {
-    const location = { itemIndex, partIndex };
-    if (part.type === 'tool-result') convertToolResult(conversion, part, location);
-    else drop(conversion, location, part, 'a tool item carries tool results only');
+function convertToolItem(conversion: Conversion, item: Item): void {
+  item.parts.forEach((part) => {
+    if (part.type === 'tool-result') convertToolResult(conversion, part);
+    else drop(conversion, part, 'a tool item carries tool results only');
   });
 }
 
@@ -248,12 +232,12 @@ function convertToolItem(conversion: Conversion, item: Item, itemIndex: number):
  * (images and PDFs go to the follow-up user message). An error result is prefixed `Error: `, since
  * the wire has no error flag.
  */
-function convertToolResult(conversion: Conversion, part: ToolResultPart, location: PartLocation): void {
+function convertToolResult(conversion: Conversion, part: ToolResultPart): void {
   const id = providerToolId(conversion.context, part.callId, conversion.rule);
   let text: string;
   if (part.output.type === 'text') text = part.output.text;
   else if (part.output.type === 'json') text = JSON.stringify(part.output.value);
-  else text = toolResultParts(conversion, part.output.parts, id, location);
+  else text = toolResultParts(conversion, part.output.parts, id);
   const message: ChatMessage = {
     role: 'tool',
     tool_call_id: id,
@@ -262,7 +246,7 @@ function convertToolResult(conversion: Conversion, part: ToolResultPart, locatio
   conversion.messages.push(message);
 }
 
-function toolResultParts(conversion: Conversion, parts: Part[], id: string, location: PartLocation): string {
+function toolResultParts(conversion: Conversion, parts: Part[], id: string): string {
   const texts: string[] = [];
   const attachments: ChatContentPart[] = [];
   for (const inner of parts) {
@@ -271,10 +255,10 @@ function toolResultParts(conversion: Conversion, parts: Part[], id: string, loca
     else if (inner.type === 'media' || inner.type === 'file') {
       const converted =
         inner.type === 'media'
-          ? convertMedia(inner, conversion.context, location)
-          : convertFile(inner, conversion.context, location);
+          ? convertMedia(inner, conversion.context)
+          : convertFile(inner, conversion.context);
       if (converted !== undefined) attachments.push(converted);
-    } else drop(conversion, location, inner, `a ${inner.type} part cannot stand in a tool result`);
+    } else drop(conversion, inner, `a ${inner.type} part cannot stand in a tool result`);
   }
   if (attachments.length > 0) {
     conversion.attachments.push({ type: 'text', text: `Attachments of tool result ${id}:` }, ...attachments);

@@ -108,6 +108,15 @@ export interface ChatQuirks {
    * end of the body, with no truncation check.
    */
   omitsFinishReason: boolean;
+  /** How the key is sent: `Authorization: Bearer <key>`, or Azure's `api-key: <key>`. */
+  authHeader: 'bearer' | 'api-key';
+  /**
+   * The endpoint path after the base URL; `{model}` stands for the wire model name (Azure
+   * deployment URLs: `/deployments/{model}/chat/completions`).
+   */
+  chatPath: string;
+  /** Sent as the `api-version` query parameter when set (Azure). */
+  apiVersion?: string;
   /** Capabilities of every model on the host (over a text-and-tools baseline). */
   capabilities: Partial<Capabilities>;
   /** Per-model-glob capability overrides, applied in key order after `capabilities`. */
@@ -143,6 +152,8 @@ export const defaultQuirks: ChatQuirks = {
   topK: false,
   inBandErrors: true,
   omitsFinishReason: false,
+  authHeader: 'bearer',
+  chatPath: '/chat/completions',
   capabilities: {},
   models: openaiModelCapabilities,
 };
@@ -199,6 +210,9 @@ export const quirksSchema = z
     topK: z.boolean(),
     inBandErrors: z.boolean(),
     omitsFinishReason: z.boolean(),
+    authHeader: z.enum(['bearer', 'api-key']),
+    chatPath: z.string().regex(/^\//, 'a path starting with /'),
+    apiVersion: z.string().min(1),
     capabilities: capabilitiesSchema,
     models: z.record(z.string(), capabilitiesSchema),
   })

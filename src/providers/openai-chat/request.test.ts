@@ -460,7 +460,7 @@ describe('convertMessages: parts and tool results', () => {
       {
         message: 'dropped a part the provider cannot take',
         fields: {
-          messageId: undefined,
+          messageId: null,
           itemIndex: 0,
           partIndex: 0,
           blockType: 'reasoning',

@@ -133,6 +133,14 @@ function dropStop(body: JsonObject, context: ProviderContext, quirks: ChatQuirks
   }
 }
 
+/** The endpoint path: `quirks.chatPath` with the model filled in, plus `?api-version=` when set. */
+export function chatPath(quirks: ChatQuirks, model: string): string {
+  const path = quirks.chatPath.replace('{model}', encodeURIComponent(model));
+  return quirks.apiVersion === undefined
+    ? path
+    : `${path}?api-version=${encodeURIComponent(quirks.apiVersion)}`;
+}
+
 /**
  * Builds the request body, fields in this order: model, messages, tools, tool_choice,
  * parallel_tool_calls, the output limit (`max_completion_tokens` or `max_tokens`), temperature,
@@ -182,5 +190,5 @@ export function buildRequest(
     body.stream = true;
     if (quirks.streamOptions) body.stream_options = { include_usage: true };
   }
-  return { path: '/chat/completions', body };
+  return { path: chatPath(quirks, context.model), body };
 }

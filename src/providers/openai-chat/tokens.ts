@@ -1,13 +1,17 @@
 /** A local, network-free estimate of a Chat Completions request's input tokens. */
 import type { TokenEstimateInput } from '../../core/adapter.ts';
-import { type CharacterRates, estimateByCharacters } from '../shared/token-estimate.ts';
+import { type CharacterRates, estimateByCharacters, estimateByCounter } from '../shared/token-estimate.ts';
+import { encodingFor, tokenCounter } from './tokenizer.ts';
 
-/** o200k / cl100k style tokenizers average four characters of English text and code per token. */
+/**
+ * Framing as OpenAI documents it for chat models: 3 tokens per message plus 1 for its role, 3 to
+ * prime the reply. Without a known model the text is counted at four characters per token.
+ */
 const rates: CharacterRates = {
   charactersPerToken: 4,
   perRequest: 3,
-  // Role and separators of each message; tool calls, results and definitions cost as much framing.
   perMessage: 4,
+  // Tool calls, results and definitions carry about as much framing as a message.
   perToolPart: 4,
   perTool: 4,
   // A high-detail image tile budget (85 base + 4 tiles × 170), OpenAI's typical 1024² image.
@@ -17,7 +21,14 @@ const rates: CharacterRates = {
   file: 1_500,
 };
 
-/** Estimates input tokens at four characters per token plus framing and flat media costs (aims for ±10% on text). */
+/**
+ * Estimates input tokens. For OpenAI models (`input.model`: GPT-4o, 4.1, 5, o-series, GPT-4, 3.5)
+ * text is counted exactly with the model's tokenizer (`gpt-tokenizer`, loaded lazily on the first
+ * estimate); framing and media are added at the documented rates. Other models (compatible hosts
+ * with their own tokenizers) are estimated at four characters per token.
+ */
 export function estimateInputTokens(input: TokenEstimateInput): number {
-  return estimateByCharacters(input, rates);
+  const encoding = input.model === undefined ? undefined : encodingFor(input.model);
+  const count = encoding === undefined ? undefined : tokenCounter(encoding);
+  return count === undefined ? estimateByCharacters(input, rates) : estimateByCounter(input, rates, count);
 }

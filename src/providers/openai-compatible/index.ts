@@ -1,5 +1,5 @@
 /**
- * `switchyard/openai-compatible`: any Chat Completions host, from a preset row or user-defined quirks.
+ * `switchyard-ai/openai-compatible`: any Chat Completions host, from a preset row or user-defined quirks.
  *
  * One way in, one implementation (`openai-chat/`): `createOpenAICompatible(host, options)`, where the
  * host is a preset row (`presets.groq`, plain data) or a host of your own, in code
@@ -29,6 +29,7 @@ export type {
   StructuredOutputMode,
   ToolIdRuleName,
 } from '../openai-chat/quirks.ts';
+export { type AzureOpenAIOptions, azureChatQuirks, createAzureOpenAI } from './azure.ts';
 export { type OpenAICompatiblePreset, type PresetName, presetNames, presets } from './presets.ts';
 
 /** A host: a preset, or one defined in code / JSON. */

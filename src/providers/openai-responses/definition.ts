@@ -29,6 +29,8 @@ export interface ResponsesHostSettings extends CapabilityOverrides {
   strictTools?: boolean;
   /** Whether the host takes `reasoning.summary` and `include: ["reasoning.encrypted_content"]`. Default true. */
   reasoningReplay?: boolean;
+  /** Model globs that take `reasoning.effort` (default: every model). */
+  effortModels?: string[];
 }
 
 /** The ProviderDefinition of one Responses host. */
@@ -41,6 +43,7 @@ export function createResponsesDefinition(settings: ResponsesHostSettings): Prov
     state: settings.state ?? 'stateless',
     path: settings.path ?? '/responses',
     reasoningReplay: settings.reasoningReplay ?? true,
+    effortModels: settings.effortModels ?? ['*'],
   };
   const auth = settings.auth ?? ((apiKey: string) => ({ authorization: `Bearer ${apiKey}` }));
   return {

@@ -1,8 +1,14 @@
 /**
- * `switchyard/openai-responses`: the OpenAI Responses API adapter (`POST {baseURL}/responses`), for
+ * `switchyard-ai/openai-responses`: the OpenAI Responses API adapter (`POST {baseURL}/responses`), for
  * OpenAI, xAI, Azure OpenAI and Open Responses servers. Stateless by default; stateful on request.
  */
 import type { Adapter } from '../../core/adapter.ts';
+import {
+  type AzureEndpointOptions,
+  azureApiKeyEnv,
+  azureAuthHeaders,
+  azureBaseURL,
+} from '../openai/azure.ts';
 import { accountHeaders } from '../openai/headers.ts';
 import { createHttpAdapter } from '../shared/http-adapter.ts';
 import { baseURLVariableFor } from '../shared/options.ts';
@@ -31,6 +37,9 @@ export function createResponsesHost(preset: ResponsesPreset, options: OpenAIResp
     capabilities: options.capabilities,
     models: options.models,
     reasoningReplay: preset.reasoningReplay,
+    ...(preset.path === undefined ? {} : { path: preset.path }),
+    ...(preset.effortModels === undefined ? {} : { effortModels: preset.effortModels }),
+    ...(preset.authHeader === 'api-key' ? { auth: azureAuthHeaders } : {}),
   });
   return createHttpAdapter(definition, {
     ...options,
@@ -71,4 +80,31 @@ export function createOpenResponses(options: OpenAIResponsesOptions & { name?: s
 /** Looks a preset up by name. */
 export function responsesPreset(name: ResponsesPresetName): ResponsesPreset {
   return responsesPresets[name];
+}
+
+/** Options of `createAzureOpenAIResponses`. */
+export interface AzureOpenAIResponsesOptions
+  extends Omit<OpenAIResponsesOptions, 'baseURL'>, AzureEndpointOptions {}
+
+/**
+ * Azure OpenAI over the Responses API (adapter name `azure`): `POST
+ * https://{resource}.openai.azure.com/openai/v1/responses` (plus `?api-version=` when given), the key
+ * in the `api-key` header (default `AZURE_OPENAI_API_KEY`), the deployment name as the model
+ * (`azure:my-gpt-5-mini`). Model rows are OpenAI's.
+ *
+ * @example
+ * const azure = createAzureOpenAIResponses({ resourceName: 'my-resource' });
+ */
+export function createAzureOpenAIResponses(options: AzureOpenAIResponsesOptions = {}): Adapter {
+  const { resourceName: _resource, baseURL: _baseURL, apiVersion, ...rest } = options;
+  const preset: ResponsesPreset = {
+    ...responsesPresets.openai,
+    name: 'azure',
+    baseURL: azureBaseURL(options, 'v1'),
+    apiKeyEnv: azureApiKeyEnv,
+    authHeader: 'api-key',
+    path:
+      apiVersion === undefined ? '/responses' : `/responses?api-version=${encodeURIComponent(apiVersion)}`,
+  };
+  return createResponsesHost(preset, rest);
 }

@@ -15,6 +15,12 @@ export interface ResponsesPreset {
   host: HostCapabilities;
   /** Whether the host takes `reasoning.summary` and `include: ["reasoning.encrypted_content"]`. */
   reasoningReplay: boolean;
+  /** Model globs that take `reasoning.effort` (default: every model); others drop it with a WARN. */
+  effortModels?: string[];
+  /** The endpoint path (default `/responses`). */
+  path?: string;
+  /** How the key is sent (default `Authorization: Bearer`). */
+  authHeader?: 'bearer' | 'api-key';
 }
 
 const xaiQuirks = chatPresets.xai.quirks;
@@ -42,6 +48,8 @@ export const responsesPresets = {
       models: xaiQuirks.models ?? {},
     },
     reasoningReplay: true,
+    // grok-4 always reasons and rejects an effort; only grok-3-mini takes one.
+    effortModels: xaiQuirks.reasoningEffortModels ?? [],
   },
   'open-responses': {
     name: 'open-responses',

@@ -41,6 +41,11 @@ export class ResponseReader {
   finished = false;
   /** A message carried a refusal. */
   private refused = false;
+  /** The builder key of the last text delta (-1: none), to skip bookkeeping on the hot path. */
+  private lastTextKey = -1;
+  /** Output indexes whose function-call arguments arrived as deltas. */
+  private readonly argumentsStreamed = new Set<number>();
+  private lastArgumentsIndex = -1;
 
   private readonly context: ProviderContext;
   private readonly builder: StreamBuilder;
@@ -84,8 +89,14 @@ export class ResponseReader {
 
   /** A text delta of content `contentIndex` of the message at `index`. */
   text(index: number, contentIndex: number, delta: string, refusal = false): void {
-    const open = this.openItem(index, 'message');
     const key = index * slots + contentIndex;
+    // Hot path: the same part as the last delta needs no bookkeeping.
+    if (key === this.lastTextKey && !refusal) {
+      this.builder.text(key, delta);
+      return;
+    }
+    this.lastTextKey = refusal ? -1 : key;
+    const open = this.openItem(index, 'message');
     if (!open.keys.includes(key)) open.keys.push(key);
     if (refusal) (open.refusals ??= new Set()).add(contentIndex);
     this.builder.text(key, delta);
@@ -103,6 +114,10 @@ export class ResponseReader {
 
   /** A raw fragment of a function call's arguments. */
   toolDelta(index: number, delta: string): void {
+    if (index !== this.lastArgumentsIndex) {
+      this.lastArgumentsIndex = index;
+      this.argumentsStreamed.add(index);
+    }
     this.builder.toolDelta(index * slots, delta);
   }
 
@@ -195,8 +210,8 @@ export class ResponseReader {
       this.builder.toolStart(key, canonicalToolId(this.context, callId), String(item.name ?? ''));
       open.keys.push(key);
     }
-    const streamed = this.builder.toolInputText(key);
-    if (streamed === '' && typeof item.arguments === 'string') this.builder.toolDelta(key, item.arguments);
+    if (!this.argumentsStreamed.has(index) && typeof item.arguments === 'string')
+      this.builder.toolDelta(key, item.arguments);
     this.builder.end(key, { metadata: this.metadata(id) });
   }
 

@@ -4,6 +4,7 @@ import type { JsonObject, JsonValue } from '../../core/json.ts';
 import type { CanonicalRequest, OutputSchema } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { effortForBudget } from '../openai-chat/reasoning.ts';
+import { matchesAnyGlob } from '../openai/capabilities.ts';
 import { convertStrictSchema } from '../openai/strict-schema.ts';
 import type { ProviderContext, WireRequest } from '../shared/definition.ts';
 import { isInstructionItem, joinInstructions } from '../shared/projection.ts';
@@ -25,6 +26,8 @@ export interface RequestSettings {
   path: string;
   /** Whether the host takes `reasoning.summary` and `include: ["reasoning.encrypted_content"]`. */
   reasoningReplay: boolean;
+  /** Model globs that take `reasoning.effort`; for others a requested effort is dropped with a WARN. */
+  effortModels: string[];
 }
 
 /**
@@ -105,15 +108,20 @@ function addReasoning(
   settings: RequestSettings,
 ) {
   const { effort, budgetTokens, includeThoughts } = request.reasoning ?? {};
-  const wanted = effort ?? (budgetTokens !== undefined ? effortForBudget(budgetTokens) : undefined);
+  let wanted = effort ?? (budgetTokens !== undefined ? effortForBudget(budgetTokens) : undefined);
+  if (wanted !== undefined && !matchesAnyGlob(settings.effortModels, context.model)) {
+    context.warn('dropped a reasoning setting the model does not take', {
+      parameter: 'reasoning.effort',
+      model: context.model,
+    });
+    wanted = undefined;
+  }
   const reasoning: JsonObject = {};
   if (wanted !== undefined) reasoning.effort = wanted;
   if (settings.reasoningReplay && request.reasoning !== undefined && includeThoughts !== false)
     reasoning.summary = 'auto';
   if (Object.keys(reasoning).length > 0) body.reasoning = reasoning;
   if (settings.reasoningReplay) body.include = ['reasoning.encrypted_content'];
-  else if (request.reasoning !== undefined && wanted === undefined)
-    context.warn('dropped a reasoning setting the host does not take', { model: context.model });
 }
 
 /**

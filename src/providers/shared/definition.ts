@@ -28,6 +28,13 @@ export interface ProviderContext {
   fetchJson(method: 'GET' | 'POST' | 'DELETE', path: string, body?: JsonObject): Promise<unknown>;
 }
 
+/** What a provider's `endSession` may use: the provider's JSON calls and the WARN log. */
+export interface SessionEndContext {
+  provider: string;
+  fetchJson(method: 'GET' | 'POST' | 'DELETE', path: string, body?: JsonObject): Promise<unknown>;
+  warn(message: string, fields: Record<string, unknown>): void;
+}
+
 /** A request ready for the wire. */
 export interface WireRequest {
   /** Path appended to the base URL (may hold a query string). */
@@ -65,5 +72,10 @@ export interface ProviderDefinition {
   /** Body rules applied before the status table (first match wins). */
   errorRules: readonly ErrorRule[];
   estimateInputTokens(input: TokenEstimateInput): number;
+  /**
+   * Deletes the provider-side state this provider's calls created for `session` (e.g. Gemini
+   * `cachedContents`). Optional: providers without such state leave it out. Must not throw.
+   */
+  endSession?(session: AdapterSession, context: SessionEndContext): Promise<void>;
   listModels: { path: string; parse(body: unknown): ModelInfo[] };
 }

@@ -157,6 +157,23 @@ export function createHttpAdapter(
 
   let closed = false;
   let closing: Promise<void> | undefined;
+  /** Sessions whose calls may have created provider-side state (only for providers that have any). */
+  const liveSessions = new Set<AdapterSession>();
+
+  async function endSession(session: AdapterSession): Promise<void> {
+    if (!liveSessions.delete(session) || definition.endSession === undefined) return;
+    const warn = (message: string, fields: Record<string, unknown>) =>
+      logger.warn(message, { adapter: definition.name, sessionId: session.id, ...fields });
+    try {
+      await definition.endSession(session, {
+        provider: definition.name,
+        fetchJson: (method, path, body) => fetchJson(method, path, body),
+        warn,
+      });
+    } catch (error) {
+      warn('could not release provider-side session state', { reason: String(error) });
+    }
+  }
 
   /** Calls after `close()` fail at once (not retried, never reported as a network error). */
   function assertOpen(): void {
@@ -179,6 +196,7 @@ export function createHttpAdapter(
     assertConfigured(options.headers);
     const requestId = request.requestId ?? createRequestId();
     const session = options.session ?? createSession();
+    if (definition.endSession !== undefined) liveSessions.add(session);
     const model = wireModelName(request.model);
     const call: HttpCall = {
       method: 'POST',
@@ -291,6 +309,8 @@ export function createHttpAdapter(
     } finally {
       stopDeadline();
       unregister();
+      // A call without a session: nobody can reuse what it created provider-side.
+      if (callOptions.session === undefined) await endSession(callSetup.context.session);
     }
   }
 
@@ -333,9 +353,12 @@ export function createHttpAdapter(
     const model = `${definition.name}:${wireModelName(request.model)}`;
     let builder = new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink);
     const unregister = registry.register(requestId, controller, callOptions.signal);
+    let implicitSession: AdapterSession | undefined;
+    let settle: () => void;
     const stopDeadline = http.startDeadline(controller);
     try {
       const callSetup = setup({ ...request, requestId }, callOptions, true, controller.signal);
+      implicitSession = callOptions.session === undefined ? callSetup.context.session : undefined;
       await prepareCall(request, callSetup, controller.signal, callOptions.headers);
       await withRetries(
         async () => {
@@ -351,19 +374,24 @@ export function createHttpAdapter(
         },
       );
       if (!builder.hasUsage) estimateMissingUsage(builder, request, definition, callSetup.context);
-      eventStream.end(builder.finish());
+      const response = builder.finish();
+      settle = () => eventStream.end(response);
     } catch (error) {
       const classified = withRequestId(error, requestId);
       if (AdapterError.isInstance(classified) && classified.errorClass === 'cancelled') {
-        eventStream.end(builder.finish('cancelled'));
+        const response = builder.finish('cancelled');
+        settle = () => eventStream.end(response);
       } else {
         builder.finish('error');
-        eventStream.fail(classified);
+        settle = () => eventStream.fail(classified);
       }
     } finally {
       stopDeadline();
       unregister();
+      // The `finish` event is out; the stream ends once a session-less call's provider state is gone.
+      if (implicitSession !== undefined) await endSession(implicitSession);
     }
+    settle();
   }
 
   /**
@@ -454,15 +482,19 @@ export function createHttpAdapter(
     stream,
     estimateInputTokens: (input) => definition.estimateInputTokens(input),
     cancel: (requestId) => registry.cancel(requestId),
-    /** Idempotent: every call resolves once the pool is released. */
+    /** Idempotent: every call resolves once provider-side state and the pool are released. */
     close() {
       if (closing === undefined) {
         closed = true;
         registry.cancelAll();
-        closing = http.close();
+        // Provider-side state (paid caches) is deleted before the connection pool goes.
+        closing = Promise.all([...liveSessions].map((session) => endSession(session))).then(() =>
+          http.close(),
+        );
       }
       return closing;
     },
+    endSession,
     async listModels(listOptions = {}) {
       assertOpen();
       return definition.listModels.parse(

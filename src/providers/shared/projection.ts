@@ -1,6 +1,6 @@
 /**
  * Cross-provider replay in ONE place: which canonical parts a target provider can take, the WARN
- * for each part dropped (contract §4.4: drop cleanly, never half-serialize), and tool-id mapping.
+ * for each part dropped (docs/contract.md §4.4: drop cleanly, never half-serialize), and tool-id mapping.
  */
 import type { ToolCallId } from '../../core/ids.ts';
 import { anyToolId, type ToolIdRule } from '../../core/tool-id-map.ts';
@@ -44,18 +44,72 @@ export function sameProviderRules(
   };
 }
 
+/** Where a part sits in the caller's transcript: the fields every lossy-drop WARN carries. */
+export interface PartLocation {
+  /** The item's id; `null` when the item has none. */
+  messageId: string | null;
+  /** The item's index in the transcript the caller passed; `null` when the part is not from it. */
+  itemIndex: number | null;
+  /** The part's index in its item (for a part inside a tool result: the tool result's index). */
+  partIndex: number | null;
+}
+
+/** The one message of every lossy drop, on every adapter. */
+export const droppedPartMessage = 'dropped a part the provider cannot take';
+
+const unknownLocation: PartLocation = { messageId: null, itemIndex: null, partIndex: null };
+
+/** The locations of the parts of the transcript each call converts (by call context, then part). */
+const callLocations = new WeakMap<ProviderContext, WeakMap<object, PartLocation>>();
+
+/** Records where every part (tool-result parts included) of `items` sits, for {@link warnDroppedPart}. */
+export function recordPartLocations(items: readonly Item[], context: ProviderContext): void {
+  const locations = new WeakMap<object, PartLocation>();
+  items.forEach((item, itemIndex) => {
+    const messageId = item.id ?? null;
+    item.parts.forEach((part, partIndex) => {
+      const location = { messageId, itemIndex, partIndex };
+      if (!locations.has(part)) locations.set(part, location);
+      if (part.type === 'tool-result' && part.output.type === 'parts') {
+        for (const inner of part.output.parts) if (!locations.has(inner)) locations.set(inner, location);
+      }
+    });
+  });
+  callLocations.set(context, locations);
+}
+
+/** Where `part` sits in the transcript of this call (all fields `null` when unknown). */
+export function locatePart(context: ProviderContext, part: Part): PartLocation {
+  return callLocations.get(context)?.get(part) ?? unknownLocation;
+}
+
 /**
- * Returns the transcript with every part the target refuses removed, logging one structured WARN
- * per dropped part (adapter, request, session, item index, part type, reason). Items left empty
- * are removed too. Never mutates the input.
+ * The projection policy, one WARN per lossy drop on every adapter: message
+ * {@link droppedPartMessage} with `adapter`, `requestId` and `sessionId` (added by `context.warn`),
+ * `messageId`, `itemIndex`, `partIndex`, `blockType` (the canonical part type) and `reason`. Content a
+ * provider cannot take — a part type or modality it has no block for, another provider's reasoning
+ * or custom part, an artifact handle no adapter can resolve, a URL it will not fetch — is dropped
+ * this way, never half-serialized. Content that is malformed whatever the provider (a `data:` URI
+ * that is not base64) is an `InvalidRequestError` instead. Returns `undefined` for use in converters.
+ */
+export function warnDroppedPart(context: ProviderContext, part: Part, reason: string): undefined {
+  context.warn(droppedPartMessage, { ...locatePart(context, part), blockType: part.type, reason });
+  return undefined;
+}
+
+/**
+ * Returns the transcript with every part the target refuses removed, logging one
+ * {@link warnDroppedPart} WARN per dropped part. Items left empty are removed too. Records the
+ * locations of the caller's parts, so drops found later in conversion name them. Never mutates the input.
  */
 export function projectTranscript(
   items: readonly Item[],
   rules: ProjectionRules,
   context: ProviderContext,
 ): Item[] {
+  recordPartLocations(items, context);
   const projected: Item[] = [];
-  items.forEach((item, itemIndex) => {
+  for (const item of items) {
     let parts: Part[] | undefined;
     item.parts.forEach((part, partIndex) => {
       if (rules.accepts(part, item)) {
@@ -63,17 +117,11 @@ export function projectTranscript(
         return;
       }
       parts ??= item.parts.slice(0, partIndex);
-      context.warn('dropped a part the provider cannot take', {
-        messageId: item.id,
-        itemIndex,
-        partIndex,
-        blockType: part.type,
-        reason: rules.reason(part),
-      });
+      warnDroppedPart(context, part, rules.reason(part));
     });
     if (parts === undefined) projected.push(item);
     else if (parts.length > 0) projected.push({ ...item, parts });
-  });
+  }
   return projected;
 }
 
@@ -91,7 +139,7 @@ export function canonicalToolId(context: ProviderContext, providerId: string): T
   return context.session.toolIds.toCanonical(context.provider, providerId);
 }
 
-/** Joins the text of system, developer and context items with blank lines (contract §4.1.2). */
+/** Joins the text of system, developer and context items with blank lines (docs/contract.md §4.1.2). */
 export function joinInstructions(items: readonly Item[]): string {
   const texts: string[] = [];
   for (const item of items) {

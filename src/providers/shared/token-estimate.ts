@@ -21,67 +21,114 @@ export interface CharacterRates {
   file: number;
 }
 
-/** Characters of text-like content in `part` (text, reasoning, JSON), and its flat token costs. */
-function measure(part: Part, rates: CharacterRates | undefined): { characters: number; tokens: number } {
+/**
+ * A word-and-symbol token counter, calibrated on recorded Claude counts (see
+ * `anthropic/tokens.test.ts`) and checked on recorded Gemini counts (`test/conformance/token-accuracy.test.ts`):
+ * a run of letters costs 1.1 tokens per 7 letters started, a digit or a CJK character 1, any other
+ * symbol 0.55.
+ */
+export const wordCalibration = {
+  wordTokens: 1.1,
+  lettersPerWordToken: 7,
+  digitTokens: 1,
+  symbolTokens: 0.55,
+} as const;
+
+/** CJK characters (one token each), letter runs, digits, and any other non-space symbol. */
+const tokenPattern =
+  /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])|(\p{L}+)|(\p{N})|([^\p{L}\p{N}\s])/gu;
+
+/** The estimated tokens of a text by {@link wordCalibration}. */
+export function countWordTokens(text: string): number {
+  let tokens = 0;
+  for (const match of text.matchAll(tokenPattern)) {
+    if (match[1] !== undefined || match[3] !== undefined) tokens += wordCalibration.digitTokens;
+    else if (match[2] !== undefined)
+      tokens += wordCalibration.wordTokens * Math.ceil(match[2].length / wordCalibration.lettersPerWordToken);
+    else tokens += wordCalibration.symbolTokens;
+  }
+  return Math.ceil(tokens);
+}
+
+/** Counts the tokens of a text (an exact tokenizer, or a calibrated estimator). */
+export type TextCounter = (text: string) => number;
+
+/**
+ * Walks `part`: every text-like piece (text, reasoning, JSON, tool names) goes to `onText`; the
+ * flat token costs (framing, media) are returned.
+ */
+function measure(part: Part, rates: CharacterRates | undefined, onText: (text: string) => void): number {
   switch (part.type) {
     case 'text':
     case 'reasoning':
-      return { characters: part.text.length, tokens: 0 };
+      onText(part.text);
+      return 0;
     case 'structured':
-      return { characters: JSON.stringify(part.value).length, tokens: 0 };
+      onText(JSON.stringify(part.value));
+      return 0;
     case 'custom':
-      return { characters: JSON.stringify(part.data).length, tokens: 0 };
+      onText(JSON.stringify(part.data));
+      return 0;
     case 'tool-call':
-      return {
-        characters: part.name.length + JSON.stringify(part.input).length,
-        tokens: rates?.perToolPart ?? 0,
-      };
+      onText(part.name);
+      onText(JSON.stringify(part.input));
+      return rates?.perToolPart ?? 0;
     case 'tool-result': {
       const output = part.output;
       const framing = rates?.perToolPart ?? 0;
-      if (output.type === 'text') return { characters: output.text.length, tokens: framing };
-      if (output.type === 'json') return { characters: JSON.stringify(output.value).length, tokens: framing };
-      const total = { characters: 0, tokens: framing };
-      for (const inner of output.parts) {
-        const next = measure(inner, rates);
-        total.characters += next.characters;
-        total.tokens += next.tokens;
-      }
-      return total;
+      if (output.type === 'text') onText(output.text);
+      else if (output.type === 'json') onText(JSON.stringify(output.value));
+      else return output.parts.reduce((sum, inner) => sum + measure(inner, rates, onText), framing);
+      return framing;
     }
     case 'media':
-      return {
-        characters: 0,
-        tokens: part.modality === 'image' ? (rates?.image ?? 0) : (rates?.otherMedia ?? 0),
-      };
+      return part.modality === 'image' ? (rates?.image ?? 0) : (rates?.otherMedia ?? 0);
     case 'file':
-      return { characters: 0, tokens: rates?.file ?? 0 };
+      return rates?.file ?? 0;
   }
+}
+
+/** Feeds every text-like piece of a request to `onText`; returns the flat tokens (framing, media). */
+function walkRequest(
+  input: TokenEstimateInput,
+  rates: CharacterRates,
+  onText: (text: string) => void,
+): number {
+  let tokens = rates.perRequest;
+  for (const item of input.transcript) {
+    tokens += rates.perMessage;
+    for (const part of item.parts) tokens += measure(part, rates, onText);
+  }
+  for (const tool of input.tools ?? []) {
+    tokens += rates.perTool;
+    onText(tool.name);
+    if (tool.description !== undefined) onText(tool.description);
+    onText(JSON.stringify(tool.inputSchema));
+  }
+  return tokens;
 }
 
 /** Estimates a request's input tokens: characters ÷ rate, plus framing and flat media costs. */
 export function estimateByCharacters(input: TokenEstimateInput, rates: CharacterRates): number {
   let characters = 0;
-  let tokens = rates.perRequest;
-  for (const item of input.transcript) {
-    tokens += rates.perMessage;
-    for (const part of item.parts) {
-      const estimate = measure(part, rates);
-      characters += estimate.characters;
-      tokens += estimate.tokens;
-    }
-  }
-  for (const tool of input.tools ?? []) {
-    tokens += rates.perTool;
-    characters +=
-      tool.name.length + (tool.description?.length ?? 0) + JSON.stringify(tool.inputSchema).length;
-  }
+  const tokens = walkRequest(input, rates, (text) => (characters += text.length));
   return Math.ceil(characters / rates.charactersPerToken) + tokens;
+}
+
+/** Estimates a request's input tokens with a text counter (e.g. an exact tokenizer), plus framing and media. */
+export function estimateByCounter(
+  input: TokenEstimateInput,
+  rates: CharacterRates,
+  count: TextCounter,
+): number {
+  let textTokens = 0;
+  const tokens = walkRequest(input, rates, (text) => (textTokens += count(text)));
+  return textTokens + tokens;
 }
 
 /** Estimated output tokens of response content (text, reasoning, tool inputs) at four characters a token. */
 export function estimateOutputTokens(parts: readonly Part[]): number {
   let characters = 0;
-  for (const part of parts) characters += measure(part, undefined).characters;
+  for (const part of parts) measure(part, undefined, (text) => (characters += text.length));
   return Math.ceil(characters / 4);
 }

@@ -1,4 +1,4 @@
-/** Contract §7.2: when a provider sends no usage, estimate it, say so in metadata, and WARN. */
+/** docs/contract.md §7.2: when a provider sends no usage, estimate it, say so in metadata, and WARN. */
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext, ProviderDefinition } from './definition.ts';

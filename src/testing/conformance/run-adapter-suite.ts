@@ -45,8 +45,8 @@ const unusedUrl = 'http://127.0.0.1:9';
  *
  * @example
  * import { describe, it, beforeAll, afterAll } from 'vitest';
- * import { runAdapterSuite } from 'switchyard/testing';
- * import { createAnthropic } from 'switchyard/anthropic';
+ * import { runAdapterSuite } from 'switchyard-ai/testing';
+ * import { createAnthropic } from 'switchyard-ai/anthropic';
  *
  * runAdapterSuite({
  *   name: 'anthropic',

@@ -2,6 +2,7 @@
 import type { EmulatorApi, EmulatorScript, JsonScript, RecordedRequest } from '../types.ts';
 import { checkAnthropicRequest } from './anthropic.ts';
 import { checkGeminiRequest } from './gemini.ts';
+import { checkHostRules } from './hosts.ts';
 import { checkBearer, checkChatRequest } from './openai.ts';
 import { checkResponsesRequest, type ResponsesStore } from './openai-responses.ts';
 
@@ -20,7 +21,11 @@ export function checkRules(
     case 'anthropic-messages':
       return checkAnthropicRequest(request);
     case 'openai-chat':
-      return (script.allowNoAuth ? undefined : checkBearer(request)) ?? checkChatRequest(request);
+      return (
+        (script.allowNoAuth ? undefined : checkBearer(request)) ??
+        checkChatRequest(request) ??
+        checkHostRules(request)
+      );
     case 'openai-responses':
       return (
         (script.allowNoAuth ? undefined : checkBearer(request)) ?? checkResponsesRequest(request, responses)

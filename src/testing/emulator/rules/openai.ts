@@ -15,9 +15,11 @@ interface ChatMessage {
 const missingKeyMessage =
   "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY), or as the password field (with blank username) if you're accessing the API from your browser and are prompted for a username. You can obtain an API key from https://platform.openai.com/account/api-keys.";
 
-/** Requires `authorization: Bearer <key>`; OpenAI answers 401 without one. */
+/** Requires `authorization: Bearer <key>` (or Azure's `api-key`); OpenAI answers 401 without one. */
 export function checkBearer(request: RecordedRequest): JsonScript | undefined {
   const authorization = request.headers.authorization ?? '';
+  // Azure OpenAI takes the key in `api-key` instead.
+  if (/\S/.test(request.headers['api-key'] ?? '')) return undefined;
   return /^Bearer\s+\S+/i.test(authorization) ? undefined : openaiError(401, missingKeyMessage);
 }
 

@@ -1,0 +1,90 @@
+/** The agent over the front door (`createSwitchyard`): cost from `usage.cost`, the router's fallbacks recorded per turn. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createMemoryLogger } from '../core/logger.ts';
+import { createSwitchyard, type Switchyard } from '../switchyard.ts';
+import { anthropicError, type Emulator, startEmulator } from '../testing/emulator/index.ts';
+import { createAgent } from './agent.ts';
+import { drain, expectConsistent } from './test-support.ts';
+import { defineTool } from './tool.ts';
+
+let emulator: Emulator;
+let sy: Switchyard;
+beforeAll(async () => {
+  emulator = await startEmulator();
+  const adapter = (type: string, prefix: string) => ({
+    type,
+    base_url: `${emulator.url}${prefix}`,
+    api_key: 'test-key-frontdoor',
+    max_retries: 0,
+  });
+  sy = createSwitchyard({
+    config: {
+      builtins: false,
+      adapters: { anthropic: adapter('anthropic', '/v1'), openai: adapter('openai', '/v1') },
+      models: {
+        'anthropic:claude-sonnet-4-5': { fallbacks: ['openai:gpt-4.1-mini'] },
+        'openai:gpt-4.1-mini': null,
+      },
+    },
+    logger: createMemoryLogger(),
+  });
+});
+afterAll(async () => {
+  await sy.close();
+  await emulator.close();
+});
+
+const lookup = defineTool({
+  name: 'lookup',
+  input: z.object({ q: z.string() }),
+  execute: ({ q }) => `about ${q}`,
+});
+
+describe('agent over the front door', () => {
+  it('reads each turn’s cost from usage.cost and ends with budget_exceeded', async () => {
+    for (let turn = 0; turn < 2; turn++) {
+      emulator.enqueue({
+        type: 'scripted',
+        content: [{ type: 'tool-call', name: 'lookup', input: { q: `q${turn}` } }],
+        usage: { input: 40_000, output: 2_000 },
+      });
+    }
+    const agent = createAgent({
+      client: sy,
+      model: 'anthropic:claude-sonnet-4-5',
+      tools: [lookup],
+      budget: { maxCost: 0.2 },
+    });
+    const result = await agent.run('Research.').result();
+    expect(result.outcome).toBe('budget_exceeded');
+    expect(result.turns).toHaveLength(2);
+    for (const turn of result.turns) {
+      expect(turn.cost).toBeGreaterThan(0);
+      expect(turn.cost).toBe(turn.usage.cost?.amount);
+    }
+    expect(result.cost).toBeCloseTo(result.turns[0]!.cost + result.turns[1]!.cost);
+    expectConsistent(result.transcript);
+  });
+
+  it('records the front door’s fallback on overload in the turn and the assistant item', async () => {
+    emulator.enqueue(anthropicError(529, 'overloaded_error', 'Overloaded'));
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'served by the fallback' }] });
+    const { events, result } = await drain(
+      createAgent({ client: sy, model: 'anthropic:claude-sonnet-4-5' }).run('Hello'),
+    );
+    expect(result.outcome).toBe('completed');
+    expect(result.text).toBe('served by the fallback');
+    expect(result.turns[0]).toMatchObject({
+      model: 'openai:gpt-4.1-mini',
+      fallbackFrom: 'anthropic:claude-sonnet-4-5',
+    });
+    expect(result.transcript.at(-1)?.metadata).toMatchObject({
+      'switchyard.model': 'openai:gpt-4.1-mini',
+      'switchyard.fallback_from': 'anthropic:claude-sonnet-4-5',
+    });
+    expect(events.find((event) => event.type === 'turn-end')).toMatchObject({
+      fallbackFrom: 'anthropic:claude-sonnet-4-5',
+    });
+  });
+});

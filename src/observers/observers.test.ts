@@ -1,0 +1,116 @@
+import {
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  BasicTracerProvider,
+} from '@opentelemetry/sdk-trace-base';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryLogger } from '../core/logger.ts';
+import { userText } from '../core/transcript.ts';
+import { createSwitchyard, type Switchyard } from '../switchyard.ts';
+import { anthropicError, type Emulator, startEmulator } from '../testing/emulator/index.ts';
+import { createJsonLinesReporter } from './jsonl.ts';
+import { createOpenTelemetryObserver } from './otel.ts';
+import type { CallEvent } from './types.ts';
+
+let emulator: Emulator;
+let sy: Switchyard;
+const events: CallEvent[] = [];
+const lines: string[] = [];
+const exporter = new InMemorySpanExporter();
+const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+
+beforeAll(async () => {
+  emulator = await startEmulator();
+  sy = createSwitchyard({
+    logger: createMemoryLogger(),
+    observers: [
+      { onEvent: (event) => events.push(event) },
+      createJsonLinesReporter({ write: (line) => lines.push(line) }),
+      createOpenTelemetryObserver({ tracer: provider.getTracer('test') }),
+      {
+        onEvent: () => {
+          throw new Error('a broken observer');
+        },
+      },
+    ],
+    config: {
+      builtins: false,
+      adapters: {
+        anthropic: {
+          type: 'anthropic',
+          base_url: `${emulator.url}/v1`,
+          max_retries: 1,
+          api_key: 'test-key-observers',
+        },
+        openai: {
+          type: 'openai',
+          base_url: `${emulator.url}/v1`,
+          max_retries: 0,
+          api_key: 'test-key-observers',
+        },
+      },
+      models: { 'anthropic:claude-sonnet-4-5': { aliases: ['primary'], fallbacks: ['openai:gpt-4.1-mini'] } },
+    },
+  });
+});
+afterAll(async () => {
+  await sy.close();
+  await emulator.close();
+});
+
+describe('observers', () => {
+  it('started, retried, failed (with fallback), started, first chunk, completed — as events, JSON lines and spans', async () => {
+    emulator.enqueue(anthropicError(529, 'overloaded_error', 'Overloaded', { 'retry-after': '0' }));
+    emulator.enqueue(anthropicError(529, 'overloaded_error', 'Overloaded', { 'retry-after': '0' }));
+    emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'hello' }],
+      usage: { input: 50, cacheRead: 10, cacheWrite: 5, output: 7 },
+    });
+    await sy.stream({ model: 'primary', transcript: [userText('Hi')] });
+
+    expect(events.map((event) => `${event.type}:${event.provider}:${event.retryCount}`)).toEqual([
+      'call-started:anthropic:0',
+      'call-retried:anthropic:1',
+      'call-failed:anthropic:1',
+      'call-started:openai:0',
+      'call-first-chunk:openai:0',
+      'call-completed:openai:0',
+    ]);
+    expect(events[2]).toMatchObject({ errorClass: 'rate_limit', fallback: true });
+
+    const parsed = lines.map((line) => JSON.parse(line));
+    expect(parsed.map((line) => line.type)).toEqual(events.map((event) => event.type));
+    expect(parsed[5]).toMatchObject({
+      finishReason: 'completed',
+      usage: { input: 55, cacheRead: 10, cacheWrite: 0, cost: { currency: 'USD' } },
+    });
+    expect(lines.join('')).not.toContain('hello');
+
+    const spans = exporter.getFinishedSpans();
+    expect(spans.map((span) => span.name)).toEqual([
+      'chat anthropic:claude-sonnet-4-5',
+      'chat openai:gpt-4.1-mini',
+    ]);
+    const [failed, served] = spans;
+    expect(failed?.attributes).toMatchObject({
+      'error.type': 'rate_limit',
+      'gen_ai.provider.name': 'anthropic',
+    });
+    expect(failed?.status.code).toBe(2);
+    expect(failed?.events.map((event) => event.name)).toContain('retry');
+    expect(served?.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': 'openai',
+      'gen_ai.request.model': 'openai:gpt-4.1-mini',
+      'gen_ai.usage.input_tokens': 65,
+      'gen_ai.usage.output_tokens': 7,
+      'gen_ai.usage.cache_read.input_tokens': 10,
+      'gen_ai.usage.cache_creation.input_tokens': 0,
+      'switchyard.cost.currency': 'USD',
+    });
+    expect(served?.attributes['gen_ai.response.model']).toMatch(/^openai:gpt-4\.1-mini/);
+    expect(served?.attributes['switchyard.time_to_first_chunk_ms']).toBeGreaterThanOrEqual(0);
+    expect(served?.attributes['switchyard.cost.amount']).toBeGreaterThan(0);
+  });
+});

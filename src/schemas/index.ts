@@ -1,0 +1,20 @@
+/** Schemas in (zod, Standard Schema, JSON Schema), validated values out. */
+export { validateJsonSchema } from './json-schema.ts';
+export {
+  type InferSchema,
+  isStandardSchema,
+  type SchemaIssue,
+  type SchemaLike,
+  type StandardSchemaWithJson,
+  toJsonSchema,
+  validateValue,
+  type ValidationResult,
+} from './schema.ts';
+export {
+  attachStructured,
+  StructuredOutputError,
+  type Tool,
+  type ToolDefinition,
+  tool,
+  toOutputSchema,
+} from './structured.ts';
