@@ -115,7 +115,9 @@ function describeInput(input: ToolInputSchema<unknown>, name: string): JsonObjec
   try {
     return toJsonSchema(input as SchemaLike);
   } catch (error) {
-    throw new TypeError(`tool ${name}: ${(error as Error).message} (or pass \`jsonSchema\`)`);
+    throw new TypeError(`tool ${name}: ${(error as Error).message} (or pass \`jsonSchema\`)`, {
+      cause: error,
+    });
   }
 }
 
