@@ -5,26 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
-
-const capabilityOverrides = z
-  .object({
-    images: z.boolean(),
-    audio: z.boolean(),
-    video: z.boolean(),
-    pdf: z.boolean(),
-    reasoning: z.boolean(),
-    tools: z.boolean(),
-    parallelToolCalls: z.boolean(),
-    structuredOutput: z.boolean(),
-    streaming: z.boolean(),
-    streamingToolCalls: z.boolean(),
-    promptCaching: z.boolean(),
-    systemPrompt: z.boolean(),
-    contextWindow: z.number().int().positive(),
-    maxOutputTokens: z.number().int().positive(),
-  })
-  .partial()
-  .strict();
+import { capabilityOverridesSchema } from '../core/capabilities-schema.ts';
 
 const rate = z.union([
   z.number().nonnegative(),
@@ -72,7 +53,7 @@ const modelSchema = z
     can_delegate: z.boolean().optional(),
     aliases: z.array(z.string().min(1)).optional(),
     fallbacks: z.array(z.string().min(1)).optional(),
-    capabilities: capabilityOverrides.optional(),
+    capabilities: capabilityOverridesSchema.optional(),
     pricing: modelPrices.optional(),
   })
   .strict();

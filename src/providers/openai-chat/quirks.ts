@@ -1,5 +1,6 @@
 /** The flags that describe how one Chat Completions host differs: plain JSON data, validated with zod. */
 import { z } from 'zod';
+import { capabilityOverridesSchema } from '../../core/capabilities-schema.ts';
 import type { Capabilities } from '../../core/capabilities.ts';
 import { type ModelCapabilities, openaiModelCapabilities } from '../openai/capabilities.ts';
 
@@ -158,27 +159,6 @@ export const defaultQuirks: ChatQuirks = {
   models: openaiModelCapabilities,
 };
 
-const capabilitiesSchema = z
-  .object({
-    images: z.boolean(),
-    audio: z.boolean(),
-    video: z.boolean(),
-    pdf: z.boolean(),
-    reasoning: z.boolean(),
-    tools: z.boolean(),
-    parallelToolCalls: z.boolean(),
-    structuredOutput: z.boolean(),
-    streaming: z.boolean(),
-    streamingToolCalls: z.boolean(),
-    promptCaching: z.boolean(),
-    systemPrompt: z.boolean(),
-    contextWindow: z.number().int().positive(),
-    maxOutputTokens: z.number().int().positive(),
-    imageMediaTypes: z.array(z.string()),
-  })
-  .partial()
-  .strict();
-
 const reasoningField = z.enum(['reasoning_content', 'reasoning', 'reasoning_details']);
 const effortValue = z.enum(['none', 'minimal', 'low', 'medium', 'high']);
 
@@ -213,8 +193,8 @@ export const quirksSchema = z
     authHeader: z.enum(['bearer', 'api-key']),
     chatPath: z.string().regex(/^\//, 'a path starting with /'),
     apiVersion: z.string().min(1),
-    capabilities: capabilitiesSchema,
-    models: z.record(z.string(), capabilitiesSchema),
+    capabilities: capabilityOverridesSchema,
+    models: z.record(z.string(), capabilityOverridesSchema),
   })
   .partial()
   .strict();
