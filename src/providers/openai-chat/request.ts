@@ -9,7 +9,7 @@ import { matchesAnyGlob } from './capabilities.ts';
 import { convertMessages } from './messages.ts';
 import type { ChatQuirks } from './quirks.ts';
 import { addReasoning } from './reasoning.ts';
-import { convertStrictSchema } from '../openai/strict-schema.ts';
+import { convertStrictSchema, strictToolParameters } from '../openai/strict-schema.ts';
 
 export { convertMessages, instructionRole } from './messages.ts';
 export { effortForBudget } from './reasoning.ts';
@@ -33,19 +33,10 @@ export interface RequestSettings {
  */
 export function convertTools(tools: readonly ToolSpec[], strict = false, warn?: Warn): ChatTool[] {
   return tools.map((tool) => {
-    const definition: ChatTool['function'] = { name: tool.name, parameters: tool.inputSchema };
+    const { parameters, strict: isStrict } = strictToolParameters(tool, strict, warn);
+    const definition: ChatTool['function'] = { name: tool.name, parameters };
     if (tool.description !== undefined) definition.description = tool.description;
-    if (strict) {
-      const converted = convertStrictSchema(tool.inputSchema);
-      if ('schema' in converted) {
-        definition.parameters = converted.schema;
-        definition.strict = true;
-      } else
-        warn?.('sent a tool without strict: its schema cannot be made strict', {
-          tool: tool.name,
-          reason: converted.reason,
-        });
-    }
+    if (isStrict) definition.strict = true;
     return { type: 'function', function: definition };
   });
 }

@@ -5,7 +5,7 @@ import type { CanonicalRequest, OutputSchema } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import { effortForBudget } from '../openai-chat/reasoning.ts';
 import { matchesAnyGlob } from '../openai/capabilities.ts';
-import { convertStrictSchema } from '../openai/strict-schema.ts';
+import { convertStrictSchema, strictToolParameters } from '../openai/strict-schema.ts';
 import type { ProviderContext, WireRequest } from '../shared/definition.ts';
 import { isInstructionItem, joinInstructions } from '../shared/projection.ts';
 import { convertInput } from './messages.ts';
@@ -38,19 +38,10 @@ export function convertTools(tools: readonly ToolSpec[], strict: boolean, warn?:
   return tools.map((tool) => {
     const definition: JsonObject = { type: 'function', name: tool.name };
     if (tool.description !== undefined) definition.description = tool.description;
-    definition.parameters = tool.inputSchema;
-    definition.strict = false;
-    if (strict) {
-      const converted = convertStrictSchema(tool.inputSchema);
-      if ('schema' in converted) {
-        definition.parameters = converted.schema;
-        definition.strict = true;
-      } else
-        warn?.('sent a tool without strict: its schema cannot be made strict', {
-          tool: tool.name,
-          reason: converted.reason,
-        });
-    }
+    const { parameters, strict: isStrict } = strictToolParameters(tool, strict, warn);
+    definition.parameters = parameters;
+    // Sent even when false: the Responses API defaults to strict.
+    definition.strict = isStrict;
     return definition;
   });
 }
