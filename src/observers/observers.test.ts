@@ -77,7 +77,7 @@ describe('observers', () => {
       'call-first-chunk:openai:0',
       'call-completed:openai:0',
     ]);
-    expect(events[2]).toMatchObject({ errorClass: 'rate_limit', fallback: true });
+    expect(events[2]).toMatchObject({ errorClass: 'server_error', fallback: true });
 
     const parsed = lines.map((line) => JSON.parse(line));
     expect(parsed.map((line) => line.type)).toEqual(events.map((event) => event.type));
@@ -94,7 +94,7 @@ describe('observers', () => {
     ]);
     const [failed, served] = spans;
     expect(failed?.attributes).toMatchObject({
-      'error.type': 'rate_limit',
+      'error.type': 'server_error',
       'gen_ai.provider.name': 'anthropic',
     });
     expect(failed?.status.code).toBe(2);

@@ -9,8 +9,6 @@ import type { CallOptions } from '../core/adapter.ts';
 import { AdapterError } from '../core/errors/adapter-error.ts';
 import type { ErrorClass } from '../core/errors/error-class.ts';
 import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
-import { EventStream } from '../core/event-stream.ts';
-import type { StreamEvent } from '../core/events.ts';
 import { createRequestId, type RequestId } from '../core/ids.ts';
 import type { Logger } from '../core/logger.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
@@ -23,6 +21,7 @@ import { notConfigured, type Registry, type ResolvedModel } from '../registry/re
 import type { Availability } from './availability.ts';
 import { type CallNeeds, callNeeds, skipReason } from './candidates.ts';
 import { attachDecision, type RoutingDecision, routingMetadataKey } from './decision.ts';
+import { RoutedStream, type StreamSteps } from './routed-stream.ts';
 
 /** A request to the front door: a model name instead of an id; `maxOutputTokens` optional. */
 export interface RouteRequest extends Omit<CanonicalRequest, 'model' | 'maxOutputTokens'> {
@@ -61,6 +60,7 @@ interface Route {
   candidates: ResolvedModel[];
   needs: CallNeeds;
   index: number;
+  options: CallOptions;
 }
 
 /** Creates the router over a registry, availability state, pricer and observers. */
@@ -117,12 +117,12 @@ export function createRouter(context: RouterContext) {
     }
   }
 
-  function startRoute(request: RouteRequest): Route {
+  function startRoute(request: RouteRequest, options: CallOptions): Route {
     const requestId = request.requestId ?? createRequestId();
     const candidates = candidatesOf(request.model);
     const decision: RoutingDecision = { requested: request.model, attempts: [] };
     const needs = callNeeds({ ...request, model: candidates[0]!.id, maxOutputTokens: 1 });
-    return { request, requestId, decision, candidates, needs, index: 0 };
+    return { request, requestId, decision, candidates, needs, index: 0, options };
   }
 
   /** The next candidate that passes the pre-dispatch checks, or `undefined` when none is left. */
@@ -281,7 +281,7 @@ export function createRouter(context: RouterContext) {
     options: CallOptions = {},
     hook?: ReplyHook,
   ): Promise<Reply> {
-    const route = startRoute(request);
+    const route = startRoute(request, options);
     for (;;) {
       const next = await nextCandidate(route);
       if (next === undefined) throw noCandidate(route);
@@ -314,136 +314,47 @@ export function createRouter(context: RouterContext) {
     }
   }
 
-  function stream(
-    request: RouteRequest,
-    options: CallOptions = {},
-    hook?: ReplyHook,
-  ): EventStream<StreamEvent, Reply> {
-    let stop: (() => void) | undefined;
-    const out = new EventStream<StreamEvent, Reply>(() => stop?.());
-    void pump(request, options, out, hook, (handler) => (stop = handler));
-    return out;
-  }
-
-  async function pump(
-    request: RouteRequest,
-    options: CallOptions,
-    out: EventStream<StreamEvent, Reply>,
-    hook: ReplyHook | undefined,
-    onStop: (handler: () => void) => void,
-  ): Promise<void> {
-    let route: Route;
-    try {
-      route = startRoute(request);
-    } catch (error) {
-      out.fail(error);
-      return;
-    }
-    for (;;) {
-      const next = await nextCandidate(route);
-      if (next === undefined) return out.fail(noCandidate(route));
-      const outcome = await streamCandidate(route, next.model, next.facts, options, out, hook, onStop);
-      if (outcome !== 'fallback') return;
-    }
-  }
-
-  async function streamCandidate(
-    route: Route,
-    model: ResolvedModel,
-    facts: ModelFacts,
-    options: CallOptions,
-    out: EventStream<StreamEvent, Reply>,
-    hook: ReplyHook | undefined,
-    onStop: (handler: () => void) => void,
-  ): Promise<'done' | 'fallback'> {
-    const retries = { count: 0 };
-    const startedAt = performance.now();
-    if (observed) emit({ ...eventBase(route, model, 0), type: 'call-started', stream: true });
-    const held: StreamEvent[] = [];
-    let committed = false;
-    let reply: Reply | undefined;
-    try {
-      const inner = registry
+  const steps: StreamSteps<Route> = {
+    next: nextCandidate,
+    open(route, { model, facts }, retries) {
+      if (observed) emit({ ...eventBase(route, model, 0), type: 'call-started', stream: true });
+      return registry
         .adapter(model.provider)
-        .stream(canonicalRequest(route, model, facts), callOptions(route, model, options, retries));
-      const iterator = inner[Symbol.asyncIterator]();
-      onStop(() => void iterator.return?.());
-      for (;;) {
-        const step = await iterator.next();
-        if (step.done === true) break;
-        let event = step.value;
-        // A finish(error) is held: the adapter throws right after it, and the catch decides.
-        if (event.type === 'finish' && event.response.finishReason === 'error') {
-          held.push(event);
-          continue;
-        }
-        if (!committed) {
-          if (event.type === 'message-start' || event.type === 'usage') {
-            held.push(event);
-            continue;
-          }
-          committed = true;
-          if (observed)
-            emit({
-              ...eventBase(route, model, retries.count),
-              type: 'call-first-chunk',
-              latencyMs: performance.now() - startedAt,
-            });
-          for (const early of held) out.push(early);
-          held.length = 0;
-        }
-        if (event.type === 'finish') {
-          reply = await finalize(route, model, event.response);
-          if (hook !== undefined) {
-            try {
-              reply = await hook(reply, route.request);
-            } catch (error) {
-              // The reply arrived but was rejected (e.g. by its output schema): finish, then the error.
-              out.push({ type: 'finish', response: reply });
-              out.fail(error);
-              return 'done';
-            }
-          }
-          // The priced usage goes out as the last usage event too (the last one wins).
-          if (reply.usage.cost !== undefined) out.push({ type: 'usage', usage: reply.usage });
-          event = { type: 'finish', response: reply };
-        }
-        out.push(event);
-      }
-    } catch (error) {
-      if (!committed && (await recordFailure(route, model, facts, error, startedAt, retries.count)))
-        return 'fallback';
-      if (committed) await recordFailure(route, model, facts, error, startedAt, retries.count);
-      attachDecision(error, route.decision);
-      for (const early of held)
-        out.push(
-          early.type === 'finish'
-            ? { type: 'finish', response: withDecision(early.response, route.decision) }
-            : early,
-        );
-      out.fail(error);
-      return 'done';
-    }
-    if (reply === undefined) {
-      out.fail(new Error(`${model.provider}: the stream ended without a finish event`));
-      return 'done';
-    }
-    if (observed)
-      emit({
-        ...eventBase(route, model, retries.count),
-        type: 'call-completed',
-        response: reply,
-        durationMs: performance.now() - startedAt,
-      });
-    out.end(reply);
-    return 'done';
+        .stream(canonicalRequest(route, model, facts), callOptions(route, model, route.options, retries));
+    },
+    failure: (route, { model, facts }, error, startedAt, retryCount) =>
+      recordFailure(route, model, facts, error, startedAt, retryCount),
+    finalize,
+    noCandidate,
+    firstChunk(route, model, retryCount, startedAt) {
+      if (observed)
+        emit({
+          ...eventBase(route, model, retryCount),
+          type: 'call-first-chunk',
+          latencyMs: performance.now() - startedAt,
+        });
+    },
+    completed(route, model, retryCount, startedAt, reply) {
+      if (observed)
+        emit({
+          ...eventBase(route, model, retryCount),
+          type: 'call-completed',
+          response: reply,
+          durationMs: performance.now() - startedAt,
+        });
+    },
+  };
+
+  /** Streams one routed call: a pass-through iterator over the serving adapter's stream. */
+  function stream(request: RouteRequest, options: CallOptions = {}, hook?: ReplyHook): RoutedStream<Route> {
+    return new RoutedStream(
+      steps,
+      () => startRoute(request, options),
+      hook === undefined ? undefined : (reply) => hook(reply, request),
+    );
   }
 
   return { complete, stream, candidates: candidatesOf, facts: factsOf };
-}
-
-function withDecision(response: CanonicalResponse, decision: RoutingDecision): CanonicalResponse {
-  return { ...response, metadata: { ...response.metadata, [routingMetadataKey]: decision as never } };
 }
 
 /** The router's interface. */
