@@ -3,6 +3,7 @@
  * queue). It holds back `message-start` / `usage` until the first content event, fails over only
  * before it, and replaces `finish` with the priced reply (preceded by the priced usage).
  */
+import { EventStream } from '../core/event-stream.ts';
 import type { StreamEvent } from '../core/events.ts';
 import type { CanonicalResponse } from '../core/request.ts';
 import type { Reply } from '../conversation/helpers.ts';
@@ -55,6 +56,8 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
   private route: Route | undefined;
   private candidate: Candidate | undefined;
   private inner: AsyncIterator<StreamEvent> | undefined;
+  /** The adapter's stream when it is an {@link EventStream}: buffered events are then taken synchronously. */
+  private source: EventStream<StreamEvent, unknown> | undefined;
   private readonly opening: Promise<void>;
   private retries = { count: 0 };
   private startedAt = 0;
@@ -111,9 +114,12 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
     this.committed = false;
     this.held = [];
     try {
-      this.inner = this.steps.open(route, candidate, this.retries)[Symbol.asyncIterator]();
+      const stream = this.steps.open(route, candidate, this.retries);
+      this.inner = stream[Symbol.asyncIterator]();
+      this.source = stream instanceof EventStream ? stream : undefined;
     } catch (error) {
       this.inner = undefined;
+      this.source = undefined;
       return this.failure(error);
     }
     if (this.stopped) void this.inner.return?.();
@@ -124,6 +130,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
     const route = this.route!;
     const candidate = this.candidate!;
     this.inner = undefined;
+    this.source = undefined;
     const fallback = await this.steps.failure(route, candidate, error, this.startedAt, this.retries.count);
     if (fallback && !this.committed && !this.stopped) return this.openNext();
     attachDecision(error, route.decision);
@@ -143,6 +150,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
     this.error = error;
     this.raise = true;
     this.inner = undefined;
+    this.source = undefined;
     this.rejectResult(error);
   }
 
@@ -163,6 +171,14 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
     }
     const inner = this.inner;
     if (inner === undefined) return this.opening.then(() => this.afterOpening());
+    const source = this.source;
+    if (source !== undefined) {
+      // The fast path: events the adapter already buffered are forwarded without a promise hop.
+      for (let event = source.poll(); event !== undefined; event = source.poll()) {
+        const step = this.onEvent(event);
+        if (step !== undefined) return step instanceof Promise ? step : Promise.resolve(step);
+      }
+    }
     return inner.next().then(this.onStep, this.onError);
   }
 
@@ -177,12 +193,19 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
     step: IteratorResult<StreamEvent>,
   ): IteratorResult<StreamEvent> | Promise<IteratorResult<StreamEvent>> {
     if (step.done === true) return this.onEnd();
-    const event = step.value;
+    return this.onEvent(step.value, step) ?? this.next();
+  }
+
+  /** What to hand the consumer for `event`, or `undefined` when it is held back (read on). */
+  private onEvent(
+    event: StreamEvent,
+    step?: IteratorResult<StreamEvent>,
+  ): IteratorResult<StreamEvent> | Promise<IteratorResult<StreamEvent>> | undefined {
     if (event.type === 'finish') return this.onFinish(event.response);
     if (!this.committed) {
       if (event.type === 'message-start' || event.type === 'usage') {
         this.held.push(event);
-        return this.next();
+        return undefined;
       }
       this.commit();
       if (this.pending.length > 0) {
@@ -190,7 +213,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
         return this.next();
       }
     }
-    return step;
+    return step ?? { value: event, done: false };
   }
 
   private commit(): void {
@@ -241,6 +264,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
     }
     this.ended = true;
     this.inner = undefined;
+    this.source = undefined;
     this.steps.completed(this.route!, this.candidate!.model, this.retries.count, this.startedAt, reply);
     this.resolveResult(reply);
     return this.next();
