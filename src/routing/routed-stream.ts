@@ -20,7 +20,7 @@ export interface Candidate {
 /** The router's steps a routed stream drives (one set per router). */
 export interface StreamSteps<Route extends { decision: RoutingDecision }> {
   /** The next candidate that passes the checks, or `undefined` when none is left. */
-  next(route: Route): Promise<Candidate | undefined>;
+  next(route: Route): Candidate | undefined | Promise<Candidate | undefined>;
   /** Calls the candidate's adapter (emits `call-started`). */
   open(route: Route, candidate: Candidate, retries: { count: number }): AsyncIterable<StreamEvent>;
   /** Records a failure; true when routing should go on to the next candidate. */
@@ -58,7 +58,8 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
   private inner: AsyncIterator<StreamEvent> | undefined;
   /** The adapter's stream when it is an {@link EventStream}: buffered events are then taken synchronously. */
   private source: EventStream<StreamEvent, unknown> | undefined;
-  private readonly opening: Promise<void>;
+  /** Pending while the first dispatch waits for an asynchronous availability store. */
+  private readonly opening: Promise<void> | undefined;
   private retries = { count: 0 };
   private startedAt = 0;
   private committed = false;
@@ -90,31 +91,33 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
     this.resultPromise.catch(() => {});
     this.onStep = this.onStep.bind(this);
     this.onError = this.onError.bind(this);
-    this.opening = this.begin(start);
-  }
-
-  private async begin(start: () => Route): Promise<void> {
+    let opened: void | Promise<void> = undefined;
     try {
       this.route = start();
+      opened = this.openNext();
     } catch (error) {
       this.fail(error);
-      return;
     }
-    await this.openNext();
+    this.opening = opened instanceof Promise ? opened.catch((error: unknown) => this.fail(error)) : undefined;
   }
 
-  /** Dispatches to the next candidate, or fails when none is left. */
-  private async openNext(): Promise<void> {
-    const route = this.route!;
-    const candidate = await this.steps.next(route);
-    if (candidate === undefined) return this.fail(this.steps.noCandidate(route));
+  /** Dispatches to the next candidate (at once when the availability store is synchronous). */
+  private openNext(): void | Promise<void> {
+    const candidate = this.steps.next(this.route!);
+    if (candidate instanceof Promise) return candidate.then((ready) => this.dispatch(ready));
+    return this.dispatch(candidate);
+  }
+
+  /** Calls the candidate's adapter, or fails when no candidate is left. */
+  private dispatch(candidate: Candidate | undefined): void | Promise<void> {
+    if (candidate === undefined) return this.fail(this.steps.noCandidate(this.route!));
     this.candidate = candidate;
     this.retries = { count: 0 };
     this.startedAt = performance.now();
     this.committed = false;
     this.held = [];
     try {
-      const stream = this.steps.open(route, candidate, this.retries);
+      const stream = this.steps.open(this.route!, candidate, this.retries);
       this.inner = stream[Symbol.asyncIterator]();
       this.source = stream instanceof EventStream ? stream : undefined;
     } catch (error) {
@@ -170,7 +173,10 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
       return Promise.reject(this.error);
     }
     const inner = this.inner;
-    if (inner === undefined) return this.opening.then(() => this.afterOpening());
+    if (inner === undefined) {
+      if (this.opening !== undefined) return this.opening.then(() => this.afterOpening());
+      return this.afterOpening();
+    }
     const source = this.source;
     if (source !== undefined) {
       // The fast path: events the adapter already buffered are forwarded without a promise hop.
@@ -184,7 +190,8 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
 
   private afterOpening(): Promise<IteratorResult<StreamEvent>> {
     if (this.inner === undefined && !this.ended) {
-      return Promise.reject(new Error('routed stream: no adapter stream after dispatch'));
+      // Unreachable by construction (dispatch sets the stream or ends); never hang if it happens.
+      this.fail(new Error('routed stream: no adapter stream after dispatch'));
     }
     return this.next();
   }

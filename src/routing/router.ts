@@ -18,10 +18,10 @@ import type { CallEvent, Observer } from '../observers/types.ts';
 import type { Pricer } from '../pricing/pricer.ts';
 import type { ModelFacts } from '../registry/model-facts.ts';
 import { notConfigured, type Registry, type ResolvedModel } from '../registry/registry.ts';
-import type { Availability } from './availability.ts';
+import type { Admission, Availability } from './availability.ts';
 import { type CallNeeds, callNeeds, skipReason } from './candidates.ts';
 import { attachDecision, type RoutingDecision, routingMetadataKey } from './decision.ts';
-import { RoutedStream, type StreamSteps } from './routed-stream.ts';
+import { type Candidate, RoutedStream, type StreamSteps } from './routed-stream.ts';
 
 /** A request to the front door: a model name instead of an id; `maxOutputTokens` optional. */
 export interface RouteRequest extends Omit<CanonicalRequest, 'model' | 'maxOutputTokens'> {
@@ -125,10 +125,11 @@ export function createRouter(context: RouterContext) {
     return { request, requestId, decision, candidates, needs, index: 0, options };
   }
 
-  /** The next candidate that passes the pre-dispatch checks, or `undefined` when none is left. */
-  async function nextCandidate(
-    route: Route,
-  ): Promise<{ model: ResolvedModel; facts: ModelFacts } | undefined> {
+  /**
+   * The next candidate that passes the pre-dispatch checks, or `undefined` when none is left;
+   * synchronous unless the availability store answers asynchronously.
+   */
+  function nextCandidate(route: Route): Candidate | undefined | Promise<Candidate | undefined> {
     while (route.index < route.candidates.length) {
       const model = route.candidates[route.index++]!;
       const facts = model.configured ? factsOf(model) : undefined;
@@ -137,16 +138,38 @@ export function createRouter(context: RouterContext) {
           ? 'not_configured'
           : skipReason(model, facts, route.request, route.needs, registry);
       if (reason === undefined) {
-        let admission = availability.check(keysOf(model).model);
-        if (admission instanceof Promise) admission = await admission;
-        let providerAdmission = admission.allowed ? availability.check(keysOf(model).provider) : admission;
-        if (providerAdmission instanceof Promise) providerAdmission = await providerAdmission;
+        const admission = availability.check(keysOf(model).model);
+        if (admission instanceof Promise) return admit(route, model, facts!, admission);
+        const providerAdmission = admission.allowed ? availability.check(keysOf(model).provider) : admission;
+        if (providerAdmission instanceof Promise)
+          return admit(route, model, facts!, admission, providerAdmission);
         if (!providerAdmission.allowed) reason = `unavailable (${providerAdmission.state})`;
       }
       if (reason === undefined) return { model, facts: facts! };
-      route.decision.attempts.push({ model: model.id, provider: model.provider, outcome: 'skipped', reason });
+      skip(route, model, reason);
     }
     return undefined;
+  }
+
+  /** {@link nextCandidate} once an asynchronous availability store has answered. */
+  async function admit(
+    route: Route,
+    model: ResolvedModel,
+    facts: ModelFacts,
+    modelCheck: Admission | Promise<Admission>,
+    providerCheck?: Promise<Admission>,
+  ): Promise<Candidate | undefined> {
+    const admission = await modelCheck;
+    const providerAdmission = admission.allowed
+      ? await (providerCheck ?? availability.check(keysOf(model).provider))
+      : admission;
+    if (providerAdmission.allowed) return { model, facts };
+    skip(route, model, `unavailable (${providerAdmission.state})`);
+    return nextCandidate(route);
+  }
+
+  function skip(route: Route, model: ResolvedModel, reason: string): void {
+    route.decision.attempts.push({ model: model.id, provider: model.provider, outcome: 'skipped', reason });
   }
 
   function canonicalRequest(route: Route, model: ResolvedModel, facts: ModelFacts): CanonicalRequest {
