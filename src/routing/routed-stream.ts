@@ -3,6 +3,7 @@
  * queue). It holds back `message-start` / `usage` until the first content event, fails over only
  * before it, and replaces `finish` with the priced reply (preceded by the priced usage).
  */
+import { CancelledError } from '../core/errors/cancelled-error.ts';
 import { EventStream } from '../core/event-stream.ts';
 import type { StreamEvent } from '../core/events.ts';
 import type { CanonicalResponse } from '../core/request.ts';
@@ -266,7 +267,12 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
   private onEnd(): Promise<IteratorResult<StreamEvent>> {
     const reply = this.reply;
     if (reply === undefined) {
-      this.fail(new Error(`${this.candidate!.model.provider}: the stream ended without a finish event`));
+      const provider = this.candidate!.model.provider;
+      this.fail(
+        this.stopped
+          ? new CancelledError({ message: 'the stream was stopped by its reader', provider })
+          : new Error(`${provider}: the stream ended without a finish event`),
+      );
       return this.next();
     }
     this.ended = true;
