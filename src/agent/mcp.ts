@@ -131,20 +131,15 @@ function toAgentTool(client: Client, tool: ListedTool, options: McpToolOptions):
       result as { content?: McpContent[]; structuredContent?: unknown; isError?: boolean },
     );
   };
-  const definition = {
+  // Input is checked before the call (zod rebuilds the schema; the built-in subset covers the rest).
+  return defineTool<JsonObject>({
     name,
     description: tool.description,
-    jsonSchema: schema,
+    input: schema,
     execute,
     needsApproval,
     timeoutMs: options.timeoutMs,
-  };
-  try {
-    return defineTool<JsonObject>({ ...definition, input: schema });
-  } catch {
-    // A schema zod cannot rebuild: the server validates the input itself.
-    return defineTool<JsonObject>({ ...definition, input: { type: 'object' } });
-  }
+  });
 }
 
 /** Converts an MCP `CallToolResult` into a tool output. */

@@ -1,30 +1,12 @@
 /** Agent tools: defined once with a schema (zod, Standard Schema or JSON Schema) and an `execute`. */
-import { z } from 'zod';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { JsonObject, JsonValue } from '../core/json.ts';
-import { isJsonObject } from '../core/json.ts';
 import type { ToolSpec } from '../core/tools.ts';
 import type { Part, ToolCallPart, ToolOutput } from '../core/transcript.ts';
+import { formatIssues, type SchemaLike, toJsonSchema, validateValue } from '../schemas/schema.ts';
 
-/** The Standard Schema v1 interface (zod, valibot, arktype, …), reduced to what the agent uses. */
-export interface StandardSchemaV1<Output = unknown> {
-  readonly '~standard': {
-    readonly version: 1;
-    readonly vendor: string;
-    readonly validate: (value: unknown) => StandardResult<Output> | Promise<StandardResult<Output>>;
-    /** Standard JSON Schema: present on libraries that can describe themselves (zod ≥ 4.2). */
-    readonly jsonSchema?: { input(options: { target: string }): Record<string, unknown> };
-    readonly types?: { readonly output: Output };
-  };
-}
-
-type StandardResult<Output> =
-  | { readonly value: Output; readonly issues?: undefined }
-  | {
-      readonly issues: ReadonlyArray<{
-        message: string;
-        path?: ReadonlyArray<PropertyKey | { key: PropertyKey }>;
-      }>;
-    };
+/** The Standard Schema v1 interface (zod, valibot, arktype, …). */
+export type { StandardSchemaV1 };
 
 /** What a tool's `execute` receives besides its input. */
 export interface ToolContext {
@@ -95,13 +77,13 @@ export interface AgentTool<Input = JsonObject> {
 export type AnyAgentTool = AgentTool<any>;
 
 /** The schema a tool's input is described by. */
-export type ToolInputSchema<Input> = StandardSchemaV1<Input> | JsonObject;
+export type ToolInputSchema<Input> = StandardSchemaV1<unknown, Input> | JsonObject;
 
 /** Options of {@link defineTool}. */
 export interface ToolDefinition<Input> {
   name: string;
   description?: string;
-  /** A zod schema, any Standard Schema, or a JSON Schema object (validated with zod's `fromJSONSchema`). */
+  /** A zod schema, any Standard Schema, or a JSON Schema object (see `validateValue` in src/schemas). */
   input: ToolInputSchema<Input>;
   /** JSON Schema to send instead of the one derived from `input` (Standard Schemas that cannot describe themselves). */
   jsonSchema?: JsonObject;
@@ -113,21 +95,15 @@ export interface ToolDefinition<Input> {
 /** Defines a tool once: schema sent to the model, validation before execution, and `execute`. */
 export function defineTool<Input>(definition: ToolDefinition<Input>): AgentTool<Input> {
   const { input } = definition;
-  const standard = isStandardSchema(input) ? input : undefined;
-  const validator: StandardSchemaV1<Input> =
-    standard ??
-    (z.fromJSONSchema(input as Parameters<typeof z.fromJSONSchema>[0]) as StandardSchemaV1<Input>);
-  const inputSchema =
-    definition.jsonSchema ?? (standard ? describeStandard(standard, definition.name) : input);
-  if (!isJsonObject(inputSchema as unknown)) throw new TypeError(`tool ${definition.name}: no JSON Schema`);
+  const inputSchema = definition.jsonSchema ?? describeInput(input, definition.name);
   return {
     name: definition.name,
     description: definition.description,
-    inputSchema: inputSchema as JsonObject,
+    inputSchema,
     async validate(value) {
-      const result = await validator['~standard'].validate(value);
-      if (result.issues === undefined) return { ok: true, value: result.value };
-      return { ok: false, message: formatIssues(result.issues) };
+      const result = await validateValue<Input>(input, value);
+      if (result.ok) return { ok: true, value: result.value };
+      return { ok: false, message: formatIssues(result.issues, 'list') };
     },
     execute: definition.execute,
     needsApproval: definition.needsApproval,
@@ -135,28 +111,14 @@ export function defineTool<Input>(definition: ToolDefinition<Input>): AgentTool<
   };
 }
 
-function isStandardSchema(value: unknown): value is StandardSchemaV1<never> {
-  return typeof value === 'object' && value !== null && '~standard' in value;
-}
-
-function describeStandard(schema: StandardSchemaV1<unknown>, name: string): JsonObject {
-  const describe = schema['~standard'].jsonSchema;
-  if (describe === undefined) {
-    throw new TypeError(`tool ${name}: this schema library cannot emit JSON Schema; pass \`jsonSchema\``);
+function describeInput(input: ToolInputSchema<unknown>, name: string): JsonObject {
+  try {
+    return toJsonSchema(input as SchemaLike);
+  } catch (error) {
+    throw new TypeError(`tool ${name}: ${(error as Error).message} (or pass \`jsonSchema\`)`, {
+      cause: error,
+    });
   }
-  const { $schema: _ignored, ...json } = describe.input({ target: 'draft-2020-12' });
-  return json as JsonObject;
-}
-
-function formatIssues(
-  issues: ReadonlyArray<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> }>,
-): string {
-  return issues
-    .map((issue) => {
-      const path = (issue.path ?? []).map((key) => String(typeof key === 'object' ? key.key : key)).join('.');
-      return path === '' ? `- ${issue.message}` : `- ${path}: ${issue.message}`;
-    })
-    .join('\n');
 }
 
 /** The tool specs a request carries. */

@@ -36,6 +36,16 @@ const cutTexts = fc
   })
   .filter(({ text }) => !text.includes('"__proto__"')); // nested values may hold the key too
 
+/** Whether a cut-off text ends inside a string (an odd number of unescaped quotes). */
+function endsInsideString(text: string): boolean {
+  let inside = false;
+  for (let index = 0; index < text.length; index++) {
+    if (text[index] === '\\') index++;
+    else if (text[index] === '"') inside = !inside;
+  }
+  return inside;
+}
+
 describe('repairJsonObject (property, partial-json as oracle)', () => {
   it('keeps a __proto__ key as an own property, as JSON.parse does', () => {
     const text = '{"a":{"__proto__":{"polluted":true},"b":1}}';
@@ -61,7 +71,8 @@ describe('repairJsonObject (property, partial-json as oracle)', () => {
         // after its decimal point (`1.`) keeps its integer part here; partial-json drops the
         // member: compare with the oracle on `1`.
         const input = prefix.trimEnd();
-        const reference = /\d\.$/.test(input) ? oracle(input.slice(0, -1)) : oracle(input);
+        const cutAfterPoint = /\d\.$/.test(input) && !endsInsideString(input);
+        const reference = cutAfterPoint ? oracle(input.slice(0, -1)) : oracle(input);
         expect(repairJsonObject(input)).toEqual(reference);
       }),
       { numRuns: 2000 },

@@ -77,6 +77,7 @@ describe('observers', () => {
       'call-first-chunk:openai:0',
       'call-completed:openai:0',
     ]);
+    // Overloaded (529) is the provider's capacity: server_error on every adapter, and routing falls back.
     expect(events[2]).toMatchObject({ errorClass: 'server_error', fallback: true });
 
     const parsed = lines.map((line) => JSON.parse(line));

@@ -1,6 +1,7 @@
 /** Schemas in (zod, Standard Schema, JSON Schema), validated values out. */
 export { validateJsonSchema } from './json-schema.ts';
 export {
+  formatIssues,
   type InferSchema,
   isStandardSchema,
   type SchemaIssue,

@@ -3,6 +3,7 @@
  * (`@standard-schema/spec`, with its JSON Schema converter) or plain JSON Schema, without casts.
  */
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
+import { z } from 'zod';
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
 import { validateJsonSchema } from './json-schema.ts';
 
@@ -43,24 +44,57 @@ export function toJsonSchema(schema: SchemaLike): JsonObject {
   return json as JsonObject;
 }
 
-/** Validates `value` against `schema` (Standard Schema: its own validator; JSON Schema: the built-in subset). */
+/**
+ * Validates `value` against `schema`. A Standard Schema uses its own validator; plain JSON Schema is
+ * rebuilt once with zod's `fromJSONSchema` (the built-in subset checks schemas zod cannot rebuild).
+ * Every problem is reported with its path, unknown keys one by one.
+ */
 export async function validateValue<Output>(
-  schema: SchemaLike<Output>,
+  schema: SchemaLike<Output> | StandardSchemaV1<unknown, Output>,
   value: unknown,
 ): Promise<ValidationResult<Output>> {
-  if (isStandardSchema(schema)) {
-    const result = await (schema as StandardSchemaV1<unknown, Output>)['~standard'].validate(value);
-    if (result.issues === undefined) return { ok: true, value: result.value };
-    return {
-      ok: false,
-      issues: result.issues.map((issue) => ({
-        path: (issue.path ?? []).map((key) => String(typeof key === 'object' ? key.key : key)).join('.'),
-        message: issue.message,
-      })),
-    };
+  const validator = isStandardSchema(schema) ? schema : jsonSchemaValidator(schema);
+  if (validator === undefined) {
+    const issues = validateJsonSchema(schema as JsonObject, value as JsonValue);
+    return issues.length === 0 ? { ok: true, value: value as Output } : { ok: false, issues };
   }
-  const issues = validateJsonSchema(schema, value as JsonValue);
-  return issues.length === 0 ? { ok: true, value: value as Output } : { ok: false, issues };
+  const result = await (validator as StandardSchemaV1<unknown, Output>)['~standard'].validate(value);
+  if (result.issues === undefined) return { ok: true, value: result.value };
+  return { ok: false, issues: result.issues.flatMap(toIssues) };
+}
+
+const compiled = new WeakMap<JsonObject, StandardSchemaV1 | undefined>();
+
+/** The zod validator of a JSON Schema, built once per schema object; undefined when zod cannot build it. */
+function jsonSchemaValidator(schema: JsonObject): StandardSchemaV1 | undefined {
+  if (compiled.has(schema)) return compiled.get(schema);
+  let validator: StandardSchemaV1 | undefined;
+  try {
+    validator = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+  } catch {
+    validator = undefined;
+  }
+  compiled.set(schema, validator);
+  return validator;
+}
+
+function toIssues(issue: StandardSchemaV1.Issue): SchemaIssue[] {
+  const path = (issue.path ?? []).map((key) => String(typeof key === 'object' ? key.key : key)).join('.');
+  const keys = (issue as { keys?: unknown }).keys;
+  if (!Array.isArray(keys) || keys.length === 0) return [{ path, message: issue.message }];
+  return keys.map((key) => ({
+    path: path === '' ? String(key) : `${path}.${String(key)}`,
+    message: 'is not allowed',
+  }));
+}
+
+/** Issues as text: `inline` joins `path: message` with `; `, `list` puts each on a `- ` line. */
+export function formatIssues(issues: readonly SchemaIssue[], layout: 'inline' | 'list' = 'inline'): string {
+  if (layout === 'inline')
+    return issues.map((issue) => `${issue.path || '(root)'}: ${issue.message}`).join('; ');
+  return issues
+    .map((issue) => (issue.path === '' ? `- ${issue.message}` : `- ${issue.path}: ${issue.message}`))
+    .join('\n');
 }
 
 /** True for a plain JSON Schema object. */

@@ -6,7 +6,7 @@ import { createMemoryLogger } from '../core/logger.ts';
 import { userText } from '../core/transcript.ts';
 import { createSwitchyard, type Switchyard } from '../switchyard.ts';
 import { type Emulator, type EmulatorApi, startEmulator } from '../testing/emulator/index.ts';
-import { toJsonSchema, validateValue } from './schema.ts';
+import { formatIssues, toJsonSchema, validateValue } from './schema.ts';
 import { StructuredOutputError, tool } from './structured.ts';
 
 /** A hand-written Standard Schema (not zod) for `{ n: number }`, with its JSON Schema converter. */
@@ -56,6 +56,39 @@ describe('schemas in', () => {
     expect(result.ok).toBe(false);
     if (!result.ok)
       expect(result.issues.map((issue) => issue.path).sort()).toEqual(['extra', 'kind', 'list.1']);
+  });
+
+  it('plain JSON Schema is checked with every keyword zod knows (pattern, format), each problem by path', async () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        code: { type: 'string', pattern: '^[A-Z]{3}$' },
+        mail: { type: 'string', format: 'email' },
+      },
+      required: ['code', 'mail'],
+    };
+    const result = await validateValue(schema, { code: 'abc', mail: 'nope' });
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.issues.map((issue) => issue.path).sort()).toEqual(['code', 'mail']);
+    expect(await validateValue(schema, { code: 'ABC', mail: 'a@b.co' })).toMatchObject({ ok: true });
+  });
+
+  it('a JSON Schema zod cannot rebuild (unevaluatedProperties) still gets the built-in checks', async () => {
+    const schema = { type: 'object', properties: { n: { type: 'integer' } }, unevaluatedProperties: false };
+    expect(await validateValue(schema, { n: 'x' })).toEqual({
+      ok: false,
+      issues: [{ path: 'n', message: 'must be integer' }],
+    });
+    expect(await validateValue(schema, { n: 3 })).toEqual({ ok: true, value: { n: 3 } });
+  });
+
+  it('issues read inline for errors and as a list for a model to correct itself', () => {
+    const issues = [
+      { path: '', message: 'bad' },
+      { path: 'a.0', message: 'is required' },
+    ];
+    expect(formatIssues(issues)).toBe('(root): bad; a.0: is required');
+    expect(formatIssues(issues, 'list')).toBe('- bad\n- a.0: is required');
   });
 
   it('a Standard Schema without a JSON Schema converter is refused with a clear error', () => {

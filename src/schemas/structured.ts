@@ -5,6 +5,7 @@ import type { OutputSchema } from '../core/request.ts';
 import type { ToolSpec } from '../core/tools.ts';
 import type { Reply } from '../conversation/helpers.ts';
 import {
+  formatIssues,
   type InferSchema,
   type SchemaIssue,
   type SchemaLike,
@@ -100,8 +101,4 @@ export async function attachStructured(
     content: [...reply.content, { type: 'structured', value, schema: jsonSchema.schema }],
     structured: value,
   };
-}
-
-function formatIssues(issues: readonly SchemaIssue[]): string {
-  return issues.map((issue) => `${issue.path || '(root)'}: ${issue.message}`).join('; ');
 }

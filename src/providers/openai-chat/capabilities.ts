@@ -37,6 +37,12 @@ export interface CapabilityOverrides {
   models?: ModelCapabilities;
 }
 
+/** One host's capability table: what every model has, then per-model globs (later keys win). */
+export interface HostCapabilities {
+  capabilities: Partial<Capabilities>;
+  models?: ModelCapabilities;
+}
+
 function applyModels(target: Capabilities, models: ModelCapabilities | undefined, model: string): void {
   if (models === undefined) return;
   for (const [pattern, overrides] of Object.entries(models)) {
@@ -45,24 +51,43 @@ function applyModels(target: Capabilities, models: ModelCapabilities | undefined
 }
 
 /**
- * Returns the capability function of a host: baseline ← host capabilities ← host model globs ←
- * user capabilities ← user model globs. Structured output is off when the host has no
- * `response_format` for it. Results are cached per model.
+ * The capability function of an OpenAI-protocol host (Chat Completions or Responses): baseline ←
+ * host capabilities ← host model globs ← user capabilities ← user model globs, then `adjust` (a
+ * protocol rule), cached per model.
  */
-export function createCapabilityResolver(
-  quirks: ChatQuirks,
+export function resolveHostCapabilities(
+  host: HostCapabilities,
   overrides: CapabilityOverrides = {},
+  adjust?: (resolved: Capabilities) => void,
 ): (model: string) => Capabilities {
   const cache = new Map<string, Capabilities>();
   return (model) => {
     const known = cache.get(model);
     if (known !== undefined) return known;
-    const resolved: Capabilities = { ...baselineCapabilities, ...quirks.capabilities };
-    applyModels(resolved, quirks.models, model);
+    const resolved: Capabilities = { ...baselineCapabilities, ...host.capabilities };
+    applyModels(resolved, host.models, model);
     Object.assign(resolved, overrides.capabilities);
     applyModels(resolved, overrides.models, model);
-    if (quirks.structuredOutput === 'none') resolved.structuredOutput = false;
+    adjust?.(resolved);
     cache.set(model, resolved);
     return resolved;
   };
+}
+
+/**
+ * Returns the capability function of a Chat Completions host ({@link resolveHostCapabilities});
+ * structured output is off when the host has no `response_format` for it.
+ */
+export function createCapabilityResolver(
+  quirks: ChatQuirks,
+  overrides: CapabilityOverrides = {},
+): (model: string) => Capabilities {
+  const noStructuredOutput = (resolved: Capabilities) => {
+    resolved.structuredOutput = false;
+  };
+  return resolveHostCapabilities(
+    quirks,
+    overrides,
+    quirks.structuredOutput === 'none' ? noStructuredOutput : undefined,
+  );
 }
