@@ -1,16 +1,20 @@
 /** A streamed turn you can iterate for events or simply await for the reply. */
-import type { EventStream } from '../core/event-stream.ts';
 import type { StreamEvent } from '../core/events.ts';
 import type { Reply } from './helpers.ts';
+
+/** What a turn reads: events to iterate once, and the final reply. */
+export interface TurnSource extends AsyncIterable<StreamEvent> {
+  result(): Promise<Reply>;
+}
 
 /**
  * One streamed call: `for await (const event of turn)` yields the stream events;
  * `await turn` (or `turn.result()`) gives the reply. Iterate at most once.
  */
 export class Turn implements AsyncIterable<StreamEvent>, PromiseLike<Reply> {
-  private readonly events: EventStream<StreamEvent, Reply>;
+  private readonly events: TurnSource;
 
-  constructor(events: EventStream<StreamEvent, Reply>) {
+  constructor(events: TurnSource) {
     this.events = events;
   }
 

@@ -121,20 +121,30 @@ export class EventStream<Event, Result> implements AsyncIterable<Event> {
     else waiting({ value: undefined, done: true });
   }
 
-  private next(): Promise<IteratorResult<Event>> {
-    if (this.head < this.queue.length) {
-      const value = this.queue[this.head++] as Event;
-      if (this.head === this.queue.length) {
-        // Drained: reset the buffer in place and let the producer read on.
-        this.queue.length = 0;
-        this.head = 0;
-        if (this.demandWaiter !== undefined) this.release();
-      } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
-        this.queue.splice(0, this.head);
-        this.head = 0;
-      }
-      return Promise.resolve({ value, done: false });
+  /**
+   * For a reader that holds this stream's iterator and forwards its events (the router): the next
+   * buffered event taken synchronously, or `undefined` when none is buffered (then await `next()`).
+   */
+  poll(): Event | undefined {
+    return this.head < this.queue.length ? this.take() : undefined;
+  }
+
+  private take(): Event {
+    const value = this.queue[this.head++] as Event;
+    if (this.head === this.queue.length) {
+      // Drained: reset the buffer in place and let the producer read on.
+      this.queue.length = 0;
+      this.head = 0;
+      if (this.demandWaiter !== undefined) this.release();
+    } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue.splice(0, this.head);
+      this.head = 0;
     }
+    return value;
+  }
+
+  private next(): Promise<IteratorResult<Event>> {
+    if (this.head < this.queue.length) return Promise.resolve({ value: this.take(), done: false });
     if (this.done) {
       if (this.failed) {
         this.failed = false; // raise once

@@ -13,6 +13,27 @@ export function pricesAt(model: PricedModel, at: Date): ModelPrices {
   return history[0]!.prices;
 }
 
+/** The prices of a dated history in force at `now` (ms), with the span they stay in force. */
+export interface PriceWindow {
+  prices: ModelPrices;
+  from: number;
+  until: number;
+}
+
+/** Like {@link pricesAt}, with the time span the answer holds for (so it can be reused until then). */
+export function priceWindow(model: PricedModel, now: number): PriceWindow {
+  if (!Array.isArray(model.prices)) return { prices: model.prices, from: -Infinity, until: Infinity };
+  const history: DatedPrices[] = model.prices;
+  let until = Infinity;
+  for (let index = history.length - 1; index >= 0; index--) {
+    const entry = history[index]!;
+    const start = entry.startDate === undefined ? -Infinity : Date.parse(entry.startDate);
+    if (now >= start) return { prices: entry.prices, from: start, until };
+    until = Math.min(until, start);
+  }
+  return { prices: history[0]!.prices, from: -Infinity, until };
+}
+
 /** USD per million tokens for a request with `totalInput` input tokens (tiers count all input buckets). */
 export function rateFor(rate: Rate, totalInput: number): number {
   if (typeof rate === 'number') return rate;

@@ -1,7 +1,7 @@
 /** A price table: the bundled snapshot plus user overrides, looked up by canonical `provider:name`. */
 import { matchesGlob } from '../core/glob.ts';
 import type { Usage } from '../core/usage.ts';
-import { computeCost, pricesAt } from './cost.ts';
+import { computeCost, pricesAt, priceWindow, type PriceWindow } from './cost.ts';
 import { dashDates, matchesLogic } from './match.ts';
 import { bundledPrices } from './prices.generated.ts';
 import type { ModelPrices, PricedModel, PriceSnapshot } from './types.ts';
@@ -33,6 +33,8 @@ export function createPriceTable(options: PriceTableOptions = {}): PriceTable {
   const overrides = Object.entries(options.overrides ?? {});
   const byProvider = new Map(snapshot.providers.map((provider) => [provider.name, provider.models]));
   const cache = new Map<string, PricedModel | null>();
+  // The prices in force now, per dated row, reused until the next dated change.
+  const current = new WeakMap<PricedModel, PriceWindow>();
   const version =
     overrides.length === 0 ? snapshot.version : `${snapshot.version}${options.overridesTag ?? '+overrides'}`;
 
@@ -62,7 +64,15 @@ export function createPriceTable(options: PriceTableOptions = {}): PriceTable {
         cache.set(model, row);
       }
       if (row === null) return undefined;
-      return Array.isArray(row.prices) ? pricesAt(row, at ?? new Date()) : row.prices;
+      if (!Array.isArray(row.prices)) return row.prices;
+      if (at !== undefined) return pricesAt(row, at);
+      const now = Date.now();
+      let window = current.get(row);
+      if (window === undefined || now < window.from || now >= window.until) {
+        window = priceWindow(row, now);
+        current.set(row, window);
+      }
+      return window.prices;
     },
   };
 }

@@ -11,6 +11,7 @@ import {
   startEmulator,
 } from '../testing/emulator/index.ts';
 import { assertStreamInvariants } from '../testing/invariants.ts';
+import type { AvailabilityRecord, StateStore } from './availability.ts';
 import { routingDecision, routingDecisionOfError } from './decision.ts';
 
 let emulator: Emulator;
@@ -242,6 +243,80 @@ describe('streams', () => {
     expect(routingDecisionOfError(error)?.attempts).toEqual([
       expect.objectContaining({ outcome: 'failed', errorClass: 'network' }),
     ]);
+  });
+
+  it('breaking out of a stream aborts the call and still settles its reply', async () => {
+    front();
+    emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'a long answer that the reader abandons early' }],
+      chunkSize: 3,
+      fault: { stallAfterEvents: 4 },
+    });
+    const turn = sy.stream(hello);
+    const seen: string[] = [];
+    for await (const event of turn) {
+      seen.push(event.type);
+      if (event.type === 'text-delta') break;
+    }
+    expect(seen[0]).toBe('message-start');
+    expect(seen.at(-1)).toBe('text-delta');
+    const settled = await turn.result().then(
+      () => 'resolved',
+      (error: unknown) => (error as { errorClass?: string }).errorClass ?? String(error),
+    );
+    expect(settled).toBe('cancelled');
+  });
+
+  it('a stream is iterated once: a second reader fails at once instead of waiting', async () => {
+    front();
+    emulator.enqueue(text('once'));
+    const turn = sy.stream(hello);
+    const first = turn[Symbol.asyncIterator]();
+    await expect(turn[Symbol.asyncIterator]().next()).rejects.toThrow(/iterated once/);
+    let events = 0;
+    for (let step = await first.next(); step.done !== true; step = await first.next()) events++;
+    expect(events).toBeGreaterThan(3);
+    expect((await turn).text).toBe('once');
+  });
+
+  it('with an asynchronous state store, an open candidate is skipped and the stream served by the fallback', async () => {
+    const records = new Map<string, AvailabilityRecord>();
+    const store: StateStore = {
+      get: async (key) => records.get(key),
+      set: async (key, record) => void records.set(key, record),
+    };
+    const common = { max_retries: 0, api_key: 'test-key-routing' };
+    sy = createSwitchyard({
+      logger: createMemoryLogger(),
+      now: () => now,
+      stateStore: store,
+      config: {
+        builtins: false,
+        adapters: {
+          anthropic: { type: 'anthropic', base_url: `${emulator.url}/v1`, ...common },
+          openai: { type: 'openai', base_url: `${emulator.url}/v1`, ...common },
+        },
+        models: {
+          'anthropic:claude-sonnet-4-5': { aliases: ['primary'], fallbacks: ['openai:gpt-4.1-mini'] },
+        },
+        routing: { failure_threshold: 1, cooldown_seconds: 60 },
+      },
+    });
+    emulator.enqueue(anthropicError(529, 'overloaded_error', 'Overloaded'));
+    emulator.enqueue(text('after failover'));
+    expect((await sy.stream(hello)).text).toBe('after failover');
+    const from = emulator.requests.length;
+    emulator.enqueue(text('skipped the open circuit'));
+    const events: StreamEvent[] = [];
+    for await (const event of sy.stream(hello)) events.push(event);
+    assertStreamInvariants(events);
+    expect(apisCalled(from)).toEqual(['openai-chat']);
+    const finish = events.at(-1);
+    expect(finish?.type === 'finish' && routingDecision(finish.response)?.attempts[0]).toMatchObject({
+      outcome: 'skipped',
+      reason: 'unavailable (open)',
+    });
   });
 
   it('awaiting a stream gives the priced reply', async () => {

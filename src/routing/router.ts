@@ -9,8 +9,6 @@ import type { CallOptions } from '../core/adapter.ts';
 import { AdapterError } from '../core/errors/adapter-error.ts';
 import type { ErrorClass } from '../core/errors/error-class.ts';
 import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
-import { EventStream } from '../core/event-stream.ts';
-import type { StreamEvent } from '../core/events.ts';
 import { createRequestId, type RequestId } from '../core/ids.ts';
 import type { Logger } from '../core/logger.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
@@ -20,9 +18,10 @@ import type { CallEvent, Observer } from '../observers/types.ts';
 import type { Pricer } from '../pricing/pricer.ts';
 import type { ModelFacts } from '../registry/model-facts.ts';
 import { notConfigured, type Registry, type ResolvedModel } from '../registry/registry.ts';
-import type { Availability } from './availability.ts';
+import type { Admission, Availability } from './availability.ts';
 import { type CallNeeds, callNeeds, skipReason } from './candidates.ts';
 import { attachDecision, type RoutingDecision, routingMetadataKey } from './decision.ts';
+import { type Candidate, RoutedStream, type StreamSteps } from './routed-stream.ts';
 
 /** A request to the front door: a model name instead of an id; `maxOutputTokens` optional. */
 export interface RouteRequest extends Omit<CanonicalRequest, 'model' | 'maxOutputTokens'> {
@@ -61,6 +60,7 @@ interface Route {
   candidates: ResolvedModel[];
   needs: CallNeeds;
   index: number;
+  options: CallOptions;
 }
 
 /** Creates the router over a registry, availability state, pricer and observers. */
@@ -117,18 +117,19 @@ export function createRouter(context: RouterContext) {
     }
   }
 
-  function startRoute(request: RouteRequest): Route {
+  function startRoute(request: RouteRequest, options: CallOptions): Route {
     const requestId = request.requestId ?? createRequestId();
     const candidates = candidatesOf(request.model);
     const decision: RoutingDecision = { requested: request.model, attempts: [] };
     const needs = callNeeds({ ...request, model: candidates[0]!.id, maxOutputTokens: 1 });
-    return { request, requestId, decision, candidates, needs, index: 0 };
+    return { request, requestId, decision, candidates, needs, index: 0, options };
   }
 
-  /** The next candidate that passes the pre-dispatch checks, or `undefined` when none is left. */
-  async function nextCandidate(
-    route: Route,
-  ): Promise<{ model: ResolvedModel; facts: ModelFacts } | undefined> {
+  /**
+   * The next candidate that passes the pre-dispatch checks, or `undefined` when none is left;
+   * synchronous unless the availability store answers asynchronously.
+   */
+  function nextCandidate(route: Route): Candidate | undefined | Promise<Candidate | undefined> {
     while (route.index < route.candidates.length) {
       const model = route.candidates[route.index++]!;
       const facts = model.configured ? factsOf(model) : undefined;
@@ -137,16 +138,38 @@ export function createRouter(context: RouterContext) {
           ? 'not_configured'
           : skipReason(model, facts, route.request, route.needs, registry);
       if (reason === undefined) {
-        let admission = availability.check(keysOf(model).model);
-        if (admission instanceof Promise) admission = await admission;
-        let providerAdmission = admission.allowed ? availability.check(keysOf(model).provider) : admission;
-        if (providerAdmission instanceof Promise) providerAdmission = await providerAdmission;
+        const admission = availability.check(keysOf(model).model);
+        if (admission instanceof Promise) return admit(route, model, facts!, admission);
+        const providerAdmission = admission.allowed ? availability.check(keysOf(model).provider) : admission;
+        if (providerAdmission instanceof Promise)
+          return admit(route, model, facts!, admission, providerAdmission);
         if (!providerAdmission.allowed) reason = `unavailable (${providerAdmission.state})`;
       }
       if (reason === undefined) return { model, facts: facts! };
-      route.decision.attempts.push({ model: model.id, provider: model.provider, outcome: 'skipped', reason });
+      skip(route, model, reason);
     }
     return undefined;
+  }
+
+  /** {@link nextCandidate} once an asynchronous availability store has answered. */
+  async function admit(
+    route: Route,
+    model: ResolvedModel,
+    facts: ModelFacts,
+    modelCheck: Admission | Promise<Admission>,
+    providerCheck?: Promise<Admission>,
+  ): Promise<Candidate | undefined> {
+    const admission = await modelCheck;
+    const providerAdmission = admission.allowed
+      ? await (providerCheck ?? availability.check(keysOf(model).provider))
+      : admission;
+    if (providerAdmission.allowed) return { model, facts };
+    skip(route, model, `unavailable (${providerAdmission.state})`);
+    return nextCandidate(route);
+  }
+
+  function skip(route: Route, model: ResolvedModel, reason: string): void {
+    route.decision.attempts.push({ model: model.id, provider: model.provider, outcome: 'skipped', reason });
   }
 
   function canonicalRequest(route: Route, model: ResolvedModel, facts: ModelFacts): CanonicalRequest {
@@ -281,7 +304,7 @@ export function createRouter(context: RouterContext) {
     options: CallOptions = {},
     hook?: ReplyHook,
   ): Promise<Reply> {
-    const route = startRoute(request);
+    const route = startRoute(request, options);
     for (;;) {
       const next = await nextCandidate(route);
       if (next === undefined) throw noCandidate(route);
@@ -314,136 +337,47 @@ export function createRouter(context: RouterContext) {
     }
   }
 
-  function stream(
-    request: RouteRequest,
-    options: CallOptions = {},
-    hook?: ReplyHook,
-  ): EventStream<StreamEvent, Reply> {
-    let stop: (() => void) | undefined;
-    const out = new EventStream<StreamEvent, Reply>(() => stop?.());
-    void pump(request, options, out, hook, (handler) => (stop = handler));
-    return out;
-  }
-
-  async function pump(
-    request: RouteRequest,
-    options: CallOptions,
-    out: EventStream<StreamEvent, Reply>,
-    hook: ReplyHook | undefined,
-    onStop: (handler: () => void) => void,
-  ): Promise<void> {
-    let route: Route;
-    try {
-      route = startRoute(request);
-    } catch (error) {
-      out.fail(error);
-      return;
-    }
-    for (;;) {
-      const next = await nextCandidate(route);
-      if (next === undefined) return out.fail(noCandidate(route));
-      const outcome = await streamCandidate(route, next.model, next.facts, options, out, hook, onStop);
-      if (outcome !== 'fallback') return;
-    }
-  }
-
-  async function streamCandidate(
-    route: Route,
-    model: ResolvedModel,
-    facts: ModelFacts,
-    options: CallOptions,
-    out: EventStream<StreamEvent, Reply>,
-    hook: ReplyHook | undefined,
-    onStop: (handler: () => void) => void,
-  ): Promise<'done' | 'fallback'> {
-    const retries = { count: 0 };
-    const startedAt = performance.now();
-    if (observed) emit({ ...eventBase(route, model, 0), type: 'call-started', stream: true });
-    const held: StreamEvent[] = [];
-    let committed = false;
-    let reply: Reply | undefined;
-    try {
-      const inner = registry
+  const steps: StreamSteps<Route> = {
+    next: nextCandidate,
+    open(route, { model, facts }, retries) {
+      if (observed) emit({ ...eventBase(route, model, 0), type: 'call-started', stream: true });
+      return registry
         .adapter(model.provider)
-        .stream(canonicalRequest(route, model, facts), callOptions(route, model, options, retries));
-      const iterator = inner[Symbol.asyncIterator]();
-      onStop(() => void iterator.return?.());
-      for (;;) {
-        const step = await iterator.next();
-        if (step.done === true) break;
-        let event = step.value;
-        // A finish(error) is held: the adapter throws right after it, and the catch decides.
-        if (event.type === 'finish' && event.response.finishReason === 'error') {
-          held.push(event);
-          continue;
-        }
-        if (!committed) {
-          if (event.type === 'message-start' || event.type === 'usage') {
-            held.push(event);
-            continue;
-          }
-          committed = true;
-          if (observed)
-            emit({
-              ...eventBase(route, model, retries.count),
-              type: 'call-first-chunk',
-              latencyMs: performance.now() - startedAt,
-            });
-          for (const early of held) out.push(early);
-          held.length = 0;
-        }
-        if (event.type === 'finish') {
-          reply = await finalize(route, model, event.response);
-          if (hook !== undefined) {
-            try {
-              reply = await hook(reply, route.request);
-            } catch (error) {
-              // The reply arrived but was rejected (e.g. by its output schema): finish, then the error.
-              out.push({ type: 'finish', response: reply });
-              out.fail(error);
-              return 'done';
-            }
-          }
-          // The priced usage goes out as the last usage event too (the last one wins).
-          if (reply.usage.cost !== undefined) out.push({ type: 'usage', usage: reply.usage });
-          event = { type: 'finish', response: reply };
-        }
-        out.push(event);
-      }
-    } catch (error) {
-      if (!committed && (await recordFailure(route, model, facts, error, startedAt, retries.count)))
-        return 'fallback';
-      if (committed) await recordFailure(route, model, facts, error, startedAt, retries.count);
-      attachDecision(error, route.decision);
-      for (const early of held)
-        out.push(
-          early.type === 'finish'
-            ? { type: 'finish', response: withDecision(early.response, route.decision) }
-            : early,
-        );
-      out.fail(error);
-      return 'done';
-    }
-    if (reply === undefined) {
-      out.fail(new Error(`${model.provider}: the stream ended without a finish event`));
-      return 'done';
-    }
-    if (observed)
-      emit({
-        ...eventBase(route, model, retries.count),
-        type: 'call-completed',
-        response: reply,
-        durationMs: performance.now() - startedAt,
-      });
-    out.end(reply);
-    return 'done';
+        .stream(canonicalRequest(route, model, facts), callOptions(route, model, route.options, retries));
+    },
+    failure: (route, { model, facts }, error, startedAt, retryCount) =>
+      recordFailure(route, model, facts, error, startedAt, retryCount),
+    finalize,
+    noCandidate,
+    firstChunk(route, model, retryCount, startedAt) {
+      if (observed)
+        emit({
+          ...eventBase(route, model, retryCount),
+          type: 'call-first-chunk',
+          latencyMs: performance.now() - startedAt,
+        });
+    },
+    completed(route, model, retryCount, startedAt, reply) {
+      if (observed)
+        emit({
+          ...eventBase(route, model, retryCount),
+          type: 'call-completed',
+          response: reply,
+          durationMs: performance.now() - startedAt,
+        });
+    },
+  };
+
+  /** Streams one routed call: a pass-through iterator over the serving adapter's stream. */
+  function stream(request: RouteRequest, options: CallOptions = {}, hook?: ReplyHook): RoutedStream<Route> {
+    return new RoutedStream(
+      steps,
+      () => startRoute(request, options),
+      hook === undefined ? undefined : (reply) => hook(reply, request),
+    );
   }
 
   return { complete, stream, candidates: candidatesOf, facts: factsOf };
-}
-
-function withDecision(response: CanonicalResponse, decision: RoutingDecision): CanonicalResponse {
-  return { ...response, metadata: { ...response.metadata, [routingMetadataKey]: decision as never } };
 }
 
 /** The router's interface. */

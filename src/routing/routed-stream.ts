@@ -1,0 +1,340 @@
+/**
+ * The routed stream: a pass-through async iterator over the chosen adapter's stream (no second
+ * queue). It holds back `message-start` / `usage` until the first content event, fails over only
+ * before it, and replaces `finish` with the priced reply (preceded by the priced usage).
+ */
+import { CancelledError } from '../core/errors/cancelled-error.ts';
+import { EventStream } from '../core/event-stream.ts';
+import type { StreamEvent } from '../core/events.ts';
+import type { CanonicalResponse } from '../core/request.ts';
+import type { Reply } from '../conversation/helpers.ts';
+import type { ModelFacts } from '../registry/model-facts.ts';
+import type { ResolvedModel } from '../registry/registry.ts';
+import { attachDecision, type RoutingDecision, routingMetadataKey } from './decision.ts';
+
+/** A candidate that passed the pre-dispatch checks. */
+export interface Candidate {
+  model: ResolvedModel;
+  facts: ModelFacts;
+}
+
+/** The router's steps a routed stream drives (one set per router). */
+export interface StreamSteps<Route extends { decision: RoutingDecision }> {
+  /** The next candidate that passes the checks, or `undefined` when none is left. */
+  next(route: Route): Candidate | undefined | Promise<Candidate | undefined>;
+  /** Calls the candidate's adapter (emits `call-started`). */
+  open(route: Route, candidate: Candidate, retries: { count: number }): AsyncIterable<StreamEvent>;
+  /** Records a failure; true when routing should go on to the next candidate. */
+  failure(
+    route: Route,
+    candidate: Candidate,
+    error: unknown,
+    startedAt: number,
+    retries: number,
+  ): Promise<boolean>;
+  /** Prices the response and attaches the decision. */
+  finalize(route: Route, model: ResolvedModel, response: CanonicalResponse): Promise<Reply>;
+  /** The error when no candidate is left. */
+  noCandidate(route: Route): Error;
+  /** Emits `call-first-chunk` / `call-completed` (no-ops without observers). */
+  firstChunk(route: Route, model: ResolvedModel, retries: number, startedAt: number): void;
+  completed(route: Route, model: ResolvedModel, retries: number, startedAt: number, reply: Reply): void;
+}
+
+const done: IteratorResult<StreamEvent> = { value: undefined, done: true };
+
+/**
+ * One routed streaming call: iterate it (once) for events, or call `result()` for the reply. The
+ * request is dispatched at once; events are then read from the adapter as the consumer pulls them.
+ * `result()` without iterating reads (and drops) the events itself; while iterating, it settles
+ * when the iteration reaches the end or is stopped.
+ */
+export class RoutedStream<Route extends { decision: RoutingDecision }>
+  implements AsyncIterable<StreamEvent>, AsyncIterator<StreamEvent>
+{
+  private readonly steps: StreamSteps<Route>;
+  private readonly hook: ((reply: Reply) => Reply | Promise<Reply>) | undefined;
+  private route: Route | undefined;
+  private candidate: Candidate | undefined;
+  private inner: AsyncIterator<StreamEvent> | undefined;
+  /** The adapter's stream when it is an {@link EventStream}: buffered events are then taken synchronously. */
+  private source: EventStream<StreamEvent, unknown> | undefined;
+  /** Pending while the first dispatch waits for an asynchronous availability store. */
+  private readonly opening: Promise<void> | undefined;
+  private retries = { count: 0 };
+  private startedAt = 0;
+  private committed = false;
+  private held: StreamEvent[] = [];
+  private pending: StreamEvent[] = [];
+  private pendingHead = 0;
+  private reply: Reply | undefined;
+  private ended = false;
+  private error: unknown;
+  private raise = false;
+  private stopped = false;
+  private iterating = false;
+  private draining = false;
+  private readonly resultPromise: Promise<Reply>;
+  private resolveResult!: (reply: Reply) => void;
+  private rejectResult!: (error: unknown) => void;
+
+  constructor(
+    steps: StreamSteps<Route>,
+    start: () => Route,
+    hook: ((reply: Reply) => Reply | Promise<Reply>) | undefined,
+  ) {
+    this.steps = steps;
+    this.hook = hook;
+    this.resultPromise = new Promise<Reply>((resolve, reject) => {
+      this.resolveResult = resolve;
+      this.rejectResult = reject;
+    });
+    this.resultPromise.catch(() => {});
+    this.onStep = this.onStep.bind(this);
+    this.onError = this.onError.bind(this);
+    let opened: void | Promise<void> = undefined;
+    try {
+      this.route = start();
+      opened = this.openNext();
+    } catch (error) {
+      this.fail(error);
+    }
+    this.opening = opened instanceof Promise ? opened.catch((error: unknown) => this.fail(error)) : undefined;
+  }
+
+  /** Dispatches to the next candidate (at once when the availability store is synchronous). */
+  private openNext(): void | Promise<void> {
+    const candidate = this.steps.next(this.route!);
+    if (candidate instanceof Promise) return candidate.then((ready) => this.dispatch(ready));
+    return this.dispatch(candidate);
+  }
+
+  /** Calls the candidate's adapter, or fails when no candidate is left. */
+  private dispatch(candidate: Candidate | undefined): void | Promise<void> {
+    if (candidate === undefined) return this.fail(this.steps.noCandidate(this.route!));
+    this.candidate = candidate;
+    this.retries = { count: 0 };
+    this.startedAt = performance.now();
+    this.committed = false;
+    this.held = [];
+    try {
+      const stream = this.steps.open(this.route!, candidate, this.retries);
+      this.inner = stream[Symbol.asyncIterator]();
+      this.source = stream instanceof EventStream ? stream : undefined;
+    } catch (error) {
+      this.inner = undefined;
+      this.source = undefined;
+      return this.failure(error);
+    }
+    if (this.stopped) void this.inner.return?.();
+  }
+
+  /** Handles an adapter error: fail over (before the first content event) or end with it. */
+  private async failure(error: unknown): Promise<void> {
+    const route = this.route!;
+    const candidate = this.candidate!;
+    this.inner = undefined;
+    this.source = undefined;
+    const fallback = await this.steps.failure(route, candidate, error, this.startedAt, this.retries.count);
+    if (fallback && !this.committed && !this.stopped) return this.openNext();
+    attachDecision(error, route.decision);
+    for (const early of this.held)
+      this.pending.push(
+        early.type === 'finish'
+          ? { type: 'finish', response: withDecision(early.response, route.decision) }
+          : early,
+      );
+    this.held = [];
+    this.fail(error);
+  }
+
+  private fail(error: unknown): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.error = error;
+    this.raise = true;
+    this.inner = undefined;
+    this.source = undefined;
+    this.rejectResult(error);
+  }
+
+  /** The next event: buffered ones first, then straight from the adapter's stream. */
+  next(): Promise<IteratorResult<StreamEvent>> {
+    if (this.pendingHead < this.pending.length) {
+      const value = this.pending[this.pendingHead++]!;
+      if (this.pendingHead === this.pending.length) {
+        this.pending = [];
+        this.pendingHead = 0;
+      }
+      return Promise.resolve({ value, done: false });
+    }
+    if (this.ended) {
+      if (!this.raise) return Promise.resolve(done);
+      this.raise = false;
+      return Promise.reject(this.error);
+    }
+    const inner = this.inner;
+    if (inner === undefined) {
+      if (this.opening !== undefined) return this.opening.then(() => this.afterOpening());
+      return this.afterOpening();
+    }
+    const source = this.source;
+    if (source !== undefined) {
+      // The fast path: events the adapter already buffered are forwarded without a promise hop.
+      for (let event = source.poll(); event !== undefined; event = source.poll()) {
+        const step = this.onEvent(event);
+        if (step !== undefined) return step instanceof Promise ? step : Promise.resolve(step);
+      }
+    }
+    return inner.next().then(this.onStep, this.onError);
+  }
+
+  private afterOpening(): Promise<IteratorResult<StreamEvent>> {
+    if (this.inner === undefined && !this.ended) {
+      // Unreachable by construction (dispatch sets the stream or ends); never hang if it happens.
+      this.fail(new Error('routed stream: no adapter stream after dispatch'));
+    }
+    return this.next();
+  }
+
+  private onStep(
+    step: IteratorResult<StreamEvent>,
+  ): IteratorResult<StreamEvent> | Promise<IteratorResult<StreamEvent>> {
+    if (step.done === true) return this.onEnd();
+    return this.onEvent(step.value, step) ?? this.next();
+  }
+
+  /** What to hand the consumer for `event`, or `undefined` when it is held back (read on). */
+  private onEvent(
+    event: StreamEvent,
+    step?: IteratorResult<StreamEvent>,
+  ): IteratorResult<StreamEvent> | Promise<IteratorResult<StreamEvent>> | undefined {
+    if (event.type === 'finish') return this.onFinish(event.response);
+    if (!this.committed) {
+      if (event.type === 'message-start' || event.type === 'usage') {
+        this.held.push(event);
+        return undefined;
+      }
+      this.commit();
+      if (this.pending.length > 0) {
+        this.pending.push(event);
+        return this.next();
+      }
+    }
+    return step ?? { value: event, done: false };
+  }
+
+  private commit(): void {
+    this.committed = true;
+    this.steps.firstChunk(this.route!, this.candidate!.model, this.retries.count, this.startedAt);
+    if (this.held.length > 0) {
+      this.pending = this.held;
+      this.pendingHead = 0;
+      this.held = [];
+    }
+  }
+
+  private async onError(error: unknown): Promise<IteratorResult<StreamEvent>> {
+    await this.failure(error);
+    return this.next();
+  }
+
+  private async onFinish(response: CanonicalResponse): Promise<IteratorResult<StreamEvent>> {
+    // A finish(error) is held: the adapter throws right after it, and the failure path decides.
+    if (response.finishReason === 'error') {
+      this.held.push({ type: 'finish', response });
+      return this.next();
+    }
+    if (!this.committed) this.commit();
+    let reply = await this.steps.finalize(this.route!, this.candidate!.model, response);
+    if (this.hook !== undefined) {
+      try {
+        reply = await this.hook(reply);
+      } catch (error) {
+        // The reply arrived but was rejected (e.g. by its output schema): finish, then the error.
+        this.pending.push({ type: 'finish', response: reply });
+        this.fail(error);
+        return this.next();
+      }
+    }
+    this.reply = reply;
+    // The priced usage goes out as the last usage event too (the last one wins).
+    if (reply.usage.cost !== undefined) this.pending.push({ type: 'usage', usage: reply.usage });
+    this.pending.push({ type: 'finish', response: reply });
+    return this.next();
+  }
+
+  private onEnd(): Promise<IteratorResult<StreamEvent>> {
+    const reply = this.reply;
+    if (reply === undefined) {
+      const provider = this.candidate!.model.provider;
+      this.fail(
+        this.stopped
+          ? new CancelledError({ message: 'the stream was stopped by its reader', provider })
+          : new Error(`${provider}: the stream ended without a finish event`),
+      );
+      return this.next();
+    }
+    this.ended = true;
+    this.inner = undefined;
+    this.source = undefined;
+    this.steps.completed(this.route!, this.candidate!.model, this.retries.count, this.startedAt, reply);
+    this.resolveResult(reply);
+    return this.next();
+  }
+
+  /** Stops reading: aborts the adapter's request; the result settles as the adapter ends. */
+  return(): Promise<IteratorResult<StreamEvent>> {
+    this.stopped = true;
+    this.pending = [];
+    this.pendingHead = 0;
+    if (!this.ended) {
+      void this.inner?.return?.();
+      void this.drain();
+    }
+    this.raise = false;
+    return Promise.resolve(done);
+  }
+
+  /** Reads (and drops) the remaining events until the stream ends. */
+  private async drain(): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      while (!this.ended) await this.next();
+    } catch {
+      // The error settles the result.
+    }
+    this.raise = false;
+    this.pending = [];
+  }
+
+  /** The reply (rejects with the classified error). */
+  result(): Promise<Reply> {
+    if (!this.iterating) {
+      this.iterating = true;
+      void this.drain();
+    }
+    return this.resultPromise;
+  }
+
+  [Symbol.asyncIterator](): AsyncIterator<StreamEvent> {
+    if (this.iterating) {
+      if (this.draining) {
+        // result() was asked first: the events were dropped; the iteration only ends (or fails).
+        return {
+          next: () => this.resultPromise.then(() => done),
+          return: async () => done,
+        };
+      }
+      const error = new TypeError('this stream is already being iterated; a stream can be iterated once');
+      return { next: () => Promise.reject(error), return: async () => done };
+    }
+    this.iterating = true;
+    return this;
+  }
+}
+
+function withDecision(response: CanonicalResponse, decision: RoutingDecision): CanonicalResponse {
+  return { ...response, metadata: { ...response.metadata, [routingMetadataKey]: decision as never } };
+}
