@@ -15,6 +15,27 @@ function createBuilder() {
 }
 
 describe('StreamBuilder', () => {
+  it('rounds fractional token counts and drops negative and non-finite ones as absent', () => {
+    const { builder } = createBuilder();
+    builder.usage({ input: 4, output: 3 });
+    builder.usage({ input: 2.5, output: Number.NaN, cacheRead: -1, cacheWrite: Infinity, reasoning: 0.4 });
+    expect(builder.finish().usage).toEqual({
+      input: 3,
+      cacheRead: 0,
+      cacheWrite: 0,
+      output: 3,
+      reasoning: 0,
+    });
+  });
+
+  it('refuses a tool call without a name, before emitting anything for it', () => {
+    const { events, builder } = createBuilder();
+    builder.text('t', 'a');
+    expect(() => builder.toolStart('c', 'call_1' as ToolCallId, '')).toThrow('tool call without a name');
+    expect(events.some((event) => event.type === 'tool-call-start')).toBe(false);
+    expect(builder.finish('error').content).toMatchObject([{ type: 'text', text: 'a' }]);
+  });
+
   it('emits message-start once even when the provider repeats it', () => {
     const { events, builder } = createBuilder();
     builder.start({ responseId: 'a' });

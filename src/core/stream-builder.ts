@@ -8,7 +8,7 @@ import type { MetadataMap } from './metadata.ts';
 import { JsonFragments } from './partial-json.ts';
 import type { CanonicalResponse } from './request.ts';
 import type { CustomPart, Part } from './transcript.ts';
-import { emptyUsage, type Usage } from './usage.ts';
+import { emptyUsage, tokenCount, type Usage } from './usage.ts';
 
 /** A key the provider parser uses for a block (Anthropic block index, OpenAI tool index, …). */
 export type BlockKey = string | number;
@@ -133,9 +133,16 @@ export class StreamBuilder {
     this.openPart(key, type);
   }
 
-  /** Starts a tool call. A second start for an open key is ignored. */
+  /**
+   * Starts a tool call. A second start for an open key is ignored. A call without a name (empty,
+   * missing, not a string) can be neither executed nor replayed, so it throws: the runtime turns
+   * that into a retryable `ServerError` (`invalid_stream` / `invalid_response`) that keeps the content
+   * received before it.
+   */
   toolStart(key: BlockKey, id: ToolCallId, name: string): void {
     if (this.open.has(key)) return;
+    if (typeof name !== 'string' || name === '')
+      throw new Error('the provider sent a tool call without a name');
     this.start();
     this.endAll();
     const index = this.nextIndex++;
@@ -228,7 +235,11 @@ export class StreamBuilder {
     this.emit({ type: 'custom', index: this.nextIndex++, part });
   }
 
-  /** Merges usage counts (the latest value of each bucket wins) and emits a `usage` event. */
+  /**
+   * Merges usage counts (the latest value of each bucket wins) and emits a `usage` event. Every
+   * count passes through {@link tokenCount}: fractional counts are rounded, negative and non-finite
+   * ones are dropped as absent.
+   */
   usage(update: Partial<Usage>): void {
     this.start();
     this.sawUsage = true;
@@ -305,7 +316,8 @@ function withMetadata<Event extends { metadata?: MetadataMap }>(
 function definedOnly(update: Partial<Usage>): Partial<Usage> {
   const result: Partial<Usage> = {};
   for (const key of Object.keys(update) as Array<keyof Usage>) {
-    if (update[key] !== undefined) (result as Record<string, unknown>)[key] = update[key];
+    const value = key === 'cost' ? update.cost : tokenCount(update[key]);
+    if (value !== undefined) (result as Record<string, unknown>)[key] = value;
   }
   return result;
 }

@@ -37,6 +37,14 @@ export function emptyUsage(): Usage {
   return { input: 0, cacheRead: 0, cacheWrite: 0, output: 0, reasoning: 0 };
 }
 
+/**
+ * The one rule for a token count a provider reports: a finite number of zero or more, rounded to the
+ * nearest integer; anything else (negative, `NaN`, `Infinity`, not a number) is absent (`undefined`).
+ */
+export function tokenCount(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.round(value) : undefined;
+}
+
 /** Total input tokens across the three input buckets. */
 export function totalInputTokens(usage: Usage): number {
   return usage.input + usage.cacheRead + usage.cacheWrite;
@@ -44,7 +52,8 @@ export function totalInputTokens(usage: Usage): number {
 
 /**
  * Converts counts from a provider whose prompt count *includes* cached tokens (OpenAI, Gemini) into
- * disjoint buckets. Negative results (inconsistent provider data) clamp to zero.
+ * disjoint buckets. Each count goes through {@link tokenCount} (rounded; negative or non-finite is
+ * absent, i.e. 0); a negative difference (inconsistent provider data) clamps to zero.
  */
 export function usageFromInclusive(counts: {
   prompt: number;
@@ -53,13 +62,13 @@ export function usageFromInclusive(counts: {
   output: number;
   reasoning?: number;
 }): Usage {
-  const cacheRead = Math.max(0, counts.cached ?? 0);
-  const cacheWrite = Math.max(0, counts.cacheWrite ?? 0);
+  const cacheRead = tokenCount(counts.cached) ?? 0;
+  const cacheWrite = tokenCount(counts.cacheWrite) ?? 0;
   return {
-    input: Math.max(0, counts.prompt - cacheRead - cacheWrite),
+    input: Math.max(0, (tokenCount(counts.prompt) ?? 0) - cacheRead - cacheWrite),
     cacheRead,
     cacheWrite,
-    output: Math.max(0, counts.output),
-    reasoning: Math.max(0, counts.reasoning ?? 0),
+    output: tokenCount(counts.output) ?? 0,
+    reasoning: tokenCount(counts.reasoning) ?? 0,
   };
 }

@@ -90,7 +90,7 @@ export class ResponseReader {
       typeof block.id === 'string' && block.id !== ''
         ? canonicalToolId(this.context, block.id)
         : createToolCallId();
-    this.builder.toolStart(index, id, typeof block.name === 'string' ? block.name : 'unknown');
+    this.builder.toolStart(index, id, typeof block.name === 'string' ? block.name : '');
     const input = isJsonObject(block.input) ? block.input : {};
     this.open.set(index, { kind: 'tool', input, streamed: false, metadata: callerMetadata(block) });
   }

@@ -2,7 +2,7 @@
 import type { FinishReason } from '../../core/finish-reason.ts';
 import { isJsonObject, type JsonValue } from '../../core/json.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
-import { emptyUsage, type Usage } from '../../core/usage.ts';
+import { emptyUsage, tokenCount, type Usage } from '../../core/usage.ts';
 import type { ProviderContext } from '../shared/definition.ts';
 import type { WireResponseMessage, WireUsage } from './api.ts';
 import { ResponseReader } from './reader.ts';
@@ -35,7 +35,7 @@ export function mapFinishReason(raw: string | null | undefined, hasToolCalls = f
 }
 
 function count(value: number | null | undefined): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.round(value) : undefined;
+  return tokenCount(value);
 }
 
 /**

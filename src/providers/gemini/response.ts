@@ -2,7 +2,7 @@
 import { ServerError } from '../../core/errors/server-error.ts';
 import type { FinishReason } from '../../core/finish-reason.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
-import { emptyUsage, type Usage, usageFromInclusive } from '../../core/usage.ts';
+import { emptyUsage, tokenCount, type Usage, usageFromInclusive } from '../../core/usage.ts';
 import type { ProviderContext } from '../shared/definition.ts';
 import { type GeminiResponse, type GeminiUsageMetadata, isRecord } from './api.ts';
 import { convertErrorBody } from './errors.ts';
@@ -100,7 +100,7 @@ export function convertUsage(usage: GeminiUsageMetadata | undefined): Usage {
   });
 }
 
-/** A token count as sent, or 0 when absent or not a number (a string count is not added as text). */
+/** A token count by the one rule ({@link tokenCount}), or 0 when absent or invalid (a string count is not added as text). */
 function count(value: unknown): number {
-  return typeof value === 'number' ? value : 0;
+  return tokenCount(value) ?? 0;
 }

@@ -1,7 +1,7 @@
 /** Whole `chat.completion` bodies → builder calls (the same reader as the stream), finish reasons and usage. */
 import type { FinishReason } from '../../core/finish-reason.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
-import { emptyUsage, type Usage, usageFromInclusive } from '../../core/usage.ts';
+import { emptyUsage, tokenCount, type Usage, usageFromInclusive } from '../../core/usage.ts';
 import type { ProviderContext } from '../shared/definition.ts';
 import type { WireCompletion, WireUsage } from './api.ts';
 import type { ChatQuirks } from './quirks.ts';
@@ -66,9 +66,7 @@ export function mapFinishReason(raw: string | null | undefined, hasToolCalls = f
   }
 }
 
-function count(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? Math.max(0, Math.round(value)) : undefined;
-}
+const count = tokenCount;
 
 /** How a host counts usage (from its quirks). */
 export interface UsageOptions {

@@ -275,15 +275,53 @@ describe('stream parser: tool calls', () => {
     expect(new Set(ids).size).toBe(2);
   });
 
-  it('starts a call whose name never came as unknown_tool, with a WARN', () => {
+  it('fails invalid_stream when a call never got a name, since it can be neither run nor replayed', () => {
     const context = createTestContext({ stream: true });
     const fragment = call(0, { id: 'call_n', function: { arguments: '{"a":1}' } });
-    const result = feedStream([chunk({ tool_calls: [fragment] }, 'tool_calls')], openaiQuirks, context);
-    assertStreamInvariants(result.events);
-    expect(toolCallsOf(result.response)).toEqual([{ name: 'unknown_tool', input: { a: 1 } }]);
-    expect(context.warnings.map((warning) => warning.message)).toContain(
-      'a tool call arrived without a name',
+    const result = feedStream(
+      [chunk({ content: 'Checking.' }), chunk({ tool_calls: [fragment] }, 'tool_calls')],
+      openaiQuirks,
+      context,
     );
+    expect(String((result.error as Error).message)).toContain('tool call without a name');
+    assertStreamInvariants(result.events);
+    expect(toolCallsOf(result.response)).toEqual([]);
+    expect(textOf(result.response)).toBe('Checking.');
+  });
+
+  it('drops a nameless call, with a WARN, when the stream is failing already', () => {
+    const context = createTestContext({ stream: true });
+    const fragment = call(0, { id: 'call_n', function: { arguments: '{"a":1}' } });
+    const result = feedStream([chunk({ tool_calls: [fragment] })], openaiQuirks, context);
+    expect(isNetworkError(result.error)).toBe(true);
+    assertStreamInvariants(result.events);
+    expect(toolCallsOf(result.response)).toEqual([]);
+    expect(context.warnings.map((warning) => warning.message)).toContain(
+      'dropped a tool call that arrived without a name',
+    );
+  });
+
+  it('ignores every event after [DONE], with one WARN', () => {
+    const context = createTestContext({ stream: true });
+    const late = call(0, { id: 'call_l', function: { name: 'late', arguments: '{}' } });
+    const result = feedStream(
+      [
+        chunk({ content: 'Hi' }, 'stop'),
+        '[DONE]',
+        chunk({ content: ' more' }),
+        chunk({ tool_calls: [late] }, 'tool_calls'),
+        usageChunk(usage),
+      ],
+      openaiQuirks,
+      context,
+    );
+    expect(result.error).toBeUndefined();
+    assertStreamInvariants(result.events);
+    expect(textOf(result.response)).toBe('Hi');
+    expect(toolCallsOf(result.response)).toEqual([]);
+    expect(context.warnings.map((warning) => warning.message)).toEqual([
+      'ignored stream data that arrived after [DONE]',
+    ]);
   });
 
   it('drops fragments that arrive after their call ended, with one WARN', () => {

@@ -142,7 +142,7 @@ describe('stream parser: parallel tool calls', () => {
     assertStreamInvariants(events);
   });
 
-  it('starts a buffered call whose name never came as unknown_tool, with a WARN', () => {
+  it('fails invalid_stream when a buffered call never got a name, keeping the calls before it', () => {
     const context = createTestContext({ stream: true });
     const result = feedStream(
       [
@@ -153,14 +153,9 @@ describe('stream parser: parallel tool calls', () => {
       openaiQuirks,
       context,
     );
+    expect(String((result.error as Error).message)).toContain('tool call without a name');
     assertStreamInvariants(result.events);
-    expect(toolCallsOf(result.response)).toEqual([
-      { name: 'f', input: { a: 1 } },
-      { name: 'unknown_tool', input: { b: 2 } },
-    ]);
-    expect(context.warnings.map((warning) => warning.message)).toEqual([
-      'a tool call arrived without a name',
-    ]);
+    expect(toolCallsOf(result.response)).toEqual([{ name: 'f', input: { a: 1 } }]);
   });
 
   it('keeps buffered calls, with whatever parses, when the stream is cut short', () => {

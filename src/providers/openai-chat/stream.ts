@@ -25,6 +25,8 @@ function classifyEvent(data: string): EventKind {
  * it completes when a finish reason arrived on a choice. Without one — the body ended, or `[DONE]`
  * came first — it throws a retryable `NetworkError` `stream_truncated` (keeping the content, tool
  * calls and usage that arrived), unless the host's `quirks.omitsFinishReason` says it never sends one.
+ * `[DONE]` is the terminator: every event after it (text, tool calls, usage alike) is ignored, with
+ * one WARN per stream.
  */
 export function createStreamParser(
   context: ProviderContext,
@@ -34,6 +36,14 @@ export function createStreamParser(
   const reader = new ResponseReader(context, builder, quirks);
   let done = false;
   let warnedNotObject = false;
+  let warnedAfterDone = false;
+
+  /** `[DONE]` is the terminator: anything after it (text, tool calls, usage) is ignored, with one WARN. */
+  function ignoreAfterDone(event: string | undefined): void {
+    if (warnedAfterDone) return;
+    warnedAfterDone = true;
+    context.warn('ignored stream data that arrived after [DONE]', { event });
+  }
 
   function onChunk(event: string | undefined, data: string): void {
     const payload: unknown = JSON.parse(data);
@@ -56,6 +66,10 @@ export function createStreamParser(
 
   return {
     onEvent(event, data) {
+      if (done) {
+        ignoreAfterDone(event);
+        return;
+      }
       switch (classifyEvent(data)) {
         case 'done':
           done = true;

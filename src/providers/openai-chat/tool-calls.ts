@@ -93,17 +93,21 @@ export class ToolCallTracker {
 
   /**
    * Ends every call: the live one, then the deferred ones in index order. A call that never got a
-   * name starts as `unknown_tool`, with a WARN. `partial` (the response failed) ends each input with
-   * whatever parses.
+   * name fails the response (the builder throws; see `StreamBuilder.toolStart`), or, when `partial`
+   * (the response failed already), is dropped with a WARN. `partial` ends each input with whatever parses.
    */
   closeAll(partial = false): void {
     if (this.live?.started === true) this.end(this.live, partial);
     const rest = this.unfinished.filter((slot) => slot.state !== 'ended');
     rest.sort((first, second) => first.index - second.index);
     for (const slot of rest) {
-      if (slot.name === undefined)
-        this.context.warn('a tool call arrived without a name', { toolCallId: slot.providerId });
-      this.start(slot, slot.name ?? 'unknown_tool');
+      if (slot.name === undefined && partial) {
+        // The response is failing already: a nameless call cannot be kept, and must not mask that error.
+        this.context.warn('dropped a tool call that arrived without a name', { toolCallId: slot.providerId });
+        continue;
+      }
+      // Without a name the builder throws: a classified, retryable `invalid_stream` error.
+      this.start(slot, slot.name ?? '');
       this.end(slot, partial);
     }
     this.unfinished = [];

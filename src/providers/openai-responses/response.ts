@@ -1,7 +1,7 @@
 /** A whole `response` body → builder calls; finish reasons and usage shared with the stream. */
 import type { FinishReason } from '../../core/finish-reason.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
-import { type Usage, usageFromInclusive } from '../../core/usage.ts';
+import { tokenCount, type Usage, usageFromInclusive } from '../../core/usage.ts';
 import type { ProviderContext } from '../shared/definition.ts';
 import type { WireResponse, WireUsage } from './api.ts';
 import { ResponseReader } from './reader.ts';
@@ -30,9 +30,7 @@ export function mapFinishReason(raw: string | null | undefined, hasToolCalls = f
   }
 }
 
-function count(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? Math.max(0, Math.round(value)) : undefined;
-}
+const count = tokenCount;
 
 /**
  * Converts wire usage into disjoint buckets: `input_tokens_details.cached_tokens` is subtracted from
