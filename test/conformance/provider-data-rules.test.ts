@@ -196,6 +196,29 @@ describe('a tool call without a name', () => {
     });
     await adapter.close();
   });
+  it('gemini complete(): a functionCall with args and no name fails invalid_response', async () => {
+    emulator.enqueue({
+      type: 'json',
+      body: {
+        candidates: [
+          {
+            content: { role: 'model', parts: [{ functionCall: { args: { a: 1 } } }] },
+            finishReason: 'STOP',
+            index: 0,
+          },
+        ],
+        usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 2 },
+        modelVersion: 'gemini-2.5-flash',
+      },
+    });
+    const { adapter } = await adapterFor('gemini');
+    await expect(adapter.complete(request('gemini'))).rejects.toMatchObject({
+      errorClass: 'server_error',
+      providerCode: 'invalid_response',
+      retryable: true,
+    });
+    await adapter.close();
+  });
 });
 
 describe('fractional, negative and non-finite token counts', () => {

@@ -284,14 +284,16 @@ export class ResponseReader {
       return;
     }
     this.closeCall();
-    if (!starts) return; // A stray end marker (`functionCall: {}`) with no call open.
+    // A stray end marker (`functionCall: {}`) with no call open is skipped; a whole call (`args`)
+    // without a name reaches the builder, which fails the response (see `StreamBuilder.toolStart`).
+    if (!starts && functionCall.args === undefined) return;
     const key = `call:${this.blockCount++}`;
     // Without a Gemini id, derive a stable one from the response id and the call's position, so a
     // replayed response (cassette, retry of a recorded session) yields the same wire ids.
     const providerId =
       (typeof functionCall.id === 'string' ? functionCall.id : undefined) ??
       `${generatedIdPrefix}${this.responseId === undefined ? createRequestId() : hashId(`${this.responseId}:${key}`, 16)}`;
-    this.builder.toolStart(key, canonicalToolId(this.context, providerId), functionCall.name as string);
+    this.builder.toolStart(key, canonicalToolId(this.context, providerId), functionCall.name ?? '');
     if (functionCall.willContinue === true) {
       this.call = { key, arguments: new PartialArguments(this.context), signature };
       this.continueCall(this.call, functionCall, undefined);
