@@ -9,7 +9,7 @@ import type { StreamEvent } from '../../src/core/events.ts';
 import type { MessageId } from '../../src/core/ids.ts';
 import { createMemoryLogger } from '../../src/core/logger.ts';
 import type { Item, Part } from '../../src/core/transcript.ts';
-import { droppedPartMessage } from '../../src/providers/shared/projection.ts';
+import { droppedPartMessage } from '../../src/providers/common/projection.ts';
 import { collectStream as collect } from '../../src/testing/collect.ts';
 import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';

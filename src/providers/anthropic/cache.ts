@@ -1,6 +1,6 @@
 /** Prompt-cache breakpoints: where `cache_control` goes, never more than the API's limit of 4. */
 import type { PromptCacheRequest } from '../../core/request.ts';
-import type { ProviderContext } from '../shared/definition.ts';
+import type { ProviderContext } from '../common/definition.ts';
 import type { WireCacheControl, WireContentBlock, WireMessage, WireTextBlock, WireTool } from './api.ts';
 
 /** The most `cache_control` markers one request may carry. */

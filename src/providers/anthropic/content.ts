@@ -2,8 +2,8 @@
 import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
 import type { JsonValue } from '../../core/json.ts';
 import type { DataRef, FilePart, MediaPart, Part, TextPart, ToolResultPart } from '../../core/transcript.ts';
-import type { ProviderContext } from '../shared/definition.ts';
-import { providerToolId, warnDroppedPart } from '../shared/projection.ts';
+import type { ProviderContext } from '../common/definition.ts';
+import { providerToolId, warnDroppedPart } from '../common/projection.ts';
 import { imageMediaTypes } from './capabilities.ts';
 import type {
   WireDocumentBlock,

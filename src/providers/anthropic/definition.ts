@@ -1,6 +1,6 @@
 /** The Anthropic Messages provider definition: the pure functions the shared HTTP runtime calls. */
 import type { ModelInfo } from '../../core/adapter.ts';
-import type { ProviderDefinition } from '../shared/definition.ts';
+import type { ProviderDefinition } from '../common/definition.ts';
 import type { WireModel } from './api.ts';
 import { anthropicCapabilities } from './capabilities.ts';
 import { errorRules, parseErrorBody } from './errors.ts';

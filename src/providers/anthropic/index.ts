@@ -3,7 +3,7 @@
  * the factory, its options type and the per-request `providerOptions.anthropic` type, nothing else.
  */
 import type { Adapter } from '../../core/adapter.ts';
-import { createHttpAdapter } from '../shared/http-adapter.ts';
+import { createHttpAdapter } from '../common/http-adapter.ts';
 import { createAnthropicDefinition } from './definition.ts';
 import { type AnthropicOptions, anthropicCredentials } from './options.ts';
 

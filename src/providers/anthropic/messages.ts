@@ -1,7 +1,7 @@
 /** Converts a canonical transcript into Anthropic's top-level `system` and alternating `messages`. */
 import type { JsonObject } from '../../core/json.ts';
 import type { CustomPart, Item, Part, ReasoningPart, ToolCallPart } from '../../core/transcript.ts';
-import type { ProviderContext } from '../shared/definition.ts';
+import type { ProviderContext } from '../common/definition.ts';
 import {
   isInstructionItem,
   joinInstructions,
@@ -9,7 +9,7 @@ import {
   warnDroppedPart,
   providerToolId,
   sameProviderRules,
-} from '../shared/projection.ts';
+} from '../common/projection.ts';
 import type {
   WireContentBlock,
   WireMessage,

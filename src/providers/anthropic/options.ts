@@ -1,5 +1,5 @@
 /** Options of `createAnthropic`: the common adapter options plus Anthropic's version and beta flags. */
-import type { AdapterOptions, CredentialSource } from '../shared/options.ts';
+import type { AdapterOptions, CredentialSource } from '../common/options.ts';
 
 /** The `anthropic-version` header sent by default. */
 export const defaultAnthropicVersion = '2023-06-01';

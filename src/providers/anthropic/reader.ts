@@ -3,8 +3,8 @@ import { createToolCallId } from '../../core/ids.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import type { MetadataMap } from '../../core/metadata.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
-import type { ProviderContext } from '../shared/definition.ts';
-import { canonicalToolId } from '../shared/projection.ts';
+import type { ProviderContext } from '../common/definition.ts';
+import { canonicalToolId } from '../common/projection.ts';
 import type { WireDelta, WireResponseBlock } from './api.ts';
 import { callerKey, citationsKey } from './content.ts';
 

@@ -2,7 +2,7 @@
 import type { JsonObject } from '../../core/json.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
-import type { ProviderContext, WireRequest } from '../shared/definition.ts';
+import type { ProviderContext, WireRequest } from '../common/definition.ts';
 import type { WireOutputConfig, WireTextBlock, WireTool, WireToolChoice } from './api.ts';
 import { applyCacheBreakpoints } from './cache.ts';
 import { modelProfile } from './capabilities.ts';

@@ -3,7 +3,7 @@ import type { FinishReason } from '../../core/finish-reason.ts';
 import { isJsonObject, type JsonValue } from '../../core/json.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import { emptyUsage, tokenCount, type Usage } from '../../core/usage.ts';
-import type { ProviderContext } from '../shared/definition.ts';
+import type { ProviderContext } from '../common/definition.ts';
 import type { WireResponseMessage, WireUsage } from './api.ts';
 import { ResponseReader } from './reader.ts';
 import { convertErrorBody } from './errors.ts';

@@ -1,7 +1,7 @@
 /** Extended thinking: canonical reasoning requests → `thinking` / `output_config.effort`, and their sampling limits. */
 import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
 import type { CanonicalRequest, ReasoningRequest } from '../../core/request.ts';
-import type { ProviderContext } from '../shared/definition.ts';
+import type { ProviderContext } from '../common/definition.ts';
 import type { WireMessage, WireOutputConfig, WireThinking } from './api.ts';
 import type { ModelProfile } from './capabilities.ts';
 

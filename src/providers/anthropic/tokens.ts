@@ -1,7 +1,7 @@
 /** A local, dependency-free estimate of a request's input tokens, calibrated for Claude. */
 import type { TokenEstimateInput } from '../../core/adapter.ts';
 import type { DataRef, Item, Part } from '../../core/transcript.ts';
-import { countWordTokens, wordCalibration } from '../shared/token-estimate.ts';
+import { countWordTokens, wordCalibration } from '../common/token-estimate.ts';
 import { modelProfile } from './capabilities.ts';
 
 /**

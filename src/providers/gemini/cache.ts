@@ -18,7 +18,7 @@ import type { AdapterSession } from '../../core/adapter.ts';
 import { AdapterError } from '../../core/errors/adapter-error.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
-import type { ProviderContext, SessionEndContext } from '../shared/definition.ts';
+import type { ProviderContext, SessionEndContext } from '../common/definition.ts';
 import { type GeminiCachedContent, type GeminiContent, isRecord } from './api.ts';
 import { capabilitiesFor } from './capabilities.ts';
 import { type ConvertedRequest, convertRequest, modelPath, type RequestSettings } from './request.ts';

@@ -15,7 +15,7 @@ import {
   startEmulator,
 } from '../../testing/emulator/index.ts';
 import { assertStreamInvariants } from '../../testing/invariants.ts';
-import { providerToolId } from '../shared/projection.ts';
+import { providerToolId } from '../common/projection.ts';
 import { buildRequest } from './request.ts';
 import {
   collect,

@@ -1,6 +1,6 @@
 /** The Gemini ProviderDefinition: the pure functions the shared HTTP runtime drives. */
 import type { ModelInfo } from '../../core/adapter.ts';
-import type { ProviderDefinition } from '../shared/definition.ts';
+import type { ProviderDefinition } from '../common/definition.ts';
 import { isRecord } from './api.ts';
 import { prepareCache, preparedCall, releaseCaches } from './cache.ts';
 import { capabilitiesFor } from './capabilities.ts';

@@ -3,7 +3,7 @@
  * exports the factory, its options type and the per-request `providerOptions.gemini` type.
  */
 import type { Adapter } from '../../core/adapter.ts';
-import { createHttpAdapter } from '../shared/http-adapter.ts';
+import { createHttpAdapter } from '../common/http-adapter.ts';
 import { createGeminiDefinition } from './definition.ts';
 import { type GeminiOptions, geminiCredentials } from './options.ts';
 

@@ -3,7 +3,7 @@ import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts'
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import type { MetadataMap } from '../../core/metadata.ts';
 import type { DataRef, Item, Part, ToolCallPart, ToolResultPart } from '../../core/transcript.ts';
-import type { ProviderContext } from '../shared/definition.ts';
+import type { ProviderContext } from '../common/definition.ts';
 import {
   isInstructionItem,
   joinInstructions,
@@ -11,7 +11,7 @@ import {
   warnDroppedPart,
   providerToolId,
   sameProviderRules,
-} from '../shared/projection.ts';
+} from '../common/projection.ts';
 import type { GeminiContent, GeminiPart } from './api.ts';
 
 /** Metadata key of a text (or media) part's `thoughtSignature`, kept so it can be sent back. */

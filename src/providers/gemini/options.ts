@@ -1,7 +1,7 @@
 /** Options of `createGemini` and the per-request `providerOptions.gemini` pass-through. */
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
-import type { AdapterOptions, CredentialSource } from '../shared/options.ts';
+import type { AdapterOptions, CredentialSource } from '../common/options.ts';
 import { isRecord } from './api.ts';
 
 /** The Gemini API endpoint (Google AI Studio keys). */

@@ -7,8 +7,8 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.t
 import type { MetadataMap } from '../../core/metadata.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { Usage } from '../../core/usage.ts';
-import type { ProviderContext } from '../shared/definition.ts';
-import { canonicalToolId } from '../shared/projection.ts';
+import type { ProviderContext } from '../common/definition.ts';
+import { canonicalToolId } from '../common/projection.ts';
 import {
   type GeminiCandidate,
   type GeminiFunctionCall,

@@ -2,7 +2,7 @@
 import type { JsonObject } from '../../core/json.ts';
 import type { CanonicalRequest, ReasoningRequest } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
-import type { ProviderContext, WireRequest } from '../shared/definition.ts';
+import type { ProviderContext, WireRequest } from '../common/definition.ts';
 import type { GeminiContent, GeminiFunctionDeclaration, GeminiRequestBody } from './api.ts';
 import type { PreparedCall } from './cache.ts';
 import { convertMessages } from './messages.ts';

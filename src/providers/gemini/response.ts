@@ -3,7 +3,7 @@ import { ServerError } from '../../core/errors/server-error.ts';
 import type { FinishReason } from '../../core/finish-reason.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import { emptyUsage, tokenCount, type Usage, usageFromInclusive } from '../../core/usage.ts';
-import type { ProviderContext } from '../shared/definition.ts';
+import type { ProviderContext } from '../common/definition.ts';
 import { type GeminiResponse, type GeminiUsageMetadata, isRecord } from './api.ts';
 import { convertErrorBody } from './errors.ts';
 import { ResponseReader } from './reader.ts';

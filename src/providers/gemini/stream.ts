@@ -1,7 +1,7 @@
 /** The `streamGenerateContent?alt=sse` parser: one JSON chunk per SSE event, no terminal event. */
 import type { StreamBuilder } from '../../core/stream-builder.ts';
-import type { ProviderContext, StreamParser } from '../shared/definition.ts';
-import { createTruncatedError } from '../shared/errors.ts';
+import type { ProviderContext, StreamParser } from '../common/definition.ts';
+import { createTruncatedError } from '../common/errors.ts';
 import { type GeminiResponse, isRecord } from './api.ts';
 import { convertErrorBody } from './errors.ts';
 import { ResponseReader } from './reader.ts';

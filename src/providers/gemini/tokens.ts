@@ -1,6 +1,6 @@
 /** A local, network-free estimate of a request's input tokens (aims for ±10% on text). */
 import type { TokenEstimateInput } from '../../core/adapter.ts';
-import { type CharacterRates, countWordTokens, estimateByCounter } from '../shared/token-estimate.ts';
+import { type CharacterRates, countWordTokens, estimateByCounter } from '../common/token-estimate.ts';
 
 const rates: CharacterRates = {
   // Unused: text is counted by words and symbols (`countWordTokens`), not by characters.

@@ -1,8 +1,8 @@
 /** Canonical media and file parts → Chat Completions content parts (`image_url`, `input_audio`, `file`). */
 import type { FilePart, MediaPart } from '../../core/transcript.ts';
 import { base64Of, dataUrlOf } from '../openai/data-url.ts';
-import type { ProviderContext } from '../shared/definition.ts';
-import { warnDroppedPart } from '../shared/projection.ts';
+import type { ProviderContext } from '../common/definition.ts';
+import { warnDroppedPart } from '../common/projection.ts';
 import type { ChatContentPart } from './api.ts';
 
 export { base64Of, dataUrlOf } from '../openai/data-url.ts';

@@ -1,8 +1,8 @@
 /** Assembles the Chat Completions ProviderDefinition for one host from its name, quirks and options. */
 import type { ModelInfo } from '../../core/adapter.ts';
 import type { Capabilities } from '../../core/capabilities.ts';
-import type { ProviderDefinition } from '../shared/definition.ts';
-import { baseURLVariableFor, type CredentialSource } from '../shared/options.ts';
+import type { ProviderDefinition } from '../common/definition.ts';
+import { baseURLVariableFor, type CredentialSource } from '../common/options.ts';
 import { type CapabilityOverrides, createCapabilityResolver } from './capabilities.ts';
 import { errorRules, parseErrorBody } from './errors.ts';
 import type { ChatQuirks } from './quirks.ts';

@@ -5,7 +5,7 @@
  */
 import type { Adapter } from '../../core/adapter.ts';
 import { accountHeaders } from '../openai/headers.ts';
-import { createHttpAdapter } from '../shared/http-adapter.ts';
+import { createHttpAdapter } from '../common/http-adapter.ts';
 import { chatCredentials, createChatDefinition } from './definition.ts';
 import type { OpenAIOptions } from './options.ts';
 import { mergeQuirks, openaiQuirks } from './quirks.ts';

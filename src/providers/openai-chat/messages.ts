@@ -2,7 +2,7 @@
 import type { ToolIdRule } from '../../core/tool-id-map.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { Item, Part, ReasoningPart, ToolResultPart } from '../../core/transcript.ts';
-import type { ProviderContext } from '../shared/definition.ts';
+import type { ProviderContext } from '../common/definition.ts';
 import {
   isInstructionItem,
   joinInstructions,
@@ -11,7 +11,7 @@ import {
   warnDroppedPart,
   providerToolId,
   sameProviderRules,
-} from '../shared/projection.ts';
+} from '../common/projection.ts';
 import type { ChatContentPart, ChatMessage, ChatToolCall, ReasoningDetail } from './api.ts';
 import { matchesAnyGlob } from './capabilities.ts';
 import { convertFile, convertMedia } from './content.ts';

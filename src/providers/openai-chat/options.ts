@@ -1,7 +1,7 @@
 /** Options of `createOpenAI` and the per-request `providerOptions.openai` pass-through. */
 import type { JsonValue } from '../../core/json.ts';
 import type { OpenAIAccount } from '../openai/headers.ts';
-import type { AdapterOptions } from '../shared/options.ts';
+import type { AdapterOptions } from '../common/options.ts';
 import type { CapabilityOverrides } from './capabilities.ts';
 import type { ChatQuirks } from './quirks.ts';
 

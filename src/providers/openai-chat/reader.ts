@@ -2,7 +2,7 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import type { MetadataMap } from '../../core/metadata.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
-import type { ProviderContext } from '../shared/definition.ts';
+import type { ProviderContext } from '../common/definition.ts';
 import type {
   ReasoningDetail,
   WireChoice,

@@ -1,7 +1,7 @@
 /** The request's reasoning setting → the host's reasoning control (`reasoning_effort`, `reasoning`, `enable_thinking`). */
 import type { JsonObject } from '../../core/json.ts';
 import type { CanonicalRequest, ReasoningRequest } from '../../core/request.ts';
-import type { ProviderContext } from '../shared/definition.ts';
+import type { ProviderContext } from '../common/definition.ts';
 import { matchesAnyGlob, matchesGlob } from './capabilities.ts';
 import type { ChatQuirks, ReasoningEffortValue } from './quirks.ts';
 

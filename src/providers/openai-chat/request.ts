@@ -3,7 +3,7 @@ import type { Capabilities } from '../../core/capabilities.ts';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import type { CanonicalRequest, OutputSchema } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
-import type { ProviderContext, WireRequest } from '../shared/definition.ts';
+import type { ProviderContext, WireRequest } from '../common/definition.ts';
 import type { ChatTool } from './api.ts';
 import { matchesAnyGlob } from './capabilities.ts';
 import { convertMessages } from './messages.ts';

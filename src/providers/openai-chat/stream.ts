@@ -1,8 +1,8 @@
 /** The Chat Completions SSE parser: `data:` chunks, in-band error events and the `[DONE]` terminator. */
 import { isJsonObject } from '../../core/json.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
-import type { ProviderContext, StreamParser } from '../shared/definition.ts';
-import { createTruncatedError } from '../shared/errors.ts';
+import type { ProviderContext, StreamParser } from '../common/definition.ts';
+import { createTruncatedError } from '../common/errors.ts';
 import type { WireCompletion } from './api.ts';
 import type { ChatQuirks } from './quirks.ts';
 import { ResponseReader } from './reader.ts';

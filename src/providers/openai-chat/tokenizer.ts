@@ -1,6 +1,6 @@
 /** OpenAI's exact tokenizers (o200k_base, cl100k_base via `gpt-tokenizer`), loaded on first use. */
 import { createRequire } from 'node:module';
-import type { TextCounter } from '../shared/token-estimate.ts';
+import type { TextCounter } from '../common/token-estimate.ts';
 
 /** The BPE encodings OpenAI chat models use. */
 export type OpenAIEncoding = 'o200k_base' | 'cl100k_base';

@@ -1,6 +1,6 @@
 /** A local, network-free estimate of a Chat Completions request's input tokens. */
 import type { TokenEstimateInput } from '../../core/adapter.ts';
-import { type CharacterRates, estimateByCharacters, estimateByCounter } from '../shared/token-estimate.ts';
+import { type CharacterRates, estimateByCharacters, estimateByCounter } from '../common/token-estimate.ts';
 import { encodingFor, tokenCounter } from './tokenizer.ts';
 
 /**

@@ -1,8 +1,8 @@
 /** Tracks streamed tool calls by wire index: one call streams live, calls interleaved with it are buffered. */
 import { createToolCallId } from '../../core/ids.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
-import type { ProviderContext } from '../shared/definition.ts';
-import { canonicalToolId } from '../shared/projection.ts';
+import type { ProviderContext } from '../common/definition.ts';
+import { canonicalToolId } from '../common/projection.ts';
 import type { WireToolCall } from './api.ts';
 
 /** One tool call, by its wire index. */

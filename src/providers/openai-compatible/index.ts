@@ -13,8 +13,8 @@ import type { Adapter } from '../../core/adapter.ts';
 import type { CapabilityOverrides } from '../openai-chat/capabilities.ts';
 import { chatCredentials, createChatDefinition } from '../openai-chat/definition.ts';
 import { type ChatQuirks, defaultQuirks, mergeQuirks, quirksSchema } from '../openai-chat/quirks.ts';
-import { createHttpAdapter } from '../shared/http-adapter.ts';
-import type { AdapterOptions } from '../shared/options.ts';
+import { createHttpAdapter } from '../common/http-adapter.ts';
+import type { AdapterOptions } from '../common/options.ts';
 import { type PresetName, presetNames, presets } from './presets.ts';
 
 export type { CapabilityOverrides } from '../openai-chat/capabilities.ts';

@@ -2,7 +2,7 @@
 import type { Capabilities } from '../../core/capabilities.ts';
 import type { CapabilityOverrides } from '../openai-chat/capabilities.ts';
 import { parseModelList } from '../openai-chat/definition.ts';
-import type { ProviderDefinition } from '../shared/definition.ts';
+import type { ProviderDefinition } from '../common/definition.ts';
 import { type HostCapabilities, createCapabilityResolver } from './capabilities.ts';
 import { errorRules, parseErrorBody } from './errors.ts';
 import type { ResponsesStateMode } from './options.ts';

@@ -10,8 +10,8 @@ import {
   azureBaseURL,
 } from '../openai/azure.ts';
 import { accountHeaders } from '../openai/headers.ts';
-import { createHttpAdapter } from '../shared/http-adapter.ts';
-import { baseURLVariableFor } from '../shared/options.ts';
+import { createHttpAdapter } from '../common/http-adapter.ts';
+import { baseURLVariableFor } from '../common/options.ts';
 import { createResponsesDefinition } from './definition.ts';
 import type { OpenAIResponsesOptions } from './options.ts';
 import { type ResponsesPreset, type ResponsesPresetName, responsesPresets } from './presets.ts';

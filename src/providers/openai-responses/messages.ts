@@ -2,7 +2,7 @@
 import type { JsonObject } from '../../core/json.ts';
 import type { Item, Part, ReasoningPart, ToolOutput, ToolResultPart } from '../../core/transcript.ts';
 import { base64Of, dataUrlOf } from '../openai/data-url.ts';
-import type { ProviderContext } from '../shared/definition.ts';
+import type { ProviderContext } from '../common/definition.ts';
 import {
   isInstructionItem,
   joinInstructions,
@@ -10,7 +10,7 @@ import {
   providerToolId,
   sameProviderRules,
   warnDroppedPart,
-} from '../shared/projection.ts';
+} from '../common/projection.ts';
 import type { InputContent, InputItem } from './api.ts';
 
 /** Where a part sits in the transcript, for WARN entries. */

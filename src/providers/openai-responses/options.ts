@@ -1,7 +1,7 @@
 /** Options of `createOpenAIResponses` and the Responses presets. */
 import type { CapabilityOverrides } from '../openai-chat/capabilities.ts';
 import type { OpenAIAccount } from '../openai/headers.ts';
-import type { AdapterOptions } from '../shared/options.ts';
+import type { AdapterOptions } from '../common/options.ts';
 
 /**
  * Where the conversation lives:

@@ -2,7 +2,7 @@
 import type { FinishReason } from '../../core/finish-reason.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import { tokenCount, type Usage, usageFromInclusive } from '../../core/usage.ts';
-import type { ProviderContext } from '../shared/definition.ts';
+import type { ProviderContext } from '../common/definition.ts';
 import type { WireResponse, WireUsage } from './api.ts';
 import { ResponseReader } from './reader.ts';
 

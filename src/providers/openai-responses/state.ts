@@ -3,7 +3,7 @@
  * transcript extends it (then only the new items go out) or not (then a full replay, never a mix).
  */
 import type { Item } from '../../core/transcript.ts';
-import type { ProviderContext } from '../shared/definition.ts';
+import type { ProviderContext } from '../common/definition.ts';
 import { itemIdOf } from './messages.ts';
 import type { ResponsesStateMode } from './options.ts';
 

@@ -1,7 +1,7 @@
 /** The Responses SSE parser: `response.*` events and in-band `error` events under the stream contract. */
 import type { StreamBuilder } from '../../core/stream-builder.ts';
-import type { ProviderContext, StreamParser } from '../shared/definition.ts';
-import { createTruncatedError } from '../shared/errors.ts';
+import type { ProviderContext, StreamParser } from '../common/definition.ts';
+import { createTruncatedError } from '../common/errors.ts';
 import type { WireEvent } from './api.ts';
 import { ResponseReader } from './reader.ts';
 

@@ -3,8 +3,8 @@ import { type AdapterSession, createSession } from '../../core/adapter.ts';
 import type { ErrorBody } from '../../core/errors/status-map.ts';
 import type { RequestId } from '../../core/ids.ts';
 import { readRecorded } from '../../../test/support/fixtures.ts';
-import type { ProviderContext } from '../shared/definition.ts';
-import { createProviderError } from '../shared/errors.ts';
+import type { ProviderContext } from '../common/definition.ts';
+import { createProviderError } from '../common/errors.ts';
 import type { WireResponse, WireUsage } from './api.ts';
 import { errorRules } from './errors.ts';
 

