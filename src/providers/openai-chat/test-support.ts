@@ -1,5 +1,5 @@
 /** Helpers for the Chat Completions tests: a provider context, direct parser feeding, event collection. */
-import { type Adapter, createSession } from '../../core/adapter.ts';
+import { type Adapter, type AdapterSession, createSession } from '../../core/adapter.ts';
 import type { ErrorBody } from '../../core/errors/status-map.ts';
 import type { StreamEvent } from '../../core/events.ts';
 import type { RequestId } from '../../core/ids.ts';
@@ -21,9 +21,18 @@ export interface RecordedWarning {
   fields: Record<string, unknown>;
 }
 
-/** A provider context for direct calls, recording its WARN entries. */
+/**
+ * A provider context for direct calls, recording its WARN entries; also used by the Responses tests
+ * (same OpenAI error rules), which pass their own `path` and default model.
+ */
 export function createTestContext(
-  fields: { provider?: string; model?: string; stream?: boolean } = {},
+  fields: {
+    provider?: string;
+    model?: string;
+    stream?: boolean;
+    session?: AdapterSession;
+    path?: string;
+  } = {},
 ): ProviderContext & { warnings: RecordedWarning[] } {
   const warnings: RecordedWarning[] = [];
   const provider = fields.provider ?? 'openai';
@@ -31,7 +40,7 @@ export function createTestContext(
     requestId: 'req_test' as RequestId,
     provider,
     model: fields.model ?? 'gpt-4.1-mini',
-    session: createSession(),
+    session: fields.session ?? createSession(),
     logger: { warn: () => {} },
     stream: fields.stream ?? false,
     warnings,
@@ -39,11 +48,15 @@ export function createTestContext(
       warnings.push({ message, fields: entry });
     },
     fail(body: ErrorBody, status?: number): never {
-      const site = { provider, method: 'POST', url: 'http://test.invalid/chat/completions' };
+      const site = {
+        provider,
+        method: 'POST',
+        url: `http://test.invalid${fields.path ?? '/chat/completions'}`,
+      };
       throw createProviderError({ site, status, body, rules: errorRules });
     },
     fetchJson: async () => {
-      throw new Error('fetchJson is not used by chat completions');
+      throw new Error('fetchJson is not used by the OpenAI adapters');
     },
   };
 }

@@ -1,12 +1,8 @@
 /** Helpers for the Responses tests: an independent oracle over recorded files, a provider context. */
-import { type AdapterSession, createSession } from '../../core/adapter.ts';
-import type { ErrorBody } from '../../core/errors/status-map.ts';
-import type { RequestId } from '../../core/ids.ts';
+import type { AdapterSession } from '../../core/adapter.ts';
 import { readRecorded } from '../../../test/support/fixtures.ts';
-import type { ProviderContext } from '../common/definition.ts';
-import { createProviderError } from '../common/errors.ts';
+import { createTestContext as createChatTestContext } from '../openai-chat/test-support.ts';
 import type { WireResponse, WireUsage } from './api.ts';
-import { errorRules } from './errors.ts';
 
 /** What a recorded file says, read without the adapter's code. */
 export interface Oracle {
@@ -87,29 +83,9 @@ export function expectedUsage(usage: WireUsage | undefined) {
   return { input: Math.max(0, input - cached), cacheRead: cached, cacheWrite: 0, output: total, reasoning };
 }
 
-/** A provider context for direct calls, recording its WARN entries. */
+/** A provider context for direct calls, recording its WARN entries (the Chat tests' helper, Responses defaults). */
 export function createTestContext(
   fields: { provider?: string; model?: string; stream?: boolean; session?: AdapterSession } = {},
-): ProviderContext & { warnings: Array<{ message: string; fields: Record<string, unknown> }> } {
-  const warnings: Array<{ message: string; fields: Record<string, unknown> }> = [];
-  const provider = fields.provider ?? 'openai';
-  return {
-    requestId: 'req_test' as RequestId,
-    provider,
-    model: fields.model ?? 'gpt-5-mini',
-    session: fields.session ?? createSession(),
-    logger: { warn: () => {} },
-    stream: fields.stream ?? false,
-    warnings,
-    warn(message, entry) {
-      warnings.push({ message, fields: entry });
-    },
-    fail(body: ErrorBody, status?: number): never {
-      const site = { provider, method: 'POST', url: 'http://test.invalid/responses' };
-      throw createProviderError({ site, status, body, rules: errorRules });
-    },
-    fetchJson: async () => {
-      throw new Error('fetchJson is not used by the responses adapter');
-    },
-  };
+): ReturnType<typeof createChatTestContext> {
+  return createChatTestContext({ model: 'gpt-5-mini', path: '/responses', ...fields });
 }
