@@ -10,6 +10,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import type { Adapter } from '../src/core/adapter.ts';
 import type { CanonicalRequest } from '../src/core/request.ts';
+import { MemoryDiagnosis, type Progress } from './memory-diagnose.ts';
 import { createPayload, type Delivery, models, type Protocol, protocols } from './payloads.ts';
 
 const goals = { rssMb: 300, p99Ms: 50 };
@@ -24,6 +25,9 @@ const tokens = Number(process.env.BENCH_CONCURRENCY_TOKENS ?? 2_000);
 const timeoutSeconds = Number(process.env.BENCH_CONCURRENCY_TIMEOUT_S ?? 300);
 const protocol = flag('protocol', 'anthropic').split(',')[0] as Protocol;
 const delivery = flag('delivery', 'drip').split(',')[0] as Delivery;
+const diagnose = process.argv.includes('--diagnose');
+const snapshotAtMs = flag('heap-snapshot', '') === '' ? undefined : Number(flag('heap-snapshot', ''));
+const progress: Progress = { receiving: 0, finished: 0 };
 if (!protocols.includes(protocol)) throw new Error(`--protocol: unknown ${protocol}`);
 
 async function startServer(): Promise<{ url: string; stop: () => void }> {
@@ -60,8 +64,13 @@ async function createAdapter(baseRoot: string): Promise<Adapter> {
 async function runOne(adapter: Adapter, request: CanonicalRequest, expected: string): Promise<boolean> {
   const stream = adapter.stream(request);
   let text = '';
-  for await (const event of stream) if (event.type === 'text-delta') text += event.delta;
+  let first = true;
+  for await (const event of stream) {
+    if (first) [first, progress.receiving] = [false, progress.receiving + 1];
+    if (event.type === 'text-delta') text += event.delta;
+  }
   const response = await stream.result();
+  progress.finished++;
   const built = response.content.map((part) => (part.type === 'text' ? part.text : '')).join('');
   return text === expected && built === expected && response.finishReason === 'completed';
 }
@@ -83,7 +92,10 @@ async function main(): Promise<void> {
   const rssBefore = process.memoryUsage().rss;
   let peakRss = rssBefore;
   let atPeak = process.memoryUsage();
+  const diagnosis =
+    diagnose || snapshotAtMs !== undefined ? new MemoryDiagnosis(progress, 500, snapshotAtMs) : undefined;
   const sampler = setInterval(() => {
+    diagnosis?.sample();
     const usage = process.memoryUsage();
     if (usage.rss > peakRss) [peakRss, atPeak] = [usage.rss, usage];
   }, 20);
@@ -128,6 +140,7 @@ async function main(): Promise<void> {
     `  goals: peak RSS ≤ ${goals.rssMb} MB ${peakRss / 1024 / 1024 <= goals.rssMb ? 'PASS' : 'MISS'}, ` +
       `p99 ≤ ${goals.p99Ms} ms ${p99 / 1e6 <= goals.p99Ms ? 'PASS' : 'MISS'} (shared machine: timings are noisy)`,
   );
+  if (diagnosis !== undefined) console.log(diagnosis.report());
   if (failed > 0) {
     console.error(`concurrency: ${failed} streams FAILED the exact-output check`);
     process.exitCode = 1;

@@ -46,6 +46,8 @@ function protocolOf(path: string): Protocol | undefined {
 /** Optional pacing of drip writes (`BENCH_DRIP_GAP_US`), busy-waited: timers are too coarse. */
 const dripGapNs = BigInt(Math.round(Number(process.env.BENCH_DRIP_GAP_US ?? 0) * 1000));
 
+const interleave = process.env.BENCH_INTERLEAVE === '1';
+
 function pause(nanoseconds: bigint): void {
   const until = process.hrtime.bigint() + nanoseconds;
   while (process.hrtime.bigint() < until) {
@@ -83,6 +85,7 @@ async function handle(request: IncomingMessage, response: ServerResponse): Promi
   for (const group of body.drip) {
     await write(response, group);
     if (dripGapNs > 0n) pause(dripGapNs);
+    if (interleave) await new Promise(setImmediate);
   }
   response.end();
 }
