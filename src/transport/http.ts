@@ -1,5 +1,5 @@
 /** HTTP over fetch with keep-alive pooling and three timeouts: whole call, first byte, idle gap. */
-import { Agent, Dispatcher, EnvHttpProxyAgent, ProxyAgent, fetch as undiciFetch } from 'undici';
+import { Agent, type Dispatcher, EnvHttpProxyAgent, ProxyAgent } from 'undici';
 import type { AdapterError } from '../core/errors/adapter-error.ts';
 import { CancelledError } from '../core/errors/cancelled-error.ts';
 import { createAdapterError } from '../core/errors/create-error.ts';
@@ -7,10 +7,11 @@ import { NetworkError } from '../core/errors/network-error.ts';
 import { ServerError } from '../core/errors/server-error.ts';
 import { redactUrl as redactUrlText, redactSecrets, secretHeaderValues } from '../core/redaction.ts';
 import { abortCause } from './cancellation.ts';
+import { dispatchRequest, socketOptions } from './dispatch.ts';
 
 /** Transport settings shared by every call of one adapter. */
 export interface HttpClientOptions {
-  /** A custom fetch (proxies, cassettes, tests). Default: undici's fetch on a keep-alive pool. */
+  /** A custom fetch (proxies, cassettes, tests). Default: undici on a keep-alive pool (see `dispatch.ts`). */
   fetch?: typeof fetch;
   /** Whole-call timeout, headers to last byte. Default 600 s. */
   timeoutMs?: number;
@@ -41,7 +42,11 @@ function environmentValue(...names: string[]): string | undefined {
 
 /** The default transport's dispatcher: a keep-alive pool, behind a proxy when one is configured. */
 function createDispatcher(options: HttpClientOptions): Dispatcher {
-  const pool = { keepAliveTimeout: 30_000, connections: options.maxConnections ?? defaultMaxConnections };
+  const pool = {
+    keepAliveTimeout: 30_000,
+    connections: options.maxConnections ?? defaultMaxConnections,
+    connect: socketOptions,
+  };
   if (typeof options.proxy === 'string') return new ProxyAgent({ ...pool, uri: options.proxy });
   const httpProxy = environmentValue('http_proxy', 'HTTP_PROXY');
   const httpsProxy = environmentValue('https_proxy', 'HTTPS_PROXY');
@@ -132,50 +137,6 @@ export class CallTimers {
   }
 }
 
-/**
- * Wraps a dispatcher for one call so that `onSent` runs when undici writes the request to a socket
- * (its `onConnect` / `onRequestStart` hook), not when the call joins the pool's queue.
- */
-class SentSignallingDispatcher extends Dispatcher {
-  private readonly inner: Dispatcher;
-  private readonly onSent: () => void;
-
-  constructor(inner: Dispatcher, onSent: () => void) {
-    super();
-    this.inner = inner;
-    this.onSent = onSent;
-  }
-
-  override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
-    const onSent = this.onSent;
-    const wrapped = Object.create(handler) as Dispatcher.DispatchHandler & Record<string, unknown>;
-    const legacy = handler as { onConnect?: (...args: unknown[]) => unknown };
-    if (typeof legacy.onConnect === 'function') {
-      const original = legacy.onConnect;
-      wrapped.onConnect = function (this: unknown, ...args: unknown[]) {
-        onSent();
-        return original.apply(this, args);
-      };
-    }
-    if (typeof handler.onRequestStart === 'function') {
-      const original = handler.onRequestStart;
-      wrapped.onRequestStart = function (this: unknown, ...args: Parameters<typeof original>) {
-        onSent();
-        return original.apply(this, args);
-      };
-    }
-    return this.inner.dispatch(options, wrapped);
-  }
-
-  override close(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  override destroy(): Promise<void> {
-    return Promise.resolve();
-  }
-}
-
 /** A pooled HTTP client. `close()` releases its sockets. */
 export class HttpClient {
   private readonly agent: Dispatcher | undefined;
@@ -248,8 +209,13 @@ export class HttpClient {
       timers.requestSent();
       return this.fetchFunction!(url, init);
     }
-    const dispatcher = new SentSignallingDispatcher(this.agent, () => timers.requestSent());
-    return (await undiciFetch(url, { ...(init as object), dispatcher })) as unknown as Response;
+    return dispatchRequest(this.agent, url, {
+      method: init.method as string,
+      headers: init.headers as Record<string, string>,
+      body: init.body as string | undefined,
+      signal: init.signal as AbortSignal,
+      onSent: () => timers.requestSent(),
+    });
   }
 
   /** Releases pooled connections. */

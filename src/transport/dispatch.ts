@@ -1,0 +1,217 @@
+/** The default transport's request: undici `dispatch` with a pull-based body that holds at most one chunk. */
+import { Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate, constants as zlib } from 'node:zlib';
+import type { buildConnector, Dispatcher } from 'undici';
+
+/** What one request needs: the fetch-like subset the HTTP client uses. */
+export interface DispatchInit {
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  signal: AbortSignal;
+  /** Runs once, when undici writes the request to a socket (not while it waits for a connection). */
+  onSent: () => void;
+}
+
+/**
+ * Socket options of the default pool. `highWaterMark: 0`: a socket reads from the kernel only when
+ * the HTTP parser asks, so a paused body leaves the rest of the response in the kernel (TCP flow
+ * control) instead of up to 64 KiB more per connection in this process (undici's default).
+ */
+// undici passes these to `net.connect` / `tls.connect`, which take `highWaterMark` (its types omit it).
+export const socketOptions = { highWaterMark: 0 } as Partial<buildConnector.BuildOptions>;
+
+/** The codings we decode, as fetch does (and the `accept-encoding` we send, as fetch did). */
+const acceptEncoding = 'gzip, deflate, br';
+
+/** Response statuses whose response has no body (the `Response` constructor refuses one). */
+const nullBodyStatuses = new Set([204, 205, 304]);
+
+type UndiciController = Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestStart']>>[0];
+
+/**
+ * Sends one request through `dispatcher` and resolves a standard `Response` at the headers.
+ *
+ * Why not `fetch`: undici's fetch copies every body chunk into a Node `Readable` (64 KiB
+ * high-water mark), then copies it again into a byte stream, so each open response keeps up to
+ * 64 KiB (and, with small network writes, hundreds of small buffers) read ahead of its consumer.
+ * With 1,000 concurrent streams that was ~110 MB. Here the body is a `ReadableStream` fed straight
+ * from the HTTP parser: the socket is paused whenever one chunk waits unread and resumed when the
+ * consumer reads, so a connection holds at most one unread chunk plus the socket's own buffer.
+ *
+ * Like fetch: `accept-encoding: gzip, deflate, br` unless the caller set one, and a response in
+ * those codings is decoded; redirects are returned, not followed; an abort rejects the pending
+ * promise, or errors the body, with the signal's reason.
+ */
+export function dispatchRequest(dispatcher: Dispatcher, url: string, init: DispatchInit): Promise<Response> {
+  return new Promise<Response>((resolve, reject) => {
+    const target = new URL(url);
+    const { signal } = init;
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    let undici: UndiciController | undefined;
+    let body: ReadableStreamDefaultController<Uint8Array> | undefined;
+    let decoder: ((chunk: Buffer | undefined) => void) | undefined;
+    let settled = false;
+    let ended = false;
+    const fail = (error: unknown) => {
+      signal.removeEventListener('abort', onAbort);
+      if (!settled) {
+        settled = true;
+        reject(error);
+      } else if (!ended) {
+        ended = true;
+        body?.error(error);
+      }
+    };
+    const onAbort = () => {
+      undici?.abort(signal.reason);
+      fail(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+
+    const deliver = (chunk: Uint8Array) => {
+      if (ended || body === undefined) return;
+      body.enqueue(chunk);
+      // One chunk waits unread: stop reading the socket until the consumer pulls.
+      if ((body.desiredSize ?? 0) <= 0) undici?.pause();
+    };
+    const finish = () => {
+      signal.removeEventListener('abort', onAbort);
+      if (ended) return;
+      ended = true;
+      body?.close();
+    };
+
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(controller) {
+        undici = controller;
+        if (signal.aborted) controller.abort(signal.reason);
+        else init.onSent();
+      },
+      onResponseStart(controller, statusCode, rawHeaders, statusMessage) {
+        // An interim response (103 Early Hints): the final one follows.
+        if (statusCode < 200) return;
+        undici = controller;
+        const headers = toHeaders(rawHeaders);
+        const hasBody = !nullBodyStatuses.has(statusCode) && init.method !== 'HEAD';
+        const stream = hasBody
+          ? new ReadableStream<Uint8Array>(
+              {
+                start: (streamController) => {
+                  body = streamController;
+                },
+                pull: () => {
+                  if (undici?.paused === true) undici.resume();
+                },
+                cancel: (reason) => {
+                  ended = true;
+                  signal.removeEventListener('abort', onAbort);
+                  undici?.abort(reason ?? new Error('response body cancelled'));
+                },
+              },
+              { highWaterMark: 1 },
+            )
+          : null;
+        if (hasBody) decoder = createDecoder(headers.get('content-encoding'), deliver, finish, fail);
+        let response: Response;
+        try {
+          response = new Response(stream, { status: statusCode, statusText: statusMessage ?? '', headers });
+        } catch (error) {
+          controller.abort(error as Error);
+          fail(error);
+          return;
+        }
+        settled = true;
+        resolve(response);
+      },
+      onResponseData(_controller, chunk) {
+        // undici hands over an empty chunk when it resumes a parser paused at a chunk's end.
+        if (chunk.byteLength === 0) return;
+        if (decoder !== undefined) decoder(chunk);
+        else deliver(chunk);
+      },
+      onResponseEnd() {
+        if (decoder !== undefined) decoder(undefined);
+        else finish();
+      },
+      onResponseError(_controller, error) {
+        fail(error);
+      },
+    };
+    const headers: Record<string, string> = { ...init.headers };
+    if (!Object.keys(headers).some((name) => name.toLowerCase() === 'accept-encoding'))
+      headers['accept-encoding'] = acceptEncoding;
+    try {
+      dispatcher.dispatch(
+        {
+          origin: target.origin,
+          path: target.pathname + target.search,
+          method: init.method as Dispatcher.HttpMethod,
+          headers,
+          body: init.body ?? null,
+        },
+        handler,
+      );
+    } catch (error) {
+      fail(error);
+    }
+  });
+}
+
+/** undici's parsed headers (lower-case names, repeated ones as arrays) as a `Headers`. */
+function toHeaders(raw: Record<string, string | string[] | undefined>): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw)) {
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else if (value !== undefined) headers.append(name, value);
+  }
+  return headers;
+}
+
+/**
+ * For a body in gzip, deflate or br (possibly several, applied in order): a function that takes
+ * each raw chunk (`undefined` at the end) and delivers the decoded bytes. Undefined for identity
+ * or an unknown coding (passed through as is, as fetch does).
+ */
+function createDecoder(
+  contentEncoding: string | null,
+  deliver: (chunk: Uint8Array) => void,
+  finish: () => void,
+  fail: (error: unknown) => void,
+): ((chunk: Buffer | undefined) => void) | undefined {
+  if (contentEncoding === null) return undefined;
+  const codings = contentEncoding
+    .toLowerCase()
+    .split(',')
+    .map((coding) => coding.trim())
+    .filter((coding) => coding !== '' && coding !== 'identity');
+  if (codings.length === 0 || codings.length > 5) return undefined;
+  const decoders = [];
+  for (const coding of codings.reverse()) {
+    if (coding === 'gzip' || coding === 'x-gzip')
+      decoders.push(createGunzip({ flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH }));
+    else if (coding === 'deflate')
+      decoders.push(createInflate({ flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH }));
+    else if (coding === 'br')
+      decoders.push(
+        createBrotliDecompress({
+          flush: zlib.BROTLI_OPERATION_FLUSH,
+          finishFlush: zlib.BROTLI_OPERATION_FLUSH,
+        }),
+      );
+    else return undefined;
+  }
+  const first = decoders[0]!;
+  let last: Readable = first;
+  for (const next of decoders.slice(1)) last = last.pipe(next);
+  for (const decoder of decoders) decoder.on('error', fail);
+  last.on('data', (chunk: Buffer) => deliver(chunk));
+  last.on('end', finish);
+  return (chunk) => {
+    if (chunk === undefined) first.end();
+    else first.write(chunk);
+  };
+}
