@@ -82,5 +82,7 @@ function catalogOnly(catalog: CatalogModel | undefined): Capabilities {
     contextWindow: catalog?.contextWindow ?? 0,
     maxOutputTokens: catalog?.maxOutputTokens ?? 0,
     imageMediaTypes: [],
+    audioMediaTypes: [],
+    documentMediaTypes: [],
   };
 }

@@ -24,6 +24,9 @@ export interface ModelProfile {
 /** The image media types the Messages API takes (inline images of other types are refused). */
 export const imageMediaTypes = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
 
+/** Document types the adapter sends: PDF (`document` with a PDF source) and any text (a text source). */
+export const documentMediaTypes = ['application/pdf', 'text/*'] as const;
+
 interface FamilyFacts {
   images: boolean;
   pdf: boolean;
@@ -56,7 +59,9 @@ function profile(family: string, facts: FamilyFacts): ModelProfile {
       systemPrompt: true,
       contextWindow: facts.contextWindow,
       maxOutputTokens: facts.maxOutputTokens,
-      imageMediaTypes: facts.images ? imageMediaTypes : [],
+      imageMediaTypes,
+      audioMediaTypes: [],
+      documentMediaTypes,
     },
   };
 }
@@ -188,13 +193,13 @@ const profiles = {
     thinking: 'none',
     toolPromptTokens: 530,
   }),
-  /** An unknown model: text and tools only, a modest output limit. */
+  /** An unknown model: text and tools only; its limits are unknown (0: not checked locally). */
   unknown: profile('unknown', {
     images: false,
     pdf: false,
     structuredOutput: false,
-    contextWindow: 200_000,
-    maxOutputTokens: 8_192,
+    contextWindow: 0,
+    maxOutputTokens: 0,
     thinking: 'none',
     toolPromptTokens: 346,
   }),

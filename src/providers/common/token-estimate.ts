@@ -132,3 +132,27 @@ export function estimateOutputTokens(parts: readonly Part[]): number {
   for (const part of parts) measure(part, undefined, (text) => (characters += text.length));
   return Math.ceil(characters / 4);
 }
+
+/** Framing allowances of {@link estimateUpperBound}: above every adapter's own framing costs. */
+const boundRates: CharacterRates = {
+  charactersPerToken: 1,
+  perRequest: 1024,
+  perMessage: 16,
+  perToolPart: 16,
+  perTool: 64,
+  image: 0,
+  otherMedia: 0,
+  file: 0,
+};
+
+/**
+ * A cheap bound no adapter's text estimate exceeds: 3 tokens per UTF-16 code unit (a token is at
+ * least one UTF-8 byte, and a code unit is at most 3 bytes; the calibrated counters charge at most
+ * 1.1 a character) plus generous framing (1,024 per request, which covers Anthropic's tool-use
+ * prompt, 16 per item and tool part, 64 per tool). Media are not counted: use on text-only input.
+ */
+export function estimateUpperBound(input: TokenEstimateInput): number {
+  let characters = 0;
+  const flat = walkRequest(input, boundRates, (text) => (characters += text.length));
+  return 3 * characters + flat;
+}

@@ -13,6 +13,8 @@ import { estimateInputTokens } from './tokens.ts';
 
 /** Everything that makes one Chat Completions host. */
 export interface ChatHostSettings extends CapabilityOverrides {
+  // `capabilities` / `models` here are the HOST's table (a JSON host definition); the user's
+  // overrides are applied by the shared runtime (AdapterOptions), after it.
   /** Adapter name: the `provider` of canonical model ids (`openai`, `groq`, …). */
   name: string;
   quirks: ChatQuirks;
@@ -50,7 +52,7 @@ export function chatCredentials(quirks: ChatQuirks): CredentialSource {
 export function createChatDefinition(settings: ChatHostSettings): ProviderDefinition {
   const { name, quirks } = settings;
   const capabilities: (model: string) => Capabilities = createCapabilityResolver(quirks, settings);
-  const requestSettings = { quirks, strictTools: settings.strictTools ?? false, capabilities };
+  const requestSettings = { quirks, strictTools: settings.strictTools ?? false };
   return {
     name,
     api: 'openai-chat',

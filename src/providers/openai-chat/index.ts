@@ -33,8 +33,6 @@ export function createOpenAI(options: OpenAIOptions = {}): Adapter {
     quirks,
     headers,
     strictTools: options.strictTools,
-    capabilities: options.capabilities,
-    models: options.models,
   });
   // A base URL set in code (`quirks.baseURL`) wins over OPENAI_BASE_URL.
   const credentials = chatCredentials(quirks);

@@ -111,8 +111,9 @@ export function createOpenAICompatible(
     name: host.name,
     quirks,
     strictTools: options.strictTools,
-    capabilities: { ...host.capabilities, ...options.capabilities },
-    models: { ...host.models, ...options.models },
+    // The host's own table; the user's `capabilities` / `models` options apply on top, in the runtime.
+    capabilities: host.capabilities,
+    models: host.models,
   });
   return createHttpAdapter(definition, {
     ...options,

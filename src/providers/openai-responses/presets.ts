@@ -33,7 +33,7 @@ export const responsesPresets = {
     apiKeyEnv: 'OPENAI_API_KEY',
     apiKeyRequired: true,
     host: {
-      capabilities: { images: true, pdf: true, promptCaching: true, maxOutputTokens: 16_384 },
+      capabilities: { images: true, pdf: true, promptCaching: true },
       models: openaiModelCapabilities,
     },
     reasoningReplay: true,
