@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Adapter } from '../../core/adapter.ts';
 import { type AdapterError, isAdapterError } from '../../core/errors/index.ts';
 import { createMemoryLogger } from '../../core/logger.ts';
+import type { ToolCallId } from '../../core/ids.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import { type Item, type Part, systemText, userText } from '../../core/transcript.ts';
 import { type Emulator, startEmulator } from '../../testing/emulator/index.ts';
@@ -103,11 +104,16 @@ describe('media types are checked before any HTTP call', () => {
   it('anthropic refuses an image file of a type the Messages API does not take, inside a tool result too', async () => {
     const transcript: Item[] = [
       userText('go'),
-      { kind: 'assistant', parts: [{ type: 'tool-call', id: 'c1', name: 'shot', input: {} }] },
+      { kind: 'assistant', parts: [{ type: 'tool-call', id: 'c1' as ToolCallId, name: 'shot', input: {} }] },
       {
         kind: 'tool',
         parts: [
-          { type: 'tool-result', callId: 'c1', output: { type: 'parts', parts: [image('image/bmp')] } },
+          {
+            type: 'tool-result',
+            callId: 'c1' as ToolCallId,
+            isError: false,
+            output: { type: 'parts', parts: [image('image/bmp')] },
+          },
         ],
       },
     ];

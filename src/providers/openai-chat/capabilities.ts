@@ -1,5 +1,6 @@
 /** Honest capability declarations: a baseline, OpenAI's model families, and per-model-glob overrides. */
 import { applyModelRows, type Capabilities, type ModelCapabilities } from '../../core/capabilities.ts';
+import { applyCatalog, catalogEntry, type ModelCatalog } from '../../core/catalog.ts';
 import type { ChatQuirks } from './quirks.ts';
 
 export { matchesAnyGlob, matchesGlob, openaiModelCapabilities } from '../openai/capabilities.ts';
@@ -8,7 +9,13 @@ export { matchesAnyGlob, matchesGlob, openaiModelCapabilities } from '../openai/
 export const chatImageMediaTypes = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
 
 /** Audio the protocol carries: `input_audio` takes `wav` or `mp3` only (the adapter maps these types). */
-export const chatAudioMediaTypes = ['audio/wav', 'audio/x-wav', 'audio/wave', 'audio/mpeg', 'audio/mp3'] as const;
+export const chatAudioMediaTypes = [
+  'audio/wav',
+  'audio/x-wav',
+  'audio/wave',
+  'audio/mpeg',
+  'audio/mp3',
+] as const;
 
 /** Files the protocol carries: a `file` part takes PDF only. */
 export const chatDocumentMediaTypes = ['application/pdf'] as const;
@@ -45,6 +52,8 @@ export type { CapabilityOverrides } from '../../core/capabilities.ts';
 export interface HostCapabilities {
   capabilities: Partial<Capabilities>;
   models?: ModelCapabilities;
+  /** The host's models.dev rows: their limits replace the rows', their booleans only narrow. */
+  catalog?: ModelCatalog;
 }
 
 /** Most models whose resolved capabilities one host keeps (model names come from callers). */
@@ -52,7 +61,8 @@ const maxCachedModels = 512;
 
 /**
  * The capability function of an OpenAI-protocol host (Chat Completions or Responses): baseline ←
- * host capabilities ← host model globs, then `adjust` (a protocol rule), cached per model. The
+ * host capabilities ← host model globs ← the host's catalog row, then `adjust` (a protocol rule),
+ * cached per model. The
  * user's overrides go on top in the shared runtime (`AdapterOptions.capabilities` / `models`).
  */
 export function resolveHostCapabilities(
@@ -65,6 +75,7 @@ export function resolveHostCapabilities(
     if (known !== undefined) return known;
     const resolved: Capabilities = { ...baselineCapabilities, ...host.capabilities };
     applyModelRows(resolved, host.models, model);
+    applyCatalog(resolved, catalogEntry(host.catalog, model));
     adjust?.(resolved, model);
     if (cache.size >= maxCachedModels) cache.clear();
     cache.set(model, resolved);
@@ -81,7 +92,7 @@ export function createCapabilityResolver(
   quirks: ChatQuirks,
   host: Partial<HostCapabilities> = {},
 ): (model: string) => Capabilities {
-  return resolveHostCapabilities(quirks, (resolved, model) => {
+  return resolveHostCapabilities({ ...quirks, catalog: host.catalog }, (resolved, model) => {
     Object.assign(resolved, host.capabilities);
     applyModelRows(resolved, host.models, model);
     if (quirks.structuredOutput === 'none') resolved.structuredOutput = false;

@@ -1,6 +1,7 @@
 /** Assembles the Chat Completions ProviderDefinition for one host from its name, quirks and options. */
 import type { ModelInfo } from '../../core/adapter.ts';
 import type { Capabilities } from '../../core/capabilities.ts';
+import type { ModelCatalog } from '../../core/catalog.ts';
 import type { ProviderDefinition } from '../common/definition.ts';
 import { baseURLVariableFor, type CredentialSource } from '../common/options.ts';
 import { type CapabilityOverrides, createCapabilityResolver } from './capabilities.ts';
@@ -22,6 +23,8 @@ export interface ChatHostSettings extends CapabilityOverrides {
   headers?: Record<string, string>;
   /** Send `strict: true` on function tools where the host takes it. Default false. */
   strictTools?: boolean;
+  /** The host's models.dev rows (`src/providers/catalog/`), when it has them. */
+  catalog?: ModelCatalog;
 }
 
 /** Parses a `GET /models` list (`{data: [{id}]}`) into canonical model infos. */

@@ -15,6 +15,7 @@ import { chatCredentials, createChatDefinition } from '../openai-chat/definition
 import { type ChatQuirks, defaultQuirks, mergeQuirks, quirksSchema } from '../openai-chat/quirks.ts';
 import { createHttpAdapter } from '../common/http-adapter.ts';
 import type { AdapterOptions } from '../common/options.ts';
+import { presetCatalogs } from './catalog.ts';
 import { type PresetName, presetNames, presets } from './presets.ts';
 
 export type { CapabilityOverrides } from '../openai-chat/capabilities.ts';
@@ -114,6 +115,7 @@ export function createOpenAICompatible(
     // The host's own table; the user's `capabilities` / `models` options apply on top, in the runtime.
     capabilities: host.capabilities,
     models: host.models,
+    catalog: presetCatalogs[host.name as PresetName],
   });
   return createHttpAdapter(definition, {
     ...options,
