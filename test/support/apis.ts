@@ -1,0 +1,43 @@
+/**
+ * The API table as the tests drive it: one row per wire protocol the emulator serves (the first
+ * row of the built-in table speaking it), its default model, and its adapter on an emulator.
+ */
+import type { Adapter } from '../../src/core/adapter.ts';
+import type { Logger } from '../../src/core/logger.ts';
+import { createAdapterFor, defaultModelOf } from '../../src/cli/adapters.ts';
+import {
+  type ApiDefinition,
+  type ApiTable,
+  createLazyApiTable,
+  emulatedApis,
+  findApi,
+} from '../../src/registry/api-table.ts';
+import { type EmulatorApi, isEmulatorApi } from '../../src/testing/emulator/index.ts';
+
+/** The built-in APIs, each loading its adapter on first use. */
+export const testApis: ApiTable = createLazyApiTable();
+
+/** Every wire protocol the built-in table speaks, in table order. */
+export const wireProtocols: EmulatorApi[] = [
+  ...new Set(emulatedApis(testApis).flatMap((row) => (isEmulatorApi(row.protocol) ? [row.protocol] : []))),
+];
+
+/** The row that speaks `protocol` (the first in the table). */
+export function apiFor(protocol: EmulatorApi): ApiDefinition {
+  const definition = findApi(testApis, protocol);
+  if (definition === undefined) throw new Error(`no API row speaks ${protocol}`);
+  return definition;
+}
+
+/** The default model of the row that speaks `protocol`. */
+export function defaultModelFor(protocol: EmulatorApi): string {
+  return defaultModelOf(apiFor(protocol));
+}
+
+/** The adapter of the row that speaks `protocol`, pointed at an emulator (its base path appended). */
+export function adapterOnEmulator(
+  protocol: EmulatorApi,
+  options: { baseURL: string; apiKey?: string; maxRetries?: number; logger?: Logger },
+): Promise<Adapter> {
+  return createAdapterFor(apiFor(protocol), { apiKey: 'emulator-key', ...options });
+}
