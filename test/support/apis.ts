@@ -6,12 +6,14 @@ import type { Adapter } from '../../src/core/adapter.ts';
 import type { Logger } from '../../src/core/logger.ts';
 import { createAdapterFor, defaultModelOf } from '../../src/cli/adapters.ts';
 import {
+  type ApiCreateOptions,
   type ApiDefinition,
   type ApiTable,
   createLazyApiTable,
   emulatedApis,
   findApi,
 } from '../../src/registry/api-table.ts';
+import { createApiTable } from '../../src/registry/apis.ts';
 import { type EmulatorApi, isEmulatorApi } from '../../src/testing/emulator/index.ts';
 
 /** The built-in APIs, each loading its adapter on first use. */
@@ -40,4 +42,29 @@ export function adapterOnEmulator(
   options: { baseURL: string; apiKey?: string; maxRetries?: number; logger?: Logger },
 ): Promise<Adapter> {
   return createAdapterFor(apiFor(protocol), { apiKey: 'emulator-key', ...options });
+}
+
+const builtins = createApiTable();
+
+/** The built-in row of `type` (created eagerly: its `create` is ready). */
+export function builtinApi(type: string): ApiDefinition {
+  const definition = builtins.get(type);
+  if (definition === undefined) throw new Error(`no built-in API of type ${type}`);
+  return definition;
+}
+
+/** Options of {@link createOnEmulator}: the row's create options; `name` defaults to the type. */
+export type EmulatorAdapterOptions = Omit<ApiCreateOptions, 'name' | 'baseURL'> & { name?: string };
+
+/** Creates the built-in adapter of `type` against an emulator at `root`, its row's base path appended. */
+export function createOnEmulator(type: string, root: string, options: EmulatorAdapterOptions = {}): Adapter {
+  const definition = builtinApi(type);
+  return definition.create({ name: type, ...options, baseURL: `${root}${definition.basePath ?? ''}` });
+}
+
+/** The wire protocol the built-in row of `type` speaks (as the emulator names it). */
+export function protocolOf(type: string): EmulatorApi {
+  const protocol = builtinApi(type).protocol;
+  if (!isEmulatorApi(protocol)) throw new Error(`API ${type} speaks no protocol the emulator serves`);
+  return protocol;
 }
