@@ -68,3 +68,8 @@ export function protocolOf(type: string): EmulatorApi {
   if (!isEmulatorApi(protocol)) throw new Error(`API ${type} speaks no protocol the emulator serves`);
   return protocol;
 }
+
+/** The `base_url` of the built-in row `type` on an emulator at `root` (for `createSwitchyard` configs). */
+export function emulatorBaseURL(type: string, root: string): string {
+  return `${root}${builtinApi(type).basePath ?? ''}`;
+}
