@@ -4,7 +4,7 @@
  * creates its adapter. `apis.ts` binds the built-in rows eagerly (for `createSwitchyard`);
  * {@link createLazyApiTable} binds them to a dynamic import of one provider (CLI, bench).
  */
-import type { Adapter } from '../core/adapter.ts';
+import type { Adapter, ApiId } from '../core/adapter.ts';
 import { closest } from '../core/closest.ts';
 import type { Logger } from '../core/logger.ts';
 import type { createAnthropic } from '../providers/anthropic/index.ts';
@@ -36,18 +36,16 @@ export interface ApiCreateOptions {
   options?: Record<string, unknown>;
 }
 
-/** The wire protocols of the built-in APIs (the provider emulator serves each of them). */
-export type KnownWireProtocol = 'anthropic-messages' | 'openai-chat' | 'openai-responses' | 'gemini';
-
 /** One row of the API table. */
 export interface ApiDefinition {
   /** The config `type`. */
   type: string;
   /**
-   * The wire protocol the adapter speaks, by the provider emulator's name for it. The CLI accepts
-   * it for `--api` (naming the first row that speaks it), the emulator frames replays in it.
+   * The wire protocol the adapter speaks: its `adapter.api`, also the provider emulator's name for
+   * it. The CLI accepts it for `--api` (naming the first row that speaks it), the emulator frames
+   * replays in it.
    */
-  protocol?: KnownWireProtocol | (string & {});
+  protocol?: ApiId;
   /** Where the endpoints live below a host's root (`/v1`, `/v1beta`): appended to the emulator's URL. */
   basePath?: string;
   /** A model to request when a caller does not say (CLI `replay`, tests, bench): `provider:model`. */

@@ -11,7 +11,7 @@ import { createOpenAICompatible } from '../providers/openai-compatible/index.ts'
 import { createOpenAIResponses } from '../providers/openai-responses/index.ts';
 import { type ApiDefinition, type ApiTable, type BuiltinFactories, builtinApis } from './api-table.ts';
 
-export type { ApiCreateOptions, ApiDefinition, ApiTable, KnownWireProtocol } from './api-table.ts';
+export type { ApiCreateOptions, ApiDefinition, ApiTable } from './api-table.ts';
 
 const factories: BuiltinFactories = {
   anthropic: createAnthropic,

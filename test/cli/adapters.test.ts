@@ -47,6 +47,7 @@ describe('the APIs the CLI lists', () => {
           apiKey: 'test-key',
           maxRetries: 0,
         });
+        expect(adapter.api).toBe(row.protocol);
         const events = [];
         let text = '';
         for await (const event of adapter.stream({
