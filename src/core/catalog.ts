@@ -16,10 +16,26 @@ export interface CatalogModel {
 /** One adapter's catalog: model facts by wire name. */
 export type ModelCatalog = Readonly<Record<string, CatalogModel>>;
 
-/** The entry of `wireName` in `catalog`, trying the name without a date suffix too. */
+const dateSuffix = /-\d{8}$|-\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * The entry of `wireName` in `catalog`: the exact name, else the name without a date suffix
+ * (`gpt-4o-2024-08-06` → `gpt-4o`) or `-latest`, else the newest dated snapshot of that name
+ * (`claude-opus-4-1` → `claude-opus-4-1-20250805`).
+ */
 export function catalogEntry(catalog: ModelCatalog | undefined, wireName: string): CatalogModel | undefined {
   if (catalog === undefined) return undefined;
-  return catalog[wireName] ?? catalog[wireName.replace(/-\d{8}$|-\d{4}-\d{2}-\d{2}$/, '')];
+  const exact = catalog[wireName];
+  if (exact !== undefined) return exact;
+  const base = wireName.replace(dateSuffix, '').replace(/-latest$/, '');
+  if (catalog[base] !== undefined) return catalog[base];
+  let newest: string | undefined;
+  for (const name in catalog) {
+    if (name.startsWith(`${base}-`) && dateSuffix.test(name) && name.replace(dateSuffix, '') === base) {
+      if (newest === undefined || name > newest) newest = name;
+    }
+  }
+  return newest === undefined ? undefined : catalog[newest];
 }
 
 /**
@@ -46,11 +62,15 @@ export function withCatalog(
   catalog: ModelCatalog | undefined,
 ): (model: string) => Capabilities {
   if (catalog === undefined) return declared;
+  const cache = new Map<string, Capabilities>();
   return (model) => {
-    const entry = catalogEntry(catalog, model);
-    if (entry === undefined) return declared(model);
+    const known = cache.get(model);
+    if (known !== undefined) return known;
     const resolved = { ...declared(model) };
-    applyCatalog(resolved, entry);
+    applyCatalog(resolved, catalogEntry(catalog, model));
+    // Model names come from callers: the cache is bounded.
+    if (cache.size >= 512) cache.clear();
+    cache.set(model, resolved);
     return resolved;
   };
 }

@@ -1,6 +1,8 @@
 /** Honest per-family capabilities of Claude models (glob rows, one matcher), and how each family takes extended thinking. */
 import type { Capabilities } from '../../core/capabilities.ts';
+import { withCatalog } from '../../core/catalog.ts';
 import { lastMatchingRow } from '../../core/glob.ts';
+import { catalog } from '../catalog/anthropic.generated.ts';
 
 /**
  * How a model takes extended thinking:
@@ -69,6 +71,13 @@ function profile(family: string, facts: FamilyFacts): ModelProfile {
 
 const vision = { images: true, pdf: true } as const;
 
+/**
+ * Families the models.dev snapshot lists (`src/providers/catalog/anthropic.generated.ts`) take their
+ * token limits from it alone: no number is kept in two places. Rows carry limits only for families
+ * the snapshot predates.
+ */
+const catalogLimits = { contextWindow: 0, maxOutputTokens: 0 } as const;
+
 /** Opus 4.7+, Mythos and Fable: adaptive thinking only, 1M context, 128k output. */
 const adaptiveOnlyFacts: FamilyFacts = {
   ...vision,
@@ -112,8 +121,7 @@ const profiles = {
   opus4: profile('claude-opus-4', {
     ...vision,
     structuredOutput: false,
-    contextWindow: 200_000,
-    maxOutputTokens: 32_000,
+    ...catalogLimits,
     thinking: 'budget',
     toolPromptTokens: 346,
   }),
@@ -138,24 +146,21 @@ const profiles = {
   sonnet4: profile('claude-sonnet-4', {
     ...vision,
     structuredOutput: false,
-    contextWindow: 200_000,
-    maxOutputTokens: 64_000,
+    ...catalogLimits,
     thinking: 'budget',
     toolPromptTokens: 346,
   }),
   sonnet37: profile('claude-3-7-sonnet', {
     ...vision,
     structuredOutput: false,
-    contextWindow: 200_000,
-    maxOutputTokens: 64_000,
+    ...catalogLimits,
     thinking: 'budget',
     toolPromptTokens: 346,
   }),
   sonnet35: profile('claude-3-5-sonnet', {
     ...vision,
     structuredOutput: false,
-    contextWindow: 200_000,
-    maxOutputTokens: 8_192,
+    ...catalogLimits,
     thinking: 'none',
     toolPromptTokens: 294,
   }),
@@ -171,8 +176,7 @@ const profiles = {
   haiku35: profile('claude-3-5-haiku', {
     ...vision,
     structuredOutput: false,
-    contextWindow: 200_000,
-    maxOutputTokens: 8_192,
+    ...catalogLimits,
     thinking: 'none',
     toolPromptTokens: 264,
   }),
@@ -180,8 +184,7 @@ const profiles = {
     images: true,
     pdf: false,
     structuredOutput: false,
-    contextWindow: 200_000,
-    maxOutputTokens: 4_096,
+    ...catalogLimits,
     thinking: 'none',
     toolPromptTokens: 264,
   }),
@@ -189,8 +192,7 @@ const profiles = {
     images: true,
     pdf: false,
     structuredOutput: false,
-    contextWindow: 200_000,
-    maxOutputTokens: 4_096,
+    ...catalogLimits,
     thinking: 'none',
     toolPromptTokens: 530,
   }),
@@ -251,7 +253,8 @@ export function modelProfile(model: string): ModelProfile {
   return lastMatchingRow(familyRows, name) ?? profiles.unknown;
 }
 
-/** What `model` supports as served by this adapter. */
-export function anthropicCapabilities(model: string): Capabilities {
-  return modelProfile(model).capabilities;
-}
+/** What `model` supports as served by this adapter: its family row, with the catalog row's limits. */
+export const anthropicCapabilities: (model: string) => Capabilities = withCatalog(
+  (model) => modelProfile(model).capabilities,
+  catalog,
+);

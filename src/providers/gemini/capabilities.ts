@@ -1,5 +1,7 @@
 /** What each Gemini model supports as served by this adapter: a baseline and glob rows (one matcher). */
 import { applyModelRows, type Capabilities, type ModelCapabilities } from '../../core/capabilities.ts';
+import { withCatalog } from '../../core/catalog.ts';
+import { catalog } from '../catalog/gemini.generated.ts';
 
 /** Image types the Gemini API takes (`inlineData` / `fileData`). */
 export const imageMediaTypes = ['image/png', 'image/jpeg', 'image/webp', 'image/heic', 'image/heif'] as const;
@@ -52,24 +54,26 @@ const base: Capabilities = {
   documentMediaTypes,
 };
 
-const thinking = { reasoning: true, promptCaching: true, contextWindow: 1_048_576, maxOutputTokens: 65_536 };
-const flash = { contextWindow: 1_048_576, maxOutputTokens: 8_192 };
+const thinking = { reasoning: true, promptCaching: true };
+const gemini3 = { ...thinking, contextWindow: 1_048_576, maxOutputTokens: 65_536 };
 
 /**
  * Rows keyed by glob over the wire name, general first (later keys win), following Google's model
- * cards. Image-generation variants (`*-image*`) answer with images and take no tools, schemas or
+ * cards. Token limits come from the models.dev catalog (`src/providers/catalog/gemini.generated.ts`)
+ * for the models it lists; rows carry limits only for families the snapshot lacks (Gemini 3, image
+ * generation, Gemma), so no number is kept in two places. Image-generation variants (`*-image*`) answer with images and take no tools, schemas or
  * cache. Gemma models on the Gemini API take no system instruction, function calling or JSON mode.
  */
 export const geminiModelCapabilities: ModelCapabilities = {
-  'gemini-1.5-flash*': { ...flash, promptCaching: true },
+  'gemini-1.5-flash*': { promptCaching: true },
   'gemini-1.5-flash-8b*': { promptCaching: false },
-  'gemini-1.5-pro*': { promptCaching: true, contextWindow: 2_097_152, maxOutputTokens: 8_192 },
-  'gemini-2.0-flash*': { ...flash, promptCaching: true },
+  'gemini-1.5-pro*': { promptCaching: true },
+  'gemini-2.0-flash*': { promptCaching: true },
   'gemini-2.0-flash-lite*': { promptCaching: false },
   'gemini-2.5-pro*': thinking,
   'gemini-2.5-flash*': thinking,
-  'gemini-3*-pro*': thinking,
-  'gemini-3*-flash*': thinking,
+  'gemini-3*-pro*': gemini3,
+  'gemini-3*-flash*': gemini3,
   'gemini-*-pro-image*': imageGeneration(),
   'gemini-*-flash-image*': imageGeneration(),
   'gemma-*': {
@@ -99,9 +103,15 @@ function imageGeneration(): Partial<Capabilities> {
   };
 }
 
-/** Capabilities of a wire model name (a `models/` prefix is accepted). */
-export function capabilitiesFor(model: string): Capabilities {
+function tableCapabilities(model: string): Capabilities {
   const resolved = { ...base };
-  applyModelRows(resolved, geminiModelCapabilities, model.replace(/^models\//, ''));
+  applyModelRows(resolved, geminiModelCapabilities, model);
   return resolved;
+}
+
+const withCatalogRows = withCatalog(tableCapabilities, catalog);
+
+/** Capabilities of a wire model name (a `models/` prefix is accepted): its rows, with the catalog row's limits. */
+export function capabilitiesFor(model: string): Capabilities {
+  return withCatalogRows(model.replace(/^models\//, ''));
 }

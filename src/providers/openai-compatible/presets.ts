@@ -78,10 +78,7 @@ export const presets: { readonly [Name in PresetName]: OpenAICompatiblePreset } 
       structuredOutput: 'json_object',
       parallelToolCalls: false,
       capabilities: { promptCaching: true },
-      models: {
-        'deepseek-chat*': { contextWindow: 128_000, maxOutputTokens: 8_192 },
-        'deepseek-reasoner*': { reasoning: true, contextWindow: 128_000, maxOutputTokens: 64_000 },
-      },
+      models: { 'deepseek-reasoner*': { reasoning: true } },
     },
   },
   xai: {
@@ -105,8 +102,8 @@ export const presets: { readonly [Name in PresetName]: OpenAICompatiblePreset } 
       },
       models: {
         'grok-3-mini*': { reasoning: true },
-        'grok-4*': { reasoning: true, images: true, contextWindow: 256_000 },
-        'grok-2-vision*': { images: true, contextWindow: 32_768 },
+        'grok-4*': { reasoning: true, images: true },
+        'grok-2-vision*': { images: true },
       },
     },
   },
@@ -127,7 +124,7 @@ export const presets: { readonly [Name in PresetName]: OpenAICompatiblePreset } 
         'pixtral*': { images: true },
         'mistral-medium*': { images: true },
         'mistral-small*': { images: true },
-        'magistral*': { reasoning: true, contextWindow: 40_000 },
+        'magistral*': { reasoning: true },
       },
     },
   },
