@@ -7,6 +7,7 @@ export const argumentsDelta = 2;
 /** `response.reasoning_summary_text.delta` or `response.reasoning_text.delta`. */
 export const reasoningDelta = 3;
 
+const quote = 0x22;
 const backslash = 0x5c;
 const comma = 0x2c;
 const zero = 0x30;
@@ -139,14 +140,36 @@ export class DeltaScanner {
     }
   }
 
-  /** The delta whose opening quote is at `start`: a slice of the event when it has no escape. */
+  /**
+   * The delta whose opening quote is at `start`, read in one loop: deltas are a few characters,
+   * where `charCodeAt` beats the two `indexOf` calls (closing quote, first backslash) it replaced
+   * (argument fragments, nearly all with a `\"`: scan 0.84 → 0.6 µs an event). Without an escape
+   * it is one slice of the event; escapes (valid: the shape was checked) are decoded as JSON does.
+   */
   private deltaString(data: string, start: number): number {
-    const end = stringEnd(data, start);
-    const escape = data.indexOf('\\', start);
-    this.delta =
-      escape < 0 || escape >= end ? data.slice(start + 1, end - 1) : decodeString(data, start, escape, end);
-    this.hasDelta = true;
-    return end;
+    let from = start + 1;
+    let text = '';
+    for (let index = from; ; index++) {
+      const code = data.charCodeAt(index);
+      if (code === quote) {
+        this.delta = from === start + 1 ? data.slice(from, index) : text + data.slice(from, index);
+        this.hasDelta = true;
+        return index + 1;
+      }
+      if (code !== backslash) continue;
+      const escape = data.charCodeAt(index + 1);
+      if (escape === 0x75) {
+        // \uXXXX: one UTF-16 code unit (a surrogate pair is two escapes, as in JSON.parse).
+        text +=
+          data.slice(from, index) +
+          String.fromCharCode(Number.parseInt(data.slice(index + 2, index + 6), 16));
+        index += 5;
+      } else {
+        text += data.slice(from, index) + (simpleEscapes[escape] as string);
+        index += 1;
+      }
+      from = index + 1;
+    }
   }
 }
 
@@ -160,25 +183,6 @@ simpleEscapes[0x66] = '\f';
 simpleEscapes[0x6e] = '\n';
 simpleEscapes[0x72] = '\r';
 simpleEscapes[0x74] = '\t';
-
-/**
- * Decodes the (valid) JSON string from its opening quote at `start` to `end` (after its closing
- * quote), whose first backslash is at `escape`: the text between escapes is sliced, one-character
- * escapes looked up (measured 0.11 µs against 0.29 µs for `JSON.parse` of the literal on a short
- * argument fragment with `\"`); a string with a `\uXXXX` escape goes to `JSON.parse`.
- */
-function decodeString(data: string, start: number, escape: number, end: number): string {
-  const last = end - 1;
-  let text = data.slice(start + 1, escape);
-  for (let at = escape; at >= 0 && at < last;) {
-    const replacement = simpleEscapes[data.charCodeAt(at + 1)];
-    if (replacement === undefined) return JSON.parse(data.slice(start, end)) as string;
-    const from = at + 2;
-    at = data.indexOf('\\', from);
-    text += replacement + data.slice(from, at < 0 || at > last ? last : at);
-  }
-  return text;
-}
 
 /** The position after the (valid) JSON string whose opening quote is at `start`. */
 function stringEnd(data: string, start: number): number {
