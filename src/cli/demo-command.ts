@@ -7,7 +7,7 @@ import type { ToolSpec } from '../core/tools.ts';
 import type { Item, ToolCallPart } from '../core/transcript.ts';
 import { type EmulatorScript, startEmulator } from '../testing/emulator/index.ts';
 import { assertStreamInvariants } from '../testing/invariants.ts';
-import { type ApiName, createAdapterFor } from './adapters.ts';
+import { createAdapterFor, resolveApi } from './adapters.ts';
 import type { Output } from './replay-command.ts';
 
 const weatherTool: ToolSpec = {
@@ -17,7 +17,7 @@ const weatherTool: ToolSpec = {
 };
 
 /** Each turn: which API serves it, the model, and what the emulator answers. */
-const turns: Array<{ api: ApiName; model: string; script: EmulatorScript }> = [
+const turns: Array<{ api: string; model: string; script: EmulatorScript }> = [
   {
     api: 'anthropic-messages',
     model: 'anthropic:claude-sonnet-4-5',
@@ -78,7 +78,11 @@ export async function runDemo(output: Output): Promise<number> {
   try {
     for (const [turnIndex, turn] of turns.entries()) {
       emulator.enqueue(turn.script);
-      const adapter = await createAdapterFor(turn.api, { baseURL: emulator.url, apiKey: 'demo-key', logger });
+      const adapter = await createAdapterFor(resolveApi(turn.api), {
+        baseURL: emulator.url,
+        apiKey: 'demo-key',
+        logger,
+      });
       const request: CanonicalRequest = {
         model: turn.model,
         transcript,

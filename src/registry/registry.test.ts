@@ -168,9 +168,12 @@ describe('config errors name the key and the line', () => {
     writeFileSync(file, 'models:\n  openai:gpt-5:\n    aliases: five\n');
     expect(() => createSwitchyard({ config: file, env })).toThrow(/line 3: models\.openai:gpt-5\.aliases/);
   });
-  it('an unknown adapter type is named', () => {
+  it('an unknown adapter type is named with every known type, or the one it is a typo of', () => {
     expect(() => createSwitchyard({ env, config: { adapters: { x: { type: 'smoke-signals' } } } })).toThrow(
-      /adapter "x": unknown type "smoke-signals"/,
+      'adapter "x": unknown type \'smoke-signals\' (this version supports anthropic, openai, openai-responses, gemini, openai-compatible)',
+    );
+    expect(() => createSwitchyard({ env, config: { adapters: { x: { type: 'antropic' } } } })).toThrow(
+      "adapter \"x\": unknown type 'antropic' (did you mean 'anthropic'?)",
     );
   });
 });

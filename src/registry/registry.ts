@@ -12,7 +12,7 @@ import { isGlob, matchesGlob } from '../core/glob.ts';
 import type { Logger } from '../core/logger.ts';
 import type { ChatQuirks } from '../providers/openai-chat/quirks.ts';
 import type { ModelPrices } from '../pricing/types.ts';
-import type { ApiDefinition, ApiTable } from './apis.ts';
+import { type ApiDefinition, type ApiTable, unknownApiMessage } from './api-table.ts';
 import type { AdapterConfig, ModelConfig, SwitchyardConfig } from './config.ts';
 import { builtinAdapters, builtinModels } from './defaults.ts';
 import { catalogModel, mergeFacts, type ModelFacts } from './model-facts.ts';
@@ -246,9 +246,7 @@ function createSlot(
 ): AdapterSlot {
   const api = apis.get(config.type);
   if (api === undefined) {
-    throw new TypeError(
-      `adapter "${name}": unknown type "${config.type}" (known: ${[...apis.keys()].join(', ')})`,
-    );
+    throw new TypeError(`adapter "${name}": ${unknownApiMessage('type', config.type, [...apis.keys()])}`);
   }
   const keyOptions = {
     name,

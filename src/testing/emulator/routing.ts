@@ -3,6 +3,19 @@ import type { EmulatorApi, RecordedRequest } from './types.ts';
 
 const geminiGeneratePattern = /\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
 
+/** The wire protocols the emulator serves, in the order its docs list them. */
+export const emulatorApis: readonly EmulatorApi[] = [
+  'anthropic-messages',
+  'openai-chat',
+  'openai-responses',
+  'gemini',
+];
+
+/** True when the emulator serves the wire protocol `name`. */
+export function isEmulatorApi(name: string | undefined): name is EmulatorApi {
+  return name !== undefined && (emulatorApis as readonly string[]).includes(name);
+}
+
 /** The endpoints the emulator answers by itself, without consuming a script. */
 export type BuiltinEndpoint = 'models' | 'cached-contents';
 
