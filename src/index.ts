@@ -188,12 +188,14 @@ export {
 } from './switchyard.ts';
 export { matchesGlob } from './core/glob.ts';
 export {
+  type ExecutableTool,
   type InferSchema,
   type SchemaIssue,
   type SchemaLike,
   StructuredOutputError,
   type Tool,
   type ToolDefinition,
+  type ToolSchema,
   tool,
   toJsonSchema,
   validateValue,
