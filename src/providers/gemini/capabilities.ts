@@ -61,8 +61,9 @@ const gemini3 = { ...thinking, contextWindow: 1_048_576, maxOutputTokens: 65_536
  * Rows keyed by glob over the wire name, general first (later keys win), following Google's model
  * cards. Token limits come from the models.dev catalog (`src/providers/catalog/gemini.generated.ts`)
  * for the models it lists; rows carry limits only for families the snapshot lacks (Gemini 3, image
- * generation, Gemma), so no number is kept in two places. Image-generation variants (`*-image*`) answer with images and take no tools, schemas or
- * cache. Gemma models on the Gemini API take no system instruction, function calling or JSON mode.
+ * generation, Gemma), so no number is kept in two places. Image-generation variants (`*-image*`)
+ * answer with images and take no tools, schemas or cache. Gemma 3 models on the Gemini API answer 400 to a system instruction ("Developer instruction
+ * is not enabled"), to function calling and to JSON mode.
  */
 export const geminiModelCapabilities: ModelCapabilities = {
   'gemini-1.5-flash*': { promptCaching: true },
@@ -76,7 +77,7 @@ export const geminiModelCapabilities: ModelCapabilities = {
   'gemini-3*-flash*': gemini3,
   'gemini-*-pro-image*': imageGeneration(),
   'gemini-*-flash-image*': imageGeneration(),
-  'gemma-*': {
+  'gemma-3*': {
     audio: false,
     video: false,
     pdf: false,
