@@ -1,5 +1,4 @@
 /** The canonical request → a Chat Completions request body (`POST /chat/completions`). */
-import type { Capabilities } from '../../core/capabilities.ts';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import type { CanonicalRequest, OutputSchema } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';

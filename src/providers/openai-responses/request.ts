@@ -1,5 +1,4 @@
 /** The canonical request → a Responses request body (`POST /responses`). */
-import type { Capabilities } from '../../core/capabilities.ts';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import type { CanonicalRequest, OutputSchema } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
