@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Usage } from '../core/usage.ts';
-import { bundledCatalog } from '../registry/catalog.generated.ts';
+import { bundledCatalog } from '../providers/catalog/index.ts';
 import { builtinAdapters } from '../registry/defaults.ts';
 import { defaultPriceTable, reprice } from './price-table.ts';
 import { bundledPrices } from './prices.generated.ts';

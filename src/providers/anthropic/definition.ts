@@ -2,6 +2,8 @@
 import type { ModelInfo } from '../../core/adapter.ts';
 import type { ProviderDefinition } from '../common/definition.ts';
 import type { WireModel } from './api.ts';
+import { withCatalog } from '../../core/catalog.ts';
+import { catalog } from '../catalog/anthropic.generated.ts';
 import { anthropicCapabilities } from './capabilities.ts';
 import { errorRules, parseErrorBody } from './errors.ts';
 import { defaultAnthropicVersion } from './options.ts';
@@ -47,7 +49,8 @@ export function createAnthropicDefinition(settings: AnthropicDefinitionSettings 
       if (betas.length > 0) headers['anthropic-beta'] = betas.join(',');
       return headers;
     },
-    capabilities: anthropicCapabilities,
+    // The family table, with the models.dev rows' limits where the catalog lists the model.
+    capabilities: withCatalog(anthropicCapabilities, catalog),
     buildRequest: (request, context) => buildRequest(request, context, { betas }),
     parseResponse,
     createStreamParser,

@@ -3,6 +3,8 @@ import type { ModelInfo } from '../../core/adapter.ts';
 import type { ProviderDefinition } from '../common/definition.ts';
 import { isRecord } from './api.ts';
 import { prepareCache, preparedCall, releaseCaches } from './cache.ts';
+import { withCatalog } from '../../core/catalog.ts';
+import { catalog } from '../catalog/gemini.generated.ts';
 import { capabilitiesFor } from './capabilities.ts';
 import { errorRules, parseErrorBody } from './errors.ts';
 import { defaultBaseURL } from './options.ts';
@@ -19,7 +21,8 @@ export function createGeminiDefinition(settings: RequestSettings): ProviderDefin
     baseURL: defaultBaseURL,
     // The key goes in a header, never in the URL (`?key=` would leak into logs and error messages).
     headers: (apiKey): Record<string, string> => (apiKey === undefined ? {} : { 'x-goog-api-key': apiKey }),
-    capabilities: capabilitiesFor,
+    // The glob rows, with the models.dev rows' limits where the catalog lists the model.
+    capabilities: withCatalog(capabilitiesFor, catalog),
     prepare: (request, context) => prepareCache(request, context, settings),
     endSession: releaseCaches,
     buildRequest: (request, context) => buildRequest(request, context, settings, preparedCall(context)),

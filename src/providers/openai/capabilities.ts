@@ -1,8 +1,7 @@
 /** OpenAI model data shared by Chat Completions and Responses: capability rows per model family, glob matching. */
-import type { Capabilities } from '../../core/capabilities.ts';
+import type { Capabilities, ModelCapabilities } from '../../core/capabilities.ts';
 
-/** Per-model capability overrides keyed by glob (`*` matches any run of characters); later keys win. */
-export type ModelCapabilities = Record<string, Partial<Capabilities>>;
+export type { ModelCapabilities } from '../../core/capabilities.ts';
 
 const vision: Partial<Capabilities> = { images: true, pdf: true };
 const textOnly: Partial<Capabilities> = { images: false, pdf: false };

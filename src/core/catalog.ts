@@ -1,0 +1,56 @@
+/** Catalog model facts (the models.dev snapshot) and how they apply over an adapter's declared capabilities. */
+import type { Capabilities } from './capabilities.ts';
+
+/** One model as the catalog describes it. */
+export interface CatalogModel {
+  displayName?: string;
+  contextWindow?: number;
+  maxOutputTokens?: number;
+  /** `text`, `image`, `pdf`, `audio`, `video`. */
+  inputModalities: string[];
+  tools: boolean;
+  reasoning: boolean;
+  releaseDate?: string;
+}
+
+/** One adapter's catalog: model facts by wire name. */
+export type ModelCatalog = Readonly<Record<string, CatalogModel>>;
+
+/** The entry of `wireName` in `catalog`, trying the name without a date suffix too. */
+export function catalogEntry(catalog: ModelCatalog | undefined, wireName: string): CatalogModel | undefined {
+  if (catalog === undefined) return undefined;
+  return catalog[wireName] ?? catalog[wireName.replace(/-\d{8}$|-\d{4}-\d{2}-\d{2}$/, '')];
+}
+
+/**
+ * Applies a catalog entry onto an adapter's capabilities: the catalog's limits (context window,
+ * output limit) replace the adapter's family rows; its booleans only narrow (a model without tool
+ * calling or image input loses `tools` / `images`), because an adapter declares false what its
+ * protocol does not carry (docs/contract.md §3.4), and modalities the catalog omits (PDF on many
+ * rows) are left to the adapter.
+ */
+export function applyCatalog(target: Capabilities, entry: CatalogModel | undefined): void {
+  if (entry === undefined) return;
+  if (entry.contextWindow !== undefined) target.contextWindow = entry.contextWindow;
+  if (entry.maxOutputTokens !== undefined) target.maxOutputTokens = entry.maxOutputTokens;
+  if (!entry.tools) target.tools = target.parallelToolCalls = target.streamingToolCalls = false;
+  if (!entry.inputModalities.includes('image')) target.images = false;
+}
+
+/**
+ * Wraps an adapter's capability function with its catalog (see {@link applyCatalog}); the adapter's
+ * own rows decide for models the catalog does not list.
+ */
+export function withCatalog(
+  declared: (model: string) => Capabilities,
+  catalog: ModelCatalog | undefined,
+): (model: string) => Capabilities {
+  if (catalog === undefined) return declared;
+  return (model) => {
+    const entry = catalogEntry(catalog, model);
+    if (entry === undefined) return declared(model);
+    const resolved = { ...declared(model) };
+    applyCatalog(resolved, entry);
+    return resolved;
+  };
+}
