@@ -12,12 +12,9 @@ import type { Adapter } from '../../src/core/adapter.ts';
 import type { StreamEvent } from '../../src/core/events.ts';
 import { createMemoryLogger } from '../../src/core/logger.ts';
 import { userText } from '../../src/core/transcript.ts';
-import { createAnthropic } from '../../src/providers/anthropic/index.ts';
-import { createGemini } from '../../src/providers/gemini/index.ts';
-import { createOpenAICompatible, presets } from '../../src/providers/openai-compatible/index.ts';
-import { createOpenAIResponses } from '../../src/providers/openai-responses/index.ts';
 import { collectStream } from '../../src/testing/collect.ts';
 import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
+import { createOnEmulator } from '../support/apis.ts';
 import { listRecorded, readRecorded } from '../support/fixtures.ts';
 
 let emulator: Emulator;
@@ -47,26 +44,27 @@ const rows: Row[] = [
     name: 'anthropic',
     folder: 'anthropic',
     model: 'claude-sonnet-4-5',
-    create: () => createAnthropic({ ...common(), baseURL: `${emulator.url}/v1` }),
+    create: () => createOnEmulator('anthropic', emulator.url, common()),
   },
   {
     name: 'gemini',
     folder: 'google',
     model: 'gemini-2.5-flash',
-    create: () => createGemini({ ...common(), baseURL: `${emulator.url}/v1beta` }),
+    create: () => createOnEmulator('gemini', emulator.url, common()),
     serves: (text) => !isVertex(text),
   },
   ...(['groq', 'mistral', 'xai', 'alibaba'] as const).map((host) => ({
     name: host,
     folder: host,
     model: 'test-model',
-    create: () => createOpenAICompatible(presets[host], { ...common(), baseURL: `${emulator.url}/v1` }),
+    create: () =>
+      createOnEmulator('openai-compatible', emulator.url, { ...common(), name: host, preset: host }),
   })),
   {
     name: 'openai-responses',
     folder: 'openai/responses',
     model: 'gpt-4o',
-    create: () => createOpenAIResponses({ ...common(), baseURL: `${emulator.url}/v1` }),
+    create: () => createOnEmulator('openai-responses', emulator.url, common()),
   },
 ];
 
