@@ -10,8 +10,9 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import type { Adapter } from '../src/core/adapter.ts';
 import type { CanonicalRequest } from '../src/core/request.ts';
+import { createApiAdapter, createLazyApiTable } from '../src/registry/api-table.ts';
 import { MemoryDiagnosis, type Progress } from './memory-diagnose.ts';
-import { createPayload, type Delivery, models, type Protocol, protocols } from './payloads.ts';
+import { apiTypes, createPayload, type Delivery, models, type Protocol, protocols } from './payloads.ts';
 
 const goals = { rssMb: 300, p99Ms: 50 };
 
@@ -45,20 +46,18 @@ async function startServer(): Promise<{ url: string; stop: () => void }> {
   };
 }
 
-/** Imports only the adapter under test, so the baseline RSS holds no other provider's code. */
+/** Creates the adapter under test from its API row, which imports only that adapter (the baseline RSS holds no other provider's code). */
 async function createAdapter(baseRoot: string): Promise<Adapter> {
+  const definition = createLazyApiTable().get(apiTypes[protocol])!;
   // One connection per stream: the default pool (64 per origin) would queue 936 of the 1,000.
-  const common = { apiKey: 'bench-key', maxRetries: 0, logger: { warn() {} }, maxConnections: streams };
-  if (protocol === 'anthropic') {
-    const { createAnthropic } = await import('../src/providers/anthropic/index.ts');
-    return createAnthropic({ ...common, baseURL: `${baseRoot}/v1` });
-  }
-  if (protocol === 'openai') {
-    const { createOpenAI } = await import('../src/providers/openai-chat/index.ts');
-    return createOpenAI({ ...common, baseURL: `${baseRoot}/v1` });
-  }
-  const { createGemini } = await import('../src/providers/gemini/index.ts');
-  return createGemini({ ...common, baseURL: `${baseRoot}/v1beta` });
+  return createApiAdapter(definition, {
+    name: definition.type,
+    apiKey: 'bench-key',
+    maxRetries: 0,
+    logger: { warn() {} },
+    baseURL: `${baseRoot}${definition.basePath ?? ''}`,
+    options: { maxConnections: streams },
+  });
 }
 
 async function runOne(adapter: Adapter, request: CanonicalRequest, expected: string): Promise<boolean> {
@@ -80,7 +79,7 @@ async function main(): Promise<void> {
   const server = await startServer();
   const adapter = await createAdapter(`${server.url}/${delivery}/text`);
   const request: CanonicalRequest = {
-    model: `${protocol}:${models[protocol]}`,
+    model: models[protocol],
     transcript: [{ kind: 'user', parts: [{ type: 'text', text: 'Write a long answer.' }] }],
     maxOutputTokens: 8192,
   };

@@ -59,6 +59,7 @@ const adapter: Adapter = {
   close: async () => {},
   listModels: async () => [],
   startSession: () => ({ id: 'bench' as never, toolIds: undefined as never, state: new Map() }),
+  endSession: async () => {},
 };
 
 const apis = createApiTable();

@@ -38,6 +38,14 @@ export const benchTool: { name: string; description: string; schema: JsonObject 
   },
 };
 
+/** The row of Switchyard's API table (`src/registry/api-table.ts`) that speaks each benchmarked protocol. */
+export const apiTypes: Record<Protocol, string> = {
+  anthropic: 'anthropic',
+  openai: 'openai',
+  responses: 'openai-responses',
+  gemini: 'gemini',
+};
+
 /** The model names put on the wire. */
 export const models: Record<Protocol, string> = {
   anthropic: 'claude-sonnet-5-5',

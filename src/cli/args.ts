@@ -1,5 +1,8 @@
 /** Command-line parsing for `switchyard`: declared options only, one-line usage errors with "did you mean". */
 import { parseArgs } from 'node:util';
+import { closest } from '../core/closest.ts';
+
+export { closest };
 
 /** Bad usage: the CLI prints the message on one line and exits 2. */
 export class UsageError extends Error {
@@ -72,41 +75,4 @@ export function parseArguments(args: string[], spec: ArgumentSpec): ParsedArgume
 function unknownOption(rawName: string, names: string[]): string {
   const suggestion = rawName.startsWith('--') ? closest(rawName.slice(2), names) : undefined;
   return `unknown option '${rawName}'${suggestion === undefined ? '' : ` (did you mean '--${suggestion}'?)`}`;
-}
-
-/**
- * The candidate closest to `word` if it is close enough to be a typo (at most 2 edits, a
- * transposition counting as one, and fewer edits than half the word), or a prefix of one.
- */
-export function closest(word: string, candidates: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const candidate of candidates) {
-    const distance = editDistance(word.toLowerCase(), candidate);
-    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
-  }
-  if (best !== undefined && bestDistance <= Math.min(2, Math.ceil(word.length / 2) - 1)) return best;
-  if (word.length >= 2) return candidates.find((candidate) => candidate.startsWith(word.toLowerCase()));
-  return undefined;
-}
-
-/** Optimal-string-alignment distance: insertions, deletions, substitutions, adjacent transpositions. */
-function editDistance(a: string, b: string): number {
-  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, row) =>
-    Array.from({ length: b.length + 1 }, (_, column) => (row === 0 ? column : column === 0 ? row : 0)),
-  );
-  for (let row = 1; row <= a.length; row++) {
-    for (let column = 1; column <= b.length; column++) {
-      const cost = a[row - 1] === b[column - 1] ? 0 : 1;
-      let distance = Math.min(
-        rows[row - 1]![column]! + 1,
-        rows[row]![column - 1]! + 1,
-        rows[row - 1]![column - 1]! + cost,
-      );
-      if (row > 1 && column > 1 && a[row - 1] === b[column - 2] && a[row - 2] === b[column - 1])
-        distance = Math.min(distance, rows[row - 2]![column - 2]! + 1);
-      rows[row]![column] = distance;
-    }
-  }
-  return rows[a.length]![b.length]!;
 }

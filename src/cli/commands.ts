@@ -1,5 +1,6 @@
 /** The `switchyard` commands: what each accepts, its help text, and how it runs (loaded only when run). */
-import { apiNames, isApiName } from './adapters.ts';
+import type { ApiTable } from '../registry/api-table.ts';
+import { cliApiNames, cliApis, resolveApi } from './adapters.ts';
 import { type ArgumentSpec, helpOption, type OptionSpec, type ParsedArguments, UsageError } from './args.ts';
 import type { Output } from './replay-command.ts';
 
@@ -51,31 +52,40 @@ const emulator: Command = {
   },
 };
 
-const replay: Command = {
-  name: 'replay',
-  summary: "run a recorded provider response through that API's real adapter",
-  synopsis: `<file> --api <${apiNames.join('|')}>`,
-  description:
-    "Serves <file> from the emulator and runs it through the API's real adapter over loopback:\n" +
-    'a .chunks.txt or .sse file as a stream, a .json file as a complete call. Prints one canonical\n' +
-    'event per line as JSON, the last being finish. Exit 0 on success, 1 on a classified error\n' +
-    '(its class on stderr), 2 on bad usage.',
-  options: {
-    api: { type: 'string', placeholder: 'API', description: `wire protocol: ${apiNames.join(', ')}` },
-  },
-  positionals: ['file'],
-  async run(parsed, output) {
-    const api = parsed.values.api;
-    if (api === undefined) throw new UsageError(`missing --api (one of ${apiNames.join(', ')})`);
-    if (typeof api !== 'string' || !isApiName(api))
-      throw new UsageError(`unknown --api '${String(api)}' (this version supports ${apiNames.join(', ')})`);
-    const { runReplay } = await import('./replay-command.ts');
-    return runReplay(parsed.positionals[0]!, api, output);
-  },
-};
+/** `replay`, accepting the `--api` names of `apis` (wire protocols, then API types). */
+function replayCommand(apis: ApiTable): Command {
+  const names = cliApiNames(apis);
+  return {
+    name: 'replay',
+    summary: "run a recorded provider response through that API's real adapter",
+    synopsis: `<file> --api <${names.join('|')}>`,
+    description:
+      "Serves <file> from the emulator and runs it through the API's real adapter over loopback:\n" +
+      'a .chunks.txt or .sse file as a stream, a .json file as a complete call. Prints one canonical\n' +
+      'event per line as JSON, the last being finish. Exit 0 on success, 1 on a classified error\n' +
+      '(its class on stderr), 2 on bad usage. --api takes a wire protocol or an API type.',
+    options: {
+      api: {
+        type: 'string',
+        placeholder: 'API',
+        description: `wire protocol or API type: ${names.join(', ')}`,
+      },
+    },
+    positionals: ['file'],
+    async run(parsed, output) {
+      const api = parsed.values.api;
+      if (api === undefined) throw new UsageError(`missing --api (one of ${names.join(', ')})`);
+      const definition = resolveApi(String(api), apis);
+      const { runReplay } = await import('./replay-command.ts');
+      return runReplay(parsed.positionals[0]!, definition, output);
+    },
+  };
+}
 
-/** Every subcommand, in help order. */
-export const commands: Command[] = [demo, emulator, replay];
+/** Every subcommand, in help order; `replay --api` accepts the rows of `apis`. */
+export function createCommands(apis: ApiTable = cliApis): Command[] {
+  return [demo, emulator, replayCommand(apis)];
+}
 
 /** The `switchyard <command> --help` text. */
 export function commandHelp(command: Command): string {
@@ -96,7 +106,7 @@ export function commandHelp(command: Command): string {
 }
 
 /** The `switchyard help` text. */
-export function mainHelp(version: string): string {
+export function mainHelp(version: string, commands: Command[] = createCommands()): string {
   const width = Math.max(...commands.map((command) => command.name.length)) + 3;
   return [
     `switchyard ${version} — one canonical transcript for every LLM provider`,

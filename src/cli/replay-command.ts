@@ -5,8 +5,9 @@ import { isAdapterError } from '../core/errors/guards.ts';
 import type { StreamEvent } from '../core/events.ts';
 import { silentLogger } from '../core/logger.ts';
 import { userText } from '../core/transcript.ts';
-import { startEmulator } from '../testing/emulator/index.ts';
-import { type ApiName, createAdapterFor, defaultModels } from './adapters.ts';
+import { emulatorApis, isEmulatorApi, startEmulator } from '../testing/emulator/index.ts';
+import type { ApiDefinition } from '../registry/api-table.ts';
+import { createAdapterFor, defaultModelOf } from './adapters.ts';
 
 /** Where the command writes; injectable for tests. */
 export interface Output {
@@ -15,21 +16,29 @@ export interface Output {
 }
 
 /**
- * Serves `file` from a loopback emulator and runs it through the API's adapter: a `.chunks.txt`
+ * Serves `file` from a loopback emulator and runs it through the adapter of the API row `api`, the
+ * emulator framing it in the row's wire protocol: a `.chunks.txt`
  * (or `.sse`) as a stream, printing one canonical event per line; a `.json` as a complete call,
  * printing its `finish`. Returns the exit code: 0 on success, 1 on a classified error (the error
  * class goes to stderr after the `finish` the stream produced), 2 on bad usage.
  */
-export async function runReplay(file: string, api: ApiName, output: Output): Promise<number> {
+export async function runReplay(file: string, api: ApiDefinition, output: Output): Promise<number> {
   if (!existsSync(file)) {
     output.stderr(`switchyard replay: no such file: ${file}`);
+    return 2;
+  }
+  const protocol = api.protocol;
+  if (!isEmulatorApi(protocol)) {
+    output.stderr(
+      `switchyard replay: API '${api.type}' speaks ${protocol ?? 'no declared protocol'}, which the emulator does not serve (it serves ${emulatorApis.join(', ')})`,
+    );
     return 2;
   }
   const streaming = file.endsWith('.chunks.txt') || extname(file) === '.sse';
   const emulator = await startEmulator();
   try {
     const status = streaming ? undefined : inferErrorStatus(file);
-    emulator.enqueue({ type: 'replay', file, api, ...(status === undefined ? {} : { status }) });
+    emulator.enqueue({ type: 'replay', file, api: protocol, ...(status === undefined ? {} : { status }) });
     const adapter = await createAdapterFor(api, {
       baseURL: emulator.url,
       apiKey: 'emulator-key',
@@ -37,7 +46,7 @@ export async function runReplay(file: string, api: ApiName, output: Output): Pro
       logger: silentLogger,
     });
     const request = {
-      model: defaultModels[api],
+      model: defaultModelOf(api),
       transcript: [userText('Replay the recorded response.')],
       maxOutputTokens: 4096,
     };

@@ -1,7 +1,9 @@
 /** Dispatches `switchyard` arguments to a command; usage problems become one line and exit code 2. */
 import { readFileSync } from 'node:fs';
 import { closest, parseArguments, UsageError } from './args.ts';
-import { type Command, commandHelp, commands, mainHelp } from './commands.ts';
+import type { ApiTable } from '../registry/api-table.ts';
+import { cliApis } from './adapters.ts';
+import { type Command, commandHelp, createCommands, mainHelp } from './commands.ts';
 import type { Output } from './replay-command.ts';
 
 /** The package version, read from the `package.json` two folders up (same from `src/cli` and `dist/cli`). */
@@ -12,7 +14,7 @@ export function packageVersion(): string {
   return manifest.version;
 }
 
-function findCommand(name: string): Command {
+function findCommand(commands: Command[], name: string): Command {
   const command = commands.find((candidate) => candidate.name === name);
   if (command !== undefined) return command;
   const suggestion = closest(name, [...commands.map((candidate) => candidate.name), 'help']);
@@ -21,32 +23,39 @@ function findCommand(name: string): Command {
   );
 }
 
-function help(args: string[], output: Output): number {
+function help(commands: Command[], args: string[], output: Output): number {
   const topics = args.filter((arg) => arg !== '--help' && arg !== '-h');
   if (topics.length > 1) throw new UsageError(`unexpected argument '${topics[1]}'`);
   const topic = topics[0];
-  output.stdout(topic === undefined ? mainHelp(packageVersion()) : commandHelp(findCommand(topic)));
+  output.stdout(
+    topic === undefined ? mainHelp(packageVersion(), commands) : commandHelp(findCommand(commands, topic)),
+  );
   return 0;
 }
 
-async function dispatch(argv: string[], output: Output, context: { command?: string }): Promise<number> {
+async function dispatch(
+  argv: string[],
+  output: Output,
+  context: { command?: string; apis: ApiTable },
+): Promise<number> {
+  const commands = createCommands(context.apis);
   const [first, ...rest] = argv;
   if (first === undefined) {
-    output.stderr(mainHelp(packageVersion()));
+    output.stderr(mainHelp(packageVersion(), commands));
     return 2;
   }
   if (first === '--version' || first === '-v') {
     output.stdout(packageVersion());
     return 0;
   }
-  if (first === '--help' || first === '-h' || first === 'help') return help(rest, output);
+  if (first === '--help' || first === '-h' || first === 'help') return help(commands, rest, output);
   if (first.startsWith('-')) {
     const suggestion = first.startsWith('--') ? closest(first.slice(2), ['help', 'version']) : undefined;
     throw new UsageError(
       `unknown option '${first}'${suggestion === undefined ? '' : ` (did you mean '--${suggestion}'?)`}`,
     );
   }
-  const command = findCommand(first);
+  const command = findCommand(commands, first);
   context.command = command.name;
   const parsed = parseArguments(rest, command);
   if (parsed.help) {
@@ -59,9 +68,10 @@ async function dispatch(argv: string[], output: Output, context: { command?: str
 /**
  * Runs the command line and returns the exit code: a usage error prints one line on stderr and
  * returns 2; an unexpected error prints one line (the stack only with `SWITCHYARD_DEBUG=1`) and returns 1.
+ * `apis` is the table `replay --api` chooses from (default: the built-in APIs).
  */
-export async function runCli(argv: string[], output: Output): Promise<number> {
-  const context: { command?: string } = {};
+export async function runCli(argv: string[], output: Output, apis: ApiTable = cliApis): Promise<number> {
+  const context: { command?: string; apis: ApiTable } = { apis };
   try {
     return await dispatch(argv, output, context);
   } catch (error) {

@@ -7,6 +7,7 @@ import { createSwitchyard, type Switchyard } from '../switchyard.ts';
 import { type Emulator, type EmulatorApi, startEmulator } from '../testing/emulator/index.ts';
 import { assertStreamInvariants } from '../testing/invariants.ts';
 import { addUsage, assistantItem, textOf, toolResultItem } from './helpers.ts';
+import { emulatorBaseURL } from '../../test/support/apis.ts';
 
 let emulator: Emulator;
 const logger = createMemoryLogger();
@@ -25,9 +26,9 @@ function front(): Switchyard {
     config: {
       builtins: false,
       adapters: {
-        anthropic: { type: 'anthropic', base_url: `${emulator.url}/v1`, ...common },
-        openai: { type: 'openai', base_url: `${emulator.url}/v1`, ...common },
-        gemini: { type: 'gemini', base_url: `${emulator.url}/v1beta`, ...common },
+        anthropic: { type: 'anthropic', base_url: emulatorBaseURL('anthropic', emulator.url), ...common },
+        openai: { type: 'openai', base_url: emulatorBaseURL('openai', emulator.url), ...common },
+        gemini: { type: 'gemini', base_url: emulatorBaseURL('gemini', emulator.url), ...common },
       },
       models: {
         'anthropic:claude-sonnet-4-5': { aliases: ['sonnet'] },

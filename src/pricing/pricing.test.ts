@@ -77,7 +77,7 @@ describe('prices', () => {
 
   it('an unknown model reprices to no cost, never 0', () => {
     const stored: Usage = { ...usage({ input: 10 }), cost: { amount: 1, currency: 'USD' } };
-    expect(reprice(stored, 'alibaba:qwen3-max', table).cost).toBeUndefined();
+    expect(reprice(stored, 'mistral:zai-glm-5-2', table).cost).toBeUndefined();
     expect(reprice(stored, 'nowhere:model', table).cost).toBeUndefined();
   });
 
@@ -110,10 +110,10 @@ describe('pricer', () => {
   it('warns once per unpriced model and returns no cost', () => {
     const logger = createMemoryLogger();
     const pricer = createPricer(table, logger);
-    expect(pricer.cost('alibaba:qwen3-max', usage({ input: 5 }))).toBeUndefined();
-    expect(pricer.cost('alibaba:qwen3-max', usage({ input: 7 }))).toBeUndefined();
+    expect(pricer.cost('mistral:zai-glm-5-2', usage({ input: 5 }))).toBeUndefined();
+    expect(pricer.cost('mistral:zai-glm-5-2', usage({ input: 7 }))).toBeUndefined();
     expect(logger.entries).toHaveLength(1);
-    expect(logger.entries[0]?.message).toContain('no known price for alibaba:qwen3-max');
+    expect(logger.entries[0]?.message).toContain('no known price for mistral:zai-glm-5-2');
     expect(pricer.cost('openai:gpt-4o', usage({ input: 1e6 }))?.amount).toBe(2.5);
     expect(logger.entries).toHaveLength(1);
   });

@@ -42,6 +42,8 @@ export interface PricedModel {
   id: string;
   match: MatchLogic;
   contextWindow?: number;
+  /** Where the prices come from when not the provider's main source (`models.dev`, a cited page). */
+  source?: string;
   /** Flat prices, or their history oldest first. */
   prices: ModelPrices | DatedPrices[];
 }

@@ -13,6 +13,7 @@ import {
 import { assertStreamInvariants } from '../testing/invariants.ts';
 import type { AvailabilityRecord, StateStore } from './availability.ts';
 import { routingDecision, routingDecisionOfError } from './decision.ts';
+import { emulatorBaseURL } from '../../test/support/apis.ts';
 
 let emulator: Emulator;
 let sy: Switchyard;
@@ -36,9 +37,9 @@ function front(models: SwitchyardConfig['models'] = {}, routing?: SwitchyardConf
     config: {
       builtins: false,
       adapters: {
-        anthropic: { type: 'anthropic', base_url: `${emulator.url}/v1`, ...common },
-        openai: { type: 'openai', base_url: `${emulator.url}/v1`, ...common },
-        gemini: { type: 'gemini', base_url: `${emulator.url}/v1beta`, ...common },
+        anthropic: { type: 'anthropic', base_url: emulatorBaseURL('anthropic', emulator.url), ...common },
+        openai: { type: 'openai', base_url: emulatorBaseURL('openai', emulator.url), ...common },
+        gemini: { type: 'gemini', base_url: emulatorBaseURL('gemini', emulator.url), ...common },
       },
       models: {
         'anthropic:claude-sonnet-4-5': {
@@ -294,8 +295,8 @@ describe('streams', () => {
       config: {
         builtins: false,
         adapters: {
-          anthropic: { type: 'anthropic', base_url: `${emulator.url}/v1`, ...common },
-          openai: { type: 'openai', base_url: `${emulator.url}/v1`, ...common },
+          anthropic: { type: 'anthropic', base_url: emulatorBaseURL('anthropic', emulator.url), ...common },
+          openai: { type: 'openai', base_url: emulatorBaseURL('openai', emulator.url), ...common },
         },
         models: {
           'anthropic:claude-sonnet-4-5': { aliases: ['primary'], fallbacks: ['openai:gpt-4.1-mini'] },

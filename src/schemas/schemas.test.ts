@@ -8,6 +8,7 @@ import { createSwitchyard, type Switchyard } from '../switchyard.ts';
 import { type Emulator, type EmulatorApi, startEmulator } from '../testing/emulator/index.ts';
 import { formatIssues, toJsonSchema, validateValue } from './schema.ts';
 import { StructuredOutputError, tool } from './structured.ts';
+import { emulatorBaseURL } from '../../test/support/apis.ts';
 
 /** A hand-written Standard Schema (not zod) for `{ n: number }`, with its JSON Schema converter. */
 const handWritten: StandardSchemaV1<unknown, { n: number }> & StandardJSONSchemaV1<unknown, { n: number }> = {
@@ -110,9 +111,9 @@ describe('validated values out, on every provider', () => {
       config: {
         builtins: false,
         adapters: {
-          anthropic: { type: 'anthropic', base_url: `${emulator.url}/v1`, ...common },
-          openai: { type: 'openai', base_url: `${emulator.url}/v1`, ...common },
-          gemini: { type: 'gemini', base_url: `${emulator.url}/v1beta`, ...common },
+          anthropic: { type: 'anthropic', base_url: emulatorBaseURL('anthropic', emulator.url), ...common },
+          openai: { type: 'openai', base_url: emulatorBaseURL('openai', emulator.url), ...common },
+          gemini: { type: 'gemini', base_url: emulatorBaseURL('gemini', emulator.url), ...common },
         },
       },
     });

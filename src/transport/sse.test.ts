@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeSseText, SseDecoder } from './sse.ts';
+import { decodeSseText, SseDecoder, SseEventTooLargeError } from './sse.ts';
 
 function decodeChunks(chunks: Uint8Array[]) {
   const events: Array<{ event: string | undefined; data: string }> = [];
@@ -51,5 +51,27 @@ describe('SseDecoder', () => {
       { event: undefined, data: 'a' },
       { event: undefined, data: 'b' },
     ]);
+  });
+
+  it('a chunk far larger than one decoding piece decodes like many small chunks (characters across every piece boundary)', () => {
+    // ~200 KB in one chunk: a paused reader gets such coalesced chunks; 🌍 (4 bytes) and 世 (3 bytes)
+    // land across the 32 KiB piece boundaries, and one event straddles each boundary.
+    const frames = Array.from(
+      { length: 4000 },
+      (_, index) =>
+        `event: e${index % 3}\ndata: {"n":${index},"t":"🌍 世界 é ${'x'.repeat(index % 17)}"}\n\n`,
+    );
+    const bytes = new TextEncoder().encode(frames.join(''));
+    expect(bytes.byteLength).toBeGreaterThan(6 * 32 * 1024);
+    const whole = decodeChunks([bytes]);
+    expect(whole).toHaveLength(4000);
+    expect(whole).toEqual(decodeSseText(frames.join('')));
+    expect(whole[3999]).toEqual({ event: 'e0', data: `{"n":3999,"t":"🌍 世界 é ${'x'.repeat(3999 % 17)}"}` });
+  });
+
+  it('an event larger than the limit inside one large chunk still fails with SseEventTooLargeError', () => {
+    const bytes = new TextEncoder().encode(`data: ${'x'.repeat(100 * 1024)}\n\n`);
+    const decoder = new SseDecoder(() => {}, 64 * 1024);
+    expect(() => decoder.feed(bytes)).toThrow(SseEventTooLargeError);
   });
 });

@@ -7,6 +7,17 @@ export type SseHandler = (event: string | undefined, data: string) => void;
 /** Default cap on one SSE event (64 MiB): room for inline images, far below V8's string limit. */
 export const defaultMaxEventBytes = 64 * 1024 * 1024;
 
+/**
+ * Largest piece of a body chunk decoded at once. A paused reader (the consumer is slower than the
+ * network) gets coalesced chunks of 95–130 KB; decoded, text with any non-Latin-1 character is a
+ * two-byte string over V8's 128 KiB regular-object limit, so it (and the parser's line buffer built
+ * from it) is allocated in large-object space: one mmap per string, freshly faulted pages, munmap
+ * on scavenge. Measured (Node 24, the bench's Anthropic text body fed through this decoder): 95 KB
+ * chunks 2.06 µs/token (+250 ms system time per 40 runs), the same chunks fed in 32 KiB pieces
+ * 1.69 µs/token, like 64 KB chunks. 32 KiB bytes decode to at most 64 KiB of UTF-16.
+ */
+const maxPieceBytes = 32 * 1024;
+
 /** Thrown by {@link SseDecoder.feed} when one event grows past `maxEventBytes`. */
 export class SseEventTooLargeError extends Error {
   override name = 'SseEventTooLargeError';
@@ -49,8 +60,18 @@ export class SseDecoder {
     });
   }
 
-  /** Feeds raw bytes. */
+  /** Feeds raw bytes (a large chunk in pieces of at most {@link maxPieceBytes}, views, not copies). */
   feed(bytes: Uint8Array): void {
+    const size = bytes.byteLength;
+    if (size <= maxPieceBytes) {
+      this.feedPiece(bytes);
+      return;
+    }
+    for (let start = 0; start < size; start += maxPieceBytes)
+      this.feedPiece(bytes.subarray(start, start + maxPieceBytes));
+  }
+
+  private feedPiece(bytes: Uint8Array): void {
     this.dispatched = false;
     const text = this.decoder.decode(bytes, { stream: true });
     if (text !== '') this.parser.feed(text);

@@ -6,13 +6,14 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ApiName } from '../../src/cli/adapters.ts';
 import { runReplay } from '../../src/cli/replay-command.ts';
 import type { StreamEvent } from '../../src/core/events.ts';
 import type { CanonicalResponse } from '../../src/core/request.ts';
 import type { Part } from '../../src/core/transcript.ts';
+import type { EmulatorApi } from '../../src/testing/emulator/index.ts';
 import { inferApiFromFile } from '../../src/testing/emulator/routing.ts';
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
+import { apiFor, wireProtocols } from '../support/apis.ts';
 import { readRecorded, recordedDir } from '../support/fixtures.ts';
 
 /** Every recorded streaming file, at any depth. */
@@ -36,7 +37,7 @@ function parseLine(line: string): Record<string, unknown> | undefined {
 }
 
 /** Whether a line carries the protocol's finish signal. */
-function carriesFinishSignal(api: ApiName, line: string): boolean {
+function carriesFinishSignal(api: EmulatorApi, line: string): boolean {
   const payload = parseLine(line);
   if (payload === undefined) return false;
   switch (api) {
@@ -54,7 +55,7 @@ function carriesFinishSignal(api: ApiName, line: string): boolean {
 }
 
 /** Cuts of one file that end before the finish signal: just before it, and at half the lines. */
-function truncatedCuts(api: ApiName, text: string): Array<{ name: string; lines: string[] }> {
+function truncatedCuts(api: EmulatorApi, text: string): Array<{ name: string; lines: string[] }> {
   const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '');
   const signal = lines.findIndex((line) => carriesFinishSignal(api, line));
   const beforeSignal = signal === -1 ? lines.length : signal;
@@ -64,10 +65,10 @@ function truncatedCuts(api: ApiName, text: string): Array<{ name: string; lines:
   return cuts;
 }
 
-async function replay(file: string, api: ApiName) {
+async function replay(file: string, api: EmulatorApi) {
   const stdout: string[] = [];
   const stderr: string[] = [];
-  const code = await runReplay(file, api, {
+  const code = await runReplay(file, apiFor(api), {
     stdout: (line) => stdout.push(line),
     stderr: (line) => stderr.push(line),
   });
@@ -103,7 +104,7 @@ function openAnthropicBlocks(lines: string[]): number {
 }
 
 /** The lines an Anthropic stream reads: up to a splice (another message starting in an open one). */
-function linesBeforeSplice(api: ApiName, lines: string[]): string[] {
+function linesBeforeSplice(api: EmulatorApi, lines: string[]): string[] {
   if (api !== 'anthropic-messages') return lines;
   let openId: unknown;
   for (let index = 0; index < lines.length; index++) {
@@ -130,12 +131,12 @@ function openResponsesItems(lines: string[]): number {
   return open.size;
 }
 
-function isSpliced(api: ApiName, lines: string[]): boolean {
+function isSpliced(api: EmulatorApi, lines: string[]): boolean {
   return linesBeforeSplice(api, lines).length < lines.length;
 }
 
 /** The parts the runtime closed carry the marker; what the provider finished does not. */
-function expectMarkers(api: ApiName, lines: string[], content: Part[]): void {
+function expectMarkers(api: EmulatorApi, lines: string[], content: Part[]): void {
   const last = content.at(-1);
   if (api === 'anthropic-messages') {
     expect(content.filter(isIncomplete)).toHaveLength(openAnthropicBlocks(linesBeforeSplice(api, lines)));
@@ -160,13 +161,13 @@ afterAll(() => rmSync(workDirectory, { recursive: true, force: true }));
 const streams = recordedStreams().map((file) => ({
   label: relative(recordedDir, file),
   file,
-  api: inferApiFromFile(file) as ApiName,
+  api: inferApiFromFile(file),
 }));
 
 describe('switchyard replay of truncated copies of every recorded stream', () => {
   it('finds every recorded stream of every protocol', () => {
     const apis = new Set(streams.map((stream) => stream.api));
-    expect([...apis].sort()).toEqual(['anthropic-messages', 'gemini', 'openai-chat', 'openai-responses']);
+    expect([...apis].sort()).toEqual([...wireProtocols].sort());
     expect(streams.length).toBeGreaterThanOrEqual(100);
   });
 

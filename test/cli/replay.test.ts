@@ -2,12 +2,14 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { type ApiName, apiNames } from '../../src/cli/adapters.ts';
+import { cliApiNames } from '../../src/cli/adapters.ts';
 import { inferErrorStatus, runReplay } from '../../src/cli/replay-command.ts';
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
+import type { EmulatorApi } from '../../src/testing/emulator/index.ts';
+import { apiFor } from '../support/apis.ts';
 import { listRecorded, repoRoot } from '../support/fixtures.ts';
 
-const folders: Array<[ApiName, string[]]> = [
+const folders: Array<[EmulatorApi, string[]]> = [
   ['anthropic-messages', ['anthropic']],
   [
     'openai-chat',
@@ -36,10 +38,10 @@ const expectedStreamErrors = new Map([
   ['openai/responses/parallel-tool-call-wrapper.1.chunks.txt', 'server_error'],
 ]);
 
-async function replay(file: string, api: ApiName) {
+async function replay(file: string, api: EmulatorApi) {
   const stdout: string[] = [];
   const stderr: string[] = [];
-  const code = await runReplay(file, api, {
+  const code = await runReplay(file, apiFor(api), {
     stdout: (line) => stdout.push(line),
     stderr: (line) => stderr.push(line),
   });
@@ -138,7 +140,7 @@ describe('the switchyard bin', () => {
     expect(error).toMatchObject({
       code: 2,
       stdout: '',
-      stderr: `switchyard replay: unknown --api 'smoke-signals' (this version supports ${apiNames.join(', ')}) — see 'switchyard replay --help'\n`,
+      stderr: `switchyard replay: unknown --api 'smoke-signals' (this version supports ${cliApiNames().join(', ')}) — see 'switchyard replay --help'\n`,
     });
   });
 });

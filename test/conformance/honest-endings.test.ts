@@ -4,15 +4,15 @@
  * its parts marked; every lossy drop logs the same WARN fields on every adapter.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiNames, createAdapterFor, defaultModels } from '../../src/cli/adapters.ts';
 import type { StreamEvent } from '../../src/core/events.ts';
 import type { MessageId } from '../../src/core/ids.ts';
 import { createMemoryLogger } from '../../src/core/logger.ts';
 import type { Item, Part } from '../../src/core/transcript.ts';
 import { droppedPartMessage } from '../../src/providers/common/projection.ts';
 import { collectStream as collect } from '../../src/testing/collect.ts';
-import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
+import { type Emulator, type EmulatorApi, startEmulator } from '../../src/testing/emulator/index.ts';
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
+import { adapterOnEmulator, defaultModelFor, wireProtocols } from '../support/apis.ts';
 
 let emulator: Emulator;
 beforeAll(async () => {
@@ -22,14 +22,9 @@ afterAll(async () => {
   await emulator.close();
 });
 
-async function adapterFor(api: (typeof apiNames)[number]) {
+async function adapterFor(api: EmulatorApi) {
   const logger = createMemoryLogger();
-  const adapter = await createAdapterFor(api, {
-    baseURL: emulator.url,
-    apiKey: 'emulator-key',
-    maxRetries: 0,
-    logger,
-  });
+  const adapter = await adapterOnEmulator(api, { baseURL: emulator.url, maxRetries: 0, logger });
   return { adapter, logger };
 }
 
@@ -40,7 +35,7 @@ function lastPart(events: StreamEvent[]): Part | undefined {
   return finish?.type === 'finish' ? finish.response.content.at(-1) : undefined;
 }
 
-describe.each(apiNames)('honest endings over %s', (api) => {
+describe.each(wireProtocols)('honest endings over %s', (api) => {
   it('a connection closed mid-answer is stream_truncated, finish error, the open text marked', async () => {
     emulator.enqueue({
       type: 'scripted',
@@ -52,7 +47,7 @@ describe.each(apiNames)('honest endings over %s', (api) => {
     const { adapter } = await adapterFor(api);
     const { events, error, response } = await collect(
       adapter.stream({
-        model: defaultModels[api],
+        model: defaultModelFor(api),
         maxOutputTokens: 256,
         transcript: [{ kind: 'user', parts: [{ type: 'text', text: 'hi' }] }],
       }),
@@ -70,7 +65,7 @@ describe.each(apiNames)('honest endings over %s', (api) => {
 });
 
 /** Protocols that stream tool input in fragments (Gemini sends a scripted call whole, with its finish). */
-const streamedInputApis = apiNames.filter((api) => api !== 'gemini');
+const streamedInputApis = wireProtocols.filter((api) => api !== 'gemini');
 
 describe('tool input cut short', () => {
   it.each(streamedInputApis)(
@@ -86,7 +81,7 @@ describe('tool input cut short', () => {
       const { adapter } = await adapterFor(api);
       const { events, error, response } = await collect(
         adapter.stream({
-          model: defaultModels[api],
+          model: defaultModelFor(api),
           maxOutputTokens: 256,
           transcript: [{ kind: 'user', parts: [{ type: 'text', text: 'hi' }] }],
         }),
@@ -138,11 +133,11 @@ describe('one projection policy on every adapter', () => {
     'sessionId',
   ];
 
-  it.each(apiNames)('%s drops a handle and foreign reasoning with the same WARN fields', async (api) => {
+  it.each(wireProtocols)('%s drops a handle and foreign reasoning with the same WARN fields', async (api) => {
     emulator.enqueue({ type: 'scripted', api, content: [{ type: 'text', text: 'Done.' }] });
     const { adapter, logger } = await adapterFor(api);
     const session = adapter.startSession();
-    await adapter.complete({ model: defaultModels[api], maxOutputTokens: 256, transcript }, { session });
+    await adapter.complete({ model: defaultModelFor(api), maxOutputTokens: 256, transcript }, { session });
     const drops = logger.entries.filter((entry) => entry.message === droppedPartMessage);
     for (const drop of drops) expect(Object.keys(drop.fields).sort()).toEqual(fields);
     const where = drops.map((drop) => [

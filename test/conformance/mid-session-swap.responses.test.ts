@@ -10,21 +10,22 @@ import type { StreamEvent } from '../../src/core/events.ts';
 import { createMemoryLogger } from '../../src/core/logger.ts';
 import { checkTranscript } from '../../src/core/transcript-invariants.ts';
 import type { Item, ToolCallPart } from '../../src/core/transcript.ts';
-import { createAnthropic } from '../../src/providers/anthropic/index.ts';
-import { createGemini } from '../../src/providers/gemini/index.ts';
-import { createOpenAI } from '../../src/providers/openai-chat/index.ts';
-import { createOpenAIResponses } from '../../src/providers/openai-responses/index.ts';
 import { type Emulator, type EmulatorApi, startEmulator } from '../../src/testing/emulator/index.ts';
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
+import { createOnEmulator, type EmulatorAdapterOptions, protocolOf } from '../support/apis.ts';
 
 type Provider = 'anthropic' | 'chat' | 'responses' | 'stateful' | 'gemini';
-const apis: Record<Provider, EmulatorApi> = {
-  anthropic: 'anthropic-messages',
-  chat: 'openai-chat',
-  responses: 'openai-responses',
-  stateful: 'openai-responses',
-  gemini: 'gemini',
+/** Each provider's row of the API table (`stateful`: Responses with `previous_response_id` state). */
+const rows: Record<Provider, { type: string } & EmulatorAdapterOptions> = {
+  anthropic: { type: 'anthropic' },
+  chat: { type: 'openai' },
+  responses: { type: 'openai-responses' },
+  stateful: { type: 'openai-responses', options: { state: 'previous-response' } },
+  gemini: { type: 'gemini' },
 };
+const apis = Object.fromEntries(
+  Object.entries(rows).map(([provider, row]) => [provider, protocolOf(row.type)]),
+) as Record<Provider, EmulatorApi>;
 const models: Record<Provider, string> = {
   anthropic: 'anthropic:claude-sonnet-4-5',
   chat: 'openai:o4-mini',
@@ -47,15 +48,8 @@ const adapters = {} as Record<Provider, Adapter>;
 beforeAll(async () => {
   emulator = await startEmulator();
   const common = { apiKey: 'test-key', logger, maxRetries: 0 };
-  adapters.anthropic = createAnthropic({ ...common, baseURL: `${emulator.url}/v1` });
-  adapters.chat = createOpenAI({ ...common, baseURL: `${emulator.url}/v1` });
-  adapters.responses = createOpenAIResponses({ ...common, baseURL: `${emulator.url}/v1` });
-  adapters.stateful = createOpenAIResponses({
-    ...common,
-    baseURL: `${emulator.url}/v1`,
-    state: 'previous-response',
-  });
-  adapters.gemini = createGemini({ ...common, baseURL: `${emulator.url}/v1beta` });
+  for (const [provider, { type, ...options }] of Object.entries(rows))
+    adapters[provider as Provider] = createOnEmulator(type, emulator.url, { ...common, ...options });
 });
 afterAll(async () => {
   for (const adapter of Object.values(adapters)) await adapter.close();

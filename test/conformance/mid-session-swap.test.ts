@@ -12,21 +12,22 @@ import type { StreamEvent } from '../../src/core/events.ts';
 import { createMemoryLogger } from '../../src/core/logger.ts';
 import { checkTranscript } from '../../src/core/transcript-invariants.ts';
 import type { Item, ToolCallPart } from '../../src/core/transcript.ts';
-import { createAnthropic } from '../../src/providers/anthropic/index.ts';
-import { createGemini } from '../../src/providers/gemini/index.ts';
-import { createOpenAI } from '../../src/providers/openai-chat/index.ts';
-import { createOpenAICompatible, presets } from '../../src/providers/openai-compatible/index.ts';
 import { type Emulator, type EmulatorApi, startEmulator } from '../../src/testing/emulator/index.ts';
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
+import { createOnEmulator, type EmulatorAdapterOptions, protocolOf } from '../support/apis.ts';
 
 type Provider = 'anthropic' | 'openai' | 'gemini' | 'mistral' | 'deepseek';
-const apis: Record<Provider, EmulatorApi> = {
-  anthropic: 'anthropic-messages',
-  openai: 'openai-chat',
-  gemini: 'gemini',
-  mistral: 'openai-chat',
-  deepseek: 'openai-chat',
+/** Each provider's row of the API table (and the preset of the OpenAI-compatible hosts). */
+const rows: Record<Provider, { type: string } & EmulatorAdapterOptions> = {
+  anthropic: { type: 'anthropic' },
+  openai: { type: 'openai' },
+  gemini: { type: 'gemini' },
+  mistral: { type: 'openai-compatible', name: 'mistral', preset: 'mistral' },
+  deepseek: { type: 'openai-compatible', name: 'deepseek', preset: 'deepseek' },
 };
+const apis = Object.fromEntries(
+  Object.entries(rows).map(([provider, row]) => [provider, protocolOf(row.type)]),
+) as Record<Provider, EmulatorApi>;
 const models: Record<Provider, string> = {
   anthropic: 'anthropic:claude-sonnet-4-5',
   openai: 'openai:o4-mini',
@@ -65,11 +66,8 @@ const adapters = {} as Record<Provider, Adapter>;
 beforeAll(async () => {
   emulator = await startEmulator();
   const common = { apiKey: 'test-key', logger, maxRetries: 0 };
-  adapters.anthropic = createAnthropic({ ...common, baseURL: `${emulator.url}/v1` });
-  adapters.openai = createOpenAI({ ...common, baseURL: `${emulator.url}/v1` });
-  adapters.gemini = createGemini({ ...common, baseURL: `${emulator.url}/v1beta` });
-  adapters.mistral = createOpenAICompatible(presets.mistral, { ...common, baseURL: `${emulator.url}/v1` });
-  adapters.deepseek = createOpenAICompatible(presets.deepseek, { ...common, baseURL: `${emulator.url}/v1` });
+  for (const [provider, { type, ...options }] of Object.entries(rows))
+    adapters[provider as Provider] = createOnEmulator(type, emulator.url, { ...common, ...options });
 });
 afterAll(async () => {
   for (const adapter of Object.values(adapters)) await adapter.close();

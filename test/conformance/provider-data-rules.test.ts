@@ -3,12 +3,12 @@
  * call without a name, fractional / negative / non-finite token counts, and data after `[DONE]`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAdapterFor, defaultModels } from '../../src/cli/adapters.ts';
 import { createMemoryLogger } from '../../src/core/logger.ts';
 import type { CanonicalRequest } from '../../src/core/request.ts';
 import { collectStream as collect } from '../../src/testing/collect.ts';
 import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
+import { adapterOnEmulator, defaultModelFor } from '../support/apis.ts';
 
 let emulator: Emulator;
 beforeAll(async () => {
@@ -22,18 +22,13 @@ type Api = 'openai-chat' | 'anthropic-messages' | 'gemini';
 
 async function adapterFor(api: Api) {
   const logger = createMemoryLogger();
-  const adapter = await createAdapterFor(api, {
-    baseURL: emulator.url,
-    apiKey: 'emulator-key',
-    maxRetries: 0,
-    logger,
-  });
+  const adapter = await adapterOnEmulator(api, { baseURL: emulator.url, maxRetries: 0, logger });
   return { adapter, logger };
 }
 
 function request(api: Api): CanonicalRequest {
   return {
-    model: defaultModels[api],
+    model: defaultModelFor(api),
     maxOutputTokens: 256,
     transcript: [{ kind: 'user', parts: [{ type: 'text', text: 'hi' }] }],
   };

@@ -10,9 +10,6 @@ import type { Adapter } from '../../src/core/adapter.ts';
 import { silentLogger } from '../../src/core/logger.ts';
 import type { CanonicalResponse } from '../../src/core/request.ts';
 import type { Item, Part } from '../../src/core/transcript.ts';
-import { createAnthropic } from '../../src/providers/anthropic/index.ts';
-import { createGemini } from '../../src/providers/gemini/index.ts';
-import { createOpenAI } from '../../src/providers/openai-chat/index.ts';
 import { type CassetteRequest, createCassette } from '../../src/testing/cassette/index.ts';
 import {
   type Emulator,
@@ -20,6 +17,7 @@ import {
   type EmulatorScript,
   startEmulator,
 } from '../../src/testing/emulator/index.ts';
+import { builtinApi, protocolOf } from '../support/apis.ts';
 import { repoRoot } from '../support/fixtures.ts';
 
 const recording = process.env.SWITCHYARD_RECORD === '1';
@@ -32,37 +30,20 @@ const tools = [
   },
 ];
 
-const providers: Array<{
-  name: string;
-  api: EmulatorApi;
-  model: string;
-  create(baseURL: string, fetch: typeof globalThis.fetch): Adapter;
-  path: string;
-}> = [
-  {
-    name: 'anthropic',
-    api: 'anthropic-messages',
-    model: 'anthropic:claude-sonnet-4-5',
-    path: '/v1',
-    create: (baseURL, fetch) => createAnthropic({ baseURL, fetch, apiKey: 'test-key', logger: silentLogger }),
-  },
-  {
-    name: 'openai',
-    api: 'openai-chat',
-    model: 'openai:gpt-4.1',
-    path: '/v1',
-    create: (baseURL, fetch) => createOpenAI({ baseURL, fetch, apiKey: 'test-key', logger: silentLogger }),
-  },
-  {
-    name: 'gemini',
-    api: 'gemini',
-    model: 'gemini:gemini-2.5-flash',
-    path: '/v1beta',
-    // The cassette was recorded with the converted (OpenAPI subset) tool schema.
-    create: (baseURL, fetch) =>
-      createGemini({ baseURL, fetch, apiKey: 'test-key', logger: silentLogger, useJsonSchema: false }),
-  },
-];
+/** The built-in API rows the conversation runs through, with the model each is asked for. */
+const providers = [
+  { name: 'anthropic', model: 'anthropic:claude-sonnet-4-5', options: {} },
+  { name: 'openai', model: 'openai:gpt-4.1', options: {} },
+  // The cassette was recorded with the converted (OpenAPI subset) tool schema.
+  { name: 'gemini', model: 'gemini:gemini-2.5-flash', options: { useJsonSchema: false } },
+].map(({ name, model, options }) => ({
+  name,
+  model,
+  api: protocolOf(name),
+  path: builtinApi(name).basePath ?? '',
+  create: (baseURL: string, fetch: typeof globalThis.fetch): Adapter =>
+    builtinApi(name).create({ name, baseURL, fetch, apiKey: 'test-key', logger: silentLogger, options }),
+}));
 
 /** The conversation: the model calls a tool, gets its result, answers. */
 function scripts(api: EmulatorApi): EmulatorScript[] {

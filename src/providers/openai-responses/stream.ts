@@ -3,6 +3,7 @@ import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext, StreamParser } from '../common/definition.ts';
 import { createTruncatedError } from '../common/errors.ts';
 import type { WireEvent } from './api.ts';
+import { argumentsDelta, DeltaScanner, textDelta } from './delta-scanner.ts';
 import { ResponseReader } from './reader.ts';
 
 function indexOf(value: number | undefined): number {
@@ -69,7 +70,8 @@ function isKnownNoOp(type: string | undefined): boolean {
 }
 
 /**
- * Creates the parser for one streamed response: exactly one `JSON.parse` per event (malformed JSON
+ * Creates the parser for one streamed response: deltas of OpenAI's usual shape are read by a strict
+ * hand-written scanner ({@link DeltaScanner}), every other event with exactly one `JSON.parse` (malformed JSON
  * throws a `SyntaxError` the runtime classifies as `ServerError` `invalid_stream`). An `error`
  * event or `response.failed` fails the stream with the classified error; events after the terminal
  * one are ignored; unknown event types (built-in tool progress, …) are skipped with a debug log.
@@ -79,9 +81,18 @@ function isKnownNoOp(type: string | undefined): boolean {
 export function createStreamParser(context: ProviderContext, builder: StreamBuilder): StreamParser {
   const reader = new ResponseReader(context, builder);
   const skipped = new Set<string>();
+  const scanner = new DeltaScanner();
   return {
     onEvent(_event, data) {
       if (reader.finished || data === '' || data === '[DONE]') return;
+      // Hot path: text, argument and reasoning deltas are read in place (see DeltaScanner for the
+      // measured reason); every other event, and any delta the scanner does not take, goes to JSON.parse.
+      if (scanner.scan(data)) {
+        if (scanner.kind === textDelta) reader.text(scanner.outputIndex, scanner.contentIndex, scanner.delta);
+        else if (scanner.kind === argumentsDelta) reader.toolDelta(scanner.outputIndex, scanner.delta);
+        else reader.reasoning(scanner.outputIndex, scanner.delta, false);
+        return;
+      }
       const payload = JSON.parse(data) as WireEvent;
       if (typeof payload !== 'object' || payload === null) return;
       if (dispatch(reader, payload)) return;

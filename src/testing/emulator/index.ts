@@ -6,6 +6,7 @@ export {
   type ResponseErrorClass,
   responseErrorClasses,
 } from './protocol-errors.ts';
+export { emulatorApis, isEmulatorApi } from './routing.ts';
 export { startEmulator } from './server.ts';
 export type {
   Emulator,

@@ -1,0 +1,305 @@
+/** The hand-written delta reader reads exactly what `JSON.parse` reads, and leaves everything else to it. */
+import { basename } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { listRecorded, readRecorded } from '../../../test/support/fixtures.ts';
+import type { StreamEvent } from '../../core/events.ts';
+import type { RequestId } from '../../core/ids.ts';
+import { StreamBuilder } from '../../core/stream-builder.ts';
+import { createTestContext } from '../openai-chat/test-support.ts';
+import { argumentsDelta, DeltaScanner, reasoningDelta, textDelta } from './delta-scanner.ts';
+import { createStreamParser } from './stream.ts';
+
+const kinds: Record<string, number> = {
+  'response.output_text.delta': textDelta,
+  'response.function_call_arguments.delta': argumentsDelta,
+  'response.reasoning_summary_text.delta': reasoningDelta,
+  'response.reasoning_text.delta': reasoningDelta,
+};
+
+/** What the stream parser reads from an event parsed by `JSON.parse` (undefined: not a delta it takes). */
+function expectedOf(event: Record<string, unknown>) {
+  const kind = kinds[String(event.type)];
+  if (kind === undefined || typeof event.delta !== 'string') return undefined;
+  const index = (value: unknown) => (typeof value === 'number' && value >= 0 ? value : 0);
+  return {
+    kind,
+    outputIndex: index(event.output_index),
+    contentIndex: kind === textDelta ? index(event.content_index) : 0,
+    delta: event.delta,
+  };
+}
+
+function scanned(scanner: DeltaScanner) {
+  return {
+    kind: scanner.kind,
+    outputIndex: scanner.outputIndex,
+    contentIndex: scanner.kind === textDelta ? scanner.contentIndex : 0,
+    delta: scanner.delta,
+  };
+}
+
+/** Whether an event has only the members OpenAI sends on deltas, with plain values (what the scanner must take). */
+function isUsualShape(line: string, event: Record<string, unknown>): boolean {
+  const integers = ['output_index', 'content_index', 'sequence_number', 'summary_index'];
+  const strings = ['type', 'delta', 'item_id', 'obfuscation'];
+  return (
+    !/\s/.test(line.replace(/"(?:[^"\\]|\\.)*"/g, '""')) &&
+    Object.entries(event).every(([key, value]) =>
+      integers.includes(key)
+        ? Number.isInteger(value) && (value as number) >= 0
+        : strings.includes(key)
+          ? typeof value === 'string'
+          : key === 'logprobs' && Array.isArray(value) && value.length === 0,
+    )
+  );
+}
+
+const folders = ['openai/responses', 'open-responses/responses', 'xai/responses'];
+const recordedLines = folders
+  .flatMap((folder) => listRecorded(folder))
+  .filter((file) => file.endsWith('.chunks.txt'))
+  .flatMap((file) => readRecorded(file).split('\n'))
+  .filter((line) => line.trim() !== '');
+
+describe('DeltaScanner on recorded streams', () => {
+  it('takes every usual-shape delta of the recorded streams and reads what JSON.parse reads; nothing else', () => {
+    const scanner = new DeltaScanner();
+    let taken = 0;
+    for (const line of recordedLines) {
+      let event: Record<string, unknown>;
+      try {
+        event = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        // A recording cut mid-line: the scanner must leave it to JSON.parse, which throws.
+        expect(scanner.scan(line)).toBe(false);
+        continue;
+      }
+      const expected = expectedOf(event);
+      const shouldTake = expected !== undefined && isUsualShape(line, event);
+      expect(scanner.scan(line), line).toBe(shouldTake);
+      if (shouldTake) {
+        taken++;
+        expect(scanned(scanner), line).toEqual(expected);
+      }
+    }
+    // Thousands of real deltas go through the fast path (a scanner that refused all would fail here).
+    expect(taken).toBeGreaterThan(6000);
+  });
+});
+
+describe('DeltaScanner refusals', () => {
+  const base = '{"type":"response.output_text.delta","output_index":1,"content_index":0,"delta":"hi"}';
+
+  it('takes the plain event', () => {
+    const scanner = new DeltaScanner();
+    expect(scanner.scan(base)).toBe(true);
+    expect(scanned(scanner)).toEqual({ kind: textDelta, outputIndex: 1, contentIndex: 0, delta: 'hi' });
+  });
+
+  it.each([
+    ['whitespace between members', base.replace(',"delta"', ', "delta"')],
+    ['a trailing newline', `${base}\n`],
+    ['trailing text', `${base}x`],
+    ['a cut-off event', base.slice(0, -2)],
+    ['an unknown member', base.replace('}', ',"extra":1}')],
+    ['no delta', '{"type":"response.output_text.delta","output_index":0}'],
+    ['a delta that is not a string', base.replace('"delta":"hi"', '"delta":5')],
+    ['another event type', base.replace('output_text.delta', 'output_text.done')],
+    ['a type with an escape', base.replace('output_text', 'output\\u005ftext')],
+    ['a key with an escape', base.replace('"delta"', '"delt\\u0061"')],
+    ['a fractional index', base.replace('"output_index":1', '"output_index":1.5')],
+    ['an exponent', base.replace('"output_index":1', '"output_index":1e0')],
+    ['a negative index', base.replace('"output_index":1', '"output_index":-1')],
+    ['a leading zero', base.replace('"output_index":1', '"output_index":01')],
+    ['a ten-digit index', base.replace('"output_index":1', '"output_index":1234567890')],
+    ['a null index', base.replace('"output_index":1', '"output_index":null')],
+    ['a raw control character in the delta', base.replace('"hi"', '"h\ni"')],
+    ['a raw tab in an id', base.replace('}', ',"item_id":"a\tb"}')],
+    ['an unknown escape', base.replace('"hi"', '"h\\xi"')],
+    ['a short unicode escape', base.replace('"hi"', '"\\u12"')],
+    ['an unterminated delta', '{"type":"response.output_text.delta","delta":"hi}'],
+    ['logprobs with entries', base.replace('}', ',"logprobs":[{"token":"hi"}]}')],
+    ['an array', `[${base}]`],
+    ['a nested object as delta', base.replace('"hi"', '{"a":"b"}')],
+  ])('leaves %s to JSON.parse', (_name, data) => {
+    expect(new DeltaScanner().scan(data)).toBe(false);
+  });
+
+  it.each([
+    ['quote and backslash', '"say \\"hi\\" \\\\ bye"', 'say "hi" \\ bye'],
+    ['every one-character escape', '"\\"\\\\\\/\\b\\f\\n\\r\\t"', '"\\/\b\f\n\r\t'],
+    ['unicode escapes and a surrogate pair', '"caf\\u00e9 \\ud83d\\ude80"', 'café 🚀'],
+    ['a lone surrogate escape', '"\\ud800x"', '\ud800x'],
+    ['raw multibyte text', '"naïve 🚀 ’s"', 'naïve 🚀 ’s'],
+    ['an escape at the end', '"end\\n"', 'end\n'],
+    ['only an escape', '"\\""', '"'],
+    ['empty', '""', ''],
+  ])('decodes %s as JSON.parse does', (_name, literal, expected) => {
+    const scanner = new DeltaScanner();
+    const data = `{"type":"response.function_call_arguments.delta","item_id":"fc_\\"1","delta":${literal},"obfuscation":"x"}`;
+    expect(scanner.scan(data)).toBe(true);
+    expect(scanner.delta).toBe(expected);
+    expect(scanner.delta).toBe((JSON.parse(data) as { delta: string }).delta);
+  });
+
+  it('a repeated member: the last one wins, as in JSON.parse', () => {
+    const scanner = new DeltaScanner();
+    const data =
+      '{"type":"response.function_call_arguments.delta","delta":"a","output_index":2,"delta":"b","type":"response.output_text.delta","output_index":3}';
+    expect(scanner.scan(data)).toBe(true);
+    expect(scanned(scanner)).toEqual(expectedOf(JSON.parse(data) as Record<string, unknown>));
+  });
+});
+
+/** A seeded generator, so a failure names the case that reproduces it. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+/** Pieces of JSON string text: valid ones, then ones JSON.parse refuses. */
+const validPieces = ['a', ' ', 'é', '🚀', '\\"', '\\\\', '\\n', '\\u0041', '\\ud83d', '\\/'];
+const invalidPieces = ['"', '\\', '\\x', '\u0001', '\\u00'];
+const keys = [
+  'type',
+  'delta',
+  'item_id',
+  'obfuscation',
+  'output_index',
+  'content_index',
+  'sequence_number',
+  'summary_index',
+  'logprobs',
+];
+/** The order OpenAI sends delta members in. */
+const wireOrder = [
+  'type',
+  'sequence_number',
+  'item_id',
+  'output_index',
+  'content_index',
+  'summary_index',
+  'delta',
+  'logprobs',
+  'obfuscation',
+];
+/** Member values: plain integers, then everything else. */
+const integers = ['0', '7', '12', '999999999'];
+const otherValues = ['01', '-1', '1.5', '1e2', 'null', '[]', '[1]', 'true', '"x"', '{}', '1000000000'];
+
+/** A random delta-like event text: mostly well-formed, sometimes not, then sometimes mutated. */
+function randomEvent(next: () => number): string {
+  const pick = <Value>(list: readonly Value[]): Value => list[Math.floor(next() * list.length)] as Value;
+  const members: string[] = [`"type":"${pick([...Object.keys(kinds), 'response.output_text.done'])}"`];
+  if (next() < 0.05) members.push('"other":1');
+  const count = Math.floor(next() * 6);
+  for (let index = 0; index < count; index++) {
+    const key = pick(keys);
+    const isString = key === 'delta' || key === 'item_id' || key === 'obfuscation' || next() < 0.1;
+    const text = Array.from({ length: Math.floor(next() * 5) }, () =>
+      pick(next() < 0.95 ? validPieces : invalidPieces),
+    ).join('');
+    members.push(`"${key}":${isString ? `"${text}"` : pick(next() < 0.8 ? integers : otherValues)}`);
+  }
+  if (next() < 0.8) members.splice(Math.floor(next() * members.length), 0, '"delta":"d"');
+  if (next() < 0.5) {
+    // OpenAI's wire order (the scanner's one-expression path); repeated keys stay adjacent.
+    const rank = (member: string) => wireOrder.indexOf(member.slice(1, member.indexOf('"', 1)));
+    members.sort((left, right) => rank(left) - rank(right));
+  } else {
+    for (let index = members.length - 1; index > 0; index--) {
+      const other = Math.floor(next() * (index + 1));
+      [members[index], members[other]] = [members[other] as string, members[index] as string];
+    }
+  }
+  let data = `{${members.join(',')}}`;
+  if (next() < 0.3) {
+    const at = Math.floor(next() * data.length);
+    const edit = pick(['delete', 'insert', 'replace']);
+    const character = pick(['"', '\\', ',', ':', '}', ' ', 'x', '0', '\n']);
+    data =
+      edit === 'delete'
+        ? data.slice(0, at) + data.slice(at + 1)
+        : data.slice(0, at) + character + data.slice(edit === 'insert' ? at : at + 1);
+  }
+  return data;
+}
+
+describe('DeltaScanner against JSON.parse on generated events', () => {
+  it('never takes what JSON.parse refuses, and reads what JSON.parse reads whenever it takes an event', () => {
+    const next = random(20261123);
+    const scanner = new DeltaScanner();
+    let taken = 0;
+    let refusedByJson = 0;
+    for (let round = 0; round < 20_000; round++) {
+      const data = randomEvent(next);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(data);
+      } catch {
+        refusedByJson++;
+        expect(scanner.scan(data), data).toBe(false);
+        continue;
+      }
+      if (!scanner.scan(data)) continue;
+      taken++;
+      expect(scanned(scanner), data).toEqual(expectedOf(parsed as Record<string, unknown>));
+    }
+    // The generator reaches both sides (a broken generator would make this test vacuous).
+    expect(taken).toBeGreaterThan(1000);
+    expect(refusedByJson).toBeGreaterThan(1000);
+  });
+});
+
+/**
+ * Runs a parser over `lines`: its events as JSON, or the name of the error it threw. Latency is
+ * zeroed and the canonical tool ids (random) are numbered in order of appearance.
+ */
+function parseAll(lines: string[]): string {
+  const events: StreamEvent[] = [];
+  const builder = new StreamBuilder(
+    { requestId: 'req_test' as RequestId, provider: 'openai', model: 'openai:m', startedAt: 0 },
+    (event) => events.push(event),
+  );
+  const parser = createStreamParser(createTestContext({ stream: true }), builder);
+  try {
+    for (const line of lines) parser.onEvent(undefined, line);
+    parser.onEnd();
+    builder.finish();
+  } catch (error) {
+    return `${JSON.stringify(events)} then ${error instanceof Error ? error.name : String(error)}`;
+  }
+  for (const event of events) if (event.type === 'finish') event.response.latencyMs = 0;
+  const ids = new Map<string, number>();
+  return JSON.stringify(events).replace(/tu_[0-9A-Z]{26}/g, (id) => {
+    if (!ids.has(id)) ids.set(id, ids.size);
+    return `tool-id-${ids.get(id)}`;
+  });
+}
+
+describe('stream parser: the fast path changes nothing', () => {
+  const files = folders
+    .flatMap((folder) => listRecorded(folder))
+    .filter((file) => file.endsWith('.chunks.txt'));
+
+  it.each(files.map((file) => [basename(file), file]))(
+    '%s: the same events as when every event goes through JSON.parse',
+    (_name, file) => {
+      const lines = readRecorded(file)
+        .split('\n')
+        .filter((line) => line.trim() !== '');
+      // Re-serialised with indentation, no event has the scanner's shape: all go through JSON.parse.
+      const viaJson = lines.map((line) => {
+        try {
+          return JSON.stringify(JSON.parse(line), null, 1);
+        } catch {
+          return line;
+        }
+      });
+      expect(parseAll(lines)).toEqual(parseAll(viaJson));
+    },
+  );
+});

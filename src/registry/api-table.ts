@@ -1,0 +1,236 @@
+/**
+ * The table of APIs without the adapters' code: one row per adapter `type` with the facts every
+ * consumer derives from it (wire protocol, base path, default model, key variables) and how it
+ * creates its adapter. `apis.ts` binds the built-in rows eagerly (for `createSwitchyard`);
+ * {@link createLazyApiTable} binds them to a dynamic import of one provider (CLI, bench).
+ */
+import type { Adapter, ApiId } from '../core/adapter.ts';
+import { closest } from '../core/closest.ts';
+import type { Logger } from '../core/logger.ts';
+import type { createAnthropic } from '../providers/anthropic/index.ts';
+import type { createGemini } from '../providers/gemini/index.ts';
+import type { createOpenAI } from '../providers/openai-chat/index.ts';
+import type { ChatQuirks } from '../providers/openai-chat/quirks.ts';
+import type { createOpenAICompatible } from '../providers/openai-compatible/index.ts';
+import { type PresetName, presets } from '../providers/openai-compatible/presets.ts';
+import type { createOpenAIResponses } from '../providers/openai-responses/index.ts';
+
+/** What the registry hands an API row to create one adapter. */
+export interface ApiCreateOptions {
+  /** The adapter name (`anthropic`, `groq`, `my-host`): the `provider` half of model ids. */
+  name: string;
+  /** The key, already read from the environment; absent for keyless hosts. */
+  apiKey?: string;
+  baseURL?: string;
+  /** Whole-call timeout, ms. */
+  timeout?: number;
+  maxRetries?: number;
+  headers?: Record<string, string>;
+  fetch?: typeof fetch;
+  logger?: Logger;
+  /** `openai-compatible`: the preset the host starts from. */
+  preset?: string;
+  /** `openai-compatible`: how the host differs from its preset / a faithful host. */
+  quirks?: Partial<ChatQuirks>;
+  /** Adapter-specific options passed through verbatim (e.g. Anthropic `betas`, `maxConnections`). */
+  options?: Record<string, unknown>;
+}
+
+/** One row of the API table. */
+export interface ApiDefinition {
+  /** The config `type`. */
+  type: string;
+  /**
+   * The wire protocol the adapter speaks: its `adapter.api`, also the provider emulator's name for
+   * it. The CLI accepts it for `--api` (naming the first row that speaks it), the emulator frames
+   * replays in it.
+   */
+  protocol?: ApiId;
+  /** Where the endpoints live below a host's root (`/v1`, `/v1beta`; default none): appended to the emulator's URL. */
+  basePath?: string;
+  /** A model to request when a caller does not say (CLI `replay`, tests, bench): `provider:model`. */
+  defaultModel?: string;
+  /** The environment variables the key is read from, in order (none: the host needs no key). */
+  keyVariables(options: Pick<ApiCreateOptions, 'name' | 'preset' | 'quirks'>): readonly string[];
+  /** Whether the adapter cannot work without a key. */
+  keyRequired(options: Pick<ApiCreateOptions, 'name' | 'preset' | 'quirks'>): boolean;
+  /** Creates the adapter; a row with `load` needs it awaited first ({@link createApiAdapter} does). */
+  create(options: ApiCreateOptions): Adapter;
+  /** Loads the code `create` needs, for rows that import their adapter lazily. */
+  load?(): Promise<void>;
+}
+
+/** A mutable table of APIs, keyed by `type`. */
+export type ApiTable = Map<string, ApiDefinition>;
+
+/** The provider entry functions the built-in rows create their adapters with. */
+export interface BuiltinFactories {
+  anthropic: typeof createAnthropic;
+  openai: typeof createOpenAI;
+  'openai-responses': typeof createOpenAIResponses;
+  gemini: typeof createGemini;
+  'openai-compatible': typeof createOpenAICompatible;
+}
+
+/** The `type` of a built-in row. */
+export type BuiltinApiType = keyof BuiltinFactories;
+
+/** Gives a built-in row its factory: at once (`apis.ts`) or after `load` (the lazy table). */
+interface FactorySource {
+  get<Type extends BuiltinApiType>(type: Type): BuiltinFactories[Type];
+  load?(type: BuiltinApiType): Promise<void>;
+}
+
+function common(options: ApiCreateOptions) {
+  return {
+    apiKey: options.apiKey,
+    baseURL: options.baseURL,
+    timeout: options.timeout,
+    maxRetries: options.maxRetries,
+    headers: options.headers,
+    fetch: options.fetch,
+    logger: options.logger,
+  };
+}
+
+function presetOf(options: Pick<ApiCreateOptions, 'preset'>) {
+  const name = options.preset;
+  return name !== undefined && name in presets ? presets[name as PresetName] : undefined;
+}
+
+function compatibleQuirks(options: Pick<ApiCreateOptions, 'preset' | 'quirks'>): Partial<ChatQuirks> {
+  return { ...presetOf(options)?.quirks, ...options.quirks };
+}
+
+type NativeType = Exclude<BuiltinApiType, 'openai-compatible'>;
+
+function nativeRow(
+  source: FactorySource,
+  type: NativeType,
+  facts: Pick<ApiDefinition, 'protocol' | 'basePath' | 'defaultModel'> & { keyVariables: string[] },
+): ApiDefinition {
+  const { keyVariables, ...rest } = facts;
+  return {
+    type,
+    ...rest,
+    keyVariables: () => keyVariables,
+    keyRequired: () => true,
+    create: (options) => source.get(type)({ ...options.options, ...common(options) }),
+    ...(source.load === undefined ? {} : { load: () => source.load!(type) }),
+  };
+}
+
+/** The built-in rows, in the order `--api` lists them; `source` supplies each one's factory. */
+export function builtinApis(source: FactorySource): ApiDefinition[] {
+  return [
+    nativeRow(source, 'anthropic', {
+      protocol: 'anthropic-messages',
+      basePath: '/v1',
+      defaultModel: 'anthropic:claude-sonnet-4-5',
+      keyVariables: ['ANTHROPIC_API_KEY'],
+    }),
+    nativeRow(source, 'openai', {
+      protocol: 'openai-chat',
+      basePath: '/v1',
+      defaultModel: 'openai:gpt-4.1-mini',
+      keyVariables: ['OPENAI_API_KEY'],
+    }),
+    nativeRow(source, 'openai-responses', {
+      protocol: 'openai-responses',
+      basePath: '/v1',
+      defaultModel: 'openai:gpt-5-mini',
+      keyVariables: ['OPENAI_API_KEY'],
+    }),
+    nativeRow(source, 'gemini', {
+      protocol: 'gemini',
+      basePath: '/v1beta',
+      defaultModel: 'gemini:gemini-2.5-flash',
+      keyVariables: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
+    }),
+    {
+      type: 'openai-compatible',
+      protocol: 'openai-chat',
+      basePath: '/v1',
+      defaultModel: 'openai-compatible:gpt-4.1-mini',
+      keyVariables: (options) => {
+        const variable = compatibleQuirks(options).apiKeyEnv;
+        return variable === undefined ? [] : [variable];
+      },
+      keyRequired: (options) => compatibleQuirks(options).apiKeyRequired === true,
+      create: (options) =>
+        source.get('openai-compatible')(
+          { name: options.name, quirks: compatibleQuirks(options) },
+          { ...options.options, ...common(options) },
+        ),
+      ...(source.load === undefined ? {} : { load: () => source.load!('openai-compatible') }),
+    },
+  ];
+}
+
+const loaders: { [Type in BuiltinApiType]: () => Promise<BuiltinFactories[Type]> } = {
+  anthropic: async () => (await import('../providers/anthropic/index.ts')).createAnthropic,
+  openai: async () => (await import('../providers/openai-chat/index.ts')).createOpenAI,
+  'openai-responses': async () =>
+    (await import('../providers/openai-responses/index.ts')).createOpenAIResponses,
+  gemini: async () => (await import('../providers/gemini/index.ts')).createGemini,
+  'openai-compatible': async () =>
+    (await import('../providers/openai-compatible/index.ts')).createOpenAICompatible,
+};
+
+/**
+ * A table of the built-in APIs whose rows import their provider only when `load()` is awaited, so a
+ * process that drives one API loads one adapter's code (the CLI, the benchmarks).
+ */
+export function createLazyApiTable(): ApiTable {
+  const loaded: Partial<BuiltinFactories> = {};
+  const source: FactorySource = {
+    get(type) {
+      const factory = loaded[type];
+      if (factory === undefined) throw new Error(`API "${type}" is not loaded: await its load() first`);
+      return factory;
+    },
+    async load(type) {
+      (loaded as Record<string, unknown>)[type] ??= await loaders[type]();
+    },
+  };
+  return new Map(builtinApis(source).map((definition) => [definition.type, definition]));
+}
+
+/** Creates the adapter of a row, loading its code first when the row imports it lazily. */
+export async function createApiAdapter(
+  definition: ApiDefinition,
+  options: ApiCreateOptions,
+): Promise<Adapter> {
+  await definition.load?.();
+  return definition.create(options);
+}
+
+/** The rows a caller can drive against the emulator: those naming their wire protocol. */
+export function emulatedApis(table: ApiTable): ApiDefinition[] {
+  return [...table.values()].filter((row) => row.protocol !== undefined);
+}
+
+/**
+ * The names that select a row: each wire protocol (naming the first row that speaks it), then each
+ * `type` not already listed. Only rows naming their protocol count.
+ */
+export function apiNames(table: ApiTable): string[] {
+  const rows = emulatedApis(table);
+  const names = new Set(rows.map((row) => row.protocol!));
+  for (const row of rows) names.add(row.type);
+  return [...names];
+}
+
+/** The row `name` selects (a wire protocol or a `type`, see {@link apiNames}); `undefined` when none. */
+export function findApi(table: ApiTable, name: string): ApiDefinition | undefined {
+  const rows = emulatedApis(table);
+  return rows.find((row) => row.protocol === name) ?? rows.find((row) => row.type === name);
+}
+
+/** `unknown API 'x' (did you mean 'y'?)`-style text: the closest known name, else every known name. */
+export function unknownApiMessage(kind: string, name: string, known: readonly string[]): string {
+  const suggestion = closest(name, known);
+  return suggestion === undefined
+    ? `unknown ${kind} '${name}' (this version supports ${known.join(', ')})`
+    : `unknown ${kind} '${name}' (did you mean '${suggestion}'?)`;
+}
