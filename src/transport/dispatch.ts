@@ -36,8 +36,9 @@ type UndiciController = Parameters<NonNullable<Dispatcher.DispatchHandler['onReq
  * high-water mark), then copies it again into a byte stream, so each open response keeps up to
  * 64 KiB (and, with small network writes, hundreds of small buffers) read ahead of its consumer.
  * With 1,000 concurrent streams that was ~110 MB. Here the body is a `ReadableStream` fed straight
- * from the HTTP parser: the socket is paused whenever one chunk waits unread and resumed when the
- * consumer reads, so a connection holds at most one unread chunk plus the socket's own buffer.
+ * from the HTTP parser (high-water mark 0): the parser is paused after every chunk the consumer has
+ * not asked for yet and resumed by its next `read()`, and the socket (see {@link socketOptions})
+ * reads only for the parser, so a connection holds at most one socket read (≤ 64 KiB) at a time.
  *
  * Like fetch: `accept-encoding: gzip, deflate, br` unless the caller set one, and a response in
  * those codings is decoded; redirects are returned, not followed; an abort rejects the pending
@@ -75,7 +76,7 @@ export function dispatchRequest(dispatcher: Dispatcher, url: string, init: Dispa
     const deliver = (chunk: Uint8Array) => {
       if (ended || body === undefined) return;
       body.enqueue(chunk);
-      // One chunk waits unread: stop reading the socket until the consumer pulls.
+      // No read is waiting for more: stop the parser (and the socket) until the consumer pulls.
       if ((body.desiredSize ?? 0) <= 0) undici?.pause();
     };
     const finish = () => {
@@ -112,7 +113,7 @@ export function dispatchRequest(dispatcher: Dispatcher, url: string, init: Dispa
                   undici?.abort(reason ?? new Error('response body cancelled'));
                 },
               },
-              { highWaterMark: 1 },
+              { highWaterMark: 0 },
             )
           : null;
         if (hasBody) decoder = createDecoder(headers.get('content-encoding'), deliver, finish, fail);
