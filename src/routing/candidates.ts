@@ -1,4 +1,5 @@
 /** Pre-dispatch checks: which candidates can take a request, and why the others are skipped. */
+import { contextOverflowFactor } from '../core/capability-check.ts';
 import { type CapabilityName, requiredCapabilities } from '../core/capabilities.ts';
 import type { CanonicalRequest } from '../core/request.ts';
 import type { ModelFacts } from '../registry/model-facts.ts';
@@ -39,8 +40,10 @@ export function skipReason(
     tools: request.tools,
     model: model.id,
   });
-  if (needs.estimate > facts.contextWindow) {
-    return `context window ${facts.contextWindow} < estimated ${needs.estimate} input tokens`;
+  // The adapter's own rule (core/capability-check.ts): only an estimate far over the window is
+  // certain; a closer one is dispatched, and a provider overflow fails over to a larger window.
+  if (needs.estimate > facts.contextWindow * contextOverflowFactor) {
+    return `context window ${facts.contextWindow} < estimated ${needs.estimate} input tokens (over ${contextOverflowFactor}×)`;
   }
   return undefined;
 }
