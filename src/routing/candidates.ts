@@ -2,6 +2,7 @@
 import { contextOverflowFactor } from '../core/capability-check.ts';
 import { type CapabilityName, requiredCapabilities } from '../core/capabilities.ts';
 import type { CanonicalRequest } from '../core/request.ts';
+import { withoutMedia } from '../providers/common/preflight.ts';
 import type { ModelFacts } from '../registry/model-facts.ts';
 import type { Registry, ResolvedModel } from '../registry/registry.ts';
 
@@ -36,7 +37,8 @@ export function skipReason(
     return `context window ${facts.contextWindow} is not larger than ${needs.minContextWindow}, which overflowed`;
   }
   needs.estimate ??= registry.adapter(model.provider).estimateInputTokens({
-    transcript: request.transcript,
+    // Text only, as the adapter's own check: media costs are guesses.
+    transcript: withoutMedia(request.transcript),
     tools: request.tools,
     model: model.id,
   });
