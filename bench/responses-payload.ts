@@ -13,10 +13,21 @@ interface ResponsesFrameTools {
   toolInput(fragments: number): Expected['toolInput'];
 }
 
+/** Padding characters for `obfuscation`. */
+const padding = 'tCu4gPjumNTFmDB4RRfgIWurZhM';
+
+/** An `obfuscation` value 8–16 characters long (12 on average, as in the recorded OpenAI streams). */
+function obfuscation(sequence: number): string {
+  return padding.slice(sequence % 9, (sequence % 9) + 8 + ((sequence * 7) % 9));
+}
+
 /**
  * What OpenAI sends for one answer: `response.created`, `response.in_progress`, the item's `added`
  * events, one delta per token or fragment (with `obfuscation`, as OpenAI pads them), the `done`
  * events repeating the whole text or arguments, then `response.completed` with the full output.
+ * Ids and padding are sized like the recorded OpenAI streams (test/fixtures/recorded/openai/responses:
+ * item ids `msg_`/`fc_` plus 48 characters, `obfuscation` 12 characters on average), so each delta
+ * event is as long as a real one (~220 bytes for text).
  */
 export function responsesFrames(
   scenario: 'text' | 'tool',
@@ -29,7 +40,7 @@ export function responsesFrames(
     frames.push(tools.frame({ type, sequence_number: sequence++, ...payload }, type));
   };
   const response = {
-    id: 'resp_0bench0bench0bench0bench0bench0bench0bench01',
+    id: 'resp_0bench0bench0bench0bench0bench0bench0bench0bench01',
     object: 'response',
     created_at: 1770933892,
     status: 'in_progress',
@@ -39,7 +50,7 @@ export function responsesFrames(
   };
   emit('response.created', { response });
   emit('response.in_progress', { response });
-  const at = { item_id: 'msg_0bench0bench0bench01', output_index: 0 };
+  const at = { item_id: 'msg_0bench0bench0bench0bench0bench0bench0bench0bench01', output_index: 0 };
   let item: Record<string, unknown>;
   let expected: Expected;
   if (scenario === 'text') {
@@ -55,7 +66,7 @@ export function responsesFrames(
         content_index: 0,
         delta,
         logprobs: [],
-        obfuscation: 'Qup1BsQ3',
+        obfuscation: obfuscation(sequence),
       });
     emit('response.output_text.done', { ...at, content_index: 0, text, logprobs: [] });
     emit('response.content_part.done', { ...at, content_index: 0, part: { ...part, text } });
@@ -65,7 +76,7 @@ export function responsesFrames(
     const input = tools.toolInput(units);
     const argumentsText = JSON.stringify(input);
     const call = {
-      id: 'fc_0bench0bench0bench01',
+      id: 'fc_0bench0bench0bench0bench0bench0bench0bench0bench01',
       type: 'function_call',
       call_id: 'call_BenchBenchBench01',
       name: tools.toolName,
@@ -76,7 +87,11 @@ export function responsesFrames(
     });
     const callAt = { item_id: call.id, output_index: 0 };
     for (const delta of tools.splitFragments(argumentsText, units))
-      emit('response.function_call_arguments.delta', { ...callAt, delta, obfuscation: 'h9RiQLL' });
+      emit('response.function_call_arguments.delta', {
+        ...callAt,
+        delta,
+        obfuscation: obfuscation(sequence),
+      });
     emit('response.function_call_arguments.done', { ...callAt, arguments: argumentsText });
     item = { ...call, status: 'completed', arguments: argumentsText };
     expected = { text: '', toolInput: input };

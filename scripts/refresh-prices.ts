@@ -56,20 +56,41 @@ function version(name: string): string {
   return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
 }
 
+/**
+ * The text-token prices of one genai-prices entry. An empty entry is a free model in genai-prices
+ * (missing prices count as 0: OpenRouter `:free`, Gemma on the Gemini API), written as explicit
+ * zeros so a call reports a cost of 0 rather than no cost; an entry with only other units (audio
+ * hours, OCR pages) has no token price and is left out (`undefined`).
+ */
+function tokenPrices(prices: Record<string, unknown>): ModelPrices | undefined {
+  if (Object.keys(prices).length === 0) return { input_mtok: 0, output_mtok: 0 };
+  const kept = keepPrices(prices) as ModelPrices;
+  return kept.input_mtok === undefined && kept.output_mtok === undefined ? undefined : kept;
+}
+
 function genaiRows(id: string): PricedModel[] {
   const provider = findProvider({ providerId: id });
   if (provider === undefined) throw new Error(`genai-prices has no provider ${id}`);
-  return provider.models.map((model) => ({
-    id: model.id,
-    match: model.match as PricedModel['match'],
-    ...(model.context_window === undefined ? {} : { contextWindow: model.context_window }),
-    prices: Array.isArray(model.prices)
-      ? model.prices.map((entry) => ({
+  const rows: PricedModel[] = [];
+  for (const model of provider.models) {
+    const source = model.prices;
+    const history = Array.isArray(source)
+      ? source.map((entry) => ({
           ...(entry.constraint?.type === 'start_date' ? { startDate: entry.constraint.start_date } : {}),
-          prices: keepPrices(entry.prices),
+          prices: tokenPrices(entry.prices),
         }))
-      : (keepPrices(model.prices) as ModelPrices),
-  }));
+      : undefined;
+    const prices = Array.isArray(source) ? undefined : tokenPrices(source);
+    if (history === undefined ? prices === undefined : history.some((entry) => entry.prices === undefined))
+      continue;
+    rows.push({
+      id: model.id,
+      match: model.match as PricedModel['match'],
+      ...(model.context_window === undefined ? {} : { contextWindow: model.context_window }),
+      prices: (history ?? prices) as PricedModel['prices'],
+    });
+  }
+  return rows;
 }
 
 interface ModelsDevCost {

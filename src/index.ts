@@ -10,8 +10,14 @@ export type {
   TokenEstimateInput,
 } from './core/adapter.ts';
 export { createSession } from './core/adapter.ts';
-export type { Capabilities, CapabilityName } from './core/capabilities.ts';
-export { assertCapabilities, requiredCapabilities } from './core/capabilities.ts';
+export type {
+  Capabilities,
+  CapabilityName,
+  CapabilityOverrides,
+  ModelCapabilities,
+} from './core/capabilities.ts';
+export { requiredCapabilities } from './core/capabilities.ts';
+export { assertCapabilities, assertContextWindow, contextOverflowFactor } from './core/capability-check.ts';
 export {
   AdapterError,
   type AdapterErrorOptions,
@@ -182,12 +188,14 @@ export {
 } from './switchyard.ts';
 export { matchesGlob } from './core/glob.ts';
 export {
+  type ExecutableTool,
   type InferSchema,
   type SchemaIssue,
   type SchemaLike,
   StructuredOutputError,
   type Tool,
   type ToolDefinition,
+  type ToolSchema,
   tool,
   toJsonSchema,
   validateValue,

@@ -40,7 +40,14 @@ const expectedExports: Record<string, string[]> = {
   './openai-responses': ['createOpenAIResponses', 'responsesPresets'],
   './openai-compatible': ['createOpenAICompatible', 'presets', 'parseHostConfig'],
   './gemini': ['createGemini'],
-  './agent': ['createAgent', 'defineTool', 'CancellationController', 'connectMcpTools', 'parseAgentState'],
+  './agent': [
+    'createAgent',
+    'tool',
+    'defineTool',
+    'CancellationController',
+    'connectMcpTools',
+    'parseAgentState',
+  ],
 };
 
 describe('package.json', () => {

@@ -229,3 +229,22 @@ describe('agent recovery', () => {
 function resultTextOf(item: { parts: Array<{ type: string; text?: string }> } | undefined): string {
   return item?.parts.map((part) => part.text ?? '').join('') ?? '';
 }
+
+describe('the default output limit', () => {
+  it('is clamped to the model’s declared limit; an explicit maxOutputTokens is sent as given', async () => {
+    const small = createScriptedAdapter([{ content: [text('ok')] }], {
+      capabilities: { maxOutputTokens: 1000 },
+    });
+    const result = await createAgent({ client: small, model: 'scripted:m' }).run('hi').result();
+    expect(result.outcome).toBe('completed');
+    expect(small.requests[0]?.maxOutputTokens).toBe(1000);
+    const strict = createScriptedAdapter([{ content: [text('ok')] }], {
+      capabilities: { maxOutputTokens: 1000 },
+    });
+    const explicit = await createAgent({ client: strict, model: 'scripted:m', maxOutputTokens: 2000 })
+      .run('hi')
+      .result();
+    expect(explicit.outcome).toBe('error');
+    expect(strict.requests).toHaveLength(0);
+  });
+});

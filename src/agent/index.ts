@@ -44,6 +44,7 @@ export {
   type ToolReturn,
   toolOutput,
 } from './tool.ts';
+export { type ExecutableTool, type Tool, tool, type ToolSchema } from '../schemas/structured.ts';
 export { interruptedKey, interruptReasonKey } from './tool-runner.ts';
 export {
   type AgentEvent,

@@ -7,6 +7,7 @@ import type { TurnCancellation } from './cancellation.ts';
 import { compactIfNeeded, type StrategyContext } from './compaction.ts';
 import {
   callWithFallback,
+  defaultMaxOutputTokens,
   isOverloadedError,
   type ModelCallContext,
   resolveModel,
@@ -24,7 +25,7 @@ import {
 import type { Telemetry } from './telemetry.ts';
 import { type AnyAgentTool, requiresApproval, toolSpecs } from './tool.ts';
 import { errorResult, eventHooks, interruptedKey, interruptReasonKey, runToolCalls } from './tool-runner.ts';
-import type { AgentEvent, AgentOutcome, AgentResult, AgentState, TurnRecord } from './types.ts';
+import type { AgentEvent, AgentOutcome, AgentResult, AgentState, ModelClient, TurnRecord } from './types.ts';
 import type { Usage } from '../core/usage.ts';
 
 /** The mutable state of one run (serialized into {@link AgentState} when it pauses). */
@@ -116,7 +117,7 @@ export class AgentLoop {
         callWithFallback(
           primary,
           fallback,
-          (model) => this.buildRequest(model),
+          (model, client) => this.buildRequest(model, client),
           callContext,
           options.fallback?.when ?? isOverloadedError,
         ),
@@ -128,13 +129,14 @@ export class AgentLoop {
     return this.afterResponse(number, call, started);
   }
 
-  private buildRequest(model: string): CanonicalRequest {
+  private buildRequest(model: string, client: ModelClient): CanonicalRequest {
     const { options, tools } = this.context;
     const request: CanonicalRequest = {
       ...options.request,
       model,
       transcript: [...this.state.transcript],
-      maxOutputTokens: options.maxOutputTokens ?? defaults.maxOutputTokens,
+      maxOutputTokens:
+        options.maxOutputTokens ?? defaultMaxOutputTokens(client, model, defaults.maxOutputTokens),
     };
     if (tools.size > 0) request.tools = toolSpecs([...tools.values()]);
     return request;

@@ -73,12 +73,12 @@ export interface TurnCall {
 export async function callWithFallback(
   primary: ResolvedModel,
   fallback: ResolvedModel | undefined,
-  buildRequest: (model: string) => CanonicalRequest,
+  buildRequest: (model: string, client: ModelClient) => CanonicalRequest,
   context: ModelCallContext,
   shouldFallBack: (error: unknown) => boolean,
 ): Promise<TurnCall> {
   try {
-    const response = await streamTurn(primary, buildRequest(primary.model), context);
+    const response = await streamTurn(primary, buildRequest(primary.model, primary.client), context);
     const routedFrom = routedFallback(response);
     if (routedFrom !== undefined && response.model !== routedFrom) {
       return { response, model: response.model, fallbackFrom: routedFrom };
@@ -88,7 +88,7 @@ export async function callWithFallback(
     const usable = fallback !== undefined && fallback.model !== primary.model;
     if (!usable || context.cancellation.isCancelled || !shouldFallBack(error)) throw error;
     context.emit({ type: 'fallback', turn: context.turn, from: primary.model, to: fallback.model, error });
-    const response = await streamTurn(fallback, buildRequest(fallback.model), context);
+    const response = await streamTurn(fallback, buildRequest(fallback.model, fallback.client), context);
     return { response, model: fallback.model, fallbackFrom: primary.model };
   }
 }
@@ -107,4 +107,19 @@ export function routedFallback(response: CanonicalResponse): string | undefined 
     if (outcome === 'failed' && typeof model === 'string') return model;
   }
   return undefined;
+}
+
+/**
+ * A default `maxOutputTokens` for `model`: `fallback`, clamped to the model's known output limit
+ * when the client declares capabilities (an adapter does), so a default never trips the adapter's
+ * pre-flight limit check; a value the caller sets explicitly is sent as given.
+ */
+export function defaultMaxOutputTokens(client: ModelClient, model: string, fallback: number): number {
+  const capabilities = (client as { capabilities?: unknown }).capabilities;
+  if (typeof capabilities !== 'function') return fallback;
+  const limit = (capabilities as (model: string) => { maxOutputTokens?: number }).call(
+    client,
+    model,
+  )?.maxOutputTokens;
+  return typeof limit === 'number' && limit > 0 ? Math.min(fallback, limit) : fallback;
 }

@@ -1,6 +1,7 @@
 /** The built-in compaction strategies: drop old reasoning, keep the last N turns, summarize older turns. */
 import type { Item, Part } from '../core/transcript.ts';
 import { type CompactionStrategy, isInstruction, type StrategyContext } from './compaction.ts';
+import { defaultMaxOutputTokens } from './model-call.ts';
 import type { ModelClient } from './types.ts';
 
 /** Indices of assistant items, oldest first. */
@@ -153,7 +154,7 @@ export function summarizeOldTurns(options: SummarizeOptions = {}): CompactionStr
       const stream = client.stream(
         {
           model,
-          maxOutputTokens: options.maxOutputTokens ?? 1024,
+          maxOutputTokens: options.maxOutputTokens ?? defaultMaxOutputTokens(client, model, 1024),
           transcript: [
             { kind: 'system', parts: [{ type: 'text', text: options.prompt ?? defaultPrompt }] },
             { kind: 'user', parts: [{ type: 'text', text: renderForSummary(middle) }] },

@@ -3,7 +3,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { JsonObject, JsonValue } from '../core/json.ts';
 import type { ToolSpec } from '../core/tools.ts';
 import type { Part, ToolCallPart, ToolOutput } from '../core/transcript.ts';
-import { formatIssues, type SchemaLike, toJsonSchema, validateValue } from '../schemas/schema.ts';
+import { tool, type ToolDefinition as SchemaToolDefinition } from '../schemas/structured.ts';
 
 /** The Standard Schema v1 interface (zod, valibot, arktype, …). */
 export type { StandardSchemaV1 };
@@ -55,7 +55,7 @@ export function normalizeToolReturn(value: ToolReturn): { output: ToolOutput; is
 /** Whether a call needs the user's approval before it runs. */
 export type ApprovalRule<Input> = boolean | ((input: Input) => boolean | Promise<boolean>);
 
-/** A tool the agent can run. Build one with {@link defineTool}. */
+/** A tool the agent can run. Build one with `tool({ …, execute })` (or its alias {@link defineTool}). */
 export interface AgentTool<Input = JsonObject> {
   readonly name: string;
   readonly description?: string;
@@ -79,7 +79,7 @@ export type AnyAgentTool = AgentTool<any>;
 /** The schema a tool's input is described by. */
 export type ToolInputSchema<Input> = StandardSchemaV1<unknown, Input> | JsonObject;
 
-/** Options of {@link defineTool}. */
+/** Options of {@link defineTool}: `tool()`'s options with `execute` required, typed by the input value. */
 export interface ToolDefinition<Input> {
   name: string;
   description?: string;
@@ -92,33 +92,14 @@ export interface ToolDefinition<Input> {
   timeoutMs?: number;
 }
 
-/** Defines a tool once: schema sent to the model, validation before execution, and `execute`. */
+/**
+ * Alias of `tool()` (from `switchyard-ai`, the one way to define tools) for agent tools, typed by the
+ * input value (`defineTool<JsonObject>({ … })`): the same object `tool()` returns.
+ */
 export function defineTool<Input>(definition: ToolDefinition<Input>): AgentTool<Input> {
-  const { input } = definition;
-  const inputSchema = definition.jsonSchema ?? describeInput(input, definition.name);
-  return {
-    name: definition.name,
-    description: definition.description,
-    inputSchema,
-    async validate(value) {
-      const result = await validateValue<Input>(input, value);
-      if (result.ok) return { ok: true, value: result.value };
-      return { ok: false, message: formatIssues(result.issues, 'list') };
-    },
-    execute: definition.execute,
-    needsApproval: definition.needsApproval,
-    timeoutMs: definition.timeoutMs,
-  };
-}
-
-function describeInput(input: ToolInputSchema<unknown>, name: string): JsonObject {
-  try {
-    return toJsonSchema(input as SchemaLike);
-  } catch (error) {
-    throw new TypeError(`tool ${name}: ${(error as Error).message} (or pass \`jsonSchema\`)`, {
-      cause: error,
-    });
-  }
+  return tool(
+    definition as SchemaToolDefinition & Required<Pick<SchemaToolDefinition, 'execute'>>,
+  ) as AgentTool<Input>;
 }
 
 /** The tool specs a request carries. */

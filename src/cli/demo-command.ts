@@ -7,7 +7,7 @@ import type { ToolSpec } from '../core/tools.ts';
 import type { Item, ToolCallPart } from '../core/transcript.ts';
 import { type EmulatorScript, startEmulator } from '../testing/emulator/index.ts';
 import { assertStreamInvariants } from '../testing/invariants.ts';
-import { createAdapterFor, resolveApi } from './adapters.ts';
+import { createAdapterFor, defaultModelOf, resolveApi } from './adapters.ts';
 import type { Output } from './replay-command.ts';
 
 const weatherTool: ToolSpec = {
@@ -16,11 +16,10 @@ const weatherTool: ToolSpec = {
   inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
 };
 
-/** Each turn: which API serves it, the model, and what the emulator answers. */
-const turns: Array<{ api: string; model: string; script: EmulatorScript }> = [
+/** Each turn: which API serves it (asked for its default model) and what the emulator answers. */
+const turns: Array<{ api: string; script: EmulatorScript }> = [
   {
     api: 'anthropic-messages',
-    model: 'anthropic:claude-sonnet-4-5',
     script: {
       type: 'scripted',
       content: [
@@ -33,7 +32,6 @@ const turns: Array<{ api: string; model: string; script: EmulatorScript }> = [
   },
   {
     api: 'openai-chat',
-    model: 'openai:gpt-4.1-mini',
     script: {
       type: 'scripted',
       content: [{ type: 'text', text: 'It is 18 °C and sunny in Paris. Shall I check Lyon too?' }],
@@ -42,7 +40,6 @@ const turns: Array<{ api: string; model: string; script: EmulatorScript }> = [
   },
   {
     api: 'gemini',
-    model: 'gemini:gemini-2.5-flash',
     script: {
       type: 'scripted',
       content: [{ type: 'tool-call', name: 'get_weather', input: { city: 'Lyon' } }],
@@ -51,7 +48,6 @@ const turns: Array<{ api: string; model: string; script: EmulatorScript }> = [
   },
   {
     api: 'anthropic-messages',
-    model: 'anthropic:claude-sonnet-4-5',
     script: {
       type: 'scripted',
       content: [{ type: 'text', text: 'Lyon: 16 °C with light rain. Paris is the sunnier pick today.' }],
@@ -78,13 +74,15 @@ export async function runDemo(output: Output): Promise<number> {
   try {
     for (const [turnIndex, turn] of turns.entries()) {
       emulator.enqueue(turn.script);
-      const adapter = await createAdapterFor(resolveApi(turn.api), {
+      const api = resolveApi(turn.api);
+      const model = defaultModelOf(api);
+      const adapter = await createAdapterFor(api, {
         baseURL: emulator.url,
         apiKey: 'demo-key',
         logger,
       });
       const request: CanonicalRequest = {
-        model: turn.model,
+        model,
         transcript,
         tools: [weatherTool],
         maxOutputTokens: 512,
@@ -101,7 +99,7 @@ export async function runDemo(output: Output): Promise<number> {
       if (finish?.type !== 'finish') throw new Error('stream ended without finish');
       const { response } = finish;
       output.stdout(
-        `turn ${turnIndex + 1} · ${turn.model} (${turn.api}) · finish ${response.finishReason} (${response.rawFinishReason})`,
+        `turn ${turnIndex + 1} · ${model} (${turn.api}) · finish ${response.finishReason} (${response.rawFinishReason})`,
       );
       if (text !== '') output.stdout(`  assistant: ${text}`);
       transcript.push({ kind: 'assistant', parts: response.content });

@@ -19,6 +19,8 @@ export const capabilityOverridesSchema = z
     contextWindow: z.number().int().positive(),
     maxOutputTokens: z.number().int().positive(),
     imageMediaTypes: z.array(z.string()),
+    audioMediaTypes: z.array(z.string()),
+    documentMediaTypes: z.array(z.string()),
   })
   .partial()
   .strict();

@@ -1,5 +1,5 @@
-/** Honest capability declarations and the pre-flight check against a request. */
-import { InvalidRequestError } from './errors/invalid-request-error.ts';
+/** Honest capability declarations, user overrides, and what a request needs of them. */
+import { matchesGlob } from './glob.ts';
 import type { CanonicalRequest } from './request.ts';
 import type { Part } from './transcript.ts';
 
@@ -14,68 +14,162 @@ export interface Capabilities {
   parallelToolCalls: boolean;
   structuredOutput: boolean;
   streaming: boolean;
+  /**
+   * Tool-call arguments arrive in fragments (`tool-call-delta` events as the model writes them);
+   * false when the provider sends each call whole. A description of the stream, not a request
+   * need: checked against recorded streams (`test/conformance/streaming-tool-calls.test.ts`).
+   */
   streamingToolCalls: boolean;
+  /** Explicit prompt caching (`request.cache`); without it the cache request is dropped with a WARN. */
   promptCaching: boolean;
+  /** System, developer and context items are taken. */
   systemPrompt: boolean;
+  /** Input window in tokens; 0 when unknown (then never checked). */
   contextWindow: number;
+  /** Largest `maxOutputTokens` the model takes; 0 when unknown (then never checked). */
   maxOutputTokens: number;
+  /** Image media types taken (`*` globs allowed, e.g. `image/*`); empty: not checked locally. */
   imageMediaTypes: readonly string[];
+  /** Audio media types taken (`*` globs allowed); empty: not checked locally. */
+  audioMediaTypes: readonly string[];
+  /** Media types of non-image file parts (documents) taken (`*` globs allowed); empty: not checked locally. */
+  documentMediaTypes: readonly string[];
 }
 
 /** A capability that a request needs. */
 export type CapabilityName =
-  'images' | 'audio' | 'video' | 'pdf' | 'reasoning' | 'tools' | 'parallelToolCalls' | 'structuredOutput';
+  | 'images'
+  | 'audio'
+  | 'video'
+  | 'pdf'
+  | 'reasoning'
+  | 'tools'
+  | 'parallelToolCalls'
+  | 'structuredOutput'
+  | 'systemPrompt';
+
+/** Per-model capability overrides keyed by glob (`*` matches any run of characters); later keys win. */
+export type ModelCapabilities = Record<string, Partial<Capabilities>>;
+
+/**
+ * Capability overrides a user gives an adapter (`createAnthropic({models: {'claude-x*': {…}}})`)
+ * or the front door's config gives a model: they win over every declared fact.
+ */
+export interface CapabilityOverrides {
+  /** Applied to every model, after the adapter's own table. */
+  capabilities?: Partial<Capabilities>;
+  /** Per-model-glob overrides (e.g. `{'llama3*': {tools: false}}`), applied last, in key order. */
+  models?: ModelCapabilities;
+}
+
+/** Applies the rows of `models` whose glob matches `model` onto `target`, in key order. */
+export function applyModelRows(
+  target: Capabilities,
+  models: ModelCapabilities | undefined,
+  model: string,
+): void {
+  if (models === undefined) return;
+  for (const [pattern, overrides] of Object.entries(models)) {
+    if (matchesGlob(pattern, model)) Object.assign(target, overrides);
+  }
+}
+
+/** Most models whose resolved capabilities one resolver keeps (model names come from callers). */
+const maxCachedModels = 512;
+
+/**
+ * Wraps a capability function with user overrides (`capabilities`, then matching `models` rows),
+ * caching the result per model. Without overrides, `declared` is returned as is.
+ */
+export function withCapabilityOverrides(
+  declared: (model: string) => Capabilities,
+  overrides: CapabilityOverrides,
+): (model: string) => Capabilities {
+  const { capabilities, models } = overrides;
+  if (capabilities === undefined && (models === undefined || Object.keys(models).length === 0))
+    return declared;
+  const cache = new Map<string, Capabilities>();
+  return (model) => {
+    const known = cache.get(model);
+    if (known !== undefined) return known;
+    const resolved: Capabilities = { ...declared(model), ...capabilities };
+    applyModelRows(resolved, models, model);
+    if (cache.size >= maxCachedModels) cache.clear();
+    cache.set(model, resolved);
+    return resolved;
+  };
+}
+
+/** Where in a request each needed capability is first used (a path such as `transcript[1].parts[0]`). */
+export function capabilityUses(request: CanonicalRequest): Map<CapabilityName, string> {
+  const uses = new Map<CapabilityName, string>();
+  const use = (name: CapabilityName, path: string) => {
+    if (!uses.has(name)) uses.set(name, path);
+  };
+  if ((request.tools?.length ?? 0) > 0) use('tools', 'tools');
+  if (request.parallelToolCalls === true) use('parallelToolCalls', 'parallelToolCalls');
+  if (request.outputSchema !== undefined) use('structuredOutput', 'outputSchema');
+  if (request.reasoning !== undefined) use('reasoning', 'reasoning');
+  request.transcript.forEach((item, index) => {
+    const path = `transcript[${index}]`;
+    if (item.kind === 'system' || item.kind === 'developer' || item.kind === 'context') {
+      use('systemPrompt', `${path} (${item.kind})`);
+    }
+    addPartNeeds(item.parts, `${path}.parts`, use);
+  });
+  return uses;
+}
 
 /** The capabilities a request needs, derived from its content and options. */
 export function requiredCapabilities(request: CanonicalRequest): Set<CapabilityName> {
-  const needed = new Set<CapabilityName>();
-  if ((request.tools?.length ?? 0) > 0) needed.add('tools');
-  if (request.parallelToolCalls === true) needed.add('parallelToolCalls');
-  if (request.outputSchema !== undefined) needed.add('structuredOutput');
-  if (request.reasoning !== undefined) needed.add('reasoning');
-  for (const item of request.transcript) addPartNeeds(item.parts, needed);
-  return needed;
+  return new Set(capabilityUses(request).keys());
 }
 
-function addPartNeeds(parts: readonly Part[], needed: Set<CapabilityName>): void {
-  for (const part of parts) {
-    if (part.type === 'media') {
-      if (part.modality === 'image') needed.add('images');
-      else if (part.modality === 'audio') needed.add('audio');
-      else if (part.modality === 'video') needed.add('video');
-    } else if (part.type === 'file') {
-      if (part.mimeType === 'application/pdf') needed.add('pdf');
-      else if (part.mimeType.startsWith('image/')) needed.add('images');
-    } else if (part.type === 'tool-result' && part.output.type === 'parts') {
-      addPartNeeds(part.output.parts, needed);
-    }
-  }
-}
-
-/**
- * Throws an `InvalidRequestError` (code `unsupported_capability`) before any HTTP call when the
- * request needs something the model lacks, and rejects a `maxOutputTokens` that is not a positive
- * integer. (A limit above the model's maximum is left to the provider, whose tables move faster.)
- */
-export function assertCapabilities(
-  request: CanonicalRequest,
-  capabilities: Capabilities,
-  context: { provider: string; model: string },
+function addPartNeeds(
+  parts: readonly Part[],
+  path: string,
+  use: (name: CapabilityName, path: string) => void,
 ): void {
-  const missing = [...requiredCapabilities(request)].filter((name) => !capabilities[name]);
-  if (missing.length > 0) {
-    throw new InvalidRequestError({
-      message: `${context.provider}: model ${context.model} does not support ${missing.join(', ')}`,
-      providerCode: 'unsupported_capability',
-      provider: context.provider,
-      requestId: request.requestId,
-    });
+  parts.forEach((part, index) => {
+    const at = `${path}[${index}]`;
+    if (part.type === 'media') {
+      if (part.modality === 'image') use('images', at);
+      else if (part.modality === 'audio') use('audio', at);
+      else if (part.modality === 'video') use('video', at);
+    } else if (part.type === 'file') {
+      if (part.mimeType === 'application/pdf') use('pdf', at);
+      else if (part.mimeType.startsWith('image/')) use('images', at);
+    } else if (part.type === 'tool-result' && part.output.type === 'parts') {
+      addPartNeeds(part.output.parts, `${at}.output.parts`, use);
+    }
+  });
+}
+
+/** The media-type list of `capabilities` that governs a media or file part, and its name. */
+export function mediaTypeRule(
+  part: { type: 'media' | 'file'; mimeType: string; modality?: string },
+  capabilities: Capabilities,
+): { kind: 'image' | 'audio' | 'document'; accepted: readonly string[] } | undefined {
+  const mimeType = normalizeMediaType(part.mimeType);
+  if (part.type === 'media') {
+    if (part.modality === 'image') return { kind: 'image', accepted: capabilities.imageMediaTypes };
+    if (part.modality === 'audio') return { kind: 'audio', accepted: capabilities.audioMediaTypes };
+    return undefined;
   }
-  if (!(request.maxOutputTokens > 0) || !Number.isInteger(request.maxOutputTokens)) {
-    throw new InvalidRequestError({
-      message: `${context.provider}: maxOutputTokens must be a positive integer, got ${request.maxOutputTokens}`,
-      provider: context.provider,
-      requestId: request.requestId,
-    });
-  }
+  if (mimeType.startsWith('image/')) return { kind: 'image', accepted: capabilities.imageMediaTypes };
+  return { kind: 'document', accepted: capabilities.documentMediaTypes };
+}
+
+/** `Image/PNG; charset=x` → `image/png`. */
+export function normalizeMediaType(mimeType: string): string {
+  const semicolon = mimeType.indexOf(';');
+  return (semicolon === -1 ? mimeType : mimeType.slice(0, semicolon)).trim().toLowerCase();
+}
+
+/** True when `mimeType` is in `accepted` (globs allowed); an empty list accepts everything. */
+export function acceptsMediaType(accepted: readonly string[], mimeType: string): boolean {
+  if (accepted.length === 0) return true;
+  const normalized = normalizeMediaType(mimeType);
+  for (const pattern of accepted) if (matchesGlob(pattern, normalized)) return true;
+  return false;
 }

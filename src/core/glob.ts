@@ -30,3 +30,16 @@ export function matchesAnyGlob(patterns: readonly string[], name: string): boole
   for (const pattern of patterns) if (matchesGlob(pattern, name)) return true;
   return false;
 }
+
+/**
+ * The value of the last row of `rows` whose glob key matches `name` (tables list general globs
+ * first, so the most specific row wins), or `undefined`.
+ */
+export function lastMatchingRow<Value>(
+  rows: Readonly<Record<string, Value>>,
+  name: string,
+): Value | undefined {
+  let found: Value | undefined;
+  for (const pattern in rows) if (matchesGlob(pattern, name)) found = rows[pattern];
+  return found;
+}

@@ -11,6 +11,7 @@ import { anthropicError, type Emulator, startEmulator } from '../testing/emulato
 import { createJsonLinesReporter } from './jsonl.ts';
 import { createOpenTelemetryObserver } from './otel.ts';
 import type { CallEvent } from './types.ts';
+import { emulatorBaseURL } from '../../test/support/apis.ts';
 
 let emulator: Emulator;
 let sy: Switchyard;
@@ -38,13 +39,13 @@ beforeAll(async () => {
       adapters: {
         anthropic: {
           type: 'anthropic',
-          base_url: `${emulator.url}/v1`,
+          base_url: emulatorBaseURL('anthropic', emulator.url),
           max_retries: 1,
           api_key: 'test-key-observers',
         },
         openai: {
           type: 'openai',
-          base_url: `${emulator.url}/v1`,
+          base_url: emulatorBaseURL('openai', emulator.url),
           max_retries: 0,
           api_key: 'test-key-observers',
         },

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Usage } from '../core/usage.ts';
-import { bundledCatalog } from '../registry/catalog.generated.ts';
+import { bundledCatalog } from '../providers/catalog/index.ts';
 import { builtinAdapters } from '../registry/defaults.ts';
 import { defaultPriceTable, reprice } from './price-table.ts';
 import { bundledPrices } from './prices.generated.ts';
@@ -27,22 +27,25 @@ function usage(input: number, output: number): Usage {
   return { input, output, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
 }
 
+/** Whether a call with input and output tokens on `model` gets a cost (a row without token prices does not). */
+function isPriced(model: string): boolean {
+  return reprice(usage(1_000, 100), model).cost !== undefined;
+}
+
 describe('bundled price coverage', () => {
   it('prices every catalog model of a built-in provider (allow-list aside)', () => {
     const models = builtinCatalogModels();
     expect(models.length).toBeGreaterThan(200);
-    const table = defaultPriceTable();
-    const unpriced = models.filter((model) => table.lookup(model) === undefined);
+    const unpriced = models.filter((model) => !isPriced(model));
     expect(unpriced.filter((model) => !(model in allowedUnpriced))).toEqual([]);
   });
 
   it('keeps no stale allow-list entry (each is still in the catalog and still unpriced)', () => {
     const models = new Set(builtinCatalogModels());
-    const table = defaultPriceTable();
     for (const [model, reason] of Object.entries(allowedUnpriced)) {
       expect(reason.length, model).toBeGreaterThan(20);
       expect(models.has(model), model).toBe(true);
-      expect(table.lookup(model), model).toBeUndefined();
+      expect(isPriced(model), model).toBe(false);
     }
   });
 
@@ -61,6 +64,16 @@ describe('bundled price coverage', () => {
     expect(reprice(usage(40_000, 1_000), 'alibaba:qwen3-max').cost?.amount).toBeCloseTo(0.108, 10);
     expect(reprice(usage(200_000, 1_000), 'alibaba:qwen3-max').cost?.amount).toBeCloseTo(0.615, 10);
     expect(reprice(usage(1_000, 100), 'alibaba:qwen3-max-2025-09-23').cost?.amount).toBeCloseTo(0.0018, 10);
+  });
+
+  it('a model the source lists as free costs an explicit 0, never a missing cost', () => {
+    expect(reprice(usage(1_000, 100), 'openrouter:deepseek/deepseek-r1:free').cost?.amount).toBe(0);
+    expect(reprice(usage(1_000, 100), 'openrouter:deepseek/deepseek-r1').cost?.amount).toBeGreaterThan(0);
+  });
+
+  it('a source row with no token price (audio hours, OCR pages) is left out, not priced at 0', () => {
+    expect(defaultPriceTable().lookup('groq:whisper-large-v3')).toBeUndefined();
+    expect(defaultPriceTable().lookup('mistral:mistral-ocr-latest')).toBeUndefined();
   });
 
   it('prices an OpenRouter model and a catalog model only models.dev prices', () => {

@@ -2505,18 +2505,14 @@ export const bundledPrices: PriceSnapshot = {
      }
     },
     {
-     "id": "gpt-transcribe",
-     "match": {
-      "equals": "gpt-transcribe"
-     },
-     "prices": {}
-    },
-    {
      "id": "moderation",
      "match": {
       "contains": "moderation"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "o1",
@@ -2783,13 +2779,6 @@ export const bundledPrices: PriceSnapshot = {
      "prices": {
       "input_mtok": 0.1
      }
-    },
-    {
-     "id": "whisper-1",
-     "match": {
-      "equals": "whisper-1"
-     },
-     "prices": {}
     }
    ]
   },
@@ -3970,7 +3959,10 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "gemma-3n",
@@ -3981,7 +3973,10 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "gemma-4-26b-a4b-it",
@@ -3989,7 +3984,10 @@ export const bundledPrices: PriceSnapshot = {
       "equals": "gemma-4-26b-a4b-it"
      },
      "contextWindow": 262144,
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "gemma-4-26b-a4b-it-maas",
@@ -4009,7 +4007,10 @@ export const bundledPrices: PriceSnapshot = {
       "equals": "gemma-4-31b-it"
      },
      "contextWindow": 262144,
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     }
    ]
   },
@@ -4337,20 +4338,6 @@ export const bundledPrices: PriceSnapshot = {
       "input_mtok": 0.29,
       "output_mtok": 0.59
      }
-    },
-    {
-     "id": "whisper-large-v3",
-     "match": {
-      "equals": "whisper-large-v3"
-     },
-     "prices": {}
-    },
-    {
-     "id": "whisper-large-v3-turbo",
-     "match": {
-      "equals": "whisper-large-v3-turbo"
-     },
-     "prices": {}
     },
     {
      "id": "qwen-qwq-32b",
@@ -5056,35 +5043,6 @@ export const bundledPrices: PriceSnapshot = {
      }
     },
     {
-     "id": "grok-voice-latest",
-     "match": {
-      "equals": "grok-voice-latest"
-     },
-     "prices": [
-      {
-       "prices": {}
-      },
-      {
-       "startDate": "2026-08-05",
-       "prices": {}
-      }
-     ]
-    },
-    {
-     "id": "grok-voice-think-fast-1.0",
-     "match": {
-      "equals": "grok-voice-think-fast-1.0"
-     },
-     "prices": {}
-    },
-    {
-     "id": "grok-voice-think-fast-2.0",
-     "match": {
-      "equals": "grok-voice-think-fast-2.0"
-     },
-     "prices": {}
-    },
-    {
      "id": "grok-beta",
      "match": {
       "equals": "grok-beta"
@@ -5187,7 +5145,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "devstral-small:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "magistral-medium",
@@ -5459,116 +5420,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistral-nemo:free"
      },
-     "prices": {}
-    },
-    {
-     "id": "mistral-ocr-2503",
-     "match": {
-      "or": [
-       {
-        "equals": "mistral-ocr-2503"
-       },
-       {
-        "equals": "mistral-ocr-2503-completion"
-       }
-      ]
-     },
-     "prices": {}
-    },
-    {
-     "id": "mistral-ocr-2505",
-     "match": {
-      "or": [
-       {
-        "equals": "mistral-ocr-2505"
-       },
-       {
-        "equals": "mistral-ocr-2505-completion"
-       }
-      ]
-     },
-     "prices": {}
-    },
-    {
-     "id": "mistral-ocr-2512",
-     "match": {
-      "or": [
-       {
-        "equals": "mistral-ocr-2512"
-       },
-       {
-        "equals": "mistral-ocr-2512-completion"
-       }
-      ]
-     },
-     "contextWindow": 16384,
-     "prices": {}
-    },
-    {
-     "id": "mistral-ocr-4-0",
-     "match": {
-      "or": [
-       {
-        "equals": "mistral-ocr-4-0"
-       },
-       {
-        "equals": "mistral-ocr-4-0-completion"
-       }
-      ]
-     },
-     "contextWindow": 16384,
-     "prices": {}
-    },
-    {
-     "id": "mistral-ocr-4-1",
-     "match": {
-      "or": [
-       {
-        "equals": "mistral-ocr-4"
-       },
-       {
-        "equals": "mistral-ocr-4-completion"
-       },
-       {
-        "equals": "mistral-ocr-4-1"
-       },
-       {
-        "equals": "mistral-ocr-4-1-completion"
-       }
-      ]
-     },
-     "contextWindow": 16384,
-     "prices": {}
-    },
-    {
-     "id": "mistral-ocr-latest",
-     "match": {
-      "or": [
-       {
-        "equals": "mistral-ocr-latest"
-       },
-       {
-        "equals": "mistral-ocr-latest-completion"
-       }
-      ]
-     },
-     "prices": [
-      {
-       "prices": {}
-      },
-      {
-       "startDate": "2025-05-22",
-       "prices": {}
-      },
-      {
-       "startDate": "2025-12-18",
-       "prices": {}
-      },
-      {
-       "startDate": "2026-06-23",
-       "prices": {}
-      }
-     ]
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "mistral-saba",
@@ -5602,7 +5457,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistral-small-24b-instruct-2501:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "mistral-small-2603",
@@ -5716,21 +5574,6 @@ export const bundledPrices: PriceSnapshot = {
       "input_mtok": 2,
       "output_mtok": 6
      }
-    },
-    {
-     "id": "voxtral-mini-2602",
-     "match": {
-      "or": [
-       {
-        "equals": "voxtral-mini-latest"
-       },
-       {
-        "equals": "voxtral-mini-2602"
-       }
-      ]
-     },
-     "contextWindow": 16384,
-     "prices": {}
     },
     {
      "id": "voxtral-small-24b-2507",
@@ -7501,7 +7344,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen-3-coder-480b"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "zai-glm-4.7",
@@ -7566,7 +7412,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "agentica-org/deepcoder-14b-preview:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "ai21/jamba-1-5-large",
@@ -7696,7 +7545,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "allenai/molmo-7b-d:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "allenai/olmo-3-32b-think",
@@ -8436,7 +8288,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "arliai/qwq-32b-arliai-rpr-v1:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "baidu/ernie-4.5-vl-424b-a47b",
@@ -8454,7 +8309,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "bytedance-research/ui-tars-72b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "bytedance-seed/seed-1.6",
@@ -8681,7 +8539,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "cognitivecomputations/dolphin-mistral-24b-venice-edition:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "cognitivecomputations/dolphin-mixtral-8x22b",
@@ -8708,14 +8569,20 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "cognitivecomputations/dolphin3.0-mistral-24b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "cognitivecomputations/dolphin3.0-r1-mistral-24b:free",
      "match": {
       "equals": "cognitivecomputations/dolphin3.0-r1-mistral-24b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "cohere/command",
@@ -8854,7 +8721,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "deepcoder-14b-preview:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "deepcogito/cogito-v2.1-671b",
@@ -8871,21 +8741,30 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "deephermes-3-llama-3-8b-preview:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "deepseek-chat-v3-0324:free",
      "match": {
       "equals": "deepseek-chat-v3-0324:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "deepseek-chat:free",
      "match": {
       "equals": "deepseek-chat:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "deepseek-prover-v2",
@@ -8912,21 +8791,30 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "deepseek-r1-0528-qwen3-8b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "deepseek-r1-0528:free",
      "match": {
       "equals": "deepseek-r1-0528:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "deepseek-r1-distill-llama-70b:free",
      "match": {
       "equals": "deepseek-r1-distill-llama-70b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "deepseek-r1-distill-llama-8b",
@@ -8963,14 +8851,20 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "deepseek-r1-distill-qwen-14b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "deepseek-r1-distill-qwen-32b:free",
      "match": {
       "equals": "deepseek-r1-distill-qwen-32b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "deepseek-r1-distill-qwen-7b",
@@ -8987,21 +8881,30 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "deepseek-r1:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "deepseek-r1t-chimera:free",
      "match": {
       "equals": "deepseek-r1t-chimera:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "deepseek-v3-base:free",
      "match": {
       "equals": "deepseek-v3-base:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "deepseek/deepseek-chat",
@@ -9029,7 +8932,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "deepseek/deepseek-chat-v3-0324:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "deepseek/deepseek-chat-v3.1",
@@ -9047,7 +8953,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "deepseek/deepseek-chat:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "deepseek/deepseek-r1",
@@ -9086,7 +8995,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "deepseek/deepseek-r1-distill-llama-70b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "deepseek/deepseek-r1-distill-llama-8b",
@@ -9123,7 +9035,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "deepseek/deepseek-r1-distill-qwen-14b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "deepseek/deepseek-r1-distill-qwen-32b",
@@ -9140,28 +9055,40 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "deepseek/deepseek-r1-distill-qwen-32b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "deepseek/deepseek-r1-zero:free",
      "match": {
       "equals": "deepseek/deepseek-r1-zero:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "deepseek/deepseek-r1:free",
      "match": {
       "equals": "deepseek/deepseek-r1:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "deepseek/deepseek-v3-base:free",
      "match": {
       "equals": "deepseek/deepseek-v3-base:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "deepseek/deepseek-v3.1-terminus",
@@ -9232,7 +9159,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "devstral-small:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "dobby-mini-unhinged-plus-llama-3.1-8b",
@@ -9259,14 +9189,20 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "dolphin3.0-mistral-24b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "dolphin3.0-r1-mistral-24b:free",
      "match": {
       "equals": "dolphin3.0-r1-mistral-24b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "eleutherai/llemma_7b",
@@ -9353,7 +9289,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "featherless/qwerky-72b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "fimbulvetr-11b-v2",
@@ -9382,7 +9321,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gemini-2.0-flash-exp:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "gemini-2.0-flash-lite-001",
@@ -9452,7 +9394,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gemini-2.5-pro-exp-03-25"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "gemini-flash-1.5",
@@ -9503,35 +9448,50 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gemma-2-9b-it:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "gemma-3-12b-it:free",
      "match": {
       "equals": "gemma-3-12b-it:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "gemma-3-27b-it:free",
      "match": {
       "equals": "gemma-3-27b-it:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "gemma-3-4b-it:free",
      "match": {
       "equals": "gemma-3-4b-it:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "gemma-3n-e4b-it:free",
      "match": {
       "equals": "gemma-3n-e4b-it:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "glm-4-32b",
@@ -9548,14 +9508,20 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "glm-4-32b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "glm-4.5-air:free",
      "match": {
       "equals": "glm-4.5-air:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "glm-5v-turbo",
@@ -9583,7 +9549,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "glm-z1-32b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "glm-z1-rumination-32b",
@@ -9620,7 +9589,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "google/gemini-2.0-flash-exp:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "google/gemini-2.0-flash-lite-001",
@@ -9637,14 +9609,20 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "google/gemini-2.0-flash-thinking-exp-1219:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "google/gemini-2.0-flash-thinking-exp:free",
      "match": {
       "equals": "google/gemini-2.0-flash-thinking-exp:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "google/gemini-2.5-flash",
@@ -9755,7 +9733,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "google/gemini-2.5-pro-exp-03-25:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "google/gemini-2.5-pro-preview-03-25",
@@ -9889,7 +9870,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "google/gemini-flash-1.5-8b-exp"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "google/gemini-pro",
@@ -9944,7 +9928,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "google/gemma-2-9b-it:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "google/gemma-3-12b-it",
@@ -9962,14 +9949,20 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "google/gemma-3-12b-it:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "google/gemma-3-1b-it:free",
      "match": {
       "equals": "google/gemma-3-1b-it:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "google/gemma-3-27b-it",
@@ -9986,7 +9979,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "google/gemma-3-27b-it:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "google/gemma-3-4b-it",
@@ -10004,7 +10000,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "google/gemma-3-4b-it:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "google/gemma-3n-e4b-it",
@@ -10032,7 +10031,10 @@ export const bundledPrices: PriceSnapshot = {
       "equals": "google/gemma-4-26b-a4b-it:free"
      },
      "contextWindow": 262144,
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "google/gemma-4-31b-it",
@@ -10064,14 +10066,20 @@ export const bundledPrices: PriceSnapshot = {
       "equals": "google/gemma-4-31b-it:free"
      },
      "contextWindow": 262144,
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "google/learnlm-1.5-pro-experimental:free",
      "match": {
       "equals": "google/learnlm-1.5-pro-experimental:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "google/lyria-3-clip-preview",
@@ -10079,7 +10087,10 @@ export const bundledPrices: PriceSnapshot = {
       "equals": "google/lyria-3-clip-preview"
      },
      "contextWindow": 1048576,
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "google/lyria-3-pro-preview",
@@ -10087,7 +10098,10 @@ export const bundledPrices: PriceSnapshot = {
       "equals": "google/lyria-3-pro-preview"
      },
      "contextWindow": 1048576,
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "google/palm-2-chat-bison",
@@ -10265,7 +10279,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "huggingfaceh4/zephyr-7b-beta:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "ibm-granite/granite-4.0-h-micro",
@@ -10369,14 +10386,20 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "internvl3-14b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "internvl3-2b:free",
      "match": {
       "equals": "internvl3-2b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "jamba-1.6-large",
@@ -10413,14 +10436,20 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "kimi-dev-72b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "kimi-vl-a3b-thinking:free",
      "match": {
       "equals": "kimi-vl-a3b-thinking:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "kwaipilot/kat-coder-pro-v2",
@@ -10498,14 +10527,20 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "liquid/lfm-2.5-1.2b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "liquid/lfm-2.5-1.2b-thinking:free",
      "match": {
       "equals": "liquid/lfm-2.5-1.2b-thinking:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "liquid/lfm-3b",
@@ -10582,7 +10617,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "llama-3.1-8b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "llama-3.1-lumimaid-70b",
@@ -10629,7 +10667,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "llama-3.1-nemotron-ultra-253b-v1:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "llama-3.1-sonar-large-128k-online",
@@ -10656,14 +10697,20 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "llama-3.2-11b-vision-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "llama-3.2-1b-instruct:free",
      "match": {
       "equals": "llama-3.2-1b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "llama-3.2-90b-vision-instruct",
@@ -10680,7 +10727,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "llama-3.3-8b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "llama-3.3-nemotron-super-49b-v1",
@@ -10697,21 +10747,30 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "llama-3.3-nemotron-super-49b-v1:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "llama-4-maverick:free",
      "match": {
       "equals": "llama-4-maverick:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "llama-4-scout:free",
      "match": {
       "equals": "llama-4-scout:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "llama-guard-2-8b",
@@ -10805,7 +10864,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mai-ds-r1:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "mancer/weaver",
@@ -10893,7 +10955,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "meta-llama/llama-3.1-405b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "meta-llama/llama-3.1-70b-instruct",
@@ -10921,7 +10986,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "meta-llama/llama-3.1-8b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "meta-llama/llama-3.2-11b-vision-instruct",
@@ -10938,7 +11006,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "meta-llama/llama-3.2-11b-vision-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "meta-llama/llama-3.2-1b-instruct",
@@ -10956,7 +11027,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "meta-llama/llama-3.2-1b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "meta-llama/llama-3.2-3b-instruct",
@@ -10973,7 +11047,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "meta-llama/llama-3.2-3b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "meta-llama/llama-3.2-90b-vision-instruct",
@@ -11000,7 +11077,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "meta-llama/llama-3.3-70b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "meta-llama/llama-4-maverick",
@@ -11017,7 +11097,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "meta-llama/llama-4-maverick:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "meta-llama/llama-4-scout",
@@ -11034,7 +11117,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "meta-llama/llama-4-scout:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "meta-llama/llama-guard-2-8b",
@@ -11349,7 +11435,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistral-7b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "mistral-medium",
@@ -11366,7 +11455,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistral-nemo:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "mistral-small",
@@ -11383,21 +11475,30 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistral-small-24b-instruct-2501:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "mistral-small-3.1-24b-instruct:free",
      "match": {
       "equals": "mistral-small-3.1-24b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "mistral-small-3.2-24b-instruct:free",
      "match": {
       "equals": "mistral-small-3.2-24b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "mistral-tiny",
@@ -11561,7 +11662,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistralai/mistral-7b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "mistralai/mistral-large",
@@ -11655,7 +11759,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistralai/mistral-nemo:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "mistralai/mistral-saba",
@@ -11694,7 +11801,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistralai/mistral-small-24b-instruct-2501:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "mistralai/mistral-small-2603",
@@ -11723,7 +11833,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistralai/mistral-small-3.1-24b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "mistralai/mistral-small-3.2-24b-instruct",
@@ -11898,7 +12011,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "moonshotai/kimi-k2.6:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "moonshotai/kimi-k2.7-code",
@@ -11943,14 +12059,20 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "moonshotai/kimi-vl-a3b-thinking:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "moonshotai/moonlight-16b-a3b-instruct:free",
      "match": {
       "equals": "moonshotai/moonlight-16b-a3b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "morph/morph-v3-fast",
@@ -12046,7 +12168,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "nex-agi/nex-n2-pro:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "noromaid-20b",
@@ -12083,7 +12208,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "nousresearch/deephermes-3-llama-3-8b-preview:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "nousresearch/hermes-2-pro-llama-3-8b",
@@ -12111,7 +12239,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "nousresearch/hermes-3-llama-3.1-405b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "nousresearch/hermes-3-llama-3.1-70b",
@@ -12181,21 +12312,30 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "nvidia/llama-3.1-nemotron-70b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "nvidia/llama-3.1-nemotron-nano-8b-v1:free",
      "match": {
       "equals": "nvidia/llama-3.1-nemotron-nano-8b-v1:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "nvidia/llama-3.1-nemotron-ultra-253b-v1:free",
      "match": {
       "equals": "nvidia/llama-3.1-nemotron-ultra-253b-v1:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "nvidia/llama-3.3-nemotron-super-49b-v1.5",
@@ -12212,7 +12352,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "nvidia/llama-3.3-nemotron-super-49b-v1:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "nvidia/nemotron-3-nano-30b-a3b",
@@ -12230,7 +12373,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "nvidia/nemotron-3-nano-30b-a3b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "nvidia/nemotron-3-nano-omni-30b-a3b-reasoning:free",
@@ -12238,7 +12384,10 @@ export const bundledPrices: PriceSnapshot = {
       "equals": "nvidia/nemotron-3-nano-omni-30b-a3b-reasoning:free"
      },
      "contextWindow": 256000,
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "nvidia/nemotron-3-super-120b-a12b",
@@ -12256,7 +12405,10 @@ export const bundledPrices: PriceSnapshot = {
       "equals": "nvidia/nemotron-3-super-120b-a12b:free"
      },
      "contextWindow": 262144,
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "nvidia/nemotron-3-ultra-550b-a55b",
@@ -12275,7 +12427,10 @@ export const bundledPrices: PriceSnapshot = {
       "equals": "nvidia/nemotron-3-ultra-550b-a55b:free"
      },
      "contextWindow": 1000000,
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "nvidia/nemotron-3.5-content-safety:free",
@@ -12283,14 +12438,20 @@ export const bundledPrices: PriceSnapshot = {
       "equals": "nvidia/nemotron-3.5-content-safety:free"
      },
      "contextWindow": 128000,
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "nvidia/nemotron-nano-12b-v2-vl:free",
      "match": {
       "equals": "nvidia/nemotron-nano-12b-v2-vl:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "nvidia/nemotron-nano-9b-v2",
@@ -12307,7 +12468,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "nvidia/nemotron-nano-9b-v2:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "o1-mini",
@@ -12332,14 +12496,20 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "open-r1/olympiccoder-32b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "open-r1/olympiccoder-7b:free",
      "match": {
       "equals": "open-r1/olympiccoder-7b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "openai/chatgpt-4o-latest",
@@ -13419,7 +13589,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/gpt-oss-120b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "openai/gpt-oss-20b",
@@ -13437,7 +13610,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/gpt-oss-20b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "openai/gpt-oss-safeguard-20b",
@@ -13753,14 +13929,20 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "phi-4-reasoning-plus:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "phi-4-reasoning:free",
      "match": {
       "equals": "phi-4-reasoning:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "pixtral-12b",
@@ -13787,14 +13969,20 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "poolside/laguna-m.1:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "poolside/laguna-xs.2:free",
      "match": {
       "equals": "poolside/laguna-xs.2:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "prime-intellect/intellect-3",
@@ -13831,14 +14019,20 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen-2.5-72b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "qwen-2.5-coder-32b-instruct:free",
      "match": {
       "equals": "qwen-2.5-coder-32b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "qwen-2.5-vl-7b-instruct",
@@ -13917,7 +14111,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen/qwen-2.5-72b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "qwen/qwen-2.5-7b-instruct",
@@ -13935,7 +14132,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen/qwen-2.5-7b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "qwen/qwen-2.5-coder-32b-instruct",
@@ -13953,7 +14153,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen/qwen-2.5-coder-32b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "qwen/qwen-2.5-vl-72b-instruct",
@@ -13980,7 +14183,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen/qwen-2.5-vl-7b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "qwen/qwen-max",
@@ -14081,14 +14287,20 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen/qwen2.5-vl-32b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "qwen/qwen2.5-vl-3b-instruct:free",
      "match": {
       "equals": "qwen/qwen2.5-vl-3b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "qwen/qwen2.5-vl-72b-instruct",
@@ -14105,7 +14317,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen/qwen2.5-vl-72b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "qwen/qwen3-14b",
@@ -14276,7 +14491,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen/qwen3-coder:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "qwen/qwen3-max",
@@ -14329,7 +14547,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen/qwen3-next-80b-a3b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "qwen/qwen3-next-80b-a3b-thinking",
@@ -14707,14 +14928,20 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen/qwq-32b-preview:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "qwen/qwq-32b:free",
      "match": {
       "equals": "qwen/qwq-32b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "qwen2.5-vl-32b-instruct",
@@ -14731,56 +14958,80 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen2.5-vl-32b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "qwen2.5-vl-72b-instruct:free",
      "match": {
       "equals": "qwen2.5-vl-72b-instruct:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "qwen3-14b:free",
      "match": {
       "equals": "qwen3-14b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "qwen3-235b-a22b:free",
      "match": {
       "equals": "qwen3-235b-a22b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "qwen3-30b-a3b:free",
      "match": {
       "equals": "qwen3-30b-a3b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "qwen3-32b:free",
      "match": {
       "equals": "qwen3-32b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "qwen3-8b:free",
      "match": {
       "equals": "qwen3-8b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "qwerky-72b:free",
      "match": {
       "equals": "qwerky-72b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "qwq-32b",
@@ -14797,7 +15048,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwq-32b-arliai-rpr-v1:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "qwq-32b-preview",
@@ -14814,7 +15068,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwq-32b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "r1-1776",
@@ -14841,7 +15098,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "reka-flash-3:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "rekaai/reka-edge",
@@ -14870,7 +15130,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "rekaai/reka-flash-3:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "relace/relace-apply-3",
@@ -14961,7 +15224,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "sarvam-m:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "scb10x/llama3.1-typhoon2-70b-instruct",
@@ -14988,14 +15254,20 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "shisa-ai/shisa-v2-llama3.3-70b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "shisa-v2-llama3.3-70b:free",
      "match": {
       "equals": "shisa-v2-llama3.3-70b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "sonar-reasoning",
@@ -15022,7 +15294,10 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "sophosympatheia/rogue-rose-103b-v0.2:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "sorcererlm-8x22b",
@@ -15168,14 +15443,20 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "thudm/glm-4-32b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "thudm/glm-z1-32b:free",
      "match": {
       "equals": "thudm/glm-z1-32b:free"
      },
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "toppy-m-7b",
@@ -15325,7 +15606,10 @@ export const bundledPrices: PriceSnapshot = {
       "equals": "x-ai/grok-4.1-fast:free"
      },
      "contextWindow": 2000000,
-     "prices": {}
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
     },
     {
      "id": "x-ai/grok-4.20",

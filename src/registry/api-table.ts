@@ -46,7 +46,7 @@ export interface ApiDefinition {
    * replays in it.
    */
   protocol?: ApiId;
-  /** Where the endpoints live below a host's root (`/v1`, `/v1beta`): appended to the emulator's URL. */
+  /** Where the endpoints live below a host's root (`/v1`, `/v1beta`; default none): appended to the emulator's URL. */
   basePath?: string;
   /** A model to request when a caller does not say (CLI `replay`, tests, bench): `provider:model`. */
   defaultModel?: string;
@@ -205,14 +205,14 @@ export async function createApiAdapter(
   return definition.create(options);
 }
 
-/** The rows a caller can drive against the emulator: those naming their wire protocol and base path. */
+/** The rows a caller can drive against the emulator: those naming their wire protocol. */
 export function emulatedApis(table: ApiTable): ApiDefinition[] {
-  return [...table.values()].filter((row) => row.protocol !== undefined && row.basePath !== undefined);
+  return [...table.values()].filter((row) => row.protocol !== undefined);
 }
 
 /**
  * The names that select a row: each wire protocol (naming the first row that speaks it), then each
- * `type` not already listed. Only rows with a protocol and base path count.
+ * `type` not already listed. Only rows naming their protocol count.
  */
 export function apiNames(table: ApiTable): string[] {
   const rows = emulatedApis(table);

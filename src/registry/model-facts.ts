@@ -1,22 +1,13 @@
 /**
- * The one table of model facts: the models.dev catalog (context window, output limit, input
- * modalities, tool and reasoning support) merged with what the adapter's protocol exposes and the
- * user's overrides, in that order of increasing precedence.
+ * Model facts as the front door sees them: the adapter's capabilities (its own table, the
+ * models.dev catalog rows and the user's overrides, merged by the adapter) and, for an adapter
+ * that is not configured, the catalog alone; then the config's overrides.
  */
 import type { Capabilities } from '../core/capabilities.ts';
-import { bundledCatalog } from './catalog.generated.ts';
+import { type CatalogModel, catalogEntry } from '../core/catalog.ts';
+import { bundledCatalog } from '../providers/catalog/index.ts';
 
-/** One model as the catalog describes it. */
-export interface CatalogModel {
-  displayName?: string;
-  contextWindow?: number;
-  maxOutputTokens?: number;
-  /** `text`, `image`, `pdf`, `audio`, `video`. */
-  inputModalities: string[];
-  tools: boolean;
-  reasoning: boolean;
-  releaseDate?: string;
-}
+export type { CatalogModel } from '../core/catalog.ts';
 
 /** Everything known about one model. */
 export interface ModelFacts extends Capabilities {
@@ -28,16 +19,14 @@ export interface ModelFacts extends Capabilities {
 
 /** The catalog entry of `provider:wireName`, trying the name without a date suffix too. */
 export function catalogModel(provider: string, wireName: string): CatalogModel | undefined {
-  const models = bundledCatalog[provider];
-  if (models === undefined) return undefined;
-  return models[wireName] ?? models[wireName.replace(/-\d{8}$|-\d{4}-\d{2}-\d{2}$/, '')];
+  return catalogEntry(bundledCatalog[provider], wireName);
 }
 
 /**
- * Merges the three layers. The catalog's limits replace the adapter's family defaults; the catalog
- * only narrows booleans (a model without tool calling or image input loses `tools` / `images`),
- * because an adapter must declare false what its protocol does not expose (contract §3.4), and
- * modalities the catalog omits (PDF on many rows) are left to the adapter. Overrides win.
+ * Merges the layers. A configured adapter's capabilities already hold the catalog row (its limits
+ * replace the adapter's rows, its booleans only narrow: `core/catalog.ts`) and the config's
+ * overrides (the registry hands them to the adapter as `models`); an adapter that could not be
+ * created is described by the catalog alone. Overrides win.
  */
 export function mergeFacts(
   adapter: Capabilities | undefined,
@@ -49,10 +38,6 @@ export function mergeFacts(
   if (adapter !== undefined) sources.push('adapter');
   if (catalog !== undefined) {
     sources.push('catalog');
-    if (catalog.contextWindow !== undefined) facts.contextWindow = catalog.contextWindow;
-    if (catalog.maxOutputTokens !== undefined) facts.maxOutputTokens = catalog.maxOutputTokens;
-    if (!catalog.tools) facts.tools = facts.parallelToolCalls = facts.streamingToolCalls = false;
-    if (!catalog.inputModalities.includes('image')) facts.images = false;
     if (catalog.displayName !== undefined) facts.displayName = catalog.displayName;
     if (catalog.releaseDate !== undefined) facts.releaseDate = catalog.releaseDate;
   }
@@ -82,5 +67,7 @@ function catalogOnly(catalog: CatalogModel | undefined): Capabilities {
     contextWindow: catalog?.contextWindow ?? 0,
     maxOutputTokens: catalog?.maxOutputTokens ?? 0,
     imageMediaTypes: [],
+    audioMediaTypes: [],
+    documentMediaTypes: [],
   };
 }

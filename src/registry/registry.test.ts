@@ -227,3 +227,40 @@ describe('a not_configured adapter is listed, never called, and named in the err
     await sy.close();
   });
 });
+
+describe('config capability overrides reach the adapter, so its pre-flight check enforces them', () => {
+  let emulator: Emulator;
+  beforeAll(async () => {
+    emulator = await startEmulator();
+  });
+  afterAll(async () => {
+    await emulator.close();
+  });
+
+  it('an entry’s maxOutputTokens is enforced by the adapter, and the router’s default is clamped to it', async () => {
+    const sy = createSwitchyard({
+      env,
+      logger: createMemoryLogger(),
+      config: {
+        adapters: { anthropic: { type: 'anthropic', base_url: `${emulator.url}/v1`, max_retries: 0 } },
+        models: {
+          'anthropic:claude-sonnet-4-5': { aliases: ['small'], capabilities: { maxOutputTokens: 300 } },
+        },
+      },
+    });
+    expect(sy.resolve('small').facts.maxOutputTokens).toBe(300);
+    const before = emulator.requests.length;
+    // The router does not check an explicit output limit: this refusal is the adapter's own pre-flight check.
+    const routed = await sy
+      .complete({ model: 'small', transcript: [userText('Hi')], maxOutputTokens: 5_000 })
+      .catch((error: unknown) => error);
+    expect(routed).toMatchObject({ providerCode: 'max_output_tokens_exceeded' });
+    expect(emulator.requests.length).toBe(before);
+    // The router's default output limit is clamped to the merged facts: the call goes through.
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'ok' }] });
+    const reply = await sy.complete({ model: 'small', transcript: [userText('Hi')] });
+    expect(reply.text).toBe('ok');
+    expect(emulator.requests.at(-1)?.body).toMatchObject({ max_tokens: 300 });
+    await sy.close();
+  });
+});

@@ -5,7 +5,7 @@
  * `not_configured`: listed, never created, never called.
  */
 import type { Adapter } from '../core/adapter.ts';
-import type { Capabilities } from '../core/capabilities.ts';
+import type { Capabilities, ModelCapabilities } from '../core/capabilities.ts';
 import { AuthError } from '../core/errors/auth-error.ts';
 import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
 import { isGlob, matchesGlob } from '../core/glob.ts';
@@ -16,7 +16,7 @@ import { type ApiDefinition, type ApiTable, unknownApiMessage } from './api-tabl
 import type { AdapterConfig, ModelConfig, SwitchyardConfig } from './config.ts';
 import { builtinAdapters, builtinModels } from './defaults.ts';
 import { catalogModel, mergeFacts, type ModelFacts } from './model-facts.ts';
-import { bundledCatalog } from './catalog.generated.ts';
+import { bundledCatalog } from '../providers/catalog/index.ts';
 
 /** How a name was resolved. */
 export type MatchKind = 'exact' | 'alias' | 'glob' | 'provider';
@@ -113,6 +113,23 @@ export function createRegistry(options: RegistryOptions): Registry {
   }
   const resolved = new Map<string, ResolvedModel>();
 
+  /**
+   * The config's capability overrides of `provider`'s models, as the adapter's `models` option
+   * (glob rows, later keys win: bundled entries first, then the user's, the first user entry last),
+   * so the adapter's pre-flight check enforces the same facts the router sees.
+   */
+  function overrideRows(provider: string): ModelCapabilities | undefined {
+    let rows: ModelCapabilities | undefined;
+    for (const [key, entry] of [...entries].reverse()) {
+      if (entry?.capabilities === undefined) continue;
+      const colon = key.indexOf(':');
+      if ((entry.adapter ?? key.slice(0, colon)) !== provider) continue;
+      const wireName = isGlob(key) ? key.slice(colon + 1) : (entry.wire_name ?? key.slice(colon + 1));
+      (rows ??= {})[wireName] = { ...rows?.[wireName], ...entry.capabilities };
+    }
+    return rows;
+  }
+
   function build(requested: string, id: string, matchedBy: MatchKind, key?: string): ResolvedModel {
     const entry =
       key === undefined ? undefined : (exact.get(key) ?? globs.find(([pattern]) => pattern === key)?.[1]);
@@ -185,7 +202,7 @@ export function createRegistry(options: RegistryOptions): Registry {
         logger: options.logger,
         preset: slot.config.preset,
         quirks: slot.config.quirks as Partial<ChatQuirks> | undefined,
-        options: slot.config.options,
+        options: withOverrideRows(slot.config.options, overrideRows(provider)),
       });
       return slot.adapter;
     },
@@ -282,4 +299,14 @@ function unknownModel(name: string, why: string): InvalidRequestError {
     message: `unknown model "${name}": ${why}`,
     providerCode: 'unknown_model',
   });
+}
+
+/** Adapter options with the config's capability rows added to any `models` the options carry. */
+function withOverrideRows(
+  options: Record<string, unknown> | undefined,
+  rows: ModelCapabilities | undefined,
+): Record<string, unknown> | undefined {
+  if (rows === undefined) return options;
+  const given = options?.models as ModelCapabilities | undefined;
+  return { ...options, models: { ...given, ...rows } };
 }

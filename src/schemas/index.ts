@@ -13,9 +13,11 @@ export {
 } from './schema.ts';
 export {
   attachStructured,
+  type ExecutableTool,
   StructuredOutputError,
   type Tool,
   type ToolDefinition,
   tool,
+  type ToolSchema,
   toOutputSchema,
 } from './structured.ts';

@@ -1,6 +1,8 @@
 /** Tool definitions from schemas, and the output-schema check that turns a reply's text into a validated `structured` part. */
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { AgentTool, ApprovalRule, ToolContext, ToolReturn } from '../agent/tool.ts';
 import { AdapterError } from '../core/errors/adapter-error.ts';
-import type { JsonValue } from '../core/json.ts';
+import type { JsonObject, JsonValue } from '../core/json.ts';
 import type { OutputSchema } from '../core/request.ts';
 import type { ToolSpec } from '../core/tools.ts';
 import type { Reply } from '../conversation/helpers.ts';
@@ -13,34 +15,85 @@ import {
   validateValue,
 } from './schema.ts';
 
-/** A tool described by a schema (zod, Standard Schema or JSON Schema). */
-export interface ToolDefinition<Schema extends SchemaLike = SchemaLike> {
+/** What a tool's input may be described by: zod, any Standard Schema (with `jsonSchema` when it cannot describe itself), or JSON Schema. */
+export type ToolSchema = StandardSchemaV1 | JsonObject;
+
+/**
+ * Options of {@link tool}. With `execute` the tool also runs in the agent (`createAgent({ tools })`);
+ * without it, it is a spec for `sy.complete`, `sy.stream` and conversations whose calls you answer.
+ */
+export interface ToolDefinition<Schema extends ToolSchema = ToolSchema> {
   name: string;
   description?: string;
   input: Schema;
+  /** JSON Schema to send instead of the one derived from `input` (Standard Schemas that cannot describe themselves). */
+  jsonSchema?: JsonObject;
+  /** Runs a call (agent tools): its input is validated first. */
+  execute?(input: InferSchema<Schema>, context: ToolContext): ToolReturn | Promise<ToolReturn>;
+  /** Agent tools: whether a call waits for the user's approval. */
+  needsApproval?: ApprovalRule<InferSchema<Schema>>;
+  /** Agent tools: milliseconds before a call is abandoned with an error result (default: the agent's). */
+  timeoutMs?: number;
 }
 
 /** A tool spec that can also validate the model's input against its schema. */
-export interface Tool<Schema extends SchemaLike = SchemaLike> extends ToolSpec {
+export interface Tool<Schema extends ToolSchema = ToolSchema> extends ToolSpec {
   readonly schema: Schema;
   /** Validates a call's input; throws a `TypeError` naming every problem. */
   parse(input: unknown): Promise<InferSchema<Schema>>;
+  /** Validates a call's input; the message lists each problem by path. */
+  validate(
+    input: unknown,
+  ): Promise<{ ok: true; value: InferSchema<Schema> } | { ok: false; message: string }>;
 }
 
-/** Creates a tool from a schema: `tool({ name: 'weather', input: z.object({ city: z.string() }) })`. */
-export function tool<Schema extends SchemaLike>(definition: ToolDefinition<Schema>): Tool<Schema> {
-  const spec: Tool<Schema> = {
-    name: definition.name,
-    inputSchema: toJsonSchema(definition.input),
-    schema: definition.input,
-    async parse(input) {
-      const result = await validateValue(definition.input, input);
-      if (result.ok) return result.value as InferSchema<Schema>;
-      throw new TypeError(`${definition.name}: invalid input: ${formatIssues(result.issues)}`);
+/** A {@link tool} with `execute`: a request's tool spec and an agent tool at once. */
+export type ExecutableTool<Schema extends ToolSchema = ToolSchema> = Tool<Schema> &
+  AgentTool<InferSchema<Schema>>;
+
+/**
+ * Creates a tool from a schema — the one way to define tools (`defineTool` in `switchyard-ai/agent`
+ * is an alias): `tool({ name: 'weather', input: z.object({ city: z.string() }) })` for requests,
+ * plus `execute` (and `needsApproval`, `timeoutMs`) for the agent.
+ */
+export function tool<Schema extends ToolSchema>(
+  definition: ToolDefinition<Schema> & Required<Pick<ToolDefinition<Schema>, 'execute'>>,
+): ExecutableTool<Schema>;
+export function tool<Schema extends ToolSchema>(definition: ToolDefinition<Schema>): Tool<Schema>;
+export function tool(definition: ToolDefinition): Tool | ExecutableTool {
+  const { input, name } = definition;
+  const created: Tool & {
+    -readonly [Key in 'execute' | 'needsApproval' | 'timeoutMs']?: AgentTool<unknown>[Key];
+  } = {
+    name,
+    inputSchema: definition.jsonSchema ?? describeInput(input, name),
+    schema: input,
+    async parse(value) {
+      const result = await validateValue(input, value);
+      if (result.ok) return result.value;
+      throw new TypeError(`${name}: invalid input: ${formatIssues(result.issues)}`);
+    },
+    async validate(value) {
+      const result = await validateValue(input, value);
+      if (result.ok) return { ok: true, value: result.value };
+      return { ok: false, message: formatIssues(result.issues, 'list') };
     },
   };
-  if (definition.description !== undefined) spec.description = definition.description;
-  return spec;
+  if (definition.description !== undefined) created.description = definition.description;
+  if (definition.execute !== undefined) created.execute = definition.execute;
+  if (definition.needsApproval !== undefined) created.needsApproval = definition.needsApproval;
+  if (definition.timeoutMs !== undefined) created.timeoutMs = definition.timeoutMs;
+  return created;
+}
+
+function describeInput(input: ToolSchema, name: string): JsonObject {
+  try {
+    return toJsonSchema(input as SchemaLike);
+  } catch (error) {
+    throw new TypeError(`tool ${name}: ${(error as Error).message} (or pass \`jsonSchema\`)`, {
+      cause: error,
+    });
+  }
 }
 
 /** The reply did not match the output schema; `text` keeps what the model said. */

@@ -1,7 +1,7 @@
 /** An in-memory adapter that replays scripted responses through the real stream contract. */
 import { type Adapter, createSession } from '../core/adapter.ts';
 import type { Capabilities } from '../core/capabilities.ts';
-import { assertCapabilities } from '../core/capabilities.ts';
+import { assertCapabilities } from '../core/capability-check.ts';
 import { CancelledError } from '../core/errors/cancelled-error.ts';
 import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
 import { EventStream } from '../core/event-stream.ts';
@@ -41,6 +41,8 @@ export const allCapabilities: Capabilities = {
   contextWindow: 200_000,
   maxOutputTokens: 64_000,
   imageMediaTypes: ['image/png', 'image/jpeg', 'image/gif', 'image/webp'],
+  audioMediaTypes: [],
+  documentMediaTypes: [],
 };
 
 /** The scripted adapter plus the requests it received. */

@@ -6,6 +6,7 @@ import { runCodingAgent } from '../../examples/coding-agent.ts';
 import { type Emulator, type EmulatorScript, startEmulator } from '../../src/testing/emulator/index.ts';
 import { checkTranscript } from '../../src/core/transcript-invariants.ts';
 import { repoRoot } from '../support/fixtures.ts';
+import { emulatorBaseURL } from '../support/apis.ts';
 
 let emulator: Emulator;
 beforeAll(async () => {
@@ -48,13 +49,13 @@ function run(approve: boolean) {
       adapters: {
         anthropic: {
           type: 'anthropic',
-          base_url: `${emulator.url}/v1`,
+          base_url: emulatorBaseURL('anthropic', emulator.url),
           api_key: 'test-key-example',
           max_retries: 0,
         },
         openai: {
           type: 'openai',
-          base_url: `${emulator.url}/v1`,
+          base_url: emulatorBaseURL('openai', emulator.url),
           api_key: 'test-key-example',
           max_retries: 0,
         },

@@ -69,8 +69,8 @@ describe('anthropicCapabilities', () => {
       pdf: false,
       reasoning: false,
       structuredOutput: false,
-      contextWindow: 200_000,
-      maxOutputTokens: 8_192,
+      contextWindow: 0,
+      maxOutputTokens: 0,
     });
   });
 

@@ -1,5 +1,8 @@
-/** Honest per-family capabilities of Claude models, and how each family takes extended thinking. */
+/** Honest per-family capabilities of Claude models (glob rows, one matcher), and how each family takes extended thinking. */
 import type { Capabilities } from '../../core/capabilities.ts';
+import { withCatalog } from '../../core/catalog.ts';
+import { lastMatchingRow } from '../../core/glob.ts';
+import { catalog } from '../catalog/anthropic.generated.ts';
 
 /**
  * How a model takes extended thinking:
@@ -23,6 +26,9 @@ export interface ModelProfile {
 
 /** The image media types the Messages API takes (inline images of other types are refused). */
 export const imageMediaTypes = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
+
+/** Document types the adapter sends: PDF (`document` with a PDF source) and any text (a text source). */
+export const documentMediaTypes = ['application/pdf', 'text/*'] as const;
 
 interface FamilyFacts {
   images: boolean;
@@ -56,12 +62,21 @@ function profile(family: string, facts: FamilyFacts): ModelProfile {
       systemPrompt: true,
       contextWindow: facts.contextWindow,
       maxOutputTokens: facts.maxOutputTokens,
-      imageMediaTypes: facts.images ? imageMediaTypes : [],
+      imageMediaTypes,
+      audioMediaTypes: [],
+      documentMediaTypes,
     },
   };
 }
 
 const vision = { images: true, pdf: true } as const;
+
+/**
+ * Families the models.dev snapshot lists (`src/providers/catalog/anthropic.generated.ts`) take their
+ * token limits from it alone: no number is kept in two places. Rows carry limits only for families
+ * the snapshot predates.
+ */
+const catalogLimits = { contextWindow: 0, maxOutputTokens: 0 } as const;
 
 /** Opus 4.7+, Mythos and Fable: adaptive thinking only, 1M context, 128k output. */
 const adaptiveOnlyFacts: FamilyFacts = {
@@ -106,8 +121,7 @@ const profiles = {
   opus4: profile('claude-opus-4', {
     ...vision,
     structuredOutput: false,
-    contextWindow: 200_000,
-    maxOutputTokens: 32_000,
+    ...catalogLimits,
     thinking: 'budget',
     toolPromptTokens: 346,
   }),
@@ -132,24 +146,21 @@ const profiles = {
   sonnet4: profile('claude-sonnet-4', {
     ...vision,
     structuredOutput: false,
-    contextWindow: 200_000,
-    maxOutputTokens: 64_000,
+    ...catalogLimits,
     thinking: 'budget',
     toolPromptTokens: 346,
   }),
   sonnet37: profile('claude-3-7-sonnet', {
     ...vision,
     structuredOutput: false,
-    contextWindow: 200_000,
-    maxOutputTokens: 64_000,
+    ...catalogLimits,
     thinking: 'budget',
     toolPromptTokens: 346,
   }),
   sonnet35: profile('claude-3-5-sonnet', {
     ...vision,
     structuredOutput: false,
-    contextWindow: 200_000,
-    maxOutputTokens: 8_192,
+    ...catalogLimits,
     thinking: 'none',
     toolPromptTokens: 294,
   }),
@@ -165,8 +176,7 @@ const profiles = {
   haiku35: profile('claude-3-5-haiku', {
     ...vision,
     structuredOutput: false,
-    contextWindow: 200_000,
-    maxOutputTokens: 8_192,
+    ...catalogLimits,
     thinking: 'none',
     toolPromptTokens: 264,
   }),
@@ -174,8 +184,7 @@ const profiles = {
     images: true,
     pdf: false,
     structuredOutput: false,
-    contextWindow: 200_000,
-    maxOutputTokens: 4_096,
+    ...catalogLimits,
     thinking: 'none',
     toolPromptTokens: 264,
   }),
@@ -183,65 +192,69 @@ const profiles = {
     images: true,
     pdf: false,
     structuredOutput: false,
-    contextWindow: 200_000,
-    maxOutputTokens: 4_096,
+    ...catalogLimits,
     thinking: 'none',
     toolPromptTokens: 530,
   }),
-  /** An unknown model: text and tools only, a modest output limit. */
+  /** An unknown model: text and tools only; its limits are unknown (0: not checked locally). */
   unknown: profile('unknown', {
     images: false,
     pdf: false,
     structuredOutput: false,
-    contextWindow: 200_000,
-    maxOutputTokens: 8_192,
+    contextWindow: 0,
+    maxOutputTokens: 0,
     thinking: 'none',
     toolPromptTokens: 346,
   }),
 } satisfies Record<string, ModelProfile>;
 
-/** `claude-mythos…` and `claude-fable…` (`claude-mythos-5`, `claude-mythos-preview`, snapshots). */
-const adaptiveOnlyName = /^claude-(mythos|fable)(?:[-@[]|$)/;
-
-/** `claude-<tier>-<major>[-<minor>]…`; a minor of 8 digits is a date snapshot (minor 0). */
-const modernName = /^claude-(opus|sonnet|haiku)-(\d+)(?:-(\d{1,2}))?(?:[-@[]|$)/;
-
-function modernProfile(tier: string, major: number, minor: number): ModelProfile | undefined {
-  const version = major + minor / 10;
-  if (major < 4) return undefined;
-  if (tier === 'opus') {
-    if (version >= 4.7) return profiles.opusAdaptiveOnly;
-    if (version >= 4.6) return profiles.opus46;
-    if (version >= 4.5) return profiles.opus45;
-    return profiles.opus4;
-  }
-  if (tier === 'sonnet') {
-    if (version >= 4.6) return profiles.sonnet46;
-    if (version >= 4.5) return profiles.sonnet45;
-    return profiles.sonnet4;
-  }
-  return version >= 4.5 ? profiles.haiku45 : undefined;
+/** Rows for each later version of a tier: `claude-opus-4-7*` … `claude-opus-9*`. */
+function fromVersion(
+  prefix: string,
+  versions: readonly string[],
+  family: ModelProfile,
+): Record<string, ModelProfile> {
+  return Object.fromEntries(versions.map((version) => [`${prefix}-${version}*`, family]));
 }
 
-/** The profile of a model wire name (date suffixes, `-latest` and `@` snapshots accepted). */
+/** A family name with its delimiters (`claude-mythos`, `-5`, `@snapshot`, `[1m]`), not `claude-mythology`. */
+function named(name: string, family: ModelProfile): Record<string, ModelProfile> {
+  return { [name]: family, [`${name}-*`]: family, [`${name}@*`]: family, [`${name}[*`]: family };
+}
+
+const after = (minors: readonly string[]) => [...minors, '5', '6', '7', '8', '9'];
+
+/**
+ * The family of each model, as glob rows over the wire name (the one matcher, `core/glob.ts`):
+ * general globs first, the last matching row wins. Date suffixes, `-latest`, `@` snapshots and
+ * `[1m]` context suffixes fall under their family's glob.
+ */
+const familyRows: Readonly<Record<string, ModelProfile>> = {
+  'claude-3-opus*': profiles.opus3,
+  'claude-3-haiku*': profiles.haiku3,
+  'claude-3-5-haiku*': profiles.haiku35,
+  'claude-3-5-sonnet*': profiles.sonnet35,
+  'claude-3-7-sonnet*': profiles.sonnet37,
+  'claude-opus-4*': profiles.opus4,
+  'claude-opus-4-5*': profiles.opus45,
+  'claude-opus-4-6*': profiles.opus46,
+  ...fromVersion('claude-opus', after(['4-7', '4-8', '4-9']), profiles.opusAdaptiveOnly),
+  'claude-sonnet-4*': profiles.sonnet4,
+  'claude-sonnet-4-5*': profiles.sonnet45,
+  ...fromVersion('claude-sonnet', after(['4-6', '4-7', '4-8', '4-9']), profiles.sonnet46),
+  ...fromVersion('claude-haiku', after(['4-5', '4-6', '4-7', '4-8', '4-9']), profiles.haiku45),
+  ...named('claude-mythos', profiles.mythos),
+  ...named('claude-fable', profiles.fable),
+};
+
+/** The profile of a model wire name (an `anthropic.` / `anthropic:` / `anthropic/` prefix accepted). */
 export function modelProfile(model: string): ModelProfile {
   const name = model.toLowerCase().replace(/^anthropic[.:/]/, '');
-  const modern = modernName.exec(name);
-  if (modern !== null) {
-    const found = modernProfile(modern[1] as string, Number(modern[2]), Number(modern[3] ?? 0));
-    if (found !== undefined) return found;
-  }
-  const adaptiveOnly = adaptiveOnlyName.exec(name)?.[1];
-  if (adaptiveOnly !== undefined) return adaptiveOnly === 'mythos' ? profiles.mythos : profiles.fable;
-  if (name.startsWith('claude-3-7-sonnet')) return profiles.sonnet37;
-  if (name.startsWith('claude-3-5-sonnet')) return profiles.sonnet35;
-  if (name.startsWith('claude-3-5-haiku')) return profiles.haiku35;
-  if (name.startsWith('claude-3-haiku')) return profiles.haiku3;
-  if (name.startsWith('claude-3-opus')) return profiles.opus3;
-  return profiles.unknown;
+  return lastMatchingRow(familyRows, name) ?? profiles.unknown;
 }
 
-/** What `model` supports as served by this adapter. */
-export function anthropicCapabilities(model: string): Capabilities {
-  return modelProfile(model).capabilities;
-}
+/** What `model` supports as served by this adapter: its family row, with the catalog row's limits. */
+export const anthropicCapabilities: (model: string) => Capabilities = withCatalog(
+  (model) => modelProfile(model).capabilities,
+  catalog,
+);

@@ -11,6 +11,7 @@ import type { Emulator } from '../../testing/emulator/index.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import { createProviderError } from '../common/errors.ts';
 import { recordedDir } from '../../../test/support/fixtures.ts';
+import { anthropicCapabilities } from './capabilities.ts';
 import { errorRules } from './errors.ts';
 import { createAnthropic } from './index.ts';
 import type { AnthropicOptions } from './options.ts';
@@ -36,10 +37,12 @@ export function createTestContext(
   const logger = createMemoryLogger();
   const requestId = 'req_test' as RequestId;
   const session = overrides.session ?? createSession();
+  const model = overrides.model ?? 'claude-sonnet-4-5';
   return {
     requestId,
     provider: 'anthropic',
-    model: overrides.model ?? 'claude-sonnet-4-5',
+    model,
+    capabilities: anthropicCapabilities(model),
     session,
     logger,
     stream: overrides.stream ?? false,

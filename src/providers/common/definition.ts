@@ -15,6 +15,8 @@ export interface ProviderContext {
   provider: string;
   /** The model's wire name (canonical id without the `provider:` prefix). */
   model: string;
+  /** The model's capabilities for this call: the declared ones with the user's overrides on top. */
+  capabilities: Capabilities;
   /** Session state: the tool-id map, provider-side state. */
   session: AdapterSession;
   logger: Logger;

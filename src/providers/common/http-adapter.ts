@@ -1,6 +1,6 @@
 /** The shared runtime that turns a ProviderDefinition into an Adapter: retries, streaming, cancellation. */
 import { type Adapter, type AdapterSession, type CallOptions, createSession } from '../../core/adapter.ts';
-import { assertCapabilities } from '../../core/capabilities.ts';
+import { withCapabilityOverrides } from '../../core/capabilities.ts';
 import { AdapterError } from '../../core/errors/adapter-error.ts';
 import { AuthError } from '../../core/errors/auth-error.ts';
 import { ServerError } from '../../core/errors/server-error.ts';
@@ -28,6 +28,7 @@ import { parseRetryAfter, withRetries } from '../../transport/retry.ts';
 import { defaultMaxEventBytes, SseDecoder, SseEventTooLargeError } from '../../transport/sse.ts';
 import type { ProviderContext, ProviderDefinition, StreamParser } from './definition.ts';
 import { createProviderError, createTruncatedError, type FailureSite } from './errors.ts';
+import { preflight } from './preflight.ts';
 import { estimateMissingUsage } from './usage-fallback.ts';
 import { reportedModel, validateCall } from './validate-call.ts';
 import { type AdapterOptions, type CredentialSource, resolveApiKey, resolveBaseURL } from './options.ts';
@@ -36,6 +37,8 @@ const maxErrorBodyBytes = 64 * 1024;
 
 /** Everything one call needs, resolved once. */
 interface CallSetup {
+  /** The request to send: the validated one after the pre-flight check (e.g. an unusable `cache` dropped). */
+  request: CanonicalRequest;
   requestId: RequestId;
   context: ProviderContext;
   call: HttpCall;
@@ -67,6 +70,8 @@ export function createHttpAdapter(
   const policy = { maxRetries: options.maxRetries ?? 2, baseDelayMs: options.retryBaseDelay };
   const maxEventBytes = options.maxEventBytes ?? defaultMaxEventBytes;
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
+  /** The adapter's declared capabilities with the user's `capabilities` / `models` overrides on top. */
+  const capabilitiesOf = withCapabilityOverrides((model) => definition.capabilities(model), options);
 
   /**
    * Credentials are checked per call, never at creation: a call without a key (and no credential
@@ -209,6 +214,7 @@ export function createHttpAdapter(
       requestId,
       provider: definition.name,
       model,
+      capabilities: capabilitiesOf(model),
       session,
       logger,
       stream,
@@ -229,11 +235,14 @@ export function createHttpAdapter(
       // The call's own signal: cancel(requestId), a consumer's break and close() abort it too.
       fetchJson: (method, path, body) => fetchJson(method, path, body, signal),
     };
-    assertCapabilities({ ...request, requestId }, definition.capabilities(model), {
+    // The one pre-flight check of every declared capability, before any HTTP call.
+    const checked = preflight({ ...request, requestId }, context.capabilities, {
       provider: definition.name,
       model,
+      estimateInputTokens: (input) => definition.estimateInputTokens(input),
+      warn: (message, fields) => context.warn(message, fields),
     });
-    return { requestId, context, call, startedAt: performance.now() };
+    return { request: checked, requestId, context, call, startedAt: performance.now() };
   }
 
   async function prepareCall(
@@ -265,7 +274,7 @@ export function createHttpAdapter(
     const unregister = registry.register(requestId, controller, callOptions.signal);
     const stopDeadline = http.startDeadline(controller);
     try {
-      await prepareCall(request, callSetup, controller.signal, callOptions.headers);
+      await prepareCall(callSetup.request, callSetup, controller.signal, callOptions.headers);
       return await withRetries(
         async () => {
           const attemptController = linkedController(controller.signal);
@@ -359,7 +368,7 @@ export function createHttpAdapter(
     try {
       const callSetup = setup({ ...request, requestId }, callOptions, true, controller.signal);
       implicitSession = callOptions.session === undefined ? callSetup.context.session : undefined;
-      await prepareCall(request, callSetup, controller.signal, callOptions.headers);
+      await prepareCall(callSetup.request, callSetup, controller.signal, callOptions.headers);
       await withRetries(
         async () => {
           builder = new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink);
@@ -477,7 +486,7 @@ export function createHttpAdapter(
   return {
     name: definition.name,
     api: definition.api,
-    capabilities: (model) => definition.capabilities(wireModelName(model)),
+    capabilities: (model) => capabilitiesOf(wireModelName(model)),
     complete,
     stream,
     estimateInputTokens: (input) => definition.estimateInputTokens(input),

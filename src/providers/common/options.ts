@@ -1,8 +1,13 @@
 /** Options every HTTP adapter accepts. */
+import type { CapabilityOverrides } from '../../core/capabilities.ts';
 import type { Logger, LogLevel } from '../../core/logger.ts';
 
-/** Options shared by all adapters (`createAnthropic`, `createOpenAI`, …). */
-export interface AdapterOptions {
+/**
+ * Options shared by all adapters (`createAnthropic`, `createOpenAI`, …), including capability
+ * overrides: `capabilities` (every model) and `models` (per model glob, later keys win) replace the
+ * adapter's declared facts, and the pre-flight check enforces the result.
+ */
+export interface AdapterOptions extends CapabilityOverrides {
   /** API key; default: the provider's environment variable. A missing key fails each call, never creation. */
   apiKey?: string;
   /** Override the endpoint (proxies, gateways, the emulator); default: the provider's `…_BASE_URL` variable. */

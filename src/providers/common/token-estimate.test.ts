@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolCallId } from '../../core/ids.ts';
 import { userText } from '../../core/transcript.ts';
-import { type CharacterRates, estimateByCharacters, estimateOutputTokens } from './token-estimate.ts';
+import type { TokenEstimateInput } from '../../core/adapter.ts';
+import { estimateInputTokens as estimateAnthropic } from '../anthropic/tokens.ts';
+import { estimateInputTokens as estimateGemini } from '../gemini/tokens.ts';
+import { estimateInputTokens as estimateOpenAI } from '../openai-chat/tokens.ts';
+import { estimateInputTokens as estimateResponses } from '../openai-responses/tokens.ts';
+import {
+  type CharacterRates,
+  estimateByCharacters,
+  estimateOutputTokens,
+  estimateUpperBound,
+} from './token-estimate.ts';
 
 const rates: CharacterRates = {
   charactersPerToken: 4,
@@ -70,4 +80,63 @@ describe('estimateOutputTokens', () => {
       ]),
     ).toBe(Math.ceil((8 + 4 + 2 + 7) / 4));
   });
+});
+
+describe('estimateUpperBound', () => {
+  const texts = {
+    english: 'The quick brown fox jumps over the lazy dog. '.repeat(40),
+    'single letters': 'a b c d e f g h i j '.repeat(40),
+    digits: '0123456789'.repeat(40),
+    symbols: '{}[]()<>;:,.!?'.repeat(40),
+    chinese: '我们今天去公园散步，天气很好。'.repeat(40),
+    emoji: '🙂🚀👍🏽'.repeat(40),
+    'one long word': 'a'.repeat(3000),
+  };
+  const estimators = {
+    anthropic: estimateAnthropic,
+    gemini: estimateGemini,
+    'openai (exact tokenizer)': estimateOpenAI,
+    'openai responses': estimateResponses,
+  };
+
+  it.each(Object.entries(texts))(
+    'bounds every adapter estimate of %s text with tools and tool parts',
+    (_kind, text) => {
+      const input: TokenEstimateInput = {
+        model: 'gpt-4o',
+        transcript: [
+          { kind: 'system', parts: [{ type: 'text', text }] },
+          userText(text),
+          {
+            kind: 'assistant',
+            parts: [{ type: 'tool-call', id: 'c1' as ToolCallId, name: 'run', input: { text } }],
+          },
+          {
+            kind: 'tool',
+            parts: [
+              {
+                type: 'tool-result',
+                callId: 'c1' as ToolCallId,
+                isError: false,
+                output: { type: 'text', text },
+              },
+            ],
+          },
+        ],
+        tools: [
+          {
+            name: 'run',
+            description: text,
+            inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+          },
+        ],
+      };
+      const bound = estimateUpperBound(input);
+      for (const [name, estimate] of Object.entries(estimators)) {
+        for (const model of ['gpt-4o', 'claude-opus-4-7', 'gemini-2.5-pro', 'unknown-model']) {
+          expect(estimate({ ...input, model }), `${name} on ${model}`).toBeLessThanOrEqual(bound);
+        }
+      }
+    },
+  );
 });

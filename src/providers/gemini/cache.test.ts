@@ -227,8 +227,9 @@ describe('explicit context caching', () => {
     emulator.enqueue(answer('lite'));
     await adapter.complete(cachedRequest([userText('hi')], 'gemini-2.0-flash-lite'));
     expect(cacheCreations(since)).toHaveLength(0);
+    expect(logger.entries[0]?.message).toBe('prompt cache not used');
     expect(logger.entries[0]?.fields).toMatchObject({
-      reason: 'model gemini-2.0-flash-lite has no explicit caching',
+      reason: 'model gemini-2.0-flash-lite has no prompt caching (capabilities.promptCaching is false)',
     });
   });
 

@@ -20,7 +20,6 @@ import type { JsonObject } from '../../core/json.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { ProviderContext, SessionEndContext } from '../common/definition.ts';
 import { type GeminiCachedContent, type GeminiContent, isRecord } from './api.ts';
-import { capabilitiesFor } from './capabilities.ts';
 import { type ConvertedRequest, convertRequest, modelPath, type RequestSettings } from './request.ts';
 
 /** What `prepare` worked out for one call; `buildRequest` and the parsers read it. */
@@ -66,10 +65,8 @@ export async function prepareCache(
   const converted = convertRequest(request, context, settings);
   const prepared: PreparedCall = { converted };
   preparedCalls.set(context, prepared);
-  if (!capabilitiesFor(context.model).promptCaching) {
-    context.warn('prompt cache not used', { reason: `model ${context.model} has no explicit caching` });
-    return;
-  }
+  // A model without explicit caching never gets here: the runtime's pre-flight check drops
+  // `cache` with a WARN (providers/common/preflight.ts).
   const prefixCount = stablePrefixLength(converted.contents);
   const head = cacheHead(converted, context.model);
   const headHash = hashOf(head);

@@ -1,68 +1,118 @@
-/** What each Gemini model family supports as served by this adapter (honest, per family). */
-import type { Capabilities } from '../../core/capabilities.ts';
+/** What each Gemini model supports as served by this adapter: a baseline and glob rows (one matcher). */
+import { applyModelRows, type Capabilities, type ModelCapabilities } from '../../core/capabilities.ts';
+import { withCatalog } from '../../core/catalog.ts';
+import { catalog } from '../catalog/gemini.generated.ts';
 
-/** Image types the Gemini API takes as `inlineData`. */
+/** Image types the Gemini API takes (`inlineData` / `fileData`). */
 export const imageMediaTypes = ['image/png', 'image/jpeg', 'image/webp', 'image/heic', 'image/heif'] as const;
 
-const multimodal = { images: true, audio: true, video: true, pdf: true };
+/** Audio types the Gemini API takes (its audio-understanding guide; `audio/mpeg` and `audio/x-wav` are aliases). */
+export const audioMediaTypes = [
+  'audio/wav',
+  'audio/x-wav',
+  'audio/mp3',
+  'audio/mpeg',
+  'audio/aiff',
+  'audio/aac',
+  'audio/ogg',
+  'audio/flac',
+] as const;
 
-/** Shared by every family: streaming, system instructions and parallel calls are universal. */
+/** Document types the Gemini API takes (its document-processing guide: PDF, and text formats). */
+export const documentMediaTypes = [
+  'application/pdf',
+  'text/*',
+  'application/json',
+  'application/rtf',
+  'application/x-javascript',
+  'application/x-typescript',
+  'application/x-python-code',
+] as const;
+
+/**
+ * Shared by every model: media, tools, streaming, system instructions. Limits are unknown (0, not
+ * checked locally) until a row or the catalog says. The Gemini API streams each function call
+ * whole (only Vertex streams argument fragments), so `streamingToolCalls` is false.
+ */
 const base: Capabilities = {
-  ...multimodal,
+  images: true,
+  audio: true,
+  video: true,
+  pdf: true,
   reasoning: false,
   tools: true,
   parallelToolCalls: true,
   structuredOutput: true,
   streaming: true,
-  // The Gemini API streams each function call whole; only Vertex streams argument fragments.
   streamingToolCalls: false,
   promptCaching: false,
   systemPrompt: true,
-  contextWindow: 1_048_576,
-  maxOutputTokens: 8192,
+  contextWindow: 0,
+  maxOutputTokens: 0,
   imageMediaTypes,
+  audioMediaTypes,
+  documentMediaTypes,
 };
 
-interface Family {
-  /** Matched against the wire model name; the first matching family wins. */
-  pattern: RegExp;
-  capabilities: Partial<Capabilities>;
+const thinking = { reasoning: true, promptCaching: true };
+const gemini3 = { ...thinking, contextWindow: 1_048_576, maxOutputTokens: 65_536 };
+
+/**
+ * Rows keyed by glob over the wire name, general first (later keys win), following Google's model
+ * cards. Token limits come from the models.dev catalog (`src/providers/catalog/gemini.generated.ts`)
+ * for the models it lists; rows carry limits only for families the snapshot lacks (Gemini 3, image
+ * generation, Gemma), so no number is kept in two places. Image-generation variants (`*-image*`)
+ * answer with images and take no tools, schemas or cache. Gemma 3 models on the Gemini API answer 400 to a system instruction ("Developer instruction
+ * is not enabled"), to function calling and to JSON mode.
+ */
+export const geminiModelCapabilities: ModelCapabilities = {
+  'gemini-1.5-flash*': { promptCaching: true },
+  'gemini-1.5-flash-8b*': { promptCaching: false },
+  'gemini-1.5-pro*': { promptCaching: true },
+  'gemini-2.0-flash*': { promptCaching: true },
+  'gemini-2.0-flash-lite*': { promptCaching: false },
+  'gemini-2.5-pro*': thinking,
+  'gemini-2.5-flash*': thinking,
+  'gemini-3*-pro*': gemini3,
+  'gemini-3*-flash*': gemini3,
+  'gemini-*-pro-image*': imageGeneration(),
+  'gemini-*-flash-image*': imageGeneration(),
+  'gemma-3*': {
+    audio: false,
+    video: false,
+    pdf: false,
+    tools: false,
+    parallelToolCalls: false,
+    structuredOutput: false,
+    systemPrompt: false,
+    contextWindow: 131_072,
+    maxOutputTokens: 8_192,
+  },
+};
+
+function imageGeneration(): Partial<Capabilities> {
+  return {
+    audio: false,
+    video: false,
+    tools: false,
+    parallelToolCalls: false,
+    structuredOutput: false,
+    promptCaching: false,
+    contextWindow: 65_536,
+    maxOutputTokens: 32_768,
+    reasoning: true,
+  };
 }
 
-const thinking = { reasoning: true, promptCaching: true, maxOutputTokens: 65_536 };
+function tableCapabilities(model: string): Capabilities {
+  const resolved = { ...base };
+  applyModelRows(resolved, geminiModelCapabilities, model);
+  return resolved;
+}
 
-/**
- * Families, most specific first. Image-generation variants (`*-image*`) answer with images and
- * take no tools, schemas or cache; text models below follow Google's published model cards.
- */
-const families: readonly Family[] = [
-  {
-    pattern: /gemini-[\d.]+-(pro|flash)-image/,
-    capabilities: {
-      audio: false,
-      video: false,
-      tools: false,
-      parallelToolCalls: false,
-      structuredOutput: false,
-      contextWindow: 65_536,
-      maxOutputTokens: 32_768,
-      reasoning: true,
-    },
-  },
-  { pattern: /gemini-3(\.\d+)?-(pro|flash)/, capabilities: thinking },
-  { pattern: /gemini-2\.5-(pro|flash)/, capabilities: thinking },
-  { pattern: /gemini-2\.0-flash-lite/, capabilities: {} },
-  { pattern: /gemini-2\.0-flash/, capabilities: { promptCaching: true } },
-  { pattern: /gemini-1\.5-pro/, capabilities: { promptCaching: true, contextWindow: 2_097_152 } },
-  { pattern: /gemini-1\.5-flash-8b/, capabilities: {} },
-  { pattern: /gemini-1\.5-flash/, capabilities: { promptCaching: true } },
-];
+const withCatalogRows = withCatalog(tableCapabilities, catalog);
 
-/**
- * Capabilities of a wire model name. Unknown names get the conservative baseline: 1M context,
- * 8,192 output tokens, no thinking and no explicit cache.
- */
+/** Capabilities of a wire model name (a `models/` prefix is accepted): its rows, with the catalog row's limits. */
 export function capabilitiesFor(model: string): Capabilities {
-  const family = families.find((candidate) => candidate.pattern.test(model));
-  return { ...base, ...family?.capabilities };
+  return withCatalogRows(model.replace(/^models\//, ''));
 }

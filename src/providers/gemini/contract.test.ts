@@ -286,7 +286,10 @@ describe('per-adapter tests (docs/contract.md §10.1)', () => {
       reasoning: false,
       maxOutputTokens: 8192,
     });
-    expect(adapter.capabilities('gemini:gemini-1.5-pro')).toMatchObject({ contextWindow: 2_097_152 });
+    // Limits come from the models.dev catalog where it lists the model (it says 1M for 1.5 Pro);
+    // a name neither the catalog nor a row with limits knows has none (0: left to the provider).
+    expect(adapter.capabilities('gemini:gemini-1.5-pro')).toMatchObject({ contextWindow: 1_000_000 });
+    expect(adapter.capabilities('gemini:gemini-1.5-pro-002')).toMatchObject({ contextWindow: 0 });
     expect(adapter.capabilities('gemini:gemini-3-pro-preview').streamingToolCalls).toBe(false);
     emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'a cat' }] });
     const image = {

@@ -10,6 +10,7 @@ import { userText } from '../../core/transcript.ts';
 import type { Emulator } from '../../testing/emulator/index.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import { createProviderError } from '../common/errors.ts';
+import { capabilitiesFor } from './capabilities.ts';
 import { errorRules } from './errors.ts';
 import { createGemini } from './index.ts';
 import type { GeminiOptions } from './options.ts';
@@ -75,6 +76,7 @@ export function testContext(
     requestId,
     provider: 'gemini',
     model: 'gemini-2.5-flash',
+    capabilities: capabilitiesFor(overrides.model ?? 'gemini-2.5-flash'),
     session,
     stream: false,
     warn: (message, fields) => logger.warn(message, { adapter: 'gemini', requestId, ...fields }),

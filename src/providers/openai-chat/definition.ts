@@ -1,6 +1,7 @@
 /** Assembles the Chat Completions ProviderDefinition for one host from its name, quirks and options. */
 import type { ModelInfo } from '../../core/adapter.ts';
 import type { Capabilities } from '../../core/capabilities.ts';
+import type { ModelCatalog } from '../../core/catalog.ts';
 import type { ProviderDefinition } from '../common/definition.ts';
 import { baseURLVariableFor, type CredentialSource } from '../common/options.ts';
 import { type CapabilityOverrides, createCapabilityResolver } from './capabilities.ts';
@@ -13,6 +14,8 @@ import { estimateInputTokens } from './tokens.ts';
 
 /** Everything that makes one Chat Completions host. */
 export interface ChatHostSettings extends CapabilityOverrides {
+  // `capabilities` / `models` here are the HOST's table (a JSON host definition); the user's
+  // overrides are applied by the shared runtime (AdapterOptions), after it.
   /** Adapter name: the `provider` of canonical model ids (`openai`, `groq`, …). */
   name: string;
   quirks: ChatQuirks;
@@ -20,6 +23,8 @@ export interface ChatHostSettings extends CapabilityOverrides {
   headers?: Record<string, string>;
   /** Send `strict: true` on function tools where the host takes it. Default false. */
   strictTools?: boolean;
+  /** The host's models.dev rows (`src/providers/catalog/`), when it has them. */
+  catalog?: ModelCatalog;
 }
 
 /** Parses a `GET /models` list (`{data: [{id}]}`) into canonical model infos. */
@@ -50,7 +55,7 @@ export function chatCredentials(quirks: ChatQuirks): CredentialSource {
 export function createChatDefinition(settings: ChatHostSettings): ProviderDefinition {
   const { name, quirks } = settings;
   const capabilities: (model: string) => Capabilities = createCapabilityResolver(quirks, settings);
-  const requestSettings = { quirks, strictTools: settings.strictTools ?? false, capabilities };
+  const requestSettings = { quirks, strictTools: settings.strictTools ?? false };
   return {
     name,
     api: 'openai-chat',

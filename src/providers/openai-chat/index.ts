@@ -4,6 +4,7 @@
  * options refer to).
  */
 import type { Adapter } from '../../core/adapter.ts';
+import { catalog } from '../catalog/openai.generated.ts';
 import { accountHeaders } from '../openai/headers.ts';
 import { createHttpAdapter } from '../common/http-adapter.ts';
 import { chatCredentials, createChatDefinition } from './definition.ts';
@@ -33,8 +34,7 @@ export function createOpenAI(options: OpenAIOptions = {}): Adapter {
     quirks,
     headers,
     strictTools: options.strictTools,
-    capabilities: options.capabilities,
-    models: options.models,
+    catalog,
   });
   // A base URL set in code (`quirks.baseURL`) wins over OPENAI_BASE_URL.
   const credentials = chatCredentials(quirks);

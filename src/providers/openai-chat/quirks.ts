@@ -247,6 +247,6 @@ export const openaiQuirks: ChatQuirks = {
   samplingUnsupportedModels: ['o1*', 'o3*', 'o4*', 'gpt-5*'],
   reasoningEffortValues: { 'gpt-5.*': ['none', 'low', 'medium', 'high'] },
   strict: true,
-  capabilities: { images: true, pdf: true, promptCaching: true, maxOutputTokens: 16_384 },
+  capabilities: { images: true, pdf: true, promptCaching: true },
   models: openaiModelCapabilities,
 };

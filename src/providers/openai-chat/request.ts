@@ -1,5 +1,4 @@
 /** The canonical request → a Chat Completions request body (`POST /chat/completions`). */
-import type { Capabilities } from '../../core/capabilities.ts';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import type { CanonicalRequest, OutputSchema } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
@@ -20,8 +19,6 @@ type Warn = ProviderContext['warn'];
 /** What request building needs to know about the host. */
 export interface RequestSettings {
   quirks: ChatQuirks;
-  /** The model's capabilities (decides, e.g., whether past tool calls can be replayed). */
-  capabilities?: (model: string) => Capabilities;
   /** The user opted into `strict: true` function tools (sent only where `quirks.strict`). */
   strictTools: boolean;
 }
@@ -151,7 +148,8 @@ export function buildRequest(
   const appendix =
     schema !== undefined && quirks.structuredOutput === 'json_object' ? schemaInstruction(schema) : undefined;
   const tools = request.tools ?? [];
-  const toolsSupported = settings.capabilities?.(context.model).tools ?? true;
+  // The model's capabilities (the user's overrides included) decide whether past tool calls are replayed.
+  const toolsSupported = context.capabilities.tools;
   const warn: Warn = (message, fields) => context.warn(message, fields);
   const messages = convertMessages(request.transcript, context, quirks, { appendix, tools: toolsSupported });
   const body: JsonObject = { model: context.model, messages: messages as unknown as JsonValue };

@@ -1,5 +1,6 @@
 /** Helpers for the Chat Completions tests: a provider context, direct parser feeding, event collection. */
 import { type Adapter, type AdapterSession, createSession } from '../../core/adapter.ts';
+import type { Capabilities } from '../../core/capabilities.ts';
 import type { ErrorBody } from '../../core/errors/status-map.ts';
 import type { StreamEvent } from '../../core/events.ts';
 import type { RequestId } from '../../core/ids.ts';
@@ -10,8 +11,9 @@ import type { Emulator } from '../../testing/emulator/index.ts';
 import { assertStreamInvariants } from '../../testing/invariants.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import { createProviderError } from '../common/errors.ts';
+import { createCapabilityResolver } from './capabilities.ts';
 import { errorRules } from './errors.ts';
-import type { ChatQuirks } from './quirks.ts';
+import { type ChatQuirks, openaiQuirks } from './quirks.ts';
 import { parseResponse } from './response.ts';
 import { createStreamParser } from './stream.ts';
 
@@ -32,14 +34,17 @@ export function createTestContext(
     stream?: boolean;
     session?: AdapterSession;
     path?: string;
+    capabilities?: Capabilities;
   } = {},
 ): ProviderContext & { warnings: RecordedWarning[] } {
   const warnings: RecordedWarning[] = [];
   const provider = fields.provider ?? 'openai';
+  const model = fields.model ?? 'gpt-4.1-mini';
   return {
     requestId: 'req_test' as RequestId,
     provider,
-    model: fields.model ?? 'gpt-4.1-mini',
+    model,
+    capabilities: fields.capabilities ?? createCapabilityResolver(openaiQuirks)(model),
     session: fields.session ?? createSession(),
     logger: { warn: () => {} },
     stream: fields.stream ?? false,

@@ -15,6 +15,7 @@ import { chatCredentials, createChatDefinition } from '../openai-chat/definition
 import { type ChatQuirks, defaultQuirks, mergeQuirks, quirksSchema } from '../openai-chat/quirks.ts';
 import { createHttpAdapter } from '../common/http-adapter.ts';
 import type { AdapterOptions } from '../common/options.ts';
+import { presetCatalogs } from './catalog.ts';
 import { type PresetName, presetNames, presets } from './presets.ts';
 
 export type { CapabilityOverrides } from '../openai-chat/capabilities.ts';
@@ -111,8 +112,10 @@ export function createOpenAICompatible(
     name: host.name,
     quirks,
     strictTools: options.strictTools,
-    capabilities: { ...host.capabilities, ...options.capabilities },
-    models: { ...host.models, ...options.models },
+    // The host's own table; the user's `capabilities` / `models` options apply on top, in the runtime.
+    capabilities: host.capabilities,
+    models: host.models,
+    catalog: presetCatalogs[host.name as PresetName],
   });
   return createHttpAdapter(definition, {
     ...options,

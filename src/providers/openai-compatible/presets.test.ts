@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMemoryLogger } from '../../core/logger.ts';
 import { type Emulator, startEmulator } from '../../testing/emulator/index.ts';
+import { catalog as openaiCatalog } from '../catalog/openai.generated.ts';
 import { createCapabilityResolver, matchesGlob } from '../openai-chat/capabilities.ts';
 import { openaiQuirks } from '../openai-chat/quirks.ts';
 import { textOf, userRequest } from '../openai-chat/test-support.ts';
@@ -195,7 +196,8 @@ describe('capabilities', () => {
   });
 
   it('declares OpenAI model families honestly', () => {
-    const openai = createCapabilityResolver(openaiQuirks);
+    // As the OpenAI adapter serves them: its rows, with the models.dev rows' limits.
+    const openai = createCapabilityResolver(openaiQuirks, { catalog: openaiCatalog });
     expect(openai('gpt-4o-2024-08-06')).toMatchObject({
       images: true,
       reasoning: false,

@@ -33,6 +33,8 @@ const hosted = (apiKeyEnv: string, baseURL: string): Partial<ChatQuirks> => ({
 /**
  * The table. Capabilities are the host's common case; routers and local servers serve many models,
  * so their rows are permissive and per-model globs (or the user's `models` override) refine them.
+ * Token limits are per model (a row, the models.dev catalog or the user's override), never a
+ * host-wide guess: an unknown limit is 0 and not checked locally.
  */
 export const presets: { readonly [Name in PresetName]: OpenAICompatiblePreset } = {
   openrouter: {
@@ -46,7 +48,7 @@ export const presets: { readonly [Name in PresetName]: OpenAICompatiblePreset } 
       reasoningParameter: 'reasoning-object',
       strict: true,
       topK: true,
-      capabilities: { images: true, pdf: true, reasoning: true, maxOutputTokens: 16_384 },
+      capabilities: { images: true, pdf: true, reasoning: true },
     },
   },
   groq: {
@@ -56,7 +58,7 @@ export const presets: { readonly [Name in PresetName]: OpenAICompatiblePreset } 
       maxTokensField: 'max_completion_tokens',
       reasoningFields: ['reasoning'],
       // Tool calls arrive whole, in one chunk.
-      capabilities: { streamingToolCalls: false, contextWindow: 131_072, maxOutputTokens: 32_768 },
+      capabilities: { streamingToolCalls: false },
       models: {
         'meta-llama/llama-4-*': { images: true },
         'qwen/qwen3-*': { reasoning: true },
@@ -75,8 +77,8 @@ export const presets: { readonly [Name in PresetName]: OpenAICompatiblePreset } 
       reasoningParameter: 'none',
       structuredOutput: 'json_object',
       parallelToolCalls: false,
-      capabilities: { promptCaching: true, contextWindow: 128_000, maxOutputTokens: 8_192 },
-      models: { 'deepseek-reasoner*': { reasoning: true, maxOutputTokens: 64_000 } },
+      capabilities: { promptCaching: true },
+      models: { 'deepseek-reasoner*': { reasoning: true } },
     },
   },
   xai: {
@@ -97,13 +99,11 @@ export const presets: { readonly [Name in PresetName]: OpenAICompatiblePreset } 
       capabilities: {
         streamingToolCalls: false,
         promptCaching: true,
-        contextWindow: 131_072,
-        maxOutputTokens: 32_768,
       },
       models: {
         'grok-3-mini*': { reasoning: true },
-        'grok-4*': { reasoning: true, images: true, contextWindow: 256_000 },
-        'grok-2-vision*': { images: true, contextWindow: 32_768 },
+        'grok-4*': { reasoning: true, images: true },
+        'grok-2-vision*': { images: true },
       },
     },
   },
@@ -119,12 +119,12 @@ export const presets: { readonly [Name in PresetName]: OpenAICompatiblePreset } 
       toolIdRule: 'nine-alphanumeric',
       strict: true,
       // Tool calls arrive whole, in one chunk.
-      capabilities: { streamingToolCalls: false, contextWindow: 128_000, maxOutputTokens: 32_768 },
+      capabilities: { streamingToolCalls: false },
       models: {
         'pixtral*': { images: true },
         'mistral-medium*': { images: true },
         'mistral-small*': { images: true },
-        'magistral*': { reasoning: true, contextWindow: 40_000 },
+        'magistral*': { reasoning: true },
       },
     },
   },
@@ -174,7 +174,7 @@ export const presets: { readonly [Name in PresetName]: OpenAICompatiblePreset } 
       reasoningReplay: 'tool-turns',
       reasoningParameter: 'none',
       structuredOutput: 'json_object',
-      capabilities: { promptCaching: true, contextWindow: 262_144, maxOutputTokens: 32_768 },
+      capabilities: { promptCaching: true },
       models: {
         '*thinking*': { reasoning: true },
         '*vision*': { images: true },
@@ -192,7 +192,6 @@ export const presets: { readonly [Name in PresetName]: OpenAICompatiblePreset } 
       thinkingRequiresStream: true,
       structuredOutput: 'json_object',
       topK: true,
-      capabilities: { contextWindow: 131_072, maxOutputTokens: 32_768 },
       models: {
         'qwen3*': { reasoning: true },
         'qwq*': { reasoning: true },
@@ -216,7 +215,6 @@ export const presets: { readonly [Name in PresetName]: OpenAICompatiblePreset } 
     quirks: {
       baseURL: 'http://localhost:11434/v1',
       reasoningFields: ['reasoning', 'reasoning_content'],
-      capabilities: { contextWindow: 32_768 },
     },
   },
   lmstudio: {
@@ -224,7 +222,6 @@ export const presets: { readonly [Name in PresetName]: OpenAICompatiblePreset } 
     quirks: {
       baseURL: 'http://localhost:1234/v1',
       reasoningFields: ['reasoning_content', 'reasoning'],
-      capabilities: { contextWindow: 32_768 },
     },
   },
   vllm: {

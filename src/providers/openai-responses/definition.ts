@@ -36,9 +36,8 @@ export interface ResponsesHostSettings extends CapabilityOverrides {
 /** The ProviderDefinition of one Responses host. */
 export function createResponsesDefinition(settings: ResponsesHostSettings): ProviderDefinition {
   const { name } = settings;
-  const capabilities: (model: string) => Capabilities = createCapabilityResolver(settings.host, settings);
+  const capabilities: (model: string) => Capabilities = createCapabilityResolver(settings.host);
   const requestSettings = {
-    capabilities,
     strictTools: settings.strictTools ?? false,
     state: settings.state ?? 'stateless',
     path: settings.path ?? '/responses',

@@ -174,6 +174,18 @@ const keys = [
   'summary_index',
   'logprobs',
 ];
+/** The order OpenAI sends delta members in. */
+const wireOrder = [
+  'type',
+  'sequence_number',
+  'item_id',
+  'output_index',
+  'content_index',
+  'summary_index',
+  'delta',
+  'logprobs',
+  'obfuscation',
+];
 /** Member values: plain integers, then everything else. */
 const integers = ['0', '7', '12', '999999999'];
 const otherValues = ['01', '-1', '1.5', '1e2', 'null', '[]', '[1]', 'true', '"x"', '{}', '1000000000'];
@@ -193,9 +205,15 @@ function randomEvent(next: () => number): string {
     members.push(`"${key}":${isString ? `"${text}"` : pick(next() < 0.8 ? integers : otherValues)}`);
   }
   if (next() < 0.8) members.splice(Math.floor(next() * members.length), 0, '"delta":"d"');
-  for (let index = members.length - 1; index > 0; index--) {
-    const other = Math.floor(next() * (index + 1));
-    [members[index], members[other]] = [members[other] as string, members[index] as string];
+  if (next() < 0.5) {
+    // OpenAI's wire order (the scanner's one-expression path); repeated keys stay adjacent.
+    const rank = (member: string) => wireOrder.indexOf(member.slice(1, member.indexOf('"', 1)));
+    members.sort((left, right) => rank(left) - rank(right));
+  } else {
+    for (let index = members.length - 1; index > 0; index--) {
+      const other = Math.floor(next() * (index + 1));
+      [members[index], members[other]] = [members[other] as string, members[index] as string];
+    }
   }
   let data = `{${members.join(',')}}`;
   if (next() < 0.3) {

@@ -34,8 +34,6 @@ export function createResponsesHost(preset: ResponsesPreset, options: OpenAIResp
     headers: accountHeaders(options),
     state: options.state,
     strictTools: options.strictTools,
-    capabilities: options.capabilities,
-    models: options.models,
     reasoningReplay: preset.reasoningReplay,
     ...(preset.path === undefined ? {} : { path: preset.path }),
     ...(preset.effortModels === undefined ? {} : { effortModels: preset.effortModels }),

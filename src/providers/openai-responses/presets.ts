@@ -1,4 +1,6 @@
 /** The hosts that speak the Responses protocol, as data: base URL, key variable, capabilities. */
+import { catalog as openaiCatalog } from '../catalog/openai.generated.ts';
+import { catalog as xaiCatalog } from '../catalog/xai.generated.ts';
 import { openaiModelCapabilities } from '../openai/capabilities.ts';
 import { presets as chatPresets } from '../openai-compatible/presets.ts';
 import type { HostCapabilities } from './capabilities.ts';
@@ -33,8 +35,9 @@ export const responsesPresets = {
     apiKeyEnv: 'OPENAI_API_KEY',
     apiKeyRequired: true,
     host: {
-      capabilities: { images: true, pdf: true, promptCaching: true, maxOutputTokens: 16_384 },
+      capabilities: { images: true, pdf: true, promptCaching: true },
       models: openaiModelCapabilities,
+      catalog: openaiCatalog,
     },
     reasoningReplay: true,
   },
@@ -46,6 +49,7 @@ export const responsesPresets = {
     host: {
       capabilities: { ...xaiQuirks.capabilities, streamingToolCalls: true },
       models: xaiQuirks.models ?? {},
+      catalog: xaiCatalog,
     },
     reasoningReplay: true,
     // grok-4 always reasons and rejects an effort; only grok-3-mini takes one.

@@ -1,5 +1,4 @@
 /** The canonical request → a Responses request body (`POST /responses`). */
-import type { Capabilities } from '../../core/capabilities.ts';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import type { CanonicalRequest, OutputSchema } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
@@ -19,7 +18,6 @@ type Warn = ProviderContext['warn'];
 
 /** What request building needs to know about the host. */
 export interface RequestSettings {
-  capabilities: (model: string) => Capabilities;
   strictTools: boolean;
   state: ResponsesStateMode;
   /** Path of the endpoint (Azure adds `?api-version=…`). */
@@ -127,7 +125,7 @@ export function buildRequest(
   context: ProviderContext,
   settings: RequestSettings,
 ): WireRequest {
-  const capabilities = settings.capabilities(context.model);
+  const capabilities = context.capabilities;
   const plan = planInput(request.transcript, context, settings.state);
   const stateless = plan.kind === 'full' ? !plan.store : false;
   const converted =

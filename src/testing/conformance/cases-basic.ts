@@ -145,13 +145,44 @@ export const basicCases: SuiteCase[] = [
   },
   {
     name: 'capability-fail-cleanly',
-    title: 'capability fail-cleanly: a request needing an undeclared capability never reaches the wire',
+    title:
+      'capability fail-cleanly: a request needing an undeclared capability, an output above the limit or an untaken media type never reaches the wire',
     async run({ adapter, emulator, declared, request }) {
-      assert.ok(declared.contextWindow > 0, 'declares a context window');
-      assert.ok(declared.maxOutputTokens > 0, 'declares a maximum output');
+      // Limits are token counts, or 0 where the model is unknown (then the provider decides).
+      assert.ok(Number.isInteger(declared.contextWindow) && declared.contextWindow >= 0, 'a context window');
+      assert.ok(
+        Number.isInteger(declared.maxOutputTokens) && declared.maxOutputTokens >= 0,
+        'an output limit',
+      );
       const before = emulator.requests.length;
       const invalid = await rejection(adapter.complete(request({ maxOutputTokens: 0 })), 'maxOutputTokens 0');
       assertFields(invalid, { errorClass: 'invalid_request' }, 'maxOutputTokens 0');
+      if (declared.maxOutputTokens > 0) {
+        const over = { maxOutputTokens: declared.maxOutputTokens + 1 };
+        const error = await rejection(adapter.complete(request(over)), 'maxOutputTokens over the limit');
+        assertFields(error, { providerCode: 'max_output_tokens_exceeded' }, 'maxOutputTokens over the limit');
+      }
+      if (
+        declared.images &&
+        declared.imageMediaTypes.length > 0 &&
+        !declared.imageMediaTypes.includes('image/tiff')
+      ) {
+        const tiff: Item[] = [
+          {
+            kind: 'user',
+            parts: [
+              {
+                type: 'media',
+                modality: 'image',
+                mimeType: 'image/tiff',
+                data: { type: 'base64', data: 'AAAA' },
+              },
+            ],
+          },
+        ];
+        const error = await rejection(adapter.complete(request({ transcript: tiff })), 'an image/tiff image');
+        assertFields(error, { providerCode: 'unsupported_media_type' }, 'an image/tiff image');
+      }
       if (!declared.images) {
         const transcript: Item[] = [
           {

@@ -1,54 +1,10 @@
-/** Endpoints answered without a script: model listings per protocol and Gemini `cachedContents`. */
+/** Endpoints answered without a script: model listings (from the protocol table) and Gemini `cachedContents`. */
 import { googleError } from './errors.ts';
 import { createJsonPlan, type ResponsePlan } from './frames.ts';
 import { randomToken } from './ids.ts';
-import { bodyField } from './routing.ts';
-import type { EmulatorApi, RecordedRequest } from './types.ts';
-
-const anthropicModels = [
-  { id: 'claude-sonnet-4-5-20250929', display_name: 'Claude Sonnet 4.5', created_at: '2025-09-29T00:00:00Z' },
-  { id: 'claude-haiku-4-5-20251001', display_name: 'Claude Haiku 4.5', created_at: '2025-10-15T00:00:00Z' },
-];
-const openaiModels = ['gpt-4.1-nano-2025-04-14', 'gpt-5-mini-2025-08-07'];
-const geminiModels = [
-  { id: 'gemini-2.5-flash', displayName: 'Gemini 2.5 Flash' },
-  { id: 'gemini-3-pro-preview', displayName: 'Gemini 3 Pro Preview' },
-];
-
-function modelList(api: EmulatorApi): unknown {
-  if (api === 'anthropic-messages') {
-    const data = anthropicModels.map((model) => ({ type: 'model', ...model }));
-    return { data, has_more: false, first_id: data[0]?.id, last_id: data.at(-1)?.id };
-  }
-  if (api === 'gemini') {
-    const models = geminiModels.map((model) => ({
-      name: `models/${model.id}`,
-      version: '001',
-      displayName: model.displayName,
-      inputTokenLimit: 1_048_576,
-      outputTokenLimit: 65_536,
-      supportedGenerationMethods: [
-        'generateContent',
-        'countTokens',
-        'createCachedContent',
-        'batchGenerateContent',
-      ],
-      temperature: 1,
-      topP: 0.95,
-      topK: 64,
-      maxTemperature: 2,
-      thinking: true,
-    }));
-    return { models };
-  }
-  const data = openaiModels.map((id) => ({
-    id,
-    object: 'model',
-    created: 1_744_316_542,
-    owned_by: 'system',
-  }));
-  return { object: 'list', data };
-}
+import { emulatorProtocols, fallbackApi } from './protocols.ts';
+import { bodyField } from './request-fields.ts';
+import type { RecordedRequest } from './types.ts';
 
 function ttlSeconds(body: unknown): number {
   const ttl = bodyField(body, 'ttl');
@@ -106,5 +62,5 @@ export function answerBuiltin(
   store: CachedContentStore,
 ): ResponsePlan {
   if (endpoint === 'cached-contents') return answerCachedContents(store, request);
-  return createJsonPlan(200, modelList(request.api ?? 'openai-chat'));
+  return createJsonPlan(200, emulatorProtocols[request.api ?? fallbackApi].modelList());
 }

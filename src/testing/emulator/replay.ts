@@ -8,6 +8,7 @@ import {
   splitRawSse,
   type WireFrame,
 } from './frames.ts';
+import { emulatorProtocols } from './protocols.ts';
 import { inferApiFromFile } from './routing.ts';
 import type { EmulatorApi, ReplayScript } from './types.ts';
 
@@ -33,7 +34,7 @@ function eventType(line: string): string | undefined {
  * Responses also get `event: <payload.type>`; OpenAI Chat ends with `data: [DONE]`.
  */
 export function framesFromChunks(text: string, api: EmulatorApi): WireFrame[] {
-  const named = api === 'anthropic-messages' || api === 'openai-responses';
+  const { namedEvents: named, doneData } = emulatorProtocols[api];
   const frames: WireFrame[] = text
     .split(/\r?\n/)
     .filter((line) => line.trim() !== '')
@@ -41,7 +42,7 @@ export function framesFromChunks(text: string, api: EmulatorApi): WireFrame[] {
       const event = named ? eventType(line) : undefined;
       return event === undefined ? { data: line } : { event, data: line };
     });
-  if (api === 'openai-chat') frames.push({ data: '[DONE]' });
+  if (doneData !== undefined) frames.push({ data: doneData });
   return frames;
 }
 

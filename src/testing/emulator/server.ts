@@ -8,7 +8,8 @@ import { createJsonPlan, createStreamPlan, type ResponsePlan, type WireFrame } f
 import { createReplayPlan } from './replay.ts';
 import { inferApi, matchBuiltin } from './routing.ts';
 import { checkRules } from './rules/index.ts';
-import { createResponsesStore, rememberResponse, type ResponsesStore } from './rules/openai-responses.ts';
+import { emulatorProtocols } from './protocols.ts';
+import { createResponsesStore, type ResponsesStore } from './rules/openai-responses.ts';
 import { createScriptedPlan } from './scripted/index.ts';
 import type {
   Emulator,
@@ -98,7 +99,7 @@ async function answer(
   const violation = checkRules(request.api, request, script, state.responses);
   if (violation !== undefined) return [jsonScriptPlan(violation)];
   const plan = await createPlan(script, request);
-  if (request.api === 'openai-responses') rememberResponse(state.responses, request, plan);
+  if (request.api !== undefined) emulatorProtocols[request.api].remember?.(state.responses, request, plan);
   return [plan, script.fault];
 }
 

@@ -1,6 +1,6 @@
 /** Gemini request rules: an API key, and thought signatures on Gemini 3 function calls of the current turn. */
 import { googleError } from '../errors.ts';
-import { geminiModelFromPath } from '../routing.ts';
+import { geminiModelFromPath } from '../request-fields.ts';
 import type { JsonScript, RecordedRequest } from '../types.ts';
 
 type Part = Record<string, unknown>;

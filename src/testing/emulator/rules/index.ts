@@ -1,10 +1,7 @@
-/** Dispatches request rule checks by protocol. */
+/** Checks a request against the rules of its protocol (from the protocol table). */
+import { emulatorProtocols } from '../protocols.ts';
 import type { EmulatorApi, EmulatorScript, JsonScript, RecordedRequest } from '../types.ts';
-import { checkAnthropicRequest } from './anthropic.ts';
-import { checkGeminiRequest } from './gemini.ts';
-import { checkHostRules } from './hosts.ts';
-import { checkBearer, checkChatRequest } from './openai.ts';
-import { checkResponsesRequest, type ResponsesStore } from './openai-responses.ts';
+import type { ResponsesStore } from './openai-responses.ts';
 
 /**
  * Checks the request against its provider's rules unless the script says `enforce: false`; returns the
@@ -17,20 +14,5 @@ export function checkRules(
   responses: ResponsesStore,
 ): JsonScript | undefined {
   if (script.enforce === false || api === undefined) return undefined;
-  switch (api) {
-    case 'anthropic-messages':
-      return checkAnthropicRequest(request);
-    case 'openai-chat':
-      return (
-        (script.allowNoAuth ? undefined : checkBearer(request)) ??
-        checkChatRequest(request) ??
-        checkHostRules(request)
-      );
-    case 'openai-responses':
-      return (
-        (script.allowNoAuth ? undefined : checkBearer(request)) ?? checkResponsesRequest(request, responses)
-      );
-    case 'gemini':
-      return checkGeminiRequest(request);
-  }
+  return emulatorProtocols[api].checkRules(request, script, responses);
 }

@@ -26,6 +26,8 @@ interface Synthesizer {
   createBody(script: ScriptedScript, context: ScriptContext): object;
   createFrames(script: ScriptedScript, context: ScriptContext): WireFrame[];
   headers(): Record<string, string>;
+  /** What the request adds to the script's context (Responses: state and reasoning options). */
+  context?(request: RecordedRequest): Partial<ScriptContext>;
 }
 
 const openaiHeaders = () => ({ 'x-request-id': `req_${randomToken(32, '0123456789abcdef')}` });
@@ -48,6 +50,7 @@ const synthesizers: Record<EmulatorApi, Synthesizer> = {
     createBody: createResponsesBody,
     createFrames: createResponsesFrames,
     headers: openaiHeaders,
+    context: responsesContext,
   },
   gemini: {
     defaultModel: 'gemini-2.5-flash',
@@ -86,7 +89,7 @@ export function createScriptedPlan(
   const context: ScriptContext = {
     model: script.model ?? requestedModel(request) ?? synthesizer.defaultModel,
     streamUsage: wantsStreamUsage(request),
-    ...(api === 'openai-responses' ? responsesContext(request) : {}),
+    ...synthesizer.context?.(request),
   };
   if (isJsonArrayStream(api, request)) {
     const items = synthesizer.createFrames(script, context).map(frameData);

@@ -1,0 +1,141 @@
+/**
+ * The pre-flight check of a request against a model's capabilities: one rule per capability, each
+ * failing with a classified error (a `providerCode` per rule) before any byte reaches the wire.
+ */
+import { ContextOverflowError } from './errors/context-overflow-error.ts';
+import { InvalidRequestError } from './errors/invalid-request-error.ts';
+import {
+  acceptsMediaType,
+  type Capabilities,
+  capabilityUses,
+  mediaTypeRule,
+  normalizeMediaType,
+} from './capabilities.ts';
+import type { CanonicalRequest } from './request.ts';
+import type { Part } from './transcript.ts';
+
+/** Who is being called: named in every message. */
+export interface CheckContext {
+  provider: string;
+  model: string;
+}
+
+/**
+ * How far a local input estimate must exceed the context window before the call fails locally
+ * with `ContextOverflowError`: 1.5×. The estimators are proven within ±10% on recorded counts
+ * (`test/conformance/token-accuracy.test.ts`) and compatible hosts use four characters a token, so
+ * an estimate 50% over the window cannot come from estimate error on text; closer calls go to the
+ * provider, whose own overflow answer is classified `context_overflow` too.
+ */
+export const contextOverflowFactor = 1.5;
+
+/**
+ * Throws before any HTTP call when the request needs what the model lacks:
+ * - a capability (images, audio, video, PDF, tools, parallel tool calls, structured output,
+ *   reasoning, a system prompt): `InvalidRequestError` `unsupported_capability`, naming each and
+ *   where the request uses it;
+ * - `maxOutputTokens` not a positive integer: `invalid_max_output_tokens`; above the model's output
+ *   limit (when known, > 0): `max_output_tokens_exceeded`;
+ * - a media or file part of a type the model does not take: `unsupported_media_type`, naming the
+ *   part's path and type (lists that are empty are not checked).
+ */
+export function assertCapabilities(
+  request: CanonicalRequest,
+  capabilities: Capabilities,
+  context: CheckContext,
+): void {
+  const fail = (providerCode: string, message: string): never => {
+    throw new InvalidRequestError({
+      message: `${context.provider}: model ${context.model} ${message}`,
+      providerCode,
+      provider: context.provider,
+      requestId: request.requestId,
+    });
+  };
+  const missing: string[] = [];
+  for (const [name, path] of capabilityUses(request)) {
+    if (!capabilities[name]) missing.push(`${name} (${path})`);
+  }
+  if (missing.length > 0) fail('unsupported_capability', `does not support ${missing.join(', ')}`);
+  const limit = request.maxOutputTokens;
+  if (!(limit > 0) || !Number.isInteger(limit)) {
+    fail('invalid_max_output_tokens', `needs maxOutputTokens to be a positive integer, got ${limit}`);
+  }
+  if (capabilities.maxOutputTokens > 0 && limit > capabilities.maxOutputTokens) {
+    fail(
+      'max_output_tokens_exceeded',
+      `takes at most ${capabilities.maxOutputTokens} output tokens, got maxOutputTokens ${limit}`,
+    );
+  }
+  const refused = refusedMediaType(request, capabilities);
+  if (refused !== undefined) {
+    fail(
+      'unsupported_media_type',
+      `does not take ${refused.kind} type ${refused.mimeType} (${refused.path}); it takes ${refused.accepted.join(', ')}`,
+    );
+  }
+}
+
+interface RefusedMedia {
+  path: string;
+  mimeType: string;
+  kind: string;
+  accepted: readonly string[];
+}
+
+/** The first media or file part whose type the model does not take. */
+function refusedMediaType(request: CanonicalRequest, capabilities: Capabilities): RefusedMedia | undefined {
+  for (let index = 0; index < request.transcript.length; index++) {
+    const item = request.transcript[index]!;
+    const found = refusedInParts(item.parts, `transcript[${index}].parts`, capabilities);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function refusedInParts(
+  parts: readonly Part[],
+  path: string,
+  capabilities: Capabilities,
+): RefusedMedia | undefined {
+  for (let index = 0; index < parts.length; index++) {
+    const part = parts[index]!;
+    if (part.type === 'media' || part.type === 'file') {
+      const rule = mediaTypeRule(part, capabilities);
+      if (rule !== undefined && !acceptsMediaType(rule.accepted, part.mimeType)) {
+        const mimeType = normalizeMediaType(part.mimeType);
+        return { path: `${path}[${index}]`, mimeType, kind: rule.kind, accepted: rule.accepted };
+      }
+    } else if (part.type === 'tool-result' && part.output.type === 'parts') {
+      const found = refusedInParts(part.output.parts, `${path}[${index}].output.parts`, capabilities);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Throws `ContextOverflowError` (code `context_window_exceeded`) when the local input estimate is
+ * over `contextOverflowFactor` × the model's context window (a window of 0 is unknown: no check).
+ * `estimate` is only called when `upperBound` (a cheap bound no estimator exceeds) could overflow,
+ * so ordinary requests never pay for an estimate (nor load a tokenizer).
+ */
+export function assertContextWindow(
+  capabilities: Capabilities,
+  context: CheckContext & { requestId?: string },
+  upperBound: () => number,
+  estimate: () => number,
+): void {
+  const window = capabilities.contextWindow;
+  if (!(window > 0)) return;
+  const threshold = window * contextOverflowFactor;
+  if (upperBound() <= threshold) return;
+  const tokens = estimate();
+  if (tokens <= threshold) return;
+  throw new ContextOverflowError({
+    message: `${context.provider}: model ${context.model} has a context window of ${window} tokens; the input is estimated at ${tokens} tokens (checked locally, before any HTTP call)`,
+    providerCode: 'context_window_exceeded',
+    provider: context.provider,
+    requestId: context.requestId,
+  });
+}

@@ -1,0 +1,82 @@
+/**
+ * The one pre-flight check of the shared runtime: every declared capability against the request,
+ * before any HTTP call, for every adapter (docs/contract.md §3.4).
+ */
+import type { TokenEstimateInput } from '../../core/adapter.ts';
+import { assertCapabilities, assertContextWindow } from '../../core/capability-check.ts';
+import type { Capabilities } from '../../core/capabilities.ts';
+import type { CanonicalRequest } from '../../core/request.ts';
+import type { Item, Part } from '../../core/transcript.ts';
+import { estimateUpperBound } from './token-estimate.ts';
+
+/** What the check needs of the call. */
+export interface PreflightContext {
+  provider: string;
+  model: string;
+  /** The adapter's local input estimate. */
+  estimateInputTokens(input: TokenEstimateInput): number;
+  /** The runtime's structured WARN (adapter, request and session ids added). */
+  warn(message: string, fields: Record<string, unknown>): void;
+}
+
+/**
+ * Checks `request` against `capabilities` and returns the request to send:
+ * - a missing capability, a media type the model does not take or an output limit above the
+ *   model's: `InvalidRequestError` (`assertCapabilities`);
+ * - text alone estimated over 1.5× the context window: `ContextOverflowError` (`assertContextWindow`;
+ *   media and files are left out of the estimate, whose flat costs for them are guesses);
+ * - `cache` on a model without prompt caching: the request without `cache`, and one WARN
+ *   `prompt cache not used` (a cache is an optimisation, so the call goes on).
+ */
+export function preflight(
+  request: CanonicalRequest,
+  capabilities: Capabilities,
+  context: PreflightContext,
+): CanonicalRequest {
+  const names = { provider: context.provider, model: context.model };
+  assertCapabilities(request, capabilities, names);
+  let textOnly: TokenEstimateInput | undefined;
+  const input = () =>
+    (textOnly ??= {
+      transcript: withoutMedia(request.transcript),
+      tools: request.tools,
+      model: request.model,
+    });
+  assertContextWindow(
+    capabilities,
+    { ...names, requestId: request.requestId },
+    () => estimateUpperBound(input()),
+    () => context.estimateInputTokens(input()),
+  );
+  if (request.cache === undefined || capabilities.promptCaching) return request;
+  context.warn('prompt cache not used', {
+    reason: `model ${context.model} has no prompt caching (capabilities.promptCaching is false)`,
+  });
+  const { cache: _dropped, ...withoutCache } = request;
+  return withoutCache;
+}
+
+/** The transcript without media and file parts (inside tool results too); unchanged items are reused. */
+function withoutMedia(transcript: readonly Item[]): Item[] {
+  return transcript.map((item) => {
+    const parts = textParts(item.parts);
+    return parts === item.parts ? item : { ...item, parts };
+  });
+}
+
+function textParts(parts: Part[]): Part[] {
+  let changed = false;
+  const kept: Part[] = [];
+  for (const part of parts) {
+    if (part.type === 'media' || part.type === 'file') {
+      changed = true;
+    } else if (part.type === 'tool-result' && part.output.type === 'parts') {
+      const inner = textParts(part.output.parts);
+      if (inner !== part.output.parts) changed = true;
+      kept.push(inner === part.output.parts ? part : { ...part, output: { type: 'parts', parts: inner } });
+    } else {
+      kept.push(part);
+    }
+  }
+  return changed ? kept : parts;
+}

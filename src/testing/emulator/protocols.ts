@@ -1,0 +1,151 @@
+/**
+ * The emulator's table of wire protocols: per protocol its endpoint, how it streams, how a recorded
+ * file is framed, its model listing, its request rules and its error bodies. Routing, replay, rules
+ * and error builders read this table; nothing else in the emulator switches on protocol names.
+ */
+import { anthropicErrors, googleErrors, openaiErrors, type ResponseErrorClass } from './error-bodies.ts';
+import type { ResponsePlan } from './frames.ts';
+import { asksForStream, isGeminiGeneratePath } from './request-fields.ts';
+import { checkAnthropicRequest } from './rules/anthropic.ts';
+import { checkGeminiRequest } from './rules/gemini.ts';
+import { checkHostRules } from './rules/hosts.ts';
+import { checkBearer, checkChatRequest } from './rules/openai.ts';
+import { checkResponsesRequest, rememberResponse, type ResponsesStore } from './rules/openai-responses.ts';
+import type { EmulatorApi, EmulatorScript, JsonScript, RecordedRequest } from './types.ts';
+
+/** How the emulator serves one wire protocol. */
+export interface EmulatorProtocol {
+  /** Whether `path` is this protocol's generation endpoint (by suffix, so base-URL prefixes work). */
+  matchesEndpoint(path: string): boolean;
+  /** For the shared `GET …/models`: whether the path or credentials are this protocol's. */
+  ownsModelListing?(request: Pick<RecordedRequest, 'path' | 'headers' | 'query'>): boolean;
+  /** Recorded-fixture folders in this protocol (the file's own folder or the one above). */
+  fixtureFolders: readonly string[];
+  /** Whether the request asks for a streamed answer. */
+  isStreaming(request: Pick<RecordedRequest, 'path' | 'body'>): boolean;
+  /** Whether a streamed answer goes out as one JSON array rather than SSE. */
+  streamsJsonArray(request: Pick<RecordedRequest, 'path' | 'body' | 'query'>): boolean;
+  /** Replayed `.chunks.txt` lines get `event: <payload.type>`. */
+  namedEvents: boolean;
+  /** Replayed `.chunks.txt` end with this `data:` frame. */
+  doneData?: string;
+  /** The body of `GET …/models`. */
+  modelList(): unknown;
+  /** The provider's request rules: the error response of the first violation, else `undefined`. */
+  checkRules(
+    request: RecordedRequest,
+    script: EmulatorScript,
+    responses: ResponsesStore,
+  ): JsonScript | undefined;
+  /** Keeps what a stateful protocol needs of an answered request. */
+  remember?(responses: ResponsesStore, request: RecordedRequest, plan: ResponsePlan): void;
+  /** A realistic error response per class. */
+  errors: Record<ResponseErrorClass, () => JsonScript>;
+}
+
+const anthropicModels = [
+  { id: 'claude-sonnet-4-5-20250929', display_name: 'Claude Sonnet 4.5', created_at: '2025-09-29T00:00:00Z' },
+  { id: 'claude-haiku-4-5-20251001', display_name: 'Claude Haiku 4.5', created_at: '2025-10-15T00:00:00Z' },
+];
+const openaiModels = ['gpt-4.1-nano-2025-04-14', 'gpt-5-mini-2025-08-07'];
+const geminiModels = [
+  { id: 'gemini-2.5-flash', displayName: 'Gemini 2.5 Flash' },
+  { id: 'gemini-3-pro-preview', displayName: 'Gemini 3 Pro Preview' },
+];
+
+function openaiModelList(): unknown {
+  const data = openaiModels.map((id) => ({
+    id,
+    object: 'model',
+    created: 1_744_316_542,
+    owned_by: 'system',
+  }));
+  return { object: 'list', data };
+}
+
+function geminiModelList(): unknown {
+  const models = geminiModels.map((model) => ({
+    name: `models/${model.id}`,
+    version: '001',
+    displayName: model.displayName,
+    inputTokenLimit: 1_048_576,
+    outputTokenLimit: 65_536,
+    supportedGenerationMethods: [
+      'generateContent',
+      'countTokens',
+      'createCachedContent',
+      'batchGenerateContent',
+    ],
+    temperature: 1,
+    topP: 0.95,
+    topK: 64,
+    maxTemperature: 2,
+    thinking: true,
+  }));
+  return { models };
+}
+
+const bodyStream = {
+  isStreaming: asksForStream,
+  streamsJsonArray: () => false,
+};
+
+/** The protocols, in the order `emulatorApis` lists them. */
+export const emulatorProtocols: { readonly [Api in EmulatorApi]: EmulatorProtocol } = {
+  'anthropic-messages': {
+    matchesEndpoint: (path) => path.endsWith('/messages'),
+    ownsModelListing: ({ headers }) => 'anthropic-version' in headers || 'x-api-key' in headers,
+    fixtureFolders: ['anthropic'],
+    ...bodyStream,
+    namedEvents: true,
+    modelList: () => {
+      const data = anthropicModels.map((model) => ({ type: 'model', ...model }));
+      return { data, has_more: false, first_id: data[0]?.id, last_id: data.at(-1)?.id };
+    },
+    checkRules: (request) => checkAnthropicRequest(request),
+    errors: anthropicErrors,
+  },
+  'openai-chat': {
+    matchesEndpoint: (path) => path.endsWith('/chat/completions'),
+    fixtureFolders: [],
+    ...bodyStream,
+    namedEvents: false,
+    doneData: '[DONE]',
+    modelList: openaiModelList,
+    checkRules: (request, script) =>
+      (script.allowNoAuth ? undefined : checkBearer(request)) ??
+      checkChatRequest(request) ??
+      checkHostRules(request),
+    errors: openaiErrors,
+  },
+  'openai-responses': {
+    matchesEndpoint: (path) => path.endsWith('/responses'),
+    fixtureFolders: ['responses'],
+    ...bodyStream,
+    namedEvents: true,
+    modelList: openaiModelList,
+    checkRules: (request, script, responses) =>
+      (script.allowNoAuth ? undefined : checkBearer(request)) ?? checkResponsesRequest(request, responses),
+    remember: rememberResponse,
+    errors: openaiErrors,
+  },
+  gemini: {
+    matchesEndpoint: isGeminiGeneratePath,
+    ownsModelListing: ({ path, headers, query }) =>
+      path.includes('/v1beta/') || 'x-goog-api-key' in headers || 'key' in query,
+    fixtureFolders: ['google'],
+    isStreaming: (request) => request.path.endsWith(':streamGenerateContent'),
+    streamsJsonArray: (request) =>
+      request.path.endsWith(':streamGenerateContent') && request.query.alt !== 'sse',
+    namedEvents: false,
+    modelList: geminiModelList,
+    checkRules: (request) => checkGeminiRequest(request),
+    errors: googleErrors,
+  },
+};
+
+/** The protocol of requests and files nothing else claims: OpenAI Chat Completions, the common dialect. */
+export const fallbackApi: EmulatorApi = 'openai-chat';
+
+/** The wire protocols the emulator serves. */
+export const emulatorApis = Object.keys(emulatorProtocols) as readonly EmulatorApi[];
