@@ -143,6 +143,15 @@ export class EventStream<Event, Result> implements AsyncIterable<Event> {
     return value;
   }
 
+  /**
+   * One promise and one iterator result per event: the async-iterator protocol's own cost, which
+   * is most of what delivering an event costs (`bench/delivery.ts`: ~185 ns per event through
+   * push, queue and `for await`, ~150 ns for a bare iterator over an array, Node 24). Measured and
+   * not adopted: an iterator class with an inlined buffered fast path (no change in the adapter
+   * pipeline, same-process A/B 1.00 ± 0.02). A shared iterator result would save one allocation but
+   * breaks callers that call `next()` twice before awaiting; coalescing queued deltas would make
+   * the event sequence depend on the consumer's timing.
+   */
   private next(): Promise<IteratorResult<Event>> {
     if (this.head < this.queue.length) return Promise.resolve({ value: this.take(), done: false });
     if (this.done) {

@@ -1,6 +1,8 @@
 /** Pre-dispatch checks: which candidates can take a request, and why the others are skipped. */
+import { contextOverflowFactor } from '../core/capability-check.ts';
 import { type CapabilityName, requiredCapabilities } from '../core/capabilities.ts';
 import type { CanonicalRequest } from '../core/request.ts';
+import { withoutMedia } from '../providers/common/preflight.ts';
 import type { ModelFacts } from '../registry/model-facts.ts';
 import type { Registry, ResolvedModel } from '../registry/registry.ts';
 
@@ -35,12 +37,15 @@ export function skipReason(
     return `context window ${facts.contextWindow} is not larger than ${needs.minContextWindow}, which overflowed`;
   }
   needs.estimate ??= registry.adapter(model.provider).estimateInputTokens({
-    transcript: request.transcript,
+    // Text only, as the adapter's own check: media costs are guesses.
+    transcript: withoutMedia(request.transcript),
     tools: request.tools,
     model: model.id,
   });
-  if (needs.estimate > facts.contextWindow) {
-    return `context window ${facts.contextWindow} < estimated ${needs.estimate} input tokens`;
+  // The adapter's own rule (core/capability-check.ts): only an estimate far over the window is
+  // certain; a closer one is dispatched, and a provider overflow fails over to a larger window.
+  if (needs.estimate > facts.contextWindow * contextOverflowFactor) {
+    return `context window ${facts.contextWindow} < estimated ${needs.estimate} input tokens (over ${contextOverflowFactor}×)`;
   }
   return undefined;
 }

@@ -148,9 +148,24 @@ describe('pre-dispatch skips', () => {
     emulator.enqueue(text('long'));
     const reply = await sy.complete({ model: 'primary', transcript: [userText('word '.repeat(2000))] });
     expect(routingDecision(reply)?.attempts[0]?.reason).toMatch(
-      /^context window 100 < estimated \d+ input tokens$/,
+      /^context window 100 < estimated \d+ input tokens \(over 1\.5×\)$/,
     );
     expect(reply.model).toBe('openai:gpt-4.1-mini');
+  });
+
+  it('an estimate within 1.5× of the window is dispatched, not skipped (estimate error never skips)', async () => {
+    front({
+      'anthropic:claude-sonnet-4-5': {
+        aliases: ['primary'],
+        fallbacks: ['openai:gpt-4.1-mini'],
+        capabilities: { contextWindow: 1_000 },
+      },
+    });
+    emulator.enqueue(text('fits'));
+    const reply = await sy.complete({ model: 'primary', transcript: [userText('word '.repeat(1_100))] });
+    expect(reply.text).toBe('fits');
+    expect(reply.model).toBe('anthropic:claude-sonnet-4-5');
+    expect(routingDecision(reply)?.attempts).toHaveLength(1);
   });
 
   it('when every candidate is skipped, the error lists each reason and nothing is sent', async () => {

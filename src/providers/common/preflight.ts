@@ -56,8 +56,11 @@ export function preflight(
   return withoutCache;
 }
 
-/** The transcript without media and file parts (inside tool results too); unchanged items are reused. */
-function withoutMedia(transcript: readonly Item[]): Item[] {
+/**
+ * The transcript without media and file parts (inside tool results too), for the context check:
+ * their flat token costs are guesses, so only text counts. Unchanged items are reused.
+ */
+export function withoutMedia(transcript: readonly Item[]): Item[] {
   return transcript.map((item) => {
     const parts = textParts(item.parts);
     return parts === item.parts ? item : { ...item, parts };

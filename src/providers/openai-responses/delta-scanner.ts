@@ -35,12 +35,14 @@ const deltaEvent = new RegExp(String.raw`^\{(?:${deltaMember})(?:,(?:${deltaMemb
 /**
  * A delta event with its members in OpenAI's wire order (`type`, `sequence_number`, `item_id`,
  * `output_index`, `content_index` or `summary_index`, `delta`, `logprobs`, `obfuscation`; each
- * but `type` and `delta` optional), capturing the type, the indexes and the delta's text: one
+ * but `type` and `delta` optional), capturing the kind, the indexes and the delta's text: one
  * `exec` reads such an event whole, with no repeated key possible.
  */
 const wireOrderEvent = new RegExp(
   [
-    String.raw`^\{"type":"response\.(output_text|function_call_arguments|reasoning_summary_text|reasoning_text)\.delta"`,
+    // The type is told by a one-letter group (`o`, `f`; neither: reasoning): one-character captures
+    // come from V8's single-character string table, a capture of the whole name would be a new string.
+    String.raw`^\{"type":"response\.(?:(o)utput_text|(f)unction_call_arguments|reasoning_summary_text|reasoning_text)\.delta"`,
     `(?:,"sequence_number":${plainInteger})?`,
     `(?:,"item_id":${jsonString})?`,
     `(?:,"output_index":(${plainInteger}))?`,
@@ -93,16 +95,11 @@ export class DeltaScanner {
   scan(data: string): boolean {
     const match = wireOrderEvent.exec(data);
     if (match !== null) {
-      const type = match[1] as string;
       this.kind =
-        type.charCodeAt(0) === 0x6f
-          ? textDelta
-          : type.charCodeAt(0) === 0x66
-            ? argumentsDelta
-            : reasoningDelta;
-      this.outputIndex = integerOf(match[2]);
-      this.contentIndex = integerOf(match[3]);
-      this.delta = decodeStringBody(match[4] as string);
+        match[1] !== undefined ? textDelta : match[2] !== undefined ? argumentsDelta : reasoningDelta;
+      this.outputIndex = integerOf(match[3]);
+      this.contentIndex = integerOf(match[4]);
+      this.delta = decodeStringBody(match[5] as string);
       return true;
     }
     // Another order: check the whole shape, then walk the members (each told by its key's first
@@ -204,13 +201,12 @@ function decodeStringBody(body: string): string {
   let from = 0;
   while (escape >= 0) {
     const code = body.charCodeAt(escape + 1);
+    text += body.slice(from, escape);
     if (code === 0x75) {
-      text +=
-        body.slice(from, escape) +
-        String.fromCharCode(Number.parseInt(body.slice(escape + 2, escape + 6), 16));
+      text += String.fromCharCode(Number.parseInt(body.slice(escape + 2, escape + 6), 16));
       from = escape + 6;
     } else {
-      text += body.slice(from, escape) + (simpleEscapes[code] as string);
+      text += simpleEscapes[code] as string;
       from = escape + 2;
     }
     escape = body.indexOf('\\', from);
