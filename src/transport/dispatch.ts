@@ -24,8 +24,12 @@ export const socketOptions = { highWaterMark: 0 } as Partial<buildConnector.Buil
 /** The codings we decode, as fetch does (and the `accept-encoding` we send, as fetch did). */
 const acceptEncoding = 'gzip, deflate, br';
 
-/** Most bytes held for a consumer that is busy (undici's fetch held up to 64 KiB in a Node stream, plus its socket's 64 KiB). */
-const maxPendingBytes = 64 * 1024;
+/**
+ * Most bytes joined for a busy consumer before the parser pauses. Measured (bench/concurrency.ts,
+ * 1,000 streams): 64 KiB (what undici's fetch stream held) peaked at ~400 MB RSS, 16 KiB at ~345 MB,
+ * 8 KiB at ~320 MB; drip-delivery CPU per token is at fetch's level down to 16 KiB.
+ */
+const maxPendingBytes = 16 * 1024;
 
 /** Response statuses whose response has no body (the `Response` constructor refuses one). */
 const nullBodyStatuses = new Set([204, 205, 304]);
@@ -40,9 +44,9 @@ type UndiciController = Parameters<NonNullable<Dispatcher.DispatchHandler['onReq
  * 64 KiB (and, with small network writes, hundreds of small buffers) read ahead of its consumer.
  * With 1,000 concurrent streams that was ~110 MB. Here the body is a `ReadableStream` fed straight
  * from the HTTP parser: chunks that arrive while the consumer is busy are joined for its next
- * `read()` (as fetch's stream did: fewer, larger chunks are cheaper to parse) up to 64 KiB, then
+ * `read()` (as fetch's stream did: fewer, larger chunks are cheaper to parse) up to 16 KiB, then
  * the parser pauses until the consumer reads; the socket (see {@link socketOptions}) reads only
- * for the parser, so a connection holds at most 64 KiB plus one socket read (≤ 64 KiB).
+ * for the parser, so a connection holds at most 16 KiB plus one socket read (≤ 64 KiB).
  *
  * Like fetch: `accept-encoding: gzip, deflate, br` unless the caller set one, and a response in
  * those codings is decoded; redirects are returned, not followed; an abort rejects the pending
