@@ -4,7 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { dispatchRequest, socketOptions } from './dispatch.ts';
+import {
+  DecodedBodyTooLargeError,
+  dispatchRequest,
+  maxUnreadDecodedBytes,
+  socketOptions,
+} from './dispatch.ts';
 
 let server: Server | undefined;
 let agent: Agent | undefined;
@@ -163,5 +168,39 @@ describe('dispatchRequest', () => {
     const response = await send(url);
     await response.body!.cancel();
     await closed;
+  });
+
+  it('a gzip bomb waiting for a stalled consumer fails the body with DecodedBodyTooLargeError instead of growing', async () => {
+    // 32 MB of zeros is ~32 KB gzipped: one or two socket reads, which zlib would inflate whole.
+    const bomb = gzipSync(Buffer.alloc(32 * 1024 * 1024));
+    const url = await serve((_request, response) => {
+      response.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'text/event-stream' });
+      response.end(bomb);
+    });
+    const limit = 1024 * 1024;
+    const response = await send(url, { maxUnreadBytes: limit });
+    const before = process.memoryUsage().arrayBuffers;
+    // The consumer reads nothing for a while, then finds the body failed, not 32 MB waiting.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(16 * 1024 * 1024);
+    const error = await response
+      .body!.getReader()
+      .read()
+      .then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+    expect(error).toBeInstanceOf(DecodedBodyTooLargeError);
+    expect((error as DecodedBodyTooLargeError).limit).toBe(limit);
+    expect(maxUnreadDecodedBytes).toBe(64 * 1024 * 1024);
+  });
+
+  it('a gzip bomb read by a live consumer decodes in full (the limit is on unread bytes only)', async () => {
+    const url = await serve((_request, response) => {
+      response.writeHead(200, { 'content-encoding': 'gzip' });
+      response.end(gzipSync(Buffer.alloc(8 * 1024 * 1024, 0x61)));
+    });
+    const text = await (await send(url, { maxUnreadBytes: 4 * 1024 * 1024 })).text();
+    expect(text.length).toBe(8 * 1024 * 1024);
   });
 });

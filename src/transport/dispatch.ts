@@ -1,5 +1,5 @@
 /** The default transport's request: undici `dispatch` with a pull-based body that holds at most one chunk. */
-import { Readable } from 'node:stream';
+import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, constants as zlib } from 'node:zlib';
 import type { buildConnector, Dispatcher } from 'undici';
 
@@ -11,6 +11,25 @@ export interface DispatchInit {
   signal: AbortSignal;
   /** Runs once, when undici writes the request to a socket (not while it waits for a connection). */
   onSent: () => void;
+  /** Most decoded bytes that may wait unread before the body fails (default {@link maxUnreadDecodedBytes}). */
+  maxUnreadBytes?: number;
+}
+
+/**
+ * Most decoded bytes of a compressed body that may wait for a busy consumer. Pausing the parser
+ * stops the network, but zlib still decodes the chunk it holds, and one 64 KiB chunk of a hostile
+ * gzip body inflates to ~64 MB (brotli far more): past this the body fails instead of growing.
+ */
+export const maxUnreadDecodedBytes = 64 * 1024 * 1024;
+
+/** A compressed body decoded to more unread bytes than {@link DispatchInit.maxUnreadBytes}. */
+export class DecodedBodyTooLargeError extends Error {
+  override name = 'DecodedBodyTooLargeError';
+  readonly limit: number;
+  constructor(limit: number) {
+    super(`the decoded body grew past ${limit} unread bytes`);
+    this.limit = limit;
+  }
 }
 
 /**
@@ -56,13 +75,14 @@ export function dispatchRequest(dispatcher: Dispatcher, url: string, init: Dispa
   return new Promise<Response>((resolve, reject) => {
     const target = new URL(url);
     const { signal } = init;
+    const maxUnreadBytes = init.maxUnreadBytes ?? maxUnreadDecodedBytes;
     if (signal.aborted) {
       reject(signal.reason);
       return;
     }
     let undici: UndiciController | undefined;
     let body: ReadableStreamDefaultController<Uint8Array> | undefined;
-    let decoder: ((chunk: Buffer | undefined) => void) | undefined;
+    let decoder: BodyDecoder | undefined;
     let settled = false;
     let ended = false;
     const fail = (error: unknown) => {
@@ -101,6 +121,16 @@ export function dispatchRequest(dispatcher: Dispatcher, url: string, init: Dispa
       }
       pending.push(chunk);
       pendingBytes += chunk.byteLength;
+      if (pendingBytes > maxUnreadBytes) {
+        // Only a decoder outruns the pause below: a decompression bomb, or a consumer that stopped.
+        const error = new DecodedBodyTooLargeError(maxUnreadBytes);
+        pending = [];
+        pendingBytes = 0;
+        undici?.abort(error);
+        decoder?.destroy();
+        fail(error);
+        return;
+      }
       // Enough waits unread: stop the parser (and so the socket) until the consumer pulls.
       if (pendingBytes >= maxPendingBytes) undici?.pause();
     };
@@ -160,11 +190,11 @@ export function dispatchRequest(dispatcher: Dispatcher, url: string, init: Dispa
       onResponseData(_controller, chunk) {
         // undici hands over an empty chunk when it resumes a parser paused at a chunk's end.
         if (chunk.byteLength === 0) return;
-        if (decoder !== undefined) decoder(chunk);
+        if (decoder !== undefined) decoder.write(chunk);
         else deliver(chunk);
       },
       onResponseEnd() {
-        if (decoder !== undefined) decoder(undefined);
+        if (decoder !== undefined) decoder.end();
         else finish();
       },
       onResponseError(_controller, error) {
@@ -201,9 +231,17 @@ function toHeaders(raw: Record<string, string | string[] | undefined>): Headers 
   return headers;
 }
 
+/** Decodes a compressed body: raw chunks in, decoded bytes out through the callbacks it was made with. */
+interface BodyDecoder {
+  write(chunk: Buffer): void;
+  end(): void;
+  /** Stops decoding (the body failed): nothing more is delivered. */
+  destroy(): void;
+}
+
 /**
- * For a body in gzip, deflate or br (possibly several, applied in order): a function that takes
- * each raw chunk (`undefined` at the end) and delivers the decoded bytes. Undefined for identity
+ * For a body in gzip, deflate or br (possibly several, applied in order): a decoder that takes
+ * each raw chunk and delivers the decoded bytes. Undefined for identity
  * or an unknown coding (passed through as is, as fetch does).
  */
 function createDecoder(
@@ -211,7 +249,7 @@ function createDecoder(
   deliver: (chunk: Uint8Array) => void,
   finish: () => void,
   fail: (error: unknown) => void,
-): ((chunk: Buffer | undefined) => void) | undefined {
+): BodyDecoder | undefined {
   if (contentEncoding === null) return undefined;
   const codings = contentEncoding
     .toLowerCase()
@@ -219,7 +257,7 @@ function createDecoder(
     .map((coding) => coding.trim())
     .filter((coding) => coding !== '' && coding !== 'identity');
   if (codings.length === 0 || codings.length > 5) return undefined;
-  const decoders = [];
+  const decoders: Transform[] = [];
   for (const coding of codings.reverse()) {
     if (coding === 'gzip' || coding === 'x-gzip')
       decoders.push(createGunzip({ flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH }));
@@ -240,8 +278,11 @@ function createDecoder(
   for (const decoder of decoders) decoder.on('error', fail);
   last.on('data', (chunk: Buffer) => deliver(chunk));
   last.on('end', finish);
-  return (chunk) => {
-    if (chunk === undefined) first.end();
-    else first.write(chunk);
+  return {
+    write: (chunk) => void first.write(chunk),
+    end: () => void first.end(),
+    destroy: () => {
+      for (const decoder of decoders) decoder.destroy();
+    },
   };
 }

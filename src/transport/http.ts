@@ -7,7 +7,7 @@ import { NetworkError } from '../core/errors/network-error.ts';
 import { ServerError } from '../core/errors/server-error.ts';
 import { redactUrl as redactUrlText, redactSecrets, secretHeaderValues } from '../core/redaction.ts';
 import { abortCause } from './cancellation.ts';
-import { dispatchRequest, socketOptions } from './dispatch.ts';
+import { DecodedBodyTooLargeError, dispatchRequest, socketOptions } from './dispatch.ts';
 
 /** Transport settings shared by every call of one adapter. */
 export interface HttpClientOptions {
@@ -309,6 +309,8 @@ function refusedRedirect(call: HttpCall, status: number, target: URL | undefined
 /** Converts a fetch/body-read failure into a classified error naming provider, method and URL. */
 export function toTransportError(error: unknown, call: HttpCall, signal: AbortSignal): AdapterError {
   const where = `${call.provider}: ${call.method} ${redactUrl(call.url)}`;
+  if (error instanceof DecodedBodyTooLargeError && !signal.aborted)
+    return responseTooLarge(call, 'a compressed body that decodes to unread data', error.limit);
   if (signal.aborted) {
     const cause = abortCause(signal);
     if (cause.kind === 'cancelled') {
