@@ -1,10 +1,14 @@
-/** `npm run bench`: streams the same bytes through five contenders, interleaved, and reports CPU µs per token. */
+/**
+ * `npm run bench`: streams the same bytes through five contenders, each in its own process
+ * (bench/worker.ts), runs interleaved, and reports CPU µs per token.
+ */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { cpus } from 'node:os';
 import { createInterface } from 'node:readline';
-import type { Contender, ContenderId, Runner, Target } from './contenders/types.ts';
-import { canForceGc, gcMode, measure, median, verify } from './measure.ts';
+import type { ContenderId, Target } from './contenders/types.ts';
+import { gcMode, median } from './measure.ts';
+import type { Reply, Request } from './worker.ts';
 import {
   createPayload,
   type Delivery,
@@ -85,16 +89,6 @@ function parseOptions(args: string[]): Options {
   };
 }
 
-/** Re-runs this script under `--expose-gc` so runs can force a GC outside the timed window. */
-async function respawnWithGc(): Promise<never> {
-  const child = spawn(process.execPath, ['--expose-gc', ...process.execArgv, ...process.argv.slice(1)], {
-    stdio: 'inherit',
-    env: { ...process.env, BENCH_RESPAWNED: '1' },
-  });
-  const [code] = (await once(child, 'exit')) as [number | null];
-  process.exit(code ?? 1);
-}
-
 /** Starts bench/server.ts in its own process and resolves its URL. */
 async function startServer(options: Options): Promise<{ url: string; child: ChildProcess }> {
   const script = new URL('./server.ts', import.meta.url).pathname;
@@ -107,22 +101,62 @@ async function startServer(options: Options): Promise<{ url: string; child: Chil
   return { url: (JSON.parse(line) as { url: string }).url, child };
 }
 
-async function loadContenders(protocol: Protocol, only: ContenderId[] | undefined): Promise<Contender[]> {
-  const contenders: Contender[] = [];
-  for (const family of families) {
-    if (only !== undefined && !only.includes(family)) continue;
-    // Loaded on demand: with `--only`, unselected families (and their peer libraries) are never imported.
-    const module = (await import(new URL(`./contenders/${family}.ts`, import.meta.url).href)) as {
-      createContender(protocol: Protocol): Contender;
-    };
-    contenders.push(module.createContender(protocol));
+/** A contender running in its own process (bench/worker.ts); requests are answered in order. */
+class Worker {
+  readonly id: ContenderId;
+  readonly label: string;
+  private readonly child: ChildProcess;
+
+  private constructor(id: ContenderId, label: string, child: ChildProcess) {
+    this.id = id;
+    this.label = label;
+    this.child = child;
   }
-  return contenders;
+
+  /** Spawns a worker for `family` on `protocol` (with `--expose-gc`, so it can GC between runs). */
+  static async start(family: ContenderId, protocol: Protocol): Promise<Worker> {
+    const script = new URL('./worker.ts', import.meta.url).pathname;
+    const child = spawn(process.execPath, ['--expose-gc', script], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const reply = await Worker.ask(child, { op: 'load', family, protocol });
+    if (reply.error !== undefined) throw new Error(`${family}: ${reply.error}`);
+    return new Worker(family, reply.label ?? family, child);
+  }
+
+  private static async ask(child: ChildProcess, request: Request): Promise<Reply> {
+    const done = new AbortController();
+    const { signal } = done;
+    const exited = once(child, 'exit', { signal }).then(([code]) => ({ error: `worker exited (${code})` }));
+    const answered = once(child, 'message', { signal }).then(([reply]) => reply as Reply);
+    child.send(request);
+    try {
+      return await Promise.race([answered, exited]);
+    } finally {
+      done.abort();
+      exited.catch(() => {});
+      answered.catch(() => {});
+    }
+  }
+
+  request(request: Request): Promise<Reply> {
+    return Worker.ask(this.child, request);
+  }
+
+  stop(): void {
+    this.child.disconnect();
+  }
+}
+
+async function startWorkers(protocol: Protocol, only: ContenderId[] | undefined): Promise<Worker[]> {
+  const selected = families.filter((family) => only === undefined || only.includes(family));
+  // With `--only`, unselected families (and their peer libraries) are never imported.
+  return Promise.all(selected.map((family) => Worker.start(family, protocol)));
 }
 
 interface Slot {
-  contender: Contender;
-  runner: Runner | undefined;
+  worker: Worker;
+  ready: boolean;
   result: ContenderResult;
   samples: number[];
   threadSamples: number[];
@@ -131,57 +165,59 @@ interface Slot {
   reads: number[];
 }
 
-async function prepareSlot(contender: Contender, target: Target): Promise<Slot> {
+async function prepareSlot(worker: Worker, target: Target, options: Options): Promise<Slot> {
   const slot: Slot = {
-    contender,
-    runner: undefined,
-    result: { id: contender.id, label: contender.label, status: 'ok' },
+    worker,
+    ready: false,
+    result: { id: worker.id, label: worker.label, status: 'ok' },
     samples: [],
     threadSamples: [],
     walls: [],
     events: 0,
     reads: [],
   };
-  try {
-    slot.runner = await contender.prepare(target);
-  } catch (error) {
-    const skipped = (error as Error).name === 'SkipContender';
-    slot.result = { ...slot.result, status: skipped ? 'skipped' : 'failed', note: (error as Error).message };
-  }
+  const { scenario, delivery, root } = target;
+  const reply = await worker.request({
+    op: 'prepare',
+    scenario,
+    delivery,
+    root,
+    tokens: options.tokens,
+    geminiToolFormat: options.geminiToolFormat,
+  });
+  if (reply.error === undefined) slot.ready = true;
+  else
+    slot.result = {
+      ...slot.result,
+      status: reply.skipped === true ? 'skipped' : 'failed',
+      note: reply.error,
+    };
   return slot;
 }
 
-function fail(slot: Slot, error: unknown): void {
-  slot.result = { ...slot.result, status: 'failed', note: (error as Error).message ?? String(error) };
-  slot.runner = undefined;
+function fail(slot: Slot, message: string): void {
+  slot.result = { ...slot.result, status: 'failed', note: message };
+  slot.ready = false;
 }
 
 /** Runs `slot` once untimed and checks its outcome; returns the wall time in ms. */
-async function warmUp(slot: Slot, target: Target): Promise<number> {
-  const started = performance.now();
-  try {
-    if (slot.runner !== undefined) verify(target, await slot.runner.run());
-  } catch (error) {
-    fail(slot, error);
-  }
-  return performance.now() - started;
+async function warmUp(slot: Slot): Promise<number> {
+  if (!slot.ready) return 0;
+  const reply = await slot.worker.request({ op: 'warmup' });
+  if (reply.error !== undefined) fail(slot, reply.error);
+  return reply.wallMs ?? 0;
 }
 
-/** One timed run of `slot`, checked after the window. */
-async function timedRun(slot: Slot, target: Target): Promise<void> {
-  const runner = slot.runner;
-  if (runner === undefined) return;
-  try {
-    const sample = await measure(() => runner.run());
-    verify(target, sample.outcome);
-    slot.samples.push(sample.cpuMicros / target.payload.units);
-    slot.threadSamples.push(sample.threadMicros / target.payload.units);
-    slot.walls.push(sample.wallMs);
-    slot.events = sample.outcome.events;
-    if (sample.outcome.reads !== undefined) slot.reads.push(sample.outcome.reads);
-  } catch (error) {
-    fail(slot, error);
-  }
+/** One timed run of `slot`, measured and checked inside its worker. */
+async function timedRun(slot: Slot): Promise<void> {
+  if (!slot.ready) return;
+  const reply = await slot.worker.request({ op: 'run' });
+  if (reply.error !== undefined) return fail(slot, reply.error);
+  slot.samples.push(reply.cpuPerUnit ?? Number.NaN);
+  slot.threadSamples.push(reply.threadPerUnit ?? Number.NaN);
+  slot.walls.push(reply.wallMs ?? Number.NaN);
+  slot.events = reply.events ?? 0;
+  if (reply.reads !== undefined) slot.reads.push(reply.reads);
 }
 
 /**
@@ -189,22 +225,22 @@ async function timedRun(slot: Slot, target: Target): Promise<void> {
  * round a fast contender runs up to `maxRepeats` times (interleaved with the others), so cheap
  * contenders get more samples for the same wall time as one slow AI SDK run.
  */
-async function runCell(contenders: Contender[], target: Target, options: Options): Promise<CellResult> {
-  const slots = await Promise.all(contenders.map((contender) => prepareSlot(contender, target)));
+async function runCell(workers: Worker[], target: Target, options: Options): Promise<CellResult> {
+  const slots = await Promise.all(workers.map((worker) => prepareSlot(worker, target, options)));
   const repeats = new Map<Slot, number>();
   for (let round = 0; round < options.warmup; round++) {
     for (const slot of slots) {
-      const wallMs = await warmUp(slot, target);
+      const wallMs = await warmUp(slot);
       repeats.set(slot, Math.max(1, Math.min(options.maxRepeats, Math.round(options.sampleMs / wallMs))));
     }
   }
   for (let round = 0; round < options.runs; round++) {
     const order = slots.map((_, index) => slots[(index + round) % slots.length] as Slot);
     for (let repeat = 0; repeat < options.maxRepeats; repeat++) {
-      for (const slot of order) if (repeat < (repeats.get(slot) ?? 1)) await timedRun(slot, target);
+      for (const slot of order) if (repeat < (repeats.get(slot) ?? 1)) await timedRun(slot);
     }
   }
-  await Promise.all(slots.map((slot) => slot.runner?.close()));
+  await Promise.all(slots.map((slot) => slot.worker.request({ op: 'close' })));
   const results = slots.map((slot): ContenderResult => {
     if (slot.result.status !== 'ok') return slot.result;
     const result: ContenderResult = {
@@ -267,17 +303,18 @@ function collectNotes(cells: CellResult[], options: Options): string[] {
 async function runMatrix(options: Options, serverUrl: string): Promise<CellResult[]> {
   const cells: CellResult[] = [];
   for (const protocol of options.protocols) {
-    const contenders = await loadContenders(protocol, options.only);
+    const workers = await startWorkers(protocol, options.only);
     for (const scenario of options.scenarios) {
       const payload: Payload = createPayload(protocol, scenario, options.tokens, options.geminiToolFormat);
       for (const delivery of options.deliveries) {
         const cellStart = performance.now();
         const root = `${serverUrl}/${delivery}/${scenario}`;
-        const cell = await runCell(contenders, { protocol, scenario, delivery, root, payload }, options);
+        const cell = await runCell(workers, { protocol, scenario, delivery, root, payload }, options);
         cells.push(cell);
         console.log(progressLine(cell, (performance.now() - cellStart) / 1000));
       }
     }
+    for (const worker of workers) worker.stop();
   }
   return cells;
 }
@@ -298,7 +335,7 @@ function buildReport(cells: CellResult[], options: Options, seconds: number): Be
       runs: options.runs,
       maxRepeats: options.maxRepeats,
       warmup: options.warmup,
-      gc: canForceGc ? gcMode : 'not forced (no --expose-gc)',
+      gc: gcMode,
       geminiToolFormat: options.geminiToolFormat,
       dripGapMicros: Number(process.env.BENCH_DRIP_GAP_US ?? 0),
       seconds,
@@ -327,13 +364,12 @@ async function main(): Promise<void> {
     process.exitCode = await runConcurrency(args);
     return;
   }
-  if (!canForceGc && process.env.BENCH_RESPAWNED === undefined) await respawnWithGc();
   const options = parseOptions(args.filter((arg) => arg !== '--no-concurrency'));
   const started = performance.now();
   const server = await startServer(options);
   console.log(
     `bench: ${options.tokens} tokens/fragments, ${options.runs} rounds (≤${options.maxRepeats} runs each) + ` +
-      `${options.warmup} warm-up, GC between runs: ${canForceGc ? gcMode : 'not forced (no --expose-gc)'}, ` +
+      `${options.warmup} warm-up, GC between runs: ${gcMode}, each contender in its own process, ` +
       `server ${server.url}`,
   );
   let cells: CellResult[];

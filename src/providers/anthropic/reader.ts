@@ -7,6 +7,7 @@ import type { ProviderContext } from '../common/definition.ts';
 import { canonicalToolId } from '../common/projection.ts';
 import type { WireDelta, WireResponseBlock } from './api.ts';
 import { callerKey, citationsKey } from './content.ts';
+import type { PieceType } from './delta-scanner.ts';
 
 type OpenBlock =
   | { kind: 'text'; citations: JsonValue[] | undefined }
@@ -111,8 +112,7 @@ export class ResponseReader {
         this.onText(index, block, delta.text ?? '');
         return;
       case 'thinking_delta':
-        if (block.kind === 'thinking') this.builder.reasoning(index, delta.thinking ?? '');
-        else this.skip(`a thinking_delta for a ${block.kind} block`);
+        this.onThinking(index, block, delta.thinking ?? '');
         return;
       case 'signature_delta':
         if (block.kind === 'thinking') block.signature += delta.signature ?? '';
@@ -133,6 +133,23 @@ export class ResponseReader {
       default:
         this.skip(`unknown delta type ${delta.type}`);
     }
+  }
+
+  /**
+   * A text, tool-input or thinking piece read without `JSON.parse` (see DeltaScanner): what
+   * {@link delta} does for those three types.
+   */
+  piece(index: number, type: PieceType, value: string): void {
+    const block = this.open.get(index);
+    if (block === undefined) this.skip(`a ${type} for block ${index}, which is not open`);
+    else if (type === 'text_delta') this.onText(index, block, value);
+    else if (type === 'input_json_delta') this.onInputJson(index, block, value);
+    else this.onThinking(index, block, value);
+  }
+
+  private onThinking(index: number, block: OpenBlock, text: string): void {
+    if (block.kind === 'thinking') this.builder.reasoning(index, text);
+    else this.skip(`a thinking_delta for a ${block.kind} block`);
   }
 
   private onText(index: number, block: OpenBlock, text: string): void {

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { isServerError } from '../../core/errors/guards.ts';
 import type { StreamEvent } from '../../core/events.ts';
 import { assertStreamInvariants } from '../../testing/invariants.ts';
+import { DeltaScanner } from './delta-scanner.ts';
 import { createStreamParser } from './stream.ts';
 import { createRecordingBuilder, createTestContext, fixture } from './test-support.ts';
 
@@ -310,13 +311,15 @@ describe('message lifecycle', () => {
 });
 
 describe('hot path', () => {
-  it('parses each SSE payload once, plus one parse per tool input', () => {
+  it('parses each SSE payload at most once (wire-shape deltas not at all), plus one parse per tool input', () => {
     const lines = readFileSync(fixture('anthropic-json-tool.1.chunks.txt'), 'utf8')
       .split('\n')
       .filter((line) => line.trim() !== '');
+    const scanned = lines.filter((line) => new DeltaScanner().scan(line)).length;
+    expect(scanned).toBeGreaterThan(0);
     const parse = vi.spyOn(JSON, 'parse');
     const { response } = run(lines);
-    expect(parse).toHaveBeenCalledTimes(lines.length + 1);
+    expect(parse).toHaveBeenCalledTimes(lines.length - scanned + 1);
     expect(response.content).toHaveLength(1);
   });
 });

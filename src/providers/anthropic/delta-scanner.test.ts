@@ -1,0 +1,229 @@
+/** The hand-written Messages delta reader reads exactly what `JSON.parse` reads, and leaves everything else to it. */
+import { basename } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { listRecorded, readRecorded } from '../../../test/support/fixtures.ts';
+import type { StreamEvent } from '../../core/events.ts';
+import { DeltaScanner } from './delta-scanner.ts';
+import { createStreamParser } from './stream.ts';
+import { createRecordingBuilder, createTestContext } from './test-support.ts';
+
+const fields: Record<string, string> = {
+  text_delta: 'text',
+  input_json_delta: 'partial_json',
+  thinking_delta: 'thinking',
+};
+
+/** What the stream parser reads from an event parsed by `JSON.parse` (undefined: not a piece it takes). */
+function expectedOf(event: Record<string, unknown>) {
+  if (event.type !== 'content_block_delta') return undefined;
+  const delta = event.delta as Record<string, unknown> | null;
+  if (typeof delta !== 'object' || delta === null) return undefined;
+  const field = fields[String(delta.type)];
+  if (field === undefined || typeof delta[field] !== 'string') return undefined;
+  const index = typeof event.index === 'number' ? event.index : 0;
+  return { type: delta.type, index, delta: delta[field] };
+}
+
+function scanned(scanner: DeltaScanner) {
+  return { type: scanner.type, index: scanner.index, delta: scanner.delta };
+}
+
+/** Whether an event is in Anthropic's exact wire shape (what the scanner must take). */
+function isWireShape(line: string, event: Record<string, unknown>): boolean {
+  const expected = expectedOf(event);
+  if (expected === undefined || !Number.isInteger(event.index) || (event.index as number) < 0) return false;
+  const field = fields[expected.type as string] as string;
+  const canonical = `{"type":"content_block_delta","index":${event.index as number},"delta":{"type":"${expected.type as string}","${field}":${JSON.stringify(expected.delta)}}}`;
+  // Same keys in the same order with no whitespace; string values' escapes may differ from JSON.stringify's.
+  const skeleton = (text: string) => text.replace(/"(?:[^"\\]|\\.)*"(?!:)/g, '""');
+  return skeleton(line) === skeleton(canonical);
+}
+
+const recordedLines = listRecorded('anthropic')
+  .filter((file) => file.endsWith('.chunks.txt'))
+  .flatMap((file) => readRecorded(file).split('\n'))
+  .filter((line) => line.trim() !== '');
+
+describe('DeltaScanner on recorded Anthropic streams', () => {
+  it('takes every wire-shape delta of the recorded streams and reads what JSON.parse reads; nothing else', () => {
+    const scanner = new DeltaScanner();
+    let taken = 0;
+    for (const line of recordedLines) {
+      let event: Record<string, unknown>;
+      try {
+        event = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        expect(scanner.scan(line)).toBe(false);
+        continue;
+      }
+      const shouldTake = isWireShape(line, event);
+      expect(scanner.scan(line), line).toBe(shouldTake);
+      if (shouldTake) {
+        taken++;
+        expect(scanned(scanner), line).toEqual(expectedOf(event));
+      }
+    }
+    // Thousands of real deltas go through the fast path (a scanner that refused all would fail here).
+    expect(taken).toBeGreaterThan(3000);
+  });
+});
+
+describe('DeltaScanner refusals', () => {
+  const base = '{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"hi"}}';
+
+  it('takes the plain event', () => {
+    const scanner = new DeltaScanner();
+    expect(scanner.scan(base)).toBe(true);
+    expect(scanned(scanner)).toEqual({ type: 'text_delta', index: 1, delta: 'hi' });
+  });
+
+  it.each([
+    ['whitespace between members', base.replace(',"delta"', ', "delta"')],
+    ['a trailing newline', `${base}\n`],
+    ['trailing text', `${base}x`],
+    ['a cut-off event', base.slice(0, -1)],
+    ['an unknown member', base.replace('}}', '},"extra":1}')],
+    ['an unknown member in the delta', base.replace('"hi"}', '"hi","extra":1}')],
+    ['another order', '{"index":1,"type":"content_block_delta","delta":{"type":"text_delta","text":"hi"}}'],
+    ['no index', base.replace('"index":1,', '')],
+    ['a text that is not a string', base.replace('"hi"', '5')],
+    ['the text under another delta type', base.replace('text_delta', 'thinking_delta')],
+    ['a signature delta', base.replace('"text_delta","text"', '"signature_delta","signature"')],
+    ['a citations delta', base.replace('"text_delta","text":"hi"', '"citations_delta","citation":{}')],
+    ['another event type', base.replace('content_block_delta', 'content_block_start')],
+    ['a type with an escape', base.replace('text_delta', 'text\\u005fdelta')],
+    ['a fractional index', base.replace('"index":1', '"index":1.5')],
+    ['a negative index', base.replace('"index":1', '"index":-1')],
+    ['a leading zero', base.replace('"index":1', '"index":01')],
+    ['a ten-digit index', base.replace('"index":1', '"index":1234567890')],
+    ['a raw control character in the text', base.replace('"hi"', '"h\ni"')],
+    ['an unknown escape', base.replace('"hi"', '"h\\xi"')],
+    ['a short unicode escape', base.replace('"hi"', '"\\u12"')],
+    ['an unterminated text', base.replace('"hi"}}', '"hi}}')],
+    ['an array', `[${base}]`],
+  ])('leaves %s to JSON.parse', (_name, data) => {
+    expect(new DeltaScanner().scan(data)).toBe(false);
+  });
+
+  it.each([
+    ['quote and backslash', '"say \\"hi\\" \\\\ bye"', 'say "hi" \\ bye'],
+    ['every one-character escape', '"\\"\\\\\\/\\b\\f\\n\\r\\t"', '"\\/\b\f\n\r\t'],
+    ['unicode escapes and a surrogate pair', '"caf\\u00e9 \\ud83d\\ude80"', 'café 🚀'],
+    ['a lone surrogate escape', '"\\ud800x"', '\ud800x'],
+    ['raw multibyte text', '"naïve 🚀 ’s"', 'naïve 🚀 ’s'],
+    ['an escape at the end', '"end\\n"', 'end\n'],
+    ['empty', '""', ''],
+  ])('decodes %s as JSON.parse does', (_name, literal, expected) => {
+    const scanner = new DeltaScanner();
+    const data = `{"type":"content_block_delta","index":3,"delta":{"type":"input_json_delta","partial_json":${literal}}}`;
+    expect(scanner.scan(data)).toBe(true);
+    expect(scanner.type).toBe('input_json_delta');
+    expect(scanner.delta).toBe(expected);
+    expect(scanner.delta).toBe((JSON.parse(data) as { delta: { partial_json: string } }).delta.partial_json);
+  });
+});
+
+/** A seeded generator, so a failure names the case that reproduces it. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+const validPieces = ['a', ' ', 'é', '🚀', '\\"', '\\\\', '\\n', '\\u0041', '\\ud83d', '\\/', '{', '}', ':'];
+const invalidPieces = ['"', '\\', '\\x', '\u0001', '\\u00'];
+const indexes = ['0', '7', '12', '999999999', '01', '-1', '1.5', '1e2', 'null', '"1"', '1000000000'];
+
+/** A random delta-like event text: mostly the wire shape, sometimes not, then sometimes mutated. */
+function randomEvent(next: () => number): string {
+  const pick = <Value>(list: readonly Value[]): Value => list[Math.floor(next() * list.length)] as Value;
+  const type = pick([...Object.keys(fields), 'signature_delta']);
+  const field = next() < 0.9 ? (fields[type] ?? 'signature') : pick(Object.values(fields));
+  const text = Array.from({ length: Math.floor(next() * 6) }, () =>
+    pick(next() < 0.95 ? validPieces : invalidPieces),
+  ).join('');
+  const value = next() < 0.95 ? `"${text}"` : pick(['5', 'null', '{}', '["a"]']);
+  const eventType = next() < 0.95 ? 'content_block_delta' : 'content_block_start';
+  let data = `{"type":"${eventType}","index":${pick(indexes)},"delta":{"type":"${type}","${field}":${value}}}`;
+  if (next() < 0.3) {
+    const at = Math.floor(next() * data.length);
+    const edit = pick(['delete', 'insert', 'replace']);
+    const character = pick(['"', '\\', ',', ':', '}', ' ', 'x', '0', '\n']);
+    data =
+      edit === 'delete'
+        ? data.slice(0, at) + data.slice(at + 1)
+        : data.slice(0, at) + character + data.slice(edit === 'insert' ? at : at + 1);
+  }
+  return data;
+}
+
+describe('DeltaScanner against JSON.parse on generated events', () => {
+  it('never takes what JSON.parse refuses, and reads what JSON.parse reads whenever it takes an event', () => {
+    const next = random(20261123);
+    const scanner = new DeltaScanner();
+    let taken = 0;
+    let refusedByJson = 0;
+    for (let round = 0; round < 20_000; round++) {
+      const data = randomEvent(next);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(data);
+      } catch {
+        refusedByJson++;
+        expect(scanner.scan(data), data).toBe(false);
+        continue;
+      }
+      if (!scanner.scan(data)) continue;
+      taken++;
+      expect(scanned(scanner), data).toEqual(expectedOf(parsed as Record<string, unknown>));
+    }
+    // The generator reaches both sides (a broken generator would make this test vacuous).
+    expect(taken).toBeGreaterThan(2000);
+    expect(refusedByJson).toBeGreaterThan(1000);
+  });
+});
+
+/** Runs the parser over `lines`: its events as JSON, or the name of the error it threw (latency and tool ids normalised). */
+function parseAll(lines: string[]): string {
+  const { builder, events } = createRecordingBuilder();
+  const parser = createStreamParser(createTestContext({ stream: true }), builder);
+  const collected: StreamEvent[] = events;
+  let ending = '';
+  try {
+    for (const line of lines) parser.onEvent(undefined, line);
+    parser.onEnd();
+    builder.finish();
+  } catch (error) {
+    ending = ` then ${error instanceof Error ? error.name : String(error)}`;
+  }
+  for (const event of collected) if (event.type === 'finish') event.response.latencyMs = 0;
+  const ids = new Map<string, number>();
+  return (JSON.stringify(collected) + ending).replace(/tu_[0-9A-Z]{26}/g, (id) => {
+    if (!ids.has(id)) ids.set(id, ids.size);
+    return `tool-id-${ids.get(id)}`;
+  });
+}
+
+describe('stream parser: the fast path changes nothing', () => {
+  const files = listRecorded('anthropic').filter((file) => file.endsWith('.chunks.txt'));
+
+  it.each(files.map((file) => [basename(file), file]))(
+    '%s: the same events as when every event goes through JSON.parse',
+    (_name, file) => {
+      const lines = readRecorded(file)
+        .split('\n')
+        .filter((line) => line.trim() !== '');
+      // Re-serialised with indentation, no event has the scanner's shape: all go through JSON.parse.
+      const viaJson = lines.map((line) => {
+        try {
+          return JSON.stringify(JSON.parse(line), null, 1);
+        } catch {
+          return line;
+        }
+      });
+      expect(parseAll(lines)).toEqual(parseAll(viaJson));
+    },
+  );
+});
