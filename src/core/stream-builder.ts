@@ -30,7 +30,14 @@ export interface EndFields {
 type OpenPart =
   | { type: 'text'; index: number }
   | { type: 'reasoning'; index: number }
-  | { type: 'tool-call'; index: number; id: ToolCallId; fragments: JsonFragments };
+  | {
+      type: 'tool-call';
+      index: number;
+      id: ToolCallId;
+      /** The JSON text received, kept unless the provider parser reads the input itself. */
+      fragments: JsonFragments | undefined;
+      currentInput: (() => JsonObject) | undefined;
+    };
 
 /** Fixed facts about the call the builder reports in `message-start` and `finish`. */
 export interface StreamBuilderContext {
@@ -138,8 +145,13 @@ export class StreamBuilder {
    * missing, not a string) can be neither executed nor replayed, so it throws: the runtime turns
    * that into a retryable `ServerError` (`invalid_stream` / `invalid_response`) that keeps the content
    * received before it.
+   *
+   * `currentInput`: a parser that builds the input itself (Gemini's streamed `partialArgs`) passes
+   * how to read it; the builder then keeps no copy of the JSON text (it would be a second copy of
+   * the arguments held until the call ends) and, when the runtime closes the call early, takes the
+   * input received so far from it instead of repairing the text.
    */
-  toolStart(key: BlockKey, id: ToolCallId, name: string): void {
+  toolStart(key: BlockKey, id: ToolCallId, name: string, currentInput?: () => JsonObject): void {
     if (this.open.has(key)) return;
     if (typeof name !== 'string' || name === '')
       throw new Error('the provider sent a tool call without a name');
@@ -147,7 +159,8 @@ export class StreamBuilder {
     this.endAll();
     const index = this.nextIndex++;
     this.sawToolCall = true;
-    this.open.set(key, { type: 'tool-call', index, id, fragments: new JsonFragments() });
+    const fragments = currentInput === undefined ? new JsonFragments() : undefined;
+    this.open.set(key, { type: 'tool-call', index, id, fragments, currentInput });
     this.emit({ type: 'tool-call-start', index, id, name });
   }
 
@@ -155,14 +168,14 @@ export class StreamBuilder {
   toolDelta(key: BlockKey, fragment: string): void {
     const part = this.open.get(key);
     if (part?.type !== 'tool-call' || typeof fragment !== 'string' || fragment === '') return;
-    part.fragments.append(fragment);
+    part.fragments?.append(fragment);
     this.emit({ type: 'tool-call-delta', index: part.index, id: part.id, delta: fragment });
   }
 
   /** The raw input text accumulated so far for an open tool call. */
   toolInputText(key: BlockKey): string | undefined {
     const part = this.open.get(key);
-    return part?.type === 'tool-call' ? part.fragments.text() : undefined;
+    return part?.type === 'tool-call' ? part.fragments?.text() : undefined;
   }
 
   /**
@@ -201,15 +214,16 @@ export class StreamBuilder {
     fields: EndFields,
     incomplete: boolean,
   ): void {
-    let input = fields.input;
+    let input = fields.input ?? part.currentInput?.();
     let metadata = fields.metadata;
     let repaired = false;
     if (input === undefined) {
-      const parsed = part.fragments.parse();
-      input = parsed ?? part.fragments.parsePartial();
+      const fragments = part.fragments ?? new JsonFragments();
+      const parsed = fragments.parse();
+      input = parsed ?? fragments.parsePartial();
       if (parsed === undefined) {
         repaired = true;
-        metadata = { ...metadata, 'switchyard.raw_input': part.fragments.text() };
+        metadata = { ...metadata, 'switchyard.raw_input': fragments.text() };
       }
     }
     const event: Extract<StreamEvent, { type: 'tool-call-end' }> = {

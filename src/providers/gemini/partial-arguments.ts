@@ -39,7 +39,11 @@ interface Frame {
   keys: Set<string> | undefined;
 }
 
-type LeafValue = { kind: 'string'; text: string } | { kind: 'value'; value: JsonValue };
+/** The value of one entry: a string piece (`stringValue`) or a whole value (any other value field). */
+interface Leaf {
+  isString: boolean;
+  value: JsonValue;
+}
 
 /**
  * Parses `$.a.b[0]['c d']` into `['a', 'b', 0, 'c d']`; undefined when it is not a path below `$`.
@@ -85,6 +89,9 @@ export class PartialArguments {
   // Continuation pieces of a string repeat their path: it is parsed once.
   private lastPath: string | undefined;
   private lastSegments: Segment[] | undefined;
+  // Reused for every entry: one leaf object per stream, not per fragment.
+  private readonly leaf: Leaf = { isString: false, value: null };
+  private readonly keyTexts = new Map<string, string>();
 
   constructor(site: ArgumentsSite = {}) {
     this.site = site;
@@ -111,8 +118,8 @@ export class PartialArguments {
     }
     const argument = entry as unknown as GeminiPartialArgument;
     const segments = this.segmentsOf(argument.jsonPath);
-    const leaf = leafValue(argument);
-    if (segments === undefined || leaf === undefined) return '';
+    const leaf = this.leaf;
+    if (segments === undefined || !readLeaf(argument, leaf)) return '';
     this.setInTree(segments, leaf, argument);
     if (this.broken) return '';
     const text = this.write(segments, leaf, argument);
@@ -141,11 +148,11 @@ export class PartialArguments {
     return this.lastSegments;
   }
 
-  private write(segments: Segment[], leaf: LeafValue, argument: GeminiPartialArgument): string | undefined {
+  private write(segments: Segment[], leaf: Leaf, argument: GeminiPartialArgument): string | undefined {
     let text = '';
     if (this.openStringPath !== undefined) {
-      if (this.openStringPath === argument.jsonPath && leaf.kind === 'string') {
-        return escapeString(leaf.text) + this.endString(argument);
+      if (this.openStringPath === argument.jsonPath && leaf.isString) {
+        return escapeString(leaf.value as string) + this.endString(argument);
       }
       text += '"';
       this.openStringPath = undefined;
@@ -167,16 +174,20 @@ export class PartialArguments {
     while (this.stack.length > common + 1) text += closing(this.stack.pop() as Frame);
     for (let index = common; index < last; index++) {
       const segment = segments[index] as Segment;
-      const prefix = memberPrefix(this.stack[this.stack.length - 1] as Frame, segment);
+      const prefix = memberPrefix(this.stack[this.stack.length - 1] as Frame, segment, this.keyTexts);
       if (prefix === undefined) return undefined;
       const kind = typeof segments[index + 1] === 'number' ? 'array' : 'object';
       text += prefix + (kind === 'array' ? '[' : '{');
       this.stack.push({ segment, kind, count: 0, keys: kind === 'object' ? new Set() : undefined });
     }
-    const prefix = memberPrefix(this.stack[this.stack.length - 1] as Frame, segments[last] as Segment);
+    const prefix = memberPrefix(
+      this.stack[this.stack.length - 1] as Frame,
+      segments[last] as Segment,
+      this.keyTexts,
+    );
     if (prefix === undefined) return undefined;
-    if (leaf.kind === 'value') return text + prefix + JSON.stringify(leaf.value);
-    return `${text}${prefix}"${escapeString(leaf.text)}${this.endString(argument)}`;
+    if (!leaf.isString) return text + prefix + JSON.stringify(leaf.value);
+    return `${text}${prefix}"${escapeString(leaf.value as string)}${this.endString(argument)}`;
   }
 
   private endString(argument: GeminiPartialArgument): string {
@@ -188,7 +199,7 @@ export class PartialArguments {
     return '"';
   }
 
-  private setInTree(segments: Segment[], leaf: LeafValue, argument: GeminiPartialArgument): void {
+  private setInTree(segments: Segment[], leaf: Leaf, argument: GeminiPartialArgument): void {
     let container: JsonObject | JsonValue[] = this.value;
     const last = segments.length - 1;
     for (let index = 0; index < last; index++) {
@@ -202,14 +213,13 @@ export class PartialArguments {
       container = child as JsonObject | JsonValue[];
     }
     const segment = segments[last] as Segment;
-    let value: JsonValue = leaf.kind === 'string' ? leaf.text : leaf.value;
+    let value = leaf.value;
     const existing = readMember(container, segment);
-    if (leaf.kind === 'string' && this.treeStringPath === argument.jsonPath && typeof existing === 'string') {
-      value = existing + leaf.text;
+    if (leaf.isString && this.treeStringPath === argument.jsonPath && typeof existing === 'string') {
+      value = existing + (leaf.value as string);
     }
     this.writeMember(container, segment, value, argument.jsonPath);
-    this.treeStringPath =
-      leaf.kind === 'string' && argument.willContinue === true ? argument.jsonPath : undefined;
+    this.treeStringPath = leaf.isString && argument.willContinue === true ? argument.jsonPath : undefined;
   }
 
   /** Writes one member; an array index is padded with `null`s, at most {@link maxIndexGap} of them. */
@@ -237,20 +247,23 @@ export class PartialArguments {
   }
 }
 
-function leafValue(argument: GeminiPartialArgument): LeafValue | undefined {
-  if (typeof argument.stringValue === 'string') return { kind: 'string', text: argument.stringValue };
-  if (typeof argument.numberValue === 'number') return { kind: 'value', value: argument.numberValue };
-  if (typeof argument.boolValue === 'boolean') return { kind: 'value', value: argument.boolValue };
-  if ('nullValue' in argument) return { kind: 'value', value: null };
-  return undefined;
+/** Reads the entry's value into `leaf`; false when it has no value field. */
+function readLeaf(argument: GeminiPartialArgument, leaf: Leaf): boolean {
+  leaf.isString = typeof argument.stringValue === 'string';
+  if (leaf.isString) leaf.value = argument.stringValue as string;
+  else if (typeof argument.numberValue === 'number') leaf.value = argument.numberValue;
+  else if (typeof argument.boolValue === 'boolean') leaf.value = argument.boolValue;
+  else if ('nullValue' in argument) leaf.value = null;
+  else return false;
+  return true;
 }
 
 /** The separator and key/padding before a new member of `frame`; undefined when out of order. */
-function memberPrefix(frame: Frame, segment: Segment): string | undefined {
+function memberPrefix(frame: Frame, segment: Segment, keyTexts: Map<string, string>): string | undefined {
   if (frame.kind === 'object') {
     if (typeof segment !== 'string' || frame.keys?.has(segment)) return undefined;
     frame.keys?.add(segment);
-    return `${frame.count++ > 0 ? ',' : ''}${JSON.stringify(segment)}:`;
+    return `${frame.count++ > 0 ? ',' : ''}${keyText(segment, keyTexts)}`;
   }
   // The tree throws first on a gap over maxIndexGap; the text never pads more than that either.
   if (typeof segment !== 'number' || segment < frame.count || segment - frame.count > maxIndexGap) {
@@ -259,6 +272,19 @@ function memberPrefix(frame: Frame, segment: Segment): string | undefined {
   let prefix = '';
   while (frame.count < segment) prefix += `${frame.count++ > 0 ? ',' : ''}null`;
   return prefix + (frame.count++ > 0 ? ',' : '');
+}
+
+/** How many `"key":` texts one call keeps (keys repeat once per row of an array of objects). */
+const maxKeyTexts = 256;
+
+/** The `"key":` text of `key`, built once per call for the first {@link maxKeyTexts} keys. */
+function keyText(key: string, texts: Map<string, string>): string {
+  let text = texts.get(key);
+  if (text === undefined) {
+    text = `${JSON.stringify(key)}:`;
+    if (texts.size < maxKeyTexts) texts.set(key, text);
+  }
+  return text;
 }
 
 function closing(frame: Frame): string {

@@ -293,12 +293,16 @@ export class ResponseReader {
     const providerId =
       (typeof functionCall.id === 'string' ? functionCall.id : undefined) ??
       `${generatedIdPrefix}${this.responseId === undefined ? createRequestId() : hashId(`${this.responseId}:${key}`, 16)}`;
-    this.builder.toolStart(key, canonicalToolId(this.context, providerId), functionCall.name ?? '');
+    const id = canonicalToolId(this.context, providerId);
     if (functionCall.willContinue === true) {
-      this.call = { key, arguments: new PartialArguments(this.context), signature };
+      // Streamed arguments: the builder reads the input from the tree built here (see toolStart).
+      const streamed = new PartialArguments(this.context);
+      this.builder.toolStart(key, id, functionCall.name ?? '', () => streamed.input);
+      this.call = { key, arguments: streamed, signature };
       this.continueCall(this.call, functionCall, undefined);
       return;
     }
+    this.builder.toolStart(key, id, functionCall.name ?? '');
     const args: unknown = functionCall.args;
     const input = isJsonObject(args) ? args : {};
     let metadata: MetadataMap | undefined;

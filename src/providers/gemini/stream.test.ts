@@ -459,6 +459,30 @@ describe('stream endings and failures over the emulator', () => {
     });
   });
 
+  it('a stream cut inside streamed arguments keeps the arguments received, marked incomplete', async () => {
+    const partial = (jsonPath: string, value: object) =>
+      modelParts([{ functionCall: { partialArgs: [{ jsonPath, ...value }], willContinue: true } }]);
+    emulator.enqueue({
+      type: 'sse',
+      events: [
+        { data: modelParts([{ functionCall: { name: 'lookup', willContinue: true } }]) },
+        { data: partial('$.city', { stringValue: 'Par', willContinue: true }) },
+        { data: partial('$.city', { stringValue: 'is' }) },
+        { data: partial('$.days[0]', { numberValue: 3 }) },
+      ],
+    });
+    const { adapter } = emulatedGemini(emulator);
+    const { events, error } = await collect(adapter.stream(simpleRequest()));
+    expect(error).toMatchObject({ providerCode: 'stream_truncated', retryable: true });
+    assertStreamInvariants(events);
+    const end = events.find((event) => event.type === 'tool-call-end');
+    expect(end).toMatchObject({ input: { city: 'Paris', days: [3] }, incomplete: true });
+    expect(finishOf(events)).toMatchObject({
+      finishReason: 'error',
+      content: [{ type: 'tool-call', name: 'lookup', input: { city: 'Paris', days: [3] }, incomplete: true }],
+    });
+  });
+
   it('a stream cut before any content is retried', async () => {
     emulator.enqueue({ type: 'sse', events: [{ data: { usageMetadata: { trafficType: 'ON_DEMAND' } } }] });
     emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'second try' }] });
