@@ -32,6 +32,21 @@ export class DecodedBodyTooLargeError extends Error {
   }
 }
 
+/** A compressed body that zlib cannot decode (corrupt gzip, deflate or br data). */
+export class BodyDecodingError extends Error {
+  override name = 'BodyDecodingError';
+  /** The `content-encoding` that failed. */
+  readonly coding: string;
+  /** zlib's reason (`incorrect header check`, …): names the defect, never holds body bytes. */
+  readonly reason: string;
+  constructor(coding: string, error: unknown) {
+    const reason = String((error as Error)?.message ?? error);
+    super(`the body does not decode as ${coding}: ${reason}`);
+    this.coding = coding;
+    this.reason = reason;
+  }
+}
+
 /**
  * Socket options of the default pool. `highWaterMark: 0`: a socket reads from the kernel only when
  * the HTTP parser asks, so a paused body leaves the rest of the response in the kernel (TCP flow
@@ -175,7 +190,13 @@ export function dispatchRequest(dispatcher: Dispatcher, url: string, init: Dispa
               { highWaterMark: 0 },
             )
           : null;
-        if (hasBody) decoder = createDecoder(headers.get('content-encoding'), deliver, finish, fail);
+        const failDecoding = (error: unknown) => {
+          // Stop the body (and its socket) at the first corrupt byte; later writes are dropped.
+          decoder?.destroy();
+          undici?.abort(error as Error);
+          fail(error);
+        };
+        if (hasBody) decoder = createDecoder(headers.get('content-encoding'), deliver, finish, failDecoding);
         let response: Response;
         try {
           response = new Response(stream, { status: statusCode, statusText: statusMessage ?? '', headers });
@@ -275,12 +296,22 @@ function createDecoder(
   const first = decoders[0]!;
   let last: Readable = first;
   for (const next of decoders.slice(1)) last = last.pipe(next);
-  for (const decoder of decoders) decoder.on('error', fail);
+  let failed = false;
+  const onError = (error: unknown) => {
+    if (failed) return;
+    failed = true;
+    fail(new BodyDecodingError(contentEncoding, error));
+  };
+  for (const decoder of decoders) decoder.on('error', onError);
   last.on('data', (chunk: Buffer) => deliver(chunk));
   last.on('end', finish);
   return {
-    write: (chunk) => void first.write(chunk),
-    end: () => void first.end(),
+    write: (chunk) => {
+      if (!failed) first.write(chunk);
+    },
+    end: () => {
+      if (!failed) first.end();
+    },
     destroy: () => {
       for (const decoder of decoders) decoder.destroy();
     },

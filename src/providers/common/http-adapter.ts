@@ -444,9 +444,12 @@ export function createHttpAdapter(
       const parser: StreamParser = definition.createStreamParser(context, builder);
       const decoder = new SseDecoder((event, data) => parser.onEvent(event, data), maxEventBytes);
       if (response.body === null)
+        // A 204/205 answering a stream: no stream at all, an invalid response (retried like one).
         throw new ServerError({
-          message: `${definition.name}: empty response body`,
-          provider: definition.name,
+          message: `${call.provider}: ${call.method} ${redactUrl(call.url)} answered ${response.status} without a body instead of a stream`,
+          provider: call.provider,
+          providerCode: 'invalid_stream',
+          retryable: true,
         });
       const reader = response.body.getReader();
       try {
