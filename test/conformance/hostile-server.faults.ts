@@ -40,6 +40,10 @@ export interface Fault {
   expect: Expected | ((mode: Mode) => Expected);
   /** On stream(), the text delivered before the fault is on the `finish` response. */
   keepsPrefix?: boolean;
+  /** How many requests the server must see (retries included); unchecked when absent. */
+  attempts?: number;
+  /** With `ok`: a text the answer must hold (beyond the scripted start). */
+  text?: string;
   /** Adapter options for this row (small limits). */
   options?: {
     maxEventBytes?: number;
@@ -50,24 +54,32 @@ export interface Fault {
   };
 }
 
-const json = ['content-type', 'application/json'] as const;
-const sse = ['content-type', 'text/event-stream'] as const;
+export const json = ['content-type', 'application/json'] as const;
+export const sse = ['content-type', 'text/event-stream'] as const;
 
-const network: ExpectedError = { errorClass: 'network', retryable: true };
-const truncated: ExpectedError = { errorClass: 'network', retryable: true, providerCode: 'stream_truncated' };
-const invalid: ExpectedError = { errorClass: 'server_error', retryable: true };
-const invalidRequest: ExpectedError = { errorClass: 'invalid_request', retryable: false };
-const serverError: ExpectedError = { errorClass: 'server_error', retryable: true };
+export const network: ExpectedError = { errorClass: 'network', retryable: true };
+export const truncated: ExpectedError = {
+  errorClass: 'network',
+  retryable: true,
+  providerCode: 'stream_truncated',
+};
+export const invalid: ExpectedError = { errorClass: 'server_error', retryable: true };
+export const invalidRequest: ExpectedError = { errorClass: 'invalid_request', retryable: false };
+export const serverError: ExpectedError = { errorClass: 'server_error', retryable: true };
 /** Rows moving 20 MB per case, ten cases at once: room for a loaded machine. */
 const bulk = { timeout: 20_000, firstByteTimeout: 15_000, idleTimeout: 15_000 };
 
 /** The correct answer, with its own content type. */
-function answer(socket: Socket, context: FaultContext, extra: Array<readonly [string, string]> = []): void {
+export function answer(
+  socket: Socket,
+  context: FaultContext,
+  extra: Array<readonly [string, string]> = [],
+): void {
   respond(socket, 200, [['content-type', context.ok.contentType], ...extra], context.ok.body);
 }
 
 /** 200, the correct content type, the prefix, then `then(socket)` instead of the rest. */
-function prefixThen(
+export function prefixThen(
   socket: Socket,
   context: FaultContext,
   then: (socket: Socket) => void,
@@ -103,7 +115,7 @@ function inBandError(message: string): Fault['serve'] {
   };
 }
 
-function errorJson(message: string, code = 'server_error'): string {
+export function errorJson(message: string, code = 'server_error'): string {
   return JSON.stringify({ error: { type: code, code, message } });
 }
 
@@ -118,15 +130,28 @@ function nestedObjects(levels: number): string {
 
 /** The correct JSON answer with a 20 MB string field added in front (one line). */
 function padded(body: Buffer): Buffer {
-  const text = body.toString('utf8');
-  return Buffer.from(`{"padding":"${'x'.repeat(20 * 1024 * 1024)}",${text.slice(1)}`);
+  return Buffer.concat([Buffer.from('{"padding":"'), filler(), Buffer.from('",'), body.subarray(1)]);
+}
+
+let twentyMegabytes: Buffer | undefined;
+/** 20 MiB of `x`, made once (the rows share it). */
+function filler(): Buffer {
+  twentyMegabytes ??= Buffer.alloc(20 * 1024 * 1024, 'x');
+  return twentyMegabytes;
 }
 
 /** Status codes and empty bodies. */
 const statuses: Fault[] = [
   { name: '204 No Content', serve: (s) => respond(s, 204, []), expect: invalid },
   { name: '205 Reset Content', serve: (s) => respond(s, 205, []), expect: invalid },
-  { name: '304 Not Modified (no location)', serve: (s) => respond(s, 304, []), expect: invalid },
+  {
+    // A final status outside 2xx/4xx/5xx is `other`, not retried: the contract's status table
+    // (docs/contract.md §6.2, the conformance case "classifies an unexpected status as other").
+    name: '304 Not Modified (no location)',
+    serve: (s) => respond(s, 304, []),
+    expect: { errorClass: 'other', retryable: false },
+    attempts: 1,
+  },
   { name: '404 with an empty body', serve: status(404), expect: invalidRequest },
   { name: '418', serve: status(418, '{}'), expect: invalidRequest },
   { name: '451', serve: status(451, errorJson('unavailable for legal reasons')), expect: invalidRequest },
@@ -196,14 +221,20 @@ const shapes: Fault[] = [
   },
   {
     name: 'a 20 MB SSE line of garbage',
-    serve: (s) => respond(s, 200, [sse], `data: ${'x'.repeat(20 * 1024 * 1024)}\n\n`),
+    serve: (s) =>
+      respond(s, 200, [sse], Buffer.concat([Buffer.from('data: '), filler(), Buffer.from('\n\n')])),
     options: bulk,
     expect: invalid,
   },
   {
     name: 'an SSE event over maxEventBytes / a body over maxBodyBytes',
-    serve: (s, c) => respond(s, 200, [['content-type', c.ok.contentType]], `${' '.repeat(8192)}${c.ok.body}`),
+    serve: (s, c) => {
+      const oversized = Buffer.from(`data: {"pad":"${'x'.repeat(8192)}"}\n\n`);
+      if (c.mode === 'complete') return respond(s, 200, [json], padded(c.ok.body).subarray(0, 8192));
+      prefixThen(s, c, (socket) => socket.end(oversized));
+    },
     options: { maxEventBytes: 1024, maxBodyBytes: 1024 },
+    keepsPrefix: true,
     expect: { errorClass: 'server_error', retryable: false, providerCode: 'response_too_large' },
   },
 ];
@@ -411,21 +442,26 @@ const errors: Fault[] = [
     name: 'retry-after negative',
     serve: status(503, errorJson('busy'), [['retry-after', '-5']]),
     expect: serverError,
+    attempts: 2,
   },
   {
     name: 'retry-after 1e12 seconds',
     serve: status(503, errorJson('busy'), [['retry-after', '1000000000000']]),
     expect: serverError,
+    // The hint (capped at 60 s) reaches past the whole-call deadline: the error comes at once.
+    attempts: 1,
   },
   {
     name: 'retry-after an HTTP-date in 2099',
     serve: status(503, errorJson('busy'), [['retry-after', 'Fri, 01 Jan 2099 00:00:00 GMT']]),
     expect: serverError,
+    attempts: 1,
   },
   {
     name: 'retry-after garbage',
     serve: status(503, errorJson('busy'), [['retry-after', 'soon™']]),
     expect: serverError,
+    attempts: 2,
   },
   {
     name: 'two retry-after headers',

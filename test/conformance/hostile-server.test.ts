@@ -28,9 +28,12 @@ import {
   type ExpectedError,
   type Fault,
   type FaultContext,
-  faults,
+  faults as faultRows,
   type Mode,
 } from './hostile-server.faults.ts';
+import { endings } from './hostile-server.endings.ts';
+
+const faults: readonly Fault[] = [...faultRows, ...endings];
 
 /** One adapter under test. Keys are built from pieces: the source holds nothing shaped like a key. */
 interface Target {
@@ -251,13 +254,19 @@ async function runCase(fault: Fault, target: Target, mode: Mode, caseId: string)
   });
   let timer: NodeJS.Timeout | undefined;
   const hang = new Promise<Ending>((resolve) => {
-    timer = setTimeout(() => resolve({ problems: [`no ending within ${caseBoundMs} ms`] }), caseBoundMs);
+    const bound = caseBoundMs + (fault.options?.timeout ?? 0);
+    timer = setTimeout(() => resolve({ problems: [`no ending within ${bound} ms`] }), bound);
   });
   const ending = await Promise.race([call(adapter, target, mode), hang]);
   clearTimeout(timer);
   await adapter.close();
   const problems = [...ending.problems];
   const expected = expectedFor(fault, mode);
+  const seen = attempts.get(caseId) ?? 0;
+  if (fault.attempts !== undefined && seen !== fault.attempts)
+    problems.push(`expected ${fault.attempts} requests, the server saw ${seen}`);
+  if (expected === 'ok' && fault.text !== undefined && !textOf(ending.response).includes(fault.text))
+    problems.push(`the text lacks "${fault.text}": "${textOf(ending.response)}"`);
   if (expected === 'ok') {
     if (ending.error !== undefined) problems.push(`expected the answer, got ${describeError(ending.error)}`);
     else if (!textOf(ending.response).startsWith('Hel'))
@@ -282,12 +291,15 @@ async function runCase(fault: Fault, target: Target, mode: Mode, caseId: string)
 /** The context of each case, looked up by the `x-fault-case` header the case's adapter sends. */
 const contexts = new Map<string, FaultContext>();
 const rowOf = new Map<string, Fault>();
+/** Requests the server saw per case (retries included). */
+const attempts = new Map<string, number>();
 
 function dispatchFault(): void {
   server.use((socket, head) => {
     const caseId = /\r\nx-fault-case:\s*([^\r\n]+)/i.exec(head)?.[1]?.trim() ?? '';
     const context = contexts.get(caseId);
     const fault = rowOf.get(caseId);
+    attempts.set(caseId, (attempts.get(caseId) ?? 0) + 1);
     if (context === undefined || fault === undefined) return socket.destroy();
     fault.serve(socket, { ...context, head });
   });

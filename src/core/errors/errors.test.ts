@@ -58,7 +58,7 @@ describe('status mapping (docs/contract.md §6.2)', () => {
     [529, 'server_error'],
     [400, 'invalid_request'],
     [404, 'invalid_request'],
-    [302, 'server_error'],
+    [302, 'other'],
   ])('%i → %s', (status, errorClass) => {
     expect(mapStatusToErrorClass(status)).toBe(errorClass);
   });

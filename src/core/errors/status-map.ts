@@ -9,9 +9,6 @@ export function mapStatusToErrorClass(status: number): ErrorClass {
   if (status === 429) return 'rate_limit';
   if (status >= 500) return 'server_error';
   if (status >= 400) return 'invalid_request';
-  // A final 1xx or a 3xx the transport did not follow (no location, a 304 to a POST): the server
-  // answered outside the protocol, as with a 200 body that is not a response.
-  if (status >= 100) return 'server_error';
   return 'other';
 }
 
