@@ -113,3 +113,43 @@ export function withoutFastPath(lines: string[]): string[] {
     }
   });
 }
+
+/**
+ * Runs recorded `lines` through the scanner: each must be taken exactly when `shouldTake` says so
+ * (lines JSON refuses never), and read as `JSON.parse` reads it. Returns how many were taken.
+ */
+export function checkRecordedLines(
+  scanner: ScannerUnderTest,
+  lines: string[],
+  shouldTake: (line: string, event: Record<string, unknown>) => boolean,
+): number {
+  let taken = 0;
+  for (const line of lines) {
+    let event: Record<string, unknown>;
+    try {
+      event = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      // A recording cut mid-line: the scanner must leave it to JSON.parse, which throws.
+      expect(scanner.scan(line)).toBe(false);
+      continue;
+    }
+    const take = shouldTake(line, event);
+    expect(scanner.scan(line), line).toBe(take);
+    if (!take) continue;
+    taken++;
+    expect(scanner.read(), line).toEqual(scanner.expected(event));
+  }
+  return taken;
+}
+
+/** JSON string literals and their text, for the scanners' decoding tests: [name, literal, text]. */
+export const jsonStringCases: Array<[string, string, string]> = [
+  ['quote and backslash', '"say \\"hi\\" \\\\ bye"', 'say "hi" \\ bye'],
+  ['every one-character escape', '"\\"\\\\\\/\\b\\f\\n\\r\\t"', '"\\/\b\f\n\r\t'],
+  ['unicode escapes and a surrogate pair', '"caf\\u00e9 \\ud83d\\ude80"', 'café 🚀'],
+  ['a lone surrogate escape', '"\\ud800x"', '\ud800x'],
+  ['raw multibyte text', '"naïve 🚀 ’s"', 'naïve 🚀 ’s'],
+  ['an escape at the end', '"end\\n"', 'end\n'],
+  ['only an escape', '"\\""', '"'],
+  ['empty', '""', ''],
+];

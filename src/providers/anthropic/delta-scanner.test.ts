@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { listRecorded, readRecorded } from '../../../test/support/fixtures.ts';
 import {
   checkAgainstJsonParse,
+  checkRecordedLines,
   describeParse,
+  jsonStringCases,
   maybeMutate,
   pickWith,
   withoutFastPath,
@@ -34,6 +36,12 @@ function scanned(scanner: DeltaScanner) {
   return { type: scanner.type, index: scanner.index, delta: scanner.delta };
 }
 
+/** A fresh scanner as the oracle helpers drive it. */
+function scannerUnderTest() {
+  const scanner = new DeltaScanner();
+  return { scan: (data: string) => scanner.scan(data), read: () => scanned(scanner), expected: expectedOf };
+}
+
 /** Whether an event is in Anthropic's exact wire shape (what the scanner must take). */
 function isWireShape(line: string, event: Record<string, unknown>): boolean {
   const expected = expectedOf(event);
@@ -52,23 +60,8 @@ const recordedLines = listRecorded('anthropic')
 
 describe('DeltaScanner on recorded Anthropic streams', () => {
   it('takes every wire-shape delta of the recorded streams and reads what JSON.parse reads; nothing else', () => {
-    const scanner = new DeltaScanner();
-    let taken = 0;
-    for (const line of recordedLines) {
-      let event: Record<string, unknown>;
-      try {
-        event = JSON.parse(line) as Record<string, unknown>;
-      } catch {
-        expect(scanner.scan(line)).toBe(false);
-        continue;
-      }
-      const shouldTake = isWireShape(line, event);
-      expect(scanner.scan(line), line).toBe(shouldTake);
-      if (shouldTake) {
-        taken++;
-        expect(scanned(scanner), line).toEqual(expectedOf(event));
-      }
-    }
+    const underTest = scannerUnderTest();
+    const taken = checkRecordedLines(underTest, recordedLines, isWireShape);
     // Thousands of real deltas go through the fast path (a scanner that refused all would fail here).
     expect(taken).toBeGreaterThan(3000);
   });
@@ -111,15 +104,7 @@ describe('DeltaScanner refusals', () => {
     expect(new DeltaScanner().scan(data)).toBe(false);
   });
 
-  it.each([
-    ['quote and backslash', '"say \\"hi\\" \\\\ bye"', 'say "hi" \\ bye'],
-    ['every one-character escape', '"\\"\\\\\\/\\b\\f\\n\\r\\t"', '"\\/\b\f\n\r\t'],
-    ['unicode escapes and a surrogate pair', '"caf\\u00e9 \\ud83d\\ude80"', 'café 🚀'],
-    ['a lone surrogate escape', '"\\ud800x"', '\ud800x'],
-    ['raw multibyte text', '"naïve 🚀 ’s"', 'naïve 🚀 ’s'],
-    ['an escape at the end', '"end\\n"', 'end\n'],
-    ['empty', '""', ''],
-  ])('decodes %s as JSON.parse does', (_name, literal, expected) => {
+  it.each(jsonStringCases)('decodes %s as JSON.parse does', (_name, literal, expected) => {
     const scanner = new DeltaScanner();
     const data = `{"type":"content_block_delta","index":3,"delta":{"type":"input_json_delta","partial_json":${literal}}}`;
     expect(scanner.scan(data)).toBe(true);
@@ -149,12 +134,7 @@ function randomEvent(next: () => number): string {
 
 describe('DeltaScanner against JSON.parse on generated events', () => {
   it('never takes what JSON.parse refuses, and reads what JSON.parse reads whenever it takes an event', () => {
-    const scanner = new DeltaScanner();
-    const underTest = {
-      scan: (data: string) => scanner.scan(data),
-      read: () => scanned(scanner),
-      expected: expectedOf,
-    };
+    const underTest = scannerUnderTest();
     checkAgainstJsonParse(underTest, randomEvent, { minimumTaken: 2000 });
   });
 });

@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { listRecorded, readRecorded } from '../../../test/support/fixtures.ts';
 import {
   checkAgainstJsonParse,
+  checkRecordedLines,
   describeParse,
+  jsonStringCases,
   maybeMutate,
   pickWith,
   withoutFastPath,
@@ -45,6 +47,12 @@ function scanned(scanner: DeltaScanner) {
   };
 }
 
+/** A fresh scanner as the oracle helpers drive it. */
+function scannerUnderTest() {
+  const scanner = new DeltaScanner();
+  return { scan: (data: string) => scanner.scan(data), read: () => scanned(scanner), expected: expectedOf };
+}
+
 /** Whether an event has only the members OpenAI sends on deltas, with plain values (what the scanner must take). */
 function isUsualShape(line: string, event: Record<string, unknown>): boolean {
   const integers = ['output_index', 'content_index', 'sequence_number', 'summary_index'];
@@ -70,25 +78,12 @@ const recordedLines = folders
 
 describe('DeltaScanner on recorded streams', () => {
   it('takes every usual-shape delta of the recorded streams and reads what JSON.parse reads; nothing else', () => {
-    const scanner = new DeltaScanner();
-    let taken = 0;
-    for (const line of recordedLines) {
-      let event: Record<string, unknown>;
-      try {
-        event = JSON.parse(line) as Record<string, unknown>;
-      } catch {
-        // A recording cut mid-line: the scanner must leave it to JSON.parse, which throws.
-        expect(scanner.scan(line)).toBe(false);
-        continue;
-      }
-      const expected = expectedOf(event);
-      const shouldTake = expected !== undefined && isUsualShape(line, event);
-      expect(scanner.scan(line), line).toBe(shouldTake);
-      if (shouldTake) {
-        taken++;
-        expect(scanned(scanner), line).toEqual(expected);
-      }
-    }
+    const underTest = scannerUnderTest();
+    const taken = checkRecordedLines(
+      underTest,
+      recordedLines,
+      (line, event) => expectedOf(event) !== undefined && isUsualShape(line, event),
+    );
     // Thousands of real deltas go through the fast path (a scanner that refused all would fail here).
     expect(taken).toBeGreaterThan(6000);
   });
@@ -132,16 +127,7 @@ describe('DeltaScanner refusals', () => {
     expect(new DeltaScanner().scan(data)).toBe(false);
   });
 
-  it.each([
-    ['quote and backslash', '"say \\"hi\\" \\\\ bye"', 'say "hi" \\ bye'],
-    ['every one-character escape', '"\\"\\\\\\/\\b\\f\\n\\r\\t"', '"\\/\b\f\n\r\t'],
-    ['unicode escapes and a surrogate pair', '"caf\\u00e9 \\ud83d\\ude80"', 'café 🚀'],
-    ['a lone surrogate escape', '"\\ud800x"', '\ud800x'],
-    ['raw multibyte text', '"naïve 🚀 ’s"', 'naïve 🚀 ’s'],
-    ['an escape at the end', '"end\\n"', 'end\n'],
-    ['only an escape', '"\\""', '"'],
-    ['empty', '""', ''],
-  ])('decodes %s as JSON.parse does', (_name, literal, expected) => {
+  it.each(jsonStringCases)('decodes %s as JSON.parse does', (_name, literal, expected) => {
     const scanner = new DeltaScanner();
     const data = `{"type":"response.function_call_arguments.delta","item_id":"fc_\\"1","delta":${literal},"obfuscation":"x"}`;
     expect(scanner.scan(data)).toBe(true);
@@ -218,12 +204,7 @@ function randomEvent(next: () => number): string {
 
 describe('DeltaScanner against JSON.parse on generated events', () => {
   it('never takes what JSON.parse refuses, and reads what JSON.parse reads whenever it takes an event', () => {
-    const scanner = new DeltaScanner();
-    const underTest = {
-      scan: (data: string) => scanner.scan(data),
-      read: () => scanned(scanner),
-      expected: expectedOf,
-    };
+    const underTest = scannerUnderTest();
     checkAgainstJsonParse(underTest, randomEvent, { minimumTaken: 1000 });
   });
 });
