@@ -1,6 +1,12 @@
 /** The default transport's request: undici `dispatch` with a pull-based body that holds at most one chunk. */
-import type { Readable, Transform } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate, constants as zlib } from 'node:zlib';
+import { type Readable, Transform, type TransformCallback } from 'node:stream';
+import {
+  createBrotliDecompress,
+  createGunzip,
+  createInflate,
+  createInflateRaw,
+  constants as zlib,
+} from 'node:zlib';
 import type { buildConnector, Dispatcher } from 'undici';
 
 /** What one request needs: the fetch-like subset the HTTP client uses. */
@@ -282,8 +288,7 @@ function createDecoder(
   for (const coding of codings.reverse()) {
     if (coding === 'gzip' || coding === 'x-gzip')
       decoders.push(createGunzip({ flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH }));
-    else if (coding === 'deflate')
-      decoders.push(createInflate({ flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH }));
+    else if (coding === 'deflate') decoders.push(new DeflateDecoder());
     else if (coding === 'br')
       decoders.push(
         createBrotliDecompress({
@@ -316,4 +321,33 @@ function createDecoder(
       for (const decoder of decoders) decoder.destroy();
     },
   };
+}
+
+/**
+ * `deflate` as servers send it: zlib-wrapped (RFC 9110) or raw (common; browsers and undici's fetch
+ * accept both). The first byte tells: a zlib header's low nibble is 8 (the deflate method).
+ */
+class DeflateDecoder extends Transform {
+  private inner: Transform | undefined;
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    if (this.inner === undefined) {
+      const options = { flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH };
+      this.inner = (chunk[0]! & 0x0f) === 0x08 ? createInflate(options) : createInflateRaw(options);
+      this.inner.on('data', (data: Buffer) => this.push(data));
+      this.inner.on('error', (error) => this.destroy(error));
+    }
+    this.inner.write(chunk, () => callback());
+  }
+
+  override _flush(callback: TransformCallback): void {
+    if (this.inner === undefined) return callback();
+    this.inner.once('end', () => callback());
+    this.inner.end();
+  }
+
+  override _destroy(error: Error | null, callback: (error: Error | null) => void): void {
+    this.inner?.destroy();
+    callback(error);
+  }
 }

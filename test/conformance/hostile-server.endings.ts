@@ -4,14 +4,15 @@
  * multi-byte characters, chunked extras, compressed bodies cut short, in-band error envelopes.
  */
 import type { Socket } from 'node:net';
-import { gzipSync } from 'node:zlib';
-import { respond, responseHead } from '../support/hostile-server.ts';
+import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
+import { drip, respond, responseHead } from '../support/hostile-server.ts';
 import {
   answer,
   type Fault,
   type FaultContext,
   invalid,
   json,
+  network,
   serverError,
   sse,
   truncated,
@@ -163,5 +164,69 @@ export const endings: readonly Fault[] = [
       respond(s, 200, [sse], Buffer.concat([Buffer.from(':\n'.repeat(200_000)), c.ok.body]));
     },
     expect: 'ok',
+  },
+  {
+    name: 'deflate with its zlib wrapper',
+    serve: (s, c) =>
+      respond(
+        s,
+        200,
+        [
+          ['content-type', c.ok.contentType],
+          ['content-encoding', 'deflate'],
+        ],
+        deflateSync(c.ok.body),
+      ),
+    expect: 'ok',
+  },
+  {
+    // Servers have long sent raw deflate for `deflate`; browsers and undici's fetch accept both.
+    name: 'deflate without its zlib wrapper (raw)',
+    serve: (s, c) =>
+      respond(
+        s,
+        200,
+        [
+          ['content-type', c.ok.contentType],
+          ['content-encoding', 'deflate'],
+        ],
+        deflateRawSync(c.ok.body),
+      ),
+    expect: 'ok',
+  },
+  {
+    name: 'slowloris headers: one byte every 50 ms',
+    serve: (s, c) =>
+      drip(
+        s,
+        Buffer.from(
+          responseHead(200, [
+            ['content-type', c.ok.contentType],
+            ['x-pad', 'p'.repeat(64)],
+          ]),
+        ),
+        50,
+      ),
+    expect: { errorClass: 'network', retryable: true, providerCode: 'timeout_first-byte' },
+    attempts: 2,
+  },
+  {
+    name: 'both content-length and transfer-encoding: chunked',
+    serve: (s, c) => {
+      s.write(
+        responseHead(200, [
+          ['content-type', c.ok.contentType],
+          ['content-length', '10'],
+          ['transfer-encoding', 'chunked'],
+        ]),
+      );
+      s.end(`${c.ok.body.length.toString(16)}\r\n${c.ok.body}\r\n0\r\n\r\n`);
+    },
+    expect: network,
+  },
+  {
+    name: 'a NUL byte in a header value',
+    serve: (s, c) => answer(s, c, [['x-bad', 'a\u0000b']]),
+    expect: network,
   },
 ];

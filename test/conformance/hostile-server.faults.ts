@@ -464,6 +464,12 @@ const errors: Fault[] = [
     attempts: 2,
   },
   {
+    name: 'retry-after "5, 7" (V8 reads it as a date)',
+    serve: status(503, errorJson('busy'), [['retry-after', '5, 7']]),
+    expect: serverError,
+    attempts: 2,
+  },
+  {
     name: 'two retry-after headers',
     serve: status(503, errorJson('busy'), [
       ['retry-after', '0'],
