@@ -8,6 +8,7 @@ import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { drip, respond, responseHead } from '../support/hostile-server.ts';
 import {
   answer,
+  errorJson,
   type Fault,
   type FaultContext,
   invalid,
@@ -229,4 +230,65 @@ export const endings: readonly Fault[] = [
     serve: (s, c) => answer(s, c, [['x-bad', 'a\u0000b']]),
     expect: network,
   },
+  { name: 'the first SSE event missing', serve: sseEvents((events) => events.slice(1)), expect: 'any' },
+  {
+    name: 'every SSE event twice',
+    serve: sseEvents((events) => events.flatMap((one) => [one, one])),
+    expect: 'any',
+  },
+  {
+    name: 'the SSE events in reverse order',
+    serve: sseEvents((events) => events.toReversed()),
+    expect: 'any',
+  },
+  {
+    name: 'the SSE events with every text delta repeated 2000 times',
+    serve: sseEvents((events) =>
+      events.flatMap((one) => (one.includes('Hello') ? Array(2000).fill(one) : [one])),
+    ),
+    expect: 'any',
+  },
+  {
+    name: '500 with a slowloris error body',
+    serve: (s) => {
+      s.write(responseHead(500, [json]));
+      drip(s, Buffer.from(errorJson('x'.repeat(200))), 50);
+    },
+    expect: { errorClass: 'network', retryable: true, providerCode: 'timeout_total' },
+  },
+  {
+    name: '429 with a 20 MB body',
+    serve: (s) =>
+      respond(
+        s,
+        429,
+        [json],
+        Buffer.concat([
+          Buffer.from('{"error":{"message":"'),
+          Buffer.alloc(20 * 1024 * 1024, 'x'),
+          Buffer.from('"}}'),
+        ]),
+      ),
+    expect: { errorClass: 'rate_limit', retryable: true },
+    options: { timeout: 20_000, firstByteTimeout: 15_000, idleTimeout: 15_000 },
+  },
 ];
+
+/** The SSE answer's events rewritten by `edit`; complete() gets the correct answer. */
+function sseEvents(edit: (events: string[]) => string[]): Fault['serve'] {
+  return (socket, context) => {
+    if (context.mode === 'complete') return answer(socket, context);
+    const events = context.ok.body
+      .toString('utf8')
+      .split('\n\n')
+      .filter((one) => one.trim() !== '');
+    respond(
+      socket,
+      200,
+      [sse],
+      edit(events)
+        .map((one) => `${one}\n\n`)
+        .join(''),
+    );
+  };
+}

@@ -17,8 +17,12 @@ export interface ExpectedError {
   providerCode?: string;
 }
 
-/** `ok`: a correct response holding the scripted text; else one of the accepted errors. */
-export type Expected = 'ok' | ExpectedError | readonly ExpectedError[];
+/**
+ * `ok`: a correct response holding the scripted text; `any`: an answer or any classified error
+ * (the row tests only the universal oracle: bounded, classified, invariants, no leak); else one of
+ * the accepted errors.
+ */
+export type Expected = 'ok' | 'any' | ExpectedError | readonly ExpectedError[];
 
 /** What a row's server knows about the call it answers. */
 export interface FaultContext {

@@ -271,6 +271,9 @@ async function runCase(fault: Fault, target: Target, mode: Mode, caseId: string)
     if (ending.error !== undefined) problems.push(`expected the answer, got ${describeError(ending.error)}`);
     else if (!textOf(ending.response).startsWith('Hel'))
       problems.push(`wrong text "${textOf(ending.response)}"`);
+  } else if (expected === 'any') {
+    if (ending.error !== undefined && !isAdapterError(ending.error))
+      problems.push(`expected a classified ending, got ${describeError(ending.error)}`);
   } else {
     const accepted = Array.isArray(expected) ? expected : [expected as ExpectedError];
     if (ending.error === undefined && ending.problems.length === 0)
