@@ -272,6 +272,23 @@ export const endings: readonly Fault[] = [
     expect: { errorClass: 'rate_limit', retryable: true },
     options: { timeout: 20_000, firstByteTimeout: 15_000, idleTimeout: 15_000 },
   },
+  { name: 'usage counts negative', serve: usageEdit(() => '-7'), expect: 'ok' },
+  {
+    name: 'usage counts as strings and null',
+    serve: usageEdit((n) => (n % 2 === 0 ? '"12"' : 'null')),
+    expect: 'ok',
+  },
+  { name: 'usage counts 1e308', serve: usageEdit(() => '1e308'), expect: 'ok' },
+  {
+    name: 'reasoning tokens far above the output',
+    serve: usageEdit((_n, name) => (/reasoning|thoughts/i.test(name) ? '1000000' : undefined)),
+    expect: 'ok',
+  },
+  {
+    name: 'cached tokens far above the prompt',
+    serve: usageEdit((_n, name) => (/cache|cached/i.test(name) ? '1000000' : undefined)),
+    expect: 'ok',
+  },
 ];
 
 /** The SSE answer's events rewritten by `edit`; complete() gets the correct answer. */
@@ -290,5 +307,20 @@ function sseEvents(edit: (events: string[]) => string[]): Fault['serve'] {
         .map((one) => `${one}\n\n`)
         .join(''),
     );
+  };
+}
+
+const tokenFields =
+  /"(input_tokens|output_tokens|cache_creation_input_tokens|cache_read_input_tokens|prompt_tokens|completion_tokens|total_tokens|cached_tokens|reasoning_tokens|promptTokenCount|candidatesTokenCount|totalTokenCount|cachedContentTokenCount|thoughtsTokenCount|tokenCount)":\s*\d+/g;
+
+/** The correct answer with each token count replaced by `value(index, field)` (kept when undefined). */
+function usageEdit(value: (index: number, field: string) => string | undefined): Fault['serve'] {
+  return (socket, context) => {
+    let index = 0;
+    const body = context.ok.body.toString('utf8').replace(tokenFields, (match, field: string) => {
+      const replacement = value(index++, field);
+      return replacement === undefined ? match : `"${field}":${replacement}`;
+    });
+    respond(socket, 200, [['content-type', context.ok.contentType]], body);
   };
 }

@@ -133,6 +133,7 @@ async function record(target: Target, mode: Mode): Promise<{ contentType: string
     type: 'scripted',
     api: target.protocol,
     content: [{ type: 'text', text: scriptedText }],
+    usage: { input: 5, output: 2, cacheRead: 3, reasoning: 1 },
     chunkSize: 6,
     enforce: false,
     allowNoAuth: true,
@@ -161,6 +162,16 @@ function prefixOf(mode: Mode, body: Buffer): Buffer {
   const end = body.indexOf('\n\n', at);
   if (at < 0 || end < 0) throw new Error('the recorded stream has no "Hello" event');
   return body.subarray(0, end + 2);
+}
+
+/** Whatever the server said, every usage bucket is a non-negative integer. */
+function usageProblems(response: CanonicalResponse | undefined): string[] {
+  if (response === undefined) return [];
+  const { input, cacheRead, cacheWrite, output, reasoning } = response.usage;
+  const counts = { input, cacheRead, cacheWrite, output, reasoning };
+  return Object.entries(counts)
+    .filter(([, value]) => !Number.isSafeInteger(value) || value < 0)
+    .map(([name, value]) => `usage.${name} is ${String(value)}`);
 }
 
 /** The text parts of a response, joined. */
@@ -262,6 +273,7 @@ async function runCase(fault: Fault, target: Target, mode: Mode, caseId: string)
   await adapter.close();
   const problems = [...ending.problems];
   const expected = expectedFor(fault, mode);
+  problems.push(...usageProblems(ending.response));
   const seen = attempts.get(caseId) ?? 0;
   if (fault.attempts !== undefined && seen !== fault.attempts)
     problems.push(`expected ${fault.attempts} requests, the server saw ${seen}`);
