@@ -207,8 +207,14 @@ export function dispatchRequest(dispatcher: Dispatcher, url: string, init: Dispa
         try {
           response = new Response(stream, { status: statusCode, statusText: statusMessage ?? '', headers });
         } catch (error) {
-          controller.abort(error as Error);
-          fail(error);
+          // The only status `Response` refuses here is one past 599: say so (classified `other`,
+          // as the contract's status table has any status outside 2xx/4xx/5xx).
+          const refused =
+            statusCode > 599
+              ? new RangeError(`the server answered status ${statusCode}, outside 200–599`)
+              : error;
+          controller.abort(refused as Error);
+          fail(refused);
           return;
         }
         settled = true;

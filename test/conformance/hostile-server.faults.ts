@@ -70,6 +70,7 @@ export const truncated: ExpectedError = {
 export const invalid: ExpectedError = { errorClass: 'server_error', retryable: true };
 export const invalidRequest: ExpectedError = { errorClass: 'invalid_request', retryable: false };
 export const serverError: ExpectedError = { errorClass: 'server_error', retryable: true };
+const unexpectedStatus: ExpectedError = { errorClass: 'other', retryable: false };
 /** Rows moving 20 MB per case, ten cases at once: room for a loaded machine. */
 const bulk = { timeout: 20_000, firstByteTimeout: 15_000, idleTimeout: 15_000 };
 
@@ -153,7 +154,7 @@ const statuses: Fault[] = [
     // (docs/contract.md §6.2, the conformance case "classifies an unexpected status as other").
     name: '304 Not Modified (no location)',
     serve: (s) => respond(s, 304, []),
-    expect: { errorClass: 'other', retryable: false },
+    expect: unexpectedStatus,
     attempts: 1,
   },
   { name: '404 with an empty body', serve: status(404), expect: invalidRequest },
@@ -187,6 +188,10 @@ const statuses: Fault[] = [
   },
   { name: 'a 1xx then close', serve: (s) => s.end('HTTP/1.1 102 Processing\r\n\r\n'), expect: network },
   { name: 'an empty 200 body', serve: status(200), expect: invalid },
+  // Outside 2xx/4xx/5xx, like the 304 above: `other`, not retried.
+  { name: 'status 999', serve: status(999, errorJson('what')), expect: unexpectedStatus, attempts: 1 },
+  { name: 'status 600', serve: status(600, errorJson('what')), expect: unexpectedStatus, attempts: 1 },
+  { name: 'a final 1xx (150) then close', serve: (s) => s.end('HTTP/1.1 150 Odd\r\n\r\n'), expect: network },
 ];
 
 /** Content types that do not match the call, and bodies of the wrong JSON shape. */
