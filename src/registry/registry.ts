@@ -8,6 +8,7 @@ import type { Adapter } from '../core/adapter.ts';
 import type { Capabilities, ModelCapabilities } from '../core/capabilities.ts';
 import { AuthError } from '../core/errors/auth-error.ts';
 import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
+import { quoteInput } from '../core/input-check.ts';
 import { isGlob, matchesGlob } from '../core/glob.ts';
 import type { Logger } from '../core/logger.ts';
 import type { ChatQuirks } from '../providers/openai-chat/quirks.ts';
@@ -182,6 +183,8 @@ export function createRegistry(options: RegistryOptions): Registry {
       if (model === undefined) {
         model = find(name);
         if (model === undefined) throw unknownModel(name, 'no model, alias or glob matches it');
+        // Bounded: every distinct name a glob or a provider prefix serves would otherwise stay forever.
+        if (resolved.size >= maxResolvedNames) resolved.clear();
         resolved.set(name, model);
       }
       return model;
@@ -294,9 +297,13 @@ export function notConfigured(slot: { name: string; missing?: readonly string[] 
   });
 }
 
+/** Resolved names remembered (a cache; cleared when full). */
+const maxResolvedNames = 1024;
+
 function unknownModel(name: string, why: string): InvalidRequestError {
   return new InvalidRequestError({
-    message: `unknown model "${name}": ${why}`,
+    // Quoted and cut: the name is the caller's and may be long or hold control characters.
+    message: `unknown model ${quoteInput(name)}: ${why}`,
     providerCode: 'unknown_model',
   });
 }
