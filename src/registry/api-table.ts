@@ -157,11 +157,15 @@ export function builtinApis(source: FactorySource): ApiDefinition[] {
         return variable === undefined ? [] : [variable];
       },
       keyRequired: (options) => compatibleQuirks(options).apiKeyRequired === true,
-      create: (options) =>
-        source.get('openai-compatible')(
-          { name: options.name, quirks: compatibleQuirks(options) },
-          { ...options.options, ...common(options) },
-        ),
+      create: (options) => {
+        // `extends` keeps the preset's model catalog for a host named otherwise (`groq-eu`).
+        const preset = presetOf(options)?.name;
+        const host = { name: options.name, quirks: compatibleQuirks(options) };
+        return source.get('openai-compatible')(preset === undefined ? host : { ...host, extends: preset }, {
+          ...options.options,
+          ...common(options),
+        });
+      },
       ...(source.load === undefined ? {} : { load: () => source.load!('openai-compatible') }),
     },
   ];

@@ -2,7 +2,15 @@
 import { basename } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listRecorded, readRecorded } from '../../../test/support/fixtures.ts';
-import type { StreamEvent } from '../../core/events.ts';
+import {
+  checkAgainstJsonParse,
+  checkRecordedLines,
+  describeParse,
+  jsonStringCases,
+  maybeMutate,
+  pickWith,
+  withoutFastPath,
+} from '../../../test/support/scanner-oracle.ts';
 import { DeltaScanner } from './delta-scanner.ts';
 import { createStreamParser } from './stream.ts';
 import { createRecordingBuilder, createTestContext } from './test-support.ts';
@@ -28,6 +36,12 @@ function scanned(scanner: DeltaScanner) {
   return { type: scanner.type, index: scanner.index, delta: scanner.delta };
 }
 
+/** A fresh scanner as the oracle helpers drive it. */
+function scannerUnderTest() {
+  const scanner = new DeltaScanner();
+  return { scan: (data: string) => scanner.scan(data), read: () => scanned(scanner), expected: expectedOf };
+}
+
 /** Whether an event is in Anthropic's exact wire shape (what the scanner must take). */
 function isWireShape(line: string, event: Record<string, unknown>): boolean {
   const expected = expectedOf(event);
@@ -46,23 +60,8 @@ const recordedLines = listRecorded('anthropic')
 
 describe('DeltaScanner on recorded Anthropic streams', () => {
   it('takes every wire-shape delta of the recorded streams and reads what JSON.parse reads; nothing else', () => {
-    const scanner = new DeltaScanner();
-    let taken = 0;
-    for (const line of recordedLines) {
-      let event: Record<string, unknown>;
-      try {
-        event = JSON.parse(line) as Record<string, unknown>;
-      } catch {
-        expect(scanner.scan(line)).toBe(false);
-        continue;
-      }
-      const shouldTake = isWireShape(line, event);
-      expect(scanner.scan(line), line).toBe(shouldTake);
-      if (shouldTake) {
-        taken++;
-        expect(scanned(scanner), line).toEqual(expectedOf(event));
-      }
-    }
+    const underTest = scannerUnderTest();
+    const taken = checkRecordedLines(underTest, recordedLines, isWireShape);
     // Thousands of real deltas go through the fast path (a scanner that refused all would fail here).
     expect(taken).toBeGreaterThan(3000);
   });
@@ -105,15 +104,7 @@ describe('DeltaScanner refusals', () => {
     expect(new DeltaScanner().scan(data)).toBe(false);
   });
 
-  it.each([
-    ['quote and backslash', '"say \\"hi\\" \\\\ bye"', 'say "hi" \\ bye'],
-    ['every one-character escape', '"\\"\\\\\\/\\b\\f\\n\\r\\t"', '"\\/\b\f\n\r\t'],
-    ['unicode escapes and a surrogate pair', '"caf\\u00e9 \\ud83d\\ude80"', 'café 🚀'],
-    ['a lone surrogate escape', '"\\ud800x"', '\ud800x'],
-    ['raw multibyte text', '"naïve 🚀 ’s"', 'naïve 🚀 ’s'],
-    ['an escape at the end', '"end\\n"', 'end\n'],
-    ['empty', '""', ''],
-  ])('decodes %s as JSON.parse does', (_name, literal, expected) => {
+  it.each(jsonStringCases)('decodes %s as JSON.parse does', (_name, literal, expected) => {
     const scanner = new DeltaScanner();
     const data = `{"type":"content_block_delta","index":3,"delta":{"type":"input_json_delta","partial_json":${literal}}}`;
     expect(scanner.scan(data)).toBe(true);
@@ -123,22 +114,13 @@ describe('DeltaScanner refusals', () => {
   });
 });
 
-/** A seeded generator, so a failure names the case that reproduces it. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
 const validPieces = ['a', ' ', 'é', '🚀', '\\"', '\\\\', '\\n', '\\u0041', '\\ud83d', '\\/', '{', '}', ':'];
 const invalidPieces = ['"', '\\', '\\x', '\u0001', '\\u00'];
 const indexes = ['0', '7', '12', '999999999', '01', '-1', '1.5', '1e2', 'null', '"1"', '1000000000'];
 
 /** A random delta-like event text: mostly the wire shape, sometimes not, then sometimes mutated. */
 function randomEvent(next: () => number): string {
-  const pick = <Value>(list: readonly Value[]): Value => list[Math.floor(next() * list.length)] as Value;
+  const pick = pickWith(next);
   const type = pick([...Object.keys(fields), 'signature_delta']);
   const field = next() < 0.9 ? (fields[type] ?? 'signature') : pick(Object.values(fields));
   const text = Array.from({ length: Math.floor(next() * 6) }, () =>
@@ -146,63 +128,22 @@ function randomEvent(next: () => number): string {
   ).join('');
   const value = next() < 0.95 ? `"${text}"` : pick(['5', 'null', '{}', '["a"]']);
   const eventType = next() < 0.95 ? 'content_block_delta' : 'content_block_start';
-  let data = `{"type":"${eventType}","index":${pick(indexes)},"delta":{"type":"${type}","${field}":${value}}}`;
-  if (next() < 0.3) {
-    const at = Math.floor(next() * data.length);
-    const edit = pick(['delete', 'insert', 'replace']);
-    const character = pick(['"', '\\', ',', ':', '}', ' ', 'x', '0', '\n']);
-    data =
-      edit === 'delete'
-        ? data.slice(0, at) + data.slice(at + 1)
-        : data.slice(0, at) + character + data.slice(edit === 'insert' ? at : at + 1);
-  }
-  return data;
+  const data = `{"type":"${eventType}","index":${pick(indexes)},"delta":{"type":"${type}","${field}":${value}}}`;
+  return maybeMutate(data, next);
 }
 
 describe('DeltaScanner against JSON.parse on generated events', () => {
   it('never takes what JSON.parse refuses, and reads what JSON.parse reads whenever it takes an event', () => {
-    const next = random(20261123);
-    const scanner = new DeltaScanner();
-    let taken = 0;
-    let refusedByJson = 0;
-    for (let round = 0; round < 20_000; round++) {
-      const data = randomEvent(next);
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(data);
-      } catch {
-        refusedByJson++;
-        expect(scanner.scan(data), data).toBe(false);
-        continue;
-      }
-      if (!scanner.scan(data)) continue;
-      taken++;
-      expect(scanned(scanner), data).toEqual(expectedOf(parsed as Record<string, unknown>));
-    }
-    // The generator reaches both sides (a broken generator would make this test vacuous).
-    expect(taken).toBeGreaterThan(2000);
-    expect(refusedByJson).toBeGreaterThan(1000);
+    const underTest = scannerUnderTest();
+    checkAgainstJsonParse(underTest, randomEvent, { minimumTaken: 2000 });
   });
 });
 
-/** Runs the parser over `lines`: its events as JSON, or the name of the error it threw (latency and tool ids normalised). */
+/** Runs the Messages stream parser over `lines` (see describeParse). */
 function parseAll(lines: string[]): string {
-  const { builder, events } = createRecordingBuilder();
-  const parser = createStreamParser(createTestContext({ stream: true }), builder);
-  const collected: StreamEvent[] = events;
-  let ending = '';
-  try {
-    for (const line of lines) parser.onEvent(undefined, line);
-    parser.onEnd();
-    builder.finish();
-  } catch (error) {
-    ending = ` then ${error instanceof Error ? error.name : String(error)}`;
-  }
-  for (const event of collected) if (event.type === 'finish') event.response.latencyMs = 0;
-  const ids = new Map<string, number>();
-  return (JSON.stringify(collected) + ending).replace(/tu_[0-9A-Z]{26}/g, (id) => {
-    if (!ids.has(id)) ids.set(id, ids.size);
-    return `tool-id-${ids.get(id)}`;
+  return describeParse(lines, () => {
+    const { builder, events } = createRecordingBuilder();
+    return { parser: createStreamParser(createTestContext({ stream: true }), builder), builder, events };
   });
 }
 
@@ -215,15 +156,7 @@ describe('stream parser: the fast path changes nothing', () => {
       const lines = readRecorded(file)
         .split('\n')
         .filter((line) => line.trim() !== '');
-      // Re-serialised with indentation, no event has the scanner's shape: all go through JSON.parse.
-      const viaJson = lines.map((line) => {
-        try {
-          return JSON.stringify(JSON.parse(line), null, 1);
-        } catch {
-          return line;
-        }
-      });
-      expect(parseAll(lines)).toEqual(parseAll(viaJson));
+      expect(parseAll(lines)).toEqual(parseAll(withoutFastPath(lines)));
     },
   );
 });

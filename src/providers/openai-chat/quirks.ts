@@ -219,14 +219,15 @@ export function parseQuirks(json: unknown, base: ChatQuirks = defaultQuirks): Ch
  * `reasoningEffortValues` merge key by key.
  */
 export function mergeQuirks(base: ChatQuirks, override: Partial<ChatQuirks> | undefined): ChatQuirks {
-  if (override === undefined) return base;
+  // Always a new object (nested tables too): callers set fields on the result, and returning `base`
+  // itself once let one host's `baseURL` become every later host's default.
   const merged: ChatQuirks = { ...base };
-  for (const key of Object.keys(override) as Array<keyof ChatQuirks>) {
-    if (override[key] !== undefined) (merged as unknown as Record<string, unknown>)[key] = override[key];
+  for (const key of Object.keys(override ?? {}) as Array<keyof ChatQuirks>) {
+    if (override?.[key] !== undefined) (merged as unknown as Record<string, unknown>)[key] = override[key];
   }
-  merged.capabilities = { ...base.capabilities, ...override.capabilities };
-  merged.models = { ...base.models, ...override.models };
-  merged.reasoningEffortValues = { ...base.reasoningEffortValues, ...override.reasoningEffortValues };
+  merged.capabilities = { ...base.capabilities, ...override?.capabilities };
+  merged.models = { ...base.models, ...override?.models };
+  merged.reasoningEffortValues = { ...base.reasoningEffortValues, ...override?.reasoningEffortValues };
   return merged;
 }
 

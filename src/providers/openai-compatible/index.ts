@@ -37,6 +37,12 @@ export { type OpenAICompatiblePreset, type PresetName, presetNames, presets } fr
 export interface OpenAICompatibleConfig extends CapabilityOverrides {
   /** Adapter name and `provider` of canonical model ids (`groq` → `groq:llama-3.3-70b-versatile`). */
   name: string;
+  /**
+   * The preset this host is a variant of (`{ name: 'groq-eu', extends: 'groq', baseURL }`): its
+   * quirks are the base `quirks` apply on, and its model catalog (token limits, modalities) applies
+   * under this host's name. Without it, a host named like a preset gets that preset's catalog.
+   */
+  extends?: PresetName;
   /** Overrides `quirks.baseURL`. */
   baseURL?: string;
   /** A key for this host (prefer `apiKeyEnv`). */
@@ -81,6 +87,7 @@ export function parseHostConfig(json: unknown): OpenAICompatibleConfig {
   const { extends: preset, quirks, ...rest } = result.data;
   const base = preset === undefined ? {} : presets[preset].quirks;
   const config: OpenAICompatibleConfig = { ...rest, quirks: { ...base, ...(quirks as Partial<ChatQuirks>) } };
+  if (preset !== undefined) config.extends = preset;
   return config;
 }
 
@@ -102,7 +109,13 @@ export function createOpenAICompatible(
       `an OpenAI-compatible host needs a name without spaces or colons, got "${host.name}"`,
     );
   }
-  const quirks = mergeQuirks(defaultQuirks, host.quirks);
+  if (host.extends !== undefined && !Object.hasOwn(presets, host.extends)) {
+    throw new TypeError(
+      `${host.name}: extends must name a preset (${presetNames.join(', ')}), got "${String(host.extends)}"`,
+    );
+  }
+  const preset = host.extends === undefined ? undefined : presets[host.extends];
+  const quirks = mergeQuirks(mergeQuirks(defaultQuirks, preset?.quirks), host.quirks);
   if (host.baseURL !== undefined) quirks.baseURL = host.baseURL;
   if (host.apiKeyEnv !== undefined) quirks.apiKeyEnv = host.apiKeyEnv;
   if ((options.baseURL ?? quirks.baseURL) === '') {
@@ -115,7 +128,7 @@ export function createOpenAICompatible(
     // The host's own table; the user's `capabilities` / `models` options apply on top, in the runtime.
     capabilities: host.capabilities,
     models: host.models,
-    catalog: presetCatalogs[host.name as PresetName],
+    catalog: presetCatalogs[host.extends ?? (host.name as PresetName)],
   });
   return createHttpAdapter(definition, {
     ...options,

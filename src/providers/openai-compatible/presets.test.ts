@@ -79,6 +79,39 @@ describe('quirks as JSON data', () => {
     expect(adapter.capabilities('meta-llama/llama-4-scout-17b').images).toBe(true);
   });
 
+  it('a host that extends a preset under another name keeps the preset catalog and quirks', () => {
+    const preset = createOpenAICompatible(presets.groq, { apiKey: 'k' });
+    const model = 'llama-3.3-70b-versatile';
+    const known = preset.capabilities(model);
+    expect(known.contextWindow).toBeGreaterThan(0);
+    const fromJson = createOpenAICompatible(parseHostConfig({ name: 'groq-eu', extends: 'groq' }), {
+      apiKey: 'k',
+    });
+    const fromCode = createOpenAICompatible(
+      { name: 'groq-eu', extends: 'groq', baseURL: 'https://eu.groq.example/openai/v1' },
+      { apiKey: 'k' },
+    );
+    for (const adapter of [fromJson, fromCode]) {
+      expect(adapter.name).toBe('groq-eu');
+      expect(adapter.capabilities(model)).toMatchObject({
+        contextWindow: known.contextWindow,
+        maxOutputTokens: known.maxOutputTokens,
+      });
+    }
+    // Without `extends`, a host of another name has no catalog: its limits are unknown (0).
+    const plain = createOpenAICompatible(
+      { name: 'groq-eu', baseURL: 'https://eu.groq.example/openai/v1' },
+      { apiKey: 'k' },
+    );
+    expect(plain.capabilities(model).contextWindow).toBe(0);
+  });
+
+  it('refuses a host that extends an unknown preset, naming the presets', () => {
+    expect(() =>
+      createOpenAICompatible({ name: 'x', extends: 'nope' as never, baseURL: 'https://x.example/v1' }),
+    ).toThrowError(/extends must name a preset \(openrouter, groq/);
+  });
+
   it('rejects keys and bad names in JSON host definitions', () => {
     expect(() => parseHostConfig({ name: 'x', apiKey: 'sk-inline' })).toThrowError(/apiKey/);
     expect(() => parseHostConfig({ name: 'bad name' })).toThrowError(/name/);
@@ -126,6 +159,14 @@ describe('createOpenAICompatible', () => {
       await adapter.complete(userRequest('x', { model: 'host:m' }));
       expect(emulator.requests.at(-1)?.headers.authorization).toBe(expected);
     }
+  });
+
+  it("one host's baseURL and key variable never become another host's defaults", () => {
+    const before = structuredClone(defaultQuirks);
+    createOpenAICompatible({ name: 'first', baseURL: 'https://first.example/v1', apiKeyEnv: 'FIRST_KEY' });
+    expect(defaultQuirks).toEqual(before);
+    // A later host without a base URL must not inherit the first one's (its key would go there).
+    expect(() => createOpenAICompatible({ name: 'second' })).toThrowError(/needs a baseURL/);
   });
 
   it('refuses a host without a base URL, or with a name that would break canonical ids', () => {

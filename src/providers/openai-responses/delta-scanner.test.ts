@@ -2,6 +2,15 @@
 import { basename } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listRecorded, readRecorded } from '../../../test/support/fixtures.ts';
+import {
+  checkAgainstJsonParse,
+  checkRecordedLines,
+  describeParse,
+  jsonStringCases,
+  maybeMutate,
+  pickWith,
+  withoutFastPath,
+} from '../../../test/support/scanner-oracle.ts';
 import type { StreamEvent } from '../../core/events.ts';
 import type { RequestId } from '../../core/ids.ts';
 import { StreamBuilder } from '../../core/stream-builder.ts';
@@ -38,6 +47,12 @@ function scanned(scanner: DeltaScanner) {
   };
 }
 
+/** A fresh scanner as the oracle helpers drive it. */
+function scannerUnderTest() {
+  const scanner = new DeltaScanner();
+  return { scan: (data: string) => scanner.scan(data), read: () => scanned(scanner), expected: expectedOf };
+}
+
 /** Whether an event has only the members OpenAI sends on deltas, with plain values (what the scanner must take). */
 function isUsualShape(line: string, event: Record<string, unknown>): boolean {
   const integers = ['output_index', 'content_index', 'sequence_number', 'summary_index'];
@@ -63,25 +78,12 @@ const recordedLines = folders
 
 describe('DeltaScanner on recorded streams', () => {
   it('takes every usual-shape delta of the recorded streams and reads what JSON.parse reads; nothing else', () => {
-    const scanner = new DeltaScanner();
-    let taken = 0;
-    for (const line of recordedLines) {
-      let event: Record<string, unknown>;
-      try {
-        event = JSON.parse(line) as Record<string, unknown>;
-      } catch {
-        // A recording cut mid-line: the scanner must leave it to JSON.parse, which throws.
-        expect(scanner.scan(line)).toBe(false);
-        continue;
-      }
-      const expected = expectedOf(event);
-      const shouldTake = expected !== undefined && isUsualShape(line, event);
-      expect(scanner.scan(line), line).toBe(shouldTake);
-      if (shouldTake) {
-        taken++;
-        expect(scanned(scanner), line).toEqual(expected);
-      }
-    }
+    const underTest = scannerUnderTest();
+    const taken = checkRecordedLines(
+      underTest,
+      recordedLines,
+      (line, event) => expectedOf(event) !== undefined && isUsualShape(line, event),
+    );
     // Thousands of real deltas go through the fast path (a scanner that refused all would fail here).
     expect(taken).toBeGreaterThan(6000);
   });
@@ -125,16 +127,7 @@ describe('DeltaScanner refusals', () => {
     expect(new DeltaScanner().scan(data)).toBe(false);
   });
 
-  it.each([
-    ['quote and backslash', '"say \\"hi\\" \\\\ bye"', 'say "hi" \\ bye'],
-    ['every one-character escape', '"\\"\\\\\\/\\b\\f\\n\\r\\t"', '"\\/\b\f\n\r\t'],
-    ['unicode escapes and a surrogate pair', '"caf\\u00e9 \\ud83d\\ude80"', 'café 🚀'],
-    ['a lone surrogate escape', '"\\ud800x"', '\ud800x'],
-    ['raw multibyte text', '"naïve 🚀 ’s"', 'naïve 🚀 ’s'],
-    ['an escape at the end', '"end\\n"', 'end\n'],
-    ['only an escape', '"\\""', '"'],
-    ['empty', '""', ''],
-  ])('decodes %s as JSON.parse does', (_name, literal, expected) => {
+  it.each(jsonStringCases)('decodes %s as JSON.parse does', (_name, literal, expected) => {
     const scanner = new DeltaScanner();
     const data = `{"type":"response.function_call_arguments.delta","item_id":"fc_\\"1","delta":${literal},"obfuscation":"x"}`;
     expect(scanner.scan(data)).toBe(true);
@@ -150,15 +143,6 @@ describe('DeltaScanner refusals', () => {
     expect(scanned(scanner)).toEqual(expectedOf(JSON.parse(data) as Record<string, unknown>));
   });
 });
-
-/** A seeded generator, so a failure names the case that reproduces it. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-    return state / 2 ** 32;
-  };
-}
 
 /** Pieces of JSON string text: valid ones, then ones JSON.parse refuses. */
 const validPieces = ['a', ' ', 'é', '🚀', '\\"', '\\\\', '\\n', '\\u0041', '\\ud83d', '\\/'];
@@ -192,7 +176,7 @@ const otherValues = ['01', '-1', '1.5', '1e2', 'null', '[]', '[1]', 'true', '"x"
 
 /** A random delta-like event text: mostly well-formed, sometimes not, then sometimes mutated. */
 function randomEvent(next: () => number): string {
-  const pick = <Value>(list: readonly Value[]): Value => list[Math.floor(next() * list.length)] as Value;
+  const pick = pickWith(next);
   const members: string[] = [`"type":"${pick([...Object.keys(kinds), 'response.output_text.done'])}"`];
   if (next() < 0.05) members.push('"other":1');
   const count = Math.floor(next() * 6);
@@ -215,68 +199,25 @@ function randomEvent(next: () => number): string {
       [members[index], members[other]] = [members[other] as string, members[index] as string];
     }
   }
-  let data = `{${members.join(',')}}`;
-  if (next() < 0.3) {
-    const at = Math.floor(next() * data.length);
-    const edit = pick(['delete', 'insert', 'replace']);
-    const character = pick(['"', '\\', ',', ':', '}', ' ', 'x', '0', '\n']);
-    data =
-      edit === 'delete'
-        ? data.slice(0, at) + data.slice(at + 1)
-        : data.slice(0, at) + character + data.slice(edit === 'insert' ? at : at + 1);
-  }
-  return data;
+  return maybeMutate(`{${members.join(',')}}`, next);
 }
 
 describe('DeltaScanner against JSON.parse on generated events', () => {
   it('never takes what JSON.parse refuses, and reads what JSON.parse reads whenever it takes an event', () => {
-    const next = random(20261123);
-    const scanner = new DeltaScanner();
-    let taken = 0;
-    let refusedByJson = 0;
-    for (let round = 0; round < 20_000; round++) {
-      const data = randomEvent(next);
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(data);
-      } catch {
-        refusedByJson++;
-        expect(scanner.scan(data), data).toBe(false);
-        continue;
-      }
-      if (!scanner.scan(data)) continue;
-      taken++;
-      expect(scanned(scanner), data).toEqual(expectedOf(parsed as Record<string, unknown>));
-    }
-    // The generator reaches both sides (a broken generator would make this test vacuous).
-    expect(taken).toBeGreaterThan(1000);
-    expect(refusedByJson).toBeGreaterThan(1000);
+    const underTest = scannerUnderTest();
+    checkAgainstJsonParse(underTest, randomEvent, { minimumTaken: 1000 });
   });
 });
 
-/**
- * Runs a parser over `lines`: its events as JSON, or the name of the error it threw. Latency is
- * zeroed and the canonical tool ids (random) are numbered in order of appearance.
- */
+/** Runs the Responses stream parser over `lines` (see describeParse). */
 function parseAll(lines: string[]): string {
-  const events: StreamEvent[] = [];
-  const builder = new StreamBuilder(
-    { requestId: 'req_test' as RequestId, provider: 'openai', model: 'openai:m', startedAt: 0 },
-    (event) => events.push(event),
-  );
-  const parser = createStreamParser(createTestContext({ stream: true }), builder);
-  try {
-    for (const line of lines) parser.onEvent(undefined, line);
-    parser.onEnd();
-    builder.finish();
-  } catch (error) {
-    return `${JSON.stringify(events)} then ${error instanceof Error ? error.name : String(error)}`;
-  }
-  for (const event of events) if (event.type === 'finish') event.response.latencyMs = 0;
-  const ids = new Map<string, number>();
-  return JSON.stringify(events).replace(/tu_[0-9A-Z]{26}/g, (id) => {
-    if (!ids.has(id)) ids.set(id, ids.size);
-    return `tool-id-${ids.get(id)}`;
+  return describeParse(lines, () => {
+    const events: StreamEvent[] = [];
+    const builder = new StreamBuilder(
+      { requestId: 'req_test' as RequestId, provider: 'openai', model: 'openai:m', startedAt: 0 },
+      (event) => events.push(event),
+    );
+    return { parser: createStreamParser(createTestContext({ stream: true }), builder), builder, events };
   });
 }
 
@@ -291,15 +232,7 @@ describe('stream parser: the fast path changes nothing', () => {
       const lines = readRecorded(file)
         .split('\n')
         .filter((line) => line.trim() !== '');
-      // Re-serialised with indentation, no event has the scanner's shape: all go through JSON.parse.
-      const viaJson = lines.map((line) => {
-        try {
-          return JSON.stringify(JSON.parse(line), null, 1);
-        } catch {
-          return line;
-        }
-      });
-      expect(parseAll(lines)).toEqual(parseAll(viaJson));
+      expect(parseAll(lines)).toEqual(parseAll(withoutFastPath(lines)));
     },
   );
 });
