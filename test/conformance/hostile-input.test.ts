@@ -9,6 +9,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { CallOptions } from '../../src/core/adapter.ts';
 import { isCancelledError, isInvalidRequestError } from '../../src/core/errors/guards.ts';
 import { createMemoryLogger } from '../../src/core/logger.ts';
+import { ConfigError, type SwitchyardConfig } from '../../src/registry/config.ts';
+import { routingDecisionOfError } from '../../src/routing/decision.ts';
 import { userText } from '../../src/core/transcript.ts';
 import { createSwitchyard, type Switchyard, type SwitchyardRequest } from '../../src/switchyard.ts';
 import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
@@ -425,6 +427,89 @@ describe('createSwitchyard options: a mistake fails at creation naming the optio
     const front = createSwitchyard({ config, logger: createMemoryLogger() });
     expect(front.resolve('s').id).toBe('anthropic:claude-sonnet-4-5');
     expect(config).toEqual(before);
+    await front.close();
+  });
+});
+
+describe('registry config mistakes fail at creation; cycles cannot loop', () => {
+  const adapters = { anthropic: { type: 'anthropic', api_key: 'test-key-config' } };
+  const configError = (config: SwitchyardConfig): ConfigError => {
+    try {
+      createSwitchyard({ config, logger: createMemoryLogger() });
+    } catch (error) {
+      return error as ConfigError;
+    }
+    throw new Error('createSwitchyard accepted the config');
+  };
+
+  it('a fallback that names no model is refused at creation with its key', () => {
+    const error = configError({
+      builtins: false,
+      adapters,
+      models: { 'anthropic:claude-sonnet-4-5': { fallbacks: ['anthropic:claude-haiku-4-5', 'nope:x'] } },
+    });
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.issues).toEqual([
+      {
+        path: 'models.anthropic:claude-sonnet-4-5.fallbacks.1',
+        message: 'unknown model "nope:x": no model, alias or glob matches it',
+      },
+    ]);
+  });
+
+  it('two entries sharing an alias, or an alias that is a model id, are refused', () => {
+    const error = configError({
+      builtins: false,
+      adapters,
+      models: {
+        'anthropic:claude-sonnet-4-5': { aliases: ['main'] },
+        'anthropic:claude-haiku-4-5': { aliases: ['main', 'anthropic:claude-sonnet-4-5'] },
+      },
+    });
+    expect(error.issues.map((issue) => issue.path)).toEqual([
+      'models.anthropic:claude-haiku-4-5.aliases.0',
+      'models.anthropic:claude-haiku-4-5.aliases.1',
+    ]);
+    expect(error.message).toMatch(/alias "main" already names anthropic:claude-sonnet-4-5/);
+    expect(error.message).toMatch(/alias "anthropic:claude-sonnet-4-5" is also a model id/);
+  });
+
+  it('the user’s alias wins over a bundled one of the same name', async () => {
+    const front = createSwitchyard({
+      config: { adapters, models: { 'anthropic:claude-haiku-4-5': { aliases: ['sonnet'] } } },
+      logger: createMemoryLogger(),
+    });
+    expect(front.resolve('sonnet').id).toBe('anthropic:claude-haiku-4-5');
+    await front.close();
+  });
+
+  it('models that fall back to each other are tried once each, then the call settles', async () => {
+    const front = createSwitchyard({
+      logger: createMemoryLogger(),
+      config: {
+        builtins: false,
+        adapters: {
+          anthropic: {
+            type: 'anthropic',
+            base_url: emulatorBaseURL('anthropic', emulator.url),
+            api_key: 'test-key-cycle',
+            max_retries: 0,
+          },
+        },
+        models: {
+          'anthropic:model-a': { aliases: ['a'], fallbacks: ['b'] },
+          'anthropic:model-b': { aliases: ['b'], fallbacks: ['a'] },
+        },
+        routing: { failure_threshold: 1000 },
+      },
+    });
+    // No script queued: the emulator answers 500 to both, and routing stops after the two.
+    const outcome = await settle(front.complete({ model: 'a', transcript: hello() }));
+    expect(outcome.state).toBe('rejected');
+    expect(emulator.requests).toHaveLength(2);
+    expect(
+      routingDecisionOfError((outcome as { error: unknown }).error)?.attempts.map((attempt) => attempt.model),
+    ).toEqual(['anthropic:model-a', 'anthropic:model-b']);
     await front.close();
   });
 });
