@@ -7,11 +7,15 @@ import type { CallOptions } from './core/adapter.ts';
 import type { InvalidRequestError } from './core/errors/invalid-request-error.ts';
 import { checkOptions, invalidInput } from './core/input-check.ts';
 import type { OutputSchema } from './core/request.ts';
-import { validateCallOptions, validateRouteRequest } from './core/request-schema.ts';
+import { modelNameSchema, validateCallOptions, validateRouteRequest } from './core/request-schema.ts';
 import type { ToolSpec } from './core/tools.ts';
-import type { ValidationIssue } from './core/transcript-schema.ts';
-import type { Reply } from './conversation/helpers.ts';
-import type { TurnSource } from './conversation/turn.ts';
+import {
+  formatPath,
+  parseWithSchema,
+  transcriptSchema,
+  type ValidationIssue,
+} from './core/transcript-schema.ts';
+import type { ConversationSettings, ConversationSnapshot } from './conversation/conversation.ts';
 import type { RouteRequest } from './routing/router.ts';
 import type { SchemaLike } from './schemas/schema.ts';
 import { toOutputSchema } from './schemas/structured.ts';
@@ -144,19 +148,6 @@ export function prepareRequest(input: unknown, callOptions: unknown): PreparedRe
   return { ok: true, ...prepared, options: options.value };
 }
 
-/** A turn that fails at once with `error`: iteration throws it, `result()` rejects with it (no unhandled rejection). */
-export function failedTurn(error: unknown): TurnSource {
-  const rejected = Promise.reject(error) as Promise<Reply>;
-  rejected.catch(() => {});
-  return {
-    result: () => rejected,
-    [Symbol.asyncIterator]: () => ({
-      next: () => Promise.reject(error),
-      return: () => Promise.resolve({ done: true as const, value: undefined }),
-    }),
-  };
-}
-
 const specs = new WeakMap<object, ToolSpec>();
 
 /** The plain spec of a tool (a schema-backed `tool()` carries its schema and parser too); built once per tool. */
@@ -169,4 +160,57 @@ function toToolSpec(tool: Record<string, unknown>): ToolSpec {
     specs.set(tool, spec);
   }
   return spec;
+}
+
+/** Conversation settings: the model is checked at creation; the other request fields on each send. */
+const settingsSchema = z.looseObject({
+  model: modelNameSchema,
+  system: z.string({ error: 'system must be a string' }).optional(),
+});
+
+/** Validates `sy.conversation(settings)`; throws an `InvalidRequestError` (`invalid_options`). */
+export function checkConversationSettings(settings: unknown): ConversationSettings {
+  return checkOptions(settingsSchema, settings, 'sy.conversation', 'settings') as ConversationSettings;
+}
+
+const snapshotSchema = z.looseObject({
+  version: z.literal(1, { error: 'version must be 1' }),
+  settings: settingsSchema,
+  transcript: transcriptSchema,
+  usage: z.looseObject({}),
+  turns: z.number().int().nonnegative(),
+  session: z.looseObject({
+    id: z.string(),
+    toolIds: z.array(z.tuple([z.string(), z.string(), z.string()])),
+    state: z.array(z.tuple([z.string(), z.unknown()])),
+  }),
+});
+
+/**
+ * Validates a saved conversation for `sy.conversation.fromJSON`; returns a copy, so the restored
+ * conversation never appends to the caller's snapshot. Throws an `InvalidRequestError` (`invalid_options`).
+ */
+export function checkSnapshot(snapshot: unknown): ConversationSnapshot {
+  let issues: ValidationIssue[];
+  try {
+    const parsed = snapshotSchema.safeParse(snapshot);
+    if (parsed.success) return parsed.data as unknown as ConversationSnapshot;
+    issues = parsed.error.issues.map((issue) => ({
+      path: issue.path.length === 0 ? 'snapshot' : `snapshot.${formatPath(issue.path)}`.replace('.[', '['),
+      message: issue.message,
+    }));
+  } catch (error) {
+    issues = [{ path: 'snapshot', message: `unreadable value: ${(error as Error)?.name ?? typeof error}` }];
+  }
+  throw invalidInput('sy.conversation.fromJSON', issues, 'invalid_options');
+}
+
+/** A name for `sy.resolve`: the front door's model-name rules; throws an `InvalidRequestError` naming the problem. */
+export function checkModelName(name: unknown): string {
+  const parsed = parseWithSchema(modelNameSchema, name);
+  if (parsed.ok) return parsed.value;
+  throw invalidInput(
+    'sy.resolve: invalid model name',
+    parsed.issues.map((issue) => ({ ...issue, path: 'name' })),
+  );
 }

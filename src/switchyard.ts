@@ -10,7 +10,7 @@ import {
   type ConversationSnapshot,
 } from './conversation/conversation.ts';
 import type { Reply } from './conversation/helpers.ts';
-import { Turn } from './conversation/turn.ts';
+import { failedTurn, Turn } from './conversation/turn.ts';
 import type { Observer } from './observers/types.ts';
 import { createPriceTable, type PriceTable } from './pricing/price-table.ts';
 import { createPricer } from './pricing/pricer.ts';
@@ -22,7 +22,13 @@ import { Availability, type AvailabilityPolicy, type StateStore } from './routin
 import { createRouter, type ReplyHook, type RouteRequest } from './routing/router.ts';
 import type { SchemaLike } from './schemas/schema.ts';
 import { attachStructured } from './schemas/structured.ts';
-import { checkSwitchyardOptions, failedTurn, prepareRequest } from './switchyard-input.ts';
+import {
+  checkConversationSettings,
+  checkSnapshot,
+  checkModelName,
+  checkSwitchyardOptions,
+  prepareRequest,
+} from './switchyard-input.ts';
 
 /** Options of {@link createSwitchyard}. */
 export interface SwitchyardOptions {
@@ -148,9 +154,15 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
 
   const sender = (request: SwitchyardRequest, callOptions: CallOptions, onReply: (reply: Reply) => Reply) =>
     route(request, callOptions, onReply).stream();
-  const conversation = Object.assign((settings: ConversationSettings) => new Conversation(sender, settings), {
-    fromJSON: (snapshot: ConversationSnapshot) => new Conversation(sender, snapshot.settings, snapshot),
-  });
+  const conversation = Object.assign(
+    (settings: ConversationSettings) => new Conversation(sender, checkConversationSettings(settings)),
+    {
+      fromJSON: (saved: ConversationSnapshot) => {
+        const snapshot = checkSnapshot(saved);
+        return new Conversation(sender, snapshot.settings, snapshot);
+      },
+    },
+  );
 
   return {
     stream: (request, callOptions) => route(request, callOptions).stream(),
@@ -158,7 +170,7 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
     conversation,
     models: () => registry.models(),
     resolve(name) {
-      const model = registry.resolve(name);
+      const model = registry.resolve(checkModelName(name));
       return { ...model, facts: router.facts(model) };
     },
     providers: () => registry.providers(),

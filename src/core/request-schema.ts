@@ -174,3 +174,14 @@ export function validateCallOptions(input: unknown): ParseResult<CallOptions> {
     })),
   };
 }
+
+const tokenEstimateSchema = z.strictObject({
+  transcript: transcriptSchema,
+  tools: requestShape.tools,
+  model: z.string().optional(),
+});
+
+/** Validates the input of `estimateInputTokens` (`{ transcript, tools?, model? }`). Never throws. */
+export function validateTokenEstimateInput(input: unknown): ParseResult<z.infer<typeof tokenEstimateSchema>> {
+  return parseWithSchema(tokenEstimateSchema, input);
+}
