@@ -7,7 +7,7 @@ import { emptyUsage } from '../core/usage.ts';
 import { CancellationController } from './cancellation.ts';
 import { AgentLoop, type LoopState } from './loop.ts';
 import type { AgentOptions, RunOptions } from './options.ts';
-import { checkAgentOptions, prepareRun } from './options-check.ts';
+import { checkAgentOptions, prepareResume, prepareRun } from './options-check.ts';
 import { startTelemetry } from './telemetry.ts';
 import type { AnyAgentTool } from './tool.ts';
 import { errorResult, runToolCalls } from './tool-runner.ts';
@@ -59,13 +59,12 @@ export function createAgent(given: AgentOptions): Agent {
       };
       return start(options, tools, state, prepared.options, undefined);
     },
-    resume(saved, decisions, runOptions = {}) {
-      for (const pending of saved.pending) {
-        if (!(pending.callId in decisions))
-          throw new TypeError(`agent.resume: no decision for call ${pending.callId}`);
-      }
+    resume(given, decisions, givenOptions) {
+      const prepared = prepareResume(given, decisions, givenOptions);
+      if (!prepared.ok) return failedRun(prepared.error);
+      const { saved, options: runOptions } = prepared;
       const state: LoopState = {
-        transcript: structuredClone(saved.transcript),
+        transcript: saved.transcript as LoopState['transcript'],
         turns: [...saved.turns],
         usage: { ...saved.usage },
         cost: saved.cost,

@@ -313,3 +313,44 @@ describe('tool(): a bad definition fails at definition, naming the problem', () 
     expect(defined.inputSchema).toMatchObject({ properties: { type: { type: 'string' } } });
   });
 });
+
+describe('agent.resume and cost(): misuse ends the run with a named error, never a throw', () => {
+  it.each([
+    ['null state', null, {}, /state\.\(root\)/],
+    ['a state with a bad transcript', { version: 1, transcript: 5 }, {}, /state\./],
+    ['a Proxy as state', throwingProxy(), {}, /unreadable value/],
+  ])('resume(%s)', async (_label, state, decisions, names) => {
+    const agent = createAgent({ model: 'scripted:m', client: client() });
+    let run: ReturnType<typeof agent.resume> | undefined;
+    expect(() => {
+      run = agent.resume(state as never, decisions as never);
+    }).not.toThrow();
+    const result = await run!.result();
+    expect(result.outcome).toBe('error');
+    expect(isInvalidRequestError(result.error), String(result.error)).toBe(true);
+    expect((result.error as Error).message).toMatch(/^agent\.resume: /);
+    expect((result.error as Error).message).toMatch(names);
+  });
+
+  it.each([
+    ['NaN', Number.NaN],
+    ['a negative number', -1],
+    ['a string', '0.5'],
+  ])(
+    'a cost() that returns %s ends the run with outcome error instead of disabling the budget',
+    async (_label, value) => {
+      const agent = createAgent({
+        model: 'scripted:m',
+        client: client(),
+        budget: { maxCost: 1 },
+        cost: () => value as never,
+      });
+      const result = await agent.run('hi').result();
+      expect(result.outcome).toBe('error');
+      expect(isInvalidRequestError(result.error), String(result.error)).toBe(true);
+      expect((result.error as Error).message).toMatch(
+        /cost: returned .* for scripted:m; it must return a finite number/,
+      );
+    },
+  );
+});

@@ -10,6 +10,8 @@ import type { Transcript } from '../core/transcript.ts';
 import { parseTranscript } from '../core/transcript-schema.ts';
 import { CancellationController } from './cancellation.ts';
 import type { AgentOptions, RunOptions } from './options.ts';
+import { checkAgentState } from './state.ts';
+import type { AgentState } from './types.ts';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null;
@@ -183,4 +185,49 @@ export function prepareRun(
 function inputPath(path: string): string {
   if (path === '(root)') return 'input';
   return path.startsWith('[') ? `input${path}` : `input.${path}`;
+}
+
+const decisionSchema = z.union(
+  [z.boolean(), z.strictObject({ approved: z.boolean(), reason: z.string().optional() })],
+  { error: 'a decision is true, false or { approved, reason? }' },
+);
+
+/**
+ * `agent.resume(state, decisions, options)` checked: the state (as `parseAgentState` would), a
+ * decision for every pending call, the run options. The state is copied, never mutated.
+ */
+export function prepareResume(
+  saved: unknown,
+  decisions: unknown,
+  options: unknown,
+): { ok: true; saved: AgentState; options: RunOptions } | { ok: false; error: InvalidRequestError } {
+  const where = 'agent.resume';
+  const state = checkAgentState(saved);
+  if (!state.ok) {
+    return {
+      ok: false,
+      error: invalidInput(
+        where,
+        state.issues.map((issue) => ({ ...issue, path: `state.${issue.path}` })),
+      ),
+    };
+  }
+  const decided = z.record(z.string(), decisionSchema).safeParse(decisions);
+  if (!decided.success) {
+    const issues = decided.error.issues.map((issue) => ({
+      path: `decisions.${issue.path.join('.')}`.replace(/\.$/, ''),
+      message: issue.message,
+    }));
+    return { ok: false, error: invalidInput(where, issues) };
+  }
+  const missing = state.value.pending
+    .filter((pending) => !Object.hasOwn(decided.data, pending.callId))
+    .map((pending) => ({
+      path: `decisions.${pending.callId}`,
+      message: `no decision for call ${pending.callId}`,
+    }));
+  if (missing.length > 0) return { ok: false, error: invalidInput(where, missing) };
+  const prepared = prepareRun('', options);
+  if (!prepared.ok) return prepared;
+  return { ok: true, saved: state.value, options: prepared.options };
 }
