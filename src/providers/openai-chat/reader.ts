@@ -14,6 +14,7 @@ import type {
 } from './api.ts';
 import { convertErrorBody } from './errors.ts';
 import { convertUsage, mapFinishReason } from './response.ts';
+import type { ChunkKind } from './delta-scanner.ts';
 import type { ChatQuirks } from './quirks.ts';
 import { appendReasoningDetail } from './reasoning-details.ts';
 import { ToolCallTracker } from './tool-calls.ts';
@@ -83,6 +84,21 @@ export class ResponseReader {
       this.citations = completion.citations;
     if (completion.search_results !== undefined && completion.search_results !== null)
       this.searchResults = completion.search_results;
+  }
+
+  /**
+   * A chunk read without `JSON.parse` (see DeltaScanner): what {@link read} does for a chunk whose
+   * only content is this text or this tool call's argument fragment. False before the response is
+   * identified (the first chunks go through `read`).
+   */
+  readPiece(kind: ChunkKind, index: number, piece: string): boolean {
+    if (!this.identified) return false;
+    if (kind === 'content') {
+      if (piece !== '') this.appendText(piece);
+    } else {
+      this.tools.read({ index, function: { arguments: piece } }, 0);
+    }
+    return true;
   }
 
   /** Ends every open part and hands the remembered usage, citations and finish reason to the builder. */

@@ -4,6 +4,7 @@ import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext, StreamParser } from '../common/definition.ts';
 import { createTruncatedError } from '../common/errors.ts';
 import type { WireCompletion } from './api.ts';
+import { DeltaScanner } from './delta-scanner.ts';
 import type { ChatQuirks } from './quirks.ts';
 import { ResponseReader } from './reader.ts';
 
@@ -16,7 +17,8 @@ function classifyEvent(data: string): EventKind {
 }
 
 /**
- * Creates the parser for one streamed response. Each event is parsed with exactly one
+ * Creates the parser for one streamed response. Content and argument chunks of OpenAI's exact
+ * shape are read by {@link DeltaScanner}; every other event is parsed with exactly one
  * `JSON.parse` (never `[DONE]`, which is not JSON); malformed JSON throws a `SyntaxError` that the
  * runtime classifies as `ServerError` `invalid_stream`. A chunk with an `error` object, or an
  * `event: error` event whatever its payload (a bare string or number is the message), fails the
@@ -34,6 +36,7 @@ export function createStreamParser(
   quirks: ChatQuirks,
 ): StreamParser {
   const reader = new ResponseReader(context, builder, quirks);
+  const scanner = new DeltaScanner();
   let done = false;
   let warnedNotObject = false;
   let warnedAfterDone = false;
@@ -46,6 +49,14 @@ export function createStreamParser(
   }
 
   function onChunk(event: string | undefined, data: string): void {
+    // Hot path: content and argument chunks are read in place (see DeltaScanner for the measured
+    // reason); every other chunk, and any the scanner does not take, goes to JSON.parse.
+    if (
+      event !== 'error' &&
+      scanner.scan(data) &&
+      reader.readPiece(scanner.kind, scanner.index, scanner.delta)
+    )
+      return;
     const payload: unknown = JSON.parse(data);
     if (quirks.inBandErrors && event === 'error') reader.fail(errorOf(payload));
     if (!isJsonObject(payload)) {
