@@ -3,7 +3,6 @@
  * prices every call and falls back when a provider fails.
  */
 import type { CallOptions } from './core/adapter.ts';
-import type { ToolSpec } from './core/tools.ts';
 import { type Logger, consoleLogger } from './core/logger.ts';
 import {
   Conversation,
@@ -11,7 +10,7 @@ import {
   type ConversationSnapshot,
 } from './conversation/conversation.ts';
 import type { Reply } from './conversation/helpers.ts';
-import { Turn } from './conversation/turn.ts';
+import { failedTurn, Turn } from './conversation/turn.ts';
 import type { Observer } from './observers/types.ts';
 import { createPriceTable, type PriceTable } from './pricing/price-table.ts';
 import { createPricer } from './pricing/pricer.ts';
@@ -22,7 +21,14 @@ import { createRegistry, type ModelListing, type ResolvedModel } from './registr
 import { Availability, type AvailabilityPolicy, type StateStore } from './routing/availability.ts';
 import { createRouter, type ReplyHook, type RouteRequest } from './routing/router.ts';
 import type { SchemaLike } from './schemas/schema.ts';
-import { attachStructured, toOutputSchema } from './schemas/structured.ts';
+import { attachStructured } from './schemas/structured.ts';
+import {
+  checkConversationSettings,
+  checkSnapshot,
+  checkModelName,
+  checkSwitchyardOptions,
+  prepareRequest,
+} from './switchyard-input.ts';
 
 /** Options of {@link createSwitchyard}. */
 export interface SwitchyardOptions {
@@ -90,7 +96,8 @@ export interface Switchyard {
  * const reply = await sy.complete({ model: 'sonnet', transcript: [userText('Hello!')] });
  * console.log(reply.text, reply.usage.cost);
  */
-export function createSwitchyard(options: SwitchyardOptions = {}): Switchyard {
+export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
+  const options = checkSwitchyardOptions(given);
   const config =
     typeof options.config === 'string' ? loadConfigFile(options.config) : parseConfig(options.config ?? {});
   const logger = options.logger ?? consoleLogger;
@@ -118,43 +125,52 @@ export function createSwitchyard(options: SwitchyardOptions = {}): Switchyard {
     logger,
   });
 
-  /** Splits `output` off a request into the canonical output schema and a validating hook. */
-  function prepare(
+  /** Checks a request; routes it with its output-schema hook (then `after`), or fails with the classified error. */
+  function route(
     request: SwitchyardRequest,
+    callOptions: CallOptions | undefined,
     after?: (reply: Reply) => Reply,
-  ): [RouteRequest, ReplyHook | undefined] {
-    const { output, ...rest } = request;
-    if (rest.tools !== undefined) rest.tools = rest.tools.map(toToolSpec);
-    if (output === undefined) return [rest, after];
-    const outputSchema = toOutputSchema(output);
-    const hook: ReplyHook = async (reply) => {
-      const validated = await attachStructured(reply, output, outputSchema);
-      return after === undefined ? validated : after(validated);
+  ): { stream(): Turn; complete(): Promise<Reply> } {
+    const prepared = prepareRequest(request, callOptions);
+    if (!prepared.ok) {
+      return {
+        stream: () => new Turn(failedTurn(prepared.error)),
+        complete: () => Promise.reject(prepared.error),
+      };
+    }
+    const { output, outputSchema } = prepared;
+    const hook: ReplyHook | undefined =
+      output === undefined || outputSchema === undefined
+        ? after
+        : async (reply) => {
+            const validated = await attachStructured(reply, output, outputSchema);
+            return after === undefined ? validated : after(validated);
+          };
+    return {
+      stream: () => new Turn(router.stream(prepared.request, prepared.options, hook)),
+      complete: () => router.complete(prepared.request, prepared.options, hook),
     };
-    return [{ ...rest, outputSchema }, hook];
   }
 
-  const sender = (request: SwitchyardRequest, callOptions: CallOptions, onReply: (reply: Reply) => Reply) => {
-    const [routed, hook] = prepare(request, onReply);
-    return new Turn(router.stream(routed, callOptions, hook));
-  };
-  const conversation = Object.assign((settings: ConversationSettings) => new Conversation(sender, settings), {
-    fromJSON: (snapshot: ConversationSnapshot) => new Conversation(sender, snapshot.settings, snapshot),
-  });
+  const sender = (request: SwitchyardRequest, callOptions: CallOptions, onReply: (reply: Reply) => Reply) =>
+    route(request, callOptions, onReply).stream();
+  const conversation = Object.assign(
+    (settings: ConversationSettings) => new Conversation(sender, checkConversationSettings(settings)),
+    {
+      fromJSON: (saved: ConversationSnapshot) => {
+        const snapshot = checkSnapshot(saved);
+        return new Conversation(sender, snapshot.settings, snapshot);
+      },
+    },
+  );
 
   return {
-    stream(request, callOptions) {
-      const [routed, hook] = prepare(request);
-      return new Turn(router.stream(routed, callOptions, hook));
-    },
-    complete(request, callOptions) {
-      const [routed, hook] = prepare(request);
-      return router.complete(routed, callOptions, hook);
-    },
+    stream: (request, callOptions) => route(request, callOptions).stream(),
+    complete: (request, callOptions) => route(request, callOptions).complete(),
     conversation,
     models: () => registry.models(),
     resolve(name) {
-      const model = registry.resolve(name);
+      const model = registry.resolve(checkModelName(name));
       return { ...model, facts: router.facts(model) };
     },
     providers: () => registry.providers(),
@@ -162,18 +178,4 @@ export function createSwitchyard(options: SwitchyardOptions = {}): Switchyard {
     prices,
     close: () => registry.close(),
   };
-}
-
-const specs = new WeakMap<ToolSpec, ToolSpec>();
-
-/** The plain spec of a tool (a schema-backed `tool()` carries its schema and parser too). */
-function toToolSpec(tool: ToolSpec): ToolSpec {
-  let spec = specs.get(tool);
-  if (spec === undefined) {
-    spec = { name: tool.name, inputSchema: tool.inputSchema };
-    if (tool.description !== undefined) spec.description = tool.description;
-    if (tool.outputSchema !== undefined) spec.outputSchema = tool.outputSchema;
-    specs.set(tool, spec);
-  }
-  return spec;
 }

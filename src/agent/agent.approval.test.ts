@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { isInvalidRequestError } from '../core/errors/guards.ts';
 import { repoRoot } from '../../test/support/fixtures.ts';
 import { approvalTools } from '../../test/support/agent-tools.ts';
 import { createScriptedAdapter } from '../testing/scripted-adapter.ts';
@@ -90,9 +91,11 @@ describe('approvals', () => {
     const directory = mkdtempSync(join(tmpdir(), 'agent-approval-'));
     const { result } = await drain(pausedRun(join(directory, 'tools.log')));
     const agent = createAgent({ client: createScriptedAdapter([]), model: 'scripted:m' });
-    expect(() => agent.resume(result.state!, { c_write: true })).toThrow(
-      'agent.resume: no decision for call c_delete',
-    );
+    // A run never throws synchronously: it ends at once with outcome `error` naming the call.
+    const resumed = await agent.resume(result.state!, { c_write: true }).result();
+    expect(resumed.outcome).toBe('error');
+    expect(isInvalidRequestError(resumed.error)).toBe(true);
+    expect((resumed.error as Error).message).toMatch(/^agent\.resume: .*no decision for call c_delete/);
   });
 
   it('state round-trips through JSON and rejects a damaged state with the bad path named', async () => {

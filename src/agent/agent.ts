@@ -2,11 +2,12 @@
 import { createSession } from '../core/adapter.ts';
 import { EventStream } from '../core/event-stream.ts';
 import { ToolIdMap } from '../core/tool-id-map.ts';
-import type { Item, ToolCallPart, ToolResultPart, Transcript } from '../core/transcript.ts';
+import type { ToolCallPart, ToolResultPart, Transcript } from '../core/transcript.ts';
 import { emptyUsage } from '../core/usage.ts';
 import { CancellationController } from './cancellation.ts';
 import { AgentLoop, type LoopState } from './loop.ts';
 import type { AgentOptions, RunOptions } from './options.ts';
+import { checkAgentOptions, prepareResume, prepareRun } from './options-check.ts';
 import { startTelemetry } from './telemetry.ts';
 import type { AnyAgentTool } from './tool.ts';
 import { errorResult, runToolCalls } from './tool-runner.ts';
@@ -31,16 +32,23 @@ export interface Agent {
   resume(state: AgentState, decisions: Record<string, ApprovalDecision>, options?: RunOptions): AgentRun;
 }
 
-/** Creates an agent. Tool names must be unique. */
-export function createAgent(options: AgentOptions): Agent {
+/**
+ * Creates an agent. Its options are checked at once: a bad one (unknown key, `maxTurns: 0`, a NaN
+ * budget, duplicate tool names…) throws an `InvalidRequestError` (code `invalid_options`) naming
+ * it. A run never throws: a bad input or run option ends it with outcome `error`.
+ */
+export function createAgent(given: AgentOptions): Agent {
+  const options = checkAgentOptions(given);
   const tools = new Map<string, AnyAgentTool>();
-  for (const tool of options.tools ?? []) {
-    if (tools.has(tool.name)) throw new TypeError(`agent: two tools are named ${tool.name}`);
-    tools.set(tool.name, tool);
-  }
+  for (const tool of options.tools ?? []) tools.set(tool.name, tool);
   return {
-    run(input, runOptions = {}) {
-      const transcript = startTranscript(input, options.instructions);
+    run(input, given) {
+      const prepared = prepareRun(input, given);
+      if (!prepared.ok) return failedRun(prepared.error);
+      const transcript = prepared.transcript;
+      if (options.instructions !== undefined && !transcript.some((item) => item.kind === 'system')) {
+        transcript.unshift({ kind: 'system', parts: [{ type: 'text', text: options.instructions }] });
+      }
       const state: LoopState = {
         transcript,
         turns: [],
@@ -49,15 +57,14 @@ export function createAgent(options: AgentOptions): Agent {
         recoveries: 0,
         compacted: false,
       };
-      return start(options, tools, state, runOptions, undefined);
+      return start(options, tools, state, prepared.options, undefined);
     },
-    resume(saved, decisions, runOptions = {}) {
-      for (const pending of saved.pending) {
-        if (!(pending.callId in decisions))
-          throw new TypeError(`agent.resume: no decision for call ${pending.callId}`);
-      }
+    resume(given, decisions, givenOptions) {
+      const prepared = prepareResume(given, decisions, givenOptions);
+      if (!prepared.ok) return failedRun(prepared.error);
+      const { saved, options: runOptions } = prepared;
       const state: LoopState = {
-        transcript: structuredClone(saved.transcript),
+        transcript: saved.transcript as LoopState['transcript'],
         turns: [...saved.turns],
         usage: { ...saved.usage },
         cost: saved.cost,
@@ -69,15 +76,16 @@ export function createAgent(options: AgentOptions): Agent {
   };
 }
 
-function startTranscript(input: string | Transcript, instructions: string | undefined): Item[] {
-  const transcript: Item[] =
-    typeof input === 'string'
-      ? [{ kind: 'user', parts: [{ type: 'text', text: input }] }]
-      : structuredClone(input);
-  if (instructions !== undefined && !transcript.some((item) => item.kind === 'system')) {
-    transcript.unshift({ kind: 'system', parts: [{ type: 'text', text: instructions }] });
-  }
-  return transcript;
+/** A run refused before it started: it yields `run-end` and resolves with outcome `error`. */
+function failedRun(error: unknown): AgentRun {
+  const events = new EventStream<AgentEvent, AgentResult>(() => {});
+  events.push({ type: 'run-end', outcome: 'error' });
+  events.end({ outcome: 'error', error, transcript: [], text: '', turns: [], usage: emptyUsage(), cost: 0 });
+  return {
+    [Symbol.asyncIterator]: () => events[Symbol.asyncIterator](),
+    result: () => events.result(),
+    interrupt: () => {},
+  };
 }
 
 function start(

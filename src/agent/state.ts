@@ -85,3 +85,45 @@ export function parseAgentState(text: string): AgentState {
 function issueText(issues: Array<{ path: string; message: string }>): string {
   return issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
 }
+
+/**
+ * Validates a state object handed to `agent.resume` (the object form of {@link parseAgentState});
+ * returns a copy or the problems by path. Never throws.
+ */
+export function checkAgentState(
+  value: unknown,
+): { ok: true; value: AgentState } | { ok: false; issues: Array<{ path: string; message: string }> } {
+  try {
+    const parsed = envelope.safeParse(value);
+    if (!parsed.success) {
+      return {
+        ok: false,
+        issues: parsed.error.issues.map((issue) => ({
+          path: issue.path.join('.') || '(root)',
+          message: issue.message,
+        })),
+      };
+    }
+    const transcript = parseTranscript(parsed.data.transcript);
+    if (!transcript.ok)
+      return {
+        ok: false,
+        issues: transcript.issues.map((issue) => ({ ...issue, path: `transcript${issue.path}` })),
+      };
+    const results = parseTranscript([{ kind: 'tool', parts: parsed.data.results }]);
+    if (!results.ok)
+      return {
+        ok: false,
+        issues: results.issues.map((issue) => ({ ...issue, path: `results ${issue.path}` })),
+      };
+    return {
+      ok: true,
+      value: { ...parsed.data, transcript: transcript.value, results: results.value[0]!.parts } as AgentState,
+    };
+  } catch (error) {
+    return {
+      ok: false,
+      issues: [{ path: '(root)', message: `unreadable value: ${(error as Error)?.name ?? typeof error}` }],
+    };
+  }
+}

@@ -1,5 +1,6 @@
 /** Runs one turn's tool calls: validation, concurrency limit, timeouts, interrupts; results in call order. */
 import type { ToolCallPart, ToolOutput, ToolResultPart } from '../core/transcript.ts';
+import { parseTranscript } from '../core/transcript-schema.ts';
 import type { TurnCancellation } from './cancellation.ts';
 import { type AnyAgentTool, normalizeToolReturn } from './tool.ts';
 import type { AgentLoopEvent } from './types.ts';
@@ -89,7 +90,12 @@ async function execute(call: ToolCallPart, context: ToolRunContext): Promise<Too
     const names = [...context.tools.keys()].join(', ') || 'none';
     return errorResult(call, `Unknown tool "${call.name}". Available tools: ${names}.`);
   }
-  const validation = await tool.validate(call.input);
+  let validation: Awaited<ReturnType<AnyAgentTool['validate']>>;
+  try {
+    validation = await tool.validate(call.input);
+  } catch (error) {
+    return errorResult(call, `Tool "${call.name}" could not check its input: ${describeError(error)}`);
+  }
   if (!validation.ok) {
     return errorResult(
       call,
@@ -127,7 +133,7 @@ async function execute(call: ToolCallPart, context: ToolRunContext): Promise<Too
     if (outcome === 'interrupted')
       return interruptedResult(call, cancellation.reason ?? 'user_cancelled', true);
     const { output, isError } = normalizeToolReturn(outcome.value);
-    return resultOf(call, output, isError);
+    return checkedResult(call, resultOf(call, output, isError));
   } catch (error) {
     if (cancellation.isCancelled)
       return interruptedResult(call, cancellation.reason ?? 'user_cancelled', true);
@@ -142,9 +148,32 @@ function resultOf(call: ToolCallPart, output: ToolOutput, isError: boolean): Too
   return { type: 'tool-result', callId: call.id, name: call.name, output, isError };
 }
 
+/**
+ * The result when it is a valid transcript part, else an error result the model can read naming the
+ * bad path: a tool that returns a BigInt, a function, a cyclic object, NaN or a Map must not put an
+ * invalid transcript into the run (every later call would be refused).
+ */
+function checkedResult(call: ToolCallPart, result: ToolResultPart): ToolResultPart {
+  const checked = parseTranscript([{ kind: 'tool', parts: [result] }]);
+  if (checked.ok) return result;
+  const problems = checked.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.replace(/^\[0\]\.parts\[0\]\.output\.?/, 'output.')}: ${issue.message}`);
+  return errorResult(
+    call,
+    `Tool "${call.name}" returned a value that is not valid output (${problems.join('; ')}); it must return a string, a JSON value or a toolOutput.`,
+  );
+}
+
+/** A thrown value as text; never throws itself (a thrown BigInt or cyclic object included). */
 function describeError(error: unknown): string {
   if (error instanceof Error) return error.message || error.name;
-  return typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error));
+  if (typeof error === 'string') return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return Object.prototype.toString.call(error);
+  }
 }
 
 /** Adapts loop events to tool hooks. */

@@ -1,4 +1,5 @@
 /** Small transcript helpers of the loop: tool calls, truncation, open calls, usage and cost sums. */
+import { invalidInput } from '../core/input-check.ts';
 import type { Item, Part, ToolCallPart, ToolResultPart } from '../core/transcript.ts';
 import type { Usage } from '../core/usage.ts';
 import { errorResult, interruptedKey, interruptReasonKey } from './tool-runner.ts';
@@ -40,7 +41,21 @@ export function costOf(
   compute: ((usage: Usage, model: string) => number) | undefined,
 ): number {
   if (usage.cost !== undefined) return usage.cost.amount;
-  return compute?.(usage, model) ?? 0;
+  const cost = compute?.(usage, model) ?? 0;
+  // A NaN or negative cost would silently disable the budget: the run ends with this error instead.
+  if (typeof cost !== 'number' || !Number.isFinite(cost) || cost < 0) {
+    throw invalidInput(
+      'agent cost()',
+      [
+        {
+          path: 'cost',
+          message: `returned ${String(cost)} for ${model}; it must return a finite number ≥ 0`,
+        },
+      ],
+      'invalid_options',
+    );
+  }
+  return cost;
 }
 
 /** The text parts of the last assistant item, joined. */

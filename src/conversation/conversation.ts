@@ -10,7 +10,9 @@ import { ToolIdMap } from '../core/tool-id-map.ts';
 import { emptyUsage, type Usage } from '../core/usage.ts';
 import type { RouteRequest } from '../routing/router.ts';
 import { addUsage, assistantItem, type Reply, toolResultItem, type ToolResultValue } from './helpers.ts';
-import { Turn } from './turn.ts';
+import { failedTurn, Turn } from './turn.ts';
+import { invalidInput } from '../core/input-check.ts';
+import { parseTranscript } from '../core/transcript-schema.ts';
 import type { ToolCallPart } from '../core/transcript.ts';
 
 /** Request options a conversation applies to every turn (everything but the transcript). */
@@ -66,7 +68,16 @@ export class Conversation {
    * either way the assistant item is appended and usage added when it finishes.
    */
   send(input?: string | Item | Part[], options: CallOptions = {}): Turn {
-    if (input !== undefined) this.transcript.push(toItem(input));
+    // A bad input is refused before it joins the transcript: once in, every later turn would fail.
+    if (input !== undefined) {
+      const item = checkedItem(input);
+      if (!item.ok) return new Turn(failedTurn(item.error));
+      this.transcript.push(item.value);
+    }
+    if (typeof options !== 'object' || options === null) {
+      const issue = { path: 'options', message: 'call options must be an object' };
+      return new Turn(failedTurn(invalidInput('conversation.send: invalid request', [issue])));
+    }
     const { system: _system, model: _model, ...rest } = this.settings;
     const request: RouteRequest = { ...rest, model: this.model, transcript: this.transcript };
     return this.send_(request, { ...options, session: this.session }, (reply) => {
@@ -117,6 +128,22 @@ function toItem(input: string | Item | Part[]): Item {
   if (typeof input === 'string') return { kind: 'user', parts: [{ type: 'text', text: input }] };
   if (Array.isArray(input)) return { kind: 'user', parts: input };
   return input;
+}
+
+/** The item `send()` appends, validated (a copy), or the `InvalidRequestError` naming what is wrong. */
+function checkedItem(input: unknown): { ok: true; value: Item } | { ok: false; error: Error } {
+  const where = 'conversation.send: invalid input';
+  if (typeof input !== 'string' && (typeof input !== 'object' || input === null)) {
+    const issue = { path: 'input', message: 'send() takes text, an item or the parts of a user item' };
+    return { ok: false, error: invalidInput(where, [issue]) };
+  }
+  const parsed = parseTranscript([toItem(input as string)]);
+  if (parsed.ok) return { ok: true, value: parsed.value[0]! };
+  const issues = parsed.issues.map((issue) => ({
+    ...issue,
+    path: issue.path.replace(/^\[0\]\.?/, 'input.'),
+  }));
+  return { ok: false, error: invalidInput(where, issues) };
 }
 
 /** Tools as plain specs (a schema-backed tool keeps only its JSON Schema). */

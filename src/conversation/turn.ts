@@ -34,3 +34,16 @@ export class Turn implements AsyncIterable<StreamEvent>, PromiseLike<Reply> {
     return this.events.result().then(onFulfilled, onRejected);
   }
 }
+
+/** A turn that fails at once with `error`: iteration throws it, `result()` rejects with it (no unhandled rejection). */
+export function failedTurn(error: unknown): TurnSource {
+  const rejected = Promise.reject(error) as Promise<Reply>;
+  rejected.catch(() => {});
+  return {
+    result: () => rejected,
+    [Symbol.asyncIterator]: () => ({
+      next: () => Promise.reject(error),
+      return: () => Promise.resolve({ done: true as const, value: undefined }),
+    }),
+  };
+}

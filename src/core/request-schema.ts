@@ -20,12 +20,17 @@ const toolSpec = z.strictObject({
   outputSchema: jsonObject.optional(),
 });
 
+/** Tool names must be unique: a provider answers a duplicate with a 400, and a call could not be routed. */
+const uniqueNames = (tools: ReadonlyArray<{ name: string }>) =>
+  new Set(tools.map((tool) => tool.name)).size === tools.length;
+const duplicateNames = 'tool names must be unique';
+
 /** The request's fields; the type check below keeps it in step with `CanonicalRequest`. */
 const requestShape = {
   requestId: z.string().min(1).optional(),
   model: z.string().trim().min(1, 'model must be a non-empty string'),
   transcript: transcriptSchema,
-  tools: z.array(toolSpec).optional(),
+  tools: z.array(toolSpec).refine(uniqueNames, duplicateNames).optional(),
   toolChoice: z
     .union([
       z.enum(['auto', 'none', 'required']),
@@ -72,13 +77,55 @@ void schemaCoversRequest;
 /** The zod schema of a whole `CanonicalRequest` (unknown fields rejected). */
 export const requestSchema = z.strictObject(requestShape) as unknown as z.ZodType<CanonicalRequest>;
 
+/** Longest model name the front door takes (the longest real ids, Bedrock ARNs, are ~200). */
+export const maxModelNameLength = 512;
+
+/**
+ * A model name at the front door: an alias, `provider:name` or a bare name — never a glob (`*`
+ * belongs to the config; a name with it would be sent to the provider as is), never control
+ * characters, at most {@link maxModelNameLength} characters.
+ */
+export const modelNameSchema = z
+  .string({ error: 'model must be a string (an alias, provider:name or a bare model name)' })
+  .refine((name) => name.trim() !== '', 'model must be a non-empty string')
+  .refine(
+    (name) => name.length <= maxModelNameLength,
+    `model is longer than ${maxModelNameLength} characters`,
+  )
+  .refine((name) => !name.includes('*'), 'model cannot contain "*" (globs belong in the config)')
+  // eslint-disable-next-line no-control-regex
+  .refine((name) => !/[\u0000-\u001f\u007f]/.test(name), 'model cannot contain control characters');
+
+/**
+ * The routed request (the front door's, once `output` is split off and `tool()` objects are reduced
+ * to their specs): a `CanonicalRequest` with a model name instead of an id and `maxOutputTokens`
+ * optional. Unknown fields rejected.
+ */
+export const routeRequestSchema = z.strictObject({
+  ...requestShape,
+  model: modelNameSchema,
+  maxOutputTokens: requestShape.maxOutputTokens.optional(),
+});
+
 /**
  * Validates an untrusted request: its shape (every bad path listed), then the transcript's tool
  * pairing (every tool call answered by a later result, every result answering an earlier call,
  * ids unique and non-empty). Never throws.
  */
 export function validateRequest(input: unknown): ParseResult<CanonicalRequest> {
-  const parsed = parseWithSchema(requestSchema, input);
+  return validateWith(requestSchema, input);
+}
+
+/** {@link validateRequest} for the front door's request ({@link routeRequestSchema}). Never throws. */
+export function validateRouteRequest(input: unknown): ParseResult<z.infer<typeof routeRequestSchema>> {
+  return validateWith(routeRequestSchema, input);
+}
+
+function validateWith<Value extends { transcript: CanonicalRequest['transcript'] }>(
+  schema: z.ZodType<Value>,
+  input: unknown,
+): ParseResult<Value> {
+  const parsed = parseWithSchema(schema, input);
   if (!parsed.ok) return parsed;
   const violations = checkTranscript(parsed.value.transcript);
   if (violations.length > 0) {
@@ -126,4 +173,15 @@ export function validateCallOptions(input: unknown): ParseResult<CallOptions> {
       message: issue.message,
     })),
   };
+}
+
+const tokenEstimateSchema = z.strictObject({
+  transcript: transcriptSchema,
+  tools: requestShape.tools,
+  model: z.string().optional(),
+});
+
+/** Validates the input of `estimateInputTokens` (`{ transcript, tools?, model? }`). Never throws. */
+export function validateTokenEstimateInput(input: unknown): ParseResult<z.infer<typeof tokenEstimateSchema>> {
+  return parseWithSchema(tokenEstimateSchema, input);
 }

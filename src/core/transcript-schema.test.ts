@@ -5,8 +5,22 @@ import type { JsonValue } from './json.ts';
 import type { DataRef, Item, Part } from './transcript.ts';
 import { parseTranscript, stringifyTranscript } from './transcript-schema.ts';
 
-const jsonValue: fc.Arbitrary<JsonValue> = fc.jsonValue({ maxDepth: 3 }).map((value) => value as JsonValue);
-const jsonObject = fc.dictionary(fc.string({ maxLength: 8 }), jsonValue, { maxKeys: 4 });
+/** True when no object inside `value` has an own `__proto__` key (refused by the schema, by design). */
+function withoutProtoKey(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  if (Object.hasOwn(value, '__proto__')) return false;
+  return Object.values(value).every(withoutProtoKey);
+}
+
+const jsonValue: fc.Arbitrary<JsonValue> = fc
+  .jsonValue({ maxDepth: 3 })
+  .filter(withoutProtoKey)
+  .map((value) => value as JsonValue);
+const jsonObject = fc.dictionary(
+  fc.string({ maxLength: 8 }).filter((key) => key !== '__proto__'),
+  jsonValue,
+  { maxKeys: 4 },
+);
 const metadata = fc.option(
   fc.dictionary(
     fc

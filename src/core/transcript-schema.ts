@@ -1,20 +1,19 @@
 /** Boundary validation of transcripts with zod, and lossless JSON (de)serialization. */
 import { z } from 'zod';
+import { InvalidRequestError } from './errors/invalid-request-error.ts';
 import type { ToolCallId } from './ids.ts';
 import type { JsonObject, JsonValue } from './json.ts';
 import { isMetadataKey, type MetadataMap, sortMetadata } from './metadata.ts';
 import type { Item, Part, Transcript } from './transcript.ts';
 import { findShapeProblem } from './value-shape.ts';
 
+/** Names what JSON takes: BigInt, Symbol, functions, NaN/Infinity, Dates, Maps and class instances do not. */
+const notJson = 'expected a JSON value (string, finite number, boolean, null, array or plain object)';
 const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([
-    z.string(),
-    z.number(),
-    z.boolean(),
-    z.null(),
-    z.array(jsonValue),
-    z.record(z.string(), jsonValue),
-  ]),
+  z.union(
+    [z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)],
+    { error: notJson },
+  ),
 );
 const jsonObject = z.record(z.string(), jsonValue) as z.ZodType<JsonObject>;
 /** The zod schema of any JSON value (finite numbers only). */
@@ -198,9 +197,24 @@ function describe(error: unknown): string {
 /**
  * Serializes a transcript to JSON losslessly: bytes become base64 text and metadata keys are
  * sorted, so equal transcripts always produce equal strings. `parseTranscript` reverses it.
+ *
+ * The transcript is validated first, so nothing is lost on the way (JSON.stringify would turn a
+ * Date into text, a Map into `{}`, NaN into `null` and drop functions): an invalid one throws an
+ * `InvalidRequestError` (code `invalid_transcript`) listing every bad path, never a `TypeError`.
  */
 export function stringifyTranscript(transcript: Transcript, indent?: number): string {
-  return JSON.stringify(transcript.map(itemToJson), undefined, indent);
+  const checked = parseWithSchema(transcriptSchema, transcript);
+  if (!checked.ok) {
+    const listed = checked.issues.slice(0, 20).map((issue) => `${issue.path}: ${issue.message}`);
+    if (checked.issues.length > 20) listed.push(`… and ${checked.issues.length - 20} more`);
+    throw new InvalidRequestError({
+      message: `stringifyTranscript: not a valid transcript: ${listed.join('; ')}`,
+      providerCode: 'invalid_transcript',
+      cause: { issues: checked.issues },
+    });
+  }
+  // The validated copy is written, so a getter is read once and what was checked is what is written.
+  return JSON.stringify(checked.value.map(itemToJson), undefined, indent);
 }
 
 /** Only the transcript's own `metadata` fields are sorted; user data (tool inputs…) is left alone. */

@@ -20,7 +20,7 @@ interface Frame {
 
 /**
  * Walks `root` iteratively (no recursion, so 10,000 levels cannot overflow the stack) and returns
- * the first circular reference or nesting deeper than `maxDepth`, else `undefined`. A value shared
+ * the first circular reference, nesting deeper than `maxDepth` or own `__proto__` key, else `undefined`. A value shared
  * by two branches is not a cycle. Typed arrays (inline bytes) are leaves.
  */
 export function findShapeProblem(root: unknown, maxDepth = maxNestingDepth): ShapeProblem | undefined {
@@ -41,6 +41,11 @@ export function findShapeProblem(root: unknown, maxDepth = maxNestingDepth): Sha
     ancestors.add(value);
     stack.push({ ...frame, exit: true });
     for (const key of Object.keys(value)) {
+      // An own `__proto__` key (JSON.parse makes one) is dropped by every object copy and can
+      // swap a prototype when assigned: refused rather than silently lost.
+      if (key === '__proto__') {
+        return { path: [...pathOf(frame), key], message: 'the key "__proto__" is not allowed' };
+      }
       const child = (value as Record<string, unknown>)[key];
       if (typeof child !== 'object' || child === null) continue;
       const index = Array.isArray(value) ? Number(key) : key;

@@ -8,12 +8,19 @@ import type { Adapter } from '../core/adapter.ts';
 import type { Capabilities, ModelCapabilities } from '../core/capabilities.ts';
 import { AuthError } from '../core/errors/auth-error.ts';
 import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
+import { quoteInput } from '../core/input-check.ts';
 import { isGlob, matchesGlob } from '../core/glob.ts';
 import type { Logger } from '../core/logger.ts';
 import type { ChatQuirks } from '../providers/openai-chat/quirks.ts';
 import type { ModelPrices } from '../pricing/types.ts';
 import { type ApiDefinition, type ApiTable, unknownApiMessage } from './api-table.ts';
-import type { AdapterConfig, ModelConfig, SwitchyardConfig } from './config.ts';
+import {
+  type AdapterConfig,
+  ConfigError,
+  type ConfigIssue,
+  type ModelConfig,
+  type SwitchyardConfig,
+} from './config.ts';
 import { builtinAdapters, builtinModels } from './defaults.ts';
 import { catalogModel, mergeFacts, type ModelFacts } from './model-facts.ts';
 import { bundledCatalog } from '../providers/catalog/index.ts';
@@ -105,13 +112,49 @@ export function createRegistry(options: RegistryOptions): Registry {
   const exact = new Map<string, ModelConfig>();
   const globs: Array<[string, ModelConfig]> = [];
   const aliases = new Map<string, string>();
+  const userKeys = new Set(Object.keys(userModels));
+  const problems: ConfigIssue[] = [];
   for (const [key, entry] of entries) {
     const value = entry ?? {};
     if (isGlob(key)) globs.push([key, value]);
     else exact.set(key, value);
-    for (const alias of value.aliases ?? []) aliases.set(alias, key);
+  }
+  // The user's aliases win over the bundled ones; two of the user's entries cannot share one, and
+  // an alias that is also a model id could never be reached.
+  for (const [key, entry] of entries) {
+    (entry?.aliases ?? []).forEach((alias, index) => {
+      const taken = aliases.get(alias);
+      const where = `models.${key}.aliases.${index}`;
+      if (userKeys.has(key) && exact.has(alias) && alias !== key) {
+        problems.push({ path: where, message: `alias ${quoteInput(alias)} is also a model id` });
+      } else if (taken !== undefined && taken !== key && userKeys.has(key)) {
+        problems.push({ path: where, message: `alias ${quoteInput(alias)} already names ${taken}` });
+      } else if (taken === undefined) aliases.set(alias, key);
+    });
   }
   const resolved = new Map<string, ResolvedModel>();
+  checkFallbacks();
+  if (problems.length > 0) throw new ConfigError('', problems);
+
+  /** Every fallback of the user's entries must resolve (else every call of the model would fail late). */
+  function checkFallbacks(): void {
+    for (const key of userKeys) {
+      (userModels[key]?.fallbacks ?? []).forEach((fallback, index) => {
+        let found: ResolvedModel | undefined;
+        try {
+          found = find(fallback);
+        } catch {
+          found = undefined;
+        }
+        if (found === undefined) {
+          problems.push({
+            path: `models.${key}.fallbacks.${index}`,
+            message: `unknown model ${quoteInput(fallback)}: no model, alias or glob matches it`,
+          });
+        }
+      });
+    }
+  }
 
   /**
    * The config's capability overrides of `provider`'s models, as the adapter's `models` option
@@ -182,6 +225,8 @@ export function createRegistry(options: RegistryOptions): Registry {
       if (model === undefined) {
         model = find(name);
         if (model === undefined) throw unknownModel(name, 'no model, alias or glob matches it');
+        // Bounded: every distinct name a glob or a provider prefix serves would otherwise stay forever.
+        if (resolved.size >= maxResolvedNames) resolved.clear();
         resolved.set(name, model);
       }
       return model;
@@ -294,9 +339,13 @@ export function notConfigured(slot: { name: string; missing?: readonly string[] 
   });
 }
 
+/** Resolved names remembered (a cache; cleared when full). */
+const maxResolvedNames = 1024;
+
 function unknownModel(name: string, why: string): InvalidRequestError {
   return new InvalidRequestError({
-    message: `unknown model "${name}": ${why}`,
+    // Quoted and cut: the name is the caller's and may be long or hold control characters.
+    message: `unknown model ${quoteInput(name)}: ${why}`,
     providerCode: 'unknown_model',
   });
 }

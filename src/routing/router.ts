@@ -78,6 +78,8 @@ export function createRouter(context: RouterContext) {
         const model = registry.resolve(fallback);
         if (!list.some((candidate) => candidate.id === model.id)) list.push(model);
       }
+      // Bounded: each distinct name served by a glob would otherwise be remembered forever.
+      if (candidateCache.size >= 1024) candidateCache.clear();
       candidateCache.set(name, list);
     }
     return list;

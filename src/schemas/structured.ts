@@ -2,6 +2,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { AgentTool, ApprovalRule, ToolContext, ToolReturn } from '../agent/tool.ts';
 import { AdapterError } from '../core/errors/adapter-error.ts';
+import { invalidInput } from '../core/input-check.ts';
 import type { JsonObject, JsonValue } from '../core/json.ts';
 import type { OutputSchema } from '../core/request.ts';
 import type { ToolSpec } from '../core/tools.ts';
@@ -14,6 +15,7 @@ import {
   toJsonSchema,
   validateValue,
 } from './schema.ts';
+import { checkToolDefinition, checkToolJsonSchema } from './tool-check.ts';
 
 /** What a tool's input may be described by: zod, any Standard Schema (with `jsonSchema` when it cannot describe itself), or JSON Schema. */
 export type ToolSchema = StandardSchemaV1 | JsonObject;
@@ -61,12 +63,16 @@ export function tool<Schema extends ToolSchema>(
 ): ExecutableTool<Schema>;
 export function tool<Schema extends ToolSchema>(definition: ToolDefinition<Schema>): Tool<Schema>;
 export function tool(definition: ToolDefinition): Tool | ExecutableTool {
+  checkToolDefinition(definition);
   const { input, name } = definition;
   const created: Tool & {
     -readonly [Key in 'execute' | 'needsApproval' | 'timeoutMs']?: AgentTool<unknown>[Key];
   } = {
     name,
-    inputSchema: definition.jsonSchema ?? describeInput(input, name),
+    inputSchema:
+      definition.jsonSchema === undefined
+        ? describeInput(input, name)
+        : checkedJsonSchema(definition.jsonSchema, name),
     schema: input,
     async parse(value) {
       const result = await validateValue(input, value);
@@ -87,13 +93,23 @@ export function tool(definition: ToolDefinition): Tool | ExecutableTool {
 }
 
 function describeInput(input: ToolSchema, name: string): JsonObject {
+  let schema: JsonObject;
   try {
-    return toJsonSchema(input as SchemaLike);
+    schema = toJsonSchema(input as SchemaLike);
   } catch (error) {
-    throw new TypeError(`tool ${name}: ${(error as Error).message} (or pass \`jsonSchema\`)`, {
-      cause: error,
-    });
+    throw invalidInput(
+      `tool ${name}`,
+      [{ path: 'input', message: `${(error as Error).message} (or pass \`jsonSchema\`)` }],
+      'invalid_tool',
+    );
   }
+  checkToolJsonSchema(name, schema);
+  return schema;
+}
+
+function checkedJsonSchema(schema: JsonObject, name: string): JsonObject {
+  checkToolJsonSchema(name, schema);
+  return schema;
 }
 
 /** The reply did not match the output schema; `text` keeps what the model said. */

@@ -30,7 +30,7 @@ import type { ProviderContext, ProviderDefinition, StreamParser } from './defini
 import { createProviderError, createTruncatedError, type FailureSite } from './errors.ts';
 import { preflight } from './preflight.ts';
 import { estimateMissingUsage } from './usage-fallback.ts';
-import { reportedModel, validateCall } from './validate-call.ts';
+import { estimateChecked, reportedModel, validateCall } from './validate-call.ts';
 import { type AdapterOptions, type CredentialSource, resolveApiKey, resolveBaseURL } from './options.ts';
 
 const maxErrorBodyBytes = 64 * 1024;
@@ -505,7 +505,7 @@ export function createHttpAdapter(
     capabilities: (model) => capabilitiesOf(wireModelName(model)),
     complete,
     stream,
-    estimateInputTokens: (input) => definition.estimateInputTokens(input),
+    estimateInputTokens: (input) => estimateChecked(definition.name, definition.estimateInputTokens, input),
     cancel: (requestId) => registry.cancel(requestId),
     /** Idempotent: every call resolves once provider-side state is released and the pool is closed. */
     close() {

@@ -1,0 +1,216 @@
+/**
+ * The front door's input checks: `createSwitchyard` options at creation, and each request and its
+ * call options before routing. Bad input becomes one `InvalidRequestError` listing every bad path.
+ */
+import { z } from 'zod';
+import type { CallOptions } from './core/adapter.ts';
+import type { InvalidRequestError } from './core/errors/invalid-request-error.ts';
+import { checkOptions, invalidInput } from './core/input-check.ts';
+import type { OutputSchema } from './core/request.ts';
+import { modelNameSchema, validateCallOptions, validateRouteRequest } from './core/request-schema.ts';
+import type { ToolSpec } from './core/tools.ts';
+import {
+  formatPath,
+  parseWithSchema,
+  transcriptSchema,
+  type ValidationIssue,
+} from './core/transcript-schema.ts';
+import type { ConversationSettings, ConversationSnapshot } from './conversation/conversation.ts';
+import type { RouteRequest } from './routing/router.ts';
+import type { SchemaLike } from './schemas/schema.ts';
+import { toOutputSchema } from './schemas/structured.ts';
+import type { SwitchyardOptions, SwitchyardRequest } from './switchyard.ts';
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null;
+const method = (value: unknown, name: string) => isObject(value) && typeof value[name] === 'function';
+const fn = (message: string) =>
+  z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', message);
+
+/** `createSwitchyard` options: unknown keys and mistyped values fail at creation, naming the option. */
+const optionsSchema = z.strictObject({
+  config: z
+    .custom<object>(
+      (value) =>
+        (typeof value === 'string' && value.trim() !== '') || (isObject(value) && !Array.isArray(value)),
+      'config must be a path to a YAML/JSON file or a config object',
+    )
+    .optional(),
+  env: z
+    .record(z.string(), z.string().optional(), { error: 'env must map variable names to strings' })
+    .optional(),
+  fetch: fn('fetch must be a function (a fetch implementation)').optional(),
+  logger: z
+    .custom<object>(
+      (value) =>
+        method(value, 'warn') &&
+        ((value as { debug?: unknown }).debug === undefined || method(value, 'debug')),
+      'logger must have a warn(message, fields) method (and optionally debug)',
+    )
+    .optional(),
+  observers: z
+    .array(
+      z.custom<object>((value) => method(value, 'onEvent'), 'an observer must have an onEvent(event) method'),
+      {
+        error: 'observers must be an array',
+      },
+    )
+    .optional(),
+  stateStore: z
+    .custom<object>(
+      (value) => method(value, 'get') && method(value, 'set'),
+      'stateStore must have get(key) and set(key, record) methods',
+    )
+    .optional(),
+  now: fn('now must be a function returning milliseconds since the epoch').optional(),
+  apis: z.instanceof(Map, { error: 'apis must be an API table (a Map, see createApiTable)' }).optional(),
+  prices: z
+    .custom<object>(
+      (value) => method(value, 'lookup') && typeof (value as { version?: unknown }).version === 'string',
+      'prices must be a price table (see createPriceTable)',
+    )
+    .optional(),
+});
+
+/** Validates `createSwitchyard` options; throws an `InvalidRequestError` (`invalid_options`) naming each bad one. */
+export function checkSwitchyardOptions(options: unknown): SwitchyardOptions {
+  return checkOptions(
+    optionsSchema,
+    options ?? undefined,
+    'createSwitchyard',
+    'options',
+  ) as SwitchyardOptions;
+}
+
+/** A front-door request made ready for the router, or the error that rejects it. */
+export type PreparedRequest =
+  | {
+      ok: true;
+      request: RouteRequest;
+      options: CallOptions;
+      output?: SchemaLike;
+      outputSchema?: OutputSchema;
+    }
+  | { ok: false; error: InvalidRequestError };
+
+/**
+ * Checks a front-door request and its call options and splits `output` off (converted to the
+ * canonical output schema) and `tool()` objects down to their specs. Never throws: a request that
+ * cannot even be read (a Proxy or getter that throws) is reported at the root. The caller's objects
+ * are never mutated.
+ */
+export function prepareRequest(input: unknown, callOptions: unknown): PreparedRequest {
+  const issues: ValidationIssue[] = [];
+  let prepared: Omit<Extract<PreparedRequest, { ok: true }>, 'ok' | 'options'> | undefined;
+  try {
+    if (!isObject(input) || Array.isArray(input)) {
+      issues.push({ path: '(root)', message: 'the request must be an object { model, transcript, … }' });
+    } else {
+      const { output, ...rest } = input as unknown as SwitchyardRequest;
+      if (Array.isArray(rest.tools))
+        rest.tools = rest.tools.map((tool) => (isObject(tool) ? toToolSpec(tool) : tool));
+      prepared = { request: rest };
+      if (output !== undefined && !isObject(output) && typeof output !== 'function') {
+        issues.push({
+          path: 'output',
+          message: 'output must be a zod schema, a Standard Schema or a JSON Schema object',
+        });
+      } else if (output !== undefined) {
+        prepared.output = output;
+        try {
+          prepared.outputSchema = toOutputSchema(output);
+          prepared.request = { ...rest, outputSchema: prepared.outputSchema };
+        } catch (error) {
+          issues.push({
+            path: 'output',
+            message: `not a usable schema: ${(error as Error)?.message ?? String(error)}`,
+          });
+        }
+      }
+      const checked = validateRouteRequest(prepared.request);
+      // The output schema is the caller's `output`: its problems are reported there.
+      if (!checked.ok)
+        issues.push(
+          ...checked.issues.map((issue) => ({
+            ...issue,
+            path: issue.path.replace(/^outputSchema(\.schema)?/, 'output'),
+          })),
+        );
+    }
+  } catch (error) {
+    issues.push({ path: '(root)', message: `unreadable value: ${(error as Error)?.name ?? typeof error}` });
+  }
+  const options = validateCallOptions(callOptions);
+  if (!options.ok) issues.push(...options.issues);
+  if (issues.length > 0 || prepared === undefined || !options.ok) {
+    return { ok: false, error: invalidInput('switchyard: invalid request', issues) };
+  }
+  return { ok: true, ...prepared, options: options.value };
+}
+
+const specs = new WeakMap<object, ToolSpec>();
+
+/** The plain spec of a tool (a schema-backed `tool()` carries its schema and parser too); built once per tool. */
+function toToolSpec(tool: Record<string, unknown>): ToolSpec {
+  let spec = specs.get(tool);
+  if (spec === undefined) {
+    spec = { name: tool.name, inputSchema: tool.inputSchema } as ToolSpec;
+    if (tool.description !== undefined) spec.description = tool.description as string;
+    if (tool.outputSchema !== undefined) spec.outputSchema = tool.outputSchema as ToolSpec['outputSchema'];
+    specs.set(tool, spec);
+  }
+  return spec;
+}
+
+/** Conversation settings: the model is checked at creation; the other request fields on each send. */
+const settingsSchema = z.looseObject({
+  model: modelNameSchema,
+  system: z.string({ error: 'system must be a string' }).optional(),
+});
+
+/** Validates `sy.conversation(settings)`; throws an `InvalidRequestError` (`invalid_options`). */
+export function checkConversationSettings(settings: unknown): ConversationSettings {
+  return checkOptions(settingsSchema, settings, 'sy.conversation', 'settings') as ConversationSettings;
+}
+
+const snapshotSchema = z.looseObject({
+  version: z.literal(1, { error: 'version must be 1' }),
+  settings: settingsSchema,
+  transcript: transcriptSchema,
+  usage: z.looseObject({}),
+  turns: z.number().int().nonnegative(),
+  session: z.looseObject({
+    id: z.string(),
+    toolIds: z.array(z.tuple([z.string(), z.string(), z.string()])),
+    state: z.array(z.tuple([z.string(), z.unknown()])),
+  }),
+});
+
+/**
+ * Validates a saved conversation for `sy.conversation.fromJSON`; returns a copy, so the restored
+ * conversation never appends to the caller's snapshot. Throws an `InvalidRequestError` (`invalid_options`).
+ */
+export function checkSnapshot(snapshot: unknown): ConversationSnapshot {
+  let issues: ValidationIssue[];
+  try {
+    const parsed = snapshotSchema.safeParse(snapshot);
+    if (parsed.success) return parsed.data as unknown as ConversationSnapshot;
+    issues = parsed.error.issues.map((issue) => ({
+      path: issue.path.length === 0 ? 'snapshot' : `snapshot.${formatPath(issue.path)}`.replace('.[', '['),
+      message: issue.message,
+    }));
+  } catch (error) {
+    issues = [{ path: 'snapshot', message: `unreadable value: ${(error as Error)?.name ?? typeof error}` }];
+  }
+  throw invalidInput('sy.conversation.fromJSON', issues, 'invalid_options');
+}
+
+/** A name for `sy.resolve`: the front door's model-name rules; throws an `InvalidRequestError` naming the problem. */
+export function checkModelName(name: unknown): string {
+  const parsed = parseWithSchema(modelNameSchema, name);
+  if (parsed.ok) return parsed.value;
+  throw invalidInput(
+    'sy.resolve: invalid model name',
+    parsed.issues.map((issue) => ({ ...issue, path: 'name' })),
+  );
+}

@@ -1,0 +1,270 @@
+/**
+ * Hostile input on the other surfaces a user touches: `sy.resolve`, conversations (`send`,
+ * `fromJSON`), every adapter's `estimateInputTokens`, and `parseTranscript` / `stringifyTranscript`.
+ * Same oracle as hostile-input.test.ts: a classified error naming the bad path, no unhandled
+ * rejection, the caller's input unchanged, `Object.prototype` clean.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Adapter } from '../../src/core/adapter.ts';
+import { isInvalidRequestError } from '../../src/core/errors/guards.ts';
+import { createMemoryLogger } from '../../src/core/logger.ts';
+import { userText } from '../../src/core/transcript.ts';
+import { parseTranscript, stringifyTranscript } from '../../src/core/transcript-schema.ts';
+import { createAnthropic } from '../../src/providers/anthropic/index.ts';
+import { createGemini } from '../../src/providers/gemini/index.ts';
+import { createOpenAI } from '../../src/providers/openai-chat/index.ts';
+import { createOpenAICompatible, presets } from '../../src/providers/openai-compatible/index.ts';
+import { createSwitchyard, type Switchyard } from '../../src/switchyard.ts';
+import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
+import { emulatorBaseURL } from '../support/apis.ts';
+import {
+  deepFreeze,
+  expectNoPrototypePollution,
+  fromJson,
+  type ProcessWatch,
+  settle,
+  snapshotOf,
+  throwingProxy,
+  watchProcess,
+} from '../support/hostile.ts';
+
+let emulator: Emulator;
+let sy: Switchyard;
+let watch: ProcessWatch;
+beforeAll(async () => {
+  emulator = await startEmulator();
+  sy = createSwitchyard({
+    logger: createMemoryLogger(),
+    config: {
+      builtins: false,
+      adapters: {
+        anthropic: {
+          type: 'anthropic',
+          base_url: emulatorBaseURL('anthropic', emulator.url),
+          api_key: 'test-key-surfaces',
+          max_retries: 0,
+        },
+      },
+      models: { 'anthropic:claude-sonnet-4-5': { aliases: ['primary'] } },
+    },
+  });
+});
+afterAll(async () => {
+  await sy.close();
+  await emulator.close();
+});
+beforeEach(() => {
+  emulator.requests.length = 0;
+  watch = watchProcess();
+});
+afterEach(async () => {
+  await watch.stop();
+  expectNoPrototypePollution();
+});
+
+/** The error `fn` throws (undefined when it does not). */
+function thrownBy(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+describe('sy.resolve: a bad name is an InvalidRequestError, never a TypeError', () => {
+  it.each([
+    ['a number', 42, /name: model must be a string/],
+    ['undefined', undefined, /name: model must be a string/],
+    ['an empty string', '', /non-empty/],
+    ['a glob', 'anthropic:claude-*', /cannot contain "\*"/],
+    ['10 KB', 'x'.repeat(10_240), /longer than 512/],
+    ['an unknown name', 'nope', /unknown model "nope"/],
+  ])('%s', (_label, name, names) => {
+    const error = thrownBy(() => sy.resolve(name as string));
+    expect(isInvalidRequestError(error), String(error)).toBe(true);
+    expect((error as Error).message).toMatch(names);
+  });
+});
+
+describe('conversations: bad settings fail at creation; a bad send never poisons the transcript', () => {
+  it.each([
+    ['null settings', null, /settings: .*expected object/],
+    ['no model', {}, /settings\.model/],
+    ['a glob model', { model: 'anthropic:*' }, /settings\.model: model cannot contain/],
+    ['a number as system', { model: 'primary', system: 5 }, /settings\.system/],
+  ])('sy.conversation(%s)', (_label, settings, names) => {
+    const error = thrownBy(() => sy.conversation(settings as never));
+    expect(isInvalidRequestError(error), String(error)).toBe(true);
+    expect((error as Error).message).toMatch(names);
+  });
+
+  it.each([
+    ['a number', 5, /input: send\(\) takes text/],
+    ['null', null, /input: send\(\) takes text/],
+    ['an item of unknown kind', { kind: 'narrator', parts: [] }, /input\.kind/],
+    ['parts holding a BigInt', [{ type: 'structured', value: 1n }], /input\.parts\[0\]\.value/],
+    ['a Proxy', throwingProxy(), /unreadable value/],
+  ])(
+    'send(%s) fails as a turn, leaves the transcript as it was, and the next send works',
+    async (_label, input, names) => {
+      const conversation = sy.conversation({ model: 'primary', system: 'Be brief.' });
+      const before = structuredClone(conversation.transcript);
+      let turn: ReturnType<typeof conversation.send> | undefined;
+      expect(() => {
+        turn = conversation.send(input as never);
+      }).not.toThrow();
+      const outcome = await settle(turn!.result());
+      expect(outcome.state).toBe('rejected');
+      const error = (outcome as { error: unknown }).error;
+      expect(isInvalidRequestError(error), String(error)).toBe(true);
+      expect((error as Error).message).toMatch(names);
+      expect(conversation.transcript).toEqual(before);
+      expect(emulator.requests).toHaveLength(0);
+      emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'fine' }] });
+      expect((await conversation.send('hello')).text).toBe('fine');
+    },
+  );
+
+  it('send() with null call options fails as a turn, not a TypeError', async () => {
+    const conversation = sy.conversation({ model: 'primary' });
+    const outcome = await settle(conversation.send('hi', null as never).result());
+    expect(outcome.state).toBe('rejected');
+    expect((outcome as { error: Error }).error.message).toMatch(/options: call options must be an object/);
+  });
+
+  it.each([
+    ['null', null, /snapshot: .*expected object/],
+    ['a wrong version', { version: 2 }, /snapshot\.version: version must be 1/],
+    ['a Proxy', throwingProxy(), /snapshot: unreadable value/],
+  ])('fromJSON(%s) fails at once, naming the field', (_label, snapshot, names) => {
+    const error = thrownBy(() => sy.conversation.fromJSON(snapshot as never));
+    expect(isInvalidRequestError(error), String(error)).toBe(true);
+    expect((error as Error).message).toMatch(names);
+  });
+
+  it('fromJSON restores a copy: sending never appends to the caller’s (frozen) snapshot', async () => {
+    const original = sy.conversation({ model: 'primary' });
+    const snapshot = deepFreeze(original.toJSON());
+    const restored = sy.conversation.fromJSON(snapshot);
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'fine' }] });
+    expect((await restored.send('hello')).text).toBe('fine');
+    expect(snapshot.transcript).toEqual([]);
+    expect(restored.transcript).toHaveLength(2);
+  });
+});
+
+describe('estimateInputTokens: bad input is an InvalidRequestError on every adapter', () => {
+  const adapters = (): Adapter[] => [
+    createAnthropic({ apiKey: 'test-anthropic-key-0000' }),
+    createOpenAI({ apiKey: 'test-openai-key-0000' }),
+    createGemini({ apiKey: 'test-gemini-key-0000' }),
+    createOpenAICompatible(presets.groq, { apiKey: 'test-groq-key-0000' }),
+  ];
+  it.each([
+    ['null', null, /\(root\)/],
+    ['a null transcript', { transcript: null }, /transcript: .*expected array/],
+    [
+      'a number as text',
+      { transcript: [{ kind: 'user', parts: [{ type: 'text', text: 5 }] }] },
+      /transcript\[0\]\.parts\[0\]\.text/,
+    ],
+    ['a Proxy', throwingProxy(), /unreadable value/],
+  ])('%s', async (_label, input, names) => {
+    for (const adapter of adapters()) {
+      const error = thrownBy(() => adapter.estimateInputTokens(input as never));
+      expect(isInvalidRequestError(error), `${adapter.name}: ${String(error)}`).toBe(true);
+      expect((error as Error).message).toMatch(names);
+      await adapter.close();
+    }
+  });
+
+  it('a valid input is estimated as before (no validation cost on the good path)', async () => {
+    for (const adapter of adapters()) {
+      expect(adapter.estimateInputTokens({ transcript: [userText('hello there')] })).toBeGreaterThan(0);
+      await adapter.close();
+    }
+  });
+});
+
+describe('parseTranscript never throws; stringifyTranscript refuses what JSON would lose', () => {
+  const cyclic = () => {
+    const value: Record<string, unknown> = {};
+    value.self = value;
+    return [{ kind: 'user', parts: [{ type: 'structured', value }] }];
+  };
+  const deep = () => {
+    let value: unknown = 'leaf';
+    for (let depth = 0; depth < 20_000; depth++) value = [value];
+    return [{ kind: 'user', parts: [{ type: 'structured', value }] }];
+  };
+  const structured = (value: unknown) => [{ kind: 'user', parts: [{ type: 'structured', value }] }];
+  const rows: Array<[string, () => unknown, RegExp]> = [
+    ['null', () => null, /\(root\): .*expected array/],
+    ['a number', () => 5, /\(root\)/],
+    ['invalid JSON text', () => '[{', /\(root\): invalid JSON/],
+    ['a Proxy', throwingProxy, /\(root\): unreadable value/],
+    ['a cycle', cyclic, /\[0\]\.parts\[0\]\.value\.self: circular reference/],
+    ['20,000 levels of nesting', deep, /nested deeper than 512 levels/],
+    ['a BigInt', () => structured(1n), /\[0\]\.parts\[0\]\.value: expected a JSON value/],
+    ['a Date', () => structured(new Date(0)), /expected a JSON value/],
+    ['a Map', () => structured(new Map()), /expected a JSON value/],
+    ['a function', () => structured(() => 1), /expected a JSON value/],
+    ['NaN', () => structured(Number.NaN), /expected a JSON value/],
+    ['a sparse parts array', () => [{ kind: 'user', parts: new Array(2) }], /\[0\]\.parts\[0\]/],
+    [
+      'a __proto__ key in a tool input (JSON text)',
+      () =>
+        '[{"kind":"assistant","parts":[{"type":"tool-call","id":"c","name":"x","input":{"__proto__":{"polluted":1}}}]}]',
+      /\[0\]\.parts\[0\]\.input\.__proto__: the key "__proto__" is not allowed/,
+    ],
+    [
+      'a constructor.prototype path in metadata',
+      () => [
+        {
+          kind: 'user',
+          parts: [],
+          metadata: fromJson('{"app.x":{"constructor":{"prototype":{"polluted":1}}}}'),
+        },
+      ],
+      /^$/,
+    ],
+  ];
+  it.each(rows)('%s', (_label, make, names) => {
+    const input = make();
+    const before = snapshotOf(input);
+    let parsed: ReturnType<typeof parseTranscript> | undefined;
+    expect(() => {
+      parsed = parseTranscript(input);
+    }).not.toThrow();
+    if (names.source === '^$') {
+      // Valid: `constructor` is an ordinary key; it round-trips and pollutes nothing.
+      expect(parsed!.ok).toBe(true);
+      const value = (parsed as unknown as { value: Parameters<typeof stringifyTranscript>[0] }).value;
+      expect(parseTranscript(stringifyTranscript(value))).toEqual(parsed);
+    } else {
+      expect(parsed!.ok).toBe(false);
+      const issues = (parsed as { issues: Array<{ path: string; message: string }> }).issues;
+      expect(issues.map((issue) => `${issue.path}: ${issue.message}`).join('\n')).toMatch(names);
+      if (typeof input !== 'string') {
+        const error = thrownBy(() => stringifyTranscript(input as never));
+        expect(isInvalidRequestError(error), String(error)).toBe(true);
+        expect(error).toMatchObject({ providerCode: 'invalid_transcript' });
+      }
+    }
+    if (before !== undefined) expect(input).toEqual(before.copy);
+  });
+
+  it('a 50 MB text part and lone surrogates round-trip', () => {
+    const transcript = [userText('z'.repeat(50 * 1024 * 1024)), userText('\ud800 \u0000 \udfff')];
+    const parsed = parseTranscript(stringifyTranscript(transcript));
+    expect(parsed.ok).toBe(true);
+    expect((parsed as { value: unknown }).value).toEqual(transcript);
+  });
+
+  it('100,000 items parse and round-trip', () => {
+    const transcript = Array.from({ length: 100_000 }, (_, index) => userText(`m${index}`));
+    const parsed = parseTranscript(stringifyTranscript(transcript));
+    expect(parsed.ok && parsed.value.length).toBe(100_000);
+  }, 20_000);
+});
