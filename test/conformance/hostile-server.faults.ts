@@ -124,6 +124,16 @@ export function errorJson(message: string, code = 'server_error'): string {
   return JSON.stringify({ error: { type: code, code, message } });
 }
 
+/**
+ * Padding, then the key the request carried, placed so that position `cut` falls 14 characters
+ * into it (the key read from the request head's credential header).
+ */
+function straddle(head: string, cut: number): string {
+  const key =
+    /\r\n(?:x-api-key|x-goog-api-key|authorization):\s*(?:Bearer\s+)?([^\r\n]+)/i.exec(head)?.[1] ?? '';
+  return `${'x'.repeat(Math.max(0, cut - 14))}${key} tail`;
+}
+
 /** `levels` nested arrays, built without recursion. */
 function nestedArrays(levels: number): string {
   return '['.repeat(levels) + ']'.repeat(levels);
@@ -520,6 +530,29 @@ const errors: Fault[] = [
     serve: (s, c) => inBandError(c.head)(s, c),
     expect: serverError,
     keepsPrefix: true,
+  },
+  {
+    // The head echoed where each parser cuts a message (500 and 2,000 characters) and where the
+    // runtime cuts an error body (64 KiB): the key straddles each cut.
+    name: '401 whose message cuts the echoed key at 500 characters',
+    serve: (s, c) => respond(s, 401, [json], errorJson(straddle(c.head, 500), 'authentication_error')),
+    expect: { errorClass: 'auth', retryable: false },
+  },
+  {
+    name: '401 whose message cuts the echoed key at 2,000 characters',
+    serve: (s, c) => respond(s, 401, [json], errorJson(straddle(c.head, 2000), 'authentication_error')),
+    expect: { errorClass: 'auth', retryable: false },
+  },
+  {
+    name: 'in-band error whose message cuts the echoed key at 2,000 characters',
+    serve: (s, c) => inBandError(straddle(c.head, 2000))(s, c),
+    expect: serverError,
+    keepsPrefix: true,
+  },
+  {
+    name: '403 text body cutting the echoed key at 64 KiB',
+    serve: (s, c) => respond(s, 403, [['content-type', 'text/plain']], straddle(c.head, 64 * 1024)),
+    expect: { errorClass: 'auth', retryable: false },
   },
   {
     name: 'a Gemini 429 RESOURCE_EXHAUSTED body',

@@ -86,6 +86,16 @@ const targets: Target[] = [
     key: ['gsk', 'HostileKey0123456789abcdefghij'].join('_'),
     create: (options) => createOpenAICompatible(presets.groq, options),
   },
+  {
+    // A host whose keys have no known shape: only the literal value can be redacted.
+    name: 'custom-host',
+    protocol: 'openai-chat',
+    basePath: '/v1',
+    model: 'house-model',
+    key: ['house', 'secret', 'ShapelessKey0123456789'].join('.'),
+    create: (options) =>
+      createOpenAICompatible({ name: 'house', baseURL: 'http://unused.invalid/v1' }, options),
+  },
 ];
 
 const modes: Mode[] = ['stream', 'complete'];
@@ -236,6 +246,13 @@ function exposedText(ending: Ending, logger: MemoryLogger): string {
   return pieces.join('\n');
 }
 
+/** Whether `text` holds the key or any 12 consecutive characters of it. */
+function leaksPartOf(text: string, key: string): boolean {
+  for (let start = 0; start + 12 <= key.length; start++)
+    if (text.includes(key.slice(start, start + 12))) return true;
+  return false;
+}
+
 function safeJson(value: unknown): string {
   try {
     return JSON.stringify(value) ?? '';
@@ -298,8 +315,7 @@ async function runCase(fault: Fault, target: Target, mode: Mode, caseId: string)
   if (mode === 'stream' && fault.keepsPrefix === true && !textOf(ending.response).startsWith('Hello'))
     problems.push(`the text before the fault was lost: "${textOf(ending.response)}"`);
   const exposed = exposedText(ending, logger);
-  if (exposed.includes(target.key) || exposed.includes(target.key.slice(8, 24)))
-    problems.push('the API key leaked into the error or the log');
+  if (leaksPartOf(exposed, target.key)) problems.push('the API key (or 12 characters of it) leaked');
   return problems.map((problem) => `${target.name}/${mode}: ${problem}`);
 }
 

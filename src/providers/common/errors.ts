@@ -4,7 +4,7 @@ import { createAdapterError } from '../../core/errors/create-error.ts';
 import { NetworkError } from '../../core/errors/network-error.ts';
 import { isRetryableClass } from '../../core/errors/error-class.ts';
 import { classifyError, type ErrorBody, type ErrorRule } from '../../core/errors/status-map.ts';
-import { redactSecrets as redactText, redactUrl } from '../../core/redaction.ts';
+import { REDACTED, redactSecrets as redactText, redactUrl } from '../../core/redaction.ts';
 
 /** Where a failure happened, for the message. */
 export interface FailureSite {
@@ -14,9 +14,23 @@ export interface FailureSite {
   requestId?: string;
 }
 
-/** Removes `secret` and every provider key shape (`sk-`, `sk-ant-`, `AIza`, `gsk_`, `xai-`) from `text`. */
+/**
+ * Removes `secret` and every provider key shape (`sk-`, `sk-ant-`, `AIza`, `gsk_`, `xai-`) from
+ * `text`, and a start of `secret` (4 characters or more) at its end: a provider message cut to its
+ * length limit (500, 2,000 characters) inside an echoed key keeps a piece no pattern matches.
+ */
 export function redactSecrets(text: string, secret: string | undefined): string {
-  return redactText(text, [secret]);
+  const redacted = redactText(text, [secret]);
+  return secret === undefined ? redacted : withoutTrailingStart(redacted, secret);
+}
+
+const minimumTrailingPiece = 4;
+
+function withoutTrailingStart(text: string, secret: string): string {
+  for (let length = Math.min(secret.length - 1, text.length); length >= minimumTrailingPiece; length--) {
+    if (text.endsWith(secret.slice(0, length))) return text.slice(0, -length) + REDACTED;
+  }
+  return text;
 }
 
 /**

@@ -67,6 +67,13 @@ describe('one list of key shapes for transport errors, provider errors, the logg
 });
 
 describe('no provider payload reaches an error or a log line unredacted', () => {
+  it('a message cut inside the key loses the piece at its end (no pattern could match it)', () => {
+    const key = 'house.secret.ShapelessKey0123456789';
+    expect(redactProviderText(`denied for ${key.slice(0, 9)}`, key)).toBe('denied for [REDACTED]');
+    expect(redactProviderText(`denied for ${key} and more`, key)).toBe('denied for [REDACTED] and more');
+    expect(redactProviderText('a message ending in hou', key)).toBe('a message ending in hou');
+  });
+
   it('a malformed data line starting with the key: neither message nor cause holds any of it', async () => {
     const baseURL = await serve(200, 'text/event-stream', `data: ${keys.anthropic} and more\n\n`);
     const adapter = createAnthropic({ baseURL, apiKey: keys.anthropic, maxRetries: 0 });
