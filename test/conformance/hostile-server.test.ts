@@ -32,8 +32,9 @@ import {
   type Mode,
 } from './hostile-server.faults.ts';
 import { endings } from './hostile-server.endings.ts';
+import { errorRows } from './hostile-server.errors.ts';
 
-const faults: readonly Fault[] = [...faultRows, ...endings];
+const faults: readonly Fault[] = [...faultRows, ...errorRows, ...endings];
 
 /** One adapter under test. Keys are built from pieces: the source holds nothing shaped like a key. */
 interface Target {
