@@ -38,11 +38,14 @@ export function emptyUsage(): Usage {
 }
 
 /**
- * The one rule for a token count a provider reports: a finite number of zero or more, rounded to the
- * nearest integer; anything else (negative, `NaN`, `Infinity`, not a number) is absent (`undefined`).
+ * The one rule for a token count a provider reports: a number from zero to 2^53 − 1, rounded to the
+ * nearest integer; anything else (negative, `NaN`, `Infinity`, `1e308`, not a number) is absent
+ * (`undefined`). Past `Number.MAX_SAFE_INTEGER` a count is no count (sums of two would be `Infinity`).
  */
 export function tokenCount(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.round(value) : undefined;
+  return typeof value === 'number' && value >= 0 && value <= Number.MAX_SAFE_INTEGER
+    ? Math.round(value)
+    : undefined;
 }
 
 /** Total input tokens across the three input buckets. */

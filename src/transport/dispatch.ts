@@ -1,6 +1,12 @@
 /** The default transport's request: undici `dispatch` with a pull-based body that holds at most one chunk. */
-import type { Readable, Transform } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate, constants as zlib } from 'node:zlib';
+import { type Readable, Transform, type TransformCallback } from 'node:stream';
+import {
+  createBrotliDecompress,
+  createGunzip,
+  createInflate,
+  createInflateRaw,
+  constants as zlib,
+} from 'node:zlib';
 import type { buildConnector, Dispatcher } from 'undici';
 
 /** What one request needs: the fetch-like subset the HTTP client uses. */
@@ -29,6 +35,21 @@ export class DecodedBodyTooLargeError extends Error {
   constructor(limit: number) {
     super(`the decoded body grew past ${limit} unread bytes`);
     this.limit = limit;
+  }
+}
+
+/** A compressed body that zlib cannot decode (corrupt gzip, deflate or br data). */
+export class BodyDecodingError extends Error {
+  override name = 'BodyDecodingError';
+  /** The `content-encoding` that failed. */
+  readonly coding: string;
+  /** zlib's reason (`incorrect header check`, …): names the defect, never holds body bytes. */
+  readonly reason: string;
+  constructor(coding: string, error: unknown) {
+    const reason = String((error as Error)?.message ?? error);
+    super(`the body does not decode as ${coding}: ${reason}`);
+    this.coding = coding;
+    this.reason = reason;
   }
 }
 
@@ -175,7 +196,13 @@ export function dispatchRequest(dispatcher: Dispatcher, url: string, init: Dispa
               { highWaterMark: 0 },
             )
           : null;
-        if (hasBody) decoder = createDecoder(headers.get('content-encoding'), deliver, finish, fail);
+        const failDecoding = (error: unknown) => {
+          // Stop the body (and its socket) at the first corrupt byte; later writes are dropped.
+          decoder?.destroy();
+          undici?.abort(error as Error);
+          fail(error);
+        };
+        if (hasBody) decoder = createDecoder(headers.get('content-encoding'), deliver, finish, failDecoding);
         let response: Response;
         try {
           response = new Response(stream, { status: statusCode, statusText: statusMessage ?? '', headers });
@@ -261,8 +288,7 @@ function createDecoder(
   for (const coding of codings.reverse()) {
     if (coding === 'gzip' || coding === 'x-gzip')
       decoders.push(createGunzip({ flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH }));
-    else if (coding === 'deflate')
-      decoders.push(createInflate({ flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH }));
+    else if (coding === 'deflate') decoders.push(new DeflateDecoder());
     else if (coding === 'br')
       decoders.push(
         createBrotliDecompress({
@@ -275,14 +301,53 @@ function createDecoder(
   const first = decoders[0]!;
   let last: Readable = first;
   for (const next of decoders.slice(1)) last = last.pipe(next);
-  for (const decoder of decoders) decoder.on('error', fail);
+  let failed = false;
+  const onError = (error: unknown) => {
+    if (failed) return;
+    failed = true;
+    fail(new BodyDecodingError(contentEncoding, error));
+  };
+  for (const decoder of decoders) decoder.on('error', onError);
   last.on('data', (chunk: Buffer) => deliver(chunk));
   last.on('end', finish);
   return {
-    write: (chunk) => void first.write(chunk),
-    end: () => void first.end(),
+    write: (chunk) => {
+      if (!failed) first.write(chunk);
+    },
+    end: () => {
+      if (!failed) first.end();
+    },
     destroy: () => {
       for (const decoder of decoders) decoder.destroy();
     },
   };
+}
+
+/**
+ * `deflate` as servers send it: zlib-wrapped (RFC 9110) or raw (common; browsers and undici's fetch
+ * accept both). The first byte tells: a zlib header's low nibble is 8 (the deflate method).
+ */
+class DeflateDecoder extends Transform {
+  private inner: Transform | undefined;
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    if (this.inner === undefined) {
+      const options = { flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH };
+      this.inner = (chunk[0]! & 0x0f) === 0x08 ? createInflate(options) : createInflateRaw(options);
+      this.inner.on('data', (data: Buffer) => this.push(data));
+      this.inner.on('error', (error) => this.destroy(error));
+    }
+    this.inner.write(chunk, () => callback());
+  }
+
+  override _flush(callback: TransformCallback): void {
+    if (this.inner === undefined) return callback();
+    this.inner.once('end', () => callback());
+    this.inner.end();
+  }
+
+  override _destroy(error: Error | null, callback: (error: Error | null) => void): void {
+    this.inner?.destroy();
+    callback(error);
+  }
 }

@@ -7,7 +7,7 @@ import { NetworkError } from '../core/errors/network-error.ts';
 import { ServerError } from '../core/errors/server-error.ts';
 import { redactUrl as redactUrlText, redactSecrets, secretHeaderValues } from '../core/redaction.ts';
 import { abortCause } from './cancellation.ts';
-import { DecodedBodyTooLargeError, dispatchRequest, socketOptions } from './dispatch.ts';
+import { BodyDecodingError, DecodedBodyTooLargeError, dispatchRequest, socketOptions } from './dispatch.ts';
 
 /** Transport settings shared by every call of one adapter. */
 export interface HttpClientOptions {
@@ -311,6 +311,18 @@ export function toTransportError(error: unknown, call: HttpCall, signal: AbortSi
   const where = `${call.provider}: ${call.method} ${redactUrl(call.url)}`;
   if (error instanceof DecodedBodyTooLargeError && !signal.aborted)
     return responseTooLarge(call, 'a compressed body that decodes to unread data', error.limit);
+  if (error instanceof BodyDecodingError && !signal.aborted) {
+    // The server sent bytes that are not what its content-encoding says: an invalid response,
+    // retried like any other (a corrupt body is usually a broken hop, not the request's fault).
+    return new ServerError({
+      message: `${where} sent a body that does not decode as ${error.coding} (${error.reason})`,
+      provider: call.provider,
+      requestId: call.requestId,
+      providerCode: 'invalid_response',
+      retryable: true,
+      cause: error,
+    });
+  }
   if (signal.aborted) {
     const cause = abortCause(signal);
     if (cause.kind === 'cancelled') {
@@ -328,7 +340,8 @@ export function toTransportError(error: unknown, call: HttpCall, signal: AbortSi
       providerCode: `timeout_${cause.which}`,
     });
   }
-  const code = networkCode(error);
+  const parserError = isHttpParserError(error);
+  const code = networkCode(error) ?? (parserError ? 'HPE_INVALID_RESPONSE' : undefined);
   if (!isNetworkFailure(error, code)) {
     // Not a network failure (e.g. a custom fetch such as a cassette refusing the request): classified
     // `other`, not retried, with the original error as `cause`.
@@ -340,8 +353,10 @@ export function toTransportError(error: unknown, call: HttpCall, signal: AbortSi
       cause: error,
     });
   }
+  // A parser error's message is llhttp's reason ("Invalid status code"), never the server's bytes.
+  const reason = parserError ? `${code} ${(error as Error).message}` : undefined;
   const detail = redactHeaderValues(
-    String(code ?? (error as Error)?.message ?? 'network error'),
+    String(reason ?? code ?? (error as Error)?.message ?? 'network error'),
     call.headers,
   );
   return new NetworkError({
@@ -359,11 +374,22 @@ export function redactHeaderValues(text: string, headers: Record<string, string>
   return redactSecrets(text, secretHeaderValues(headers));
 }
 
-/** fetch rejects network failures with a TypeError (undici: "fetch failed", "terminated") or a coded error. */
+/**
+ * fetch rejects network failures with a TypeError (undici: "fetch failed", "terminated") or a coded
+ * error. A response that is not HTTP/1.1 (undici's parser: `HPE_INVALID_CONSTANT`,
+ * `HPE_INVALID_CHUNK_SIZE` …: a non-HTTP banner, a garbled status line, broken chunked framing)
+ * counts as one too: the bytes on the connection were not a response, as when it resets, and a
+ * new connection may well get a good one (often a middlebox, not the provider).
+ */
 function isNetworkFailure(error: unknown, code: string | undefined): boolean {
   if (error instanceof TypeError) return true;
   if ((error as { name?: unknown })?.name === 'AbortError') return true;
-  return code !== undefined && /^(E[A-Z]+|UND_ERR)/.test(code);
+  return code !== undefined && /^(E[A-Z]+|UND_ERR|HPE_)/.test(code);
+}
+
+/** undici's parser error (its `code` is left undefined by undici 7: the llhttp table is looked up by number). */
+function isHttpParserError(error: unknown): boolean {
+  return (error as { name?: unknown })?.name === 'HTTPParserError';
 }
 
 function networkCode(error: unknown): string | undefined {

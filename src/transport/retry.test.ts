@@ -27,6 +27,11 @@ describe('parseRetryAfter', () => {
   it('returns undefined without hints', () => {
     expect(parseRetryAfter(new Headers())).toBeUndefined();
   });
+  it('ignores values that are neither seconds nor an HTTP-date (V8 would read some as dates)', () => {
+    for (const value of ['-5', '-1.5', '5, 7', '1 2', '1e12', 'Infinity', 'soon', '0, 1000000000000'])
+      expect(parseRetryAfter(new Headers({ 'retry-after': value }), 503), value).toBeUndefined();
+    expect(parseRetryAfter(new Headers({ 'retry-after': 'Thu, 01 Jan 1970 00:00:00 GMT' }))).toBe(0);
+  });
 });
 
 describe('retryDelayMs', () => {

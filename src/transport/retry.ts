@@ -42,7 +42,9 @@ export function parseRetryAfter(headers: Headers, status?: number): number | und
   if (value !== null) {
     const trimmed = value.trim();
     if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed);
-    const date = Date.parse(trimmed);
+    // An HTTP-date names its month (`Fri, 01 Jan 2099 00:00:00 GMT`): V8's lenient parser also
+    // reads `-5`, `5, 7` or `1 2` as dates (hence "retry now"); those are garbage, not hints.
+    const date = httpDateMonth.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
     if (!Number.isNaN(date)) return Math.max(0, (date - Date.now()) / 1000);
   }
   // OpenAI sends the reset headers on every response: they mean "wait" only for a 429.
@@ -52,6 +54,8 @@ export function parseRetryAfter(headers: Headers, status?: number): number | und
     .filter((seconds): seconds is number => seconds !== undefined);
   return resets.length > 0 ? Math.max(...resets) : undefined;
 }
+
+const httpDateMonth = /\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b/i;
 
 /** Parses durations like `1s`, `6m0s`, `120ms`, `1.5s`, `2h` into seconds. */
 export function parseGoDuration(text: string): number | undefined {

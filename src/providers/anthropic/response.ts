@@ -159,13 +159,15 @@ export function parseResponse(body: unknown, context: ProviderContext, builder: 
   if (message.type === 'error') {
     context.fail(convertErrorBody(message) ?? { message: 'error response without details' });
   }
+  if (!Array.isArray(message.content)) {
+    // `{}` or another API's JSON: not a message, so not an empty answer either.
+    context.fail({ code: 'invalid_response', message: 'the response body has no content array' });
+  }
   builder.start(withDefined({ responseId: message.id, model: message.model }));
   const blocks = new ResponseReader(context, builder);
-  if (Array.isArray(message.content)) {
-    message.content.forEach((block, index) => {
-      blocks.whole(index, block);
-    });
-  }
+  message.content.forEach((block, index) => {
+    blocks.whole(index, block);
+  });
   const usage = isJsonObject(message.usage) ? (message.usage as WireUsage) : undefined;
   applyMessageFields(builder, message, usage);
   if (usage !== undefined) builder.usage(convertUsage(usage));

@@ -148,6 +148,14 @@ class AnthropicStream implements StreamParser {
     this.builder.usage(addUsage(this.completedUsage, this.currentUsage));
   }
 
+  /**
+   * Whole once a message stopped and none is open. No terminal event: a further message may follow
+   * (see above), so the runtime reads until the body ends.
+   */
+  isComplete(): boolean {
+    return this.stopped && !this.messageOpen;
+  }
+
   onEnd(): void {
     if (this.stopped && !this.messageOpen) return;
     throw createTruncatedError(this.context, 'the body ended before message_stop');

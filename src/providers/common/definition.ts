@@ -52,6 +52,17 @@ export interface StreamParser {
   onEvent(event: string | undefined, data: string): void;
   /** The body ended. Throws a `NetworkError` when the stream was cut short before its terminal event. */
   onEnd(): void;
+  /**
+   * Whether the response is whole as received so far (`onEnd` would accept it). Once it is, a
+   * failure of the rest of the body (an idle timeout while the server holds the connection open, a
+   * reset, bytes after the end that do not parse) ends the stream with that response and one WARN.
+   */
+  isComplete?(): boolean;
+  /**
+   * Whether the protocol's terminal event arrived (`[DONE]`, `response.completed`): nothing after it
+   * counts, so the runtime stops reading the body at once instead of waiting for the server to close.
+   */
+  isTerminated?(): boolean;
 }
 
 /** A provider, as pure translation functions plus a few facts. */

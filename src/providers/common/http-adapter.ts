@@ -12,7 +12,7 @@ import type { JsonObject } from '../../core/json.ts';
 import { createConsoleLogger } from '../../core/logger.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../../core/request.ts';
 import { StreamBuilder } from '../../core/stream-builder.ts';
-import { CancellationRegistry } from '../../transport/cancellation.ts';
+import { abortCause, CancellationRegistry } from '../../transport/cancellation.ts';
 import { shouldYield, yieldToEventLoop } from '../../transport/cooperative.ts';
 import {
   type CallTimers,
@@ -444,11 +444,16 @@ export function createHttpAdapter(
       const parser: StreamParser = definition.createStreamParser(context, builder);
       const decoder = new SseDecoder((event, data) => parser.onEvent(event, data), maxEventBytes);
       if (response.body === null)
+        // A 204/205 answering a stream: no stream at all, an invalid response (retried like one).
         throw new ServerError({
-          message: `${definition.name}: empty response body`,
-          provider: definition.name,
+          message: `${call.provider}: ${call.method} ${redactUrl(call.url)} answered ${response.status} without a body instead of a stream`,
+          provider: call.provider,
+          providerCode: 'invalid_stream',
+          retryable: true,
         });
       const reader = response.body.getReader();
+      /** Set when the rest of the body failed after the response was whole: what came is kept. */
+      let abandoned = false;
       try {
         for (;;) {
           const paused = pace(demand, timers, attemptController.signal);
@@ -468,13 +473,24 @@ export function createHttpAdapter(
               throw responseTooLarge(call, 'an SSE event', error.limit);
             throw error;
           }
+          if (parser.isTerminated?.() === true) {
+            // The terminal event arrived: a server holding the connection open is not waited for.
+            reader.cancel().catch(() => {});
+            break;
+          }
         }
       } catch (error) {
         // Stop the body (and its socket) when we give up on it mid-way.
         reader.cancel().catch(() => {});
-        throw error;
+        if (!keepsWholeResponse(parser, error, signal)) throw error;
+        abandoned = true;
+        context.warn('ignored a failure of the stream after the response was complete', {
+          reason: AdapterError.isInstance(error)
+            ? (error.providerCode ?? error.errorClass)
+            : 'malformed data',
+        });
       }
-      decoder.end();
+      if (!abandoned) decoder.end();
       parser.onEnd();
     } catch (error) {
       throw asClassified(error, call, 'invalid_stream');
@@ -512,6 +528,16 @@ export function createHttpAdapter(
     },
     startSession: (): AdapterSession => createSession(),
   };
+}
+
+/**
+ * Whether a failure of the rest of the body leaves the response as it is: the parser says it is
+ * whole, and the caller did not cancel (a cancellation ends the call as cancelled, whole or not).
+ */
+function keepsWholeResponse(parser: StreamParser, error: unknown, signal: AbortSignal): boolean {
+  if (parser.isComplete?.() !== true) return false;
+  if (signal.aborted && abortCause(signal).kind === 'cancelled') return false;
+  return !(AdapterError.isInstance(error) && error.errorClass === 'cancelled');
 }
 
 /**

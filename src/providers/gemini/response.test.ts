@@ -86,12 +86,17 @@ describe('bad input never crashes', () => {
     expect(context.logger.entries[0]?.message).toBe('skipped a stream event that is not a JSON object');
   });
 
-  it('a complete body that is not an object is a ServerError', () => {
-    expect(() => parseBody('just a string')).toThrow(/not a JSON object/);
-    try {
-      parseBody([1]);
-    } catch (error) {
-      expect(isServerError(error)).toBe(true);
+  it('a complete body that is not an object, or has no response field, is a retryable ServerError', () => {
+    for (const body of ['just a string', [1], {}, { object: 'list', data: [] }]) {
+      let caught: unknown;
+      try {
+        parseBody(body);
+      } catch (error) {
+        caught = error;
+      }
+      expect(isServerError(caught)).toBe(true);
+      expect(caught).toMatchObject({ providerCode: 'invalid_response', retryable: true });
+      expect(String((caught as Error).message)).toMatch(/not a generateContent response/);
     }
   });
 

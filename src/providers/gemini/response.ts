@@ -1,5 +1,4 @@
 /** Whole Gemini `generateContent` responses → builder calls; finish reasons and usage (wire → canonical). */
-import { ServerError } from '../../core/errors/server-error.ts';
 import type { FinishReason } from '../../core/finish-reason.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import { emptyUsage, tokenCount, type Usage, usageFromInclusive } from '../../core/usage.ts';
@@ -17,19 +16,25 @@ export function parseResponse(body: unknown, context: ProviderContext, builder: 
   const error = convertErrorBody(body);
   if (error !== undefined) context.fail(error, error.status);
   const chunks = Array.isArray(body) ? body : [body];
-  const reader = new ResponseReader(context, builder);
-  for (const chunk of chunks) {
-    if (!isRecord(chunk)) {
-      throw new ServerError({
-        message: `gemini: ${context.model} returned a response that is not a JSON object`,
-        provider: 'gemini',
-        providerCode: 'invalid_response',
-        requestId: context.requestId,
-      });
-    }
-    reader.read(chunk as GeminiResponse);
+  // An invalid response (retryable, as the runtime classifies any unreadable body): an element
+  // that is not an object, or a body without one field of a response (`{}`, another API's JSON).
+  if (!chunks.every(isRecord) || !chunks.some(isResponseShaped)) {
+    context.fail({
+      code: 'invalid_response',
+      message: `${context.model} returned a body that is not a generateContent response`,
+    });
   }
+  const reader = new ResponseReader(context, builder);
+  for (const chunk of chunks) reader.read(chunk as GeminiResponse);
   reader.finish();
+}
+
+/** A chunk with at least one field of a `generateContent` response. */
+function isResponseShaped(chunk: unknown): boolean {
+  return (
+    isRecord(chunk) &&
+    ('candidates' in chunk || 'promptFeedback' in chunk || 'usageMetadata' in chunk || 'responseId' in chunk)
+  );
 }
 
 /** Safety and policy stops: the output was withheld or cut by a filter. */

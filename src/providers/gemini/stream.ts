@@ -28,6 +28,8 @@ export function createStreamParser(context: ProviderContext, builder: StreamBuil
       }
       reader.read(chunk as GeminiResponse);
     },
+    /** Whole once a chunk carried a finishReason; Gemini has no terminal event, so reading goes on. */
+    isComplete: () => reader.complete,
     onEnd() {
       if (!reader.complete) {
         reader.flushUsage();

@@ -96,6 +96,9 @@ export function createStreamParser(
     onEnd() {
       if (!done) endStream('the body ended before any finish_reason');
     },
+    /** Whole once a finish reason arrived (the usage chunk may still follow). */
+    isComplete: () => reader.hasFinish,
+    isTerminated: () => done,
   };
 
   /** The one rule for the end of a stream: no finish reason means truncated, unless the host omits it. */

@@ -105,6 +105,8 @@ export function createStreamParser(context: ProviderContext, builder: StreamBuil
         });
       }
     },
+    isComplete: () => reader.finished,
+    isTerminated: () => reader.finished,
     onEnd() {
       if (reader.finished) return;
       throw createTruncatedError(
