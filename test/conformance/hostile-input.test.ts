@@ -11,7 +11,7 @@ import { isCancelledError, isInvalidRequestError } from '../../src/core/errors/g
 import type { StreamEvent } from '../../src/core/events.ts';
 import { createMemoryLogger } from '../../src/core/logger.ts';
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
-import { ConfigError, type SwitchyardConfig } from '../../src/registry/config.ts';
+import { ConfigError, parseConfigYaml, type SwitchyardConfig } from '../../src/registry/config.ts';
 import { routingDecisionOfError } from '../../src/routing/decision.ts';
 import { userText } from '../../src/core/transcript.ts';
 import { createSwitchyard, type Switchyard, type SwitchyardRequest } from '../../src/switchyard.ts';
@@ -518,5 +518,33 @@ describe('registry config mistakes fail at creation; cycles cannot loop', () => 
       routingDecisionOfError((outcome as { error: unknown }).error)?.attempts.map((attempt) => attempt.model),
     ).toEqual(['anthropic:model-a', 'anthropic:model-b']);
     await front.close();
+  });
+});
+
+describe('config keys: __proto__ is refused, not silently dropped', () => {
+  it.each([
+    ['an adapter named __proto__', '{"adapters":{"__proto__":{"type":"anthropic"}}}', /adapters\.__proto__/],
+    ['a pricing key __proto__', '{"pricing":{"__proto__":{"input_mtok":1}}}', /pricing\.__proto__/],
+    ['a model key __proto__', '{"models":{"__proto__":null}}', /models\.__proto__/],
+  ])('%s (JSON)', (_label, json, names) => {
+    let thrown: unknown;
+    try {
+      createSwitchyard({ config: fromJson(json) as SwitchyardConfig, logger: createMemoryLogger() });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    expect((thrown as ConfigError).message).toMatch(names);
+  });
+
+  it('an adapter named __proto__ in YAML names its line', () => {
+    let thrown: unknown;
+    try {
+      parseConfigYaml('adapters:\n  __proto__:\n    type: anthropic\n', 'switchyard.yaml');
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    expect((thrown as ConfigError).issues[0]).toMatchObject({ path: 'adapters.__proto__', line: 2 });
   });
 });
