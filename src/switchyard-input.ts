@@ -91,7 +91,7 @@ export type PreparedRequest =
       output?: SchemaLike;
       outputSchema?: OutputSchema;
     }
-  | { ok: false; error: InvalidRequestError };
+  | { ok: false; error: InvalidRequestError; model?: string };
 
 /**
  * Checks a front-door request and its call options and splits `output` off (converted to the
@@ -143,7 +143,9 @@ export function prepareRequest(input: unknown, callOptions: unknown): PreparedRe
   const options = validateCallOptions(callOptions);
   if (!options.ok) issues.push(...options.issues);
   if (issues.length > 0 || prepared === undefined || !options.ok) {
-    return { ok: false, error: invalidInput('switchyard: invalid request', issues) };
+    const model =
+      typeof prepared?.request.model === 'string' ? prepared.request.model.slice(0, 512) : undefined;
+    return { ok: false, error: invalidInput('switchyard: invalid request', issues), model };
   }
   return { ok: true, ...prepared, options: options.value };
 }

@@ -134,7 +134,7 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
     const prepared = prepareRequest(request, callOptions);
     if (!prepared.ok) {
       return {
-        stream: () => new Turn(failedTurn(prepared.error)),
+        stream: () => new Turn(failedTurn(prepared.error, prepared.model)),
         complete: () => Promise.reject(prepared.error),
       };
     }

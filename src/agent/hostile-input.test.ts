@@ -354,3 +354,65 @@ describe('agent.resume and cost(): misuse ends the run with a named error, never
     },
   );
 });
+
+describe('the caller’s own callbacks misbehaving end the run with outcome error, never a hang or crash', () => {
+  const withCall = () =>
+    createScriptedAdapter([{ content: [call('c1', 'echo', { q: 'x' })] }, { content: [text('done')] }]);
+  it.each([
+    [
+      'needsApproval throws',
+      () => ({
+        client: withCall(),
+        tools: [
+          tool({
+            name: 'echo',
+            input: z.object({ q: z.string() }),
+            execute: () => 'ok',
+            needsApproval: () => {
+              throw new Error('rule broke');
+            },
+          }),
+        ],
+      }),
+      /rule broke/,
+    ],
+    [
+      'stopWhen throws',
+      () => ({
+        client: withCall(),
+        tools: [echo],
+        stopWhen: () => {
+          throw 'stop broke';
+        },
+      }),
+      /stop broke/,
+    ],
+    [
+      'the model function returns a number',
+      () => ({ client: client(), model: () => 42 as never }),
+      /model: got 42; expected a model name/,
+    ],
+    [
+      'the model function throws',
+      () => ({
+        client: client(),
+        model: () => {
+          throw new Error('no model today');
+        },
+      }),
+      /no model today/,
+    ],
+    [
+      'the client function returns nothing',
+      () => ({ client: () => undefined as never }),
+      /no client for model/,
+    ],
+  ])('%s', async (_label, make, names) => {
+    const agent = createAgent({ model: 'scripted:m', ...make() } as AgentOptions);
+    const outcome = await settle(agent.run('hi').result(), 3000);
+    expect(outcome.state).toBe('resolved');
+    const result = (outcome as { value: { outcome: string; error: unknown } }).value;
+    expect(result.outcome).toBe('error');
+    expect(String((result.error as Error)?.message ?? result.error)).toMatch(names);
+  });
+});

@@ -1,4 +1,5 @@
 /** One model call of a turn: streams events through, retries once on the fallback model when overloaded. */
+import { invalidInput } from '../core/input-check.ts';
 import type { AdapterSession } from '../core/adapter.ts';
 import { AdapterError } from '../core/errors/adapter-error.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
@@ -27,7 +28,12 @@ export function resolveModel(
   choice: ModelChoice,
   client: ModelClient | ((model: string) => ModelClient) | undefined,
 ): ResolvedModel {
-  const model = typeof choice === 'string' ? choice : choice.model;
+  // A per-turn model function is the caller's code: what it returns is checked like the option.
+  const model: unknown = typeof choice === 'string' ? choice : (choice as { model?: unknown } | null)?.model;
+  if (typeof model !== 'string' || model.trim() === '') {
+    const message = `got ${typeof choice === 'object' ? JSON.stringify(choice) : String(choice)}; expected a model name or { model, client }`;
+    throw invalidInput('agent model', [{ path: 'model', message }], 'invalid_options');
+  }
   const explicit = typeof choice === 'string' ? undefined : choice.client;
   const chosen = explicit ?? (typeof client === 'function' ? client(model) : client);
   if (chosen === undefined) throw new TypeError(`agent: no client for model ${model}`);

@@ -1,5 +1,8 @@
 /** A streamed turn you can iterate for events or simply await for the reply. */
+import { EventStream } from '../core/event-stream.ts';
 import type { StreamEvent } from '../core/events.ts';
+import { createRequestId } from '../core/ids.ts';
+import { StreamBuilder } from '../core/stream-builder.ts';
 import type { Reply } from './helpers.ts';
 
 /** What a turn reads: events to iterate once, and the final reply. */
@@ -35,15 +38,20 @@ export class Turn implements AsyncIterable<StreamEvent>, PromiseLike<Reply> {
   }
 }
 
-/** A turn that fails at once with `error`: iteration throws it, `result()` rejects with it (no unhandled rejection). */
-export function failedTurn(error: unknown): TurnSource {
-  const rejected = Promise.reject(error) as Promise<Reply>;
-  rejected.catch(() => {});
-  return {
-    result: () => rejected,
-    [Symbol.asyncIterator]: () => ({
-      next: () => Promise.reject(error),
-      return: () => Promise.resolve({ done: true as const, value: undefined }),
-    }),
+/**
+ * A turn refused before any provider was chosen (invalid input): like an adapter's refused stream,
+ * it yields `message-start` and `finish` (reason `error`), then raises `error`; `result()` rejects
+ * with it. Never an unhandled rejection.
+ */
+export function failedTurn(error: unknown, model = 'unknown'): TurnSource {
+  const events = new EventStream<StreamEvent, Reply>();
+  const context = {
+    requestId: createRequestId(),
+    provider: 'switchyard',
+    model,
+    startedAt: performance.now(),
   };
+  new StreamBuilder(context, (event) => events.push(event)).finish('error');
+  events.fail(error);
+  return events;
 }

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { capabilityOverridesSchema } from '../core/capabilities-schema.ts';
+import { findShapeProblem } from '../core/value-shape.ts';
 
 const rate = z.union([
   z.number().nonnegative(),
@@ -115,12 +116,27 @@ type ParsedConfig = z.infer<typeof configSchema>;
 
 /** Validates a configuration object. Throws a {@link ConfigError} naming every invalid key. */
 export function parseConfig(config: unknown, source = ''): ParsedConfig {
+  const problem = shapeIssue(config);
+  if (problem !== undefined) throw new ConfigError(source, [problem.issue]);
   const result = configSchema.safeParse(config ?? {});
   if (result.success) return result.data;
   throw new ConfigError(
     source,
     result.error.issues.map((issue) => ({ path: issuePath(issue), message: issue.message })),
   );
+}
+
+/**
+ * A cycle, absurd nesting or an own `__proto__` key (zod's records skip that key silently, and
+ * YAML and JSON make one): refused with its path before the schema runs.
+ */
+function shapeIssue(value: unknown): { issue: ConfigIssue; path: PropertyKey[] } | undefined {
+  const problem = findShapeProblem(value);
+  if (problem === undefined) return undefined;
+  return {
+    issue: { path: problem.path.map(String).join('.') || '(root)', message: problem.message },
+    path: problem.path,
+  };
 }
 
 function issuePath(issue: z.core.$ZodIssue): string {
@@ -145,7 +161,15 @@ export function parseConfigYaml(text: string, source = 'config'): ParsedConfig {
       })),
     );
   }
-  const result = configSchema.safeParse(document.toJS() ?? {});
+  const value: unknown = document.toJS();
+  const problem = shapeIssue(value);
+  if (problem !== undefined) {
+    const offset = locate(document.contents, problem.path, []);
+    throw new ConfigError(source, [
+      offset === undefined ? problem.issue : { ...problem.issue, line: lineCounter.linePos(offset).line },
+    ]);
+  }
+  const result = configSchema.safeParse(value ?? {});
   if (result.success) return result.data;
   throw new ConfigError(
     source,

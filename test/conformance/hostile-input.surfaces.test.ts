@@ -268,3 +268,49 @@ describe('parseTranscript never throws; stringifyTranscript refuses what JSON wo
     expect(parsed.ok && parsed.value.length).toBe(100_000);
   }, 20_000);
 });
+
+describe('adapters share the boundary: the new rules hold on every adapter before any HTTP call', () => {
+  const adapters = (): Adapter[] => {
+    const options = { baseURL: emulator.url, maxRetries: 0 };
+    return [
+      createAnthropic({ ...options, apiKey: 'test-anthropic-key-0000' }),
+      createOpenAI({ ...options, apiKey: 'test-openai-key-0000' }),
+      createGemini({ ...options, apiKey: 'test-gemini-key-0000' }),
+      createOpenAICompatible(presets.groq, { ...options, apiKey: 'test-groq-key-0000' }),
+    ];
+  };
+  const valid = { model: 'model-x', transcript: [userText('hi')], maxOutputTokens: 10 };
+  it.each([
+    [
+      'two tools with one name',
+      {
+        ...valid,
+        tools: [
+          { name: 't', inputSchema: {} },
+          { name: 't', inputSchema: {} },
+        ],
+      },
+      /tools: tool names must be unique/,
+    ],
+    [
+      'a __proto__ key in providerOptions',
+      { ...valid, providerOptions: { anthropic: fromJson('{"__proto__":{"polluted":1}}') } },
+      /providerOptions\.anthropic\.__proto__/,
+    ],
+    [
+      'a Date in a structured part',
+      { ...valid, transcript: [{ kind: 'user', parts: [{ type: 'structured', value: new Date(0) }] }] },
+      /transcript\[0\]\.parts\[0\]\.value: expected a JSON value/,
+    ],
+  ])('%s', async (_label, request, names) => {
+    for (const adapter of adapters()) {
+      const outcome = await settle(adapter.complete(request as never));
+      expect(outcome.state).toBe('rejected');
+      const error = (outcome as { error: unknown }).error;
+      expect(isInvalidRequestError(error), `${adapter.name}: ${String(error)}`).toBe(true);
+      expect((error as Error).message).toMatch(names);
+      await adapter.close();
+    }
+    expect(emulator.requests).toHaveLength(0);
+  });
+});

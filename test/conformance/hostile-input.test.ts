@@ -8,8 +8,10 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CallOptions } from '../../src/core/adapter.ts';
 import { isCancelledError, isInvalidRequestError } from '../../src/core/errors/guards.ts';
+import type { StreamEvent } from '../../src/core/events.ts';
 import { createMemoryLogger } from '../../src/core/logger.ts';
-import { ConfigError, type SwitchyardConfig } from '../../src/registry/config.ts';
+import { assertStreamInvariants } from '../../src/testing/invariants.ts';
+import { ConfigError, parseConfigYaml, type SwitchyardConfig } from '../../src/registry/config.ts';
 import { routingDecisionOfError } from '../../src/routing/decision.ts';
 import { userText } from '../../src/core/transcript.ts';
 import { createSwitchyard, type Switchyard, type SwitchyardRequest } from '../../src/switchyard.ts';
@@ -248,18 +250,19 @@ async function callBoth(request: unknown, options: unknown) {
   expect(() => {
     turn = sy.stream(request as SwitchyardRequest, options as CallOptions);
   }, 'stream() never throws synchronously').not.toThrow();
-  const events: string[] = [];
+  const received: StreamEvent[] = [];
   const iterated = await settle(
     (async () => {
-      for await (const event of turn!) events.push(event.type);
+      for await (const event of turn!) received.push(event);
     })(),
   );
+  const events = received.map((event) => event.type);
   const result = await settle(turn!.result());
   let completed: Promise<unknown> | undefined;
   expect(() => {
     completed = sy.complete(request as SwitchyardRequest, options as CallOptions);
   }, 'complete() never throws synchronously').not.toThrow();
-  return { events, iterated, result, completed: await settle(completed!) };
+  return { events, received, iterated, result, completed: await settle(completed!) };
 }
 
 describe('the front door rejects bad requests with a classified error naming the bad path', () => {
@@ -267,7 +270,11 @@ describe('the front door rejects bad requests with a classified error naming the
     const request = makeRequest();
     const options = makeOptions();
     const before = snapshotOf(request);
-    const { iterated, result, completed } = await callBoth(request, options);
+    const { iterated, result, completed, events, received } = await callBoth(request, options);
+    // Like an adapter's refused stream: message-start, finish(error), then the error.
+    expect(events).toEqual(['message-start', 'finish']);
+    expect(received.at(-1)).toMatchObject({ response: { finishReason: 'error' } });
+    assertStreamInvariants(received);
     for (const outcome of [iterated, result, completed]) {
       expect(outcome.state).toBe('rejected');
       const error = (outcome as { error: unknown }).error;
@@ -511,5 +518,33 @@ describe('registry config mistakes fail at creation; cycles cannot loop', () => 
       routingDecisionOfError((outcome as { error: unknown }).error)?.attempts.map((attempt) => attempt.model),
     ).toEqual(['anthropic:model-a', 'anthropic:model-b']);
     await front.close();
+  });
+});
+
+describe('config keys: __proto__ is refused, not silently dropped', () => {
+  it.each([
+    ['an adapter named __proto__', '{"adapters":{"__proto__":{"type":"anthropic"}}}', /adapters\.__proto__/],
+    ['a pricing key __proto__', '{"pricing":{"__proto__":{"input_mtok":1}}}', /pricing\.__proto__/],
+    ['a model key __proto__', '{"models":{"__proto__":null}}', /models\.__proto__/],
+  ])('%s (JSON)', (_label, json, names) => {
+    let thrown: unknown;
+    try {
+      createSwitchyard({ config: fromJson(json) as SwitchyardConfig, logger: createMemoryLogger() });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    expect((thrown as ConfigError).message).toMatch(names);
+  });
+
+  it('an adapter named __proto__ in YAML names its line', () => {
+    let thrown: unknown;
+    try {
+      parseConfigYaml('adapters:\n  __proto__:\n    type: anthropic\n', 'switchyard.yaml');
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    expect((thrown as ConfigError).issues[0]).toMatchObject({ path: 'adapters.__proto__', line: 2 });
   });
 });
