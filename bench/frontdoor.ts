@@ -1,6 +1,7 @@
 /**
- * Front-door overhead: `sy.complete` / `sy.stream` (resolution, pre-dispatch checks, availability,
- * pricing, decision record, reply helpers) against calling the same in-memory adapter directly.
+ * Front-door overhead: `sy.complete` / `sy.stream` (request validation, resolution, pre-dispatch
+ * checks, availability, pricing, decision record, reply helpers) against calling the same in-memory
+ * adapter directly (which validates the request at its boundary, as every built-in adapter does).
  * No network: the adapter answers at once, so the difference is what routing and pricing add.
  * Run: `node bench/frontdoor.ts` (or `npm run bench:frontdoor`); prints µs per call.
  */
@@ -11,6 +12,7 @@ import { createRequestId } from '../src/core/ids.ts';
 import { silentLogger } from '../src/core/logger.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../src/core/request.ts';
 import { userText } from '../src/core/transcript.ts';
+import { validateCall } from '../src/providers/common/validate-call.ts';
 import { allCapabilities } from '../src/testing/scripted-adapter.ts';
 import { createApiTable, createSwitchyard, registerApi } from '../src/index.ts';
 
@@ -29,15 +31,19 @@ function response(request: CanonicalRequest): CanonicalResponse {
   };
 }
 
-/** An adapter that answers at once: complete() with a response, stream() with six events. */
+/**
+ * An adapter that answers at once: complete() with a response, stream() with six events. Like every
+ * built-in adapter (`createHttpAdapter`), it validates the request at its boundary (`validateCall`),
+ * which takes a request the front door already validated as it is.
+ */
 const adapter: Adapter = {
   name: 'openai',
   api: 'openai-chat',
   capabilities: () => allCapabilities,
-  complete: async (request) => response(request),
-  stream(request) {
+  complete: async (request, options) => response(validateCall('openai', request, options).request),
+  stream(request, options) {
     const stream = new EventStream<StreamEvent, CanonicalResponse>();
-    const reply = response(request);
+    const reply = response(validateCall('openai', request, options).request);
     queueMicrotask(() => {
       stream.push({
         type: 'message-start',

@@ -7,7 +7,12 @@ import type { CallOptions } from './core/adapter.ts';
 import type { InvalidRequestError } from './core/errors/invalid-request-error.ts';
 import { checkOptions, invalidInput } from './core/input-check.ts';
 import type { OutputSchema } from './core/request.ts';
-import { modelNameSchema, validateCallOptions, validateRouteRequest } from './core/request-schema.ts';
+import {
+  markValidated,
+  modelNameSchema,
+  validateCallOptions,
+  validateRouteRequest,
+} from './core/request-schema.ts';
 import type { ToolSpec } from './core/tools.ts';
 import {
   formatPath,
@@ -147,7 +152,8 @@ export function prepareRequest(input: unknown, callOptions: unknown): PreparedRe
       typeof prepared?.request.model === 'string' ? prepared.request.model.slice(0, 512) : undefined;
     return { ok: false, error: invalidInput('switchyard: invalid request', issues), model };
   }
-  return { ok: true, ...prepared, options: options.value };
+  // `prepared.request` is this function's own copy: marked, the adapter does not validate it again.
+  return { ok: true, ...prepared, request: markValidated(prepared.request), options: options.value };
 }
 
 const specs = new WeakMap<object, ToolSpec>();

@@ -257,7 +257,7 @@ describe('parseTranscript validation', () => {
         '[0].parts[0]',
         '[1].parts[0].metadata.plain',
         '[2].parts[0].data.data',
-        '[3].parts[0].output.parts',
+        '[3].parts[0].output.parts[0]',
       ]),
     );
   });

@@ -5,16 +5,56 @@ import type { ToolCallId } from './ids.ts';
 import type { JsonObject, JsonValue } from './json.ts';
 import { isMetadataKey, type MetadataMap, sortMetadata } from './metadata.ts';
 import type { Item, Part, Transcript } from './transcript.ts';
-import { findShapeProblem } from './value-shape.ts';
+import { findShapeProblem, maxNestingDepth } from './value-shape.ts';
 
 /** Names what JSON takes: BigInt, Symbol, functions, NaN/Infinity, Dates, Maps and class instances do not. */
 const notJson = 'expected a JSON value (string, finite number, boolean, null, array or plain object)';
-const jsonValue: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union(
-    [z.string(), z.number(), z.boolean(), z.null(), z.array(jsonValue), z.record(z.string(), jsonValue)],
-    { error: notJson },
-  ),
-);
+/**
+ * Any JSON value, checked by {@link nonJsonPath} rather than a recursive zod schema: zod 4.6 wraps
+ * every schema whose subtree is recursive (here: the request, its transcript and parts) in a
+ * per-value memo for cycle detection, which made validating a one-message request cost ~9 µs
+ * (`npm run bench:frontdoor` profile); cycles are refused before zod runs (`findShapeProblem`).
+ */
+const jsonValue = z.unknown().superRefine((value, context) => {
+  const path = nonJsonPath(value, 0);
+  if (path !== undefined) context.addIssue({ code: 'custom', message: notJson, path });
+}) as unknown as z.ZodType<JsonValue>;
+
+/**
+ * The path to the first part of `value` that JSON does not take (BigInt, Symbol, functions,
+ * undefined, NaN/Infinity, Dates, Maps, class instances, sparse-array holes), `[]` for `value`
+ * itself, undefined when it is all JSON. Allocates only on failure; depth-capped.
+ */
+function nonJsonPath(value: unknown, depth: number): PropertyKey[] | undefined {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return undefined;
+    case 'number':
+      return Number.isFinite(value) ? undefined : [];
+    case 'object': {
+      if (value === null) return undefined;
+      if (depth >= maxNestingDepth) return [];
+      if (Array.isArray(value)) {
+        for (let index = 0; index < value.length; index++) {
+          const inner = nonJsonPath(value[index], depth + 1);
+          if (inner !== undefined) return [index, ...inner];
+        }
+        return undefined;
+      }
+      const prototype: unknown = Object.getPrototypeOf(value);
+      if (prototype !== Object.prototype && prototype !== null) return [];
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue;
+        const inner = nonJsonPath((value as Record<string, unknown>)[key], depth + 1);
+        if (inner !== undefined) return [key, ...inner];
+      }
+      return undefined;
+    }
+    default:
+      return [];
+  }
+}
 const jsonObject = z.record(z.string(), jsonValue) as z.ZodType<JsonObject>;
 /** The zod schema of any JSON value (finite numbers only). */
 export const jsonValueSchema = jsonValue;
@@ -44,78 +84,96 @@ const dataRef = z.discriminatedUnion('type', [
 
 const toolCallIdSchema = z.string().transform((value) => value as ToolCallId);
 
-const part: z.ZodType<Part> = z.lazy(() =>
-  z.discriminatedUnion('type', [
-    z.strictObject({ type: z.literal('text'), text: z.string(), incomplete, metadata }),
-    z.strictObject({
-      type: z.literal('media'),
-      modality: z.enum(['image', 'audio', 'video', 'binary']),
-      mimeType: z.string().min(1),
-      data: dataRef,
-      metadata,
-    }),
-    z.strictObject({
-      type: z.literal('file'),
-      mimeType: z.string().min(1),
-      data: dataRef,
-      filename: z.string().optional(),
-      metadata,
-    }),
-    z.strictObject({
-      type: z.literal('structured'),
-      value: jsonValue,
-      schema: jsonObject.optional(),
-      metadata,
-    }),
-    z.strictObject({
-      type: z.literal('reasoning'),
-      text: z.string(),
-      signature: z.string().optional(),
-      data: z.string().optional(),
-      redacted: z.boolean().optional(),
-      provider: z.string().optional(),
-      incomplete,
-      metadata,
-    }),
-    z.strictObject({
-      type: z.literal('tool-call'),
-      id: toolCallIdSchema,
-      name: z.string().min(1),
-      input: jsonObject,
-      signature: z.string().optional(),
-      provider: z.string().optional(),
-      incomplete,
-      metadata,
-    }),
-    z.strictObject({
-      type: z.literal('tool-result'),
-      callId: toolCallIdSchema,
-      name: z.string().optional(),
-      output: z.discriminatedUnion('type', [
-        z.strictObject({ type: z.literal('text'), text: z.string() }),
-        z.strictObject({ type: z.literal('json'), value: jsonValue }),
-        z.strictObject({
-          type: z.literal('parts'),
-          parts: z
-            .array(part)
-            .refine(
-              (parts) => parts.every((inner) => inner.type !== 'tool-call' && inner.type !== 'tool-result'),
-              'a tool result cannot hold tool calls or tool results',
-            ),
-        }),
-      ]),
-      isError: z.boolean(),
-      metadata,
-    }),
-    z.strictObject({
-      type: z.literal('custom'),
-      provider: z.string().min(1),
-      kind: z.string().min(1),
-      data: jsonValue,
-      metadata,
-    }),
-  ]),
-) as z.ZodType<Part>;
+/** The parts a tool result may hold: every kind but tool calls and tool results. */
+const contentParts = [
+  z.strictObject({ type: z.literal('text'), text: z.string(), incomplete, metadata }),
+  z.strictObject({
+    type: z.literal('media'),
+    modality: z.enum(['image', 'audio', 'video', 'binary']),
+    mimeType: z.string().min(1),
+    data: dataRef,
+    metadata,
+  }),
+  z.strictObject({
+    type: z.literal('file'),
+    mimeType: z.string().min(1),
+    data: dataRef,
+    filename: z.string().optional(),
+    metadata,
+  }),
+  z.strictObject({
+    type: z.literal('structured'),
+    value: jsonValue,
+    schema: jsonObject.optional(),
+    metadata,
+  }),
+  z.strictObject({
+    type: z.literal('reasoning'),
+    text: z.string(),
+    signature: z.string().optional(),
+    data: z.string().optional(),
+    redacted: z.boolean().optional(),
+    provider: z.string().optional(),
+    incomplete,
+    metadata,
+  }),
+  z.strictObject({
+    type: z.literal('custom'),
+    provider: z.string().min(1),
+    kind: z.string().min(1),
+    data: jsonValue,
+    metadata,
+  }),
+] as const;
+
+/**
+ * A tool result's `parts`: content parts only. Checked without recursion into `part` (a recursive
+ * schema makes zod 4.6 memoize every value of the parse; see `jsonValue`).
+ */
+const resultParts = z.array(z.unknown()).transform((parts, context) => {
+  const parsed: unknown[] = [];
+  parts.forEach((inner, index) => {
+    const type = typeof inner === 'object' && inner !== null ? (inner as { type?: unknown }).type : undefined;
+    if (type === 'tool-call' || type === 'tool-result') {
+      const message = 'a tool result cannot hold tool calls or tool results';
+      context.addIssue({ code: 'custom', message, path: [index] });
+      return;
+    }
+    const checked = contentPart.safeParse(inner);
+    if (checked.success) parsed.push(checked.data);
+    else
+      for (const issue of checked.error.issues)
+        context.addIssue({ ...issue, path: [index, ...issue.path] } as never);
+  });
+  return parsed;
+});
+const contentPart = z.discriminatedUnion('type', contentParts);
+
+const part = z.discriminatedUnion('type', [
+  ...contentParts,
+  z.strictObject({
+    type: z.literal('tool-call'),
+    id: toolCallIdSchema,
+    name: z.string().min(1),
+    input: jsonObject,
+    signature: z.string().optional(),
+    provider: z.string().optional(),
+    incomplete,
+    metadata,
+  }),
+  z.strictObject({
+    type: z.literal('tool-result'),
+    callId: toolCallIdSchema,
+    name: z.string().optional(),
+    output: z.discriminatedUnion('type', [
+      z.strictObject({ type: z.literal('text'), text: z.string() }),
+      z.strictObject({ type: z.literal('json'), value: jsonValue }),
+      z.strictObject({ type: z.literal('parts'), parts: resultParts }),
+    ]),
+    isError: z.boolean(),
+    metadata,
+  }),
+]) as unknown as z.ZodType<Part>;
 
 const item = z.strictObject({
   id: z.string().optional(),

@@ -12,6 +12,7 @@ import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
 import { createRequestId, type RequestId } from '../core/ids.ts';
 import type { Logger } from '../core/logger.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
+import { isValidated, markValidated } from '../core/request-schema.ts';
 import type { Reply } from '../conversation/helpers.ts';
 import { textOf, toolCallsOf } from '../conversation/helpers.ts';
 import type { CallEvent, Observer } from '../observers/types.ts';
@@ -179,12 +180,14 @@ export function createRouter(context: RouterContext) {
       route.request.maxOutputTokens ?? Math.min(defaultMaxOutput, facts.maxOutputTokens || defaultMaxOutput);
     // The adapter's own name prefixes the wire name (a config name such as `openai-r` may differ from it).
     const adapterName = registry.adapter(model.provider).name;
-    return {
+    const request: CanonicalRequest = {
       ...route.request,
       requestId: route.requestId,
       model: `${adapterName}:${model.wireName}`,
       maxOutputTokens,
     };
+    // Built from a request the front door validated: the adapter boundary need not validate it again.
+    return isValidated(route.request) ? markValidated(request) : request;
   }
 
   function callOptions(
