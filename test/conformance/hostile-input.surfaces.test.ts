@@ -4,62 +4,31 @@
  * Same oracle as hostile-input.test.ts: a classified error naming the bad path, no unhandled
  * rejection, the caller's input unchanged, `Object.prototype` clean.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Adapter } from '../../src/core/adapter.ts';
 import { isInvalidRequestError } from '../../src/core/errors/guards.ts';
-import { createMemoryLogger } from '../../src/core/logger.ts';
 import { userText } from '../../src/core/transcript.ts';
 import { parseTranscript, stringifyTranscript } from '../../src/core/transcript-schema.ts';
 import { createAnthropic } from '../../src/providers/anthropic/index.ts';
 import { createGemini } from '../../src/providers/gemini/index.ts';
 import { createOpenAI } from '../../src/providers/openai-chat/index.ts';
 import { createOpenAICompatible, presets } from '../../src/providers/openai-compatible/index.ts';
-import { createSwitchyard, type Switchyard } from '../../src/switchyard.ts';
-import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
-import { emulatorBaseURL } from '../support/apis.ts';
+import type { Switchyard } from '../../src/switchyard.ts';
+import type { Emulator } from '../../src/testing/emulator/index.ts';
 import {
   deepFreeze,
-  expectNoPrototypePollution,
   fromJson,
-  type ProcessWatch,
   settle,
   snapshotOf,
   throwingProxy,
-  watchProcess,
+  useHostileFrontDoor,
 } from '../support/hostile.ts';
 
+const door = useHostileFrontDoor('test-key-surfaces');
 let emulator: Emulator;
 let sy: Switchyard;
-let watch: ProcessWatch;
-beforeAll(async () => {
-  emulator = await startEmulator();
-  sy = createSwitchyard({
-    logger: createMemoryLogger(),
-    config: {
-      builtins: false,
-      adapters: {
-        anthropic: {
-          type: 'anthropic',
-          base_url: emulatorBaseURL('anthropic', emulator.url),
-          api_key: 'test-key-surfaces',
-          max_retries: 0,
-        },
-      },
-      models: { 'anthropic:claude-sonnet-4-5': { aliases: ['primary'] } },
-    },
-  });
-});
-afterAll(async () => {
-  await sy.close();
-  await emulator.close();
-});
-beforeEach(() => {
-  emulator.requests.length = 0;
-  watch = watchProcess();
-});
-afterEach(async () => {
-  await watch.stop();
-  expectNoPrototypePollution();
+beforeAll(() => {
+  ({ emulator, sy } = door);
 });
 
 /** The error `fn` throws (undefined when it does not). */

@@ -5,7 +5,7 @@
  * synchronous throw, no unhandled rejection, no HTTP call for a rejected request, the caller's
  * input unchanged and `Object.prototype` clean.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { CallOptions } from '../../src/core/adapter.ts';
 import { isCancelledError, isInvalidRequestError } from '../../src/core/errors/guards.ts';
 import type { StreamEvent } from '../../src/core/events.ts';
@@ -15,53 +15,22 @@ import { ConfigError, parseConfigYaml, type SwitchyardConfig } from '../../src/r
 import { routingDecisionOfError } from '../../src/routing/decision.ts';
 import { userText } from '../../src/core/transcript.ts';
 import { createSwitchyard, type Switchyard, type SwitchyardRequest } from '../../src/switchyard.ts';
-import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
+import type { Emulator } from '../../src/testing/emulator/index.ts';
 import { emulatorBaseURL } from '../support/apis.ts';
 import {
   deepFreeze,
-  expectNoPrototypePollution,
   fromJson,
-  type ProcessWatch,
   settle,
   snapshotOf,
   throwingProxy,
-  watchProcess,
+  useHostileFrontDoor,
 } from '../support/hostile.ts';
 
+const door = useHostileFrontDoor('test-key-hostile', { failure_threshold: 1000 });
 let emulator: Emulator;
 let sy: Switchyard;
-let watch: ProcessWatch;
-
-beforeAll(async () => {
-  emulator = await startEmulator();
-  sy = createSwitchyard({
-    logger: createMemoryLogger(),
-    config: {
-      builtins: false,
-      adapters: {
-        anthropic: {
-          type: 'anthropic',
-          base_url: emulatorBaseURL('anthropic', emulator.url),
-          api_key: 'test-key-hostile',
-          max_retries: 0,
-        },
-      },
-      models: { 'anthropic:claude-sonnet-4-5': { aliases: ['primary'] } },
-      routing: { failure_threshold: 1000 },
-    },
-  });
-});
-afterAll(async () => {
-  await sy.close();
-  await emulator.close();
-});
-beforeEach(() => {
-  emulator.requests.length = 0;
-  watch = watchProcess();
-});
-afterEach(async () => {
-  await watch.stop();
-  expectNoPrototypePollution();
+beforeAll(() => {
+  ({ emulator, sy } = door);
 });
 
 const hello = () => [userText('hi')];

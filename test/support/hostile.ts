@@ -3,7 +3,11 @@
  * `unhandledRejection` / `uncaughtException` fires, the caller's input is left as it was, and
  * `Object.prototype` is not polluted.
  */
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
+import { createMemoryLogger } from '../../src/core/logger.ts';
+import { createSwitchyard, type Switchyard } from '../../src/switchyard.ts';
+import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
+import { emulatorBaseURL } from './apis.ts';
 
 /** Process-level failure listeners installed for one test. */
 export interface ProcessWatch {
@@ -85,3 +89,51 @@ export function throwingProxy(): object {
 /** JSON text parsed, so `__proto__` arrives as an own key (as from a network body). */
 export const fromJson = (text: string): Record<string, unknown> =>
   JSON.parse(text) as Record<string, unknown>;
+
+/** What {@link useHostileFrontDoor} sets up for each test file: the emulator and a front door on it. */
+export interface HostileFrontDoor {
+  emulator: Emulator;
+  sy: Switchyard;
+}
+
+/**
+ * Registers the hooks every hostile-input file shares: an emulator and a front door with one
+ * Anthropic adapter on it (`primary` aliases its model; `routing` passed through), the request log
+ * cleared and the process watched around each test, no prototype pollution after it.
+ */
+export function useHostileFrontDoor(apiKey: string, routing?: Record<string, unknown>): HostileFrontDoor {
+  const door = {} as HostileFrontDoor;
+  let watch: ProcessWatch;
+  beforeAll(async () => {
+    door.emulator = await startEmulator();
+    door.sy = createSwitchyard({
+      logger: createMemoryLogger(),
+      config: {
+        builtins: false,
+        adapters: {
+          anthropic: {
+            type: 'anthropic',
+            base_url: emulatorBaseURL('anthropic', door.emulator.url),
+            api_key: apiKey,
+            max_retries: 0,
+          },
+        },
+        models: { 'anthropic:claude-sonnet-4-5': { aliases: ['primary'] } },
+        ...(routing === undefined ? {} : { routing }),
+      },
+    });
+  });
+  afterAll(async () => {
+    await door.sy.close();
+    await door.emulator.close();
+  });
+  beforeEach(() => {
+    door.emulator.requests.length = 0;
+    watch = watchProcess();
+  });
+  afterEach(async () => {
+    await watch.stop();
+    expectNoPrototypePollution();
+  });
+  return door;
+}
