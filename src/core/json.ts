@@ -10,3 +10,41 @@ export type JsonObject = { [key: string]: JsonValue };
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * Calls `visit` on every plain object inside `value` (arrays are walked, not visited) until it
+ * returns true; true when it did. Iterative, so any depth is safe.
+ */
+function someObject(value: unknown, visit: (object: Record<string, unknown>) => boolean): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const current = stack.pop();
+    if (typeof current !== 'object' || current === null) continue;
+    if (Array.isArray(current)) {
+      for (const child of current) if (typeof child === 'object' && child !== null) stack.push(child);
+      continue;
+    }
+    if (visit(current as Record<string, unknown>)) return true;
+    for (const key in current) {
+      const child = (current as Record<string, unknown>)[key];
+      if (typeof child === 'object' && child !== null) stack.push(child);
+    }
+  }
+  return false;
+}
+
+/** Whether `value` holds an own `__proto__` key (a plain property `JSON.parse` creates) at any depth. */
+export function hasProtoKey(value: unknown): boolean {
+  return someObject(value, (object) => Object.hasOwn(object, '__proto__'));
+}
+
+/**
+ * Deletes every own `__proto__` key in `value`, in place (every object copy drops such a key or
+ * turns it into a prototype swap). For values the library parsed itself (provider tool inputs).
+ */
+export function removeProtoKeys(value: unknown): void {
+  someObject(value, (object) => {
+    if (Object.hasOwn(object, '__proto__')) delete object['__proto__'];
+    return false;
+  });
+}

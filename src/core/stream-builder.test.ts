@@ -132,3 +132,35 @@ describe('StreamBuilder', () => {
     expect(events.filter((event) => event.type === 'finish')).toHaveLength(1);
   });
 });
+
+describe('tool inputs with __proto__ keys', () => {
+  it('removes them at any depth, keeps the arguments as sent as raw input and marks the call incomplete', () => {
+    const { builder, events } = createBuilder();
+    builder.toolStart('k', 'call_1' as ToolCallId, 'lookup');
+    builder.toolDelta('k', '{"__proto__":{"polluted":true},"a":1,"list":[{"__proto__":{"x":1},"b":2}]}');
+    builder.setFinish('tool-call');
+    const response = builder.finish();
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    assertStreamInvariants(events);
+    const call = response.content[0] as {
+      input: Record<string, unknown>;
+      incomplete?: boolean;
+      metadata?: Record<string, unknown>;
+    };
+    expect(call.input).toEqual({ a: 1, list: [{ b: 2 }] });
+    expect(Object.hasOwn(call.input, '__proto__')).toBe(false);
+    expect(Object.hasOwn((call.input.list as object[])[0] as object, '__proto__')).toBe(false);
+    expect(call.incomplete).toBe(true);
+    expect(call.metadata?.['switchyard.raw_input']).toContain('"__proto__":{"polluted":true}');
+  });
+
+  it('leaves inputs without them untouched (no raw copy, not incomplete)', () => {
+    const { builder } = createBuilder();
+    builder.toolStart('k', 'call_1' as ToolCallId, 'lookup');
+    builder.toolDelta('k', '{"proto":1,"constructor":"x"}');
+    const call = builder.finish().content[0] as { input: unknown; incomplete?: boolean; metadata?: unknown };
+    expect(call).toMatchObject({ input: { proto: 1, constructor: 'x' } });
+    expect(call.incomplete).toBeUndefined();
+    expect(call.metadata).toBeUndefined();
+  });
+});

@@ -3,7 +3,7 @@ import { ResponseAccumulator } from './accumulator.ts';
 import type { StreamEvent } from './events.ts';
 import type { FinishReason } from './finish-reason.ts';
 import type { RequestId, ToolCallId } from './ids.ts';
-import type { JsonObject, JsonValue } from './json.ts';
+import { hasProtoKey, type JsonObject, type JsonValue, removeProtoKeys } from './json.ts';
 import type { MetadataMap } from './metadata.ts';
 import { JsonFragments } from './partial-json.ts';
 import type { CanonicalResponse } from './request.ts';
@@ -225,6 +225,19 @@ export class StreamBuilder {
         repaired = true;
         metadata = { ...metadata, 'switchyard.raw_input': fragments.text() };
       }
+    }
+    // A `__proto__` key in the model's arguments cannot travel on (every copy drops it; the boundary
+    // refuses it in a request): removed here, with the arguments as sent kept as raw input.
+    if (hasProtoKey(input)) {
+      let raw: string | undefined;
+      try {
+        raw = JSON.stringify(input);
+      } catch {
+        raw = undefined; // nested past the engine's limit: the input is still cleaned
+      }
+      removeProtoKeys(input);
+      repaired = true;
+      if (raw !== undefined) metadata = { ...metadata, 'switchyard.raw_input': raw };
     }
     const event: Extract<StreamEvent, { type: 'tool-call-end' }> = {
       type: 'tool-call-end',

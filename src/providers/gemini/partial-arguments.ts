@@ -241,6 +241,15 @@ export class PartialArguments {
       }
       while (container.length < segment) container.push(null);
       container[segment] = value;
+    } else if (segment === '__proto__') {
+      // An own property, as JSON.parse makes it (an assignment would swap the object's prototype);
+      // the stream builder then removes it and keeps the arguments as sent.
+      Object.defineProperty(container, segment, {
+        value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     } else if (typeof segment === 'string') {
       container[segment] = value;
     }
@@ -309,7 +318,8 @@ function isObject(value: JsonValue | undefined): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** An own member only: an inherited one (`__proto__`, `constructor`) must never become a container written into. */
 function readMember(container: JsonObject | JsonValue[], segment: Segment): JsonValue | undefined {
   if (Array.isArray(container)) return typeof segment === 'number' ? container[segment] : undefined;
-  return typeof segment === 'string' ? container[segment] : undefined;
+  return typeof segment === 'string' && Object.hasOwn(container, segment) ? container[segment] : undefined;
 }

@@ -318,6 +318,30 @@ describe('stream parser', () => {
     expect(context.logger.entries[0]?.message).toBe('streamed function-call arguments arrived out of order');
   });
 
+  it('streamed arguments at __proto__ paths never touch a prototype; the key is removed and the arguments kept raw', () => {
+    const partial = (jsonPath: string, value: object) =>
+      modelParts([{ functionCall: { partialArgs: [{ jsonPath, ...value }], willContinue: true } }]);
+    const events = parseChunks([
+      modelParts([{ functionCall: { name: 'f', willContinue: true } }]),
+      partial('$.__proto__.polluted', { stringValue: 'yes' }),
+      partial("$['constructor']['prototype'].polluted", { stringValue: 'yes' }),
+      partial('$.city', { stringValue: 'Paris' }),
+      modelParts([{ functionCall: {} }]),
+      stop(),
+    ]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    assertStreamInvariants(events);
+    const call = finishOf(events).content[0] as {
+      input: Record<string, unknown>;
+      metadata?: Record<string, unknown>;
+    };
+    expect(Object.hasOwn(call.input, '__proto__')).toBe(false);
+    expect(Object.getPrototypeOf(call.input)).toBe(Object.prototype);
+    expect(call.input).toMatchObject({ city: 'Paris', constructor: { prototype: { polluted: 'yes' } } });
+    expect(call).toMatchObject({ incomplete: true });
+    expect(call.metadata?.['switchyard.raw_input']).toContain('"__proto__":{"polluted":"yes"}');
+  });
+
   it('JSON paths: dots, indices and quoted keys', () => {
     expect(parseJsonPath('$.a.b[2].c')).toEqual(['a', 'b', 2, 'c']);
     expect(parseJsonPath("$['key with space'][0]")).toEqual(['key with space', 0]);
