@@ -12,6 +12,7 @@ import { createRequestId } from '../src/core/ids.ts';
 import { silentLogger } from '../src/core/logger.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../src/core/request.ts';
 import { userText } from '../src/core/transcript.ts';
+import { validateRequest, validateRouteRequest } from '../src/core/request-schema.ts';
 import { validateCall } from '../src/providers/common/validate-call.ts';
 import { allCapabilities } from '../src/testing/scripted-adapter.ts';
 import { createApiTable, createSwitchyard, registerApi } from '../src/index.ts';
@@ -111,5 +112,8 @@ const streamDirect = await time('adapter.stream, iterated (direct)', () => drain
 const streamRouted = await time('sy.stream, iterated (routed + priced)', () => drain(sy.stream(routed)));
 console.log(`overhead complete: ${(completeRouted - completeDirect).toFixed(2)} µs/call`);
 console.log(`overhead stream:   ${(streamRouted - streamDirect).toFixed(2)} µs/call`);
+// What of the overhead is request validation (done once per routed call: at the front door).
+await time('validateRouteRequest (front door)', async () => validateRouteRequest({ ...routed }));
+await time('validateRequest (adapter boundary)', async () => validateRequest({ ...direct }));
 const priced = await sy.complete(routed);
 console.log(`(each routed reply priced: ${JSON.stringify(priced.usage.cost)})`);

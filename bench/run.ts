@@ -101,6 +101,9 @@ async function startServer(options: Options): Promise<{ url: string; child: Chil
   return { url: (JSON.parse(line) as { url: string }).url, child };
 }
 
+/** How long a worker may take to answer one request (one run of the slowest contender takes ~3 s). */
+const workerTimeoutMs = 120_000;
+
 /** A contender running in its own process (bench/worker.ts); requests are answered in order. */
 class Worker {
   readonly id: ContenderId;
@@ -129,10 +132,22 @@ class Worker {
     const { signal } = done;
     const exited = once(child, 'exit', { signal }).then(([code]) => ({ error: `worker exited (${code})` }));
     const answered = once(child, 'message', { signal }).then(([reply]) => reply as Reply);
+    // A contender that hangs fails its cell instead of stalling the whole run.
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<Reply>((resolve) => {
+      timer = setTimeout(
+        () => resolve({ error: `no answer to ${request.op} in ${workerTimeoutMs / 1000} s` }),
+        workerTimeoutMs,
+      );
+    });
     child.send(request);
     try {
-      return await Promise.race([answered, exited]);
+      const reply = await Promise.race([answered, exited, timedOut]);
+      if (reply === undefined || (reply.error !== undefined && reply.error.startsWith('no answer')))
+        child.kill();
+      return reply;
     } finally {
+      clearTimeout(timer);
       done.abort();
       exited.catch(() => {});
       answered.catch(() => {});

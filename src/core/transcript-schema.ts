@@ -12,8 +12,9 @@ const notJson = 'expected a JSON value (string, finite number, boolean, null, ar
 /**
  * Any JSON value, checked by {@link nonJsonPath} rather than a recursive zod schema: zod 4.6 wraps
  * every schema whose subtree is recursive (here: the request, its transcript and parts) in a
- * per-value memo for cycle detection, which made validating a one-message request cost ~9 µs
- * (`npm run bench:frontdoor` profile); cycles are refused before zod runs (`findShapeProblem`).
+ * per-value memo for cycle detection, which made validating a one-message request about three
+ * times as costly as it is now (`npm run bench:frontdoor` prints the current cost); cycles are
+ * refused before zod runs (`findShapeProblem`).
  */
 const jsonValue = z.unknown().superRefine((value, context) => {
   const path = nonJsonPath(value, 0);
