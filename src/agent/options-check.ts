@@ -113,6 +113,9 @@ const agentOptionsSchema = z.strictObject({
   observers: z
     .array(fn('an observer must be a function'), { error: 'observers must be an array' })
     .optional(),
+  logger: z
+    .custom<object>((value) => method(value, 'warn'), 'logger must have warn(message, fields)')
+    .optional(),
   tracer: z.custom<object>((value) => method(value, 'startSpan'), 'tracer must have startSpan()').optional(),
 });
 
