@@ -162,8 +162,10 @@ async function decide(
   const byId = new Map<string, ToolResultPart>(saved.results.map((result) => [result.callId, result]));
   const approved: ToolCallPart[] = [];
   for (const pending of saved.pending) {
-    const call = calls.find((candidate) => candidate.id === pending.callId);
-    if (call === undefined) continue;
+    // The state verified (prepareResume): the call run is the pending one, as shown for approval.
+    const found = calls.find((candidate) => candidate.id === pending.callId);
+    if (found === undefined) continue;
+    const call: ToolCallPart = { ...found, name: pending.name, input: pending.input };
     const decision = decisions[pending.callId]!;
     const ok = typeof decision === 'boolean' ? decision : decision.approved;
     if (ok) approved.push(call);
