@@ -37,6 +37,7 @@ const adapterSchema = z
     api_key: z.string().min(1).optional(),
     base_url: z.url().optional(),
     timeout_seconds: z.number().positive().optional(),
+    first_byte_timeout_seconds: z.number().positive().optional(),
     max_retries: z.number().int().min(0).max(10).optional(),
     headers: z.record(z.string(), z.string()).optional(),
     quirks: z.record(z.string(), z.unknown()).optional(),
@@ -64,6 +65,7 @@ const routingSchema = z
     failure_threshold: z.number().int().positive(),
     cooldown_seconds: z.number().positive(),
     long_retry_after_seconds: z.number().positive(),
+    max_open_seconds: z.number().positive(),
   })
   .partial()
   .strict();
