@@ -46,9 +46,22 @@ function swapModel(context: CommandContext, name: string): void {
   try {
     resolved = session.describe(name);
   } catch {
-    const suggestion = closest(name, modelNames(session));
-    const hint = suggestion === undefined ? ' — /models lists them' : ` (did you mean '${suggestion}'?)`;
-    return say(red(screen, `unknown model '${name}'${hint}`));
+    resolved = undefined;
+  }
+  // A bare name served only by a glob (`gpt-mnii` by `openai:gpt-*`) that is not a known model is
+  // most likely a typo; `provider:name` says it is meant.
+  const names = modelNames(session);
+  const guessed =
+    resolved !== undefined &&
+    resolved.matchedBy === 'glob' &&
+    !name.includes(':') &&
+    !names.includes(resolved.id);
+  if (resolved === undefined || guessed) {
+    const suggestion = closest(name, names);
+    if (resolved === undefined || suggestion !== undefined) {
+      const hint = suggestion === undefined ? ' — /models lists them' : ` (did you mean '${suggestion}'?)`;
+      return say(red(screen, `unknown model '${name}'${hint}`));
+    }
   }
   if (!resolved.configured) {
     const provider = session.sy.providers().find((entry) => entry.name === resolved.provider);

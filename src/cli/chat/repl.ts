@@ -191,6 +191,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
   const input = createChatInput(process.stdin, process.stdout, join(dataDirectory(), 'input-history'));
   let store = await openLog(say);
   const { tools, sources } = await connectTools(door, allowed, say);
+  session.tools = tools;
   const chat: Chat = {
     session,
     screen,

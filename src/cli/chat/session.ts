@@ -51,7 +51,8 @@ export class ChatSession {
   /** The model name as the user gave it (alias or id). */
   model: string;
   readonly allowed: Set<string>;
-  private readonly tools: AnyAgentTool[];
+  /** The tools the model may call (MCP tools, connected after start-up). */
+  tools: AnyAgentTool[];
   private readonly maxOutputTokens: number | undefined;
   private session = createSession();
   private running: { interrupt(reason?: string): void } | undefined;
