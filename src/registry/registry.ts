@@ -262,6 +262,7 @@ export function createRegistry(options: RegistryOptions): Registry {
         apiKey: slot.apiKey,
         baseURL: slot.config.base_url,
         timeout: slot.config.timeout_seconds === undefined ? undefined : slot.config.timeout_seconds * 1000,
+        firstByteTimeout: routedFirstByteTimeout(slot.config),
         maxRetries: slot.config.max_retries,
         headers: slot.config.headers,
         fetch: options.fetch,
@@ -381,4 +382,20 @@ function withOverrideRows(
   if (rows === undefined) return options;
   const given = options?.models as ModelCapabilities | undefined;
   return { ...options, models: { ...given, ...rows } };
+}
+
+/**
+ * The first-byte timeout of a routed call, ms: `first_byte_timeout_seconds`, else an adapter
+ * option `firstByteTimeout`, else 30 s — a hung target then fails over within 30 s instead of the
+ * adapter default's 120 s per attempt.
+ */
+export const routedFirstByteTimeoutMs = 30_000;
+
+export function routedFirstByteTimeout(config: {
+  first_byte_timeout_seconds?: number;
+  options?: Record<string, unknown>;
+}): number {
+  if (config.first_byte_timeout_seconds !== undefined) return config.first_byte_timeout_seconds * 1000;
+  const given = config.options?.firstByteTimeout;
+  return typeof given === 'number' ? given : routedFirstByteTimeoutMs;
 }

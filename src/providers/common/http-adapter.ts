@@ -33,7 +33,7 @@ import {
   responseTooLarge,
   toTransportError,
 } from '../../transport/http.ts';
-import { parseRetryAfter, withRetries } from '../../transport/retry.ts';
+import { parseRetryAfter, type RetryGateHook, withRetries } from '../../transport/retry.ts';
 import { defaultMaxEventBytes, SseDecoder, SseEventTooLargeError } from '../../transport/sse.ts';
 import type { ProviderContext, ProviderDefinition, StreamParser } from './definition.ts';
 import { createProviderError, createTruncatedError, type FailureSite } from './errors.ts';
@@ -335,6 +335,7 @@ export function createHttpAdapter(
           signal: controller.signal,
           deadline: callSetup.startedAt + http.timeouts.timeoutMs,
           onRetry: (info) => callOptions.onRetry?.({ ...info, requestId }),
+          gate: retryGateOf(callOptions, requestId),
         },
       );
     } catch (error) {
@@ -405,6 +406,7 @@ export function createHttpAdapter(
           canRetry: () => !delivered,
           deadline: startedAt + http.timeouts.timeoutMs,
           onRetry: (info) => callOptions.onRetry?.({ ...info, requestId }),
+          gate: retryGateOf(callOptions, requestId),
         },
       );
       if (!builder.hasUsage) estimateMissingUsage(builder, request, definition, callSetup.context);
@@ -674,4 +676,14 @@ const credentialHeaders = new Set(CREDENTIAL_HEADER_NAMES);
 
 function hasCredentialHeader(headers: Record<string, string> | undefined): boolean {
   return Object.keys(headers ?? {}).some((name) => credentialHeaders.has(name.toLowerCase()));
+}
+
+/** The caller's retry gate with this call's request id added to what it is told. */
+function retryGateOf(callOptions: CallOptions, requestId: string): RetryGateHook | undefined {
+  const gate = callOptions.retryGate;
+  if (gate === undefined) return undefined;
+  return {
+    allow: (info) => gate.allow({ ...info, requestId }),
+    onWake: gate.onWake === undefined ? undefined : (wake) => gate.onWake!(wake),
+  };
 }
