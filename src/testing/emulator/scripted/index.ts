@@ -1,5 +1,6 @@
 /** Dispatches a scripted response to the synthesizer of the request's protocol. */
 import {
+  createEventStreamPlan,
   createJsonArrayPlan,
   createJsonPlan,
   createStreamPlan,
@@ -16,10 +17,12 @@ import {
 } from '../routing.ts';
 import type { EmulatorApi, RecordedRequest, ScriptedScript } from '../types.ts';
 import { createAnthropicFrames, createAnthropicMessage } from './anthropic.ts';
+import { createConverseBody, createConverseFrames, createInvokeFrames } from './bedrock.ts';
 import { createGeminiFrames, createGeminiResponse } from './gemini.ts';
 import { createChatCompletion, createChatCompletionFrames } from './openai-chat.ts';
 import { createResponsesBody, createResponsesFrames } from './openai-responses.ts';
 import type { ScriptContext } from './shared.ts';
+import { emulatorProtocols } from '../protocols.ts';
 
 interface Synthesizer {
   defaultModel: string;
@@ -58,7 +61,30 @@ const synthesizers: Record<EmulatorApi, Synthesizer> = {
     createFrames: createGeminiFrames,
     headers: () => ({}),
   },
+  'bedrock-converse': {
+    defaultModel: 'anthropic.claude-sonnet-4-5-20250929-v1:0',
+    createBody: createConverseBody,
+    createFrames: createConverseFrames,
+    headers: bedrockHeaders,
+  },
+  'bedrock-invoke': {
+    defaultModel: 'claude-sonnet-4-5-20250929',
+    createBody: createAnthropicMessage,
+    createFrames: createInvokeFrames,
+    headers: bedrockHeaders,
+  },
+  'vertex-anthropic': {
+    defaultModel: 'claude-sonnet-4-5@20250929',
+    createBody: createAnthropicMessage,
+    createFrames: createAnthropicFrames,
+    headers: () => ({}),
+  },
 };
+
+function bedrockHeaders(): Record<string, string> {
+  const hex = () => randomToken(8, '0123456789abcdef');
+  return { 'x-amzn-requestid': `${hex()}-${hex().slice(0, 4)}-4${hex().slice(0, 3)}-8${hex().slice(0, 3)}-${hex()}${hex().slice(0, 4)}` };
+}
 
 /** What a Responses request says about state and reasoning. */
 function responsesContext(request: RecordedRequest): Partial<ScriptContext> {
@@ -96,7 +122,10 @@ export function createScriptedPlan(
     return createJsonArrayPlan(items, 200, synthesizer.headers());
   }
   if (isStreamingRequest(api, request)) {
-    return createStreamPlan(synthesizer.createFrames(script, context), 200, synthesizer.headers());
+    const frames = synthesizer.createFrames(script, context);
+    return emulatorProtocols[api].eventStream !== undefined
+      ? createEventStreamPlan(frames, 200, synthesizer.headers())
+      : createStreamPlan(frames, 200, synthesizer.headers());
   }
   return createJsonPlan(200, synthesizer.createBody(script, context), synthesizer.headers());
 }
