@@ -39,7 +39,11 @@ export function createEventStreamPlan(
 }
 
 /** A whole binary body (e.g. recorded event-stream bytes). */
-export function createBytesPlan(bytes: Uint8Array, headers: Record<string, string>, status = 200): ResponsePlan {
+export function createBytesPlan(
+  bytes: Uint8Array,
+  headers: Record<string, string>,
+  status = 200,
+): ResponsePlan {
   return { status, headers, body: { kind: 'bytes', bytes } };
 }
 

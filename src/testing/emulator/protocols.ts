@@ -160,7 +160,9 @@ export const emulatorProtocols: { readonly [Api in EmulatorApi]: EmulatorProtoco
     namedEvents: false,
     modelList: geminiModelList,
     checkRules: (request) =>
-      request.path.includes('/publishers/google/') ? checkGoogleCredentials(request) : checkGeminiRequest(request),
+      request.path.includes('/publishers/google/')
+        ? checkGoogleCredentials(request)
+        : checkGeminiRequest(request),
     errors: googleErrors,
   },
   'bedrock-converse': {
@@ -200,7 +202,11 @@ export const emulatorProtocols: { readonly [Api in EmulatorApi]: EmulatorProtoco
 function bedrockModelList(): unknown {
   return {
     modelSummaries: [
-      { modelId: 'anthropic.claude-sonnet-4-5-20250929-v1:0', modelName: 'Claude Sonnet 4.5', providerName: 'Anthropic' },
+      {
+        modelId: 'anthropic.claude-sonnet-4-5-20250929-v1:0',
+        modelName: 'Claude Sonnet 4.5',
+        providerName: 'Anthropic',
+      },
       { modelId: 'amazon.nova-pro-v1:0', modelName: 'Nova Pro', providerName: 'Amazon' },
     ],
   };

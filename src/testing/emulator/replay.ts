@@ -45,11 +45,10 @@ export function framesFromChunks(text: string, api: EmulatorApi): WireFrame[] {
       event: 'chunk',
       data: JSON.stringify({ bytes: Buffer.from(line, 'utf8').toString('base64') }),
     }));
-  const frames: WireFrame[] = lines
-    .map((line) => {
-      const event = named ? eventType(line) : undefined;
-      return event === undefined ? { data: line } : { event, data: line };
-    });
+  const frames: WireFrame[] = lines.map((line) => {
+    const event = named ? eventType(line) : undefined;
+    return event === undefined ? { data: line } : { event, data: line };
+  });
   if (doneData !== undefined) frames.push({ data: doneData });
   return frames;
 }

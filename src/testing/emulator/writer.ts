@@ -46,7 +46,11 @@ function encodeEventMessage(frame: WireFrame, malformed: boolean): Buffer {
   const event = 'raw' in frame ? 'chunk' : (frame.event ?? 'chunk');
   const data = malformed ? malformedData : 'raw' in frame ? frame.raw : frame.data;
   const headers: Record<string, string> = event.startsWith('exception:')
-    ? { ':exception-type': event.slice('exception:'.length), ':content-type': 'application/json', ':message-type': 'exception' }
+    ? {
+        ':exception-type': event.slice('exception:'.length),
+        ':content-type': 'application/json',
+        ':message-type': 'exception',
+      }
     : { ':event-type': event, ':content-type': 'application/json', ':message-type': 'event' };
   return Buffer.from(encodeEventStreamMessage(headers, data));
 }

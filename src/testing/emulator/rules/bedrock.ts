@@ -26,8 +26,7 @@ const sigV4 =
 export function checkSignature(request: RecordedRequest): JsonScript | undefined {
   const authorization = request.headers.authorization ?? '';
   if (/^Bearer \S+$/.test(authorization)) return undefined;
-  if (authorization === '')
-    return bedrockError(403, 'AccessDeniedException', 'Missing Authentication Token');
+  if (authorization === '') return bedrockError(403, 'AccessDeniedException', 'Missing Authentication Token');
   if (!sigV4.test(authorization) || !/^\d{8}T\d{6}Z$/.test(request.headers['x-amz-date'] ?? ''))
     return bedrockError(
       403,
@@ -48,24 +47,38 @@ function invalid(message: string): JsonScript {
 
 function blocksOf(message: unknown): Block[] {
   const content = (message as { content?: unknown } | null)?.content;
-  return Array.isArray(content) ? content.filter((block): block is Block => typeof block === 'object' && block !== null) : [];
+  return Array.isArray(content)
+    ? content.filter((block): block is Block => typeof block === 'object' && block !== null)
+    : [];
 }
 
 function checkOrder(messages: unknown[]): JsonScript | undefined {
   let previous: unknown;
   for (const [index, message] of messages.entries()) {
     const role = (message as { role?: unknown } | null)?.role;
-    if (role !== 'user' && role !== 'assistant') return invalid(`messages.${index}.role: must be user or assistant`);
-    if (index === 0 && role !== 'user') return invalid('A conversation must start with a user message. Try again with a conversation that starts with a user message.');
-    if (role === previous) return invalid('A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.');
-    if (blocksOf(message).length === 0) return invalid(`The content field in the Message object at messages.${index} is empty. Add a ContentBlock object to the content field and try again.`);
+    if (role !== 'user' && role !== 'assistant')
+      return invalid(`messages.${index}.role: must be user or assistant`);
+    if (index === 0 && role !== 'user')
+      return invalid(
+        'A conversation must start with a user message. Try again with a conversation that starts with a user message.',
+      );
+    if (role === previous)
+      return invalid(
+        'A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.',
+      );
+    if (blocksOf(message).length === 0)
+      return invalid(
+        `The content field in the Message object at messages.${index} is empty. Add a ContentBlock object to the content field and try again.`,
+      );
     previous = role;
   }
   return undefined;
 }
 
 function checkTools(body: Record<string, unknown>, messages: unknown[]): JsonScript | undefined {
-  const usesTools = messages.some((message) => blocksOf(message).some((block) => 'toolUse' in block || 'toolResult' in block));
+  const usesTools = messages.some((message) =>
+    blocksOf(message).some((block) => 'toolUse' in block || 'toolResult' in block),
+  );
   if (usesTools && typeof body.toolConfig !== 'object')
     return invalid('The toolConfig field must be defined when using toolUse and toolResult content blocks.');
   for (const [index, message] of messages.entries()) {
@@ -75,7 +88,9 @@ function checkTools(body: Record<string, unknown>, messages: unknown[]): JsonScr
     for (const block of blocksOf(message)) {
       const id = (block.toolResult as { toolUseId?: unknown } | undefined)?.toolUseId;
       if (id !== undefined && !offered.includes(id))
-        return invalid(`The number of toolResult blocks at messages.${index}.content exceeds the number of toolUse blocks of previous turn.`);
+        return invalid(
+          `The number of toolResult blocks at messages.${index}.content exceeds the number of toolUse blocks of previous turn.`,
+        );
     }
   }
   return undefined;
@@ -85,9 +100,11 @@ function checkTools(body: Record<string, unknown>, messages: unknown[]): JsonScr
 export function checkConverseRequest(request: RecordedRequest): JsonScript | undefined {
   const denied = checkSignature(request);
   if (denied !== undefined) return denied;
-  if (typeof request.body !== 'object' || request.body === null) return invalid('Malformed input request, please reformat your input and try again.');
+  if (typeof request.body !== 'object' || request.body === null)
+    return invalid('Malformed input request, please reformat your input and try again.');
   const body = request.body as Record<string, unknown>;
-  if (!Array.isArray(body.messages) || body.messages.length === 0) return invalid('messages: at least one message is required');
+  if (!Array.isArray(body.messages) || body.messages.length === 0)
+    return invalid('messages: at least one message is required');
   return checkOrder(body.messages) ?? checkTools(body, body.messages);
 }
 
@@ -95,9 +112,19 @@ export function checkConverseRequest(request: RecordedRequest): JsonScript | und
 export function checkInvokeRequest(request: RecordedRequest): JsonScript | undefined {
   const denied = checkSignature(request);
   if (denied !== undefined) return denied;
-  const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<string, unknown>;
-  if (body.anthropic_version !== 'bedrock-2023-05-31') return invalid('anthropic_version: invalid or missing; expected bedrock-2023-05-31');
-  if ('model' in body) return invalid('Malformed input request: extraneous key [model] is not permitted, please reformat your input and try again.');
-  if ('stream' in body) return invalid('Malformed input request: extraneous key [stream] is not permitted, please reformat your input and try again.');
+  const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<
+    string,
+    unknown
+  >;
+  if (body.anthropic_version !== 'bedrock-2023-05-31')
+    return invalid('anthropic_version: invalid or missing; expected bedrock-2023-05-31');
+  if ('model' in body)
+    return invalid(
+      'Malformed input request: extraneous key [model] is not permitted, please reformat your input and try again.',
+    );
+  if ('stream' in body)
+    return invalid(
+      'Malformed input request: extraneous key [stream] is not permitted, please reformat your input and try again.',
+    );
   return checkAnthropicBody(request);
 }

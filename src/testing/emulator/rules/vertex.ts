@@ -5,7 +5,8 @@ import { checkAnthropicBody } from './anthropic.ts';
 
 /** Vertex takes an OAuth access token (`authorization: Bearer …`) or, in express mode, an API key. */
 export function checkGoogleCredentials(request: RecordedRequest): JsonScript | undefined {
-  if (/^Bearer \S+$/.test(request.headers.authorization ?? '') || request.headers['x-goog-api-key']) return undefined;
+  if (/^Bearer \S+$/.test(request.headers.authorization ?? '') || request.headers['x-goog-api-key'])
+    return undefined;
   return googleError(
     401,
     'Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
@@ -17,9 +18,17 @@ export function checkGoogleCredentials(request: RecordedRequest): JsonScript | u
 export function checkVertexAnthropicRequest(request: RecordedRequest): JsonScript | undefined {
   const denied = checkGoogleCredentials(request);
   if (denied !== undefined) return denied;
-  const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<string, unknown>;
+  const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<
+    string,
+    unknown
+  >;
   if (body.anthropic_version !== 'vertex-2023-10-16')
-    return anthropicError(400, 'invalid_request_error', 'anthropic_version: Input should be vertex-2023-10-16');
-  if ('model' in body) return anthropicError(400, 'invalid_request_error', 'model: Extra inputs are not permitted');
+    return anthropicError(
+      400,
+      'invalid_request_error',
+      'anthropic_version: Input should be vertex-2023-10-16',
+    );
+  if ('model' in body)
+    return anthropicError(400, 'invalid_request_error', 'model: Extra inputs are not permitted');
   return checkAnthropicBody(request);
 }

@@ -48,7 +48,10 @@ function contentBlock(part: ResolvedContent): Record<string, unknown> {
 export function createConverseBody(script: ScriptedScript): object {
   return {
     output: {
-      message: { role: 'assistant', content: resolveContent(script.content, createToolUseId).map(contentBlock) },
+      message: {
+        role: 'assistant',
+        content: resolveContent(script.content, createToolUseId).map(contentBlock),
+      },
     },
     stopReason: stopReason(script),
     usage: usageObject(resolveUsage(script)),
@@ -88,7 +91,9 @@ export function createConverseFrames(script: ScriptedScript): WireFrame[] {
     frames.push(createFrame({ contentBlockIndex }, 'contentBlockStop'));
   });
   frames.push(createFrame({ stopReason: stopReason(script) }, 'messageStop'));
-  frames.push(createFrame({ usage: usageObject(resolveUsage(script)), metrics: { latencyMs: 120 } }, 'metadata'));
+  frames.push(
+    createFrame({ usage: usageObject(resolveUsage(script)), metrics: { latencyMs: 120 } }, 'metadata'),
+  );
   return frames;
 }
 

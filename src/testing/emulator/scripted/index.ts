@@ -83,7 +83,9 @@ const synthesizers: Record<EmulatorApi, Synthesizer> = {
 
 function bedrockHeaders(): Record<string, string> {
   const hex = () => randomToken(8, '0123456789abcdef');
-  return { 'x-amzn-requestid': `${hex()}-${hex().slice(0, 4)}-4${hex().slice(0, 3)}-8${hex().slice(0, 3)}-${hex()}${hex().slice(0, 4)}` };
+  return {
+    'x-amzn-requestid': `${hex()}-${hex().slice(0, 4)}-4${hex().slice(0, 3)}-8${hex().slice(0, 3)}-${hex()}${hex().slice(0, 4)}`,
+  };
 }
 
 /** What a Responses request says about state and reasoning. */
