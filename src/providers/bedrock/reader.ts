@@ -2,7 +2,7 @@
  * Reads Converse content into the `StreamBuilder`: whole content blocks (a `converse` body) and the
  * ConverseStream block events, one shared reader so both paths make the same parts.
  */
-import type { JsonObject } from '../../core/json.ts';
+import type { JsonObject, JsonValue } from '../../core/json.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import { canonicalToolId } from '../common/projection.ts';
@@ -13,6 +13,8 @@ interface OpenBlock {
   kind: 'text' | 'reasoning' | 'tool' | 'redacted';
   signature?: string;
   data?: string;
+  /** Citation deltas of a text block, kept as `bedrock.citations` metadata. */
+  citations?: JsonValue[];
 }
 
 /** Metadata key of a text part's Converse citations. */
@@ -113,6 +115,11 @@ export class ResponseReader {
       this.reasoningDelta(index, delta.reasoningContent);
       return;
     }
+    if (isRecord(delta.citation)) {
+      const block = this.ensure(index, 'text');
+      (block.citations ??= []).push(delta.citation as JsonValue);
+      return;
+    }
     this.context.warn('skipped unexpected stream content', {
       what: `a delta of kind ${Object.keys(delta)[0] ?? '(empty)'}`,
     });
@@ -157,7 +164,10 @@ export class ResponseReader {
         this.builder.end(index, block.signature === undefined ? {} : { signature: block.signature });
         return;
       case 'text':
-        this.builder.end(index);
+        this.builder.end(
+          index,
+          block.citations === undefined ? {} : { metadata: { [citationsKey]: block.citations } },
+        );
     }
   }
 
