@@ -120,6 +120,17 @@ export class BedrockAuth {
   }
 }
 
+/** How {@link signRequest} signs: defaults are Bedrock's (service `bedrock`, the path encoded twice, now). */
+export interface SigningSettings {
+  /** `YYYYMMDDTHHMMSSZ`; default now. */
+  datetime?: string;
+  service?: string;
+  /** Encode the path once for the canonical request (S3, and AWS's generic test suite); default false. */
+  singleEncode?: boolean;
+  /** Sign every header given, `content-type` included (aws4fetch leaves it out by default). */
+  allHeaders?: boolean;
+}
+
 /**
  * SigV4 headers (`authorization`, `x-amz-date`, `x-amz-security-token`) for `input`, service
  * `bedrock`. The path is taken as sent (already encoded per segment) and encoded again for the
@@ -129,8 +140,9 @@ export async function signRequest(
   input: AuthorizeInput,
   credentials: AwsCredentials,
   region: string,
-  datetime?: string,
+  settings: SigningSettings = {},
 ): Promise<Record<string, string>> {
+  const { datetime, service = 'bedrock', singleEncode = false, allHeaders = false } = settings;
   const signer = new AwsV4Signer({
     method: input.method,
     url: input.url,
@@ -139,8 +151,10 @@ export async function signRequest(
     accessKeyId: credentials.accessKeyId,
     secretAccessKey: credentials.secretAccessKey,
     sessionToken: credentials.sessionToken,
-    service: 'bedrock',
+    service,
     region,
+    singleEncode,
+    allHeaders,
     ...(datetime === undefined ? {} : { datetime }),
   });
   const signed = await signer.sign();
