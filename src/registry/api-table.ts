@@ -26,6 +26,8 @@ export interface ApiCreateOptions {
   baseURL?: string;
   /** Whole-call timeout, ms. */
   timeout?: number;
+  /** Timeout until response headers, ms (the registry's default for routed calls: 30 000). */
+  firstByteTimeout?: number;
   maxRetries?: number;
   headers?: Record<string, string>;
   fetch?: typeof fetch;
@@ -90,6 +92,7 @@ function common(options: ApiCreateOptions) {
     apiKey: options.apiKey,
     baseURL: options.baseURL,
     timeout: options.timeout,
+    firstByteTimeout: options.firstByteTimeout,
     maxRetries: options.maxRetries,
     headers: options.headers,
     fetch: options.fetch,

@@ -37,6 +37,7 @@ const adapterSchema = z
     api_key: z.string().min(1).optional(),
     base_url: z.url().optional(),
     timeout_seconds: z.number().positive().optional(),
+    first_byte_timeout_seconds: z.number().positive().optional(),
     max_retries: z.number().int().min(0).max(10).optional(),
     headers: z.record(z.string(), z.string()).optional(),
     quirks: z.record(z.string(), z.unknown()).optional(),
@@ -64,9 +65,23 @@ const routingSchema = z
     failure_threshold: z.number().int().positive(),
     cooldown_seconds: z.number().positive(),
     long_retry_after_seconds: z.number().positive(),
+    max_open_seconds: z.number().positive(),
   })
   .partial()
   .strict();
+
+/** An MCP server whose tools the chat offers (`switchyard chat`): a stdio command or a streamable HTTP URL. */
+const mcpServerSchema = z.union([
+  z
+    .object({
+      command: z.string().min(1),
+      args: z.array(z.string()).optional(),
+      env: z.record(z.string(), z.string()).optional(),
+      cwd: z.string().min(1).optional(),
+    })
+    .strict(),
+  z.object({ url: z.url(), headers: z.record(z.string(), z.string()).optional() }).strict(),
+]);
 
 /** The schema of a Switchyard configuration. */
 export const configSchema = z
@@ -80,6 +95,10 @@ export const configSchema = z
     routing: routingSchema.optional(),
     /** `false`: do not add the bundled providers and models (default true). */
     builtins: z.boolean().optional(),
+    /** MCP servers by name, whose tools `switchyard chat` offers (ignored by the front door itself). */
+    mcp_servers: z
+      .record(z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and -'), mcpServerSchema)
+      .optional(),
   })
   .strict();
 
@@ -87,6 +106,8 @@ export const configSchema = z
 export type SwitchyardConfig = z.input<typeof configSchema>;
 /** One `adapters:` entry. */
 export type AdapterConfig = z.infer<typeof adapterSchema>;
+/** One `mcp_servers:` entry. */
+export type McpServerEntry = z.infer<typeof mcpServerSchema>;
 /** One `models:` entry. */
 export type ModelConfig = z.infer<typeof modelSchema>;
 

@@ -7,6 +7,7 @@ import { ServerError } from '../../core/errors/server-error.ts';
 import { EventStream } from '../../core/event-stream.ts';
 import type { StreamEvent } from '../../core/events.ts';
 import { createRequestId, type RequestId } from '../../core/ids.ts';
+import { assertModelName, modelNameProblem } from '../../core/model-name.ts';
 import { CREDENTIAL_HEADER_NAMES, redactFields, redactSecrets } from '../../core/redaction.ts';
 import type { JsonObject } from '../../core/json.ts';
 import { createConsoleLogger } from '../../core/logger.ts';
@@ -24,7 +25,7 @@ import {
   responseTooLarge,
   toTransportError,
 } from '../../transport/http.ts';
-import { parseRetryAfter, withRetries } from '../../transport/retry.ts';
+import { parseRetryAfter, type RetryGateHook, withRetries } from '../../transport/retry.ts';
 import { defaultMaxEventBytes, SseDecoder, SseEventTooLargeError } from '../../transport/sse.ts';
 import type { ProviderContext, ProviderDefinition, StreamParser } from './definition.ts';
 import { createProviderError, createTruncatedError, type FailureSite } from './errors.ts';
@@ -101,6 +102,19 @@ export function createHttpAdapter(
   function wireModelName(model: string): string {
     const prefix = `${definition.name}:`;
     return model.startsWith(prefix) ? model.slice(prefix.length) : model;
+  }
+
+  /** The wire model name, checked against the protocol's grammar before it goes anywhere (URL, body, log). */
+  function checkedWireModel(model: string): string {
+    const wire = wireModelName(model);
+    assertModelName(wire, definition.api, definition.name);
+    return wire;
+  }
+
+  /** The canonical id to report for a request's model: its own when valid, never a hostile name. */
+  function reportedId(model: string): string {
+    const wire = wireModelName(model);
+    return `${definition.name}:${modelNameProblem(wire, definition.api) === undefined ? wire : 'invalid-model-name'}`;
   }
 
   function headersFor(extra: Record<string, string> | undefined, callHeaders?: Record<string, string>) {
@@ -227,8 +241,8 @@ export function createHttpAdapter(
     assertConfigured(options.headers);
     const requestId = request.requestId ?? createRequestId();
     const session = options.session ?? createSession();
+    const model = checkedWireModel(request.model);
     if (definition.endSession !== undefined) liveSessions.add(session);
-    const model = wireModelName(request.model);
     const call: HttpCall = {
       method: 'POST',
       url: baseURL,
@@ -342,6 +356,7 @@ export function createHttpAdapter(
           signal: controller.signal,
           deadline: callSetup.startedAt + http.timeouts.timeoutMs,
           onRetry: (info) => callOptions.onRetry?.({ ...info, requestId }),
+          gate: retryGateOf(callOptions, requestId),
         },
       );
     } catch (error) {
@@ -381,8 +396,9 @@ export function createHttpAdapter(
     let validated: ReturnType<typeof validateCall>;
     try {
       validated = validateCall(definition.name, untrustedRequest, untrustedOptions);
+      checkedWireModel(validated.request.model);
     } catch (error) {
-      const model = `${definition.name}:${wireModelName(reportedModel(untrustedRequest))}`;
+      const model = reportedId(reportedModel(untrustedRequest));
       const requestId = createRequestId();
       new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink).finish('error');
       eventStream.fail(withRequestId(error, requestId));
@@ -411,6 +427,7 @@ export function createHttpAdapter(
           canRetry: () => !delivered,
           deadline: startedAt + http.timeouts.timeoutMs,
           onRetry: (info) => callOptions.onRetry?.({ ...info, requestId }),
+          gate: retryGateOf(callOptions, requestId),
         },
       );
       if (!builder.hasUsage) estimateMissingUsage(builder, request, definition, callSetup.context);
@@ -676,4 +693,14 @@ const credentialHeaders = new Set(CREDENTIAL_HEADER_NAMES);
 
 function hasCredentialHeader(headers: Record<string, string> | undefined): boolean {
   return Object.keys(headers ?? {}).some((name) => credentialHeaders.has(name.toLowerCase()));
+}
+
+/** The caller's retry gate with this call's request id added to what it is told. */
+function retryGateOf(callOptions: CallOptions, requestId: string): RetryGateHook | undefined {
+  const gate = callOptions.retryGate;
+  if (gate === undefined) return undefined;
+  return {
+    allow: (info) => gate.allow({ ...info, requestId }),
+    onWake: gate.onWake === undefined ? undefined : (wake) => gate.onWake!(wake),
+  };
 }
