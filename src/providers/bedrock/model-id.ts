@@ -1,21 +1,15 @@
 /**
- * The Bedrock model-id grammar, checked before an id reaches a URL: foundation-model and
+ * Bedrock model ids in URLs (the grammar is the shared table's, `core/model-name.ts`): foundation-model and
  * inference-profile ids (`anthropic.claude-sonnet-4-5-20250929-v1:0`, `us.amazon.nova-pro-v1:0`) and
  * ARNs (`arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc123`). The id is
  * one path segment: encoded whole (`:` → `%3A`, `/` → `%2F`), so SigV4 double-encodes it in the
  * canonical request, as AWS requires.
  */
-import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
+import { assertModelName, modelNameProblem } from '../../core/model-name.ts';
 
-const plainId = /^[A-Za-z0-9][A-Za-z0-9._-]*(?::[A-Za-z0-9._-]+)*$/;
-const arnId =
-  /^arn:aws(?:-[a-z]+)*:bedrock:[a-z0-9-]*:[0-9]{0,12}:[a-z-]+\/[A-Za-z0-9][A-Za-z0-9._-]*(?:[:/][A-Za-z0-9._-]+)*$/;
-const maxLength = 2048;
-
-/** Whether `model` is a Bedrock model id or ARN. */
+/** Whether `model` is a Bedrock model id or ARN (the shared grammar table's `bedrock-converse` row). */
 export function isModelId(model: string): boolean {
-  if (model.length === 0 || model.length > maxLength) return false;
-  return model.startsWith('arn:') ? arnId.test(model) : plainId.test(model) && model.length <= 256;
+  return modelNameProblem(model, 'bedrock-converse') === undefined;
 }
 
 /** The region named by an ARN (`arn:aws:bedrock:<region>:…`), if any. */
@@ -25,15 +19,12 @@ export function regionOfArn(model: string): string | undefined {
   return region === undefined || region === '' ? undefined : region;
 }
 
-/** The id as one encoded path segment; an id outside the grammar is an `InvalidRequestError` (`invalid_model`). */
-export function modelPath(model: string, site: { provider: string; requestId?: string }): string {
-  if (!isModelId(model))
-    throw new InvalidRequestError({
-      message: `${site.provider}: the model id is not a Bedrock model id or ARN (${model.length} characters; letters, digits, '.', '_', '-', ':' and ARN paths only)`,
-      provider: site.provider,
-      providerCode: 'invalid_model',
-      ...(site.requestId === undefined ? {} : { requestId: site.requestId }),
-    });
+/**
+ * The id as one encoded path segment; an id outside the grammar is an `InvalidRequestError`
+ * (`invalid_model_name`), before any request.
+ */
+export function modelPath(model: string, site: { provider: string }): string {
+  assertModelName(model, 'bedrock-converse', site.provider);
   return encodeURIComponent(model);
 }
 

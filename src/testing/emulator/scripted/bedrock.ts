@@ -6,7 +6,6 @@
 import { createFrame, type WireFrame } from '../frames.ts';
 import { randomToken } from '../ids.ts';
 import type { ScriptedScript } from '../types.ts';
-import { createAnthropicFrames } from './anthropic.ts';
 import {
   chunkText,
   hasToolCall,
@@ -14,7 +13,6 @@ import {
   type ResolvedUsage,
   resolveContent,
   resolveUsage,
-  type ScriptContext,
 } from './shared.ts';
 
 const createToolUseId = () => `tooluse_${randomToken(22)}`;
@@ -103,9 +101,4 @@ export function toChunkFrames(frames: WireFrame[]): WireFrame[] {
     const data = 'raw' in frame ? frame.raw : frame.data;
     return createFrame({ bytes: Buffer.from(data, 'utf8').toString('base64') }, 'chunk');
   });
-}
-
-/** The InvokeModel stream of a scripted Claude answer. */
-export function createInvokeFrames(script: ScriptedScript, context: ScriptContext): WireFrame[] {
-  return toChunkFrames(createAnthropicFrames(script, context));
 }
