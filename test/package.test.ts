@@ -48,6 +48,7 @@ const expectedExports: Record<string, string[]> = {
     'connectMcpTools',
     'parseAgentState',
   ],
+  './gateway': ['createGateway', 'createMemoryStore', 'codecs'],
 };
 
 describe('package.json', () => {
