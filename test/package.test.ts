@@ -49,6 +49,7 @@ const expectedExports: Record<string, string[]> = {
     'connectMcpTools',
     'parseAgentState',
   ],
+  './gateway': ['createGateway', 'createMemoryStore', 'codecs'],
 };
 
 describe('package.json', () => {
