@@ -4,7 +4,7 @@
  * adapters lazily from the API table, and answers model facts. Adapters whose key is missing are
  * `not_configured`: listed, never created, never called.
  */
-import type { Adapter } from '../core/adapter.ts';
+import type { Adapter, AdapterSession } from '../core/adapter.ts';
 import type { Capabilities, ModelCapabilities } from '../core/capabilities.ts';
 import { AuthError } from '../core/errors/auth-error.ts';
 import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
@@ -94,6 +94,8 @@ export interface Registry {
   models(): ModelListing[];
   /** The adapter names, with whether each is configured. */
   providers(): Array<{ name: string; api: string; configured: boolean; missing?: readonly string[] }>;
+  /** Ends `session` on every adapter created so far (deletes provider-side state such as Gemini caches). */
+  endSession(session: AdapterSession): Promise<void>;
   /** Closes every adapter created so far. */
   close(): Promise<void>;
 }
@@ -313,6 +315,10 @@ export function createRegistry(options: RegistryOptions): Registry {
         configured: slot.missing === undefined,
         ...(slot.missing === undefined ? {} : { missing: slot.missing }),
       }));
+    },
+    async endSession(session) {
+      const open = [...slots.values()].filter((slot) => slot.adapter !== undefined);
+      await Promise.all(open.map((slot) => slot.adapter!.endSession(session)));
     },
     async close() {
       const open = [...slots.values()].filter((slot) => slot.adapter !== undefined);
