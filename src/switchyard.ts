@@ -9,7 +9,7 @@ import {
   type ConversationSettings,
   type ConversationSnapshot,
 } from './conversation/conversation.ts';
-import type { Reply } from './conversation/helpers.ts';
+import type { Reply } from './core/reply.ts';
 import { failedTurn, Turn } from './conversation/turn.ts';
 import type { Observer } from './observers/types.ts';
 import { createPriceTable, type PriceTable } from './pricing/price-table.ts';
