@@ -9,7 +9,7 @@ import {
   type ConversationSettings,
   type ConversationSnapshot,
 } from './conversation/conversation.ts';
-import type { Reply } from './conversation/helpers.ts';
+import type { Reply } from './core/reply.ts';
 import { failedTurn, Turn } from './conversation/turn.ts';
 import type { Observer } from './observers/types.ts';
 import { createPriceTable, type PriceTable } from './pricing/price-table.ts';
@@ -34,7 +34,7 @@ import {
 export interface SwitchyardOptions {
   /** A path to a YAML (or JSON) config file, or the same structure as an object. Default: the bundled providers only. */
   config?: string | SwitchyardConfig;
-  /** Where API keys are read (default `process.env`). */
+  /** The environment: API keys, base URLs and proxy variables are read from it (default `process.env`; `process.env` itself works). */
   env?: Record<string, string | undefined>;
   /** A custom fetch for every adapter (proxies, cassettes, tests). */
   fetch?: typeof fetch;
