@@ -1,7 +1,9 @@
 /** Response plans and SSE frame serialization shared by every response builder. */
 
-/** One SSE frame: either structured (`event`/`data`) or a verbatim block read from an `.sse` file. */
-export type WireFrame = { event?: string; data: string } | { raw: string };
+import { createFrame, serializeFrame } from '../../codecs/frames.ts';
+import type { WireFrame } from '../../codecs/types.ts';
+
+export { createFrame, serializeFrame, type WireFrame };
 
 /** Everything needed to write one response, before faults are applied. */
 export interface ResponsePlan {
@@ -13,8 +15,38 @@ export interface ResponsePlan {
    */
   body:
     | { kind: 'whole'; text: string }
+    | { kind: 'bytes'; bytes: Uint8Array }
     | { kind: 'frames'; frames: WireFrame[] }
+    | { kind: 'event-stream'; frames: WireFrame[] }
     | { kind: 'json-array'; items: string[] };
+}
+
+/** Headers of an AWS event-stream response (Bedrock ConverseStream, InvokeModelWithResponseStream). */
+export const eventStreamHeaders: Record<string, string> = {
+  'content-type': 'application/vnd.amazon.eventstream',
+  'x-amzn-requestid': '00000000-0000-4000-8000-000000000000',
+};
+
+/**
+ * A streamed plan of AWS event-stream messages: each structured frame becomes one message whose
+ * `:event-type` is the frame's `event` and whose payload is its `data`; an `event` of the form
+ * `exception:<type>` becomes an exception message (`:message-type: exception`).
+ */
+export function createEventStreamPlan(
+  frames: WireFrame[],
+  status = 200,
+  headers: Record<string, string> = {},
+): ResponsePlan {
+  return { status, headers: { ...eventStreamHeaders, ...headers }, body: { kind: 'event-stream', frames } };
+}
+
+/** A whole binary body (e.g. recorded event-stream bytes). */
+export function createBytesPlan(
+  bytes: Uint8Array,
+  headers: Record<string, string>,
+  status = 200,
+): ResponsePlan {
+  return { status, headers, body: { kind: 'bytes', bytes } };
 }
 
 /** The invalid JSON that `malformedAtEvent` puts in place of an event's data. */
@@ -28,26 +60,6 @@ export const sseHeaders: Record<string, string> = {
 
 /** Headers of every JSON response. */
 export const jsonHeaders: Record<string, string> = { 'content-type': 'application/json' };
-
-/** Builds a structured frame whose data is `payload` as JSON, with `event` when given. */
-export function createFrame(payload: unknown, event?: string): WireFrame {
-  const data = JSON.stringify(payload);
-  return event === undefined ? { data } : { event, data };
-}
-
-/**
- * Serializes a frame: `event: <type>\n` (when present), then one `data: <line>\n` per line of the data
- * (split on CRLF, CR or LF, as SSE readers do), then a blank line; raw frames verbatim.
- */
-export function serializeFrame(frame: WireFrame): string {
-  if ('raw' in frame) return frame.raw;
-  const eventLine = frame.event === undefined ? '' : `event: ${frame.event}\n`;
-  const dataLines = frame.data
-    .split(/\r\n|\r|\n/)
-    .map((line) => `data: ${line}\n`)
-    .join('');
-  return `${eventLine}${dataLines}\n`;
-}
 
 /**
  * Serializes the items of a streamed JSON array, one string per event: `[` before the first item,

@@ -1,64 +1,14 @@
-/** Realistic-looking provider ids and opaque tokens for synthesized responses. */
-import { randomBytes } from 'node:crypto';
-
-const base62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-
-/** A random string of `length` characters drawn from `alphabet` (base62 by default). */
-export function randomToken(length: number, alphabet = base62): string {
-  const bytes = randomBytes(length);
-  let token = '';
-  for (const byte of bytes) token += alphabet[byte % alphabet.length];
-  return token;
-}
-
-/** A random lower-case hex string of `length` characters. */
-export function randomHex(length: number): string {
-  return randomBytes(Math.ceil(length / 2))
-    .toString('hex')
-    .slice(0, length);
-}
-
-/** Anthropic message id, e.g. `msg_01QC4g3HwBThD4BaNtBckFDJ`. */
-export function createAnthropicMessageId(): string {
-  return `msg_01${randomToken(22)}`;
-}
-
-/** Anthropic tool-use id, e.g. `toolu_01KFbKqPYSuAKujiL6mTfzYA`. */
-export function createAnthropicToolId(): string {
-  return `toolu_01${randomToken(22)}`;
-}
-
-/** Anthropic request id, as in the `request-id` header and error bodies. */
-export function createAnthropicRequestId(): string {
-  return `req_011C${randomToken(20)}`;
-}
-
-/** OpenAI chat completion id, e.g. `chatcmpl-D8Z5oo6uDh67AD85p73ksdT1KxhE0`. */
-export function createChatCompletionId(): string {
-  return `chatcmpl-${randomToken(29)}`;
-}
-
-/** OpenAI tool call id, e.g. `call_AB6AaRZ1FYZB2RwS6A5vbdqn`. */
-export function createOpenaiCallId(): string {
-  return `call_${randomToken(24)}`;
-}
-
-/** OpenAI Responses object id with the given prefix (`resp`, `msg`, `rs`, `fc`). */
-export function createResponsesId(prefix: string): string {
-  return `${prefix}_${randomHex(50)}`;
-}
-
-/** Gemini `responseId`, e.g. `M3iLaY-AI7zTxN8P3Piw4Qg`. */
-export function createGeminiResponseId(): string {
-  return randomToken(23, `${base62}-_`);
-}
-
-/** An opaque base64 signature like Anthropic's and Gemini's thought signatures. */
-export function createSignature(): string {
-  return randomBytes(96).toString('base64');
-}
-
-/** Seconds since the epoch, as in OpenAI `created` fields. */
-export function unixSeconds(): number {
-  return Math.floor(Date.now() / 1000);
-}
+/** Realistic provider ids for the emulator: the production codecs' generators (src/codecs/ids.ts). */
+export {
+  createAnthropicMessageId,
+  createAnthropicRequestId,
+  createAnthropicToolId,
+  createChatCompletionId,
+  createGeminiResponseId,
+  createOpenaiCallId,
+  createResponsesId,
+  createSignature,
+  randomHex,
+  randomToken,
+  unixSeconds,
+} from '../../codecs/ids.ts';

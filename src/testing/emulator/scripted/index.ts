@@ -1,12 +1,31 @@
-/** Dispatches a scripted response to the synthesizer of the request's protocol. */
+/**
+ * Scripted responses: the script becomes canonical stream events and a canonical response, which
+ * the production codec of the request's protocol encodes — the emulator is a gateway whose upstream
+ * is a script, and no protocol is written twice.
+ */
+import { codecs } from '../../../codecs/index.ts';
+import type { EncodeContext } from '../../../codecs/types.ts';
+import type { StreamEvent } from '../../../core/events.ts';
+import type { FinishReason } from '../../../core/finish-reason.ts';
+import { createRequestId, type ToolCallId } from '../../../core/ids.ts';
+import type { CanonicalResponse } from '../../../core/request.ts';
+import type { Part } from '../../../core/transcript.ts';
+import type { Usage } from '../../../core/usage.ts';
 import {
+  createEventStreamPlan,
   createJsonArrayPlan,
   createJsonPlan,
   createStreamPlan,
   type ResponsePlan,
   type WireFrame,
 } from '../frames.ts';
-import { createAnthropicRequestId, randomToken } from '../ids.ts';
+import {
+  createAnthropicRequestId,
+  createAnthropicToolId,
+  createOpenaiCallId,
+  createSignature,
+  randomToken,
+} from '../ids.ts';
 import {
   bodyField,
   isJsonArrayStream,
@@ -14,20 +33,15 @@ import {
   requestedModel,
   wantsStreamUsage,
 } from '../routing.ts';
-import type { EmulatorApi, RecordedRequest, ScriptedScript } from '../types.ts';
-import { createAnthropicFrames, createAnthropicMessage } from './anthropic.ts';
-import { createGeminiFrames, createGeminiResponse } from './gemini.ts';
-import { createChatCompletion, createChatCompletionFrames } from './openai-chat.ts';
-import { createResponsesBody, createResponsesFrames } from './openai-responses.ts';
-import type { ScriptContext } from './shared.ts';
+import type { EmulatorApi, RecordedRequest, ScriptedContent, ScriptedScript } from '../types.ts';
+import { emulatorProtocols } from '../protocols.ts';
+import { createConverseBody, createConverseFrames, toChunkFrames } from './bedrock.ts';
+import { chunkText, hasToolCall, resolveUsage } from './shared.ts';
 
 interface Synthesizer {
   defaultModel: string;
-  createBody(script: ScriptedScript, context: ScriptContext): object;
-  createFrames(script: ScriptedScript, context: ScriptContext): WireFrame[];
+  createToolId(): string;
   headers(): Record<string, string>;
-  /** What the request adds to the script's context (Responses: state and reasoning options). */
-  context?(request: RecordedRequest): Partial<ScriptContext>;
 }
 
 const openaiHeaders = () => ({ 'x-request-id': `req_${randomToken(32, '0123456789abcdef')}` });
@@ -35,40 +49,145 @@ const openaiHeaders = () => ({ 'x-request-id': `req_${randomToken(32, '012345678
 const synthesizers: Record<EmulatorApi, Synthesizer> = {
   'anthropic-messages': {
     defaultModel: 'claude-sonnet-4-5-20250929',
-    createBody: createAnthropicMessage,
-    createFrames: createAnthropicFrames,
+    createToolId: createAnthropicToolId,
     headers: () => ({ 'request-id': createAnthropicRequestId() }),
   },
   'openai-chat': {
     defaultModel: 'gpt-4.1-nano-2025-04-14',
-    createBody: createChatCompletion,
-    createFrames: createChatCompletionFrames,
+    createToolId: createOpenaiCallId,
     headers: openaiHeaders,
   },
   'openai-responses': {
     defaultModel: 'gpt-5-mini-2025-08-07',
-    createBody: createResponsesBody,
-    createFrames: createResponsesFrames,
+    createToolId: createOpenaiCallId,
     headers: openaiHeaders,
-    context: responsesContext,
   },
   gemini: {
     defaultModel: 'gemini-2.5-flash',
-    createBody: createGeminiResponse,
-    createFrames: createGeminiFrames,
+    createToolId: () => `gc_${randomToken(12)}`,
+    headers: () => ({}),
+  },
+  'bedrock-converse': {
+    defaultModel: 'anthropic.claude-sonnet-4-5-20250929-v1:0',
+    createToolId: () => `tooluse_${randomToken(22)}`,
+    headers: bedrockHeaders,
+  },
+  'bedrock-invoke': {
+    defaultModel: 'claude-sonnet-4-5-20250929',
+    createToolId: createAnthropicToolId,
+    headers: bedrockHeaders,
+  },
+  'vertex-anthropic': {
+    defaultModel: 'claude-sonnet-4-5@20250929',
+    createToolId: createAnthropicToolId,
     headers: () => ({}),
   },
 };
 
-/** What a Responses request says about state and reasoning. */
-function responsesContext(request: RecordedRequest): Partial<ScriptContext> {
-  const include = bodyField(request.body, 'include');
-  const previous = bodyField(request.body, 'previous_response_id');
-  const context: Partial<ScriptContext> = {
-    encryptedReasoning: Array.isArray(include) && include.includes('reasoning.encrypted_content'),
-    store: bodyField(request.body, 'store') !== false,
+function bedrockHeaders(): Record<string, string> {
+  const hex = () => randomToken(8, '0123456789abcdef');
+  return {
+    'x-amzn-requestid': `${hex()}-${hex().slice(0, 4)}-4${hex().slice(0, 3)}-8${hex().slice(0, 3)}-${hex()}${hex().slice(0, 4)}`,
   };
-  if (typeof previous === 'string') context.previousResponseId = previous;
+}
+
+/** The codec of a protocol's body: Claude on Bedrock (InvokeModel) and on Vertex speak Anthropic's Messages. */
+function codecOf(api: Exclude<EmulatorApi, 'bedrock-converse'>) {
+  return codecs[api === 'bedrock-invoke' || api === 'vertex-anthropic' ? 'anthropic-messages' : api];
+}
+
+/**
+ * Gemini 3 signs the first `functionCall` of every response; when the script gives that call no
+ * signature and the model is a Gemini 3 one, a generated signature stands in for it.
+ */
+function signedContent(api: EmulatorApi, content: ScriptedContent[], model: string): ScriptedContent[] {
+  const firstCall = content.findIndex((part) => part.type === 'tool-call');
+  const first = content[firstCall];
+  if (
+    api !== 'gemini' ||
+    !model.includes('gemini-3') ||
+    first?.type !== 'tool-call' ||
+    first.signature !== undefined
+  )
+    return content;
+  return content.map((part, index) =>
+    index === firstCall ? { ...first, signature: createSignature() } : part,
+  );
+}
+
+/** The script's content as canonical parts; Responses reasoning gets encrypted content when `include` asks. */
+function scriptParts(content: ScriptedContent[], synthesizer: Synthesizer, encrypted: boolean): Part[] {
+  return content.map((part): Part => {
+    if (part.type === 'text') return { type: 'text', text: part.text };
+    if (part.type === 'reasoning') {
+      const reasoning: Part = { type: 'reasoning', text: part.text };
+      if (part.signature !== undefined) reasoning.signature = part.signature;
+      else if (encrypted) reasoning.data = `gAAAAAB${randomToken(96)}`;
+      return reasoning;
+    }
+    const call: Part = {
+      type: 'tool-call',
+      id: (part.id ?? synthesizer.createToolId()) as ToolCallId,
+      name: part.name,
+      input: part.input as never,
+    };
+    if (part.signature !== undefined) call.signature = part.signature;
+    return call;
+  });
+}
+
+function partEvents(part: Part, index: number, chunkSize: number | undefined): StreamEvent[] {
+  if (part.type === 'text') {
+    const deltas = chunkText(part.text, chunkSize).map((delta): StreamEvent => ({
+      type: 'text-delta',
+      index,
+      delta,
+    }));
+    return [{ type: 'text-start', index }, ...deltas, { type: 'text-end', index }];
+  }
+  if (part.type === 'reasoning') {
+    const deltas = chunkText(part.text, chunkSize).map((delta): StreamEvent => ({
+      type: 'reasoning-delta',
+      index,
+      delta,
+    }));
+    const end: StreamEvent = { type: 'reasoning-end', index };
+    if (part.signature !== undefined) end.signature = part.signature;
+    if (part.data !== undefined) end.data = part.data;
+    return [{ type: 'reasoning-start', index }, ...deltas, end];
+  }
+  if (part.type !== 'tool-call') return [];
+  const { id, name, input } = part;
+  const deltas = chunkText(JSON.stringify(input), chunkSize).map((delta): StreamEvent => ({
+    type: 'tool-call-delta',
+    index,
+    id,
+    delta,
+  }));
+  const end: StreamEvent = { type: 'tool-call-end', index, id, input };
+  if (part.signature !== undefined) end.signature = part.signature;
+  return [{ type: 'tool-call-start', index, id, name }, ...deltas, end];
+}
+
+function scriptUsage(script: ScriptedScript): Usage {
+  const usage = resolveUsage(script);
+  return { ...usage, output: usage.output + usage.reasoning };
+}
+
+/** The encoding context a request gives: the model, stream usage, Responses state and reasoning options. */
+function encodeContext(script: ScriptedScript, api: EmulatorApi, request: RecordedRequest): EncodeContext {
+  const model = script.model ?? requestedModel(request) ?? synthesizers[api].defaultModel;
+  const context: EncodeContext = {
+    model,
+    streamUsage: wantsStreamUsage(request),
+    startUsage: scriptUsage(script),
+  };
+  if (script.finishReason !== undefined) context.finishReason = script.finishReason;
+  if (api === 'openai-responses') {
+    context.store = bodyField(request.body, 'store') !== false;
+    const previous = bodyField(request.body, 'previous_response_id');
+    if (typeof previous === 'string') context.previousResponseId = previous;
+  }
   return context;
 }
 
@@ -86,17 +205,41 @@ export function createScriptedPlan(
   request: RecordedRequest,
 ): ResponsePlan {
   const synthesizer = synthesizers[api];
-  const context: ScriptContext = {
-    model: script.model ?? requestedModel(request) ?? synthesizer.defaultModel,
-    streamUsage: wantsStreamUsage(request),
-    ...synthesizer.context?.(request),
+  const context = encodeContext(script, api, request);
+  if (api === 'bedrock-converse') {
+    if (!isStreamingRequest(api, request))
+      return createJsonPlan(200, createConverseBody(script), synthesizer.headers());
+    return createEventStreamPlan(createConverseFrames(script), 200, synthesizer.headers());
+  }
+  const include = bodyField(request.body, 'include');
+  const encrypted =
+    api === 'openai-responses' && Array.isArray(include) && include.includes('reasoning.encrypted_content');
+  const content = scriptParts(signedContent(api, script.content, context.model), synthesizer, encrypted);
+  const finishReason: FinishReason = hasToolCall(script) ? 'tool-call' : 'completed';
+  const usage = scriptUsage(script);
+  const response: CanonicalResponse = {
+    requestId: createRequestId(),
+    model: context.model,
+    provider: api,
+    content,
+    finishReason,
+    usage,
+    latencyMs: 0,
   };
-  if (isJsonArrayStream(api, request)) {
-    const items = synthesizer.createFrames(script, context).map(frameData);
-    return createJsonArrayPlan(items, 200, synthesizer.headers());
-  }
-  if (isStreamingRequest(api, request)) {
-    return createStreamPlan(synthesizer.createFrames(script, context), 200, synthesizer.headers());
-  }
-  return createJsonPlan(200, synthesizer.createBody(script, context), synthesizer.headers());
+  const codec = codecOf(api);
+  if (!isStreamingRequest(api, request))
+    return createJsonPlan(200, codec.encodeResponse(response, context), synthesizer.headers());
+  const encoder = codec.createStreamEncoder(context);
+  const events: StreamEvent[] = [
+    { type: 'message-start', requestId: response.requestId, model: context.model, provider: api },
+    { type: 'usage', usage },
+    ...content.flatMap((part, index) => partEvents(part, index, script.chunkSize)),
+    { type: 'finish', response },
+  ];
+  const frames = events.flatMap((event) => encoder.event(event));
+  if (isJsonArrayStream(api, request))
+    return createJsonArrayPlan(frames.map(frameData), 200, synthesizer.headers());
+  if (emulatorProtocols[api].eventStream === 'chunk')
+    return createEventStreamPlan(toChunkFrames(frames), 200, synthesizer.headers());
+  return createStreamPlan(frames, 200, synthesizer.headers());
 }

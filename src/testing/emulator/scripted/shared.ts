@@ -32,16 +32,7 @@ export type ResolvedContent = Exclude<ScriptedContent, ScriptedToolCall> | Resol
 /** Default characters per delta. */
 export const defaultChunkSize = 8;
 
-/** Splits `text` into pieces of `size` code points (never inside a surrogate pair); empty text gives no piece. */
-export function chunkText(text: string, size: number = defaultChunkSize): string[] {
-  const characters = Array.from(text);
-  const step = Math.max(1, Math.floor(size));
-  const pieces: string[] = [];
-  for (let index = 0; index < characters.length; index += step) {
-    pieces.push(characters.slice(index, index + step).join(''));
-  }
-  return pieces;
-}
+export { chunkText } from '../../../codecs/shared.ts';
 
 function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);

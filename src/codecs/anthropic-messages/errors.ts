@@ -1,0 +1,38 @@
+/** Anthropic error bodies: `{"type":"error","error":{"type","message"},"request_id"}` by class and status. */
+import type { ErrorClass } from '../../core/errors/error-class.ts';
+import { createAnthropicRequestId } from '../ids.ts';
+import type { EncodedError, WireError } from '../types.ts';
+
+const types: Record<ErrorClass, string> = {
+  auth: 'authentication_error',
+  rate_limit: 'rate_limit_error',
+  server_error: 'api_error',
+  network: 'api_error',
+  context_overflow: 'invalid_request_error',
+  invalid_request: 'invalid_request_error',
+  cancelled: 'api_error',
+  other: 'api_error',
+};
+
+/** The Anthropic error type of an error (`overloaded_error` for 529, `request_too_large` for 413). */
+export function errorType(error: WireError): string {
+  if (error.code !== undefined) return error.code;
+  if (error.status === 529) return 'overloaded_error';
+  if (error.status === 413) return 'request_too_large';
+  if (error.status === 404) return 'not_found_error';
+  if (error.status === 403) return 'permission_error';
+  return types[error.errorClass];
+}
+
+/** An Anthropic error response, with a `request-id` header (and `retry-after` when known). */
+export function encodeError(error: WireError): EncodedError {
+  const requestId = createAnthropicRequestId();
+  const headers: Record<string, string> = { 'request-id': requestId };
+  if (error.retryAfterSeconds !== undefined)
+    headers['retry-after'] = String(Math.ceil(error.retryAfterSeconds));
+  return {
+    status: error.status,
+    body: { type: 'error', error: { type: errorType(error), message: error.message }, request_id: requestId },
+    headers,
+  };
+}

@@ -1,0 +1,246 @@
+/** Decodes an Anthropic Messages request (`POST /v1/messages`) into the canonical request. */
+import type { ReasoningRequest } from '../../core/request.ts';
+import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
+import type { Item, Part } from '../../core/transcript.ts';
+import {
+  bodyObject,
+  isObject,
+  jsonObject,
+  optionalArray,
+  optionalBoolean,
+  optionalCount,
+  optionalNumber,
+  optionalString,
+  RequestFieldError,
+  requiredString,
+} from '../fields.ts';
+import { binaryPart, namedTool, pushParts, toolOutput } from '../shared.ts';
+import type { DecodedRequest, OpaqueCodec } from '../types.ts';
+
+function convertSource(source: unknown, path: string, kind: 'image' | 'document'): Part {
+  if (!isObject(source)) throw new RequestFieldError(path, `${path} must be an object`);
+  if (source.type === 'base64') {
+    const mime = requiredString(source, 'media_type', `${path}.media_type`);
+    return binaryPart(mime, { base64: requiredString(source, 'data', `${path}.data`) });
+  }
+  if (source.type === 'url') {
+    const url = requiredString(source, 'url', `${path}.url`);
+    return binaryPart(kind === 'image' ? 'image/jpeg' : 'application/pdf', { uri: url });
+  }
+  if (source.type === 'text' && kind === 'document') {
+    const text = requiredString(source, 'data', `${path}.data`);
+    return binaryPart('text/plain', { base64: Buffer.from(text, 'utf8').toString('base64') });
+  }
+  throw new RequestFieldError(
+    `${path}.type`,
+    `${path}.type '${String(source.type)}' is not supported`,
+    'unsupported',
+  );
+}
+
+function userBlock(block: Record<string, unknown>, path: string): Part {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: requiredString(block, 'text', `${path}.text`) };
+    case 'image':
+      return convertSource(block.source, `${path}.source`, 'image');
+    case 'document':
+      return convertSource(block.source, `${path}.source`, 'document');
+    default:
+      throw new RequestFieldError(
+        `${path}.type`,
+        `content block type '${String(block.type)}' is not supported here`,
+        'unsupported',
+      );
+  }
+}
+
+function toolResult(block: Record<string, unknown>, path: string): Part {
+  const callId = requiredString(block, 'tool_use_id', `${path}.tool_use_id`);
+  const content = block.content;
+  let parts: Part[] = [];
+  if (typeof content === 'string') parts = [{ type: 'text', text: content }];
+  else if (Array.isArray(content))
+    parts = content.map((inner, index) =>
+      userBlock(jsonObject(inner, `${path}.content.${index}`), `${path}.content.${index}`),
+    );
+  return {
+    type: 'tool-result',
+    callId: callId as never,
+    output: toolOutput(parts),
+    isError: optionalBoolean(block, 'is_error', `${path}.is_error`) ?? false,
+  };
+}
+
+function assistantBlock(block: Record<string, unknown>, path: string, opaque: OpaqueCodec): Part | undefined {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: requiredString(block, 'text', `${path}.text`) };
+    case 'thinking': {
+      const payload = opaque.unwrap(optionalString(block, 'signature', `${path}.signature`) ?? '');
+      return {
+        type: 'reasoning',
+        text: optionalString(block, 'thinking', `${path}.thinking`) ?? '',
+        ...payload,
+      };
+    }
+    case 'redacted_thinking': {
+      const payload = opaque.unwrap(requiredString(block, 'data', `${path}.data`));
+      const data = payload.data ?? payload.signature;
+      return {
+        type: 'reasoning',
+        text: '',
+        redacted: true,
+        ...payload,
+        ...(data === undefined ? {} : { data }),
+      };
+    }
+    case 'tool_use':
+      return {
+        type: 'tool-call',
+        id: requiredString(block, 'id', `${path}.id`) as never,
+        name: requiredString(block, 'name', `${path}.name`),
+        input: jsonObject(block.input ?? {}, `${path}.input`),
+      };
+    default:
+      throw new RequestFieldError(
+        `${path}.type`,
+        `content block type '${String(block.type)}' is not supported here`,
+        'unsupported',
+      );
+  }
+}
+
+function blocksOf(content: unknown, path: string): Record<string, unknown>[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  if (!Array.isArray(content)) throw new RequestFieldError(path, `${path} must be a string or an array`);
+  return content.map((block, index) => jsonObject(block, `${path}.${index}`));
+}
+
+function convertMessage(message: unknown, index: number, transcript: Item[], opaque: OpaqueCodec): boolean {
+  const path = `messages.${index}`;
+  if (!isObject(message)) throw new RequestFieldError(path, `${path} must be an object`);
+  const blocks = blocksOf(message.content, `${path}.content`);
+  let cached = false;
+  if (message.role === 'assistant') {
+    const parts = blocks.flatMap((block, at) => {
+      if (block.cache_control !== undefined) cached = true;
+      const part = assistantBlock(block, `${path}.content.${at}`, opaque);
+      return part === undefined || (part.type === 'text' && part.text === '') ? [] : [part];
+    });
+    pushParts(transcript, 'assistant', parts);
+    return cached;
+  }
+  if (message.role !== 'user')
+    throw new RequestFieldError(`${path}.role`, `${path}.role must be user or assistant`);
+  for (const [at, block] of blocks.entries()) {
+    if (block.cache_control !== undefined) cached = true;
+    const blockPath = `${path}.content.${at}`;
+    if (block.type === 'tool_result') pushParts(transcript, 'tool', [toolResult(block, blockPath)]);
+    else pushParts(transcript, 'user', [userBlock(block, blockPath)]);
+  }
+  return cached;
+}
+
+function convertSystem(system: unknown, transcript: Item[]): boolean {
+  if (system === undefined || system === null) return false;
+  const blocks = blocksOf(system, 'system');
+  const text = blocks
+    .map((block, index) => requiredString(block, 'text', `system.${index}.text`))
+    .join('\n\n');
+  if (text !== '') transcript.push({ kind: 'system', parts: [{ type: 'text', text }] });
+  return blocks.some((block) => block.cache_control !== undefined);
+}
+
+function convertTools(body: Record<string, unknown>): ToolSpec[] | undefined {
+  const tools = optionalArray(body, 'tools');
+  return tools?.map((tool, index) => {
+    const path = `tools.${index}`;
+    const object = jsonObject(tool, path);
+    if (object.type !== undefined && object.type !== 'custom' && object.input_schema === undefined)
+      throw new RequestFieldError(
+        `${path}.type`,
+        `server tool '${String(object.type)}' is not supported by the gateway`,
+        'unsupported',
+      );
+    const spec: ToolSpec = {
+      name: requiredString(object, 'name', `${path}.name`),
+      inputSchema: jsonObject(object.input_schema ?? { type: 'object' }, `${path}.input_schema`),
+    };
+    const description = optionalString(object, 'description', `${path}.description`);
+    if (description !== undefined) spec.description = description;
+    return spec;
+  });
+}
+
+function convertToolChoice(value: unknown): { choice?: ToolChoice; parallel?: boolean } {
+  if (value === undefined || value === null) return {};
+  const object = jsonObject(value, 'tool_choice');
+  const parallel = object.disable_parallel_tool_use === true ? false : undefined;
+  const choices: Record<string, ToolChoice> = { auto: 'auto', any: 'required', none: 'none' };
+  if (object.type === 'tool') return { choice: namedTool(object.name, 'tool_choice.name'), parallel };
+  const choice = typeof object.type === 'string' ? choices[object.type] : undefined;
+  if (choice === undefined)
+    throw new RequestFieldError('tool_choice.type', 'tool_choice.type must be auto, any, tool or none');
+  return { choice, parallel };
+}
+
+function convertThinking(value: unknown): ReasoningRequest | undefined {
+  if (value === undefined || value === null) return undefined;
+  const object = jsonObject(value, 'thinking');
+  if (object.type === 'disabled') return undefined;
+  const budget = optionalCount(object, 'budget_tokens', 'thinking.budget_tokens');
+  return budget === undefined ? { includeThoughts: true } : { budgetTokens: budget, includeThoughts: true };
+}
+
+function convertOutputFormat(body: Record<string, unknown>): DecodedRequest['request']['outputSchema'] {
+  const format = body.output_format ?? (isObject(body.output_config) ? body.output_config.format : undefined);
+  if (format === undefined || format === null) return undefined;
+  const object = jsonObject(format, 'output_format');
+  if (object.type !== 'json_schema')
+    throw new RequestFieldError(
+      'output_format.type',
+      'output_format.type must be json_schema',
+      'unsupported',
+    );
+  return { schema: jsonObject(object.schema, 'output_format.schema') };
+}
+
+/** Decodes a Messages request; unknown fields are ignored, unhonourable ones refused by name. */
+export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedRequest {
+  const object = bodyObject(body);
+  const transcript: Item[] = [];
+  let cached = convertSystem(object.system, transcript);
+  const messages = optionalArray(object, 'messages');
+  if (messages === undefined || messages.length === 0)
+    throw new RequestFieldError('messages', 'messages must be a non-empty array');
+  messages.forEach((message, index) => {
+    if (convertMessage(message, index, transcript, opaque)) cached = true;
+  });
+  const { choice, parallel } = convertToolChoice(object.tool_choice);
+  const request: DecodedRequest['request'] = { transcript };
+  const tools = convertTools(object);
+  if (tools !== undefined && tools.length > 0) request.tools = tools;
+  if (choice !== undefined) request.toolChoice = choice;
+  if (parallel !== undefined) request.parallelToolCalls = parallel;
+  const maxTokens = optionalCount(object, 'max_tokens');
+  if (maxTokens !== undefined) request.maxOutputTokens = maxTokens;
+  const stops = optionalArray(object, 'stop_sequences');
+  if (stops !== undefined && stops.length > 0) request.stopSequences = stops.map(String);
+  const temperature = optionalNumber(object, 'temperature');
+  if (temperature !== undefined) request.temperature = temperature;
+  const topP = optionalNumber(object, 'top_p');
+  if (topP !== undefined) request.topP = topP;
+  const topK = optionalNumber(object, 'top_k');
+  if (topK !== undefined) request.topK = topK;
+  const reasoning = convertThinking(object.thinking);
+  if (reasoning !== undefined) request.reasoning = reasoning;
+  const outputSchema = convertOutputFormat(object);
+  if (outputSchema !== undefined) request.outputSchema = outputSchema;
+  if (cached || object.cache_control !== undefined) request.cache = {};
+  return {
+    model: requiredString(object, 'model'),
+    stream: optionalBoolean(object, 'stream') ?? false,
+    request,
+  };
+}

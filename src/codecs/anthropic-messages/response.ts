@@ -1,0 +1,205 @@
+/** Encodes canonical responses as Anthropic Messages: the `message` body and its exact SSE event sequence. */
+import type { StreamEvent } from '../../core/events.ts';
+import type { FinishReason } from '../../core/finish-reason.ts';
+import type { CanonicalResponse } from '../../core/request.ts';
+import type { Part } from '../../core/transcript.ts';
+import { emptyUsage, type Usage } from '../../core/usage.ts';
+import { createFrame } from '../frames.ts';
+import { createAnthropicMessageId } from '../ids.ts';
+import { verbatimOpaque } from '../opaque.ts';
+import { ArgumentTracker } from '../shared.ts';
+import type { EncodeContext, StreamEncoder, WireError, WireFrame } from '../types.ts';
+import { errorType } from './errors.ts';
+
+const stopReasons: Record<FinishReason, string> = {
+  completed: 'end_turn',
+  'tool-call': 'tool_use',
+  'max-tokens': 'max_tokens',
+  'stop-sequence': 'stop_sequence',
+  'content-filter': 'refusal',
+  cancelled: 'end_turn',
+  error: 'end_turn',
+  other: 'end_turn',
+};
+
+/** The wire `stop_reason` of a response. */
+export function mapFinishReason(reason: FinishReason, context: EncodeContext): string {
+  return context.finishReason ?? stopReasons[reason];
+}
+
+/** Anthropic usage: disjoint buckets, as the canonical ones. */
+export function convertUsage(usage: Usage, outputTokens = usage.output): Record<string, number> {
+  return {
+    input_tokens: usage.input,
+    cache_creation_input_tokens: usage.cacheWrite,
+    cache_read_input_tokens: usage.cacheRead,
+    output_tokens: outputTokens,
+  };
+}
+
+function convertPart(part: Part, context: EncodeContext): Record<string, unknown> | undefined {
+  const opaque = context.opaque ?? verbatimOpaque;
+  switch (part.type) {
+    case 'text':
+      return { type: 'text', text: part.text };
+    case 'structured':
+      return { type: 'text', text: JSON.stringify(part.value) };
+    case 'reasoning':
+      if (part.redacted === true && part.text === '')
+        return {
+          type: 'redacted_thinking',
+          data: opaque.wrap({ provider: part.provider, data: part.data, signature: part.signature }),
+        };
+      return { type: 'thinking', thinking: part.text, signature: signatureOf(part, context) };
+    case 'tool-call':
+      return { type: 'tool_use', id: part.id, name: part.name, input: part.input };
+    default:
+      return undefined;
+  }
+}
+
+function signatureOf(
+  part: { provider?: string; signature?: string; data?: string },
+  context: EncodeContext,
+): string {
+  if (part.signature === undefined && part.data === undefined) return '';
+  return (context.opaque ?? verbatimOpaque).wrap({
+    provider: part.provider,
+    signature: part.signature,
+    data: part.data,
+  });
+}
+
+/** The non-streamed `message` body. */
+export function encodeResponse(response: CanonicalResponse, context: EncodeContext): unknown {
+  return {
+    id: context.responseId ?? createAnthropicMessageId(),
+    type: 'message',
+    role: 'assistant',
+    model: context.model,
+    content: response.content.flatMap((part) => convertPart(part, context) ?? []),
+    stop_reason: mapFinishReason(response.finishReason, context),
+    stop_sequence: null,
+    usage: convertUsage(response.usage),
+  };
+}
+
+/** The in-band error event of a stream that already sent content. */
+export function errorFrame(error: WireError): WireFrame {
+  return createFrame({ type: 'error', error: { type: errorType(error), message: error.message } }, 'error');
+}
+
+type Payload = Record<string, unknown>;
+
+/**
+ * The streamed sequence: `message_start` (held until the first content event), per block
+ * `content_block_start` (a `ping` after the first, as the API does), deltas (`text_delta`,
+ * `thinking_delta` + `signature_delta`, `input_json_delta`) and `content_block_stop`, then
+ * `message_delta` with the stop reason and usage, and `message_stop`.
+ */
+export function createStreamEncoder(context: EncodeContext): StreamEncoder {
+  let started = false;
+  let blocks = 0;
+  let usage: Usage = emptyUsage();
+  let provider: string | undefined;
+  const wire = new Map<number, number>();
+  const args = new ArgumentTracker();
+  const frame = (type: string, payload: Payload = {}) => createFrame({ type, ...payload }, type);
+
+  function preamble(frames: WireFrame[]): void {
+    if (started) return;
+    started = true;
+    const message = {
+      model: context.model,
+      id: context.responseId ?? createAnthropicMessageId(),
+      type: 'message',
+      role: 'assistant',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: convertUsage(context.startUsage ?? usage, context.startUsage === undefined ? usage.output : 1),
+    };
+    frames.push(frame('message_start', { message }));
+  }
+
+  function start(index: number, block: Payload): WireFrame[] {
+    const frames: WireFrame[] = [];
+    preamble(frames);
+    const at = blocks++;
+    wire.set(index, at);
+    frames.push(frame('content_block_start', { index: at, content_block: block }));
+    if (at === 0) frames.push(frame('ping'));
+    return frames;
+  }
+
+  const delta = (index: number, body: Payload) =>
+    frame('content_block_delta', { index: wire.get(index) ?? 0, delta: body });
+  const stop = (index: number) => frame('content_block_stop', { index: wire.get(index) ?? 0 });
+
+  function finish(response: CanonicalResponse): WireFrame[] {
+    if (response.finishReason === 'error' || response.finishReason === 'cancelled') return [];
+    const frames: WireFrame[] = [];
+    preamble(frames);
+    const stopReason = { stop_reason: mapFinishReason(response.finishReason, context), stop_sequence: null };
+    frames.push(frame('message_delta', { delta: stopReason, usage: convertUsage(response.usage) }));
+    frames.push(frame('message_stop'));
+    return frames;
+  }
+
+  function event(event: StreamEvent): WireFrame[] {
+    switch (event.type) {
+      case 'text-start':
+        return start(event.index, { type: 'text', text: '' });
+      case 'text-delta':
+        return event.delta === '' ? [] : [delta(event.index, { type: 'text_delta', text: event.delta })];
+      case 'reasoning-start':
+        return start(event.index, { type: 'thinking', thinking: '', signature: '' });
+      case 'reasoning-delta':
+        return event.delta === ''
+          ? []
+          : [delta(event.index, { type: 'thinking_delta', thinking: event.delta })];
+      case 'reasoning-end': {
+        const signature = signatureOf({ provider, signature: event.signature, data: event.data }, context);
+        const frames = signature === '' ? [] : [delta(event.index, { type: 'signature_delta', signature })];
+        return [...frames, stop(event.index)];
+      }
+      case 'tool-call-start': {
+        const frames = start(event.index, { type: 'tool_use', id: event.id, name: event.name, input: {} });
+        return [...frames, delta(event.index, { type: 'input_json_delta', partial_json: '' })];
+      }
+      case 'tool-call-delta':
+        args.add(event.id, event.delta);
+        return [delta(event.index, { type: 'input_json_delta', partial_json: event.delta })];
+      case 'tool-call-end': {
+        const rest = args.remainder(event.id, event.input);
+        const frames =
+          rest === '' ? [] : [delta(event.index, { type: 'input_json_delta', partial_json: rest })];
+        return [...frames, stop(event.index)];
+      }
+      case 'text-end':
+        return wire.has(event.index) ? [stop(event.index)] : [];
+      case 'message-start':
+        provider = event.provider;
+        return [];
+      case 'usage':
+        usage = event.usage;
+        return [];
+      case 'finish':
+        return finish(event.response);
+      default:
+        return [];
+    }
+  }
+
+  return {
+    event,
+    error: (error) => {
+      const frames: WireFrame[] = [];
+      preamble(frames);
+      return [...frames, errorFrame(error)];
+    },
+    get started() {
+      return started;
+    },
+  };
+}

@@ -1,0 +1,127 @@
+/**
+ * Reading untrusted request bodies: typed field access that fails with a `RequestFieldError` naming
+ * the field, and the refusal of fields that would change the answer but cannot be honoured.
+ */
+import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
+
+/** A request the codec cannot take: malformed, or asking for something it cannot honour. */
+export class RequestFieldError extends Error {
+  override name = 'RequestFieldError';
+  /** The field at fault, as a dotted path (`messages.2.content`). */
+  readonly field: string;
+  /** `invalid` for a malformed value, `unsupported` for a well-formed one the gateway cannot honour. */
+  readonly reason: 'invalid' | 'unsupported';
+
+  constructor(field: string, message: string, reason: 'invalid' | 'unsupported' = 'invalid') {
+    super(message);
+    this.field = field;
+    this.reason = reason;
+  }
+}
+
+/** True for a plain object. */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The body as an object, or a `RequestFieldError` for the root. */
+export function bodyObject(body: unknown): Record<string, unknown> {
+  if (!isObject(body)) throw new RequestFieldError('body', 'the request body must be a JSON object');
+  return body;
+}
+
+/** An optional string field. */
+export function optionalString(object: Record<string, unknown>, key: string, path = key): string | undefined {
+  const value = object[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new RequestFieldError(path, `${path} must be a string`);
+  return value;
+}
+
+/** A required non-empty string field. */
+export function requiredString(object: Record<string, unknown>, key: string, path = key): string {
+  const value = optionalString(object, key, path);
+  if (value === undefined || value === '') throw new RequestFieldError(path, `${path} is required`);
+  return value;
+}
+
+/** An optional finite number field. */
+export function optionalNumber(object: Record<string, unknown>, key: string, path = key): number | undefined {
+  const value = object[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw new RequestFieldError(path, `${path} must be a number`);
+  return value;
+}
+
+/** An optional positive integer field (token limits). */
+export function optionalCount(object: Record<string, unknown>, key: string, path = key): number | undefined {
+  const value = optionalNumber(object, key, path);
+  if (value !== undefined && (!Number.isInteger(value) || value < 1))
+    throw new RequestFieldError(path, `${path} must be a positive integer`);
+  return value;
+}
+
+/** An optional boolean field. */
+export function optionalBoolean(
+  object: Record<string, unknown>,
+  key: string,
+  path = key,
+): boolean | undefined {
+  const value = object[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'boolean') throw new RequestFieldError(path, `${path} must be a boolean`);
+  return value;
+}
+
+/** An optional array field (items unchecked). */
+export function optionalArray(
+  object: Record<string, unknown>,
+  key: string,
+  path = key,
+): unknown[] | undefined {
+  const value = object[key];
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) throw new RequestFieldError(path, `${path} must be an array`);
+  return value;
+}
+
+/** An object that must be a JSON object (tool schemas, tool inputs). */
+export function jsonObject(value: unknown, path: string): JsonObject {
+  if (!isJsonObject(value)) throw new RequestFieldError(path, `${path} must be a JSON object`);
+  return value as JsonObject;
+}
+
+/** Parses a JSON-object text (tool-call arguments); invalid text is a field error. */
+export function parseArguments(text: unknown, path: string): JsonObject {
+  if (isJsonObject(text)) return text as JsonObject;
+  if (typeof text !== 'string') throw new RequestFieldError(path, `${path} must be a JSON string`);
+  if (text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new RequestFieldError(path, `${path} is not valid JSON`);
+  }
+  return jsonObject(value, path);
+}
+
+/**
+ * Refuses a field that would change the answer and cannot be honoured: present and different from
+ * every value in `allowed` (e.g. `n` other than 1).
+ */
+export function refuse(
+  object: Record<string, unknown>,
+  key: string,
+  allowed: readonly unknown[],
+  why: string,
+): void {
+  const value = object[key];
+  if (value === undefined || value === null || allowed.includes(value)) return;
+  throw new RequestFieldError(key, `${key}: ${why}`, 'unsupported');
+}
+
+/** A JSON value as text for a tool result. */
+export function textOf(value: JsonValue | unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}

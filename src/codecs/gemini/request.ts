@@ -1,0 +1,263 @@
+/** Decodes a Gemini `generateContent` / `streamGenerateContent` request into the canonical request. */
+import type { OutputSchema, ReasoningRequest } from '../../core/request.ts';
+import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
+import type { Item, Part } from '../../core/transcript.ts';
+import {
+  bodyObject,
+  isObject,
+  jsonObject,
+  optionalArray,
+  optionalCount,
+  optionalNumber,
+  optionalString,
+  refuse,
+  RequestFieldError,
+  requiredString,
+  textOf,
+} from '../fields.ts';
+import { binaryPart, namedTool, pushParts } from '../shared.ts';
+import type { DecodeContext, DecodedRequest, OpaqueCodec } from '../types.ts';
+
+/** Calls without an id get `gc_<content>_<part>`; responses without one answer the oldest open call of that name. */
+class CallIds {
+  private readonly open: Array<{ id: string; name: string }> = [];
+
+  issue(given: string | undefined, name: string, content: number, part: number): string {
+    const id = given ?? `gc_${content}_${part}`;
+    this.open.push({ id, name });
+    return id;
+  }
+
+  answer(given: string | undefined, name: string): string {
+    const index = this.open.findIndex((call) =>
+      given === undefined ? call.name === name : call.id === given,
+    );
+    if (index < 0) return given ?? `gc_unmatched_${name}`;
+    return this.open.splice(index, 1)[0]!.id;
+  }
+}
+
+interface PartContext {
+  path: string;
+  content: number;
+  part: number;
+  ids: CallIds;
+  opaque: OpaqueCodec;
+}
+
+function convertPart(
+  value: unknown,
+  context: PartContext,
+): { kind: 'user' | 'assistant' | 'tool'; part: Part } | undefined {
+  const { path } = context;
+  const part = jsonObject(value, path);
+  const signature = optionalString(part, 'thoughtSignature', `${path}.thoughtSignature`);
+  const payload = signature === undefined ? {} : context.opaque.unwrap(signature);
+  if (typeof part.text === 'string') {
+    if (part.thought === true)
+      return { kind: 'assistant', part: { type: 'reasoning', text: part.text, ...payload } };
+    return part.text === '' ? undefined : { kind: 'user', part: { type: 'text', text: part.text } };
+  }
+  if (isObject(part.inlineData)) {
+    const data = part.inlineData;
+    const mime = requiredString(data, 'mimeType', `${path}.inlineData.mimeType`);
+    return {
+      kind: 'user',
+      part: binaryPart(mime, { base64: requiredString(data, 'data', `${path}.inlineData.data`) }),
+    };
+  }
+  if (isObject(part.fileData)) {
+    const data = part.fileData;
+    const mime = requiredString(data, 'mimeType', `${path}.fileData.mimeType`);
+    return {
+      kind: 'user',
+      part: binaryPart(mime, { uri: requiredString(data, 'fileUri', `${path}.fileData.fileUri`) }),
+    };
+  }
+  if (isObject(part.functionCall)) {
+    const call = part.functionCall;
+    const name = requiredString(call, 'name', `${path}.functionCall.name`);
+    const id = context.ids.issue(
+      optionalString(call, 'id', `${path}.functionCall.id`),
+      name,
+      context.content,
+      context.part,
+    );
+    const input = jsonObject(call.args ?? {}, `${path}.functionCall.args`);
+    return { kind: 'assistant', part: { type: 'tool-call', id: id as never, name, input, ...payload } };
+  }
+  if (isObject(part.functionResponse)) {
+    const response = part.functionResponse;
+    const name = requiredString(response, 'name', `${path}.functionResponse.name`);
+    const callId = context.ids.answer(optionalString(response, 'id', `${path}.functionResponse.id`), name);
+    const result = response.response;
+    const output =
+      isObject(result) && Object.keys(result).length === 1 && typeof result.output === 'string'
+        ? { type: 'text' as const, text: result.output }
+        : { type: 'text' as const, text: textOf(result ?? {}) };
+    return {
+      kind: 'tool',
+      part: { type: 'tool-result', callId: callId as never, name, output, isError: false },
+    };
+  }
+  throw new RequestFieldError(path, `${path}: part kind is not supported by the gateway`, 'unsupported');
+}
+
+function convertContents(contents: unknown[], transcript: Item[], opaque: OpaqueCodec): void {
+  const ids = new CallIds();
+  contents.forEach((content, contentIndex) => {
+    const path = `contents.${contentIndex}`;
+    const object = jsonObject(content, path);
+    const parts = optionalArray(object, 'parts', `${path}.parts`) ?? [];
+    const model = object.role === 'model';
+    parts.forEach((value, partIndex) => {
+      const converted = convertPart(value, {
+        path: `${path}.parts.${partIndex}`,
+        content: contentIndex,
+        part: partIndex,
+        ids,
+        opaque,
+      });
+      if (converted === undefined) return;
+      const kind = model && converted.kind === 'user' ? 'assistant' : converted.kind;
+      pushParts(transcript, kind, [converted.part]);
+    });
+  });
+}
+
+function convertTools(body: Record<string, unknown>): ToolSpec[] | undefined {
+  const tools = optionalArray(body, 'tools');
+  if (tools === undefined) return undefined;
+  return tools.flatMap((tool, index) => {
+    const object = jsonObject(tool, `tools.${index}`);
+    const other = Object.keys(object).find((key) => key !== 'functionDeclarations');
+    if (other !== undefined)
+      throw new RequestFieldError(
+        `tools.${index}.${other}`,
+        `tool '${other}' is not supported by the gateway`,
+        'unsupported',
+      );
+    const declarations =
+      optionalArray(object, 'functionDeclarations', `tools.${index}.functionDeclarations`) ?? [];
+    return declarations.map((declaration, at) => {
+      const path = `tools.${index}.functionDeclarations.${at}`;
+      const fn = jsonObject(declaration, path);
+      const schema = fn.parametersJsonSchema ?? fn.parameters ?? { type: 'object', properties: {} };
+      const spec: ToolSpec = {
+        name: requiredString(fn, 'name', `${path}.name`),
+        inputSchema: lowerTypes(jsonObject(schema, `${path}.parameters`)) as never,
+      };
+      const description = optionalString(fn, 'description', `${path}.description`);
+      if (description !== undefined) spec.description = description;
+      return spec;
+    });
+  });
+}
+
+/** Gemini's OpenAPI schemas spell types in upper case (`OBJECT`); JSON Schema wants lower case. */
+function lowerTypes(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(lowerTypes);
+  if (!isObject(value)) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value))
+    copy[key] = key === 'type' && typeof inner === 'string' ? inner.toLowerCase() : lowerTypes(inner);
+  return copy;
+}
+
+function convertToolChoice(body: Record<string, unknown>): ToolChoice | undefined {
+  const config = isObject(body.toolConfig) ? body.toolConfig.functionCallingConfig : undefined;
+  if (!isObject(config)) return undefined;
+  const names = Array.isArray(config.allowedFunctionNames) ? config.allowedFunctionNames : [];
+  if (config.mode === 'NONE') return 'none';
+  if (config.mode === 'ANY' || config.mode === 'VALIDATED')
+    return names.length === 1
+      ? namedTool(names[0], 'toolConfig.functionCallingConfig.allowedFunctionNames.0')
+      : 'required';
+  return config.mode === 'AUTO' ? 'auto' : undefined;
+}
+
+function convertThinking(config: Record<string, unknown>): ReasoningRequest | undefined {
+  if (!isObject(config.thinkingConfig)) return undefined;
+  const thinking = config.thinkingConfig;
+  const reasoning: ReasoningRequest = {};
+  const budget = optionalNumber(thinking, 'thinkingBudget', 'generationConfig.thinkingConfig.thinkingBudget');
+  if (budget !== undefined && budget > 0) reasoning.budgetTokens = budget;
+  const level = thinking.thinkingLevel;
+  if (typeof level === 'string') {
+    const effort = level.toLowerCase();
+    if (effort === 'minimal' || effort === 'low' || effort === 'medium' || effort === 'high')
+      reasoning.effort = effort;
+  }
+  if (thinking.includeThoughts === true) reasoning.includeThoughts = true;
+  return Object.keys(reasoning).length === 0 ? undefined : reasoning;
+}
+
+function convertSchema(config: Record<string, unknown>): OutputSchema | undefined {
+  const schema = config.responseJsonSchema ?? config.responseSchema;
+  if (schema === undefined || schema === null) {
+    if (config.responseMimeType === 'application/json') return { schema: { type: 'object' }, strict: false };
+    return undefined;
+  }
+  return { schema: lowerTypes(jsonObject(schema, 'generationConfig.responseSchema')) as never };
+}
+
+function applyGenerationConfig(body: Record<string, unknown>, request: DecodedRequest['request']): void {
+  if (body.generationConfig === undefined || body.generationConfig === null) return;
+  const config = jsonObject(body.generationConfig, 'generationConfig');
+  refuse(config, 'candidateCount', [1], 'only one candidate per request is supported');
+  refuse(config, 'responseLogprobs', [false], 'log probabilities are not supported by the gateway');
+  const modalities = config.responseModalities;
+  if (Array.isArray(modalities) && modalities.some((modality) => String(modality).toUpperCase() !== 'TEXT'))
+    throw new RequestFieldError(
+      'generationConfig.responseModalities',
+      'generationConfig.responseModalities: only text output is supported by the gateway',
+      'unsupported',
+    );
+  const path = (key: string) => `generationConfig.${key}`;
+  const maxTokens = optionalCount(config, 'maxOutputTokens', path('maxOutputTokens'));
+  if (maxTokens !== undefined) request.maxOutputTokens = maxTokens;
+  const temperature = optionalNumber(config, 'temperature', path('temperature'));
+  if (temperature !== undefined) request.temperature = temperature;
+  const topP = optionalNumber(config, 'topP', path('topP'));
+  if (topP !== undefined) request.topP = topP;
+  const topK = optionalNumber(config, 'topK', path('topK'));
+  if (topK !== undefined) request.topK = topK;
+  const stops = optionalArray(config, 'stopSequences', path('stopSequences'));
+  if (stops !== undefined && stops.length > 0) request.stopSequences = stops.map(String);
+  const reasoning = convertThinking(config);
+  if (reasoning !== undefined) request.reasoning = reasoning;
+  const outputSchema = convertSchema(config);
+  if (outputSchema !== undefined) request.outputSchema = outputSchema;
+}
+
+/** Decodes a Gemini request; the model and the stream mode come from the path. */
+export function decodeRequest(body: unknown, context: DecodeContext, opaque: OpaqueCodec): DecodedRequest {
+  const object = bodyObject(body);
+  if (object.cachedContent !== undefined)
+    throw new RequestFieldError(
+      'cachedContent',
+      'cachedContent: cached contents are not supported by the gateway',
+      'unsupported',
+    );
+  const transcript: Item[] = [];
+  if (isObject(object.systemInstruction)) {
+    const parts = optionalArray(object.systemInstruction, 'parts', 'systemInstruction.parts') ?? [];
+    const text = parts
+      .map((part) => (isObject(part) && typeof part.text === 'string' ? part.text : ''))
+      .join('\n\n');
+    if (text !== '') transcript.push({ kind: 'system', parts: [{ type: 'text', text }] });
+  }
+  const contents = optionalArray(object, 'contents');
+  if (contents === undefined || contents.length === 0)
+    throw new RequestFieldError('contents', 'contents must be a non-empty array');
+  convertContents(contents, transcript, opaque);
+  const request: DecodedRequest['request'] = { transcript };
+  const tools = convertTools(object);
+  if (tools !== undefined && tools.length > 0) request.tools = tools;
+  const choice = convertToolChoice(object);
+  if (choice !== undefined) request.toolChoice = choice;
+  applyGenerationConfig(object, request);
+  if (context.model === undefined || context.model === '')
+    throw new RequestFieldError('model', 'the path must name a model');
+  return { model: context.model, stream: context.stream ?? false, request };
+}

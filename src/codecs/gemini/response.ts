@@ -1,0 +1,174 @@
+/** Encodes canonical responses as Gemini `GenerateContentResponse`s: whole, or as stream chunks. */
+import type { StreamEvent } from '../../core/events.ts';
+import type { FinishReason } from '../../core/finish-reason.ts';
+import type { CanonicalResponse } from '../../core/request.ts';
+import type { Part } from '../../core/transcript.ts';
+import type { Usage } from '../../core/usage.ts';
+import { createFrame } from '../frames.ts';
+import { createGeminiResponseId } from '../ids.ts';
+import { verbatimOpaque } from '../opaque.ts';
+import type { EncodeContext, StreamEncoder, WireError, WireFrame } from '../types.ts';
+import { errorBody } from './errors.ts';
+
+type WirePart = Record<string, unknown>;
+
+const finishReasons: Record<FinishReason, string> = {
+  completed: 'STOP',
+  'tool-call': 'STOP',
+  'max-tokens': 'MAX_TOKENS',
+  'stop-sequence': 'STOP',
+  'content-filter': 'SAFETY',
+  cancelled: 'STOP',
+  error: 'OTHER',
+  other: 'OTHER',
+};
+
+/** The wire `finishReason` of a response. */
+export function mapFinishReason(reason: FinishReason, context: EncodeContext): string {
+  return context.finishReason ?? finishReasons[reason];
+}
+
+/** Gemini usage: the prompt count includes cached tokens; candidates exclude thoughts. */
+export function convertUsage(usage: Usage): Record<string, unknown> {
+  const promptTokens = usage.input + usage.cacheRead + usage.cacheWrite;
+  const candidates = Math.max(0, usage.output - usage.reasoning);
+  const metadata: Record<string, unknown> = {
+    promptTokenCount: promptTokens,
+    candidatesTokenCount: candidates,
+    totalTokenCount: promptTokens + usage.output,
+    promptTokensDetails: [{ modality: 'TEXT', tokenCount: promptTokens }],
+  };
+  if (usage.cacheRead > 0) metadata.cachedContentTokenCount = usage.cacheRead;
+  if (usage.reasoning > 0) metadata.thoughtsTokenCount = usage.reasoning;
+  return metadata;
+}
+
+function sign(
+  part: WirePart,
+  payload: { provider?: string; signature?: string; data?: string },
+  context: EncodeContext,
+): WirePart {
+  if (payload.signature === undefined && payload.data === undefined) return part;
+  return { ...part, thoughtSignature: (context.opaque ?? verbatimOpaque).wrap(payload) };
+}
+
+function callPart(call: { id: string; name: string; input: object }, context: EncodeContext): WirePart {
+  const functionCall: WirePart = { name: call.name, args: call.input };
+  if (context.callIds === true) functionCall.id = call.id;
+  return { functionCall };
+}
+
+function convertPart(part: Part, context: EncodeContext): WirePart | undefined {
+  switch (part.type) {
+    case 'text':
+      return { text: part.text };
+    case 'structured':
+      return { text: JSON.stringify(part.value) };
+    case 'reasoning':
+      return sign({ text: part.text, thought: true }, part, context);
+    case 'tool-call':
+      return sign(callPart(part, context), part, context);
+    default:
+      return undefined;
+  }
+}
+
+/** The non-streamed `GenerateContentResponse`. */
+export function encodeResponse(response: CanonicalResponse, context: EncodeContext): unknown {
+  const parts = response.content.flatMap((part) => convertPart(part, context) ?? []);
+  return {
+    candidates: [
+      {
+        content: { parts, role: 'model' },
+        finishReason: mapFinishReason(response.finishReason, context),
+        index: 0,
+      },
+    ],
+    usageMetadata: convertUsage(response.usage),
+    modelVersion: context.model,
+    responseId: context.responseId ?? createGeminiResponseId(),
+  };
+}
+
+/** The in-band error object of a stream that already sent content. */
+export function errorFrame(error: WireError): WireFrame {
+  return createFrame(errorBody(error));
+}
+
+/**
+ * The streamed sequence: one chunk per text piece, per thought piece (`thought: true`, the signature
+ * on the last piece) and per whole `functionCall` part, then a final chunk with an empty text part,
+ * `finishReason` and `usageMetadata`. No `[DONE]`.
+ */
+export function createStreamEncoder(context: EncodeContext): StreamEncoder {
+  const responseId = context.responseId ?? createGeminiResponseId();
+  let usage: Usage | undefined;
+  let provider: string | undefined;
+  let started = false;
+  let pendingThought: string | undefined;
+  const names = new Map<string, string>();
+  const chunk = (parts: WirePart[], finishReason?: string): WireFrame => {
+    started = true;
+    const candidate: WirePart = { content: { parts, role: 'model' } };
+    if (finishReason !== undefined) candidate.finishReason = finishReason;
+    candidate.index = 0;
+    const body: WirePart = { candidates: [candidate] };
+    if (usage !== undefined) body.usageMetadata = convertUsage(usage);
+    body.modelVersion = context.model;
+    body.responseId = responseId;
+    return createFrame(body);
+  };
+
+  function flushThought(signature?: { signature?: string; data?: string }): WireFrame[] {
+    if (pendingThought === undefined && signature === undefined) return [];
+    const part = sign({ text: pendingThought ?? '', thought: true }, { provider, ...signature }, context);
+    pendingThought = undefined;
+    return [chunk([part])];
+  }
+
+  function event(event: StreamEvent): WireFrame[] {
+    switch (event.type) {
+      case 'message-start':
+        provider = event.provider;
+        return [];
+      case 'text-delta':
+        return event.delta === '' ? [] : [chunk([{ text: event.delta }])];
+      case 'reasoning-delta': {
+        if (event.delta === '') return [];
+        const frames = flushThought();
+        pendingThought = event.delta;
+        return frames;
+      }
+      case 'reasoning-end': {
+        const hasSignature = event.signature !== undefined || event.data !== undefined;
+        return flushThought(hasSignature ? { signature: event.signature, data: event.data } : undefined);
+      }
+      case 'tool-call-start':
+        names.set(event.id, event.name);
+        return [];
+      case 'tool-call-end': {
+        const call = { id: event.id, name: names.get(event.id) ?? '', input: event.input };
+        return [chunk([sign(callPart(call, context), { provider, signature: event.signature }, context)])];
+      }
+      case 'usage':
+        usage = event.usage;
+        return [];
+      case 'finish': {
+        const { response } = event;
+        if (response.finishReason === 'error' || response.finishReason === 'cancelled') return [];
+        usage = response.usage;
+        return [chunk([{ text: '' }], mapFinishReason(response.finishReason, context))];
+      }
+      default:
+        return [];
+    }
+  }
+
+  return {
+    event,
+    error: (error) => [errorFrame(error)],
+    get started() {
+      return started;
+    },
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * Opaque-field wrapping: a provider payload (signature, encrypted content) rides in a client
+ * protocol's opaque field together with the name of the provider that produced it, so the next turn
+ * gives it back to that provider. `sy1.` + base64url(JSON); anything else is taken verbatim.
+ */
+import type { OpaqueCodec } from './types.ts';
+
+const prefix = 'sy1.';
+
+/** Verbatim: the payload is the signature itself (the emulator speaks for the provider). */
+export const verbatimOpaque: OpaqueCodec = {
+  wrap: (payload) => payload.signature ?? payload.data ?? '',
+  unwrap: (text) => ({ signature: text }),
+};
+
+/** The gateway's wrapping: provider, signature and data, reversible. */
+export const taggedOpaque: OpaqueCodec = {
+  wrap(payload) {
+    const compact: Record<string, string> = {};
+    if (payload.provider !== undefined) compact.p = payload.provider;
+    if (payload.signature !== undefined) compact.s = payload.signature;
+    if (payload.data !== undefined) compact.d = payload.data;
+    return prefix + Buffer.from(JSON.stringify(compact), 'utf8').toString('base64url');
+  },
+  unwrap(text) {
+    if (!text.startsWith(prefix)) return { signature: text };
+    try {
+      const value = JSON.parse(
+        Buffer.from(text.slice(prefix.length), 'base64url').toString('utf8'),
+      ) as unknown;
+      if (typeof value !== 'object' || value === null) return { signature: text };
+      const { p, s, d } = value as Record<string, unknown>;
+      const payload: { provider?: string; signature?: string; data?: string } = {};
+      if (typeof p === 'string') payload.provider = p;
+      if (typeof s === 'string') payload.signature = s;
+      if (typeof d === 'string') payload.data = d;
+      return payload;
+    } catch {
+      return { signature: text };
+    }
+  },
+};

@@ -1,0 +1,249 @@
+/** Decodes an OpenAI Chat Completions request (`POST /v1/chat/completions`) into the canonical request. */
+import type { OutputSchema, ReasoningRequest } from '../../core/request.ts';
+import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
+import type { Item, Part, ToolCallPart } from '../../core/transcript.ts';
+import {
+  bodyObject,
+  isObject,
+  jsonObject,
+  optionalArray,
+  optionalBoolean,
+  optionalCount,
+  optionalNumber,
+  optionalString,
+  parseArguments,
+  refuse,
+  RequestFieldError,
+  requiredString,
+} from '../fields.ts';
+import { binaryPart, namedTool, partFromUrl, pushParts, toolOutput } from '../shared.ts';
+import type { DecodedRequest } from '../types.ts';
+
+function contentPart(value: unknown, path: string): Part | undefined {
+  const part = jsonObject(value, path);
+  switch (part.type) {
+    case 'text':
+    case 'input_text':
+      return { type: 'text', text: requiredString(part, 'text', `${path}.text`) };
+    case 'refusal':
+      return { type: 'text', text: requiredString(part, 'refusal', `${path}.refusal`) };
+    case 'image_url': {
+      const image = part.image_url;
+      const url = typeof image === 'string' ? image : isObject(image) ? image.url : undefined;
+      if (typeof url !== 'string')
+        throw new RequestFieldError(`${path}.image_url.url`, `${path}.image_url.url is required`);
+      return partFromUrl(url, `${path}.image_url.url`);
+    }
+    case 'input_audio': {
+      const audio = jsonObject(part.input_audio, `${path}.input_audio`);
+      const format = requiredString(audio, 'format', `${path}.input_audio.format`);
+      return binaryPart(`audio/${format}`, {
+        base64: requiredString(audio, 'data', `${path}.input_audio.data`),
+      });
+    }
+    case 'file': {
+      const file = jsonObject(part.file, `${path}.file`);
+      const data = optionalString(file, 'file_data', `${path}.file.file_data`);
+      if (data === undefined)
+        throw new RequestFieldError(
+          `${path}.file.file_id`,
+          'uploaded file ids are not supported by the gateway',
+          'unsupported',
+        );
+      const filename = optionalString(file, 'filename', `${path}.file.filename`);
+      const parsed = partFromUrl(data, `${path}.file.file_data`, 'application/pdf');
+      return parsed.type === 'file' && filename !== undefined ? { ...parsed, filename } : parsed;
+    }
+    default:
+      throw new RequestFieldError(
+        `${path}.type`,
+        `content part type '${String(part.type)}' is not supported`,
+        'unsupported',
+      );
+  }
+}
+
+function contentParts(content: unknown, path: string): Part[] {
+  if (content === undefined || content === null) return [];
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+  if (!Array.isArray(content)) throw new RequestFieldError(path, `${path} must be a string or an array`);
+  return content.flatMap((part, index) => contentPart(part, `${path}.${index}`) ?? []);
+}
+
+function toolCalls(value: unknown, path: string): ToolCallPart[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw new RequestFieldError(path, `${path} must be an array`);
+  return value.map((call, index) => {
+    const callPath = `${path}.${index}`;
+    const object = jsonObject(call, callPath);
+    const fn = jsonObject(object.function, `${callPath}.function`);
+    return {
+      type: 'tool-call',
+      id: requiredString(object, 'id', `${callPath}.id`) as never,
+      name: requiredString(fn, 'name', `${callPath}.function.name`),
+      input: parseArguments(fn.arguments ?? '{}', `${callPath}.function.arguments`),
+    };
+  });
+}
+
+function convertMessage(message: unknown, index: number, transcript: Item[]): void {
+  const path = `messages.${index}`;
+  const object = jsonObject(message, path);
+  switch (object.role) {
+    case 'system':
+    case 'developer': {
+      const parts = contentParts(object.content, `${path}.content`);
+      if (parts.length > 0) transcript.push({ kind: object.role, parts });
+      return;
+    }
+    case 'user':
+      pushParts(transcript, 'user', contentParts(object.content, `${path}.content`));
+      return;
+    case 'assistant': {
+      const parts: Part[] = [
+        ...contentParts(object.content, `${path}.content`),
+        ...toolCalls(object.tool_calls, `${path}.tool_calls`),
+      ];
+      pushParts(transcript, 'assistant', parts);
+      return;
+    }
+    case 'tool': {
+      const callId = requiredString(object, 'tool_call_id', `${path}.tool_call_id`);
+      const output = toolOutput(contentParts(object.content, `${path}.content`));
+      pushParts(transcript, 'tool', [
+        { type: 'tool-result', callId: callId as never, output, isError: false },
+      ]);
+      return;
+    }
+    default:
+      throw new RequestFieldError(
+        `${path}.role`,
+        `${path}.role '${String(object.role)}' is not supported`,
+        'unsupported',
+      );
+  }
+}
+
+function convertTools(body: Record<string, unknown>): ToolSpec[] | undefined {
+  return optionalArray(body, 'tools')?.map((tool, index) => {
+    const path = `tools.${index}`;
+    const object = jsonObject(tool, path);
+    if (object.type !== 'function')
+      throw new RequestFieldError(
+        `${path}.type`,
+        `tool type '${String(object.type)}' is not supported`,
+        'unsupported',
+      );
+    const fn = jsonObject(object.function, `${path}.function`);
+    const spec: ToolSpec = {
+      name: requiredString(fn, 'name', `${path}.function.name`),
+      inputSchema: jsonObject(
+        fn.parameters ?? { type: 'object', properties: {} },
+        `${path}.function.parameters`,
+      ),
+    };
+    const description = optionalString(fn, 'description', `${path}.function.description`);
+    if (description !== undefined) spec.description = description;
+    return spec;
+  });
+}
+
+function convertToolChoice(value: unknown): ToolChoice | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (value === 'auto' || value === 'none' || value === 'required') return value;
+  const object = jsonObject(value, 'tool_choice');
+  if (object.type === 'function' && isObject(object.function))
+    return namedTool(object.function.name, 'tool_choice.function.name');
+  throw new RequestFieldError('tool_choice', 'tool_choice must be auto, none, required or a function');
+}
+
+function convertResponseFormat(value: unknown): OutputSchema | undefined {
+  if (value === undefined || value === null) return undefined;
+  const object = jsonObject(value, 'response_format');
+  if (object.type === 'text') return undefined;
+  if (object.type === 'json_object') return { schema: { type: 'object' }, strict: false };
+  if (object.type !== 'json_schema')
+    throw new RequestFieldError(
+      'response_format.type',
+      `response_format.type '${String(object.type)}' is not supported`,
+      'unsupported',
+    );
+  const spec = jsonObject(object.json_schema, 'response_format.json_schema');
+  const schema: OutputSchema = {
+    schema: jsonObject(spec.schema ?? { type: 'object' }, 'response_format.json_schema.schema'),
+  };
+  const name = optionalString(spec, 'name', 'response_format.json_schema.name');
+  if (name !== undefined) schema.name = name;
+  const description = optionalString(spec, 'description', 'response_format.json_schema.description');
+  if (description !== undefined) schema.description = description;
+  const strict = optionalBoolean(spec, 'strict', 'response_format.json_schema.strict');
+  if (strict !== undefined) schema.strict = strict;
+  return schema;
+}
+
+/** `reasoning_effort`: `none` turns reasoning off; `xhigh` is the highest level Switchyard has. */
+export function convertEffort(value: unknown, path: string): ReasoningRequest | undefined {
+  if (value === undefined || value === null || value === 'none') return undefined;
+  if (value === 'minimal' || value === 'low' || value === 'medium' || value === 'high')
+    return { effort: value };
+  if (value === 'xhigh') return { effort: 'high' };
+  throw new RequestFieldError(path, `${path} must be none, minimal, low, medium or high`);
+}
+
+function refuseUnhonourable(object: Record<string, unknown>): void {
+  refuse(object, 'n', [1], 'only one choice per request is supported');
+  refuse(object, 'logprobs', [false], 'log probabilities are not supported by the gateway');
+  refuse(object, 'top_logprobs', [0], 'log probabilities are not supported by the gateway');
+  refuse(object, 'audio', [], 'audio output is not supported by the gateway');
+  const modalities = object.modalities;
+  if (Array.isArray(modalities) && modalities.some((modality) => modality !== 'text'))
+    throw new RequestFieldError(
+      'modalities',
+      'modalities: only text output is supported by the gateway',
+      'unsupported',
+    );
+}
+
+function stopSequences(value: unknown): string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value) && value.every((entry) => typeof entry === 'string')) return value as string[];
+  throw new RequestFieldError('stop', 'stop must be a string or an array of strings');
+}
+
+/** Decodes a Chat Completions request; unknown fields are ignored, unhonourable ones refused by name. */
+export function decodeRequest(body: unknown): DecodedRequest {
+  const object = bodyObject(body);
+  refuseUnhonourable(object);
+  const messages = optionalArray(object, 'messages');
+  if (messages === undefined || messages.length === 0)
+    throw new RequestFieldError('messages', 'messages must be a non-empty array');
+  const transcript: Item[] = [];
+  messages.forEach((message, index) => convertMessage(message, index, transcript));
+  const request: DecodedRequest['request'] = { transcript };
+  const tools = convertTools(object);
+  if (tools !== undefined && tools.length > 0) request.tools = tools;
+  const choice = convertToolChoice(object.tool_choice);
+  if (choice !== undefined) request.toolChoice = choice;
+  const parallel = optionalBoolean(object, 'parallel_tool_calls');
+  if (parallel !== undefined) request.parallelToolCalls = parallel;
+  const maxTokens = optionalCount(object, 'max_completion_tokens') ?? optionalCount(object, 'max_tokens');
+  if (maxTokens !== undefined) request.maxOutputTokens = maxTokens;
+  const stops = stopSequences(object.stop);
+  if (stops !== undefined) request.stopSequences = stops;
+  const temperature = optionalNumber(object, 'temperature');
+  if (temperature !== undefined) request.temperature = temperature;
+  const topP = optionalNumber(object, 'top_p');
+  if (topP !== undefined) request.topP = topP;
+  const outputSchema = convertResponseFormat(object.response_format);
+  if (outputSchema !== undefined) request.outputSchema = outputSchema;
+  const reasoning = convertEffort(object.reasoning_effort, 'reasoning_effort');
+  if (reasoning !== undefined) request.reasoning = reasoning;
+  const streamOptions = isObject(object.stream_options) ? object.stream_options : {};
+  return {
+    model: requiredString(object, 'model'),
+    stream: optionalBoolean(object, 'stream') ?? false,
+    streamUsage: streamOptions.include_usage === true,
+    request,
+  };
+}

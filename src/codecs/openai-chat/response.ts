@@ -1,0 +1,173 @@
+/** Encodes canonical responses as Chat Completions: a `chat.completion` or its `chat.completion.chunk` stream. */
+import type { StreamEvent } from '../../core/events.ts';
+import type { FinishReason } from '../../core/finish-reason.ts';
+import type { CanonicalResponse } from '../../core/request.ts';
+import type { Usage } from '../../core/usage.ts';
+import { createFrame } from '../frames.ts';
+import { createChatCompletionId, randomHex, unixSeconds } from '../ids.ts';
+import { ArgumentTracker, inclusiveInput } from '../shared.ts';
+import type { EncodeContext, StreamEncoder, WireError, WireFrame } from '../types.ts';
+import { errorBody } from './errors.ts';
+
+const finishReasons: Record<FinishReason, string> = {
+  completed: 'stop',
+  'tool-call': 'tool_calls',
+  'max-tokens': 'length',
+  'stop-sequence': 'stop',
+  'content-filter': 'content_filter',
+  cancelled: 'stop',
+  error: 'stop',
+  other: 'stop',
+};
+
+/** The wire `finish_reason` of a response. */
+export function mapFinishReason(reason: FinishReason, context: EncodeContext): string {
+  return context.finishReason ?? finishReasons[reason];
+}
+
+/** Chat usage: the prompt count includes cached tokens, the completion count includes reasoning. */
+export function convertUsage(usage: Usage): Record<string, unknown> {
+  const promptTokens = inclusiveInput(usage);
+  return {
+    prompt_tokens: promptTokens,
+    completion_tokens: usage.output,
+    total_tokens: promptTokens + usage.output,
+    prompt_tokens_details: { cached_tokens: usage.cacheRead, audio_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: usage.reasoning,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
+  };
+}
+
+/**
+ * The non-streamed `chat.completion` body. Reasoning, which OpenAI itself does not return, is given
+ * as `reasoning_content` the way DeepSeek-style compatible hosts do.
+ */
+export function encodeResponse(response: CanonicalResponse, context: EncodeContext): unknown {
+  let text = '';
+  let reasoning = '';
+  const calls: Record<string, unknown>[] = [];
+  for (const part of response.content) {
+    if (part.type === 'text') text += part.text;
+    else if (part.type === 'structured') text += JSON.stringify(part.value);
+    else if (part.type === 'reasoning') reasoning += part.text;
+    else if (part.type === 'tool-call')
+      calls.push({
+        id: part.id,
+        type: 'function',
+        function: { name: part.name, arguments: JSON.stringify(part.input) },
+      });
+  }
+  const message: Record<string, unknown> = {
+    role: 'assistant',
+    content: text === '' && calls.length > 0 ? null : text,
+    refusal: null,
+    annotations: [],
+  };
+  if (reasoning !== '') message.reasoning_content = reasoning;
+  if (calls.length > 0) message.tool_calls = calls;
+  return {
+    id: context.responseId ?? createChatCompletionId(),
+    object: 'chat.completion',
+    created: unixSeconds(),
+    model: context.model,
+    choices: [
+      { index: 0, message, logprobs: null, finish_reason: mapFinishReason(response.finishReason, context) },
+    ],
+    usage: convertUsage(response.usage),
+    service_tier: 'default',
+    system_fingerprint: `fp_${randomHex(10)}`,
+  };
+}
+
+/** The in-band error of a stream that already sent content: an error object, and no `[DONE]`. */
+export function errorFrame(error: WireError): WireFrame {
+  return createFrame(errorBody(error));
+}
+
+/**
+ * The streamed sequence: a role chunk (held until the first content event), content /
+ * `reasoning_content` deltas, `tool_calls` deltas by index (id and name on the first), a
+ * `finish_reason` chunk, the usage chunk when `stream_options.include_usage` asked for it, then
+ * `data: [DONE]`.
+ */
+export function createStreamEncoder(context: EncodeContext): StreamEncoder {
+  const base = {
+    id: context.responseId ?? createChatCompletionId(),
+    object: 'chat.completion.chunk',
+    created: unixSeconds(),
+    model: context.model,
+    service_tier: 'default',
+    system_fingerprint: `fp_${randomHex(10)}`,
+  };
+  const usageField = context.streamUsage === true ? { usage: null } : {};
+  let started = false;
+  let toolIndex = 0;
+  const toolIndices = new Map<number, number>();
+  const args = new ArgumentTracker();
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null): WireFrame =>
+    createFrame({
+      ...base,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      ...usageField,
+    });
+
+  function open(frames: WireFrame[]): WireFrame[] {
+    if (started) return frames;
+    started = true;
+    return [chunk({ role: 'assistant', content: '', refusal: null }), ...frames];
+  }
+
+  function toolDelta(index: number, fragment: string): WireFrame {
+    return chunk({ tool_calls: [{ index: toolIndices.get(index) ?? 0, function: { arguments: fragment } }] });
+  }
+
+  function finish(response: CanonicalResponse): WireFrame[] {
+    if (response.finishReason === 'error' || response.finishReason === 'cancelled') return [];
+    const frames = [chunk({}, mapFinishReason(response.finishReason, context))];
+    if (context.streamUsage === true)
+      frames.push(createFrame({ ...base, choices: [], usage: convertUsage(response.usage) }));
+    frames.push({ data: '[DONE]' });
+    return open(frames);
+  }
+
+  function event(event: StreamEvent): WireFrame[] {
+    switch (event.type) {
+      case 'text-start':
+      case 'reasoning-start':
+        return open([]);
+      case 'text-delta':
+        return event.delta === '' ? [] : open([chunk({ content: event.delta })]);
+      case 'reasoning-delta':
+        return event.delta === '' ? [] : open([chunk({ reasoning_content: event.delta })]);
+      case 'tool-call-start': {
+        const index = toolIndex++;
+        toolIndices.set(event.index, index);
+        const call = { index, id: event.id, type: 'function', function: { name: event.name, arguments: '' } };
+        return open([chunk({ tool_calls: [call] })]);
+      }
+      case 'tool-call-delta':
+        args.add(event.id, event.delta);
+        return event.delta === '' ? [] : [toolDelta(event.index, event.delta)];
+      case 'tool-call-end': {
+        const rest = args.remainder(event.id, event.input);
+        return rest === '' ? [] : [toolDelta(event.index, rest)];
+      }
+      case 'finish':
+        return finish(event.response);
+      default:
+        return [];
+    }
+  }
+
+  return {
+    event,
+    error: (error) => open([errorFrame(error)]),
+    get started() {
+      return started;
+    },
+  };
+}

@@ -1,0 +1,242 @@
+/** Decodes an OpenAI Responses request (`POST /v1/responses`) into the canonical request. */
+import type { OutputSchema } from '../../core/request.ts';
+import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
+import type { Item, Part } from '../../core/transcript.ts';
+import {
+  bodyObject,
+  isObject,
+  jsonObject,
+  optionalArray,
+  optionalBoolean,
+  optionalCount,
+  optionalNumber,
+  optionalString,
+  parseArguments,
+  refuse,
+  RequestFieldError,
+  requiredString,
+} from '../fields.ts';
+import { convertEffort } from '../openai-chat/request.ts';
+import { namedTool, partFromUrl, pushParts, toolOutput } from '../shared.ts';
+import type { DecodedRequest, OpaqueCodec } from '../types.ts';
+
+function contentPart(value: unknown, path: string): Part {
+  const part = jsonObject(value, path);
+  switch (part.type) {
+    case 'input_text':
+    case 'output_text':
+    case 'text':
+      return { type: 'text', text: requiredString(part, 'text', `${path}.text`) };
+    case 'refusal':
+      return { type: 'text', text: requiredString(part, 'refusal', `${path}.refusal`) };
+    case 'input_image': {
+      const url = optionalString(part, 'image_url', `${path}.image_url`);
+      if (url === undefined)
+        throw new RequestFieldError(
+          `${path}.file_id`,
+          'uploaded file ids are not supported by the gateway',
+          'unsupported',
+        );
+      return partFromUrl(url, `${path}.image_url`);
+    }
+    case 'input_file': {
+      const data =
+        optionalString(part, 'file_data', `${path}.file_data`) ??
+        optionalString(part, 'file_url', `${path}.file_url`);
+      if (data === undefined)
+        throw new RequestFieldError(
+          `${path}.file_id`,
+          'uploaded file ids are not supported by the gateway',
+          'unsupported',
+        );
+      const parsed = partFromUrl(data, `${path}.file_data`, 'application/pdf');
+      const filename = optionalString(part, 'filename', `${path}.filename`);
+      return parsed.type === 'file' && filename !== undefined ? { ...parsed, filename } : parsed;
+    }
+    default:
+      throw new RequestFieldError(
+        `${path}.type`,
+        `content type '${String(part.type)}' is not supported`,
+        'unsupported',
+      );
+  }
+}
+
+function contentParts(content: unknown, path: string): Part[] {
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+  if (!Array.isArray(content)) throw new RequestFieldError(path, `${path} must be a string or an array`);
+  return content.map((part, index) => contentPart(part, `${path}.${index}`));
+}
+
+function messageItem(item: Record<string, unknown>, path: string, transcript: Item[]): void {
+  const parts = contentParts(item.content, `${path}.content`);
+  const role = item.role;
+  if (role === 'system' || role === 'developer') {
+    if (parts.length > 0) transcript.push({ kind: role, parts });
+  } else if (role === 'user' || role === 'assistant') pushParts(transcript, role, parts);
+  else
+    throw new RequestFieldError(
+      `${path}.role`,
+      `${path}.role '${String(role)}' is not supported`,
+      'unsupported',
+    );
+}
+
+function reasoningItem(item: Record<string, unknown>, path: string, opaque: OpaqueCodec): Part {
+  const summary = optionalArray(item, 'summary', `${path}.summary`) ?? [];
+  const text = summary
+    .map((entry) => (isObject(entry) && typeof entry.text === 'string' ? entry.text : ''))
+    .join('\n\n');
+  const encrypted = optionalString(item, 'encrypted_content', `${path}.encrypted_content`);
+  if (encrypted === undefined) return { type: 'reasoning', text };
+  const payload = opaque.unwrap(encrypted);
+  // A bare value is OpenAI's own encrypted content: it travels as `data`.
+  if (payload.provider === undefined && payload.data === undefined)
+    return { type: 'reasoning', text, data: payload.signature ?? encrypted };
+  return { type: 'reasoning', text, ...payload };
+}
+
+function convertItem(value: unknown, index: number, transcript: Item[], opaque: OpaqueCodec): void {
+  const path = `input.${index}`;
+  const item = jsonObject(value, path);
+  switch (item.type ?? 'message') {
+    case 'message':
+      return messageItem(item, path, transcript);
+    case 'function_call':
+      return pushParts(transcript, 'assistant', [
+        {
+          type: 'tool-call',
+          id: requiredString(item, 'call_id', `${path}.call_id`) as never,
+          name: requiredString(item, 'name', `${path}.name`),
+          input: parseArguments(item.arguments ?? '{}', `${path}.arguments`),
+        },
+      ]);
+    case 'function_call_output': {
+      const output = item.output;
+      const parts =
+        typeof output === 'string'
+          ? [{ type: 'text' as const, text: output }]
+          : contentParts(output, `${path}.output`);
+      const callId = requiredString(item, 'call_id', `${path}.call_id`);
+      return pushParts(transcript, 'tool', [
+        { type: 'tool-result', callId: callId as never, output: toolOutput(parts), isError: false },
+      ]);
+    }
+    case 'reasoning':
+      return pushParts(transcript, 'assistant', [reasoningItem(item, path, opaque)]);
+    default:
+      throw new RequestFieldError(
+        `${path}.type`,
+        `input item type '${String(item.type)}' is not supported by the gateway`,
+        'unsupported',
+      );
+  }
+}
+
+function convertTools(body: Record<string, unknown>): ToolSpec[] | undefined {
+  return optionalArray(body, 'tools')?.map((tool, index) => {
+    const path = `tools.${index}`;
+    const object = jsonObject(tool, path);
+    if (object.type !== 'function')
+      throw new RequestFieldError(
+        `${path}.type`,
+        `tool type '${String(object.type)}' is not supported by the gateway`,
+        'unsupported',
+      );
+    const spec: ToolSpec = {
+      name: requiredString(object, 'name', `${path}.name`),
+      inputSchema: jsonObject(object.parameters ?? { type: 'object', properties: {} }, `${path}.parameters`),
+    };
+    const description = optionalString(object, 'description', `${path}.description`);
+    if (description !== undefined) spec.description = description;
+    return spec;
+  });
+}
+
+function convertToolChoice(value: unknown): ToolChoice | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (value === 'auto' || value === 'none' || value === 'required') return value;
+  const object = jsonObject(value, 'tool_choice');
+  if (object.type === 'function') return namedTool(object.name, 'tool_choice.name');
+  throw new RequestFieldError(
+    'tool_choice',
+    'tool_choice must be auto, none, required or a function',
+    'unsupported',
+  );
+}
+
+function convertFormat(text: unknown): OutputSchema | undefined {
+  if (!isObject(text) || !isObject(text.format)) return undefined;
+  const format = text.format;
+  if (format.type === 'text') return undefined;
+  if (format.type === 'json_object') return { schema: { type: 'object' }, strict: false };
+  if (format.type !== 'json_schema')
+    throw new RequestFieldError(
+      'text.format.type',
+      `text.format.type '${String(format.type)}' is not supported`,
+      'unsupported',
+    );
+  const schema: OutputSchema = {
+    schema: jsonObject(format.schema ?? { type: 'object' }, 'text.format.schema'),
+  };
+  const name = optionalString(format, 'name', 'text.format.name');
+  if (name !== undefined) schema.name = name;
+  const strict = optionalBoolean(format, 'strict', 'text.format.strict');
+  if (strict !== undefined) schema.strict = strict;
+  return schema;
+}
+
+function convertInput(object: Record<string, unknown>, opaque: OpaqueCodec): Item[] {
+  const transcript: Item[] = [];
+  const instructions = optionalString(object, 'instructions');
+  if (instructions !== undefined && instructions !== '')
+    transcript.push({ kind: 'system', parts: [{ type: 'text', text: instructions }] });
+  const input = object.input;
+  if (typeof input === 'string') transcript.push({ kind: 'user', parts: [{ type: 'text', text: input }] });
+  else if (Array.isArray(input)) input.forEach((item, index) => convertItem(item, index, transcript, opaque));
+  else throw new RequestFieldError('input', 'input must be a string or an array of items');
+  return transcript;
+}
+
+/** Decodes a Responses request; unknown fields are ignored, unhonourable ones refused by name. */
+export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedRequest {
+  const object = bodyObject(body);
+  refuse(object, 'background', [false], 'background responses are not supported by the gateway');
+  refuse(object, 'top_logprobs', [0], 'log probabilities are not supported by the gateway');
+  if (object.conversation !== undefined && object.conversation !== null)
+    throw new RequestFieldError(
+      'conversation',
+      'conversation: conversations are not supported by the gateway',
+      'unsupported',
+    );
+  const request: DecodedRequest['request'] = { transcript: convertInput(object, opaque) };
+  const tools = convertTools(object);
+  if (tools !== undefined && tools.length > 0) request.tools = tools;
+  const choice = convertToolChoice(object.tool_choice);
+  if (choice !== undefined) request.toolChoice = choice;
+  const parallel = optionalBoolean(object, 'parallel_tool_calls');
+  if (parallel !== undefined) request.parallelToolCalls = parallel;
+  const maxTokens = optionalCount(object, 'max_output_tokens');
+  if (maxTokens !== undefined) request.maxOutputTokens = maxTokens;
+  const temperature = optionalNumber(object, 'temperature');
+  if (temperature !== undefined) request.temperature = temperature;
+  const topP = optionalNumber(object, 'top_p');
+  if (topP !== undefined) request.topP = topP;
+  const outputSchema = convertFormat(object.text);
+  if (outputSchema !== undefined) request.outputSchema = outputSchema;
+  const reasoning = isObject(object.reasoning)
+    ? convertEffort(object.reasoning.effort, 'reasoning.effort')
+    : undefined;
+  if (reasoning !== undefined) request.reasoning = reasoning;
+  const include = optionalArray(object, 'include') ?? [];
+  const decoded: DecodedRequest = {
+    model: requiredString(object, 'model'),
+    stream: optionalBoolean(object, 'stream') ?? false,
+    request,
+    store: optionalBoolean(object, 'store') ?? true,
+    encryptedReasoning: include.includes('reasoning.encrypted_content'),
+  };
+  const previous = optionalString(object, 'previous_response_id');
+  if (previous !== undefined) decoded.previousResponseId = previous;
+  return decoded;
+}

@@ -1,0 +1,310 @@
+/** Encodes canonical responses as the OpenAI Responses API: a `response` object or its `response.*` event stream. */
+import type { StreamEvent } from '../../core/events.ts';
+import type { FinishReason } from '../../core/finish-reason.ts';
+import type { CanonicalResponse } from '../../core/request.ts';
+import type { Part } from '../../core/transcript.ts';
+import type { Usage } from '../../core/usage.ts';
+import { createFrame } from '../frames.ts';
+import { createResponsesId, unixSeconds } from '../ids.ts';
+import { verbatimOpaque } from '../opaque.ts';
+import { ArgumentTracker, inclusiveInput } from '../shared.ts';
+import type { EncodeContext, StreamEncoder, WireError, WireFrame } from '../types.ts';
+import { errorBody } from '../openai-chat/errors.ts';
+
+type ResponsesItem = Record<string, unknown> & { id: string; type: string };
+
+const incompleteReasons: Partial<Record<FinishReason, string>> = {
+  'max-tokens': 'max_output_tokens',
+  'content-filter': 'content_filter',
+};
+
+/** The incomplete reason of a response, or `undefined` when it completed. */
+function incompleteReason(reason: FinishReason, context: EncodeContext): string | undefined {
+  if (context.finishReason !== undefined)
+    return ['completed', 'stop'].includes(context.finishReason) ? undefined : context.finishReason;
+  return incompleteReasons[reason];
+}
+
+/** Responses usage: the input count includes cached tokens, the output count includes reasoning. */
+export function convertUsage(usage: Usage): Record<string, unknown> {
+  const inputTokens = inclusiveInput(usage);
+  return {
+    input_tokens: inputTokens,
+    input_tokens_details: { cached_tokens: usage.cacheRead },
+    output_tokens: usage.output,
+    output_tokens_details: { reasoning_tokens: usage.reasoning },
+    total_tokens: inputTokens + usage.output,
+  };
+}
+
+function encrypted(
+  part: { provider?: string; signature?: string; data?: string },
+  context: EncodeContext,
+): string | undefined {
+  if (part.signature === undefined && part.data === undefined) return undefined;
+  return (context.opaque ?? verbatimOpaque).wrap(part);
+}
+
+function messageItem(text: string, id = createResponsesId('msg')): ResponsesItem {
+  const content = [{ type: 'output_text', annotations: [], logprobs: [], text }];
+  return { id, type: 'message', status: 'completed', content, role: 'assistant' };
+}
+
+function reasoningItem(
+  text: string,
+  encryptedContent: string | undefined,
+  id = createResponsesId('rs'),
+): ResponsesItem {
+  const item: ResponsesItem = {
+    id,
+    type: 'reasoning',
+    summary: text === '' ? [] : [{ type: 'summary_text', text }],
+  };
+  if (encryptedContent !== undefined) item.encrypted_content = encryptedContent;
+  return item;
+}
+
+function callItem(
+  callId: string,
+  name: string,
+  argumentsText: string,
+  id = createResponsesId('fc'),
+): ResponsesItem {
+  return { id, type: 'function_call', status: 'completed', arguments: argumentsText, call_id: callId, name };
+}
+
+function convertPart(part: Part, context: EncodeContext): ResponsesItem | undefined {
+  switch (part.type) {
+    case 'text':
+      return messageItem(part.text);
+    case 'structured':
+      return messageItem(JSON.stringify(part.value));
+    case 'reasoning':
+      return reasoningItem(part.text, encrypted(part, context));
+    case 'tool-call':
+      return callItem(part.id, part.name, JSON.stringify(part.input));
+    default:
+      return undefined;
+  }
+}
+
+function responseObject(context: EncodeContext, id: string, reason: string | undefined) {
+  return {
+    id,
+    object: 'response',
+    created_at: unixSeconds(),
+    status: reason === undefined ? 'completed' : 'incomplete',
+    background: false,
+    error: null as Record<string, unknown> | null,
+    incomplete_details: reason === undefined ? null : { reason },
+    instructions: null,
+    max_output_tokens: null,
+    model: context.model,
+    output: [] as ResponsesItem[],
+    parallel_tool_calls: true,
+    previous_response_id: context.previousResponseId ?? null,
+    reasoning: { effort: null, summary: null },
+    store: context.store ?? true,
+    temperature: 1,
+    text: { format: { type: 'text' } },
+    tool_choice: 'auto',
+    tools: [],
+    top_p: 1,
+    truncation: 'disabled',
+    usage: null as Record<string, unknown> | null,
+    user: null,
+    metadata: {},
+  };
+}
+
+/** The non-streamed `response` body. */
+export function encodeResponse(response: CanonicalResponse, context: EncodeContext): unknown {
+  const reason = incompleteReason(response.finishReason, context);
+  const body = responseObject(context, context.responseId ?? createResponsesId('resp'), reason);
+  body.output = response.content.flatMap((part) => convertPart(part, context) ?? []);
+  body.usage = convertUsage(response.usage);
+  return body;
+}
+
+interface OpenItem {
+  item: ResponsesItem;
+  outputIndex: number;
+  text: string;
+}
+
+/**
+ * The streamed sequence: `response.created` and `response.in_progress` (held until the first
+ * content event), per output item `output_item.added`, its deltas (`output_text.delta`,
+ * `reasoning_summary_text.delta`, `function_call_arguments.delta`) and `output_item.done`, then
+ * `response.completed` (`response.incomplete` for a cut reply; `response.failed` on an error).
+ * Every event carries `sequence_number`.
+ */
+export function createStreamEncoder(context: EncodeContext): StreamEncoder {
+  let sequence = 0;
+  let started = false;
+  let provider: string | undefined;
+  const id = context.responseId ?? createResponsesId('resp');
+  const items: ResponsesItem[] = [];
+  const open = new Map<number, OpenItem>();
+  const args = new ArgumentTracker();
+  const frame = (type: string, payload: Record<string, unknown>): WireFrame =>
+    createFrame({ type, sequence_number: sequence++, ...payload }, type);
+
+  function preamble(frames: WireFrame[]): WireFrame[] {
+    if (started) return frames;
+    started = true;
+    const response = { ...responseObject(context, id, undefined), status: 'in_progress' };
+    const head = [frame('response.created', { response }), frame('response.in_progress', { response })];
+    return [...head, ...frames];
+  }
+
+  function add(index: number, item: ResponsesItem, announced: ResponsesItem): WireFrame[] {
+    const frames = preamble([]);
+    const outputIndex = items.length;
+    items.push(item);
+    open.set(index, { item, outputIndex, text: '' });
+    frames.push(frame('response.output_item.added', { output_index: outputIndex, item: announced }));
+    if (item.type === 'message') {
+      const part = { type: 'output_text', annotations: [], logprobs: [], text: '' };
+      frames.push(
+        frame('response.content_part.added', {
+          item_id: item.id,
+          output_index: outputIndex,
+          content_index: 0,
+          part,
+        }),
+      );
+    } else if (item.type === 'reasoning') {
+      const part = { type: 'summary_text', text: '' };
+      frames.push(
+        frame('response.reasoning_summary_part.added', {
+          item_id: item.id,
+          output_index: outputIndex,
+          summary_index: 0,
+          part,
+        }),
+      );
+    }
+    return frames;
+  }
+
+  function delta(index: number, text: string): WireFrame[] {
+    const entry = open.get(index);
+    if (entry === undefined || text === '') return [];
+    entry.text += text;
+    const at = { item_id: entry.item.id, output_index: entry.outputIndex };
+    if (entry.item.type === 'message')
+      return [frame('response.output_text.delta', { ...at, content_index: 0, delta: text, logprobs: [] })];
+    if (entry.item.type === 'reasoning')
+      return [frame('response.reasoning_summary_text.delta', { ...at, summary_index: 0, delta: text })];
+    return [frame('response.function_call_arguments.delta', { ...at, delta: text })];
+  }
+
+  function close(
+    index: number,
+    extra: { encryptedContent?: string; argumentsText?: string } = {},
+  ): WireFrame[] {
+    const entry = open.get(index);
+    if (entry === undefined) return [];
+    open.delete(index);
+    const { item, outputIndex, text } = entry;
+    const at = { item_id: item.id, output_index: outputIndex };
+    const frames: WireFrame[] = [];
+    if (item.type === 'message') {
+      Object.assign(item, messageItem(text, item.id));
+      frames.push(frame('response.output_text.done', { ...at, content_index: 0, text, logprobs: [] }));
+      const part = { type: 'output_text', annotations: [], logprobs: [], text };
+      frames.push(frame('response.content_part.done', { ...at, content_index: 0, part }));
+    } else if (item.type === 'reasoning') {
+      Object.assign(item, reasoningItem(text, extra.encryptedContent, item.id));
+      frames.push(frame('response.reasoning_summary_text.done', { ...at, summary_index: 0, text }));
+      frames.push(
+        frame('response.reasoning_summary_part.done', {
+          ...at,
+          summary_index: 0,
+          part: { type: 'summary_text', text },
+        }),
+      );
+    } else {
+      const argumentsText = extra.argumentsText ?? text;
+      item.arguments = argumentsText;
+      item.status = 'completed';
+      frames.push(frame('response.function_call_arguments.done', { ...at, arguments: argumentsText }));
+    }
+    frames.push(frame('response.output_item.done', { output_index: outputIndex, item }));
+    return frames;
+  }
+
+  function finish(response: CanonicalResponse): WireFrame[] {
+    if (response.finishReason === 'error' || response.finishReason === 'cancelled') return [];
+    const reason = incompleteReason(response.finishReason, context);
+    const final = {
+      ...responseObject(context, id, reason),
+      output: items,
+      usage: convertUsage(response.usage),
+    };
+    return preamble([
+      frame(reason === undefined ? 'response.completed' : 'response.incomplete', { response: final }),
+    ]);
+  }
+
+  function event(event: StreamEvent): WireFrame[] {
+    switch (event.type) {
+      case 'message-start':
+        provider = event.provider;
+        return [];
+      case 'text-start': {
+        const item = messageItem('');
+        return add(event.index, item, { ...item, status: 'in_progress', content: [] });
+      }
+      case 'reasoning-start': {
+        const item = reasoningItem('', undefined);
+        return add(event.index, item, { ...item, summary: [] });
+      }
+      case 'tool-call-start': {
+        const item = callItem(event.id, event.name, '');
+        return add(event.index, item, { ...item, status: 'in_progress' });
+      }
+      case 'text-delta':
+      case 'reasoning-delta':
+        return delta(event.index, event.delta);
+      case 'tool-call-delta':
+        args.add(event.id, event.delta);
+        return delta(event.index, event.delta);
+      case 'text-end':
+        return close(event.index);
+      case 'reasoning-end': {
+        const encryptedContent = encrypted(
+          { provider, signature: event.signature, data: event.data },
+          context,
+        );
+        return close(event.index, encryptedContent === undefined ? {} : { encryptedContent });
+      }
+      case 'tool-call-end': {
+        const rest = args.remainder(event.id, event.input);
+        const frames = delta(event.index, rest);
+        const argumentsText = (open.get(event.index)?.text ?? '') || JSON.stringify(event.input);
+        return [...frames, ...close(event.index, { argumentsText })];
+      }
+      case 'finish':
+        return finish(event.response);
+      default:
+        return [];
+    }
+  }
+
+  function error(error: WireError): WireFrame[] {
+    const response = { ...responseObject(context, id, undefined), status: 'failed', output: items };
+    const { message, code } = errorBody(error).error as { message: string; code: string | null };
+    response.error = { code: code ?? 'server_error', message };
+    return preamble([frame('response.failed', { response })]);
+  }
+
+  return {
+    event,
+    error,
+    get started() {
+      return started;
+    },
+  };
+}

@@ -1,0 +1,113 @@
+/** Helpers every codec shares: canonical parts from wire media, tool-result text, part grouping. */
+import type { JsonObject } from '../core/json.ts';
+import type { ToolChoice } from '../core/tools.ts';
+import type { Item, Part, ToolOutput } from '../core/transcript.ts';
+import type { Usage } from '../core/usage.ts';
+import { RequestFieldError } from './fields.ts';
+
+/** A media or file part from a MIME type and base64 data or a URL. */
+export function binaryPart(
+  mimeType: string,
+  source: { base64: string } | { uri: string },
+  filename?: string,
+): Part {
+  const data =
+    'base64' in source
+      ? { type: 'base64' as const, data: source.base64 }
+      : { type: 'uri' as const, uri: source.uri };
+  const modality = mimeType.split('/')[0];
+  if (modality === 'image' || modality === 'audio' || modality === 'video')
+    return { type: 'media', modality, mimeType, data };
+  return filename === undefined
+    ? { type: 'file', mimeType, data }
+    : { type: 'file', mimeType, data, filename };
+}
+
+/** Parses a `data:<mime>;base64,<data>` URL; other URLs are kept as URIs. */
+export function partFromUrl(url: string, path: string, fallbackMime = 'image/*'): Part {
+  const match = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  if (match !== null) return binaryPart(match[1]!, { base64: match[2]! });
+  if (!/^https?:\/\//.test(url)) throw new RequestFieldError(path, `${path} must be an http(s) or data URL`);
+  return binaryPart(fallbackMime === 'image/*' ? guessImageMime(url) : fallbackMime, { uri: url });
+}
+
+function guessImageMime(url: string): string {
+  const extension = /\.([a-z0-9]+)(?:[?#]|$)/i.exec(url)?.[1]?.toLowerCase();
+  if (extension === 'png') return 'image/png';
+  if (extension === 'gif') return 'image/gif';
+  if (extension === 'webp') return 'image/webp';
+  return 'image/jpeg';
+}
+
+/** A tool output from text and parts: plain text when it is only text. */
+export function toolOutput(parts: Part[]): ToolOutput {
+  if (parts.every((part) => part.type === 'text'))
+    return { type: 'text', text: parts.map((part) => (part.type === 'text' ? part.text : '')).join('') };
+  return { type: 'parts', parts };
+}
+
+/** The text of a tool result for protocols that take only text. */
+export function toolOutputText(output: ToolOutput): string {
+  if (output.type === 'text') return output.text;
+  if (output.type === 'json') return JSON.stringify(output.value);
+  return output.parts
+    .map((part) =>
+      part.type === 'text' ? part.text : part.type === 'structured' ? JSON.stringify(part.value) : '',
+    )
+    .join('');
+}
+
+/** Appends parts to the transcript, merging into the last item when it has the same kind. */
+export function pushParts(transcript: Item[], kind: Item['kind'], parts: Part[]): void {
+  if (parts.length === 0) return;
+  const last = transcript.at(-1);
+  if (last !== undefined && last.kind === kind && kind !== 'system') last.parts.push(...parts);
+  else transcript.push({ kind, parts });
+}
+
+/** A named tool choice. */
+export function namedTool(name: unknown, path: string): ToolChoice {
+  if (typeof name !== 'string' || name === '') throw new RequestFieldError(path, `${path} must name a tool`);
+  return { type: 'tool', name };
+}
+
+/** Total prompt tokens for protocols that count cached tokens inside the prompt. */
+export function inclusiveInput(usage: Usage): number {
+  return usage.input + usage.cacheRead + usage.cacheWrite;
+}
+
+/** The JSON text of a tool input. */
+export function argumentsText(input: JsonObject): string {
+  return JSON.stringify(input);
+}
+
+/**
+ * Splits `text` into pieces of `size` code points (never inside a surrogate pair); empty text gives
+ * no piece. The emulator chunks its scripted deltas with it.
+ */
+export function chunkText(text: string, size = 8): string[] {
+  const characters = Array.from(text);
+  const step = Math.max(1, Math.floor(size));
+  const pieces: string[] = [];
+  for (let index = 0; index < characters.length; index += step) {
+    pieces.push(characters.slice(index, index + step).join(''));
+  }
+  return pieces;
+}
+
+/** Tracks the JSON text streamed for each tool call so the end can fill in what never arrived. */
+export class ArgumentTracker {
+  private readonly sent = new Map<string, string>();
+
+  add(id: string, delta: string): void {
+    this.sent.set(id, (this.sent.get(id) ?? '') + delta);
+  }
+
+  /** What is still to send at the end of the call: the whole input when nothing usable was streamed. */
+  remainder(id: string, input: JsonObject): string {
+    const sent = this.sent.get(id) ?? '';
+    this.sent.delete(id);
+    if (sent === '') return JSON.stringify(input);
+    return '';
+  }
+}

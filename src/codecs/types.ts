@@ -1,0 +1,114 @@
+/**
+ * The codec contract: one codec per wire protocol, both directions. A server (the gateway, the
+ * emulator) decodes a client's request into the canonical request and encodes canonical responses,
+ * streams and errors back in that protocol's exact wire form.
+ */
+import type { ErrorClass } from '../core/errors/error-class.ts';
+import type { StreamEvent } from '../core/events.ts';
+import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
+import type { Part } from '../core/transcript.ts';
+
+/** The wire protocols with a codec. */
+export type ProtocolName = 'anthropic-messages' | 'openai-chat' | 'openai-responses' | 'gemini';
+
+/** One SSE frame: either structured (`event`/`data`) or a verbatim block read from an `.sse` file. */
+export type WireFrame = { event?: string; data: string } | { raw: string };
+
+/** A decoded client request: the canonical request (without a model binding) and how to answer. */
+export interface DecodedRequest {
+  /** The model name as the client wrote it (Gemini: from the path). */
+  model: string;
+  stream: boolean;
+  request: Omit<CanonicalRequest, 'model' | 'maxOutputTokens'> & { maxOutputTokens?: number };
+  /** Chat Completions `stream_options.include_usage`. */
+  streamUsage?: boolean;
+  /** Responses: `store` (default true) and `previous_response_id`. */
+  store?: boolean;
+  previousResponseId?: string;
+  /** Responses: `include` asked for `reasoning.encrypted_content`. */
+  encryptedReasoning?: boolean;
+}
+
+/** What the client asked, for decoding: Gemini names the model and the stream mode in the path. */
+export interface DecodeContext {
+  model?: string;
+  stream?: boolean;
+  /** How opaque fields were wrapped when encoded (default: verbatim). */
+  opaque?: OpaqueCodec;
+}
+
+/**
+ * Carries a provider's opaque payload (reasoning signature, encrypted content, thought signature) in
+ * a client protocol's opaque field and back. The gateway wraps them with the producing provider's
+ * name so the next turn hands them back to that provider; the emulator sends them verbatim.
+ */
+export interface OpaqueCodec {
+  wrap(payload: { provider?: string; signature?: string; data?: string }): string;
+  unwrap(text: string): { provider?: string; signature?: string; data?: string };
+}
+
+/** How to encode one response. */
+export interface EncodeContext {
+  /** The model to report (the name the client asked for). */
+  model: string;
+  /** The response id to report; a realistic one is minted when absent. */
+  responseId?: string;
+  /** The wire finish value verbatim (the emulator's scripts), instead of mapping the canonical reason. */
+  finishReason?: string;
+  /** Chat Completions: send the usage chunk (`stream_options.include_usage`). */
+  streamUsage?: boolean;
+  /** Responses: the request's `store` and `previous_response_id`. */
+  store?: boolean;
+  previousResponseId?: string;
+  /** Gemini: send tool-call ids in `functionCall.id` (the gateway does, the real API does not). */
+  callIds?: boolean;
+  /** Opaque-field wrapping (default: verbatim). */
+  opaque?: OpaqueCodec;
+  /** Anthropic streams: the usage `message_start` reports before any count is known. */
+  startUsage?: CanonicalResponse['usage'];
+}
+
+/** An error to encode in a protocol's own body shape. */
+export interface WireError {
+  status: number;
+  errorClass: ErrorClass;
+  message: string;
+  /** Anthropic / OpenAI error type or code to use instead of the one the class implies. */
+  code?: string;
+  /** The request field at fault (OpenAI `param`). */
+  param?: string;
+  retryAfterSeconds?: number;
+}
+
+/** An encoded error response. */
+export interface EncodedError {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+/** Turns canonical stream events into wire frames; preamble is held until the first content event. */
+export interface StreamEncoder {
+  /** Frames for one event (none for `message-start`: the preamble goes out with the first content). */
+  event(event: StreamEvent): WireFrame[];
+  /** The in-band error form for a failure after content (never a clean finish). */
+  error(error: WireError): WireFrame[];
+  /** Whether the preamble went out (content was sent): a failure now must be reported in-band. */
+  readonly started: boolean;
+}
+
+/** One protocol's codec. */
+export interface ProtocolCodec {
+  name: ProtocolName;
+  /** Throws a `RequestFieldError` for malformed or unhonourable requests. */
+  decodeRequest(body: unknown, context?: DecodeContext): DecodedRequest;
+  /** The whole (non-streamed) response body. */
+  encodeResponse(response: CanonicalResponse, context: EncodeContext): unknown;
+  createStreamEncoder(context: EncodeContext): StreamEncoder;
+  encodeError(error: WireError): EncodedError;
+  /** Whether a streamed answer is sent as SSE with named events. */
+  namedEvents: boolean;
+}
+
+/** The parts a canonical response holds, as the encoders read them. */
+export type ResponsePart = Part;
