@@ -3,7 +3,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { createMemoryLogger } from 'switchyard-ai';
-import { createGateway, type GatewayServer } from 'switchyard-ai/gateway';
+import { createGateway, type Gateway, type GatewayServer } from 'switchyard-ai/gateway';
 import { type Emulator, startEmulator } from 'switchyard-ai/testing';
 import type { EmulatorApi, ServedRequest } from '../../src/testing/emulator/types.ts';
 import { emulatorBaseURL } from '../support/apis.ts';
@@ -20,6 +20,8 @@ export const upstreams: Record<EmulatorApi, { alias: string; id: string }> = {
 export interface GatewayHarness {
   emulator: Emulator;
   server: GatewayServer;
+  /** The gateway's front door (to call the upstream directly for comparison). */
+  switchyard: Gateway['switchyard'];
   accessLog: Array<Record<string, unknown>>;
   /** Every upstream response the emulator finished (or saw cut), in order. */
   served: ServedRequest[];
@@ -78,6 +80,7 @@ export async function startGatewayHarness(gateway: Record<string, unknown> = {})
   return {
     emulator,
     server,
+    switchyard: instance.switchyard,
     accessLog,
     served,
     nextServed: () => new Promise((resolve) => waiters.push(resolve)),
