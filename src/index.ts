@@ -168,10 +168,14 @@ export {
   type Admission,
   Availability,
   type AvailabilityPolicy,
+  type AvailabilityOperation,
   type AvailabilityRecord,
+  type AvailabilityStore,
+  applyTransition,
   type CircuitState,
-  createMemoryStateStore,
-  type StateStore,
+  createMemoryAvailabilityStore,
+  defaultAvailabilityPolicy,
+  type TransitionOutcome,
 } from './routing/availability.ts';
 export {
   type RoutingAttempt,

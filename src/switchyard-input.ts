@@ -63,8 +63,8 @@ const optionsSchema = z.strictObject({
     .optional(),
   stateStore: z
     .custom<object>(
-      (value) => method(value, 'get') && method(value, 'set'),
-      'stateStore must have get(key) and set(key, record) methods',
+      (value) => method(value, 'get') && method(value, 'transition'),
+      'stateStore must have get(key) and transition(key, operation) methods (an AvailabilityStore)',
     )
     .optional(),
   now: fn('now must be a function returning milliseconds since the epoch').optional(),

@@ -18,7 +18,7 @@ import { type ApiTable, defaultApis } from './registry/apis.ts';
 import { loadConfigFile, parseConfig, type SwitchyardConfig } from './registry/config.ts';
 import type { ModelFacts } from './registry/model-facts.ts';
 import { createRegistry, type ModelListing, type ResolvedModel } from './registry/registry.ts';
-import { Availability, type AvailabilityPolicy, type StateStore } from './routing/availability.ts';
+import { Availability, type AvailabilityPolicy, type AvailabilityStore } from './routing/availability.ts';
 import { createRouter, type ReplyHook, type RouteRequest } from './routing/router.ts';
 import type { SchemaLike } from './schemas/schema.ts';
 import { attachStructured } from './schemas/structured.ts';
@@ -42,8 +42,11 @@ export interface SwitchyardOptions {
   logger?: Logger;
   /** Receive call lifecycle events (started, retried, first chunk, completed, failed). */
   observers?: Observer[];
-  /** Availability state (default: in memory). */
-  stateStore?: StateStore;
+  /**
+   * Where availability state lives (default: in memory, this process). A shared store (the Redis
+   * one of `switchyard-ai/state`) keeps one circuit per target across every process using it.
+   */
+  stateStore?: AvailabilityStore;
   /** The clock of the availability state machine (ms since epoch). */
   now?: () => number;
   /** The API table adapters are created from (default: the built-ins plus `registerApi` additions). */
@@ -116,6 +119,8 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
     policy.cooldownMs = config.routing.cooldown_seconds * 1000;
   if (config.routing?.long_retry_after_seconds !== undefined)
     policy.longRetryAfterMs = config.routing.long_retry_after_seconds * 1000;
+  if (config.routing?.max_open_seconds !== undefined)
+    policy.maxOpenMs = config.routing.max_open_seconds * 1000;
   const availability = new Availability({ store: options.stateStore, policy, now: options.now });
   const router = createRouter({
     registry,

@@ -22,6 +22,8 @@ export interface OptionSpec {
 export interface ArgumentSpec {
   options: Record<string, OptionSpec>;
   positionals: string[];
+  /** When set, any number of further positionals are accepted (shown as `[name...]`). */
+  rest?: string;
 }
 
 /** The parsed arguments of one command. */
@@ -67,7 +69,7 @@ export function parseArguments(args: string[], spec: ArgumentSpec): ParsedArgume
   const expected = spec.positionals;
   if (positionals.length < expected.length)
     throw new UsageError(`missing argument <${expected[positionals.length]}>`);
-  if (positionals.length > expected.length)
+  if (positionals.length > expected.length && spec.rest === undefined)
     throw new UsageError(`unexpected argument '${positionals[expected.length]}'`);
   return { values, positionals, help: false };
 }

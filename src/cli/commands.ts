@@ -124,9 +124,134 @@ function replayCommand(apis: ApiTable): Command {
   };
 }
 
+const stringValue = (value: string | boolean | undefined) => (typeof value === 'string' ? value : undefined);
+
+const chat: Command = {
+  name: 'chat',
+  summary: 'chat in the terminal with any model; swap provider mid-conversation',
+  synopsis: '[-m MODEL] [--system TEXT] [--config FILE] [--continue | --resume ID]',
+  description:
+    'An interactive chat over the front door and the agent loop: answers stream, Markdown rendered;\n' +
+    'a status line after each answer (tokens, cost of the turn and in total, context used). /model swaps\n' +
+    'provider mid-conversation, /help lists the commands. MCP servers of the config (mcp_servers:) become\n' +
+    'tools, each call asked for (y/n/a). Every conversation is logged in $XDG_DATA_HOME/switchyard\n' +
+    '(SWITCHYARD_DATA_DIR overrides). With no API key anywhere it runs on the built-in emulator.',
+  options: {
+    model: {
+      type: 'string',
+      short: 'm',
+      placeholder: 'MODEL',
+      description: 'model name, alias or provider:model',
+    },
+    system: { type: 'string', placeholder: 'TEXT', description: 'system prompt' },
+    config: { type: 'string', placeholder: 'FILE', description: 'Switchyard config (YAML or JSON)' },
+    continue: { type: 'boolean', short: 'c', description: 'continue the most recent conversation' },
+    resume: {
+      type: 'string',
+      placeholder: 'ID',
+      description: 'continue a logged conversation (id or /save name)',
+    },
+  },
+  positionals: [],
+  async run(parsed) {
+    const values = parsed.values;
+    if (values.continue === true && values.resume !== undefined)
+      throw new UsageError('--continue and --resume cannot be combined');
+    const { runChat } = await import('./chat/repl.ts');
+    return runChat({
+      model: stringValue(values.model),
+      system: stringValue(values.system),
+      config: stringValue(values.config),
+      continue: values.continue === true,
+      resume: stringValue(values.resume),
+    });
+  },
+};
+
+const ask: Command = {
+  name: 'ask',
+  summary: 'ask one question; the answer streams to stdout',
+  synopsis: '[-m MODEL] [--json] [PROMPT...]',
+  description:
+    'One-shot: sends PROMPT (and piped stdin, e.g. cat file | switchyard ask summarize) and streams the\n' +
+    'answer. --json prints canonical stream events, one per line. Exit 0 on success, 1 on a provider\n' +
+    'error (its class and message on stderr), 2 on bad usage.',
+  options: {
+    model: {
+      type: 'string',
+      short: 'm',
+      placeholder: 'MODEL',
+      description: 'model name, alias or provider:model',
+    },
+    config: { type: 'string', placeholder: 'FILE', description: 'Switchyard config (YAML or JSON)' },
+    json: { type: 'boolean', description: 'print canonical events as JSON lines' },
+  },
+  positionals: [],
+  rest: 'PROMPT',
+  async run(parsed, output) {
+    const { runAsk } = await import('./ask-command.ts');
+    return runAsk(
+      {
+        model: stringValue(parsed.values.model),
+        config: stringValue(parsed.values.config),
+        json: parsed.values.json === true,
+        prompt: parsed.positionals.join(' '),
+      },
+      output,
+    );
+  },
+};
+
+const models: Command = {
+  name: 'models',
+  summary: 'list every known model: aliases, limits, prices, configured',
+  synopsis: '[--provider NAME] [--json]',
+  description:
+    'Every known model with its aliases, context window, output limit, input and output price per\n' +
+    'million tokens (USD) and whether its provider is configured (has a key).',
+  options: {
+    provider: { type: 'string', placeholder: 'NAME', description: 'only the models of this provider' },
+    config: { type: 'string', placeholder: 'FILE', description: 'Switchyard config (YAML or JSON)' },
+    json: { type: 'boolean', description: 'print JSON' },
+  },
+  positionals: [],
+  async run(parsed, output) {
+    const { runModels } = await import('./models-command.ts');
+    return runModels(
+      {
+        provider: stringValue(parsed.values.provider),
+        config: stringValue(parsed.values.config),
+        json: parsed.values.json === true,
+      },
+      output,
+    );
+  },
+};
+
+const history: Command = {
+  name: 'history',
+  summary: 'list logged chat conversations',
+  synopsis: '[--search TEXT] [--json]',
+  description:
+    'The conversations `switchyard chat` logged (newest first): id, name, model, turns, cost, title.\n' +
+    '--search matches message text, titles and names. Continue one with switchyard chat --resume ID.',
+  options: {
+    search: { type: 'string', placeholder: 'TEXT', description: 'only conversations containing TEXT' },
+    json: { type: 'boolean', description: 'print JSON' },
+  },
+  positionals: [],
+  async run(parsed, output) {
+    const { runHistory } = await import('./history-command.ts');
+    return runHistory(
+      { search: stringValue(parsed.values.search), json: parsed.values.json === true },
+      output,
+    );
+  },
+};
+
 /** Every subcommand, in help order; `replay --api` accepts the rows of `apis`. */
 export function createCommands(apis: ApiTable = cliApis): Command[] {
-  return [demo, emulator, replayCommand(apis), serve];
+  return [chat, ask, models, history, demo, emulator, replayCommand(apis), serve];
 }
 
 /** The `switchyard <command> --help` text. */

@@ -22,6 +22,21 @@ export interface RetryInfo {
   requestId: string;
 }
 
+/**
+ * A say over each retry (the router uses it): asked before the backoff (`stage: 'wait'`) and again
+ * once the backoff is over, before the retry is sent (`stage: 'send'`). `false` ends the call at
+ * once with the error that caused the retry, so a caller with somewhere else to go fails over
+ * instead of waiting or retrying.
+ */
+export interface RetryGate {
+  allow(info: RetryInfo & { stage: 'wait' | 'send' }): boolean | Promise<boolean>;
+  /**
+   * Subscribes `wake` to end a backoff early (the gate is then asked at once, `stage: 'send'`).
+   * Returns the unsubscribe function.
+   */
+  onWake?(wake: () => void): () => void;
+}
+
 /** Per-call options. */
 export interface CallOptions {
   /** Aborts the call; the stream then ends with finish reason `cancelled`. */
@@ -30,6 +45,8 @@ export interface CallOptions {
   session?: AdapterSession;
   /** Called before every retry. */
   onRetry?: (info: RetryInfo) => void;
+  /** May veto retries (see {@link RetryGate}); without it every retry the policy allows goes out. */
+  retryGate?: RetryGate;
   /** Extra headers for this call only. */
   headers?: Record<string, string>;
 }

@@ -187,6 +187,15 @@ const callOptionsSchema = z
       )
       .optional(),
     onRetry: z.custom<NonNullable<CallOptions['onRetry']>>((value) => typeof value === 'function').optional(),
+    retryGate: z
+      .custom<NonNullable<CallOptions['retryGate']>>(
+        (value) =>
+          typeof value === 'object' &&
+          value !== null &&
+          typeof (value as { allow?: unknown }).allow === 'function',
+        'retryGate must have an allow function',
+      )
+      .optional(),
     headers: z.record(z.string(), z.string()).optional(),
   })
   .loose();

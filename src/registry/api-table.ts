@@ -8,6 +8,8 @@ import type { Adapter, ApiId } from '../core/adapter.ts';
 import { closest } from '../core/closest.ts';
 import type { Logger } from '../core/logger.ts';
 import type { createAnthropic } from '../providers/anthropic/index.ts';
+import type { createBedrock } from '../providers/bedrock/index.ts';
+import type { createVertex } from '../providers/vertex/index.ts';
 import type { createGemini } from '../providers/gemini/index.ts';
 import type { createOpenAI } from '../providers/openai-chat/index.ts';
 import type { ChatQuirks } from '../providers/openai-chat/quirks.ts';
@@ -24,6 +26,8 @@ export interface ApiCreateOptions {
   baseURL?: string;
   /** Whole-call timeout, ms. */
   timeout?: number;
+  /** Timeout until response headers, ms (the registry's default for routed calls: 30 000). */
+  firstByteTimeout?: number;
   maxRetries?: number;
   headers?: Record<string, string>;
   fetch?: typeof fetch;
@@ -70,6 +74,8 @@ export interface BuiltinFactories {
   'openai-responses': typeof createOpenAIResponses;
   gemini: typeof createGemini;
   'openai-compatible': typeof createOpenAICompatible;
+  bedrock: typeof createBedrock;
+  vertex: typeof createVertex;
 }
 
 /** The `type` of a built-in row. */
@@ -86,6 +92,7 @@ function common(options: ApiCreateOptions) {
     apiKey: options.apiKey,
     baseURL: options.baseURL,
     timeout: options.timeout,
+    firstByteTimeout: options.firstByteTimeout,
     maxRetries: options.maxRetries,
     headers: options.headers,
     fetch: options.fetch,
@@ -102,7 +109,32 @@ function compatibleQuirks(options: Pick<ApiCreateOptions, 'preset' | 'quirks'>):
   return { ...presetOf(options)?.quirks, ...options.quirks };
 }
 
-type NativeType = Exclude<BuiltinApiType, 'openai-compatible'>;
+type NativeType = Exclude<BuiltinApiType, 'openai-compatible' | 'bedrock' | 'vertex'>;
+
+/**
+ * A cloud row (Bedrock, Vertex): credentials come from the cloud's own chain, so no key is
+ * required; `type` may differ from the factory (`bedrock-invoke` is `createBedrock({api:'invoke'})`).
+ */
+function cloudRow(
+  source: FactorySource,
+  factory: 'bedrock' | 'vertex',
+  facts: Pick<ApiDefinition, 'type' | 'protocol' | 'basePath' | 'defaultModel'> & {
+    keyVariables: string[];
+    fixed?: Record<string, unknown>;
+  },
+): ApiDefinition {
+  const { keyVariables, fixed, ...rest } = facts;
+  return {
+    ...rest,
+    keyVariables: () => keyVariables,
+    keyRequired: () => false,
+    create: (options) => source.get(factory)({ ...options.options, ...fixed, ...common(options) }),
+    ...(source.load === undefined ? {} : { load: () => source.load!(factory) }),
+  };
+}
+
+/** The emulator's stand-in for a Vertex project endpoint (`/v1/projects/{p}/locations/{l}`). */
+const vertexEmulatorPath = '/v1/projects/switchyard-emulator/locations/global';
 
 function nativeRow(
   source: FactorySource,
@@ -168,6 +200,33 @@ export function builtinApis(source: FactorySource): ApiDefinition[] {
       },
       ...(source.load === undefined ? {} : { load: () => source.load!('openai-compatible') }),
     },
+    cloudRow(source, 'bedrock', {
+      type: 'bedrock',
+      protocol: 'bedrock-converse',
+      defaultModel: 'bedrock:anthropic.claude-sonnet-4-5-20250929-v1:0',
+      keyVariables: ['AWS_BEARER_TOKEN_BEDROCK'],
+    }),
+    cloudRow(source, 'bedrock', {
+      type: 'bedrock-invoke',
+      protocol: 'bedrock-invoke',
+      defaultModel: 'bedrock:anthropic.claude-sonnet-4-5-20250929-v1:0',
+      keyVariables: ['AWS_BEARER_TOKEN_BEDROCK'],
+      fixed: { api: 'invoke' },
+    }),
+    cloudRow(source, 'vertex', {
+      type: 'vertex',
+      protocol: 'gemini',
+      basePath: vertexEmulatorPath,
+      defaultModel: 'vertex:gemini-2.5-flash',
+      keyVariables: ['GOOGLE_VERTEX_API_KEY'],
+    }),
+    cloudRow(source, 'vertex', {
+      type: 'vertex-anthropic',
+      protocol: 'vertex-anthropic',
+      basePath: vertexEmulatorPath,
+      defaultModel: 'vertex:claude-sonnet-4-5@20250929',
+      keyVariables: ['GOOGLE_VERTEX_API_KEY'],
+    }),
   ];
 }
 
@@ -179,6 +238,8 @@ const loaders: { [Type in BuiltinApiType]: () => Promise<BuiltinFactories[Type]>
   gemini: async () => (await import('../providers/gemini/index.ts')).createGemini,
   'openai-compatible': async () =>
     (await import('../providers/openai-compatible/index.ts')).createOpenAICompatible,
+  bedrock: async () => (await import('../providers/bedrock/index.ts')).createBedrock,
+  vertex: async () => (await import('../providers/vertex/index.ts')).createVertex,
 };
 
 /**

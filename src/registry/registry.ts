@@ -10,6 +10,8 @@ import { AuthError } from '../core/errors/auth-error.ts';
 import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
 import { quoteInput } from '../core/input-check.ts';
 import { isGlob, matchesGlob } from '../core/glob.ts';
+import { assertModelName, modelNameProblem } from '../core/model-name.ts';
+import { registerSecrets, secretHeaderValues, urlCredentials } from '../core/redaction.ts';
 import type { Logger } from '../core/logger.ts';
 import type { ChatQuirks } from '../providers/openai-chat/quirks.ts';
 import type { ModelPrices } from '../pricing/types.ts';
@@ -133,8 +135,25 @@ export function createRegistry(options: RegistryOptions): Registry {
     });
   }
   const resolved = new Map<string, ResolvedModel>();
+  checkWireNames();
   checkFallbacks();
   if (problems.length > 0) throw new ConfigError('', problems);
+
+  /** Every exact entry of the user's names a wire name its adapter's grammar takes. */
+  function checkWireNames(): void {
+    for (const key of userKeys) {
+      if (isGlob(key)) continue;
+      const entry = userModels[key];
+      const colon = key.indexOf(':');
+      const slot = slots.get(entry?.adapter ?? key.slice(0, colon));
+      const wireName = entry?.wire_name ?? key.slice(colon + 1);
+      const problem = slot === undefined ? undefined : modelNameProblem(wireName, slot.api.protocol);
+      if (problem !== undefined) {
+        const where = entry?.wire_name === undefined ? `models.${key}` : `models.${key}.wire_name`;
+        problems.push({ path: where, message: `invalid model name ${quoteInput(wireName)}: ${problem}` });
+      }
+    }
+  }
 
   /** Every fallback of the user's entries must resolve (else every call of the model would fail late). */
   function checkFallbacks(): void {
@@ -182,6 +201,8 @@ export function createRegistry(options: RegistryOptions): Registry {
     if (slot === undefined) throw unknownModel(requested, `no adapter named "${provider}"`);
     const wireName =
       (matchedBy === 'exact' || matchedBy === 'alias' ? entry?.wire_name : undefined) ?? id.slice(colon + 1);
+    // Whatever matched (a glob, a provider prefix), the wire name must be one the provider's grammar takes.
+    assertModelName(wireName, slot.api.protocol, provider);
     const model: ResolvedModel = {
       id: `${provider}:${wireName}`,
       requested,
@@ -241,6 +262,7 @@ export function createRegistry(options: RegistryOptions): Registry {
         apiKey: slot.apiKey,
         baseURL: slot.config.base_url,
         timeout: slot.config.timeout_seconds === undefined ? undefined : slot.config.timeout_seconds * 1000,
+        firstByteTimeout: routedFirstByteTimeout(slot.config),
         maxRetries: slot.config.max_retries,
         headers: slot.config.headers,
         fetch: options.fetch,
@@ -322,6 +344,8 @@ function createSlot(
     const value = env[variable];
     if (value !== undefined && value.trim() !== '') apiKey = value;
   }
+  // Known to every redaction from now on, whether or not the adapter is ever created.
+  registerSecrets([apiKey, ...secretHeaderValues(config.headers), ...urlCredentials(config.base_url)]);
   const missing = apiKey === undefined && api.keyRequired(keyOptions) ? variables : undefined;
   return { name, config, api, apiKey, missing };
 }
@@ -358,4 +382,20 @@ function withOverrideRows(
   if (rows === undefined) return options;
   const given = options?.models as ModelCapabilities | undefined;
   return { ...options, models: { ...given, ...rows } };
+}
+
+/**
+ * The first-byte timeout of a routed call, ms: `first_byte_timeout_seconds`, else an adapter
+ * option `firstByteTimeout`, else 30 s — a hung target then fails over within 30 s instead of the
+ * adapter default's 120 s per attempt.
+ */
+export const routedFirstByteTimeoutMs = 30_000;
+
+export function routedFirstByteTimeout(config: {
+  first_byte_timeout_seconds?: number;
+  options?: Record<string, unknown>;
+}): number {
+  if (config.first_byte_timeout_seconds !== undefined) return config.first_byte_timeout_seconds * 1000;
+  const given = config.options?.firstByteTimeout;
+  return typeof given === 'number' ? given : routedFirstByteTimeoutMs;
 }

@@ -1,139 +1,185 @@
 /**
  * The availability state machine (contract §2.2, §9.3): per provider and per model, `closed` →
- * `open` after repeated failures or one long `retry-after` → `half-open` (one probe) after a
- * cooldown → `closed` on the probe's success, `open` again on its failure. State lives behind a
- * small store interface (in memory here; a gateway can keep it in Redis).
+ * `open` after repeated failures or one long `retry-after` (capped) → `half-open` (one probe) after
+ * a cooldown → `closed` on the probe's success, `open` again on its failure, and free for a new
+ * probe at once when the probe proves nothing (cancelled, a 4xx). Every transition is one atomic
+ * store operation (`transitions.ts`), so a store shared by several processes (Redis) keeps one
+ * circuit for all of them and lets exactly one probe through.
  */
+import {
+  type AvailabilityOperation,
+  type AvailabilityPolicy,
+  type AvailabilityRecord,
+  applyTransition,
+  type CircuitState,
+  defaultAvailabilityPolicy,
+  type TransitionOutcome,
+} from './transitions.ts';
 
-/** The three states. */
-export type CircuitState = 'closed' | 'open' | 'half-open';
+export {
+  type AvailabilityOperation,
+  type AvailabilityPolicy,
+  type AvailabilityRecord,
+  applyTransition,
+  type CircuitState,
+  defaultAvailabilityPolicy,
+  type TransitionOutcome,
+} from './transitions.ts';
 
-/** What the store keeps per key. */
-export interface AvailabilityRecord {
-  state: CircuitState;
-  /** Consecutive failures while closed. */
-  failures: number;
-  /** When an open circuit lets a probe through (ms since epoch, from the clock). */
-  reopenAt?: number;
-  /** When the half-open probe was let through. */
-  probeAt?: number;
-}
-
-/** Where availability state lives. Methods may return promises (a remote store). */
-export interface StateStore {
+/**
+ * Where availability state lives. `get` is a read (a remote store may answer from a local copy at
+ * most about a second old); `transition` applies one operation atomically — never get-then-set —
+ * and may return a promise (a remote store).
+ */
+export interface AvailabilityStore {
   get(key: string): AvailabilityRecord | undefined | Promise<AvailabilityRecord | undefined>;
-  set(key: string, record: AvailabilityRecord): void | Promise<void>;
+  transition(key: string, operation: AvailabilityOperation): TransitionOutcome | Promise<TransitionOutcome>;
+  /**
+   * Tells `listener` when a circuit opens (here or, for a shared store, in another process), so
+   * retries waiting on it stop at once. Returns the unsubscribe function.
+   */
+  onOpen?(listener: (key: string) => void): () => void;
 }
 
-/** An in-process store. */
-export function createMemoryStateStore(): StateStore & { readonly records: Map<string, AvailabilityRecord> } {
+/** An in-process store: the single-process default. */
+export function createMemoryAvailabilityStore(): AvailabilityStore & {
+  readonly records: Map<string, AvailabilityRecord>;
+} {
   const records = new Map<string, AvailabilityRecord>();
-  return { records, get: (key) => records.get(key), set: (key, record) => void records.set(key, record) };
+  const listeners = new Set<(key: string) => void>();
+  return {
+    records,
+    get: (key) => records.get(key),
+    transition(key, operation) {
+      const before = records.get(key);
+      const { record, outcome } = applyTransition(before, operation);
+      if (record !== undefined) records.set(key, record);
+      if (record?.state === 'open' && before?.state !== 'open')
+        for (const listener of listeners) listener(key);
+      return outcome;
+    },
+    onOpen(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+  };
 }
 
-/** When to open and how long to stay open. */
-export interface AvailabilityPolicy {
-  /** Consecutive failures that open a closed circuit. Default 3. */
-  failureThreshold: number;
-  /** How long an open circuit stays open before a probe, ms. Default 30 000. */
-  cooldownMs: number;
-  /** A `retry-after` at least this long opens the circuit at once (for that long), ms. Default 60 000. */
-  longRetryAfterMs: number;
-  /** A half-open probe that never reported back frees the slot after this long, ms. Default 60 000. */
-  probeTimeoutMs: number;
-}
-
-/** The default policy. */
-export const defaultAvailabilityPolicy: AvailabilityPolicy = {
-  failureThreshold: 3,
-  cooldownMs: 30_000,
-  longRetryAfterMs: 60_000,
-  probeTimeoutMs: 60_000,
-};
-
-/** The verdict of `check`. */
+/** The verdict of `check`; `probe` is the probe's id when the call was let through as the half-open probe. */
 export type Admission =
-  { allowed: true; probe: boolean } | { allowed: false; state: CircuitState; until?: number };
+  { allowed: true; probe?: string } | { allowed: false; state: CircuitState; until?: number };
 
-const closed = (): AvailabilityRecord => ({ state: 'closed', failures: 0 });
-const admitted: Admission = { allowed: true, probe: false };
+const admitted: Admission = { allowed: true };
+
+let probeCounter = 0;
+const probePrefix = Math.random().toString(36).slice(2, 10);
 
 /** The state machine over a store, with an injectable clock. */
 export class Availability {
   readonly policy: AvailabilityPolicy;
-  private readonly store: StateStore;
+  readonly store: AvailabilityStore;
   private readonly now: () => number;
 
   constructor(
-    options: { store?: StateStore; policy?: Partial<AvailabilityPolicy>; now?: () => number } = {},
+    options: { store?: AvailabilityStore; policy?: Partial<AvailabilityPolicy>; now?: () => number } = {},
   ) {
-    this.store = options.store ?? createMemoryStateStore();
+    this.store = options.store ?? createMemoryAvailabilityStore();
     this.policy = { ...defaultAvailabilityPolicy, ...options.policy };
     this.now = options.now ?? Date.now;
   }
 
   /** The current state of `key` (closed when never seen). */
   async state(key: string): Promise<CircuitState> {
-    return ((await this.store.get(key)) ?? closed()).state;
+    return (await this.store.get(key))?.state ?? 'closed';
   }
 
   /**
-   * May a call go to `key`? An open circuit past its cooldown becomes half-open and admits this
-   * one call as the probe; further calls are refused until the probe reports.
+   * May a call go to `key`? Read first (synchronous for the memory store): a closed circuit, or an
+   * open one still cooling down, needs no transition. Otherwise one atomic `check` transition: an
+   * open circuit past its cooldown becomes half-open and admits exactly one call as the probe.
    */
   check(key: string): Admission | Promise<Admission> {
     const stored = this.store.get(key);
-    // Fast path (no promise) for the common case: a synchronous store and a closed circuit.
-    if (stored === undefined || (!(stored instanceof Promise) && stored.state === 'closed')) return admitted;
-    return this.checkSlow(key, stored);
+    if (stored instanceof Promise) return stored.then((record) => this.decide(key, record));
+    return this.decide(key, stored);
   }
 
-  private async checkSlow(
-    key: string,
-    stored: AvailabilityRecord | Promise<AvailabilityRecord | undefined>,
-  ): Promise<Admission> {
-    const record = stored instanceof Promise ? await stored : stored;
+  private decide(key: string, record: AvailabilityRecord | undefined): Admission | Promise<Admission> {
     if (record === undefined || record.state === 'closed') return admitted;
     const now = this.now();
-    if (record.state === 'open') {
-      if (now < (record.reopenAt ?? 0)) return { allowed: false, state: 'open', until: record.reopenAt };
-      await this.store.set(key, { ...record, state: 'half-open', probeAt: now });
-      return { allowed: true, probe: true };
-    }
-    if (now - (record.probeAt ?? 0) >= this.policy.probeTimeoutMs) {
-      await this.store.set(key, { ...record, probeAt: now });
-      return { allowed: true, probe: true };
-    }
-    return { allowed: false, state: 'half-open' };
+    if (record.state === 'open' && now < (record.reopenAt ?? 0))
+      return { allowed: false, state: 'open', until: record.reopenAt };
+    const outcome = this.store.transition(key, {
+      kind: 'check',
+      now,
+      probe: `${probePrefix}-${++probeCounter}`,
+      probeTimeoutMs: this.policy.probeTimeoutMs,
+    });
+    return outcome instanceof Promise ? outcome.then(toAdmission) : toAdmission(outcome);
+  }
+
+  /**
+   * True when a call to `key` should not go out now (open, or half-open with another probe in
+   * flight): a retry waiting on `key` then fails over instead. A read, no transition.
+   */
+  blocked(key: string): boolean | Promise<boolean> {
+    const stored = this.store.get(key);
+    return stored instanceof Promise ? stored.then(isBlocking) : isBlocking(stored);
   }
 
   /** A call to `key` succeeded: the circuit closes. */
   success(key: string): void | Promise<void> {
     const stored = this.store.get(key);
-    if (stored === undefined) return;
     if (stored instanceof Promise) {
       return stored.then((record) => {
         if (record !== undefined && (record.state !== 'closed' || record.failures > 0))
-          return this.store.set(key, closed());
+          return voidOf(this.store.transition(key, { kind: 'success' }));
       });
     }
-    if (stored.state === 'closed' && stored.failures === 0) return;
-    return this.store.set(key, closed());
+    if (stored === undefined || (stored.state === 'closed' && stored.failures === 0)) return;
+    return voidOf(this.store.transition(key, { kind: 'success' }));
   }
 
   /** A call to `key` failed with an availability failure (rate limit, overload, server, network). */
   async failure(key: string, retryAfterSeconds?: number): Promise<CircuitState> {
-    const record = (await this.store.get(key)) ?? closed();
-    const now = this.now();
-    const retryAfterMs = (retryAfterSeconds ?? 0) * 1000;
-    const long = retryAfterMs >= this.policy.longRetryAfterMs;
-    const failures = record.failures + 1;
-    if (record.state === 'half-open' || long || failures >= this.policy.failureThreshold) {
-      const reopenAt = now + Math.max(this.policy.cooldownMs, retryAfterMs);
-      await this.store.set(key, { state: 'open', failures, reopenAt });
-      return 'open';
-    }
-    await this.store.set(key, { ...record, failures });
-    return record.state;
+    const retryAfterMs =
+      retryAfterSeconds !== undefined && retryAfterSeconds > 0 ? retryAfterSeconds * 1000 : 0;
+    const { failureThreshold, cooldownMs, longRetryAfterMs, maxOpenMs } = this.policy;
+    const outcome = await this.store.transition(key, {
+      kind: 'failure',
+      now: this.now(),
+      retryAfterMs: Number.isFinite(retryAfterMs) ? retryAfterMs : maxOpenMs,
+      failureThreshold,
+      cooldownMs,
+      longRetryAfterMs,
+      maxOpenMs,
+    });
+    return outcome.state;
   }
+
+  /** The probe `probe` on `key` ended proving nothing (cancelled, not an availability failure): free the slot. */
+  release(key: string, probe: string): void | Promise<void> {
+    return voidOf(this.store.transition(key, { kind: 'release', now: this.now(), probe }));
+  }
+
+  /** Subscribes to circuits opening (see {@link AvailabilityStore.onOpen}); a no-op for stores without it. */
+  onOpen(listener: (key: string) => void): () => void {
+    return this.store.onOpen?.(listener) ?? (() => {});
+  }
+}
+
+function toAdmission(outcome: TransitionOutcome): Admission {
+  if (outcome.allowed === true)
+    return outcome.probe === undefined ? admitted : { allowed: true, probe: outcome.probe };
+  return outcome.until === undefined
+    ? { allowed: false, state: outcome.state }
+    : { allowed: false, state: outcome.state, until: outcome.until };
+}
+
+function isBlocking(record: AvailabilityRecord | undefined): boolean {
+  return record !== undefined && record.state !== 'closed';
+}
+
+function voidOf(value: unknown): void | Promise<void> {
+  if (value instanceof Promise) return value.then(() => undefined);
 }

@@ -12,10 +12,19 @@ import type { ModelFacts } from '../registry/model-facts.ts';
 import type { ResolvedModel } from '../registry/registry.ts';
 import { attachDecision, type RoutingDecision, routingMetadataKey } from './decision.ts';
 
+/** A half-open slot a call holds: its outcome must be reported (success, failure or release). */
+export interface Probe {
+  /** The availability key (`model:<id>` or `provider:<name>`). */
+  key: string;
+  id: string;
+}
+
 /** A candidate that passed the pre-dispatch checks. */
 export interface Candidate {
   model: ResolvedModel;
   facts: ModelFacts;
+  /** The half-open probes this call is (absent when it is an ordinary call). */
+  probes?: Probe[];
 }
 
 /** The router's steps a routed stream drives (one set per router). */
@@ -33,7 +42,9 @@ export interface StreamSteps<Route extends { decision: RoutingDecision }> {
     retries: number,
   ): Promise<boolean>;
   /** Prices the response and attaches the decision. */
-  finalize(route: Route, model: ResolvedModel, response: CanonicalResponse): Promise<Reply>;
+  finalize(route: Route, candidate: Candidate, response: CanonicalResponse): Promise<Reply>;
+  /** The call ended without an outcome (stopped by its reader): a probe it holds proved nothing. */
+  abandoned(candidate: Candidate): Promise<void>;
   /** The error when no candidate is left. */
   noCandidate(route: Route): Error;
   /** Emits `call-first-chunk` / `call-completed` (no-ops without observers). */
@@ -246,7 +257,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
       return this.next();
     }
     if (!this.committed) this.commit();
-    let reply = await this.steps.finalize(this.route!, this.candidate!.model, response);
+    let reply = await this.steps.finalize(this.route!, this.candidate!, response);
     if (this.hook !== undefined) {
       try {
         reply = await this.hook(reply);
@@ -268,6 +279,13 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
     const reply = this.reply;
     if (reply === undefined) {
       const provider = this.candidate!.model.provider;
+      if (this.candidate!.probes !== undefined) {
+        const candidate = this.candidate!;
+        return this.steps.abandoned(candidate).then(() => {
+          candidate.probes = undefined;
+          return this.onEnd();
+        });
+      }
       this.fail(
         this.stopped
           ? new CancelledError({ message: 'the stream was stopped by its reader', provider })

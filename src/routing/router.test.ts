@@ -11,7 +11,7 @@ import {
   startEmulator,
 } from '../testing/emulator/index.ts';
 import { assertStreamInvariants } from '../testing/invariants.ts';
-import type { AvailabilityRecord, StateStore } from './availability.ts';
+import { type AvailabilityStore, createMemoryAvailabilityStore } from './availability.ts';
 import { routingDecision, routingDecisionOfError } from './decision.ts';
 import { emulatorBaseURL } from '../../test/support/apis.ts';
 
@@ -297,10 +297,10 @@ describe('streams', () => {
   });
 
   it('with an asynchronous state store, an open candidate is skipped and the stream served by the fallback', async () => {
-    const records = new Map<string, AvailabilityRecord>();
-    const store: StateStore = {
-      get: async (key) => records.get(key),
-      set: async (key, record) => void records.set(key, record),
+    const inner = createMemoryAvailabilityStore();
+    const store: AvailabilityStore = {
+      get: async (key) => inner.get(key),
+      transition: async (key, operation) => inner.transition(key, operation),
     };
     const common = { max_retries: 0, api_key: 'test-key-routing' };
     sy = createSwitchyard({

@@ -5,7 +5,7 @@
  * overflow (to a larger window), never on invalid request or auth; a stream fails over only
  * before its first content event. Every response is priced and carries the routing decision.
  */
-import type { CallOptions } from '../core/adapter.ts';
+import type { CallOptions, RetryGate } from '../core/adapter.ts';
 import { AdapterError } from '../core/errors/adapter-error.ts';
 import type { ErrorClass } from '../core/errors/error-class.ts';
 import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
@@ -15,6 +15,7 @@ import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
 import { isValidated, markValidated } from '../core/request-schema.ts';
 import type { Reply } from '../conversation/helpers.ts';
 import { textOf, toolCallsOf } from '../conversation/helpers.ts';
+import { createObserverDispatch } from '../observers/dispatch.ts';
 import type { CallEvent, Observer } from '../observers/types.ts';
 import type { Pricer } from '../pricing/pricer.ts';
 import type { ModelFacts } from '../registry/model-facts.ts';
@@ -22,7 +23,7 @@ import { notConfigured, type Registry, type ResolvedModel } from '../registry/re
 import type { Admission, Availability } from './availability.ts';
 import { type CallNeeds, callNeeds, skipReason } from './candidates.ts';
 import { attachDecision, type RoutingDecision, routingMetadataKey } from './decision.ts';
-import { type Candidate, RoutedStream, type StreamSteps } from './routed-stream.ts';
+import { type Candidate, type Probe, RoutedStream, type StreamSteps } from './routed-stream.ts';
 
 /** A request to the front door: a model name instead of an id; `maxOutputTokens` optional. */
 export interface RouteRequest extends Omit<CanonicalRequest, 'model' | 'maxOutputTokens'> {
@@ -52,6 +53,16 @@ const failoverClasses: ReadonlySet<ErrorClass> = new Set([
 ]);
 const availabilityClasses: ReadonlySet<ErrorClass> = new Set(['rate_limit', 'server_error', 'network']);
 const defaultMaxOutput = 4096;
+
+/**
+ * With somewhere else to go, errors not worth retrying on the same target: a `retry-after` longer
+ * than the adapter will wait (past its cap), or a timeout (a hung target stays hung).
+ */
+function failsOverAtOnce(error: unknown, delayMs: number): boolean {
+  if (!AdapterError.isInstance(error)) return false;
+  if (error.retryAfterSeconds !== undefined && error.retryAfterSeconds * 1000 > delayMs) return true;
+  return error.errorClass === 'network' && (error.providerCode ?? '').startsWith('timeout_');
+}
 
 /** One routing attempt's state shared by `complete` and `stream`. */
 interface Route {
@@ -110,15 +121,12 @@ export function createRouter(context: RouterContext) {
   /** True when someone listens: events are only built then. */
   const observed = context.observers.length > 0;
 
-  function emit(event: CallEvent): void {
-    for (const observer of context.observers) {
-      try {
-        observer.onEvent(event);
-      } catch (error) {
-        context.logger.warn('an observer threw; ignored', { type: event.type, error: String(error) });
-      }
-    }
-  }
+  /** Observers isolated: a throw or rejection is logged once, never changes the call (observers/dispatch.ts). */
+  const emit = createObserverDispatch(
+    context.observers,
+    (observer: Observer, event: CallEvent) => observer.onEvent(event),
+    { logger: context.logger, source: 'switchyard' },
+  );
 
   function startRoute(request: RouteRequest, options: CallOptions): Route {
     const requestId = request.requestId ?? createRequestId();
@@ -146,9 +154,12 @@ export function createRouter(context: RouterContext) {
         const providerAdmission = admission.allowed ? availability.check(keysOf(model).provider) : admission;
         if (providerAdmission instanceof Promise)
           return admit(route, model, facts!, admission, providerAdmission);
-        if (!providerAdmission.allowed) reason = `unavailable (${providerAdmission.state})`;
+        if (providerAdmission.allowed) return candidateOf(model, facts!, admission, providerAdmission);
+        // The model's probe (if it was one) proved nothing: its provider is closed to it.
+        if (admission.allowed && admission.probe !== undefined)
+          void availability.release(keysOf(model).model, admission.probe);
+        reason = `unavailable (${providerAdmission.state})`;
       }
-      if (reason === undefined) return { model, facts: facts! };
       skip(route, model, reason);
     }
     return undefined;
@@ -166,9 +177,71 @@ export function createRouter(context: RouterContext) {
     const providerAdmission = admission.allowed
       ? await (providerCheck ?? availability.check(keysOf(model).provider))
       : admission;
-    if (providerAdmission.allowed) return { model, facts };
+    if (providerAdmission.allowed) return candidateOf(model, facts, admission, providerAdmission);
+    if (admission.allowed && admission.probe !== undefined)
+      await availability.release(keysOf(model).model, admission.probe);
     skip(route, model, `unavailable (${providerAdmission.state})`);
     return nextCandidate(route);
+  }
+
+  /** An admitted candidate, with the half-open probes it carries (its outcome must be reported). */
+  function candidateOf(model: ResolvedModel, facts: ModelFacts, ...admissions: Admission[]): Candidate {
+    const keys = keysOf(model);
+    let probes: Probe[] | undefined;
+    admissions.forEach((admission, index) => {
+      if (admission.allowed && admission.probe !== undefined)
+        (probes ??= []).push({ key: index === 0 ? keys.model : keys.provider, id: admission.probe });
+    });
+    return probes === undefined ? { model, facts } : { model, facts, probes };
+  }
+
+  /** Every failed attempt counted toward the circuit (by the retry gate or at the end), once. */
+  const counted = new WeakSet<object>();
+
+  /** Counts an availability failure of `model` (model and provider circuits), once per error. */
+  async function countFailure(model: ResolvedModel, error: unknown): Promise<void> {
+    if (!AdapterError.isInstance(error) || !availabilityClasses.has(error.errorClass)) return;
+    if (counted.has(error)) return;
+    counted.add(error);
+    await availability.failure(keysOf(model).model, error.retryAfterSeconds);
+    await availability.failure(keysOf(model).provider, error.retryAfterSeconds);
+  }
+
+  /** True when the model's or its provider's circuit says no call should go now. */
+  async function blocked(model: ResolvedModel): Promise<boolean> {
+    const keys = keysOf(model);
+    return (await availability.blocked(keys.model)) || (await availability.blocked(keys.provider));
+  }
+
+  /** Frees the half-open slots of a call that proved nothing (cancelled, a 4xx, another error). */
+  async function releaseProbes(candidate: Candidate): Promise<void> {
+    for (const probe of candidate.probes ?? []) await availability.release(probe.key, probe.id);
+  }
+
+  /**
+   * The router's say over the adapter's retries of `candidate`: every failed attempt counts toward
+   * the circuit; a probe is one request; with a fallback left, a hint longer than the adapter will
+   * wait (`retry-after` past its cap) or a timeout fails over at once instead of retrying; and a
+   * retry whose target's circuit opened meanwhile (here or, with a shared store, elsewhere) is not
+   * sent — a backoff in progress ends as soon as the circuit opens.
+   */
+  function retryGate(route: Route, candidate: Candidate): RetryGate {
+    const keys = keysOf(candidate.model);
+    return {
+      allow: async (info) => {
+        if (info.stage === 'wait') {
+          await countFailure(candidate.model, info.error);
+          if (candidate.probes !== undefined) return false;
+          if (route.index < route.candidates.length && failsOverAtOnce(info.error, info.delayMs))
+            return false;
+        }
+        return !(await blocked(candidate.model));
+      },
+      onWake: (wake) =>
+        availability.onOpen((key) => {
+          if (key === keys.model || key === keys.provider) wake();
+        }),
+    };
   }
 
   function skip(route: Route, model: ResolvedModel, reason: string): void {
@@ -192,12 +265,14 @@ export function createRouter(context: RouterContext) {
 
   function callOptions(
     route: Route,
-    model: ResolvedModel,
+    candidate: Candidate,
     options: CallOptions,
     retries: { count: number },
   ): CallOptions {
+    const model = candidate.model;
     return {
       ...options,
+      retryGate: retryGate(route, candidate),
       onRetry: (info) => {
         retries.count = info.attempt;
         options.onRetry?.(info);
@@ -226,18 +301,16 @@ export function createRouter(context: RouterContext) {
   /** Records a failure; returns true when routing should go on to the next candidate. */
   async function recordFailure(
     route: Route,
-    model: ResolvedModel,
-    facts: ModelFacts,
+    candidate: Candidate,
     error: unknown,
     startedAt: number,
     retryCount: number,
   ): Promise<boolean> {
+    const { model, facts } = candidate;
     const classified = AdapterError.isInstance(error) ? error : undefined;
     const errorClass: ErrorClass = classified?.errorClass ?? 'other';
-    if (availabilityClasses.has(errorClass)) {
-      await availability.failure(keysOf(model).model, classified?.retryAfterSeconds);
-      await availability.failure(keysOf(model).provider, classified?.retryAfterSeconds);
-    }
+    if (availabilityClasses.has(errorClass)) await countFailure(model, error);
+    else await releaseProbes(candidate);
     if (errorClass === 'context_overflow')
       route.needs.minContextWindow = Math.max(route.needs.minContextWindow, facts.contextWindow);
     const fallback = failoverClasses.has(errorClass) && route.index < route.candidates.length;
@@ -264,13 +337,19 @@ export function createRouter(context: RouterContext) {
   }
 
   /** Prices the response, attaches the decision, adds `text` / `toolCalls`. */
-  async function finalize(route: Route, model: ResolvedModel, response: CanonicalResponse): Promise<Reply> {
+  async function finalize(route: Route, candidate: Candidate, response: CanonicalResponse): Promise<Reply> {
+    const model = candidate.model;
     route.decision.served = model.id;
     route.decision.attempts.push({ model: model.id, provider: model.provider, outcome: 'served' });
-    const modelDone = availability.success(keysOf(model).model);
-    const providerDone = availability.success(keysOf(model).provider);
-    if (modelDone instanceof Promise) await modelDone;
-    if (providerDone instanceof Promise) await providerDone;
+    if (response.finishReason === 'cancelled') {
+      // A cancelled call says nothing about the target: a probe's slot is freed, nothing closes.
+      if (candidate.probes !== undefined) await releaseProbes(candidate);
+    } else {
+      const modelDone = availability.success(keysOf(model).model);
+      const providerDone = availability.success(keysOf(model).provider);
+      if (modelDone instanceof Promise) await modelDone;
+      if (providerDone instanceof Promise) await providerDone;
+    }
     const cost = pricer.cost(response.model, response.usage, model.pricing, model.id);
     const usage = cost === undefined ? response.usage : { ...response.usage, cost };
     const metadata = { ...response.metadata, [routingMetadataKey]: route.decision as never };
@@ -322,14 +401,14 @@ export function createRouter(context: RouterContext) {
         const adapter = registry.adapter(model.provider);
         response = await adapter.complete(
           canonicalRequest(route, model, facts),
-          callOptions(route, model, options, retries),
+          callOptions(route, next, options, retries),
         );
       } catch (error) {
-        if (await recordFailure(route, model, facts, error, startedAt, retries.count)) continue;
+        if (await recordFailure(route, next, error, startedAt, retries.count)) continue;
         attachDecision(error, route.decision);
         throw error;
       }
-      let reply = await finalize(route, model, response);
+      let reply = await finalize(route, next, response);
       if (hook !== undefined) reply = await hook(reply, request);
       if (observed)
         emit({
@@ -344,15 +423,17 @@ export function createRouter(context: RouterContext) {
 
   const steps: StreamSteps<Route> = {
     next: nextCandidate,
-    open(route, { model, facts }, retries) {
+    open(route, candidate, retries) {
+      const { model, facts } = candidate;
       if (observed) emit({ ...eventBase(route, model, 0), type: 'call-started', stream: true });
       return registry
         .adapter(model.provider)
-        .stream(canonicalRequest(route, model, facts), callOptions(route, model, route.options, retries));
+        .stream(canonicalRequest(route, model, facts), callOptions(route, candidate, route.options, retries));
     },
-    failure: (route, { model, facts }, error, startedAt, retryCount) =>
-      recordFailure(route, model, facts, error, startedAt, retryCount),
+    failure: (route, candidate, error, startedAt, retryCount) =>
+      recordFailure(route, candidate, error, startedAt, retryCount),
     finalize,
+    abandoned: releaseProbes,
     noCandidate,
     firstChunk(route, model, retryCount, startedAt) {
       if (observed)

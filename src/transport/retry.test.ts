@@ -100,3 +100,57 @@ describe('withRetries', () => {
     expect(performance.now() - started).toBeLessThan(2000);
   });
 });
+
+describe('retry gate', () => {
+  const failing = () =>
+    Promise.reject(new RateLimitError({ message: 'slow down', retryAfterSeconds: 30, retryable: true }));
+
+  it('a gate saying no before the backoff raises the error at once (no wait, no retry)', async () => {
+    const stages: string[] = [];
+    let attempts = 0;
+    const run = withRetries(
+      () => {
+        attempts++;
+        return failing();
+      },
+      {
+        policy: { maxRetries: 2 },
+        gate: {
+          allow: ({ stage }) => {
+            stages.push(stage);
+            return false;
+          },
+        },
+      },
+    );
+    await expect(run).rejects.toThrow('slow down');
+    expect(attempts).toBe(1);
+    expect(stages).toEqual(['wait']);
+  });
+
+  it('a wake ends a 30 s backoff early; the gate then refuses the send', async () => {
+    let wake: (() => void) | undefined;
+    let attempts = 0;
+    const run = withRetries(
+      () => {
+        attempts++;
+        return failing();
+      },
+      {
+        policy: { maxRetries: 2 },
+        gate: {
+          allow: ({ stage }) => stage === 'wait',
+          onWake: (callback) => {
+            wake = callback;
+            return () => (wake = undefined);
+          },
+        },
+      },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    wake!();
+    await expect(run).rejects.toThrow('slow down');
+    expect(attempts).toBe(1);
+    expect(wake).toBeUndefined();
+  });
+});

@@ -85,29 +85,61 @@ function backoffAborted(signal: AbortSignal | undefined): Error {
   return new CancelledError({ message: 'cancelled during retry backoff' });
 }
 
-/** Sleeps `milliseconds`; rejects as soon as `signal` aborts (`CancelledError`, or the timeout's `NetworkError`). */
-export function sleep(milliseconds: number, signal: AbortSignal | undefined): Promise<void> {
+/**
+ * Sleeps `milliseconds`; rejects as soon as `signal` aborts (`CancelledError`, or the timeout's
+ * `NetworkError`); resolves early when `onWake` calls its `wake`.
+ */
+export function sleep(
+  milliseconds: number,
+  signal: AbortSignal | undefined,
+  onWake?: (wake: () => void) => () => void,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(backoffAborted(signal));
       return;
     }
-    const onAbort = () => {
+    const subscription: { unsubscribe?: () => void; done?: boolean } = {};
+    const cleanup = () => {
+      subscription.done = true;
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      subscription.unsubscribe?.();
+    };
+    const onAbort = () => {
+      cleanup();
       reject(backoffAborted(signal));
     };
     const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      cleanup();
       resolve();
     }, milliseconds);
     signal?.addEventListener('abort', onAbort, { once: true });
+    subscription.unsubscribe = onWake?.(() => {
+      cleanup();
+      resolve();
+    });
+    // Woken while subscribing: the subscription is dropped now that it exists.
+    if (subscription.done) subscription.unsubscribe?.();
   });
+}
+
+/** A caller's say over each retry (`CallOptions.retryGate`, minus the request id the adapter adds). */
+export interface RetryGateHook {
+  allow(info: {
+    attempt: number;
+    delayMs: number;
+    error: unknown;
+    stage: 'wait' | 'send';
+  }): boolean | Promise<boolean>;
+  onWake?(wake: () => void): () => void;
 }
 
 /**
  * Runs `attempt` up to 1 + maxRetries times. Retries only `AdapterError`s marked retryable, only
- * while `canRetry()` (a stream stops retrying once an event was delivered), and only when the
- * backoff ends before `deadline`.
+ * while `canRetry()` (a stream stops retrying once an event was delivered), only when the
+ * backoff ends before `deadline`, and only while `gate` (if any) allows it, before and after the
+ * backoff.
  */
 export async function withRetries<Value>(
   attempt: (attemptNumber: number) => Promise<Value>,
@@ -121,6 +153,7 @@ export async function withRetries<Value>(
      */
     deadline?: number;
     onRetry?: (info: { attempt: number; delayMs: number; error: unknown }) => void;
+    gate?: RetryGateHook;
   },
 ): Promise<Value> {
   for (let attemptNumber = 0; ; attemptNumber++) {
@@ -137,8 +170,12 @@ export async function withRetries<Value>(
         (error as AdapterError).retryAfterSeconds,
       );
       if (options.deadline !== undefined && performance.now() + delayMs >= options.deadline) throw error;
-      options.onRetry?.({ attempt: attemptNumber + 1, delayMs, error });
-      await sleep(delayMs, options.signal);
+      const info = { attempt: attemptNumber + 1, delayMs, error };
+      const gate = options.gate;
+      if (gate !== undefined && !(await gate.allow({ ...info, stage: 'wait' }))) throw error;
+      options.onRetry?.(info);
+      await sleep(delayMs, options.signal, gate?.onWake?.bind(gate));
+      if (gate !== undefined && !(await gate.allow({ ...info, stage: 'send' }))) throw error;
     }
   }
 }

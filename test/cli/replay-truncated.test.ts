@@ -44,7 +44,11 @@ function carriesFinishSignal(api: EmulatorApi, line: string): boolean {
     case 'openai-chat':
       return /"finish_reason"\s*:\s*"[^"]/.test(line);
     case 'anthropic-messages':
+    case 'bedrock-invoke':
+    case 'vertex-anthropic':
       return payload.type === 'message_stop';
+    case 'bedrock-converse':
+      return 'messageStop' in payload;
     case 'gemini':
       return /"finishReason"\s*:/.test(line) || /"blockReason"\s*:/.test(line);
     case 'openai-responses':

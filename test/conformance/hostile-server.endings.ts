@@ -16,6 +16,7 @@ import {
   network,
   serverError,
   sse,
+  timerBoundMs,
   truncated,
 } from './hostile-server.faults.ts';
 
@@ -65,6 +66,7 @@ export const endings: readonly Fault[] = [
   {
     name: 'the whole stream, then the connection held open',
     serve: (s, c) => (c.mode === 'complete' ? answer(s, c) : holdOpenAfter(s, c)),
+    options: { idleTimeout: timerBoundMs },
     expect: 'ok',
   },
   {
@@ -208,6 +210,7 @@ export const endings: readonly Fault[] = [
         ),
         50,
       ),
+    options: { firstByteTimeout: timerBoundMs },
     expect: { errorClass: 'network', retryable: true, providerCode: 'timeout_first-byte' },
     attempts: 2,
   },
@@ -254,6 +257,7 @@ export const endings: readonly Fault[] = [
       s.write(responseHead(500, [json]));
       drip(s, Buffer.from(errorJson('x'.repeat(200))), 50);
     },
+    options: { timeout: 4 * timerBoundMs },
     expect: { errorClass: 'network', retryable: true, providerCode: 'timeout_total' },
   },
   {

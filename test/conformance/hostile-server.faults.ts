@@ -71,8 +71,13 @@ export const invalid: ExpectedError = { errorClass: 'server_error', retryable: t
 export const invalidRequest: ExpectedError = { errorClass: 'invalid_request', retryable: false };
 export const serverError: ExpectedError = { errorClass: 'server_error', retryable: true };
 const unexpectedStatus: ExpectedError = { errorClass: 'other', retryable: false };
-/** Rows moving 20 MB per case, ten cases at once: room for a loaded machine. */
+/** Rows moving 20 MB or parsing 100k levels per case, ten cases at once: room for a loaded machine. */
 const bulk = { timeout: 20_000, firstByteTimeout: 15_000, idleTimeout: 15_000 };
+/**
+ * The limit a row that waits on one timer sets for it: the row's own cases all end on that timer,
+ * so only a timer firing too late (a hang) could fail, never one firing early.
+ */
+export const timerBoundMs = 250;
 
 /** The correct answer, with its own content type. */
 export function answer(
@@ -217,8 +222,8 @@ const shapes: Fault[] = [
   { name: 'body a JSON array', serve: status(200, '[1,2,3]'), expect: invalid },
   { name: 'body a number', serve: status(200, '42'), expect: invalid },
   { name: 'body a JSON string', serve: status(200, '"hello"'), expect: invalid },
-  { name: '100k nested arrays', serve: status(200, nestedArrays(100_000)), expect: invalid },
-  { name: '100k nested objects', serve: status(200, nestedObjects(100_000)), expect: invalid },
+  { name: '100k nested arrays', serve: status(200, nestedArrays(100_000)), expect: invalid, options: bulk },
+  { name: '100k nested objects', serve: status(200, nestedObjects(100_000)), expect: invalid, options: bulk },
   {
     name: 'SSE data null, array and number events',
     serve: (s) => respond(s, 200, [sse], 'data: null\n\ndata: [1]\n\ndata: 7\n\n'),
@@ -327,11 +332,13 @@ const framing: Fault[] = [
   {
     name: 'accepts and never answers',
     serve: () => {},
+    options: { firstByteTimeout: timerBoundMs },
     expect: { ...network, providerCode: 'timeout_first-byte' },
   },
   {
     name: 'the prefix, then silence',
     serve: (s, c) => prefixThen(s, c, () => {}),
+    options: { idleTimeout: timerBoundMs },
     expect: { ...network, providerCode: 'timeout_idle' },
     keepsPrefix: true,
   },
@@ -341,6 +348,7 @@ const framing: Fault[] = [
       s.write(responseHead(200, [['content-type', c.ok.contentType]]));
       drip(s, c.ok.body, 50);
     },
+    options: { timeout: 4 * timerBoundMs },
     expect: { ...network, providerCode: 'timeout_total' },
   },
   {

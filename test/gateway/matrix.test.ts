@@ -5,9 +5,15 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { protocolError } from 'switchyard-ai/testing';
-import type { EmulatorApi, EmulatorScript } from '../../src/testing/emulator/types.ts';
+import type { EmulatorScript } from '../../src/testing/emulator/types.ts';
 import { createDrivers, type Driver } from './drivers.ts';
-import { createClients, type GatewayHarness, startGatewayHarness, upstreams } from './harness.ts';
+import {
+  createClients,
+  type GatewayHarness,
+  startGatewayHarness,
+  type UpstreamApi,
+  upstreams,
+} from './harness.ts';
 
 let harness: GatewayHarness;
 let drivers: Driver[];
@@ -24,7 +30,7 @@ afterAll(async () => {
 });
 
 const inboundNames = ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini'] as const;
-const upstreamApis = Object.keys(upstreams) as EmulatorApi[];
+const upstreamApis = Object.keys(upstreams) as UpstreamApi[];
 const pairs = inboundNames.flatMap((inbound) => upstreamApis.map((upstream) => [inbound, upstream] as const));
 const driver = (name: string) => drivers.find((entry) => entry.name === name)!;
 const usage = { input: 12, output: 7 };

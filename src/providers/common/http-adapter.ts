@@ -7,7 +7,16 @@ import { ServerError } from '../../core/errors/server-error.ts';
 import { EventStream } from '../../core/event-stream.ts';
 import type { StreamEvent } from '../../core/events.ts';
 import { createRequestId, type RequestId } from '../../core/ids.ts';
-import { CREDENTIAL_HEADER_NAMES, redactFields, redactSecrets } from '../../core/redaction.ts';
+import { assertModelName, modelNameProblem } from '../../core/model-name.ts';
+import {
+  CREDENTIAL_HEADER_NAMES,
+  redactError,
+  redactFields,
+  redactSecrets,
+  registerSecrets,
+  secretHeaderValues,
+  urlCredentials,
+} from '../../core/redaction.ts';
 import type { JsonObject } from '../../core/json.ts';
 import { createConsoleLogger } from '../../core/logger.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../../core/request.ts';
@@ -24,7 +33,7 @@ import {
   responseTooLarge,
   toTransportError,
 } from '../../transport/http.ts';
-import { parseRetryAfter, withRetries } from '../../transport/retry.ts';
+import { parseRetryAfter, type RetryGateHook, withRetries } from '../../transport/retry.ts';
 import { defaultMaxEventBytes, SseDecoder, SseEventTooLargeError } from '../../transport/sse.ts';
 import type { ProviderContext, ProviderDefinition, StreamParser } from './definition.ts';
 import { createProviderError, createTruncatedError, type FailureSite } from './errors.ts';
@@ -67,6 +76,8 @@ export function createHttpAdapter(
     resolveBaseURL(credentials?.baseURLVariables ?? []) ??
     definition.baseURL
   ).replace(/\/+$/, '');
+  // Every secret this adapter holds is known to every redaction in the process from now on.
+  registerSecrets([apiKey, ...secretHeaderValues(options.headers), ...urlCredentials(baseURL)]);
   const policy = { maxRetries: options.maxRetries ?? 2, baseDelayMs: options.retryBaseDelay };
   const maxEventBytes = options.maxEventBytes ?? defaultMaxEventBytes;
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
@@ -103,12 +114,51 @@ export function createHttpAdapter(
     return model.startsWith(prefix) ? model.slice(prefix.length) : model;
   }
 
+  /** The wire model name, checked against the protocol's grammar before it goes anywhere (URL, body, log). */
+  function checkedWireModel(model: string): string {
+    const wire = wireModelName(model);
+    assertModelName(wire, definition.api, definition.name);
+    return wire;
+  }
+
+  /** The canonical id to report for a request's model: its own when valid, never a hostile name. */
+  function reportedId(model: string): string {
+    const wire = wireModelName(model);
+    return `${definition.name}:${modelNameProblem(wire, definition.api) === undefined ? wire : 'invalid-model-name'}`;
+  }
+
   function headersFor(extra: Record<string, string> | undefined, callHeaders?: Record<string, string>) {
     return { ...definition.headers(apiKey), ...options.headers, ...extra, ...callHeaders };
   }
 
   function failureSite(call: HttpCall): FailureSite {
     return { provider: definition.name, method: call.method, url: call.url, requestId: call.requestId };
+  }
+
+  /** The call with the provider's per-attempt credentials added (SigV4, OAuth), or as is. */
+  async function authorized(
+    call: HttpCall,
+    refresh: boolean,
+  ): Promise<{ call: HttpCall; refreshable: boolean }> {
+    if (definition.authorize === undefined) return { call, refreshable: false };
+    const input = { method: call.method, url: call.url, headers: call.headers, body: call.body };
+    const authorization = await definition.authorize(input, refresh);
+    return {
+      call: { ...call, headers: { ...call.headers, ...authorization.headers } },
+      refreshable: authorization.refreshable,
+    };
+  }
+
+  /**
+   * Sends one attempt. With refreshable credentials, a 401/403 answer is retried once with fresh
+   * ones (an expired token); a second refusal is the provider's `auth` error.
+   */
+  async function sendAuthorized(call: HttpCall, controller: AbortController, timers: CallTimers) {
+    const first = await authorized(call, false);
+    const response = await http.send(first.call, controller, timers);
+    if (!first.refreshable || (response.status !== 401 && response.status !== 403)) return response;
+    await response.body?.cancel().catch(() => {});
+    return http.send((await authorized(call, true)).call, controller, timers);
   }
 
   async function errorFromResponse(
@@ -150,7 +200,7 @@ export function createHttpAdapter(
     const stopDeadline = http.startDeadline(controller);
     const timers = http.createTimers(controller);
     try {
-      const response = await http.send(call, controller, timers);
+      const response = await sendAuthorized(call, controller, timers);
       if (!response.ok) throw await errorFromResponse(response, call, controller, timers);
       return parseJsonBody(await readText(response, call, controller, timers, maxBodyBytes, 'fail'), call);
     } finally {
@@ -201,8 +251,8 @@ export function createHttpAdapter(
     assertConfigured(options.headers);
     const requestId = request.requestId ?? createRequestId();
     const session = options.session ?? createSession();
+    const model = checkedWireModel(request.model);
     if (definition.endSession !== undefined) liveSessions.add(session);
-    const model = wireModelName(request.model);
     const call: HttpCall = {
       method: 'POST',
       url: baseURL,
@@ -221,7 +271,7 @@ export function createHttpAdapter(
       warn(message, fields) {
         // Every logger, the user's included, gets redacted text: no key shape, no API key.
         const entry = { adapter: definition.name, requestId, sessionId: session.id, ...fields };
-        logger.warn(redactSecrets(message, [apiKey]), redactFields(entry) as typeof entry);
+        logger.warn(redactSecrets(message, [apiKey]), redactFields(entry, 0, [apiKey]) as typeof entry);
       },
       fail(body, status) {
         throw createProviderError({
@@ -254,7 +304,12 @@ export function createHttpAdapter(
     await definition.prepare?.(request, callSetup.context);
     if (signal.aborted) throw toTransportError(signal.reason, callSetup.call, signal);
     const wire = definition.buildRequest({ ...request, requestId: callSetup.requestId }, callSetup.context);
-    callSetup.call.url = baseURL + wire.path;
+    // A request's own endpoint applies unless the user (option or variable) chose the endpoint.
+    const base =
+      wire.baseURL !== undefined && baseURL === definition.baseURL.replace(/\/+$/, '')
+        ? wire.baseURL
+        : baseURL;
+    callSetup.call.url = base + wire.path;
     callSetup.call.headers = headersFor({ 'content-type': 'application/json', ...wire.headers }, callHeaders);
     callSetup.call.body = JSON.stringify(wire.body);
   }
@@ -280,7 +335,7 @@ export function createHttpAdapter(
           const attemptController = linkedController(controller.signal);
           const timers = http.createTimers(attemptController);
           try {
-            const response = await http.send(call, attemptController, timers);
+            const response = await sendAuthorized(call, attemptController, timers);
             if (!response.ok) throw await errorFromResponse(response, call, attemptController, timers);
             const body = parseJsonBody(
               await readText(response, call, attemptController, timers, maxBodyBytes, 'fail'),
@@ -311,6 +366,7 @@ export function createHttpAdapter(
           signal: controller.signal,
           deadline: callSetup.startedAt + http.timeouts.timeoutMs,
           onRetry: (info) => callOptions.onRetry?.({ ...info, requestId }),
+          gate: retryGateOf(callOptions, requestId),
         },
       );
     } catch (error) {
@@ -350,8 +406,9 @@ export function createHttpAdapter(
     let validated: ReturnType<typeof validateCall>;
     try {
       validated = validateCall(definition.name, untrustedRequest, untrustedOptions);
+      checkedWireModel(validated.request.model);
     } catch (error) {
-      const model = `${definition.name}:${wireModelName(reportedModel(untrustedRequest))}`;
+      const model = reportedId(reportedModel(untrustedRequest));
       const requestId = createRequestId();
       new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink).finish('error');
       eventStream.fail(withRequestId(error, requestId));
@@ -380,6 +437,7 @@ export function createHttpAdapter(
           canRetry: () => !delivered,
           deadline: startedAt + http.timeouts.timeoutMs,
           onRetry: (info) => callOptions.onRetry?.({ ...info, requestId }),
+          gate: retryGateOf(callOptions, requestId),
         },
       );
       if (!builder.hasUsage) estimateMissingUsage(builder, request, definition, callSetup.context);
@@ -418,7 +476,7 @@ export function createHttpAdapter(
     const attemptController = linkedController(signal);
     const timers = http.createTimers(attemptController);
     try {
-      const response = await http.send(call, attemptController, timers);
+      const response = await sendAuthorized(call, attemptController, timers);
       if (!response.ok) throw await errorFromResponse(response, call, attemptController, timers);
       const contentType = response.headers.get('content-type') ?? '';
       if (contentType.includes('text/html')) {
@@ -442,7 +500,9 @@ export function createHttpAdapter(
         return;
       }
       const parser: StreamParser = definition.createStreamParser(context, builder);
-      const decoder = new SseDecoder((event, data) => parser.onEvent(event, data), maxEventBytes);
+      const decoder =
+        definition.createStreamDecoder?.(parser, maxEventBytes) ??
+        new SseDecoder((event, data) => parser.onEvent(event, data), maxEventBytes);
       if (response.body === null)
         // A 204/205 answering a stream: no stream at all, an invalid response (retried like one).
         throw new ServerError({
@@ -522,9 +582,10 @@ export function createHttpAdapter(
     endSession,
     async listModels(listOptions = {}) {
       assertOpen();
-      return definition.listModels.parse(
-        await fetchJson('GET', definition.listModels.path, undefined, listOptions.signal),
+      const body = await fetchJson('GET', definition.listModels.path, undefined, listOptions.signal).catch(
+        (error: unknown) => Promise.reject(redactError(error)),
       );
+      return definition.listModels.parse(body);
     },
     startSession: (): AdapterSession => createSession(),
   };
@@ -632,15 +693,30 @@ function parseJsonBody(text: string, call: HttpCall): unknown {
   }
 }
 
+/**
+ * Every error leaving the adapter passes here: its request id set, and its message, provider
+ * message and code and any foreign `cause` (a custom fetch's error) redacted of every key shape,
+ * every configured secret and URL userinfo.
+ */
 function withRequestId(error: unknown, requestId: string): unknown {
   if (AdapterError.isInstance(error) && error.requestId === undefined) {
     (error as { requestId: string | undefined }).requestId = requestId;
   }
-  return error;
+  return redactError(error);
 }
 
 const credentialHeaders = new Set(CREDENTIAL_HEADER_NAMES);
 
 function hasCredentialHeader(headers: Record<string, string> | undefined): boolean {
   return Object.keys(headers ?? {}).some((name) => credentialHeaders.has(name.toLowerCase()));
+}
+
+/** The caller's retry gate with this call's request id added to what it is told. */
+function retryGateOf(callOptions: CallOptions, requestId: string): RetryGateHook | undefined {
+  const gate = callOptions.retryGate;
+  if (gate === undefined) return undefined;
+  return {
+    allow: (info) => gate.allow({ ...info, requestId }),
+    onWake: gate.onWake === undefined ? undefined : (wake) => gate.onWake!(wake),
+  };
 }

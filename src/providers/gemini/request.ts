@@ -1,4 +1,5 @@
 /** Canonical request → Gemini `generateContent` body and path. */
+import { encodePathSegments } from '../../core/model-name.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { CanonicalRequest, ReasoningRequest } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
@@ -79,7 +80,8 @@ export function buildRequest(
 
 /** `models/{name}`; names that already hold a collection (`tunedModels/…`, `models/…`) are kept. */
 export function modelPath(model: string): string {
-  return model.includes('/') ? model : `models/${model}`;
+  // Each segment percent-encoded: the adapter checked the name's grammar, this is the second wall.
+  return encodePathSegments(model.includes('/') ? model : `models/${model}`);
 }
 
 /** Canonical tools → Gemini function declarations. */

@@ -1,7 +1,14 @@
 /** Public types of the provider emulator: scripts, faults, recorded requests and the server handle. */
 
 /** The wire protocols the emulator speaks. */
-export type EmulatorApi = 'anthropic-messages' | 'openai-chat' | 'openai-responses' | 'gemini';
+export type EmulatorApi =
+  | 'anthropic-messages'
+  | 'openai-chat'
+  | 'openai-responses'
+  | 'gemini'
+  | 'bedrock-converse'
+  | 'bedrock-invoke'
+  | 'vertex-anthropic';
 
 /**
  * Byte- and event-level faults injected while a response is written.

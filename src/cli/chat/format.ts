@@ -1,0 +1,158 @@
+/** Numbers as the chat shows them: the status line after each message, `/cost`, and model rows with prices and limits. */
+import type { Rate } from '../../pricing/types.ts';
+import type { ModelListing } from '../../registry/registry.ts';
+import type { Switchyard } from '../../switchyard.ts';
+import type { StoredTurn } from './store.ts';
+
+/** `$0.000213`: six decimals below a cent, four above; `$?` for an unpriced amount. */
+export function usd(amount: number | undefined): string {
+  if (amount === undefined) return '$?';
+  return `$${amount.toFixed(amount !== 0 && Math.abs(amount) < 0.01 ? 6 : 4)}`;
+}
+
+/** `1,234`. */
+export function count(value: number): string {
+  return value.toLocaleString('en-US');
+}
+
+/** `200k`, `1M`, `?` for unknown (0). */
+export function tokens(value: number): string {
+  if (value === 0) return '?';
+  if (value >= 1_000_000) return `${+(value / 1_000_000).toFixed(1)}M`;
+  if (value >= 1000) return `${+(value / 1000).toFixed(1)}k`;
+  return String(value);
+}
+
+/** Sum of the priced turns (unpriced ones count as nothing, and are flagged by `usd(undefined)` per turn). */
+export function totalCost(turns: readonly StoredTurn[]): number {
+  let total = 0;
+  for (const turn of turns) total += turn.cost ?? 0;
+  return total;
+}
+
+/** What the status line shows after one message. */
+export interface StatusInput {
+  model: string;
+  /** The model calls of this message. */
+  turns: readonly StoredTurn[];
+  /** Every turn of the conversation. */
+  all: readonly StoredTurn[];
+  contextWindow: number;
+}
+
+/**
+ * `sonnet · in 1,234 out 56 · cache r 0 w 0 · $0.004200 this turn · $0.012300 total · context 1% of 200k`
+ * (cache figures only when present; the context share from the last call's input and output).
+ */
+export function statusLine(status: StatusInput): string {
+  let input = 0;
+  let output = 0;
+  let cacheRead = 0;
+  let cacheWrite = 0;
+  let cost = 0;
+  for (const turn of status.turns) {
+    input += turn.usage.input;
+    output += turn.usage.output;
+    cacheRead += turn.usage.cacheRead;
+    cacheWrite += turn.usage.cacheWrite;
+    cost += turn.cost ?? 0;
+  }
+  const unpriced = status.turns.some((turn) => turn.cost === undefined && !turn.interrupted);
+  const parts = [status.model, `in ${count(input)} out ${count(output)}`];
+  if (cacheRead > 0 || cacheWrite > 0) parts.push(`cache r ${count(cacheRead)} w ${count(cacheWrite)}`);
+  parts.push(
+    `${unpriced ? `${usd(cost)} + unpriced` : usd(cost)} this turn`,
+    `${usd(totalCost(status.all))} total`,
+  );
+  const last = status.turns.at(-1)?.usage;
+  if (last !== undefined && status.contextWindow > 0) {
+    const used = last.input + last.cacheRead + last.cacheWrite + last.output;
+    parts.push(
+      `context ${Math.round((used / status.contextWindow) * 100)}% of ${tokens(status.contextWindow)}`,
+    );
+  }
+  return parts.join(' · ');
+}
+
+/** The `/cost` table: one row per model call, then the total. */
+export function costTable(turns: readonly StoredTurn[]): string[] {
+  if (turns.length === 0) return ['no turns yet'];
+  const rows = turns.map((turn, index) => [
+    String(index + 1),
+    turn.model,
+    count(turn.usage.input + turn.usage.cacheRead + turn.usage.cacheWrite),
+    count(turn.usage.output),
+    `${usd(turn.cost)}${turn.interrupted === true ? ' (interrupted)' : ''}`,
+  ]);
+  return table([['#', 'model', 'in', 'out', 'cost'], ...rows, ['', 'total', '', '', usd(totalCost(turns))]]);
+}
+
+/** Left-aligned columns. */
+export function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
+  return rows.map((row) =>
+    row
+      .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!)))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+function rate(value: Rate | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  return typeof value === 'number' ? value : value.base;
+}
+
+/** A model row: id, aliases, window, output limit, USD per million tokens in and out, configured. */
+export interface ModelRow {
+  id: string;
+  provider: string;
+  aliases: string[];
+  contextWindow: number;
+  maxOutputTokens: number;
+  inputPerMillion?: number;
+  outputPerMillion?: number;
+  configured: boolean;
+}
+
+/** The rows of `listings`, priced from the config's overrides, then the price table. */
+export function modelRows(sy: Switchyard, listings: readonly ModelListing[]): ModelRow[] {
+  return listings.map((listing) => {
+    let prices;
+    try {
+      prices = sy.resolve(listing.id).pricing ?? sy.prices.lookup(listing.id);
+    } catch {
+      prices = sy.prices.lookup(listing.id);
+    }
+    const row: ModelRow = {
+      id: listing.id,
+      provider: listing.provider,
+      aliases: listing.aliases,
+      contextWindow: listing.facts.contextWindow,
+      maxOutputTokens: listing.facts.maxOutputTokens,
+      configured: listing.configured,
+    };
+    const input = rate(prices?.input_mtok);
+    const output = rate(prices?.output_mtok);
+    if (input !== undefined) row.inputPerMillion = input;
+    if (output !== undefined) row.outputPerMillion = output;
+    return row;
+  });
+}
+
+/** The rows as a text table. */
+export function modelTable(rows: readonly ModelRow[]): string[] {
+  const price = (value: number | undefined) => (value === undefined ? '?' : `$${+value.toFixed(4)}`);
+  return table([
+    ['model', 'aliases', 'context', 'output', 'in/Mtok', 'out/Mtok', 'configured'],
+    ...rows.map((row) => [
+      row.id,
+      row.aliases.join(',') || '-',
+      tokens(row.contextWindow),
+      tokens(row.maxOutputTokens),
+      price(row.inputPerMillion),
+      price(row.outputPerMillion),
+      row.configured ? 'yes' : 'no',
+    ]),
+  ]);
+}

@@ -1,0 +1,199 @@
+/**
+ * Shows an answer as it streams: text at once (raw), then each finished Markdown block re-drawn
+ * rendered for the terminal (`marked` + `marked-terminal`, code highlighted); reasoning dimmed and
+ * folded to one line unless `/reasoning on`; each tool call as one line, its result summarized.
+ */
+import type { AgentEvent } from '../../agent/types.ts';
+import type { ToolResultPart } from '../../core/transcript.ts';
+
+/** Where the chat writes, and what it knows of the terminal. */
+export interface Screen {
+  write(text: string): void;
+  /** True for a terminal (cursor movement, colours, Markdown); false for a pipe (plain text). */
+  readonly tty: boolean;
+  columns(): number;
+  rows(): number;
+}
+
+export const dim = (screen: Screen, text: string) => (screen.tty ? `\x1b[2m${text}\x1b[22m` : text);
+export const bold = (screen: Screen, text: string) => (screen.tty ? `\x1b[1m${text}\x1b[22m` : text);
+export const red = (screen: Screen, text: string) => (screen.tty ? `\x1b[31m${text}\x1b[39m` : text);
+
+/** Model and tool output without terminal control sequences (only newline and tab kept). */
+export function sanitize(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x08\x0b-\x1f\x7f\x9b]/g, '');
+}
+
+type MarkdownRenderer = (markdown: string) => string;
+let markdown: MarkdownRenderer | undefined;
+let loading: Promise<void> | undefined;
+
+/** Loads the Markdown renderer in the background (it is only needed once an answer arrives). */
+export function preloadMarkdown(): Promise<void> {
+  loading ??= (async () => {
+    try {
+      const [{ Marked }, { markedTerminal }] = await Promise.all([
+        import('marked'),
+        import('marked-terminal'),
+      ]);
+      const marked = new Marked();
+      // The types of marked-terminal lag behind marked's extension type.
+      marked.use(markedTerminal({ reflowText: false, tab: 2 }) as Parameters<typeof marked.use>[0]);
+      markdown = (text) => marked.parse(text, { async: false });
+    } catch {
+      markdown = undefined; // Plain text it is.
+    }
+  })();
+  return loading;
+}
+
+/** How many terminal rows `text` takes when written from column 0 at `columns` wide. */
+export function rowsOf(text: string, columns: number): number {
+  let rows = 0;
+  for (const line of text.split('\n')) rows += Math.max(1, Math.ceil(line.length / Math.max(1, columns)));
+  return rows;
+}
+
+/** The index just after the last complete Markdown block of `text` (0 when none is complete). */
+export function blockEnd(text: string): number {
+  let end = 0;
+  let fence: string | undefined;
+  let position = 0;
+  for (;;) {
+    const newline = text.indexOf('\n', position);
+    if (newline === -1) return end;
+    const line = text.slice(position, newline);
+    const marker = /^\s{0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+    if (fence === undefined && marker !== undefined) fence = marker[0]!;
+    else if (fence !== undefined && marker !== undefined && marker[0] === fence) {
+      fence = undefined;
+      end = newline + 1;
+    } else if (fence === undefined && line.trim() === '') end = newline + 1;
+    position = newline + 1;
+  }
+}
+
+/** One-line summary of a tool result. */
+export function summarize(result: ToolResultPart): string {
+  const output = result.output;
+  let text =
+    output.type === 'text'
+      ? output.text
+      : output.type === 'json'
+        ? JSON.stringify(output.value)
+        : output.parts.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ');
+  text = sanitize(text).replace(/\s+/g, ' ').trim();
+  return text.length > 100 ? `${text.slice(0, 99)}…` : text;
+}
+
+/** Streams one message's events to the screen. */
+export class AnswerRenderer {
+  private pending = '';
+  private reasoningShown = 0;
+  private readonly toolNames = new Map<string, string>();
+  /** Raw answer text written so far (for tests and the interrupted marker). */
+  text = '';
+
+  private readonly screen: Screen;
+  private readonly options: { reasoning: boolean };
+
+  constructor(screen: Screen, options: { reasoning: boolean }) {
+    this.screen = screen;
+    this.options = options;
+  }
+
+  event(event: AgentEvent): void {
+    switch (event.type) {
+      case 'text-delta':
+        return this.textDelta(event.delta);
+      case 'reasoning-delta':
+        return this.reasoning(event.delta);
+      case 'tool-call-start':
+        this.toolNames.set(event.id, event.name);
+        return;
+      case 'tool-call-end': {
+        this.flush();
+        const input = sanitize(JSON.stringify(event.input));
+        const shown = input.length > 160 ? `${input.slice(0, 159)}…` : input;
+        this.line(`${dim(this.screen, '⚙')} ${this.toolNames.get(event.id) ?? 'tool'} ${shown}`);
+        return;
+      }
+      case 'tool-end': {
+        const summary = summarize(event.result);
+        this.line(dim(this.screen, `  ${event.isError ? '✗' : '↳'} ${summary}`));
+        return;
+      }
+      case 'turn-end':
+        this.flush();
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Ends the answer: the last block rendered, and `marker` (e.g. interrupted) after it. */
+  finish(marker?: string): void {
+    this.flush();
+    if (marker !== undefined) this.line(marker);
+  }
+
+  private line(text: string): void {
+    this.closeReasoning();
+    this.screen.write(`${text}\n`);
+  }
+
+  private reasoning(delta: string): void {
+    if (this.options.reasoning) {
+      this.screen.write(dim(this.screen, sanitize(delta)));
+      this.reasoningShown += delta.length;
+      return;
+    }
+    this.reasoningShown += delta.length;
+    const label = `thinking… (${this.reasoningShown} characters; /reasoning on shows them)`;
+    this.screen.write(this.screen.tty ? `\r\x1b[K${dim(this.screen, label)}` : '');
+  }
+
+  private closeReasoning(): void {
+    if (this.reasoningShown === 0) return;
+    if (this.screen.tty || this.options.reasoning) this.screen.write('\n');
+    this.reasoningShown = 0;
+  }
+
+  private textDelta(delta: string): void {
+    this.closeReasoning();
+    const clean = sanitize(delta);
+    this.text += clean;
+    this.pending += clean;
+    this.screen.write(clean);
+    if (!this.screen.tty || markdown === undefined) return;
+    const end = blockEnd(this.pending);
+    if (end > 0) this.redraw(this.pending.slice(0, end), this.pending.slice(end));
+  }
+
+  /** Replaces the raw text of `block` (and the `rest` after it) on screen with `block` rendered. */
+  private redraw(block: string, rest: string): void {
+    const columns = this.screen.columns();
+    const rows = rowsOf(this.pending, columns) - 1;
+    this.pending = rest;
+    // Taller than the screen: the start scrolled away and cannot be redrawn; the raw text stays.
+    if (rows >= this.screen.rows() - 1 || block.trim() === '') return;
+    let rendered: string;
+    try {
+      rendered = markdown!(block).replace(/\n+$/, '\n') + (block.endsWith('\n\n') ? '\n' : '');
+    } catch {
+      return;
+    }
+    this.screen.write(`${rows > 0 ? `\x1b[${rows}A` : ''}\r\x1b[J${rendered}${rest}`);
+  }
+
+  /** Renders what remains and ends the line. */
+  private flush(): void {
+    if (this.pending === '') return;
+    const pending = this.pending.endsWith('\n') ? this.pending : `${this.pending}\n`;
+    if (!this.pending.endsWith('\n')) this.screen.write('\n');
+    this.pending = pending;
+    if (this.screen.tty && markdown !== undefined) this.redraw(pending, '');
+    this.pending = '';
+  }
+}

@@ -1,0 +1,257 @@
+/**
+ * `switchyard chat`: the read–answer loop. Messages go through the session (agent loop over the
+ * front door), answers stream through the renderer, a status line follows each, every exchange is
+ * logged; Ctrl-C stops an answer (upstream aborted, partial answer kept and marked).
+ */
+import { join } from 'node:path';
+import { closest } from '../../core/closest.ts';
+import { isAdapterError } from '../../core/errors/guards.ts';
+import { UsageError } from '../args.ts';
+import type { Part } from '../../core/transcript.ts';
+import type { AnyAgentTool } from '../../agent/tool.ts';
+import type { McpToolSource } from '../../agent/mcp.ts';
+import type { PendingApproval } from '../../agent/types.ts';
+import { refusal } from './attach.ts';
+import { type CommandContext, runSlashCommand } from './commands.ts';
+import { statusLine } from './format.ts';
+import { type ChatInput, createChatInput } from './input.ts';
+import { AnswerRenderer, bold, dim, preloadMarkdown, red, sanitize, type Screen } from './render.ts';
+import { ChatSession } from './session.ts';
+import { dataDirectory, type FrontDoor, openFrontDoor } from './setup.ts';
+import { type ChatStore, openStore } from './store.ts';
+import { printTranscript } from './transcript-view.ts';
+
+/** The options of `switchyard chat`. */
+export interface ChatOptions {
+  model?: string;
+  system?: string;
+  config?: string;
+  continue?: boolean;
+  resume?: string;
+}
+
+/** The process's terminal as a {@link Screen}. */
+function processScreen(): Screen {
+  const out = process.stdout;
+  return {
+    write: (text) => void out.write(text),
+    tty: out.isTTY === true,
+    columns: () => out.columns || 80,
+    rows: () => out.rows || 24,
+  };
+}
+
+/** A one-line description of an error: its class and message. */
+export function describeError(error: unknown): string {
+  if (isAdapterError(error)) return `${error.errorClass}: ${sanitize(error.message)}`;
+  return sanitize(error instanceof Error ? error.message : String(error));
+}
+
+/** Connects the config's MCP servers; a server that fails is reported and skipped. */
+async function connectTools(
+  door: FrontDoor,
+  allowed: Set<string>,
+  say: (line: string) => void,
+): Promise<{ tools: AnyAgentTool[]; sources: McpToolSource[] }> {
+  const entries = Object.entries(door.mcpServers);
+  if (entries.length === 0) return { tools: [], sources: [] };
+  const { connectMcpTools } = await import('../../agent/mcp.ts');
+  const sources: McpToolSource[] = [];
+  for (const [name, entry] of entries) {
+    try {
+      const server =
+        'command' in entry
+          ? { transport: 'stdio' as const, ...entry, stderr: 'ignore' as const }
+          : { transport: 'http' as const, ...entry };
+      sources.push(
+        await connectMcpTools(server, {
+          prefix: `${name}_`,
+          needsApproval: (tool) => !allowed.has(tool),
+          timeoutMs: 60_000,
+        }),
+      );
+    } catch (error) {
+      say(`MCP server ${name} not connected: ${describeError(error)}`);
+    }
+  }
+  return { tools: sources.flatMap((source) => source.tools as AnyAgentTool[]), sources };
+}
+
+/** Asks y / n / a for each pending call (Ctrl-C declines the rest). */
+async function approve(input: ChatInput, screen: Screen, pending: PendingApproval[]) {
+  const answers: Record<string, 'yes' | 'no' | 'always'> = {};
+  for (const call of pending) {
+    const args = sanitize(JSON.stringify(call.input));
+    screen.write(
+      `${bold(screen, `run ${call.name}`)} ${args.length > 200 ? `${args.slice(0, 199)}…` : args}? [y]es [n]o [a]lways: `,
+    );
+    const key = await input.key(['y', 'n', 'a']);
+    screen.write(`${key === 'interrupt' ? 'no' : key}\n`);
+    answers[call.callId] = key === 'y' ? 'yes' : key === 'a' ? 'always' : 'no';
+  }
+  return answers;
+}
+
+interface Chat extends CommandContext {
+  input: ChatInput;
+}
+
+/** Sends one message and shows its answer and status line. */
+async function send(chat: Chat, text: string): Promise<void> {
+  const { session, screen } = chat;
+  const model = session.describe();
+  for (const attachment of chat.attachments) {
+    const why = refusal(attachment.part, model);
+    if (why !== undefined) {
+      chat.attachments.length = 0;
+      return chat.say(red(screen, `not sent: ${attachment.label}: ${why} (attachment dropped)`));
+    }
+  }
+  const parts: Part[] = [{ type: 'text', text }, ...chat.attachments.map((entry) => entry.part)];
+  chat.attachments.length = 0;
+  const renderer = new AnswerRenderer(screen, chat.settings);
+  const exchange = await chat.input.busy(
+    () => session.interrupt(),
+    () =>
+      session.send(parts, {
+        event: (event) => renderer.event(event),
+        approve: (pending) => {
+          renderer.finish();
+          return approve(chat.input, screen, pending);
+        },
+      }),
+  );
+  renderer.finish(
+    exchange.outcome === 'cancelled' ? dim(screen, '⏹ interrupted — the partial answer is kept') : undefined,
+  );
+  if (exchange.outcome === 'error') chat.say(red(screen, `✗ ${describeError(exchange.error)}`));
+  else if (exchange.outcome !== 'completed' && exchange.outcome !== 'cancelled')
+    chat.say(dim(screen, `(stopped: ${exchange.outcome})`));
+  if (exchange.turns.length > 0) {
+    chat.say(
+      dim(
+        screen,
+        statusLine({
+          model: session.model,
+          turns: exchange.turns,
+          all: session.turns,
+          contextWindow: model.facts.contextWindow,
+        }),
+      ),
+    );
+  }
+  chat.save();
+}
+
+/** Opens the log; on failure says why in one line and goes on without it. */
+async function openLog(say: (line: string) => void): Promise<ChatStore | undefined> {
+  const path = join(dataDirectory(), 'chat.db');
+  const store = await openStore(path);
+  if ('reason' in store) {
+    say(`not logging this conversation: ${store.reason}`);
+    return undefined;
+  }
+  return store;
+}
+
+/** Runs the chat until the user leaves; returns the exit code. */
+export async function runChat(options: ChatOptions): Promise<number> {
+  const screen = processScreen();
+  const say = (line: string) => screen.write(`${line}\n`);
+  if (screen.tty) void preloadMarkdown();
+  const door = await openFrontDoor({
+    config: options.config,
+    logger: {
+      warn: (message, fields) =>
+        say(
+          dim(
+            screen,
+            `warning: ${message}${fields?.reason === undefined ? '' : ` (${String(fields.reason)})`}`,
+          ),
+        ),
+    },
+  });
+  const allowed = new Set<string>();
+  const session = new ChatSession({
+    sy: door.sy,
+    model: options.model ?? door.defaultModel,
+    allowed,
+    system: options.system,
+  });
+  try {
+    session.describe();
+  } catch {
+    await door.close();
+    const names = door.sy.models().flatMap((listing) => [...listing.aliases, listing.id]);
+    const suggestion = closest(session.model, names);
+    throw new UsageError(
+      `unknown model '${session.model}'${suggestion === undefined ? " — 'switchyard models' lists them" : ` (did you mean '${suggestion}'?)`}`,
+    );
+  }
+  const input = createChatInput(process.stdin, process.stdout, join(dataDirectory(), 'input-history'));
+  let store = await openLog(say);
+  const { tools, sources } = await connectTools(door, allowed, say);
+  session.tools = tools;
+  const chat: Chat = {
+    session,
+    screen,
+    store,
+    tools,
+    attachments: [],
+    settings: { reasoning: false },
+    input,
+    say,
+    save() {
+      const failure = session.saveTo(store);
+      if (failure === undefined) return;
+      say(red(screen, `not logging any more: ${failure}`));
+      store = chat.store = undefined;
+    },
+  };
+  try {
+    if (options.resume !== undefined || options.continue === true) {
+      const record = options.resume !== undefined ? store?.load(options.resume) : store?.latest();
+      if (record === undefined) {
+        say(
+          red(
+            screen,
+            options.resume !== undefined
+              ? `no conversation '${options.resume}' to resume`
+              : 'no conversation to continue',
+          ),
+        );
+        return 1;
+      }
+      session.restore(record);
+      if (options.model !== undefined) session.model = options.model;
+      printTranscript(screen, record.transcript);
+    }
+    if (door.emulatorNotice !== undefined) say(dim(screen, door.emulatorNotice));
+    const described = session.describe();
+    say(
+      dim(
+        screen,
+        `switchyard chat · ${session.model} (${described.id})${tools.length > 0 ? ` · ${tools.length} tools` : ''} · /help for commands`,
+      ),
+    );
+    for (;;) {
+      const line = await input.read('› ');
+      if (line === undefined) break;
+      if (line.trim() === '') continue;
+      try {
+        if (line.trimStart().startsWith('/')) {
+          if ((await runSlashCommand(chat, line)) === 'exit') break;
+        } else await send(chat, line);
+      } catch (error) {
+        say(red(screen, `✗ ${describeError(error)}`));
+      }
+    }
+    return 0;
+  } finally {
+    input.close();
+    chat.save();
+    store?.close();
+    await Promise.allSettled(sources.map((source) => source.close()));
+    await door.close();
+  }
+}

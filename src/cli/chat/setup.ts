@@ -1,0 +1,129 @@
+/**
+ * The front door the `chat`, `ask` and `models` commands share: the config file (when given), keys
+ * from the environment, and — with no API key anywhere — the built-in emulator on 127.0.0.1 behind
+ * the Anthropic, OpenAI and Gemini adapters, so the commands work offline on a fresh machine.
+ */
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from '../../core/logger.ts';
+import { presets } from '../../providers/openai-compatible/presets.ts';
+import { loadConfigFile, type McpServerEntry, type SwitchyardConfig } from '../../registry/config.ts';
+import { createSwitchyard, type Switchyard } from '../../switchyard.ts';
+
+/** A ready front door and what the commands need to know about how it was made. */
+export interface FrontDoor {
+  sy: Switchyard;
+  /** The model used when `-m` is not given. */
+  defaultModel: string;
+  /** Set when serving from the built-in emulator: the one line to tell the user. */
+  emulatorNotice?: string;
+  /** `mcp_servers:` of the config file. */
+  mcpServers: Record<string, McpServerEntry>;
+  close(): Promise<void>;
+}
+
+/** What the front door of a command is built from. */
+export interface FrontDoorOptions {
+  /** `--config FILE`. */
+  config?: string;
+  env?: Record<string, string | undefined>;
+  logger?: Logger;
+}
+
+/** The answer the emulator gives in offline mode (Markdown, to show the rendering). */
+const emulatorAnswer =
+  'This answer comes from the **Switchyard emulator** (offline, scripted). Set `ANTHROPIC_API_KEY`, ' +
+  '`OPENAI_API_KEY` or `GEMINI_API_KEY` to talk to a real model.\n\n' +
+  "Meanwhile, try `/model gpt-mini`, `/models` or `/cost`:\n\n```ts\nconst sy = createSwitchyard();\nawait sy.complete({ model: 'sonnet', transcript });\n```\n";
+
+/** The data folder: `$SWITCHYARD_DATA_DIR`, else `$XDG_DATA_HOME/switchyard`, else `~/.local/share/switchyard`. */
+export function dataDirectory(env: Record<string, string | undefined> = process.env): string {
+  if (env.SWITCHYARD_DATA_DIR !== undefined && env.SWITCHYARD_DATA_DIR !== '') return env.SWITCHYARD_DATA_DIR;
+  const base =
+    env.XDG_DATA_HOME !== undefined && env.XDG_DATA_HOME !== ''
+      ? env.XDG_DATA_HOME
+      : join(homedir(), '.local', 'share');
+  return join(base, 'switchyard');
+}
+
+/** True when `provider` is configured with a key (local servers that need none do not count). */
+function hasKey(provider: { name: string; configured: boolean }): boolean {
+  if (!provider.configured) return false;
+  const preset = (presets as Record<string, { quirks: { apiKeyRequired?: boolean } } | undefined>)[
+    provider.name
+  ];
+  return preset === undefined || preset.quirks.apiKeyRequired === true;
+}
+
+/** The first configured provider's balanced model (else its first), in the providers' order. */
+function pickDefaultModel(sy: Switchyard): string | undefined {
+  const provider = sy.providers().find(hasKey);
+  if (provider === undefined) return undefined;
+  const models = sy.models().filter((model) => model.provider === provider.name);
+  const chosen = models.find((model) => model.tier === 'balanced' && model.aliases.length > 0) ?? models[0];
+  return chosen === undefined ? undefined : (chosen.aliases[0] ?? chosen.id);
+}
+
+/**
+ * Builds the front door. With `--config` it is the config's; without, the environment's keys; with
+ * no key anywhere (and no config), the emulator serves `anthropic`, `openai` and `gemini`.
+ */
+export async function openFrontDoor(options: FrontDoorOptions = {}): Promise<FrontDoor> {
+  const config: SwitchyardConfig = options.config === undefined ? {} : loadConfigFile(options.config);
+  const { mcp_servers: mcpServers = {}, ...frontDoorConfig } = config;
+  const sy = createSwitchyard({ config: frontDoorConfig, env: options.env, logger: options.logger });
+  const model = pickDefaultModel(sy);
+  if (model !== undefined || options.config !== undefined) {
+    const fallback = sy.models().find((listing) => listing.configured);
+    return {
+      sy,
+      defaultModel: model ?? fallback?.aliases[0] ?? fallback?.id ?? 'sonnet',
+      mcpServers,
+      close: () => sy.close(),
+    };
+  }
+  await sy.close();
+  return emulatorFrontDoor(options.env, options.logger);
+}
+
+async function emulatorFrontDoor(
+  env: Record<string, string | undefined> | undefined,
+  logger: Logger | undefined,
+): Promise<FrontDoor> {
+  const { startEmulator } = await import('../../testing/emulator/index.ts');
+  const emulator = await startEmulator();
+  emulator.setDefault({
+    type: 'scripted',
+    content: [{ type: 'text', text: emulatorAnswer }],
+    usage: { input: 40, output: 90 },
+    enforce: false,
+  });
+  const adapter = (type: string, path: string) => ({
+    type,
+    base_url: `${emulator.url}${path}`,
+    api_key: 'emulator',
+    max_retries: 0,
+  });
+  const sy = createSwitchyard({
+    config: {
+      adapters: {
+        anthropic: adapter('anthropic', '/v1'),
+        openai: adapter('openai', '/v1'),
+        gemini: adapter('gemini', '/v1beta'),
+      },
+    },
+    env,
+    logger,
+  });
+  return {
+    sy,
+    defaultModel: 'sonnet',
+    emulatorNotice:
+      'No API key found (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY): using the built-in emulator — answers are scripted.',
+    mcpServers: {},
+    async close() {
+      await sy.close();
+      await emulator.close();
+    },
+  };
+}

@@ -1,0 +1,49 @@
+/** `switchyard history [--search TEXT] [--json]`: the logged conversations, newest first. */
+import { join } from 'node:path';
+import { table, usd } from './chat/format.ts';
+import { dataDirectory } from './chat/setup.ts';
+import { openStore } from './chat/store.ts';
+import type { Output } from './replay-command.ts';
+
+/** The options of `switchyard history`. */
+export interface HistoryOptions {
+  search?: string;
+  json: boolean;
+}
+
+/** Runs `history`; returns the exit code. */
+export async function runHistory(options: HistoryOptions, output: Output): Promise<number> {
+  const store = await openStore(join(dataDirectory(), 'chat.db'));
+  if ('reason' in store) {
+    output.stderr(`switchyard history: ${store.reason}`);
+    return 1;
+  }
+  try {
+    const found = store.list({ search: options.search, limit: 200 });
+    if (options.json) {
+      output.stdout(JSON.stringify(found, undefined, 2));
+      return 0;
+    }
+    if (found.length === 0) {
+      output.stderr(
+        options.search === undefined ? 'no conversations yet' : `nothing matches '${options.search}'`,
+      );
+      return 0;
+    }
+    const rows = found.map((entry) => [
+      entry.id,
+      entry.name ?? '-',
+      entry.updatedAt.slice(0, 16).replace('T', ' '),
+      entry.model,
+      String(entry.turns),
+      usd(entry.cost),
+      entry.title,
+    ]);
+    for (const line of table([['id', 'name', 'updated', 'model', 'turns', 'cost', 'title'], ...rows]))
+      output.stdout(line);
+    output.stderr(`resume one with: switchyard chat --resume ID`);
+    return 0;
+  } finally {
+    store.close();
+  }
+}

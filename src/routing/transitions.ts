@@ -1,0 +1,147 @@
+/**
+ * The availability state machine's transitions as one pure function over a record, so that every
+ * store applies the same rules atomically: the memory store calls it directly, a remote store runs
+ * the same rules in one server-side step (the Redis store's Lua script mirrors this file; one test
+ * suite runs against both).
+ */
+
+/** The three states. */
+export type CircuitState = 'closed' | 'open' | 'half-open';
+
+/** What a store keeps per key. */
+export interface AvailabilityRecord {
+  state: CircuitState;
+  /** Consecutive failures while closed. */
+  failures: number;
+  /** When an open circuit lets a probe through (ms since epoch, from the clock). */
+  reopenAt?: number;
+  /** When the half-open probe was let through. */
+  probeAt?: number;
+  /** The id of the half-open probe in flight (only its own report can free the slot early). */
+  probe?: string;
+}
+
+/** When to open and how long to stay open. */
+export interface AvailabilityPolicy {
+  /** Consecutive failures that open a closed circuit. Default 3. */
+  failureThreshold: number;
+  /** How long an open circuit stays open before a probe, ms. Default 30 000. */
+  cooldownMs: number;
+  /** A `retry-after` at least this long opens the circuit at once (for that long), ms. Default 60 000. */
+  longRetryAfterMs: number;
+  /** A half-open probe that never reported back frees the slot after this long, ms. Default 60 000. */
+  probeTimeoutMs: number;
+  /** The longest a circuit stays open, whatever `retry-after` said, ms. Default 3 600 000 (1 hour). */
+  maxOpenMs: number;
+}
+
+/** The default policy. */
+export const defaultAvailabilityPolicy: AvailabilityPolicy = {
+  failureThreshold: 3,
+  cooldownMs: 30_000,
+  longRetryAfterMs: 60_000,
+  probeTimeoutMs: 60_000,
+  maxOpenMs: 3_600_000,
+};
+
+/** One transition, as data (a remote store ships it to the server as is). */
+export type AvailabilityOperation =
+  /** May a call go? Open past its cooldown → half-open, admitting this call as the probe `probe`. */
+  | { kind: 'check'; now: number; probe: string; probeTimeoutMs: number }
+  /** An availability failure (rate limit, overload, server, network). */
+  | {
+      kind: 'failure';
+      now: number;
+      retryAfterMs: number;
+      failureThreshold: number;
+      cooldownMs: number;
+      longRetryAfterMs: number;
+      maxOpenMs: number;
+    }
+  /** A call succeeded: closed, failures reset. */
+  | { kind: 'success' }
+  /** The probe `probe` ended proving nothing (cancelled, a 4xx): the slot is free at once. */
+  | { kind: 'release'; now: number; probe: string };
+
+/** What a transition answers. */
+export interface TransitionOutcome {
+  /** The state after the transition. */
+  state: CircuitState;
+  /** For `check`: whether the call may go. */
+  allowed?: boolean;
+  /** For `check`: the probe id when the call was admitted as the half-open probe. */
+  probe?: string;
+  /** For a refused `check` on an open circuit: when it lets a probe through. */
+  until?: number;
+}
+
+/** The result of {@link applyTransition}: the new record (`undefined`: unchanged) and the outcome. */
+export interface Transition {
+  record: AvailabilityRecord | undefined;
+  outcome: TransitionOutcome;
+}
+
+const closedRecord: AvailabilityRecord = { state: 'closed', failures: 0 };
+
+/** Applies `operation` to `current` (`undefined`: never seen, i.e. closed). Pure. */
+export function applyTransition(
+  current: AvailabilityRecord | undefined,
+  operation: AvailabilityOperation,
+): Transition {
+  const record = current ?? closedRecord;
+  switch (operation.kind) {
+    case 'check':
+      return check(record, operation);
+    case 'failure':
+      return failure(record, operation);
+    case 'success':
+      return record.state === 'closed' && record.failures === 0
+        ? { record: undefined, outcome: { state: 'closed' } }
+        : { record: { state: 'closed', failures: 0 }, outcome: { state: 'closed' } };
+    case 'release':
+      // Only the probe in flight frees its slot: the circuit is open again, due for a new probe now.
+      if (record.state !== 'half-open' || record.probe !== operation.probe)
+        return { record: undefined, outcome: { state: record.state } };
+      return {
+        record: { state: 'open', failures: record.failures, reopenAt: operation.now },
+        outcome: { state: 'open' },
+      };
+  }
+}
+
+function check(
+  record: AvailabilityRecord,
+  operation: Extract<AvailabilityOperation, { kind: 'check' }>,
+): Transition {
+  const { now, probe } = operation;
+  if (record.state === 'closed') return { record: undefined, outcome: { state: 'closed', allowed: true } };
+  const due =
+    record.state === 'open'
+      ? now >= (record.reopenAt ?? 0)
+      : now - (record.probeAt ?? 0) >= operation.probeTimeoutMs;
+  if (!due) {
+    const outcome: TransitionOutcome = { state: record.state, allowed: false };
+    if (record.state === 'open') outcome.until = record.reopenAt ?? 0;
+    return { record: undefined, outcome };
+  }
+  return {
+    record: { state: 'half-open', failures: record.failures, probeAt: now, probe },
+    outcome: { state: 'half-open', allowed: true, probe },
+  };
+}
+
+function failure(
+  record: AvailabilityRecord,
+  operation: Extract<AvailabilityOperation, { kind: 'failure' }>,
+): Transition {
+  const failures = record.failures + 1;
+  const long = operation.retryAfterMs >= operation.longRetryAfterMs;
+  if (record.state === 'half-open' || long || failures >= operation.failureThreshold) {
+    const openMs = Math.min(operation.maxOpenMs, Math.max(operation.cooldownMs, operation.retryAfterMs));
+    return {
+      record: { state: 'open', failures, reopenAt: operation.now + openMs },
+      outcome: { state: 'open' },
+    };
+  }
+  return { record: { ...record, failures }, outcome: { state: record.state } };
+}

@@ -1,0 +1,192 @@
+/**
+ * `switchyard chat` in a real pseudo-terminal against the emulator: a four-turn conversation that
+ * swaps Anthropic → OpenAI → Gemini with an approved MCP tool call carried across, the status
+ * line's cost against the logged turns, `/save` then `--resume`, `/model` did-you-mean, an
+ * attachment refused before sending; then Ctrl-C mid-answer (the emulator sees the socket close)
+ * and bad input that must not crash it.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openStore, type ChatStore } from '../../src/cli/chat/store.ts';
+import { type Emulator, type ServedRequest, startEmulator } from '../../src/testing/emulator/index.ts';
+import { chatEnv, PtyChat, temporaryFolder, writeChatConfig } from '../support/pty-chat.ts';
+
+let emulator: Emulator;
+const served: ServedRequest[] = [];
+let folder: string;
+let config: string;
+
+beforeAll(async () => {
+  emulator = await startEmulator({ onResponse: (entry) => served.push(entry) });
+  folder = temporaryFolder();
+  config = writeChatConfig(emulator, folder);
+});
+afterAll(async () => {
+  await emulator.close();
+});
+afterEach(() => {
+  for (const chat of PtyChat.running) chat.pty.kill();
+});
+
+async function openLog(dataDir: string): Promise<ChatStore> {
+  const store = await openStore(join(dataDir, 'chat.db'));
+  if ('reason' in store) throw new Error(store.reason);
+  return store;
+}
+
+const amounts = (text: string, label: string) =>
+  [...text.matchAll(new RegExp(`\\$(\\d+\\.\\d+) ${label}`, 'g'))].map((match) => Number(match[1]));
+
+describe('switchyard chat in a terminal', () => {
+  it('swaps Anthropic → OpenAI → Gemini with an approved tool call carried across; costs add up; /save then --resume restores it', async () => {
+    const dataDir = join(folder, 'data-swap');
+    const chat = new PtyChat(['--config', config, '-m', 'sonnet'], chatEnv(dataDir));
+    await chat.waitFor('› ');
+    expect(chat.text).toContain('4 tools');
+    const first = emulator.requests.length;
+
+    // Turn 1 (Anthropic) asks for the tool; approved at the prompt; turn 2 (Anthropic) answers.
+    emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'tool-call', name: 'calc_add', input: { a: 2, b: 40 } }],
+      usage: { input: 1200, output: 40 },
+    });
+    emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'It is 42.' }],
+      usage: { input: 1300, output: 8 },
+    });
+    await chat.send('What is 2 + 40?', 'run calc_add');
+    chat.pty.write('y');
+    await chat.waitFor(/It is 42\.[\s\S]*total/, chat.output.length - 400);
+
+    // A typo suggests the right name; the swap itself.
+    await chat.send('/model gpt-mnii', "did you mean 'gpt-mini'?");
+    await chat.send('/model gpt-mini', 'the conversation continues');
+
+    // An attachment the model cannot take is refused before anything is sent.
+    const tiff = join(folder, 'scan.tiff');
+    writeFileSync(tiff, Buffer.from([0x49, 0x49, 0x2a, 0x00, 8, 0, 0, 0, 0, 0]));
+    const before = emulator.requests.length;
+    await chat.send(`/attach ${tiff}`, 'not attached');
+    expect(emulator.requests.length).toBe(before);
+
+    emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'Still 42, from OpenAI.' }],
+      usage: { input: 1400, output: 9 },
+    });
+    await chat.send('And on OpenAI?', /Still 42, from OpenAI\.[\s\S]*total/);
+    await chat.send('/model flash', 'the conversation continues');
+    emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'Gemini agrees: 42.' }],
+      usage: { input: 1500, output: 7 },
+    });
+    const last = await chat.send('And Gemini?', /Gemini agrees: 42\.[\s\S]*total/);
+    await chat.send('/save arithmetic', 'saved as arithmetic');
+    chat.pty.write('/exit\r');
+    expect(await chat.exit()).toBe(0);
+
+    const requests = emulator.requests.slice(first);
+    expect(requests.map((request) => request.api)).toEqual([
+      'anthropic-messages',
+      'anthropic-messages',
+      'openai-chat',
+      'gemini',
+    ]);
+    // The Anthropic tool call and its result, carried across the swap in each provider's own shape.
+    const openaiMessages = (requests[2]!.body as { messages: Array<Record<string, unknown>> }).messages;
+    const call = openaiMessages.find((message) => Array.isArray(message.tool_calls)) as {
+      tool_calls: Array<{ id: string; function: { name: string } }>;
+    };
+    expect(call.tool_calls[0]!.function.name).toBe('calc_add');
+    expect(openaiMessages.find((message) => message.role === 'tool')).toMatchObject({
+      tool_call_id: call.tool_calls[0]!.id,
+      content: '42',
+    });
+    const geminiBody = JSON.stringify(requests[3]!.body);
+    expect(geminiBody).toContain('"functionCall":{"name":"calc_add"');
+    expect(geminiBody).toContain('"functionResponse"');
+
+    // The status line: each message's cost, and a total equal to the sum of the priced turns.
+    const store = await openLog(dataDir);
+    const record = store.load('arithmetic')!;
+    store.close();
+    expect(record.turns.map((turn) => turn.model)).toEqual([
+      'anthropic:claude-sonnet-4-5',
+      'anthropic:claude-sonnet-4-5',
+      'openai:gpt-5-mini',
+      'gemini:gemini-2.5-flash',
+    ]);
+    const costs = record.turns.map((turn) => turn.cost!);
+    for (const cost of costs) expect(cost).toBeGreaterThan(0);
+    const sum = costs.reduce((total, cost) => total + cost, 0);
+    const perMessage = amounts(chat.text, 'this turn');
+    expect(perMessage).toHaveLength(3);
+    expect(perMessage[0]).toBeCloseTo(costs[0]! + costs[1]!, 6);
+    expect(perMessage[1]).toBeCloseTo(costs[2]!, 6);
+    expect(perMessage[2]).toBeCloseTo(costs[3]!, 6);
+    expect(amounts(last, 'total').at(-1)).toBeCloseTo(sum, 6);
+
+    // --resume: the transcript comes back exactly and the conversation goes on (here on Anthropic again).
+    const resumed = new PtyChat(
+      ['--config', config, '--resume', 'arithmetic', '-m', 'sonnet'],
+      chatEnv(dataDir),
+    );
+    await resumed.waitFor('› ');
+    expect(resumed.text).toContain('calc_add {"a":2,"b":40}');
+    expect(resumed.text).toContain('Gemini agrees: 42.');
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Back on Anthropic.' }] });
+    await resumed.send('Still there?', /Back on Anthropic\.[\s\S]*total/);
+    resumed.pty.write('\x04');
+    expect(await resumed.exit()).toBe(0);
+    const after = await openLog(dataDir);
+    const continued = after.load('arithmetic')!;
+    after.close();
+    expect(continued.id).toBe(record.id);
+    expect(continued.transcript.slice(0, record.transcript.length)).toEqual(record.transcript);
+    expect(continued.transcript.length).toBe(record.transcript.length + 2);
+  }, 60_000);
+
+  it('Ctrl-C mid-answer aborts the upstream call, keeps the partial answer, and the chat goes on; bad input never crashes it', async () => {
+    const dataDir = join(folder, 'data-abort');
+    const chat = new PtyChat(['--config', config, '-m', 'gpt-mini'], chatEnv(dataDir));
+    await chat.waitFor('› ');
+
+    emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'One. Two. Three. Four. Five. Six. Seven. Eight. Nine. Ten.' }],
+      chunkSize: 5,
+      fault: { dripMs: 150 },
+    });
+    const servedBefore = served.length;
+    await chat.send('Count to ten slowly.', 'One.');
+    chat.pty.resize(60, 20); // A resize mid-answer.
+    chat.pty.write('\x03');
+    await chat.waitFor('interrupted — the partial answer is kept', chat.output.length - 200);
+    await expect.poll(() => served.slice(servedBefore).some((entry) => !entry.complete)).toBe(true);
+
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Still here.' }] });
+    await chat.send('Are you there?', /Still here\.[\s\S]*total/);
+
+    await chat.send('/frobnicate', "unknown command '/frobnicate'");
+    await chat.send('/modle', "did you mean '/model'?");
+    const binary = join(folder, 'blob.bin');
+    writeFileSync(binary, Buffer.from([0, 1, 2, 3, 0xff, 0xfe, 0, 0]));
+    await chat.send(`/attach ${binary}`, 'binary file');
+
+    // A 10 MB bracketed paste becomes one placeholder and one message; the front door refuses it.
+    const requests = emulator.requests.length;
+    chat.pty.write(`\x1b[200~${'lorem ipsum\n'.repeat(900_000)}\x1b[201~`);
+    await chat.waitFor(/\[paste #1: 900001 lines, 10\.3 MB\]/, chat.output.length);
+    await chat.send('', 'no model can take this request');
+    expect(emulator.requests.length).toBe(requests);
+
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Fine after all that.' }] });
+    await chat.send('One more?', /Fine after all that\.[\s\S]*total/);
+    chat.pty.write('\x03'); // Ctrl-C at an empty prompt exits.
+    expect(await chat.exit()).toBe(0);
+  }, 60_000);
+});
