@@ -160,8 +160,9 @@ export const emulatorProtocols: { readonly [Api in EmulatorApi]: EmulatorProtoco
     namedEvents: false,
     modelList: geminiModelList,
     checkRules: (request) =>
+      // Vertex (`…/publishers/google/models/…`): OAuth or an express key, then the same body rules.
       request.path.includes('/publishers/google/')
-        ? checkGoogleCredentials(request)
+        ? (checkGoogleCredentials(request) ?? checkGeminiBody(request))
         : checkGeminiRequest(request),
     errors: googleErrors,
   },
