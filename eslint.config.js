@@ -49,6 +49,7 @@ export default tseslint.config(
   layer('src/transport/**/*.ts', ['providers', 'testing', 'cli'], 'src/transport sits below the providers'),
   layer('src/providers/**/*.ts', ['testing', 'cli'], 'providers do not depend on the test kit or the CLI'),
   layer('src/testing/**/*.ts', ['cli'], 'the test kit does not depend on the CLI'),
+  layer('src/state/**/*.ts', ['providers', 'testing', 'cli', 'gateway'], 'src/state sits below the gateway'),
 );
 
 /** A config block forbidding imports of the named `src/` folders from `files` (test code excepted). */

@@ -34,6 +34,7 @@ const expectedExports: Record<string, string[]> = {
     'createJsonLinesReporter',
   ],
   './otel': ['createOpenTelemetryObserver'],
+  './state': ['createStateStore', 'createMemoryStateStore', 'createRedisStateStore', 'StateUnavailableError'],
   './testing': ['assertStreamInvariants', 'startEmulator', 'createCassette', 'createScriptedAdapter'],
   './anthropic': ['createAnthropic'],
   './openai': ['createOpenAI'],
@@ -50,6 +51,7 @@ const expectedExports: Record<string, string[]> = {
     'connectMcpTools',
     'parseAgentState',
   ],
+  './gateway': ['createGateway', 'createMemoryStore', 'codecs'],
 };
 
 describe('package.json', () => {

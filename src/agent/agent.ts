@@ -1,6 +1,8 @@
 /** `createAgent`: runs and resumes the loop, exposing one event stream and `interrupt()` per run. */
 import { createSession } from '../core/adapter.ts';
 import { EventStream } from '../core/event-stream.ts';
+import { consoleLogger } from '../core/logger.ts';
+import { createObserverDispatch } from '../observers/dispatch.ts';
 import { ToolIdMap } from '../core/tool-id-map.ts';
 import type { ToolCallPart, ToolResultPart, Transcript } from '../core/transcript.ts';
 import { emptyUsage } from '../core/usage.ts';
@@ -98,16 +100,14 @@ function start(
   const controller = runOptions.cancellation ?? new CancellationController();
   const cancellation = controller.handle.checkpoint();
   const events = new EventStream<AgentEvent, AgentResult>(() => controller.interrupt('consumer_stopped'));
-  const observers = options.observers ?? [];
+  const notify = createObserverDispatch(
+    options.observers ?? [],
+    (observer: (event: AgentEvent) => unknown, event: AgentEvent) => observer(event),
+    { logger: options.logger ?? consoleLogger, source: 'agent' },
+  );
   const emit = (event: AgentEvent) => {
     events.push(event);
-    for (const observer of observers) {
-      try {
-        observer(event);
-      } catch {
-        // An observer's failure must not break the run.
-      }
-    }
+    notify(event);
   };
   const onAbort = () => controller.interrupt('aborted');
   if (runOptions.signal?.aborted) onAbort();
@@ -162,8 +162,10 @@ async function decide(
   const byId = new Map<string, ToolResultPart>(saved.results.map((result) => [result.callId, result]));
   const approved: ToolCallPart[] = [];
   for (const pending of saved.pending) {
-    const call = calls.find((candidate) => candidate.id === pending.callId);
-    if (call === undefined) continue;
+    // The state verified (prepareResume): the call run is the pending one, as shown for approval.
+    const found = calls.find((candidate) => candidate.id === pending.callId);
+    if (found === undefined) continue;
+    const call: ToolCallPart = { ...found, name: pending.name, input: pending.input };
     const decision = decisions[pending.callId]!;
     const ok = typeof decision === 'boolean' ? decision : decision.approved;
     if (ok) approved.push(call);

@@ -22,7 +22,7 @@ export {
 } from './mcp.ts';
 export { isOverloadedError } from './model-call.ts';
 export type { AgentOptions, RunOptions, TurnState } from './options.ts';
-export { parseAgentState, stringifyAgentState } from './state.ts';
+export { AgentStateError, approvalDigest, parseAgentState, stringifyAgentState } from './state.ts';
 export {
   dropOldReasoning,
   keepLastTurns,

@@ -1,4 +1,5 @@
 /** The query loop: model turn → tools → next turn, with stops, recovery, budget, approvals and interrupts. */
+import { approvalDigest } from './state.ts';
 import type { AdapterSession } from '../core/adapter.ts';
 import { isCancelledError } from '../core/errors/guards.ts';
 import type { CanonicalRequest } from '../core/request.ts';
@@ -250,6 +251,7 @@ export class AgentLoop {
       callId: call.id as string,
       name: call.name,
       input: call.input,
+      digest: approvalDigest(call.id, call.name, call.input),
     }));
     this.context.emit({ type: 'approval-required', turn: number, pending: approvals });
     const snapshot: AgentState = {

@@ -10,7 +10,7 @@ import type { Transcript } from '../core/transcript.ts';
 import { parseTranscript } from '../core/transcript-schema.ts';
 import { CancellationController } from './cancellation.ts';
 import type { AgentOptions, RunOptions } from './options.ts';
-import { checkAgentState } from './state.ts';
+import { AgentStateError, checkAgentState, verifyAgentState } from './state.ts';
 import type { AgentState } from './types.ts';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -113,6 +113,9 @@ const agentOptionsSchema = z.strictObject({
   observers: z
     .array(fn('an observer must be a function'), { error: 'observers must be an array' })
     .optional(),
+  logger: z
+    .custom<object>((value) => method(value, 'warn'), 'logger must have warn(message, fields)')
+    .optional(),
   tracer: z.custom<object>((value) => method(value, 'startSpan'), 'tracer must have startSpan()').optional(),
 });
 
@@ -188,7 +191,10 @@ function inputPath(path: string): string {
 }
 
 const decisionSchema = z.union(
-  [z.boolean(), z.strictObject({ approved: z.boolean(), reason: z.string().optional() })],
+  [
+    z.boolean(),
+    z.strictObject({ approved: z.boolean(), reason: z.string().optional(), digest: z.string().optional() }),
+  ],
   { error: 'a decision is true, false or { approved, reason? }' },
 );
 
@@ -227,6 +233,8 @@ export function prepareResume(
       message: `no decision for call ${pending.callId}`,
     }));
   if (missing.length > 0) return { ok: false, error: invalidInput(where, missing) };
+  const unverified = verifyAgentState(state.value, decided.data);
+  if (unverified.length > 0) return { ok: false, error: new AgentStateError(unverified) };
   const prepared = prepareRun('', options);
   if (!prepared.ok) return prepared;
   return { ok: true, saved: state.value, options: prepared.options };

@@ -1,4 +1,5 @@
 /** Options of `createAgent` and of each run. */
+import type { Logger } from '../core/logger.ts';
 import type { AdapterSession } from '../core/adapter.ts';
 import type { CanonicalRequest } from '../core/request.ts';
 import type { Transcript } from '../core/transcript.ts';
@@ -52,8 +53,13 @@ export interface AgentOptions {
   /** Extra request fields for every call (temperature, reasoning, cache, providerOptions, …). */
   request?: Omit<Partial<CanonicalRequest>, 'model' | 'transcript' | 'tools' | 'maxOutputTokens'>;
   compaction?: CompactionOptions;
-  /** Called with every event of every run (errors they throw are ignored). */
+  /**
+   * Called with every event of every run. May be async (never awaited); a throw or a rejection is
+   * logged once per observer (WARN to `logger`) and never changes the run.
+   */
   observers?: Array<(event: AgentEvent) => void>;
+  /** Where the agent's warnings go (default: JSON lines on stderr). */
+  logger?: Logger;
   /** OpenTelemetry tracer (`trace.getTracer(…)`): spans `invoke_agent` and `execute_tool`. */
   tracer?: AgentTracer;
 }

@@ -60,10 +60,18 @@ export interface PendingApproval {
   callId: string;
   name: string;
   input: ToolCallPart['input'];
+  /**
+   * `approvalDigest(callId, name, input)`: what the approval is bound to. Pass it back in the
+   * decision (`{ approved: true, digest }`) to prove the call approved is the call shown.
+   */
+  digest?: string;
 }
 
-/** The user's decision on one pending call. */
-export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
+/**
+ * The user's decision on one pending call; with `digest` (the pending call's), a decision for a
+ * call whose name or input changed since it was shown is refused (`AgentStateError`).
+ */
+export type ApprovalDecision = boolean | { approved: boolean; reason?: string; digest?: string };
 
 /**
  * Everything needed to continue a paused run, as plain JSON (see `stringifyAgentState`): the

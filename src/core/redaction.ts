@@ -60,45 +60,160 @@ export function secretPattern(secrets: Iterable<string> = []): RegExp {
   return new RegExp(alternatives.join('|'), 'g');
 }
 
-const keyShapes = secretPattern();
+/**
+ * The exact secret values configured in this process (every adapter's API key, secret header values,
+ * `base_url` passwords), registered when an adapter or a registry reads them. Every redaction below
+ * removes them as well as the key shapes, so a key that does not look like a key (a proxy's, a
+ * self-hosted host's) is still never printed — in logs, errors or observer events. Bounded: the
+ * oldest are forgotten first beyond {@link maxKnownSecrets}.
+ */
+const knownSecrets = new Set<string>();
+const maxKnownSecrets = 1024;
+let knownPattern: RegExp | undefined;
+
+/** Registers exact secret values (shorter than {@link MINIMUM_SECRET_LENGTH} are ignored). */
+export function registerSecrets(secrets: Iterable<string | undefined>): void {
+  for (const secret of secrets) {
+    if (typeof secret !== 'string' || secret.length < MINIMUM_SECRET_LENGTH || knownSecrets.has(secret))
+      continue;
+    if (knownSecrets.size >= maxKnownSecrets)
+      knownSecrets.delete(knownSecrets.values().next().value as string);
+    knownSecrets.add(secret);
+    const token = secret.slice(secret.lastIndexOf(' ') + 1);
+    if (token !== secret && token.length >= MINIMUM_SECRET_LENGTH) knownSecrets.add(token);
+    knownPattern = undefined;
+  }
+}
+
+/** `scheme://user:password@` in any URL: the userinfo is a credential. */
+const userinfo = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi;
 
 /**
- * Removes every API-key shape and each given literal secret (a header value, its token after
- * `Bearer `) from `text`.
+ * Removes every API-key shape, every registered secret and each given literal secret (a header
+ * value, its token after `Bearer `) from `text`, and the userinfo of every URL in it.
  */
 export function redactSecrets(text: string, secrets: Iterable<string | undefined> = []): string {
   const literals = [...secrets].flatMap((secret) =>
     secret === undefined ? [] : [secret, secret.slice(secret.lastIndexOf(' ') + 1)],
   );
-  const pattern = literals.some((secret) => secret.length >= MINIMUM_SECRET_LENGTH)
-    ? secretPattern(literals)
-    : keyShapes;
+  let pattern: RegExp;
+  if (literals.some((secret) => secret.length >= MINIMUM_SECRET_LENGTH)) {
+    pattern = secretPattern([...literals, ...knownSecrets]);
+  } else {
+    pattern = knownPattern ??= secretPattern(knownSecrets);
+  }
   pattern.lastIndex = 0;
-  return text.replace(pattern, REDACTED);
+  const redacted = text.replace(pattern, REDACTED);
+  return redacted.includes('@') ? redacted.replace(userinfo, `$1${REDACTED}@`) : redacted;
+}
+
+/**
+ * Whether a header carries a secret: a known credential header, or one whose name says key,
+ * token, secret, password, auth, credential, session or cookie (`x-portkey-api-key`, `x-auth-token`).
+ */
+export function isSecretHeaderName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return (
+    SECRET_HEADER_NAMES.includes(lower) ||
+    /key|token|secret|passw|auth|credential|session|cookie|signature/.test(lower)
+  );
 }
 
 /** The values of secret headers in `headers`. */
 export function secretHeaderValues(headers: Record<string, string> | undefined): string[] {
   const values: string[] = [];
   for (const [name, value] of Object.entries(headers ?? {})) {
-    if (SECRET_HEADER_NAMES.includes(name.toLowerCase())) values.push(value);
+    if (isSecretHeaderName(name) && typeof value === 'string') values.push(value);
   }
   return values;
 }
 
+/** The password (or lone user, a token) in a URL's userinfo, to register as a secret. */
+export function urlCredentials(url: string | undefined): string[] {
+  if (url === undefined) return [];
+  try {
+    const parsed = new URL(url);
+    return [
+      decodeURIComponent(parsed.password),
+      decodeURIComponent(parsed.username),
+      parsed.password,
+      parsed.username,
+    ].filter((part) => part !== '');
+  } catch {
+    return [];
+  }
+}
+
 const secretQuery = new RegExp(`([?&](?:${SECRET_QUERY_PARAMETERS.join('|')})=)[^&#]*`, 'gi');
 
-/** The URL with secret query parameters (`key=`, `api_key=` …) and any key shape replaced. */
+/** The URL with its userinfo, secret query parameters (`key=`, `api_key=` …) and any key shape replaced. */
 export function redactUrl(url: string): string {
   return redactSecrets(url.replace(secretQuery, `$1${REDACTED}`));
 }
 
 /** Deep-copies a log-field value with every string redacted (cycles and depth bounded). */
-export function redactFields(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return redactSecrets(value);
+export function redactFields(value: unknown, depth = 0, secrets: Iterable<string | undefined> = []): unknown {
+  if (typeof value === 'string') return redactSecrets(value, secrets);
   if (value === null || typeof value !== 'object' || depth > 8) return value;
-  if (Array.isArray(value)) return value.map((item) => redactFields(item, depth + 1));
+  if (Array.isArray(value)) return value.map((item) => redactFields(item, depth + 1, secrets));
+  if (value instanceof Error) return redactSecrets(`${value.name}: ${value.message}`, secrets);
   const copy: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) copy[key] = redactFields(item, depth + 1);
+  for (const [key, item] of Object.entries(value)) copy[key] = redactFields(item, depth + 1, secrets);
   return copy;
+}
+
+/**
+ * The error with its message (and `providerMessage`, `providerCode`) redacted in place, and a
+ * `cause` that is not one of ours replaced by a redacted copy: what a custom `fetch` or a server
+ * put in an error never leaves with a secret in it. Returns the same error.
+ */
+export function redactError<Failure>(error: Failure, secrets: Iterable<string | undefined> = []): Failure {
+  if (!(error instanceof Error)) return error;
+  const list = [...secrets];
+  const target = error as Error & { providerMessage?: string; providerCode?: string; cause?: unknown };
+  try {
+    const message = redactSecrets(target.message, list);
+    if (message !== target.message) target.message = message;
+    for (const field of ['providerMessage', 'providerCode'] as const) {
+      const value = target[field];
+      if (typeof value === 'string') {
+        const clean = redactSecrets(value, list);
+        if (clean !== value)
+          Object.defineProperty(target, field, {
+            value: clean,
+            writable: true,
+            configurable: true,
+            enumerable: true,
+          });
+      }
+    }
+    if (typeof target.stack === 'string') target.stack = redactSecrets(target.stack, list);
+    const cause = target.cause;
+    if (cause instanceof Error && typeof (cause as { errorClass?: unknown }).errorClass === 'string') {
+      // One of ours (a classified error as cause): redacted in place, its class kept.
+      if (cause !== error) redactError(cause, list);
+    } else if (cause instanceof Error) {
+      const copy = new Error(redactSecrets(cause.message, list));
+      copy.name = cause.name;
+      copy.stack = redactSecrets(cause.stack ?? '', list);
+      const code = (cause as { code?: unknown }).code;
+      if (typeof code === 'string') Object.assign(copy, { code });
+      Object.defineProperty(target, 'cause', {
+        value: copy,
+        writable: true,
+        configurable: true,
+        enumerable: false,
+      });
+    } else if (typeof cause === 'string') {
+      Object.defineProperty(target, 'cause', {
+        value: redactSecrets(cause, list),
+        writable: true,
+        configurable: true,
+        enumerable: false,
+      });
+    }
+  } catch {
+    // A frozen or exotic error is left as it is rather than turned into another failure.
+  }
+  return error;
 }

@@ -52,7 +52,11 @@ export interface CallFailedEvent extends CallEventBase {
 export type CallEvent =
   CallStartedEvent | CallRetriedEvent | CallFirstChunkEvent | CallCompletedEvent | CallFailedEvent;
 
-/** Receives lifecycle events. Exceptions thrown by an observer are caught and logged, never break a call. */
+/**
+ * Receives lifecycle events. An observer may be async; its promise is never awaited. A throw or a
+ * rejection is caught and logged once per observer (WARN, redacted) and never changes the call's
+ * outcome or timing.
+ */
 export interface Observer {
   onEvent(event: CallEvent): void;
 }

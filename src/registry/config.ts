@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { capabilityOverridesSchema } from '../core/capabilities-schema.ts';
+import { API_KEY_PATTERNS } from '../core/redaction.ts';
 import { findShapeProblem } from '../core/value-shape.ts';
 
 const rate = z.union([
@@ -29,13 +30,62 @@ const modelPrices = z
   .partial()
   .strict();
 
+/**
+ * Whether a value given where an environment variable's name belongs looks like a secret instead
+ * (a key pasted into `api_key_env`): a provider key shape, or a long mix of lower case, upper case
+ * and digits that no one names a variable with.
+ */
+function looksLikeSecret(value: string): boolean {
+  if (API_KEY_PATTERNS.some((pattern) => pattern.test(value))) return true;
+  return value.length >= 24 && /[a-z]/.test(value) && /[A-Z]/.test(value) && /[0-9]/.test(value);
+}
+
+/** `api_key_env`: a variable name. The value is never echoed (it may be a key pasted by mistake). */
+const variableName = z.string().superRefine((value, context) => {
+  if (looksLikeSecret(value)) {
+    context.addIssue({
+      code: 'custom',
+      message:
+        'expected the NAME of an environment variable, but the value looks like an API key (not shown): put the key in the environment and name the variable here',
+    });
+  } else if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(value)) {
+    context.addIssue({
+      code: 'custom',
+      message:
+        'expected an environment variable name (letters, digits and _, not starting with a digit; value not shown)',
+    });
+  }
+});
+
+/** `base_url`: an http(s) URL without credentials (they would be printed with every URL). */
+const baseUrl = z.string().superRefine((value, context) => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    context.addIssue({ code: 'custom', message: 'expected a URL (http:// or https://)' });
+    return;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    context.addIssue({
+      code: 'custom',
+      message: `expected an http:// or https:// URL, got ${url.protocol}//`,
+    });
+  } else if (url.username !== '' || url.password !== '') {
+    context.addIssue({
+      code: 'custom',
+      message: 'must not hold credentials (user:password@, not shown): send them with `headers` instead',
+    });
+  }
+});
+
 const adapterSchema = z
   .object({
     type: z.string().min(1),
     preset: z.string().min(1).optional(),
-    api_key_env: z.string().min(1).optional(),
+    api_key_env: variableName.optional(),
     api_key: z.string().min(1).optional(),
-    base_url: z.url().optional(),
+    base_url: baseUrl.optional(),
     timeout_seconds: z.number().positive().optional(),
     first_byte_timeout_seconds: z.number().positive().optional(),
     max_retries: z.number().int().min(0).max(10).optional(),

@@ -11,6 +11,7 @@ import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
 import { quoteInput } from '../core/input-check.ts';
 import { isGlob, matchesGlob } from '../core/glob.ts';
 import { assertModelName, modelNameProblem } from '../core/model-name.ts';
+import { registerSecrets, secretHeaderValues, urlCredentials } from '../core/redaction.ts';
 import type { Logger } from '../core/logger.ts';
 import type { ChatQuirks } from '../providers/openai-chat/quirks.ts';
 import type { ModelPrices } from '../pricing/types.ts';
@@ -343,6 +344,8 @@ function createSlot(
     const value = env[variable];
     if (value !== undefined && value.trim() !== '') apiKey = value;
   }
+  // Known to every redaction from now on, whether or not the adapter is ever created.
+  registerSecrets([apiKey, ...secretHeaderValues(config.headers), ...urlCredentials(config.base_url)]);
   const missing = apiKey === undefined && api.keyRequired(keyOptions) ? variables : undefined;
   return { name, config, api, apiKey, missing };
 }

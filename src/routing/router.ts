@@ -15,6 +15,7 @@ import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
 import { isValidated, markValidated } from '../core/request-schema.ts';
 import type { Reply } from '../conversation/helpers.ts';
 import { textOf, toolCallsOf } from '../conversation/helpers.ts';
+import { createObserverDispatch } from '../observers/dispatch.ts';
 import type { CallEvent, Observer } from '../observers/types.ts';
 import type { Pricer } from '../pricing/pricer.ts';
 import type { ModelFacts } from '../registry/model-facts.ts';
@@ -120,15 +121,12 @@ export function createRouter(context: RouterContext) {
   /** True when someone listens: events are only built then. */
   const observed = context.observers.length > 0;
 
-  function emit(event: CallEvent): void {
-    for (const observer of context.observers) {
-      try {
-        observer.onEvent(event);
-      } catch (error) {
-        context.logger.warn('an observer threw; ignored', { type: event.type, error: String(error) });
-      }
-    }
-  }
+  /** Observers isolated: a throw or rejection is logged once, never changes the call (observers/dispatch.ts). */
+  const emit = createObserverDispatch(
+    context.observers,
+    (observer: Observer, event: CallEvent) => observer.onEvent(event),
+    { logger: context.logger, source: 'switchyard' },
+  );
 
   function startRoute(request: RouteRequest, options: CallOptions): Route {
     const requestId = request.requestId ?? createRequestId();

@@ -62,12 +62,14 @@ export function createProviderError(options: {
   const providerMessage =
     body.message === undefined ? undefined : redactSecrets(body.message, options.apiKey);
   const statusText = status === undefined ? 'an in-band error' : String(status);
-  const code = body.code === undefined ? '' : ` ${body.code}`;
+  // The code is the provider's text too (an event `type` can echo anything, the key included).
+  const providerCode = body.code === undefined ? undefined : redactSecrets(body.code, options.apiKey);
+  const code = providerCode === undefined ? '' : ` ${providerCode}`;
   return createAdapterError(effectiveClass, {
     message: `${site.provider}: ${site.method} ${redactUrl(site.url)} failed with ${statusText}${code}${providerMessage ? `: ${providerMessage}` : ''}`,
     status,
     providerMessage,
-    providerCode: body.code,
+    providerCode,
     retryable: retryable ?? isRetryableClass(effectiveClass),
     retryAfterSeconds: options.retryAfterSeconds ?? body.retryAfterSeconds,
     requestId: site.requestId,

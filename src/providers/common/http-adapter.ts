@@ -8,7 +8,15 @@ import { EventStream } from '../../core/event-stream.ts';
 import type { StreamEvent } from '../../core/events.ts';
 import { createRequestId, type RequestId } from '../../core/ids.ts';
 import { assertModelName, modelNameProblem } from '../../core/model-name.ts';
-import { CREDENTIAL_HEADER_NAMES, redactFields, redactSecrets } from '../../core/redaction.ts';
+import {
+  CREDENTIAL_HEADER_NAMES,
+  redactError,
+  redactFields,
+  redactSecrets,
+  registerSecrets,
+  secretHeaderValues,
+  urlCredentials,
+} from '../../core/redaction.ts';
 import type { JsonObject } from '../../core/json.ts';
 import { createConsoleLogger } from '../../core/logger.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../../core/request.ts';
@@ -68,6 +76,8 @@ export function createHttpAdapter(
     resolveBaseURL(credentials?.baseURLVariables ?? []) ??
     definition.baseURL
   ).replace(/\/+$/, '');
+  // Every secret this adapter holds is known to every redaction in the process from now on.
+  registerSecrets([apiKey, ...secretHeaderValues(options.headers), ...urlCredentials(baseURL)]);
   const policy = { maxRetries: options.maxRetries ?? 2, baseDelayMs: options.retryBaseDelay };
   const maxEventBytes = options.maxEventBytes ?? defaultMaxEventBytes;
   const maxBodyBytes = options.maxBodyBytes ?? defaultMaxBodyBytes;
@@ -261,7 +271,7 @@ export function createHttpAdapter(
       warn(message, fields) {
         // Every logger, the user's included, gets redacted text: no key shape, no API key.
         const entry = { adapter: definition.name, requestId, sessionId: session.id, ...fields };
-        logger.warn(redactSecrets(message, [apiKey]), redactFields(entry) as typeof entry);
+        logger.warn(redactSecrets(message, [apiKey]), redactFields(entry, 0, [apiKey]) as typeof entry);
       },
       fail(body, status) {
         throw createProviderError({
@@ -572,9 +582,10 @@ export function createHttpAdapter(
     endSession,
     async listModels(listOptions = {}) {
       assertOpen();
-      return definition.listModels.parse(
-        await fetchJson('GET', definition.listModels.path, undefined, listOptions.signal),
+      const body = await fetchJson('GET', definition.listModels.path, undefined, listOptions.signal).catch(
+        (error: unknown) => Promise.reject(redactError(error)),
       );
+      return definition.listModels.parse(body);
     },
     startSession: (): AdapterSession => createSession(),
   };
@@ -682,11 +693,16 @@ function parseJsonBody(text: string, call: HttpCall): unknown {
   }
 }
 
+/**
+ * Every error leaving the adapter passes here: its request id set, and its message, provider
+ * message and code and any foreign `cause` (a custom fetch's error) redacted of every key shape,
+ * every configured secret and URL userinfo.
+ */
 function withRequestId(error: unknown, requestId: string): unknown {
   if (AdapterError.isInstance(error) && error.requestId === undefined) {
     (error as { requestId: string | undefined }).requestId = requestId;
   }
-  return error;
+  return redactError(error);
 }
 
 const credentialHeaders = new Set(CREDENTIAL_HEADER_NAMES);
