@@ -69,8 +69,8 @@ describe('shared between instances', () => {
     let now = 1_000_000;
     const policy = { failureThreshold: 2, cooldownMs: 30_000 };
     const [storeA, storeB] = [
-      await storeOn({ prefix: 'shared-circuit' }),
-      await storeOn({ prefix: 'shared-circuit' }),
+      await storeOn({ prefix: 'shared-circuit', refreshMs: 60_000 }),
+      await storeOn({ prefix: 'shared-circuit', refreshMs: 60_000 }),
     ];
     const a = new Availability({ store: storeA.availability, policy, now: () => now });
     const b = new Availability({ store: storeB.availability, policy, now: () => now });

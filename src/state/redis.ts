@@ -95,7 +95,8 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
   client.on('error', () => {});
   const availability = new RedisAvailabilityStore({
     client,
-    subscriber: (client as Redis).duplicate(),
+    // The subscriber queues its SUBSCRIBE until connected (it sends nothing else).
+    subscriber: (client as Redis).duplicate({ enableOfflineQueue: true }),
     hash: `${prefix}:{circuits}:state`,
     channel: `${prefix}:circuits`,
     refreshMs: options.refreshMs ?? 500,
