@@ -69,18 +69,6 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-      open
-        .map(
-          (g) =>
-            g.warnings.length +
-            ' ' +
-            g.warnings
-              .filter((w) => w.includes('unreachable'))
-              .slice(0, 3)
-              .join('\n'),
-        )
-        .join('\n---\n'),
-    );
   await Promise.all([...open, closed].filter(Boolean).map((gateway) => gateway.stop()));
   await Promise.all([redis?.close(), primary?.close(), upstream?.close()]);
 });
