@@ -66,7 +66,7 @@ beforeAll(async () => {
   ]);
   open = started.slice(0, 3);
   closed = started[3]!;
-}, 90_000);
+}, 120_000);
 
 afterAll(async () => {
   await Promise.all([...open, closed].filter(Boolean).map((gateway) => gateway.stop()));

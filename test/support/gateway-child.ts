@@ -13,6 +13,9 @@ const gateway = createGateway({
 });
 const server = await gateway.listen({ host: '127.0.0.1', port: 0 });
 process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
+// The parent holds stdin open: when it goes away, so does this process (no orphans).
+process.stdin.on('end', () => process.exit(0));
+process.stdin.resume();
 process.once('SIGTERM', () => {
   void server.close(0).then(() => process.exit(0));
 });

@@ -25,7 +25,8 @@ export function keyDigest(key: string): string {
 export async function startGatewayProcess(config: object): Promise<GatewayProcess> {
   const spawned = spawn(process.execPath, [child], {
     env: { ...process.env, GATEWAY_CONFIG: JSON.stringify(config), SWITCHYARD_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // stdin stays open while this process lives: the child exits when it closes (no orphans).
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   const warnings: string[] = [];
   let buffered = '';
@@ -37,17 +38,16 @@ export async function startGatewayProcess(config: object): Promise<GatewayProces
   });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(
-      () => reject(new Error(`gateway process did not start: ${warnings.join('\n')}`)),
-      30_000,
-    );
+    const timer = setTimeout(() => {
+      // Never leave a process behind: one that did not start in time is killed.
+      if (spawned.pid !== undefined && spawned.exitCode === null) process.kill(spawned.pid, 'SIGKILL');
+      reject(new Error(`gateway process did not start: ${warnings.join('\n')}`));
+    }, 60_000);
     spawned.stdout!.setEncoding('utf8').on('data', (text: string) => {
       out += text;
-      const line = out.split('\n')[0];
-      if (out.includes('\n')) {
-        clearTimeout(timer);
-        resolve((JSON.parse(line!) as { url: string }).url);
-      }
+      if (!out.includes('\n')) return;
+      clearTimeout(timer);
+      resolve((JSON.parse(out.split('\n')[0]!) as { url: string }).url);
     });
     spawned.once('exit', (code) => {
       clearTimeout(timer);
