@@ -159,16 +159,17 @@ export async function runChat(options: ChatOptions): Promise<number> {
   const screen = processScreen();
   const say = (line: string) => screen.write(`${line}\n`);
   if (screen.tty) void preloadMarkdown();
+  const warned = new Set<string>();
   const door = await openFrontDoor({
     config: options.config,
     logger: {
-      warn: (message, fields) =>
-        say(
-          dim(
-            screen,
-            `warning: ${message}${fields?.reason === undefined ? '' : ` (${String(fields.reason)})`}`,
-          ),
-        ),
+      // Once per distinct warning: a swap re-projects the same foreign parts on every later call.
+      warn(message, fields) {
+        const line = `warning: ${message}${fields?.reason === undefined ? '' : ` (${String(fields.reason)})`}`;
+        if (warned.has(line)) return;
+        warned.add(line);
+        say(dim(screen, line));
+      },
     },
   });
   const allowed = new Set<string>();
