@@ -70,9 +70,12 @@ export function createApp(state: GatewayState): Hono<Env> {
   app.post('/v1/responses', (c) => generate(c, 'openai-responses'));
   app.post('/v1/messages', (c) => generate(c, 'anthropic-messages'));
   app.post('/v1/messages/count_tokens', (c) => countRequestTokens(c, state, 'anthropic-messages'));
-  app.get('/v1/models', (c) =>
-    c.json(c.req.header('anthropic-version') === undefined ? openaiModels(state) : anthropicModels(state)),
-  );
+  app.get('/v1/models', (c) => {
+    if (c.req.header('anthropic-version') !== undefined) return c.json(anthropicModels(state));
+    if (c.req.header('x-goog-api-key') !== undefined || c.req.query('key') !== undefined)
+      return c.json(geminiModels(state));
+    return c.json(openaiModels(state));
+  });
   app.get('/v1beta/models', (c) => c.json(geminiModels(state)));
   const gemini = (c: Context<Env>) => {
     const match = geminiPath.exec(decodeURIComponent(c.req.param('action') ?? ''));
