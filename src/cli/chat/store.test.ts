@@ -82,9 +82,10 @@ function record(id: string, items: Transcript, extra: Partial<ConversationRecord
 }
 
 describe('the chat log', () => {
-  const env = { ...process.env };
+  const saved = process.env.SWITCHYARD_DATA_DIR;
   afterEach(() => {
-    process.env = { ...env };
+    if (saved === undefined) delete process.env.SWITCHYARD_DATA_DIR;
+    else process.env.SWITCHYARD_DATA_DIR = saved;
   });
 
   it('restores a conversation exactly, and stores a message shared by two conversations once', async () => {
