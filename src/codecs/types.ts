@@ -28,6 +28,8 @@ export interface DecodedRequest {
   previousResponseId?: string;
   /** Responses: `include` asked for `reasoning.encrypted_content`. */
   encryptedReasoning?: boolean;
+  /** What the codec left out on purpose (for the server's WARN), e.g. hosted tools it cannot offer. */
+  warnings?: string[];
 }
 
 /** What the client asked, for decoding: Gemini names the model and the stream mode in the path. */
