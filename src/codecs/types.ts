@@ -88,6 +88,8 @@ export interface WireError {
   code?: string;
   /** The request field at fault (OpenAI `param`). */
   param?: string;
+  /** OpenAI: the error `type` instead of the one the class implies (e.g. `requests`). */
+  type?: string;
   retryAfterSeconds?: number;
 }
 
