@@ -49,6 +49,12 @@ export default tseslint.config(
   layer('src/transport/**/*.ts', ['providers', 'testing', 'cli'], 'src/transport sits below the providers'),
   layer('src/providers/**/*.ts', ['testing', 'cli'], 'providers do not depend on the test kit or the CLI'),
   layer('src/testing/**/*.ts', ['cli'], 'the test kit does not depend on the CLI'),
+  layer(
+    'src/codecs/**/*.ts',
+    ['transport', 'providers', 'testing', 'cli', 'gateway', 'state'],
+    'src/codecs sit on src/core only (shared by the gateway and the emulator)',
+  ),
+  layer('src/gateway/**/*.ts', ['testing', 'cli'], 'the gateway does not depend on the test kit or the CLI'),
   layer('src/state/**/*.ts', ['providers', 'testing', 'cli', 'gateway'], 'src/state sits below the gateway'),
 );
 

@@ -110,12 +110,10 @@ export {
   type ValidationIssue,
 } from './core/transcript-schema.ts';
 export { type Cost, emptyUsage, totalInputTokens, type Usage, usageFromInclusive } from './core/usage.ts';
+export { type Reply, textOf, toolCallsOf } from './core/reply.ts';
 export {
   addUsage,
   assistantItem,
-  type Reply,
-  textOf,
-  toolCallsOf,
   toolResultItem,
   toolResultPart,
   type ToolResultValue,

@@ -41,8 +41,13 @@ const optionsSchema = z.strictObject({
       'config must be a path to a YAML/JSON file or a config object',
     )
     .optional(),
+  // `process.env` is not a plain object (zod's `record` refuses it): its entries are checked on a
+  // copy (the caller's own object is what the client keeps).
   env: z
-    .record(z.string(), z.string().optional(), { error: 'env must map variable names to strings' })
+    .preprocess(
+      (value) => (isObject(value) && !Array.isArray(value) ? { ...value } : value),
+      z.record(z.string(), z.string().optional(), { error: 'env must map variable names to strings' }),
+    )
     .optional(),
   fetch: fn('fetch must be a function (a fetch implementation)').optional(),
   logger: z

@@ -2,14 +2,14 @@
  * `createSwitchyard()`: the front door. One client that takes a model name, knows every model,
  * prices every call and falls back when a provider fails.
  */
-import type { CallOptions } from './core/adapter.ts';
+import type { AdapterSession, CallOptions } from './core/adapter.ts';
 import { type Logger, consoleLogger } from './core/logger.ts';
 import {
   Conversation,
   type ConversationSettings,
   type ConversationSnapshot,
 } from './conversation/conversation.ts';
-import type { Reply } from './conversation/helpers.ts';
+import type { Reply } from './core/reply.ts';
 import { failedTurn, Turn } from './conversation/turn.ts';
 import type { Observer } from './observers/types.ts';
 import { createPriceTable, type PriceTable } from './pricing/price-table.ts';
@@ -34,7 +34,7 @@ import {
 export interface SwitchyardOptions {
   /** A path to a YAML (or JSON) config file, or the same structure as an object. Default: the bundled providers only. */
   config?: string | SwitchyardConfig;
-  /** Where API keys are read (default `process.env`). */
+  /** The environment: API keys, base URLs and proxy variables are read from it (default `process.env`; `process.env` itself works). */
   env?: Record<string, string | undefined>;
   /** A custom fetch for every adapter (proxies, cassettes, tests). */
   fetch?: typeof fetch;
@@ -85,6 +85,11 @@ export interface Switchyard {
   /** The availability state machine (per `provider:<name>` and `model:<id>`). */
   readonly availability: Availability;
   readonly prices: PriceTable;
+  /**
+   * Ends `session` on every adapter: deletes the provider-side state its calls created (Gemini
+   * prompt caches). Conversations (`close()`) and agent runs call it when they end.
+   */
+  endSession(session: AdapterSession): Promise<void>;
   /** Closes every adapter created so far. */
   close(): Promise<void>;
 }
@@ -157,14 +162,16 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
     };
   }
 
+  const endSession = (session: AdapterSession) => registry.endSession(session);
   const sender = (request: SwitchyardRequest, callOptions: CallOptions, onReply: (reply: Reply) => Reply) =>
     route(request, callOptions, onReply).stream();
   const conversation = Object.assign(
-    (settings: ConversationSettings) => new Conversation(sender, checkConversationSettings(settings)),
+    (settings: ConversationSettings) =>
+      new Conversation(sender, checkConversationSettings(settings), undefined, endSession),
     {
       fromJSON: (saved: ConversationSnapshot) => {
         const snapshot = checkSnapshot(saved);
-        return new Conversation(sender, snapshot.settings, snapshot);
+        return new Conversation(sender, snapshot.settings, snapshot, endSession);
       },
     },
   );
@@ -179,6 +186,7 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
       return { ...model, facts: router.facts(model) };
     },
     providers: () => registry.providers(),
+    endSession,
     availability,
     prices,
     close: () => registry.close(),

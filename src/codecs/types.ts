@@ -4,6 +4,7 @@
  * streams and errors back in that protocol's exact wire form.
  */
 import type { ErrorClass } from '../core/errors/error-class.ts';
+import type { MetadataMap } from '../core/metadata.ts';
 import type { StreamEvent } from '../core/events.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
 import type { Part } from '../core/transcript.ts';
@@ -43,8 +44,16 @@ export interface DecodeContext {
  * name so the next turn hands them back to that provider; the emulator sends them verbatim.
  */
 export interface OpaqueCodec {
-  wrap(payload: { provider?: string; signature?: string; data?: string }): string;
-  unwrap(text: string): { provider?: string; signature?: string; data?: string };
+  wrap(payload: OpaquePayload): string;
+  unwrap(text: string): OpaquePayload;
+}
+
+/** What rides in an opaque field: the producing provider, its payloads and the part's metadata (item ids). */
+export interface OpaquePayload {
+  provider?: string;
+  signature?: string;
+  data?: string;
+  metadata?: MetadataMap;
 }
 
 /** How to encode one response. */

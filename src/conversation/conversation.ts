@@ -9,7 +9,8 @@ import type { Item, Part, Transcript } from '../core/transcript.ts';
 import { ToolIdMap } from '../core/tool-id-map.ts';
 import { emptyUsage, type Usage } from '../core/usage.ts';
 import type { RouteRequest } from '../routing/router.ts';
-import { addUsage, assistantItem, type Reply, toolResultItem, type ToolResultValue } from './helpers.ts';
+import type { Reply } from '../core/reply.ts';
+import { addUsage, assistantItem, toolResultItem, type ToolResultValue } from './helpers.ts';
 import { failedTurn, Turn } from './turn.ts';
 import { invalidInput } from '../core/input-check.ts';
 import { parseTranscript } from '../core/transcript-schema.ts';
@@ -50,9 +51,16 @@ export class Conversation {
   /** Completed turns. */
   turns: number;
   private readonly send_: ConversationSender;
+  private readonly end_: ((session: AdapterSession) => Promise<void>) | undefined;
 
-  constructor(sender: ConversationSender, settings: ConversationSettings, restored?: ConversationSnapshot) {
+  constructor(
+    sender: ConversationSender,
+    settings: ConversationSettings,
+    restored?: ConversationSnapshot,
+    end?: (session: AdapterSession) => Promise<void>,
+  ) {
     this.send_ = sender;
+    this.end_ = end;
     this.settings = settings;
     this.model = settings.model;
     this.transcript =
@@ -97,6 +105,14 @@ export class Conversation {
     }>,
   ): void {
     if (results.length > 0) this.transcript.push(toolResultItem(results));
+  }
+
+  /**
+   * Ends the conversation's provider-side state (Gemini prompt caches) on every adapter it used; the
+   * transcript and `toJSON()` stay usable, and a later `send()` starts such state afresh.
+   */
+  async close(): Promise<void> {
+    await this.end_?.(this.session);
   }
 
   /** A JSON-safe snapshot: settings, transcript, usage and the session's tool-id map and state. */

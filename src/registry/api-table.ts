@@ -38,6 +38,8 @@ export interface ApiCreateOptions {
   quirks?: Partial<ChatQuirks>;
   /** Adapter-specific options passed through verbatim (e.g. Anthropic `betas`, `maxConnections`). */
   options?: Record<string, unknown>;
+  /** Where the adapter reads its base-URL and proxy variables (`createSwitchyard`'s `env`). */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** One row of the API table. */
@@ -97,6 +99,7 @@ function common(options: ApiCreateOptions) {
     headers: options.headers,
     fetch: options.fetch,
     logger: options.logger,
+    env: options.env,
   };
 }
 

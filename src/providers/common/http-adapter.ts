@@ -66,14 +66,16 @@ export function createHttpAdapter(
     idleTimeoutMs: options.idleTimeout,
     maxConnections: options.maxConnections,
     proxy: options.proxy,
+    env: options.env,
   });
   const registry = new CancellationRegistry();
   const logger = options.logger ?? createConsoleLogger({ level: options.logLevel });
   const credentials = options.credentials;
-  const apiKey = resolveApiKey(options.apiKey, credentials?.apiKeyVariables ?? []);
+  const environment = options.env ?? process.env;
+  const apiKey = resolveApiKey(options.apiKey, credentials?.apiKeyVariables ?? [], environment);
   const baseURL = (
     options.baseURL ??
-    resolveBaseURL(credentials?.baseURLVariables ?? []) ??
+    resolveBaseURL(credentials?.baseURLVariables ?? [], environment) ??
     definition.baseURL
   ).replace(/\/+$/, '');
   // Every secret this adapter holds is known to every redaction in the process from now on.
