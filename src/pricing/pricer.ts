@@ -1,4 +1,5 @@
 /** Prices responses for the front door: one WARN per model without a known price, never a silent 0. */
+import { WarnOnce } from '../core/lru.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Cost, Usage } from '../core/usage.ts';
 import { computeCost } from './cost.ts';
@@ -15,9 +16,13 @@ export interface Pricer {
   cost(model: string, usage: Usage, overrides?: ModelPrices, requested?: string): Cost | undefined;
 }
 
+/** Distinct unpriced models warned about, at most. */
+const maxWarnedModels = 1000;
+
 /** Creates a pricer over `table`. */
 export function createPricer(table: PriceTable, logger: Logger): Pricer {
-  const warned = new Set<string>();
+  // One WARN per model up to a cap (then one saying so): distinct names cannot flood the log or the heap.
+  const warned = new WarnOnce(maxWarnedModels);
   return {
     table,
     cost(model, usage, overrides, requested) {
@@ -25,10 +30,14 @@ export function createPricer(table: PriceTable, logger: Logger): Pricer {
       if (prices === undefined && requested !== undefined && requested !== model)
         prices = table.lookup(requested);
       const cost = prices === undefined ? undefined : computeCost(usage, prices, table.version);
-      if (cost === undefined && !warned.has(model)) {
-        warned.add(model);
+      const verdict = cost === undefined ? warned.check(model) : 'skip';
+      if (verdict === 'warn') {
         logger.warn(`no known price for ${model}: its responses carry no cost`, {
           model,
+          pricingVersion: table.version,
+        });
+      } else if (verdict === 'capped') {
+        logger.warn(`no known price for ${maxWarnedModels}+ models: further unpriced models are not logged`, {
           pricingVersion: table.version,
         });
       }

@@ -10,6 +10,7 @@ import { AuthError } from '../core/errors/auth-error.ts';
 import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
 import { quoteInput } from '../core/input-check.ts';
 import { isGlob, matchesGlob } from '../core/glob.ts';
+import { LruCache } from '../core/lru.ts';
 import { assertModelName, modelNameProblem } from '../core/model-name.ts';
 import { registerSecrets, secretHeaderValues, urlCredentials } from '../core/redaction.ts';
 import type { Logger } from '../core/logger.ts';
@@ -136,7 +137,7 @@ export function createRegistry(options: RegistryOptions): Registry {
       } else if (taken === undefined) aliases.set(alias, key);
     });
   }
-  const resolved = new Map<string, ResolvedModel>();
+  const resolved = new LruCache<string, ResolvedModel>(maxResolvedNames);
   checkWireNames();
   checkFallbacks();
   if (problems.length > 0) throw new ConfigError('', problems);
@@ -248,8 +249,7 @@ export function createRegistry(options: RegistryOptions): Registry {
       if (model === undefined) {
         model = find(name);
         if (model === undefined) throw unknownModel(name, 'no model, alias or glob matches it');
-        // Bounded: every distinct name a glob or a provider prefix serves would otherwise stay forever.
-        if (resolved.size >= maxResolvedNames) resolved.clear();
+        // LRU-bounded: every distinct name a glob or a provider prefix serves would otherwise stay forever.
         resolved.set(name, model);
       }
       return model;
