@@ -2,7 +2,7 @@
 import { LruCache } from '../core/lru.ts';
 import { matchesGlob } from '../core/glob.ts';
 import type { Usage } from '../core/usage.ts';
-import { computeCost, pricesAt, priceWindow, type PriceWindow } from './cost.ts';
+import { pricesAt, priceUsage, priceWindow, type PriceWindow } from './cost.ts';
 import { dashDates, matchesLogic } from './match.ts';
 import { bundledPrices } from './prices.generated.ts';
 import type { ModelPrices, PricedModel, PriceSnapshot } from './types.ts';
@@ -98,8 +98,6 @@ export function reprice(
   table: PriceTable = defaultPriceTable(),
   at?: Date,
 ): Usage {
-  const { cost: _old, ...rest } = usage;
-  const prices = table.lookup(model, at);
-  const cost = prices === undefined ? undefined : computeCost(rest, prices, table.version);
-  return cost === undefined ? rest : { ...rest, cost };
+  // Each model's share at its own rate (`byModel`), the total as `cost`.
+  return priceUsage(usage, table.lookup(model, at), (other) => table.lookup(other, at), table.version).usage;
 }

@@ -352,8 +352,8 @@ export function createRouter(context: RouterContext) {
       if (modelDone instanceof Promise) await modelDone;
       if (providerDone instanceof Promise) await providerDone;
     }
-    const cost = pricer.cost(response.model, response.usage, model.pricing, model.id);
-    const usage = cost === undefined ? response.usage : { ...response.usage, cost };
+    // Priced per model: a multi-model response (advisor, fallback iterations) costs each model's share.
+    const usage = pricer.price(response.model, response.usage, model.pricing, model.id);
     const metadata = { ...response.metadata, [routingMetadataKey]: route.decision as never };
     return {
       ...response,
