@@ -320,7 +320,10 @@ export function createRegistry(options: RegistryOptions): Registry {
       const slot = slots.get(model.provider);
       let capabilities: Capabilities | undefined;
       try {
-        if (slot !== undefined) capabilities = adapterOf(slot).capabilities(model.id);
+        // The adapter's own id of the model, as the router sends it (an adapter named otherwise in the
+        // config, `work-claude:…`, knows its models as `anthropic:…`).
+        const adapter = slot === undefined ? undefined : adapterOf(slot);
+        if (adapter !== undefined) capabilities = adapter.capabilities(`${adapter.name}:${model.wireName}`);
       } catch (error) {
         // A host that cannot be created without its settings (Azure's resource name) is described
         // by the catalog until it is configured.
