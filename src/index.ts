@@ -202,5 +202,5 @@ export {
   toJsonSchema,
   validateValue,
 } from './schemas/index.ts';
-export type { SwitchyardRequest } from './switchyard.ts';
+export type { SwitchyardRequest } from './switchyard-input.ts';
 export { createJsonLinesReporter, type JsonLinesReporterOptions, summarizeEvent } from './observers/jsonl.ts';

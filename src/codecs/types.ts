@@ -28,6 +28,8 @@ export interface DecodedRequest {
   previousResponseId?: string;
   /** Responses: `include` asked for `reasoning.encrypted_content`. */
   encryptedReasoning?: boolean;
+  /** What the codec left out on purpose (for the server's WARN), e.g. hosted tools it cannot offer. */
+  warnings?: string[];
 }
 
 /** What the client asked, for decoding: Gemini names the model and the stream mode in the path. */
@@ -86,6 +88,8 @@ export interface WireError {
   code?: string;
   /** The request field at fault (OpenAI `param`). */
   param?: string;
+  /** OpenAI: the error `type` instead of the one the class implies (e.g. `requests`). */
+  type?: string;
   retryAfterSeconds?: number;
 }
 

@@ -261,6 +261,12 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
   const decoded = codecs[call.protocol].decodeRequest(body, { ...call.decodeContext, opaque: taggedOpaque });
   served.model = decoded.model;
   served.stream = decoded.stream;
+  for (const warning of decoded.warnings ?? [])
+    state.logger.warn('gateway: part of the request was left out', {
+      requestId: call.requestId,
+      protocol: call.protocol,
+      detail: warning,
+    });
   const names = [decoded.model];
   try {
     names.push(state.switchyard.resolve(decoded.model).id);

@@ -16,6 +16,7 @@ import { loadKeys } from './keys.ts';
 import { createMetrics, type GatewayMetrics } from './metrics.ts';
 import type { GatewayState } from './state.ts';
 import { createMemoryStore, createSharedStore, type GatewayStore } from './store.ts';
+import { createUpgradeHandler } from './websocket.ts';
 
 /** Options of {@link createGateway}. */
 export interface GatewayOptions {
@@ -126,6 +127,7 @@ async function listen(
     );
     started.once('error', reject);
   });
+  server.on('upgrade', createUpgradeHandler(state));
   const address = server.address() as AddressInfo;
   const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const defaultGrace = (gateway.shutdown_grace_seconds ?? 10) * 1000;

@@ -6,6 +6,7 @@
  */
 import type { Adapter, ApiId } from '../core/adapter.ts';
 import { closest } from '../core/closest.ts';
+import { basePathOf, providerTable, type TableProvider } from '../providers/common/provider-table.ts';
 import type { Logger } from '../core/logger.ts';
 import type { createAnthropic } from '../providers/anthropic/index.ts';
 import type { createBedrock } from '../providers/bedrock/index.ts';
@@ -122,7 +123,7 @@ function cloudRow(
   source: FactorySource,
   factory: 'bedrock' | 'vertex',
   facts: Pick<ApiDefinition, 'type' | 'protocol' | 'basePath' | 'defaultModel'> & {
-    keyVariables: string[];
+    keyVariables: readonly string[];
     fixed?: Record<string, unknown>;
   },
 ): ApiDefinition {
@@ -139,15 +140,18 @@ function cloudRow(
 /** The emulator's stand-in for a Vertex project endpoint (`/v1/projects/{p}/locations/{l}`). */
 const vertexEmulatorPath = '/v1/projects/switchyard-emulator/locations/global';
 
+/** A row of a provider's own API: its key variables and base path come from the provider table. */
 function nativeRow(
   source: FactorySource,
   type: NativeType,
-  facts: Pick<ApiDefinition, 'protocol' | 'basePath' | 'defaultModel'> & { keyVariables: string[] },
+  provider: TableProvider,
+  facts: Pick<ApiDefinition, 'protocol' | 'defaultModel'>,
 ): ApiDefinition {
-  const { keyVariables, ...rest } = facts;
+  const keyVariables = providerTable[provider].keyVariables;
   return {
     type,
-    ...rest,
+    ...facts,
+    basePath: basePathOf(provider),
     keyVariables: () => keyVariables,
     keyRequired: () => true,
     create: (options) => source.get(type)({ ...options.options, ...common(options) }),
@@ -158,34 +162,26 @@ function nativeRow(
 /** The built-in rows, in the order `--api` lists them; `source` supplies each one's factory. */
 export function builtinApis(source: FactorySource): ApiDefinition[] {
   return [
-    nativeRow(source, 'anthropic', {
+    nativeRow(source, 'anthropic', 'anthropic', {
       protocol: 'anthropic-messages',
-      basePath: '/v1',
       defaultModel: 'anthropic:claude-sonnet-4-5',
-      keyVariables: ['ANTHROPIC_API_KEY'],
     }),
-    nativeRow(source, 'openai', {
+    nativeRow(source, 'openai', 'openai', {
       protocol: 'openai-chat',
-      basePath: '/v1',
       defaultModel: 'openai:gpt-4.1-mini',
-      keyVariables: ['OPENAI_API_KEY'],
     }),
-    nativeRow(source, 'openai-responses', {
+    nativeRow(source, 'openai-responses', 'openai', {
       protocol: 'openai-responses',
-      basePath: '/v1',
       defaultModel: 'openai:gpt-5-mini',
-      keyVariables: ['OPENAI_API_KEY'],
     }),
-    nativeRow(source, 'gemini', {
+    nativeRow(source, 'gemini', 'gemini', {
       protocol: 'gemini',
-      basePath: '/v1beta',
       defaultModel: 'gemini:gemini-2.5-flash',
-      keyVariables: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
     }),
     {
       type: 'openai-compatible',
       protocol: 'openai-chat',
-      basePath: '/v1',
+      basePath: basePathOf('openai'),
       defaultModel: 'openai-compatible:gpt-4.1-mini',
       keyVariables: (options) => {
         const variable = compatibleQuirks(options).apiKeyEnv;
@@ -207,13 +203,13 @@ export function builtinApis(source: FactorySource): ApiDefinition[] {
       type: 'bedrock',
       protocol: 'bedrock-converse',
       defaultModel: 'bedrock:anthropic.claude-sonnet-4-5-20250929-v1:0',
-      keyVariables: ['AWS_BEARER_TOKEN_BEDROCK'],
+      keyVariables: providerTable.bedrock.keyVariables,
     }),
     cloudRow(source, 'bedrock', {
       type: 'bedrock-invoke',
       protocol: 'bedrock-invoke',
       defaultModel: 'bedrock:anthropic.claude-sonnet-4-5-20250929-v1:0',
-      keyVariables: ['AWS_BEARER_TOKEN_BEDROCK'],
+      keyVariables: providerTable.bedrock.keyVariables,
       fixed: { api: 'invoke' },
     }),
     cloudRow(source, 'vertex', {
@@ -221,14 +217,14 @@ export function builtinApis(source: FactorySource): ApiDefinition[] {
       protocol: 'gemini',
       basePath: vertexEmulatorPath,
       defaultModel: 'vertex:gemini-2.5-flash',
-      keyVariables: ['GOOGLE_VERTEX_API_KEY'],
+      keyVariables: providerTable.vertex.keyVariables,
     }),
     cloudRow(source, 'vertex', {
       type: 'vertex-anthropic',
       protocol: 'vertex-anthropic',
       basePath: vertexEmulatorPath,
       defaultModel: 'vertex:claude-sonnet-4-5@20250929',
-      keyVariables: ['GOOGLE_VERTEX_API_KEY'],
+      keyVariables: providerTable.vertex.keyVariables,
     }),
   ];
 }

@@ -3,9 +3,10 @@ import type { JsonObject } from '../../core/json.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { AdapterOptions, CredentialSource } from '../common/options.ts';
 import { isRecord } from './api.ts';
+import { providerTable } from '../common/provider-table.ts';
 
 /** The bearer-token variable (Bedrock API keys): sent as `authorization: Bearer`, no signing. */
-export const bearerTokenVariable = 'AWS_BEARER_TOKEN_BEDROCK';
+export const bearerTokenVariable = providerTable.bedrock.keyVariables[0];
 
 /** Region variables, in order. */
 export const regionVariables = ['AWS_REGION', 'AWS_DEFAULT_REGION'] as const;

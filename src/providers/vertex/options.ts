@@ -1,6 +1,7 @@
 /** Options of `createVertex`: project, location, credentials (API key, access-token function, or Application Default Credentials). */
 import type { JsonObject } from '../../core/json.ts';
 import type { AdapterOptions, CredentialSource } from '../common/options.ts';
+import { providerTable } from '../common/provider-table.ts';
 
 /** The optional peer that provides Application Default Credentials. */
 export const authPeer = 'google-auth-library';
@@ -12,7 +13,7 @@ export const projectVariables = ['GOOGLE_CLOUD_PROJECT', 'GCLOUD_PROJECT', 'GOOG
 export const locationVariables = ['GOOGLE_CLOUD_LOCATION', 'GOOGLE_VERTEX_LOCATION'] as const;
 
 /** The express-mode API key variable. */
-export const apiKeyVariable = 'GOOGLE_VERTEX_API_KEY';
+export const apiKeyVariable = providerTable.vertex.keyVariables[0];
 
 /** An access token, with its expiry when known (tokens are reused until a minute before it). */
 export type AccessToken = string | { token: string; expiresAt?: Date | number };
