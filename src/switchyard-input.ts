@@ -24,13 +24,18 @@ import type { ConversationSettings, ConversationSnapshot } from './conversation/
 import type { RouteRequest } from './routing/router.ts';
 import type { SchemaLike } from './schemas/schema.ts';
 import { toOutputSchema } from './schemas/structured.ts';
-import type { SwitchyardOptions, SwitchyardRequest } from './switchyard.ts';
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null;
 const method = (value: unknown, name: string) => isObject(value) && typeof value[name] === 'function';
 const fn = (message: string) =>
   z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', message);
+
+/** A request to the front door: a model name, and optionally an output schema (zod, Standard Schema or JSON Schema). */
+export interface SwitchyardRequest extends RouteRequest {
+  /** The reply must be JSON matching this schema; it arrives validated as `reply.structured`. */
+  output?: SchemaLike;
+}
 
 /** `createSwitchyard` options: unknown keys and mistyped values fail at creation, naming the option. */
 const optionsSchema = z.strictObject({
@@ -41,8 +46,13 @@ const optionsSchema = z.strictObject({
       'config must be a path to a YAML/JSON file or a config object',
     )
     .optional(),
+  // `process.env` is not a plain object (zod's `record` refuses it): its entries are checked on a
+  // copy (the caller's own object is what the client keeps).
   env: z
-    .record(z.string(), z.string().optional(), { error: 'env must map variable names to strings' })
+    .preprocess(
+      (value) => (isObject(value) && !Array.isArray(value) ? { ...value } : value),
+      z.record(z.string(), z.string().optional(), { error: 'env must map variable names to strings' }),
+    )
     .optional(),
   fetch: fn('fetch must be a function (a fetch implementation)').optional(),
   logger: z
@@ -78,13 +88,8 @@ const optionsSchema = z.strictObject({
 });
 
 /** Validates `createSwitchyard` options; throws an `InvalidRequestError` (`invalid_options`) naming each bad one. */
-export function checkSwitchyardOptions(options: unknown): SwitchyardOptions {
-  return checkOptions(
-    optionsSchema,
-    options ?? undefined,
-    'createSwitchyard',
-    'options',
-  ) as SwitchyardOptions;
+export function checkSwitchyardOptions<Options extends object>(options: unknown): Options {
+  return checkOptions(optionsSchema, options ?? undefined, 'createSwitchyard', 'options') as Options;
 }
 
 /** A front-door request made ready for the router, or the error that rejects it. */

@@ -9,7 +9,7 @@ import {
   type ConversationSettings,
   type ConversationSnapshot,
 } from './conversation/conversation.ts';
-import type { Reply } from './conversation/helpers.ts';
+import type { Reply } from './core/reply.ts';
 import { failedTurn, Turn } from './conversation/turn.ts';
 import type { Observer } from './observers/types.ts';
 import { createPriceTable, type PriceTable } from './pricing/price-table.ts';
@@ -19,8 +19,7 @@ import { loadConfigFile, parseConfig, type SwitchyardConfig } from './registry/c
 import type { ModelFacts } from './registry/model-facts.ts';
 import { createRegistry, type ModelListing, type ResolvedModel } from './registry/registry.ts';
 import { Availability, type AvailabilityPolicy, type AvailabilityStore } from './routing/availability.ts';
-import { createRouter, type ReplyHook, type RouteRequest } from './routing/router.ts';
-import type { SchemaLike } from './schemas/schema.ts';
+import { createRouter, type ReplyHook } from './routing/router.ts';
 import { attachStructured } from './schemas/structured.ts';
 import {
   checkConversationSettings,
@@ -28,13 +27,14 @@ import {
   checkModelName,
   checkSwitchyardOptions,
   prepareRequest,
+  type SwitchyardRequest,
 } from './switchyard-input.ts';
 
 /** Options of {@link createSwitchyard}. */
 export interface SwitchyardOptions {
   /** A path to a YAML (or JSON) config file, or the same structure as an object. Default: the bundled providers only. */
   config?: string | SwitchyardConfig;
-  /** Where API keys are read (default `process.env`). */
+  /** The environment: API keys, base URLs and proxy variables are read from it (default `process.env`; `process.env` itself works). */
   env?: Record<string, string | undefined>;
   /** A custom fetch for every adapter (proxies, cassettes, tests). */
   fetch?: typeof fetch;
@@ -53,12 +53,6 @@ export interface SwitchyardOptions {
   apis?: ApiTable;
   /** The price table (default: the bundled snapshot with the config's `pricing:` overrides). */
   prices?: PriceTable;
-}
-
-/** A request to the front door: a model name, and optionally an output schema (zod, Standard Schema or JSON Schema). */
-export interface SwitchyardRequest extends RouteRequest {
-  /** The reply must be JSON matching this schema; it arrives validated as `reply.structured`. */
-  output?: SchemaLike;
 }
 
 /** A resolved model with its merged facts. */
@@ -105,7 +99,7 @@ export interface Switchyard {
  * console.log(reply.text, reply.usage.cost);
  */
 export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
-  const options = checkSwitchyardOptions(given);
+  const options = checkSwitchyardOptions<SwitchyardOptions>(given);
   const config =
     typeof options.config === 'string' ? loadConfigFile(options.config) : parseConfig(options.config ?? {});
   const logger = options.logger ?? consoleLogger;

@@ -34,12 +34,15 @@ const expectedExports: Record<string, string[]> = {
     'createJsonLinesReporter',
   ],
   './otel': ['createOpenTelemetryObserver'],
+  './state': ['createStateStore', 'createMemoryStateStore', 'createRedisStateStore', 'StateUnavailableError'],
   './testing': ['assertStreamInvariants', 'startEmulator', 'createCassette', 'createScriptedAdapter'],
   './anthropic': ['createAnthropic'],
   './openai': ['createOpenAI'],
   './openai-responses': ['createOpenAIResponses', 'responsesPresets'],
   './openai-compatible': ['createOpenAICompatible', 'presets', 'parseHostConfig'],
   './gemini': ['createGemini'],
+  './bedrock': ['createBedrock'],
+  './vertex': ['createVertex'],
   './agent': [
     'createAgent',
     'tool',
@@ -48,6 +51,7 @@ const expectedExports: Record<string, string[]> = {
     'connectMcpTools',
     'parseAgentState',
   ],
+  './gateway': ['createGateway', 'createMemoryStore', 'codecs'],
 };
 
 describe('package.json', () => {

@@ -6,6 +6,7 @@ import { createScriptedAdapter, type ScriptedResponse } from '../testing/scripte
 import { createAgent } from './agent.ts';
 import { call, drain, expectConsistent, resultsById, resultText, text } from './test-support.ts';
 import { defineTool } from './tool.ts';
+import { assistantText } from './transcript-tools.ts';
 
 const executed: string[] = [];
 const echo = defineTool({
@@ -223,6 +224,29 @@ describe('agent recovery', () => {
     expect(result.outcome).toBe('error');
     expect(result.error).toBe(invalid);
     expect(small.requests).toHaveLength(0);
+  });
+});
+
+describe('a run that did not complete never reads like an answer', () => {
+  it('an error after an earlier answered turn leaves result.text empty (the transcript keeps the turn)', async () => {
+    const weather = defineTool<{ city: string }>({
+      name: 'weather',
+      input: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      execute: () => 'sunny',
+    });
+    const first = createScriptedAdapter(
+      [
+        { content: [text('Let me check the weather.'), call('c1', 'weather', { city: 'Oslo' })] },
+        { content: [], error: new InvalidRequestError({ message: 'bad request' }) },
+      ],
+      { name: 'first' },
+    );
+    const result = await createAgent({ client: first, model: 'first:m', tools: [weather] })
+      .run('go')
+      .result();
+    expect(result.outcome).toBe('error');
+    expect(result.text).toBe('');
+    expect(assistantText(result.transcript)).toBe('Let me check the weather.');
   });
 });
 

@@ -333,7 +333,9 @@ export class AgentLoop {
     const result: AgentResult = {
       outcome,
       transcript: state.transcript,
-      text: assistantText(state.transcript),
+      // Only a completed run has an answer: any other ending must not read like one (the transcript
+      // keeps whatever the model said before it).
+      text: outcome === 'completed' ? assistantText(state.transcript) : '',
       turns: state.turns,
       usage: state.usage,
       cost: state.cost,

@@ -1,80 +1,30 @@
 /** Agent tools: defined once with a schema (zod, Standard Schema or JSON Schema) and an `execute`. */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { JsonObject, JsonValue } from '../core/json.ts';
+import type { JsonObject } from '../core/json.ts';
 import type { ToolSpec } from '../core/tools.ts';
-import type { Part, ToolCallPart, ToolOutput } from '../core/transcript.ts';
+import type { ToolCallPart } from '../core/transcript.ts';
 import { tool, type ToolDefinition as SchemaToolDefinition } from '../schemas/structured.ts';
+import type {
+  AgentTool,
+  AnyAgentTool,
+  ApprovalRule,
+  ToolContext,
+  ToolReturn,
+} from '../schemas/tool-output.ts';
+
+export {
+  type AgentTool,
+  type AnyAgentTool,
+  type ApprovalRule,
+  type MarkedToolOutput,
+  normalizeToolReturn,
+  type ToolContext,
+  type ToolReturn,
+  toolOutput,
+} from '../schemas/tool-output.ts';
 
 /** The Standard Schema v1 interface (zod, valibot, arktype, …). */
 export type { StandardSchemaV1 };
-
-/** What a tool's `execute` receives besides its input. */
-export interface ToolContext {
-  /** The id of the call being answered. */
-  callId: string;
-  /** Aborted when the run is interrupted or the tool times out: stop work and return. */
-  signal: AbortSignal;
-  /** The turn (1-based) that asked for the call. */
-  turn: number;
-}
-
-const outputMarker = Symbol.for('switchyard.tool-output');
-
-/** A tool output built by {@link toolOutput}; carries an error flag. */
-export type MarkedToolOutput = ToolOutput & { readonly [outputMarker]: { isError: boolean } };
-
-/** What `execute` may return: a string (text), any JSON value (json), or a {@link toolOutput}. */
-export type ToolReturn = string | JsonValue | MarkedToolOutput | undefined;
-
-/** Builders for explicit tool outputs: parts (e.g. an image), JSON, text, or an error result. */
-export const toolOutput = {
-  text: (text: string): MarkedToolOutput => mark({ type: 'text', text }, false),
-  json: (value: JsonValue): MarkedToolOutput => mark({ type: 'json', value }, false),
-  parts: (parts: Part[]): MarkedToolOutput => mark({ type: 'parts', parts }, false),
-  /** An error result the model sees (the tool ran but failed in a way the model should know). */
-  error: (text: string): MarkedToolOutput => mark({ type: 'text', text }, true),
-};
-
-function mark(output: ToolOutput, isError: boolean): MarkedToolOutput {
-  Object.defineProperty(output, outputMarker, { value: { isError }, enumerable: false });
-  return output as MarkedToolOutput;
-}
-
-/** Converts whatever `execute` returned into a tool output and its error flag. */
-export function normalizeToolReturn(value: ToolReturn): { output: ToolOutput; isError: boolean } {
-  if (typeof value === 'object' && value !== null && outputMarker in value) {
-    const { isError } = (value as MarkedToolOutput)[outputMarker];
-    const output = { ...value } as ToolOutput;
-    return { output, isError };
-  }
-  if (typeof value === 'string') return { output: { type: 'text', text: value }, isError: false };
-  if (value === undefined) return { output: { type: 'text', text: '' }, isError: false };
-  return { output: { type: 'json', value }, isError: false };
-}
-
-/** Whether a call needs the user's approval before it runs. */
-export type ApprovalRule<Input> = boolean | ((input: Input) => boolean | Promise<boolean>);
-
-/** A tool the agent can run. Build one with `tool({ …, execute })` (or its alias {@link defineTool}). */
-export interface AgentTool<Input = JsonObject> {
-  readonly name: string;
-  readonly description?: string;
-  /** The JSON Schema the model sees. */
-  readonly inputSchema: JsonObject;
-  /** Validates the model's input; the message lists each problem by path. */
-  validate(input: unknown): Promise<{ ok: true; value: Input } | { ok: false; message: string }>;
-  execute(input: Input, context: ToolContext): ToolReturn | Promise<ToolReturn>;
-  readonly needsApproval?: ApprovalRule<Input>;
-  /** Milliseconds before the call is abandoned with an error result (default: the agent's). */
-  readonly timeoutMs?: number;
-}
-
-/**
- * Any tool, whatever its input type. `any` because a tool list mixes input types and `execute` /
- * `needsApproval` take their input contravariantly; the loop only ever passes validated input.
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyAgentTool = AgentTool<any>;
 
 /** The schema a tool's input is described by. */
 export type ToolInputSchema<Input> = StandardSchemaV1<unknown, Input> | JsonObject;

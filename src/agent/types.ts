@@ -99,7 +99,10 @@ export interface AgentResult {
   outcome: AgentOutcome;
   /** The whole transcript, consistent: every tool call answered (unless awaiting approval). */
   transcript: Transcript;
-  /** The text of the last assistant item. */
+  /**
+   * With outcome `completed`: the text of the last assistant item. With any other outcome: empty, so
+   * that a run that did not complete never reads like an answer (the transcript keeps what was said).
+   */
   text: string;
   turns: TurnRecord[];
   /** Usage summed over every turn of the run (and of the runs it resumed). */

@@ -3,11 +3,11 @@
  * is read and sent with the prompt. Exit 0 on success, 1 on a provider error (its class and
  * message on stderr), 2 on bad usage.
  */
-import { closest } from '../core/closest.ts';
+import { fstatSync } from 'node:fs';
 import { isAdapterError } from '../core/errors/guards.ts';
 import { userText } from '../core/transcript.ts';
 import { UsageError } from './args.ts';
-import { openFrontDoor } from './chat/setup.ts';
+import { modelProblem, openFrontDoor } from './chat/setup.ts';
 import type { Output } from './replay-command.ts';
 
 /** The options of `switchyard ask`. */
@@ -18,22 +18,44 @@ export interface AskOptions {
   prompt: string;
 }
 
-/** Piped stdin as text (at most `limit` bytes); `undefined` for a terminal. */
-export async function readPipedStdin(limit = 64 * 1024 * 1024): Promise<string | undefined> {
-  if (process.stdin.isTTY) return undefined;
+/** Where `ask` reads and writes (the process's stdin and stdout unless a test says otherwise). */
+export interface AskStreams {
+  /** `undefined`: nothing to read (a terminal, or no stdin). */
+  stdin: NodeJS.ReadableStream | undefined;
+  write(text: string): void;
+}
+
+/** The process's streams: stdin only when it is a pipe or a file, never a terminal or an inherited socket. */
+export function processStreams(): AskStreams {
+  let piped: boolean;
+  try {
+    const info = fstatSync(0);
+    piped = !process.stdin.isTTY && (info.isFIFO() || info.isFile());
+  } catch {
+    piped = false; // No stdin at all.
+  }
+  return { stdin: piped ? process.stdin : undefined, write: (text) => void process.stdout.write(text) };
+}
+
+/** Piped stdin as text (at most `limit` bytes). */
+export async function readStdin(stdin: NodeJS.ReadableStream, limit = 64 * 1024 * 1024): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of process.stdin) {
-    size += (chunk as Buffer).length;
+  for await (const chunk of stdin) {
+    size += typeof chunk === 'string' ? Buffer.byteLength(chunk) : (chunk as Buffer).length;
     if (size > limit) throw new UsageError(`stdin is over ${limit / 1024 / 1024} MB`);
-    chunks.push(chunk as Buffer);
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   }
   return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Runs `ask`; returns the exit code. */
-export async function runAsk(options: AskOptions, output: Output): Promise<number> {
-  const piped = await readPipedStdin();
+export async function runAsk(
+  options: AskOptions,
+  output: Output,
+  streams = processStreams(),
+): Promise<number> {
+  const piped = streams.stdin === undefined ? undefined : await readStdin(streams.stdin);
   const prompt = [options.prompt, piped ?? ''].filter((text) => text.trim() !== '').join('\n\n');
   if (prompt === '') throw new UsageError('missing PROMPT (give it as an argument or pipe text on stdin)');
   const door = await openFrontDoor({
@@ -42,29 +64,22 @@ export async function runAsk(options: AskOptions, output: Output): Promise<numbe
   });
   try {
     const model = options.model ?? door.defaultModel;
-    try {
-      door.sy.resolve(model);
-    } catch {
-      const names = door.sy.models().flatMap((listing) => [...listing.aliases, listing.id]);
-      const suggestion = closest(model, names);
-      throw new UsageError(
-        `unknown model '${model}'${suggestion === undefined ? " — 'switchyard models' lists them" : ` (did you mean '${suggestion}'?)`}`,
-      );
-    }
+    const problem = modelProblem(door.sy, model, "'switchyard models' lists them");
+    if (problem !== undefined) throw new UsageError(problem);
     if (door.emulatorNotice !== undefined) output.stderr(`switchyard ask: ${door.emulatorNotice}`);
     let ended = true;
     try {
       for await (const event of door.sy.stream({ model, transcript: [userText(prompt)] })) {
-        if (options.json) process.stdout.write(`${JSON.stringify(event)}\n`);
+        if (options.json) streams.write(`${JSON.stringify(event)}\n`);
         else if (event.type === 'text-delta') {
-          process.stdout.write(event.delta);
+          streams.write(event.delta);
           ended = event.delta.endsWith('\n');
         }
       }
-      if (!options.json && !ended) process.stdout.write('\n');
+      if (!options.json && !ended) streams.write('\n');
       return 0;
     } catch (error) {
-      if (!options.json && !ended) process.stdout.write('\n');
+      if (!options.json && !ended) streams.write('\n');
       if (!isAdapterError(error)) throw error;
       output.stderr(`switchyard ask: ${error.errorClass}: ${error.message}`);
       return 1;

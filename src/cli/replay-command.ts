@@ -47,7 +47,8 @@ export async function runReplay(file: string, api: ApiDefinition, output: Output
     );
     return 2;
   }
-  const streaming = file.endsWith('.chunks.txt') || extname(file) === '.sse';
+  const streaming =
+    file.endsWith('.chunks.txt') || file.endsWith('.eventstream.base64.txt') || extname(file) === '.sse';
   const emulator = await startEmulator();
   try {
     const status = streaming ? undefined : inferErrorStatus(file);
@@ -108,6 +109,8 @@ export function inferErrorStatus(file: string): number | undefined {
   } catch {
     return undefined;
   }
+  const bedrock = bedrockErrorStatus(body);
+  if (bedrock !== undefined) return bedrock;
   const error = (Array.isArray(body) ? body[0] : body) as
     { error?: { code?: unknown; type?: unknown } } | undefined;
   if (error?.error === undefined || typeof error.error !== 'object' || error.error === null) return undefined;
@@ -122,4 +125,18 @@ export function inferErrorStatus(file: string): number | undefined {
     api_error: 500,
   };
   return typeof error.error.type === 'string' ? (byType[error.error.type] ?? 400) : 400;
+}
+
+/**
+ * Bedrock error bodies are `{"message": …}` (the exception name travels in a header the recordings
+ * lack: a `ValidationException`, 400, for those on record) and `{"Output": {"__type": …}}` for an
+ * unknown operation (404).
+ */
+function bedrockErrorStatus(body: unknown): number | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const record = body as Record<string, unknown>;
+  if ('output' in record || 'content' in record) return undefined;
+  const output = record.Output as { __type?: unknown } | undefined;
+  if (typeof output?.__type === 'string') return /UnknownOperation/.test(output.__type) ? 404 : 400;
+  return typeof record.message === 'string' && Object.keys(record).length <= 2 ? 400 : undefined;
 }

@@ -6,7 +6,8 @@ import { routingDecision } from '../routing/decision.ts';
 import { createSwitchyard, type Switchyard } from '../switchyard.ts';
 import { type Emulator, type EmulatorApi, startEmulator } from '../testing/emulator/index.ts';
 import { assertStreamInvariants } from '../testing/invariants.ts';
-import { addUsage, assistantItem, textOf, toolResultItem } from './helpers.ts';
+import { textOf } from '../core/reply.ts';
+import { addUsage, assistantItem, toolResultItem } from './helpers.ts';
 import { emulatorBaseURL } from '../../test/support/apis.ts';
 
 let emulator: Emulator;

@@ -5,35 +5,6 @@ import type { Item, Part, ToolCallPart, ToolOutput, ToolResultPart } from '../co
 import { addModelUsages, type Usage } from '../core/usage.ts';
 import { addCosts } from '../pricing/cost.ts';
 
-/** A routed response: the canonical response plus its text, tool calls and validated structured value. */
-export interface Reply extends CanonicalResponse {
-  /** The text parts joined (empty when there are none). */
-  text: string;
-  /** The tool calls, in order. */
-  toolCalls: ToolCallPart[];
-  /** With an output schema: the parsed, validated value (also a `structured` part of `content`). */
-  structured?: JsonValue;
-}
-
-/** The text parts of `content` joined with no separator. */
-export function textOf(content: readonly Part[]): string {
-  let text = '';
-  for (const part of content) if (part.type === 'text') text += part.text;
-  return text;
-}
-
-/** The tool calls of `content`. */
-export function toolCallsOf(content: readonly Part[]): ToolCallPart[] {
-  const calls: ToolCallPart[] = [];
-  for (const part of content) if (part.type === 'tool-call') calls.push(part);
-  return calls;
-}
-
-/** Adds `text` and `toolCalls` to a canonical response. */
-export function toReply(response: CanonicalResponse): Reply {
-  return { ...response, text: textOf(response.content), toolCalls: toolCallsOf(response.content) };
-}
-
 /**
  * The assistant item that records `response` in a transcript: its content, with model, provider,
  * request id and usage (with cost) kept in metadata under `switchyard.*`.

@@ -3,7 +3,7 @@ import { EventStream } from '../core/event-stream.ts';
 import type { StreamEvent } from '../core/events.ts';
 import { createRequestId } from '../core/ids.ts';
 import { StreamBuilder } from '../core/stream-builder.ts';
-import type { Reply } from './helpers.ts';
+import type { Reply } from '../core/reply.ts';
 
 /** What a turn reads: events to iterate once, and the final reply. */
 export interface TurnSource extends AsyncIterable<StreamEvent> {

@@ -7,8 +7,11 @@
 export function closest(word: string, candidates: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
+  const lower = word.toLowerCase();
   for (const candidate of candidates) {
-    const distance = editDistance(word.toLowerCase(), candidate);
+    // The distance is at least the difference in length, and only 2 edits are ever accepted.
+    if (Math.abs(candidate.length - lower.length) > 2) continue;
+    const distance = editDistance(lower, candidate);
     if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
   }
   if (best !== undefined && bestDistance <= Math.min(2, Math.ceil(word.length / 2) - 1)) return best;

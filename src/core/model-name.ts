@@ -55,7 +55,29 @@ export const modelNameGrammars: Readonly<Record<string, ModelNameGrammar>> = {
   },
   'openai-chat': pathNames,
   'openai-responses': pathNames,
+  // `anthropic.claude-sonnet-4-5-20250929-v1:0`, `us.amazon.nova-pro-v1:0`, or an ARN
+  // (`arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3d4`): one URL path
+  // segment, encoded whole (`:` → %3A, `/` → %2F) and encoded again for SigV4.
+  'bedrock-converse': bedrockNames(),
+  'bedrock-invoke': bedrockNames(),
+  // `gemini-2.5-flash`, `claude-sonnet-4-5@20250929`: a publisher model, before `:generateContent`
+  // or `:rawPredict`, so no `:` and no `/`.
+  vertex: {
+    pattern: /^[A-Za-z0-9][A-Za-z0-9._-]*(?:@[A-Za-z0-9._-]+)?$/,
+    description: 'letters, digits and . _ - with an optional @version (no slashes or colons)',
+  },
 };
+
+/** Bedrock model ids and ARNs. */
+function bedrockNames(): ModelNameGrammar {
+  const id = '[A-Za-z0-9][A-Za-z0-9._-]*(?::[A-Za-z0-9._-]+)*';
+  const arn =
+    'arn:aws(?:-[a-z]+)*:bedrock:[a-z0-9-]*:[0-9]{0,12}:[a-z-]+/[A-Za-z0-9][A-Za-z0-9._-]*(?:[:/][A-Za-z0-9._-]+)*';
+  return {
+    pattern: new RegExp(`^(?:${arn}|${id})$`),
+    description: 'a Bedrock model id (letters, digits, . _ - and :version) or a bedrock ARN',
+  };
+}
 
 /** The grammar of protocols without a row of their own (registered APIs). */
 export const defaultModelNameGrammar: ModelNameGrammar = pathNames;

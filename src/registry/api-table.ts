@@ -6,8 +6,11 @@
  */
 import type { Adapter, ApiId } from '../core/adapter.ts';
 import { closest } from '../core/closest.ts';
+import { basePathOf, providerTable, type TableProvider } from '../providers/common/provider-table.ts';
 import type { Logger } from '../core/logger.ts';
 import type { createAnthropic } from '../providers/anthropic/index.ts';
+import type { createBedrock } from '../providers/bedrock/index.ts';
+import type { createVertex } from '../providers/vertex/index.ts';
 import type { createGemini } from '../providers/gemini/index.ts';
 import type { createOpenAI } from '../providers/openai-chat/index.ts';
 import type { ChatQuirks } from '../providers/openai-chat/quirks.ts';
@@ -36,6 +39,8 @@ export interface ApiCreateOptions {
   quirks?: Partial<ChatQuirks>;
   /** Adapter-specific options passed through verbatim (e.g. Anthropic `betas`, `maxConnections`). */
   options?: Record<string, unknown>;
+  /** Where the adapter reads its base-URL and proxy variables (`createSwitchyard`'s `env`). */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** One row of the API table. */
@@ -72,6 +77,8 @@ export interface BuiltinFactories {
   'openai-responses': typeof createOpenAIResponses;
   gemini: typeof createGemini;
   'openai-compatible': typeof createOpenAICompatible;
+  bedrock: typeof createBedrock;
+  vertex: typeof createVertex;
 }
 
 /** The `type` of a built-in row. */
@@ -93,6 +100,7 @@ function common(options: ApiCreateOptions) {
     headers: options.headers,
     fetch: options.fetch,
     logger: options.logger,
+    env: options.env,
   };
 }
 
@@ -105,17 +113,45 @@ function compatibleQuirks(options: Pick<ApiCreateOptions, 'preset' | 'quirks'>):
   return { ...presetOf(options)?.quirks, ...options.quirks };
 }
 
-type NativeType = Exclude<BuiltinApiType, 'openai-compatible'>;
+type NativeType = Exclude<BuiltinApiType, 'openai-compatible' | 'bedrock' | 'vertex'>;
 
+/**
+ * A cloud row (Bedrock, Vertex): credentials come from the cloud's own chain, so no key is
+ * required; `type` may differ from the factory (`bedrock-invoke` is `createBedrock({api:'invoke'})`).
+ */
+function cloudRow(
+  source: FactorySource,
+  factory: 'bedrock' | 'vertex',
+  facts: Pick<ApiDefinition, 'type' | 'protocol' | 'basePath' | 'defaultModel'> & {
+    keyVariables: readonly string[];
+    fixed?: Record<string, unknown>;
+  },
+): ApiDefinition {
+  const { keyVariables, fixed, ...rest } = facts;
+  return {
+    ...rest,
+    keyVariables: () => keyVariables,
+    keyRequired: () => false,
+    create: (options) => source.get(factory)({ ...options.options, ...fixed, ...common(options) }),
+    ...(source.load === undefined ? {} : { load: () => source.load!(factory) }),
+  };
+}
+
+/** The emulator's stand-in for a Vertex project endpoint (`/v1/projects/{p}/locations/{l}`). */
+const vertexEmulatorPath = '/v1/projects/switchyard-emulator/locations/global';
+
+/** A row of a provider's own API: its key variables and base path come from the provider table. */
 function nativeRow(
   source: FactorySource,
   type: NativeType,
-  facts: Pick<ApiDefinition, 'protocol' | 'basePath' | 'defaultModel'> & { keyVariables: string[] },
+  provider: TableProvider,
+  facts: Pick<ApiDefinition, 'protocol' | 'defaultModel'>,
 ): ApiDefinition {
-  const { keyVariables, ...rest } = facts;
+  const keyVariables = providerTable[provider].keyVariables;
   return {
     type,
-    ...rest,
+    ...facts,
+    basePath: basePathOf(provider),
     keyVariables: () => keyVariables,
     keyRequired: () => true,
     create: (options) => source.get(type)({ ...options.options, ...common(options) }),
@@ -126,34 +162,26 @@ function nativeRow(
 /** The built-in rows, in the order `--api` lists them; `source` supplies each one's factory. */
 export function builtinApis(source: FactorySource): ApiDefinition[] {
   return [
-    nativeRow(source, 'anthropic', {
+    nativeRow(source, 'anthropic', 'anthropic', {
       protocol: 'anthropic-messages',
-      basePath: '/v1',
       defaultModel: 'anthropic:claude-sonnet-4-5',
-      keyVariables: ['ANTHROPIC_API_KEY'],
     }),
-    nativeRow(source, 'openai', {
+    nativeRow(source, 'openai', 'openai', {
       protocol: 'openai-chat',
-      basePath: '/v1',
       defaultModel: 'openai:gpt-4.1-mini',
-      keyVariables: ['OPENAI_API_KEY'],
     }),
-    nativeRow(source, 'openai-responses', {
+    nativeRow(source, 'openai-responses', 'openai', {
       protocol: 'openai-responses',
-      basePath: '/v1',
       defaultModel: 'openai:gpt-5-mini',
-      keyVariables: ['OPENAI_API_KEY'],
     }),
-    nativeRow(source, 'gemini', {
+    nativeRow(source, 'gemini', 'gemini', {
       protocol: 'gemini',
-      basePath: '/v1beta',
       defaultModel: 'gemini:gemini-2.5-flash',
-      keyVariables: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
     }),
     {
       type: 'openai-compatible',
       protocol: 'openai-chat',
-      basePath: '/v1',
+      basePath: basePathOf('openai'),
       defaultModel: 'openai-compatible:gpt-4.1-mini',
       keyVariables: (options) => {
         const variable = compatibleQuirks(options).apiKeyEnv;
@@ -171,6 +199,33 @@ export function builtinApis(source: FactorySource): ApiDefinition[] {
       },
       ...(source.load === undefined ? {} : { load: () => source.load!('openai-compatible') }),
     },
+    cloudRow(source, 'bedrock', {
+      type: 'bedrock',
+      protocol: 'bedrock-converse',
+      defaultModel: 'bedrock:anthropic.claude-sonnet-4-5-20250929-v1:0',
+      keyVariables: providerTable.bedrock.keyVariables,
+    }),
+    cloudRow(source, 'bedrock', {
+      type: 'bedrock-invoke',
+      protocol: 'bedrock-invoke',
+      defaultModel: 'bedrock:anthropic.claude-sonnet-4-5-20250929-v1:0',
+      keyVariables: providerTable.bedrock.keyVariables,
+      fixed: { api: 'invoke' },
+    }),
+    cloudRow(source, 'vertex', {
+      type: 'vertex',
+      protocol: 'gemini',
+      basePath: vertexEmulatorPath,
+      defaultModel: 'vertex:gemini-2.5-flash',
+      keyVariables: providerTable.vertex.keyVariables,
+    }),
+    cloudRow(source, 'vertex', {
+      type: 'vertex-anthropic',
+      protocol: 'vertex-anthropic',
+      basePath: vertexEmulatorPath,
+      defaultModel: 'vertex:claude-sonnet-4-5@20250929',
+      keyVariables: providerTable.vertex.keyVariables,
+    }),
   ];
 }
 
@@ -182,6 +237,8 @@ const loaders: { [Type in BuiltinApiType]: () => Promise<BuiltinFactories[Type]>
   gemini: async () => (await import('../providers/gemini/index.ts')).createGemini,
   'openai-compatible': async () =>
     (await import('../providers/openai-compatible/index.ts')).createOpenAICompatible,
+  bedrock: async () => (await import('../providers/bedrock/index.ts')).createBedrock,
+  vertex: async () => (await import('../providers/vertex/index.ts')).createVertex,
 };
 
 /**

@@ -5,6 +5,8 @@
  * their protocol lists from the same rows (`api-table.ts`), so nothing else switches on provider names.
  */
 import { createAnthropic } from '../providers/anthropic/index.ts';
+import { createBedrock } from '../providers/bedrock/index.ts';
+import { createVertex } from '../providers/vertex/index.ts';
 import { createGemini } from '../providers/gemini/index.ts';
 import { createOpenAI } from '../providers/openai-chat/index.ts';
 import { createOpenAICompatible } from '../providers/openai-compatible/index.ts';
@@ -19,6 +21,8 @@ const factories: BuiltinFactories = {
   'openai-responses': createOpenAIResponses,
   gemini: createGemini,
   'openai-compatible': createOpenAICompatible,
+  bedrock: createBedrock,
+  vertex: createVertex,
 };
 
 /** A fresh table holding the built-in APIs. */

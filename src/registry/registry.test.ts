@@ -8,6 +8,7 @@ import { userText } from '../core/transcript.ts';
 import { routingDecision, routingDecisionOfError } from '../routing/decision.ts';
 import { createSwitchyard } from '../switchyard.ts';
 import { type Emulator, startEmulator } from '../testing/emulator/index.ts';
+import { createApiTable } from './apis.ts';
 import { ConfigError, parseConfig, parseConfigYaml } from './config.ts';
 
 const env = { ANTHROPIC_API_KEY: 'test-key-anthropic', OPENAI_API_KEY: 'test-key-openai' };
@@ -170,7 +171,7 @@ describe('config errors name the key and the line', () => {
   });
   it('an unknown adapter type is named with every known type, or the one it is a typo of', () => {
     expect(() => createSwitchyard({ env, config: { adapters: { x: { type: 'smoke-signals' } } } })).toThrow(
-      "adapters.x.type: unknown type 'smoke-signals' (this version supports anthropic, openai, openai-responses, gemini, openai-compatible)",
+      `adapters.x.type: unknown type 'smoke-signals' (this version supports ${[...createApiTable().keys()].join(', ')})`,
     );
     expect(() => createSwitchyard({ env, config: { adapters: { x: { type: 'antropic' } } } })).toThrow(
       "adapters.x.type: unknown type 'antropic' (did you mean 'anthropic'?)",

@@ -6,6 +6,7 @@
  */
 import type { Adapter, AdapterSession } from '../core/adapter.ts';
 import type { Capabilities, ModelCapabilities } from '../core/capabilities.ts';
+import { closest } from '../core/closest.ts';
 import { AuthError } from '../core/errors/auth-error.ts';
 import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
 import { quoteInput } from '../core/input-check.ts';
@@ -206,30 +207,6 @@ export function createRegistry(options: RegistryOptions): Registry {
     return rows;
   }
 
-  /** Creates a slot's adapter; an option the factory refuses is a ConfigError naming the adapter. */
-  function createAdapter(slot: AdapterSlot): Adapter {
-    try {
-      return slot.api.create({
-        name: slot.name,
-        apiKey: slot.apiKey,
-        baseURL: slot.config.base_url,
-        timeout: slot.config.timeout_seconds === undefined ? undefined : slot.config.timeout_seconds * 1000,
-        firstByteTimeout: routedFirstByteTimeout(slot.config),
-        maxRetries: slot.config.max_retries,
-        headers: slot.config.headers,
-        fetch: options.fetch,
-        logger: options.logger,
-        preset: slot.config.preset,
-        quirks: slot.config.quirks as Partial<ChatQuirks> | undefined,
-        options: withOverrideRows(slot.config.options, overrideRows(slot.name)),
-      });
-    } catch (error) {
-      if (AdapterError.isInstance(error) || error instanceof ConfigError) throw error;
-      const message = redactSecrets(error instanceof Error ? error.message : String(error));
-      throw new ConfigError('', [{ path: `adapters.${slot.name}`, message }]);
-    }
-  }
-
   function build(requested: string, id: string, matchedBy: MatchKind, key?: string): ResolvedModel {
     const entry =
       key === undefined ? undefined : (exact.get(key) ?? globs.find(([pattern]) => pattern === key)?.[1]);
@@ -278,12 +255,54 @@ export function createRegistry(options: RegistryOptions): Registry {
     return undefined;
   }
 
+  /**
+   * The adapter of `slot`, created on first use (with or without its key); an option the factory
+   * refuses is a ConfigError naming the adapter, never a TypeError from deep inside.
+   */
+  function adapterOf(slot: AdapterSlot): Adapter {
+    if (slot.adapter !== undefined) return slot.adapter;
+    try {
+      slot.adapter = slot.api.create({
+        name: slot.name,
+        apiKey: slot.apiKey,
+        baseURL: normalizeBaseURL(slot.config.base_url, slot.api.basePath),
+        env,
+        timeout: slot.config.timeout_seconds === undefined ? undefined : slot.config.timeout_seconds * 1000,
+        firstByteTimeout: routedFirstByteTimeout(slot.config),
+        maxRetries: slot.config.max_retries,
+        headers: slot.config.headers,
+        fetch: options.fetch,
+        logger: options.logger,
+        preset: slot.config.preset,
+        quirks: slot.config.quirks as Partial<ChatQuirks> | undefined,
+        options: withOverrideRows(slot.config.options, overrideRows(slot.name)),
+      });
+    } catch (error) {
+      if (AdapterError.isInstance(error) || error instanceof ConfigError) throw error;
+      const message = redactSecrets(error instanceof Error ? error.message : String(error));
+      throw new ConfigError('', [{ path: `adapters.${slot.name}`, message }]);
+    }
+    return slot.adapter;
+  }
+
+  /** The names a caller may have meant: model ids, aliases and catalog models, bare and `provider:`-prefixed. */
+  function knownNames(): string[] {
+    const names = new Set<string>([...exact.keys(), ...aliases.keys()]);
+    for (const provider of slots.keys()) {
+      for (const wireName of Object.keys(bundledCatalog[provider] ?? {})) {
+        names.add(`${provider}:${wireName}`);
+        names.add(wireName);
+      }
+    }
+    return [...names];
+  }
+
   return {
     resolve(name) {
       let model = resolved.get(name);
       if (model === undefined) {
         model = find(name);
-        if (model === undefined) throw unknownModel(name, 'no model, alias or glob matches it');
+        if (model === undefined) throw unknownModel(name, 'no model, alias or glob matches it', knownNames());
         // LRU-bounded: every distinct name a glob or a provider prefix serves would otherwise stay forever.
         resolved.set(name, model);
       }
@@ -292,16 +311,24 @@ export function createRegistry(options: RegistryOptions): Registry {
     adapter(provider) {
       const slot = slots.get(provider);
       if (slot === undefined) throw unknownModel(provider, `no adapter named "${provider}"`);
-      if (slot.adapter !== undefined) return slot.adapter;
       if (slot.missing !== undefined) throw notConfigured(slot);
-      slot.adapter = createAdapter(slot);
-      return slot.adapter;
+      return adapterOf(slot);
     },
     facts(model) {
+      // An adapter without its key still declares what its models support (it fails each call, not
+      // its creation): the facts are the same configured or not.
       const slot = slots.get(model.provider);
       let capabilities: Capabilities | undefined;
-      if (slot !== undefined && slot.missing === undefined)
-        capabilities = this.adapter(model.provider).capabilities(model.id);
+      try {
+        // The adapter's own id of the model, as the router sends it (an adapter named otherwise in the
+        // config, `work-claude:…`, knows its models as `anthropic:…`).
+        const adapter = slot === undefined ? undefined : adapterOf(slot);
+        if (adapter !== undefined) capabilities = adapter.capabilities(`${adapter.name}:${model.wireName}`);
+      } catch (error) {
+        // A host that cannot be created without its settings (Azure's resource name) is described
+        // by the catalog until it is configured.
+        if (slot?.missing === undefined) throw error;
+      }
       return mergeFacts(
         capabilities,
         catalogModel(model.provider, model.wireName),
@@ -412,13 +439,37 @@ export function notConfigured(slot: { name: string; missing?: readonly string[] 
   });
 }
 
+/**
+ * A config `base_url` as the adapter takes it: a bare origin (`http://localhost:8080`, no path)
+ * gets the protocol's version path (`/v1`, `/v1beta`), as the SDK conventions without `/v1` expect;
+ * a URL with any path is used as written (`https://host/openai/v1`).
+ */
+export function normalizeBaseURL(
+  baseURL: string | undefined,
+  basePath: string | undefined,
+): string | undefined {
+  // Only a version path (`/v1`, `/v1beta`) is added: a cloud row's base path names the emulator's project.
+  if (baseURL === undefined || basePath === undefined || !/^\/v\d+[a-z0-9]*$/.test(basePath)) return baseURL;
+  const trimmed = baseURL.trim().replace(/\/+$/, '');
+  let path: string;
+  try {
+    path = new URL(trimmed).pathname;
+  } catch {
+    return baseURL;
+  }
+  return path === '' || path === '/' ? trimmed + basePath : trimmed;
+}
+
 /** Resolved names remembered (a cache; cleared when full). */
 const maxResolvedNames = 1024;
 
-function unknownModel(name: string, why: string): InvalidRequestError {
+function unknownModel(name: string, why: string, known: readonly string[] = []): InvalidRequestError {
+  // Only a short name is compared: the edit distance is quadratic in its length.
+  const suggestion = name.length <= 100 ? closest(name, known) : undefined;
+  const hint = suggestion === undefined ? '' : ` (did you mean ${quoteInput(suggestion)}?)`;
   return new InvalidRequestError({
     // Quoted and cut: the name is the caller's and may be long or hold control characters.
-    message: `unknown model ${quoteInput(name)}: ${why}`,
+    message: `unknown model ${quoteInput(name)}: ${why}${hint}`,
     providerCode: 'unknown_model',
   });
 }

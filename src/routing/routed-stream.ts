@@ -7,7 +7,7 @@ import { CancelledError } from '../core/errors/cancelled-error.ts';
 import { EventStream } from '../core/event-stream.ts';
 import type { StreamEvent } from '../core/events.ts';
 import type { CanonicalResponse } from '../core/request.ts';
-import type { Reply } from '../conversation/helpers.ts';
+import type { Reply } from '../core/reply.ts';
 import type { ModelFacts } from '../registry/model-facts.ts';
 import type { ResolvedModel } from '../registry/registry.ts';
 import { attachDecision, type RoutingDecision, routingMetadataKey } from './decision.ts';

@@ -1,12 +1,11 @@
 /** Tool definitions from schemas, and the output-schema check that turns a reply's text into a validated `structured` part. */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { AgentTool, ApprovalRule, ToolContext, ToolReturn } from '../agent/tool.ts';
 import { AdapterError } from '../core/errors/adapter-error.ts';
 import { invalidInput } from '../core/input-check.ts';
 import type { JsonObject, JsonValue } from '../core/json.ts';
 import type { OutputSchema } from '../core/request.ts';
 import type { ToolSpec } from '../core/tools.ts';
-import type { Reply } from '../conversation/helpers.ts';
+import type { Reply } from '../core/reply.ts';
 import {
   formatIssues,
   type InferSchema,
@@ -16,6 +15,7 @@ import {
   validateValue,
 } from './schema.ts';
 import { checkToolDefinition, checkToolJsonSchema } from './tool-check.ts';
+import type { AgentTool, ApprovalRule, ToolContext, ToolReturn } from './tool-output.ts';
 
 /** What a tool's input may be described by: zod, any Standard Schema (with `jsonSchema` when it cannot describe itself), or JSON Schema. */
 export type ToolSchema = StandardSchemaV1 | JsonObject;

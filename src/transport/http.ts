@@ -26,15 +26,20 @@ export interface HttpClientOptions {
    * `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY` (either case), as curl and the provider SDKs do.
    */
   proxy?: string | false;
+  /** Where the proxy variables are read. Default: `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Connections per origin of the default pool. */
 export const defaultMaxConnections = 64;
 
-/** The first non-empty environment variable among `names`. */
-function environmentValue(...names: string[]): string | undefined {
+/** The first non-empty variable of `environment` among `names`. */
+function environmentValue(
+  environment: Readonly<Record<string, string | undefined>>,
+  ...names: string[]
+): string | undefined {
   for (const name of names) {
-    const value = process.env[name]?.trim();
+    const value = environment[name]?.trim();
     if (value !== undefined && value !== '') return value;
   }
   return undefined;
@@ -48,15 +53,16 @@ function createDispatcher(options: HttpClientOptions): Dispatcher {
     connect: socketOptions,
   };
   if (typeof options.proxy === 'string') return new ProxyAgent({ ...pool, uri: options.proxy });
-  const httpProxy = environmentValue('http_proxy', 'HTTP_PROXY');
-  const httpsProxy = environmentValue('https_proxy', 'HTTPS_PROXY');
+  const environment = options.env ?? process.env;
+  const httpProxy = environmentValue(environment, 'http_proxy', 'HTTP_PROXY');
+  const httpsProxy = environmentValue(environment, 'https_proxy', 'HTTPS_PROXY');
   if (options.proxy === false || (httpProxy === undefined && httpsProxy === undefined))
     return new Agent(pool);
   return new EnvHttpProxyAgent({
     ...pool,
     httpProxy,
     httpsProxy: httpsProxy ?? httpProxy,
-    noProxy: environmentValue('no_proxy', 'NO_PROXY') ?? '',
+    noProxy: environmentValue(environment, 'no_proxy', 'NO_PROXY') ?? '',
   });
 }
 

@@ -14,7 +14,8 @@ import { assertStreamInvariants } from '../../src/testing/invariants.ts';
 import { ConfigError, parseConfigYaml, type SwitchyardConfig } from '../../src/registry/config.ts';
 import { routingDecisionOfError } from '../../src/routing/decision.ts';
 import { userText } from '../../src/core/transcript.ts';
-import { createSwitchyard, type Switchyard, type SwitchyardRequest } from '../../src/switchyard.ts';
+import type { SwitchyardRequest } from '../../src/switchyard-input.ts';
+import { createSwitchyard, type Switchyard } from '../../src/switchyard.ts';
 import type { Emulator } from '../../src/testing/emulator/index.ts';
 import { emulatorBaseURL } from '../support/apis.ts';
 import {

@@ -9,6 +9,7 @@ import { buildRequest } from './request.ts';
 import { parseResponse } from './response.ts';
 import { createStreamParser } from './stream.ts';
 import { estimateInputTokens } from './tokens.ts';
+import { providerTable } from '../common/provider-table.ts';
 
 /** Instance settings baked into a definition. */
 export interface AnthropicDefinitionSettings {
@@ -40,7 +41,7 @@ export function createAnthropicDefinition(settings: AnthropicDefinitionSettings 
   return {
     name: 'anthropic',
     api: 'anthropic-messages',
-    baseURL: 'https://api.anthropic.com/v1',
+    baseURL: providerTable.anthropic.baseURL,
     headers(apiKey) {
       const headers: Record<string, string> = { 'anthropic-version': version };
       if (apiKey !== undefined) headers['x-api-key'] = apiKey;

@@ -22,8 +22,14 @@ import type {
 import { callerKey, convertFile, convertMedia, convertText, convertToolResult } from './content.ts';
 import { toolIdRule } from './tool-ids.ts';
 
-/** Reasoning goes back only when Anthropic signed it; custom parts only when Anthropic made them. */
-const projectionRules = sameProviderRules('anthropic', { reasoningNeedsSignature: true });
+/**
+ * Reasoning goes back only when this adapter's provider signed it; custom parts only when it made
+ * them. The provider is the adapter's name (`anthropic`, or `bedrock` / `vertex` serving Claude
+ * with this codec), so a transport's own reasoning round-trips and a foreign one is dropped.
+ */
+function projectionRules(context: ProviderContext) {
+  return sameProviderRules(context.provider, { reasoningNeedsSignature: true });
+}
 
 function dropped(context: ProviderContext, part: Part, reason: string): undefined {
   return warnDroppedPart(context, part, reason);
@@ -148,7 +154,7 @@ export interface ConvertedMessages {
  * trailing whitespace.
  */
 export function convertMessages(items: readonly Item[], context: ProviderContext): ConvertedMessages {
-  const projected = projectTranscript(items, projectionRules, context);
+  const projected = projectTranscript(items, projectionRules(context), context);
   const messages: WireMessage[] = [];
   for (const item of projected) {
     if (isInstructionItem(item)) {

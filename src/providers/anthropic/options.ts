@@ -1,11 +1,12 @@
 /** Options of `createAnthropic`: the common adapter options plus Anthropic's version and beta flags. */
 import type { AdapterOptions, CredentialSource } from '../common/options.ts';
+import { providerTable } from '../common/provider-table.ts';
 
 /** The `anthropic-version` header sent by default. */
 export const defaultAnthropicVersion = '2023-06-01';
 
 /** The environment variable the API key is read from when `apiKey` is not given. */
-export const anthropicApiKeyVariable = 'ANTHROPIC_API_KEY';
+export const anthropicApiKeyVariable = providerTable.anthropic.keyVariables[0];
 
 /** Options of `createAnthropic`. */
 export interface AnthropicOptions extends AdapterOptions {
@@ -33,7 +34,7 @@ export interface AnthropicProviderOptions {
 
 /** Where the key and endpoint come from: `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL` (SDK convention, without `/v1`). */
 export const anthropicCredentials: CredentialSource = {
-  apiKeyVariables: [anthropicApiKeyVariable],
+  apiKeyVariables: providerTable.anthropic.keyVariables,
   apiKeyRequired: true,
-  baseURLVariables: [{ name: 'ANTHROPIC_BASE_URL', suffix: '/v1' }],
+  baseURLVariables: providerTable.anthropic.baseURLVariables,
 };

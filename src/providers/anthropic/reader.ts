@@ -199,7 +199,7 @@ export class ResponseReader {
       case 'custom':
         this.builder.custom({
           type: 'custom',
-          provider: 'anthropic',
+          provider: this.context.provider,
           kind: block.block.type,
           data: this.assemble(block),
         });

@@ -17,6 +17,8 @@ import { catalog as openrouter } from './openrouter.generated.ts';
 import { catalog as perplexity } from './perplexity.generated.ts';
 import { catalog as together } from './together.generated.ts';
 import { catalog as xai } from './xai.generated.ts';
+import { catalog as bedrock } from './bedrock.generated.ts';
+import { catalog as vertex } from './vertex.generated.ts';
 
 /** The models.dev snapshot, per adapter name. */
 export const bundledCatalog: Readonly<Record<string, ModelCatalog>> = {
@@ -34,4 +36,6 @@ export const bundledCatalog: Readonly<Record<string, ModelCatalog>> = {
   alibaba,
   cerebras,
   openrouter,
+  bedrock,
+  vertex,
 };

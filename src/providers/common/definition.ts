@@ -44,6 +44,11 @@ export interface WireRequest {
   body: JsonObject;
   /** Extra headers for this request (e.g. Anthropic beta flags). */
   headers?: Record<string, string>;
+  /**
+   * The endpoint of this request when it is not the adapter's (Bedrock: the region of an ARN);
+   * ignored when the user set `baseURL`.
+   */
+  baseURL?: string;
 }
 
 /** Consumes one response stream's decoded SSE events and drives the `StreamBuilder`. */
@@ -65,6 +70,28 @@ export interface StreamParser {
   isTerminated?(): boolean;
 }
 
+/** The request of one attempt as `authorize` sees it (the URL, method, headers and body to sign). */
+export interface AuthorizeInput {
+  method: string;
+  url: string;
+  headers: Readonly<Record<string, string>>;
+  body: string | undefined;
+}
+
+/** What `authorize` adds to one attempt. */
+export interface Authorization {
+  /** Headers added to the attempt (`authorization`, `x-amz-date`, …). */
+  headers: Record<string, string>;
+  /** Whether the credentials can be refreshed: a 401/403 answer is then retried once with `refresh`. */
+  refreshable: boolean;
+}
+
+/** Turns a stream body's bytes into parser events (the default is SSE). */
+export interface StreamDecoder {
+  feed(chunk: Uint8Array): void;
+  end(): void;
+}
+
 /** A provider, as pure translation functions plus a few facts. */
 export interface ProviderDefinition {
   name: string;
@@ -74,6 +101,18 @@ export interface ProviderDefinition {
   /** Auth and protocol headers for every call. */
   headers(apiKey: string | undefined): Record<string, string>;
   capabilities(model: string): Capabilities;
+  /**
+   * Per-attempt credentials for providers that sign each request (SigV4) or use short-lived tokens
+   * (OAuth): resolved before every attempt, so rotated credentials work. `refresh` is true on the one
+   * retry after a 401/403, so a cached token is dropped first. Throws `AuthError` `not_configured`
+   * when no credentials are found. Optional: API-key providers use `headers`.
+   */
+  authorize?(input: AuthorizeInput, refresh: boolean): Promise<Authorization>;
+  /**
+   * The stream body's framing when it is not SSE (AWS event-stream): a decoder that feeds `parser`.
+   * Errors it throws for malformed frames are classified by the runtime (`invalid_stream`).
+   */
+  createStreamDecoder?(parser: StreamParser, maxEventBytes: number): StreamDecoder;
   /** Async preparation before the request is built (e.g. creating a cache entry). Optional. */
   prepare?(request: CanonicalRequest, context: ProviderContext): Promise<void>;
   buildRequest(request: CanonicalRequest, context: ProviderContext): WireRequest;

@@ -66,14 +66,16 @@ export function createHttpAdapter(
     idleTimeoutMs: options.idleTimeout,
     maxConnections: options.maxConnections,
     proxy: options.proxy,
+    env: options.env,
   });
   const registry = new CancellationRegistry();
   const logger = options.logger ?? createConsoleLogger({ level: options.logLevel });
   const credentials = options.credentials;
-  const apiKey = resolveApiKey(options.apiKey, credentials?.apiKeyVariables ?? []);
+  const environment = options.env ?? process.env;
+  const apiKey = resolveApiKey(options.apiKey, credentials?.apiKeyVariables ?? [], environment);
   const baseURL = (
     options.baseURL ??
-    resolveBaseURL(credentials?.baseURLVariables ?? []) ??
+    resolveBaseURL(credentials?.baseURLVariables ?? [], environment) ??
     definition.baseURL
   ).replace(/\/+$/, '');
   const baseURLProblem = urlProblem(baseURL);
@@ -145,6 +147,32 @@ export function createHttpAdapter(
     return { provider: definition.name, method: call.method, url: call.url, requestId: call.requestId };
   }
 
+  /** The call with the provider's per-attempt credentials added (SigV4, OAuth), or as is. */
+  async function authorized(
+    call: HttpCall,
+    refresh: boolean,
+  ): Promise<{ call: HttpCall; refreshable: boolean }> {
+    if (definition.authorize === undefined) return { call, refreshable: false };
+    const input = { method: call.method, url: call.url, headers: call.headers, body: call.body };
+    const authorization = await definition.authorize(input, refresh);
+    return {
+      call: { ...call, headers: { ...call.headers, ...authorization.headers } },
+      refreshable: authorization.refreshable,
+    };
+  }
+
+  /**
+   * Sends one attempt. With refreshable credentials, a 401/403 answer is retried once with fresh
+   * ones (an expired token); a second refusal is the provider's `auth` error.
+   */
+  async function sendAuthorized(call: HttpCall, controller: AbortController, timers: CallTimers) {
+    const first = await authorized(call, false);
+    const response = await http.send(first.call, controller, timers);
+    if (!first.refreshable || (response.status !== 401 && response.status !== 403)) return response;
+    await response.body?.cancel().catch(() => {});
+    return http.send((await authorized(call, true)).call, controller, timers);
+  }
+
   async function errorFromResponse(
     response: Response,
     call: HttpCall,
@@ -184,7 +212,7 @@ export function createHttpAdapter(
     const stopDeadline = http.startDeadline(controller);
     const timers = http.createTimers(controller);
     try {
-      const response = await http.send(call, controller, timers);
+      const response = await sendAuthorized(call, controller, timers);
       if (!response.ok) throw await errorFromResponse(response, call, controller, timers);
       return parseJsonBody(await readText(response, call, controller, timers, maxBodyBytes, 'fail'), call);
     } finally {
@@ -288,7 +316,12 @@ export function createHttpAdapter(
     await definition.prepare?.(request, callSetup.context);
     if (signal.aborted) throw toTransportError(signal.reason, callSetup.call, signal);
     const wire = definition.buildRequest({ ...request, requestId: callSetup.requestId }, callSetup.context);
-    callSetup.call.url = baseURL + wire.path;
+    // A request's own endpoint applies unless the user (option or variable) chose the endpoint.
+    const base =
+      wire.baseURL !== undefined && baseURL === definition.baseURL.replace(/\/+$/, '')
+        ? wire.baseURL
+        : baseURL;
+    callSetup.call.url = base + wire.path;
     callSetup.call.headers = headersFor({ 'content-type': 'application/json', ...wire.headers }, callHeaders);
     callSetup.call.body = JSON.stringify(wire.body);
   }
@@ -314,7 +347,7 @@ export function createHttpAdapter(
           const attemptController = linkedController(controller.signal);
           const timers = http.createTimers(attemptController);
           try {
-            const response = await http.send(call, attemptController, timers);
+            const response = await sendAuthorized(call, attemptController, timers);
             if (!response.ok) throw await errorFromResponse(response, call, attemptController, timers);
             const body = parseJsonBody(
               await readText(response, call, attemptController, timers, maxBodyBytes, 'fail'),
@@ -456,7 +489,7 @@ export function createHttpAdapter(
     const attemptController = linkedController(signal);
     const timers = http.createTimers(attemptController);
     try {
-      const response = await http.send(call, attemptController, timers);
+      const response = await sendAuthorized(call, attemptController, timers);
       if (!response.ok) throw await errorFromResponse(response, call, attemptController, timers);
       const contentType = response.headers.get('content-type') ?? '';
       if (contentType.includes('text/html')) {
@@ -480,7 +513,9 @@ export function createHttpAdapter(
         return;
       }
       const parser: StreamParser = definition.createStreamParser(context, builder);
-      const decoder = new SseDecoder((event, data) => parser.onEvent(event, data), maxEventBytes);
+      const decoder =
+        definition.createStreamDecoder?.(parser, maxEventBytes) ??
+        new SseDecoder((event, data) => parser.onEvent(event, data), maxEventBytes);
       if (response.body === null)
         // A 204/205 answering a stream: no stream at all, an invalid response (retried like one).
         throw new ServerError({

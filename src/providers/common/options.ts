@@ -50,7 +50,15 @@ export interface AdapterOptions extends CapabilityOverrides {
   logger?: Logger;
   /** Level of the default logger: `debug`, `warn` or `silent`. Default: `SWITCHYARD_LOG_LEVEL`, else `warn`. */
   logLevel?: LogLevel;
+  /**
+   * The environment the key, base-URL and proxy variables are read from (`process.env` as it is
+   * works). Default: `process.env`.
+   */
+  env?: Environment;
 }
+
+/** Environment variables by name, as `process.env` holds them. */
+export type Environment = Readonly<Record<string, string | undefined>>;
 
 /** An environment variable holding a base URL, and the path the adapter appends to it. */
 export interface BaseURLVariable {
@@ -79,7 +87,7 @@ const nonEmpty = (value: string | undefined): string | undefined =>
 export function resolveApiKey(
   explicit: string | undefined,
   variables: readonly string[],
-  environment: NodeJS.ProcessEnv = process.env,
+  environment: Environment = process.env,
 ): string | undefined {
   const given = nonEmpty(explicit);
   if (given !== undefined) return given;
@@ -93,7 +101,7 @@ export function resolveApiKey(
 /** The base URL from the first non-empty variable (with its suffix), else `undefined`. */
 export function resolveBaseURL(
   variables: readonly BaseURLVariable[],
-  environment: NodeJS.ProcessEnv = process.env,
+  environment: Environment = process.env,
 ): string | undefined {
   for (const variable of variables) {
     const value = nonEmpty(environment[variable.name]);

@@ -21,14 +21,13 @@ import { encodePathSegments, modelNameProblem } from '../../core/model-name.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { ProviderContext, SessionEndContext } from '../common/definition.ts';
 import { type GeminiCachedContent, type GeminiContent, isRecord } from './api.ts';
-import { type ConvertedRequest, convertRequest, modelPath, type RequestSettings } from './request.ts';
-
-/** What `prepare` worked out for one call; `buildRequest` and the parsers read it. */
-export interface PreparedCall {
-  converted: ConvertedRequest;
-  /** The cache entry the call uses and how many leading contents it holds. */
-  cache?: { name: string; contentCount: number; created: boolean; tokens?: number };
-}
+import {
+  type ConvertedRequest,
+  convertRequest,
+  modelPath,
+  type PreparedCall,
+  type RequestSettings,
+} from './request.ts';
 
 /** One cache entry known to the session. */
 interface CacheEntry {

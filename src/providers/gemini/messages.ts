@@ -51,7 +51,7 @@ export interface ConvertedMessages {
  * parts from other providers are dropped with a WARN (`projectTranscript`).
  */
 export function convertMessages(items: readonly Item[], context: ProviderContext): ConvertedMessages {
-  const projected = projectTranscript(items, sameProviderRules('gemini'), context);
+  const projected = projectTranscript(items, sameProviderRules(context.provider), context);
   const callNames = collectCallNames(projected);
   const contents: GeminiContent[] = [];
   projected.forEach((item) => {
@@ -111,7 +111,7 @@ function convertToolCall(part: ToolCallPart, context: ProviderContext): GeminiPa
   const id = providerToolId(context, part.id);
   const functionCall: GeminiPart['functionCall'] = { name: part.name, args: part.input, id };
   // A signature is only valid where it was made: calls from other providers go unsigned.
-  const signature = part.provider === 'gemini' ? part.signature : undefined;
+  const signature = part.provider === context.provider ? part.signature : undefined;
   return withSignature({ functionCall }, signature);
 }
 

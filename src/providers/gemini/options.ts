@@ -3,12 +3,13 @@ import type { JsonObject, JsonValue } from '../../core/json.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { AdapterOptions, CredentialSource } from '../common/options.ts';
 import { isRecord } from './api.ts';
+import { providerTable } from '../common/provider-table.ts';
 
 /** The Gemini API endpoint (Google AI Studio keys). */
-export const defaultBaseURL = 'https://generativelanguage.googleapis.com/v1beta';
+export const defaultBaseURL = providerTable.gemini.baseURL;
 
 /** Environment variables read for the API key, in order. */
-export const apiKeyVariables = ['GEMINI_API_KEY', 'GOOGLE_API_KEY'] as const;
+export const apiKeyVariables = providerTable.gemini.keyVariables;
 
 /** Options of `createGemini`. */
 export interface GeminiOptions extends AdapterOptions {
@@ -52,8 +53,5 @@ export function readProviderOptions(request: CanonicalRequest): GeminiProviderOp
 export const geminiCredentials: CredentialSource = {
   apiKeyVariables: apiKeyVariables,
   apiKeyRequired: true,
-  baseURLVariables: [
-    { name: 'GEMINI_BASE_URL', suffix: '/v1beta' },
-    { name: 'GOOGLE_GEMINI_BASE_URL', suffix: '/v1beta' },
-  ],
+  baseURLVariables: providerTable.gemini.baseURLVariables,
 };

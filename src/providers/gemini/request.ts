@@ -5,10 +5,16 @@ import type { CanonicalRequest, ReasoningRequest } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { ProviderContext, WireRequest } from '../common/definition.ts';
 import type { GeminiContent, GeminiFunctionDeclaration, GeminiRequestBody } from './api.ts';
-import type { PreparedCall } from './cache.ts';
 import { convertMessages } from './messages.ts';
 import { readProviderOptions } from './options.ts';
 import { convertSchema, hasNoParameters, jsonSchemaForGemini, takesJsonSchema } from './schema.ts';
+
+/** What `prepare` worked out for one call; `buildRequest` and the parsers read it. */
+export interface PreparedCall {
+  converted: ConvertedRequest;
+  /** The cache entry the call uses and how many leading contents it holds. */
+  cache?: { name: string; contentCount: number; created: boolean; tokens?: number };
+}
 
 export { convertMessages } from './messages.ts';
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { capabilityOverridesSchema } from '../../core/capabilities-schema.ts';
 import type { Capabilities } from '../../core/capabilities.ts';
 import { type ModelCapabilities, openaiModelCapabilities } from '../openai/capabilities.ts';
+import { providerTable } from '../common/provider-table.ts';
 
 export type { ModelCapabilities } from '../openai/capabilities.ts';
 
@@ -239,9 +240,9 @@ export function mergeQuirks(base: ChatQuirks, override: Partial<ChatQuirks> | un
  */
 export const openaiQuirks: ChatQuirks = {
   ...defaultQuirks,
-  baseURL: 'https://api.openai.com/v1',
+  baseURL: providerTable.openai.baseURL,
   apiKeyRequired: true,
-  apiKeyEnv: 'OPENAI_API_KEY',
+  apiKeyEnv: providerTable.openai.keyVariables[0],
   maxTokensField: 'max_completion_tokens',
   developerRoleModels: ['o1', 'o1-2*', 'o1-pro*', 'o3*', 'o4*', 'gpt-5*'],
   instructionsAsUserModels: ['o1-mini*', 'o1-preview*'],

@@ -2,7 +2,7 @@
 import type { Adapter } from '../../core/adapter.ts';
 import { type ChatQuirks, openaiQuirks } from '../openai-chat/quirks.ts';
 import { type AzureEndpointOptions, azureApiKeyEnv, azureBaseURL } from '../openai/azure.ts';
-import { createOpenAICompatible, type OpenAICompatibleOptions } from './index.ts';
+import { createOpenAICompatible, type OpenAICompatibleOptions } from './host.ts';
 
 /** Options of `createAzureOpenAI`. */
 export interface AzureOpenAIOptions extends Omit<OpenAICompatibleOptions, 'baseURL'>, AzureEndpointOptions {

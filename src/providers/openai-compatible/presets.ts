@@ -1,5 +1,6 @@
 /** The host table: one row of quirk flags per OpenAI-compatible host (data, not subclasses). */
 import type { ChatQuirks } from '../openai-chat/quirks.ts';
+import { providerTable } from '../common/provider-table.ts';
 
 /** The hosts with a ready preset. */
 export type PresetName =
@@ -84,7 +85,7 @@ export const presets: { readonly [Name in PresetName]: OpenAICompatiblePreset } 
   xai: {
     name: 'xai',
     quirks: {
-      ...hosted('XAI_API_KEY', 'https://api.x.ai/v1'),
+      ...hosted(providerTable.xai.keyVariables[0], providerTable.xai.baseURL),
       maxTokensField: 'max_completion_tokens',
       reasoningFields: ['reasoning_content'],
       // xAI reports reasoning_tokens beside completion_tokens, not inside them.

@@ -4,6 +4,7 @@ import { catalog as xaiCatalog } from '../catalog/xai.generated.ts';
 import { openaiModelCapabilities } from '../openai/capabilities.ts';
 import { presets as chatPresets } from '../openai-compatible/presets.ts';
 import type { HostCapabilities } from './capabilities.ts';
+import { providerTable } from '../common/provider-table.ts';
 
 /** One Responses host row. */
 export interface ResponsesPreset {
@@ -31,8 +32,8 @@ const xaiQuirks = chatPresets.xai.quirks;
 export const responsesPresets = {
   openai: {
     name: 'openai',
-    baseURL: 'https://api.openai.com/v1',
-    apiKeyEnv: 'OPENAI_API_KEY',
+    baseURL: providerTable.openai.baseURL,
+    apiKeyEnv: providerTable.openai.keyVariables[0],
     apiKeyRequired: true,
     host: {
       capabilities: { images: true, pdf: true, promptCaching: true },
@@ -43,8 +44,8 @@ export const responsesPresets = {
   },
   xai: {
     name: 'xai',
-    baseURL: 'https://api.x.ai/v1',
-    apiKeyEnv: 'XAI_API_KEY',
+    baseURL: providerTable.xai.baseURL,
+    apiKeyEnv: providerTable.xai.keyVariables[0],
     apiKeyRequired: true,
     host: {
       capabilities: { ...xaiQuirks.capabilities, streamingToolCalls: true },

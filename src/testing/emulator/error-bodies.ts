@@ -1,5 +1,6 @@
 /** One realistic error response per error class for each wire family (Anthropic, Google, OpenAI). */
 import { anthropicError, googleError, openaiError } from './errors.ts';
+import { bedrockError } from './rules/bedrock.ts';
 import type { JsonScript } from './types.ts';
 
 /** The error classes an HTTP error response (status + body) decides. */
@@ -59,4 +60,44 @@ export const openaiErrors: Record<ResponseErrorClass, () => JsonScript> = {
     }),
   invalid_request: () =>
     openaiError(400, 'Unrecognized request argument supplied: foo', { type: 'invalid_request_error' }),
+};
+
+/** Bedrock error responses by class (`{"message"}`, the exception in `x-amzn-errortype`). */
+export const bedrockErrors: Record<ResponseErrorClass, () => JsonScript> = {
+  auth: () =>
+    bedrockError(
+      403,
+      'UnrecognizedClientException',
+      'The security token included in the request is invalid.',
+    ),
+  rate_limit: () =>
+    bedrockError(429, 'ThrottlingException', 'Too many requests, please wait before trying again.'),
+  server_error: () =>
+    bedrockError(503, 'ServiceUnavailableException', 'Bedrock is unable to process your request.'),
+  context_overflow: () => bedrockError(400, 'ValidationException', 'Input is too long for requested model.'),
+  invalid_request: () =>
+    bedrockError(
+      400,
+      'ValidationException',
+      'The provided request is not valid: temperature must be between 0 and 1.',
+    ),
+};
+
+/** Vertex AI (Anthropic publisher) error responses: Google's envelope for auth and quota, Anthropic's for the model. */
+export const vertexAnthropicErrors: Record<ResponseErrorClass, () => JsonScript> = {
+  auth: () =>
+    googleError(
+      401,
+      'Request had invalid authentication credentials. Expected OAuth 2 access token.',
+      'UNAUTHENTICATED',
+    ),
+  rate_limit: () =>
+    googleError(
+      429,
+      'Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model.',
+      'RESOURCE_EXHAUSTED',
+    ),
+  server_error: () => anthropicError(529, 'overloaded_error', 'Overloaded'),
+  context_overflow: anthropicErrors.context_overflow,
+  invalid_request: anthropicErrors.invalid_request,
 };

@@ -15,8 +15,38 @@ export interface ResponsePlan {
    */
   body:
     | { kind: 'whole'; text: string }
+    | { kind: 'bytes'; bytes: Uint8Array }
     | { kind: 'frames'; frames: WireFrame[] }
+    | { kind: 'event-stream'; frames: WireFrame[] }
     | { kind: 'json-array'; items: string[] };
+}
+
+/** Headers of an AWS event-stream response (Bedrock ConverseStream, InvokeModelWithResponseStream). */
+export const eventStreamHeaders: Record<string, string> = {
+  'content-type': 'application/vnd.amazon.eventstream',
+  'x-amzn-requestid': '00000000-0000-4000-8000-000000000000',
+};
+
+/**
+ * A streamed plan of AWS event-stream messages: each structured frame becomes one message whose
+ * `:event-type` is the frame's `event` and whose payload is its `data`; an `event` of the form
+ * `exception:<type>` becomes an exception message (`:message-type: exception`).
+ */
+export function createEventStreamPlan(
+  frames: WireFrame[],
+  status = 200,
+  headers: Record<string, string> = {},
+): ResponsePlan {
+  return { status, headers: { ...eventStreamHeaders, ...headers }, body: { kind: 'event-stream', frames } };
+}
+
+/** A whole binary body (e.g. recorded event-stream bytes). */
+export function createBytesPlan(
+  bytes: Uint8Array,
+  headers: Record<string, string>,
+  status = 200,
+): ResponsePlan {
+  return { status, headers, body: { kind: 'bytes', bytes } };
 }
 
 /** The invalid JSON that `malformedAtEvent` puts in place of an event's data. */

@@ -11,6 +11,10 @@ const endpoints = {
   'openai-chat': '/v1/chat/completions',
   'openai-responses': '/v1/responses',
   gemini: '/v1beta/models/gemini-2.5-flash:streamGenerateContent',
+  'bedrock-converse': '/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream',
+  'bedrock-invoke': '/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke-with-response-stream',
+  'vertex-anthropic':
+    '/v1/projects/p/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5@20250929:streamRawPredict',
 } as const;
 
 describe('the emulator protocol table', () => {
@@ -27,9 +31,23 @@ describe('the emulator protocol table', () => {
   });
 
   it.each(emulatorApis)('%s: its fixture folders replay in it, with its framing', (api) => {
-    const { fixtureFolders, namedEvents, doneData } = emulatorProtocols[api];
+    const { fixtureFolders, namedEvents, doneData, eventStream } = emulatorProtocols[api];
     for (const folder of fixtureFolders)
       expect(inferApiFromFile(`/x/recorded/${folder}/a.chunks.txt`)).toBe(api);
+    if (eventStream === 'converse') {
+      // Converse lines are `{"<eventType>": payload}`: the key names the event-stream message.
+      expect(framesFromChunks('{"messageStart":{"role":"assistant"}}\n', api)).toEqual([
+        { event: 'messageStart', data: '{"role":"assistant"}' },
+      ]);
+      return;
+    }
+    if (eventStream === 'chunk') {
+      // InvokeModel streams wrap each Anthropic event in a `chunk` message of base64 bytes.
+      const [first] = framesFromChunks('{"type":"message_start"}\n', api);
+      const bytes = Buffer.from('{"type":"message_start"}').toString('base64');
+      expect(first).toEqual({ event: 'chunk', data: JSON.stringify({ bytes }) });
+      return;
+    }
     const frames = framesFromChunks('{"type":"message_start"}\n{"type":"ping"}\n', api);
     expect(frames[0]).toEqual(
       namedEvents

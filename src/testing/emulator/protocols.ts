@@ -3,11 +3,26 @@
  * file is framed, its model listing, its request rules and its error bodies. Routing, replay, rules
  * and error builders read this table; nothing else in the emulator switches on protocol names.
  */
-import { anthropicErrors, googleErrors, openaiErrors, type ResponseErrorClass } from './error-bodies.ts';
+import {
+  anthropicErrors,
+  bedrockErrors,
+  googleErrors,
+  openaiErrors,
+  type ResponseErrorClass,
+  vertexAnthropicErrors,
+} from './error-bodies.ts';
 import type { ResponsePlan } from './frames.ts';
-import { asksForStream, isGeminiGeneratePath } from './request-fields.ts';
+import {
+  asksForStream,
+  isConversePath,
+  isGeminiGeneratePath,
+  isInvokePath,
+  isVertexAnthropicPath,
+} from './request-fields.ts';
+import { checkConverseRequest, checkInvokeRequest } from './rules/bedrock.ts';
+import { checkGoogleCredentials, checkVertexAnthropicRequest } from './rules/vertex.ts';
 import { checkAnthropicRequest } from './rules/anthropic.ts';
-import { checkGeminiRequest } from './rules/gemini.ts';
+import { checkGeminiBody, checkGeminiRequest } from './rules/gemini.ts';
 import { checkHostRules } from './rules/hosts.ts';
 import { checkBearer, checkChatRequest } from './rules/openai.ts';
 import { checkResponsesRequest, rememberResponse, type ResponsesStore } from './rules/openai-responses.ts';
@@ -23,6 +38,11 @@ export interface EmulatorProtocol {
   fixtureFolders: readonly string[];
   /** Whether the request asks for a streamed answer. */
   isStreaming(request: Pick<RecordedRequest, 'path' | 'body'>): boolean;
+  /**
+   * Streams go out as AWS event-stream messages (Bedrock) rather than SSE; replayed `.chunks.txt`
+   * lines are `{"<eventType>": payload}` (`converse`) or Anthropic events wrapped in `chunk` frames.
+   */
+  eventStream?: 'converse' | 'chunk';
   /** Whether a streamed answer goes out as one JSON array rather than SSE. */
   streamsJsonArray(request: Pick<RecordedRequest, 'path' | 'body' | 'query'>): boolean;
   /** Replayed `.chunks.txt` lines get `event: <payload.type>`. */
@@ -139,10 +159,59 @@ export const emulatorProtocols: { readonly [Api in EmulatorApi]: EmulatorProtoco
       request.path.endsWith(':streamGenerateContent') && request.query.alt !== 'sse',
     namedEvents: false,
     modelList: geminiModelList,
-    checkRules: (request) => checkGeminiRequest(request),
+    checkRules: (request) =>
+      // Vertex (`…/publishers/google/models/…`): OAuth or an express key, then the same body rules.
+      request.path.includes('/publishers/google/')
+        ? (checkGoogleCredentials(request) ?? checkGeminiBody(request))
+        : checkGeminiRequest(request),
     errors: googleErrors,
   },
+  'bedrock-converse': {
+    matchesEndpoint: isConversePath,
+    fixtureFolders: ['bedrock'],
+    isStreaming: (request) => request.path.endsWith('/converse-stream'),
+    streamsJsonArray: () => false,
+    eventStream: 'converse',
+    namedEvents: false,
+    modelList: bedrockModelList,
+    checkRules: (request) => checkConverseRequest(request),
+    errors: bedrockErrors,
+  },
+  'bedrock-invoke': {
+    matchesEndpoint: isInvokePath,
+    fixtureFolders: [],
+    isStreaming: (request) => request.path.endsWith('/invoke-with-response-stream'),
+    streamsJsonArray: () => false,
+    eventStream: 'chunk',
+    namedEvents: false,
+    modelList: bedrockModelList,
+    checkRules: (request) => checkInvokeRequest(request),
+    errors: bedrockErrors,
+  },
+  'vertex-anthropic': {
+    matchesEndpoint: isVertexAnthropicPath,
+    fixtureFolders: [],
+    isStreaming: (request) => request.path.endsWith(':streamRawPredict'),
+    streamsJsonArray: () => false,
+    namedEvents: true,
+    modelList: () => ({ publisherModels: [] }),
+    checkRules: (request) => checkVertexAnthropicRequest(request),
+    errors: vertexAnthropicErrors,
+  },
 };
+
+function bedrockModelList(): unknown {
+  return {
+    modelSummaries: [
+      {
+        modelId: 'anthropic.claude-sonnet-4-5-20250929-v1:0',
+        modelName: 'Claude Sonnet 4.5',
+        providerName: 'Anthropic',
+      },
+      { modelId: 'amazon.nova-pro-v1:0', modelName: 'Nova Pro', providerName: 'Amazon' },
+    ],
+  };
+}
 
 /** The protocol of requests and files nothing else claims: OpenAI Chat Completions, the common dialect. */
 export const fallbackApi: EmulatorApi = 'openai-chat';

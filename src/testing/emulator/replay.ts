@@ -2,8 +2,11 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import {
+  createBytesPlan,
+  createEventStreamPlan,
   createJsonPlan,
   createStreamPlan,
+  eventStreamHeaders,
   type ResponsePlan,
   splitRawSse,
   type WireFrame,
@@ -34,16 +37,39 @@ function eventType(line: string): string | undefined {
  * Responses also get `event: <payload.type>`; OpenAI Chat ends with `data: [DONE]`.
  */
 export function framesFromChunks(text: string, api: EmulatorApi): WireFrame[] {
-  const { namedEvents: named, doneData } = emulatorProtocols[api];
-  const frames: WireFrame[] = text
-    .split(/\r?\n/)
-    .filter((line) => line.trim() !== '')
-    .map((line) => {
-      const event = named ? eventType(line) : undefined;
-      return event === undefined ? { data: line } : { event, data: line };
-    });
+  const { namedEvents: named, doneData, eventStream } = emulatorProtocols[api];
+  const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '');
+  if (eventStream === 'converse') return lines.map(converseFrame);
+  if (eventStream === 'chunk')
+    return lines.map((line) => ({
+      event: 'chunk',
+      data: JSON.stringify({ bytes: Buffer.from(line, 'utf8').toString('base64') }),
+    }));
+  const frames: WireFrame[] = lines.map((line) => {
+    const event = named ? eventType(line) : undefined;
+    return event === undefined ? { data: line } : { event, data: line };
+  });
   if (doneData !== undefined) frames.push({ data: doneData });
   return frames;
+}
+
+/**
+ * One Converse `.chunks.txt` line, `{"<eventType>": payload}`, as an event-stream frame: the key is
+ * the `:event-type` (an `…Exception` key an exception message), the payload the message body. A
+ * line that is not such an object goes out as a `chunk` event carrying the line.
+ */
+function converseFrame(line: string): WireFrame {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    return { event: 'chunk', data: line };
+  }
+  const entries = typeof parsed === 'object' && parsed !== null ? Object.entries(parsed) : [];
+  if (entries.length !== 1) return { event: 'chunk', data: line };
+  const [type, payload] = entries[0] as [string, unknown];
+  const event = /Exception$/.test(type) ? `exception:${type}` : type;
+  return { event, data: JSON.stringify(payload) };
 }
 
 /** Resolves a replay script's file to a path. */
@@ -61,9 +87,14 @@ export async function createReplayPlan(
   const status = script.status ?? 200;
   const headers = script.headers ?? {};
   if (path.endsWith('.sse')) return createStreamPlan(splitRawSse(text), status, headers);
+  if (path.endsWith('.eventstream.base64.txt'))
+    return createBytesPlan(Buffer.from(text.trim(), 'base64'), { ...eventStreamHeaders, ...headers }, status);
   if (path.endsWith('.chunks.txt')) {
     const api = script.api ?? requestApi ?? inferApiFromFile(path);
-    return createStreamPlan(framesFromChunks(text, api), status, headers);
+    const frames = framesFromChunks(text, api);
+    return emulatorProtocols[api].eventStream === undefined
+      ? createStreamPlan(frames, status, headers)
+      : createEventStreamPlan(frames, status, headers);
   }
   return createJsonPlan(status, text, headers);
 }

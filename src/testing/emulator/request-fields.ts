@@ -29,9 +29,40 @@ export function geminiModelFromPath(path: string): string | undefined {
   return geminiGeneratePattern.exec(path)?.[1];
 }
 
-/** The model a request names: the Gemini path segment, else the body's `model` field. */
+const bedrockPattern = /\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/;
+const vertexAnthropicPattern = /\/publishers\/anthropic\/models\/([^/:]+):(rawPredict|streamRawPredict)$/;
+
+/** Whether `path` is a Bedrock Converse endpoint (`/model/{id}/converse` or `/converse-stream`). */
+export function isConversePath(path: string): boolean {
+  return /^converse(-stream)?$/.test(bedrockPattern.exec(path)?.[2] ?? '');
+}
+
+/** Whether `path` is a Bedrock InvokeModel endpoint (`/model/{id}/invoke` or `/invoke-with-response-stream`). */
+export function isInvokePath(path: string): boolean {
+  return /^invoke/.test(bedrockPattern.exec(path)?.[2] ?? '');
+}
+
+/** Whether `path` is Vertex's Anthropic endpoint (`…/publishers/anthropic/models/{m}:rawPredict` or `:streamRawPredict`). */
+export function isVertexAnthropicPath(path: string): boolean {
+  return vertexAnthropicPattern.test(path);
+}
+
+/** The model a path names: Bedrock's `/model/{id}/…` (decoded), Vertex's `…/models/{m}:…`. */
+function modelFromPath(path: string): string | undefined {
+  const bedrock = bedrockPattern.exec(path)?.[1];
+  if (bedrock !== undefined) {
+    try {
+      return decodeURIComponent(bedrock);
+    } catch {
+      return bedrock;
+    }
+  }
+  return vertexAnthropicPattern.exec(path)?.[1];
+}
+
+/** The model a request names: the Gemini, Bedrock or Vertex path segment, else the body's `model` field. */
 export function requestedModel(request: Pick<RecordedRequest, 'path' | 'body'>): string | undefined {
-  const fromPath = geminiModelFromPath(request.path);
+  const fromPath = geminiModelFromPath(request.path) ?? modelFromPath(request.path);
   if (fromPath !== undefined) return fromPath;
   const model = objectBody(request.body).model;
   return typeof model === 'string' ? model : undefined;

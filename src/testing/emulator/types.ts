@@ -1,7 +1,14 @@
 /** Public types of the provider emulator: scripts, faults, recorded requests and the server handle. */
 
 /** The wire protocols the emulator speaks. */
-export type EmulatorApi = 'anthropic-messages' | 'openai-chat' | 'openai-responses' | 'gemini';
+export type EmulatorApi =
+  | 'anthropic-messages'
+  | 'openai-chat'
+  | 'openai-responses'
+  | 'gemini'
+  | 'bedrock-converse'
+  | 'bedrock-invoke'
+  | 'vertex-anthropic';
 
 /**
  * Byte- and event-level faults injected while a response is written.
@@ -165,6 +172,8 @@ export interface Emulator {
   readonly url: string;
   /** Queues a script; each non-GET request to a scripted endpoint consumes one, first in first out. */
   enqueue(script: EmulatorScript): void;
+  /** Drops every queued script (test isolation after a request that never reached the emulator). */
+  clear(): void;
   /** Script used when the queue is empty; without one such requests get a 500 `emulator: no script queued`. */
   setDefault(script: EmulatorScript | undefined): void;
   /** Every request received, in order. */

@@ -1,7 +1,15 @@
 /** Writes a response plan to the socket, applying byte- and event-level faults. */
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { corruptFrame, type ResponsePlan, serializeFrame, serializeJsonArray } from './frames.ts';
+import { encodeEventStreamMessage } from '../../transport/event-stream.ts';
+import {
+  corruptFrame,
+  malformedData,
+  type ResponsePlan,
+  serializeFrame,
+  serializeJsonArray,
+  type WireFrame,
+} from './frames.ts';
 import type { EmulatorFault } from './types.ts';
 
 /** One write: the byte range `[start, end)` of the body, and whether it ends an event. */
@@ -20,13 +28,31 @@ export interface WriteSchedule {
 /** Encodes the plan's body as one buffer per event, corrupting the event named by `malformedAtEvent`. */
 export function encodeEvents(plan: ResponsePlan, fault: EmulatorFault | undefined): Buffer[] {
   if (plan.body.kind === 'whole') return [Buffer.from(plan.body.text, 'utf8')];
+  if (plan.body.kind === 'bytes') return [Buffer.from(plan.body.bytes)];
   const malformedIndex = (fault?.malformedAtEvent ?? 0) - 1;
+  if (plan.body.kind === 'event-stream') {
+    return plan.body.frames.map((frame, index) => encodeEventMessage(frame, index === malformedIndex));
+  }
   if (plan.body.kind === 'json-array') {
     return serializeJsonArray(plan.body.items, malformedIndex).map((event) => Buffer.from(event, 'utf8'));
   }
   return plan.body.frames.map((frame, index) =>
     Buffer.from(serializeFrame(index === malformedIndex ? corruptFrame(frame) : frame), 'utf8'),
   );
+}
+
+/** One event-stream message of a frame (`exception:<type>` events become exception messages). */
+function encodeEventMessage(frame: WireFrame, malformed: boolean): Buffer {
+  const event = 'raw' in frame ? 'chunk' : (frame.event ?? 'chunk');
+  const data = malformed ? malformedData : 'raw' in frame ? frame.raw : frame.data;
+  const headers: Record<string, string> = event.startsWith('exception:')
+    ? {
+        ':exception-type': event.slice('exception:'.length),
+        ':content-type': 'application/json',
+        ':message-type': 'exception',
+      }
+    : { ':event-type': event, ':content-type': 'application/json', ':message-type': 'event' };
+  return Buffer.from(encodeEventStreamMessage(headers, data));
 }
 
 function splitOffsets(split: EmulatorFault['splitBytes'], total: number): number[] {
@@ -104,7 +130,7 @@ export async function writeResponse(
     fault,
   );
   const headers = { ...plan.headers };
-  if (plan.body.kind === 'whole' && schedule.ending === 'end')
+  if ((plan.body.kind === 'whole' || plan.body.kind === 'bytes') && schedule.ending === 'end')
     headers['content-length'] = String(body.length);
   response.writeHead(plan.status, headers);
   response.flushHeaders();

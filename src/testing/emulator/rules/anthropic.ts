@@ -150,6 +150,11 @@ export function checkAnthropicRequest(request: RecordedRequest): JsonScript | un
   if (!request.headers['x-api-key'])
     return anthropicError(401, 'authentication_error', 'x-api-key header is required');
   if (!request.headers['anthropic-version']) return invalid('anthropic-version: header is required');
+  return checkAnthropicBody(request);
+}
+
+/** The body rules of a Messages request (shared by the transports carrying it: Bedrock, Vertex). */
+export function checkAnthropicBody(request: RecordedRequest): JsonScript | undefined {
   if (typeof request.body !== 'object' || request.body === null)
     return invalid('There was an error parsing the body');
   const body = request.body as Record<string, unknown>;

@@ -12,6 +12,7 @@ import type { CanonicalResponse } from '../../../core/request.ts';
 import type { Part } from '../../../core/transcript.ts';
 import type { Usage } from '../../../core/usage.ts';
 import {
+  createEventStreamPlan,
   createJsonArrayPlan,
   createJsonPlan,
   createStreamPlan,
@@ -33,6 +34,8 @@ import {
   wantsStreamUsage,
 } from '../routing.ts';
 import type { EmulatorApi, RecordedRequest, ScriptedContent, ScriptedScript } from '../types.ts';
+import { emulatorProtocols } from '../protocols.ts';
+import { createConverseBody, createConverseFrames, toChunkFrames } from './bedrock.ts';
 import { chunkText, hasToolCall, resolveUsage } from './shared.ts';
 
 interface Synthesizer {
@@ -64,7 +67,34 @@ const synthesizers: Record<EmulatorApi, Synthesizer> = {
     createToolId: () => `gc_${randomToken(12)}`,
     headers: () => ({}),
   },
+  'bedrock-converse': {
+    defaultModel: 'anthropic.claude-sonnet-4-5-20250929-v1:0',
+    createToolId: () => `tooluse_${randomToken(22)}`,
+    headers: bedrockHeaders,
+  },
+  'bedrock-invoke': {
+    defaultModel: 'claude-sonnet-4-5-20250929',
+    createToolId: createAnthropicToolId,
+    headers: bedrockHeaders,
+  },
+  'vertex-anthropic': {
+    defaultModel: 'claude-sonnet-4-5@20250929',
+    createToolId: createAnthropicToolId,
+    headers: () => ({}),
+  },
 };
+
+function bedrockHeaders(): Record<string, string> {
+  const hex = () => randomToken(8, '0123456789abcdef');
+  return {
+    'x-amzn-requestid': `${hex()}-${hex().slice(0, 4)}-4${hex().slice(0, 3)}-8${hex().slice(0, 3)}-${hex()}${hex().slice(0, 4)}`,
+  };
+}
+
+/** The codec of a protocol's body: Claude on Bedrock (InvokeModel) and on Vertex speak Anthropic's Messages. */
+function codecOf(api: Exclude<EmulatorApi, 'bedrock-converse'>) {
+  return codecs[api === 'bedrock-invoke' || api === 'vertex-anthropic' ? 'anthropic-messages' : api];
+}
 
 /**
  * Gemini 3 signs the first `functionCall` of every response; when the script gives that call no
@@ -176,6 +206,11 @@ export function createScriptedPlan(
 ): ResponsePlan {
   const synthesizer = synthesizers[api];
   const context = encodeContext(script, api, request);
+  if (api === 'bedrock-converse') {
+    if (!isStreamingRequest(api, request))
+      return createJsonPlan(200, createConverseBody(script), synthesizer.headers());
+    return createEventStreamPlan(createConverseFrames(script), 200, synthesizer.headers());
+  }
   const include = bodyField(request.body, 'include');
   const encrypted =
     api === 'openai-responses' && Array.isArray(include) && include.includes('reasoning.encrypted_content');
@@ -191,7 +226,7 @@ export function createScriptedPlan(
     usage,
     latencyMs: 0,
   };
-  const codec = codecs[api];
+  const codec = codecOf(api);
   if (!isStreamingRequest(api, request))
     return createJsonPlan(200, codec.encodeResponse(response, context), synthesizer.headers());
   const encoder = codec.createStreamEncoder(context);
@@ -204,5 +239,7 @@ export function createScriptedPlan(
   const frames = events.flatMap((event) => encoder.event(event));
   if (isJsonArrayStream(api, request))
     return createJsonArrayPlan(frames.map(frameData), 200, synthesizer.headers());
+  if (emulatorProtocols[api].eventStream === 'chunk')
+    return createEventStreamPlan(toChunkFrames(frames), 200, synthesizer.headers());
   return createStreamPlan(frames, 200, synthesizer.headers());
 }

@@ -1,0 +1,186 @@
+/** The gateway's HTTP routes (Hono): every protocol at its standard path, health, readiness and metrics. */
+import { Hono, type Context } from 'hono';
+import { codecs } from '../codecs/index.ts';
+import type { ProtocolName } from '../codecs/types.ts';
+import { createRequestId } from '../core/ids.ts';
+import { toWireError, unauthorized } from './errors.ts';
+import { errorResponse, readJson, serveGeneration } from './generate.ts';
+import { findKey, type GatewayKey, presentedKey } from './keys.ts';
+import { anthropicModels, countTokens, geminiModels, openaiModels } from './models.ts';
+import { serveNativeStream } from './native.ts';
+import { keyUsage } from './quota.ts';
+import type { GatewayState } from './state.ts';
+
+type Env = { Variables: { requestId: string; key: GatewayKey | undefined } };
+
+/** The protocol a path speaks, for error shapes before a handler runs. */
+function protocolOfPath(path: string, headers: Headers): ProtocolName {
+  if (path.startsWith('/v1beta/') || geminiPath.test(path)) return 'gemini';
+  if (path.startsWith('/v1/messages') || headers.has('anthropic-version')) return 'anthropic-messages';
+  if (path.startsWith('/v1/responses')) return 'openai-responses';
+  return 'openai-chat';
+}
+
+const geminiPath = /^(.+):(generateContent|streamGenerateContent|countTokens)$/;
+
+/** Builds the Hono app over shared gateway state. */
+export function createApp(state: GatewayState): Hono<Env> {
+  const app = new Hono<Env>();
+
+  app.use('*', async (c, next) => {
+    const given = c.req.header('x-request-id');
+    const requestId = given !== undefined && /^[\w.:-]{1,128}$/.test(given) ? given : createRequestId();
+    c.set('requestId', requestId);
+    await next();
+    c.res.headers.set('x-request-id', requestId);
+  });
+
+  const guarded = async (c: Context<Env>, next: () => Promise<void>) => {
+    const protocol = protocolOfPath(c.req.path, c.req.raw.headers);
+    if (!state.accepting)
+      return errorResponse(
+        protocol,
+        { status: 503, errorClass: 'server_error', message: 'the gateway is shutting down' },
+        c.get('requestId'),
+      );
+    if (state.keys.length > 0) {
+      const key = findKey(state.keys, presentedKey(c.req.raw.headers, new URL(c.req.url)));
+      if (key === undefined) return errorResponse(protocol, unauthorized().wire, c.get('requestId'));
+      c.set('key', key);
+    }
+    await next();
+  };
+  app.use('/v1/*', guarded);
+  app.use('/v1beta/*', guarded);
+  app.use('/switchyard/*', guarded);
+
+  const generate = (
+    c: Context<Env>,
+    protocol: ProtocolName,
+    extra: Partial<Parameters<typeof serveGeneration>[1]> = {},
+  ) =>
+    serveGeneration(state, {
+      protocol,
+      request: c.req.raw,
+      requestId: c.get('requestId'),
+      key: c.get('key'),
+      ...extra,
+    });
+
+  app.post('/v1/chat/completions', (c) => generate(c, 'openai-chat'));
+  app.post('/v1/responses', (c) => generate(c, 'openai-responses'));
+  app.post('/v1/messages', (c) => generate(c, 'anthropic-messages'));
+  app.post('/v1/messages/count_tokens', (c) => countRequestTokens(c, state, 'anthropic-messages'));
+  app.get('/v1/models', (c) => {
+    if (c.req.header('anthropic-version') !== undefined) return c.json(anthropicModels(state));
+    if (c.req.header('x-goog-api-key') !== undefined || c.req.query('key') !== undefined)
+      return c.json(geminiModels(state));
+    return c.json(openaiModels(state));
+  });
+  app.get('/v1beta/models', (c) => c.json(geminiModels(state)));
+  const gemini = (c: Context<Env>) => {
+    const match = geminiPath.exec(decodeURIComponent(c.req.param('action') ?? ''));
+    if (match === null)
+      return errorResponse(
+        'gemini',
+        { status: 404, errorClass: 'invalid_request', message: 'unknown method' },
+        c.get('requestId'),
+      );
+    const [, model, method] = match;
+    if (method === 'countTokens') return countRequestTokens(c, state, 'gemini', model);
+    const stream = method === 'streamGenerateContent';
+    return generate(c, 'gemini', {
+      decodeContext: { model, stream },
+      jsonArray: stream && c.req.query('alt') !== 'sse',
+    });
+  };
+  // The Gemini API version is the client's choice (`v1beta` by default, `v1` when set).
+  app.post('/v1beta/models/:action', gemini);
+  app.post('/v1/models/:action', gemini);
+  app.post('/switchyard/v1/stream', (c) => serveNativeStream(state, c.req.raw, c.get('requestId')));
+  app.get('/switchyard/v1/keys/:name/usage', (c) => serveKeyUsage(c, state));
+
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', (c) =>
+    state.accepting ? c.json({ status: 'ready' }) : c.json({ status: 'shutting down' }, 503),
+  );
+  app.get('/metrics', async (c) => {
+    await updateCircuits(state);
+    return c.body(await state.metrics.registry.metrics(), 200, {
+      'content-type': state.metrics.registry.contentType,
+    });
+  });
+  app.notFound((c) =>
+    errorResponse(
+      protocolOfPath(c.req.path, c.req.raw.headers),
+      { status: 404, errorClass: 'invalid_request', message: `no route for ${c.req.method} ${c.req.path}` },
+      c.get('requestId') ?? createRequestId(),
+    ),
+  );
+  app.onError((error, c) => {
+    state.logger.warn('gateway: unexpected error', {
+      error: error instanceof Error ? error.name : 'unknown',
+    });
+    return errorResponse(
+      protocolOfPath(c.req.path, c.req.raw.headers),
+      toWireError(error),
+      c.get('requestId') ?? createRequestId(),
+    );
+  });
+  return app;
+}
+
+async function countRequestTokens(
+  c: Context<Env>,
+  state: GatewayState,
+  protocol: ProtocolName,
+  model?: string,
+): Promise<Response> {
+  try {
+    const body = await readJson(c.req.raw, state.bodyLimit);
+    const decoded = codecs[protocol].decodeRequest(body, { model, stream: false });
+    const tokens = countTokens({ transcript: decoded.request.transcript, tools: decoded.request.tools });
+    return c.json(protocol === 'gemini' ? { totalTokens: tokens } : { input_tokens: tokens });
+  } catch (error) {
+    return errorResponse(protocol, toWireError(error), c.get('requestId'));
+  }
+}
+
+/** `GET /switchyard/v1/keys/{name}/usage`: spend and remaining budget of a key; admin keys only. */
+async function serveKeyUsage(c: Context<Env>, state: GatewayState): Promise<Response> {
+  const requestId = c.get('requestId');
+  if (c.get('key')?.admin !== true)
+    return errorResponse(
+      'openai-chat',
+      {
+        status: 403,
+        errorClass: 'auth',
+        code: 'permission_error',
+        message: 'an admin gateway key is required',
+      },
+      requestId,
+    );
+  const key = state.keys.find((candidate) => candidate.name === c.req.param('name'));
+  if (key === undefined)
+    return errorResponse(
+      'openai-chat',
+      { status: 404, errorClass: 'invalid_request', message: 'no gateway key by that name' },
+      requestId,
+    );
+  try {
+    return c.json(await keyUsage(state.shared, key));
+  } catch (error) {
+    return errorResponse('openai-chat', toWireError(error), requestId);
+  }
+}
+
+async function updateCircuits(state: GatewayState): Promise<void> {
+  state.metrics.circuits.reset();
+  for (const provider of state.switchyard.providers()) {
+    if (!provider.configured) continue;
+    const key = `provider:${provider.name}`;
+    const current = await state.switchyard.availability.state(key);
+    for (const name of ['closed', 'open', 'half-open'])
+      state.metrics.circuits.set({ key, state: name }, name === current ? 1 : 0);
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * Provider artifacts a client protocol has no field for: a tool call's signature (Gemini thought
+ * signatures) and the signed reasoning of the message that made the call, kept in the state store
+ * by tool-call id and put back when the client sends the call again. Stored Responses transcripts
+ * (`store` + `previous_response_id`) live in the same store.
+ */
+import type { Item, Part, ReasoningPart, ToolCallPart } from '../core/transcript.ts';
+import type { GatewayStore } from './store.ts';
+
+interface CallArtifacts {
+  provider?: string;
+  signature?: string;
+  reasoning?: ReasoningPart[];
+}
+
+const callKey = (id: string) => `call:${id}`;
+/** The store key of a stored Responses transcript. */
+export const responseKey = (id: string) => `response:${id}`;
+
+/** Keeps the signatures and signed reasoning of a response's tool calls. */
+export async function saveArtifacts(
+  content: readonly Part[],
+  provider: string,
+  store: GatewayStore,
+  ttlMs: number,
+): Promise<void> {
+  const calls = content.filter((part): part is ToolCallPart => part.type === 'tool-call');
+  if (calls.length === 0) return;
+  const reasoning = content.filter(
+    (part): part is ReasoningPart =>
+      part.type === 'reasoning' && (part.signature !== undefined || part.data !== undefined),
+  );
+  await Promise.all(
+    calls.map((call, index) => {
+      const artifacts: CallArtifacts = { provider: call.provider ?? provider };
+      if (call.signature !== undefined) artifacts.signature = call.signature;
+      if (index === 0 && reasoning.length > 0)
+        artifacts.reasoning = reasoning.map((part) => ({ ...part, provider: part.provider ?? provider }));
+      if (artifacts.signature === undefined && artifacts.reasoning === undefined) return undefined;
+      return store.put(callKey(call.id), artifacts, ttlMs);
+    }),
+  );
+}
+
+async function restoreItem(item: Item, store: GatewayStore): Promise<void> {
+  const calls = item.parts.filter((part): part is ToolCallPart => part.type === 'tool-call');
+  if (calls.length === 0) return;
+  const found = await Promise.all(
+    calls.map((call) => store.get(callKey(call.id)) as Promise<CallArtifacts | undefined>),
+  );
+  calls.forEach((call, index) => {
+    const artifacts = found[index];
+    if (artifacts === undefined || call.signature !== undefined) return;
+    if (artifacts.signature !== undefined) call.signature = artifacts.signature;
+    if (artifacts.provider !== undefined) call.provider = artifacts.provider;
+  });
+  const reasoning = found[0]?.reasoning;
+  if (reasoning !== undefined && !item.parts.some((part) => part.type === 'reasoning'))
+    item.parts.unshift(...reasoning);
+}
+
+/** Puts stored artifacts back on the assistant items of a decoded transcript (in place). */
+export async function restoreArtifacts(transcript: Item[], store: GatewayStore): Promise<void> {
+  await Promise.all(
+    transcript.filter((item) => item.kind === 'assistant').map((item) => restoreItem(item, store)),
+  );
+}

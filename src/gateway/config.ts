@@ -1,0 +1,98 @@
+/**
+ * The gateway's configuration: the `gateway:` section of the Switchyard config file (keys, limits,
+ * state lifetime, shutdown grace). The rest of the file configures the front door as usual.
+ */
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { z } from 'zod';
+import type { SwitchyardConfig } from '../registry/config.ts';
+
+const keySchema = z
+  .object({
+    /** Shown in logs and metrics, never the key. */
+    name: z.string().min(1),
+    /** The environment variable holding the key. */
+    key_env: z.string().min(1).optional(),
+    /** The key's SHA-256 digest, `sha256:<64 hex>` (keeps the key itself out of the config). */
+    key: z
+      .string()
+      .regex(/^sha256:[0-9a-f]{64}$/, 'a digest `sha256:<64 lower-case hex>`')
+      .optional(),
+    /** Model names or globs this key may use (default: every model). */
+    models: z.array(z.string().min(1)).optional(),
+    /** Requests and tokens per minute, shared by every instance (see README "Scaling out"). */
+    limits: z
+      .object({
+        requests_per_minute: z.number().positive().optional(),
+        tokens_per_minute: z.number().positive().optional(),
+      })
+      .strict()
+      .optional(),
+    /** Spend per UTC day and month, USD. */
+    budget: z
+      .object({
+        usd_per_day: z.number().nonnegative().optional(),
+        usd_per_month: z.number().nonnegative().optional(),
+      })
+      .strict()
+      .optional(),
+    /** May read other keys' usage (`GET /switchyard/v1/keys/{name}/usage`). Default false. */
+    admin: z.boolean().optional(),
+  })
+  .strict()
+  .refine((key) => (key.key_env === undefined) !== (key.key === undefined), 'exactly one of key_env or key');
+
+/** The `gateway:` section. */
+export const gatewayConfigSchema = z
+  .object({
+    keys: z.array(keySchema).optional(),
+    /** Where shared state lives: `memory` (default, one process) or a `redis://` URL (any number of instances). */
+    state: z
+      .string()
+      .regex(/^(memory|(redis|rediss|valkey|valkeys)(\+cluster)?:\/\/.+)$/, "'memory' or a redis:// URL")
+      .optional(),
+    /** A state call slower than this counts as a failure. Default 50. */
+    state_timeout_ms: z.number().int().positive().max(60_000).optional(),
+    /** When the shared state fails: `open` serves from local state (default), `closed` refuses with 503. */
+    on_state_failure: z.enum(['open', 'closed']).optional(),
+    /** Request bodies above this are refused with 413. Default 32 MiB. */
+    body_limit_bytes: z.number().int().positive().optional(),
+    /** How long stored Responses and call artifacts live. Default 3,600 s. */
+    state_ttl_seconds: z.number().positive().optional(),
+    /** On SIGTERM, how long in-flight requests may finish before they are cancelled. Default 10 s. */
+    shutdown_grace_seconds: z.number().nonnegative().optional(),
+    /** Write a JSON-lines access log line per request (default true). */
+    access_log: z.boolean().optional(),
+  })
+  .strict();
+
+/** The gateway section as written. */
+export type GatewayConfig = z.input<typeof gatewayConfigSchema>;
+/** One `gateway.keys` entry. */
+export type GatewayKeyConfig = z.infer<typeof keySchema>;
+
+/** A whole config file: the front door's sections plus `gateway:`. */
+export type GatewayFileConfig = SwitchyardConfig & { gateway?: GatewayConfig };
+
+/** Splits a config object into the gateway section (validated) and the front door's config. */
+export function splitConfig(config: GatewayFileConfig): {
+  gateway: z.infer<typeof gatewayConfigSchema>;
+  switchyard: SwitchyardConfig;
+} {
+  const { gateway, ...switchyard } = config;
+  const result = gatewayConfigSchema.safeParse(gateway ?? {});
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `gateway.${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`invalid gateway config: ${problems.join('; ')}`);
+  }
+  return { gateway: result.data, switchyard };
+}
+
+/** Reads a YAML (or JSON) config file. */
+export function readConfigFile(path: string): GatewayFileConfig {
+  const value = parse(readFileSync(path, 'utf8')) as unknown;
+  if (value === null || value === undefined) return {};
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new Error(`${path}: the config must be a mapping`);
+  return value as GatewayFileConfig;
+}

@@ -1,0 +1,71 @@
+/** Classifies every failure the gateway meets into a `WireError`: the status its class implies, never a secret. */
+import { RequestFieldError } from '../codecs/fields.ts';
+import type { WireError } from '../codecs/types.ts';
+import { isAdapterError } from '../core/errors/guards.ts';
+import { StateUnavailableError } from '../state/outage.ts';
+import { QuotaError } from './quota.ts';
+
+/** A gateway-level refusal (key, body size, unknown path) with its own status. */
+export class GatewayError extends Error {
+  override name = 'GatewayError';
+  readonly wire: WireError;
+
+  constructor(wire: WireError) {
+    super(wire.message);
+    this.wire = wire;
+  }
+}
+
+/** 401 for a missing or unknown gateway key. */
+export function unauthorized(message = 'invalid or missing gateway key'): GatewayError {
+  return new GatewayError({ status: 401, errorClass: 'auth', message });
+}
+
+function upstreamStatus(status: number | undefined, fallback: number): number {
+  return status !== undefined && status >= 500 && status <= 599 ? status : fallback;
+}
+
+/** The wire error of anything thrown while serving a request. */
+export function toWireError(error: unknown): WireError {
+  if (error instanceof GatewayError || error instanceof QuotaError) return error.wire;
+  if (StateUnavailableError.isInstance(error))
+    return {
+      status: 503,
+      errorClass: 'server_error',
+      code: 'state_unavailable',
+      message: 'the gateway cannot reach its shared state; try again shortly',
+      retryAfterSeconds: 1,
+    };
+  if (error instanceof RequestFieldError)
+    return { status: 400, errorClass: 'invalid_request', message: error.message, param: error.field };
+  if (!isAdapterError(error)) return { status: 500, errorClass: 'other', message: 'internal gateway error' };
+  const retryAfterSeconds = error.retryAfterSeconds;
+  const base = { message: error.message, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) };
+  switch (error.errorClass) {
+    case 'auth':
+      // The operator's problem, not the client's: never a 401 that would make a client drop its key.
+      return {
+        status: 502,
+        errorClass: 'server_error',
+        message: `upstream provider refused the gateway's credentials${error.provider === undefined ? '' : ` (${error.provider})`}; the operator must check the provider key`,
+      };
+    case 'rate_limit':
+      return { ...base, status: 429, errorClass: 'rate_limit' };
+    case 'server_error':
+      return { ...base, status: upstreamStatus(error.status, 502), errorClass: 'server_error' };
+    case 'network':
+      return { ...base, status: 502, errorClass: 'network' };
+    case 'context_overflow':
+      return { ...base, status: 400, errorClass: 'context_overflow' };
+    case 'invalid_request':
+      return {
+        ...base,
+        status: error.providerCode === 'unknown_model' ? 404 : 400,
+        errorClass: 'invalid_request',
+      };
+    case 'cancelled':
+      return { ...base, status: 499, errorClass: 'cancelled' };
+    default:
+      return { ...base, status: 500, errorClass: 'other' };
+  }
+}

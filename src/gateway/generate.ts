@@ -1,0 +1,455 @@
+/**
+ * One generation request through the gateway: read and decode the client's request, route it
+ * through the front door, and encode the reply — whole, or as an honest stream: the preamble waits
+ * for the first content event (a failure before it is a proper HTTP error), a failure after it is
+ * the protocol's in-band error, never a clean finish. The upstream is pulled only as fast as the
+ * client reads, and a client that goes away cancels it.
+ */
+import { codecs } from '../codecs/index.ts';
+import { serializeFrame } from '../codecs/frames.ts';
+import { createResponsesId } from '../codecs/ids.ts';
+import { taggedOpaque } from '../codecs/opaque.ts';
+import type {
+  DecodeContext,
+  DecodedRequest,
+  EncodeContext,
+  ProtocolName,
+  StreamEncoder,
+  WireError,
+  WireFrame,
+} from '../codecs/types.ts';
+import type { StreamEvent } from '../core/events.ts';
+import type { CanonicalResponse } from '../core/request.ts';
+import type { Item } from '../core/transcript.ts';
+import type { RouteRequest } from '../routing/router.ts';
+import { responseKey, restoreArtifacts, saveArtifacts } from './artifacts.ts';
+import { GatewayError, toWireError } from './errors.ts';
+import { allowsModel, type GatewayKey } from './keys.ts';
+import { admitCall, hasQuota, settleCall } from './quota.ts';
+import type { Reservation } from '../state/types.ts';
+import { recordUsage } from './metrics.ts';
+import type { GatewayState } from './state.ts';
+
+/** One inbound generation request. */
+export interface GenerationCall {
+  protocol: ProtocolName;
+  request: Request;
+  requestId: string;
+  key: GatewayKey | undefined;
+  decodeContext?: DecodeContext;
+  /** Gemini streams without `alt=sse`: one JSON array instead of SSE. */
+  jsonArray?: boolean;
+}
+
+/** Per-request bookkeeping for the access log and metrics. */
+interface Served {
+  call: GenerationCall;
+  startedAt: number;
+  /** Milliseconds spent in gateway code (decode, encode, state), not waiting on the upstream. */
+  ownMs: number;
+  model: string;
+  stream: boolean;
+  status: number;
+  errorClass?: string;
+  firstByteMs?: number;
+  provider?: string;
+  usage?: CanonicalResponse['usage'];
+  /** What the call billed, failed calls included (settled against the key's limits and budget). */
+  billed?: CanonicalResponse['usage'];
+  /** The key's reservation, settled when the request ends. */
+  reservation?: Reservation;
+}
+
+const encoder = new TextEncoder();
+
+/** Reads the body as JSON within the size limit: 413 above it, 400 for malformed JSON. */
+export async function readJson(request: Request, limit: number): Promise<unknown> {
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  const tooLarge = () =>
+    new GatewayError({
+      status: 413,
+      errorClass: 'invalid_request',
+      message: `request body exceeds ${limit} bytes`,
+    });
+  if (declared > limit) throw tooLarge();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body !== null) {
+    for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+      size += chunk.byteLength;
+      if (size > limit) throw tooLarge();
+      chunks.push(chunk);
+    }
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new GatewayError({
+      status: 400,
+      errorClass: 'invalid_request',
+      message: 'the request body is not valid JSON',
+    });
+  }
+}
+
+/** Puts a stored Responses transcript in front (`previous_response_id`) and stored artifacts back. */
+async function prepareTranscript(state: GatewayState, decoded: DecodedRequest): Promise<void> {
+  const { transcript } = decoded.request;
+  if (decoded.previousResponseId !== undefined) {
+    const stored = (await state.store.get(responseKey(decoded.previousResponseId))) as
+      { transcript: Item[] } | undefined;
+    if (stored === undefined)
+      throw new GatewayError({
+        status: 404,
+        errorClass: 'invalid_request',
+        message: `Previous response with id '${decoded.previousResponseId}' not found.`,
+        param: 'previous_response_id',
+      });
+    const instructions = transcript.filter((item) => item.kind === 'system' || item.kind === 'developer');
+    const rest = transcript.filter((item) => item.kind !== 'system' && item.kind !== 'developer');
+    decoded.request.transcript = [...instructions, ...stored.transcript, ...rest];
+  }
+  await restoreArtifacts(decoded.request.transcript, state.store);
+}
+
+/** Keeps what the next turn needs: call artifacts, and the transcript of a stored Responses reply. */
+async function remember(
+  state: GatewayState,
+  decoded: DecodedRequest,
+  response: CanonicalResponse,
+  responseId: string | undefined,
+  protocol: ProtocolName,
+): Promise<void> {
+  await saveArtifacts(response.content, response.provider, state.store, state.ttlMs);
+  if (protocol !== 'openai-responses' || decoded.store === false || responseId === undefined) return;
+  const history = decoded.request.transcript.filter(
+    (item) => item.kind !== 'system' && item.kind !== 'developer',
+  );
+  const transcript = [...history, { kind: 'assistant' as const, parts: response.content }];
+  await state.store.put(responseKey(responseId), { transcript }, state.ttlMs);
+}
+
+function encodeContext(decoded: DecodedRequest, protocol: ProtocolName): EncodeContext {
+  const context: EncodeContext = { model: decoded.model, opaque: taggedOpaque, callIds: true };
+  if (decoded.streamUsage === true) context.streamUsage = true;
+  if (protocol === 'openai-responses') {
+    context.responseId = createResponsesId('resp');
+    context.store = decoded.store ?? true;
+    if (decoded.previousResponseId !== undefined) context.previousResponseId = decoded.previousResponseId;
+  }
+  return context;
+}
+
+function headersOf(served: Served, contentType: string): Record<string, string> {
+  return { 'content-type': contentType, 'x-request-id': served.call.requestId };
+}
+
+/** The error response in the client protocol's shape. */
+export function errorResponse(protocol: ProtocolName, wire: WireError, requestId: string): Response {
+  const encoded = codecs[protocol].encodeError(wire);
+  return new Response(JSON.stringify(encoded.body), {
+    status: encoded.status,
+    headers: { ...encoded.headers, 'content-type': 'application/json', 'x-request-id': requestId },
+  });
+}
+
+function finishLog(state: GatewayState, served: Served): void {
+  const durationMs = performance.now() - served.startedAt;
+  const { protocol } = served.call;
+  state.metrics.requests.inc({ protocol, model: served.model, status: String(served.status) });
+  state.metrics.latency.observe({ protocol, stream: String(served.stream) }, durationMs / 1000);
+  if (served.errorClass !== undefined) state.metrics.errors.inc({ protocol, class: served.errorClass });
+  if (served.usage !== undefined) recordUsage(state.metrics, protocol, served.model, served.usage);
+  state.accessLog({
+    time: new Date().toISOString(),
+    requestId: served.call.requestId,
+    protocol,
+    path: new URL(served.call.request.url).pathname,
+    key: served.call.key?.name ?? null,
+    model: served.model,
+    provider: served.provider ?? null,
+    stream: served.stream,
+    status: served.status,
+    errorClass: served.errorClass ?? null,
+    durationMs: round(durationMs),
+    firstByteMs: served.firstByteMs === undefined ? null : round(served.firstByteMs),
+    overheadMs: round(served.ownMs),
+    inputTokens:
+      served.usage === undefined
+        ? null
+        : served.usage.input + served.usage.cacheRead + served.usage.cacheWrite,
+    outputTokens: served.usage?.output ?? null,
+  });
+}
+
+const round = (value: number) => Math.round(value * 1000) / 1000;
+
+/** Serves one generation request end to end; never throws. */
+export async function serveGeneration(state: GatewayState, call: GenerationCall): Promise<Response> {
+  const served: Served = {
+    call,
+    startedAt: performance.now(),
+    ownMs: 0,
+    model: 'unknown',
+    stream: false,
+    status: 200,
+  };
+  const controller = new AbortController();
+  const onClientGone = () => controller.abort(new Error('client disconnected'));
+  call.request.signal.addEventListener('abort', onClientGone, { once: true });
+  state.calls.add(controller);
+  state.metrics.inFlight.inc({ protocol: call.protocol });
+  let streaming = false;
+  const release = () => {
+    call.request.signal.removeEventListener('abort', onClientGone);
+    state.calls.delete(controller);
+    state.metrics.inFlight.dec({ protocol: call.protocol });
+    if (served.reservation !== undefined)
+      void settleCall(state.shared, served.reservation, served.billed ?? served.usage);
+    finishLog(state, served);
+  };
+  try {
+    const decoded = await decode(state, call, served);
+    await admit(state, call.key, decoded, served);
+    const routeRequest: RouteRequest = { ...decoded.request, model: decoded.model };
+    const context = encodeContext(decoded, call.protocol);
+    if (!decoded.stream) return await complete(state, served, decoded, routeRequest, context, controller);
+    const response = await startStream(state, served, decoded, routeRequest, context, controller, release);
+    streaming = true;
+    return response;
+  } catch (error) {
+    const wire = toWireError(error);
+    served.status = wire.status;
+    served.errorClass = wire.errorClass;
+    return errorResponse(call.protocol, wire, call.requestId);
+  } finally {
+    if (!streaming) release();
+  }
+}
+
+/** The key's limits and budget before dispatch (one state-store step); throws the 429/402/503 to answer. */
+async function admit(
+  state: GatewayState,
+  key: GatewayKey | undefined,
+  decoded: DecodedRequest,
+  served: Served,
+): Promise<void> {
+  if (!hasQuota(key)) return;
+  const started = performance.now();
+  let modelId: string | undefined;
+  let maxOutputTokens = 0;
+  try {
+    const model = state.switchyard.resolve(decoded.model);
+    modelId = model.id;
+    maxOutputTokens = model.facts.maxOutputTokens;
+  } catch {
+    // Unknown names fail in routing; the call is still counted against the key's rate.
+  }
+  served.reservation = await admitCall(
+    state.shared,
+    key,
+    { request: decoded.request, modelId, maxOutputTokens },
+    state.switchyard.prices,
+  );
+  served.ownMs += performance.now() - started;
+}
+
+async function decode(state: GatewayState, call: GenerationCall, served: Served): Promise<DecodedRequest> {
+  const body = await readJson(call.request, state.bodyLimit);
+  const started = performance.now();
+  const decoded = codecs[call.protocol].decodeRequest(body, { ...call.decodeContext, opaque: taggedOpaque });
+  served.model = decoded.model;
+  served.stream = decoded.stream;
+  for (const warning of decoded.warnings ?? [])
+    state.logger.warn('gateway: part of the request was left out', {
+      requestId: call.requestId,
+      protocol: call.protocol,
+      detail: warning,
+    });
+  const names = [decoded.model];
+  try {
+    names.push(state.switchyard.resolve(decoded.model).id);
+  } catch {
+    // An unknown name fails in routing with its classified error (404 in the client's shape).
+  }
+  if (!allowsModel(call.key, names))
+    throw new GatewayError({
+      status: 403,
+      errorClass: 'auth',
+      code: 'permission_error',
+      message: `this key may not use model '${decoded.model}'`,
+    });
+  await prepareTranscript(state, decoded);
+  served.ownMs += performance.now() - started;
+  return decoded;
+}
+
+async function complete(
+  state: GatewayState,
+  served: Served,
+  decoded: DecodedRequest,
+  routeRequest: RouteRequest,
+  context: EncodeContext,
+  controller: AbortController,
+): Promise<Response> {
+  const upstreamStart = performance.now();
+  const reply = await state.switchyard.complete(routeRequest, { signal: controller.signal });
+  const encodeStart = performance.now();
+  served.provider = reply.provider;
+  served.usage = reply.usage;
+  await remember(state, decoded, reply, context.responseId, served.call.protocol);
+  const body = JSON.stringify(codecs[served.call.protocol].encodeResponse(reply, context));
+  const total = performance.now() - served.startedAt;
+  served.ownMs = total - (encodeStart - upstreamStart);
+  const headers = headersOf(served, 'application/json');
+  headers['x-switchyard-overhead-ms'] = served.ownMs.toFixed(3);
+  return new Response(body, { status: 200, headers });
+}
+
+/** Frames to bytes: SSE, or the items of one JSON array (Gemini without `alt=sse`). */
+function createFramer(jsonArray: boolean): { bytes(frames: WireFrame[]): Uint8Array; end(): Uint8Array } {
+  let count = 0;
+  return {
+    bytes(frames) {
+      let text = '';
+      for (const frame of frames) {
+        if (!jsonArray) text += serializeFrame(frame);
+        else text += `${count++ === 0 ? '[' : ',\r\n'}${'raw' in frame ? frame.raw : frame.data}`;
+      }
+      return encoder.encode(text);
+    },
+    end: () => encoder.encode(!jsonArray ? '' : count === 0 ? '[]' : ']'),
+  };
+}
+
+async function startStream(
+  state: GatewayState,
+  served: Served,
+  decoded: DecodedRequest,
+  routeRequest: RouteRequest,
+  context: EncodeContext,
+  controller: AbortController,
+  release: () => void,
+): Promise<Response> {
+  const { protocol } = served.call;
+  const streamEncoder = codecs[protocol].createStreamEncoder(context);
+  const turn = state.switchyard.stream(routeRequest, { signal: controller.signal });
+  const iterator = turn[Symbol.asyncIterator]();
+  const framer = createFramer(served.call.jsonArray === true);
+  const onEvent = async (event: StreamEvent): Promise<WireFrame[]> => {
+    const started = performance.now();
+    if (event.type === 'finish') served.billed = event.response.usage;
+    if (
+      event.type === 'finish' &&
+      event.response.finishReason !== 'error' &&
+      event.response.finishReason !== 'cancelled'
+    ) {
+      served.provider = event.response.provider;
+      served.usage = event.response.usage;
+      await remember(state, decoded, event.response, context.responseId, protocol);
+    }
+    const frames = streamEncoder.event(event);
+    served.ownMs += performance.now() - started;
+    return frames;
+  };
+  // Honest streaming: nothing is sent until the first content event; a failure before it throws here.
+  let first: WireFrame[] = [];
+  let done = false;
+  while (first.length === 0) {
+    const next = await iterator.next();
+    if (next.done === true) {
+      done = true;
+      break;
+    }
+    first = await onEvent(next.value);
+  }
+  served.firstByteMs = performance.now() - served.startedAt;
+  state.metrics.timeToFirstToken.observe({ protocol }, served.firstByteMs / 1000);
+  const body = createBody({
+    iterator,
+    onEvent,
+    framer,
+    streamEncoder,
+    served,
+    controller,
+    release,
+    first,
+    done,
+  });
+  const contentType =
+    served.call.jsonArray === true ? 'application/json' : 'text/event-stream; charset=utf-8';
+  return new Response(body, {
+    status: 200,
+    headers: { ...headersOf(served, contentType), 'cache-control': 'no-cache' },
+  });
+}
+
+interface BodyParts {
+  iterator: AsyncIterator<StreamEvent>;
+  onEvent(event: StreamEvent): Promise<WireFrame[]>;
+  framer: ReturnType<typeof createFramer>;
+  streamEncoder: StreamEncoder;
+  served: Served;
+  controller: AbortController;
+  release(): void;
+  first: WireFrame[];
+  done: boolean;
+}
+
+/** The response body: pulled by the client's reads, one upstream event at a time. */
+function createBody(parts: BodyParts): ReadableStream<Uint8Array> {
+  const { iterator, onEvent, framer, streamEncoder, served, controller, release } = parts;
+  let released = false;
+  const finish = () => {
+    if (released) return;
+    released = true;
+    release();
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      start(stream) {
+        stream.enqueue(framer.bytes(parts.first));
+        if (parts.done) {
+          stream.enqueue(framer.end());
+          stream.close();
+          finish();
+        }
+      },
+      async pull(stream) {
+        try {
+          for (;;) {
+            const next = await iterator.next();
+            if (next.done === true) {
+              stream.enqueue(framer.end());
+              stream.close();
+              finish();
+              return;
+            }
+            const frames = await onEvent(next.value);
+            if (frames.length > 0) {
+              stream.enqueue(framer.bytes(frames));
+              return;
+            }
+          }
+        } catch (error) {
+          const wire = toWireError(error);
+          served.errorClass = wire.errorClass;
+          served.status = wire.status;
+          if (!controller.signal.aborted) stream.enqueue(framer.bytes(streamEncoder.error(wire)));
+          stream.enqueue(framer.end());
+          stream.close();
+          finish();
+        }
+      },
+      async cancel() {
+        controller.abort(new Error('client disconnected'));
+        served.errorClass = 'cancelled';
+        served.status = 499;
+        finish();
+        await iterator.return?.();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}

@@ -1,0 +1,90 @@
+/**
+ * Gateway keys: each with a name, the key (from an environment variable, or only its SHA-256
+ * digest) and the models it may use. Keys arrive as each protocol sends them: `Authorization:
+ * Bearer`, `x-api-key`, `x-goog-api-key` or `?key=`. Compared by digest in constant time.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { matchesAnyGlob } from '../core/glob.ts';
+import type { KeyBudget, KeyLimits } from '../state/types.ts';
+import type { GatewayKeyConfig } from './config.ts';
+
+/** A key ready to check. */
+export interface GatewayKey {
+  name: string;
+  digest: Buffer;
+  /** Allowed model names or globs; `undefined` allows every model. */
+  models: readonly string[] | undefined;
+  limits?: KeyLimits;
+  budget?: KeyBudget;
+  /** May read every key's usage. */
+  admin?: boolean;
+}
+
+/** The key's limits and budget in the state store's terms (absent when none is configured). */
+function quotaOf(config: GatewayKeyConfig): Pick<GatewayKey, 'limits' | 'budget'> {
+  const quota: Pick<GatewayKey, 'limits' | 'budget'> = {};
+  if (config.limits !== undefined)
+    quota.limits = {
+      requestsPerMinute: config.limits.requests_per_minute,
+      tokensPerMinute: config.limits.tokens_per_minute,
+    };
+  if (config.budget !== undefined)
+    quota.budget = { usdPerDay: config.budget.usd_per_day, usdPerMonth: config.budget.usd_per_month };
+  return quota;
+}
+
+function digestOf(key: string): Buffer {
+  return createHash('sha256').update(key, 'utf8').digest();
+}
+
+/** Resolves the configured keys; a `key_env` naming an unset variable is an error naming the variable. */
+export function loadKeys(
+  configs: readonly GatewayKeyConfig[],
+  env: Record<string, string | undefined>,
+): GatewayKey[] {
+  return configs.map((config) => {
+    let digest: Buffer;
+    if (config.key_env !== undefined) {
+      const value = env[config.key_env];
+      if (value === undefined || value === '')
+        throw new Error(`gateway key '${config.name}': the variable ${config.key_env} is not set`);
+      digest = digestOf(value);
+    } else {
+      digest = Buffer.from(config.key!.slice('sha256:'.length), 'hex');
+    }
+    return {
+      name: config.name,
+      digest,
+      models: config.models,
+      ...quotaOf(config),
+      admin: config.admin === true,
+    };
+  });
+}
+
+/** The key a request presents, in any protocol's way of sending it. */
+export function presentedKey(headers: Headers, url: URL): string | undefined {
+  const authorization = headers.get('authorization');
+  if (authorization !== null) {
+    const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
+    if (match !== null) return match[1];
+  }
+  return (
+    headers.get('x-api-key') ?? headers.get('x-goog-api-key') ?? url.searchParams.get('key') ?? undefined
+  );
+}
+
+/** The configured key matching `presented`, compared by digest in constant time. */
+export function findKey(keys: readonly GatewayKey[], presented: string | undefined): GatewayKey | undefined {
+  if (presented === undefined) return undefined;
+  const digest = digestOf(presented);
+  let found: GatewayKey | undefined;
+  for (const key of keys) if (timingSafeEqual(key.digest, digest)) found ??= key;
+  return found;
+}
+
+/** Whether `key` may use the model asked for (by the name sent or the id it resolved to). */
+export function allowsModel(key: GatewayKey | undefined, names: readonly string[]): boolean {
+  if (key?.models === undefined) return true;
+  return names.some((name) => matchesAnyGlob(key.models!, name));
+}

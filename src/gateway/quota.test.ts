@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { codecs } from '../codecs/index.ts';
+import { userText } from '../core/transcript.ts';
+import { defaultPriceTable } from '../pricing/price-table.ts';
+import { createMemoryStateStore } from '../state/memory.ts';
+import { StateUnavailableError } from '../state/outage.ts';
+import type { StateStore } from '../state/types.ts';
+import { admitCall, keyUsage, QuotaError, settleCall } from './quota.ts';
+
+const prices = defaultPriceTable();
+const call = {
+  request: { transcript: [userText('Hello')], maxOutputTokens: 100 },
+  modelId: 'anthropic:claude-sonnet-4-5',
+};
+
+async function refusal(promise: Promise<unknown>): Promise<QuotaError> {
+  const error = await promise.catch((caught: unknown) => caught);
+  expect(error).toBeInstanceOf(QuotaError);
+  return error as QuotaError;
+}
+
+describe('gateway quota', () => {
+  it('over the requests-per-minute limit: 429 with retry-after, in every client protocol’s error shape', async () => {
+    const store = createMemoryStateStore();
+    const key = { name: 'team-a', limits: { requestsPerMinute: 1 } };
+    await admitCall(store, key, call, prices);
+    const error = await refusal(admitCall(store, key, call, prices));
+    expect(error.wire).toMatchObject({ status: 429, errorClass: 'rate_limit', retryAfterSeconds: 60 });
+    for (const codec of Object.values(codecs)) {
+      const encoded = codec.encodeError(error.wire);
+      expect(encoded.status).toBe(429);
+      expect(encoded.headers['retry-after']).toBe('60');
+    }
+    expect(codecs['openai-chat'].encodeError(error.wire).body).toMatchObject({
+      error: { code: 'rate_limit_exceeded' },
+    });
+    expect(codecs['anthropic-messages'].encodeError(error.wire).body).toMatchObject({
+      error: { type: 'rate_limit_error' },
+    });
+  });
+
+  it('at its budget: a non-retryable 402 budget_exceeded before dispatch; usage shows spend and remaining', async () => {
+    const store = createMemoryStateStore();
+    const key = { name: 'team-b', budget: { usdPerDay: 0.01 } };
+    const reservation = await admitCall(store, key, call, prices);
+    expect(reservation.reserveMicros).toBeGreaterThan(0);
+    const usage = { input: 10, cacheRead: 0, cacheWrite: 0, output: 10, reasoning: 0 };
+    await settleCall(store, reservation, { ...usage, cost: { amount: 0.012, currency: 'USD' } });
+    const error = await refusal(admitCall(store, key, call, prices));
+    expect(error.wire).toMatchObject({ status: 402, errorClass: 'invalid_request', code: 'budget_exceeded' });
+    expect(error.wire.retryAfterSeconds).toBeUndefined();
+    expect(codecs['openai-chat'].encodeError(error.wire)).toMatchObject({
+      status: 402,
+      body: { error: { code: 'budget_exceeded' } },
+    });
+    expect(await keyUsage(store, key)).toMatchObject({
+      key: 'team-b',
+      day: { spent_usd: 0.012, spent_micros: 12_000, reserved_micros: 0, limit_usd: 0.01, remaining_usd: 0 },
+    });
+  });
+
+  it('shared state down with policy closed: 503 state_unavailable', async () => {
+    const store = {
+      ...createMemoryStateStore(),
+      admit: () => Promise.reject(new StateUnavailableError('admit')),
+    } as StateStore;
+    const error = await refusal(
+      admitCall(store, { name: 'k', limits: { requestsPerMinute: 5 } }, call, prices),
+    );
+    expect(error.wire).toMatchObject({ status: 503, code: 'state_unavailable' });
+  });
+});

@@ -1,0 +1,156 @@
+/**
+ * Per-key limits and budgets at the gateway: before dispatch one `admit` (rate limits and budget in
+ * one atomic step of the state store, one Redis round trip) reserving the input estimate plus
+ * `max_tokens` and the cost that could bill; after the call one `settle` with what was billed. A
+ * refusal is a wire error in the client protocol's shape: 429 with `retry-after` for a rate
+ * limit, a non-retryable 402 `budget_exceeded` for a budget, 503 when the shared state is down and
+ * the policy is `closed`.
+ */
+import type { WireError } from '../codecs/types.ts';
+import type { Usage } from '../core/usage.ts';
+import { reprice, type PriceTable } from '../pricing/price-table.ts';
+import { estimateUpperBound } from '../providers/common/token-estimate.ts';
+import type { RouteRequest } from '../routing/router.ts';
+import { StateUnavailableError } from '../state/outage.ts';
+import type { KeyBudget, KeyLimits, Reservation, StateStore } from '../state/types.ts';
+
+/** A key's quota as configured (`gateway.keys[].limits`, `.budget`). */
+export interface KeyQuota {
+  name: string;
+  limits?: KeyLimits;
+  budget?: KeyBudget;
+}
+
+/** Thrown by {@link admitCall} with the wire error to answer. */
+export class QuotaError extends Error {
+  override name = 'QuotaError';
+  readonly wire: WireError;
+
+  constructor(wire: WireError) {
+    super(wire.message);
+    this.wire = wire;
+  }
+}
+
+const defaultMaxOutput = 4096;
+
+/** What admission needs to know about the call. */
+export interface QuotaCall {
+  request: Pick<RouteRequest, 'transcript' | 'tools' | 'maxOutputTokens'>;
+  /** The canonical id the model name resolved to (for the cost reservation), if it resolved. */
+  modelId?: string;
+  /** The model's output limit (the default `max_tokens`), 0 when unknown. */
+  maxOutputTokens?: number;
+}
+
+/** True when the key has anything to enforce. */
+export function hasQuota(key: KeyQuota | undefined): key is KeyQuota {
+  return key !== undefined && (key.limits !== undefined || key.budget !== undefined);
+}
+
+/**
+ * Admits a call for `key` or throws a {@link QuotaError}. Returns the reservation to settle (also
+ * when the call then fails). A shared store that is down answers by its policy: served from local
+ * state (`open`) or refused here with 503 (`closed`).
+ */
+export async function admitCall(
+  store: StateStore,
+  key: KeyQuota,
+  call: QuotaCall,
+  prices: PriceTable,
+): Promise<Reservation> {
+  const input = estimateUpperBound({ transcript: call.request.transcript, tools: call.request.tools });
+  const output =
+    call.request.maxOutputTokens ?? Math.min(defaultMaxOutput, call.maxOutputTokens || defaultMaxOutput);
+  const reserveMicros =
+    key.budget === undefined || call.modelId === undefined
+      ? 0
+      : estimatedMicros(call.modelId, input, output, prices);
+  let admission;
+  try {
+    admission = await store.admit({
+      key: key.name,
+      tokens: input + output,
+      limits: key.limits,
+      budget: key.budget,
+      reserveMicros,
+    });
+  } catch (error) {
+    if (!StateUnavailableError.isInstance(error)) throw error;
+    throw new QuotaError({
+      status: 503,
+      errorClass: 'server_error',
+      code: 'state_unavailable',
+      message: 'the gateway cannot reach its shared state; try again shortly',
+      retryAfterSeconds: 1,
+    });
+  }
+  if (admission.allowed) return admission.reservation;
+  if (admission.reason === 'rate_limit') {
+    const limit =
+      admission.limit === 'requests'
+        ? `${key.limits?.requestsPerMinute} requests per minute`
+        : `${key.limits?.tokensPerMinute} tokens per minute`;
+    throw new QuotaError({
+      status: 429,
+      errorClass: 'rate_limit',
+      message: `key '${key.name}' is over its limit of ${limit}; retry after ${admission.retryAfterSeconds} s`,
+      retryAfterSeconds: admission.retryAfterSeconds,
+    });
+  }
+  const limitUsd = admission.limitMicros / 1_000_000;
+  throw new QuotaError({
+    status: 402,
+    errorClass: 'invalid_request',
+    code: 'budget_exceeded',
+    message: `key '${key.name}' has reached its ${admission.period === 'day' ? 'daily' : 'monthly'} budget of $${limitUsd} (UTC ${admission.period})`,
+  });
+}
+
+/** The cost the call could bill at most (input estimate + all of `max_tokens`), micro-dollars; 0 without a price. */
+function estimatedMicros(modelId: string, input: number, output: number, prices: PriceTable): number {
+  const usage: Usage = { input, cacheRead: 0, cacheWrite: 0, output, reasoning: 0 };
+  const amount = reprice(usage, modelId, prices).cost?.amount;
+  return amount === undefined || !Number.isFinite(amount) ? 0 : Math.ceil(amount * 1_000_000);
+}
+
+/** Settles a reservation with the billed usage (none for a call that billed nothing). Never throws. */
+export async function settleCall(
+  store: StateStore,
+  reservation: Reservation,
+  usage: Usage | undefined,
+): Promise<void> {
+  const tokens = usage === undefined ? 0 : usage.input + usage.cacheRead + usage.cacheWrite + usage.output;
+  const amount = usage?.cost?.currency === 'USD' ? usage.cost.amount : 0;
+  try {
+    await store.settle(reservation, {
+      tokens,
+      costMicros: Number.isFinite(amount) && amount > 0 ? Math.round(amount * 1_000_000) : 0,
+    });
+  } catch {
+    // Reported by the store (WARN once per outage, metric); a settle never fails a served request.
+  }
+}
+
+/** `GET /switchyard/v1/keys/{name}/usage`: spend and what remains of the budget, in USD and micro-dollars. */
+export async function keyUsage(store: StateStore, key: KeyQuota): Promise<unknown> {
+  const usage = await store.usage(key.name, key.budget);
+  const usd = (micros: number | undefined) => (micros === undefined ? null : micros / 1_000_000);
+  const period = (entry: typeof usage.day) => ({
+    period: entry.period,
+    spent_usd: usd(entry.spentMicros),
+    spent_micros: entry.spentMicros,
+    reserved_micros: entry.reservedMicros,
+    limit_usd: usd(entry.limitMicros),
+    remaining_usd: usd(entry.remainingMicros),
+  });
+  return {
+    key: key.name,
+    limits: {
+      requests_per_minute: key.limits?.requestsPerMinute ?? null,
+      tokens_per_minute: key.limits?.tokensPerMinute ?? null,
+    },
+    day: period(usage.day),
+    month: period(usage.month),
+  };
+}

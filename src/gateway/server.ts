@@ -1,0 +1,153 @@
+/**
+ * `createGateway()`: the Hono app over a front door, and `listen()` on @hono/node-server. With no
+ * keys configured the gateway serves loopback only. Shutdown stops accepting, lets in-flight
+ * requests finish up to a grace period, then cancels the upstream calls still running.
+ */
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import type { Hono } from 'hono';
+import { consoleLogger, type Logger } from '../core/logger.ts';
+import { createStateStore } from '../state/create.ts';
+import type { StateStore } from '../state/types.ts';
+import { createSwitchyard, type Switchyard } from '../switchyard.ts';
+import { createApp } from './app.ts';
+import { type GatewayConfig, type GatewayFileConfig, readConfigFile, splitConfig } from './config.ts';
+import { loadKeys } from './keys.ts';
+import { createMetrics, type GatewayMetrics } from './metrics.ts';
+import type { GatewayState } from './state.ts';
+import { createMemoryStore, createSharedStore, type GatewayStore } from './store.ts';
+import { createUpgradeHandler } from './websocket.ts';
+
+/** Options of {@link createGateway}. */
+export interface GatewayOptions {
+  /** The front door to route through (default: one created from `config` without its `gateway:` section). */
+  switchyard?: Switchyard;
+  /** A config file path, or the same structure as an object: the front door's sections plus `gateway:`. */
+  config?: string | GatewayFileConfig;
+  /** Where warnings go (default: JSON lines on stderr). */
+  logger?: Logger;
+  /** Where stored Responses and call artifacts live (default: the shared state when it is Redis, else in memory, bounded). */
+  store?: GatewayStore;
+  /**
+   * Limits, budgets and availability (default: from `gateway.state`: in memory, or Redis shared by
+   * every instance). A front door passed as `switchyard` should use its `availability` store.
+   */
+  state?: StateStore;
+  /** Where `key_env` variables are read (default `process.env`). */
+  env?: Record<string, string | undefined>;
+  /** Receives one access-log line per request (default: JSON lines on stdout when `access_log` is on). */
+  accessLog?: (line: Record<string, unknown>) => void;
+}
+
+/** A listening gateway. */
+export interface GatewayServer {
+  /** `http://host:port`. */
+  url: string;
+  /** Graceful: stop accepting, wait for in-flight requests up to `graceMs` (default: the config's), then cancel them. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** The gateway: its Hono app, metrics and `listen`. */
+export interface Gateway {
+  app: Hono;
+  metrics: GatewayMetrics;
+  switchyard: Switchyard;
+  listen(options?: { host?: string; port?: number }): Promise<GatewayServer>;
+}
+
+const loopbackHosts = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/** Creates a gateway over a front door; see {@link GatewayOptions}. */
+export function createGateway(options: GatewayOptions = {}): Gateway {
+  const file = typeof options.config === 'string' ? readConfigFile(options.config) : (options.config ?? {});
+  const { gateway, switchyard: switchyardConfig } = splitConfig(file);
+  const logger = options.logger ?? consoleLogger;
+  const metrics = createMetrics();
+  const shared =
+    options.state ??
+    createStateStore({
+      state: gateway.state,
+      timeoutMs: gateway.state_timeout_ms,
+      onFailure: gateway.on_state_failure,
+      onFailureEvent: (event) =>
+        metrics.stateFailures.inc({ operation: event.operation, outcome: event.outcome }),
+      logger,
+    });
+  const switchyard =
+    options.switchyard ??
+    createSwitchyard({ config: switchyardConfig, logger, stateStore: shared.availability });
+  const sharedValues = gateway.state !== undefined && gateway.state !== 'memory';
+  const state: GatewayState = {
+    switchyard,
+    shared,
+    store: options.store ?? (sharedValues ? createSharedStore(shared) : createMemoryStore()),
+    ttlMs: (gateway.state_ttl_seconds ?? 3600) * 1000,
+    keys: loadKeys(gateway.keys ?? [], options.env ?? process.env),
+    metrics,
+    logger,
+    bodyLimit: gateway.body_limit_bytes ?? 32 * 1024 * 1024,
+    accessLog: accessLogOf(options, gateway),
+    calls: new Set(),
+    accepting: true,
+  };
+  const app = createApp(state);
+  return {
+    app: app as unknown as Hono,
+    metrics,
+    switchyard,
+    listen: (listenOptions = {}) => listen(state, app, gateway, listenOptions),
+  };
+}
+
+function accessLogOf(
+  options: GatewayOptions,
+  gateway: GatewayConfig,
+): (line: Record<string, unknown>) => void {
+  if (options.accessLog !== undefined) return options.accessLog;
+  if (gateway.access_log === false) return () => {};
+  return (line) => process.stdout.write(`${JSON.stringify(line)}\n`);
+}
+
+async function listen(
+  state: GatewayState,
+  app: ReturnType<typeof createApp>,
+  gateway: GatewayConfig,
+  options: { host?: string; port?: number },
+): Promise<GatewayServer> {
+  const host = options.host ?? '127.0.0.1';
+  // A shared store answers from the first request on (bounded: a dead Redis starts the gateway degraded).
+  await state.shared.ready;
+  if (state.keys.length === 0 && !loopbackHosts.has(host))
+    throw new Error(
+      `refusing to listen on ${host} with no gateway keys configured: add gateway.keys or use 127.0.0.1`,
+    );
+  const server: ServerType = await new Promise((resolve, reject) => {
+    const started = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 4000 }, () =>
+      resolve(started),
+    );
+    started.once('error', reject);
+  });
+  server.on('upgrade', createUpgradeHandler(state));
+  const address = server.address() as AddressInfo;
+  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const defaultGrace = (gateway.shutdown_grace_seconds ?? 10) * 1000;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${shown}:${address.port}`,
+    close: (graceMs = defaultGrace) => (closing ??= shutdown(state, server, graceMs)),
+  };
+}
+
+async function shutdown(state: GatewayState, server: ServerType, graceMs: number): Promise<void> {
+  state.accepting = false;
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const http = server as unknown as { closeIdleConnections?: () => void; closeAllConnections?: () => void };
+  http.closeIdleConnections?.();
+  const deadline = Date.now() + graceMs;
+  while (state.calls.size > 0 && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  for (const call of state.calls) call.abort(new Error('gateway shutting down'));
+  http.closeAllConnections?.();
+  await closed;
+  await state.shared.close();
+}

@@ -1,0 +1,27 @@
+/** What every gateway handler shares: the front door, the state store, keys, metrics and logs. */
+import type { Logger } from '../core/logger.ts';
+import type { StateStore } from '../state/types.ts';
+import type { Switchyard } from '../switchyard.ts';
+import type { GatewayKey } from './keys.ts';
+import type { GatewayMetrics } from './metrics.ts';
+import type { GatewayStore } from './store.ts';
+
+/** The gateway's shared state. */
+export interface GatewayState {
+  switchyard: Switchyard;
+  store: GatewayStore;
+  /** Limits, budgets and availability (memory, or Redis shared by every instance). */
+  shared: StateStore;
+  /** Lifetime of stored Responses and call artifacts. */
+  ttlMs: number;
+  keys: readonly GatewayKey[];
+  metrics: GatewayMetrics;
+  logger: Logger;
+  /** Request bodies above this many bytes are refused with 413. */
+  bodyLimit: number;
+  accessLog(line: Record<string, unknown>): void;
+  /** The upstream calls in flight (cancelled at the end of a graceful shutdown). */
+  calls: Set<AbortController>;
+  /** False once shutdown began: `/readyz` fails and new requests get 503. */
+  accepting: boolean;
+}

@@ -1,0 +1,167 @@
+/**
+ * Bedrock credentials and request signing. First match wins, resolved before every request: a
+ * bearer token (`apiKey`, `AWS_BEARER_TOKEN_BEDROCK`: no signing), the `credentials` option,
+ * `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN`, then the AWS default chain
+ * through the optional peer `@aws-sdk/credential-providers`, imported on first use. SigV4 signing
+ * is `aws4fetch`'s (service `bedrock`).
+ */
+import { AwsV4Signer } from 'aws4fetch';
+import { AuthError } from '../../core/errors/auth-error.ts';
+import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
+import type { Authorization, AuthorizeInput } from '../common/definition.ts';
+import { isRegion } from './model-id.ts';
+import {
+  type AwsCredentialProvider,
+  type AwsCredentials,
+  bearerTokenVariable,
+  type BedrockOptions,
+  credentialPeer,
+} from './options.ts';
+
+/** Where credentials come from, resolved once per request. */
+type Resolved = { bearer: string } | { credentials: AwsCredentials; refreshable: boolean };
+
+/** Loads the default chain's provider; replaced in tests to simulate a missing peer. */
+export type PeerLoader = () => Promise<AwsCredentialProvider>;
+
+/** Imports `@aws-sdk/credential-providers` (an optional peer) and returns its Node default chain. */
+export const loadDefaultChain: PeerLoader = async () => {
+  const name = credentialPeer;
+  // A variable specifier: bundlers and the type checker leave the optional peer alone.
+  const peer = (await import(name)) as { fromNodeProviderChain(): AwsCredentialProvider };
+  return peer.fromNodeProviderChain();
+};
+
+const nonEmpty = (value: string | undefined) =>
+  value === undefined || value.trim() === '' ? undefined : value.trim();
+
+/** The per-request credential resolver of one adapter. */
+export class BedrockAuth {
+  private readonly options: BedrockOptions;
+  private readonly loadPeer: PeerLoader;
+  private chain: Promise<AwsCredentialProvider> | undefined;
+
+  constructor(options: BedrockOptions, loadPeer: PeerLoader = loadDefaultChain) {
+    this.options = options;
+    this.loadPeer = loadPeer;
+  }
+
+  private get env(): Record<string, string | undefined> {
+    return this.options.env ?? process.env;
+  }
+
+  /** The region of the adapter: the option, else `AWS_REGION` / `AWS_DEFAULT_REGION`. */
+  region(): string | undefined {
+    return (
+      nonEmpty(this.options.region) ?? nonEmpty(this.env.AWS_REGION) ?? nonEmpty(this.env.AWS_DEFAULT_REGION)
+    );
+  }
+
+  private async resolve(refresh: boolean): Promise<Resolved> {
+    const bearer = nonEmpty(this.options.apiKey) ?? nonEmpty(this.env[bearerTokenVariable]);
+    if (bearer !== undefined) return { bearer };
+    const given = this.options.credentials;
+    if (typeof given === 'function')
+      return { credentials: await given({ forceRefresh: refresh }), refreshable: true };
+    if (given !== undefined) return { credentials: given, refreshable: false };
+    const accessKeyId = nonEmpty(this.env.AWS_ACCESS_KEY_ID);
+    const secretAccessKey = nonEmpty(this.env.AWS_SECRET_ACCESS_KEY);
+    if (accessKeyId !== undefined && secretAccessKey !== undefined) {
+      const sessionToken = nonEmpty(this.env.AWS_SESSION_TOKEN);
+      return {
+        credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) },
+        refreshable: false,
+      };
+    }
+    const provider = await this.defaultChain();
+    try {
+      return { credentials: await provider({ forceRefresh: refresh }), refreshable: true };
+    } catch (error) {
+      throw new AuthError({
+        message: `bedrock: the AWS default credential chain found no credentials (${error instanceof Error ? error.name : 'error'})`,
+        provider: 'bedrock',
+        providerCode: 'not_configured',
+      });
+    }
+  }
+
+  private defaultChain(): Promise<AwsCredentialProvider> {
+    this.chain ??= this.loadPeer().catch(() => {
+      this.chain = undefined;
+      throw new AuthError({
+        message: `bedrock: no AWS credentials: set ${bearerTokenVariable}, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, pass credentials, or install ${credentialPeer} for the AWS default chain (npm install ${credentialPeer})`,
+        provider: 'bedrock',
+        providerCode: 'not_configured',
+      });
+    });
+    return this.chain;
+  }
+
+  /** Headers for one attempt: `authorization: Bearer …`, or the SigV4 headers of the request. */
+  async authorize(input: AuthorizeInput, refresh: boolean, region: string): Promise<Authorization> {
+    const resolved = await this.resolve(refresh);
+    if ('bearer' in resolved) {
+      if (/[^\x21-\x7e]/.test(resolved.bearer))
+        throw new AuthError({
+          message: 'bedrock: the bearer token contains whitespace or non-printable characters (not shown)',
+          provider: 'bedrock',
+          providerCode: 'invalid_api_key_format',
+        });
+      return { headers: { authorization: `Bearer ${resolved.bearer}` }, refreshable: false };
+    }
+    if (!isRegion(region))
+      throw new InvalidRequestError({
+        message: `bedrock: '${region.slice(0, 40)}' is not an AWS region name (e.g. us-east-1)`,
+        provider: 'bedrock',
+        providerCode: 'invalid_region',
+      });
+    const headers = await signRequest(input, resolved.credentials, region);
+    return { headers, refreshable: resolved.refreshable };
+  }
+}
+
+/** How {@link signRequest} signs: defaults are Bedrock's (service `bedrock`, the path encoded twice, now). */
+export interface SigningSettings {
+  /** `YYYYMMDDTHHMMSSZ`; default now. */
+  datetime?: string;
+  service?: string;
+  /** Encode the path once for the canonical request (S3, and AWS's generic test suite); default false. */
+  singleEncode?: boolean;
+  /** Sign every header given, `content-type` included (aws4fetch leaves it out by default). */
+  allHeaders?: boolean;
+}
+
+/**
+ * SigV4 headers (`authorization`, `x-amz-date`, `x-amz-security-token`) for `input`, service
+ * `bedrock`. The path is taken as sent (already encoded per segment) and encoded again for the
+ * canonical request, as every AWS service but S3 requires.
+ */
+export async function signRequest(
+  input: AuthorizeInput,
+  credentials: AwsCredentials,
+  region: string,
+  settings: SigningSettings = {},
+): Promise<Record<string, string>> {
+  const { datetime, service = 'bedrock', singleEncode = false, allHeaders = false } = settings;
+  const signer = new AwsV4Signer({
+    method: input.method,
+    url: input.url,
+    headers: input.headers,
+    body: input.body,
+    accessKeyId: credentials.accessKeyId,
+    secretAccessKey: credentials.secretAccessKey,
+    sessionToken: credentials.sessionToken,
+    service,
+    region,
+    singleEncode,
+    allHeaders,
+    ...(datetime === undefined ? {} : { datetime }),
+  });
+  const signed = await signer.sign();
+  const headers: Record<string, string> = {};
+  for (const name of ['authorization', 'x-amz-date', 'x-amz-security-token', 'x-amz-content-sha256']) {
+    const value = signed.headers.get(name);
+    if (value !== null) headers[name] = value;
+  }
+  return headers;
+}

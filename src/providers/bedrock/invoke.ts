@@ -1,0 +1,91 @@
+/**
+ * Claude on Bedrock through InvokeModel / `invoke-with-response-stream`: the Anthropic Messages codec
+ * (request body, response body, stream parser) over Bedrock's transport. The body has no `model`
+ * and no `stream` (both are in the path) and carries `anthropic_version: bedrock-2023-05-31`
+ * (betas as `anthropic_beta`); each stream event arrives as an event-stream `chunk` whose payload
+ * `{"bytes": "<base64>"}` holds one Anthropic event JSON.
+ */
+import type { JsonObject } from '../../core/json.ts';
+import type { CanonicalRequest } from '../../core/request.ts';
+import type { StreamBuilder } from '../../core/stream-builder.ts';
+import { buildRequest as buildAnthropicRequest } from '../anthropic/request.ts';
+import { parseResponse as parseAnthropicResponse } from '../anthropic/response.ts';
+import { createStreamParser as createAnthropicParser } from '../anthropic/stream.ts';
+import type { ProviderContext, StreamParser, WireRequest } from '../common/definition.ts';
+import { isRecord } from './api.ts';
+import { baseModelId } from './capabilities.ts';
+import { convertErrorBody } from './errors.ts';
+import { modelPath } from './model-id.ts';
+import { exceptionPrefix, failWithException } from './stream.ts';
+
+/** The `anthropic_version` Bedrock requires in the body. */
+export const bedrockAnthropicVersion = 'bedrock-2023-05-31';
+
+/** `us.anthropic.claude-sonnet-4-5-20250929-v1:0` → `claude-sonnet-4-5-20250929` (the codec's model facts). */
+export function anthropicModelName(model: string): string {
+  return baseModelId(model)
+    .replace(/^anthropic\./, '')
+    .replace(/-v\d+(?::\d+)?$/, '');
+}
+
+/** The context the Anthropic codec sees: the Claude model name instead of the Bedrock id. */
+function codecContext(context: ProviderContext): ProviderContext {
+  return { ...context, model: anthropicModelName(context.model) };
+}
+
+/**
+ * Moves what the Messages API sends elsewhere into Bedrock's body: `model` and `stream` leave (the
+ * path says both), `anthropic_version` joins, beta flags become `anthropic_beta`.
+ */
+export function convertInvokeBody(wire: WireRequest, version: string): JsonObject {
+  const { model: _model, stream: _stream, ...rest } = wire.body;
+  const body: JsonObject = { anthropic_version: version, ...rest };
+  const betas = wire.headers?.['anthropic-beta'];
+  if (betas !== undefined && betas !== '') body.anthropic_beta = betas.split(',');
+  return body;
+}
+
+/** Builds `POST /model/{modelId}/invoke` (or `/invoke-with-response-stream`). */
+export function buildRequest(request: CanonicalRequest, context: ProviderContext): WireRequest {
+  const wire = buildAnthropicRequest(request, codecContext(context));
+  const operation = context.stream ? 'invoke-with-response-stream' : 'invoke';
+  return {
+    path: `/model/${modelPath(context.model, context)}/${operation}`,
+    body: convertInvokeBody(wire, bedrockAnthropicVersion),
+  };
+}
+
+/** A whole InvokeModel body: a Messages response, or a Bedrock error body. */
+export function parseResponse(body: unknown, context: ProviderContext, builder: StreamBuilder): void {
+  if (isRecord(body) && body.type === undefined && body.content === undefined) {
+    const error = convertErrorBody(body);
+    if (error !== undefined) context.fail(error);
+  }
+  parseAnthropicResponse(body, codecContext(context), builder);
+}
+
+/**
+ * The stream parser: each `chunk` event's `bytes` decoded from base64 and handed to the Anthropic
+ * parser; exception messages are the classified error; other event types are skipped with a WARN.
+ */
+export function createStreamParser(context: ProviderContext, builder: StreamBuilder): StreamParser {
+  const inner = createAnthropicParser(codecContext(context), builder);
+  return {
+    onEvent(event, data) {
+      if (event?.startsWith(exceptionPrefix) === true) failWithException(context, event, data);
+      if (event !== 'chunk') {
+        context.warn('skipped unexpected stream content', { what: `an event of type ${event ?? '(none)'}` });
+        return;
+      }
+      const payload: unknown = JSON.parse(data);
+      const bytes = isRecord(payload) ? payload.bytes : undefined;
+      if (typeof bytes !== 'string') {
+        context.warn('skipped unexpected stream content', { what: 'a chunk without bytes' });
+        return;
+      }
+      inner.onEvent(undefined, Buffer.from(bytes, 'base64').toString('utf8'));
+    },
+    onEnd: () => inner.onEnd(),
+    isComplete: () => inner.isComplete?.() === true,
+  };
+}

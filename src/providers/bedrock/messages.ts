@@ -1,0 +1,230 @@
+/** Converts a canonical transcript into Converse `system` blocks and alternating `messages`. */
+import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
+import type { JsonValue } from '../../core/json.ts';
+import type {
+  DataRef,
+  FilePart,
+  Item,
+  MediaPart,
+  Part,
+  ReasoningPart,
+  ToolResultPart,
+} from '../../core/transcript.ts';
+import type { ProviderContext } from '../common/definition.ts';
+import {
+  isInstructionItem,
+  joinInstructions,
+  projectTranscript,
+  providerToolId,
+  sameProviderRules,
+  warnDroppedPart,
+} from '../common/projection.ts';
+import type { WireContentBlock, WireMessage, WireSource } from './api.ts';
+import { documentFormats, imageFormats } from './capabilities.ts';
+import { toolIdRule } from './tool-ids.ts';
+
+/** Content the Converse API cannot take: the part is dropped with the one projection WARN. */
+class Unsupported extends Error {
+  override name = 'Unsupported';
+}
+
+function orDropped(part: Part, context: ProviderContext, convert: () => WireContentBlock) {
+  try {
+    return convert();
+  } catch (error) {
+    if (error instanceof Unsupported) return warnDroppedPart(context, part, error.message);
+    throw error;
+  }
+}
+
+/** Bytes as base64: base64 and bytes inline, base64 `data:` URIs inline, `s3://` URIs as S3 locations. */
+function convertSource(data: DataRef, what: string, context: ProviderContext): WireSource {
+  switch (data.type) {
+    case 'base64':
+      return { bytes: data.data };
+    case 'bytes':
+      return {
+        bytes: Buffer.from(data.bytes.buffer, data.bytes.byteOffset, data.bytes.byteLength).toString(
+          'base64',
+        ),
+      };
+    case 'uri': {
+      const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(data.uri)?.[1]?.toLowerCase();
+      if (scheme === 's3') return { s3Location: { uri: data.uri } };
+      if (scheme === 'data') {
+        const comma = data.uri.indexOf(',');
+        if (comma < 0 || !/;base64$/i.test(data.uri.slice(0, comma)))
+          throw new InvalidRequestError({
+            message: `bedrock: ${what} is a data: URI that is not base64-encoded`,
+            provider: context.provider,
+            requestId: context.requestId,
+          });
+        return { bytes: data.uri.slice(comma + 1) };
+      }
+      throw new Unsupported(
+        `${what} is ${scheme === undefined ? 'a URI without a scheme' : `a ${scheme}: URI`}; Converse takes bytes and s3:// locations only`,
+      );
+    }
+    case 'handle':
+      throw new Unsupported(`${what} is an artifact handle, which no adapter can resolve`);
+  }
+}
+
+function convertImage(part: MediaPart | FilePart, context: ProviderContext): WireContentBlock | undefined {
+  const format = imageFormats[part.mimeType];
+  return orDropped(part, context, () => {
+    if (format === undefined)
+      throw new Unsupported(`images of type ${part.mimeType} are not taken by Converse`);
+    return { image: { format, source: convertSource(part.data, 'an image', context) } };
+  });
+}
+
+/** Document names: letters, digits, single spaces, hyphens, parentheses and brackets (Converse's rule). */
+function documentName(part: FilePart, index: number): string {
+  const base = (part.filename ?? '').replace(/\.[^.]*$/, '');
+  const cleaned = base
+    .replace(/[^A-Za-z0-9\s\-()[\]]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return cleaned === '' ? `document-${index + 1}` : cleaned.slice(0, 200);
+}
+
+function convertFile(part: FilePart, context: ProviderContext, index: number): WireContentBlock | undefined {
+  if (part.mimeType.startsWith('image/')) return convertImage(part, context);
+  const format = documentFormats[part.mimeType];
+  return orDropped(part, context, () => {
+    if (format === undefined)
+      throw new Unsupported(`files of type ${part.mimeType} are not taken by Converse`);
+    const source = convertSource(part.data, 'a document', context);
+    return { document: { format, name: documentName(part, index), source } };
+  });
+}
+
+/** Signed reasoning as `reasoningText`, redacted reasoning as `redactedContent`; unsigned is dropped. */
+function convertReasoning(part: ReasoningPart, context: ProviderContext): WireContentBlock | undefined {
+  if (part.data !== undefined && part.data !== '' && (part.redacted === true || part.signature === undefined))
+    return { reasoningContent: { redactedContent: part.data } };
+  if (part.signature !== undefined && part.signature !== '')
+    return { reasoningContent: { reasoningText: { text: part.text, signature: part.signature } } };
+  return warnDroppedPart(context, part, 'reasoning without the signature the provider requires');
+}
+
+function textContent(part: Part, context: ProviderContext): { text?: string; json?: JsonValue } | undefined {
+  if (part.type === 'text') return part.text.trim() === '' ? undefined : { text: part.text };
+  if (part.type === 'structured') return { json: part.value };
+  return warnDroppedPart(context, part, `a ${part.type} part cannot be part of a Converse toolResult`);
+}
+
+function convertToolResult(part: ToolResultPart, context: ProviderContext): WireContentBlock {
+  const output = part.output;
+  let content: Array<Record<string, JsonValue>>;
+  if (output.type === 'text') content = [{ text: output.text === '' ? ' ' : output.text }];
+  else if (output.type === 'json')
+    content = [
+      typeof output.value === 'object' && output.value !== null && !Array.isArray(output.value)
+        ? { json: output.value }
+        : { text: JSON.stringify(output.value) },
+    ];
+  else
+    content = output.parts.flatMap((inner) => {
+      const converted = textContent(inner, context);
+      return converted === undefined ? [] : [converted as Record<string, JsonValue>];
+    });
+  if (content.length === 0) content = [{ text: ' ' }];
+  const toolResult: NonNullable<WireContentBlock['toolResult']> = {
+    toolUseId: providerToolId(context, part.callId, toolIdRule),
+    content,
+  };
+  if (part.isError) toolResult.status = 'error';
+  return { toolResult };
+}
+
+function convertPart(
+  part: Part,
+  item: Item,
+  index: number,
+  context: ProviderContext,
+): WireContentBlock | undefined {
+  const assistant = item.kind === 'assistant';
+  switch (part.type) {
+    case 'text':
+      return part.text.trim() === '' ? undefined : { text: part.text };
+    case 'structured':
+      return { text: JSON.stringify(part.value) };
+    case 'reasoning':
+      return assistant
+        ? convertReasoning(part, context)
+        : warnDroppedPart(context, part, 'reasoning outside an assistant item');
+    case 'tool-call':
+      return assistant
+        ? {
+            toolUse: {
+              toolUseId: providerToolId(context, part.id, toolIdRule),
+              name: part.name,
+              input: part.input,
+            },
+          }
+        : warnDroppedPart(context, part, 'tool call outside an assistant item');
+    case 'tool-result':
+      return assistant
+        ? warnDroppedPart(context, part, 'tool result inside an assistant item')
+        : convertToolResult(part, context);
+    case 'media':
+      if (assistant || part.modality !== 'image')
+        return warnDroppedPart(
+          context,
+          part,
+          `${part.modality} media in a ${item.kind} message is not taken by Converse`,
+        );
+      return convertImage(part, context);
+    case 'file':
+      return assistant
+        ? warnDroppedPart(context, part, 'assistant messages cannot hold files')
+        : convertFile(part, context, index);
+    case 'custom':
+      return typeof part.data === 'object' && part.data !== null && !Array.isArray(part.data)
+        ? { ...(part.data as WireContentBlock) }
+        : warnDroppedPart(context, part, 'custom part has no Converse content block in its data');
+  }
+}
+
+/** The converted transcript: the joined instructions and the alternating messages. */
+export interface ConvertedMessages {
+  system: string;
+  messages: WireMessage[];
+}
+
+/**
+ * Converts the transcript: foreign or unsigned reasoning and foreign custom parts are dropped with
+ * a WARN (`projectTranscript`); system, developer and context items are joined into `system`; tool
+ * items become user messages of `toolResult` blocks; consecutive messages of one role are merged
+ * (Converse requires alternation); blank text is skipped; a final assistant message loses trailing
+ * whitespace (Converse refuses it, like the Messages API).
+ */
+export function convertMessages(items: readonly Item[], context: ProviderContext): ConvertedMessages {
+  const projected = projectTranscript(items, sameProviderRules(context.provider), context);
+  const messages: WireMessage[] = [];
+  let documents = 0;
+  for (const item of projected) {
+    if (isInstructionItem(item)) continue;
+    const role = item.kind === 'assistant' ? 'assistant' : 'user';
+    const content: WireContentBlock[] = [];
+    for (const part of item.parts) {
+      const block = convertPart(part, item, documents, context);
+      if (block?.document !== undefined) documents++;
+      if (block !== undefined) content.push(block);
+    }
+    if (content.length === 0) continue;
+    const previous = messages.at(-1);
+    if (previous?.role === role) previous.content.push(...content);
+    else messages.push({ role, content });
+  }
+  const last = messages.at(-1);
+  const lastBlock = last?.role === 'assistant' ? last.content.at(-1) : undefined;
+  if (lastBlock?.text !== undefined) {
+    lastBlock.text = lastBlock.text.trimEnd();
+    if (lastBlock.text === '') last!.content.pop();
+    if (last!.content.length === 0) messages.pop();
+  }
+  return { system: joinInstructions(projected), messages };
+}

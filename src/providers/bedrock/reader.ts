@@ -1,0 +1,196 @@
+/**
+ * Reads Converse content into the `StreamBuilder`: whole content blocks (a `converse` body) and the
+ * ConverseStream block events, one shared reader so both paths make the same parts.
+ */
+import type { JsonObject, JsonValue } from '../../core/json.ts';
+import type { StreamBuilder } from '../../core/stream-builder.ts';
+import type { ProviderContext } from '../common/definition.ts';
+import { canonicalToolId } from '../common/projection.ts';
+import { isRecord, type WireDelta } from './api.ts';
+
+/** What an open streamed block has collected besides its deltas. */
+interface OpenBlock {
+  kind: 'text' | 'reasoning' | 'tool' | 'redacted';
+  signature?: string;
+  data?: string;
+  /** Citation deltas of a text block, kept as `bedrock.citations` metadata. */
+  citations?: JsonValue[];
+}
+
+/** Metadata key of a text part's Converse citations. */
+export const citationsKey = 'bedrock.citations';
+
+/**
+ * One reader per response. Keys are Converse's `contentBlockIndex`. A block of a kind the reader
+ * does not know (`citationsContent`, `guardContent`, future types) is kept whole as a custom part
+ * (`{provider, kind, data}`), sent back verbatim to the same provider.
+ */
+export class ResponseReader {
+  private readonly context: ProviderContext;
+  private readonly builder: StreamBuilder;
+  private readonly open = new Map<number, OpenBlock>();
+
+  constructor(context: ProviderContext, builder: StreamBuilder) {
+    this.context = context;
+    this.builder = builder;
+  }
+
+  /** A whole content block of a `converse` response (or of a `messageStart` that carries content). */
+  whole(index: number, block: unknown): void {
+    if (!isRecord(block)) {
+      this.context.warn('skipped unexpected response content', {
+        what: 'a content block that is not an object',
+      });
+      return;
+    }
+    if (typeof block.text === 'string') {
+      this.builder.openText(index, 'text');
+      this.builder.text(index, block.text);
+      this.builder.end(index);
+      return;
+    }
+    if (isRecord(block.toolUse)) {
+      const toolUse = block.toolUse;
+      const input = isRecord(toolUse.input) ? (toolUse.input as JsonObject) : {};
+      this.startTool(index, toolUse.toolUseId, toolUse.name);
+      this.builder.end(index, { input });
+      return;
+    }
+    if (isRecord(block.reasoningContent)) {
+      this.wholeReasoning(index, block.reasoningContent);
+      return;
+    }
+    this.builder.custom({
+      type: 'custom',
+      provider: this.context.provider,
+      kind: Object.keys(block)[0] ?? 'block',
+      data: block as JsonObject,
+    });
+  }
+
+  private wholeReasoning(index: number, content: Record<string, unknown>): void {
+    this.builder.openText(index, 'reasoning');
+    if (typeof content.redactedContent === 'string') {
+      this.builder.end(index, { redacted: true, data: content.redactedContent });
+      return;
+    }
+    const text = isRecord(content.reasoningText) ? content.reasoningText : {};
+    if (typeof text.text === 'string' && text.text !== '') this.builder.reasoning(index, text.text);
+    this.builder.end(index, typeof text.signature === 'string' ? { signature: text.signature } : {});
+  }
+
+  private startTool(index: number, id: unknown, name: unknown): void {
+    const providerId =
+      typeof id === 'string' && id !== '' ? id : `tooluse_${this.context.requestId}_${index}`;
+    this.builder.toolStart(
+      index,
+      canonicalToolId(this.context, providerId),
+      typeof name === 'string' ? name : '',
+    );
+  }
+
+  /** `contentBlockStart`: a tool call's id and name (text and reasoning blocks start with their first delta). */
+  start(index: number, start: unknown): void {
+    const toolUse = isRecord(start) ? start.toolUse : undefined;
+    if (!isRecord(toolUse)) return;
+    this.open.set(index, { kind: 'tool' });
+    this.startTool(index, toolUse.toolUseId, toolUse.name);
+  }
+
+  /** A delta the scanner read: text, a tool-input fragment or reasoning text (as `delta` would take it). */
+  piece(index: number, kind: 'text' | 'toolUse' | 'reasoning', text: string): void {
+    if (kind === 'text') {
+      this.ensure(index, 'text');
+      this.builder.text(index, text);
+    } else if (kind === 'toolUse') {
+      if (!this.open.has(index)) this.start(index, { toolUse: {} });
+      if (text !== '') this.builder.toolDelta(index, text);
+    } else {
+      this.ensure(index, 'reasoning');
+      if (text !== '') this.builder.reasoning(index, text);
+    }
+  }
+
+  /** `contentBlockDelta`. */
+  delta(index: number, delta: WireDelta | undefined): void {
+    if (delta === undefined) return;
+    if (typeof delta.text === 'string') {
+      this.ensure(index, 'text');
+      this.builder.text(index, delta.text);
+      return;
+    }
+    if (isRecord(delta.toolUse)) {
+      if (!this.open.has(index)) this.start(index, { toolUse: { toolUseId: undefined, name: undefined } });
+      if (typeof delta.toolUse.input === 'string' && delta.toolUse.input !== '')
+        this.builder.toolDelta(index, delta.toolUse.input);
+      return;
+    }
+    if (isRecord(delta.reasoningContent)) {
+      this.reasoningDelta(index, delta.reasoningContent);
+      return;
+    }
+    if (isRecord(delta.citation)) {
+      const block = this.ensure(index, 'text');
+      (block.citations ??= []).push(delta.citation as JsonValue);
+      return;
+    }
+    this.context.warn('skipped unexpected stream content', {
+      what: `a delta of kind ${Object.keys(delta)[0] ?? '(empty)'}`,
+    });
+  }
+
+  private reasoningDelta(index: number, content: Record<string, unknown>): void {
+    if (typeof content.redactedContent === 'string') {
+      const block = this.ensure(index, 'redacted');
+      block.data = (block.data ?? '') + content.redactedContent;
+      return;
+    }
+    const block = this.ensure(index, 'reasoning');
+    if (typeof content.text === 'string' && content.text !== '') this.builder.reasoning(index, content.text);
+    if (typeof content.signature === 'string') block.signature = (block.signature ?? '') + content.signature;
+  }
+
+  private ensure(index: number, kind: OpenBlock['kind']): OpenBlock {
+    const existing = this.open.get(index);
+    if (existing !== undefined) return existing;
+    const block: OpenBlock = { kind };
+    this.open.set(index, block);
+    this.builder.openText(index, kind === 'text' ? 'text' : 'reasoning');
+    return block;
+  }
+
+  /** `contentBlockStop`: ends the block with its signature, redacted data or (empty) tool input. */
+  stop(index: number): void {
+    const block = this.open.get(index);
+    this.open.delete(index);
+    if (block === undefined) return;
+    switch (block.kind) {
+      case 'tool': {
+        // A call without arguments streams `""`: its input is `{}`, not a malformed one.
+        const text = this.builder.toolInputText(index);
+        this.builder.end(index, text === undefined || text.trim() === '' ? { input: {} } : {});
+        return;
+      }
+      case 'redacted':
+        this.builder.end(index, { redacted: true, data: block.data ?? '' });
+        return;
+      case 'reasoning':
+        this.builder.end(index, block.signature === undefined ? {} : { signature: block.signature });
+        return;
+      case 'text':
+        this.builder.end(
+          index,
+          block.citations === undefined ? {} : { metadata: { [citationsKey]: block.citations } },
+        );
+    }
+  }
+
+  /** Ends every block still open (a `messageStop` that came first). */
+  stopAll(): void {
+    for (const index of [...this.open.keys()]) this.stop(index);
+  }
+
+  get hasOpen(): boolean {
+    return this.open.size > 0;
+  }
+}

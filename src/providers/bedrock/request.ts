@@ -1,0 +1,140 @@
+/** Canonical request → Converse body and path (`/model/{modelId}/converse` or `/converse-stream`). */
+import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
+import type { JsonObject } from '../../core/json.ts';
+import type { CanonicalRequest } from '../../core/request.ts';
+import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
+import type { ProviderContext, WireRequest } from '../common/definition.ts';
+import type { WireCachePoint, WireMessage, WireRequestBody, WireTool } from './api.ts';
+import { baseModelId } from './capabilities.ts';
+import { convertMessages } from './messages.ts';
+import { modelPath } from './model-id.ts';
+import { readProviderOptions } from './options.ts';
+
+export { convertMessages } from './messages.ts';
+
+const cachePoint: WireCachePoint = { cachePoint: { type: 'default' } };
+
+/** Canonical tool specs → `toolSpec`s (`inputSchema.json`). */
+export function convertTools(tools: readonly ToolSpec[]): WireTool[] {
+  return tools.map((tool) => {
+    const toolSpec: WireTool['toolSpec'] = { name: tool.name, inputSchema: { json: tool.inputSchema } };
+    if (tool.description !== undefined) toolSpec.description = tool.description;
+    return { toolSpec };
+  });
+}
+
+/** auto → `{auto:{}}`, required → `{any:{}}`, a named tool → `{tool:{name}}` (Converse has no "none"). */
+export function convertToolChoice(choice: ToolChoice | undefined): JsonObject | undefined {
+  if (choice === 'auto') return { auto: {} };
+  if (choice === 'required') return { any: {} };
+  if (typeof choice === 'object') return { tool: { name: choice.name } };
+  return undefined;
+}
+
+/** Names of the tools the transcript's calls use: Converse refuses tool blocks without a `toolConfig`. */
+function usedToolNames(messages: WireMessage[]): string[] {
+  const names = new Set<string>();
+  for (const message of messages)
+    for (const block of message.content) if (block.toolUse !== undefined) names.add(block.toolUse.name);
+  return [...names];
+}
+
+function hasToolBlocks(messages: WireMessage[]): boolean {
+  return messages.some((message) =>
+    message.content.some((block) => block.toolUse !== undefined || block.toolResult !== undefined),
+  );
+}
+
+/**
+ * The tool config. With `toolChoice: 'none'` tools are left out; when the transcript still holds
+ * tool blocks (Converse then requires a `toolConfig`), the tools it names are declared with an
+ * open schema, so the history stays valid.
+ */
+function buildToolConfig(request: CanonicalRequest, messages: WireMessage[]): WireRequestBody['toolConfig'] {
+  const none = request.toolChoice === 'none';
+  const tools: Array<WireTool | WireCachePoint> = none ? [] : convertTools(request.tools ?? []);
+  if (tools.length === 0 && hasToolBlocks(messages)) {
+    const declared = none ? [] : (request.tools ?? []).map((tool) => tool.name);
+    for (const name of usedToolNames(messages))
+      if (!declared.includes(name))
+        tools.push({ toolSpec: { name, inputSchema: { json: { type: 'object' } } } });
+  }
+  if (tools.length === 0) return undefined;
+  const config: NonNullable<WireRequestBody['toolConfig']> = { tools };
+  const choice = none ? undefined : convertToolChoice(request.toolChoice);
+  if (choice !== undefined) config.toolChoice = choice;
+  return config;
+}
+
+const effortBudgets = { minimal: 1024, low: 2048, medium: 8192, high: 24_576 } as const;
+const minimumBudget = 1024;
+
+/**
+ * Reasoning → `additionalModelRequestFields`: Claude `thinking` with `budget_tokens` (the explicit
+ * budget, else by effort; kept ≥ 1,024 and below `maxTokens`), Nova 2 `reasoningConfig`, OpenAI
+ * `reasoning_effort`. Other models take no reasoning field (the pre-flight check refuses
+ * reasoning for models without it).
+ */
+export function convertReasoning(
+  request: CanonicalRequest,
+  model: string,
+  context: ProviderContext,
+): JsonObject {
+  const reasoning = request.reasoning;
+  if (reasoning === undefined) return {};
+  const id = baseModelId(model);
+  if (id.startsWith('anthropic.')) {
+    const wanted = reasoning.budgetTokens ?? effortBudgets[reasoning.effort ?? 'medium'];
+    if (request.maxOutputTokens <= minimumBudget)
+      throw new InvalidRequestError({
+        message: `bedrock: extended thinking needs maxOutputTokens above ${minimumBudget}, got ${request.maxOutputTokens}`,
+        provider: context.provider,
+        requestId: context.requestId,
+      });
+    const budget = Math.min(Math.max(Math.round(wanted), minimumBudget), request.maxOutputTokens - 1);
+    return { thinking: { type: 'enabled', budget_tokens: budget } };
+  }
+  const effort = reasoning.effort === 'minimal' ? 'low' : (reasoning.effort ?? 'medium');
+  if (id.startsWith('amazon.nova'))
+    return { reasoningConfig: { type: 'enabled', maxReasoningEffort: effort } };
+  if (id.startsWith('openai.')) return { reasoning_effort: effort };
+  return {};
+}
+
+/** Adds cache points after the system blocks, after the tools and at the end of the last user message. */
+function applyCachePoints(body: WireRequestBody): void {
+  if (body.system !== undefined) body.system.push(cachePoint);
+  if (body.toolConfig !== undefined) body.toolConfig.tools.push(cachePoint);
+  const lastUser = body.messages.findLast((message) => message.role === 'user');
+  lastUser?.content.push({ ...cachePoint });
+}
+
+/**
+ * Builds `POST /model/{modelId}/converse` (or `/converse-stream`). Body: messages, system,
+ * inferenceConfig (maxTokens, temperature, topP, stopSequences), toolConfig,
+ * additionalModelRequestFields (reasoning, top_k), then `providerOptions.bedrock` fields (e.g.
+ * `guardrailConfig`, `performanceConfig`, `requestMetadata`). Cache requests add cache points.
+ */
+export function buildRequest(request: CanonicalRequest, context: ProviderContext): WireRequest {
+  const { system, messages } = convertMessages(request.transcript, context);
+  const body: WireRequestBody = { messages };
+  if (system.trim() !== '') body.system = [{ text: system }];
+  const inference: NonNullable<WireRequestBody['inferenceConfig']> = { maxTokens: request.maxOutputTokens };
+  if (request.temperature !== undefined) inference.temperature = request.temperature;
+  if (request.topP !== undefined) inference.topP = request.topP;
+  if ((request.stopSequences?.length ?? 0) > 0) inference.stopSequences = request.stopSequences;
+  body.inferenceConfig = inference;
+  const toolConfig = buildToolConfig(request, messages);
+  if (toolConfig !== undefined) body.toolConfig = toolConfig;
+  const additional: JsonObject = convertReasoning(request, context.model, context);
+  if (request.topK !== undefined) additional.top_k = request.topK;
+  if (Object.keys(additional).length > 0) body.additionalModelRequestFields = additional;
+  const options = readProviderOptions(request);
+  if (options.body !== undefined) Object.assign(body, options.body);
+  if (request.cache !== undefined && context.capabilities.promptCaching) applyCachePoints(body);
+  const operation = context.stream ? 'converse-stream' : 'converse';
+  return {
+    path: `/model/${modelPath(context.model, context)}/${operation}`,
+    body: body as unknown as JsonObject,
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * Vertex AI credentials, resolved before every request: an express-mode API key
+ * (`x-goog-api-key`), else an OAuth access token from `getAccessToken`, else Application Default
+ * Credentials (service-account JSON, workload identity, gcloud) through the optional peer
+ * `google-auth-library`, imported on first use. Tokens are reused until a minute before expiry; a
+ * 401/403 answering a reused token drops it and asks the source once more (`forceRefresh`).
+ */
+import { AuthError } from '../../core/errors/auth-error.ts';
+import type { Authorization } from '../common/definition.ts';
+import { type AccessToken, authPeer, type VertexOptions } from './options.ts';
+
+/** Loads ADC's token function; replaced in tests to simulate a missing peer. */
+export type TokenLoader = () => Promise<() => Promise<AccessToken>>;
+
+/** Imports `google-auth-library` (an optional peer) and returns a token function over ADC. */
+export const loadDefaultCredentials: TokenLoader = async () => {
+  const name = authPeer;
+  const library = (await import(name)) as {
+    GoogleAuth: new (options: { scopes: string[] }) => {
+      getAccessToken(): Promise<string | null | undefined>;
+    };
+  };
+  const auth = new library.GoogleAuth({ scopes: ['https://www.googleapis.com/auth/cloud-platform'] });
+  return async () => {
+    const token = await auth.getAccessToken();
+    if (typeof token !== 'string' || token === '') throw new Error('no access token');
+    return token;
+  };
+};
+
+/** Reuse margin before a token's expiry. */
+const expiryMarginMs = 60_000;
+
+/** The per-request credential resolver of one adapter. */
+export class VertexAuth {
+  private readonly options: VertexOptions;
+  private readonly loadPeer: TokenLoader;
+  private readonly apiKey: string | undefined;
+  private cached: { token: string; expiresAt: number } | undefined;
+  private adc: Promise<() => Promise<AccessToken>> | undefined;
+  private readonly now: () => number;
+
+  constructor(
+    options: VertexOptions,
+    apiKey: string | undefined,
+    loadPeer: TokenLoader = loadDefaultCredentials,
+    now = Date.now,
+  ) {
+    this.options = options;
+    this.apiKey = apiKey;
+    this.loadPeer = loadPeer;
+    this.now = now;
+  }
+
+  async authorize(refresh: boolean): Promise<Authorization> {
+    if (this.apiKey !== undefined) return { headers: { 'x-goog-api-key': this.apiKey }, refreshable: false };
+    if (refresh) this.cached = undefined;
+    if (this.cached !== undefined && this.cached.expiresAt - expiryMarginMs > this.now())
+      return { headers: { authorization: `Bearer ${this.cached.token}` }, refreshable: true };
+    const source = this.options.getAccessToken ?? (await this.defaultCredentials());
+    let token: AccessToken;
+    try {
+      token = await source({ forceRefresh: refresh });
+    } catch (error) {
+      throw new AuthError({
+        message: `vertex: could not get an access token (${error instanceof Error ? error.name : 'error'})`,
+        provider: 'vertex',
+        providerCode: 'not_configured',
+      });
+    }
+    const value = typeof token === 'string' ? token : token.token;
+    if (value === '' || /[^\x21-\x7e]/.test(value))
+      throw new AuthError({
+        message: 'vertex: the access token is empty or malformed (not shown)',
+        provider: 'vertex',
+        providerCode: 'invalid_api_key_format',
+      });
+    const expiresAt = typeof token === 'string' ? undefined : token.expiresAt;
+    this.cached = expiresAt === undefined ? undefined : { token: value, expiresAt: Number(expiresAt) };
+    // Fresh from the source: a refusal is not a stale token, so it is not refreshed again.
+    return { headers: { authorization: `Bearer ${value}` }, refreshable: false };
+  }
+
+  private async defaultCredentials(): Promise<(options: { forceRefresh: boolean }) => Promise<AccessToken>> {
+    this.adc ??= this.loadPeer().catch(() => {
+      this.adc = undefined;
+      throw new AuthError({
+        message: `vertex: no credentials: pass apiKey (express mode) or getAccessToken, or install ${authPeer} for Application Default Credentials (npm install ${authPeer})`,
+        provider: 'vertex',
+        providerCode: 'not_configured',
+      });
+    });
+    return this.adc;
+  }
+}

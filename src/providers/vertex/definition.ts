@@ -1,0 +1,81 @@
+/** The Vertex AI ProviderDefinition: Gemini and Claude models, each in its publisher's protocol, with per-request OAuth. */
+import type { ModelInfo } from '../../core/adapter.ts';
+import type { ProviderDefinition } from '../common/definition.ts';
+import { VertexAuth, type TokenLoader } from './auth.ts';
+import { capabilitiesFor } from './capabilities.ts';
+import { errorRules, parseErrorBody } from './errors.ts';
+import {
+  apiKeyVariable,
+  endpointOf,
+  expressEndpoint,
+  locationVariables,
+  projectVariables,
+  type VertexOptions,
+} from './options.ts';
+import { buildRequest } from './request.ts';
+import { parseResponse } from './response.ts';
+import { createStreamParser } from './stream.ts';
+import { estimateInputTokens } from './tokens.ts';
+
+const nonEmpty = (value: string | undefined) =>
+  value === undefined || value.trim() === '' ? undefined : value.trim();
+
+function firstOf(env: Record<string, string | undefined>, names: readonly string[]): string | undefined {
+  for (const name of names) {
+    const value = nonEmpty(env[name]);
+    if (value !== undefined) return value;
+  }
+  return undefined;
+}
+
+/** `GET /publishers/google/models` → model infos (`vertex:<name>`). */
+export function parseModelList(body: unknown): ModelInfo[] {
+  const models = (body as { publisherModels?: unknown } | null)?.publisherModels;
+  if (!Array.isArray(models)) return [];
+  return models.flatMap((model): ModelInfo[] => {
+    const name = (model as { name?: unknown } | null)?.name;
+    if (typeof name !== 'string') return [];
+    const short = name.split('/').at(-1) ?? name;
+    return [{ id: `vertex:${short}`, name: short }];
+  });
+}
+
+/** Where one adapter sends its calls and how it authenticates. */
+export interface VertexSetup {
+  baseURL: string;
+  apiKey: string | undefined;
+}
+
+/**
+ * The endpoint: `{location}-aiplatform.googleapis.com/v1/projects/{p}/locations/{l}` with a project,
+ * else the express-mode endpoint (API key, Gemini only).
+ */
+export function resolveSetup(options: VertexOptions): VertexSetup {
+  const env = options.env ?? process.env;
+  const apiKey = nonEmpty(options.apiKey) ?? nonEmpty(env[apiKeyVariable]);
+  const project = nonEmpty(options.project) ?? firstOf(env, projectVariables);
+  const location = nonEmpty(options.location) ?? firstOf(env, locationVariables) ?? 'global';
+  const baseURL = project === undefined ? expressEndpoint : endpointOf(project, location);
+  return { baseURL, apiKey };
+}
+
+/** Creates the definition for one adapter instance. */
+export function createVertexDefinition(options: VertexOptions, loadPeer?: TokenLoader): ProviderDefinition {
+  const setup = resolveSetup(options);
+  const auth = new VertexAuth(options, setup.apiKey, loadPeer);
+  return {
+    name: 'vertex',
+    api: 'vertex',
+    baseURL: setup.baseURL,
+    headers: () => ({}),
+    authorize: (_input, refresh) => auth.authorize(refresh),
+    capabilities: capabilitiesFor,
+    buildRequest,
+    parseResponse,
+    createStreamParser,
+    parseErrorBody,
+    errorRules,
+    estimateInputTokens,
+    listModels: { path: '/publishers/google/models', parse: parseModelList },
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * The in-memory state store: the single-process default. Every rule of the shared store holds
+ * within the process (limits, budgets, one circuit per target, stored Responses); nothing is shared
+ * with another process.
+ */
+import { createMemoryAvailabilityStore } from '../routing/availability.ts';
+import { admitNumbers, admitRule, type KeyState, periodUsage, settleRule } from './rules.ts';
+import { periodsOf, type KeyBudget, type KeyUsage, type StateStore, toMicros } from './types.ts';
+
+/** Options of {@link createMemoryStateStore}. */
+export interface MemoryStateStoreOptions {
+  /** The clock (ms since epoch). Default `Date.now`. */
+  now?: () => number;
+  /** Most stored values kept (the oldest go first). Default 10 000. */
+  maxValues?: number;
+}
+
+let admissionCounter = 0;
+
+/** Creates the in-memory state store. */
+export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): StateStore {
+  const now = options.now ?? Date.now;
+  const maxValues = options.maxValues ?? 10_000;
+  const keys = new Map<string, KeyState>();
+  const values = new Map<string, { value: string; expiresAt: number }>();
+
+  function stateOf(key: string): KeyState {
+    let state = keys.get(key);
+    if (state === undefined) {
+      state = { spend: new Map(), inflight: new Map() };
+      keys.set(key, state);
+    }
+    return state;
+  }
+
+  return {
+    availability: createMemoryAvailabilityStore(),
+    async admit(request) {
+      const at = now();
+      const numbers = admitNumbers(request, at);
+      const periods = periodsOf(at);
+      const id = `m${++admissionCounter}`;
+      const refusal = admitRule(stateOf(request.key), numbers, periods, id);
+      if (refusal !== undefined) return refusal;
+      return {
+        allowed: true,
+        reservation: {
+          key: request.key,
+          tokens: numbers.tokens,
+          reserveMicros: numbers.reserveMicros,
+          id,
+          ...periods,
+          tokensPerMinute: numbers.tokensPerMinute,
+        },
+      };
+    },
+    async settle(reservation, used) {
+      settleRule(stateOf(reservation.key), reservation, used);
+    },
+    async usage(key, budget) {
+      return usageOf(key, keys.get(key), budget, now());
+    },
+    async set(name, value, ttlSeconds) {
+      values.delete(name);
+      values.set(name, { value, expiresAt: now() + ttlSeconds * 1000 });
+      if (values.size > maxValues) values.delete(values.keys().next().value!);
+    },
+    async get(name) {
+      const entry = values.get(name);
+      if (entry === undefined) return undefined;
+      if (entry.expiresAt <= now()) {
+        values.delete(name);
+        return undefined;
+      }
+      return entry.value;
+    },
+    async close() {},
+  };
+}
+
+/** A key's usage from its state (shared by both stores' fallbacks). */
+export function usageOf(
+  key: string,
+  state: KeyState | undefined,
+  budget: KeyBudget | undefined,
+  at: number,
+): KeyUsage {
+  const periods = periodsOf(at);
+  const day = periodUsage(state, `d:${periods.day}`, at);
+  const month = periodUsage(state, `m:${periods.month}`, at);
+  return {
+    key,
+    day: { period: periods.day, ...day, ...limitOf(budget?.usdPerDay, day.spentMicros) },
+    month: { period: periods.month, ...month, ...limitOf(budget?.usdPerMonth, month.spentMicros) },
+  };
+}
+
+/** The limit and what remains of it (absent without a limit). */
+export function limitOf(
+  usd: number | undefined,
+  spentMicros: number,
+): { limitMicros?: number; remainingMicros?: number } {
+  if (usd === undefined) return {};
+  const limitMicros = toMicros(usd);
+  return { limitMicros, remainingMicros: Math.max(0, limitMicros - spentMicros) };
+}

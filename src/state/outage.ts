@@ -1,0 +1,90 @@
+/**
+ * What a state store does when its shared engine fails: one WARN per outage (and a line when it
+ * ends), a metric hook on every failure, and the `on_state_failure` policy — `open` serves from
+ * local state, `closed` refuses with a `StateUnavailableError` (the gateway answers 503).
+ */
+import type { Logger } from '../core/logger.ts';
+import type { StateFailureEvent, StateFailurePolicy } from './types.ts';
+
+const marker = Symbol.for('switchyard.StateUnavailableError');
+
+/** The shared state could not be reached in time and the policy is `closed`. */
+export class StateUnavailableError extends Error {
+  override name = 'StateUnavailableError';
+  readonly code = 'state_unavailable';
+  readonly [marker] = true;
+
+  constructor(operation: string, options?: { cause?: unknown }) {
+    super(
+      `the shared state store is unavailable (${operation}); refusing (on_state_failure: closed)`,
+      options,
+    );
+  }
+
+  /** True for a `StateUnavailableError` from any copy of the package. */
+  static isInstance(value: unknown): value is StateUnavailableError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  }
+}
+
+/**
+ * Tracks one store's outages. An outage begins at a failure and ends at a success that comes
+ * `recoveryMs` after the last failure, so a flapping Redis (timeouts under load) is one outage
+ * with one WARN, not one per flap.
+ */
+export class OutageTracker {
+  /** True between the first failure and the recovery. */
+  failing = false;
+  /** The last operation failed (no hysteresis): the store should not trust its shared copy. */
+  lastFailed = false;
+  /** Failures seen since creation. */
+  failures = 0;
+  private readonly logger: Logger;
+  private readonly policy: StateFailurePolicy;
+  private readonly onFailure: ((event: StateFailureEvent) => void) | undefined;
+  private readonly recoveryMs: number;
+  private lastFailureAt = 0;
+
+  constructor(options: {
+    logger: Logger;
+    policy: StateFailurePolicy;
+    onFailure?: (event: StateFailureEvent) => void;
+    recoveryMs?: number;
+  }) {
+    this.logger = options.logger;
+    this.policy = options.policy;
+    this.onFailure = options.onFailure;
+    this.recoveryMs = options.recoveryMs ?? 5_000;
+  }
+
+  /** Records a failure; returns true when the caller should serve from local state (policy `open`). */
+  failed(operation: string, error: unknown, policy: StateFailurePolicy = this.policy): boolean {
+    const cause = error instanceof Error ? error : new Error(String(error));
+    const outcome = policy === 'open' ? 'local' : 'refused';
+    this.failures++;
+    this.lastFailed = true;
+    this.lastFailureAt = Date.now();
+    if (!this.failing) {
+      this.failing = true;
+      this.logger.warn('state store unreachable: serving from local state until it is back', {
+        operation,
+        error: cause.message,
+        policy: this.policy,
+      });
+    }
+    try {
+      this.onFailure?.({ operation, error: cause, outcome });
+    } catch {
+      // A metric hook never changes the request's outcome.
+    }
+    return outcome === 'local';
+  }
+
+  /** A command succeeded: an outage in progress is over. */
+  succeeded(): void {
+    this.lastFailed = false;
+    if (!this.failing || Date.now() - this.lastFailureAt < this.recoveryMs) return;
+    this.failing = false;
+    this.logger.warn('state store reachable again: sharing state resumes', { failures: this.failures });
+  }
+}

@@ -1,0 +1,304 @@
+/**
+ * The Redis state store: limits, budgets, availability and stored Responses shared by every
+ * gateway instance using the same Redis (or Valkey, or Redis Cluster: every multi-key script
+ * touches keys of one hash tag, `{<key name>}`).
+ *
+ * Client: ioredis, not node-redis, because it gives what this store needs out of the box — Lua
+ * scripts as named commands (`defineCommand`: EVALSHA with a transparent EVAL fallback), automatic
+ * pipelining of commands issued in the same tick, Redis Cluster with hash-slot routing in the same
+ * API, a per-command timeout (`commandTimeout`) and reconnection with a backoff of our choosing.
+ *
+ * Fast path: `admit` is one script (one round trip) for the rate limits and the budget; the circuit
+ * state is read from a local copy kept fresh by pub/sub and a refresh every `refreshMs` (≤ 1 s),
+ * so a closed circuit costs no round trip. Transitions (failure, probe, release) are one script each.
+ */
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { consoleLogger, type Logger } from '../core/logger.ts';
+import { createMemoryStateStore } from './memory.ts';
+import { OutageTracker, StateUnavailableError } from './outage.ts';
+import { RedisAvailabilityStore } from './redis-availability.ts';
+import { admitNumbers, reservationTtlMs } from './rules.ts';
+import { admitScript, settleScript } from './scripts.ts';
+import {
+  type Admission,
+  type KeyUsage,
+  periodsOf,
+  type StateFailureEvent,
+  type StateFailurePolicy,
+  type StateStore,
+} from './types.ts';
+import { limitOf } from './memory.ts';
+
+/** Options of {@link createRedisStateStore}. */
+export interface RedisStateStoreOptions {
+  /** `redis://host:port/db` or `rediss://…` (TLS). */
+  url: string;
+  /** Treat `url` as one seed node of a Redis Cluster. Default false. */
+  cluster?: boolean;
+  /** A command slower than this fails (`state_timeout_ms`). Default 50. */
+  timeoutMs?: number;
+  /** `on_state_failure`: `open` (default) serves from local state, `closed` refuses. */
+  onFailure?: StateFailurePolicy;
+  /** Told about every failed state operation (a metric). */
+  onFailureEvent?: (event: StateFailureEvent) => void;
+  /** Prefix of every key and channel. Default `switchyard`. */
+  prefix?: string;
+  /** An outage ends (one line logged) at a success this long after the last failure, ms. Default 5 000. */
+  recoveryMs?: number;
+  /** How often the local copy of the circuits is refreshed, ms. Default 500. */
+  refreshMs?: number;
+  logger?: Logger;
+  /** The clock (ms since epoch). Default `Date.now`. */
+  now?: () => number;
+}
+
+/** A Redis state store, with its connection status. */
+export interface RedisStateStore extends StateStore {
+  /** Resolves once connected (or after `timeoutMs` × 20 without: the store then starts degraded). */
+  readonly ready: Promise<void>;
+  /** True while the last operation failed (an outage in progress). */
+  readonly degraded: boolean;
+}
+
+const dayTtlSeconds = 3 * 86_400;
+const monthTtlSeconds = 40 * 86_400;
+
+type Client = Redis | Cluster;
+type Scripted = Client & {
+  syAdmit(...args: Array<string | number>): Promise<string[]>;
+  sySettle(...args: Array<string | number>): Promise<number>;
+};
+
+/** Encodes a key name for a key: no `{`, `}`, `:` or spaces from the name can change the layout. */
+export function keyPart(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]/g, (character) => `%${character.codePointAt(0)!.toString(16)}`);
+}
+
+/** Creates the Redis state store (connects at once; reconnects for ever with a capped backoff). */
+export function createRedisStateStore(options: RedisStateStoreOptions): RedisStateStore {
+  const prefix = options.prefix ?? 'switchyard';
+  const timeoutMs = options.timeoutMs ?? 50;
+  const now = options.now ?? Date.now;
+  const policy = options.onFailure ?? 'open';
+  const logger = options.logger ?? consoleLogger;
+  const outage = new OutageTracker({
+    logger,
+    policy,
+    onFailure: options.onFailureEvent,
+    recoveryMs: options.recoveryMs,
+  });
+  const local = createMemoryStateStore({ now });
+  const client = connect(options.url, options.cluster === true, timeoutMs) as Scripted;
+  client.defineCommand('syAdmit', { numberOfKeys: 4, lua: admitScript });
+  client.defineCommand('sySettle', { numberOfKeys: 4, lua: settleScript });
+  // A store never crashes its process: errors surface on the commands that meet them.
+  client.on('error', () => {});
+  const availability = new RedisAvailabilityStore({
+    client,
+    // The subscriber queues its SUBSCRIBE until connected (it sends nothing else).
+    subscriber: (client as Redis).duplicate({ enableOfflineQueue: true }),
+    hash: `${prefix}:{circuits}:state`,
+    channel: `${prefix}:circuits`,
+    refreshMs: options.refreshMs ?? 500,
+    outage,
+  });
+  const connected = new Promise<void>((resolve) => {
+    if (client.status === 'ready') return resolve();
+    client.once('ready', () => resolve());
+  });
+  const ready = new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, timeoutMs * 20);
+    timer.unref();
+    void Promise.all([connected, availability.subscribed, availability.refresh()]).then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+
+  const keysOf = (key: string, day: string, month: string) => {
+    const base = `${prefix}:{${keyPart(key)}}`;
+    return [`${base}:bucket`, `${base}:spend:d:${day}`, `${base}:spend:m:${month}`, `${base}:inflight`];
+  };
+
+  /** Runs `operation` against Redis; on failure applies the policy (`local` answers or a refusal). */
+  async function guarded<Value>(
+    name: string,
+    operation: () => Promise<Value>,
+    fallback: () => Promise<Value>,
+    policyHere: StateFailurePolicy = policy,
+  ): Promise<Value> {
+    let value: Value;
+    try {
+      value = await operation();
+    } catch (error) {
+      if (outage.failed(name, error, policyHere)) return fallback();
+      throw new StateUnavailableError(name, { cause: error });
+    }
+    outage.succeeded();
+    return value;
+  }
+
+  let admissions = 0;
+  const instance = Math.random().toString(36).slice(2, 10);
+
+  return {
+    availability,
+    ready,
+    get degraded() {
+      return outage.lastFailed;
+    },
+    admit: (request) =>
+      guarded(
+        'admit',
+        async (): Promise<Admission> => {
+          const at = now();
+          const numbers = admitNumbers(request, at);
+          const periods = periodsOf(at);
+          const id = `${instance}-${++admissions}`;
+          const reply = await client.syAdmit(
+            ...keysOf(request.key, periods.day, periods.month),
+            at,
+            numbers.requestsPerMinute,
+            numbers.tokensPerMinute,
+            numbers.tokens,
+            numbers.dayLimitMicros,
+            numbers.monthLimitMicros,
+            numbers.reserveMicros,
+            id,
+            reservationTtlMs,
+          );
+          if (reply[0] === 'budget') {
+            return {
+              allowed: false,
+              reason: 'budget_exceeded',
+              period: reply[1] as 'day' | 'month',
+              spentMicros: Number(reply[2]),
+              limitMicros: Number(reply[3]),
+            };
+          }
+          if (reply[0] === 'rate') {
+            return {
+              allowed: false,
+              reason: 'rate_limit',
+              limit: reply[1] as 'requests' | 'tokens',
+              retryAfterSeconds: Math.max(1, Math.ceil(Number(reply[2]) / 1000)),
+            };
+          }
+          const reservation = {
+            key: request.key,
+            tokens: numbers.tokens,
+            reserveMicros: numbers.reserveMicros,
+            id,
+            ...periods,
+            tokensPerMinute: numbers.tokensPerMinute,
+          };
+          return { allowed: true, reservation };
+        },
+        async () => {
+          const admission = await local.admit(request);
+          if (admission.allowed) admission.reservation.local = true;
+          return admission;
+        },
+      ),
+    settle: (reservation, used) =>
+      guarded(
+        'settle',
+        async () => {
+          if (reservation.local === true) return local.settle(reservation, used);
+          const member =
+            reservation.reserveMicros > 0 ? `${reservation.id}:${reservation.reserveMicros}` : '';
+          await client.sySettle(
+            ...keysOf(reservation.key, reservation.day, reservation.month),
+            reservation.tokensPerMinute,
+            Math.max(0, Math.ceil(used.tokens)) - reservation.tokens,
+            Math.max(0, Math.round(used.costMicros)),
+            member,
+            dayTtlSeconds,
+            monthTtlSeconds,
+          );
+        },
+        () => local.settle(reservation, used),
+        // The call already happened: its spend is kept locally whatever the policy.
+        'open',
+      ),
+    usage: (key, budget) =>
+      guarded(
+        'usage',
+        async (): Promise<KeyUsage> => {
+          const at = now();
+          const periods = periodsOf(at);
+          const [, day, month, inflight] = keysOf(key, periods.day, periods.month);
+          const [dayValue, monthValue, members] = await Promise.all([
+            client.get(day!),
+            client.get(month!),
+            client.zrangebyscore(inflight!, `(${at}`, '+inf'),
+          ]);
+          let reservedMicros = 0;
+          for (const member of members)
+            reservedMicros += Number(member.slice(member.lastIndexOf(':') + 1)) || 0;
+          const daySpent = Number(dayValue ?? 0);
+          const monthSpent = Number(monthValue ?? 0);
+          return {
+            key,
+            day: {
+              period: periods.day,
+              spentMicros: daySpent,
+              reservedMicros,
+              ...limitOf(budget?.usdPerDay, daySpent),
+            },
+            month: {
+              period: periods.month,
+              spentMicros: monthSpent,
+              reservedMicros,
+              ...limitOf(budget?.usdPerMonth, monthSpent),
+            },
+          };
+        },
+        () => local.usage(key, budget),
+      ),
+    set: (name, value, ttlSeconds) =>
+      guarded(
+        'set',
+        async () => {
+          await client.set(
+            `${prefix}:value:${keyPart(name)}`,
+            value,
+            'EX',
+            Math.max(1, Math.ceil(ttlSeconds)),
+          );
+        },
+        () => local.set(name, value, ttlSeconds),
+      ),
+    get: (name) =>
+      guarded(
+        'get',
+        async () => (await client.get(`${prefix}:value:${keyPart(name)}`)) ?? (await local.get(name)),
+        () => local.get(name),
+      ),
+    async close() {
+      await availability.close();
+      client.disconnect();
+    },
+  };
+}
+
+function connect(url: string, cluster: boolean, timeoutMs: number): Client {
+  const common: RedisOptions = {
+    commandTimeout: timeoutMs,
+    // A dead Redis answers at once: nothing queues behind a reconnect.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    enableAutoPipelining: true,
+    connectTimeout: Math.max(1000, timeoutMs * 20),
+    // Reconnect for ever, at most one attempt a second.
+    retryStrategy: (times) => Math.min(50 * times, 1000),
+  };
+  if (!cluster) return new Redis(url, common);
+  const parsed = new URL(url);
+  return new Cluster([{ host: parsed.hostname, port: Number(parsed.port || 6379) }], {
+    redisOptions: common,
+    enableOfflineQueue: false,
+    enableAutoPipelining: true,
+    clusterRetryStrategy: (times) => Math.min(50 * times, 1000),
+  });
+}

@@ -1,0 +1,136 @@
+/**
+ * The state a gateway keeps per key and shares between its instances: rate limits, budgets,
+ * availability (the routing circuit breaker) and stored Responses. One interface, two stores: in
+ * memory (one process, the default) and Redis (any number of processes).
+ */
+import type { AvailabilityStore } from '../routing/availability.ts';
+
+/** Per-key rate limits (`gateway.keys[].limits`). Absent or 0: unlimited. */
+export interface KeyLimits {
+  requestsPerMinute?: number;
+  tokensPerMinute?: number;
+}
+
+/** Per-key budget in USD (`gateway.keys[].budget`), per UTC day and month. Absent: unlimited. */
+export interface KeyBudget {
+  usdPerDay?: number;
+  usdPerMonth?: number;
+}
+
+/** What `admit` is asked before a call is dispatched. */
+export interface AdmitRequest {
+  /** The gateway key's name. */
+  key: string;
+  /** Tokens reserved for the call: the input estimate plus `max_tokens`. */
+  tokens: number;
+  limits?: KeyLimits;
+  budget?: KeyBudget;
+  /** Cost reserved against the budget while the call is in flight, micro-dollars (0: none). */
+  reserveMicros?: number;
+}
+
+/** What `admit` reserved; hand it back to `settle` once the call has ended. */
+export interface Reservation {
+  key: string;
+  tokens: number;
+  reserveMicros: number;
+  /** Unique per admission (a budget reservation's member). */
+  id: string;
+  /** The UTC day and month the reservation counts in (`20261126`, `202611`). */
+  day: string;
+  month: string;
+  tokensPerMinute: number;
+  /** True when the shared store could not be reached and local state answered (policy `open`). */
+  local?: boolean;
+}
+
+/** The verdict of `admit`. */
+export type Admission =
+  | { allowed: true; reservation: Reservation }
+  | {
+      allowed: false;
+      reason: 'rate_limit';
+      /** Which limit refused: requests or tokens per minute. */
+      limit: 'requests' | 'tokens';
+      /** When a retry can succeed, seconds (rounded up, at least 1). */
+      retryAfterSeconds: number;
+    }
+  | {
+      allowed: false;
+      reason: 'budget_exceeded';
+      period: 'day' | 'month';
+      /** Spent plus reserved by calls in flight, micro-dollars. */
+      spentMicros: number;
+      limitMicros: number;
+    };
+
+/** What a call really used, for `settle`. */
+export interface Settlement {
+  /** Billed tokens (input + output); the reservation is corrected by the difference. */
+  tokens: number;
+  /** Billed cost in micro-dollars (0 when unknown or not billed). */
+  costMicros: number;
+}
+
+/** Spend and remaining budget of a key. */
+export interface KeyUsage {
+  key: string;
+  day: {
+    period: string;
+    spentMicros: number;
+    reservedMicros: number;
+    limitMicros?: number;
+    remainingMicros?: number;
+  };
+  month: {
+    period: string;
+    spentMicros: number;
+    reservedMicros: number;
+    limitMicros?: number;
+    remainingMicros?: number;
+  };
+}
+
+/** What to do when the shared store fails or is slower than `state_timeout_ms`. */
+export type StateFailurePolicy = 'open' | 'closed';
+
+/** A state-store failure, as told to the metric hook. */
+export interface StateFailureEvent {
+  /** The operation that failed (`admit`, `settle`, `usage`, `availability`, `get`, `set`, …). */
+  operation: string;
+  error: Error;
+  /** What happened to the request: served from local state (`open`) or refused (`closed`). */
+  outcome: 'local' | 'refused';
+}
+
+/** The shared state of a gateway. Every method may reject with a `StateUnavailableError` (policy `closed`). */
+export interface StateStore {
+  /** The circuit-breaker store the router uses (pass it to `createSwitchyard({ stateStore })`). */
+  readonly availability: AvailabilityStore;
+  /** Checks the budget and takes from the rate limits in one atomic step. */
+  admit(request: AdmitRequest): Promise<Admission>;
+  /** Reconciles a reservation with the billed usage and records the spend. */
+  settle(reservation: Reservation, used: Settlement): Promise<void>;
+  /** Spend and remaining budget of `key`. */
+  usage(key: string, budget?: KeyBudget): Promise<KeyUsage>;
+  /** Stores a value (a stored Response) for `ttlSeconds`. */
+  set(name: string, value: string, ttlSeconds: number): Promise<void>;
+  /** A stored value, or `undefined`. */
+  get(name: string): Promise<string | undefined>;
+  /** Releases connections and timers. */
+  close(): Promise<void>;
+  /** Settles once a remote store is connected (or gave up waiting); serve after it. */
+  readonly ready?: Promise<void>;
+}
+
+/** Micro-dollars (integers) from US dollars. */
+export function toMicros(usd: number): number {
+  return Math.round(usd * 1_000_000);
+}
+
+/** The UTC day (`YYYYMMDD`) and month (`YYYYMM`) of `now`. */
+export function periodsOf(now: number): { day: string; month: string } {
+  const iso = new Date(now).toISOString();
+  const month = iso.slice(0, 4) + iso.slice(5, 7);
+  return { day: month + iso.slice(8, 10), month };
+}

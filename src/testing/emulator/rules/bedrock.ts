@@ -1,0 +1,130 @@
+/**
+ * Bedrock request rules: a SigV4 `authorization` header of the right shape (or a bearer token),
+ * Converse message order and tool pairing, and the InvokeModel Anthropic body
+ * (`anthropic_version: bedrock-2023-05-31`, no `model`).
+ */
+import type { JsonScript, RecordedRequest } from '../types.ts';
+import { checkAnthropicBody } from './anthropic.ts';
+
+/** A Bedrock error response: `{"message"}` with the exception name in `x-amzn-errortype`. */
+export function bedrockError(status: number, exception: string, message: string): JsonScript {
+  return {
+    type: 'json',
+    status,
+    body: { message },
+    headers: {
+      'x-amzn-errortype': `${exception}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
+      'x-amzn-requestid': '5b0a2f1e-7c1d-4b8e-9d3f-0a1b2c3d4e5f',
+    },
+  };
+}
+
+const sigV4 =
+  /^AWS4-HMAC-SHA256 Credential=[A-Z0-9]{16,128}\/\d{8}\/[a-z0-9-]+\/bedrock\/aws4_request, SignedHeaders=[a-z0-9;-]+, Signature=[0-9a-f]{64}$/;
+
+/** The SigV4 header shape (credential scope of service `bedrock`, signed headers, 64-hex signature) or a bearer token. */
+export function checkSignature(request: RecordedRequest): JsonScript | undefined {
+  const authorization = request.headers.authorization ?? '';
+  if (/^Bearer \S+$/.test(authorization)) return undefined;
+  if (authorization === '') return bedrockError(403, 'AccessDeniedException', 'Missing Authentication Token');
+  if (!sigV4.test(authorization) || !/^\d{8}T\d{6}Z$/.test(request.headers['x-amz-date'] ?? ''))
+    return bedrockError(
+      403,
+      'InvalidSignatureException',
+      'The request signature we calculated does not match the signature you provided.',
+    );
+  const signed = /SignedHeaders=([a-z0-9;-]+)/.exec(authorization)?.[1]?.split(';') ?? [];
+  if (!signed.includes('host') || !signed.includes('x-amz-date'))
+    return bedrockError(403, 'InvalidSignatureException', "'Host' and 'X-Amz-Date' must be signed.");
+  return undefined;
+}
+
+type Block = Record<string, unknown>;
+
+function invalid(message: string): JsonScript {
+  return bedrockError(400, 'ValidationException', message);
+}
+
+function blocksOf(message: unknown): Block[] {
+  const content = (message as { content?: unknown } | null)?.content;
+  return Array.isArray(content)
+    ? content.filter((block): block is Block => typeof block === 'object' && block !== null)
+    : [];
+}
+
+function checkOrder(messages: unknown[]): JsonScript | undefined {
+  let previous: unknown;
+  for (const [index, message] of messages.entries()) {
+    const role = (message as { role?: unknown } | null)?.role;
+    if (role !== 'user' && role !== 'assistant')
+      return invalid(`messages.${index}.role: must be user or assistant`);
+    if (index === 0 && role !== 'user')
+      return invalid(
+        'A conversation must start with a user message. Try again with a conversation that starts with a user message.',
+      );
+    if (role === previous)
+      return invalid(
+        'A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.',
+      );
+    if (blocksOf(message).length === 0)
+      return invalid(
+        `The content field in the Message object at messages.${index} is empty. Add a ContentBlock object to the content field and try again.`,
+      );
+    previous = role;
+  }
+  return undefined;
+}
+
+function checkTools(body: Record<string, unknown>, messages: unknown[]): JsonScript | undefined {
+  const usesTools = messages.some((message) =>
+    blocksOf(message).some((block) => 'toolUse' in block || 'toolResult' in block),
+  );
+  if (usesTools && typeof body.toolConfig !== 'object')
+    return invalid('The toolConfig field must be defined when using toolUse and toolResult content blocks.');
+  for (const [index, message] of messages.entries()) {
+    const offered = blocksOf(messages[index - 1])
+      .map((block) => (block.toolUse as { toolUseId?: unknown } | undefined)?.toolUseId)
+      .filter((id) => id !== undefined);
+    for (const block of blocksOf(message)) {
+      const id = (block.toolResult as { toolUseId?: unknown } | undefined)?.toolUseId;
+      if (id !== undefined && !offered.includes(id))
+        return invalid(
+          `The number of toolResult blocks at messages.${index}.content exceeds the number of toolUse blocks of previous turn.`,
+        );
+    }
+  }
+  return undefined;
+}
+
+/** Checks a Converse request. */
+export function checkConverseRequest(request: RecordedRequest): JsonScript | undefined {
+  const denied = checkSignature(request);
+  if (denied !== undefined) return denied;
+  if (typeof request.body !== 'object' || request.body === null)
+    return invalid('Malformed input request, please reformat your input and try again.');
+  const body = request.body as Record<string, unknown>;
+  if (!Array.isArray(body.messages) || body.messages.length === 0)
+    return invalid('messages: at least one message is required');
+  return checkOrder(body.messages) ?? checkTools(body, body.messages);
+}
+
+/** Checks an InvokeModel request carrying an Anthropic body. */
+export function checkInvokeRequest(request: RecordedRequest): JsonScript | undefined {
+  const denied = checkSignature(request);
+  if (denied !== undefined) return denied;
+  const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<
+    string,
+    unknown
+  >;
+  if (body.anthropic_version !== 'bedrock-2023-05-31')
+    return invalid('anthropic_version: invalid or missing; expected bedrock-2023-05-31');
+  if ('model' in body)
+    return invalid(
+      'Malformed input request: extraneous key [model] is not permitted, please reformat your input and try again.',
+    );
+  if ('stream' in body)
+    return invalid(
+      'Malformed input request: extraneous key [stream] is not permitted, please reformat your input and try again.',
+    );
+  return checkAnthropicBody(request);
+}

@@ -1,0 +1,120 @@
+/**
+ * Incremental decoding of AWS event-stream bodies (`application/vnd.amazon.eventstream`): splits the
+ * byte stream into messages by their length prelude and decodes each one with the maintained
+ * `@smithy/eventstream-codec`, which checks both CRC-32s (prelude and message).
+ */
+import { EventStreamCodec } from '@smithy/eventstream-codec';
+import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+
+/** One decoded message: its `:message-type`, `:event-type` / `:exception-type` and payload text. */
+export interface EventStreamMessage {
+  /** `event`, `exception` or `error`. */
+  messageType: string;
+  /** `:event-type` of an event, `:exception-type` of an exception, `:error-code` of an error. */
+  type: string;
+  /** The payload as UTF-8 text (a JSON document on Bedrock). */
+  payload: string;
+}
+
+/** Receives each decoded message. */
+export type EventStreamHandler = (message: EventStreamMessage) => void;
+
+/** Thrown when the bytes are not a well-formed event stream (bad length, bad CRC, cut short). */
+export class EventStreamFrameError extends Error {
+  override name = 'EventStreamFrameError';
+  /** `corrupt_frame`, `checksum_mismatch`, `truncated_frame` or `frame_too_large`. */
+  readonly code: 'corrupt_frame' | 'checksum_mismatch' | 'truncated_frame' | 'frame_too_large';
+
+  constructor(code: EventStreamFrameError['code'], message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** The smallest message: prelude (8) + prelude CRC (4) + message CRC (4). */
+const minimumMessageBytes = 16;
+
+const codec = new EventStreamCodec(toUtf8, fromUtf8);
+const textDecoder = new TextDecoder();
+
+/** Encodes one message (emulator, tests, bench): string headers and a UTF-8 payload. */
+export function encodeEventStreamMessage(headers: Record<string, string>, payload: string): Uint8Array {
+  const typed = Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [name, { type: 'string' as const, value }]),
+  );
+  return codec.encode({ headers: typed, body: fromUtf8(payload) });
+}
+
+function headerText(headers: Record<string, { value: unknown }>, name: string): string {
+  const value = headers[name]?.value;
+  return typeof value === 'string' ? value : '';
+}
+
+/**
+ * A push decoder: `feed(bytes)` as chunks arrive, `end()` at the end of the body (throws
+ * `truncated_frame` when a message was cut short). A message whose prelude claims fewer than 16 or
+ * more than `maxMessageBytes` bytes is refused before any of it is buffered.
+ */
+export class EventStreamDecoder {
+  private buffer: Uint8Array = new Uint8Array(0);
+  private readonly handler: EventStreamHandler;
+  private readonly maxMessageBytes: number;
+
+  constructor(handler: EventStreamHandler, maxMessageBytes: number) {
+    this.handler = handler;
+    this.maxMessageBytes = maxMessageBytes;
+  }
+
+  feed(chunk: Uint8Array): void {
+    let bytes = chunk;
+    if (this.buffer.length > 0) {
+      bytes = new Uint8Array(this.buffer.length + chunk.length);
+      bytes.set(this.buffer);
+      bytes.set(chunk, this.buffer.length);
+    }
+    let offset = 0;
+    while (bytes.length - offset >= 4) {
+      const view = new DataView(bytes.buffer, bytes.byteOffset + offset, 4);
+      const length = view.getUint32(0, false);
+      if (length < minimumMessageBytes)
+        throw new EventStreamFrameError('corrupt_frame', `an event-stream message claims ${length} bytes`);
+      if (length > this.maxMessageBytes)
+        throw new EventStreamFrameError(
+          'frame_too_large',
+          `an event-stream message exceeded the limit of ${this.maxMessageBytes} bytes`,
+        );
+      if (bytes.length - offset < length) break;
+      this.dispatch(bytes.subarray(offset, offset + length));
+      offset += length;
+    }
+    this.buffer = offset === bytes.length ? new Uint8Array(0) : bytes.slice(offset);
+  }
+
+  end(): void {
+    if (this.buffer.length > 0)
+      throw new EventStreamFrameError(
+        'truncated_frame',
+        `the body ended inside an event-stream message (${this.buffer.length} bytes)`,
+      );
+  }
+
+  private dispatch(bytes: Uint8Array): void {
+    let decoded: ReturnType<EventStreamCodec['decode']>;
+    try {
+      decoded = codec.decode(bytes);
+    } catch (error) {
+      const text = error instanceof Error ? error.message : String(error);
+      const code = /checksum/i.test(text) ? 'checksum_mismatch' : 'corrupt_frame';
+      throw new EventStreamFrameError(code, `an event-stream message did not decode (${code})`);
+    }
+    const headers = decoded.headers as Record<string, { value: unknown }>;
+    const messageType = headerText(headers, ':message-type') || 'event';
+    const type =
+      messageType === 'exception'
+        ? headerText(headers, ':exception-type')
+        : messageType === 'error'
+          ? headerText(headers, ':error-code')
+          : headerText(headers, ':event-type');
+    this.handler({ messageType, type, payload: textDecoder.decode(decoded.body) });
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * `switchyard ask` and `switchyard models`: output and exit codes (0 ok, 1 provider error with its
+ * class on stderr, 2 usage), against the emulator; one real process for piped stdin and the
+ * no-key fallback to the built-in emulator.
+ */
+import { spawn } from 'node:child_process';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAsk } from '../../src/cli/ask-command.ts';
+import { runCli } from '../../src/cli/run.ts';
+import { anthropicError, type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
+import { chatEnv, cliEntry, temporaryFolder, writeChatConfig } from '../support/pty-chat.ts';
+import { repoRoot } from '../support/fixtures.ts';
+
+let emulator: Emulator;
+let config: string;
+beforeAll(async () => {
+  emulator = await startEmulator();
+  config = writeChatConfig(emulator, temporaryFolder(), false);
+});
+afterAll(async () => {
+  await emulator.close();
+});
+
+function capture() {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  let written = '';
+  return {
+    stdout,
+    stderr,
+    get written() {
+      return written;
+    },
+    output: { stdout: (line: string) => stdout.push(line), stderr: (line: string) => stderr.push(line) },
+    streams(stdin?: string) {
+      return {
+        stdin: stdin === undefined ? undefined : Readable.from([stdin]),
+        write: (text: string) => void (written += text),
+      };
+    },
+  };
+}
+
+describe('switchyard ask', () => {
+  it('streams the answer to stdout and exits 0; piped text goes with the prompt', async () => {
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'A short summary.' }] });
+    const io = capture();
+    const code = await runAsk(
+      { model: 'sonnet', config, json: false, prompt: 'summarize' },
+      io.output,
+      io.streams('the file'),
+    );
+    expect({ code, written: io.written, stderr: io.stderr }).toEqual({
+      code: 0,
+      written: 'A short summary.\n',
+      stderr: [],
+    });
+    expect(JSON.stringify(emulator.requests.at(-1)!.body)).toContain('summarize\\n\\nthe file');
+  });
+
+  it('--json prints one canonical event per line, finish last', async () => {
+    emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'Hi.' }],
+      usage: { input: 10, output: 2 },
+    });
+    const io = capture();
+    const code = await runAsk(
+      { model: 'gpt-mini', config, json: true, prompt: 'hello' },
+      io.output,
+      io.streams(),
+    );
+    const events = io.written
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; response?: { usage: { cost?: unknown } } });
+    expect(code).toBe(0);
+    expect(events[0]!.type).toBe('message-start');
+    expect(events.at(-1)!.type).toBe('finish');
+    expect(events.at(-1)!.response!.usage.cost).toMatchObject({ currency: 'USD' });
+  });
+
+  it('exits 1 on a provider error, its class and message on stderr', async () => {
+    emulator.enqueue(
+      anthropicError(429, 'rate_limit_error', 'Number of requests has exceeded your rate limit'),
+    );
+    const io = capture();
+    const code = await runAsk(
+      { model: 'sonnet', config, json: false, prompt: 'hello' },
+      io.output,
+      io.streams(),
+    );
+    expect(code).toBe(1);
+    expect(io.stderr).toHaveLength(1);
+    expect(io.stderr[0]).toMatch(/^switchyard ask: rate_limit: .*rate limit/);
+  });
+
+  it('exits 2 on bad usage: an unknown model (with did-you-mean), no prompt, an unknown option', async () => {
+    const lines: string[] = [];
+    const output = { stdout: (line: string) => lines.push(line), stderr: (line: string) => lines.push(line) };
+    expect(await runCli(['ask', '--config', config, '-m', 'sonet', 'hi'], output)).toBe(2);
+    expect(lines.pop()).toBe("switchyard ask: unknown model 'sonet' (did you mean 'sonnet'?)");
+    const io = capture();
+    await expect(runAsk({ config, json: false, prompt: '' }, io.output, io.streams())).rejects.toThrow(
+      'missing PROMPT',
+    );
+    expect(await runCli(['ask', '--jsn', 'hi'], output)).toBe(2);
+    expect(lines.pop()).toBe("switchyard ask: unknown option '--jsn' (did you mean '--json'?)");
+  });
+
+  it('as a process with no API key anywhere: piped stdin, the built-in emulator said in one line, exit 0', async () => {
+    const child = spawn(process.execPath, [cliEntry, 'ask', 'summarize'], {
+      cwd: repoRoot,
+      env: chatEnv(temporaryFolder()),
+    });
+    child.stdin.end('some piped text');
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(stdout).toContain('Switchyard emulator');
+    expect(stderr.trim().split('\n')).toEqual([expect.stringContaining('using the built-in emulator')]);
+  });
+});
+
+describe('switchyard models', () => {
+  it('--json lists every model with aliases, limits, prices and whether it is configured', async () => {
+    const lines: string[] = [];
+    const code = await runCli(['models', '--config', config, '--json'], {
+      stdout: (line) => lines.push(line),
+      stderr: (line) => lines.push(line),
+    });
+    expect(code).toBe(0);
+    const rows = JSON.parse(lines.join('\n')) as Array<Record<string, unknown>>;
+    expect(rows.find((row) => row.id === 'anthropic:claude-sonnet-4-5')).toMatchObject({
+      aliases: ['sonnet'],
+      contextWindow: 200_000,
+      maxOutputTokens: 64_000,
+      inputPerMillion: 3,
+      outputPerMillion: 15,
+      configured: true,
+    });
+    expect(
+      rows
+        .filter((row) => row.provider === 'deepseek')
+        .every((row) => row.configured === Boolean(process.env.DEEPSEEK_API_KEY)),
+    ).toBe(true);
+  });
+
+  it('--provider filters; a table with a header by default; an unknown provider exits 2 with did-you-mean', async () => {
+    const lines: string[] = [];
+    const output = { stdout: (line: string) => lines.push(line), stderr: (line: string) => lines.push(line) };
+    expect(await runCli(['models', '--config', config, '--provider', 'gemini'], output)).toBe(0);
+    expect(lines[0]).toMatch(/^model\s+aliases\s+context\s+output\s+in\/Mtok\s+out\/Mtok\s+configured$/);
+    expect(lines.slice(1).every((line) => line.startsWith('gemini:'))).toBe(true);
+    expect(lines.find((line) => line.startsWith('gemini:gemini-2.5-flash '))).toMatch(
+      /flash\s+1M\s+65\.5k\s+\$0\.3\s+\$2\.5\s+yes/,
+    );
+    lines.length = 0;
+    expect(await runCli(['models', '--provider', 'antropic'], output)).toBe(2);
+    expect(lines).toEqual(["switchyard models: unknown provider 'antropic' (did you mean 'anthropic'?)"]);
+  });
+});

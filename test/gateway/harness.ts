@@ -1,0 +1,109 @@
+/** Test support for the gateway: an emulator as every upstream, a gateway over it, and the official SDKs as clients. */
+import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
+import OpenAI from 'openai';
+import { createMemoryLogger } from 'switchyard-ai';
+import { createGateway, type Gateway, type GatewayServer } from 'switchyard-ai/gateway';
+import { type Emulator, startEmulator } from 'switchyard-ai/testing';
+import type { EmulatorApi, ServedRequest } from '../../src/testing/emulator/types.ts';
+import { emulatorBaseURL } from '../support/apis.ts';
+
+/** The four wire protocols the gateway matrix serves as upstreams (the cloud transports are covered by their own suites). */
+export type UpstreamApi = Extract<
+  EmulatorApi,
+  'anthropic-messages' | 'openai-chat' | 'openai-responses' | 'gemini'
+>;
+
+/** The upstreams, by emulator protocol: adapter name and the alias that routes to it. */
+export const upstreams: Record<UpstreamApi, { alias: string; id: string }> = {
+  'anthropic-messages': { alias: 'up-anthropic', id: 'anthropic:claude-sonnet-4-5' },
+  'openai-chat': { alias: 'up-chat', id: 'openai:gpt-5-mini' },
+  'openai-responses': { alias: 'up-responses', id: 'responses:gpt-5-mini' },
+  gemini: { alias: 'up-gemini', id: 'gemini:gemini-2.5-flash' },
+};
+
+/** A running emulator + gateway pair. */
+export interface GatewayHarness {
+  emulator: Emulator;
+  server: GatewayServer;
+  /** The gateway's front door (to call the upstream directly for comparison). */
+  switchyard: Gateway['switchyard'];
+  accessLog: Array<Record<string, unknown>>;
+  /** Every upstream response the emulator finished (or saw cut), in order. */
+  served: ServedRequest[];
+  /** Resolves with the next upstream response the emulator finishes or sees cut. */
+  nextServed(): Promise<ServedRequest>;
+  logger: ReturnType<typeof createMemoryLogger>;
+  close(): Promise<void>;
+}
+
+/** Starts the emulator and a gateway routing the `up-*` aliases to each upstream protocol. */
+export async function startGatewayHarness(gateway: Record<string, unknown> = {}): Promise<GatewayHarness> {
+  const served: ServedRequest[] = [];
+  let waiters: Array<(served: ServedRequest) => void> = [];
+  const emulator = await startEmulator({
+    onResponse: (entry) => {
+      served.push(entry);
+      const current = waiters;
+      waiters = [];
+      for (const resolve of current) resolve(entry);
+    },
+  });
+  const common = { max_retries: 0, api_key: 'upstream-secret-key' };
+  const logger = createMemoryLogger();
+  const accessLog: Array<Record<string, unknown>> = [];
+  const instance = createGateway({
+    logger,
+    accessLog: (line) => accessLog.push(line),
+    config: {
+      builtins: false,
+      adapters: {
+        anthropic: { type: 'anthropic', base_url: emulatorBaseURL('anthropic', emulator.url), ...common },
+        openai: { type: 'openai', base_url: emulatorBaseURL('openai', emulator.url), ...common },
+        responses: {
+          type: 'openai-responses',
+          base_url: emulatorBaseURL('openai-responses', emulator.url),
+          ...common,
+        },
+        gemini: { type: 'gemini', base_url: emulatorBaseURL('gemini', emulator.url), ...common },
+      },
+      models: {
+        'anthropic:claude-sonnet-4-5': { aliases: ['up-anthropic'] },
+        'openai:gpt-5-mini': { aliases: ['up-chat'] },
+        'responses:gpt-5-mini': {
+          aliases: ['up-responses'],
+          capabilities: { reasoning: true, structuredOutput: true },
+        },
+        'gemini:gemini-2.5-flash': { aliases: ['up-gemini'] },
+        'gemini:gemini-3-pro-preview': { aliases: ['up-gemini3'] },
+        'anthropic:claude-haiku-4-5': { aliases: ['up-fallback'], fallbacks: ['openai:gpt-5-mini'] },
+      },
+      routing: { failure_threshold: 1000 },
+      gateway,
+    },
+  });
+  const server = await instance.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    emulator,
+    server,
+    switchyard: instance.switchyard,
+    accessLog,
+    served,
+    nextServed: () => new Promise((resolve) => waiters.push(resolve)),
+    logger,
+    async close() {
+      await server.close(0);
+      await instance.switchyard.close();
+      await emulator.close();
+    },
+  };
+}
+
+/** The official SDK clients pointed at the gateway. */
+export function createClients(url: string, key = 'client-key') {
+  return {
+    openai: new OpenAI({ baseURL: `${url}/v1`, apiKey: key, maxRetries: 0 }),
+    anthropic: new Anthropic({ baseURL: url, apiKey: key, maxRetries: 0 }),
+    google: new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: url } }),
+  };
+}

@@ -1,0 +1,174 @@
+/**
+ * The state store's behaviour (rate limits, budgets, stored values), run against any store: the
+ * memory store and the Redis store must agree on every rule.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Reservation, StateStore } from '../../src/state/types.ts';
+
+/** Creates a fresh, empty store over the given clock. */
+export type StateStoreFactory = (now: () => number) => Promise<StateStore> | StateStore;
+
+/** Registers the state-store tests. */
+export function stateSuite(name: string, createStore: StateStoreFactory): void {
+  async function store() {
+    // 2026-11-26T10:00:00Z: mid-day, mid-month.
+    let now = Date.UTC(2026, 10, 26, 10);
+    const created = await createStore(() => now);
+    return { store: created, advance: (ms: number) => (now += ms), at: () => now };
+  }
+
+  const reservationOf = (admission: { allowed: boolean }) =>
+    (admission as unknown as { reservation: Reservation }).reservation;
+
+  describe(`state store over ${name}`, () => {
+    it('requests per minute: the bucket admits the limit, refuses the next with a retry-after, refills over time', async () => {
+      const { store: state, advance } = await store();
+      const limits = { requestsPerMinute: 5 };
+      for (let count = 0; count < 5; count++)
+        expect(await state.admit({ key: 'team-a', tokens: 10, limits })).toMatchObject({ allowed: true });
+      expect(await state.admit({ key: 'team-a', tokens: 10, limits })).toEqual({
+        allowed: false,
+        reason: 'rate_limit',
+        limit: 'requests',
+        retryAfterSeconds: 12,
+      });
+      advance(12_000);
+      expect(await state.admit({ key: 'team-a', tokens: 10, limits })).toMatchObject({ allowed: true });
+      expect((await state.admit({ key: 'team-a', tokens: 10, limits })).allowed).toBe(false);
+      expect((await state.admit({ key: 'team-b', tokens: 10, limits })).allowed).toBe(true);
+    });
+
+    it('a late clock reading (an instance whose call arrives after a newer one) refills nothing twice', async () => {
+      const { store: state, advance } = await store();
+      const limits = { requestsPerMinute: 60 }; // one a second
+      for (let count = 0; count < 60; count++) await state.admit({ key: 'k', tokens: 1, limits });
+      advance(10_000);
+      expect((await state.admit({ key: 'k', tokens: 1, limits })).allowed).toBe(true);
+      advance(-5_000); // another instance's reading, taken earlier, arrives now
+      expect((await state.admit({ key: 'k', tokens: 1, limits })).allowed).toBe(true);
+      advance(5_000);
+      // 10 s refilled 10: two taken, 8 left — not 13 (the 5 s counted again).
+      const admitted = [];
+      for (let count = 0; count < 20; count++)
+        admitted.push((await state.admit({ key: 'k', tokens: 1, limits })).allowed);
+      expect(admitted.filter(Boolean)).toHaveLength(8);
+    });
+
+    it('fifty concurrent admissions against 10 requests per minute admit exactly 10', async () => {
+      const { store: state } = await store();
+      const limits = { requestsPerMinute: 10 };
+      const all = await Promise.all(
+        Array.from({ length: 50 }, () => state.admit({ key: 'k', tokens: 1, limits })),
+      );
+      expect(all.filter((admission) => admission.allowed)).toHaveLength(10);
+    });
+
+    it('tokens per minute: reserved from the estimate, reconciled with the billed tokens', async () => {
+      const { store: state } = await store();
+      const limits = { tokensPerMinute: 1000 };
+      const first = await state.admit({ key: 'k', tokens: 600, limits });
+      expect(first.allowed).toBe(true);
+      const refused = await state.admit({ key: 'k', tokens: 600, limits });
+      expect(refused).toMatchObject({ allowed: false, reason: 'rate_limit', limit: 'tokens' });
+      expect((refused as { retryAfterSeconds: number }).retryAfterSeconds).toBe(12); // 200 tokens at 1000/min
+      await state.settle(reservationOf(first), { tokens: 100, costMicros: 0 }); // 500 given back
+      expect((await state.admit({ key: 'k', tokens: 600, limits })).allowed).toBe(true);
+    });
+
+    it('a call larger than the whole token bucket goes when the bucket is full, then the key waits', async () => {
+      const { store: state } = await store();
+      const limits = { tokensPerMinute: 100 };
+      expect((await state.admit({ key: 'k', tokens: 5000, limits })).allowed).toBe(true);
+      expect((await state.admit({ key: 'k', tokens: 1, limits })).allowed).toBe(false);
+    });
+
+    it('a daily budget refuses (budget_exceeded) once the spend reaches it; usage shows spend and remaining', async () => {
+      const { store: state } = await store();
+      const budget = { usdPerDay: 0.01 };
+      for (let count = 0; count < 2; count++) {
+        const admission = await state.admit({ key: 'k', tokens: 1, budget });
+        expect(admission.allowed).toBe(true);
+        await state.settle(reservationOf(admission), { tokens: 1, costMicros: 6_000 });
+      }
+      expect(await state.admit({ key: 'k', tokens: 1, budget })).toEqual({
+        allowed: false,
+        reason: 'budget_exceeded',
+        period: 'day',
+        spentMicros: 12_000,
+        limitMicros: 10_000,
+      });
+      expect(await state.usage('k', budget)).toEqual({
+        key: 'k',
+        day: {
+          period: '20261126',
+          spentMicros: 12_000,
+          reservedMicros: 0,
+          limitMicros: 10_000,
+          remainingMicros: 0,
+        },
+        month: { period: '202611', spentMicros: 12_000, reservedMicros: 0 },
+      });
+    });
+
+    it('calls in flight reserve their estimated cost: the budget is not overshot by concurrent calls', async () => {
+      const { store: state } = await store();
+      const budget = { usdPerDay: 0.01 };
+      const admissions = await Promise.all(
+        Array.from({ length: 10 }, () => state.admit({ key: 'k', tokens: 1, budget, reserveMicros: 4_000 })),
+      );
+      expect(admissions.filter((admission) => admission.allowed)).toHaveLength(3);
+      expect((await state.usage('k', budget)).day.reservedMicros).toBe(12_000);
+      for (const admission of admissions.filter((each) => each.allowed))
+        await state.settle(reservationOf(admission), { tokens: 1, costMicros: 1_000 });
+      expect(await state.usage('k', budget)).toMatchObject({
+        day: { spentMicros: 3_000, reservedMicros: 0 },
+      });
+      expect((await state.admit({ key: 'k', tokens: 1, budget, reserveMicros: 4_000 })).allowed).toBe(true);
+    });
+
+    it('budgets count per UTC day and month: a new day admits again, the month keeps counting', async () => {
+      const { store: state, advance } = await store();
+      const budget = { usdPerDay: 0.01, usdPerMonth: 0.015 };
+      const first = await state.admit({ key: 'k', tokens: 1, budget });
+      await state.settle(reservationOf(first), { tokens: 1, costMicros: 10_000 });
+      expect(await state.admit({ key: 'k', tokens: 1, budget })).toMatchObject({ period: 'day' });
+      advance(14 * 3_600_000); // 2026-11-27T00:00Z
+      const second = await state.admit({ key: 'k', tokens: 1, budget });
+      expect(second.allowed).toBe(true);
+      await state.settle(reservationOf(second), { tokens: 1, costMicros: 5_000 });
+      expect(await state.admit({ key: 'k', tokens: 1, budget })).toMatchObject({
+        reason: 'budget_exceeded',
+        period: 'month',
+        spentMicros: 15_000,
+      });
+    });
+
+    it('a refusal by the rate limit reserves nothing from the budget, and the reverse', async () => {
+      const { store: state } = await store();
+      const request = {
+        key: 'k',
+        tokens: 1,
+        limits: { requestsPerMinute: 1 },
+        budget: { usdPerDay: 1 },
+        reserveMicros: 1,
+      };
+      expect((await state.admit(request)).allowed).toBe(true);
+      expect(await state.admit(request)).toMatchObject({ reason: 'rate_limit' });
+      expect((await state.usage('k')).day.reservedMicros).toBe(1);
+    });
+
+    it('key names cannot collide through the key layout ({, }, :, spaces)', async () => {
+      const { store: state } = await store();
+      const limits = { requestsPerMinute: 1 };
+      for (const key of ['a:b', 'a}b', 'a{b', 'a b', 'a%3ab'])
+        expect((await state.admit({ key, tokens: 1, limits })).allowed).toBe(true);
+    });
+
+    it('stores and reads back values (stored Responses)', async () => {
+      const { store: state } = await store();
+      await state.set('resp_1', '{"output":[]}', 60);
+      expect(await state.get('resp_1')).toBe('{"output":[]}');
+      expect(await state.get('resp_missing')).toBeUndefined();
+    });
+  });
+}
