@@ -12,6 +12,11 @@ export interface StrategyContext {
   clientFor(model: string): ModelClient;
   signal: AbortSignal;
   session: AdapterSession;
+  /**
+   * Counts a model call a strategy made (a summary) in the run's usage, cost and budget. Strategies
+   * that call a model must report every response here, kept or not.
+   */
+  charge?(usage: Usage, model: string): void;
 }
 
 /** One way to shrink a transcript. Must return a transcript whose tool calls and results still pair up. */
@@ -82,6 +87,8 @@ export interface CompactionRun {
   signal: AbortSignal;
   session: AdapterSession;
   emit(event: AgentEvent): void;
+  /** Adds a strategy's model call (a summary) to the run's usage and cost. */
+  charge?(usage: Usage, model: string): void;
 }
 
 /** Applies strategies while the transcript is above the threshold; `undefined` when nothing changed. */
@@ -102,6 +109,7 @@ export async function compactIfNeeded(
     clientFor: run.clientFor,
     signal: run.signal,
     session: run.session,
+    ...(run.charge === undefined ? {} : { charge: run.charge }),
   };
   for (const strategy of options.strategies) {
     const next = await strategy.apply(current, context);

@@ -308,6 +308,10 @@ export class AgentLoop {
       signal: context.cancellation.signal,
       session: context.session,
       emit: context.emit,
+      charge: (usage, charged) => {
+        state.usage = addUsage(state.usage, usage);
+        state.cost += costOf(usage, charged, context.options.cost);
+      },
     });
     if (compacted !== undefined) {
       state.transcript.splice(0, state.transcript.length, ...compacted);

@@ -163,6 +163,8 @@ export function summarizeOldTurns(options: SummarizeOptions = {}): CompactionStr
         { signal: context.signal, session: context.session },
       );
       const response = await stream.result();
+      // The summary call is paid whether or not it is used: it counts toward cost and budget.
+      context.charge?.(response.usage, response.model || model);
       // A cancelled or cut summary must not replace what it summarizes.
       if (response.finishReason === 'cancelled' || response.finishReason === 'max-tokens')
         return [...transcript];

@@ -85,7 +85,39 @@ export class EventStream<Event, Result> implements AsyncIterable<Event> {
       this.head = 0;
       this.release();
     }
-    return this.resultPromise;
+    return this.replacedResult === undefined
+      ? this.resultPromise
+      : Promise.resolve(this.replacedResult.value);
+  }
+
+  private replacedResult: { value: Result } | undefined;
+
+  /** Resolves when the stream ended (either way), without touching its events (unlike `result()`). */
+  settled(): Promise<void> {
+    return this.resultPromise.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  /**
+   * For the producer, when the consumer cancelled: `replace` sees the events not yet delivered and
+   * may return what the consumer gets instead (e.g. a `cancelled` finish) and the result that goes
+   * with it. Nothing changes when every event was delivered, or when `replace` returns undefined.
+   */
+  replaceUndelivered(
+    replace: (undelivered: Event[]) => { events: Event[]; result: Result } | undefined,
+  ): void {
+    if (this.head >= this.queue.length) return;
+    const replacement = replace(this.queue.slice(this.head));
+    if (replacement === undefined) return;
+    this.queue.length = 0;
+    this.head = 0;
+    this.queue.push(...replacement.events);
+    this.replacedResult = { value: replacement.result };
+    // The consumer sees the replacement and then the end, not an error it cancelled.
+    this.failed = false;
+    this.error = undefined;
   }
 
   /** Events pushed and not yet read by the consumer. */

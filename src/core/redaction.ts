@@ -68,8 +68,7 @@ export function secretPattern(secrets: Iterable<string> = []): RegExp {
  * oldest are forgotten first beyond {@link maxKnownSecrets}.
  */
 const knownSecrets = new Set<string>();
-const maxKnownSecrets = 1024;
-let knownPattern: RegExp | undefined;
+const maxKnownSecrets = 256;
 
 /** Registers exact secret values (shorter than {@link MINIMUM_SECRET_LENGTH} are ignored). */
 export function registerSecrets(secrets: Iterable<string | undefined>): void {
@@ -81,9 +80,10 @@ export function registerSecrets(secrets: Iterable<string | undefined>): void {
     knownSecrets.add(secret);
     const token = secret.slice(secret.lastIndexOf(' ') + 1);
     if (token !== secret && token.length >= MINIMUM_SECRET_LENGTH) knownSecrets.add(token);
-    knownPattern = undefined;
   }
 }
+
+const keyShapes = secretPattern();
 
 /** `scheme://user:password@` in any URL: the userinfo is a credential. */
 const userinfo = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi;
@@ -93,15 +93,18 @@ const userinfo = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi;
  * value, its token after `Bearer `) from `text`, and the userinfo of every URL in it.
  */
 export function redactSecrets(text: string, secrets: Iterable<string | undefined> = []): string {
-  const literals = [...secrets].flatMap((secret) =>
-    secret === undefined ? [] : [secret, secret.slice(secret.lastIndexOf(' ') + 1)],
-  );
-  let pattern: RegExp;
-  if (literals.some((secret) => secret.length >= MINIMUM_SECRET_LENGTH)) {
-    pattern = secretPattern([...literals, ...knownSecrets]);
-  } else {
-    pattern = knownPattern ??= secretPattern(knownSecrets);
+  // Literal secrets are looked for with `includes` (a native scan), and only those present join the
+  // pattern: one alternation of every known secret would cost a pass per secret per character.
+  const present: string[] = [];
+  for (const secret of secrets) {
+    if (secret === undefined) continue;
+    const token = secret.slice(secret.lastIndexOf(' ') + 1);
+    if (secret.length >= MINIMUM_SECRET_LENGTH && text.includes(secret)) present.push(secret);
+    if (token !== secret && token.length >= MINIMUM_SECRET_LENGTH && text.includes(token))
+      present.push(token);
   }
+  for (const secret of knownSecrets) if (text.includes(secret)) present.push(secret);
+  const pattern = present.length > 0 ? secretPattern(present) : keyShapes;
   pattern.lastIndex = 0;
   const redacted = text.replace(pattern, REDACTED);
   return redacted.includes('@') ? redacted.replace(userinfo, `$1${REDACTED}@`) : redacted;

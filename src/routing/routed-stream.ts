@@ -50,6 +50,8 @@ export interface StreamSteps<Route extends { decision: RoutingDecision }> {
   /** Emits `call-first-chunk` / `call-completed` (no-ops without observers). */
   firstChunk(route: Route, model: ResolvedModel, retries: number, startedAt: number): void;
   completed(route: Route, model: ResolvedModel, retries: number, startedAt: number, reply: Reply): void;
+  /** The reply arrived but its hook rejected it (output schema): observers see the call fail. */
+  rejected(route: Route, model: ResolvedModel, retries: number, startedAt: number, error: unknown): void;
 }
 
 const done: IteratorResult<StreamEvent> = { value: undefined, done: true };
@@ -263,6 +265,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
         reply = await this.hook(reply);
       } catch (error) {
         // The reply arrived but was rejected (e.g. by its output schema): finish, then the error.
+        this.steps.rejected(this.route!, this.candidate!.model, this.retries.count, this.startedAt, error);
         this.pending.push({ type: 'finish', response: reply });
         this.fail(error);
         return this.next();

@@ -410,7 +410,16 @@ export function createRouter(context: RouterContext) {
         throw error;
       }
       let reply = await finalize(route, next, response);
-      if (hook !== undefined) reply = await hook(reply, request);
+      if (hook !== undefined) {
+        try {
+          reply = await hook(reply, request);
+        } catch (error) {
+          // Every call an observer saw start ends for it (an OTel span too): a rejected reply fails.
+          rejected(route, model, retries.count, startedAt, error);
+          attachDecision(error, route.decision);
+          throw error;
+        }
+      }
       if (observed)
         emit({
           ...eventBase(route, model, retries.count),
@@ -422,7 +431,27 @@ export function createRouter(context: RouterContext) {
     }
   }
 
+  /** A reply its hook rejected (output schema): `call-failed`, no fallback (the provider answered). */
+  function rejected(
+    route: Route,
+    model: ResolvedModel,
+    retryCount: number,
+    startedAt: number,
+    error: unknown,
+  ): void {
+    if (!observed) return;
+    emit({
+      ...eventBase(route, model, retryCount),
+      type: 'call-failed',
+      errorClass: AdapterError.isInstance(error) ? error.errorClass : 'other',
+      error: error instanceof Error ? error : new Error(String(error)),
+      durationMs: performance.now() - startedAt,
+      fallback: false,
+    });
+  }
+
   const steps: StreamSteps<Route> = {
+    rejected,
     next: nextCandidate,
     open(route, candidate, retries) {
       const { model, facts } = candidate;

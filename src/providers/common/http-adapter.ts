@@ -400,6 +400,7 @@ export function createHttpAdapter(
     runStream(request, callOptions, controller, eventStream).catch((error: unknown) =>
       eventStream.fail(error),
     );
+    cancelUndeliveredOnAbort(eventStream, callOptions?.signal);
     return eventStream;
   }
 
@@ -745,4 +746,31 @@ function urlProblem(url: string): string | undefined {
     return `scheme ${parsed.protocol} is not http or https`;
   if (parsed.hostname === '') return 'no host';
   return undefined;
+}
+
+/**
+ * Once the consumer aborts (its `signal`), the next event it sees is a `cancelled` finish — unless
+ * it had already received the finish: a finish still buffered (the response completed while the
+ * consumer was behind) is replaced, with the events before it, by the same response marked
+ * `cancelled`, and `result()` resolves to that.
+ */
+function cancelUndeliveredOnAbort(
+  eventStream: EventStream<StreamEvent, CanonicalResponse>,
+  signal: unknown,
+): void {
+  if (!(signal instanceof AbortSignal)) return;
+  const onAbort = () =>
+    eventStream.replaceUndelivered((undelivered) => {
+      const finish = undelivered.findLast((event) => event.type === 'finish');
+      if (finish === undefined || finish.type !== 'finish') return undefined;
+      const response: CanonicalResponse = { ...finish.response, finishReason: 'cancelled' };
+      return { events: [{ type: 'finish', response }], result: response };
+    });
+  if (signal.aborted) return;
+  signal.addEventListener('abort', onAbort, { once: true });
+  // Until the consumer has read the last event there may be something to replace: keep listening
+  // while it iterates; a stream that settled and was fully read has nothing left.
+  void eventStream.settled().then(() => {
+    if (eventStream.buffered === 0) signal.removeEventListener('abort', onAbort);
+  });
 }
