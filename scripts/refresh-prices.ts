@@ -32,6 +32,9 @@ const providers: Record<string, { genai?: string; modelsDev?: string }> = {
   cerebras: { genai: 'cerebras', modelsDev: 'cerebras' },
   openrouter: { genai: 'openrouter', modelsDev: 'openrouter' },
   alibaba: { modelsDev: 'alibaba' },
+  bedrock: { genai: 'aws', modelsDev: 'amazon-bedrock' },
+  // genai-prices' `google` rows hold Vertex's Claude prices too.
+  vertex: { genai: 'google', modelsDev: 'google-vertex' },
 };
 const keptKeys = ['input_mtok', 'cache_read_mtok', 'cache_write_mtok', 'cache_write_1h_mtok', 'output_mtok'];
 

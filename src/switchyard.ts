@@ -2,7 +2,7 @@
  * `createSwitchyard()`: the front door. One client that takes a model name, knows every model,
  * prices every call and falls back when a provider fails.
  */
-import type { CallOptions } from './core/adapter.ts';
+import type { AdapterSession, CallOptions } from './core/adapter.ts';
 import { type Logger, consoleLogger } from './core/logger.ts';
 import {
   Conversation,
@@ -79,6 +79,11 @@ export interface Switchyard {
   /** The availability state machine (per `provider:<name>` and `model:<id>`). */
   readonly availability: Availability;
   readonly prices: PriceTable;
+  /**
+   * Ends `session` on every adapter: deletes the provider-side state its calls created (Gemini
+   * prompt caches). Conversations (`close()`) and agent runs call it when they end.
+   */
+  endSession(session: AdapterSession): Promise<void>;
   /** Closes every adapter created so far. */
   close(): Promise<void>;
 }
@@ -151,14 +156,16 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
     };
   }
 
+  const endSession = (session: AdapterSession) => registry.endSession(session);
   const sender = (request: SwitchyardRequest, callOptions: CallOptions, onReply: (reply: Reply) => Reply) =>
     route(request, callOptions, onReply).stream();
   const conversation = Object.assign(
-    (settings: ConversationSettings) => new Conversation(sender, checkConversationSettings(settings)),
+    (settings: ConversationSettings) =>
+      new Conversation(sender, checkConversationSettings(settings), undefined, endSession),
     {
       fromJSON: (saved: ConversationSnapshot) => {
         const snapshot = checkSnapshot(saved);
-        return new Conversation(sender, snapshot.settings, snapshot);
+        return new Conversation(sender, snapshot.settings, snapshot, endSession);
       },
     },
   );
@@ -173,6 +180,7 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
       return { ...model, facts: router.facts(model) };
     },
     providers: () => registry.providers(),
+    endSession,
     availability,
     prices,
     close: () => registry.close(),

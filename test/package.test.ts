@@ -41,6 +41,8 @@ const expectedExports: Record<string, string[]> = {
   './openai-responses': ['createOpenAIResponses', 'responsesPresets'],
   './openai-compatible': ['createOpenAICompatible', 'presets', 'parseHostConfig'],
   './gemini': ['createGemini'],
+  './bedrock': ['createBedrock'],
+  './vertex': ['createVertex'],
   './agent': [
     'createAgent',
     'tool',

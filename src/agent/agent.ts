@@ -1,5 +1,5 @@
 /** `createAgent`: runs and resumes the loop, exposing one event stream and `interrupt()` per run. */
-import { createSession } from '../core/adapter.ts';
+import { type AdapterSession, createSession } from '../core/adapter.ts';
 import { EventStream } from '../core/event-stream.ts';
 import { consoleLogger } from '../core/logger.ts';
 import { createObserverDispatch } from '../observers/dispatch.ts';
@@ -14,7 +14,7 @@ import { startTelemetry } from './telemetry.ts';
 import type { AnyAgentTool } from './tool.ts';
 import { errorResult, runToolCalls } from './tool-runner.ts';
 import { toolCallsOf } from './transcript-tools.ts';
-import type { AgentEvent, AgentResult, AgentState, ApprovalDecision } from './types.ts';
+import type { AgentEvent, AgentResult, AgentState, ApprovalDecision, ModelClient } from './types.ts';
 
 /** One run: iterate it for events, await `result()` for the outcome, `interrupt()` to stop it. */
 export interface AgentRun extends AsyncIterable<AgentEvent> {
@@ -124,6 +124,9 @@ function start(
     if (resume !== undefined) resumed = await decide(resume.saved, resume.decisions, loop, state);
     const result = await loop.run(resumed);
     runOptions.signal?.removeEventListener('abort', onAbort);
+    // A run on its own session ends it (paid Gemini caches deleted) unless it pauses for approval.
+    if (runOptions.session === undefined && result.outcome !== 'awaiting_approval')
+      await endRunSession(options, session);
     telemetry.end(result);
     events.end(result);
   })().catch((error: unknown) => {
@@ -179,5 +182,24 @@ async function decide(
   ran.forEach((result) => byId.set(result.callId, result));
   return calls.map(
     (call) => byId.get(call.id) ?? errorResult(call, 'Tool call not run: no result was recorded.'),
+  );
+}
+
+/** Ends `session` on every client the options name (a per-model client function cannot be listed). */
+async function endRunSession(options: AgentOptions, session: AdapterSession): Promise<void> {
+  const clients = new Set<ModelClient>();
+  const add = (choice: unknown) => {
+    if (typeof choice === 'object' && choice !== null && 'client' in choice) {
+      const client = (choice as { client?: ModelClient }).client;
+      if (client !== undefined) clients.add(client);
+    }
+  };
+  if (typeof options.client === 'object') clients.add(options.client);
+  add(options.model);
+  add(options.fallback?.model);
+  await Promise.all(
+    [...clients].map((client) =>
+      typeof client.endSession === 'function' ? client.endSession(session).catch(() => {}) : undefined,
+    ),
   );
 }

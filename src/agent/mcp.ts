@@ -1,4 +1,5 @@
 /** MCP tool sources: tools of a Model Context Protocol server (stdio or streamable HTTP) as agent tools. */
+import { ServerError } from '../core/errors/server-error.ts';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { JsonObject, JsonValue } from '../core/json.ts';
 import type { Part } from '../core/transcript.ts';
@@ -105,15 +106,40 @@ interface ListedTool {
   inputSchema: { type: 'object'; [key: string]: unknown };
 }
 
+/** Pages of `tools/list` followed, at most (a server whose `nextCursor` never ends is refused). */
+export const maxToolPages = 100;
+/** Tools one server may list, at most. */
+export const maxListedTools = 2_000;
+
+/**
+ * Every tool of the server, page by page, bounded: more than {@link maxToolPages} pages, more than
+ * {@link maxListedTools} tools or a cursor seen twice ends the listing with a `ServerError`
+ * (`mcp_listing_unbounded`) instead of growing memory forever.
+ */
 async function listAll(client: Client): Promise<ListedTool[]> {
   const tools: ListedTool[] = [];
+  const cursors = new Set<string>();
   let cursor: string | undefined;
-  do {
+  for (let pages = 0; ; pages++) {
+    if (pages >= maxToolPages) throw unboundedListing(`more than ${maxToolPages} pages`);
     const page = await client.listTools(cursor === undefined ? {} : { cursor });
-    tools.push(...(page.tools as ListedTool[]));
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
-  return tools;
+    const listed = Array.isArray(page.tools) ? (page.tools as ListedTool[]) : [];
+    if (tools.length + listed.length > maxListedTools)
+      throw unboundedListing(`more than ${maxListedTools} tools`);
+    tools.push(...listed);
+    cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
+    if (cursor === undefined) return tools;
+    if (cursors.has(cursor) || cursor.length > 4096) throw unboundedListing('a repeated or oversized cursor');
+    cursors.add(cursor);
+  }
+}
+
+function unboundedListing(why: string): ServerError {
+  return new ServerError({
+    message: `mcp: tools/list did not end (${why}); the server's listing is refused`,
+    providerCode: 'mcp_listing_unbounded',
+    retryable: false,
+  });
 }
 
 function toAgentTool(client: Client, tool: ListedTool, options: McpToolOptions): AgentTool<JsonObject> {

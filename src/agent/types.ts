@@ -1,5 +1,5 @@
 /** Public types of the agent loop: the model client it needs, its events, outcomes and results. */
-import type { CallOptions } from '../core/adapter.ts';
+import type { AdapterSession, CallOptions } from '../core/adapter.ts';
 import type { StreamEvent } from '../core/events.ts';
 import type { FinishReason } from '../core/finish-reason.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
@@ -18,6 +18,8 @@ export interface ModelStream extends AsyncIterable<StreamEvent> {
  */
 export interface ModelClient {
   stream(request: CanonicalRequest, options?: CallOptions): ModelStream;
+  /** Ends a session's provider-side state (adapters and the front door have it); called when a run ends. */
+  endSession?(session: AdapterSession): Promise<void>;
 }
 
 /** The model of one turn: a model id, optionally with the client that serves it. */

@@ -4,11 +4,10 @@
  * message on stderr), 2 on bad usage.
  */
 import { fstatSync } from 'node:fs';
-import { closest } from '../core/closest.ts';
 import { isAdapterError } from '../core/errors/guards.ts';
 import { userText } from '../core/transcript.ts';
 import { UsageError } from './args.ts';
-import { openFrontDoor } from './chat/setup.ts';
+import { modelProblem, openFrontDoor } from './chat/setup.ts';
 import type { Output } from './replay-command.ts';
 
 /** The options of `switchyard ask`. */
@@ -65,15 +64,8 @@ export async function runAsk(
   });
   try {
     const model = options.model ?? door.defaultModel;
-    try {
-      door.sy.resolve(model);
-    } catch {
-      const names = door.sy.models().flatMap((listing) => [...listing.aliases, listing.id]);
-      const suggestion = closest(model, names);
-      throw new UsageError(
-        `unknown model '${model}'${suggestion === undefined ? " — 'switchyard models' lists them" : ` (did you mean '${suggestion}'?)`}`,
-      );
-    }
+    const problem = modelProblem(door.sy, model, "'switchyard models' lists them");
+    if (problem !== undefined) throw new UsageError(problem);
     if (door.emulatorNotice !== undefined) output.stderr(`switchyard ask: ${door.emulatorNotice}`);
     let ended = true;
     try {

@@ -52,6 +52,48 @@ const emulator: Command = {
   },
 };
 
+const serve: Command = {
+  name: 'serve',
+  summary: 'run the HTTP gateway: every provider protocol inbound, any provider outbound',
+  synopsis: '[--config FILE] [--host H] [--port N] [--emulator]',
+  description:
+    'Serves OpenAI Chat Completions, OpenAI Responses, Anthropic Messages and Gemini at their standard\n' +
+    'paths, routed through the front door (config: adapters, models, aliases, fallbacks, gateway.keys).\n' +
+    '--emulator serves the built-in emulator as every upstream (offline, no keys). Without\n' +
+    'gateway.keys only a loopback host is allowed. SIGTERM shuts down gracefully.',
+  options: {
+    config: {
+      type: 'string',
+      placeholder: 'FILE',
+      description: 'YAML/JSON config (front door sections + gateway:)',
+    },
+    host: { type: 'string', placeholder: 'H', description: 'host to listen on (default 127.0.0.1)' },
+    port: {
+      type: 'string',
+      placeholder: 'N',
+      description: 'port to listen on (default 4000; 0: any free port)',
+    },
+    emulator: { type: 'boolean', description: 'serve the built-in emulator as every upstream' },
+  },
+  positionals: [],
+  async run(parsed, output) {
+    const text = typeof parsed.values.port === 'string' ? parsed.values.port : '4000';
+    const port = Number(text);
+    if (!/^\d+$/.test(text) || port > 65_535)
+      throw new UsageError(`invalid --port '${text}' (expected 0–65535)`);
+    const { runServe } = await import('./serve-command.ts');
+    return runServe(
+      {
+        config: typeof parsed.values.config === 'string' ? parsed.values.config : undefined,
+        host: typeof parsed.values.host === 'string' ? parsed.values.host : '127.0.0.1',
+        port,
+        emulator: parsed.values.emulator === true,
+      },
+      output,
+    );
+  },
+};
+
 /** `replay`, accepting the `--api` names of `apis` (wire protocols, then API types). */
 function replayCommand(apis: ApiTable): Command {
   const names = cliApiNames(apis);
@@ -209,7 +251,7 @@ const history: Command = {
 
 /** Every subcommand, in help order; `replay --api` accepts the rows of `apis`. */
 export function createCommands(apis: ApiTable = cliApis): Command[] {
-  return [chat, ask, models, history, demo, emulator, replayCommand(apis)];
+  return [chat, ask, models, history, demo, emulator, replayCommand(apis), serve];
 }
 
 /** The `switchyard <command> --help` text. */

@@ -1,5 +1,5 @@
 /** `switchyard replay <file> --api <api>`: serve a recorded response and run it through the real adapter. */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname } from 'node:path';
 import { isAdapterError } from '../core/errors/guards.ts';
 import type { StreamEvent } from '../core/events.ts';
@@ -15,6 +15,9 @@ export interface Output {
   stderr(line: string): void;
 }
 
+/** The largest recording `replay` reads. */
+export const maxReplayBytes = 64 * 1024 * 1024;
+
 /**
  * Serves `file` from a loopback emulator and runs it through the adapter of the API row `api`, the
  * emulator framing it in the row's wire protocol: a `.chunks.txt`
@@ -25,6 +28,16 @@ export interface Output {
 export async function runReplay(file: string, api: ApiDefinition, output: Output): Promise<number> {
   if (!existsSync(file)) {
     output.stderr(`switchyard replay: no such file: ${file}`);
+    return 2;
+  }
+  // A recording is a regular file of bounded size: never a device (`/dev/zero`), a FIFO or gigabytes.
+  const stats = statSync(file);
+  if (!stats.isFile()) {
+    output.stderr(`switchyard replay: not a regular file: ${file}`);
+    return 2;
+  }
+  if (stats.size > maxReplayBytes) {
+    output.stderr(`switchyard replay: ${file} is larger than ${maxReplayBytes / 1024 / 1024} MB`);
     return 2;
   }
   const protocol = api.protocol;

@@ -3,7 +3,8 @@
  * protocol's opaque field together with the name of the provider that produced it, so the next turn
  * gives it back to that provider. `sy1.` + base64url(JSON); anything else is taken verbatim.
  */
-import type { OpaqueCodec } from './types.ts';
+import type { MetadataMap } from '../core/metadata.ts';
+import type { OpaqueCodec, OpaquePayload } from './types.ts';
 
 const prefix = 'sy1.';
 
@@ -16,8 +17,10 @@ export const verbatimOpaque: OpaqueCodec = {
 /** The gateway's wrapping: provider, signature and data, reversible. */
 export const taggedOpaque: OpaqueCodec = {
   wrap(payload) {
-    const compact: Record<string, string> = {};
+    const compact: Record<string, unknown> = {};
     if (payload.provider !== undefined) compact.p = payload.provider;
+    if (payload.metadata !== undefined && Object.keys(payload.metadata).length > 0)
+      compact.m = payload.metadata;
     if (payload.signature !== undefined) compact.s = payload.signature;
     if (payload.data !== undefined) compact.d = payload.data;
     return prefix + Buffer.from(JSON.stringify(compact), 'utf8').toString('base64url');
@@ -29,8 +32,9 @@ export const taggedOpaque: OpaqueCodec = {
         Buffer.from(text.slice(prefix.length), 'base64url').toString('utf8'),
       ) as unknown;
       if (typeof value !== 'object' || value === null) return { signature: text };
-      const { p, s, d } = value as Record<string, unknown>;
-      const payload: { provider?: string; signature?: string; data?: string } = {};
+      const { p, s, d, m } = value as Record<string, unknown>;
+      const payload: OpaquePayload = {};
+      if (typeof m === 'object' && m !== null && !Array.isArray(m)) payload.metadata = m as MetadataMap;
       if (typeof p === 'string') payload.provider = p;
       if (typeof s === 'string') payload.signature = s;
       if (typeof d === 'string') payload.data = d;

@@ -4,6 +4,7 @@
  * streams and errors back in that protocol's exact wire form.
  */
 import type { ErrorClass } from '../core/errors/error-class.ts';
+import type { MetadataMap } from '../core/metadata.ts';
 import type { StreamEvent } from '../core/events.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
 import type { Part } from '../core/transcript.ts';
@@ -27,6 +28,8 @@ export interface DecodedRequest {
   previousResponseId?: string;
   /** Responses: `include` asked for `reasoning.encrypted_content`. */
   encryptedReasoning?: boolean;
+  /** What the codec left out on purpose (for the server's WARN), e.g. hosted tools it cannot offer. */
+  warnings?: string[];
 }
 
 /** What the client asked, for decoding: Gemini names the model and the stream mode in the path. */
@@ -43,8 +46,16 @@ export interface DecodeContext {
  * name so the next turn hands them back to that provider; the emulator sends them verbatim.
  */
 export interface OpaqueCodec {
-  wrap(payload: { provider?: string; signature?: string; data?: string }): string;
-  unwrap(text: string): { provider?: string; signature?: string; data?: string };
+  wrap(payload: OpaquePayload): string;
+  unwrap(text: string): OpaquePayload;
+}
+
+/** What rides in an opaque field: the producing provider, its payloads and the part's metadata (item ids). */
+export interface OpaquePayload {
+  provider?: string;
+  signature?: string;
+  data?: string;
+  metadata?: MetadataMap;
 }
 
 /** How to encode one response. */
@@ -77,6 +88,8 @@ export interface WireError {
   code?: string;
   /** The request field at fault (OpenAI `param`). */
   param?: string;
+  /** OpenAI: the error `type` instead of the one the class implies (e.g. `requests`). */
+  type?: string;
   retryAfterSeconds?: number;
 }
 

@@ -51,9 +51,16 @@ export class Conversation {
   /** Completed turns. */
   turns: number;
   private readonly send_: ConversationSender;
+  private readonly end_: ((session: AdapterSession) => Promise<void>) | undefined;
 
-  constructor(sender: ConversationSender, settings: ConversationSettings, restored?: ConversationSnapshot) {
+  constructor(
+    sender: ConversationSender,
+    settings: ConversationSettings,
+    restored?: ConversationSnapshot,
+    end?: (session: AdapterSession) => Promise<void>,
+  ) {
     this.send_ = sender;
+    this.end_ = end;
     this.settings = settings;
     this.model = settings.model;
     this.transcript =
@@ -98,6 +105,14 @@ export class Conversation {
     }>,
   ): void {
     if (results.length > 0) this.transcript.push(toolResultItem(results));
+  }
+
+  /**
+   * Ends the conversation's provider-side state (Gemini prompt caches) on every adapter it used; the
+   * transcript and `toJSON()` stay usable, and a later `send()` starts such state afresh.
+   */
+  async close(): Promise<void> {
+    await this.end_?.(this.session);
   }
 
   /** A JSON-safe snapshot: settings, transcript, usage and the session's tool-id map and state. */

@@ -2,7 +2,7 @@
 import type { JsonValue } from '../core/json.ts';
 import type { CanonicalResponse } from '../core/request.ts';
 import type { Item, Part, ToolCallPart, ToolOutput, ToolResultPart } from '../core/transcript.ts';
-import type { Usage } from '../core/usage.ts';
+import { addModelUsages, type Usage } from '../core/usage.ts';
 import { addCosts } from '../pricing/cost.ts';
 import { isMarkedOutput, normalizeToolReturn, type ToolReturn } from '../schemas/tool-output.ts';
 
@@ -93,6 +93,8 @@ export function addUsage(left: Usage, right: Usage): Usage {
   };
   const cacheWrite1h = (left.cacheWrite1h ?? 0) + (right.cacheWrite1h ?? 0);
   if (cacheWrite1h > 0) sum.cacheWrite1h = cacheWrite1h;
+  const byModel = addModelUsages(left.byModel, right.byModel);
+  if (byModel !== undefined) sum.byModel = byModel;
   const cost = isZero(left) ? right.cost : isZero(right) ? left.cost : addCosts(left.cost, right.cost);
   if (cost !== undefined) sum.cost = cost;
   return sum;

@@ -1,4 +1,5 @@
 /** Honest capability declarations, user overrides, and what a request needs of them. */
+import { LruCache } from './lru.ts';
 import { matchesGlob } from './glob.ts';
 import type { CanonicalRequest } from './request.ts';
 import type { Part } from './transcript.ts';
@@ -88,13 +89,12 @@ export function withCapabilityOverrides(
   const { capabilities, models } = overrides;
   if (capabilities === undefined && (models === undefined || Object.keys(models).length === 0))
     return declared;
-  const cache = new Map<string, Capabilities>();
+  const cache = new LruCache<string, Capabilities>(maxCachedModels);
   return (model) => {
     const known = cache.get(model);
     if (known !== undefined) return known;
     const resolved: Capabilities = { ...declared(model), ...capabilities };
     applyModelRows(resolved, models, model);
-    if (cache.size >= maxCachedModels) cache.clear();
     cache.set(model, resolved);
     return resolved;
   };

@@ -1,7 +1,5 @@
 /** The one model-name glob matcher: `*` stands for any run of characters, the match is whole-name. */
 
-const compiled = new Map<string, RegExp>();
-
 /** True when `pattern` contains a wildcard. */
 export function isGlob(pattern: string): boolean {
   return pattern.includes('*');
@@ -9,20 +7,30 @@ export function isGlob(pattern: string): boolean {
 
 /**
  * True when `name` matches `pattern`, where `*` stands for any run of characters (possibly empty)
- * and every other character stands for itself. Compiled patterns are cached.
+ * and every other character stands for itself. No regular expression: the greedy two-pointer walk
+ * (backing up only to the last `*`) takes at most |pattern| × |name| steps whatever the number of
+ * `*`, so a pattern such as `*a*a*a*…` cannot backtrack exponentially.
  */
 export function matchesGlob(pattern: string, name: string): boolean {
   if (!pattern.includes('*')) return pattern === name;
-  let regex = compiled.get(pattern);
-  if (regex === undefined) {
-    const source = pattern
-      .split('*')
-      .map((piece) => piece.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-      .join('.*');
-    regex = new RegExp(`^${source}$`, 's');
-    compiled.set(pattern, regex);
+  let p = 0;
+  let n = 0;
+  let star = -1;
+  let resume = 0;
+  while (n < name.length) {
+    if (p < pattern.length && pattern[p] !== '*' && pattern[p] === name[n]) {
+      p++;
+      n++;
+    } else if (p < pattern.length && pattern[p] === '*') {
+      star = p++;
+      resume = n;
+    } else if (star >= 0) {
+      p = star + 1;
+      n = ++resume;
+    } else return false;
   }
-  return regex.test(name);
+  while (p < pattern.length && pattern[p] === '*') p++;
+  return p === pattern.length;
 }
 
 /** True when any of `patterns` matches `name`. */

@@ -343,8 +343,31 @@ function withMetadata<Event extends { metadata?: MetadataMap }>(
 function definedOnly(update: Partial<Usage>): Partial<Usage> {
   const result: Partial<Usage> = {};
   for (const key of Object.keys(update) as Array<keyof Usage>) {
-    const value = key === 'cost' ? update.cost : tokenCount(update[key]);
+    const value =
+      key === 'cost'
+        ? update.cost
+        : key === 'byModel'
+          ? checkedByModel(update.byModel)
+          : tokenCount(update[key]);
     if (value !== undefined) (result as Record<string, unknown>)[key] = value;
   }
   return result;
+}
+
+/** Per-model usage with every count through {@link tokenCount} (absent counts are 0). */
+function checkedByModel(byModel: Usage['byModel']): Usage['byModel'] {
+  if (byModel === undefined || byModel === null || typeof byModel !== 'object') return undefined;
+  const checked: NonNullable<Usage['byModel']> = {};
+  for (const [model, usage] of Object.entries(byModel)) {
+    const entry = {
+      input: tokenCount(usage?.input) ?? 0,
+      cacheRead: tokenCount(usage?.cacheRead) ?? 0,
+      cacheWrite: tokenCount(usage?.cacheWrite) ?? 0,
+      output: tokenCount(usage?.output) ?? 0,
+      reasoning: tokenCount(usage?.reasoning) ?? 0,
+    };
+    const long = tokenCount(usage?.cacheWrite1h);
+    checked[model] = long === undefined || long === 0 ? entry : { ...entry, cacheWrite1h: long };
+  }
+  return Object.keys(checked).length === 0 ? undefined : checked;
 }

@@ -21,6 +21,44 @@ export interface Usage {
   reasoning: number;
   /** Optional cost, computed from a versioned price table. */
   cost?: Cost;
+  /**
+   * Usage of OTHER models the same response billed (an Anthropic advisor on `claude-opus-*` under
+   * a Sonnet executor, the model a `fallback_message` replaced), by canonical id. The top-level
+   * buckets are what the provider bills for the response's own model; each entry here is priced
+   * at its own model's rate, and `cost` is the sum of all of them. Absent when one model served.
+   */
+  byModel?: Record<string, ModelUsage>;
+}
+
+/** One model's share of a multi-model response: the same disjoint buckets, and its cost. */
+export type ModelUsage = Omit<Usage, 'byModel'>;
+
+/** Adds per-model usages model by model, bucket by bucket (costs are recomputed by the pricer). */
+export function addModelUsages(
+  left: Record<string, ModelUsage> | undefined,
+  right: Record<string, ModelUsage> | undefined,
+): Record<string, ModelUsage> | undefined {
+  if (right === undefined) return left;
+  if (left === undefined) return right;
+  const sum: Record<string, ModelUsage> = { ...left };
+  for (const [model, usage] of Object.entries(right)) {
+    const known = sum[model];
+    if (known === undefined) {
+      sum[model] = usage;
+      continue;
+    }
+    const added: ModelUsage = {
+      input: known.input + usage.input,
+      cacheRead: known.cacheRead + usage.cacheRead,
+      cacheWrite: known.cacheWrite + usage.cacheWrite,
+      output: known.output + usage.output,
+      reasoning: known.reasoning + usage.reasoning,
+    };
+    const long = (known.cacheWrite1h ?? 0) + (usage.cacheWrite1h ?? 0);
+    if (long > 0) added.cacheWrite1h = long;
+    sum[model] = added;
+  }
+  return sum;
 }
 
 /** A monetary cost. */

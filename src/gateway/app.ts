@@ -8,6 +8,7 @@ import { errorResponse, readJson, serveGeneration } from './generate.ts';
 import { findKey, type GatewayKey, presentedKey } from './keys.ts';
 import { anthropicModels, countTokens, geminiModels, openaiModels } from './models.ts';
 import { serveNativeStream } from './native.ts';
+import { keyUsage } from './quota.ts';
 import type { GatewayState } from './state.ts';
 
 type Env = { Variables: { requestId: string; key: GatewayKey | undefined } };
@@ -70,9 +71,12 @@ export function createApp(state: GatewayState): Hono<Env> {
   app.post('/v1/responses', (c) => generate(c, 'openai-responses'));
   app.post('/v1/messages', (c) => generate(c, 'anthropic-messages'));
   app.post('/v1/messages/count_tokens', (c) => countRequestTokens(c, state, 'anthropic-messages'));
-  app.get('/v1/models', (c) =>
-    c.json(c.req.header('anthropic-version') === undefined ? openaiModels(state) : anthropicModels(state)),
-  );
+  app.get('/v1/models', (c) => {
+    if (c.req.header('anthropic-version') !== undefined) return c.json(anthropicModels(state));
+    if (c.req.header('x-goog-api-key') !== undefined || c.req.query('key') !== undefined)
+      return c.json(geminiModels(state));
+    return c.json(openaiModels(state));
+  });
   app.get('/v1beta/models', (c) => c.json(geminiModels(state)));
   const gemini = (c: Context<Env>) => {
     const match = geminiPath.exec(decodeURIComponent(c.req.param('action') ?? ''));
@@ -94,6 +98,7 @@ export function createApp(state: GatewayState): Hono<Env> {
   app.post('/v1beta/models/:action', gemini);
   app.post('/v1/models/:action', gemini);
   app.post('/switchyard/v1/stream', (c) => serveNativeStream(state, c.req.raw, c.get('requestId')));
+  app.get('/switchyard/v1/keys/:name/usage', (c) => serveKeyUsage(c, state));
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', (c) =>
@@ -138,6 +143,34 @@ async function countRequestTokens(
     return c.json(protocol === 'gemini' ? { totalTokens: tokens } : { input_tokens: tokens });
   } catch (error) {
     return errorResponse(protocol, toWireError(error), c.get('requestId'));
+  }
+}
+
+/** `GET /switchyard/v1/keys/{name}/usage`: spend and remaining budget of a key; admin keys only. */
+async function serveKeyUsage(c: Context<Env>, state: GatewayState): Promise<Response> {
+  const requestId = c.get('requestId');
+  if (c.get('key')?.admin !== true)
+    return errorResponse(
+      'openai-chat',
+      {
+        status: 403,
+        errorClass: 'auth',
+        code: 'permission_error',
+        message: 'an admin gateway key is required',
+      },
+      requestId,
+    );
+  const key = state.keys.find((candidate) => candidate.name === c.req.param('name'));
+  if (key === undefined)
+    return errorResponse(
+      'openai-chat',
+      { status: 404, errorClass: 'invalid_request', message: 'no gateway key by that name' },
+      requestId,
+    );
+  try {
+    return c.json(await keyUsage(state.shared, key));
+  } catch (error) {
+    return errorResponse('openai-chat', toWireError(error), requestId);
   }
 }
 

@@ -20,6 +20,24 @@ const keySchema = z
       .optional(),
     /** Model names or globs this key may use (default: every model). */
     models: z.array(z.string().min(1)).optional(),
+    /** Requests and tokens per minute, shared by every instance (see README "Scaling out"). */
+    limits: z
+      .object({
+        requests_per_minute: z.number().positive().optional(),
+        tokens_per_minute: z.number().positive().optional(),
+      })
+      .strict()
+      .optional(),
+    /** Spend per UTC day and month, USD. */
+    budget: z
+      .object({
+        usd_per_day: z.number().nonnegative().optional(),
+        usd_per_month: z.number().nonnegative().optional(),
+      })
+      .strict()
+      .optional(),
+    /** May read other keys' usage (`GET /switchyard/v1/keys/{name}/usage`). Default false. */
+    admin: z.boolean().optional(),
   })
   .strict()
   .refine((key) => (key.key_env === undefined) !== (key.key === undefined), 'exactly one of key_env or key');
@@ -28,6 +46,15 @@ const keySchema = z
 export const gatewayConfigSchema = z
   .object({
     keys: z.array(keySchema).optional(),
+    /** Where shared state lives: `memory` (default, one process) or a `redis://` URL (any number of instances). */
+    state: z
+      .string()
+      .regex(/^(memory|(redis|rediss|valkey|valkeys)(\+cluster)?:\/\/.+)$/, "'memory' or a redis:// URL")
+      .optional(),
+    /** A state call slower than this counts as a failure. Default 50. */
+    state_timeout_ms: z.number().int().positive().max(60_000).optional(),
+    /** When the shared state fails: `open` serves from local state (default), `closed` refuses with 503. */
+    on_state_failure: z.enum(['open', 'closed']).optional(),
     /** Request bodies above this are refused with 413. Default 32 MiB. */
     body_limit_bytes: z.number().int().positive().optional(),
     /** How long stored Responses and call artifacts live. Default 3,600 s. */

@@ -2,6 +2,8 @@
 import { RequestFieldError } from '../codecs/fields.ts';
 import type { WireError } from '../codecs/types.ts';
 import { isAdapterError } from '../core/errors/guards.ts';
+import { StateUnavailableError } from '../state/outage.ts';
+import { QuotaError } from './quota.ts';
 
 /** A gateway-level refusal (key, body size, unknown path) with its own status. */
 export class GatewayError extends Error {
@@ -25,7 +27,15 @@ function upstreamStatus(status: number | undefined, fallback: number): number {
 
 /** The wire error of anything thrown while serving a request. */
 export function toWireError(error: unknown): WireError {
-  if (error instanceof GatewayError) return error.wire;
+  if (error instanceof GatewayError || error instanceof QuotaError) return error.wire;
+  if (StateUnavailableError.isInstance(error))
+    return {
+      status: 503,
+      errorClass: 'server_error',
+      code: 'state_unavailable',
+      message: 'the gateway cannot reach its shared state; try again shortly',
+      retryAfterSeconds: 1,
+    };
   if (error instanceof RequestFieldError)
     return { status: 400, errorClass: 'invalid_request', message: error.message, param: error.field };
   if (!isAdapterError(error)) return { status: 500, errorClass: 'other', message: 'internal gateway error' };

@@ -25,6 +25,8 @@ import type { RouteRequest } from '../routing/router.ts';
 import { responseKey, restoreArtifacts, saveArtifacts } from './artifacts.ts';
 import { GatewayError, toWireError } from './errors.ts';
 import { allowsModel, type GatewayKey } from './keys.ts';
+import { admitCall, hasQuota, settleCall } from './quota.ts';
+import type { Reservation } from '../state/types.ts';
 import { recordUsage } from './metrics.ts';
 import type { GatewayState } from './state.ts';
 
@@ -52,6 +54,10 @@ interface Served {
   firstByteMs?: number;
   provider?: string;
   usage?: CanonicalResponse['usage'];
+  /** What the call billed, failed calls included (settled against the key's limits and budget). */
+  billed?: CanonicalResponse['usage'];
+  /** The key's reservation, settled when the request ends. */
+  reservation?: Reservation;
 }
 
 const encoder = new TextEncoder();
@@ -199,10 +205,13 @@ export async function serveGeneration(state: GatewayState, call: GenerationCall)
     call.request.signal.removeEventListener('abort', onClientGone);
     state.calls.delete(controller);
     state.metrics.inFlight.dec({ protocol: call.protocol });
+    if (served.reservation !== undefined)
+      void settleCall(state.shared, served.reservation, served.billed ?? served.usage);
     finishLog(state, served);
   };
   try {
     const decoded = await decode(state, call, served);
+    await admit(state, call.key, decoded, served);
     const routeRequest: RouteRequest = { ...decoded.request, model: decoded.model };
     const context = encodeContext(decoded, call.protocol);
     if (!decoded.stream) return await complete(state, served, decoded, routeRequest, context, controller);
@@ -219,12 +228,45 @@ export async function serveGeneration(state: GatewayState, call: GenerationCall)
   }
 }
 
+/** The key's limits and budget before dispatch (one state-store step); throws the 429/402/503 to answer. */
+async function admit(
+  state: GatewayState,
+  key: GatewayKey | undefined,
+  decoded: DecodedRequest,
+  served: Served,
+): Promise<void> {
+  if (!hasQuota(key)) return;
+  const started = performance.now();
+  let modelId: string | undefined;
+  let maxOutputTokens = 0;
+  try {
+    const model = state.switchyard.resolve(decoded.model);
+    modelId = model.id;
+    maxOutputTokens = model.facts.maxOutputTokens;
+  } catch {
+    // Unknown names fail in routing; the call is still counted against the key's rate.
+  }
+  served.reservation = await admitCall(
+    state.shared,
+    key,
+    { request: decoded.request, modelId, maxOutputTokens },
+    state.switchyard.prices,
+  );
+  served.ownMs += performance.now() - started;
+}
+
 async function decode(state: GatewayState, call: GenerationCall, served: Served): Promise<DecodedRequest> {
   const body = await readJson(call.request, state.bodyLimit);
   const started = performance.now();
   const decoded = codecs[call.protocol].decodeRequest(body, { ...call.decodeContext, opaque: taggedOpaque });
   served.model = decoded.model;
   served.stream = decoded.stream;
+  for (const warning of decoded.warnings ?? [])
+    state.logger.warn('gateway: part of the request was left out', {
+      requestId: call.requestId,
+      protocol: call.protocol,
+      detail: warning,
+    });
   const names = [decoded.model];
   try {
     names.push(state.switchyard.resolve(decoded.model).id);
@@ -297,6 +339,7 @@ async function startStream(
   const framer = createFramer(served.call.jsonArray === true);
   const onEvent = async (event: StreamEvent): Promise<WireFrame[]> => {
     const started = performance.now();
+    if (event.type === 'finish') served.billed = event.response.usage;
     if (
       event.type === 'finish' &&
       event.response.finishReason !== 'error' &&

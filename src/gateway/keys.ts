@@ -5,6 +5,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { matchesAnyGlob } from '../core/glob.ts';
+import type { KeyBudget, KeyLimits } from '../state/types.ts';
 import type { GatewayKeyConfig } from './config.ts';
 
 /** A key ready to check. */
@@ -13,6 +14,23 @@ export interface GatewayKey {
   digest: Buffer;
   /** Allowed model names or globs; `undefined` allows every model. */
   models: readonly string[] | undefined;
+  limits?: KeyLimits;
+  budget?: KeyBudget;
+  /** May read every key's usage. */
+  admin?: boolean;
+}
+
+/** The key's limits and budget in the state store's terms (absent when none is configured). */
+function quotaOf(config: GatewayKeyConfig): Pick<GatewayKey, 'limits' | 'budget'> {
+  const quota: Pick<GatewayKey, 'limits' | 'budget'> = {};
+  if (config.limits !== undefined)
+    quota.limits = {
+      requestsPerMinute: config.limits.requests_per_minute,
+      tokensPerMinute: config.limits.tokens_per_minute,
+    };
+  if (config.budget !== undefined)
+    quota.budget = { usdPerDay: config.budget.usd_per_day, usdPerMonth: config.budget.usd_per_month };
+  return quota;
 }
 
 function digestOf(key: string): Buffer {
@@ -34,7 +52,13 @@ export function loadKeys(
     } else {
       digest = Buffer.from(config.key!.slice('sha256:'.length), 'hex');
     }
-    return { name: config.name, digest, models: config.models };
+    return {
+      name: config.name,
+      digest,
+      models: config.models,
+      ...quotaOf(config),
+      admin: config.admin === true,
+    };
   });
 }
 

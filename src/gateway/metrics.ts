@@ -13,6 +13,8 @@ export interface GatewayMetrics {
   cost: Counter<'protocol' | 'model'>;
   inFlight: Gauge<'protocol'>;
   circuits: Gauge<'key' | 'state'>;
+  /** Failed shared-state operations (Redis down or slower than `state_timeout_ms`). */
+  stateFailures: Counter<'operation' | 'outcome'>;
 }
 
 const buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -71,6 +73,12 @@ export function createMetrics(): GatewayMetrics {
       name: 'switchyard_gateway_circuit_state',
       help: 'Availability state per provider/model (1 for the current state)',
       labelNames: ['key', 'state'],
+      registers,
+    }),
+    stateFailures: new Counter({
+      name: 'switchyard_state_failures_total',
+      help: 'Shared-state operations that failed, by operation and outcome (local: served from local state; refused)',
+      labelNames: ['operation', 'outcome'],
       registers,
     }),
   };

@@ -7,13 +7,16 @@ import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { consoleLogger, type Logger } from '../core/logger.ts';
+import { createStateStore } from '../state/create.ts';
+import type { StateStore } from '../state/types.ts';
 import { createSwitchyard, type Switchyard } from '../switchyard.ts';
 import { createApp } from './app.ts';
 import { type GatewayConfig, type GatewayFileConfig, readConfigFile, splitConfig } from './config.ts';
 import { loadKeys } from './keys.ts';
 import { createMetrics, type GatewayMetrics } from './metrics.ts';
 import type { GatewayState } from './state.ts';
-import { createMemoryStore, type GatewayStore } from './store.ts';
+import { createMemoryStore, createSharedStore, type GatewayStore } from './store.ts';
+import { createUpgradeHandler } from './websocket.ts';
 
 /** Options of {@link createGateway}. */
 export interface GatewayOptions {
@@ -23,8 +26,13 @@ export interface GatewayOptions {
   config?: string | GatewayFileConfig;
   /** Where warnings go (default: JSON lines on stderr). */
   logger?: Logger;
-  /** Where stored Responses and call artifacts live (default: in memory, bounded). */
+  /** Where stored Responses and call artifacts live (default: the shared state when it is Redis, else in memory, bounded). */
   store?: GatewayStore;
+  /**
+   * Limits, budgets and availability (default: from `gateway.state`: in memory, or Redis shared by
+   * every instance). A front door passed as `switchyard` should use its `availability` store.
+   */
+  state?: StateStore;
   /** Where `key_env` variables are read (default `process.env`). */
   env?: Record<string, string | undefined>;
   /** Receives one access-log line per request (default: JSON lines on stdout when `access_log` is on). */
@@ -54,11 +62,25 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const file = typeof options.config === 'string' ? readConfigFile(options.config) : (options.config ?? {});
   const { gateway, switchyard: switchyardConfig } = splitConfig(file);
   const logger = options.logger ?? consoleLogger;
-  const switchyard = options.switchyard ?? createSwitchyard({ config: switchyardConfig, logger });
   const metrics = createMetrics();
+  const shared =
+    options.state ??
+    createStateStore({
+      state: gateway.state,
+      timeoutMs: gateway.state_timeout_ms,
+      onFailure: gateway.on_state_failure,
+      onFailureEvent: (event) =>
+        metrics.stateFailures.inc({ operation: event.operation, outcome: event.outcome }),
+      logger,
+    });
+  const switchyard =
+    options.switchyard ??
+    createSwitchyard({ config: switchyardConfig, logger, stateStore: shared.availability });
+  const sharedValues = gateway.state !== undefined && gateway.state !== 'memory';
   const state: GatewayState = {
     switchyard,
-    store: options.store ?? createMemoryStore(),
+    shared,
+    store: options.store ?? (sharedValues ? createSharedStore(shared) : createMemoryStore()),
     ttlMs: (gateway.state_ttl_seconds ?? 3600) * 1000,
     keys: loadKeys(gateway.keys ?? [], options.env ?? process.env),
     metrics,
@@ -93,6 +115,8 @@ async function listen(
   options: { host?: string; port?: number },
 ): Promise<GatewayServer> {
   const host = options.host ?? '127.0.0.1';
+  // A shared store answers from the first request on (bounded: a dead Redis starts the gateway degraded).
+  await state.shared.ready;
   if (state.keys.length === 0 && !loopbackHosts.has(host))
     throw new Error(
       `refusing to listen on ${host} with no gateway keys configured: add gateway.keys or use 127.0.0.1`,
@@ -103,6 +127,7 @@ async function listen(
     );
     started.once('error', reject);
   });
+  server.on('upgrade', createUpgradeHandler(state));
   const address = server.address() as AddressInfo;
   const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const defaultGrace = (gateway.shutdown_grace_seconds ?? 10) * 1000;
@@ -124,4 +149,5 @@ async function shutdown(state: GatewayState, server: ServerType, graceMs: number
   for (const call of state.calls) call.abort(new Error('gateway shutting down'));
   http.closeAllConnections?.();
   await closed;
+  await state.shared.close();
 }

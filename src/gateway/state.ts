@@ -1,5 +1,6 @@
 /** What every gateway handler shares: the front door, the state store, keys, metrics and logs. */
 import type { Logger } from '../core/logger.ts';
+import type { StateStore } from '../state/types.ts';
 import type { Switchyard } from '../switchyard.ts';
 import type { GatewayKey } from './keys.ts';
 import type { GatewayMetrics } from './metrics.ts';
@@ -9,6 +10,8 @@ import type { GatewayStore } from './store.ts';
 export interface GatewayState {
   switchyard: Switchyard;
   store: GatewayStore;
+  /** Limits, budgets and availability (memory, or Redis shared by every instance). */
+  shared: StateStore;
   /** Lifetime of stored Responses and call artifacts. */
   ttlMs: number;
   keys: readonly GatewayKey[];

@@ -5,12 +5,28 @@
  * through the same three methods.
  */
 
+import type { StateStore } from '../state/types.ts';
+
 /** A key-value store with a time to live per entry. Values are JSON-serializable. */
 export interface GatewayStore {
   get(id: string): Promise<unknown>;
   put(id: string, value: unknown, ttlMs: number): Promise<void>;
   /** Releases connections (optional). */
   close?(): Promise<void>;
+}
+
+/**
+ * Stored Responses and artifacts in the shared state store (Redis), as JSON: a
+ * `previous_response_id` then resolves on every instance.
+ */
+export function createSharedStore(shared: Pick<StateStore, 'get' | 'set'>): GatewayStore {
+  return {
+    async get(id) {
+      const text = await shared.get(id);
+      return text === undefined ? undefined : (JSON.parse(text) as unknown);
+    },
+    put: (id, value, ttlMs) => shared.set(id, JSON.stringify(value), ttlMs / 1000),
+  };
 }
 
 /** Options of {@link createMemoryStore}. */

@@ -80,3 +80,38 @@ export function addCosts(left: Cost | undefined, right: Cost | undefined): Cost 
   if (version !== undefined) cost.pricingVersion = version;
   return cost;
 }
+
+/**
+ * Prices a usage that may span several models: the top-level buckets at `prices` (the response's
+ * own model), each `byModel` entry at its own model's prices (`lookup`). Returns the usage with each
+ * entry's `cost` and the total `cost` (the sum); the total is absent when any part has no known
+ * price (never a silent 0), and `unpriced` lists the models that lacked one.
+ */
+export function priceUsage(
+  usage: Usage,
+  prices: ModelPrices | undefined,
+  lookup: (model: string) => ModelPrices | undefined,
+  pricingVersion: string,
+): { usage: Usage; unpriced: string[] } {
+  const { cost: _old, byModel, ...own } = usage;
+  const unpriced: string[] = [];
+  let total = prices === undefined ? undefined : computeCost(own, prices, pricingVersion);
+  let known = total !== undefined;
+  let priced: Usage['byModel'];
+  if (byModel !== undefined) {
+    priced = {};
+    for (const [model, part] of Object.entries(byModel)) {
+      const { cost: _partOld, ...buckets } = part;
+      const partPrices = lookup(model);
+      const cost = partPrices === undefined ? undefined : computeCost(buckets, partPrices, pricingVersion);
+      priced[model] = cost === undefined ? buckets : { ...buckets, cost };
+      if (cost === undefined) {
+        unpriced.push(model);
+        known = false;
+      } else total = known ? addCosts(total, cost) : total;
+    }
+  }
+  const result: Usage = priced === undefined ? own : { ...own, byModel: priced };
+  if (known && total !== undefined) result.cost = total;
+  return { usage: result, unpriced };
+}

@@ -1,7 +1,8 @@
 /** A price table: the bundled snapshot plus user overrides, looked up by canonical `provider:name`. */
+import { LruCache } from '../core/lru.ts';
 import { matchesGlob } from '../core/glob.ts';
 import type { Usage } from '../core/usage.ts';
-import { computeCost, pricesAt, priceWindow, type PriceWindow } from './cost.ts';
+import { pricesAt, priceUsage, priceWindow, type PriceWindow } from './cost.ts';
 import { dashDates, matchesLogic } from './match.ts';
 import { bundledPrices } from './prices.generated.ts';
 import type { ModelPrices, PricedModel, PriceSnapshot } from './types.ts';
@@ -32,7 +33,8 @@ export function createPriceTable(options: PriceTableOptions = {}): PriceTable {
   const snapshot = options.snapshot ?? bundledPrices;
   const overrides = Object.entries(options.overrides ?? {});
   const byProvider = new Map(snapshot.providers.map((provider) => [provider.name, provider.models]));
-  const cache = new Map<string, PricedModel | null>();
+  // LRU-bounded: a stream of distinct unknown names cannot grow it.
+  const cache = new LruCache<string, PricedModel | null>(2048);
   // The prices in force now, per dated row, reused until the next dated change.
   const current = new WeakMap<PricedModel, PriceWindow>();
   const version =
@@ -96,8 +98,6 @@ export function reprice(
   table: PriceTable = defaultPriceTable(),
   at?: Date,
 ): Usage {
-  const { cost: _old, ...rest } = usage;
-  const prices = table.lookup(model, at);
-  const cost = prices === undefined ? undefined : computeCost(rest, prices, table.version);
-  return cost === undefined ? rest : { ...rest, cost };
+  // Each model's share at its own rate (`byModel`), the total as `cost`.
+  return priceUsage(usage, table.lookup(model, at), (other) => table.lookup(other, at), table.version).usage;
 }

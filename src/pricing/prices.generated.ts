@@ -16513,6 +16513,3214 @@ export const bundledPrices: PriceSnapshot = {
      }
     }
    ]
+  },
+  {
+   "name": "bedrock",
+   "source": "aws, models.dev/amazon-bedrock",
+   "models": [
+    {
+     "id": "amazon.nova-2-sonic-v1:0",
+     "match": {
+      "contains": "amazon.nova-2-sonic"
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 0.33,
+      "output_mtok": 2.75
+     }
+    },
+    {
+     "id": "amazon.nova-lite-v1:0",
+     "match": {
+      "contains": "amazon.nova-lite"
+     },
+     "contextWindow": 300000,
+     "prices": {
+      "input_mtok": 0.06,
+      "cache_read_mtok": 0.015,
+      "output_mtok": 0.24
+     }
+    },
+    {
+     "id": "amazon.nova-micro-v1:0",
+     "match": {
+      "contains": "amazon.nova-micro"
+     },
+     "contextWindow": 128000,
+     "prices": {
+      "input_mtok": 0.035,
+      "cache_read_mtok": 0.00875,
+      "output_mtok": 0.14
+     }
+    },
+    {
+     "id": "amazon.nova-premier-v1:0",
+     "match": {
+      "contains": "amazon.nova-premier"
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 2.5,
+      "cache_read_mtok": 0.625,
+      "output_mtok": 12.5
+     }
+    },
+    {
+     "id": "amazon.nova-pro-v1:0",
+     "match": {
+      "contains": "amazon.nova-pro"
+     },
+     "contextWindow": 300000,
+     "prices": {
+      "input_mtok": 0.8,
+      "cache_read_mtok": 0.2,
+      "output_mtok": 3.2
+     }
+    },
+    {
+     "id": "amazon.nova-sonic-v1:0",
+     "match": {
+      "contains": "amazon.nova-sonic"
+     },
+     "prices": {
+      "input_mtok": 0.06,
+      "output_mtok": 0.24
+     }
+    },
+    {
+     "id": "amazon.titan-embed-text-v1",
+     "match": {
+      "contains": "amazon.titan-embed-text"
+     },
+     "contextWindow": 8192,
+     "prices": {
+      "input_mtok": 0.1
+     }
+    },
+    {
+     "id": "amazon.titan-text-express-v1",
+     "match": {
+      "contains": "titan-text-express"
+     },
+     "prices": {
+      "input_mtok": 0.2,
+      "output_mtok": 0.6
+     }
+    },
+    {
+     "id": "amazon.titan-text-lite-v1",
+     "match": {
+      "contains": "titan-text-lite"
+     },
+     "prices": {
+      "input_mtok": 0.15,
+      "output_mtok": 0.2
+     }
+    },
+    {
+     "id": "deepseek.r1-v1:0",
+     "match": {
+      "contains": "deepseek.r1"
+     },
+     "contextWindow": 128000,
+     "prices": {
+      "input_mtok": 1.35,
+      "output_mtok": 5.4
+     }
+    },
+    {
+     "id": "global.amazon.nova-2-lite-v1:0",
+     "match": {
+      "contains": "global.amazon.nova-2-lite"
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 0.3,
+      "cache_read_mtok": 0.075,
+      "output_mtok": 2.5
+     }
+    },
+    {
+     "id": "global.anthropic.claude-fable-5-1-v1:0",
+     "match": {
+      "or": [
+       {
+        "ends_with": "global.anthropic.claude-fable-5-1"
+       },
+       {
+        "contains": "global.anthropic.claude-fable-5-1-v1"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 10,
+      "cache_read_mtok": 0.25,
+      "cache_write_mtok": 12.5,
+      "output_mtok": 50
+     }
+    },
+    {
+     "id": "global.anthropic.claude-fable-5-v1:0",
+     "match": {
+      "or": [
+       {
+        "ends_with": "global.anthropic.claude-fable-5"
+       },
+       {
+        "contains": "global.anthropic.claude-fable-5-v1"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 10,
+      "cache_read_mtok": 1,
+      "cache_write_mtok": 12.5,
+      "output_mtok": 50
+     }
+    },
+    {
+     "id": "global.anthropic.claude-haiku-4-5-20251001-v1:0",
+     "match": {
+      "contains": "global.anthropic.claude-haiku-4-5-20251001"
+     },
+     "contextWindow": 200000,
+     "prices": {
+      "input_mtok": 1,
+      "cache_read_mtok": 0.1,
+      "cache_write_mtok": 1.25,
+      "output_mtok": 5
+     }
+    },
+    {
+     "id": "global.anthropic.claude-opus-4-5-v1:0",
+     "match": {
+      "contains": "global.anthropic.claude-opus-4-5"
+     },
+     "contextWindow": 200000,
+     "prices": {
+      "input_mtok": 5,
+      "cache_read_mtok": 0.5,
+      "cache_write_mtok": 6.25,
+      "output_mtok": 25
+     }
+    },
+    {
+     "id": "global.anthropic.claude-opus-4-6-v1:0",
+     "match": {
+      "contains": "global.anthropic.claude-opus-4-6"
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 5,
+      "cache_read_mtok": 0.5,
+      "cache_write_mtok": 6.25,
+      "output_mtok": 25
+     }
+    },
+    {
+     "id": "global.anthropic.claude-opus-4-7-v1:0",
+     "match": {
+      "contains": "global.anthropic.claude-opus-4-7"
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 5,
+      "cache_read_mtok": 0.5,
+      "cache_write_mtok": 6.25,
+      "output_mtok": 25
+     }
+    },
+    {
+     "id": "global.anthropic.claude-opus-4-8-v1:0",
+     "match": {
+      "contains": "global.anthropic.claude-opus-4-8"
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 5,
+      "cache_read_mtok": 0.5,
+      "cache_write_mtok": 6.25,
+      "output_mtok": 25
+     }
+    },
+    {
+     "id": "global.anthropic.claude-opus-5",
+     "match": {
+      "or": [
+       {
+        "ends_with": "global.anthropic.claude-opus-5"
+       },
+       {
+        "contains": "global.anthropic.claude-opus-5-v1"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 5,
+      "cache_read_mtok": 0.5,
+      "cache_write_mtok": 6.25,
+      "output_mtok": 25
+     }
+    },
+    {
+     "id": "global.anthropic.claude-opus-5-5",
+     "match": {
+      "or": [
+       {
+        "ends_with": "global.anthropic.claude-opus-5-5"
+       },
+       {
+        "contains": "global.anthropic.claude-opus-5-5-v1"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 4,
+      "cache_read_mtok": 0.2,
+      "cache_write_mtok": 5,
+      "cache_write_1h_mtok": 8,
+      "output_mtok": 20
+     }
+    },
+    {
+     "id": "global.anthropic.claude-sonnet-4-20250514-v1:0",
+     "match": {
+      "contains": "global.anthropic.claude-sonnet-4-20250514"
+     },
+     "contextWindow": 200000,
+     "prices": {
+      "input_mtok": 3,
+      "cache_read_mtok": 0.3,
+      "cache_write_mtok": 3.75,
+      "output_mtok": 15
+     }
+    },
+    {
+     "id": "global.anthropic.claude-sonnet-4-5-20250929-v1:0",
+     "match": {
+      "contains": "global.anthropic.claude-sonnet-4-5-20250929"
+     },
+     "contextWindow": 200000,
+     "prices": {
+      "input_mtok": 3,
+      "cache_read_mtok": 0.3,
+      "cache_write_mtok": 3.75,
+      "output_mtok": 15
+     }
+    },
+    {
+     "id": "global.anthropic.claude-sonnet-4-6-v1:0",
+     "match": {
+      "contains": "global.anthropic.claude-sonnet-4-6"
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 3,
+      "cache_read_mtok": 0.3,
+      "cache_write_mtok": 3.75,
+      "output_mtok": 15
+     }
+    },
+    {
+     "id": "global.anthropic.claude-sonnet-5-v1:0",
+     "match": {
+      "contains": "global.anthropic.claude-sonnet-5"
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 2,
+      "cache_read_mtok": 0.2,
+      "cache_write_mtok": 2.5,
+      "output_mtok": 10
+     }
+    },
+    {
+     "id": "global.openai.gpt-5.6-luna",
+     "match": {
+      "contains": "global.openai.gpt-5.6-luna"
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": {
+       "base": 0.2,
+       "tiers": [
+        {
+         "start": 271999,
+         "price": 0.4
+        }
+       ]
+      },
+      "cache_read_mtok": {
+       "base": 0.02,
+       "tiers": [
+        {
+         "start": 271999,
+         "price": 0.04
+        }
+       ]
+      },
+      "cache_write_mtok": {
+       "base": 0.25,
+       "tiers": [
+        {
+         "start": 271999,
+         "price": 0.5
+        }
+       ]
+      },
+      "output_mtok": {
+       "base": 1.2,
+       "tiers": [
+        {
+         "start": 271999,
+         "price": 1.8
+        }
+       ]
+      }
+     }
+    },
+    {
+     "id": "global.openai.gpt-5.6-sol",
+     "match": {
+      "contains": "global.openai.gpt-5.6-sol"
+     },
+     "contextWindow": 1000000,
+     "prices": [
+      {
+       "prices": {
+        "input_mtok": {
+         "base": 5,
+         "tiers": [
+          {
+           "start": 271999,
+           "price": 10
+          }
+         ]
+        },
+        "cache_read_mtok": {
+         "base": 0.5,
+         "tiers": [
+          {
+           "start": 271999,
+           "price": 1
+          }
+         ]
+        },
+        "cache_write_mtok": {
+         "base": 6.25,
+         "tiers": [
+          {
+           "start": 271999,
+           "price": 12.5
+          }
+         ]
+        },
+        "output_mtok": {
+         "base": 30,
+         "tiers": [
+          {
+           "start": 271999,
+           "price": 45
+          }
+         ]
+        }
+       }
+      },
+      {
+       "startDate": "2026-08-21",
+       "prices": {
+        "input_mtok": {
+         "base": 4,
+         "tiers": [
+          {
+           "start": 271999,
+           "price": 8
+          }
+         ]
+        },
+        "cache_read_mtok": {
+         "base": 0.4,
+         "tiers": [
+          {
+           "start": 271999,
+           "price": 0.8
+          }
+         ]
+        },
+        "cache_write_mtok": {
+         "base": 5,
+         "tiers": [
+          {
+           "start": 271999,
+           "price": 10
+          }
+         ]
+        },
+        "output_mtok": {
+         "base": 20,
+         "tiers": [
+          {
+           "start": 271999,
+           "price": 30
+          }
+         ]
+        }
+       }
+      }
+     ]
+    },
+    {
+     "id": "global.openai.gpt-5.6-terra",
+     "match": {
+      "contains": "global.openai.gpt-5.6-terra"
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": {
+       "base": 2,
+       "tiers": [
+        {
+         "start": 271999,
+         "price": 4
+        }
+       ]
+      },
+      "cache_read_mtok": {
+       "base": 0.2,
+       "tiers": [
+        {
+         "start": 271999,
+         "price": 0.4
+        }
+       ]
+      },
+      "cache_write_mtok": {
+       "base": 2.5,
+       "tiers": [
+        {
+         "start": 271999,
+         "price": 5
+        }
+       ]
+      },
+      "output_mtok": {
+       "base": 12,
+       "tiers": [
+        {
+         "start": 271999,
+         "price": 18
+        }
+       ]
+      }
+     }
+    },
+    {
+     "id": "google.gemma-3-12b-it",
+     "match": {
+      "contains": "google.gemma-3-12b-it"
+     },
+     "contextWindow": 128000,
+     "prices": {
+      "input_mtok": 0.09,
+      "output_mtok": 0.29
+     }
+    },
+    {
+     "id": "google.gemma-3-27b-it",
+     "match": {
+      "contains": "google.gemma-3-27b-it"
+     },
+     "contextWindow": 128000,
+     "prices": {
+      "input_mtok": 0.23,
+      "output_mtok": 0.38
+     }
+    },
+    {
+     "id": "google.gemma-3-4b-it",
+     "match": {
+      "contains": "google.gemma-3-4b-it"
+     },
+     "contextWindow": 128000,
+     "prices": {
+      "input_mtok": 0.04,
+      "output_mtok": 0.08
+     }
+    },
+    {
+     "id": "meta.llama3-1-70b-instruct-v1:0",
+     "match": {
+      "contains": "meta.llama3-1-70b-instruct"
+     },
+     "contextWindow": 128000,
+     "prices": {
+      "input_mtok": 0.72,
+      "output_mtok": 0.72
+     }
+    },
+    {
+     "id": "meta.llama3-1-8b-instruct-v1:0",
+     "match": {
+      "contains": "meta.llama3-1-8b-instruct"
+     },
+     "contextWindow": 128000,
+     "prices": {
+      "input_mtok": 0.22,
+      "output_mtok": 0.22
+     }
+    },
+    {
+     "id": "meta.llama3-2-11b-instruct-v1:0",
+     "match": {
+      "contains": "meta.llama3-2-11b-instruct"
+     },
+     "contextWindow": 128000,
+     "prices": {
+      "input_mtok": 0.16,
+      "output_mtok": 0.16
+     }
+    },
+    {
+     "id": "meta.llama3-2-1b-instruct-v1:0",
+     "match": {
+      "contains": "meta.llama3-2-1b-instruct"
+     },
+     "contextWindow": 128000,
+     "prices": {
+      "input_mtok": 0.1,
+      "output_mtok": 0.1
+     }
+    },
+    {
+     "id": "meta.llama3-2-3b-instruct-v1:0",
+     "match": {
+      "contains": "meta.llama3-2-3b-instruct"
+     },
+     "contextWindow": 128000,
+     "prices": {
+      "input_mtok": 0.15,
+      "output_mtok": 0.15
+     }
+    },
+    {
+     "id": "meta.llama3-2-90b-instruct-v1:0",
+     "match": {
+      "contains": "meta.llama3-2-90b-instruct"
+     },
+     "contextWindow": 128000,
+     "prices": {
+      "input_mtok": 0.72,
+      "output_mtok": 0.72
+     }
+    },
+    {
+     "id": "meta.llama3-3-70b-instruct-v1:0",
+     "match": {
+      "contains": "meta.llama3-3-70b-instruct"
+     },
+     "contextWindow": 128000,
+     "prices": {
+      "input_mtok": 0.72,
+      "output_mtok": 0.72
+     }
+    },
+    {
+     "id": "meta.llama3-70b-instruct-v1:0",
+     "match": {
+      "contains": "meta.llama3-70b-instruct"
+     },
+     "contextWindow": 8192,
+     "prices": {
+      "input_mtok": 2.65,
+      "output_mtok": 3.5
+     }
+    },
+    {
+     "id": "meta.llama3-8b-instruct-v1:0",
+     "match": {
+      "contains": "meta.llama3-8b-instruct"
+     },
+     "contextWindow": 8192,
+     "prices": {
+      "input_mtok": 0.3,
+      "output_mtok": 0.6
+     }
+    },
+    {
+     "id": "meta.llama4-maverick-17b-instruct-v1:0",
+     "match": {
+      "contains": "meta.llama4-maverick-17b-instruct"
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 0.24,
+      "output_mtok": 0.97
+     }
+    },
+    {
+     "id": "meta.llama4-scout-17b-instruct-v1:0",
+     "match": {
+      "contains": "meta.llama4-scout-17b-instruct"
+     },
+     "contextWindow": 10000000,
+     "prices": {
+      "input_mtok": 0.17,
+      "output_mtok": 0.66
+     }
+    },
+    {
+     "id": "mistral.devstral-2-123b",
+     "match": {
+      "contains": "mistral.devstral-2-123b"
+     },
+     "contextWindow": 256000,
+     "prices": {
+      "input_mtok": 0.4,
+      "output_mtok": 2
+     }
+    },
+    {
+     "id": "mistral.magistral-small-2509",
+     "match": {
+      "contains": "mistral.magistral-small-2509"
+     },
+     "contextWindow": 128000,
+     "prices": {
+      "input_mtok": 0.5,
+      "output_mtok": 1.5
+     }
+    },
+    {
+     "id": "mistral.ministral-3-14b-instruct",
+     "match": {
+      "contains": "mistral.ministral-3-14b-instruct"
+     },
+     "contextWindow": 128000,
+     "prices": {
+      "input_mtok": 0.2,
+      "output_mtok": 0.2
+     }
+    },
+    {
+     "id": "mistral.ministral-3-3b-instruct",
+     "match": {
+      "contains": "mistral.ministral-3-3b-instruct"
+     },
+     "contextWindow": 128000,
+     "prices": {
+      "input_mtok": 0.1,
+      "output_mtok": 0.1
+     }
+    },
+    {
+     "id": "mistral.ministral-3-8b-instruct",
+     "match": {
+      "contains": "mistral.ministral-3-8b-instruct"
+     },
+     "contextWindow": 128000,
+     "prices": {
+      "input_mtok": 0.15,
+      "output_mtok": 0.15
+     }
+    },
+    {
+     "id": "mistral.mistral-7b-instruct-v0:2",
+     "match": {
+      "contains": "mistral.mistral-7b-instruct-v0"
+     },
+     "contextWindow": 32000,
+     "prices": {
+      "input_mtok": 0.15,
+      "output_mtok": 0.2
+     }
+    },
+    {
+     "id": "mistral.mistral-large-2402-v1:0",
+     "match": {
+      "contains": "mistral.mistral-large-2402"
+     },
+     "contextWindow": 32000,
+     "prices": {
+      "input_mtok": 4,
+      "output_mtok": 12
+     }
+    },
+    {
+     "id": "mistral.mistral-large-3-675b-instruct",
+     "match": {
+      "contains": "mistral.mistral-large-3-675b-instruct"
+     },
+     "contextWindow": 256000,
+     "prices": {
+      "input_mtok": 0.5,
+      "output_mtok": 1.5
+     }
+    },
+    {
+     "id": "mistral.mistral-small-2402-v1:0",
+     "match": {
+      "contains": "mistral.mistral-small-2402"
+     },
+     "contextWindow": 32000,
+     "prices": {
+      "input_mtok": 1,
+      "output_mtok": 3
+     }
+    },
+    {
+     "id": "mistral.mixtral-8x7b-instruct-v0:1",
+     "match": {
+      "contains": "mistral.mixtral-8x7b-instruct-v0"
+     },
+     "contextWindow": 32000,
+     "prices": {
+      "input_mtok": 0.45,
+      "output_mtok": 0.7
+     }
+    },
+    {
+     "id": "mistral.pixtral-large-2502-v1:0",
+     "match": {
+      "contains": "mistral.pixtral-large-2502"
+     },
+     "contextWindow": 128000,
+     "prices": {
+      "input_mtok": 2,
+      "output_mtok": 6
+     }
+    },
+    {
+     "id": "mistral.voxtral-mini-3b-2507",
+     "match": {
+      "contains": "mistral.voxtral-mini-3b-2507"
+     },
+     "contextWindow": 32000,
+     "prices": {
+      "input_mtok": 0.04,
+      "output_mtok": 0.04
+     }
+    },
+    {
+     "id": "mistral.voxtral-small-24b-2507",
+     "match": {
+      "contains": "mistral.voxtral-small-24b-2507"
+     },
+     "contextWindow": 32000,
+     "prices": {
+      "input_mtok": 0.1,
+      "output_mtok": 0.3
+     }
+    },
+    {
+     "id": "nvidia.nemotron-nano-3-30b:0",
+     "match": {
+      "contains": "nvidia.nemotron-nano-3-30b"
+     },
+     "contextWindow": 256000,
+     "prices": {
+      "input_mtok": 0.06,
+      "output_mtok": 0.24
+     }
+    },
+    {
+     "id": "nvidia.nemotron-nano-9b-v2:0",
+     "match": {
+      "contains": "nvidia.nemotron-nano-9b-v2"
+     },
+     "contextWindow": 128000,
+     "prices": {
+      "input_mtok": 0.06,
+      "output_mtok": 0.23
+     }
+    },
+    {
+     "id": "nvidia.nemotron-super-3-120b:0",
+     "match": {
+      "contains": "nvidia.nemotron-super-3-120b"
+     },
+     "contextWindow": 256000,
+     "prices": {
+      "input_mtok": 0.15,
+      "output_mtok": 0.65
+     }
+    },
+    {
+     "id": "openai.gpt-5.4",
+     "match": {
+      "equals": "openai.gpt-5.4"
+     },
+     "prices": {
+      "input_mtok": 2.75,
+      "cache_read_mtok": 0.275,
+      "output_mtok": 16.5
+     }
+    },
+    {
+     "id": "openai.gpt-5.5",
+     "match": {
+      "equals": "openai.gpt-5.5"
+     },
+     "prices": {
+      "input_mtok": 5.5,
+      "cache_read_mtok": 0.55,
+      "output_mtok": 33
+     }
+    },
+    {
+     "id": "openai.gpt-oss-120b-1:0",
+     "match": {
+      "contains": "openai.gpt-oss-120b-1"
+     },
+     "contextWindow": 128000,
+     "prices": {
+      "input_mtok": 0.15,
+      "output_mtok": 0.6
+     }
+    },
+    {
+     "id": "openai.gpt-oss-20b-1:0",
+     "match": {
+      "contains": "openai.gpt-oss-20b-1"
+     },
+     "contextWindow": 128000,
+     "prices": {
+      "input_mtok": 0.07,
+      "output_mtok": 0.3
+     }
+    },
+    {
+     "id": "qwen.qwen3-32b-v1:0",
+     "match": {
+      "contains": "qwen.qwen3-32b"
+     },
+     "contextWindow": 32000,
+     "prices": {
+      "input_mtok": 0.15,
+      "output_mtok": 0.6
+     }
+    },
+    {
+     "id": "qwen.qwen3-coder-30b-a3b-v1:0",
+     "match": {
+      "contains": "qwen.qwen3-coder-30b-a3b"
+     },
+     "contextWindow": 256000,
+     "prices": {
+      "input_mtok": 0.15,
+      "output_mtok": 0.6
+     }
+    },
+    {
+     "id": "qwen.qwen3-coder-480b-a35b-v1:0",
+     "match": {
+      "contains": "qwen.qwen3-coder-480b-a35b"
+     },
+     "contextWindow": 128000,
+     "prices": {
+      "input_mtok": 0.45,
+      "output_mtok": 1.8
+     }
+    },
+    {
+     "id": "qwen.qwen3-vl-235b-a22b-v1:0",
+     "match": {
+      "contains": "qwen.qwen3-vl-235b-a22b"
+     },
+     "contextWindow": 256000,
+     "prices": {
+      "input_mtok": 0.53,
+      "output_mtok": 2.66
+     }
+    },
+    {
+     "id": "regional.amazon.nova-2-lite-v1:0",
+     "match": {
+      "or": [
+       {
+        "contains": "us.amazon.nova-2-lite"
+       },
+       {
+        "contains": "eu.amazon.nova-2-lite"
+       },
+       {
+        "contains": "jp.amazon.nova-2-lite"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 0.33,
+      "cache_read_mtok": 0.0825,
+      "output_mtok": 2.75
+     }
+    },
+    {
+     "id": "regional.anthropic.claude-3-5-haiku-20241022-v1:0",
+     "match": {
+      "contains": "claude-3-5-haiku-20241022"
+     },
+     "contextWindow": 200000,
+     "prices": {
+      "input_mtok": 0.8,
+      "cache_read_mtok": 0.08,
+      "cache_write_mtok": 1,
+      "output_mtok": 4
+     }
+    },
+    {
+     "id": "regional.anthropic.claude-3-5-sonnet-20240620-v1:0",
+     "match": {
+      "contains": "claude-3-5-sonnet-20240620"
+     },
+     "contextWindow": 200000,
+     "prices": {
+      "input_mtok": 3,
+      "cache_read_mtok": 0.3,
+      "cache_write_mtok": 3.75,
+      "output_mtok": 15
+     }
+    },
+    {
+     "id": "regional.anthropic.claude-3-5-sonnet-20241022-v2:0",
+     "match": {
+      "contains": "claude-3-5-sonnet-20241022"
+     },
+     "contextWindow": 200000,
+     "prices": {
+      "input_mtok": 3,
+      "cache_read_mtok": 0.3,
+      "cache_write_mtok": 3.75,
+      "output_mtok": 15
+     }
+    },
+    {
+     "id": "regional.anthropic.claude-3-7-sonnet-20250219-v1:0",
+     "match": {
+      "contains": "claude-3-7-sonnet-20250219"
+     },
+     "contextWindow": 200000,
+     "prices": {
+      "input_mtok": 3,
+      "cache_read_mtok": 0.3,
+      "cache_write_mtok": 3.75,
+      "output_mtok": 15
+     }
+    },
+    {
+     "id": "regional.anthropic.claude-3-haiku-20240307-v1:0",
+     "match": {
+      "contains": "claude-3-haiku-20240307"
+     },
+     "contextWindow": 200000,
+     "prices": {
+      "input_mtok": 0.25,
+      "output_mtok": 1.25
+     }
+    },
+    {
+     "id": "regional.anthropic.claude-3-opus-20240229-v1:0",
+     "match": {
+      "contains": "claude-3-opus-20240229"
+     },
+     "contextWindow": 200000,
+     "prices": {
+      "input_mtok": 15,
+      "output_mtok": 75
+     }
+    },
+    {
+     "id": "regional.anthropic.claude-3-sonnet-20240229-v1:0",
+     "match": {
+      "contains": "claude-3-sonnet-20240229"
+     },
+     "contextWindow": 200000,
+     "prices": {
+      "input_mtok": 3,
+      "cache_read_mtok": 0.3,
+      "cache_write_mtok": 3.75,
+      "output_mtok": 15
+     }
+    },
+    {
+     "id": "regional.anthropic.claude-fable-5-1-v1:0",
+     "match": {
+      "or": [
+       {
+        "equals": "anthropic.claude-fable-5-1"
+       },
+       {
+        "equals": "claude-fable-5-1"
+       },
+       {
+        "starts_with": "anthropic.claude-fable-5-1-v1"
+       },
+       {
+        "starts_with": "claude-fable-5-1-v1"
+       },
+       {
+        "contains": "us.anthropic.claude-fable-5-1-v1"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 11,
+      "cache_read_mtok": 0.275,
+      "cache_write_mtok": 13.75,
+      "output_mtok": 55
+     }
+    },
+    {
+     "id": "regional.anthropic.claude-fable-5-v1:0",
+     "match": {
+      "or": [
+       {
+        "equals": "anthropic.claude-fable-5"
+       },
+       {
+        "equals": "claude-fable-5"
+       },
+       {
+        "starts_with": "anthropic.claude-fable-5-v1"
+       },
+       {
+        "starts_with": "claude-fable-5-v1"
+       },
+       {
+        "contains": "us.anthropic.claude-fable-5-v1"
+       },
+       {
+        "contains": "au.anthropic.claude-fable-5-v1"
+       },
+       {
+        "contains": "eu.anthropic.claude-fable-5-v1"
+       },
+       {
+        "contains": "jp.anthropic.claude-fable-5-v1"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 11,
+      "cache_read_mtok": 1.1,
+      "cache_write_mtok": 13.75,
+      "output_mtok": 55
+     }
+    },
+    {
+     "id": "regional.anthropic.claude-haiku-4-5-20251001-v1:0",
+     "match": {
+      "or": [
+       {
+        "starts_with": "anthropic.claude-haiku-4-5-20251001"
+       },
+       {
+        "starts_with": "claude-haiku-4-5-20251001"
+       },
+       {
+        "contains": "us.anthropic.claude-haiku-4-5-20251001"
+       },
+       {
+        "contains": "au.anthropic.claude-haiku-4-5-20251001"
+       },
+       {
+        "contains": "apac.anthropic.claude-haiku-4-5-20251001"
+       },
+       {
+        "contains": "eu.anthropic.claude-haiku-4-5-20251001"
+       },
+       {
+        "contains": "us-gov.anthropic.claude-haiku-4-5-20251001"
+       },
+       {
+        "contains": "jp.anthropic.claude-haiku-4-5-20251001"
+       }
+      ]
+     },
+     "contextWindow": 200000,
+     "prices": {
+      "input_mtok": 1.1,
+      "cache_read_mtok": 0.11,
+      "cache_write_mtok": 1.375,
+      "output_mtok": 5.5
+     }
+    },
+    {
+     "id": "regional.anthropic.claude-opus-4-1-20250805-v1:0",
+     "match": {
+      "or": [
+       {
+        "starts_with": "anthropic.claude-opus-4-1-20250805"
+       },
+       {
+        "starts_with": "claude-opus-4-1-20250805"
+       },
+       {
+        "contains": "us.anthropic.claude-opus-4-1-20250805"
+       },
+       {
+        "contains": "au.anthropic.claude-opus-4-1-20250805"
+       },
+       {
+        "contains": "apac.anthropic.claude-opus-4-1-20250805"
+       },
+       {
+        "contains": "eu.anthropic.claude-opus-4-1-20250805"
+       },
+       {
+        "contains": "us-gov.anthropic.claude-opus-4-1-20250805"
+       },
+       {
+        "contains": "jp.anthropic.claude-opus-4-1-20250805"
+       }
+      ]
+     },
+     "contextWindow": 200000,
+     "prices": {
+      "input_mtok": 15,
+      "cache_read_mtok": 1.5,
+      "cache_write_mtok": 18.75,
+      "output_mtok": 75
+     }
+    },
+    {
+     "id": "regional.anthropic.claude-opus-4-20250514-v1:0",
+     "match": {
+      "or": [
+       {
+        "starts_with": "anthropic.claude-opus-4-20250514"
+       },
+       {
+        "starts_with": "claude-opus-4-20250514"
+       },
+       {
+        "contains": "us.anthropic.claude-opus-4-20250514"
+       },
+       {
+        "contains": "au.anthropic.claude-opus-4-20250514"
+       },
+       {
+        "contains": "apac.anthropic.claude-opus-4-20250514"
+       },
+       {
+        "contains": "eu.anthropic.claude-opus-4-20250514"
+       },
+       {
+        "contains": "us-gov.anthropic.claude-opus-4-20250514"
+       },
+       {
+        "contains": "jp.anthropic.claude-opus-4-20250514"
+       }
+      ]
+     },
+     "contextWindow": 200000,
+     "prices": {
+      "input_mtok": 15,
+      "cache_read_mtok": 1.5,
+      "cache_write_mtok": 18.75,
+      "output_mtok": 75
+     }
+    },
+    {
+     "id": "regional.anthropic.claude-opus-4-5-v1:0",
+     "match": {
+      "or": [
+       {
+        "starts_with": "anthropic.claude-opus-4-5"
+       },
+       {
+        "starts_with": "claude-opus-4-5"
+       },
+       {
+        "contains": "us.anthropic.claude-opus-4-5"
+       },
+       {
+        "contains": "au.anthropic.claude-opus-4-5"
+       },
+       {
+        "contains": "apac.anthropic.claude-opus-4-5"
+       },
+       {
+        "contains": "eu.anthropic.claude-opus-4-5"
+       },
+       {
+        "contains": "us-gov.anthropic.claude-opus-4-5"
+       },
+       {
+        "contains": "jp.anthropic.claude-opus-4-5"
+       }
+      ]
+     },
+     "contextWindow": 200000,
+     "prices": {
+      "input_mtok": 5.5,
+      "cache_read_mtok": 0.55,
+      "cache_write_mtok": 6.875,
+      "output_mtok": 27.5
+     }
+    },
+    {
+     "id": "regional.anthropic.claude-opus-4-6-v1:0",
+     "match": {
+      "or": [
+       {
+        "starts_with": "anthropic.claude-opus-4-6"
+       },
+       {
+        "starts_with": "claude-opus-4-6"
+       },
+       {
+        "contains": "us.anthropic.claude-opus-4-6"
+       },
+       {
+        "contains": "au.anthropic.claude-opus-4-6"
+       },
+       {
+        "contains": "apac.anthropic.claude-opus-4-6"
+       },
+       {
+        "contains": "eu.anthropic.claude-opus-4-6"
+       },
+       {
+        "contains": "us-gov.anthropic.claude-opus-4-6"
+       },
+       {
+        "contains": "jp.anthropic.claude-opus-4-6"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 5.5,
+      "cache_read_mtok": 0.55,
+      "cache_write_mtok": 6.875,
+      "output_mtok": 27.5
+     }
+    },
+    {
+     "id": "regional.anthropic.claude-opus-4-7-v1:0",
+     "match": {
+      "or": [
+       {
+        "starts_with": "anthropic.claude-opus-4-7"
+       },
+       {
+        "starts_with": "claude-opus-4-7"
+       },
+       {
+        "contains": "us.anthropic.claude-opus-4-7"
+       },
+       {
+        "contains": "au.anthropic.claude-opus-4-7"
+       },
+       {
+        "contains": "apac.anthropic.claude-opus-4-7"
+       },
+       {
+        "contains": "eu.anthropic.claude-opus-4-7"
+       },
+       {
+        "contains": "us-gov.anthropic.claude-opus-4-7"
+       },
+       {
+        "contains": "jp.anthropic.claude-opus-4-7"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 5.5,
+      "cache_read_mtok": 0.55,
+      "cache_write_mtok": 6.875,
+      "output_mtok": 27.5
+     }
+    },
+    {
+     "id": "regional.anthropic.claude-opus-4-8-v1:0",
+     "match": {
+      "or": [
+       {
+        "starts_with": "anthropic.claude-opus-4-8"
+       },
+       {
+        "starts_with": "claude-opus-4-8"
+       },
+       {
+        "contains": "us.anthropic.claude-opus-4-8"
+       },
+       {
+        "contains": "au.anthropic.claude-opus-4-8"
+       },
+       {
+        "contains": "eu.anthropic.claude-opus-4-8"
+       },
+       {
+        "contains": "jp.anthropic.claude-opus-4-8"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 5.5,
+      "cache_read_mtok": 0.55,
+      "cache_write_mtok": 6.875,
+      "output_mtok": 27.5
+     }
+    },
+    {
+     "id": "regional.anthropic.claude-opus-5",
+     "match": {
+      "or": [
+       {
+        "equals": "anthropic.claude-opus-5"
+       },
+       {
+        "equals": "claude-opus-5"
+       },
+       {
+        "starts_with": "anthropic.claude-opus-5-v1"
+       },
+       {
+        "starts_with": "claude-opus-5-v1"
+       },
+       {
+        "equals": "us.anthropic.claude-opus-5"
+       },
+       {
+        "equals": "au.anthropic.claude-opus-5"
+       },
+       {
+        "equals": "eu.anthropic.claude-opus-5"
+       },
+       {
+        "equals": "jp.anthropic.claude-opus-5"
+       },
+       {
+        "contains": "us.anthropic.claude-opus-5-v1"
+       },
+       {
+        "contains": "au.anthropic.claude-opus-5-v1"
+       },
+       {
+        "contains": "eu.anthropic.claude-opus-5-v1"
+       },
+       {
+        "contains": "jp.anthropic.claude-opus-5-v1"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 5.5,
+      "cache_read_mtok": 0.55,
+      "cache_write_mtok": 6.875,
+      "output_mtok": 27.5
+     }
+    },
+    {
+     "id": "regional.anthropic.claude-opus-5-5",
+     "match": {
+      "or": [
+       {
+        "equals": "anthropic.claude-opus-5-5"
+       },
+       {
+        "equals": "claude-opus-5-5"
+       },
+       {
+        "starts_with": "anthropic.claude-opus-5-5-v1"
+       },
+       {
+        "starts_with": "claude-opus-5-5-v1"
+       },
+       {
+        "equals": "us.anthropic.claude-opus-5-5"
+       },
+       {
+        "equals": "au.anthropic.claude-opus-5-5"
+       },
+       {
+        "equals": "eu.anthropic.claude-opus-5-5"
+       },
+       {
+        "equals": "jp.anthropic.claude-opus-5-5"
+       },
+       {
+        "contains": "us.anthropic.claude-opus-5-5-v1"
+       },
+       {
+        "contains": "au.anthropic.claude-opus-5-5-v1"
+       },
+       {
+        "contains": "eu.anthropic.claude-opus-5-5-v1"
+       },
+       {
+        "contains": "jp.anthropic.claude-opus-5-5-v1"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 4.4,
+      "cache_read_mtok": 0.22,
+      "cache_write_mtok": 5.5,
+      "cache_write_1h_mtok": 8.8,
+      "output_mtok": 22
+     }
+    },
+    {
+     "id": "regional.anthropic.claude-sonnet-4-20250514-v1:0",
+     "match": {
+      "or": [
+       {
+        "starts_with": "anthropic.claude-sonnet-4-20250514"
+       },
+       {
+        "starts_with": "claude-sonnet-4-20250514"
+       },
+       {
+        "contains": "us.anthropic.claude-sonnet-4-20250514"
+       },
+       {
+        "contains": "au.anthropic.claude-sonnet-4-20250514"
+       },
+       {
+        "contains": "apac.anthropic.claude-sonnet-4-20250514"
+       },
+       {
+        "contains": "eu.anthropic.claude-sonnet-4-20250514"
+       },
+       {
+        "contains": "us-gov.anthropic.claude-sonnet-4-20250514"
+       },
+       {
+        "contains": "jp.anthropic.claude-sonnet-4-20250514"
+       }
+      ]
+     },
+     "contextWindow": 200000,
+     "prices": {
+      "input_mtok": 3,
+      "cache_read_mtok": 0.3,
+      "cache_write_mtok": 3.75,
+      "output_mtok": 15
+     }
+    },
+    {
+     "id": "regional.anthropic.claude-sonnet-4-5-20250929-v1:0",
+     "match": {
+      "or": [
+       {
+        "starts_with": "anthropic.claude-sonnet-4-5-20250929"
+       },
+       {
+        "starts_with": "claude-sonnet-4-5-20250929"
+       },
+       {
+        "contains": "us.anthropic.claude-sonnet-4-5-20250929"
+       },
+       {
+        "contains": "au.anthropic.claude-sonnet-4-5-20250929"
+       },
+       {
+        "contains": "apac.anthropic.claude-sonnet-4-5-20250929"
+       },
+       {
+        "contains": "eu.anthropic.claude-sonnet-4-5-20250929"
+       },
+       {
+        "contains": "us-gov.anthropic.claude-sonnet-4-5-20250929"
+       },
+       {
+        "contains": "jp.anthropic.claude-sonnet-4-5-20250929"
+       }
+      ]
+     },
+     "contextWindow": 200000,
+     "prices": {
+      "input_mtok": 3.3,
+      "cache_read_mtok": 0.33,
+      "cache_write_mtok": 4.125,
+      "output_mtok": 16.5
+     }
+    },
+    {
+     "id": "regional.anthropic.claude-sonnet-4-6-v1:0",
+     "match": {
+      "or": [
+       {
+        "starts_with": "anthropic.claude-sonnet-4-6"
+       },
+       {
+        "starts_with": "claude-sonnet-4-6"
+       },
+       {
+        "contains": "us.anthropic.claude-sonnet-4-6"
+       },
+       {
+        "contains": "au.anthropic.claude-sonnet-4-6"
+       },
+       {
+        "contains": "apac.anthropic.claude-sonnet-4-6"
+       },
+       {
+        "contains": "eu.anthropic.claude-sonnet-4-6"
+       },
+       {
+        "contains": "us-gov.anthropic.claude-sonnet-4-6"
+       },
+       {
+        "contains": "jp.anthropic.claude-sonnet-4-6"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 3.3,
+      "cache_read_mtok": 0.33,
+      "cache_write_mtok": 4.125,
+      "output_mtok": 16.5
+     }
+    },
+    {
+     "id": "regional.anthropic.claude-sonnet-5-v1:0",
+     "match": {
+      "or": [
+       {
+        "starts_with": "anthropic.claude-sonnet-5"
+       },
+       {
+        "starts_with": "claude-sonnet-5"
+       },
+       {
+        "contains": "us.anthropic.claude-sonnet-5"
+       },
+       {
+        "contains": "au.anthropic.claude-sonnet-5"
+       },
+       {
+        "contains": "apac.anthropic.claude-sonnet-5"
+       },
+       {
+        "contains": "eu.anthropic.claude-sonnet-5"
+       },
+       {
+        "contains": "us-gov.anthropic.claude-sonnet-5"
+       },
+       {
+        "contains": "jp.anthropic.claude-sonnet-5"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 2.2,
+      "cache_read_mtok": 0.22,
+      "cache_write_mtok": 2.75,
+      "output_mtok": 11
+     }
+    },
+    {
+     "id": "regional.openai.gpt-5.6-luna",
+     "match": {
+      "or": [
+       {
+        "starts_with": "openai.gpt-5.6-luna"
+       },
+       {
+        "starts_with": "gpt-5.6-luna"
+       },
+       {
+        "contains": "us.openai.gpt-5.6-luna"
+       },
+       {
+        "contains": "in.openai.gpt-5.6-luna"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": [
+      {
+       "prices": {
+        "input_mtok": 1.1,
+        "cache_read_mtok": 0.11,
+        "cache_write_mtok": 1.375,
+        "output_mtok": 6.6
+       }
+      },
+      {
+       "startDate": "2026-07-30",
+       "prices": {
+        "input_mtok": {
+         "base": 0.22,
+         "tiers": [
+          {
+           "start": 271999,
+           "price": 0.44
+          }
+         ]
+        },
+        "cache_read_mtok": {
+         "base": 0.022,
+         "tiers": [
+          {
+           "start": 271999,
+           "price": 0.044
+          }
+         ]
+        },
+        "cache_write_mtok": {
+         "base": 0.275,
+         "tiers": [
+          {
+           "start": 271999,
+           "price": 0.55
+          }
+         ]
+        },
+        "output_mtok": {
+         "base": 1.32,
+         "tiers": [
+          {
+           "start": 271999,
+           "price": 1.98
+          }
+         ]
+        }
+       }
+      }
+     ]
+    },
+    {
+     "id": "regional.openai.gpt-5.6-sol",
+     "match": {
+      "or": [
+       {
+        "starts_with": "openai.gpt-5.6-sol"
+       },
+       {
+        "starts_with": "gpt-5.6-sol"
+       },
+       {
+        "contains": "us.openai.gpt-5.6-sol"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": [
+      {
+       "prices": {
+        "input_mtok": {
+         "base": 5.5,
+         "tiers": [
+          {
+           "start": 271999,
+           "price": 11
+          }
+         ]
+        },
+        "cache_read_mtok": {
+         "base": 0.55,
+         "tiers": [
+          {
+           "start": 271999,
+           "price": 1.1
+          }
+         ]
+        },
+        "cache_write_mtok": {
+         "base": 6.875,
+         "tiers": [
+          {
+           "start": 271999,
+           "price": 13.75
+          }
+         ]
+        },
+        "output_mtok": {
+         "base": 33,
+         "tiers": [
+          {
+           "start": 271999,
+           "price": 49.5
+          }
+         ]
+        }
+       }
+      },
+      {
+       "startDate": "2026-08-21",
+       "prices": {
+        "input_mtok": {
+         "base": 4.4,
+         "tiers": [
+          {
+           "start": 271999,
+           "price": 8.8
+          }
+         ]
+        },
+        "cache_read_mtok": {
+         "base": 0.44,
+         "tiers": [
+          {
+           "start": 271999,
+           "price": 0.88
+          }
+         ]
+        },
+        "cache_write_mtok": {
+         "base": 5.5,
+         "tiers": [
+          {
+           "start": 271999,
+           "price": 11
+          }
+         ]
+        },
+        "output_mtok": {
+         "base": 22,
+         "tiers": [
+          {
+           "start": 271999,
+           "price": 33
+          }
+         ]
+        }
+       }
+      }
+     ]
+    },
+    {
+     "id": "regional.openai.gpt-5.6-terra",
+     "match": {
+      "or": [
+       {
+        "starts_with": "openai.gpt-5.6-terra"
+       },
+       {
+        "starts_with": "gpt-5.6-terra"
+       },
+       {
+        "contains": "us.openai.gpt-5.6-terra"
+       },
+       {
+        "contains": "in.openai.gpt-5.6-terra"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": [
+      {
+       "prices": {
+        "input_mtok": 2.75,
+        "cache_read_mtok": 0.275,
+        "cache_write_mtok": 3.4375,
+        "output_mtok": 16.5
+       }
+      },
+      {
+       "startDate": "2026-07-30",
+       "prices": {
+        "input_mtok": {
+         "base": 2.2,
+         "tiers": [
+          {
+           "start": 271999,
+           "price": 4.4
+          }
+         ]
+        },
+        "cache_read_mtok": {
+         "base": 0.22,
+         "tiers": [
+          {
+           "start": 271999,
+           "price": 0.44
+          }
+         ]
+        },
+        "cache_write_mtok": {
+         "base": 2.75,
+         "tiers": [
+          {
+           "start": 271999,
+           "price": 5.5
+          }
+         ]
+        },
+        "output_mtok": {
+         "base": 13.2,
+         "tiers": [
+          {
+           "start": 271999,
+           "price": 19.8
+          }
+         ]
+        }
+       }
+      }
+     ]
+    },
+    {
+     "id": "writer.palmyra-x4-v1:0",
+     "match": {
+      "contains": "writer.palmyra-x4"
+     },
+     "contextWindow": 128000,
+     "prices": {
+      "input_mtok": 2.5,
+      "output_mtok": 10
+     }
+    },
+    {
+     "id": "writer.palmyra-x5-v1:0",
+     "match": {
+      "contains": "writer.palmyra-x5"
+     },
+     "contextWindow": 128000,
+     "prices": {
+      "input_mtok": 0.6,
+      "output_mtok": 6
+     }
+    },
+    {
+     "id": "ai21.jamba-1-5-large-v1:0",
+     "match": {
+      "equals": "ai21.jamba-1-5-large-v1:0"
+     },
+     "source": "models.dev",
+     "prices": {
+      "input_mtok": 2,
+      "output_mtok": 8
+     }
+    },
+    {
+     "id": "ai21.jamba-1-5-mini-v1:0",
+     "match": {
+      "equals": "ai21.jamba-1-5-mini-v1:0"
+     },
+     "source": "models.dev",
+     "prices": {
+      "input_mtok": 0.2,
+      "output_mtok": 0.4
+     }
+    },
+    {
+     "id": "anthropic.claude-instant-v1",
+     "match": {
+      "equals": "anthropic.claude-instant-v1"
+     },
+     "source": "models.dev",
+     "prices": {
+      "input_mtok": 0.8,
+      "output_mtok": 2.4
+     }
+    },
+    {
+     "id": "anthropic.claude-v2",
+     "match": {
+      "equals": "anthropic.claude-v2"
+     },
+     "source": "models.dev",
+     "prices": {
+      "input_mtok": 8,
+      "output_mtok": 24
+     }
+    },
+    {
+     "id": "anthropic.claude-v2:1",
+     "match": {
+      "equals": "anthropic.claude-v2:1"
+     },
+     "source": "models.dev",
+     "prices": {
+      "input_mtok": 8,
+      "output_mtok": 24
+     }
+    },
+    {
+     "id": "cohere.command-light-text-v14",
+     "match": {
+      "equals": "cohere.command-light-text-v14"
+     },
+     "source": "models.dev",
+     "prices": {
+      "input_mtok": 0.3,
+      "output_mtok": 0.6
+     }
+    },
+    {
+     "id": "cohere.command-r-plus-v1:0",
+     "match": {
+      "equals": "cohere.command-r-plus-v1:0"
+     },
+     "source": "models.dev",
+     "prices": {
+      "input_mtok": 3,
+      "output_mtok": 15
+     }
+    },
+    {
+     "id": "cohere.command-r-v1:0",
+     "match": {
+      "equals": "cohere.command-r-v1:0"
+     },
+     "source": "models.dev",
+     "prices": {
+      "input_mtok": 0.5,
+      "output_mtok": 1.5
+     }
+    },
+    {
+     "id": "cohere.command-text-v14",
+     "match": {
+      "equals": "cohere.command-text-v14"
+     },
+     "source": "models.dev",
+     "prices": {
+      "input_mtok": 1.5,
+      "output_mtok": 2
+     }
+    }
+   ]
+  },
+  {
+   "name": "vertex",
+   "source": "google, models.dev/google-vertex",
+   "models": [
+    {
+     "id": "claude-3-5-haiku",
+     "match": {
+      "contains": "claude-3-5-haiku"
+     },
+     "contextWindow": 200000,
+     "prices": {
+      "input_mtok": 0.8,
+      "cache_read_mtok": 0.08,
+      "cache_write_mtok": 1,
+      "output_mtok": 4
+     }
+    },
+    {
+     "id": "claude-3-5-sonnet",
+     "match": {
+      "contains": "claude-3-5-sonnet"
+     },
+     "contextWindow": 200000,
+     "prices": {
+      "input_mtok": 3,
+      "cache_read_mtok": 0.3,
+      "cache_write_mtok": 3.75,
+      "output_mtok": 15
+     }
+    },
+    {
+     "id": "claude-3-7-sonnet",
+     "match": {
+      "contains": "claude-3-7-sonnet"
+     },
+     "contextWindow": 200000,
+     "prices": {
+      "input_mtok": 3,
+      "cache_read_mtok": 0.3,
+      "cache_write_mtok": 3.75,
+      "output_mtok": 15
+     }
+    },
+    {
+     "id": "claude-3-haiku",
+     "match": {
+      "contains": "claude-3-haiku"
+     },
+     "contextWindow": 200000,
+     "prices": {
+      "input_mtok": 0.25,
+      "cache_read_mtok": 0.03,
+      "cache_write_mtok": 0.3,
+      "output_mtok": 1.25
+     }
+    },
+    {
+     "id": "claude-3-opus",
+     "match": {
+      "contains": "claude-3-opus"
+     },
+     "contextWindow": 200000,
+     "prices": {
+      "input_mtok": 15,
+      "cache_read_mtok": 1.5,
+      "cache_write_mtok": 18.75,
+      "output_mtok": 75
+     }
+    },
+    {
+     "id": "claude-4-opus",
+     "match": {
+      "or": [
+       {
+        "contains": "claude-4-opus"
+       },
+       {
+        "contains": "claude-opus-4@"
+       },
+       {
+        "contains": "claude-opus-4-0"
+       },
+       {
+        "contains": "claude-opus-4-1"
+       },
+       {
+        "equals": "claude-opus-4"
+       }
+      ]
+     },
+     "contextWindow": 200000,
+     "prices": {
+      "input_mtok": 15,
+      "cache_read_mtok": 1.5,
+      "cache_write_mtok": 18.75,
+      "output_mtok": 75
+     }
+    },
+    {
+     "id": "claude-4-sonnet",
+     "match": {
+      "or": [
+       {
+        "contains": "claude-4-sonnet"
+       },
+       {
+        "contains": "claude-sonnet-4-0"
+       },
+       {
+        "contains": "claude-sonnet-4@"
+       },
+       {
+        "contains": "claude-sonnet-4-2025"
+       },
+       {
+        "equals": "claude-sonnet-4"
+       },
+       {
+        "equals": "anthropic/claude-sonnet-4"
+       }
+      ]
+     },
+     "contextWindow": 200000,
+     "prices": {
+      "input_mtok": 3,
+      "cache_read_mtok": 0.3,
+      "cache_write_mtok": 3.75,
+      "output_mtok": 15
+     }
+    },
+    {
+     "id": "claude-fable-5",
+     "match": {
+      "or": [
+       {
+        "ends_with": "claude-fable-5"
+       },
+       {
+        "contains": "claude-fable-5@"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 10,
+      "cache_read_mtok": 1,
+      "cache_write_mtok": 12.5,
+      "output_mtok": 50
+     }
+    },
+    {
+     "id": "claude-fable-5-1",
+     "match": {
+      "or": [
+       {
+        "ends_with": "claude-fable-5-1"
+       },
+       {
+        "contains": "claude-fable-5-1@"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 10,
+      "cache_read_mtok": 0.25,
+      "cache_write_mtok": 12.5,
+      "output_mtok": 50
+     }
+    },
+    {
+     "id": "claude-opus-4-6",
+     "match": {
+      "or": [
+       {
+        "contains": "claude-4-6-opus"
+       },
+       {
+        "contains": "claude-opus-4-6"
+       },
+       {
+        "contains": "claude-4.6-opus"
+       },
+       {
+        "contains": "claude-opus-4.6"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": {
+       "base": 5,
+       "tiers": [
+        {
+         "start": 200000,
+         "price": 10
+        }
+       ]
+      },
+      "cache_read_mtok": {
+       "base": 0.5,
+       "tiers": [
+        {
+         "start": 200000,
+         "price": 1
+        }
+       ]
+      },
+      "cache_write_mtok": {
+       "base": 6.25,
+       "tiers": [
+        {
+         "start": 200000,
+         "price": 12.5
+        }
+       ]
+      },
+      "output_mtok": {
+       "base": 25,
+       "tiers": [
+        {
+         "start": 200000,
+         "price": 37.5
+        }
+       ]
+      }
+     }
+    },
+    {
+     "id": "claude-opus-4-7",
+     "match": {
+      "or": [
+       {
+        "contains": "claude-4-7-opus"
+       },
+       {
+        "contains": "claude-opus-4-7"
+       },
+       {
+        "contains": "claude-4.7-opus"
+       },
+       {
+        "contains": "claude-opus-4.7"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 5,
+      "cache_read_mtok": 0.5,
+      "cache_write_mtok": 6.25,
+      "output_mtok": 25
+     }
+    },
+    {
+     "id": "claude-opus-4-8",
+     "match": {
+      "or": [
+       {
+        "contains": "claude-4-8-opus"
+       },
+       {
+        "contains": "claude-opus-4-8"
+       },
+       {
+        "contains": "claude-4.8-opus"
+       },
+       {
+        "contains": "claude-opus-4.8"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 5,
+      "cache_read_mtok": 0.5,
+      "cache_write_mtok": 6.25,
+      "output_mtok": 25
+     }
+    },
+    {
+     "id": "claude-opus-5",
+     "match": {
+      "or": [
+       {
+        "contains": "claude-5-opus"
+       },
+       {
+        "ends_with": "claude-opus-5"
+       },
+       {
+        "contains": "claude-opus-5@"
+       },
+       {
+        "contains": "claude-5.0-opus"
+       },
+       {
+        "contains": "claude-opus-5.0"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 5,
+      "cache_read_mtok": 0.5,
+      "cache_write_mtok": 6.25,
+      "output_mtok": 25
+     }
+    },
+    {
+     "id": "claude-opus-5-5",
+     "match": {
+      "or": [
+       {
+        "contains": "claude-5-5-opus"
+       },
+       {
+        "ends_with": "claude-opus-5-5"
+       },
+       {
+        "contains": "claude-opus-5-5@"
+       },
+       {
+        "contains": "claude-5.5-opus"
+       },
+       {
+        "contains": "claude-opus-5.5"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 4,
+      "cache_read_mtok": 0.2,
+      "cache_write_mtok": 5,
+      "output_mtok": 20
+     }
+    },
+    {
+     "id": "claude-sonnet-4-5",
+     "match": {
+      "or": [
+       {
+        "contains": "claude-sonnet-4-5"
+       },
+       {
+        "contains": "claude-sonnet-4.5"
+       }
+      ]
+     },
+     "contextWindow": 200000,
+     "prices": {
+      "input_mtok": {
+       "base": 3,
+       "tiers": [
+        {
+         "start": 200000,
+         "price": 6
+        }
+       ]
+      },
+      "cache_read_mtok": {
+       "base": 0.3,
+       "tiers": [
+        {
+         "start": 200000,
+         "price": 0.6
+        }
+       ]
+      },
+      "cache_write_mtok": {
+       "base": 3.75,
+       "tiers": [
+        {
+         "start": 200000,
+         "price": 7.5
+        }
+       ]
+      },
+      "output_mtok": {
+       "base": 15,
+       "tiers": [
+        {
+         "start": 200000,
+         "price": 22.5
+        }
+       ]
+      }
+     }
+    },
+    {
+     "id": "claude-sonnet-4-6",
+     "match": {
+      "or": [
+       {
+        "contains": "claude-sonnet-4-6"
+       },
+       {
+        "contains": "claude-sonnet-4.6"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 3,
+      "cache_read_mtok": 0.3,
+      "cache_write_mtok": 3.75,
+      "output_mtok": 15
+     }
+    },
+    {
+     "id": "gemini-1.0-pro-vision-001",
+     "match": {
+      "equals": "gemini-1.0-pro-vision-001"
+     },
+     "contextWindow": 32768,
+     "prices": {
+      "input_mtok": 0.125,
+      "output_mtok": 0.375
+     }
+    },
+    {
+     "id": "gemini-1.5-flash",
+     "match": {
+      "contains": "gemini-1.5-flash"
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": {
+       "base": 0.075,
+       "tiers": [
+        {
+         "start": 128000,
+         "price": 0.15
+        }
+       ]
+      },
+      "cache_read_mtok": {
+       "base": 0.01875,
+       "tiers": [
+        {
+         "start": 128000,
+         "price": 0.0375
+        }
+       ]
+      },
+      "output_mtok": {
+       "base": 0.3,
+       "tiers": [
+        {
+         "start": 128000,
+         "price": 0.6
+        }
+       ]
+      }
+     }
+    },
+    {
+     "id": "gemini-1.5-pro",
+     "match": {
+      "contains": "gemini-1.5-pro"
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": {
+       "base": 1.25,
+       "tiers": [
+        {
+         "start": 128000,
+         "price": 2.5
+        }
+       ]
+      },
+      "output_mtok": {
+       "base": 5,
+       "tiers": [
+        {
+         "start": 128000,
+         "price": 10
+        }
+       ]
+      }
+     }
+    },
+    {
+     "id": "gemini-2.0-flash",
+     "match": {
+      "or": [
+       {
+        "ends_with": "gemini-2.0-flash"
+       },
+       {
+        "contains": "gemini-2.0-flash-0"
+       },
+       {
+        "contains": "gemini-2.0-flash-exp"
+       },
+       {
+        "contains": "gemini-2.0-flash-thinking"
+       },
+       {
+        "contains": "gemini-2.0-flash-latest"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 0.1,
+      "cache_read_mtok": 0.025,
+      "output_mtok": 0.4
+     }
+    },
+    {
+     "id": "gemini-2.0-flash-lite",
+     "match": {
+      "contains": "gemini-2.0-flash-lite"
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 0.075,
+      "output_mtok": 0.3
+     }
+    },
+    {
+     "id": "gemini-2.5-flash",
+     "match": {
+      "or": [
+       {
+        "equals": "gemini-2.5-flash"
+       },
+       {
+        "equals": "gemini-2.5-flash-latest"
+       },
+       {
+        "equals": "gemini-2.5-flash-preview-09-2025"
+       }
+      ]
+     },
+     "contextWindow": 1048576,
+     "prices": {
+      "input_mtok": 0.3,
+      "cache_read_mtok": 0.03,
+      "output_mtok": 2.5
+     }
+    },
+    {
+     "id": "gemini-2.5-flash-image",
+     "match": {
+      "or": [
+       {
+        "equals": "gemini-2.5-flash-image"
+       },
+       {
+        "equals": "gemini-2.5-flash-image-preview"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 0.3,
+      "output_mtok": 2.5
+     }
+    },
+    {
+     "id": "gemini-2.5-flash-lite",
+     "match": {
+      "or": [
+       {
+        "equals": "gemini-2.5-flash-lite"
+       },
+       {
+        "and": [
+         {
+          "starts_with": "gemini-2.5-flash-lite-preview"
+         },
+         {
+          "regex": "^(?!.*-[tT][tT][sS](?:$|-))"
+         }
+        ]
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 0.1,
+      "cache_read_mtok": 0.01,
+      "output_mtok": 0.4
+     }
+    },
+    {
+     "id": "gemini-2.5-flash-lite-preview-tts",
+     "match": {
+      "equals": "gemini-2.5-flash-lite-preview-tts"
+     },
+     "contextWindow": 8192,
+     "prices": {
+      "input_mtok": 0.5,
+      "output_mtok": 10
+     }
+    },
+    {
+     "id": "gemini-2.5-flash-preview",
+     "match": {
+      "or": [
+       {
+        "contains": "gemini-2.5-flash-preview-05-20"
+       },
+       {
+        "contains": "gemini-2.5-flash-preview-04-17"
+       },
+       {
+        "equals": "gemini-2.5-flash-preview-05-20:thinking"
+       },
+       {
+        "equals": "gemini-2.5-flash-preview"
+       },
+       {
+        "equals": "gemini-2.5-flash-preview:thinking"
+       }
+      ]
+     },
+     "prices": {
+      "input_mtok": 0.15,
+      "output_mtok": 0.6
+     }
+    },
+    {
+     "id": "gemini-2.5-flash-tts",
+     "match": {
+      "or": [
+       {
+        "equals": "gemini-2.5-flash-tts"
+       },
+       {
+        "equals": "gemini-2.5-flash-preview-tts"
+       }
+      ]
+     },
+     "contextWindow": 8192,
+     "prices": {
+      "input_mtok": 0.5,
+      "output_mtok": 10
+     }
+    },
+    {
+     "id": "gemini-2.5-pro",
+     "match": {
+      "and": [
+       {
+        "starts_with": "gemini-2.5-pro"
+       },
+       {
+        "regex": "^(?!.*-[tT][tT][sS](?:$|-))"
+       }
+      ]
+     },
+     "prices": {
+      "input_mtok": {
+       "base": 1.25,
+       "tiers": [
+        {
+         "start": 200000,
+         "price": 2.5
+        }
+       ]
+      },
+      "cache_read_mtok": {
+       "base": 0.125,
+       "tiers": [
+        {
+         "start": 200000,
+         "price": 0.25
+        }
+       ]
+      },
+      "output_mtok": {
+       "base": 10,
+       "tiers": [
+        {
+         "start": 200000,
+         "price": 15
+        }
+       ]
+      }
+     }
+    },
+    {
+     "id": "gemini-2.5-pro-tts",
+     "match": {
+      "or": [
+       {
+        "equals": "gemini-2.5-pro-tts"
+       },
+       {
+        "equals": "gemini-2.5-pro-preview-tts"
+       }
+      ]
+     },
+     "contextWindow": 8192,
+     "prices": {
+      "input_mtok": 1,
+      "output_mtok": 20
+     }
+    },
+    {
+     "id": "gemini-3-flash-preview",
+     "match": {
+      "or": [
+       {
+        "equals": "gemini-3-flash-preview"
+       },
+       {
+        "starts_with": "gemini-3-flash-preview-"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 0.5,
+      "cache_read_mtok": 0.05,
+      "output_mtok": 3
+     }
+    },
+    {
+     "id": "gemini-3-pro-image-preview",
+     "match": {
+      "or": [
+       {
+        "equals": "gemini-3-pro-image"
+       },
+       {
+        "starts_with": "gemini-3-pro-image-preview"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 2,
+      "output_mtok": 12
+     }
+    },
+    {
+     "id": "gemini-3-pro-preview",
+     "match": {
+      "or": [
+       {
+        "starts_with": "gemini-3-pro-preview"
+       },
+       {
+        "equals": "gemini-3-pro-text-preview"
+       }
+      ]
+     },
+     "prices": {
+      "input_mtok": {
+       "base": 2,
+       "tiers": [
+        {
+         "start": 200000,
+         "price": 4
+        }
+       ]
+      },
+      "cache_read_mtok": {
+       "base": 0.2,
+       "tiers": [
+        {
+         "start": 200000,
+         "price": 0.4
+        }
+       ]
+      },
+      "output_mtok": {
+       "base": 12,
+       "tiers": [
+        {
+         "start": 200000,
+         "price": 18
+        }
+       ]
+      }
+     }
+    },
+    {
+     "id": "gemini-3.1-flash-image-preview",
+     "match": {
+      "or": [
+       {
+        "equals": "gemini-3.1-flash-image"
+       },
+       {
+        "starts_with": "gemini-3.1-flash-image-preview"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 0.5,
+      "output_mtok": 3
+     }
+    },
+    {
+     "id": "gemini-3.1-flash-lite",
+     "match": {
+      "or": [
+       {
+        "equals": "gemini-3.1-flash-lite"
+       },
+       {
+        "starts_with": "gemini-3.1-flash-lite-preview"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 0.25,
+      "cache_read_mtok": 0.025,
+      "output_mtok": 1.5
+     }
+    },
+    {
+     "id": "gemini-3.1-flash-lite-image",
+     "match": {
+      "starts_with": "gemini-3.1-flash-lite-image"
+     },
+     "prices": {
+      "input_mtok": 0.25,
+      "output_mtok": 1.5
+     }
+    },
+    {
+     "id": "gemini-3.1-flash-live-preview",
+     "match": {
+      "starts_with": "gemini-3.1-flash-live-preview"
+     },
+     "prices": {
+      "input_mtok": 0.75,
+      "output_mtok": 4.5
+     }
+    },
+    {
+     "id": "gemini-3.1-pro-preview",
+     "match": {
+      "starts_with": "gemini-3.1-pro-preview"
+     },
+     "prices": {
+      "input_mtok": {
+       "base": 2,
+       "tiers": [
+        {
+         "start": 200000,
+         "price": 4
+        }
+       ]
+      },
+      "cache_read_mtok": {
+       "base": 0.2,
+       "tiers": [
+        {
+         "start": 200000,
+         "price": 0.4
+        }
+       ]
+      },
+      "output_mtok": {
+       "base": 12,
+       "tiers": [
+        {
+         "start": 200000,
+         "price": 18
+        }
+       ]
+      }
+     }
+    },
+    {
+     "id": "gemini-3.5-flash",
+     "match": {
+      "or": [
+       {
+        "equals": "gemini-3.5-flash"
+       },
+       {
+        "starts_with": "gemini-3.5-flash-preview"
+       },
+       {
+        "regex": "^gemini-3\\.5-flash-\\d"
+       }
+      ]
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 1.5,
+      "cache_read_mtok": 0.15,
+      "output_mtok": 9
+     }
+    },
+    {
+     "id": "gemini-3.5-flash-lite",
+     "match": {
+      "starts_with": "gemini-3.5-flash-lite"
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": 0.3,
+      "cache_read_mtok": 0.03,
+      "output_mtok": 2.5
+     }
+    },
+    {
+     "id": "gemini-3.6-flash",
+     "match": {
+      "starts_with": "gemini-3.6-flash"
+     },
+     "contextWindow": 1000000,
+     "prices": [
+      {
+       "prices": {
+        "input_mtok": 0.75,
+        "cache_read_mtok": 0.075,
+        "output_mtok": 3.75
+       }
+      },
+      {
+       "startDate": "2027-01-01",
+       "prices": {
+        "input_mtok": 1.5,
+        "cache_read_mtok": 0.15,
+        "output_mtok": 7.5
+       }
+      }
+     ]
+    },
+    {
+     "id": "gemini-3.7-flash",
+     "match": {
+      "starts_with": "gemini-3.7-flash"
+     },
+     "contextWindow": 1000000,
+     "prices": [
+      {
+       "prices": {
+        "input_mtok": 0.75,
+        "cache_read_mtok": 0.075,
+        "output_mtok": 3.75
+       }
+      },
+      {
+       "startDate": "2027-01-01",
+       "prices": {
+        "input_mtok": 1.5,
+        "cache_read_mtok": 0.15,
+        "output_mtok": 7.5
+       }
+      }
+     ]
+    },
+    {
+     "id": "gemini-3.8-flash",
+     "match": {
+      "starts_with": "gemini-3.8-flash"
+     },
+     "contextWindow": 1000000,
+     "prices": [
+      {
+       "prices": {
+        "input_mtok": 0.75,
+        "cache_read_mtok": 0.075,
+        "output_mtok": 3.75
+       }
+      },
+      {
+       "startDate": "2027-01-01",
+       "prices": {
+        "input_mtok": 1.5,
+        "cache_read_mtok": 0.15,
+        "output_mtok": 7.5
+       }
+      }
+     ]
+    },
+    {
+     "id": "gemini-embedding-001",
+     "match": {
+      "equals": "gemini-embedding-001"
+     },
+     "prices": {
+      "input_mtok": 0.15
+     }
+    },
+    {
+     "id": "gemini-embedding-2",
+     "match": {
+      "equals": "gemini-embedding-2"
+     },
+     "contextWindow": 8192,
+     "prices": {
+      "input_mtok": 0.2
+     }
+    },
+    {
+     "id": "gemini-flash-1.5",
+     "match": {
+      "equals": "gemini-flash-1.5"
+     },
+     "prices": {
+      "input_mtok": {
+       "base": 0.075,
+       "tiers": [
+        {
+         "start": 128000,
+         "price": 0.15
+        }
+       ]
+      },
+      "cache_read_mtok": {
+       "base": 0.01875,
+       "tiers": [
+        {
+         "start": 128000,
+         "price": 0.0375
+        }
+       ]
+      },
+      "output_mtok": {
+       "base": 0.3,
+       "tiers": [
+        {
+         "start": 128000,
+         "price": 0.6
+        }
+       ]
+      }
+     }
+    },
+    {
+     "id": "gemini-flash-1.5-8b",
+     "match": {
+      "equals": "gemini-flash-1.5-8b"
+     },
+     "contextWindow": 1000000,
+     "prices": {
+      "input_mtok": {
+       "base": 0.0375,
+       "tiers": [
+        {
+         "start": 128000,
+         "price": 0.075
+        }
+       ]
+      },
+      "cache_read_mtok": {
+       "base": 0.01,
+       "tiers": [
+        {
+         "start": 128000,
+         "price": 0.02
+        }
+       ]
+      },
+      "output_mtok": {
+       "base": 0.15,
+       "tiers": [
+        {
+         "start": 128000,
+         "price": 0.3
+        }
+       ]
+      }
+     }
+    },
+    {
+     "id": "gemini-live-2.5-flash",
+     "match": {
+      "or": [
+       {
+        "starts_with": "gemini-live-2.5-flash"
+       },
+       {
+        "starts_with": "gemini-2.5-flash-native-audio-preview"
+       },
+       {
+        "equals": "gemini-2.5-flash-native-audio-latest"
+       }
+      ]
+     },
+     "prices": {
+      "input_mtok": 0.5,
+      "output_mtok": 2
+     }
+    },
+    {
+     "id": "gemini-omni-flash-preview",
+     "match": {
+      "starts_with": "gemini-omni-flash-preview"
+     },
+     "prices": {
+      "input_mtok": 1.5,
+      "output_mtok": 9
+     }
+    },
+    {
+     "id": "gemini-pro",
+     "match": {
+      "or": [
+       {
+        "equals": "gemini-pro"
+       },
+       {
+        "equals": "gemini-1.0-pro"
+       }
+      ]
+     },
+     "contextWindow": 32768,
+     "prices": {
+      "input_mtok": 0.125,
+      "output_mtok": 0.375
+     }
+    },
+    {
+     "id": "gemini-pro-1.5",
+     "match": {
+      "equals": "gemini-pro-1.5"
+     },
+     "contextWindow": 2000000,
+     "prices": {
+      "input_mtok": {
+       "base": 1.25,
+       "tiers": [
+        {
+         "start": 128000,
+         "price": 2.5
+        }
+       ]
+      },
+      "cache_read_mtok": {
+       "base": 0.3125,
+       "tiers": [
+        {
+         "start": 128000,
+         "price": 0.625
+        }
+       ]
+      },
+      "output_mtok": {
+       "base": 5,
+       "tiers": [
+        {
+         "start": 128000,
+         "price": 10
+        }
+       ]
+      }
+     }
+    },
+    {
+     "id": "gemma-2-27b-it",
+     "match": {
+      "equals": "gemma-2-27b-it"
+     },
+     "prices": {
+      "input_mtok": 0.65,
+      "output_mtok": 0.65
+     }
+    },
+    {
+     "id": "gemma-3",
+     "match": {
+      "or": [
+       {
+        "starts_with": "gemma-3-"
+       },
+       {
+        "equals": "gemma-3"
+       }
+      ]
+     },
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
+    },
+    {
+     "id": "gemma-3n",
+     "match": {
+      "or": [
+       {
+        "starts_with": "gemma-3n"
+       }
+      ]
+     },
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
+    },
+    {
+     "id": "gemma-4-26b-a4b-it",
+     "match": {
+      "equals": "gemma-4-26b-a4b-it"
+     },
+     "contextWindow": 262144,
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
+    },
+    {
+     "id": "gemma-4-26b-a4b-it-maas",
+     "match": {
+      "equals": "gemma-4-26b-a4b-it-maas"
+     },
+     "contextWindow": 262144,
+     "prices": {
+      "input_mtok": 0.15,
+      "cache_read_mtok": 0.015,
+      "output_mtok": 0.6
+     }
+    },
+    {
+     "id": "gemma-4-31b-it",
+     "match": {
+      "equals": "gemma-4-31b-it"
+     },
+     "contextWindow": 262144,
+     "prices": {
+      "input_mtok": 0,
+      "output_mtok": 0
+     }
+    }
+   ]
   }
  ]
 };

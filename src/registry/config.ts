@@ -79,6 +79,9 @@ const baseUrl = z.string().superRefine((value, context) => {
   }
 });
 
+/** The longest `timeout_seconds` a timer can wait. */
+export const maxTimeoutSeconds = 2_147_483;
+
 const adapterSchema = z
   .object({
     type: z.string().min(1),
@@ -86,7 +89,12 @@ const adapterSchema = z
     api_key_env: variableName.optional(),
     api_key: z.string().min(1).optional(),
     base_url: baseUrl.optional(),
-    timeout_seconds: z.number().positive().optional(),
+    // A Node timer waits at most 2^31-1 ms; beyond, it fires at once (every call failing in 1 ms).
+    timeout_seconds: z
+      .number()
+      .positive()
+      .max(maxTimeoutSeconds, `at most ${maxTimeoutSeconds} (about 24.8 days: what a timer can wait)`)
+      .optional(),
     first_byte_timeout_seconds: z.number().positive().optional(),
     max_retries: z.number().int().min(0).max(10).optional(),
     headers: z.record(z.string(), z.string()).optional(),

@@ -171,10 +171,10 @@ describe('config errors name the key and the line', () => {
   });
   it('an unknown adapter type is named with every known type, or the one it is a typo of', () => {
     expect(() => createSwitchyard({ env, config: { adapters: { x: { type: 'smoke-signals' } } } })).toThrow(
-      `adapter "x": unknown type 'smoke-signals' (this version supports ${[...createApiTable().keys()].join(', ')})`,
+      `adapters.x.type: unknown type 'smoke-signals' (this version supports ${[...createApiTable().keys()].join(', ')})`,
     );
     expect(() => createSwitchyard({ env, config: { adapters: { x: { type: 'antropic' } } } })).toThrow(
-      "adapter \"x\": unknown type 'antropic' (did you mean 'anthropic'?)",
+      "adapters.x.type: unknown type 'antropic' (did you mean 'anthropic'?)",
     );
   });
 });

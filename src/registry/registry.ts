@@ -4,15 +4,18 @@
  * adapters lazily from the API table, and answers model facts. Adapters whose key is missing are
  * `not_configured`: listed, never created, never called.
  */
-import type { Adapter } from '../core/adapter.ts';
+import type { Adapter, AdapterSession } from '../core/adapter.ts';
 import type { Capabilities, ModelCapabilities } from '../core/capabilities.ts';
 import { closest } from '../core/closest.ts';
 import { AuthError } from '../core/errors/auth-error.ts';
 import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
 import { quoteInput } from '../core/input-check.ts';
 import { isGlob, matchesGlob } from '../core/glob.ts';
+import { LruCache } from '../core/lru.ts';
 import { assertModelName, modelNameProblem } from '../core/model-name.ts';
-import { registerSecrets, secretHeaderValues, urlCredentials } from '../core/redaction.ts';
+import { redactSecrets, registerSecrets, secretHeaderValues, urlCredentials } from '../core/redaction.ts';
+import { AdapterError } from '../core/errors/adapter-error.ts';
+import { presets } from '../providers/openai-compatible/presets.ts';
 import type { Logger } from '../core/logger.ts';
 import type { ChatQuirks } from '../providers/openai-chat/quirks.ts';
 import type { ModelPrices } from '../pricing/types.ts';
@@ -95,6 +98,8 @@ export interface Registry {
   models(): ModelListing[];
   /** The adapter names, with whether each is configured. */
   providers(): Array<{ name: string; api: string; configured: boolean; missing?: readonly string[] }>;
+  /** Ends `session` on every adapter created so far (deletes provider-side state such as Gemini caches). */
+  endSession(session: AdapterSession): Promise<void>;
   /** Closes every adapter created so far. */
   close(): Promise<void>;
 }
@@ -105,8 +110,12 @@ export function createRegistry(options: RegistryOptions): Registry {
   const useBuiltins = config.builtins !== false;
   const adapterConfigs = { ...(useBuiltins ? builtinAdapters() : {}), ...config.adapters };
   const slots = new Map<string, AdapterSlot>();
+  // Config mistakes are ConfigErrors naming the key, never a TypeError from deep inside.
+  const adapterProblems: ConfigIssue[] = [];
   for (const [name, adapterConfig] of Object.entries(adapterConfigs)) {
-    slots.set(name, createSlot(name, adapterConfig, apis, env));
+    const problem = adapterProblem(name, adapterConfig, apis);
+    if (problem !== undefined) adapterProblems.push(problem);
+    else slots.set(name, createSlot(name, adapterConfig, apis, env));
   }
   // The user's entries first (their globs take precedence), then the bundled ones they did not redefine.
   const userModels = config.models ?? {};
@@ -116,7 +125,12 @@ export function createRegistry(options: RegistryOptions): Registry {
   const globs: Array<[string, ModelConfig]> = [];
   const aliases = new Map<string, string>();
   const userKeys = new Set(Object.keys(userModels));
-  const problems: ConfigIssue[] = [];
+  const problems: ConfigIssue[] = [...adapterProblems];
+  for (const [key, entry] of Object.entries(userModels)) {
+    const adapter = entry?.adapter;
+    if (adapter !== undefined && !slots.has(adapter) && !adapterConfigs[adapter])
+      problems.push({ path: `models.${key}.adapter`, message: `no adapter named ${quoteInput(adapter)}` });
+  }
   for (const [key, entry] of entries) {
     const value = entry ?? {};
     if (isGlob(key)) globs.push([key, value]);
@@ -135,7 +149,7 @@ export function createRegistry(options: RegistryOptions): Registry {
       } else if (taken === undefined) aliases.set(alias, key);
     });
   }
-  const resolved = new Map<string, ResolvedModel>();
+  const resolved = new LruCache<string, ResolvedModel>(maxResolvedNames);
   checkWireNames();
   checkFallbacks();
   if (problems.length > 0) throw new ConfigError('', problems);
@@ -241,23 +255,33 @@ export function createRegistry(options: RegistryOptions): Registry {
     return undefined;
   }
 
-  /** The adapter of `slot`, created on first use (with or without its key). */
+  /**
+   * The adapter of `slot`, created on first use (with or without its key); an option the factory
+   * refuses is a ConfigError naming the adapter, never a TypeError from deep inside.
+   */
   function adapterOf(slot: AdapterSlot): Adapter {
-    slot.adapter ??= slot.api.create({
-      name: slot.name,
-      apiKey: slot.apiKey,
-      baseURL: normalizeBaseURL(slot.config.base_url, slot.api.basePath),
-      env,
-      timeout: slot.config.timeout_seconds === undefined ? undefined : slot.config.timeout_seconds * 1000,
-      firstByteTimeout: routedFirstByteTimeout(slot.config),
-      maxRetries: slot.config.max_retries,
-      headers: slot.config.headers,
-      fetch: options.fetch,
-      logger: options.logger,
-      preset: slot.config.preset,
-      quirks: slot.config.quirks as Partial<ChatQuirks> | undefined,
-      options: withOverrideRows(slot.config.options, overrideRows(slot.name)),
-    });
+    if (slot.adapter !== undefined) return slot.adapter;
+    try {
+      slot.adapter = slot.api.create({
+        name: slot.name,
+        apiKey: slot.apiKey,
+        baseURL: normalizeBaseURL(slot.config.base_url, slot.api.basePath),
+        env,
+        timeout: slot.config.timeout_seconds === undefined ? undefined : slot.config.timeout_seconds * 1000,
+        firstByteTimeout: routedFirstByteTimeout(slot.config),
+        maxRetries: slot.config.max_retries,
+        headers: slot.config.headers,
+        fetch: options.fetch,
+        logger: options.logger,
+        preset: slot.config.preset,
+        quirks: slot.config.quirks as Partial<ChatQuirks> | undefined,
+        options: withOverrideRows(slot.config.options, overrideRows(slot.name)),
+      });
+    } catch (error) {
+      if (AdapterError.isInstance(error) || error instanceof ConfigError) throw error;
+      const message = redactSecrets(error instanceof Error ? error.message : String(error));
+      throw new ConfigError('', [{ path: `adapters.${slot.name}`, message }]);
+    }
     return slot.adapter;
   }
 
@@ -279,8 +303,7 @@ export function createRegistry(options: RegistryOptions): Registry {
       if (model === undefined) {
         model = find(name);
         if (model === undefined) throw unknownModel(name, 'no model, alias or glob matches it', knownNames());
-        // Bounded: every distinct name a glob or a provider prefix serves would otherwise stay forever.
-        if (resolved.size >= maxResolvedNames) resolved.clear();
+        // LRU-bounded: every distinct name a glob or a provider prefix serves would otherwise stay forever.
         resolved.set(name, model);
       }
       return model;
@@ -342,12 +365,37 @@ export function createRegistry(options: RegistryOptions): Registry {
         ...(slot.missing === undefined ? {} : { missing: slot.missing }),
       }));
     },
+    async endSession(session) {
+      const open = [...slots.values()].filter((slot) => slot.adapter !== undefined);
+      await Promise.all(open.map((slot) => slot.adapter!.endSession(session)));
+    },
     async close() {
       const open = [...slots.values()].filter((slot) => slot.adapter !== undefined);
       await Promise.all(open.map((slot) => slot.adapter!.close()));
       for (const slot of open) delete slot.adapter;
     },
   };
+}
+
+/** Why an `adapters:` entry cannot be used (unknown type or preset), or undefined. */
+function adapterProblem(name: string, config: AdapterConfig, apis: ApiTable): ConfigIssue | undefined {
+  if (!apis.has(config.type)) {
+    return {
+      path: `adapters.${name}.type`,
+      message: unknownApiMessage('type', config.type, [...apis.keys()]),
+    };
+  }
+  if (
+    config.type === 'openai-compatible' &&
+    config.preset !== undefined &&
+    !Object.hasOwn(presets, config.preset)
+  ) {
+    return {
+      path: `adapters.${name}.preset`,
+      message: unknownApiMessage('preset', config.preset, Object.keys(presets)),
+    };
+  }
+  return undefined;
 }
 
 function createSlot(

@@ -10,6 +10,7 @@ import { AdapterError } from '../core/errors/adapter-error.ts';
 import type { ErrorClass } from '../core/errors/error-class.ts';
 import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
 import { createRequestId, type RequestId } from '../core/ids.ts';
+import { LruCache } from '../core/lru.ts';
 import type { Logger } from '../core/logger.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
 import { isValidated, markValidated } from '../core/request-schema.ts';
@@ -52,6 +53,8 @@ const failoverClasses: ReadonlySet<ErrorClass> = new Set([
 ]);
 const availabilityClasses: ReadonlySet<ErrorClass> = new Set(['rate_limit', 'server_error', 'network']);
 const defaultMaxOutput = 4096;
+/** Names whose candidates and facts the router remembers (least recently used forgotten first). */
+const maxCachedNames = 1024;
 
 /**
  * With somewhere else to go, errors not worth retrying on the same target: a `retry-after` longer
@@ -77,8 +80,9 @@ interface Route {
 /** Creates the router over a registry, availability state, pricer and observers. */
 export function createRouter(context: RouterContext) {
   const { registry, availability, pricer } = context;
-  const candidateCache = new Map<string, ResolvedModel[]>();
-  const factsCache = new Map<string, ModelFacts>();
+  // LRU-bounded: each distinct name served by a glob or a provider prefix would otherwise stay forever.
+  const candidateCache = new LruCache<string, ResolvedModel[]>(maxCachedNames);
+  const factsCache = new LruCache<string, ModelFacts>(maxCachedNames);
 
   function candidatesOf(name: string): ResolvedModel[] {
     let list = candidateCache.get(name);
@@ -89,8 +93,6 @@ export function createRouter(context: RouterContext) {
         const model = registry.resolve(fallback);
         if (!list.some((candidate) => candidate.id === model.id)) list.push(model);
       }
-      // Bounded: each distinct name served by a glob would otherwise be remembered forever.
-      if (candidateCache.size >= 1024) candidateCache.clear();
       candidateCache.set(name, list);
     }
     return list;
@@ -349,8 +351,8 @@ export function createRouter(context: RouterContext) {
       if (modelDone instanceof Promise) await modelDone;
       if (providerDone instanceof Promise) await providerDone;
     }
-    const cost = pricer.cost(response.model, response.usage, model.pricing, model.id);
-    const usage = cost === undefined ? response.usage : { ...response.usage, cost };
+    // Priced per model: a multi-model response (advisor, fallback iterations) costs each model's share.
+    const usage = pricer.price(response.model, response.usage, model.pricing, model.id);
     const metadata = { ...response.metadata, [routingMetadataKey]: route.decision as never };
     return {
       ...response,

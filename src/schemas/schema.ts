@@ -2,6 +2,7 @@
  * Schemas in, validated values out: tools and output schemas accept zod, any Standard Schema
  * (`@standard-schema/spec`, with its JSON Schema converter) or plain JSON Schema, without casts.
  */
+import { withSafePatterns } from './safe-pattern.ts';
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
 import { z } from 'zod';
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
@@ -70,7 +71,8 @@ function jsonSchemaValidator(schema: JsonObject): StandardSchemaV1 | undefined {
   if (compiled.has(schema)) return compiled.get(schema);
   let validator: StandardSchemaV1 | undefined;
   try {
-    validator = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+    // Patterns that could backtrack without bound are left out of local validation (safe-pattern.ts).
+    validator = z.fromJSONSchema(withSafePatterns(schema) as Parameters<typeof z.fromJSONSchema>[0]);
   } catch {
     validator = undefined;
   }

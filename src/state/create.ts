@@ -20,17 +20,25 @@ export interface StateStoreSettings {
   prefix?: string;
 }
 
+/** The connection a `gateway.state` URL names: `rediss`/`valkeys` are TLS, `+cluster` a Cluster seed. */
+export function redisTarget(state: string): { url: string; cluster: boolean } | undefined {
+  const match = /^(redis|rediss|valkey|valkeys)(\+cluster)?:\/\//.exec(state);
+  if (match === null) return undefined;
+  const secure = match[1] === 'rediss' || match[1] === 'valkeys';
+  return {
+    url: `${secure ? 'rediss' : 'redis'}://${state.slice(match[0].length)}`,
+    cluster: match[2] !== undefined,
+  };
+}
+
 /** The store for `settings.state`; throws a `TypeError` naming the setting for anything else. */
 export function createStateStore(settings: StateStoreSettings = {}): StateStore {
   const state = settings.state ?? 'memory';
   if (state === 'memory') return createMemoryStateStore({ now: settings.now });
-  const match = /^(redis|rediss|valkey|valkeys)(\+cluster)?:\/\//.exec(state);
-  if (match === null) throw new TypeError("gateway.state: expected 'memory' or a redis:// URL");
-  const secure = match[1]!.endsWith('s');
-  const url = `${secure ? 'rediss' : 'redis'}://${state.slice(match[0].length)}`;
+  const target = redisTarget(state);
+  if (target === undefined) throw new TypeError("gateway.state: expected 'memory' or a redis:// URL");
   return createRedisStateStore({
-    url,
-    cluster: match[2] !== undefined,
+    ...target,
     timeoutMs: settings.timeoutMs,
     onFailure: settings.onFailure,
     onFailureEvent: settings.onFailureEvent,

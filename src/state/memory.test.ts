@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { stateSuite } from '../../test/support/state-suite.ts';
-import { createStateStore } from './create.ts';
+import { createStateStore, redisTarget } from './create.ts';
 import { createMemoryStateStore } from './memory.ts';
 import { periodsOf } from './types.ts';
 
@@ -26,5 +26,15 @@ describe('memory store', () => {
   it('createStateStore: memory by default; anything but memory or a redis URL is refused naming the setting', () => {
     expect(createStateStore().availability).toBeDefined();
     expect(() => createStateStore({ state: 'http://example.com' })).toThrow(/gateway\.state/);
+  });
+});
+
+describe('createStateStore URLs', () => {
+  it('redis:// and valkey:// are plain TCP, rediss:// and valkeys:// TLS, +cluster a Cluster seed', () => {
+    expect(redisTarget('redis://127.0.0.1:6379')).toEqual({ url: 'redis://127.0.0.1:6379', cluster: false });
+    expect(redisTarget('valkey://h:1/2')).toEqual({ url: 'redis://h:1/2', cluster: false });
+    expect(redisTarget('rediss://h:1')).toEqual({ url: 'rediss://h:1', cluster: false });
+    expect(redisTarget('valkeys+cluster://h:1')).toEqual({ url: 'rediss://h:1', cluster: true });
+    expect(redisTarget('http://h')).toBeUndefined();
   });
 });

@@ -27,24 +27,34 @@ export class StateUnavailableError extends Error {
   }
 }
 
-/** Tracks one store's outages. */
+/**
+ * Tracks one store's outages. An outage begins at a failure and ends at a success that comes
+ * `recoveryMs` after the last failure, so a flapping Redis (timeouts under load) is one outage
+ * with one WARN, not one per flap.
+ */
 export class OutageTracker {
-  /** True between the first failure and the next success. */
+  /** True between the first failure and the recovery. */
   failing = false;
+  /** The last operation failed (no hysteresis): the store should not trust its shared copy. */
+  lastFailed = false;
   /** Failures seen since creation. */
   failures = 0;
   private readonly logger: Logger;
   private readonly policy: StateFailurePolicy;
   private readonly onFailure: ((event: StateFailureEvent) => void) | undefined;
+  private readonly recoveryMs: number;
+  private lastFailureAt = 0;
 
   constructor(options: {
     logger: Logger;
     policy: StateFailurePolicy;
     onFailure?: (event: StateFailureEvent) => void;
+    recoveryMs?: number;
   }) {
     this.logger = options.logger;
     this.policy = options.policy;
     this.onFailure = options.onFailure;
+    this.recoveryMs = options.recoveryMs ?? 5_000;
   }
 
   /** Records a failure; returns true when the caller should serve from local state (policy `open`). */
@@ -52,6 +62,8 @@ export class OutageTracker {
     const cause = error instanceof Error ? error : new Error(String(error));
     const outcome = policy === 'open' ? 'local' : 'refused';
     this.failures++;
+    this.lastFailed = true;
+    this.lastFailureAt = Date.now();
     if (!this.failing) {
       this.failing = true;
       this.logger.warn('state store unreachable: serving from local state until it is back', {
@@ -70,7 +82,8 @@ export class OutageTracker {
 
   /** A command succeeded: an outage in progress is over. */
   succeeded(): void {
-    if (!this.failing) return;
+    this.lastFailed = false;
+    if (!this.failing || Date.now() - this.lastFailureAt < this.recoveryMs) return;
     this.failing = false;
     this.logger.warn('state store reachable again: sharing state resumes', { failures: this.failures });
   }

@@ -66,7 +66,7 @@ export class RedisAvailabilityStore implements AvailabilityStore {
 
   /** The local copy (≤ `refreshMs` old, fresher through pub/sub); the local store's during an outage. */
   get(key: string): AvailabilityRecord | undefined {
-    return this.outage.failing
+    return this.outage.lastFailed
       ? (this.local.get(key) as AvailabilityRecord | undefined)
       : this.records.get(key);
   }

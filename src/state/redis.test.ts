@@ -69,8 +69,8 @@ describe('shared between instances', () => {
     let now = 1_000_000;
     const policy = { failureThreshold: 2, cooldownMs: 30_000 };
     const [storeA, storeB] = [
-      await storeOn({ prefix: 'shared-circuit' }),
-      await storeOn({ prefix: 'shared-circuit' }),
+      await storeOn({ prefix: 'shared-circuit', refreshMs: 60_000 }),
+      await storeOn({ prefix: 'shared-circuit', refreshMs: 60_000 }),
     ];
     const a = new Availability({ store: storeA.availability, policy, now: () => now });
     const b = new Availability({ store: storeB.availability, policy, now: () => now });
@@ -106,7 +106,12 @@ describe('Redis trouble', () => {
   it('Redis killed: policy open serves from local state with one WARN and a metric per failure; restarted: sharing resumes', async () => {
     const logger = createMemoryLogger();
     const events: StateFailureEvent[] = [];
-    const store = await storeOn({ logger, onFailureEvent: (event) => events.push(event), onFailure: 'open' });
+    const store = await storeOn({
+      logger,
+      onFailureEvent: (event) => events.push(event),
+      onFailure: 'open',
+      recoveryMs: 0,
+    });
     const limits = { requestsPerMinute: 1000 };
     expect((await store.admit({ key: 'k', tokens: 1, limits })).allowed).toBe(true);
     await redis.stop();

@@ -43,6 +43,8 @@ export interface RedisStateStoreOptions {
   onFailureEvent?: (event: StateFailureEvent) => void;
   /** Prefix of every key and channel. Default `switchyard`. */
   prefix?: string;
+  /** An outage ends (one line logged) at a success this long after the last failure, ms. Default 5 000. */
+  recoveryMs?: number;
   /** How often the local copy of the circuits is refreshed, ms. Default 500. */
   refreshMs?: number;
   logger?: Logger;
@@ -79,7 +81,12 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
   const now = options.now ?? Date.now;
   const policy = options.onFailure ?? 'open';
   const logger = options.logger ?? consoleLogger;
-  const outage = new OutageTracker({ logger, policy, onFailure: options.onFailureEvent });
+  const outage = new OutageTracker({
+    logger,
+    policy,
+    onFailure: options.onFailureEvent,
+    recoveryMs: options.recoveryMs,
+  });
   const local = createMemoryStateStore({ now });
   const client = connect(options.url, options.cluster === true, timeoutMs) as Scripted;
   client.defineCommand('syAdmit', { numberOfKeys: 4, lua: admitScript });
@@ -88,7 +95,8 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
   client.on('error', () => {});
   const availability = new RedisAvailabilityStore({
     client,
-    subscriber: (client as Redis).duplicate(),
+    // The subscriber queues its SUBSCRIBE until connected (it sends nothing else).
+    subscriber: (client as Redis).duplicate({ enableOfflineQueue: true }),
     hash: `${prefix}:{circuits}:state`,
     channel: `${prefix}:circuits`,
     refreshMs: options.refreshMs ?? 500,
@@ -137,7 +145,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     availability,
     ready,
     get degraded() {
-      return outage.failing;
+      return outage.lastFailed;
     },
     admit: (request) =>
       guarded(

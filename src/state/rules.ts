@@ -93,7 +93,8 @@ export function admitRule(
     state.bucket = {
       requests: rpm > 0 ? requests - 1 : 0,
       tokens: tpm > 0 ? tokens - numbers.tokens : 0,
-      at: now,
+      // Never backwards: a call whose clock reading arrives late must not refill the same time twice.
+      at: Math.max(bucket.at, now),
     };
   }
   if (budgeted && numbers.reserveMicros > 0)

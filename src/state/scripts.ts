@@ -50,7 +50,8 @@ if rpm > 0 or tpm > 0 then
   end
   if rpm > 0 then requests = requests - 1 else requests = 0 end
   if tpm > 0 then left = left - tokens else left = 0 end
-  redis.call('HSET', KEYS[1], 'r', tostring(requests), 't', tostring(left), 'at', tostring(now))
+  -- Never backwards: a call whose clock reading arrives late must not refill the same time twice.
+  redis.call('HSET', KEYS[1], 'r', tostring(requests), 't', tostring(left), 'at', tostring(math.max(at, now)))
   redis.call('PEXPIRE', KEYS[1], 180000)
 end
 if budgeted and reserve > 0 then

@@ -119,6 +119,8 @@ export interface StateStore {
   get(name: string): Promise<string | undefined>;
   /** Releases connections and timers. */
   close(): Promise<void>;
+  /** Settles once a remote store is connected (or gave up waiting); serve after it. */
+  readonly ready?: Promise<void>;
 }
 
 /** Micro-dollars (integers) from US dollars. */

@@ -179,6 +179,12 @@ function checkUsage(usage: Usage | undefined, at: string, violations: string[]):
   }
   for (const [bucket, value] of Object.entries(usage)) {
     if (bucket === 'cost') continue;
+    if (bucket === 'byModel') {
+      // Each other model's share holds the same disjoint buckets.
+      for (const [model, share] of Object.entries((value ?? {}) as Record<string, Usage>))
+        checkUsage(share, `${at}: usage.byModel[${model}]`, violations);
+      continue;
+    }
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
       violations.push(`${at}: usage.${bucket} is ${String(value)}, not a non-negative integer`);
     }

@@ -143,6 +143,18 @@ export class CallTimers {
   }
 }
 
+/** The longest delay a Node timer can wait (about 24.8 days); a longer one fires at once. */
+export const maxTimerMs = 2_147_483_647;
+
+/**
+ * A timeout as a timer can wait it: clamped to {@link maxTimerMs} (`timeout_seconds: 1e9` would
+ * otherwise overflow and fail every call in 1 ms); not a positive finite number → the default.
+ */
+function timerMs(value: number | undefined, fallback: number): number {
+  if (value === undefined || !(value > 0)) return fallback;
+  return Math.min(value, maxTimerMs);
+}
+
 /** A pooled HTTP client. `close()` releases its sockets. */
 export class HttpClient {
   private readonly agent: Dispatcher | undefined;
@@ -151,9 +163,9 @@ export class HttpClient {
 
   constructor(options: HttpClientOptions = {}) {
     this.timeouts = {
-      timeoutMs: options.timeoutMs ?? 600_000,
-      firstByteTimeoutMs: options.firstByteTimeoutMs ?? 120_000,
-      idleTimeoutMs: options.idleTimeoutMs ?? 120_000,
+      timeoutMs: timerMs(options.timeoutMs, 600_000),
+      firstByteTimeoutMs: timerMs(options.firstByteTimeoutMs, 120_000),
+      idleTimeoutMs: timerMs(options.idleTimeoutMs, 120_000),
     };
     if (options.fetch !== undefined) this.fetchFunction = options.fetch;
     else this.agent = createDispatcher(options);

@@ -5,12 +5,14 @@
  * attachment refused before sending; then Ctrl-C mid-answer (the emulator sees the socket close)
  * and bad input that must not crash it.
  */
-import { writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type ChatStore } from '../../src/cli/chat/store.ts';
 import { type Emulator, type ServedRequest, startEmulator } from '../../src/testing/emulator/index.ts';
-import { chatEnv, PtyChat, temporaryFolder, writeChatConfig } from '../support/pty-chat.ts';
+import { repoRoot } from '../support/fixtures.ts';
+import { chatEnv, cliEntry, PtyChat, temporaryFolder, writeChatConfig } from '../support/pty-chat.ts';
 
 let emulator: Emulator;
 const served: ServedRequest[] = [];
@@ -189,4 +191,24 @@ describe('switchyard chat in a terminal', () => {
     chat.pty.write('\x03'); // Ctrl-C at an empty prompt exits.
     expect(await chat.exit()).toBe(0);
   }, 60_000);
+
+  it('a corrupt log: one clear line, the chat answers without logging; stdin closing ends it with exit 0', async () => {
+    const dataDir = join(folder, 'data-corrupt');
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(join(dataDir, 'chat.db'), 'not a database '.repeat(100));
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Answered anyway.' }] });
+    const child = spawn(process.execPath, [cliEntry, 'chat', '--config', config], {
+      cwd: repoRoot,
+      env: chatEnv(dataDir),
+    });
+    child.stdin.end('Hello?\n/frobnicate\n');
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stdout += chunk));
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^not logging this conversation: cannot use .*chat\.db: file is not a database$/m);
+    expect(stdout).toContain('Answered anyway.');
+    expect(stdout).toContain("unknown command '/frobnicate'");
+  });
 });

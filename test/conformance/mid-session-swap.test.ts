@@ -16,7 +16,7 @@ import { type Emulator, type EmulatorApi, startEmulator } from '../../src/testin
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
 import { createOnEmulator, type EmulatorAdapterOptions, protocolOf } from '../support/apis.ts';
 
-type Provider = 'anthropic' | 'openai' | 'gemini' | 'mistral' | 'deepseek';
+type Provider = 'anthropic' | 'openai' | 'gemini' | 'mistral' | 'deepseek' | 'bedrock' | 'vertex';
 /** Each provider's row of the API table (and the preset of the OpenAI-compatible hosts). */
 const rows: Record<Provider, { type: string } & EmulatorAdapterOptions> = {
   anthropic: { type: 'anthropic' },
@@ -24,6 +24,8 @@ const rows: Record<Provider, { type: string } & EmulatorAdapterOptions> = {
   gemini: { type: 'gemini' },
   mistral: { type: 'openai-compatible', name: 'mistral', preset: 'mistral' },
   deepseek: { type: 'openai-compatible', name: 'deepseek', preset: 'deepseek' },
+  bedrock: { type: 'bedrock' },
+  vertex: { type: 'vertex' },
 };
 const apis = Object.fromEntries(
   Object.entries(rows).map(([provider, row]) => [provider, protocolOf(row.type)]),
@@ -34,6 +36,8 @@ const models: Record<Provider, string> = {
   gemini: 'gemini:gemini-3-pro-preview',
   mistral: 'mistral:magistral-medium-latest',
   deepseek: 'deepseek:deepseek-reasoner',
+  bedrock: 'bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+  vertex: 'vertex:gemini-3-pro-preview',
 };
 /**
  * The id each provider's response issues for the call of turn `turn`, in that provider's own style
@@ -45,10 +49,13 @@ const issuedIds: Record<Provider, ((turn: number) => string) | undefined> = {
   gemini: undefined,
   mistral: (turn) => `Mist${turn}abcd`,
   deepseek: (turn) => `call_0${turn}_deepseek`,
+  bedrock: (turn) => `tooluse_${turn}SwapTestBedrock`,
+  vertex: undefined,
 };
 /** Provider id rules, checked on every id that reaches the provider's wire. */
 const idRules: Partial<Record<Provider, RegExp>> = {
   anthropic: /^[a-zA-Z0-9_-]{1,64}$/,
+  bedrock: /^[a-zA-Z0-9_-]{1,64}$/,
   mistral: /^[a-zA-Z0-9]{9}$/,
 };
 const tools = [
@@ -86,7 +93,7 @@ async function toolTurn(
   emulator.enqueue({
     type: 'scripted',
     api: apis[provider],
-    model: models[provider].split(':')[1],
+    model: models[provider].slice(models[provider].indexOf(':') + 1),
     content: [
       // The emulator streams Chat Completions reasoning as `reasoning_content`, which Mistral does not use.
       ...(provider === 'mistral'
@@ -183,6 +190,16 @@ function wireIds(
         if (block.type === 'tool_result') record(results, turnOf(block.content, 'answer'), block.tool_use_id);
       }
     }
+  } else if (api === 'bedrock-converse') {
+    for (const message of root.messages as Array<{
+      content: Array<Record<string, Record<string, unknown>>>;
+    }>) {
+      for (const block of message.content) {
+        if (block.toolUse) record(calls, turnOf(block.toolUse.input, 'question'), block.toolUse.toolUseId);
+        if (block.toolResult)
+          record(results, turnOf(block.toolResult.content, 'answer'), block.toolResult.toolUseId);
+      }
+    }
   } else if (api === 'gemini') {
     for (const content of root.contents as Array<{ parts: Array<Record<string, Record<string, unknown>>> }>) {
       for (const part of content.parts) {
@@ -219,7 +236,7 @@ function expectToolIdsSurvive(run: Awaited<ReturnType<typeof runSwap>>, order: P
       const callTurn = index + 1;
       const wireId = calls.get(callTurn);
       expect([provider, callTurn, results.get(callTurn)]).toEqual([provider, callTurn, wireId]);
-      if (provider === 'gemini') continue;
+      if (apis[provider] === 'gemini') continue;
       const issued = issuedIds[issuer]?.(callTurn);
       if (issuer === provider && issued !== undefined) expect(wireId).toBe(issued);
       const rule = idRules[provider];
@@ -228,7 +245,7 @@ function expectToolIdsSurvive(run: Awaited<ReturnType<typeof runSwap>>, order: P
       expect([key, wireId]).toEqual([key, seen.get(key) ?? wireId]);
       seen.set(key, wireId ?? '');
     }
-    if (provider !== 'gemini') expect(new Set(calls.values()).size).toBe(calls.size);
+    if (apis[provider] !== 'gemini') expect(new Set(calls.values()).size).toBe(calls.size);
   }
 }
 
@@ -293,5 +310,30 @@ describe('mid-session swap', () => {
     expect(lastMistral.get(2)).toBe('Mist2abcd');
     expect(lastMistral.get(1)).toMatch(/^[a-zA-Z0-9]{9}$/);
     expect(lastMistral.get(3)).toMatch(/^[a-zA-Z0-9]{9}$/);
+  });
+
+  it('through the clouds, reasoning on: Anthropic → Bedrock Converse → Vertex Gemini → OpenAI → Bedrock → Vertex', async () => {
+    const order: Provider[] = ['anthropic', 'bedrock', 'vertex', 'openai', 'bedrock', 'vertex'];
+    // Turn 2 continues into turn 3 without user text: Vertex's Gemini 3 sees Bedrock's unsigned call
+    // in its current turn, where the emulator enforces the signature rule.
+    const run = await runSwap(order, new Set([2]));
+    expectToolIdsSurvive(run, order);
+    // Bedrock's own signed reasoning goes back to Bedrock as reasoningContent; Anthropic's does not.
+    const lastBedrock = JSON.stringify(run.requests[4]?.body);
+    expect(lastBedrock).toContain(
+      '"reasoningText":{"text":"Turn 2: I should look this up.","signature":"sig-bedrock-2"}',
+    );
+    expect(lastBedrock).not.toContain('sig-anthropic-1');
+    // Vertex's own thought signature travels back to Vertex; the foreign calls carry the sentinel.
+    const lastVertex = JSON.stringify(run.requests[5]?.body);
+    expect(lastVertex).toContain('sig-vertex-3');
+    expect(JSON.stringify(run.requests[2]?.body)).toContain('skip_thought_signature_validator');
+    // Bedrock was asked with SigV4's bearer alternative, at its one-segment model path.
+    expect(run.requests[1]?.path).toBe(
+      '/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream',
+    );
+    expect(run.requests[2]?.path).toMatch(
+      /\/publishers\/google\/models\/gemini-3-pro-preview:streamGenerateContent$/,
+    );
   });
 });

@@ -7,7 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { applyModelRows, type Capabilities } from '../../src/core/capabilities.ts';
 import { catalogEntry } from '../../src/core/catalog.ts';
 import { anthropicCapabilities, modelProfile } from '../../src/providers/anthropic/capabilities.ts';
+import {
+  capabilitiesFor as bedrockCapabilities,
+  tableCapabilities as bedrockRows,
+} from '../../src/providers/bedrock/capabilities.ts';
 import { bundledCatalog } from '../../src/providers/catalog/index.ts';
+import { capabilitiesFor as vertexCapabilities } from '../../src/providers/vertex/capabilities.ts';
 import { capabilitiesFor, geminiModelCapabilities } from '../../src/providers/gemini/capabilities.ts';
 import { createCapabilityResolver } from '../../src/providers/openai-chat/capabilities.ts';
 import { defaultQuirks, mergeQuirks, openaiQuirks } from '../../src/providers/openai-chat/quirks.ts';
@@ -26,6 +31,14 @@ function geminiRowsOnly(model: string): Capabilities {
 const tables: Record<string, { rows: Resolver; served: Resolver }> = {
   anthropic: { rows: (model) => modelProfile(model).capabilities, served: anthropicCapabilities },
   gemini: { rows: geminiRowsOnly, served: capabilitiesFor },
+  bedrock: { rows: bedrockRows, served: bedrockCapabilities },
+  vertex: {
+    rows: (model) =>
+      model.startsWith('claude-')
+        ? modelProfile(model.replace('@', '-')).capabilities
+        : geminiRowsOnly(model),
+    served: vertexCapabilities,
+  },
   openai: {
     rows: createCapabilityResolver(openaiQuirks),
     served: createCapabilityResolver(openaiQuirks, { catalog: bundledCatalog.openai }),

@@ -3,9 +3,9 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { createMemoryLogger } from 'switchyard-ai';
-import { createGateway, type GatewayServer } from 'switchyard-ai/gateway';
+import { createGateway, type Gateway, type GatewayServer } from 'switchyard-ai/gateway';
 import { type Emulator, startEmulator } from 'switchyard-ai/testing';
-import type { EmulatorApi } from '../../src/testing/emulator/types.ts';
+import type { EmulatorApi, ServedRequest } from '../../src/testing/emulator/types.ts';
 import { emulatorBaseURL } from '../support/apis.ts';
 
 /** The four wire protocols the gateway matrix serves as upstreams (the cloud transports are covered by their own suites). */
@@ -17,7 +17,7 @@ export type UpstreamApi = Extract<
 /** The upstreams, by emulator protocol: adapter name and the alias that routes to it. */
 export const upstreams: Record<UpstreamApi, { alias: string; id: string }> = {
   'anthropic-messages': { alias: 'up-anthropic', id: 'anthropic:claude-sonnet-4-5' },
-  'openai-chat': { alias: 'up-chat', id: 'openai:gpt-4.1-mini' },
+  'openai-chat': { alias: 'up-chat', id: 'openai:gpt-5-mini' },
   'openai-responses': { alias: 'up-responses', id: 'responses:gpt-5-mini' },
   gemini: { alias: 'up-gemini', id: 'gemini:gemini-2.5-flash' },
 };
@@ -26,14 +26,29 @@ export const upstreams: Record<UpstreamApi, { alias: string; id: string }> = {
 export interface GatewayHarness {
   emulator: Emulator;
   server: GatewayServer;
+  /** The gateway's front door (to call the upstream directly for comparison). */
+  switchyard: Gateway['switchyard'];
   accessLog: Array<Record<string, unknown>>;
+  /** Every upstream response the emulator finished (or saw cut), in order. */
+  served: ServedRequest[];
+  /** Resolves with the next upstream response the emulator finishes or sees cut. */
+  nextServed(): Promise<ServedRequest>;
   logger: ReturnType<typeof createMemoryLogger>;
   close(): Promise<void>;
 }
 
 /** Starts the emulator and a gateway routing the `up-*` aliases to each upstream protocol. */
 export async function startGatewayHarness(gateway: Record<string, unknown> = {}): Promise<GatewayHarness> {
-  const emulator = await startEmulator();
+  const served: ServedRequest[] = [];
+  let waiters: Array<(served: ServedRequest) => void> = [];
+  const emulator = await startEmulator({
+    onResponse: (entry) => {
+      served.push(entry);
+      const current = waiters;
+      waiters = [];
+      for (const resolve of current) resolve(entry);
+    },
+  });
   const common = { max_retries: 0, api_key: 'upstream-secret-key' };
   const logger = createMemoryLogger();
   const accessLog: Array<Record<string, unknown>> = [];
@@ -54,12 +69,16 @@ export async function startGatewayHarness(gateway: Record<string, unknown> = {})
       },
       models: {
         'anthropic:claude-sonnet-4-5': { aliases: ['up-anthropic'] },
-        'openai:gpt-4.1-mini': { aliases: ['up-chat'] },
-        'responses:gpt-5-mini': { aliases: ['up-responses'] },
+        'openai:gpt-5-mini': { aliases: ['up-chat'] },
+        'responses:gpt-5-mini': {
+          aliases: ['up-responses'],
+          capabilities: { reasoning: true, structuredOutput: true },
+        },
         'gemini:gemini-2.5-flash': { aliases: ['up-gemini'] },
         'gemini:gemini-3-pro-preview': { aliases: ['up-gemini3'] },
-        'anthropic:claude-haiku-4-5': { aliases: ['up-fallback'], fallbacks: ['openai:gpt-4.1-mini'] },
+        'anthropic:claude-haiku-4-5': { aliases: ['up-fallback'], fallbacks: ['openai:gpt-5-mini'] },
       },
+      routing: { failure_threshold: 1000 },
       gateway,
     },
   });
@@ -67,7 +86,10 @@ export async function startGatewayHarness(gateway: Record<string, unknown> = {})
   return {
     emulator,
     server,
+    switchyard: instance.switchyard,
     accessLog,
+    served,
+    nextServed: () => new Promise((resolve) => waiters.push(resolve)),
     logger,
     async close() {
       await server.close(0);

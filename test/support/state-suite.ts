@@ -38,6 +38,22 @@ export function stateSuite(name: string, createStore: StateStoreFactory): void {
       expect((await state.admit({ key: 'team-b', tokens: 10, limits })).allowed).toBe(true);
     });
 
+    it('a late clock reading (an instance whose call arrives after a newer one) refills nothing twice', async () => {
+      const { store: state, advance } = await store();
+      const limits = { requestsPerMinute: 60 }; // one a second
+      for (let count = 0; count < 60; count++) await state.admit({ key: 'k', tokens: 1, limits });
+      advance(10_000);
+      expect((await state.admit({ key: 'k', tokens: 1, limits })).allowed).toBe(true);
+      advance(-5_000); // another instance's reading, taken earlier, arrives now
+      expect((await state.admit({ key: 'k', tokens: 1, limits })).allowed).toBe(true);
+      advance(5_000);
+      // 10 s refilled 10: two taken, 8 left — not 13 (the 5 s counted again).
+      const admitted = [];
+      for (let count = 0; count < 20; count++)
+        admitted.push((await state.admit({ key: 'k', tokens: 1, limits })).allowed);
+      expect(admitted.filter(Boolean)).toHaveLength(8);
+    });
+
     it('fifty concurrent admissions against 10 requests per minute admit exactly 10', async () => {
       const { store: state } = await store();
       const limits = { requestsPerMinute: 10 };

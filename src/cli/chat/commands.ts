@@ -7,6 +7,7 @@ import { costTable, modelRows, modelTable, table, usd } from './format.ts';
 import { bold, dim, red, type Screen } from './render.ts';
 import type { ChatSession } from './session.ts';
 import type { ChatStore } from './store.ts';
+import { modelProblem } from './setup.ts';
 import { printTranscript } from './transcript-view.ts';
 
 /** What a command can reach. */
@@ -33,36 +34,12 @@ interface SlashCommand {
   run(context: CommandContext, argument: string): Promise<void | 'exit'> | void | 'exit';
 }
 
-function modelNames(session: ChatSession): string[] {
-  const names: string[] = [];
-  for (const listing of session.sy.models()) names.push(...listing.aliases, listing.id);
-  return names;
-}
-
 function swapModel(context: CommandContext, name: string): void {
   const { session, say, screen } = context;
   if (name === '') return say(`model: ${session.model} (${session.describe().id}) — /model NAME to swap`);
-  let resolved;
-  try {
-    resolved = session.describe(name);
-  } catch {
-    resolved = undefined;
-  }
-  // A bare name served only by a glob (`gpt-mnii` by `openai:gpt-*`) that is not a known model is
-  // most likely a typo; `provider:name` says it is meant.
-  const names = modelNames(session);
-  const guessed =
-    resolved !== undefined &&
-    resolved.matchedBy === 'glob' &&
-    !name.includes(':') &&
-    !names.includes(resolved.id);
-  if (resolved === undefined || guessed) {
-    const suggestion = closest(name, names);
-    if (resolved === undefined || suggestion !== undefined) {
-      const hint = suggestion === undefined ? ' — /models lists them' : ` (did you mean '${suggestion}'?)`;
-      return say(red(screen, `unknown model '${name}'${hint}`));
-    }
-  }
+  const problem = modelProblem(session.sy, name, '/models lists them');
+  if (problem !== undefined) return say(red(screen, problem));
+  const resolved = session.describe(name);
   if (!resolved.configured) {
     const provider = session.sy.providers().find((entry) => entry.name === resolved.provider);
     return say(

@@ -60,10 +60,9 @@ export function statusLine(status: StatusInput): string {
   const unpriced = status.turns.some((turn) => turn.cost === undefined && !turn.interrupted);
   const parts = [status.model, `in ${count(input)} out ${count(output)}`];
   if (cacheRead > 0 || cacheWrite > 0) parts.push(`cache r ${count(cacheRead)} w ${count(cacheWrite)}`);
-  parts.push(
-    `${unpriced ? `${usd(cost)} + unpriced` : usd(cost)} this turn`,
-    `${usd(totalCost(status.all))} total`,
-  );
+  const priced = status.turns.some((turn) => turn.cost !== undefined);
+  const shown = !unpriced ? usd(cost) : priced ? `${usd(cost)} + unpriced` : usd(undefined);
+  parts.push(`${shown} this turn`, `${usd(totalCost(status.all))} total`);
   const last = status.turns.at(-1)?.usage;
   if (last !== undefined && status.contextWindow > 0) {
     const used = last.input + last.cacheRead + last.cacheWrite + last.output;

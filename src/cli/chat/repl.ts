@@ -4,7 +4,6 @@
  * logged; Ctrl-C stops an answer (upstream aborted, partial answer kept and marked).
  */
 import { join } from 'node:path';
-import { closest } from '../../core/closest.ts';
 import { isAdapterError } from '../../core/errors/guards.ts';
 import { UsageError } from '../args.ts';
 import type { Part } from '../../core/transcript.ts';
@@ -17,7 +16,7 @@ import { statusLine } from './format.ts';
 import { type ChatInput, createChatInput } from './input.ts';
 import { AnswerRenderer, bold, dim, preloadMarkdown, red, sanitize, type Screen } from './render.ts';
 import { ChatSession } from './session.ts';
-import { dataDirectory, type FrontDoor, openFrontDoor } from './setup.ts';
+import { dataDirectory, type FrontDoor, modelProblem, openFrontDoor } from './setup.ts';
 import { type ChatStore, openStore } from './store.ts';
 import { printTranscript } from './transcript-view.ts';
 
@@ -159,16 +158,17 @@ export async function runChat(options: ChatOptions): Promise<number> {
   const screen = processScreen();
   const say = (line: string) => screen.write(`${line}\n`);
   if (screen.tty) void preloadMarkdown();
+  const warned = new Set<string>();
   const door = await openFrontDoor({
     config: options.config,
     logger: {
-      warn: (message, fields) =>
-        say(
-          dim(
-            screen,
-            `warning: ${message}${fields?.reason === undefined ? '' : ` (${String(fields.reason)})`}`,
-          ),
-        ),
+      // Once per distinct warning: a swap re-projects the same foreign parts on every later call.
+      warn(message, fields) {
+        const line = `warning: ${message}${fields?.reason === undefined ? '' : ` (${String(fields.reason)})`}`;
+        if (warned.has(line)) return;
+        warned.add(line);
+        say(dim(screen, line));
+      },
     },
   });
   const allowed = new Set<string>();
@@ -178,15 +178,10 @@ export async function runChat(options: ChatOptions): Promise<number> {
     allowed,
     system: options.system,
   });
-  try {
-    session.describe();
-  } catch {
+  const problem = modelProblem(door.sy, session.model, "'switchyard models' lists them");
+  if (problem !== undefined) {
     await door.close();
-    const names = door.sy.models().flatMap((listing) => [...listing.aliases, listing.id]);
-    const suggestion = closest(session.model, names);
-    throw new UsageError(
-      `unknown model '${session.model}'${suggestion === undefined ? " — 'switchyard models' lists them" : ` (did you mean '${suggestion}'?)`}`,
-    );
+    throw new UsageError(problem);
   }
   const input = createChatInput(process.stdin, process.stdout, join(dataDirectory(), 'input-history'));
   let store = await openLog(say);

@@ -5,6 +5,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { closest } from '../../core/closest.ts';
 import type { Logger } from '../../core/logger.ts';
 import { presets } from '../../providers/openai-compatible/presets.ts';
 import { loadConfigFile, type McpServerEntry, type SwitchyardConfig } from '../../registry/config.ts';
@@ -126,4 +127,24 @@ async function emulatorFrontDoor(
       await emulator.close();
     },
   };
+}
+
+/**
+ * Why `name` cannot be used as a model, or `undefined`: a name nothing resolves, or a bare name only
+ * a glob serves that is no known model but close to one (`gpt-mnii`, served by `openai:gpt-*`: most
+ * likely a typo; `openai:gpt-mnii` says it is meant). The message names the closest known model.
+ */
+export function modelProblem(sy: Switchyard, name: string, listHint: string): string | undefined {
+  let resolved;
+  try {
+    resolved = sy.resolve(name);
+  } catch {
+    resolved = undefined;
+  }
+  if (resolved !== undefined && (resolved.matchedBy !== 'glob' || name.includes(':'))) return undefined;
+  const names = sy.models().flatMap((listing) => [...listing.aliases, listing.id]);
+  if (resolved !== undefined && names.includes(resolved.id)) return undefined;
+  const suggestion = closest(name, names);
+  if (resolved !== undefined && suggestion === undefined) return undefined;
+  return `unknown model '${name}'${suggestion === undefined ? ` — ${listHint}` : ` (did you mean '${suggestion}'?)`}`;
 }

@@ -131,8 +131,14 @@ function convertMessage(message: unknown, index: number, transcript: Item[], opa
     pushParts(transcript, 'assistant', parts);
     return cached;
   }
+  if (message.role === 'system') {
+    // Newer clients (Claude Code 2.x) send instructions as `system` turns between messages.
+    const parts = blocks.map((block, at) => userBlock(block, `${path}.content.${at}`));
+    if (parts.length > 0) transcript.push({ kind: 'system', parts });
+    return blocks.some((block) => block.cache_control !== undefined);
+  }
   if (message.role !== 'user')
-    throw new RequestFieldError(`${path}.role`, `${path}.role must be user or assistant`);
+    throw new RequestFieldError(`${path}.role`, `${path}.role must be user, assistant or system`);
   for (const [at, block] of blocks.entries()) {
     if (block.cache_control !== undefined) cached = true;
     const blockPath = `${path}.content.${at}`;

@@ -8,7 +8,7 @@ import { createFrame } from '../frames.ts';
 import { createAnthropicMessageId } from '../ids.ts';
 import { verbatimOpaque } from '../opaque.ts';
 import { ArgumentTracker } from '../shared.ts';
-import type { EncodeContext, StreamEncoder, WireError, WireFrame } from '../types.ts';
+import type { EncodeContext, OpaquePayload, StreamEncoder, WireError, WireFrame } from '../types.ts';
 import { errorType } from './errors.ts';
 
 const stopReasons: Record<FinishReason, string> = {
@@ -48,7 +48,12 @@ function convertPart(part: Part, context: EncodeContext): Record<string, unknown
       if (part.redacted === true && part.text === '')
         return {
           type: 'redacted_thinking',
-          data: opaque.wrap({ provider: part.provider, data: part.data, signature: part.signature }),
+          data: opaque.wrap({
+            provider: part.provider,
+            data: part.data,
+            signature: part.signature,
+            metadata: part.metadata,
+          }),
         };
       return { type: 'thinking', thinking: part.text, signature: signatureOf(part, context) };
     case 'tool-call':
@@ -58,15 +63,13 @@ function convertPart(part: Part, context: EncodeContext): Record<string, unknown
   }
 }
 
-function signatureOf(
-  part: { provider?: string; signature?: string; data?: string },
-  context: EncodeContext,
-): string {
+function signatureOf(part: OpaquePayload, context: EncodeContext): string {
   if (part.signature === undefined && part.data === undefined) return '';
   return (context.opaque ?? verbatimOpaque).wrap({
     provider: part.provider,
     signature: part.signature,
     data: part.data,
+    metadata: part.metadata,
   });
 }
 
@@ -159,7 +162,10 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
           ? []
           : [delta(event.index, { type: 'thinking_delta', thinking: event.delta })];
       case 'reasoning-end': {
-        const signature = signatureOf({ provider, signature: event.signature, data: event.data }, context);
+        const signature = signatureOf(
+          { provider, signature: event.signature, data: event.data, metadata: event.metadata },
+          context,
+        );
         const frames = signature === '' ? [] : [delta(event.index, { type: 'signature_delta', signature })];
         return [...frames, stop(event.index)];
       }

@@ -7,7 +7,7 @@ import type { Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createGeminiResponseId } from '../ids.ts';
 import { verbatimOpaque } from '../opaque.ts';
-import type { EncodeContext, StreamEncoder, WireError, WireFrame } from '../types.ts';
+import type { EncodeContext, OpaquePayload, StreamEncoder, WireError, WireFrame } from '../types.ts';
 import { errorBody } from './errors.ts';
 
 type WirePart = Record<string, unknown>;
@@ -43,11 +43,7 @@ export function convertUsage(usage: Usage): Record<string, unknown> {
   return metadata;
 }
 
-function sign(
-  part: WirePart,
-  payload: { provider?: string; signature?: string; data?: string },
-  context: EncodeContext,
-): WirePart {
+function sign(part: WirePart, payload: OpaquePayload, context: EncodeContext): WirePart {
   if (payload.signature === undefined && payload.data === undefined) return part;
   return { ...part, thoughtSignature: (context.opaque ?? verbatimOpaque).wrap(payload) };
 }
@@ -119,7 +115,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     return createFrame(body);
   };
 
-  function flushThought(signature?: { signature?: string; data?: string }): WireFrame[] {
+  function flushThought(signature?: OpaquePayload): WireFrame[] {
     if (pendingThought === undefined && signature === undefined) return [];
     const part = sign({ text: pendingThought ?? '', thought: true }, { provider, ...signature }, context);
     pendingThought = undefined;
@@ -141,7 +137,11 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       }
       case 'reasoning-end': {
         const hasSignature = event.signature !== undefined || event.data !== undefined;
-        return flushThought(hasSignature ? { signature: event.signature, data: event.data } : undefined);
+        return flushThought(
+          hasSignature
+            ? { signature: event.signature, data: event.data, metadata: event.metadata }
+            : undefined,
+        );
       }
       case 'tool-call-start':
         names.set(event.id, event.name);

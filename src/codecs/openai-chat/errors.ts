@@ -17,7 +17,14 @@ const types: Record<ErrorClass, { type: string; code: string | null }> = {
 /** The body of an OpenAI error (also the in-band error object of a Chat stream). */
 export function errorBody(error: WireError): { error: Record<string, unknown> } {
   const { type, code } = types[error.errorClass];
-  return { error: { message: error.message, type, param: error.param ?? null, code: error.code ?? code } };
+  return {
+    error: {
+      message: error.message,
+      type: error.type ?? type,
+      param: error.param ?? null,
+      code: error.code ?? code,
+    },
+  };
 }
 
 /** An OpenAI error response with an `x-request-id` header (and `retry-after` when known). */

@@ -133,23 +133,26 @@ function convertItem(value: unknown, index: number, transcript: Item[], opaque: 
   }
 }
 
-function convertTools(body: Record<string, unknown>): ToolSpec[] | undefined {
-  return optionalArray(body, 'tools')?.map((tool, index) => {
+/**
+ * Function tools are offered; hosted and custom tools (`web_search`, `custom`, `local_shell`, …)
+ * cannot be served by another provider, so they are left out with a warning (clients such as Codex
+ * always send some) rather than refusing the whole request.
+ */
+function convertTools(body: Record<string, unknown>, warnings: string[]): ToolSpec[] | undefined {
+  return optionalArray(body, 'tools')?.flatMap((tool, index) => {
     const path = `tools.${index}`;
     const object = jsonObject(tool, path);
-    if (object.type !== 'function')
-      throw new RequestFieldError(
-        `${path}.type`,
-        `tool type '${String(object.type)}' is not supported by the gateway`,
-        'unsupported',
-      );
+    if (object.type !== 'function') {
+      warnings.push(`${path}: tool type '${String(object.type)}' is not offered to the model`);
+      return [];
+    }
     const spec: ToolSpec = {
       name: requiredString(object, 'name', `${path}.name`),
       inputSchema: jsonObject(object.parameters ?? { type: 'object', properties: {} }, `${path}.parameters`),
     };
     const description = optionalString(object, 'description', `${path}.description`);
     if (description !== undefined) spec.description = description;
-    return spec;
+    return [spec];
   });
 }
 
@@ -210,7 +213,8 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
       'unsupported',
     );
   const request: DecodedRequest['request'] = { transcript: convertInput(object, opaque) };
-  const tools = convertTools(object);
+  const warnings: string[] = [];
+  const tools = convertTools(object, warnings);
   if (tools !== undefined && tools.length > 0) request.tools = tools;
   const choice = convertToolChoice(object.tool_choice);
   if (choice !== undefined) request.toolChoice = choice;
@@ -236,6 +240,7 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
     store: optionalBoolean(object, 'store') ?? true,
     encryptedReasoning: include.includes('reasoning.encrypted_content'),
   };
+  if (warnings.length > 0) decoded.warnings = warnings;
   const previous = optionalString(object, 'previous_response_id');
   if (previous !== undefined) decoded.previousResponseId = previous;
   return decoded;

@@ -8,7 +8,7 @@ import { createFrame } from '../frames.ts';
 import { createResponsesId, unixSeconds } from '../ids.ts';
 import { verbatimOpaque } from '../opaque.ts';
 import { ArgumentTracker, inclusiveInput } from '../shared.ts';
-import type { EncodeContext, StreamEncoder, WireError, WireFrame } from '../types.ts';
+import type { EncodeContext, OpaquePayload, StreamEncoder, WireError, WireFrame } from '../types.ts';
 import { errorBody } from '../openai-chat/errors.ts';
 
 type ResponsesItem = Record<string, unknown> & { id: string; type: string };
@@ -37,10 +37,7 @@ export function convertUsage(usage: Usage): Record<string, unknown> {
   };
 }
 
-function encrypted(
-  part: { provider?: string; signature?: string; data?: string },
-  context: EncodeContext,
-): string | undefined {
+function encrypted(part: OpaquePayload, context: EncodeContext): string | undefined {
   if (part.signature === undefined && part.data === undefined) return undefined;
   return (context.opaque ?? verbatimOpaque).wrap(part);
 }
@@ -275,7 +272,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
         return close(event.index);
       case 'reasoning-end': {
         const encryptedContent = encrypted(
-          { provider, signature: event.signature, data: event.data },
+          { provider, signature: event.signature, data: event.data, metadata: event.metadata },
           context,
         );
         return close(event.index, encryptedContent === undefined ? {} : { encryptedContent });

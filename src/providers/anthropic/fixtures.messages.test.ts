@@ -47,8 +47,8 @@ const advisorKinds = 'custom:server_tool_use, custom:advisor_tool_result';
 const messages: Record<string, MessageExpectation> = {
   'anthropic-advisor-20260301.1.json': {
     finish: ['completed', 'end_turn'],
-    // Billed as the sum of usage.iterations (executor + advisor turns), not the top-level count.
-    usage: usage(5142, 4074),
+    // Per model (#18 point 12): the executor's iterations at top level, the Opus advisor's apart.
+    usage: usage(2414, 3200, { byModel: { 'anthropic:claude-opus-4-7': usage(2728, 874) } }),
     kinds: `${advisorKinds}, text`,
     text: 'Great guidance. Here is the full design',
     check(response) {
@@ -167,8 +167,8 @@ const messages: Record<string, MessageExpectation> = {
   },
   'anthropic-fallback.json': {
     finish: ['completed', 'end_turn'],
-    // Billed as the sum of usage.iterations (failed attempt + fallback message).
-    usage: usage(820, 264),
+    // Per model: the fallback model (the response's) at top level, the replaced model's attempt apart.
+    usage: usage(412, 264, { byModel: { 'anthropic:claude-fable-5': usage(408, 0) } }),
     kinds: 'custom:fallback, text',
     text: 'The printing press was invented by Johan',
     check(response) {

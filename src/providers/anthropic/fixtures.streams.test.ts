@@ -47,8 +47,8 @@ const codeExecutionKinds =
 const streams: Record<string, StreamExpectation> = {
   'anthropic-advisor-20250301.1.chunks.txt': {
     finish: ['completed', 'end_turn'],
-    // Billed as the sum of usage.iterations (executor + advisor turns), not the top-level count.
-    usage: usage(7455, 7271),
+    // Per model (#18 point 12): the executor's iterations at top level, the Opus advisor's apart.
+    usage: usage(4727, 3391, { byModel: { 'anthropic:claude-opus-4-7': usage(2728, 3880) } }),
     kinds: 'custom:server_tool_use, custom:advisor_tool_result, text',
     text: '# Concurrent Worker Pool in Go — Design',
     check(response) {
@@ -192,8 +192,8 @@ const streams: Record<string, StreamExpectation> = {
   },
   'anthropic-fallback.chunks.txt': {
     finish: ['completed', 'end_turn'],
-    // Billed as the sum of usage.iterations (failed attempt + fallback message).
-    usage: usage(820, 264),
+    // Per model: the fallback model (the response's) at top level, the replaced model's attempt apart.
+    usage: usage(412, 264, { byModel: { 'anthropic:claude-fable-5': usage(408, 0) } }),
     kinds: 'custom:fallback, text',
     text: 'The printing press was invented by Johan',
     check(response) {

@@ -2,7 +2,8 @@
 import type { FinishReason } from '../../core/finish-reason.ts';
 import { isJsonObject, type JsonValue } from '../../core/json.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
-import { emptyUsage, tokenCount, type Usage } from '../../core/usage.ts';
+import { addModelUsages, emptyUsage, type ModelUsage, tokenCount, type Usage } from '../../core/usage.ts';
+import { modelNameProblem } from '../../core/model-name.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import type { WireResponseMessage, WireUsage } from './api.ts';
 import { ResponseReader } from './reader.ts';
@@ -43,8 +44,8 @@ function count(value: number | null | undefined): number | undefined {
  * reads and writes, so each count maps to one bucket as is; `output_tokens_details.thinking_tokens`
  * is the reasoning part of the output.
  */
-export function convertUsage(usage: WireUsage | undefined): Usage {
-  return addUsage(emptyUsage(), usage === undefined ? {} : convertUsageFields(usage));
+export function convertUsage(usage: WireUsage | undefined, executor?: string): Usage {
+  return addUsage(emptyUsage(), usage === undefined ? {} : convertUsageFields(usage, executor));
 }
 
 /**
@@ -55,9 +56,9 @@ export function convertUsage(usage: WireUsage | undefined): Usage {
  * the last executor turn; Anthropic bills the sum of the iterations, so that sum is returned (the
  * per-iteration detail is kept as `anthropic.usage_iterations` metadata by `applyMessageFields`).
  */
-export function convertUsageFields(usage: WireUsage): Partial<Usage> {
+export function convertUsageFields(usage: WireUsage, executor?: string): Partial<Usage> {
   const iterations = billedIterations(usage.iterations);
-  if (iterations !== undefined) return sumIterations(iterations);
+  if (iterations !== undefined) return sumIterations(iterations, executor);
   return convertOne(usage);
 }
 
@@ -70,16 +71,45 @@ function billedIterations(value: JsonValue | undefined): WireUsage[] | undefined
 
 const tokenBuckets = ['input', 'cacheRead', 'cacheWrite', 'output', 'reasoning'] as const;
 
-function sumIterations(iterations: WireUsage[]): Partial<Usage> {
+/**
+ * Sums the iterations per model: those of the executor (`executor`, the response's `model`; an
+ * iteration without `model` is the executor's, compaction included) make the top-level buckets;
+ * each other model's (an `advisor_message` on Opus, the model a `fallback_message` replaced) go to
+ * `byModel['anthropic:<model>']`, priced at that model's rate by the pricer.
+ */
+function sumIterations(iterations: WireUsage[], given?: string): Partial<Usage> {
+  // After a fallback the model that answered is the fallback_message's (a stream's message_start
+  // still names the model asked for).
+  const fallback = iterations.findLast(
+    (iteration) => (iteration as { type?: unknown }).type === 'fallback_message',
+  ) as { model?: unknown } | undefined;
+  const executor = typeof fallback?.model === 'string' ? fallback.model : given;
   const total: Partial<Usage> = {};
+  let byModel: Record<string, ModelUsage> | undefined;
   for (const iteration of iterations) {
     const converted = convertOne(iteration);
-    for (const key of tokenBuckets) {
-      const value = converted[key];
-      if (value !== undefined) total[key] = (total[key] ?? 0) + value;
+    const model = (iteration as { model?: unknown }).model;
+    const own = typeof model !== 'string' || executor === undefined || model === executor;
+    if (own) {
+      addBuckets(total, converted);
+      continue;
     }
+    const id = `anthropic:${modelNameProblem(model, 'anthropic-messages') === undefined ? model : 'unknown-model'}`;
+    byModel ??= {};
+    const entry = (byModel[id] ??= { input: 0, cacheRead: 0, cacheWrite: 0, output: 0, reasoning: 0 });
+    addBuckets(entry, converted);
   }
+  if (byModel !== undefined) total.byModel = byModel;
   return total;
+}
+
+function addBuckets(target: Partial<Usage>, converted: Partial<Usage>): void {
+  for (const key of tokenBuckets) {
+    const value = converted[key];
+    if (value !== undefined) target[key] = (target[key] ?? 0) + value;
+  }
+  if (converted.cacheWrite1h !== undefined)
+    target.cacheWrite1h = (target.cacheWrite1h ?? 0) + converted.cacheWrite1h;
 }
 
 function convertOne(usage: WireUsage): Partial<Usage> {
@@ -101,6 +131,7 @@ function convertOne(usage: WireUsage): Partial<Usage> {
 
 /** Adds two usages bucket by bucket (several messages in one body). */
 export function addUsage(left: Usage, right: Partial<Usage>): Usage {
+  const byModel = addModelUsages(left.byModel, right.byModel);
   const sum: Usage = {
     input: left.input + (right.input ?? 0),
     cacheRead: left.cacheRead + (right.cacheRead ?? 0),
@@ -110,6 +141,7 @@ export function addUsage(left: Usage, right: Partial<Usage>): Usage {
   };
   const cacheWrite1h = (left.cacheWrite1h ?? 0) + (right.cacheWrite1h ?? 0);
   if (cacheWrite1h > 0) sum.cacheWrite1h = cacheWrite1h;
+  if (byModel !== undefined) sum.byModel = byModel;
   return sum;
 }
 
@@ -170,7 +202,7 @@ export function parseResponse(body: unknown, context: ProviderContext, builder: 
   });
   const usage = isJsonObject(message.usage) ? (message.usage as WireUsage) : undefined;
   applyMessageFields(builder, message, usage);
-  if (usage !== undefined) builder.usage(convertUsage(usage));
+  if (usage !== undefined) builder.usage(convertUsage(usage, message.model));
 }
 
 /** Drops undefined fields (the builder distinguishes absent from undefined). */

@@ -35,6 +35,8 @@ class AnthropicStream implements StreamParser {
   /** Usage of the messages already stopped, and the latest report of the open one. */
   private completedUsage: Usage = emptyUsage();
   private currentUsage: Partial<Usage> = {};
+  /** The response's own model (message_start): its iterations are the top-level usage. */
+  private executor: string | undefined;
   private readonly scanner = new DeltaScanner();
 
   constructor(context: ProviderContext, builder: StreamBuilder) {
@@ -114,6 +116,7 @@ class AnthropicStream implements StreamParser {
       });
       this.builder.setMetadata('anthropic.message_ids', [...this.messageIds]);
     }
+    if (typeof message.model === 'string') this.executor = message.model;
     this.builder.start(withDefined({ responseId: message.id, model: message.model }));
     if (Array.isArray(message.content)) {
       message.content.forEach((block, index) => {
@@ -144,7 +147,7 @@ class AnthropicStream implements StreamParser {
   /** Counts are cumulative within a message: later reports override per bucket. */
   private updateUsage(usage: WireUsage | null | undefined): void {
     if (!isJsonObject(usage)) return;
-    Object.assign(this.currentUsage, convertUsageFields(usage));
+    Object.assign(this.currentUsage, convertUsageFields(usage, this.executor));
     this.builder.usage(addUsage(this.completedUsage, this.currentUsage));
   }
 

@@ -79,7 +79,8 @@ export function baseModelId(model: string): string {
   return last.replace(/^(us|eu|apac|us-gov|ca|jp|au|global)\./, '');
 }
 
-function tableCapabilities(model: string): Capabilities {
+/** A model's capabilities from the rows alone (no catalog): what the model-facts test compares. */
+export function tableCapabilities(model: string): Capabilities {
   const resolved = { ...base };
   applyModelRows(resolved, bedrockModelCapabilities, model);
   return resolved;

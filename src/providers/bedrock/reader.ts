@@ -97,6 +97,20 @@ export class ResponseReader {
     this.startTool(index, toolUse.toolUseId, toolUse.name);
   }
 
+  /** A delta the scanner read: text, a tool-input fragment or reasoning text (as `delta` would take it). */
+  piece(index: number, kind: 'text' | 'toolUse' | 'reasoning', text: string): void {
+    if (kind === 'text') {
+      this.ensure(index, 'text');
+      this.builder.text(index, text);
+    } else if (kind === 'toolUse') {
+      if (!this.open.has(index)) this.start(index, { toolUse: {} });
+      if (text !== '') this.builder.toolDelta(index, text);
+    } else {
+      this.ensure(index, 'reasoning');
+      if (text !== '') this.builder.reasoning(index, text);
+    }
+  }
+
   /** `contentBlockDelta`. */
   delta(index: number, delta: WireDelta | undefined): void {
     if (delta === undefined) return;

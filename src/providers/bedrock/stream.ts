@@ -9,6 +9,7 @@ import { EventStreamDecoder, EventStreamFrameError } from '../../transport/event
 import type { ProviderContext, StreamDecoder, StreamParser } from '../common/definition.ts';
 import { createTruncatedError } from '../common/errors.ts';
 import { isRecord, type WireDelta } from './api.ts';
+import { DeltaScanner } from './delta-scanner.ts';
 import { convertErrorBody } from './errors.ts';
 import { ResponseReader } from './reader.ts';
 import { applyResponseFields, applyStopReason, convertUsage } from './response.ts';
@@ -75,6 +76,7 @@ class ConverseStream implements StreamParser {
   private readonly builder: StreamBuilder;
   private readonly reader: ResponseReader;
   private stopped = false;
+  private readonly scanner = new DeltaScanner();
 
   constructor(context: ProviderContext, builder: StreamBuilder) {
     this.context = context;
@@ -83,6 +85,12 @@ class ConverseStream implements StreamParser {
   }
 
   onEvent(event: string | undefined, data: string): void {
+    // Hot path: text, tool-input and reasoning deltas are read in place (see DeltaScanner); every
+    // other event, and any delta the scanner does not take, goes to JSON.parse.
+    if (event === 'contentBlockDelta' && this.scanner.scan(data)) {
+      this.reader.piece(this.scanner.index, this.scanner.kind, this.scanner.delta);
+      return;
+    }
     if (event?.startsWith(exceptionPrefix) === true) failWithException(this.context, event, data);
     const payload: unknown = JSON.parse(data);
     if (!isRecord(payload)) {

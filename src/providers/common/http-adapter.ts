@@ -78,6 +78,7 @@ export function createHttpAdapter(
     resolveBaseURL(credentials?.baseURLVariables ?? [], environment) ??
     definition.baseURL
   ).replace(/\/+$/, '');
+  const baseURLProblem = urlProblem(baseURL);
   // Every secret this adapter holds is known to every redaction in the process from now on.
   registerSecrets([apiKey, ...secretHeaderValues(options.headers), ...urlCredentials(baseURL)]);
   const policy = { maxRetries: options.maxRetries ?? 2, baseDelayMs: options.retryBaseDelay };
@@ -91,6 +92,15 @@ export function createHttpAdapter(
    * header of the user's own) fails before any HTTP call with `AuthError` `not_configured`.
    */
   function assertConfigured(callHeaders?: Record<string, string>): void {
+    if (baseURLProblem !== undefined) {
+      // A configuration mistake, not a network failure: never retried, never failed over.
+      throw new AdapterError({
+        message: `${definition.name}: invalid base URL (${baseURLProblem}); fix the adapter's baseURL / base_url`,
+        provider: definition.name,
+        providerCode: 'invalid_base_url',
+        retryable: false,
+      });
+    }
     if (apiKey !== undefined && /[^\x21-\x7e]/.test(apiKey)) {
       // Caught here, because fetch would echo the whole header value (the key) in its error.
       throw new AuthError({
@@ -721,4 +731,18 @@ function retryGateOf(callOptions: CallOptions, requestId: string): RetryGateHook
     allow: (info) => gate.allow({ ...info, requestId }),
     onWake: gate.onWake === undefined ? undefined : (wake) => gate.onWake!(wake),
   };
+}
+
+/** Why `url` cannot be a base URL (not a URL, not http/https), or undefined. Never echoes the URL. */
+function urlProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'not a URL';
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    return `scheme ${parsed.protocol} is not http or https`;
+  if (parsed.hostname === '') return 'no host';
+  return undefined;
 }

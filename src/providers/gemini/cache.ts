@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import type { AdapterSession } from '../../core/adapter.ts';
 import { AdapterError } from '../../core/errors/adapter-error.ts';
 import type { JsonObject } from '../../core/json.ts';
+import { encodePathSegments, modelNameProblem } from '../../core/model-name.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { ProviderContext, SessionEndContext } from '../common/definition.ts';
 import { type GeminiCachedContent, type GeminiContent, isRecord } from './api.ts';
@@ -38,11 +39,19 @@ interface CacheEntry {
   expiresAt: number;
 }
 
+/** The session state: plain JSON, so a conversation snapshot carries it (`toJSON` / `fromJSON`). */
 interface CacheState {
   entries: CacheEntry[];
   /** Prefixes whose creation the API refused (too small, unsupported): not retried this session. */
-  refused: Set<string>;
+  refused: string[];
 }
+
+/** A `cachedContents` entry name as the API issues it; anything else is never put in a URL. */
+const cacheNamePattern = /^cachedContents\/[A-Za-z0-9_-]{1,128}$/;
+const hashPattern = /^[0-9a-f]{64}$/;
+/** Entries and refused prefixes a session remembers (the oldest are forgotten first). */
+const maxEntries = 64;
+const maxRefused = 256;
 
 /** An entry closer than this to its expiry is treated as expired (the call may take a while). */
 const expiryMarginMs = 30_000;
@@ -69,7 +78,7 @@ export async function prepareCache(
   const prefixCount = stablePrefixLength(converted.contents);
   const head = cacheHead(converted, context.model);
   const headHash = hashOf(head);
-  const state = cacheState(context.session);
+  const state = cacheState(context.session, context.warn);
   const now = Date.now();
   const reusable = findEntry(state, converted.contents, { headHash, prefixCount, model: context.model });
   if (reusable !== undefined && reusable.expiresAt - expiryMarginMs > now) {
@@ -83,13 +92,14 @@ export async function prepareCache(
     return;
   }
   const contentsHash = hashOf(prefix);
-  if (state.refused.has(headHash + contentsHash)) return;
+  if (state.refused.includes(headHash + contentsHash)) return;
   const ttlSeconds = request.cache.ttl === '5m' ? 300 : 3600;
   const body: JsonObject = { ...head, ttl: `${ttlSeconds}s` };
   if (prefix.length > 0) body.contents = prefix as unknown as JsonObject[];
   try {
     const created = readCachedContent(await context.fetchJson('POST', '/cachedContents', body));
     const expiresAt = Date.parse(created.expireTime ?? '') || now + ttlSeconds * 1000;
+    if (state.entries.length >= maxEntries) state.entries.shift();
     state.entries.push({
       name: created.name,
       model: context.model,
@@ -104,7 +114,10 @@ export async function prepareCache(
   } catch (error) {
     const errorClass = AdapterError.isInstance(error) ? error.errorClass : 'other';
     if (errorClass === 'cancelled') throw error;
-    if (errorClass === 'invalid_request') state.refused.add(headHash + contentsHash);
+    if (errorClass === 'invalid_request') {
+      if (state.refused.length >= maxRefused) state.refused.shift();
+      state.refused.push(headHash + contentsHash);
+    }
     context.warn('prompt cache creation failed; the call proceeds uncached', {
       reason: error instanceof Error ? error.message : String(error),
       errorClass,
@@ -154,8 +167,9 @@ function findEntry(
  * logged as a WARN and left to lapse at its TTL (at most one hour); "not found" counts as deleted.
  */
 export async function releaseCaches(session: AdapterSession, context: SessionEndContext): Promise<void> {
-  const state = session.state.get(stateKey) as CacheState | undefined;
-  if (state === undefined || state.entries.length === 0) return;
+  if (!session.state.has(stateKey)) return;
+  const state = cacheState(session, context.warn);
+  if (state.entries.length === 0) return;
   const entries = state.entries;
   state.entries = [];
   const now = Date.now();
@@ -164,7 +178,7 @@ export async function releaseCaches(session: AdapterSession, context: SessionEnd
       .filter((entry) => entry.expiresAt > now)
       .map(async (entry) => {
         try {
-          await context.fetchJson('DELETE', `/${entry.name}`);
+          await context.fetchJson('DELETE', `/${encodePathSegments(entry.name)}`);
         } catch (error) {
           const status = AdapterError.isInstance(error) ? error.status : undefined;
           if (status === 403 || status === 404) return;
@@ -178,17 +192,63 @@ export async function releaseCaches(session: AdapterSession, context: SessionEnd
   );
 }
 
-function cacheState(session: AdapterSession): CacheState {
-  const existing = session.state.get(stateKey) as CacheState | undefined;
-  if (existing !== undefined) return existing;
-  const created: CacheState = { entries: [], refused: new Set() };
-  session.state.set(stateKey, created);
-  return created;
+/**
+ * The session's cache state, checked: a state restored from a snapshot is untrusted, so every entry
+ * whose name is not a `cachedContents/<id>` the API would issue (or whose fields are not what this
+ * module writes) is dropped with one WARN — it never reaches a URL. Older states (a `Set`, lost to
+ * JSON as `{}`) are read as empty lists.
+ */
+function cacheState(
+  session: AdapterSession,
+  warn: (message: string, fields: Record<string, unknown>) => void,
+): CacheState {
+  const existing = session.state.get(stateKey);
+  if (isCacheState(existing)) return existing;
+  const record = isRecord(existing) ? existing : {};
+  const entries = Array.isArray(record.entries) ? record.entries : [];
+  const valid = entries.filter(isCacheEntry).slice(-maxEntries);
+  const refused = Array.isArray(record.refused)
+    ? record.refused.filter(
+        (item): item is string => typeof item === 'string' && /^[0-9a-f]{128}$/.test(item),
+      )
+    : [];
+  if (existing !== undefined && valid.length !== entries.length) {
+    warn('dropped prompt cache entries of a restored session that do not verify', {
+      dropped: entries.length - valid.length,
+    });
+  }
+  const checked: CacheState = { entries: valid, refused: refused.slice(-maxRefused) };
+  checkedStates.add(checked);
+  session.state.set(stateKey, checked);
+  return checked;
+}
+
+/** Whether `value` is a state this module wrote in this process (checked once, then trusted). */
+function isCacheState(value: unknown): value is CacheState {
+  return checkedStates.has(value as object);
+}
+const checkedStates = new WeakSet<object>();
+
+function isCacheEntry(value: unknown): value is CacheEntry {
+  if (!isRecord(value)) return false;
+  return (
+    typeof value.name === 'string' &&
+    cacheNamePattern.test(value.name) &&
+    typeof value.model === 'string' &&
+    modelNameProblem(value.model, 'gemini') === undefined &&
+    typeof value.headHash === 'string' &&
+    hashPattern.test(value.headHash) &&
+    typeof value.contentsHash === 'string' &&
+    hashPattern.test(value.contentsHash) &&
+    Number.isInteger(value.contentCount) &&
+    (value.contentCount as number) >= 0 &&
+    Number.isFinite(value.expiresAt)
+  );
 }
 
 function readCachedContent(body: unknown): GeminiCachedContent {
-  if (!isRecord(body) || typeof body.name !== 'string' || body.name === '') {
-    throw new Error('the cachedContents response has no name');
+  if (!isRecord(body) || typeof body.name !== 'string' || !cacheNamePattern.test(body.name)) {
+    throw new Error('the cachedContents response has no valid name (cachedContents/<id>)');
   }
   const entry: GeminiCachedContent = { name: body.name };
   if (typeof body.expireTime === 'string') entry.expireTime = body.expireTime;

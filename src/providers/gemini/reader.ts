@@ -338,7 +338,12 @@ export class ResponseReader {
     this.closeBlock();
     this.closeCall();
     const kind = Object.keys(part).find((key) => key !== 'thoughtSignature' && key !== 'thought') ?? 'part';
-    this.builder.custom({ type: 'custom', provider: this.context.provider, kind, data: part as unknown as JsonObject });
+    this.builder.custom({
+      type: 'custom',
+      provider: this.context.provider,
+      kind,
+      data: part as unknown as JsonObject,
+    });
   }
 
   private closeBlock(): void {

@@ -1,4 +1,5 @@
 /** Honest capability declarations: a baseline, OpenAI's model families, and per-model-glob overrides. */
+import { LruCache } from '../../core/lru.ts';
 import { applyModelRows, type Capabilities, type ModelCapabilities } from '../../core/capabilities.ts';
 import { applyCatalog, catalogEntry, type ModelCatalog } from '../../core/catalog.ts';
 import type { ChatQuirks } from './quirks.ts';
@@ -69,7 +70,7 @@ export function resolveHostCapabilities(
   host: HostCapabilities,
   adjust?: (resolved: Capabilities, model: string) => void,
 ): (model: string) => Capabilities {
-  const cache = new Map<string, Capabilities>();
+  const cache = new LruCache<string, Capabilities>(maxCachedModels);
   return (model) => {
     const known = cache.get(model);
     if (known !== undefined) return known;
@@ -77,7 +78,6 @@ export function resolveHostCapabilities(
     applyModelRows(resolved, host.models, model);
     applyCatalog(resolved, catalogEntry(host.catalog, model));
     adjust?.(resolved, model);
-    if (cache.size >= maxCachedModels) cache.clear();
     cache.set(model, resolved);
     return resolved;
   };

@@ -41,9 +41,40 @@ export type InputPlan =
 function entryOf(context: ProviderContext): SessionEntry {
   const key = `${context.provider}:responses`;
   let entry = context.session.state.get(key) as SessionEntry | undefined;
-  if (entry === undefined) {
-    entry = {};
+  if (entry === undefined || !checkedEntries.has(entry)) {
+    // Restored from a snapshot (untrusted) or new: only a well-formed held state is kept.
+    entry = checkedEntry(entry);
+    checkedEntries.add(entry);
     context.session.state.set(key, entry);
+  }
+  return entry;
+}
+
+const checkedEntries = new WeakSet<object>();
+
+function checkedEntry(value: unknown): SessionEntry {
+  if (typeof value !== 'object' || value === null) return {};
+  const { held, abandoned } = value as Record<string, unknown>;
+  const entry: SessionEntry = {};
+  if (abandoned === true) entry.abandoned = true;
+  if (typeof held === 'object' && held !== null) {
+    const { responseId, count, fingerprint, outputItemIds } = held as Record<string, unknown>;
+    if (
+      typeof responseId === 'string' &&
+      /^[A-Za-z0-9_-]{1,256}$/.test(responseId) &&
+      Number.isInteger(count) &&
+      (count as number) >= 0 &&
+      typeof fingerprint === 'string' &&
+      Array.isArray(outputItemIds) &&
+      outputItemIds.every((id) => typeof id === 'string')
+    ) {
+      entry.held = {
+        responseId,
+        count: count as number,
+        fingerprint,
+        outputItemIds: outputItemIds as string[],
+      };
+    }
   }
   return entry;
 }

@@ -1,11 +1,11 @@
 /** Builders of realistic provider error responses, usable as scripts and by the emulator's own rules. */
-import { createAnthropicRequestId, randomToken } from './ids.ts';
+import { codecs } from '../../codecs/index.ts';
 import type { JsonScript } from './types.ts';
 
 /**
  * An Anthropic error response: `{"type":"error","error":{"type","message"},"request_id"}` with a
- * `request-id` header. `type` is e.g. `invalid_request_error`, `authentication_error`,
- * `rate_limit_error`, `overloaded_error`.
+ * `request-id` header, encoded by the production Anthropic codec. `type` is e.g.
+ * `invalid_request_error`, `authentication_error`, `rate_limit_error`, `overloaded_error`.
  */
 export function anthropicError(
   status: number,
@@ -13,13 +13,13 @@ export function anthropicError(
   message: string,
   headers: Record<string, string> = {},
 ): JsonScript {
-  const requestId = createAnthropicRequestId();
-  return {
-    type: 'json',
+  const encoded = codecs['anthropic-messages'].encodeError({
     status,
-    body: { type: 'error', error: { type, message }, request_id: requestId },
-    headers: { 'request-id': requestId, ...headers },
-  };
+    errorClass: 'other',
+    code: type,
+    message,
+  });
+  return { type: 'json', status, body: encoded.body, headers: { ...encoded.headers, ...headers } };
 }
 
 /** Optional fields of an OpenAI error body. */
@@ -31,32 +31,31 @@ export interface OpenaiErrorOptions {
   headers?: Record<string, string>;
 }
 
-/** An OpenAI error response: `{"error":{"message","type","param","code"}}` with an `x-request-id` header. */
+/**
+ * An OpenAI error response: `{"error":{"message","type","param","code"}}` with an `x-request-id`
+ * header, encoded by the production OpenAI codec.
+ */
 export function openaiError(status: number, message: string, options: OpenaiErrorOptions = {}): JsonScript {
-  const type = options.type ?? (status >= 500 ? 'server_error' : 'invalid_request_error');
+  const encoded = codecs['openai-chat'].encodeError({
+    status,
+    errorClass: status >= 500 ? 'server_error' : 'invalid_request',
+    message,
+    ...(options.type === undefined ? {} : { type: options.type }),
+    ...(options.param === undefined || options.param === null ? {} : { param: options.param }),
+    ...(options.code === undefined || options.code === null ? {} : { code: options.code }),
+  });
   return {
     type: 'json',
     status,
-    body: { error: { message, type, param: options.param ?? null, code: options.code ?? null } },
-    headers: { 'x-request-id': `req_${randomToken(32, '0123456789abcdef')}`, ...(options.headers ?? {}) },
+    body: encoded.body,
+    headers: { ...encoded.headers, ...(options.headers ?? {}) },
   };
 }
 
-const googleStatusNames: Record<number, string> = {
-  400: 'INVALID_ARGUMENT',
-  401: 'UNAUTHENTICATED',
-  403: 'PERMISSION_DENIED',
-  404: 'NOT_FOUND',
-  409: 'ABORTED',
-  429: 'RESOURCE_EXHAUSTED',
-  500: 'INTERNAL',
-  503: 'UNAVAILABLE',
-  504: 'DEADLINE_EXCEEDED',
-};
-
 /**
- * A Google API error response: `{"error":{"code","message","status","details"?}}`. `statusName`
- * defaults from the HTTP status (400 `INVALID_ARGUMENT`, 429 `RESOURCE_EXHAUSTED`, …).
+ * A Google API error response: `{"error":{"code","message","status","details"?}}`, encoded by the
+ * production Gemini codec. `statusName` defaults from the HTTP status (400 `INVALID_ARGUMENT`, 429
+ * `RESOURCE_EXHAUSTED`, …).
  */
 export function googleError(
   status: number,
@@ -64,16 +63,18 @@ export function googleError(
   statusName?: string,
   details?: unknown[],
 ): JsonScript {
-  const error: Record<string, unknown> = {
-    code: status,
+  const encoded = codecs.gemini.encodeError({
+    status,
+    errorClass: 'other',
     message,
-    status: statusName ?? googleStatusNames[status] ?? 'UNKNOWN',
-  };
-  if (details !== undefined) error.details = details;
+    ...(statusName === undefined ? {} : { code: statusName }),
+  });
+  const body = encoded.body as { error: Record<string, unknown> };
+  if (details !== undefined) body.error.details = details;
   return {
     type: 'json',
     status,
-    body: { error },
+    body,
     headers: { 'content-type': 'application/json; charset=UTF-8' },
   };
 }

@@ -22,7 +22,7 @@ import {
 import { checkConverseRequest, checkInvokeRequest } from './rules/bedrock.ts';
 import { checkGoogleCredentials, checkVertexAnthropicRequest } from './rules/vertex.ts';
 import { checkAnthropicRequest } from './rules/anthropic.ts';
-import { checkGeminiRequest } from './rules/gemini.ts';
+import { checkGeminiBody, checkGeminiRequest } from './rules/gemini.ts';
 import { checkHostRules } from './rules/hosts.ts';
 import { checkBearer, checkChatRequest } from './rules/openai.ts';
 import { checkResponsesRequest, rememberResponse, type ResponsesStore } from './rules/openai-responses.ts';
@@ -160,8 +160,9 @@ export const emulatorProtocols: { readonly [Api in EmulatorApi]: EmulatorProtoco
     namedEvents: false,
     modelList: geminiModelList,
     checkRules: (request) =>
+      // Vertex (`…/publishers/google/models/…`): OAuth or an express key, then the same body rules.
       request.path.includes('/publishers/google/')
-        ? checkGoogleCredentials(request)
+        ? (checkGoogleCredentials(request) ?? checkGeminiBody(request))
         : checkGeminiRequest(request),
     errors: googleErrors,
   },

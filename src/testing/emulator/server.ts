@@ -164,6 +164,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   return {
     url: `http://127.0.0.1:${address.port}`,
     requests: state.requests,
+    clear() {
+      state.queue.length = 0;
+    },
     enqueue(script) {
       state.queue.push(script);
     },

@@ -172,6 +172,8 @@ export interface Emulator {
   readonly url: string;
   /** Queues a script; each non-GET request to a scripted endpoint consumes one, first in first out. */
   enqueue(script: EmulatorScript): void;
+  /** Drops every queued script (test isolation after a request that never reached the emulator). */
+  clear(): void;
   /** Script used when the queue is empty; without one such requests get a 500 `emulator: no script queued`. */
   setDefault(script: EmulatorScript | undefined): void;
   /** Every request received, in order. */

@@ -84,6 +84,11 @@ export function checkGeminiRequest(request: RecordedRequest): JsonScript | undef
       "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
     );
   }
+  return checkGeminiBody(request);
+}
+
+/** The body rules (Gemini 3 thought signatures), shared with Vertex, whose credentials differ. */
+export function checkGeminiBody(request: RecordedRequest): JsonScript | undefined {
   if (!enforcesSignatures(geminiModelFromPath(request.path))) return undefined;
   const contents =
     typeof request.body === 'object' && request.body !== null

@@ -1,0 +1,94 @@
+/**
+ * Start-up, side by side, on the built package: the whole-process time and peak RSS of
+ * `switchyard ask` answering from the emulator against a script asking the same with the official
+ * `openai` SDK (and `node -e ''` as the floor). Run `npm run build` first, then
+ * `npm run bench:startup [-- --rounds N]`. Rounds are interleaved; medians and minimums are printed.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { startEmulator } from '../src/testing/emulator/index.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cli = join(root, 'dist/cli/main.js');
+if (!existsSync(cli)) {
+  console.error('bench/startup.ts: dist/cli/main.js is missing — run `npm run build` first');
+  process.exit(2);
+}
+const roundsFlag = process.argv.indexOf('--rounds');
+const rounds = Math.min(50, Math.max(1, roundsFlag === -1 ? 10 : Number(process.argv[roundsFlag + 1]) || 10));
+
+const emulator = await startEmulator();
+emulator.setDefault({
+  type: 'scripted',
+  content: [{ type: 'text', text: 'Hello!' }],
+  usage: { input: 9, output: 3 },
+});
+const folder = mkdtempSync(join(tmpdir(), 'switchyard-startup-'));
+const config = join(folder, 'switchyard.yaml');
+writeFileSync(
+  config,
+  `adapters:\n  openai: { type: openai, base_url: '${emulator.url}/v1', api_key: bench-key, max_retries: 0 }\n`,
+);
+
+const contenders: Array<{ name: string; args: string[] }> = [
+  { name: "node -e '' (floor)", args: ['-e', ''] },
+  {
+    name: 'switchyard ask (dist)',
+    args: [cli, 'ask', '--config', config, '-m', 'openai:gpt-5-mini', 'Say hello.'],
+  },
+  { name: 'openai SDK script', args: [join(root, 'bench/startup/openai-sdk.mjs'), `${emulator.url}/v1`] },
+];
+
+/** Runs one contender to its end; wall milliseconds, peak RSS in MB, and its stdout. */
+function measure(args: string[]): Promise<{ ms: number; rssMb: number; stdout: string }> {
+  const started = performance.now();
+  const child = spawn(
+    process.execPath,
+    ['--import', pathToFileURL(join(root, 'bench/startup/rss.mjs')).href, ...args],
+    {
+      stdio: ['ignore', 'pipe', 'inherit', 'pipe'],
+      env: { ...process.env, OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', GEMINI_API_KEY: '' },
+    },
+  );
+  let stdout = '';
+  let rss = '';
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
+  child.stdio[3]!.on('data', (chunk) => (rss += chunk));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => child.kill(), 30_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (code !== 0) reject(new Error(`${args.join(' ')} exited ${code}`));
+      else resolve({ ms: performance.now() - started, rssMb: Number(rss) / 1024, stdout });
+    });
+  });
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const results = contenders.map(() => ({ ms: [] as number[], rss: [] as number[] }));
+try {
+  for (let round = 0; round <= rounds; round++) {
+    for (const [index, contender] of contenders.entries()) {
+      const run = await measure(contender.args);
+      if (index > 0 && !run.stdout.includes('Hello!'))
+        throw new Error(`${contender.name} printed ${run.stdout}`);
+      if (round === 0) continue; // Warm-up: file cache.
+      results[index]!.ms.push(run.ms);
+      results[index]!.rss.push(run.rssMb);
+    }
+  }
+} finally {
+  await emulator.close();
+}
+console.log(
+  `Node ${process.versions.node}, ${rounds} interleaved rounds (after one warm-up), whole process from spawn to exit:`,
+);
+for (const [index, contender] of contenders.entries()) {
+  const { ms, rss } = results[index]!;
+  console.log(
+    `  ${contender.name.padEnd(24)} median ${median(ms).toFixed(0).padStart(4)} ms (min ${Math.min(...ms).toFixed(0)})   peak RSS median ${median(rss).toFixed(0)} MB`,
+  );
+}

@@ -1,0 +1,76 @@
+/** The chat's pure pieces: Markdown block boundaries, wrapped rows, control sequences removed, the status line. */
+import { describe, expect, it } from 'vitest';
+import { costTable, statusLine, usd } from './format.ts';
+import { AnswerRenderer, blockEnd, rowsOf, sanitize } from './render.ts';
+import type { StoredTurn } from './store.ts';
+
+const turn = (model: string, input: number, output: number, cost: number | undefined): StoredTurn => ({
+  model,
+  usage: { input, cacheRead: 0, cacheWrite: 0, output, reasoning: 0 },
+  cost,
+  at: '2026-11-26T10:00:00.000Z',
+});
+
+describe('answer rendering', () => {
+  it('a block ends after a blank line or a closing fence, never inside a code block', () => {
+    expect(blockEnd('Hello')).toBe(0);
+    expect(blockEnd('Hello\n\nWor')).toBe(7);
+    expect(blockEnd('```ts\nconst a = 1;\n\nconst b = 2;\n')).toBe(0);
+    expect(blockEnd('```ts\nconst a = 1;\n```\nafter')).toBe(23);
+    expect(blockEnd('~~~\n```\n~~~\n')).toBe(12);
+  });
+
+  it('counts wrapped rows and strips terminal control sequences from model output', () => {
+    expect(rowsOf('abc', 80)).toBe(1);
+    expect(rowsOf('x'.repeat(81), 80)).toBe(2);
+    expect(rowsOf('a\n\nb', 80)).toBe(3);
+    expect(sanitize('ok\x1b[2J\x1b]0;title\x07\x9b31m\ttab\nline\r')).toBe('ok]0;title31m\ttab\nline');
+  });
+
+  it('on a pipe writes plain text: tool calls one line each, the result summarized, reasoning folded away', () => {
+    let written = '';
+    const renderer = new AnswerRenderer(
+      { write: (text) => void (written += text), tty: false, columns: () => 80, rows: () => 24 },
+      { reasoning: false },
+    );
+    renderer.event({ type: 'reasoning-delta', index: 0, delta: 'secret plan' } as never);
+    renderer.event({ type: 'text-delta', index: 1, delta: 'Let me check.' } as never);
+    renderer.event({ type: 'tool-call-start', index: 2, id: 'c1', name: 'weather' } as never);
+    renderer.event({ type: 'tool-call-end', index: 2, id: 'c1', input: { city: 'Paris' } } as never);
+    renderer.event({
+      type: 'tool-end',
+      result: {
+        type: 'tool-result',
+        callId: 'c1',
+        name: 'weather',
+        output: { type: 'text', text: '18 °C\nsunny' },
+        isError: false,
+      },
+      isError: false,
+    } as never);
+    renderer.finish('⏹ interrupted');
+    expect(written).toBe('Let me check.\n⚙ weather {"city":"Paris"}\n  ↳ 18 °C sunny\n⏹ interrupted\n');
+  });
+});
+
+describe('the status line and /cost', () => {
+  it('shows the message’s tokens and cost, the total as the sum of the priced turns, and the context used', () => {
+    const all = [
+      turn('anthropic:claude-sonnet-4-5', 1000, 50, 0.00375),
+      turn('openai:gpt-5-mini', 1200, 20, 0.00034),
+    ];
+    expect(statusLine({ model: 'gpt-mini', turns: all.slice(1), all, contextWindow: 400_000 })).toBe(
+      'gpt-mini · in 1,200 out 20 · $0.000340 this turn · $0.004090 total · context 0% of 400k',
+    );
+    expect(
+      statusLine({
+        model: 'x',
+        turns: [turn('x', 10, 1, undefined)],
+        all: [turn('x', 10, 1, undefined)],
+        contextWindow: 0,
+      }),
+    ).toBe('x · in 10 out 1 · $? this turn · $0.0000 total');
+    expect(costTable(all).at(-1)).toMatch(/total\s+\$0\.004090$/);
+    expect(usd(undefined)).toBe('$?');
+  });
+});

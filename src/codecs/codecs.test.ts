@@ -1,0 +1,76 @@
+/** The codecs by themselves: decoding edge cases and the opaque-field round trip. */
+import { describe, expect, it } from 'vitest';
+import { codecs } from './index.ts';
+import { RequestFieldError } from './fields.ts';
+import { taggedOpaque, verbatimOpaque } from './opaque.ts';
+
+describe('decoding', () => {
+  it('Anthropic system turns between messages (Claude Code 2.x) become system items in place', () => {
+    const decoded = codecs['anthropic-messages'].decodeRequest({
+      model: 'm',
+      max_tokens: 10,
+      messages: [
+        { role: 'user', content: 'Hi' },
+        { role: 'system', content: [{ type: 'text', text: 'Be brief.' }] },
+      ],
+    });
+    expect(decoded.request.transcript.map((item) => item.kind)).toEqual(['user', 'system']);
+  });
+
+  it('a refused field names itself; an unknown one is ignored', () => {
+    const refuse = () =>
+      codecs['openai-chat'].decodeRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], n: 3 });
+    expect(refuse).toThrow(RequestFieldError);
+    expect(refuse).toThrow(/^n: /);
+    const decoded = codecs['openai-chat'].decodeRequest({
+      model: 'm',
+      messages: [{ role: 'user', content: 'x' }],
+      brand_new_field: true,
+    });
+    expect(decoded.model).toBe('m');
+  });
+
+  it('Gemini calls without ids get stable ids and responses answer them by name, in order', () => {
+    const decoded = codecs.gemini.decodeRequest(
+      {
+        contents: [
+          { role: 'user', parts: [{ text: 'Weather?' }] },
+          {
+            role: 'model',
+            parts: [
+              { functionCall: { name: 'w', args: { city: 'A' } } },
+              { functionCall: { name: 'w', args: { city: 'B' } } },
+            ],
+          },
+          {
+            role: 'user',
+            parts: [
+              { functionResponse: { name: 'w', response: { output: 'a' } } },
+              { functionResponse: { name: 'w', response: { output: 'b' } } },
+            ],
+          },
+        ],
+      },
+      { model: 'gemini-x', stream: false },
+    );
+    const [, assistant, tool] = decoded.request.transcript;
+    const callIds = assistant!.parts.map((part) => (part.type === 'tool-call' ? part.id : ''));
+    const answered = tool!.parts.map((part) => (part.type === 'tool-result' ? part.callId : ''));
+    expect(callIds).toEqual(['gc_1_0', 'gc_1_1']);
+    expect(answered).toEqual(callIds);
+  });
+});
+
+describe('opaque fields', () => {
+  it('the gateway tags a payload with its provider and metadata, and reads it back', () => {
+    const payload = {
+      provider: 'gemini',
+      signature: 'sig',
+      data: 'enc',
+      metadata: { 'responses.item_id': 'rs_1' },
+    };
+    expect(taggedOpaque.unwrap(taggedOpaque.wrap(payload))).toEqual(payload);
+    expect(taggedOpaque.unwrap('plain-signature')).toEqual({ signature: 'plain-signature' });
+    expect(verbatimOpaque.wrap({ provider: 'x', signature: 'raw' })).toBe('raw');
+  });
+});

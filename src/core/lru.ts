@@ -1,0 +1,63 @@
+/**
+ * Bounded memory for per-name state: an LRU cache, and a "warn once per key" set with a cap. Every
+ * cache keyed by something a caller chooses (a model name, a glob-served id) uses one of these, so
+ * a stream of distinct names cannot grow the heap or flood the log.
+ */
+
+/** A Map bounded to `capacity` entries; reading an entry makes it the most recent, the least recent goes first. */
+export class LruCache<Key, Value> {
+  private readonly entries = new Map<Key, Value>();
+  readonly capacity: number;
+
+  constructor(capacity: number) {
+    this.capacity = Math.max(1, Math.floor(capacity));
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(key: Key): Value | undefined {
+    const value = this.entries.get(key);
+    if (value === undefined) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    return value;
+  }
+
+  set(key: Key, value: Value): void {
+    this.entries.delete(key);
+    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value as Key);
+    this.entries.set(key, value);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+/**
+ * Decides which keys still deserve a warning: each key once, up to `cap` keys; the first key past
+ * the cap gets one last `'capped'` answer (say that further ones are not logged), later ones none.
+ */
+export class WarnOnce {
+  private readonly seen = new Set<string>();
+  private capped = false;
+  readonly cap: number;
+
+  constructor(cap: number) {
+    this.cap = cap;
+  }
+
+  /** `'warn'` the first time a key is seen (below the cap), `'capped'` once at the cap, else `'skip'`. */
+  check(key: string): 'warn' | 'capped' | 'skip' {
+    if (this.seen.has(key)) return 'skip';
+    if (this.seen.size < this.cap) {
+      this.seen.add(key);
+      return 'warn';
+    }
+    if (this.capped) return 'skip';
+    this.capped = true;
+    return 'capped';
+  }
+}

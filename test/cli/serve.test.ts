@@ -1,0 +1,81 @@
+/** `switchyard serve --emulator`: the gateway offline, answered by the emulator, stopped gracefully by SIGTERM. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import { repoRoot } from '../support/fixtures.ts';
+
+const main = join(repoRoot, 'src/cli/main.ts');
+const children: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+function collect(stream: NodeJS.ReadableStream): {
+  text: () => string;
+  until(pattern: RegExp): Promise<RegExpMatchArray>;
+} {
+  let text = '';
+  stream.setEncoding('utf8');
+  const listeners: Array<() => void> = [];
+  stream.on('data', (chunk: string) => {
+    text += chunk;
+    for (const wake of listeners.splice(0)) wake();
+  });
+  return {
+    text: () => text,
+    async until(pattern) {
+      for (let attempt = 0; attempt < 150; attempt++) {
+        const match = text.match(pattern);
+        if (match !== null) return match;
+        await new Promise<void>((resolve) => {
+          listeners.push(resolve);
+          setTimeout(resolve, 100);
+        });
+      }
+      throw new Error(`no ${pattern} in ${JSON.stringify(text)}`);
+    },
+  };
+}
+
+describe('switchyard serve', () => {
+  it('--emulator serves every protocol offline with no keys, logs JSON lines, and stops on SIGTERM', async () => {
+    const child = spawn(process.execPath, [main, 'serve', '--emulator', '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    const stdout = collect(child.stdout!);
+    const stderr = collect(child.stderr!);
+    const [, url] = await stdout.until(/^(http:\/\/127\.0\.0\.1:\d+)\n/);
+    const client = new Anthropic({ baseURL: url, apiKey: 'any', maxRetries: 0 });
+    const message = await client.messages.create({
+      model: 'gpt-mini',
+      max_tokens: 20,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(message.content).toEqual([{ type: 'text', text: 'Hello from the Switchyard emulator.' }]);
+    const [line] = await stdout.until(/\{"time".*\n/);
+    expect(JSON.parse(line)).toMatchObject({
+      protocol: 'anthropic-messages',
+      model: 'gpt-mini',
+      provider: 'openai',
+      status: 200,
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stderr.text()).toContain('switchyard serve: stopped');
+  });
+
+  it('refuses a non-loopback host without gateway keys (exit 1)', async () => {
+    const child = spawn(process.execPath, [main, 'serve', '--emulator', '--host', '0.0.0.0', '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    const stderr = collect(child.stderr!);
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (exit) => resolve(exit)));
+    expect(code).toBe(1);
+    expect(stderr.text()).toMatch(/no gateway keys/);
+  });
+});

@@ -1,0 +1,72 @@
+/** The native WebSocket (requests and cancel by id) and graceful shutdown (grace, then cancel upstream). */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { type GatewayHarness, startGatewayHarness } from './harness.ts';
+
+let harness: GatewayHarness;
+
+beforeAll(async () => {
+  harness = await startGatewayHarness();
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+const transcript = [{ kind: 'user', parts: [{ type: 'text', text: 'Hi' }] }];
+
+it('the WebSocket streams canonical events by request id, and a cancel message aborts the upstream call', async () => {
+  const socket = new WebSocket(`${harness.server.url.replace('http', 'ws')}/switchyard/v1/ws`);
+  const messages: Array<{ type: string; id: string; event?: { type: string } }> = [];
+  const waiters: Array<() => void> = [];
+  socket.on('message', (data) => {
+    messages.push(JSON.parse(String(data)) as (typeof messages)[number]);
+    for (const wake of waiters.splice(0)) wake();
+  });
+  const until = async (test: () => boolean) => {
+    while (!test()) await new Promise<void>((resolve) => waiters.push(resolve));
+  };
+  await new Promise((resolve) => socket.once('open', resolve));
+
+  harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Over the socket.' }] });
+  socket.send(JSON.stringify({ type: 'request', id: 'a', request: { model: 'up-chat', transcript } }));
+  await until(() => messages.some((message) => message.id === 'a' && message.type === 'done'));
+  const events = messages
+    .filter((message) => message.id === 'a' && message.type === 'event')
+    .map((message) => message.event!.type);
+  expect(events[0]).toBe('message-start');
+  expect(events.at(-1)).toBe('finish');
+
+  harness.emulator.enqueue({
+    type: 'scripted',
+    content: [{ type: 'text', text: 'z'.repeat(200) }],
+    fault: { stallAfterEvents: 4 },
+  });
+  const served = harness.nextServed();
+  socket.send(JSON.stringify({ type: 'request', id: 'b', request: { model: 'up-chat', transcript } }));
+  await until(() => messages.some((message) => message.id === 'b' && message.event?.type === 'text-delta'));
+  socket.send(JSON.stringify({ type: 'cancel', id: 'b' }));
+  expect(await served).toMatchObject({ complete: false });
+  socket.close();
+});
+
+it('graceful shutdown: in-flight streams get the grace period, then their upstream calls are cancelled', async () => {
+  const own = await startGatewayHarness();
+  own.emulator.enqueue({
+    type: 'scripted',
+    content: [{ type: 'text', text: 'w'.repeat(200) }],
+    fault: { stallAfterEvents: 4 },
+  });
+  const served = own.nextServed();
+  const response = await fetch(`${own.server.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'up-chat', stream: true, messages: [{ role: 'user', content: 'Hi' }] }),
+  });
+  const reader = response.body!.getReader();
+  await reader.read();
+  const closing = own.server.close(50);
+  expect(await served).toMatchObject({ complete: false });
+  await closing;
+  await reader.cancel().catch(() => undefined);
+  await own.close();
+});

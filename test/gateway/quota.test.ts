@@ -1,0 +1,96 @@
+/**
+ * Per-key limits and budgets in one gateway process (the memory store, the single-process default),
+ * seen through the official SDKs: 429 with retry-after and 402 budget_exceeded in each client's own
+ * error type, and the admin-only usage endpoint.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyDigest } from '../support/gateway-processes.ts';
+import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
+
+let harness: GatewayHarness;
+
+beforeAll(async () => {
+  harness = await startGatewayHarness({
+    keys: [
+      { name: 'limited', key: keyDigest('key-limited'), limits: { requests_per_minute: 2 } },
+      { name: 'tokens', key: keyDigest('key-tokens'), limits: { tokens_per_minute: 3000 } },
+      { name: 'budgeted', key: keyDigest('key-budgeted'), budget: { usd_per_day: 0.001 } },
+      { name: 'ops', key: keyDigest('key-ops'), admin: true },
+    ],
+  });
+  // 100 input + 1,000 output tokens of gpt-4.1-mini cost more than the $0.001 budget at once.
+  harness.emulator.setDefault({
+    type: 'scripted',
+    content: [{ type: 'text', text: 'ok' }],
+    usage: { input: 100, output: 1000 },
+  });
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+const ask = (client: OpenAI, max = 100) =>
+  client.chat.completions.create({
+    model: 'up-chat',
+    max_tokens: max,
+    messages: [{ role: 'user', content: 'Hi' }],
+  });
+
+describe('per-key limits and budgets (memory store)', () => {
+  it('over requests per minute: the OpenAI SDK gets a RateLimitError (429) with retry-after', async () => {
+    const { openai } = createClients(harness.server.url, 'key-limited');
+    await ask(openai);
+    await ask(openai);
+    const error = await ask(openai).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+    const retryAfter = Number(
+      (error as InstanceType<typeof OpenAI.RateLimitError>).headers.get('retry-after'),
+    );
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(30); // 2 a minute: one back within 30 s
+  });
+
+  it('the same refusal reaches the Anthropic SDK as its RateLimitError', async () => {
+    const { anthropic } = createClients(harness.server.url, 'key-limited');
+    const error = await anthropic.messages
+      .create({ model: 'up-chat', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Anthropic.RateLimitError);
+  });
+
+  it('tokens per minute count the input estimate plus max_tokens: one large call fits, the next waits', async () => {
+    const { openai } = createClients(harness.server.url, 'key-tokens');
+    await ask(openai, 2500);
+    const error = await ask(openai, 2500).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+  });
+
+  it('at its budget: 402 budget_exceeded before dispatch; the admin reads spend and what remains', async () => {
+    const { openai } = createClients(harness.server.url, 'key-budgeted');
+    await ask(openai, 1000);
+    const before = harness.emulator.requests.length;
+    const error = await ask(openai, 1000).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(error).toMatchObject({ status: 402, code: 'budget_exceeded' });
+    expect(harness.emulator.requests.length).toBe(before);
+    const usage = await fetch(`${harness.server.url}/switchyard/v1/keys/budgeted/usage`, {
+      headers: { authorization: 'Bearer key-ops' },
+    });
+    const body = (await usage.json()) as { key: string; day: Record<string, number> };
+    expect(body).toMatchObject({
+      key: 'budgeted',
+      day: { limit_usd: 0.001, remaining_usd: 0, reserved_micros: 0 },
+    });
+    expect(body.day.spent_micros).toBeGreaterThan(1000); // the one call's billed cost, in micro-dollars
+    const notAdmin = await fetch(`${harness.server.url}/switchyard/v1/keys/budgeted/usage`, {
+      headers: { authorization: 'Bearer key-budgeted' },
+    });
+    expect(notAdmin.status).toBe(403);
+    const unknown = await fetch(`${harness.server.url}/switchyard/v1/keys/nobody/usage`, {
+      headers: { authorization: 'Bearer key-ops' },
+    });
+    expect(unknown.status).toBe(404);
+  });
+});

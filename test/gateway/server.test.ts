@@ -1,0 +1,239 @@
+/**
+ * The gateway's own behaviour: limits and refusals in each protocol's error shape, keys as each
+ * protocol sends them, loopback-only without keys, operations endpoints, request ids, the
+ * overhead header, stored Responses, model listings, token counting and the native stream.
+ */
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createGateway } from 'switchyard-ai/gateway';
+import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
+
+let harness: GatewayHarness;
+const digest = (key: string) => `sha256:${createHash('sha256').update(key).digest('hex')}`;
+const hello = (text = 'Hello.') => ({
+  type: 'scripted' as const,
+  content: [{ type: 'text' as const, text }],
+  usage: { input: 3, output: 2 },
+});
+
+beforeAll(async () => {
+  process.env.GATEWAY_TEST_OPS_KEY = 'ops-key-2';
+  harness = await startGatewayHarness({
+    body_limit_bytes: 4096,
+    keys: [
+      { name: 'team', key: digest('team-key-1'), models: ['up-chat', 'up-responses', 'up-gemini'] },
+      { name: 'ops', key_env: 'GATEWAY_TEST_OPS_KEY' },
+    ],
+  });
+});
+beforeEach(() => {
+  harness.emulator.clear();
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+  fetch(`${harness.server.url}${path}`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', authorization: 'Bearer ops-key-2', ...headers },
+  });
+const chatBody = (extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ model: 'up-chat', messages: [{ role: 'user', content: 'Hi' }], ...extra });
+
+describe('limits and refusals', () => {
+  it.each([
+    ['/v1/chat/completions', (body: Record<string, unknown>) => (body.error as { message: string }).message],
+    [
+      '/v1/messages',
+      (body: Record<string, unknown>) => (body as { type: string; error: { message: string } }).error.message,
+    ],
+    [
+      '/v1beta/models/up-chat:generateContent',
+      (body: Record<string, unknown>) => (body.error as { status: string; message: string }).message,
+    ],
+  ])('malformed JSON to %s is a 400 in that protocol’s shape', async (path, messageOf) => {
+    const response = await post(path, '{"model": ');
+    expect(response.status).toBe(400);
+    expect(messageOf((await response.json()) as Record<string, unknown>)).toMatch(/not valid JSON/);
+  });
+
+  it('a body above the limit is a 413', async () => {
+    const response = await post('/v1/chat/completions', chatBody({ padding: 'x'.repeat(5000) }));
+    expect(response.status).toBe(413);
+  });
+
+  it.each([
+    ['n', { n: 2 }],
+    ['logprobs', { logprobs: true }],
+    ['modalities', { modalities: ['text', 'audio'] }],
+    ['audio', { audio: { voice: 'alloy', format: 'wav' } }],
+  ])('%s that cannot be honoured is a 400 naming the field', async (field, extra) => {
+    const response = await post('/v1/chat/completions', chatBody(extra));
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { message: string; param: string } };
+    expect(body.error.param).toBe(field);
+    expect(body.error.message).toContain(field);
+  });
+
+  it('fields a newer SDK adds are ignored, never a 400', async () => {
+    harness.emulator.enqueue(hello());
+    const response = await post(
+      '/v1/chat/completions',
+      chatBody({ future_option: { anything: true }, n: 1 }),
+    );
+    expect(response.status).toBe(200);
+  });
+
+  it('an unknown model is a 404 in the client’s shape', async () => {
+    const response = await post('/v1/chat/completions', chatBody({ model: 'no-such-model' }));
+    expect(response.status).toBe(404);
+  });
+});
+
+describe('keys', () => {
+  it('every protocol’s way of sending a key works with the official SDKs', async () => {
+    const clients = createClients(harness.server.url, 'team-key-1');
+    harness.emulator.enqueue(hello('via bearer'));
+    const chat = await clients.openai.chat.completions.create({
+      model: 'up-chat',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    expect(chat.choices[0]!.message.content).toBe('via bearer');
+    harness.emulator.enqueue(hello('via x-goog-api-key'));
+    const gemini = await clients.google.models.generateContent({ model: 'up-gemini', contents: 'Hi' });
+    expect(gemini.text).toBe('via x-goog-api-key');
+    const ops = createClients(harness.server.url, 'ops-key-2');
+    harness.emulator.enqueue(hello('via x-api-key'));
+    const message = await ops.anthropic.messages.create({
+      model: 'up-anthropic',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    expect(message.content).toEqual([{ type: 'text', text: 'via x-api-key' }]);
+    harness.emulator.enqueue(hello('via ?key='));
+    const query = await fetch(`${harness.server.url}/v1beta/models/up-chat:generateContent?key=team-key-1`, {
+      method: 'POST',
+      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] }),
+    });
+    expect(query.status).toBe(200);
+  });
+
+  it('a wrong or missing key is a 401; a model outside the key’s list is a 403', async () => {
+    const wrong = createClients(harness.server.url, 'not-a-key');
+    await expect(
+      wrong.anthropic.messages.create({
+        model: 'up-chat',
+        max_tokens: 5,
+        messages: [{ role: 'user', content: 'Hi' }],
+      }),
+    ).rejects.toMatchObject({ status: 401 });
+    expect((await fetch(`${harness.server.url}/v1/models`)).status).toBe(401);
+    const team = createClients(harness.server.url, 'team-key-1');
+    await expect(
+      team.openai.chat.completions.create({
+        model: 'up-anthropic',
+        messages: [{ role: 'user', content: 'Hi' }],
+      }),
+    ).rejects.toMatchObject({ status: 403 });
+  });
+
+  it('with no keys configured, a non-loopback host is refused', async () => {
+    const gateway = createGateway({ config: { builtins: false }, accessLog: () => {} });
+    await expect(gateway.listen({ host: '0.0.0.0', port: 0 })).rejects.toThrow(/no gateway keys/);
+    await gateway.switchyard.close();
+  });
+});
+
+describe('operations', () => {
+  it('/healthz, /readyz and /metrics', async () => {
+    expect((await fetch(`${harness.server.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${harness.server.url}/readyz`)).status).toBe(200);
+    const metrics = await (await fetch(`${harness.server.url}/metrics`)).text();
+    expect(metrics).toContain('switchyard_gateway_requests_total');
+    expect(metrics).toContain('switchyard_gateway_in_flight_requests');
+    expect(metrics).toContain('switchyard_gateway_circuit_state');
+  });
+
+  it('x-request-id is echoed (or generated), x-switchyard-overhead-ms is on every non-streamed reply, the access log has no content', async () => {
+    harness.emulator.enqueue(hello('secret prompt answer'));
+    const response = await post('/v1/chat/completions', chatBody(), { 'x-request-id': 'trace-123' });
+    expect(response.headers.get('x-request-id')).toBe('trace-123');
+    expect(Number(response.headers.get('x-switchyard-overhead-ms'))).toBeGreaterThanOrEqual(0);
+    const line = harness.accessLog.at(-1)!;
+    expect(line).toMatchObject({
+      requestId: 'trace-123',
+      key: 'ops',
+      model: 'up-chat',
+      status: 200,
+      stream: false,
+    });
+    expect(JSON.stringify(line)).not.toContain('secret prompt answer');
+    const generated = await fetch(`${harness.server.url}/healthz`);
+    expect(generated.headers.get('x-request-id')).toMatch(/^\w{26}$/);
+  });
+});
+
+describe('protocol surfaces', () => {
+  it('Responses store + previous_response_id: the stored transcript continues; an unknown id is a 404', async () => {
+    const { openai } = createClients(harness.server.url, 'ops-key-2');
+    harness.emulator.enqueue(hello('First answer.'));
+    const first = await openai.responses.create({ model: 'up-chat', input: 'Remember: blue.', store: true });
+    harness.emulator.enqueue(hello('Blue.'));
+    const second = await openai.responses.create({
+      model: 'up-chat',
+      input: 'Which colour?',
+      previous_response_id: first.id,
+    });
+    expect(second.output_text).toBe('Blue.');
+    const upstream = JSON.stringify(harness.emulator.requests.at(-1)?.body);
+    expect(upstream).toContain('Remember: blue.');
+    expect(upstream).toContain('First answer.');
+    await expect(
+      openai.responses.create({ model: 'up-chat', input: 'x', previous_response_id: 'resp_unknown' }),
+    ).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('model listings in each protocol’s shape, and token counting', async () => {
+    const clients = createClients(harness.server.url, 'ops-key-2');
+    const openaiIds = [];
+    for await (const model of clients.openai.models.list()) openaiIds.push(model.id);
+    expect(openaiIds).toContain('up-gemini');
+    const anthropicIds = [];
+    for await (const model of clients.anthropic.models.list()) anthropicIds.push(model.id);
+    expect(anthropicIds).toContain('up-anthropic');
+    const geminiNames = [];
+    for await (const model of await clients.google.models.list()) geminiNames.push(model.name);
+    expect(geminiNames).toContain('models/up-chat');
+    const counted = await clients.anthropic.messages.countTokens({
+      model: 'up-chat',
+      messages: [{ role: 'user', content: 'Count these words please.' }],
+    });
+    expect(counted.input_tokens).toBeGreaterThan(0);
+    const geminiCount = await clients.google.models.countTokens({
+      model: 'up-chat',
+      contents: 'Count these words please.',
+    });
+    expect(geminiCount.totalTokens).toBeGreaterThan(0);
+  });
+
+  it('the native endpoint streams canonical events, finish last', async () => {
+    harness.emulator.enqueue(hello('Native.'));
+    const response = await post(
+      '/switchyard/v1/stream',
+      JSON.stringify({
+        model: 'up-chat',
+        transcript: [{ kind: 'user', parts: [{ type: 'text', text: 'Hi' }] }],
+      }),
+    );
+    const text = await response.text();
+    const events = text
+      .split('\n')
+      .filter((line) => line.startsWith('event: '))
+      .map((line) => line.slice(7));
+    expect(events[0]).toBe('message-start');
+    expect(events.at(-1)).toBe('finish');
+    expect(text).toContain('Native.');
+  });
+});
