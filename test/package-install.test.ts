@@ -179,7 +179,30 @@ export const wrong: number = userText('x');
         )
         .join(''),
     );
+    // The agent entry under `skipLibCheck: false`, without the optional MCP peer installed.
+    writeFileSync(
+      join(installed.project, 'agent-consumer.ts'),
+      `import { createAgent, type McpServerConfig } from '${manifest.name}/agent';\nexport const server: McpServerConfig = { transport: 'http', url: 'http://127.0.0.1:1/mcp' };\nexport const create = createAgent;\n`,
+    );
     const tsc = join(repoRoot, 'node_modules/typescript/bin/tsc');
+    const strictLib = {
+      compilerOptions: {
+        target: 'ES2023',
+        lib: ['ES2023', 'DOM'],
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        types: ['node'],
+        typeRoots: [join(repoRoot, 'node_modules/@types')],
+      },
+      files: ['agent-consumer.ts'],
+    };
+    writeFileSync(join(installed.project, 'tsconfig.agent.json'), JSON.stringify(strictLib, null, 2));
+    expect(existsSync(join(installed.project, 'node_modules/@modelcontextprotocol/sdk'))).toBe(false);
+    const agentRun = await installed.run(process.execPath, [tsc, '-p', 'tsconfig.agent.json']);
+    expect([agentRun.code, agentRun.stdout + agentRun.stderr]).toEqual([0, '']);
     const runs = await Promise.all(
       (['nodenext', 'bundler'] as const).map((resolution) => {
         const config = {

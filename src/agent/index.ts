@@ -16,6 +16,7 @@ export {
 export {
   connectMcpTools,
   convertResult as convertMcpResult,
+  type McpClient,
   type McpServerConfig,
   type McpToolOptions,
   type McpToolSource,

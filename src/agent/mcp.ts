@@ -18,7 +18,22 @@ export type McpServerConfig =
     }
   | { transport: 'http'; url: string | URL; headers?: Record<string, string> }
   /** An already connected SDK client (any transport). */
-  | { client: Client };
+  | { client: McpClient };
+
+/**
+ * The part of the MCP SDK's `Client` the agent uses; any connected SDK client fits. Declared here so
+ * that the types of `switchyard-ai/agent` never name the optional peer: a project without it
+ * typechecks with `skipLibCheck: false`.
+ */
+export interface McpClient {
+  listTools(params: { cursor?: string }): Promise<{ tools?: unknown; nextCursor?: unknown }>;
+  callTool(
+    params: { name: string; arguments?: Record<string, unknown> },
+    resultSchema?: undefined,
+    options?: { signal?: AbortSignal; timeout?: number },
+  ): Promise<unknown>;
+  close(): Promise<void>;
+}
 
 /** How MCP tools become agent tools. */
 export interface McpToolOptions {
@@ -37,7 +52,7 @@ export interface McpToolOptions {
 /** A connected MCP server and its tools. */
 export interface McpToolSource {
   readonly tools: AgentTool<JsonObject>[];
-  readonly client: Client;
+  readonly client: McpClient;
   /** Lists the server's tools again (after a `tools/list_changed`). */
   refresh(): Promise<AgentTool<JsonObject>[]>;
   /** Closes the connection (and ends a stdio server process). */
@@ -76,7 +91,10 @@ export async function connectMcpTools(
   return source;
 }
 
-async function connect(server: Exclude<McpServerConfig, { client: Client }>, name: string): Promise<Client> {
+async function connect(
+  server: Exclude<McpServerConfig, { client: McpClient }>,
+  name: string,
+): Promise<Client> {
   const { Client: ClientClass } = await import('@modelcontextprotocol/sdk/client/index.js');
   const client = new ClientClass({ name, version: '1.0.0' });
   if (server.transport === 'stdio') {
@@ -116,7 +134,7 @@ export const maxListedTools = 2_000;
  * {@link maxListedTools} tools or a cursor seen twice ends the listing with a `ServerError`
  * (`mcp_listing_unbounded`) instead of growing memory forever.
  */
-async function listAll(client: Client): Promise<ListedTool[]> {
+async function listAll(client: McpClient): Promise<ListedTool[]> {
   const tools: ListedTool[] = [];
   const cursors = new Set<string>();
   let cursor: string | undefined;
@@ -142,7 +160,7 @@ function unboundedListing(why: string): ServerError {
   });
 }
 
-function toAgentTool(client: Client, tool: ListedTool, options: McpToolOptions): AgentTool<JsonObject> {
+function toAgentTool(client: McpClient, tool: ListedTool, options: McpToolOptions): AgentTool<JsonObject> {
   const name = `${options.prefix ?? ''}${tool.name}`;
   const rule = options.needsApproval;
   const needsApproval: ApprovalRule<JsonObject> | undefined =

@@ -4,6 +4,7 @@ import type { CanonicalResponse } from '../core/request.ts';
 import type { Item, Part, ToolCallPart, ToolOutput, ToolResultPart } from '../core/transcript.ts';
 import { addModelUsages, type Usage } from '../core/usage.ts';
 import { addCosts } from '../pricing/cost.ts';
+import { isMarkedOutput, normalizeToolReturn, type ToolReturn } from '../schemas/tool-output.ts';
 
 /**
  * The assistant item that records `response` in a transcript: its content, with model, provider,
@@ -19,8 +20,11 @@ export function assistantItem(response: CanonicalResponse): Item {
   return { kind: 'assistant', parts: response.content, metadata };
 }
 
-/** What a tool returned: text, any JSON value, or content parts. */
-export type ToolResultValue = string | JsonValue | { type: 'parts'; parts: Part[] };
+/**
+ * What a tool returned: text, any JSON value, content parts, or whatever a tool's `execute`
+ * returns (a `toolOutput.*` result keeps its error flag; `undefined` is an empty text).
+ */
+export type ToolResultValue = ToolReturn | { type: 'parts'; parts: Part[] };
 
 /** A tool-result part answering `call` (the output as text, JSON, or parts). */
 export function toolResultPart(
@@ -28,6 +32,16 @@ export function toolResultPart(
   output: ToolResultValue,
   options: { isError?: boolean } = {},
 ): ToolResultPart {
+  if (isMarkedOutput(output)) {
+    const normalized = normalizeToolReturn(output);
+    return {
+      type: 'tool-result',
+      callId: call.id,
+      name: call.name,
+      output: normalized.output,
+      isError: options.isError ?? normalized.isError,
+    };
+  }
   return {
     type: 'tool-result',
     callId: call.id,
@@ -50,6 +64,7 @@ export function toolResultItem(
 
 function toToolOutput(output: ToolResultValue): ToolOutput {
   if (typeof output === 'string') return { type: 'text', text: output };
+  if (output === undefined) return { type: 'text', text: '' };
   if (isPartsOutput(output)) return { type: 'parts', parts: output.parts };
   return { type: 'json', value: output as JsonValue };
 }

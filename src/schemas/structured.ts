@@ -49,9 +49,24 @@ export interface Tool<Schema extends ToolSchema = ToolSchema> extends ToolSpec {
   ): Promise<{ ok: true; value: InferSchema<Schema> } | { ok: false; message: string }>;
 }
 
-/** A {@link tool} with `execute`: a request's tool spec and an agent tool at once. */
+/**
+ * A {@link tool} with `execute`: a request's tool spec and an agent tool at once. Its `execute` can
+ * be called by hand without a context (a fresh signal, `callId` `manual`, turn 0 fill what is
+ * missing), and what it returns goes into `conversation.addToolResults` as it is.
+ */
 export type ExecutableTool<Schema extends ToolSchema = ToolSchema> = Tool<Schema> &
-  AgentTool<InferSchema<Schema>>;
+  Omit<AgentTool<InferSchema<Schema>>, 'execute'> & {
+    execute(input: InferSchema<Schema>, context?: Partial<ToolContext>): ToolReturn | Promise<ToolReturn>;
+  };
+
+/** The context of a call made by hand: what the caller gave, the rest filled in. */
+function manualContext(context: Partial<ToolContext> | undefined): ToolContext {
+  return {
+    callId: context?.callId ?? 'manual',
+    signal: context?.signal ?? new AbortController().signal,
+    turn: context?.turn ?? 0,
+  };
+}
 
 /**
  * Creates a tool from a schema — the one way to define tools (`defineTool` in `switchyard-ai/agent`
@@ -86,7 +101,10 @@ export function tool(definition: ToolDefinition): Tool | ExecutableTool {
     },
   };
   if (definition.description !== undefined) created.description = definition.description;
-  if (definition.execute !== undefined) created.execute = definition.execute;
+  const execute = definition.execute;
+  if (execute !== undefined)
+    created.execute = (value, context?: Partial<ToolContext>) =>
+      execute(value as never, manualContext(context));
   if (definition.needsApproval !== undefined) created.needsApproval = definition.needsApproval;
   if (definition.timeoutMs !== undefined) created.timeoutMs = definition.timeoutMs;
   return created;

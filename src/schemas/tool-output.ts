@@ -37,6 +37,11 @@ function mark(output: ToolOutput, isError: boolean): MarkedToolOutput {
   return output as MarkedToolOutput;
 }
 
+/** Whether `value` was built by {@link toolOutput} (and carries its error flag). */
+export function isMarkedOutput(value: unknown): value is MarkedToolOutput {
+  return typeof value === 'object' && value !== null && outputMarker in value;
+}
+
 /** Converts whatever `execute` returned into a tool output and its error flag. */
 export function normalizeToolReturn(value: ToolReturn): { output: ToolOutput; isError: boolean } {
   if (typeof value === 'object' && value !== null && outputMarker in value) {

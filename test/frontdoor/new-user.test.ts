@@ -5,8 +5,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSwitchyard, userText } from 'switchyard-ai';
+import { z } from 'zod';
+import { createSwitchyard, tool, userText } from 'switchyard-ai';
+import { toolOutput } from 'switchyard-ai/agent';
 import { startEmulator, type Emulator } from 'switchyard-ai/testing';
+import type { ToolCallId } from '../../src/core/ids.ts';
 import { createMemoryLogger } from '../../src/core/logger.ts';
 
 let emulator: Emulator;
@@ -116,5 +119,45 @@ describe('sy.models() without keys', () => {
     expect(find(bare).facts).toMatchObject({ tools: true, contextWindow: 200_000 });
     await bare.close();
     await keyed.close();
+  });
+});
+
+describe("calling a tool's execute by hand", () => {
+  it('needs no context, and addToolResults takes what it returns (an error result stays an error)', async () => {
+    const weather = tool({
+      name: 'weather',
+      input: z.object({ city: z.string() }),
+      execute: ({ city }, context) =>
+        city === 'Atlantis' ? toolOutput.error('no such city') : { city, sky: 'clear', turn: context.turn },
+    });
+    const sy = createSwitchyard({ env: {}, ...quiet() });
+    const conversation = sy.conversation({ model: 'sonnet', tools: [weather] });
+    conversation.addToolResults([
+      { call: { id: 'c1' as ToolCallId, name: 'weather' }, output: await weather.execute({ city: 'Oslo' }) },
+      {
+        call: { id: 'c2' as ToolCallId, name: 'weather' },
+        output: await weather.execute({ city: 'Atlantis' }),
+      },
+    ]);
+    expect(conversation.transcript.at(-1)).toEqual({
+      kind: 'tool',
+      parts: [
+        {
+          type: 'tool-result',
+          callId: 'c1',
+          name: 'weather',
+          output: { type: 'json', value: { city: 'Oslo', sky: 'clear', turn: 0 } },
+          isError: false,
+        },
+        {
+          type: 'tool-result',
+          callId: 'c2',
+          name: 'weather',
+          output: { type: 'text', text: 'no such city' },
+          isError: true,
+        },
+      ],
+    });
+    await sy.close();
   });
 });
