@@ -159,7 +159,8 @@ describe('switchyard chat in a terminal', () => {
 
     emulator.enqueue({
       type: 'scripted',
-      content: [{ type: 'text', text: 'One. Two. Three. Four. Five. Six. Seven. Eight. Nine. Ten.' }],
+      // Long enough (about 25 s of drip) that a loaded machine still presses Ctrl-C mid-answer.
+      content: [{ type: 'text', text: `One. Two. Three. ${'And counting. '.repeat(60)}Ten.` }],
       chunkSize: 5,
       fault: { dripMs: 150 },
     });
