@@ -53,11 +53,12 @@ export class RedisAvailabilityStore implements AvailabilityStore {
     this.subscriber.on('message', (channel: string, message: string) => {
       if (channel === this.channel) this.onMessage(message);
     });
-    // Subscribed again by ioredis after each reconnect.
-    this.subscribed = this.subscriber.subscribe(this.channel).then(
-      () => undefined,
-      () => undefined,
-    );
+    this.subscribed = this.subscribe();
+    // Subscribed again after each reconnect (the subscriber is created without autoResubscribe).
+    let connections = 0;
+    this.subscriber.on('ready', () => {
+      if (++connections > 1) void this.subscribe();
+    });
     this.local.onOpen!((key) => this.notify(key));
     this.timer = setInterval(() => void this.refresh(), options.refreshMs);
     this.timer.unref();
@@ -94,6 +95,14 @@ export class RedisAvailabilityStore implements AvailabilityStore {
   onOpen(listener: (key: string) => void): () => void {
     this.listeners.add(listener);
     return () => void this.listeners.delete(listener);
+  }
+
+  /** Subscribes to the circuit channel; a failure is met again at the next reconnect. */
+  private subscribe(): Promise<void> {
+    return this.subscriber.subscribe(this.channel).then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   /** Re-reads every circuit (also the health check that ends an outage). */

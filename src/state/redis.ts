@@ -96,7 +96,14 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
   const availability = new RedisAvailabilityStore({
     client,
     // The subscriber queues its SUBSCRIBE until connected (it sends nothing else).
-    subscriber: (client as Redis).duplicate({ enableOfflineQueue: true }),
+    // It waits through reconnects (no retry limit), and the store subscribes again itself after each
+    // one: ioredis's own re-subscription (autoResubscribe) holds no handler, so a connection closing
+    // before its reply was an unhandled rejection in the process.
+    subscriber: (client as Redis).duplicate({
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: null,
+      autoResubscribe: false,
+    }),
     hash: `${prefix}:{circuits}:state`,
     channel: `${prefix}:circuits`,
     refreshMs: options.refreshMs ?? 500,
@@ -288,7 +295,10 @@ function connect(url: string, cluster: boolean, timeoutMs: number): Client {
     // A dead Redis answers at once: nothing queues behind a reconnect.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    enableAutoPipelining: true,
+    // No auto-pipelining: with it (ioredis 6.0.0), a script command that met a Redis going away
+    // rejected a promise nobody held (MaxRetriesPerRequestError as an unhandled rejection, seen in
+    // src/state/redis.test.ts). Each request sends one script anyway.
+    enableAutoPipelining: false,
     connectTimeout: Math.max(1000, timeoutMs * 20),
     // Reconnect for ever, at most one attempt a second.
     retryStrategy: (times) => Math.min(50 * times, 1000),
@@ -298,7 +308,7 @@ function connect(url: string, cluster: boolean, timeoutMs: number): Client {
   return new Cluster([{ host: parsed.hostname, port: Number(parsed.port || 6379) }], {
     redisOptions: common,
     enableOfflineQueue: false,
-    enableAutoPipelining: true,
+    enableAutoPipelining: false,
     clusterRetryStrategy: (times) => Math.min(50 * times, 1000),
   });
 }
