@@ -74,8 +74,13 @@ export class EventStreamDecoder {
     }
     let offset = 0;
     while (bytes.length - offset >= 4) {
-      const view = new DataView(bytes.buffer, bytes.byteOffset + offset, 4);
-      const length = view.getUint32(0, false);
+      // The big-endian length prelude, read without a DataView per message (the per-token hot path).
+      const length =
+        ((bytes[offset]! << 24) |
+          (bytes[offset + 1]! << 16) |
+          (bytes[offset + 2]! << 8) |
+          bytes[offset + 3]!) >>>
+        0;
       if (length < minimumMessageBytes)
         throw new EventStreamFrameError('corrupt_frame', `an event-stream message claims ${length} bytes`);
       if (length > this.maxMessageBytes)
