@@ -14,7 +14,7 @@ import {
   RequestFieldError,
   requiredString,
 } from '../fields.ts';
-import { binaryPart, namedTool, pushParts, toolOutput } from '../shared.ts';
+import { binaryPart, namedTool, pushParts, toolOutput } from '../common.ts';
 import type { DecodedRequest, OpaqueCodec } from '../types.ts';
 
 function convertSource(source: unknown, path: string, kind: 'image' | 'document'): Part {

@@ -7,7 +7,7 @@ import { emptyUsage, type Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createAnthropicMessageId } from '../ids.ts';
 import { verbatimOpaque } from '../opaque.ts';
-import { ArgumentTracker } from '../shared.ts';
+import { ArgumentTracker } from '../common.ts';
 import type { EncodeContext, OpaquePayload, StreamEncoder, WireError, WireFrame } from '../types.ts';
 import { errorType } from './errors.ts';
 

@@ -15,7 +15,7 @@ import {
   requiredString,
   textOf,
 } from '../fields.ts';
-import { binaryPart, namedTool, pushParts } from '../shared.ts';
+import { binaryPart, namedTool, pushParts } from '../common.ts';
 import type { DecodeContext, DecodedRequest, OpaqueCodec } from '../types.ts';
 
 /** Calls without an id get `gc_<content>_<part>`; responses without one answer the oldest open call of that name. */

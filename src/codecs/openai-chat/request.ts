@@ -16,7 +16,7 @@ import {
   RequestFieldError,
   requiredString,
 } from '../fields.ts';
-import { binaryPart, namedTool, partFromUrl, pushParts, toolOutput } from '../shared.ts';
+import { binaryPart, namedTool, partFromUrl, pushParts, toolOutput } from '../common.ts';
 import type { DecodedRequest } from '../types.ts';
 
 function contentPart(value: unknown, path: string): Part | undefined {

@@ -5,7 +5,7 @@ import type { CanonicalResponse } from '../../core/request.ts';
 import type { Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createChatCompletionId, randomHex, unixSeconds } from '../ids.ts';
-import { ArgumentTracker, inclusiveInput } from '../shared.ts';
+import { ArgumentTracker, inclusiveInput } from '../common.ts';
 import type { EncodeContext, StreamEncoder, WireError, WireFrame } from '../types.ts';
 import { errorBody } from './errors.ts';
 

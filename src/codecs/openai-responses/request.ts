@@ -17,7 +17,7 @@ import {
   requiredString,
 } from '../fields.ts';
 import { convertEffort } from '../openai-chat/request.ts';
-import { namedTool, partFromUrl, pushParts, toolOutput } from '../shared.ts';
+import { namedTool, partFromUrl, pushParts, toolOutput } from '../common.ts';
 import type { DecodedRequest, OpaqueCodec } from '../types.ts';
 
 function contentPart(value: unknown, path: string): Part {

@@ -7,7 +7,7 @@ import type { Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createResponsesId, unixSeconds } from '../ids.ts';
 import { verbatimOpaque } from '../opaque.ts';
-import { ArgumentTracker, inclusiveInput } from '../shared.ts';
+import { ArgumentTracker, inclusiveInput } from '../common.ts';
 import type { EncodeContext, OpaquePayload, StreamEncoder, WireError, WireFrame } from '../types.ts';
 import { errorBody } from '../openai-chat/errors.ts';
 

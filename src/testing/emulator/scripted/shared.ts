@@ -32,7 +32,7 @@ export type ResolvedContent = Exclude<ScriptedContent, ScriptedToolCall> | Resol
 /** Default characters per delta. */
 export const defaultChunkSize = 8;
 
-export { chunkText } from '../../../codecs/shared.ts';
+export { chunkText } from '../../../codecs/common.ts';
 
 function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
