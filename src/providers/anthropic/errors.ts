@@ -1,23 +1,14 @@
 /** Anthropic error bodies and the rules that classify them (first match wins, before the status table). */
 import type { ErrorBody, ErrorRule } from '../../core/errors/status-map.ts';
+import { parseErrorText } from '../common/errors.ts';
 import type { WireErrorBody } from './api.ts';
-
-const maxMessageLength = 500;
 
 /**
  * Reads `{type:'error', error:{type, message}}`. A body that is not JSON (an HTML page from a proxy,
  * plain text) becomes a trimmed message without a code; an empty body yields nothing.
  */
 export function parseErrorBody(text: string): ErrorBody {
-  const trimmed = text.trim();
-  if (trimmed === '') return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(trimmed);
-  } catch {
-    return { message: trimmed.slice(0, maxMessageLength) };
-  }
-  return convertErrorBody(parsed) ?? { message: trimmed.slice(0, maxMessageLength) };
+  return parseErrorText(text, convertErrorBody);
 }
 
 /**

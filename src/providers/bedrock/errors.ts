@@ -1,5 +1,6 @@
 /** Bedrock error bodies and exception frames, and the rules that classify them. */
 import type { ErrorBody, ErrorRule } from '../../core/errors/status-map.ts';
+import { parseErrorText } from '../common/errors.ts';
 import { isRecord } from './api.ts';
 
 const maxMessageLength = 500;
@@ -10,15 +11,7 @@ const maxMessageLength = 500;
  * JSON becomes a trimmed message; an empty body yields nothing.
  */
 export function parseErrorBody(text: string): ErrorBody {
-  const trimmed = text.trim();
-  if (trimmed === '') return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(trimmed);
-  } catch {
-    return { message: trimmed.slice(0, maxMessageLength) };
-  }
-  return convertErrorBody(parsed) ?? { message: trimmed.slice(0, maxMessageLength) };
+  return parseErrorText(text, convertErrorBody);
 }
 
 /** The code and message of a parsed error object; undefined when the value holds neither. */

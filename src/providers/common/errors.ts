@@ -6,6 +6,27 @@ import { isRetryableClass } from '../../core/errors/error-class.ts';
 import { classifyError, type ErrorBody, type ErrorRule } from '../../core/errors/status-map.ts';
 import { REDACTED, redactSecrets as redactText, redactUrl } from '../../core/redaction.ts';
 
+/**
+ * An error body read with `convert` (the protocol's envelope): a body that is not JSON, or JSON that
+ * is not the envelope (an HTML page from a proxy, plain text), becomes a trimmed message without a
+ * code; an empty body yields nothing. Shared by the protocols whose bodies follow this rule.
+ */
+export function parseErrorText(
+  text: string,
+  convert: (value: unknown) => ErrorBody | undefined,
+  maxMessageLength = 500,
+): ErrorBody {
+  const trimmed = text.trim();
+  if (trimmed === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(trimmed);
+  } catch {
+    return { message: trimmed.slice(0, maxMessageLength) };
+  }
+  return convert(parsed) ?? { message: trimmed.slice(0, maxMessageLength) };
+}
+
 /** Where a failure happened, for the message. */
 export interface FailureSite {
   provider: string;

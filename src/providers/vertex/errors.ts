@@ -1,24 +1,15 @@
 /** Vertex error bodies: Google's envelope (auth, quota, Gemini) and Anthropic's (Claude's own errors). */
 import type { ErrorBody, ErrorRule } from '../../core/errors/status-map.ts';
+import { parseErrorText } from '../common/errors.ts';
 import {
   convertErrorBody as convertAnthropicError,
   errorRules as anthropicRules,
 } from '../anthropic/errors.ts';
 import { convertErrorBody as convertGoogleError, errorRules as googleRules } from '../gemini/errors.ts';
 
-const maxMessageLength = 500;
-
 /** Reads either envelope; a body that is not JSON becomes a trimmed message; empty yields nothing. */
 export function parseErrorBody(text: string): ErrorBody {
-  const trimmed = text.trim();
-  if (trimmed === '') return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(trimmed);
-  } catch {
-    return { message: trimmed.slice(0, maxMessageLength) };
-  }
-  return convertErrorBody(parsed) ?? { message: trimmed.slice(0, maxMessageLength) };
+  return parseErrorText(text, convertErrorBody);
 }
 
 /** Anthropic's `{type:'error', error:{type, message}}`, else Google's `{error:{code, message, status}}`. */
