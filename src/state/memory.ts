@@ -4,7 +4,7 @@
  * with another process.
  */
 import { createMemoryAvailabilityStore } from '../routing/availability.ts';
-import { admitNumbers, admitRule, type KeyState, periodUsage, settleRule } from './rules.ts';
+import { admitNumbers, admitRule, type KeyState, periodUsage, reservationOf, settleRule } from './rules.ts';
 import { periodsOf, type KeyBudget, type KeyUsage, type StateStore, toMicros } from './types.ts';
 
 /** Options of {@link createMemoryStateStore}. */
@@ -42,17 +42,7 @@ export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): S
       const id = `m${++admissionCounter}`;
       const refusal = admitRule(stateOf(request.key), numbers, periods, id);
       if (refusal !== undefined) return refusal;
-      return {
-        allowed: true,
-        reservation: {
-          key: request.key,
-          tokens: numbers.tokens,
-          reserveMicros: numbers.reserveMicros,
-          id,
-          ...periods,
-          tokensPerMinute: numbers.tokensPerMinute,
-        },
-      };
+      return { allowed: true, reservation: reservationOf(request.key, numbers, id, periods) };
     },
     async settle(reservation, used) {
       settleRule(stateOf(reservation.key), reservation, used);

@@ -17,7 +17,7 @@ import { consoleLogger, type Logger } from '../core/logger.ts';
 import { createMemoryStateStore } from './memory.ts';
 import { OutageTracker, StateUnavailableError } from './outage.ts';
 import { RedisAvailabilityStore } from './redis-availability.ts';
-import { admitNumbers, reservationTtlMs } from './rules.ts';
+import { admitNumbers, reservationOf, reservationTtlMs } from './rules.ts';
 import { admitScript, settleScript } from './scripts.ts';
 import {
   type Admission,
@@ -191,15 +191,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
               retryAfterSeconds: Math.max(1, Math.ceil(Number(reply[2]) / 1000)),
             };
           }
-          const reservation = {
-            key: request.key,
-            tokens: numbers.tokens,
-            reserveMicros: numbers.reserveMicros,
-            id,
-            ...periods,
-            tokensPerMinute: numbers.tokensPerMinute,
-          };
-          return { allowed: true, reservation };
+          return { allowed: true, reservation: reservationOf(request.key, numbers, id, periods) };
         },
         async () => {
           const admission = await local.admit(request);

@@ -47,6 +47,23 @@ export function admitNumbers(request: AdmitRequest, now: number): AdmitNumbers {
   };
 }
 
+/** The reservation an admitted request holds until its settle (the same in every store). */
+export function reservationOf(
+  key: string,
+  numbers: AdmitNumbers,
+  id: string,
+  periods: { day: string; month: string },
+): Reservation {
+  return {
+    key,
+    tokens: numbers.tokens,
+    reserveMicros: numbers.reserveMicros,
+    id,
+    ...periods,
+    tokensPerMinute: numbers.tokensPerMinute,
+  };
+}
+
 function positive(value: number | undefined): number {
   return value !== undefined && Number.isFinite(value) && value > 0 ? value : 0;
 }
