@@ -17,19 +17,40 @@ export type SessionId = Brand<string, 'SessionId'>;
 /** Canonical model id `provider:name`, e.g. `anthropic:claude-sonnet-4-5`. */
 export type ModelId = `${string}:${string}`;
 
+/**
+ * Random bytes for ULIDs, drawn from the CSPRNG 4 KiB at a time. `ulid()` alone looks up its PRNG
+ * on every call and then asks it once per character, one `getRandomValues` of one byte each: 17
+ * calls per id, measured at 5% of a gateway's CPU. A byte / 256 picks each of the 32 characters
+ * with equal chance, as ulid's own PRNG does.
+ */
+const randomPool = new Uint8Array(4096);
+let randomNext = randomPool.length;
+
+function pooledRandom(): number {
+  if (randomNext === randomPool.length) {
+    globalThis.crypto.getRandomValues(randomPool);
+    randomNext = 0;
+  }
+  return randomPool[randomNext++]! / 256;
+}
+
+function newUlid(): string {
+  return ulid(undefined, pooledRandom);
+}
+
 /** Creates a fresh ULID request id. */
 export function createRequestId(): RequestId {
-  return ulid() as RequestId;
+  return newUlid() as RequestId;
 }
 
 /** Creates a fresh canonical tool-call id `tu_<ulid>`. */
 export function createToolCallId(): ToolCallId {
-  return `tu_${ulid()}` as ToolCallId;
+  return `tu_${newUlid()}` as ToolCallId;
 }
 
 /** Creates a fresh session id `ses_<ulid>`. */
 export function createSessionId(): SessionId {
-  return `ses_${ulid()}` as SessionId;
+  return `ses_${newUlid()}` as SessionId;
 }
 
 /** Brands an existing string as a tool-call id (no validation beyond non-empty). */
