@@ -10,7 +10,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import type { Adapter } from '../src/core/adapter.ts';
 import type { CanonicalRequest } from '../src/core/request.ts';
-import { createApiAdapter, createLazyApiTable } from '../src/registry/api-table.ts';
+import { createApiAdapter, createApiTable } from '../src/registry/api-table.ts';
 import { MemoryDiagnosis, type Progress } from './memory-diagnose.ts';
 import { apiTypes, createPayload, type Delivery, models, type Protocol, protocols } from './payloads.ts';
 
@@ -48,7 +48,7 @@ async function startServer(): Promise<{ url: string; stop: () => void }> {
 
 /** Creates the adapter under test from its API row, which imports only that adapter (the baseline RSS holds no other provider's code). */
 async function createAdapter(baseRoot: string): Promise<Adapter> {
-  const definition = createLazyApiTable().get(apiTypes[protocol])!;
+  const definition = createApiTable().get(apiTypes[protocol])!;
   // One connection per stream: the default pool (64 per origin) would queue 936 of the 1,000.
   return createApiAdapter(definition, {
     name: definition.type,

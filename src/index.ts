@@ -150,9 +150,9 @@ export {
   type ApiDefinition,
   type ApiTable,
   createApiTable,
-  defaultApis,
+  loadApiTable,
   registerApi,
-} from './registry/apis.ts';
+} from './registry/api-table.ts';
 export {
   ConfigError,
   type ConfigIssue,

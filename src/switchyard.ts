@@ -14,7 +14,7 @@ import { failedTurn, Turn } from './conversation/turn.ts';
 import type { Observer } from './observers/types.ts';
 import { createPriceTable, type PriceTable } from './pricing/price-table.ts';
 import { createPricer } from './pricing/pricer.ts';
-import { type ApiTable, defaultApis } from './registry/apis.ts';
+import { type ApiTable, createApiTable } from './registry/api-table.ts';
 import { loadConfigFile, parseConfig, type SwitchyardConfig } from './registry/config.ts';
 import type { ModelFacts } from './registry/model-facts.ts';
 import { createRegistry, type ModelListing, type ResolvedModel } from './registry/registry.ts';
@@ -49,7 +49,10 @@ export interface SwitchyardOptions {
   stateStore?: AvailabilityStore;
   /** The clock of the availability state machine (ms since epoch). */
   now?: () => number;
-  /** The API table adapters are created from (default: the built-ins plus `registerApi` additions). */
+  /**
+   * The API table adapters are created from (default: a new table of the built-in rows; to add a
+   * wire protocol, `registerApi(row, table)` on a table from `createApiTable()` and pass it here).
+   */
   apis?: ApiTable;
   /** The price table (default: the bundled snapshot with the config's `pricing:` overrides). */
   prices?: PriceTable;
@@ -105,7 +108,7 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
   const logger = options.logger ?? consoleLogger;
   const registry = createRegistry({
     config,
-    apis: options.apis ?? defaultApis,
+    apis: options.apis ?? createApiTable(),
     env: options.env ?? process.env,
     fetch: options.fetch,
     logger,

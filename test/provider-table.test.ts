@@ -9,7 +9,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { bundledCatalog } from '../src/providers/catalog/index.ts';
 import { basePathOf, providerTable, type ProviderRow } from '../src/providers/common/provider-table.ts';
-import { createApiTable } from '../src/registry/apis.ts';
+import { createApiTable } from '../src/registry/api-table.ts';
 import { repoRoot } from './support/fixtures.ts';
 
 const rows = Object.entries(providerTable) as Array<[keyof typeof providerTable, ProviderRow]>;

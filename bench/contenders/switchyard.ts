@@ -1,11 +1,11 @@
 /** Contender (c): Switchyard's real adapter — transport, SSE decoder, stream parser, StreamBuilder, EventStream. */
 import type { CanonicalRequest } from '../../src/core/request.ts';
-import { type ApiDefinition, createLazyApiTable } from '../../src/registry/api-table.ts';
+import { type ApiDefinition, createApiTable } from '../../src/registry/api-table.ts';
 import { apiTypes, benchTool, models, type Protocol } from '../payloads.ts';
 import { type Contender, type Outcome, SkipContender, type Target } from './types.ts';
 
 /** The built-in APIs, each importing its adapter only when a cell of its protocol runs. */
-const apis = createLazyApiTable();
+const apis = createApiTable();
 
 /** The API row of `protocol`, its adapter's code loaded; a load failure skips the contender. */
 async function loadApi(protocol: Protocol): Promise<ApiDefinition> {

@@ -9,7 +9,7 @@ import {
   type ApiTable,
   apiNames,
   createApiAdapter,
-  createLazyApiTable,
+  createApiTable,
   findApi,
   unknownApiMessage,
 } from '../registry/api-table.ts';
@@ -25,7 +25,7 @@ export interface CliAdapterOptions {
 }
 
 /** The built-in APIs, each importing its adapter on first use: the table the `switchyard` binary drives. */
-export const cliApis: ApiTable = createLazyApiTable();
+export const cliApis: ApiTable = createApiTable();
 
 /** The `--api` names `table` accepts, in help order: wire protocols first, then API types. */
 export function cliApiNames(table: ApiTable = cliApis): string[] {

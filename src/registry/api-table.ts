@@ -1,10 +1,15 @@
 /**
- * The table of APIs without the adapters' code: one row per adapter `type` with the facts every
- * consumer derives from it (wire protocol, base path, default model, key variables) and how it
- * creates its adapter. `apis.ts` binds the built-in rows eagerly (for `createSwitchyard`);
- * {@link createLazyApiTable} binds them to a dynamic import of one provider (CLI, bench).
+ * The table of APIs: one row per adapter `type` of the config (`anthropic`, `openai`,
+ * `openai-responses`, `gemini`, `openai-compatible`, `bedrock`, `vertex`, …) with the facts every
+ * consumer derives from it (wire protocol, base path, default model, key variables), what its
+ * adapter declares about a model, and how it creates the adapter — whose code each built-in row
+ * imports only when `load()` is awaited, so a process that drives one API loads one adapter.
+ * Every client builds its own table ({@link createApiTable}); new wire protocols join one with
+ * {@link registerApi}. The CLI, the benchmarks and the tests derive their protocol lists from the
+ * same rows, so nothing else switches on provider names.
  */
 import type { Adapter, ApiId } from '../core/adapter.ts';
+import type { Capabilities } from '../core/capabilities.ts';
 import { closest } from '../core/closest.ts';
 import { basePathOf, providerTable, type TableProvider } from '../providers/common/provider-table.ts';
 import type { Logger } from '../core/logger.ts';
@@ -17,6 +22,7 @@ import type { ChatQuirks } from '../providers/openai-chat/quirks.ts';
 import type { createOpenAICompatible } from '../providers/openai-compatible/index.ts';
 import { type PresetName, presets } from '../providers/openai-compatible/presets.ts';
 import type { createOpenAIResponses } from '../providers/openai-responses/index.ts';
+import { declaredCapabilities } from './api-capabilities.ts';
 
 /** What the registry hands an API row to create one adapter. */
 export interface ApiCreateOptions {
@@ -63,8 +69,17 @@ export interface ApiDefinition {
   keyRequired(options: Pick<ApiCreateOptions, 'name' | 'preset' | 'quirks'>): boolean;
   /** Creates the adapter; a row with `load` needs it awaited first ({@link createApiAdapter} does). */
   create(options: ApiCreateOptions): Adapter;
-  /** Loads the code `create` needs, for rows that import their adapter lazily. */
+  /**
+   * Loads the code `create` needs, for rows that import their adapter lazily. The front door
+   * awaits it before a provider's first call.
+   */
   load?(): Promise<void>;
+  /**
+   * What the adapter `create(options)` makes would declare about a model (by wire name), answered
+   * without loading its code: `sy.models()` and `sy.resolve()` describe models with it before any
+   * call. A row with `load` and without it is described by the catalog alone until its first call.
+   */
+  capabilities?(options: ApiCreateOptions): (wireName: string) => Capabilities;
 }
 
 /** A mutable table of APIs, keyed by `type`. */
@@ -84,8 +99,8 @@ export interface BuiltinFactories {
 /** The `type` of a built-in row. */
 export type BuiltinApiType = keyof BuiltinFactories;
 
-/** Gives a built-in row its factory: at once (`apis.ts`) or after `load` (the lazy table). */
-interface FactorySource {
+/** Gives a built-in row its factory: at once (a table bound eagerly, as the tests' support does) or after `load`. */
+export interface FactorySource {
   get<Type extends BuiltinApiType>(type: Type): BuiltinFactories[Type];
   load?(type: BuiltinApiType): Promise<void>;
 }
@@ -133,6 +148,8 @@ function cloudRow(
     keyVariables: () => keyVariables,
     keyRequired: () => false,
     create: (options) => source.get(factory)({ ...options.options, ...fixed, ...common(options) }),
+    capabilities: (options) =>
+      declaredCapabilities(factory, { name: options.name, options: { ...options.options, ...fixed } })!,
     ...(source.load === undefined ? {} : { load: () => source.load!(factory) }),
   };
 }
@@ -155,6 +172,7 @@ function nativeRow(
     keyVariables: () => keyVariables,
     keyRequired: () => true,
     create: (options) => source.get(type)({ ...options.options, ...common(options) }),
+    capabilities: (options) => declaredCapabilities(type, { name: options.name, options: options.options })!,
     ...(source.load === undefined ? {} : { load: () => source.load!(type) }),
   };
 }
@@ -197,6 +215,13 @@ export function builtinApis(source: FactorySource): ApiDefinition[] {
           ...common(options),
         });
       },
+      capabilities: (options) =>
+        declaredCapabilities('openai-compatible', {
+          name: options.name,
+          options: options.options,
+          preset: presetOf(options)?.name,
+          quirks: compatibleQuirks(options),
+        })!,
       ...(source.load === undefined ? {} : { load: () => source.load!('openai-compatible') }),
     },
     cloudRow(source, 'bedrock', {
@@ -242,10 +267,10 @@ const loaders: { [Type in BuiltinApiType]: () => Promise<BuiltinFactories[Type]>
 };
 
 /**
- * A table of the built-in APIs whose rows import their provider only when `load()` is awaited, so a
- * process that drives one API loads one adapter's code (the CLI, the benchmarks).
+ * A new table of the built-in APIs, each row importing its provider's code only when `load()` is
+ * awaited. Every client gets its own ({@link registerApi} on one is never seen by another).
  */
-export function createLazyApiTable(): ApiTable {
+export function createApiTable(): ApiTable {
   const loaded: Partial<BuiltinFactories> = {};
   const source: FactorySource = {
     get(type) {
@@ -258,6 +283,17 @@ export function createLazyApiTable(): ApiTable {
     },
   };
   return new Map(builtinApis(source).map((definition) => [definition.type, definition]));
+}
+
+/** Adds (or replaces) a row of `table`; a client created with `{ apis: table }` can then use `type: definition.type`. */
+export function registerApi(definition: ApiDefinition, table: ApiTable): void {
+  table.set(definition.type, definition);
+}
+
+/** Loads the code of every row of `table` (each row's `load`), so their `create` can be called at once. */
+export async function loadApiTable(table: ApiTable): Promise<ApiTable> {
+  await Promise.all([...table.values()].map((definition) => definition.load?.()));
+  return table;
 }
 
 /** Creates the adapter of a row, loading its code first when the row imports it lazily. */

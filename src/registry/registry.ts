@@ -19,7 +19,7 @@ import { presets } from '../providers/openai-compatible/presets.ts';
 import type { Logger } from '../core/logger.ts';
 import type { ChatQuirks } from '../providers/openai-chat/quirks.ts';
 import type { ModelPrices } from '../pricing/types.ts';
-import { type ApiDefinition, type ApiTable, unknownApiMessage } from './api-table.ts';
+import { type ApiCreateOptions, type ApiDefinition, type ApiTable, unknownApiMessage } from './api-table.ts';
 import {
   type AdapterConfig,
   ConfigError,
@@ -74,6 +74,11 @@ interface AdapterSlot {
   api: ApiDefinition;
   apiKey: string | undefined;
   missing: readonly string[] | undefined;
+  /** False until the row's `load()` (its adapter's code) has resolved; true for rows without one. */
+  ready: boolean;
+  loading?: Promise<void>;
+  /** The row's declared capabilities for this slot's options, built on first use. */
+  declared?: (wireName: string) => Capabilities;
   adapter?: Adapter;
 }
 
@@ -90,7 +95,15 @@ export interface RegistryOptions {
 export interface Registry {
   /** Resolves a name; throws an `InvalidRequestError` (`unknown_model`) naming what is known. */
   resolve(name: string): ResolvedModel;
-  /** The adapter of `provider`, created on first use; throws an `AuthError` (`not_configured`) when its key is missing. */
+  /**
+   * Loads the code of `provider`'s adapter (its API row's `load`); `undefined` when it is loaded
+   * already (or needs no loading). The router awaits it before a provider's first call.
+   */
+  load(provider: string): Promise<void> | undefined;
+  /**
+   * The adapter of `provider`, created on first use (after {@link Registry.load}); throws an
+   * `AuthError` (`not_configured`) when its key is missing.
+   */
   adapter(provider: string): Adapter;
   /** The merged facts of a resolved model. */
   facts(model: ResolvedModel): ModelFacts;
@@ -261,28 +274,69 @@ export function createRegistry(options: RegistryOptions): Registry {
    */
   function adapterOf(slot: AdapterSlot): Adapter {
     if (slot.adapter !== undefined) return slot.adapter;
+    if (!slot.ready)
+      throw new Error(`${slot.name}: the adapter's code is not loaded (await registry.load first)`);
     try {
-      slot.adapter = slot.api.create({
-        name: slot.name,
-        apiKey: slot.apiKey,
-        baseURL: normalizeBaseURL(slot.config.base_url, slot.api.basePath),
-        env,
-        timeout: slot.config.timeout_seconds === undefined ? undefined : slot.config.timeout_seconds * 1000,
-        firstByteTimeout: routedFirstByteTimeout(slot.config),
-        maxRetries: slot.config.max_retries,
-        headers: slot.config.headers,
-        fetch: options.fetch,
-        logger: options.logger,
-        preset: slot.config.preset,
-        quirks: slot.config.quirks as Partial<ChatQuirks> | undefined,
-        options: withOverrideRows(slot.config.options, overrideRows(slot.name)),
-      });
+      slot.adapter = slot.api.create(createOptions(slot));
     } catch (error) {
-      if (AdapterError.isInstance(error) || error instanceof ConfigError) throw error;
-      const message = redactSecrets(error instanceof Error ? error.message : String(error));
-      throw new ConfigError('', [{ path: `adapters.${slot.name}`, message }]);
+      throw asConfigError(slot, error);
     }
     return slot.adapter;
+  }
+
+  /** What the slot's row creates its adapter (and answers its capabilities) from. */
+  function createOptions(slot: AdapterSlot): ApiCreateOptions {
+    return {
+      name: slot.name,
+      apiKey: slot.apiKey,
+      baseURL: normalizeBaseURL(slot.config.base_url, slot.api.basePath),
+      env,
+      timeout: slot.config.timeout_seconds === undefined ? undefined : slot.config.timeout_seconds * 1000,
+      firstByteTimeout: routedFirstByteTimeout(slot.config),
+      maxRetries: slot.config.max_retries,
+      headers: slot.config.headers,
+      fetch: options.fetch,
+      logger: options.logger,
+      preset: slot.config.preset,
+      quirks: slot.config.quirks as Partial<ChatQuirks> | undefined,
+      options: withOverrideRows(slot.config.options, overrideRows(slot.name)),
+    };
+  }
+
+  /** Loads the slot's adapter code once; a failure is a ConfigError naming the adapter (and is retried next time). */
+  async function loadSlot(slot: AdapterSlot): Promise<void> {
+    try {
+      await slot.api.load!();
+      slot.ready = true;
+    } catch (error) {
+      throw asConfigError(slot, error);
+    } finally {
+      slot.loading = undefined;
+    }
+  }
+
+  /**
+   * What the slot's adapter declares about `wireName`: the adapter's own answer once it exists,
+   * else the row's `capabilities` (no code loaded); `undefined` when neither can say yet.
+   */
+  function declaredOf(slot: AdapterSlot, wireName: string): Capabilities | undefined {
+    if (slot.adapter === undefined && slot.api.capabilities !== undefined) {
+      if (slot.declared === undefined) {
+        try {
+          slot.declared = slot.api.capabilities(createOptions(slot));
+        } catch (error) {
+          throw asConfigError(slot, error);
+        }
+      }
+      return slot.declared?.(wireName);
+    }
+    // A row that loads its code lazily and cannot answer without it: the catalog describes the
+    // model until the first call has loaded it.
+    if (slot.adapter === undefined && !slot.ready) return undefined;
+    // The adapter's own id of the model, as the router sends it (an adapter named otherwise in the
+    // config, `work-claude:…`, knows its models as `anthropic:…`).
+    const adapter = adapterOf(slot);
+    return adapter.capabilities(`${adapter.name}:${wireName}`);
   }
 
   /** The names a caller may have meant: model ids, aliases and catalog models, bare and `provider:`-prefixed. */
@@ -308,6 +362,11 @@ export function createRegistry(options: RegistryOptions): Registry {
       }
       return model;
     },
+    load(provider) {
+      const slot = slots.get(provider);
+      if (slot === undefined || slot.ready) return undefined;
+      return (slot.loading ??= loadSlot(slot));
+    },
     adapter(provider) {
       const slot = slots.get(provider);
       if (slot === undefined) throw unknownModel(provider, `no adapter named "${provider}"`);
@@ -320,10 +379,7 @@ export function createRegistry(options: RegistryOptions): Registry {
       const slot = slots.get(model.provider);
       let capabilities: Capabilities | undefined;
       try {
-        // The adapter's own id of the model, as the router sends it (an adapter named otherwise in the
-        // config, `work-claude:…`, knows its models as `anthropic:…`).
-        const adapter = slot === undefined ? undefined : adapterOf(slot);
-        if (adapter !== undefined) capabilities = adapter.capabilities(`${adapter.name}:${model.wireName}`);
+        if (slot !== undefined) capabilities = declaredOf(slot, model.wireName);
       } catch (error) {
         // A host that cannot be created without its settings (Azure's resource name) is described
         // by the catalog until it is configured.
@@ -423,7 +479,14 @@ function createSlot(
   // Known to every redaction from now on, whether or not the adapter is ever created.
   registerSecrets([apiKey, ...secretHeaderValues(config.headers), ...urlCredentials(config.base_url)]);
   const missing = apiKey === undefined && api.keyRequired(keyOptions) ? variables : undefined;
-  return { name, config, api, apiKey, missing };
+  return { name, config, api, apiKey, missing, ready: api.load === undefined };
+}
+
+/** A failure creating (or loading) an adapter as a ConfigError naming it, never a TypeError from deep inside. */
+function asConfigError(slot: AdapterSlot, error: unknown): Error {
+  if (AdapterError.isInstance(error) || error instanceof ConfigError) return error as Error;
+  const message = redactSecrets(error instanceof Error ? error.message : String(error));
+  return new ConfigError('', [{ path: `adapters.${slot.name}`, message }]);
 }
 
 /** The `AuthError` of an adapter whose key is missing. */

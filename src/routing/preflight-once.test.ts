@@ -10,7 +10,7 @@ import { silentLogger } from '../core/logger.ts';
 import { userText } from '../core/transcript.ts';
 import { createHttpAdapter } from '../providers/common/http-adapter.ts';
 import { createTestDefinition } from '../providers/common/test-provider.ts';
-import { createApiTable, registerApi } from '../registry/apis.ts';
+import { createApiTable, registerApi } from '../registry/api-table.ts';
 import { createSwitchyard } from '../switchyard.ts';
 import { type Emulator, startEmulator } from '../testing/emulator/index.ts';
 

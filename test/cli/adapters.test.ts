@@ -14,8 +14,7 @@ import {
 import { runCli } from '../../src/cli/run.ts';
 import { userText } from '../../src/core/transcript.ts';
 import { createAnthropic } from '../../src/providers/anthropic/index.ts';
-import { createLazyApiTable, emulatedApis } from '../../src/registry/api-table.ts';
-import { createApiTable, registerApi } from '../../src/registry/apis.ts';
+import { createApiTable, emulatedApis, registerApi } from '../../src/registry/api-table.ts';
 import { createSwitchyard } from '../../src/switchyard.ts';
 import { emulatorApis, startEmulator } from '../../src/testing/emulator/index.ts';
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
@@ -85,7 +84,7 @@ describe('the APIs the CLI lists', () => {
   });
 
   it('loads only the adapter of the API it drives', async () => {
-    const table = createLazyApiTable();
+    const table = createApiTable();
     const anthropic = table.get('anthropic')!;
     expect(() => anthropic.create({ name: 'anthropic', apiKey: 'k' })).toThrow(/not loaded/);
     await anthropic.load!();
@@ -96,7 +95,7 @@ describe('the APIs the CLI lists', () => {
 
 describe('a row added with registerApi', () => {
   function tableWithRow() {
-    const apis = createLazyApiTable();
+    const apis = createApiTable();
     const created: string[] = [];
     registerApi(
       {
@@ -146,7 +145,7 @@ describe('a row added with registerApi', () => {
   });
 
   it('is refused by replay when the emulator does not serve its protocol', async () => {
-    const apis = createLazyApiTable();
+    const apis = createApiTable();
     registerApi({ ...apis.get('anthropic')!, type: 'carrier-pigeon', protocol: 'pigeon-post' }, apis);
     const run = await cli(
       ['replay', recordedPath('anthropic/anthropic-text.chunks.txt'), '--api', 'carrier-pigeon'],

@@ -9,15 +9,15 @@ import {
   type ApiCreateOptions,
   type ApiDefinition,
   type ApiTable,
-  createLazyApiTable,
+  createApiTable,
   emulatedApis,
   findApi,
+  loadApiTable,
 } from '../../src/registry/api-table.ts';
-import { createApiTable } from '../../src/registry/apis.ts';
 import { type EmulatorApi, isEmulatorApi } from '../../src/testing/emulator/index.ts';
 
 /** The built-in APIs, each loading its adapter on first use. */
-export const testApis: ApiTable = createLazyApiTable();
+export const testApis: ApiTable = createApiTable();
 
 /** Every wire protocol the built-in table speaks, in table order. */
 export const wireProtocols: EmulatorApi[] = [
@@ -44,9 +44,9 @@ export function adapterOnEmulator(
   return createAdapterFor(apiFor(protocol), { apiKey: 'emulator-key', ...options });
 }
 
-const builtins = createApiTable();
+const builtins = await loadApiTable(createApiTable());
 
-/** The built-in row of `type` (created eagerly: its `create` is ready). */
+/** The built-in row of `type` (its code loaded: its `create` is ready). */
 export function builtinApi(type: string): ApiDefinition {
   const definition = builtins.get(type);
   if (definition === undefined) throw new Error(`no built-in API of type ${type}`);
