@@ -78,10 +78,10 @@ function frontDoorContender(protocol: Protocol): Contender {
     id: 'switchyard',
     label: 'front door',
     async prepare(target: Target): Promise<Runner> {
-      const { createLazyApiTable } = await import('../src/registry/api-table.ts');
+      const { createApiTable } = await import('../src/registry/api-table.ts');
       const { createSwitchyard } = await import('../src/switchyard.ts');
       const type = apiTypes[protocol];
-      const definition = createLazyApiTable().get(type)!;
+      const definition = createApiTable().get(type)!;
       const sy = createSwitchyard({
         logger: { warn() {} },
         config: {
