@@ -1,7 +1,7 @@
 /**
  * The model registry: resolves a name — exact canonical id, then alias, then the glob entries in
  * order, then any `provider:name` of a configured adapter — to an adapter and a wire name, creates
- * adapters lazily from the API table, and answers model facts. Adapters whose key is missing are
+ * adapters lazily from the provider-type table, and answers model facts. Adapters whose key is missing are
  * `not_configured`: listed, never created, never called.
  */
 import type { Adapter, AdapterSession } from '../core/adapter.ts';
@@ -19,7 +19,11 @@ import { presets } from '../providers/openai-compatible/presets.ts';
 import type { Logger } from '../core/logger.ts';
 import type { ChatQuirks } from '../providers/openai-chat/quirks.ts';
 import type { ModelPrices } from '../pricing/types.ts';
-import { type ApiDefinition, type ApiTable, unknownApiMessage } from './api-table.ts';
+import {
+  type ProviderTypeDefinition,
+  type ProviderTypeTable,
+  unknownNameMessage,
+} from './provider-type-table.ts';
 import {
   type AdapterConfig,
   ConfigError,
@@ -43,8 +47,8 @@ export interface ResolvedModel {
   /** Adapter name. */
   provider: string;
   wireName: string;
-  /** The API type of the adapter (`anthropic`, `openai-compatible`, …). */
-  api: string;
+  /** The provider type of the adapter (`anthropic`, `openai-compatible`, …). */
+  type: string;
   matchedBy: MatchKind;
   /** The `models:` key that matched (an id or a glob). */
   entry?: string;
@@ -71,7 +75,7 @@ export interface ModelListing {
 interface AdapterSlot {
   name: string;
   config: AdapterConfig;
-  api: ApiDefinition;
+  definition: ProviderTypeDefinition;
   apiKey: string | undefined;
   missing: readonly string[] | undefined;
   adapter?: Adapter;
@@ -80,7 +84,7 @@ interface AdapterSlot {
 /** What `createRegistry` needs. */
 export interface RegistryOptions {
   config: SwitchyardConfig;
-  apis: ApiTable;
+  providerTypes: ProviderTypeTable;
   env: Record<string, string | undefined>;
   fetch?: typeof fetch;
   logger?: Logger;
@@ -97,7 +101,7 @@ export interface Registry {
   /** Every configured model entry and catalog model of every adapter. */
   models(): ModelListing[];
   /** The adapter names, with whether each is configured. */
-  providers(): Array<{ name: string; api: string; configured: boolean; missing?: readonly string[] }>;
+  providers(): Array<{ name: string; type: string; configured: boolean; missing?: readonly string[] }>;
   /** Ends `session` on every adapter created so far (deletes provider-side state such as Gemini caches). */
   endSession(session: AdapterSession): Promise<void>;
   /** Closes every adapter created so far. */
@@ -106,16 +110,16 @@ export interface Registry {
 
 /** Creates a registry from a validated configuration. */
 export function createRegistry(options: RegistryOptions): Registry {
-  const { config, apis, env } = options;
+  const { config, providerTypes, env } = options;
   const useBuiltins = config.builtins !== false;
   const adapterConfigs = { ...(useBuiltins ? builtinAdapters() : {}), ...config.adapters };
   const slots = new Map<string, AdapterSlot>();
   // Config mistakes are ConfigErrors naming the key, never a TypeError from deep inside.
   const adapterProblems: ConfigIssue[] = [];
   for (const [name, adapterConfig] of Object.entries(adapterConfigs)) {
-    const problem = adapterProblem(name, adapterConfig, apis);
+    const problem = adapterProblem(name, adapterConfig, providerTypes);
     if (problem !== undefined) adapterProblems.push(problem);
-    else slots.set(name, createSlot(name, adapterConfig, apis, env));
+    else slots.set(name, createSlot(name, adapterConfig, providerTypes, env));
   }
   // The user's entries first (their globs take precedence), then the bundled ones they did not redefine.
   const userModels = config.models ?? {};
@@ -162,7 +166,7 @@ export function createRegistry(options: RegistryOptions): Registry {
       const colon = key.indexOf(':');
       const slot = slots.get(entry?.adapter ?? key.slice(0, colon));
       const wireName = entry?.wire_name ?? key.slice(colon + 1);
-      const problem = slot === undefined ? undefined : modelNameProblem(wireName, slot.api.protocol);
+      const problem = slot === undefined ? undefined : modelNameProblem(wireName, slot.definition.protocol);
       if (problem !== undefined) {
         const where = entry?.wire_name === undefined ? `models.${key}` : `models.${key}.wire_name`;
         problems.push({ path: where, message: `invalid model name ${quoteInput(wireName)}: ${problem}` });
@@ -217,13 +221,13 @@ export function createRegistry(options: RegistryOptions): Registry {
     const wireName =
       (matchedBy === 'exact' || matchedBy === 'alias' ? entry?.wire_name : undefined) ?? id.slice(colon + 1);
     // Whatever matched (a glob, a provider prefix), the wire name must be one the provider's grammar takes.
-    assertModelName(wireName, slot.api.protocol, provider);
+    assertModelName(wireName, slot.definition.protocol, provider);
     const model: ResolvedModel = {
       id: `${provider}:${wireName}`,
       requested,
       provider,
       wireName,
-      api: slot.api.type,
+      type: slot.definition.type,
       matchedBy,
       aliases: entry?.aliases ?? [],
       fallbacks: entry?.fallbacks ?? [],
@@ -262,10 +266,10 @@ export function createRegistry(options: RegistryOptions): Registry {
   function adapterOf(slot: AdapterSlot): Adapter {
     if (slot.adapter !== undefined) return slot.adapter;
     try {
-      slot.adapter = slot.api.create({
+      slot.adapter = slot.definition.create({
         name: slot.name,
         apiKey: slot.apiKey,
-        baseURL: normalizeBaseURL(slot.config.base_url, slot.api.basePath),
+        baseURL: normalizeBaseURL(slot.config.base_url, slot.definition.basePath),
         env,
         timeout: slot.config.timeout_seconds === undefined ? undefined : slot.config.timeout_seconds * 1000,
         firstByteTimeout: routedFirstByteTimeout(slot.config),
@@ -360,7 +364,7 @@ export function createRegistry(options: RegistryOptions): Registry {
     providers() {
       return [...slots.values()].map((slot) => ({
         name: slot.name,
-        api: slot.api.type,
+        type: slot.definition.type,
         configured: slot.missing === undefined,
         ...(slot.missing === undefined ? {} : { missing: slot.missing }),
       }));
@@ -378,11 +382,15 @@ export function createRegistry(options: RegistryOptions): Registry {
 }
 
 /** Why an `adapters:` entry cannot be used (unknown type or preset), or undefined. */
-function adapterProblem(name: string, config: AdapterConfig, apis: ApiTable): ConfigIssue | undefined {
-  if (!apis.has(config.type)) {
+function adapterProblem(
+  name: string,
+  config: AdapterConfig,
+  providerTypes: ProviderTypeTable,
+): ConfigIssue | undefined {
+  if (!providerTypes.has(config.type)) {
     return {
       path: `adapters.${name}.type`,
-      message: unknownApiMessage('type', config.type, [...apis.keys()]),
+      message: unknownNameMessage('type', config.type, [...providerTypes.keys()]),
     };
   }
   if (
@@ -392,7 +400,7 @@ function adapterProblem(name: string, config: AdapterConfig, apis: ApiTable): Co
   ) {
     return {
       path: `adapters.${name}.preset`,
-      message: unknownApiMessage('preset', config.preset, Object.keys(presets)),
+      message: unknownNameMessage('preset', config.preset, Object.keys(presets)),
     };
   }
   return undefined;
@@ -401,19 +409,22 @@ function adapterProblem(name: string, config: AdapterConfig, apis: ApiTable): Co
 function createSlot(
   name: string,
   config: AdapterConfig,
-  apis: ApiTable,
+  providerTypes: ProviderTypeTable,
   env: Record<string, string | undefined>,
 ): AdapterSlot {
-  const api = apis.get(config.type);
-  if (api === undefined) {
-    throw new TypeError(`adapter "${name}": ${unknownApiMessage('type', config.type, [...apis.keys()])}`);
+  const definition = providerTypes.get(config.type);
+  if (definition === undefined) {
+    throw new TypeError(
+      `adapter "${name}": ${unknownNameMessage('type', config.type, [...providerTypes.keys()])}`,
+    );
   }
   const keyOptions = {
     name,
     preset: config.preset,
     quirks: config.quirks as Partial<ChatQuirks> | undefined,
   };
-  const variables = config.api_key_env === undefined ? api.keyVariables(keyOptions) : [config.api_key_env];
+  const variables =
+    config.api_key_env === undefined ? definition.keyVariables(keyOptions) : [config.api_key_env];
   let apiKey = config.api_key;
   for (const variable of variables) {
     if (apiKey !== undefined) break;
@@ -422,8 +433,8 @@ function createSlot(
   }
   // Known to every redaction from now on, whether or not the adapter is ever created.
   registerSecrets([apiKey, ...secretHeaderValues(config.headers), ...urlCredentials(config.base_url)]);
-  const missing = apiKey === undefined && api.keyRequired(keyOptions) ? variables : undefined;
-  return { name, config, api, apiKey, missing };
+  const missing = apiKey === undefined && definition.keyRequired(keyOptions) ? variables : undefined;
+  return { name, config, definition, apiKey, missing };
 }
 
 /** The `AuthError` of an adapter whose key is missing. */
