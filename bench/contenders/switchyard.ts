@@ -4,7 +4,7 @@ import {
   type ProviderTypeDefinition,
   createLazyProviderTypeTable,
 } from '../../src/registry/provider-type-table.ts';
-import { apiTypes, benchTool, models, type Protocol } from '../payloads.ts';
+import { providerTypeOf, benchTool, models, type Protocol } from '../payloads.ts';
 import { type Contender, type Outcome, SkipContender, type Target } from './types.ts';
 
 /** The built-in provider types, each importing its adapter only when a cell of its protocol runs. */
@@ -12,8 +12,9 @@ const providerTypes = createLazyProviderTypeTable();
 
 /** The provider-type row of `protocol`, its adapter's code loaded; a load failure skips the contender. */
 async function loadApi(protocol: Protocol): Promise<ProviderTypeDefinition> {
-  const definition = providerTypes.get(apiTypes[protocol]);
-  if (definition === undefined) throw new SkipContender(`no provider-type row of type ${apiTypes[protocol]}`);
+  const definition = providerTypes.get(providerTypeOf[protocol]);
+  if (definition === undefined)
+    throw new SkipContender(`no provider-type row of type ${providerTypeOf[protocol]}`);
   try {
     await definition.load?.();
   } catch (error) {
