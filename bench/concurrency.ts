@@ -10,7 +10,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import type { Adapter } from '../src/core/adapter.ts';
 import type { CanonicalRequest } from '../src/core/request.ts';
-import { createAdapterOfType, createLazyProviderTypeTable } from '../src/registry/provider-type-table.ts';
+import { createAdapterOfType, createProviderTypeTable } from '../src/registry/provider-type-table.ts';
 import { MemoryDiagnosis, type Progress } from './memory-diagnose.ts';
 import {
   providerTypeOf,
@@ -55,7 +55,7 @@ async function startServer(): Promise<{ url: string; stop: () => void }> {
 
 /** Creates the adapter under test from its provider-type row, which imports only that adapter (the baseline RSS holds no other provider's code). */
 async function createAdapter(baseRoot: string): Promise<Adapter> {
-  const definition = createLazyProviderTypeTable().get(providerTypeOf[protocol])!;
+  const definition = createProviderTypeTable().get(providerTypeOf[protocol])!;
   // One connection per stream: the default pool (64 per origin) would queue 936 of the 1,000.
   return createAdapterOfType(definition, {
     name: definition.type,

@@ -150,9 +150,9 @@ export {
   type ProviderTypeDefinition,
   type ProviderTypeTable,
   createProviderTypeTable,
-  defaultProviderTypes,
+  loadProviderTypeTable,
   registerProviderType,
-} from './registry/provider-types.ts';
+} from './registry/provider-type-table.ts';
 export {
   ConfigError,
   type ConfigIssue,

@@ -14,7 +14,7 @@ import { failedTurn, Turn } from './conversation/turn.ts';
 import type { Observer } from './observers/types.ts';
 import { createPriceTable, type PriceTable } from './pricing/price-table.ts';
 import { createPricer } from './pricing/pricer.ts';
-import { type ProviderTypeTable, defaultProviderTypes } from './registry/provider-types.ts';
+import { type ProviderTypeTable, createProviderTypeTable } from './registry/provider-type-table.ts';
 import { loadConfigFile, parseConfig, type SwitchyardConfig } from './registry/config.ts';
 import type { ModelFacts } from './registry/model-facts.ts';
 import { createRegistry, type ModelListing, type ResolvedModel } from './registry/registry.ts';
@@ -49,7 +49,10 @@ export interface SwitchyardOptions {
   stateStore?: AvailabilityStore;
   /** The clock of the availability state machine (ms since epoch). */
   now?: () => number;
-  /** The provider-type table adapters are created from (default: the built-ins plus `registerProviderType` additions). */
+  /**
+   * The provider-type table adapters are created from (default: a new table of the built-in rows; to add a
+   * wire protocol, `registerProviderType(row, table)` on a table from `createProviderTypeTable()` and pass it here).
+   */
   providerTypes?: ProviderTypeTable;
   /** The price table (default: the bundled snapshot with the config's `pricing:` overrides). */
   prices?: PriceTable;
@@ -105,7 +108,7 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
   const logger = options.logger ?? consoleLogger;
   const registry = createRegistry({
     config,
-    providerTypes: options.providerTypes ?? defaultProviderTypes,
+    providerTypes: options.providerTypes ?? createProviderTypeTable(),
     env: options.env ?? process.env,
     fetch: options.fetch,
     logger,

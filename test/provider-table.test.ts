@@ -9,7 +9,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { bundledCatalog } from '../src/providers/catalog/index.ts';
 import { basePathOf, providerTable, type ProviderRow } from '../src/providers/common/provider-table.ts';
-import { createProviderTypeTable } from '../src/registry/provider-types.ts';
+import { createProviderTypeTable } from '../src/registry/provider-type-table.ts';
 import { repoRoot } from './support/fixtures.ts';
 
 const rows = Object.entries(providerTable) as Array<[keyof typeof providerTable, ProviderRow]>;

@@ -27,6 +27,7 @@ const retired: Record<string, string> = {
   createApiAdapter: 'createAdapterOfType',
   emulatedApis: 'emulatedProviderTypes',
   findApi: 'findProviderType',
+  loadApiTable: 'loadProviderTypeTable',
   EmulatorApi: 'EmulatorProtocolId',
   emulatorApis: 'emulatorProtocolIds',
   isEmulatorApi: 'isEmulatorProtocolId',

@@ -2,13 +2,13 @@
 import type { CanonicalRequest } from '../../src/core/request.ts';
 import {
   type ProviderTypeDefinition,
-  createLazyProviderTypeTable,
+  createProviderTypeTable,
 } from '../../src/registry/provider-type-table.ts';
 import { providerTypeOf, benchTool, models, type Protocol } from '../payloads.ts';
 import { type Contender, type Outcome, SkipContender, type Target } from './types.ts';
 
 /** The built-in provider types, each importing its adapter only when a cell of its protocol runs. */
-const providerTypes = createLazyProviderTypeTable();
+const providerTypes = createProviderTypeTable();
 
 /** The provider-type row of `protocol`, its adapter's code loaded; a load failure skips the contender. */
 async function loadApi(protocol: Protocol): Promise<ProviderTypeDefinition> {

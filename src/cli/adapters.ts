@@ -9,7 +9,7 @@ import {
   type ProviderTypeTable,
   providerTypeNames,
   createAdapterOfType,
-  createLazyProviderTypeTable,
+  createProviderTypeTable,
   findProviderType,
   unknownNameMessage,
 } from '../registry/provider-type-table.ts';
@@ -25,7 +25,7 @@ export interface CliAdapterOptions {
 }
 
 /** The built-in provider types, each importing its adapter on first use: the table the `switchyard` binary drives. */
-export const cliProviderTypes: ProviderTypeTable = createLazyProviderTypeTable();
+export const cliProviderTypes: ProviderTypeTable = createProviderTypeTable();
 
 /** The `--protocol` names `table` accepts, in help order: wire protocols first, then provider types. */
 export function cliProviderTypeNames(table: ProviderTypeTable = cliProviderTypes): string[] {

@@ -1,11 +1,11 @@
 /** `runCli` outcomes that a spawned process cannot easily provoke: an unexpected failure inside a command. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { createLazyProviderTypeTable } from '../registry/provider-type-table.ts';
+import { createProviderTypeTable } from '../registry/provider-type-table.ts';
 import { runCli } from './run.ts';
 
-/** A table whose one API fails to load its adapter with a plain Error: an unexpected failure inside `replay`. */
-const providerTypes = createLazyProviderTypeTable();
+/** A table whose one row fails to load its adapter with a plain Error: an unexpected failure inside `replay`. */
+const providerTypes = createProviderTypeTable();
 providerTypes.set('explode', {
   type: 'explode',
   protocol: 'anthropic-messages',

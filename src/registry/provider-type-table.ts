@@ -1,10 +1,15 @@
 /**
- * The table of provider types without the adapters' code: one row per adapter `type` with the facts every
- * consumer derives from it (wire protocol, base path, default model, key variables) and how it
- * creates its adapter. `provider-types.ts` binds the built-in rows eagerly (for `createSwitchyard`);
- * {@link createLazyProviderTypeTable} binds them to a dynamic import of one provider (CLI, bench).
+ * The table of provider types: one row per adapter `type` of the config (`anthropic`, `openai`,
+ * `openai-responses`, `gemini`, `openai-compatible`, `bedrock`, `vertex`, …) with the facts every
+ * consumer derives from it (wire protocol, base path, default model, key variables), what its
+ * adapter declares about a model, and how it creates the adapter — whose code each built-in row
+ * imports only when `load()` is awaited, so a process that drives one protocol loads one adapter.
+ * Every client builds its own table ({@link createProviderTypeTable}); new wire protocols join one with
+ * {@link registerProviderType}. The CLI, the benchmarks and the tests derive their protocol lists from the
+ * same rows, so nothing else switches on provider names.
  */
 import type { Adapter, ProtocolId } from '../core/adapter.ts';
+import type { Capabilities } from '../core/capabilities.ts';
 import { closest } from '../core/closest.ts';
 import { basePathOf, providerTable, type TableProvider } from '../providers/common/provider-table.ts';
 import type { Logger } from '../core/logger.ts';
@@ -17,6 +22,7 @@ import type { ChatQuirks } from '../providers/openai-chat/quirks.ts';
 import type { createOpenAICompatible } from '../providers/openai-compatible/index.ts';
 import { type PresetName, presets } from '../providers/openai-compatible/presets.ts';
 import type { createOpenAIResponses } from '../providers/openai-responses/index.ts';
+import { declaredCapabilities } from './provider-type-capabilities.ts';
 
 /** What the registry hands a provider-type row to create one adapter. */
 export interface ProviderTypeCreateOptions {
@@ -48,7 +54,7 @@ export interface ProviderTypeDefinition {
   /** The config `type`. */
   type: string;
   /**
-   * The wire protocol the adapter speaks: its `adapter.protocol`, also the provider emulator's name for
+   * The wire protocol the adapter speaks: its `adapter.api`, also the provider emulator's name for
    * it. The CLI accepts it for `--protocol` (naming the first row that speaks it), the emulator frames
    * replays in it.
    */
@@ -63,8 +69,17 @@ export interface ProviderTypeDefinition {
   keyRequired(options: Pick<ProviderTypeCreateOptions, 'name' | 'preset' | 'quirks'>): boolean;
   /** Creates the adapter; a row with `load` needs it awaited first ({@link createAdapterOfType} does). */
   create(options: ProviderTypeCreateOptions): Adapter;
-  /** Loads the code `create` needs, for rows that import their adapter lazily. */
+  /**
+   * Loads the code `create` needs, for rows that import their adapter lazily. The front door
+   * awaits it before a provider's first call.
+   */
   load?(): Promise<void>;
+  /**
+   * What the adapter `create(options)` makes would declare about a model (by wire name), answered
+   * without loading its code: `sy.models()` and `sy.resolve()` describe models with it before any
+   * call. A row with `load` and without it is described by the catalog alone until its first call.
+   */
+  capabilities?(options: ProviderTypeCreateOptions): (wireName: string) => Capabilities;
 }
 
 /** A mutable table of provider types, keyed by `type`. */
@@ -84,8 +99,8 @@ export interface BuiltinFactories {
 /** The `type` of a built-in row. */
 export type BuiltinProviderType = keyof BuiltinFactories;
 
-/** Gives a built-in row its factory: at once (`provider-types.ts`) or after `load` (the lazy table). */
-interface FactorySource {
+/** Gives a built-in row its factory: at once (a table bound eagerly, as the tests' support does) or after `load`. */
+export interface FactorySource {
   get<Type extends BuiltinProviderType>(type: Type): BuiltinFactories[Type];
   load?(type: BuiltinProviderType): Promise<void>;
 }
@@ -119,7 +134,7 @@ type NativeType = Exclude<BuiltinProviderType, 'openai-compatible' | 'bedrock' |
 
 /**
  * A cloud row (Bedrock, Vertex): credentials come from the cloud's own chain, so no key is
- * required; `type` may differ from the factory (`bedrock-invoke` is `createBedrock({protocol:'invoke'})`).
+ * required; `type` may differ from the factory (`bedrock-invoke` is `createBedrock({api:'invoke'})`).
  */
 function cloudRow(
   source: FactorySource,
@@ -135,6 +150,8 @@ function cloudRow(
     keyVariables: () => keyVariables,
     keyRequired: () => false,
     create: (options) => source.get(factory)({ ...options.options, ...fixed, ...common(options) }),
+    capabilities: (options) =>
+      declaredCapabilities(factory, { name: options.name, options: { ...options.options, ...fixed } })!,
     ...(source.load === undefined ? {} : { load: () => source.load!(factory) }),
   };
 }
@@ -157,6 +174,7 @@ function nativeRow(
     keyVariables: () => keyVariables,
     keyRequired: () => true,
     create: (options) => source.get(type)({ ...options.options, ...common(options) }),
+    capabilities: (options) => declaredCapabilities(type, { name: options.name, options: options.options })!,
     ...(source.load === undefined ? {} : { load: () => source.load!(type) }),
   };
 }
@@ -199,6 +217,13 @@ export function builtinProviderTypes(source: FactorySource): ProviderTypeDefinit
           ...common(options),
         });
       },
+      capabilities: (options) =>
+        declaredCapabilities('openai-compatible', {
+          name: options.name,
+          options: options.options,
+          preset: presetOf(options)?.name,
+          quirks: compatibleQuirks(options),
+        })!,
       ...(source.load === undefined ? {} : { load: () => source.load!('openai-compatible') }),
     },
     cloudRow(source, 'bedrock', {
@@ -244,10 +269,10 @@ const loaders: { [Type in BuiltinProviderType]: () => Promise<BuiltinFactories[T
 };
 
 /**
- * A table of the built-in provider types whose rows import their provider only when `load()` is awaited, so a
- * process that drives one API loads one adapter's code (the CLI, the benchmarks).
+ * A new table of the built-in provider types, each row importing its provider's code only when `load()` is
+ * awaited. Every client gets its own ({@link registerProviderType} on one is never seen by another).
  */
-export function createLazyProviderTypeTable(): ProviderTypeTable {
+export function createProviderTypeTable(): ProviderTypeTable {
   const loaded: Partial<BuiltinFactories> = {};
   const source: FactorySource = {
     get(type) {
@@ -260,6 +285,17 @@ export function createLazyProviderTypeTable(): ProviderTypeTable {
     },
   };
   return new Map(builtinProviderTypes(source).map((definition) => [definition.type, definition]));
+}
+
+/** Adds (or replaces) a row of `table`; a client created with `{ providerTypes: table }` can then use `type: definition.type`. */
+export function registerProviderType(definition: ProviderTypeDefinition, table: ProviderTypeTable): void {
+  table.set(definition.type, definition);
+}
+
+/** Loads the code of every row of `table` (each row's `load`), so their `create` can be called at once. */
+export async function loadProviderTypeTable(table: ProviderTypeTable): Promise<ProviderTypeTable> {
+  await Promise.all([...table.values()].map((definition) => definition.load?.()));
+  return table;
 }
 
 /** Creates the adapter of a row, loading its code first when the row imports it lazily. */

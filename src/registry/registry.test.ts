@@ -8,7 +8,7 @@ import { userText } from '../core/transcript.ts';
 import { routingDecision, routingDecisionOfError } from '../routing/decision.ts';
 import { createSwitchyard } from '../switchyard.ts';
 import { type Emulator, startEmulator } from '../testing/emulator/index.ts';
-import { createProviderTypeTable } from './provider-types.ts';
+import { createProviderTypeTable } from './provider-type-table.ts';
 import { ConfigError, parseConfig, parseConfigYaml } from './config.ts';
 
 const env = { ANTHROPIC_API_KEY: 'test-key-anthropic', OPENAI_API_KEY: 'test-key-openai' };

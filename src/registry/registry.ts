@@ -20,6 +20,7 @@ import type { Logger } from '../core/logger.ts';
 import type { ChatQuirks } from '../providers/openai-chat/quirks.ts';
 import type { ModelPrices } from '../pricing/types.ts';
 import {
+  type ProviderTypeCreateOptions,
   type ProviderTypeDefinition,
   type ProviderTypeTable,
   unknownNameMessage,
@@ -78,6 +79,11 @@ interface AdapterSlot {
   definition: ProviderTypeDefinition;
   apiKey: string | undefined;
   missing: readonly string[] | undefined;
+  /** False until the row's `load()` (its adapter's code) has resolved; true for rows without one. */
+  ready: boolean;
+  loading?: Promise<void>;
+  /** The row's declared capabilities for this slot's options, built on first use. */
+  declared?: (wireName: string) => Capabilities;
   adapter?: Adapter;
 }
 
@@ -94,7 +100,15 @@ export interface RegistryOptions {
 export interface Registry {
   /** Resolves a name; throws an `InvalidRequestError` (`unknown_model`) naming what is known. */
   resolve(name: string): ResolvedModel;
-  /** The adapter of `provider`, created on first use; throws an `AuthError` (`not_configured`) when its key is missing. */
+  /**
+   * Loads the code of `provider`'s adapter (its provider-type row's `load`); `undefined` when it is loaded
+   * already (or needs no loading). The router awaits it before a provider's first call.
+   */
+  load(provider: string): Promise<void> | undefined;
+  /**
+   * The adapter of `provider`, created on first use (after {@link Registry.load}); throws an
+   * `AuthError` (`not_configured`) when its key is missing.
+   */
   adapter(provider: string): Adapter;
   /** The merged facts of a resolved model. */
   facts(model: ResolvedModel): ModelFacts;
@@ -265,28 +279,69 @@ export function createRegistry(options: RegistryOptions): Registry {
    */
   function adapterOf(slot: AdapterSlot): Adapter {
     if (slot.adapter !== undefined) return slot.adapter;
+    if (!slot.ready)
+      throw new Error(`${slot.name}: the adapter's code is not loaded (await registry.load first)`);
     try {
-      slot.adapter = slot.definition.create({
-        name: slot.name,
-        apiKey: slot.apiKey,
-        baseURL: normalizeBaseURL(slot.config.base_url, slot.definition.basePath),
-        env,
-        timeout: slot.config.timeout_seconds === undefined ? undefined : slot.config.timeout_seconds * 1000,
-        firstByteTimeout: routedFirstByteTimeout(slot.config),
-        maxRetries: slot.config.max_retries,
-        headers: slot.config.headers,
-        fetch: options.fetch,
-        logger: options.logger,
-        preset: slot.config.preset,
-        quirks: slot.config.quirks as Partial<ChatQuirks> | undefined,
-        options: withOverrideRows(slot.config.options, overrideRows(slot.name)),
-      });
+      slot.adapter = slot.definition.create(createOptions(slot));
     } catch (error) {
-      if (AdapterError.isInstance(error) || error instanceof ConfigError) throw error;
-      const message = redactSecrets(error instanceof Error ? error.message : String(error));
-      throw new ConfigError('', [{ path: `adapters.${slot.name}`, message }]);
+      throw asConfigError(slot, error);
     }
     return slot.adapter;
+  }
+
+  /** What the slot's row creates its adapter (and answers its capabilities) from. */
+  function createOptions(slot: AdapterSlot): ProviderTypeCreateOptions {
+    return {
+      name: slot.name,
+      apiKey: slot.apiKey,
+      baseURL: normalizeBaseURL(slot.config.base_url, slot.definition.basePath),
+      env,
+      timeout: slot.config.timeout_seconds === undefined ? undefined : slot.config.timeout_seconds * 1000,
+      firstByteTimeout: routedFirstByteTimeout(slot.config),
+      maxRetries: slot.config.max_retries,
+      headers: slot.config.headers,
+      fetch: options.fetch,
+      logger: options.logger,
+      preset: slot.config.preset,
+      quirks: slot.config.quirks as Partial<ChatQuirks> | undefined,
+      options: withOverrideRows(slot.config.options, overrideRows(slot.name)),
+    };
+  }
+
+  /** Loads the slot's adapter code once; a failure is a ConfigError naming the adapter (and is retried next time). */
+  async function loadSlot(slot: AdapterSlot): Promise<void> {
+    try {
+      await slot.definition.load!();
+      slot.ready = true;
+    } catch (error) {
+      throw asConfigError(slot, error);
+    } finally {
+      slot.loading = undefined;
+    }
+  }
+
+  /**
+   * What the slot's adapter declares about `wireName`: the adapter's own answer once it exists,
+   * else the row's `capabilities` (no code loaded); `undefined` when neither can say yet.
+   */
+  function declaredOf(slot: AdapterSlot, wireName: string): Capabilities | undefined {
+    if (slot.adapter === undefined && slot.definition.capabilities !== undefined) {
+      if (slot.declared === undefined) {
+        try {
+          slot.declared = slot.definition.capabilities(createOptions(slot));
+        } catch (error) {
+          throw asConfigError(slot, error);
+        }
+      }
+      return slot.declared?.(wireName);
+    }
+    // A row that loads its code lazily and cannot answer without it: the catalog describes the
+    // model until the first call has loaded it.
+    if (slot.adapter === undefined && !slot.ready) return undefined;
+    // The adapter's own id of the model, as the router sends it (an adapter named otherwise in the
+    // config, `work-claude:…`, knows its models as `anthropic:…`).
+    const adapter = adapterOf(slot);
+    return adapter.capabilities(`${adapter.name}:${wireName}`);
   }
 
   /** The names a caller may have meant: model ids, aliases and catalog models, bare and `provider:`-prefixed. */
@@ -312,6 +367,11 @@ export function createRegistry(options: RegistryOptions): Registry {
       }
       return model;
     },
+    load(provider) {
+      const slot = slots.get(provider);
+      if (slot === undefined || slot.ready) return undefined;
+      return (slot.loading ??= loadSlot(slot));
+    },
     adapter(provider) {
       const slot = slots.get(provider);
       if (slot === undefined) throw unknownModel(provider, `no adapter named "${provider}"`);
@@ -324,10 +384,7 @@ export function createRegistry(options: RegistryOptions): Registry {
       const slot = slots.get(model.provider);
       let capabilities: Capabilities | undefined;
       try {
-        // The adapter's own id of the model, as the router sends it (an adapter named otherwise in the
-        // config, `work-claude:…`, knows its models as `anthropic:…`).
-        const adapter = slot === undefined ? undefined : adapterOf(slot);
-        if (adapter !== undefined) capabilities = adapter.capabilities(`${adapter.name}:${model.wireName}`);
+        if (slot !== undefined) capabilities = declaredOf(slot, model.wireName);
       } catch (error) {
         // A host that cannot be created without its settings (Azure's resource name) is described
         // by the catalog until it is configured.
@@ -434,7 +491,14 @@ function createSlot(
   // Known to every redaction from now on, whether or not the adapter is ever created.
   registerSecrets([apiKey, ...secretHeaderValues(config.headers), ...urlCredentials(config.base_url)]);
   const missing = apiKey === undefined && definition.keyRequired(keyOptions) ? variables : undefined;
-  return { name, config, definition, apiKey, missing };
+  return { name, config, definition, apiKey, missing, ready: definition.load === undefined };
+}
+
+/** A failure creating (or loading) an adapter as a ConfigError naming it, never a TypeError from deep inside. */
+function asConfigError(slot: AdapterSlot, error: unknown): Error {
+  if (AdapterError.isInstance(error) || error instanceof ConfigError) return error as Error;
+  const message = redactSecrets(error instanceof Error ? error.message : String(error));
+  return new ConfigError('', [{ path: `adapters.${slot.name}`, message }]);
 }
 
 /** The `AuthError` of an adapter whose key is missing. */

@@ -3,13 +3,16 @@ import { contextOverflowFactor } from '../core/capability-check.ts';
 import { type CapabilityName, requiredCapabilities } from '../core/capabilities.ts';
 import type { CanonicalRequest } from '../core/request.ts';
 import { withoutMedia } from '../providers/common/preflight.ts';
+import { estimateUpperBound } from '../providers/common/token-estimate.ts';
 import type { ModelFacts } from '../registry/model-facts.ts';
 import type { Registry, ResolvedModel } from '../registry/registry.ts';
 
 /** Per-call facts computed at most once. */
 export interface CallNeeds {
   required: Set<CapabilityName>;
-  /** The local input-token estimate, computed on first need. */
+  /** A cheap upper bound of the input tokens (UTF-8 bytes plus framing), computed on first need. */
+  upperBound?: number;
+  /** The local input-token estimate, computed on first need (only when the bound does not fit). */
   estimate?: number;
   /** After a context overflow: only windows larger than this qualify. */
   minContextWindow: number;
@@ -36,15 +39,21 @@ export function skipReason(
   if (facts.contextWindow <= needs.minContextWindow) {
     return `context window ${facts.contextWindow} is not larger than ${needs.minContextWindow}, which overflowed`;
   }
-  needs.estimate ??= registry.adapter(model.provider).estimateInputTokens({
-    // Text only, as the adapter's own check: media costs are guesses.
+  // Text only, as the adapter's own check: media costs are guesses.
+  const input = () => ({
     transcript: withoutMedia(request.transcript),
     tools: request.tools,
     model: model.id,
   });
-  // The adapter's own rule (core/capability-check.ts): only an estimate far over the window is
-  // certain; a closer one is dispatched, and a provider overflow fails over to a larger window.
-  if (needs.estimate > facts.contextWindow * contextOverflowFactor) {
+  const threshold = facts.contextWindow * contextOverflowFactor;
+  // As the adapter's check (core/capability-check.ts): a bound under the threshold settles it without
+  // the model's tokenizer (which costs ~1 s and tens of MB to load).
+  needs.upperBound ??= estimateUpperBound(input());
+  if (needs.upperBound <= threshold) return undefined;
+  needs.estimate ??= registry.adapter(model.provider).estimateInputTokens(input());
+  // The adapter's own rule: only an estimate far over the window is certain; a closer one is
+  // dispatched, and a provider overflow fails over to a larger window.
+  if (needs.estimate > threshold) {
     return `context window ${facts.contextWindow} < estimated ${needs.estimate} input tokens (over ${contextOverflowFactor}×)`;
   }
   return undefined;

@@ -139,11 +139,16 @@ export function createRouter(context: RouterContext) {
 
   /**
    * The next candidate that passes the pre-dispatch checks, or `undefined` when none is left;
-   * synchronous unless the availability store answers asynchronously.
+   * synchronous unless the availability store answers asynchronously or the candidate's adapter
+   * code is not loaded yet.
    */
   function nextCandidate(route: Route): Candidate | undefined | Promise<Candidate | undefined> {
     while (route.index < route.candidates.length) {
-      const model = route.candidates[route.index++]!;
+      const model = route.candidates[route.index]!;
+      // A provider's adapter code is imported before its first call (provider-type rows load lazily).
+      const loading = model.configured ? registry.load(model.provider) : undefined;
+      if (loading !== undefined) return loading.then(() => nextCandidate(route));
+      route.index++;
       const facts = model.configured ? factsOf(model) : undefined;
       let reason =
         facts === undefined

@@ -15,10 +15,10 @@ import { runCli } from '../../src/cli/run.ts';
 import { userText } from '../../src/core/transcript.ts';
 import { createAnthropic } from '../../src/providers/anthropic/index.ts';
 import {
-  createLazyProviderTypeTable,
+  createProviderTypeTable,
   emulatedProviderTypes,
+  registerProviderType,
 } from '../../src/registry/provider-type-table.ts';
-import { createProviderTypeTable, registerProviderType } from '../../src/registry/provider-types.ts';
 import { createSwitchyard } from '../../src/switchyard.ts';
 import { emulatorProtocolIds, startEmulator } from '../../src/testing/emulator/index.ts';
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
@@ -50,7 +50,7 @@ describe('the protocols the CLI lists', () => {
           apiKey: 'test-key',
           maxRetries: 0,
         });
-        // Vertex's one adapter speaks each publisher's protocol (Gemini's, Anthropic's): api `vertex`.
+        // Vertex's one adapter speaks each publisher's protocol (Gemini's, Anthropic's): protocol `vertex`.
         const speaks = adapter.protocol === 'vertex' ? ['gemini', 'vertex-anthropic'] : [adapter.protocol];
         expect(speaks).toContain(row.protocol);
         const events = [];
@@ -74,7 +74,7 @@ describe('the protocols the CLI lists', () => {
     },
   );
 
-  it('every built-in row speaks a protocol the emulator serves, and each such protocol is an --protocol name', () => {
+  it('every built-in row speaks a protocol the emulator serves, and each such protocol is a --protocol name', () => {
     const rows = emulatedProviderTypes(cliProviderTypes);
     expect(rows.map((row) => row.type)).toEqual([...createProviderTypeTable().keys()]);
     for (const row of rows) expect(emulatorProtocolIds).toContain(row.protocol);
@@ -90,7 +90,7 @@ describe('the protocols the CLI lists', () => {
   });
 
   it('loads only the adapter of the API it drives', async () => {
-    const table = createLazyProviderTypeTable();
+    const table = createProviderTypeTable();
     const anthropic = table.get('anthropic')!;
     expect(() => anthropic.create({ name: 'anthropic', apiKey: 'k' })).toThrow(/not loaded/);
     await anthropic.load!();
@@ -101,7 +101,7 @@ describe('the protocols the CLI lists', () => {
 
 describe('a row added with registerProviderType', () => {
   function tableWithRow() {
-    const providerTypes = createLazyProviderTypeTable();
+    const providerTypes = createProviderTypeTable();
     const created: string[] = [];
     registerProviderType(
       {
@@ -151,7 +151,7 @@ describe('a row added with registerProviderType', () => {
   });
 
   it('is refused by replay when the emulator does not serve its protocol', async () => {
-    const providerTypes = createLazyProviderTypeTable();
+    const providerTypes = createProviderTypeTable();
     registerProviderType(
       { ...providerTypes.get('anthropic')!, type: 'carrier-pigeon', protocol: 'pigeon-post' },
       providerTypes,

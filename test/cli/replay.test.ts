@@ -129,7 +129,7 @@ describe('the switchyard bin', () => {
     expect(error).toMatchObject({ code: 2, stdout: '', stderr: expect.stringContaining('no such file') });
   });
 
-  it('rejects an API it has no adapter for in one line naming the protocols that work (exit 2)', async () => {
+  it('rejects a protocol it has no adapter for in one line naming the protocols that work (exit 2)', async () => {
     const error = await run(process.execPath, [
       main,
       'replay',

@@ -9,15 +9,15 @@ import {
   type ProviderTypeCreateOptions,
   type ProviderTypeDefinition,
   type ProviderTypeTable,
-  createLazyProviderTypeTable,
+  createProviderTypeTable,
   emulatedProviderTypes,
   findProviderType,
+  loadProviderTypeTable,
 } from '../../src/registry/provider-type-table.ts';
-import { createProviderTypeTable } from '../../src/registry/provider-types.ts';
 import { type EmulatorProtocolId, isEmulatorProtocolId } from '../../src/testing/emulator/index.ts';
 
 /** The built-in provider types, each loading its adapter on first use. */
-export const testProviderTypes: ProviderTypeTable = createLazyProviderTypeTable();
+export const testProviderTypes: ProviderTypeTable = createProviderTypeTable();
 
 /** Every wire protocol the built-in table speaks, in table order. */
 export const wireProtocols: EmulatorProtocolId[] = [
@@ -48,9 +48,9 @@ export function adapterOnEmulator(
   return createAdapterFor(apiFor(protocol), { apiKey: 'emulator-key', ...options });
 }
 
-const builtins = createProviderTypeTable();
+const builtins = await loadProviderTypeTable(createProviderTypeTable());
 
-/** The built-in row of `type` (created eagerly: its `create` is ready). */
+/** The built-in row of `type` (its code loaded: its `create` is ready). */
 export function builtinProviderType(type: string): ProviderTypeDefinition {
   const definition = builtins.get(type);
   if (definition === undefined) throw new Error(`no built-in API of type ${type}`);

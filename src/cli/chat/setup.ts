@@ -56,6 +56,21 @@ function hasKey(provider: { name: string; configured: boolean }): boolean {
   return preset === undefined || preset.quirks.apiKeyRequired === true;
 }
 
+/** The proxy variables the default (undici) transport honours and Node's built-in `fetch` does not. */
+const proxyVariables = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
+
+/**
+ * The commands' transport: Node's built-in `fetch` (part of Node, as the provider SDKs use), so a
+ * one-question process does not load the pooled `undici` transport (~110 modules) — unless a proxy
+ * variable is set, which only that transport honours.
+ */
+export function commandFetch(
+  env: Record<string, string | undefined> = process.env,
+): typeof fetch | undefined {
+  const proxied = proxyVariables.some((name) => (env[name]?.trim() ?? '') !== '');
+  return proxied ? undefined : globalThis.fetch;
+}
+
 /** The first configured provider's balanced model (else its first), in the providers' order. */
 function pickDefaultModel(sy: Switchyard): string | undefined {
   const provider = sy.providers().find(hasKey);
@@ -72,7 +87,12 @@ function pickDefaultModel(sy: Switchyard): string | undefined {
 export async function openFrontDoor(options: FrontDoorOptions = {}): Promise<FrontDoor> {
   const config: SwitchyardConfig = options.config === undefined ? {} : loadConfigFile(options.config);
   const { mcp_servers: mcpServers = {}, ...frontDoorConfig } = config;
-  const sy = createSwitchyard({ config: frontDoorConfig, env: options.env, logger: options.logger });
+  const sy = createSwitchyard({
+    config: frontDoorConfig,
+    env: options.env,
+    logger: options.logger,
+    fetch: commandFetch(options.env),
+  });
   const model = pickDefaultModel(sy);
   if (model !== undefined || options.config !== undefined) {
     const fallback = sy.models().find((listing) => listing.configured);
@@ -115,6 +135,7 @@ async function emulatorFrontDoor(
     },
     env,
     logger,
+    fetch: commandFetch(env),
   });
   return {
     sy,
