@@ -129,14 +129,14 @@ export function createHttpAdapter(
   /** The wire model name, checked against the protocol's grammar before it goes anywhere (URL, body, log). */
   function checkedWireModel(model: string): string {
     const wire = wireModelName(model);
-    assertModelName(wire, definition.api, definition.name);
+    assertModelName(wire, definition.protocol, definition.name);
     return wire;
   }
 
   /** The canonical id to report for a request's model: its own when valid, never a hostile name. */
   function reportedId(model: string): string {
     const wire = wireModelName(model);
-    return `${definition.name}:${modelNameProblem(wire, definition.api) === undefined ? wire : 'invalid-model-name'}`;
+    return `${definition.name}:${modelNameProblem(wire, definition.protocol) === undefined ? wire : 'invalid-model-name'}`;
   }
 
   function headersFor(extra: Record<string, string> | undefined, callHeaders?: Record<string, string>) {
@@ -580,7 +580,7 @@ export function createHttpAdapter(
 
   return {
     name: definition.name,
-    api: definition.api,
+    protocol: definition.protocol,
     capabilities: (model) => capabilitiesOf(wireModelName(model)),
     complete,
     stream,
