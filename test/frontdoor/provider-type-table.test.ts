@@ -78,18 +78,18 @@ describe('the provider-type table of a client', () => {
     }
   });
 
-  it('a provider whose code fails to load fails the call with a ConfigError naming it; the next call loads again', async () => {
-    const apis = createApiTable();
-    const row = apis.get('openai')!;
+  it('a provider whose code fails to load fails the call (complete or stream) with a ConfigError naming it; the next call loads again', async () => {
+    const providerTypes = createProviderTypeTable();
+    const row = providerTypes.get('openai')!;
     let failures = 2;
-    apis.set('openai', {
+    providerTypes.set('openai', {
       ...row,
       load: () => (failures-- > 0 ? Promise.reject(new Error('EACCES: cannot read index.js')) : row.load!()),
     });
     const config = {
       adapters: { openai: { type: 'openai', base_url: `${emulator.url}/v1`, api_key: 'k', max_retries: 0 } },
     };
-    const sy = createSwitchyard({ apis, config, env: {} });
+    const sy = createSwitchyard({ providerTypes, config, env: {} });
     try {
       const request = { model: 'openai:gpt-5-mini', transcript: [userText('Hello')] };
       await expect(sy.complete(request)).rejects.toThrow(/adapters\.openai: EACCES: cannot read index\.js/);
