@@ -4,8 +4,11 @@
  * @hono/node-server to 1.14.1: its issue #1389). Non-streamed and streamed (time to first byte and
  * to the end), sequential and at an evenly spaced fixed rate (500 and 1,000 requests/s); added
  * latency = contender − direct, p50 and p99; then the gateways' CPU per streamed token for a
- * cross-protocol stream (Anthropic client ← OpenAI upstream) and a same-protocol one.
- * Run: `cd bench && npm install && node gateway-portkey.ts` (SEQUENTIAL, SECONDS, RATES override the sizes).
+ * cross-protocol stream (Anthropic client ← OpenAI upstream) and a same-protocol one, beside the parse
+ * floor (decoding the upstream stream in-process: the least any proxy that reads it must spend); then
+ * 1,000 concurrent streams through each gateway, every output checked exactly, and peak RSS.
+ * Run: `cd bench && npm install && node gateway-portkey.ts` (SEQUENTIAL, SECONDS, RATES, STREAMED, CONCURRENT
+ * override the sizes).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -19,6 +22,7 @@ import { codecs } from '../src/codecs/index.ts';
 import { serializeFrame } from '../src/codecs/frames.ts';
 import type { StreamEvent } from '../src/core/events.ts';
 import { createRequestId } from '../src/core/ids.ts';
+import { decodeSseText } from '../src/transport/sse.ts';
 import type { CanonicalResponse } from '../src/core/request.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -26,6 +30,8 @@ const sequential = Number(process.env.SEQUENTIAL ?? 300);
 const seconds = Number(process.env.SECONDS ?? 2);
 const rates = (process.env.RATES ?? '500,1000').split(',').map(Number);
 const tokens = 10;
+const concurrent = Number(process.env.CONCURRENT ?? 1000);
+const expectedText = Array.from({ length: tokens }, (_, index) => `word${index} `).join('');
 
 /** The mock upstream's two bodies, encoded once by the production Chat codec. */
 function upstreamBodies(): { whole: string; stream: string } {
@@ -55,7 +61,7 @@ function upstreamBodies(): { whole: string; stream: string } {
   return { whole: JSON.stringify(codec.encodeResponse(response, { model: 'gpt-4.1-mini' })), stream };
 }
 
-async function startUpstream(): Promise<{ url: string; close(): void }> {
+async function startUpstream(): Promise<{ url: string; stream: string; close(): void }> {
   const bodies = upstreamBodies();
   const server = createServer((incoming, outgoing) => {
     let text = '';
@@ -68,8 +74,60 @@ async function startUpstream(): Promise<{ url: string; close(): void }> {
     });
   });
   server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+  await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    stream: bodies.stream,
+    close: () => server.close(),
+  };
+}
+
+/** The text of an OpenAI Chat stream, or undefined unless it ends with a `stop` finish and `[DONE]`. */
+function chatStreamText(body: string): string | undefined {
+  let text = '';
+  let finish: unknown;
+  const events = decodeSseText(body);
+  if (events.at(-1)?.data !== '[DONE]') return undefined;
+  for (const { data } of events.slice(0, -1)) {
+    const chunk = JSON.parse(data) as {
+      choices?: Array<{ delta?: { content?: string }; finish_reason?: unknown }>;
+    };
+    const choice = chunk.choices?.[0];
+    text += choice?.delta?.content ?? '';
+    finish = choice?.finish_reason ?? finish;
+  }
+  return finish === 'stop' ? text : undefined;
+}
+
+/** CPU µs per call to decode the upstream stream in-process: SSE framing plus one JSON.parse per event. */
+function parseFloor(stream: string): number {
+  const rounds = 20_000;
+  const before = process.cpuUsage();
+  for (let index = 0; index < rounds; index++) chatStreamText(stream);
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / rounds;
+}
+
+/** `concurrent` streamed calls at once: how many arrived exactly, and the wall time. */
+async function concurrentStreams(target: Target): Promise<{ exact: number; failed: number; ms: number }> {
+  const agent = new Agent({ connections: concurrent, keepAliveTimeout: 60_000 });
+  const started = performance.now();
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: concurrent }, async () => {
+      const response = await request(`${target.url}${target.path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...target.headers },
+        body: target.body(true),
+        dispatcher: agent,
+      });
+      const body = await response.body.text();
+      return response.statusCode === 200 && chatStreamText(body) === expectedText;
+    }),
+  );
+  const ms = performance.now() - started;
+  await agent.close();
+  const exact = outcomes.filter((outcome) => outcome.status === 'fulfilled' && outcome.value).length;
+  return { exact, failed: concurrent - exact, ms };
 }
 
 interface Child {
@@ -260,7 +318,7 @@ async function main(): Promise<void> {
       }
     }
   }
-  const streamed = 2000;
+  const streamed = Number(process.env.STREAMED ?? 2000);
   const cross: Target = {
     name: 'switchyard anthropic←openai',
     url: switchyard.url,
@@ -287,8 +345,17 @@ async function main(): Promise<void> {
     );
   }
   console.log(
-    `peak RSS: switchyard ${peakRss(switchyard.process.pid!).toFixed(0)} MB, portkey ${peakRss(portkey.process.pid!).toFixed(0)} MB`,
+    `parse floor (decode the upstream stream in-process) ${parseFloor(upstream.stream).toFixed(0)} µs per call`,
   );
+  for (const [label, target, child] of [
+    ['switchyard', targets[1]!, switchyard],
+    ['portkey', targets[2]!, portkey],
+  ] as const) {
+    const { exact, failed, ms } = await concurrentStreams(target);
+    console.log(
+      `${label}: ${concurrent} concurrent streams, ${exact} exact, ${failed} not, ${ms.toFixed(0)} ms; peak RSS so far ${peakRss(child.process.pid!).toFixed(0)} MB`,
+    );
+  }
   switchyard.process.stdin!.end();
   portkey.process.kill('SIGTERM');
   upstream.close();

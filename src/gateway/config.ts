@@ -63,6 +63,11 @@ export const gatewayConfigSchema = z
     shutdown_grace_seconds: z.number().nonnegative().optional(),
     /** Write a JSON-lines access log line per request (default true). */
     access_log: z.boolean().optional(),
+    /**
+     * One OpenTelemetry GenAI span per upstream call, on the global tracer provider (needs
+     * `@opentelemetry/api` installed and an SDK registered by the operator, e.g. `node --import`).
+     */
+    otel: z.boolean().optional(),
   })
   .strict();
 

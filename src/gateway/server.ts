@@ -3,10 +3,14 @@
  * keys configured the gateway serves loopback only. Shutdown stops accepting, lets in-flight
  * requests finish up to a grace period, then cancels the upstream calls still running.
  */
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { consoleLogger, type Logger } from '../core/logger.ts';
+import { createOpenTelemetryObserver } from '../observers/otel.ts';
+import type { Observer } from '../observers/types.ts';
+import { ConfigError } from '../registry/config.ts';
 import { createStateStore } from '../state/create.ts';
 import type { StateStore } from '../state/types.ts';
 import { createSwitchyard, type Switchyard } from '../switchyard.ts';
@@ -33,6 +37,8 @@ export interface GatewayOptions {
    * every instance). A front door passed as `switchyard` should use its `availability` store.
    */
   state?: StateStore;
+  /** Observers of every upstream call, for the front door created from `config` (with `gateway.otel`, an OpenTelemetry one is added). */
+  observers?: Observer[];
   /** Where `key_env` variables are read (default `process.env`). */
   env?: Record<string, string | undefined>;
   /** Receives one access-log line per request (default: JSON lines on stdout when `access_log` is on). */
@@ -75,7 +81,12 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     });
   const switchyard =
     options.switchyard ??
-    createSwitchyard({ config: switchyardConfig, logger, stateStore: shared.availability });
+    createSwitchyard({
+      config: switchyardConfig,
+      logger,
+      stateStore: shared.availability,
+      observers: [...(options.observers ?? []), ...(gateway.otel === true ? [openTelemetryObserver()] : [])],
+    });
   const sharedValues = gateway.state !== undefined && gateway.state !== 'memory';
   const state: GatewayState = {
     switchyard,
@@ -97,6 +108,22 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     switchyard,
     listen: (listenOptions = {}) => listen(state, app, gateway, listenOptions),
   };
+}
+
+/**
+ * `gateway.otel: true`: spans on the global tracer. `@opentelemetry/api` is an optional peer, loaded
+ * only here and synchronously (`createGateway` is sync; the package ships CommonJS).
+ */
+function openTelemetryObserver(): Observer {
+  let api: typeof import('@opentelemetry/api');
+  try {
+    api = createRequire(import.meta.url)('@opentelemetry/api') as typeof import('@opentelemetry/api');
+  } catch {
+    const message =
+      'needs the @opentelemetry/api package: npm install @opentelemetry/api (and register an SDK)';
+    throw new ConfigError('', [{ path: 'gateway.otel', message }]);
+  }
+  return createOpenTelemetryObserver({ tracer: api.trace.getTracer('switchyard-gateway') });
 }
 
 function accessLogOf(

@@ -3,7 +3,7 @@
  * and `routing:`. Accepted as an object or YAML text; errors name the key and, for YAML, the line.
  */
 import { readFileSync } from 'node:fs';
-import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
+import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { capabilityOverridesSchema } from '../core/capabilities-schema.ts';
 import { API_KEY_PATTERNS } from '../core/redaction.ts';
@@ -219,11 +219,20 @@ function issuePath(issue: z.core.$ZodIssue): string {
   return keys.map(String).join('.') || '(root)';
 }
 
+type Yaml = typeof import('yaml');
+let yaml: Yaml | undefined;
+
+/** The `yaml` package, loaded on the first YAML text (72 modules: a process given no config file never pays for them). */
+function loadYaml(): Yaml {
+  return (yaml ??= createRequire(import.meta.url)('yaml') as Yaml);
+}
+
 /**
  * Parses YAML text and validates it. Syntax errors and invalid values throw a {@link ConfigError}
  * whose issues carry the 1-based line of the offending key.
  */
 export function parseConfigYaml(text: string, source = 'config'): ParsedConfig {
+  const { LineCounter, parseDocument } = loadYaml();
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false });
   if (document.errors.length > 0) {
@@ -267,6 +276,7 @@ function locate(
   path: readonly PropertyKey[],
   unknownKeys: readonly string[],
 ): number | undefined {
+  const { isMap, isScalar, isSeq } = loadYaml();
   let node = root;
   let offset: number | undefined;
   const keys = [...path, ...unknownKeys.slice(0, 1)];

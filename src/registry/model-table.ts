@@ -97,7 +97,7 @@ function wireNameProblems(table: ModelTable, slots: ReadonlyMap<string, AdapterS
     const colon = key.indexOf(':');
     const slot = slots.get(entry?.adapter ?? key.slice(0, colon));
     const wireName = entry?.wire_name ?? key.slice(colon + 1);
-    const problem = slot === undefined ? undefined : modelNameProblem(wireName, slot.api.protocol);
+    const problem = slot === undefined ? undefined : modelNameProblem(wireName, slot.definition.protocol);
     if (problem !== undefined) {
       const where = entry?.wire_name === undefined ? `models.${key}` : `models.${key}.wire_name`;
       problems.push({ path: where, message: `invalid model name ${quoteInput(wireName)}: ${problem}` });

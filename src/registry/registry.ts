@@ -1,7 +1,7 @@
 /**
  * The model registry: resolves a name — exact canonical id, then alias, then the glob entries in
  * order, then any `provider:name` of a configured adapter — to an adapter and a wire name, creates
- * adapters lazily from the API table, and answers model facts. Adapters whose key is missing are
+ * adapters lazily from the provider-type table, and answers model facts. Adapters whose key is missing are
  * `not_configured`: listed, never created, never called. Its parts: the adapter slots
  * (`slots.ts`), the model table (`model-table.ts`) and name resolution (`resolve.ts`).
  */
@@ -10,11 +10,11 @@ import type { Capabilities } from '../core/capabilities.ts';
 import type { Logger } from '../core/logger.ts';
 import { LruCache } from '../core/lru.ts';
 import { bundledCatalog } from '../providers/catalog/index.ts';
-import type { ApiTable } from './api-table.ts';
 import { ConfigError, type SwitchyardConfig } from './config.ts';
 import { builtinAdapters } from './defaults.ts';
 import { catalogModel, mergeFacts, type ModelFacts } from './model-facts.ts';
 import { createModelTable, overrideRows } from './model-table.ts';
+import type { ProviderTypeTable } from './provider-type-table.ts';
 import {
   createFinder,
   fallbackProblems,
@@ -23,7 +23,15 @@ import {
   type ResolvedModel,
   unknownModel,
 } from './resolve.ts';
-import { type AdapterSlot, createSlots, notConfigured, type SlotContext, slotAdapter } from './slots.ts';
+import {
+  type AdapterSlot,
+  createSlots,
+  declaredOf,
+  loadSlot,
+  notConfigured,
+  type SlotContext,
+  slotAdapter,
+} from './slots.ts';
 
 export type { MatchKind, ResolvedModel } from './resolve.ts';
 export {
@@ -46,7 +54,7 @@ export interface ModelListing {
 /** What `createRegistry` needs. */
 export interface RegistryOptions {
   config: SwitchyardConfig;
-  apis: ApiTable;
+  providerTypes: ProviderTypeTable;
   env: Record<string, string | undefined>;
   fetch?: typeof fetch;
   logger?: Logger;
@@ -56,14 +64,22 @@ export interface RegistryOptions {
 export interface Registry {
   /** Resolves a name; throws an `InvalidRequestError` (`unknown_model`) naming what is known. */
   resolve(name: string): ResolvedModel;
-  /** The adapter of `provider`, created on first use; throws an `AuthError` (`not_configured`) when its key is missing. */
+  /**
+   * Loads the code of `provider`'s adapter (its provider-type row's `load`); `undefined` when it is loaded
+   * already (or needs no loading). The router awaits it before a provider's first call.
+   */
+  load(provider: string): Promise<void> | undefined;
+  /**
+   * The adapter of `provider`, created on first use (after {@link Registry.load}); throws an
+   * `AuthError` (`not_configured`) when its key is missing.
+   */
   adapter(provider: string): Adapter;
   /** The merged facts of a resolved model. */
   facts(model: ResolvedModel): ModelFacts;
   /** Every configured model entry and catalog model of every adapter. */
   models(): ModelListing[];
   /** The adapter names, with whether each is configured. */
-  providers(): Array<{ name: string; api: string; configured: boolean; missing?: readonly string[] }>;
+  providers(): Array<{ name: string; type: string; configured: boolean; missing?: readonly string[] }>;
   /** Ends `session` on every adapter created so far (deletes provider-side state such as Gemini caches). */
   endSession(session: AdapterSession): Promise<void>;
   /** Closes every adapter created so far. */
@@ -72,19 +88,24 @@ export interface Registry {
 
 /** Creates a registry from a validated configuration; every config problem at once is one `ConfigError`. */
 export function createRegistry(options: RegistryOptions): Registry {
-  const { config, apis, env } = options;
+  const { config, providerTypes, env } = options;
   const adapterConfigs = { ...(config.builtins === false ? {} : builtinAdapters()), ...config.adapters };
-  const created = createSlots(adapterConfigs, apis, env);
+  const created = createSlots(adapterConfigs, providerTypes, env);
   const { slots } = created;
   const { table, problems: modelProblems } = createModelTable(config, adapterConfigs, slots);
   const find = createFinder(table, slots);
   const problems = [...created.problems, ...modelProblems, ...fallbackProblems(table, find)];
   if (problems.length > 0) throw new ConfigError('', problems);
 
-  const context: SlotContext = { env, fetch: options.fetch, logger: options.logger };
-  const adapterOf = (slot: AdapterSlot) => slotAdapter(slot, context, () => overrideRows(table, slot.name));
+  const context: SlotContext = {
+    env,
+    fetch: options.fetch,
+    logger: options.logger,
+    overrideRows: (provider) => overrideRows(table, provider),
+  };
+  const adapterOf = (slot: AdapterSlot) => slotAdapter(slot, context);
   const resolved = new LruCache<string, ResolvedModel>(maxResolvedNames);
-  const facts = (model: ResolvedModel) => modelFacts(model, slots.get(model.provider), adapterOf);
+  const facts = (model: ResolvedModel) => modelFacts(model, slots.get(model.provider), context);
   const createdSlots = () => [...slots.values()].filter((slot) => slot.adapter !== undefined);
 
   return {
@@ -99,6 +120,10 @@ export function createRegistry(options: RegistryOptions): Registry {
       }
       return model;
     },
+    load(provider) {
+      const slot = slots.get(provider);
+      return slot === undefined ? undefined : loadSlot(slot);
+    },
     adapter(provider) {
       const slot = slots.get(provider);
       if (slot === undefined) throw unknownModel(provider, `no adapter named "${provider}"`);
@@ -110,7 +135,7 @@ export function createRegistry(options: RegistryOptions): Registry {
     providers() {
       return [...slots.values()].map((slot) => ({
         name: slot.name,
-        api: slot.api.type,
+        type: slot.definition.type,
         configured: slot.missing === undefined,
         ...(slot.missing === undefined ? {} : { missing: slot.missing }),
       }));
@@ -127,21 +152,14 @@ export function createRegistry(options: RegistryOptions): Registry {
 }
 
 /**
- * The merged facts of `model`: its adapter's declared capabilities, the catalog row and the
- * config's overrides. An adapter without its key still declares what its models support (it fails
- * each call, not its creation): the facts are the same configured or not.
+ * The merged facts of `model`: what its adapter declares, the catalog row and the config's
+ * overrides. An adapter without its key still declares what its models support (it fails each
+ * call, not its creation): the facts are the same configured or not.
  */
-function modelFacts(
-  model: ResolvedModel,
-  slot: AdapterSlot | undefined,
-  adapterOf: (slot: AdapterSlot) => Adapter,
-): ModelFacts {
+function modelFacts(model: ResolvedModel, slot: AdapterSlot | undefined, context: SlotContext): ModelFacts {
   let capabilities: Capabilities | undefined;
   try {
-    // The adapter's own id of the model, as the router sends it (an adapter named otherwise in the
-    // config, `work-claude:…`, knows its models as `anthropic:…`).
-    const adapter = slot === undefined ? undefined : adapterOf(slot);
-    if (adapter !== undefined) capabilities = adapter.capabilities(`${adapter.name}:${model.wireName}`);
+    if (slot !== undefined) capabilities = declaredOf(slot, model.wireName, context);
   } catch (error) {
     // A host that cannot be created without its settings (Azure's resource name) is described
     // by the catalog until it is configured.

@@ -26,8 +26,8 @@ export interface ResolvedModel {
   /** Adapter name. */
   provider: string;
   wireName: string;
-  /** The API type of the adapter (`anthropic`, `openai-compatible`, …). */
-  api: string;
+  /** The provider type of the adapter (`anthropic`, `openai-compatible`, …). */
+  type: string;
   matchedBy: MatchKind;
   /** The `models:` key that matched (an id or a glob). */
   entry?: string;
@@ -80,13 +80,13 @@ function buildModel(
   const wireName =
     (matchedBy === 'exact' || matchedBy === 'alias' ? entry?.wire_name : undefined) ?? id.slice(colon + 1);
   // Whatever matched (a glob, a provider prefix), the wire name must be one the provider's grammar takes.
-  assertModelName(wireName, slot.api.protocol, provider);
+  assertModelName(wireName, slot.definition.protocol, provider);
   const model: ResolvedModel = {
     id: `${provider}:${wireName}`,
     requested,
     provider,
     wireName,
-    api: slot.api.type,
+    type: slot.definition.type,
     matchedBy,
     aliases: entry?.aliases ?? [],
     fallbacks: entry?.fallbacks ?? [],

@@ -14,6 +14,7 @@ import { LruCache } from '../core/lru.ts';
 import type { Logger } from '../core/logger.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
 import { isValidated, markValidated } from '../core/request-schema.ts';
+import { markPrechecked } from '../providers/common/preflight.ts';
 import { type Reply, textOf, toolCallsOf } from '../core/reply.ts';
 import { createObserverDispatch } from '../observers/dispatch.ts';
 import type { CallEvent, Observer } from '../observers/types.ts';
@@ -133,17 +134,22 @@ export function createRouter(context: RouterContext) {
     const requestId = request.requestId ?? createRequestId();
     const candidates = candidatesOf(request.model);
     const decision: RoutingDecision = { requested: request.model, attempts: [] };
-    const needs = callNeeds({ ...request, model: candidates[0]!.id, maxOutputTokens: 1 });
+    const needs = callNeeds(request);
     return { request, requestId, decision, candidates, needs, index: 0, options };
   }
 
   /**
    * The next candidate that passes the pre-dispatch checks, or `undefined` when none is left;
-   * synchronous unless the availability store answers asynchronously.
+   * synchronous unless the availability store answers asynchronously or the candidate's adapter
+   * code is not loaded yet.
    */
   function nextCandidate(route: Route): Candidate | undefined | Promise<Candidate | undefined> {
     while (route.index < route.candidates.length) {
-      const model = route.candidates[route.index++]!;
+      const model = route.candidates[route.index]!;
+      // A provider's adapter code is imported before its first call (provider-type rows load lazily).
+      const loading = model.configured ? registry.load(model.provider) : undefined;
+      if (loading !== undefined) return loading.then(() => nextCandidate(route));
+      route.index++;
       const facts = model.configured ? factsOf(model) : undefined;
       let reason =
         facts === undefined
@@ -260,7 +266,10 @@ export function createRouter(context: RouterContext) {
       model: `${adapterName}:${model.wireName}`,
       maxOutputTokens,
     };
-    // Built from a request the front door validated: the adapter boundary need not validate it again.
+    // The candidate's capabilities and context window were checked (`skipReason`): the adapter's
+    // pre-flight does not decide them again. Built from a request the front door validated: the
+    // adapter boundary need not validate it again.
+    markPrechecked(request);
     return isValidated(route.request) ? markValidated(request) : request;
   }
 

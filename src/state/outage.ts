@@ -43,6 +43,7 @@ export class OutageTracker {
   private readonly policy: StateFailurePolicy;
   private readonly onFailure: ((event: StateFailureEvent) => void) | undefined;
   private readonly recoveryMs: number;
+  private readonly onSuccess: (() => void) | undefined;
   private lastFailureAt = 0;
 
   constructor(options: {
@@ -50,7 +51,10 @@ export class OutageTracker {
     policy: StateFailurePolicy;
     onFailure?: (event: StateFailureEvent) => void;
     recoveryMs?: number;
+    /** Called after every success (the store replays what failed meanwhile). */
+    onSuccess?: () => void;
   }) {
+    this.onSuccess = options.onSuccess;
     this.logger = options.logger;
     this.policy = options.policy;
     this.onFailure = options.onFailure;
@@ -83,6 +87,7 @@ export class OutageTracker {
   /** A command succeeded: an outage in progress is over. */
   succeeded(): void {
     this.lastFailed = false;
+    this.onSuccess?.();
     if (!this.failing || Date.now() - this.lastFailureAt < this.recoveryMs) return;
     this.failing = false;
     this.logger.warn('state store reachable again: sharing state resumes', { failures: this.failures });

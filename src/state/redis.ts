@@ -11,18 +11,30 @@
  * Fast path: `admit` is one script (one round trip) for the rate limits and the budget; the circuit
  * state is read from a local copy kept fresh by pub/sub and a refresh every `refreshMs` (≤ 1 s),
  * so a closed circuit costs no round trip. Transitions (failure, probe, release) are one script each.
+ *
+ * Clock: the scripts read Redis `TIME`, so every instance's admissions are timed by one clock and
+ * an instance's own clock (skewed or not) moves no window. The UTC day and month that name the
+ * spend keys are computed by the instance from its clock corrected by Redis's (learnt from each
+ * admission's reply); the script checks them against `TIME` and asks again when they differ.
+ *
+ * Settles that fail (Redis down or slow) are applied to local state and queued for Redis
+ * (`replay.ts`): they are sent again, once each, when Redis answers.
  */
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { consoleLogger, type Logger } from '../core/logger.ts';
 import { createMemoryStateStore } from './memory.ts';
 import { OutageTracker, StateUnavailableError } from './outage.ts';
 import { RedisAvailabilityStore } from './redis-availability.ts';
+import { SettleReplay } from './replay.ts';
 import { admitNumbers, reservationOf, reservationTtlMs } from './rules.ts';
 import { admitScript, settleScript } from './scripts.ts';
 import {
   type Admission,
+  type AdmitRequest,
   type KeyUsage,
   periodsOf,
+  type Reservation,
+  type Settlement,
   type StateFailureEvent,
   type StateFailurePolicy,
   type StateStore,
@@ -48,8 +60,13 @@ export interface RedisStateStoreOptions {
   /** How often the local copy of the circuits is refreshed, ms. Default 500. */
   refreshMs?: number;
   logger?: Logger;
-  /** The clock (ms since epoch). Default `Date.now`. */
+  /**
+   * A clock for tests (ms since epoch), sent with every script in place of Redis `TIME`. Default:
+   * Redis `TIME`, one clock for every instance.
+   */
   now?: () => number;
+  /** Most failed settles kept for replay (beyond: their cost is summed, see `replay.ts`). Default 10 000. */
+  maxQueuedSettles?: number;
 }
 
 /** A Redis state store, with its connection status. */
@@ -58,6 +75,8 @@ export interface RedisStateStore extends StateStore {
   readonly ready: Promise<void>;
   /** True while the last operation failed (an outage in progress). */
   readonly degraded: boolean;
+  /** Settles waiting for Redis (failed during an outage), and those replayed so far. */
+  readonly settles: { readonly waiting: number; readonly replayed: number; readonly folded: number };
 }
 
 const dayTtlSeconds = 3 * 86_400;
@@ -69,16 +88,54 @@ type Scripted = Client & {
   sySettle(...args: Array<string | number>): Promise<number>;
 };
 
-/** Encodes a key name for a key: no `{`, `}`, `:` or spaces from the name can change the layout. */
+/**
+ * Encodes a key name for a key: no `{`, `}`, `:` or spaces from the name can change the layout, and
+ * the result is never empty (an empty `{}` is no hash tag: Redis Cluster would hash the whole key).
+ */
 export function keyPart(name: string): string {
-  return name.replace(/[^A-Za-z0-9._-]/g, (character) => `%${character.codePointAt(0)!.toString(16)}`);
+  if (name === '') return '%';
+  // Four hex digits a UTF-16 unit: `\nb` and `«` must not both read `%ab`.
+  return name.replace(/[^A-Za-z0-9._-]/g, (unit) => `%${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The keys of one gateway key's state; all carry the hash tag `{<key>}` (one Cluster slot). */
+export function stateKeys(prefix: string, key: string, day: string, month: string): string[] {
+  const base = `${prefix}:{${keyPart(key)}}`;
+  return [
+    `${base}:bucket`,
+    `${base}:spend:d:${day}`,
+    `${base}:spend:m:${month}`,
+    `${base}:inflight`,
+    `${base}:requests`,
+  ];
+}
+
+/** The refusal an admit script replied. */
+function refusalOf(reply: string[]): Admission {
+  if (reply[0] === 'budget')
+    return {
+      allowed: false,
+      reason: 'budget_exceeded',
+      period: reply[1] as 'day' | 'month',
+      spentMicros: Number(reply[2]),
+      limitMicros: Number(reply[3]),
+    };
+  return {
+    allowed: false,
+    reason: 'rate_limit',
+    limit: reply[1] as 'requests' | 'tokens',
+    retryAfterSeconds: Math.max(1, Math.ceil(Number(reply[2]) / 1000)),
+  };
 }
 
 /** Creates the Redis state store (connects at once; reconnects for ever with a capped backoff). */
 export function createRedisStateStore(options: RedisStateStoreOptions): RedisStateStore {
   const prefix = options.prefix ?? 'switchyard';
   const timeoutMs = options.timeoutMs ?? 50;
-  const now = options.now ?? Date.now;
+  const injected = options.now;
+  /** Redis's clock as this instance last saw it (its own plus the offset seen in the last reply). */
+  let offset = 0;
+  const now = injected ?? (() => Date.now() + offset);
   const policy = options.onFailure ?? 'open';
   const logger = options.logger ?? consoleLogger;
   const outage = new OutageTracker({
@@ -86,11 +143,14 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     policy,
     onFailure: options.onFailureEvent,
     recoveryMs: options.recoveryMs,
+    onSuccess: () => {
+      if (replay.size > 0) void replay.run();
+    },
   });
   const local = createMemoryStateStore({ now });
   const client = connect(options.url, options.cluster === true, timeoutMs) as Scripted;
-  client.defineCommand('syAdmit', { numberOfKeys: 4, lua: admitScript });
-  client.defineCommand('sySettle', { numberOfKeys: 4, lua: settleScript });
+  client.defineCommand('syAdmit', { numberOfKeys: 5, lua: admitScript });
+  client.defineCommand('sySettle', { numberOfKeys: 5, lua: settleScript });
   // A store never crashes its process: errors surface on the commands that meet them.
   client.on('error', () => {});
   const availability = new RedisAvailabilityStore({
@@ -99,11 +159,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     // It waits through reconnects (no retry limit), and the store subscribes again itself after each
     // one: ioredis's own re-subscription (autoResubscribe) holds no handler, so a connection closing
     // before its reply was an unhandled rejection in the process.
-    subscriber: (client as Redis).duplicate({
-      enableOfflineQueue: true,
-      maxRetriesPerRequest: null,
-      autoResubscribe: false,
-    }),
+    subscriber: subscriberOf(client),
     hash: `${prefix}:{circuits}:state`,
     channel: `${prefix}:circuits`,
     refreshMs: options.refreshMs ?? 500,
@@ -122,10 +178,68 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     });
   });
 
-  const keysOf = (key: string, day: string, month: string) => {
-    const base = `${prefix}:{${keyPart(key)}}`;
-    return [`${base}:bucket`, `${base}:spend:d:${day}`, `${base}:spend:m:${month}`, `${base}:inflight`];
-  };
+  let admissions = 0;
+  const instance = Math.random().toString(36).slice(2, 10);
+  const keysOf = (key: string, day: string, month: string) => stateKeys(prefix, key, day, month);
+  const clockArgument = () => (injected === undefined ? '' : injected());
+
+  /** One admission in Redis (asked again, at most twice, when the periods named were not Redis's). */
+  async function admitShared(request: AdmitRequest): Promise<Admission> {
+    const id = `${instance}-${++admissions}`;
+    let at = now();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const numbers = admitNumbers(request, at);
+      const periods = periodsOf(at);
+      const reply = await client.syAdmit(
+        ...keysOf(request.key, periods.day, periods.month),
+        injected === undefined ? '' : at,
+        numbers.requestsPerMinute,
+        numbers.tokensPerMinute,
+        numbers.tokens,
+        numbers.dayLimitMicros,
+        numbers.monthLimitMicros,
+        numbers.reserveMicros,
+        id,
+        reservationTtlMs,
+        periods.day,
+        periods.month,
+      );
+      if (reply[0] === 'ok' || reply[0] === 'period') {
+        const redisNow = Number(reply[1]);
+        if (injected === undefined) offset = redisNow - Date.now();
+        at = redisNow;
+        if (reply[0] === 'period') continue;
+        const reservation = reservationOf(request.key, numbers, id, periods);
+        return { allowed: true, reservation: { ...reservation, expiresAt: redisNow + reservationTtlMs } };
+      }
+      return refusalOf(reply);
+    }
+    throw new Error('the UTC day of this instance and of Redis disagree');
+  }
+
+  /** Sends a settle; `replay` for one sent again from the queue. */
+  async function sendSettle(reservation: Reservation, used: Settlement, replay: boolean): Promise<void> {
+    const member =
+      reservation.local === true || reservation.id === ''
+        ? ''
+        : `${reservation.id}:${reservation.reserveMicros}`;
+    await client.sySettle(
+      ...keysOf(reservation.key, reservation.day, reservation.month),
+      clockArgument(),
+      reservation.tokensPerMinute,
+      Math.max(0, Math.ceil(used.tokens)) - reservation.tokens,
+      Math.max(0, Math.round(used.costMicros)),
+      member,
+      dayTtlSeconds,
+      monthTtlSeconds,
+      replay ? String(reservation.expiresAt ?? 0) : '',
+    );
+  }
+
+  const replay = new SettleReplay(
+    (reservation, used) => sendSettle(reservation, used, true),
+    options.maxQueuedSettles,
+  );
 
   /** Runs `operation` against Redis; on failure applies the policy (`local` answers or a refusal). */
   async function guarded<Value>(
@@ -145,81 +259,44 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     return value;
   }
 
-  let admissions = 0;
-  const instance = Math.random().toString(36).slice(2, 10);
-
   return {
     availability,
     ready,
     get degraded() {
       return outage.lastFailed;
     },
+    get settles() {
+      return { waiting: replay.size, replayed: replay.replayed, folded: replay.folded };
+    },
     admit: (request) =>
       guarded(
         'admit',
-        async (): Promise<Admission> => {
-          const at = now();
-          const numbers = admitNumbers(request, at);
-          const periods = periodsOf(at);
-          const id = `${instance}-${++admissions}`;
-          const reply = await client.syAdmit(
-            ...keysOf(request.key, periods.day, periods.month),
-            at,
-            numbers.requestsPerMinute,
-            numbers.tokensPerMinute,
-            numbers.tokens,
-            numbers.dayLimitMicros,
-            numbers.monthLimitMicros,
-            numbers.reserveMicros,
-            id,
-            reservationTtlMs,
-          );
-          if (reply[0] === 'budget') {
-            return {
-              allowed: false,
-              reason: 'budget_exceeded',
-              period: reply[1] as 'day' | 'month',
-              spentMicros: Number(reply[2]),
-              limitMicros: Number(reply[3]),
-            };
-          }
-          if (reply[0] === 'rate') {
-            return {
-              allowed: false,
-              reason: 'rate_limit',
-              limit: reply[1] as 'requests' | 'tokens',
-              retryAfterSeconds: Math.max(1, Math.ceil(Number(reply[2]) / 1000)),
-            };
-          }
-          return { allowed: true, reservation: reservationOf(request.key, numbers, id, periods) };
-        },
+        () => admitShared(request),
         async () => {
           const admission = await local.admit(request);
           if (admission.allowed) admission.reservation.local = true;
           return admission;
         },
       ),
-    settle: (reservation, used) =>
-      guarded(
+    async settle(reservation, used) {
+      if (reservation.local === true) {
+        // Admitted from local state during an outage: Redis never saw it, its cost goes there later.
+        await local.settle(reservation, used);
+        replay.addSpend(reservation, used.costMicros);
+        void replay.run();
+        return;
+      }
+      return guarded(
         'settle',
+        () => sendSettle(reservation, used, false),
         async () => {
-          if (reservation.local === true) return local.settle(reservation, used);
-          const member =
-            reservation.reserveMicros > 0 ? `${reservation.id}:${reservation.reserveMicros}` : '';
-          await client.sySettle(
-            ...keysOf(reservation.key, reservation.day, reservation.month),
-            reservation.tokensPerMinute,
-            Math.max(0, Math.ceil(used.tokens)) - reservation.tokens,
-            Math.max(0, Math.round(used.costMicros)),
-            member,
-            dayTtlSeconds,
-            monthTtlSeconds,
-          );
+          await local.settle(reservation, used);
+          replay.add(reservation, used);
         },
-        () => local.settle(reservation, used),
-        // The call already happened: its spend is kept locally whatever the policy.
+        // The call already happened: its spend is kept (locally, and queued for Redis) whatever the policy.
         'open',
-      ),
+      );
+    },
     usage: (key, budget) =>
       guarded(
         'usage',
@@ -279,6 +356,15 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
       client.disconnect();
     },
   };
+}
+
+/** A second connection, for SUBSCRIBE only (see the comment where it is made). */
+function subscriberOf(client: Client): Client {
+  const options = { enableOfflineQueue: true, maxRetriesPerRequest: null, autoResubscribe: false };
+  // Cluster#duplicate takes (startup nodes, cluster options): the node options go in `redisOptions`.
+  if (client instanceof Cluster)
+    return client.duplicate([], { enableOfflineQueue: true, redisOptions: options });
+  return client.duplicate(options);
 }
 
 function connect(url: string, cluster: boolean, timeoutMs: number): Client {

@@ -5,12 +5,48 @@
  */
 
 /**
- * KEYS: bucket hash, day spend, month spend, in-flight reservations (sorted set, score = expiry).
- * ARGV: now, rpm, tpm, tokens, day limit, month limit (-1: none), reserve, id, reservation TTL.
- * Returns `{'ok'}`, `{'budget', period, spent, limit}` or `{'rate', limit, waitMs}`.
+ * The time every instance agrees on: Redis `TIME` (ms), or ARGV[1] when a test injects a clock.
+ * (`redis.replicate_commands` lets Redis < 5 write after reading TIME; later versions always do.)
  */
-export const admitScript = `
-local now = tonumber(ARGV[1])
+const clock = `
+local now
+if ARGV[1] == '' then
+  if redis.replicate_commands then redis.replicate_commands() end
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+else
+  now = tonumber(ARGV[1])
+end
+`;
+
+/** `periods(ms)`: the UTC day (`YYYYMMDD`) and month (`YYYYMM`), as `periodsOf` in `types.ts`. */
+export const periodsLua = `
+local function periods(ms)
+  local z = math.floor(ms / 86400000) + 719468
+  local era = math.floor(z / 146097)
+  local doe = z - era * 146097
+  local yoe = math.floor((doe - math.floor(doe / 1460) + math.floor(doe / 36524) - math.floor(doe / 146096)) / 365)
+  local doy = doe - (365 * yoe + math.floor(yoe / 4) - math.floor(yoe / 100))
+  local mp = math.floor((5 * doy + 2) / 153)
+  local d = doy - math.floor((153 * mp + 2) / 5) + 1
+  local m = mp < 10 and mp + 3 or mp - 9
+  local y = yoe + era * 400
+  if m <= 2 then y = y + 1 end
+  local month = string.format('%04d%02d', y, m)
+  return month .. string.format('%02d', d), month
+end
+`;
+
+/**
+ * KEYS (one hash tag, the gateway key's): 1 token bucket (hash), 2 day spend, 3 month spend, 4
+ * in-flight reservations (sorted set, score = expiry), 5 requests-per-minute log (sorted set,
+ * score = admission time). ARGV: 1 now ('' = Redis TIME), 2 rpm, 3 tpm, 4 tokens, 5 day limit,
+ * 6 month limit (-1: none), 7 reserve, 8 id, 9 reservation TTL, 10 day, 11 month (the periods
+ * KEYS 2 and 3 were named for). Returns `{'ok', now}`, `{'budget', period, spent, limit}`,
+ * `{'rate', limit, waitMs}`, or `{'period', now}` when the instance named other periods than
+ * Redis's clock says (around midnight UTC; the caller asks again with these).
+ */
+export const admitScript = `${clock}${periodsLua}
 local rpm = tonumber(ARGV[2])
 local tpm = tonumber(ARGV[3])
 local tokens = tonumber(ARGV[4])
@@ -19,66 +55,87 @@ local monthLimit = tonumber(ARGV[6])
 local reserve = tonumber(ARGV[7])
 local ttl = tonumber(ARGV[9])
 local budgeted = dayLimit >= 0 or monthLimit >= 0
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
 if budgeted then
-  redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
+  local day, month = periods(now)
+  if day ~= ARGV[10] or month ~= ARGV[11] then return {'period', tostring(now)} end
   local reserved = 0
   local members = redis.call('ZRANGE', KEYS[4], 0, -1)
   for i = 1, #members do
     reserved = reserved + tonumber(string.match(members[i], ':(%d+)$'))
   end
-  local day = tonumber(redis.call('GET', KEYS[2]) or '0')
-  if dayLimit >= 0 and day + reserved >= dayLimit then
-    return {'budget', 'day', tostring(day + reserved), tostring(dayLimit)}
+  local spentDay = tonumber(redis.call('GET', KEYS[2]) or '0')
+  if dayLimit >= 0 and spentDay + reserved >= dayLimit then
+    return {'budget', 'day', tostring(spentDay + reserved), tostring(dayLimit)}
   end
-  local month = tonumber(redis.call('GET', KEYS[3]) or '0')
-  if monthLimit >= 0 and month + reserved >= monthLimit then
-    return {'budget', 'month', tostring(month + reserved), tostring(monthLimit)}
+  local spentMonth = tonumber(redis.call('GET', KEYS[3]) or '0')
+  if monthLimit >= 0 and spentMonth + reserved >= monthLimit then
+    return {'budget', 'month', tostring(spentMonth + reserved), tostring(monthLimit)}
   end
 end
-if rpm > 0 or tpm > 0 then
-  local bucket = redis.call('HMGET', KEYS[1], 'r', 't', 'at')
-  local at = tonumber(bucket[3]) or now
-  local elapsed = math.max(0, now - at)
-  local requests = math.min(rpm, (tonumber(bucket[1]) or rpm) + elapsed * rpm / 60000)
-  local left = math.min(tpm, (tonumber(bucket[2]) or tpm) + elapsed * tpm / 60000)
-  if rpm > 0 and requests < 1 then
-    return {'rate', 'requests', tostring((1 - requests) * 60000 / rpm)}
+if rpm > 0 then
+  -- The log: drop what left the window, keep at most the newest rpm, refuse while rpm remain.
+  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now - 60000)
+  local count = redis.call('ZCARD', KEYS[5])
+  if count > rpm then redis.call('ZREMRANGEBYRANK', KEYS[5], 0, count - rpm - 1) end
+  if count >= rpm then
+    local oldest = redis.call('ZRANGE', KEYS[5], 0, 0, 'WITHSCORES')
+    return {'rate', 'requests', tostring(tonumber(oldest[2]) + 60000 - now)}
   end
+end
+local left = 0
+local at = now
+if tpm > 0 then
+  local bucket = redis.call('HMGET', KEYS[1], 't', 'at')
+  at = tonumber(bucket[2]) or now
+  left = math.min(tpm, (tonumber(bucket[1]) or tpm) + math.max(0, now - at) * tpm / 60000)
   local need = math.min(tokens, tpm)
-  if tpm > 0 and left < need then
+  if left < need then
     return {'rate', 'tokens', tostring((need - left) * 60000 / tpm)}
   end
-  if rpm > 0 then requests = requests - 1 else requests = 0 end
-  if tpm > 0 then left = left - tokens else left = 0 end
   -- Never backwards: a call whose clock reading arrives late must not refill the same time twice.
-  redis.call('HSET', KEYS[1], 'r', tostring(requests), 't', tostring(left), 'at', tostring(math.max(at, now)))
+  at = math.max(at, now)
+end
+if rpm > 0 then
+  redis.call('ZADD', KEYS[5], now, ARGV[8])
+  redis.call('PEXPIRE', KEYS[5], 60000)
+end
+if tpm > 0 then
+  redis.call('HSET', KEYS[1], 't', tostring(left - tokens), 'at', tostring(at))
   redis.call('PEXPIRE', KEYS[1], 180000)
 end
-if budgeted and reserve > 0 then
-  redis.call('ZADD', KEYS[4], now + ttl, ARGV[8] .. ':' .. ARGV[7])
-  redis.call('PEXPIRE', KEYS[4], ttl)
-end
-return {'ok'}
+-- Every admission holds a member (id:micros) until its settle: the budget's reservation, and what
+-- makes a replayed settle count once.
+redis.call('ZADD', KEYS[4], now + ttl, ARGV[8] .. ':' .. ARGV[7])
+redis.call('PEXPIRE', KEYS[4], ttl)
+return {'ok', tostring(now)}
 `;
 
 /**
- * KEYS: as `admit`. ARGV: tpm, token correction (used - reserved), cost, reservation member ('' for
- * none), day TTL, month TTL (seconds).
+ * KEYS: as `admit`. ARGV: 1 now ('' = Redis TIME), 2 tpm, 3 token correction (used - reserved),
+ * 4 cost, 5 reservation member ('' for none), 6 day TTL, 7 month TTL (seconds), 8 replay: '' for
+ * a settle sent as the call ends, else the reservation's expiry (ms). A replay (a settle that
+ * failed during a Redis outage, sent again) whose member is gone before its expiry was already
+ * applied — its first attempt reached Redis but its reply did not — and is skipped (returns 0).
  */
-export const settleScript = `
-if ARGV[4] ~= '' then redis.call('ZREM', KEYS[4], ARGV[4]) end
-local tpm = tonumber(ARGV[1])
-local delta = tonumber(ARGV[2])
+export const settleScript = `${clock}
+local removed = 0
+if ARGV[5] ~= '' then removed = redis.call('ZREM', KEYS[4], ARGV[5]) end
+if ARGV[8] ~= '' and ARGV[5] ~= '' and removed == 0 then
+  if now < tonumber(ARGV[8]) then return 0 end
+end
+local tpm = tonumber(ARGV[2])
+local delta = tonumber(ARGV[3])
 if tpm > 0 and delta ~= 0 then
   local left = redis.call('HGET', KEYS[1], 't')
   if left then redis.call('HSET', KEYS[1], 't', tostring(math.min(tpm, tonumber(left) - delta))) end
 end
-local cost = tonumber(ARGV[3])
+local cost = tonumber(ARGV[4])
 if cost > 0 then
   redis.call('INCRBY', KEYS[2], cost)
-  redis.call('EXPIRE', KEYS[2], tonumber(ARGV[5]))
+  redis.call('EXPIRE', KEYS[2], tonumber(ARGV[6]))
   redis.call('INCRBY', KEYS[3], cost)
-  redis.call('EXPIRE', KEYS[3], tonumber(ARGV[6]))
+  redis.call('EXPIRE', KEYS[3], tonumber(ARGV[7]))
 end
 return 1
 `;

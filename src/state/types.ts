@@ -42,6 +42,8 @@ export interface Reservation {
   tokensPerMinute: number;
   /** True when the shared store could not be reached and local state answered (policy `open`). */
   local?: boolean;
+  /** When the shared store drops the reservation if it is never settled (ms, the store's clock). */
+  expiresAt?: number;
 }
 
 /** The verdict of `admit`. */

@@ -1,5 +1,5 @@
 /** HTTP over fetch with keep-alive pooling and three timeouts: whole call, first byte, idle gap. */
-import { Agent, type Dispatcher, EnvHttpProxyAgent, ProxyAgent } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { AdapterError } from '../core/errors/adapter-error.ts';
 import { CancelledError } from '../core/errors/cancelled-error.ts';
 import { createAdapterError } from '../core/errors/create-error.ts';
@@ -45,8 +45,14 @@ function environmentValue(
   return undefined;
 }
 
-/** The default transport's dispatcher: a keep-alive pool, behind a proxy when one is configured. */
-function createDispatcher(options: HttpClientOptions): Dispatcher {
+type Undici = typeof import('undici');
+
+/**
+ * The default transport's dispatcher: a keep-alive pool, behind a proxy when one is configured.
+ * `undici` (~110 modules) is imported on the first call, never at start-up.
+ */
+async function createDispatcher(options: HttpClientOptions): Promise<Dispatcher> {
+  const { Agent, EnvHttpProxyAgent, ProxyAgent }: Undici = await import('undici');
   const pool = {
     keepAliveTimeout: 30_000,
     connections: options.maxConnections ?? defaultMaxConnections,
@@ -157,7 +163,9 @@ function timerMs(value: number | undefined, fallback: number): number {
 
 /** A pooled HTTP client. `close()` releases its sockets. */
 export class HttpClient {
-  private readonly agent: Dispatcher | undefined;
+  /** The default transport: options until the first call, then the dispatcher being created, then it. */
+  private agent: Dispatcher | Promise<Dispatcher> | undefined;
+  private readonly agentOptions: HttpClientOptions | undefined;
   private readonly fetchFunction: typeof fetch | undefined;
   readonly timeouts: Required<Pick<HttpClientOptions, 'timeoutMs' | 'firstByteTimeoutMs' | 'idleTimeoutMs'>>;
 
@@ -168,7 +176,24 @@ export class HttpClient {
       idleTimeoutMs: timerMs(options.idleTimeoutMs, 120_000),
     };
     if (options.fetch !== undefined) this.fetchFunction = options.fetch;
-    else this.agent = createDispatcher(options);
+    else this.agentOptions = options;
+  }
+
+  /** The default transport's dispatcher, created on the first call. */
+  private dispatcher(): Dispatcher | Promise<Dispatcher> {
+    if (this.agent === undefined) {
+      const creating = createDispatcher(this.agentOptions!);
+      this.agent = creating;
+      void creating.then(
+        (agent) => {
+          if (this.agent === creating) this.agent = agent;
+        },
+        () => {
+          if (this.agent === creating) this.agent = undefined;
+        },
+      );
+    }
+    return this.agent;
   }
 
   /**
@@ -222,12 +247,14 @@ export class HttpClient {
   }
 
   private async fetchOnce(url: string, init: RequestInit, timers: CallTimers): Promise<Response> {
-    if (this.agent === undefined) {
+    if (this.fetchFunction !== undefined) {
       // A custom fetch gives no hook for "on the wire": its first-byte timer starts now.
       timers.requestSent();
-      return this.fetchFunction!(url, init);
+      return this.fetchFunction(url, init);
     }
-    return dispatchRequest(this.agent, url, {
+    const pending = this.dispatcher();
+    const agent = pending instanceof Promise ? await pending : pending;
+    return dispatchRequest(agent, url, {
       method: init.method as string,
       headers: init.headers as Record<string, string>,
       body: init.body as string | undefined,
@@ -238,7 +265,12 @@ export class HttpClient {
 
   /** Releases pooled connections. */
   async close(): Promise<void> {
-    await this.agent?.close();
+    const agent = this.agent;
+    this.agent = undefined;
+    if (agent === undefined) return;
+    // A dispatcher that failed to be created has nothing to release.
+    const created = await Promise.resolve(agent).catch(() => undefined);
+    await created?.close();
   }
 }
 

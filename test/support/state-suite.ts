@@ -21,26 +21,71 @@ export function stateSuite(name: string, createStore: StateStoreFactory): void {
     (admission as unknown as { reservation: Reservation }).reservation;
 
   describe(`state store over ${name}`, () => {
-    it('requests per minute: the bucket admits the limit, refuses the next with a retry-after, refills over time', async () => {
+    it('requests per minute: at most N in the rolling 60 s window — 5 at t=0, none at t=59.9 s, all 5 again at t=60 s', async () => {
       const { store: state, advance } = await store();
       const limits = { requestsPerMinute: 5 };
-      for (let count = 0; count < 5; count++)
-        expect(await state.admit({ key: 'team-a', tokens: 10, limits })).toMatchObject({ allowed: true });
+      const admit = async () => (await state.admit({ key: 'team-a', tokens: 10, limits })).allowed;
+      for (let count = 0; count < 5; count++) expect(await admit()).toBe(true);
       expect(await state.admit({ key: 'team-a', tokens: 10, limits })).toEqual({
         allowed: false,
         reason: 'rate_limit',
         limit: 'requests',
-        retryAfterSeconds: 12,
+        retryAfterSeconds: 60,
       });
-      advance(12_000);
-      expect(await state.admit({ key: 'team-a', tokens: 10, limits })).toMatchObject({ allowed: true });
-      expect((await state.admit({ key: 'team-a', tokens: 10, limits })).allowed).toBe(false);
+      advance(59_900);
+      expect(await state.admit({ key: 'team-a', tokens: 10, limits })).toMatchObject({
+        allowed: false,
+        retryAfterSeconds: 1, // 100 ms, rounded up
+      });
+      advance(100); // t = 60 s: the five of t = 0 leave the window together
+      for (let count = 0; count < 5; count++) expect(await admit()).toBe(true);
+      expect(await admit()).toBe(false);
       expect((await state.admit({ key: 'team-b', tokens: 10, limits })).allowed).toBe(true);
     });
 
-    it('a late clock reading (an instance whose call arrives after a newer one) refills nothing twice', async () => {
+    it('requests per minute: admissions resume one by one as the oldest leave the window (retry-after names when)', async () => {
       const { store: state, advance } = await store();
-      const limits = { requestsPerMinute: 60 }; // one a second
+      const limits = { requestsPerMinute: 3 };
+      const admit = () => state.admit({ key: 'k', tokens: 1, limits });
+      for (const step of [0, 10_000, 20_000]) {
+        advance(step === 0 ? 0 : 10_000);
+        expect((await admit()).allowed).toBe(true); // t = 0, 10, 20 s
+      }
+      advance(25_000); // t = 45 s: full until t = 60 s
+      expect(await admit()).toMatchObject({ allowed: false, retryAfterSeconds: 15 });
+      advance(15_000); // t = 60 s: the first left
+      expect((await admit()).allowed).toBe(true);
+      expect(await admit()).toMatchObject({ allowed: false, retryAfterSeconds: 10 });
+      advance(9_999);
+      expect((await admit()).allowed).toBe(false);
+      advance(1); // t = 70 s: the second left
+      expect((await admit()).allowed).toBe(true);
+    });
+
+    it('requests per minute: over a random run no rolling 60 s window holds more than N, and nothing is refused below N', async () => {
+      const { store: state, advance, at } = await store();
+      const rpm = 7;
+      const limits = { requestsPerMinute: rpm };
+      let seed = 21;
+      const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+      const admitted: number[] = [];
+      for (let count = 0; count < 150; count++) {
+        advance(Math.floor(random() * 6_000));
+        const inWindow = admitted.filter((time) => time > at() - 60_000).length;
+        const admission = await state.admit({ key: 'k', tokens: 1, limits });
+        expect(admission.allowed).toBe(inWindow < rpm);
+        if (admission.allowed) admitted.push(at());
+      }
+      for (const start of admitted)
+        expect(admitted.filter((time) => time >= start && time < start + 60_000).length).toBeLessThanOrEqual(
+          rpm,
+        );
+      expect(admitted.length).toBeGreaterThan(rpm * 2);
+    });
+
+    it('tokens per minute: a late clock reading (an instance whose call arrives after a newer one) refills nothing twice', async () => {
+      const { store: state, advance } = await store();
+      const limits = { tokensPerMinute: 60 }; // one a second
       for (let count = 0; count < 60; count++) await state.admit({ key: 'k', tokens: 1, limits });
       advance(10_000);
       expect((await state.admit({ key: 'k', tokens: 1, limits })).allowed).toBe(true);

@@ -56,6 +56,21 @@ function hasKey(provider: { name: string; configured: boolean }): boolean {
   return preset === undefined || preset.quirks.apiKeyRequired === true;
 }
 
+/** The proxy variables the default (undici) transport honours and Node's built-in `fetch` does not. */
+const proxyVariables = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'];
+
+/**
+ * The commands' transport: Node's built-in `fetch` (part of Node, as the provider SDKs use), so a
+ * one-question process does not load the pooled `undici` transport (~110 modules) — unless a proxy
+ * variable is set, which only that transport honours.
+ */
+export function commandFetch(
+  env: Record<string, string | undefined> = process.env,
+): typeof fetch | undefined {
+  const proxied = proxyVariables.some((name) => (env[name]?.trim() ?? '') !== '');
+  return proxied ? undefined : globalThis.fetch;
+}
+
 /** The first configured provider's balanced model (else its first), in the providers' order. */
 function pickDefaultModel(sy: Switchyard): string | undefined {
   const provider = sy.providers().find(hasKey);
@@ -72,13 +87,24 @@ function pickDefaultModel(sy: Switchyard): string | undefined {
 export async function openFrontDoor(options: FrontDoorOptions = {}): Promise<FrontDoor> {
   const config: SwitchyardConfig = options.config === undefined ? {} : loadConfigFile(options.config);
   const { mcp_servers: mcpServers = {}, ...frontDoorConfig } = config;
-  const sy = createSwitchyard({ config: frontDoorConfig, env: options.env, logger: options.logger });
-  const model = pickDefaultModel(sy);
-  if (model !== undefined || options.config !== undefined) {
-    const fallback = sy.models().find((listing) => listing.configured);
+  const sy = createSwitchyard({
+    config: frontDoorConfig,
+    env: options.env,
+    logger: options.logger,
+    fetch: commandFetch(options.env),
+  });
+  if (sy.providers().some(hasKey) || options.config !== undefined) {
+    let defaultModel: string | undefined;
     return {
       sy,
-      defaultModel: model ?? fallback?.aliases[0] ?? fallback?.id ?? 'sonnet',
+      // Listing every model's facts is work `-m MODEL` never needs: done only when asked.
+      get defaultModel() {
+        if (defaultModel === undefined) {
+          const fallback = sy.models().find((listing) => listing.configured);
+          defaultModel = pickDefaultModel(sy) ?? fallback?.aliases[0] ?? fallback?.id ?? 'sonnet';
+        }
+        return defaultModel;
+      },
       mcpServers,
       close: () => sy.close(),
     };
@@ -115,6 +141,7 @@ async function emulatorFrontDoor(
     },
     env,
     logger,
+    fetch: commandFetch(env),
   });
   return {
     sy,
