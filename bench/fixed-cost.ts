@@ -26,7 +26,7 @@ import { requestBody, requestHeaders } from './contenders/request.ts';
 import { createContender as adapterContender } from './contenders/switchyard.ts';
 import { apiPath, type Contender, type Runner, type Target } from './contenders/types.ts';
 import { Collector } from './contenders/wire.ts';
-import { apiTypes, createPayload, models, type Protocol, protocols } from './payloads.ts';
+import { providerTypeOf, createPayload, models, type Protocol, protocols } from './payloads.ts';
 
 type Client = 'raw' | 'adapter' | 'frontdoor';
 const clients: readonly Client[] = ['raw', 'adapter', 'frontdoor'];
@@ -78,10 +78,10 @@ function frontDoorContender(protocol: Protocol): Contender {
     id: 'switchyard',
     label: 'front door',
     async prepare(target: Target): Promise<Runner> {
-      const { createLazyProviderTypeTable } = await import('../src/registry/provider-type-table.ts');
+      const { createProviderTypeTable } = await import('../src/registry/provider-type-table.ts');
       const { createSwitchyard } = await import('../src/switchyard.ts');
-      const type = apiTypes[protocol];
-      const definition = createLazyProviderTypeTable().get(type)!;
+      const type = providerTypeOf[protocol];
+      const definition = createProviderTypeTable().get(type)!;
       const sy = createSwitchyard({
         logger: { warn() {} },
         config: {
@@ -222,7 +222,7 @@ async function main(): Promise<void> {
     const adapter = value(protocol, 'adapter');
     const front = value(protocol, 'frontdoor');
     console.log(
-      `${apiTypes[protocol].padEnd(20)}${format(raw)}${format(adapter)}${format(front)}${format(difference(adapter, raw)).padStart(13)}${format(difference(front, adapter)).padStart(15)}`,
+      `${providerTypeOf[protocol].padEnd(20)}${format(raw)}${format(adapter)}${format(front)}${format(difference(adapter, raw)).padStart(13)}${format(difference(front, adapter)).padStart(15)}`,
     );
   }
 }
