@@ -170,6 +170,16 @@ describe('entries split by audience', () => {
     expect(tsconfig).toContain('"switchyard-ai/routing": ["./src/routing/index.ts"]');
   });
 
+  it('one tool type and one helper: the agent entry adds only what running a tool needs', async () => {
+    const toolNames = exportedNames('src/agent/index.ts').filter((name) => /^tool/i.test(name));
+    expect(sorted(toolNames)).toEqual(
+      sorted(['tool', 'Tool', 'ToolSchema', 'ToolContext', 'ToolReturn', 'toolOutput']),
+    );
+    const [app, agent] = await Promise.all([import('switchyard-ai'), import('switchyard-ai/agent')]);
+    expect(agent.tool).toBe(app.tool);
+    expect('defineTool' in agent).toBe(false);
+  });
+
   it('an adapter author builds a stream from the kit alone, imported by package name', async () => {
     const kit = await import('switchyard-ai/adapter-kit');
     const ids = new kit.ToolIdMap();

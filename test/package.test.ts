@@ -45,7 +45,7 @@ const expectedExports: Record<string, string[]> = {
   './agent': [
     'createAgent',
     'tool',
-    'defineTool',
+    'toolOutput',
     'CancellationController',
     'connectMcpTools',
     'parseAgentState',
