@@ -67,7 +67,10 @@ describe('the pre-flight check runs once per call', () => {
   it('through the front door: the router decides, the adapter does not check again', async () => {
     const { estimates, create } = counted();
     const providerTypes = createProviderTypeTable();
-    registerProviderType({ type: 'test', keyVariables: () => [], keyRequired: () => false, create }, providerTypes);
+    registerProviderType(
+      { type: 'test', keyVariables: () => [], keyRequired: () => false, create },
+      providerTypes,
+    );
     const sy = createSwitchyard({
       providerTypes,
       logger: silentLogger,
