@@ -1,31 +1,31 @@
 /**
- * The registry's adapter slots: one per `adapters:` entry — its key read from the environment, its
- * provider-type row, and its adapter, whose code the row loads on the first call (`loadSlot`) and
- * which is created on first use (`slotAdapter`). Before that, a slot describes its models from the
- * row's declared capabilities (`declaredOf`), so listing models loads no adapter.
+ * Adapter slots: one per `adapters:` entry — its provider-type row, its key from the environment
+ * (or why it is missing) — the adapter code it loads, what it declares about a model, and the
+ * adapter it creates on first use.
  */
 import type { Adapter } from '../core/adapter.ts';
 import type { Capabilities, ModelCapabilities } from '../core/capabilities.ts';
-import { AuthError } from '../core/errors/auth-error.ts';
 import { AdapterError } from '../core/errors/adapter-error.ts';
+import { AuthError } from '../core/errors/auth-error.ts';
 import type { Logger } from '../core/logger.ts';
 import { redactSecrets, registerSecrets, secretHeaderValues, urlCredentials } from '../core/redaction.ts';
-import type { ChatQuirks } from '../providers/openai-chat/quirks.ts';
 import { presets } from '../providers/openai-compatible/presets.ts';
-import { type AdapterConfig, ConfigError, type ConfigIssue } from './config.ts';
+import type { ChatQuirks } from '../providers/openai-chat/quirks.ts';
 import {
   type ProviderTypeCreateOptions,
   type ProviderTypeDefinition,
   type ProviderTypeTable,
   unknownNameMessage,
 } from './provider-type-table.ts';
+import { type AdapterConfig, ConfigError, type ConfigIssue } from './config.ts';
 
-/** One configured adapter. */
+/** One configured adapter: its config, provider-type row and key, and the adapter once created. */
 export interface AdapterSlot {
   name: string;
   config: AdapterConfig;
   definition: ProviderTypeDefinition;
   apiKey: string | undefined;
+  /** The key variables of an adapter whose key is missing (`not_configured`); undefined when configured. */
   missing: readonly string[] | undefined;
   /** False until the row's `load()` (its adapter's code) has resolved; true for rows without one. */
   ready: boolean;
@@ -35,18 +35,93 @@ export interface AdapterSlot {
   adapter?: Adapter;
 }
 
-/** What a slot creates its adapter with, besides its own config: the client's settings. */
+/** What every adapter a slot creates is given besides its own config. */
 export interface SlotContext {
   env: Record<string, string | undefined>;
   fetch?: typeof fetch;
   logger?: Logger;
-  /** The config's capability overrides of a provider's models, as adapter `models` rows. */
+  /** The config's capability rows of an adapter (its `models` option). */
   overrideRows(provider: string): ModelCapabilities | undefined;
 }
 
 /**
- * The adapter of `slot`, created on first use (with or without its key); an option the factory
- * refuses is a ConfigError naming the adapter, never a TypeError from deep inside.
+ * A slot per usable `adapters:` entry, by name; an entry of an unknown type or preset is a problem
+ * naming its key (never a TypeError from deep inside).
+ */
+export function createSlots(
+  adapterConfigs: Record<string, AdapterConfig>,
+  providerTypes: ProviderTypeTable,
+  env: Record<string, string | undefined>,
+): { slots: Map<string, AdapterSlot>; problems: ConfigIssue[] } {
+  const slots = new Map<string, AdapterSlot>();
+  const problems: ConfigIssue[] = [];
+  for (const [name, adapterConfig] of Object.entries(adapterConfigs)) {
+    const problem = adapterProblem(name, adapterConfig, providerTypes);
+    if (problem !== undefined) problems.push(problem);
+    else slots.set(name, createSlot(name, adapterConfig, providerTypes, env));
+  }
+  return { slots, problems };
+}
+
+/** Why an `adapters:` entry cannot be used (unknown type or preset), or undefined. */
+function adapterProblem(
+  name: string,
+  config: AdapterConfig,
+  providerTypes: ProviderTypeTable,
+): ConfigIssue | undefined {
+  if (!providerTypes.has(config.type)) {
+    return {
+      path: `adapters.${name}.type`,
+      message: unknownNameMessage('type', config.type, [...providerTypes.keys()]),
+    };
+  }
+  if (
+    config.type === 'openai-compatible' &&
+    config.preset !== undefined &&
+    !Object.hasOwn(presets, config.preset)
+  ) {
+    return {
+      path: `adapters.${name}.preset`,
+      message: unknownNameMessage('preset', config.preset, Object.keys(presets)),
+    };
+  }
+  return undefined;
+}
+
+function createSlot(
+  name: string,
+  config: AdapterConfig,
+  providerTypes: ProviderTypeTable,
+  env: Record<string, string | undefined>,
+): AdapterSlot {
+  const definition = providerTypes.get(config.type);
+  if (definition === undefined) {
+    throw new TypeError(
+      `adapter "${name}": ${unknownNameMessage('type', config.type, [...providerTypes.keys()])}`,
+    );
+  }
+  const keyOptions = {
+    name,
+    preset: config.preset,
+    quirks: config.quirks as Partial<ChatQuirks> | undefined,
+  };
+  const variables =
+    config.api_key_env === undefined ? definition.keyVariables(keyOptions) : [config.api_key_env];
+  let apiKey = config.api_key;
+  for (const variable of variables) {
+    if (apiKey !== undefined) break;
+    const value = env[variable];
+    if (value !== undefined && value.trim() !== '') apiKey = value;
+  }
+  // Known to every redaction from now on, whether or not the adapter is ever created.
+  registerSecrets([apiKey, ...secretHeaderValues(config.headers), ...urlCredentials(config.base_url)]);
+  const missing = apiKey === undefined && definition.keyRequired(keyOptions) ? variables : undefined;
+  return { name, config, definition, apiKey, missing, ready: definition.load === undefined };
+}
+
+/**
+ * The adapter of `slot`, created on first use (with or without its key, after {@link loadSlot});
+ * an option the factory refuses is a ConfigError naming the adapter, never a TypeError from deep inside.
  */
 export function slotAdapter(slot: AdapterSlot, context: SlotContext): Adapter {
   if (slot.adapter !== undefined) return slot.adapter;
@@ -80,15 +155,18 @@ function createOptions(slot: AdapterSlot, context: SlotContext): ProviderTypeCre
 }
 
 /** Loads the slot's adapter code once; a failure is a ConfigError naming the adapter (and is retried next time). */
-export async function loadSlot(slot: AdapterSlot): Promise<void> {
-  try {
-    await slot.definition.load!();
-    slot.ready = true;
-  } catch (error) {
-    throw asConfigError(slot, error);
-  } finally {
-    slot.loading = undefined;
-  }
+export function loadSlot(slot: AdapterSlot): Promise<void> | undefined {
+  if (slot.ready) return undefined;
+  return (slot.loading ??= (async () => {
+    try {
+      await slot.definition.load!();
+      slot.ready = true;
+    } catch (error) {
+      throw asConfigError(slot, error);
+    } finally {
+      slot.loading = undefined;
+    }
+  })());
 }
 
 /**
@@ -117,62 +195,6 @@ export function declaredOf(
   // config, `work-claude:…`, knows its models as `anthropic:…`).
   const adapter = slotAdapter(slot, context);
   return adapter.capabilities(`${adapter.name}:${wireName}`);
-}
-
-/** Why an `adapters:` entry cannot be used (unknown type or preset), or undefined. */
-export function adapterProblem(
-  name: string,
-  config: AdapterConfig,
-  providerTypes: ProviderTypeTable,
-): ConfigIssue | undefined {
-  if (!providerTypes.has(config.type)) {
-    return {
-      path: `adapters.${name}.type`,
-      message: unknownNameMessage('type', config.type, [...providerTypes.keys()]),
-    };
-  }
-  if (
-    config.type === 'openai-compatible' &&
-    config.preset !== undefined &&
-    !Object.hasOwn(presets, config.preset)
-  ) {
-    return {
-      path: `adapters.${name}.preset`,
-      message: unknownNameMessage('preset', config.preset, Object.keys(presets)),
-    };
-  }
-  return undefined;
-}
-
-export function createSlot(
-  name: string,
-  config: AdapterConfig,
-  providerTypes: ProviderTypeTable,
-  env: Record<string, string | undefined>,
-): AdapterSlot {
-  const definition = providerTypes.get(config.type);
-  if (definition === undefined) {
-    throw new TypeError(
-      `adapter "${name}": ${unknownNameMessage('type', config.type, [...providerTypes.keys()])}`,
-    );
-  }
-  const keyOptions = {
-    name,
-    preset: config.preset,
-    quirks: config.quirks as Partial<ChatQuirks> | undefined,
-  };
-  const variables =
-    config.api_key_env === undefined ? definition.keyVariables(keyOptions) : [config.api_key_env];
-  let apiKey = config.api_key;
-  for (const variable of variables) {
-    if (apiKey !== undefined) break;
-    const value = env[variable];
-    if (value !== undefined && value.trim() !== '') apiKey = value;
-  }
-  // Known to every redaction from now on, whether or not the adapter is ever created.
-  registerSecrets([apiKey, ...secretHeaderValues(config.headers), ...urlCredentials(config.base_url)]);
-  const missing = apiKey === undefined && definition.keyRequired(keyOptions) ? variables : undefined;
-  return { name, config, definition, apiKey, missing, ready: definition.load === undefined };
 }
 
 /** A failure creating (or loading) an adapter as a ConfigError naming it, never a TypeError from deep inside. */
