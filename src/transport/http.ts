@@ -8,6 +8,7 @@ import { ServerError } from '../core/errors/server-error.ts';
 import { redactUrl as redactUrlText, redactSecrets, secretHeaderValues } from '../core/redaction.ts';
 import { abortCause } from './cancellation.ts';
 import { BodyDecodingError, DecodedBodyTooLargeError, dispatchRequest, socketOptions } from './dispatch.ts';
+import type { HttpResponse } from './light-response.ts';
 
 /** Transport settings shared by every call of one adapter. */
 export interface HttpClientOptions {
@@ -216,7 +217,7 @@ export class HttpClient {
    * Redirects are followed only within the call's origin (at most 5, method and body kept); a
    * redirect to another origin is refused, so credentials and the body never leave the origin.
    */
-  async send(call: HttpCall, controller: AbortController, timers: CallTimers): Promise<Response> {
+  async send(call: HttpCall, controller: AbortController, timers: CallTimers): Promise<HttpResponse> {
     const init: RequestInit = {
       method: call.method,
       headers: call.headers,
@@ -226,7 +227,7 @@ export class HttpClient {
     if (call.body !== undefined) init.body = call.body;
     let url = call.url;
     for (let hops = 0; ; hops++) {
-      let response: Response;
+      let response: HttpResponse;
       try {
         response = await this.fetchOnce(url, init, timers);
       } catch (error) {
@@ -246,7 +247,7 @@ export class HttpClient {
     }
   }
 
-  private async fetchOnce(url: string, init: RequestInit, timers: CallTimers): Promise<Response> {
+  private async fetchOnce(url: string, init: RequestInit, timers: CallTimers): Promise<HttpResponse> {
     if (this.fetchFunction !== undefined) {
       // A custom fetch gives no hook for "on the wire": its first-byte timer starts now.
       timers.requestSent();
@@ -298,7 +299,7 @@ export function responseTooLarge(call: HttpCall, what: string, limit: number): S
  * is returned (error bodies). Read failures become classified errors.
  */
 export async function readText(
-  response: Response,
+  response: HttpResponse,
   call: HttpCall,
   controller: AbortController,
   timers: CallTimers,

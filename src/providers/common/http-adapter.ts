@@ -33,6 +33,7 @@ import {
   responseTooLarge,
   toTransportError,
 } from '../../transport/http.ts';
+import type { HttpResponse } from '../../transport/light-response.ts';
 import { parseRetryAfter, type RetryGateHook, withRetries } from '../../transport/retry.ts';
 import { defaultMaxEventBytes, SseDecoder, SseEventTooLargeError } from '../../transport/sse.ts';
 import type { ProviderContext, ProviderDefinition, StreamParser } from './definition.ts';
@@ -174,7 +175,7 @@ export function createHttpAdapter(
   }
 
   async function errorFromResponse(
-    response: Response,
+    response: HttpResponse,
     call: HttpCall,
     controller: AbortController,
     timers: CallTimers,
