@@ -58,9 +58,28 @@ export function toolCallId(value: string): ToolCallId {
   return value as ToolCallId;
 }
 
-/** Splits `provider:name` into its two halves; a bare name has provider `undefined`. */
+/**
+ * The one parser of a model id (#19 "a model id is parsed once"): splits `provider:name` at its
+ * first colon into its two halves; a bare name (no colon, or one at the start) has provider
+ * `undefined`. Every other place takes a resolved model (`ResolvedModel`: provider, wire name,
+ * canonical id) or calls this; `test/model-id-parsing.test.ts` fails on a new ad-hoc split.
+ */
 export function splitModelId(model: string): { provider: string | undefined; name: string } {
   const colon = model.indexOf(':');
   if (colon <= 0) return { provider: undefined, name: model };
   return { provider: model.slice(0, colon), name: model.slice(colon + 1) };
+}
+
+/** The canonical id of `name` served by `provider`: `provider:name`. */
+export function joinModelId(provider: string, name: string): ModelId {
+  return `${provider}:${name}`;
+}
+
+/**
+ * The wire name an adapter named `adapter` sends for `model`: its own `adapter:` prefix removed,
+ * any other name whole (a host's own ids may hold a colon: `qwen3:8b`).
+ */
+export function wireNameFor(adapter: string, model: string): string {
+  const { provider, name } = splitModelId(model);
+  return provider === adapter ? name : model;
 }

@@ -9,12 +9,12 @@ import type { CallOptions, RetryGate } from '../core/adapter.ts';
 import { AdapterError } from '../core/errors/adapter-error.ts';
 import type { ErrorClass } from '../core/errors/error-class.ts';
 import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
-import { createRequestId, type RequestId } from '../core/ids.ts';
+import { createRequestId, joinModelId, type RequestId } from '../core/ids.ts';
 import { LruCache } from '../core/lru.ts';
 import type { Logger } from '../core/logger.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
 import { isValidated, markValidated } from '../core/request-schema.ts';
-import { markPrechecked } from '../providers/common/preflight.ts';
+import { markRouted } from '../providers/common/routed.ts';
 import { type Reply, textOf, toolCallsOf } from '../core/reply.ts';
 import { createObserverDispatch } from '../observers/dispatch.ts';
 import type { CallEvent, Observer } from '../observers/types.ts';
@@ -263,13 +263,13 @@ export function createRouter(context: RouterContext) {
     const request: CanonicalRequest = {
       ...route.request,
       requestId: route.requestId,
-      model: `${adapterName}:${model.wireName}`,
+      model: joinModelId(adapterName, model.wireName),
       maxOutputTokens,
     };
     // The candidate's capabilities and context window were checked (`skipReason`): the adapter's
     // pre-flight does not decide them again. Built from a request the front door validated: the
     // adapter boundary need not validate it again.
-    markPrechecked(request);
+    markRouted(request, { wireName: model.wireName });
     return isValidated(route.request) ? markValidated(request) : request;
   }
 

@@ -44,7 +44,7 @@ export function setup(
   assertConfigured(runtime, options.headers);
   const requestId = (request.requestId ??= createRequestId());
   const session = options.session ?? createSession();
-  const model = wire ?? checkedWireModel(runtime, request.model);
+  const model = wire ?? checkedWireModel(runtime, request);
   if (definition.endSession !== undefined) liveSessions.add(session);
   const call: HttpCall = {
     method: 'POST',

@@ -1,5 +1,6 @@
 /** `adapter.complete()`: one whole (non-streamed) call with retries. */
 import type { CallOptions } from '../../core/adapter.ts';
+import { joinModelId } from '../../core/ids.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../../core/request.ts';
 import { StreamBuilder } from '../../core/stream-builder.ts';
 import { readText } from '../../transport/http.ts';
@@ -48,7 +49,7 @@ export async function completeCall(
             {
               requestId,
               provider: definition.name,
-              model: `${definition.name}:${context.model}`,
+              model: joinModelId(definition.name, context.model),
               startedAt: callSetup.startedAt,
             },
             () => {},

@@ -6,6 +6,7 @@ import type { AdapterSession } from '../../core/adapter.ts';
 import { type Capabilities, withCapabilityOverrides } from '../../core/capabilities.ts';
 import { AdapterError } from '../../core/errors/adapter-error.ts';
 import { AuthError } from '../../core/errors/auth-error.ts';
+import { joinModelId, wireNameFor } from '../../core/ids.ts';
 import { assertModelName, modelNameProblem } from '../../core/model-name.ts';
 import {
   CREDENTIAL_HEADER_NAMES,
@@ -18,7 +19,9 @@ import { CancellationRegistry } from '../../transport/cancellation.ts';
 import { defaultMaxBodyBytes, type HttpCall, HttpClient } from '../../transport/http.ts';
 import type { RetryPolicy } from '../../transport/retry.ts';
 import { defaultMaxEventBytes } from '../../transport/sse.ts';
+import type { CanonicalRequest } from '../../core/request.ts';
 import type { ProviderDefinition } from './definition.ts';
+import { routedModel } from './routed.ts';
 import type { FailureSite } from './errors.ts';
 import { type AdapterOptions, type CredentialSource, resolveApiKey, resolveBaseURL } from './options.ts';
 
@@ -136,15 +139,16 @@ export function assertOpen(runtime: HttpRuntime): void {
 
 /** The wire model name: the `provider:` prefix is stripped only when it names this adapter (`qwen3:8b` stays whole). */
 export function wireModelName(runtime: HttpRuntime, model: string): string {
-  const { definition } = runtime;
-  const prefix = `${definition.name}:`;
-  return model.startsWith(prefix) ? model.slice(prefix.length) : model;
+  return wireNameFor(runtime.definition.name, model);
 }
 
-/** The wire model name, checked against the protocol's grammar before it goes anywhere (URL, body, log). */
-export function checkedWireModel(runtime: HttpRuntime, model: string): string {
+/**
+ * The wire model name of a request, checked against the protocol's grammar before it goes anywhere
+ * (URL, body, log): the router's bound name (`routed.ts`), or the request's model id parsed once.
+ */
+export function checkedWireModel(runtime: HttpRuntime, request: CanonicalRequest): string {
   const { definition } = runtime;
-  const wire = wireModelName(runtime, model);
+  const wire = routedModel(request)?.wireName ?? wireModelName(runtime, request.model);
   assertModelName(wire, definition.api, definition.name);
   return wire;
 }
@@ -153,7 +157,10 @@ export function checkedWireModel(runtime: HttpRuntime, model: string): string {
 export function reportedId(runtime: HttpRuntime, model: string): string {
   const { definition } = runtime;
   const wire = wireModelName(runtime, model);
-  return `${definition.name}:${modelNameProblem(wire, definition.api) === undefined ? wire : 'invalid-model-name'}`;
+  return joinModelId(
+    definition.name,
+    modelNameProblem(wire, definition.api) === undefined ? wire : 'invalid-model-name',
+  );
 }
 
 /** A request's headers: the provider's (with the key), the adapter's, the request's, the call's. */

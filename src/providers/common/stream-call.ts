@@ -4,7 +4,7 @@ import { AdapterError } from '../../core/errors/adapter-error.ts';
 import { ServerError } from '../../core/errors/server-error.ts';
 import { EventStream } from '../../core/event-stream.ts';
 import type { StreamEvent } from '../../core/events.ts';
-import { createRequestId } from '../../core/ids.ts';
+import { createRequestId, joinModelId } from '../../core/ids.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../../core/request.ts';
 import { StreamBuilder } from '../../core/stream-builder.ts';
 import { abortCause } from '../../transport/cancellation.ts';
@@ -68,7 +68,7 @@ async function runStream(
   let wire: string;
   try {
     validated = validateCall(definition.name, untrustedRequest, untrustedOptions);
-    wire = checkedWireModel(runtime, validated.request.model);
+    wire = checkedWireModel(runtime, validated.request);
   } catch (error) {
     const model = reportedId(runtime, reportedModel(untrustedRequest));
     const requestId = createRequestId();
@@ -78,7 +78,7 @@ async function runStream(
   }
   const { request, options: callOptions } = validated;
   const requestId = (request.requestId ??= createRequestId());
-  const model = `${definition.name}:${wire}`;
+  const model = joinModelId(definition.name, wire);
   let builder = new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink);
   const unregister = registry.register(requestId, controller, callOptions.signal);
   let implicitSession: AdapterSession | undefined;
