@@ -10,9 +10,16 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import type { Adapter } from '../src/core/adapter.ts';
 import type { CanonicalRequest } from '../src/core/request.ts';
-import { createApiAdapter, createApiTable } from '../src/registry/api-table.ts';
+import { createAdapterOfType, createProviderTypeTable } from '../src/registry/provider-type-table.ts';
 import { MemoryDiagnosis, type Progress } from './memory-diagnose.ts';
-import { apiTypes, createPayload, type Delivery, models, type Protocol, protocols } from './payloads.ts';
+import {
+  providerTypeOf,
+  createPayload,
+  type Delivery,
+  models,
+  type Protocol,
+  protocols,
+} from './payloads.ts';
 
 const goals = { rssMb: 300, p99Ms: 50 };
 
@@ -46,11 +53,11 @@ async function startServer(): Promise<{ url: string; stop: () => void }> {
   };
 }
 
-/** Creates the adapter under test from its API row, which imports only that adapter (the baseline RSS holds no other provider's code). */
+/** Creates the adapter under test from its provider-type row, which imports only that adapter (the baseline RSS holds no other provider's code). */
 async function createAdapter(baseRoot: string): Promise<Adapter> {
-  const definition = createApiTable().get(apiTypes[protocol])!;
+  const definition = createProviderTypeTable().get(providerTypeOf[protocol])!;
   // One connection per stream: the default pool (64 per origin) would queue 936 of the 1,000.
-  return createApiAdapter(definition, {
+  return createAdapterOfType(definition, {
     name: definition.type,
     apiKey: 'bench-key',
     maxRetries: 0,

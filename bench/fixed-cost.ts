@@ -28,7 +28,7 @@ import { requestBody, requestHeaders } from './contenders/request.ts';
 import { createContender as adapterContender } from './contenders/switchyard.ts';
 import { apiPath, type Contender, type Runner, type Target } from './contenders/types.ts';
 import { Collector } from './contenders/wire.ts';
-import { apiTypes, createPayload, models, type Protocol, protocols } from './payloads.ts';
+import { providerTypeOf, createPayload, models, type Protocol, protocols } from './payloads.ts';
 
 type Client = 'raw' | 'adapter' | 'frontdoor';
 const clients: readonly Client[] = ['raw', 'adapter', 'frontdoor'];
@@ -80,10 +80,10 @@ function frontDoorContender(protocol: Protocol): Contender {
     id: 'switchyard',
     label: 'front door',
     async prepare(target: Target): Promise<Runner> {
-      const { createApiTable } = await import('../src/registry/api-table.ts');
+      const { createProviderTypeTable } = await import('../src/registry/provider-type-table.ts');
       const { createSwitchyard } = await import('../src/switchyard.ts');
-      const type = apiTypes[protocol];
-      const definition = createApiTable().get(type)!;
+      const type = providerTypeOf[protocol];
+      const definition = createProviderTypeTable().get(type)!;
       const sy = createSwitchyard({
         logger: { warn() {} },
         config: {
@@ -233,7 +233,7 @@ async function main(): Promise<void> {
       const raw = find(protocol, 'raw', 'after');
       const adapter = find(protocol, 'adapter', tree);
       const front = find(protocol, 'frontdoor', tree);
-      const label = before === undefined ? apiTypes[protocol] : `${apiTypes[protocol]} (${tree})`;
+      const label = before === undefined ? providerTypeOf[protocol] : `${providerTypeOf[protocol]} (${tree})`;
       console.log(
         `${label.padEnd(27)}${format(value(raw))}${format(value(adapter))}${format(value(front))}${format(difference(adapter, raw)).padStart(13)}${format(difference(front, adapter)).padStart(15)}`,
       );

@@ -15,7 +15,7 @@ import { userText } from '../src/core/transcript.ts';
 import { validateRequest, validateRouteRequest } from '../src/core/request-schema.ts';
 import { validateCall } from '../src/providers/common/validate-call.ts';
 import { allCapabilities } from '../src/testing/scripted-adapter.ts';
-import { createApiTable, createSwitchyard, registerApi } from '../src/index.ts';
+import { createProviderTypeTable, createSwitchyard, registerProviderType } from '../src/index.ts';
 
 const calls = Number(process.env.CALLS ?? 50_000);
 const rounds = 5;
@@ -39,7 +39,7 @@ function response(request: CanonicalRequest): CanonicalResponse {
  */
 const adapter: Adapter = {
   name: 'openai',
-  api: 'openai-chat',
+  protocol: 'openai-chat',
   capabilities: () => allCapabilities,
   complete: async (request, options) => response(validateCall('openai', request, options).request),
   stream(request, options) {
@@ -69,10 +69,13 @@ const adapter: Adapter = {
   endSession: async () => {},
 };
 
-const apis = createApiTable();
-registerApi({ type: 'bench', keyVariables: () => [], keyRequired: () => false, create: () => adapter }, apis);
+const providerTypes = createProviderTypeTable();
+registerProviderType(
+  { type: 'bench', keyVariables: () => [], keyRequired: () => false, create: () => adapter },
+  providerTypes,
+);
 const sy = createSwitchyard({
-  apis,
+  providerTypes,
   logger: silentLogger,
   config: {
     builtins: false,

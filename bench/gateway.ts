@@ -10,7 +10,7 @@
  */
 import { parseArgs } from 'node:util';
 import { startEmulator } from '../src/testing/emulator/index.ts';
-import { emulatorBaseURL } from '../test/support/apis.ts';
+import { emulatorBaseURL } from '../test/support/provider-types.ts';
 import { keyDigest, startGatewayProcess } from '../test/support/gateway-processes.ts';
 import { startRedis } from '../test/support/redis-server.ts';
 

@@ -38,8 +38,8 @@ export const benchTool: { name: string; description: string; schema: JsonObject 
   },
 };
 
-/** The row of Switchyard's API table (`src/registry/api-table.ts`) that speaks each benchmarked protocol. */
-export const apiTypes: Record<Protocol, string> = {
+/** The row of Switchyard's provider-type table (`src/registry/provider-type-table.ts`) that speaks each benchmarked protocol. */
+export const providerTypeOf: Record<Protocol, string> = {
   anthropic: 'anthropic',
   openai: 'openai',
   responses: 'openai-responses',

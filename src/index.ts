@@ -3,7 +3,7 @@ export { accumulateResponse, ResponseAccumulator } from './core/accumulator.ts';
 export type {
   Adapter,
   AdapterSession,
-  ApiId,
+  ProtocolId,
   CallOptions,
   ModelInfo,
   RetryInfo,
@@ -146,13 +146,13 @@ export {
   type TieredPrice,
 } from './pricing/index.ts';
 export {
-  type ApiCreateOptions,
-  type ApiDefinition,
-  type ApiTable,
-  createApiTable,
-  loadApiTable,
-  registerApi,
-} from './registry/api-table.ts';
+  type ProviderTypeCreateOptions,
+  type ProviderTypeDefinition,
+  type ProviderTypeTable,
+  createProviderTypeTable,
+  loadProviderTypeTable,
+  registerProviderType,
+} from './registry/provider-type-table.ts';
 export {
   ConfigError,
   type ConfigIssue,

@@ -77,7 +77,11 @@ const optionsSchema = z.strictObject({
     )
     .optional(),
   now: fn('now must be a function returning milliseconds since the epoch').optional(),
-  apis: z.instanceof(Map, { error: 'apis must be an API table (a Map, see createApiTable)' }).optional(),
+  providerTypes: z
+    .instanceof(Map, {
+      error: 'providerTypes must be a provider-type table (a Map, see createProviderTypeTable)',
+    })
+    .optional(),
   prices: z
     .custom<object>(
       (value) => method(value, 'lookup') && typeof (value as { version?: unknown }).version === 'string',

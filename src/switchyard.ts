@@ -14,7 +14,7 @@ import { failedTurn, Turn } from './conversation/turn.ts';
 import type { Observer } from './observers/types.ts';
 import { createPriceTable, type PriceTable } from './pricing/price-table.ts';
 import { createPricer } from './pricing/pricer.ts';
-import { type ApiTable, createApiTable } from './registry/api-table.ts';
+import { type ProviderTypeTable, createProviderTypeTable } from './registry/provider-type-table.ts';
 import { loadConfigFile, parseConfig, type SwitchyardConfig } from './registry/config.ts';
 import type { ModelFacts } from './registry/model-facts.ts';
 import { createRegistry, type ModelListing, type ResolvedModel } from './registry/registry.ts';
@@ -50,10 +50,10 @@ export interface SwitchyardOptions {
   /** The clock of the availability state machine (ms since epoch). */
   now?: () => number;
   /**
-   * The API table adapters are created from (default: a new table of the built-in rows; to add a
-   * wire protocol, `registerApi(row, table)` on a table from `createApiTable()` and pass it here).
+   * The provider-type table adapters are created from (default: a new table of the built-in rows; to add a
+   * wire protocol, `registerProviderType(row, table)` on a table from `createProviderTypeTable()` and pass it here).
    */
-  apis?: ApiTable;
+  providerTypes?: ProviderTypeTable;
   /** The price table (default: the bundled snapshot with the config's `pricing:` overrides). */
   prices?: PriceTable;
 }
@@ -78,7 +78,7 @@ export interface Switchyard {
   /** What a name resolves to (exact id, then alias, then glob), with the model's facts. */
   resolve(name: string): ModelDescription;
   /** The adapters, with `configured: false` (and the variables to set) where the key is missing. */
-  providers(): Array<{ name: string; api: string; configured: boolean; missing?: readonly string[] }>;
+  providers(): Array<{ name: string; type: string; configured: boolean; missing?: readonly string[] }>;
   /** The availability state machine (per `provider:<name>` and `model:<id>`). */
   readonly availability: Availability;
   readonly prices: PriceTable;
@@ -108,7 +108,7 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
   const logger = options.logger ?? consoleLogger;
   const registry = createRegistry({
     config,
-    apis: options.apis ?? createApiTable(),
+    providerTypes: options.providerTypes ?? createProviderTypeTable(),
     env: options.env ?? process.env,
     fetch: options.fetch,
     logger,

@@ -18,6 +18,7 @@ function sourceFiles(folders: string[]): string[] {
   const found: string[] = [];
   const walk = (folder: string): void => {
     for (const name of readdirSync(folder)) {
+      if (name === 'node_modules' || name === 'results') continue;
       const path = join(folder, name);
       if (statSync(path).isDirectory()) walk(path);
       else if (name.endsWith('.ts') && !/\.test\.ts$|\.test-d\.ts$|\.generated\.ts$/.test(name))

@@ -250,7 +250,7 @@ export const wrong: number = userText('x');
   it('replays a recorded stream through the built CLI', async () => {
     const file = join(repoRoot, 'test/fixtures/recorded/anthropic/anthropic-text.chunks.txt');
     const bin = join(installed.project, 'node_modules/.bin/switchyard');
-    const run = await installed.run(bin, ['replay', file, '--api', 'anthropic-messages']);
+    const run = await installed.run(bin, ['replay', file, '--protocol', 'anthropic-messages']);
     expect(run.code).toBe(0);
     const events = run.stdout
       .trim()

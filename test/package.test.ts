@@ -29,7 +29,7 @@ const expectedExports: Record<string, string[]> = {
     'isRateLimitError',
     'createSwitchyard',
     'reprice',
-    'registerApi',
+    'registerProviderType',
     'tool',
     'createJsonLinesReporter',
   ],

@@ -9,7 +9,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { bundledCatalog } from '../src/providers/catalog/index.ts';
 import { basePathOf, providerTable, type ProviderRow } from '../src/providers/common/provider-table.ts';
-import { createApiTable } from '../src/registry/api-table.ts';
+import { createProviderTypeTable } from '../src/registry/provider-type-table.ts';
 import { repoRoot } from './support/fixtures.ts';
 
 const rows = Object.entries(providerTable) as Array<[keyof typeof providerTable, ProviderRow]>;
@@ -58,8 +58,8 @@ describe('the provider table is the one place of its facts', () => {
     expect(repeats).toEqual([]);
   });
 
-  it("the API table's key variables and base paths are the table's", () => {
-    const apis = createApiTable();
+  it("the provider-type table's key variables and base paths are the table's", () => {
+    const providerTypes = createProviderTypeTable();
     const native = {
       anthropic: 'anthropic',
       openai: 'openai',
@@ -67,19 +67,21 @@ describe('the provider table is the one place of its facts', () => {
       gemini: 'gemini',
     } as const;
     for (const [type, provider] of Object.entries(native)) {
-      const row = apis.get(type)!;
+      const row = providerTypes.get(type)!;
       expect(row.basePath, type).toBe(basePathOf(provider));
       expect(row.keyVariables({ name: provider }), type).toEqual(providerTable[provider].keyVariables);
       expect(providerTable[provider].protocols, type).toContain(row.protocol);
     }
-    expect(apis.get('bedrock')!.keyVariables({ name: 'bedrock' })).toEqual(
+    expect(providerTypes.get('bedrock')!.keyVariables({ name: 'bedrock' })).toEqual(
       providerTable.bedrock.keyVariables,
     );
-    expect(apis.get('vertex')!.keyVariables({ name: 'vertex' })).toEqual(providerTable.vertex.keyVariables);
+    expect(providerTypes.get('vertex')!.keyVariables({ name: 'vertex' })).toEqual(
+      providerTable.vertex.keyVariables,
+    );
   });
 
-  it('every protocol of a row is one an API row speaks', () => {
-    const protocols = new Set([...createApiTable().values()].map((row) => row.protocol));
+  it('every protocol of a row is one a provider-type row speaks', () => {
+    const protocols = new Set([...createProviderTypeTable().values()].map((row) => row.protocol));
     const unknown = rows.flatMap(([name, row]) =>
       row.protocols.filter((protocol) => !protocols.has(protocol)).map((protocol) => `${name}: ${protocol}`),
     );

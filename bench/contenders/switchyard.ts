@@ -1,16 +1,20 @@
 /** Contender (c): Switchyard's real adapter — transport, SSE decoder, stream parser, StreamBuilder, EventStream. */
 import type { CanonicalRequest } from '../../src/core/request.ts';
-import { type ApiDefinition, createApiTable } from '../../src/registry/api-table.ts';
-import { apiTypes, benchTool, models, type Protocol } from '../payloads.ts';
+import {
+  type ProviderTypeDefinition,
+  createProviderTypeTable,
+} from '../../src/registry/provider-type-table.ts';
+import { providerTypeOf, benchTool, models, type Protocol } from '../payloads.ts';
 import { type Contender, type Outcome, SkipContender, type Target } from './types.ts';
 
-/** The built-in APIs, each importing its adapter only when a cell of its protocol runs. */
-const apis = createApiTable();
+/** The built-in provider types, each importing its adapter only when a cell of its protocol runs. */
+const providerTypes = createProviderTypeTable();
 
-/** The API row of `protocol`, its adapter's code loaded; a load failure skips the contender. */
-async function loadApi(protocol: Protocol): Promise<ApiDefinition> {
-  const definition = apis.get(apiTypes[protocol]);
-  if (definition === undefined) throw new SkipContender(`no API row of type ${apiTypes[protocol]}`);
+/** The provider-type row of `protocol`, its adapter's code loaded; a load failure skips the contender. */
+async function loadApi(protocol: Protocol): Promise<ProviderTypeDefinition> {
+  const definition = providerTypes.get(providerTypeOf[protocol]);
+  if (definition === undefined)
+    throw new SkipContender(`no provider-type row of type ${providerTypeOf[protocol]}`);
   try {
     await definition.load?.();
   } catch (error) {

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { Adapter } from '../core/adapter.ts';
 import { createMemoryLogger } from '../core/logger.ts';
 import { type Emulator, startEmulator } from '../testing/emulator/index.ts';
-import { createOnEmulator } from '../../test/support/apis.ts';
+import { createOnEmulator } from '../../test/support/provider-types.ts';
 import { createAgent } from './agent.ts';
 import { dropOldReasoning, summarizeOldTurns } from './strategies.ts';
 import { drain, expectConsistent, resultsById, resultText } from './test-support.ts';
@@ -74,8 +74,8 @@ describe('agent over the emulator', () => {
     });
     const result = await agent.run('Answer nine questions.').result();
     expect(result.outcome).toBe('completed');
-    const apis = emulator.requests.slice(first).map((request) => request.api);
-    expect(apis).toEqual([
+    const protocols = emulator.requests.slice(first).map((request) => request.protocol);
+    expect(protocols).toEqual([
       'anthropic-messages',
       'openai-chat',
       'openai-responses',
@@ -125,7 +125,11 @@ describe('agent over the emulator', () => {
         .map((event) => (event as { strategy: string }).strategy),
     ).toEqual(['drop-old-reasoning', 'summarize']);
     const second = emulator.requests.slice(beforeSecond);
-    expect(second.map((request) => request.api)).toEqual(['openai-chat', 'gemini', 'anthropic-messages']);
+    expect(second.map((request) => request.protocol)).toEqual([
+      'openai-chat',
+      'gemini',
+      'anthropic-messages',
+    ]);
     const summary = continued.transcript.find((item) => item.metadata?.['switchyard.summary'] === true);
     expect(summary?.parts[0]).toEqual({
       type: 'text',

@@ -1,6 +1,6 @@
 /** The `switchyard` commands: what each accepts, its help text, and how it runs (loaded only when run). */
-import type { ApiTable } from '../registry/api-table.ts';
-import { cliApiNames, cliApis, resolveApi } from './adapters.ts';
+import type { ProviderTypeTable } from '../registry/provider-type-table.ts';
+import { cliProviderTypeNames, cliProviderTypes, resolveProviderType } from './adapters.ts';
 import { type ArgumentSpec, helpOption, type OptionSpec, type ParsedArguments, UsageError } from './args.ts';
 import type { Output } from './replay-command.ts';
 
@@ -94,30 +94,32 @@ const serve: Command = {
   },
 };
 
-/** `replay`, accepting the `--api` names of `apis` (wire protocols, then API types). */
-function replayCommand(apis: ApiTable): Command {
-  const names = cliApiNames(apis);
+/** `replay`, accepting the `--protocol` names of `providerTypes` (wire protocols, then provider types). */
+function replayCommand(providerTypes: ProviderTypeTable): Command {
+  const names = cliProviderTypeNames(providerTypes);
   return {
     name: 'replay',
-    summary: "run a recorded provider response through that API's real adapter",
-    synopsis: `<file> --api <${names.join('|')}>`,
+    summary: "run a recorded provider response through that protocol's real adapter",
+    synopsis: `<file> --protocol <${names.join('|')}>`,
     description:
-      "Serves <file> from the emulator and runs it through the API's real adapter over loopback:\n" +
+      "Serves <file> from the emulator and runs it through the protocol's real adapter over loopback:\n" +
       'a .chunks.txt or .sse file as a stream, a .json file as a complete call. Prints one canonical\n' +
       'event per line as JSON, the last being finish. Exit 0 on success, 1 on a classified error\n' +
-      '(its class on stderr), 2 on bad usage. --api takes a wire protocol or an API type.',
+      '(its class on stderr), 2 on bad usage. --protocol takes a wire protocol or a provider type\n' +
+      '(--api is a deprecated alias of --protocol).',
     options: {
-      api: {
+      protocol: {
         type: 'string',
-        placeholder: 'API',
-        description: `wire protocol or API type: ${names.join(', ')}`,
+        placeholder: 'PROTOCOL',
+        description: `wire protocol or provider type: ${names.join(', ')}`,
       },
+      api: { type: 'string', placeholder: 'PROTOCOL', description: 'deprecated alias of --protocol' },
     },
     positionals: ['file'],
     async run(parsed, output) {
-      const api = parsed.values.api;
-      if (api === undefined) throw new UsageError(`missing --api (one of ${names.join(', ')})`);
-      const definition = resolveApi(String(api), apis);
+      const name = parsed.values.protocol ?? parsed.values.api;
+      if (name === undefined) throw new UsageError(`missing --protocol (one of ${names.join(', ')})`);
+      const definition = resolveProviderType(String(name), providerTypes);
       const { runReplay } = await import('./replay-command.ts');
       return runReplay(parsed.positionals[0]!, definition, output);
     },
@@ -249,9 +251,9 @@ const history: Command = {
   },
 };
 
-/** Every subcommand, in help order; `replay --api` accepts the rows of `apis`. */
-export function createCommands(apis: ApiTable = cliApis): Command[] {
-  return [chat, ask, models, history, demo, emulator, replayCommand(apis), serve];
+/** Every subcommand, in help order; `replay --protocol` accepts the rows of `providerTypes`. */
+export function createCommands(providerTypes: ProviderTypeTable = cliProviderTypes): Command[] {
+  return [chat, ask, models, history, demo, emulator, replayCommand(providerTypes), serve];
 }
 
 /** The `switchyard <command> --help` text. */

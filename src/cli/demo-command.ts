@@ -7,7 +7,7 @@ import type { ToolSpec } from '../core/tools.ts';
 import type { Item, ToolCallPart } from '../core/transcript.ts';
 import { type EmulatorScript, startEmulator } from '../testing/emulator/index.ts';
 import { assertStreamInvariants } from '../testing/invariants.ts';
-import { createAdapterFor, defaultModelOf, resolveApi } from './adapters.ts';
+import { createAdapterFor, defaultModelOf, resolveProviderType } from './adapters.ts';
 import type { Output } from './replay-command.ts';
 
 const weatherTool: ToolSpec = {
@@ -17,9 +17,9 @@ const weatherTool: ToolSpec = {
 };
 
 /** Each turn: which API serves it (asked for its default model) and what the emulator answers. */
-const turns: Array<{ api: string; script: EmulatorScript }> = [
+const turns: Array<{ protocol: string; script: EmulatorScript }> = [
   {
-    api: 'anthropic-messages',
+    protocol: 'anthropic-messages',
     script: {
       type: 'scripted',
       content: [
@@ -31,7 +31,7 @@ const turns: Array<{ api: string; script: EmulatorScript }> = [
     },
   },
   {
-    api: 'openai-chat',
+    protocol: 'openai-chat',
     script: {
       type: 'scripted',
       content: [{ type: 'text', text: 'It is 18 °C and sunny in Paris. Shall I check Lyon too?' }],
@@ -39,7 +39,7 @@ const turns: Array<{ api: string; script: EmulatorScript }> = [
     },
   },
   {
-    api: 'gemini',
+    protocol: 'gemini',
     script: {
       type: 'scripted',
       content: [{ type: 'tool-call', name: 'get_weather', input: { city: 'Lyon' } }],
@@ -47,7 +47,7 @@ const turns: Array<{ api: string; script: EmulatorScript }> = [
     },
   },
   {
-    api: 'anthropic-messages',
+    protocol: 'anthropic-messages',
     script: {
       type: 'scripted',
       content: [{ type: 'text', text: 'Lyon: 16 °C with light rain. Paris is the sunnier pick today.' }],
@@ -74,7 +74,7 @@ export async function runDemo(output: Output): Promise<number> {
   try {
     for (const [turnIndex, turn] of turns.entries()) {
       emulator.enqueue(turn.script);
-      const api = resolveApi(turn.api);
+      const api = resolveProviderType(turn.protocol);
       const model = defaultModelOf(api);
       const adapter = await createAdapterFor(api, {
         baseURL: emulator.url,
@@ -99,7 +99,7 @@ export async function runDemo(output: Output): Promise<number> {
       if (finish?.type !== 'finish') throw new Error('stream ended without finish');
       const { response } = finish;
       output.stdout(
-        `turn ${turnIndex + 1} · ${model} (${turn.api}) · finish ${response.finishReason} (${response.rawFinishReason})`,
+        `turn ${turnIndex + 1} · ${model} (${turn.protocol}) · finish ${response.finishReason} (${response.rawFinishReason})`,
       );
       if (text !== '') output.stdout(`  assistant: ${text}`);
       transcript.push({ kind: 'assistant', parts: response.content });

@@ -1,12 +1,12 @@
-/** `switchyard replay <file> --api <api>`: serve a recorded response and run it through the real adapter. */
+/** `switchyard replay <file> --protocol <name>`: serve a recorded response and run it through the real adapter. */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname } from 'node:path';
 import { isAdapterError } from '../core/errors/guards.ts';
 import type { StreamEvent } from '../core/events.ts';
 import { silentLogger } from '../core/logger.ts';
 import { userText } from '../core/transcript.ts';
-import { emulatorApis, isEmulatorApi, startEmulator } from '../testing/emulator/index.ts';
-import type { ApiDefinition } from '../registry/api-table.ts';
+import { emulatorProtocolIds, isEmulatorProtocolId, startEmulator } from '../testing/emulator/index.ts';
+import type { ProviderTypeDefinition } from '../registry/provider-type-table.ts';
 import { createAdapterFor, defaultModelOf } from './adapters.ts';
 
 /** Where the command writes; injectable for tests. */
@@ -19,13 +19,13 @@ export interface Output {
 export const maxReplayBytes = 64 * 1024 * 1024;
 
 /**
- * Serves `file` from a loopback emulator and runs it through the adapter of the API row `api`, the
+ * Serves `file` from a loopback emulator and runs it through the adapter of the provider-type row `row`, the
  * emulator framing it in the row's wire protocol: a `.chunks.txt`
  * (or `.sse`) as a stream, printing one canonical event per line; a `.json` as a complete call,
  * printing its `finish`. Returns the exit code: 0 on success, 1 on a classified error (the error
  * class goes to stderr after the `finish` the stream produced), 2 on bad usage.
  */
-export async function runReplay(file: string, api: ApiDefinition, output: Output): Promise<number> {
+export async function runReplay(file: string, row: ProviderTypeDefinition, output: Output): Promise<number> {
   if (!existsSync(file)) {
     output.stderr(`switchyard replay: no such file: ${file}`);
     return 2;
@@ -40,10 +40,10 @@ export async function runReplay(file: string, api: ApiDefinition, output: Output
     output.stderr(`switchyard replay: ${file} is larger than ${maxReplayBytes / 1024 / 1024} MB`);
     return 2;
   }
-  const protocol = api.protocol;
-  if (!isEmulatorApi(protocol)) {
+  const protocol = row.protocol;
+  if (!isEmulatorProtocolId(protocol)) {
     output.stderr(
-      `switchyard replay: API '${api.type}' speaks ${protocol ?? 'no declared protocol'}, which the emulator does not serve (it serves ${emulatorApis.join(', ')})`,
+      `switchyard replay: API '${row.type}' speaks ${protocol ?? 'no declared protocol'}, which the emulator does not serve (it serves ${emulatorProtocolIds.join(', ')})`,
     );
     return 2;
   }
@@ -52,15 +52,15 @@ export async function runReplay(file: string, api: ApiDefinition, output: Output
   const emulator = await startEmulator();
   try {
     const status = streaming ? undefined : inferErrorStatus(file);
-    emulator.enqueue({ type: 'replay', file, api: protocol, ...(status === undefined ? {} : { status }) });
-    const adapter = await createAdapterFor(api, {
+    emulator.enqueue({ type: 'replay', file, protocol, ...(status === undefined ? {} : { status }) });
+    const adapter = await createAdapterFor(row, {
       baseURL: emulator.url,
       apiKey: 'emulator-key',
       maxRetries: 0,
       logger: silentLogger,
     });
     const request = {
-      model: defaultModelOf(api),
+      model: defaultModelOf(row),
       transcript: [userText('Replay the recorded response.')],
       maxOutputTokens: 4096,
     };

@@ -1,12 +1,12 @@
 /** `runCli` outcomes that a spawned process cannot easily provoke: an unexpected failure inside a command. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { createApiTable } from '../registry/api-table.ts';
+import { createProviderTypeTable } from '../registry/provider-type-table.ts';
 import { runCli } from './run.ts';
 
-/** A table whose one API fails to load its adapter with a plain Error: an unexpected failure inside `replay`. */
-const apis = createApiTable();
-apis.set('explode', {
+/** A table whose one row fails to load its adapter with a plain Error: an unexpected failure inside `replay`. */
+const providerTypes = createProviderTypeTable();
+providerTypes.set('explode', {
   type: 'explode',
   protocol: 'anthropic-messages',
   basePath: '/v1',
@@ -27,7 +27,7 @@ async function run(argv: string[]) {
   const code = await runCli(
     argv,
     { stdout: (line) => stdout.push(line), stderr: (line) => stderr.push(line) },
-    apis,
+    providerTypes,
   );
   return { code, stdout, stderr };
 }

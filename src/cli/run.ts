@@ -1,8 +1,8 @@
 /** Dispatches `switchyard` arguments to a command; usage problems become one line and exit code 2. */
 import { readFileSync } from 'node:fs';
 import { closest, parseArguments, UsageError } from './args.ts';
-import type { ApiTable } from '../registry/api-table.ts';
-import { cliApis } from './adapters.ts';
+import type { ProviderTypeTable } from '../registry/provider-type-table.ts';
+import { cliProviderTypes } from './adapters.ts';
 import { type Command, commandHelp, createCommands, mainHelp } from './commands.ts';
 import type { Output } from './replay-command.ts';
 
@@ -36,9 +36,9 @@ function help(commands: Command[], args: string[], output: Output): number {
 async function dispatch(
   argv: string[],
   output: Output,
-  context: { command?: string; apis: ApiTable },
+  context: { command?: string; providerTypes: ProviderTypeTable },
 ): Promise<number> {
-  const commands = createCommands(context.apis);
+  const commands = createCommands(context.providerTypes);
   const [first, ...rest] = argv;
   if (first === undefined) {
     output.stderr(mainHelp(packageVersion(), commands));
@@ -68,10 +68,14 @@ async function dispatch(
 /**
  * Runs the command line and returns the exit code: a usage error prints one line on stderr and
  * returns 2; an unexpected error prints one line (the stack only with `SWITCHYARD_DEBUG=1`) and returns 1.
- * `apis` is the table `replay --api` chooses from (default: the built-in APIs).
+ * `providerTypes` is the table `replay --protocol` chooses from (default: the built-in provider types).
  */
-export async function runCli(argv: string[], output: Output, apis: ApiTable = cliApis): Promise<number> {
-  const context: { command?: string; apis: ApiTable } = { apis };
+export async function runCli(
+  argv: string[],
+  output: Output,
+  providerTypes: ProviderTypeTable = cliProviderTypes,
+): Promise<number> {
+  const context: { command?: string; providerTypes: ProviderTypeTable } = { providerTypes };
   try {
     return await dispatch(argv, output, context);
   } catch (error) {

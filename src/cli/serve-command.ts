@@ -5,7 +5,7 @@
  */
 import { readConfigFile, type GatewayFileConfig } from '../gateway/config.ts';
 import { createGateway } from '../gateway/server.ts';
-import { createApiTable } from '../registry/api-table.ts';
+import { createProviderTypeTable } from '../registry/provider-type-table.ts';
 import { startEmulator } from '../testing/emulator/index.ts';
 import type { Output } from './replay-command.ts';
 
@@ -19,8 +19,8 @@ export interface ServeOptions {
 
 /** The config's adapters pointed at an emulator: every built-in protocol, a placeholder key. */
 function emulatorAdapters(root: string): NonNullable<GatewayFileConfig['adapters']> {
-  const apis = createApiTable();
-  const row = (type: string) => `${root}${apis.get(type)?.basePath ?? ''}`;
+  const providerTypes = createProviderTypeTable();
+  const row = (type: string) => `${root}${providerTypes.get(type)?.basePath ?? ''}`;
   return {
     anthropic: { type: 'anthropic', base_url: row('anthropic'), api_key: 'emulator' },
     openai: { type: 'openai', base_url: row('openai'), api_key: 'emulator' },

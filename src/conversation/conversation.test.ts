@@ -4,11 +4,11 @@ import { createMemoryLogger } from '../core/logger.ts';
 import { checkTranscript } from '../core/transcript-invariants.ts';
 import { routingDecision } from '../routing/decision.ts';
 import { createSwitchyard, type Switchyard } from '../switchyard.ts';
-import { type Emulator, type EmulatorApi, startEmulator } from '../testing/emulator/index.ts';
+import { type Emulator, type EmulatorProtocolId, startEmulator } from '../testing/emulator/index.ts';
 import { assertStreamInvariants } from '../testing/invariants.ts';
 import { textOf } from '../core/reply.ts';
 import { addUsage, assistantItem, toolResultItem } from './helpers.ts';
-import { emulatorBaseURL } from '../../test/support/apis.ts';
+import { emulatorBaseURL } from '../../test/support/provider-types.ts';
 
 let emulator: Emulator;
 const logger = createMemoryLogger();
@@ -48,10 +48,10 @@ const tools = [
   },
 ];
 
-function scriptToolCall(api: EmulatorApi, turn: number) {
+function scriptToolCall(protocol: EmulatorProtocolId, turn: number) {
   emulator.enqueue({
     type: 'scripted',
-    api,
+    protocol,
     content: [{ type: 'tool-call', name: 'lookup', input: { q: `question ${turn}` } }],
     usage: { input: 100 * turn, output: 10 },
   });
@@ -97,7 +97,7 @@ describe('a 4-turn tool conversation through three providers, saved and restored
     restored.model = 'sonnet';
     emulator.enqueue({
       type: 'scripted',
-      api: 'anthropic-messages',
+      protocol: 'anthropic-messages',
       content: [{ type: 'text', text: 'All answered.' }],
       usage: { input: 400, output: 5 },
     });
@@ -106,8 +106,8 @@ describe('a 4-turn tool conversation through three providers, saved and restored
     await second.close();
 
     // Every request was valid for its protocol (the emulator enforces tool ids and ordering).
-    const apis = emulator.requests.slice(firstRequest).map((request) => request.api);
-    expect(apis).toEqual(['anthropic-messages', 'openai-chat', 'gemini', 'anthropic-messages']);
+    const protocols = emulator.requests.slice(firstRequest).map((request) => request.protocol);
+    expect(protocols).toEqual(['anthropic-messages', 'openai-chat', 'gemini', 'anthropic-messages']);
     // The last Anthropic request carries every earlier call with tool_result answers in order.
     const last = emulator.requests.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };
     const toolUses = JSON.stringify(last.messages).match(/"type":"tool_use"/g) ?? [];

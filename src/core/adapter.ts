@@ -9,7 +9,7 @@ import type { ToolSpec } from './tools.ts';
 import type { Transcript } from './transcript.ts';
 
 /** Names of the wire protocols Switchyard speaks. */
-export type ApiId = 'anthropic-messages' | 'openai-chat' | 'openai-responses' | 'gemini' | (string & {});
+export type ProtocolId = 'anthropic-messages' | 'openai-chat' | 'openai-responses' | 'gemini' | (string & {});
 
 /** What the retry loop reports before each new attempt. */
 export interface RetryInfo {
@@ -92,7 +92,7 @@ export interface Adapter {
   /** Provider name, the `provider` half of canonical model ids (`anthropic`, `openai`, `groq`, …). */
   readonly name: string;
   /** The wire protocol. */
-  readonly api: ApiId;
+  readonly protocol: ProtocolId;
   /** What `model` supports as served by this adapter. Honest: false when the adapter does not expose it. */
   capabilities(model: string): Capabilities;
   /**

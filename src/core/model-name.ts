@@ -5,7 +5,7 @@
  * conversation snapshot) either matches its provider's grammar or is refused with an
  * `InvalidRequestError` (`invalid_model_name`) before any request.
  */
-import type { ApiId } from './adapter.ts';
+import type { ProtocolId } from './adapter.ts';
 import { InvalidRequestError } from './errors/invalid-request-error.ts';
 import { quoteInput } from './input-check.ts';
 
@@ -79,30 +79,30 @@ function bedrockNames(): ModelNameGrammar {
   };
 }
 
-/** The grammar of protocols without a row of their own (registered APIs). */
+/** The grammar of protocols without a row of their own (registered provider types). */
 export const defaultModelNameGrammar: ModelNameGrammar = pathNames;
 
-/** The grammar of `api` (a wire protocol). */
-export function modelNameGrammar(api: ApiId | undefined): ModelNameGrammar {
-  return (api === undefined ? undefined : modelNameGrammars[api]) ?? defaultModelNameGrammar;
+/** The grammar of `protocol` (a wire protocol). */
+export function modelNameGrammar(protocol: ProtocolId | undefined): ModelNameGrammar {
+  return (protocol === undefined ? undefined : modelNameGrammars[protocol]) ?? defaultModelNameGrammar;
 }
 
-/** Why `name` is not a valid wire name of `api`, or `undefined` when it is. */
-export function modelNameProblem(name: string, api: ApiId | undefined): string | undefined {
+/** Why `name` is not a valid wire name of `protocol`, or `undefined` when it is. */
+export function modelNameProblem(name: string, protocol: ProtocolId | undefined): string | undefined {
   if (typeof name !== 'string' || name === '') return 'the model name is empty';
   if (name.length > maxWireModelNameLength) {
     return `the model name is longer than ${maxWireModelNameLength} characters`;
   }
-  const grammar = modelNameGrammar(api);
+  const grammar = modelNameGrammar(protocol);
   return grammar.pattern.test(name) ? undefined : `expected ${grammar.description}`;
 }
 
 /**
  * Throws an `InvalidRequestError` (`invalid_model_name`) unless `name` is a valid wire model name
- * of `api`. `provider` names the adapter in the message; the name is quoted (escaped, cut).
+ * of `protocol`. `provider` names the adapter in the message; the name is quoted (escaped, cut).
  */
-export function assertModelName(name: string, api: ApiId | undefined, provider?: string): void {
-  const problem = modelNameProblem(name, api);
+export function assertModelName(name: string, protocol: ProtocolId | undefined, provider?: string): void {
+  const problem = modelNameProblem(name, protocol);
   if (problem === undefined) return;
   throw new InvalidRequestError({
     message: `${provider === undefined ? '' : `${provider}: `}invalid model name ${quoteModelName(String(name))}: ${problem}`,

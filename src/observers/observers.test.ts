@@ -11,7 +11,7 @@ import { anthropicError, type Emulator, startEmulator } from '../testing/emulato
 import { createJsonLinesReporter } from './jsonl.ts';
 import { createOpenTelemetryObserver } from './otel.ts';
 import type { CallEvent } from './types.ts';
-import { emulatorBaseURL } from '../../test/support/apis.ts';
+import { emulatorBaseURL } from '../../test/support/provider-types.ts';
 
 let emulator: Emulator;
 let sy: Switchyard;

@@ -8,7 +8,7 @@ import { userText } from '../core/transcript.ts';
 import { routingDecision, routingDecisionOfError } from '../routing/decision.ts';
 import { createSwitchyard } from '../switchyard.ts';
 import { type Emulator, startEmulator } from '../testing/emulator/index.ts';
-import { createApiTable } from './api-table.ts';
+import { createProviderTypeTable } from './provider-type-table.ts';
 import { ConfigError, parseConfig, parseConfigYaml } from './config.ts';
 
 const env = { ANTHROPIC_API_KEY: 'test-key-anthropic', OPENAI_API_KEY: 'test-key-openai' };
@@ -171,7 +171,7 @@ describe('config errors name the key and the line', () => {
   });
   it('an unknown adapter type is named with every known type, or the one it is a typo of', () => {
     expect(() => createSwitchyard({ env, config: { adapters: { x: { type: 'smoke-signals' } } } })).toThrow(
-      `adapters.x.type: unknown type 'smoke-signals' (this version supports ${[...createApiTable().keys()].join(', ')})`,
+      `adapters.x.type: unknown type 'smoke-signals' (this version supports ${[...createProviderTypeTable().keys()].join(', ')})`,
     );
     expect(() => createSwitchyard({ env, config: { adapters: { x: { type: 'antropic' } } } })).toThrow(
       "adapters.x.type: unknown type 'antropic' (did you mean 'anthropic'?)",
@@ -202,7 +202,7 @@ describe('a not_configured adapter is listed, never called, and named in the err
     });
     expect(sy.providers().find((provider) => provider.name === 'openai')).toEqual({
       name: 'openai',
-      api: 'openai',
+      type: 'openai',
       configured: false,
       missing: ['OPENAI_API_KEY'],
     });
@@ -224,7 +224,7 @@ describe('a not_configured adapter is listed, never called, and named in the err
     expect(failure.message).toBe('openai is not configured: set OPENAI_API_KEY');
     expect(routingDecisionOfError(failure)?.attempts).toHaveLength(1);
     expect(emulator.requests.length).toBe(before);
-    expect(emulator.requests.every((request) => request.api !== 'openai-chat')).toBe(true);
+    expect(emulator.requests.every((request) => request.protocol !== 'openai-chat')).toBe(true);
     await sy.close();
   });
 });

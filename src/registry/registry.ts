@@ -1,7 +1,7 @@
 /**
  * The model registry: resolves a name — exact canonical id, then alias, then the glob entries in
  * order, then any `provider:name` of a configured adapter — to an adapter and a wire name, creates
- * adapters lazily from the API table, and answers model facts. Adapters whose key is missing are
+ * adapters lazily from the provider-type table, and answers model facts. Adapters whose key is missing are
  * `not_configured`: listed, never created, never called.
  */
 import type { Adapter, AdapterSession } from '../core/adapter.ts';
@@ -19,7 +19,12 @@ import { presets } from '../providers/openai-compatible/presets.ts';
 import type { Logger } from '../core/logger.ts';
 import type { ChatQuirks } from '../providers/openai-chat/quirks.ts';
 import type { ModelPrices } from '../pricing/types.ts';
-import { type ApiCreateOptions, type ApiDefinition, type ApiTable, unknownApiMessage } from './api-table.ts';
+import {
+  type ProviderTypeCreateOptions,
+  type ProviderTypeDefinition,
+  type ProviderTypeTable,
+  unknownNameMessage,
+} from './provider-type-table.ts';
 import {
   type AdapterConfig,
   ConfigError,
@@ -43,8 +48,8 @@ export interface ResolvedModel {
   /** Adapter name. */
   provider: string;
   wireName: string;
-  /** The API type of the adapter (`anthropic`, `openai-compatible`, …). */
-  api: string;
+  /** The provider type of the adapter (`anthropic`, `openai-compatible`, …). */
+  type: string;
   matchedBy: MatchKind;
   /** The `models:` key that matched (an id or a glob). */
   entry?: string;
@@ -71,7 +76,7 @@ export interface ModelListing {
 interface AdapterSlot {
   name: string;
   config: AdapterConfig;
-  api: ApiDefinition;
+  definition: ProviderTypeDefinition;
   apiKey: string | undefined;
   missing: readonly string[] | undefined;
   /** False until the row's `load()` (its adapter's code) has resolved; true for rows without one. */
@@ -85,7 +90,7 @@ interface AdapterSlot {
 /** What `createRegistry` needs. */
 export interface RegistryOptions {
   config: SwitchyardConfig;
-  apis: ApiTable;
+  providerTypes: ProviderTypeTable;
   env: Record<string, string | undefined>;
   fetch?: typeof fetch;
   logger?: Logger;
@@ -96,7 +101,7 @@ export interface Registry {
   /** Resolves a name; throws an `InvalidRequestError` (`unknown_model`) naming what is known. */
   resolve(name: string): ResolvedModel;
   /**
-   * Loads the code of `provider`'s adapter (its API row's `load`); `undefined` when it is loaded
+   * Loads the code of `provider`'s adapter (its provider-type row's `load`); `undefined` when it is loaded
    * already (or needs no loading). The router awaits it before a provider's first call.
    */
   load(provider: string): Promise<void> | undefined;
@@ -110,7 +115,7 @@ export interface Registry {
   /** Every configured model entry and catalog model of every adapter. */
   models(): ModelListing[];
   /** The adapter names, with whether each is configured. */
-  providers(): Array<{ name: string; api: string; configured: boolean; missing?: readonly string[] }>;
+  providers(): Array<{ name: string; type: string; configured: boolean; missing?: readonly string[] }>;
   /** Ends `session` on every adapter created so far (deletes provider-side state such as Gemini caches). */
   endSession(session: AdapterSession): Promise<void>;
   /** Closes every adapter created so far. */
@@ -119,16 +124,16 @@ export interface Registry {
 
 /** Creates a registry from a validated configuration. */
 export function createRegistry(options: RegistryOptions): Registry {
-  const { config, apis, env } = options;
+  const { config, providerTypes, env } = options;
   const useBuiltins = config.builtins !== false;
   const adapterConfigs = { ...(useBuiltins ? builtinAdapters() : {}), ...config.adapters };
   const slots = new Map<string, AdapterSlot>();
   // Config mistakes are ConfigErrors naming the key, never a TypeError from deep inside.
   const adapterProblems: ConfigIssue[] = [];
   for (const [name, adapterConfig] of Object.entries(adapterConfigs)) {
-    const problem = adapterProblem(name, adapterConfig, apis);
+    const problem = adapterProblem(name, adapterConfig, providerTypes);
     if (problem !== undefined) adapterProblems.push(problem);
-    else slots.set(name, createSlot(name, adapterConfig, apis, env));
+    else slots.set(name, createSlot(name, adapterConfig, providerTypes, env));
   }
   // The user's entries first (their globs take precedence), then the bundled ones they did not redefine.
   const userModels = config.models ?? {};
@@ -175,7 +180,7 @@ export function createRegistry(options: RegistryOptions): Registry {
       const colon = key.indexOf(':');
       const slot = slots.get(entry?.adapter ?? key.slice(0, colon));
       const wireName = entry?.wire_name ?? key.slice(colon + 1);
-      const problem = slot === undefined ? undefined : modelNameProblem(wireName, slot.api.protocol);
+      const problem = slot === undefined ? undefined : modelNameProblem(wireName, slot.definition.protocol);
       if (problem !== undefined) {
         const where = entry?.wire_name === undefined ? `models.${key}` : `models.${key}.wire_name`;
         problems.push({ path: where, message: `invalid model name ${quoteInput(wireName)}: ${problem}` });
@@ -230,13 +235,13 @@ export function createRegistry(options: RegistryOptions): Registry {
     const wireName =
       (matchedBy === 'exact' || matchedBy === 'alias' ? entry?.wire_name : undefined) ?? id.slice(colon + 1);
     // Whatever matched (a glob, a provider prefix), the wire name must be one the provider's grammar takes.
-    assertModelName(wireName, slot.api.protocol, provider);
+    assertModelName(wireName, slot.definition.protocol, provider);
     const model: ResolvedModel = {
       id: `${provider}:${wireName}`,
       requested,
       provider,
       wireName,
-      api: slot.api.type,
+      type: slot.definition.type,
       matchedBy,
       aliases: entry?.aliases ?? [],
       fallbacks: entry?.fallbacks ?? [],
@@ -277,7 +282,7 @@ export function createRegistry(options: RegistryOptions): Registry {
     if (!slot.ready)
       throw new Error(`${slot.name}: the adapter's code is not loaded (await registry.load first)`);
     try {
-      slot.adapter = slot.api.create(createOptions(slot));
+      slot.adapter = slot.definition.create(createOptions(slot));
     } catch (error) {
       throw asConfigError(slot, error);
     }
@@ -285,11 +290,11 @@ export function createRegistry(options: RegistryOptions): Registry {
   }
 
   /** What the slot's row creates its adapter (and answers its capabilities) from. */
-  function createOptions(slot: AdapterSlot): ApiCreateOptions {
+  function createOptions(slot: AdapterSlot): ProviderTypeCreateOptions {
     return {
       name: slot.name,
       apiKey: slot.apiKey,
-      baseURL: normalizeBaseURL(slot.config.base_url, slot.api.basePath),
+      baseURL: normalizeBaseURL(slot.config.base_url, slot.definition.basePath),
       env,
       timeout: slot.config.timeout_seconds === undefined ? undefined : slot.config.timeout_seconds * 1000,
       firstByteTimeout: routedFirstByteTimeout(slot.config),
@@ -306,7 +311,7 @@ export function createRegistry(options: RegistryOptions): Registry {
   /** Loads the slot's adapter code once; a failure is a ConfigError naming the adapter (and is retried next time). */
   async function loadSlot(slot: AdapterSlot): Promise<void> {
     try {
-      await slot.api.load!();
+      await slot.definition.load!();
       slot.ready = true;
     } catch (error) {
       throw asConfigError(slot, error);
@@ -320,10 +325,10 @@ export function createRegistry(options: RegistryOptions): Registry {
    * else the row's `capabilities` (no code loaded); `undefined` when neither can say yet.
    */
   function declaredOf(slot: AdapterSlot, wireName: string): Capabilities | undefined {
-    if (slot.adapter === undefined && slot.api.capabilities !== undefined) {
+    if (slot.adapter === undefined && slot.definition.capabilities !== undefined) {
       if (slot.declared === undefined) {
         try {
-          slot.declared = slot.api.capabilities(createOptions(slot));
+          slot.declared = slot.definition.capabilities(createOptions(slot));
         } catch (error) {
           throw asConfigError(slot, error);
         }
@@ -416,7 +421,7 @@ export function createRegistry(options: RegistryOptions): Registry {
     providers() {
       return [...slots.values()].map((slot) => ({
         name: slot.name,
-        api: slot.api.type,
+        type: slot.definition.type,
         configured: slot.missing === undefined,
         ...(slot.missing === undefined ? {} : { missing: slot.missing }),
       }));
@@ -434,11 +439,15 @@ export function createRegistry(options: RegistryOptions): Registry {
 }
 
 /** Why an `adapters:` entry cannot be used (unknown type or preset), or undefined. */
-function adapterProblem(name: string, config: AdapterConfig, apis: ApiTable): ConfigIssue | undefined {
-  if (!apis.has(config.type)) {
+function adapterProblem(
+  name: string,
+  config: AdapterConfig,
+  providerTypes: ProviderTypeTable,
+): ConfigIssue | undefined {
+  if (!providerTypes.has(config.type)) {
     return {
       path: `adapters.${name}.type`,
-      message: unknownApiMessage('type', config.type, [...apis.keys()]),
+      message: unknownNameMessage('type', config.type, [...providerTypes.keys()]),
     };
   }
   if (
@@ -448,7 +457,7 @@ function adapterProblem(name: string, config: AdapterConfig, apis: ApiTable): Co
   ) {
     return {
       path: `adapters.${name}.preset`,
-      message: unknownApiMessage('preset', config.preset, Object.keys(presets)),
+      message: unknownNameMessage('preset', config.preset, Object.keys(presets)),
     };
   }
   return undefined;
@@ -457,19 +466,22 @@ function adapterProblem(name: string, config: AdapterConfig, apis: ApiTable): Co
 function createSlot(
   name: string,
   config: AdapterConfig,
-  apis: ApiTable,
+  providerTypes: ProviderTypeTable,
   env: Record<string, string | undefined>,
 ): AdapterSlot {
-  const api = apis.get(config.type);
-  if (api === undefined) {
-    throw new TypeError(`adapter "${name}": ${unknownApiMessage('type', config.type, [...apis.keys()])}`);
+  const definition = providerTypes.get(config.type);
+  if (definition === undefined) {
+    throw new TypeError(
+      `adapter "${name}": ${unknownNameMessage('type', config.type, [...providerTypes.keys()])}`,
+    );
   }
   const keyOptions = {
     name,
     preset: config.preset,
     quirks: config.quirks as Partial<ChatQuirks> | undefined,
   };
-  const variables = config.api_key_env === undefined ? api.keyVariables(keyOptions) : [config.api_key_env];
+  const variables =
+    config.api_key_env === undefined ? definition.keyVariables(keyOptions) : [config.api_key_env];
   let apiKey = config.api_key;
   for (const variable of variables) {
     if (apiKey !== undefined) break;
@@ -478,8 +490,8 @@ function createSlot(
   }
   // Known to every redaction from now on, whether or not the adapter is ever created.
   registerSecrets([apiKey, ...secretHeaderValues(config.headers), ...urlCredentials(config.base_url)]);
-  const missing = apiKey === undefined && api.keyRequired(keyOptions) ? variables : undefined;
-  return { name, config, api, apiKey, missing, ready: api.load === undefined };
+  const missing = apiKey === undefined && definition.keyRequired(keyOptions) ? variables : undefined;
+  return { name, config, definition, apiKey, missing, ready: definition.load === undefined };
 }
 
 /** A failure creating (or loading) an adapter as a ConfigError naming it, never a TypeError from deep inside. */

@@ -12,7 +12,7 @@ import { routedFirstByteTimeout, routedFirstByteTimeoutMs } from '../registry/re
 import { createSwitchyard, type Switchyard } from '../switchyard.ts';
 import { anthropicError, type Emulator, startEmulator } from '../testing/emulator/index.ts';
 import { routingDecision } from './decision.ts';
-import { emulatorBaseURL } from '../../test/support/apis.ts';
+import { emulatorBaseURL } from '../../test/support/provider-types.ts';
 
 let primary: Emulator;
 let fallback: Emulator;

@@ -10,7 +10,7 @@ import { silentLogger } from '../core/logger.ts';
 import { userText } from '../core/transcript.ts';
 import { createHttpAdapter } from '../providers/common/http-adapter.ts';
 import { createTestDefinition } from '../providers/common/test-provider.ts';
-import { createApiTable, registerApi } from '../registry/api-table.ts';
+import { createProviderTypeTable, registerProviderType } from '../registry/provider-type-table.ts';
 import { createSwitchyard } from '../switchyard.ts';
 import { type Emulator, startEmulator } from '../testing/emulator/index.ts';
 
@@ -66,10 +66,13 @@ const answer = (stream = true) =>
 describe('the pre-flight check runs once per call', () => {
   it('through the front door: the router decides, the adapter does not check again', async () => {
     const { estimates, create } = counted();
-    const apis = createApiTable();
-    registerApi({ type: 'test', keyVariables: () => [], keyRequired: () => false, create }, apis);
+    const providerTypes = createProviderTypeTable();
+    registerProviderType(
+      { type: 'test', keyVariables: () => [], keyRequired: () => false, create },
+      providerTypes,
+    );
     const sy = createSwitchyard({
-      apis,
+      providerTypes,
       logger: silentLogger,
       config: { builtins: false, adapters: { test: { type: 'test', max_retries: 0 } } },
     });

@@ -13,7 +13,7 @@ import {
 import { assertStreamInvariants } from '../testing/invariants.ts';
 import { type AvailabilityStore, createMemoryAvailabilityStore } from './availability.ts';
 import { routingDecision, routingDecisionOfError } from './decision.ts';
-import { emulatorBaseURL } from '../../test/support/apis.ts';
+import { emulatorBaseURL } from '../../test/support/provider-types.ts';
 
 let emulator: Emulator;
 let sy: Switchyard;
@@ -59,7 +59,7 @@ const text = (value: string) => ({
   type: 'scripted' as const,
   content: [{ type: 'text' as const, text: value }],
 });
-const apisCalled = (from: number) => emulator.requests.slice(from).map((request) => request.api);
+const apisCalled = (from: number) => emulator.requests.slice(from).map((request) => request.protocol);
 
 describe('fallback on failures that warrant it', () => {
   it.each([

@@ -146,7 +146,7 @@ export function createRouter(context: RouterContext) {
   function nextCandidate(route: Route): Candidate | undefined | Promise<Candidate | undefined> {
     while (route.index < route.candidates.length) {
       const model = route.candidates[route.index]!;
-      // A provider's adapter code is imported before its first call (API rows load lazily).
+      // A provider's adapter code is imported before its first call (provider-type rows load lazily).
       const loading = model.configured ? registry.load(model.provider) : undefined;
       if (loading !== undefined) return loading.then(() => nextCandidate(route));
       route.index++;

@@ -5,10 +5,10 @@ import type { StreamEvent } from '../core/events.ts';
 import { createMemoryLogger } from '../core/logger.ts';
 import { userText } from '../core/transcript.ts';
 import { createSwitchyard, type Switchyard } from '../switchyard.ts';
-import { type Emulator, type EmulatorApi, startEmulator } from '../testing/emulator/index.ts';
+import { type Emulator, type EmulatorProtocolId, startEmulator } from '../testing/emulator/index.ts';
 import { formatIssues, toJsonSchema, validateValue } from './schema.ts';
 import { StructuredOutputError, tool } from './structured.ts';
-import { emulatorBaseURL } from '../../test/support/apis.ts';
+import { emulatorBaseURL } from '../../test/support/provider-types.ts';
 
 /** A hand-written Standard Schema (not zod) for `{ n: number }`, with its JSON Schema converter. */
 const handWritten: StandardSchemaV1<unknown, { n: number }> & StandardJSONSchemaV1<unknown, { n: number }> = {
@@ -124,16 +124,16 @@ describe('validated values out, on every provider', () => {
   });
 
   const recipe = z.object({ title: z.string(), minutes: z.number().int() });
-  const cases: Array<[string, EmulatorApi]> = [
+  const cases: Array<[string, EmulatorProtocolId]> = [
     ['anthropic:claude-sonnet-4-5', 'anthropic-messages'],
     ['openai:gpt-4.1-mini', 'openai-chat'],
     ['gemini:gemini-2.5-flash', 'gemini'],
   ];
 
-  it.each(cases)('%s: the reply carries a structured part with the parsed value', async (model, api) => {
+  it.each(cases)('%s: the reply carries a structured part with the parsed value', async (model, protocol) => {
     emulator.enqueue({
       type: 'scripted',
-      api,
+      protocol,
       content: [{ type: 'text', text: '{"title":"Soup","minutes":20}' }],
     });
     const reply = await sy.complete({ model, transcript: [userText('A recipe')], output: recipe });
@@ -143,26 +143,33 @@ describe('validated values out, on every provider', () => {
     expect(body).toContain('minutes');
   });
 
-  it.each(cases)('%s: a reply that does not validate fails with the raw text kept', async (model, api) => {
-    emulator.enqueue({
-      type: 'scripted',
-      api,
-      content: [{ type: 'text', text: '{"title":"Soup","minutes":"soon"}' }],
-    });
-    const error = await sy
-      .complete({ model, transcript: [userText('A recipe')], output: recipe })
-      .catch((caught) => caught);
-    expect(error).toBeInstanceOf(StructuredOutputError);
-    expect(error).toMatchObject({
-      errorClass: 'other',
-      providerCode: 'invalid_structured_output',
-      text: '{"title":"Soup","minutes":"soon"}',
-    });
-    expect(error.issues[0].path).toBe('minutes');
-  });
+  it.each(cases)(
+    '%s: a reply that does not validate fails with the raw text kept',
+    async (model, protocol) => {
+      emulator.enqueue({
+        type: 'scripted',
+        protocol,
+        content: [{ type: 'text', text: '{"title":"Soup","minutes":"soon"}' }],
+      });
+      const error = await sy
+        .complete({ model, transcript: [userText('A recipe')], output: recipe })
+        .catch((caught) => caught);
+      expect(error).toBeInstanceOf(StructuredOutputError);
+      expect(error).toMatchObject({
+        errorClass: 'other',
+        providerCode: 'invalid_structured_output',
+        text: '{"title":"Soup","minutes":"soon"}',
+      });
+      expect(error.issues[0].path).toBe('minutes');
+    },
+  );
 
   it('streaming: a reply that does not validate ends with finish, then the error', async () => {
-    emulator.enqueue({ type: 'scripted', api: 'openai-chat', content: [{ type: 'text', text: 'not json' }] });
+    emulator.enqueue({
+      type: 'scripted',
+      protocol: 'openai-chat',
+      content: [{ type: 'text', text: 'not json' }],
+    });
     const events: StreamEvent[] = [];
     const error = await (async () => {
       for await (const event of sy.stream({

@@ -97,7 +97,7 @@ export function createScriptedAdapter(
 
   return {
     name,
-    api: 'scripted',
+    protocol: 'scripted',
     requests,
     capabilities: () => capabilities,
     stream,

@@ -1,41 +1,45 @@
 /**
- * The CLI drives the one API table: every row it lists creates a real adapter that streams from the
- * emulator, a row added with `registerApi` appears in `--api`, its help and replays, and an unknown
+ * The CLI drives the one provider-type table: every row it lists creates a real adapter that streams from the
+ * emulator, a row added with `registerProviderType` appears in `--protocol`, its help and replays, and an unknown
  * name is the same did-you-mean error in the CLI and the registry.
  */
 import { describe, expect, it } from 'vitest';
 import {
-  cliApiNames,
-  cliApis,
+  cliProviderTypeNames,
+  cliProviderTypes,
   createAdapterFor,
   defaultModelOf,
-  resolveApi,
+  resolveProviderType,
 } from '../../src/cli/adapters.ts';
 import { runCli } from '../../src/cli/run.ts';
 import { userText } from '../../src/core/transcript.ts';
 import { createAnthropic } from '../../src/providers/anthropic/index.ts';
-import { createApiTable, emulatedApis, registerApi } from '../../src/registry/api-table.ts';
+import {
+  createProviderTypeTable,
+  emulatedProviderTypes,
+  registerProviderType,
+} from '../../src/registry/provider-type-table.ts';
 import { createSwitchyard } from '../../src/switchyard.ts';
-import { emulatorApis, startEmulator } from '../../src/testing/emulator/index.ts';
+import { emulatorProtocolIds, startEmulator } from '../../src/testing/emulator/index.ts';
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
 import { join } from 'node:path';
 import { recordedDir } from '../support/fixtures.ts';
 
 const recordedPath = (path: string) => join(recordedDir, path);
 
-async function cli(argv: string[], apis = cliApis) {
+async function cli(argv: string[], providerTypes = cliProviderTypes) {
   const stdout: string[] = [];
   const stderr: string[] = [];
   const code = await runCli(
     argv,
     { stdout: (line) => stdout.push(line), stderr: (line) => stderr.push(line) },
-    apis,
+    providerTypes,
   );
   return { code, stdout, stderr };
 }
 
-describe('the APIs the CLI lists', () => {
-  it.each(emulatedApis(cliApis).map((row) => [row.type, row] as const))(
+describe('the protocols the CLI lists', () => {
+  it.each(emulatedProviderTypes(cliProviderTypes).map((row) => [row.type, row] as const))(
     '%s streams a scripted answer from the emulator through its adapter',
     async (type, row) => {
       const emulator = await startEmulator();
@@ -46,8 +50,8 @@ describe('the APIs the CLI lists', () => {
           apiKey: 'test-key',
           maxRetries: 0,
         });
-        // Vertex's one adapter speaks each publisher's protocol (Gemini's, Anthropic's): api `vertex`.
-        const speaks = adapter.api === 'vertex' ? ['gemini', 'vertex-anthropic'] : [adapter.api];
+        // Vertex's one adapter speaks each publisher's protocol (Gemini's, Anthropic's): protocol `vertex`.
+        const speaks = adapter.protocol === 'vertex' ? ['gemini', 'vertex-anthropic'] : [adapter.protocol];
         expect(speaks).toContain(row.protocol);
         const events = [];
         let text = '';
@@ -63,28 +67,30 @@ describe('the APIs the CLI lists', () => {
         assertStreamInvariants(events);
         expect(text).toBe(`hello over ${type}`);
         expect(emulator.requests).toHaveLength(1);
-        expect(emulator.requests[0]?.api).toBe(row.protocol);
+        expect(emulator.requests[0]?.protocol).toBe(row.protocol);
       } finally {
         await emulator.close();
       }
     },
   );
 
-  it('every built-in row speaks a protocol the emulator serves, and each such protocol is an --api name', () => {
-    const rows = emulatedApis(cliApis);
-    expect(rows.map((row) => row.type)).toEqual([...createApiTable().keys()]);
-    for (const row of rows) expect(emulatorApis).toContain(row.protocol);
-    expect(cliApiNames().slice(0, emulatorApis.length).sort()).toEqual([...emulatorApis].sort());
+  it('every built-in row speaks a protocol the emulator serves, and each such protocol is a --protocol name', () => {
+    const rows = emulatedProviderTypes(cliProviderTypes);
+    expect(rows.map((row) => row.type)).toEqual([...createProviderTypeTable().keys()]);
+    for (const row of rows) expect(emulatorProtocolIds).toContain(row.protocol);
+    expect(cliProviderTypeNames().slice(0, emulatorProtocolIds.length).sort()).toEqual(
+      [...emulatorProtocolIds].sort(),
+    );
   });
 
   it('a protocol name picks the first row that speaks it; a type picks its own row', () => {
-    expect(resolveApi('openai-chat').type).toBe('openai');
-    expect(resolveApi('openai-compatible').type).toBe('openai-compatible');
-    expect(resolveApi('anthropic-messages')).toBe(resolveApi('anthropic'));
+    expect(resolveProviderType('openai-chat').type).toBe('openai');
+    expect(resolveProviderType('openai-compatible').type).toBe('openai-compatible');
+    expect(resolveProviderType('anthropic-messages')).toBe(resolveProviderType('anthropic'));
   });
 
   it('loads only the adapter of the API it drives', async () => {
-    const table = createApiTable();
+    const table = createProviderTypeTable();
     const anthropic = table.get('anthropic')!;
     expect(() => anthropic.create({ name: 'anthropic', apiKey: 'k' })).toThrow(/not loaded/);
     await anthropic.load!();
@@ -93,11 +99,11 @@ describe('the APIs the CLI lists', () => {
   });
 });
 
-describe('a row added with registerApi', () => {
+describe('a row added with registerProviderType', () => {
   function tableWithRow() {
-    const apis = createApiTable();
+    const providerTypes = createProviderTypeTable();
     const created: string[] = [];
-    registerApi(
+    registerProviderType(
       {
         type: 'acme-messages',
         protocol: 'anthropic-messages',
@@ -115,25 +121,25 @@ describe('a row added with registerApi', () => {
           });
         },
       },
-      apis,
+      providerTypes,
     );
-    return { apis, created };
+    return { providerTypes, created };
   }
 
-  it('is listed by replay --help and named by a missing --api', async () => {
-    const { apis } = tableWithRow();
-    const help = await cli(['replay', '--help'], apis);
+  it('is listed by replay --help and named by a missing --protocol', async () => {
+    const { providerTypes } = tableWithRow();
+    const help = await cli(['replay', '--help'], providerTypes);
     expect(help.code).toBe(0);
     expect(help.stdout.join('\n')).toContain('acme-messages');
-    const missing = await cli(['replay', 'x.chunks.txt'], apis);
+    const missing = await cli(['replay', 'x.chunks.txt'], providerTypes);
     expect(missing.stderr[0]).toContain(', acme-messages)');
   });
 
   it('replays a recorded stream through the emulator in the protocol it declares', async () => {
-    const { apis, created } = tableWithRow();
+    const { providerTypes, created } = tableWithRow();
     const run = await cli(
-      ['replay', recordedPath('anthropic/anthropic-text.chunks.txt'), '--api', 'acme-messages'],
-      apis,
+      ['replay', recordedPath('anthropic/anthropic-text.chunks.txt'), '--protocol', 'acme-messages'],
+      providerTypes,
     );
     expect(run.stderr).toEqual([]);
     expect(run.code).toBe(0);
@@ -145,15 +151,18 @@ describe('a row added with registerApi', () => {
   });
 
   it('is refused by replay when the emulator does not serve its protocol', async () => {
-    const apis = createApiTable();
-    registerApi({ ...apis.get('anthropic')!, type: 'carrier-pigeon', protocol: 'pigeon-post' }, apis);
+    const providerTypes = createProviderTypeTable();
+    registerProviderType(
+      { ...providerTypes.get('anthropic')!, type: 'carrier-pigeon', protocol: 'pigeon-post' },
+      providerTypes,
+    );
     const run = await cli(
-      ['replay', recordedPath('anthropic/anthropic-text.chunks.txt'), '--api', 'carrier-pigeon'],
-      apis,
+      ['replay', recordedPath('anthropic/anthropic-text.chunks.txt'), '--protocol', 'carrier-pigeon'],
+      providerTypes,
     );
     expect(run.code).toBe(2);
     expect(run.stderr).toEqual([
-      `switchyard replay: API 'carrier-pigeon' speaks pigeon-post, which the emulator does not serve (it serves ${emulatorApis.join(', ')})`,
+      `switchyard replay: API 'carrier-pigeon' speaks pigeon-post, which the emulator does not serve (it serves ${emulatorProtocolIds.join(', ')})`,
     ]);
   });
 });
@@ -161,11 +170,11 @@ describe('a row added with registerApi', () => {
 describe('an unknown API name', () => {
   it('gets the closest known name in the CLI and in the registry', async () => {
     const file = recordedPath('anthropic/anthropic-text.chunks.txt');
-    expect((await cli(['replay', file, '--api', 'antropic'])).stderr).toEqual([
-      "switchyard replay: unknown --api 'antropic' (did you mean 'anthropic'?)",
+    expect((await cli(['replay', file, '--protocol', 'antropic'])).stderr).toEqual([
+      "switchyard replay: unknown --protocol 'antropic' (did you mean 'anthropic'?)",
     ]);
-    expect((await cli(['replay', file, '--api', 'gemni'])).stderr).toEqual([
-      "switchyard replay: unknown --api 'gemni' (did you mean 'gemini'?)",
+    expect((await cli(['replay', file, '--protocol', 'gemni'])).stderr).toEqual([
+      "switchyard replay: unknown --protocol 'gemni' (did you mean 'gemini'?)",
     ]);
     expect(() => createSwitchyard({ env: {}, config: { adapters: { a: { type: 'antropic' } } } })).toThrow(
       "unknown type 'antropic' (did you mean 'anthropic'?)",
@@ -173,12 +182,12 @@ describe('an unknown API name', () => {
   });
 
   it('with no close match lists every name', async () => {
-    const run = await cli(['replay', 'x.chunks.txt', '--api', 'smoke-signals']);
+    const run = await cli(['replay', 'x.chunks.txt', '--protocol', 'smoke-signals']);
     expect(run).toEqual({
       code: 2,
       stdout: [],
       stderr: [
-        `switchyard replay: unknown --api 'smoke-signals' (this version supports ${cliApiNames().join(', ')}) — see 'switchyard replay --help'`,
+        `switchyard replay: unknown --protocol 'smoke-signals' (this version supports ${cliProviderTypeNames().join(', ')}) — see 'switchyard replay --help'`,
       ],
     });
   });

@@ -93,7 +93,7 @@ describe('switchyard chat in a terminal', () => {
     expect(await chat.exit()).toBe(0);
 
     const requests = emulator.requests.slice(first);
-    expect(requests.map((request) => request.api)).toEqual([
+    expect(requests.map((request) => request.protocol)).toEqual([
       'anthropic-messages',
       'anthropic-messages',
       'openai-chat',

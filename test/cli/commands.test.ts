@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliApiNames } from '../../src/cli/adapters.ts';
+import { cliProviderTypeNames } from '../../src/cli/adapters.ts';
 import { repoRoot } from '../support/fixtures.ts';
 
 const main = join(repoRoot, 'src/cli/main.ts');
@@ -59,7 +59,7 @@ describe.concurrent('switchyard help', () => {
   it.each([
     ['demo', 'usage: switchyard demo\n'],
     ['emulator', 'usage: switchyard emulator [--port N]\n'],
-    ['replay', `usage: switchyard replay <file> --api <${cliApiNames().join('|')}>\n`],
+    ['replay', `usage: switchyard replay <file> --protocol <${cliProviderTypeNames().join('|')}>\n`],
   ])('`%s --help` prints its usage and options without running it', async (command, usage) => {
     const run = await switchyard(command, '--help');
     expect(run).toMatchObject({ code: 0, stderr: '' });
@@ -76,9 +76,11 @@ describe.concurrent('switchyard help', () => {
     expect(await switchyard('emulator', '-h')).toEqual(run);
   });
 
-  it('replay --help lists exactly the APIs the CLI can create adapters for', async () => {
+  it('replay --help lists exactly the protocols the CLI can create adapters for', async () => {
     const run = await switchyard('replay', '--help');
-    expect(run.stdout).toContain(`--api API   wire protocol or API type: ${cliApiNames().join(', ')}\n`);
+    expect(run.stdout).toContain(
+      `--protocol PROTOCOL   wire protocol or provider type: ${cliProviderTypeNames().join(', ')}\n`,
+    );
   });
 });
 
@@ -102,7 +104,7 @@ describe.concurrent('bad usage exits 2 with one line naming the problem', () => 
     [['replay'], "switchyard replay: missing argument <file> — see 'switchyard replay --help'"],
     [
       ['replay', 'x.chunks.txt'],
-      `switchyard replay: missing --api (one of ${cliApiNames().join(', ')}) — see 'switchyard replay --help'`,
+      `switchyard replay: missing --protocol (one of ${cliProviderTypeNames().join(', ')}) — see 'switchyard replay --help'`,
     ],
   ])('switchyard %j', async (args, line) => {
     const run = await switchyard(...args);
@@ -111,11 +113,11 @@ describe.concurrent('bad usage exits 2 with one line naming the problem', () => 
 });
 
 describe('the README', () => {
-  it('command-line section names exactly the APIs `--api` accepts', () => {
+  it('command-line section names exactly the protocols `--protocol` accepts', () => {
     const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
     const start = readme.indexOf('## Command line');
     const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
-    const names = cliApiNames();
+    const names = cliProviderTypeNames();
     for (const api of [...names, 'smoke-signals'])
       expect(section.includes(`\`${api}\``), api).toBe(names.includes(api));
   });

@@ -10,10 +10,10 @@ import { runReplay } from '../../src/cli/replay-command.ts';
 import type { StreamEvent } from '../../src/core/events.ts';
 import type { CanonicalResponse } from '../../src/core/request.ts';
 import type { Part } from '../../src/core/transcript.ts';
-import type { EmulatorApi } from '../../src/testing/emulator/index.ts';
-import { inferApiFromFile } from '../../src/testing/emulator/routing.ts';
+import type { EmulatorProtocolId } from '../../src/testing/emulator/index.ts';
+import { inferProtocolFromFile } from '../../src/testing/emulator/routing.ts';
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
-import { apiFor, wireProtocols } from '../support/apis.ts';
+import { apiFor, wireProtocols } from '../support/provider-types.ts';
 import { readRecorded, recordedDir } from '../support/fixtures.ts';
 
 /** Every recorded streaming file, at any depth. */
@@ -37,10 +37,10 @@ function parseLine(line: string): Record<string, unknown> | undefined {
 }
 
 /** Whether a line carries the protocol's finish signal. */
-function carriesFinishSignal(api: EmulatorApi, line: string): boolean {
+function carriesFinishSignal(protocol: EmulatorProtocolId, line: string): boolean {
   const payload = parseLine(line);
   if (payload === undefined) return false;
-  switch (api) {
+  switch (protocol) {
     case 'openai-chat':
       return /"finish_reason"\s*:\s*"[^"]/.test(line);
     case 'anthropic-messages':
@@ -59,9 +59,9 @@ function carriesFinishSignal(api: EmulatorApi, line: string): boolean {
 }
 
 /** Cuts of one file that end before the finish signal: just before it, and at half the lines. */
-function truncatedCuts(api: EmulatorApi, text: string): Array<{ name: string; lines: string[] }> {
+function truncatedCuts(protocol: EmulatorProtocolId, text: string): Array<{ name: string; lines: string[] }> {
   const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '');
-  const signal = lines.findIndex((line) => carriesFinishSignal(api, line));
+  const signal = lines.findIndex((line) => carriesFinishSignal(protocol, line));
   const beforeSignal = signal === -1 ? lines.length : signal;
   const half = Math.min(Math.floor(lines.length / 2), beforeSignal);
   const cuts = [{ name: 'before-finish', lines: lines.slice(0, beforeSignal) }];
@@ -69,10 +69,10 @@ function truncatedCuts(api: EmulatorApi, text: string): Array<{ name: string; li
   return cuts;
 }
 
-async function replay(file: string, api: EmulatorApi) {
+async function replay(file: string, protocol: EmulatorProtocolId) {
   const stdout: string[] = [];
   const stderr: string[] = [];
-  const code = await runReplay(file, apiFor(api), {
+  const code = await runReplay(file, apiFor(protocol), {
     stdout: (line) => stdout.push(line),
     stderr: (line) => stderr.push(line),
   });
@@ -108,8 +108,8 @@ function openAnthropicBlocks(lines: string[]): number {
 }
 
 /** The lines an Anthropic stream reads: up to a splice (another message starting in an open one). */
-function linesBeforeSplice(api: EmulatorApi, lines: string[]): string[] {
-  if (api !== 'anthropic-messages') return lines;
+function linesBeforeSplice(protocol: EmulatorProtocolId, lines: string[]): string[] {
+  if (protocol !== 'anthropic-messages') return lines;
   let openId: unknown;
   for (let index = 0; index < lines.length; index++) {
     const event = parseLine(lines[index] ?? '');
@@ -135,8 +135,8 @@ function openResponsesItems(lines: string[]): number {
   return open.size;
 }
 
-function isSpliced(api: EmulatorApi, lines: string[]): boolean {
-  return linesBeforeSplice(api, lines).length < lines.length;
+function isSpliced(protocol: EmulatorProtocolId, lines: string[]): boolean {
+  return linesBeforeSplice(protocol, lines).length < lines.length;
 }
 
 /**
@@ -159,24 +159,26 @@ function openConverseBlocks(lines: string[]): number {
 }
 
 /** The parts the runtime closed carry the marker; what the provider finished does not. */
-function expectMarkers(api: EmulatorApi, lines: string[], content: Part[]): void {
+function expectMarkers(protocol: EmulatorProtocolId, lines: string[], content: Part[]): void {
   const last = content.at(-1);
-  if (api === 'bedrock-converse') {
+  if (protocol === 'bedrock-converse') {
     expect(content.filter(isIncomplete)).toHaveLength(openConverseBlocks(lines));
     return;
   }
-  if (api === 'anthropic-messages') {
-    expect(content.filter(isIncomplete)).toHaveLength(openAnthropicBlocks(linesBeforeSplice(api, lines)));
+  if (protocol === 'anthropic-messages') {
+    expect(content.filter(isIncomplete)).toHaveLength(
+      openAnthropicBlocks(linesBeforeSplice(protocol, lines)),
+    );
     return;
   }
-  if (api === 'openai-responses') {
+  if (protocol === 'openai-responses') {
     // Output items the cut left open (added, never done) are the ones the runtime closed.
     const open = openResponsesItems(lines);
     if (open === 0) expect(content.filter(isIncomplete)).toEqual([]);
     else expect(content.some(isIncomplete)).toBe(true);
     return;
   }
-  if (api === 'openai-chat') {
+  if (protocol === 'openai-chat') {
     for (const part of content) if (part.type === 'tool-call') expect(part.incomplete).toBe(true);
   }
   if (last?.type === 'text' || last?.type === 'reasoning') expect(last.incomplete).toBe(true);
@@ -188,31 +190,33 @@ afterAll(() => rmSync(workDirectory, { recursive: true, force: true }));
 const streams = recordedStreams().map((file) => ({
   label: relative(recordedDir, file),
   file,
-  api: inferApiFromFile(file),
+  protocol: inferProtocolFromFile(file),
 }));
 
 describe('switchyard replay of truncated copies of every recorded stream', () => {
   it('finds every recorded stream of every protocol', () => {
-    const apis = new Set(streams.map((stream) => stream.api));
+    const protocols = new Set(streams.map((stream) => stream.protocol));
     // Claude on Bedrock (InvokeModel) and on Vertex has no recordings of its own: its bodies are
     // Anthropic's, replayed from anthropic/ (test/fixtures/NOTICE.md).
     const withoutRecordings = ['bedrock-invoke', 'vertex-anthropic'];
-    expect([...apis].sort()).toEqual(wireProtocols.filter((api) => !withoutRecordings.includes(api)).sort());
+    expect([...protocols].sort()).toEqual(
+      wireProtocols.filter((protocol) => !withoutRecordings.includes(protocol)).sort(),
+    );
     expect(streams.length).toBeGreaterThanOrEqual(100);
   });
 
-  it.each(streams)('$label cut short exits 1 with the content it received', async ({ file, api }) => {
-    const full = await replay(file, api);
+  it.each(streams)('$label cut short exits 1 with the content it received', async ({ file, protocol }) => {
+    const full = await replay(file, protocol);
     const fullText = full.events.length > 0 ? textOf(finishOf(full.events).content) : '';
-    for (const cut of truncatedCuts(api, readRecorded(file))) {
+    for (const cut of truncatedCuts(protocol, readRecorded(file))) {
       const path = join(workDirectory, `${basename(file, '.chunks.txt')}.${cut.name}.chunks.txt`);
       writeFileSync(path, cut.lines.join('\n'));
-      const { code, stderr, events } = await replay(path, api);
+      const { code, stderr, events } = await replay(path, protocol);
       expect({ cut: cut.name, code }).toEqual({ cut: cut.name, code: 1 });
       expect(stderr).toHaveLength(1);
       // A cut that still holds a splice (a second message_start in an open message) fails on it first.
       // A file the whole replay already rejects (e.g. a malformed first line) may fail on that first.
-      const expected = isSpliced(api, cut.lines)
+      const expected = isSpliced(protocol, cut.lines)
         ? /^network: .*spliced/
         : full.code === 1
           ? new RegExp(
@@ -229,7 +233,8 @@ describe('switchyard replay of truncated copies of every recorded stream', () =>
       const deltas = events.filter((event) => event.type === 'text-delta');
       if (deltas.length > 0) expect(text).not.toBe('');
       // Markers are checked where the cut is what ended the stream (not an earlier malformed line).
-      if (/stream_truncated|spliced/.test(stderr[0] ?? '')) expectMarkers(api, cut.lines, response.content);
+      if (/stream_truncated|spliced/.test(stderr[0] ?? ''))
+        expectMarkers(protocol, cut.lines, response.content);
     }
   });
 });

@@ -1,5 +1,5 @@
 /**
- * `switchyard replay --api bedrock` on every Bedrock recording (test/fixtures/recorded/bedrock and
+ * `switchyard replay --protocol bedrock` on every Bedrock recording (test/fixtures/recorded/bedrock and
  * its branches/), each checked against what the recording itself holds: text, reasoning (and its
  * signature), tool calls, the stop reason and usage, read by a small oracle independent of the
  * adapter. Envelope files hold bodies or raw event-stream bytes: each is replayed on its own.
@@ -10,7 +10,7 @@ import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runReplay } from '../../src/cli/replay-command.ts';
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
-import { builtinApi } from '../support/apis.ts';
+import { builtinProviderType } from '../support/provider-types.ts';
 import { listRecorded } from '../support/fixtures.ts';
 
 type Json = Record<string, unknown>;
@@ -218,7 +218,7 @@ interface Finish {
   };
 }
 
-describe('switchyard replay --api bedrock', () => {
+describe('switchyard replay --protocol bedrock', () => {
   it('covers every recording (95 files; envelopes expand to their bodies), most with content to compare', () => {
     expect(files).toHaveLength(95);
     expect(cases.length).toBeGreaterThanOrEqual(95);
@@ -232,7 +232,7 @@ describe('switchyard replay --api bedrock', () => {
   it.each(cases.map((entry) => [entry.name, entry] as const))('%s', async (_, entry) => {
     const stdout: string[] = [];
     const stderr: string[] = [];
-    const code = await runReplay(entry.file, builtinApi('bedrock'), {
+    const code = await runReplay(entry.file, builtinProviderType('bedrock'), {
       stdout: (line) => stdout.push(line),
       stderr: (line) => stderr.push(line),
     });

@@ -1,15 +1,15 @@
-/** `switchyard replay` on every recorded file of the APIs whose adapters have landed. */
+/** `switchyard replay` on every recorded file of the protocols whose adapters have landed. */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { cliApiNames } from '../../src/cli/adapters.ts';
+import { cliProviderTypeNames } from '../../src/cli/adapters.ts';
 import { inferErrorStatus, runReplay } from '../../src/cli/replay-command.ts';
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
-import type { EmulatorApi } from '../../src/testing/emulator/index.ts';
-import { apiFor } from '../support/apis.ts';
+import type { EmulatorProtocolId } from '../../src/testing/emulator/index.ts';
+import { apiFor } from '../support/provider-types.ts';
 import { listRecorded, repoRoot } from '../support/fixtures.ts';
 
-const folders: Array<[EmulatorApi, string[]]> = [
+const folders: Array<[EmulatorProtocolId, string[]]> = [
   ['anthropic-messages', ['anthropic']],
   [
     'openai-chat',
@@ -38,21 +38,21 @@ const expectedStreamErrors = new Map([
   ['openai/responses/parallel-tool-call-wrapper.1.chunks.txt', 'server_error'],
 ]);
 
-async function replay(file: string, api: EmulatorApi) {
+async function replay(file: string, protocol: EmulatorProtocolId) {
   const stdout: string[] = [];
   const stderr: string[] = [];
-  const code = await runReplay(file, apiFor(api), {
+  const code = await runReplay(file, apiFor(protocol), {
     stdout: (line) => stdout.push(line),
     stderr: (line) => stderr.push(line),
   });
   return { code, stdout, stderr };
 }
 
-for (const [api, apiFolders] of folders) {
-  describe(`switchyard replay --api ${api}`, () => {
+for (const [protocol, apiFolders] of folders) {
+  describe(`switchyard replay --protocol ${protocol}`, () => {
     const files = apiFolders.flatMap((folder) => listRecorded(folder));
     it.each(files.map((file) => [file.slice(file.indexOf('recorded/') + 9), file]))('%s', async (_, file) => {
-      const { code, stdout, stderr } = await replay(file, api);
+      const { code, stdout, stderr } = await replay(file, protocol);
       const events = stdout.map((line) => JSON.parse(line) as { type: string });
       const streamError = expectedStreamErrors.get(file.slice(file.indexOf('recorded/') + 9));
       if (streamError !== undefined) {
@@ -89,7 +89,7 @@ describe('the switchyard bin', () => {
       main,
       'replay',
       anthropicText,
-      '--api',
+      '--protocol',
       'anthropic-messages',
     ]);
     const lines = stdout
@@ -100,7 +100,7 @@ describe('the switchyard bin', () => {
     expect(lines.at(-1)?.type).toBe('finish');
   });
 
-  it('replays a Responses stream with --api openai-responses (exit 0)', async () => {
+  it('replays a Responses stream with --protocol openai-responses (exit 0)', async () => {
     const responsesText = listRecorded('xai/responses').find((file) =>
       file.endsWith('xai-text-streaming.1.chunks.txt'),
     )!;
@@ -108,7 +108,7 @@ describe('the switchyard bin', () => {
       main,
       'replay',
       responsesText,
-      '--api',
+      '--protocol',
       'openai-responses',
     ]);
     const lines = stdout
@@ -123,24 +123,24 @@ describe('the switchyard bin', () => {
       main,
       'replay',
       '/nonexistent.chunks.txt',
-      '--api',
+      '--protocol',
       'anthropic-messages',
     ]).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 2, stdout: '', stderr: expect.stringContaining('no such file') });
   });
 
-  it('rejects an API it has no adapter for in one line naming the APIs that work (exit 2)', async () => {
+  it('rejects a protocol it has no adapter for in one line naming the protocols that work (exit 2)', async () => {
     const error = await run(process.execPath, [
       main,
       'replay',
       anthropicText,
-      '--api',
+      '--protocol',
       'smoke-signals',
     ]).catch((caught: unknown) => caught);
     expect(error).toMatchObject({
       code: 2,
       stdout: '',
-      stderr: `switchyard replay: unknown --api 'smoke-signals' (this version supports ${cliApiNames().join(', ')}) — see 'switchyard replay --help'\n`,
+      stderr: `switchyard replay: unknown --protocol 'smoke-signals' (this version supports ${cliProviderTypeNames().join(', ')}) — see 'switchyard replay --help'\n`,
     });
   });
 });

@@ -5,7 +5,7 @@ import { runAdapterSuite } from '../../src/testing/index.ts';
 
 runAdapterSuite({
   name: 'anthropic',
-  api: 'anthropic-messages',
+  protocol: 'anthropic-messages',
   model: 'anthropic:claude-sonnet-4-5',
   harness: { describe, it, beforeAll, afterAll },
   createAdapter: (url, settings) =>

@@ -10,7 +10,7 @@ const credentials = {
 
 runAdapterSuite({
   name: 'bedrock converse',
-  api: 'bedrock-converse',
+  protocol: 'bedrock-converse',
   model: 'bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0',
   harness: { describe, it, beforeAll, afterAll },
   // SigV4-signed (static keys): the emulator checks the header's shape.
@@ -20,9 +20,16 @@ runAdapterSuite({
 
 runAdapterSuite({
   name: 'bedrock invoke (anthropic)',
-  api: 'bedrock-invoke',
+  protocol: 'bedrock-invoke',
   model: 'bedrock:anthropic.claude-sonnet-4-5-20250929-v1:0',
   harness: { describe, it, beforeAll, afterAll },
   createAdapter: (url, settings) =>
-    createBedrock({ ...settings, api: 'invoke', region: 'us-east-1', credentials, env: {}, baseURL: url }),
+    createBedrock({
+      ...settings,
+      protocol: 'invoke',
+      region: 'us-east-1',
+      credentials,
+      env: {},
+      baseURL: url,
+    }),
 });

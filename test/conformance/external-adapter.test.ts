@@ -15,7 +15,7 @@ const aliases = {
 
 runAdapterSuite({
   name: 'model aliases (external adapter)',
-  api: 'openai-chat',
+  protocol: 'openai-chat',
   model: 'deepseek:fast',
   harness: { describe, it, beforeAll, afterAll },
   createAdapter: (url, settings) =>
@@ -41,7 +41,11 @@ describe('model aliases (external adapter)', () => {
       aliases,
     );
     try {
-      emulator.enqueue({ type: 'scripted', api: 'openai-chat', content: [{ type: 'text', text: 'ok' }] });
+      emulator.enqueue({
+        type: 'scripted',
+        protocol: 'openai-chat',
+        content: [{ type: 'text', text: 'ok' }],
+      });
       await adapter.complete({
         model: 'deepseek:thinking',
         transcript: [userText('Hi')],

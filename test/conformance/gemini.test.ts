@@ -5,7 +5,7 @@ import { runAdapterSuite } from '../../src/testing/index.ts';
 
 runAdapterSuite({
   name: 'gemini',
-  api: 'gemini',
+  protocol: 'gemini',
   model: 'gemini:gemini-2.5-flash',
   harness: { describe, it, beforeAll, afterAll },
   createAdapter: (url, settings) =>

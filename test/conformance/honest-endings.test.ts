@@ -10,9 +10,9 @@ import { createMemoryLogger } from '../../src/core/logger.ts';
 import type { Item, Part } from '../../src/core/transcript.ts';
 import { droppedPartMessage } from '../../src/providers/common/projection.ts';
 import { collectStream as collect } from '../../src/testing/collect.ts';
-import { type Emulator, type EmulatorApi, startEmulator } from '../../src/testing/emulator/index.ts';
+import { type Emulator, type EmulatorProtocolId, startEmulator } from '../../src/testing/emulator/index.ts';
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
-import { adapterOnEmulator, defaultModelFor, wireProtocols } from '../support/apis.ts';
+import { adapterOnEmulator, defaultModelFor, wireProtocols } from '../support/provider-types.ts';
 
 let emulator: Emulator;
 beforeAll(async () => {
@@ -22,9 +22,9 @@ afterAll(async () => {
   await emulator.close();
 });
 
-async function adapterFor(api: EmulatorApi) {
+async function adapterFor(protocol: EmulatorProtocolId) {
   const logger = createMemoryLogger();
-  const adapter = await adapterOnEmulator(api, { baseURL: emulator.url, maxRetries: 0, logger });
+  const adapter = await adapterOnEmulator(protocol, { baseURL: emulator.url, maxRetries: 0, logger });
   return { adapter, logger };
 }
 
@@ -35,19 +35,19 @@ function lastPart(events: StreamEvent[]): Part | undefined {
   return finish?.type === 'finish' ? finish.response.content.at(-1) : undefined;
 }
 
-describe.each(wireProtocols)('honest endings over %s', (api) => {
+describe.each(wireProtocols)('honest endings over %s', (protocol) => {
   it('a connection closed mid-answer is stream_truncated, finish error, the open text marked', async () => {
     emulator.enqueue({
       type: 'scripted',
-      api,
+      protocol,
       content: [{ type: 'text', text: longText }],
       chunkSize: 8,
       fault: { disconnectAfterEvents: 4 },
     });
-    const { adapter } = await adapterFor(api);
+    const { adapter } = await adapterFor(protocol);
     const { events, error, response } = await collect(
       adapter.stream({
-        model: defaultModelFor(api),
+        model: defaultModelFor(protocol),
         maxOutputTokens: 256,
         transcript: [{ kind: 'user', parts: [{ type: 'text', text: 'hi' }] }],
       }),
@@ -65,23 +65,23 @@ describe.each(wireProtocols)('honest endings over %s', (api) => {
 });
 
 /** Protocols that stream tool input in fragments (Gemini sends a scripted call whole, with its finish). */
-const streamedInputApis = wireProtocols.filter((api) => api !== 'gemini');
+const streamedInputProtocols = wireProtocols.filter((protocol) => protocol !== 'gemini');
 
 describe('tool input cut short', () => {
-  it.each(streamedInputApis)(
+  it.each(streamedInputProtocols)(
     '%s: a tool call cut mid-input is marked incomplete in tool-call-end and in finish',
-    async (api) => {
+    async (protocol) => {
       emulator.enqueue({
         type: 'scripted',
-        api,
+        protocol,
         content: [{ type: 'tool-call', name: 'lookup', input: { term: longText } }],
         chunkSize: 8,
         fault: { disconnectAfterEvents: 4 },
       });
-      const { adapter } = await adapterFor(api);
+      const { adapter } = await adapterFor(protocol);
       const { events, error, response } = await collect(
         adapter.stream({
-          model: defaultModelFor(api),
+          model: defaultModelFor(protocol),
           maxOutputTokens: 256,
           transcript: [{ kind: 'user', parts: [{ type: 'text', text: 'hi' }] }],
         }),
@@ -133,24 +133,30 @@ describe('one projection policy on every adapter', () => {
     'sessionId',
   ];
 
-  it.each(wireProtocols)('%s drops a handle and foreign reasoning with the same WARN fields', async (api) => {
-    emulator.enqueue({ type: 'scripted', api, content: [{ type: 'text', text: 'Done.' }] });
-    const { adapter, logger } = await adapterFor(api);
-    const session = adapter.startSession();
-    await adapter.complete({ model: defaultModelFor(api), maxOutputTokens: 256, transcript }, { session });
-    const drops = logger.entries.filter((entry) => entry.message === droppedPartMessage);
-    for (const drop of drops) expect(Object.keys(drop.fields).sort()).toEqual(fields);
-    const where = drops.map((drop) => [
-      drop.fields.messageId,
-      drop.fields.itemIndex,
-      drop.fields.partIndex,
-      drop.fields.blockType,
-    ]);
-    expect(where).toContainEqual(['msg_user', 0, 1, 'media']);
-    expect(where).toContainEqual([null, 1, 0, 'reasoning']);
-    expect(
-      drops.every((drop) => drop.fields.sessionId === session.id && drop.fields.adapter === adapter.name),
-    ).toBe(true);
-    await adapter.close();
-  });
+  it.each(wireProtocols)(
+    '%s drops a handle and foreign reasoning with the same WARN fields',
+    async (protocol) => {
+      emulator.enqueue({ type: 'scripted', protocol, content: [{ type: 'text', text: 'Done.' }] });
+      const { adapter, logger } = await adapterFor(protocol);
+      const session = adapter.startSession();
+      await adapter.complete(
+        { model: defaultModelFor(protocol), maxOutputTokens: 256, transcript },
+        { session },
+      );
+      const drops = logger.entries.filter((entry) => entry.message === droppedPartMessage);
+      for (const drop of drops) expect(Object.keys(drop.fields).sort()).toEqual(fields);
+      const where = drops.map((drop) => [
+        drop.fields.messageId,
+        drop.fields.itemIndex,
+        drop.fields.partIndex,
+        drop.fields.blockType,
+      ]);
+      expect(where).toContainEqual(['msg_user', 0, 1, 'media']);
+      expect(where).toContainEqual([null, 1, 0, 'reasoning']);
+      expect(
+        drops.every((drop) => drop.fields.sessionId === session.id && drop.fields.adapter === adapter.name),
+      ).toBe(true);
+      await adapter.close();
+    },
+  );
 });

@@ -59,7 +59,7 @@ afterAll(async () => {
 function serve(name: string, bytes: Buffer): void {
   const file = join(scratch, `${name}.eventstream.base64.txt`);
   writeFileSync(file, bytes.toString('base64'));
-  emulator.enqueue({ type: 'replay', file, api: 'bedrock-converse' });
+  emulator.enqueue({ type: 'replay', file, protocol: 'bedrock-converse' });
 }
 
 function bedrock(options: Parameters<typeof createBedrock>[0] = {}) {
@@ -164,7 +164,7 @@ describe('expired credentials: refreshed once, then auth', () => {
     emulator.enqueue(expired());
     emulator.enqueue({
       type: 'scripted',
-      api: 'bedrock-converse',
+      protocol: 'bedrock-converse',
       content: [{ type: 'text', text: 'renewed' }],
     });
     const { events } = await collectStream(adapter.stream(request));
@@ -189,7 +189,7 @@ describe('expired credentials: refreshed once, then auth', () => {
       logger: silentLogger,
     });
     const vertexRequest = { ...request, model: 'vertex:gemini-2.5-flash' };
-    emulator.enqueue({ type: 'scripted', api: 'gemini', content: [{ type: 'text', text: 'first' }] });
+    emulator.enqueue({ type: 'scripted', protocol: 'gemini', content: [{ type: 'text', text: 'first' }] });
     expect((await adapter.complete(vertexRequest)).content).toMatchObject([{ text: 'first' }]);
     expect(fetched).toBe(1);
     const refused = () =>

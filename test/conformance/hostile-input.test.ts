@@ -17,7 +17,7 @@ import { userText } from '../../src/core/transcript.ts';
 import type { SwitchyardRequest } from '../../src/switchyard-input.ts';
 import { createSwitchyard, type Switchyard } from '../../src/switchyard.ts';
 import type { Emulator } from '../../src/testing/emulator/index.ts';
-import { emulatorBaseURL } from '../support/apis.ts';
+import { emulatorBaseURL } from '../support/provider-types.ts';
 import {
   deepFreeze,
   fromJson,
@@ -363,7 +363,11 @@ describe('createSwitchyard options: a mistake fails at creation naming the optio
     ['config that is an empty path', { config: '' }, /options\.config/],
     ['now that is a number', { now: 5 }, /options\.now: now must be a function/],
     ['a stateStore without set', { stateStore: { get() {} } }, /options\.stateStore/],
-    ['apis that are a plain object', { apis: {} }, /options\.apis: apis must be an API table/],
+    [
+      'providerTypes that are a plain object',
+      { providerTypes: {} },
+      /options\.providerTypes: providerTypes must be a provider-type table/,
+    ],
     ['prices that are a plain object', { prices: {} }, /options\.prices: prices must be a price table/],
     ['a number as the options', 5, /options: .*expected object/],
     ['a string as the options', 'config.yaml', /options: .*expected object/],

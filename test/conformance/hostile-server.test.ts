@@ -20,7 +20,7 @@ import { createOpenAICompatible, presets } from '../../src/providers/openai-comp
 import { createOpenAIResponses } from '../../src/providers/openai-responses/index.ts';
 import { createGemini } from '../../src/providers/gemini/index.ts';
 import { collectStream } from '../../src/testing/collect.ts';
-import { type Emulator, type EmulatorApi, startEmulator } from '../../src/testing/emulator/index.ts';
+import { type Emulator, type EmulatorProtocolId, startEmulator } from '../../src/testing/emulator/index.ts';
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
 import { type HostileServer, startHostileServer } from '../support/hostile-server.ts';
 import {
@@ -39,7 +39,7 @@ const faults: readonly Fault[] = [...faultRows, ...errorRows, ...endings];
 /** One adapter under test. Keys are built from pieces: the source holds nothing shaped like a key. */
 interface Target {
   name: string;
-  protocol: EmulatorApi;
+  protocol: EmulatorProtocolId;
   basePath: string;
   model: string;
   key: string;
@@ -108,7 +108,7 @@ const limits = { timeout: 4000, firstByteTimeout: 1000, idleTimeout: 1000, maxRe
 const caseBoundMs = 8000;
 
 /** Correct answers per protocol, recorded from the emulator through a tee fetch. */
-const recorded = new Map<EmulatorApi, Record<Mode, { contentType: string; body: Buffer }>>();
+const recorded = new Map<EmulatorProtocolId, Record<Mode, { contentType: string; body: Buffer }>>();
 
 let server: HostileServer;
 let emulator: Emulator;
@@ -142,7 +142,7 @@ function request(target: Target): CanonicalRequest {
 async function record(target: Target, mode: Mode): Promise<{ contentType: string; body: Buffer }> {
   emulator.enqueue({
     type: 'scripted',
-    api: target.protocol,
+    protocol: target.protocol,
     content: [{ type: 'text', text: scriptedText }],
     usage: { input: 5, output: 2, cacheRead: 3, reasoning: 1 },
     chunkSize: 6,

@@ -10,12 +10,12 @@ import type { StreamEvent } from '../../src/core/events.ts';
 import { createMemoryLogger } from '../../src/core/logger.ts';
 import { checkTranscript } from '../../src/core/transcript-invariants.ts';
 import type { Item, ToolCallPart } from '../../src/core/transcript.ts';
-import { type Emulator, type EmulatorApi, startEmulator } from '../../src/testing/emulator/index.ts';
+import { type Emulator, type EmulatorProtocolId, startEmulator } from '../../src/testing/emulator/index.ts';
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
-import { createOnEmulator, type EmulatorAdapterOptions, protocolOf } from '../support/apis.ts';
+import { createOnEmulator, type EmulatorAdapterOptions, protocolOf } from '../support/provider-types.ts';
 
 type Provider = 'anthropic' | 'chat' | 'responses' | 'stateful' | 'gemini';
-/** Each provider's row of the API table (`stateful`: Responses with `previous_response_id` state). */
+/** Each provider's row of the provider-type table (`stateful`: Responses with `previous_response_id` state). */
 const rows: Record<Provider, { type: string } & EmulatorAdapterOptions> = {
   anthropic: { type: 'anthropic' },
   chat: { type: 'openai' },
@@ -23,9 +23,9 @@ const rows: Record<Provider, { type: string } & EmulatorAdapterOptions> = {
   stateful: { type: 'openai-responses', options: { state: 'previous-response' } },
   gemini: { type: 'gemini' },
 };
-const apis = Object.fromEntries(
+const protocols = Object.fromEntries(
   Object.entries(rows).map(([provider, row]) => [provider, protocolOf(row.type)]),
-) as Record<Provider, EmulatorApi>;
+) as Record<Provider, EmulatorProtocolId>;
 const models: Record<Provider, string> = {
   anthropic: 'anthropic:claude-sonnet-4-5',
   chat: 'openai:o4-mini',
@@ -62,7 +62,7 @@ type Session = ReturnType<typeof createSession>;
 async function toolTurn(provider: Provider, transcript: Item[], turn: number, session: Session) {
   emulator.enqueue({
     type: 'scripted',
-    api: apis[provider],
+    protocol: protocols[provider],
     model: models[provider].split(':')[1],
     content: [
       {

@@ -12,12 +12,12 @@ import type { StreamEvent } from '../../src/core/events.ts';
 import { createMemoryLogger } from '../../src/core/logger.ts';
 import { checkTranscript } from '../../src/core/transcript-invariants.ts';
 import type { Item, ToolCallPart } from '../../src/core/transcript.ts';
-import { type Emulator, type EmulatorApi, startEmulator } from '../../src/testing/emulator/index.ts';
+import { type Emulator, type EmulatorProtocolId, startEmulator } from '../../src/testing/emulator/index.ts';
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
-import { createOnEmulator, type EmulatorAdapterOptions, protocolOf } from '../support/apis.ts';
+import { createOnEmulator, type EmulatorAdapterOptions, protocolOf } from '../support/provider-types.ts';
 
 type Provider = 'anthropic' | 'openai' | 'gemini' | 'mistral' | 'deepseek' | 'bedrock' | 'vertex';
-/** Each provider's row of the API table (and the preset of the OpenAI-compatible hosts). */
+/** Each provider's row of the provider-type table (and the preset of the OpenAI-compatible hosts). */
 const rows: Record<Provider, { type: string } & EmulatorAdapterOptions> = {
   anthropic: { type: 'anthropic' },
   openai: { type: 'openai' },
@@ -27,9 +27,9 @@ const rows: Record<Provider, { type: string } & EmulatorAdapterOptions> = {
   bedrock: { type: 'bedrock' },
   vertex: { type: 'vertex' },
 };
-const apis = Object.fromEntries(
+const protocols = Object.fromEntries(
   Object.entries(rows).map(([provider, row]) => [provider, protocolOf(row.type)]),
-) as Record<Provider, EmulatorApi>;
+) as Record<Provider, EmulatorProtocolId>;
 const models: Record<Provider, string> = {
   anthropic: 'anthropic:claude-sonnet-4-5',
   openai: 'openai:o4-mini',
@@ -92,7 +92,7 @@ async function toolTurn(
 ) {
   emulator.enqueue({
     type: 'scripted',
-    api: apis[provider],
+    protocol: protocols[provider],
     model: models[provider].slice(models[provider].indexOf(':') + 1),
     content: [
       // The emulator streams Chat Completions reasoning as `reasoning_content`, which Mistral does not use.
@@ -169,7 +169,7 @@ async function runSwap(order: Provider[], sameTurnAfter: ReadonlySet<number> = n
 
 /** The wire ids of the calls and of the results in one recorded request body, by turn number. */
 function wireIds(
-  api: EmulatorApi,
+  protocol: EmulatorProtocolId,
   body: unknown,
 ): { calls: Map<number, string>; results: Map<number, string> } {
   const calls = new Map<number, string>();
@@ -182,7 +182,7 @@ function wireIds(
     if (turn !== undefined) map.set(turn, typeof id === 'string' ? id : '(none)');
   };
   const root = body as Record<string, unknown[]>;
-  if (api === 'anthropic-messages') {
+  if (protocol === 'anthropic-messages') {
     for (const message of root.messages as Array<{ content: unknown }>) {
       if (!Array.isArray(message.content)) continue;
       for (const block of message.content as Array<Record<string, unknown>>) {
@@ -190,7 +190,7 @@ function wireIds(
         if (block.type === 'tool_result') record(results, turnOf(block.content, 'answer'), block.tool_use_id);
       }
     }
-  } else if (api === 'bedrock-converse') {
+  } else if (protocol === 'bedrock-converse') {
     for (const message of root.messages as Array<{
       content: Array<Record<string, Record<string, unknown>>>;
     }>) {
@@ -200,7 +200,7 @@ function wireIds(
           record(results, turnOf(block.toolResult.content, 'answer'), block.toolResult.toolUseId);
       }
     }
-  } else if (api === 'gemini') {
+  } else if (protocol === 'gemini') {
     for (const content of root.contents as Array<{ parts: Array<Record<string, Record<string, unknown>>> }>) {
       for (const part of content.parts) {
         if (part.functionCall)
@@ -229,14 +229,14 @@ function expectToolIdsSurvive(run: Awaited<ReturnType<typeof runSwap>>, order: P
   const seen = new Map<string, string>();
   for (const [turn, provider] of order.entries()) {
     const request = run.requests[turn];
-    const { calls, results } = wireIds(apis[provider], request?.body);
+    const { calls, results } = wireIds(protocols[provider], request?.body);
     const earlier = order.slice(0, turn);
     expect([...calls.keys()].sort()).toEqual(earlier.map((_, index) => index + 1));
     for (const [index, issuer] of earlier.entries()) {
       const callTurn = index + 1;
       const wireId = calls.get(callTurn);
       expect([provider, callTurn, results.get(callTurn)]).toEqual([provider, callTurn, wireId]);
-      if (apis[provider] === 'gemini') continue;
+      if (protocols[provider] === 'gemini') continue;
       const issued = issuedIds[issuer]?.(callTurn);
       if (issuer === provider && issued !== undefined) expect(wireId).toBe(issued);
       const rule = idRules[provider];
@@ -245,7 +245,7 @@ function expectToolIdsSurvive(run: Awaited<ReturnType<typeof runSwap>>, order: P
       expect([key, wireId]).toEqual([key, seen.get(key) ?? wireId]);
       seen.set(key, wireId ?? '');
     }
-    if (apis[provider] !== 'gemini') expect(new Set(calls.values()).size).toBe(calls.size);
+    if (protocols[provider] !== 'gemini') expect(new Set(calls.values()).size).toBe(calls.size);
   }
 }
 

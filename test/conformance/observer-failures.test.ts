@@ -17,7 +17,7 @@ import type { CallEvent, Observer } from '../../src/observers/types.ts';
 import { createSwitchyard, type Switchyard } from '../../src/switchyard.ts';
 import { anthropicError, type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
 import { createScriptedAdapter } from '../../src/testing/scripted-adapter.ts';
-import { emulatorBaseURL } from '../support/apis.ts';
+import { emulatorBaseURL } from '../support/provider-types.ts';
 import { settle, watchProcess, type ProcessWatch } from '../support/hostile.ts';
 
 const key = 'observer-matrix-secret-key-0123456789';

@@ -16,7 +16,7 @@ const skips: Partial<Record<PresetName, Partial<Record<SuiteCaseName, string>>>>
 for (const name of presetNames) {
   runAdapterSuite({
     name: `${name} (openai-compatible)`,
-    api: 'openai-chat',
+    protocol: 'openai-chat',
     model: `${name}:test-model`,
     harness: { describe, it, beforeAll, afterAll },
     skip: skips[name],

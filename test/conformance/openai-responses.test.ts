@@ -5,7 +5,7 @@ import { runAdapterSuite } from '../../src/testing/index.ts';
 
 runAdapterSuite({
   name: 'openai-responses',
-  api: 'openai-responses',
+  protocol: 'openai-responses',
   model: 'openai:gpt-5-mini',
   harness: { describe, it, beforeAll, afterAll },
   createAdapter: (url, options) =>
@@ -14,7 +14,7 @@ runAdapterSuite({
 
 runAdapterSuite({
   name: 'openai-responses (previous-response state)',
-  api: 'openai-responses',
+  protocol: 'openai-responses',
   model: 'openai:gpt-5-mini',
   harness: { describe, it, beforeAll, afterAll },
   createAdapter: (url, options) =>

@@ -5,7 +5,7 @@ import { runAdapterSuite } from '../../src/testing/index.ts';
 
 runAdapterSuite({
   name: 'openai',
-  api: 'openai-chat',
+  protocol: 'openai-chat',
   model: 'openai:gpt-4.1',
   harness: { describe, it, beforeAll, afterAll },
   createAdapter: (url, settings) => createOpenAI({ ...settings, apiKey: 'test-key', baseURL: `${url}/v1` }),

@@ -8,7 +8,7 @@ import type { CanonicalRequest } from '../../src/core/request.ts';
 import { collectStream as collect } from '../../src/testing/collect.ts';
 import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
-import { adapterOnEmulator, defaultModelFor } from '../support/apis.ts';
+import { adapterOnEmulator, defaultModelFor } from '../support/provider-types.ts';
 
 let emulator: Emulator;
 beforeAll(async () => {
@@ -20,15 +20,15 @@ afterAll(async () => {
 
 type Api = 'openai-chat' | 'anthropic-messages' | 'gemini';
 
-async function adapterFor(api: Api) {
+async function adapterFor(protocol: Api) {
   const logger = createMemoryLogger();
-  const adapter = await adapterOnEmulator(api, { baseURL: emulator.url, maxRetries: 0, logger });
+  const adapter = await adapterOnEmulator(protocol, { baseURL: emulator.url, maxRetries: 0, logger });
   return { adapter, logger };
 }
 
-function request(api: Api): CanonicalRequest {
+function request(protocol: Api): CanonicalRequest {
   return {
-    model: defaultModelFor(api),
+    model: defaultModelFor(protocol),
     maxOutputTokens: 256,
     transcript: [{ kind: 'user', parts: [{ type: 'text', text: 'hi' }] }],
   };

@@ -8,7 +8,7 @@ import { bundledCatalog } from '../../src/providers/catalog/index.ts';
 import { geminiModelCapabilities } from '../../src/providers/gemini/capabilities.ts';
 import { defaultQuirks, openaiQuirks } from '../../src/providers/openai-chat/quirks.ts';
 import { createOpenAICompatible, presetNames, presets } from '../../src/providers/openai-compatible/index.ts';
-import { createApiTable, loadApiTable } from '../../src/registry/api-table.ts';
+import { createProviderTypeTable, loadProviderTypeTable } from '../../src/registry/provider-type-table.ts';
 
 function deepFreeze(value: unknown, seen = new Set<unknown>()): void {
   if (typeof value !== 'object' || value === null || seen.has(value)) return;
@@ -28,7 +28,7 @@ const overrides = { apiKey: 'k', baseURL: 'https://override.example/v1', ...capa
 
 describe('shared tables stay untouched', () => {
   it('every built-in API creates adapters with overrides and answers capabilities without writing to them', async () => {
-    const table = await loadApiTable(createApiTable());
+    const table = await loadProviderTypeTable(createProviderTypeTable());
     expect(table.size).toBeGreaterThan(3);
     for (const [type, definition] of table) {
       const adapter = definition.create({
@@ -45,8 +45,8 @@ describe('shared tables stay untouched', () => {
     }
   });
 
-  it('a compatible host of the API table named otherwise keeps its preset catalog', async () => {
-    const row = (await loadApiTable(createApiTable())).get('openai-compatible');
+  it('a compatible host of the provider-type table named otherwise keeps its preset catalog', async () => {
+    const row = (await loadProviderTypeTable(createProviderTypeTable())).get('openai-compatible');
     const create = (name: string) => row?.create({ name, apiKey: 'k', preset: 'groq' });
     const model = 'llama-3.3-70b-versatile';
     expect(create('groq-eu')?.capabilities(model).contextWindow).toBeGreaterThan(0);

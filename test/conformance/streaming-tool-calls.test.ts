@@ -14,7 +14,7 @@ import { createMemoryLogger } from '../../src/core/logger.ts';
 import { userText } from '../../src/core/transcript.ts';
 import { collectStream } from '../../src/testing/collect.ts';
 import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
-import { createOnEmulator } from '../support/apis.ts';
+import { createOnEmulator } from '../support/provider-types.ts';
 import { listRecorded, readRecorded } from '../support/fixtures.ts';
 
 let emulator: Emulator;

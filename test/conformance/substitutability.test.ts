@@ -13,11 +13,11 @@ import type { Item, Part } from '../../src/core/transcript.ts';
 import { type CassetteRequest, createCassette } from '../../src/testing/cassette/index.ts';
 import {
   type Emulator,
-  type EmulatorApi,
+  type EmulatorProtocolId,
   type EmulatorScript,
   startEmulator,
 } from '../../src/testing/emulator/index.ts';
-import { builtinApi, protocolOf } from '../support/apis.ts';
+import { builtinProviderType, protocolOf } from '../support/provider-types.ts';
 import { repoRoot } from '../support/fixtures.ts';
 
 const recording = process.env.SWITCHYARD_RECORD === '1';
@@ -30,7 +30,7 @@ const tools = [
   },
 ];
 
-/** The built-in API rows the conversation runs through, with the model each is asked for. */
+/** The built-in provider-type rows the conversation runs through, with the model each is asked for. */
 const providers = [
   { name: 'anthropic', model: 'anthropic:claude-sonnet-4-5', options: {} },
   { name: 'openai', model: 'openai:gpt-4.1', options: {} },
@@ -39,18 +39,25 @@ const providers = [
 ].map(({ name, model, options }) => ({
   name,
   model,
-  api: protocolOf(name),
-  path: builtinApi(name).basePath ?? '',
+  protocol: protocolOf(name),
+  path: builtinProviderType(name).basePath ?? '',
   create: (baseURL: string, fetch: typeof globalThis.fetch): Adapter =>
-    builtinApi(name).create({ name, baseURL, fetch, apiKey: 'test-key', logger: silentLogger, options }),
+    builtinProviderType(name).create({
+      name,
+      baseURL,
+      fetch,
+      apiKey: 'test-key',
+      logger: silentLogger,
+      options,
+    }),
 }));
 
 /** The conversation: the model calls a tool, gets its result, answers. */
-function scripts(api: EmulatorApi): EmulatorScript[] {
+function scripts(protocol: EmulatorProtocolId): EmulatorScript[] {
   return [
     {
       type: 'scripted',
-      api,
+      protocol,
       content: [
         { type: 'text', text: 'Let me check.' },
         { type: 'tool-call', name: 'get_weather', input: { city: 'Paris' } },
@@ -59,7 +66,7 @@ function scripts(api: EmulatorApi): EmulatorScript[] {
     },
     {
       type: 'scripted',
-      api,
+      protocol,
       content: [{ type: 'text', text: 'It is sunny in Paris.' }],
       usage: { input: 40, output: 6 },
     },
@@ -98,7 +105,7 @@ async function runConversation(provider: (typeof providers)[number]): Promise<Ca
   if (recording) {
     const emulator = await startEmulator();
     emulators.push(emulator);
-    for (const script of scripts(provider.api)) emulator.enqueue(script);
+    for (const script of scripts(provider.protocol)) emulator.enqueue(script);
     baseURL = `${emulator.url}${provider.path}`;
   }
   const cassette = await createCassette({

@@ -20,7 +20,7 @@ import type { CallEvent } from '../../src/observers/types.ts';
 import { createSwitchyard, type Switchyard } from '../../src/switchyard.ts';
 import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
 import { createScriptedAdapter } from '../../src/testing/scripted-adapter.ts';
-import { emulatorBaseURL } from '../support/apis.ts';
+import { emulatorBaseURL } from '../support/provider-types.ts';
 
 let emulator: Emulator;
 let sy: Switchyard;

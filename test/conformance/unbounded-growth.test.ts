@@ -15,7 +15,7 @@ import { createPriceTable } from '../../src/pricing/price-table.ts';
 import { createPricer } from '../../src/pricing/pricer.ts';
 import { validateValue } from '../../src/schemas/schema.ts';
 import { isSafePattern } from '../../src/schemas/safe-pattern.ts';
-import { apiFor } from '../support/apis.ts';
+import { apiFor } from '../support/provider-types.ts';
 
 describe('per-name caches and warnings are bounded', () => {
   it('LruCache keeps the most recently used entries only', () => {

@@ -12,7 +12,7 @@ const endpoint = (url: string) => `${url}/v1/projects/conformance/locations/us-e
 
 runAdapterSuite({
   name: 'vertex gemini',
-  api: 'gemini',
+  protocol: 'gemini',
   model: 'vertex:gemini-2.5-flash',
   harness: { describe, it, beforeAll, afterAll },
   createAdapter: (url, settings) =>
@@ -21,7 +21,7 @@ runAdapterSuite({
 
 runAdapterSuite({
   name: 'vertex anthropic',
-  api: 'vertex-anthropic',
+  protocol: 'vertex-anthropic',
   model: 'vertex:claude-sonnet-4-5@20250929',
   harness: { describe, it, beforeAll, afterAll },
   createAdapter: (url, settings) =>

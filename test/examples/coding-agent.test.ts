@@ -6,7 +6,7 @@ import { runCodingAgent } from '../../examples/coding-agent.ts';
 import { type Emulator, type EmulatorScript, startEmulator } from '../../src/testing/emulator/index.ts';
 import { checkTranscript } from '../../src/core/transcript-invariants.ts';
 import { repoRoot } from '../support/fixtures.ts';
-import { emulatorBaseURL } from '../support/apis.ts';
+import { emulatorBaseURL } from '../support/provider-types.ts';
 
 let emulator: Emulator;
 beforeAll(async () => {

@@ -9,7 +9,7 @@ import { createMemoryLogger } from '../../src/core/logger.ts';
 import type { ConversationSnapshot } from '../../src/conversation/conversation.ts';
 import { createSwitchyard, type Switchyard } from '../../src/switchyard.ts';
 import { type Emulator, type ScriptedScript, startEmulator } from '../../src/testing/emulator/index.ts';
-import { emulatorBaseURL } from '../support/apis.ts';
+import { emulatorBaseURL } from '../support/provider-types.ts';
 
 let emulator: Emulator;
 let sy: Switchyard;

@@ -10,11 +10,11 @@ import { userText } from '../../src/core/transcript.ts';
 import { defaultPriceTable, reprice } from '../../src/pricing/index.ts';
 import { createSwitchyard, type Switchyard } from '../../src/switchyard.ts';
 import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
-import { createApiTable } from '../../src/registry/api-table.ts';
-import { emulatorBaseURL } from '../support/apis.ts';
+import { createProviderTypeTable } from '../../src/registry/provider-type-table.ts';
+import { emulatorBaseURL } from '../support/provider-types.ts';
 import { listRecorded } from '../support/fixtures.ts';
 
-/** Recorded folder → the adapter (a built-in API type or an OpenAI-compatible preset) that serves it. */
+/** Recorded folder → the adapter (a built-in provider type or an OpenAI-compatible preset) that serves it. */
 const folders: Array<[folder: string, provider: string]> = [
   ['anthropic', 'anthropic'],
   ['openai/chat', 'openai'],
@@ -37,7 +37,7 @@ const unpriced = /^mistral:zai-glm-5-2$/;
 let emulator: Emulator;
 let sy: Switchyard;
 const logger = createMemoryLogger();
-const builtinTypes = createApiTable();
+const builtinTypes = createProviderTypeTable();
 
 beforeAll(async () => {
   emulator = await startEmulator();

@@ -57,7 +57,7 @@ describe('README', () => {
   it('quick start: three lines, a priced reply', async () => {
     emulator.enqueue({
       type: 'scripted',
-      api: 'anthropic-messages',
+      protocol: 'anthropic-messages',
       content: [{ type: 'text', text: 'Bonjour !' }],
     });
     const [line] = await runReadme('quick-start');
@@ -73,18 +73,18 @@ describe('README', () => {
     const from = emulator.requests.length;
     emulator.enqueue({
       type: 'scripted',
-      api: 'anthropic-messages',
+      protocol: 'anthropic-messages',
       content: [{ type: 'tool-call', name: 'weather', input: { city: 'Paris' } }],
     });
     emulator.enqueue({
       type: 'scripted',
-      api: 'openai-chat',
+      protocol: 'openai-chat',
       content: [{ type: 'text', text: 'Yes, take one.' }],
     });
     const [line] = await runReadme('tool-conversation');
     expect(line?.[0]).toBe('Yes, take one.');
     expect(line?.[1]).toMatchObject({ currency: 'USD' });
-    expect(emulator.requests.slice(from).map((request) => request.api)).toEqual([
+    expect(emulator.requests.slice(from).map((request) => request.protocol)).toEqual([
       'anthropic-messages',
       'openai-chat',
     ]);
@@ -102,25 +102,25 @@ describe('examples/tool-conversation.ts', () => {
     const from = emulator.requests.length;
     emulator.enqueue({
       type: 'scripted',
-      api: 'anthropic-messages',
+      protocol: 'anthropic-messages',
       content: [{ type: 'tool-call', name: 'weather', input: { city: 'Paris' } }],
       usage: { input: 300, output: 20 },
     });
     emulator.enqueue({
       type: 'scripted',
-      api: 'openai-chat',
+      protocol: 'openai-chat',
       content: [{ type: 'text', text: 'Yes: rain, 12°C.' }],
       usage: { input: 400, output: 10 },
     });
     emulator.enqueue({
       type: 'scripted',
-      api: 'gemini',
+      protocol: 'gemini',
       content: [{ type: 'tool-call', name: 'weather', input: { city: 'Oslo' } }],
       usage: { input: 500, output: 8 },
     });
     emulator.enqueue({
       type: 'scripted',
-      api: 'gemini',
+      protocol: 'gemini',
       content: [{ type: 'text', text: 'No umbrella: snow, -3°C.' }],
       usage: { input: 600, output: 9 },
     });
@@ -128,7 +128,7 @@ describe('examples/tool-conversation.ts', () => {
     expect(lines[0]).toBe('turn 1 (openai:gpt-5-mini): Yes: rain, 12°C.');
     expect(lines[1]).toBe('turn 2 (gemini:gemini-2.5-flash): No umbrella: snow, -3°C.');
     expect(lines[2]).toMatch(/^tokens in\/out: 1800\/47, cost: \$0\.\d+$/);
-    expect(emulator.requests.slice(from).map((request) => request.api)).toEqual([
+    expect(emulator.requests.slice(from).map((request) => request.protocol)).toEqual([
       'anthropic-messages',
       'openai-chat',
       'gemini',

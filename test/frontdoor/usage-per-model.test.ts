@@ -13,7 +13,7 @@ import { computeCost } from '../../src/pricing/cost.ts';
 import { createPriceTable, reprice } from '../../src/pricing/price-table.ts';
 import { createSwitchyard, type Switchyard } from '../../src/switchyard.ts';
 import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
-import { emulatorBaseURL } from '../support/apis.ts';
+import { emulatorBaseURL } from '../support/provider-types.ts';
 import { recordedDir } from '../support/fixtures.ts';
 
 let emulator: Emulator;
@@ -46,7 +46,7 @@ async function replay(file: string) {
   emulator.enqueue({
     type: 'replay',
     file: resolve(recordedDir, 'anthropic', file),
-    api: 'anthropic-messages',
+    protocol: 'anthropic-messages',
   });
   return sy.complete({ model: 'anthropic:claude-sonnet-4-6', transcript: [userText('Design it')] });
 }

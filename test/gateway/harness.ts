@@ -5,17 +5,17 @@ import OpenAI from 'openai';
 import { createMemoryLogger } from 'switchyard-ai';
 import { createGateway, type Gateway, type GatewayServer } from 'switchyard-ai/gateway';
 import { type Emulator, startEmulator } from 'switchyard-ai/testing';
-import type { EmulatorApi, ServedRequest } from '../../src/testing/emulator/types.ts';
-import { emulatorBaseURL } from '../support/apis.ts';
+import type { EmulatorProtocolId, ServedRequest } from '../../src/testing/emulator/types.ts';
+import { emulatorBaseURL } from '../support/provider-types.ts';
 
 /** The four wire protocols the gateway matrix serves as upstreams (the cloud transports are covered by their own suites). */
-export type UpstreamApi = Extract<
-  EmulatorApi,
+export type UpstreamProtocol = Extract<
+  EmulatorProtocolId,
   'anthropic-messages' | 'openai-chat' | 'openai-responses' | 'gemini'
 >;
 
 /** The upstreams, by emulator protocol: adapter name and the alias that routes to it. */
-export const upstreams: Record<UpstreamApi, { alias: string; id: string }> = {
+export const upstreams: Record<UpstreamProtocol, { alias: string; id: string }> = {
   'anthropic-messages': { alias: 'up-anthropic', id: 'anthropic:claude-sonnet-4-5' },
   'openai-chat': { alias: 'up-chat', id: 'openai:gpt-5-mini' },
   'openai-responses': { alias: 'up-responses', id: 'responses:gpt-5-mini' },

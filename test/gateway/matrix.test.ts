@@ -11,7 +11,7 @@ import {
   createClients,
   type GatewayHarness,
   startGatewayHarness,
-  type UpstreamApi,
+  type UpstreamProtocol,
   upstreams,
 } from './harness.ts';
 
@@ -30,8 +30,10 @@ afterAll(async () => {
 });
 
 const inboundNames = ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini'] as const;
-const upstreamApis = Object.keys(upstreams) as UpstreamApi[];
-const pairs = inboundNames.flatMap((inbound) => upstreamApis.map((upstream) => [inbound, upstream] as const));
+const upstreamProtocols = Object.keys(upstreams) as UpstreamProtocol[];
+const pairs = inboundNames.flatMap((inbound) =>
+  upstreamProtocols.map((upstream) => [inbound, upstream] as const),
+);
 const driver = (name: string) => drivers.find((entry) => entry.name === name)!;
 const usage = { input: 12, output: 7 };
 const text = (value: string, extra: Partial<EmulatorScript> = {}): EmulatorScript =>
@@ -46,7 +48,7 @@ describe.each(pairs)('%s client → %s upstream', (inbound, upstream) => {
     const client = driver(inbound);
     const outcome = await client.call(client.start('Say hello'), { model, stream });
     expect(outcome).toMatchObject({ text: 'Bonjour, le monde ! 🌍', finish: 'stop', usage, toolCalls: [] });
-    expect(harness.emulator.requests.at(-1)?.api).toBe(upstream);
+    expect(harness.emulator.requests.at(-1)?.protocol).toBe(upstream);
   });
 
   it('two-turn tool round trip with parallel calls: order, ids and results survive', async () => {
@@ -141,7 +143,7 @@ describe.each(inboundNames)('%s client, routing', (inbound) => {
     const client = driver(inbound);
     const outcome = await client.call(client.start('Hi'), { model: 'up-fallback', stream: true });
     expect(outcome.text).toBe('Served by the fallback.');
-    expect(harness.emulator.requests.slice(-2).map((request) => request.api)).toEqual([
+    expect(harness.emulator.requests.slice(-2).map((request) => request.protocol)).toEqual([
       'anthropic-messages',
       'openai-chat',
     ]);

@@ -7,14 +7,14 @@ import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { userText } from 'switchyard-ai';
-import { inferApiFromFile } from '../../src/testing/emulator/routing.ts';
+import { inferProtocolFromFile } from '../../src/testing/emulator/routing.ts';
 import { recordedDir } from '../support/fixtures.ts';
 import { createDrivers, type Driver, type Outcome } from './drivers.ts';
 import {
   createClients,
   type GatewayHarness,
   startGatewayHarness,
-  type UpstreamApi,
+  type UpstreamProtocol,
   upstreams,
 } from './harness.ts';
 
@@ -48,7 +48,7 @@ const weather = {
 const infersToolFinish = new Set(['openai-responses', 'gemini']);
 /** Recordings in the four gateway protocols (the cloud transports replay in their own suites). */
 const files = streams(recordedDir)
-  .filter((file) => Object.hasOwn(upstreams, inferApiFromFile(file)))
+  .filter((file) => Object.hasOwn(upstreams, inferProtocolFromFile(file)))
   .sort();
 const finishes: Record<string, Outcome['finish']> = {
   completed: 'stop',
@@ -58,7 +58,7 @@ const finishes: Record<string, Outcome['finish']> = {
 };
 
 describe.each(files.map((file) => [relative(recordedDir, file), file]))('%s', (_name, file) => {
-  const api = inferApiFromFile(file) as UpstreamApi;
+  const api = inferProtocolFromFile(file) as UpstreamProtocol;
   const model = upstreams[api].alias;
 
   it('reaches every inbound protocol with the same text, tool calls, finish and usage', async () => {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicError, type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
-import { emulatorBaseURL } from '../support/apis.ts';
+import { emulatorBaseURL } from '../support/provider-types.ts';
 import { type GatewayProcess, keyDigest, startGatewayProcess } from '../support/gateway-processes.ts';
 import { startRedis, type TestRedis } from '../support/redis-server.ts';
 

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { createMemoryLogger } from '../../src/core/logger.ts';
 import { createSwitchyard, type Switchyard } from '../../src/switchyard.ts';
 import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
-import { emulatorBaseURL } from './apis.ts';
+import { emulatorBaseURL } from './provider-types.ts';
 
 /** Process-level failure listeners installed for one test. */
 export interface ProcessWatch {

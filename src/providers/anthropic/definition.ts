@@ -40,7 +40,7 @@ export function createAnthropicDefinition(settings: AnthropicDefinitionSettings 
   const betas = settings.betas ?? [];
   return {
     name: 'anthropic',
-    api: 'anthropic-messages',
+    protocol: 'anthropic-messages',
     baseURL: providerTable.anthropic.baseURL,
     headers(apiKey) {
       const headers: Record<string, string> = { 'anthropic-version': version };

@@ -36,7 +36,7 @@ export function parseModelList(body: unknown): ModelInfo[] {
 export function createBedrockDefinition(options: BedrockOptions, loadPeer?: PeerLoader): ProviderDefinition {
   const auth = new BedrockAuth(options, loadPeer);
   const region = auth.region();
-  const invoking = options.api === 'invoke';
+  const invoking = options.protocol === 'invoke';
   /** The region of one request: the adapter's, else the ARN's (the signing scope must match the host). */
   function regionFor(url: string): string {
     const host = /^https?:\/\/bedrock-runtime\.([^./]+)\.amazonaws\.com/.exec(url)?.[1];
@@ -48,7 +48,7 @@ export function createBedrockDefinition(options: BedrockOptions, loadPeer?: Peer
   }
   return {
     name: 'bedrock',
-    api: invoking ? 'bedrock-invoke' : 'bedrock-converse',
+    protocol: invoking ? 'bedrock-invoke' : 'bedrock-converse',
     baseURL: endpointOf(region ?? unknownRegion),
     headers: () => ({}),
     authorize: (input, refresh) => auth.authorize(input, refresh, regionFor(input.url)),

@@ -16,7 +16,7 @@ export type { BedrockOptions, BedrockProviderOptions } from './options.ts';
  * `credentials` option, `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN`, then
  * the AWS default chain (optional peer `@aws-sdk/credential-providers`); without any, a call fails
  * with an `AuthError` (`not_configured`) naming them, before any HTTP call. Requests are SigV4-signed
- * (service `bedrock`) unless a bearer token is used. `api: 'invoke'` sends Claude models through
+ * (service `bedrock`) unless a bearer token is used. `protocol: 'invoke'` sends Claude models through
  * InvokeModel with the Anthropic Messages body.
  *
  * @example

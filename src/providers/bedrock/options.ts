@@ -42,7 +42,7 @@ export interface BedrockOptions extends AdapterOptions {
    * `converse` (default): Converse / ConverseStream for every model. `invoke`: InvokeModel /
    * `invoke-with-response-stream` with the native Anthropic Messages body (Claude models only).
    */
-  api?: 'converse' | 'invoke';
+  protocol?: 'converse' | 'invoke';
   /** Environment read for credentials and region (default `process.env`), per request. */
   env?: Record<string, string | undefined>;
 }

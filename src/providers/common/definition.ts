@@ -1,5 +1,5 @@
 /** What a provider supplies to the shared HTTP adapter runtime: pure translation functions. */
-import type { AdapterSession, ApiId, ModelInfo, TokenEstimateInput } from '../../core/adapter.ts';
+import type { AdapterSession, ProtocolId, ModelInfo, TokenEstimateInput } from '../../core/adapter.ts';
 import type { Capabilities } from '../../core/capabilities.ts';
 import type { ErrorBody, ErrorRule } from '../../core/errors/status-map.ts';
 import type { RequestId } from '../../core/ids.ts';
@@ -95,7 +95,7 @@ export interface StreamDecoder {
 /** A provider, as pure translation functions plus a few facts. */
 export interface ProviderDefinition {
   name: string;
-  api: ApiId;
+  protocol: ProtocolId;
   /** Default base URL, e.g. `https://api.anthropic.com/v1`. */
   baseURL: string;
   /** Auth and protocol headers for every call. */

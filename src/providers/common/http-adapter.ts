@@ -23,7 +23,7 @@ export function createHttpAdapter(
   let closing: Promise<void> | undefined;
   return {
     name: definition.name,
-    api: definition.api,
+    protocol: definition.protocol,
     capabilities: (model) => runtime.capabilitiesOf(wireModelName(runtime, model)),
     complete: (request, callOptions) => completeCall(runtime, request, callOptions),
     stream: (request, callOptions) => streamCall(runtime, request, callOptions),

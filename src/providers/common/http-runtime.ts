@@ -149,7 +149,7 @@ export function wireModelName(runtime: HttpRuntime, model: string): string {
 export function checkedWireModel(runtime: HttpRuntime, request: CanonicalRequest): string {
   const { definition } = runtime;
   const wire = routedModel(request)?.wireName ?? wireModelName(runtime, request.model);
-  assertModelName(wire, definition.api, definition.name);
+  assertModelName(wire, definition.protocol, definition.name);
   return wire;
 }
 
@@ -159,7 +159,7 @@ export function reportedId(runtime: HttpRuntime, model: string): string {
   const wire = wireModelName(runtime, model);
   return joinModelId(
     definition.name,
-    modelNameProblem(wire, definition.api) === undefined ? wire : 'invalid-model-name',
+    modelNameProblem(wire, definition.protocol) === undefined ? wire : 'invalid-model-name',
   );
 }
 

@@ -23,31 +23,31 @@ afterAll(async () => {
 });
 
 type Factory = (options: AdapterOptions) => Adapter;
-const factories: Record<string, { create: Factory; model: string; api: string }> = {
+const factories: Record<string, { create: Factory; model: string; protocol: string }> = {
   anthropic: {
     create: (options) => createAnthropic({ ...options, baseURL: `${emulator.url}/v1` }),
     model: 'claude-sonnet-4-5',
-    api: 'anthropic-messages',
+    protocol: 'anthropic-messages',
   },
   openai: {
     create: (options) => createOpenAI({ ...options, baseURL: `${emulator.url}/v1` }),
     model: 'gpt-4o',
-    api: 'openai-chat',
+    protocol: 'openai-chat',
   },
   'openai-responses': {
     create: (options) => createOpenAIResponses({ ...options, baseURL: `${emulator.url}/v1` }),
     model: 'gpt-4o',
-    api: 'openai-responses',
+    protocol: 'openai-responses',
   },
   gemini: {
     create: (options) => createGemini({ ...options, baseURL: `${emulator.url}/v1beta` }),
     model: 'gemini-2.5-flash',
-    api: 'gemini',
+    protocol: 'gemini',
   },
   groq: {
     create: (options) => createOpenAICompatible(presets.groq, { ...options, baseURL: `${emulator.url}/v1` }),
     model: 'meta-llama/llama-4-scout-17b-16e-instruct',
-    api: 'openai-chat',
+    protocol: 'openai-chat',
   },
 };
 
@@ -136,7 +136,7 @@ describe('media types are checked before any HTTP call', () => {
     );
     expect(error).toMatchObject({ providerCode: 'unsupported_media_type' });
     expect(error.message).toContain('audio type audio/flac');
-    emulator.enqueue({ type: 'scripted', api: 'gemini', content: [{ type: 'text', text: 'heard' }] });
+    emulator.enqueue({ type: 'scripted', protocol: 'gemini', content: [{ type: 'text', text: 'heard' }] });
     const response = await adapterFor('gemini').complete(
       request('gemini', { transcript: [{ kind: 'user', parts: [flac] }] }),
     );
@@ -164,7 +164,7 @@ describe('media types are checked before any HTTP call', () => {
     };
     emulator.enqueue({
       type: 'scripted',
-      api: 'anthropic-messages',
+      protocol: 'anthropic-messages',
       content: [{ type: 'text', text: 'read' }],
     });
     const response = await adapterFor('anthropic').complete(
@@ -193,7 +193,7 @@ describe('the output limit is checked before any HTTP call', () => {
   );
 
   it('an unknown model has no known limit: the provider decides', async () => {
-    emulator.enqueue({ type: 'scripted', api: 'openai-chat', content: [{ type: 'text', text: 'ok' }] });
+    emulator.enqueue({ type: 'scripted', protocol: 'openai-chat', content: [{ type: 'text', text: 'ok' }] });
     const adapter = adapterFor('groq');
     expect(adapter.capabilities('some-new-model').maxOutputTokens).toBe(0);
     const response = await adapter.complete(
@@ -224,7 +224,7 @@ describe('the context window is checked against the local estimate before any HT
   it('an estimate within 1.5× of the window goes to the provider (estimate error is never a local overflow)', async () => {
     emulator.enqueue({
       type: 'scripted',
-      api: 'anthropic-messages',
+      protocol: 'anthropic-messages',
       content: [{ type: 'text', text: 'ok' }],
     });
     const adapter = adapterFor('anthropic', { capabilities: { contextWindow: 1_000 } });
@@ -240,7 +240,7 @@ describe('the context window is checked against the local estimate before any HT
   it('media are left out of the estimate (their flat costs are guesses)', async () => {
     emulator.enqueue({
       type: 'scripted',
-      api: 'anthropic-messages',
+      protocol: 'anthropic-messages',
       content: [{ type: 'text', text: 'ok' }],
     });
     const adapter = adapterFor('anthropic', { capabilities: { contextWindow: 1_000 } });
@@ -269,7 +269,7 @@ describe('system prompts and prompt caching', () => {
 
   it('a cache request on a model without prompt caching is dropped with one WARN, and the call goes on', async () => {
     const logger = createMemoryLogger();
-    emulator.enqueue({ type: 'scripted', api: 'openai-chat', content: [{ type: 'text', text: 'ok' }] });
+    emulator.enqueue({ type: 'scripted', protocol: 'openai-chat', content: [{ type: 'text', text: 'ok' }] });
     const adapter = adapterFor('groq', { logger });
     const response = await adapter.complete(request('groq', { cache: { ttl: '5m' } }));
     expect(response.finishReason).toBe('completed');
@@ -304,7 +304,7 @@ describe('user capability overrides, on every adapter', () => {
   );
 
   it('an override can grant what the table denies (a deployment the table does not know)', async () => {
-    emulator.enqueue({ type: 'scripted', api: 'gemini', content: [{ type: 'text', text: 'ok' }] });
+    emulator.enqueue({ type: 'scripted', protocol: 'gemini', content: [{ type: 'text', text: 'ok' }] });
     const adapter = adapterFor('gemini', { models: { 'gemma-*': { systemPrompt: true } } });
     const response = await adapter.complete(
       request('gemini', { model: 'gemma-3-27b-it', transcript: [systemText('be brief'), userText('hi')] }),

@@ -1,11 +1,11 @@
 /**
  * The provider table: one row per provider Switchyard ships an adapter (or a host preset) for,
  * holding the facts every other place derives from — the adapters' defaults, the OpenAI-compatible
- * and Responses presets, the registry's API table, the CLI and the tests. A string literal that
+ * and Responses presets, the registry's provider-type table, the CLI and the tests. A string literal that
  * repeats a key variable or a base URL of this table anywhere else in src/ fails
  * test/provider-table.test.ts.
  */
-import type { ApiId } from '../../core/adapter.ts';
+import type { ProtocolId } from '../../core/adapter.ts';
 import type { BaseURLVariable } from './options.ts';
 
 /** One provider's facts. */
@@ -17,7 +17,7 @@ export interface ProviderRow {
   /** The public endpoint, its base path included; absent for regional clouds (built per region). */
   readonly baseURL?: string;
   /** The wire protocols its adapters speak; the first is the one its bare name selects. */
-  readonly protocols: readonly ApiId[];
+  readonly protocols: readonly ProtocolId[];
   /** Its models.dev catalog: `src/providers/catalog/<catalog>.generated.ts`. */
   readonly catalog: string;
   /** The package entry whose factory creates its adapter (absent: reached through `createSwitchyard` only). */

@@ -12,7 +12,7 @@ import type { ProviderDefinition } from './definition.ts';
 export function createTestDefinition(capabilities: Partial<Capabilities> = {}): ProviderDefinition {
   return {
     name: 'test',
-    api: 'test',
+    protocol: 'test',
     baseURL: 'http://127.0.0.1:9',
     headers: (apiKey): Record<string, string> =>
       apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` },

@@ -15,7 +15,7 @@ import { isJsonObject } from '../../core/json.ts';
 export function createGeminiDefinition(settings: RequestSettings): ProviderDefinition {
   return {
     name: 'gemini',
-    api: 'gemini',
+    protocol: 'gemini',
     baseURL: defaultBaseURL,
     // The key goes in a header, never in the URL (`?key=` would leak into logs and error messages).
     headers: (apiKey): Record<string, string> => (apiKey === undefined ? {} : { 'x-goog-api-key': apiKey }),

@@ -58,7 +58,7 @@ export function createChatDefinition(settings: ChatHostSettings): ProviderDefini
   const requestSettings = { quirks, strictTools: settings.strictTools ?? false };
   return {
     name,
-    api: 'openai-chat',
+    protocol: 'openai-chat',
     baseURL: quirks.baseURL,
     headers(apiKey) {
       const headers: Record<string, string> = { ...settings.headers };

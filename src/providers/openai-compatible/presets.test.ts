@@ -123,7 +123,7 @@ describe('createOpenAICompatible', () => {
   it('names the adapter after the preset and speaks openai-chat', () => {
     const names = presetNames.map((name) => {
       const adapter = createOpenAICompatible(presets[name], { apiKey: 'k' });
-      expect(adapter.api).toBe('openai-chat');
+      expect(adapter.protocol).toBe('openai-chat');
       return adapter.name;
     });
     expect(names).toEqual(presetNames);

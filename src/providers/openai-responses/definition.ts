@@ -47,7 +47,7 @@ export function createResponsesDefinition(settings: ResponsesHostSettings): Prov
   const auth = settings.auth ?? ((apiKey: string) => ({ authorization: `Bearer ${apiKey}` }));
   return {
     name,
-    api: 'openai-responses',
+    protocol: 'openai-responses',
     baseURL: settings.baseURL,
     headers(apiKey) {
       return { ...settings.headers, ...(apiKey === undefined ? {} : auth(apiKey)) };

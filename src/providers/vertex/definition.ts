@@ -65,7 +65,7 @@ export function createVertexDefinition(options: VertexOptions, loadPeer?: TokenL
   const auth = new VertexAuth(options, setup.apiKey, loadPeer);
   return {
     name: 'vertex',
-    api: 'vertex',
+    protocol: 'vertex',
     baseURL: setup.baseURL,
     headers: () => ({}),
     authorize: (_input, refresh) => auth.authorize(refresh),

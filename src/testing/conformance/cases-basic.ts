@@ -3,14 +3,14 @@ import assert from 'node:assert/strict';
 import { accumulateResponse } from '../../core/accumulator.ts';
 import type { Item } from '../../core/transcript.ts';
 import { collectStream } from '../collect.ts';
-import type { EmulatorApi, EmulatorScript } from '../emulator/types.ts';
+import type { EmulatorProtocolId, EmulatorScript } from '../emulator/types.ts';
 import { assertStreamInvariants } from '../invariants.ts';
 import { assertFields, finishOf, rejection, withoutMetadata } from './assertions.ts';
 import type { SuiteCase } from './types.ts';
 
-const textScript = (api: EmulatorApi): EmulatorScript => ({
+const textScript = (protocol: EmulatorProtocolId): EmulatorScript => ({
   type: 'scripted',
-  api,
+  protocol,
   content: [{ type: 'text', text: 'Hello there, how can I help?' }],
   usage: { input: 11, output: 7 },
 });
@@ -23,7 +23,7 @@ export const basicCases: SuiteCase[] = [
     name: 'text',
     title: 'streams text under the stream contract, and complete() returns the same response',
     async run({ adapter, emulator, logger, options, request }) {
-      emulator.enqueue(textScript(options.api));
+      emulator.enqueue(textScript(options.protocol));
       const { events, error } = await collectStream(adapter.stream(request()));
       assert.equal(error, undefined);
       assertStreamInvariants(events);
@@ -40,7 +40,7 @@ export const basicCases: SuiteCase[] = [
         assertFields(streamed.usage, { input: 11, output: 7 }, 'streamed usage');
       }
       assert.deepEqual(await accumulateResponse(events), streamed);
-      emulator.enqueue(textScript(options.api));
+      emulator.enqueue(textScript(options.protocol));
       const completed = await adapter.complete(request());
       assert.deepEqual(withoutMetadata(completed.content), withoutMetadata(streamed.content));
       assert.equal(completed.finishReason, streamed.finishReason);
@@ -62,7 +62,7 @@ export const basicCases: SuiteCase[] = [
       };
       emulator.enqueue({
         type: 'scripted',
-        api: options.api,
+        protocol: options.protocol,
         content: [{ type: 'tool-call', name: 'get_weather', input }],
         chunkSize: 5,
       });
@@ -88,14 +88,18 @@ export const basicCases: SuiteCase[] = [
       const session = adapter.startSession();
       emulator.enqueue({
         type: 'scripted',
-        api: options.api,
+        protocol: options.protocol,
         content: [{ type: 'tool-call', id: issuedToolId, name: 'lookup', input: { q: 'x' } }],
       });
       const tools = [{ name: 'lookup', inputSchema: { type: 'object' } }];
       const first = await adapter.stream(request({ tools }), { session }).result();
       const call = first.content.find((part) => part.type === 'tool-call');
       assert.ok(call?.type === 'tool-call', 'a tool-call part');
-      emulator.enqueue({ type: 'scripted', api: options.api, content: [{ type: 'text', text: 'done' }] });
+      emulator.enqueue({
+        type: 'scripted',
+        protocol: options.protocol,
+        content: [{ type: 'text', text: 'done' }],
+      });
       const transcript: Item[] = [
         ...request().transcript,
         { kind: 'assistant', parts: first.content },
@@ -118,7 +122,8 @@ export const basicCases: SuiteCase[] = [
       const wireBody = JSON.stringify(emulator.requests.at(-1)?.body);
       assert.ok(!wireBody.includes(call.id), 'the canonical id must not reach the wire');
       // Gemini responses carry no call ids; the other protocols must send back the one issued.
-      if (options.api !== 'gemini') assert.ok(wireBody.includes(issuedToolId), 'the issued id goes back');
+      if (options.protocol !== 'gemini')
+        assert.ok(wireBody.includes(issuedToolId), 'the issued id goes back');
     },
   },
   {
@@ -128,7 +133,7 @@ export const basicCases: SuiteCase[] = [
     async run({ adapter, emulator, options, request }) {
       emulator.enqueue({
         type: 'scripted',
-        api: options.api,
+        protocol: options.protocol,
         content: [
           { type: 'reasoning', text: 'Let me think.', signature: 'sig-abc' },
           { type: 'text', text: 'Answer.' },

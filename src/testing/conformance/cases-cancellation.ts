@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { createRequestId } from '../../core/ids.ts';
 import type { StreamEvent } from '../../core/events.ts';
-import type { EmulatorApi, EmulatorScript } from '../emulator/types.ts';
+import type { EmulatorProtocolId, EmulatorScript } from '../emulator/types.ts';
 import { assertStreamInvariants } from '../invariants.ts';
 import { assertFields, errorClassOf, finishOf, firstText, rejection } from './assertions.ts';
 import type { SuiteCase } from './types.ts';
@@ -11,10 +11,10 @@ import type { SuiteCase } from './types.ts';
  * A text answer streamed slowly in small pieces. No stall: an adapter that ignores the cancellation
  * completes the answer and fails the checks instead of hanging the suite.
  */
-function slowText(api: EmulatorApi): EmulatorScript {
+function slowText(protocol: EmulatorProtocolId): EmulatorScript {
   return {
     type: 'scripted',
-    api,
+    protocol,
     content: [{ type: 'text', text: 'This sentence is long enough to be streamed in many small pieces.' }],
     chunkSize: 4,
     fault: { dripMs: 15 },
@@ -28,7 +28,7 @@ export const cancellationCases: SuiteCase[] = [
     name: 'cancel-signal',
     title: "the caller's signal aborting mid-stream finishes cancelled with the partial content",
     async run({ adapter, emulator, options, request }) {
-      emulator.enqueue(slowText(options.api));
+      emulator.enqueue(slowText(options.protocol));
       const controller = new AbortController();
       const events: StreamEvent[] = [];
       for await (const event of adapter.stream(request(), { signal: controller.signal })) {
@@ -50,7 +50,7 @@ export const cancellationCases: SuiteCase[] = [
       // Slow events, no stall: an adapter that ignores cancel() simply completes and fails the checks.
       emulator.enqueue({
         type: 'scripted',
-        api: options.api,
+        protocol: options.protocol,
         content: [
           { type: 'text', text: 'Let me check.' },
           { type: 'tool-call', name: 'get_weather', input: { city: 'Paris', days: [1, 2, 3, 4, 5, 6, 7] } },
@@ -83,7 +83,7 @@ export const cancellationCases: SuiteCase[] = [
     name: 'cancel-consumer-break',
     title: 'a consumer that stops iterating cancels the request',
     async run({ adapter, emulator, options, request }) {
-      emulator.enqueue(slowText(options.api));
+      emulator.enqueue(slowText(options.protocol));
       const stream = adapter.stream(request());
       for await (const event of stream) {
         if (event.type === 'text-delta') break;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { ErrorClass } from '../../core/errors/error-class.ts';
 import { collectStream } from '../collect.ts';
 import { protocolError, responseErrorClasses } from '../emulator/protocol-errors.ts';
-import type { EmulatorApi, JsonScript } from '../emulator/types.ts';
+import type { EmulatorProtocolId, JsonScript } from '../emulator/types.ts';
 import { assertStreamInvariants } from '../invariants.ts';
 import { errorClassOf, finishOf, rejection } from './assertions.ts';
 import type { SuiteCase } from './types.ts';
@@ -15,13 +15,13 @@ const bodyClassCases: SuiteCase[] = responseErrorClasses.map((errorClass) => ({
   name: 'error-classes',
   title: `classifies the protocol's ${errorClass} response, streamed and complete()`,
   async run({ adapter, emulator, options, request }) {
-    emulator.enqueue(protocolError(options.api, errorClass));
+    emulator.enqueue(protocolError(options.protocol, errorClass));
     const { events, error } = await collectStream(adapter.stream(request()));
     assert.equal(errorClassOf(error), errorClass);
     assert.equal((error as { provider?: string }).provider, adapter.name);
     assertStreamInvariants(events);
     assert.equal(finishOf(events).finishReason, 'error');
-    emulator.enqueue(protocolError(options.api, errorClass));
+    emulator.enqueue(protocolError(options.protocol, errorClass));
     assert.equal(errorClassOf(await rejection(adapter.complete(request()), errorClass)), errorClass);
   },
 }));
@@ -41,7 +41,7 @@ const otherClassCases: SuiteCase[] = [
     async run({ adapter, emulator, options, request }) {
       emulator.enqueue({
         type: 'scripted',
-        api: options.api,
+        protocol: options.protocol,
         content: [{ type: 'text', text: 'cut short before the end of the body' }],
         fault: { disconnectAfterBytes: 10 },
       });
@@ -59,7 +59,7 @@ const otherClassCases: SuiteCase[] = [
 ];
 
 /** Statuses with an empty, HTML or foreign body: the status alone decides. */
-function statusEdgeCases(_api: EmulatorApi): Array<[string, JsonScript, ErrorClass]> {
+function statusEdgeCases(_api: EmulatorProtocolId): Array<[string, JsonScript, ErrorClass]> {
   // "Overloaded" (Anthropic's 529) is the provider's capacity, not the caller's quota: server_error everywhere.
   const overloaded: ErrorClass = 'server_error';
   return [
@@ -85,7 +85,7 @@ const edgeCases: SuiteCase[] = [
     name: 'status-edge-cases',
     title: 'classifies statuses whose body is empty, HTML or foreign by the status alone',
     async run({ adapter, emulator, options, request }) {
-      for (const [label, script, errorClass] of statusEdgeCases(options.api)) {
+      for (const [label, script, errorClass] of statusEdgeCases(options.protocol)) {
         emulator.enqueue(script);
         const error = await rejection(adapter.complete(request()), label);
         assert.deepEqual([label, errorClassOf(error)], [label, errorClass]);

@@ -13,15 +13,19 @@ export const retryCases: SuiteCase[] = [
     name: 'retry',
     title: 'retries rate limits, server errors and dropped connections with exponential backoff, not 4xx',
     async run({ createAdapter, emulator, options, request }) {
-      emulator.enqueue(protocolError(options.api, 'rate_limit'));
-      emulator.enqueue(protocolError(options.api, 'server_error'));
+      emulator.enqueue(protocolError(options.protocol, 'rate_limit'));
+      emulator.enqueue(protocolError(options.protocol, 'server_error'));
       emulator.enqueue({
         type: 'scripted',
-        api: options.api,
+        protocol: options.protocol,
         content: [{ type: 'text', text: 'cut short before the end of the body' }],
         fault: { disconnectAfterBytes: 10 },
       });
-      emulator.enqueue({ type: 'scripted', api: options.api, content: [{ type: 'text', text: 'finally' }] });
+      emulator.enqueue({
+        type: 'scripted',
+        protocol: options.protocol,
+        content: [{ type: 'text', text: 'finally' }],
+      });
       const base = 20;
       const adapter = createAdapter({ maxRetries: 3, retryBaseDelay: base });
       const retries: RetryInfo[] = [];
@@ -42,7 +46,7 @@ export const retryCases: SuiteCase[] = [
         assert.ok(info.delayMs >= ceiling / 2 && info.delayMs <= ceiling, `delay ${info.delayMs} ms`);
       }
       assert.equal(emulator.requests.length - before, 4);
-      emulator.enqueue(protocolError(options.api, 'invalid_request'));
+      emulator.enqueue(protocolError(options.protocol, 'invalid_request'));
       await rejection(adapter.complete(request()), 'a 400');
       assert.equal(emulator.requests.length - before, 5, 'a 400 is not retried');
     },
@@ -51,8 +55,8 @@ export const retryCases: SuiteCase[] = [
     name: 'retry-exhausted',
     title: 'exhausted retries raise the last classified error, marked retryable',
     async run({ createAdapter, emulator, options, request }) {
-      emulator.enqueue(protocolError(options.api, 'server_error'));
-      emulator.enqueue(protocolError(options.api, 'server_error'));
+      emulator.enqueue(protocolError(options.protocol, 'server_error'));
+      emulator.enqueue(protocolError(options.protocol, 'server_error'));
       const error = await rejection(
         createAdapter({ maxRetries: 1, retryBaseDelay: 1 }).complete(request()),
         'two server errors',
@@ -65,10 +69,10 @@ export const retryCases: SuiteCase[] = [
     name: 'retry-after',
     title: 'honours a retry-after header as the delay before the retry',
     async run({ createAdapter, emulator, options, request }) {
-      emulator.enqueue(protocolError(options.api, 'rate_limit', { 'retry-after': '0.2' }));
+      emulator.enqueue(protocolError(options.protocol, 'rate_limit', { 'retry-after': '0.2' }));
       emulator.enqueue({
         type: 'scripted',
-        api: options.api,
+        protocol: options.protocol,
         content: [{ type: 'text', text: 'after the wait' }],
       });
       const delays: number[] = [];
@@ -84,7 +88,7 @@ export const retryCases: SuiteCase[] = [
     name: 'retry-after-cap',
     title: 'caps a long retry-after at 60 s, and cancelling during the wait ends the call at once',
     async run({ createAdapter, emulator, options, request }) {
-      emulator.enqueue(protocolError(options.api, 'rate_limit', { 'retry-after': '120' }));
+      emulator.enqueue(protocolError(options.protocol, 'rate_limit', { 'retry-after': '120' }));
       const controller = new AbortController();
       const delays: number[] = [];
       const started = performance.now();

@@ -50,7 +50,7 @@ const unusedUrl = 'http://127.0.0.1:9';
  *
  * runAdapterSuite({
  *   name: 'anthropic',
- *   api: 'anthropic-messages',
+ *   protocol: 'anthropic-messages',
  *   model: 'anthropic:claude-sonnet-4-5',
  *   harness: { describe, it, beforeAll, afterAll },
  *   createAdapter: (url, settings) => createAnthropic({ ...settings, apiKey: 'test-key', baseURL: `${url}/v1` }),

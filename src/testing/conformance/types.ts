@@ -3,7 +3,7 @@ import type { Adapter } from '../../core/adapter.ts';
 import type { Capabilities } from '../../core/capabilities.ts';
 import type { createMemoryLogger } from '../../core/logger.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
-import type { Emulator, EmulatorApi } from '../emulator/types.ts';
+import type { Emulator, EmulatorProtocolId } from '../emulator/types.ts';
 
 /** A logger that keeps its entries (`createMemoryLogger()`). */
 export type MemoryLogger = ReturnType<typeof createMemoryLogger>;
@@ -58,7 +58,7 @@ export interface AdapterSuiteOptions {
   /** Display name, e.g. `anthropic` or `groq (openai-compatible)`. */
   name: string;
   /** The wire protocol the adapter speaks (the emulator answers in it). */
-  api: EmulatorApi;
+  protocol: EmulatorProtocolId;
   /** Canonical model id used for every call (`provider:model`). */
   model: string;
   /**

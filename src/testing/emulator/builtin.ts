@@ -2,7 +2,7 @@
 import { googleError } from './errors.ts';
 import { createJsonPlan, type ResponsePlan } from './frames.ts';
 import { randomToken } from './ids.ts';
-import { emulatorProtocols, fallbackApi } from './protocols.ts';
+import { emulatorProtocols, fallbackProtocol } from './protocols.ts';
 import { bodyField } from './request-fields.ts';
 import type { RecordedRequest } from './types.ts';
 
@@ -62,5 +62,5 @@ export function answerBuiltin(
   store: CachedContentStore,
 ): ResponsePlan {
   if (endpoint === 'cached-contents') return answerCachedContents(store, request);
-  return createJsonPlan(200, emulatorProtocols[request.api ?? fallbackApi].modelList());
+  return createJsonPlan(200, emulatorProtocols[request.protocol ?? fallbackProtocol].modelList());
 }

@@ -6,11 +6,11 @@ export {
   type ResponseErrorClass,
   responseErrorClasses,
 } from './protocol-errors.ts';
-export { emulatorApis, isEmulatorApi } from './routing.ts';
+export { emulatorProtocolIds, isEmulatorProtocolId } from './routing.ts';
 export { startEmulator } from './server.ts';
 export type {
   Emulator,
-  EmulatorApi,
+  EmulatorProtocolId,
   EmulatorBodyFault,
   EmulatorFault,
   EmulatorOptions,

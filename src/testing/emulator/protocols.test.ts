@@ -1,9 +1,9 @@
 /** The protocol table drives the emulator: every protocol it lists is routed, framed, listed and has its errors. */
 import { describe, expect, it } from 'vitest';
-import { emulatorApis, isEmulatorApi, protocolErrors, startEmulator } from './index.ts';
+import { emulatorProtocolIds, isEmulatorProtocolId, protocolErrors, startEmulator } from './index.ts';
 import { emulatorProtocols } from './protocols.ts';
 import { framesFromChunks } from './replay.ts';
-import { inferApi, inferApiFromFile, matchScriptedApi } from './routing.ts';
+import { inferProtocol, inferProtocolFromFile, matchScriptedProtocol } from './routing.ts';
 
 /** One endpoint path per protocol, as its real client sends it. */
 const endpoints = {
@@ -18,37 +18,37 @@ const endpoints = {
 } as const;
 
 describe('the emulator protocol table', () => {
-  it('lists exactly the protocols of its table, and only those are emulator APIs', () => {
-    expect([...emulatorApis].sort()).toEqual(Object.keys(endpoints).sort());
-    for (const api of emulatorApis) expect(isEmulatorApi(api)).toBe(true);
+  it('lists exactly the protocols of its table, and only those are emulator protocols', () => {
+    expect([...emulatorProtocolIds].sort()).toEqual(Object.keys(endpoints).sort());
+    for (const protocol of emulatorProtocolIds) expect(isEmulatorProtocolId(protocol)).toBe(true);
     for (const name of ['anthropic', 'toString', '__proto__', undefined])
-      expect(isEmulatorApi(name)).toBe(false);
+      expect(isEmulatorProtocolId(name)).toBe(false);
   });
 
-  it.each(emulatorApis)('%s: its endpoint routes to it, behind any base-URL prefix', (api) => {
-    expect(matchScriptedApi(endpoints[api])).toBe(api);
-    expect(matchScriptedApi(`/proxy/tenant-1${endpoints[api]}`)).toBe(api);
+  it.each(emulatorProtocolIds)('%s: its endpoint routes to it, behind any base-URL prefix', (protocol) => {
+    expect(matchScriptedProtocol(endpoints[protocol])).toBe(protocol);
+    expect(matchScriptedProtocol(`/proxy/tenant-1${endpoints[protocol]}`)).toBe(protocol);
   });
 
-  it.each(emulatorApis)('%s: its fixture folders replay in it, with its framing', (api) => {
-    const { fixtureFolders, namedEvents, doneData, eventStream } = emulatorProtocols[api];
+  it.each(emulatorProtocolIds)('%s: its fixture folders replay in it, with its framing', (protocol) => {
+    const { fixtureFolders, namedEvents, doneData, eventStream } = emulatorProtocols[protocol];
     for (const folder of fixtureFolders)
-      expect(inferApiFromFile(`/x/recorded/${folder}/a.chunks.txt`)).toBe(api);
+      expect(inferProtocolFromFile(`/x/recorded/${folder}/a.chunks.txt`)).toBe(protocol);
     if (eventStream === 'converse') {
       // Converse lines are `{"<eventType>": payload}`: the key names the event-stream message.
-      expect(framesFromChunks('{"messageStart":{"role":"assistant"}}\n', api)).toEqual([
+      expect(framesFromChunks('{"messageStart":{"role":"assistant"}}\n', protocol)).toEqual([
         { event: 'messageStart', data: '{"role":"assistant"}' },
       ]);
       return;
     }
     if (eventStream === 'chunk') {
       // InvokeModel streams wrap each Anthropic event in a `chunk` message of base64 bytes.
-      const [first] = framesFromChunks('{"type":"message_start"}\n', api);
+      const [first] = framesFromChunks('{"type":"message_start"}\n', protocol);
       const bytes = Buffer.from('{"type":"message_start"}').toString('base64');
       expect(first).toEqual({ event: 'chunk', data: JSON.stringify({ bytes }) });
       return;
     }
-    const frames = framesFromChunks('{"type":"message_start"}\n{"type":"ping"}\n', api);
+    const frames = framesFromChunks('{"type":"message_start"}\n{"type":"ping"}\n', protocol);
     expect(frames[0]).toEqual(
       namedEvents
         ? { event: 'message_start', data: '{"type":"message_start"}' }
@@ -57,8 +57,8 @@ describe('the emulator protocol table', () => {
     expect(frames).toHaveLength(doneData === undefined ? 2 : 3);
   });
 
-  it.each(emulatorApis)('%s: every error class is an HTTP error of its own shape', (api) => {
-    const scripts = protocolErrors(api);
+  it.each(emulatorProtocolIds)('%s: every error class is an HTTP error of its own shape', (protocol) => {
+    const scripts = protocolErrors(protocol);
     expect(scripts.length).toBe(5);
     for (const [, script] of scripts) expect(script.status).toBeGreaterThanOrEqual(400);
   });
@@ -72,12 +72,14 @@ describe('the emulator protocol table', () => {
       expect(((await gemini.json()) as { models: unknown[] }).models.length).toBeGreaterThan(0);
       const openai = await fetch(`${emulator.url}/v1/models`, { headers: { authorization: 'Bearer k' } });
       expect(((await openai.json()) as { object: string }).object).toBe('list');
-      expect(emulator.requests.map((request) => request.api)).toEqual([
+      expect(emulator.requests.map((request) => request.protocol)).toEqual([
         'anthropic-messages',
         'gemini',
         'openai-chat',
       ]);
-      expect(inferApi({ method: 'GET', path: '/v1/models', headers: {}, query: {} })).toBe('openai-chat');
+      expect(inferProtocol({ method: 'GET', path: '/v1/models', headers: {}, query: {} })).toBe(
+        'openai-chat',
+      );
     } finally {
       await emulator.close();
     }

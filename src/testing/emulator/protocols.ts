@@ -26,7 +26,7 @@ import { checkGeminiBody, checkGeminiRequest } from './rules/gemini.ts';
 import { checkHostRules } from './rules/hosts.ts';
 import { checkBearer, checkChatRequest } from './rules/openai.ts';
 import { checkResponsesRequest, rememberResponse, type ResponsesStore } from './rules/openai-responses.ts';
-import type { EmulatorApi, EmulatorScript, JsonScript, RecordedRequest } from './types.ts';
+import type { EmulatorProtocolId, EmulatorScript, JsonScript, RecordedRequest } from './types.ts';
 
 /** How the emulator serves one wire protocol. */
 export interface EmulatorProtocol {
@@ -110,8 +110,8 @@ const bodyStream = {
   streamsJsonArray: () => false,
 };
 
-/** The protocols, in the order `emulatorApis` lists them. */
-export const emulatorProtocols: { readonly [Api in EmulatorApi]: EmulatorProtocol } = {
+/** The protocols, in the order `emulatorProtocolIds` lists them. */
+export const emulatorProtocols: { readonly [Api in EmulatorProtocolId]: EmulatorProtocol } = {
   'anthropic-messages': {
     matchesEndpoint: (path) => path.endsWith('/messages'),
     ownsModelListing: ({ headers }) => 'anthropic-version' in headers || 'x-api-key' in headers,
@@ -214,7 +214,7 @@ function bedrockModelList(): unknown {
 }
 
 /** The protocol of requests and files nothing else claims: OpenAI Chat Completions, the common dialect. */
-export const fallbackApi: EmulatorApi = 'openai-chat';
+export const fallbackProtocol: EmulatorProtocolId = 'openai-chat';
 
 /** The wire protocols the emulator serves. */
-export const emulatorApis = Object.keys(emulatorProtocols) as readonly EmulatorApi[];
+export const emulatorProtocolIds = Object.keys(emulatorProtocols) as readonly EmulatorProtocolId[];

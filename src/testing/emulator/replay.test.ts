@@ -80,11 +80,11 @@ describe('replay of .chunks.txt', () => {
     expect(text).not.toContain('[DONE]');
   });
 
-  it('uses the api named by the script on a path it does not know', async () => {
+  it('uses the protocol named by the script on a path it does not know', async () => {
     emulator.enqueue({
       type: 'replay',
       file: fixture('anthropic/anthropic-text.chunks.txt'),
-      api: 'openai-chat',
+      protocol: 'openai-chat',
     });
     const response = await fetch(`${emulator.url}/custom/endpoint`, { method: 'POST', body: '{}' });
     const frames = parseSse(await response.text());

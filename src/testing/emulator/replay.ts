@@ -12,8 +12,8 @@ import {
   type WireFrame,
 } from './frames.ts';
 import { emulatorProtocols } from './protocols.ts';
-import { inferApiFromFile } from './routing.ts';
-import type { EmulatorApi, ReplayScript } from './types.ts';
+import { inferProtocolFromFile } from './routing.ts';
+import type { EmulatorProtocolId, ReplayScript } from './types.ts';
 
 function eventType(line: string): string | undefined {
   try {
@@ -36,8 +36,8 @@ function eventType(line: string): string | undefined {
  * Frames one `.chunks.txt` file: each non-empty line becomes `data: <line>\n\n`; Anthropic and OpenAI
  * Responses also get `event: <payload.type>`; OpenAI Chat ends with `data: [DONE]`.
  */
-export function framesFromChunks(text: string, api: EmulatorApi): WireFrame[] {
-  const { namedEvents: named, doneData, eventStream } = emulatorProtocols[api];
+export function framesFromChunks(text: string, protocol: EmulatorProtocolId): WireFrame[] {
+  const { namedEvents: named, doneData, eventStream } = emulatorProtocols[protocol];
   const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '');
   if (eventStream === 'converse') return lines.map(converseFrame);
   if (eventStream === 'chunk')
@@ -77,10 +77,10 @@ export function replayPath(file: string | URL): string {
   return file instanceof URL ? fileURLToPath(file) : file;
 }
 
-/** Reads the script's file and builds its plan; `requestApi` is used when the script names no api. */
+/** Reads the script's file and builds its plan; `requestProtocol` is used when the script names no protocol. */
 export async function createReplayPlan(
   script: ReplayScript,
-  requestApi: EmulatorApi | undefined,
+  requestProtocol: EmulatorProtocolId | undefined,
 ): Promise<ResponsePlan> {
   const path = replayPath(script.file);
   const text = await readFile(path, 'utf8');
@@ -90,9 +90,9 @@ export async function createReplayPlan(
   if (path.endsWith('.eventstream.base64.txt'))
     return createBytesPlan(Buffer.from(text.trim(), 'base64'), { ...eventStreamHeaders, ...headers }, status);
   if (path.endsWith('.chunks.txt')) {
-    const api = script.api ?? requestApi ?? inferApiFromFile(path);
-    const frames = framesFromChunks(text, api);
-    return emulatorProtocols[api].eventStream === undefined
+    const protocol = script.protocol ?? requestProtocol ?? inferProtocolFromFile(path);
+    const frames = framesFromChunks(text, protocol);
+    return emulatorProtocols[protocol].eventStream === undefined
       ? createStreamPlan(frames, status, headers)
       : createEventStreamPlan(frames, status, headers);
   }

@@ -1,12 +1,12 @@
 /** Maps request paths (matched by suffix, so base-URL prefixes work) and fixture files to protocols, from the protocol table. */
-import { emulatorApis, emulatorProtocols, fallbackApi } from './protocols.ts';
-import type { EmulatorApi, RecordedRequest } from './types.ts';
+import { emulatorProtocolIds, emulatorProtocols, fallbackProtocol } from './protocols.ts';
+import type { EmulatorProtocolId, RecordedRequest } from './types.ts';
 
-export { emulatorApis };
+export { emulatorProtocolIds };
 export { bodyField, geminiModelFromPath, requestedModel, wantsStreamUsage } from './request-fields.ts';
 
 /** True when the emulator serves the wire protocol `name`. */
-export function isEmulatorApi(name: string | undefined): name is EmulatorApi {
+export function isEmulatorProtocolId(name: string | undefined): name is EmulatorProtocolId {
   return name !== undefined && Object.hasOwn(emulatorProtocols, name);
 }
 
@@ -14,8 +14,8 @@ export function isEmulatorApi(name: string | undefined): name is EmulatorApi {
 export type BuiltinEndpoint = 'models' | 'cached-contents';
 
 /** The protocol of a scripted POST endpoint, matched on the path suffix; `undefined` when unknown. */
-export function matchScriptedApi(path: string): EmulatorApi | undefined {
-  return emulatorApis.find((api) => emulatorProtocols[api].matchesEndpoint(path));
+export function matchScriptedProtocol(path: string): EmulatorProtocolId | undefined {
+  return emulatorProtocolIds.find((protocol) => emulatorProtocols[protocol].matchesEndpoint(path));
 }
 
 /** The built-in endpoint a request hits, if any: model listings and Gemini `cachedContents`. */
@@ -29,35 +29,37 @@ export function matchBuiltin(method: string, path: string): BuiltinEndpoint | un
  * The protocol of a request. Model listings are shared by all providers, so for `GET …/models` the
  * path and credentials decide (Gemini keys or a `v1beta` path, Anthropic headers), else OpenAI.
  */
-export function inferApi(
+export function inferProtocol(
   request: Pick<RecordedRequest, 'method' | 'path' | 'headers' | 'query'>,
-): EmulatorApi | undefined {
+): EmulatorProtocolId | undefined {
   const builtin = matchBuiltin(request.method, request.path);
   if (builtin === 'cached-contents') return 'gemini';
   if (builtin === 'models')
     return (
-      emulatorApis.find((api) => emulatorProtocols[api].ownsModelListing?.(request) === true) ?? fallbackApi
+      emulatorProtocolIds.find(
+        (protocol) => emulatorProtocols[protocol].ownsModelListing?.(request) === true,
+      ) ?? fallbackProtocol
     );
-  return matchScriptedApi(request.path);
+  return matchScriptedProtocol(request.path);
 }
 
 /** Infers the protocol of a fixture file from its folder (`anthropic/`, `responses/`, `google/`), else OpenAI chat. */
-export function inferApiFromFile(file: string): EmulatorApi {
+export function inferProtocolFromFile(file: string): EmulatorProtocolId {
   // Only the file's own folder and the one above count (`openai/responses/x.chunks.txt`), so a
   // directory named `responses` higher up the path (a checkout, a home folder) changes nothing.
   const folders = file.split(/[/\\]/).slice(-3, -1);
-  const owner = emulatorApis.find((api) =>
-    emulatorProtocols[api].fixtureFolders.some((folder) => folders.includes(folder)),
+  const owner = emulatorProtocolIds.find((protocol) =>
+    emulatorProtocols[protocol].fixtureFolders.some((folder) => folders.includes(folder)),
   );
-  return owner ?? fallbackApi;
+  return owner ?? fallbackProtocol;
 }
 
 /** Whether the request asks for a streamed answer (`stream: true`, or Gemini's `:streamGenerateContent`). */
 export function isStreamingRequest(
-  api: EmulatorApi,
+  protocol: EmulatorProtocolId,
   request: Pick<RecordedRequest, 'path' | 'body'>,
 ): boolean {
-  return emulatorProtocols[api].isStreaming(request);
+  return emulatorProtocols[protocol].isStreaming(request);
 }
 
 /**
@@ -65,8 +67,8 @@ export function isStreamingRequest(
  * `:streamGenerateContent` sends SSE only when asked with `?alt=sse`.
  */
 export function isJsonArrayStream(
-  api: EmulatorApi,
+  protocol: EmulatorProtocolId,
   request: Pick<RecordedRequest, 'path' | 'body' | 'query'>,
 ): boolean {
-  return emulatorProtocols[api].streamsJsonArray(request);
+  return emulatorProtocols[protocol].streamsJsonArray(request);
 }

@@ -29,7 +29,7 @@ describe('server', () => {
     expect(emulator.url).not.toMatch(/:0$/);
   });
 
-  it('records method, path, query, lower-cased headers, parsed body and api of every request', async () => {
+  it('records method, path, query, lower-cased headers, parsed body and protocol of every request', async () => {
     emulator.enqueue({ type: 'json', body: {} });
     await postJson(`${emulator.url}/v1/messages?beta=true`, anthropicBody(), {
       ...anthropicHeaders,
@@ -42,14 +42,14 @@ describe('server', () => {
       query: { beta: 'true' },
       headers: { 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01', 'x-custom': 'Yes' },
       body: anthropicBody(),
-      api: 'anthropic-messages',
+      protocol: 'anthropic-messages',
     });
   });
 
   it('records a body that is not JSON as its raw text', async () => {
     emulator.enqueue({ type: 'json', body: {} });
     await fetch(`${emulator.url}/upload`, { method: 'POST', body: 'plain words' });
-    expect(emulator.requests[0]).toMatchObject({ body: 'plain words', api: undefined });
+    expect(emulator.requests[0]).toMatchObject({ body: 'plain words', protocol: undefined });
   });
 
   it('matches endpoints on the path suffix so base-URL prefixes work', async () => {
@@ -65,7 +65,7 @@ describe('server', () => {
     };
     expect(body.object).toBe('chat.completion');
     expect(body.choices[0]?.message.content).toBe('routed');
-    expect(emulator.requests[0]?.api).toBe('openai-chat');
+    expect(emulator.requests[0]?.protocol).toBe('openai-chat');
   });
 
   it('serves queued scripts first in first out, then the default', async () => {
@@ -201,7 +201,7 @@ describe('built-in endpoints', () => {
       models: Array<{ name: string }>;
     };
     expect(gemini.models[0]?.name).toMatch(/^models\//);
-    expect(emulator.requests.map((request) => request.api)).toEqual([
+    expect(emulator.requests.map((request) => request.protocol)).toEqual([
       'anthropic-messages',
       'openai-chat',
       'gemini',
@@ -227,7 +227,7 @@ describe('built-in endpoints', () => {
     expect(emulator.requests[0]).toMatchObject({
       method: 'POST',
       path: '/v1beta/cachedContents',
-      api: 'gemini',
+      protocol: 'gemini',
       body,
     });
     const fetched = await fetch(`${emulator.url}/v1beta/${created.name}`, { headers: geminiHeaders });
@@ -235,9 +235,9 @@ describe('built-in endpoints', () => {
   });
 });
 
-describe('scripted api inference', () => {
-  it('uses the api named by the script on an unknown path', async () => {
-    emulator.enqueue({ type: 'scripted', api: 'openai-chat', content: [{ type: 'text', text: 'hi' }] });
+describe('scripted protocol inference', () => {
+  it('uses the protocol named by the script on an unknown path', async () => {
+    emulator.enqueue({ type: 'scripted', protocol: 'openai-chat', content: [{ type: 'text', text: 'hi' }] });
     const response = await fetch(`${emulator.url}/proxy/complete`, {
       method: 'POST',
       body: '{"stream":true}',
@@ -251,6 +251,6 @@ describe('scripted api inference', () => {
     emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'hi' }] });
     const response = await fetch(`${emulator.url}/proxy/complete`, { method: 'POST', body: '{}' });
     expect(response.status).toBe(500);
-    expect(await response.text()).toContain('emulator: cannot infer the api of /proxy/complete');
+    expect(await response.text()).toContain('emulator: cannot infer the protocol of /proxy/complete');
   });
 });

@@ -6,14 +6,14 @@ import { answerBuiltin, type CachedContentStore } from './builtin.ts';
 import { emulatorError } from './errors.ts';
 import { createJsonPlan, createStreamPlan, type ResponsePlan, type WireFrame } from './frames.ts';
 import { createReplayPlan } from './replay.ts';
-import { inferApi, matchBuiltin } from './routing.ts';
+import { inferProtocol, matchBuiltin } from './routing.ts';
 import { checkRules } from './rules/index.ts';
 import { emulatorProtocols } from './protocols.ts';
 import { createResponsesStore, type ResponsesStore } from './rules/openai-responses.ts';
 import { createScriptedPlan } from './scripted/index.ts';
 import type {
   Emulator,
-  EmulatorApi,
+  EmulatorProtocolId,
   EmulatorFault,
   EmulatorOptions,
   EmulatorScript,
@@ -50,7 +50,7 @@ function recordRequest(request: IncomingMessage, bodyText: string): RecordedRequ
     headers,
     body: parseBody(bodyText),
   };
-  return { ...recorded, api: inferApi(recorded) };
+  return { ...recorded, protocol: inferProtocol(recorded) };
 }
 
 function jsonScriptPlan(script: JsonScript): ResponsePlan {
@@ -69,11 +69,12 @@ async function createPlan(script: EmulatorScript, request: RecordedRequest): Pro
       return createStreamPlan(frames, script.status ?? 200, script.headers);
     }
     case 'replay':
-      return createReplayPlan(script, request.api);
+      return createReplayPlan(script, request.protocol);
     case 'scripted': {
-      const api: EmulatorApi | undefined = script.api ?? request.api;
-      if (api === undefined) return jsonScriptPlan(emulatorError(`cannot infer the api of ${request.path}`));
-      return createScriptedPlan(script, api, request);
+      const protocol: EmulatorProtocolId | undefined = script.protocol ?? request.protocol;
+      if (protocol === undefined)
+        return jsonScriptPlan(emulatorError(`cannot infer the protocol of ${request.path}`));
+      return createScriptedPlan(script, protocol, request);
     }
   }
 }
@@ -96,10 +97,11 @@ async function answer(
   if (request.method === 'GET') return [jsonScriptPlan(emulatorError(`no route for GET ${request.path}`))];
   const script = state.queue.shift() ?? state.fallback;
   if (script === undefined) return [jsonScriptPlan(emulatorError('no script queued'))];
-  const violation = checkRules(request.api, request, script, state.responses);
+  const violation = checkRules(request.protocol, request, script, state.responses);
   if (violation !== undefined) return [jsonScriptPlan(violation)];
   const plan = await createPlan(script, request);
-  if (request.api !== undefined) emulatorProtocols[request.api].remember?.(state.responses, request, plan);
+  if (request.protocol !== undefined)
+    emulatorProtocols[request.protocol].remember?.(state.responses, request, plan);
   return [plan, script.fault];
 }
 

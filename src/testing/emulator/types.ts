@@ -1,7 +1,7 @@
 /** Public types of the provider emulator: scripts, faults, recorded requests and the server handle. */
 
 /** The wire protocols the emulator speaks. */
-export type EmulatorApi =
+export type EmulatorProtocolId =
   | 'anthropic-messages'
   | 'openai-chat'
   | 'openai-responses'
@@ -57,7 +57,7 @@ export interface ReplayScript extends EmulatorScriptOptions {
   /** Path to the file; relative paths resolve against the working directory. */
   file: string | URL;
   /** The protocol used for framing `.chunks.txt`; inferred from the request path (then the file path) when absent. */
-  api?: EmulatorApi;
+  protocol?: EmulatorProtocolId;
   /** Overrides the status (default 200), e.g. for recorded error bodies. */
   status?: number;
   /** Extra or replacement response headers. */
@@ -137,7 +137,7 @@ export interface ScriptedUsage {
 export interface ScriptedScript extends EmulatorScriptOptions {
   type: 'scripted';
   /** Default: inferred from the request path. */
-  api?: EmulatorApi;
+  protocol?: EmulatorProtocolId;
   /** Default: the model named by the request. */
   model?: string;
   content: ScriptedContent[];
@@ -163,7 +163,7 @@ export interface RecordedRequest {
   /** Parsed JSON, the raw text when it is not JSON, `undefined` when empty. */
   body: unknown;
   /** The protocol matched from the path suffix, `undefined` for unknown paths. */
-  api: EmulatorApi | undefined;
+  protocol: EmulatorProtocolId | undefined;
 }
 
 /** A running emulator. */

@@ -13,7 +13,7 @@ export function withModelAliases(inner: Adapter, aliases: Readonly<Record<string
   });
   return {
     name: inner.name,
-    api: inner.api,
+    protocol: inner.protocol,
     capabilities: (model) => inner.capabilities(resolve(model)),
     complete: (request, options) => inner.complete(resolved(request), options),
     stream: (request, options) => inner.stream(resolved(request), options),

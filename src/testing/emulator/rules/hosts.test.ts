@@ -10,7 +10,7 @@ function chat(model: string, messages: unknown[]): RecordedRequest {
     query: {},
     headers: {},
     body: { model, messages },
-    api: 'openai-chat',
+    protocol: 'openai-chat',
   };
 }
 

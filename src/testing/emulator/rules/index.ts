@@ -1,6 +1,6 @@
 /** Checks a request against the rules of its protocol (from the protocol table). */
 import { emulatorProtocols } from '../protocols.ts';
-import type { EmulatorApi, EmulatorScript, JsonScript, RecordedRequest } from '../types.ts';
+import type { EmulatorProtocolId, EmulatorScript, JsonScript, RecordedRequest } from '../types.ts';
 import type { ResponsesStore } from './openai-responses.ts';
 
 /**
@@ -8,11 +8,11 @@ import type { ResponsesStore } from './openai-responses.ts';
  * provider's error response for the first violation, `undefined` when the request passes.
  */
 export function checkRules(
-  api: EmulatorApi | undefined,
+  protocol: EmulatorProtocolId | undefined,
   request: RecordedRequest,
   script: EmulatorScript,
   responses: ResponsesStore,
 ): JsonScript | undefined {
-  if (script.enforce === false || api === undefined) return undefined;
-  return emulatorProtocols[api].checkRules(request, script, responses);
+  if (script.enforce === false || protocol === undefined) return undefined;
+  return emulatorProtocols[protocol].checkRules(request, script, responses);
 }

@@ -33,7 +33,7 @@ import {
   requestedModel,
   wantsStreamUsage,
 } from '../routing.ts';
-import type { EmulatorApi, RecordedRequest, ScriptedContent, ScriptedScript } from '../types.ts';
+import type { EmulatorProtocolId, RecordedRequest, ScriptedContent, ScriptedScript } from '../types.ts';
 import { emulatorProtocols } from '../protocols.ts';
 import { createConverseBody, createConverseFrames, toChunkFrames } from './bedrock.ts';
 import { chunkText, hasToolCall, resolveUsage } from './shared.ts';
@@ -46,7 +46,7 @@ interface Synthesizer {
 
 const openaiHeaders = () => ({ 'x-request-id': `req_${randomToken(32, '0123456789abcdef')}` });
 
-const synthesizers: Record<EmulatorApi, Synthesizer> = {
+const synthesizers: Record<EmulatorProtocolId, Synthesizer> = {
   'anthropic-messages': {
     defaultModel: 'claude-sonnet-4-5-20250929',
     createToolId: createAnthropicToolId,
@@ -92,19 +92,25 @@ function bedrockHeaders(): Record<string, string> {
 }
 
 /** The codec of a protocol's body: Claude on Bedrock (InvokeModel) and on Vertex speak Anthropic's Messages. */
-function codecOf(api: Exclude<EmulatorApi, 'bedrock-converse'>) {
-  return codecs[api === 'bedrock-invoke' || api === 'vertex-anthropic' ? 'anthropic-messages' : api];
+function codecOf(protocol: Exclude<EmulatorProtocolId, 'bedrock-converse'>) {
+  return codecs[
+    protocol === 'bedrock-invoke' || protocol === 'vertex-anthropic' ? 'anthropic-messages' : protocol
+  ];
 }
 
 /**
  * Gemini 3 signs the first `functionCall` of every response; when the script gives that call no
  * signature and the model is a Gemini 3 one, a generated signature stands in for it.
  */
-function signedContent(api: EmulatorApi, content: ScriptedContent[], model: string): ScriptedContent[] {
+function signedContent(
+  protocol: EmulatorProtocolId,
+  content: ScriptedContent[],
+  model: string,
+): ScriptedContent[] {
   const firstCall = content.findIndex((part) => part.type === 'tool-call');
   const first = content[firstCall];
   if (
-    api !== 'gemini' ||
+    protocol !== 'gemini' ||
     !model.includes('gemini-3') ||
     first?.type !== 'tool-call' ||
     first.signature !== undefined
@@ -175,15 +181,19 @@ function scriptUsage(script: ScriptedScript): Usage {
 }
 
 /** The encoding context a request gives: the model, stream usage, Responses state and reasoning options. */
-function encodeContext(script: ScriptedScript, api: EmulatorApi, request: RecordedRequest): EncodeContext {
-  const model = script.model ?? requestedModel(request) ?? synthesizers[api].defaultModel;
+function encodeContext(
+  script: ScriptedScript,
+  protocol: EmulatorProtocolId,
+  request: RecordedRequest,
+): EncodeContext {
+  const model = script.model ?? requestedModel(request) ?? synthesizers[protocol].defaultModel;
   const context: EncodeContext = {
     model,
     streamUsage: wantsStreamUsage(request),
     startUsage: scriptUsage(script),
   };
   if (script.finishReason !== undefined) context.finishReason = script.finishReason;
-  if (api === 'openai-responses') {
+  if (protocol === 'openai-responses') {
     context.store = bodyField(request.body, 'store') !== false;
     const previous = bodyField(request.body, 'previous_response_id');
     if (typeof previous === 'string') context.previousResponseId = previous;
@@ -201,45 +211,47 @@ function frameData(frame: WireFrame): string {
  */
 export function createScriptedPlan(
   script: ScriptedScript,
-  api: EmulatorApi,
+  protocol: EmulatorProtocolId,
   request: RecordedRequest,
 ): ResponsePlan {
-  const synthesizer = synthesizers[api];
-  const context = encodeContext(script, api, request);
-  if (api === 'bedrock-converse') {
-    if (!isStreamingRequest(api, request))
+  const synthesizer = synthesizers[protocol];
+  const context = encodeContext(script, protocol, request);
+  if (protocol === 'bedrock-converse') {
+    if (!isStreamingRequest(protocol, request))
       return createJsonPlan(200, createConverseBody(script), synthesizer.headers());
     return createEventStreamPlan(createConverseFrames(script), 200, synthesizer.headers());
   }
   const include = bodyField(request.body, 'include');
   const encrypted =
-    api === 'openai-responses' && Array.isArray(include) && include.includes('reasoning.encrypted_content');
-  const content = scriptParts(signedContent(api, script.content, context.model), synthesizer, encrypted);
+    protocol === 'openai-responses' &&
+    Array.isArray(include) &&
+    include.includes('reasoning.encrypted_content');
+  const content = scriptParts(signedContent(protocol, script.content, context.model), synthesizer, encrypted);
   const finishReason: FinishReason = hasToolCall(script) ? 'tool-call' : 'completed';
   const usage = scriptUsage(script);
   const response: CanonicalResponse = {
     requestId: createRequestId(),
     model: context.model,
-    provider: api,
+    provider: protocol,
     content,
     finishReason,
     usage,
     latencyMs: 0,
   };
-  const codec = codecOf(api);
-  if (!isStreamingRequest(api, request))
+  const codec = codecOf(protocol);
+  if (!isStreamingRequest(protocol, request))
     return createJsonPlan(200, codec.encodeResponse(response, context), synthesizer.headers());
   const encoder = codec.createStreamEncoder(context);
   const events: StreamEvent[] = [
-    { type: 'message-start', requestId: response.requestId, model: context.model, provider: api },
+    { type: 'message-start', requestId: response.requestId, model: context.model, provider: protocol },
     { type: 'usage', usage },
     ...content.flatMap((part, index) => partEvents(part, index, script.chunkSize)),
     { type: 'finish', response },
   ];
   const frames = events.flatMap((event) => encoder.event(event));
-  if (isJsonArrayStream(api, request))
+  if (isJsonArrayStream(protocol, request))
     return createJsonArrayPlan(frames.map(frameData), 200, synthesizer.headers());
-  if (emulatorProtocols[api].eventStream === 'chunk')
+  if (emulatorProtocols[protocol].eventStream === 'chunk')
     return createEventStreamPlan(toChunkFrames(frames), 200, synthesizer.headers());
   return createStreamPlan(frames, 200, synthesizer.headers());
 }

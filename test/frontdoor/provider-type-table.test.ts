@@ -1,10 +1,14 @@
 /**
- * The API table is per client (no module-level table in a side-effect-free package), and a client
+ * The provider-type table is per client (no module-level table in a side-effect-free package), and a client
  * loads a provider's adapter code only when it first calls that provider.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userText } from '../../src/core/transcript.ts';
-import { type ApiTable, createApiTable, registerApi } from '../../src/registry/api-table.ts';
+import {
+  type ProviderTypeTable,
+  createProviderTypeTable,
+  registerProviderType,
+} from '../../src/registry/provider-type-table.ts';
 import { createSwitchyard } from '../../src/switchyard.ts';
 import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
 
@@ -20,7 +24,7 @@ beforeAll(async () => {
 afterAll(() => emulator.close());
 
 /** The table with each row's `load` recorded in `loaded`. */
-function recording(table: ApiTable, loaded: string[]): ApiTable {
+function recording(table: ProviderTypeTable, loaded: string[]): ProviderTypeTable {
   for (const [type, row] of table) {
     const load = row.load;
     if (load !== undefined)
@@ -35,15 +39,15 @@ function recording(table: ApiTable, loaded: string[]): ApiTable {
   return table;
 }
 
-describe('the API table of a client', () => {
+describe('the provider-type table of a client', () => {
   it("two clients don't see each other's registrations", () => {
-    const mine = createApiTable();
-    registerApi({ ...mine.get('openai')!, type: 'carrier-pigeon' }, mine);
+    const mine = createProviderTypeTable();
+    registerProviderType({ ...mine.get('openai')!, type: 'carrier-pigeon' }, mine);
     const config = { adapters: { pigeon: { type: 'carrier-pigeon', api_key: 'k' } }, builtins: false };
-    const withRow = createSwitchyard({ apis: mine, config, env: {} });
-    expect(withRow.providers()).toEqual([{ name: 'pigeon', api: 'carrier-pigeon', configured: true }]);
+    const withRow = createSwitchyard({ providerTypes: mine, config, env: {} });
+    expect(withRow.providers()).toEqual([{ name: 'pigeon', type: 'carrier-pigeon', configured: true }]);
     expect(() => createSwitchyard({ config, env: {} })).toThrow(/unknown type 'carrier-pigeon'/);
-    const other = createApiTable();
+    const other = createProviderTypeTable();
     expect(other.has('carrier-pigeon')).toBe(false);
     expect(other.get('openai')).not.toBe(mine.get('openai'));
   });
@@ -51,7 +55,7 @@ describe('the API table of a client', () => {
   it('loads only the adapter code of the provider it calls, at the first call; listing models loads none', async () => {
     const loaded: string[] = [];
     const sy = createSwitchyard({
-      apis: recording(createApiTable(), loaded),
+      providerTypes: recording(createProviderTypeTable(), loaded),
       config: {
         adapters: {
           openai: { type: 'openai', base_url: `${emulator.url}/v1`, api_key: 'k', max_retries: 0 },

@@ -1,12 +1,16 @@
 /**
- * The API rows describe models without loading adapter code (`row.capabilities`), and the
+ * The provider-type rows describe models without loading adapter code (`row.capabilities`), and the
  * description must be the adapter's own: for every built-in row, preset and override shape, the
  * row's answer equals what the created adapter declares, model by model of its catalog.
  */
 import { describe, expect, it } from 'vitest';
 import { bundledCatalog } from '../providers/catalog/index.ts';
 import { presetNames } from '../providers/openai-compatible/presets.ts';
-import { type ApiCreateOptions, createApiTable, loadApiTable } from './api-table.ts';
+import {
+  type ProviderTypeCreateOptions,
+  createProviderTypeTable,
+  loadProviderTypeTable,
+} from './provider-type-table.ts';
 
 const overrides = {
   capabilities: { images: false },
@@ -20,10 +24,10 @@ function wireNames(catalogName: string, defaultModel: string | undefined): strin
   return [...names, 'special-model', 'no-such-model-1'];
 }
 
-describe("an API row's declared capabilities", () => {
+describe("a provider-type row's declared capabilities", () => {
   it('equal what the adapter it creates declares, for every built-in row, preset and override', async () => {
-    const table = await loadApiTable(createApiTable());
-    const cases: Array<{ type: string; options: ApiCreateOptions; catalog: string }> = [];
+    const table = await loadProviderTypeTable(createProviderTypeTable());
+    const cases: Array<{ type: string; options: ProviderTypeCreateOptions; catalog: string }> = [];
     for (const type of table.keys()) {
       if (type === 'openai-compatible') continue;
       const name = type.startsWith('bedrock') ? 'bedrock' : type.startsWith('vertex') ? 'vertex' : type;
@@ -33,7 +37,7 @@ describe("an API row's declared capabilities", () => {
     }
     cases.push({
       type: 'bedrock',
-      options: { name: 'bedrock', apiKey: 'k', options: { api: 'invoke' } },
+      options: { name: 'bedrock', apiKey: 'k', options: { protocol: 'invoke' } },
       catalog: 'bedrock',
     });
     cases.push({
@@ -81,7 +85,7 @@ describe("an API row's declared capabilities", () => {
   });
 
   it('are answered before any adapter code is loaded', () => {
-    const row = createApiTable().get('anthropic')!;
+    const row = createProviderTypeTable().get('anthropic')!;
     expect(() => row.create({ name: 'anthropic' })).toThrow(/not loaded/);
     expect(row.capabilities!({ name: 'anthropic' })('claude-sonnet-4-5')).toMatchObject({
       tools: true,

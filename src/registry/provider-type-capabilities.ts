@@ -1,9 +1,9 @@
 /**
- * What each built-in API row's adapter declares about a model, answered without loading the
+ * What each built-in provider-type row's adapter declares about a model, answered without loading the
  * adapter's code: the providers' capability tables (data and small functions) with the user's
  * `capabilities` / `models` options on top, as the shared runtime applies them. The registry
  * describes models (`sy.models()`, `sy.resolve()`) from these before any call has loaded an
- * adapter; `api-capabilities.test.ts` proves they equal the adapters' own answers.
+ * adapter; `provider-type-capabilities.test.ts` proves they equal the adapters' own answers.
  */
 import {
   type Capabilities,
@@ -37,7 +37,7 @@ export type CapabilityResolver = (wireName: string) => Capabilities;
 export interface CapabilitySettings {
   /** The adapter name (an `openai-compatible` host named otherwise keeps its preset's catalog). */
   name: string;
-  /** The adapter options the row passes through (`capabilities`, `models`, `quirks`, `api`). */
+  /** The adapter options the row passes through (`capabilities`, `models`, `quirks`, `protocol`). */
   options?: Record<string, unknown>;
   /** `openai-compatible`: the preset the host extends, and its quirks (preset's, then the config's). */
   preset?: string;
@@ -70,7 +70,7 @@ const declared: Record<string, Declared> = {
   gemini: () => geminiCapabilities,
   'openai-compatible': compatibleCapabilities,
   bedrock: (settings) =>
-    settings.options?.api === 'invoke' ? bedrockInvokeCapabilities : bedrockCapabilities,
+    settings.options?.protocol === 'invoke' ? bedrockInvokeCapabilities : bedrockCapabilities,
   vertex: () => vertexCapabilities,
 };
 

@@ -1,14 +1,14 @@
 /**
- * The table of APIs: one row per adapter `type` of the config (`anthropic`, `openai`,
+ * The table of provider types: one row per adapter `type` of the config (`anthropic`, `openai`,
  * `openai-responses`, `gemini`, `openai-compatible`, `bedrock`, `vertex`, …) with the facts every
  * consumer derives from it (wire protocol, base path, default model, key variables), what its
  * adapter declares about a model, and how it creates the adapter — whose code each built-in row
- * imports only when `load()` is awaited, so a process that drives one API loads one adapter.
- * Every client builds its own table ({@link createApiTable}); new wire protocols join one with
- * {@link registerApi}. The CLI, the benchmarks and the tests derive their protocol lists from the
+ * imports only when `load()` is awaited, so a process that drives one protocol loads one adapter.
+ * Every client builds its own table ({@link createProviderTypeTable}); new wire protocols join one with
+ * {@link registerProviderType}. The CLI, the benchmarks and the tests derive their protocol lists from the
  * same rows, so nothing else switches on provider names.
  */
-import type { Adapter, ApiId } from '../core/adapter.ts';
+import type { Adapter, ProtocolId } from '../core/adapter.ts';
 import type { Capabilities } from '../core/capabilities.ts';
 import { closest } from '../core/closest.ts';
 import { basePathOf, providerTable, type TableProvider } from '../providers/common/provider-table.ts';
@@ -22,10 +22,10 @@ import type { ChatQuirks } from '../providers/openai-chat/quirks.ts';
 import type { createOpenAICompatible } from '../providers/openai-compatible/index.ts';
 import { type PresetName, presets } from '../providers/openai-compatible/presets.ts';
 import type { createOpenAIResponses } from '../providers/openai-responses/index.ts';
-import { declaredCapabilities } from './api-capabilities.ts';
+import { declaredCapabilities } from './provider-type-capabilities.ts';
 
-/** What the registry hands an API row to create one adapter. */
-export interface ApiCreateOptions {
+/** What the registry hands a provider-type row to create one adapter. */
+export interface ProviderTypeCreateOptions {
   /** The adapter name (`anthropic`, `groq`, `my-host`): the `provider` half of model ids. */
   name: string;
   /** The key, already read from the environment; absent for keyless hosts. */
@@ -49,26 +49,26 @@ export interface ApiCreateOptions {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
-/** One row of the API table. */
-export interface ApiDefinition {
+/** One row of the provider-type table. */
+export interface ProviderTypeDefinition {
   /** The config `type`. */
   type: string;
   /**
    * The wire protocol the adapter speaks: its `adapter.api`, also the provider emulator's name for
-   * it. The CLI accepts it for `--api` (naming the first row that speaks it), the emulator frames
+   * it. The CLI accepts it for `--protocol` (naming the first row that speaks it), the emulator frames
    * replays in it.
    */
-  protocol?: ApiId;
+  protocol?: ProtocolId;
   /** Where the endpoints live below a host's root (`/v1`, `/v1beta`; default none): appended to the emulator's URL. */
   basePath?: string;
   /** A model to request when a caller does not say (CLI `replay`, tests, bench): `provider:model`. */
   defaultModel?: string;
   /** The environment variables the key is read from, in order (none: the host needs no key). */
-  keyVariables(options: Pick<ApiCreateOptions, 'name' | 'preset' | 'quirks'>): readonly string[];
+  keyVariables(options: Pick<ProviderTypeCreateOptions, 'name' | 'preset' | 'quirks'>): readonly string[];
   /** Whether the adapter cannot work without a key. */
-  keyRequired(options: Pick<ApiCreateOptions, 'name' | 'preset' | 'quirks'>): boolean;
-  /** Creates the adapter; a row with `load` needs it awaited first ({@link createApiAdapter} does). */
-  create(options: ApiCreateOptions): Adapter;
+  keyRequired(options: Pick<ProviderTypeCreateOptions, 'name' | 'preset' | 'quirks'>): boolean;
+  /** Creates the adapter; a row with `load` needs it awaited first ({@link createAdapterOfType} does). */
+  create(options: ProviderTypeCreateOptions): Adapter;
   /**
    * Loads the code `create` needs, for rows that import their adapter lazily. The front door
    * awaits it before a provider's first call.
@@ -79,11 +79,11 @@ export interface ApiDefinition {
    * without loading its code: `sy.models()` and `sy.resolve()` describe models with it before any
    * call. A row with `load` and without it is described by the catalog alone until its first call.
    */
-  capabilities?(options: ApiCreateOptions): (wireName: string) => Capabilities;
+  capabilities?(options: ProviderTypeCreateOptions): (wireName: string) => Capabilities;
 }
 
-/** A mutable table of APIs, keyed by `type`. */
-export type ApiTable = Map<string, ApiDefinition>;
+/** A mutable table of provider types, keyed by `type`. */
+export type ProviderTypeTable = Map<string, ProviderTypeDefinition>;
 
 /** The provider entry functions the built-in rows create their adapters with. */
 export interface BuiltinFactories {
@@ -97,15 +97,15 @@ export interface BuiltinFactories {
 }
 
 /** The `type` of a built-in row. */
-export type BuiltinApiType = keyof BuiltinFactories;
+export type BuiltinProviderType = keyof BuiltinFactories;
 
 /** Gives a built-in row its factory: at once (a table bound eagerly, as the tests' support does) or after `load`. */
 export interface FactorySource {
-  get<Type extends BuiltinApiType>(type: Type): BuiltinFactories[Type];
-  load?(type: BuiltinApiType): Promise<void>;
+  get<Type extends BuiltinProviderType>(type: Type): BuiltinFactories[Type];
+  load?(type: BuiltinProviderType): Promise<void>;
 }
 
-function common(options: ApiCreateOptions) {
+function common(options: ProviderTypeCreateOptions) {
   return {
     apiKey: options.apiKey,
     baseURL: options.baseURL,
@@ -119,16 +119,18 @@ function common(options: ApiCreateOptions) {
   };
 }
 
-function presetOf(options: Pick<ApiCreateOptions, 'preset'>) {
+function presetOf(options: Pick<ProviderTypeCreateOptions, 'preset'>) {
   const name = options.preset;
   return name !== undefined && name in presets ? presets[name as PresetName] : undefined;
 }
 
-function compatibleQuirks(options: Pick<ApiCreateOptions, 'preset' | 'quirks'>): Partial<ChatQuirks> {
+function compatibleQuirks(
+  options: Pick<ProviderTypeCreateOptions, 'preset' | 'quirks'>,
+): Partial<ChatQuirks> {
   return { ...presetOf(options)?.quirks, ...options.quirks };
 }
 
-type NativeType = Exclude<BuiltinApiType, 'openai-compatible' | 'bedrock' | 'vertex'>;
+type NativeType = Exclude<BuiltinProviderType, 'openai-compatible' | 'bedrock' | 'vertex'>;
 
 /**
  * A cloud row (Bedrock, Vertex): credentials come from the cloud's own chain, so no key is
@@ -137,11 +139,11 @@ type NativeType = Exclude<BuiltinApiType, 'openai-compatible' | 'bedrock' | 'ver
 function cloudRow(
   source: FactorySource,
   factory: 'bedrock' | 'vertex',
-  facts: Pick<ApiDefinition, 'type' | 'protocol' | 'basePath' | 'defaultModel'> & {
+  facts: Pick<ProviderTypeDefinition, 'type' | 'protocol' | 'basePath' | 'defaultModel'> & {
     keyVariables: readonly string[];
     fixed?: Record<string, unknown>;
   },
-): ApiDefinition {
+): ProviderTypeDefinition {
   const { keyVariables, fixed, ...rest } = facts;
   return {
     ...rest,
@@ -162,8 +164,8 @@ function nativeRow(
   source: FactorySource,
   type: NativeType,
   provider: TableProvider,
-  facts: Pick<ApiDefinition, 'protocol' | 'defaultModel'>,
-): ApiDefinition {
+  facts: Pick<ProviderTypeDefinition, 'protocol' | 'defaultModel'>,
+): ProviderTypeDefinition {
   const keyVariables = providerTable[provider].keyVariables;
   return {
     type,
@@ -177,8 +179,8 @@ function nativeRow(
   };
 }
 
-/** The built-in rows, in the order `--api` lists them; `source` supplies each one's factory. */
-export function builtinApis(source: FactorySource): ApiDefinition[] {
+/** The built-in rows, in the order `--protocol` lists them; `source` supplies each one's factory. */
+export function builtinProviderTypes(source: FactorySource): ProviderTypeDefinition[] {
   return [
     nativeRow(source, 'anthropic', 'anthropic', {
       protocol: 'anthropic-messages',
@@ -235,7 +237,7 @@ export function builtinApis(source: FactorySource): ApiDefinition[] {
       protocol: 'bedrock-invoke',
       defaultModel: 'bedrock:anthropic.claude-sonnet-4-5-20250929-v1:0',
       keyVariables: providerTable.bedrock.keyVariables,
-      fixed: { api: 'invoke' },
+      fixed: { protocol: 'invoke' },
     }),
     cloudRow(source, 'vertex', {
       type: 'vertex',
@@ -254,7 +256,7 @@ export function builtinApis(source: FactorySource): ApiDefinition[] {
   ];
 }
 
-const loaders: { [Type in BuiltinApiType]: () => Promise<BuiltinFactories[Type]> } = {
+const loaders: { [Type in BuiltinProviderType]: () => Promise<BuiltinFactories[Type]> } = {
   anthropic: async () => (await import('../providers/anthropic/index.ts')).createAnthropic,
   openai: async () => (await import('../providers/openai-chat/index.ts')).createOpenAI,
   'openai-responses': async () =>
@@ -267,10 +269,10 @@ const loaders: { [Type in BuiltinApiType]: () => Promise<BuiltinFactories[Type]>
 };
 
 /**
- * A new table of the built-in APIs, each row importing its provider's code only when `load()` is
- * awaited. Every client gets its own ({@link registerApi} on one is never seen by another).
+ * A new table of the built-in provider types, each row importing its provider's code only when `load()` is
+ * awaited. Every client gets its own ({@link registerProviderType} on one is never seen by another).
  */
-export function createApiTable(): ApiTable {
+export function createProviderTypeTable(): ProviderTypeTable {
   const loaded: Partial<BuiltinFactories> = {};
   const source: FactorySource = {
     get(type) {
@@ -282,31 +284,31 @@ export function createApiTable(): ApiTable {
       (loaded as Record<string, unknown>)[type] ??= await loaders[type]();
     },
   };
-  return new Map(builtinApis(source).map((definition) => [definition.type, definition]));
+  return new Map(builtinProviderTypes(source).map((definition) => [definition.type, definition]));
 }
 
-/** Adds (or replaces) a row of `table`; a client created with `{ apis: table }` can then use `type: definition.type`. */
-export function registerApi(definition: ApiDefinition, table: ApiTable): void {
+/** Adds (or replaces) a row of `table`; a client created with `{ providerTypes: table }` can then use `type: definition.type`. */
+export function registerProviderType(definition: ProviderTypeDefinition, table: ProviderTypeTable): void {
   table.set(definition.type, definition);
 }
 
 /** Loads the code of every row of `table` (each row's `load`), so their `create` can be called at once. */
-export async function loadApiTable(table: ApiTable): Promise<ApiTable> {
+export async function loadProviderTypeTable(table: ProviderTypeTable): Promise<ProviderTypeTable> {
   await Promise.all([...table.values()].map((definition) => definition.load?.()));
   return table;
 }
 
 /** Creates the adapter of a row, loading its code first when the row imports it lazily. */
-export async function createApiAdapter(
-  definition: ApiDefinition,
-  options: ApiCreateOptions,
+export async function createAdapterOfType(
+  definition: ProviderTypeDefinition,
+  options: ProviderTypeCreateOptions,
 ): Promise<Adapter> {
   await definition.load?.();
   return definition.create(options);
 }
 
 /** The rows a caller can drive against the emulator: those naming their wire protocol. */
-export function emulatedApis(table: ApiTable): ApiDefinition[] {
+export function emulatedProviderTypes(table: ProviderTypeTable): ProviderTypeDefinition[] {
   return [...table.values()].filter((row) => row.protocol !== undefined);
 }
 
@@ -314,21 +316,21 @@ export function emulatedApis(table: ApiTable): ApiDefinition[] {
  * The names that select a row: each wire protocol (naming the first row that speaks it), then each
  * `type` not already listed. Only rows naming their protocol count.
  */
-export function apiNames(table: ApiTable): string[] {
-  const rows = emulatedApis(table);
+export function providerTypeNames(table: ProviderTypeTable): string[] {
+  const rows = emulatedProviderTypes(table);
   const names = new Set(rows.map((row) => row.protocol!));
   for (const row of rows) names.add(row.type);
   return [...names];
 }
 
-/** The row `name` selects (a wire protocol or a `type`, see {@link apiNames}); `undefined` when none. */
-export function findApi(table: ApiTable, name: string): ApiDefinition | undefined {
-  const rows = emulatedApis(table);
+/** The row `name` selects (a wire protocol or a `type`, see {@link providerTypeNames}); `undefined` when none. */
+export function findProviderType(table: ProviderTypeTable, name: string): ProviderTypeDefinition | undefined {
+  const rows = emulatedProviderTypes(table);
   return rows.find((row) => row.protocol === name) ?? rows.find((row) => row.type === name);
 }
 
 /** `unknown API 'x' (did you mean 'y'?)`-style text: the closest known name, else every known name. */
-export function unknownApiMessage(kind: string, name: string, known: readonly string[]): string {
+export function unknownNameMessage(kind: string, name: string, known: readonly string[]): string {
   const suggestion = closest(name, known);
   return suggestion === undefined
     ? `unknown ${kind} '${name}' (this version supports ${known.join(', ')})`
