@@ -162,6 +162,18 @@ function timerMs(value: number | undefined, fallback: number): number {
   return Math.min(value, maxTimerMs);
 }
 
+/**
+ * One idle, unreferenced interval per timeout length of a client. Node keeps one timer list per
+ * duration and deletes it (a priority-queue removal) when its last timer is cleared, so a call's
+ * timers, each cleared within the call, created and deleted three lists per call (~4 µs in the
+ * fixed cost's profile). With one timer always in each list, starting and clearing a call's timers
+ * is a list append and removal. The intervals do nothing and never keep the process alive.
+ */
+function keepTimerLists(timeouts: HttpClient['timeouts']): NodeJS.Timeout[] {
+  const lengths = new Set([timeouts.timeoutMs, timeouts.firstByteTimeoutMs, timeouts.idleTimeoutMs]);
+  return [...lengths].map((ms) => setInterval(() => {}, ms).unref());
+}
+
 /** A pooled HTTP client. `close()` releases its sockets. */
 export class HttpClient {
   /** The default transport: options until the first call, then the dispatcher being created, then it. */
@@ -169,6 +181,8 @@ export class HttpClient {
   private readonly agentOptions: HttpClientOptions | undefined;
   private readonly fetchFunction: typeof fetch | undefined;
   readonly timeouts: Required<Pick<HttpClientOptions, 'timeoutMs' | 'firstByteTimeoutMs' | 'idleTimeoutMs'>>;
+  /** See {@link keepTimerLists}: created on the first call, cleared on `close()`. */
+  private sentinels: NodeJS.Timeout[] | undefined;
 
   constructor(options: HttpClientOptions = {}) {
     this.timeouts = {
@@ -202,6 +216,7 @@ export class HttpClient {
    * returns the function that clears it.
    */
   startDeadline(controller: AbortController): () => void {
+    this.sentinels ??= keepTimerLists(this.timeouts);
     const ms = this.timeouts.timeoutMs;
     const timer = setTimeout(() => controller.abort({ kind: 'timeout', which: 'total', ms }), ms);
     return () => clearTimeout(timer);
@@ -266,6 +281,8 @@ export class HttpClient {
 
   /** Releases pooled connections. */
   async close(): Promise<void> {
+    for (const sentinel of this.sentinels ?? []) clearInterval(sentinel);
+    this.sentinels = undefined;
     const agent = this.agent;
     this.agent = undefined;
     if (agent === undefined) return;
