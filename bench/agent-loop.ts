@@ -7,7 +7,7 @@
  * event forwarding, validation, tool dispatch, transcript and usage bookkeeping.
  */
 import { z } from 'zod';
-import { createAgent, defineTool, type ModelClient, type ModelStream } from '../src/agent/index.ts';
+import { createAgent, tool, type ModelClient, type ModelStream } from '../src/agent/index.ts';
 import type { StreamEvent } from '../src/core/events.ts';
 import type { RequestId, ToolCallId } from '../src/core/ids.ts';
 import type { CanonicalResponse } from '../src/core/request.ts';
@@ -71,7 +71,7 @@ function createClient(): ModelClient {
 }
 
 const execute = ({ q }: { q: string }) => `answer to ${q}`;
-const lookup = defineTool({ name: 'lookup', input: z.object({ q: z.string() }), execute });
+const lookup = tool({ name: 'lookup', input: z.object({ q: z.string() }), execute });
 
 async function loopRun(iterate: boolean): Promise<void> {
   const agent = createAgent({

@@ -15,7 +15,8 @@ import { userText } from '../src/core/transcript.ts';
 import { validateRequest, validateRouteRequest } from '../src/core/request-schema.ts';
 import { validateCall } from '../src/providers/common/validate-call.ts';
 import { allCapabilities } from '../src/testing/scripted-adapter.ts';
-import { createProviderTypeTable, createSwitchyard, registerProviderType } from '../src/index.ts';
+import { createProviderTypeTable, registerProviderType } from '../src/adapter-kit.ts';
+import { createSwitchyard } from '../src/index.ts';
 
 const calls = Number(process.env.CALLS ?? 50_000);
 const rounds = 5;

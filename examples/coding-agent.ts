@@ -2,7 +2,7 @@
 import { z } from 'zod';
 // In your project: from 'switchyard-ai' and 'switchyard-ai/agent'.
 import { createSwitchyard, type SwitchyardConfig } from '../src/index.ts';
-import { type AgentResult, createAgent, defineTool, type PendingApproval } from '../src/agent/index.ts';
+import { type AgentResult, createAgent, tool, type PendingApproval } from '../src/agent/index.ts';
 import { toolOutput } from '../src/agent/index.ts';
 
 export interface CodingAgentOptions {
@@ -16,13 +16,13 @@ export interface CodingAgentOptions {
 export async function runCodingAgent(task: string, options: CodingAgentOptions): Promise<AgentResult> {
   const { files } = options;
   const sy = createSwitchyard({ config: options.config }); // routes by model name and prices every call
-  const readFile = defineTool({
+  const readFile = tool({
     name: 'read_file',
     description: 'Read a project file',
     input: z.object({ path: z.string() }),
     execute: ({ path }) => files.get(path) ?? toolOutput.error(`No such file: ${path}`),
   });
-  const writeFile = defineTool({
+  const writeFile = tool({
     name: 'write_file',
     description: 'Replace a project file',
     input: z.object({ path: z.string(), content: z.string() }),

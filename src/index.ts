@@ -1,34 +1,23 @@
-/** Switchyard: one canonical transcript for every LLM provider. The core, provider-agnostic API. */
-export { accumulateResponse, ResponseAccumulator } from './core/accumulator.ts';
-export type {
-  Adapter,
-  AdapterSession,
-  ProtocolId,
-  CallOptions,
-  ModelInfo,
-  RetryInfo,
-  TokenEstimateInput,
-} from './core/adapter.ts';
-export { createSession } from './core/adapter.ts';
+/**
+ * Switchyard for people building apps: the client (`createSwitchyard`), conversations, tools,
+ * the transcript and its events, errors, observers, config and prices. Adapter authors find the
+ * stream builder, tool-id map, JSON fragments and the provider-type table in
+ * `switchyard-ai/adapter-kit`; routing and availability primitives are in `switchyard-ai/routing`.
+ * `test/package.test.ts` pins this list.
+ */
+export type { Adapter, CallOptions, ModelInfo, ProtocolId, RetryInfo } from './core/adapter.ts';
 export type {
   Capabilities,
   CapabilityName,
   CapabilityOverrides,
   ModelCapabilities,
 } from './core/capabilities.ts';
-export { requiredCapabilities } from './core/capabilities.ts';
-export { assertCapabilities, assertContextWindow, contextOverflowFactor } from './core/capability-check.ts';
 export {
   AdapterError,
-  type AdapterErrorOptions,
   AuthError,
   CancelledError,
   ContextOverflowError,
-  classifyError,
-  createAdapterError,
-  type ErrorBody,
   type ErrorClass,
-  type ErrorRule,
   errorClasses,
   InvalidRequestError,
   isAdapterError,
@@ -38,9 +27,7 @@ export {
   isInvalidRequestError,
   isNetworkError,
   isRateLimitError,
-  isRetryableClass,
   isServerError,
-  mapStatusToErrorClass,
   NetworkError,
   RateLimitError,
   ServerError,
@@ -48,19 +35,8 @@ export {
 export { EventStream } from './core/event-stream.ts';
 export type * from './core/events.ts';
 export { type FinishReason, finishReasons } from './core/finish-reason.ts';
-export {
-  createRequestId,
-  createSessionId,
-  createToolCallId,
-  type MessageId,
-  type ModelId,
-  type RequestId,
-  type SessionId,
-  splitModelId,
-  type ToolCallId,
-  toolCallId,
-} from './core/ids.ts';
-export { isJsonObject, type JsonObject, type JsonValue } from './core/json.ts';
+export type { MessageId, ModelId, RequestId, SessionId, ToolCallId } from './core/ids.ts';
+export type { JsonObject, JsonValue } from './core/json.ts';
 export {
   consoleLogger,
   createConsoleLogger,
@@ -70,8 +46,7 @@ export {
   type LogLevel,
   silentLogger,
 } from './core/logger.ts';
-export { isMetadataKey, type MetadataMap, sortMetadata } from './core/metadata.ts';
-export { JsonFragments, repairJsonObject } from './core/partial-json.ts';
+export type { MetadataMap } from './core/metadata.ts';
 export type {
   CanonicalRequest,
   CanonicalResponse,
@@ -79,8 +54,6 @@ export type {
   PromptCacheRequest,
   ReasoningRequest,
 } from './core/request.ts';
-export { type BlockKey, StreamBuilder, type StreamBuilderContext } from './core/stream-builder.ts';
-export { anyToolId, hashId, ToolIdMap, type ToolIdRule } from './core/tool-id-map.ts';
 export type { ToolChoice, ToolSpec } from './core/tools.ts';
 export type {
   CustomPart,
@@ -99,17 +72,13 @@ export type {
   Transcript,
 } from './core/transcript.ts';
 export { systemText, userText } from './core/transcript.ts';
-export { checkTranscript, type TranscriptViolation } from './core/transcript-invariants.ts';
-export { requestSchema, validateCallOptions, validateRequest } from './core/request-schema.ts';
 export {
-  formatPath,
   type ParseResult,
   parseTranscript,
   stringifyTranscript,
-  transcriptSchema,
   type ValidationIssue,
 } from './core/transcript-schema.ts';
-export { type Cost, emptyUsage, totalInputTokens, type Usage, usageFromInclusive } from './core/usage.ts';
+export type { Cost, Usage } from './core/usage.ts';
 export { type Reply, textOf, toolCallsOf } from './core/reply.ts';
 export {
   addUsage,
@@ -133,26 +102,16 @@ export type {
   CallStartedEvent,
   Observer,
 } from './observers/types.ts';
+export { createJsonLinesReporter, type JsonLinesReporterOptions, summarizeEvent } from './observers/jsonl.ts';
 export {
-  addCosts,
   computeCost,
   createPriceTable,
-  defaultPriceTable,
   type ModelPrices,
-  type PriceSnapshot,
   type PriceTable,
   type PriceTableOptions,
   reprice,
   type TieredPrice,
 } from './pricing/index.ts';
-export {
-  type ProviderTypeCreateOptions,
-  type ProviderTypeDefinition,
-  type ProviderTypeTable,
-  createProviderTypeTable,
-  loadProviderTypeTable,
-  registerProviderType,
-} from './registry/provider-type-table.ts';
 export {
   ConfigError,
   type ConfigIssue,
@@ -163,44 +122,17 @@ export {
 export type { ModelFacts } from './registry/model-facts.ts';
 export type { MatchKind, ModelListing, ResolvedModel } from './registry/registry.ts';
 export {
-  type Admission,
-  Availability,
-  type AvailabilityPolicy,
-  type AvailabilityOperation,
-  type AvailabilityRecord,
-  type AvailabilityStore,
-  applyTransition,
-  type CircuitState,
-  createMemoryAvailabilityStore,
-  defaultAvailabilityPolicy,
-  type TransitionOutcome,
-} from './routing/availability.ts';
-export {
-  type RoutingAttempt,
-  type RoutingDecision,
-  routingDecision,
-  routingDecisionOfError,
-} from './routing/decision.ts';
-export type { RouteRequest } from './routing/router.ts';
-export {
   createSwitchyard,
   type ModelDescription,
   type Switchyard,
   type SwitchyardOptions,
 } from './switchyard.ts';
-export { matchesGlob } from './core/glob.ts';
+export type { SwitchyardRequest } from './switchyard-input.ts';
 export {
-  type ExecutableTool,
   type InferSchema,
-  type SchemaIssue,
   type SchemaLike,
   StructuredOutputError,
   type Tool,
-  type ToolDefinition,
   type ToolSchema,
   tool,
-  toJsonSchema,
-  validateValue,
 } from './schemas/index.ts';
-export type { SwitchyardRequest } from './switchyard-input.ts';
-export { createJsonLinesReporter, type JsonLinesReporterOptions, summarizeEvent } from './observers/jsonl.ts';

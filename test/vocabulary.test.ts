@@ -22,7 +22,7 @@ const retired: Record<string, string> = {
   registerApi: 'registerProviderType',
   defaultApis: 'defaultProviderTypes',
   createApiTable: 'createProviderTypeTable',
-  createLazyApiTable: 'createLazyProviderTypeTable',
+  createLazyApiTable: 'createProviderTypeTable',
   builtinApis: 'builtinProviderTypes',
   createApiAdapter: 'createAdapterOfType',
   emulatedApis: 'emulatedProviderTypes',

@@ -6,7 +6,7 @@ import { createSwitchyard, type Switchyard } from '../switchyard.ts';
 import { anthropicError, type Emulator, startEmulator } from '../testing/emulator/index.ts';
 import { createAgent } from './agent.ts';
 import { drain, expectConsistent } from './test-support.ts';
-import { defineTool } from './tool.ts';
+import { tool } from '../schemas/structured.ts';
 
 let emulator: Emulator;
 let sy: Switchyard;
@@ -35,7 +35,7 @@ afterAll(async () => {
   await emulator.close();
 });
 
-const lookup = defineTool({
+const lookup = tool({
   name: 'lookup',
   input: z.object({ q: z.string() }),
   execute: ({ q }) => `about ${q}`,

@@ -7,7 +7,7 @@ import { createScriptedAdapter } from '../testing/scripted-adapter.ts';
 import { createAgent } from './agent.ts';
 import { CancellationController, InterruptSignal } from './cancellation.ts';
 import { call, expectConsistent, resultsById, resultText, text } from './test-support.ts';
-import { defineTool } from './tool.ts';
+import { tool } from '../schemas/structured.ts';
 import { assistantText } from './transcript-tools.ts';
 import type { AgentEvent } from './types.ts';
 
@@ -77,7 +77,7 @@ describe('interrupts (scripted adapter)', () => {
 
   it('during a streaming tool call: the half-received call is answered, never executed', async () => {
     let ran = false;
-    const tool = defineTool({
+    const write = tool({
       name: 'write',
       input: z.object({ body: z.string() }),
       execute: () => {
@@ -86,7 +86,7 @@ describe('interrupts (scripted adapter)', () => {
       },
     });
     const adapter = createScriptedAdapter([{ content: [call('c1', 'write', { body: slow })], chunkSize: 4 }]);
-    const run = createAgent({ client: adapter, model: 'scripted:m', tools: [tool] }).run('go');
+    const run = createAgent({ client: adapter, model: 'scripted:m', tools: [write] }).run('go');
     const result = await interruptAt(run, (event) => event.type === 'tool-call-delta');
     expect(result.outcome).toBe('cancelled');
     expect(ran).toBe(false);
@@ -103,8 +103,8 @@ describe('interrupts (scripted adapter)', () => {
       markStarted = resolve;
     });
     const tools = [
-      defineTool({ name: 'quick', input: z.object({}), execute: () => 'quick done' }),
-      defineTool({
+      tool({ name: 'quick', input: z.object({}), execute: () => 'quick done' }),
+      tool({
         name: 'long',
         input: z.object({}),
         execute: (_input, { signal }) =>

@@ -9,7 +9,7 @@ import { finishReasons } from '../core/finish-reason.ts';
 import type { ToolCallPart } from '../core/transcript.ts';
 import { createScriptedAdapter } from '../testing/scripted-adapter.ts';
 import { createAgent } from './agent.ts';
-import { defineTool } from './index.ts';
+import { tool } from './index.ts';
 import { AgentStateError, approvalDigest, parseAgentState, stringifyAgentState } from './state.ts';
 import { call, text } from './test-support.ts';
 import type { AgentState } from './types.ts';
@@ -17,7 +17,7 @@ import type { AgentState } from './types.ts';
 function setup() {
   const ran: string[] = [];
   const tools = [
-    defineTool({
+    tool({
       name: 'list_files',
       input: z.object({}),
       execute: () => {
@@ -25,7 +25,7 @@ function setup() {
         return ['a.txt'];
       },
     }),
-    defineTool({
+    tool({
       name: 'delete_file',
       input: z.object({ path: z.string() }),
       needsApproval: true,

@@ -5,11 +5,11 @@ import { ServerError } from '../core/errors/server-error.ts';
 import { createScriptedAdapter, type ScriptedResponse } from '../testing/scripted-adapter.ts';
 import { createAgent } from './agent.ts';
 import { call, drain, expectConsistent, resultsById, resultText, text } from './test-support.ts';
-import { defineTool } from './tool.ts';
+import { tool } from '../schemas/structured.ts';
 import { assistantText } from './transcript-tools.ts';
 
 const executed: string[] = [];
-const echo = defineTool({
+const echo = tool({
   name: 'echo',
   input: z.object({ value: z.string() }),
   execute: ({ value }) => {
@@ -229,7 +229,7 @@ describe('agent recovery', () => {
 
 describe('a run that did not complete never reads like an answer', () => {
   it('an error after an earlier answered turn leaves result.text empty (the transcript keeps the turn)', async () => {
-    const weather = defineTool<{ city: string }>({
+    const weather = tool({
       name: 'weather',
       input: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
       execute: () => 'sunny',

@@ -12,7 +12,7 @@ import { createOnEmulator } from '../../test/support/provider-types.ts';
 import { createAgent } from './agent.ts';
 import { dropOldReasoning, summarizeOldTurns } from './strategies.ts';
 import { drain, expectConsistent, resultsById, resultText } from './test-support.ts';
-import { defineTool } from './tool.ts';
+import { tool } from '../schemas/structured.ts';
 
 let emulator: Emulator;
 const adapters = {} as Record<'anthropic' | 'openai' | 'gemini' | 'responses', Adapter>;
@@ -33,7 +33,7 @@ afterAll(async () => {
 
 const clientFor = (model: string) => adapters[model.split(':')[0] as keyof typeof adapters];
 
-const lookup = defineTool({
+const lookup = tool({
   name: 'lookup',
   description: 'Look something up',
   input: z.object({ q: z.string() }),
@@ -141,7 +141,7 @@ describe('agent over the emulator', () => {
 
   it('a tool call cut by Anthropic’s max_tokens is never executed; the loop resumes', async () => {
     let executed = 0;
-    const write = defineTool({
+    const write = tool({
       name: 'write',
       input: z.object({ path: z.string(), body: z.string() }),
       execute: () => {

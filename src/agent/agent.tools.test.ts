@@ -4,9 +4,11 @@ import type { Item } from '../core/transcript.ts';
 import { createScriptedAdapter } from '../testing/scripted-adapter.ts';
 import { createAgent } from './agent.ts';
 import { call, drain, expectConsistent, resultsById, resultText, text } from './test-support.ts';
-import { defineTool, type StandardSchemaV1, toolOutput } from './tool.ts';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { tool } from '../schemas/structured.ts';
+import { toolOutput } from './tool.ts';
 
-const readFile = defineTool({
+const readFile = tool({
   name: 'read_file',
   description: 'Read a file',
   input: z.object({ path: z.string(), maxLines: z.number().int().positive().optional() }),
@@ -67,7 +69,7 @@ describe('agent tools', () => {
 
   it('returns invalid input to the model with what was wrong, and runs the corrected call', async () => {
     const executed: unknown[] = [];
-    const tool = defineTool({
+    const readFile = tool({
       name: 'read_file',
       input: z.object({ path: z.string(), maxLines: z.number().int().positive().optional() }),
       execute: (input) => {
@@ -80,7 +82,7 @@ describe('agent tools', () => {
       { content: [call('c2', 'read_file', { path: 'a.ts', maxLines: 3 })] },
       { content: [text('done')] },
     ]);
-    const result = await createAgent({ client: adapter, model: 'scripted:m', tools: [tool] })
+    const result = await createAgent({ client: adapter, model: 'scripted:m', tools: [readFile] })
       .run('go')
       .result();
     const first = resultsById(result.transcript).get('c1');
@@ -93,7 +95,7 @@ describe('agent tools', () => {
   });
 
   it('turns a thrown tool error and an unknown tool name into error results, and keeps going', async () => {
-    const failing = defineTool({
+    const failing = tool({
       name: 'explode',
       input: { type: 'object', properties: {} },
       execute: () => {
@@ -121,7 +123,7 @@ describe('agent tools', () => {
     let running = 0;
     let peak = 0;
     const finished: string[] = [];
-    const sleepy = defineTool({
+    const sleepy = tool({
       name: 'sleep',
       input: z.object({ ms: z.number(), label: z.string() }),
       execute: async ({ ms, label }) => {
@@ -153,7 +155,7 @@ describe('agent tools', () => {
 
   it('abandons a tool that hangs past its timeout with an error result and aborts its signal', async () => {
     let aborted = false;
-    const hang = defineTool({
+    const hang = tool({
       name: 'hang',
       input: z.object({}),
       timeoutMs: 30,
@@ -178,9 +180,9 @@ describe('agent tools', () => {
   it('accepts text, JSON, parts (an image) and explicit error outputs', async () => {
     const png = 'iVBORw0KGgo=';
     const tools = [
-      defineTool({ name: 'text', input: z.object({}), execute: () => 'plain' }),
-      defineTool({ name: 'json', input: z.object({}), execute: () => ({ files: ['a', 'b'], count: 2 }) }),
-      defineTool({
+      tool({ name: 'text', input: z.object({}), execute: () => 'plain' }),
+      tool({ name: 'json', input: z.object({}), execute: () => ({ files: ['a', 'b'], count: 2 }) }),
+      tool({
         name: 'shot',
         input: z.object({}),
         execute: () =>
@@ -188,7 +190,7 @@ describe('agent tools', () => {
             { type: 'media', modality: 'image', mimeType: 'image/png', data: { type: 'base64', data: png } },
           ]),
       }),
-      defineTool({ name: 'denied', input: z.object({}), execute: () => toolOutput.error('no such branch') }),
+      tool({ name: 'denied', input: z.object({}), execute: () => toolOutput.error('no such branch') }),
     ];
     const adapter = createScriptedAdapter([
       { content: ['text', 'json', 'shot', 'denied'].map((name, index) => call(`c${index}`, name, {})) },
@@ -211,7 +213,7 @@ describe('agent tools', () => {
   });
 
   it('takes JSON Schema and any Standard Schema (with its own JSON Schema) as input schemas', async () => {
-    const jsonSchema = defineTool({
+    const jsonSchema = tool({
       name: 'json_schema',
       input: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
       execute: ({ n }: { n: number }) => `n=${n}`,
@@ -226,8 +228,8 @@ describe('agent tools', () => {
             : { issues: [{ message: 'word must be a string', path: ['word'] }] },
       },
     };
-    expect(() => defineTool({ name: 'x', input: custom, execute: () => '' })).toThrow(/pass `jsonSchema`/);
-    const standard = defineTool({
+    expect(() => tool({ name: 'x', input: custom, execute: () => '' })).toThrow(/pass `jsonSchema`/);
+    const standard = tool({
       name: 'standard',
       input: custom,
       jsonSchema: { type: 'object', properties: { word: { type: 'string' } } },

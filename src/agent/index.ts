@@ -32,20 +32,8 @@ export {
   summarizeOldTurns,
 } from './strategies.ts';
 export type { AgentSpan, AgentTracer } from './telemetry.ts';
-export {
-  type AgentTool,
-  type AnyAgentTool,
-  type ApprovalRule,
-  defineTool,
-  type MarkedToolOutput,
-  type StandardSchemaV1,
-  type ToolContext,
-  type ToolDefinition,
-  type ToolInputSchema,
-  type ToolReturn,
-  toolOutput,
-} from './tool.ts';
-export { type ExecutableTool, type Tool, tool, type ToolSchema } from '../schemas/structured.ts';
+export { type ToolContext, type ToolReturn, toolOutput } from './tool.ts';
+export { type Tool, tool, type ToolSchema } from '../schemas/structured.ts';
 export { interruptedKey, interruptReasonKey } from './tool-runner.ts';
 export {
   type AgentEvent,

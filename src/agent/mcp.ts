@@ -3,7 +3,8 @@ import { ServerError } from '../core/errors/server-error.ts';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { JsonObject, JsonValue } from '../core/json.ts';
 import type { Part } from '../core/transcript.ts';
-import { type AgentTool, type ApprovalRule, defineTool, type ToolReturn, toolOutput } from './tool.ts';
+import { type ExecutableTool, tool as createTool } from '../schemas/structured.ts';
+import { type ApprovalRule, type ToolReturn, toolOutput } from './tool.ts';
 
 /** Where the MCP server is. */
 export type McpServerConfig =
@@ -51,10 +52,10 @@ export interface McpToolOptions {
 
 /** A connected MCP server and its tools. */
 export interface McpToolSource {
-  readonly tools: AgentTool<JsonObject>[];
+  readonly tools: ExecutableTool<JsonObject>[];
   readonly client: McpClient;
   /** Lists the server's tools again (after a `tools/list_changed`). */
-  refresh(): Promise<AgentTool<JsonObject>[]>;
+  refresh(): Promise<ExecutableTool<JsonObject>[]>;
   /** Closes the connection (and ends a stdio server process). */
   close(): Promise<void>;
 }
@@ -82,7 +83,7 @@ export async function connectMcpTools(
       const tools = listed
         .filter((tool) => options.include === undefined || options.include.includes(tool.name))
         .map((tool) => toAgentTool(client, tool, options));
-      (source.tools as AgentTool<JsonObject>[]).splice(0, source.tools.length, ...tools);
+      (source.tools as ExecutableTool<JsonObject>[]).splice(0, source.tools.length, ...tools);
       return source.tools;
     },
     close: () => client.close(),
@@ -160,7 +161,11 @@ function unboundedListing(why: string): ServerError {
   });
 }
 
-function toAgentTool(client: McpClient, tool: ListedTool, options: McpToolOptions): AgentTool<JsonObject> {
+function toAgentTool(
+  client: McpClient,
+  tool: ListedTool,
+  options: McpToolOptions,
+): ExecutableTool<JsonObject> {
   const name = `${options.prefix ?? ''}${tool.name}`;
   const rule = options.needsApproval;
   const needsApproval: ApprovalRule<JsonObject> | undefined =
@@ -176,12 +181,12 @@ function toAgentTool(client: McpClient, tool: ListedTool, options: McpToolOption
     );
   };
   // Input is checked before the call (zod rebuilds the schema; the built-in subset covers the rest).
-  return defineTool<JsonObject>({
+  return createTool({
     name,
     description: tool.description,
     input: schema,
     execute,
-    needsApproval,
+    needsApproval: needsApproval as ApprovalRule<unknown> | undefined,
     timeoutMs: options.timeoutMs,
   });
 }

@@ -8,15 +8,15 @@ import { z } from 'zod';
 import { createScriptedAdapter } from '../testing/scripted-adapter.ts';
 import { createAgent } from './agent.ts';
 import { call, text } from './test-support.ts';
-import { defineTool } from './tool.ts';
+import { tool } from '../schemas/structured.ts';
 
 describe('OpenTelemetry spans', () => {
   it('one invoke_agent span per run with execute_tool children carrying GenAI attributes', async () => {
     const exporter = new InMemorySpanExporter();
     const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
     const tools = [
-      defineTool({ name: 'ok', input: z.object({}), execute: () => 'fine' }),
-      defineTool({
+      tool({ name: 'ok', input: z.object({}), execute: () => 'fine' }),
+      tool({
         name: 'bad',
         input: z.object({}),
         execute: () => {

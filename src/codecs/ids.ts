@@ -1,4 +1,6 @@
 /** Realistic-looking provider ids and opaque tokens, for encoded responses (gateway and emulator alike). */
+import { randomBytes } from 'node:crypto';
+
 const base62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const hex = '0123456789abcdef';
 

@@ -15,7 +15,7 @@ import {
   validateValue,
 } from './schema.ts';
 import { checkToolDefinition, checkToolJsonSchema } from './tool-check.ts';
-import type { AgentTool, ApprovalRule, ToolContext, ToolReturn } from './tool-output.ts';
+import type { ApprovalRule, ToolContext, ToolReturn } from './tool-output.ts';
 
 /** What a tool's input may be described by: zod, any Standard Schema (with `jsonSchema` when it cannot describe itself), or JSON Schema. */
 export type ToolSchema = StandardSchemaV1 | JsonObject;
@@ -38,7 +38,12 @@ export interface ToolDefinition<Schema extends ToolSchema = ToolSchema> {
   timeoutMs?: number;
 }
 
-/** A tool spec that can also validate the model's input against its schema. */
+/**
+ * The one tool type: a request's tool spec (`name`, `description`, `inputSchema`) that validates the
+ * model's input against its schema, and — when defined with `execute` — an agent tool too. Its
+ * `execute` can be called by hand without a context (a fresh signal, `callId` `manual`, turn 0 fill
+ * what is missing), and what it returns goes into `conversation.addToolResults` as it is.
+ */
 export interface Tool<Schema extends ToolSchema = ToolSchema> extends ToolSpec {
   readonly schema: Schema;
   /** Validates a call's input; throws a `TypeError` naming every problem. */
@@ -47,17 +52,17 @@ export interface Tool<Schema extends ToolSchema = ToolSchema> extends ToolSpec {
   validate(
     input: unknown,
   ): Promise<{ ok: true; value: InferSchema<Schema> } | { ok: false; message: string }>;
+  /** Runs a call (tools defined with `execute`); `context` may be left out or partial. */
+  execute?(input: InferSchema<Schema>, context?: Partial<ToolContext>): ToolReturn | Promise<ToolReturn>;
+  /** Agent: whether a call waits for the user's approval. */
+  readonly needsApproval?: ApprovalRule<InferSchema<Schema>>;
+  /** Agent: milliseconds before a call is abandoned with an error result (default: the agent's). */
+  readonly timeoutMs?: number;
 }
 
-/**
- * A {@link tool} with `execute`: a request's tool spec and an agent tool at once. Its `execute` can
- * be called by hand without a context (a fresh signal, `callId` `manual`, turn 0 fill what is
- * missing), and what it returns goes into `conversation.addToolResults` as it is.
- */
+/** A {@link Tool} defined with `execute` (what {@link tool} returns then): `execute` is present. */
 export type ExecutableTool<Schema extends ToolSchema = ToolSchema> = Tool<Schema> &
-  Omit<AgentTool<InferSchema<Schema>>, 'execute'> & {
-    execute(input: InferSchema<Schema>, context?: Partial<ToolContext>): ToolReturn | Promise<ToolReturn>;
-  };
+  Required<Pick<Tool<Schema>, 'execute'>>;
 
 /** The context of a call made by hand: what the caller gave, the rest filled in. */
 function manualContext(context: Partial<ToolContext> | undefined): ToolContext {
@@ -69,9 +74,9 @@ function manualContext(context: Partial<ToolContext> | undefined): ToolContext {
 }
 
 /**
- * Creates a tool from a schema — the one way to define tools (`defineTool` in `switchyard-ai/agent`
- * is an alias): `tool({ name: 'weather', input: z.object({ city: z.string() }) })` for requests,
- * plus `execute` (and `needsApproval`, `timeoutMs`) for the agent.
+ * Creates a tool from a schema — the one way to define tools, for requests and the agent alike:
+ * `tool({ name: 'weather', input: z.object({ city: z.string() }) })` for requests, plus `execute`
+ * (and `needsApproval`, `timeoutMs`) for the agent.
  */
 export function tool<Schema extends ToolSchema>(
   definition: ToolDefinition<Schema> & Required<Pick<ToolDefinition<Schema>, 'execute'>>,
@@ -80,8 +85,8 @@ export function tool<Schema extends ToolSchema>(definition: ToolDefinition<Schem
 export function tool(definition: ToolDefinition): Tool | ExecutableTool {
   checkToolDefinition(definition);
   const { input, name } = definition;
-  const created: Tool & {
-    -readonly [Key in 'execute' | 'needsApproval' | 'timeoutMs']?: AgentTool<unknown>[Key];
+  const created: {
+    -readonly [Key in keyof Tool]: Tool[Key];
   } = {
     name,
     inputSchema:

@@ -2,7 +2,7 @@
  * What a tool's `execute` receives and returns, and the tool the agent runs: the runtime half of
  * {@link tool} (`structured.ts`), below the agent so that requests and the agent share one tool type.
  */
-import type { JsonObject, JsonValue } from '../core/json.ts';
+import type { JsonValue } from '../core/json.ts';
 import type { Part, ToolOutput } from '../core/transcript.ts';
 
 /** What a tool's `execute` receives besides its input. */
@@ -55,25 +55,5 @@ export function normalizeToolReturn(value: ToolReturn): { output: ToolOutput; is
 }
 
 /** Whether a call needs the user's approval before it runs. */
-export type ApprovalRule<Input> = boolean | ((input: Input) => boolean | Promise<boolean>);
-
-/** A tool the agent can run. Build one with `tool({ …, execute })` (or its alias {@link defineTool}). */
-export interface AgentTool<Input = JsonObject> {
-  readonly name: string;
-  readonly description?: string;
-  /** The JSON Schema the model sees. */
-  readonly inputSchema: JsonObject;
-  /** Validates the model's input; the message lists each problem by path. */
-  validate(input: unknown): Promise<{ ok: true; value: Input } | { ok: false; message: string }>;
-  execute(input: Input, context: ToolContext): ToolReturn | Promise<ToolReturn>;
-  readonly needsApproval?: ApprovalRule<Input>;
-  /** Milliseconds before the call is abandoned with an error result (default: the agent's). */
-  readonly timeoutMs?: number;
-}
-
-/**
- * Any tool, whatever its input type. `any` because a tool list mixes input types and `execute` /
- * `needsApproval` take their input contravariantly; the loop only ever passes validated input.
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyAgentTool = AgentTool<any>;
+// A method signature, so a rule typed by one tool's input fits a list of tools of any input (bivariant).
+export type ApprovalRule<Input> = boolean | { rule(input: Input): boolean | Promise<boolean> }['rule'];

@@ -1,13 +1,13 @@
 /** Tools shared by the approval test and the process that resumes its paused run. */
 import { appendFileSync } from 'node:fs';
 import { z } from 'zod';
-import { defineTool } from '../../src/agent/index.ts';
+import { tool } from '../../src/agent/index.ts';
 
 /** The tools of the approval test; each appends what it did to `logFile`. */
 export function approvalTools(logFile: string) {
   const log = (line: string) => appendFileSync(logFile, `${process.pid} ${line}\n`);
   return [
-    defineTool({
+    tool({
       name: 'list_files',
       input: z.object({}),
       execute: () => {
@@ -15,7 +15,7 @@ export function approvalTools(logFile: string) {
         return ['a.txt', 'b.txt'];
       },
     }),
-    defineTool({
+    tool({
       name: 'write_file',
       input: z.object({ path: z.string(), content: z.string() }),
       needsApproval: true,
@@ -24,7 +24,7 @@ export function approvalTools(logFile: string) {
         return `wrote ${path}`;
       },
     }),
-    defineTool({
+    tool({
       name: 'delete_file',
       input: z.object({ path: z.string() }),
       needsApproval: ({ path }) => path !== 'scratch.tmp',
