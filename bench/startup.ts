@@ -1,6 +1,7 @@
 /**
  * Start-up, side by side, on the built package: the whole-process time and peak RSS of
- * `switchyard ask` answering from the emulator against a script asking the same with the official
+ * `switchyard ask` answering from the emulator (key and base URL in the environment, as the SDK
+ * reads them; and with a YAML `--config`) against a script asking the same with the official
  * `openai` SDK (and `node -e ''` as the floor). Run `npm run build` first, then
  * `npm run bench:startup [-- --rounds N]`. Rounds are interleaved; medians and minimums are printed.
  */
@@ -33,24 +34,34 @@ writeFileSync(
   `adapters:\n  openai: { type: openai, base_url: '${emulator.url}/v1', api_key: bench-key, max_retries: 0 }\n`,
 );
 
-const contenders: Array<{ name: string; args: string[] }> = [
+/** No key of any provider unless a contender sets one. */
+const noKeys = { OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', GEMINI_API_KEY: '' };
+const ask = [cli, 'ask', '-m', 'openai:gpt-5-mini', 'Say hello.'];
+const contenders: Array<{ name: string; args: string[]; env?: Record<string, string> }> = [
   { name: "node -e '' (floor)", args: ['-e', ''] },
+  // As most people run it: the key and base URL in the environment (the SDK reads the same two).
   {
-    name: 'switchyard ask (dist)',
-    args: [cli, 'ask', '--config', config, '-m', 'openai:gpt-5-mini', 'Say hello.'],
+    name: 'switchyard ask (env)',
+    args: ask,
+    env: { OPENAI_API_KEY: 'bench-key', OPENAI_BASE_URL: `${emulator.url}/v1` },
   },
+  // With a YAML config file (`--config`): adds the YAML parser.
+  { name: 'switchyard ask (YAML)', args: [...ask.slice(0, 2), '--config', config, ...ask.slice(2)] },
   { name: 'openai SDK script', args: [join(root, 'bench/startup/openai-sdk.mjs'), `${emulator.url}/v1`] },
 ];
 
 /** Runs one contender to its end; wall milliseconds, peak RSS in MB, and its stdout. */
-function measure(args: string[]): Promise<{ ms: number; rssMb: number; stdout: string }> {
+function measure(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ ms: number; rssMb: number; stdout: string }> {
   const started = performance.now();
   const child = spawn(
     process.execPath,
     ['--import', pathToFileURL(join(root, 'bench/startup/rss.mjs')).href, ...args],
     {
       stdio: ['ignore', 'pipe', 'inherit', 'pipe'],
-      env: { ...process.env, OPENAI_API_KEY: '', ANTHROPIC_API_KEY: '', GEMINI_API_KEY: '' },
+      env: { ...process.env, ...noKeys, OPENAI_BASE_URL: '', ...env },
     },
   );
   let stdout = '';
@@ -72,7 +83,7 @@ const results = contenders.map(() => ({ ms: [] as number[], rss: [] as number[] 
 try {
   for (let round = 0; round <= rounds; round++) {
     for (const [index, contender] of contenders.entries()) {
-      const run = await measure(contender.args);
+      const run = await measure(contender.args, contender.env);
       if (index > 0 && !run.stdout.includes('Hello!'))
         throw new Error(`${contender.name} printed ${run.stdout}`);
       if (round === 0) continue; // Warm-up: file cache.
@@ -90,5 +101,13 @@ for (const [index, contender] of contenders.entries()) {
   const { ms, rss } = results[index]!;
   console.log(
     `  ${contender.name.padEnd(24)} median ${median(ms).toFixed(0).padStart(4)} ms (min ${Math.min(...ms).toFixed(0)})   peak RSS median ${median(rss).toFixed(0)} MB`,
+  );
+}
+const sdk = results.at(-1)!;
+for (const [index, contender] of contenders.entries()) {
+  if (!contender.name.startsWith('switchyard')) continue;
+  const { ms, rss } = results[index]!;
+  console.log(
+    `  ${contender.name} / SDK script: time ${(median(ms) / median(sdk.ms)).toFixed(2)} (min ${(Math.min(...ms) / Math.min(...sdk.ms)).toFixed(2)}), peak RSS ${(median(rss) / median(sdk.rss)).toFixed(2)}`,
   );
 }

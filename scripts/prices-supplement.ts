@@ -19,7 +19,6 @@ export const supplement: SupplementRow[] = [
     model: {
       id: 'qwen3-max',
       match: { or: [{ equals: 'qwen3-max' }, { starts_with: 'qwen3-max-20' }] },
-      contextWindow: 262_144,
       source:
         'https://www.alibabacloud.com/help/en/model-studio/model-pricing (qwen3-max, international, standard rates; cross-checked 2026-11-23 against a reseller listing the same base rates)',
       prices: {

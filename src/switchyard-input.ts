@@ -24,10 +24,9 @@ import type { ConversationSettings, ConversationSnapshot } from './conversation/
 import type { RouteRequest } from './routing/router.ts';
 import type { SchemaLike } from './schemas/schema.ts';
 import { toOutputSchema } from './schemas/structured.ts';
+import { isJsonObject } from './core/json.ts';
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null;
-const method = (value: unknown, name: string) => isObject(value) && typeof value[name] === 'function';
+const method = (value: unknown, name: string) => isJsonObject(value) && typeof value[name] === 'function';
 const fn = (message: string) =>
   z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', message);
 
@@ -42,7 +41,7 @@ const optionsSchema = z.strictObject({
   config: z
     .custom<object>(
       (value) =>
-        (typeof value === 'string' && value.trim() !== '') || (isObject(value) && !Array.isArray(value)),
+        (typeof value === 'string' && value.trim() !== '') || (isJsonObject(value) && !Array.isArray(value)),
       'config must be a path to a YAML/JSON file or a config object',
     )
     .optional(),
@@ -50,7 +49,7 @@ const optionsSchema = z.strictObject({
   // copy (the caller's own object is what the client keeps).
   env: z
     .preprocess(
-      (value) => (isObject(value) && !Array.isArray(value) ? { ...value } : value),
+      (value) => (isJsonObject(value) && !Array.isArray(value) ? { ...value } : value),
       z.record(z.string(), z.string().optional(), { error: 'env must map variable names to strings' }),
     )
     .optional(),
@@ -117,14 +116,14 @@ export function prepareRequest(input: unknown, callOptions: unknown): PreparedRe
   const issues: ValidationIssue[] = [];
   let prepared: Omit<Extract<PreparedRequest, { ok: true }>, 'ok' | 'options'> | undefined;
   try {
-    if (!isObject(input) || Array.isArray(input)) {
+    if (!isJsonObject(input) || Array.isArray(input)) {
       issues.push({ path: '(root)', message: 'the request must be an object { model, transcript, … }' });
     } else {
       const { output, ...rest } = input as unknown as SwitchyardRequest;
       if (Array.isArray(rest.tools))
-        rest.tools = rest.tools.map((tool) => (isObject(tool) ? toToolSpec(tool) : tool));
+        rest.tools = rest.tools.map((tool) => (isJsonObject(tool) ? toToolSpec(tool) : tool));
       prepared = { request: rest };
-      if (output !== undefined && !isObject(output) && typeof output !== 'function') {
+      if (output !== undefined && !isJsonObject(output) && typeof output !== 'function') {
         issues.push({
           path: 'output',
           message: 'output must be a zod schema, a Standard Schema or a JSON Schema object',

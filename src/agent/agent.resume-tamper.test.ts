@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { finishReasons } from '../core/finish-reason.ts';
 import type { ToolCallPart } from '../core/transcript.ts';
 import { createScriptedAdapter } from '../testing/scripted-adapter.ts';
 import { createAgent } from './agent.ts';
@@ -233,5 +234,17 @@ describe('agent resume: an untouched state runs exactly the approved call with t
     const result = await agent.resume(state, { c_del: false }).result();
     expect(result.outcome).toBe('completed');
     expect(ran).toEqual([]);
+  });
+});
+
+describe("agent state: a turn's finish reason is one of core's finishReasons", () => {
+  it('every finish reason is accepted and nothing else (the state schema derives from the one list)', async () => {
+    const { state } = await paused();
+    for (const reason of finishReasons) {
+      state.turns[0]!.finishReason = reason;
+      expect(parseAgentState(JSON.stringify(state)).turns[0]!.finishReason).toBe(reason);
+    }
+    state.turns[0]!.finishReason = 'tool_use' as never;
+    expect(() => parseAgentState(JSON.stringify(state))).toThrow(/finishReason/);
   });
 });

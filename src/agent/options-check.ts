@@ -12,10 +12,9 @@ import { CancellationController } from './cancellation.ts';
 import type { AgentOptions, RunOptions } from './options.ts';
 import { AgentStateError, checkAgentState, verifyAgentState } from './state.ts';
 import type { AgentState } from './types.ts';
+import { isJsonObject } from '../core/json.ts';
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null;
-const method = (value: unknown, name: string) => isObject(value) && typeof value[name] === 'function';
+const method = (value: unknown, name: string) => isJsonObject(value) && typeof value[name] === 'function';
 const fn = (message: string) =>
   z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', message);
 
@@ -48,10 +47,10 @@ const modelChoice = z.union([modelName, z.looseObject({ model: modelName, client
 });
 const agentTool = z.custom<object>(
   (value) =>
-    isObject(value) &&
+    isJsonObject(value) &&
     typeof value.name === 'string' &&
     value.name !== '' &&
-    isObject(value.inputSchema) &&
+    isJsonObject(value.inputSchema) &&
     typeof value.validate === 'function' &&
     typeof value.execute === 'function',
   'an agent tool needs name, inputSchema, validate and execute: build it with tool({ name, input, execute })',
@@ -98,12 +97,12 @@ const agentOptionsSchema = z.strictObject({
   toolTimeoutMs: timeoutMsSchema('toolTimeoutMs').optional(),
   // Request fields are checked per call by the client (the adapter's or the front door's validation).
   request: z
-    .custom<object>((value) => isObject(value), 'request must be an object of request fields')
+    .custom<object>((value) => isJsonObject(value), 'request must be an object of request fields')
     .optional(),
   compaction: z
     .looseObject({
       strategies: z.array(
-        z.custom<object>((value) => isObject(value), 'a compaction strategy must be an object'),
+        z.custom<object>((value) => isJsonObject(value), 'a compaction strategy must be an object'),
       ),
       contextWindow: positiveInteger('contextWindow'),
       threshold: z.number().gt(0).lte(1).optional(),
@@ -144,7 +143,7 @@ const runOptionsSchema = z.strictObject({
     .optional(),
   session: z
     .custom<object>(
-      (value) => isObject(value) && typeof value.id === 'string' && value.state instanceof Map,
+      (value) => isJsonObject(value) && typeof value.id === 'string' && value.state instanceof Map,
       'session must come from createSession()',
     )
     .optional(),

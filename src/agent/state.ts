@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
+import { finishReasons } from '../core/finish-reason.ts';
 import type { JsonValue } from '../core/json.ts';
 import type { ToolCallPart, ToolResultPart } from '../core/transcript.ts';
 import { parseTranscript, stringifyTranscript } from '../core/transcript-schema.ts';
@@ -25,16 +26,7 @@ const turn = z.object({
   turn: z.number().int().positive(),
   model: z.string(),
   fallbackFrom: z.string().optional(),
-  finishReason: z.enum([
-    'completed',
-    'tool-call',
-    'max-tokens',
-    'stop-sequence',
-    'content-filter',
-    'cancelled',
-    'error',
-    'other',
-  ]),
+  finishReason: z.enum(finishReasons),
   usage,
   cost: amount,
   durationMs: amount,

@@ -25,12 +25,8 @@ export interface ModelClient {
 /** The model of one turn: a model id, optionally with the client that serves it. */
 export type ModelChoice = string | { model: string; client?: ModelClient };
 
-/** How a run ended. Closed set. */
-export type AgentOutcome =
-  'completed' | 'max_turns' | 'max_tokens' | 'budget_exceeded' | 'cancelled' | 'awaiting_approval' | 'error';
-
-/** All outcomes, for exhaustive tests. */
-export const agentOutcomes: readonly AgentOutcome[] = [
+/** All outcomes (how a run ended), for exhaustive tests: the one list {@link AgentOutcome} derives from. */
+export const agentOutcomes = [
   'completed',
   'max_turns',
   'max_tokens',
@@ -38,7 +34,10 @@ export const agentOutcomes: readonly AgentOutcome[] = [
   'cancelled',
   'awaiting_approval',
   'error',
-];
+] as const;
+
+/** How a run ended. Closed set. */
+export type AgentOutcome = (typeof agentOutcomes)[number];
 
 /** What the loop recorded about one model call. */
 export interface TurnRecord {

@@ -19,14 +19,9 @@ export class RequestFieldError extends Error {
   }
 }
 
-/** True for a plain object. */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The body as an object, or a `RequestFieldError` for the root. */
 export function bodyObject(body: unknown): Record<string, unknown> {
-  if (!isObject(body)) throw new RequestFieldError('body', 'the request body must be a JSON object');
+  if (!isJsonObject(body)) throw new RequestFieldError('body', 'the request body must be a JSON object');
   return body;
 }
 

@@ -101,7 +101,7 @@ export function withCapabilityOverrides(
 }
 
 /** Where in a request each needed capability is first used (a path such as `transcript[1].parts[0]`). */
-export function capabilityUses(request: CanonicalRequest): Map<CapabilityName, string> {
+export function capabilityUses(request: CapabilityInput): Map<CapabilityName, string> {
   const uses = new Map<CapabilityName, string>();
   const use = (name: CapabilityName, path: string) => {
     if (!uses.has(name)) uses.set(name, path);
@@ -120,8 +120,11 @@ export function capabilityUses(request: CanonicalRequest): Map<CapabilityName, s
   return uses;
 }
 
+/** What of a request decides the capabilities it needs (a routed request before its model is bound, too). */
+export type CapabilityInput = Pick<CanonicalRequest, 'transcript'> & Partial<CanonicalRequest>;
+
 /** The capabilities a request needs, derived from its content and options. */
-export function requiredCapabilities(request: CanonicalRequest): Set<CapabilityName> {
+export function requiredCapabilities(request: CapabilityInput): Set<CapabilityName> {
   return new Set(capabilityUses(request).keys());
 }
 

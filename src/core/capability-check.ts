@@ -44,32 +44,70 @@ export function assertCapabilities(
   capabilities: Capabilities,
   context: CheckContext,
 ): void {
-  const fail = (providerCode: string, message: string): never => {
-    throw new InvalidRequestError({
-      message: `${context.provider}: model ${context.model} ${message}`,
-      providerCode,
-      provider: context.provider,
-      requestId: request.requestId,
-    });
-  };
-  const missing: string[] = [];
+  assertSupported(request, capabilities, context);
+  assertLimits(request, capabilities, context);
+}
+
+function failCheck(
+  request: CanonicalRequest,
+  context: CheckContext,
+  providerCode: string,
+  message: string,
+): never {
+  throw new InvalidRequestError({
+    message: `${context.provider}: model ${context.model} ${message}`,
+    providerCode,
+    provider: context.provider,
+    requestId: request.requestId,
+  });
+}
+
+/**
+ * The capability half of {@link assertCapabilities}: every capability the request uses is declared
+ * (`unsupported_capability`). The router makes the same decision per candidate from the same facts,
+ * so an adapter called by the router skips it (`providers/common/preflight.ts`).
+ */
+export function assertSupported(
+  request: CanonicalRequest,
+  capabilities: Capabilities,
+  context: CheckContext,
+): void {
+  let missing: string[] | undefined;
   for (const [name, path] of capabilityUses(request)) {
-    if (!capabilities[name]) missing.push(`${name} (${path})`);
+    if (!capabilities[name]) (missing ??= []).push(`${name} (${path})`);
   }
-  if (missing.length > 0) fail('unsupported_capability', `does not support ${missing.join(', ')}`);
+  if (missing !== undefined)
+    failCheck(request, context, 'unsupported_capability', `does not support ${missing.join(', ')}`);
+}
+
+/** The request half of {@link assertCapabilities}: the output limit and each media part's type. */
+export function assertLimits(
+  request: CanonicalRequest,
+  capabilities: Capabilities,
+  context: CheckContext,
+): void {
   const limit = request.maxOutputTokens;
   if (!(limit > 0) || !Number.isInteger(limit)) {
-    fail('invalid_max_output_tokens', `needs maxOutputTokens to be a positive integer, got ${limit}`);
+    failCheck(
+      request,
+      context,
+      'invalid_max_output_tokens',
+      `needs maxOutputTokens to be a positive integer, got ${limit}`,
+    );
   }
   if (capabilities.maxOutputTokens > 0 && limit > capabilities.maxOutputTokens) {
-    fail(
+    failCheck(
+      request,
+      context,
       'max_output_tokens_exceeded',
       `takes at most ${capabilities.maxOutputTokens} output tokens, got maxOutputTokens ${limit}`,
     );
   }
   const refused = refusedMediaType(request, capabilities);
   if (refused !== undefined) {
-    fail(
+    failCheck(
+      request,
+      context,
       'unsupported_media_type',
       `does not take ${refused.kind} type ${refused.mimeType} (${refused.path}); it takes ${refused.accepted.join(', ')}`,
     );
@@ -115,10 +153,27 @@ function refusedInParts(
 }
 
 /**
+ * The one context-window rule (the adapter's pre-flight and the router's candidate check both use
+ * it): the input estimate when it is over `contextOverflowFactor` × `window`, else undefined (a
+ * window of 0 is unknown: never over). `estimate` is only called when `upperBound` (a cheap bound
+ * no estimator exceeds) could overflow, so ordinary requests never pay for an estimate (nor load a
+ * tokenizer).
+ */
+export function overflowEstimate(
+  window: number,
+  upperBound: () => number,
+  estimate: () => number,
+): number | undefined {
+  if (!(window > 0)) return undefined;
+  const threshold = window * contextOverflowFactor;
+  if (upperBound() <= threshold) return undefined;
+  const tokens = estimate();
+  return tokens <= threshold ? undefined : tokens;
+}
+
+/**
  * Throws `ContextOverflowError` (code `context_window_exceeded`) when the local input estimate is
- * over `contextOverflowFactor` × the model's context window (a window of 0 is unknown: no check).
- * `estimate` is only called when `upperBound` (a cheap bound no estimator exceeds) could overflow,
- * so ordinary requests never pay for an estimate (nor load a tokenizer).
+ * over `contextOverflowFactor` × the model's context window ({@link overflowEstimate}).
  */
 export function assertContextWindow(
   capabilities: Capabilities,
@@ -127,11 +182,8 @@ export function assertContextWindow(
   estimate: () => number,
 ): void {
   const window = capabilities.contextWindow;
-  if (!(window > 0)) return;
-  const threshold = window * contextOverflowFactor;
-  if (upperBound() <= threshold) return;
-  const tokens = estimate();
-  if (tokens <= threshold) return;
+  const tokens = overflowEstimate(window, upperBound, estimate);
+  if (tokens === undefined) return;
   throw new ContextOverflowError({
     message: `${context.provider}: model ${context.model} has a context window of ${window} tokens; the input is estimated at ${tokens} tokens (checked locally, before any HTTP call)`,
     providerCode: 'context_window_exceeded',

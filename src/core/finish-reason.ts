@@ -1,18 +1,10 @@
 /** The closed set of reasons a response ends, plus the provider's raw value. */
 
-/** Why generation stopped. Providers map their own values into this set and keep the raw one. */
-export type FinishReason =
-  | 'completed'
-  | 'tool-call'
-  | 'max-tokens'
-  | 'stop-sequence'
-  | 'content-filter'
-  | 'cancelled'
-  | 'error'
-  | 'other';
-
-/** All finish reasons, for validation and exhaustive tests. */
-export const finishReasons: readonly FinishReason[] = [
+/**
+ * All finish reasons: the one list the {@link FinishReason} type, validation (the agent's stored
+ * state) and exhaustive tests derive from.
+ */
+export const finishReasons = [
   'completed',
   'tool-call',
   'max-tokens',
@@ -21,4 +13,7 @@ export const finishReasons: readonly FinishReason[] = [
   'cancelled',
   'error',
   'other',
-];
+] as const;
+
+/** Why generation stopped. Providers map their own values into this set and keep the raw one. */
+export type FinishReason = (typeof finishReasons)[number];

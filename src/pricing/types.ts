@@ -19,16 +19,24 @@ export interface TieredPrice {
 /** A price in USD per million tokens, flat or tiered. */
 export type Rate = number | TieredPrice;
 
-/** The prices of one model at one time, USD per million tokens. */
-export interface ModelPrices {
-  input_mtok?: Rate;
-  cache_read_mtok?: Rate;
-  /** The cache-write rate (Anthropic: the 5-minute TTL). */
-  cache_write_mtok?: Rate;
-  /** The 1-hour cache-write rate, where the provider has one. */
-  cache_write_1h_mtok?: Rate;
-  output_mtok?: Rate;
-}
+/**
+ * The price fields, USD per million tokens: the one list the price type, the config schema and the
+ * price-table generator derive from. `cache_write_mtok` is the cache-write rate (Anthropic: the
+ * 5-minute TTL); `cache_write_1h_mtok` the 1-hour cache-write rate, where the provider has one.
+ */
+export const priceFields = [
+  'input_mtok',
+  'cache_read_mtok',
+  'cache_write_mtok',
+  'cache_write_1h_mtok',
+  'output_mtok',
+] as const;
+
+/** One of {@link priceFields}. */
+export type PriceField = (typeof priceFields)[number];
+
+/** The prices of one model at one time, USD per million tokens (the fields of {@link priceFields}). */
+export type ModelPrices = { [field in PriceField]?: Rate };
 
 /** Prices in force from `startDate` (ISO date, UTC) on; an entry without one is the oldest. */
 export interface DatedPrices {
@@ -41,7 +49,6 @@ export interface PricedModel {
   /** The row's id in the source (e.g. `claude-sonnet-4-5`). */
   id: string;
   match: MatchLogic;
-  contextWindow?: number;
   /** Where the prices come from when not the provider's main source (`models.dev`, a cited page). */
   source?: string;
   /** Flat prices, or their history oldest first. */

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { capabilityOverridesSchema } from '../core/capabilities-schema.ts';
 import { API_KEY_PATTERNS } from '../core/redaction.ts';
 import { findShapeProblem } from '../core/value-shape.ts';
+import { priceFields, type PriceField } from '../pricing/types.ts';
 
 const rate = z.union([
   z.number().nonnegative(),
@@ -19,14 +20,9 @@ const rate = z.union([
     .strict(),
 ]);
 
+/** A model's prices: every field of `priceFields` optional, nothing else. */
 const modelPrices = z
-  .object({
-    input_mtok: rate,
-    cache_read_mtok: rate,
-    cache_write_mtok: rate,
-    cache_write_1h_mtok: rate,
-    output_mtok: rate,
-  })
+  .object(Object.fromEntries(priceFields.map((field) => [field, rate])) as Record<PriceField, typeof rate>)
   .partial()
   .strict();
 

@@ -1,6 +1,6 @@
 /** Pre-dispatch checks: which candidates can take a request, and why the others are skipped. */
-import { contextOverflowFactor } from '../core/capability-check.ts';
-import { type CapabilityName, requiredCapabilities } from '../core/capabilities.ts';
+import { contextOverflowFactor, overflowEstimate } from '../core/capability-check.ts';
+import { type CapabilityInput, type CapabilityName, requiredCapabilities } from '../core/capabilities.ts';
 import type { CanonicalRequest } from '../core/request.ts';
 import { withoutMedia } from '../providers/common/preflight.ts';
 import { estimateUpperBound } from '../providers/common/token-estimate.ts';
@@ -10,16 +10,16 @@ import type { Registry, ResolvedModel } from '../registry/registry.ts';
 /** Per-call facts computed at most once. */
 export interface CallNeeds {
   required: Set<CapabilityName>;
-  /** A cheap upper bound of the input tokens (UTF-8 bytes plus framing), computed on first need. */
+  /** The cheap bound of the input tokens ({@link estimateUpperBound}), computed on first need. */
   upperBound?: number;
-  /** The local input-token estimate, computed on first need (only when the bound does not fit). */
+  /** The local input-token estimate, computed on first need (only when the bound could overflow). */
   estimate?: number;
   /** After a context overflow: only windows larger than this qualify. */
   minContextWindow: number;
 }
 
 /** The needs of `request`. */
-export function callNeeds(request: CanonicalRequest): CallNeeds {
+export function callNeeds(request: CapabilityInput): CallNeeds {
   return { required: requiredCapabilities(request), minContextWindow: 0 };
 }
 
@@ -39,22 +39,20 @@ export function skipReason(
   if (facts.contextWindow <= needs.minContextWindow) {
     return `context window ${facts.contextWindow} is not larger than ${needs.minContextWindow}, which overflowed`;
   }
-  // Text only, as the adapter's own check: media costs are guesses.
-  const input = () => ({
-    transcript: withoutMedia(request.transcript),
-    tools: request.tools,
-    model: model.id,
-  });
-  const threshold = facts.contextWindow * contextOverflowFactor;
-  // As the adapter's check (core/capability-check.ts): a bound under the threshold settles it without
-  // the model's tokenizer (which costs ~1 s and tens of MB to load).
-  needs.upperBound ??= estimateUpperBound(input());
-  if (needs.upperBound <= threshold) return undefined;
-  needs.estimate ??= registry.adapter(model.provider).estimateInputTokens(input());
-  // The adapter's own rule: only an estimate far over the window is certain; a closer one is
-  // dispatched, and a provider overflow fails over to a larger window.
-  if (needs.estimate > threshold) {
-    return `context window ${facts.contextWindow} < estimated ${needs.estimate} input tokens (over ${contextOverflowFactor}×)`;
+  // The adapter's own rule (core/capability-check.ts `overflowEstimate`, also its pre-flight's): only
+  // an estimate far over the window is certain; a closer one is dispatched, and a provider overflow
+  // fails over to a larger window. Text only, as the adapter's check: media costs are guesses.
+  const textOnly = () => ({ transcript: withoutMedia(request.transcript), tools: request.tools });
+  const estimate = overflowEstimate(
+    facts.contextWindow,
+    () => (needs.upperBound ??= estimateUpperBound(textOnly())),
+    () =>
+      (needs.estimate ??= registry
+        .adapter(model.provider)
+        .estimateInputTokens({ ...textOnly(), model: model.id })),
+  );
+  if (estimate !== undefined) {
+    return `context window ${facts.contextWindow} < estimated ${estimate} input tokens (over ${contextOverflowFactor}×)`;
   }
   return undefined;
 }

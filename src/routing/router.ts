@@ -14,6 +14,7 @@ import { LruCache } from '../core/lru.ts';
 import type { Logger } from '../core/logger.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
 import { isValidated, markValidated } from '../core/request-schema.ts';
+import { markPrechecked } from '../providers/common/preflight.ts';
 import { type Reply, textOf, toolCallsOf } from '../core/reply.ts';
 import { createObserverDispatch } from '../observers/dispatch.ts';
 import type { CallEvent, Observer } from '../observers/types.ts';
@@ -133,7 +134,7 @@ export function createRouter(context: RouterContext) {
     const requestId = request.requestId ?? createRequestId();
     const candidates = candidatesOf(request.model);
     const decision: RoutingDecision = { requested: request.model, attempts: [] };
-    const needs = callNeeds({ ...request, model: candidates[0]!.id, maxOutputTokens: 1 });
+    const needs = callNeeds(request);
     return { request, requestId, decision, candidates, needs, index: 0, options };
   }
 
@@ -265,7 +266,10 @@ export function createRouter(context: RouterContext) {
       model: `${adapterName}:${model.wireName}`,
       maxOutputTokens,
     };
-    // Built from a request the front door validated: the adapter boundary need not validate it again.
+    // The candidate's capabilities and context window were checked (`skipReason`): the adapter's
+    // pre-flight does not decide them again. Built from a request the front door validated: the
+    // adapter boundary need not validate it again.
+    markPrechecked(request);
     return isValidated(route.request) ? markValidated(request) : request;
   }
 

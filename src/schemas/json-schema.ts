@@ -3,7 +3,7 @@
  * `required`, `additionalProperties: false`, `items`, `enum`, `const`, `anyOf`, `minimum`,
  * `maximum`, `minLength`, `maxLength`, `minItems`, `maxItems`. Other keywords are not checked.
  */
-import type { JsonObject, JsonValue } from '../core/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
 
 /** One problem. */
 export interface JsonSchemaIssue {
@@ -25,7 +25,7 @@ export function validateJsonSchema(schema: JsonObject, value: JsonValue, path = 
     issues.push({ path: at, message: `must be one of ${JSON.stringify(schema.enum)}` });
   }
   if (Array.isArray(schema.anyOf)) {
-    const options = schema.anyOf.filter((option): option is JsonObject => isObject(option));
+    const options = schema.anyOf.filter((option): option is JsonObject => isJsonObject(option));
     if (!options.some((option) => validateJsonSchema(option, value, path).length === 0)) {
       issues.push({ path: at, message: 'matches none of anyOf' });
     }
@@ -38,7 +38,7 @@ export function validateJsonSchema(schema: JsonObject, value: JsonValue, path = 
   if (typeof value === 'number') checkNumber(schema, value, at, issues);
   if (typeof value === 'string') checkLength(schema, value.length, 'Length', at, issues);
   if (Array.isArray(value)) checkArray(schema, value, path, issues);
-  else if (isObject(value)) checkObject(schema, value, path, issues);
+  else if (isJsonObject(value)) checkObject(schema, value, path, issues);
   return issues;
 }
 
@@ -57,7 +57,7 @@ function hasType(value: JsonValue, type: string): boolean {
     case 'array':
       return Array.isArray(value);
     case 'object':
-      return isObject(value);
+      return isJsonObject(value);
     default:
       return true;
   }
@@ -85,7 +85,7 @@ function checkLength(
 
 function checkArray(schema: JsonObject, value: JsonValue[], path: string, issues: JsonSchemaIssue[]): void {
   checkLength(schema, value.length, 'Items', path === '' ? '(root)' : path, issues);
-  if (!isObject(schema.items)) return;
+  if (!isJsonObject(schema.items)) return;
   const items = schema.items;
   value.forEach((entry, index) =>
     issues.push(...validateJsonSchema(items, entry, join(path, String(index)))),
@@ -93,14 +93,14 @@ function checkArray(schema: JsonObject, value: JsonValue[], path: string, issues
 }
 
 function checkObject(schema: JsonObject, value: JsonObject, path: string, issues: JsonSchemaIssue[]): void {
-  const properties = isObject(schema.properties) ? schema.properties : {};
+  const properties = isJsonObject(schema.properties) ? schema.properties : {};
   for (const key of Array.isArray(schema.required) ? schema.required : []) {
     if (typeof key === 'string' && !(key in value))
       issues.push({ path: join(path, key), message: 'is required' });
   }
   for (const [key, entry] of Object.entries(value)) {
     const property = properties[key];
-    if (isObject(property)) issues.push(...validateJsonSchema(property, entry, join(path, key)));
+    if (isJsonObject(property)) issues.push(...validateJsonSchema(property, entry, join(path, key)));
     else if (schema.additionalProperties === false)
       issues.push({ path: join(path, key), message: 'is not allowed' });
   }
@@ -108,8 +108,4 @@ function checkObject(schema: JsonObject, value: JsonObject, path: string, issues
 
 function join(path: string, key: string): string {
   return path === '' ? key : `${path}.${key}`;
-}
-
-function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -3,7 +3,8 @@
  * PID): the same rules as the memory store, shared between stores (instances), and what happens
  * when Redis dies, hangs and comes back.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMemoryLogger } from '../core/logger.ts';
 import { Availability } from '../routing/availability.ts';
 import { availabilitySuite } from '../../test/support/availability-suite.ts';
@@ -11,7 +12,8 @@ import { startRedis, type TestRedis } from '../../test/support/redis-server.ts';
 import { stateSuite } from '../../test/support/state-suite.ts';
 import { StateUnavailableError } from './outage.ts';
 import { createRedisStateStore, type RedisStateStore, type RedisStateStoreOptions } from './redis.ts';
-import type { StateFailureEvent } from './types.ts';
+import { periodsLua } from './scripts.ts';
+import { periodsOf, type Reservation, type StateFailureEvent } from './types.ts';
 
 let redis: TestRedis;
 const stores: RedisStateStore[] = [];
@@ -94,6 +96,104 @@ describe('shared between instances', () => {
     ];
     await first.set('resp_abc', '{"id":"resp_abc"}', 60);
     expect(await second.get('resp_abc')).toBe('{"id":"resp_abc"}');
+  });
+});
+
+describe('one clock: Redis TIME', () => {
+  const realNow = Date.now.bind(Date);
+  afterEach(() => vi.restoreAllMocks());
+
+  it('the window is timed by Redis, not the instance: a clock 61 s ahead admits nothing more', async () => {
+    const [first, second] = [await storeOn({ prefix: 'clock' }), await storeOn({ prefix: 'clock' })];
+    const limits = { requestsPerMinute: 3 };
+    for (const store of [first, second, first])
+      expect((await store!.admit({ key: 'k', tokens: 1, limits })).allowed).toBe(true);
+    vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 61_000);
+    const refused = await second!.admit({ key: 'k', tokens: 1, limits });
+    expect(refused).toMatchObject({ allowed: false, limit: 'requests' });
+    expect((refused as { retryAfterSeconds: number }).retryAfterSeconds).toBeGreaterThanOrEqual(59);
+  });
+
+  it('the UTC day of the spend is Redis’s: an instance whose clock says yesterday still counts today', async () => {
+    const store = await storeOn({ prefix: 'clock-day' });
+    const today = periodsOf(realNow());
+    vi.spyOn(Date, 'now').mockImplementation(() => realNow() - 86_400_000);
+    const admission = await store.admit({ key: 'k', tokens: 1, budget: { usdPerDay: 1 } });
+    const reservation = (admission as { reservation: Reservation }).reservation;
+    expect(reservation).toMatchObject({ day: today.day, month: today.month });
+    await store.settle(reservation, { tokens: 1, costMicros: 7 });
+    expect(await store.usage('k')).toMatchObject({ day: { period: today.day, spentMicros: 7 } });
+  });
+
+  it('the script’s UTC day and month agree with periodsOf (leap days, month and year ends)', async () => {
+    const client = new Redis(redis.port, '127.0.0.1');
+    try {
+      const times = [
+        0,
+        Date.UTC(2000, 1, 29, 12),
+        Date.UTC(2024, 1, 29, 23, 59, 59, 999),
+        Date.UTC(2024, 2, 1),
+        Date.UTC(2026, 11, 31, 23, 59, 59, 999),
+        Date.UTC(2027, 0, 1),
+        Date.UTC(2100, 1, 28, 23, 59, 59, 999),
+        Date.UTC(2100, 2, 1),
+        realNow(),
+      ];
+      for (const time of times) {
+        const reply = await client.eval(`${periodsLua}\nreturn {periods(tonumber(ARGV[1]))}`, 0, time);
+        const [day, month] = reply as string[];
+        expect({ day, month }).toEqual(periodsOf(time));
+      }
+    } finally {
+      client.disconnect();
+    }
+  });
+});
+
+describe('settles during an outage', () => {
+  const budget = { usdPerDay: 1 };
+  const admitted = async (store: RedisStateStore) =>
+    (
+      (await store.admit({ key: 'k', tokens: 1, budget, reserveMicros: 4_000 })) as {
+        reservation: Reservation;
+      }
+    ).reservation;
+
+  it('Redis killed and restarted (with persistence): failed settles and the spend served locally reach Redis once it is back', async () => {
+    const persistent = await startRedis({ persistent: true });
+    try {
+      const store = await storeOn({ url: persistent.url, refreshMs: 50, recoveryMs: 0 });
+      const [first, second] = [await admitted(store), await admitted(store)];
+      await persistent.stop();
+      await store.settle(first, { tokens: 1, costMicros: 3_000 }); // fails: queued
+      const local = await admitted(store);
+      expect(local.local).toBe(true);
+      await store.settle(local, { tokens: 1, costMicros: 2_000 }); // Redis never saw it: summed
+      expect(store.settles.waiting).toBe(2);
+      await persistent.start();
+      await until(() => store.settles.waiting === 0, 5_000);
+      expect(store.settles).toMatchObject({ replayed: 2, folded: 0 });
+      // Spent 3,000 + 2,000; reserved: only the call still in flight (the second).
+      expect((await store.usage('k', budget)).day).toMatchObject({
+        spentMicros: 5_000,
+        reservedMicros: 4_000,
+      });
+      await store.settle(second, { tokens: 1, costMicros: 1_000 });
+      expect((await store.usage('k', budget)).day).toMatchObject({ spentMicros: 6_000, reservedMicros: 0 });
+    } finally {
+      await persistent.close();
+    }
+  });
+
+  it('a settle that reached Redis but whose reply was lost (Redis hung past the timeout) counts once, not twice', async () => {
+    const store = await storeOn({ timeoutMs: 100, refreshMs: 50, recoveryMs: 0 });
+    const reservation = await admitted(store);
+    process.kill(redis.pid!, 'SIGSTOP');
+    await store.settle(reservation, { tokens: 1, costMicros: 3_000 }); // sent, unanswered in time: queued
+    expect(store.settles.waiting).toBe(1);
+    process.kill(redis.pid!, 'SIGCONT'); // Redis runs the first settle now, then the replay
+    await until(() => store.settles.waiting === 0, 5_000);
+    expect((await store.usage('k', budget)).day).toMatchObject({ spentMicros: 3_000, reservedMicros: 0 });
   });
 });
 

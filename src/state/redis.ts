@@ -88,9 +88,14 @@ type Scripted = Client & {
   sySettle(...args: Array<string | number>): Promise<number>;
 };
 
-/** Encodes a key name for a key: no `{`, `}`, `:` or spaces from the name can change the layout. */
+/**
+ * Encodes a key name for a key: no `{`, `}`, `:` or spaces from the name can change the layout, and
+ * the result is never empty (an empty `{}` is no hash tag: Redis Cluster would hash the whole key).
+ */
 export function keyPart(name: string): string {
-  return name.replace(/[^A-Za-z0-9._-]/g, (character) => `%${character.codePointAt(0)!.toString(16)}`);
+  if (name === '') return '%';
+  // Four hex digits a UTF-16 unit: `\nb` and `«` must not both read `%ab`.
+  return name.replace(/[^A-Za-z0-9._-]/g, (unit) => `%${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** The keys of one gateway key's state; all carry the hash tag `{<key>}` (one Cluster slot). */
@@ -154,11 +159,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     // It waits through reconnects (no retry limit), and the store subscribes again itself after each
     // one: ioredis's own re-subscription (autoResubscribe) holds no handler, so a connection closing
     // before its reply was an unhandled rejection in the process.
-    subscriber: (client as Redis).duplicate({
-      enableOfflineQueue: true,
-      maxRetriesPerRequest: null,
-      autoResubscribe: false,
-    }),
+    subscriber: subscriberOf(client),
     hash: `${prefix}:{circuits}:state`,
     channel: `${prefix}:circuits`,
     refreshMs: options.refreshMs ?? 500,
@@ -355,6 +356,15 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
       client.disconnect();
     },
   };
+}
+
+/** A second connection, for SUBSCRIBE only (see the comment where it is made). */
+function subscriberOf(client: Client): Client {
+  const options = { enableOfflineQueue: true, maxRetriesPerRequest: null, autoResubscribe: false };
+  // Cluster#duplicate takes (startup nodes, cluster options): the node options go in `redisOptions`.
+  if (client instanceof Cluster)
+    return client.duplicate([], { enableOfflineQueue: true, redisOptions: options });
+  return client.duplicate(options);
 }
 
 function connect(url: string, cluster: boolean, timeoutMs: number): Client {

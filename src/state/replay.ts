@@ -25,6 +25,8 @@ export class SettleReplay {
   /** Cost-only increments by key and periods. */
   private readonly sums = new Map<string, { reservation: Reservation; micros: number }>();
   private running: Promise<void> | undefined;
+  /** Queued settles taken out of the queue and being sent. */
+  private sending = 0;
   /** Settles replayed so far. */
   replayed = 0;
   /** Queued settles folded into the sums because the queue was full. */
@@ -40,7 +42,7 @@ export class SettleReplay {
 
   /** Settles (and sums) waiting. */
   get size(): number {
-    return this.queued.length + this.sums.size;
+    return this.queued.length + this.sending + this.sums.size;
   }
 
   /** Queues the settle of a reservation Redis admitted. */
@@ -77,9 +79,11 @@ export class SettleReplay {
   private async drain(): Promise<void> {
     while (this.queued.length > 0) {
       const batch = this.queued.splice(0, 64);
+      this.sending = batch.length;
       const results = await Promise.allSettled(
         batch.map((entry) => this.send(entry.reservation, entry.used)),
       );
+      this.sending = 0;
       // Failed ones go back to the head of the queue, in order.
       const failed = batch.filter((_, index) => results[index]!.status === 'rejected');
       this.queued.unshift(...failed);

@@ -15,8 +15,9 @@
  *   minute, starting full). Tokens are reserved from the input estimate plus `max_tokens` and
  *   corrected with the billed usage at settle, so the amount taken is only known after the call; an
  *   exact log would have to re-weigh entries after the fact and sum them on every request. The
- *   bucket bounds the reserved tokens admitted in any 60 s window by 2 × N (a full bucket plus one
- *   minute of refill), plus at most one call larger than the whole bucket (admitted when it is full).
+ *   bucket bounds the tokens taken in any 60 s window by 2 × N (a full bucket plus one minute of
+ *   refill; a call counts its reservation until it settles, its billed tokens after), plus at most
+ *   one call larger than the whole bucket (admitted when it is full).
  * - Budgets: spend per UTC day and month with the reservations of calls in flight.
  */
 import type { AdmitRequest, Admission, Reservation, Settlement } from './types.ts';

@@ -8,6 +8,9 @@ import {
   constants as zlib,
 } from 'node:zlib';
 import type { buildConnector, Dispatcher } from 'undici';
+import { BodyDecodingError, DecodedBodyTooLargeError } from './body-errors.ts';
+
+export { BodyDecodingError, DecodedBodyTooLargeError } from './body-errors.ts';
 
 /** What one request needs: the fetch-like subset the HTTP client uses. */
 export interface DispatchInit {
@@ -27,31 +30,6 @@ export interface DispatchInit {
  * gzip body inflates to ~64 MB (brotli far more): past this the body fails instead of growing.
  */
 export const maxUnreadDecodedBytes = 64 * 1024 * 1024;
-
-/** A compressed body decoded to more unread bytes than {@link DispatchInit.maxUnreadBytes}. */
-export class DecodedBodyTooLargeError extends Error {
-  override name = 'DecodedBodyTooLargeError';
-  readonly limit: number;
-  constructor(limit: number) {
-    super(`the decoded body grew past ${limit} unread bytes`);
-    this.limit = limit;
-  }
-}
-
-/** A compressed body that zlib cannot decode (corrupt gzip, deflate or br data). */
-export class BodyDecodingError extends Error {
-  override name = 'BodyDecodingError';
-  /** The `content-encoding` that failed. */
-  readonly coding: string;
-  /** zlib's reason (`incorrect header check`, …): names the defect, never holds body bytes. */
-  readonly reason: string;
-  constructor(coding: string, error: unknown) {
-    const reason = String((error as Error)?.message ?? error);
-    super(`the body does not decode as ${coding}: ${reason}`);
-    this.coding = coding;
-    this.reason = reason;
-  }
-}
 
 /**
  * Socket options of the default pool. `highWaterMark: 0`: a socket reads from the kernel only when

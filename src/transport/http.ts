@@ -7,7 +7,7 @@ import { NetworkError } from '../core/errors/network-error.ts';
 import { ServerError } from '../core/errors/server-error.ts';
 import { redactUrl as redactUrlText, redactSecrets, secretHeaderValues } from '../core/redaction.ts';
 import { abortCause } from './cancellation.ts';
-import { BodyDecodingError, DecodedBodyTooLargeError, dispatchRequest, socketOptions } from './dispatch.ts';
+import { BodyDecodingError, DecodedBodyTooLargeError } from './body-errors.ts';
 
 /** Transport settings shared by every call of one adapter. */
 export interface HttpClientOptions {
@@ -47,12 +47,31 @@ function environmentValue(
 
 type Undici = typeof import('undici');
 
+/** The default transport, loaded on the first call: undici's pooled dispatcher and our request over it. */
+interface DefaultTransport {
+  agent: Dispatcher;
+  dispatch: typeof import('./dispatch.ts').dispatchRequest;
+}
+
 /**
- * The default transport's dispatcher: a keep-alive pool, behind a proxy when one is configured.
- * `undici` (~110 modules) is imported on the first call, never at start-up.
+ * The default transport: `undici` (~110 modules) and `dispatch.ts` (zlib, streams) imported on the
+ * first call, never at start-up.
  */
-async function createDispatcher(options: HttpClientOptions): Promise<Dispatcher> {
-  const { Agent, EnvHttpProxyAgent, ProxyAgent }: Undici = await import('undici');
+async function createTransport(options: HttpClientOptions): Promise<DefaultTransport> {
+  const [{ Agent, EnvHttpProxyAgent, ProxyAgent }, { dispatchRequest, socketOptions }]: [
+    Undici,
+    typeof import('./dispatch.ts'),
+  ] = await Promise.all([import('undici'), import('./dispatch.ts')]);
+  const agent = createDispatcher(options, { Agent, EnvHttpProxyAgent, ProxyAgent }, socketOptions);
+  return { agent, dispatch: dispatchRequest };
+}
+
+/** The default transport's dispatcher: a keep-alive pool, behind a proxy when one is configured. */
+function createDispatcher(
+  options: HttpClientOptions,
+  { Agent, EnvHttpProxyAgent, ProxyAgent }: Pick<Undici, 'Agent' | 'EnvHttpProxyAgent' | 'ProxyAgent'>,
+  socketOptions: typeof import('./dispatch.ts').socketOptions,
+): Dispatcher {
   const pool = {
     keepAliveTimeout: 30_000,
     connections: options.maxConnections ?? defaultMaxConnections,
@@ -163,9 +182,9 @@ function timerMs(value: number | undefined, fallback: number): number {
 
 /** A pooled HTTP client. `close()` releases its sockets. */
 export class HttpClient {
-  /** The default transport: options until the first call, then the dispatcher being created, then it. */
-  private agent: Dispatcher | Promise<Dispatcher> | undefined;
-  private readonly agentOptions: HttpClientOptions | undefined;
+  /** The default transport: options until the first call, then the transport being loaded, then it. */
+  private transport: DefaultTransport | Promise<DefaultTransport> | undefined;
+  private readonly transportOptions: HttpClientOptions | undefined;
   private readonly fetchFunction: typeof fetch | undefined;
   readonly timeouts: Required<Pick<HttpClientOptions, 'timeoutMs' | 'firstByteTimeoutMs' | 'idleTimeoutMs'>>;
 
@@ -176,24 +195,24 @@ export class HttpClient {
       idleTimeoutMs: timerMs(options.idleTimeoutMs, 120_000),
     };
     if (options.fetch !== undefined) this.fetchFunction = options.fetch;
-    else this.agentOptions = options;
+    else this.transportOptions = options;
   }
 
-  /** The default transport's dispatcher, created on the first call. */
-  private dispatcher(): Dispatcher | Promise<Dispatcher> {
-    if (this.agent === undefined) {
-      const creating = createDispatcher(this.agentOptions!);
-      this.agent = creating;
-      void creating.then(
-        (agent) => {
-          if (this.agent === creating) this.agent = agent;
+  /** The default transport, loaded on the first call (a failed load is tried again by the next call). */
+  private defaultTransport(): DefaultTransport | Promise<DefaultTransport> {
+    if (this.transport === undefined) {
+      const loading = createTransport(this.transportOptions!);
+      this.transport = loading;
+      loading.then(
+        (transport) => {
+          if (this.transport === loading) this.transport = transport;
         },
         () => {
-          if (this.agent === creating) this.agent = undefined;
+          if (this.transport === loading) this.transport = undefined;
         },
       );
     }
-    return this.agent;
+    return this.transport;
   }
 
   /**
@@ -252,9 +271,9 @@ export class HttpClient {
       timers.requestSent();
       return this.fetchFunction(url, init);
     }
-    const pending = this.dispatcher();
-    const agent = pending instanceof Promise ? await pending : pending;
-    return dispatchRequest(agent, url, {
+    const pending = this.defaultTransport();
+    const { agent, dispatch } = pending instanceof Promise ? await pending : pending;
+    return dispatch(agent, url, {
       method: init.method as string,
       headers: init.headers as Record<string, string>,
       body: init.body as string | undefined,
@@ -265,12 +284,12 @@ export class HttpClient {
 
   /** Releases pooled connections. */
   async close(): Promise<void> {
-    const agent = this.agent;
-    this.agent = undefined;
-    if (agent === undefined) return;
-    // A dispatcher that failed to be created has nothing to release.
-    const created = await Promise.resolve(agent).catch(() => undefined);
-    await created?.close();
+    const transport = this.transport;
+    this.transport = undefined;
+    if (transport === undefined) return;
+    // A transport that failed to load has nothing to release.
+    const loaded = await Promise.resolve(transport).catch(() => undefined);
+    await loaded?.agent.close();
   }
 }
 

@@ -6,12 +6,13 @@
  * and bad input that must not crash it.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type ChatStore } from '../../src/cli/chat/store.ts';
 import { type Emulator, type ServedRequest, startEmulator } from '../../src/testing/emulator/index.ts';
 import { repoRoot } from '../support/fixtures.ts';
+import { makeReadOnly } from '../support/read-only.ts';
 import { chatEnv, cliEntry, PtyChat, temporaryFolder, writeChatConfig } from '../support/pty-chat.ts';
 
 let emulator: Emulator;
@@ -211,5 +212,34 @@ describe('switchyard chat in a terminal', () => {
     expect(stdout).toMatch(/^not logging this conversation: cannot use .*chat\.db: file is not a database$/m);
     expect(stdout).toContain('Answered anyway.');
     expect(stdout).toContain("unknown command '/frobnicate'");
+  });
+
+  it('a read-only log (even to root): one clear line at start, the chat answers without logging, the file untouched', async () => {
+    const dataDir = join(folder, 'data-read-only');
+    const path = join(dataDir, 'chat.db');
+    (await openLog(dataDir)).close(); // A real, empty log.
+    const before = readFileSync(path);
+    const readOnly = makeReadOnly(path);
+    try {
+      emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Answered unlogged.' }] });
+      const child = spawn(process.execPath, [cliEntry, 'chat', '--config', config], {
+        cwd: repoRoot,
+        env: chatEnv(dataDir),
+      });
+      child.stdin.end('Hello?\n');
+      let output = '';
+      child.stdout.on('data', (chunk) => (output += chunk));
+      child.stderr.on('data', (chunk) => (output += chunk));
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      expect(code).toBe(0);
+      expect(output).toMatch(
+        /^not logging this conversation: cannot use .*chat\.db: attempt to write a readonly database$/m,
+      );
+      expect(output).toContain('Answered unlogged.');
+      expect(output).not.toContain('not logging any more'); // Found at start, not at the first save.
+      if (readOnly.how !== 'sqlite-header') expect(readFileSync(path).equals(before)).toBe(true);
+    } finally {
+      readOnly.undo();
+    }
   });
 });

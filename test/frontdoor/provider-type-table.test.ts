@@ -77,4 +77,32 @@ describe('the provider-type table of a client', () => {
       await sy.close();
     }
   });
+
+  it('a provider whose code fails to load fails the call (complete or stream) with a ConfigError naming it; the next call loads again', async () => {
+    const providerTypes = createProviderTypeTable();
+    const row = providerTypes.get('openai')!;
+    let failures = 2;
+    providerTypes.set('openai', {
+      ...row,
+      load: () => (failures-- > 0 ? Promise.reject(new Error('EACCES: cannot read index.js')) : row.load!()),
+    });
+    const config = {
+      adapters: { openai: { type: 'openai', base_url: `${emulator.url}/v1`, api_key: 'k', max_retries: 0 } },
+    };
+    const sy = createSwitchyard({ providerTypes, config, env: {} });
+    try {
+      const request = { model: 'openai:gpt-5-mini', transcript: [userText('Hello')] };
+      await expect(sy.complete(request)).rejects.toThrow(/adapters\.openai: EACCES: cannot read index\.js/);
+      // A stream ends (never hangs) with the same error.
+      await expect(async () => {
+        for await (const _ of sy.stream(request));
+      }).rejects.toThrow(/adapters\.openai: EACCES/);
+      const events = [];
+      for await (const event of sy.stream(request)) events.push(event.type);
+      expect(events.at(-1)).toBe('finish');
+      expect((await sy.complete(request)).text).toBe('Hi.');
+    } finally {
+      await sy.close();
+    }
+  });
 });

@@ -20,7 +20,7 @@ let closed: GatewayProcess;
  * Generous for a loaded 2-core CI machine: a command slower than this is served from local state by
  * design, which would blur the exact counts checked here (the timeout path has its own test).
  */
-const stateTimeoutMs = 2000;
+const stateTimeoutMs = 5000;
 /** Each served call: 100 input and 2,000 output tokens of gpt-4.1-mini, $0.00324. */
 const served = {
   type: 'scripted' as const,
@@ -124,17 +124,25 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('three gateway processes sharing one Redis', () => {
   it('a 100-requests-per-minute key admits at most 100 of 600 requests spread over the instances', async () => {
-    const started = performance.now();
+    // Warm-up, one call per instance on another key: a first call's lazy module loading can stall
+    // an instance's event loop past the state timeout on a loaded machine.
+    for (const gateway of open) expect((await chat(gateway, 'key-free')).status).toBe(200);
+    const warned = open.map((gateway) => gateway.warnings.length);
     const answers = await load(600, 24, (index) => chat(open[index % 3]!, 'key-rate'));
-    const elapsedMs = performance.now() - started;
+    // Every admission was decided by Redis (none served from local state after a slow state call).
+    open.forEach((gateway, index) =>
+      expect(gateway.warnings.slice(warned[index]).filter((line) => line.includes('unreachable'))).toEqual(
+        [],
+      ),
+    );
     const ok = answers.filter((answer) => answer.status === 200).length;
     const limited = answers.filter((answer) => answer.status === 429);
-    // The bucket holds 100 and refills continuously (100 a minute): what the run's own duration adds.
-    const refilled = Math.floor((elapsedMs * 100) / 60_000);
-    expect(ok).toBeGreaterThanOrEqual(100);
-    expect(ok).toBeLessThanOrEqual(100 + refilled);
-    expect(ok + limited.length).toBe(600);
+    // At most 100: no rolling minute holds more (the limit is a sliding-window log, not a bucket
+    // that refills during the run). At least 100: nothing else used the key this minute.
+    expect(ok).toBe(100);
+    expect(limited).toHaveLength(500);
     expect(Number(limited[0]!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(Number(limited[0]!.headers.get('retry-after'))).toBeLessThanOrEqual(60);
     expect(limited[0]!.body).toMatchObject({ error: { type: 'requests', code: 'rate_limit_exceeded' } });
   }, 60_000);
 

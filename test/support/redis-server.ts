@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 
 /** A running (or stopped) test Redis. */
 export interface TestRedis {
@@ -52,17 +53,67 @@ function ping(port: number): Promise<boolean> {
   });
 }
 
+/** Options of {@link startRedis}. */
+export interface TestRedisOptions {
+  /** Keep the data set across `stop()`/`start()` (an append-only file synced on every write). */
+  persistent?: boolean;
+  /** Run as a one-node Redis Cluster owning every slot (multi-key commands must then share a slot). */
+  cluster?: boolean;
+  /** The server binary. Default `redis-server`. */
+  binary?: string;
+}
+
+/** Makes a cluster-enabled server a one-node Cluster owning all 16 384 slots (kept in nodes.conf). */
+async function claimAllSlots(port: number): Promise<void> {
+  const client = new Redis(port, '127.0.0.1', { lazyConnect: true });
+  try {
+    await client.connect();
+    await client.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
+    const deadline = Date.now() + 10_000;
+    while (!String(await client.call('CLUSTER', 'INFO')).includes('cluster_state:ok')) {
+      if (Date.now() > deadline) throw new Error(`redis-server on ${port} did not form a cluster`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    client.disconnect();
+  }
+}
+
 /** Starts `redis-server` on a free port; resolves once it answers PING (at most 10 s). */
-export async function startRedis(): Promise<TestRedis> {
+export async function startRedis(options: TestRedisOptions = {}): Promise<TestRedis> {
   const port = await freePort();
   const directory = mkdtempSync(join(tmpdir(), 'switchyard-redis-'));
   let child: ChildProcess | undefined;
 
   async function start(): Promise<void> {
     if (child !== undefined) return;
+    const persistence = options.persistent
+      ? ['--appendonly', 'yes', '--appendfsync', 'always']
+      : ['--appendonly', 'no'];
+    const cluster = options.cluster
+      ? [
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          'nodes.conf',
+          '--cluster-announce-ip',
+          '127.0.0.1',
+        ]
+      : [];
     const spawned = spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--dir', directory, '--save', '', '--appendonly', 'no'],
+      options.binary ?? 'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        directory,
+        '--save',
+        '',
+        ...persistence,
+        ...cluster,
+      ],
       { stdio: 'ignore' },
     );
     child = spawned;
@@ -87,6 +138,7 @@ export async function startRedis(): Promise<TestRedis> {
   }
 
   await start();
+  if (options.cluster) await claimAllSlots(port);
   return {
     port,
     url: `redis://127.0.0.1:${port}`,

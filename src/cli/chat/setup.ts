@@ -93,12 +93,18 @@ export async function openFrontDoor(options: FrontDoorOptions = {}): Promise<Fro
     logger: options.logger,
     fetch: commandFetch(options.env),
   });
-  const model = pickDefaultModel(sy);
-  if (model !== undefined || options.config !== undefined) {
-    const fallback = sy.models().find((listing) => listing.configured);
+  if (sy.providers().some(hasKey) || options.config !== undefined) {
+    let defaultModel: string | undefined;
     return {
       sy,
-      defaultModel: model ?? fallback?.aliases[0] ?? fallback?.id ?? 'sonnet',
+      // Listing every model's facts is work `-m MODEL` never needs: done only when asked.
+      get defaultModel() {
+        if (defaultModel === undefined) {
+          const fallback = sy.models().find((listing) => listing.configured);
+          defaultModel = pickDefaultModel(sy) ?? fallback?.aliases[0] ?? fallback?.id ?? 'sonnet';
+        }
+        return defaultModel;
+      },
       mcpServers,
       close: () => sy.close(),
     };

@@ -1,5 +1,6 @@
 /** The chat log: lossless round trip, each message stored once by content, search, and stores that cannot be used. */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { makeReadOnly } from '../../../test/support/read-only.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -137,6 +138,27 @@ describe('the chat log', () => {
     expect(await openStore(join(blocked, 'chat.db'))).toEqual({
       reason: expect.stringMatching(/^cannot use .*not-a-folder\/chat\.db: EEXIST/),
     });
+  });
+
+  it('a read-only file (even to root) gives one reason at open, not at the first save, and is left as it was', async () => {
+    const path = join(folder(), 'chat.db');
+    const store = await open(path);
+    store.save(record('A', transcript));
+    store.close();
+    const before = readFileSync(path);
+    const readOnly = makeReadOnly(path);
+    try {
+      expect(await openStore(path)).toEqual({
+        reason: expect.stringMatching(/^cannot use .*chat\.db: attempt to write a readonly database$/),
+      });
+      expect(readFileSync(path).equals(before) || readOnly.how === 'sqlite-header').toBe(true);
+    } finally {
+      readOnly.undo();
+    }
+    // Writable again: the probe changed nothing, the conversation is intact.
+    const reopened = await open(path);
+    expect(reopened.load('A')?.transcript).toEqual(transcript);
+    reopened.close();
   });
 
   it('`switchyard history` lists, searches and prints JSON from $SWITCHYARD_DATA_DIR', async () => {

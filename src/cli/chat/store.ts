@@ -107,8 +107,10 @@ export async function openStore(path: string): Promise<ChatStore | StoreUnavaila
     database = new sqlite.DatabaseSync(path);
     database.exec('PRAGMA busy_timeout = 2000;');
     database.exec(schema);
-    // A read-only file opens and reads fine; find out now rather than at the first save.
-    database.exec('BEGIN IMMEDIATE; COMMIT;');
+    // A read-only file (its mode, an immutable attribute, a read-only mount) opens and reads fine,
+    // and an empty transaction writes nothing: a rolled-back header write finds out now rather
+    // than at the first save, and leaves a writable file as it was.
+    probeWrite(database);
     return createStore(database, path);
   } catch (error) {
     try {
@@ -117,6 +119,17 @@ export async function openStore(path: string): Promise<ChatStore | StoreUnavaila
       // Already unusable.
     }
     return { reason: `cannot use ${path}: ${describeError(error)}` };
+  }
+}
+
+/** Fails (`attempt to write a readonly database`) when the database cannot be written; changes nothing. */
+function probeWrite(database: DatabaseSync): void {
+  const { user_version: version } = database.prepare('PRAGMA user_version').get() as { user_version: number };
+  database.exec('BEGIN IMMEDIATE');
+  try {
+    database.exec(`PRAGMA user_version = ${Number(version)}`);
+  } finally {
+    database.exec('ROLLBACK');
   }
 }
 

@@ -4,7 +4,6 @@ import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { Item, Part } from '../../core/transcript.ts';
 import {
   bodyObject,
-  isObject,
   jsonObject,
   optionalArray,
   optionalBoolean,
@@ -16,9 +15,10 @@ import {
 } from '../fields.ts';
 import { binaryPart, namedTool, pushParts, toolOutput } from '../common.ts';
 import type { DecodedRequest, OpaqueCodec } from '../types.ts';
+import { isJsonObject } from '../../core/json.ts';
 
 function convertSource(source: unknown, path: string, kind: 'image' | 'document'): Part {
-  if (!isObject(source)) throw new RequestFieldError(path, `${path} must be an object`);
+  if (!isJsonObject(source)) throw new RequestFieldError(path, `${path} must be an object`);
   if (source.type === 'base64') {
     const mime = requiredString(source, 'media_type', `${path}.media_type`);
     return binaryPart(mime, { base64: requiredString(source, 'data', `${path}.data`) });
@@ -119,7 +119,7 @@ function blocksOf(content: unknown, path: string): Record<string, unknown>[] {
 
 function convertMessage(message: unknown, index: number, transcript: Item[], opaque: OpaqueCodec): boolean {
   const path = `messages.${index}`;
-  if (!isObject(message)) throw new RequestFieldError(path, `${path} must be an object`);
+  if (!isJsonObject(message)) throw new RequestFieldError(path, `${path} must be an object`);
   const blocks = blocksOf(message.content, `${path}.content`);
   let cached = false;
   if (message.role === 'assistant') {
@@ -200,7 +200,8 @@ function convertThinking(value: unknown): ReasoningRequest | undefined {
 }
 
 function convertOutputFormat(body: Record<string, unknown>): DecodedRequest['request']['outputSchema'] {
-  const format = body.output_format ?? (isObject(body.output_config) ? body.output_config.format : undefined);
+  const format =
+    body.output_format ?? (isJsonObject(body.output_config) ? body.output_config.format : undefined);
   if (format === undefined || format === null) return undefined;
   const object = jsonObject(format, 'output_format');
   if (object.type !== 'json_schema')

@@ -4,7 +4,6 @@ import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { Item, Part } from '../../core/transcript.ts';
 import {
   bodyObject,
-  isObject,
   jsonObject,
   optionalArray,
   optionalCount,
@@ -17,6 +16,7 @@ import {
 } from '../fields.ts';
 import { binaryPart, namedTool, pushParts } from '../common.ts';
 import type { DecodeContext, DecodedRequest, OpaqueCodec } from '../types.ts';
+import { isJsonObject } from '../../core/json.ts';
 
 /** Calls without an id get `gc_<content>_<part>`; responses without one answer the oldest open call of that name. */
 class CallIds {
@@ -58,7 +58,7 @@ function convertPart(
       return { kind: 'assistant', part: { type: 'reasoning', text: part.text, ...payload } };
     return part.text === '' ? undefined : { kind: 'user', part: { type: 'text', text: part.text } };
   }
-  if (isObject(part.inlineData)) {
+  if (isJsonObject(part.inlineData)) {
     const data = part.inlineData;
     const mime = requiredString(data, 'mimeType', `${path}.inlineData.mimeType`);
     return {
@@ -66,7 +66,7 @@ function convertPart(
       part: binaryPart(mime, { base64: requiredString(data, 'data', `${path}.inlineData.data`) }),
     };
   }
-  if (isObject(part.fileData)) {
+  if (isJsonObject(part.fileData)) {
     const data = part.fileData;
     const mime = requiredString(data, 'mimeType', `${path}.fileData.mimeType`);
     return {
@@ -74,7 +74,7 @@ function convertPart(
       part: binaryPart(mime, { uri: requiredString(data, 'fileUri', `${path}.fileData.fileUri`) }),
     };
   }
-  if (isObject(part.functionCall)) {
+  if (isJsonObject(part.functionCall)) {
     const call = part.functionCall;
     const name = requiredString(call, 'name', `${path}.functionCall.name`);
     const id = context.ids.issue(
@@ -86,13 +86,13 @@ function convertPart(
     const input = jsonObject(call.args ?? {}, `${path}.functionCall.args`);
     return { kind: 'assistant', part: { type: 'tool-call', id: id as never, name, input, ...payload } };
   }
-  if (isObject(part.functionResponse)) {
+  if (isJsonObject(part.functionResponse)) {
     const response = part.functionResponse;
     const name = requiredString(response, 'name', `${path}.functionResponse.name`);
     const callId = context.ids.answer(optionalString(response, 'id', `${path}.functionResponse.id`), name);
     const result = response.response;
     const output =
-      isObject(result) && Object.keys(result).length === 1 && typeof result.output === 'string'
+      isJsonObject(result) && Object.keys(result).length === 1 && typeof result.output === 'string'
         ? { type: 'text' as const, text: result.output }
         : { type: 'text' as const, text: textOf(result ?? {}) };
     return {
@@ -157,7 +157,7 @@ function convertTools(body: Record<string, unknown>): ToolSpec[] | undefined {
 /** Gemini's OpenAPI schemas spell types in upper case (`OBJECT`); JSON Schema wants lower case. */
 function lowerTypes(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(lowerTypes);
-  if (!isObject(value)) return value;
+  if (!isJsonObject(value)) return value;
   const copy: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value))
     copy[key] = key === 'type' && typeof inner === 'string' ? inner.toLowerCase() : lowerTypes(inner);
@@ -165,8 +165,8 @@ function lowerTypes(value: unknown): unknown {
 }
 
 function convertToolChoice(body: Record<string, unknown>): ToolChoice | undefined {
-  const config = isObject(body.toolConfig) ? body.toolConfig.functionCallingConfig : undefined;
-  if (!isObject(config)) return undefined;
+  const config = isJsonObject(body.toolConfig) ? body.toolConfig.functionCallingConfig : undefined;
+  if (!isJsonObject(config)) return undefined;
   const names = Array.isArray(config.allowedFunctionNames) ? config.allowedFunctionNames : [];
   if (config.mode === 'NONE') return 'none';
   if (config.mode === 'ANY' || config.mode === 'VALIDATED')
@@ -177,7 +177,7 @@ function convertToolChoice(body: Record<string, unknown>): ToolChoice | undefine
 }
 
 function convertThinking(config: Record<string, unknown>): ReasoningRequest | undefined {
-  if (!isObject(config.thinkingConfig)) return undefined;
+  if (!isJsonObject(config.thinkingConfig)) return undefined;
   const thinking = config.thinkingConfig;
   const reasoning: ReasoningRequest = {};
   const budget = optionalNumber(thinking, 'thinkingBudget', 'generationConfig.thinkingConfig.thinkingBudget');
@@ -240,10 +240,10 @@ export function decodeRequest(body: unknown, context: DecodeContext, opaque: Opa
       'unsupported',
     );
   const transcript: Item[] = [];
-  if (isObject(object.systemInstruction)) {
+  if (isJsonObject(object.systemInstruction)) {
     const parts = optionalArray(object.systemInstruction, 'parts', 'systemInstruction.parts') ?? [];
     const text = parts
-      .map((part) => (isObject(part) && typeof part.text === 'string' ? part.text : ''))
+      .map((part) => (isJsonObject(part) && typeof part.text === 'string' ? part.text : ''))
       .join('\n\n');
     if (text !== '') transcript.push({ kind: 'system', parts: [{ type: 'text', text }] });
   }

@@ -4,7 +4,6 @@ import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { Item, Part, ToolCallPart } from '../../core/transcript.ts';
 import {
   bodyObject,
-  isObject,
   jsonObject,
   optionalArray,
   optionalBoolean,
@@ -18,6 +17,7 @@ import {
 } from '../fields.ts';
 import { binaryPart, namedTool, partFromUrl, pushParts, toolOutput } from '../common.ts';
 import type { DecodedRequest } from '../types.ts';
+import { isJsonObject } from '../../core/json.ts';
 
 function contentPart(value: unknown, path: string): Part | undefined {
   const part = jsonObject(value, path);
@@ -29,7 +29,7 @@ function contentPart(value: unknown, path: string): Part | undefined {
       return { type: 'text', text: requiredString(part, 'refusal', `${path}.refusal`) };
     case 'image_url': {
       const image = part.image_url;
-      const url = typeof image === 'string' ? image : isObject(image) ? image.url : undefined;
+      const url = typeof image === 'string' ? image : isJsonObject(image) ? image.url : undefined;
       if (typeof url !== 'string')
         throw new RequestFieldError(`${path}.image_url.url`, `${path}.image_url.url is required`);
       return partFromUrl(url, `${path}.image_url.url`);
@@ -152,7 +152,7 @@ function convertToolChoice(value: unknown): ToolChoice | undefined {
   if (value === undefined || value === null) return undefined;
   if (value === 'auto' || value === 'none' || value === 'required') return value;
   const object = jsonObject(value, 'tool_choice');
-  if (object.type === 'function' && isObject(object.function))
+  if (object.type === 'function' && isJsonObject(object.function))
     return namedTool(object.function.name, 'tool_choice.function.name');
   throw new RequestFieldError('tool_choice', 'tool_choice must be auto, none, required or a function');
 }
@@ -239,7 +239,7 @@ export function decodeRequest(body: unknown): DecodedRequest {
   if (outputSchema !== undefined) request.outputSchema = outputSchema;
   const reasoning = convertEffort(object.reasoning_effort, 'reasoning_effort');
   if (reasoning !== undefined) request.reasoning = reasoning;
-  const streamOptions = isObject(object.stream_options) ? object.stream_options : {};
+  const streamOptions = isJsonObject(object.stream_options) ? object.stream_options : {};
   return {
     model: requiredString(object, 'model'),
     stream: optionalBoolean(object, 'stream') ?? false,

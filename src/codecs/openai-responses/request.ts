@@ -4,7 +4,6 @@ import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { Item, Part } from '../../core/transcript.ts';
 import {
   bodyObject,
-  isObject,
   jsonObject,
   optionalArray,
   optionalBoolean,
@@ -19,6 +18,7 @@ import {
 import { convertEffort } from '../openai-chat/request.ts';
 import { namedTool, partFromUrl, pushParts, toolOutput } from '../common.ts';
 import type { DecodedRequest, OpaqueCodec } from '../types.ts';
+import { isJsonObject } from '../../core/json.ts';
 
 function contentPart(value: unknown, path: string): Part {
   const part = jsonObject(value, path);
@@ -85,7 +85,7 @@ function messageItem(item: Record<string, unknown>, path: string, transcript: It
 function reasoningItem(item: Record<string, unknown>, path: string, opaque: OpaqueCodec): Part {
   const summary = optionalArray(item, 'summary', `${path}.summary`) ?? [];
   const text = summary
-    .map((entry) => (isObject(entry) && typeof entry.text === 'string' ? entry.text : ''))
+    .map((entry) => (isJsonObject(entry) && typeof entry.text === 'string' ? entry.text : ''))
     .join('\n\n');
   const encrypted = optionalString(item, 'encrypted_content', `${path}.encrypted_content`);
   if (encrypted === undefined) return { type: 'reasoning', text };
@@ -169,7 +169,7 @@ function convertToolChoice(value: unknown): ToolChoice | undefined {
 }
 
 function convertFormat(text: unknown): OutputSchema | undefined {
-  if (!isObject(text) || !isObject(text.format)) return undefined;
+  if (!isJsonObject(text) || !isJsonObject(text.format)) return undefined;
   const format = text.format;
   if (format.type === 'text') return undefined;
   if (format.type === 'json_object') return { schema: { type: 'object' }, strict: false };
@@ -228,7 +228,7 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   if (topP !== undefined) request.topP = topP;
   const outputSchema = convertFormat(object.text);
   if (outputSchema !== undefined) request.outputSchema = outputSchema;
-  const reasoning = isObject(object.reasoning)
+  const reasoning = isJsonObject(object.reasoning)
     ? convertEffort(object.reasoning.effort, 'reasoning.effort')
     : undefined;
   if (reasoning !== undefined) request.reasoning = reasoning;

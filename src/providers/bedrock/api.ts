@@ -82,8 +82,3 @@ export interface WireDelta {
   citation?: unknown;
   [field: string]: unknown;
 }
-
-/** Whether a value is a plain object. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

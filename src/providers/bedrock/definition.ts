@@ -3,7 +3,6 @@ import type { ModelInfo } from '../../core/adapter.ts';
 import type { ProviderDefinition, WireRequest } from '../common/definition.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { ProviderContext } from '../common/definition.ts';
-import { isRecord } from './api.ts';
 import { BedrockAuth, type PeerLoader } from './auth.ts';
 import { capabilitiesFor, invokeCapabilities } from './capabilities.ts';
 import { errorRules, parseErrorBody } from './errors.ts';
@@ -14,14 +13,15 @@ import { buildRequest } from './request.ts';
 import { parseResponse } from './response.ts';
 import { createStreamDecoder, createStreamParser } from './stream.ts';
 import { estimateInputTokens } from './tokens.ts';
+import { isJsonObject } from '../../core/json.ts';
 
 /** Placeholder host of an adapter without a region: a call names the region of its ARN, or fails. */
 const unknownRegion = 'unknown-region';
 
 /** `GET /foundation-models` (the control-plane host) → model infos. */
 export function parseModelList(body: unknown): ModelInfo[] {
-  const summaries = isRecord(body) && Array.isArray(body.modelSummaries) ? body.modelSummaries : [];
-  return summaries.filter(isRecord).flatMap((model): ModelInfo[] => {
+  const summaries = isJsonObject(body) && Array.isArray(body.modelSummaries) ? body.modelSummaries : [];
+  return summaries.filter(isJsonObject).flatMap((model): ModelInfo[] => {
     if (typeof model.modelId !== 'string') return [];
     const info: ModelInfo = { id: `bedrock:${model.modelId}`, name: model.modelId };
     if (typeof model.modelName === 'string') info.displayName = model.modelName;

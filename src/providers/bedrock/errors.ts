@@ -1,7 +1,7 @@
 /** Bedrock error bodies and exception frames, and the rules that classify them. */
 import type { ErrorBody, ErrorRule } from '../../core/errors/status-map.ts';
 import { parseErrorText } from '../common/errors.ts';
-import { isRecord } from './api.ts';
+import { isJsonObject } from '../../core/json.ts';
 
 const maxMessageLength = 500;
 
@@ -16,7 +16,7 @@ export function parseErrorBody(text: string): ErrorBody {
 
 /** The code and message of a parsed error object; undefined when the value holds neither. */
 export function convertErrorBody(value: unknown, code?: string): ErrorBody | undefined {
-  if (!isRecord(value)) return undefined;
+  if (!isJsonObject(value)) return undefined;
   const message = value.message ?? value.Message;
   const named = code ?? (typeof value.__type === 'string' ? value.__type : undefined);
   const type = named === undefined || named === '' ? undefined : normalizeExceptionName(named);

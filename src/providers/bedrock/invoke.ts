@@ -5,14 +5,13 @@
  * (betas as `anthropic_beta`); each stream event arrives as an event-stream `chunk` whose payload
  * `{"bytes": "<base64>"}` holds one Anthropic event JSON.
  */
-import type { JsonObject } from '../../core/json.ts';
+import { isJsonObject, type JsonObject } from '../../core/json.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import { buildRequest as buildAnthropicRequest } from '../anthropic/request.ts';
 import { parseResponse as parseAnthropicResponse } from '../anthropic/response.ts';
 import { createStreamParser as createAnthropicParser } from '../anthropic/stream.ts';
 import type { ProviderContext, StreamParser, WireRequest } from '../common/definition.ts';
-import { isRecord } from './api.ts';
 import { baseModelId } from './capabilities.ts';
 import { convertErrorBody } from './errors.ts';
 import { modelPath } from './model-id.ts';
@@ -57,7 +56,7 @@ export function buildRequest(request: CanonicalRequest, context: ProviderContext
 
 /** A whole InvokeModel body: a Messages response, or a Bedrock error body. */
 export function parseResponse(body: unknown, context: ProviderContext, builder: StreamBuilder): void {
-  if (isRecord(body) && body.type === undefined && body.content === undefined) {
+  if (isJsonObject(body) && body.type === undefined && body.content === undefined) {
     const error = convertErrorBody(body);
     if (error !== undefined) context.fail(error);
   }
@@ -78,7 +77,7 @@ export function createStreamParser(context: ProviderContext, builder: StreamBuil
         return;
       }
       const payload: unknown = JSON.parse(data);
-      const bytes = isRecord(payload) ? payload.bytes : undefined;
+      const bytes = isJsonObject(payload) ? payload.bytes : undefined;
       if (typeof bytes !== 'string') {
         context.warn('skipped unexpected stream content', { what: 'a chunk without bytes' });
         return;

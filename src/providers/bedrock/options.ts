@@ -1,8 +1,7 @@
 /** Options of `createBedrock`, the AWS credential shapes and the per-request `providerOptions.bedrock`. */
-import type { JsonObject } from '../../core/json.ts';
+import { isJsonObject, type JsonObject } from '../../core/json.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { AdapterOptions, CredentialSource } from '../common/options.ts';
-import { isRecord } from './api.ts';
 import { providerTable } from '../common/provider-table.ts';
 
 /** The bearer-token variable (Bedrock API keys): sent as `authorization: Bearer`, no signing. */
@@ -60,8 +59,8 @@ export interface BedrockProviderOptions {
 /** Reads `request.providerOptions.bedrock`, keeping only well-typed fields. */
 export function readProviderOptions(request: CanonicalRequest): BedrockProviderOptions {
   const raw = request.providerOptions?.bedrock;
-  if (!isRecord(raw)) return {};
-  return isRecord(raw.body) ? { body: raw.body as JsonObject } : {};
+  if (!isJsonObject(raw)) return {};
+  return isJsonObject(raw.body) ? { body: raw.body as JsonObject } : {};
 }
 
 /** The runtime reads no key itself: credentials are resolved per request by `authorize`. */

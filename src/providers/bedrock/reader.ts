@@ -2,11 +2,11 @@
  * Reads Converse content into the `StreamBuilder`: whole content blocks (a `converse` body) and the
  * ConverseStream block events, one shared reader so both paths make the same parts.
  */
-import type { JsonObject, JsonValue } from '../../core/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import { canonicalToolId } from '../common/projection.ts';
-import { isRecord, type WireDelta } from './api.ts';
+import { type WireDelta } from './api.ts';
 
 /** What an open streamed block has collected besides its deltas. */
 interface OpenBlock {
@@ -37,7 +37,7 @@ export class ResponseReader {
 
   /** A whole content block of a `converse` response (or of a `messageStart` that carries content). */
   whole(index: number, block: unknown): void {
-    if (!isRecord(block)) {
+    if (!isJsonObject(block)) {
       this.context.warn('skipped unexpected response content', {
         what: 'a content block that is not an object',
       });
@@ -49,14 +49,14 @@ export class ResponseReader {
       this.builder.end(index);
       return;
     }
-    if (isRecord(block.toolUse)) {
+    if (isJsonObject(block.toolUse)) {
       const toolUse = block.toolUse;
-      const input = isRecord(toolUse.input) ? (toolUse.input as JsonObject) : {};
+      const input = isJsonObject(toolUse.input) ? (toolUse.input as JsonObject) : {};
       this.startTool(index, toolUse.toolUseId, toolUse.name);
       this.builder.end(index, { input });
       return;
     }
-    if (isRecord(block.reasoningContent)) {
+    if (isJsonObject(block.reasoningContent)) {
       this.wholeReasoning(index, block.reasoningContent);
       return;
     }
@@ -74,7 +74,7 @@ export class ResponseReader {
       this.builder.end(index, { redacted: true, data: content.redactedContent });
       return;
     }
-    const text = isRecord(content.reasoningText) ? content.reasoningText : {};
+    const text = isJsonObject(content.reasoningText) ? content.reasoningText : {};
     if (typeof text.text === 'string' && text.text !== '') this.builder.reasoning(index, text.text);
     this.builder.end(index, typeof text.signature === 'string' ? { signature: text.signature } : {});
   }
@@ -91,8 +91,8 @@ export class ResponseReader {
 
   /** `contentBlockStart`: a tool call's id and name (text and reasoning blocks start with their first delta). */
   start(index: number, start: unknown): void {
-    const toolUse = isRecord(start) ? start.toolUse : undefined;
-    if (!isRecord(toolUse)) return;
+    const toolUse = isJsonObject(start) ? start.toolUse : undefined;
+    if (!isJsonObject(toolUse)) return;
     this.open.set(index, { kind: 'tool' });
     this.startTool(index, toolUse.toolUseId, toolUse.name);
   }
@@ -119,17 +119,17 @@ export class ResponseReader {
       this.builder.text(index, delta.text);
       return;
     }
-    if (isRecord(delta.toolUse)) {
+    if (isJsonObject(delta.toolUse)) {
       if (!this.open.has(index)) this.start(index, { toolUse: { toolUseId: undefined, name: undefined } });
       if (typeof delta.toolUse.input === 'string' && delta.toolUse.input !== '')
         this.builder.toolDelta(index, delta.toolUse.input);
       return;
     }
-    if (isRecord(delta.reasoningContent)) {
+    if (isJsonObject(delta.reasoningContent)) {
       this.reasoningDelta(index, delta.reasoningContent);
       return;
     }
-    if (isRecord(delta.citation)) {
+    if (isJsonObject(delta.citation)) {
       const block = this.ensure(index, 'text');
       (block.citations ??= []).push(delta.citation as JsonValue);
       return;

@@ -1,10 +1,10 @@
 /** Converse response body → canonical response: content, stop reason, usage. */
 import type { FinishReason } from '../../core/finish-reason.ts';
-import type { JsonValue } from '../../core/json.ts';
+import { isJsonObject, type JsonValue } from '../../core/json.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import { tokenCount, type Usage } from '../../core/usage.ts';
 import type { ProviderContext } from '../common/definition.ts';
-import { isRecord, type WireResponse, type WireUsage } from './api.ts';
+import { type WireResponse, type WireUsage } from './api.ts';
 import { convertErrorBody } from './errors.ts';
 import { ResponseReader } from './reader.ts';
 
@@ -38,7 +38,7 @@ export function mapFinishReason(raw: unknown, hasToolCalls = false): FinishReaso
  * buckets are already disjoint. Reasoning is not reported apart (0).
  */
 export function convertUsage(usage: WireUsage | undefined): Partial<Usage> {
-  if (!isRecord(usage)) return {};
+  if (!isJsonObject(usage)) return {};
   const converted: Partial<Usage> = {};
   const input = tokenCount(usage.inputTokens);
   const output = tokenCount(usage.outputTokens);
@@ -66,14 +66,14 @@ export function applyResponseFields(builder: StreamBuilder, body: Record<string,
 
 /** A whole Converse body into builder calls; an error body (a 200 `{message}`) throws the classified error. */
 export function parseResponse(body: unknown, context: ProviderContext, builder: StreamBuilder): void {
-  const response = (isRecord(body) ? body : {}) as WireResponse & Record<string, unknown>;
-  if (!isRecord(response.output)) {
+  const response = (isJsonObject(body) ? body : {}) as WireResponse & Record<string, unknown>;
+  if (!isJsonObject(response.output)) {
     const error = convertErrorBody(body);
     if (error !== undefined) context.fail(error);
     throw new TypeError('a Converse body without output');
   }
   builder.start();
-  const message = isRecord(response.output.message) ? response.output.message : {};
+  const message = isJsonObject(response.output.message) ? response.output.message : {};
   const content = Array.isArray(message.content) ? message.content : [];
   const reader = new ResponseReader(context, builder);
   content.forEach((block, index) => reader.whole(index, block));

@@ -8,11 +8,12 @@ import { ServerError } from '../../core/errors/server-error.ts';
 import { EventStreamDecoder, EventStreamFrameError } from '../../transport/event-stream.ts';
 import type { ProviderContext, StreamDecoder, StreamParser } from '../common/definition.ts';
 import { createTruncatedError } from '../common/errors.ts';
-import { isRecord, type WireDelta } from './api.ts';
+import { type WireDelta } from './api.ts';
 import { DeltaScanner } from './delta-scanner.ts';
 import { convertErrorBody } from './errors.ts';
 import { ResponseReader } from './reader.ts';
 import { applyResponseFields, applyStopReason, convertUsage } from './response.ts';
+import { isJsonObject } from '../../core/json.ts';
 
 /** The event name the decoder gives an exception message: `exception:<exceptionType>`. */
 export const exceptionPrefix = 'exception:';
@@ -93,14 +94,14 @@ class ConverseStream implements StreamParser {
     }
     if (event?.startsWith(exceptionPrefix) === true) failWithException(this.context, event, data);
     const payload: unknown = JSON.parse(data);
-    if (!isRecord(payload)) {
+    if (!isJsonObject(payload)) {
       this.context.warn('skipped unexpected stream content', { what: 'an event that is not an object' });
       return;
     }
     const index = typeof payload.contentBlockIndex === 'number' ? payload.contentBlockIndex : 0;
     switch (event) {
       case 'contentBlockDelta':
-        this.reader.delta(index, isRecord(payload.delta) ? (payload.delta as WireDelta) : undefined);
+        this.reader.delta(index, isJsonObject(payload.delta) ? (payload.delta as WireDelta) : undefined);
         return;
       case 'messageStart':
         this.builder.start();
@@ -115,7 +116,7 @@ class ConverseStream implements StreamParser {
         this.onMessageStop(payload);
         return;
       case 'metadata':
-        this.builder.usage(convertUsage(isRecord(payload.usage) ? payload.usage : undefined));
+        this.builder.usage(convertUsage(isJsonObject(payload.usage) ? payload.usage : undefined));
         applyResponseFields(this.builder, payload);
         return;
       default:

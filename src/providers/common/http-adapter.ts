@@ -253,17 +253,22 @@ export function createHttpAdapter(
     }
   }
 
+  /**
+   * Resolves one call. `request` is the call's own object (the boundary's parsed copy, or the
+   * router's request built for this call): its request id is set here, once, and it is not copied.
+   */
   function setup(
     request: CanonicalRequest,
     options: CallOptions,
     stream: boolean,
     signal: AbortSignal,
+    wire?: string,
   ): CallSetup {
     assertOpen();
     assertConfigured(options.headers);
-    const requestId = request.requestId ?? createRequestId();
+    const requestId = (request.requestId ??= createRequestId());
     const session = options.session ?? createSession();
-    const model = checkedWireModel(request.model);
+    const model = wire ?? checkedWireModel(request.model);
     if (definition.endSession !== undefined) liveSessions.add(session);
     const call: HttpCall = {
       method: 'POST',
@@ -298,7 +303,7 @@ export function createHttpAdapter(
       fetchJson: (method, path, body) => fetchJson(method, path, body, signal),
     };
     // The one pre-flight check of every declared capability, before any HTTP call.
-    const checked = preflight({ ...request, requestId }, context.capabilities, {
+    const checked = preflight(request, context.capabilities, {
       provider: definition.name,
       model,
       estimateInputTokens: (input) => definition.estimateInputTokens(input),
@@ -315,7 +320,7 @@ export function createHttpAdapter(
   ) {
     await definition.prepare?.(request, callSetup.context);
     if (signal.aborted) throw toTransportError(signal.reason, callSetup.call, signal);
-    const wire = definition.buildRequest({ ...request, requestId: callSetup.requestId }, callSetup.context);
+    const wire = definition.buildRequest(request, callSetup.context);
     // A request's own endpoint applies unless the user (option or variable) chose the endpoint.
     const base =
       wire.baseURL !== undefined && baseURL === definition.baseURL.replace(/\/+$/, '')
@@ -417,9 +422,10 @@ export function createHttpAdapter(
     };
     const startedAt = performance.now();
     let validated: ReturnType<typeof validateCall>;
+    let wire: string;
     try {
       validated = validateCall(definition.name, untrustedRequest, untrustedOptions);
-      checkedWireModel(validated.request.model);
+      wire = checkedWireModel(validated.request.model);
     } catch (error) {
       const model = reportedId(reportedModel(untrustedRequest));
       const requestId = createRequestId();
@@ -428,15 +434,15 @@ export function createHttpAdapter(
       return;
     }
     const { request, options: callOptions } = validated;
-    const requestId = request.requestId ?? createRequestId();
-    const model = `${definition.name}:${wireModelName(request.model)}`;
+    const requestId = (request.requestId ??= createRequestId());
+    const model = `${definition.name}:${wire}`;
     let builder = new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink);
     const unregister = registry.register(requestId, controller, callOptions.signal);
     let implicitSession: AdapterSession | undefined;
     let settle: () => void;
     const stopDeadline = http.startDeadline(controller);
     try {
-      const callSetup = setup({ ...request, requestId }, callOptions, true, controller.signal);
+      const callSetup = setup(request, callOptions, true, controller.signal, wire);
       implicitSession = callOptions.session === undefined ? callSetup.context.session : undefined;
       await prepareCall(callSetup.request, callSetup, controller.signal, callOptions.headers);
       await withRetries(

@@ -3,7 +3,7 @@
  * before any HTTP call, for every adapter (docs/contract.md §3.4).
  */
 import type { TokenEstimateInput } from '../../core/adapter.ts';
-import { assertCapabilities, assertContextWindow } from '../../core/capability-check.ts';
+import { assertContextWindow, assertLimits, assertSupported } from '../../core/capability-check.ts';
 import type { Capabilities } from '../../core/capabilities.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { Item, Part } from '../../core/transcript.ts';
@@ -20,7 +20,27 @@ export interface PreflightContext {
 }
 
 /**
- * Checks `request` against `capabilities` and returns the request to send:
+ * The mark of an adapter request whose candidate the router checked (capabilities and context
+ * window, with {@link skipReason}'s rules from the same facts): the adapter's pre-flight does not
+ * decide them again. A private symbol, as `markValidated`: nothing outside can forge it.
+ */
+const precheckedMark = Symbol('switchyard.prechecked');
+
+/** Marks a request the router built after checking its candidate. Only for the router's own objects. */
+export function markPrechecked<Request extends object>(request: Request): Request {
+  (request as Record<symbol, unknown>)[precheckedMark] = true;
+  return request;
+}
+
+/** Whether the router already checked the capabilities and context window of `request`. */
+export function isPrechecked(request: object): boolean {
+  return (request as Record<symbol, unknown>)[precheckedMark] === true;
+}
+
+/**
+ * Checks `request` against `capabilities` and returns the request to send. A request the router
+ * checked ({@link markPrechecked}) skips the two decisions the router made (capabilities, context
+ * window); the rest applies to every call:
  * - a missing capability, a media type the model does not take or an output limit above the
  *   model's: `InvalidRequestError` (`assertCapabilities`);
  * - text alone estimated over 1.5× the context window: `ContextOverflowError` (`assertContextWindow`;
@@ -34,7 +54,24 @@ export function preflight(
   context: PreflightContext,
 ): CanonicalRequest {
   const names = { provider: context.provider, model: context.model };
-  assertCapabilities(request, capabilities, names);
+  const prechecked = isPrechecked(request);
+  if (!prechecked) assertSupported(request, capabilities, names);
+  assertLimits(request, capabilities, names);
+  if (!prechecked) checkContextWindow(request, capabilities, context);
+  if (request.cache === undefined || capabilities.promptCaching) return request;
+  context.warn('prompt cache not used', {
+    reason: `model ${context.model} has no prompt caching (capabilities.promptCaching is false)`,
+  });
+  const { cache: _dropped, ...withoutCache } = request;
+  return withoutCache;
+}
+
+/** The context-window rule, for a call that did not come through the router. */
+function checkContextWindow(
+  request: CanonicalRequest,
+  capabilities: Capabilities,
+  context: PreflightContext,
+): void {
   let textOnly: TokenEstimateInput | undefined;
   const input = () =>
     (textOnly ??= {
@@ -44,16 +81,10 @@ export function preflight(
     });
   assertContextWindow(
     capabilities,
-    { ...names, requestId: request.requestId },
+    { provider: context.provider, model: context.model, requestId: request.requestId },
     () => estimateUpperBound(input()),
     () => context.estimateInputTokens(input()),
   );
-  if (request.cache === undefined || capabilities.promptCaching) return request;
-  context.warn('prompt cache not used', {
-    reason: `model ${context.model} has no prompt caching (capabilities.promptCaching is false)`,
-  });
-  const { cache: _dropped, ...withoutCache } = request;
-  return withoutCache;
 }
 
 /**

@@ -1,5 +1,5 @@
 /** Gemini `generateContent` wire types (v1beta), with lenient readers for what comes back. */
-import type { JsonObject, JsonValue } from '../../core/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 
 /** One part of a Gemini content. Gemini discriminates parts by which field is present. */
 export interface GeminiPart {
@@ -110,17 +110,12 @@ export interface GeminiCachedContent {
   usageMetadata?: { totalTokenCount?: number };
 }
 
-/** True for a non-null, non-array object. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The Google error inside a body (`{error}` or `[{error}]`), if it is one. */
 export function readGoogleError(body: unknown): GoogleErrorBody | undefined {
   const envelope = Array.isArray(body) ? body[0] : body;
-  if (!isRecord(envelope)) return undefined;
+  if (!isJsonObject(envelope)) return undefined;
   if (typeof envelope.error === 'string') return { message: envelope.error };
-  if (!isRecord(envelope.error)) return undefined;
+  if (!isJsonObject(envelope.error)) return undefined;
   const error = envelope.error;
   const result: GoogleErrorBody = {};
   if (typeof error.code === 'number') result.code = error.code;

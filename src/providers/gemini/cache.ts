@@ -16,11 +16,11 @@
 import { createHash } from 'node:crypto';
 import type { AdapterSession } from '../../core/adapter.ts';
 import { AdapterError } from '../../core/errors/adapter-error.ts';
-import type { JsonObject } from '../../core/json.ts';
+import { isJsonObject, type JsonObject } from '../../core/json.ts';
 import { encodePathSegments, modelNameProblem } from '../../core/model-name.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { ProviderContext, SessionEndContext } from '../common/definition.ts';
-import { type GeminiCachedContent, type GeminiContent, isRecord } from './api.ts';
+import { type GeminiCachedContent, type GeminiContent } from './api.ts';
 import {
   type ConvertedRequest,
   convertRequest,
@@ -204,8 +204,8 @@ function cacheState(
 ): CacheState {
   const existing = session.state.get(stateKey);
   if (isCacheState(existing)) return existing;
-  const record = isRecord(existing) ? existing : {};
-  const entries = Array.isArray(record.entries) ? record.entries : [];
+  const record = isJsonObject(existing) ? existing : {};
+  const entries: unknown[] = Array.isArray(record.entries) ? record.entries : [];
   const valid = entries.filter(isCacheEntry).slice(-maxEntries);
   const refused = Array.isArray(record.refused)
     ? record.refused.filter(
@@ -230,7 +230,7 @@ function isCacheState(value: unknown): value is CacheState {
 const checkedStates = new WeakSet<object>();
 
 function isCacheEntry(value: unknown): value is CacheEntry {
-  if (!isRecord(value)) return false;
+  if (!isJsonObject(value)) return false;
   return (
     typeof value.name === 'string' &&
     cacheNamePattern.test(value.name) &&
@@ -247,13 +247,13 @@ function isCacheEntry(value: unknown): value is CacheEntry {
 }
 
 function readCachedContent(body: unknown): GeminiCachedContent {
-  if (!isRecord(body) || typeof body.name !== 'string' || !cacheNamePattern.test(body.name)) {
+  if (!isJsonObject(body) || typeof body.name !== 'string' || !cacheNamePattern.test(body.name)) {
     throw new Error('the cachedContents response has no valid name (cachedContents/<id>)');
   }
   const entry: GeminiCachedContent = { name: body.name };
   if (typeof body.expireTime === 'string') entry.expireTime = body.expireTime;
   const usage = body.usageMetadata;
-  if (isRecord(usage) && typeof usage.totalTokenCount === 'number') {
+  if (isJsonObject(usage) && typeof usage.totalTokenCount === 'number') {
     entry.usageMetadata = { totalTokenCount: usage.totalTokenCount };
   }
   return entry;

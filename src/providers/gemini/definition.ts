@@ -1,7 +1,6 @@
 /** The Gemini ProviderDefinition: the pure functions the shared HTTP runtime drives. */
 import type { ModelInfo } from '../../core/adapter.ts';
 import type { ProviderDefinition } from '../common/definition.ts';
-import { isRecord } from './api.ts';
 import { prepareCache, preparedCall, releaseCaches } from './cache.ts';
 import { capabilitiesFor } from './capabilities.ts';
 import { errorRules, parseErrorBody } from './errors.ts';
@@ -10,6 +9,7 @@ import { buildRequest, type RequestSettings } from './request.ts';
 import { parseResponse } from './response.ts';
 import { createStreamParser } from './stream.ts';
 import { estimateInputTokens } from './tokens.ts';
+import { isJsonObject } from '../../core/json.ts';
 
 /** Creates the definition; `settings` carries what `createGemini` options change in requests. */
 export function createGeminiDefinition(settings: RequestSettings): ProviderDefinition {
@@ -34,8 +34,8 @@ export function createGeminiDefinition(settings: RequestSettings): ProviderDefin
 
 /** `GET /models` → model infos (`gemini:<name>`), with token limits. */
 export function parseModelList(body: unknown): ModelInfo[] {
-  const models = isRecord(body) && Array.isArray(body.models) ? body.models : [];
-  return models.filter(isRecord).flatMap((model): ModelInfo[] => {
+  const models = isJsonObject(body) && Array.isArray(body.models) ? body.models : [];
+  return models.filter(isJsonObject).flatMap((model): ModelInfo[] => {
     if (typeof model.name !== 'string') return [];
     const name = model.name.replace(/^models\//, '');
     const info: ModelInfo = { id: `gemini:${name}`, name };

@@ -1,6 +1,7 @@
 /** Google error bodies (`{error: {code, status, message, details}}`, also as an array) → classified errors. */
 import type { ErrorBody, ErrorRule } from '../../core/errors/status-map.ts';
-import { type GoogleErrorBody, isRecord, readGoogleError } from './api.ts';
+import { type GoogleErrorBody, readGoogleError } from './api.ts';
+import { isJsonObject } from '../../core/json.ts';
 
 const retryInfoType = 'type.googleapis.com/google.rpc.RetryInfo';
 const errorInfoType = 'type.googleapis.com/google.rpc.ErrorInfo';
@@ -39,7 +40,7 @@ export function parseErrorBody(text: string): ErrorBody {
     return trimmed === '' ? {} : { message: trimmed.slice(0, 500) };
   }
   const body = convertErrorBody(parsed);
-  if (body === undefined) return isRecord(parsed) ? {} : { message: text.trim().slice(0, 500) };
+  if (body === undefined) return isJsonObject(parsed) ? {} : { message: text.trim().slice(0, 500) };
   delete body.status;
   return body;
 }
@@ -63,7 +64,7 @@ export function convertErrorBody(value: unknown): ErrorBody | undefined {
 
 function errorReason(error: GoogleErrorBody): string | undefined {
   for (const detail of error.details ?? []) {
-    if (isRecord(detail) && detail['@type'] === errorInfoType && typeof detail.reason === 'string') {
+    if (isJsonObject(detail) && detail['@type'] === errorInfoType && typeof detail.reason === 'string') {
       return detail.reason;
     }
   }
@@ -73,7 +74,7 @@ function errorReason(error: GoogleErrorBody): string | undefined {
 /** `RetryInfo.retryDelay` is a protobuf Duration in JSON form: seconds with an `s` suffix (`"34.4s"`). */
 function retryDelaySeconds(error: GoogleErrorBody): number | undefined {
   for (const detail of error.details ?? []) {
-    if (!isRecord(detail) || detail['@type'] !== retryInfoType) continue;
+    if (!isJsonObject(detail) || detail['@type'] !== retryInfoType) continue;
     const delay = detail.retryDelay;
     const match = typeof delay === 'string' ? /^(\d+(?:\.\d+)?)s$/.exec(delay.trim()) : null;
     if (match !== null) return Number(match[1]);

@@ -1,8 +1,7 @@
 /** Options of `createGemini` and the per-request `providerOptions.gemini` pass-through. */
-import type { JsonObject, JsonValue } from '../../core/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { AdapterOptions, CredentialSource } from '../common/options.ts';
-import { isRecord } from './api.ts';
 import { providerTable } from '../common/provider-table.ts';
 
 /** The Gemini API endpoint (Google AI Studio keys). */
@@ -38,11 +37,11 @@ export interface GeminiProviderOptions {
 /** Reads `request.providerOptions.gemini`, keeping only well-typed fields. */
 export function readProviderOptions(request: CanonicalRequest): GeminiProviderOptions {
   const raw = request.providerOptions?.gemini;
-  if (!isRecord(raw)) return {};
+  if (!isJsonObject(raw)) return {};
   const options: GeminiProviderOptions = {};
   if (Array.isArray(raw.safetySettings)) options.safetySettings = raw.safetySettings;
-  if (isRecord(raw.generationConfig)) options.generationConfig = raw.generationConfig as JsonObject;
-  if (Array.isArray(raw.tools)) options.tools = raw.tools.filter(isRecord) as JsonObject[];
+  if (isJsonObject(raw.generationConfig)) options.generationConfig = raw.generationConfig as JsonObject;
+  if (Array.isArray(raw.tools)) options.tools = raw.tools.filter(isJsonObject) as JsonObject[];
   return options;
 }
 

@@ -3,8 +3,8 @@
  * pieces) → JSON text fragments for `tool-call-delta`, plus the argument object itself.
  */
 import { ServerError } from '../../core/errors/server-error.ts';
-import type { JsonObject, JsonValue } from '../../core/json.ts';
-import { type GeminiPartialArgument, isRecord } from './api.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
+import { type GeminiPartialArgument } from './api.ts';
 
 type Segment = string | number;
 
@@ -109,7 +109,7 @@ export class PartialArguments {
 
   /** Applies one partial argument (any wire value); returns the JSON text it adds (empty when none). */
   apply(entry: unknown): string {
-    if (!isRecord(entry) || typeof entry.jsonPath !== 'string') {
+    if (!isJsonObject(entry) || typeof entry.jsonPath !== 'string') {
       throw invalidArguments(
         this.site,
         'sent a partialArgs entry that is not an object with a string jsonPath',
@@ -206,7 +206,7 @@ export class PartialArguments {
       const segment = segments[index] as Segment;
       const wantArray = typeof segments[index + 1] === 'number';
       let child = readMember(container, segment);
-      if (wantArray ? !Array.isArray(child) : !isObject(child)) {
+      if (wantArray ? !Array.isArray(child) : !isJsonObject(child)) {
         child = wantArray ? [] : {};
         this.writeMember(container, segment, child, argument.jsonPath);
       }
@@ -312,10 +312,6 @@ function needsEscape(text: string): boolean {
     if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) return true;
   }
   return false;
-}
-
-function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** An own member only: an inherited one (`__proto__`, `constructor`) must never become a container written into. */

@@ -15,7 +15,6 @@ import {
   type GeminiPart,
   type GeminiResponse,
   type GeminiUsageMetadata,
-  isRecord,
 } from './api.ts';
 import { hashId } from '../../core/tool-id-map.ts';
 import { preparedCall } from './cache.ts';
@@ -109,7 +108,7 @@ export class ResponseReader {
       this.builder.start(startFields(chunk));
     }
     const candidate: unknown = chunk.candidates?.[0];
-    if (isRecord(candidate)) this.readCandidate(candidate as GeminiCandidate);
+    if (isJsonObject(candidate)) this.readCandidate(candidate as GeminiCandidate);
     else if (candidate !== undefined) this.skip('a candidate', candidate);
     const blockReason = chunk.promptFeedback?.blockReason;
     if (typeof blockReason === 'string') {
@@ -118,7 +117,7 @@ export class ResponseReader {
       this.builder.setMetadata('gemini.promptFeedback', chunk.promptFeedback as JsonObject);
     }
     const usage: unknown = chunk.usageMetadata;
-    if (isRecord(usage)) this.queueUsage(usage as GeminiUsageMetadata);
+    if (isJsonObject(usage)) this.queueUsage(usage as GeminiUsageMetadata);
     else if (usage !== undefined) this.skip('usageMetadata', usage);
   }
 
@@ -202,10 +201,10 @@ export class ResponseReader {
 
   private readCandidate(candidate: GeminiCandidate): void {
     const content: unknown = candidate.content;
-    const parts: unknown = isRecord(content) ? content.parts : undefined;
+    const parts: unknown = isJsonObject(content) ? content.parts : undefined;
     if (Array.isArray(parts)) {
       for (const part of parts as unknown[]) {
-        if (isRecord(part)) this.readPart(part as GeminiPart);
+        if (isJsonObject(part)) this.readPart(part as GeminiPart);
         else this.skip('a part', part);
       }
     } else if (parts !== undefined && parts !== null) {
@@ -231,7 +230,7 @@ export class ResponseReader {
         this.onSignature(signature as string);
         return;
       case 'function-call':
-        if (isRecord(part.functionCall)) this.onFunctionCall(part.functionCall, signature);
+        if (isJsonObject(part.functionCall)) this.onFunctionCall(part.functionCall, signature);
         else this.skip('a functionCall', part.functionCall);
         return;
       case 'other':
@@ -376,7 +375,7 @@ export class ResponseReader {
 
 function carriesContent(chunk: GeminiResponse): boolean {
   if (chunk.candidates !== undefined || chunk.promptFeedback !== undefined) return true;
-  return isRecord(chunk.usageMetadata) && hasUsageCounts(chunk.usageMetadata);
+  return isJsonObject(chunk.usageMetadata) && hasUsageCounts(chunk.usageMetadata);
 }
 
 function startFields(chunk: GeminiResponse): { responseId?: string; model?: string } {

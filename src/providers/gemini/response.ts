@@ -3,9 +3,10 @@ import type { FinishReason } from '../../core/finish-reason.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import { emptyUsage, tokenCount, type Usage, usageFromInclusive } from '../../core/usage.ts';
 import type { ProviderContext } from '../common/definition.ts';
-import { type GeminiResponse, type GeminiUsageMetadata, isRecord } from './api.ts';
+import { type GeminiResponse, type GeminiUsageMetadata } from './api.ts';
 import { convertErrorBody } from './errors.ts';
 import { ResponseReader } from './reader.ts';
+import { isJsonObject } from '../../core/json.ts';
 
 /**
  * Parses a `generateContent` body. An error envelope (also inside a 200) throws the classified
@@ -18,7 +19,7 @@ export function parseResponse(body: unknown, context: ProviderContext, builder: 
   const chunks = Array.isArray(body) ? body : [body];
   // An invalid response (retryable, as the runtime classifies any unreadable body): an element
   // that is not an object, or a body without one field of a response (`{}`, another API's JSON).
-  if (!chunks.every(isRecord) || !chunks.some(isResponseShaped)) {
+  if (!chunks.every(isJsonObject) || !chunks.some(isResponseShaped)) {
     context.fail({
       code: 'invalid_response',
       message: `${context.model} returned a body that is not a generateContent response`,
@@ -32,7 +33,7 @@ export function parseResponse(body: unknown, context: ProviderContext, builder: 
 /** A chunk with at least one field of a `generateContent` response. */
 function isResponseShaped(chunk: unknown): boolean {
   return (
-    isRecord(chunk) &&
+    isJsonObject(chunk) &&
     ('candidates' in chunk || 'promptFeedback' in chunk || 'usageMetadata' in chunk || 'responseId' in chunk)
   );
 }

@@ -4,8 +4,7 @@
  * with an `InvalidRequestError` naming the keyword and where it sits.
  */
 import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
-import type { JsonObject, JsonValue } from '../../core/json.ts';
-import { isRecord } from './api.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 
 /** Keywords that constrain values in ways the Gemini subset cannot express: always an error. */
 const unsupportedKeywords = new Set([
@@ -97,12 +96,12 @@ export function hasNoParameters(schema: JsonObject): boolean {
   const properties = schema.properties;
   return (
     (schema.type === undefined || schema.type === 'object') &&
-    (properties === undefined || (isRecord(properties) && Object.keys(properties).length === 0)) &&
+    (properties === undefined || (isJsonObject(properties) && Object.keys(properties).length === 0)) &&
     schema.anyOf === undefined &&
     schema.oneOf === undefined &&
     schema.allOf === undefined &&
     schema.$ref === undefined &&
-    !isRecord(schema.additionalProperties)
+    !isJsonObject(schema.additionalProperties)
   );
 }
 
@@ -129,7 +128,7 @@ class SchemaConverter {
     for (const keyword of Object.keys(schema)) {
       if (unsupportedKeywords.has(keyword)) this.fail(keyword, path, 'constrains values');
     }
-    if (isRecord(schema.additionalProperties)) {
+    if (isJsonObject(schema.additionalProperties)) {
       this.fail('additionalProperties', path, 'describes a map of arbitrary keys');
     }
     if (Array.isArray(schema.allOf)) return this.convertAllOf(schema, path, activeRefs);
@@ -146,9 +145,9 @@ class SchemaConverter {
     let target: JsonValue | undefined = this.root;
     for (const segment of ref.slice(2).split('/')) {
       const key = segment.replace(/~1/g, '/').replace(/~0/g, '~');
-      target = isRecord(target) ? (target as JsonObject)[key] : undefined;
+      target = isJsonObject(target) ? (target as JsonObject)[key] : undefined;
     }
-    if (!isRecord(target)) this.fail('$ref', path, `points nowhere (${ref})`);
+    if (!isJsonObject(target)) this.fail('$ref', path, `points nowhere (${ref})`);
     const { $ref: _ignored, ...siblings } = schema;
     return { ...(target as JsonObject), ...siblings };
   }
@@ -156,16 +155,16 @@ class SchemaConverter {
   private convertAllOf(schema: JsonObject, path: string, refs: string[]): JsonObject {
     const { allOf, ...rest } = schema;
     const members = (allOf as JsonValue[]).map((member, index) => {
-      if (!isRecord(member)) this.fail('allOf', `${path}.allOf[${index}]`, 'is not a schema');
+      if (!isJsonObject(member)) this.fail('allOf', `${path}.allOf[${index}]`, 'is not a schema');
       return this.resolve(member as JsonObject, `${path}.allOf[${index}]`, refs);
     });
     if (members.length === 1) return this.convert({ ...rest, ...members[0] }, path, refs);
-    const objects = members.every((member) => member.type === 'object' || isRecord(member.properties));
+    const objects = members.every((member) => member.type === 'object' || isJsonObject(member.properties));
     if (!objects) this.fail('allOf', path, 'combines schemas that are not all objects');
     const properties: JsonObject = {};
     const required: JsonValue[] = [];
     for (const member of members) {
-      Object.assign(properties, isRecord(member.properties) ? member.properties : {});
+      Object.assign(properties, isJsonObject(member.properties) ? member.properties : {});
       if (Array.isArray(member.required)) required.push(...member.required);
     }
     const merged: JsonObject = { ...rest, type: 'object', properties };
@@ -179,7 +178,7 @@ class SchemaConverter {
     let nullable = false;
     const branches: JsonObject[] = [];
     union.forEach((member, index) => {
-      if (!isRecord(member)) this.fail(keyword, `${path}.${keyword}[${index}]`, 'is not a schema');
+      if (!isJsonObject(member)) this.fail(keyword, `${path}.${keyword}[${index}]`, 'is not a schema');
       if (member.type === 'null') nullable = true;
       else branches.push(this.convert(member as JsonObject, `${path}.${keyword}[${index}]`, refs));
     });
@@ -218,7 +217,7 @@ class SchemaConverter {
     if (type === 'OBJECT') result.properties = this.convertProperties(schema, path, refs);
     if (type === 'ARRAY') {
       if (schema.items === undefined) this.fail('items', path, 'is missing (an array of any values)');
-      if (!isRecord(schema.items)) this.fail('items', path, 'is a tuple (an array of schemas)');
+      if (!isJsonObject(schema.items)) this.fail('items', path, 'is a tuple (an array of schemas)');
       result.items = this.convert(schema.items as JsonObject, `${path}.items`, refs);
     }
     return result;
@@ -230,11 +229,11 @@ class SchemaConverter {
    * (A tool whose whole input is such an object sends no `parameters`: see `hasNoParameters`.)
    */
   private convertProperties(schema: JsonObject, path: string, refs: string[]): JsonObject {
-    const entries = isRecord(schema.properties) ? Object.entries(schema.properties) : [];
+    const entries = isJsonObject(schema.properties) ? Object.entries(schema.properties) : [];
     if (entries.length === 0) this.fail('properties', path, 'is missing or empty (an object of any keys)');
     const properties: JsonObject = {};
     for (const [name, property] of entries) {
-      if (!isRecord(property)) this.fail('properties', `${path}.properties.${name}`, 'is not a schema');
+      if (!isJsonObject(property)) this.fail('properties', `${path}.properties.${name}`, 'is not a schema');
       properties[name] = this.convert(property as JsonObject, `${path}.properties.${name}`, refs);
     }
     return properties;
@@ -270,7 +269,7 @@ class SchemaConverter {
       return type;
     });
     if (types.length > 0) return types;
-    if (isRecord(schema.properties) || schema.required !== undefined) return ['OBJECT'];
+    if (isJsonObject(schema.properties) || schema.required !== undefined) return ['OBJECT'];
     if (schema.items !== undefined) return ['ARRAY'];
     const values = Array.isArray(schema.enum)
       ? schema.enum

@@ -2,9 +2,10 @@
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext, StreamParser } from '../common/definition.ts';
 import { createTruncatedError } from '../common/errors.ts';
-import { type GeminiResponse, isRecord } from './api.ts';
+import { type GeminiResponse } from './api.ts';
 import { convertErrorBody } from './errors.ts';
 import { ResponseReader } from './reader.ts';
+import { isJsonObject } from '../../core/json.ts';
 
 /**
  * Each event is a `GenerateContentResponse` chunk, parsed once. Gemini sends no terminal event: the
@@ -22,7 +23,7 @@ export function createStreamParser(context: ProviderContext, builder: StreamBuil
       const chunk: unknown = JSON.parse(data);
       const error = convertErrorBody(chunk);
       if (error !== undefined) context.fail(error, error.status);
-      if (!isRecord(chunk)) {
+      if (!isJsonObject(chunk)) {
         context.warn('skipped a stream event that is not a JSON object', { reason: typeof chunk });
         return;
       }

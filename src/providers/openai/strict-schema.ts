@@ -1,5 +1,5 @@
 /** Makes an ordinary JSON Schema fit OpenAI strict mode (every object closed, every property required). */
-import type { JsonObject, JsonValue } from '../../core/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 
 /** Keywords strict mode rejects and that cannot be rewritten without changing what the schema accepts. */
 const unsupportedKeywords = [
@@ -25,13 +25,11 @@ export type StrictSchemaResult = { schema: JsonObject } | { reason: string };
 /** Thrown inside the walk to abandon it; never leaves this module. */
 class NotStrictable extends Error {}
 
-function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function isObjectSchema(node: JsonObject): boolean {
   const type = node.type;
-  return type === 'object' || (Array.isArray(type) && type.includes('object')) || isObject(node.properties);
+  return (
+    type === 'object' || (Array.isArray(type) && type.includes('object')) || isJsonObject(node.properties)
+  );
 }
 
 /**
@@ -60,14 +58,14 @@ export function convertStrictSchema(schema: JsonObject): StrictSchemaResult {
 /** Normalises one subschema in place (it is already a private copy). */
 function normalise(node: JsonValue | undefined, path: string): void {
   if (typeof node === 'boolean') throw new NotStrictable(`${path} is a boolean schema`);
-  if (!isObject(node)) return;
+  if (!isJsonObject(node)) return;
   for (const keyword of unsupportedKeywords) {
     if (keyword in node) throw new NotStrictable(`${path} uses ${keyword}`);
   }
   if (isObjectSchema(node)) closeObject(node, path);
   for (const keyword of schemaMapKeywords) {
     const map = node[keyword];
-    if (!isObject(map)) continue;
+    if (!isJsonObject(map)) continue;
     for (const [name, child] of Object.entries(map)) normalise(child, `${path}/${keyword}/${name}`);
   }
   const items = node.items;
@@ -86,7 +84,7 @@ function closeObject(node: JsonObject, path: string): void {
   const properties = node.properties;
   if (properties === undefined && extra !== false)
     throw new NotStrictable(`${path} is a free-form object (no properties)`);
-  const map = isObject(properties) ? properties : {};
+  const map = isJsonObject(properties) ? properties : {};
   const required = new Set(Array.isArray(node.required) ? node.required : []);
   for (const [name, child] of Object.entries(map)) {
     if (!required.has(name)) map[name] = nullable(child, `${path}/properties/${name}`);
@@ -98,14 +96,14 @@ function closeObject(node: JsonObject, path: string): void {
 
 /** A subschema that also accepts `null`. */
 function nullable(child: JsonValue, path: string): JsonValue {
-  if (!isObject(child)) throw new NotStrictable(`${path} is a boolean schema`);
+  if (!isJsonObject(child)) throw new NotStrictable(`${path} is a boolean schema`);
   const { type } = child;
   if ('const' in child || (type === undefined && !Array.isArray(child.anyOf))) {
     return { anyOf: [child, { type: 'null' }] };
   }
   if (type === undefined) {
     const anyOf = child.anyOf as JsonValue[];
-    if (!anyOf.some((member) => isObject(member) && member.type === 'null')) anyOf.push({ type: 'null' });
+    if (!anyOf.some((member) => isJsonObject(member) && member.type === 'null')) anyOf.push({ type: 'null' });
     return child;
   }
   const types = Array.isArray(type) ? type : [type];
