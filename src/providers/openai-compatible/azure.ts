@@ -2,7 +2,7 @@
 import type { Adapter } from '../../core/adapter.ts';
 import { type ChatQuirks, openaiQuirks } from '../openai-chat/quirks.ts';
 import { type AzureEndpointOptions, azureApiKeyEnv, azureBaseURL } from '../openai/azure.ts';
-import { createOpenAICompatible, type OpenAICompatibleOptions } from './host.ts';
+import { createOpenAICompatible, type OpenAICompatibleConfig, type OpenAICompatibleOptions } from './host.ts';
 
 /** Options of `createAzureOpenAI`. */
 export interface AzureOpenAIOptions extends Omit<OpenAICompatibleOptions, 'baseURL'>, AzureEndpointOptions {
@@ -30,21 +30,28 @@ export function azureChatQuirks(options: AzureOpenAIOptions = {}): ChatQuirks {
   return quirks;
 }
 
+/** Where an Azure OpenAI resource's Chat Completions live: {@link azurePreset}'s argument. */
+export interface AzureChatEndpoint extends AzureEndpointOptions {
+  /** Call the deployment-scoped URLs instead of the v1 surface (see `AzureOpenAIOptions`). */
+  deploymentUrls?: boolean;
+}
+
 /**
- * Azure OpenAI over Chat Completions (adapter name `azure`; the model is the deployment name,
- * `azure:my-gpt-4o`). The key goes in the `api-key` header.
+ * The preset of an Azure OpenAI resource over Chat Completions (adapter name `azure`; the model is
+ * the deployment name, `azure:my-gpt-4o`; the key in the `api-key` header) — the host-shortcut style
+ * of every OpenAI host: `createOpenAICompatible(azurePreset({ resourceName }), options)`, as
+ * `createOpenAICompatible(presets.groq, options)`.
  *
  * @example
- * const azure = createAzureOpenAI({ resourceName: 'my-resource', apiKey: process.env.AZURE_OPENAI_API_KEY });
- * const legacy = createAzureOpenAI({ resourceName: 'my-resource', deploymentUrls: true, apiVersion: '2024-10-21' });
+ * const azure = createOpenAICompatible(azurePreset({ resourceName: 'my-resource' }), { apiKey });
+ * const legacy = createOpenAICompatible(azurePreset({ resourceName: 'my-resource', deploymentUrls: true }));
  */
+export function azurePreset(endpoint: AzureChatEndpoint = {}): OpenAICompatibleConfig {
+  return { name: 'azure', quirks: azureChatQuirks(endpoint) };
+}
+
+/** @deprecated Use `createOpenAICompatible(azurePreset({ resourceName, deploymentUrls, apiVersion }), options)`. */
 export function createAzureOpenAI(options: AzureOpenAIOptions = {}): Adapter {
-  const {
-    resourceName: _resource,
-    baseURL: _baseURL,
-    apiVersion: _version,
-    deploymentUrls: _urls,
-    ...rest
-  } = options;
-  return createOpenAICompatible({ name: 'azure', quirks: azureChatQuirks(options) }, rest);
+  const { resourceName, baseURL, apiVersion, deploymentUrls, ...rest } = options;
+  return createOpenAICompatible(azurePreset({ resourceName, baseURL, apiVersion, deploymentUrls }), rest);
 }

@@ -20,7 +20,13 @@ export type {
   StructuredOutputMode,
   ToolIdRuleName,
 } from '../openai-chat/quirks.ts';
-export { type AzureOpenAIOptions, azureChatQuirks, createAzureOpenAI } from './azure.ts';
+export {
+  type AzureChatEndpoint,
+  type AzureOpenAIOptions,
+  azureChatQuirks,
+  azurePreset,
+  createAzureOpenAI,
+} from './azure.ts';
 export { type OpenAICompatiblePreset, type PresetName, presetNames, presets } from './presets.ts';
 
 export {

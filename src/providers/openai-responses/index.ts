@@ -50,26 +50,45 @@ export function createResponsesHost(preset: ResponsesPreset, options: OpenAIResp
 }
 
 /**
- * Creates the OpenAI Responses adapter (name `openai`, protocol `openai-responses`). Use it instead of
- * `createOpenAI` (Chat Completions) for OpenAI's newer features: reasoning carried between turns,
- * built-in tools, server-side state. The key comes from `apiKey`, else `OPENAI_API_KEY`.
+ * Creates a Responses adapter (protocol `openai-responses`): OpenAI's by default (name `openai`, key
+ * from `apiKey`, else `OPENAI_API_KEY`), or a host's from its preset — the one host-shortcut style of
+ * both OpenAI entries (`createOpenAICompatible(presets.groq, …)` on Chat Completions):
+ * `createOpenAIResponses(responsesPresets.xai, options)`, `createOpenAIResponses(azureResponsesPreset({
+ * resourceName }), options)`, `createOpenAIResponses({ ...responsesPresets['open-responses'], name:
+ * 'lmstudio' }, options)`. Use it instead of `createOpenAI` (Chat Completions) for OpenAI's newer
+ * features: reasoning carried between turns, built-in tools, server-side state.
  *
  * @example
  * const openai = createOpenAIResponses({ apiKey: process.env.OPENAI_API_KEY });
  * const response = await openai.complete({ model: 'openai:gpt-5-mini', transcript, maxOutputTokens: 1024 });
  * // Server-side state: only new items are sent while the transcript extends what the server holds.
  * const stateful = createOpenAIResponses({ state: 'previous-response' });
+ * const xai = createOpenAIResponses(responsesPresets.xai);
  */
-export function createOpenAIResponses(options: OpenAIResponsesOptions = {}): Adapter {
-  return createResponsesHost(responsesPresets.openai, options);
+export function createOpenAIResponses(options?: OpenAIResponsesOptions): Adapter;
+export function createOpenAIResponses(preset: ResponsesPreset, options?: OpenAIResponsesOptions): Adapter;
+export function createOpenAIResponses(
+  first: ResponsesPreset | OpenAIResponsesOptions = {},
+  options: OpenAIResponsesOptions = {},
+): Adapter {
+  return isPreset(first)
+    ? createResponsesHost(first, options)
+    : createResponsesHost(responsesPresets.openai, first);
 }
 
-/** xAI's Responses endpoint (`https://api.x.ai/v1/responses`, key from `XAI_API_KEY`). */
+function isPreset(value: ResponsesPreset | OpenAIResponsesOptions): value is ResponsesPreset {
+  return typeof value === 'object' && value !== null && 'reasoningReplay' in value && 'host' in value;
+}
+
+/** @deprecated Use `createOpenAIResponses(responsesPresets.xai, options)`. */
 export function createXaiResponses(options: OpenAIResponsesOptions = {}): Adapter {
   return createResponsesHost(responsesPresets.xai, options);
 }
 
-/** A server implementing the Open Responses specification (default `http://127.0.0.1:1234/v1`, no key needed). */
+/**
+ * @deprecated Use `createOpenAIResponses(responsesPresets['open-responses'], options)` (a server implementing
+ * the Open Responses specification, default `http://127.0.0.1:1234/v1`, no key needed).
+ */
 export function createOpenResponses(options: OpenAIResponsesOptions & { name?: string } = {}): Adapter {
   const preset = { ...responsesPresets['open-responses'], name: options.name ?? 'open-responses' };
   return createResponsesHost(preset, options);
@@ -85,24 +104,29 @@ export interface AzureOpenAIResponsesOptions
   extends Omit<OpenAIResponsesOptions, 'baseURL'>, AzureEndpointOptions {}
 
 /**
- * Azure OpenAI over the Responses API (adapter name `azure`): `POST
+ * The preset of an Azure OpenAI resource over the Responses API (adapter name `azure`): `POST
  * https://{resource}.openai.azure.com/openai/v1/responses` (plus `?api-version=` when given), the key
  * in the `api-key` header (default `AZURE_OPENAI_API_KEY`), the deployment name as the model
  * (`azure:my-gpt-5-mini`). Model rows are OpenAI's.
  *
  * @example
- * const azure = createAzureOpenAIResponses({ resourceName: 'my-resource' });
+ * const azure = createOpenAIResponses(azureResponsesPreset({ resourceName: 'my-resource' }));
  */
-export function createAzureOpenAIResponses(options: AzureOpenAIResponsesOptions = {}): Adapter {
-  const { resourceName: _resource, baseURL: _baseURL, apiVersion, ...rest } = options;
-  const preset: ResponsesPreset = {
+export function azureResponsesPreset(endpoint: AzureEndpointOptions = {}): ResponsesPreset {
+  const { apiVersion } = endpoint;
+  return {
     ...responsesPresets.openai,
     name: 'azure',
-    baseURL: azureBaseURL(options, 'v1'),
+    baseURL: azureBaseURL(endpoint, 'v1'),
     apiKeyEnv: azureApiKeyEnv,
     authHeader: 'api-key',
     path:
       apiVersion === undefined ? '/responses' : `/responses?api-version=${encodeURIComponent(apiVersion)}`,
   };
-  return createResponsesHost(preset, rest);
+}
+
+/** @deprecated Use `createOpenAIResponses(azureResponsesPreset({ resourceName, apiVersion }), options)`. */
+export function createAzureOpenAIResponses(options: AzureOpenAIResponsesOptions = {}): Adapter {
+  const { resourceName, baseURL, apiVersion, ...rest } = options;
+  return createResponsesHost(azureResponsesPreset({ resourceName, baseURL, apiVersion }), rest);
 }
