@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../core/logger.ts';
 import { type Emulator, startEmulator } from '../../testing/emulator/index.ts';
-import { azureChatQuirks, createAzureOpenAI } from './azure.ts';
+import { azureResponsesPreset } from '../openai-responses/index.ts';
+import { azureChatQuirks, azurePreset, createAzureOpenAI } from './azure.ts';
 
 let emulator: Emulator;
 
@@ -84,6 +85,18 @@ describe('Azure OpenAI over Chat Completions (quirks: URL, api-key header, api-v
     expect(azureChatQuirks({ resourceName: 'my-resource', deploymentUrls: true }).baseURL).toBe(
       'https://my-resource.openai.azure.com/openai',
     );
+    vi.unstubAllEnvs();
+  });
+
+  it('reads the resource name from the env option, not process.env, when one is given', () => {
+    vi.stubEnv('AZURE_OPENAI_RESOURCE_NAME', 'process-resource');
+    expect(azurePreset({ env: { AZURE_OPENAI_RESOURCE_NAME: 'env-resource' } }).quirks?.baseURL).toBe(
+      'https://env-resource.openai.azure.com/openai/v1',
+    );
+    expect(azureResponsesPreset({ env: { AZURE_OPENAI_RESOURCE_NAME: 'env-resource' } }).baseURL).toBe(
+      'https://env-resource.openai.azure.com/openai/v1',
+    );
+    expect(() => azurePreset({ env: {} })).toThrowError(/pass resourceName/);
     vi.unstubAllEnvs();
   });
 

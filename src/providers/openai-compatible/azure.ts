@@ -53,5 +53,6 @@ export function azurePreset(endpoint: AzureChatEndpoint = {}): OpenAICompatibleC
 /** @deprecated Use `createOpenAICompatible(azurePreset({ resourceName, deploymentUrls, apiVersion }), options)`. */
 export function createAzureOpenAI(options: AzureOpenAIOptions = {}): Adapter {
   const { resourceName, baseURL, apiVersion, deploymentUrls, ...rest } = options;
-  return createOpenAICompatible(azurePreset({ resourceName, baseURL, apiVersion, deploymentUrls }), rest);
+  const endpoint = { resourceName, baseURL, apiVersion, deploymentUrls, env: rest.env };
+  return createOpenAICompatible(azurePreset(endpoint), rest);
 }

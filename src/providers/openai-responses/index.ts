@@ -128,5 +128,8 @@ export function azureResponsesPreset(endpoint: AzureEndpointOptions = {}): Respo
 /** @deprecated Use `createOpenAIResponses(azureResponsesPreset({ resourceName, apiVersion }), options)`. */
 export function createAzureOpenAIResponses(options: AzureOpenAIResponsesOptions = {}): Adapter {
   const { resourceName, baseURL, apiVersion, ...rest } = options;
-  return createResponsesHost(azureResponsesPreset({ resourceName, baseURL, apiVersion }), rest);
+  return createResponsesHost(
+    azureResponsesPreset({ resourceName, baseURL, apiVersion, env: rest.env }),
+    rest,
+  );
 }

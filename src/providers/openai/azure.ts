@@ -11,6 +11,11 @@ export interface AzureEndpointOptions {
    * default to `2024-10-21`.
    */
   apiVersion?: string;
+  /**
+   * Where `AZURE_OPENAI_RESOURCE_NAME` is read when `resourceName` is not given, as the adapter's own
+   * `env` option reads the key (default `process.env`).
+   */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** The API key variable Azure adapters read. */
@@ -22,7 +27,7 @@ export const azureApiKeyEnv = 'AZURE_OPENAI_API_KEY';
  */
 export function azureBaseURL(options: AzureEndpointOptions, surface: 'v1' | 'deployments'): string {
   if (options.baseURL !== undefined && options.baseURL !== '') return options.baseURL;
-  const resource = options.resourceName ?? process.env.AZURE_OPENAI_RESOURCE_NAME;
+  const resource = options.resourceName ?? (options.env ?? process.env).AZURE_OPENAI_RESOURCE_NAME;
   if (resource === undefined || resource === '' || !/^[a-z0-9-]+$/i.test(resource)) {
     throw new TypeError(
       'azure: pass resourceName (letters, digits, dashes) or baseURL, or set AZURE_OPENAI_RESOURCE_NAME',
