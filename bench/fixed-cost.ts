@@ -16,6 +16,8 @@
  *     FIXED_CALLS=2000 FIXED_ROUNDS=9 node bench/fixed-cost.ts --protocol=openai,anthropic
  *     FIXED_PROFILE=/tmp/prof node bench/fixed-cost.ts --protocol=openai --only=frontdoor
  *       (each worker writes a .cpuprofile there; read it with `node bench/profile.ts FILE 30 /src/`)
+ *     FIXED_BEFORE=/path/to/other/checkout node bench/fixed-cost.ts
+ *       (that checkout's adapter and front door run in the same rounds: before/after under the same load)
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -151,6 +153,8 @@ async function worker(protocol: Protocol, client: Client, root: string): Promise
 interface Worker {
   protocol: Protocol;
   client: Client;
+  /** `after`: this tree; `before`: the tree of `FIXED_BEFORE`. */
+  tree: 'before' | 'after';
   child: ChildProcess;
   samples: number[];
 }
@@ -183,48 +187,57 @@ async function main(): Promise<void> {
   );
   const root = `${(JSON.parse(line) as { url: string }).url}/bulk/text`;
   const profile = process.env.FIXED_PROFILE;
+  // FIXED_BEFORE=<another checkout>: its adapter and front door run in the same rounds (paired).
+  const before = process.env.FIXED_BEFORE;
+  const trees = before === undefined ? (['after'] as const) : (['before', 'after'] as const);
   const workers: Worker[] = [];
   for (const protocol of chosen)
-    for (const client of only) {
-      const execArgv = ['--expose-gc'];
-      if (profile !== undefined) execArgv.push('--cpu-prof', `--cpu-prof-dir=${profile}`);
-      const child = fork(here, [`--worker=${protocol},${client},${root}`], { execArgv });
-      const worker = { protocol, client, child, samples: [] };
-      await new Promise<void>((resolve, reject) =>
-        child.once('message', (message: { ready?: boolean; error?: string }) =>
-          message.ready === true ? resolve() : reject(new Error(message.error)),
-        ),
-      );
-      await ask(worker, warmup);
-      workers.push(worker);
-    }
+    for (const client of only)
+      for (const tree of client === 'raw' ? (['after'] as const) : trees) {
+        const execArgv = ['--expose-gc'];
+        if (profile !== undefined) execArgv.push('--cpu-prof', `--cpu-prof-dir=${profile}`);
+        const script = tree === 'after' ? here : `${before}/bench/fixed-cost.ts`;
+        const child = fork(script, [`--worker=${protocol},${client},${root}`], { execArgv });
+        const worker = { protocol, client, tree, child, samples: [] };
+        await new Promise<void>((resolve, reject) =>
+          child.once('message', (message: { ready?: boolean; error?: string }) =>
+            message.ready === true ? resolve() : reject(new Error(message.error)),
+          ),
+        );
+        await ask(worker, warmup);
+        workers.push(worker);
+      }
   for (let round = 0; round < rounds; round++) {
     const order = workers.map((_, index) => workers[(index + round) % workers.length]!);
     for (const worker of order) worker.samples.push(await ask(worker, calls));
   }
   for (const worker of workers) worker.child.send({});
   upstream.stdin!.end();
-  const value = (protocol: Protocol, client: Client) => {
-    const worker = workers.find((entry) => entry.protocol === protocol && entry.client === client);
-    return worker === undefined ? undefined : median(worker.samples);
-  };
+  const find = (protocol: Protocol, client: Client, tree: Worker['tree']) =>
+    workers.find((entry) => entry.protocol === protocol && entry.client === client && entry.tree === tree);
+  const value = (worker: Worker | undefined) => (worker === undefined ? undefined : median(worker.samples));
+  /** The median of the per-round differences (paired: a round's load drift hits both). */
+  const difference = (high: Worker | undefined, low: Worker | undefined) =>
+    high === undefined || low === undefined
+      ? undefined
+      : median(high.samples.map((sample, index) => sample - low.samples[index]!));
   const format = (micros: number | undefined) => (micros === undefined ? '—' : micros.toFixed(1)).padStart(9);
-  const difference = (high: number | undefined, low: number | undefined) =>
-    high === undefined || low === undefined ? undefined : high - low;
   console.log(
-    `CPU µs per call, ${events}-event streamed reply, median of ${rounds} rounds × ${calls} calls (warm-up ${warmup})`,
+    `CPU µs per call, ${events}-event streamed reply, median of ${rounds} rounds × ${calls} calls (warm-up ${warmup}); differences: median of the per-round differences`,
   );
   console.log(
-    `${'protocol'.padEnd(20)}${'raw'.padStart(9)}${'adapter'.padStart(9)}${'front'.padStart(9)}${'adapter−raw'.padStart(13)}${'front−adapter'.padStart(15)}`,
+    `${'protocol'.padEnd(27)}${'raw'.padStart(9)}${'adapter'.padStart(9)}${'front'.padStart(9)}${'adapter−raw'.padStart(13)}${'front−adapter'.padStart(15)}`,
   );
-  for (const protocol of chosen) {
-    const raw = value(protocol, 'raw');
-    const adapter = value(protocol, 'adapter');
-    const front = value(protocol, 'frontdoor');
-    console.log(
-      `${providerTypeOf[protocol].padEnd(20)}${format(raw)}${format(adapter)}${format(front)}${format(difference(adapter, raw)).padStart(13)}${format(difference(front, adapter)).padStart(15)}`,
-    );
-  }
+  for (const protocol of chosen)
+    for (const tree of trees) {
+      const raw = find(protocol, 'raw', 'after');
+      const adapter = find(protocol, 'adapter', tree);
+      const front = find(protocol, 'frontdoor', tree);
+      const label = before === undefined ? providerTypeOf[protocol] : `${providerTypeOf[protocol]} (${tree})`;
+      console.log(
+        `${label.padEnd(27)}${format(value(raw))}${format(value(adapter))}${format(value(front))}${format(difference(adapter, raw)).padStart(13)}${format(difference(front, adapter)).padStart(15)}`,
+      );
+    }
 }
 
 const workerFlag = flag('worker');

@@ -1,5 +1,4 @@
 /** Branded identifier types and their factories. */
-import { ulid } from 'ulid';
 
 declare const brand: unique symbol;
 /** A string that the type checker keeps apart from other strings. */
@@ -17,25 +16,34 @@ export type SessionId = Brand<string, 'SessionId'>;
 /** Canonical model id `provider:name`, e.g. `anthropic:claude-sonnet-4-5`. */
 export type ModelId = `${string}:${string}`;
 
+/** Crockford's base32, the ULID alphabet. */
+const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
 /**
- * Random bytes for ULIDs, drawn from the platform CSPRNG 4 KiB at a time. `ulid()` alone looks up
- * the PRNG and calls `crypto.getRandomValues` once per character (16 per id): ~10 µs per id, two
- * ids per call (request, session), the largest single item of an adapter call's fixed cost.
+ * Random bytes for ULIDs, drawn from the platform CSPRNG 4 KiB at a time. The `ulid` package looks
+ * its PRNG up and calls `crypto.getRandomValues` once per character (16 per id): ~10 µs per id,
+ * two ids per adapter call, the largest single item of an adapter call's fixed cost.
  */
 const pool = new Uint8Array(4096);
 let poolIndex = pool.length;
 
-/** A fraction in [0, 1) in steps of 1/256 (ULID draws 32 symbols: 256 divides evenly, no bias). */
-function pooledRandom(): number {
-  if (poolIndex === pool.length) {
+/**
+ * A ULID (https://github.com/ulid/spec): 10 characters of millisecond time, then 16 random ones
+ * (80 bits: each character one pooled byte's low 5 bits, uniform since 256 is a multiple of 32).
+ */
+function newUlid(): string {
+  let time = Date.now();
+  let text = '';
+  for (let index = 0; index < 10; index++) {
+    text = alphabet[time % 32]! + text;
+    time = Math.floor(time / 32);
+  }
+  if (poolIndex + 16 > pool.length) {
     globalThis.crypto.getRandomValues(pool);
     poolIndex = 0;
   }
-  return pool[poolIndex++]! / 256;
-}
-
-function newUlid(): string {
-  return ulid(undefined, pooledRandom);
+  for (let index = 0; index < 16; index++) text += alphabet[pool[poolIndex++]! & 31]!;
+  return text;
 }
 
 /** Creates a fresh ULID request id. */
@@ -58,9 +66,28 @@ export function toolCallId(value: string): ToolCallId {
   return value as ToolCallId;
 }
 
-/** Splits `provider:name` into its two halves; a bare name has provider `undefined`. */
+/**
+ * The one parser of a model id (#19 "a model id is parsed once"): splits `provider:name` at its
+ * first colon into its two halves; a bare name (no colon, or one at the start) has provider
+ * `undefined`. Every other place takes a resolved model (`ResolvedModel`: provider, wire name,
+ * canonical id) or calls this; `test/model-id-parsing.test.ts` fails on a new ad-hoc split.
+ */
 export function splitModelId(model: string): { provider: string | undefined; name: string } {
   const colon = model.indexOf(':');
   if (colon <= 0) return { provider: undefined, name: model };
   return { provider: model.slice(0, colon), name: model.slice(colon + 1) };
+}
+
+/** The canonical id of `name` served by `provider`: `provider:name`. */
+export function joinModelId(provider: string, name: string): ModelId {
+  return `${provider}:${name}`;
+}
+
+/**
+ * The wire name an adapter named `adapter` sends for `model`: its own `adapter:` prefix removed,
+ * any other name whole (a host's own ids may hold a colon: `qwen3:8b`).
+ */
+export function wireNameFor(adapter: string, model: string): string {
+  const { provider, name } = splitModelId(model);
+  return provider === adapter ? name : model;
 }

@@ -1,4 +1,5 @@
 /** A price table: the bundled snapshot plus user overrides, looked up by canonical `provider:name`. */
+import { splitModelId } from '../core/ids.ts';
 import { LruCache } from '../core/lru.ts';
 import { matchesGlob } from '../core/glob.ts';
 import type { Usage } from '../core/usage.ts';
@@ -44,11 +45,10 @@ export function createPriceTable(options: PriceTableOptions = {}): PriceTable {
     for (const [pattern, prices] of overrides) {
       if (matchesGlob(pattern, model)) return { id: pattern, match: { equals: model }, prices };
     }
-    const colon = model.indexOf(':');
-    if (colon < 0) return null;
-    const rows = byProvider.get(model.slice(0, colon));
+    const id = splitModelId(model);
+    const rows = id.provider === undefined ? undefined : byProvider.get(id.provider);
     if (rows === undefined) return null;
-    const name = model.slice(colon + 1).toLowerCase();
+    const name = id.name.toLowerCase();
     const dashed = dashDates(name);
     return (
       rows.find((row) => matchesLogic(row.match, name)) ??

@@ -9,6 +9,7 @@ import {
 } from 'node:zlib';
 import type { buildConnector, Dispatcher } from 'undici';
 import { BodyDecodingError, DecodedBodyTooLargeError } from './body-errors.ts';
+import { LightBody, LightResponse, type RawHeaders } from './light-response.ts';
 
 export { BodyDecodingError, DecodedBodyTooLargeError } from './body-errors.ts';
 
@@ -49,18 +50,38 @@ const acceptEncoding = 'gzip, deflate, br';
  */
 const maxPendingBytes = 16 * 1024;
 
+/** Most URLs whose split {@link splitUrl} keeps (an adapter calls one or a few endpoints). */
+const maxSplitUrls = 256;
+const splitUrls = new Map<string, { origin: string; path: string }>();
+
+/**
+ * `url`'s origin and path (with its query), parsed once per distinct URL: an adapter sends every
+ * call to the same endpoint, and `new URL` costs ~1 µs a call. Bounded: cleared when full.
+ */
+function splitUrl(url: string): { origin: string; path: string } {
+  let split = splitUrls.get(url);
+  if (split === undefined) {
+    const parsed = new URL(url);
+    split = { origin: parsed.origin, path: parsed.pathname + parsed.search };
+    if (splitUrls.size >= maxSplitUrls) splitUrls.clear();
+    splitUrls.set(url, split);
+  }
+  return split;
+}
+
 /** Response statuses whose response has no body (the `Response` constructor refuses one). */
 const nullBodyStatuses = new Set([204, 205, 304]);
 
 type UndiciController = Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestStart']>>[0];
 
 /**
- * Sends one request through `dispatcher` and resolves a standard `Response` at the headers.
+ * Sends one request through `dispatcher` and resolves a {@link LightResponse} at the headers (what
+ * the runtime reads of a `Response`, without one: `light-response.ts`).
  *
  * Why not `fetch`: undici's fetch copies every body chunk into a Node `Readable` (64 KiB
  * high-water mark), then copies it again into a byte stream, so each open response keeps up to
  * 64 KiB (and, with small network writes, hundreds of small buffers) read ahead of its consumer.
- * With 1,000 concurrent streams that was ~110 MB. Here the body is a `ReadableStream` fed straight
+ * With 1,000 concurrent streams that was ~110 MB. Here the body is a pulled {@link LightBody} fed straight
  * from the HTTP parser: chunks that arrive while the consumer is busy are joined for its next
  * `read()` (as fetch's stream did: fewer, larger chunks are cheaper to parse) up to 16 KiB, then
  * the parser pauses until the consumer reads; the socket (see {@link socketOptions}) reads only
@@ -70,9 +91,13 @@ type UndiciController = Parameters<NonNullable<Dispatcher.DispatchHandler['onReq
  * those codings is decoded; redirects are returned, not followed; an abort rejects the pending
  * promise, or errors the body, with the signal's reason.
  */
-export function dispatchRequest(dispatcher: Dispatcher, url: string, init: DispatchInit): Promise<Response> {
-  return new Promise<Response>((resolve, reject) => {
-    const target = new URL(url);
+export function dispatchRequest(
+  dispatcher: Dispatcher,
+  url: string,
+  init: DispatchInit,
+): Promise<LightResponse> {
+  return new Promise<LightResponse>((resolve, reject) => {
+    const target = splitUrl(url);
     const { signal } = init;
     const maxUnreadBytes = init.maxUnreadBytes ?? maxUnreadDecodedBytes;
     if (signal.aborted) {
@@ -80,7 +105,7 @@ export function dispatchRequest(dispatcher: Dispatcher, url: string, init: Dispa
       return;
     }
     let undici: UndiciController | undefined;
-    let body: ReadableStreamDefaultController<Uint8Array> | undefined;
+    let body: LightBody | undefined;
     let decoder: BodyDecoder | undefined;
     let settled = false;
     let ended = false;
@@ -104,7 +129,6 @@ export function dispatchRequest(dispatcher: Dispatcher, url: string, init: Dispa
     // larger chunks: cheaper per token), at most `maxPendingBytes` of them before the parser pauses.
     let pending: Uint8Array[] = [];
     let pendingBytes = 0;
-    let reading = false;
     const takePending = (): Uint8Array => {
       const joined = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes);
       pending = [];
@@ -113,8 +137,7 @@ export function dispatchRequest(dispatcher: Dispatcher, url: string, init: Dispa
     };
     const deliver = (chunk: Uint8Array) => {
       if (ended || body === undefined) return;
-      if (reading) {
-        reading = false;
+      if (body.reading) {
         body.enqueue(chunk);
         return;
       }
@@ -135,7 +158,6 @@ export function dispatchRequest(dispatcher: Dispatcher, url: string, init: Dispa
     };
     const pull = () => {
       if (pendingBytes > 0) body?.enqueue(takePending());
-      else reading = true;
       if (undici?.paused === true) undici.resume();
     };
     const finish = () => {
@@ -156,45 +178,35 @@ export function dispatchRequest(dispatcher: Dispatcher, url: string, init: Dispa
         // An interim response (103 Early Hints): the final one follows.
         if (statusCode < 200) return;
         undici = controller;
-        const headers = toHeaders(rawHeaders);
+        if (statusCode > 599) {
+          // As `new Response` would (classified `other`: the contract's status table has any status
+          // outside 2xx/4xx/5xx).
+          const refused = new RangeError(`the server answered status ${statusCode}, outside 200–599`);
+          controller.abort(refused);
+          fail(refused);
+          return;
+        }
         const hasBody = !nullBodyStatuses.has(statusCode) && init.method !== 'HEAD';
-        const stream = hasBody
-          ? new ReadableStream<Uint8Array>(
-              {
-                start: (streamController) => {
-                  body = streamController;
-                },
-                pull,
-                cancel: (reason) => {
-                  ended = true;
-                  signal.removeEventListener('abort', onAbort);
-                  undici?.abort(reason ?? new Error('response body cancelled'));
-                },
-              },
-              { highWaterMark: 0 },
-            )
-          : null;
+        if (hasBody)
+          body = new LightBody(pull, (reason) => {
+            ended = true;
+            signal.removeEventListener('abort', onAbort);
+            undici?.abort((reason as Error | undefined) ?? new Error('response body cancelled'));
+          });
         const failDecoding = (error: unknown) => {
           // Stop the body (and its socket) at the first corrupt byte; later writes are dropped.
           decoder?.destroy();
           undici?.abort(error as Error);
           fail(error);
         };
-        if (hasBody) decoder = createDecoder(headers.get('content-encoding'), deliver, finish, failDecoding);
-        let response: Response;
-        try {
-          response = new Response(stream, { status: statusCode, statusText: statusMessage ?? '', headers });
-        } catch (error) {
-          // The only status `Response` refuses here is one past 599: say so (classified `other`,
-          // as the contract's status table has any status outside 2xx/4xx/5xx).
-          const refused =
-            statusCode > 599
-              ? new RangeError(`the server answered status ${statusCode}, outside 200–599`)
-              : error;
-          controller.abort(refused as Error);
-          fail(refused);
-          return;
-        }
+        const response = new LightResponse(
+          statusCode,
+          statusMessage ?? '',
+          rawHeaders as RawHeaders,
+          body ?? null,
+        );
+        if (hasBody)
+          decoder = createDecoder(response.headers.get('content-encoding'), deliver, finish, failDecoding);
         settled = true;
         resolve(response);
       },
@@ -219,7 +231,7 @@ export function dispatchRequest(dispatcher: Dispatcher, url: string, init: Dispa
       dispatcher.dispatch(
         {
           origin: target.origin,
-          path: target.pathname + target.search,
+          path: target.path,
           method: init.method as Dispatcher.HttpMethod,
           headers,
           body: init.body ?? null,
@@ -230,16 +242,6 @@ export function dispatchRequest(dispatcher: Dispatcher, url: string, init: Dispa
       fail(error);
     }
   });
-}
-
-/** undici's parsed headers (lower-case names, repeated ones as arrays) as a `Headers`. */
-function toHeaders(raw: Record<string, string | string[] | undefined>): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(raw)) {
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-    else if (value !== undefined) headers.append(name, value);
-  }
-  return headers;
 }
 
 /** Decodes a compressed body: raw chunks in, decoded bytes out through the callbacks it was made with. */

@@ -35,7 +35,10 @@ export function retryDelayMs(
  * Parses `retry-after-ms` (milliseconds) or `retry-after` (seconds or an HTTP date) into seconds.
  * OpenAI's `x-ratelimit-reset-requests/-tokens` (`1s`, `6m0s`, `120ms`) are read as a fallback.
  */
-export function parseRetryAfter(headers: Headers, status?: number): number | undefined {
+export function parseRetryAfter(
+  headers: { get(name: string): string | null },
+  status?: number,
+): number | undefined {
   const milliseconds = headers.get('retry-after-ms');
   if (milliseconds !== null && /^\d+(\.\d+)?$/.test(milliseconds.trim())) return Number(milliseconds) / 1000;
   const value = headers.get('retry-after');

@@ -7,6 +7,7 @@ import { assertContextWindow, assertLimits, assertSupported } from '../../core/c
 import type { Capabilities } from '../../core/capabilities.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { Item, Part } from '../../core/transcript.ts';
+import { routedModel } from './routed.ts';
 import { estimateUpperBound } from './token-estimate.ts';
 
 /** What the check needs of the call. */
@@ -20,26 +21,8 @@ export interface PreflightContext {
 }
 
 /**
- * The mark of an adapter request whose candidate the router checked (capabilities and context
- * window, with {@link skipReason}'s rules from the same facts): the adapter's pre-flight does not
- * decide them again. A private symbol, as `markValidated`: nothing outside can forge it.
- */
-const precheckedMark = Symbol('switchyard.prechecked');
-
-/** Marks a request the router built after checking its candidate. Only for the router's own objects. */
-export function markPrechecked<Request extends object>(request: Request): Request {
-  (request as Record<symbol, unknown>)[precheckedMark] = true;
-  return request;
-}
-
-/** Whether the router already checked the capabilities and context window of `request`. */
-export function isPrechecked(request: object): boolean {
-  return (request as Record<symbol, unknown>)[precheckedMark] === true;
-}
-
-/**
  * Checks `request` against `capabilities` and returns the request to send. A request the router
- * checked ({@link markPrechecked}) skips the two decisions the router made (capabilities, context
+ * checked (`routed.ts`: it carries the router's bound model) skips the two decisions the router made (capabilities, context
  * window); the rest applies to every call:
  * - a missing capability, a media type the model does not take or an output limit above the
  *   model's: `InvalidRequestError` (`assertCapabilities`);
@@ -54,7 +37,7 @@ export function preflight(
   context: PreflightContext,
 ): CanonicalRequest {
   const names = { provider: context.provider, model: context.model };
-  const prechecked = isPrechecked(request);
+  const prechecked = routedModel(request) !== undefined;
   if (!prechecked) assertSupported(request, capabilities, names);
   assertLimits(request, capabilities, names);
   if (!prechecked) checkContextWindow(request, capabilities, context);

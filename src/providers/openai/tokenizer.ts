@@ -1,5 +1,6 @@
 /** OpenAI's exact tokenizers (o200k_base, cl100k_base via `gpt-tokenizer`), loaded on first use. */
 import { createRequire } from 'node:module';
+import { splitModelId } from '../../core/ids.ts';
 import type { TextCounter } from '../common/token-estimate.ts';
 
 /** The BPE encodings OpenAI chat models use. */
@@ -11,7 +12,7 @@ export type OpenAIEncoding = 'o200k_base' | 'cl100k_base';
  * undefined for names it does not know (the caller then estimates by characters).
  */
 export function encodingFor(model: string): OpenAIEncoding | undefined {
-  const name = model.slice(model.lastIndexOf(':') + 1).replace(/^openai\//, '');
+  const name = splitModelId(model).name.replace(/^openai\//, '');
   if (/^(?:gpt-4o|chatgpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|o[1-9]|gpt-oss|codex)/.test(name)) return 'o200k_base';
   if (/^(?:gpt-4|gpt-3\.5|text-embedding-3|text-embedding-ada)/.test(name)) return 'cl100k_base';
   return undefined;

@@ -1,0 +1,336 @@
+/** `adapter.stream()`: one streamed call, pulled by its consumer, with retries before the first event. */
+import type { AdapterSession, CallOptions } from '../../core/adapter.ts';
+import { AdapterError } from '../../core/errors/adapter-error.ts';
+import { ServerError } from '../../core/errors/server-error.ts';
+import { EventStream } from '../../core/event-stream.ts';
+import type { StreamEvent } from '../../core/events.ts';
+import { createRequestId, joinModelId } from '../../core/ids.ts';
+import type { CanonicalRequest, CanonicalResponse } from '../../core/request.ts';
+import { StreamBuilder } from '../../core/stream-builder.ts';
+import { abortCause } from '../../transport/cancellation.ts';
+import { shouldYield, yieldToEventLoop } from '../../transport/cooperative.ts';
+import {
+  type CallTimers,
+  type HttpCall,
+  readText,
+  redactUrl,
+  responseTooLarge,
+  toTransportError,
+} from '../../transport/http.ts';
+import type { HttpBodyReader } from '../../transport/light-response.ts';
+import { withRetries } from '../../transport/retry.ts';
+import { SseDecoder, SseEventTooLargeError } from '../../transport/sse.ts';
+import { type CallSetup, prepareCall, setup } from './call-setup.ts';
+import type { StreamParser } from './definition.ts';
+import { createTruncatedError } from './errors.ts';
+import {
+  asClassified,
+  endSession,
+  errorFromResponse,
+  linkedController,
+  parseJsonBody,
+  retryGateOf,
+  sendAuthorized,
+  withRequestId,
+} from './http-exchange.ts';
+import { checkedWireModel, type HttpRuntime, reportedId } from './http-runtime.ts';
+import { estimateMissingUsage } from './usage-fallback.ts';
+import { reportedModel, validateCall } from './validate-call.ts';
+
+export function streamCall(runtime: HttpRuntime, request: CanonicalRequest, callOptions?: CallOptions) {
+  const controller = new AbortController();
+  const eventStream = new EventStream<StreamEvent, CanonicalResponse>(() =>
+    controller.abort({ kind: 'cancelled' }),
+  );
+  // Whatever happens inside, the stream ends (finish, then the error): never an unhandled rejection.
+  runStream(runtime, request, callOptions, controller, eventStream).catch((error: unknown) =>
+    eventStream.fail(error),
+  );
+  cancelUndeliveredOnAbort(eventStream, callOptions?.signal);
+  return eventStream;
+}
+
+async function runStream(
+  runtime: HttpRuntime,
+  untrustedRequest: CanonicalRequest,
+  untrustedOptions: CallOptions | undefined,
+  controller: AbortController,
+  eventStream: EventStream<StreamEvent, CanonicalResponse>,
+): Promise<void> {
+  const { definition, http, registry, policy } = runtime;
+  let delivered = false;
+  const sink = (event: StreamEvent) => {
+    delivered = true;
+    eventStream.push(event);
+  };
+  const startedAt = performance.now();
+  let validated: ReturnType<typeof validateCall>;
+  let wire: string;
+  try {
+    validated = validateCall(definition.name, untrustedRequest, untrustedOptions);
+    wire = checkedWireModel(runtime, validated.request);
+  } catch (error) {
+    const model = reportedId(runtime, reportedModel(untrustedRequest));
+    const requestId = createRequestId();
+    new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink).finish('error');
+    eventStream.fail(withRequestId(error, requestId));
+    return;
+  }
+  const { request, options: callOptions } = validated;
+  const requestId = (request.requestId ??= createRequestId());
+  const model = joinModelId(definition.name, wire);
+  let builder = new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink);
+  const unregister = registry.register(requestId, controller, callOptions.signal);
+  let implicitSession: AdapterSession | undefined;
+  let settle: () => void;
+  const stopDeadline = http.startDeadline(controller);
+  try {
+    const callSetup = setup(runtime, request, callOptions, true, controller.signal, wire);
+    implicitSession = callOptions.session === undefined ? callSetup.context.session : undefined;
+    await prepareCall(runtime, callSetup.request, callSetup, controller.signal, callOptions.headers);
+    await withRetries(
+      async () => {
+        builder = new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink);
+        await streamAttempt(runtime, callSetup, builder, controller.signal, () => eventStream.demand());
+      },
+      {
+        policy,
+        signal: controller.signal,
+        canRetry: () => !delivered,
+        deadline: startedAt + http.timeouts.timeoutMs,
+        onRetry: (info) => callOptions.onRetry?.({ ...info, requestId }),
+        gate: retryGateOf(callOptions, requestId),
+      },
+    );
+    if (!builder.hasUsage) estimateMissingUsage(builder, request, definition, callSetup.context);
+    const response = builder.finish();
+    settle = () => eventStream.end(response);
+  } catch (error) {
+    const classified = withRequestId(error, requestId);
+    if (AdapterError.isInstance(classified) && classified.errorClass === 'cancelled') {
+      const response = builder.finish('cancelled');
+      settle = () => eventStream.end(response);
+    } else {
+      builder.finish('error');
+      settle = () => eventStream.fail(classified);
+    }
+  } finally {
+    stopDeadline();
+    unregister();
+    // The `finish` event is out; the stream ends once a session-less call's provider state is gone.
+    if (implicitSession !== undefined) await endSession(runtime, implicitSession);
+  }
+  settle();
+}
+
+/**
+ * One streaming attempt. Pulled: before each read of the socket it waits for the consumer's
+ * demand (`demand`), so an unread stream stops reading (the idle timer paused meanwhile), and it
+ * yields to the event loop when the shared parsing slice is spent (see `cooperative.ts`).
+ */
+async function streamAttempt(
+  runtime: HttpRuntime,
+  callSetup: CallSetup,
+  builder: StreamBuilder,
+  signal: AbortSignal,
+  demand: () => Promise<void> | undefined,
+): Promise<void> {
+  const { definition, http, maxEventBytes, maxBodyBytes } = runtime;
+  const { call, context } = callSetup;
+  const attemptController = linkedController(signal);
+  const timers = http.createTimers(attemptController);
+  try {
+    const response = await sendAuthorized(runtime, call, attemptController, timers);
+    if (!response.ok) throw await errorFromResponse(runtime, response, call, attemptController, timers);
+    const contentType = response.headers.get('content-type') ?? '';
+    if (contentType.includes('text/html')) {
+      // A 200 HTML page (a captive portal, a gateway's error page) is classified as on complete():
+      // the provider sent a body that is not what the protocol promises.
+      await response.body?.cancel().catch(() => {});
+      throw invalidAnswer(call, 'invalid_response', 'returned an HTML page instead of a stream');
+    }
+    if (contentType.includes('application/json')) {
+      // Some hosts answer a streaming request with one JSON body (often an error object).
+      const body = parseJsonBody(
+        await readText(response, call, attemptController, timers, maxBodyBytes, 'fail'),
+        call,
+      );
+      definition.parseResponse(body, context, builder);
+      return;
+    }
+    const parser: StreamParser = definition.createStreamParser(context, builder);
+    const decoder =
+      definition.createStreamDecoder?.(parser, maxEventBytes) ??
+      new SseDecoder((event, data) => parser.onEvent(event, data), maxEventBytes);
+    if (response.body === null)
+      // A 204/205 answering a stream: no stream at all, an invalid response (retried like one).
+      throw invalidAnswer(
+        call,
+        'invalid_stream',
+        `answered ${response.status} without a body instead of a stream`,
+      );
+    const reading = { reader: response.body.getReader(), parser, decoder, timers, demand, call };
+    const whole = await readBody(reading, attemptController.signal, signal, context);
+    if (whole) decoder.end();
+    parser.onEnd();
+  } catch (error) {
+    throw asClassified(error, call, 'invalid_stream');
+  } finally {
+    timers.dispose();
+  }
+}
+
+/** A 200 answer that is not a stream: a retryable `ServerError`. */
+function invalidAnswer(call: HttpCall, providerCode: string, what: string): ServerError {
+  return new ServerError({
+    message: `${call.provider}: ${call.method} ${redactUrl(call.url)} ${what}`,
+    provider: call.provider,
+    providerCode,
+    retryable: true,
+  });
+}
+
+/** What reading one streamed body needs. */
+interface BodyReading {
+  reader: HttpBodyReader;
+  parser: StreamParser;
+  decoder: { feed(chunk: Uint8Array): void };
+  timers: CallTimers;
+  demand: () => Promise<void> | undefined;
+  call: HttpCall;
+}
+
+/**
+ * Reads the body into the decoder as the consumer pulls, until it ends or the terminal event
+ * arrives. Returns false when the rest of the body failed after the response was whole (what came
+ * is kept, with a WARN); any other failure stops the body and is thrown.
+ */
+async function readBody(
+  reading: BodyReading,
+  attemptSignal: AbortSignal,
+  callSignal: AbortSignal,
+  context: CallSetup['context'],
+): Promise<boolean> {
+  const { reader, parser, decoder, timers, demand, call } = reading;
+  try {
+    for (;;) {
+      const paused = pace(demand, timers, attemptSignal);
+      if (paused !== undefined) await paused;
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        throw bodyReadError(error, call, attemptSignal);
+      }
+      if (chunk.done) return true;
+      timers.chunkReceived();
+      try {
+        decoder.feed(chunk.value);
+      } catch (error) {
+        if (error instanceof SseEventTooLargeError) throw responseTooLarge(call, 'an SSE event', error.limit);
+        throw error;
+      }
+      if (parser.isTerminated?.() === true) {
+        // The terminal event arrived: a server holding the connection open is not waited for.
+        reader.cancel().catch(() => {});
+        return true;
+      }
+    }
+  } catch (error) {
+    // Stop the body (and its socket) when we give up on it mid-way.
+    reader.cancel().catch(() => {});
+    if (!keepsWholeResponse(parser, error, callSignal)) throw error;
+    context.warn('ignored a failure of the stream after the response was complete', {
+      reason: AdapterError.isInstance(error) ? (error.providerCode ?? error.errorClass) : 'malformed data',
+    });
+    return false;
+  }
+}
+
+/**
+ * Whether a failure of the rest of the body leaves the response as it is: the parser says it is
+ * whole, and the caller did not cancel (a cancellation ends the call as cancelled, whole or not).
+ */
+function keepsWholeResponse(parser: StreamParser, error: unknown, signal: AbortSignal): boolean {
+  if (parser.isComplete?.() !== true) return false;
+  if (signal.aborted && abortCause(signal).kind === 'cancelled') return false;
+  return !(AdapterError.isInstance(error) && error.errorClass === 'cancelled');
+}
+
+/**
+ * A failure reading an accepted stream's body. The connection closing under it (reset, socket
+ * closed) cuts the response short: `stream_truncated`, with the transport error as `cause`.
+ * Cancellation and timeouts keep their own classification.
+ */
+function bodyReadError(error: unknown, call: HttpCall, signal: AbortSignal): AdapterError {
+  const transport = toTransportError(error, call, signal);
+  if (signal.aborted || transport.errorClass !== 'network') return transport;
+  const code = transport.providerCode ?? 'network error';
+  return createTruncatedError(call, `the connection closed during the body (${code})`, transport);
+}
+
+/**
+ * Waits until the consumer wants more (the idle timer paused meanwhile: a slow reader is not a
+ * silent server), or the call is aborted; then, while this macrotask's parsing slice is spent,
+ * yields to the event loop. Returns undefined in the common case (nothing to wait for, no promise).
+ */
+function pace(
+  demand: () => Promise<void> | undefined,
+  timers: CallTimers,
+  signal: AbortSignal,
+): Promise<void> | undefined {
+  const wanted = signal.aborted ? undefined : demand();
+  if (wanted !== undefined) return waitForDemand(wanted, timers, signal);
+  return shouldYield() ? yieldWhileBusy(signal) : undefined;
+}
+
+async function waitForDemand(wanted: Promise<void>, timers: CallTimers, signal: AbortSignal): Promise<void> {
+  timers.pauseIdle();
+  await untilAborted(wanted, signal);
+  timers.resumeIdle();
+  await yieldWhileBusy(signal);
+}
+
+async function yieldWhileBusy(signal: AbortSignal): Promise<void> {
+  do await yieldToEventLoop();
+  while (shouldYield() && !signal.aborted);
+}
+
+/** Resolves when `promise` does or `signal` aborts, whichever comes first. */
+function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const onAbort = () => resolve();
+    signal.addEventListener('abort', onAbort, { once: true });
+    void promise.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
+}
+
+/**
+ * Once the consumer aborts (its `signal`), the next event it sees is a `cancelled` finish — unless
+ * it had already received the finish: a finish still buffered (the response completed while the
+ * consumer was behind) is replaced, with the events before it, by the same response marked
+ * `cancelled`, and `result()` resolves to that.
+ */
+function cancelUndeliveredOnAbort(
+  eventStream: EventStream<StreamEvent, CanonicalResponse>,
+  signal: unknown,
+): void {
+  if (!(signal instanceof AbortSignal)) return;
+  const onAbort = () =>
+    eventStream.replaceUndelivered((undelivered) => {
+      const finish = undelivered.findLast((event) => event.type === 'finish');
+      if (finish === undefined || finish.type !== 'finish') return undefined;
+      const response: CanonicalResponse = { ...finish.response, finishReason: 'cancelled' };
+      return { events: [{ type: 'finish', response }], result: response };
+    });
+  if (signal.aborted) return;
+  signal.addEventListener('abort', onAbort, { once: true });
+  // Until the consumer has read the last event there may be something to replace: keep listening
+  // while it iterates; a stream that settled and was fully read has nothing left.
+  void eventStream.settled().then(() => {
+    if (eventStream.buffered === 0) signal.removeEventListener('abort', onAbort);
+  });
+}

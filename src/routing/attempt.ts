@@ -1,0 +1,190 @@
+/** One attempt on a candidate: its adapter request and options, and what its outcome records. */
+import type { CallOptions } from '../core/adapter.ts';
+import { AdapterError } from '../core/errors/adapter-error.ts';
+import type { ErrorClass } from '../core/errors/error-class.ts';
+import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
+import { joinModelId } from '../core/ids.ts';
+import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
+import { isValidated, markValidated } from '../core/request-schema.ts';
+import { type Reply, textOf, toolCallsOf } from '../core/reply.ts';
+import { markRouted } from '../providers/common/routed.ts';
+import type { ModelFacts } from '../registry/model-facts.ts';
+import { notConfigured, type ResolvedModel } from '../registry/registry.ts';
+import { countFailure, releaseProbes, retryGate } from './circuit.ts';
+import { attachDecision, routingMetadataKey } from './decision.ts';
+import {
+  availabilityClasses,
+  eventBase,
+  failoverClasses,
+  keysOf,
+  type Route,
+  type RouterState,
+} from './route.ts';
+import type { Candidate } from './routed-stream.ts';
+
+const defaultMaxOutput = 4096;
+
+export function canonicalRequest(
+  state: RouterState,
+  route: Route,
+  model: ResolvedModel,
+  facts: ModelFacts,
+): CanonicalRequest {
+  const { registry } = state;
+  const maxOutputTokens =
+    route.request.maxOutputTokens ?? Math.min(defaultMaxOutput, facts.maxOutputTokens || defaultMaxOutput);
+  // The adapter's own name prefixes the wire name (a config name such as `openai-r` may differ from it).
+  const adapterName = registry.adapter(model.provider).name;
+  const request: CanonicalRequest = {
+    ...route.request,
+    requestId: route.requestId,
+    model: joinModelId(adapterName, model.wireName),
+    maxOutputTokens,
+  };
+  // The candidate's capabilities and context window were checked (`skipReason`): the adapter's
+  // pre-flight does not decide them again. Built from a request the front door validated: the
+  // adapter boundary need not validate it again.
+  markRouted(request, { wireName: model.wireName });
+  return isValidated(route.request) ? markValidated(request) : request;
+}
+
+export function callOptions(
+  state: RouterState,
+  route: Route,
+  candidate: Candidate,
+  options: CallOptions,
+  retries: { count: number },
+): CallOptions {
+  const { observed, emit } = state;
+  const model = candidate.model;
+  return {
+    ...options,
+    retryGate: retryGate(state, route, candidate),
+    onRetry: (info) => {
+      retries.count = info.attempt;
+      options.onRetry?.(info);
+      if (observed)
+        emit({
+          ...eventBase(route, model, retries.count),
+          type: 'call-retried',
+          errorClass: AdapterError.isInstance(info.error) ? info.error.errorClass : 'other',
+          delayMs: info.delayMs,
+        });
+    },
+  };
+}
+
+/** Records a failure; returns true when routing should go on to the next candidate. */
+export async function recordFailure(
+  state: RouterState,
+  route: Route,
+  candidate: Candidate,
+  error: unknown,
+  startedAt: number,
+  retryCount: number,
+): Promise<boolean> {
+  const { observed, emit } = state;
+  const { model, facts } = candidate;
+  const classified = AdapterError.isInstance(error) ? error : undefined;
+  const errorClass: ErrorClass = classified?.errorClass ?? 'other';
+  if (availabilityClasses.has(errorClass)) await countFailure(state, model, error);
+  else await releaseProbes(state, candidate);
+  if (errorClass === 'context_overflow')
+    route.needs.minContextWindow = Math.max(route.needs.minContextWindow, facts.contextWindow);
+  const fallback = failoverClasses.has(errorClass) && route.index < route.candidates.length;
+  const attempt = {
+    model: model.id,
+    provider: model.provider,
+    outcome: 'failed' as const,
+    reason: (error as Error)?.message ?? String(error),
+    errorClass,
+  };
+  route.decision.attempts.push(
+    classified?.status === undefined ? attempt : { ...attempt, status: classified.status },
+  );
+  if (observed)
+    emit({
+      ...eventBase(route, model, retryCount),
+      type: 'call-failed',
+      errorClass,
+      error: error instanceof Error ? error : new Error(String(error)),
+      durationMs: performance.now() - startedAt,
+      fallback,
+    });
+  return fallback;
+}
+
+/** Prices the response, attaches the decision, adds `text` / `toolCalls`. */
+export async function finalize(
+  state: RouterState,
+  route: Route,
+  candidate: Candidate,
+  response: CanonicalResponse,
+): Promise<Reply> {
+  const { availability, pricer } = state;
+  const model = candidate.model;
+  route.decision.served = model.id;
+  route.decision.attempts.push({ model: model.id, provider: model.provider, outcome: 'served' });
+  if (response.finishReason === 'cancelled') {
+    // A cancelled call says nothing about the target: a probe's slot is freed, nothing closes.
+    if (candidate.probes !== undefined) await releaseProbes(state, candidate);
+  } else {
+    const modelDone = availability.success(keysOf(state, model).model);
+    const providerDone = availability.success(keysOf(state, model).provider);
+    if (modelDone instanceof Promise) await modelDone;
+    if (providerDone instanceof Promise) await providerDone;
+  }
+  // Priced per model: a multi-model response (advisor, fallback iterations) costs each model's share.
+  const usage = pricer.price(response.model, response.usage, model.pricing, model.id);
+  const metadata = { ...response.metadata, [routingMetadataKey]: route.decision as never };
+  return {
+    ...response,
+    usage,
+    metadata,
+    text: textOf(response.content),
+    toolCalls: toolCallsOf(response.content),
+  };
+}
+
+export function noCandidate(state: RouterState, route: Route): Error {
+  const { registry } = state;
+  const attempts = route.decision.attempts;
+  const last = [...attempts].reverse().find((attempt) => attempt.outcome === 'failed');
+  const reasons = attempts.map((attempt) => `${attempt.model}: ${attempt.reason}`).join('; ');
+  const error =
+    attempts.length > 0 && attempts.every((attempt) => attempt.reason === 'not_configured')
+      ? notConfigured({ name: route.candidates[0]!.provider, missing: undefined })
+      : new InvalidRequestError({
+          message: `no model can take this request for "${route.request.model}": ${reasons}`,
+          providerCode: last === undefined ? 'no_candidate' : 'all_candidates_failed',
+        });
+  if (error.providerCode === 'not_configured') {
+    const slot = registry.providers().find((provider) => provider.name === route.candidates[0]!.provider);
+    const detailed = notConfigured({ name: route.candidates[0]!.provider, missing: slot?.missing });
+    attachDecision(detailed, route.decision);
+    return detailed;
+  }
+  attachDecision(error, route.decision);
+  return error;
+}
+
+/** A reply its hook rejected (output schema): `call-failed`, no fallback (the provider answered). */
+export function rejected(
+  state: RouterState,
+  route: Route,
+  model: ResolvedModel,
+  retryCount: number,
+  startedAt: number,
+  error: unknown,
+): void {
+  const { observed, emit } = state;
+  if (!observed) return;
+  emit({
+    ...eventBase(route, model, retryCount),
+    type: 'call-failed',
+    errorClass: AdapterError.isInstance(error) ? error.errorClass : 'other',
+    error: error instanceof Error ? error : new Error(String(error)),
+    durationMs: performance.now() - startedAt,
+    fallback: false,
+  });
+}

@@ -1,0 +1,86 @@
+/** Choosing the next candidate: the pre-dispatch checks, then availability (its half-open probes). */
+import type { ModelFacts } from '../registry/model-facts.ts';
+import type { ResolvedModel } from '../registry/registry.ts';
+import type { Admission } from './availability.ts';
+import { skipReason } from './candidates.ts';
+import { factsOf, keysOf, type Route, type RouterState } from './route.ts';
+import type { Candidate, Probe } from './routed-stream.ts';
+
+/**
+ * The next candidate that passes the pre-dispatch checks, or `undefined` when none is left;
+ * synchronous unless the availability store answers asynchronously or the candidate's adapter
+ * code is not loaded yet.
+ */
+export function nextCandidate(
+  state: RouterState,
+  route: Route,
+): Candidate | undefined | Promise<Candidate | undefined> {
+  const { registry, availability } = state;
+  while (route.index < route.candidates.length) {
+    const model = route.candidates[route.index]!;
+    // A provider's adapter code is imported before its first call (provider-type rows load lazily).
+    const loading = model.configured ? registry.load(model.provider) : undefined;
+    if (loading !== undefined) return loading.then(() => nextCandidate(state, route));
+    route.index++;
+    const facts = model.configured ? factsOf(state, model) : undefined;
+    let reason =
+      facts === undefined ? 'not_configured' : skipReason(model, facts, route.request, route.needs, registry);
+    if (reason === undefined) {
+      const admission = availability.check(keysOf(state, model).model);
+      if (admission instanceof Promise) return admit(state, route, model, facts!, admission);
+      const providerAdmission = admission.allowed
+        ? availability.check(keysOf(state, model).provider)
+        : admission;
+      if (providerAdmission instanceof Promise)
+        return admit(state, route, model, facts!, admission, providerAdmission);
+      if (providerAdmission.allowed) return candidateOf(state, model, facts!, admission, providerAdmission);
+      // The model's probe (if it was one) proved nothing: its provider is closed to it.
+      if (admission.allowed && admission.probe !== undefined)
+        void availability.release(keysOf(state, model).model, admission.probe);
+      reason = `unavailable (${providerAdmission.state})`;
+    }
+    skip(state, route, model, reason);
+  }
+  return undefined;
+}
+
+/** {@link nextCandidate} once an asynchronous availability store has answered. */
+export async function admit(
+  state: RouterState,
+  route: Route,
+  model: ResolvedModel,
+  facts: ModelFacts,
+  modelCheck: Admission | Promise<Admission>,
+  providerCheck?: Promise<Admission>,
+): Promise<Candidate | undefined> {
+  const { availability } = state;
+  const admission = await modelCheck;
+  const providerAdmission = admission.allowed
+    ? await (providerCheck ?? availability.check(keysOf(state, model).provider))
+    : admission;
+  if (providerAdmission.allowed) return candidateOf(state, model, facts, admission, providerAdmission);
+  if (admission.allowed && admission.probe !== undefined)
+    await availability.release(keysOf(state, model).model, admission.probe);
+  skip(state, route, model, `unavailable (${providerAdmission.state})`);
+  return nextCandidate(state, route);
+}
+
+/** An admitted candidate, with the half-open probes it carries (its outcome must be reported). */
+export function candidateOf(
+  state: RouterState,
+  model: ResolvedModel,
+  facts: ModelFacts,
+  ...admissions: Admission[]
+): Candidate {
+  const keys = keysOf(state, model);
+  let probes: Probe[] | undefined;
+  admissions.forEach((admission, index) => {
+    if (admission.allowed && admission.probe !== undefined)
+      (probes ??= []).push({ key: index === 0 ? keys.model : keys.provider, id: admission.probe });
+  });
+  return probes === undefined ? { model, facts } : { model, facts, probes };
+}
+
+export function skip(state: RouterState, route: Route, model: ResolvedModel, reason: string): void {
+  route.decision.attempts.push({ model: model.id, provider: model.provider, outcome: 'skipped', reason });
+}

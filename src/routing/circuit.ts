@@ -1,0 +1,65 @@
+/** The router's say over a target's circuit: failures counted once, probes released, the retry gate. */
+import type { RetryGate } from '../core/adapter.ts';
+import { AdapterError } from '../core/errors/adapter-error.ts';
+import type { ResolvedModel } from '../registry/registry.ts';
+import { availabilityClasses, keysOf, type Route, type RouterState } from './route.ts';
+import type { Candidate } from './routed-stream.ts';
+
+/**
+ * With somewhere else to go, errors not worth retrying on the same target: a `retry-after` longer
+ * than the adapter will wait (past its cap), or a timeout (a hung target stays hung).
+ */
+function failsOverAtOnce(error: unknown, delayMs: number): boolean {
+  if (!AdapterError.isInstance(error)) return false;
+  if (error.retryAfterSeconds !== undefined && error.retryAfterSeconds * 1000 > delayMs) return true;
+  return error.errorClass === 'network' && (error.providerCode ?? '').startsWith('timeout_');
+}
+
+/** Counts an availability failure of `model` (model and provider circuits), once per error. */
+export async function countFailure(state: RouterState, model: ResolvedModel, error: unknown): Promise<void> {
+  const { availability, counted } = state;
+  if (!AdapterError.isInstance(error) || !availabilityClasses.has(error.errorClass)) return;
+  if (counted.has(error)) return;
+  counted.add(error);
+  await availability.failure(keysOf(state, model).model, error.retryAfterSeconds);
+  await availability.failure(keysOf(state, model).provider, error.retryAfterSeconds);
+}
+
+/** True when the model's or its provider's circuit says no call should go now. */
+export async function blocked(state: RouterState, model: ResolvedModel): Promise<boolean> {
+  const { availability } = state;
+  const keys = keysOf(state, model);
+  return (await availability.blocked(keys.model)) || (await availability.blocked(keys.provider));
+}
+
+/** Frees the half-open slots of a call that proved nothing (cancelled, a 4xx, another error). */
+export async function releaseProbes(state: RouterState, candidate: Candidate): Promise<void> {
+  const { availability } = state;
+  for (const probe of candidate.probes ?? []) await availability.release(probe.key, probe.id);
+}
+
+/**
+ * The router's say over the adapter's retries of `candidate`: every failed attempt counts toward
+ * the circuit; a probe is one request; with a fallback left, a hint longer than the adapter will
+ * wait (`retry-after` past its cap) or a timeout fails over at once instead of retrying; and a
+ * retry whose target's circuit opened meanwhile (here or, with a shared store, elsewhere) is not
+ * sent — a backoff in progress ends as soon as the circuit opens.
+ */
+export function retryGate(state: RouterState, route: Route, candidate: Candidate): RetryGate {
+  const { availability } = state;
+  const keys = keysOf(state, candidate.model);
+  return {
+    allow: async (info) => {
+      if (info.stage === 'wait') {
+        await countFailure(state, candidate.model, info.error);
+        if (candidate.probes !== undefined) return false;
+        if (route.index < route.candidates.length && failsOverAtOnce(info.error, info.delayMs)) return false;
+      }
+      return !(await blocked(state, candidate.model));
+    },
+    onWake: (wake) =>
+      availability.onOpen((key) => {
+        if (key === keys.model || key === keys.provider) wake();
+      }),
+  };
+}

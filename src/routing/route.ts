@@ -1,0 +1,159 @@
+/**
+ * One routed call's state (`Route`) and the router's own (`RouterState`: registry, availability,
+ * pricer, caches, observers), with the lookups every step makes: candidates, facts, keys.
+ */
+import type { CallOptions } from '../core/adapter.ts';
+import type { ErrorClass } from '../core/errors/error-class.ts';
+import { createRequestId, type RequestId } from '../core/ids.ts';
+import { LruCache } from '../core/lru.ts';
+import type { Logger } from '../core/logger.ts';
+import type { CanonicalRequest } from '../core/request.ts';
+import type { Reply } from '../core/reply.ts';
+import { createObserverDispatch } from '../observers/dispatch.ts';
+import type { CallEvent, Observer } from '../observers/types.ts';
+import type { Pricer } from '../pricing/pricer.ts';
+import type { ModelFacts } from '../registry/model-facts.ts';
+import type { Registry, ResolvedModel } from '../registry/registry.ts';
+import type { Availability } from './availability.ts';
+import { type CallNeeds, callNeeds } from './candidates.ts';
+import type { RoutingDecision } from './decision.ts';
+
+/** A request to the front door: a model name instead of an id; `maxOutputTokens` optional. */
+export interface RouteRequest extends Omit<CanonicalRequest, 'model' | 'maxOutputTokens'> {
+  /** An alias, a canonical `provider:name`, or a bare name served by a glob. */
+  model: string;
+  /** Default: the model's output limit, at most 4096. */
+  maxOutputTokens?: number;
+}
+
+/** Post-processes a reply before it is returned (e.g. output-schema validation). */
+export type ReplyHook = (reply: Reply, request: RouteRequest) => Reply | Promise<Reply>;
+
+/** What the router needs. */
+export interface RouterContext {
+  registry: Registry;
+  availability: Availability;
+  pricer: Pricer;
+  observers: readonly Observer[];
+  logger: Logger;
+}
+
+/** Error classes that fail over to the next candidate. */
+export const failoverClasses: ReadonlySet<ErrorClass> = new Set([
+  'rate_limit',
+  'server_error',
+  'network',
+  'context_overflow',
+]);
+/** Error classes that count toward a target's circuit. */
+export const availabilityClasses: ReadonlySet<ErrorClass> = new Set([
+  'rate_limit',
+  'server_error',
+  'network',
+]);
+/** Names whose candidates and facts the router remembers (least recently used forgotten first). */
+const maxCachedNames = 1024;
+
+/** One routing attempt's state shared by `complete` and `stream`. */
+export interface Route {
+  request: RouteRequest;
+  requestId: RequestId;
+  decision: RoutingDecision;
+  candidates: ResolvedModel[];
+  needs: CallNeeds;
+  index: number;
+  options: CallOptions;
+}
+
+/** What one router holds across calls. */
+export interface RouterState {
+  registry: Registry;
+  availability: Availability;
+  pricer: Pricer;
+  /** LRU-bounded: each distinct name served by a glob or a provider prefix would otherwise stay forever. */
+  candidateCache: LruCache<string, ResolvedModel[]>;
+  factsCache: LruCache<string, ModelFacts>;
+  /** The availability keys of each model, built once. */
+  keyCache: WeakMap<ResolvedModel, { model: string; provider: string }>;
+  /** True when someone listens: events are only built then. */
+  observed: boolean;
+  /** Observers isolated: a throw or rejection is logged once, never changes the call (observers/dispatch.ts). */
+  emit: (event: CallEvent) => void;
+  /** Every failed attempt counted toward the circuit (by the retry gate or at the end), once. */
+  counted: WeakSet<object>;
+}
+
+/** The router's state over its context. */
+export function createRouterState(context: RouterContext): RouterState {
+  return {
+    registry: context.registry,
+    availability: context.availability,
+    pricer: context.pricer,
+    candidateCache: new LruCache(maxCachedNames),
+    factsCache: new LruCache(maxCachedNames),
+    keyCache: new WeakMap(),
+    observed: context.observers.length > 0,
+    emit: createObserverDispatch(
+      context.observers,
+      (observer: Observer, event: CallEvent) => observer.onEvent(event),
+      { logger: context.logger, source: 'switchyard' },
+    ),
+    counted: new WeakSet(),
+  };
+}
+
+export function candidatesOf(state: RouterState, name: string): ResolvedModel[] {
+  const { registry, candidateCache } = state;
+  let list = candidateCache.get(name);
+  if (list === undefined) {
+    const primary = registry.resolve(name);
+    list = [primary];
+    for (const fallback of primary.fallbacks) {
+      const model = registry.resolve(fallback);
+      if (!list.some((candidate) => candidate.id === model.id)) list.push(model);
+    }
+    candidateCache.set(name, list);
+  }
+  return list;
+}
+
+/** The availability keys of a model (`model:<id>`, `provider:<name>`), built once. */
+export function keysOf(state: RouterState, model: ResolvedModel): { model: string; provider: string } {
+  const { keyCache } = state;
+  let entry = keyCache.get(model);
+  if (entry === undefined) {
+    entry = { model: `model:${model.id}`, provider: `provider:${model.provider}` };
+    keyCache.set(model, entry);
+  }
+  return entry;
+}
+
+export function factsOf(state: RouterState, model: ResolvedModel): ModelFacts {
+  const { registry, factsCache } = state;
+  let facts = factsCache.get(model.id);
+  if (facts === undefined) {
+    facts = registry.facts(model);
+    factsCache.set(model.id, facts);
+  }
+  return facts;
+}
+
+export function startRoute(state: RouterState, request: RouteRequest, options: CallOptions): Route {
+  const requestId = request.requestId ?? createRequestId();
+  const candidates = candidatesOf(state, request.model);
+  const decision: RoutingDecision = { requested: request.model, attempts: [] };
+  const needs = callNeeds(request);
+  return { request, requestId, decision, candidates, needs, index: 0, options };
+}
+
+/** The fields every call event of `route` on `model` carries. */
+export function eventBase(route: Route, model: ResolvedModel, retryCount: number) {
+  return {
+    requestId: route.requestId,
+    model: model.id,
+    provider: model.provider,
+    requested: route.request.model,
+    retryCount,
+    timestamp: Date.now(),
+  };
+}
