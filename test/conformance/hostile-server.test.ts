@@ -24,7 +24,6 @@ import { type Emulator, type EmulatorProtocolId, startEmulator } from '../../src
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
 import { type HostileServer, startHostileServer } from '../support/hostile-server.ts';
 import {
-  bulk,
   type Expected,
   type ExpectedError,
   type Fault,
@@ -351,9 +350,8 @@ describe('a hostile server: every adapter × {stream, complete} ends classified,
         rowOf.set(caseId, fault);
         return runCase(fault, target, mode, caseId);
       };
-      // A bulk row's cases (20 MB, 100k levels) one at a time, each within the same bound; the rest at once.
       const problems: string[] = [];
-      if (fault.options === bulk) for (const pair of pairs) problems.push(...(await start(pair)));
+      if (fault.oneAtATime === true) for (const pair of pairs) problems.push(...(await start(pair)));
       else problems.push(...(await Promise.all(pairs.map(start))).flat());
       server.dropConnections();
       expect(problems).toEqual([]);
