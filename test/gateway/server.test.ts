@@ -30,6 +30,8 @@ beforeEach(() => {
   harness.emulator.clear();
 });
 afterAll(async () => {
+  // Worker processes run many files: the variable set above goes with this file.
+  delete process.env.GATEWAY_TEST_OPS_KEY;
   await harness?.close();
 });
 
