@@ -17,19 +17,12 @@ export const layers = {
   codecs: ['core'],
   'providers/catalog': ['core'],
   'providers/common': ['core', 'transport'],
-  // Shared OpenAI code (Azure, tool ids, …) every OpenAI protocol folder uses.
-  'providers/openai': ['core'],
+  // Shared OpenAI code (Azure, host capabilities, model lists, tokens, xAI facts, …) both OpenAI
+  // protocol folders use; the protocol folders stay side by side and never import each other.
+  'providers/openai': ['core', 'providers/common'],
   'providers/anthropic': ['core', 'transport', 'providers/common', 'providers/catalog'],
   'providers/gemini': ['core', 'transport', 'providers/common', 'providers/catalog'],
-  // Chat Completions maps tool ids with Anthropic's rule (issue #19: to move to providers/common).
-  'providers/openai-chat': [
-    'core',
-    'transport',
-    'providers/common',
-    'providers/catalog',
-    'providers/openai',
-    'providers/anthropic',
-  ],
+  'providers/openai-chat': ['core', 'transport', 'providers/common', 'providers/catalog', 'providers/openai'],
   'providers/openai-compatible': [
     'core',
     'transport',
@@ -38,15 +31,12 @@ export const layers = {
     'providers/openai',
     'providers/openai-chat',
   ],
-  // The Responses adapter is stacked on Chat (issue #19: shared code to move to providers/openai).
   'providers/openai-responses': [
     'core',
     'transport',
     'providers/common',
     'providers/catalog',
     'providers/openai',
-    'providers/openai-chat',
-    'providers/openai-compatible',
   ],
   // The clouds serve the vendors' own protocols: Bedrock InvokeModel speaks Anthropic, Vertex Gemini and Anthropic.
   'providers/bedrock': ['core', 'transport', 'providers/common', 'providers/catalog', 'providers/anthropic'],

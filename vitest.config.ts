@@ -26,19 +26,18 @@ export default defineConfig({
   test: {
     testTimeout: 20_000,
     pool: 'forks',
+    // Two workers on the two-core machine (vitest's default is cores − 1 = one): a file waiting on
+    // a child process (npm pack, tsc, the CLI, a pty) or a socket leaves the other core to the next file.
+    maxWorkers: 2,
+    // Every worker process runs many files (isolate: false): each heavy module (zod, undici, the
+    // adapters, the emulator) is imported once per worker instead of once per file — with a fresh
+    // worker per file, importing took more than half of the integration suites' time. A test that
+    // changes process-wide state (env, listeners, globals) restores it.
+    isolate: false,
     projects: [
-      {
-        extends: true,
-        // Unit tests beside the source share their worker processes (isolate: false): each heavy
-        // module (zod, undici, the adapters) is imported once per worker instead of once per file.
-        // A unit test that changes process-wide state (env, listeners, globals) restores it.
-        test: { name: 'unit', include: ['src/**/*.test.ts'], isolate: false },
-      },
-      {
-        extends: true,
-        // Suites over servers, child processes and the packed package: one fresh worker per file.
-        test: { name: 'integration', include: ['test/**/*.test.ts'] },
-      },
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'] } },
+      // Suites over servers, child processes and the packed package.
+      { extends: true, test: { name: 'integration', include: ['test/**/*.test.ts'] } },
     ],
   },
 });

@@ -117,7 +117,7 @@ function start(
       agentName: options.name ?? 'agent',
       model: modelName(options),
     });
-    const toolIds = resume?.saved.toolIds;
+    const toolIds = resume?.saved.toolIds ?? runOptions.continues?.toolIds;
     const session = runOptions.session ?? createSession(toolIds && ToolIdMap.fromJSON(toolIds));
     const loop = new AgentLoop(state, { options, tools, cancellation, session, telemetry, emit });
     let resumed: ToolResultPart[] | undefined;

@@ -22,7 +22,7 @@ export {
   type McpToolSource,
 } from './mcp.ts';
 export { isOverloadedError } from './model-call.ts';
-export type { AgentOptions, RunOptions, TurnState } from './options.ts';
+export type { AgentOptions, ContinuedRun, RunOptions, TurnState } from './options.ts';
 export { AgentStateError, approvalDigest, parseAgentState, stringifyAgentState } from './state.ts';
 export {
   dropOldReasoning,

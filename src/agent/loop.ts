@@ -339,6 +339,7 @@ export class AgentLoop {
       turns: state.turns,
       usage: state.usage,
       cost: state.cost,
+      toolIds: context.session.toolIds.toJSON(),
       ...extra,
     };
     context.emit({ type: 'run-end', outcome });

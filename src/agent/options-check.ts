@@ -147,6 +147,21 @@ const runOptionsSchema = z.strictObject({
       'session must come from createSession()',
     )
     .optional(),
+  continues: z
+    .looseObject(
+      {
+        transcript: z.array(z.unknown(), {
+          error: 'continues.transcript must be a transcript (an array of items)',
+        }),
+        toolIds: z
+          .array(z.tuple([z.string(), z.string(), z.string()]), {
+            error: 'continues.toolIds must be a tool-id map (AgentResult.toolIds)',
+          })
+          .optional(),
+      },
+      { error: "continues must be a previous run's result ({ transcript, toolIds })" },
+    )
+    .optional(),
 });
 
 /** A run's input made into its starting transcript (a copy), or the error that ends the run. */
@@ -160,13 +175,12 @@ export function prepareRun(
   } catch (error) {
     return { ok: false, error: error as InvalidRequestError };
   }
+  const earlier = runOptions.continues?.transcript;
   if (typeof input === 'string') {
-    return {
-      ok: true,
-      transcript: [{ kind: 'user', parts: [{ type: 'text', text: input }] }],
-      options: runOptions,
-    };
-  }
+    const prompt: Transcript = [{ kind: 'user', parts: [{ type: 'text', text: input }] }];
+    if (earlier === undefined) return { ok: true, transcript: prompt, options: runOptions };
+    input = [...earlier, ...prompt];
+  } else if (earlier !== undefined && Array.isArray(input)) input = [...earlier, ...(input as unknown[])];
   if (!Array.isArray(input)) {
     const issue = {
       path: 'input',

@@ -72,6 +72,19 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** The adapter session (tool-id map, provider state) to use, e.g. to continue an earlier run's. Default: a fresh one. */
   session?: AdapterSession;
+  /**
+   * A previous run's result this run continues — on any model or provider: its transcript comes
+   * first, then `input`, and its tool-id map (`result.toolIds`) carries over, so calls a provider
+   * issued keep their ids when the conversation comes back to it. JSON-safe: a stored result works.
+   */
+  continues?: ContinuedRun;
+}
+
+/** What {@link RunOptions.continues} reads from a previous {@link AgentResult}. */
+export interface ContinuedRun {
+  transcript: Transcript;
+  /** The tool-id map of the run (`AgentResult.toolIds`). */
+  toolIds?: Array<[string, string, string]>;
 }
 
 /** Defaults applied once. */

@@ -118,6 +118,11 @@ export interface AgentResult {
   state?: AgentState;
   /** With outcome `awaiting_approval`: the calls to decide on. */
   pendingApprovals?: PendingApproval[];
+  /**
+   * The run's canonical ⇄ provider tool-id map (`ToolIdMap.toJSON()`): `run(input, { continues:
+   * result })` carries it into the next run, whatever provider that one talks to.
+   */
+  toolIds?: Array<[string, string, string]>;
 }
 
 /** The loop's own events (model events pass through unchanged between `turn-start` and `turn-end`). */

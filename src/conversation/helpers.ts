@@ -2,7 +2,7 @@
 import type { JsonValue } from '../core/json.ts';
 import type { CanonicalResponse } from '../core/request.ts';
 import type { Item, Part, ToolCallPart, ToolOutput, ToolResultPart } from '../core/transcript.ts';
-import { addModelUsages, type Usage } from '../core/usage.ts';
+import { sumBuckets, addModelUsages, type Usage } from '../core/usage.ts';
 import { addCosts } from '../pricing/cost.ts';
 import { isMarkedOutput, normalizeToolReturn, type ToolReturn } from '../schemas/tool-output.ts';
 
@@ -84,15 +84,7 @@ function isPartsOutput(value: unknown): value is { type: 'parts'; parts: Part[] 
  * cost (the start of a running total) adds nothing.
  */
 export function addUsage(left: Usage, right: Usage): Usage {
-  const sum: Usage = {
-    input: left.input + right.input,
-    cacheRead: left.cacheRead + right.cacheRead,
-    cacheWrite: left.cacheWrite + right.cacheWrite,
-    output: left.output + right.output,
-    reasoning: left.reasoning + right.reasoning,
-  };
-  const cacheWrite1h = (left.cacheWrite1h ?? 0) + (right.cacheWrite1h ?? 0);
-  if (cacheWrite1h > 0) sum.cacheWrite1h = cacheWrite1h;
+  const sum: Usage = sumBuckets(left, right);
   const byModel = addModelUsages(left.byModel, right.byModel);
   if (byModel !== undefined) sum.byModel = byModel;
   const cost = isZero(left) ? right.cost : isZero(right) ? left.cost : addCosts(left.cost, right.cost);

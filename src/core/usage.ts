@@ -33,6 +33,23 @@ export interface Usage {
 /** One model's share of a multi-model response: the same disjoint buckets, and its cost. */
 export type ModelUsage = Omit<Usage, 'byModel'>;
 
+/**
+ * The token buckets of `left` and `right` added (a bucket `right` lacks counts 0); cost and
+ * `byModel` are not carried: the one bucket sum every usage addition builds on.
+ */
+export function sumBuckets(left: ModelUsage, right: Partial<ModelUsage>): ModelUsage {
+  const sum: ModelUsage = {
+    input: left.input + (right.input ?? 0),
+    cacheRead: left.cacheRead + (right.cacheRead ?? 0),
+    cacheWrite: left.cacheWrite + (right.cacheWrite ?? 0),
+    output: left.output + (right.output ?? 0),
+    reasoning: left.reasoning + (right.reasoning ?? 0),
+  };
+  const cacheWrite1h = (left.cacheWrite1h ?? 0) + (right.cacheWrite1h ?? 0);
+  if (cacheWrite1h > 0) sum.cacheWrite1h = cacheWrite1h;
+  return sum;
+}
+
 /** Adds per-model usages model by model, bucket by bucket (costs are recomputed by the pricer). */
 export function addModelUsages(
   left: Record<string, ModelUsage> | undefined,
@@ -47,16 +64,7 @@ export function addModelUsages(
       sum[model] = usage;
       continue;
     }
-    const added: ModelUsage = {
-      input: known.input + usage.input,
-      cacheRead: known.cacheRead + usage.cacheRead,
-      cacheWrite: known.cacheWrite + usage.cacheWrite,
-      output: known.output + usage.output,
-      reasoning: known.reasoning + usage.reasoning,
-    };
-    const long = (known.cacheWrite1h ?? 0) + (usage.cacheWrite1h ?? 0);
-    if (long > 0) added.cacheWrite1h = long;
-    sum[model] = added;
+    sum[model] = sumBuckets(known, usage);
   }
   return sum;
 }

@@ -93,3 +93,38 @@ export class OutageTracker {
     this.logger.warn('state store reachable again: sharing state resumes', { failures: this.failures });
   }
 }
+
+/**
+ * `promise`, or a "Command timed out" rejection after `ms`. Unlike a plain timer (ioredis's
+ * `commandTimeout`), the timeout looks once more after the event loop has read its sockets: when the
+ * process was busy past `ms` while the reply was already waiting (event-loop lag, not a slow Redis),
+ * the reply wins. Timers run before the loop polls for I/O; `setImmediate` runs after it.
+ */
+export function withTimeout<Value>(promise: Promise<Value>, ms: number): Promise<Value> {
+  return new Promise<Value>((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (settled) return;
+          settled = true;
+          reject(new Error('Command timed out'));
+        }),
+      ms,
+    );
+    promise.then(
+      (value) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}

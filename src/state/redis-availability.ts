@@ -13,7 +13,7 @@ import {
   createMemoryAvailabilityStore,
   type TransitionOutcome,
 } from '../routing/availability.ts';
-import type { OutageTracker } from './outage.ts';
+import { type OutageTracker, withTimeout } from './outage.ts';
 import { circuitScript } from './scripts.ts';
 
 type Client = (Redis | Cluster) & {
@@ -27,6 +27,7 @@ export class RedisAvailabilityStore implements AvailabilityStore {
   private readonly hash: string;
   private readonly channel: string;
   private readonly outage: OutageTracker;
+  private readonly timeoutMs: number;
   private readonly records = new Map<string, AvailabilityRecord>();
   private readonly local = createMemoryAvailabilityStore();
   private readonly listeners = new Set<(key: string) => void>();
@@ -42,7 +43,10 @@ export class RedisAvailabilityStore implements AvailabilityStore {
     channel: string;
     refreshMs: number;
     outage: OutageTracker;
+    /** A command slower than this fails (see `withTimeout`). */
+    timeoutMs: number;
   }) {
+    this.timeoutMs = options.timeoutMs;
     this.client = options.client;
     this.subscriber = options.subscriber;
     this.hash = options.hash;
@@ -73,7 +77,10 @@ export class RedisAvailabilityStore implements AvailabilityStore {
   }
 
   transition(key: string, operation: AvailabilityOperation): Promise<TransitionOutcome> {
-    return this.client.syCircuit!(this.hash, key, this.channel, JSON.stringify(operation)).then(
+    return withTimeout(
+      this.client.syCircuit!(this.hash, key, this.channel, JSON.stringify(operation)),
+      this.timeoutMs,
+    ).then(
       (reply) => {
         this.outage.succeeded();
         const { outcome, record } = JSON.parse(reply) as {
@@ -110,7 +117,7 @@ export class RedisAvailabilityStore implements AvailabilityStore {
     if (this.refreshing) return;
     this.refreshing = true;
     try {
-      const all = await this.client.hgetall(this.hash);
+      const all = await withTimeout(this.client.hgetall(this.hash), this.timeoutMs);
       this.outage.succeeded();
       for (const key of this.records.keys()) if (!(key in all)) this.records.delete(key);
       for (const [key, value] of Object.entries(all)) this.update(key, parseRecord(value));

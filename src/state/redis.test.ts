@@ -249,6 +249,17 @@ describe('Redis trouble', () => {
     expect(admission).toMatchObject({ allowed: true, reservation: { local: true } });
   });
 
+  it('a busy process is not a slow Redis: a reply that arrived while the event loop was blocked past the timeout is used', async () => {
+    const store = await storeOn({ timeoutMs: 50, onFailure: 'closed' });
+    const limits = { requestsPerMinute: 10 };
+    expect((await store.admit({ key: 'k', tokens: 1, limits })).allowed).toBe(true); // the script is loaded
+    const pending = store.admit({ key: 'k', tokens: 1, limits });
+    const blockedUntil = Date.now() + 400;
+    while (Date.now() < blockedUntil); // busy past the timeout; Redis answers meanwhile
+    expect((await pending).allowed).toBe(true);
+    expect(store.degraded).toBe(false);
+  });
+
   it('the circuit breaker degrades to this instance’s state while Redis is down, whatever the policy', async () => {
     const store = await storeOn({ onFailure: 'closed' });
     const availability = new Availability({ store: store.availability, policy: { failureThreshold: 1 } });

@@ -23,7 +23,7 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { consoleLogger, type Logger } from '../core/logger.ts';
 import { createMemoryStateStore } from './memory.ts';
-import { OutageTracker, StateUnavailableError } from './outage.ts';
+import { OutageTracker, StateUnavailableError, withTimeout } from './outage.ts';
 import { RedisAvailabilityStore } from './redis-availability.ts';
 import { SettleReplay } from './replay.ts';
 import { admitNumbers, reservationOf, reservationTtlMs } from './rules.ts';
@@ -160,6 +160,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     // one: ioredis's own re-subscription (autoResubscribe) holds no handler, so a connection closing
     // before its reply was an unhandled rejection in the process.
     subscriber: subscriberOf(client),
+    timeoutMs,
     hash: `${prefix}:{circuits}:state`,
     channel: `${prefix}:circuits`,
     refreshMs: options.refreshMs ?? 500,
@@ -237,7 +238,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
   }
 
   const replay = new SettleReplay(
-    (reservation, used) => sendSettle(reservation, used, true),
+    (reservation, used) => withTimeout(sendSettle(reservation, used, true), timeoutMs),
     options.maxQueuedSettles,
   );
 
@@ -250,7 +251,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
   ): Promise<Value> {
     let value: Value;
     try {
-      value = await operation();
+      value = await withTimeout(operation(), timeoutMs);
     } catch (error) {
       if (outage.failed(name, error, policyHere)) return fallback();
       throw new StateUnavailableError(name, { cause: error });
@@ -369,7 +370,10 @@ function subscriberOf(client: Client): Client {
 
 function connect(url: string, cluster: boolean, timeoutMs: number): Client {
   const common: RedisOptions = {
-    commandTimeout: timeoutMs,
+    // The timeout is the store's own (`withTimeout`): ioredis's `commandTimeout` fails a command
+    // whose reply is already waiting when the event loop was busy past the timeout; this one is a
+    // backstop only.
+    commandTimeout: Math.max(1000, timeoutMs * 20),
     // A dead Redis answers at once: nothing queues behind a reconnect.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,

@@ -12,7 +12,7 @@ import { userText } from '../../src/core/transcript.ts';
 import { textTokens as anthropicTextTokens } from '../../src/providers/anthropic/tokens.ts';
 import { estimateInputTokens as estimateGemini } from '../../src/providers/gemini/tokens.ts';
 import { estimateInputTokens as estimateOpenAI } from '../../src/providers/openai-chat/tokens.ts';
-import { tokenCounter } from '../../src/providers/openai-chat/tokenizer.ts';
+import { tokenCounter } from '../../src/providers/openai/tokenizer.ts';
 import { recordedDir, repoRoot } from '../support/fixtures.ts';
 
 const languages = ['english', 'code', 'json', 'chinese', 'japanese'] as const;

@@ -2,7 +2,14 @@
 import type { FinishReason } from '../../core/finish-reason.ts';
 import { isJsonObject, type JsonValue } from '../../core/json.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
-import { addModelUsages, emptyUsage, type ModelUsage, tokenCount, type Usage } from '../../core/usage.ts';
+import {
+  addModelUsages,
+  emptyUsage,
+  type ModelUsage,
+  sumBuckets,
+  tokenCount,
+  type Usage,
+} from '../../core/usage.ts';
 import { modelNameProblem } from '../../core/model-name.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import type { WireResponseMessage, WireUsage } from './api.ts';
@@ -132,15 +139,7 @@ function convertOne(usage: WireUsage): Partial<Usage> {
 /** Adds two usages bucket by bucket (several messages in one body). */
 export function addUsage(left: Usage, right: Partial<Usage>): Usage {
   const byModel = addModelUsages(left.byModel, right.byModel);
-  const sum: Usage = {
-    input: left.input + (right.input ?? 0),
-    cacheRead: left.cacheRead + (right.cacheRead ?? 0),
-    cacheWrite: left.cacheWrite + (right.cacheWrite ?? 0),
-    output: left.output + (right.output ?? 0),
-    reasoning: left.reasoning + (right.reasoning ?? 0),
-  };
-  const cacheWrite1h = (left.cacheWrite1h ?? 0) + (right.cacheWrite1h ?? 0);
-  if (cacheWrite1h > 0) sum.cacheWrite1h = cacheWrite1h;
+  const sum: Usage = sumBuckets(left, right);
   if (byModel !== undefined) sum.byModel = byModel;
   return sum;
 }

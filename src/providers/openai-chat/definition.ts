@@ -1,9 +1,9 @@
 /** Assembles the Chat Completions ProviderDefinition for one host from its name, quirks and options. */
-import type { ModelInfo } from '../../core/adapter.ts';
 import type { Capabilities } from '../../core/capabilities.ts';
 import type { ModelCatalog } from '../../core/catalog.ts';
 import type { ProviderDefinition } from '../common/definition.ts';
 import { baseURLVariableFor, type CredentialSource } from '../common/options.ts';
+import { parseModelList } from '../openai/models.ts';
 import { type CapabilityOverrides, createCapabilityResolver } from './capabilities.ts';
 import { errorRules, parseErrorBody } from './errors.ts';
 import type { ChatQuirks } from './quirks.ts';
@@ -25,18 +25,6 @@ export interface ChatHostSettings extends CapabilityOverrides {
   strictTools?: boolean;
   /** The host's models.dev rows (`src/providers/catalog/`), when it has them. */
   catalog?: ModelCatalog;
-}
-
-/** Parses a `GET /models` list (`{data: [{id}]}`) into canonical model infos. */
-export function parseModelList(body: unknown, provider: string): ModelInfo[] {
-  const data = (body as { data?: unknown } | null)?.data;
-  if (!Array.isArray(data)) return [];
-  const models: ModelInfo[] = [];
-  for (const entry of data) {
-    const id = (entry as { id?: unknown } | null)?.id;
-    if (typeof id === 'string' && id !== '') models.push({ id: `${provider}:${id}`, name: id });
-  }
-  return models;
 }
 
 /**

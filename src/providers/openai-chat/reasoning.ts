@@ -2,20 +2,12 @@
 import type { JsonObject } from '../../core/json.ts';
 import type { CanonicalRequest, ReasoningRequest } from '../../core/request.ts';
 import type { ProviderContext } from '../common/definition.ts';
+import { effortForBudget } from '../openai/reasoning.ts';
 import { matchesAnyGlob, matchesGlob } from './capabilities.ts';
 import type { ChatQuirks, ReasoningEffortValue } from './quirks.ts';
 
 /** Effort levels from least to most reasoning. */
 const effortOrder: readonly ReasoningEffortValue[] = ['none', 'minimal', 'low', 'medium', 'high'];
-
-/**
- * The effort level closest to a token budget, for hosts that take only a level: under 4k tokens
- * `low`, under 16k `medium`, else `high`.
- */
-export function effortForBudget(budgetTokens: number): 'low' | 'medium' | 'high' {
-  if (budgetTokens < 4_096) return 'low';
-  return budgetTokens < 16_384 ? 'medium' : 'high';
-}
 
 /** The levels the model accepts (the last matching glob of `quirks.reasoningEffortValues`), if limited. */
 function acceptedEfforts(quirks: ChatQuirks, model: string): readonly ReasoningEffortValue[] | undefined {

@@ -11,7 +11,6 @@ import { addReasoning } from './reasoning.ts';
 import { convertStrictSchema, strictToolParameters } from '../openai/strict-schema.ts';
 
 export { convertMessages, instructionRole } from './messages.ts';
-export { effortForBudget } from './reasoning.ts';
 
 /** Where WARN entries go (`context.warn`). */
 type Warn = ProviderContext['warn'];

@@ -1,6 +1,6 @@
 /** Tool-call id rules of Chat Completions hosts, chosen by the `toolIdRule` quirk (Mistral: 9 alphanumerics). */
 import { anyToolId, hashId, type ToolIdRule } from '../../core/tool-id-map.ts';
-import { toolIdRule as anthropicToolIdRule } from '../anthropic/tool-ids.ts';
+import { wordCharactersToolId } from '../common/tool-ids.ts';
 import type { ToolIdRuleName } from './quirks.ts';
 
 /** Mistral: exactly 9 letters or digits; any other id becomes a 9-character digest. */
@@ -13,5 +13,5 @@ export const nineAlphanumericToolId: ToolIdRule = {
 export const toolIdRules: Readonly<Record<ToolIdRuleName, ToolIdRule>> = {
   any: anyToolId,
   'nine-alphanumeric': nineAlphanumericToolId,
-  anthropic: anthropicToolIdRule,
+  anthropic: wordCharactersToolId,
 };

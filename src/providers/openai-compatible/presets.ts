@@ -1,6 +1,7 @@
 /** The host table: one row of quirk flags per OpenAI-compatible host (data, not subclasses). */
 import type { ChatQuirks } from '../openai-chat/quirks.ts';
 import { providerTable } from '../common/provider-table.ts';
+import { xaiCapabilities, xaiModels, xaiReasoningEffortModels } from '../openai/xai.ts';
 
 /** The hosts with a ready preset. */
 export type PresetName =
@@ -91,21 +92,14 @@ export const presets: { readonly [Name in PresetName]: OpenAICompatiblePreset } 
       // xAI reports reasoning_tokens beside completion_tokens, not inside them.
       reasoningTokensInCompletion: false,
       // Only grok-3-mini takes reasoning_effort, and only low | high; grok-4 always reasons.
-      reasoningEffortModels: ['grok-3-mini*'],
+      reasoningEffortModels: xaiReasoningEffortModels,
       reasoningEffortValues: { 'grok-3-mini*': ['low', 'high'] },
       // Reasoning models answer 400 to stop and the penalties.
       stopUnsupportedModels: ['grok-3-mini*', 'grok-4*', 'grok-code*'],
       strict: true,
       // Tool calls arrive whole, in one chunk.
-      capabilities: {
-        streamingToolCalls: false,
-        promptCaching: true,
-      },
-      models: {
-        'grok-3-mini*': { reasoning: true },
-        'grok-4*': { reasoning: true, images: true },
-        'grok-2-vision*': { images: true },
-      },
+      capabilities: { ...xaiCapabilities, streamingToolCalls: false },
+      models: xaiModels,
     },
   },
   mistral: {

@@ -1,8 +1,8 @@
 /** Capability declarations of Responses hosts: the same resolver as Chat Completions hosts. */
 import type { Capabilities } from '../../core/capabilities.ts';
-import { type HostCapabilities, resolveHostCapabilities } from '../openai-chat/capabilities.ts';
+import { type HostCapabilities, resolveHostCapabilities } from '../openai/host-capabilities.ts';
 
-export type { HostCapabilities } from '../openai-chat/capabilities.ts';
+export type { HostCapabilities } from '../openai/host-capabilities.ts';
 
 /**
  * The Responses protocol carries images and PDFs but no audio or video input (the adapter has no

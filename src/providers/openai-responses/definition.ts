@@ -1,7 +1,7 @@
 /** Assembles the Responses ProviderDefinition for one host from its settings. */
 import type { Capabilities } from '../../core/capabilities.ts';
-import type { CapabilityOverrides } from '../openai-chat/capabilities.ts';
-import { parseModelList } from '../openai-chat/definition.ts';
+import type { CapabilityOverrides } from '../../core/capabilities.ts';
+import { parseModelList } from '../openai/models.ts';
 import type { ProviderDefinition } from '../common/definition.ts';
 import { type HostCapabilities, createCapabilityResolver } from './capabilities.ts';
 import { errorRules, parseErrorBody } from './errors.ts';

@@ -1,5 +1,5 @@
 /** Options of `createOpenAIResponses` and the Responses presets. */
-import type { CapabilityOverrides } from '../openai-chat/capabilities.ts';
+import type { CapabilityOverrides } from '../../core/capabilities.ts';
 import type { OpenAIAccount } from '../openai/headers.ts';
 import type { AdapterOptions } from '../common/options.ts';
 

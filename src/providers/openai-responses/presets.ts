@@ -2,7 +2,7 @@
 import { catalog as openaiCatalog } from '../catalog/openai.generated.ts';
 import { catalog as xaiCatalog } from '../catalog/xai.generated.ts';
 import { openaiModelCapabilities } from '../openai/capabilities.ts';
-import { presets as chatPresets } from '../openai-compatible/presets.ts';
+import { xaiCapabilities, xaiModels, xaiReasoningEffortModels } from '../openai/xai.ts';
 import type { HostCapabilities } from './capabilities.ts';
 import { providerTable } from '../common/provider-table.ts';
 
@@ -26,8 +26,6 @@ export interface ResponsesPreset {
   authHeader?: 'bearer' | 'api-key';
 }
 
-const xaiQuirks = chatPresets.xai.quirks;
-
 /** OpenAI, xAI and any server implementing the Open Responses specification (LM Studio, Ollama, vLLM, …). */
 export const responsesPresets = {
   openai: {
@@ -48,13 +46,13 @@ export const responsesPresets = {
     apiKeyEnv: providerTable.xai.keyVariables[0],
     apiKeyRequired: true,
     host: {
-      capabilities: { ...xaiQuirks.capabilities, streamingToolCalls: true },
-      models: xaiQuirks.models ?? {},
+      // Tool calls stream here, unlike xAI's Chat Completions endpoint.
+      capabilities: { ...xaiCapabilities, streamingToolCalls: true },
+      models: xaiModels,
       catalog: xaiCatalog,
     },
     reasoningReplay: true,
-    // grok-4 always reasons and rejects an effort; only grok-3-mini takes one.
-    effortModels: xaiQuirks.reasoningEffortModels ?? [],
+    effortModels: xaiReasoningEffortModels,
   },
   'open-responses': {
     name: 'open-responses',

@@ -2,7 +2,7 @@
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import type { CanonicalRequest, OutputSchema } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
-import { effortForBudget } from '../openai-chat/reasoning.ts';
+import { effortForBudget } from '../openai/reasoning.ts';
 import { matchesAnyGlob } from '../openai/capabilities.ts';
 import { convertStrictSchema, strictToolParameters } from '../openai/strict-schema.ts';
 import type { ProviderContext, WireRequest } from '../common/definition.ts';

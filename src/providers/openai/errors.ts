@@ -17,37 +17,20 @@ const maxMessageLength = 2_000;
 const contextOverflowMessage =
   /maximum context length|context length exceeded|context_length_exceeded|context window|reduce the length of the messages|prompt is too long|too large for model|exceeds the model's max/i;
 
-/** A per-minute / per-day token quota (Groq TPM / TPD): a rate limit, even when the request is "too large". */
-const tokenQuotaMessage = /tokens per (?:minute|day)|\b(?:TPM|TPD)\b/i;
-
-/** The same, with the host's "try again in …" hint (read into `retryAfterSeconds`). */
-const tokenQuotaWithHint = new RegExp(`(?:${tokenQuotaMessage.source})[\\s\\S]*try again in \\d`, 'i');
-
 /**
- * Body rules applied before the HTTP status table (first match wins). In-band errors (a 200 body or
- * a stream chunk) are classified with status 0, so type-based rules are limited to that case.
- * A token quota (Groq 413 "Request too large … tokens per minute (TPM)") is a `rate_limit`, not a
- * context overflow; it is retryable only when the body says when to try again (a request larger
- * than the quota cannot succeed by retrying it). A `Retry-After` header alone does not make it
- * retryable: rules see only the body.
+ * OpenAI's own rules, for Chat Completions and Responses (first match wins; each protocol's
+ * `errors.ts` adds its own). In-band errors (a 200 body or a stream chunk) are
+ * classified with status 0, so type-based rules are limited to that case.
  */
 export const errorRules: readonly ErrorRule[] = [
-  { message: tokenQuotaWithHint, errorClass: 'rate_limit' },
-  { message: tokenQuotaMessage, errorClass: 'rate_limit', retryable: false },
   { code: 'context_length_exceeded', errorClass: 'context_overflow' },
   { code: 'string_above_max_length', errorClass: 'context_overflow' },
   { message: contextOverflowMessage, status: [0, 400, 413, 422], errorClass: 'context_overflow' },
   // Out of credit: a rate-limit class, but retrying cannot help.
   { code: 'insufficient_quota', errorClass: 'rate_limit', retryable: false },
-  { status: 402, errorClass: 'rate_limit', retryable: false },
   { code: 'rate_limit_exceeded', errorClass: 'rate_limit' },
   { code: 'invalid_api_key', errorClass: 'auth' },
-  { code: 'invalid_authentication', errorClass: 'auth' },
-  { code: 'authentication_error', status: 0, errorClass: 'auth' },
-  { code: 'permission_error', status: 0, errorClass: 'auth' },
-  { code: 'rate_limit_error', status: 0, errorClass: 'rate_limit' },
   { code: 'server_error', status: 0, errorClass: 'server_error' },
-  { code: 'overloaded_error', status: 0, errorClass: 'server_error' },
   { code: 'invalid_request_error', status: 0, errorClass: 'invalid_request' },
 ];
 

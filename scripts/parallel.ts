@@ -1,0 +1,36 @@
+/**
+ * Runs npm scripts side by side (`node scripts/parallel.ts typecheck lint:eslint lint:format`):
+ * each script's output is printed whole when it ends, and the exit code is the first failure's
+ * (0 when every script passed). `npm test` runs its checks this way, so the typecheck and the lint
+ * share the machine's cores instead of waiting for each other.
+ */
+import { spawn } from 'node:child_process';
+
+const names = process.argv.slice(2);
+if (names.length === 0) {
+  console.error('usage: node scripts/parallel.ts <npm script>...');
+  process.exit(2);
+}
+
+function run(name: string): Promise<number> {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const child = spawn('npm', ['run', name], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const output: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
+    child.on('error', (error) => output.push(Buffer.from(`${error.message}\n`)));
+    child.on('close', (code, signal) => {
+      const status = code ?? (signal === null ? 1 : 128);
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      process.stdout.write(
+        `> ${name}: ${status === 0 ? 'passed' : `failed (${signal ?? status})`} in ${seconds} s\n`,
+      );
+      process.stdout.write(Buffer.concat(output));
+      resolve(status);
+    });
+  });
+}
+
+const codes = await Promise.all(names.map(run));
+process.exitCode = codes.find((code) => code !== 0) ?? 0;
