@@ -11,6 +11,7 @@ import type { Reply } from '../core/reply.ts';
 import type { ModelFacts } from '../registry/model-facts.ts';
 import type { ResolvedModel } from '../registry/registry.ts';
 import { attachDecision, type RoutingDecision, routingMetadataKey } from './decision.ts';
+import { EventQueue, Settlement } from './event-queue.ts';
 
 /** A half-open slot a call holds: its outcome must be reported (success, failure or release). */
 export interface Probe {
@@ -78,8 +79,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
   private startedAt = 0;
   private committed = false;
   private held: StreamEvent[] = [];
-  private pending: StreamEvent[] = [];
-  private pendingHead = 0;
+  private readonly pending = new EventQueue();
   private reply: Reply | undefined;
   private ended = false;
   private error: unknown;
@@ -87,9 +87,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
   private stopped = false;
   private iterating = false;
   private draining = false;
-  private readonly resultPromise: Promise<Reply>;
-  private resolveResult!: (reply: Reply) => void;
-  private rejectResult!: (error: unknown) => void;
+  private readonly settlement = new Settlement<Reply>();
 
   constructor(
     steps: StreamSteps<Route>,
@@ -98,11 +96,6 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
   ) {
     this.steps = steps;
     this.hook = hook;
-    this.resultPromise = new Promise<Reply>((resolve, reject) => {
-      this.resolveResult = resolve;
-      this.rejectResult = reject;
-    });
-    this.resultPromise.catch(() => {});
     this.onStep = this.onStep.bind(this);
     this.onError = this.onError.bind(this);
     let opened: void | Promise<void> = undefined;
@@ -168,19 +161,13 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
     this.raise = true;
     this.inner = undefined;
     this.source = undefined;
-    this.rejectResult(error);
+    this.settlement.reject(error);
   }
 
   /** The next event: buffered ones first, then straight from the adapter's stream. */
   next(): Promise<IteratorResult<StreamEvent>> {
-    if (this.pendingHead < this.pending.length) {
-      const value = this.pending[this.pendingHead++]!;
-      if (this.pendingHead === this.pending.length) {
-        this.pending = [];
-        this.pendingHead = 0;
-      }
-      return Promise.resolve({ value, done: false });
-    }
+    const queued = this.pending.shift();
+    if (queued !== undefined) return Promise.resolve({ value: queued, done: false });
     if (this.ended) {
       if (!this.raise) return Promise.resolve(done);
       this.raise = false;
@@ -229,7 +216,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
         return undefined;
       }
       this.commit();
-      if (this.pending.length > 0) {
+      if (this.pending.size > 0) {
         this.pending.push(event);
         return this.next();
       }
@@ -241,8 +228,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
     this.committed = true;
     this.steps.firstChunk(this.route!, this.candidate!.model, this.retries.count, this.startedAt);
     if (this.held.length > 0) {
-      this.pending = this.held;
-      this.pendingHead = 0;
+      this.pending.adopt(this.held);
       this.held = [];
     }
   }
@@ -300,15 +286,14 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
     this.inner = undefined;
     this.source = undefined;
     this.steps.completed(this.route!, this.candidate!.model, this.retries.count, this.startedAt, reply);
-    this.resolveResult(reply);
+    this.settlement.resolve(reply);
     return this.next();
   }
 
   /** Stops reading: aborts the adapter's request; the result settles as the adapter ends. */
   return(): Promise<IteratorResult<StreamEvent>> {
     this.stopped = true;
-    this.pending = [];
-    this.pendingHead = 0;
+    this.pending.clear();
     if (!this.ended) {
       void this.inner?.return?.();
       void this.drain();
@@ -327,7 +312,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
       // The error settles the result.
     }
     this.raise = false;
-    this.pending = [];
+    this.pending.clear();
   }
 
   /** The reply (rejects with the classified error). */
@@ -336,7 +321,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
       this.iterating = true;
       void this.drain();
     }
-    return this.resultPromise;
+    return this.settlement.promise;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<StreamEvent> {
@@ -344,7 +329,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
       if (this.draining) {
         // result() was asked first: the events were dropped; the iteration only ends (or fails).
         return {
-          next: () => this.resultPromise.then(() => done),
+          next: () => this.settlement.promise.then(() => done),
           return: async () => done,
         };
       }

@@ -79,7 +79,9 @@ async function runStream(
   const { request, options: callOptions } = validated;
   const requestId = (request.requestId ??= createRequestId());
   const model = joinModelId(definition.name, wire);
-  let builder = new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink);
+  const builderContext = { requestId, provider: definition.name, model, startedAt };
+  // One builder per attempt; a call that fails before its first attempt gets one for its finish.
+  let builder: StreamBuilder | undefined;
   const unregister = registry.register(requestId, controller, callOptions.signal);
   let implicitSession: AdapterSession | undefined;
   let settle: () => void;
@@ -90,7 +92,7 @@ async function runStream(
     await prepareCall(runtime, callSetup.request, callSetup, controller.signal, callOptions.headers);
     await withRetries(
       async () => {
-        builder = new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink);
+        builder = new StreamBuilder(builderContext, sink);
         await streamAttempt(runtime, callSetup, builder, controller.signal, () => eventStream.demand());
       },
       {
@@ -102,11 +104,13 @@ async function runStream(
         gate: retryGateOf(callOptions, requestId),
       },
     );
-    if (!builder.hasUsage) estimateMissingUsage(builder, request, definition, callSetup.context);
-    const response = builder.finish();
+    const built = builder!;
+    if (!built.hasUsage) estimateMissingUsage(built, request, definition, callSetup.context);
+    const response = built.finish();
     settle = () => eventStream.end(response);
   } catch (error) {
     const classified = withRequestId(error, requestId);
+    builder ??= new StreamBuilder(builderContext, sink);
     if (AdapterError.isInstance(classified) && classified.errorClass === 'cancelled') {
       const response = builder.finish('cancelled');
       settle = () => eventStream.end(response);
