@@ -13,7 +13,6 @@ import { repoRoot } from './support/fixtures.ts';
 /** Where a colon may be split, and why (none of the others is a model id). */
 const allowed: Record<string, string> = {
   'src/core/ids.ts': 'splitModelId itself',
-  'src/registry/': 'the resolver: where a name becomes a bound model (aliases, globs, config keys)',
   'src/providers/bedrock/model-id.ts': 'an AWS ARN (arn:aws:bedrock:region:…), not a model id',
   'src/providers/bedrock/errors.ts': 'an AWS error type (prefix#Name:detail)',
   'src/providers/vertex/request.ts': "a URL path's :method suffix",

@@ -4,6 +4,7 @@
  */
 import type { ModelCapabilities } from '../core/capabilities.ts';
 import { isGlob } from '../core/glob.ts';
+import { splitModelId } from '../core/ids.ts';
 import { quoteInput } from '../core/input-check.ts';
 import { modelNameProblem } from '../core/model-name.ts';
 import type { AdapterConfig, ConfigIssue, ModelConfig, SwitchyardConfig } from './config.ts';
@@ -94,9 +95,9 @@ function wireNameProblems(table: ModelTable, slots: ReadonlyMap<string, AdapterS
   for (const key of table.userKeys) {
     if (isGlob(key)) continue;
     const entry = table.userModels[key];
-    const colon = key.indexOf(':');
-    const slot = slots.get(entry?.adapter ?? key.slice(0, colon));
-    const wireName = entry?.wire_name ?? key.slice(colon + 1);
+    const { provider, name } = splitModelId(key);
+    const slot = slots.get(entry?.adapter ?? provider ?? '');
+    const wireName = entry?.wire_name ?? name;
     const problem = slot === undefined ? undefined : modelNameProblem(wireName, slot.definition.protocol);
     if (problem !== undefined) {
       const where = entry?.wire_name === undefined ? `models.${key}` : `models.${key}.wire_name`;
@@ -120,9 +121,9 @@ export function overrideRows(table: ModelTable, provider: string): ModelCapabili
   let rows: ModelCapabilities | undefined;
   for (const [key, entry] of [...table.entries].reverse()) {
     if (entry?.capabilities === undefined) continue;
-    const colon = key.indexOf(':');
-    if ((entry.adapter ?? key.slice(0, colon)) !== provider) continue;
-    const wireName = isGlob(key) ? key.slice(colon + 1) : (entry.wire_name ?? key.slice(colon + 1));
+    const { provider: keyProvider, name } = splitModelId(key);
+    if ((entry.adapter ?? keyProvider) !== provider) continue;
+    const wireName = isGlob(key) ? name : (entry.wire_name ?? name);
     (rows ??= {})[wireName] = { ...rows?.[wireName], ...entry.capabilities };
   }
   return rows;

@@ -6,6 +6,7 @@ import type { Capabilities } from '../core/capabilities.ts';
 import { closest } from '../core/closest.ts';
 import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
 import { isGlob, matchesGlob } from '../core/glob.ts';
+import { joinModelId, splitModelId } from '../core/ids.ts';
 import { quoteInput } from '../core/input-check.ts';
 import { assertModelName } from '../core/model-name.ts';
 import type { ModelPrices } from '../pricing/types.ts';
@@ -52,15 +53,15 @@ export function createFinder(table: ModelTable, slots: ReadonlyMap<string, Adapt
     if (table.exact.has(name)) return build(name, name, 'exact', name);
     const aliased = table.aliases.get(name);
     if (aliased !== undefined && !isGlob(aliased)) return build(name, aliased, 'alias', aliased);
-    const colon = name.indexOf(':');
+    const prefix = splitModelId(name).provider;
     for (const [pattern] of table.globs) {
-      const prefix = pattern.indexOf(':');
-      if (colon > 0 ? matchesGlob(pattern, name) : matchesGlob(pattern.slice(prefix + 1), name)) {
-        const id = colon > 0 ? name : `${pattern.slice(0, prefix)}:${name}`;
+      const glob = splitModelId(pattern);
+      if (prefix !== undefined ? matchesGlob(pattern, name) : matchesGlob(glob.name, name)) {
+        const id = prefix !== undefined ? name : joinModelId(glob.provider ?? '', name);
         return build(name, id, 'glob', pattern);
       }
     }
-    if (colon > 0 && slots.has(name.slice(0, colon))) return build(name, name, 'provider');
+    if (prefix !== undefined && slots.has(prefix)) return build(name, name, 'provider');
     return undefined;
   };
 }
@@ -73,12 +74,12 @@ function buildModel(
 ): ResolvedModel {
   const { requested, id, matchedBy, key } = match;
   const entry = key === undefined ? undefined : entryOf(table, key);
-  const colon = id.indexOf(':');
-  const provider = entry?.adapter ?? id.slice(0, colon);
+  const split = splitModelId(id);
+  const provider = entry?.adapter ?? split.provider ?? '';
   const slot = slots.get(provider);
   if (slot === undefined) throw unknownModel(requested, `no adapter named "${provider}"`);
   const wireName =
-    (matchedBy === 'exact' || matchedBy === 'alias' ? entry?.wire_name : undefined) ?? id.slice(colon + 1);
+    (matchedBy === 'exact' || matchedBy === 'alias' ? entry?.wire_name : undefined) ?? split.name;
   // Whatever matched (a glob, a provider prefix), the wire name must be one the provider's grammar takes.
   assertModelName(wireName, slot.definition.protocol, provider);
   const model: ResolvedModel = {
