@@ -2,6 +2,7 @@
 import { startEmulator } from '../testing/emulator/index.ts';
 import type { ServedRequest } from '../testing/emulator/types.ts';
 import type { Output } from './replay-command.ts';
+import { waitForStop } from './stop-signal.ts';
 
 /** The log line for one served request: method, path, status, duration. */
 export function formatServed(served: ServedRequest): string {
@@ -31,16 +32,7 @@ export async function runEmulator(port: number, output: Output, stop?: AbortSign
   });
   output.stdout(emulator.url);
   output.stderr(`switchyard emulator: provider wire protocols on ${emulator.url} — press Ctrl-C to stop`);
-  await new Promise<void>((resolve) => {
-    const done = () => {
-      process.off('SIGINT', done);
-      process.off('SIGTERM', done);
-      resolve();
-    };
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-    stop?.addEventListener('abort', done, { once: true });
-  });
+  await waitForStop(stop);
   await emulator.close();
   output.stderr('switchyard emulator: stopped');
   return 0;

@@ -8,6 +8,7 @@ import { createGateway } from '../gateway/server.ts';
 import { createProviderTypeTable } from '../registry/provider-type-table.ts';
 import { startEmulator } from '../testing/emulator/index.ts';
 import type { Output } from './replay-command.ts';
+import { waitForStop } from './stop-signal.ts';
 
 /** Options of {@link runServe}. */
 export interface ServeOptions {
@@ -56,16 +57,7 @@ export async function runServe(options: ServeOptions, output: Output, stop?: Abo
   output.stderr(
     `switchyard serve: gateway on ${server.url}${emulator === undefined ? '' : ` (upstream: emulator at ${emulator.url})`} — Ctrl-C or SIGTERM to stop`,
   );
-  await new Promise<void>((resolve) => {
-    const done = () => {
-      process.off('SIGINT', done);
-      process.off('SIGTERM', done);
-      resolve();
-    };
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-    stop?.addEventListener('abort', done, { once: true });
-  });
+  await waitForStop(stop);
   output.stderr('switchyard serve: stopping (in-flight requests get the grace period)');
   await server.close();
   await gateway.switchyard.close();
