@@ -1,23 +1,9 @@
 /** Realistic-looking provider ids and opaque tokens, for encoded responses (gateway and emulator alike). */
 import { randomBytes } from 'node:crypto';
+import { randomByte } from '../core/ids.ts';
 
 const base62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const hex = '0123456789abcdef';
-
-/**
- * Random bytes drawn from the CSPRNG 4 KiB at a time: a gateway mints one or two ids per reply, and a
- * `randomBytes` call each (one CSPRNG call and one buffer per id) showed at 1% of its CPU.
- */
-const pool = new Uint8Array(4096);
-let next = pool.length;
-
-function randomByte(): number {
-  if (next === pool.length) {
-    globalThis.crypto.getRandomValues(pool);
-    next = 0;
-  }
-  return pool[next++]!;
-}
 
 /** A random string of `length` characters drawn from `alphabet` (base62 by default). */
 export function randomToken(length: number, alphabet = base62): string {

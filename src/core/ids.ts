@@ -27,6 +27,15 @@ const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const pool = new Uint8Array(4096);
 let poolIndex = pool.length;
 
+/** One byte from the pooled CSPRNG buffer (ids here and the codecs' provider-shaped ids). */
+export function randomByte(): number {
+  if (poolIndex === pool.length) {
+    globalThis.crypto.getRandomValues(pool);
+    poolIndex = 0;
+  }
+  return pool[poolIndex++]!;
+}
+
 /**
  * A ULID (https://github.com/ulid/spec): 10 characters of millisecond time, then 16 random ones
  * (80 bits: each character one pooled byte's low 5 bits, uniform since 256 is a multiple of 32).
@@ -38,11 +47,7 @@ function newUlid(): string {
     text = alphabet[time % 32]! + text;
     time = Math.floor(time / 32);
   }
-  if (poolIndex + 16 > pool.length) {
-    globalThis.crypto.getRandomValues(pool);
-    poolIndex = 0;
-  }
-  for (let index = 0; index < 16; index++) text += alphabet[pool[poolIndex++]! & 31]!;
+  for (let index = 0; index < 16; index++) text += alphabet[randomByte() & 31]!;
   return text;
 }
 
