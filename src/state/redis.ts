@@ -283,8 +283,9 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
       if (reservation.local === true) {
         // Admitted from local state during an outage: Redis never saw it, its cost goes there later.
         await local.settle(reservation, used);
+        // Sent when Redis answers again (every success restarts the replay), not from here: while Redis
+        // is failing, each settle would start another round of commands at it.
         replay.addSpend(reservation, used.costMicros);
-        void replay.run();
         return;
       }
       return guarded(
@@ -353,6 +354,14 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
         () => local.get(name),
       ),
     async close() {
+      // One last try for settles still waiting: a restart must not drop the spend they carry.
+      if (replay.size > 0 && !outage.failing) {
+        let timer: NodeJS.Timeout | undefined;
+        const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs * 20)));
+        await Promise.race([replay.run(), bound]).finally(() => clearTimeout(timer));
+      }
+      if (replay.size > 0)
+        logger.warn('state store closed with settles not replayed', { waiting: replay.size });
       await availability.close();
       client.disconnect();
     },

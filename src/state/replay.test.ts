@@ -52,4 +52,24 @@ describe('settle replay queue', () => {
       ['', true, 10],
     ]);
   });
+
+  it('a cost sum whose send timed out (maybe applied) is never sent again; one that surely failed is', async () => {
+    let failure: Error | undefined = new Error('Command timed out');
+    const sent: number[] = [];
+    const queue = new SettleReplay(async (_entry, used) => {
+      if (failure !== undefined) throw failure;
+      sent.push(used.costMicros);
+    });
+    queue.addSpend({ ...reservation('l1'), local: true }, 7);
+    await queue.run();
+    expect(queue).toMatchObject({ size: 0, lost: 7 });
+    failure = new Error('Connection is closed.');
+    queue.addSpend({ ...reservation('l2'), local: true }, 5);
+    await queue.run();
+    expect(queue).toMatchObject({ size: 1, lost: 7 });
+    failure = undefined;
+    await queue.run();
+    expect(sent).toEqual([5]);
+    expect(queue).toMatchObject({ size: 0, lost: 7, replayed: 1 });
+  });
 });

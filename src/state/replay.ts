@@ -18,6 +18,11 @@ import type { Reservation, Settlement } from './types.ts';
 /** Sends one queued settle to Redis (`reservation.local`: a cost-only sum, no member to guard on). */
 export type SendSettle = (reservation: Reservation, used: Settlement) => Promise<void>;
 
+/** A send that timed out may still have reached Redis (`withTimeout` cannot take a command back). */
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && error.message === 'Command timed out';
+}
+
 /** The queue of settles waiting for Redis (see the module comment). */
 export class SettleReplay {
   /** Settles of Redis reservations, oldest first. */
@@ -31,6 +36,8 @@ export class SettleReplay {
   replayed = 0;
   /** Queued settles folded into the sums because the queue was full. */
   folded = 0;
+  /** Micro-dollars of cost sums whose send timed out: maybe applied, so not sent again. */
+  lost = 0;
 
   private readonly send: SendSettle;
   private readonly limit: number;
@@ -91,15 +98,21 @@ export class SettleReplay {
       if (failed.length > 0) return;
     }
     for (const [name, sum] of [...this.sums]) {
+      // Taken off before sending: a cost sum has no member for the script to recognise, so one sent
+      // twice would be charged twice. Only a failure that certainly never reached Redis puts it
+      // back; a timeout may have been applied, and then at most this one sum is lost, never doubled.
       const micros = sum.micros;
+      sum.micros = 0;
       try {
         await this.send(sum.reservation, { tokens: 0, costMicros: micros });
-      } catch {
+      } catch (error) {
+        if (!isTimeout(error)) sum.micros += micros;
+        else this.lost += micros;
         return;
+      } finally {
+        // Costs added while it was being sent stay for the next round.
+        if (sum.micros <= 0) this.sums.delete(name);
       }
-      // Costs added while it was being sent stay for the next round.
-      sum.micros -= micros;
-      if (sum.micros <= 0) this.sums.delete(name);
       this.replayed++;
     }
   }
