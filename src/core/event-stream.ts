@@ -136,6 +136,22 @@ export class EventStream<Event, Result> implements AsyncIterable<Event> {
     });
   }
 
+  private drainWaiter: (() => void) | undefined;
+
+  /** Resolves once every event pushed so far has been read, or the consumer has stopped (`return()`). */
+  drained(): Promise<void> {
+    if (this.head >= this.queue.length || this.discarding) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.drainWaiter = resolve;
+    });
+  }
+
+  private settleDrain(): void {
+    const waiter = this.drainWaiter;
+    this.drainWaiter = undefined;
+    waiter?.();
+  }
+
   private release(): void {
     const waiter = this.demandWaiter;
     if (waiter === undefined) return;
@@ -168,6 +184,7 @@ export class EventStream<Event, Result> implements AsyncIterable<Event> {
       this.queue.length = 0;
       this.head = 0;
       if (this.demandWaiter !== undefined) this.release();
+      if (this.drainWaiter !== undefined) this.settleDrain();
     } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
       this.queue.splice(0, this.head);
       this.head = 0;
@@ -217,6 +234,7 @@ export class EventStream<Event, Result> implements AsyncIterable<Event> {
         this.queue.length = 0;
         this.head = 0;
         this.release();
+        this.settleDrain();
         return { value: undefined, done: true };
       },
     };

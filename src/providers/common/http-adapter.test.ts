@@ -1,4 +1,5 @@
 import { collectStream as collect } from '../../testing/collect.ts';
+import { getEventListeners } from 'node:events';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -158,6 +159,28 @@ describe('transport and runtime over a real loopback socket', () => {
       status: 500,
     });
     expect(emulator.requests).toHaveLength(4);
+  });
+
+  it('a long-lived signal shared by many streams holds no listener once each was read to its end', async () => {
+    const controller = new AbortController();
+    const client = adapter();
+    for (let index = 0; index < 3; index++) {
+      emulator.enqueue({
+        type: 'sse',
+        events: [text('a'), text('b'), end],
+        enforce: false,
+        allowNoAuth: true,
+      });
+      // A consumer a little behind the producer: the stream settles while events are still buffered.
+      const events: StreamEvent[] = [];
+      for await (const event of client.stream(request, { signal: controller.signal })) {
+        events.push(event);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      expect(events.at(-1)).toMatchObject({ type: 'finish', response: { finishReason: 'completed' } });
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 
   it('abort during backoff ends the call as cancelled without another attempt', async () => {

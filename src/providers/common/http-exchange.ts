@@ -91,6 +91,8 @@ export async function fetchJson(
   assertConfigured(runtime);
   const controller = new AbortController();
   const onAbort = () => controller.abort(signal?.reason);
+  // An already-aborted signal fires no 'abort' event: without this the request would still go out.
+  if (signal?.aborted === true) controller.abort(signal.reason);
   signal?.addEventListener('abort', onAbort, { once: true });
   const stopDeadline = http.startDeadline(controller);
   const timers = http.createTimers(controller);

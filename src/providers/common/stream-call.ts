@@ -333,8 +333,10 @@ function cancelUndeliveredOnAbort(
   if (signal.aborted) return;
   signal.addEventListener('abort', onAbort, { once: true });
   // Until the consumer has read the last event there may be something to replace: keep listening
-  // while it iterates; a stream that settled and was fully read has nothing left.
-  void eventStream.settled().then(() => {
-    if (eventStream.buffered === 0) signal.removeEventListener('abort', onAbort);
-  });
+  // until the stream has settled and the consumer has read (or dropped) all of it — not longer, or
+  // a long-lived signal shared by many calls would hold every finished stream.
+  void eventStream
+    .settled()
+    .then(() => eventStream.drained())
+    .then(() => signal.removeEventListener('abort', onAbort));
 }
