@@ -13,13 +13,13 @@ import type { AgentOptions, RunOptions } from './options.ts';
 import { AgentStateError, checkAgentState, verifyAgentState } from './state.ts';
 import type { AgentState } from './types.ts';
 import { isJsonObject } from '../core/json.ts';
+import { maxTimerMs } from '../core/timer-limit.ts';
 
 const method = (value: unknown, name: string) => isJsonObject(value) && typeof value[name] === 'function';
 const fn = (message: string) =>
   z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', message);
 
 /** The longest delay `setTimeout` honours; a longer one fires at once (Node clamps it to 1 ms). */
-export const maxTimerMs = 2_147_483_647;
 
 const positiveInteger = (name: string) =>
   z

@@ -9,6 +9,7 @@ import { capabilityOverridesSchema } from '../core/capabilities-schema.ts';
 import { API_KEY_PATTERNS } from '../core/redaction.ts';
 import { findShapeProblem } from '../core/value-shape.ts';
 import { priceFields, type PriceField } from '../pricing/types.ts';
+import { maxTimerMs } from '../core/timer-limit.ts';
 
 const rate = z.union([
   z.number().nonnegative(),
@@ -76,7 +77,12 @@ const baseUrl = z.string().superRefine((value, context) => {
 });
 
 /** The longest `timeout_seconds` a timer can wait. */
-export const maxTimeoutSeconds = 2_147_483;
+export const maxTimeoutSeconds = Math.floor(maxTimerMs / 1000);
+
+const timeoutSeconds = z
+  .number()
+  .positive()
+  .max(maxTimeoutSeconds, `at most ${maxTimeoutSeconds} (about 24.8 days: what a timer can wait)`);
 
 const adapterSchema = z
   .object({
@@ -85,13 +91,10 @@ const adapterSchema = z
     api_key_env: variableName.optional(),
     api_key: z.string().min(1).optional(),
     base_url: baseUrl.optional(),
-    // A Node timer waits at most 2^31-1 ms; beyond, it fires at once (every call failing in 1 ms).
-    timeout_seconds: z
-      .number()
-      .positive()
-      .max(maxTimeoutSeconds, `at most ${maxTimeoutSeconds} (about 24.8 days: what a timer can wait)`)
-      .optional(),
-    first_byte_timeout_seconds: z.number().positive().optional(),
+    // A Node timer waits at most 2^31-1 ms: a longer timeout is a config mistake, said here rather
+    // than clamped silently by the transport.
+    timeout_seconds: timeoutSeconds.optional(),
+    first_byte_timeout_seconds: timeoutSeconds.optional(),
     max_retries: z.number().int().min(0).max(10).optional(),
     headers: z.record(z.string(), z.string()).optional(),
     quirks: z.record(z.string(), z.unknown()).optional(),

@@ -8,9 +8,9 @@ import { z } from 'zod';
 import { checkOptions, invalidInput } from '../core/input-check.ts';
 import type { JsonObject } from '../core/json.ts';
 import { jsonObjectSchema, parseWithSchema, type ValidationIssue } from '../core/transcript-schema.ts';
+import { maxTimerMs } from '../core/timer-limit.ts';
 
 /** The longest delay `setTimeout` honours; a longer one fires at once (Node clamps it to 1 ms). */
-const maxTimerMs = 2_147_483_647;
 const jsonTypes = new Set(['object', 'array', 'string', 'number', 'integer', 'boolean', 'null']);
 
 const definitionSchema = z.looseObject({

@@ -9,6 +9,7 @@ import { redactUrl as redactUrlText, redactSecrets, secretHeaderValues } from '.
 import { abortCause } from './cancellation.ts';
 import { BodyDecodingError, DecodedBodyTooLargeError } from './body-errors.ts';
 import type { HttpResponse } from './light-response.ts';
+import { maxTimerMs } from '../core/timer-limit.ts';
 
 /** Transport settings shared by every call of one adapter. */
 export interface HttpClientOptions {
@@ -170,7 +171,6 @@ export class CallTimers {
 }
 
 /** The longest delay a Node timer can wait (about 24.8 days); a longer one fires at once. */
-export const maxTimerMs = 2_147_483_647;
 
 /**
  * A timeout as a timer can wait it: clamped to {@link maxTimerMs} (`timeout_seconds: 1e9` would

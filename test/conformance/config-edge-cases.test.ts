@@ -36,6 +36,16 @@ describe('timeouts a timer cannot wait', () => {
     expect(error.message).toMatch(/adapters\.anthropic\.timeout_seconds: at most 2147483/);
   });
 
+  it('first_byte_timeout_seconds has the same bound', () => {
+    const error = configError(() =>
+      createSwitchyard({
+        ...base,
+        config: { adapters: { anthropic: { type: 'anthropic', first_byte_timeout_seconds: 2_147_484 } } },
+      }),
+    );
+    expect(error.message).toMatch(/adapters\.anthropic\.first_byte_timeout_seconds: at most 2147483/);
+  });
+
   it('an adapter given a huge timeout clamps it: the call is not failed by an overflowed timer', async () => {
     const fetch = (async () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
