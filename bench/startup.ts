@@ -4,6 +4,7 @@
  * reads them; and with a YAML `--config`) against a script asking the same with the official
  * `openai` SDK (and `node -e ''` as the floor). Run `npm run build` first, then
  * `npm run bench:startup [-- --rounds N]`. Rounds are interleaved; medians and minimums are printed.
+ * `--modules` instead counts the modules each contender loads (one run each, with a load hook).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -20,6 +21,7 @@ if (!existsSync(cli)) {
 }
 const roundsFlag = process.argv.indexOf('--rounds');
 const rounds = Math.min(50, Math.max(1, roundsFlag === -1 ? 10 : Number(process.argv[roundsFlag + 1]) || 10));
+const modules = process.argv.includes('--modules');
 
 const emulator = await startEmulator();
 emulator.setDefault({
@@ -54,11 +56,12 @@ const contenders: Array<{ name: string; args: string[]; env?: Record<string, str
 function measure(
   args: string[],
   env: Record<string, string> = {},
-): Promise<{ ms: number; rssMb: number; stdout: string }> {
+  preload = 'rss.mjs',
+): Promise<{ ms: number; rssMb: number; stdout: string; fd3: string }> {
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    ['--import', pathToFileURL(join(root, 'bench/startup/rss.mjs')).href, ...args],
+    ['--import', pathToFileURL(join(root, 'bench/startup', preload)).href, ...args],
     {
       stdio: ['ignore', 'pipe', 'inherit', 'pipe'],
       env: { ...process.env, ...noKeys, OPENAI_BASE_URL: '', ...env },
@@ -73,9 +76,23 @@ function measure(
     child.on('close', (code) => {
       clearTimeout(timer);
       if (code !== 0) reject(new Error(`${args.join(' ')} exited ${code}`));
-      else resolve({ ms: performance.now() - started, rssMb: Number(rss) / 1024, stdout });
+      else resolve({ ms: performance.now() - started, rssMb: Number(rss) / 1024, stdout, fd3: rss });
     });
   });
+}
+
+if (modules) {
+  // One run each with a counting load hook (not in the timed runs: the hook costs time itself).
+  try {
+    console.log('Modules loaded (files and built-ins, through the module loader):');
+    for (const contender of contenders) {
+      const run = await measure(contender.args, contender.env, 'modules.mjs');
+      console.log(`  ${contender.name.padEnd(24)} ${run.fd3}`);
+    }
+  } finally {
+    await emulator.close();
+  }
+  process.exit(0);
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
