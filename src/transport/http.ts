@@ -202,6 +202,8 @@ export class HttpClient {
   readonly timeouts: Required<Pick<HttpClientOptions, 'timeoutMs' | 'firstByteTimeoutMs' | 'idleTimeoutMs'>>;
   /** See {@link keepTimerLists}: created on the first call, cleared on `close()`. */
   private sentinels: NodeJS.Timeout[] | undefined;
+  /** Set by `close()`: no new transport or timer lists after it (a late call would make ones nobody closes). */
+  private closed = false;
 
   constructor(options: HttpClientOptions = {}) {
     this.timeouts = {
@@ -215,6 +217,7 @@ export class HttpClient {
 
   /** The default transport, loaded on the first call (a failed load is tried again by the next call). */
   private defaultTransport(): DefaultTransport | Promise<DefaultTransport> {
+    if (this.closed) return Promise.reject(new Error('the HTTP client is closed'));
     if (this.transport === undefined) {
       const loading = createTransport(this.transportOptions!);
       this.transport = loading;
@@ -235,7 +238,7 @@ export class HttpClient {
    * returns the function that clears it.
    */
   startDeadline(controller: AbortController): () => void {
-    this.sentinels ??= keepTimerLists(this.timeouts);
+    if (!this.closed) this.sentinels ??= keepTimerLists(this.timeouts);
     const ms = this.timeouts.timeoutMs;
     const timer = setTimeout(() => controller.abort({ kind: 'timeout', which: 'total', ms }), ms);
     return () => clearTimeout(timer);
@@ -300,6 +303,7 @@ export class HttpClient {
 
   /** Releases pooled connections. */
   async close(): Promise<void> {
+    this.closed = true;
     for (const sentinel of this.sentinels ?? []) clearInterval(sentinel);
     this.sentinels = undefined;
     const transport = this.transport;
