@@ -40,8 +40,7 @@ export interface SwitchyardRequest extends RouteRequest {
 const optionsSchema = z.strictObject({
   config: z
     .custom<object>(
-      (value) =>
-        (typeof value === 'string' && value.trim() !== '') || (isJsonObject(value) && !Array.isArray(value)),
+      (value) => (typeof value === 'string' && value.trim() !== '') || isJsonObject(value),
       'config must be a path to a YAML/JSON file or a config object',
     )
     .optional(),
@@ -49,7 +48,7 @@ const optionsSchema = z.strictObject({
   // copy (the caller's own object is what the client keeps).
   env: z
     .preprocess(
-      (value) => (isJsonObject(value) && !Array.isArray(value) ? { ...value } : value),
+      (value) => (isJsonObject(value) ? { ...value } : value),
       z.record(z.string(), z.string().optional(), { error: 'env must map variable names to strings' }),
     )
     .optional(),
@@ -116,7 +115,7 @@ export function prepareRequest(input: unknown, callOptions: unknown): PreparedRe
   const issues: ValidationIssue[] = [];
   let prepared: Omit<Extract<PreparedRequest, { ok: true }>, 'ok' | 'options'> | undefined;
   try {
-    if (!isJsonObject(input) || Array.isArray(input)) {
+    if (!isJsonObject(input)) {
       issues.push({ path: '(root)', message: 'the request must be an object { model, transcript, … }' });
     } else {
       const { output, ...rest } = input as unknown as SwitchyardRequest;

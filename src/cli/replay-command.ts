@@ -1,5 +1,5 @@
 /** `switchyard replay <file> --protocol <name>`: serve a recorded response and run it through the real adapter. */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, type Stats, statSync } from 'node:fs';
 import { extname } from 'node:path';
 import { isAdapterError } from '../core/errors/guards.ts';
 import type { StreamEvent } from '../core/events.ts';
@@ -26,12 +26,18 @@ export const maxReplayBytes = 64 * 1024 * 1024;
  * class goes to stderr after the `finish` the stream produced), 2 on bad usage.
  */
 export async function runReplay(file: string, row: ProviderTypeDefinition, output: Output): Promise<number> {
-  if (!existsSync(file)) {
-    output.stderr(`switchyard replay: no such file: ${file}`);
+  // One stat, not an existence check first: the file can go (or be unreadable) in between.
+  let stats: Stats;
+  try {
+    stats = statSync(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    output.stderr(
+      `switchyard replay: ${code === 'ENOENT' || code === 'ENOTDIR' ? 'no such file' : `cannot read (${code ?? 'error'})`}: ${file}`,
+    );
     return 2;
   }
   // A recording is a regular file of bounded size: never a device (`/dev/zero`), a FIFO or gigabytes.
-  const stats = statSync(file);
   if (!stats.isFile()) {
     output.stderr(`switchyard replay: not a regular file: ${file}`);
     return 2;
@@ -43,7 +49,7 @@ export async function runReplay(file: string, row: ProviderTypeDefinition, outpu
   const protocol = row.protocol;
   if (!isEmulatorProtocolId(protocol)) {
     output.stderr(
-      `switchyard replay: API '${row.type}' speaks ${protocol ?? 'no declared protocol'}, which the emulator does not serve (it serves ${emulatorProtocolIds.join(', ')})`,
+      `switchyard replay: provider type '${row.type}' speaks ${protocol ?? 'no declared protocol'}, which the emulator does not serve (it serves ${emulatorProtocolIds.join(', ')})`,
     );
     return 2;
   }

@@ -162,7 +162,7 @@ describe('a row added with registerProviderType', () => {
     );
     expect(run.code).toBe(2);
     expect(run.stderr).toEqual([
-      `switchyard replay: API 'carrier-pigeon' speaks pigeon-post, which the emulator does not serve (it serves ${emulatorProtocolIds.join(', ')})`,
+      `switchyard replay: provider type 'carrier-pigeon' speaks pigeon-post, which the emulator does not serve (it serves ${emulatorProtocolIds.join(', ')})`,
     ]);
   });
 });
