@@ -92,6 +92,8 @@ export class LightBody implements HttpBody, HttpBodyReader {
     if (this.failure !== undefined) return Promise.reject(this.failure.error);
     if (this.queued.length > 0) return Promise.resolve({ done: false, value: this.queued.shift()! });
     if (this.closed) return Promise.resolve(doneResult);
+    // One read at a time (its one waiting slot): a second would leave the first unsettled forever.
+    if (this.waiting !== undefined) return Promise.reject(new TypeError('a read is already pending'));
     return new Promise((resolve, reject) => {
       this.waiting = resolve;
       this.failWaiting = reject;
