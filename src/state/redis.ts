@@ -75,8 +75,17 @@ export interface RedisStateStore extends StateStore {
   readonly ready: Promise<void>;
   /** True while the last operation failed (an outage in progress). */
   readonly degraded: boolean;
-  /** Settles waiting for Redis (failed during an outage), and those replayed so far. */
-  readonly settles: { readonly waiting: number; readonly replayed: number; readonly folded: number };
+  /**
+   * Settles waiting for Redis (failed during an outage), those replayed so far, folded into sums,
+   * refused by Redis with an error reply (dropped), and the micro-dollars of sums whose send timed out.
+   */
+  readonly settles: {
+    readonly waiting: number;
+    readonly replayed: number;
+    readonly folded: number;
+    readonly rejected: number;
+    readonly lostMicros: number;
+  };
 }
 
 const dayTtlSeconds = 3 * 86_400;
@@ -267,7 +276,13 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
       return outage.lastFailed;
     },
     get settles() {
-      return { waiting: replay.size, replayed: replay.replayed, folded: replay.folded };
+      return {
+        waiting: replay.size,
+        replayed: replay.replayed,
+        folded: replay.folded,
+        rejected: replay.rejected,
+        lostMicros: replay.lost,
+      };
     },
     admit: (request) =>
       guarded(

@@ -72,4 +72,21 @@ describe('settle replay queue', () => {
     expect(sent).toEqual([5]);
     expect(queue).toMatchObject({ size: 0, lost: 7, replayed: 1 });
   });
+
+  it('a settle Redis refuses with an error reply is dropped, not retried ahead of the others', async () => {
+    const sent: string[] = [];
+    const queue = new SettleReplay(async (entry) => {
+      if (entry.id === 'bad')
+        throw Object.assign(new Error('ERR user_script:1: bad argument'), { name: 'ReplyError' });
+      if (entry.id === 'oom')
+        throw Object.assign(new Error('OOM command not allowed'), { name: 'ReplyError' });
+      sent.push(entry.id);
+    });
+    queue.add(reservation('bad'), { tokens: 1, costMicros: 1 });
+    queue.add(reservation('ok'), { tokens: 1, costMicros: 1 });
+    queue.add(reservation('oom'), { tokens: 1, costMicros: 1 });
+    await queue.run();
+    expect(sent).toEqual(['ok']);
+    expect(queue).toMatchObject({ rejected: 1, replayed: 1, size: 1 });
+  });
 });

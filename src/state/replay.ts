@@ -23,6 +23,18 @@ function isTimeout(error: unknown): boolean {
   return error instanceof Error && error.message === 'Command timed out';
 }
 
+/**
+ * An error reply from Redis (a script error, `WRONGTYPE`): the command reached Redis and was refused,
+ * and would be again. `OOM` and `LOADING`/`BUSY` pass with time, so they stay outages.
+ */
+function isRejectedByRedis(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    error.name === 'ReplyError' &&
+    !/^(OOM|LOADING|BUSY|TRYAGAIN|CLUSTERDOWN)\b/.test(error.message)
+  );
+}
+
 /** The queue of settles waiting for Redis (see the module comment). */
 export class SettleReplay {
   /** Settles of Redis reservations, oldest first. */
@@ -38,6 +50,8 @@ export class SettleReplay {
   folded = 0;
   /** Micro-dollars of cost sums whose send timed out: maybe applied, so not sent again. */
   lost = 0;
+  /** Queued settles Redis refused with an error reply (not an outage): dropped, never retried. */
+  rejected = 0;
 
   private readonly send: SendSettle;
   private readonly limit: number;
@@ -91,10 +105,15 @@ export class SettleReplay {
         batch.map((entry) => this.send(entry.reservation, entry.used)),
       );
       this.sending = 0;
-      // Failed ones go back to the head of the queue, in order.
-      const failed = batch.filter((_, index) => results[index]!.status === 'rejected');
+      // Failed ones go back to the head of the queue, in order — unless Redis answered with a script
+      // error: that entry would fail the same way every time and hold back everything behind it.
+      const failed: typeof batch = [];
+      for (const [index, result] of results.entries()) {
+        if (result.status === 'fulfilled') this.replayed++;
+        else if (isRejectedByRedis(result.reason)) this.rejected++;
+        else failed.push(batch[index]!);
+      }
       this.queued.unshift(...failed);
-      this.replayed += batch.length - failed.length;
       if (failed.length > 0) return;
     }
     for (const [name, sum] of [...this.sums]) {
