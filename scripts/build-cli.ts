@@ -17,7 +17,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { type SourceMap, unmapSources } from './source-map-unmap.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -26,8 +26,12 @@ const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as
   Record<string, string> | undefined
 >;
 
-/** The dependencies bundled into the CLI (on the path of every question, ES modules). */
-const bundled = new Set(['zod', 'eventsource-parser']);
+/**
+ * The dependencies bundled into the CLI: the ones on the path of every question (`zod`,
+ * `eventsource-parser`) and the YAML parser of `--config` (~75 CommonJS modules when loaded
+ * from `node_modules`; bundled, it stays lazy: evaluated on the first YAML text).
+ */
+const bundled = new Set(['zod', 'eventsource-parser', 'yaml']);
 
 /** Every other package stays an ordinary import, resolved from `node_modules` at run time. */
 const external = [
@@ -35,6 +39,42 @@ const external = [
   ...Object.keys(manifest.peerDependencies ?? {}),
   ...Object.keys(manifest.devDependencies ?? {}),
 ].filter((name) => !bundled.has(name));
+
+/** The package a bare specifier names (`yaml`, `@scope/name` from `@scope/name/sub`). */
+const packageOf = (specifier: string) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+
+/**
+ * The sources load some packages lazily and synchronously with `createRequire(import.meta.url)(name)`,
+ * which a bundler cannot follow. For a bundled package that call becomes `require(name)`: esbuild
+ * then bundles the package as a module evaluated on that first call, as lazily as before.
+ */
+const lazyRequires: Plugin = {
+  name: 'lazy-requires',
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, (args) => {
+      const text = readFileSync(args.path, 'utf8');
+      const pattern = /createRequire\(import\.meta\.url\)\((['"])([^'"]+)\1\)/g;
+      if (!pattern.test(text)) return undefined;
+      const contents = text.replace(pattern, (call: string, _quote: string, specifier: string) =>
+        bundled.has(packageOf(specifier)) ? `require(${JSON.stringify(specifier)})` : call,
+      );
+      return { contents, loader: 'ts' };
+    });
+  },
+};
+
+/**
+ * Bundled CommonJS code (`yaml`) requires Node built-ins (`process`, `buffer`); an ES module has no
+ * `require`, so each chunk gets one, made on its first call.
+ */
+const requireBanner =
+  "import { createRequire as __createRequire } from 'node:module';\n" +
+  'let __require_of_chunk;\n' +
+  'const require = (id) => (__require_of_chunk ??= __createRequire(import.meta.url))(id);';
 
 const result = await build({
   absWorkingDir: root,
@@ -51,6 +91,8 @@ const result = await build({
   external,
   sourcemap: true,
   sourcesContent: false,
+  banner: { js: requireBanner },
+  plugins: [lazyRequires],
   logLevel: 'warning',
   metafile: true,
 });

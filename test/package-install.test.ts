@@ -258,6 +258,17 @@ export const wrong: number = userText('x');
     });
   });
 
+  it('reads a YAML --config through the parser bundled into the bin (an unknown key named with its line)', async () => {
+    const config = join(installed.project, 'switchyard.yaml');
+    writeFileSync(config, 'adapters:\n  openai: { type: openai, bad_key: 1 }\n');
+    const bin = join(installed.project, 'node_modules/.bin/switchyard');
+    const run = await installed.run(bin, ['ask', '--config', config, 'Say hello.']);
+    expect(run).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('line 2: adapters.openai.bad_key: Unrecognized key: "bad_key"'),
+    });
+  });
+
   it('replays a recorded stream through the built CLI', async () => {
     const file = join(repoRoot, 'test/fixtures/recorded/anthropic/anthropic-text.chunks.txt');
     const bin = join(installed.project, 'node_modules/.bin/switchyard');
