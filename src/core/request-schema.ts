@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { CallOptions } from './adapter.ts';
 import { isMetadataKey, type MetadataMap } from './metadata.ts';
 import type { CanonicalRequest } from './request.ts';
+import { plainRequest } from './request-fast-path.ts';
 import { checkTranscript } from './transcript-invariants.ts';
 import {
   formatPath,
@@ -114,6 +115,9 @@ export const routeRequestSchema = z.strictObject({
  */
 export function validateRequest(input: unknown): ParseResult<CanonicalRequest> {
   if (isValidated(input)) return { ok: true, value: input as CanonicalRequest };
+  // The everyday request is checked without zod, to the same result (`request-fast-path.ts`).
+  const plain = plainRequest(input);
+  if (plain !== undefined) return withPairedTools({ ok: true, value: plain });
   return validateWith(requestSchema, input);
 }
 
@@ -155,7 +159,13 @@ function validateWith<Value extends { transcript: CanonicalRequest['transcript']
   schema: z.ZodType<Value>,
   input: unknown,
 ): ParseResult<Value> {
-  const parsed = parseWithSchema(schema, input);
+  return withPairedTools(parseWithSchema(schema, input));
+}
+
+/** A parsed request, checked for the transcript's tool pairing. */
+function withPairedTools<Value extends { transcript: CanonicalRequest['transcript'] }>(
+  parsed: ParseResult<Value>,
+): ParseResult<Value> {
   if (!parsed.ok) return parsed;
   const violations = checkTranscript(parsed.value.transcript);
   if (violations.length > 0) {
