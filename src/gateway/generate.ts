@@ -382,8 +382,9 @@ async function startStream(
   });
   const contentType =
     served.call.jsonArray === true ? 'application/json' : 'text/event-stream; charset=utf-8';
-  return new Response(webBody(pump), {
-    status: 200,
-    headers: { ...headersOf(served, contentType), 'cache-control': 'no-cache' },
-  });
+  const headers = { ...headersOf(served, contentType), 'cache-control': 'no-cache' };
+  // What the upstream has already delivered goes first; a reply that is whole by then leaves in one write.
+  const head = (await pump.read()) ?? '';
+  if (pump.ended) return new Response(head, { status: 200, headers });
+  return new Response(webBody(pump, head), { status: 200, headers });
 }

@@ -54,14 +54,17 @@ type Tick = typeof tick;
 
 /** The body's text, one chunk per read; undefined once it has ended. */
 export interface BodyPump {
+  /** Every frame ready now (waiting for one when none is); undefined once the body has ended. */
   read(): Promise<string | undefined>;
+  /** True once the last frame has been read. */
+  readonly ended: boolean;
   cancel(): Promise<void>;
 }
 
 export function createBodyPump(parts: BodyParts): BodyPump {
   const { iterator, onEvent, framer, streamEncoder, controller } = parts;
   let ended = parts.done;
-  let firstText: string | undefined = framer.text(parts.first) + (parts.done ? framer.end() : '');
+  let held: string | undefined = framer.text(parts.first) + (parts.done ? framer.end() : '');
   let pending: Promise<IteratorResult<StreamEvent>> | undefined;
   let finished = false;
   const finish = () => {
@@ -71,14 +74,13 @@ export function createBodyPump(parts: BodyParts): BodyPump {
   };
   if (ended) finish();
   return {
+    get ended() {
+      return ended && held === undefined;
+    },
     async read() {
-      if (firstText !== undefined) {
-        const text = firstText;
-        firstText = undefined;
-        return text;
-      }
-      if (ended) return undefined;
-      let text = '';
+      let text = held ?? '';
+      held = undefined;
+      if (ended) return text === '' ? undefined : text;
       // Resolves after the I/O callbacks of this loop turn: an event not ready by then waits for the next read.
       let later: Promise<Tick> | undefined;
       try {
@@ -125,10 +127,13 @@ export function createBodyPump(parts: BodyParts): BodyPump {
 
 const encoder = new TextEncoder();
 
-/** The pump as a web stream (in-process `app.request`, and any runtime other than Node's server). */
-export function webBody(pump: BodyPump): ReadableStream<Uint8Array> {
+/** The pump as a web stream, starting with text already read from it. */
+export function webBody(pump: BodyPump, head: string): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>(
     {
+      start(stream) {
+        if (head !== '') stream.enqueue(encoder.encode(head));
+      },
       // A pull that enqueues nothing is not called again: read until there is text or the end.
       async pull(stream) {
         for (;;) {
