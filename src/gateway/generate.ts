@@ -25,7 +25,7 @@ import { GatewayError, toWireError } from './errors.ts';
 import { allowsModel, type GatewayKey } from './keys.ts';
 import { admitCall, hasQuota, settleCall } from './quota.ts';
 import type { Reservation } from '../state/types.ts';
-import { recordUsage } from './metrics.ts';
+import { recordUsage, seriesOf } from './metrics.ts';
 import { createBodyPump, createFramer, webBody } from './stream-body.ts';
 import type { GatewayState } from './state.ts';
 
@@ -46,7 +46,10 @@ interface Served {
   startedAt: number;
   /** Milliseconds spent in gateway code (decode, encode, state), not waiting on the upstream. */
   ownMs: number;
+  /** The model name as the client wrote it (access log). */
   model: string;
+  /** Its canonical id, when the registry knows it (metrics labels). */
+  modelId?: string;
   stream: boolean;
   status: number;
   errorClass?: string;
@@ -165,10 +168,13 @@ export function errorResponse(protocol: ProtocolName, wire: WireError, requestId
 function finishLog(state: GatewayState, served: Served): void {
   const durationMs = performance.now() - served.startedAt;
   const { protocol } = served.call;
-  state.metrics.requests.inc({ protocol, model: served.model, status: String(served.status) });
-  state.metrics.latency.observe({ protocol, stream: String(served.stream) }, durationMs / 1000);
-  if (served.errorClass !== undefined) state.metrics.errors.inc({ protocol, class: served.errorClass });
-  if (served.usage !== undefined) recordUsage(state.metrics, protocol, served.model, served.usage);
+  // Labelled by the canonical id: a client's made-up model names never become new series.
+  const model = served.modelId ?? 'unknown';
+  seriesOf(state.metrics.requests, protocol, model, String(served.status)).inc();
+  seriesOf(state.metrics.latency, protocol, String(served.stream)).observe(durationMs / 1000);
+  if (served.errorClass !== undefined) seriesOf(state.metrics.errors, protocol, served.errorClass).inc();
+  if (served.usage !== undefined) recordUsage(state.metrics, protocol, model, served.usage);
+  if (state.accessLog === undefined) return;
   state.accessLog({
     time: new Date().toISOString(),
     requestId: served.call.requestId,
@@ -207,12 +213,13 @@ export async function serveGeneration(state: GatewayState, call: GenerationCall)
   const onClientGone = () => controller.abort(new Error('client disconnected'));
   call.request.signal.addEventListener('abort', onClientGone, { once: true });
   state.calls.add(controller);
-  state.metrics.inFlight.inc({ protocol: call.protocol });
+  const inFlight = seriesOf(state.metrics.inFlight, call.protocol);
+  inFlight.inc();
   let streaming = false;
   const release = () => {
     call.request.signal.removeEventListener('abort', onClientGone);
     state.calls.delete(controller);
-    state.metrics.inFlight.dec({ protocol: call.protocol });
+    inFlight.dec();
     if (served.reservation !== undefined)
       void settleCall(state.shared, served.reservation, served.billed ?? served.usage);
     finishLog(state, served);
@@ -277,7 +284,8 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
     });
   const names = [decoded.model];
   try {
-    names.push(state.switchyard.resolve(decoded.model).id);
+    served.modelId = state.switchyard.resolve(decoded.model).id;
+    names.push(served.modelId);
   } catch {
     // An unknown name fails in routing with its classified error (404 in the client's shape).
   }
@@ -361,7 +369,7 @@ async function startStream(
     first = await onEvent(next.value);
   }
   served.firstByteMs = performance.now() - served.startedAt;
-  state.metrics.timeToFirstToken.observe({ protocol }, served.firstByteMs / 1000);
+  seriesOf(state.metrics.timeToFirstToken, protocol).observe(served.firstByteMs / 1000);
   const pump = createBodyPump({
     iterator,
     onEvent,
