@@ -7,8 +7,8 @@
  * cross-protocol stream (Anthropic client ← OpenAI upstream) and a same-protocol one, beside the parse
  * floor (decoding the upstream stream in-process: the least any proxy that reads it must spend); then
  * 1,000 concurrent streams through each gateway, every output checked exactly, and peak RSS.
- * Run: `cd bench && npm install && node gateway-portkey.ts` (SEQUENTIAL, SECONDS, RATES, STREAMED, CONCURRENT
- * override the sizes).
+ * Run: `cd bench && npm install && node gateway-portkey.ts` (WARMUP, SEQUENTIAL, SECONDS, RATES, STREAMED,
+ * CONCURRENT override the sizes).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -26,7 +26,7 @@ import { decodeSseText } from '../src/transport/sse.ts';
 import type { CanonicalResponse } from '../src/core/request.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const sequential = Number(process.env.SEQUENTIAL ?? 300);
+const sequential = Number(process.env.SEQUENTIAL ?? 1000);
 const seconds = Number(process.env.SECONDS ?? 2);
 const rates = (process.env.RATES ?? '500,1000').split(',').map(Number);
 const tokens = 10;
@@ -258,6 +258,22 @@ async function load(
   return { first, end };
 }
 
+/** Sequential calls, the contenders interleaved in rounds of 50 so a change in machine load hits them alike. */
+async function sequentialRounds(
+  targets: Target[],
+  stream: boolean,
+): Promise<Array<{ first: number[]; end: number[] }>> {
+  const results = targets.map(() => ({ first: [] as number[], end: [] as number[] }));
+  for (let done = 0; done < sequential; done += 50)
+    for (const [index, target] of targets.entries())
+      for (let step = 0; step < Math.min(50, sequential - done); step++) {
+        const timing = await call(target, stream);
+        results[index]!.first.push(timing.first);
+        results[index]!.end.push(timing.end);
+      }
+  return results;
+}
+
 const format = (value: number) => value.toFixed(2).padStart(7);
 
 async function main(): Promise<void> {
@@ -291,7 +307,10 @@ async function main(): Promise<void> {
       body: chatBody,
     },
   ];
-  for (const target of targets) for (let index = 0; index < 50; index++) await call(target, index % 2 === 0);
+  // Steady state, as a long-running gateway is: every contender's code warm (JIT-compiled) first.
+  const warmup = Number(process.env.WARMUP ?? 1000);
+  for (const target of targets)
+    for (let index = 0; index < warmup; index++) await call(target, index % 2 === 0);
   console.log(
     'added latency over calling the upstream directly (ms), p50 / p99; ratio = switchyard added ÷ portkey added',
   );
@@ -300,8 +319,8 @@ async function main(): Promise<void> {
   );
   for (const stream of [false, true]) {
     for (const rate of [undefined, ...rates]) {
-      const results = [];
-      for (const target of targets) results.push(await load(target, stream, rate));
+      const results = rate === undefined ? await sequentialRounds(targets, stream) : [];
+      if (rate !== undefined) for (const target of targets) results.push(await load(target, stream, rate));
       const metrics: Array<'first' | 'end'> = stream ? ['first', 'end'] : ['end'];
       for (const metric of metrics) {
         const [direct, ours, theirs] = results.map((result) => [

@@ -158,6 +158,19 @@ describe('operations', () => {
     expect(metrics).toContain('switchyard_gateway_circuit_state');
   });
 
+  it('metrics label the canonical model id; names the registry does not know share one `unknown` series', async () => {
+    harness.emulator.enqueue(hello());
+    expect((await post('/v1/chat/completions', chatBody())).status).toBe(200);
+    for (const name of ['made-up-1', 'made-up-2'])
+      expect((await post('/v1/chat/completions', chatBody({ model: name }))).status).toBe(404);
+    const metrics = await (await fetch(`${harness.server.url}/metrics`)).text();
+    expect(metrics).toMatch(
+      /requests_total\{protocol="openai-chat",model="openai:gpt-5-mini",status="200"\} \d/,
+    );
+    expect(metrics).toMatch(/requests_total\{protocol="openai-chat",model="unknown",status="404"\} [2-9]/);
+    expect(metrics).not.toContain('made-up');
+  });
+
   it('x-request-id is echoed (or generated), x-switchyard-overhead-ms is on every non-streamed reply, the access log has no content', async () => {
     harness.emulator.enqueue(hello('secret prompt answer'));
     const response = await post('/v1/chat/completions', chatBody(), { 'x-request-id': 'trace-123' });
