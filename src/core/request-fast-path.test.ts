@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../test/support/scanner-oracle.ts';
 import type { CanonicalRequest } from './request.ts';
 import { plainRequest } from './request-fast-path.ts';
-import { requestSchema, validateRequest } from './request-schema.ts';
+import { isModelName, requestSchema, routeRequestSchema, validateRequest } from './request-schema.ts';
 import { parseWithSchema } from './transcript-schema.ts';
 
 type Pick = <Value>(list: readonly Value[]) => Value;
@@ -211,6 +211,29 @@ describe('plainRequest against zod', () => {
     expect(taken).toBeGreaterThan(1000);
     expect(refusedByZod).toBeGreaterThan(3000);
     expect(leftToZod).toBeGreaterThan(150);
+  });
+
+  it('the front door’s request too: the model name rule and an optional output limit, to the same result as zod', () => {
+    const next = seededRandom(20261127);
+    const names = ['gpt-5', ' padded ', '', '   ', 'gpt-*', 'a\u0007b', 'x'.repeat(513), 'x'.repeat(512), 5];
+    let taken = 0;
+    let refusedByZod = 0;
+    for (let round = 0; round < 4000; round++) {
+      const input = randomRequest(next) as Record<string, unknown>;
+      if (next() < 0.5) input.model = names[Math.floor(next() * names.length)];
+      if (next() < 0.4) delete input.maxOutputTokens;
+      const zod = parseWithSchema(routeRequestSchema, input);
+      const fast = plainRequest(input, isModelName);
+      if (!zod.ok) refusedByZod++;
+      if (fast === undefined) continue;
+      taken++;
+      expect(zod.ok, JSON.stringify(input)).toBe(true);
+      if (!zod.ok) continue;
+      expect(fast).toStrictEqual(zod.value);
+      expect(JSON.stringify(fast)).toBe(JSON.stringify(zod.value));
+    }
+    expect(taken).toBeGreaterThan(500);
+    expect(refusedByZod).toBeGreaterThan(1500);
   });
 
   it('copies what zod copies and keeps the caller’s JSON values as they are', () => {

@@ -86,16 +86,21 @@ export const maxModelNameLength = 512;
  * belongs to the config; a name with it would be sent to the provider as is), never control
  * characters, at most {@link maxModelNameLength} characters.
  */
-export const modelNameSchema = z
-  .string({ error: 'model must be a string (an alias, provider:name or a bare model name)' })
-  .refine((name) => name.trim() !== '', 'model must be a non-empty string')
-  .refine(
-    (name) => name.length <= maxModelNameLength,
-    `model is longer than ${maxModelNameLength} characters`,
-  )
-  .refine((name) => !name.includes('*'), 'model cannot contain "*" (globs belong in the config)')
+const modelNameRules: Array<[(name: string) => boolean, string]> = [
+  [(name) => name.trim() !== '', 'model must be a non-empty string'],
+  [(name) => name.length <= maxModelNameLength, `model is longer than ${maxModelNameLength} characters`],
+  [(name) => !name.includes('*'), 'model cannot contain "*" (globs belong in the config)'],
   // eslint-disable-next-line no-control-regex
-  .refine((name) => !/[\u0000-\u001f\u007f]/.test(name), 'model cannot contain control characters');
+  [(name) => !/[\u0000-\u001f\u007f]/.test(name), 'model cannot contain control characters'],
+];
+
+/** Whether a string passes {@link modelNameSchema} (the same rules, for the zod-free fast path). */
+export const isModelName = (name: string): boolean => modelNameRules.every(([rule]) => rule(name));
+
+export const modelNameSchema = modelNameRules.reduce<z.ZodType<string>>(
+  (schema, [rule, message]) => schema.refine(rule, message),
+  z.string({ error: 'model must be a string (an alias, provider:name or a bare model name)' }),
+);
 
 /**
  * The routed request (the front door's, once `output` is split off and `tool()` objects are reduced
@@ -123,6 +128,8 @@ export function validateRequest(input: unknown): ParseResult<CanonicalRequest> {
 
 /** {@link validateRequest} for the front door's request ({@link routeRequestSchema}). Never throws. */
 export function validateRouteRequest(input: unknown): ParseResult<z.infer<typeof routeRequestSchema>> {
+  const plain = plainRequest(input, isModelName) as z.infer<typeof routeRequestSchema> | undefined;
+  if (plain !== undefined) return withPairedTools({ ok: true, value: plain });
   return validateWith(routeRequestSchema, input);
 }
 
