@@ -1,40 +1,35 @@
 /**
  * Per-call fixed cost (issue #20): CPU per call of a short streamed reply (10 text deltas), per
- * protocol, for three clients of the same loopback upstream (`server.ts`, a child process):
+ * protocol, for three clients of the same loopback upstream (`server.ts`, a child process): raw
+ * undici + eventsource-parser, the protocol's adapter, and the front door (`fixed-cost-clients.ts`).
  *
- * - raw: undici `request` on a keep-alive `Agent` + `TextDecoder` + `eventsource-parser` + one
- *   `JSON.parse` per event, text joined once (the same per-event work as contenders/sse-parse.ts,
- *   without fetch's web-stream layers: Switchyard's transport dispatches on undici directly too);
- * - adapter: the protocol's Switchyard adapter, `adapter.stream(request)` iterated, then `result()`;
- * - front door: `createSwitchyard` → `sy.stream({ model: 'provider:name', … })` iterated, then `result()`.
- *
- * Each client runs in its own process (its own heap and JIT), driven over IPC in interleaved rounds,
- * so machine noise hits all alike. Reported: raw µs/call, the adapter's µs/call above raw, and the
- * front door's µs/call above the adapter (process CPU time, `process.cpuUsage`, median of the rounds).
+ * Each client runs in its own process (its own heap and JIT), driven over IPC in many short
+ * interleaved rounds (the order rotates each round), so machine noise hits all alike. A round is
+ * one batch of calls per worker, each batch measured in process CPU time (`process.cpuUsage`, user +
+ * system) after a full GC. Reported per protocol: raw µs/call, the adapter's µs/call above raw and
+ * the front door's above the adapter — each the median of the per-round (paired) differences with
+ * their interquartile range — and PASS/FAIL against the goals (adapter − raw < 100 µs, front door −
+ * adapter < 20 µs). A median that passes while the upper quartile does not is marked `?` (noisy).
  *
  *     node bench/fixed-cost.ts                      # npm run bench:fixed-cost
- *     FIXED_CALLS=2000 FIXED_ROUNDS=9 node bench/fixed-cost.ts --protocol=openai,anthropic
+ *     FIXED_CALLS=400 FIXED_ROUNDS=31 node bench/fixed-cost.ts --protocol=openai,anthropic
+ *     node bench/fixed-cost-profile.ts              # where the adapter's µs go, by file and function
  *     FIXED_PROFILE=/tmp/prof node bench/fixed-cost.ts --protocol=openai --only=frontdoor
  *       (each worker writes a .cpuprofile there; read it with `node bench/profile.ts FILE 30 /src/`)
  *     FIXED_BEFORE=/path/to/other/checkout node bench/fixed-cost.ts
  *       (that checkout's adapter and front door run in the same rounds: before/after under the same load)
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { availableParallelism, loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { createParser } from 'eventsource-parser';
-import { Agent, request as undiciRequest } from 'undici';
-import { requestBody, requestHeaders } from './contenders/request.ts';
-import { createContender as adapterContender } from './contenders/switchyard.ts';
-import { apiPath, type Contender, type Runner, type Target } from './contenders/types.ts';
-import { Collector } from './contenders/wire.ts';
-import { providerTypeOf, createPayload, models, type Protocol, protocols } from './payloads.ts';
-
-type Client = 'raw' | 'adapter' | 'frontdoor';
-const clients: readonly Client[] = ['raw', 'adapter', 'frontdoor'];
+import { type Client, clients, contenderOf } from './fixed-cost-clients.ts';
+import { providerTypeOf, createPayload, type Protocol, protocols } from './payloads.ts';
 const events = 10;
-const calls = Number(process.env.FIXED_CALLS ?? 1000);
-const rounds = Number(process.env.FIXED_ROUNDS ?? 7);
+const calls = Number(process.env.FIXED_CALLS ?? 300);
+const rounds = Number(process.env.FIXED_ROUNDS ?? 21);
+/** The goals of issue #20, µs per call. */
+const goals = { adapter: 100, frontdoor: 20 };
 const warmup = Number(process.env.FIXED_WARMUP ?? 1500);
 
 function flag(name: string): string[] | undefined {
@@ -42,92 +37,10 @@ function flag(name: string): string[] | undefined {
   return value?.slice(name.length + 3).split(',');
 }
 
-/** The floor: undici `request` + eventsource-parser + `JSON.parse` per event. */
-function rawContender(protocol: Protocol): Contender {
-  return {
-    id: 'sse-parse',
-    label: 'undici + eventsource-parser',
-    async prepare(target: Target): Promise<Runner> {
-      const dispatcher = new Agent();
-      const url = target.root + apiPath(protocol, models[protocol]);
-      const headers = requestHeaders(protocol);
-      const body = requestBody(protocol, target.scenario);
-      return {
-        async run() {
-          const response = await undiciRequest(url, { method: 'POST', headers, body, dispatcher });
-          if (response.statusCode !== 200) throw new Error(`raw: HTTP ${response.statusCode}`);
-          const collector = new Collector(protocol);
-          const parser = createParser({
-            onEvent(message) {
-              if (message.data !== '[DONE]') collector.add(JSON.parse(message.data));
-            },
-          });
-          const decoder = new TextDecoder();
-          for await (const chunk of response.body)
-            parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
-          parser.feed(decoder.decode());
-          return collector.finish();
-        },
-        close: () => dispatcher.close(),
-      };
-    },
-  };
-}
-
-/** The front-door contender: `createSwitchyard` with one adapter pointed at the bench server. */
-function frontDoorContender(protocol: Protocol): Contender {
-  return {
-    id: 'switchyard',
-    label: 'front door',
-    async prepare(target: Target): Promise<Runner> {
-      const { createProviderTypeTable } = await import('../src/registry/provider-type-table.ts');
-      const { createSwitchyard } = await import('../src/switchyard.ts');
-      const type = providerTypeOf[protocol];
-      const definition = createProviderTypeTable().get(type)!;
-      const sy = createSwitchyard({
-        logger: { warn() {} },
-        config: {
-          builtins: false,
-          adapters: {
-            [type]: {
-              type,
-              api_key: 'bench-key',
-              base_url: target.root + (definition.basePath ?? ''),
-              max_retries: 0,
-            },
-          },
-        },
-      });
-      const request = {
-        model: `${type}:${models[protocol]}`,
-        transcript: [
-          { kind: 'user' as const, parts: [{ type: 'text' as const, text: 'Write a long answer.' }] },
-        ],
-        maxOutputTokens: 8192,
-      };
-      return {
-        async run() {
-          const turn = sy.stream(request);
-          let count = 0;
-          for await (const _event of turn) count++;
-          const reply = await turn;
-          return { text: reply.text, toolInput: undefined, events: count };
-        },
-        close: () => sy.close(),
-      };
-    },
-  };
-}
-
 /** Worker side: prepares one client, then answers `{ calls }` with the CPU µs per call. */
 async function worker(protocol: Protocol, client: Client, root: string): Promise<void> {
   const payload = createPayload(protocol, 'text', events);
-  const contender =
-    client === 'raw'
-      ? rawContender(protocol)
-      : client === 'adapter'
-        ? adapterContender(protocol)
-        : frontDoorContender(protocol);
+  const contender = contenderOf(protocol, client);
   const runner = await contender.prepare({ protocol, scenario: 'text', delivery: 'bulk', root, payload });
   const send = (message: object) => process.send!(message);
   process.on('message', (message: { calls?: number }) => {
@@ -136,6 +49,7 @@ async function worker(protocol: Protocol, client: Client, root: string): Promise
         await runner.close();
         process.exit(0);
       }
+      (globalThis as { gc?: () => void }).gc?.();
       const started = process.cpuUsage();
       let outcome;
       for (let index = 0; index < message.calls; index++) outcome = await runner.run();
@@ -168,9 +82,36 @@ function ask(worker: Worker, calls: number): Promise<number> {
   });
 }
 
-function median(values: number[]): number {
+/** The `fraction` quantile of `values` (linear between the two nearest ranks). */
+function quantile(values: readonly number[], fraction: number): number {
   const sorted = [...values].sort((left, right) => left - right);
-  return sorted[Math.floor(sorted.length / 2)]!;
+  const position = (sorted.length - 1) * fraction;
+  const low = Math.floor(position);
+  const high = Math.min(low + 1, sorted.length - 1);
+  return sorted[low]! + (sorted[high]! - sorted[low]!) * (position - low);
+}
+
+/** Median and interquartile range of some µs samples. */
+interface Spread {
+  median: number;
+  low: number;
+  high: number;
+}
+
+function spreadOf(values: readonly number[]): Spread {
+  return { median: quantile(values, 0.5), low: quantile(values, 0.25), high: quantile(values, 0.75) };
+}
+
+/** `PASS` when the median is under the goal (`PASS?` when the upper quartile is not), else `FAIL`. */
+function verdict(spread: Spread | undefined, goal: number): string {
+  if (spread === undefined) return '';
+  if (spread.median >= goal) return 'FAIL';
+  return spread.high >= goal ? 'PASS?' : 'PASS';
+}
+
+function formatSpread(spread: Spread | undefined): string {
+  if (spread === undefined) return '—';
+  return `${spread.median.toFixed(1)} [${spread.low.toFixed(0)}, ${spread.high.toFixed(0)}]`;
 }
 
 async function main(): Promise<void> {
@@ -215,29 +156,53 @@ async function main(): Promise<void> {
   upstream.stdin!.end();
   const find = (protocol: Protocol, client: Client, tree: Worker['tree']) =>
     workers.find((entry) => entry.protocol === protocol && entry.client === client && entry.tree === tree);
-  const value = (worker: Worker | undefined) => (worker === undefined ? undefined : median(worker.samples));
-  /** The median of the per-round differences (paired: a round's load drift hits both). */
+  const value = (worker: Worker | undefined) =>
+    worker === undefined ? '—' : quantile(worker.samples, 0.5).toFixed(1);
+  /** The per-round differences (paired: a round's load drift hits both). */
   const difference = (high: Worker | undefined, low: Worker | undefined) =>
     high === undefined || low === undefined
       ? undefined
-      : median(high.samples.map((sample, index) => sample - low.samples[index]!));
-  const format = (micros: number | undefined) => (micros === undefined ? '—' : micros.toFixed(1)).padStart(9);
+      : spreadOf(high.samples.map((sample, index) => sample - low.samples[index]!));
   console.log(
-    `CPU µs per call, ${events}-event streamed reply, median of ${rounds} rounds × ${calls} calls (warm-up ${warmup}); differences: median of the per-round differences`,
+    `CPU µs per call, ${events}-event streamed reply, ${rounds} interleaved rounds × ${calls} calls (warm-up ${warmup}); ` +
+      `columns raw/adapter/front: median; differences: median [p25, p75] of the per-round differences; ` +
+      `goals: adapter−raw < ${goals.adapter}, front−adapter < ${goals.frontdoor}; load average ${loadavg()
+        .map((load) => load.toFixed(2))
+        .join(' ')}`,
   );
   console.log(
-    `${'protocol'.padEnd(27)}${'raw'.padStart(9)}${'adapter'.padStart(9)}${'front'.padStart(9)}${'adapter−raw'.padStart(13)}${'front−adapter'.padStart(15)}`,
+    `${'protocol'.padEnd(27)}${'raw'.padStart(8)}${'adapter'.padStart(9)}${'front'.padStart(8)}  ${'adapter−raw'.padEnd(25)}${'front−adapter'.padEnd(22)}`,
   );
+  let failed = false;
   for (const protocol of chosen)
     for (const tree of trees) {
-      const raw = find(protocol, 'raw', 'after');
       const adapter = find(protocol, 'adapter', tree);
       const front = find(protocol, 'frontdoor', tree);
+      const overRaw = difference(adapter, find(protocol, 'raw', 'after'));
+      const overAdapter = difference(front, adapter);
+      const verdicts = [verdict(overRaw, goals.adapter), verdict(overAdapter, goals.frontdoor)];
+      if (tree === 'after' && verdicts.includes('FAIL')) failed = true;
       const label = before === undefined ? providerTypeOf[protocol] : `${providerTypeOf[protocol]} (${tree})`;
       console.log(
-        `${label.padEnd(27)}${format(value(raw))}${format(value(adapter))}${format(value(front))}${format(difference(adapter, raw)).padStart(13)}${format(difference(front, adapter)).padStart(15)}`,
+        `${label.padEnd(27)}${value(find(protocol, 'raw', 'after')).padStart(8)}${value(adapter).padStart(9)}${value(front).padStart(8)}  ` +
+          `${`${formatSpread(overRaw)} ${verdicts[0]}`.padEnd(25)}${`${formatSpread(overAdapter)} ${verdicts[1]}`.padEnd(22)}`,
       );
     }
+  if (before !== undefined) {
+    console.log('\nafter − before (paired per round): median [p25, p75]');
+    for (const protocol of chosen)
+      for (const client of ['adapter', 'frontdoor'] as const) {
+        const change = difference(find(protocol, client, 'after'), find(protocol, client, 'before'));
+        if (change !== undefined)
+          console.log(`${`${providerTypeOf[protocol]} ${client}`.padEnd(27)}${formatSpread(change)}`);
+      }
+  }
+  const load = loadavg()[0]!;
+  if (load > availableParallelism())
+    console.log(
+      `\nThe machine is busy (load ${load.toFixed(2)} on ${availableParallelism()} cores): CPU per call is inflated, differences with it; the verdicts are indicative.`,
+    );
+  console.log(failed ? 'FAIL: a goal is not met' : 'PASS: every goal measured is met');
 }
 
 const workerFlag = flag('worker');

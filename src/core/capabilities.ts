@@ -111,11 +111,10 @@ export function capabilityUses(request: CapabilityInput): Map<CapabilityName, st
   if (request.outputSchema !== undefined) use('structuredOutput', 'outputSchema');
   if (request.reasoning !== undefined) use('reasoning', 'reasoning');
   request.transcript.forEach((item, index) => {
-    const path = `transcript[${index}]`;
     if (item.kind === 'system' || item.kind === 'developer' || item.kind === 'context') {
-      use('systemPrompt', `${path} (${item.kind})`);
+      use('systemPrompt', `transcript[${index}] (${item.kind})`);
     }
-    addPartNeeds(item.parts, `${path}.parts`, use);
+    addPartNeeds(item.parts, index, undefined, use);
   });
   return uses;
 }
@@ -128,13 +127,25 @@ export function requiredCapabilities(request: CapabilityInput): Set<CapabilityNa
   return new Set(capabilityUses(request).keys());
 }
 
+/**
+ * The needs of `parts` (of transcript item `itemIndex`, or of a tool result's parts at `path`).
+ * A path is written only for a part that needs something: text, reasoning and tool parts (nearly
+ * all of a long conversation) cost no string.
+ */
 function addPartNeeds(
   parts: readonly Part[],
-  path: string,
+  itemIndex: number,
+  path: string | undefined,
   use: (name: CapabilityName, path: string) => void,
 ): void {
   parts.forEach((part, index) => {
-    const at = `${path}[${index}]`;
+    if (
+      part.type !== 'media' &&
+      part.type !== 'file' &&
+      !(part.type === 'tool-result' && part.output.type === 'parts')
+    )
+      return;
+    const at = `${path ?? `transcript[${itemIndex}].parts`}[${index}]`;
     if (part.type === 'media') {
       if (part.modality === 'image') use('images', at);
       else if (part.modality === 'audio') use('audio', at);
@@ -143,7 +154,7 @@ function addPartNeeds(
       if (part.mimeType === 'application/pdf') use('pdf', at);
       else if (part.mimeType.startsWith('image/')) use('images', at);
     } else if (part.type === 'tool-result' && part.output.type === 'parts') {
-      addPartNeeds(part.output.parts, `${at}.output.parts`, use);
+      addPartNeeds(part.output.parts, itemIndex, `${at}.output.parts`, use);
     }
   });
 }

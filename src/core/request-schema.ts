@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { CallOptions } from './adapter.ts';
 import { isMetadataKey, type MetadataMap } from './metadata.ts';
 import type { CanonicalRequest } from './request.ts';
+import { plainRequest } from './request-fast-path.ts';
 import { checkTranscript } from './transcript-invariants.ts';
 import {
   formatPath,
@@ -85,16 +86,21 @@ export const maxModelNameLength = 512;
  * belongs to the config; a name with it would be sent to the provider as is), never control
  * characters, at most {@link maxModelNameLength} characters.
  */
-export const modelNameSchema = z
-  .string({ error: 'model must be a string (an alias, provider:name or a bare model name)' })
-  .refine((name) => name.trim() !== '', 'model must be a non-empty string')
-  .refine(
-    (name) => name.length <= maxModelNameLength,
-    `model is longer than ${maxModelNameLength} characters`,
-  )
-  .refine((name) => !name.includes('*'), 'model cannot contain "*" (globs belong in the config)')
+const modelNameRules: Array<[(name: string) => boolean, string]> = [
+  [(name) => name.trim() !== '', 'model must be a non-empty string'],
+  [(name) => name.length <= maxModelNameLength, `model is longer than ${maxModelNameLength} characters`],
+  [(name) => !name.includes('*'), 'model cannot contain "*" (globs belong in the config)'],
   // eslint-disable-next-line no-control-regex
-  .refine((name) => !/[\u0000-\u001f\u007f]/.test(name), 'model cannot contain control characters');
+  [(name) => !/[\u0000-\u001f\u007f]/.test(name), 'model cannot contain control characters'],
+];
+
+/** Whether a string passes {@link modelNameSchema} (the same rules, for the zod-free fast path). */
+export const isModelName = (name: string): boolean => modelNameRules.every(([rule]) => rule(name));
+
+export const modelNameSchema = modelNameRules.reduce<z.ZodType<string>>(
+  (schema, [rule, message]) => schema.refine(rule, message),
+  z.string({ error: 'model must be a string (an alias, provider:name or a bare model name)' }),
+);
 
 /**
  * The routed request (the front door's, once `output` is split off and `tool()` objects are reduced
@@ -114,11 +120,16 @@ export const routeRequestSchema = z.strictObject({
  */
 export function validateRequest(input: unknown): ParseResult<CanonicalRequest> {
   if (isValidated(input)) return { ok: true, value: input as CanonicalRequest };
+  // The everyday request is checked without zod, to the same result (`request-fast-path.ts`).
+  const plain = plainRequest(input);
+  if (plain !== undefined) return withPairedTools({ ok: true, value: plain });
   return validateWith(requestSchema, input);
 }
 
 /** {@link validateRequest} for the front door's request ({@link routeRequestSchema}). Never throws. */
 export function validateRouteRequest(input: unknown): ParseResult<z.infer<typeof routeRequestSchema>> {
+  const plain = plainRequest(input, isModelName) as z.infer<typeof routeRequestSchema> | undefined;
+  if (plain !== undefined) return withPairedTools({ ok: true, value: plain });
   return validateWith(routeRequestSchema, input);
 }
 
@@ -155,7 +166,13 @@ function validateWith<Value extends { transcript: CanonicalRequest['transcript']
   schema: z.ZodType<Value>,
   input: unknown,
 ): ParseResult<Value> {
-  const parsed = parseWithSchema(schema, input);
+  return withPairedTools(parseWithSchema(schema, input));
+}
+
+/** A parsed request, checked for the transcript's tool pairing. */
+function withPairedTools<Value extends { transcript: CanonicalRequest['transcript'] }>(
+  parsed: ParseResult<Value>,
+): ParseResult<Value> {
   if (!parsed.ok) return parsed;
   const violations = checkTranscript(parsed.value.transcript);
   if (violations.length > 0) {

@@ -26,7 +26,7 @@ const jsonValue = z.unknown().superRefine((value, context) => {
  * undefined, NaN/Infinity, Dates, Maps, class instances, sparse-array holes), `[]` for `value`
  * itself, undefined when it is all JSON. Allocates only on failure; depth-capped.
  */
-function nonJsonPath(value: unknown, depth: number): PropertyKey[] | undefined {
+export function nonJsonPath(value: unknown, depth: number): PropertyKey[] | undefined {
   switch (typeof value) {
     case 'string':
     case 'boolean':

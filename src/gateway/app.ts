@@ -31,8 +31,9 @@ export function createApp(state: GatewayState): Hono<Env> {
     const given = c.req.header('x-request-id');
     const requestId = given !== undefined && /^[\w.:-]{1,128}$/.test(given) ? given : createRequestId();
     c.set('requestId', requestId);
+    // Replies built with `c.json`/`c.body` take it from here; the others set it themselves.
+    c.header('x-request-id', requestId);
     await next();
-    c.res.headers.set('x-request-id', requestId);
   });
 
   const guarded = async (c: Context<Env>, next: () => Promise<void>) => {

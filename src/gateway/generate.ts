@@ -6,7 +6,6 @@
  * client reads, and a client that goes away cancels it.
  */
 import { codecs } from '../codecs/index.ts';
-import { serializeFrame } from '../codecs/frames.ts';
 import { createResponsesId } from '../codecs/ids.ts';
 import { taggedOpaque } from '../codecs/opaque.ts';
 import type {
@@ -14,7 +13,6 @@ import type {
   DecodedRequest,
   EncodeContext,
   ProtocolName,
-  StreamEncoder,
   WireError,
   WireFrame,
 } from '../codecs/types.ts';
@@ -27,7 +25,8 @@ import { GatewayError, toWireError } from './errors.ts';
 import { allowsModel, type GatewayKey } from './keys.ts';
 import { admitCall, hasQuota, settleCall } from './quota.ts';
 import type { Reservation } from '../state/types.ts';
-import { recordUsage } from './metrics.ts';
+import { recordUsage, seriesOf } from './metrics.ts';
+import { createBodyPump, createFramer, webBody } from './stream-body.ts';
 import type { GatewayState } from './state.ts';
 
 /** One inbound generation request. */
@@ -47,7 +46,10 @@ interface Served {
   startedAt: number;
   /** Milliseconds spent in gateway code (decode, encode, state), not waiting on the upstream. */
   ownMs: number;
+  /** The model name as the client wrote it (access log). */
   model: string;
+  /** Its canonical id, when the registry knows it (metrics labels). */
+  modelId?: string;
   stream: boolean;
   status: number;
   errorClass?: string;
@@ -60,28 +62,37 @@ interface Served {
   reservation?: Reservation;
 }
 
-const encoder = new TextEncoder();
-
-/** Reads the body as JSON within the size limit: 413 above it, 400 for malformed JSON. */
+/**
+ * Reads the body as JSON within the size limit: 413 above it, 400 for malformed JSON. A body with a
+ * declared length is read whole (on Node's server that is the length the HTTP parser enforces; the
+ * size is checked again after reading); one without is counted chunk by chunk as it arrives.
+ */
 export async function readJson(request: Request, limit: number): Promise<unknown> {
-  const declared = Number(request.headers.get('content-length') ?? '0');
+  const length = request.headers.get('content-length');
   const tooLarge = () =>
     new GatewayError({
       status: 413,
       errorClass: 'invalid_request',
       message: `request body exceeds ${limit} bytes`,
     });
-  if (declared > limit) throw tooLarge();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (request.body !== null) {
-    for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
-      size += chunk.byteLength;
-      if (size > limit) throw tooLarge();
-      chunks.push(chunk);
+  if (Number(length ?? '0') > limit) throw tooLarge();
+  let text: string;
+  if (length !== null) {
+    text = await request.text();
+    // A UTF-16 unit is at most 3 UTF-8 bytes: count bytes only when the text could be over.
+    if (text.length * 3 > limit && Buffer.byteLength(text) > limit) throw tooLarge();
+  } else {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    if (request.body !== null) {
+      for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+        size += chunk.byteLength;
+        if (size > limit) throw tooLarge();
+        chunks.push(chunk);
+      }
     }
+    text = Buffer.concat(chunks).toString('utf8');
   }
-  const text = Buffer.concat(chunks).toString('utf8');
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -157,10 +168,13 @@ export function errorResponse(protocol: ProtocolName, wire: WireError, requestId
 function finishLog(state: GatewayState, served: Served): void {
   const durationMs = performance.now() - served.startedAt;
   const { protocol } = served.call;
-  state.metrics.requests.inc({ protocol, model: served.model, status: String(served.status) });
-  state.metrics.latency.observe({ protocol, stream: String(served.stream) }, durationMs / 1000);
-  if (served.errorClass !== undefined) state.metrics.errors.inc({ protocol, class: served.errorClass });
-  if (served.usage !== undefined) recordUsage(state.metrics, protocol, served.model, served.usage);
+  // Labelled by the canonical id: a client's made-up model names never become new series.
+  const model = served.modelId ?? 'unknown';
+  seriesOf(state.metrics.requests, protocol, model, String(served.status)).inc();
+  seriesOf(state.metrics.latency, protocol, String(served.stream)).observe(durationMs / 1000);
+  if (served.errorClass !== undefined) seriesOf(state.metrics.errors, protocol, served.errorClass).inc();
+  if (served.usage !== undefined) recordUsage(state.metrics, protocol, model, served.usage);
+  if (state.accessLog === undefined) return;
   state.accessLog({
     time: new Date().toISOString(),
     requestId: served.call.requestId,
@@ -199,12 +213,13 @@ export async function serveGeneration(state: GatewayState, call: GenerationCall)
   const onClientGone = () => controller.abort(new Error('client disconnected'));
   call.request.signal.addEventListener('abort', onClientGone, { once: true });
   state.calls.add(controller);
-  state.metrics.inFlight.inc({ protocol: call.protocol });
+  const inFlight = seriesOf(state.metrics.inFlight, call.protocol);
+  inFlight.inc();
   let streaming = false;
   const release = () => {
     call.request.signal.removeEventListener('abort', onClientGone);
     state.calls.delete(controller);
-    state.metrics.inFlight.dec({ protocol: call.protocol });
+    inFlight.dec();
     if (served.reservation !== undefined)
       void settleCall(state.shared, served.reservation, served.billed ?? served.usage);
     finishLog(state, served);
@@ -269,7 +284,8 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
     });
   const names = [decoded.model];
   try {
-    names.push(state.switchyard.resolve(decoded.model).id);
+    served.modelId = state.switchyard.resolve(decoded.model).id;
+    names.push(served.modelId);
   } catch {
     // An unknown name fails in routing with its classified error (404 in the client's shape).
   }
@@ -307,22 +323,6 @@ async function complete(
   return new Response(body, { status: 200, headers });
 }
 
-/** Frames to bytes: SSE, or the items of one JSON array (Gemini without `alt=sse`). */
-function createFramer(jsonArray: boolean): { bytes(frames: WireFrame[]): Uint8Array; end(): Uint8Array } {
-  let count = 0;
-  return {
-    bytes(frames) {
-      let text = '';
-      for (const frame of frames) {
-        if (!jsonArray) text += serializeFrame(frame);
-        else text += `${count++ === 0 ? '[' : ',\r\n'}${'raw' in frame ? frame.raw : frame.data}`;
-      }
-      return encoder.encode(text);
-    },
-    end: () => encoder.encode(!jsonArray ? '' : count === 0 ? '[]' : ']'),
-  };
-}
-
 async function startStream(
   state: GatewayState,
   served: Served,
@@ -337,21 +337,25 @@ async function startStream(
   const turn = state.switchyard.stream(routeRequest, { signal: controller.signal });
   const iterator = turn[Symbol.asyncIterator]();
   const framer = createFramer(served.call.jsonArray === true);
-  const onEvent = async (event: StreamEvent): Promise<WireFrame[]> => {
+  const settle = async (response: CanonicalResponse): Promise<void> => {
+    served.provider = response.provider;
+    served.usage = response.usage;
+    await remember(state, decoded, response, context.responseId, protocol);
+  };
+  const onEvent = (event: StreamEvent): WireFrame[] | Promise<WireFrame[]> => {
     const started = performance.now();
-    if (event.type === 'finish') served.billed = event.response.usage;
-    if (
-      event.type === 'finish' &&
-      event.response.finishReason !== 'error' &&
-      event.response.finishReason !== 'cancelled'
-    ) {
-      served.provider = event.response.provider;
-      served.usage = event.response.usage;
-      await remember(state, decoded, event.response, context.responseId, protocol);
+    if (event.type === 'finish') {
+      served.billed = event.response.usage;
+      const { finishReason } = event.response;
+      if (finishReason !== 'error' && finishReason !== 'cancelled')
+        return settle(event.response).then(() => frames(event, started));
     }
-    const frames = streamEncoder.event(event);
+    return frames(event, started);
+  };
+  const frames = (event: StreamEvent, started: number): WireFrame[] => {
+    const encoded = streamEncoder.event(event);
     served.ownMs += performance.now() - started;
-    return frames;
+    return encoded;
   };
   // Honest streaming: nothing is sent until the first content event; a failure before it throws here.
   let first: WireFrame[] = [];
@@ -365,91 +369,30 @@ async function startStream(
     first = await onEvent(next.value);
   }
   served.firstByteMs = performance.now() - served.startedAt;
-  state.metrics.timeToFirstToken.observe({ protocol }, served.firstByteMs / 1000);
-  const body = createBody({
+  seriesOf(state.metrics.timeToFirstToken, protocol).observe(served.firstByteMs / 1000);
+  const pump = createBodyPump({
     iterator,
     onEvent,
     framer,
     streamEncoder,
-    served,
     controller,
-    release,
+    finish: release,
+    onCancel: () => {
+      served.errorClass = 'cancelled';
+      served.status = 499;
+    },
+    onError: (errorClass, status) => {
+      served.errorClass = errorClass;
+      served.status = status;
+    },
     first,
     done,
   });
   const contentType =
     served.call.jsonArray === true ? 'application/json' : 'text/event-stream; charset=utf-8';
-  return new Response(body, {
-    status: 200,
-    headers: { ...headersOf(served, contentType), 'cache-control': 'no-cache' },
-  });
-}
-
-interface BodyParts {
-  iterator: AsyncIterator<StreamEvent>;
-  onEvent(event: StreamEvent): Promise<WireFrame[]>;
-  framer: ReturnType<typeof createFramer>;
-  streamEncoder: StreamEncoder;
-  served: Served;
-  controller: AbortController;
-  release(): void;
-  first: WireFrame[];
-  done: boolean;
-}
-
-/** The response body: pulled by the client's reads, one upstream event at a time. */
-function createBody(parts: BodyParts): ReadableStream<Uint8Array> {
-  const { iterator, onEvent, framer, streamEncoder, served, controller, release } = parts;
-  let released = false;
-  const finish = () => {
-    if (released) return;
-    released = true;
-    release();
-  };
-  return new ReadableStream<Uint8Array>(
-    {
-      start(stream) {
-        stream.enqueue(framer.bytes(parts.first));
-        if (parts.done) {
-          stream.enqueue(framer.end());
-          stream.close();
-          finish();
-        }
-      },
-      async pull(stream) {
-        try {
-          for (;;) {
-            const next = await iterator.next();
-            if (next.done === true) {
-              stream.enqueue(framer.end());
-              stream.close();
-              finish();
-              return;
-            }
-            const frames = await onEvent(next.value);
-            if (frames.length > 0) {
-              stream.enqueue(framer.bytes(frames));
-              return;
-            }
-          }
-        } catch (error) {
-          const wire = toWireError(error);
-          served.errorClass = wire.errorClass;
-          served.status = wire.status;
-          if (!controller.signal.aborted) stream.enqueue(framer.bytes(streamEncoder.error(wire)));
-          stream.enqueue(framer.end());
-          stream.close();
-          finish();
-        }
-      },
-      async cancel() {
-        controller.abort(new Error('client disconnected'));
-        served.errorClass = 'cancelled';
-        served.status = 499;
-        finish();
-        await iterator.return?.();
-      },
-    },
-    { highWaterMark: 0 },
-  );
+  const headers = { ...headersOf(served, contentType), 'cache-control': 'no-cache' };
+  // What the upstream has already delivered goes first; a reply that is whole by then leaves in one write.
+  const head = (await pump.read()) ?? '';
+  if (pump.ended) return new Response(head, { status: 200, headers });
+  return new Response(webBody(pump, head), { status: 200, headers });
 }

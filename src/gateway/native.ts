@@ -3,13 +3,20 @@
  * transcript, tools, …) and streams the canonical events as SSE (`event: <type>`), the last being
  * `finish`; a failure ends with `event: error` carrying the classified error.
  */
-import { createFrame, serializeFrame } from '../codecs/frames.ts';
+import { createFrame } from '../codecs/frames.ts';
+import type { StreamEncoder } from '../codecs/types.ts';
 import type { RouteRequest } from '../routing/router.ts';
 import { toWireError } from './errors.ts';
 import { errorResponse, readJson } from './generate.ts';
 import type { GatewayState } from './state.ts';
+import { createBodyPump, createFramer, webBody } from './stream-body.ts';
 
-const encoder = new TextEncoder();
+/** Canonical events as they are: one frame per event, named by its type. */
+const nativeEncoder: StreamEncoder = {
+  event: (event) => [createFrame(event, event.type)],
+  error: (error) => [createFrame({ type: 'error', error }, 'error')],
+  started: true,
+};
 
 /** Serves one native stream; the client's disconnect cancels the upstream call. */
 export async function serveNativeStream(
@@ -28,33 +35,19 @@ export async function serveNativeStream(
     once: true,
   });
   const turn = state.switchyard.stream(body as RouteRequest, { signal: controller.signal });
-  const iterator = turn[Symbol.asyncIterator]();
-  const stream = new ReadableStream<Uint8Array>(
-    {
-      async pull(output) {
-        try {
-          const next = await iterator.next();
-          if (next.done === true) {
-            output.close();
-            return;
-          }
-          output.enqueue(encoder.encode(serializeFrame(createFrame(next.value, next.value.type))));
-        } catch (error) {
-          const wire = toWireError(error);
-          output.enqueue(
-            encoder.encode(serializeFrame(createFrame({ type: 'error', error: wire }, 'error'))),
-          );
-          output.close();
-        }
-      },
-      async cancel() {
-        controller.abort(new Error('client disconnected'));
-        await iterator.return?.();
-      },
-    },
-    { highWaterMark: 0 },
-  );
-  return new Response(stream, {
+  const pump = createBodyPump({
+    iterator: turn[Symbol.asyncIterator](),
+    onEvent: (event) => nativeEncoder.event(event),
+    framer: createFramer(false),
+    streamEncoder: nativeEncoder,
+    controller,
+    finish: () => {},
+    onCancel: () => {},
+    onError: () => {},
+    first: [],
+    done: false,
+  });
+  return new Response(webBody(pump, ''), {
     headers: {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',

@@ -41,7 +41,7 @@ export interface GatewayOptions {
   observers?: Observer[];
   /** Where `key_env` variables are read (default `process.env`). */
   env?: Record<string, string | undefined>;
-  /** Receives one access-log line per request (default: JSON lines on stdout when `access_log` is on). */
+  /** Receives one access-log line per request (default: JSON lines on stdout; none with `access_log: false`). */
   accessLog?: (line: Record<string, unknown>) => void;
 }
 
@@ -129,9 +129,9 @@ function openTelemetryObserver(): Observer {
 function accessLogOf(
   options: GatewayOptions,
   gateway: GatewayConfig,
-): (line: Record<string, unknown>) => void {
+): ((line: Record<string, unknown>) => void) | undefined {
+  if (gateway.access_log === false) return undefined;
   if (options.accessLog !== undefined) return options.accessLog;
-  if (gateway.access_log === false) return () => {};
   return (line) => process.stdout.write(`${JSON.stringify(line)}\n`);
 }
 

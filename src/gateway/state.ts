@@ -19,7 +19,8 @@ export interface GatewayState {
   logger: Logger;
   /** Request bodies above this many bytes are refused with 413. */
   bodyLimit: number;
-  accessLog(line: Record<string, unknown>): void;
+  /** Undefined when the access log is off (`gateway.access_log: false`): no line is built. */
+  accessLog: ((line: Record<string, unknown>) => void) | undefined;
   /** The upstream calls in flight (cancelled at the end of a graceful shutdown). */
   calls: Set<AbortController>;
   /** False once shutdown began: `/readyz` fails and new requests get 503. */

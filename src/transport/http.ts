@@ -284,14 +284,25 @@ export class HttpClient {
     }
   }
 
-  private async fetchOnce(url: string, init: RequestInit, timers: CallTimers): Promise<HttpResponse> {
+  /** One request. Not `async`: once the transport is loaded, the dispatch's own promise is returned (no extra hop). */
+  private fetchOnce(url: string, init: RequestInit, timers: CallTimers): Promise<HttpResponse> {
     if (this.fetchFunction !== undefined) {
       // A custom fetch gives no hook for "on the wire": its first-byte timer starts now.
       timers.requestSent();
       return this.fetchFunction(url, init);
     }
     const pending = this.defaultTransport();
-    const { agent, dispatch } = pending instanceof Promise ? await pending : pending;
+    if (pending instanceof Promise)
+      return pending.then((transport) => this.dispatchWith(transport, url, init, timers));
+    return this.dispatchWith(pending, url, init, timers);
+  }
+
+  private dispatchWith(
+    { agent, dispatch }: DefaultTransport,
+    url: string,
+    init: RequestInit,
+    timers: CallTimers,
+  ): Promise<HttpResponse> {
     return dispatch(agent, url, {
       method: init.method as string,
       headers: init.headers as Record<string, string>,

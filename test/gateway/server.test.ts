@@ -66,6 +66,25 @@ describe('limits and refusals', () => {
     expect(response.status).toBe(413);
   });
 
+  it('a chunked body (no declared length) is counted as it arrives: 413 above the limit, served below it', async () => {
+    const chunked = (text: string) =>
+      fetch(`${harness.server.url}/v1/chat/completions`, {
+        method: 'POST',
+        body: new ReadableStream({
+          start(controller) {
+            for (let at = 0; at < text.length; at += 1000)
+              controller.enqueue(new TextEncoder().encode(text.slice(at, at + 1000)));
+            controller.close();
+          },
+        }),
+        duplex: 'half',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer ops-key-2' },
+      } as RequestInit);
+    expect((await chunked(chatBody({ padding: 'x'.repeat(5000) }))).status).toBe(413);
+    harness.emulator.enqueue(hello());
+    expect((await chunked(chatBody())).status).toBe(200);
+  });
+
   it.each([
     ['n', { n: 2 }],
     ['logprobs', { logprobs: true }],
@@ -156,6 +175,19 @@ describe('operations', () => {
     expect(metrics).toContain('switchyard_gateway_requests_total');
     expect(metrics).toContain('switchyard_gateway_in_flight_requests');
     expect(metrics).toContain('switchyard_gateway_circuit_state');
+  });
+
+  it('metrics label the canonical model id; names the registry does not know share one `unknown` series', async () => {
+    harness.emulator.enqueue(hello());
+    expect((await post('/v1/chat/completions', chatBody())).status).toBe(200);
+    for (const name of ['made-up-1', 'made-up-2'])
+      expect((await post('/v1/chat/completions', chatBody({ model: name }))).status).toBe(404);
+    const metrics = await (await fetch(`${harness.server.url}/metrics`)).text();
+    expect(metrics).toMatch(
+      /requests_total\{protocol="openai-chat",model="openai:gpt-5-mini",status="200"\} \d/,
+    );
+    expect(metrics).toMatch(/requests_total\{protocol="openai-chat",model="unknown",status="404"\} [2-9]/);
+    expect(metrics).not.toContain('made-up');
   });
 
   it('x-request-id is echoed (or generated), x-switchyard-overhead-ms is on every non-streamed reply, the access log has no content', async () => {

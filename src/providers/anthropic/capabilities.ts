@@ -2,6 +2,7 @@
 import type { Capabilities } from '../../core/capabilities.ts';
 import { withCatalog } from '../../core/catalog.ts';
 import { lastMatchingRow } from '../../core/glob.ts';
+import { LruCache } from '../../core/lru.ts';
 import { catalog } from '../catalog/anthropic.generated.ts';
 
 /**
@@ -247,10 +248,18 @@ const familyRows: Readonly<Record<string, ModelProfile>> = {
   ...named('claude-fable', profiles.fable),
 };
 
+/** Profiles by model name: a call reads its model's twice (capabilities, request), each a walk of every glob row. */
+const profileCache = new LruCache<string, ModelProfile>(256);
+
 /** The profile of a model wire name (an `anthropic.` / `anthropic:` / `anthropic/` prefix accepted). */
 export function modelProfile(model: string): ModelProfile {
-  const name = model.toLowerCase().replace(/^anthropic[.:/]/, '');
-  return lastMatchingRow(familyRows, name) ?? profiles.unknown;
+  let profile = profileCache.get(model);
+  if (profile === undefined) {
+    const name = model.toLowerCase().replace(/^anthropic[.:/]/, '');
+    profile = lastMatchingRow(familyRows, name) ?? profiles.unknown;
+    profileCache.set(model, profile);
+  }
+  return profile;
 }
 
 /** What `model` supports as served by this adapter: its family row, with the catalog row's limits. */

@@ -88,16 +88,37 @@ export function setup(
   return { request: checked, requestId, context, call, startedAt: performance.now() };
 }
 
-export async function prepareCall(
+/**
+ * Builds the call's wire request, after the provider's `prepare` (a cache, an upload) if it has
+ * one: then a promise; without one the request is built at once and undefined is returned (no
+ * await on the hot path). Throws (or rejects) as the build does.
+ */
+export function prepareCall(
   runtime: HttpRuntime,
   request: CanonicalRequest,
   callSetup: CallSetup,
   signal: AbortSignal,
   callHeaders?: Record<string, string>,
-) {
+): Promise<void> | undefined {
+  const { definition } = runtime;
+  if (definition.prepare === undefined) {
+    if (signal.aborted) throw toTransportError(signal.reason, callSetup.call, signal);
+    buildCall(runtime, request, callSetup, callHeaders);
+    return undefined;
+  }
+  return definition.prepare(request, callSetup.context).then(() => {
+    if (signal.aborted) throw toTransportError(signal.reason, callSetup.call, signal);
+    buildCall(runtime, request, callSetup, callHeaders);
+  });
+}
+
+function buildCall(
+  runtime: HttpRuntime,
+  request: CanonicalRequest,
+  callSetup: CallSetup,
+  callHeaders: Record<string, string> | undefined,
+): void {
   const { definition, baseURL } = runtime;
-  await definition.prepare?.(request, callSetup.context);
-  if (signal.aborted) throw toTransportError(signal.reason, callSetup.call, signal);
   const wire = definition.buildRequest(request, callSetup.context);
   // A request's own endpoint applies unless the user (option or variable) chose the endpoint.
   const base =

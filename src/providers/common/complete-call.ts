@@ -79,6 +79,7 @@ export async function completeCall(
     stopDeadline();
     unregister();
     // A call without a session: nobody can reuse what it created provider-side.
-    if (callOptions.session === undefined) await endSession(runtime, callSetup.context.session);
+    if (callOptions.session === undefined && definition.endSession !== undefined)
+      await endSession(runtime, callSetup.context.session);
   }
 }

@@ -38,12 +38,23 @@ async function authorized(
  * Sends one attempt. With refreshable credentials, a 401/403 answer is retried once with fresh
  * ones (an expired token); a second refusal is the provider's `auth` error.
  */
-export async function sendAuthorized(
+export function sendAuthorized(
   runtime: HttpRuntime,
   call: HttpCall,
   controller: AbortController,
   timers: CallTimers,
-) {
+): Promise<HttpResponse> {
+  // Without per-attempt credentials the call goes as it is: the transport's promise, no extra hop.
+  if (runtime.definition.authorize === undefined) return runtime.http.send(call, controller, timers);
+  return sendWithCredentials(runtime, call, controller, timers);
+}
+
+async function sendWithCredentials(
+  runtime: HttpRuntime,
+  call: HttpCall,
+  controller: AbortController,
+  timers: CallTimers,
+): Promise<HttpResponse> {
   const { http } = runtime;
   const first = await authorized(runtime, call, false);
   const response = await http.send(first.call, controller, timers);

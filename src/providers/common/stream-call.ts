@@ -89,7 +89,14 @@ async function runStream(
   try {
     const callSetup = setup(runtime, request, callOptions, true, controller.signal, wire);
     implicitSession = callOptions.session === undefined ? callSetup.context.session : undefined;
-    await prepareCall(runtime, callSetup.request, callSetup, controller.signal, callOptions.headers);
+    const preparing = prepareCall(
+      runtime,
+      callSetup.request,
+      callSetup,
+      controller.signal,
+      callOptions.headers,
+    );
+    if (preparing !== undefined) await preparing;
     await withRetries(
       async () => {
         builder = new StreamBuilder(builderContext, sink);
@@ -121,8 +128,10 @@ async function runStream(
   } finally {
     stopDeadline();
     unregister();
-    // The `finish` event is out; the stream ends once a session-less call's provider state is gone.
-    if (implicitSession !== undefined) await endSession(runtime, implicitSession);
+    // The `finish` event is out; the stream ends once a session-less call's provider state is gone
+    // (only providers with provider-side state have any to release: no await for the others).
+    if (implicitSession !== undefined && definition.endSession !== undefined)
+      await endSession(runtime, implicitSession);
   }
   settle();
 }

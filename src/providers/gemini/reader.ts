@@ -19,6 +19,7 @@ import {
 import { hashId } from '../../core/tool-id-map.ts';
 import { preparedCall } from './cache.ts';
 import { generatedIdPrefix, signatureMetadataKey, signatureOffsetMetadataKey } from './messages.ts';
+import type { DeltaScanner } from './delta-scanner.ts';
 import { invalidArguments, PartialArguments } from './partial-arguments.ts';
 import { convertUsage, hasUsageCounts, mapFinishReason } from './response.ts';
 
@@ -79,8 +80,11 @@ export class ResponseReader {
   private readonly lastCounts: Array<number | undefined> = [];
   /** The last usage emitted. */
   private lastUsage: Usage | undefined;
-  /** The newest counts not yet emitted (Gemini sends growing counts on every chunk). */
-  private pendingUsage: GeminiUsageMetadata | undefined;
+  /**
+   * The newest counts not yet emitted (Gemini sends growing counts on every chunk); from a scanned
+   * chunk, their JSON text, parsed only if they are still the newest when emitted.
+   */
+  private pendingUsage: GeminiUsageMetadata | string | undefined;
   private started = false;
 
   constructor(context: ProviderContext, builder: StreamBuilder) {
@@ -122,12 +126,25 @@ export class ResponseReader {
   }
 
   /**
+   * Reads a chunk the stream's {@link DeltaScanner} took, as `read` would read the same chunk
+   * parsed: its one text or thought piece, then its usage. False before the message started (the
+   * first content chunk goes through `read`, which starts it); the caller then parses the chunk.
+   */
+  readScanned(scanner: DeltaScanner): boolean {
+    if (!this.started) return false;
+    if (scanner.responseId !== undefined) this.responseId ??= scanner.responseId;
+    this.onText(scanner.thought ? 'reasoning' : 'text', scanner.text, undefined);
+    if (scanner.usage !== undefined) this.queueUsage(scanner.usage);
+    return true;
+  }
+
+  /**
    * The first counts are emitted at once (the input side is known early and survives a cut
    * stream); later ones only at the end, so a 20,000-chunk stream emits two usage events, not
    * 20,000. `flushUsage()` emits what is pending.
    */
-  private queueUsage(usage: GeminiUsageMetadata): void {
-    if (this.lastUsage === undefined) this.readUsage(usage);
+  private queueUsage(usage: GeminiUsageMetadata | string): void {
+    if (this.lastUsage === undefined) this.readUsage(usageOf(usage));
     else this.pendingUsage = usage;
   }
 
@@ -135,7 +152,7 @@ export class ResponseReader {
   flushUsage(): void {
     const pending = this.pendingUsage;
     this.pendingUsage = undefined;
-    if (pending !== undefined) this.readUsage(pending);
+    if (pending !== undefined) this.readUsage(usageOf(pending));
   }
 
   /** Closes what is open and sets the finish reason (the runtime then calls `builder.finish()`). */
@@ -371,6 +388,11 @@ export class ResponseReader {
     }
     this.builder.end(call.key, { input: call.arguments.input, signature: call.signature });
   }
+}
+
+/** Usage as read, or from the JSON text a scan kept (an object by the scan's construction). */
+function usageOf(usage: GeminiUsageMetadata | string): GeminiUsageMetadata {
+  return typeof usage === 'string' ? (JSON.parse(usage) as GeminiUsageMetadata) : usage;
 }
 
 function carriesContent(chunk: GeminiResponse): boolean {

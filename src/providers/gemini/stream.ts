@@ -3,6 +3,7 @@ import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext, StreamParser } from '../common/definition.ts';
 import { createTruncatedError } from '../common/errors.ts';
 import { type GeminiResponse } from './api.ts';
+import { DeltaScanner } from './delta-scanner.ts';
 import { convertErrorBody } from './errors.ts';
 import { ResponseReader } from './reader.ts';
 import { isJsonObject } from '../../core/json.ts';
@@ -17,9 +18,13 @@ import { isJsonObject } from '../../core/json.ts';
  */
 export function createStreamParser(context: ProviderContext, builder: StreamBuilder): StreamParser {
   const reader = new ResponseReader(context, builder);
+  const scanner = new DeltaScanner();
   return {
     onEvent(_event, data) {
       if (data === '' || data === '[DONE]') return;
+      // Hot path: text and thought chunks of Gemini's exact shape are read in place (DeltaScanner);
+      // every other chunk, and any the scanner does not take, goes to JSON.parse.
+      if (scanner.scan(data) && reader.readScanned(scanner)) return;
       const chunk: unknown = JSON.parse(data);
       const error = convertErrorBody(chunk);
       if (error !== undefined) context.fail(error, error.status);

@@ -1,0 +1,154 @@
+/**
+ * A streamed reply's body: pulled by the client's reads, so a slow client pauses the upstream. Each
+ * read takes every event the upstream has already delivered — frames that arrived in one upstream
+ * chunk leave in one write (one syscall, not one per token) — and waits for more only when none is
+ * ready. A failure after content is the protocol's in-band error; a client that goes away cancels
+ * the upstream call.
+ */
+import { serializeFrame } from '../codecs/frames.ts';
+import type { StreamEncoder, WireFrame } from '../codecs/types.ts';
+import type { StreamEvent } from '../core/events.ts';
+import { toWireError } from './errors.ts';
+
+/** Frames to text: SSE, or the items of one JSON array (Gemini without `alt=sse`). */
+export interface Framer {
+  text(frames: WireFrame[]): string;
+  end(): string;
+}
+
+export function createFramer(jsonArray: boolean): Framer {
+  let count = 0;
+  return {
+    text(frames) {
+      let text = '';
+      for (const frame of frames) {
+        if (!jsonArray) text += serializeFrame(frame);
+        else text += `${count++ === 0 ? '[' : ',\r\n'}${'raw' in frame ? frame.raw : frame.data}`;
+      }
+      return text;
+    },
+    end: () => (!jsonArray ? '' : count === 0 ? '[]' : ']'),
+  };
+}
+
+export interface BodyParts {
+  iterator: AsyncIterator<StreamEvent>;
+  /** The frames of one event (may wait on the state store at the finish). */
+  onEvent(event: StreamEvent): WireFrame[] | Promise<WireFrame[]>;
+  framer: Framer;
+  streamEncoder: StreamEncoder;
+  controller: AbortController;
+  /** Called once when the body ends, fails or is cancelled. */
+  finish(): void;
+  /** Called when the client goes away before the end. */
+  onCancel(): void;
+  /** A failure after content: its class and status for the access log. */
+  onError(errorClass: string, status: number): void;
+  /** Frames already produced (the held-back preamble and first content). */
+  first: WireFrame[];
+  done: boolean;
+}
+
+const tick = Symbol('tick');
+/** A read returns once it holds this much text, however much more is ready (bounded memory and latency). */
+const maxChunk = 64 * 1024;
+type Tick = typeof tick;
+
+/** The body's text, one chunk per read; undefined once it has ended. */
+export interface BodyPump {
+  /** Every frame ready now (waiting for one when none is); undefined once the body has ended. */
+  read(): Promise<string | undefined>;
+  /** True once the last frame has been read. */
+  readonly ended: boolean;
+  cancel(): Promise<void>;
+}
+
+export function createBodyPump(parts: BodyParts): BodyPump {
+  const { iterator, onEvent, framer, streamEncoder, controller } = parts;
+  let ended = parts.done;
+  let held: string | undefined = framer.text(parts.first) + (parts.done ? framer.end() : '');
+  let pending: Promise<IteratorResult<StreamEvent>> | undefined;
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    parts.finish();
+  };
+  if (ended) finish();
+  return {
+    get ended() {
+      return ended && held === undefined;
+    },
+    async read() {
+      let text = held ?? '';
+      held = undefined;
+      if (ended) return text === '' ? undefined : text;
+      // Resolves after the I/O callbacks of this loop turn: an event not ready by then waits for the next read.
+      let later: Promise<Tick> | undefined;
+      try {
+        for (;;) {
+          const next = pending ?? iterator.next();
+          pending = undefined;
+          let result: IteratorResult<StreamEvent> | Tick;
+          if (text === '') result = await next;
+          else {
+            later ??= new Promise<Tick>((resolve) => setImmediate(resolve, tick));
+            result = await Promise.race([next, later]);
+            if (result === tick) {
+              pending = next;
+              return text;
+            }
+          }
+          if (result.done === true) {
+            ended = true;
+            finish();
+            return text + framer.end();
+          }
+          const frames = await onEvent(result.value);
+          if (frames.length > 0) text += framer.text(frames);
+          if (text.length >= maxChunk) return text;
+        }
+      } catch (error) {
+        ended = true;
+        const wire = toWireError(error);
+        parts.onError(wire.errorClass, wire.status);
+        if (!controller.signal.aborted) text += framer.text(streamEncoder.error(wire));
+        finish();
+        return text + framer.end();
+      }
+    },
+    async cancel() {
+      if (ended) return;
+      ended = true;
+      controller.abort(new Error('client disconnected'));
+      parts.onCancel();
+      finish();
+      await iterator.return?.();
+    },
+  };
+}
+
+const encoder = new TextEncoder();
+
+/** The pump as a web stream, starting with text already read from it. */
+export function webBody(pump: BodyPump, head: string): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>(
+    {
+      start(stream) {
+        if (head !== '') stream.enqueue(encoder.encode(head));
+      },
+      // A pull that enqueues nothing is not called again: read until there is text or the end.
+      async pull(stream) {
+        for (;;) {
+          const text = await pump.read();
+          if (text === undefined) return stream.close();
+          if (text === '') continue;
+          stream.enqueue(encoder.encode(text));
+          return;
+        }
+      },
+      cancel: () => pump.cancel(),
+    },
+    { highWaterMark: 0 },
+  );
+}
