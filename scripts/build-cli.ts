@@ -70,6 +70,8 @@ const bundle = await rolldown({
   cwd: root,
   input: { main: join(root, 'src/cli/main.ts') },
   platform: 'node',
+  // The package's floor (`engines`): nothing in the bundle needs a newer Node.
+  transform: { target: 'node22' },
   external: (id) => id.startsWith('node:') || external.has(packageOf(id)),
   plugins: [lazyRequires],
   logLevel: 'warn',
