@@ -1,9 +1,18 @@
 /** The zod-free check of everyday requests gives exactly what zod gives, and leaves everything else to zod. */
 import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
 import { seededRandom } from '../../test/support/scanner-oracle.ts';
+import { createSession } from './adapter.ts';
 import type { CanonicalRequest } from './request.ts';
 import { plainRequest } from './request-fast-path.ts';
-import { requestSchema, validateRequest } from './request-schema.ts';
+import {
+  callOptionsSchema,
+  isRoutableModelName,
+  requestSchema,
+  routeRequestSchema,
+  validateCallOptions,
+  validateRequest,
+} from './request-schema.ts';
 import { parseWithSchema } from './transcript-schema.ts';
 
 type Pick = <Value>(list: readonly Value[]) => Value;
@@ -134,7 +143,18 @@ function randomRequest(next: () => number): unknown {
   const pick: Pick = (list) =>
     (next() < 0.8 ? list[0] : list[Math.floor(next() * list.length)]) as (typeof list)[number];
   const request: Record<string, unknown> = {
-    model: pick(['gpt-5', 'anthropic:claude-sonnet-4-5', 'gemini-3-flash-preview', ' padded ', '', 5]),
+    model: pick([
+      'gpt-5',
+      'anthropic:claude-sonnet-4-5',
+      'gemini-3-flash-preview',
+      ' padded ',
+      '',
+      '  ',
+      5,
+      'claude-*',
+      'bad\u0001name',
+      'x'.repeat(513),
+    ]),
     transcript: Array.from({ length: Math.floor(next() * 4) }, () => randomItem(pick, next)),
     maxOutputTokens: pick([1, 8192, 8192, 0, -1, 1.5, 2 ** 53, '5', absent]),
   };
@@ -186,31 +206,63 @@ function randomRequest(next: () => number): unknown {
   return request;
 }
 
+/** Runs generated requests through the fast path and zod; returns how many each side took. */
+function compareWithZod(schema: z.ZodType<unknown>, fastPath: (input: unknown) => unknown, seed: number) {
+  const next = seededRandom(seed);
+  let taken = 0;
+  let refusedByZod = 0;
+  let leftToZod = 0;
+  for (let round = 0; round < 5000; round++) {
+    const input = randomRequest(next);
+    const zod = parseWithSchema(schema, input);
+    const fast = fastPath(input);
+    if (!zod.ok) refusedByZod++;
+    if (fast === undefined) {
+      if (zod.ok) leftToZod++;
+      continue;
+    }
+    taken++;
+    expect(zod.ok, JSON.stringify(input)).toBe(true);
+    if (!zod.ok) continue;
+    expect(fast).toStrictEqual(zod.value);
+    expect(JSON.stringify(fast)).toBe(JSON.stringify(zod.value));
+  }
+  // The generator reaches every side: taken, refused, and valid but left to zod.
+  expect(taken).toBeGreaterThan(800);
+  expect(refusedByZod).toBeGreaterThan(2000);
+  expect(leftToZod).toBeGreaterThan(100);
+}
+
 describe('plainRequest against zod', () => {
   it('never takes a request zod refuses, and gives exactly what zod gives (keys in order) whenever it takes one', () => {
-    const next = seededRandom(20261126);
-    let taken = 0;
-    let refusedByZod = 0;
-    let leftToZod = 0;
-    for (let round = 0; round < 6000; round++) {
-      const input = randomRequest(next);
-      const zod = parseWithSchema(requestSchema, input);
-      const fast = plainRequest(input);
-      if (!zod.ok) refusedByZod++;
-      if (fast === undefined) {
-        if (zod.ok) leftToZod++;
-        continue;
-      }
-      taken++;
-      expect(zod.ok, JSON.stringify(input)).toBe(true);
-      if (!zod.ok) continue;
-      expect(fast).toStrictEqual(zod.value);
-      expect(JSON.stringify(fast)).toBe(JSON.stringify(zod.value));
+    compareWithZod(requestSchema as z.ZodType<unknown>, (input) => plainRequest(input), 20261126);
+  });
+
+  it('the front door’s request (model-name rules, optional output limit): the same against routeRequestSchema', () => {
+    compareWithZod(routeRequestSchema, (input) => plainRequest(input, isRoutableModelName), 20261127);
+  });
+
+  it('call options: accepted exactly when zod accepts them', () => {
+    const next = seededRandom(20261128);
+    const pick: Pick = (list) => list[Math.floor(next() * list.length)] as (typeof list)[number];
+    const values: Record<string, unknown[]> = {
+      signal: [new AbortController().signal, undefined, {}, 'signal'],
+      session: [createSession(), undefined, { id: 's' }, { id: 1, state: new Map() }, null],
+      onRetry: [() => {}, undefined, 'retry'],
+      retryGate: [{ allow: () => true }, undefined, { allow: 1 }, null],
+      headers: [undefined, { 'x-a': 'b' }, { 'x-a': 1 }, 'h'],
+      extra: [1, undefined],
+    };
+    let accepted = 0;
+    for (let round = 0; round < 2000; round++) {
+      const options: Record<string, unknown> = {};
+      for (const [key, choices] of Object.entries(values)) if (next() < 0.5) options[key] = pick(choices);
+      const input = next() < 0.05 ? pick([null, 5, [], 'options']) : options;
+      const ok = validateCallOptions(input).ok;
+      expect(ok, String(Object.keys(options))).toBe(callOptionsSchema.safeParse(input).success);
+      if (ok) accepted++;
     }
-    // The generator reaches every side: taken, refused, and valid but left to zod.
-    expect(taken).toBeGreaterThan(1000);
-    expect(refusedByZod).toBeGreaterThan(3000);
-    expect(leftToZod).toBeGreaterThan(150);
+    expect(accepted).toBeGreaterThan(200);
   });
 
   it('copies what zod copies and keeps the caller’s JSON values as they are', () => {

@@ -81,21 +81,29 @@ export const requestSchema = z.strictObject(requestShape) as unknown as z.ZodTyp
 /** Longest model name the front door takes (the longest real ids, Bedrock ARNs, are ~200). */
 export const maxModelNameLength = 512;
 
+/** The rules of a front-door model name beyond being a string: each with the message naming it. */
+const modelNameRules: ReadonlyArray<readonly [(name: string) => boolean, string]> = [
+  [(name) => name.trim() !== '', 'model must be a non-empty string'],
+  [(name) => name.length <= maxModelNameLength, `model is longer than ${maxModelNameLength} characters`],
+  [(name) => !name.includes('*'), 'model cannot contain "*" (globs belong in the config)'],
+  // eslint-disable-next-line no-control-regex
+  [(name) => !/[\u0000-\u001f\u007f]/.test(name), 'model cannot contain control characters'],
+];
+
+/** True when `name` passes every rule of {@link modelNameSchema}. */
+export const isRoutableModelName = (name: string) => modelNameRules.every(([rule]) => rule(name));
+
 /**
  * A model name at the front door: an alias, `provider:name` or a bare name — never a glob (`*`
  * belongs to the config; a name with it would be sent to the provider as is), never control
  * characters, at most {@link maxModelNameLength} characters.
  */
-export const modelNameSchema = z
-  .string({ error: 'model must be a string (an alias, provider:name or a bare model name)' })
-  .refine((name) => name.trim() !== '', 'model must be a non-empty string')
-  .refine(
-    (name) => name.length <= maxModelNameLength,
-    `model is longer than ${maxModelNameLength} characters`,
-  )
-  .refine((name) => !name.includes('*'), 'model cannot contain "*" (globs belong in the config)')
-  // eslint-disable-next-line no-control-regex
-  .refine((name) => !/[\u0000-\u001f\u007f]/.test(name), 'model cannot contain control characters');
+export const modelNameSchema = modelNameRules.reduce(
+  (schema, [rule, message]) => schema.refine(rule, message),
+  z.string({
+    error: 'model must be a string (an alias, provider:name or a bare model name)',
+  }) as z.ZodType<string>,
+);
 
 /**
  * The routed request (the front door's, once `output` is split off and `tool()` objects are reduced
@@ -123,6 +131,8 @@ export function validateRequest(input: unknown): ParseResult<CanonicalRequest> {
 
 /** {@link validateRequest} for the front door's request ({@link routeRequestSchema}). Never throws. */
 export function validateRouteRequest(input: unknown): ParseResult<z.infer<typeof routeRequestSchema>> {
+  const plain = plainRequest(input, isRoutableModelName) as z.infer<typeof routeRequestSchema> | undefined;
+  if (plain !== undefined) return withPairedTools({ ok: true, value: plain });
   return validateWith(routeRequestSchema, input);
 }
 
@@ -183,36 +193,52 @@ function withPairedTools<Value extends { transcript: CanonicalRequest['transcrip
 const isAbortSignal = (value: unknown): value is AbortSignal =>
   typeof AbortSignal !== 'undefined' && value instanceof AbortSignal;
 
-const callOptionsSchema = z
+const isSession = (value: unknown): value is NonNullable<CallOptions['session']> =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as { id?: unknown }).id === 'string' &&
+  (value as { state?: unknown }).state instanceof Map;
+const isRetryGate = (value: unknown): value is NonNullable<CallOptions['retryGate']> =>
+  typeof value === 'object' && value !== null && typeof (value as { allow?: unknown }).allow === 'function';
+const isFunction = (value: unknown): value is NonNullable<CallOptions['onRetry']> =>
+  typeof value === 'function';
+
+/** The zod schema of call options (loose: other members pass). */
+export const callOptionsSchema = z
   .object({
     signal: z.custom<AbortSignal>(isAbortSignal, 'signal must be an AbortSignal').optional(),
-    session: z
-      .custom<NonNullable<CallOptions['session']>>(
-        (value) =>
-          typeof value === 'object' &&
-          value !== null &&
-          typeof (value as { id?: unknown }).id === 'string' &&
-          (value as { state?: unknown }).state instanceof Map,
-        'session must come from startSession() or createSession()',
-      )
-      .optional(),
-    onRetry: z.custom<NonNullable<CallOptions['onRetry']>>((value) => typeof value === 'function').optional(),
-    retryGate: z
-      .custom<NonNullable<CallOptions['retryGate']>>(
-        (value) =>
-          typeof value === 'object' &&
-          value !== null &&
-          typeof (value as { allow?: unknown }).allow === 'function',
-        'retryGate must have an allow function',
-      )
-      .optional(),
+    session: z.custom(isSession, 'session must come from startSession() or createSession()').optional(),
+    onRetry: z.custom(isFunction).optional(),
+    retryGate: z.custom(isRetryGate, 'retryGate must have an allow function').optional(),
     headers: z.record(z.string(), z.string()).optional(),
   })
   .loose();
 
+/**
+ * The schema's checks by hand, for options without `headers` (the router's: signal, session,
+ * retry hooks): true when zod would accept `input`; false leaves it to zod, which names the issues.
+ * The schema is loose and its value is `input` itself, so accepting is all there is to match.
+ */
+function plainCallOptions(input: unknown): boolean {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return false;
+  const options = input as Record<string, unknown>;
+  try {
+    return (
+      options.headers === undefined &&
+      (options.signal === undefined || isAbortSignal(options.signal)) &&
+      (options.session === undefined || isSession(options.session)) &&
+      (options.onRetry === undefined || isFunction(options.onRetry)) &&
+      (options.retryGate === undefined || isRetryGate(options.retryGate))
+    );
+  } catch {
+    return false;
+  }
+}
+
 /** Validates per-call options (`undefined` means none). Never throws. */
 export function validateCallOptions(input: unknown): ParseResult<CallOptions> {
   if (input === undefined) return { ok: true, value: {} };
+  if (plainCallOptions(input)) return { ok: true, value: input as CallOptions };
   const result = callOptionsSchema.safeParse(input);
   if (result.success) return { ok: true, value: input as CallOptions };
   return {
