@@ -3,10 +3,10 @@
  * the Switchyard gateway and through @portkey-ai/gateway 1.15.2 (bench/package.json pins its
  * @hono/node-server to 1.14.1: its issue #1389). Non-streamed and streamed (time to first byte and
  * to the end), sequential and at an evenly spaced fixed rate (500 and 1,000 requests/s); added
- * latency = contender − direct, p50 and p99; then the gateways' CPU per streamed token for a
- * cross-protocol stream (Anthropic client ← OpenAI upstream) and a same-protocol one, beside the parse
- * floor (decoding the upstream stream in-process: the least any proxy that reads it must spend); then
- * 1,000 concurrent streams through each gateway, every output checked exactly, and peak RSS.
+ * latency = contender − direct, p50 and p99; then the gateways' CPU per streamed call (10 tokens) and
+ * per extra token (the slope from 10 to 110 tokens) for a cross-protocol stream (Anthropic client ←
+ * OpenAI upstream) and a same-protocol one, beside the parse floor (decoding the upstream stream
+ * in-process: the least any proxy that reads it must spend); then 1,000 concurrent streams through each gateway, every output checked exactly, and peak RSS.
  * Run: `cd bench && npm install && node gateway-portkey.ts` (WARMUP, SEQUENTIAL, SECONDS, RATES, STREAMED,
  * CONCURRENT override the sizes).
  */
@@ -30,19 +30,20 @@ const sequential = Number(process.env.SEQUENTIAL ?? 1000);
 const seconds = Number(process.env.SECONDS ?? 2);
 const rates = (process.env.RATES ?? '500,1000').split(',').map(Number);
 const tokens = 10;
+const longTokens = 110;
 const concurrent = Number(process.env.CONCURRENT ?? 1000);
 const expectedText = Array.from({ length: tokens }, (_, index) => `word${index} `).join('');
 
 /** The mock upstream's two bodies, encoded once by the production Chat codec. */
-function upstreamBodies(): { whole: string; stream: string } {
-  const words = Array.from({ length: tokens }, (_, index) => `word${index} `);
+function upstreamBodies(count = tokens): { whole: string; stream: string } {
+  const words = Array.from({ length: count }, (_, index) => `word${index} `);
   const response: CanonicalResponse = {
     requestId: createRequestId(),
     model: 'gpt-4.1-mini',
     provider: 'openai',
     content: [{ type: 'text', text: words.join('') }],
     finishReason: 'completed',
-    usage: { input: 12, cacheRead: 0, cacheWrite: 0, output: tokens, reasoning: 0 },
+    usage: { input: 12, cacheRead: 0, cacheWrite: 0, output: count, reasoning: 0 },
     latencyMs: 0,
   };
   const codec = codecs['openai-chat'];
@@ -61,8 +62,10 @@ function upstreamBodies(): { whole: string; stream: string } {
   return { whole: JSON.stringify(codec.encodeResponse(response, { model: 'gpt-4.1-mini' })), stream };
 }
 
-async function startUpstream(): Promise<{ url: string; stream: string; close(): void }> {
+async function startUpstream(): Promise<{ url: string; stream: string; longStream: string; close(): void }> {
   const bodies = upstreamBodies();
+  // A request asking for 1,000 output tokens gets the long stream (the per-token CPU rows).
+  const long = upstreamBodies(longTokens);
   const server = createServer((incoming, outgoing) => {
     let text = '';
     incoming.setEncoding('utf8');
@@ -70,7 +73,8 @@ async function startUpstream(): Promise<{ url: string; stream: string; close(): 
     incoming.on('end', () => {
       const streamed = text.includes('"stream":true');
       outgoing.writeHead(200, { 'content-type': streamed ? 'text/event-stream' : 'application/json' });
-      outgoing.end(streamed ? bodies.stream : bodies.whole);
+      const chosen = /"max_(completion_)?tokens":1000\b/.test(text) ? long : bodies;
+      outgoing.end(streamed ? chosen.stream : chosen.whole);
     });
   });
   server.keepAliveTimeout = 60_000;
@@ -78,6 +82,7 @@ async function startUpstream(): Promise<{ url: string; stream: string; close(): 
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     stream: bodies.stream,
+    longStream: long.stream,
     close: () => server.close(),
   };
 }
@@ -351,20 +356,32 @@ async function main(): Promise<void> {
         messages: [{ role: 'user', content: 'Hello' }],
       }),
   };
+  // CPU per streamed call (10 tokens) and per extra token (the slope from 10 to 110 tokens), in rounds.
+  const longer = (target: Target): Target => ({
+    ...target,
+    body: (stream) => target.body(stream).replace('"max_tokens":64', '"max_tokens":1000'),
+  });
   for (const [label, target, child] of [
     ['switchyard chat←openai', targets[1]!, switchyard],
     ['switchyard anthropic←openai', cross, switchyard],
     ['portkey chat←openai', targets[2]!, portkey],
   ] as const) {
-    const before = cpuMicros(child.process.pid!);
-    for (let index = 0; index < streamed; index++) await call(target, true);
-    const used = cpuMicros(child.process.pid!) - before;
+    const used = [0, 0];
+    for (let round = 0; round < 4; round++)
+      for (const [index, each] of [target, longer(target)].entries()) {
+        const before = cpuMicros(child.process.pid!);
+        for (let step = 0; step < streamed / 4; step++) await call(each, true);
+        used[index]! += cpuMicros(child.process.pid!) - before;
+      }
+    const [short, long] = used.map((total) => total / streamed);
     console.log(
-      `${label.padEnd(30)} CPU ${(used / streamed).toFixed(0)} µs per streamed call, ${(used / streamed / tokens).toFixed(1)} µs per token (${tokens} tokens)`,
+      `${label.padEnd(30)} CPU ${short!.toFixed(0)} µs per streamed call (${tokens} tokens), ${((long! - short!) / (longTokens - tokens)).toFixed(1)} µs per extra token`,
     );
   }
+  const floorShort = parseFloor(upstream.stream);
+  const floorLong = parseFloor(upstream.longStream);
   console.log(
-    `parse floor (decode the upstream stream in-process) ${parseFloor(upstream.stream).toFixed(0)} µs per call`,
+    `parse floor (decode the upstream stream in-process) ${floorShort.toFixed(0)} µs per call (${tokens} tokens), ${((floorLong - floorShort) / (longTokens - tokens)).toFixed(2)} µs per extra token`,
   );
   for (const [label, target, child] of [
     ['switchyard', targets[1]!, switchyard],

@@ -272,15 +272,18 @@ const requestKeys = new Set([
   'reasoning',
 ]);
 
-function request(value: unknown, routeModel: ((name: string) => boolean) | undefined): Plain {
+/**
+ * `isModelName` given: the front door's request (`routeRequestSchema`), whose model is a name that
+ * rule accepts, as it is, and whose `maxOutputTokens` is optional.
+ */
+function request(value: unknown, isModelName?: (name: string) => boolean): Plain {
   const object = plainWith(value, requestKeys);
   const copy: Plain = {};
   const requestId = optional(object, 'requestId');
   if (requestId !== undefined) copy.requestId = string(requestId, 1);
-  const model = string(object.model, routeModel === undefined ? 1 : 0);
-  // The adapter's schema trims the model (a name that trimming would change is left to zod); the
-  // front door's takes it as it is when it passes the model-name rules.
-  if (routeModel === undefined ? model.trim() !== model : !routeModel(model)) decline();
+  const model = string(object.model, isModelName === undefined ? 1 : 0);
+  // zod trims the adapter request's model; a name that trimming would change is left to it.
+  if (isModelName === undefined ? model.trim() !== model : !isModelName(model)) decline();
   copy.model = model;
   copy.transcript = array(object.transcript, item);
   const tools = optional(object, 'tools');
@@ -292,9 +295,8 @@ function request(value: unknown, routeModel: ((name: string) => boolean) | undef
   const choice = optional(object, 'toolChoice');
   if (choice !== undefined) copy.toolChoice = toolChoice(choice);
   optionalBoolean(object, 'parallelToolCalls', copy);
-  // The front door's request may leave the output limit to the model's.
-  const limit = routeModel === undefined ? object.maxOutputTokens : optional(object, 'maxOutputTokens');
-  if (limit !== undefined || routeModel === undefined) copy.maxOutputTokens = integer(limit, 1);
+  const limit = isModelName === undefined ? object.maxOutputTokens : optional(object, 'maxOutputTokens');
+  if (limit !== undefined || isModelName === undefined) copy.maxOutputTokens = integer(limit, 1);
   const stops = optional(object, 'stopSequences');
   if (stops !== undefined) copy.stopSequences = array(stops, (entry) => string(entry));
   const temperature = optional(object, 'temperature');
@@ -311,18 +313,16 @@ function request(value: unknown, routeModel: ((name: string) => boolean) | undef
 /**
  * What `requestSchema` returns for `input` when `input` is a request of the everyday shape (see
  * the module comment), else `undefined` (zod then decides). Runs the same stack-safe shape check
- * first. The transcript's tool pairing is not checked here (the caller runs `checkTranscript` on
- * whichever value it gets). With `routeModel` (the front door's model-name rules), what
- * `routeRequestSchema` returns: the model taken as it is when it passes them, `maxOutputTokens`
- * optional.
+ * first; with `isModelName`, the same for `routeRequestSchema`. The transcript's tool pairing is not checked here (the caller runs `checkTranscript` on
+ * whichever value it gets).
  */
 export function plainRequest(
   input: unknown,
-  routeModel?: (name: string) => boolean,
+  isModelName?: (name: string) => boolean,
 ): CanonicalRequest | undefined {
   try {
     if (findShapeProblem(input) !== undefined) return undefined;
-    return request(input, routeModel) as unknown as CanonicalRequest;
+    return request(input, isModelName) as unknown as CanonicalRequest;
   } catch (error) {
     if (error === declined) return undefined;
     // A getter that throws, a Proxy trap: zod reports it as an issue.

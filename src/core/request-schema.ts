@@ -81,8 +81,12 @@ export const requestSchema = z.strictObject(requestShape) as unknown as z.ZodTyp
 /** Longest model name the front door takes (the longest real ids, Bedrock ARNs, are ~200). */
 export const maxModelNameLength = 512;
 
-/** The rules of a front-door model name beyond being a string: each with the message naming it. */
-const modelNameRules: ReadonlyArray<readonly [(name: string) => boolean, string]> = [
+/**
+ * A model name at the front door: an alias, `provider:name` or a bare name — never a glob (`*`
+ * belongs to the config; a name with it would be sent to the provider as is), never control
+ * characters, at most {@link maxModelNameLength} characters.
+ */
+const modelNameRules: Array<[(name: string) => boolean, string]> = [
   [(name) => name.trim() !== '', 'model must be a non-empty string'],
   [(name) => name.length <= maxModelNameLength, `model is longer than ${maxModelNameLength} characters`],
   [(name) => !name.includes('*'), 'model cannot contain "*" (globs belong in the config)'],
@@ -90,19 +94,12 @@ const modelNameRules: ReadonlyArray<readonly [(name: string) => boolean, string]
   [(name) => !/[\u0000-\u001f\u007f]/.test(name), 'model cannot contain control characters'],
 ];
 
-/** True when `name` passes every rule of {@link modelNameSchema}. */
-export const isRoutableModelName = (name: string) => modelNameRules.every(([rule]) => rule(name));
+/** Whether a string passes {@link modelNameSchema} (the same rules, for the zod-free fast path). */
+export const isModelName = (name: string): boolean => modelNameRules.every(([rule]) => rule(name));
 
-/**
- * A model name at the front door: an alias, `provider:name` or a bare name — never a glob (`*`
- * belongs to the config; a name with it would be sent to the provider as is), never control
- * characters, at most {@link maxModelNameLength} characters.
- */
-export const modelNameSchema = modelNameRules.reduce(
+export const modelNameSchema = modelNameRules.reduce<z.ZodType<string>>(
   (schema, [rule, message]) => schema.refine(rule, message),
-  z.string({
-    error: 'model must be a string (an alias, provider:name or a bare model name)',
-  }) as z.ZodType<string>,
+  z.string({ error: 'model must be a string (an alias, provider:name or a bare model name)' }),
 );
 
 /**
@@ -131,7 +128,7 @@ export function validateRequest(input: unknown): ParseResult<CanonicalRequest> {
 
 /** {@link validateRequest} for the front door's request ({@link routeRequestSchema}). Never throws. */
 export function validateRouteRequest(input: unknown): ParseResult<z.infer<typeof routeRequestSchema>> {
-  const plain = plainRequest(input, isRoutableModelName) as z.infer<typeof routeRequestSchema> | undefined;
+  const plain = plainRequest(input, isModelName) as z.infer<typeof routeRequestSchema> | undefined;
   if (plain !== undefined) return withPairedTools({ ok: true, value: plain });
   return validateWith(routeRequestSchema, input);
 }

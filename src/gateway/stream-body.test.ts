@@ -73,6 +73,19 @@ describe('the streamed body', () => {
     expect(calls.finish).toBe(1);
   });
 
+  it('a read holds at most about 64 KiB: a long burst leaves in several reads, nothing lost', async () => {
+    const source = upstream();
+    const { pump } = pumpOver(source);
+    const word = 'x'.repeat(1000);
+    for (let index = 0; index < 200; index++) source.event(delta(word));
+    source.end();
+    const reads: string[] = [];
+    for (let text = await pump.read(); text !== undefined; text = await pump.read()) reads.push(text);
+    expect(reads.length).toBeGreaterThan(2);
+    for (const text of reads) expect(text.length).toBeLessThan(64 * 1024 + 1100);
+    expect(reads.join('')).toBe(`data: first\n\n${`data: ${word}\n\n`.repeat(200)}`);
+  });
+
   it('does not wait for an event that is not ready: what is there goes now, the rest with the next read', async () => {
     const source = upstream();
     const { pump } = pumpOver(source);

@@ -50,6 +50,8 @@ export interface BodyParts {
 }
 
 const tick = Symbol('tick');
+/** A read returns once it holds this much text, however much more is ready (bounded memory and latency). */
+const maxChunk = 64 * 1024;
 type Tick = typeof tick;
 
 /** The body's text, one chunk per read; undefined once it has ended. */
@@ -104,6 +106,7 @@ export function createBodyPump(parts: BodyParts): BodyPump {
           }
           const frames = await onEvent(result.value);
           if (frames.length > 0) text += framer.text(frames);
+          if (text.length >= maxChunk) return text;
         }
       } catch (error) {
         ended = true;

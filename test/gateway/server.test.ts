@@ -66,6 +66,25 @@ describe('limits and refusals', () => {
     expect(response.status).toBe(413);
   });
 
+  it('a chunked body (no declared length) is counted as it arrives: 413 above the limit, served below it', async () => {
+    const chunked = (text: string) =>
+      fetch(`${harness.server.url}/v1/chat/completions`, {
+        method: 'POST',
+        body: new ReadableStream({
+          start(controller) {
+            for (let at = 0; at < text.length; at += 1000)
+              controller.enqueue(new TextEncoder().encode(text.slice(at, at + 1000)));
+            controller.close();
+          },
+        }),
+        duplex: 'half',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer ops-key-2' },
+      } as RequestInit);
+    expect((await chunked(chatBody({ padding: 'x'.repeat(5000) }))).status).toBe(413);
+    harness.emulator.enqueue(hello());
+    expect((await chunked(chatBody())).status).toBe(200);
+  });
+
   it.each([
     ['n', { n: 2 }],
     ['logprobs', { logprobs: true }],
