@@ -30,6 +30,18 @@ export function parseModelList(body: unknown): ModelInfo[] {
 }
 
 /**
+ * The control-plane host of an AWS runtime host (`bedrock-runtime.{region}` → `bedrock.{region}`,
+ * where `ListFoundationModels` lives); any other base URL (a proxy, a VPC endpoint, the emulator)
+ * as it is.
+ */
+export function controlPlaneOf(baseURL: string): string {
+  return baseURL.replace(
+    /^https:\/\/bedrock-runtime\.([a-z0-9-]+)\.amazonaws\.com$/,
+    'https://bedrock.$1.amazonaws.com',
+  );
+}
+
+/**
  * Creates the definition for one adapter instance. The region comes from the options or the
  * environment at creation; a call whose model is an ARN of another region goes to that region.
  */
@@ -39,7 +51,7 @@ export function createBedrockDefinition(options: BedrockOptions, loadPeer?: Peer
   const invoking = options.protocol === 'invoke';
   /** The region of one request: the adapter's, else the ARN's (the signing scope must match the host). */
   function regionFor(url: string): string {
-    const host = /^https?:\/\/bedrock-runtime\.([^./]+)\.amazonaws\.com/.exec(url)?.[1];
+    const host = /^https?:\/\/bedrock(?:-runtime)?\.([^./]+)\.amazonaws\.com/.exec(url)?.[1];
     return host ?? region ?? unknownRegion;
   }
   function withRegion(wire: WireRequest, context: ProviderContext): WireRequest {
@@ -61,6 +73,6 @@ export function createBedrockDefinition(options: BedrockOptions, loadPeer?: Peer
     parseErrorBody,
     errorRules,
     estimateInputTokens,
-    listModels: { path: '/foundation-models', parse: parseModelList },
+    listModels: { path: '/foundation-models', parse: parseModelList, baseURL: controlPlaneOf },
   };
 }

@@ -129,5 +129,9 @@ export interface ProviderDefinition {
    * `cachedContents`). Optional: providers without such state leave it out. Must not throw.
    */
   endSession?(session: AdapterSession, context: SessionEndContext): Promise<void>;
-  listModels: { path: string; parse(body: unknown): ModelInfo[] };
+  /**
+   * `listModels()`: the path, the body's reader, and where the listing lives when it is not on the
+   * call host (Bedrock lists on its control-plane host), derived from the adapter's base URL.
+   */
+  listModels: { path: string; parse(body: unknown): ModelInfo[]; baseURL?(callBaseURL: string): string };
 }

@@ -44,8 +44,9 @@ export function createHttpAdapter(
     endSession: (session) => endSession(runtime, session),
     async listModels(listOptions = {}) {
       assertOpen(runtime);
-      const path = definition.listModels.path;
-      const body = await fetchJson(runtime, 'GET', path, undefined, listOptions.signal).catch(
+      const { path, baseURL } = definition.listModels;
+      const base = baseURL?.(runtime.baseURL) ?? runtime.baseURL;
+      const body = await fetchJson(runtime, 'GET', path, undefined, listOptions.signal, base).catch(
         (error: unknown) => Promise.reject(redactError(error)),
       );
       return definition.listModels.parse(body);

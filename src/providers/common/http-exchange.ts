@@ -90,8 +90,9 @@ export async function fetchJson(
   path: string,
   body?: JsonObject,
   signal?: AbortSignal,
+  baseURL = runtime.baseURL,
 ) {
-  const { definition, http, baseURL, maxBodyBytes } = runtime;
+  const { definition, http, maxBodyBytes } = runtime;
   const call: HttpCall = {
     method,
     url: baseURL + path,
