@@ -3,7 +3,8 @@
  * `switchyard ask` answering from the emulator (key and base URL in the environment, as the SDK
  * reads them; and with a YAML `--config`) against a script asking the same with the official
  * `openai` SDK (and `node -e ''` as the floor). Run `npm run build` first, then
- * `npm run bench:startup [-- --rounds N]`. Rounds are interleaved; medians and minimums are printed.
+ * `npm run bench:startup [-- --rounds N]`. Rounds are interleaved; medians and minimums are printed,
+ * with each process's CPU time (user + system: steadier than wall time on a shared machine).
  * `--modules` instead counts the modules each contender loads (one run each, with a load hook).
  */
 import { spawn } from 'node:child_process';
@@ -57,7 +58,7 @@ function measure(
   args: string[],
   env: Record<string, string> = {},
   preload = 'rss.mjs',
-): Promise<{ ms: number; rssMb: number; stdout: string; fd3: string }> {
+): Promise<{ ms: number; rssMb: number; cpuMs: number; stdout: string; fd3: string }> {
   const started = performance.now();
   const child = spawn(
     process.execPath,
@@ -68,15 +69,18 @@ function measure(
     },
   );
   let stdout = '';
-  let rss = '';
+  let fd3 = '';
   child.stdout!.on('data', (chunk) => (stdout += chunk));
-  child.stdio[3]!.on('data', (chunk) => (rss += chunk));
+  child.stdio[3]!.on('data', (chunk) => (fd3 += chunk));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => child.kill(), 30_000);
     child.on('close', (code) => {
       clearTimeout(timer);
       if (code !== 0) reject(new Error(`${args.join(' ')} exited ${code}`));
-      else resolve({ ms: performance.now() - started, rssMb: Number(rss) / 1024, stdout, fd3: rss });
+      else {
+        const [rssKb, cpuMs] = fd3.split(' ').map(Number);
+        resolve({ ms: performance.now() - started, rssMb: rssKb! / 1024, cpuMs: cpuMs ?? NaN, stdout, fd3 });
+      }
     });
   });
 }
@@ -96,7 +100,7 @@ if (modules) {
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const results = contenders.map(() => ({ ms: [] as number[], rss: [] as number[] }));
+const results = contenders.map(() => ({ ms: [] as number[], rss: [] as number[], cpu: [] as number[] }));
 try {
   for (let round = 0; round <= rounds; round++) {
     for (const [index, contender] of contenders.entries()) {
@@ -106,6 +110,7 @@ try {
       if (round === 0) continue; // Warm-up: file cache.
       results[index]!.ms.push(run.ms);
       results[index]!.rss.push(run.rssMb);
+      results[index]!.cpu.push(run.cpuMs);
     }
   }
 } finally {
@@ -115,16 +120,16 @@ console.log(
   `Node ${process.versions.node}, ${rounds} interleaved rounds (after one warm-up), whole process from spawn to exit:`,
 );
 for (const [index, contender] of contenders.entries()) {
-  const { ms, rss } = results[index]!;
+  const { ms, rss, cpu } = results[index]!;
   console.log(
-    `  ${contender.name.padEnd(24)} median ${median(ms).toFixed(0).padStart(4)} ms (min ${Math.min(...ms).toFixed(0)})   peak RSS median ${median(rss).toFixed(0)} MB`,
+    `  ${contender.name.padEnd(24)} median ${median(ms).toFixed(0).padStart(4)} ms (min ${Math.min(...ms).toFixed(0)})   CPU median ${median(cpu).toFixed(0).padStart(4)} ms   peak RSS median ${median(rss).toFixed(0)} MB`,
   );
 }
 const sdk = results.at(-1)!;
 for (const [index, contender] of contenders.entries()) {
   if (!contender.name.startsWith('switchyard')) continue;
-  const { ms, rss } = results[index]!;
+  const { ms, rss, cpu } = results[index]!;
   console.log(
-    `  ${contender.name} / SDK script: time ${(median(ms) / median(sdk.ms)).toFixed(2)} (min ${(Math.min(...ms) / Math.min(...sdk.ms)).toFixed(2)}), peak RSS ${(median(rss) / median(sdk.rss)).toFixed(2)}`,
+    `  ${contender.name} / SDK script: time ${(median(ms) / median(sdk.ms)).toFixed(2)} (min ${(Math.min(...ms) / Math.min(...sdk.ms)).toFixed(2)}), CPU ${(median(cpu) / median(sdk.cpu)).toFixed(2)}, peak RSS ${(median(rss) / median(sdk.rss)).toFixed(2)}`,
   );
 }

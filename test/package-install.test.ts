@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from './support/fixtures.ts';
-import { type InstalledPackage, installPackedPackage } from './support/packed-package.ts';
+import { childEnv, type InstalledPackage, installPackedPackage } from './support/packed-package.ts';
 
 const manifest = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
   name: string;
@@ -245,6 +245,28 @@ export const wrong: number = userText('x');
   it('runs the demo from the built bin', async () => {
     const run = await installed.run(join(installed.project, 'node_modules/.bin/switchyard'), ['demo']);
     expect(run).toMatchObject({ code: 0, stdout: expect.stringContaining('4 requests, each accepted') });
+  });
+
+  it('answers `switchyard ask` from the bundled bin, offline on the built-in emulator (no API key)', async () => {
+    const env = Object.fromEntries(Object.entries(childEnv()).filter(([name]) => !/API_KEY$/.test(name)));
+    const bin = join(installed.project, 'node_modules/.bin/switchyard');
+    const run = await installed.run(bin, ['ask', 'Say hello.'], { env });
+    expect(run).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('This answer comes from the **Switchyard emulator**'),
+      stderr: expect.stringContaining('using the built-in emulator'),
+    });
+  });
+
+  it('reads a YAML --config through the parser bundled into the bin (an unknown key named with its line)', async () => {
+    const config = join(installed.project, 'switchyard.yaml');
+    writeFileSync(config, 'adapters:\n  openai: { type: openai, bad_key: 1 }\n');
+    const bin = join(installed.project, 'node_modules/.bin/switchyard');
+    const run = await installed.run(bin, ['ask', '--config', config, 'Say hello.']);
+    expect(run).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('line 2: adapters.openai.bad_key: Unrecognized key: "bad_key"'),
+    });
   });
 
   it('replays a recorded stream through the built CLI', async () => {

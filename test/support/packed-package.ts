@@ -40,7 +40,11 @@ export interface InstalledPackage {
   project: string;
   pack: PackReport;
   /** Runs a command in the project, with this Node first on `PATH`; never throws on a non-zero exit. */
-  run(command: string, args: string[], options?: { timeout?: number }): Promise<RunResult>;
+  run(
+    command: string,
+    args: string[],
+    options?: { timeout?: number; env?: NodeJS.ProcessEnv },
+  ): Promise<RunResult>;
   /** Deletes the project and the tarball. */
   remove(): void;
 }
@@ -76,7 +80,7 @@ export function runCommand(
  * and none of the `npm_*` variables of the npm or npx that started the tests (they would point npm
  * in the temporary project back at this repository).
  */
-function childEnv(): NodeJS.ProcessEnv {
+export function childEnv(): NodeJS.ProcessEnv {
   const environment = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.toLowerCase().startsWith('npm_')),
   );
