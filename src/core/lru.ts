@@ -7,6 +7,14 @@
 /** A Map bounded to `capacity` entries; reading an entry makes it the most recent, the least recent goes first. */
 export class LruCache<Key, Value> {
   private readonly entries = new Map<Key, Value>();
+  /**
+   * The most recent entry (set or read last), whose read changes no order: a cache read on every
+   * call with the same key (a model's capabilities, profile, prices) skips the delete and re-insert,
+   * which leave a hole in the Map's table each time and make it rehash every few hundred reads.
+   */
+  private hasNewest = false;
+  private newestKey: Key | undefined;
+  private newestValue: Value | undefined;
   readonly capacity: number;
 
   constructor(capacity: number) {
@@ -18,10 +26,12 @@ export class LruCache<Key, Value> {
   }
 
   get(key: Key): Value | undefined {
+    if (this.hasNewest && this.newestKey === key) return this.newestValue;
     const value = this.entries.get(key);
     if (value === undefined) return undefined;
     this.entries.delete(key);
     this.entries.set(key, value);
+    this.remember(key, value);
     return value;
   }
 
@@ -29,10 +39,20 @@ export class LruCache<Key, Value> {
     this.entries.delete(key);
     if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value as Key);
     this.entries.set(key, value);
+    this.remember(key, value);
+  }
+
+  private remember(key: Key, value: Value): void {
+    this.hasNewest = true;
+    this.newestKey = key;
+    this.newestValue = value;
   }
 
   clear(): void {
     this.entries.clear();
+    this.hasNewest = false;
+    this.newestKey = undefined;
+    this.newestValue = undefined;
   }
 }
 

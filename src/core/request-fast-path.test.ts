@@ -1,9 +1,17 @@
 /** The zod-free check of everyday requests gives exactly what zod gives, and leaves everything else to zod. */
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../test/support/scanner-oracle.ts';
+import { createSession } from './adapter.ts';
 import type { CanonicalRequest } from './request.ts';
 import { plainRequest } from './request-fast-path.ts';
-import { isModelName, requestSchema, routeRequestSchema, validateRequest } from './request-schema.ts';
+import {
+  callOptionsSchema,
+  isModelName,
+  requestSchema,
+  routeRequestSchema,
+  validateCallOptions,
+  validateRequest,
+} from './request-schema.ts';
 import { parseWithSchema } from './transcript-schema.ts';
 
 type Pick = <Value>(list: readonly Value[]) => Value;
@@ -234,6 +242,29 @@ describe('plainRequest against zod', () => {
     }
     expect(taken).toBeGreaterThan(500);
     expect(refusedByZod).toBeGreaterThan(1500);
+  });
+
+  it('call options: accepted exactly when zod accepts them', () => {
+    const next = seededRandom(20261128);
+    const pick: Pick = (list) => list[Math.floor(next() * list.length)] as (typeof list)[number];
+    const values: Record<string, unknown[]> = {
+      signal: [new AbortController().signal, undefined, {}, 'signal'],
+      session: [createSession(), undefined, { id: 's' }, { id: 1, state: new Map() }, null],
+      onRetry: [() => {}, undefined, 'retry'],
+      retryGate: [{ allow: () => true }, undefined, { allow: 1 }, null],
+      headers: [undefined, { 'x-a': 'b' }, { 'x-a': 1 }, 'h'],
+      extra: [1, undefined],
+    };
+    let accepted = 0;
+    for (let round = 0; round < 2000; round++) {
+      const options: Record<string, unknown> = {};
+      for (const [key, choices] of Object.entries(values)) if (next() < 0.5) options[key] = pick(choices);
+      const input = next() < 0.05 ? pick([null, 5, [], 'options']) : options;
+      const ok = validateCallOptions(input).ok;
+      expect(ok, String(Object.keys(options))).toBe(callOptionsSchema.safeParse(input).success);
+      if (ok) accepted++;
+    }
+    expect(accepted).toBeGreaterThan(200);
   });
 
   it('copies what zod copies and keeps the caller’s JSON values as they are', () => {

@@ -190,36 +190,52 @@ function withPairedTools<Value extends { transcript: CanonicalRequest['transcrip
 const isAbortSignal = (value: unknown): value is AbortSignal =>
   typeof AbortSignal !== 'undefined' && value instanceof AbortSignal;
 
-const callOptionsSchema = z
+const isSession = (value: unknown): value is NonNullable<CallOptions['session']> =>
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as { id?: unknown }).id === 'string' &&
+  (value as { state?: unknown }).state instanceof Map;
+const isRetryGate = (value: unknown): value is NonNullable<CallOptions['retryGate']> =>
+  typeof value === 'object' && value !== null && typeof (value as { allow?: unknown }).allow === 'function';
+const isFunction = (value: unknown): value is NonNullable<CallOptions['onRetry']> =>
+  typeof value === 'function';
+
+/** The zod schema of call options (loose: other members pass). */
+export const callOptionsSchema = z
   .object({
     signal: z.custom<AbortSignal>(isAbortSignal, 'signal must be an AbortSignal').optional(),
-    session: z
-      .custom<NonNullable<CallOptions['session']>>(
-        (value) =>
-          typeof value === 'object' &&
-          value !== null &&
-          typeof (value as { id?: unknown }).id === 'string' &&
-          (value as { state?: unknown }).state instanceof Map,
-        'session must come from startSession() or createSession()',
-      )
-      .optional(),
-    onRetry: z.custom<NonNullable<CallOptions['onRetry']>>((value) => typeof value === 'function').optional(),
-    retryGate: z
-      .custom<NonNullable<CallOptions['retryGate']>>(
-        (value) =>
-          typeof value === 'object' &&
-          value !== null &&
-          typeof (value as { allow?: unknown }).allow === 'function',
-        'retryGate must have an allow function',
-      )
-      .optional(),
+    session: z.custom(isSession, 'session must come from startSession() or createSession()').optional(),
+    onRetry: z.custom(isFunction).optional(),
+    retryGate: z.custom(isRetryGate, 'retryGate must have an allow function').optional(),
     headers: z.record(z.string(), z.string()).optional(),
   })
   .loose();
 
+/**
+ * The schema's checks by hand, for options without `headers` (the router's: signal, session,
+ * retry hooks): true when zod would accept `input`; false leaves it to zod, which names the issues.
+ * The schema is loose and its value is `input` itself, so accepting is all there is to match.
+ */
+function plainCallOptions(input: unknown): boolean {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return false;
+  const options = input as Record<string, unknown>;
+  try {
+    return (
+      options.headers === undefined &&
+      (options.signal === undefined || isAbortSignal(options.signal)) &&
+      (options.session === undefined || isSession(options.session)) &&
+      (options.onRetry === undefined || isFunction(options.onRetry)) &&
+      (options.retryGate === undefined || isRetryGate(options.retryGate))
+    );
+  } catch {
+    return false;
+  }
+}
+
 /** Validates per-call options (`undefined` means none). Never throws. */
 export function validateCallOptions(input: unknown): ParseResult<CallOptions> {
   if (input === undefined) return { ok: true, value: {} };
+  if (plainCallOptions(input)) return { ok: true, value: input as CallOptions };
   const result = callOptionsSchema.safeParse(input);
   if (result.success) return { ok: true, value: input as CallOptions };
   return {

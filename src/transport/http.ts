@@ -111,10 +111,15 @@ export const redactUrl = redactUrlText;
  * The per-attempt timers, bound to the attempt's AbortController: first byte (started when the
  * request is on the wire, not while it waits for a pooled connection) and idle gap. The whole-call
  * deadline is separate (`HttpClient.startDeadline`), so it also bounds retries and backoff.
+ *
+ * One Node timer serves both phases: it runs as the first-byte timer until the headers arrive, then
+ * as the idle timer (re-armed with `refresh()` when both timeouts have the same length, as by
+ * default: one timer per attempt instead of two).
  */
 export class CallTimers {
-  private firstByte: NodeJS.Timeout | undefined;
-  private idle: NodeJS.Timeout | undefined;
+  /** The first-byte timer until the headers arrive, then the idle timer (undefined while none runs). */
+  private timer: NodeJS.Timeout | undefined;
+  private phase: 'first-byte' | 'idle' = 'first-byte';
   private disposed = false;
   private sent = false;
 
@@ -126,47 +131,62 @@ export class CallTimers {
     this.options = options;
   }
 
-  private expire(which: 'total' | 'first-byte' | 'idle', ms: number): void {
+  private readonly expire = (): void => {
+    const which = this.phase;
+    const ms = which === 'idle' ? this.options.idleTimeoutMs : this.options.firstByteTimeoutMs;
     this.controller.abort({ kind: 'timeout', which, ms });
-  }
+  };
 
   /** The request was written to a socket: start the first-byte timer (once). */
   requestSent(): void {
     if (this.disposed || this.sent) return;
     this.sent = true;
-    const ms = this.options.firstByteTimeoutMs;
-    this.firstByte = setTimeout(() => this.expire('first-byte', ms), ms);
+    clearTimeout(this.timer);
+    this.phase = 'first-byte';
+    this.timer = setTimeout(this.expire, this.options.firstByteTimeoutMs);
   }
 
   /** Headers arrived: stop the first-byte timer, start the idle timer. */
   headersReceived(): void {
-    clearTimeout(this.firstByte);
-    this.firstByte = undefined;
-    if (this.disposed) return;
-    this.idle = setTimeout(() => this.expire('idle', this.options.idleTimeoutMs), this.options.idleTimeoutMs);
+    const timer = this.timer;
+    if (this.disposed) {
+      clearTimeout(timer);
+      this.timer = undefined;
+      return;
+    }
+    const wasFirstByte = this.phase === 'first-byte' && timer !== undefined;
+    this.phase = 'idle';
+    if (wasFirstByte && this.options.firstByteTimeoutMs === this.options.idleTimeoutMs) {
+      timer.refresh();
+      return;
+    }
+    clearTimeout(timer);
+    this.timer = setTimeout(this.expire, this.options.idleTimeoutMs);
   }
 
   /** A body chunk arrived: restart the idle timer (cheap: `refresh()` reuses the timer). */
   chunkReceived(): void {
-    this.idle?.refresh();
+    if (this.phase === 'idle') this.timer?.refresh();
   }
 
   /** The consumer is not reading, so neither are we: the server's silence is not idleness. */
   pauseIdle(): void {
-    clearTimeout(this.idle);
-    this.idle = undefined;
+    if (this.phase !== 'idle') return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
   /** Reading again after {@link pauseIdle}: the idle timer starts afresh. */
   resumeIdle(): void {
-    if (this.disposed || this.idle !== undefined || this.firstByte !== undefined) return;
-    this.idle = setTimeout(() => this.expire('idle', this.options.idleTimeoutMs), this.options.idleTimeoutMs);
+    if (this.disposed || this.timer !== undefined) return;
+    this.phase = 'idle';
+    this.timer = setTimeout(this.expire, this.options.idleTimeoutMs);
   }
 
   dispose(): void {
     this.disposed = true;
-    clearTimeout(this.firstByte);
-    clearTimeout(this.idle);
+    clearTimeout(this.timer);
+    this.timer = undefined;
   }
 }
 

@@ -43,9 +43,12 @@ export function setup(
   assertOpen(runtime);
   assertConfigured(runtime, options.headers);
   const requestId = (request.requestId ??= createRequestId());
-  const session = options.session ?? createSession();
+  // A call without a session gets its own, made when first read: most calls of most providers
+  // never read it (tool-id mapping, provider-side state and WARNs do).
+  let session = options.session;
+  const sessionOf = () => (session ??= createSession());
   const model = wire ?? checkedWireModel(runtime, request);
-  if (definition.endSession !== undefined) liveSessions.add(session);
+  if (definition.endSession !== undefined) liveSessions.add(sessionOf());
   const call: HttpCall = {
     method: 'POST',
     url: baseURL,
@@ -58,12 +61,14 @@ export function setup(
     provider: definition.name,
     model,
     capabilities: capabilitiesOf(model),
-    session,
+    get session() {
+      return sessionOf();
+    },
     logger,
     stream,
     warn(message, fields) {
       // Every logger, the user's included, gets redacted text: no key shape, no API key.
-      const entry = { adapter: definition.name, requestId, sessionId: session.id, ...fields };
+      const entry = { adapter: definition.name, requestId, sessionId: sessionOf().id, ...fields };
       logger.warn(redactSecrets(message, [apiKey]), redactFields(entry, 0, [apiKey]) as typeof entry);
     },
     fail(body, status) {

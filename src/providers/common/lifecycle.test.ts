@@ -87,3 +87,26 @@ describe('the default logger', () => {
     expect(write).toHaveBeenCalledTimes(1);
   });
 });
+
+describe('a call without a session', () => {
+  it('gets one session of its own, made when first read: the same one on every read, a new one per call', async () => {
+    const seen: unknown[][] = [];
+    const definition = createTestDefinition();
+    const build = definition.buildRequest;
+    definition.buildRequest = (built, context) => {
+      seen.push([context.session, context.session]);
+      return build(built, context);
+    };
+    emulator.enqueue(script);
+    emulator.enqueue(script);
+    const adapter = createHttpAdapter(definition, { baseURL: emulator.url, apiKey: 'test-key-0000' });
+    await adapter.stream(request).result();
+    await adapter.stream(request).result();
+    await adapter.close();
+    expect(seen).toHaveLength(2);
+    expect(seen[0]![0]).toBe(seen[0]![1]);
+    expect(seen[1]![0]).toBe(seen[1]![1]);
+    expect(seen[0]![0]).not.toBe(seen[1]![0]);
+    expect((seen[0]![0] as { id: string }).id).toMatch(/^ses_/);
+  });
+});

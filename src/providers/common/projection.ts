@@ -59,28 +59,39 @@ export const droppedPartMessage = 'dropped a part the provider cannot take';
 
 const unknownLocation: PartLocation = { messageId: null, itemIndex: null, partIndex: null };
 
-/** The locations of the parts of the transcript each call converts (by call context, then part). */
-const callLocations = new WeakMap<ProviderContext, WeakMap<object, PartLocation>>();
+/**
+ * The transcript each call converts (by call context), for {@link locatePart}. Only the transcript
+ * is kept: a part's location is looked up when a drop is logged (rare), not indexed on every call
+ * (a WeakMap entry per part made every call pay for the WARN few calls log).
+ */
+const callItems = new WeakMap<ProviderContext, readonly Item[]>();
 
-/** Records where every part (tool-result parts included) of `items` sits, for {@link warnDroppedPart}. */
+/** Records the transcript whose parts {@link warnDroppedPart} locates (tool-result parts included). */
 export function recordPartLocations(items: readonly Item[], context: ProviderContext): void {
-  const locations = new WeakMap<object, PartLocation>();
-  items.forEach((item, itemIndex) => {
-    const messageId = item.id ?? null;
-    item.parts.forEach((part, partIndex) => {
-      const location = { messageId, itemIndex, partIndex };
-      if (!locations.has(part)) locations.set(part, location);
-      if (part.type === 'tool-result' && part.output.type === 'parts') {
-        for (const inner of part.output.parts) if (!locations.has(inner)) locations.set(inner, location);
-      }
-    });
-  });
-  callLocations.set(context, locations);
+  callItems.set(context, items);
 }
 
-/** Where `part` sits in the transcript of this call (all fields `null` when unknown). */
+/**
+ * Where `part` sits in the transcript of this call: its first occurrence, items and parts in order,
+ * a part inside a tool result at that tool result (all fields `null` when it is not there).
+ */
 export function locatePart(context: ProviderContext, part: Part): PartLocation {
-  return callLocations.get(context)?.get(part) ?? unknownLocation;
+  const items = callItems.get(context);
+  if (items === undefined) return unknownLocation;
+  for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+    const item = items[itemIndex]!;
+    for (let partIndex = 0; partIndex < item.parts.length; partIndex++) {
+      const candidate = item.parts[partIndex]!;
+      if (
+        candidate === part ||
+        (candidate.type === 'tool-result' &&
+          candidate.output.type === 'parts' &&
+          candidate.output.parts.includes(part))
+      )
+        return { messageId: item.id ?? null, itemIndex, partIndex };
+    }
+  }
+  return unknownLocation;
 }
 
 /**

@@ -88,7 +88,9 @@ async function runStream(
   const stopDeadline = http.startDeadline(controller);
   try {
     const callSetup = setup(runtime, request, callOptions, true, controller.signal, wire);
-    implicitSession = callOptions.session === undefined ? callSetup.context.session : undefined;
+    // Only a provider with provider-side state has a session-less call's state to release.
+    if (callOptions.session === undefined && definition.endSession !== undefined)
+      implicitSession = callSetup.context.session;
     const preparing = prepareCall(
       runtime,
       callSetup.request,
@@ -128,10 +130,8 @@ async function runStream(
   } finally {
     stopDeadline();
     unregister();
-    // The `finish` event is out; the stream ends once a session-less call's provider state is gone
-    // (only providers with provider-side state have any to release: no await for the others).
-    if (implicitSession !== undefined && definition.endSession !== undefined)
-      await endSession(runtime, implicitSession);
+    // The `finish` event is out; the stream ends once a session-less call's provider state is gone.
+    if (implicitSession !== undefined) await endSession(runtime, implicitSession);
   }
   settle();
 }
