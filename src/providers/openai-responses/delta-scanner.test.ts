@@ -15,7 +15,7 @@ import type { StreamEvent } from '../../core/events.ts';
 import type { RequestId } from '../../core/ids.ts';
 import { StreamBuilder } from '../../core/stream-builder.ts';
 import { createTestContext } from '../openai-chat/test-support.ts';
-import { argumentsDelta, DeltaScanner, reasoningDelta, textDelta } from './delta-scanner.ts';
+import { argumentsDelta, DeltaScanner, isPartEcho, reasoningDelta, textDelta } from './delta-scanner.ts';
 import { createStreamParser } from './stream.ts';
 
 const kinds: Record<string, number> = {
@@ -206,6 +206,99 @@ describe('DeltaScanner against JSON.parse on generated events', () => {
   it('never takes what JSON.parse refuses, and reads what JSON.parse reads whenever it takes an event', () => {
     const underTest = scannerUnderTest();
     checkAgainstJsonParse(underTest, randomEvent, { minimumTaken: 1000 });
+  });
+});
+
+/** The echo events the parser ignores (their content comes again in `output_item.done`). */
+const echoTypes = new Set([
+  'response.content_part.added',
+  'response.content_part.done',
+  'response.output_text.done',
+]);
+/** What skipping an event claims: JSON takes it and its (last) type is an echo the parser ignores. */
+const echoUnderTest = {
+  scan: isPartEcho,
+  read: () => true,
+  expected: (event: Record<string, unknown>) => (echoTypes.has(String(event.type)) ? true : undefined),
+};
+
+describe('isPartEcho', () => {
+  it('skips the recorded text parts’ echo events (JSON takes each, its type one the parser ignores), nothing else', () => {
+    const taken = checkRecordedLines(echoUnderTest, recordedLines, (line, event) => {
+      const part = event.part as Record<string, unknown> | undefined;
+      return (
+        echoTypes.has(String(event.type)) &&
+        !/\s/.test(line.replace(/"(?:[^"\\]|\\.)*"/g, '""')) &&
+        (part === undefined ||
+          (part.type === 'output_text' &&
+            Array.isArray(part.annotations) &&
+            part.annotations.length === 0)) &&
+        Object.keys(event).every((key) =>
+          [
+            'type',
+            'item_id',
+            'output_index',
+            'content_index',
+            'sequence_number',
+            'logprobs',
+            'text',
+            'part',
+          ].includes(key),
+        ) &&
+        (!('logprobs' in event) || (Array.isArray(event.logprobs) && event.logprobs.length === 0)) &&
+        (part === undefined ||
+          JSON.stringify(Object.keys(part)) === '["type","annotations","logprobs","text"]')
+      );
+    });
+    expect(taken).toBeGreaterThan(30);
+  });
+
+  it.each([
+    [
+      'a text with annotations',
+      '{"type":"response.content_part.done","sequence_number":5,"item_id":"m","output_index":0,"content_index":0,"part":{"type":"output_text","annotations":[{"type":"url_citation"}],"logprobs":[],"text":"x"}}',
+    ],
+    [
+      'a refusal part',
+      '{"type":"response.content_part.added","sequence_number":5,"item_id":"m","output_index":0,"content_index":0,"part":{"type":"refusal","refusal":""}}',
+    ],
+    ['no type', '{"sequence_number":5,"item_id":"m","output_index":0,"content_index":0,"text":"x"}'],
+    [
+      'a delta type after the echo type',
+      '{"type":"response.output_text.done","text":"x","type":"response.output_text.delta"}',
+    ],
+    ['an unterminated text', '{"type":"response.output_text.done","sequence_number":5,"text":"x}'],
+    ['whitespace', '{"type":"response.output_text.done", "text":"x"}'],
+  ])('leaves %s to JSON.parse', (_name, data) => {
+    expect(isPartEcho(data)).toBe(false);
+  });
+
+  it('never skips what JSON refuses or what is not an echo the parser ignores, on generated events', () => {
+    const members = (next: () => number) => {
+      const pick = pickWith(next);
+      const text = Array.from({ length: Math.floor(next() * 5) }, () =>
+        pick(['a', '\\"', 'é', '\\n', '"', '\\x']),
+      ).join('');
+      return [
+        `"type":"${pick([...echoTypes, 'response.output_text.delta', 'response.output_item.done'])}"`,
+        `"sequence_number":${pick(['3', '03', '-1'])}`,
+        `"item_id":"${text}"`,
+        `"output_index":0`,
+        `"content_index":${pick(['0', '1.5'])}`,
+        `"text":"${text}"`,
+        `"logprobs":${pick(['[]', '[1]'])}`,
+        `"part":{"type":"output_text","annotations":[],"logprobs":[],"text":"${text}"}`,
+      ].filter(() => next() < 0.7);
+    };
+    const generate = (next: () => number) => {
+      const chosen = members(next);
+      for (let index = chosen.length - 1; index > 0; index--) {
+        const other = Math.floor(next() * (index + 1));
+        [chosen[index], chosen[other]] = [chosen[other]!, chosen[index]!];
+      }
+      return maybeMutate(`{${chosen.join(',')}}`, next);
+    };
+    checkAgainstJsonParse(echoUnderTest, generate, { rounds: 8000, minimumTaken: 200 });
   });
 });
 

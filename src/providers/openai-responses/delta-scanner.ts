@@ -57,6 +57,38 @@ const wireOrderEvent = new RegExp(
   ].join(''),
 );
 
+/** A member of a text part's closing events other than `type` (any order), exactly as OpenAI sends it. */
+const partEventMember = [
+  `"item_id":${jsonString}`,
+  `"output_index":${plainInteger}`,
+  `"content_index":${plainInteger}`,
+  `"sequence_number":${plainInteger}`,
+  String.raw`"logprobs":\[\]`,
+  `"text":${jsonString}`,
+  String.raw`"part":\{"type":"output_text","annotations":\[\],"logprobs":\[\],"text":${jsonString}\}`,
+].join('|');
+const partEventType = String.raw`"type":"response\.(?:content_part\.(?:added|done)|output_text\.done)"`;
+/**
+ * `response.content_part.added`, `response.content_part.done` and `response.output_text.done` of
+ * a text part without annotations: an object without whitespace of those members, its `type` one of
+ * the three (every `type` member, if repeated), so valid JSON whose last `type` is one of them.
+ */
+const partEvent = new RegExp(
+  String.raw`^\{(?:(?:${partEventMember}),)*${partEventType}(?:,(?:${partEventMember}|${partEventType}))*\}$`,
+);
+
+/**
+ * True when `data` is one of the events whose content arrives again in `output_item.done` (a text
+ * part's `content_part.added` / `.done`, `output_text.done`) in OpenAI's shape: the parser then has
+ * nothing to read, and the event is not parsed. Two of them carry the part's whole text, so a long
+ * answer's were two `JSON.parse`s of all of it. Strict like {@link DeltaScanner}: what is not
+ * exactly such an event (annotations, another member, whitespace, malformed JSON) is left to
+ * `JSON.parse`, so malformed JSON still fails there.
+ */
+export function isPartEcho(data: string): boolean {
+  return partEvent.test(data);
+}
+
 /** Offsets inside a member, from its key's opening quote. */
 const typeValue = '"type":"'.length;
 const typeKindAt = typeValue + 'response.'.length;

@@ -3,7 +3,7 @@ import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext, StreamParser } from '../common/definition.ts';
 import { createTruncatedError } from '../common/errors.ts';
 import type { WireEvent } from './api.ts';
-import { argumentsDelta, DeltaScanner, textDelta } from './delta-scanner.ts';
+import { argumentsDelta, DeltaScanner, isPartEcho, textDelta } from './delta-scanner.ts';
 import { ResponseReader } from './reader.ts';
 
 function indexOf(value: number | undefined): number {
@@ -93,6 +93,8 @@ export function createStreamParser(context: ProviderContext, builder: StreamBuil
         else reader.reasoning(scanner.outputIndex, scanner.delta, false);
         return;
       }
+      // A text part's echo events carry nothing the reader takes (see isPartEcho): not parsed.
+      if (isPartEcho(data)) return;
       const payload = JSON.parse(data) as WireEvent;
       if (typeof payload !== 'object' || payload === null) return;
       if (dispatch(reader, payload)) return;
