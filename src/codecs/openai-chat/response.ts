@@ -89,6 +89,26 @@ export function errorFrame(error: WireError): WireFrame {
 }
 
 /**
+ * `chunk({ [field]: text })` for any text, serialized once: the frame's data with the text's JSON
+ * spliced in (one JSON.stringify of a string per token instead of the whole chunk). Falls back to
+ * `chunk` when the placeholder is not found exactly once (it cannot be otherwise, but never guess).
+ */
+export function splicedChunk(
+  chunk: (delta: Record<string, unknown>) => WireFrame,
+  field: string,
+): (text: string) => WireFrame {
+  const placeholder = '\u0000\u0001';
+  const encoded = JSON.stringify(placeholder);
+  const template = chunk({ [field]: placeholder });
+  const data = 'data' in template ? template.data : '';
+  const at = data.indexOf(encoded);
+  if (at === -1 || data.lastIndexOf(encoded) !== at) return (text) => chunk({ [field]: text });
+  const before = data.slice(0, at);
+  const after = data.slice(at + encoded.length);
+  return (text) => ({ data: before + JSON.stringify(text) + after });
+}
+
+/**
  * The streamed sequence: a role chunk (held until the first content event), content /
  * `reasoning_content` deltas, `tool_calls` deltas by index (id and name on the first), a
  * `finish_reason` chunk, the usage chunk when `stream_options.include_usage` asked for it, then
@@ -114,6 +134,9 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
       ...usageField,
     });
+  // The per-token chunks differ only in their text: serialized once, the text spliced in.
+  const contentChunk = splicedChunk(chunk, 'content');
+  const reasoningChunk = splicedChunk(chunk, 'reasoning_content');
 
   function open(frames: WireFrame[]): WireFrame[] {
     if (started) return frames;
@@ -140,9 +163,9 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       case 'reasoning-start':
         return open([]);
       case 'text-delta':
-        return event.delta === '' ? [] : open([chunk({ content: event.delta })]);
+        return event.delta === '' ? [] : open([contentChunk(event.delta)]);
       case 'reasoning-delta':
-        return event.delta === '' ? [] : open([chunk({ reasoning_content: event.delta })]);
+        return event.delta === '' ? [] : open([reasoningChunk(event.delta)]);
       case 'tool-call-start': {
         const index = toolIndex++;
         toolIndices.set(event.index, index);
