@@ -313,6 +313,33 @@ describe('plainRequest against zod', () => {
     expect(plainRequest(input)).toBeUndefined();
   });
 
+  it('reads each member once: a getter that answers differently the second time cannot slip past', () => {
+    let kindReads = 0;
+    const item = { parts: [{ type: 'text', text: 'hi' }] } as Record<string, unknown>;
+    Object.defineProperty(item, 'kind', { enumerable: true, get: () => (kindReads++ === 0 ? 'user' : 42) });
+    const fast = plainRequest({ model: 'gpt-5', transcript: [item], maxOutputTokens: 10 });
+    expect(fast === undefined || (fast.transcript[0] as { kind: unknown }).kind === 'user').toBe(true);
+    let errorReads = 0;
+    const result = { type: 'tool-result', callId: 'c1', output: { type: 'text', text: 'ok' } } as Record<
+      string,
+      unknown
+    >;
+    Object.defineProperty(result, 'isError', {
+      enumerable: true,
+      get: () => (errorReads++ === 0 ? false : 'nope'),
+    });
+    const withResult = plainRequest({
+      model: 'gpt-5',
+      transcript: [
+        { kind: 'assistant', parts: [{ type: 'tool-call', id: 'c1', name: 'f', input: {} }] },
+        { kind: 'tool', parts: [result] },
+      ],
+      maxOutputTokens: 10,
+    });
+    const part = withResult?.transcript[1]?.parts[0] as { isError?: unknown } | undefined;
+    expect(part === undefined || part.isError === false).toBe(true);
+  });
+
   it('leaves a request built by a class to zod', () => {
     class Request {
       model = 'gpt-5';

@@ -172,8 +172,10 @@ function toolResultPart(part: Plain): Plain {
   const copy: Plain = { type: 'tool-result', callId: string(part.callId) };
   optionalString(part, 'name', copy);
   copy.output = toolResultOutput(part.output);
-  if (typeof part.isError !== 'boolean') decline();
-  copy.isError = part.isError;
+  // Each member is read once, as zod reads it (a getter could answer differently the second time).
+  const isError = part.isError;
+  if (typeof isError !== 'boolean') decline();
+  copy.isError = isError;
   optionalMetadata(part, copy);
   return copy;
 }
@@ -201,8 +203,9 @@ function item(value: unknown): Plain {
   const object = plainWith(value, itemKeys);
   const copy: Plain = {};
   optionalString(object, 'id', copy);
-  if (!itemKinds.has(object.kind as string)) decline();
-  copy.kind = object.kind;
+  const kind = object.kind;
+  if (!itemKinds.has(kind as string)) decline();
+  copy.kind = kind;
   copy.parts = array(object.parts, part);
   optionalMetadata(object, copy);
   return copy;

@@ -48,7 +48,7 @@ interface Served {
   ownMs: number;
   /** The model name as the client wrote it (access log). */
   model: string;
-  /** Its canonical id, when the registry knows it (metrics labels). */
+  /** The metrics label: its canonical id when the registry knows it, else `{provider}:other`. */
   modelId?: string;
   stream: boolean;
   status: number;
@@ -61,6 +61,8 @@ interface Served {
   /** The key's reservation, settled when the request ends. */
   reservation?: Reservation;
 }
+
+const utf8 = new TextDecoder();
 
 /**
  * Reads the body as JSON within the size limit: 413 above it, 400 for malformed JSON. A body with a
@@ -78,9 +80,10 @@ export async function readJson(request: Request, limit: number): Promise<unknown
   if (Number(length ?? '0') > limit) throw tooLarge();
   let text: string;
   if (length !== null) {
-    text = await request.text();
-    // A UTF-16 unit is at most 3 UTF-8 bytes: count bytes only when the text could be over.
-    if (text.length * 3 > limit && Buffer.byteLength(text) > limit) throw tooLarge();
+    // Node's HTTP parser holds the body to its declared length; an in-process caller's body is checked here.
+    const bytes = new Uint8Array(await request.arrayBuffer());
+    if (bytes.byteLength > limit) throw tooLarge();
+    text = utf8.decode(bytes);
   } else {
     const chunks: Uint8Array[] = [];
     let size = 0;
@@ -284,8 +287,12 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
     });
   const names = [decoded.model];
   try {
-    served.modelId = state.switchyard.resolve(decoded.model).id;
-    names.push(served.modelId);
+    const model = state.switchyard.resolve(decoded.model);
+    names.push(model.id);
+    // A label from a bounded set: ids and aliases the registry knows; a name that only a glob or a
+    // `provider:` prefix matched is the client's own text, counted under its provider.
+    served.modelId =
+      model.matchedBy === 'exact' || model.matchedBy === 'alias' ? model.id : `${model.provider}:other`;
   } catch {
     // An unknown name fails in routing with its classified error (404 in the client's shape).
   }

@@ -122,6 +122,26 @@ describe('the streamed body', () => {
     expect(calls).toMatchObject({ cancel: 1, finish: 1 });
   });
 
+  it('a read running when the client leaves stops there: nothing more is encoded or reported', async () => {
+    const source = upstream();
+    const { pump, calls } = pumpOver(source);
+    await pump.read();
+    const reading = pump.read();
+    await pump.cancel();
+    source.fail(new Error('aborted by the cancel'));
+    expect(await reading).toBeUndefined();
+    expect(calls).toMatchObject({ cancel: 1, finish: 1, errors: [] });
+  });
+
+  it('an abort that is not the client leaving (a shutdown) still ends with the in-band error', async () => {
+    const source = upstream();
+    const { pump, controller } = pumpOver(source);
+    await pump.read();
+    controller.abort(new Error('gateway shutting down'));
+    source.fail(Object.assign(new Error('aborted'), { name: 'AbortError' }));
+    expect(await pump.read()).toMatch(/^event: error\ndata: /);
+  });
+
   it('as a web stream, reads that bring no text do not stall it', async () => {
     const source = upstream();
     const { pump } = pumpOver(source, []);

@@ -50,7 +50,7 @@ export interface BodyParts {
 }
 
 const tick = Symbol('tick');
-/** A read returns once it holds this much text, however much more is ready (bounded memory and latency). */
+/** A read returns once it holds this many characters (UTF-16 units), however much more is ready. */
 const maxChunk = 64 * 1024;
 type Tick = typeof tick;
 
@@ -68,6 +68,8 @@ export function createBodyPump(parts: BodyParts): BodyPump {
   let ended = parts.done;
   let held: string | undefined = framer.text(parts.first) + (parts.done ? framer.end() : '');
   let pending: Promise<IteratorResult<StreamEvent>> | undefined;
+  /** The client went away: a read still running stops at its next step and reports nothing. */
+  let cancelled = false;
   let finished = false;
   const finish = () => {
     if (finished) return;
@@ -99,20 +101,24 @@ export function createBodyPump(parts: BodyParts): BodyPump {
               return text;
             }
           }
+          if (cancelled) return undefined;
           if (result.done === true) {
             ended = true;
             finish();
             return text + framer.end();
           }
           const frames = await onEvent(result.value);
+          if (cancelled) return undefined;
           if (frames.length > 0) text += framer.text(frames);
           if (text.length >= maxChunk) return text;
         }
       } catch (error) {
+        if (cancelled) return undefined;
         ended = true;
         const wire = toWireError(error);
         parts.onError(wire.errorClass, wire.status);
-        if (!controller.signal.aborted) text += framer.text(streamEncoder.error(wire));
+        // In-band, never a clean finish — a shutdown's abort too (only a client that left gets nothing).
+        text += framer.text(streamEncoder.error(wire));
         finish();
         return text + framer.end();
       }
@@ -120,6 +126,7 @@ export function createBodyPump(parts: BodyParts): BodyPump {
     async cancel() {
       if (ended) return;
       ended = true;
+      cancelled = true;
       controller.abort(new Error('client disconnected'));
       parts.onCancel();
       finish();

@@ -182,11 +182,19 @@ describe('operations', () => {
     expect((await post('/v1/chat/completions', chatBody())).status).toBe(200);
     for (const name of ['made-up-1', 'made-up-2'])
       expect((await post('/v1/chat/completions', chatBody({ model: name }))).status).toBe(404);
+    // `openai:` + any name resolves (to the upstream, which answers); it is counted under the provider.
+    for (const name of ['openai:made-up-3', 'openai:made-up-4']) {
+      harness.emulator.enqueue(hello());
+      await post('/v1/chat/completions', chatBody({ model: name }));
+    }
     const metrics = await (await fetch(`${harness.server.url}/metrics`)).text();
     expect(metrics).toMatch(
       /requests_total\{protocol="openai-chat",model="openai:gpt-5-mini",status="200"\} \d/,
     );
     expect(metrics).toMatch(/requests_total\{protocol="openai-chat",model="unknown",status="404"\} [2-9]/);
+    expect(metrics).toMatch(
+      /requests_total\{protocol="openai-chat",model="openai:other",status="\d+"\} [2-9]/,
+    );
     expect(metrics).not.toContain('made-up');
   });
 
