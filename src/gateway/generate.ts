@@ -58,6 +58,8 @@ interface Served {
   usage?: CanonicalResponse['usage'];
   /** What the call billed, failed calls included (settled against the key's limits and budget). */
   billed?: CanonicalResponse['usage'];
+  /** The client went away before the reply ended (a stream cancelled, a request aborted). */
+  clientLeft?: boolean;
   /** The key's reservation, settled when the request ends. */
   reservation?: Reservation;
 }
@@ -213,7 +215,10 @@ export async function serveGeneration(state: GatewayState, call: GenerationCall)
     status: 200,
   };
   const controller = new AbortController();
-  const onClientGone = () => controller.abort(new Error('client disconnected'));
+  const onClientGone = () => {
+    served.clientLeft = true;
+    controller.abort(new Error('client disconnected'));
+  };
   call.request.signal.addEventListener('abort', onClientGone, { once: true });
   state.calls.add(controller);
   const inFlight = seriesOf(state.metrics.inFlight, call.protocol);
@@ -224,7 +229,7 @@ export async function serveGeneration(state: GatewayState, call: GenerationCall)
     state.calls.delete(controller);
     inFlight.dec();
     if (served.reservation !== undefined)
-      void settleCall(state.shared, served.reservation, served.billed ?? served.usage);
+      void settleCall(state.shared, served.reservation, served.billed ?? served.usage, served.clientLeft);
     finishLog(state, served);
   };
   try {
@@ -385,6 +390,7 @@ async function startStream(
     controller,
     finish: release,
     onCancel: () => {
+      served.clientLeft = true;
       served.errorClass = 'cancelled';
       served.status = 499;
     },

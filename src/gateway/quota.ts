@@ -114,19 +114,26 @@ function estimatedMicros(modelId: string, input: number, output: number, prices:
   return amount === undefined || !Number.isFinite(amount) ? 0 : Math.ceil(amount * 1_000_000);
 }
 
-/** Settles a reservation with the billed usage (none for a call that billed nothing). Never throws. */
+/**
+ * Settles a reservation with the billed usage (none for a call that billed nothing; the reservation
+ * for a call its client left before the usage arrived). Never throws.
+ */
 export async function settleCall(
   store: StateStore,
   reservation: Reservation,
   usage: Usage | undefined,
+  clientLeft = false,
 ): Promise<void> {
   const tokens = usage === undefined ? 0 : usage.input + usage.cacheRead + usage.cacheWrite + usage.output;
   const amount = usage?.cost?.currency === 'USD' ? usage.cost.amount : 0;
+  // A client that left before the usage arrived is charged what was reserved (the admitted upper
+  // bound): the upstream may have billed up to that, and leaving early must not get around a budget.
+  const charge =
+    usage === undefined && clientLeft
+      ? { tokens: reservation.tokens, costMicros: reservation.reserveMicros }
+      : { tokens, costMicros: Number.isFinite(amount) && amount > 0 ? Math.round(amount * 1_000_000) : 0 };
   try {
-    await store.settle(reservation, {
-      tokens,
-      costMicros: Number.isFinite(amount) && amount > 0 ? Math.round(amount * 1_000_000) : 0,
-    });
+    await store.settle(reservation, charge);
   } catch {
     // Reported by the store (WARN once per outage, metric); a settle never fails a served request.
   }

@@ -18,6 +18,7 @@ beforeAll(async () => {
       { name: 'tokens', key: keyDigest('key-tokens'), limits: { tokens_per_minute: 3000 } },
       { name: 'budgeted', key: keyDigest('key-budgeted'), budget: { usd_per_day: 0.001 } },
       { name: 'ops', key: keyDigest('key-ops'), admin: true },
+      { name: 'leaver', key: keyDigest('key-leaver'), budget: { usd_per_day: 1 } },
     ],
   });
   // 100 input + 1,000 output tokens of gpt-4.1-mini cost more than the $0.001 budget at once.
@@ -65,6 +66,45 @@ describe('per-key limits and budgets (memory store)', () => {
     await ask(openai, 2500);
     const error = await ask(openai, 2500).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+  });
+
+  it('a client that leaves a stream before its usage arrives is charged the reservation, not nothing', async () => {
+    harness.emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'y'.repeat(400) }],
+      usage: { input: 100, output: 1000 },
+      chunkSize: 8,
+      fault: { stallAfterEvents: 6 },
+    } as Parameters<typeof harness.emulator.enqueue>[0]);
+    const served = harness.nextServed();
+    const controller = new AbortController();
+    const response = await fetch(`${harness.server.url}/v1/chat/completions`, {
+      method: 'POST',
+      signal: controller.signal,
+      headers: { 'content-type': 'application/json', authorization: 'Bearer key-leaver' },
+      body: JSON.stringify({
+        model: 'up-chat',
+        stream: true,
+        max_tokens: 1000,
+        messages: [{ role: 'user', content: 'Hi' }],
+      }),
+    });
+    await response.body!.getReader().read();
+    controller.abort();
+    await served;
+    const read = async () =>
+      (await (
+        await fetch(`${harness.server.url}/switchyard/v1/keys/leaver/usage`, {
+          headers: { authorization: 'Bearer key-ops' },
+        })
+      ).json()) as { day: { spent_micros: number; reserved_micros: number } };
+    let usage = await read();
+    for (let attempt = 0; attempt < 50 && usage.day.reserved_micros > 0; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      usage = await read();
+    }
+    expect(usage.day.reserved_micros).toBe(0);
+    expect(usage.day.spent_micros).toBeGreaterThan(0);
   });
 
   it('at its budget: 402 budget_exceeded before dispatch; the admin reads spend and what remains', async () => {
