@@ -160,16 +160,18 @@ describe('switchyard chat in a terminal', () => {
 
     emulator.enqueue({
       type: 'scripted',
-      // Long enough (about 25 s of drip) that a loaded machine still presses Ctrl-C mid-answer.
+      // The upstream sends the first words, then goes silent until the call is aborted: Ctrl-C is
+      // mid-answer however slow the machine (a timed drip could end before a loaded test pressed it).
       content: [{ type: 'text', text: `One. Two. Three. ${'And counting. '.repeat(60)}Ten.` }],
       chunkSize: 5,
-      fault: { dripMs: 150 },
+      fault: { stallAfterEvents: 4 },
     });
     const servedBefore = served.length;
+    const asked = chat.output.length;
     await chat.send('Count to ten slowly.', 'One.');
     chat.pty.resize(60, 20); // A resize mid-answer.
     chat.pty.write('\x03');
-    await chat.waitFor('interrupted — the partial answer is kept', chat.output.length - 200);
+    await chat.waitFor('interrupted — the partial answer is kept', asked);
     await expect.poll(() => served.slice(servedBefore).some((entry) => !entry.complete)).toBe(true);
 
     emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Still here.' }] });
