@@ -20,6 +20,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import type { CallFrame, CpuProfile } from './cpu-profile.ts';
 import { type Client, contenderOf } from './fixed-cost-clients.ts';
 import { createPayload, type Protocol, protocols, providerTypeOf } from './payloads.ts';
 
@@ -28,24 +29,6 @@ const calls = Number(process.env.PROFILE_CALLS ?? 4000);
 const warmup = Number(process.env.PROFILE_WARMUP ?? 2000);
 const intervalMicros = Number(process.env.PROFILE_INTERVAL_US ?? 50);
 const shown = Number(process.env.PROFILE_TOP ?? 25);
-
-interface CallFrame {
-  functionName: string;
-  url: string;
-  lineNumber: number;
-}
-
-interface ProfileNode {
-  id: number;
-  callFrame: CallFrame;
-  children?: number[];
-}
-
-interface CpuProfile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
 
 /** One client's profile, in µs per call. */
 interface Summary {

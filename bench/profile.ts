@@ -1,24 +1,6 @@
 /** Reads a `.cpuprofile` (node --cpu-prof) and prints its hotspots by self time, by file, and inclusive. */
 import { readFileSync } from 'node:fs';
-
-interface CallFrame {
-  functionName: string;
-  url: string;
-  lineNumber: number;
-  columnNumber: number;
-}
-
-interface ProfileNode {
-  id: number;
-  callFrame: CallFrame;
-  children?: number[];
-}
-
-interface CpuProfile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
+import type { CallFrame, CpuProfile, ProfileNode } from './cpu-profile.ts';
 
 /** `file:line` with the repository prefix and `file://` removed. */
 function where(frame: CallFrame): string {
