@@ -61,14 +61,32 @@ const unknownLocation: PartLocation = { messageId: null, itemIndex: null, partIn
 
 /**
  * The transcript each call converts (by call context), for {@link locatePart}. Only the transcript
- * is kept: a part's location is looked up when a drop is logged (rare), not indexed on every call
- * (a WeakMap entry per part made every call pay for the WARN few calls log).
+ * is kept: the index of its parts' locations is built on the first drop logged (rare), not on every
+ * call (a WeakMap entry per part made every call pay for the WARN few calls log), and then serves
+ * every later drop of the call (a transcript of many dropped parts stays linear).
  */
-const callItems = new WeakMap<ProviderContext, readonly Item[]>();
+const callItems = new WeakMap<ProviderContext, { items: readonly Item[]; index?: Map<Part, PartLocation> }>();
 
 /** Records the transcript whose parts {@link warnDroppedPart} locates (tool-result parts included). */
 export function recordPartLocations(items: readonly Item[], context: ProviderContext): void {
-  callItems.set(context, items);
+  callItems.set(context, { items });
+}
+
+/** Every part's first location: items and parts in order, a part inside a tool result at that tool result. */
+function indexParts(items: readonly Item[]): Map<Part, PartLocation> {
+  const index = new Map<Part, PartLocation>();
+  const add = (part: Part, location: PartLocation) => {
+    if (!index.has(part)) index.set(part, location);
+  };
+  items.forEach((item, itemIndex) => {
+    item.parts.forEach((part, partIndex) => {
+      const location = { messageId: item.id ?? null, itemIndex, partIndex };
+      add(part, location);
+      if (part.type === 'tool-result' && part.output.type === 'parts')
+        for (const inner of part.output.parts) add(inner, location);
+    });
+  });
+  return index;
 }
 
 /**
@@ -76,22 +94,10 @@ export function recordPartLocations(items: readonly Item[], context: ProviderCon
  * a part inside a tool result at that tool result (all fields `null` when it is not there).
  */
 export function locatePart(context: ProviderContext, part: Part): PartLocation {
-  const items = callItems.get(context);
-  if (items === undefined) return unknownLocation;
-  for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-    const item = items[itemIndex]!;
-    for (let partIndex = 0; partIndex < item.parts.length; partIndex++) {
-      const candidate = item.parts[partIndex]!;
-      if (
-        candidate === part ||
-        (candidate.type === 'tool-result' &&
-          candidate.output.type === 'parts' &&
-          candidate.output.parts.includes(part))
-      )
-        return { messageId: item.id ?? null, itemIndex, partIndex };
-    }
-  }
-  return unknownLocation;
+  const call = callItems.get(context);
+  if (call === undefined) return unknownLocation;
+  call.index ??= indexParts(call.items);
+  return call.index.get(part) ?? unknownLocation;
 }
 
 /**
