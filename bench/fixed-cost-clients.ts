@@ -8,6 +8,9 @@
  * - adapter: the protocol's Switchyard adapter, `adapter.stream(request)` iterated, then `result()`;
  * - front door: `createSwitchyard` → `sy.stream({ model: 'provider:name', … })` iterated, then `result()`.
  */
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { createParser } from 'eventsource-parser';
 import { Agent, request as undiciRequest } from 'undici';
 import { requestBody, requestHeaders } from './contenders/request.ts';
@@ -100,4 +103,26 @@ function frontDoorContender(protocol: Protocol): Contender {
 export function contenderOf(protocol: Protocol, client: Client): Contender {
   if (client === 'raw') return rawContender(protocol);
   return client === 'adapter' ? adapterContender(protocol) : frontDoorContender(protocol);
+}
+
+/** `--name=a,b` on the command line, as a list (undefined when absent). */
+export function flag(name: string): string[] | undefined {
+  const value = process.argv.find((argument) => argument.startsWith(`--${name}=`));
+  return value?.slice(name.length + 3).split(',');
+}
+
+/** Starts the loopback upstream (`server.ts`) serving `events`-event replies; `root` is its text route. */
+export async function startFixedCostUpstream(events: number): Promise<{ root: string; stop(): void }> {
+  const upstream = spawn(
+    process.execPath,
+    [fileURLToPath(new URL('./server.ts', import.meta.url)), String(events)],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const line = await new Promise<string>((resolve) =>
+    createInterface({ input: upstream.stdout! }).once('line', resolve),
+  );
+  return {
+    root: `${(JSON.parse(line) as { url: string }).url}/bulk/text`,
+    stop: () => upstream.stdin!.end(),
+  };
 }

@@ -13,15 +13,14 @@
  * Sampling is statistical (one stack every PROFILE_INTERVAL_US of CPU): read it for shares, and
  * bench/fixed-cost.ts for the per-call totals.
  */
-import { fork, spawn } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { CallFrame, CpuProfile } from './cpu-profile.ts';
-import { type Client, contenderOf } from './fixed-cost-clients.ts';
+import { type Client, contenderOf, flag, startFixedCostUpstream } from './fixed-cost-clients.ts';
 import { createPayload, type Protocol, protocols, providerTypeOf } from './payloads.ts';
 
 const events = 10;
@@ -38,11 +37,6 @@ interface Summary {
   files: Record<string, number>;
   /** Inclusive time by `src/` function (`name file:line`), each counted once per sample. */
   functions: Record<string, number>;
-}
-
-function flag(name: string): string[] | undefined {
-  const value = process.argv.find((argument) => argument.startsWith(`--${name}=`));
-  return value?.slice(name.length + 3).split(',');
 }
 
 /** The bucket a frame's self time goes to. */
@@ -155,15 +149,8 @@ function report(protocol: Protocol, summaries: Partial<Record<Client, Summary>>)
 async function main(): Promise<void> {
   const chosen = (flag('protocol') ?? protocols) as Protocol[];
   const only = (flag('only') ?? ['raw', 'adapter']) as Client[];
-  const upstream = spawn(
-    process.execPath,
-    [fileURLToPath(new URL('./server.ts', import.meta.url)), String(events)],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
-  );
-  const line = await new Promise<string>((resolve) =>
-    createInterface({ input: upstream.stdout! }).once('line', resolve),
-  );
-  const root = `${(JSON.parse(line) as { url: string }).url}/bulk/text`;
+  const upstream = await startFixedCostUpstream(events);
+  const { root } = upstream;
   console.log(
     `CPU profile of ${calls} streamed ${events}-event calls per client after ${warmup} warm-up calls, ` +
       `sampled every ${intervalMicros} µs; load average ${loadavg()
@@ -177,7 +164,7 @@ async function main(): Promise<void> {
       report(protocol, summaries);
     }
   } finally {
-    upstream.stdin!.end();
+    upstream.stop();
   }
 }
 

@@ -19,11 +19,10 @@
  *     FIXED_BEFORE=/path/to/other/checkout node bench/fixed-cost.ts
  *       (that checkout's adapter and front door run in the same rounds: before/after under the same load)
  */
-import { type ChildProcess, fork, spawn } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { type Client, clients, contenderOf } from './fixed-cost-clients.ts';
+import { type Client, clients, contenderOf, flag, startFixedCostUpstream } from './fixed-cost-clients.ts';
 import { providerTypeOf, createPayload, type Protocol, protocols } from './payloads.ts';
 const events = 10;
 const calls = Number(process.env.FIXED_CALLS ?? 300);
@@ -31,11 +30,6 @@ const rounds = Number(process.env.FIXED_ROUNDS ?? 21);
 /** The goals of issue #20, µs per call. */
 const goals = { adapter: 100, frontdoor: 20 };
 const warmup = Number(process.env.FIXED_WARMUP ?? 1500);
-
-function flag(name: string): string[] | undefined {
-  const value = process.argv.find((argument) => argument.startsWith(`--${name}=`));
-  return value?.slice(name.length + 3).split(',');
-}
 
 /** Worker side: prepares one client, then answers `{ calls }` with the CPU µs per call. */
 async function worker(protocol: Protocol, client: Client, root: string): Promise<void> {
@@ -118,15 +112,8 @@ async function main(): Promise<void> {
   const only = (flag('only') ?? clients) as Client[];
   const chosen = (flag('protocol') ?? protocols) as Protocol[];
   const here = fileURLToPath(import.meta.url);
-  const upstream = spawn(
-    process.execPath,
-    [fileURLToPath(new URL('./server.ts', import.meta.url)), String(events)],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
-  );
-  const line = await new Promise<string>((resolve) =>
-    createInterface({ input: upstream.stdout! }).once('line', resolve),
-  );
-  const root = `${(JSON.parse(line) as { url: string }).url}/bulk/text`;
+  const upstream = await startFixedCostUpstream(events);
+  const { root } = upstream;
   const profile = process.env.FIXED_PROFILE;
   // FIXED_BEFORE=<another checkout>: its adapter and front door run in the same rounds (paired).
   const before = process.env.FIXED_BEFORE;
@@ -153,7 +140,7 @@ async function main(): Promise<void> {
     for (const worker of order) worker.samples.push(await ask(worker, calls));
   }
   for (const worker of workers) worker.child.send({});
-  upstream.stdin!.end();
+  upstream.stop();
   const find = (protocol: Protocol, client: Client, tree: Worker['tree']) =>
     workers.find((entry) => entry.protocol === protocol && entry.client === client && entry.tree === tree);
   const value = (worker: Worker | undefined) =>
