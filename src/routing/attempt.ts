@@ -34,11 +34,11 @@ export function canonicalRequest(
   const maxOutputTokens =
     route.request.maxOutputTokens ?? Math.min(defaultMaxOutput, facts.maxOutputTokens || defaultMaxOutput);
   // The adapter's own name prefixes the wire name (a config name such as `openai-r` may differ from it).
-  const adapterName = registry.adapter(model.provider).name;
+  const keys = keysOf(state, model);
   const request: CanonicalRequest = {
     ...route.request,
     requestId: route.requestId,
-    model: joinModelId(adapterName, model.wireName),
+    model: (keys.requestModel ??= joinModelId(registry.adapter(model.provider).name, model.wireName)),
     maxOutputTokens,
   };
   // The candidate's capabilities and context window were checked (`skipReason`): the adapter's
