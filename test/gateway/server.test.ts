@@ -151,6 +151,9 @@ describe('keys', () => {
       }),
     ).rejects.toMatchObject({ status: 401 });
     expect((await fetch(`${harness.server.url}/v1/models`)).status).toBe(401);
+    // An unknown route under a keyed prefix is refused before it is looked up.
+    expect((await fetch(`${harness.server.url}/v1/no-such-route`, { method: 'POST' })).status).toBe(401);
+    expect((await fetch(`${harness.server.url}/switchyard/v1/nothing`)).status).toBe(401);
     const team = createClients(harness.server.url, 'team-key-1');
     await expect(
       team.openai.chat.completions.create({
@@ -196,6 +199,24 @@ describe('operations', () => {
       /requests_total\{protocol="openai-chat",model="openai:other",status="\d+"\} [2-9]/,
     );
     expect(metrics).not.toContain('made-up');
+  });
+
+  it('counters are exact across scrapes: each request counted once, tokens summed, in-flight back to 0', async () => {
+    const scrape = async () => await (await fetch(`${harness.server.url}/metrics`)).text();
+    const value = (text: string, pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? 0);
+    const requests = /requests_total\{protocol="openai-chat",model="openai:gpt-5-mini",status="200"\} (\d+)/;
+    const output = /tokens_total\{protocol="openai-chat",model="openai:gpt-5-mini",kind="output"\} (\d+)/;
+    const before = await scrape();
+    for (let index = 0; index < 3; index++) {
+      harness.emulator.enqueue(hello());
+      expect((await post('/v1/chat/completions', chatBody())).status).toBe(200);
+    }
+    const middle = await scrape();
+    expect(value(middle, requests) - value(before, requests)).toBe(3);
+    expect(value(middle, output) - value(before, output)).toBeGreaterThan(0);
+    // A scrape with no request between adds nothing (no sum is flushed twice).
+    expect(value(await scrape(), requests)).toBe(value(middle, requests));
+    expect(middle).toMatch(/in_flight_requests\{protocol="openai-chat"\} 0\b/);
   });
 
   it('x-request-id is echoed (or generated), x-switchyard-overhead-ms is on every non-streamed reply, the access log has no content', async () => {
