@@ -1,10 +1,11 @@
 /** The gateway's HTTP routes (Hono): every protocol at its standard path, health, readiness and metrics. */
+import type { ServerResponse } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { codecs } from '../codecs/index.ts';
 import type { ProtocolName, WireError } from '../codecs/types.ts';
 import { createRequestId } from '../core/ids.ts';
 import { toWireError, unauthorized } from './errors.ts';
-import { errorResponse, readJson, serveGeneration } from './generate.ts';
+import { errorResponse, type GenerationCall, readJson, serveGeneration } from './generate.ts';
 import { findKey, type GatewayKey, presentedKey } from './keys.ts';
 import { anthropicModels, countTokens, geminiModels, openaiModels } from './models.ts';
 import { serveNativeStream } from './native.ts';
@@ -30,6 +31,23 @@ const guardedPrefix = /^\/(v1|v1beta|switchyard)(\/|$)/;
 function requestIdOf(c: Context<Env>): string {
   const given = c.req.header('x-request-id');
   return given !== undefined && requestIdPattern.test(given) ? given : createRequestId();
+}
+
+/**
+ * On Node's server (@hono/node-server passes `{ incoming, outgoing }` as the env), the client went
+ * away when the response closes before it finished. Reading the request's `signal` instead would
+ * make the server build an AbortController for every request.
+ */
+function watchResponse(env: unknown): GenerationCall['watchClient'] {
+  const outgoing = (env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  if (outgoing === undefined || typeof outgoing.once !== 'function') return undefined;
+  return (onGone) => {
+    const listener = () => {
+      if (!outgoing.writableFinished) onGone();
+    };
+    outgoing.once('close', listener);
+    return () => outgoing.off('close', listener);
+  };
 }
 
 /**
@@ -78,6 +96,7 @@ export function createApp(state: GatewayState): Hono<Env> {
       request: c.req.raw,
       requestId: c.get('requestId'),
       key: c.get('key'),
+      watchClient: watchResponse(c.env),
       ...extra,
     });
 

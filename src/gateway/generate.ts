@@ -23,7 +23,7 @@ import type { RouteRequest } from '../routing/router.ts';
 import { responseKey, restoreArtifacts, saveArtifacts } from './artifacts.ts';
 import { GatewayError, toWireError } from './errors.ts';
 import { allowsModel, type GatewayKey } from './keys.ts';
-import { admitCall, hasQuota, settleCall } from './quota.ts';
+import { admitCall, hasQuota, type KeyQuota, settleCall } from './quota.ts';
 import type { Reservation } from '../state/types.ts';
 import { histogramOf, recordUsage, seriesOf } from './metrics.ts';
 import { createBodyPump, createFramer, webBody } from './stream-body.ts';
@@ -38,6 +38,20 @@ export interface GenerationCall {
   decodeContext?: DecodeContext;
   /** Gemini streams without `alt=sse`: one JSON array instead of SSE. */
   jsonArray?: boolean;
+  /**
+   * Calls `onGone` when the client goes away before the reply is finished; returns the unsubscribe.
+   * Default: the request's abort signal (Node's server: the response's `close` before it finished,
+   * which costs no AbortController).
+   */
+  watchClient?: (onGone: () => void) => () => void;
+}
+
+/** The request signal as a client watch (in-process `app.request`, other runtimes). */
+function watchSignal(signal: AbortSignal): (onGone: () => void) => () => void {
+  return (onGone) => {
+    signal.addEventListener('abort', onGone, { once: true });
+    return () => signal.removeEventListener('abort', onGone);
+  };
 }
 
 /** Per-request bookkeeping for the access log and metrics. */
@@ -109,8 +123,17 @@ export async function readJson(request: Request, limit: number): Promise<unknown
   }
 }
 
-/** Puts a stored Responses transcript in front (`previous_response_id`) and stored artifacts back. */
-async function prepareTranscript(state: GatewayState, decoded: DecodedRequest): Promise<void> {
+/**
+ * Puts a stored Responses transcript in front (`previous_response_id`) and stored artifacts back;
+ * undefined when there is nothing to look up (no store round trip, no await).
+ */
+function prepareTranscript(state: GatewayState, decoded: DecodedRequest): Promise<void> | undefined {
+  if (decoded.previousResponseId === undefined)
+    return restoreArtifacts(decoded.request.transcript, state.store);
+  return withStoredTranscript(state, decoded);
+}
+
+async function withStoredTranscript(state: GatewayState, decoded: DecodedRequest): Promise<void> {
   const { transcript } = decoded.request;
   if (decoded.previousResponseId !== undefined) {
     const stored = (await state.store.get(responseKey(decoded.previousResponseId))) as
@@ -129,16 +152,30 @@ async function prepareTranscript(state: GatewayState, decoded: DecodedRequest): 
   await restoreArtifacts(decoded.request.transcript, state.store);
 }
 
-/** Keeps what the next turn needs: call artifacts, and the transcript of a stored Responses reply. */
-async function remember(
+/**
+ * Keeps what the next turn needs: call artifacts, and the transcript of a stored Responses reply;
+ * undefined when there is nothing to keep (no store round trip, no await).
+ */
+function remember(
   state: GatewayState,
   decoded: DecodedRequest,
   response: CanonicalResponse,
   responseId: string | undefined,
   protocol: ProtocolName,
+): Promise<void> | undefined {
+  const saving = saveArtifacts(response.content, response.provider, state.store, state.ttlMs);
+  if (protocol !== 'openai-responses' || decoded.store === false || responseId === undefined) return saving;
+  return storeResponse(state, decoded, response, responseId, saving);
+}
+
+async function storeResponse(
+  state: GatewayState,
+  decoded: DecodedRequest,
+  response: CanonicalResponse,
+  responseId: string,
+  saving: Promise<void> | undefined,
 ): Promise<void> {
-  await saveArtifacts(response.content, response.provider, state.store, state.ttlMs);
-  if (protocol !== 'openai-responses' || decoded.store === false || responseId === undefined) return;
+  await saving;
   const history = decoded.request.transcript.filter(
     (item) => item.kind !== 'system' && item.kind !== 'developer',
   );
@@ -219,13 +256,13 @@ export async function serveGeneration(state: GatewayState, call: GenerationCall)
     served.clientLeft = true;
     controller.abort(new Error('client disconnected'));
   };
-  call.request.signal.addEventListener('abort', onClientGone, { once: true });
+  const unwatch = (call.watchClient ?? watchSignal(call.request.signal))(onClientGone);
   state.calls.add(controller);
   const inFlight = seriesOf(state.metrics.inFlight, call.protocol);
   inFlight.inc();
   let streaming = false;
   const release = () => {
-    call.request.signal.removeEventListener('abort', onClientGone);
+    unwatch();
     state.calls.delete(controller);
     inFlight.dec();
     if (served.reservation !== undefined)
@@ -234,7 +271,7 @@ export async function serveGeneration(state: GatewayState, call: GenerationCall)
   };
   try {
     const decoded = await decode(state, call, served);
-    await admit(state, call.key, decoded, served);
+    if (hasQuota(call.key)) await admit(state, call.key, decoded, served);
     const routeRequest: RouteRequest = { ...decoded.request, model: decoded.model };
     const context = encodeContext(decoded, call.protocol);
     if (!decoded.stream) return await complete(state, served, decoded, routeRequest, context, controller);
@@ -254,11 +291,10 @@ export async function serveGeneration(state: GatewayState, call: GenerationCall)
 /** The key's limits and budget before dispatch (one state-store step); throws the 429/402/503 to answer. */
 async function admit(
   state: GatewayState,
-  key: GatewayKey | undefined,
+  key: GatewayKey & KeyQuota,
   decoded: DecodedRequest,
   served: Served,
 ): Promise<void> {
-  if (!hasQuota(key)) return;
   const started = performance.now();
   let modelId: string | undefined;
   let maxOutputTokens = 0;
@@ -308,7 +344,8 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
       code: 'permission_error',
       message: `this key may not use model '${decoded.model}'`,
     });
-  await prepareTranscript(state, decoded);
+  const preparing = prepareTranscript(state, decoded);
+  if (preparing !== undefined) await preparing;
   served.ownMs += performance.now() - started;
   return decoded;
 }
@@ -326,7 +363,8 @@ async function complete(
   const encodeStart = performance.now();
   served.provider = reply.provider;
   served.usage = reply.usage;
-  await remember(state, decoded, reply, context.responseId, served.call.protocol);
+  const remembering = remember(state, decoded, reply, context.responseId, served.call.protocol);
+  if (remembering !== undefined) await remembering;
   const body = JSON.stringify(codecs[served.call.protocol].encodeResponse(reply, context));
   const total = performance.now() - served.startedAt;
   served.ownMs = total - (encodeStart - upstreamStart);
@@ -349,18 +387,20 @@ async function startStream(
   const turn = state.switchyard.stream(routeRequest, { signal: controller.signal });
   const iterator = turn[Symbol.asyncIterator]();
   const framer = createFramer(served.call.jsonArray === true);
-  const settle = async (response: CanonicalResponse): Promise<void> => {
+  const settle = (response: CanonicalResponse): Promise<void> | undefined => {
     served.provider = response.provider;
     served.usage = response.usage;
-    await remember(state, decoded, response, context.responseId, protocol);
+    return remember(state, decoded, response, context.responseId, protocol);
   };
   const onEvent = (event: StreamEvent): WireFrame[] | Promise<WireFrame[]> => {
     const started = performance.now();
     if (event.type === 'finish') {
       served.billed = event.response.usage;
       const { finishReason } = event.response;
-      if (finishReason !== 'error' && finishReason !== 'cancelled')
-        return settle(event.response).then(() => frames(event, started));
+      if (finishReason !== 'error' && finishReason !== 'cancelled') {
+        const settling = settle(event.response);
+        if (settling !== undefined) return settling.then(() => frames(event, started));
+      }
     }
     return frames(event, started);
   };

@@ -219,6 +219,24 @@ describe('operations', () => {
     expect(middle).toMatch(/in_flight_requests\{protocol="openai-chat"\} 0\b/);
   });
 
+  it('a client that leaves a non-streamed request while the upstream thinks cancels the upstream call', async () => {
+    harness.emulator.enqueue({ ...hello('too late'), fault: { delayHeadersMs: 30_000 } });
+    const served = harness.nextServed();
+    const controller = new AbortController();
+    const leaving = fetch(`${harness.server.url}/v1/chat/completions`, {
+      method: 'POST',
+      body: chatBody(),
+      headers: { 'content-type': 'application/json', authorization: 'Bearer ops-key-2' },
+      signal: controller.signal,
+    }).catch((error: unknown) => error);
+    // Leave once the upstream has the request (its headers are held back for 30 s).
+    while (harness.emulator.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    expect(await leaving).toBeInstanceOf(Error);
+    expect(await served).toMatchObject({ complete: false });
+    await expect.poll(() => harness.accessLog.at(-1)?.status).toBe(499);
+  });
+
   it('x-request-id is echoed (or generated), x-switchyard-overhead-ms is on every non-streamed reply, the access log has no content', async () => {
     harness.emulator.enqueue(hello('secret prompt answer'));
     const response = await post('/v1/chat/completions', chatBody(), { 'x-request-id': 'trace-123' });
