@@ -303,6 +303,55 @@ describe('Vertex: Claude and Gemini behind one adapter', () => {
         expect((block as { id: string }).id).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
   });
 
+  it("a Gemini call id Claude's id rule refuses (one id map serves both families) reaches Claude rewritten, paired with its result", async () => {
+    const session = createSession();
+    const transcript: Item[] = [user('Look it up.')];
+    const candidate = {
+      content: {
+        role: 'model',
+        parts: [
+          {
+            functionCall: { id: 'fc.1/alpha', name: 'lookup', args: { q: 'x' } },
+            thoughtSignature: 'sig-g1',
+          },
+        ],
+      },
+      finishReason: 'STOP',
+    };
+    const gemini = await runTurn(
+      vertex,
+      geminiOnVertex,
+      transcript,
+      {
+        type: 'sse',
+        events: [
+          {
+            data: {
+              candidates: [candidate],
+              usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 3 },
+              modelVersion: 'gemini-3-pro-preview',
+            },
+          },
+        ],
+      },
+      { session },
+    );
+    transcript.push(assistant(gemini.response), answers(gemini.response));
+    // Gemini gets its own id back; Claude one its rule takes, on the call and on its result alike.
+    const again = await runTurn(vertex, geminiOnVertex, transcript, text('gemini', 'x.'), { session });
+    expect(JSON.stringify(again.body)).toContain('"id":"fc.1/alpha"');
+    const claude = await runTurn(vertex, claudeOnVertex, transcript, text('vertex-anthropic', 'x.'), {
+      session,
+    });
+    const blocks = (
+      claude.body as { messages: Array<{ content: Array<Record<string, unknown>> }> }
+    ).messages.flatMap((message) => message.content);
+    const use = blocks.find((block) => block.type === 'tool_use');
+    const result = blocks.find((block) => block.type === 'tool_result');
+    expect(use?.id).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+    expect(result?.tool_use_id).toBe(use?.id);
+  });
+
   it("Claude → Gemini → Claude → Gemini on one session: each family gets its own signatures back, never the other's", async () => {
     const session = createSession();
     const transcript: Item[] = [user('Question 1.')];
