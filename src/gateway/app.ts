@@ -5,7 +5,7 @@ import { codecs } from '../codecs/index.ts';
 import type { ProtocolName, WireError } from '../codecs/types.ts';
 import { createRequestId } from '../core/ids.ts';
 import { toWireError, unauthorized } from './errors.ts';
-import { errorResponse, type GenerationCall, readJson, serveGeneration } from './generate.ts';
+import { errorResponse, readJson, serveGeneration } from './generate.ts';
 import { findKey, type GatewayKey, presentedKey } from './keys.ts';
 import { anthropicModels, countTokens, geminiModels, openaiModels } from './models.ts';
 import { serveNativeStream } from './native.ts';
@@ -33,21 +33,10 @@ function requestIdOf(c: Context<Env>): string {
   return given !== undefined && requestIdPattern.test(given) ? given : createRequestId();
 }
 
-/**
- * On Node's server (@hono/node-server passes `{ incoming, outgoing }` as the env), the client went
- * away when the response closes before it finished. Reading the request's `signal` instead would
- * make the server build an AbortController for every request.
- */
-function watchResponse(env: unknown): GenerationCall['watchClient'] {
+/** Node's response when @hono/node-server serves the app (it passes `{ incoming, outgoing }` as the env). */
+function outgoingOf(env: unknown): ServerResponse | undefined {
   const outgoing = (env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-  if (outgoing === undefined || typeof outgoing.once !== 'function') return undefined;
-  return (onGone) => {
-    const listener = () => {
-      if (!outgoing.writableFinished) onGone();
-    };
-    outgoing.once('close', listener);
-    return () => outgoing.off('close', listener);
-  };
+  return outgoing !== undefined && typeof outgoing.writeHead === 'function' ? outgoing : undefined;
 }
 
 /**
@@ -96,7 +85,7 @@ export function createApp(state: GatewayState): Hono<Env> {
       request: c.req.raw,
       requestId: c.get('requestId'),
       key: c.get('key'),
-      watchClient: watchResponse(c.env),
+      outgoing: outgoingOf(c.env),
       ...extra,
     });
 

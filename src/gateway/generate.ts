@@ -5,6 +5,8 @@
  * the protocol's in-band error, never a clean finish. The upstream is pulled only as fast as the
  * client reads, and a client that goes away cancels it.
  */
+import type { ServerResponse } from 'node:http';
+import { Response as PlainResponse } from 'undici';
 import { codecs } from '../codecs/index.ts';
 import { createResponsesId } from '../codecs/ids.ts';
 import { taggedOpaque } from '../codecs/opaque.ts';
@@ -26,7 +28,7 @@ import { allowsModel, type GatewayKey } from './keys.ts';
 import { admitCall, hasQuota, type KeyQuota, settleCall } from './quota.ts';
 import type { Reservation } from '../state/types.ts';
 import { histogramOf, recordUsage, seriesOf } from './metrics.ts';
-import { createBodyPump, createFramer, webBody } from './stream-body.ts';
+import { createBodyPump, createFramer, webBody, writeToNode } from './stream-body.ts';
 import type { GatewayState } from './state.ts';
 
 /** One inbound generation request. */
@@ -39,20 +41,39 @@ export interface GenerationCall {
   /** Gemini streams without `alt=sse`: one JSON array instead of SSE. */
   jsonArray?: boolean;
   /**
-   * Calls `onGone` when the client goes away before the reply is finished; returns the unsubscribe.
-   * Default: the request's abort signal (Node's server: the response's `close` before it finished,
-   * which costs no AbortController).
+   * Node's response, when served by @hono/node-server: the client went away when it closes before
+   * it finished (reading the request's `signal` would make the server build an AbortController per
+   * request), and streams are written to it directly.
    */
-  watchClient?: (onGone: () => void) => () => void;
+  outgoing?: ServerResponse;
 }
 
-/** The request signal as a client watch (in-process `app.request`, other runtimes). */
-function watchSignal(signal: AbortSignal): (onGone: () => void) => () => void {
-  return (onGone) => {
+/** Calls `onGone` when the client goes away before the reply is finished; returns the unsubscribe. */
+function watchClient(call: GenerationCall, onGone: () => void): () => void {
+  const { outgoing } = call;
+  if (outgoing === undefined) {
+    const { signal } = call.request;
     signal.addEventListener('abort', onGone, { once: true });
     return () => signal.removeEventListener('abort', onGone);
+  }
+  // Gone already (it left while the body was read): the close was before this listener.
+  if (outgoing.destroyed || outgoing.socket?.destroyed === true) {
+    onGone();
+    return () => {};
+  }
+  const listener = () => {
+    if (!outgoing.writableFinished) onGone();
   };
+  outgoing.once('close', listener);
+  return () => outgoing.off('close', listener);
 }
+
+/**
+ * What a handler returns once it has written the reply itself: @hono/node-server writes nothing for
+ * a response carrying this header. undici's class, not the global one: the server replaces the global
+ * with its lightweight class, whose replies it always writes.
+ */
+const alreadySent = new PlainResponse(null, { headers: { 'x-hono-already-sent': 'true' } });
 
 /** Per-request bookkeeping for the access log and metrics. */
 interface Served {
@@ -256,7 +277,7 @@ export async function serveGeneration(state: GatewayState, call: GenerationCall)
     served.clientLeft = true;
     controller.abort(new Error('client disconnected'));
   };
-  const unwatch = (call.watchClient ?? watchSignal(call.request.signal))(onClientGone);
+  const unwatch = watchClient(call, onClientGone);
   state.calls.add(controller);
   const inFlight = seriesOf(state.metrics.inFlight, call.protocol);
   inFlight.inc();
@@ -447,5 +468,7 @@ async function startStream(
   // What the upstream has already delivered goes first; a reply that is whole by then leaves in one write.
   const head = (await pump.read()) ?? '';
   if (pump.ended) return new Response(head, { status: 200, headers });
-  return new Response(webBody(pump, head), { status: 200, headers });
+  if (served.call.outgoing === undefined) return new Response(webBody(pump, head), { status: 200, headers });
+  writeToNode(pump, head, served.call.outgoing, headers);
+  return alreadySent as unknown as Response;
 }

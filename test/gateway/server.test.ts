@@ -221,6 +221,7 @@ describe('operations', () => {
 
   it('a client that leaves a non-streamed request while the upstream thinks cancels the upstream call', async () => {
     harness.emulator.enqueue({ ...hello('too late'), fault: { delayHeadersMs: 30_000 } });
+    const before = harness.emulator.requests.length;
     const served = harness.nextServed();
     const controller = new AbortController();
     const leaving = fetch(`${harness.server.url}/v1/chat/completions`, {
@@ -230,7 +231,8 @@ describe('operations', () => {
       signal: controller.signal,
     }).catch((error: unknown) => error);
     // Leave once the upstream has the request (its headers are held back for 30 s).
-    while (harness.emulator.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (harness.emulator.requests.length === before)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     controller.abort();
     expect(await leaving).toBeInstanceOf(Error);
     expect(await served).toMatchObject({ complete: false });
