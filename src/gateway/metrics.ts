@@ -30,12 +30,14 @@ export function createMetrics(): GatewayMetrics {
       help: 'Requests by protocol, model and status',
       labelNames: ['protocol', 'model', 'status'],
       registers,
+      collect: flushTallies,
     }),
     errors: new Counter({
       name: 'switchyard_gateway_errors_total',
       help: 'Failed requests by error class',
       labelNames: ['protocol', 'class'],
       registers,
+      collect: flushTallies,
     }),
     latency: new Histogram({
       name: 'switchyard_gateway_request_duration_seconds',
@@ -56,18 +58,21 @@ export function createMetrics(): GatewayMetrics {
       help: 'Tokens by kind (input, cache_read, cache_write, output)',
       labelNames: ['protocol', 'model', 'kind'],
       registers,
+      collect: flushTallies,
     }),
     cost: new Counter({
       name: 'switchyard_gateway_cost_usd_total',
       help: 'Cost of served calls',
       labelNames: ['protocol', 'model'],
       registers,
+      collect: flushTallies,
     }),
     inFlight: new Gauge({
       name: 'switchyard_gateway_in_flight_requests',
       help: 'Requests being served',
       labelNames: ['protocol'],
       registers,
+      collect: flushTallies,
     }),
     circuits: new Gauge({
       name: 'switchyard_gateway_circuit_state',
@@ -84,16 +89,64 @@ export function createMetrics(): GatewayMetrics {
   };
 }
 
-const children = new WeakMap<object, Map<string, unknown>>();
+/**
+ * A counter's or gauge's series as a plain number: a request adds to it, and the sum reaches
+ * prom-client when the metric is collected (a scrape). prom-client hashes and validates the labels on
+ * every `inc` — a child from `labels()` too — which was most of the gateway's per-request metrics cost.
+ */
+export class Tally {
+  pending = 0;
+  readonly labels: Record<string, string>;
+  constructor(labels: Record<string, string>) {
+    this.labels = labels;
+  }
+  inc(value = 1): void {
+    this.pending += value;
+  }
+  dec(value = 1): void {
+    this.pending -= value;
+  }
+}
+
+type Labelled = { labelNames?: readonly string[] };
+const series = new WeakMap<object, Map<string, Tally>>();
 
 /**
- * A metric's series for these label values (in `labelNames` order), made once: prom-client hashes
- * a labels object on every call otherwise, which was the larger part of the per-request metrics cost.
- * Only for label values from a bounded set (protocol, canonical model id, status, class).
+ * A counter's or gauge's series for these label values (in `labelNames` order), made once. Only for
+ * label values from a bounded set (protocol, canonical model id, status, class).
  */
-export function seriesOf<Child>(metric: { labels(...values: string[]): Child }, ...values: string[]): Child {
-  let cache = children.get(metric) as Map<string, Child> | undefined;
-  if (cache === undefined) children.set(metric, (cache = new Map()));
+export function seriesOf(metric: Counter<string> | Gauge<string>, ...values: string[]): Tally {
+  let cache = series.get(metric);
+  if (cache === undefined) series.set(metric, (cache = new Map()));
+  const key = values.join('\u0000');
+  let tally = cache.get(key);
+  if (tally === undefined) {
+    const names = (metric as unknown as Labelled).labelNames ?? [];
+    const labels: Record<string, string> = {};
+    names.forEach((name, index) => (labels[name] = values[index] ?? ''));
+    cache.set(key, (tally = new Tally(labels)));
+  }
+  return tally;
+}
+
+/** Adds the tallies' sums to the metric (its `collect`, run on every scrape). */
+function flushTallies(this: Counter<string> | Gauge<string>): void {
+  for (const tally of series.get(this)?.values() ?? []) {
+    // Every series is written, at 0 too (an idle in-flight gauge); a gauge's sum may be negative.
+    this.inc(tally.labels, tally.pending);
+    tally.pending = 0;
+  }
+}
+
+const histogramChildren = new WeakMap<object, Map<string, { observe(value: number): void }>>();
+
+/** A histogram's series for these label values, made once (observations go to prom-client as they come). */
+export function histogramOf(
+  metric: Histogram<string>,
+  ...values: string[]
+): { observe(value: number): void } {
+  let cache = histogramChildren.get(metric);
+  if (cache === undefined) histogramChildren.set(metric, (cache = new Map()));
   const key = values.join('\u0000');
   let child = cache.get(key);
   if (child === undefined) cache.set(key, (child = metric.labels(...values)));

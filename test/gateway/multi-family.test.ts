@@ -26,11 +26,10 @@ beforeAll(async () => {
     config: {
       builtins: false,
       adapters: {
-        // `vertex-anthropic` and `vertex` create the same adapter; the registry checks configured model
-        // names by the row's protocol, and the `vertex` row's (`gemini`) refuses `@version`.
+        // One `vertex` adapter serves both families: Claude names carry `@version`.
         vertex: {
-          type: 'vertex-anthropic',
-          base_url: emulatorBaseURL('vertex-anthropic', emulator.url),
+          type: 'vertex',
+          base_url: emulatorBaseURL('vertex', emulator.url),
           api_key: 'upstream-secret-key',
           max_retries: 0,
         },
