@@ -27,7 +27,7 @@ import { GatewayError, toWireError } from './errors.ts';
 import { allowsModel, type GatewayKey } from './keys.ts';
 import { admitCall, hasQuota, type KeyQuota, settleCall } from './quota.ts';
 import type { Reservation } from '../state/types.ts';
-import { histogramOf, recordUsage, seriesOf } from './metrics.ts';
+import { recordUsage, seriesOf } from './metrics.ts';
 import { createBodyPump, createFramer, webBody, writeToNode } from './stream-body.ts';
 import type { GatewayState } from './state.ts';
 
@@ -234,7 +234,7 @@ function finishLog(state: GatewayState, served: Served): void {
   // Labelled by the canonical id: a client's made-up model names never become new series.
   const model = served.modelId ?? 'unknown';
   seriesOf(state.metrics.requests, protocol, model, String(served.status)).inc();
-  histogramOf(state.metrics.latency, protocol, String(served.stream)).observe(durationMs / 1000);
+  state.metrics.latency.series(protocol, String(served.stream)).observe(durationMs / 1000);
   if (served.errorClass !== undefined) seriesOf(state.metrics.errors, protocol, served.errorClass).inc();
   if (served.usage !== undefined) recordUsage(state.metrics, protocol, model, served.usage);
   if (state.accessLog === undefined) return;
@@ -442,7 +442,7 @@ async function startStream(
     first = await onEvent(next.value);
   }
   served.firstByteMs = performance.now() - served.startedAt;
-  histogramOf(state.metrics.timeToFirstToken, protocol).observe(served.firstByteMs / 1000);
+  state.metrics.timeToFirstToken.series(protocol).observe(served.firstByteMs / 1000);
   const pump = createBodyPump({
     iterator,
     onEvent,

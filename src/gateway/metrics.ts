@@ -1,5 +1,6 @@
 /** Prometheus metrics of one gateway (its own registry, so several gateways never share counters). */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
+import { PlainHistogram } from './histogram.ts';
 import type { Usage } from '../core/usage.ts';
 
 /** The gateway's metrics. */
@@ -7,14 +8,25 @@ export interface GatewayMetrics {
   registry: Registry;
   requests: Counter<'protocol' | 'model' | 'status'>;
   errors: Counter<'protocol' | 'class'>;
-  latency: Histogram<'protocol' | 'stream'>;
-  timeToFirstToken: Histogram<'protocol'>;
+  latency: PlainHistogram;
+  timeToFirstToken: PlainHistogram;
   tokens: Counter<'protocol' | 'model' | 'kind'>;
   cost: Counter<'protocol' | 'model'>;
   inFlight: Gauge<'protocol'>;
   circuits: Gauge<'key' | 'state'>;
   /** Failed shared-state operations (Redis down or slower than `state_timeout_ms`). */
   stateFailures: Counter<'operation' | 'outcome'>;
+  /** Each protocol and model's usage series, looked up once per request. */
+  usage: Map<string, UsageSeries>;
+}
+
+/** The token and cost series of one protocol and model. */
+interface UsageSeries {
+  input: Tally;
+  cacheRead: Tally;
+  cacheWrite: Tally;
+  output: Tally;
+  cost: Tally;
 }
 
 const buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -39,14 +51,14 @@ export function createMetrics(): GatewayMetrics {
       registers,
       collect: flushTallies,
     }),
-    latency: new Histogram({
+    latency: new PlainHistogram({
       name: 'switchyard_gateway_request_duration_seconds',
       help: 'Request duration',
       labelNames: ['protocol', 'stream'],
       buckets,
       registers,
     }),
-    timeToFirstToken: new Histogram({
+    timeToFirstToken: new PlainHistogram({
       name: 'switchyard_gateway_time_to_first_token_seconds',
       help: 'Time to the first content byte of streams',
       labelNames: ['protocol'],
@@ -86,6 +98,7 @@ export function createMetrics(): GatewayMetrics {
       labelNames: ['operation', 'outcome'],
       registers,
     }),
+    usage: new Map(),
   };
 }
 
@@ -138,27 +151,24 @@ function flushTallies(this: Counter<string> | Gauge<string>): void {
   }
 }
 
-const histogramChildren = new WeakMap<object, Map<string, { observe(value: number): void }>>();
-
-/** A histogram's series for these label values, made once (observations go to prom-client as they come). */
-export function histogramOf(
-  metric: Histogram<string>,
-  ...values: string[]
-): { observe(value: number): void } {
-  let cache = histogramChildren.get(metric);
-  if (cache === undefined) histogramChildren.set(metric, (cache = new Map()));
-  const key = values.join('\u0000');
-  let child = cache.get(key);
-  if (child === undefined) cache.set(key, (child = metric.labels(...values)));
-  return child;
-}
-
 /** Counts a call's usage and cost; `model` is the canonical id (or `unknown`), never the client's text. */
 export function recordUsage(metrics: GatewayMetrics, protocol: string, model: string, usage: Usage): void {
-  seriesOf(metrics.tokens, protocol, model, 'input').inc(usage.input);
-  seriesOf(metrics.tokens, protocol, model, 'cache_read').inc(usage.cacheRead);
-  seriesOf(metrics.tokens, protocol, model, 'cache_write').inc(usage.cacheWrite);
-  seriesOf(metrics.tokens, protocol, model, 'output').inc(usage.output);
-  if (usage.cost !== undefined && usage.cost.currency === 'USD')
-    seriesOf(metrics.cost, protocol, model).inc(usage.cost.amount);
+  const key = `${protocol}\u0000${model}`;
+  let series = metrics.usage.get(key);
+  if (series === undefined)
+    metrics.usage.set(
+      key,
+      (series = {
+        input: seriesOf(metrics.tokens, protocol, model, 'input'),
+        cacheRead: seriesOf(metrics.tokens, protocol, model, 'cache_read'),
+        cacheWrite: seriesOf(metrics.tokens, protocol, model, 'cache_write'),
+        output: seriesOf(metrics.tokens, protocol, model, 'output'),
+        cost: seriesOf(metrics.cost, protocol, model),
+      }),
+    );
+  series.input.inc(usage.input);
+  series.cacheRead.inc(usage.cacheRead);
+  series.cacheWrite.inc(usage.cacheWrite);
+  series.output.inc(usage.output);
+  if (usage.cost !== undefined && usage.cost.currency === 'USD') series.cost.inc(usage.cost.amount);
 }
