@@ -108,8 +108,11 @@ export function createBodyPump(parts: BodyParts): BodyPump {
             finish();
             return text + framer.end();
           }
-          const frames = await onEvent(result.value);
-          if (cancelled) return undefined;
+          let frames = onEvent(result.value);
+          if (frames instanceof Promise) {
+            frames = await frames;
+            if (cancelled) return undefined;
+          }
           if (frames.length > 0) text += framer.text(frames);
           if (text.length >= maxChunk) return text;
         }
