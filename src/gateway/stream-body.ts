@@ -5,6 +5,7 @@
  * ready. A failure after content is the protocol's in-band error; a client that goes away cancels
  * the upstream call.
  */
+import type { ServerResponse } from 'node:http';
 import { serializeFrame } from '../codecs/frames.ts';
 import type { StreamEncoder, WireFrame } from '../codecs/types.ts';
 import type { StreamEvent } from '../core/events.ts';
@@ -107,8 +108,11 @@ export function createBodyPump(parts: BodyParts): BodyPump {
             finish();
             return text + framer.end();
           }
-          const frames = await onEvent(result.value);
-          if (cancelled) return undefined;
+          let frames = onEvent(result.value);
+          if (frames instanceof Promise) {
+            frames = await frames;
+            if (cancelled) return undefined;
+          }
           if (frames.length > 0) text += framer.text(frames);
           if (text.length >= maxChunk) return text;
         }
@@ -158,4 +162,57 @@ export function webBody(pump: BodyPump, head: string): ReadableStream<Uint8Array
     },
     { highWaterMark: 0 },
   );
+}
+
+/**
+ * Writes the pump straight to Node's response: the headers leave with the first text in one write
+ * (a web-stream body makes @hono/node-server flush the headers alone first: one more packet and
+ * client wake-up per stream), then each read as it comes, waiting for `drain` when the socket is
+ * full; a response closed before the end cancels the pump (and so the upstream call).
+ */
+export function writeToNode(
+  pump: BodyPump,
+  head: string,
+  outgoing: ServerResponse,
+  headers: Record<string, string>,
+): void {
+  const onClose = () => {
+    if (!outgoing.writableFinished) void pump.cancel();
+  };
+  outgoing.once('close', onClose);
+  outgoing.writeHead(200, headers);
+  if (head !== '') outgoing.write(head);
+  void drive(pump, outgoing).finally(() => outgoing.off('close', onClose));
+}
+
+async function drive(pump: BodyPump, outgoing: ServerResponse): Promise<void> {
+  try {
+    for (;;) {
+      if (outgoing.writableNeedDrain) await drained(outgoing);
+      if (outgoing.destroyed) return;
+      const text = await pump.read();
+      if (outgoing.destroyed) return;
+      if (text === undefined) {
+        outgoing.end();
+        return;
+      }
+      if (text !== '') outgoing.write(text);
+    }
+  } catch {
+    // The pump reports failures in band; anything else ends the response without a clean finish.
+    outgoing.destroy();
+  }
+}
+
+/** Resolves on `drain`, or on `close` (a client that left never drains). */
+function drained(outgoing: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      outgoing.off('drain', done);
+      outgoing.off('close', done);
+      resolve();
+    };
+    outgoing.on('drain', done);
+    outgoing.on('close', done);
+  });
 }

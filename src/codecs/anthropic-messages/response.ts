@@ -185,7 +185,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       case 'text-end':
         return wire.has(event.index) ? [stop(event.index)] : [];
       case 'message-start':
-        provider = event.provider;
+        provider = event.provenance ?? event.provider;
         return [];
       case 'usage':
         usage = event.usage;

@@ -125,7 +125,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   function event(event: StreamEvent): WireFrame[] {
     switch (event.type) {
       case 'message-start':
-        provider = event.provider;
+        provider = event.provenance ?? event.provider;
         return [];
       case 'text-delta':
         return event.delta === '' ? [] : [chunk([{ text: event.delta }])];

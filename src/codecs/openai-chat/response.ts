@@ -135,8 +135,8 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       ...usageField,
     });
   // The per-token chunks differ only in their text: serialized once, the text spliced in.
-  const contentChunk = splicedChunk(chunk, 'content');
-  const reasoningChunk = splicedChunk(chunk, 'reasoning_content');
+  let contentChunk: ((text: string) => WireFrame) | undefined;
+  let reasoningChunk: ((text: string) => WireFrame) | undefined;
 
   function open(frames: WireFrame[]): WireFrame[] {
     if (started) return frames;
@@ -163,9 +163,13 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       case 'reasoning-start':
         return open([]);
       case 'text-delta':
-        return event.delta === '' ? [] : open([contentChunk(event.delta)]);
+        return event.delta === ''
+          ? []
+          : open([(contentChunk ??= splicedChunk(chunk, 'content'))(event.delta)]);
       case 'reasoning-delta':
-        return event.delta === '' ? [] : open([reasoningChunk(event.delta)]);
+        return event.delta === ''
+          ? []
+          : open([(reasoningChunk ??= splicedChunk(chunk, 'reasoning_content'))(event.delta)]);
       case 'tool-call-start': {
         const index = toolIndex++;
         toolIndices.set(event.index, index);

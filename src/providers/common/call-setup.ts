@@ -5,6 +5,7 @@ import { redactFields, redactSecrets } from '../../core/redaction.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import { type HttpCall, toTransportError } from '../../transport/http.ts';
 import type { ProviderContext } from './definition.ts';
+import { provenanceFields } from './projection.ts';
 import { createProviderError } from './errors.ts';
 import { fetchJson } from './http-exchange.ts';
 import {
@@ -83,6 +84,8 @@ export function setup(
     // The call's own signal: cancel(requestId), a consumer's break and close() abort it too.
     fetchJson: (method, path, body) => fetchJson(runtime, method, path, body, signal),
   };
+  // A host serving several model families tags each family's parts apart (`vertex/anthropic`).
+  if (definition.families !== undefined) Object.assign(context, provenanceFields(definition, model));
   // The one pre-flight check of every declared capability, before any HTTP call.
   const checked = preflight(request, context.capabilities, {
     provider: definition.name,
