@@ -64,8 +64,15 @@ export interface BodyPump {
   cancel(): Promise<void>;
 }
 
+/** An iterator that hands out a ready event without a promise (the front door's routed stream). */
+interface Pollable {
+  poll(): IteratorResult<StreamEvent> | undefined;
+}
+
 export function createBodyPump(parts: BodyParts): BodyPump {
   const { iterator, onEvent, framer, streamEncoder, controller } = parts;
+  const maybe = iterator as AsyncIterator<StreamEvent> & Partial<Pollable>;
+  const pollable = typeof maybe.poll === 'function' ? (maybe as Pollable) : undefined;
   let ended = parts.done;
   let held: string | undefined = framer.text(parts.first) + (parts.done ? framer.end() : '');
   let pending: Promise<IteratorResult<StreamEvent>> | undefined;
@@ -90,6 +97,19 @@ export function createBodyPump(parts: BodyParts): BodyPump {
       let later: Promise<Tick> | undefined;
       try {
         for (;;) {
+          // Events already buffered: taken without a promise or a race each (never while a
+          // `next()` is outstanding: that one delivers first).
+          if (pollable !== undefined && pending === undefined) {
+            for (let step = pollable.poll(); step !== undefined; step = pollable.poll()) {
+              let frames = onEvent(step.value);
+              if (frames instanceof Promise) {
+                frames = await frames;
+                if (cancelled) return undefined;
+              }
+              if (frames.length > 0) text += framer.text(frames);
+              if (text.length >= maxChunk) return text;
+            }
+          }
           const next = pending ?? iterator.next();
           pending = undefined;
           let result: IteratorResult<StreamEvent> | Tick;
