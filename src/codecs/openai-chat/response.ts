@@ -6,7 +6,7 @@ import type { Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createChatCompletionId, randomHex, unixSeconds } from '../ids.ts';
 import { ArgumentTracker, inclusiveInput } from '../common.ts';
-import type { EncodeContext, StreamEncoder, WireError, WireFrame } from '../types.ts';
+import type { EncodeContext, EncoderState, StreamEncoder, WireError, WireFrame } from '../types.ts';
 import { errorBody } from './errors.ts';
 
 const finishReasons: Record<FinishReason, string> = {
@@ -124,7 +124,6 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     system_fingerprint: `fp_${randomHex(10)}`,
   };
   const usageField = context.streamUsage === true ? { usage: null } : {};
-  let started = false;
   let toolIndex = 0;
   const toolIndices = new Map<number, number>();
   const args = new ArgumentTracker();
@@ -139,8 +138,8 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   let reasoningChunk: ((text: string) => WireFrame) | undefined;
 
   function open(frames: WireFrame[]): WireFrame[] {
-    if (started) return frames;
-    started = true;
+    if (encoder.started) return frames;
+    encoder.started = true;
     return [chunk({ role: 'assistant', content: '', refusal: null }), ...frames];
   }
 
@@ -190,11 +189,10 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     }
   }
 
-  return {
+  const encoder: EncoderState = {
     event,
     error: (error) => open([errorFrame(error)]),
-    get started() {
-      return started;
-    },
+    started: false,
   };
+  return encoder;
 }
