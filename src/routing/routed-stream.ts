@@ -91,8 +91,8 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
   /** `message-start` / `usage` held back until the first content event (made on first need). */
   private held: StreamEvent[] | undefined;
   private readonly pending = new EventQueue();
-  /** A finish taken by `poll()`: `next()` prices and hands it out. */
-  private polledFinish: StreamEvent | undefined;
+  /** The step of an event `poll()` took but could not hand out at once (a finish priced asynchronously). */
+  private polled: Promise<IteratorResult<StreamEvent>> | undefined;
   private reply: Reply | undefined;
   private ended = false;
   private error: unknown;
@@ -187,11 +187,10 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
 
   /** The next event: buffered ones first, then straight from the adapter's stream. */
   next(): Promise<IteratorResult<StreamEvent>> {
-    const polled = this.polledFinish;
+    const polled = this.polled;
     if (polled !== undefined) {
-      this.polledFinish = undefined;
-      const step = this.onEvent(polled);
-      if (step !== undefined) return step instanceof Promise ? step : Promise.resolve(step);
+      this.polled = undefined;
+      return polled;
     }
     const queued = this.pending.shift();
     if (queued !== undefined) return Promise.resolve({ value: queued, done: false });
@@ -220,22 +219,21 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
    * The next event when one is ready now, without a promise: for a reader that batches what has
    * arrived (the gateway writes it in one go). `undefined` when the caller must await `next()`:
    * nothing buffered, before the first content event (fallback is still possible), at the end, or
-   * at the adapter's finish (it is priced first: `next()` does that; the priced finish is then
-   * handed out like any queued event). Never call it while a `next()` is outstanding: that one takes
-   * the event first.
+   * at a finish priced asynchronously (`next()` hands it out). Never call it while a `next()` is
+   * outstanding: that one takes the event first.
    */
   poll(): IteratorResult<StreamEvent> | undefined {
-    if (!this.committed || this.ended || this.stopped || this.polledFinish !== undefined) return undefined;
+    if (!this.committed || this.ended || this.stopped || this.polled !== undefined) return undefined;
     const queued = this.pending.shift();
     if (queued !== undefined) return { value: queued, done: false };
     const event = this.source?.poll();
     if (event === undefined) return undefined;
-    if (event.type === 'finish') {
-      this.polledFinish = event;
-      return undefined;
-    }
-    // Committed: `onEvent` passes every other event through unchanged.
-    return { value: event, done: false };
+    // Committed: `onEvent` passes every event but the finish through unchanged; the finish is
+    // priced here when pricing is synchronous, else its step waits for the next `next()`.
+    const step = this.onEvent(event) ?? this.next();
+    if (!(step instanceof Promise)) return step;
+    this.polled = step;
+    return undefined;
   }
 
   private afterOpening(): Promise<IteratorResult<StreamEvent>> {

@@ -343,7 +343,7 @@ describe('streams', () => {
     expect(reply.usage.cost?.amount).toBeGreaterThan(0);
   });
 
-  it('poll() hands out buffered events in order after the first content; the adapter’s finish waits for next(), which prices it', async () => {
+  it('poll() hands out buffered events in order after the first content, the finish priced', async () => {
     front();
     emulator.enqueue(text('one two three four five six'));
     const iterator = sy.stream(hello)[Symbol.asyncIterator]() as AsyncIterator<StreamEvent> & {
