@@ -8,6 +8,7 @@ import type { InvalidRequestError } from './core/errors/invalid-request-error.ts
 import { checkOptions, invalidInput } from './core/input-check.ts';
 import type { OutputSchema } from './core/request.ts';
 import {
+  isModelName,
   markValidated,
   modelNameSchema,
   validateCallOptions,
@@ -222,6 +223,8 @@ export function checkSnapshot(snapshot: unknown): ConversationSnapshot {
 
 /** A name for `sy.resolve`: the front door's model-name rules; throws an `InvalidRequestError` naming the problem. */
 export function checkModelName(name: unknown): string {
+  // The same rules as the schema, without zod on the everyday path (zod names the problem otherwise).
+  if (typeof name === 'string' && isModelName(name)) return name;
   const parsed = parseWithSchema(modelNameSchema, name);
   if (parsed.ok) return parsed.value;
   throw invalidInput(

@@ -110,6 +110,13 @@ export interface StreamEncoder {
   readonly started: boolean;
 }
 
+/**
+ * A stream encoder as its codec builds it: `started` is a plain property the codec sets (a getter
+ * closure in a per-call object literal gives every encoder its own hidden class, which keeps it alive
+ * through young-generation GCs).
+ */
+export type EncoderState = { -readonly [Key in keyof StreamEncoder]: StreamEncoder[Key] };
+
 /** One protocol's codec. */
 export interface ProtocolCodec {
   name: ProtocolName;

@@ -63,7 +63,7 @@ export class ResponseAccumulator {
   add(event: StreamEvent): void {
     switch (event.type) {
       case 'message-start':
-        this.provider = event.provider;
+        this.provider = event.provenance ?? event.provider;
         return;
       case 'text-start':
         this.parts.set(event.index, { type: 'text', chunks: [] });

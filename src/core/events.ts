@@ -51,6 +51,11 @@ export interface MessageStartEvent {
   requestId: RequestId;
   model: string;
   provider: string;
+  /**
+   * The tag of this response's reasoning, tool-call and custom parts (their `provider`) when it is
+   * not `provider`: `name/family` on a host serving several model families (`vertex/anthropic`).
+   */
+  provenance?: string;
   responseId?: string;
 }
 

@@ -43,6 +43,8 @@ type OpenPart =
 export interface StreamBuilderContext {
   requestId: RequestId;
   provider: string;
+  /** The tag of the response's parts when it is not `provider` (`vertex/anthropic`): sent in `message-start`. */
+  provenance?: string;
   /** Canonical model id requested; replaced by what the provider reports. */
   model: string;
   startedAt: number;
@@ -98,6 +100,8 @@ export class StreamBuilder {
       model: this.model,
       provider: this.context.provider,
     };
+    const provenance = this.context.provenance;
+    if (provenance !== undefined && provenance !== this.context.provider) event.provenance = provenance;
     if (this.responseId !== undefined) event.responseId = this.responseId;
     this.emit(event);
   }

@@ -48,6 +48,16 @@ describe('ToolIdMap', () => {
     expect(map.toProvider('host', 'abcdef', sixLetters)).toBe('abcdef');
   });
 
+  it('an id issued under one rule and sent under a stricter one (two families on one adapter) is rewritten, stably', () => {
+    const map = new ToolIdMap();
+    const canonical = map.toCanonical('vertex', 'Gemini.call/1');
+    const strict = map.toProvider('vertex', canonical, sixLetters);
+    expect(strict).toMatch(/^[a-z]{6}$/);
+    expect(map.toProvider('vertex', canonical, sixLetters)).toBe(strict);
+    // The looser family still gets one stable id for the call (the rewritten one now).
+    expect(map.toProvider('vertex', canonical)).toBe(strict);
+  });
+
   it('survives toJSON / fromJSON, including ids with NUL characters', () => {
     const map = new ToolIdMap();
     const canonical = map.toCanonical('host', 'odd\u0000id');

@@ -68,11 +68,15 @@ export class ToolIdMap {
     return canonical;
   }
 
-  /** The provider id for a canonical id (derived under `rule` on first use with this provider). */
+  /**
+   * The provider id for a canonical id (derived under `rule` on first use with this provider). A
+   * known id `rule` refuses is derived anew: one adapter can serve families with different id rules
+   * (Vertex: a Gemini-issued id going to Claude), and the wire must only see ids its family takes.
+   */
   toProvider(provider: string, canonicalId: string, rule: ToolIdRule = anyToolId): string {
     const ids = this.idsOf(provider);
     const known = ids.toProvider.get(canonicalId);
-    if (known !== undefined && ids.toCanonical.get(known) === canonicalId) return known;
+    if (known !== undefined && ids.toCanonical.get(known) === canonicalId && rule.test(known)) return known;
     let providerId = rule.test(canonicalId) ? canonicalId : rule.rewrite(canonicalId);
     // Two canonical ids must never share one provider id.
     for (let attempt = 1; isTakenByAnother(ids, providerId, canonicalId); attempt++) {

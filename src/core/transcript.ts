@@ -67,7 +67,10 @@ export interface ReasoningPart {
   data?: string;
   /** True when the provider withheld the readable text. */
   redacted?: boolean;
-  /** The provider that produced it; signatures are only valid there. */
+  /**
+   * The provider that produced it; signatures are only valid there. On a host serving several model
+   * families, qualified by the family (`vertex/anthropic`, `bedrock/amazon`).
+   */
   provider?: string;
   /** Set when the runtime closed the part (see {@link TextPart.incomplete}). */
   incomplete?: true;
@@ -82,7 +85,7 @@ export interface ToolCallPart {
   input: JsonObject;
   /** Provider signature riding on the call (Gemini `thoughtSignature`), kept verbatim. */
   signature?: string;
-  /** The provider that produced the call. */
+  /** The provider that produced the call (`vertex/google` on a host serving several model families). */
   provider?: string;
   /**
    * Set when the input is not what the provider finished sending (cut by cancel, error, a spliced

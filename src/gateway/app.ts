@@ -1,7 +1,8 @@
 /** The gateway's HTTP routes (Hono): every protocol at its standard path, health, readiness and metrics. */
+import type { ServerResponse } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { codecs } from '../codecs/index.ts';
-import type { ProtocolName } from '../codecs/types.ts';
+import type { ProtocolName, WireError } from '../codecs/types.ts';
 import { createRequestId } from '../core/ids.ts';
 import { toWireError, unauthorized } from './errors.ts';
 import { errorResponse, readJson, serveGeneration } from './generate.ts';
@@ -12,6 +13,7 @@ import { keyUsage } from './quota.ts';
 import type { GatewayState } from './state.ts';
 
 type Env = { Variables: { requestId: string; key: GatewayKey | undefined } };
+type Handler = (c: Context<Env>) => Response | Promise<Response>;
 
 /** The protocol a path speaks, for error shapes before a handler runs. */
 function protocolOfPath(path: string, headers: Headers): ProtocolName {
@@ -22,38 +24,56 @@ function protocolOfPath(path: string, headers: Headers): ProtocolName {
 }
 
 const geminiPath = /^(.+):(generateContent|streamGenerateContent|countTokens)$/;
+const requestIdPattern = /^[\w.:-]{1,128}$/;
+const guardedPrefix = /^\/(v1|v1beta|switchyard)(\/|$)/;
 
-/** Builds the Hono app over shared gateway state. */
+/** The client's `x-request-id` when it is a plain token of at most 128 characters, else a new id. */
+function requestIdOf(c: Context<Env>): string {
+  const given = c.req.header('x-request-id');
+  return given !== undefined && requestIdPattern.test(given) ? given : createRequestId();
+}
+
+/** Node's response when @hono/node-server serves the app (it passes `{ incoming, outgoing }` as the env). */
+function outgoingOf(env: unknown): ServerResponse | undefined {
+  const outgoing = (env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  return outgoing !== undefined && typeof outgoing.writeHead === 'function' ? outgoing : undefined;
+}
+
+/**
+ * Builds the Hono app over shared gateway state. Every route has one handler that sets the request
+ * id and, under `/v1`, `/v1beta` and `/switchyard`, checks the gateway key first — no middleware
+ * chain, so Hono calls the handler directly.
+ */
 export function createApp(state: GatewayState): Hono<Env> {
   const app = new Hono<Env>();
 
-  app.use('*', async (c, next) => {
-    const given = c.req.header('x-request-id');
-    const requestId = given !== undefined && /^[\w.:-]{1,128}$/.test(given) ? given : createRequestId();
-    c.set('requestId', requestId);
-    // Replies built with `c.json`/`c.body` take it from here; the others set it themselves.
-    c.header('x-request-id', requestId);
-    await next();
-  });
-
-  const guarded = async (c: Context<Env>, next: () => Promise<void>) => {
-    const protocol = protocolOfPath(c.req.path, c.req.raw.headers);
-    if (!state.accepting)
-      return errorResponse(
-        protocol,
-        { status: 503, errorClass: 'server_error', message: 'the gateway is shutting down' },
-        c.get('requestId'),
-      );
-    if (state.keys.length > 0) {
-      const key = findKey(state.keys, presentedKey(c.req.raw.headers, new URL(c.req.url)));
-      if (key === undefined) return errorResponse(protocol, unauthorized().wire, c.get('requestId'));
-      c.set('key', key);
-    }
-    await next();
-  };
-  app.use('/v1/*', guarded);
-  app.use('/v1beta/*', guarded);
-  app.use('/switchyard/*', guarded);
+  /** A route open to anyone; replies built with `c.json`/`c.body` take the request id from here. */
+  const open =
+    (handler: Handler): Handler =>
+    (c) => {
+      const requestId = requestIdOf(c);
+      c.set('requestId', requestId);
+      c.header('x-request-id', requestId);
+      return handler(c);
+    };
+  /** A route behind the gateway keys; `protocol` (default: the path's) shapes its refusals. */
+  const guarded =
+    (handler: Handler, protocol?: ProtocolName): Handler =>
+    (c) => {
+      const requestId = requestIdOf(c);
+      c.set('requestId', requestId);
+      c.header('x-request-id', requestId);
+      const refuse = (wire: WireError) =>
+        errorResponse(protocol ?? protocolOfPath(c.req.path, c.req.raw.headers), wire, requestId);
+      if (!state.accepting)
+        return refuse({ status: 503, errorClass: 'server_error', message: 'the gateway is shutting down' });
+      if (state.keys.length > 0) {
+        const key = findKey(state.keys, presentedKey(c.req.raw.headers, new URL(c.req.url)));
+        if (key === undefined) return refuse(unauthorized().wire);
+        c.set('key', key);
+      }
+      return handler(c);
+    };
 
   const generate = (
     c: Context<Env>,
@@ -65,20 +85,39 @@ export function createApp(state: GatewayState): Hono<Env> {
       request: c.req.raw,
       requestId: c.get('requestId'),
       key: c.get('key'),
+      outgoing: outgoingOf(c.env),
       ...extra,
     });
 
-  app.post('/v1/chat/completions', (c) => generate(c, 'openai-chat'));
-  app.post('/v1/responses', (c) => generate(c, 'openai-responses'));
-  app.post('/v1/messages', (c) => generate(c, 'anthropic-messages'));
-  app.post('/v1/messages/count_tokens', (c) => countRequestTokens(c, state, 'anthropic-messages'));
-  app.get('/v1/models', (c) => {
-    if (c.req.header('anthropic-version') !== undefined) return c.json(anthropicModels(state));
-    if (c.req.header('x-goog-api-key') !== undefined || c.req.query('key') !== undefined)
-      return c.json(geminiModels(state));
-    return c.json(openaiModels(state));
-  });
-  app.get('/v1beta/models', (c) => c.json(geminiModels(state)));
+  app.post(
+    '/v1/chat/completions',
+    guarded((c) => generate(c, 'openai-chat'), 'openai-chat'),
+  );
+  app.post(
+    '/v1/responses',
+    guarded((c) => generate(c, 'openai-responses'), 'openai-responses'),
+  );
+  app.post(
+    '/v1/messages',
+    guarded((c) => generate(c, 'anthropic-messages'), 'anthropic-messages'),
+  );
+  app.post(
+    '/v1/messages/count_tokens',
+    guarded((c) => countRequestTokens(c, state, 'anthropic-messages'), 'anthropic-messages'),
+  );
+  app.get(
+    '/v1/models',
+    guarded((c) => {
+      if (c.req.header('anthropic-version') !== undefined) return c.json(anthropicModels(state));
+      if (c.req.header('x-goog-api-key') !== undefined || c.req.query('key') !== undefined)
+        return c.json(geminiModels(state));
+      return c.json(openaiModels(state));
+    }),
+  );
+  app.get(
+    '/v1beta/models',
+    guarded((c) => c.json(geminiModels(state)), 'gemini'),
+  );
   const gemini = (c: Context<Env>) => {
     const match = geminiPath.exec(decodeURIComponent(c.req.param('action') ?? ''));
     if (match === null)
@@ -96,28 +135,42 @@ export function createApp(state: GatewayState): Hono<Env> {
     });
   };
   // The Gemini API version is the client's choice (`v1beta` by default, `v1` when set).
-  app.post('/v1beta/models/:action', gemini);
-  app.post('/v1/models/:action', gemini);
-  app.post('/switchyard/v1/stream', (c) => serveNativeStream(state, c.req.raw, c.get('requestId')));
-  app.get('/switchyard/v1/keys/:name/usage', (c) => serveKeyUsage(c, state));
-
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  app.get('/readyz', (c) =>
-    state.accepting ? c.json({ status: 'ready' }) : c.json({ status: 'shutting down' }, 503),
+  app.post('/v1beta/models/:action', guarded(gemini, 'gemini'));
+  app.post('/v1/models/:action', guarded(gemini, 'gemini'));
+  app.post(
+    '/switchyard/v1/stream',
+    guarded((c) => serveNativeStream(state, c.req.raw, c.get('requestId'))),
   );
-  app.get('/metrics', async (c) => {
-    await updateCircuits(state);
-    return c.body(await state.metrics.registry.metrics(), 200, {
-      'content-type': state.metrics.registry.contentType,
-    });
-  });
-  app.notFound((c) =>
+  app.get(
+    '/switchyard/v1/keys/:name/usage',
+    guarded((c) => serveKeyUsage(c, state)),
+  );
+
+  app.get(
+    '/healthz',
+    open((c) => c.json({ status: 'ok' })),
+  );
+  app.get(
+    '/readyz',
+    open((c) => (state.accepting ? c.json({ status: 'ready' }) : c.json({ status: 'shutting down' }, 503))),
+  );
+  app.get(
+    '/metrics',
+    open(async (c) => {
+      await updateCircuits(state);
+      return c.body(await state.metrics.registry.metrics(), 200, {
+        'content-type': state.metrics.registry.contentType,
+      });
+    }),
+  );
+  const notFound: Handler = (c) =>
     errorResponse(
       protocolOfPath(c.req.path, c.req.raw.headers),
       { status: 404, errorClass: 'invalid_request', message: `no route for ${c.req.method} ${c.req.path}` },
-      c.get('requestId') ?? createRequestId(),
-    ),
-  );
+      c.get('requestId'),
+    );
+  // Under the keyed prefixes an unknown route is a 404 only for a valid key (401 otherwise, as before).
+  app.notFound((c) => (guardedPrefix.test(c.req.path) ? guarded(notFound) : open(notFound))(c));
   app.onError((error, c) => {
     state.logger.warn('gateway: unexpected error', {
       error: error instanceof Error ? error.name : 'unknown',
@@ -125,7 +178,7 @@ export function createApp(state: GatewayState): Hono<Env> {
     return errorResponse(
       protocolOfPath(c.req.path, c.req.raw.headers),
       toWireError(error),
-      c.get('requestId') ?? createRequestId(),
+      c.get('requestId') ?? requestIdOf(c),
     );
   });
   return app;

@@ -17,15 +17,25 @@ const callKey = (id: string) => `call:${id}`;
 /** The store key of a stored Responses transcript. */
 export const responseKey = (id: string) => `response:${id}`;
 
-/** Keeps the signatures and signed reasoning of a response's tool calls. */
-export async function saveArtifacts(
+/** Keeps the signatures and signed reasoning of a response's tool calls; undefined when it has none. */
+export function saveArtifacts(
+  content: readonly Part[],
+  provider: string,
+  store: GatewayStore,
+  ttlMs: number,
+): Promise<void> | undefined {
+  const calls = content.filter((part): part is ToolCallPart => part.type === 'tool-call');
+  if (calls.length === 0) return undefined;
+  return saveCalls(calls, content, provider, store, ttlMs);
+}
+
+async function saveCalls(
+  calls: ToolCallPart[],
   content: readonly Part[],
   provider: string,
   store: GatewayStore,
   ttlMs: number,
 ): Promise<void> {
-  const calls = content.filter((part): part is ToolCallPart => part.type === 'tool-call');
-  if (calls.length === 0) return;
   const reasoning = content.filter(
     (part): part is ReasoningPart =>
       part.type === 'reasoning' && (part.signature !== undefined || part.data !== undefined),
@@ -59,9 +69,14 @@ async function restoreItem(item: Item, store: GatewayStore): Promise<void> {
     item.parts.unshift(...reasoning);
 }
 
-/** Puts stored artifacts back on the assistant items of a decoded transcript (in place). */
-export async function restoreArtifacts(transcript: Item[], store: GatewayStore): Promise<void> {
-  await Promise.all(
-    transcript.filter((item) => item.kind === 'assistant').map((item) => restoreItem(item, store)),
+/**
+ * Puts stored artifacts back on the assistant items of a decoded transcript (in place); undefined
+ * when no assistant item has a tool call (nothing to look up).
+ */
+export function restoreArtifacts(transcript: Item[], store: GatewayStore): Promise<void> | undefined {
+  const withCalls = transcript.filter(
+    (item) => item.kind === 'assistant' && item.parts.some((part) => part.type === 'tool-call'),
   );
+  if (withCalls.length === 0) return undefined;
+  return Promise.all(withCalls.map((item) => restoreItem(item, store))).then(() => undefined);
 }

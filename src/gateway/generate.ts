@@ -5,6 +5,8 @@
  * the protocol's in-band error, never a clean finish. The upstream is pulled only as fast as the
  * client reads, and a client that goes away cancels it.
  */
+import type { ServerResponse } from 'node:http';
+import { Response as PlainResponse } from 'undici';
 import { codecs } from '../codecs/index.ts';
 import { createResponsesId } from '../codecs/ids.ts';
 import { taggedOpaque } from '../codecs/opaque.ts';
@@ -23,10 +25,10 @@ import type { RouteRequest } from '../routing/router.ts';
 import { responseKey, restoreArtifacts, saveArtifacts } from './artifacts.ts';
 import { GatewayError, toWireError } from './errors.ts';
 import { allowsModel, type GatewayKey } from './keys.ts';
-import { admitCall, hasQuota, settleCall } from './quota.ts';
+import { admitCall, hasQuota, type KeyQuota, settleCall } from './quota.ts';
 import type { Reservation } from '../state/types.ts';
 import { recordUsage, seriesOf } from './metrics.ts';
-import { createBodyPump, createFramer, webBody } from './stream-body.ts';
+import { createBodyPump, createFramer, webBody, writeToNode } from './stream-body.ts';
 import type { GatewayState } from './state.ts';
 
 /** One inbound generation request. */
@@ -38,7 +40,40 @@ export interface GenerationCall {
   decodeContext?: DecodeContext;
   /** Gemini streams without `alt=sse`: one JSON array instead of SSE. */
   jsonArray?: boolean;
+  /**
+   * Node's response, when served by @hono/node-server: the client went away when it closes before
+   * it finished (reading the request's `signal` would make the server build an AbortController per
+   * request), and streams are written to it directly.
+   */
+  outgoing?: ServerResponse;
 }
+
+/** Calls `onGone` when the client goes away before the reply is finished; returns the unsubscribe. */
+function watchClient(call: GenerationCall, onGone: () => void): () => void {
+  const { outgoing } = call;
+  if (outgoing === undefined) {
+    const { signal } = call.request;
+    signal.addEventListener('abort', onGone, { once: true });
+    return () => signal.removeEventListener('abort', onGone);
+  }
+  // Gone already (it left while the body was read): the close was before this listener.
+  if (outgoing.destroyed || outgoing.socket?.destroyed === true) {
+    onGone();
+    return () => {};
+  }
+  const listener = () => {
+    if (!outgoing.writableFinished) onGone();
+  };
+  outgoing.once('close', listener);
+  return () => outgoing.off('close', listener);
+}
+
+/**
+ * What a handler returns once it has written the reply itself: @hono/node-server writes nothing for
+ * a response carrying this header. undici's class, not the global one: the server replaces the global
+ * with its lightweight class, whose replies it always writes.
+ */
+const alreadySent = new PlainResponse(null, { headers: { 'x-hono-already-sent': 'true' } });
 
 /** Per-request bookkeeping for the access log and metrics. */
 interface Served {
@@ -109,8 +144,17 @@ export async function readJson(request: Request, limit: number): Promise<unknown
   }
 }
 
-/** Puts a stored Responses transcript in front (`previous_response_id`) and stored artifacts back. */
-async function prepareTranscript(state: GatewayState, decoded: DecodedRequest): Promise<void> {
+/**
+ * Puts a stored Responses transcript in front (`previous_response_id`) and stored artifacts back;
+ * undefined when there is nothing to look up (no store round trip, no await).
+ */
+function prepareTranscript(state: GatewayState, decoded: DecodedRequest): Promise<void> | undefined {
+  if (decoded.previousResponseId === undefined)
+    return restoreArtifacts(decoded.request.transcript, state.store);
+  return withStoredTranscript(state, decoded);
+}
+
+async function withStoredTranscript(state: GatewayState, decoded: DecodedRequest): Promise<void> {
   const { transcript } = decoded.request;
   if (decoded.previousResponseId !== undefined) {
     const stored = (await state.store.get(responseKey(decoded.previousResponseId))) as
@@ -129,16 +173,30 @@ async function prepareTranscript(state: GatewayState, decoded: DecodedRequest): 
   await restoreArtifacts(decoded.request.transcript, state.store);
 }
 
-/** Keeps what the next turn needs: call artifacts, and the transcript of a stored Responses reply. */
-async function remember(
+/**
+ * Keeps what the next turn needs: call artifacts, and the transcript of a stored Responses reply;
+ * undefined when there is nothing to keep (no store round trip, no await).
+ */
+function remember(
   state: GatewayState,
   decoded: DecodedRequest,
   response: CanonicalResponse,
   responseId: string | undefined,
   protocol: ProtocolName,
+): Promise<void> | undefined {
+  const saving = saveArtifacts(response.content, response.provider, state.store, state.ttlMs);
+  if (protocol !== 'openai-responses' || decoded.store === false || responseId === undefined) return saving;
+  return storeResponse(state, decoded, response, responseId, saving);
+}
+
+async function storeResponse(
+  state: GatewayState,
+  decoded: DecodedRequest,
+  response: CanonicalResponse,
+  responseId: string,
+  saving: Promise<void> | undefined,
 ): Promise<void> {
-  await saveArtifacts(response.content, response.provider, state.store, state.ttlMs);
-  if (protocol !== 'openai-responses' || decoded.store === false || responseId === undefined) return;
+  await saving;
   const history = decoded.request.transcript.filter(
     (item) => item.kind !== 'system' && item.kind !== 'developer',
   );
@@ -176,7 +234,7 @@ function finishLog(state: GatewayState, served: Served): void {
   // Labelled by the canonical id: a client's made-up model names never become new series.
   const model = served.modelId ?? 'unknown';
   seriesOf(state.metrics.requests, protocol, model, String(served.status)).inc();
-  seriesOf(state.metrics.latency, protocol, String(served.stream)).observe(durationMs / 1000);
+  state.metrics.latency.series(protocol, String(served.stream)).observe(durationMs / 1000);
   if (served.errorClass !== undefined) seriesOf(state.metrics.errors, protocol, served.errorClass).inc();
   if (served.usage !== undefined) recordUsage(state.metrics, protocol, model, served.usage);
   if (state.accessLog === undefined) return;
@@ -219,13 +277,13 @@ export async function serveGeneration(state: GatewayState, call: GenerationCall)
     served.clientLeft = true;
     controller.abort(new Error('client disconnected'));
   };
-  call.request.signal.addEventListener('abort', onClientGone, { once: true });
+  const unwatch = watchClient(call, onClientGone);
   state.calls.add(controller);
   const inFlight = seriesOf(state.metrics.inFlight, call.protocol);
   inFlight.inc();
   let streaming = false;
   const release = () => {
-    call.request.signal.removeEventListener('abort', onClientGone);
+    unwatch();
     state.calls.delete(controller);
     inFlight.dec();
     if (served.reservation !== undefined)
@@ -234,7 +292,7 @@ export async function serveGeneration(state: GatewayState, call: GenerationCall)
   };
   try {
     const decoded = await decode(state, call, served);
-    await admit(state, call.key, decoded, served);
+    if (hasQuota(call.key)) await admit(state, call.key, decoded, served);
     const routeRequest: RouteRequest = { ...decoded.request, model: decoded.model };
     const context = encodeContext(decoded, call.protocol);
     if (!decoded.stream) return await complete(state, served, decoded, routeRequest, context, controller);
@@ -254,11 +312,10 @@ export async function serveGeneration(state: GatewayState, call: GenerationCall)
 /** The key's limits and budget before dispatch (one state-store step); throws the 429/402/503 to answer. */
 async function admit(
   state: GatewayState,
-  key: GatewayKey | undefined,
+  key: GatewayKey & KeyQuota,
   decoded: DecodedRequest,
   served: Served,
 ): Promise<void> {
-  if (!hasQuota(key)) return;
   const started = performance.now();
   let modelId: string | undefined;
   let maxOutputTokens = 0;
@@ -308,7 +365,8 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
       code: 'permission_error',
       message: `this key may not use model '${decoded.model}'`,
     });
-  await prepareTranscript(state, decoded);
+  const preparing = prepareTranscript(state, decoded);
+  if (preparing !== undefined) await preparing;
   served.ownMs += performance.now() - started;
   return decoded;
 }
@@ -326,7 +384,8 @@ async function complete(
   const encodeStart = performance.now();
   served.provider = reply.provider;
   served.usage = reply.usage;
-  await remember(state, decoded, reply, context.responseId, served.call.protocol);
+  const remembering = remember(state, decoded, reply, context.responseId, served.call.protocol);
+  if (remembering !== undefined) await remembering;
   const body = JSON.stringify(codecs[served.call.protocol].encodeResponse(reply, context));
   const total = performance.now() - served.startedAt;
   served.ownMs = total - (encodeStart - upstreamStart);
@@ -349,18 +408,20 @@ async function startStream(
   const turn = state.switchyard.stream(routeRequest, { signal: controller.signal });
   const iterator = turn[Symbol.asyncIterator]();
   const framer = createFramer(served.call.jsonArray === true);
-  const settle = async (response: CanonicalResponse): Promise<void> => {
+  const settle = (response: CanonicalResponse): Promise<void> | undefined => {
     served.provider = response.provider;
     served.usage = response.usage;
-    await remember(state, decoded, response, context.responseId, protocol);
+    return remember(state, decoded, response, context.responseId, protocol);
   };
   const onEvent = (event: StreamEvent): WireFrame[] | Promise<WireFrame[]> => {
     const started = performance.now();
     if (event.type === 'finish') {
       served.billed = event.response.usage;
       const { finishReason } = event.response;
-      if (finishReason !== 'error' && finishReason !== 'cancelled')
-        return settle(event.response).then(() => frames(event, started));
+      if (finishReason !== 'error' && finishReason !== 'cancelled') {
+        const settling = settle(event.response);
+        if (settling !== undefined) return settling.then(() => frames(event, started));
+      }
     }
     return frames(event, started);
   };
@@ -381,7 +442,7 @@ async function startStream(
     first = await onEvent(next.value);
   }
   served.firstByteMs = performance.now() - served.startedAt;
-  seriesOf(state.metrics.timeToFirstToken, protocol).observe(served.firstByteMs / 1000);
+  state.metrics.timeToFirstToken.series(protocol).observe(served.firstByteMs / 1000);
   const pump = createBodyPump({
     iterator,
     onEvent,
@@ -407,5 +468,7 @@ async function startStream(
   // What the upstream has already delivered goes first; a reply that is whole by then leaves in one write.
   const head = (await pump.read()) ?? '';
   if (pump.ended) return new Response(head, { status: 200, headers });
-  return new Response(webBody(pump, head), { status: 200, headers });
+  if (served.call.outgoing === undefined) return new Response(webBody(pump, head), { status: 200, headers });
+  writeToNode(pump, head, served.call.outgoing, headers);
+  return alreadySent as unknown as Response;
 }

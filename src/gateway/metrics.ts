@@ -1,5 +1,6 @@
 /** Prometheus metrics of one gateway (its own registry, so several gateways never share counters). */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
+import { PlainHistogram } from './histogram.ts';
 import type { Usage } from '../core/usage.ts';
 
 /** The gateway's metrics. */
@@ -7,14 +8,25 @@ export interface GatewayMetrics {
   registry: Registry;
   requests: Counter<'protocol' | 'model' | 'status'>;
   errors: Counter<'protocol' | 'class'>;
-  latency: Histogram<'protocol' | 'stream'>;
-  timeToFirstToken: Histogram<'protocol'>;
+  latency: PlainHistogram;
+  timeToFirstToken: PlainHistogram;
   tokens: Counter<'protocol' | 'model' | 'kind'>;
   cost: Counter<'protocol' | 'model'>;
   inFlight: Gauge<'protocol'>;
   circuits: Gauge<'key' | 'state'>;
   /** Failed shared-state operations (Redis down or slower than `state_timeout_ms`). */
   stateFailures: Counter<'operation' | 'outcome'>;
+  /** Each protocol and model's usage series, looked up once per request. */
+  usage: Map<string, UsageSeries>;
+}
+
+/** The token and cost series of one protocol and model. */
+interface UsageSeries {
+  input: Tally;
+  cacheRead: Tally;
+  cacheWrite: Tally;
+  output: Tally;
+  cost: Tally;
 }
 
 const buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -30,21 +42,23 @@ export function createMetrics(): GatewayMetrics {
       help: 'Requests by protocol, model and status',
       labelNames: ['protocol', 'model', 'status'],
       registers,
+      collect: flushTallies,
     }),
     errors: new Counter({
       name: 'switchyard_gateway_errors_total',
       help: 'Failed requests by error class',
       labelNames: ['protocol', 'class'],
       registers,
+      collect: flushTallies,
     }),
-    latency: new Histogram({
+    latency: new PlainHistogram({
       name: 'switchyard_gateway_request_duration_seconds',
       help: 'Request duration',
       labelNames: ['protocol', 'stream'],
       buckets,
       registers,
     }),
-    timeToFirstToken: new Histogram({
+    timeToFirstToken: new PlainHistogram({
       name: 'switchyard_gateway_time_to_first_token_seconds',
       help: 'Time to the first content byte of streams',
       labelNames: ['protocol'],
@@ -56,18 +70,21 @@ export function createMetrics(): GatewayMetrics {
       help: 'Tokens by kind (input, cache_read, cache_write, output)',
       labelNames: ['protocol', 'model', 'kind'],
       registers,
+      collect: flushTallies,
     }),
     cost: new Counter({
       name: 'switchyard_gateway_cost_usd_total',
       help: 'Cost of served calls',
       labelNames: ['protocol', 'model'],
       registers,
+      collect: flushTallies,
     }),
     inFlight: new Gauge({
       name: 'switchyard_gateway_in_flight_requests',
       help: 'Requests being served',
       labelNames: ['protocol'],
       registers,
+      collect: flushTallies,
     }),
     circuits: new Gauge({
       name: 'switchyard_gateway_circuit_state',
@@ -81,31 +98,77 @@ export function createMetrics(): GatewayMetrics {
       labelNames: ['operation', 'outcome'],
       registers,
     }),
+    usage: new Map(),
   };
 }
 
-const children = new WeakMap<object, Map<string, unknown>>();
+/**
+ * A counter's or gauge's series as a plain number: a request adds to it, and the sum reaches
+ * prom-client when the metric is collected (a scrape). prom-client hashes and validates the labels on
+ * every `inc` — a child from `labels()` too — which was most of the gateway's per-request metrics cost.
+ */
+export class Tally {
+  pending = 0;
+  readonly labels: Record<string, string>;
+  constructor(labels: Record<string, string>) {
+    this.labels = labels;
+  }
+  inc(value = 1): void {
+    this.pending += value;
+  }
+  dec(value = 1): void {
+    this.pending -= value;
+  }
+}
+
+type Labelled = { labelNames?: readonly string[] };
+const series = new WeakMap<object, Map<string, Tally>>();
 
 /**
- * A metric's series for these label values (in `labelNames` order), made once: prom-client hashes
- * a labels object on every call otherwise, which was the larger part of the per-request metrics cost.
- * Only for label values from a bounded set (protocol, canonical model id, status, class).
+ * A counter's or gauge's series for these label values (in `labelNames` order), made once. Only for
+ * label values from a bounded set (protocol, canonical model id, status, class).
  */
-export function seriesOf<Child>(metric: { labels(...values: string[]): Child }, ...values: string[]): Child {
-  let cache = children.get(metric) as Map<string, Child> | undefined;
-  if (cache === undefined) children.set(metric, (cache = new Map()));
+export function seriesOf(metric: Counter<string> | Gauge<string>, ...values: string[]): Tally {
+  let cache = series.get(metric);
+  if (cache === undefined) series.set(metric, (cache = new Map()));
   const key = values.join('\u0000');
-  let child = cache.get(key);
-  if (child === undefined) cache.set(key, (child = metric.labels(...values)));
-  return child;
+  let tally = cache.get(key);
+  if (tally === undefined) {
+    const names = (metric as unknown as Labelled).labelNames ?? [];
+    const labels: Record<string, string> = {};
+    names.forEach((name, index) => (labels[name] = values[index] ?? ''));
+    cache.set(key, (tally = new Tally(labels)));
+  }
+  return tally;
+}
+
+/** Adds the tallies' sums to the metric (its `collect`, run on every scrape). */
+function flushTallies(this: Counter<string> | Gauge<string>): void {
+  for (const tally of series.get(this)?.values() ?? []) {
+    // Every series is written, at 0 too (an idle in-flight gauge); a gauge's sum may be negative.
+    this.inc(tally.labels, tally.pending);
+    tally.pending = 0;
+  }
 }
 
 /** Counts a call's usage and cost; `model` is the canonical id (or `unknown`), never the client's text. */
 export function recordUsage(metrics: GatewayMetrics, protocol: string, model: string, usage: Usage): void {
-  seriesOf(metrics.tokens, protocol, model, 'input').inc(usage.input);
-  seriesOf(metrics.tokens, protocol, model, 'cache_read').inc(usage.cacheRead);
-  seriesOf(metrics.tokens, protocol, model, 'cache_write').inc(usage.cacheWrite);
-  seriesOf(metrics.tokens, protocol, model, 'output').inc(usage.output);
-  if (usage.cost !== undefined && usage.cost.currency === 'USD')
-    seriesOf(metrics.cost, protocol, model).inc(usage.cost.amount);
+  const key = `${protocol}\u0000${model}`;
+  let series = metrics.usage.get(key);
+  if (series === undefined)
+    metrics.usage.set(
+      key,
+      (series = {
+        input: seriesOf(metrics.tokens, protocol, model, 'input'),
+        cacheRead: seriesOf(metrics.tokens, protocol, model, 'cache_read'),
+        cacheWrite: seriesOf(metrics.tokens, protocol, model, 'cache_write'),
+        output: seriesOf(metrics.tokens, protocol, model, 'output'),
+        cost: seriesOf(metrics.cost, protocol, model),
+      }),
+    );
+  series.input.inc(usage.input);
+  series.cacheRead.inc(usage.cacheRead);
+  series.cacheWrite.inc(usage.cacheWrite);
+  series.output.inc(usage.output);
+  if (usage.cost !== undefined && usage.cost.currency === 'USD') series.cost.inc(usage.cost.amount);
 }

@@ -1,7 +1,9 @@
+import { EventEmitter } from 'node:events';
+import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import type { StreamEncoder, WireFrame } from '../codecs/types.ts';
 import type { StreamEvent } from '../core/events.ts';
-import { createBodyPump, createFramer, webBody, type BodyParts } from './stream-body.ts';
+import { createBodyPump, createFramer, webBody, writeToNode, type BodyParts } from './stream-body.ts';
 
 const delta = (text: string): StreamEvent => ({ type: 'text-delta', index: 0, delta: text });
 
@@ -154,5 +156,103 @@ describe('the streamed body', () => {
       }, 5);
     }, 5);
     expect(await new Response(body).text()).toBe('data: x\n\n');
+  });
+});
+
+/** Node's response as far as `writeToNode` uses it; `full` makes `write` report a full socket. */
+class FakeResponse extends EventEmitter {
+  writes: string[] = [];
+  head: [number, Record<string, string>] | undefined;
+  ended = false;
+  destroyed = false;
+  writableFinished = false;
+  writableNeedDrain = false;
+  full = false;
+  writeHead(status: number, headers: Record<string, string>) {
+    this.head = [status, headers];
+    return this;
+  }
+  write(text: string) {
+    this.writes.push(text);
+    this.writableNeedDrain = this.full;
+    return !this.full;
+  }
+  end() {
+    this.ended = true;
+    this.writableFinished = true;
+    this.emit('close');
+  }
+  drain() {
+    this.full = false;
+    this.writableNeedDrain = false;
+    this.emit('drain');
+  }
+  leave() {
+    this.destroyed = true;
+    this.emit('close');
+  }
+}
+
+const settle = async () => {
+  for (let turn = 0; turn < 4; turn++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+describe('the streamed body written to Node’s response', () => {
+  it('the headers leave with the first text; each later read is written as it comes, then the end', async () => {
+    const source = upstream();
+    const { pump, calls } = pumpOver(source);
+    const outgoing = new FakeResponse();
+    writeToNode(pump, (await pump.read())!, outgoing as unknown as ServerResponse, {
+      'content-type': 'text/event-stream',
+    });
+    expect(outgoing.head).toEqual([200, { 'content-type': 'text/event-stream' }]);
+    expect(outgoing.writes).toEqual(['data: first\n\n']);
+    source.event(delta('a'));
+    await settle();
+    expect(outgoing.writes.at(-1)).toBe('data: a\n\n');
+    source.end();
+    await settle();
+    expect(outgoing.ended).toBe(true);
+    expect(calls).toMatchObject({ finish: 1, cancel: 0 });
+  });
+
+  it('a full socket stops the reads until it drains: a slow client pauses the upstream', async () => {
+    const source = upstream();
+    const { pump } = pumpOver(source);
+    const outgoing = new FakeResponse();
+    outgoing.full = true;
+    const head = (await pump.read())!;
+    let pulled = 0;
+    const read = pump.read.bind(pump);
+    pump.read = () => {
+      pulled++;
+      return read();
+    };
+    writeToNode(pump, head, outgoing as unknown as ServerResponse, {});
+    for (const word of ['a', 'b', 'c']) source.event(delta(word));
+    await settle();
+    await settle();
+    // Nothing read while the client's socket is full: the events wait upstream.
+    expect(pulled).toBe(0);
+    expect(outgoing.writes).toEqual(['data: first\n\n']);
+    outgoing.drain();
+    await settle();
+    expect(pulled).toBeGreaterThan(0);
+    expect(outgoing.writes.join('')).toContain('data: c\n\n');
+  });
+
+  it('a client that leaves mid-stream cancels the pump once and nothing more is written', async () => {
+    const source = upstream();
+    const { pump, calls, controller } = pumpOver(source);
+    const outgoing = new FakeResponse();
+    writeToNode(pump, (await pump.read())!, outgoing as unknown as ServerResponse, {});
+    await settle();
+    outgoing.leave();
+    source.event(delta('late'));
+    await settle();
+    expect(controller.signal.aborted).toBe(true);
+    expect(calls).toMatchObject({ cancel: 1, finish: 1 });
+    expect(outgoing.writes).toEqual(['data: first\n\n']);
+    expect(outgoing.ended).toBe(false);
   });
 });

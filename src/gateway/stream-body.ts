@@ -5,6 +5,7 @@
  * ready. A failure after content is the protocol's in-band error; a client that goes away cancels
  * the upstream call.
  */
+import type { ServerResponse } from 'node:http';
 import { serializeFrame } from '../codecs/frames.ts';
 import type { StreamEncoder, WireFrame } from '../codecs/types.ts';
 import type { StreamEvent } from '../core/events.ts';
@@ -63,76 +64,119 @@ export interface BodyPump {
   cancel(): Promise<void>;
 }
 
+/** An iterator that hands out a ready event without a promise (the front door's routed stream). */
+interface Pollable {
+  poll(): IteratorResult<StreamEvent> | undefined;
+}
+
 export function createBodyPump(parts: BodyParts): BodyPump {
-  const { iterator, onEvent, framer, streamEncoder, controller } = parts;
-  let ended = parts.done;
-  let held: string | undefined = framer.text(parts.first) + (parts.done ? framer.end() : '');
-  let pending: Promise<IteratorResult<StreamEvent>> | undefined;
+  return new Pump(parts);
+}
+
+/**
+ * A class, not an object literal: an `ended` getter closure per call would give every pump its own
+ * hidden class, which keeps each call's objects alive through young-generation GCs.
+ */
+class Pump implements BodyPump {
+  readonly #parts: BodyParts;
+  readonly #pollable: Pollable | undefined;
+  #ended: boolean;
+  #held: string | undefined;
+  #pending: Promise<IteratorResult<StreamEvent>> | undefined;
   /** The client went away: a read still running stops at its next step and reports nothing. */
-  let cancelled = false;
-  let finished = false;
-  const finish = () => {
-    if (finished) return;
-    finished = true;
-    parts.finish();
-  };
-  if (ended) finish();
-  return {
-    get ended() {
-      return ended && held === undefined;
-    },
-    async read() {
-      let text = held ?? '';
-      held = undefined;
-      if (ended) return text === '' ? undefined : text;
-      // Resolves after the I/O callbacks of this loop turn: an event not ready by then waits for the next read.
-      let later: Promise<Tick> | undefined;
-      try {
-        for (;;) {
-          const next = pending ?? iterator.next();
-          pending = undefined;
-          let result: IteratorResult<StreamEvent> | Tick;
-          if (text === '') result = await next;
-          else {
-            later ??= new Promise<Tick>((resolve) => setImmediate(resolve, tick));
-            result = await Promise.race([next, later]);
-            if (result === tick) {
-              pending = next;
-              return text;
-            }
-          }
-          if (cancelled) return undefined;
-          if (result.done === true) {
-            ended = true;
-            finish();
-            return text + framer.end();
-          }
-          const frames = await onEvent(result.value);
-          if (cancelled) return undefined;
-          if (frames.length > 0) text += framer.text(frames);
+  #cancelled = false;
+  #finished = false;
+
+  constructor(parts: BodyParts) {
+    this.#parts = parts;
+    const maybe = parts.iterator as AsyncIterator<StreamEvent> & Partial<Pollable>;
+    this.#pollable = typeof maybe.poll === 'function' ? (maybe as Pollable) : undefined;
+    this.#ended = parts.done;
+    this.#held = parts.framer.text(parts.first) + (parts.done ? parts.framer.end() : '');
+    if (this.#ended) this.#finish();
+  }
+
+  get ended(): boolean {
+    return this.#ended && this.#held === undefined;
+  }
+
+  async read(): Promise<string | undefined> {
+    const { iterator, framer } = this.#parts;
+    let text = this.#held ?? '';
+    this.#held = undefined;
+    if (this.#ended) return text === '' ? undefined : text;
+    // Resolves after the I/O callbacks of this loop turn: an event not ready by then waits for the next read.
+    let later: Promise<Tick> | undefined;
+    try {
+      for (;;) {
+        // Events already buffered: taken without a promise or a race each (never while a `next()`
+        // is outstanding: that one delivers first).
+        const pollable = this.#pending === undefined ? this.#pollable : undefined;
+        for (let step = pollable?.poll(); step !== undefined; step = pollable!.poll()) {
+          let added = this.#frames(step.value);
+          if (added instanceof Promise) added = await added;
+          if (added === undefined) return undefined;
+          text += added;
           if (text.length >= maxChunk) return text;
         }
-      } catch (error) {
-        if (cancelled) return undefined;
-        ended = true;
-        const wire = toWireError(error);
-        parts.onError(wire.errorClass, wire.status);
-        // In-band, never a clean finish — a shutdown's abort too (only a client that left gets nothing).
-        text += framer.text(streamEncoder.error(wire));
-        finish();
-        return text + framer.end();
+        const next = this.#pending ?? iterator.next();
+        this.#pending = undefined;
+        let result: IteratorResult<StreamEvent> | Tick;
+        if (text === '') result = await next;
+        else {
+          later ??= new Promise<Tick>((resolve) => setImmediate(resolve, tick));
+          result = await Promise.race([next, later]);
+          if (result === tick) {
+            this.#pending = next;
+            return text;
+          }
+        }
+        if (this.#cancelled) return undefined;
+        if (result.done === true) {
+          this.#ended = true;
+          this.#finish();
+          return text + framer.end();
+        }
+        let added = this.#frames(result.value);
+        if (added instanceof Promise) added = await added;
+        if (added === undefined) return undefined;
+        text += added;
+        if (text.length >= maxChunk) return text;
       }
-    },
-    async cancel() {
-      if (ended) return;
-      ended = true;
-      cancelled = true;
-      controller.abort(new Error('client disconnected'));
-      parts.onCancel();
-      finish();
-      await iterator.return?.();
-    },
-  };
+    } catch (error) {
+      if (this.#cancelled) return undefined;
+      this.#ended = true;
+      const wire = toWireError(error);
+      this.#parts.onError(wire.errorClass, wire.status);
+      // In-band, never a clean finish — a shutdown's abort too (only a client that left gets nothing).
+      text += framer.text(this.#parts.streamEncoder.error(wire));
+      this.#finish();
+      return text + framer.end();
+    }
+  }
+
+  /** The text of one event (waiting on the state store at the finish); undefined once the client left. */
+  #frames(event: StreamEvent): string | undefined | Promise<string | undefined> {
+    const frames = this.#parts.onEvent(event);
+    if (!(frames instanceof Promise)) return frames.length > 0 ? this.#parts.framer.text(frames) : '';
+    return frames.then((ready) => (this.#cancelled ? undefined : this.#parts.framer.text(ready)));
+  }
+
+  async cancel(): Promise<void> {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#cancelled = true;
+    this.#parts.controller.abort(new Error('client disconnected'));
+    this.#parts.onCancel();
+    this.#finish();
+    await this.#parts.iterator.return?.();
+  }
+
+  #finish(): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    this.#parts.finish();
+  }
 }
 
 const encoder = new TextEncoder();
@@ -158,4 +202,57 @@ export function webBody(pump: BodyPump, head: string): ReadableStream<Uint8Array
     },
     { highWaterMark: 0 },
   );
+}
+
+/**
+ * Writes the pump straight to Node's response: the headers leave with the first text in one write
+ * (a web-stream body makes @hono/node-server flush the headers alone first: one more packet and
+ * client wake-up per stream), then each read as it comes, waiting for `drain` when the socket is
+ * full; a response closed before the end cancels the pump (and so the upstream call).
+ */
+export function writeToNode(
+  pump: BodyPump,
+  head: string,
+  outgoing: ServerResponse,
+  headers: Record<string, string>,
+): void {
+  const onClose = () => {
+    if (!outgoing.writableFinished) void pump.cancel();
+  };
+  outgoing.once('close', onClose);
+  outgoing.writeHead(200, headers);
+  if (head !== '') outgoing.write(head);
+  void drive(pump, outgoing).finally(() => outgoing.off('close', onClose));
+}
+
+async function drive(pump: BodyPump, outgoing: ServerResponse): Promise<void> {
+  try {
+    for (;;) {
+      if (outgoing.writableNeedDrain) await drained(outgoing);
+      if (outgoing.destroyed) return;
+      const text = await pump.read();
+      if (outgoing.destroyed) return;
+      if (text === undefined) {
+        outgoing.end();
+        return;
+      }
+      if (text !== '') outgoing.write(text);
+    }
+  } catch {
+    // The pump reports failures in band; anything else ends the response without a clean finish.
+    outgoing.destroy();
+  }
+}
+
+/** Resolves on `drain`, or on `close` (a client that left never drains). */
+function drained(outgoing: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      outgoing.off('drain', done);
+      outgoing.off('close', done);
+      resolve();
+    };
+    outgoing.on('drain', done);
+    outgoing.on('close', done);
+  });
 }

@@ -98,7 +98,10 @@ function wireNameProblems(table: ModelTable, slots: ReadonlyMap<string, AdapterS
     const { provider, name } = splitModelId(key);
     const slot = slots.get(entry?.adapter ?? provider ?? '');
     const wireName = entry?.wire_name ?? name;
-    const problem = slot === undefined ? undefined : modelNameProblem(wireName, slot.definition.protocol);
+    const problem =
+      slot === undefined
+        ? undefined
+        : modelNameProblem(wireName, slot.definition.nameGrammar ?? slot.definition.protocol);
     if (problem !== undefined) {
       const where = entry?.wire_name === undefined ? `models.${key}` : `models.${key}.wire_name`;
       problems.push({ path: where, message: `invalid model name ${quoteInput(wireName)}: ${problem}` });

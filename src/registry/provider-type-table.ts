@@ -59,6 +59,11 @@ export interface ProviderTypeDefinition {
    * replays in it.
    */
   protocol?: ProtocolId;
+  /**
+   * The model-name grammar its adapter checks, when it is not `protocol`'s: Vertex speaks Gemini's
+   * wire format but names Claude models too (`claude-sonnet-4-5@20250929`).
+   */
+  nameGrammar?: ProtocolId;
   /** Where the endpoints live below a host's root (`/v1`, `/v1beta`; default none): appended to the emulator's URL. */
   basePath?: string;
   /** A model to request when a caller does not say (CLI `replay`, tests, bench): `provider:model`. */
@@ -139,7 +144,7 @@ type NativeType = Exclude<BuiltinProviderType, 'openai-compatible' | 'bedrock' |
 function cloudRow(
   source: FactorySource,
   factory: 'bedrock' | 'vertex',
-  facts: Pick<ProviderTypeDefinition, 'type' | 'protocol' | 'basePath' | 'defaultModel'> & {
+  facts: Pick<ProviderTypeDefinition, 'type' | 'protocol' | 'nameGrammar' | 'basePath' | 'defaultModel'> & {
     keyVariables: readonly string[];
     fixed?: Record<string, unknown>;
   },
@@ -242,6 +247,7 @@ export function builtinProviderTypes(source: FactorySource): ProviderTypeDefinit
     cloudRow(source, 'vertex', {
       type: 'vertex',
       protocol: 'gemini',
+      nameGrammar: 'vertex',
       basePath: vertexEmulatorPath,
       defaultModel: 'vertex:gemini-2.5-flash',
       keyVariables: providerTable.vertex.keyVariables,
@@ -249,6 +255,7 @@ export function builtinProviderTypes(source: FactorySource): ProviderTypeDefinit
     cloudRow(source, 'vertex', {
       type: 'vertex-anthropic',
       protocol: 'vertex-anthropic',
+      nameGrammar: 'vertex',
       basePath: vertexEmulatorPath,
       defaultModel: 'vertex:claude-sonnet-4-5@20250929',
       keyVariables: providerTable.vertex.keyVariables,

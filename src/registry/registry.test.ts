@@ -62,6 +62,19 @@ describe('resolution order: exact, then alias, then globs in order, then provide
       provider: 'groq',
     });
   });
+  it('a `vertex` adapter takes both families’ names (Claude’s `@version` too) and refuses a path', () => {
+    const vertex = createSwitchyard({
+      logger: createMemoryLogger(),
+      config: {
+        builtins: false,
+        adapters: { gcp: { type: 'vertex', api_key: 'k' } },
+        models: { 'gcp:claude-sonnet-4-5@20250929': { aliases: ['claude'] } },
+      },
+    });
+    expect(vertex.resolve('claude')).toMatchObject({ wireName: 'claude-sonnet-4-5@20250929' });
+    expect(vertex.resolve('gcp:gemini-2.5-flash')).toMatchObject({ wireName: 'gemini-2.5-flash' });
+    expect(() => vertex.resolve('gcp:models/../x')).toThrow(/invalid model name|model name/);
+  });
   it('an unknown name is a classified invalid request', () => {
     const attempt = () => sy.resolve('no-such-model');
     expect(attempt).toThrow(/unknown model "no-such-model"/);

@@ -81,7 +81,7 @@ function buildModel(
   const wireName =
     (matchedBy === 'exact' || matchedBy === 'alias' ? entry?.wire_name : undefined) ?? split.name;
   // Whatever matched (a glob, a provider prefix), the wire name must be one the provider's grammar takes.
-  assertModelName(wireName, slot.definition.protocol, provider);
+  assertModelName(wireName, slot.definition.nameGrammar ?? slot.definition.protocol, provider);
   const model: ResolvedModel = {
     id: `${provider}:${wireName}`,
     requested,

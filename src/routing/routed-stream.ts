@@ -80,6 +80,8 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
   private committed = false;
   private held: StreamEvent[] = [];
   private readonly pending = new EventQueue();
+  /** A finish taken by `poll()`: `next()` prices and hands it out. */
+  private polledFinish: StreamEvent | undefined;
   private reply: Reply | undefined;
   private ended = false;
   private error: unknown;
@@ -166,6 +168,12 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
 
   /** The next event: buffered ones first, then straight from the adapter's stream. */
   next(): Promise<IteratorResult<StreamEvent>> {
+    const polled = this.polledFinish;
+    if (polled !== undefined) {
+      this.polledFinish = undefined;
+      const step = this.onEvent(polled);
+      if (step !== undefined) return step instanceof Promise ? step : Promise.resolve(step);
+    }
     const queued = this.pending.shift();
     if (queued !== undefined) return Promise.resolve({ value: queued, done: false });
     if (this.ended) {
@@ -187,6 +195,28 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
       }
     }
     return inner.next().then(this.onStep, this.onError);
+  }
+
+  /**
+   * The next event when one is ready now, without a promise: for a reader that batches what has
+   * arrived (the gateway writes it in one go). `undefined` when the caller must await `next()`:
+   * nothing buffered, before the first content event (fallback is still possible), at the end, or
+   * at the adapter's finish (it is priced first: `next()` does that; the priced finish is then
+   * handed out like any queued event). Never call it while a `next()` is outstanding: that one takes
+   * the event first.
+   */
+  poll(): IteratorResult<StreamEvent> | undefined {
+    if (!this.committed || this.ended || this.stopped || this.polledFinish !== undefined) return undefined;
+    const queued = this.pending.shift();
+    if (queued !== undefined) return { value: queued, done: false };
+    const event = this.source?.poll();
+    if (event === undefined) return undefined;
+    if (event.type === 'finish') {
+      this.polledFinish = event;
+      return undefined;
+    }
+    // Committed: `onEvent` passes every other event through unchanged.
+    return { value: event, done: false };
   }
 
   private afterOpening(): Promise<IteratorResult<StreamEvent>> {

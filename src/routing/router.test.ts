@@ -342,6 +342,35 @@ describe('streams', () => {
     expect(reply.text).toBe('awaited');
     expect(reply.usage.cost?.amount).toBeGreaterThan(0);
   });
+
+  it('poll() hands out buffered events in order after the first content; the adapter’s finish waits for next(), which prices it', async () => {
+    front();
+    emulator.enqueue(text('one two three four five six'));
+    const iterator = sy.stream(hello)[Symbol.asyncIterator]() as AsyncIterator<StreamEvent> & {
+      poll(): IteratorResult<StreamEvent> | undefined;
+    };
+    // Before the first content event a fallback is still possible: nothing is handed out early.
+    expect(iterator.poll()).toBeUndefined();
+    const events: StreamEvent[] = [];
+    let polled = 0;
+    for (;;) {
+      const step = iterator.poll();
+      if (step !== undefined) {
+        events.push(step.value);
+        polled++;
+        continue;
+      }
+      const next = await iterator.next();
+      if (next.done === true) break;
+      events.push(next.value);
+    }
+    expect(polled).toBeGreaterThan(0);
+    assertStreamInvariants(events);
+    const written = events.flatMap((event) => (event.type === 'text-delta' ? [event.delta] : [])).join('');
+    expect(written).toBe('one two three four five six');
+    const finish = events.at(-1);
+    expect(finish?.type === 'finish' && finish.response.usage.cost?.amount).toBeGreaterThan(0);
+  });
 });
 
 describe('availability across calls', () => {

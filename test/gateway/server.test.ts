@@ -151,6 +151,9 @@ describe('keys', () => {
       }),
     ).rejects.toMatchObject({ status: 401 });
     expect((await fetch(`${harness.server.url}/v1/models`)).status).toBe(401);
+    // An unknown route under a keyed prefix is refused before it is looked up.
+    expect((await fetch(`${harness.server.url}/v1/no-such-route`, { method: 'POST' })).status).toBe(401);
+    expect((await fetch(`${harness.server.url}/switchyard/v1/nothing`)).status).toBe(401);
     const team = createClients(harness.server.url, 'team-key-1');
     await expect(
       team.openai.chat.completions.create({
@@ -196,6 +199,44 @@ describe('operations', () => {
       /requests_total\{protocol="openai-chat",model="openai:other",status="\d+"\} [2-9]/,
     );
     expect(metrics).not.toContain('made-up');
+  });
+
+  it('counters are exact across scrapes: each request counted once, tokens summed, in-flight back to 0', async () => {
+    const scrape = async () => await (await fetch(`${harness.server.url}/metrics`)).text();
+    const value = (text: string, pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? 0);
+    const requests = /requests_total\{protocol="openai-chat",model="openai:gpt-5-mini",status="200"\} (\d+)/;
+    const output = /tokens_total\{protocol="openai-chat",model="openai:gpt-5-mini",kind="output"\} (\d+)/;
+    const before = await scrape();
+    for (let index = 0; index < 3; index++) {
+      harness.emulator.enqueue(hello());
+      expect((await post('/v1/chat/completions', chatBody())).status).toBe(200);
+    }
+    const middle = await scrape();
+    expect(value(middle, requests) - value(before, requests)).toBe(3);
+    expect(value(middle, output) - value(before, output)).toBeGreaterThan(0);
+    // A scrape with no request between adds nothing (no sum is flushed twice).
+    expect(value(await scrape(), requests)).toBe(value(middle, requests));
+    expect(middle).toMatch(/in_flight_requests\{protocol="openai-chat"\} 0\b/);
+  });
+
+  it('a client that leaves a non-streamed request while the upstream thinks cancels the upstream call', async () => {
+    harness.emulator.enqueue({ ...hello('too late'), fault: { delayHeadersMs: 30_000 } });
+    const before = harness.emulator.requests.length;
+    const served = harness.nextServed();
+    const controller = new AbortController();
+    const leaving = fetch(`${harness.server.url}/v1/chat/completions`, {
+      method: 'POST',
+      body: chatBody(),
+      headers: { 'content-type': 'application/json', authorization: 'Bearer ops-key-2' },
+      signal: controller.signal,
+    }).catch((error: unknown) => error);
+    // Leave once the upstream has the request (its headers are held back for 30 s).
+    while (harness.emulator.requests.length === before)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    expect(await leaving).toBeInstanceOf(Error);
+    expect(await served).toMatchObject({ complete: false });
+    await expect.poll(() => harness.accessLog.at(-1)?.status).toBe(499);
   });
 
   it('x-request-id is echoed (or generated), x-switchyard-overhead-ms is on every non-streamed reply, the access log has no content', async () => {

@@ -8,7 +8,14 @@ import { createFrame } from '../frames.ts';
 import { createAnthropicMessageId } from '../ids.ts';
 import { verbatimOpaque } from '../opaque.ts';
 import { ArgumentTracker } from '../common.ts';
-import type { EncodeContext, OpaquePayload, StreamEncoder, WireError, WireFrame } from '../types.ts';
+import type {
+  EncodeContext,
+  EncoderState,
+  OpaquePayload,
+  StreamEncoder,
+  WireError,
+  WireFrame,
+} from '../types.ts';
 import { errorType } from './errors.ts';
 
 const stopReasons: Record<FinishReason, string> = {
@@ -101,7 +108,6 @@ type Payload = Record<string, unknown>;
  * `message_delta` with the stop reason and usage, and `message_stop`.
  */
 export function createStreamEncoder(context: EncodeContext): StreamEncoder {
-  let started = false;
   let blocks = 0;
   let usage: Usage = emptyUsage();
   let provider: string | undefined;
@@ -110,8 +116,8 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   const frame = (type: string, payload: Payload = {}) => createFrame({ type, ...payload }, type);
 
   function preamble(frames: WireFrame[]): void {
-    if (started) return;
-    started = true;
+    if (encoder.started) return;
+    encoder.started = true;
     const message = {
       model: context.model,
       id: context.responseId ?? createAnthropicMessageId(),
@@ -185,7 +191,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       case 'text-end':
         return wire.has(event.index) ? [stop(event.index)] : [];
       case 'message-start':
-        provider = event.provider;
+        provider = event.provenance ?? event.provider;
         return [];
       case 'usage':
         usage = event.usage;
@@ -197,15 +203,14 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     }
   }
 
-  return {
+  const encoder: EncoderState = {
     event,
     error: (error) => {
       const frames: WireFrame[] = [];
       preamble(frames);
       return [...frames, errorFrame(error)];
     },
-    get started() {
-      return started;
-    },
+    started: false,
   };
+  return encoder;
 }

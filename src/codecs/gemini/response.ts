@@ -7,7 +7,14 @@ import type { Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createGeminiResponseId } from '../ids.ts';
 import { verbatimOpaque } from '../opaque.ts';
-import type { EncodeContext, OpaquePayload, StreamEncoder, WireError, WireFrame } from '../types.ts';
+import type {
+  EncodeContext,
+  EncoderState,
+  OpaquePayload,
+  StreamEncoder,
+  WireError,
+  WireFrame,
+} from '../types.ts';
 import { errorBody } from './errors.ts';
 
 type WirePart = Record<string, unknown>;
@@ -100,11 +107,10 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   const responseId = context.responseId ?? createGeminiResponseId();
   let usage: Usage | undefined;
   let provider: string | undefined;
-  let started = false;
   let pendingThought: string | undefined;
   const names = new Map<string, string>();
   const chunk = (parts: WirePart[], finishReason?: string): WireFrame => {
-    started = true;
+    encoder.started = true;
     const candidate: WirePart = { content: { parts, role: 'model' } };
     if (finishReason !== undefined) candidate.finishReason = finishReason;
     candidate.index = 0;
@@ -125,7 +131,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   function event(event: StreamEvent): WireFrame[] {
     switch (event.type) {
       case 'message-start':
-        provider = event.provider;
+        provider = event.provenance ?? event.provider;
         return [];
       case 'text-delta':
         return event.delta === '' ? [] : [chunk([{ text: event.delta }])];
@@ -164,11 +170,10 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     }
   }
 
-  return {
+  const encoder: EncoderState = {
     event,
     error: (error) => [errorFrame(error)],
-    get started() {
-      return started;
-    },
+    started: false,
   };
+  return encoder;
 }

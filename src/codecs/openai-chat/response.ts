@@ -6,7 +6,7 @@ import type { Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createChatCompletionId, randomHex, unixSeconds } from '../ids.ts';
 import { ArgumentTracker, inclusiveInput } from '../common.ts';
-import type { EncodeContext, StreamEncoder, WireError, WireFrame } from '../types.ts';
+import type { EncodeContext, EncoderState, StreamEncoder, WireError, WireFrame } from '../types.ts';
 import { errorBody } from './errors.ts';
 
 const finishReasons: Record<FinishReason, string> = {
@@ -124,7 +124,6 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     system_fingerprint: `fp_${randomHex(10)}`,
   };
   const usageField = context.streamUsage === true ? { usage: null } : {};
-  let started = false;
   let toolIndex = 0;
   const toolIndices = new Map<number, number>();
   const args = new ArgumentTracker();
@@ -135,12 +134,12 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       ...usageField,
     });
   // The per-token chunks differ only in their text: serialized once, the text spliced in.
-  const contentChunk = splicedChunk(chunk, 'content');
-  const reasoningChunk = splicedChunk(chunk, 'reasoning_content');
+  let contentChunk: ((text: string) => WireFrame) | undefined;
+  let reasoningChunk: ((text: string) => WireFrame) | undefined;
 
   function open(frames: WireFrame[]): WireFrame[] {
-    if (started) return frames;
-    started = true;
+    if (encoder.started) return frames;
+    encoder.started = true;
     return [chunk({ role: 'assistant', content: '', refusal: null }), ...frames];
   }
 
@@ -163,9 +162,13 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       case 'reasoning-start':
         return open([]);
       case 'text-delta':
-        return event.delta === '' ? [] : open([contentChunk(event.delta)]);
+        return event.delta === ''
+          ? []
+          : open([(contentChunk ??= splicedChunk(chunk, 'content'))(event.delta)]);
       case 'reasoning-delta':
-        return event.delta === '' ? [] : open([reasoningChunk(event.delta)]);
+        return event.delta === ''
+          ? []
+          : open([(reasoningChunk ??= splicedChunk(chunk, 'reasoning_content'))(event.delta)]);
       case 'tool-call-start': {
         const index = toolIndex++;
         toolIndices.set(event.index, index);
@@ -186,11 +189,10 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     }
   }
 
-  return {
+  const encoder: EncoderState = {
     event,
     error: (error) => open([errorFrame(error)]),
-    get started() {
-      return started;
-    },
+    started: false,
   };
+  return encoder;
 }

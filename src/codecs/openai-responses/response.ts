@@ -8,7 +8,14 @@ import { createFrame } from '../frames.ts';
 import { createResponsesId, unixSeconds } from '../ids.ts';
 import { verbatimOpaque } from '../opaque.ts';
 import { ArgumentTracker, inclusiveInput } from '../common.ts';
-import type { EncodeContext, OpaquePayload, StreamEncoder, WireError, WireFrame } from '../types.ts';
+import type {
+  EncodeContext,
+  EncoderState,
+  OpaquePayload,
+  StreamEncoder,
+  WireError,
+  WireFrame,
+} from '../types.ts';
 import { errorBody } from '../openai-chat/errors.ts';
 
 type ResponsesItem = Record<string, unknown> & { id: string; type: string };
@@ -138,7 +145,6 @@ interface OpenItem {
  */
 export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   let sequence = 0;
-  let started = false;
   let provider: string | undefined;
   const id = context.responseId ?? createResponsesId('resp');
   const items: ResponsesItem[] = [];
@@ -148,8 +154,8 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     createFrame({ type, sequence_number: sequence++, ...payload }, type);
 
   function preamble(frames: WireFrame[]): WireFrame[] {
-    if (started) return frames;
-    started = true;
+    if (encoder.started) return frames;
+    encoder.started = true;
     const response = { ...responseObject(context, id, undefined), status: 'in_progress' };
     const head = [frame('response.created', { response }), frame('response.in_progress', { response })];
     return [...head, ...frames];
@@ -248,7 +254,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   function event(event: StreamEvent): WireFrame[] {
     switch (event.type) {
       case 'message-start':
-        provider = event.provider;
+        provider = event.provenance ?? event.provider;
         return [];
       case 'text-start': {
         const item = messageItem('');
@@ -297,11 +303,10 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     return preamble([frame('response.failed', { response })]);
   }
 
-  return {
+  const encoder: EncoderState = {
     event,
     error,
-    get started() {
-      return started;
-    },
+    started: false,
   };
+  return encoder;
 }

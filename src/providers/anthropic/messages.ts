@@ -24,11 +24,12 @@ import { toolIdRule } from './tool-ids.ts';
 
 /**
  * Reasoning goes back only when this adapter's provider signed it; custom parts only when it made
- * them. The provider is the adapter's name (`anthropic`, or `bedrock` / `vertex` serving Claude
- * with this codec), so a transport's own reasoning round-trips and a foreign one is dropped.
+ * them. The tag is the call's provenance (`anthropic`, or `vertex/anthropic` / `bedrock/anthropic`
+ * for Claude on a cloud host serving several families), so a transport's own Claude reasoning
+ * round-trips and any other (another provider's, another family's on the same host) is dropped.
  */
 function projectionRules(context: ProviderContext) {
-  return sameProviderRules(context.provider, { reasoningNeedsSignature: true });
+  return sameProviderRules(context, { reasoningNeedsSignature: true });
 }
 
 function dropped(context: ProviderContext, part: Part, reason: string): undefined {

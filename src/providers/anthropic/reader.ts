@@ -4,7 +4,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.t
 import type { MetadataMap } from '../../core/metadata.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext } from '../common/definition.ts';
-import { canonicalToolId } from '../common/projection.ts';
+import { canonicalToolId, provenanceOf } from '../common/projection.ts';
 import type { WireDelta, WireResponseBlock } from './api.ts';
 import { callerKey, citationsKey } from './content.ts';
 import type { PieceType } from './delta-scanner.ts';
@@ -199,7 +199,7 @@ export class ResponseReader {
       case 'custom':
         this.builder.custom({
           type: 'custom',
-          provider: this.context.provider,
+          provider: provenanceOf(this.context),
           kind: block.block.type,
           data: this.assemble(block),
         });

@@ -79,6 +79,18 @@ export function baseModelId(model: string): string {
   return last.replace(/^(us|eu|apac|us-gov|ca|jp|au|global)\./, '');
 }
 
+/**
+ * The model family of an id: its vendor (`anthropic`, `amazon`, `meta`, `deepseek`, `openai`, …),
+ * after the region prefix; an id without one (an application inference profile's `a1b2c3d4`) is its
+ * own family, so what it signed goes back to that profile alone. Each family verifies only its own
+ * reasoning signatures (Claude's), so projection keeps them apart (`ProviderDefinition.families`).
+ */
+export function familyOf(model: string): string {
+  const id = baseModelId(model);
+  const dot = id.indexOf('.');
+  return dot > 0 ? id.slice(0, dot) : id;
+}
+
 /** A model's capabilities from the rows alone (no catalog): what the model-facts test compares. */
 export function tableCapabilities(model: string): Capabilities {
   const resolved = { ...base };

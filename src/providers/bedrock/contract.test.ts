@@ -6,9 +6,12 @@ import { describe, expect, it } from 'vitest';
 import { toolCallId } from '../../core/ids.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { Item } from '../../core/transcript.ts';
+import { provenanceFields } from '../common/projection.ts';
 import { capabilitiesFor as vertexCapabilities } from '../vertex/capabilities.ts';
+import { createVertexDefinition } from '../vertex/definition.ts';
 import { buildRequest as buildVertexRequest } from '../vertex/request.ts';
-import { capabilitiesFor, invokeCapabilities } from './capabilities.ts';
+import { capabilitiesFor, familyOf, invokeCapabilities } from './capabilities.ts';
+import { createBedrockDefinition } from './definition.ts';
 import { buildRequest as buildInvokeRequest } from './invoke.ts';
 import { buildRequest } from './request.ts';
 import { createTestContext } from './test-support.ts';
@@ -243,5 +246,40 @@ describe('Vertex requests', () => {
     expect(wire.path).toBe('/publishers/google/models/gemini-2.5-flash:generateContent');
     expect(wire.body).toHaveProperty('contents');
     expect(wire.body).toHaveProperty('systemInstruction');
+  });
+});
+
+describe('model families: the provenance of a call on a host that serves several', () => {
+  it('Bedrock: the vendor after any region prefix, an ARN by its model, an application profile by its own id', () => {
+    expect(familyOf('us.anthropic.claude-sonnet-4-5-20250929-v1:0')).toBe('anthropic');
+    expect(familyOf('global.anthropic.claude-opus-4-5-20251101-v1:0')).toBe('anthropic');
+    expect(familyOf('amazon.nova-2-lite-v1:0')).toBe('amazon');
+    expect(familyOf('us.meta.llama3-3-70b-instruct-v1:0')).toBe('meta');
+    expect(familyOf('deepseek.r1-v1:0')).toBe('deepseek');
+    expect(
+      familyOf('arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-3-haiku-20240307-v1:0'),
+    ).toBe('anthropic');
+    expect(familyOf('arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3d4')).toBe(
+      'a1b2c3d4',
+    );
+  });
+
+  it('Bedrock tags bedrock/<vendor> and owns bare bedrock parts for Claude only (the one family that signed)', () => {
+    const definition = createBedrockDefinition({ region: 'us-east-1', env: {} });
+    expect(provenanceFields(definition, 'us.anthropic.claude-sonnet-4-5-20250929-v1:0')).toEqual({
+      provenance: 'bedrock/anthropic',
+      ownsBareTag: true,
+    });
+    expect(provenanceFields(definition, 'us.amazon.nova-2-lite-v1:0')).toEqual({
+      provenance: 'bedrock/amazon',
+    });
+  });
+
+  it('Vertex tags vertex/anthropic and vertex/google, and owns no bare vertex part (either family could have made it)', () => {
+    const definition = createVertexDefinition({ env: {} });
+    expect(provenanceFields(definition, 'claude-sonnet-4-5@20250929')).toEqual({
+      provenance: 'vertex/anthropic',
+    });
+    expect(provenanceFields(definition, 'gemini-3-pro-preview')).toEqual({ provenance: 'vertex/google' });
   });
 });

@@ -4,7 +4,7 @@ import type { ProviderDefinition, WireRequest } from '../common/definition.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import { BedrockAuth, type PeerLoader } from './auth.ts';
-import { capabilitiesFor, invokeCapabilities } from './capabilities.ts';
+import { capabilitiesFor, familyOf, invokeCapabilities } from './capabilities.ts';
 import { errorRules, parseErrorBody } from './errors.ts';
 import * as invoke from './invoke.ts';
 import { regionOfArn } from './model-id.ts';
@@ -73,6 +73,9 @@ export function createBedrockDefinition(options: BedrockOptions, loadPeer?: Peer
     parseErrorBody,
     errorRules,
     estimateInputTokens,
+    // Claude, Nova, Llama, DeepSeek, … behind one adapter: each family's parts go back to it alone.
+    // Before families were recorded only Claude signed reasoning here: a bare `bedrock` part is Claude's.
+    families: { of: familyOf, bare: 'anthropic' },
     listModels: { path: '/foundation-models', parse: parseModelList, baseURL: controlPlaneOf },
   };
 }

@@ -202,7 +202,7 @@ export interface ConvertedMessages {
  * whitespace (Converse refuses it, like the Messages API).
  */
 export function convertMessages(items: readonly Item[], context: ProviderContext): ConvertedMessages {
-  const projected = projectTranscript(items, sameProviderRules(context.provider), context);
+  const projected = projectTranscript(items, sameProviderRules(context), context);
   const messages: WireMessage[] = [];
   let documents = 0;
   for (const item of projected) {

@@ -5,7 +5,7 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext } from '../common/definition.ts';
-import { canonicalToolId } from '../common/projection.ts';
+import { canonicalToolId, provenanceOf } from '../common/projection.ts';
 import { type WireDelta } from './api.ts';
 
 /** What an open streamed block has collected besides its deltas. */
@@ -62,7 +62,7 @@ export class ResponseReader {
     }
     this.builder.custom({
       type: 'custom',
-      provider: this.context.provider,
+      provider: provenanceOf(this.context),
       kind: Object.keys(block)[0] ?? 'block',
       data: block as JsonObject,
     });

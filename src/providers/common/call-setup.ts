@@ -7,6 +7,7 @@ import { redactFields, redactSecrets } from '../../core/redaction.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import { type HttpCall, toTransportError } from '../../transport/http.ts';
 import type { ProviderContext } from './definition.ts';
+import { provenanceFields } from './projection.ts';
 import { createProviderError } from './errors.ts';
 import { fetchJson } from './http-exchange.ts';
 import {
@@ -48,6 +49,9 @@ class CallContext implements ProviderContext {
   readonly fail: ProviderContext['fail'];
   readonly fetchJson: ProviderContext['fetchJson'];
   partLocations: ProviderContext['partLocations'] = undefined;
+  /** Set on a host with model families only (`provenanceFields`). */
+  provenance?: string;
+  ownsBareTag?: boolean;
 
   constructor(
     runtime: HttpRuntime,
@@ -130,6 +134,8 @@ export function setup(
     signal,
   );
   if (definition.endSession !== undefined) liveSessions.add(context.session);
+  // A host serving several model families tags each family's parts apart (`vertex/anthropic`).
+  if (definition.families !== undefined) Object.assign(context, provenanceFields(definition, model));
   // The one pre-flight check of every declared capability, before any HTTP call.
   const checked = preflight(request, context.capabilities, {
     provider: definition.name,

@@ -49,6 +49,7 @@ export async function completeCall(
             {
               requestId,
               provider: definition.name,
+              provenance: context.provenance,
               model: joinModelId(definition.name, context.model),
               startedAt: callSetup.startedAt,
             },

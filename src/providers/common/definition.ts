@@ -14,6 +14,17 @@ export interface ProviderContext {
   requestId: RequestId;
   /** Adapter name (`anthropic`, `groq`, …). */
   provider: string;
+  /**
+   * The tag of this call's reasoning, tool-call and custom parts (their `provider`) and the tag of
+   * the parts it takes back: the adapter name, or `name/family` on a host serving several model
+   * families (`vertex/anthropic`; see {@link ProviderDefinition.families}). Absent: `provider`.
+   */
+  provenance?: string;
+  /**
+   * True when parts tagged with the bare adapter name (stored before the host's families were
+   * recorded) are this call's own: the one family that could have signed them (Claude on Bedrock).
+   */
+  ownsBareTag?: boolean;
   /** The model's wire name (canonical id without the `provider:` prefix). */
   model: string;
   /** The model's capabilities for this call: the declared ones with the user's overrides on top. */
@@ -131,6 +142,16 @@ export interface ProviderDefinition {
   /** Body rules applied before the status table (first match wins). */
   errorRules: readonly ErrorRule[];
   estimateInputTokens(input: TokenEstimateInput): number;
+  /**
+   * For a host that serves several model families through one adapter, each verifying only its own
+   * signatures (Vertex: Gemini and Claude; Bedrock: Claude, Nova, Llama, …): `of(model)` names the
+   * family of a wire model name, and the calls' reasoning, tool-call and custom parts are tagged
+   * `<name>/<family>` (`vertex/anthropic`), so projection sends them back to that family only.
+   * `bare`: the family that parts tagged with the bare name (stored before families were recorded)
+   * came from, when only one family could have signed them; otherwise they are foreign to every
+   * family. Optional: a single-family provider tags its parts with its name.
+   */
+  families?: { of(model: string): string; bare?: string };
   /**
    * Deletes the provider-side state this provider's calls created for `session` (e.g. Gemini
    * `cachedContents`). Optional: providers without such state leave it out. Must not throw.

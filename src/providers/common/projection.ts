@@ -5,7 +5,7 @@
 import type { ToolCallId } from '../../core/ids.ts';
 import { anyToolId, type ToolIdRule } from '../../core/tool-id-map.ts';
 import type { Item, Part } from '../../core/transcript.ts';
-import type { ProviderContext } from './definition.ts';
+import type { ProviderContext, ProviderDefinition } from './definition.ts';
 
 /** What a target provider accepts back from a transcript. */
 export interface ProjectionRules {
@@ -15,31 +15,76 @@ export interface ProjectionRules {
   reason(part: Part): string;
 }
 
-/** Default rules: reasoning and custom parts only go back to the provider that produced them. */
+/** What the projection rules read of a call: its adapter name and the tag of its own parts. */
+export type ProvenanceSite = Pick<ProviderContext, 'provider' | 'provenance' | 'ownsBareTag'>;
+
+/** The tag of a call's own parts: `provenance`, else the adapter name. */
+export function provenanceOf(context: ProvenanceSite): string {
+  return context.provenance ?? context.provider;
+}
+
+/**
+ * Whether a part tagged `tag` (its `provider`) was produced where this call goes: the same
+ * provenance, or the bare adapter name when the call owns it (`ownsBareTag`).
+ */
+export function isOwnTag(tag: string | undefined, context: ProvenanceSite): boolean {
+  if (tag === undefined) return false;
+  return tag === provenanceOf(context) || (context.ownsBareTag === true && tag === context.provider);
+}
+
+/**
+ * The provenance fields of a call to wire model `model` (for its `ProviderContext`): the adapter
+ * name, or `name/family` on a host with `families` (see `ProviderDefinition.families`).
+ */
+export function provenanceFields(
+  definition: Pick<ProviderDefinition, 'name' | 'families'>,
+  model: string,
+): Pick<ProviderContext, 'provenance' | 'ownsBareTag'> {
+  const families = definition.families;
+  if (families === undefined) return { provenance: definition.name };
+  const family = families.of(model);
+  const provenance = `${definition.name}/${family}`;
+  return family === families.bare ? { provenance, ownsBareTag: true } : { provenance };
+}
+
+/** Why a part of `tag` is foreign to this call, for the WARN. */
+function foreignReason(what: string, tag: string | undefined, context: ProvenanceSite): string {
+  const own = provenanceOf(context);
+  if (tag !== undefined && tag === context.provider && own !== tag)
+    return `${what} tagged ${tag} was stored before Switchyard recorded which model family on ${tag} produced it; ${own} cannot verify it`;
+  return `${what} produced by ${tag ?? 'an unknown provider'} cannot be verified by ${own}`;
+}
+
+/**
+ * Default rules: reasoning and custom parts only go back to the provider that produced them — on a
+ * host serving several model families, to the same family (`isOwnTag`).
+ */
 export function sameProviderRules(
-  provider: string,
+  context: ProvenanceSite,
   options: { reasoningNeedsSignature?: boolean } = {},
 ): ProjectionRules {
   return {
     accepts(part) {
       if (part.type === 'reasoning') {
-        if (part.provider !== provider) return false;
+        if (!isOwnTag(part.provider, context)) return false;
         if (options.reasoningNeedsSignature === true)
           return part.signature !== undefined || part.data !== undefined;
         return true;
       }
-      if (part.type === 'custom') return part.provider === provider;
+      if (part.type === 'custom') return isOwnTag(part.provider, context);
       return true;
     },
     reason(part) {
       if (part.type === 'reasoning') {
-        return part.provider === provider
+        return isOwnTag(part.provider, context)
           ? 'reasoning without the signature the provider requires'
-          : `reasoning produced by ${part.provider ?? 'an unknown provider'} cannot be verified by ${provider}`;
+          : foreignReason('reasoning', part.provider, context);
       }
       if (part.type === 'custom')
-        return `${part.provider} ${part.kind} content has no ${provider} equivalent`;
-      return `${part.type} part is not supported by ${provider}`;
+        return part.provider === context.provider && provenanceOf(context) !== context.provider
+          ? foreignReason(`${part.kind} content`, part.provider, context)
+          : `${part.provider} ${part.kind} content has no ${provenanceOf(context)} equivalent`;
+      return `${part.type} part is not supported by ${context.provider}`;
     },
   };
 }

@@ -6,7 +6,7 @@ import { EventStream } from '../../core/event-stream.ts';
 import type { StreamEvent } from '../../core/events.ts';
 import { createRequestId, joinModelId } from '../../core/ids.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../../core/request.ts';
-import { StreamBuilder } from '../../core/stream-builder.ts';
+import { StreamBuilder, type StreamBuilderContext } from '../../core/stream-builder.ts';
 import { abortCause } from '../../transport/cancellation.ts';
 import { shouldYield, yieldToEventLoop } from '../../transport/cooperative.ts';
 import {
@@ -79,7 +79,7 @@ async function runStream(
   const { request, options: callOptions } = validated;
   const requestId = (request.requestId ??= createRequestId());
   const model = joinModelId(definition.name, wire);
-  const builderContext = { requestId, provider: definition.name, model, startedAt };
+  const builderContext: StreamBuilderContext = { requestId, provider: definition.name, model, startedAt };
   // One builder per attempt; a call that fails before its first attempt gets one for its finish.
   let builder: StreamBuilder | undefined;
   const unregister = registry.register(requestId, controller, callOptions.signal);
@@ -88,6 +88,7 @@ async function runStream(
   const stopDeadline = http.startDeadline(controller);
   try {
     const callSetup = setup(runtime, request, callOptions, true, controller.signal, wire);
+    builderContext.provenance = callSetup.context.provenance;
     // Only a provider with provider-side state has a session-less call's state to release.
     if (callOptions.session === undefined && definition.endSession !== undefined)
       implicitSession = callSetup.context.session;

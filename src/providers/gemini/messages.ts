@@ -6,6 +6,7 @@ import type { DataRef, Item, Part, ToolCallPart, ToolResultPart } from '../../co
 import type { ProviderContext } from '../common/definition.ts';
 import {
   isInstructionItem,
+  isOwnTag,
   joinInstructions,
   projectTranscript,
   warnDroppedPart,
@@ -51,7 +52,7 @@ export interface ConvertedMessages {
  * parts from other providers are dropped with a WARN (`projectTranscript`).
  */
 export function convertMessages(items: readonly Item[], context: ProviderContext): ConvertedMessages {
-  const projected = projectTranscript(items, sameProviderRules(context.provider), context);
+  const projected = projectTranscript(items, sameProviderRules(context), context);
   const callNames = collectCallNames(projected);
   const contents: GeminiContent[] = [];
   projected.forEach((item) => {
@@ -110,8 +111,9 @@ function convertPart(part: Part, site: PartSite): GeminiPart[] | undefined {
 function convertToolCall(part: ToolCallPart, context: ProviderContext): GeminiPart {
   const id = providerToolId(context, part.id);
   const functionCall: GeminiPart['functionCall'] = { name: part.name, args: part.input, id };
-  // A signature is only valid where it was made: calls from other providers go unsigned.
-  const signature = part.provider === context.provider ? part.signature : undefined;
+  // A signature is only valid where it was made: calls from other providers (or, on Vertex, from
+  // Claude) go unsigned.
+  const signature = isOwnTag(part.provider, context) ? part.signature : undefined;
   return withSignature({ functionCall }, signature);
 }
 

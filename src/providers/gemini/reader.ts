@@ -8,7 +8,7 @@ import type { MetadataMap } from '../../core/metadata.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { Usage } from '../../core/usage.ts';
 import type { ProviderContext } from '../common/definition.ts';
-import { canonicalToolId } from '../common/projection.ts';
+import { canonicalToolId, provenanceOf } from '../common/projection.ts';
 import {
   type GeminiCandidate,
   type GeminiFunctionCall,
@@ -356,7 +356,7 @@ export class ResponseReader {
     const kind = Object.keys(part).find((key) => key !== 'thoughtSignature' && key !== 'thought') ?? 'part';
     this.builder.custom({
       type: 'custom',
-      provider: this.context.provider,
+      provider: provenanceOf(this.context),
       kind,
       data: part as unknown as JsonObject,
     });

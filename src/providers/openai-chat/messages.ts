@@ -37,8 +37,8 @@ function drop(conversion: Conversion, part: Part, reason: string): void {
  * tool support (Perplexity Sonar, a local model marked `tools: false`), past tool calls and results
  * are dropped too.
  */
-function projectionRules(provider: string, tools: boolean): ProjectionRules {
-  const base = sameProviderRules(provider);
+function projectionRules(context: ProviderContext, tools: boolean): ProjectionRules {
+  const base = sameProviderRules(context);
   if (tools) return base;
   const isToolPart = (part: Part) => part.type === 'tool-call' || part.type === 'tool-result';
   return {
@@ -72,7 +72,7 @@ export function convertMessages(
   options: { appendix?: string; tools?: boolean } = {},
 ): ChatMessage[] {
   const { appendix, tools = true } = options;
-  const items = projectTranscript(transcript, projectionRules(context.provider, tools), context);
+  const items = projectTranscript(transcript, projectionRules(context, tools), context);
   const conversion: Conversion = {
     context,
     quirks,

@@ -62,7 +62,7 @@ export function convertInput(
   context: ProviderContext,
   options: { stateless: boolean; indexOffset?: number },
 ): { instructions: string; input: InputItem[] } {
-  const items = projectTranscript(transcript, sameProviderRules(context.provider), context);
+  const items = projectTranscript(transcript, sameProviderRules(context), context);
   const conversion: Conversion = { context, stateless: options.stateless, input: [], message: undefined };
   const offset = options.indexOffset ?? 0;
   items.forEach((item, index) => {

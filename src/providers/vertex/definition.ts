@@ -4,6 +4,7 @@ import type { ProviderDefinition } from '../common/definition.ts';
 import { VertexAuth, type TokenLoader } from './auth.ts';
 import { capabilitiesFor } from './capabilities.ts';
 import { errorRules, parseErrorBody } from './errors.ts';
+import { publisherOf } from './model-id.ts';
 import {
   apiKeyVariable,
   endpointOf,
@@ -76,6 +77,10 @@ export function createVertexDefinition(options: VertexOptions, loadPeer?: TokenL
     parseErrorBody,
     errorRules,
     estimateInputTokens,
+    // Gemini and Claude behind one adapter: each family's parts go back to it alone
+    // (`vertex/google`, `vertex/anthropic`). A bare `vertex` part (stored before families were
+    // recorded) could be either's, so neither takes it back: it is dropped with the WARN.
+    families: { of: publisherOf },
     listModels: { path: '/publishers/google/models', parse: parseModelList },
   };
 }
