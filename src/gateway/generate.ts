@@ -99,8 +99,6 @@ interface Served {
   reservation?: Reservation;
 }
 
-const utf8 = new TextDecoder();
-
 /**
  * Reads the body as JSON within the size limit: 413 above it, 400 for malformed JSON. A body with a
  * declared length is read whole (on Node's server that is the length the HTTP parser enforces; the
@@ -118,9 +116,9 @@ export async function readJson(request: Request, limit: number): Promise<unknown
   let text: string;
   if (length !== null) {
     // Node's HTTP parser holds the body to its declared length; an in-process caller's body is checked here.
-    const bytes = new Uint8Array(await request.arrayBuffer());
+    const bytes = Buffer.from(await request.arrayBuffer());
     if (bytes.byteLength > limit) throw tooLarge();
-    text = utf8.decode(bytes);
+    text = bytes.toString('utf8');
   } else {
     const chunks: Uint8Array[] = [];
     let size = 0;
@@ -133,6 +131,8 @@ export async function readJson(request: Request, limit: number): Promise<unknown
     }
     text = Buffer.concat(chunks).toString('utf8');
   }
+  // A byte-order mark is not JSON; TextDecoder drops it, so clients send it.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   try {
     return JSON.parse(text) as unknown;
   } catch {

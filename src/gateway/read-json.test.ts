@@ -23,6 +23,15 @@ describe('readJson', () => {
     });
   });
 
+  it('a UTF-8 byte-order mark is dropped, and multi-byte text is decoded, with or without a declared length', async () => {
+    const body = '\ufeff{"text":"héllo → 世界"}';
+    const length = String(Buffer.byteLength(body));
+    await expect(readJson(request(body, { 'content-length': length }), 64)).resolves.toEqual({
+      text: 'héllo → 世界',
+    });
+    await expect(readJson(request(body), 64)).resolves.toEqual({ text: 'héllo → 世界' });
+  });
+
   it('malformed JSON is a 400', async () => {
     await expect(readJson(request('{"a":', { 'content-length': '5' }), 64)).rejects.toMatchObject({
       wire: { status: 400 },
