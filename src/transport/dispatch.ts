@@ -33,16 +33,12 @@ export interface DispatchInit {
 export const maxUnreadDecodedBytes = 64 * 1024 * 1024;
 
 /**
- * Socket options of the default pool. `highWaterMark: 4 KiB`: a socket whose HTTP parser is paused
- * stops reading from the kernel once 4 KiB wait in it (at most one socket read, ≤ 64 KiB), leaving
- * the rest of the response in the kernel (TCP flow control) instead of undici's default 64 KiB
- * high-water mark of reads. Not 0: at 0 every read stopped the socket's reading and the parser's
- * next read started it again, two `epoll_ctl` system calls per read (strace: two `io_uring_enter`
- * per 10-event call, which the raw undici client does not make; ~25–30 µs of an adapter call's CPU)
- * even when nothing was paused.
+ * Socket options of the default pool. `highWaterMark: 0`: a socket reads from the kernel only when
+ * the HTTP parser asks, so a paused body leaves the rest of the response in the kernel (TCP flow
+ * control) instead of up to 64 KiB more per connection in this process (undici's default).
  */
 // undici passes these to `net.connect` / `tls.connect`, which take `highWaterMark` (its types omit it).
-export const socketOptions = { highWaterMark: 4 * 1024 } as Partial<buildConnector.BuildOptions>;
+export const socketOptions = { highWaterMark: 0 } as Partial<buildConnector.BuildOptions>;
 
 /** The codings we decode, as fetch does (and the `accept-encoding` we send, as fetch did). */
 const acceptEncoding = 'gzip, deflate, br';
@@ -88,9 +84,8 @@ type UndiciController = Parameters<NonNullable<Dispatcher.DispatchHandler['onReq
  * With 1,000 concurrent streams that was ~110 MB. Here the body is a pulled {@link LightBody} fed straight
  * from the HTTP parser: chunks that arrive while the consumer is busy are joined for its next
  * `read()` (as fetch's stream did: fewer, larger chunks are cheaper to parse) up to 16 KiB, then
- * the parser pauses until the consumer reads (keeping the rest of the read it was parsing, ≤ 64 KiB);
- * the socket (see {@link socketOptions}) then holds at most one more read, so a paused connection
- * holds at most 16 KiB plus two socket reads.
+ * the parser pauses until the consumer reads; the socket (see {@link socketOptions}) reads only
+ * for the parser, so a connection holds at most 16 KiB plus one socket read (≤ 64 KiB).
  *
  * Like fetch: `accept-encoding: gzip, deflate, br` unless the caller set one, and a response in
  * those codings is decoded; redirects are returned, not followed; an abort rejects the pending
