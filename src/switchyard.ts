@@ -26,9 +26,12 @@ import {
   checkSnapshot,
   checkModelName,
   checkSwitchyardOptions,
+  type PreparedRequest,
   prepareRequest,
   type SwitchyardRequest,
 } from './switchyard-input.ts';
+
+type PreparedOk = Extract<PreparedRequest, { ok: true }>;
 
 /** Options of {@link createSwitchyard}. */
 export interface SwitchyardOptions {
@@ -91,6 +94,16 @@ export interface Switchyard {
   close(): Promise<void>;
 }
 
+/** The reply hook of a prepared request: its output schema's check (if any), then `after` (if any); none without either. */
+function hookOf(prepared: PreparedOk, after: ReplyHook | undefined): ReplyHook | undefined {
+  const { output, outputSchema } = prepared;
+  if (output === undefined || outputSchema === undefined) return after;
+  return async (reply, request) => {
+    const validated = await attachStructured(reply, output, outputSchema);
+    return after === undefined ? validated : after(validated, request);
+  };
+}
+
 /**
  * Creates the front door. With no options it knows every built-in provider and preset, reads keys
  * from the environment, and serves aliases such as `sonnet`, canonical ids such as
@@ -132,36 +145,23 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
     logger,
   });
 
-  /** Checks a request; routes it with its output-schema hook (then `after`), or fails with the classified error. */
-  function route(
-    request: SwitchyardRequest,
-    callOptions: CallOptions | undefined,
-    after?: (reply: Reply) => Reply,
-  ): { stream(): Turn; complete(): Promise<Reply> } {
+  /** Checks a request and streams it with its output-schema hook (then `after`), or a turn failed with the classified error. */
+  function stream(request: SwitchyardRequest, callOptions: CallOptions | undefined, after?: ReplyHook): Turn {
     const prepared = prepareRequest(request, callOptions);
-    if (!prepared.ok) {
-      return {
-        stream: () => new Turn(failedTurn(prepared.error, prepared.model)),
-        complete: () => Promise.reject(prepared.error),
-      };
-    }
-    const { output, outputSchema } = prepared;
-    const hook: ReplyHook | undefined =
-      output === undefined || outputSchema === undefined
-        ? after
-        : async (reply) => {
-            const validated = await attachStructured(reply, output, outputSchema);
-            return after === undefined ? validated : after(validated);
-          };
-    return {
-      stream: () => new Turn(router.stream(prepared.request, prepared.options, hook)),
-      complete: () => router.complete(prepared.request, prepared.options, hook),
-    };
+    if (!prepared.ok) return new Turn(failedTurn(prepared.error, prepared.model));
+    return new Turn(router.stream(prepared.request, prepared.options, hookOf(prepared, after)));
+  }
+
+  /** Checks a request and completes it with its output-schema hook, or rejects with the classified error. */
+  function complete(request: SwitchyardRequest, callOptions: CallOptions | undefined): Promise<Reply> {
+    const prepared = prepareRequest(request, callOptions);
+    if (!prepared.ok) return Promise.reject(prepared.error);
+    return router.complete(prepared.request, prepared.options, hookOf(prepared, undefined));
   }
 
   const endSession = (session: AdapterSession) => registry.endSession(session);
   const sender = (request: SwitchyardRequest, callOptions: CallOptions, onReply: (reply: Reply) => Reply) =>
-    route(request, callOptions, onReply).stream();
+    stream(request, callOptions, onReply);
   const conversation = Object.assign(
     (settings: ConversationSettings) =>
       new Conversation(sender, checkConversationSettings(settings), undefined, endSession),
@@ -174,8 +174,8 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
   );
 
   return {
-    stream: (request, callOptions) => route(request, callOptions).stream(),
-    complete: (request, callOptions) => route(request, callOptions).complete(),
+    stream: (request, callOptions) => stream(request, callOptions),
+    complete,
     conversation,
     models: () => registry.models(),
     resolve(name) {

@@ -82,6 +82,23 @@ export function addCosts(left: Cost | undefined, right: Cost | undefined): Cost 
 }
 
 /**
+ * A copy of `usage` without `cost` (and `byModel` when `total`). A plain spread when it has neither
+ * (the usual case): an object rest with excluded keys takes V8's slow runtime path on every call.
+ */
+function withoutCost<Buckets extends { cost?: unknown; byModel?: unknown }>(
+  usage: Buckets,
+  total: boolean,
+): Buckets {
+  if (!Object.hasOwn(usage, 'cost') && !(total && Object.hasOwn(usage, 'byModel'))) return { ...usage };
+  if (!total) {
+    const { cost: _cost, ...buckets } = usage;
+    return buckets as Buckets;
+  }
+  const { cost: _cost, byModel: _byModel, ...own } = usage;
+  return own as Buckets;
+}
+
+/**
  * Prices a usage that may span several models: the top-level buckets at `prices` (the response's
  * own model), each `byModel` entry at its own model's prices (`lookup`). Returns the usage with each
  * entry's `cost` and the total `cost` (the sum); the total is absent when any part has no known
@@ -93,7 +110,8 @@ export function priceUsage(
   lookup: (model: string) => ModelPrices | undefined,
   pricingVersion: string,
 ): { usage: Usage; unpriced: string[] } {
-  const { cost: _old, byModel, ...own } = usage;
+  const byModel = usage.byModel;
+  const own = withoutCost(usage, true);
   const unpriced: string[] = [];
   let total = prices === undefined ? undefined : computeCost(own, prices, pricingVersion);
   let known = total !== undefined;
@@ -101,7 +119,7 @@ export function priceUsage(
   if (byModel !== undefined) {
     priced = {};
     for (const [model, part] of Object.entries(byModel)) {
-      const { cost: _partOld, ...buckets } = part;
+      const buckets = withoutCost(part, false);
       const partPrices = lookup(model);
       const cost = partPrices === undefined ? undefined : computeCost(buckets, partPrices, pricingVersion);
       priced[model] = cost === undefined ? buckets : { ...buckets, cost };

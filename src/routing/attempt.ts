@@ -34,11 +34,11 @@ export function canonicalRequest(
   const maxOutputTokens =
     route.request.maxOutputTokens ?? Math.min(defaultMaxOutput, facts.maxOutputTokens || defaultMaxOutput);
   // The adapter's own name prefixes the wire name (a config name such as `openai-r` may differ from it).
-  const adapterName = registry.adapter(model.provider).name;
+  const keys = keysOf(state, model);
   const request: CanonicalRequest = {
     ...route.request,
     requestId: route.requestId,
-    model: joinModelId(adapterName, model.wireName),
+    model: (keys.requestModel ??= joinModelId(registry.adapter(model.provider).name, model.wireName)),
     maxOutputTokens,
   };
   // The candidate's capabilities and context window were checked (`skipReason`): the adapter's
@@ -114,36 +114,49 @@ export async function recordFailure(
   return fallback;
 }
 
-/** Prices the response, attaches the decision, adds `text` / `toolCalls`. */
-export async function finalize(
+/**
+ * Prices the response, attaches the decision, adds `text` / `toolCalls`; records the outcome on the
+ * model's and provider's circuits. Synchronous unless the availability store answers asynchronously
+ * (then the reply waits for the store's word).
+ */
+export function finalize(
   state: RouterState,
   route: Route,
   candidate: Candidate,
   response: CanonicalResponse,
-): Promise<Reply> {
+): Reply | Promise<Reply> {
   const { availability, pricer } = state;
   const model = candidate.model;
   route.decision.served = model.id;
   route.decision.attempts.push({ model: model.id, provider: model.provider, outcome: 'served' });
+  let recorded: Promise<unknown> | undefined;
   if (response.finishReason === 'cancelled') {
     // A cancelled call says nothing about the target: a probe's slot is freed, nothing closes.
-    if (candidate.probes !== undefined) await releaseProbes(state, candidate);
+    if (candidate.probes !== undefined) recorded = releaseProbes(state, candidate);
   } else {
-    const modelDone = availability.success(keysOf(state, model).model);
-    const providerDone = availability.success(keysOf(state, model).provider);
-    if (modelDone instanceof Promise) await modelDone;
-    if (providerDone instanceof Promise) await providerDone;
+    const keys = keysOf(state, model);
+    const modelDone = availability.success(keys.model);
+    const providerDone = availability.success(keys.provider);
+    if (modelDone instanceof Promise || providerDone instanceof Promise)
+      recorded = Promise.all([modelDone, providerDone]);
   }
   // Priced per model: a multi-model response (advisor, fallback iterations) costs each model's share.
   const usage = pricer.price(response.model, response.usage, model.pricing, model.id);
   const metadata = { ...response.metadata, [routingMetadataKey]: route.decision as never };
-  return {
+  const reply: Reply = {
     ...response,
     usage,
     metadata,
     text: textOf(response.content),
     toolCalls: toolCallsOf(response.content),
   };
+  return recorded === undefined ? reply : after(recorded, reply);
+}
+
+/** `reply` once the availability store has recorded the outcome. */
+async function after(recorded: Promise<unknown>, reply: Reply): Promise<Reply> {
+  await recorded;
+  return reply;
 }
 
 export function noCandidate(state: RouterState, route: Route): Error {

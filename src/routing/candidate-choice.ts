@@ -70,15 +70,17 @@ export function candidateOf(
   state: RouterState,
   model: ResolvedModel,
   facts: ModelFacts,
-  ...admissions: Admission[]
+  modelAdmission: Admission,
+  providerAdmission: Admission,
 ): Candidate {
+  const modelProbe = modelAdmission.allowed ? modelAdmission.probe : undefined;
+  const providerProbe = providerAdmission.allowed ? providerAdmission.probe : undefined;
+  if (modelProbe === undefined && providerProbe === undefined) return { model, facts };
   const keys = keysOf(state, model);
-  let probes: Probe[] | undefined;
-  admissions.forEach((admission, index) => {
-    if (admission.allowed && admission.probe !== undefined)
-      (probes ??= []).push({ key: index === 0 ? keys.model : keys.provider, id: admission.probe });
-  });
-  return probes === undefined ? { model, facts } : { model, facts, probes };
+  const probes: Probe[] = [];
+  if (modelProbe !== undefined) probes.push({ key: keys.model, id: modelProbe });
+  if (providerProbe !== undefined) probes.push({ key: keys.provider, id: providerProbe });
+  return { model, facts, probes };
 }
 
 export function skip(state: RouterState, route: Route, model: ResolvedModel, reason: string): void {

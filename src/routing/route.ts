@@ -73,8 +73,8 @@ export interface RouterState {
   /** LRU-bounded: each distinct name served by a glob or a provider prefix would otherwise stay forever. */
   candidateCache: LruCache<string, ResolvedModel[]>;
   factsCache: LruCache<string, ModelFacts>;
-  /** The availability keys of each model, built once. */
-  keyCache: WeakMap<ResolvedModel, { model: string; provider: string }>;
+  /** The availability keys of each model (and its adapter request's model id), built once. */
+  keyCache: WeakMap<ResolvedModel, ModelKeys>;
   /** True when someone listens: events are only built then. */
   observed: boolean;
   /** Observers isolated: a throw or rejection is logged once, never changes the call (observers/dispatch.ts). */
@@ -117,8 +117,16 @@ export function candidatesOf(state: RouterState, name: string): ResolvedModel[] 
   return list;
 }
 
+/** A model's availability keys, and the model id of its adapter requests (set on the first). */
+export interface ModelKeys {
+  model: string;
+  provider: string;
+  /** `<adapter name>:<wire name>` (the adapter's own name may differ from the config's). */
+  requestModel?: string;
+}
+
 /** The availability keys of a model (`model:<id>`, `provider:<name>`), built once. */
-export function keysOf(state: RouterState, model: ResolvedModel): { model: string; provider: string } {
+export function keysOf(state: RouterState, model: ResolvedModel): ModelKeys {
   const { keyCache } = state;
   let entry = keyCache.get(model);
   if (entry === undefined) {

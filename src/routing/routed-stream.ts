@@ -3,6 +3,7 @@
  * queue). It holds back `message-start` / `usage` until the first content event, fails over only
  * before it, and replaces `finish` with the priced reply (preceded by the priced usage).
  */
+import type { CallOptions } from '../core/adapter.ts';
 import { CancelledError } from '../core/errors/cancelled-error.ts';
 import { EventStream } from '../core/event-stream.ts';
 import type { StreamEvent } from '../core/events.ts';
@@ -29,7 +30,9 @@ export interface Candidate {
 }
 
 /** The router's steps a routed stream drives (one set per router). */
-export interface StreamSteps<Route extends { decision: RoutingDecision }> {
+export interface StreamSteps<Route extends { decision: RoutingDecision }, Request> {
+  /** The call's routing state (throws on an unknown model). */
+  start(request: Request, options: CallOptions): Route;
   /** The next candidate that passes the checks, or `undefined` when none is left. */
   next(route: Route): Candidate | undefined | Promise<Candidate | undefined>;
   /** Calls the candidate's adapter (emits `call-started`). */
@@ -42,8 +45,8 @@ export interface StreamSteps<Route extends { decision: RoutingDecision }> {
     startedAt: number,
     retries: number,
   ): Promise<boolean>;
-  /** Prices the response and attaches the decision. */
-  finalize(route: Route, candidate: Candidate, response: CanonicalResponse): Promise<Reply>;
+  /** Prices the response and attaches the decision (a promise only when the availability store answers asynchronously). */
+  finalize(route: Route, candidate: Candidate, response: CanonicalResponse): Reply | Promise<Reply>;
   /** The call ended without an outcome (stopped by its reader): a probe it holds proved nothing. */
   abandoned(candidate: Candidate): Promise<void>;
   /** The error when no candidate is left. */
@@ -56,18 +59,25 @@ export interface StreamSteps<Route extends { decision: RoutingDecision }> {
 }
 
 const done: IteratorResult<StreamEvent> = { value: undefined, done: true };
+const ignore = () => {};
 
 /**
  * One routed streaming call: iterate it (once) for events, or call `result()` for the reply. The
  * request is dispatched at once; events are then read from the adapter as the consumer pulls them.
  * `result()` without iterating reads (and drops) the events itself; while iterating, it settles
  * when the iteration reaches the end or is stopped.
+ *
+ * Per call it builds only what the call uses: the held-back preamble, the settlement of `result()`
+ * (none when the reply is asked for after the end) is made on first need;
+ * a reply priced synchronously (a synchronous availability store, no hook) is handed out without
+ * an asynchronous step.
  */
-export class RoutedStream<Route extends { decision: RoutingDecision }>
+export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
   implements AsyncIterable<StreamEvent>, AsyncIterator<StreamEvent>
 {
-  private readonly steps: StreamSteps<Route>;
-  private readonly hook: ((reply: Reply) => Reply | Promise<Reply>) | undefined;
+  private readonly steps: StreamSteps<Route, Request>;
+  private readonly request: Request;
+  private readonly hook: ((reply: Reply, request: Request) => Reply | Promise<Reply>) | undefined;
   private route: Route | undefined;
   private candidate: Candidate | undefined;
   private inner: AsyncIterator<StreamEvent> | undefined;
@@ -75,10 +85,11 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
   private source: EventStream<StreamEvent, unknown> | undefined;
   /** Pending while the first dispatch waits for an asynchronous availability store. */
   private readonly opening: Promise<void> | undefined;
-  private retries = { count: 0 };
+  private readonly retries = { count: 0 };
   private startedAt = 0;
   private committed = false;
-  private held: StreamEvent[] = [];
+  /** `message-start` / `usage` held back until the first content event (made on first need). */
+  private held: StreamEvent[] | undefined;
   private readonly pending = new EventQueue();
   /** A finish taken by `poll()`: `next()` prices and hands it out. */
   private polledFinish: StreamEvent | undefined;
@@ -89,20 +100,26 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
   private stopped = false;
   private iterating = false;
   private draining = false;
-  private readonly settlement = new Settlement<Reply>();
+  /** 1 once the result resolved (with `reply`), 2 once it rejected (with `error`). */
+  private outcome: 0 | 1 | 2 = 0;
+  /** The result's promise, made when `result()` is first asked for. */
+  private settlement: Settlement<Reply> | undefined;
+  private settledPromise: Promise<Reply> | undefined;
 
   constructor(
-    steps: StreamSteps<Route>,
-    start: () => Route,
-    hook: ((reply: Reply) => Reply | Promise<Reply>) | undefined,
+    steps: StreamSteps<Route, Request>,
+    request: Request,
+    options: CallOptions,
+    hook: ((reply: Reply, request: Request) => Reply | Promise<Reply>) | undefined,
   ) {
     this.steps = steps;
+    this.request = request;
     this.hook = hook;
     this.onStep = this.onStep.bind(this);
     this.onError = this.onError.bind(this);
     let opened: void | Promise<void> = undefined;
     try {
-      this.route = start();
+      this.route = steps.start(request, options);
       opened = this.openNext();
     } catch (error) {
       this.fail(error);
@@ -121,10 +138,11 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
   private dispatch(candidate: Candidate | undefined): void | Promise<void> {
     if (candidate === undefined) return this.fail(this.steps.noCandidate(this.route!));
     this.candidate = candidate;
-    this.retries = { count: 0 };
+    // One counter per call: a failed attempt's adapter reports no retries after its failure.
+    this.retries.count = 0;
     this.startedAt = performance.now();
     this.committed = false;
-    this.held = [];
+    this.held = undefined;
     try {
       const stream = this.steps.open(this.route!, candidate, this.retries);
       this.inner = stream[Symbol.asyncIterator]();
@@ -146,13 +164,13 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
     const fallback = await this.steps.failure(route, candidate, error, this.startedAt, this.retries.count);
     if (fallback && !this.committed && !this.stopped) return this.openNext();
     attachDecision(error, route.decision);
-    for (const early of this.held)
+    for (const early of this.held ?? [])
       this.pending.push(
         early.type === 'finish'
           ? { type: 'finish', response: withDecision(early.response, route.decision) }
           : early,
       );
-    this.held = [];
+    this.held = undefined;
     this.fail(error);
   }
 
@@ -163,7 +181,8 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
     this.raise = true;
     this.inner = undefined;
     this.source = undefined;
-    this.settlement.reject(error);
+    this.outcome = 2;
+    this.settlement?.reject(error);
   }
 
   /** The next event: buffered ones first, then straight from the adapter's stream. */
@@ -227,22 +246,17 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
     return this.next();
   }
 
-  private onStep(
-    step: IteratorResult<StreamEvent>,
-  ): IteratorResult<StreamEvent> | Promise<IteratorResult<StreamEvent>> {
+  private onStep(step: IteratorResult<StreamEvent>): StepResult {
     if (step.done === true) return this.onEnd();
     return this.onEvent(step.value, step) ?? this.next();
   }
 
   /** What to hand the consumer for `event`, or `undefined` when it is held back (read on). */
-  private onEvent(
-    event: StreamEvent,
-    step?: IteratorResult<StreamEvent>,
-  ): IteratorResult<StreamEvent> | Promise<IteratorResult<StreamEvent>> | undefined {
+  private onEvent(event: StreamEvent, step?: IteratorResult<StreamEvent>): StepResult | undefined {
     if (event.type === 'finish') return this.onFinish(event.response);
     if (!this.committed) {
       if (event.type === 'message-start' || event.type === 'usage') {
-        this.held.push(event);
+        (this.held ??= []).push(event);
         return undefined;
       }
       this.commit();
@@ -257,9 +271,9 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
   private commit(): void {
     this.committed = true;
     this.steps.firstChunk(this.route!, this.candidate!.model, this.retries.count, this.startedAt);
-    if (this.held.length > 0) {
+    if (this.held !== undefined) {
       this.pending.adopt(this.held);
-      this.held = [];
+      this.held = undefined;
     }
   }
 
@@ -268,17 +282,24 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
     return this.next();
   }
 
-  private async onFinish(response: CanonicalResponse): Promise<IteratorResult<StreamEvent>> {
+  private onFinish(response: CanonicalResponse): StepResult {
     // A finish(error) is held: the adapter throws right after it, and the failure path decides.
     if (response.finishReason === 'error') {
-      this.held.push({ type: 'finish', response });
+      (this.held ??= []).push({ type: 'finish', response });
       return this.next();
     }
     if (!this.committed) this.commit();
-    let reply = await this.steps.finalize(this.route!, this.candidate!, response);
+    const reply = this.steps.finalize(this.route!, this.candidate!, response);
+    if (reply instanceof Promise || this.hook !== undefined) return this.finishLater(reply);
+    return this.deliver(reply);
+  }
+
+  /** {@link onFinish} when pricing waits for the availability store or a hook checks the reply. */
+  private async finishLater(priced: Reply | Promise<Reply>): Promise<IteratorResult<StreamEvent>> {
+    let reply = await priced;
     if (this.hook !== undefined) {
       try {
-        reply = await this.hook(reply);
+        reply = await this.hook(reply, this.request);
       } catch (error) {
         // The reply arrived but was rejected (e.g. by its output schema): finish, then the error.
         this.steps.rejected(this.route!, this.candidate!.model, this.retries.count, this.startedAt, error);
@@ -287,11 +308,15 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
         return this.next();
       }
     }
+    return this.deliver(reply);
+  }
+
+  /** Hands out the priced usage (the last usage event wins) and the priced finish, in order. */
+  private deliver(reply: Reply): IteratorResult<StreamEvent> {
     this.reply = reply;
-    // The priced usage goes out as the last usage event too (the last one wins).
     if (reply.usage.cost !== undefined) this.pending.push({ type: 'usage', usage: reply.usage });
     this.pending.push({ type: 'finish', response: reply });
-    return this.next();
+    return { value: this.pending.shift()!, done: false };
   }
 
   private onEnd(): Promise<IteratorResult<StreamEvent>> {
@@ -316,7 +341,8 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
     this.inner = undefined;
     this.source = undefined;
     this.steps.completed(this.route!, this.candidate!.model, this.retries.count, this.startedAt, reply);
-    this.settlement.resolve(reply);
+    this.outcome = 1;
+    this.settlement?.resolve(reply);
     return this.next();
   }
 
@@ -351,7 +377,22 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
       this.iterating = true;
       void this.drain();
     }
-    return this.settlement.promise;
+    return this.settled();
+  }
+
+  /** The result's promise: made once, settled already when the call has ended; never an unhandled rejection. */
+  private settled(): Promise<Reply> {
+    if (this.settledPromise !== undefined) return this.settledPromise;
+    if (this.outcome === 1) {
+      this.settledPromise = Promise.resolve(this.reply!);
+    } else if (this.outcome === 2) {
+      this.settledPromise = Promise.reject(this.error);
+      this.settledPromise.catch(ignore);
+    } else {
+      this.settlement = new Settlement<Reply>();
+      this.settledPromise = this.settlement.promise;
+    }
+    return this.settledPromise;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<StreamEvent> {
@@ -359,7 +400,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
       if (this.draining) {
         // result() was asked first: the events were dropped; the iteration only ends (or fails).
         return {
-          next: () => this.settlement.promise.then(() => done),
+          next: () => this.settled().then(() => done),
           return: async () => done,
         };
       }
@@ -370,6 +411,8 @@ export class RoutedStream<Route extends { decision: RoutingDecision }>
     return this;
   }
 }
+
+type StepResult = IteratorResult<StreamEvent> | Promise<IteratorResult<StreamEvent>>;
 
 function withDecision(response: CanonicalResponse, decision: RoutingDecision): CanonicalResponse {
   return { ...response, metadata: { ...response.metadata, [routingMetadataKey]: decision as never } };

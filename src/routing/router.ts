@@ -44,7 +44,8 @@ export function createRouter(context: RouterContext) {
   ): Promise<Reply> {
     const route = startRoute(state, request, options);
     for (;;) {
-      const next = await nextCandidate(state, route);
+      let next = nextCandidate(state, route);
+      if (next instanceof Promise) next = await next;
       if (next === undefined) throw noCandidate(state, route);
       const { model, facts } = next;
       const retries = { count: 0 };
@@ -62,7 +63,8 @@ export function createRouter(context: RouterContext) {
         attachDecision(error, route.decision);
         throw error;
       }
-      let reply = await finalize(state, route, next, response);
+      let reply = finalize(state, route, next, response);
+      if (reply instanceof Promise) reply = await reply;
       if (hook !== undefined) {
         try {
           reply = await hook(reply, request);
@@ -84,7 +86,8 @@ export function createRouter(context: RouterContext) {
     }
   }
 
-  const steps: StreamSteps<Route> = {
+  const steps: StreamSteps<Route, RouteRequest> = {
+    start: (request, options) => startRoute(state, request, options),
     rejected: (route, model, retryCount, startedAt, error) =>
       rejected(state, route, model, retryCount, startedAt, error),
     next: (route) => nextCandidate(state, route),
@@ -123,12 +126,12 @@ export function createRouter(context: RouterContext) {
   };
 
   /** Streams one routed call: a pass-through iterator over the serving adapter's stream. */
-  function stream(request: RouteRequest, options: CallOptions = {}, hook?: ReplyHook): RoutedStream<Route> {
-    return new RoutedStream(
-      steps,
-      () => startRoute(state, request, options),
-      hook === undefined ? undefined : (reply) => hook(reply, request),
-    );
+  function stream(
+    request: RouteRequest,
+    options: CallOptions = {},
+    hook?: ReplyHook,
+  ): RoutedStream<Route, RouteRequest> {
+    return new RoutedStream(steps, request, options, hook);
   }
 
   return {
