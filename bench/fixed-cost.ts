@@ -16,6 +16,7 @@
  *     node bench/fixed-cost-profile.ts              # where the adapter's µs go, by file and function
  *     FIXED_PROFILE=/tmp/prof node bench/fixed-cost.ts --protocol=openai --only=frontdoor
  *       (each worker writes a .cpuprofile there; read it with `node bench/profile.ts FILE 30 /src/`)
+ *     FIXED_GC=0 node bench/fixed-cost.ts            # no full GC before each batch (steady state)
  *     FIXED_BEFORE=/path/to/other/checkout node bench/fixed-cost.ts
  *       (that checkout's adapter and front door run in the same rounds: before/after under the same load)
  */
@@ -30,6 +31,12 @@ const rounds = Number(process.env.FIXED_ROUNDS ?? 21);
 /** The goals of issue #20, µs per call. */
 const goals = { adapter: 100, frontdoor: 20 };
 const warmup = Number(process.env.FIXED_WARMUP ?? 1500);
+/**
+ * `FIXED_GC=0`: no full GC before each batch. The default (a full GC first, so no batch pays for the
+ * garbage of another) puts every batch in the heap state just after a full GC, where each call of
+ * either client costs far more than in steady state; this shows the steady-state figures beside it.
+ */
+const fullGcBeforeBatch = process.env.FIXED_GC !== '0';
 
 /** Worker side: prepares one client, then answers `{ calls }` with the CPU µs per call. */
 async function worker(protocol: Protocol, client: Client, root: string): Promise<void> {
@@ -43,7 +50,7 @@ async function worker(protocol: Protocol, client: Client, root: string): Promise
         await runner.close();
         process.exit(0);
       }
-      (globalThis as { gc?: () => void }).gc?.();
+      if (fullGcBeforeBatch) (globalThis as { gc?: () => void }).gc?.();
       const started = process.cpuUsage();
       let outcome;
       for (let index = 0; index < message.calls; index++) outcome = await runner.run();
@@ -151,7 +158,7 @@ async function main(): Promise<void> {
       ? undefined
       : spreadOf(high.samples.map((sample, index) => sample - low.samples[index]!));
   console.log(
-    `CPU µs per call, ${events}-event streamed reply, ${rounds} interleaved rounds × ${calls} calls (warm-up ${warmup}); ` +
+    `CPU µs per call, ${events}-event streamed reply, ${rounds} interleaved rounds × ${calls} calls (warm-up ${warmup}${fullGcBeforeBatch ? ', a full GC before each' : ', no GC forced'}); ` +
       `columns raw/adapter/front: median; differences: median [p25, p75] of the per-round differences; ` +
       `goals: adapter−raw < ${goals.adapter}, front−adapter < ${goals.frontdoor}; load average ${loadavg()
         .map((load) => load.toFixed(2))

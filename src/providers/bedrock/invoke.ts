@@ -27,9 +27,13 @@ export function anthropicModelName(model: string): string {
     .replace(/-v\d+(?::\d+)?$/, '');
 }
 
-/** The context the Anthropic codec sees: the Claude model name instead of the Bedrock id. */
+/**
+ * The context the Anthropic codec sees: the Claude model name instead of the Bedrock id. The
+ * runtime's context reads its session through a getter on its class (made on first use), which a
+ * spread does not copy: it is carried over by name.
+ */
 function codecContext(context: ProviderContext): ProviderContext {
-  return { ...context, model: anthropicModelName(context.model) };
+  return { ...context, session: context.session, model: anthropicModelName(context.model) };
 }
 
 /**

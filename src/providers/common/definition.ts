@@ -7,6 +7,7 @@ import type { JsonObject } from '../../core/json.ts';
 import type { Logger } from '../../core/logger.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
+import type { Item, Part } from '../../core/transcript.ts';
 
 /** Per-call facts handed to a provider's translation functions. */
 export interface ProviderContext {
@@ -39,6 +40,12 @@ export interface ProviderContext {
   fail(body: ErrorBody, status?: number): never;
   /** An extra JSON call to the same provider (e.g. creating a Gemini cachedContents entry). */
   fetchJson(method: 'GET' | 'POST' | 'DELETE', path: string, body?: JsonObject): Promise<unknown>;
+  /**
+   * The runtime's own record of the transcript this call converts, to locate a dropped part in its
+   * WARN (`projection.ts`: set by `projectTranscript`, the index built on the first drop). Providers
+   * leave it alone.
+   */
+  partLocations?: { items: readonly Item[]; index?: Map<Part, unknown> };
 }
 
 /** What a provider's `endSession` may use: the provider's JSON calls and the WARN log. */

@@ -105,16 +105,15 @@ export const droppedPartMessage = 'dropped a part the provider cannot take';
 const unknownLocation: PartLocation = { messageId: null, itemIndex: null, partIndex: null };
 
 /**
- * The transcript each call converts (by call context), for {@link locatePart}. Only the transcript
- * is kept: the index of its parts' locations is built on the first drop logged (rare), not on every
- * call (a WeakMap entry per part made every call pay for the WARN few calls log), and then serves
- * every later drop of the call (a transcript of many dropped parts stays linear).
+ * Records the transcript whose parts {@link warnDroppedPart} locates (tool-result parts included),
+ * on the call's context (`ProviderContext.partLocations`). Only the transcript is kept: the index of
+ * its parts' locations is built on the first drop logged (rare), not on every call, and then serves
+ * every later drop of the call (a transcript of many dropped parts stays linear). On the context,
+ * not in a WeakMap keyed by it: a WeakMap entry per call cost every call GC time (its table grew
+ * between collections, and each call's transcript survived young-generation GCs through it).
  */
-const callItems = new WeakMap<ProviderContext, { items: readonly Item[]; index?: Map<Part, PartLocation> }>();
-
-/** Records the transcript whose parts {@link warnDroppedPart} locates (tool-result parts included). */
 export function recordPartLocations(items: readonly Item[], context: ProviderContext): void {
-  callItems.set(context, { items });
+  context.partLocations = { items };
 }
 
 /** Every part's first location: items and parts in order, a part inside a tool result at that tool result. */
@@ -139,10 +138,10 @@ function indexParts(items: readonly Item[]): Map<Part, PartLocation> {
  * a part inside a tool result at that tool result (all fields `null` when it is not there).
  */
 export function locatePart(context: ProviderContext, part: Part): PartLocation {
-  const call = callItems.get(context);
+  const call = context.partLocations;
   if (call === undefined) return unknownLocation;
   call.index ??= indexParts(call.items);
-  return call.index.get(part) ?? unknownLocation;
+  return (call.index.get(part) as PartLocation | undefined) ?? unknownLocation;
 }
 
 /**
