@@ -1,5 +1,5 @@
 /** The gateway's HTTP routes (Hono): every protocol at its standard path, health, readiness and metrics. */
-import type { ServerResponse } from 'node:http';
+import { ServerResponse } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { codecs } from '../codecs/index.ts';
 import type { ProtocolName, WireError } from '../codecs/types.ts';
@@ -37,6 +37,22 @@ function requestIdOf(c: Context<Env>): string {
 function outgoingOf(env: unknown): ServerResponse | undefined {
   const outgoing = (env as { outgoing?: ServerResponse } | undefined)?.outgoing;
   return outgoing !== undefined && typeof outgoing.writeHead === 'function' ? outgoing : undefined;
+}
+
+/**
+ * Set in the env by the gateway's own `listen()`: the app is the server's whole app, so a streamed
+ * reply may be written to Node's response directly. Mounted in another app, a middleware may copy
+ * or change the reply, and the stream goes back to the server as a web stream.
+ */
+export const directWrites = Symbol('switchyard.gateway.directWrites');
+
+/** Node's response (client-gone watch) and, when the gateway's own HTTP/1 server serves the request, the same for direct writes. */
+function responseOf(env: unknown): { outgoing?: ServerResponse; direct?: ServerResponse } {
+  const outgoing = outgoingOf(env);
+  if (outgoing === undefined) return {};
+  const direct =
+    (env as Record<symbol, unknown>)[directWrites] === true && outgoing instanceof ServerResponse;
+  return direct ? { outgoing, direct: outgoing } : { outgoing };
 }
 
 /**
@@ -85,7 +101,7 @@ export function createApp(state: GatewayState): Hono<Env> {
       request: c.req.raw,
       requestId: c.get('requestId'),
       key: c.get('key'),
-      outgoing: outgoingOf(c.env),
+      ...responseOf(c.env),
       ...extra,
     });
 

@@ -46,6 +46,8 @@ export interface GenerationCall {
    * request), and streams are written to it directly.
    */
   outgoing?: ServerResponse;
+  /** Set when the gateway's own server serves the request: streams are written to it directly. */
+  direct?: ServerResponse;
 }
 
 /** Calls `onGone` when the client goes away before the reply is finished; returns the unsubscribe. */
@@ -468,7 +470,7 @@ async function startStream(
   // What the upstream has already delivered goes first; a reply that is whole by then leaves in one write.
   const head = (await pump.read()) ?? '';
   if (pump.ended) return new Response(head, { status: 200, headers });
-  if (served.call.outgoing === undefined) return new Response(webBody(pump, head), { status: 200, headers });
-  writeToNode(pump, head, served.call.outgoing, headers);
+  if (served.call.direct === undefined) return new Response(webBody(pump, head), { status: 200, headers });
+  writeToNode(pump, head, served.call.direct, headers);
   return alreadySent as unknown as Response;
 }

@@ -40,6 +40,7 @@ describe('the plain histogram', () => {
       registers: [registry],
     });
     expect(plain.series('a')).toBe(plain.series('a'));
+    expect(plain.labels('a')).toBe(plain.series('a'));
     plain.series('a').observe(0.2);
     expect(await registry.metrics()).toContain('y_seconds_count{protocol="a"} 1');
     registry.resetMetrics();

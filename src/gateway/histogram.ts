@@ -80,6 +80,11 @@ export class PlainHistogram {
     return series;
   }
 
+  /** prom-client's name for {@link series}, for code written against its `Histogram`. */
+  labels(...values: string[]): HistogramSeries {
+    return this.series(...values);
+  }
+
   /** What prom-client's registry writes out: buckets (cumulative, then `+Inf`), sum and count per series. */
   get(): Promise<{ name: string; help: string; type: string; values: MetricValue[]; aggregator: string }> {
     const values: MetricValue[] = [];

@@ -14,7 +14,7 @@ import { ConfigError } from '../registry/config.ts';
 import { createStateStore } from '../state/create.ts';
 import type { StateStore } from '../state/types.ts';
 import { createSwitchyard, type Switchyard } from '../switchyard.ts';
-import { createApp } from './app.ts';
+import { createApp, directWrites } from './app.ts';
 import { type GatewayConfig, type GatewayFileConfig, readConfigFile, splitConfig } from './config.ts';
 import { loadKeys } from './keys.ts';
 import { createMetrics, type GatewayMetrics } from './metrics.ts';
@@ -149,9 +149,10 @@ async function listen(
       `refusing to listen on ${host} with no gateway keys configured: add gateway.keys or use 127.0.0.1`,
     );
   const server: ServerType = await new Promise((resolve, reject) => {
-    const started = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 4000 }, () =>
-      resolve(started),
-    );
+    // The env marks the request as served by this server: streams may be written to Node's response.
+    const fetch = (request: Request, env: Record<string | symbol, unknown>) =>
+      app.fetch(request, { ...env, [directWrites]: true });
+    const started = serve({ fetch, hostname: host, port: options.port ?? 4000 }, () => resolve(started));
     started.once('error', reject);
   });
   server.on('upgrade', createUpgradeHandler(state));

@@ -241,6 +241,20 @@ describe('the streamed body written to Node’s response', () => {
     expect(outgoing.writes.join('')).toContain('data: c\n\n');
   });
 
+  it('a client already gone when the write starts: the pump is cancelled once, nothing is written', async () => {
+    const source = upstream();
+    const { pump, calls, controller } = pumpOver(source);
+    const head = (await pump.read())!;
+    const outgoing = new FakeResponse();
+    outgoing.destroyed = true;
+    writeToNode(pump, head, outgoing as unknown as ServerResponse, {});
+    await settle();
+    expect(controller.signal.aborted).toBe(true);
+    expect(calls).toMatchObject({ cancel: 1, finish: 1 });
+    expect(outgoing.head).toBeUndefined();
+    expect(outgoing.writes).toEqual([]);
+  });
+
   it('a client that leaves mid-stream cancels the pump once and nothing more is written', async () => {
     const source = upstream();
     const { pump, calls, controller } = pumpOver(source);

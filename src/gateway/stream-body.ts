@@ -216,32 +216,40 @@ export function writeToNode(
   outgoing: ServerResponse,
   headers: Record<string, string>,
 ): void {
+  // Gone already: its close came before this listener could see it.
+  if (outgoing.destroyed || outgoing.socket?.destroyed === true) {
+    void pump.cancel();
+    return;
+  }
   const onClose = () => {
     if (!outgoing.writableFinished) void pump.cancel();
   };
   outgoing.once('close', onClose);
   outgoing.writeHead(200, headers);
-  if (head !== '') outgoing.write(head);
-  void drive(pump, outgoing).finally(() => outgoing.off('close', onClose));
+  const full = head !== '' && !outgoing.write(head);
+  void drive(pump, outgoing, full).finally(() => outgoing.off('close', onClose));
 }
 
-async function drive(pump: BodyPump, outgoing: ServerResponse): Promise<void> {
+/** Reads on while the client takes the text: `full` (a `write` that returned false) waits for `drain`. */
+async function drive(pump: BodyPump, outgoing: ServerResponse, full: boolean): Promise<void> {
   try {
     for (;;) {
-      if (outgoing.writableNeedDrain) await drained(outgoing);
-      if (outgoing.destroyed) return;
+      if (full) await drained(outgoing);
+      if (outgoing.destroyed) break;
       const text = await pump.read();
-      if (outgoing.destroyed) return;
+      if (outgoing.destroyed) break;
       if (text === undefined) {
         outgoing.end();
         return;
       }
-      if (text !== '') outgoing.write(text);
+      full = text !== '' && !outgoing.write(text);
     }
   } catch {
     // The pump reports failures in band; anything else ends the response without a clean finish.
     outgoing.destroy();
   }
+  // The client left (or the write failed): the upstream call goes too (once; a no-op after the end).
+  await pump.cancel();
 }
 
 /** Resolves on `drain`, or on `close` (a client that left never drains). */

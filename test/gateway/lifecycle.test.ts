@@ -1,6 +1,14 @@
-/** The native WebSocket (requests and cancel by id) and graceful shutdown (grace, then cancel upstream). */
+/**
+ * The native WebSocket (requests and cancel by id), graceful shutdown (grace, then cancel upstream),
+ * and the app mounted in another Hono app.
+ */
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { createGateway } from 'switchyard-ai/gateway';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { emulatorBaseURL } from '../support/provider-types.ts';
 import { type GatewayHarness, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
@@ -69,4 +77,65 @@ it('graceful shutdown: in-flight streams get the grace period, then their upstre
   await closing;
   await reader.cancel().catch(() => undefined);
   await own.close();
+});
+
+it('mounted under another Hono app with a middleware, a streamed reply arrives whole, with the middleware’s header', async () => {
+  const gateway = createGateway({
+    accessLog: () => {},
+    config: {
+      builtins: false,
+      adapters: {
+        openai: {
+          type: 'openai',
+          base_url: emulatorBaseURL('openai', harness.emulator.url),
+          api_key: 'upstream-key',
+          max_retries: 0,
+        },
+      },
+      models: { 'openai:gpt-5-mini': { aliases: ['mounted-chat'] } },
+    },
+  });
+  const parent = new Hono();
+  parent.use('*', async (c, next) => {
+    await next();
+    c.header('x-parent', 'yes');
+  });
+  parent.route('/', gateway.app);
+  const server = serve({ fetch: parent.fetch, port: 0, hostname: '127.0.0.1' });
+  await new Promise((resolve) => server.once('listening', resolve));
+  try {
+    const words = 'one two three four five six seven';
+    harness.emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: words }],
+      usage: { input: 3, output: 7 },
+      fault: { dripMs: 5 },
+    });
+    const { port } = server.address() as AddressInfo;
+    const response = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'mounted-chat',
+        stream: true,
+        messages: [{ role: 'user', content: 'Hi' }],
+      }),
+    });
+    expect(response.headers.get('x-parent')).toBe('yes');
+    const body = await response.text();
+    expect(body.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    const text = body
+      .split('\n')
+      .filter((line) => line.startsWith('data: {'))
+      .map(
+        (line) =>
+          (JSON.parse(line.slice(6)) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta
+            .content ?? '',
+      )
+      .join('');
+    expect(text).toBe(words);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+    await gateway.switchyard.close();
+  }
 });
