@@ -46,13 +46,13 @@ function outgoingOf(env: unknown): ServerResponse | undefined {
  */
 export const directWrites = Symbol('switchyard.gateway.directWrites');
 
-/** Node's response (client-gone watch) and, when the gateway's own HTTP/1 server serves the request, the same for direct writes. */
-function responseOf(env: unknown): { outgoing?: ServerResponse; direct?: ServerResponse } {
+/** Node's response (client-gone watch), and whether streams may be written to it (the gateway's own HTTP/1 server). */
+function responseOf(env: unknown): { outgoing?: ServerResponse; directWrites?: boolean } {
   const outgoing = outgoingOf(env);
   if (outgoing === undefined) return {};
   const direct =
     (env as Record<symbol, unknown>)[directWrites] === true && outgoing instanceof ServerResponse;
-  return direct ? { outgoing, direct: outgoing } : { outgoing };
+  return { outgoing, directWrites: direct };
 }
 
 /**
@@ -63,22 +63,25 @@ function responseOf(env: unknown): { outgoing?: ServerResponse; direct?: ServerR
 export function createApp(state: GatewayState): Hono<Env> {
   const app = new Hono<Env>();
 
-  /** A route open to anyone; replies built with `c.json`/`c.body` take the request id from here. */
+  /** The request's id, kept for the handler; replies built with `c.json`/`c.body` take it from here. */
+  const identify = (c: Context<Env>): string => {
+    const requestId = requestIdOf(c);
+    c.set('requestId', requestId);
+    c.header('x-request-id', requestId);
+    return requestId;
+  };
+  /** A route open to anyone. */
   const open =
     (handler: Handler): Handler =>
     (c) => {
-      const requestId = requestIdOf(c);
-      c.set('requestId', requestId);
-      c.header('x-request-id', requestId);
+      identify(c);
       return handler(c);
     };
   /** A route behind the gateway keys; `protocol` (default: the path's) shapes its refusals. */
   const guarded =
     (handler: Handler, protocol?: ProtocolName): Handler =>
     (c) => {
-      const requestId = requestIdOf(c);
-      c.set('requestId', requestId);
-      c.header('x-request-id', requestId);
+      const requestId = identify(c);
       const refuse = (wire: WireError) =>
         errorResponse(protocol ?? protocolOfPath(c.req.path, c.req.raw.headers), wire, requestId);
       if (!state.accepting)

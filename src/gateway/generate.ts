@@ -46,8 +46,8 @@ export interface GenerationCall {
    * request), and streams are written to it directly.
    */
   outgoing?: ServerResponse;
-  /** Set when the gateway's own server serves the request: streams are written to it directly. */
-  direct?: ServerResponse;
+  /** True when the gateway's own server serves the request: streams are written to `outgoing` directly. */
+  directWrites?: boolean;
 }
 
 /** Calls `onGone` when the client goes away before the reply is finished; returns the unsubscribe. */
@@ -470,7 +470,9 @@ async function startStream(
   // What the upstream has already delivered goes first; a reply that is whole by then leaves in one write.
   const head = (await pump.read()) ?? '';
   if (pump.ended) return new Response(head, { status: 200, headers });
-  if (served.call.direct === undefined) return new Response(webBody(pump, head), { status: 200, headers });
-  writeToNode(pump, head, served.call.direct, headers);
+  const { outgoing } = served.call;
+  if (served.call.directWrites !== true || outgoing === undefined)
+    return new Response(webBody(pump, head), { status: 200, headers });
+  writeToNode(pump, head, outgoing, headers);
   return alreadySent as unknown as Response;
 }

@@ -100,6 +100,11 @@ async function runTurn(
   };
 }
 
+/** The projection WARN's drop of reasoning another family signed. */
+const foreignReasoning = (from: string, to: string) => ({
+  blockType: 'reasoning',
+  reason: `reasoning produced by ${from} cannot be verified by ${to}`,
+});
 const user = (text: string): Item => ({ kind: 'user', parts: [{ type: 'text', text }] });
 const assistant = (response: CanonicalResponse): Item => ({ kind: 'assistant', parts: response.content });
 
@@ -249,14 +254,8 @@ describe('Vertex: Claude and Gemini behind one adapter', () => {
     expect(body).not.toContain('Claude thinks');
     expect(body).toContain('skip_thought_signature_validator');
     expect(gemini.drops).toEqual([
-      {
-        blockType: 'reasoning',
-        reason: 'reasoning produced by vertex/anthropic cannot be verified by vertex/google',
-      },
-      {
-        blockType: 'reasoning',
-        reason: 'reasoning produced by vertex/anthropic cannot be verified by vertex/google',
-      },
+      foreignReasoning('vertex/anthropic', 'vertex/google'),
+      foreignReasoning('vertex/anthropic', 'vertex/google'),
     ]);
   });
 
@@ -283,12 +282,7 @@ describe('Vertex: Claude and Gemini behind one adapter', () => {
     const body = JSON.stringify(claude.body);
     expect(body).not.toContain(recorded.geminiCall.slice(0, 24));
     expect(body).not.toContain('"thinking","thinking"');
-    expect(claude.drops).toEqual(
-      thoughts.map(() => ({
-        blockType: 'reasoning',
-        reason: 'reasoning produced by vertex/google cannot be verified by vertex/anthropic',
-      })),
-    );
+    expect(claude.drops).toEqual(thoughts.map(() => foreignReasoning('vertex/google', 'vertex/anthropic')));
     // The tool turn Gemini opened has no Claude thinking block: thinking is off for this call (no 400).
     expect(claude.warnings).toContain(
       'thinking disabled for this turn: the last tool-use turn has no Anthropic thinking block',
@@ -421,10 +415,7 @@ describe('Vertex: Claude and Gemini behind one adapter', () => {
     expect(geminiBody).not.toContain('redacted-blob');
     expect(geminiBody).not.toContain('srvtoolu_01');
     expect(gemini.drops).toEqual([
-      {
-        blockType: 'reasoning',
-        reason: 'reasoning produced by vertex/anthropic cannot be verified by vertex/google',
-      },
+      foreignReasoning('vertex/anthropic', 'vertex/google'),
       {
         blockType: 'custom',
         reason: 'vertex/anthropic server_tool_use content has no vertex/google equivalent',
@@ -508,24 +499,14 @@ describe('Bedrock: Claude and Nova behind one adapter', () => {
     const novaBody = JSON.stringify(nova.body);
     expect(novaBody).not.toContain(recorded.bedrockClaude);
     expect(novaBody).not.toContain('reasoningContent');
-    expect(nova.drops).toEqual([
-      {
-        blockType: 'reasoning',
-        reason: 'reasoning produced by bedrock/anthropic cannot be verified by bedrock/amazon',
-      },
-    ]);
+    expect(nova.drops).toEqual([foreignReasoning('bedrock/anthropic', 'bedrock/amazon')]);
     transcript.push(assistant(nova.response), user('Thanks.'));
     const back = await runTurn(bedrock, claudeOnBedrock, transcript, text('bedrock-converse', 'Ok.'), {
       session,
       reasoning: true,
     });
     expect(JSON.stringify(back.body)).toContain(recorded.bedrockClaude);
-    expect(back.drops).toEqual([
-      {
-        blockType: 'reasoning',
-        reason: 'reasoning produced by bedrock/amazon cannot be verified by bedrock/anthropic',
-      },
-    ]);
+    expect(back.drops).toEqual([foreignReasoning('bedrock/amazon', 'bedrock/anthropic')]);
   });
 
   it('recorded redacted reasoning and bare-tagged (stored) Claude reasoning go back to Claude only', async () => {
