@@ -63,6 +63,8 @@ export interface Route {
   needs: CallNeeds;
   index: number;
   options: CallOptions;
+  /** The reply of a completed (non-streamed) call, kept with it as `RouterState.lastCall`. */
+  reply: Reply | undefined;
 }
 
 /** What one router holds across calls. */
@@ -81,6 +83,16 @@ export interface RouterState {
   emit: (event: CallEvent) => void;
   /** Every failed attempt counted toward the circuit (by the retry gate or at the end), once. */
   counted: WeakSet<object>;
+  /**
+   * The last call that ended with a reply (its routed stream, or its route and reply), kept until
+   * the next one ends. Between two calls nothing else may reference the objects a call makes, and
+   * a full GC then (V8's memory reducer runs one when the process idles; the fixed-cost benchmark
+   * forces one) frees their hidden classes: every inline cache and optimized function of the call's
+   * path that embedded them is reset, and the next call runs in the interpreter and recompiles
+   * (`bench/fixed-cost.ts`: most of the front door's cost over the adapter after such a GC). One
+   * call's objects: the request, its reply and the adapter's ended stream.
+   */
+  lastCall: object | undefined;
 }
 
 /** The router's state over its context. */
@@ -99,6 +111,7 @@ export function createRouterState(context: RouterContext): RouterState {
       { logger: context.logger, source: 'switchyard' },
     ),
     counted: new WeakSet(),
+    lastCall: undefined,
   };
 }
 
@@ -151,7 +164,7 @@ export function startRoute(state: RouterState, request: RouteRequest, options: C
   const candidates = candidatesOf(state, request.model);
   const decision: RoutingDecision = { requested: request.model, attempts: [] };
   const needs = callNeeds(request);
-  return { request, requestId, decision, candidates, needs, index: 0, options };
+  return { request, requestId, decision, candidates, needs, index: 0, options, reply: undefined };
 }
 
 /** The fields every call event of `route` on `model` carries. */

@@ -56,6 +56,8 @@ export interface StreamSteps<Route extends { decision: RoutingDecision }, Reques
   completed(route: Route, model: ResolvedModel, retries: number, startedAt: number, reply: Reply): void;
   /** The reply arrived but its hook rejected it (output schema): observers see the call fail. */
   rejected(route: Route, model: ResolvedModel, retries: number, startedAt: number, error: unknown): void;
+  /** The call ended with its reply: the router keeps it reachable until the next one (see `route.ts` `lastCall`). */
+  retain(call: object): void;
 }
 
 const done: IteratorResult<StreamEvent> = { value: undefined, done: true };
@@ -335,10 +337,11 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
       );
       return this.next();
     }
+    // The adapter's stream stays referenced (it has ended): retained with this call, its objects'
+    // hidden classes outlive a full GC between two calls (see `route.ts` `lastCall`).
     this.ended = true;
-    this.inner = undefined;
-    this.source = undefined;
     this.steps.completed(this.route!, this.candidate!.model, this.retries.count, this.startedAt, reply);
+    this.steps.retain(this);
     this.outcome = 1;
     this.settlement?.resolve(reply);
     return this.next();

@@ -82,6 +82,9 @@ export function createRouter(context: RouterContext) {
           response: reply,
           durationMs: performance.now() - startedAt,
         });
+      // Kept until the next call ends (see `RouterState.lastCall`).
+      route.reply = reply;
+      state.lastCall = route;
       return reply;
     }
   }
@@ -113,6 +116,9 @@ export function createRouter(context: RouterContext) {
           type: 'call-first-chunk',
           latencyMs: performance.now() - startedAt,
         });
+    },
+    retain(call) {
+      state.lastCall = call;
     },
     completed(route, model, retryCount, startedAt, reply) {
       if (observed)
