@@ -110,40 +110,50 @@ export type PreparedRequest =
  * Checks a front-door request and its call options and splits `output` off (converted to the
  * canonical output schema) and `tool()` objects down to their specs. Never throws: a request that
  * cannot even be read (a Proxy or getter that throws) is reported at the root. The caller's objects
- * are never mutated.
+ * are never mutated. The usual request (no `output`, valid) costs one copy and the result.
  */
 export function prepareRequest(input: unknown, callOptions: unknown): PreparedRequest {
-  const issues: ValidationIssue[] = [];
-  let prepared: Omit<Extract<PreparedRequest, { ok: true }>, 'ok' | 'options'> | undefined;
+  let issues: ValidationIssue[] | undefined;
+  let request: RouteRequest | undefined;
+  let output: SchemaLike | undefined;
+  let outputSchema: OutputSchema | undefined;
   try {
     if (!isJsonObject(input)) {
-      issues.push({ path: '(root)', message: 'the request must be an object { model, transcript, … }' });
+      issues = [{ path: '(root)', message: 'the request must be an object { model, transcript, … }' }];
     } else {
-      const { output, rest } = splitOutput(input as unknown as SwitchyardRequest);
+      // A plain spread when it has no own `output` (the usual case): an object rest with an
+      // excluded key takes V8's slow runtime path on every call.
+      let rest: RouteRequest;
+      if (Object.hasOwn(input, 'output')) {
+        ({ output, ...rest } = input as unknown as SwitchyardRequest);
+      } else {
+        output = (input as unknown as SwitchyardRequest).output;
+        rest = { ...(input as unknown as RouteRequest) };
+      }
       if (Array.isArray(rest.tools))
         rest.tools = rest.tools.map((tool) => (isJsonObject(tool) ? toToolSpec(tool) : tool));
-      prepared = { request: rest };
+      request = rest;
       if (output !== undefined && !isJsonObject(output) && typeof output !== 'function') {
-        issues.push({
-          path: 'output',
-          message: 'output must be a zod schema, a Standard Schema or a JSON Schema object',
-        });
-      } else if (output !== undefined) {
-        prepared.output = output;
-        try {
-          prepared.outputSchema = toOutputSchema(output);
-          prepared.request = { ...rest, outputSchema: prepared.outputSchema };
-        } catch (error) {
-          issues.push({
+        issues = [
+          {
             path: 'output',
-            message: `not a usable schema: ${(error as Error)?.message ?? String(error)}`,
-          });
+            message: 'output must be a zod schema, a Standard Schema or a JSON Schema object',
+          },
+        ];
+      } else if (output !== undefined) {
+        try {
+          outputSchema = toOutputSchema(output);
+          request = { ...rest, outputSchema };
+        } catch (error) {
+          issues = [
+            { path: 'output', message: `not a usable schema: ${(error as Error)?.message ?? String(error)}` },
+          ];
         }
       }
-      const checked = validateRouteRequest(prepared.request);
+      const checked = validateRouteRequest(request);
       // The output schema is the caller's `output`: its problems are reported there.
       if (!checked.ok)
-        issues.push(
+        (issues ??= []).push(
           ...checked.issues.map((issue) => ({
             ...issue,
             path: issue.path.replace(/^outputSchema(\.schema)?/, 'output'),
@@ -151,27 +161,19 @@ export function prepareRequest(input: unknown, callOptions: unknown): PreparedRe
         );
     }
   } catch (error) {
-    issues.push({ path: '(root)', message: `unreadable value: ${(error as Error)?.name ?? typeof error}` });
+    (issues ??= []).push({
+      path: '(root)',
+      message: `unreadable value: ${(error as Error)?.name ?? typeof error}`,
+    });
   }
   const options = validateCallOptions(callOptions);
-  if (!options.ok) issues.push(...options.issues);
-  if (issues.length > 0 || prepared === undefined || !options.ok) {
-    const model =
-      typeof prepared?.request.model === 'string' ? prepared.request.model.slice(0, 512) : undefined;
-    return { ok: false, error: invalidInput('switchyard: invalid request', issues), model };
+  if (!options.ok) (issues ??= []).push(...options.issues);
+  if (issues !== undefined || request === undefined || !options.ok) {
+    const model = typeof request?.model === 'string' ? request.model.slice(0, 512) : undefined;
+    return { ok: false, error: invalidInput('switchyard: invalid request', issues ?? []), model };
   }
-  // `prepared.request` is this function's own copy: marked, the adapter does not validate it again.
-  return { ok: true, ...prepared, request: markValidated(prepared.request), options: options.value };
-}
-
-/**
- * The request's `output` and a copy of the rest. A plain spread when it has no own `output` (the
- * usual case): an object rest with an excluded key takes V8's slow runtime path on every call.
- */
-function splitOutput(input: SwitchyardRequest): { output: SchemaLike | undefined; rest: RouteRequest } {
-  if (!Object.hasOwn(input, 'output')) return { output: input.output, rest: { ...input } };
-  const { output, ...rest } = input;
-  return { output, rest };
+  // `request` is this function's own copy: marked, the adapter does not validate it again.
+  return { ok: true, request: markValidated(request), options: options.value, output, outputSchema };
 }
 
 const specs = new WeakMap<object, ToolSpec>();

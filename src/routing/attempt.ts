@@ -10,7 +10,7 @@ import { type Reply, textOf, toolCallsOf } from '../core/reply.ts';
 import { markRouted } from '../providers/common/routed.ts';
 import type { ModelFacts } from '../registry/model-facts.ts';
 import { notConfigured, type ResolvedModel } from '../registry/registry.ts';
-import { countFailure, releaseProbes, retryGate } from './circuit.ts';
+import { CandidateGate, countFailure, releaseProbes } from './circuit.ts';
 import { attachDecision, routingMetadataKey } from './decision.ts';
 import {
   availabilityClasses,
@@ -44,7 +44,7 @@ export function canonicalRequest(
   // The candidate's capabilities and context window were checked (`skipReason`): the adapter's
   // pre-flight does not decide them again. Built from a request the front door validated: the
   // adapter boundary need not validate it again.
-  markRouted(request, { wireName: model.wireName });
+  markRouted(request, (keys.routed ??= { wireName: model.wireName }));
   return isValidated(route.request) ? markValidated(request) : request;
 }
 
@@ -59,7 +59,7 @@ export function callOptions(
   const model = candidate.model;
   return {
     ...options,
-    retryGate: retryGate(state, route, candidate),
+    retryGate: new CandidateGate(state, route, candidate),
     onRetry: (info) => {
       retries.count = info.attempt;
       options.onRetry?.(info);

@@ -43,23 +43,34 @@ export async function releaseProbes(state: RouterState, candidate: Candidate): P
  * the circuit; a probe is one request; with a fallback left, a hint longer than the adapter will
  * wait (`retry-after` past its cap) or a timeout fails over at once instead of retrying; and a
  * retry whose target's circuit opened meanwhile (here or, with a shared store, elsewhere) is not
- * sent — a backoff in progress ends as soon as the circuit opens.
+ * sent — a backoff in progress ends as soon as the circuit opens. One object per call (its methods
+ * on the prototype, not closures): the adapter calls them as methods.
  */
-export function retryGate(state: RouterState, route: Route, candidate: Candidate): RetryGate {
-  const { availability } = state;
-  const keys = keysOf(state, candidate.model);
-  return {
-    allow: async (info) => {
-      if (info.stage === 'wait') {
-        await countFailure(state, candidate.model, info.error);
-        if (candidate.probes !== undefined) return false;
-        if (route.index < route.candidates.length && failsOverAtOnce(info.error, info.delayMs)) return false;
-      }
-      return !(await blocked(state, candidate.model));
-    },
-    onWake: (wake) =>
-      availability.onOpen((key) => {
-        if (key === keys.model || key === keys.provider) wake();
-      }),
-  };
+export class CandidateGate implements RetryGate {
+  private readonly state: RouterState;
+  private readonly route: Route;
+  private readonly candidate: Candidate;
+
+  constructor(state: RouterState, route: Route, candidate: Candidate) {
+    this.state = state;
+    this.route = route;
+    this.candidate = candidate;
+  }
+
+  async allow(info: Parameters<RetryGate['allow']>[0]): Promise<boolean> {
+    const { state, route, candidate } = this;
+    if (info.stage === 'wait') {
+      await countFailure(state, candidate.model, info.error);
+      if (candidate.probes !== undefined) return false;
+      if (route.index < route.candidates.length && failsOverAtOnce(info.error, info.delayMs)) return false;
+    }
+    return !(await blocked(state, candidate.model));
+  }
+
+  onWake(wake: () => void): () => void {
+    const keys = keysOf(this.state, this.candidate.model);
+    return this.state.availability.onOpen((key) => {
+      if (key === keys.model || key === keys.provider) wake();
+    });
+  }
 }

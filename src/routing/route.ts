@@ -12,6 +12,7 @@ import type { Reply } from '../core/reply.ts';
 import { createObserverDispatch } from '../observers/dispatch.ts';
 import type { CallEvent, Observer } from '../observers/types.ts';
 import type { Pricer } from '../pricing/pricer.ts';
+import type { RoutedModel } from '../providers/common/routed.ts';
 import type { ModelFacts } from '../registry/model-facts.ts';
 import type { Registry, ResolvedModel } from '../registry/registry.ts';
 import type { Availability } from './availability.ts';
@@ -136,6 +137,8 @@ export interface ModelKeys {
   provider: string;
   /** `<adapter name>:<wire name>` (the adapter's own name may differ from the config's). */
   requestModel?: string;
+  /** What the router tells the adapter about the model (`markRouted`), made once. */
+  routed?: RoutedModel;
 }
 
 /** The availability keys of a model (`model:<id>`, `provider:<name>`), built once. */
@@ -143,7 +146,12 @@ export function keysOf(state: RouterState, model: ResolvedModel): ModelKeys {
   const { keyCache } = state;
   let entry = keyCache.get(model);
   if (entry === undefined) {
-    entry = { model: `model:${model.id}`, provider: `provider:${model.provider}` };
+    entry = {
+      model: `model:${model.id}`,
+      provider: `provider:${model.provider}`,
+      requestModel: undefined,
+      routed: undefined,
+    };
     keyCache.set(model, entry);
   }
   return entry;
