@@ -1,0 +1,71 @@
+/**
+ * The router keeps the last call that ended with a reply (`RouterState.lastCall`: its objects'
+ * hidden classes then outlive a full GC between two calls) and only that one: a call's objects are
+ * released once the next call ends.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createMemoryLogger } from '../core/logger.ts';
+import { userText } from '../core/transcript.ts';
+import { createSwitchyard } from '../switchyard.ts';
+import { type Emulator, startEmulator } from '../testing/emulator/index.ts';
+import { emulatorBaseURL } from '../../test/support/provider-types.ts';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+let emulator: Emulator;
+beforeAll(async () => {
+  emulator = await startEmulator();
+});
+afterAll(async () => {
+  await emulator.close();
+});
+
+const text = (value: string) => ({ type: 'scripted' as const, content: [{ type: 'text' as const, text: value }] });
+
+/** Whether `target` is still reachable after a full GC (a WeakRef is cleared only after its job ends). */
+async function alive(target: WeakRef<object>): Promise<boolean> {
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+  return target.deref() !== undefined;
+}
+
+it('keeps the last finished call (streamed or completed) and releases it when the next one ends', async () => {
+  const sy = createSwitchyard({
+    logger: createMemoryLogger(),
+    config: {
+      builtins: false,
+      adapters: {
+        openai: {
+          type: 'openai',
+          base_url: emulatorBaseURL('openai', emulator.url),
+          api_key: 'test-key-last-call',
+          max_retries: 0,
+        },
+      },
+    },
+  });
+  const request = { model: 'openai:gpt-4.1-mini', transcript: [userText('Hello')] };
+  const streamed = async () => {
+    emulator.enqueue(text('streamed'));
+    const turn = sy.stream(request);
+    for await (const _event of turn);
+    return new WeakRef(await turn);
+  };
+  const completed = async () => {
+    emulator.enqueue(text('completed'));
+    return new WeakRef(await sy.complete(request));
+  };
+
+  const first = await streamed();
+  expect(await alive(first)).toBe(true);
+  const second = await completed();
+  expect(await alive(first)).toBe(false);
+  expect(await alive(second)).toBe(true);
+  const third = await streamed();
+  expect(await alive(second)).toBe(false);
+  expect(await alive(third)).toBe(true);
+  await sy.close();
+});
