@@ -23,7 +23,10 @@ afterAll(async () => {
   await emulator.close();
 });
 
-const text = (value: string) => ({ type: 'scripted' as const, content: [{ type: 'text' as const, text: value }] });
+const text = (value: string) => ({
+  type: 'scripted' as const,
+  content: [{ type: 'text' as const, text: value }],
+});
 
 /** Whether `target` is still reachable after a full GC (a WeakRef is cleared only after its job ends). */
 async function alive(target: WeakRef<object>): Promise<boolean> {
