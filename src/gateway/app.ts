@@ -1,11 +1,12 @@
 /** The gateway's HTTP routes (Hono): every protocol at its standard path, health, readiness and metrics. */
-import { ServerResponse } from 'node:http';
+import { IncomingMessage, ServerResponse } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { codecs } from '../codecs/index.ts';
 import type { ProtocolName, WireError } from '../codecs/types.ts';
 import { createRequestId } from '../core/ids.ts';
 import { toWireError, unauthorized } from './errors.ts';
-import { errorResponse, readJson, serveGeneration } from './generate.ts';
+import { errorResponse, type GenerationCall, serveGeneration } from './generate.ts';
+import { headerOf, readJson } from './inbound.ts';
 import { findKey, type GatewayKey, presentedKey } from './keys.ts';
 import { anthropicModels, countTokens, geminiModels, openaiModels } from './models.ts';
 import { serveNativeStream } from './native.ts';
@@ -29,14 +30,14 @@ const guardedPrefix = /^\/(v1|v1beta|switchyard)(\/|$)/;
 
 /** The client's `x-request-id` when it is a plain token of at most 128 characters, else a new id. */
 function requestIdOf(c: Context<Env>): string {
-  const given = c.req.header('x-request-id');
+  const given = headerOf(c.req.raw, incomingOf(c.env), 'x-request-id');
   return given !== undefined && requestIdPattern.test(given) ? given : createRequestId();
 }
 
-/** Node's response when @hono/node-server serves the app (it passes `{ incoming, outgoing }` as the env). */
-function outgoingOf(env: unknown): ServerResponse | undefined {
-  const outgoing = (env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-  return outgoing !== undefined && typeof outgoing.writeHead === 'function' ? outgoing : undefined;
+/** Node's request when @hono/node-server serves the app (it passes `{ incoming, outgoing }` as the env). */
+function incomingOf(env: unknown): IncomingMessage | undefined {
+  const incoming = (env as { incoming?: unknown } | undefined)?.incoming;
+  return incoming instanceof IncomingMessage ? incoming : undefined;
 }
 
 /**
@@ -46,13 +47,16 @@ function outgoingOf(env: unknown): ServerResponse | undefined {
  */
 export const directWrites = Symbol('switchyard.gateway.directWrites');
 
-/** Node's response (client-gone watch), and whether streams may be written to it (the gateway's own HTTP/1 server). */
-function responseOf(env: unknown): { outgoing?: ServerResponse; directWrites?: boolean } {
-  const outgoing = outgoingOf(env);
-  if (outgoing === undefined) return {};
-  const direct =
-    (env as Record<symbol, unknown>)[directWrites] === true && outgoing instanceof ServerResponse;
-  return { outgoing, directWrites: direct };
+/**
+ * Node's request and response when @hono/node-server serves the app: headers and body are read
+ * from the request, the client-gone watch is on the response, and streams may be written to it
+ * when the gateway's own server serves the request.
+ */
+function nodeOf(env: unknown): Pick<GenerationCall, 'incoming' | 'outgoing' | 'directWrites'> {
+  const outgoing = (env as { outgoing?: unknown } | undefined)?.outgoing;
+  if (!(outgoing instanceof ServerResponse)) return {};
+  const direct = (env as Record<symbol, unknown>)[directWrites] === true;
+  return { incoming: incomingOf(env), outgoing, directWrites: direct };
 }
 
 /**
@@ -87,7 +91,12 @@ export function createApp(state: GatewayState): Hono<Env> {
       if (!state.accepting)
         return refuse({ status: 503, errorClass: 'server_error', message: 'the gateway is shutting down' });
       if (state.keys.length > 0) {
-        const key = findKey(state.keys, presentedKey(c.req.raw.headers, new URL(c.req.url)));
+        const incoming = incomingOf(c.env);
+        const header = (name: string) => headerOf(c.req.raw, incoming, name);
+        const key = findKey(
+          state.keys,
+          presentedKey(header, () => c.req.query('key')),
+        );
         if (key === undefined) return refuse(unauthorized().wire);
         c.set('key', key);
       }
@@ -104,7 +113,7 @@ export function createApp(state: GatewayState): Hono<Env> {
       request: c.req.raw,
       requestId: c.get('requestId'),
       key: c.get('key'),
-      ...responseOf(c.env),
+      ...nodeOf(c.env),
       ...extra,
     });
 
@@ -210,7 +219,7 @@ async function countRequestTokens(
   model?: string,
 ): Promise<Response> {
   try {
-    const body = await readJson(c.req.raw, state.bodyLimit);
+    const body = await readJson(c.req.raw, state.bodyLimit, incomingOf(c.env));
     const decoded = codecs[protocol].decodeRequest(body, { model, stream: false });
     const tokens = countTokens({ transcript: decoded.request.transcript, tools: decoded.request.tools });
     return c.json(protocol === 'gemini' ? { totalTokens: tokens } : { input_tokens: tokens });

@@ -5,7 +5,7 @@
  * the protocol's in-band error, never a clean finish. The upstream is pulled only as fast as the
  * client reads, and a client that goes away cancels it.
  */
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Response as PlainResponse } from 'undici';
 import { codecs } from '../codecs/index.ts';
 import { createResponsesId } from '../codecs/ids.ts';
@@ -28,6 +28,7 @@ import { allowsModel, type GatewayKey } from './keys.ts';
 import { admitCall, hasQuota, type KeyQuota, settleCall } from './quota.ts';
 import type { Reservation } from '../state/types.ts';
 import { recordUsage, seriesOf } from './metrics.ts';
+import { readJson } from './inbound.ts';
 import { createBodyPump, createFramer, webBody, writeToNode } from './stream-body.ts';
 import type { GatewayState } from './state.ts';
 
@@ -46,6 +47,8 @@ export interface GenerationCall {
    * request), and streams are written to it directly.
    */
   outgoing?: ServerResponse;
+  /** Node's request, when served by @hono/node-server: headers and body are read from it directly. */
+  incoming?: IncomingMessage;
   /** True when the gateway's own server serves the request: streams are written to `outgoing` directly. */
   directWrites?: boolean;
 }
@@ -99,51 +102,6 @@ interface Served {
   clientLeft?: boolean;
   /** The key's reservation, settled when the request ends. */
   reservation?: Reservation;
-}
-
-/**
- * Reads the body as JSON within the size limit: 413 above it, 400 for malformed JSON. A body with a
- * declared length is read whole (on Node's server that is the length the HTTP parser enforces; the
- * size is checked again after reading); one without is counted chunk by chunk as it arrives.
- */
-export async function readJson(request: Request, limit: number): Promise<unknown> {
-  const length = request.headers.get('content-length');
-  const tooLarge = () =>
-    new GatewayError({
-      status: 413,
-      errorClass: 'invalid_request',
-      message: `request body exceeds ${limit} bytes`,
-    });
-  if (Number(length ?? '0') > limit) throw tooLarge();
-  let text: string;
-  if (length !== null) {
-    // Node's HTTP parser holds the body to its declared length; an in-process caller's body is checked here.
-    const bytes = Buffer.from(await request.arrayBuffer());
-    if (bytes.byteLength > limit) throw tooLarge();
-    text = bytes.toString('utf8');
-  } else {
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    if (request.body !== null) {
-      for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
-        size += chunk.byteLength;
-        if (size > limit) throw tooLarge();
-        chunks.push(chunk);
-      }
-    }
-    text = Buffer.concat(chunks).toString('utf8');
-  }
-  // A byte-order mark is not JSON; TextDecoder drops it, so clients send it.
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new GatewayError({
-      status: 400,
-      errorClass: 'invalid_request',
-      message: 'the request body is not valid JSON',
-    });
-  }
 }
 
 /**
@@ -338,7 +296,7 @@ async function admit(
 }
 
 async function decode(state: GatewayState, call: GenerationCall, served: Served): Promise<DecodedRequest> {
-  const body = await readJson(call.request, state.bodyLimit);
+  const body = await readJson(call.request, state.bodyLimit, call.incoming);
   const started = performance.now();
   const decoded = codecs[call.protocol].decodeRequest(body, { ...call.decodeContext, opaque: taggedOpaque });
   served.model = decoded.model;
