@@ -2,23 +2,18 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { codecs } from '../codecs/index.ts';
-import type { ProtocolName, WireError } from '../codecs/types.ts';
-import { createRequestId } from '../core/ids.ts';
-import { toWireError, unauthorized } from './errors.ts';
-import { errorResponse, type GenerationCall, serveGeneration } from './generate.ts';
+import type { ProtocolName } from '../codecs/types.ts';
+import { toWireError } from './errors.ts';
+import { type Caller, refusalOf, requestIdFrom } from './caller.ts';
+import { type GenerationCall, serveGeneration } from './generate.ts';
 import { headerOf, readJson } from './inbound.ts';
-import { findKey, type GatewayKey, presentedKey } from './keys.ts';
 import { anthropicModels, countTokens, geminiModels, openaiModels } from './models.ts';
 import { serveNativeStream } from './native.ts';
 import { keyUsage } from './quota.ts';
+import { errorResponse, toResponse } from './reply.ts';
 import type { GatewayState } from './state.ts';
 
 type Env = { Variables: { requestId: string } };
-/** Who is calling: the request's id and the gateway key it presented (none when no keys are configured). */
-interface Caller {
-  requestId: string;
-  key: GatewayKey | undefined;
-}
 type Handler = (c: Context<Env>, caller: Caller) => Response | Promise<Response>;
 type Route = (c: Context<Env>) => Response | Promise<Response>;
 
@@ -35,13 +30,11 @@ function protocolOfPath(path: string, headers: Headers): ProtocolName {
 }
 
 const geminiPath = /^(.+):(generateContent|streamGenerateContent|countTokens)$/;
-const requestIdPattern = /^[\w.:-]{1,128}$/;
 const guardedPrefix = /^\/(v1|v1beta|switchyard)(\/|$)/;
 
 /** The client's `x-request-id` when it is a plain token of at most 128 characters, else a new id. */
 function requestIdOf(c: Context<Env>): string {
-  const given = headerOf(c.req.raw, incomingOf(c.env), 'x-request-id');
-  return given !== undefined && requestIdPattern.test(given) ? given : createRequestId();
+  return requestIdFrom(headerOf(c.req.raw, incomingOf(c.env), 'x-request-id'));
 }
 
 /** Node's request when @hono/node-server serves the app (it passes `{ incoming, outgoing }` as the env). */
@@ -92,22 +85,16 @@ export function createApp(state: GatewayState): Hono<Env> {
   const guarded =
     (handler: Handler, protocol?: ProtocolName): Route =>
     (c) => {
-      const requestId = identify(c);
-      const refuse = (wire: WireError) =>
-        errorResponse(protocol ?? protocolOfPath(c.req.path, c.req.raw.headers), wire, requestId);
-      if (!state.accepting)
-        return refuse({ status: 503, errorClass: 'server_error', message: 'the gateway is shutting down' });
-      let key: GatewayKey | undefined;
-      if (state.keys.length > 0) {
-        const incoming = incomingOf(c.env);
-        const header = (name: string) => headerOf(c.req.raw, incoming, name);
-        key = findKey(
-          state.keys,
-          presentedKey(header, () => c.req.query('key')),
-        );
-        if (key === undefined) return refuse(unauthorized().wire);
-      }
-      return handler(c, { requestId, key });
+      const caller: Caller = { requestId: identify(c), key: undefined };
+      const incoming = incomingOf(c.env);
+      const header = (name: string) => headerOf(c.req.raw, incoming, name);
+      const refusal = refusalOf(state, caller, header, () => c.req.query('key'));
+      if (refusal === undefined) return handler(c, caller);
+      return errorResponse(
+        protocol ?? protocolOfPath(c.req.path, c.req.raw.headers),
+        refusal,
+        caller.requestId,
+      );
     };
 
   const generate = (
@@ -116,13 +103,17 @@ export function createApp(state: GatewayState): Hono<Env> {
     protocol: ProtocolName,
     extra: Partial<GenerationCall> = {},
   ) =>
-    serveGeneration(state, {
-      protocol,
-      request: c.req.raw,
-      requestId: caller.requestId,
-      key: caller.key,
-      ...nodeOf(c.env),
-      ...extra,
+    new Promise<Response>((resolve) => {
+      const call: GenerationCall = {
+        protocol,
+        request: c.req.raw,
+        path: c.req.path,
+        requestId: caller.requestId,
+        key: caller.key,
+        ...nodeOf(c.env),
+        ...extra,
+      };
+      void serveGeneration(state, call, (reply) => resolve(toResponse(reply)));
     });
 
   app.post(

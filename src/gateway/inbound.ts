@@ -15,11 +15,11 @@ export function nodeHeader(incoming: IncomingMessage, name: string): string | un
 
 /** A request header (lower-case `name`): from Node's parsed headers when served by Node's server, else from the web `Request`. */
 export function headerOf(
-  request: Request,
+  request: Request | undefined,
   incoming: IncomingMessage | undefined,
   name: string,
 ): string | undefined {
-  return incoming === undefined ? (request.headers.get(name) ?? undefined) : nodeHeader(incoming, name);
+  return incoming === undefined ? (request?.headers.get(name) ?? undefined) : nodeHeader(incoming, name);
 }
 
 const tooLarge = (limit: number) =>
@@ -35,16 +35,16 @@ const tooLarge = (limit: number) =>
  * web `Request` from an in-process caller is not held to its declared length by an HTTP parser).
  */
 export async function readJson(
-  request: Request,
+  request: Request | undefined,
   limit: number,
   incoming?: IncomingMessage,
 ): Promise<unknown> {
   const length = headerOf(request, incoming, 'content-length');
   if (Number(length ?? '0') > limit) throw tooLarge(limit);
-  const bytes =
-    incoming !== undefined && !incoming.readableDidRead
-      ? await readIncoming(incoming, limit)
-      : await readRequest(request, limit, length !== undefined);
+  let bytes: Buffer;
+  if (incoming !== undefined && !incoming.readableDidRead) bytes = await readIncoming(incoming, limit);
+  else if (request !== undefined) bytes = await readRequest(request, limit, length !== undefined);
+  else throw new Error('the request body was read before the gateway read it');
   let text = bytes.toString('utf8');
   // A byte-order mark is not JSON; TextDecoder drops it, so clients send it.
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
