@@ -103,7 +103,7 @@ export function createApp(state: GatewayState): Hono<Env> {
     protocol: ProtocolName,
     extra: Partial<GenerationCall> = {},
   ) =>
-    new Promise<Response>((resolve) => {
+    new Promise<Response>((resolve, reject) => {
       const call: GenerationCall = {
         protocol,
         request: c.req.raw,
@@ -113,7 +113,8 @@ export function createApp(state: GatewayState): Hono<Env> {
         ...nodeOf(c.env),
         ...extra,
       };
-      void serveGeneration(state, call, (reply) => resolve(toResponse(reply)));
+      // A failure to answer at all (never expected) goes to `onError`.
+      serveGeneration(state, call, (reply) => resolve(toResponse(reply))).catch(reject);
     });
 
   app.post(
