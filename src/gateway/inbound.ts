@@ -78,10 +78,11 @@ function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer>
     incoming.on('data', onData);
     incoming.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
     incoming.once('error', reject);
-    // After `end` this settles nothing (the promise is already resolved).
-    incoming.once('close', () =>
-      reject(new Error('the client closed the connection before its request ended')),
-    );
+    // `close` follows `end` on every request: the error (and its stack, ~30 µs) only when the body did not end.
+    incoming.once('close', () => {
+      if (!incoming.readableEnded)
+        reject(new Error('the client closed the connection before its request ended'));
+    });
   });
 }
 
