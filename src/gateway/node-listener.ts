@@ -16,7 +16,7 @@ import { type Caller, refusalOf, requestIdFrom } from './caller.ts';
 import { toWireError } from './errors.ts';
 import { serveGeneration } from './generate.ts';
 import { nodeHeader } from './inbound.ts';
-import { errorReply, type Reply, writeReply } from './reply.ts';
+import { errorReply, type Reply, sentReply, writeReply } from './reply.ts';
 import type { GatewayState } from './state.ts';
 
 type Listener = (incoming: IncomingMessage, outgoing: ServerResponse) => void;
@@ -47,7 +47,12 @@ function serveDirect(
 ): void {
   const header = (name: string) => nodeHeader(incoming, name);
   const caller: Caller = { requestId: requestIdFrom(header('x-request-id')), key: undefined };
-  const send = (reply: Reply) => safely(outgoing, () => writeReply(outgoing, reply));
+  const send = (reply: Reply) => {
+    // Answered before the request's body arrived whole (a refusal, a 413): the connection closes
+    // after the reply rather than reading the rest of a body no one wants.
+    if (reply !== sentReply && !incoming.complete) reply.headers.connection = 'close';
+    safely(outgoing, () => writeReply(outgoing, reply));
+  };
   // A `?key=` query never reaches here: a path with a query goes the general way.
   const refusal = refusalOf(state, caller, header, () => undefined);
   if (refusal !== undefined) {

@@ -4,6 +4,7 @@
  * overhead header, stored Responses, model listings, token counting and the native stream.
  */
 import { createHash } from 'node:crypto';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway } from 'switchyard-ai/gateway';
 import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
@@ -211,6 +212,22 @@ describe('keys', () => {
       headers: { authorization: 'Bearer team-key-1' },
     });
     expect(get.status).toBe(404);
+  });
+
+  it('a refusal sent before the request body arrived closes the connection instead of reading the rest', async () => {
+    const { port } = new URL(harness.server.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (text: string) => (received += text));
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    // A chunked body that never ends, without a key.
+    socket.write(
+      'POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n5\r\n{"a":\r\n',
+    );
+    await closed;
+    expect(received).toMatch(/^HTTP\/1\.1 401/);
+    expect(received.toLowerCase()).toContain('connection: close');
   });
 
   it('with no keys configured, a non-loopback host is refused', async () => {
