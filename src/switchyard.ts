@@ -186,6 +186,9 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
     endSession,
     availability,
     prices,
-    close: () => registry.close(),
+    close: () => {
+      router.forget();
+      return registry.close();
+    },
   };
 }

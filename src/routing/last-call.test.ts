@@ -35,7 +35,7 @@ async function alive(target: WeakRef<object>): Promise<boolean> {
   return target.deref() !== undefined;
 }
 
-it('keeps the last finished call (streamed or completed) and releases it when the next one ends', async () => {
+it('keeps the last finished call (streamed or completed) and releases it when the next one ends or on close()', async () => {
   const sy = createSwitchyard({
     logger: createMemoryLogger(),
     config: {
@@ -71,4 +71,5 @@ it('keeps the last finished call (streamed or completed) and releases it when th
   expect(await alive(second)).toBe(false);
   expect(await alive(third)).toBe(true);
   await sy.close();
+  expect(await alive(third)).toBe(false);
 });

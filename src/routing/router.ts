@@ -144,6 +144,8 @@ export function createRouter(context: RouterContext) {
     complete,
     stream,
     candidates: (name: string) => candidatesOf(state, name),
+    /** Lets go of the last call kept (`RouterState.lastCall`): the front door's `close()`. */
+    forget: () => void (state.lastCall = undefined),
     facts: (model: Parameters<typeof factsOf>[1]) => factsOf(state, model),
   };
 }
