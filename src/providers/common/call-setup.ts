@@ -36,7 +36,7 @@ export interface CallSetup {
  * the call's closures, so every object the call reaches survived young-generation GCs until the next
  * full one (measured: ~1.5 MB promoted per scavenge, most of an adapter call's GC time).
  */
-class CallContext implements ProviderContext {
+export class CallContext implements ProviderContext {
   readonly requestId: RequestId;
   readonly provider: string;
   readonly model: string;
@@ -116,10 +116,13 @@ export function setup(
   assertConfigured(runtime, options.headers);
   const requestId = (request.requestId ??= createRequestId());
   const model = wire ?? checkedWireModel(runtime, request);
+  // Every member the call gets is in the literal (`body` is set by `buildCall`): a member added
+  // later would give each call's object a hidden class of its own making (see dormant-call.ts).
   const call: HttpCall = {
     method: 'POST',
     url: baseURL,
     headers: {},
+    body: undefined,
     provider: definition.name,
     requestId,
   };
