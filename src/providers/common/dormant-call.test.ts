@@ -41,11 +41,16 @@ describe('the dormant call (keeps the hidden classes of a call alive between cal
     await emulator.close();
   });
 
-  it("a streamed call's stream, context and builder have the hidden classes of the dormant call's", async () => {
+  it("a streamed call's stream, context, builder and request copy have the hidden classes of the dormant call's", async () => {
     let seen: { context: ProviderContext; builder: StreamBuilder } | undefined;
+    let seenRequest: CanonicalRequest | undefined;
     const base = createTestDefinition();
     const definition: ProviderDefinition = {
       ...base,
+      buildRequest(request, context) {
+        seenRequest = request;
+        return base.buildRequest(request, context);
+      },
       createStreamParser(context, builder) {
         seen = { context, builder };
         return base.createStreamParser(context, builder);
@@ -65,10 +70,13 @@ describe('the dormant call (keeps the hidden classes of a call alive between cal
     const stream = streamCall(runtime, request);
     for await (const _event of stream);
     expect((await stream.result()).finishReason).toBe('completed');
-    const [, , dormantStream, dormantContext, dormantBuilder] = dormant;
+    const [, , dormantStream, dormantContext, dormantBuilder, , , , , dormantRequest] = dormant;
+    expect(sameHiddenClass(stream, dormantBuilder!)).toBe(false); // the check tells classes apart
     expect(sameHiddenClass(stream, dormantStream!)).toBe(true);
     expect(sameHiddenClass(seen!.context, dormantContext!)).toBe(true);
     expect(sameHiddenClass(seen!.builder, dormantBuilder!)).toBe(true);
+    // The boundary's copy of a request of the everyday shape.
+    expect(sameHiddenClass(seenRequest!, dormantRequest!)).toBe(true);
     await runtime.http.close();
   });
 
@@ -90,7 +98,7 @@ describe('the dormant call (keeps the hidden classes of a call alive between cal
     ];
     for (const definition of definitions) {
       const dormant = createDormantCall(createHttpRuntime(definition, { apiKey: 'sk-test', env: {} }));
-      expect(dormant, definition.protocol).toHaveLength(9);
+      expect(dormant, definition.protocol).toHaveLength(10);
     }
   });
 });

@@ -21,13 +21,16 @@ import type { StreamEvent } from '../../core/events.ts';
 import type { CanonicalResponse } from '../../core/request.ts';
 import { EventStream } from '../../core/event-stream.ts';
 import { createRequestId } from '../../core/ids.ts';
+import { userText } from '../../core/transcript.ts';
 import { StreamBuilder } from '../../core/stream-builder.ts';
 import type { HttpCall } from '../../transport/http.ts';
 import { LightBody, LightResponse } from '../../transport/light-response.ts';
 import { SseDecoder } from '../../transport/sse.ts';
 import { CallContext } from './call-setup.ts';
 import { linkedController } from './http-exchange.ts';
+import type { ProviderDefinition } from './definition.ts';
 import type { HttpRuntime } from './http-runtime.ts';
+import { validateCall } from './validate-call.ts';
 
 /** The model name of the dormant call (never sent anywhere). */
 const dormantModel = 'dormant';
@@ -73,8 +76,33 @@ export function createDormantCall(runtime: HttpRuntime): readonly object[] | und
       definition.createStreamDecoder?.(parser, maxEventBytes) ?? new SseDecoder(ignore, maxEventBytes);
     const timers = http.createTimers(attemptController);
     const response = new LightResponse(200, '', {}, new LightBody(ignore, ignore));
-    return [controller, attemptController, stream, context, builder, parser, decoder, timers, response];
+    const request = dormantRequest(definition);
+    return [
+      controller,
+      attemptController,
+      stream,
+      context,
+      builder,
+      parser,
+      decoder,
+      timers,
+      response,
+      request,
+    ];
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The boundary's copy of the everyday request (a model, one user text turn, an output limit), made
+ * as `stream-call.ts` makes it: the copy is built a member at a time, so its hidden classes are kept
+ * only by such objects (other shapes branch off these). The wire body is left out: building it
+ * would run the definition's `buildRequest`, which an adapter-kit definition may observe.
+ */
+function dormantRequest(definition: ProviderDefinition): object {
+  const untrusted = { model: dormantModel, transcript: [userText(dormantModel)], maxOutputTokens: 1 };
+  const { request } = validateCall(definition.name, untrusted, undefined);
+  request.requestId ??= createRequestId();
+  return request;
 }
