@@ -1,19 +1,25 @@
 /** The gateway's HTTP routes (Hono): every protocol at its standard path, health, readiness and metrics. */
-import { ServerResponse } from 'node:http';
+import { IncomingMessage, ServerResponse } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { codecs } from '../codecs/index.ts';
-import type { ProtocolName, WireError } from '../codecs/types.ts';
-import { createRequestId } from '../core/ids.ts';
-import { toWireError, unauthorized } from './errors.ts';
-import { errorResponse, readJson, serveGeneration } from './generate.ts';
-import { findKey, type GatewayKey, presentedKey } from './keys.ts';
+import type { ProtocolName } from '../codecs/types.ts';
+import { toWireError } from './errors.ts';
+import { type Caller, refusalOf, requestIdFrom } from './caller.ts';
+import { type GenerationCall, serveGeneration } from './generate.ts';
+import { headerOf, readJson } from './inbound.ts';
 import { anthropicModels, countTokens, geminiModels, openaiModels } from './models.ts';
 import { serveNativeStream } from './native.ts';
 import { keyUsage } from './quota.ts';
+import { errorResponse, toResponse } from './reply.ts';
 import type { GatewayState } from './state.ts';
 
-type Env = { Variables: { requestId: string; key: GatewayKey | undefined } };
-type Handler = (c: Context<Env>) => Response | Promise<Response>;
+type Env = { Variables: { requestId: string } };
+type Handler = (c: Context<Env>, caller: Caller) => Response | Promise<Response>;
+type Route = (c: Context<Env>) => Response | Promise<Response>;
+
+/** A JSON reply carrying the request's id. */
+const json = (c: Context<Env>, caller: Caller, body: unknown, status: 200 | 503 = 200) =>
+  c.json(body, status, { 'x-request-id': caller.requestId });
 
 /** The protocol a path speaks, for error shapes before a handler runs. */
 function protocolOfPath(path: string, headers: Headers): ProtocolName {
@@ -24,19 +30,17 @@ function protocolOfPath(path: string, headers: Headers): ProtocolName {
 }
 
 const geminiPath = /^(.+):(generateContent|streamGenerateContent|countTokens)$/;
-const requestIdPattern = /^[\w.:-]{1,128}$/;
 const guardedPrefix = /^\/(v1|v1beta|switchyard)(\/|$)/;
 
 /** The client's `x-request-id` when it is a plain token of at most 128 characters, else a new id. */
 function requestIdOf(c: Context<Env>): string {
-  const given = c.req.header('x-request-id');
-  return given !== undefined && requestIdPattern.test(given) ? given : createRequestId();
+  return requestIdFrom(headerOf(c.req.raw, incomingOf(c.env), 'x-request-id'));
 }
 
-/** Node's response when @hono/node-server serves the app (it passes `{ incoming, outgoing }` as the env). */
-function outgoingOf(env: unknown): ServerResponse | undefined {
-  const outgoing = (env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-  return outgoing !== undefined && typeof outgoing.writeHead === 'function' ? outgoing : undefined;
+/** Node's request when @hono/node-server serves the app (it passes `{ incoming, outgoing }` as the env). */
+function incomingOf(env: unknown): IncomingMessage | undefined {
+  const incoming = (env as { incoming?: unknown } | undefined)?.incoming;
+  return incoming instanceof IncomingMessage ? incoming : undefined;
 }
 
 /**
@@ -46,13 +50,16 @@ function outgoingOf(env: unknown): ServerResponse | undefined {
  */
 export const directWrites = Symbol('switchyard.gateway.directWrites');
 
-/** Node's response (client-gone watch), and whether streams may be written to it (the gateway's own HTTP/1 server). */
-function responseOf(env: unknown): { outgoing?: ServerResponse; directWrites?: boolean } {
-  const outgoing = outgoingOf(env);
-  if (outgoing === undefined) return {};
-  const direct =
-    (env as Record<symbol, unknown>)[directWrites] === true && outgoing instanceof ServerResponse;
-  return { outgoing, directWrites: direct };
+/**
+ * Node's request and response when @hono/node-server serves the app: headers and body are read
+ * from the request, the client-gone watch is on the response, and streams may be written to it
+ * when the gateway's own server serves the request.
+ */
+function nodeOf(env: unknown): Pick<GenerationCall, 'incoming' | 'outgoing' | 'directWrites'> {
+  const outgoing = (env as { outgoing?: unknown } | undefined)?.outgoing;
+  if (!(outgoing instanceof ServerResponse)) return {};
+  const direct = (env as Record<symbol, unknown>)[directWrites] === true;
+  return { incoming: incomingOf(env), outgoing, directWrites: direct };
 }
 
 /**
@@ -63,92 +70,94 @@ function responseOf(env: unknown): { outgoing?: ServerResponse; directWrites?: b
 export function createApp(state: GatewayState): Hono<Env> {
   const app = new Hono<Env>();
 
-  /** The request's id, kept for the handler; replies built with `c.json`/`c.body` take it from here. */
+  /** The request's id, kept for `onError` (every reply sets its `x-request-id` itself). */
   const identify = (c: Context<Env>): string => {
     const requestId = requestIdOf(c);
     c.set('requestId', requestId);
-    c.header('x-request-id', requestId);
     return requestId;
   };
   /** A route open to anyone. */
   const open =
-    (handler: Handler): Handler =>
-    (c) => {
-      identify(c);
-      return handler(c);
-    };
+    (handler: Handler): Route =>
+    (c) =>
+      handler(c, { requestId: identify(c), key: undefined });
   /** A route behind the gateway keys; `protocol` (default: the path's) shapes its refusals. */
   const guarded =
-    (handler: Handler, protocol?: ProtocolName): Handler =>
+    (handler: Handler, protocol?: ProtocolName): Route =>
     (c) => {
-      const requestId = identify(c);
-      const refuse = (wire: WireError) =>
-        errorResponse(protocol ?? protocolOfPath(c.req.path, c.req.raw.headers), wire, requestId);
-      if (!state.accepting)
-        return refuse({ status: 503, errorClass: 'server_error', message: 'the gateway is shutting down' });
-      if (state.keys.length > 0) {
-        const key = findKey(state.keys, presentedKey(c.req.raw.headers, new URL(c.req.url)));
-        if (key === undefined) return refuse(unauthorized().wire);
-        c.set('key', key);
-      }
-      return handler(c);
+      const caller: Caller = { requestId: identify(c), key: undefined };
+      const incoming = incomingOf(c.env);
+      const header = (name: string) => headerOf(c.req.raw, incoming, name);
+      const refusal = refusalOf(state, caller, header, () => c.req.query('key'));
+      if (refusal === undefined) return handler(c, caller);
+      return errorResponse(
+        protocol ?? protocolOfPath(c.req.path, c.req.raw.headers),
+        refusal,
+        caller.requestId,
+      );
     };
 
   const generate = (
     c: Context<Env>,
+    caller: Caller,
     protocol: ProtocolName,
-    extra: Partial<Parameters<typeof serveGeneration>[1]> = {},
+    extra: Partial<GenerationCall> = {},
   ) =>
-    serveGeneration(state, {
-      protocol,
-      request: c.req.raw,
-      requestId: c.get('requestId'),
-      key: c.get('key'),
-      ...responseOf(c.env),
-      ...extra,
+    new Promise<Response>((resolve, reject) => {
+      const call: GenerationCall = {
+        protocol,
+        request: c.req.raw,
+        path: c.req.path,
+        requestId: caller.requestId,
+        key: caller.key,
+        ...nodeOf(c.env),
+        ...extra,
+      };
+      // A failure to answer at all (never expected) goes to `onError`.
+      serveGeneration(state, call, (reply) => resolve(toResponse(reply))).catch(reject);
     });
 
   app.post(
     '/v1/chat/completions',
-    guarded((c) => generate(c, 'openai-chat'), 'openai-chat'),
+    guarded((c, caller) => generate(c, caller, 'openai-chat'), 'openai-chat'),
   );
   app.post(
     '/v1/responses',
-    guarded((c) => generate(c, 'openai-responses'), 'openai-responses'),
+    guarded((c, caller) => generate(c, caller, 'openai-responses'), 'openai-responses'),
   );
   app.post(
     '/v1/messages',
-    guarded((c) => generate(c, 'anthropic-messages'), 'anthropic-messages'),
+    guarded((c, caller) => generate(c, caller, 'anthropic-messages'), 'anthropic-messages'),
   );
   app.post(
     '/v1/messages/count_tokens',
-    guarded((c) => countRequestTokens(c, state, 'anthropic-messages'), 'anthropic-messages'),
+    guarded((c, caller) => countRequestTokens(c, caller, state, 'anthropic-messages'), 'anthropic-messages'),
   );
   app.get(
     '/v1/models',
-    guarded((c) => {
-      if (c.req.header('anthropic-version') !== undefined) return c.json(anthropicModels(state));
+    guarded((c, caller) => {
+      if (c.req.header('anthropic-version') !== undefined) return json(c, caller, anthropicModels(state));
       if (c.req.header('x-goog-api-key') !== undefined || c.req.query('key') !== undefined)
-        return c.json(geminiModels(state));
-      return c.json(openaiModels(state));
+        return json(c, caller, geminiModels(state));
+      return json(c, caller, openaiModels(state));
     }),
   );
   app.get(
     '/v1beta/models',
-    guarded((c) => c.json(geminiModels(state)), 'gemini'),
+    guarded((c, caller) => json(c, caller, geminiModels(state)), 'gemini'),
   );
-  const gemini = (c: Context<Env>) => {
+  const gemini: Handler = (c, caller) => {
     const match = geminiPath.exec(decodeURIComponent(c.req.param('action') ?? ''));
     if (match === null)
       return errorResponse(
         'gemini',
         { status: 404, errorClass: 'invalid_request', message: 'unknown method' },
-        c.get('requestId'),
+        caller.requestId,
       );
     const [, model, method] = match;
-    if (method === 'countTokens') return countRequestTokens(c, state, 'gemini', model);
+    if (method === 'countTokens') return countRequestTokens(c, caller, state, 'gemini', model);
     const stream = method === 'streamGenerateContent';
-    return generate(c, 'gemini', {
+    return generate(c, caller, 'gemini', {
       decodeContext: { model, stream },
       jsonArray: stream && c.req.query('alt') !== 'sse',
     });
@@ -158,35 +167,40 @@ export function createApp(state: GatewayState): Hono<Env> {
   app.post('/v1/models/:action', guarded(gemini, 'gemini'));
   app.post(
     '/switchyard/v1/stream',
-    guarded((c) => serveNativeStream(state, c.req.raw, c.get('requestId'))),
+    guarded((c, caller) => serveNativeStream(state, c.req.raw, caller.requestId)),
   );
   app.get(
     '/switchyard/v1/keys/:name/usage',
-    guarded((c) => serveKeyUsage(c, state)),
+    guarded((c, caller) => serveKeyUsage(c, caller, state)),
   );
 
   app.get(
     '/healthz',
-    open((c) => c.json({ status: 'ok' })),
+    open((c, caller) => json(c, caller, { status: 'ok' })),
   );
   app.get(
     '/readyz',
-    open((c) => (state.accepting ? c.json({ status: 'ready' }) : c.json({ status: 'shutting down' }, 503))),
+    open((c, caller) =>
+      state.accepting
+        ? json(c, caller, { status: 'ready' })
+        : json(c, caller, { status: 'shutting down' }, 503),
+    ),
   );
   app.get(
     '/metrics',
-    open(async (c) => {
+    open(async (c, caller) => {
       await updateCircuits(state);
       return c.body(await state.metrics.registry.metrics(), 200, {
         'content-type': state.metrics.registry.contentType,
+        'x-request-id': caller.requestId,
       });
     }),
   );
-  const notFound: Handler = (c) =>
+  const notFound: Handler = (c, caller) =>
     errorResponse(
       protocolOfPath(c.req.path, c.req.raw.headers),
       { status: 404, errorClass: 'invalid_request', message: `no route for ${c.req.method} ${c.req.path}` },
-      c.get('requestId'),
+      caller.requestId,
     );
   // Under the keyed prefixes an unknown route is a 404 only for a valid key (401 otherwise, as before).
   app.notFound((c) => (guardedPrefix.test(c.req.path) ? guarded(notFound) : open(notFound))(c));
@@ -205,24 +219,25 @@ export function createApp(state: GatewayState): Hono<Env> {
 
 async function countRequestTokens(
   c: Context<Env>,
+  caller: Caller,
   state: GatewayState,
   protocol: ProtocolName,
   model?: string,
 ): Promise<Response> {
   try {
-    const body = await readJson(c.req.raw, state.bodyLimit);
+    const body = await readJson(c.req.raw, state.bodyLimit, incomingOf(c.env));
     const decoded = codecs[protocol].decodeRequest(body, { model, stream: false });
     const tokens = countTokens({ transcript: decoded.request.transcript, tools: decoded.request.tools });
-    return c.json(protocol === 'gemini' ? { totalTokens: tokens } : { input_tokens: tokens });
+    return json(c, caller, protocol === 'gemini' ? { totalTokens: tokens } : { input_tokens: tokens });
   } catch (error) {
-    return errorResponse(protocol, toWireError(error), c.get('requestId'));
+    return errorResponse(protocol, toWireError(error), caller.requestId);
   }
 }
 
 /** `GET /switchyard/v1/keys/{name}/usage`: spend and remaining budget of a key; admin keys only. */
-async function serveKeyUsage(c: Context<Env>, state: GatewayState): Promise<Response> {
-  const requestId = c.get('requestId');
-  if (c.get('key')?.admin !== true)
+async function serveKeyUsage(c: Context<Env>, caller: Caller, state: GatewayState): Promise<Response> {
+  const { requestId } = caller;
+  if (caller.key?.admin !== true)
     return errorResponse(
       'openai-chat',
       {
@@ -241,7 +256,7 @@ async function serveKeyUsage(c: Context<Env>, state: GatewayState): Promise<Resp
       requestId,
     );
   try {
-    return c.json(await keyUsage(state.shared, key));
+    return json(c, caller, await keyUsage(state.shared, key));
   } catch (error) {
     return errorResponse('openai-chat', toWireError(error), requestId);
   }

@@ -5,8 +5,7 @@
  * the protocol's in-band error, never a clean finish. The upstream is pulled only as fast as the
  * client reads, and a client that goes away cancels it.
  */
-import type { ServerResponse } from 'node:http';
-import { Response as PlainResponse } from 'undici';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { codecs } from '../codecs/index.ts';
 import { createResponsesId } from '../codecs/ids.ts';
 import { taggedOpaque } from '../codecs/opaque.ts';
@@ -15,7 +14,6 @@ import type {
   DecodedRequest,
   EncodeContext,
   ProtocolName,
-  WireError,
   WireFrame,
 } from '../codecs/types.ts';
 import type { StreamEvent } from '../core/events.ts';
@@ -28,13 +26,18 @@ import { allowsModel, type GatewayKey } from './keys.ts';
 import { admitCall, hasQuota, type KeyQuota, settleCall } from './quota.ts';
 import type { Reservation } from '../state/types.ts';
 import { recordUsage, seriesOf } from './metrics.ts';
+import { readJson } from './inbound.ts';
+import { errorReply, type Reply, sentReply } from './reply.ts';
 import { createBodyPump, createFramer, webBody, writeToNode } from './stream-body.ts';
 import type { GatewayState } from './state.ts';
 
 /** One inbound generation request. */
 export interface GenerationCall {
   protocol: ProtocolName;
-  request: Request;
+  /** The web request (Hono); the gateway's own server passes Node's `incoming` instead. */
+  request?: Request;
+  /** The request's path (access log). */
+  path: string;
   requestId: string;
   key: GatewayKey | undefined;
   decodeContext?: DecodeContext;
@@ -46,6 +49,8 @@ export interface GenerationCall {
    * request), and streams are written to it directly.
    */
   outgoing?: ServerResponse;
+  /** Node's request, when served by @hono/node-server: headers and body are read from it directly. */
+  incoming?: IncomingMessage;
   /** True when the gateway's own server serves the request: streams are written to `outgoing` directly. */
   directWrites?: boolean;
 }
@@ -54,7 +59,8 @@ export interface GenerationCall {
 function watchClient(call: GenerationCall, onGone: () => void): () => void {
   const { outgoing } = call;
   if (outgoing === undefined) {
-    const { signal } = call.request;
+    const signal = call.request?.signal;
+    if (signal === undefined) return () => {};
     signal.addEventListener('abort', onGone, { once: true });
     return () => signal.removeEventListener('abort', onGone);
   }
@@ -69,13 +75,6 @@ function watchClient(call: GenerationCall, onGone: () => void): () => void {
   outgoing.once('close', listener);
   return () => outgoing.off('close', listener);
 }
-
-/**
- * What a handler returns once it has written the reply itself: @hono/node-server writes nothing for
- * a response carrying this header. undici's class, not the global one: the server replaces the global
- * with its lightweight class, whose replies it always writes.
- */
-const alreadySent = new PlainResponse(null, { headers: { 'x-hono-already-sent': 'true' } });
 
 /** Per-request bookkeeping for the access log and metrics. */
 interface Served {
@@ -99,51 +98,6 @@ interface Served {
   clientLeft?: boolean;
   /** The key's reservation, settled when the request ends. */
   reservation?: Reservation;
-}
-
-/**
- * Reads the body as JSON within the size limit: 413 above it, 400 for malformed JSON. A body with a
- * declared length is read whole (on Node's server that is the length the HTTP parser enforces; the
- * size is checked again after reading); one without is counted chunk by chunk as it arrives.
- */
-export async function readJson(request: Request, limit: number): Promise<unknown> {
-  const length = request.headers.get('content-length');
-  const tooLarge = () =>
-    new GatewayError({
-      status: 413,
-      errorClass: 'invalid_request',
-      message: `request body exceeds ${limit} bytes`,
-    });
-  if (Number(length ?? '0') > limit) throw tooLarge();
-  let text: string;
-  if (length !== null) {
-    // Node's HTTP parser holds the body to its declared length; an in-process caller's body is checked here.
-    const bytes = Buffer.from(await request.arrayBuffer());
-    if (bytes.byteLength > limit) throw tooLarge();
-    text = bytes.toString('utf8');
-  } else {
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    if (request.body !== null) {
-      for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
-        size += chunk.byteLength;
-        if (size > limit) throw tooLarge();
-        chunks.push(chunk);
-      }
-    }
-    text = Buffer.concat(chunks).toString('utf8');
-  }
-  // A byte-order mark is not JSON; TextDecoder drops it, so clients send it.
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new GatewayError({
-      status: 400,
-      errorClass: 'invalid_request',
-      message: 'the request body is not valid JSON',
-    });
-  }
 }
 
 /**
@@ -221,15 +175,6 @@ function headersOf(served: Served, contentType: string): Record<string, string> 
   return { 'content-type': contentType, 'x-request-id': served.call.requestId };
 }
 
-/** The error response in the client protocol's shape. */
-export function errorResponse(protocol: ProtocolName, wire: WireError, requestId: string): Response {
-  const encoded = codecs[protocol].encodeError(wire);
-  return new Response(JSON.stringify(encoded.body), {
-    status: encoded.status,
-    headers: { ...encoded.headers, 'content-type': 'application/json', 'x-request-id': requestId },
-  });
-}
-
 function finishLog(state: GatewayState, served: Served): void {
   const durationMs = performance.now() - served.startedAt;
   const { protocol } = served.call;
@@ -244,7 +189,7 @@ function finishLog(state: GatewayState, served: Served): void {
     time: new Date().toISOString(),
     requestId: served.call.requestId,
     protocol,
-    path: new URL(served.call.request.url).pathname,
+    path: served.call.path,
     key: served.call.key?.name ?? null,
     model: served.model,
     provider: served.provider ?? null,
@@ -264,8 +209,16 @@ function finishLog(state: GatewayState, served: Served): void {
 
 const round = (value: number) => Math.round(value * 1000) / 1000;
 
-/** Serves one generation request end to end; never throws. */
-export async function serveGeneration(state: GatewayState, call: GenerationCall): Promise<Response> {
+/**
+ * Serves one generation request end to end: `send` gets the reply (for a stream: once its first
+ * content is ready), and the bookkeeping (metrics, access log, the key's settlement) runs after it,
+ * off the reply's path. Never throws.
+ */
+export async function serveGeneration(
+  state: GatewayState,
+  call: GenerationCall,
+  send: (reply: Reply) => void,
+): Promise<void> {
   const served: Served = {
     call,
     startedAt: performance.now(),
@@ -297,15 +250,18 @@ export async function serveGeneration(state: GatewayState, call: GenerationCall)
     if (hasQuota(call.key)) await admit(state, call.key, decoded, served);
     const routeRequest: RouteRequest = { ...decoded.request, model: decoded.model };
     const context = encodeContext(decoded, call.protocol);
-    if (!decoded.stream) return await complete(state, served, decoded, routeRequest, context, controller);
-    const response = await startStream(state, served, decoded, routeRequest, context, controller, release);
+    if (!decoded.stream) {
+      send(await complete(state, served, decoded, routeRequest, context, controller));
+      return;
+    }
+    const reply = await startStream(state, served, decoded, routeRequest, context, controller, release);
     streaming = true;
-    return response;
+    send(reply);
   } catch (error) {
     const wire = toWireError(error);
     served.status = wire.status;
     served.errorClass = wire.errorClass;
-    return errorResponse(call.protocol, wire, call.requestId);
+    send(errorReply(call.protocol, wire, call.requestId));
   } finally {
     if (!streaming) release();
   }
@@ -338,7 +294,7 @@ async function admit(
 }
 
 async function decode(state: GatewayState, call: GenerationCall, served: Served): Promise<DecodedRequest> {
-  const body = await readJson(call.request, state.bodyLimit);
+  const body = await readJson(call.request, state.bodyLimit, call.incoming);
   const started = performance.now();
   const decoded = codecs[call.protocol].decodeRequest(body, { ...call.decodeContext, opaque: taggedOpaque });
   served.model = decoded.model;
@@ -380,7 +336,7 @@ async function complete(
   routeRequest: RouteRequest,
   context: EncodeContext,
   controller: AbortController,
-): Promise<Response> {
+): Promise<Reply> {
   const upstreamStart = performance.now();
   const reply = await state.switchyard.complete(routeRequest, { signal: controller.signal });
   const encodeStart = performance.now();
@@ -393,7 +349,7 @@ async function complete(
   served.ownMs = total - (encodeStart - upstreamStart);
   const headers = headersOf(served, 'application/json');
   headers['x-switchyard-overhead-ms'] = served.ownMs.toFixed(3);
-  return new Response(body, { status: 200, headers });
+  return { status: 200, headers, body };
 }
 
 async function startStream(
@@ -404,7 +360,7 @@ async function startStream(
   context: EncodeContext,
   controller: AbortController,
   release: () => void,
-): Promise<Response> {
+): Promise<Reply> {
   const { protocol } = served.call;
   const streamEncoder = codecs[protocol].createStreamEncoder(context);
   const turn = state.switchyard.stream(routeRequest, { signal: controller.signal });
@@ -469,10 +425,10 @@ async function startStream(
   const headers = { ...headersOf(served, contentType), 'cache-control': 'no-cache' };
   // What the upstream has already delivered goes first; a reply that is whole by then leaves in one write.
   const head = (await pump.read()) ?? '';
-  if (pump.ended) return new Response(head, { status: 200, headers });
+  if (pump.ended) return { status: 200, headers, body: head };
   const { outgoing } = served.call;
   if (served.call.directWrites !== true || outgoing === undefined)
-    return new Response(webBody(pump, head), { status: 200, headers });
+    return { status: 200, headers, body: webBody(pump, head) };
   writeToNode(pump, head, outgoing, headers);
-  return alreadySent as unknown as Response;
+  return sentReply;
 }

@@ -62,16 +62,20 @@ export function loadKeys(
   });
 }
 
-/** The key a request presents, in any protocol's way of sending it. */
-export function presentedKey(headers: Headers, url: URL): string | undefined {
-  const authorization = headers.get('authorization');
-  if (authorization !== null) {
+/**
+ * The key a request presents, in any protocol's way of sending it: `header` reads a request header,
+ * `query` the `?key=` parameter.
+ */
+export function presentedKey(
+  header: (name: string) => string | undefined,
+  query: () => string | undefined,
+): string | undefined {
+  const authorization = header('authorization');
+  if (authorization !== undefined) {
     const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
     if (match !== null) return match[1];
   }
-  return (
-    headers.get('x-api-key') ?? headers.get('x-goog-api-key') ?? url.searchParams.get('key') ?? undefined
-  );
+  return header('x-api-key') ?? header('x-goog-api-key') ?? query();
 }
 
 /** The configured key matching `presented`, compared by digest in constant time. */

@@ -7,7 +7,8 @@ import { createFrame } from '../codecs/frames.ts';
 import type { StreamEncoder } from '../codecs/types.ts';
 import type { RouteRequest } from '../routing/router.ts';
 import { toWireError } from './errors.ts';
-import { errorResponse, readJson } from './generate.ts';
+import { errorResponse } from './reply.ts';
+import { readJson } from './inbound.ts';
 import type { GatewayState } from './state.ts';
 import { createBodyPump, createFramer, webBody } from './stream-body.ts';
 

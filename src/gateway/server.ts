@@ -3,9 +3,9 @@
  * keys configured the gateway serves loopback only. Shutdown stops accepting, lets in-flight
  * requests finish up to a grace period, then cancels the upstream calls still running.
  */
+import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { consoleLogger, type Logger } from '../core/logger.ts';
 import { createOpenTelemetryObserver } from '../observers/otel.ts';
@@ -17,6 +17,7 @@ import { createSwitchyard, type Switchyard } from '../switchyard.ts';
 import { createApp, directWrites } from './app.ts';
 import { type GatewayConfig, type GatewayFileConfig, readConfigFile, splitConfig } from './config.ts';
 import { loadKeys } from './keys.ts';
+import { createNodeListener } from './node-listener.ts';
 import { createMetrics, type GatewayMetrics } from './metrics.ts';
 import type { GatewayState } from './state.ts';
 import { createMemoryStore, createSharedStore, type GatewayStore } from './store.ts';
@@ -148,12 +149,16 @@ async function listen(
     throw new Error(
       `refusing to listen on ${host} with no gateway keys configured: add gateway.keys or use 127.0.0.1`,
     );
-  const server: ServerType = await new Promise((resolve, reject) => {
-    // The env marks the request as served by this server: streams may be written to Node's response.
-    const fetch = (request: Request, env: Record<string | symbol, unknown>) =>
-      app.fetch(request, { ...env, [directWrites]: true });
-    const started = serve({ fetch, hostname: host, port: options.port ?? 4000 }, () => resolve(started));
-    started.once('error', reject);
+  // The env marks the request as served by this server: streams may be written to Node's response.
+  const fetch = (request: Request, env: Record<string | symbol, unknown>) =>
+    app.fetch(request, { ...env, [directWrites]: true });
+  const server = createServer(createNodeListener(state, fetch, host));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 4000, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   server.on('upgrade', createUpgradeHandler(state));
   const address = server.address() as AddressInfo;
@@ -166,16 +171,15 @@ async function listen(
   };
 }
 
-async function shutdown(state: GatewayState, server: ServerType, graceMs: number): Promise<void> {
+async function shutdown(state: GatewayState, server: Server, graceMs: number): Promise<void> {
   state.accepting = false;
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  const http = server as unknown as { closeIdleConnections?: () => void; closeAllConnections?: () => void };
-  http.closeIdleConnections?.();
+  server.closeIdleConnections();
   const deadline = Date.now() + graceMs;
   while (state.calls.size > 0 && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 10));
   for (const call of state.calls) call.abort(new Error('gateway shutting down'));
-  http.closeAllConnections?.();
+  server.closeAllConnections();
   await closed;
   await state.shared.close();
 }

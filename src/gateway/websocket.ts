@@ -10,6 +10,7 @@ import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { RouteRequest } from '../routing/router.ts';
 import { toWireError } from './errors.ts';
+import { nodeHeader } from './inbound.ts';
 import { findKey, presentedKey } from './keys.ts';
 import type { GatewayState } from './state.ts';
 
@@ -100,12 +101,11 @@ export function createUpgradeHandler(
   server.on('connection', (socket) => onConnection(state, socket));
   return (request, socket, head) => {
     const url = new URL(request.url ?? '/', 'http://gateway');
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(request.headers))
-      if (typeof value === 'string') headers.set(name, value);
+    const header = (name: string) => nodeHeader(request, name);
+    const query = () => url.searchParams.get('key') ?? undefined;
     const allowed =
       state.accepting &&
-      (state.keys.length === 0 || findKey(state.keys, presentedKey(headers, url)) !== undefined);
+      (state.keys.length === 0 || findKey(state.keys, presentedKey(header, query)) !== undefined);
     if (url.pathname !== websocketPath || !allowed) {
       socket.end(
         `HTTP/1.1 ${allowed ? '404 Not Found' : '401 Unauthorized'}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`,

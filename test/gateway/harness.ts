@@ -26,6 +26,8 @@ export const upstreams: Record<UpstreamProtocol, { alias: string; id: string }> 
 export interface GatewayHarness {
   emulator: Emulator;
   server: GatewayServer;
+  /** The gateway's Hono app (`app.request` serves a request without the HTTP server). */
+  app: Gateway['app'];
   /** The gateway's front door (to call the upstream directly for comparison). */
   switchyard: Gateway['switchyard'];
   accessLog: Array<Record<string, unknown>>;
@@ -86,6 +88,7 @@ export async function startGatewayHarness(gateway: Record<string, unknown> = {})
   return {
     emulator,
     server,
+    app: instance.app,
     switchyard: instance.switchyard,
     accessLog,
     served,

@@ -57,7 +57,7 @@ it('the WebSocket streams canonical events by request id, and a cancel message a
   socket.close();
 });
 
-it('graceful shutdown: in-flight streams get the grace period, then their upstream calls are cancelled', async () => {
+it('graceful shutdown: new requests get 503, in-flight streams get the grace period, then their upstream calls are cancelled', async () => {
   const own = await startGatewayHarness();
   own.emulator.enqueue({
     type: 'scripted',
@@ -73,6 +73,10 @@ it('graceful shutdown: in-flight streams get the grace period, then their upstre
   const reader = response.body!.getReader();
   await reader.read();
   const closing = own.server.close(50);
+  // A request that still arrives once shutdown began is refused in its protocol's shape.
+  const late = await own.app.request('/v1/messages', { method: 'POST', body: '{}' });
+  expect(late.status).toBe(503);
+  expect(((await late.json()) as { type: string }).type).toBe('error');
   expect(await served).toMatchObject({ complete: false });
   await closing;
   await reader.cancel().catch(() => undefined);

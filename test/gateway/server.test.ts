@@ -4,6 +4,7 @@
  * overhead header, stored Responses, model listings, token counting and the native stream.
  */
 import { createHash } from 'node:crypto';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway } from 'switchyard-ai/gateway';
 import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
@@ -161,6 +162,72 @@ describe('keys', () => {
         messages: [{ role: 'user', content: 'Hi' }],
       }),
     ).rejects.toMatchObject({ status: 403 });
+  });
+
+  it('the fixed-path routes answer alike served directly by the gateway’s server and through its Hono app', async () => {
+    const viaApp = (path: string, headers: Record<string, string>) =>
+      harness.app.request(path, {
+        method: 'POST',
+        body: chatBody(),
+        headers: { 'content-type': 'application/json', ...headers },
+      });
+    const viaServer = (path: string, headers: Record<string, string>) =>
+      fetch(`${harness.server.url}${path}`, {
+        method: 'POST',
+        body: chatBody(),
+        headers: { 'content-type': 'application/json', ...headers },
+      });
+    for (const send of [viaApp, viaServer]) {
+      // No key, a wrong key: 401 in the protocol's shape, with the request id echoed.
+      const refused = await send('/v1/chat/completions', {
+        'x-request-id': 'req-1',
+        authorization: 'Bearer nope',
+      });
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('x-request-id')).toBe('req-1');
+      expect(((await refused.json()) as { error: { type: string } }).error.type).toBeTypeOf('string');
+      const anthropic = await send('/v1/messages', {});
+      expect(anthropic.status).toBe(401);
+      expect(((await anthropic.json()) as { type: string }).type).toBe('error');
+      // A key in the query (a path with a query string goes the general way) or a header.
+      harness.emulator.enqueue(hello('by query'));
+      const byQuery = await send('/v1/chat/completions?key=team-key-1', {});
+      expect(
+        ((await byQuery.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message
+          .content,
+      ).toBe('by query');
+      harness.emulator.enqueue(hello('by header'));
+      const byHeader = await send('/v1/chat/completions', { authorization: 'Bearer team-key-1' });
+      expect(byHeader.status).toBe(200);
+      expect(byHeader.headers.get('content-type')).toBe('application/json');
+      if (send === viaServer)
+        expect(Number(byHeader.headers.get('content-length'))).toBe((await byHeader.clone().text()).length);
+      expect(
+        ((await byHeader.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message
+          .content,
+      ).toBe('by header');
+    }
+    // Another method at a fixed path is the general router's answer (a 404 in the protocol's shape).
+    const get = await fetch(`${harness.server.url}/v1/chat/completions`, {
+      headers: { authorization: 'Bearer team-key-1' },
+    });
+    expect(get.status).toBe(404);
+  });
+
+  it('a refusal sent before the request body arrived closes the connection instead of reading the rest', async () => {
+    const { port } = new URL(harness.server.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (text: string) => (received += text));
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    // A chunked body that never ends, without a key.
+    socket.write(
+      'POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n5\r\n{"a":\r\n',
+    );
+    await closed;
+    expect(received).toMatch(/^HTTP\/1\.1 401/);
+    expect(received.toLowerCase()).toContain('connection: close');
   });
 
   it('with no keys configured, a non-loopback host is refused', async () => {

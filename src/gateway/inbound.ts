@@ -1,0 +1,106 @@
+/**
+ * Reading the client's request: its headers and its body as JSON, within the size limit. Served by
+ * Node's HTTP server, both are read from Node's request itself (a web `Request` over it would build a `Headers` of every
+ * request header and run @hono/node-server's general reader: ~10 µs a request, measured with
+ * /proc CPU time per call); otherwise from the web `Request`.
+ */
+import type { IncomingMessage } from 'node:http';
+import { GatewayError } from './errors.ts';
+
+/** A header of Node's request (lower-case `name`), repeated values joined as `Headers.get` joins them. */
+export function nodeHeader(incoming: IncomingMessage, name: string): string | undefined {
+  const value = incoming.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** A request header (lower-case `name`): from Node's parsed headers when served by Node's server, else from the web `Request`. */
+export function headerOf(
+  request: Request | undefined,
+  incoming: IncomingMessage | undefined,
+  name: string,
+): string | undefined {
+  return incoming === undefined ? (request?.headers.get(name) ?? undefined) : nodeHeader(incoming, name);
+}
+
+const tooLarge = (limit: number) =>
+  new GatewayError({
+    status: 413,
+    errorClass: 'invalid_request',
+    message: `request body exceeds ${limit} bytes`,
+  });
+
+/**
+ * Reads the body as JSON within the size limit: 413 above it, 400 for malformed JSON. A declared
+ * length above the limit is refused before reading; every body is also counted as it arrives (a
+ * web `Request` from an in-process caller is not held to its declared length by an HTTP parser).
+ */
+export async function readJson(
+  request: Request | undefined,
+  limit: number,
+  incoming?: IncomingMessage,
+): Promise<unknown> {
+  const length = headerOf(request, incoming, 'content-length');
+  if (Number(length ?? '0') > limit) throw tooLarge(limit);
+  let bytes: Buffer;
+  if (incoming !== undefined && !incoming.readableDidRead) bytes = await readIncoming(incoming, limit);
+  else if (request !== undefined) bytes = await readRequest(request, limit, length !== undefined);
+  else throw new Error('the request body was read before the gateway read it');
+  let text = bytes.toString('utf8');
+  // A byte-order mark is not JSON; TextDecoder drops it, so clients send it.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new GatewayError({
+      status: 400,
+      errorClass: 'invalid_request',
+      message: 'the request body is not valid JSON',
+    });
+  }
+}
+
+/** Node's request body, counted chunk by chunk; a client that leaves first rejects. */
+function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      // The rest flows to no listener (discarded); the server answers 413 and closes or drains.
+      incoming.off('data', onData);
+      chunks.length = 0;
+      reject(tooLarge(limit));
+    };
+    incoming.on('data', onData);
+    incoming.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+    incoming.once('error', reject);
+    // `close` follows `end` on every request: the error (and its stack, ~30 µs) only when the body did not end.
+    incoming.once('close', () => {
+      if (!incoming.readableEnded)
+        reject(new Error('the client closed the connection before its request ended'));
+    });
+  });
+}
+
+/** A web `Request`'s body: whole when its length is declared, else counted chunk by chunk. */
+async function readRequest(request: Request, limit: number, declared: boolean): Promise<Buffer> {
+  if (declared) {
+    const bytes = Buffer.from(await request.arrayBuffer());
+    if (bytes.byteLength > limit) throw tooLarge(limit);
+    return bytes;
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body !== null) {
+    for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+      size += chunk.byteLength;
+      if (size > limit) throw tooLarge(limit);
+      chunks.push(chunk);
+    }
+  }
+  return Buffer.concat(chunks, size);
+}

@@ -1,0 +1,88 @@
+/**
+ * The request listener of the gateway's own HTTP server. The generation routes at a fixed path
+ * (Chat Completions, Responses, Messages; a query string sends the request the general way) are
+ * served straight from Node's request and response; every other request goes to the Hono app
+ * through @hono/node-server. Why: that adaptation — a web `Request` over Node's request, Hono's
+ * context and dispatch, a web `Response` taken apart again — was ~20 µs of CPU and ~2 KB of garbage
+ * per call on the gateway's hottest path (bench/gateway-portkey.ts; /proc CPU per call and
+ * sampled allocations), for routes whose only job is to hand Node's request to `serveGeneration`.
+ * Both ways share the caller check (`caller.ts`), the generation (`generate.ts`) and the reply
+ * (`reply.ts`); the Hono app still serves every route (mounted, or `app.request` in tests).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import type { ProtocolName } from '../codecs/types.ts';
+import { type Caller, refusalOf, requestIdFrom } from './caller.ts';
+import { toWireError } from './errors.ts';
+import { serveGeneration } from './generate.ts';
+import { nodeHeader } from './inbound.ts';
+import { errorReply, type Reply, sentReply, writeReply } from './reply.ts';
+import type { GatewayState } from './state.ts';
+
+type Listener = (incoming: IncomingMessage, outgoing: ServerResponse) => void;
+type Fetch = Parameters<typeof getRequestListener>[0];
+
+/** The generation routes served directly: exact paths, POST only. */
+const directRoutes = new Map<string, ProtocolName>([
+  ['/v1/chat/completions', 'openai-chat'],
+  ['/v1/responses', 'openai-responses'],
+  ['/v1/messages', 'anthropic-messages'],
+]);
+
+/** The listener: {@link directRoutes} served here, the rest by `fetch` (the Hono app). */
+export function createNodeListener(state: GatewayState, fetch: Fetch, hostname: string): Listener {
+  const general = getRequestListener(fetch, { hostname });
+  return (incoming, outgoing) => {
+    const protocol = incoming.method === 'POST' ? directRoutes.get(incoming.url ?? '') : undefined;
+    if (protocol === undefined) void general(incoming, outgoing);
+    else serveDirect(state, protocol, incoming, outgoing);
+  };
+}
+
+function serveDirect(
+  state: GatewayState,
+  protocol: ProtocolName,
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+): void {
+  const header = (name: string) => nodeHeader(incoming, name);
+  const caller: Caller = { requestId: requestIdFrom(header('x-request-id')), key: undefined };
+  const send = (reply: Reply) => {
+    // Answered before the request's body arrived whole (a refusal, a 413): the connection closes
+    // after the reply rather than reading the rest of a body no one wants.
+    if (reply !== sentReply && !incoming.complete) reply.headers.connection = 'close';
+    safely(outgoing, () => writeReply(outgoing, reply));
+  };
+  // A `?key=` query never reaches here: a path with a query goes the general way.
+  const refusal = refusalOf(state, caller, header, () => undefined);
+  if (refusal !== undefined) {
+    send(errorReply(protocol, refusal, caller.requestId));
+    return;
+  }
+  const call = {
+    protocol,
+    path: incoming.url!,
+    requestId: caller.requestId,
+    key: caller.key,
+    incoming,
+    outgoing,
+    directWrites: true,
+  };
+  serveGeneration(state, call, send).catch((error: unknown) => {
+    // `serveGeneration` answers every failure itself; this is a failure to answer.
+    state.logger.warn('gateway: unexpected error', {
+      error: error instanceof Error ? error.name : 'unknown',
+    });
+    if (!outgoing.headersSent) send(errorReply(protocol, toWireError(error), caller.requestId));
+    else outgoing.destroy();
+  });
+}
+
+/** Runs a write; one that throws (the reply cannot be written) ends the connection instead of the process. */
+function safely(outgoing: ServerResponse, write: () => void): void {
+  try {
+    write();
+  } catch {
+    outgoing.destroy();
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * A generation's reply before it leaves: Hono's routes hand it on as a web `Response`, the gateway's
+ * own server writes it to Node's response (see `node-listener.ts`). A stream written to Node's
+ * response directly is already on its way: {@link sentReply}.
+ */
+import type { ServerResponse } from 'node:http';
+import { Response as PlainResponse } from 'undici';
+import { codecs } from '../codecs/index.ts';
+import type { ProtocolName, WireError } from '../codecs/types.ts';
+
+/** Status, headers and body of a reply; `body` undefined for {@link sentReply}. */
+export interface Reply {
+  status: number;
+  headers: Record<string, string>;
+  body: string | ReadableStream<Uint8Array> | undefined;
+}
+
+/** A reply already being written to Node's response (a stream written directly). */
+export const sentReply: Reply = { status: 200, headers: {}, body: undefined };
+
+/**
+ * What a Hono handler returns once it has written the reply itself: @hono/node-server writes
+ * nothing for a response carrying this header. undici's class, not the global one: the server
+ * replaces the global with its lightweight class, whose replies it always writes.
+ */
+const alreadySent = new PlainResponse(null, { headers: { 'x-hono-already-sent': 'true' } });
+
+/** The reply as a web `Response` (Hono). */
+export function toResponse(reply: Reply): Response {
+  if (reply === sentReply) return alreadySent as unknown as Response;
+  return new Response(reply.body ?? null, { status: reply.status, headers: reply.headers });
+}
+
+/** Writes a string reply to Node's response (the gateway's own server never makes a web stream). */
+export function writeReply(outgoing: ServerResponse, reply: Reply): void {
+  if (reply === sentReply) return;
+  const body = typeof reply.body === 'string' ? reply.body : '';
+  reply.headers['content-length'] = String(Buffer.byteLength(body));
+  outgoing.writeHead(reply.status, reply.headers);
+  outgoing.end(body);
+}
+
+/** The error reply in the client protocol's shape. */
+export function errorReply(protocol: ProtocolName, wire: WireError, requestId: string): Reply {
+  const encoded = codecs[protocol].encodeError(wire);
+  return {
+    status: encoded.status,
+    headers: { ...encoded.headers, 'content-type': 'application/json', 'x-request-id': requestId },
+    body: JSON.stringify(encoded.body),
+  };
+}
+
+/** The error response in the client protocol's shape. */
+export function errorResponse(protocol: ProtocolName, wire: WireError, requestId: string): Response {
+  return toResponse(errorReply(protocol, wire, requestId));
+}
