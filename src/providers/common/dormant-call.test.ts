@@ -61,7 +61,7 @@ describe('the dormant call (keeps the hidden classes of a call alive between cal
       apiKey: 'sk-test',
       maxRetries: 0,
     });
-    const dormant = createDormantCall(runtime)!;
+    const dormant = createDormantCall(runtime);
     emulator.enqueue({
       type: 'sse',
       events: [{ data: { t: 'text', v: 'hello' } }, { data: { t: 'end' } }],

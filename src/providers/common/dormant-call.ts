@@ -39,11 +39,11 @@ function ignore(): void {}
 
 /**
  * Builds the dormant call of `runtime`'s adapter: what `stream-call.ts` and the transport make per
- * call, left unused. Undefined when a piece cannot be made (e.g. a parser that needs a prepared
- * call): the objects are an optimization, never a reason for an adapter to fail.
+ * call, left unused. A piece that cannot be made (e.g. a parser that needs a prepared call) is left
+ * out: the objects are an optimization, never a reason for an adapter to fail.
  */
-export function createDormantCall(runtime: HttpRuntime): readonly object[] | undefined {
-  const { definition, http, maxEventBytes } = runtime;
+export function createDormantCall(runtime: HttpRuntime): readonly object[] {
+  const { definition, http } = runtime;
   try {
     const requestId = createRequestId();
     const controller = new AbortController();
@@ -71,27 +71,41 @@ export function createDormantCall(runtime: HttpRuntime): readonly object[] | und
       { requestId, provider: definition.name, provenance: undefined, model: dormantModel, startedAt: 0.5 },
       ignore,
     );
-    const parser = definition.createStreamParser(context, builder);
-    const decoder =
-      definition.createStreamDecoder?.(parser, maxEventBytes) ?? new SseDecoder(ignore, maxEventBytes);
     const timers = http.createTimers(attemptController);
     const response = new LightResponse(200, '', {}, new LightBody(ignore, ignore));
-    const request = dormantRequest(definition);
     return [
       controller,
       attemptController,
       stream,
       context,
       builder,
-      parser,
-      decoder,
       timers,
       response,
-      request,
+      ...attempt(() => dormantParser(runtime, context, builder)),
+      ...attempt(() => [dormantRequest(definition)]),
     ];
   } catch {
-    return undefined;
+    return [];
   }
+}
+
+/** `make()`'s objects, or none when it throws. */
+function attempt(make: () => object[]): object[] {
+  try {
+    return make();
+  } catch {
+    return [];
+  }
+}
+
+/** The protocol's stream parser (its reader, scanner …) and the stream's decoder. */
+function dormantParser(runtime: HttpRuntime, context: CallContext, builder: StreamBuilder): object[] {
+  const { definition, maxEventBytes } = runtime;
+  const parser = definition.createStreamParser(context, builder);
+  return [
+    parser,
+    definition.createStreamDecoder?.(parser, maxEventBytes) ?? new SseDecoder(ignore, maxEventBytes),
+  ];
 }
 
 /**

@@ -47,7 +47,7 @@ export interface HttpRuntime {
   liveSessions: Set<AdapterSession>;
   closed: boolean;
   /** One dormant call's objects (`dormant-call.ts`), set by `createHttpAdapter`. */
-  dormantCall: readonly object[] | undefined;
+  dormantCall: readonly object[];
 }
 
 /** Resolves an adapter's options: key, base URL, transport, limits. Registers its secrets for redaction. */
@@ -90,7 +90,7 @@ export function createHttpRuntime(
     capabilitiesOf: withCapabilityOverrides((model) => definition.capabilities(model), options),
     liveSessions: new Set(),
     closed: false,
-    dormantCall: undefined,
+    dormantCall: [],
   };
 }
 
