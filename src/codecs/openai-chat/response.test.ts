@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createFrame } from '../frames.ts';
 import type { WireFrame } from '../types.ts';
-import { splicedChunk } from './response.ts';
+import { chunkFrames, splicedChunk } from './response.ts';
 
 const chunkOf =
   (model: string) =>
@@ -35,5 +35,32 @@ describe('splicedChunk', () => {
     const chunk = chunkOf('\u0000\u0001');
     const content = splicedChunk(chunk, 'content');
     expect(content('hi "there"')).toEqual(chunk({ content: 'hi "there"' }));
+  });
+});
+
+describe('chunkFrames', () => {
+  it('gives the same frame as serializing the whole chunk, for any base, delta and finish, with or without `usage: null`', () => {
+    const json = fc.jsonValue();
+    fc.assert(
+      fc.property(
+        fc.dictionary(
+          fc.string().filter((key) => key !== 'choices' && key !== 'usage'),
+          json,
+          { minKeys: 1 },
+        ),
+        fc.dictionary(fc.string(), json),
+        fc.option(fc.string(), { nil: null }),
+        fc.boolean(),
+        (base, delta, finish, usageNull) => {
+          const expected = createFrame({
+            ...base,
+            choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+            ...(usageNull ? { usage: null } : {}),
+          });
+          expect(chunkFrames(base, usageNull)(delta, finish)).toEqual(expected);
+        },
+      ),
+      { numRuns: 1000 },
+    );
   });
 });

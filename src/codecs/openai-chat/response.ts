@@ -89,6 +89,22 @@ export function errorFrame(error: WireError): WireFrame {
 }
 
 /**
+ * `createFrame({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason }], ...usage })`
+ * (usage `{ usage: null }` when `usageNull`), with `base` serialized once per stream instead of once
+ * per chunk. `base` has at least one field, and neither `choices` nor `usage`.
+ */
+export function chunkFrames(
+  base: Record<string, unknown>,
+  usageNull: boolean,
+): (delta: Record<string, unknown>, finish?: string | null) => WireFrame {
+  const head = `${JSON.stringify(base).slice(0, -1)},"choices":[{"index":0,"delta":`;
+  const tail = usageNull ? '}],"usage":null}' : '}]}';
+  return (delta, finish = null) => ({
+    data: `${head}${JSON.stringify(delta)},"logprobs":null,"finish_reason":${JSON.stringify(finish)}${tail}`,
+  });
+}
+
+/**
  * `chunk({ [field]: text })` for any text, serialized once: the frame's data with the text's JSON
  * spliced in (one JSON.stringify of a string per token instead of the whole chunk). Falls back to
  * `chunk` when the placeholder is not found exactly once (it cannot be otherwise, but never guess).
@@ -123,16 +139,10 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     service_tier: 'default',
     system_fingerprint: `fp_${randomHex(10)}`,
   };
-  const usageField = context.streamUsage === true ? { usage: null } : {};
   let toolIndex = 0;
   const toolIndices = new Map<number, number>();
   const args = new ArgumentTracker();
-  const chunk = (delta: Record<string, unknown>, finish: string | null = null): WireFrame =>
-    createFrame({
-      ...base,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
-      ...usageField,
-    });
+  const chunk = chunkFrames(base, context.streamUsage === true);
   // The per-token chunks differ only in their text: serialized once, the text spliced in.
   let contentChunk: ((text: string) => WireFrame) | undefined;
   let reasoningChunk: ((text: string) => WireFrame) | undefined;
