@@ -7,6 +7,8 @@
  * per extra token (the slope from 10 to 110 tokens) for a cross-protocol stream (Anthropic client ←
  * OpenAI upstream) and a same-protocol one, beside the parse floor (decoding the upstream stream
  * in-process: the least any proxy that reads it must spend); then 1,000 concurrent streams through each gateway, every output checked exactly, and peak RSS.
+ * A bare Node proxy (gateway-floor-server.ts: Node's server, JSON in and out, undici to the upstream, a
+ * stream piped through) runs beside them: the added latency no gateway in Node goes below here.
  * Run: `cd bench && npm install && node gateway-portkey.ts` (WARMUP, SEQUENTIAL, SECONDS, RATES, STREAMED,
  * CONCURRENT override the sizes).
  */
@@ -156,8 +158,8 @@ function waitForLine(child: ChildProcess, pattern: RegExp): Promise<RegExpMatchA
   });
 }
 
-async function startSwitchyard(upstream: string): Promise<Child> {
-  const child = spawn(process.execPath, [join(here, 'gateway-portkey-server.ts'), upstream], {
+async function startChild(script: string, upstream: string): Promise<Child> {
+  const child = spawn(process.execPath, [join(here, script), upstream], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const [, url] = await waitForLine(child, /(http:\/\/127\.0\.0\.1:\d+)\n/);
@@ -283,7 +285,8 @@ const format = (value: number) => value.toFixed(2).padStart(7);
 
 async function main(): Promise<void> {
   const upstream = await startUpstream();
-  const switchyard = await startSwitchyard(upstream.url);
+  const switchyard = await startChild('gateway-portkey-server.ts', upstream.url);
+  const floor = await startChild('gateway-floor-server.ts', upstream.url);
   const portkey = await startPortkey();
   const targets: Target[] = [
     {
@@ -311,16 +314,23 @@ async function main(): Promise<void> {
       },
       body: chatBody,
     },
+    {
+      name: 'floor',
+      url: floor.url,
+      path: '/v1/chat/completions',
+      headers: { authorization: 'Bearer k' },
+      body: chatBody,
+    },
   ];
   // Steady state, as a long-running gateway is: every contender's code warm (JIT-compiled) first.
   const warmup = Number(process.env.WARMUP ?? 1000);
   for (const target of targets)
     for (let index = 0; index < warmup; index++) await call(target, index % 2 === 0);
   console.log(
-    'added latency over calling the upstream directly (ms), p50 / p99; ratio = switchyard added ÷ portkey added',
+    'added latency over calling the upstream directly (ms), p50 / p99; ratio = switchyard added ÷ portkey added; floor = a bare Node proxy (gateway-floor-server.ts)',
   );
   console.log(
-    'row                          direct p50/p99     switchyard +p50/+p99   portkey +p50/+p99   ratio p50/p99',
+    'row                          direct p50/p99     switchyard +p50/+p99   portkey +p50/+p99   ratio p50/p99   floor +p50/+p99',
   );
   for (const stream of [false, true]) {
     for (const rate of [undefined, ...rates]) {
@@ -328,16 +338,17 @@ async function main(): Promise<void> {
       if (rate !== undefined) for (const target of targets) results.push(await load(target, stream, rate));
       const metrics: Array<'first' | 'end'> = stream ? ['first', 'end'] : ['end'];
       for (const metric of metrics) {
-        const [direct, ours, theirs] = results.map((result) => [
+        const [direct, ours, theirs, bare] = results.map((result) => [
           percentile(result[metric], 50),
           percentile(result[metric], 99),
         ]);
         const added = (row: number[]) => [row[0]! - direct![0]!, row[1]! - direct![1]!];
         const [ourP50, ourP99] = added(ours!);
         const [theirP50, theirP99] = added(theirs!);
+        const [floorP50, floorP99] = added(bare!);
         const label = `${stream ? `stream ${metric === 'first' ? 'TTFB' : 'end '}` : 'whole      '} ${rate === undefined ? 'sequential' : `${rate}/s      `}`;
         console.log(
-          `${label.padEnd(28)} ${format(direct![0]!)} ${format(direct![1]!)}   ${format(ourP50!)} ${format(ourP99!)}     ${format(theirP50!)} ${format(theirP99!)}   ${(ourP50! / theirP50!).toFixed(2)} / ${(ourP99! / theirP99!).toFixed(2)}`,
+          `${label.padEnd(28)} ${format(direct![0]!)} ${format(direct![1]!)}   ${format(ourP50!)} ${format(ourP99!)}     ${format(theirP50!)} ${format(theirP99!)}   ${(ourP50! / theirP50!).toFixed(2)} / ${(ourP99! / theirP99!).toFixed(2)}   ${format(floorP50!)} ${format(floorP99!)}`,
         );
       }
     }
@@ -365,6 +376,7 @@ async function main(): Promise<void> {
     ['switchyard chat←openai', targets[1]!, switchyard],
     ['switchyard anthropic←openai', cross, switchyard],
     ['portkey chat←openai', targets[2]!, portkey],
+    ['floor chat←openai (piped)', targets[3]!, floor],
   ] as const) {
     const used = [0, 0];
     for (let round = 0; round < 4; round++)
@@ -393,6 +405,7 @@ async function main(): Promise<void> {
     );
   }
   switchyard.process.stdin!.end();
+  floor.process.stdin!.end();
   portkey.process.kill('SIGTERM');
   upstream.close();
   await dispatcher.close();

@@ -24,6 +24,21 @@ describe('CancellationRegistry', () => {
     expect([first.signal.aborted, second.signal.aborted]).toEqual([true, true]);
   });
 
+  it('a call sharing the id of one that ended alone is still cancellable; the ended one is not aborted', () => {
+    const registry = new CancellationRegistry();
+    const first = new AbortController();
+    const second = new AbortController();
+    const unregisterFirst = registry.register('same', first);
+    registry.register('same', second);
+    unregisterFirst();
+    expect(registry.cancel('same')).toBe(true);
+    expect([first.signal.aborted, second.signal.aborted]).toEqual([false, true]);
+    registry.register('other', first);
+    registry.cancelAll();
+    expect(first.signal.aborted).toBe(true);
+    expect(registry.cancel('other')).toBe(false);
+  });
+
   it("a caller's AbortSignal aborts the call, also when it was aborted before registering", () => {
     const registry = new CancellationRegistry();
     const controller = new AbortController();

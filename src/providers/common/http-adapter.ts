@@ -8,6 +8,7 @@ import { type Adapter, type AdapterSession, createSession } from '../../core/ada
 import { redactError } from '../../core/redaction.ts';
 import { completeCall } from './complete-call.ts';
 import type { ProviderDefinition } from './definition.ts';
+import { createDormantCall } from './dormant-call.ts';
 import { endSession, fetchJson } from './http-exchange.ts';
 import { assertOpen, createHttpRuntime, wireModelName } from './http-runtime.ts';
 import type { AdapterOptions, CredentialSource } from './options.ts';
@@ -20,6 +21,7 @@ export function createHttpAdapter(
   options: AdapterOptions & { credentials?: CredentialSource },
 ): Adapter {
   const runtime = createHttpRuntime(definition, options);
+  runtime.dormantCall = createDormantCall(runtime);
   let closing: Promise<void> | undefined;
   return {
     name: definition.name,

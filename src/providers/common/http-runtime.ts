@@ -46,6 +46,8 @@ export interface HttpRuntime {
   /** Sessions whose calls may have created provider-side state (only for providers that have any). */
   liveSessions: Set<AdapterSession>;
   closed: boolean;
+  /** One dormant call's objects (`dormant-call.ts`), set by `createHttpAdapter`. */
+  dormantCall: readonly object[];
 }
 
 /** Resolves an adapter's options: key, base URL, transport, limits. Registers its secrets for redaction. */
@@ -88,6 +90,7 @@ export function createHttpRuntime(
     capabilitiesOf: withCapabilityOverrides((model) => definition.capabilities(model), options),
     liveSessions: new Set(),
     closed: false,
+    dormantCall: [],
   };
 }
 

@@ -79,7 +79,13 @@ async function runStream(
   const { request, options: callOptions } = validated;
   const requestId = (request.requestId ??= createRequestId());
   const model = joinModelId(definition.name, wire);
-  const builderContext: StreamBuilderContext = { requestId, provider: definition.name, model, startedAt };
+  const builderContext: StreamBuilderContext = {
+    requestId,
+    provider: definition.name,
+    provenance: undefined,
+    model,
+    startedAt,
+  };
   // One builder per attempt; a call that fails before its first attempt gets one for its finish.
   let builder: StreamBuilder | undefined;
   const unregister = registry.register(requestId, controller, callOptions.signal);
