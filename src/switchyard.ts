@@ -149,7 +149,9 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
   function stream(request: SwitchyardRequest, callOptions: CallOptions | undefined, after?: ReplyHook): Turn {
     const prepared = prepareRequest(request, callOptions);
     if (!prepared.ok) return new Turn(failedTurn(prepared.error, prepared.model));
-    return new Turn(router.stream(prepared.request, prepared.options, hookOf(prepared, after)));
+    const routed = router.stream(prepared.request, prepared.options, hookOf(prepared, after));
+    // Kept with the routed call: the router keeps its last call, turn included (`RouterState.lastCall`).
+    return (routed.owner = new Turn(routed));
   }
 
   /** Checks a request and completes it with its output-schema hook, or rejects with the classified error. */

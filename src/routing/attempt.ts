@@ -45,6 +45,7 @@ export function canonicalRequest(
   // pre-flight does not decide them again. Built from a request the front door validated: the
   // adapter boundary need not validate it again.
   markRouted(request, (keys.routed ??= { wireName: model.wireName }));
+  route.sent = request;
   return isValidated(route.request) ? markValidated(request) : request;
 }
 
@@ -57,7 +58,7 @@ export function callOptions(
 ): CallOptions {
   const { observed, emit } = state;
   const model = candidate.model;
-  return {
+  return (route.sentOptions = {
     ...options,
     retryGate: new CandidateGate(state, route, candidate),
     onRetry: (info) => {
@@ -71,7 +72,7 @@ export function callOptions(
           delayMs: info.delayMs,
         });
     },
-  };
+  });
 }
 
 /** Records a failure; returns true when routing should go on to the next candidate. */

@@ -66,6 +66,9 @@ export interface Route {
   options: CallOptions;
   /** The reply of a completed (non-streamed) call, kept with it as `RouterState.lastCall`. */
   reply: Reply | undefined;
+  /** The adapter request and call options of the latest attempt, kept with the call (`RouterState.lastCall`). */
+  sent: CanonicalRequest | undefined;
+  sentOptions: CallOptions | undefined;
 }
 
 /** What one router holds across calls. */
@@ -172,7 +175,18 @@ export function startRoute(state: RouterState, request: RouteRequest, options: C
   const candidates = candidatesOf(state, request.model);
   const decision: RoutingDecision = { requested: request.model, attempts: [] };
   const needs = callNeeds(request);
-  return { request, requestId, decision, candidates, needs, index: 0, options, reply: undefined };
+  return {
+    request,
+    requestId,
+    decision,
+    candidates,
+    needs,
+    index: 0,
+    options,
+    reply: undefined,
+    sent: undefined,
+    sentOptions: undefined,
+  };
 }
 
 /** The fields every call event of `route` on `model` carries. */

@@ -107,6 +107,8 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
   /** The result's promise, made when `result()` is first asked for. */
   private settlement: Settlement<Reply> | undefined;
   private settledPromise: Promise<Reply> | undefined;
+  /** What wraps this stream for its caller (the front door's `Turn`): kept with it (`retain`). */
+  owner: object | undefined = undefined;
 
   constructor(
     steps: StreamSteps<Route, Request>,
