@@ -37,23 +37,26 @@ function requestIdOf(c: Context<Env>): string {
   return requestIdFrom(headerOf(c.req.raw, incomingOf(c.env), 'x-request-id'));
 }
 
-/** Node's request when @hono/node-server serves the app (it passes `{ incoming, outgoing }` as the env). */
-function incomingOf(env: unknown): IncomingMessage | undefined {
-  const incoming = (env as { incoming?: unknown } | undefined)?.incoming;
-  return incoming instanceof IncomingMessage ? incoming : undefined;
-}
-
 /**
- * Set in the env by the gateway's own `listen()`: the app is the server's whole app, so a streamed
- * reply may be written to Node's response directly. Mounted in another app, a middleware may copy
- * or change the reply, and the stream goes back to the server as a web stream.
+ * Set in the env by the gateway's own `listen()`: the app is the server's whole app, so the web
+ * request is the untouched wrapper of Node's (headers and body may be read from Node's request,
+ * from the first tick) and a streamed reply may be written to Node's response directly. Mounted in
+ * another app, a middleware may have replaced the request or await before the handler runs, and
+ * may copy or change the reply: the web request is read, the stream goes back as a web stream.
  */
 export const directWrites = Symbol('switchyard.gateway.directWrites');
 
+/** Node's request when the gateway's own server serves the app (see {@link directWrites}). */
+function incomingOf(env: unknown): IncomingMessage | undefined {
+  const given = env as ({ incoming?: unknown } & Record<symbol, unknown>) | undefined;
+  if (given?.[directWrites] !== true) return undefined;
+  return given.incoming instanceof IncomingMessage ? given.incoming : undefined;
+}
+
 /**
- * Node's request and response when @hono/node-server serves the app: headers and body are read
- * from the request, the client-gone watch is on the response, and streams may be written to it
- * when the gateway's own server serves the request.
+ * Node's response when @hono/node-server serves the app (the client-gone watch is on it) and, when
+ * the gateway's own server serves the request, Node's request (headers and body read from it) and
+ * whether streams may be written to the response directly.
  */
 function nodeOf(env: unknown): Pick<GenerationCall, 'incoming' | 'outgoing' | 'directWrites'> {
   const outgoing = (env as { outgoing?: unknown } | undefined)?.outgoing;

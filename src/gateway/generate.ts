@@ -185,7 +185,8 @@ function finishLog(state: GatewayState, served: Served): void {
   if (served.errorClass !== undefined) seriesOf(state.metrics.errors, protocol, served.errorClass).inc();
   if (served.usage !== undefined) recordUsage(state.metrics, protocol, model, served.usage);
   if (state.accessLog === undefined) return;
-  state.accessLog({
+  const log = state.accessLog;
+  const line = {
     time: new Date().toISOString(),
     requestId: served.call.requestId,
     protocol,
@@ -204,7 +205,15 @@ function finishLog(state: GatewayState, served: Served): void {
         ? null
         : served.usage.input + served.usage.cacheRead + served.usage.cacheWrite,
     outputTokens: served.usage?.output ?? null,
-  });
+  };
+  // The log is the operator's callback: its failure is reported, never the request's.
+  try {
+    log(line);
+  } catch (error) {
+    state.logger.warn('gateway: the access log failed', {
+      error: error instanceof Error ? error.name : 'unknown',
+    });
+  }
 }
 
 const round = (value: number) => Math.round(value * 1000) / 1000;

@@ -92,6 +92,26 @@ describe('readJson from Node’s request (the gateway’s own server)', () => {
     await close();
   });
 
+  it('a read that starts after the client already left rejects at once (no hang)', async () => {
+    const outcomes: unknown[] = [];
+    const server = createServer((incoming) => {
+      incoming.socket.destroy();
+      setTimeout(() => {
+        readJson(new Request('http://gateway.test/unused'), 64, incoming).then(
+          (value) => outcomes.push(value),
+          (error: unknown) => outcomes.push(error),
+        );
+      }, 20);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    socket.on('error', () => {});
+    socket.write('POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 7\r\n\r\n{"a":1}');
+    await vi.waitFor(() => expect(outcomes).toHaveLength(1));
+    expect(outcomes[0]).toBeInstanceOf(Error);
+    await new Promise((resolve) => server.close(resolve));
+  });
+
   it('a client that leaves before its body ends rejects the read (no hang)', async () => {
     const { port, outcomes, close } = await serve();
     const socket = connect(port, '127.0.0.1');

@@ -61,6 +61,9 @@ export async function readJson(
 
 /** Node's request body, counted chunk by chunk; a client that leaves first rejects. */
 function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer> {
+  // Gone already: no event would settle the read.
+  if (incoming.destroyed || incoming.errored !== null)
+    return Promise.reject(new Error('the client closed the connection before its request ended'));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

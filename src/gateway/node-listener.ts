@@ -48,9 +48,9 @@ function serveDirect(
   const header = (name: string) => nodeHeader(incoming, name);
   const caller: Caller = { requestId: requestIdFrom(header('x-request-id')), key: undefined };
   const send = (reply: Reply) => {
-    // Answered before the request's body arrived whole (a refusal, a 413): the connection closes
-    // after the reply rather than reading the rest of a body no one wants.
-    if (reply !== sentReply && !incoming.complete) reply.headers.connection = 'close';
+    // Answered before reading the body (a refusal, a 413): Node reads and drops the rest to keep
+    // the connection, unbounded, so a body that is not small and declared closes the connection.
+    if (reply !== sentReply && !incoming.complete && !smallBody(incoming)) reply.headers.connection = 'close';
     safely(outgoing, () => writeReply(outgoing, reply));
   };
   // A `?key=` query never reaches here: a path with a query goes the general way.
@@ -74,8 +74,17 @@ function serveDirect(
       error: error instanceof Error ? error.name : 'unknown',
     });
     if (!outgoing.headersSent) send(errorReply(protocol, toWireError(error), caller.requestId));
-    else outgoing.destroy();
+    else if (!outgoing.writableEnded) outgoing.destroy();
   });
+}
+
+/** Most bytes of an unread request body Node may drain to keep the connection open. */
+const drainableBytes = 64 * 1024;
+
+/** Whether the request declares a body of at most {@link drainableBytes} (a chunked one is never small). */
+function smallBody(incoming: IncomingMessage): boolean {
+  const length = Number(nodeHeader(incoming, 'content-length') ?? Number.NaN);
+  return length <= drainableBytes;
 }
 
 /** Runs a write; one that throws (the reply cannot be written) ends the connection instead of the process. */

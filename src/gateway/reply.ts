@@ -16,7 +16,7 @@ export interface Reply {
 }
 
 /** A reply already being written to Node's response (a stream written directly). */
-export const sentReply: Reply = { status: 200, headers: {}, body: undefined };
+export const sentReply: Reply = Object.freeze({ status: 200, headers: Object.freeze({}), body: undefined });
 
 /**
  * What a Hono handler returns once it has written the reply itself: @hono/node-server writes
@@ -34,7 +34,8 @@ export function toResponse(reply: Reply): Response {
 /** Writes a string reply to Node's response (the gateway's own server never makes a web stream). */
 export function writeReply(outgoing: ServerResponse, reply: Reply): void {
   if (reply === sentReply) return;
-  const body = typeof reply.body === 'string' ? reply.body : '';
+  const { body } = reply;
+  if (typeof body !== 'string') throw new TypeError('a web-stream reply cannot be written to Node directly');
   reply.headers['content-length'] = String(Buffer.byteLength(body));
   outgoing.writeHead(reply.status, reply.headers);
   outgoing.end(body);

@@ -160,6 +160,10 @@ async function listen(
       resolve();
     });
   });
+  // Once listening, a server error (an accept that fails: EMFILE …) is logged, never a crash.
+  server.on('error', (error: NodeJS.ErrnoException) =>
+    state.logger.warn('gateway: server error', { code: error.code ?? error.name }),
+  );
   server.on('upgrade', createUpgradeHandler(state));
   const address = server.address() as AddressInfo;
   const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;

@@ -2,6 +2,7 @@
  * The native WebSocket (requests and cancel by id), graceful shutdown (grace, then cancel upstream),
  * and the app mounted in another Hono app.
  */
+import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -138,6 +139,57 @@ it('mounted under another Hono app with a middleware, a streamed reply arrives w
       )
       .join('');
     expect(text).toBe(words);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+    await gateway.switchyard.close();
+  }
+});
+
+it('mounted behind a handler that waits, then passes on a request of its own: the gateway reads that request (its key and id)', async () => {
+  const digest = `sha256:${createHash('sha256').update('parent-key-1').digest('hex')}`;
+  const gateway = createGateway({
+    accessLog: () => {},
+    config: {
+      builtins: false,
+      adapters: {
+        openai: {
+          type: 'openai',
+          base_url: emulatorBaseURL('openai', harness.emulator.url),
+          api_key: 'upstream-key',
+          max_retries: 0,
+        },
+      },
+      models: { 'openai:gpt-5-mini': { aliases: ['mounted-chat'] } },
+      gateway: { keys: [{ name: 'parent', key: digest }] },
+    },
+  });
+  const parent = new Hono();
+  parent.all('*', async (c) => {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const headers = new Headers(c.req.raw.headers);
+    headers.set('authorization', 'Bearer parent-key-1');
+    headers.set('x-request-id', 'from-parent');
+    const body = await c.req.raw.text();
+    return gateway.app.fetch(new Request(c.req.raw.url, { method: 'POST', headers, body }), c.env);
+  });
+  const server = serve({ fetch: parent.fetch, port: 0, hostname: '127.0.0.1' });
+  await new Promise((resolve) => server.once('listening', resolve));
+  try {
+    harness.emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'through the parent' }],
+      usage: { input: 3, output: 3 },
+    });
+    const { port } = server.address() as AddressInfo;
+    const response = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mounted-chat', messages: [{ role: 'user', content: 'Hi' }] }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-request-id')).toBe('from-parent');
+    const reply = (await response.json()) as { choices: Array<{ message: { content: string } }> };
+    expect(reply.choices[0]!.message.content).toBe('through the parent');
   } finally {
     await new Promise((resolve) => server.close(resolve));
     await gateway.switchyard.close();

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createGateway } from 'switchyard-ai/gateway';
 import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
 
@@ -228,6 +228,20 @@ describe('keys', () => {
     await closed;
     expect(received).toMatch(/^HTTP\/1\.1 401/);
     expect(received.toLowerCase()).toContain('connection: close');
+  });
+
+  it('a refused request with a small declared body keeps its connection for the next request', async () => {
+    const { port } = new URL(harness.server.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (text: string) => (received += text));
+    const request =
+      'POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}';
+    socket.write(request + request);
+    await vi.waitFor(() => expect(received.match(/HTTP\/1\.1 401/g)).toHaveLength(2));
+    expect(received.toLowerCase()).not.toContain('connection: close');
+    socket.destroy();
   });
 
   it('with no keys configured, a non-loopback host is refused', async () => {
