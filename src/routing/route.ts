@@ -94,7 +94,8 @@ export interface RouterState {
    * forces one) frees their hidden classes: every inline cache and optimized function of the call's
    * path that embedded them is reset, and the next call runs in the interpreter and recompiles
    * (`bench/fixed-cost.ts`: most of the front door's cost over the adapter after such a GC). One
-   * call's objects: the request, its reply and the adapter's ended stream.
+   * call's objects (user data included) until the next call ends or `close()`: the request, its
+   * turn, the latest attempt's adapter request and call options, the reply, the adapter's ended stream.
    */
   lastCall: object | undefined;
 }
