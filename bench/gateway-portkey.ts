@@ -207,7 +207,15 @@ interface Target {
   body(stream: boolean): string;
 }
 
-const dispatcher = new Agent({ connections: 256, keepAliveTimeout: 60_000, pipelining: 1 });
+// Idle sockets are closed by this client after 2 s, before any contender's server closes them (Node's
+// default: 5 s): with four contenders a fixed-rate row leaves a contender's sockets idle ~6 s, and a
+// request sent on a socket the server is closing fails ("other side closed").
+const dispatcher = new Agent({
+  connections: 256,
+  keepAliveTimeout: 2_000,
+  keepAliveMaxTimeout: 2_000,
+  pipelining: 1,
+});
 const chatBody = (stream: boolean) =>
   JSON.stringify({
     model: 'bench-model',
