@@ -84,8 +84,9 @@ it('graceful shutdown: new requests get 503, in-flight streams get the grace per
   await own.close();
 });
 
-it('mounted under another Hono app with a middleware, a streamed reply arrives whole, with the middleware’s header', async () => {
-  const gateway = createGateway({
+/** A gateway to mount in another app: `mounted-chat` on the emulator's OpenAI Chat upstream. */
+function mountableGateway(gateway: Record<string, unknown> = {}) {
+  return createGateway({
     accessLog: () => {},
     config: {
       builtins: false,
@@ -98,8 +99,13 @@ it('mounted under another Hono app with a middleware, a streamed reply arrives w
         },
       },
       models: { 'openai:gpt-5-mini': { aliases: ['mounted-chat'] } },
+      gateway,
     },
   });
+}
+
+it('mounted under another Hono app with a middleware, a streamed reply arrives whole, with the middleware’s header', async () => {
+  const gateway = mountableGateway();
   const parent = new Hono();
   parent.use('*', async (c, next) => {
     await next();
@@ -147,22 +153,7 @@ it('mounted under another Hono app with a middleware, a streamed reply arrives w
 
 it('mounted behind a handler that waits, then passes on a request of its own: the gateway reads that request (its key and id)', async () => {
   const digest = `sha256:${createHash('sha256').update('parent-key-1').digest('hex')}`;
-  const gateway = createGateway({
-    accessLog: () => {},
-    config: {
-      builtins: false,
-      adapters: {
-        openai: {
-          type: 'openai',
-          base_url: emulatorBaseURL('openai', harness.emulator.url),
-          api_key: 'upstream-key',
-          max_retries: 0,
-        },
-      },
-      models: { 'openai:gpt-5-mini': { aliases: ['mounted-chat'] } },
-      gateway: { keys: [{ name: 'parent', key: digest }] },
-    },
-  });
+  const gateway = mountableGateway({ keys: [{ name: 'parent', key: digest }] });
   const parent = new Hono();
   parent.all('*', async (c) => {
     await new Promise((resolve) => setTimeout(resolve, 10));
