@@ -126,6 +126,15 @@ function fetchJsonOf(runtime: HttpRuntime, signal: AbortSignal): ProviderContext
 }
 
 /**
+ * A call's HTTP description, every member in the literal (`body` is set by `buildCall`): a member
+ * added later would give each call's object a hidden class of its own making. The dormant call
+ * (dormant-call.ts) makes its copy here too, so the two share one hidden class by construction.
+ */
+export function createHttpCall(url: string, provider: string, requestId: string): HttpCall {
+  return { method: 'POST', url, headers: {}, body: undefined, provider, requestId };
+}
+
+/**
  * Resolves one call. `request` is the call's own object (the boundary's parsed copy, or the
  * router's request built for this call): its request id is set here, once, and it is not copied.
  */
@@ -142,16 +151,7 @@ export function setup(
   assertConfigured(runtime, options.headers);
   const requestId = (request.requestId ??= createRequestId());
   const model = wire ?? checkedWireModel(runtime, request);
-  // Every member the call gets is in the literal (`body` is set by `buildCall`): a member added
-  // later would give each call's object a hidden class of its own making (see dormant-call.ts).
-  const call: HttpCall = {
-    method: 'POST',
-    url: baseURL,
-    headers: {},
-    body: undefined,
-    provider: definition.name,
-    requestId,
-  };
+  const call = createHttpCall(baseURL, definition.name, requestId);
   const context = new CallContext(
     runtime,
     requestId,

@@ -23,10 +23,9 @@ import { EventStream } from '../../core/event-stream.ts';
 import { createRequestId } from '../../core/ids.ts';
 import { userText } from '../../core/transcript.ts';
 import { StreamBuilder } from '../../core/stream-builder.ts';
-import type { HttpCall } from '../../transport/http.ts';
 import { LightBody, LightResponse } from '../../transport/light-response.ts';
 import { SseDecoder } from '../../transport/sse.ts';
-import { CallContext } from './call-setup.ts';
+import { CallContext, createHttpCall } from './call-setup.ts';
 import { linkedController } from './http-exchange.ts';
 import type { ProviderDefinition } from './definition.ts';
 import type { HttpRuntime } from './http-runtime.ts';
@@ -49,14 +48,7 @@ export function createDormantCall(runtime: HttpRuntime): readonly object[] {
     const controller = new AbortController();
     const attemptController = linkedController(controller.signal);
     const stream = new EventStream<StreamEvent, CanonicalResponse>(ignore);
-    const call: HttpCall = {
-      method: 'POST',
-      url: runtime.baseURL,
-      headers: {},
-      body: undefined,
-      provider: definition.name,
-      requestId,
-    };
+    const call = createHttpCall(runtime.baseURL, definition.name, requestId);
     const context = new CallContext(
       runtime,
       requestId,
