@@ -12,99 +12,28 @@
  * Run: `cd bench && npm install && node gateway-portkey.ts` (WARMUP, SEQUENTIAL, SECONDS, RATES, STREAMED,
  * CONCURRENT override the sizes).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
-import { codecs } from '../src/codecs/index.ts';
-import { serializeFrame } from '../src/codecs/frames.ts';
-import type { StreamEvent } from '../src/core/events.ts';
-import { createRequestId } from '../src/core/ids.ts';
-import { decodeSseText } from '../src/transport/sse.ts';
-import type { CanonicalResponse } from '../src/core/request.ts';
+import {
+  type Child,
+  chatStreamText,
+  cpuMicros,
+  expectedText,
+  here,
+  longTokens,
+  peakRss,
+  startChild,
+  startUpstream,
+  tokens,
+} from './gateway-rig.ts';
 
-const here = dirname(fileURLToPath(import.meta.url));
 const sequential = Number(process.env.SEQUENTIAL ?? 1000);
 const seconds = Number(process.env.SECONDS ?? 2);
 const rates = (process.env.RATES ?? '500,1000').split(',').map(Number);
-const tokens = 10;
-const longTokens = 110;
 const concurrent = Number(process.env.CONCURRENT ?? 1000);
-const expectedText = Array.from({ length: tokens }, (_, index) => `word${index} `).join('');
-
-/** The mock upstream's two bodies, encoded once by the production Chat codec. */
-function upstreamBodies(count = tokens): { whole: string; stream: string } {
-  const words = Array.from({ length: count }, (_, index) => `word${index} `);
-  const response: CanonicalResponse = {
-    requestId: createRequestId(),
-    model: 'gpt-4.1-mini',
-    provider: 'openai',
-    content: [{ type: 'text', text: words.join('') }],
-    finishReason: 'completed',
-    usage: { input: 12, cacheRead: 0, cacheWrite: 0, output: count, reasoning: 0 },
-    latencyMs: 0,
-  };
-  const codec = codecs['openai-chat'];
-  const encoder = codec.createStreamEncoder({ model: 'gpt-4.1-mini', streamUsage: true });
-  const events: StreamEvent[] = [
-    { type: 'message-start', requestId: response.requestId, model: 'gpt-4.1-mini', provider: 'openai' },
-    { type: 'text-start', index: 0 },
-    ...words.map((delta): StreamEvent => ({ type: 'text-delta', index: 0, delta })),
-    { type: 'text-end', index: 0 },
-    { type: 'finish', response },
-  ];
-  const stream = events
-    .flatMap((event) => encoder.event(event))
-    .map(serializeFrame)
-    .join('');
-  return { whole: JSON.stringify(codec.encodeResponse(response, { model: 'gpt-4.1-mini' })), stream };
-}
-
-async function startUpstream(): Promise<{ url: string; stream: string; longStream: string; close(): void }> {
-  const bodies = upstreamBodies();
-  // A request asking for 1,000 output tokens gets the long stream (the per-token CPU rows).
-  const long = upstreamBodies(longTokens);
-  const server = createServer((incoming, outgoing) => {
-    let text = '';
-    incoming.setEncoding('utf8');
-    incoming.on('data', (chunk: string) => (text += chunk));
-    incoming.on('end', () => {
-      const streamed = text.includes('"stream":true');
-      outgoing.writeHead(200, { 'content-type': streamed ? 'text/event-stream' : 'application/json' });
-      const chosen = /"max_(completion_)?tokens":1000\b/.test(text) ? long : bodies;
-      outgoing.end(streamed ? chosen.stream : chosen.whole);
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    stream: bodies.stream,
-    longStream: long.stream,
-    close: () => server.close(),
-  };
-}
-
-/** The text of an OpenAI Chat stream, or undefined unless it ends with a `stop` finish and `[DONE]`. */
-function chatStreamText(body: string): string | undefined {
-  let text = '';
-  let finish: unknown;
-  const events = decodeSseText(body);
-  if (events.at(-1)?.data !== '[DONE]') return undefined;
-  for (const { data } of events.slice(0, -1)) {
-    const chunk = JSON.parse(data) as {
-      choices?: Array<{ delta?: { content?: string }; finish_reason?: unknown }>;
-    };
-    const choice = chunk.choices?.[0];
-    text += choice?.delta?.content ?? '';
-    finish = choice?.finish_reason ?? finish;
-  }
-  return finish === 'stop' ? text : undefined;
-}
 
 /** CPU µs per call to decode the upstream stream in-process: SSE framing plus one JSON.parse per event. */
 function parseFloor(stream: string): number {
@@ -137,35 +66,6 @@ async function concurrentStreams(target: Target): Promise<{ exact: number; faile
   return { exact, failed: concurrent - exact, ms };
 }
 
-interface Child {
-  url: string;
-  process: ChildProcess;
-}
-
-function waitForLine(child: ChildProcess, pattern: RegExp): Promise<RegExpMatchArray> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    const timer = setTimeout(() => reject(new Error(`no ${pattern} in ${text}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      text += chunk.toString();
-      const match = text.match(pattern);
-      if (match === null) return;
-      clearTimeout(timer);
-      child.stdout!.off('data', onData);
-      resolve(match);
-    };
-    child.stdout!.on('data', onData);
-  });
-}
-
-async function startChild(script: string, upstream: string): Promise<Child> {
-  const child = spawn(process.execPath, [join(here, script), upstream], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const [, url] = await waitForLine(child, /(http:\/\/127\.0\.0\.1:\d+)\n/);
-  return { url: url!, process: child };
-}
-
 async function startPortkey(): Promise<Child> {
   const root = join(here, 'node_modules/@portkey-ai/gateway');
   const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
@@ -186,17 +86,6 @@ async function startPortkey(): Promise<Child> {
     }
   }
   throw new Error('portkey did not start');
-}
-
-/** CPU time (µs) of a process, from /proc (user + system, clock ticks of 10 ms → coarse; use long runs). */
-function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
-
-function peakRss(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmHWM:\s+(\d+) kB/);
-  return Number(line?.[1] ?? 0) / 1024;
 }
 
 interface Target {
@@ -273,19 +162,27 @@ async function load(
   return { first, end };
 }
 
-/** Sequential calls, the contenders interleaved in rounds of 50 so a change in machine load hits them alike. */
+/**
+ * Sequential calls, the contenders interleaved in rounds of 200 so a change in machine load hits
+ * them alike. Each round starts with 100 calls that are not counted: on this VM a process that sat
+ * idle while the others ran answers its next ~150 sequential calls up to ~1.5× slower, the bare
+ * proxy as much as the gateways (`IDLE_MS=1400 node gateway-warmup.ts` shows it), and a sequential
+ * client calling back to back never leaves it idle.
+ */
 async function sequentialRounds(
   targets: Target[],
   stream: boolean,
 ): Promise<Array<{ first: number[]; end: number[] }>> {
   const results = targets.map(() => ({ first: [] as number[], end: [] as number[] }));
-  for (let done = 0; done < sequential; done += 50)
-    for (const [index, target] of targets.entries())
-      for (let step = 0; step < Math.min(50, sequential - done); step++) {
+  for (let done = 0; done < sequential; done += 200)
+    for (const [index, target] of targets.entries()) {
+      for (let step = 0; step < 100; step++) await call(target, stream);
+      for (let step = 0; step < Math.min(200, sequential - done); step++) {
         const timing = await call(target, stream);
         results[index]!.first.push(timing.first);
         results[index]!.end.push(timing.end);
       }
+    }
   return results;
 }
 
@@ -330,10 +227,32 @@ async function main(): Promise<void> {
       body: chatBody,
     },
   ];
-  // Steady state, as a long-running gateway is: every contender's code warm (JIT-compiled) first.
-  const warmup = Number(process.env.WARMUP ?? 1000);
-  for (const target of targets)
-    for (let index = 0; index < warmup; index++) await call(target, index % 2 === 0);
+  const cross: Target = {
+    name: 'switchyard anthropic←openai',
+    url: switchyard.url,
+    path: '/v1/messages',
+    headers: { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
+    body: (stream) =>
+      JSON.stringify({
+        model: 'bench-model',
+        max_tokens: 64,
+        stream,
+        messages: [{ role: 'user', content: 'Hello' }],
+      }),
+  };
+  // Steady state, as a long-running gateway is. V8 keeps tiering a server's once-per-request code up
+  // to optimized code for thousands of requests (`node gateway-warmup.ts` prints the curve: p50 and CPU
+  // per call fall for ~8,000 calls), so each contender first serves `warmup` calls, half streamed,
+  // 8 at a time (Portkey holds every stream ~25 ms), then 200 sequential ones.
+  const warmup = Number(process.env.WARMUP ?? 10_000);
+  for (const target of [...targets, cross])
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, lane) => {
+        for (let index = lane; index < warmup; index += 8) await call(target, index % 2 === 0);
+      }),
+    );
+  for (const target of [...targets, cross])
+    for (let index = 0; index < 200; index++) await call(target, index % 2 === 0);
   console.log(
     'added latency over calling the upstream directly (ms), p50 / p99; ratio = switchyard added ÷ portkey added; floor = a bare Node proxy (gateway-floor-server.ts)',
   );
@@ -362,19 +281,6 @@ async function main(): Promise<void> {
     }
   }
   const streamed = Number(process.env.STREAMED ?? 2000);
-  const cross: Target = {
-    name: 'switchyard anthropic←openai',
-    url: switchyard.url,
-    path: '/v1/messages',
-    headers: { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
-    body: (stream) =>
-      JSON.stringify({
-        model: 'bench-model',
-        max_tokens: 64,
-        stream,
-        messages: [{ role: 'user', content: 'Hello' }],
-      }),
-  };
   // CPU per streamed call (10 tokens) and per extra token (the slope from 10 to 110 tokens), in rounds.
   const longer = (target: Target): Target => ({
     ...target,

@@ -1,0 +1,150 @@
+/**
+ * The rig the gateway benchmarks share: a mock OpenAI Chat upstream whose bodies the production
+ * codec writes, contenders started as child processes, and /proc probes of their CPU and memory.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { codecs } from '../src/codecs/index.ts';
+import { serializeFrame } from '../src/codecs/frames.ts';
+import type { StreamEvent } from '../src/core/events.ts';
+import { createRequestId } from '../src/core/ids.ts';
+import { decodeSseText } from '../src/transport/sse.ts';
+import type { CanonicalResponse } from '../src/core/request.ts';
+
+export const here = dirname(fileURLToPath(import.meta.url));
+/** Tokens in the upstream's everyday reply, and in its long one (a request for 1,000 output tokens). */
+export const tokens = 10;
+export const longTokens = 110;
+export const expectedText = Array.from({ length: tokens }, (_, index) => `word${index} `).join('');
+
+/** The mock upstream's two bodies, encoded once by the production Chat codec. */
+export function upstreamBodies(count = tokens): { whole: string; stream: string } {
+  const words = Array.from({ length: count }, (_, index) => `word${index} `);
+  const response: CanonicalResponse = {
+    requestId: createRequestId(),
+    model: 'gpt-4.1-mini',
+    provider: 'openai',
+    content: [{ type: 'text', text: words.join('') }],
+    finishReason: 'completed',
+    usage: { input: 12, cacheRead: 0, cacheWrite: 0, output: count, reasoning: 0 },
+    latencyMs: 0,
+  };
+  const codec = codecs['openai-chat'];
+  const encoder = codec.createStreamEncoder({ model: 'gpt-4.1-mini', streamUsage: true });
+  const events: StreamEvent[] = [
+    { type: 'message-start', requestId: response.requestId, model: 'gpt-4.1-mini', provider: 'openai' },
+    { type: 'text-start', index: 0 },
+    ...words.map((delta): StreamEvent => ({ type: 'text-delta', index: 0, delta })),
+    { type: 'text-end', index: 0 },
+    { type: 'finish', response },
+  ];
+  const stream = events
+    .flatMap((event) => encoder.event(event))
+    .map(serializeFrame)
+    .join('');
+  return { whole: JSON.stringify(codec.encodeResponse(response, { model: 'gpt-4.1-mini' })), stream };
+}
+
+export async function startUpstream(): Promise<{
+  url: string;
+  stream: string;
+  longStream: string;
+  close(): void;
+}> {
+  const bodies = upstreamBodies();
+  // A request asking for 1,000 output tokens gets the long stream (the per-token CPU rows).
+  const long = upstreamBodies(longTokens);
+  const server = createServer((incoming, outgoing) => {
+    let text = '';
+    incoming.setEncoding('utf8');
+    incoming.on('data', (chunk: string) => (text += chunk));
+    incoming.on('end', () => {
+      const streamed = text.includes('"stream":true');
+      outgoing.writeHead(200, { 'content-type': streamed ? 'text/event-stream' : 'application/json' });
+      const chosen = /"max_(completion_)?tokens":1000\b/.test(text) ? long : bodies;
+      outgoing.end(streamed ? chosen.stream : chosen.whole);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    stream: bodies.stream,
+    longStream: long.stream,
+    close: () => server.close(),
+  };
+}
+
+/** The text of an OpenAI Chat stream, or undefined unless it ends with a `stop` finish and `[DONE]`. */
+export function chatStreamText(body: string): string | undefined {
+  let text = '';
+  let finish: unknown;
+  const events = decodeSseText(body);
+  if (events.at(-1)?.data !== '[DONE]') return undefined;
+  for (const { data } of events.slice(0, -1)) {
+    const chunk = JSON.parse(data) as {
+      choices?: Array<{ delta?: { content?: string }; finish_reason?: unknown }>;
+    };
+    const choice = chunk.choices?.[0];
+    text += choice?.delta?.content ?? '';
+    finish = choice?.finish_reason ?? finish;
+  }
+  return finish === 'stop' ? text : undefined;
+}
+
+export interface Child {
+  url: string;
+  process: ChildProcess;
+}
+
+export function waitForLine(child: ChildProcess, pattern: RegExp): Promise<RegExpMatchArray> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const timer = setTimeout(() => reject(new Error(`no ${pattern} in ${text}`)), 60_000);
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString();
+      const match = text.match(pattern);
+      if (match === null) return;
+      clearTimeout(timer);
+      child.stdout!.off('data', onData);
+      resolve(match);
+    };
+    child.stdout!.on('data', onData);
+  });
+}
+
+export async function startChild(script: string, upstream: string): Promise<Child> {
+  const child = spawn(process.execPath, [join(here, script), upstream], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const [, url] = await waitForLine(child, /(http:\/\/127\.0\.0\.1:\d+)\n/);
+  return { url: url!, process: child };
+}
+
+/** CPU time (µs) of a process, from /proc (user + system, clock ticks of 10 ms → coarse; use long runs). */
+export function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+export function peakRss(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmHWM:\s+(\d+) kB/);
+  return Number(line?.[1] ?? 0) / 1024;
+}
+
+/** CPU time (µs) of a process, summed over its threads from /proc schedstat (ns resolution). */
+export function threadCpuMicros(pid: number): number {
+  let nanoseconds = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      nanoseconds += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return nanoseconds / 1000;
+}
