@@ -10,7 +10,8 @@
  *   an idle pause of IDLE_MS; the p50 per position (in steps of 25) in the round: how long a process
  *   that sat idle stays slower once calls resume.
  *
- * Run: `cd bench && node gateway-warmup.ts` (BLOCKS, ROUNDS, WARMUP, IDLE_MS override the sizes).
+ * Run: `cd bench && node gateway-warmup.ts` (BLOCKS, ROUNDS, WARMUP, IDLE_MS override the sizes;
+ * STREAMED=1 makes the rounds after an idle pause streamed calls).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
@@ -20,6 +21,7 @@ const blocks = Number(process.env.BLOCKS ?? 12);
 const rounds = Number(process.env.ROUNDS ?? 10);
 const warmup = Number(process.env.WARMUP ?? 10_000);
 const idleMs = Number(process.env.IDLE_MS ?? 0);
+const streamed = process.env.STREAMED === '1';
 const dispatcher = new Agent({ connections: 8 });
 
 const chatBody = (stream: boolean) =>
@@ -80,7 +82,7 @@ async function afterIdle(contenders: Array<[string, Child]>): Promise<void> {
     for (let round = 0; round < rounds; round++) {
       await sleep(idleMs);
       for (let index = 0; index < 300; index++)
-        positions[Math.floor(index / 25)]!.push(await call(child.url, false));
+        positions[Math.floor(index / 25)]!.push(await call(child.url, streamed));
     }
     console.log(`${name.padEnd(12)} ${positions.map((times) => ms(median(times))).join(' ')}`);
   }
