@@ -21,6 +21,18 @@ export function unauthorized(message = 'invalid or missing gateway key'): Gatewa
   return new GatewayError({ status: 401, errorClass: 'auth', message });
 }
 
+/**
+ * The client closed its connection before its request ended: 499 (nginx's "client closed
+ * request") in the access log and metrics; no reply reaches it.
+ */
+export function clientClosed(): GatewayError {
+  return new GatewayError({
+    status: 499,
+    errorClass: 'cancelled',
+    message: 'the client closed the connection before its request ended',
+  });
+}
+
 function upstreamStatus(status: number | undefined, fallback: number): number {
   return status !== undefined && status >= 500 && status <= 599 ? status : fallback;
 }

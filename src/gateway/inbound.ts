@@ -5,7 +5,7 @@
  * /proc CPU time per call); otherwise from the web `Request`.
  */
 import type { IncomingMessage } from 'node:http';
-import { GatewayError } from './errors.ts';
+import { clientClosed, GatewayError } from './errors.ts';
 
 /** A header of Node's request (lower-case `name`), repeated values joined as `Headers.get` joins them. */
 export function nodeHeader(incoming: IncomingMessage, name: string): string | undefined {
@@ -43,7 +43,7 @@ export async function readJson(
   if (Number(length ?? '0') > limit) throw tooLarge(limit);
   let bytes: Buffer;
   if (incoming !== undefined && !incoming.readableDidRead) bytes = await readIncoming(incoming, limit);
-  else if (request !== undefined) bytes = await readRequest(request, limit, length !== undefined);
+  else if (request !== undefined) bytes = await readRequest(request, limit, length !== undefined, incoming);
   else throw new Error('the request body was read before the gateway read it');
   let text = bytes.toString('utf8');
   // A byte-order mark is not JSON; TextDecoder drops it, so clients send it.
@@ -62,8 +62,7 @@ export async function readJson(
 /** Node's request body, counted chunk by chunk; a client that leaves first rejects. */
 function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer> {
   // Gone already: no event would settle the read.
-  if (incoming.destroyed || incoming.errored !== null)
-    return Promise.reject(new Error('the client closed the connection before its request ended'));
+  if (incoming.destroyed || incoming.errored !== null) return Promise.reject(clientClosed());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -80,17 +79,36 @@ function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer>
     };
     incoming.on('data', onData);
     incoming.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
-    incoming.once('error', reject);
+    // An aborted request is its client leaving (Node emits `aborted`/`error` with ECONNRESET).
+    incoming.once('error', () => reject(clientClosed()));
     // `close` follows `end` on every request: the error (and its stack, ~30 µs) only when the body did not end.
     incoming.once('close', () => {
-      if (!incoming.readableEnded)
-        reject(new Error('the client closed the connection before its request ended'));
+      if (!incoming.readableEnded) reject(clientClosed());
     });
   });
 }
 
-/** A web `Request`'s body: whole when its length is declared, else counted chunk by chunk. */
-async function readRequest(request: Request, limit: number, declared: boolean): Promise<Buffer> {
+/**
+ * A web `Request`'s body: whole when its length is declared, else counted chunk by chunk. A read
+ * that fails because the client left (its Node request destroyed, or the `Request`'s signal
+ * aborted) is the client's 499, not a gateway error.
+ */
+async function readRequest(
+  request: Request,
+  limit: number,
+  declared: boolean,
+  incoming: IncomingMessage | undefined,
+): Promise<Buffer> {
+  try {
+    return await readRequestBody(request, limit, declared);
+  } catch (error) {
+    if (error instanceof GatewayError) throw error;
+    if (request.signal.aborted || incoming?.destroyed === true) throw clientClosed();
+    throw error;
+  }
+}
+
+async function readRequestBody(request: Request, limit: number, declared: boolean): Promise<Buffer> {
   if (declared) {
     const bytes = Buffer.from(await request.arrayBuffer());
     if (bytes.byteLength > limit) throw tooLarge(limit);

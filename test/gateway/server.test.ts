@@ -320,6 +320,30 @@ describe('operations', () => {
     await expect.poll(() => harness.accessLog.at(-1)?.status).toBe(499);
   });
 
+  it.each([
+    ['/v1/chat/completions', 'served from Node'],
+    ['/v1beta/models/up-chat:generateContent', 'served through Hono'],
+  ])(
+    'a client that leaves in the middle of its request body to %s (%s) is logged 499 cancelled, not a gateway error',
+    async (path) => {
+      const { port } = new URL(harness.server.url);
+      const socket = connect(Number(port), '127.0.0.1');
+      const before = harness.accessLog.length;
+      await new Promise((resolve) => socket.once('connect', resolve));
+      // Declares 1,000 bytes, sends 12, then goes.
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nauthorization: Bearer ops-key-2\r\nx-goog-api-key: ops-key-2\r\ncontent-length: 1000\r\n\r\n{"model": "u`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      socket.destroy();
+      await expect.poll(() => harness.accessLog.length).toBe(before + 1);
+      expect(harness.accessLog.at(-1)).toMatchObject({ status: 499, errorClass: 'cancelled' });
+      // The gateway is still serving.
+      harness.emulator.enqueue(hello());
+      expect((await post('/v1/chat/completions', chatBody())).status).toBe(200);
+    },
+  );
+
   it('x-request-id is echoed (or generated), x-switchyard-overhead-ms is on every non-streamed reply, the access log has no content', async () => {
     harness.emulator.enqueue(hello('secret prompt answer'));
     const response = await post('/v1/chat/completions', chatBody(), { 'x-request-id': 'trace-123' });
