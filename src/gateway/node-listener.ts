@@ -1,7 +1,7 @@
 /**
- * The request listener of the gateway's own HTTP server. The generation routes at a fixed path
- * (Chat Completions, Responses, Messages; a query string sends the request the general way) are
- * served straight from Node's request and response; every other request goes to the Hono app
+ * The request listener of the gateway's own HTTP server. The generation routes (Chat Completions,
+ * Responses, Messages at their exact paths, without a query string; Gemini's `generateContent` and
+ * `streamGenerateContent`) are served straight from Node's request and response; every other request goes to the Hono app
  * through @hono/node-server. Why: that adaptation — a web `Request` over Node's request, Hono's
  * context and dispatch, a web `Response` taken apart again — was ~20 µs of CPU and ~2 KB of garbage
  * per call on the gateway's hottest path (bench/gateway-portkey.ts; /proc CPU per call and
@@ -14,7 +14,7 @@ import { getRequestListener } from '@hono/node-server';
 import type { ProtocolName } from '../codecs/types.ts';
 import { type Caller, refusalOf, requestIdFrom } from './caller.ts';
 import { toWireError } from './errors.ts';
-import { serveGeneration } from './generate.ts';
+import { type GenerationCall, serveGeneration } from './generate.ts';
 import { nodeHeader } from './inbound.ts';
 import { errorReply, type Reply, sentReply, writeReply } from './reply.ts';
 import type { GatewayState } from './state.ts';
@@ -29,22 +29,62 @@ const directRoutes = new Map<string, ProtocolName>([
   ['/v1/messages', 'anthropic-messages'],
 ]);
 
-/** The listener: {@link directRoutes} served here, the rest by `fetch` (the Hono app). */
+/**
+ * A Gemini generation path, as the Hono app routes it (`/v1beta/models/:action` or `/v1/models/:action`,
+ * the action `{model}:{method}` once decoded), with an optional query (`alt=sse`, `key=`).
+ */
+const geminiPath = /^\/(?:v1beta|v1)\/models\/([^/?]+)(?:\?(.*))?$/;
+const geminiAction = /^(.+):(generateContent|streamGenerateContent)$/;
+
+/** What a directly served request adds to its call: the Gemini model and mode from its path. */
+type Route = Pick<GenerationCall, 'protocol' | 'path' | 'decodeContext' | 'jsonArray'> & {
+  query?: URLSearchParams;
+};
+
+/** The directly served route of a request, or undefined for the general way. */
+function directRoute(incoming: IncomingMessage): Route | undefined {
+  if (incoming.method !== 'POST') return undefined;
+  const url = incoming.url ?? '';
+  const protocol = directRoutes.get(url);
+  if (protocol !== undefined) return { protocol, path: url };
+  const gemini = geminiPath.exec(url);
+  if (gemini === null) return undefined;
+  let action: string;
+  try {
+    action = decodeURIComponent(gemini[1]!);
+  } catch {
+    return undefined;
+  }
+  const match = geminiAction.exec(action);
+  if (match === null) return undefined;
+  const query = new URLSearchParams(gemini[2] ?? '');
+  const stream = match[2] === 'streamGenerateContent';
+  return {
+    protocol: 'gemini',
+    path: gemini[2] === undefined ? url : url.slice(0, url.indexOf('?')),
+    decodeContext: { model: match[1]!, stream },
+    jsonArray: stream && query.get('alt') !== 'sse',
+    query,
+  };
+}
+
+/** The listener: {@link directRoutes} and Gemini's generation served here, the rest by `fetch` (the Hono app). */
 export function createNodeListener(state: GatewayState, fetch: Fetch, hostname: string): Listener {
   const general = getRequestListener(fetch, { hostname });
   return (incoming, outgoing) => {
-    const protocol = incoming.method === 'POST' ? directRoutes.get(incoming.url ?? '') : undefined;
-    if (protocol === undefined) void general(incoming, outgoing);
-    else serveDirect(state, protocol, incoming, outgoing);
+    const route = directRoute(incoming);
+    if (route === undefined) void general(incoming, outgoing);
+    else serveDirect(state, route, incoming, outgoing);
   };
 }
 
 function serveDirect(
   state: GatewayState,
-  protocol: ProtocolName,
+  route: Route,
   incoming: IncomingMessage,
   outgoing: ServerResponse,
 ): void {
+  const { protocol, query } = route;
   const header = (name: string) => nodeHeader(incoming, name);
   const caller: Caller = { requestId: requestIdFrom(header('x-request-id')), key: undefined };
   const send = (reply: Reply) => {
@@ -53,15 +93,17 @@ function serveDirect(
     if (reply !== sentReply && !incoming.complete && !smallBody(incoming)) reply.headers.connection = 'close';
     safely(outgoing, () => writeReply(outgoing, reply));
   };
-  // A `?key=` query never reaches here: a path with a query goes the general way.
-  const refusal = refusalOf(state, caller, header, () => undefined);
+  const refusal = refusalOf(state, caller, header, () => query?.get('key') ?? undefined);
   if (refusal !== undefined) {
     send(errorReply(protocol, refusal, caller.requestId));
     return;
   }
-  const call = {
+  const call: GenerationCall = {
     protocol,
-    path: incoming.url!,
+    path: route.path,
+    ...(route.decodeContext === undefined
+      ? {}
+      : { decodeContext: route.decodeContext, jsonArray: route.jsonArray }),
     requestId: caller.requestId,
     key: caller.key,
     incoming,

@@ -214,6 +214,50 @@ describe('keys', () => {
     expect(get.status).toBe(404);
   });
 
+  it('the Gemini generation routes answer alike served directly by the gateway’s server and through its Hono app', async () => {
+    const geminiBody = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] });
+    const viaApp = (path: string, headers: Record<string, string> = {}) =>
+      harness.app.request(path, { method: 'POST', body: geminiBody, headers });
+    const viaServer = (path: string, headers: Record<string, string> = {}) =>
+      fetch(`${harness.server.url}${path}`, { method: 'POST', body: geminiBody, headers });
+    const textOf = (body: unknown) =>
+      (body as { candidates: { content: { parts: { text: string }[] } }[] }).candidates[0]!.content.parts[0]!
+        .text;
+    for (const send of [viaApp, viaServer]) {
+      const refused = await send('/v1beta/models/up-gemini:generateContent?key=nope', {
+        'x-request-id': 'g-1',
+      });
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('x-request-id')).toBe('g-1');
+      expect(((await refused.json()) as { error: { status: string } }).error.status).toBe('UNAUTHENTICATED');
+      harness.emulator.enqueue(hello('by query'));
+      const whole = await send('/v1beta/models/up-gemini:generateContent?key=team-key-1');
+      expect(whole.status).toBe(200);
+      expect(textOf(await whole.json())).toBe('by query');
+      // The API version is the client's; the model may be percent-encoded.
+      harness.emulator.enqueue(hello('v1, by header'));
+      const v1 = await send('/v1/models/up%2Dgemini:generateContent', { 'x-goog-api-key': 'team-key-1' });
+      expect(textOf(await v1.json())).toBe('v1, by header');
+      harness.emulator.enqueue(hello('as SSE'));
+      const sse = await send('/v1beta/models/up-gemini:streamGenerateContent?alt=sse&key=team-key-1');
+      expect(sse.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const events = (await sse.text()).split('\n\n').filter((frame) => frame.startsWith('data: '));
+      expect(
+        events
+          .map((frame) => JSON.parse(frame.slice(6)) as unknown)
+          .map(textOf)
+          .join(''),
+      ).toBe('as SSE');
+      harness.emulator.enqueue(hello('as an array'));
+      const array = await send('/v1beta/models/up-gemini:streamGenerateContent?key=team-key-1');
+      expect(array.headers.get('content-type')).toBe('application/json');
+      expect(((await array.json()) as unknown[]).map(textOf).join('')).toBe('as an array');
+      const unknown = await send('/v1beta/models/up-gemini:embedContent?key=team-key-1');
+      expect(unknown.status).toBe(404);
+      expect(((await unknown.json()) as { error: { message: string } }).error.message).toBe('unknown method');
+    }
+  });
+
   it('a refusal sent before the request body arrived closes the connection instead of reading the rest', async () => {
     const { port } = new URL(harness.server.url);
     const socket = connect(Number(port), '127.0.0.1');
