@@ -30,7 +30,12 @@ const calls = Number(process.env.FIXED_CALLS ?? 300);
 const rounds = Number(process.env.FIXED_ROUNDS ?? 21);
 /** The goals of issue #20, µs per call. */
 const goals = { adapter: 100, frontdoor: 20 };
-const warmup = Number(process.env.FIXED_WARMUP ?? 1500);
+/**
+ * Calls before the first round: V8 tiers code run once per call up to optimized code over thousands
+ * of calls (`cd bench && node gateway-warmup.ts` shows it for the gateway; here, with 1,500, the
+ * Gemini adapter's median above raw read 109–118 µs one hour and 50 µs with 10,000 the next).
+ */
+const warmup = Number(process.env.FIXED_WARMUP ?? 10_000);
 /**
  * `FIXED_GC=0`: no full GC before each batch. The default (a full GC first, so no batch pays for the
  * garbage of another) puts every batch in the heap state just after a full GC, where each call of
