@@ -134,29 +134,34 @@ function percentile(values: number[], p: number): number {
 }
 
 /** Sequential calls, or `rate` per second evenly spaced for `seconds`. */
+/**
+ * `rate` calls per second, evenly spaced, for `seconds`, after half a second at the same rate that
+ * is not counted (as the sequential rounds' lead-in: the calls after an idle pause run slower, and a
+ * gateway under a steady rate is not coming out of one).
+ */
 async function load(
   target: Target,
   stream: boolean,
-  rate?: number,
+  rate: number,
 ): Promise<{ first: number[]; end: number[] }> {
   const first: number[] = [];
   const end: number[] = [];
-  const record = (timing: { first: number; end: number }) => {
-    first.push(timing.first);
-    end.push(timing.end);
-  };
-  if (rate === undefined) {
-    for (let index = 0; index < sequential; index++) record(await call(target, stream));
-    return { first, end };
-  }
-  const count = rate * seconds;
+  const leadIn = Math.round(rate / 2);
+  const count = leadIn + rate * seconds;
   const interval = 1000 / rate;
   const start = performance.now();
   const pending: Promise<void>[] = [];
   for (let index = 0; index < count; index++) {
     const wait = start + index * interval - performance.now();
     if (wait > 1) await sleep(wait);
-    pending.push(call(target, stream).then(record));
+    const counted = index >= leadIn;
+    pending.push(
+      call(target, stream).then((timing) => {
+        if (!counted) return;
+        first.push(timing.first);
+        end.push(timing.end);
+      }),
+    );
   }
   await Promise.all(pending);
   return { first, end };
