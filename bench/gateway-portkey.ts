@@ -19,6 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import {
   type Child,
+  chatBody,
   chatStreamText,
   cpuMicros,
   expectedText,
@@ -105,13 +106,6 @@ const dispatcher = new Agent({
   keepAliveMaxTimeout: 2_000,
   pipelining: 1,
 });
-const chatBody = (stream: boolean) =>
-  JSON.stringify({
-    model: 'bench-model',
-    messages: [{ role: 'user', content: 'Hello' }],
-    max_tokens: 64,
-    stream,
-  });
 
 /** One call: milliseconds to the first body byte and to the end. */
 async function call(target: Target, stream: boolean): Promise<{ first: number; end: number }> {

@@ -21,6 +21,15 @@ export const tokens = 10;
 export const longTokens = 110;
 export const expectedText = Array.from({ length: tokens }, (_, index) => `word${index} `).join('');
 
+/** A client's OpenAI Chat request for `bench-model` (the contenders' alias of the upstream's model). */
+export const chatBody = (stream: boolean) =>
+  JSON.stringify({
+    model: 'bench-model',
+    messages: [{ role: 'user', content: 'Hello' }],
+    max_tokens: 64,
+    stream,
+  });
+
 /** The mock upstream's two bodies, encoded once by the production Chat codec. */
 export function upstreamBodies(count = tokens): { whole: string; stream: string } {
   const words = Array.from({ length: count }, (_, index) => `word${index} `);

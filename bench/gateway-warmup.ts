@@ -15,7 +15,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
-import { type Child, startChild, startUpstream, threadCpuMicros } from './gateway-rig.ts';
+import { type Child, chatBody, startChild, startUpstream, threadCpuMicros } from './gateway-rig.ts';
 
 const blocks = Number(process.env.BLOCKS ?? 12);
 const rounds = Number(process.env.ROUNDS ?? 10);
@@ -23,14 +23,6 @@ const warmup = Number(process.env.WARMUP ?? 10_000);
 const idleMs = Number(process.env.IDLE_MS ?? 0);
 const streamed = process.env.STREAMED === '1';
 const dispatcher = new Agent({ connections: 8 });
-
-const chatBody = (stream: boolean) =>
-  JSON.stringify({
-    model: 'bench-model',
-    messages: [{ role: 'user', content: 'Hello' }],
-    max_tokens: 64,
-    stream,
-  });
 
 /** One call's milliseconds, to the end of the body. */
 async function call(url: string, stream: boolean): Promise<number> {
