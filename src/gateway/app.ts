@@ -150,7 +150,8 @@ export function createApp(state: GatewayState): Hono<Env> {
     guarded((c, caller) => json(c, caller, geminiModels(state)), 'gemini'),
   );
   const gemini: Handler = (c, caller) => {
-    const match = geminiPath.exec(decodeURIComponent(c.req.param('action') ?? ''));
+    // Hono's path parameter is already decoded (once, as the gateway's own server decodes it).
+    const match = geminiPath.exec(c.req.param('action') ?? '');
     if (match === null)
       return errorResponse(
         'gemini',

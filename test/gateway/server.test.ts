@@ -252,6 +252,14 @@ describe('keys', () => {
       const array = await send('/v1beta/models/up-gemini:streamGenerateContent?key=team-key-1');
       expect(array.headers.get('content-type')).toBe('application/json');
       expect(((await array.json()) as unknown[]).map(textOf).join('')).toBe('as an array');
+      // Decoded once on both ways (`%2541` is `%41`, not `A`); a malformed escape is an unknown model, not a 500.
+      for (const model of ['m%2541', 'm%zz']) {
+        const odd = await send(`/v1beta/models/${model}:generateContent?key=ops-key-2`);
+        expect(odd.status).toBe(404);
+        expect(((await odd.json()) as { error: { message: string } }).error.message).toContain(
+          `unknown model "${model === 'm%2541' ? 'm%41' : 'm%zz'}"`,
+        );
+      }
       const unknown = await send('/v1beta/models/up-gemini:embedContent?key=team-key-1');
       expect(unknown.status).toBe(404);
       expect(((await unknown.json()) as { error: { message: string } }).error.message).toBe('unknown method');
@@ -366,7 +374,7 @@ describe('operations', () => {
 
   it.each([
     ['/v1/chat/completions', 'served from Node'],
-    ['/v1beta/models/up-chat:generateContent', 'served through Hono'],
+    ['/v1/chat/completions?trace=1', 'routed by the Hono app, read from Node’s request'],
   ])(
     'a client that leaves in the middle of its request body to %s (%s) is logged 499 cancelled, not a gateway error',
     async (path) => {
@@ -387,6 +395,30 @@ describe('operations', () => {
       expect((await post('/v1/chat/completions', chatBody())).status).toBe(200);
     },
   );
+
+  it('served by the Hono app from a web Request (no Node request: another runtime), a body that fails because its client left is logged 499 cancelled', async () => {
+    const before = harness.accessLog.length;
+    const controller = new AbortController();
+    // The runtime aborts the request's signal when the client goes, and its body fails.
+    const body = new ReadableStream<Uint8Array>({
+      start(stream) {
+        stream.enqueue(new TextEncoder().encode('{"model": "u'));
+      },
+      pull(stream) {
+        controller.abort();
+        stream.error(new Error('connection reset'));
+      },
+    });
+    await harness.app.request('/v1/chat/completions', {
+      method: 'POST',
+      body,
+      duplex: 'half',
+      signal: controller.signal,
+      headers: { 'content-type': 'application/json', authorization: 'Bearer ops-key-2' },
+    } as RequestInit);
+    await expect.poll(() => harness.accessLog.length).toBe(before + 1);
+    expect(harness.accessLog.at(-1)).toMatchObject({ status: 499, errorClass: 'cancelled' });
+  });
 
   it('x-request-id is echoed (or generated), x-switchyard-overhead-ms is on every non-streamed reply, the access log has no content', async () => {
     harness.emulator.enqueue(hello('secret prompt answer'));
