@@ -33,7 +33,8 @@ const goals = { adapter: 100, frontdoor: 20 };
 /**
  * Calls before the first round: V8 tiers code run once per call up to optimized code over thousands
  * of calls (`cd bench && node gateway-warmup.ts` shows it for the gateway; here, with 1,500, the
- * Gemini adapter's median above raw read 109–118 µs one hour and 50 µs with 10,000 the next).
+ * Gemini adapter's median above raw read 109–118 µs in two runs one hour and 50–101 µs in two runs
+ * with 10,000 the next).
  */
 const warmup = Number(process.env.FIXED_WARMUP ?? 10_000);
 /**

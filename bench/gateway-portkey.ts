@@ -33,7 +33,10 @@ import {
 
 const sequential = Number(process.env.SEQUENTIAL ?? 1000);
 const seconds = Number(process.env.SECONDS ?? 2);
-const rates = (process.env.RATES ?? '500,1000').split(',').filter(Boolean).map(Number);
+const rates = (process.env.RATES ?? '500,1000')
+  .split(',')
+  .map(Number)
+  .filter((rate) => rate > 0);
 const concurrent = Number(process.env.CONCURRENT ?? 1000);
 
 /** CPU µs per call to decode the upstream stream in-process: SSE framing plus one JSON.parse per event. */
@@ -127,7 +130,6 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
-/** Sequential calls, or `rate` per second evenly spaced for `seconds`. */
 /**
  * `rate` calls per second, evenly spaced, for `seconds`, after half a second at the same rate that
  * is not counted (as the sequential rounds' lead-in: the calls after an idle pause run slower, and a
@@ -164,9 +166,10 @@ async function load(
 /**
  * Sequential calls, the contenders interleaved in rounds of 200 so a change in machine load hits
  * them alike. Each round starts with 100 calls that are not counted: on this VM a process that sat
- * idle while the others ran answers its next ~150 sequential calls up to ~1.5× slower, the bare
- * proxy as much as the gateways (`IDLE_MS=1400 node gateway-warmup.ts` shows it), and a sequential
- * client calling back to back never leaves it idle.
+ * idle while the others ran answers its next calls slower (after a 1.4 s pause, ~1.7× for the next
+ * 150–200, the bare proxy as much as the gateway: `IDLE_MS=1400 node gateway-warmup.ts`; the pauses
+ * between rounds are mostly shorter), and a sequential client calling back to back never leaves it
+ * idle.
  */
 async function sequentialRounds(
   targets: Target[],
@@ -186,6 +189,8 @@ async function sequentialRounds(
 }
 
 const format = (value: number) => value.toFixed(2).padStart(7);
+/** `ours ÷ theirs`, or `n/a` when there is nothing to divide by (an empty row). */
+const ratio = (ours: number, theirs: number) => (theirs > 0 ? (ours / theirs).toFixed(2) : 'n/a');
 
 /** The rows of one load (sequential or a rate): added p50/p99 of each contender over direct. */
 function printRows(
@@ -205,7 +210,7 @@ function printRows(
     const [floorP50, floorP99] = added(bare!);
     const label = `${stream ? `stream ${metric === 'first' ? 'TTFB' : 'end '}` : 'whole      '} ${rate === undefined ? 'sequential' : `${rate}/s      `}`;
     console.log(
-      `${label.padEnd(28)} ${format(direct![0]!)} ${format(direct![1]!)}   ${format(ourP50!)} ${format(ourP99!)}     ${format(theirP50!)} ${format(theirP99!)}   ${(ourP50! / theirP50!).toFixed(2)} / ${(ourP99! / theirP99!).toFixed(2)}   ${format(floorP50!)} ${format(floorP99!)}`,
+      `${label.padEnd(28)} ${format(direct![0]!)} ${format(direct![1]!)}   ${format(ourP50!)} ${format(ourP99!)}     ${format(theirP50!)} ${format(theirP99!)}   ${ratio(ourP50!, theirP50!)} / ${ratio(ourP99!, theirP99!)}   ${format(floorP50!)} ${format(floorP99!)}`,
     );
   }
 }
@@ -278,13 +283,16 @@ async function main(): Promise<void> {
   console.log(
     'added latency over calling the upstream directly (ms), p50 / p99; ratio = switchyard added ÷ portkey added; floor = a bare Node proxy (gateway-floor-server.ts)',
   );
-  console.log(
-    'row                          direct p50/p99     switchyard +p50/+p99   portkey +p50/+p99   ratio p50/p99   floor +p50/+p99',
-  );
+  const header = () =>
+    console.log(
+      'row                          direct p50/p99     switchyard +p50/+p99   portkey +p50/+p99   ratio p50/p99   floor +p50/+p99',
+    );
+  header();
   // The sequential rows first: an overloaded contender at a fixed rate (Portkey at 1,000/s) keeps
   // the machine busy after its row, and a sequential row after it measured 0.3–0.4 ms more.
   for (const stream of [false, true]) printRows(stream, undefined, await sequentialRounds(targets, stream));
   const streamed = Number(process.env.STREAMED ?? 2000);
+  const perRound = Math.max(1, Math.ceil(streamed / 4));
   // CPU per streamed call (10 tokens) and per extra token (the slope from 10 to 110 tokens), in rounds.
   const longer = (target: Target): Target => ({
     ...target,
@@ -300,10 +308,10 @@ async function main(): Promise<void> {
     for (let round = 0; round < 4; round++)
       for (const [index, each] of [target, longer(target)].entries()) {
         const before = cpuMicros(child.process.pid!);
-        for (let step = 0; step < streamed / 4; step++) await call(each, true);
+        for (let step = 0; step < perRound; step++) await call(each, true);
         used[index]! += cpuMicros(child.process.pid!) - before;
       }
-    const [short, long] = used.map((total) => total / streamed);
+    const [short, long] = used.map((total) => total / (perRound * 4));
     console.log(
       `${label.padEnd(30)} CPU ${short!.toFixed(0)} µs per streamed call (${tokens} tokens), ${((long! - short!) / (longTokens - tokens)).toFixed(1)} µs per extra token`,
     );
@@ -314,6 +322,7 @@ async function main(): Promise<void> {
     `parse floor (decode the upstream stream in-process) ${floorShort.toFixed(0)} µs per call (${tokens} tokens), ${((floorLong - floorShort) / (longTokens - tokens)).toFixed(2)} µs per extra token`,
   );
   // The fixed-rate rows, each contender after a 2 s pause (the previous one's backlog drained).
+  if (rates.length > 0) header();
   for (const stream of [false, true])
     for (const rate of rates) {
       const results: Array<{ first: number[]; end: number[] }> = [];

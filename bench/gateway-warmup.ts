@@ -16,6 +16,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { type Child, chatBody, startChild, startUpstream, threadCpuMicros } from './gateway-rig.ts';
+import { median } from './measure.ts';
 
 const blocks = Number(process.env.BLOCKS ?? 12);
 const rounds = Number(process.env.ROUNDS ?? 10);
@@ -38,7 +39,6 @@ async function call(url: string, stream: boolean): Promise<number> {
   return performance.now() - started;
 }
 
-const median = (values: number[]) => [...values].sort((left, right) => left - right)[values.length >> 1] ?? 0;
 const ms = (value: number) => value.toFixed(3);
 
 /** Blocks of 1,000 calls from fresh processes: p50 whole / streamed and CPU per call, block by block. */
@@ -51,12 +51,12 @@ async function warmupCurve(contenders: Array<[string, Child]>): Promise<void> {
     const cells: string[] = [];
     for (const [, child] of contenders) {
       const whole: number[] = [];
-      const streamed: number[] = [];
+      const streamedTimes: number[] = [];
       const before = threadCpuMicros(child.process.pid!);
       for (let index = 0; index < 1000; index++)
-        (index % 2 === 0 ? whole : streamed).push(await call(child.url, index % 2 === 1));
+        (index % 2 === 0 ? whole : streamedTimes).push(await call(child.url, index % 2 === 1));
       const cpu = (threadCpuMicros(child.process.pid!) - before) / 1000;
-      cells.push(`${ms(median(whole))} / ${ms(median(streamed))}, ${cpu.toFixed(0).padStart(4)}`);
+      cells.push(`${ms(median(whole))} / ${ms(median(streamedTimes))}, ${cpu.toFixed(0).padStart(4)}`);
     }
     console.log(`${String(block * 1000).padStart(6)}  ${cells.map((cell) => cell.padEnd(58)).join(' ')}`);
   }
@@ -67,7 +67,7 @@ async function afterIdle(contenders: Array<[string, Child]>): Promise<void> {
   for (const [, child] of contenders)
     for (let index = 0; index < warmup; index++) await call(child.url, index % 2 === 1);
   console.log(
-    `p50 (ms) of calls 1–25, 26–50, … of a round, each round after ${idleMs} ms idle; ${rounds} rounds`,
+    `p50 (ms) of ${streamed ? 'streamed' : 'non-streamed'} calls 1–25, 26–50, … of a round, each round after ${idleMs} ms idle; ${rounds} rounds`,
   );
   for (const [name, child] of contenders) {
     const positions: number[][] = Array.from({ length: 12 }, () => []);
