@@ -17,7 +17,7 @@ import { requestBody, requestHeaders } from './contenders/request.ts';
 import { createContender as adapterContender } from './contenders/switchyard.ts';
 import { apiPath, type Contender, type Runner, type Target } from './contenders/types.ts';
 import { Collector } from './contenders/wire.ts';
-import { providerTypeOf, models, type Protocol } from './payloads.ts';
+import { createPayload, providerTypeOf, models, type Payload, type Protocol } from './payloads.ts';
 
 export type Client = 'raw' | 'adapter' | 'frontdoor';
 export const clients: readonly Client[] = ['raw', 'adapter', 'frontdoor'];
@@ -103,6 +103,21 @@ function frontDoorContender(protocol: Protocol): Contender {
 export function contenderOf(protocol: Protocol, client: Client): Contender {
   if (client === 'raw') return rawContender(protocol);
   return client === 'adapter' ? adapterContender(protocol) : frontDoorContender(protocol);
+}
+
+/**
+ * `client`'s runner of `protocol`'s `events`-event text reply, delivered in one write by the
+ * upstream at `root`, and the payload it must produce.
+ */
+export async function prepareRunner(
+  protocol: Protocol,
+  client: Client,
+  root: string,
+  events: number,
+): Promise<{ runner: Runner; payload: Payload }> {
+  const payload = createPayload(protocol, 'text', events);
+  const target = { protocol, scenario: 'text', delivery: 'bulk', root, payload } as const;
+  return { runner: await contenderOf(protocol, client).prepare(target), payload };
 }
 
 /** `--name=a,b` on the command line, as a list (undefined when absent). */

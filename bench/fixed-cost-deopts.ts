@@ -17,8 +17,8 @@ import { spawnSync } from 'node:child_process';
 import { writeSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { type Client, contenderOf, flag, startFixedCostUpstream } from './fixed-cost-clients.ts';
-import { createPayload, type Protocol, protocols } from './payloads.ts';
+import { type Client, flag, prepareRunner, startFixedCostUpstream } from './fixed-cost-clients.ts';
+import { type Protocol, protocols } from './payloads.ts';
 
 const events = 10;
 const warmup = Number(process.env.DEOPTS_WARMUP ?? 1500);
@@ -29,14 +29,7 @@ const marker = '--- full GC';
 /** Child side: warm-up, then `batches` × (full GC, `calls` calls), the GCs marked on stdout. */
 async function child(protocol: Protocol, client: Client): Promise<void> {
   const upstream = await startFixedCostUpstream(events);
-  const payload = createPayload(protocol, 'text', events);
-  const runner = await contenderOf(protocol, client).prepare({
-    protocol,
-    scenario: 'text',
-    delivery: 'bulk',
-    root: upstream.root,
-    payload,
-  });
+  const { runner } = await prepareRunner(protocol, client, upstream.root, events);
   for (let index = 0; index < warmup; index++) await runner.run();
   for (let batch = 0; batch < batches; batch++) {
     // Written synchronously, as V8 writes its trace: console.log to a pipe is asynchronous.

@@ -20,8 +20,8 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CallFrame, CpuProfile } from './cpu-profile.ts';
-import { type Client, contenderOf, flag, startFixedCostUpstream } from './fixed-cost-clients.ts';
-import { createPayload, type Protocol, protocols, providerTypeOf } from './payloads.ts';
+import { type Client, flag, prepareRunner, startFixedCostUpstream } from './fixed-cost-clients.ts';
+import { type Protocol, protocols, providerTypeOf } from './payloads.ts';
 
 const events = 10;
 const calls = Number(process.env.PROFILE_CALLS ?? 4000);
@@ -81,14 +81,7 @@ function summarize(profile: CpuProfile, count: number): Summary {
 
 /** Worker: warm up, then profile `calls` calls and send the summary. */
 async function worker(protocol: Protocol, client: Client, root: string): Promise<void> {
-  const payload = createPayload(protocol, 'text', events);
-  const runner = await contenderOf(protocol, client).prepare({
-    protocol,
-    scenario: 'text',
-    delivery: 'bulk',
-    root,
-    payload,
-  });
+  const { runner, payload } = await prepareRunner(protocol, client, root, events);
   for (let index = 0; index < warmup; index++) await runner.run();
   const session = new Session();
   session.connect();

@@ -23,8 +23,8 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { type Client, clients, contenderOf, flag, startFixedCostUpstream } from './fixed-cost-clients.ts';
-import { providerTypeOf, createPayload, type Protocol, protocols } from './payloads.ts';
+import { type Client, clients, flag, prepareRunner, startFixedCostUpstream } from './fixed-cost-clients.ts';
+import { providerTypeOf, type Protocol, protocols } from './payloads.ts';
 const events = 10;
 const calls = Number(process.env.FIXED_CALLS ?? 300);
 const rounds = Number(process.env.FIXED_ROUNDS ?? 21);
@@ -46,9 +46,7 @@ const fullGcBeforeBatch = process.env.FIXED_GC !== '0';
 
 /** Worker side: prepares one client, then answers `{ calls }` with the CPU µs per call. */
 async function worker(protocol: Protocol, client: Client, root: string): Promise<void> {
-  const payload = createPayload(protocol, 'text', events);
-  const contender = contenderOf(protocol, client);
-  const runner = await contender.prepare({ protocol, scenario: 'text', delivery: 'bulk', root, payload });
+  const { runner, payload } = await prepareRunner(protocol, client, root, events);
   const send = (message: object) => process.send!(message);
   process.on('message', (message: { calls?: number }) => {
     void (async () => {
