@@ -9,8 +9,8 @@
  * in-process: the least any proxy that reads it must spend); then 1,000 concurrent streams through each gateway, every output checked exactly, and peak RSS.
  * A bare Node proxy (gateway-floor-server.ts: Node's server, JSON in and out, undici to the upstream, a
  * stream piped through) runs beside them: the added latency no gateway in Node goes below here.
- * Run: `cd bench && npm install && node gateway-portkey.ts` (WARMUP, SEQUENTIAL, SECONDS, RATES, STREAMED,
- * CONCURRENT override the sizes).
+ * Run: `cd bench && npm install && node gateway-portkey.ts` (WARMUP, SEQUENTIAL, SECONDS, RATES,
+ * RATE_ROUNDS, STREAMED, CONCURRENT override the sizes).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -38,6 +38,8 @@ const rates = (process.env.RATES ?? '500,1000')
   .map(Number)
   .filter((rate) => rate > 0);
 const concurrent = Number(process.env.CONCURRENT ?? 1000);
+/** Rounds of each fixed-rate row (each contender runs `seconds / rateRounds` per round). */
+const rateRounds = Number(process.env.RATE_ROUNDS ?? 4);
 
 /** CPU µs per call to decode the upstream stream in-process: SSE framing plus one JSON.parse per event. */
 function parseFloor(stream: string): number {
@@ -131,19 +133,20 @@ function percentile(values: number[], p: number): number {
 }
 
 /**
- * `rate` calls per second, evenly spaced, for `seconds`, after half a second at the same rate that
- * is not counted (as the sequential rounds' lead-in: the calls after an idle pause run slower, and a
- * gateway under a steady rate is not coming out of one).
+ * `rate` calls per second, evenly spaced, for `duration` seconds, after half a second at the same
+ * rate that is not counted (as the sequential rounds' lead-in: the calls after an idle pause run
+ * slower, and a gateway under a steady rate is not coming out of one).
  */
 async function load(
   target: Target,
   stream: boolean,
   rate: number,
+  duration: number,
 ): Promise<{ first: number[]; end: number[] }> {
   const first: number[] = [];
   const end: number[] = [];
   const leadIn = Math.round(rate / 2);
-  const count = leadIn + rate * seconds;
+  const count = leadIn + Math.round(rate * duration);
   const interval = 1000 / rate;
   const start = performance.now();
   const pending: Promise<void>[] = [];
@@ -321,15 +324,21 @@ async function main(): Promise<void> {
   console.log(
     `parse floor (decode the upstream stream in-process) ${floorShort.toFixed(0)} µs per call (${tokens} tokens), ${((floorLong - floorShort) / (longTokens - tokens)).toFixed(2)} µs per extra token`,
   );
-  // The fixed-rate rows, each contender after a 2 s pause (the previous one's backlog drained).
+  // The fixed-rate rows: the contenders interleaved in rounds (as the sequential rows: a change in
+  // machine load, which moves every figure 2–3× from one run to the next here, hits them alike),
+  // `seconds` counted per contender in all; each run after a 1 s pause (the previous run's calls
+  // have all returned: an overloaded contender's backlog is drained).
   if (rates.length > 0) header();
   for (const stream of [false, true])
     for (const rate of rates) {
-      const results: Array<{ first: number[]; end: number[] }> = [];
-      for (const target of targets) {
-        await sleep(2000);
-        results.push(await load(target, stream, rate));
-      }
+      const results = targets.map(() => ({ first: [] as number[], end: [] as number[] }));
+      for (let round = 0; round < rateRounds; round++)
+        for (const [index, target] of targets.entries()) {
+          await sleep(1000);
+          const { first, end } = await load(target, stream, rate, seconds / rateRounds);
+          results[index]!.first.push(...first);
+          results[index]!.end.push(...end);
+        }
       printRows(stream, rate, results);
     }
   for (const [label, target, child] of [
