@@ -8,7 +8,7 @@ import { ServerError } from '../core/errors/server-error.ts';
 import { redactUrl as redactUrlText, redactSecrets, secretHeaderValues } from '../core/redaction.ts';
 import { abortCause } from './cancellation.ts';
 import { BodyDecodingError, DecodedBodyTooLargeError } from './body-errors.ts';
-import type { HttpResponse } from './light-response.ts';
+import { decodeUtf8, type HttpResponse } from './light-response.ts';
 import { maxTimerMs } from '../core/timer-limit.ts';
 
 /** Transport settings shared by every call of one adapter. */
@@ -379,8 +379,7 @@ export async function readText(
 ): Promise<string> {
   if (response.body === null) return '';
   const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
+  const chunks: Uint8Array[] = [];
   let size = 0;
   try {
     for (;;) {
@@ -388,7 +387,7 @@ export async function readText(
       if (done) break;
       timers.chunkReceived();
       size += value.byteLength;
-      text += decoder.decode(value, { stream: true });
+      chunks.push(value);
       if (onLimit === 'fail' ? size > limit : size >= limit) {
         await reader.cancel().catch(() => {});
         if (onLimit === 'fail') throw responseTooLarge(call, 'a body', limit);
@@ -399,7 +398,7 @@ export async function readText(
     if (error instanceof ServerError) throw error;
     throw toTransportError(error, call, controller.signal);
   }
-  return text + decoder.decode();
+  return decodeUtf8(chunks, size);
 }
 
 const maxRedirects = 5;

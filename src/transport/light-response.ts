@@ -170,16 +170,26 @@ export class LightResponse implements HttpResponse {
   async text(): Promise<string> {
     if (this.body === null) return '';
     const reader = this.body.getReader();
-    const decoder = new TextDecoder();
-    let text = '';
+    const chunks: Uint8Array[] = [];
+    let size = 0;
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) return text + decoder.decode();
-      text += decoder.decode(value, { stream: true });
+      if (done) return decodeUtf8(chunks, size);
+      chunks.push(value);
+      size += value.byteLength;
     }
   }
 
   async json(): Promise<unknown> {
     return JSON.parse(await this.text());
   }
+}
+
+/** Decodes whole bodies in one call (Node's streaming decode goes through ICU: ~3× slower, see sse.ts). */
+const bodyDecoder = new TextDecoder();
+
+/** The bytes of `chunks` (`size` in all) as UTF-8 text, a leading BOM dropped (as `Response.text()`). */
+export function decodeUtf8(chunks: readonly Uint8Array[], size: number): string {
+  if (chunks.length === 0) return '';
+  return bodyDecoder.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
 }

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeSseText, SseDecoder, SseEventTooLargeError } from './sse.ts';
 
@@ -43,6 +44,39 @@ describe('SseDecoder', () => {
     const bytes = new TextEncoder().encode('data: {"t":"héllo 🌍 世界"}\n\n');
     const chunks = [...bytes].map((byte) => new Uint8Array([byte]));
     expect(decodeChunks(chunks)).toEqual([{ event: undefined, data: '{"t":"héllo 🌍 世界"}' }]);
+  });
+
+  it('decodes any split of any bytes as the whole body decoded at once (a leading BOM dropped, one later kept, invalid bytes replaced)', () => {
+    // Pieces that end on an ASCII byte with nothing carried over are decoded in one call, the rest
+    // by the streaming decoder: every split must give what one decode of all the bytes gives.
+    const encoder = new TextEncoder();
+    const piece = fc.oneof(
+      fc.constantFrom('data: ', 'event: e\n', '\n\n', '\r\n', 'é', '🌍', '世界', '\uFEFF', 'x', '{"a":1}'),
+      fc.string({ unit: 'grapheme', maxLength: 6 }),
+    );
+    const body = fc.tuple(
+      fc.boolean(),
+      fc.array(
+        fc.oneof(
+          piece.map((text) => encoder.encode(text)),
+          fc.uint8Array({ maxLength: 3 }),
+        ),
+        {
+          maxLength: 30,
+        },
+      ),
+    );
+    fc.assert(
+      fc.property(body, fc.array(fc.nat(), { maxLength: 8 }), ([bom, parts], cuts) => {
+        const bytes = Buffer.concat([bom ? Buffer.from([0xef, 0xbb, 0xbf]) : Buffer.alloc(0), ...parts]);
+        const at = [...new Set(cuts.map((cut) => cut % (bytes.byteLength + 1)))].sort((a, b) => a - b);
+        const chunks = [0, ...at].map((start, index) =>
+          bytes.subarray(start, [...at, bytes.byteLength][index]),
+        );
+        expect(decodeChunks(chunks)).toEqual(decodeSseText(new TextDecoder().decode(bytes)));
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('a CRLF split between two chunks is one line end', () => {

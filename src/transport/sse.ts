@@ -1,4 +1,4 @@
-/** Incremental SSE decoding of a byte stream (eventsource-parser under a UTF-8 stream decoder). */
+/** Incremental SSE decoding of a byte stream (eventsource-parser under a UTF-8 decoder). */
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 
 /** Receives each decoded SSE event: its `event:` name (if any) and its `data:` text. */
@@ -17,6 +17,14 @@ export const defaultMaxEventBytes = 64 * 1024 * 1024;
  * 1.69 µs/token, like 64 KB chunks. 32 KiB bytes decode to at most 64 KiB of UTF-16.
  */
 const maxPieceBytes = 32 * 1024;
+
+/**
+ * Decodes pieces that hold whole characters only, in one call. Node's streaming `decode(…, { stream:
+ * true })` converts through ICU and costs ~3× the one-shot decode (simdutf): 214 vs 76 ns for a
+ * 161-byte event, 930 vs 146 ns for 1 KB (Node 24). `ignoreBOM`: a U+FEFF in the middle of the
+ * stream is text; the stream's own leading BOM goes through the streaming decoder, which drops it.
+ */
+const wholeDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** Thrown by {@link SseDecoder.feed} when one event grows past `maxEventBytes`. */
 export class SseEventTooLargeError extends Error {
@@ -46,6 +54,11 @@ export class SseDecoder {
   /** Bytes fed since the last dispatched event or comment (an upper bound of the pending event). */
   private pending = 0;
   private dispatched = false;
+  /**
+   * Whether the streaming decoder may hold the start of a character (or has not yet seen the start
+   * of the body, where it drops a BOM): until a piece ends on an ASCII byte, pieces go through it.
+   */
+  private carrying = true;
 
   constructor(handler: SseHandler, maxEventBytes = defaultMaxEventBytes) {
     this.maxEventBytes = maxEventBytes;
@@ -73,9 +86,21 @@ export class SseDecoder {
 
   private feedPiece(bytes: Uint8Array): void {
     this.dispatched = false;
-    const text = this.decoder.decode(bytes, { stream: true });
+    const text = this.decode(bytes);
     if (text !== '') this.parser.feed(text);
     this.account(bytes.byteLength);
+  }
+
+  /** The piece as text: in one call when it ends on an ASCII byte and nothing is carried over. */
+  private decode(bytes: Uint8Array): string {
+    const size = bytes.byteLength;
+    if (size === 0) return '';
+    // A piece ending on an ASCII byte ends no character midway (SSE chunks end with a line end).
+    const endsWhole = bytes[size - 1]! < 0x80;
+    if (!this.carrying && endsWhole) return wholeDecoder.decode(bytes);
+    const text = this.decoder.decode(bytes, { stream: true });
+    this.carrying = !endsWhole;
+    return text;
   }
 
   /** Feeds already-decoded text. */
