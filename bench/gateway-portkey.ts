@@ -21,13 +21,13 @@ import {
   type Child,
   chatBody,
   chatStreamText,
-  cpuMicros,
   expectedText,
   here,
   longTokens,
   peakRss,
   startChild,
   startUpstream,
+  threadCpuMicros,
   tokens,
 } from './gateway-rig.ts';
 
@@ -310,9 +310,9 @@ async function main(): Promise<void> {
     const used = [0, 0];
     for (let round = 0; round < 4; round++)
       for (const [index, each] of [target, longer(target)].entries()) {
-        const before = cpuMicros(child.process.pid!);
+        const before = threadCpuMicros(child.process.pid!);
         for (let step = 0; step < perRound; step++) await call(each, true);
-        used[index]! += cpuMicros(child.process.pid!) - before;
+        used[index]! += threadCpuMicros(child.process.pid!) - before;
       }
     const [short, long] = used.map((total) => total / (perRound * 4));
     console.log(

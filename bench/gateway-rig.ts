@@ -134,12 +134,6 @@ export async function startChild(script: string, upstream: string): Promise<Chil
   return { url: url!, process: child };
 }
 
-/** CPU time (µs) of a process, from /proc (user + system, clock ticks of 10 ms → coarse; use long runs). */
-export function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
-
 export function peakRss(pid: number): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmHWM:\s+(\d+) kB/);
   return Number(line?.[1] ?? 0) / 1024;

@@ -37,8 +37,8 @@ export const maxUnreadDecodedBytes = 64 * 1024 * 1024;
  * the HTTP parser asks, so a paused body leaves the rest of the response in the kernel (TCP flow
  * control) instead of up to 64 KiB more per connection in this process (undici's default).
  * The price, measured: Node stops and restarts reading the socket around every read (two epoll
- * changes, `strace -f -c`), ~18% more CPU per event of a stream whose events arrive one at a time
- * (`node bench/socket-reads.ts`). A 16 KiB read-ahead saves that but raised the peak RSS of 1,000
+ * changes, `strace -f -c`). A 16 KiB read-ahead took ~18% less CPU per event of a stream whose
+ * events arrive one at a time (`node bench/socket-reads.ts`) but raised the peak RSS of 1,000
  * concurrent streams (`npm run bench -- --concurrency`) from 331–333 MB to 374–421 MB: kept at 0.
  */
 // undici passes these to `net.connect` / `tls.connect`, which take `highWaterMark` (its types omit it).

@@ -46,6 +46,17 @@ describe('SseDecoder', () => {
     expect(decodeChunks(chunks)).toEqual([{ event: undefined, data: '{"t":"héllo 🌍 世界"}' }]);
   });
 
+  it('drops the body’s BOM as UTF-8 decoding does, and one more leading U+FEFF as the SSE grammar allows; keeps a third', () => {
+    const bom = [0xef, 0xbb, 0xbf];
+    const body = Uint8Array.from([...bom, ...bom, ...bom, ...new TextEncoder().encode('data: x\n\n')]);
+    const expected = [{ event: undefined, data: 'x' }];
+    // The third U+FEFF starts the first line: a field named "\uFEFFdata", which is ignored.
+    expect(decodeChunks([body.subarray(6)])).toEqual(expected);
+    expect(decodeChunks([body.subarray(3)])).toEqual(expected);
+    expect(decodeChunks([body])).toEqual([]);
+    expect(decodeChunks([...body.subarray(3)].map((byte) => Uint8Array.of(byte)))).toEqual(expected);
+  });
+
   it('decodes any split of any bytes as the whole body decoded at once (a leading BOM dropped, one later kept, invalid bytes replaced)', () => {
     // Pieces that end on an ASCII byte with nothing carried over are decoded in one call, the rest
     // by the streaming decoder: every split must give what one decode of all the bytes gives.
