@@ -40,6 +40,7 @@ const rates = (process.env.RATES ?? '500,1000')
 const concurrent = Number(process.env.CONCURRENT ?? 1000);
 /** Rounds of each fixed-rate row (each contender runs `seconds / rateRounds` per round). */
 const rateRounds = Number(process.env.RATE_ROUNDS ?? 4);
+if (!Number.isInteger(rateRounds) || rateRounds < 1) throw new Error('RATE_ROUNDS: a whole number ≥ 1');
 
 /** CPU µs per call to decode the upstream stream in-process: SSE framing plus one JSON.parse per event. */
 function parseFloor(stream: string): number {

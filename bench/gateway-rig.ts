@@ -139,7 +139,10 @@ export function peakRss(pid: number): number {
   return Number(line?.[1] ?? 0) / 1024;
 }
 
-/** CPU time (µs) of a process, summed over its threads from /proc schedstat (ns resolution). */
+/**
+ * CPU time (µs) of a process, summed over its threads from /proc schedstat (ns resolution). A thread
+ * that ends between two readings takes its time with it: fine for Node's long-lived threads.
+ */
 export function threadCpuMicros(pid: number): number {
   let nanoseconds = 0;
   for (const task of readdirSync(`/proc/${pid}/task`)) {

@@ -36,20 +36,30 @@ const server = createServer((request, response) => {
   });
 });
 server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+// Ends with its parent, whichever way the parent ends.
+process.stdin.on('end', () => process.exit(0));
+process.stdin.resume();
 `;
 
-const server = spawn(process.execPath, ['-e', serverSource], { stdio: ['ignore', 'pipe', 'inherit'] });
-const [printed] = (await once(server.stdout!, 'data')) as [Buffer];
-const port = printed.toString().trim();
-const url = `http://127.0.0.1:${port}/`;
+const server = spawn(process.execPath, ['-e', serverSource], { stdio: ['pipe', 'pipe', 'inherit'] });
+const started = await Promise.race([
+  once(server.stdout!, 'data') as Promise<[Buffer]>,
+  once(server, 'exit').then(() => {
+    throw new Error('the upstream process ended before it listened');
+  }),
+]);
+const url = `http://127.0.0.1:${started[0].toString().trim()}/`;
 
 const contenders = [
   { name: `transport (${JSON.stringify(socketOptions)})`, agent: new Agent({ connect: socketOptions }) },
   { name: '16 KiB read-ahead', agent: new Agent({ connect: { highWaterMark: 16 * 1024 } as object }) },
 ];
 
-/** CPU µs per body chunk read for one streamed response. */
-async function cpuPerChunk(agent: Agent): Promise<number> {
+/** Body chunks read per response, by contender (a read-ahead joins events into fewer chunks). */
+const chunkCounts = contenders.map(() => [] as number[]);
+
+/** CPU µs per event (the `[DONE]` one included) for one streamed response. */
+async function cpuPerEvent(agent: Agent, counts: number[]): Promise<number> {
   const before = process.cpuUsage();
   const response = await dispatchRequest(agent, url, {
     method: 'POST',
@@ -66,17 +76,25 @@ async function cpuPerChunk(agent: Agent): Promise<number> {
     chunks++;
   }
   const used = process.cpuUsage(before);
-  return (used.user + used.system) / chunks;
+  counts.push(chunks);
+  return (used.user + used.system) / (events + 1);
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 const results = contenders.map(() => [] as number[]);
-// Uncounted responses first: connections open, code warm.
-for (let warm = 0; warm < 3; warm++) for (const contender of contenders) await cpuPerChunk(contender.agent);
-// Each round runs both, in alternating order (whichever runs second finds the process warmer).
-for (let round = 0; round < rounds; round++) {
-  const order = round % 2 === 0 ? [0, 1] : [1, 0];
-  for (const index of order) results[index]!.push(await cpuPerChunk(contenders[index]!.agent));
+try {
+  // Uncounted responses first: connections open, code warm.
+  for (let warm = 0; warm < 3; warm++)
+    for (const contender of contenders) await cpuPerEvent(contender.agent, []);
+  // Each round runs both, in alternating order (whichever runs second finds the process warmer).
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? [0, 1] : [1, 0];
+    for (const index of order)
+      results[index]!.push(await cpuPerEvent(contenders[index]!.agent, chunkCounts[index]!));
+  }
+} finally {
+  for (const contender of contenders) await contender.agent.close();
+  server.stdin!.end();
 }
 const ratios = results[1]!.map((value, round) => value / results[0]![round]!);
 
@@ -85,10 +103,8 @@ console.log(
 );
 for (const [index, contender] of contenders.entries())
   console.log(
-    `${contender.name.padEnd(40)} ${median(results[index]!).toFixed(1)}   rounds ${results[index]!.map((value) => value.toFixed(0)).join(' ')}`,
+    `${contender.name.padEnd(40)} ${median(results[index]!).toFixed(1)}   (median ${median(chunkCounts[index]!)} body chunks a response)   rounds ${results[index]!.map((value) => value.toFixed(0)).join(' ')}`,
   );
 console.log(
   `16 KiB read-ahead / transport, per round: median ${median(ratios).toFixed(2)}, lower in ${ratios.filter((ratio) => ratio < 1).length} of ${rounds} rounds`,
 );
-for (const contender of contenders) await contender.agent.close();
-server.kill();

@@ -37,9 +37,10 @@ export const maxUnreadDecodedBytes = 64 * 1024 * 1024;
  * the HTTP parser asks, so a paused body leaves the rest of the response in the kernel (TCP flow
  * control) instead of up to 64 KiB more per connection in this process (undici's default).
  * The price, measured: Node stops and restarts reading the socket around every read (two epoll
- * changes, `strace -f -c`). A 16 KiB read-ahead took ~18% less CPU per event of a stream whose
- * events arrive one at a time (`node bench/socket-reads.ts`) but raised the peak RSS of 1,000
- * concurrent streams (`npm run bench -- --concurrency`) from 331–333 MB to 374–421 MB: kept at 0.
+ * changes, which libuv batches into `io_uring_enter` calls: `strace -f -c`). A 16 KiB read-ahead
+ * took 8–18% less CPU per event of a stream whose events arrive one at a time (`node
+ * bench/socket-reads.ts`) but raised the peak RSS of 1,000 concurrent streams (`npm run bench --
+ * --concurrency`) from 331–333 MB to 369–421 MB: kept at 0.
  */
 // undici passes these to `net.connect` / `tls.connect`, which take `highWaterMark` (its types omit it).
 export const socketOptions = { highWaterMark: 0 } as Partial<buildConnector.BuildOptions>;

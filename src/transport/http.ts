@@ -394,11 +394,12 @@ export async function readText(
         break;
       }
     }
+    // Inside the try: a body too long for one string fails classified, as the read does.
+    return decodeUtf8(chunks, size);
   } catch (error) {
     if (error instanceof ServerError) throw error;
     throw toTransportError(error, call, controller.signal);
   }
-  return decodeUtf8(chunks, size);
 }
 
 const maxRedirects = 5;
