@@ -21,6 +21,17 @@ type Route = (c: Context<Env>) => Response | Promise<Response>;
 const json = (c: Context<Env>, caller: Caller, body: unknown, status: 200 | 503 = 200) =>
   c.json(body, status, { 'x-request-id': caller.requestId });
 
+/**
+ * The path of a request URL as the client sent it, percent-escapes kept (the access log's `path`,
+ * as the gateway's own server logs it: Hono's `c.req.path` is decoded).
+ */
+function rawPath(url: string): string {
+  const start = url.indexOf('/', url.indexOf('://') + 3);
+  if (start === -1) return '/';
+  const query = url.indexOf('?', start);
+  return url.slice(start, query === -1 ? undefined : query);
+}
+
 /** The protocol a path speaks, for error shapes before a handler runs. */
 function protocolOfPath(path: string, headers: Headers): ProtocolName {
   if (path.startsWith('/v1beta/') || geminiPath.test(path)) return 'gemini';
@@ -110,7 +121,7 @@ export function createApp(state: GatewayState): Hono<Env> {
       const call: GenerationCall = {
         protocol,
         request: c.req.raw,
-        path: c.req.path,
+        path: rawPath(c.req.url),
         requestId: caller.requestId,
         key: caller.key,
         ...nodeOf(c.env),

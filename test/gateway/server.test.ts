@@ -238,6 +238,8 @@ describe('keys', () => {
       harness.emulator.enqueue(hello('v1, by header'));
       const v1 = await send('/v1/models/up%2Dgemini:generateContent', { 'x-goog-api-key': 'team-key-1' });
       expect(textOf(await v1.json())).toBe('v1, by header');
+      // Both ways log the path as the client sent it.
+      await expect.poll(() => harness.accessLog.at(-1)?.path).toBe('/v1/models/up%2Dgemini:generateContent');
       harness.emulator.enqueue(hello('as SSE'));
       const sse = await send('/v1beta/models/up-gemini:streamGenerateContent?alt=sse&key=team-key-1');
       expect(sse.headers.get('content-type')).toMatch(/^text\/event-stream/);
