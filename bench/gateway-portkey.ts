@@ -9,7 +9,7 @@
  * in-process: the least any proxy that reads it must spend); then 1,000 concurrent streams through each gateway, every output checked exactly, and peak RSS.
  * A bare Node proxy (gateway-floor-server.ts: Node's server, JSON in and out, undici to the upstream, a
  * stream piped through) runs beside them: the added latency no gateway in Node goes below here.
- * Run: `cd bench && npm install && node gateway-portkey.ts` (WARMUP, SEQUENTIAL, SECONDS, RATES,
+ * Run: `npm run bench:gateway`, or `cd bench && npm install && node gateway-portkey.ts` (WARMUP, SEQUENTIAL, SECONDS, RATES,
  * RATE_ROUNDS, STREAMED, CONCURRENT override the sizes).
  */
 import { spawn } from 'node:child_process';
