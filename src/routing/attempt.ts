@@ -1,8 +1,10 @@
 /** One attempt on a candidate: its adapter request and options, and what its outcome records. */
 import type { CallOptions } from '../core/adapter.ts';
 import { AdapterError } from '../core/errors/adapter-error.ts';
+import { createAdapterError } from '../core/errors/create-error.ts';
 import type { ErrorClass } from '../core/errors/error-class.ts';
 import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
+import { ServerError } from '../core/errors/server-error.ts';
 import { joinModelId } from '../core/ids.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
 import { isValidated, markValidated } from '../core/request-schema.ts';
@@ -160,24 +162,48 @@ async function after(recorded: Promise<unknown>, reply: Reply): Promise<Reply> {
   return reply;
 }
 
+/**
+ * The error when no candidate is left: a candidate's last failure, in its own class (a 429 or a
+ * 5xx stays one); else, when a circuit kept one out, a retryable 503 (`retry-after`: when the
+ * soonest circuit reopens); else every candidate lacked something the request needs (400).
+ */
 export function noCandidate(state: RouterState, route: Route): Error {
-  const { registry } = state;
+  const { registry, availability } = state;
   const attempts = route.decision.attempts;
   const last = [...attempts].reverse().find((attempt) => attempt.outcome === 'failed');
   const reasons = attempts.map((attempt) => `${attempt.model}: ${attempt.reason}`).join('; ');
-  const error =
-    attempts.length > 0 && attempts.every((attempt) => attempt.reason === 'not_configured')
-      ? notConfigured({ name: route.candidates[0]!.provider, missing: undefined })
-      : new InvalidRequestError({
-          message: `no model can take this request for "${route.request.model}": ${reasons}`,
-          providerCode: last === undefined ? 'no_candidate' : 'all_candidates_failed',
-        });
-  if (error.providerCode === 'not_configured') {
+  const message = `no model can take this request for "${route.request.model}": ${reasons}`;
+  if (attempts.length > 0 && attempts.every((attempt) => attempt.reason === 'not_configured')) {
     const slot = registry.providers().find((provider) => provider.name === route.candidates[0]!.provider);
     const detailed = notConfigured({ name: route.candidates[0]!.provider, missing: slot?.missing });
     attachDecision(detailed, route.decision);
     return detailed;
   }
+  let error: Error;
+  if (last !== undefined)
+    error = createAdapterError(last.errorClass ?? 'other', {
+      message,
+      providerCode: 'all_candidates_failed',
+      status: last.status,
+      retryable:
+        last.errorClass === 'rate_limit' ||
+        last.errorClass === 'server_error' ||
+        last.errorClass === 'network',
+    });
+  else if (
+    route.reopensAt !== undefined ||
+    attempts.some((attempt) => attempt.reason?.startsWith('unavailable ('))
+  )
+    error = new ServerError({
+      message,
+      providerCode: 'all_candidates_unavailable',
+      status: 503,
+      retryable: true,
+      ...(route.reopensAt === undefined
+        ? {}
+        : { retryAfterSeconds: availability.secondsUntil(route.reopensAt) }),
+    });
+  else error = new InvalidRequestError({ message, providerCode: 'no_candidate' });
   attachDecision(error, route.decision);
   return error;
 }

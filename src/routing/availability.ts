@@ -118,6 +118,11 @@ export class Availability {
     return outcome instanceof Promise ? outcome.then(toAdmission) : toAdmission(outcome);
   }
 
+  /** Whole seconds (at least 1) from now until `at` (a circuit's `until`): a `retry-after`. */
+  secondsUntil(at: number): number {
+    return Math.max(1, Math.ceil((at - this.now()) / 1000));
+  }
+
   /**
    * True when a call to `key` should not go out now (open, or half-open with another probe in
    * flight): a retry waiting on `key` then fails over instead. A read, no transition.

@@ -37,7 +37,7 @@ export function nextCandidate(
       // The model's probe (if it was one) proved nothing: its provider is closed to it.
       if (admission.allowed && admission.probe !== undefined)
         void availability.release(keysOf(state, model).model, admission.probe);
-      reason = `unavailable (${providerAdmission.state})`;
+      reason = unavailable(route, providerAdmission);
     }
     skip(state, route, model, reason);
   }
@@ -61,7 +61,7 @@ export async function admit(
   if (providerAdmission.allowed) return candidateOf(state, model, facts, admission, providerAdmission);
   if (admission.allowed && admission.probe !== undefined)
     await availability.release(keysOf(state, model).model, admission.probe);
-  skip(state, route, model, `unavailable (${providerAdmission.state})`);
+  skip(state, route, model, unavailable(route, providerAdmission));
   return nextCandidate(state, route);
 }
 
@@ -81,6 +81,14 @@ export function candidateOf(
   if (modelProbe !== undefined) probes.push({ key: keys.model, id: modelProbe });
   if (providerProbe !== undefined) probes.push({ key: keys.provider, id: providerProbe });
   return { model, facts, probes };
+}
+
+/** The skip reason of a candidate its circuit keeps out; notes when the soonest circuit reopens. */
+function unavailable(route: Route, admission: Admission & { allowed: false }): string {
+  const { until } = admission;
+  if (until !== undefined && (route.reopensAt === undefined || until < route.reopensAt))
+    route.reopensAt = until;
+  return `unavailable (${admission.state})`;
 }
 
 export function skip(state: RouterState, route: Route, model: ResolvedModel, reason: string): void {

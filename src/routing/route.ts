@@ -69,6 +69,8 @@ export interface Route {
   /** The adapter request and call options of the latest attempt, kept with the call (`RouterState.lastCall`). */
   sent: CanonicalRequest | undefined;
   sentOptions: CallOptions | undefined;
+  /** When the soonest circuit that kept a candidate out reopens (availability clock, ms). */
+  reopensAt?: number;
 }
 
 /** What one router holds across calls. */

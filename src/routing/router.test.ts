@@ -7,6 +7,7 @@ import { createSwitchyard, type Switchyard } from '../switchyard.ts';
 import {
   anthropicError,
   type Emulator,
+  openaiError,
   type EmulatorScript,
   startEmulator,
 } from '../testing/emulator/index.ts';
@@ -370,6 +371,50 @@ describe('streams', () => {
     expect(written).toBe('one two three four five six');
     const finish = events.at(-1);
     expect(finish?.type === 'finish' && finish.response.usage.cost?.amount).toBeGreaterThan(0);
+  });
+});
+
+describe('when no candidate is left, the error keeps the class a client acts on', () => {
+  const only = { 'anthropic:claude-sonnet-4-5': { aliases: ['primary'], fallbacks: [] } };
+
+  it('every candidate kept out by an open circuit: a retryable 503 with the seconds until it reopens', async () => {
+    front(only, { failure_threshold: 1, cooldown_seconds: 30 });
+    now = 5_000_000;
+    emulator.enqueue(anthropicError(529, 'overloaded_error', 'Overloaded'));
+    await sy.complete(hello).catch(() => undefined);
+    expect(await sy.availability.state('model:anthropic:claude-sonnet-4-5')).toBe('open');
+    now += 12_500;
+    const from = emulator.requests.length;
+    const error = await sy.complete(hello).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      errorClass: 'server_error',
+      providerCode: 'all_candidates_unavailable',
+      status: 503,
+      retryable: true,
+      retryAfterSeconds: 18,
+    });
+    expect((error as Error).message).toContain('anthropic:claude-sonnet-4-5: unavailable (open)');
+    expect(emulator.requests.length).toBe(from);
+  });
+
+  it('a candidate failed with a 529 and the fallback was kept out: the 529 class, not a 400', async () => {
+    front(
+      { 'anthropic:claude-sonnet-4-5': { aliases: ['primary'], fallbacks: ['openai:gpt-4.1-mini'] } },
+      { failure_threshold: 1, cooldown_seconds: 30 },
+    );
+    now = 9_000_000;
+    // Open the fallback's circuit first.
+    emulator.enqueue(openaiError(500, 'down'));
+    await sy.complete({ model: 'openai:gpt-4.1-mini', transcript: [userText('Hi')] }).catch(() => undefined);
+    expect(await sy.availability.state('model:openai:gpt-4.1-mini')).toBe('open');
+    emulator.enqueue(anthropicError(529, 'overloaded_error', 'Overloaded'));
+    const error = await sy.complete(hello).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      errorClass: 'server_error',
+      providerCode: 'all_candidates_failed',
+      status: 529,
+      retryable: true,
+    });
   });
 });
 
