@@ -61,6 +61,74 @@ describe('decoding', () => {
   });
 });
 
+describe('decoding never drops what the client sent', () => {
+  const gemini = (body: Record<string, unknown>) =>
+    codecs.gemini.decodeRequest(
+      { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], ...body },
+      { model: 'gemini-x', stream: false },
+    );
+  const fieldOf = (decode: () => unknown) => {
+    try {
+      decode();
+    } catch (error) {
+      if (error instanceof RequestFieldError) return error.field;
+      throw error;
+    }
+    return undefined;
+  };
+
+  it('a Gemini systemInstruction given as a plain string (as the SDKs accept it) is the system prompt', () => {
+    const [system] = gemini({ systemInstruction: 'Be a pirate' }).request.transcript;
+    expect(system).toEqual({ kind: 'system', parts: [{ type: 'text', text: 'Be a pirate' }] });
+  });
+
+  it('a Gemini systemInstruction with a media part, or of another type, is refused by path', () => {
+    const media = {
+      parts: [{ text: 'Look' }, { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } }],
+    };
+    expect(fieldOf(() => gemini({ systemInstruction: media }))).toBe('systemInstruction.parts.1');
+    expect(fieldOf(() => gemini({ systemInstruction: 5 }))).toBe('systemInstruction');
+    const [system] = gemini({ systemInstruction: { parts: [{ text: 'A' }, { text: 'B' }] } }).request
+      .transcript;
+    expect(system).toEqual({ kind: 'system', parts: [{ type: 'text', text: 'A\n\nB' }] });
+  });
+
+  it('stop sequences that are not strings are refused by index, never stringified', () => {
+    expect(fieldOf(() => gemini({ generationConfig: { stopSequences: ['END', { a: 1 }] } }))).toBe(
+      'generationConfig.stopSequences.1',
+    );
+    const anthropic = (stops: unknown[]) => () =>
+      codecs['anthropic-messages'].decodeRequest({
+        model: 'm',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'Hi' }],
+        stop_sequences: stops,
+      });
+    expect(fieldOf(anthropic([5]))).toBe('stop_sequences.0');
+    expect(anthropic(['END'])().request.stopSequences).toEqual(['END']);
+  });
+
+  it.each([
+    ['an object', { text: 'IMPORTANT RESULT' }],
+    ['a number', 42],
+  ])(
+    'an Anthropic tool_result whose content is %s is refused by path, not sent as an empty output',
+    (_, content) => {
+      const decode = () =>
+        codecs['anthropic-messages'].decodeRequest({
+          model: 'm',
+          max_tokens: 10,
+          messages: [
+            { role: 'user', content: 'Hi' },
+            { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 't', input: {} }] },
+            { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content }] },
+          ],
+        });
+      expect(fieldOf(decode)).toBe('messages.2.content.0.content');
+    },
+  );
+});
+
 describe('opaque fields', () => {
   it('the gateway tags a payload with its provider and metadata, and reads it back', () => {
     const payload = {

@@ -81,6 +81,20 @@ export function optionalArray(
   return value;
 }
 
+/** An optional array of strings (stop sequences); any other item is a field error naming it. */
+export function optionalStrings(
+  object: Record<string, unknown>,
+  key: string,
+  path = key,
+): string[] | undefined {
+  const items = optionalArray(object, key, path);
+  if (items === undefined) return undefined;
+  for (const [index, item] of items.entries())
+    if (typeof item !== 'string')
+      throw new RequestFieldError(`${path}.${index}`, `${path}.${index} must be a string`);
+  return items as string[];
+}
+
 /** An object that must be a JSON object (tool schemas, tool inputs). */
 export function jsonObject(value: unknown, path: string): JsonObject {
   if (!isJsonObject(value)) throw new RequestFieldError(path, `${path} must be a JSON object`);

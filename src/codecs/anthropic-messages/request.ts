@@ -10,6 +10,7 @@ import {
   optionalCount,
   optionalNumber,
   optionalString,
+  optionalStrings,
   RequestFieldError,
   requiredString,
 } from '../fields.ts';
@@ -63,6 +64,11 @@ function toolResult(block: Record<string, unknown>, path: string): Part {
   else if (Array.isArray(content))
     parts = content.map((inner, index) =>
       userBlock(jsonObject(inner, `${path}.content.${index}`), `${path}.content.${index}`),
+    );
+  else if (content !== undefined && content !== null)
+    throw new RequestFieldError(
+      `${path}.content`,
+      `${path}.content must be a string or an array of content blocks`,
     );
   return {
     type: 'tool-result',
@@ -232,8 +238,8 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   if (parallel !== undefined) request.parallelToolCalls = parallel;
   const maxTokens = optionalCount(object, 'max_tokens');
   if (maxTokens !== undefined) request.maxOutputTokens = maxTokens;
-  const stops = optionalArray(object, 'stop_sequences');
-  if (stops !== undefined && stops.length > 0) request.stopSequences = stops.map(String);
+  const stops = optionalStrings(object, 'stop_sequences');
+  if (stops !== undefined && stops.length > 0) request.stopSequences = stops;
   const temperature = optionalNumber(object, 'temperature');
   if (temperature !== undefined) request.temperature = temperature;
   const topP = optionalNumber(object, 'top_p');

@@ -9,6 +9,7 @@ import {
   optionalCount,
   optionalNumber,
   optionalString,
+  optionalStrings,
   refuse,
   RequestFieldError,
   requiredString,
@@ -222,12 +223,43 @@ function applyGenerationConfig(body: Record<string, unknown>, request: DecodedRe
   if (topP !== undefined) request.topP = topP;
   const topK = optionalNumber(config, 'topK', path('topK'));
   if (topK !== undefined) request.topK = topK;
-  const stops = optionalArray(config, 'stopSequences', path('stopSequences'));
-  if (stops !== undefined && stops.length > 0) request.stopSequences = stops.map(String);
+  const stops = optionalStrings(config, 'stopSequences', path('stopSequences'));
+  if (stops !== undefined && stops.length > 0) request.stopSequences = stops;
   const reasoning = convertThinking(config);
   if (reasoning !== undefined) request.reasoning = reasoning;
   const outputSchema = convertSchema(config);
   if (outputSchema !== undefined) request.outputSchema = outputSchema;
+}
+
+/**
+ * The text of `systemInstruction`: a Content whose parts are text (a part with only a `thought`
+ * flag or empty text adds nothing), or a plain string as the SDKs accept it. Anything else — a
+ * media part, a function call, a value of another type — is refused by path: dropping it would
+ * answer another question than the one asked.
+ */
+function systemText(instruction: unknown): string {
+  if (instruction === undefined || instruction === null) return '';
+  if (typeof instruction === 'string') return instruction;
+  if (!isJsonObject(instruction))
+    throw new RequestFieldError(
+      'systemInstruction',
+      'systemInstruction must be a Content object or a string',
+    );
+  const parts = optionalArray(instruction, 'parts', 'systemInstruction.parts') ?? [];
+  const texts: string[] = [];
+  for (const [index, part] of parts.entries()) {
+    const at = `systemInstruction.parts.${index}`;
+    const object = jsonObject(part, at);
+    const text = optionalString(object, 'text', `${at}.text`);
+    if (text === undefined && Object.keys(object).some((key) => key !== 'thought'))
+      throw new RequestFieldError(
+        at,
+        `${at}: only text parts are supported in systemInstruction`,
+        'unsupported',
+      );
+    if (text !== undefined && text !== '') texts.push(text);
+  }
+  return texts.join('\n\n');
 }
 
 /** Decodes a Gemini request; the model and the stream mode come from the path. */
@@ -240,13 +272,8 @@ export function decodeRequest(body: unknown, context: DecodeContext, opaque: Opa
       'unsupported',
     );
   const transcript: Item[] = [];
-  if (isJsonObject(object.systemInstruction)) {
-    const parts = optionalArray(object.systemInstruction, 'parts', 'systemInstruction.parts') ?? [];
-    const text = parts
-      .map((part) => (isJsonObject(part) && typeof part.text === 'string' ? part.text : ''))
-      .join('\n\n');
-    if (text !== '') transcript.push({ kind: 'system', parts: [{ type: 'text', text }] });
-  }
+  const system = systemText(object.systemInstruction);
+  if (system !== '') transcript.push({ kind: 'system', parts: [{ type: 'text', text: system }] });
   const contents = optionalArray(object, 'contents');
   if (contents === undefined || contents.length === 0)
     throw new RequestFieldError('contents', 'contents must be a non-empty array');
