@@ -52,7 +52,10 @@ export function toWireError(error: unknown): WireError {
     return { status: 400, errorClass: 'invalid_request', message: error.message, param: error.field };
   if (!isAdapterError(error)) return { status: 500, errorClass: 'other', message: 'internal gateway error' };
   const retryAfterSeconds = error.retryAfterSeconds;
-  const base = { message: error.message, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) };
+  const base = {
+    message: withoutUpstreamAddresses(error.message),
+    ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+  };
   switch (error.errorClass) {
     case 'auth':
       // The operator's problem, not the client's: never a 401 that would make a client drop its key.
@@ -80,4 +83,21 @@ export function toWireError(error: unknown): WireError {
     default:
       return { ...base, status: 500, errorClass: 'other' };
   }
+}
+
+/** `POST https://host/path` in an adapter's message: the upstream call it describes. */
+const upstreamCall = /\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) (?:https?|wss?):\/\/\S+/g;
+const anyUrl = /\b(?:https?|wss?):\/\/\S+/g;
+/** A socket error's code and the address after it (`connect ECONNREFUSED 10.0.0.7:8080`). */
+const socketAddress = /\b(E[A-Z]{3,}) \[?[\w.:-]*[.:][\w.:-]*\]?(?::\d+)?/g;
+
+/**
+ * An adapter's message as a client may read it: the upstream's URL and socket address left out
+ * (an operator's private base URL or host is not the client's business); what failed and why stays.
+ */
+export function withoutUpstreamAddresses(message: string): string {
+  return message
+    .replace(upstreamCall, 'the upstream request')
+    .replace(anyUrl, '<upstream URL>')
+    .replace(socketAddress, '$1');
 }

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createGateway } from 'switchyard-ai/gateway';
+import { openaiError } from 'switchyard-ai/testing';
 import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
@@ -106,6 +107,18 @@ describe('limits and refusals', () => {
       chatBody({ future_option: { anything: true }, n: 1 }),
     );
     expect(response.status).toBe(200);
+  });
+
+  it('an upstream error reaches the client with its reason but without the upstream’s URL or address', async () => {
+    harness.emulator.enqueue(openaiError(400, 'the upstream disliked this'));
+    const response = await post('/v1/chat/completions', chatBody());
+    expect(response.status).toBe(400);
+    const { message } = ((await response.json()) as { error: { message: string } }).error;
+    expect(message).toContain('the upstream disliked this');
+    expect(message).toContain('the upstream request failed with 400');
+    const upstream = new URL(harness.emulator.url);
+    expect(message).not.toContain(upstream.host);
+    expect(message).not.toMatch(/https?:\/\//);
   });
 
   it('an unknown model is a 404 in the client’s shape', async () => {
