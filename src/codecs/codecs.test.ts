@@ -109,6 +109,30 @@ describe('decoding never drops what the client sent', () => {
   });
 
   it.each([
+    ['openai-chat', { max_tokens: 1e20 }, 'max_tokens'],
+    ['openai-chat', { top_p: 5 }, 'top_p'],
+    ['openai-chat', { temperature: -1 }, 'temperature'],
+    ['openai-responses', { max_output_tokens: 2 ** 60 }, 'max_output_tokens'],
+    ['openai-responses', { temperature: 2.5 }, 'temperature'],
+    ['anthropic-messages', { top_k: -3 }, 'top_k'],
+    ['anthropic-messages', { top_k: 1.5 }, 'top_k'],
+    ['anthropic-messages', { top_p: 1.01 }, 'top_p'],
+    ['gemini', { generationConfig: { topP: 5 } }, 'generationConfig.topP'],
+    ['gemini', { generationConfig: { topK: 0 } }, 'generationConfig.topK'],
+    ['gemini', { generationConfig: { maxOutputTokens: 1e20 } }, 'generationConfig.maxOutputTokens'],
+  ] as const)('%s: %j out of range is refused naming the client’s own field', (protocol, extra, field) => {
+    const bodies = {
+      'openai-chat': { model: 'm', messages: [{ role: 'user', content: 'Hi' }] },
+      'openai-responses': { model: 'm', input: 'Hi' },
+      'anthropic-messages': { model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] },
+      gemini: { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] },
+    };
+    const decode = () =>
+      codecs[protocol].decodeRequest({ ...bodies[protocol], ...extra }, { model: 'm', stream: false });
+    expect(fieldOf(decode)).toBe(field);
+  });
+
+  it.each([
     ['an object', { text: 'IMPORTANT RESULT' }],
     ['a number', 42],
   ])(

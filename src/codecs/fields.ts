@@ -40,19 +40,30 @@ export function requiredString(object: Record<string, unknown>, key: string, pat
   return value;
 }
 
-/** An optional finite number field. */
-export function optionalNumber(object: Record<string, unknown>, key: string, path = key): number | undefined {
+/** The sampling ranges every protocol accepts (the canonical request's): `temperature`, `top_p`. */
+export const temperatureRange: readonly [number, number] = [0, 2];
+export const topPRange: readonly [number, number] = [0, 1];
+
+/** An optional finite number field, within `range` (inclusive) when given. */
+export function optionalNumber(
+  object: Record<string, unknown>,
+  key: string,
+  path = key,
+  range?: readonly [number, number],
+): number | undefined {
   const value = object[key];
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'number' || !Number.isFinite(value))
     throw new RequestFieldError(path, `${path} must be a number`);
+  if (range !== undefined && (value < range[0] || value > range[1]))
+    throw new RequestFieldError(path, `${path} must be between ${range[0]} and ${range[1]}`);
   return value;
 }
 
-/** An optional positive integer field (token limits). */
+/** An optional positive integer field (token limits, top-k), at most 2^53 − 1. */
 export function optionalCount(object: Record<string, unknown>, key: string, path = key): number | undefined {
   const value = optionalNumber(object, key, path);
-  if (value !== undefined && (!Number.isInteger(value) || value < 1))
+  if (value !== undefined && (!Number.isSafeInteger(value) || value < 1))
     throw new RequestFieldError(path, `${path} must be a positive integer`);
   return value;
 }

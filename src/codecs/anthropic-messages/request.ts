@@ -13,6 +13,8 @@ import {
   optionalStrings,
   RequestFieldError,
   requiredString,
+  temperatureRange,
+  topPRange,
 } from '../fields.ts';
 import { binaryPart, namedTool, pushParts, toolOutput } from '../common.ts';
 import type { DecodedRequest, OpaqueCodec } from '../types.ts';
@@ -240,11 +242,11 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   if (maxTokens !== undefined) request.maxOutputTokens = maxTokens;
   const stops = optionalStrings(object, 'stop_sequences');
   if (stops !== undefined && stops.length > 0) request.stopSequences = stops;
-  const temperature = optionalNumber(object, 'temperature');
+  const temperature = optionalNumber(object, 'temperature', 'temperature', temperatureRange);
   if (temperature !== undefined) request.temperature = temperature;
-  const topP = optionalNumber(object, 'top_p');
+  const topP = optionalNumber(object, 'top_p', 'top_p', topPRange);
   if (topP !== undefined) request.topP = topP;
-  const topK = optionalNumber(object, 'top_k');
+  const topK = optionalCount(object, 'top_k');
   if (topK !== undefined) request.topK = topK;
   const reasoning = convertThinking(object.thinking);
   if (reasoning !== undefined) request.reasoning = reasoning;

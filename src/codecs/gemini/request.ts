@@ -13,7 +13,9 @@ import {
   refuse,
   RequestFieldError,
   requiredString,
+  temperatureRange,
   textOf,
+  topPRange,
 } from '../fields.ts';
 import { binaryPart, namedTool, pushParts } from '../common.ts';
 import type { DecodeContext, DecodedRequest, OpaqueCodec } from '../types.ts';
@@ -217,11 +219,11 @@ function applyGenerationConfig(body: Record<string, unknown>, request: DecodedRe
   const path = (key: string) => `generationConfig.${key}`;
   const maxTokens = optionalCount(config, 'maxOutputTokens', path('maxOutputTokens'));
   if (maxTokens !== undefined) request.maxOutputTokens = maxTokens;
-  const temperature = optionalNumber(config, 'temperature', path('temperature'));
+  const temperature = optionalNumber(config, 'temperature', path('temperature'), temperatureRange);
   if (temperature !== undefined) request.temperature = temperature;
-  const topP = optionalNumber(config, 'topP', path('topP'));
+  const topP = optionalNumber(config, 'topP', path('topP'), topPRange);
   if (topP !== undefined) request.topP = topP;
-  const topK = optionalNumber(config, 'topK', path('topK'));
+  const topK = optionalCount(config, 'topK', path('topK'));
   if (topK !== undefined) request.topK = topK;
   const stops = optionalStrings(config, 'stopSequences', path('stopSequences'));
   if (stops !== undefined && stops.length > 0) request.stopSequences = stops;

@@ -14,6 +14,8 @@ import {
   refuse,
   RequestFieldError,
   requiredString,
+  temperatureRange,
+  topPRange,
 } from '../fields.ts';
 import { binaryPart, namedTool, partFromUrl, pushParts, toolOutput } from '../common.ts';
 import type { DecodedRequest } from '../types.ts';
@@ -231,9 +233,9 @@ export function decodeRequest(body: unknown): DecodedRequest {
   if (maxTokens !== undefined) request.maxOutputTokens = maxTokens;
   const stops = stopSequences(object.stop);
   if (stops !== undefined) request.stopSequences = stops;
-  const temperature = optionalNumber(object, 'temperature');
+  const temperature = optionalNumber(object, 'temperature', 'temperature', temperatureRange);
   if (temperature !== undefined) request.temperature = temperature;
-  const topP = optionalNumber(object, 'top_p');
+  const topP = optionalNumber(object, 'top_p', 'top_p', topPRange);
   if (topP !== undefined) request.topP = topP;
   const outputSchema = convertResponseFormat(object.response_format);
   if (outputSchema !== undefined) request.outputSchema = outputSchema;

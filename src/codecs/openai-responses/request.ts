@@ -14,6 +14,8 @@ import {
   refuse,
   RequestFieldError,
   requiredString,
+  temperatureRange,
+  topPRange,
 } from '../fields.ts';
 import { convertEffort } from '../openai-chat/request.ts';
 import { namedTool, partFromUrl, pushParts, toolOutput } from '../common.ts';
@@ -222,9 +224,9 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   if (parallel !== undefined) request.parallelToolCalls = parallel;
   const maxTokens = optionalCount(object, 'max_output_tokens');
   if (maxTokens !== undefined) request.maxOutputTokens = maxTokens;
-  const temperature = optionalNumber(object, 'temperature');
+  const temperature = optionalNumber(object, 'temperature', 'temperature', temperatureRange);
   if (temperature !== undefined) request.temperature = temperature;
-  const topP = optionalNumber(object, 'top_p');
+  const topP = optionalNumber(object, 'top_p', 'top_p', topPRange);
   if (topP !== undefined) request.topP = topP;
   const outputSchema = convertFormat(object.text);
   if (outputSchema !== undefined) request.outputSchema = outputSchema;
