@@ -132,6 +132,32 @@ describe('decoding never drops what the client sent', () => {
     expect(fieldOf(decode)).toBe(field);
   });
 
+  it('a tool choice asking for a call with no tools, or naming a missing tool, is refused by field', () => {
+    const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }];
+    const chat = (extra: Record<string, unknown>) => () =>
+      codecs['openai-chat'].decodeRequest({
+        model: 'm',
+        messages: [{ role: 'user', content: 'Hi' }],
+        ...extra,
+      });
+    expect(fieldOf(chat({ tool_choice: 'required' }))).toBe('tool_choice');
+    expect(fieldOf(chat({ tools, tool_choice: { type: 'function', function: { name: 'nope' } } }))).toBe(
+      'tool_choice',
+    );
+    expect(chat({ tools, tool_choice: 'required' })().request.toolChoice).toBe('required');
+    const anthropic = () =>
+      codecs['anthropic-messages'].decodeRequest({
+        model: 'm',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'Hi' }],
+        tool_choice: { type: 'any' },
+      });
+    expect(fieldOf(anthropic)).toBe('tool_choice');
+    const geminiTools = [{ functionDeclarations: [{ name: 'get_weather', parameters: { type: 'object' } }] }];
+    const config = { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['nope'] } };
+    expect(fieldOf(() => gemini({ tools: geminiTools, toolConfig: config }))).toBe('toolConfig');
+  });
+
   it.each([
     ['an object', { text: 'IMPORTANT RESULT' }],
     ['a number', 42],

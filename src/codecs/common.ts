@@ -1,6 +1,6 @@
 /** Helpers every codec shares: canonical parts from wire media, tool-result text, part grouping. */
 import type { JsonObject } from '../core/json.ts';
-import type { ToolChoice } from '../core/tools.ts';
+import type { ToolChoice, ToolSpec } from '../core/tools.ts';
 import type { Item, Part, ToolOutput } from '../core/transcript.ts';
 import type { Usage } from '../core/usage.ts';
 import { RequestFieldError } from './fields.ts';
@@ -69,6 +69,27 @@ export function pushParts(transcript: Item[], kind: Item['kind'], parts: Part[])
 export function namedTool(name: unknown, path: string): ToolChoice {
   if (typeof name !== 'string' || name === '') throw new RequestFieldError(path, `${path} must name a tool`);
   return { type: 'tool', name };
+}
+
+/**
+ * A decoded tool choice, checked against the request's tools: asking for a call (`required`, or a
+ * named tool) with no tools, or naming a tool that is not among them, is refused by `field` — an
+ * upstream would refuse it too, or the choice would be dropped and the answer change.
+ */
+export function checkedToolChoice(
+  choice: ToolChoice,
+  tools: readonly ToolSpec[] | undefined,
+  field: string,
+): ToolChoice {
+  if (choice === 'auto' || choice === 'none') return choice;
+  if (tools === undefined || tools.length === 0)
+    throw new RequestFieldError(field, `${field} asks for a tool call but the request has no tools`);
+  if (choice !== 'required' && !tools.some((tool) => tool.name === choice.name))
+    throw new RequestFieldError(
+      field,
+      `${field} names the tool '${choice.name}', which is not in the request's tools`,
+    );
+  return choice;
 }
 
 /** Total prompt tokens for protocols that count cached tokens inside the prompt. */

@@ -16,7 +16,7 @@ import {
   temperatureRange,
   topPRange,
 } from '../fields.ts';
-import { binaryPart, namedTool, pushParts, toolOutput } from '../common.ts';
+import { binaryPart, checkedToolChoice, namedTool, pushParts, toolOutput } from '../common.ts';
 import type { DecodedRequest, OpaqueCodec } from '../types.ts';
 import { isJsonObject } from '../../core/json.ts';
 
@@ -236,7 +236,7 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   const request: DecodedRequest['request'] = { transcript };
   const tools = convertTools(object);
   if (tools !== undefined && tools.length > 0) request.tools = tools;
-  if (choice !== undefined) request.toolChoice = choice;
+  if (choice !== undefined) request.toolChoice = checkedToolChoice(choice, request.tools, 'tool_choice');
   if (parallel !== undefined) request.parallelToolCalls = parallel;
   const maxTokens = optionalCount(object, 'max_tokens');
   if (maxTokens !== undefined) request.maxOutputTokens = maxTokens;

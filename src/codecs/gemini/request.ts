@@ -17,7 +17,7 @@ import {
   textOf,
   topPRange,
 } from '../fields.ts';
-import { binaryPart, namedTool, pushParts } from '../common.ts';
+import { binaryPart, checkedToolChoice, namedTool, pushParts } from '../common.ts';
 import type { DecodeContext, DecodedRequest, OpaqueCodec } from '../types.ts';
 import { isJsonObject } from '../../core/json.ts';
 
@@ -284,7 +284,7 @@ export function decodeRequest(body: unknown, context: DecodeContext, opaque: Opa
   const tools = convertTools(object);
   if (tools !== undefined && tools.length > 0) request.tools = tools;
   const choice = convertToolChoice(object);
-  if (choice !== undefined) request.toolChoice = choice;
+  if (choice !== undefined) request.toolChoice = checkedToolChoice(choice, request.tools, 'toolConfig');
   applyGenerationConfig(object, request);
   if (context.model === undefined || context.model === '')
     throw new RequestFieldError('model', 'the path must name a model');

@@ -17,7 +17,7 @@ import {
   temperatureRange,
   topPRange,
 } from '../fields.ts';
-import { binaryPart, namedTool, partFromUrl, pushParts, toolOutput } from '../common.ts';
+import { binaryPart, checkedToolChoice, namedTool, partFromUrl, pushParts, toolOutput } from '../common.ts';
 import type { DecodedRequest } from '../types.ts';
 import { isJsonObject } from '../../core/json.ts';
 
@@ -226,7 +226,7 @@ export function decodeRequest(body: unknown): DecodedRequest {
   const tools = convertTools(object);
   if (tools !== undefined && tools.length > 0) request.tools = tools;
   const choice = convertToolChoice(object.tool_choice);
-  if (choice !== undefined) request.toolChoice = choice;
+  if (choice !== undefined) request.toolChoice = checkedToolChoice(choice, request.tools, 'tool_choice');
   const parallel = optionalBoolean(object, 'parallel_tool_calls');
   if (parallel !== undefined) request.parallelToolCalls = parallel;
   const maxTokens = optionalCount(object, 'max_completion_tokens') ?? optionalCount(object, 'max_tokens');

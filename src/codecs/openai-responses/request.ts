@@ -18,7 +18,7 @@ import {
   topPRange,
 } from '../fields.ts';
 import { convertEffort } from '../openai-chat/request.ts';
-import { namedTool, partFromUrl, pushParts, toolOutput } from '../common.ts';
+import { checkedToolChoice, namedTool, partFromUrl, pushParts, toolOutput } from '../common.ts';
 import type { DecodedRequest, OpaqueCodec } from '../types.ts';
 import { isJsonObject } from '../../core/json.ts';
 
@@ -219,7 +219,7 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   const tools = convertTools(object, warnings);
   if (tools !== undefined && tools.length > 0) request.tools = tools;
   const choice = convertToolChoice(object.tool_choice);
-  if (choice !== undefined) request.toolChoice = choice;
+  if (choice !== undefined) request.toolChoice = checkedToolChoice(choice, request.tools, 'tool_choice');
   const parallel = optionalBoolean(object, 'parallel_tool_calls');
   if (parallel !== undefined) request.parallelToolCalls = parallel;
   const maxTokens = optionalCount(object, 'max_output_tokens');
