@@ -158,6 +158,20 @@ describe('decoding never drops what the client sent', () => {
     expect(fieldOf(() => gemini({ tools: geminiTools, toolConfig: config }))).toBe('toolConfig');
   });
 
+  it('Gemini values outside their enums are refused by path (role, function-calling mode, thinking level)', () => {
+    expect(fieldOf(() => gemini({ contents: [{ role: 'bogus', parts: [{ text: 'Hi' }] }] }))).toBe(
+      'contents.0.role',
+    );
+    expect(fieldOf(() => gemini({ toolConfig: { functionCallingConfig: { mode: 'SOMETIMES' } } }))).toBe(
+      'toolConfig.functionCallingConfig.mode',
+    );
+    expect(fieldOf(() => gemini({ generationConfig: { thinkingConfig: { thinkingLevel: 'ULTRA' } } }))).toBe(
+      'generationConfig.thinkingConfig.thinkingLevel',
+    );
+    const high = gemini({ generationConfig: { thinkingConfig: { thinkingLevel: 'HIGH' } } });
+    expect(high.request.reasoning).toEqual({ effort: 'high' });
+  });
+
   it.each([
     ['an object', { text: 'IMPORTANT RESULT' }],
     ['a number', 42],

@@ -112,7 +112,10 @@ function convertContents(contents: unknown[], transcript: Item[], opaque: Opaque
     const path = `contents.${contentIndex}`;
     const object = jsonObject(content, path);
     const parts = optionalArray(object, 'parts', `${path}.parts`) ?? [];
-    const model = object.role === 'model';
+    const { role } = object;
+    if (role !== undefined && role !== null && role !== 'user' && role !== 'model' && role !== 'function')
+      throw new RequestFieldError(`${path}.role`, `${path}.role must be 'user' or 'model'`);
+    const model = role === 'model';
     parts.forEach((value, partIndex) => {
       const converted = convertPart(value, {
         path: `${path}.parts.${partIndex}`,
@@ -167,10 +170,18 @@ function lowerTypes(value: unknown): unknown {
   return copy;
 }
 
+const functionCallingModes = new Set(['AUTO', 'ANY', 'NONE', 'VALIDATED', 'MODE_UNSPECIFIED']);
+
 function convertToolChoice(body: Record<string, unknown>): ToolChoice | undefined {
   const config = isJsonObject(body.toolConfig) ? body.toolConfig.functionCallingConfig : undefined;
   if (!isJsonObject(config)) return undefined;
   const names = Array.isArray(config.allowedFunctionNames) ? config.allowedFunctionNames : [];
+  const { mode } = config;
+  if (mode !== undefined && mode !== null && !functionCallingModes.has(mode as string))
+    throw new RequestFieldError(
+      'toolConfig.functionCallingConfig.mode',
+      'toolConfig.functionCallingConfig.mode must be AUTO, ANY, NONE or VALIDATED',
+    );
   if (config.mode === 'NONE') return 'none';
   if (config.mode === 'ANY' || config.mode === 'VALIDATED')
     return names.length === 1
@@ -185,11 +196,15 @@ function convertThinking(config: Record<string, unknown>): ReasoningRequest | un
   const reasoning: ReasoningRequest = {};
   const budget = optionalNumber(thinking, 'thinkingBudget', 'generationConfig.thinkingConfig.thinkingBudget');
   if (budget !== undefined && budget > 0) reasoning.budgetTokens = budget;
-  const level = thinking.thinkingLevel;
-  if (typeof level === 'string') {
+  const level = optionalString(thinking, 'thinkingLevel', 'generationConfig.thinkingConfig.thinkingLevel');
+  if (level !== undefined && level.toUpperCase() !== 'THINKING_LEVEL_UNSPECIFIED') {
     const effort = level.toLowerCase();
-    if (effort === 'minimal' || effort === 'low' || effort === 'medium' || effort === 'high')
-      reasoning.effort = effort;
+    if (effort !== 'minimal' && effort !== 'low' && effort !== 'medium' && effort !== 'high')
+      throw new RequestFieldError(
+        'generationConfig.thinkingConfig.thinkingLevel',
+        'generationConfig.thinkingConfig.thinkingLevel must be MINIMAL, LOW, MEDIUM or HIGH',
+      );
+    reasoning.effort = effort;
   }
   if (thinking.includeThoughts === true) reasoning.includeThoughts = true;
   return Object.keys(reasoning).length === 0 ? undefined : reasoning;
