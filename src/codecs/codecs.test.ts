@@ -172,6 +172,24 @@ describe('decoding never drops what the client sent', () => {
     expect(high.request.reasoning).toEqual({ effort: 'high' });
   });
 
+  it('Responses text / text.format / reasoning and Chat modalities of the wrong type are refused, not ignored', () => {
+    const responses = (extra: Record<string, unknown>) => () =>
+      codecs['openai-responses'].decodeRequest({ model: 'm', input: 'Hi', ...extra });
+    expect(fieldOf(responses({ text: 'json' }))).toBe('text');
+    expect(fieldOf(responses({ text: { format: 'json' } }))).toBe('text.format');
+    expect(fieldOf(responses({ reasoning: 'high' }))).toBe('reasoning');
+    expect(responses({ reasoning: { effort: 'high' } })().request.reasoning).toMatchObject({
+      effort: 'high',
+    });
+    const chat = () =>
+      codecs['openai-chat'].decodeRequest({
+        model: 'm',
+        messages: [{ role: 'user', content: 'Hi' }],
+        modalities: 'audio',
+      });
+    expect(fieldOf(chat)).toBe('modalities');
+  });
+
   it.each([
     ['an object', { text: 'IMPORTANT RESULT' }],
     ['a number', 42],

@@ -197,8 +197,8 @@ function refuseUnhonourable(object: Record<string, unknown>): void {
   refuse(object, 'logprobs', [false], 'log probabilities are not supported by the gateway');
   refuse(object, 'top_logprobs', [0], 'log probabilities are not supported by the gateway');
   refuse(object, 'audio', [], 'audio output is not supported by the gateway');
-  const modalities = object.modalities;
-  if (Array.isArray(modalities) && modalities.some((modality) => modality !== 'text'))
+  const modalities = optionalArray(object, 'modalities');
+  if (modalities !== undefined && modalities.some((modality) => modality !== 'text'))
     throw new RequestFieldError(
       'modalities',
       'modalities: only text output is supported by the gateway',

@@ -171,8 +171,10 @@ function convertToolChoice(value: unknown): ToolChoice | undefined {
 }
 
 function convertFormat(text: unknown): OutputSchema | undefined {
-  if (!isJsonObject(text) || !isJsonObject(text.format)) return undefined;
-  const format = text.format;
+  if (text === undefined || text === null) return undefined;
+  const object = jsonObject(text, 'text');
+  if (object.format === undefined || object.format === null) return undefined;
+  const format = jsonObject(object.format, 'text.format');
   if (format.type === 'text') return undefined;
   if (format.type === 'json_object') return { schema: { type: 'object' }, strict: false };
   if (format.type !== 'json_schema')
@@ -230,9 +232,10 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   if (topP !== undefined) request.topP = topP;
   const outputSchema = convertFormat(object.text);
   if (outputSchema !== undefined) request.outputSchema = outputSchema;
-  const reasoning = isJsonObject(object.reasoning)
-    ? convertEffort(object.reasoning.effort, 'reasoning.effort')
-    : undefined;
+  const reasoning =
+    object.reasoning === undefined || object.reasoning === null
+      ? undefined
+      : convertEffort(jsonObject(object.reasoning, 'reasoning').effort, 'reasoning.effort');
   if (reasoning !== undefined) request.reasoning = reasoning;
   const include = optionalArray(object, 'include') ?? [];
   const decoded: DecodedRequest = {
