@@ -29,8 +29,12 @@ export function tokenCounter(encoding: OpenAIEncoding): TextCounter | undefined 
   let counter = counters.get(encoding);
   if (counter === undefined) {
     try {
-      const module = load(`gpt-tokenizer/encoding/${encoding}`) as { countTokens(text: string): number };
-      counter = (text: string) => countInRuns(text, (piece) => module.countTokens(piece));
+      const module = load(`gpt-tokenizer/encoding/${encoding}`) as {
+        countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
+      };
+      // Special-token text (`<|endoftext|>`) in a prompt is plain text to count, as the API counts it.
+      const options = { disallowedSpecial: new Set<string>() };
+      counter = (text: string) => countInRuns(text, (piece) => module.countTokens(piece, options));
     } catch {
       counter = null;
     }
@@ -40,42 +44,65 @@ export function tokenCounter(encoding: OpenAIEncoding): TextCounter | undefined 
 }
 
 /**
- * Longest run of one kind of character (letters, whitespace, other symbols, digits) given to the
- * BPE at once. gpt-tokenizer merges a pre-token's pairs in time quadratic in its length: one
- * letter repeated 250,000 times took 22 s on the main thread, 10,000 times 26 ms, 256 times at
- * most 0.1 ms. No token of these vocabularies is nearly this long.
+ * Longest run of one kind of character (letters, whitespace, symbols) given to the BPE at once.
+ * gpt-tokenizer merges a pre-token's pairs in time quadratic in its length: one letter repeated
+ * 250,000 times took 22 s on the main thread, 10,000 times 26 ms, 256 times at most 0.1 ms. No
+ * token of these vocabularies is nearly this long.
  */
 export const maxTokenizerRun = 256;
 
-/** Kinds of {@link kindOf}. */
-const space = 0;
-const letter = 1;
-const digit = 2;
-const symbol = 3;
+/** Kinds of characters as the o200k / cl100k pre-tokenizers group them. */
+const space = 1;
+const letter = 2;
+const digit = 3;
+const symbol = 4;
+/** A combining mark or the low half of a surrogate pair: part of the run before it. */
+const continues = 5;
 
-/** The kind of a UTF-16 code unit, as the pre-tokenizer groups them (any non-ASCII unit as a letter). */
-function kindOf(code: number): number {
-  if (code === 32 || (code >= 9 && code <= 13)) return space;
-  if (code >= 48 && code <= 57) return digit;
-  if ((code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code >= 128) return letter;
+/** The kinds of BMP code units met so far (0: not classified yet). */
+const bmpKinds = new Uint8Array(0x10000);
+
+/** The kind of one character, by the pre-tokenizers' own classes (JavaScript's `\s`, `\p{L}`, `\p{M}`, `\p{N}`). */
+function classify(character: string): number {
+  if (/\s/.test(character)) return space;
+  if (/\p{M}/u.test(character)) return continues;
+  if (/\p{L}/u.test(character)) return letter;
+  if (/\p{N}/u.test(character)) return digit;
   return symbol;
 }
 
+function kindAt(text: string, index: number, code: number): number {
+  if (code < 128) {
+    if (code === 32 || (code >= 9 && code <= 13)) return space;
+    if (code >= 48 && code <= 57) return digit;
+    if ((code >= 65 && code <= 90) || (code >= 97 && code <= 122)) return letter;
+    return symbol;
+  }
+  if (code >= 0xdc00 && code <= 0xdfff) return continues;
+  if (code >= 0xd800 && code <= 0xdbff) return classify(String.fromCodePoint(text.codePointAt(index)!));
+  let kind = bmpKinds[code]!;
+  if (kind === 0) bmpKinds[code] = kind = classify(String.fromCharCode(code));
+  return kind;
+}
+
 /**
- * Counts `text` with `count`, in one call unless it holds a run of one kind longer than
- * {@link maxTokenizerRun}: such a run is cut every `maxTokenizerRun` units (never inside a
- * surrogate pair) and the pieces counted apart, so the count costs time linear in the text, at
- * most a token more per cut than the exact count.
+ * Counts `text` with `count`, in one call unless it holds a run of one kind of character longer
+ * than {@link maxTokenizerRun} — the only way a pre-token gets long (digits are grouped by three;
+ * a pre-token that joins two kinds, symbols then newlines, has a run of at least half its length).
+ * Such a run is cut every `maxTokenizerRun` units (never inside a surrogate pair) and the pieces
+ * counted apart, so counting costs time linear in the text, at most a token more per cut than the
+ * exact count. Ordinary prose, code, JSON and CJK with punctuation are counted in one call, exactly.
  */
 export function countInRuns(text: string, count: (piece: string) => number): number {
   let total = 0;
   let start = 0;
-  let kind = -1;
+  let kind = 0;
   let run = 0;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
-    const next = kindOf(code);
-    if (next !== kind) {
+    let next = kindAt(text, index, code);
+    if (next === continues) next = kind === 0 || kind === digit ? symbol : kind;
+    if (next === digit || next !== kind) {
       kind = next;
       run = 1;
       continue;
