@@ -1,10 +1,11 @@
 /**
  * Switchyard's own protocol: `POST /switchyard/v1/stream` takes a canonical request (model name,
  * transcript, tools, …) and streams the canonical events as SSE (`event: <type>`), the last being
- * `finish`; a failure ends with `event: error` carrying the classified error.
+ * `finish`; a failure before the first content event is an HTTP error (OpenAI's error shape), one
+ * after it ends the stream with `event: error` carrying the classified error.
  */
 import { createFrame } from '../codecs/frames.ts';
-import type { StreamEncoder } from '../codecs/types.ts';
+import type { StreamEncoder, WireFrame } from '../codecs/types.ts';
 import type { RouteRequest } from '../routing/router.ts';
 import { toWireError } from './errors.ts';
 import { errorResponse } from './reply.ts';
@@ -36,8 +37,26 @@ export async function serveNativeStream(
     once: true,
   });
   const turn = state.switchyard.stream(body as RouteRequest, { signal: controller.signal });
+  const iterator = turn[Symbol.asyncIterator]();
+  // Honest streaming, as the other protocols: nothing is sent before the first content event, so a
+  // request the front door refuses (or a failure before content) is an HTTP error, not a 200.
+  const first: WireFrame[] = [];
+  let done = false;
+  try {
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done === true) {
+        done = true;
+        break;
+      }
+      first.push(...nativeEncoder.event(next.value));
+      if (next.value.type !== 'message-start' && next.value.type !== 'finish') break;
+    }
+  } catch (error) {
+    return errorResponse('openai-chat', toWireError(error), requestId);
+  }
   const pump = createBodyPump({
-    iterator: turn[Symbol.asyncIterator](),
+    iterator,
     onEvent: (event) => nativeEncoder.event(event),
     framer: createFramer(false),
     streamEncoder: nativeEncoder,
@@ -45,8 +64,8 @@ export async function serveNativeStream(
     finish: () => {},
     onCancel: () => {},
     onError: () => {},
-    first: [],
-    done: false,
+    first,
+    done,
   });
   return new Response(webBody(pump, ''), {
     headers: {

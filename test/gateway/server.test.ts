@@ -515,4 +515,25 @@ describe('protocol surfaces', () => {
     expect(events.at(-1)).toBe('finish');
     expect(text).toContain('Native.');
   });
+
+  it.each([
+    ['null', 'null'],
+    ['a number', '42'],
+    ['a model that is not a string', '{"model":123}'],
+    ['a transcript that is not an array', '{"model":"up-chat","transcript":"str"}'],
+    [
+      'an unknown model',
+      '{"model":"no-such-model","transcript":[{"kind":"user","parts":[{"type":"text","text":"Hi"}]}]}',
+    ],
+  ])(
+    'the native endpoint answers %s with an HTTP error before any event, not a 200 stream',
+    async (_, body) => {
+      const response = await post('/switchyard/v1/stream', body);
+      expect(response.status).toBeGreaterThanOrEqual(400);
+      expect(response.status).toBeLessThan(500);
+      expect(response.headers.get('content-type')).toContain('application/json');
+      const error = ((await response.json()) as { error: { message: string } }).error;
+      expect(error.message.length).toBeGreaterThan(0);
+    },
+  );
 });
