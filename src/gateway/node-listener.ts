@@ -73,9 +73,24 @@ export function createNodeListener(state: GatewayState, fetch: Fetch, hostname: 
   const general = getRequestListener(fetch, { hostname });
   return (incoming, outgoing) => {
     const route = directRoute(incoming);
-    if (route === undefined) void general(incoming, outgoing);
-    else serveDirect(state, route, incoming, outgoing);
+    if (route === undefined) {
+      if (!smallBody(incoming)) closeIfUnread(incoming, outgoing);
+      void general(incoming, outgoing);
+    } else serveDirect(state, route, incoming, outgoing);
   };
+}
+
+/**
+ * A reply the Hono app writes before the request body has arrived (a 413, a refusal) closes the
+ * connection, as the direct routes' replies do: otherwise Node reads and drops the rest of the body
+ * to keep the connection, however large it is declared.
+ */
+function closeIfUnread(incoming: IncomingMessage, outgoing: ServerResponse): void {
+  const writeHead = outgoing.writeHead;
+  outgoing.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
+    if (!incoming.complete) this.setHeader('connection', 'close');
+    return writeHead.apply(this, args);
+  } as ServerResponse['writeHead'];
 }
 
 function serveDirect(

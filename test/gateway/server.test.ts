@@ -297,6 +297,24 @@ describe('keys', () => {
     expect(received.toLowerCase()).toContain('connection: close');
   });
 
+  it.each(['/v1/messages/count_tokens', '/v1/chat/completions?stream=1', '/switchyard/v1/stream'])(
+    'a 413 from a route the Hono app serves (%s), before the body arrived, closes the connection',
+    async (path) => {
+      const { port } = new URL(harness.server.url);
+      const socket = connect(Number(port), '127.0.0.1');
+      let received = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (text: string) => (received += text));
+      const closed = new Promise((resolve) => socket.on('close', resolve));
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ops-key-2\r\ncontent-type: application/json\r\ncontent-length: 10000000000\r\n\r\n{"a":`,
+      );
+      await closed;
+      expect(received).toMatch(/^HTTP\/1\.1 413/);
+      expect(received.toLowerCase()).toContain('connection: close');
+    },
+  );
+
   it('a refused request with a small declared body keeps its connection for the next request', async () => {
     const { port } = new URL(harness.server.url);
     const socket = connect(Number(port), '127.0.0.1');
