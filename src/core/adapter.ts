@@ -82,6 +82,11 @@ export interface TokenEstimateInput {
   transcript: Transcript;
   tools?: ToolSpec[];
   model?: string;
+  /**
+   * The caller only asks whether the estimate is above this (the context-window check): an
+   * estimator may stop counting once past it and return what it has, a number above it.
+   */
+  stopAbove?: number;
 }
 
 /**

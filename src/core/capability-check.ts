@@ -162,12 +162,12 @@ function refusedInParts(
 export function overflowEstimate(
   window: number,
   upperBound: () => number,
-  estimate: () => number,
+  estimate: (stopAbove: number) => number,
 ): number | undefined {
   if (!(window > 0)) return undefined;
   const threshold = window * contextOverflowFactor;
   if (upperBound() <= threshold) return undefined;
-  const tokens = estimate();
+  const tokens = estimate(threshold);
   return tokens <= threshold ? undefined : tokens;
 }
 
@@ -179,7 +179,7 @@ export function assertContextWindow(
   capabilities: Capabilities,
   context: CheckContext & { requestId?: string },
   upperBound: () => number,
-  estimate: () => number,
+  estimate: (stopAbove: number) => number,
 ): void {
   const window = capabilities.contextWindow;
   const tokens = overflowEstimate(window, upperBound, estimate);

@@ -258,9 +258,10 @@ const tokenEstimateSchema = z.strictObject({
   transcript: transcriptSchema,
   tools: requestShape.tools,
   model: z.string().optional(),
+  stopAbove: z.number().optional(),
 });
 
-/** Validates the input of `estimateInputTokens` (`{ transcript, tools?, model? }`). Never throws. */
+/** Validates the input of `estimateInputTokens` (`{ transcript, tools?, model?, stopAbove? }`). Never throws. */
 export function validateTokenEstimateInput(input: unknown): ParseResult<z.infer<typeof tokenEstimateSchema>> {
   return parseWithSchema(tokenEstimateSchema, input);
 }

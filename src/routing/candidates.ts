@@ -12,8 +12,11 @@ export interface CallNeeds {
   required: Set<CapabilityName>;
   /** The cheap bound of the input tokens ({@link estimateUpperBound}), computed on first need. */
   upperBound?: number;
-  /** The local input-token estimate, computed on first need (only when the bound could overflow). */
-  estimate?: number;
+  /**
+   * The local input-token estimate, computed on first need (only when the bound could overflow);
+   * `exact` false when counting stopped past the threshold it was asked about (a lower bound).
+   */
+  estimate?: { tokens: number; exact: boolean };
   /** After a context overflow: only windows larger than this qualify. */
   minContextWindow: number;
 }
@@ -46,10 +49,16 @@ export function skipReason(
   const estimate = overflowEstimate(
     facts.contextWindow,
     () => (needs.upperBound ??= estimateUpperBound(textOnly())),
-    () =>
-      (needs.estimate ??= registry
+    (stopAbove) => {
+      // A lower bound above this threshold settles it; below, it is counted again this far.
+      const known = needs.estimate;
+      if (known !== undefined && (known.exact || known.tokens > stopAbove)) return known.tokens;
+      const tokens = registry
         .adapter(model.provider)
-        .estimateInputTokens({ ...textOnly(), model: model.id })),
+        .estimateInputTokens({ ...textOnly(), model: model.id, stopAbove });
+      needs.estimate = { tokens, exact: tokens <= stopAbove };
+      return tokens;
+    },
   );
   if (estimate !== undefined) {
     return `context window ${facts.contextWindow} < estimated ${estimate} input tokens (over ${contextOverflowFactor}×)`;

@@ -66,7 +66,7 @@ function checkContextWindow(
     capabilities,
     { provider: context.provider, model: context.model, requestId: request.requestId },
     () => estimateUpperBound(input()),
-    () => context.estimateInputTokens(input()),
+    (stopAbove) => context.estimateInputTokens({ ...input(), stopAbove }),
   );
 }
 

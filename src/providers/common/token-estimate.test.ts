@@ -6,9 +6,11 @@ import { estimateInputTokens as estimateAnthropic } from '../anthropic/tokens.ts
 import { estimateInputTokens as estimateGemini } from '../gemini/tokens.ts';
 import { estimateInputTokens as estimateOpenAI } from '../openai-chat/tokens.ts';
 import { estimateInputTokens as estimateResponses } from '../openai-responses/tokens.ts';
+import { openaiRates } from '../openai/tokens.ts';
 import {
   type CharacterRates,
   estimateByCharacters,
+  estimateByCounter,
   estimateOutputTokens,
   estimateUpperBound,
 } from './token-estimate.ts';
@@ -139,4 +141,32 @@ describe('estimateUpperBound', () => {
       }
     },
   );
+});
+
+describe('estimateByCounter with stopAbove (the context-window check)', () => {
+  const prose = 'The quick brown fox jumps over the lazy dog, twice; "quoted" (text) and 12345.\n';
+  const input = (text: string, stopAbove?: number): TokenEstimateInput => ({
+    transcript: [userText(text), userText('A second message.')],
+    ...(stopAbove === undefined ? {} : { stopAbove }),
+  });
+
+  it('stops counting once past stopAbove: the rest of a long text is never counted', () => {
+    let counted = 0;
+    const counter = (text: string) => {
+      counted += text.length;
+      return Math.ceil(text.length / 4);
+    };
+    const text = prose.repeat(40_000);
+    const estimate = estimateByCounter(input(text, 10_000), openaiRates, counter);
+    expect(estimate).toBeGreaterThan(10_000);
+    expect(counted).toBeLessThan(text.length / 4);
+  });
+
+  it('below stopAbove the count is the whole count, exactly (pieces cut at word breaks)', () => {
+    const text = prose.repeat(4_000);
+    const model = 'openai:gpt-4o';
+    const whole = estimateOpenAI({ ...input(text), model });
+    expect(estimateOpenAI({ ...input(text, whole + 1), model })).toBe(whole);
+    expect(estimateOpenAI({ ...input(text, whole - 1), model })).toBeGreaterThan(whole - 1);
+  });
 });

@@ -121,9 +121,46 @@ export function estimateByCounter(
   rates: CharacterRates,
   count: TextCounter,
 ): number {
+  const { stopAbove } = input;
   let textTokens = 0;
-  const tokens = walkRequest(input, rates, (text) => (textTokens += count(text)));
-  return textTokens + tokens;
+  if (stopAbove === undefined) {
+    const tokens = walkRequest(input, rates, (text) => (textTokens += count(text)));
+    return textTokens + tokens;
+  }
+  // Asked only whether the input is above `stopAbove`: count text by text, a long one in pieces
+  // cut at word breaks, and stop once past it (an exact counter costs time per character).
+  const texts: string[] = [];
+  const flat = walkRequest(input, rates, (text) => texts.push(text));
+  for (const text of texts)
+    for (let start = 0; start < text.length;) {
+      const end = wordBreakAfter(text, start + countingPiece);
+      textTokens += count(start === 0 && end === text.length ? text : text.slice(start, end));
+      if (flat + textTokens > stopAbove) return flat + textTokens;
+      start = end;
+    }
+  return flat + textTokens;
+}
+
+/** Characters counted between two checks against `stopAbove` (~16k tokens of prose). */
+const countingPiece = 64 * 1024;
+
+/**
+ * The first word break at or after `from` — before an ASCII space that follows a printable ASCII
+ * character, where the BPE pre-tokenizers always split, so the pieces count as the whole — or the
+ * text's end; past 4,096 characters without one, `from` + 4,096 (a piece cut there may count a
+ * token more).
+ */
+function wordBreakAfter(text: string, from: number): number {
+  if (from >= text.length) return text.length;
+  const limit = Math.min(text.length, from + 4096);
+  for (let index = Math.max(from, 1); index < limit; index++) {
+    const previous = text.charCodeAt(index - 1);
+    if (text.charCodeAt(index) === 32 && previous > 32 && previous < 127) return index;
+  }
+  if (limit === text.length) return limit;
+  // Never between the halves of a surrogate pair.
+  const code = text.charCodeAt(limit);
+  return code >= 0xdc00 && code <= 0xdfff ? limit + 1 : limit;
 }
 
 /** Estimated output tokens of response content (text, reasoning, tool inputs) at four characters a token. */
