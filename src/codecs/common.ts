@@ -83,7 +83,10 @@ export function checkedToolChoice(
 ): ToolChoice {
   if (choice === 'auto' || choice === 'none') return choice;
   if (tools === undefined || tools.length === 0)
-    throw new RequestFieldError(field, `${field} asks for a tool call but the request has no tools`);
+    throw new RequestFieldError(
+      field,
+      `${field} asks for a tool call but the request has no function tools the gateway can offer`,
+    );
   if (choice !== 'required' && !tools.some((tool) => tool.name === choice.name))
     throw new RequestFieldError(
       field,

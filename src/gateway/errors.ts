@@ -88,8 +88,9 @@ export function toWireError(error: unknown): WireError {
 /** `POST https://host/path` in an adapter's message: the upstream call it describes. */
 const upstreamCall = /\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) (?:https?|wss?):\/\/\S+/g;
 const anyUrl = /\b(?:https?|wss?):\/\/\S+/g;
-/** A socket error's code and the address after it (`connect ECONNREFUSED 10.0.0.7:8080`). */
-const socketAddress = /\b(E[A-Z]{3,}) \[?[\w.:-]*[.:][\w.:-]*\]?(?::\d+)?/g;
+/** A socket or DNS error's code and the host or address after it (`connect ECONNREFUSED 10.0.0.7:8080`). */
+const socketAddress =
+  /\b(E(?:CONNREFUSED|CONNRESET|CONNABORTED|NOTFOUND|AI_[A-Z]+|TIMEDOUT|HOSTUNREACH|NETUNREACH|HOSTDOWN|ADDRNOTAVAIL|ADDRINUSE|PIPE|PROTO)) \S+/g;
 
 /**
  * An adapter's message as a client may read it: the upstream's URL and socket address left out

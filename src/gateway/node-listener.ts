@@ -74,7 +74,7 @@ export function createNodeListener(state: GatewayState, fetch: Fetch, hostname: 
   return (incoming, outgoing) => {
     const route = directRoute(incoming);
     if (route === undefined) {
-      if (!smallBody(incoming)) closeIfUnread(incoming, outgoing);
+      if (declaresLargeBody(incoming)) closeIfUnread(incoming, outgoing);
       void general(incoming, outgoing);
     } else serveDirect(state, route, incoming, outgoing);
   };
@@ -142,6 +142,12 @@ const drainableBytes = 64 * 1024;
 function smallBody(incoming: IncomingMessage): boolean {
   const length = Number(nodeHeader(incoming, 'content-length') ?? Number.NaN);
   return length <= drainableBytes;
+}
+
+/** Whether the request declares a body Node should not drain: chunked, or longer than {@link drainableBytes}. */
+function declaresLargeBody(incoming: IncomingMessage): boolean {
+  if (incoming.headers['transfer-encoding'] !== undefined) return true;
+  return Number(nodeHeader(incoming, 'content-length') ?? 0) > drainableBytes;
 }
 
 /** Runs a write; one that throws (the reply cannot be written) ends the connection instead of the process. */

@@ -105,6 +105,7 @@ export async function recordFailure(
   route.decision.attempts.push(
     classified?.status === undefined ? attempt : { ...attempt, status: classified.status },
   );
+  route.lastRetryAfterSeconds = classified?.retryAfterSeconds;
   if (observed)
     emit({
       ...eventBase(route, model, retryCount),
@@ -179,6 +180,7 @@ export function noCandidate(state: RouterState, route: Route): Error {
     attachDecision(detailed, route.decision);
     return detailed;
   }
+  const reopening = route.reopensAt === undefined ? undefined : availability.secondsUntil(route.reopensAt);
   let error: Error;
   if (last !== undefined)
     error = createAdapterError(last.errorClass ?? 'other', {
@@ -189,6 +191,7 @@ export function noCandidate(state: RouterState, route: Route): Error {
         last.errorClass === 'rate_limit' ||
         last.errorClass === 'server_error' ||
         last.errorClass === 'network',
+      ...retryAfter(route.lastRetryAfterSeconds ?? reopening),
     });
   else if (
     route.reopensAt !== undefined ||
@@ -199,14 +202,15 @@ export function noCandidate(state: RouterState, route: Route): Error {
       providerCode: 'all_candidates_unavailable',
       status: 503,
       retryable: true,
-      ...(route.reopensAt === undefined
-        ? {}
-        : { retryAfterSeconds: availability.secondsUntil(route.reopensAt) }),
+      ...retryAfter(reopening),
     });
   else error = new InvalidRequestError({ message, providerCode: 'no_candidate' });
   attachDecision(error, route.decision);
   return error;
 }
+
+const retryAfter = (seconds: number | undefined) =>
+  seconds === undefined ? {} : { retryAfterSeconds: seconds };
 
 /** A reply its hook rejected (output schema): `call-failed`, no fallback (the provider answered). */
 export function rejected(

@@ -71,6 +71,8 @@ export interface Route {
   sentOptions: CallOptions | undefined;
   /** When the soonest circuit that kept a candidate out reopens (availability clock, ms). */
   reopensAt?: number;
+  /** The `retry-after` of the latest failed attempt, passed on when no candidate is left. */
+  lastRetryAfterSeconds?: number;
 }
 
 /** What one router holds across calls. */

@@ -407,13 +407,14 @@ describe('when no candidate is left, the error keeps the class a client acts on'
     emulator.enqueue(openaiError(500, 'down'));
     await sy.complete({ model: 'openai:gpt-4.1-mini', transcript: [userText('Hi')] }).catch(() => undefined);
     expect(await sy.availability.state('model:openai:gpt-4.1-mini')).toBe('open');
-    emulator.enqueue(anthropicError(529, 'overloaded_error', 'Overloaded'));
+    emulator.enqueue(anthropicError(529, 'overloaded_error', 'Overloaded', { 'retry-after': '7' }));
     const error = await sy.complete(hello).catch((caught: unknown) => caught);
     expect(error).toMatchObject({
       errorClass: 'server_error',
       providerCode: 'all_candidates_failed',
       status: 529,
       retryable: true,
+      retryAfterSeconds: 7,
     });
   });
 });

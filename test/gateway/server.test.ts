@@ -315,6 +315,18 @@ describe('keys', () => {
     },
   );
 
+  it('GET routes the Hono app serves keep the connection alive for the next request', async () => {
+    const { port } = new URL(harness.server.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (text: string) => (received += text));
+    socket.write('GET /healthz HTTP/1.1\r\nhost: x\r\n\r\nGET /healthz HTTP/1.1\r\nhost: x\r\n\r\n');
+    await vi.waitFor(() => expect(received.match(/HTTP\/1\.1 200/g)).toHaveLength(2));
+    expect(received.toLowerCase()).not.toContain('connection: close');
+    socket.destroy();
+  });
+
   it('a refused request with a small declared body keeps its connection for the next request', async () => {
     const { port } = new URL(harness.server.url);
     const socket = connect(Number(port), '127.0.0.1');

@@ -113,7 +113,15 @@ function convertContents(contents: unknown[], transcript: Item[], opaque: Opaque
     const object = jsonObject(content, path);
     const parts = optionalArray(object, 'parts', `${path}.parts`) ?? [];
     const { role } = object;
-    if (role !== undefined && role !== null && role !== 'user' && role !== 'model' && role !== 'function')
+    // Unset may also be an empty string (proto-style clients); `function` is the older API's role for responses.
+    if (
+      role !== undefined &&
+      role !== null &&
+      role !== '' &&
+      role !== 'user' &&
+      role !== 'model' &&
+      role !== 'function'
+    )
       throw new RequestFieldError(`${path}.role`, `${path}.role must be 'user' or 'model'`);
     const model = role === 'model';
     parts.forEach((value, partIndex) => {

@@ -87,8 +87,8 @@ function kindAt(text: string, index: number, code: number): number {
 
 /**
  * Counts `text` with `count`, in one call unless it holds a run of one kind of character longer
- * than {@link maxTokenizerRun} — the only way a pre-token gets long (digits are grouped by three;
- * a pre-token that joins two kinds, symbols then newlines, has a run of at least half its length).
+ * than {@link maxTokenizerRun}, or of `\r`, `\n` and `/` — the only ways a pre-token gets long
+ * (digits are grouped by three; a symbol pre-token ends in newlines and slashes).
  * Such a run is cut every `maxTokenizerRun` units (never inside a surrogate pair) and the pieces
  * counted apart, so counting costs time linear in the text, at most a token more per cut than the
  * exact count. Ordinary prose, code, JSON and CJK with punctuation are counted in one call, exactly.
@@ -98,21 +98,25 @@ export function countInRuns(text: string, count: (piece: string) => number): num
   let start = 0;
   let kind = 0;
   let run = 0;
+  // o200k's symbol pre-token ends in any run of `\r`, `\n` and `/` (cl100k's in `\r` and `\n`):
+  // `/\n/\n…` is one pre-token of two kinds.
+  let tail = 0;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
+    tail = code === 10 || code === 13 || code === 47 ? tail + 1 : 0;
     let next = kindAt(text, index, code);
     if (next === continues) next = kind === 0 || kind === digit ? symbol : kind;
     if (next === digit || next !== kind) {
       kind = next;
       run = 1;
-      continue;
-    }
-    if (++run <= maxTokenizerRun) continue;
+      if (tail <= maxTokenizerRun) continue;
+    } else if (++run <= maxTokenizerRun && tail <= maxTokenizerRun) continue;
     // A low surrogate stays with its high one: cut before the pair.
     const cut = code >= 0xdc00 && code <= 0xdfff && index - 1 > start ? index - 1 : index;
     total += count(text.slice(start, cut));
     start = cut;
     run = index - cut + 1;
+    if (tail > 0) tail = index - cut + 1;
   }
   if (start === text.length) return total;
   return total + count(start === 0 ? text : text.slice(start));
