@@ -43,6 +43,17 @@ const post = (path: string, body: string, headers: Record<string, string> = {}) 
     body,
     headers: { 'content-type': 'application/json', authorization: 'Bearer ops-key-2', ...headers },
   });
+/** A raw socket to the gateway: what it has received so far, and when it closed. */
+function rawConnection() {
+  const { port } = new URL(harness.server.url);
+  const socket = connect(Number(port), '127.0.0.1');
+  let text = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => (text += chunk));
+  const closed = new Promise((resolve) => socket.on('close', resolve));
+  return { socket, received: () => text, closed };
+}
+
 const chatBody = (extra: Record<string, unknown> = {}) =>
   JSON.stringify({ model: 'up-chat', messages: [{ role: 'user', content: 'Hi' }], ...extra });
 
@@ -282,62 +293,44 @@ describe('keys', () => {
   });
 
   it('a refusal sent before the request body arrived closes the connection instead of reading the rest', async () => {
-    const { port } = new URL(harness.server.url);
-    const socket = connect(Number(port), '127.0.0.1');
-    let received = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (text: string) => (received += text));
-    const closed = new Promise((resolve) => socket.on('close', resolve));
+    const { socket, received, closed } = rawConnection();
     // A chunked body that never ends, without a key.
     socket.write(
       'POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n5\r\n{"a":\r\n',
     );
     await closed;
-    expect(received).toMatch(/^HTTP\/1\.1 401/);
-    expect(received.toLowerCase()).toContain('connection: close');
+    expect(received()).toMatch(/^HTTP\/1\.1 401/);
+    expect(received().toLowerCase()).toContain('connection: close');
   });
 
   it.each(['/v1/messages/count_tokens', '/v1/chat/completions?stream=1', '/switchyard/v1/stream'])(
     'a 413 from a route the Hono app serves (%s), before the body arrived, closes the connection',
     async (path) => {
-      const { port } = new URL(harness.server.url);
-      const socket = connect(Number(port), '127.0.0.1');
-      let received = '';
-      socket.setEncoding('utf8');
-      socket.on('data', (text: string) => (received += text));
-      const closed = new Promise((resolve) => socket.on('close', resolve));
+      const { socket, received, closed } = rawConnection();
       socket.write(
         `POST ${path} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ops-key-2\r\ncontent-type: application/json\r\ncontent-length: 10000000000\r\n\r\n{"a":`,
       );
       await closed;
-      expect(received).toMatch(/^HTTP\/1\.1 413/);
-      expect(received.toLowerCase()).toContain('connection: close');
+      expect(received()).toMatch(/^HTTP\/1\.1 413/);
+      expect(received().toLowerCase()).toContain('connection: close');
     },
   );
 
   it('GET routes the Hono app serves keep the connection alive for the next request', async () => {
-    const { port } = new URL(harness.server.url);
-    const socket = connect(Number(port), '127.0.0.1');
-    let received = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (text: string) => (received += text));
+    const { socket, received } = rawConnection();
     socket.write('GET /healthz HTTP/1.1\r\nhost: x\r\n\r\nGET /healthz HTTP/1.1\r\nhost: x\r\n\r\n');
-    await vi.waitFor(() => expect(received.match(/HTTP\/1\.1 200/g)).toHaveLength(2));
-    expect(received.toLowerCase()).not.toContain('connection: close');
+    await vi.waitFor(() => expect(received().match(/HTTP\/1\.1 200/g)).toHaveLength(2));
+    expect(received().toLowerCase()).not.toContain('connection: close');
     socket.destroy();
   });
 
   it('a refused request with a small declared body keeps its connection for the next request', async () => {
-    const { port } = new URL(harness.server.url);
-    const socket = connect(Number(port), '127.0.0.1');
-    let received = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (text: string) => (received += text));
+    const { socket, received } = rawConnection();
     const request =
       'POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}';
     socket.write(request + request);
-    await vi.waitFor(() => expect(received.match(/HTTP\/1\.1 401/g)).toHaveLength(2));
-    expect(received.toLowerCase()).not.toContain('connection: close');
+    await vi.waitFor(() => expect(received().match(/HTTP\/1\.1 401/g)).toHaveLength(2));
+    expect(received().toLowerCase()).not.toContain('connection: close');
     socket.destroy();
   });
 
