@@ -1,6 +1,7 @@
 /** One attempt on a candidate: its adapter request and options, and what its outcome records. */
 import type { CallOptions } from '../core/adapter.ts';
 import { AdapterError } from '../core/errors/adapter-error.ts';
+import { ContextOverflowError } from '../core/errors/context-overflow-error.ts';
 import { createAdapterError } from '../core/errors/create-error.ts';
 import type { ErrorClass } from '../core/errors/error-class.ts';
 import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
@@ -166,7 +167,8 @@ async function after(recorded: Promise<unknown>, reply: Reply): Promise<Reply> {
 /**
  * The error when no candidate is left: a candidate's last failure, in its own class (a 429 or a
  * 5xx stays one); else, when a circuit kept one out, a retryable 503 (`retry-after`: when the
- * soonest circuit reopens); else every candidate lacked something the request needs (400).
+ * soonest circuit reopens); else, when every window was too small, a context overflow; else every
+ * candidate lacked something the request needs (400).
  */
 export function noCandidate(state: RouterState, route: Route): Error {
   const { registry, availability } = state;
@@ -204,6 +206,9 @@ export function noCandidate(state: RouterState, route: Route): Error {
       retryable: true,
       ...retryAfter(reopening),
     });
+  else if (attempts.length > 0 && attempts.every((attempt) => attempt.reason?.startsWith('context window ')))
+    // Every window was too small for the input: what the adapter itself would have said.
+    error = new ContextOverflowError({ message, providerCode: 'context_window_exceeded' });
   else error = new InvalidRequestError({ message, providerCode: 'no_candidate' });
   attachDecision(error, route.decision);
   return error;

@@ -7,7 +7,11 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CallOptions } from '../../src/core/adapter.ts';
-import { isCancelledError, isInvalidRequestError } from '../../src/core/errors/guards.ts';
+import {
+  isCancelledError,
+  isContextOverflowError,
+  isInvalidRequestError,
+} from '../../src/core/errors/guards.ts';
 import type { StreamEvent } from '../../src/core/events.ts';
 import { createMemoryLogger } from '../../src/core/logger.ts';
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
@@ -305,8 +309,8 @@ describe('odd but valid requests have a documented result', () => {
     );
     expect(outcome.state).toBe('rejected');
     const error = (outcome as { error: unknown }).error;
-    expect(isInvalidRequestError(error)).toBe(true);
-    expect(error).toMatchObject({ providerCode: 'no_candidate' });
+    expect(isContextOverflowError(error)).toBe(true);
+    expect(error).toMatchObject({ providerCode: 'context_window_exceeded' });
     expect((error as Error).message).toMatch(/context window 200000 < estimated \d+ input tokens/);
     expect(emulator.requests).toHaveLength(0);
     expect(performance.now() - started).toBeLessThan(5000);
@@ -317,8 +321,8 @@ describe('odd but valid requests have a documented result', () => {
     const outcome = await settle(sy.complete({ model: 'primary', transcript }), 15_000);
     expect(outcome.state).toBe('rejected');
     const error = (outcome as { error: unknown }).error;
-    expect(isInvalidRequestError(error)).toBe(true);
-    expect(error).toMatchObject({ providerCode: 'no_candidate' });
+    expect(isContextOverflowError(error)).toBe(true);
+    expect(error).toMatchObject({ providerCode: 'context_window_exceeded' });
     expect((error as Error).message).toMatch(/context window 200000 < estimated \d+ input tokens/);
     expect(emulator.requests).toHaveLength(0);
   }, 20_000);
