@@ -258,6 +258,29 @@ const assistantCall = {
 };
 
 describe('OpenAI rules', () => {
+  it('rejects a tool message after a null message as a 400, without failing itself', async () => {
+    const response = await chat([null, { role: 'tool', tool_call_id: 'call_1', content: 'x' }]);
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as OpenaiErrorBody).error).toMatchObject({ param: 'messages.[1].role' });
+  });
+
+  it('checks a conversation of 20,000 tool rounds in one pass each, answering each run', async () => {
+    const messages: unknown[] = [{ role: 'user', content: 'Hi' }];
+    for (let round = 0; round < 20_000; round++)
+      messages.push(
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: `call_${round}`, type: 'function', function: { name: 'weather', arguments: '{}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: `call_${round}`, content: 'x' },
+      );
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'done' }] });
+    expect((await chat(messages)).status).toBe(200);
+  });
+
   it('rejects a tool message whose tool_call_id no earlier assistant issued', async () => {
     const messages = [
       { role: 'user', content: 'Hi' },

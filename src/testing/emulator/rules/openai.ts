@@ -34,11 +34,10 @@ function callIds(message: ChatMessage): string[] {
   return message.tool_calls.map((call: { id?: unknown }) => String(call?.id));
 }
 
-function checkToolMessage(messages: ChatMessage[], index: number): JsonScript | undefined {
-  let previous = index - 1;
-  while (previous >= 0 && messages[previous]?.role === 'tool') previous--;
+/** `previous`: the index of the last message before this run of tool messages (−1 for none). */
+function checkToolMessage(messages: ChatMessage[], index: number, previous: number): JsonScript | undefined {
   const answered = messages[previous];
-  if (answered === undefined || callIds(answered).length === 0) {
+  if (!answered || callIds(answered).length === 0) {
     return openaiError(
       400,
       "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
@@ -80,12 +79,12 @@ function checkArgumentTypes(messages: ChatMessage[]): JsonScript | undefined {
 }
 
 function checkAnswered(messages: ChatMessage[], index: number): JsonScript | undefined {
+  const ids = callIds(messages[index] ?? {});
+  if (ids.length === 0) return undefined;
   const answered = new Set<string>();
-  for (const message of messages.slice(index + 1)) {
-    if (message?.role !== 'tool') break;
-    answered.add(String(message.tool_call_id));
-  }
-  const missing = callIds(messages[index] ?? {}).filter((id) => !answered.has(id));
+  for (let next = index + 1; next < messages.length && messages[next]?.role === 'tool'; next++)
+    answered.add(String(messages[next]!.tool_call_id));
+  const missing = ids.filter((id) => !answered.has(id));
   if (missing.length === 0) return undefined;
   return openaiError(
     400,
@@ -108,13 +107,17 @@ export function checkChatRequest(request: RecordedRequest): JsonScript | undefin
     });
   const typeError = checkArgumentTypes(messages);
   if (typeError) return typeError;
-  const indexes = [...messages.keys()];
-  const toolIndexes = indexes.filter((index) => (messages[index] as ChatMessage | null)?.role === 'tool');
-  for (const index of toolIndexes) {
-    const error = checkToolMessage(messages, index);
+  // One pass each (a conversation of tens of thousands of messages is checked in linear time).
+  let previous = -1;
+  for (let index = 0; index < messages.length; index++) {
+    if ((messages[index] as ChatMessage | null)?.role !== 'tool') {
+      previous = index;
+      continue;
+    }
+    const error = checkToolMessage(messages, index, previous);
     if (error) return error;
   }
-  for (const index of indexes) {
+  for (let index = 0; index < messages.length; index++) {
     const error = checkAnswered(messages, index);
     if (error) return error;
   }
