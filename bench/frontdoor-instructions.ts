@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { flag, startFixedCostUpstream } from './fixed-cost-clients.ts';
+import { callgrindArgs } from './measure.ts';
 import { createPayload, type Protocol, protocols, providerTypeOf } from './payloads.ts';
 
 const calls = Number(process.env.INSTRUCTIONS_CALLS ?? 300);
@@ -96,10 +97,7 @@ async function measure(protocol: Protocol, client: Client, root: string, directo
   const child: ChildProcess = spawn(
     'valgrind',
     [
-      '--tool=callgrind',
-      '--instr-atstart=no',
-      '--smc-check=all-non-file',
-      `--callgrind-out-file=${file}`,
+      ...callgrindArgs(file),
       process.execPath,
       '--expose-gc',
       fileURLToPath(import.meta.url),

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { flag } from './fixed-cost-clients.ts';
 import { chatBody, startUpstream, waitForLine } from './gateway-rig.ts';
+import { callgrindArgs } from './measure.ts';
 
 const warmup = Number(process.env.GATEWAY_WARMUP ?? 25_000);
 const calls = Number(process.env.GATEWAY_CALLS ?? 1000);
@@ -56,19 +57,9 @@ console.log(
 try {
   for (const [name, script] of servers) {
     const file = join(directory, `${name}.out`);
-    const child = spawn(
-      'valgrind',
-      [
-        '--tool=callgrind',
-        '--instr-atstart=no',
-        '--smc-check=all-non-file',
-        `--callgrind-out-file=${file}`,
-        process.execPath,
-        script,
-        upstream.url,
-      ],
-      { stdio: ['pipe', 'pipe', 'ignore'] },
-    );
+    const child = spawn('valgrind', [...callgrindArgs(file), process.execPath, script, upstream.url], {
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
     const [, url] = await waitForLine(child, /(http:\/\/127\.0\.0\.1:\d+)\n/);
     const call = async () => {
       const response = await request(`${url}/v1/chat/completions`, {

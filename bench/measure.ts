@@ -74,3 +74,16 @@ export function verify(target: Target, outcome: Outcome): void {
     throw new Error(`tool input differs (${rows ?? 'no'} rows, expected ${expected.toolInput?.rows.length})`);
   }
 }
+
+/**
+ * valgrind's command line for a callgrind run that counts nothing until `callgrind_control -i on`
+ * (JIT code included: `--smc-check=all-non-file`), writing its counts to `outFile`.
+ */
+export function callgrindArgs(outFile: string): string[] {
+  return [
+    '--tool=callgrind',
+    '--instr-atstart=no',
+    '--smc-check=all-non-file',
+    `--callgrind-out-file=${outFile}`,
+  ];
+}

@@ -13,6 +13,8 @@ import { type Reply, textOf, toolCallsOf } from '../core/reply.ts';
 import { markRouted } from '../providers/common/routed.ts';
 import type { ModelFacts } from '../registry/model-facts.ts';
 import { notConfigured, type ResolvedModel } from '../registry/registry.ts';
+import { isUnavailableReason } from './candidate-choice.ts';
+import { isWindowReason } from './candidates.ts';
 import { CandidateGate, countFailure, releaseProbes } from './circuit.ts';
 import { attachDecision, routingMetadataKey } from './decision.ts';
 import {
@@ -195,10 +197,7 @@ export function noCandidate(state: RouterState, route: Route): Error {
         last.errorClass === 'network',
       ...retryAfter(route.lastRetryAfterSeconds ?? reopening),
     });
-  else if (
-    route.reopensAt !== undefined ||
-    attempts.some((attempt) => attempt.reason?.startsWith('unavailable ('))
-  )
+  else if (route.reopensAt !== undefined || attempts.some((attempt) => isUnavailableReason(attempt.reason)))
     error = new ServerError({
       message,
       providerCode: 'all_candidates_unavailable',
@@ -206,7 +205,7 @@ export function noCandidate(state: RouterState, route: Route): Error {
       retryable: true,
       ...retryAfter(reopening),
     });
-  else if (attempts.length > 0 && attempts.every((attempt) => attempt.reason?.startsWith('context window ')))
+  else if (attempts.length > 0 && attempts.every((attempt) => isWindowReason(attempt.reason)))
     // Every window was too small for the input: what the adapter itself would have said.
     error = new ContextOverflowError({ message, providerCode: 'context_window_exceeded' });
   else error = new InvalidRequestError({ message, providerCode: 'no_candidate' });

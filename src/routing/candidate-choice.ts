@@ -83,12 +83,19 @@ export function candidateOf(
   return { model, facts, probes };
 }
 
+/** How the skip reason of a candidate its circuit keeps out begins. */
+const unavailableReason = 'unavailable';
+
+/** Whether a routing attempt's reason says a circuit kept the candidate out. */
+export const isUnavailableReason = (reason: string | undefined) =>
+  reason?.startsWith(`${unavailableReason} (`) === true;
+
 /** The skip reason of a candidate its circuit keeps out; notes when the soonest circuit reopens. */
 function unavailable(route: Route, admission: Admission & { allowed: false }): string {
   const { until } = admission;
   if (until !== undefined && (route.reopensAt === undefined || until < route.reopensAt))
     route.reopensAt = until;
-  return `unavailable (${admission.state})`;
+  return `${unavailableReason} (${admission.state})`;
 }
 
 export function skip(state: RouterState, route: Route, model: ResolvedModel, reason: string): void {

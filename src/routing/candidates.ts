@@ -21,6 +21,12 @@ export interface CallNeeds {
   minContextWindow: number;
 }
 
+/** How every skip reason about the context window begins. */
+const windowReason = 'context window';
+
+/** Whether a routing attempt's reason says the candidate's context window was too small. */
+export const isWindowReason = (reason: string | undefined) => reason?.startsWith(`${windowReason} `) === true;
+
 /** The needs of `request`. */
 export function callNeeds(request: CapabilityInput): CallNeeds {
   return { required: requiredCapabilities(request), minContextWindow: 0 };
@@ -40,7 +46,7 @@ export function skipReason(
   if (missing !== undefined) return `lacks ${missing.join(', ')}`;
   if (facts.contextWindow <= 0) return undefined;
   if (facts.contextWindow <= needs.minContextWindow) {
-    return `context window ${facts.contextWindow} is not larger than ${needs.minContextWindow}, which overflowed`;
+    return `${windowReason} ${facts.contextWindow} is not larger than ${needs.minContextWindow}, which overflowed`;
   }
   // The adapter's own rule (core/capability-check.ts `overflowEstimate`, also its pre-flight's): only
   // an estimate far over the window is certain; a closer one is dispatched, and a provider overflow
@@ -61,7 +67,7 @@ export function skipReason(
     },
   );
   if (estimate !== undefined) {
-    return `context window ${facts.contextWindow} < estimated ${estimate} input tokens (over ${contextOverflowFactor}×)`;
+    return `${windowReason} ${facts.contextWindow} < estimated ${estimate} input tokens (over ${contextOverflowFactor}×)`;
   }
   return undefined;
 }
