@@ -158,6 +158,31 @@ describe('decoding never drops what the client sent', () => {
     expect(fieldOf(() => gemini({ tools: geminiTools, toolConfig: config }))).toBe('toolConfig');
   });
 
+  it('Gemini ANY with several allowedFunctionNames offers only those tools; an unknown name is refused', () => {
+    const declarations = ['get_weather', 'get_time', 'send_mail'].map((name) => ({
+      name,
+      parameters: { type: 'object' },
+    }));
+    const decode = (allowedFunctionNames: unknown) =>
+      codecs.gemini.decodeRequest(
+        {
+          contents: [{ role: 'user', parts: [{ text: 'Hi' }] }],
+          tools: [{ functionDeclarations: declarations }],
+          toolConfig: { functionCallingConfig: { mode: 'ANY', allowedFunctionNames } },
+        },
+        { model: 'm', stream: false },
+      ).request;
+    const restricted = decode(['send_mail', 'get_weather']);
+    expect(restricted.toolChoice).toBe('required');
+    expect(restricted.tools?.map((tool) => tool.name)).toEqual(['get_weather', 'send_mail']);
+    expect(decode([]).tools).toHaveLength(3);
+    expect(decode(['get_time']).toolChoice).toEqual({ type: 'tool', name: 'get_time' });
+    expect(fieldOf(() => decode(['get_time', 'nope']))).toBe(
+      'toolConfig.functionCallingConfig.allowedFunctionNames.1',
+    );
+    expect(fieldOf(() => decode('get_time'))).toBe('toolConfig.functionCallingConfig.allowedFunctionNames');
+  });
+
   it('Gemini values outside their enums are refused by path (role, function-calling mode, thinking level)', () => {
     expect(fieldOf(() => gemini({ contents: [{ role: 'bogus', parts: [{ text: 'Hi' }] }] }))).toBe(
       'contents.0.role',

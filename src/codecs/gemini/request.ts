@@ -180,9 +180,14 @@ function lowerTypes(value: unknown): unknown {
 
 const functionCallingModes = new Set(['AUTO', 'ANY', 'NONE', 'VALIDATED', 'MODE_UNSPECIFIED']);
 
-function convertToolChoice(body: Record<string, unknown>): ToolChoice | undefined {
+function callingConfig(body: Record<string, unknown>): Record<string, unknown> | undefined {
   const config = isJsonObject(body.toolConfig) ? body.toolConfig.functionCallingConfig : undefined;
-  if (!isJsonObject(config)) return undefined;
+  return isJsonObject(config) ? config : undefined;
+}
+
+function convertToolChoice(body: Record<string, unknown>): ToolChoice | undefined {
+  const config = callingConfig(body);
+  if (config === undefined) return undefined;
   const names = Array.isArray(config.allowedFunctionNames) ? config.allowedFunctionNames : [];
   const { mode } = config;
   if (mode !== undefined && mode !== null && !functionCallingModes.has(mode as string))
@@ -196,6 +201,26 @@ function convertToolChoice(body: Record<string, unknown>): ToolChoice | undefine
       ? namedTool(names[0], 'toolConfig.functionCallingConfig.allowedFunctionNames.0')
       : 'required';
   return config.mode === 'AUTO' ? 'auto' : undefined;
+}
+
+/**
+ * `ANY` with several `allowedFunctionNames`: the model must call one of those. No other protocol
+ * names a subset, so the request offers only those tools (with `required`); unknown names are a 400.
+ */
+function allowedTools(body: Record<string, unknown>, tools: ToolSpec[]): ToolSpec[] {
+  const field = 'toolConfig.functionCallingConfig.allowedFunctionNames';
+  const names = callingConfig(body)?.allowedFunctionNames;
+  if (names === undefined || names === null) return tools;
+  if (!Array.isArray(names)) throw new RequestFieldError(field, `${field} must be an array of names`);
+  if (names.length === 0) return tools;
+  const allowed = new Set<unknown>(names);
+  for (const [index, name] of names.entries())
+    if (typeof name !== 'string' || !tools.some((tool) => tool.name === name))
+      throw new RequestFieldError(
+        `${field}.${index}`,
+        `${field}.${index} names the tool '${String(name)}', which is not in the request's functionDeclarations`,
+      );
+  return tools.filter((tool) => allowed.has(tool.name));
 }
 
 function convertThinking(config: Record<string, unknown>): ReasoningRequest | undefined {
@@ -308,6 +333,7 @@ export function decodeRequest(body: unknown, context: DecodeContext, opaque: Opa
   if (tools !== undefined && tools.length > 0) request.tools = tools;
   const choice = convertToolChoice(object);
   if (choice !== undefined) request.toolChoice = checkedToolChoice(choice, request.tools, 'toolConfig');
+  if (choice === 'required' && request.tools !== undefined) request.tools = allowedTools(object, request.tools);
   applyGenerationConfig(object, request);
   if (context.model === undefined || context.model === '')
     throw new RequestFieldError('model', 'the path must name a model');
