@@ -9,8 +9,10 @@
  * Both ways share the caller check (`caller.ts`), the generation (`generate.ts`) and the reply
  * (`reply.ts`); the Hono app still serves every route (mounted, or `app.request` in tests).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
+import { codecs } from '../codecs/index.ts';
 import type { ProtocolName } from '../codecs/types.ts';
 import { type Caller, refusalOf, requestIdFrom } from './caller.ts';
 import { toWireError } from './errors.ts';
@@ -157,4 +159,36 @@ function safely(outgoing: ServerResponse, write: () => void): void {
   } catch {
     outgoing.destroy();
   }
+}
+
+/** The status and message of an HTTP error Node's parser meets before a request exists. */
+function framingError(code: string | undefined): [number, string] {
+  if (code === 'HPE_HEADER_OVERFLOW') return [431, 'the request headers are too large'];
+  if (code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW') return [413, 'the chunk extensions are too large'];
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'the request did not arrive in time'];
+  return [400, `malformed HTTP request${code === undefined ? '' : ` (${code})`}`];
+}
+
+/**
+ * The server's `clientError` handler: what Node itself would send (431, 413, 408 or 400, then the
+ * connection closes), with an error body in OpenAI's shape — no protocol is known before the
+ * request is — instead of an empty one. Nothing is written once a reply on the socket has begun.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  const inFlight = (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (
+    error.code !== 'ECONNRESET' &&
+    socket.writable &&
+    (inFlight === undefined || inFlight === null || !inFlight.headersSent)
+  ) {
+    const [status, message] = framingError(error.code);
+    const body = JSON.stringify(
+      codecs['openai-chat'].encodeError({ status, errorClass: 'invalid_request', message }).body,
+    );
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

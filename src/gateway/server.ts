@@ -17,7 +17,7 @@ import { createSwitchyard, type Switchyard } from '../switchyard.ts';
 import { createApp, directWrites } from './app.ts';
 import { type GatewayConfig, type GatewayFileConfig, readConfigFile, splitConfig } from './config.ts';
 import { loadKeys } from './keys.ts';
-import { createNodeListener } from './node-listener.ts';
+import { answerClientError, createNodeListener } from './node-listener.ts';
 import { createMetrics, type GatewayMetrics } from './metrics.ts';
 import type { GatewayState } from './state.ts';
 import { createMemoryStore, createSharedStore, type GatewayStore } from './store.ts';
@@ -165,6 +165,7 @@ async function listen(
     state.logger.warn('gateway: server error', { code: error.code ?? error.name }),
   );
   server.on('upgrade', createUpgradeHandler(state));
+  server.on('clientError', answerClientError);
   const address = server.address() as AddressInfo;
   const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const defaultGrace = (gateway.shutdown_grace_seconds ?? 10) * 1000;

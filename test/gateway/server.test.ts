@@ -303,6 +303,29 @@ describe('keys', () => {
     expect(received().toLowerCase()).toContain('connection: close');
   });
 
+  it.each([
+    [
+      'headers over Node’s limit',
+      `GET /healthz HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      431,
+    ],
+    ['a request line that is not HTTP', 'HELLO THERE\r\n\r\n', 400],
+    ['a bad header name', 'GET /healthz HTTP/1.1\r\nhost: x\r\nbad header: 1\r\n\r\n', 400],
+  ])(
+    '%s: Node’s status with an error body in OpenAI’s shape, then the connection closes',
+    async (_, raw, status) => {
+      const { socket, received, closed } = rawConnection();
+      socket.write(raw);
+      await closed;
+      const [head, body] = received().split('\r\n\r\n');
+      expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(head?.toLowerCase()).toContain('connection: close');
+      const parsed = JSON.parse(body ?? '') as { error: { message: string; type: string } };
+      expect(parsed.error.type).toBe('invalid_request_error');
+      expect(parsed.error.message.length).toBeGreaterThan(0);
+    },
+  );
+
   it.each(['/v1/messages/count_tokens', '/v1/chat/completions?stream=1', '/switchyard/v1/stream'])(
     'a 413 from a route the Hono app serves (%s), before the body arrived, closes the connection',
     async (path) => {

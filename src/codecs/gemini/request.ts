@@ -333,7 +333,8 @@ export function decodeRequest(body: unknown, context: DecodeContext, opaque: Opa
   if (tools !== undefined && tools.length > 0) request.tools = tools;
   const choice = convertToolChoice(object);
   if (choice !== undefined) request.toolChoice = checkedToolChoice(choice, request.tools, 'toolConfig');
-  if (choice === 'required' && request.tools !== undefined) request.tools = allowedTools(object, request.tools);
+  if (choice === 'required' && request.tools !== undefined)
+    request.tools = allowedTools(object, request.tools);
   applyGenerationConfig(object, request);
   if (context.model === undefined || context.model === '')
     throw new RequestFieldError('model', 'the path must name a model');
