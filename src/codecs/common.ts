@@ -2,8 +2,32 @@
 import type { JsonObject } from '../core/json.ts';
 import type { ToolChoice, ToolSpec } from '../core/tools.ts';
 import type { Item, Part, ToolOutput } from '../core/transcript.ts';
+import { checkTranscript } from '../core/transcript-invariants.ts';
 import type { Usage } from '../core/usage.ts';
 import { RequestFieldError } from './fields.ts';
+
+/** Where the client sent each tool call and result a codec decoded (for {@link checkToolPairs}). */
+const sentFields = new WeakMap<Part, string>();
+
+/** Notes `field` (the call's id, the result's call id) as where the client sent `part`; returns `part`. */
+export function sentAt<Sent extends Part>(part: Sent, field: string): Sent {
+  sentFields.set(part, field);
+  return part;
+}
+
+/**
+ * The front door's tool pairing rules (ids unique and non-empty, every result answering an earlier
+ * call, every call answered), run on a whole request's transcript so that a refusal names the
+ * client's own field (`messages.3.tool_call_id`) rather than a canonical path. Parts the client did
+ * not send (a stored `previous_response_id` transcript) are named by `root`.
+ */
+export function checkToolPairs(transcript: Item[], root: string): void {
+  const [violation] = checkTranscript(transcript);
+  if (violation === undefined) return;
+  const part = transcript[violation.itemIndex]?.parts[violation.partIndex];
+  const field = (part === undefined ? undefined : sentFields.get(part)) ?? root;
+  throw new RequestFieldError(field, `${field}: ${violation.message}`);
+}
 
 /** A media or file part from a MIME type and base64 data or a URL. */
 export function binaryPart(

@@ -7,6 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { codecs } from '../codecs/index.ts';
+import { checkToolPairs } from '../codecs/common.ts';
 import { createResponsesId } from '../codecs/ids.ts';
 import { taggedOpaque } from '../codecs/opaque.ts';
 import type {
@@ -334,6 +335,7 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
     });
   const preparing = prepareTranscript(state, decoded);
   if (preparing !== undefined) await preparing;
+  checkToolPairs(decoded.request.transcript, codecs[call.protocol].conversationField);
   served.ownMs += performance.now() - started;
   return decoded;
 }

@@ -74,6 +74,57 @@ describe('limits and refusals', () => {
     expect(messageOf((await response.json()) as Record<string, unknown>)).toMatch(/not valid JSON/);
   });
 
+  it.each([
+    [
+      '/v1/chat/completions',
+      { model: 'up-chat', messages: [{ role: 'tool', tool_call_id: 'call_x', content: 'ok' }] },
+      'messages.0.tool_call_id',
+    ],
+    [
+      '/v1/chat/completions',
+      {
+        model: 'up-chat',
+        messages: [
+          { role: 'user', content: 'Hi' },
+          { role: 'assistant', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f' } }] },
+          { role: 'user', content: 'and?' },
+        ],
+      },
+      'messages.1.tool_calls.0.id',
+    ],
+    [
+      '/v1/responses',
+      { model: 'up-responses', input: [{ type: 'function_call_output', call_id: 'call_x', output: 'ok' }] },
+      'input.0.call_id',
+    ],
+    [
+      '/v1/messages',
+      {
+        model: 'up-chat',
+        max_tokens: 5,
+        messages: [
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_x', content: 'ok' }] },
+        ],
+      },
+      'messages.0.content.0.tool_use_id',
+    ],
+    [
+      '/v1beta/models/up-gemini:generateContent',
+      { contents: [{ role: 'user', parts: [{ functionResponse: { name: 'nope', response: {} } }] }] },
+      'contents.0.parts.0.functionResponse',
+    ],
+  ])(
+    '%s: a tool result answering no call, or a call never answered, is a 400 naming the client’s field',
+    async (path, body, field) => {
+      const response = await post(path, JSON.stringify(body));
+      expect(response.status).toBe(400);
+      const text = await response.text();
+      expect(text).toContain(field);
+      expect(text).not.toContain('transcript');
+      expect(harness.emulator.requests).toHaveLength(0);
+    },
+  );
+
   it('a body above the limit is a 413', async () => {
     const response = await post('/v1/chat/completions', chatBody({ padding: 'x'.repeat(5000) }));
     expect(response.status).toBe(413);

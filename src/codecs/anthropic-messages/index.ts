@@ -13,4 +13,5 @@ export const anthropicMessagesCodec: ProtocolCodec = {
   createStreamEncoder,
   encodeError,
   namedEvents: true,
+  conversationField: 'messages',
 };

@@ -16,7 +16,7 @@ import {
   temperatureRange,
   topPRange,
 } from '../fields.ts';
-import { binaryPart, checkedToolChoice, namedTool, pushParts, toolOutput } from '../common.ts';
+import { binaryPart, checkedToolChoice, namedTool, pushParts, sentAt, toolOutput } from '../common.ts';
 import type { DecodedRequest, OpaqueCodec } from '../types.ts';
 import { isJsonObject } from '../../core/json.ts';
 
@@ -72,12 +72,13 @@ function toolResult(block: Record<string, unknown>, path: string): Part {
       `${path}.content`,
       `${path}.content must be a string or an array of content blocks`,
     );
-  return {
+  const result: Part = {
     type: 'tool-result',
     callId: callId as never,
     output: toolOutput(parts),
     isError: optionalBoolean(block, 'is_error', `${path}.is_error`) ?? false,
   };
+  return sentAt(result, `${path}.tool_use_id`);
 }
 
 function assistantBlock(block: Record<string, unknown>, path: string, opaque: OpaqueCodec): Part | undefined {
@@ -104,12 +105,15 @@ function assistantBlock(block: Record<string, unknown>, path: string, opaque: Op
       };
     }
     case 'tool_use':
-      return {
-        type: 'tool-call',
-        id: requiredString(block, 'id', `${path}.id`) as never,
-        name: requiredString(block, 'name', `${path}.name`),
-        input: jsonObject(block.input ?? {}, `${path}.input`),
-      };
+      return sentAt(
+        {
+          type: 'tool-call',
+          id: requiredString(block, 'id', `${path}.id`) as never,
+          name: requiredString(block, 'name', `${path}.name`),
+          input: jsonObject(block.input ?? {}, `${path}.input`),
+        },
+        `${path}.id`,
+      );
     default:
       throw new RequestFieldError(
         `${path}.type`,

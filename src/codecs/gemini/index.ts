@@ -13,4 +13,5 @@ export const geminiCodec: ProtocolCodec = {
   createStreamEncoder,
   encodeError,
   namedEvents: false,
+  conversationField: 'contents',
 };

@@ -17,7 +17,7 @@ import {
   textOf,
   topPRange,
 } from '../fields.ts';
-import { binaryPart, checkedToolChoice, namedTool, pushParts } from '../common.ts';
+import { binaryPart, checkedToolChoice, namedTool, pushParts, sentAt } from '../common.ts';
 import type { DecodeContext, DecodedRequest, OpaqueCodec } from '../types.ts';
 import { isJsonObject } from '../../core/json.ts';
 
@@ -31,11 +31,12 @@ class CallIds {
     return id;
   }
 
-  answer(given: string | undefined, name: string): string {
+  /** The id a response answers; undefined when it has none and no open call has its name. */
+  answer(given: string | undefined, name: string): string | undefined {
     const index = this.open.findIndex((call) =>
       given === undefined ? call.name === name : call.id === given,
     );
-    if (index < 0) return given ?? `gc_unmatched_${name}`;
+    if (index < 0) return given;
     return this.open.splice(index, 1)[0]!.id;
   }
 }
@@ -87,21 +88,26 @@ function convertPart(
       context.part,
     );
     const input = jsonObject(call.args ?? {}, `${path}.functionCall.args`);
-    return { kind: 'assistant', part: { type: 'tool-call', id: id as never, name, input, ...payload } };
+    const decoded: Part = { type: 'tool-call', id: id as never, name, input, ...payload };
+    return { kind: 'assistant', part: sentAt(decoded, `${path}.functionCall`) };
   }
   if (isJsonObject(part.functionResponse)) {
     const response = part.functionResponse;
     const name = requiredString(response, 'name', `${path}.functionResponse.name`);
-    const callId = context.ids.answer(optionalString(response, 'id', `${path}.functionResponse.id`), name);
+    const given = optionalString(response, 'id', `${path}.functionResponse.id`);
+    const callId = context.ids.answer(given, name);
+    if (callId === undefined)
+      throw new RequestFieldError(
+        `${path}.functionResponse`,
+        `${path}.functionResponse answers no earlier functionCall named '${name}' that is still unanswered`,
+      );
     const result = response.response;
     const output =
       isJsonObject(result) && Object.keys(result).length === 1 && typeof result.output === 'string'
         ? { type: 'text' as const, text: result.output }
         : { type: 'text' as const, text: textOf(result ?? {}) };
-    return {
-      kind: 'tool',
-      part: { type: 'tool-result', callId: callId as never, name, output, isError: false },
-    };
+    const answer: Part = { type: 'tool-result', callId: callId as never, name, output, isError: false };
+    return { kind: 'tool', part: sentAt(answer, `${path}.functionResponse`) };
   }
   throw new RequestFieldError(path, `${path}: part kind is not supported by the gateway`, 'unsupported');
 }

@@ -12,4 +12,5 @@ export const openaiChatCodec: ProtocolCodec = {
   createStreamEncoder,
   encodeError,
   namedEvents: false,
+  conversationField: 'messages',
 };

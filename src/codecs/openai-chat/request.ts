@@ -17,7 +17,15 @@ import {
   temperatureRange,
   topPRange,
 } from '../fields.ts';
-import { binaryPart, checkedToolChoice, namedTool, partFromUrl, pushParts, toolOutput } from '../common.ts';
+import {
+  binaryPart,
+  checkedToolChoice,
+  namedTool,
+  partFromUrl,
+  pushParts,
+  sentAt,
+  toolOutput,
+} from '../common.ts';
 import type { DecodedRequest } from '../types.ts';
 import { isJsonObject } from '../../core/json.ts';
 
@@ -79,12 +87,13 @@ function toolCalls(value: unknown, path: string): ToolCallPart[] {
     const callPath = `${path}.${index}`;
     const object = jsonObject(call, callPath);
     const fn = jsonObject(object.function, `${callPath}.function`);
-    return {
+    const part: ToolCallPart = {
       type: 'tool-call',
       id: requiredString(object, 'id', `${callPath}.id`) as never,
       name: requiredString(fn, 'name', `${callPath}.function.name`),
       input: parseArguments(fn.arguments ?? '{}', `${callPath}.function.arguments`),
     };
+    return sentAt(part, `${callPath}.id`);
   });
 }
 
@@ -112,9 +121,8 @@ function convertMessage(message: unknown, index: number, transcript: Item[]): vo
     case 'tool': {
       const callId = requiredString(object, 'tool_call_id', `${path}.tool_call_id`);
       const output = toolOutput(contentParts(object.content, `${path}.content`));
-      pushParts(transcript, 'tool', [
-        { type: 'tool-result', callId: callId as never, output, isError: false },
-      ]);
+      const result: Part = { type: 'tool-result', callId: callId as never, output, isError: false };
+      pushParts(transcript, 'tool', [sentAt(result, `${path}.tool_call_id`)]);
       return;
     }
     default:

@@ -13,4 +13,5 @@ export const openaiResponsesCodec: ProtocolCodec = {
   createStreamEncoder,
   encodeError,
   namedEvents: true,
+  conversationField: 'input',
 };

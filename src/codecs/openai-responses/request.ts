@@ -18,7 +18,7 @@ import {
   topPRange,
 } from '../fields.ts';
 import { convertEffort } from '../openai-chat/request.ts';
-import { checkedToolChoice, namedTool, partFromUrl, pushParts, toolOutput } from '../common.ts';
+import { checkedToolChoice, namedTool, partFromUrl, pushParts, sentAt, toolOutput } from '../common.ts';
 import type { DecodedRequest, OpaqueCodec } from '../types.ts';
 import { isJsonObject } from '../../core/json.ts';
 
@@ -106,12 +106,15 @@ function convertItem(value: unknown, index: number, transcript: Item[], opaque: 
       return messageItem(item, path, transcript);
     case 'function_call':
       return pushParts(transcript, 'assistant', [
-        {
-          type: 'tool-call',
-          id: requiredString(item, 'call_id', `${path}.call_id`) as never,
-          name: requiredString(item, 'name', `${path}.name`),
-          input: parseArguments(item.arguments ?? '{}', `${path}.arguments`),
-        },
+        sentAt(
+          {
+            type: 'tool-call',
+            id: requiredString(item, 'call_id', `${path}.call_id`) as never,
+            name: requiredString(item, 'name', `${path}.name`),
+            input: parseArguments(item.arguments ?? '{}', `${path}.arguments`),
+          },
+          `${path}.call_id`,
+        ),
       ]);
     case 'function_call_output': {
       const output = item.output;
@@ -121,7 +124,10 @@ function convertItem(value: unknown, index: number, transcript: Item[], opaque: 
           : contentParts(output, `${path}.output`);
       const callId = requiredString(item, 'call_id', `${path}.call_id`);
       return pushParts(transcript, 'tool', [
-        { type: 'tool-result', callId: callId as never, output: toolOutput(parts), isError: false },
+        sentAt(
+          { type: 'tool-result', callId: callId as never, output: toolOutput(parts), isError: false },
+          `${path}.call_id`,
+        ),
       ]);
     }
     case 'reasoning':
