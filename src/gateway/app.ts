@@ -211,6 +211,30 @@ export function createApp(state: GatewayState): Hono<Env> {
       });
     }),
   );
+  // A known path asked with another method: 405 with `Allow`, not a 404 (after every real route,
+  // so only the other methods reach it; HEAD takes a GET route's answer).
+  const methodNotAllowed =
+    (allow: string): Handler =>
+    (c, caller) => {
+      const response = errorResponse(
+        protocolOfPath(c.req.path, c.req.raw.headers),
+        {
+          status: 405,
+          errorClass: 'invalid_request',
+          message: `${c.req.method} ${c.req.path}: use ${allow}`,
+        },
+        caller.requestId,
+      );
+      response.headers.set('allow', allow);
+      return response;
+    };
+  const methodsByPath = new Map<string, string[]>();
+  for (const { path, method } of app.routes)
+    methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), method]);
+  for (const [path, methods] of methodsByPath) {
+    const refuse = methodNotAllowed(methods.join(', '));
+    app.all(path, guardedPrefix.test(path) ? guarded(refuse) : open(refuse));
+  }
   const notFound: Handler = (c, caller) =>
     errorResponse(
       protocolOfPath(c.req.path, c.req.raw.headers),

@@ -125,6 +125,39 @@ describe('limits and refusals', () => {
     },
   );
 
+  it.each([
+    ['GET', '/v1/chat/completions', 'POST', (body: { error: { type: string } }) => body.error.type],
+    ['DELETE', '/v1/messages', 'POST', (body: { error: { type: string } }) => body.error.type],
+    [
+      'GET',
+      '/v1beta/models/up-gemini:generateContent',
+      'POST',
+      (body: { error: { status: string } }) => body.error.status,
+    ],
+    ['POST', '/healthz', 'GET', (body: { error: { type: string } }) => body.error.type],
+    ['PUT', '/v1/models', 'GET', (body: { error: { type: string } }) => body.error.type],
+  ] as const)(
+    '%s %s: 405 with allow: %s, in the path’s protocol shape',
+    async (method, path, allow, kindOf) => {
+      const response = await fetch(`${harness.server.url}${path}`, {
+        method,
+        headers: { authorization: 'Bearer ops-key-2', 'x-goog-api-key': 'ops-key-2' },
+      });
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe(allow);
+      expect(kindOf((await response.json()) as never)).toBe(
+        path.startsWith('/v1beta') ? 'INVALID_ARGUMENT' : 'invalid_request_error',
+      );
+    },
+  );
+
+  it('a wrong method on a keyed path without a key is a 401; HEAD takes a GET route', async () => {
+    const keyless = await fetch(`${harness.server.url}/v1/chat/completions`);
+    expect(keyless.status).toBe(401);
+    const head = await fetch(`${harness.server.url}/healthz`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+  });
+
   it('a body above the limit is a 413', async () => {
     const response = await post('/v1/chat/completions', chatBody({ padding: 'x'.repeat(5000) }));
     expect(response.status).toBe(413);
@@ -282,11 +315,11 @@ describe('keys', () => {
           .content,
       ).toBe('by header');
     }
-    // Another method at a fixed path is the general router's answer (a 404 in the protocol's shape).
+    // Another method at a fixed path is the general router's answer (a 405 in the protocol's shape).
     const get = await fetch(`${harness.server.url}/v1/chat/completions`, {
       headers: { authorization: 'Bearer team-key-1' },
     });
-    expect(get.status).toBe(404);
+    expect(get.status).toBe(405);
   });
 
   it('the Gemini generation routes answer alike served directly by the gateway’s server and through its Hono app', async () => {
