@@ -3,7 +3,8 @@ import { anthropicMessagesCodec } from './anthropic-messages/index.ts';
 import { geminiCodec } from './gemini/index.ts';
 import { openaiChatCodec } from './openai-chat/index.ts';
 import { openaiResponsesCodec } from './openai-responses/index.ts';
-import type { ProtocolCodec, ProtocolName } from './types.ts';
+import { switchyardCodec } from './switchyard/index.ts';
+import type { InboundProtocol, ProtocolCodec, ProtocolName } from './types.ts';
 
 /** Every codec by protocol name. */
 export const codecs: { readonly [Name in ProtocolName]: ProtocolCodec } = {
@@ -11,6 +12,12 @@ export const codecs: { readonly [Name in ProtocolName]: ProtocolCodec } = {
   'openai-chat': openaiChatCodec,
   'openai-responses': openaiResponsesCodec,
   gemini: geminiCodec,
+};
+
+/** What the gateway decodes inbound: every provider protocol's codec, and Switchyard's own. */
+export const inboundCodecs: { readonly [Name in InboundProtocol]: ProtocolCodec } = {
+  ...codecs,
+  switchyard: switchyardCodec,
 };
 
 export { createFrame, serializeFrame } from './frames.ts';
@@ -21,6 +28,7 @@ export type {
   DecodedRequest,
   EncodeContext,
   EncodedError,
+  InboundProtocol,
   OpaqueCodec,
   ProtocolCodec,
   ProtocolName,

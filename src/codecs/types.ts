@@ -12,6 +12,9 @@ import type { Part } from '../core/transcript.ts';
 /** The wire protocols with a codec. */
 export type ProtocolName = 'anthropic-messages' | 'openai-chat' | 'openai-responses' | 'gemini';
 
+/** What the gateway takes inbound: every provider protocol, and Switchyard's own. */
+export type InboundProtocol = ProtocolName | 'switchyard';
+
 /** One SSE frame: either structured (`event`/`data`) or a verbatim block read from an `.sse` file. */
 export type WireFrame = { event?: string; data: string } | { raw: string };
 
@@ -119,7 +122,7 @@ export type EncoderState = { -readonly [Key in keyof StreamEncoder]: StreamEncod
 
 /** One protocol's codec. */
 export interface ProtocolCodec {
-  name: ProtocolName;
+  name: InboundProtocol;
   /** Throws a `RequestFieldError` for malformed or unhonourable requests. */
   decodeRequest(body: unknown, context?: DecodeContext): DecodedRequest;
   /** The whole (non-streamed) response body. */

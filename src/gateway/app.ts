@@ -2,13 +2,12 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { codecs } from '../codecs/index.ts';
-import type { ProtocolName } from '../codecs/types.ts';
+import type { InboundProtocol, ProtocolName } from '../codecs/types.ts';
 import { toWireError } from './errors.ts';
 import { type Caller, refusalOf, requestIdFrom } from './caller.ts';
 import { type GenerationCall, serveGeneration } from './generate.ts';
 import { headerOf, readJson } from './inbound.ts';
 import { anthropicModels, countTokens, geminiModels, openaiModels } from './models.ts';
-import { serveNativeStream } from './native.ts';
 import { keyUsage } from './quota.ts';
 import { errorResponse, toResponse } from './reply.ts';
 import type { GatewayState } from './state.ts';
@@ -114,7 +113,7 @@ export function createApp(state: GatewayState): Hono<Env> {
   const generate = (
     c: Context<Env>,
     caller: Caller,
-    protocol: ProtocolName,
+    protocol: InboundProtocol,
     extra: Partial<GenerationCall> = {},
   ) =>
     new Promise<Response>((resolve, reject) => {
@@ -182,7 +181,7 @@ export function createApp(state: GatewayState): Hono<Env> {
   app.post('/v1/models/:action', guarded(gemini, 'gemini'));
   app.post(
     '/switchyard/v1/stream',
-    guarded((c, caller) => serveNativeStream(state, c.req.raw, caller.requestId)),
+    guarded((c, caller) => generate(c, caller, 'switchyard'), 'openai-chat'),
   );
   app.get(
     '/switchyard/v1/keys/:name/usage',

@@ -6,7 +6,7 @@
  * client reads, and a client that goes away cancels it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { codecs } from '../codecs/index.ts';
+import { inboundCodecs } from '../codecs/index.ts';
 import { checkToolPairs } from '../codecs/common.ts';
 import { createResponsesId } from '../codecs/ids.ts';
 import { taggedOpaque } from '../codecs/opaque.ts';
@@ -14,7 +14,7 @@ import type {
   DecodeContext,
   DecodedRequest,
   EncodeContext,
-  ProtocolName,
+  InboundProtocol,
   WireFrame,
 } from '../codecs/types.ts';
 import type { StreamEvent } from '../core/events.ts';
@@ -29,12 +29,12 @@ import type { Reservation } from '../state/types.ts';
 import { recordUsage, seriesOf } from './metrics.ts';
 import { readJson } from './inbound.ts';
 import { errorReply, type Reply, sentReply } from './reply.ts';
-import { createBodyPump, createFramer, webBody, writeToNode } from './stream-body.ts';
+import { createBodyPump, createFramer, type Framer, webBody, writeToNode } from './stream-body.ts';
 import type { GatewayState } from './state.ts';
 
 /** One inbound generation request. */
 export interface GenerationCall {
-  protocol: ProtocolName;
+  protocol: InboundProtocol;
   /** The web request (Hono); the gateway's own server passes Node's `incoming` instead. */
   request?: Request;
   /** The request's path (access log). */
@@ -44,6 +44,12 @@ export interface GenerationCall {
   decodeContext?: DecodeContext;
   /** Gemini streams without `alt=sse`: one JSON array instead of SSE. */
   jsonArray?: boolean;
+  /** How a stream's frames become text (default: SSE, or the JSON array); the WebSocket's own lines. */
+  framer?: Framer;
+  /** The body already parsed (a WebSocket message): not read from `request` / `incoming`. */
+  body?: unknown;
+  /** Aborted when the client gives the call up (a WebSocket cancel or close). */
+  signal?: AbortSignal;
   /**
    * Node's response, when served by @hono/node-server: the client went away when it closes before
    * it finished (reading the request's `signal` would make the server build an AbortController per
@@ -60,7 +66,7 @@ export interface GenerationCall {
 function watchClient(call: GenerationCall, onGone: () => void): () => void {
   const { outgoing } = call;
   if (outgoing === undefined) {
-    const signal = call.request?.signal;
+    const signal = call.signal ?? call.request?.signal;
     if (signal === undefined) return () => {};
     signal.addEventListener('abort', onGone, { once: true });
     return () => signal.removeEventListener('abort', onGone);
@@ -139,7 +145,7 @@ function remember(
   decoded: DecodedRequest,
   response: CanonicalResponse,
   responseId: string | undefined,
-  protocol: ProtocolName,
+  protocol: InboundProtocol,
 ): Promise<void> | undefined {
   const saving = saveArtifacts(response.content, response.provider, state.store, state.ttlMs);
   if (protocol !== 'openai-responses' || decoded.store === false || responseId === undefined) return saving;
@@ -161,7 +167,7 @@ async function storeResponse(
   await state.store.put(responseKey(responseId), { transcript }, state.ttlMs);
 }
 
-function encodeContext(decoded: DecodedRequest, protocol: ProtocolName): EncodeContext {
+function encodeContext(decoded: DecodedRequest, protocol: InboundProtocol): EncodeContext {
   const context: EncodeContext = { model: decoded.model, opaque: taggedOpaque, callIds: true };
   if (decoded.streamUsage === true) context.streamUsage = true;
   if (protocol === 'openai-responses') {
@@ -304,9 +310,12 @@ async function admit(
 }
 
 async function decode(state: GatewayState, call: GenerationCall, served: Served): Promise<DecodedRequest> {
-  const body = await readJson(call.request, state.bodyLimit, call.incoming);
+  const body = 'body' in call ? call.body : await readJson(call.request, state.bodyLimit, call.incoming);
   const started = performance.now();
-  const decoded = codecs[call.protocol].decodeRequest(body, { ...call.decodeContext, opaque: taggedOpaque });
+  const decoded = inboundCodecs[call.protocol].decodeRequest(body, {
+    ...call.decodeContext,
+    opaque: taggedOpaque,
+  });
   served.model = decoded.model;
   served.stream = decoded.stream;
   for (const warning of decoded.warnings ?? [])
@@ -335,7 +344,7 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
     });
   const preparing = prepareTranscript(state, decoded);
   if (preparing !== undefined) await preparing;
-  checkToolPairs(decoded.request.transcript, codecs[call.protocol].conversationField);
+  checkToolPairs(decoded.request.transcript, inboundCodecs[call.protocol].conversationField);
   served.ownMs += performance.now() - started;
   return decoded;
 }
@@ -355,7 +364,7 @@ async function complete(
   served.usage = reply.usage;
   const remembering = remember(state, decoded, reply, context.responseId, served.call.protocol);
   if (remembering !== undefined) await remembering;
-  const body = JSON.stringify(codecs[served.call.protocol].encodeResponse(reply, context));
+  const body = JSON.stringify(inboundCodecs[served.call.protocol].encodeResponse(reply, context));
   const total = performance.now() - served.startedAt;
   served.ownMs = total - (encodeStart - upstreamStart);
   const headers = headersOf(served, 'application/json');
@@ -373,10 +382,10 @@ async function startStream(
   release: () => void,
 ): Promise<Reply> {
   const { protocol } = served.call;
-  const streamEncoder = codecs[protocol].createStreamEncoder(context);
+  const streamEncoder = inboundCodecs[protocol].createStreamEncoder(context);
   const turn = state.switchyard.stream(routeRequest, { signal: controller.signal });
   const iterator = turn[Symbol.asyncIterator]();
-  const framer = createFramer(served.call.jsonArray === true);
+  const framer = served.call.framer ?? createFramer(served.call.jsonArray === true);
   const settle = (response: CanonicalResponse): Promise<void> | undefined => {
     served.provider = response.provider;
     served.usage = response.usage;

@@ -5,14 +5,16 @@
  */
 import type { ServerResponse } from 'node:http';
 import { Response as PlainResponse } from 'undici';
-import { codecs } from '../codecs/index.ts';
-import type { ProtocolName, WireError } from '../codecs/types.ts';
+import { inboundCodecs } from '../codecs/index.ts';
+import type { InboundProtocol, WireError } from '../codecs/types.ts';
 
 /** Status, headers and body of a reply; `body` undefined for {@link sentReply}. */
 export interface Reply {
   status: number;
   headers: Record<string, string>;
   body: string | ReadableStream<Uint8Array> | undefined;
+  /** An error reply's classified error (for a client that is not HTTP: the WebSocket). */
+  wire?: WireError;
 }
 
 /** A reply already being written to Node's response (a stream written directly). */
@@ -42,16 +44,17 @@ export function writeReply(outgoing: ServerResponse, reply: Reply): void {
 }
 
 /** The error reply in the client protocol's shape. */
-export function errorReply(protocol: ProtocolName, wire: WireError, requestId: string): Reply {
-  const encoded = codecs[protocol].encodeError(wire);
+export function errorReply(protocol: InboundProtocol, wire: WireError, requestId: string): Reply {
+  const encoded = inboundCodecs[protocol].encodeError(wire);
   return {
     status: encoded.status,
     headers: { ...encoded.headers, 'content-type': 'application/json', 'x-request-id': requestId },
     body: JSON.stringify(encoded.body),
+    wire,
   };
 }
 
 /** The error response in the client protocol's shape. */
-export function errorResponse(protocol: ProtocolName, wire: WireError, requestId: string): Response {
+export function errorResponse(protocol: InboundProtocol, wire: WireError, requestId: string): Response {
   return toResponse(errorReply(protocol, wire, requestId));
 }

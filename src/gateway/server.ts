@@ -100,6 +100,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     bodyLimit: gateway.body_limit_bytes ?? 32 * 1024 * 1024,
     accessLog: accessLogOf(options, gateway),
     calls: new Set(),
+    sockets: new Set(),
     accepting: true,
   };
   const app = createApp(state);
@@ -184,6 +185,13 @@ async function shutdown(state: GatewayState, server: Server, graceMs: number): P
   while (state.calls.size > 0 && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 10));
   for (const call of state.calls) call.abort(new Error('gateway shutting down'));
+  // Upgraded sockets are no longer the server's: each is closed here (1001, going away), and
+  // ended outright when its client has not answered the close within a second.
+  for (const socket of state.sockets) socket.close(1001, 'the gateway is shutting down');
+  const socketDeadline = Date.now() + 1000;
+  while (state.sockets.size > 0 && Date.now() < socketDeadline)
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  for (const socket of state.sockets) socket.terminate();
   server.closeAllConnections();
   await closed;
   await state.shared.close();

@@ -23,6 +23,8 @@ export interface GatewayState {
   accessLog: ((line: Record<string, unknown>) => void) | undefined;
   /** The upstream calls in flight (cancelled at the end of a graceful shutdown). */
   calls: Set<AbortController>;
+  /** The open WebSockets (closed at the end of a graceful shutdown). */
+  sockets: Set<{ close(code?: number, reason?: string): void; terminate(): void }>;
   /** False once shutdown began: `/readyz` fails and new requests get 503. */
   accepting: boolean;
 }

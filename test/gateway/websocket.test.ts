@@ -1,0 +1,153 @@
+/**
+ * The native WebSocket and `POST /switchyard/v1/stream` under the same rules as every protocol:
+ * the key's models, limits and access log apply per request; a hostile frame closes one socket,
+ * never the process; shutdown closes open sockets.
+ */
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { type GatewayHarness, startGatewayHarness } from './harness.ts';
+
+let harness: GatewayHarness;
+const digest = (key: string) => `sha256:${createHash('sha256').update(key).digest('hex')}`;
+const transcript = [{ kind: 'user', parts: [{ type: 'text', text: 'Hi' }] }];
+const hello = { type: 'scripted' as const, content: [{ type: 'text' as const, text: 'Hello.' }] };
+
+beforeAll(async () => {
+  harness = await startGatewayHarness({
+    body_limit_bytes: 4096,
+    keys: [
+      { name: 'team', key: digest('team-key'), models: ['up-chat'] },
+      { name: 'tiny', key: digest('tiny-key'), limits: { requests_per_minute: 2 } },
+    ],
+  });
+});
+beforeEach(() => {
+  harness.emulator.clear();
+  harness.accessLog.length = 0;
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+interface Message {
+  type: string;
+  id: string | null;
+  event?: { type: string };
+  error?: { status: number; errorClass: string; message: string };
+}
+
+async function openSocket(url: string, key: string) {
+  const socket = new WebSocket(`${url.replace('http', 'ws')}/switchyard/v1/ws`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  const messages: Message[] = [];
+  const waiters: Array<() => void> = [];
+  socket.on('message', (data) => {
+    messages.push(JSON.parse(String(data)) as Message);
+    for (const wake of waiters.splice(0)) wake();
+  });
+  const closed = new Promise<number>((resolve) => socket.on('close', (code) => resolve(code)));
+  await new Promise((resolve, reject) => {
+    socket.once('open', resolve);
+    socket.once('error', reject);
+  });
+  const until = async (test: () => boolean) => {
+    while (!test()) await new Promise<void>((resolve) => waiters.push(resolve));
+  };
+  const last = async (id: string | null) => {
+    await until(() => messages.some((message) => message.id === id && message.type !== 'event'));
+    return messages.find((message) => message.id === id && message.type !== 'event')!;
+  };
+  return { socket, messages, closed, last };
+}
+
+const healthy = async () => (await fetch(`${harness.server.url}/healthz`)).status;
+
+it.each([
+  ['null', 'null'],
+  ['an array', '[1, 2]'],
+  ['a number id', '{"type":"request","id":5}'],
+  ['not JSON', '{"type":'],
+])('a message that is %s gets an error frame and the gateway keeps serving', async (_, text) => {
+  const { socket, last } = await openSocket(harness.server.url, 'team-key');
+  socket.send(text);
+  expect((await last(null)).error).toMatchObject({ status: 400, errorClass: 'invalid_request' });
+  harness.emulator.enqueue(hello);
+  socket.send(JSON.stringify({ type: 'request', id: 'after', request: { model: 'up-chat', transcript } }));
+  expect((await last('after')).type).toBe('done');
+  socket.close();
+});
+
+it('a message over the body limit closes that socket with 1009; the gateway keeps serving', async () => {
+  const { socket, closed } = await openSocket(harness.server.url, 'team-key');
+  socket.send(JSON.stringify({ type: 'request', id: 'big', padding: 'x'.repeat(10_000) }));
+  expect(await closed).toBe(1009);
+  expect(await healthy()).toBe(200);
+});
+
+it('a text frame that is not UTF-8 closes that socket with 1007; the gateway keeps serving', async () => {
+  const { socket, closed } = await openSocket(harness.server.url, 'team-key');
+  // `ws` sends a Buffer as a text frame when told it is not binary.
+  socket.send(Buffer.from([0xff, 0xfe, 0xfd]), { binary: false });
+  expect(await closed).toBe(1007);
+  expect(await healthy()).toBe(200);
+});
+
+it('a model outside the key’s list is refused per request on the socket (403), and each request is logged', async () => {
+  const { socket, last } = await openSocket(harness.server.url, 'team-key');
+  const upstreamBefore = harness.emulator.requests.length;
+  socket.send(JSON.stringify({ type: 'request', id: 'no', request: { model: 'up-anthropic', transcript } }));
+  expect((await last('no')).error).toMatchObject({ status: 403, errorClass: 'auth' });
+  harness.emulator.enqueue(hello);
+  socket.send(JSON.stringify({ type: 'request', id: 'yes', request: { model: 'up-chat', transcript } }));
+  expect((await last('yes')).type).toBe('done');
+  expect(harness.emulator.requests.length - upstreamBefore).toBe(1);
+  expect(harness.accessLog.map((line) => [line.protocol, line.key, line.status])).toEqual([
+    ['switchyard', 'team', 403],
+    ['switchyard', 'team', 200],
+  ]);
+  socket.close();
+});
+
+it('POST /switchyard/v1/stream: the key’s models apply (403 in OpenAI’s shape), an invalid transcript is a 400 by path', async () => {
+  const post = (body: unknown) =>
+    fetch(`${harness.server.url}/switchyard/v1/stream`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer team-key', 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const upstreamBefore = harness.emulator.requests.length;
+  const forbidden = await post({ model: 'up-anthropic', transcript });
+  expect(forbidden.status).toBe(403);
+  expect(((await forbidden.json()) as { error: { message: string } }).error.message).toMatch(/may not use/);
+  const invalid = await post({ model: 'up-chat', transcript: [{ kind: 'user', parts: 'nope' }] });
+  expect(invalid.status).toBe(400);
+  expect(((await invalid.json()) as { error: { param: string } }).error.param).toMatch(
+    /^\[0\]\.parts|transcript/,
+  );
+  expect(harness.emulator.requests.length).toBe(upstreamBefore);
+});
+
+it('the key’s request limit counts socket requests as it counts HTTP ones', async () => {
+  const { socket, last } = await openSocket(harness.server.url, 'tiny-key');
+  const statuses: Array<number | string> = [];
+  for (const id of ['1', '2', '3']) {
+    harness.emulator.enqueue(hello);
+    socket.send(JSON.stringify({ type: 'request', id, request: { model: 'up-chat', transcript } }));
+    const end = await last(id);
+    statuses.push(end.type === 'done' ? 'done' : end.error!.status);
+  }
+  expect(statuses).toEqual(['done', 'done', 429]);
+  socket.close();
+});
+
+it('shutdown refuses new socket requests and closes open sockets (1001) so the process can exit', async () => {
+  const own = await startGatewayHarness();
+  const { socket, closed } = await openSocket(own.server.url, 'any');
+  const closing = own.server.close(200);
+  const [code] = await Promise.all([closed, closing]);
+  expect(code).toBe(1001);
+  expect(socket.readyState).toBe(WebSocket.CLOSED);
+  await own.close();
+});
