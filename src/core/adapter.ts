@@ -49,6 +49,12 @@ export interface CallOptions {
   retryGate?: RetryGate;
   /** Extra headers for this call only. */
   headers?: Record<string, string>;
+  /**
+   * Front door only: whether this call may fall back to a candidate, given the candidate's names
+   * (as configured, its canonical id, its aliases); one it refuses is skipped ('not allowed for
+   * this caller'). The gateway passes its key's `models`. Without it every fallback may be tried.
+   */
+  allowFallback?: (names: readonly string[]) => boolean;
 }
 
 /**

@@ -213,6 +213,7 @@ export const callOptionsSchema = z
     signal: z.custom<AbortSignal>(isAbortSignal, 'signal must be an AbortSignal').optional(),
     session: z.custom(isSession, 'session must come from startSession() or createSession()').optional(),
     onRetry: z.custom(isFunction).optional(),
+    allowFallback: z.custom(isFunction, 'allowFallback must be a function').optional(),
     retryGate: z.custom(isRetryGate, 'retryGate must have an allow function').optional(),
     headers: z.record(z.string(), z.string()).optional(),
   })

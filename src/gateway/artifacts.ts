@@ -2,7 +2,9 @@
  * Provider artifacts a client protocol has no field for: a tool call's signature (Gemini thought
  * signatures) and the signed reasoning of the message that made the call, kept in the state store
  * by tool-call id and put back when the client sends the call again. Stored Responses transcripts
- * (`store` + `previous_response_id`) live in the same store.
+ * (`store` + `previous_response_id`) live in the same store. Every entry belongs to the gateway
+ * key that made it (its `scope`, the key's name; '' without keys): another key's request can
+ * neither continue a stored response nor receive another tenant's signed reasoning by naming its id.
  */
 import type { Item, Part, ReasoningPart, ToolCallPart } from '../core/transcript.ts';
 import type { GatewayStore } from './store.ts';
@@ -13,9 +15,12 @@ interface CallArtifacts {
   reasoning?: ReasoningPart[];
 }
 
-const callKey = (id: string) => `call:${id}`;
+/** The scope of a gateway key's entries: its name ('' without keys), length-prefixed so no two collide. */
+export const scopeOf = (keyName: string | undefined): string =>
+  keyName === undefined ? '' : `${keyName.length}.${keyName}`;
+const callKey = (scope: string, id: string) => `call:${scope}:${id}`;
 /** The store key of a stored Responses transcript. */
-export const responseKey = (id: string) => `response:${id}`;
+export const responseKey = (scope: string, id: string) => `response:${scope}:${id}`;
 
 /** Keeps the signatures and signed reasoning of a response's tool calls; undefined when it has none. */
 export function saveArtifacts(
@@ -23,10 +28,11 @@ export function saveArtifacts(
   provider: string,
   store: GatewayStore,
   ttlMs: number,
+  scope: string,
 ): Promise<void> | undefined {
   const calls = content.filter((part): part is ToolCallPart => part.type === 'tool-call');
   if (calls.length === 0) return undefined;
-  return saveCalls(calls, content, provider, store, ttlMs);
+  return saveCalls(calls, content, provider, store, ttlMs, scope);
 }
 
 async function saveCalls(
@@ -35,6 +41,7 @@ async function saveCalls(
   provider: string,
   store: GatewayStore,
   ttlMs: number,
+  scope: string,
 ): Promise<void> {
   const reasoning = content.filter(
     (part): part is ReasoningPart =>
@@ -47,16 +54,16 @@ async function saveCalls(
       if (index === 0 && reasoning.length > 0)
         artifacts.reasoning = reasoning.map((part) => ({ ...part, provider: part.provider ?? provider }));
       if (artifacts.signature === undefined && artifacts.reasoning === undefined) return undefined;
-      return store.put(callKey(call.id), artifacts, ttlMs);
+      return store.put(callKey(scope, call.id), artifacts, ttlMs);
     }),
   );
 }
 
-async function restoreItem(item: Item, store: GatewayStore): Promise<void> {
+async function restoreItem(item: Item, store: GatewayStore, scope: string): Promise<void> {
   const calls = item.parts.filter((part): part is ToolCallPart => part.type === 'tool-call');
   if (calls.length === 0) return;
   const found = await Promise.all(
-    calls.map((call) => store.get(callKey(call.id)) as Promise<CallArtifacts | undefined>),
+    calls.map((call) => store.get(callKey(scope, call.id)) as Promise<CallArtifacts | undefined>),
   );
   calls.forEach((call, index) => {
     const artifacts = found[index];
@@ -73,10 +80,14 @@ async function restoreItem(item: Item, store: GatewayStore): Promise<void> {
  * Puts stored artifacts back on the assistant items of a decoded transcript (in place); undefined
  * when no assistant item has a tool call (nothing to look up).
  */
-export function restoreArtifacts(transcript: Item[], store: GatewayStore): Promise<void> | undefined {
+export function restoreArtifacts(
+  transcript: Item[],
+  store: GatewayStore,
+  scope: string,
+): Promise<void> | undefined {
   const withCalls = transcript.filter(
     (item) => item.kind === 'assistant' && item.parts.some((part) => part.type === 'tool-call'),
   );
   if (withCalls.length === 0) return undefined;
-  return Promise.all(withCalls.map((item) => restoreItem(item, store))).then(() => undefined);
+  return Promise.all(withCalls.map((item) => restoreItem(item, store, scope))).then(() => undefined);
 }

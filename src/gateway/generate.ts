@@ -17,11 +17,12 @@ import type {
   InboundProtocol,
   WireFrame,
 } from '../codecs/types.ts';
+import type { CallOptions } from '../core/adapter.ts';
 import type { StreamEvent } from '../core/events.ts';
 import type { CanonicalResponse } from '../core/request.ts';
 import type { Item } from '../core/transcript.ts';
 import type { RouteRequest } from '../routing/router.ts';
-import { responseKey, restoreArtifacts, saveArtifacts } from './artifacts.ts';
+import { responseKey, restoreArtifacts, saveArtifacts, scopeOf } from './artifacts.ts';
 import { GatewayError, toWireError } from './errors.ts';
 import { allowsModel, type GatewayKey } from './keys.ts';
 import { admitCall, hasQuota, type KeyQuota, settleCall } from './quota.ts';
@@ -111,16 +112,24 @@ interface Served {
  * Puts a stored Responses transcript in front (`previous_response_id`) and stored artifacts back;
  * undefined when there is nothing to look up (no store round trip, no await).
  */
-function prepareTranscript(state: GatewayState, decoded: DecodedRequest): Promise<void> | undefined {
+function prepareTranscript(
+  state: GatewayState,
+  decoded: DecodedRequest,
+  scope: string,
+): Promise<void> | undefined {
   if (decoded.previousResponseId === undefined)
-    return restoreArtifacts(decoded.request.transcript, state.store);
-  return withStoredTranscript(state, decoded);
+    return restoreArtifacts(decoded.request.transcript, state.store, scope);
+  return withStoredTranscript(state, decoded, scope);
 }
 
-async function withStoredTranscript(state: GatewayState, decoded: DecodedRequest): Promise<void> {
+async function withStoredTranscript(
+  state: GatewayState,
+  decoded: DecodedRequest,
+  scope: string,
+): Promise<void> {
   const { transcript } = decoded.request;
   if (decoded.previousResponseId !== undefined) {
-    const stored = (await state.store.get(responseKey(decoded.previousResponseId))) as
+    const stored = (await state.store.get(responseKey(scope, decoded.previousResponseId))) as
       { transcript: Item[] } | undefined;
     if (stored === undefined)
       throw new GatewayError({
@@ -133,7 +142,7 @@ async function withStoredTranscript(state: GatewayState, decoded: DecodedRequest
     const rest = transcript.filter((item) => item.kind !== 'system' && item.kind !== 'developer');
     decoded.request.transcript = [...instructions, ...stored.transcript, ...rest];
   }
-  await restoreArtifacts(decoded.request.transcript, state.store);
+  await restoreArtifacts(decoded.request.transcript, state.store, scope);
 }
 
 /**
@@ -145,11 +154,13 @@ function remember(
   decoded: DecodedRequest,
   response: CanonicalResponse,
   responseId: string | undefined,
-  protocol: InboundProtocol,
+  call: GenerationCall,
 ): Promise<void> | undefined {
-  const saving = saveArtifacts(response.content, response.provider, state.store, state.ttlMs);
-  if (protocol !== 'openai-responses' || decoded.store === false || responseId === undefined) return saving;
-  return storeResponse(state, decoded, response, responseId, saving);
+  const scope = scopeOf(call.key?.name);
+  const saving = saveArtifacts(response.content, response.provider, state.store, state.ttlMs, scope);
+  if (call.protocol !== 'openai-responses' || decoded.store === false || responseId === undefined)
+    return saving;
+  return storeResponse(state, decoded, response, responseId, saving, scope);
 }
 
 async function storeResponse(
@@ -158,13 +169,14 @@ async function storeResponse(
   response: CanonicalResponse,
   responseId: string,
   saving: Promise<void> | undefined,
+  scope: string,
 ): Promise<void> {
   await saving;
   const history = decoded.request.transcript.filter(
     (item) => item.kind !== 'system' && item.kind !== 'developer',
   );
   const transcript = [...history, { kind: 'assistant' as const, parts: response.content }];
-  await state.store.put(responseKey(responseId), { transcript }, state.ttlMs);
+  await state.store.put(responseKey(scope, responseId), { transcript }, state.ttlMs);
 }
 
 function encodeContext(decoded: DecodedRequest, protocol: InboundProtocol): EncodeContext {
@@ -342,11 +354,17 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
       code: 'permission_error',
       message: `this key may not use model '${decoded.model}'`,
     });
-  const preparing = prepareTranscript(state, decoded);
+  const preparing = prepareTranscript(state, decoded, scopeOf(call.key?.name));
   if (preparing !== undefined) await preparing;
   checkToolPairs(decoded.request.transcript, inboundCodecs[call.protocol].conversationField);
   served.ownMs += performance.now() - started;
   return decoded;
+}
+
+/** The front door's options of a call: its signal and, for a key with `models`, the fallbacks it may use. */
+function upstreamOptions(key: GatewayKey | undefined, controller: AbortController): CallOptions {
+  if (key?.models === undefined) return { signal: controller.signal };
+  return { signal: controller.signal, allowFallback: (names) => allowsModel(key, names) };
 }
 
 async function complete(
@@ -358,11 +376,11 @@ async function complete(
   controller: AbortController,
 ): Promise<Reply> {
   const upstreamStart = performance.now();
-  const reply = await state.switchyard.complete(routeRequest, { signal: controller.signal });
+  const reply = await state.switchyard.complete(routeRequest, upstreamOptions(served.call.key, controller));
   const encodeStart = performance.now();
   served.provider = reply.provider;
   served.usage = reply.usage;
-  const remembering = remember(state, decoded, reply, context.responseId, served.call.protocol);
+  const remembering = remember(state, decoded, reply, context.responseId, served.call);
   if (remembering !== undefined) await remembering;
   const body = JSON.stringify(inboundCodecs[served.call.protocol].encodeResponse(reply, context));
   const total = performance.now() - served.startedAt;
@@ -383,13 +401,13 @@ async function startStream(
 ): Promise<Reply> {
   const { protocol } = served.call;
   const streamEncoder = inboundCodecs[protocol].createStreamEncoder(context);
-  const turn = state.switchyard.stream(routeRequest, { signal: controller.signal });
+  const turn = state.switchyard.stream(routeRequest, upstreamOptions(served.call.key, controller));
   const iterator = turn[Symbol.asyncIterator]();
   const framer = served.call.framer ?? createFramer(served.call.jsonArray === true);
   const settle = (response: CanonicalResponse): Promise<void> | undefined => {
     served.provider = response.provider;
     served.usage = response.usage;
-    return remember(state, decoded, response, context.responseId, protocol);
+    return remember(state, decoded, response, context.responseId, served.call);
   };
   const onEvent = (event: StreamEvent): WireFrame[] | Promise<WireFrame[]> => {
     const started = performance.now();

@@ -25,6 +25,12 @@ export function nextCandidate(
     const facts = model.configured ? factsOf(state, model) : undefined;
     let reason =
       facts === undefined ? 'not_configured' : skipReason(model, facts, route.request, route.needs, registry);
+    // The primary is the caller's own choice; a fallback may be outside what the caller may use.
+    if (
+      route.index > 1 &&
+      route.options.allowFallback?.([model.requested, model.id, ...model.aliases]) === false
+    )
+      reason = notAllowedReason;
     if (reason === undefined) {
       const admission = availability.check(keysOf(state, model).model);
       if (admission instanceof Promise) return admit(state, route, model, facts!, admission);
@@ -85,6 +91,7 @@ export function candidateOf(
 
 /** How the skip reason of a candidate its circuit keeps out begins. */
 const unavailableReason = 'unavailable';
+const notAllowedReason = 'not allowed for this caller';
 
 /** Whether a routing attempt's reason says a circuit kept the candidate out. */
 export const isUnavailableReason = (reason: string | undefined) =>

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createGateway } from 'switchyard-ai/gateway';
-import { openaiError } from 'switchyard-ai/testing';
+import { anthropicError, openaiError } from 'switchyard-ai/testing';
 import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
@@ -25,6 +25,8 @@ beforeAll(async () => {
     keys: [
       { name: 'team', key: digest('team-key-1'), models: ['up-chat', 'up-responses', 'up-gemini'] },
       { name: 'ops', key_env: 'GATEWAY_TEST_OPS_KEY' },
+      { name: 'haiku', key: digest('haiku-key'), models: ['up-fallback'] },
+      { name: 'haiku-and-chat', key: digest('both-key'), models: ['up-fallback', 'up-chat'] },
     ],
   });
 });
@@ -56,6 +58,24 @@ function rawConnection() {
 
 const chatBody = (extra: Record<string, unknown> = {}) =>
   JSON.stringify({ model: 'up-chat', messages: [{ role: 'user', content: 'Hi' }], ...extra });
+
+describe('keys and fallbacks', () => {
+  it.each([
+    ['haiku-key', 'may not use the fallback: the upstream’s 429 is passed on', 429, 1],
+    ['both-key', 'may use the fallback (by its alias): it answers', 200, 2],
+  ])('a key %s %s', async (key, _, status, upstreamCalls) => {
+    const before = harness.emulator.requests.length;
+    harness.emulator.enqueue(anthropicError(429, 'rate_limit_error', 'slow down'));
+    harness.emulator.enqueue(hello('Served by the fallback.'));
+    const response = await post(
+      '/v1/chat/completions',
+      JSON.stringify({ model: 'up-fallback', messages: [{ role: 'user', content: 'Hi' }] }),
+      { authorization: `Bearer ${key}` },
+    );
+    expect(response.status).toBe(status);
+    expect(harness.emulator.requests.length - before).toBe(upstreamCalls);
+  });
+});
 
 describe('limits and refusals', () => {
   it.each([
@@ -603,6 +623,51 @@ describe('protocol surfaces', () => {
     await expect(
       openai.responses.create({ model: 'up-chat', input: 'x', previous_response_id: 'resp_unknown' }),
     ).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('a stored response and a call’s stored artifacts belong to the key that made them', async () => {
+    const ops = createClients(harness.server.url, 'ops-key-2').openai;
+    const team = createClients(harness.server.url, 'team-key-1').openai;
+    harness.emulator.enqueue(hello('Ops secret answer.'));
+    const first = await ops.responses.create({ model: 'up-chat', input: 'Ops secret prompt.', store: true });
+    await expect(
+      team.responses.create({ model: 'up-chat', input: 'Go on.', previous_response_id: first.id }),
+    ).rejects.toMatchObject({ status: 404 });
+    // A Gemini thinking model's call signature, kept for a Chat client by call id: only its own key gets it back.
+    harness.emulator.enqueue({
+      type: 'scripted',
+      content: [
+        { type: 'reasoning', text: 'private thought', signature: 'OPS-SIGNATURE' },
+        { type: 'tool-call', id: 'fn_1', name: 'lookup', input: {}, signature: 'OPS-CALL-SIGNATURE' },
+      ],
+    });
+    const tools = [
+      { type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object' } } },
+    ];
+    const made = await ops.chat.completions.create({
+      model: 'up-gemini',
+      messages: [{ role: 'user', content: 'Look it up.' }],
+      tools,
+    });
+    const call = made.choices[0]!.message.tool_calls![0]!;
+    const replay = (client: typeof ops) => {
+      harness.emulator.enqueue(hello('Done.'));
+      return client.chat.completions.create({
+        model: 'up-gemini',
+        tools,
+        messages: [
+          { role: 'user', content: 'Look it up.' },
+          { role: 'assistant', content: null, tool_calls: [call] },
+          { role: 'tool', tool_call_id: call.id, content: 'found' },
+        ],
+      });
+    };
+    await replay(ops);
+    expect(JSON.stringify(harness.emulator.requests.at(-1)?.body)).toContain('OPS-CALL-SIGNATURE');
+    await replay(team).catch(() => undefined);
+    const seen = JSON.stringify(harness.emulator.requests.at(-1)?.body);
+    expect(seen).not.toContain('OPS-CALL-SIGNATURE');
+    expect(seen).not.toContain('private thought');
   });
 
   it('model listings in each protocol’s shape, and token counting', async () => {
