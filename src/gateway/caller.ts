@@ -22,6 +22,32 @@ export function requestIdFrom(given: string | undefined): string {
   return given !== undefined && requestIdPattern.test(given) ? given : createRequestId();
 }
 
+/** `localhost`, `127.x.x.x` or `[::1]`, with or without a port. */
+const loopbackAuthority = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d{1,5})?$/i;
+
+/** Whether a `Host` value (absent: not a browser) or an `Origin` URL (absent: not cross-site) names this machine. */
+function isLoopback(value: string | undefined, isOrigin: boolean): boolean {
+  if (value === undefined) return true;
+  if (!isOrigin) return loopbackAuthority.test(value);
+  const authority = /^https?:\/\/([^/]+)$/i.exec(value)?.[1];
+  return authority !== undefined && loopbackAuthority.test(authority);
+}
+
+/**
+ * Without keys the gateway serves anyone who can reach it, so only this machine's own clients: a
+ * request naming another `Host` (a DNS-rebinding page) or sent by a page of another `Origin` (a
+ * form or `fetch` from any web site, a WebSocket) is refused with 403 before any upstream call.
+ */
+export function localRefusal(header: (name: string) => string | undefined): WireError | undefined {
+  if (isLoopback(header('host'), false) && isLoopback(header('origin'), true)) return undefined;
+  return {
+    status: 403,
+    errorClass: 'auth',
+    code: 'permission_error',
+    message: 'without gateway keys only local clients are served: this request names another host or origin',
+  };
+}
+
 /**
  * The refusal of a keyed route's request (503 while shutting down, 401 without a valid key), or
  * undefined with `caller.key` set. `header` reads a request header, `query` the `?key=` parameter.
@@ -34,7 +60,7 @@ export function refusalOf(
 ): WireError | undefined {
   if (!state.accepting)
     return { status: 503, errorClass: 'server_error', message: 'the gateway is shutting down' };
-  if (state.keys.length === 0) return undefined;
+  if (state.keys.length === 0) return localRefusal(header);
   caller.key = findKey(state.keys, presentedKey(header, query));
   return caller.key === undefined ? unauthorized().wire : undefined;
 }

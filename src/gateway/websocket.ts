@@ -14,7 +14,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import type { WireError } from '../codecs/types.ts';
-import { requestIdFrom } from './caller.ts';
+import { localRefusal, requestIdFrom } from './caller.ts';
 import { type GenerationCall, serveGeneration } from './generate.ts';
 import { nodeHeader } from './inbound.ts';
 import { findKey, type GatewayKey, presentedKey } from './keys.ts';
@@ -195,13 +195,12 @@ export function createUpgradeHandler(
     const header = (name: string) => nodeHeader(request, name);
     const query = () => url.searchParams.get('key') ?? undefined;
     const key = state.keys.length === 0 ? undefined : findKey(state.keys, presentedKey(header, query));
-    const allowed = state.accepting && (state.keys.length === 0 || key !== undefined);
+    // Without keys, only this machine's clients (a web page of any other origin is refused).
+    const local = state.keys.length === 0 && localRefusal(header) === undefined;
+    const allowed = state.accepting && (local || key !== undefined);
     if (url.pathname !== websocketPath || !allowed) {
-      const status = !state.accepting
-        ? '503 Service Unavailable'
-        : allowed
-          ? '404 Not Found'
-          : '401 Unauthorized';
+      const refused = state.keys.length === 0 ? '403 Forbidden' : '401 Unauthorized';
+      const status = !state.accepting ? '503 Service Unavailable' : allowed ? '404 Not Found' : refused;
       socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
       return;
     }

@@ -4,6 +4,7 @@
  * never the process; shutdown closes open sockets.
  */
 import { createHash } from 'node:crypto';
+import { request } from 'node:http';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { type GatewayHarness, startGatewayHarness } from './harness.ts';
@@ -149,5 +150,46 @@ it('shutdown refuses new socket requests and closes open sockets (1001) so the p
   const [code] = await Promise.all([closed, closing]);
   expect(code).toBe(1001);
   expect(socket.readyState).toBe(WebSocket.CLOSED);
+  await own.close();
+});
+
+it('without keys only local clients are served: another Host or a web page’s Origin is a 403, on HTTP and the socket', async () => {
+  const own = await startGatewayHarness();
+  const { port } = new URL(own.server.url);
+  const chat = (headers: Record<string, string>) =>
+    new Promise<number>((resolve, reject) => {
+      const body = JSON.stringify({ model: 'up-chat', messages: [{ role: 'user', content: 'Hi' }] });
+      const outgoing = request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: '/v1/chat/completions',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+        },
+        (incoming) => {
+          incoming.resume();
+          resolve(incoming.statusCode ?? 0);
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.end(body);
+    });
+  const before = own.emulator.requests.length;
+  expect(await chat({ host: 'rebound.example:4000' })).toBe(403);
+  expect(await chat({ origin: 'https://evil.example' })).toBe(403);
+  expect(await chat({ origin: 'null' })).toBe(403);
+  expect(own.emulator.requests.length).toBe(before);
+  own.emulator.enqueue(hello);
+  expect(await chat({ host: `localhost:${port}`, origin: 'http://localhost:5173' })).toBe(200);
+  const status = await new Promise<number>((resolve) => {
+    const socket = new WebSocket(`${own.server.url.replace('http', 'ws')}/switchyard/v1/ws`, {
+      origin: 'https://evil.example',
+    });
+    socket.on('unexpected-response', (_, response) => resolve(response.statusCode ?? 0));
+    socket.on('open', () => resolve(101));
+    socket.on('error', () => undefined);
+  });
+  expect(status).toBe(403);
   await own.close();
 });
