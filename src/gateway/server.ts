@@ -194,5 +194,6 @@ async function shutdown(state: GatewayState, server: Server, graceMs: number): P
   for (const socket of state.sockets) socket.terminate();
   server.closeAllConnections();
   await closed;
+  await state.store.close?.();
   await state.shared.close();
 }

@@ -33,33 +33,73 @@ export function createSharedStore(shared: Pick<StateStore, 'get' | 'set'>): Gate
 export interface MemoryStoreOptions {
   /** The most entries kept; the oldest go first. Default 10,000. */
   maxEntries?: number;
+  /** The most bytes (of JSON) kept; the oldest go first. Default 256 MiB. */
+  maxBytes?: number;
   /** The clock (ms). */
   now?: () => number;
+  /** How often expired entries are dropped while nothing is read or written (ms). Default 30,000. */
+  sweepMs?: number;
 }
 
-/** A bounded in-memory store: entries expire after their TTL and the oldest are evicted past `maxEntries`. */
+interface Entry {
+  /** The value as JSON: what a caller reads is its own copy, and its size is known. */
+  text: string;
+  expiresAt: number;
+}
+
+/**
+ * A bounded in-memory store: entries expire after their TTL (dropped as they are met, and swept
+ * by an unref'd timer), and the oldest are evicted past `maxEntries` or `maxBytes`. An entry
+ * larger than `maxBytes` on its own is not kept.
+ */
 export function createMemoryStore(options: MemoryStoreOptions = {}): GatewayStore {
   const maxEntries = options.maxEntries ?? 10_000;
+  const maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
   const now = options.now ?? Date.now;
-  const entries = new Map<string, { value: unknown; expiresAt: number }>();
+  const entries = new Map<string, Entry>();
+  let bytes = 0;
+  const drop = (id: string, entry: Entry) => {
+    entries.delete(id);
+    bytes -= entry.text.length;
+  };
+  /** Drops expired entries from the oldest on (every entry of a gateway has the same TTL). */
+  const sweep = () => {
+    const time = now();
+    for (const [id, entry] of entries) {
+      if (entry.expiresAt > time) break;
+      drop(id, entry);
+    }
+  };
+  const timer = setInterval(sweep, options.sweepMs ?? 30_000);
+  timer.unref();
   return {
     async get(id) {
       const entry = entries.get(id);
       if (entry === undefined) return undefined;
       if (entry.expiresAt <= now()) {
-        entries.delete(id);
+        drop(id, entry);
         return undefined;
       }
-      return entry.value;
+      return JSON.parse(entry.text) as unknown;
     },
     async put(id, value, ttlMs) {
-      entries.delete(id);
-      entries.set(id, { value, expiresAt: now() + ttlMs });
-      while (entries.size > maxEntries) {
-        const oldest = entries.keys().next().value;
-        if (oldest === undefined) break;
-        entries.delete(oldest);
+      const old = entries.get(id);
+      if (old !== undefined) drop(id, old);
+      sweep();
+      // UTF-16 units: the string's own size in memory, near enough to its bytes.
+      const text = JSON.stringify(value);
+      if (text.length > maxBytes) return;
+      entries.set(id, { text, expiresAt: now() + ttlMs });
+      bytes += text.length;
+      for (const [oldest, entry] of entries) {
+        if (entries.size <= maxEntries && bytes <= maxBytes) break;
+        drop(oldest, entry);
       }
+    },
+    async close() {
+      clearInterval(timer);
+      entries.clear();
+      bytes = 0;
     },
   };
 }

@@ -1,0 +1,50 @@
+import { describe, expect, it, vi } from 'vitest';
+import { createMemoryStore } from './store.ts';
+
+describe('createMemoryStore', () => {
+  it('drops expired entries on its own timer, without a read or a write', async () => {
+    vi.useFakeTimers();
+    try {
+      let time = 0;
+      const store = createMemoryStore({ now: () => time, sweepMs: 1000, maxBytes: 100 });
+      await store.put('a', 'x'.repeat(40), 500);
+      time = 600;
+      vi.advanceTimersByTime(1000);
+      // The swept entry's bytes are free: two more of the same size fit under the 100-byte cap.
+      await store.put('b', 'y'.repeat(40), 10_000);
+      await store.put('c', 'z'.repeat(40), 10_000);
+      expect(await store.get('a')).toBeUndefined();
+      expect(await store.get('b')).toBe('y'.repeat(40));
+      await store.close?.();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('evicts the oldest entries past the byte cap, and keeps no entry larger than the cap', async () => {
+    const store = createMemoryStore({ maxBytes: 100 });
+    await store.put('a', 'a'.repeat(40), 60_000);
+    await store.put('b', 'b'.repeat(40), 60_000);
+    await store.put('c', 'c'.repeat(40), 60_000);
+    expect(await store.get('a')).toBeUndefined();
+    expect(await store.get('b')).toBe('b'.repeat(40));
+    expect(await store.get('c')).toBe('c'.repeat(40));
+    await store.put('huge', 'h'.repeat(200), 60_000);
+    expect(await store.get('huge')).toBeUndefined();
+    expect(await store.get('c')).toBe('c'.repeat(40));
+    await store.close?.();
+  });
+
+  it('evicts the oldest past the entry cap, and a read gets its own copy', async () => {
+    const store = createMemoryStore({ maxEntries: 2 });
+    await store.put('a', { n: 1 }, 60_000);
+    await store.put('b', { n: 2 }, 60_000);
+    await store.put('a', { n: 3 }, 60_000);
+    await store.put('c', { n: 4 }, 60_000);
+    expect(await store.get('b')).toBeUndefined();
+    const read = (await store.get('a')) as { n: number };
+    read.n = 99;
+    expect(await store.get('a')).toEqual({ n: 3 });
+    await store.close?.();
+  });
+});
