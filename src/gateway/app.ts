@@ -3,7 +3,8 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { codecs } from '../codecs/index.ts';
 import type { InboundProtocol, ProtocolName } from '../codecs/types.ts';
-import { toWireError } from './errors.ts';
+import { GatewayError, toWireError } from './errors.ts';
+import { allowsModel, modelForbidden } from './keys.ts';
 import { type Caller, refusalOf, requestIdFrom } from './caller.ts';
 import { type GenerationCall, serveGeneration } from './generate.ts';
 import { headerOf, readJson } from './inbound.ts';
@@ -149,15 +150,16 @@ export function createApp(state: GatewayState): Hono<Env> {
   app.get(
     '/v1/models',
     guarded((c, caller) => {
-      if (c.req.header('anthropic-version') !== undefined) return json(c, caller, anthropicModels(state));
+      if (c.req.header('anthropic-version') !== undefined)
+        return json(c, caller, anthropicModels(state, caller.key));
       if (c.req.header('x-goog-api-key') !== undefined || c.req.query('key') !== undefined)
-        return json(c, caller, geminiModels(state));
-      return json(c, caller, openaiModels(state));
+        return json(c, caller, geminiModels(state, caller.key));
+      return json(c, caller, openaiModels(state, caller.key));
     }),
   );
   app.get(
     '/v1beta/models',
-    guarded((c, caller) => json(c, caller, geminiModels(state)), 'gemini'),
+    guarded((c, caller) => json(c, caller, geminiModels(state, caller.key)), 'gemini'),
   );
   const gemini: Handler = (c, caller) => {
     // Hono's path parameter is already decoded (once, as the gateway's own server decodes it).
@@ -265,6 +267,10 @@ async function countRequestTokens(
   try {
     const body = await readJson(c.req.raw, state.bodyLimit, incomingOf(c.env));
     const decoded = codecs[protocol].decodeRequest(body, { model, stream: false });
+    // The generation routes' model checks: an unknown name is a 404, one outside the key's models a 403.
+    const resolved = state.switchyard.resolve(decoded.model);
+    if (!allowsModel(caller.key, [decoded.model, resolved.id]))
+      throw new GatewayError(modelForbidden(decoded.model));
     const tokens = countTokens({ transcript: decoded.request.transcript, tools: decoded.request.tools });
     return json(c, caller, protocol === 'gemini' ? { totalTokens: tokens } : { input_tokens: tokens });
   } catch (error) {

@@ -24,7 +24,7 @@ import type { Item } from '../core/transcript.ts';
 import type { RouteRequest } from '../routing/router.ts';
 import { responseKey, restoreArtifacts, saveArtifacts, scopeOf } from './artifacts.ts';
 import { GatewayError, toWireError } from './errors.ts';
-import { allowsModel, type GatewayKey } from './keys.ts';
+import { allowsModel, type GatewayKey, modelForbidden, shown } from './keys.ts';
 import { admitCall, hasQuota, type KeyQuota, settleCall } from './quota.ts';
 import type { Reservation } from '../state/types.ts';
 import { recordUsage, seriesOf } from './metrics.ts';
@@ -135,7 +135,7 @@ async function withStoredTranscript(
       throw new GatewayError({
         status: 404,
         errorClass: 'invalid_request',
-        message: `Previous response with id '${decoded.previousResponseId}' not found.`,
+        message: `Previous response with id '${shown(decoded.previousResponseId)}' not found.`,
         param: 'previous_response_id',
       });
     const instructions = transcript.filter((item) => item.kind === 'system' || item.kind === 'developer');
@@ -211,7 +211,7 @@ function finishLog(state: GatewayState, served: Served): void {
     protocol,
     path: served.call.path,
     key: served.call.key?.name ?? null,
-    model: served.model,
+    model: shown(served.model),
     provider: served.provider ?? null,
     stream: served.stream,
     status: served.status,
@@ -347,13 +347,7 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
   } catch {
     // An unknown name fails in routing with its classified error (404 in the client's shape).
   }
-  if (!allowsModel(call.key, names))
-    throw new GatewayError({
-      status: 403,
-      errorClass: 'auth',
-      code: 'permission_error',
-      message: `this key may not use model '${decoded.model}'`,
-    });
+  if (!allowsModel(call.key, names)) throw new GatewayError(modelForbidden(decoded.model));
   const preparing = prepareTranscript(state, decoded, scopeOf(call.key?.name));
   if (preparing !== undefined) await preparing;
   checkToolPairs(decoded.request.transcript, inboundCodecs[call.protocol].conversationField);

@@ -6,6 +6,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { matchesAnyGlob } from '../core/glob.ts';
 import type { KeyBudget, KeyLimits } from '../state/types.ts';
+import type { WireError } from '../codecs/types.ts';
 import type { GatewayKeyConfig } from './config.ts';
 
 /** A key ready to check. */
@@ -85,6 +86,21 @@ export function findKey(keys: readonly GatewayKey[], presented: string | undefin
   let found: GatewayKey | undefined;
   for (const key of keys) if (timingSafeEqual(key.digest, digest)) found ??= key;
   return found;
+}
+
+/** A client's text as shown back in messages and logs: at most 200 characters. */
+export function shown(text: string): string {
+  return text.length <= 200 ? text : `${text.slice(0, 200)}…`;
+}
+
+/** The 403 of a model outside the key's `models`. */
+export function modelForbidden(model: string): WireError {
+  return {
+    status: 403,
+    errorClass: 'auth',
+    code: 'permission_error',
+    message: `this key may not use model '${shown(model)}'`,
+  };
 }
 
 /** Whether `key` may use the model asked for (by the name sent or the id it resolved to). */

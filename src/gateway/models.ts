@@ -1,9 +1,12 @@
 /** Model listings in each protocol's shape, and token counting, from the front door's registry. */
 import { estimateUpperBound } from '../providers/common/token-estimate.ts';
+import { allowsModel, type GatewayKey } from './keys.ts';
 import type { GatewayState } from './state.ts';
 
+/** The configured models' ids and aliases that `key` may use (each as the generation routes check it). */
 function listedNames(
   state: GatewayState,
+  key: GatewayKey | undefined,
 ): Array<{ name: string; provider: string; facts: { contextWindow?: number; maxOutputTokens?: number } }> {
   const names: Array<{
     name: string;
@@ -12,16 +15,16 @@ function listedNames(
   }> = [];
   for (const model of state.switchyard.models()) {
     if (!model.configured) continue;
-    names.push({ name: model.id, provider: model.provider, facts: model.facts });
-    for (const alias of model.aliases)
-      names.push({ name: alias, provider: model.provider, facts: model.facts });
+    for (const name of [model.id, ...model.aliases])
+      if (allowsModel(key, [name, model.id]))
+        names.push({ name, provider: model.provider, facts: model.facts });
   }
   return names;
 }
 
 /** `GET /v1/models`, OpenAI's shape. */
-export function openaiModels(state: GatewayState): unknown {
-  const data = listedNames(state).map((model) => ({
+export function openaiModels(state: GatewayState, key: GatewayKey | undefined): unknown {
+  const data = listedNames(state, key).map((model) => ({
     id: model.name,
     object: 'model',
     created: 0,
@@ -31,8 +34,8 @@ export function openaiModels(state: GatewayState): unknown {
 }
 
 /** `GET /v1/models` with `anthropic-version`: Anthropic's shape. */
-export function anthropicModels(state: GatewayState): unknown {
-  const data = listedNames(state).map((model) => ({
+export function anthropicModels(state: GatewayState, key: GatewayKey | undefined): unknown {
+  const data = listedNames(state, key).map((model) => ({
     type: 'model',
     id: model.name,
     display_name: model.name,
@@ -42,8 +45,8 @@ export function anthropicModels(state: GatewayState): unknown {
 }
 
 /** `GET /v1beta/models`, Gemini's shape. */
-export function geminiModels(state: GatewayState): unknown {
-  const models = listedNames(state).map((model) => ({
+export function geminiModels(state: GatewayState, key: GatewayKey | undefined): unknown {
+  const models = listedNames(state, key).map((model) => ({
     name: `models/${model.name}`,
     displayName: model.name,
     inputTokenLimit: model.facts.contextWindow ?? 0,

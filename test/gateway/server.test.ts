@@ -670,6 +670,29 @@ describe('protocol surfaces', () => {
     expect(seen).not.toContain('private thought');
   });
 
+  it('a key sees and counts only the models it may use; an unknown model is a 404', async () => {
+    const team = createClients(harness.server.url, 'team-key-1');
+    const listed = [];
+    for await (const model of team.openai.models.list()) listed.push(model.id);
+    expect(listed.sort()).toEqual(['up-chat', 'up-gemini', 'up-responses']);
+    const count = (key: string, model: string) =>
+      post(
+        '/v1/messages/count_tokens',
+        JSON.stringify({ model, messages: [{ role: 'user', content: 'Hi' }] }),
+        { authorization: `Bearer ${key}` },
+      );
+    expect((await count('team-key-1', 'up-anthropic')).status).toBe(403);
+    expect((await count('team-key-1', 'up-chat')).status).toBe(200);
+    expect((await count('ops-key-2', 'no-such-model-anywhere')).status).toBe(404);
+    const long = await post(
+      '/v1/chat/completions',
+      JSON.stringify({ model: 'x'.repeat(2000), messages: [{ role: 'user', content: 'Hi' }] }),
+      { authorization: 'Bearer team-key-1' },
+    );
+    expect(long.status).toBe(403);
+    expect((await long.text()).length).toBeLessThan(600);
+  });
+
   it('model listings in each protocol’s shape, and token counting', async () => {
     const clients = createClients(harness.server.url, 'ops-key-2');
     const openaiIds = [];
