@@ -82,4 +82,19 @@ describe('status mapping (docs/contract.md §6.2)', () => {
     });
     expect(classifyError(404, { message: 'prompt is too long' }, rules).errorClass).toBe('invalid_request');
   });
+
+  it.each([
+    [503, 'server_error'],
+    [500, 'server_error'],
+    [429, 'rate_limit'],
+    [401, 'auth'],
+    [403, 'auth'],
+    [400, 'invalid_request'],
+    [0, 'invalid_request'],
+  ] as const)('a body typed as an invalid request with status %i classifies as %s', (status, errorClass) => {
+    const rules = [{ code: 'invalid_request_error', errorClass: 'invalid_request' as const }];
+    expect(classifyError(status, { code: 'invalid_request_error', message: 'x' }, rules).errorClass).toBe(
+      errorClass,
+    );
+  });
 });

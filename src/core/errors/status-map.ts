@@ -36,6 +36,8 @@ export interface ErrorRule {
   retryable?: boolean;
 }
 
+const overridesBody = (status: number) => status === 401 || status === 403 || status === 429 || status >= 500;
+
 /** Classifies a failure from its status and parsed body with the adapter's rules, then the table. */
 export function classifyError(
   status: number,
@@ -49,6 +51,10 @@ export function classifyError(
     }
     if (rule.code !== undefined && rule.code !== body.code) continue;
     if (rule.message !== undefined && !rule.message.test(body.message ?? '')) continue;
+    // A body that calls a 401, 403, 429 or 5xx an invalid request does not make it one: the status
+    // keeps a rate limit or an outage retryable and an auth failure the operator's (a proxy, a
+    // gateway or a provider's own bug can pair any body with any status).
+    if (rule.errorClass === 'invalid_request' && overridesBody(status)) continue;
     return { errorClass: rule.errorClass, retryable: rule.retryable };
   }
   return { errorClass: mapStatusToErrorClass(status), retryable: undefined };
