@@ -75,6 +75,18 @@ export class ResponseReader {
 
   /** `response.output_item.added`: opens the item's part where one streams. */
   added(index: number, item: WireItem): void {
+    const known = this.items.get(index);
+    if (known !== undefined) {
+      // Announced again (or after its first delta): what streamed so far stays; another type is a broken stream.
+      if (known.type === String(item.type)) {
+        known.id ??= item.id;
+        return;
+      }
+      this.fail({
+        code: 'server_error',
+        message: `the stream announced output item ${index} as ${String(item.type)} after ${known.type}`,
+      });
+    }
     const open: OpenItem = { type: String(item.type), id: item.id, keys: [] };
     this.items.set(index, open);
     const key = index * slots;

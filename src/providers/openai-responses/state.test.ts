@@ -349,6 +349,59 @@ describe('stateful: conversation', () => {
 });
 
 describe('honest endings', () => {
+  const event = (data: Record<string, unknown>) => ({ event: String(data.type), data });
+  const message = { id: 'msg_1', type: 'message', role: 'assistant', content: [] };
+  const delta = (text: string) =>
+    event({
+      type: 'response.output_text.delta',
+      output_index: 0,
+      content_index: 0,
+      item_id: 'msg_1',
+      delta: text,
+    });
+  const done = event({
+    type: 'response.output_item.done',
+    output_index: 0,
+    item: { ...message, content: [{ type: 'output_text', text: 'Hello world', annotations: [] }] },
+  });
+  const completed = event({
+    type: 'response.completed',
+    response: { id: 'resp_1', model: 'gpt-5-mini', status: 'completed', output: [] },
+  });
+  const created = event({
+    type: 'response.created',
+    response: { id: 'resp_1', model: 'gpt-5-mini', status: 'in_progress', output: [] },
+  });
+  const added = (type = 'message') =>
+    event({ type: 'response.output_item.added', output_index: 0, item: { ...message, type } });
+
+  it.each([
+    ['announced twice', [created, added(), delta('Hello'), added(), delta(' world'), done, completed]],
+    ['a delta before its announcement', [created, delta('Hello'), added(), delta(' world'), done, completed]],
+  ])('an output item %s: its text is given once', async (_, events) => {
+    emulator.enqueue({ type: 'sse', events });
+    const { response, error } = await collectStream(
+      adapter().stream({ model: 'openai:gpt-5-mini', transcript: [user('Hi')], maxOutputTokens: 64 }),
+    );
+    expect(error).toBeUndefined();
+    expect(response?.content).toMatchObject([{ type: 'text', text: 'Hello world' }]);
+  });
+
+  it('an output item announced again as another type is a classified error, the text so far kept', async () => {
+    emulator.enqueue({
+      type: 'sse',
+      events: [created, added(), delta('Hello'), added('function_call'), completed],
+    });
+    const { events, error } = await collectStream(
+      adapter().stream({ model: 'openai:gpt-5-mini', transcript: [user('Hi')], maxOutputTokens: 64 }),
+    );
+    expect(error).toMatchObject({ errorClass: 'server_error' });
+    expect(events.at(-1)).toMatchObject({
+      type: 'finish',
+      response: { finishReason: 'error', content: [{ type: 'text', text: 'Hello' }] },
+    });
+  });
+
   it('a stream without response.completed ends with error stream_truncated, content kept', async () => {
     const openai = adapter();
     emulator.enqueue({
