@@ -37,6 +37,9 @@ function upstreamStatus(status: number | undefined, fallback: number): number {
   return status !== undefined && status >= 500 && status <= 599 ? status : fallback;
 }
 
+/** The longest `retry-after` passed on to a client (s). */
+const maxRetryAfterSeconds = 86_400;
+
 /** The wire error of anything thrown while serving a request. */
 export function toWireError(error: unknown): WireError {
   if (error instanceof GatewayError || error instanceof QuotaError) return error.wire;
@@ -51,7 +54,11 @@ export function toWireError(error: unknown): WireError {
   if (error instanceof RequestFieldError)
     return { status: 400, errorClass: 'invalid_request', message: error.message, param: error.field };
   if (!isAdapterError(error)) return { status: 500, errorClass: 'other', message: 'internal gateway error' };
-  const retryAfterSeconds = error.retryAfterSeconds;
+  // Passed on as the client's `retry-after`, at most a day (an upstream's 73 years is not advice).
+  const retryAfterSeconds =
+    error.retryAfterSeconds === undefined
+      ? undefined
+      : Math.min(error.retryAfterSeconds, maxRetryAfterSeconds);
   const base = {
     message: withoutUpstreamAddresses(error.message),
     ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
@@ -87,7 +94,10 @@ export function toWireError(error: unknown): WireError {
 
 /** `POST https://host/path` in an adapter's message: the upstream call it describes. */
 const upstreamCall = /\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) (?:https?|wss?):\/\/\S+/g;
-const anyUrl = /\b(?:https?|wss?):\/\/\S+/g;
+/** A URL, up to a space, a quote or a closing bracket (a URL in parentheses keeps its `)`). */
+const anyUrl = /\b(?:https?|wss?):\/\/[^\s"'<>)\]]+/g;
+/** A bare address with a port (`10.0.0.7:8443`, `[::1]:8080`, `localhost:4000`), as an echoed `Host` shows it. */
+const hostAndPort = /(?:\b(?:\d{1,3}\.){3}\d{1,3}|\[[\da-f:.]+\]|\blocalhost):\d{1,5}\b/gi;
 /** A socket or DNS error's code and the host or address after it (`connect ECONNREFUSED 10.0.0.7:8080`). */
 const socketAddress =
   /\b(E(?:CONNREFUSED|CONNRESET|CONNABORTED|NOTFOUND|AI_[A-Z]+|TIMEDOUT|HOSTUNREACH|NETUNREACH|HOSTDOWN|ADDRNOTAVAIL|ADDRINUSE|PIPE|PROTO)) \S+/g;
@@ -100,5 +110,6 @@ export function withoutUpstreamAddresses(message: string): string {
   return message
     .replace(upstreamCall, 'the upstream request')
     .replace(anyUrl, '<upstream URL>')
-    .replace(socketAddress, '$1');
+    .replace(socketAddress, '$1')
+    .replace(hostAndPort, '<upstream host>');
 }
