@@ -102,11 +102,8 @@ export class ResponseReader {
       this.skip(`a content_block_delta without a delta at index ${index}`);
       return;
     }
-    const block = this.open.get(index);
-    if (block === undefined) {
-      this.skip(`a ${delta.type} for block ${index}, which is not open`);
-      return;
-    }
+    const block = this.open.get(index) ?? this.unstarted(index, String(delta.type));
+    if (block === undefined) return;
     switch (delta.type) {
       case 'text_delta':
         this.onText(index, block, delta.text ?? '');
@@ -140,9 +137,9 @@ export class ResponseReader {
    * {@link delta} does for those three types.
    */
   piece(index: number, type: PieceType, value: string): void {
-    const block = this.open.get(index);
-    if (block === undefined) this.skip(`a ${type} for block ${index}, which is not open`);
-    else if (type === 'text_delta') this.onText(index, block, value);
+    const block = this.open.get(index) ?? this.unstarted(index, type);
+    if (block === undefined) return;
+    if (type === 'text_delta') this.onText(index, block, value);
     else if (type === 'input_json_delta') this.onInputJson(index, block, value);
     else this.onThinking(index, block, value);
   }
@@ -234,6 +231,26 @@ export class ResponseReader {
   /** Whether any block is open. */
   get hasOpen(): boolean {
     return this.open.size > 0;
+  }
+
+  /**
+   * A delta for a block that was never started (or already stopped): text and thinking open one so
+   * the content is kept; a tool input cannot (no call id, no name): the stream fails, classified,
+   * with what arrived so far. Anything else is skipped with a WARN.
+   */
+  private unstarted(index: number, type: string): OpenBlock | undefined {
+    if (type === 'input_json_delta')
+      this.context.fail({
+        code: 'api_error',
+        message: `anthropic: a tool input arrived for content block ${index}, which was never started`,
+      });
+    if (type !== 'text_delta' && type !== 'thinking_delta') {
+      this.skip(`a ${type} for block ${index}, which is not open`);
+      return undefined;
+    }
+    this.skip(`a ${type} for block ${index}, which was not started: opened it`);
+    this.start(index, { type: type === 'text_delta' ? 'text' : 'thinking' });
+    return this.open.get(index);
   }
 
   private skip(what: string): void {

@@ -197,8 +197,17 @@ describe('content blocks', () => {
       { type: 'content_block_delta', index: 7, delta: { type: 'text_delta', text: 'orphan' } },
       ...stop,
     ]);
-    expect(response.content).toEqual([{ type: 'text', text: 'Already here.' }]);
-    expect(warnings).toHaveLength(3);
+    // The delta for a block never started is kept in a part of its own (never silently dropped).
+    expect(response.content).toEqual([
+      { type: 'text', text: 'Already here.' },
+      { type: 'text', text: 'orphan' },
+    ]);
+    expect(warnings.map((entry) => entry.fields.what)).toEqual([
+      'an event without a type',
+      'an event without a type',
+      'a text_delta for block 7, which was not started: opened it',
+      'blocks left open at message_stop',
+    ]);
   });
 
   it('closes blocks left open at message_stop', () => {
@@ -213,6 +222,41 @@ describe('content blocks', () => {
     ]);
     expect(response.content).toHaveLength(1);
     expect(warnings.map((entry) => entry.fields.what)).toEqual(['blocks left open at message_stop']);
+  });
+});
+
+describe('deltas for blocks never started', () => {
+  const delta = (index: number, body: object) => ({ type: 'content_block_delta', index, delta: body });
+
+  it('a text delta for a block never started opens a text part: the text is kept', () => {
+    const { response, error, warnings } = run([
+      start,
+      delta(0, { type: 'text_delta', text: 'Hello' }),
+      ...block(1, { type: 'text', text: '' }, [{ type: 'text_delta', text: ' world' }]),
+      ...stop,
+    ]);
+    expect(error).toBeUndefined();
+    expect(response.content.map((part) => (part.type === 'text' ? part.text : part.type)).join('')).toBe(
+      'Hello world',
+    );
+    expect(JSON.stringify(warnings)).toContain('was not started');
+  });
+
+  it('a delta before message_start keeps its text', () => {
+    const { response, error } = run([delta(0, { type: 'text_delta', text: 'Early' }), start, ...stop]);
+    expect(error).toBeUndefined();
+    expect(response.content).toMatchObject([{ type: 'text', text: 'Early' }]);
+  });
+
+  it('a tool input for a block never started fails the stream, classified, with the text so far', () => {
+    const { response, error } = run([
+      start,
+      ...block(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'Let me look.' }]),
+      delta(1, { type: 'input_json_delta', partial_json: '{"q":' }),
+      ...stop,
+    ]);
+    expect(isServerError(error)).toBe(true);
+    expect(response.content).toMatchObject([{ type: 'text', text: 'Let me look.' }]);
   });
 });
 
