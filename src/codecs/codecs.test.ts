@@ -249,3 +249,35 @@ describe('opaque fields', () => {
     expect(verbatimOpaque.wrap({ provider: 'x', signature: 'raw' })).toBe('raw');
   });
 });
+
+describe('tool-call arguments a provider left unparseable', () => {
+  const response = {
+    requestId: 'req_1' as never,
+    model: 'openai:gpt-5-mini',
+    provider: 'openai',
+    finishReason: 'tool-calls' as const,
+    usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+    latencyMs: 1,
+    content: [
+      {
+        type: 'tool-call' as const,
+        id: 'call_1' as never,
+        name: 'weather',
+        input: { city: 'Pa' },
+        incomplete: true as const,
+        metadata: { 'switchyard.raw_input': '{"city":"Pa' },
+      },
+    ],
+  };
+
+  it('Chat and Responses clients get the provider’s own text (as a streamed client saw it), not the repair', () => {
+    const chat = codecs['openai-chat'].encodeResponse(response as never, { model: 'm' }) as {
+      choices: Array<{ message: { tool_calls: Array<{ function: { arguments: string } }> } }>;
+    };
+    expect(chat.choices[0]!.message.tool_calls[0]!.function.arguments).toBe('{"city":"Pa');
+    const responses = codecs['openai-responses'].encodeResponse(response as never, { model: 'm' }) as {
+      output: Array<{ type: string; arguments?: string }>;
+    };
+    expect(responses.output.find((item) => item.type === 'function_call')?.arguments).toBe('{"city":"Pa');
+  });
+});

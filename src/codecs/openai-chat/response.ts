@@ -5,7 +5,7 @@ import type { CanonicalResponse } from '../../core/request.ts';
 import type { Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createChatCompletionId, randomHex, unixSeconds } from '../ids.ts';
-import { ArgumentTracker, inclusiveInput } from '../common.ts';
+import { ArgumentTracker, argumentsText, inclusiveInput } from '../common.ts';
 import type { EncodeContext, EncoderState, StreamEncoder, WireError, WireFrame } from '../types.ts';
 import { errorBody } from './errors.ts';
 
@@ -58,7 +58,7 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
       calls.push({
         id: part.id,
         type: 'function',
-        function: { name: part.name, arguments: JSON.stringify(part.input) },
+        function: { name: part.name, arguments: argumentsText(part) },
       });
   }
   const message: Record<string, unknown> = {

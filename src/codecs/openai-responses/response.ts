@@ -7,7 +7,7 @@ import type { Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createResponsesId, unixSeconds } from '../ids.ts';
 import { verbatimOpaque } from '../opaque.ts';
-import { ArgumentTracker, inclusiveInput } from '../common.ts';
+import { ArgumentTracker, argumentsText, inclusiveInput } from '../common.ts';
 import type {
   EncodeContext,
   EncoderState,
@@ -86,7 +86,7 @@ function convertPart(part: Part, context: EncodeContext): ResponsesItem | undefi
     case 'reasoning':
       return reasoningItem(part.text, encrypted(part, context));
     case 'tool-call':
-      return callItem(part.id, part.name, JSON.stringify(part.input));
+      return callItem(part.id, part.name, argumentsText(part));
     default:
       return undefined;
   }
