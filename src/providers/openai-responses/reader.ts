@@ -127,6 +127,15 @@ export class ResponseReader {
   /** A raw fragment of a function call's arguments. */
   toolDelta(index: number, delta: string): void {
     if (index !== this.lastArgumentsIndex) {
+      const open = this.items.get(index);
+      if (open?.type !== 'function_call' || open.keys.length === 0) {
+        // No call opened for it (never announced, or announced without a call id): the done item's
+        // arguments are used instead of these fragments.
+        this.context.warn('skipped unexpected stream content', {
+          what: `function-call arguments for output item ${index}, which is not an open call`,
+        });
+        return;
+      }
       this.lastArgumentsIndex = index;
       this.argumentsStreamed.add(index);
     }

@@ -387,6 +387,35 @@ describe('honest endings', () => {
     expect(response?.content).toMatchObject([{ type: 'text', text: 'Hello world' }]);
   });
 
+  it('function-call arguments for an item never announced: the done item’s arguments are used', async () => {
+    const call = { id: 'fc_1', type: 'function_call', call_id: 'call_1', name: 'weather' };
+    emulator.enqueue({
+      type: 'sse',
+      events: [
+        created,
+        event({
+          type: 'response.function_call_arguments.delta',
+          output_index: 0,
+          item_id: 'fc_1',
+          delta: '{"ci',
+        }),
+        event({
+          type: 'response.output_item.done',
+          output_index: 0,
+          item: { ...call, arguments: '{"city":"Paris"}' },
+        }),
+        completed,
+      ],
+    });
+    const { response, error } = await collectStream(
+      adapter().stream({ model: 'openai:gpt-5-mini', transcript: [user('Hi')], maxOutputTokens: 64 }),
+    );
+    expect(error).toBeUndefined();
+    expect(response?.content).toMatchObject([
+      { type: 'tool-call', name: 'weather', input: { city: 'Paris' } },
+    ]);
+  });
+
   it('an output item announced again as another type is a classified error, the text so far kept', async () => {
     emulator.enqueue({
       type: 'sse',
