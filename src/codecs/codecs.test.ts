@@ -280,4 +280,35 @@ describe('tool-call arguments a provider left unparseable', () => {
     };
     expect(responses.output.find((item) => item.type === 'function_call')?.arguments).toBe('{"city":"Pa');
   });
+
+  it('the same text sent back in the history is taken (as OpenAI takes it): repaired input, raw text kept', () => {
+    const decoded = codecs['openai-chat'].decodeRequest({
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'Weather?' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{"city":"Pa' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
+      ],
+    });
+    expect(decoded.request.transcript[1]!.parts[0]).toMatchObject({
+      type: 'tool-call',
+      input: { city: 'Pa' },
+      incomplete: true,
+      metadata: { 'switchyard.raw_input': '{"city":"Pa' },
+    });
+    const responses = codecs['openai-responses'].decodeRequest({
+      model: 'm',
+      input: [
+        { type: 'function_call', call_id: 'call_1', name: 'weather', arguments: 'not json' },
+        { type: 'function_call_output', call_id: 'call_1', output: 'sunny' },
+      ],
+    });
+    expect(responses.request.transcript[0]!.parts[0]).toMatchObject({ input: {}, incomplete: true });
+  });
 });

@@ -3,6 +3,7 @@
  * the field, and the refusal of fields that would change the answer but cannot be honoured.
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
+import { repairJsonObject } from '../core/partial-json.ts';
 
 /** A request the codec cannot take: malformed, or asking for something it cannot honour. */
 export class RequestFieldError extends Error {
@@ -112,18 +113,29 @@ export function jsonObject(value: unknown, path: string): JsonObject {
   return value as JsonObject;
 }
 
-/** Parses a JSON-object text (tool-call arguments); invalid text is a field error. */
-export function parseArguments(text: unknown, path: string): JsonObject {
-  if (isJsonObject(text)) return text as JsonObject;
+/**
+ * The input of a tool call from its arguments text (Chat, Responses). Text that is not a JSON
+ * object — a model's broken arguments, sent back in the history as OpenAI itself accepts them — is
+ * kept: its repair as `input`, the text itself in `switchyard.raw_input`, marked `incomplete`.
+ */
+export function parseArguments(
+  text: unknown,
+  path: string,
+): { input: JsonObject; incomplete?: true; metadata?: { 'switchyard.raw_input': string } } {
+  if (isJsonObject(text)) return { input: text as JsonObject };
   if (typeof text !== 'string') throw new RequestFieldError(path, `${path} must be a JSON string`);
-  if (text.trim() === '') return {};
-  let value: unknown;
+  if (text.trim() === '') return { input: {} };
   try {
-    value = JSON.parse(text);
+    const value: unknown = JSON.parse(text);
+    if (isJsonObject(value)) return { input: value as JsonObject };
   } catch {
-    throw new RequestFieldError(path, `${path} is not valid JSON`);
+    // Not JSON: kept as it came, below.
   }
-  return jsonObject(value, path);
+  return {
+    input: repairJsonObject(text) ?? {},
+    incomplete: true,
+    metadata: { 'switchyard.raw_input': text },
+  };
 }
 
 /**

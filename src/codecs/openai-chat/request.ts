@@ -91,7 +91,7 @@ function toolCalls(value: unknown, path: string): ToolCallPart[] {
       type: 'tool-call',
       id: requiredString(object, 'id', `${callPath}.id`) as never,
       name: requiredString(fn, 'name', `${callPath}.function.name`),
-      input: parseArguments(fn.arguments ?? '{}', `${callPath}.function.arguments`),
+      ...parseArguments(fn.arguments ?? '{}', `${callPath}.function.arguments`),
     };
     return sentAt(part, `${callPath}.id`);
   });

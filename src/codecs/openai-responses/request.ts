@@ -111,7 +111,7 @@ function convertItem(value: unknown, index: number, transcript: Item[], opaque: 
             type: 'tool-call',
             id: requiredString(item, 'call_id', `${path}.call_id`) as never,
             name: requiredString(item, 'name', `${path}.name`),
-            input: parseArguments(item.arguments ?? '{}', `${path}.arguments`),
+            ...parseArguments(item.arguments ?? '{}', `${path}.arguments`),
           },
           `${path}.call_id`,
         ),
