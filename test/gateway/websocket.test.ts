@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { anthropicError, openaiError } from 'switchyard-ai/testing';
 import { type GatewayHarness, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
@@ -20,6 +21,7 @@ beforeAll(async () => {
     keys: [
       { name: 'team', key: digest('team-key'), models: ['up-chat'] },
       { name: 'tiny', key: digest('tiny-key'), limits: { requests_per_minute: 2 } },
+      { name: 'open', key: digest('open-key') },
     ],
   });
 });
@@ -128,6 +130,47 @@ it('POST /switchyard/v1/stream: the key’s models apply (403 in OpenAI’s shap
     /^\[0\]\.parts|transcript/,
   );
   expect(harness.emulator.requests.length).toBe(upstreamBefore);
+});
+
+it('POST /switchyard/v1/stream: an upstream failure before content is an HTTP error, never a 200; provider options are refused', async () => {
+  const post = (body: unknown) =>
+    fetch(`${harness.server.url}/switchyard/v1/stream`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer team-key', 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  harness.emulator.enqueue(openaiError(400, 'the upstream disliked this'));
+  const failed = await post({ model: 'up-chat', transcript });
+  expect(failed.status).toBe(400);
+  expect(await failed.text()).not.toMatch(/127\.0\.0\.1|http:\/\//);
+  const options = await post({
+    model: 'up-chat',
+    transcript,
+    providerOptions: { openai: { model: 'gpt-5-pro' } },
+  });
+  expect(options.status).toBe(400);
+  expect(((await options.json()) as { error: { param: string } }).error.param).toBe('providerOptions');
+  harness.emulator.enqueue(hello);
+  const served = await post({ model: 'up-chat', transcript });
+  expect(served.status).toBe(200);
+  const text = await served.text();
+  expect(text.indexOf('event: message-start')).toBeGreaterThanOrEqual(0);
+  expect(text.indexOf('event: message-start')).toBeLessThan(text.indexOf('event: text-delta'));
+  expect(text).toContain('event: finish');
+});
+
+it('the native finish event’s routing record names no upstream URL of a failed attempt', async () => {
+  harness.emulator.enqueue(anthropicError(529, 'overloaded_error', 'busy'));
+  harness.emulator.enqueue(hello);
+  const served = await fetch(`${harness.server.url}/switchyard/v1/stream`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer open-key', 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'up-fallback', transcript }),
+  });
+  expect(served.status).toBe(200);
+  const text = await served.text();
+  expect(text).toContain('switchyard.routing');
+  expect(text).not.toMatch(/http:\/\/127\.0\.0\.1/);
 });
 
 it('the key’s request limit counts socket requests as it counts HTTP ones', async () => {

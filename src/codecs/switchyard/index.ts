@@ -8,14 +8,50 @@ import { validateRouteRequest } from '../../core/request-schema.ts';
 import { RequestFieldError } from '../fields.ts';
 import { createFrame } from '../frames.ts';
 import { encodeError } from '../openai-chat/errors.ts';
-import type { DecodedRequest, ProtocolCodec, StreamEncoder } from '../types.ts';
+import type { StreamEvent } from '../../core/events.ts';
+import { withoutUpstreamAddresses } from '../../core/errors/upstream-addresses.ts';
+import type { DecodedRequest, ProtocolCodec, StreamEncoder, WireError, WireFrame } from '../types.ts';
 
-/** Canonical events as they are: one frame per event, named by its type. */
-const streamEncoder: StreamEncoder = {
-  event: (event) => [createFrame(event, event.type)],
-  error: (error) => [createFrame({ type: 'error', error }, 'error')],
-  started: true,
-};
+/**
+ * Canonical events as they are, one frame per event named by its type; `message-start` is held
+ * until the first content (or a clean finish), so a failure before content is an HTTP error and
+ * never a 200. The routing record's attempt reasons lose upstream addresses, as error messages do.
+ */
+class SwitchyardEncoder implements StreamEncoder {
+  started = false;
+  #held: WireFrame | undefined;
+
+  event(event: StreamEvent): WireFrame[] {
+    if (event.type === 'message-start') {
+      this.#held = createFrame(event, event.type);
+      return [];
+    }
+    if (!this.started && event.type === 'finish' && event.response.finishReason === 'error') return [];
+    const frame = createFrame(event.type === 'finish' ? withoutAddresses(event) : event, event.type);
+    const frames = this.#held === undefined ? [frame] : [this.#held, frame];
+    this.#held = undefined;
+    this.started = true;
+    return frames;
+  }
+
+  error(error: WireError): WireFrame[] {
+    return [createFrame({ type: 'error', error }, 'error')];
+  }
+}
+
+/** A finish event whose routing record names no upstream URL or address. */
+function withoutAddresses(event: StreamEvent & { type: 'finish' }): StreamEvent {
+  const routing = event.response.metadata?.['switchyard.routing'] as
+    { attempts?: Array<{ reason?: unknown }> } | undefined;
+  if (routing?.attempts === undefined) return event;
+  const attempts = routing.attempts.map((attempt) =>
+    typeof attempt.reason === 'string'
+      ? { ...attempt, reason: withoutUpstreamAddresses(attempt.reason) }
+      : attempt,
+  );
+  const metadata = { ...event.response.metadata, 'switchyard.routing': { ...routing, attempts } };
+  return { ...event, response: { ...event.response, metadata: metadata as never } };
+}
 
 /** The front door's own validation, so that a refusal names the request's path before any state is read. */
 function decodeRequest(body: unknown): DecodedRequest {
@@ -26,14 +62,23 @@ function decodeRequest(body: unknown): DecodedRequest {
     throw new RequestFieldError(field, `${field}: ${issue?.message ?? 'invalid request'}`);
   }
   const { model, ...request } = parsed.value;
+  // Provider options reach the provider's body as they are: they could name another model, more
+  // choices or tokens, or tools — what a gateway key's models, limits and budget govern.
+  if (request.providerOptions !== undefined)
+    throw new RequestFieldError(
+      'providerOptions',
+      'providerOptions: provider options cannot be sent through the gateway (they can change the model, limits and tools the gateway governs)',
+      'unsupported',
+    );
   return { model, stream: true, request: request as DecodedRequest['request'] };
 }
 
+/** Switchyard's own protocol: the canonical request in, canonical events out. */
 export const switchyardCodec: ProtocolCodec = {
   name: 'switchyard',
   decodeRequest: (body) => decodeRequest(body),
   encodeResponse: (response) => response,
-  createStreamEncoder: () => streamEncoder,
+  createStreamEncoder: () => new SwitchyardEncoder(),
   encodeError,
   namedEvents: true,
   conversationField: 'transcript',

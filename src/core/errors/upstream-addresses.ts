@@ -1,0 +1,23 @@
+/** Upstream URLs and addresses left out of what a gateway's client reads. */
+
+/** `POST https://host/path` in an adapter's message: the upstream call it describes. */
+const upstreamCall = /\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) (?:https?|wss?):\/\/\S+/g;
+/** A URL, up to a space, a quote or a closing bracket (a URL in parentheses keeps its `)`). */
+const anyUrl = /\b(?:https?|wss?):\/\/[^\s"'<>)\]]+/g;
+/** A bare address with a port (`10.0.0.7:8443`, `[::1]:8080`, `localhost:4000`), as an echoed `Host` shows it. */
+const hostAndPort = /(?:\b(?:\d{1,3}\.){3}\d{1,3}|\[[\da-f:.]+\]|\blocalhost):\d{1,5}\b/gi;
+/** A socket or DNS error's code and the host or address after it (`connect ECONNREFUSED 10.0.0.7:8080`). */
+const socketAddress =
+  /\b(E(?:CONNREFUSED|CONNRESET|CONNABORTED|NOTFOUND|AI_[A-Z]+|TIMEDOUT|HOSTUNREACH|NETUNREACH|HOSTDOWN|ADDRNOTAVAIL|ADDRINUSE|PIPE|PROTO)) \S+/g;
+
+/**
+ * An adapter's message as a client may read it: the upstream's URL and socket address left out
+ * (an operator's private base URL or host is not the client's business); what failed and why stays.
+ */
+export function withoutUpstreamAddresses(message: string): string {
+  return message
+    .replace(upstreamCall, 'the upstream request')
+    .replace(anyUrl, '<upstream URL>')
+    .replace(socketAddress, '$1')
+    .replace(hostAndPort, '<upstream host>');
+}
