@@ -3,10 +3,9 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { codecs } from '../codecs/index.ts';
 import type { InboundProtocol, ProtocolName } from '../codecs/types.ts';
-import { GatewayError, toWireError } from './errors.ts';
-import { allowsModel, modelForbidden } from './keys.ts';
+import { toWireError } from './errors.ts';
 import { type Caller, refusalOf, requestIdFrom } from './caller.ts';
-import { type GenerationCall, serveGeneration } from './generate.ts';
+import { type GenerationCall, permittedModel, serveGeneration } from './generate.ts';
 import { headerOf, readJson } from './inbound.ts';
 import { anthropicModels, countTokens, geminiModels, openaiModels } from './models.ts';
 import { keyUsage } from './quota.ts';
@@ -267,10 +266,9 @@ async function countRequestTokens(
   try {
     const body = await readJson(c.req.raw, state.bodyLimit, incomingOf(c.env));
     const decoded = codecs[protocol].decodeRequest(body, { model, stream: false });
-    // The generation routes' model checks: an unknown name is a 404, one outside the key's models a 403.
-    const resolved = state.switchyard.resolve(decoded.model);
-    if (!allowsModel(caller.key, [decoded.model, resolved.id]))
-      throw new GatewayError(modelForbidden(decoded.model));
+    // The generation routes' model check; then an unknown name is a 404 (the registry's own error).
+    if (permittedModel(state, caller.key, decoded.model) === undefined)
+      state.switchyard.resolve(decoded.model);
     const tokens = countTokens({ transcript: decoded.request.transcript, tools: decoded.request.tools });
     return json(c, caller, protocol === 'gemini' ? { totalTokens: tokens } : { input_tokens: tokens });
   } catch (error) {

@@ -336,23 +336,39 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
       protocol: call.protocol,
       detail: warning,
     });
-  const names = [decoded.model];
-  try {
-    const model = state.switchyard.resolve(decoded.model);
-    names.push(model.id);
-    // A label from a bounded set: ids and aliases the registry knows; a name that only a glob or a
-    // `provider:` prefix matched is the client's own text, counted under its provider.
+  // An unknown name fails in routing with its classified error (404 in the client's shape).
+  const model = permittedModel(state, call.key, decoded.model);
+  // A label from a bounded set: ids and aliases the registry knows; a name that only a glob or a
+  // `provider:` prefix matched is the client's own text, counted under its provider.
+  if (model !== undefined)
     served.modelId =
       model.matchedBy === 'exact' || model.matchedBy === 'alias' ? model.id : `${model.provider}:other`;
-  } catch {
-    // An unknown name fails in routing with its classified error (404 in the client's shape).
-  }
-  if (!allowsModel(call.key, names)) throw new GatewayError(modelForbidden(decoded.model));
   const preparing = prepareTranscript(state, decoded, scopeOf(call.key?.name));
   if (preparing !== undefined) await preparing;
   checkToolPairs(decoded.request.transcript, inboundCodecs[call.protocol].conversationField);
   served.ownMs += performance.now() - started;
   return decoded;
+}
+
+/**
+ * The model check of every route that names one: a name outside the key's `models` is a 403
+ * whether or not the registry knows it (a key learns nothing of models it may not use). The
+ * resolved model, or undefined when the registry does not know the name.
+ */
+export function permittedModel(
+  state: GatewayState,
+  key: GatewayKey | undefined,
+  name: string,
+): ReturnType<GatewayState['switchyard']['resolve']> | undefined {
+  let model: ReturnType<GatewayState['switchyard']['resolve']> | undefined;
+  try {
+    model = state.switchyard.resolve(name);
+  } catch {
+    model = undefined;
+  }
+  if (!allowsModel(key, model === undefined ? [name] : [name, model.id]))
+    throw new GatewayError(modelForbidden(name));
+  return model;
 }
 
 /** The front door's options of a call: its signal and, for a key with `models`, the fallbacks it may use. */

@@ -13,7 +13,7 @@ import { type Reply, textOf, toolCallsOf } from '../core/reply.ts';
 import { markRouted } from '../providers/common/routed.ts';
 import type { ModelFacts } from '../registry/model-facts.ts';
 import { notConfigured, type ResolvedModel } from '../registry/registry.ts';
-import { isUnavailableReason } from './candidate-choice.ts';
+import { isUnavailableReason, notAllowedReason } from './candidate-choice.ts';
 import { isWindowReason } from './candidates.ts';
 import { CandidateGate, countFailure, releaseProbes } from './circuit.ts';
 import { attachDecision, routingMetadataKey } from './decision.ts';
@@ -176,7 +176,11 @@ export function noCandidate(state: RouterState, route: Route): Error {
   const { registry, availability } = state;
   const attempts = route.decision.attempts;
   const last = [...attempts].reverse().find((attempt) => attempt.outcome === 'failed');
-  const reasons = attempts.map((attempt) => `${attempt.model}: ${attempt.reason}`).join('; ');
+  // A fallback the caller may not use is not named to it (a key does not learn what it cannot list).
+  const reasons = attempts
+    .filter((attempt) => attempt.reason !== notAllowedReason)
+    .map((attempt) => `${attempt.model}: ${attempt.reason}`)
+    .join('; ');
   const message = `no model can take this request for "${route.request.model}": ${reasons}`;
   if (attempts.length > 0 && attempts.every((attempt) => attempt.reason === 'not_configured')) {
     const slot = registry.providers().find((provider) => provider.name === route.candidates[0]!.provider);

@@ -91,7 +91,8 @@ export function candidateOf(
 
 /** How the skip reason of a candidate its circuit keeps out begins. */
 const unavailableReason = 'unavailable';
-const notAllowedReason = 'not allowed for this caller';
+/** The skip reason of a fallback the caller may not use (`allowFallback`). */
+export const notAllowedReason = 'not allowed for this caller';
 
 /** Whether a routing attempt's reason says a circuit kept the candidate out. */
 export const isUnavailableReason = (reason: string | undefined) =>

@@ -74,6 +74,8 @@ describe('keys and fallbacks', () => {
     );
     expect(response.status).toBe(status);
     expect(harness.emulator.requests.length - before).toBe(upstreamCalls);
+    // A fallback the key may not use is not named to it.
+    expect(await response.text()).not.toContain('gpt-5-mini');
   });
 });
 
@@ -684,6 +686,8 @@ describe('protocol surfaces', () => {
     expect((await count('team-key-1', 'up-anthropic')).status).toBe(403);
     expect((await count('team-key-1', 'up-chat')).status).toBe(200);
     expect((await count('ops-key-2', 'no-such-model-anywhere')).status).toBe(404);
+    // A restricted key learns nothing of what is configured: unknown and forbidden names alike are 403.
+    expect((await count('team-key-1', 'no-such-model-anywhere')).status).toBe(403);
     const long = await post(
       '/v1/chat/completions',
       JSON.stringify({ model: 'x'.repeat(2000), messages: [{ role: 'user', content: 'Hi' }] }),

@@ -10,6 +10,7 @@ import { createFrame } from '../frames.ts';
 import { encodeError } from '../openai-chat/errors.ts';
 import type { StreamEvent } from '../../core/events.ts';
 import { withoutUpstreamAddresses } from '../../core/errors/upstream-addresses.ts';
+import { notAllowedReason } from '../../routing/candidate-choice.ts';
 import type { DecodedRequest, ProtocolCodec, StreamEncoder, WireError, WireFrame } from '../types.ts';
 
 /**
@@ -44,11 +45,13 @@ function withoutAddresses(event: StreamEvent & { type: 'finish' }): StreamEvent 
   const routing = event.response.metadata?.['switchyard.routing'] as
     { attempts?: Array<{ reason?: unknown }> } | undefined;
   if (routing?.attempts === undefined) return event;
-  const attempts = routing.attempts.map((attempt) =>
-    typeof attempt.reason === 'string'
-      ? { ...attempt, reason: withoutUpstreamAddresses(attempt.reason) }
-      : attempt,
-  );
+  const attempts = routing.attempts
+    .filter((attempt) => attempt.reason !== notAllowedReason)
+    .map((attempt) =>
+      typeof attempt.reason === 'string'
+        ? { ...attempt, reason: withoutUpstreamAddresses(attempt.reason) }
+        : attempt,
+    );
   const metadata = { ...event.response.metadata, 'switchyard.routing': { ...routing, attempts } };
   return { ...event, response: { ...event.response, metadata: metadata as never } };
 }
