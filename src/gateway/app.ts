@@ -4,7 +4,7 @@ import { Hono, type Context } from 'hono';
 import { codecs } from '../codecs/index.ts';
 import type { InboundProtocol, ProtocolName } from '../codecs/types.ts';
 import { toWireError } from './errors.ts';
-import { type Caller, refusalOf, requestIdFrom } from './caller.ts';
+import { type Caller, localRefusal, refusalOf, requestIdFrom } from './caller.ts';
 import { type GenerationCall, permittedModel, serveGeneration } from './generate.ts';
 import { headerOf, readJson } from './inbound.ts';
 import { anthropicModels, countTokens, geminiModels, openaiModels } from './models.ts';
@@ -89,11 +89,15 @@ export function createApp(state: GatewayState): Hono<Env> {
     c.set('requestId', requestId);
     return requestId;
   };
-  /** A route open to anyone. */
+  /** A route open to anyone (without keys, to this machine's clients only: `localRefusal`). */
   const open =
     (handler: Handler): Route =>
-    (c) =>
-      handler(c, { requestId: identify(c), key: undefined });
+    (c) => {
+      const caller: Caller = { requestId: identify(c), key: undefined };
+      const refusal = localRefusal(state, (name) => headerOf(c.req.raw, incomingOf(c.env), name));
+      if (refusal === undefined) return handler(c, caller);
+      return errorResponse('openai-chat', refusal, caller.requestId);
+    };
   /** A route behind the gateway keys; `protocol` (default: the path's) shapes its refusals. */
   const guarded =
     (handler: Handler, protocol?: ProtocolName): Route =>

@@ -22,8 +22,9 @@ export function requestIdFrom(given: string | undefined): string {
   return given !== undefined && requestIdPattern.test(given) ? given : createRequestId();
 }
 
-/** `localhost`, `127.x.x.x` or `[::1]`, with or without a port. */
-const loopbackAuthority = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d{1,5})?$/i;
+/** `localhost` (or a name under it), `127.x.x.x`, `[::1]` or `0.0.0.0`, with or without a port. */
+const loopbackAuthority =
+  /^(?:(?:[a-z\d-]+\.)*localhost|127(?:\.\d{1,3}){3}|\[::1\]|0\.0\.0\.0)(?::\d{1,5})?$/i;
 
 /** Whether a `Host` value (absent: not a browser) or an `Origin` URL (absent: not cross-site) names this machine. */
 function isLoopback(value: string | undefined, isOrigin: boolean): boolean {
@@ -34,11 +35,17 @@ function isLoopback(value: string | undefined, isOrigin: boolean): boolean {
 }
 
 /**
- * Without keys the gateway serves anyone who can reach it, so only this machine's own clients: a
- * request naming another `Host` (a DNS-rebinding page) or sent by a page of another `Origin` (a
- * form or `fetch` from any web site, a WebSocket) is refused with 403 before any upstream call.
+ * Without keys the gateway's own server (`listen()`, loopback only) serves anyone who can reach
+ * it, so only this machine's own clients: a request naming another `Host` (a DNS-rebinding page)
+ * or sent by a page of another `Origin` (a form or `fetch` from any web site, a WebSocket) is
+ * refused with 403 before any upstream call. Undefined (served) when the check does not apply: the
+ * gateway has keys, or its app is mounted on another server, whose host names it cannot know.
  */
-export function localRefusal(header: (name: string) => string | undefined): WireError | undefined {
+export function localRefusal(
+  state: GatewayState,
+  header: (name: string) => string | undefined,
+): WireError | undefined {
+  if (!state.localOnly) return undefined;
   if (isLoopback(header('host'), false) && isLoopback(header('origin'), true)) return undefined;
   return {
     status: 403,
@@ -60,7 +67,7 @@ export function refusalOf(
 ): WireError | undefined {
   if (!state.accepting)
     return { status: 503, errorClass: 'server_error', message: 'the gateway is shutting down' };
-  if (state.keys.length === 0) return localRefusal(header);
+  if (state.keys.length === 0) return localRefusal(state, header);
   caller.key = findKey(state.keys, presentedKey(header, query));
   return caller.key === undefined ? unauthorized().wire : undefined;
 }

@@ -101,6 +101,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     accessLog: accessLogOf(options, gateway),
     calls: new Set(),
     sockets: new Set(),
+    localOnly: false,
     accepting: true,
   };
   const app = createApp(state);
@@ -150,6 +151,7 @@ async function listen(
     throw new Error(
       `refusing to listen on ${host} with no gateway keys configured: add gateway.keys or use 127.0.0.1`,
     );
+  state.localOnly = state.keys.length === 0;
   // The env marks the request as served by this server: streams may be written to Node's response.
   const fetch = (request: Request, env: Record<string | symbol, unknown>) =>
     app.fetch(request, { ...env, [directWrites]: true });

@@ -196,7 +196,7 @@ export function createUpgradeHandler(
     const query = () => url.searchParams.get('key') ?? undefined;
     const key = state.keys.length === 0 ? undefined : findKey(state.keys, presentedKey(header, query));
     // Without keys, only this machine's clients (a web page of any other origin is refused).
-    const local = state.keys.length === 0 && localRefusal(header) === undefined;
+    const local = state.keys.length === 0 && localRefusal(state, header) === undefined;
     const allowed = state.accepting && (local || key !== undefined);
     if (url.pathname !== websocketPath || !allowed) {
       const refused = state.keys.length === 0 ? '403 Forbidden' : '401 Unauthorized';

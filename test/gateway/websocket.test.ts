@@ -8,6 +8,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { anthropicError, openaiError } from 'switchyard-ai/testing';
+import { createGateway } from 'switchyard-ai/gateway';
 import { type GatewayHarness, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
@@ -234,5 +235,24 @@ it('without keys only local clients are served: another Host or a web page’s O
     socket.on('error', () => undefined);
   });
   expect(status).toBe(403);
+  const get = (path: string, headers: Record<string, string>) =>
+    new Promise<number>((resolve, reject) => {
+      const outgoing = request({ host: '127.0.0.1', port, path, headers }, (incoming) => {
+        incoming.resume();
+        resolve(incoming.statusCode ?? 0);
+      });
+      outgoing.on('error', reject);
+      outgoing.end();
+    });
+  expect(await get('/metrics', { host: 'rebound.example' })).toBe(403);
+  expect(await get('/healthz', { origin: 'https://evil.example' })).toBe(403);
+  expect(await get('/healthz', { host: `0.0.0.0:${port}` })).toBe(200);
+  expect(await get('/healthz', { host: `app.localhost:${port}` })).toBe(200);
   await own.close();
+});
+
+it('an app mounted on another server (no listen) does not judge host names it cannot know', async () => {
+  const { app } = createGateway({ config: { builtins: false } });
+  const response = await app.request('/healthz', { headers: { host: 'api.example.com' } });
+  expect(response.status).toBe(200);
 });
