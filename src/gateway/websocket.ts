@@ -10,14 +10,14 @@
  * and metrics apply to every request on the socket. A message the socket cannot take (too large,
  * not UTF-8) closes it with the WebSocket's own code; the process never sees the error.
  */
-import type { IncomingMessage } from 'node:http';
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import type { WireError } from '../codecs/types.ts';
-import { localRefusal, requestIdFrom } from './caller.ts';
+import { type Caller, refusalOf, requestIdFrom } from './caller.ts';
 import { type GenerationCall, serveGeneration } from './generate.ts';
 import { nodeHeader } from './inbound.ts';
-import { findKey, type GatewayKey, presentedKey } from './keys.ts';
+import type { GatewayKey } from './keys.ts';
 import type { Reply } from './reply.ts';
 import type { GatewayState } from './state.ts';
 import type { Framer } from './stream-body.ts';
@@ -31,15 +31,47 @@ export const maxCallsPerSocket = 64;
 /** Bytes the socket may hold unsent before the next read of the upstream waits. */
 const sendBufferBytes = 1 << 20;
 
-function send(socket: WebSocket, message: unknown): void {
-  if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+/**
+ * Bytes a socket may hold unsent before it is closed: a client that sends but does not read would
+ * otherwise make the gateway hold every reply (a stream waits at {@link sendBufferBytes} instead).
+ */
+const maxUnsentBytes = 16 << 20;
+
+/** Sends `text` as one message; a socket whose client has stopped reading is closed (1008). */
+function sendText(socket: WebSocket, text: string): void {
+  if (socket.readyState !== socket.OPEN) return;
+  socket.send(text);
+  if (socket.bufferedAmount > maxUnsentBytes) socket.close(1008, 'the client does not read its replies');
 }
 
 function refuse(socket: WebSocket, id: string | null, error: WireError): void {
-  send(socket, { type: 'error', id, error });
+  sendText(socket, JSON.stringify({ type: 'error', id, error }));
 }
 
 const invalid = (message: string): WireError => ({ status: 400, errorClass: 'invalid_request', message });
+
+const cancelled: WireError = { status: 499, errorClass: 'cancelled', message: 'cancelled by the client' };
+
+/** One request in flight on a socket: its abort, and its reply's reader once it streams. */
+interface SocketCall {
+  controller: AbortController;
+  reader?: ReadableStreamDefaultReader<Uint8Array>;
+}
+
+/**
+ * Ends a call the client gave up: a streaming reply is cancelled (its upstream call too; logged
+ * 499) and the client gets a final `cancelled` error; before the reply, the abort makes the
+ * generation answer that error itself.
+ */
+function cancelCall(socket: WebSocket, id: string, call: SocketCall): void {
+  if (call.reader === undefined) {
+    call.controller.abort(new Error('cancelled by the client'));
+    return;
+  }
+  void call.reader.cancel();
+  call.reader = undefined;
+  refuse(socket, id, cancelled);
+}
 
 /**
  * The socket's framing: one JSON message per line — an event, an in-band error, and `done` after
@@ -68,8 +100,7 @@ function socketFramer(id: string): Framer {
 }
 
 function sendLines(socket: WebSocket, text: string): void {
-  for (const line of text.split('\n'))
-    if (line !== '' && socket.readyState === socket.OPEN) socket.send(line);
+  for (const line of text.split('\n')) if (line !== '') sendText(socket, line);
 }
 
 /** Serves one request of the socket; the client's cancel or close aborts `signal`. */
@@ -79,7 +110,7 @@ async function serveRequest(
   key: GatewayKey | undefined,
   id: string,
   body: unknown,
-  signal: AbortSignal,
+  entry: SocketCall,
 ): Promise<void> {
   const call: GenerationCall = {
     protocol: 'switchyard',
@@ -87,7 +118,7 @@ async function serveRequest(
     requestId: requestIdFrom(undefined),
     key,
     body,
-    signal,
+    signal: entry.controller.signal,
     framer: socketFramer(id),
   };
   let reply: Reply | undefined;
@@ -108,10 +139,12 @@ async function serveRequest(
   if (reply.body === undefined) return;
   // Pull-based: the next read of the upstream waits while the socket's send buffer is full.
   const reader = reply.body.getReader();
+  entry.reader = reader;
   const decoder = new TextDecoder();
   for (;;) {
     const { done, value } = await reader.read();
-    if (done) return;
+    // Ended, or cancelled by the client (which was told): nothing more for this id.
+    if (done || entry.reader !== reader) return;
     sendLines(socket, decoder.decode(value));
     while (socket.bufferedAmount > sendBufferBytes && socket.readyState === socket.OPEN)
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -122,13 +155,24 @@ async function serveRequest(
   }
 }
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+function toBytes(data: RawData): Uint8Array {
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return data instanceof ArrayBuffer ? new Uint8Array(data) : data;
+}
+
 /** The message's fields, or why it is refused. */
-function parseMessage(data: RawData): { type: unknown; id: string; request: unknown } | WireError {
+function parseMessage(
+  data: RawData,
+  isBinary: boolean,
+): { type: unknown; id: string; request: unknown } | WireError {
   let message: unknown;
   try {
-    message = JSON.parse(String(data));
+    // A binary frame is taken when it is UTF-8 JSON (`ws` clients send a Buffer as binary).
+    message = JSON.parse(isBinary ? strictUtf8.decode(toBytes(data)) : String(data));
   } catch {
-    return invalid('the message is not valid JSON');
+    return invalid('the message is not valid JSON text');
   }
   if (typeof message !== 'object' || message === null || Array.isArray(message))
     return invalid('every message is a JSON object');
@@ -139,19 +183,19 @@ function parseMessage(data: RawData): { type: unknown; id: string; request: unkn
 }
 
 function onConnection(state: GatewayState, socket: WebSocket, key: GatewayKey | undefined): void {
-  const calls = new Map<string, AbortController>();
+  const calls = new Map<string, SocketCall>();
   state.sockets.add(socket);
   // A frame too large or not UTF-8: `ws` closes the socket (1009, 1007) after this event.
   socket.on('error', (error: Error & { code?: string }) =>
     state.logger.warn('gateway: websocket closed on a bad frame', { code: error.code ?? error.name }),
   );
   socket.on('message', (data, isBinary) => {
-    if (isBinary) return refuse(socket, null, invalid('messages are JSON text, not binary'));
-    const message = parseMessage(data);
+    const message = parseMessage(data, isBinary);
     if ('status' in message) return refuse(socket, null, message);
     const { type, id } = message;
     if (type === 'cancel') {
-      calls.get(id)?.abort(new Error('cancelled by the client'));
+      const call = calls.get(id);
+      if (call !== undefined) cancelCall(socket, id, call);
       return;
     }
     if (type !== 'request' || calls.has(id))
@@ -168,9 +212,9 @@ function onConnection(state: GatewayState, socket: WebSocket, key: GatewayKey | 
         errorClass: 'rate_limit',
         message: `at most ${maxCallsPerSocket} requests may be in flight on one socket`,
       });
-    const controller = new AbortController();
-    calls.set(id, controller);
-    serveRequest(state, socket, key, id, message.request, controller.signal)
+    const entry: SocketCall = { controller: new AbortController() };
+    calls.set(id, entry);
+    serveRequest(state, socket, key, id, message.request, entry)
       .catch((error: unknown) => {
         state.logger.warn('gateway: unexpected error', {
           error: error instanceof Error ? error.name : 'unknown',
@@ -181,7 +225,10 @@ function onConnection(state: GatewayState, socket: WebSocket, key: GatewayKey | 
   });
   socket.on('close', () => {
     state.sockets.delete(socket);
-    for (const controller of calls.values()) controller.abort(new Error('client disconnected'));
+    for (const call of calls.values()) {
+      if (call.reader !== undefined) void call.reader.cancel();
+      call.controller.abort(new Error('client disconnected'));
+    }
   });
 }
 
@@ -192,18 +239,24 @@ export function createUpgradeHandler(
   const server = new WebSocketServer({ noServer: true, maxPayload: state.bodyLimit });
   return (request, socket, head) => {
     const url = new URL(request.url ?? '/', 'http://gateway');
-    const header = (name: string) => nodeHeader(request, name);
-    const query = () => url.searchParams.get('key') ?? undefined;
-    const key = state.keys.length === 0 ? undefined : findKey(state.keys, presentedKey(header, query));
-    // Without keys, only this machine's clients (a web page of any other origin is refused).
-    const local = state.keys.length === 0 && localRefusal(state, header) === undefined;
-    const allowed = state.accepting && (local || key !== undefined);
-    if (url.pathname !== websocketPath || !allowed) {
-      const refused = state.keys.length === 0 ? '403 Forbidden' : '401 Unauthorized';
-      const status = !state.accepting ? '503 Service Unavailable' : allowed ? '404 Not Found' : refused;
+    const caller: Caller = { requestId: '', key: undefined };
+    // The keyed routes' own check: 503 while shutting down, 401 without a valid key, 403 for a
+    // client that is not local when there are no keys.
+    const refusal =
+      url.pathname === websocketPath
+        ? refusalOf(
+            state,
+            caller,
+            (name) => nodeHeader(request, name),
+            () => url.searchParams.get('key') ?? undefined,
+          )
+        : { status: 404 };
+    if (refusal !== undefined) {
+      const status = `${refusal.status} ${STATUS_CODES[refusal.status] ?? ''}`;
       socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
       return;
     }
+    const { key } = caller;
     server.handleUpgrade(request, socket, head, (client) => onConnection(state, client, key));
   };
 }

@@ -98,6 +98,49 @@ it('a text frame that is not UTF-8 closes that socket with 1007; the gateway kee
   expect(await healthy()).toBe(200);
 });
 
+it('a binary frame holding UTF-8 JSON is taken as a text one would be', async () => {
+  const { socket, last } = await openSocket(harness.server.url, 'team-key');
+  harness.emulator.enqueue(hello);
+  socket.send(
+    Buffer.from(JSON.stringify({ type: 'request', id: 'bin', request: { model: 'up-chat', transcript } })),
+  );
+  expect((await last('bin')).type).toBe('done');
+  socket.close();
+});
+
+it('a cancel mid-stream ends that request with a cancelled error (no done), logged as 499', async () => {
+  const { socket, messages, last } = await openSocket(harness.server.url, 'team-key');
+  harness.emulator.enqueue({
+    type: 'scripted',
+    content: [{ type: 'text', text: 'z'.repeat(200) }],
+    fault: { stallAfterEvents: 4 },
+  });
+  const served = harness.nextServed();
+  socket.send(JSON.stringify({ type: 'request', id: 'c', request: { model: 'up-chat', transcript } }));
+  while (!messages.some((message) => message.id === 'c' && message.event?.type === 'text-delta'))
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  socket.send(JSON.stringify({ type: 'cancel', id: 'c' }));
+  expect((await last('c')).error).toMatchObject({ status: 499, errorClass: 'cancelled' });
+  expect(await served).toMatchObject({ complete: false });
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(messages.some((message) => message.id === 'c' && message.type === 'done')).toBe(false);
+  expect(harness.accessLog.at(-1)).toMatchObject({ protocol: 'switchyard', status: 499 });
+  socket.close();
+});
+
+it('a client that sends but never reads is closed (1008) before its replies pile up', async () => {
+  const { socket, closed } = await openSocket(harness.server.url, 'team-key');
+  const raw = (socket as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+  raw.pause();
+  const refused = JSON.stringify({ type: 'nope', id: 'x'.repeat(200) });
+  for (let index = 0; index < 100_000; index++) socket.send(refused);
+  // Every message has left the client (the gateway has read them all) before it reads again.
+  while (socket.bufferedAmount > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  raw.resume();
+  expect(await closed).toBe(1008);
+  expect(await healthy()).toBe(200);
+});
+
 it('a model outside the key’s list is refused per request on the socket (403), and each request is logged', async () => {
   const { socket, last } = await openSocket(harness.server.url, 'team-key');
   const upstreamBefore = harness.emulator.requests.length;
