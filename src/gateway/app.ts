@@ -7,7 +7,8 @@ import { toWireError } from './errors.ts';
 import { type Caller, localRefusal, refusalOf, requestIdFrom } from './caller.ts';
 import { type GenerationCall, permittedModel, serveGeneration } from './generate.ts';
 import { headerOf, readJson } from './inbound.ts';
-import { anthropicModels, countTokens, geminiModels, openaiModels } from './models.ts';
+import { anthropicModels, countTokens, geminiModels, listedModel, openaiModels } from './models.ts';
+import { shown } from './keys.ts';
 import { keyUsage } from './quota.ts';
 import { errorResponse, toResponse } from './reply.ts';
 import type { GatewayState } from './state.ts';
@@ -160,6 +161,51 @@ export function createApp(state: GatewayState): Hono<Env> {
       return json(c, caller, openaiModels(state, caller.key));
     }),
   );
+  // One model (the SDKs' `models.retrieve` / `models.get`), in the shape its listing has.
+  const oneModel = (
+    c: Context<Env>,
+    caller: Caller,
+    protocol: 'openai-chat' | 'anthropic-messages' | 'gemini',
+    name = '',
+  ) => {
+    // A Gemini method path (`{model}:generateContent`) asked with GET: the route takes POST.
+    if (geminiPath.test(name)) {
+      const response = errorResponse(
+        'gemini',
+        { status: 405, errorClass: 'invalid_request', message: `GET ${c.req.path}: use POST` },
+        caller.requestId,
+      );
+      response.headers.set('allow', 'POST');
+      return response;
+    }
+    const model = listedModel(state, caller.key, protocol, name);
+    if (model !== undefined) return json(c, caller, model);
+    return errorResponse(
+      protocol,
+      {
+        status: 404,
+        errorClass: 'invalid_request',
+        code: 'model_not_found',
+        message: `The model '${shown(name)}' does not exist`,
+      },
+      caller.requestId,
+    );
+  };
+  app.get(
+    '/v1/models/:name',
+    guarded((c, caller) => {
+      const name = c.req.param('name');
+      if (c.req.header('anthropic-version') !== undefined)
+        return oneModel(c, caller, 'anthropic-messages', name);
+      if (c.req.header('x-goog-api-key') !== undefined || c.req.query('key') !== undefined)
+        return oneModel(c, caller, 'gemini', name);
+      return oneModel(c, caller, 'openai-chat', name);
+    }),
+  );
+  app.get(
+    '/v1beta/models/:name',
+    guarded((c, caller) => oneModel(c, caller, 'gemini', c.req.param('name')), 'gemini'),
+  );
   app.get(
     '/v1beta/models',
     guarded((c, caller) => json(c, caller, geminiModels(state, caller.key)), 'gemini'),
@@ -217,34 +263,36 @@ export function createApp(state: GatewayState): Hono<Env> {
   );
   // A known path asked with another method: 405 with `Allow`, not a 404 (after every real route,
   // so only the other methods reach it; HEAD takes a GET route's answer).
-  const methodNotAllowed =
-    (allow: string): Handler =>
-    (c, caller) => {
-      const response = errorResponse(
-        protocolOfPath(c.req.path, c.req.raw.headers),
-        {
-          status: 405,
-          errorClass: 'invalid_request',
-          message: `${c.req.method} ${c.req.path}: use ${allow}`,
-        },
+  /** The methods the routes take at `path` other than the one asked (a 405's `allow`), in order. */
+  const otherMethods = (path: string, asked: string) =>
+    ['GET', 'POST'].filter(
+      (method) =>
+        method !== asked &&
+        (asked !== 'HEAD' || method !== 'GET') &&
+        app.router.match(method, path)[0].length > 0,
+    );
+  // An unknown path is a 404; a known one asked with another method a 405 with `allow`.
+  const notFound: Handler = (c, caller) => {
+    const allow = otherMethods(c.req.path, c.req.method);
+    const protocol = protocolOfPath(c.req.path, c.req.raw.headers);
+    if (allow.length === 0)
+      return errorResponse(
+        protocol,
+        { status: 404, errorClass: 'invalid_request', message: `no route for ${c.req.method} ${c.req.path}` },
         caller.requestId,
       );
-      response.headers.set('allow', allow);
-      return response;
-    };
-  const methodsByPath = new Map<string, string[]>();
-  for (const { path, method } of app.routes)
-    methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), method]);
-  for (const [path, methods] of methodsByPath) {
-    const refuse = methodNotAllowed(methods.join(', '));
-    app.all(path, guardedPrefix.test(path) ? guarded(refuse) : open(refuse));
-  }
-  const notFound: Handler = (c, caller) =>
-    errorResponse(
-      protocolOfPath(c.req.path, c.req.raw.headers),
-      { status: 404, errorClass: 'invalid_request', message: `no route for ${c.req.method} ${c.req.path}` },
+    const response = errorResponse(
+      protocol,
+      {
+        status: 405,
+        errorClass: 'invalid_request',
+        message: `${c.req.method} ${c.req.path}: use ${allow.join(' or ')}`,
+      },
       caller.requestId,
     );
+    response.headers.set('allow', allow.join(', '));
+    return response;
+  };
   // Under the keyed prefixes an unknown route is a 404 only for a valid key (401 otherwise, as before).
   app.notFound((c) => (guardedPrefix.test(c.req.path) ? guarded(notFound) : open(notFound))(c));
   app.onError((error, c) => {

@@ -22,38 +22,59 @@ function listedNames(
   return names;
 }
 
+type Listed = ReturnType<typeof listedNames>[number];
+
+const openaiModel = (model: Listed) => ({
+  id: model.name,
+  object: 'model',
+  created: 0,
+  owned_by: model.provider,
+});
+const anthropicModel = (model: Listed) => ({
+  type: 'model',
+  id: model.name,
+  display_name: model.name,
+  created_at: '1970-01-01T00:00:00Z',
+});
+const geminiModel = (model: Listed) => ({
+  name: `models/${model.name}`,
+  displayName: model.name,
+  inputTokenLimit: model.facts.contextWindow ?? 0,
+  outputTokenLimit: model.facts.maxOutputTokens ?? 0,
+  supportedGenerationMethods: ['generateContent', 'countTokens'],
+});
+
 /** `GET /v1/models`, OpenAI's shape. */
 export function openaiModels(state: GatewayState, key: GatewayKey | undefined): unknown {
-  const data = listedNames(state, key).map((model) => ({
-    id: model.name,
-    object: 'model',
-    created: 0,
-    owned_by: model.provider,
-  }));
-  return { object: 'list', data };
+  return { object: 'list', data: listedNames(state, key).map(openaiModel) };
 }
 
 /** `GET /v1/models` with `anthropic-version`: Anthropic's shape. */
 export function anthropicModels(state: GatewayState, key: GatewayKey | undefined): unknown {
-  const data = listedNames(state, key).map((model) => ({
-    type: 'model',
-    id: model.name,
-    display_name: model.name,
-    created_at: '1970-01-01T00:00:00Z',
-  }));
+  const data = listedNames(state, key).map(anthropicModel);
   return { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null };
 }
 
 /** `GET /v1beta/models`, Gemini's shape. */
 export function geminiModels(state: GatewayState, key: GatewayKey | undefined): unknown {
-  const models = listedNames(state, key).map((model) => ({
-    name: `models/${model.name}`,
-    displayName: model.name,
-    inputTokenLimit: model.facts.contextWindow ?? 0,
-    outputTokenLimit: model.facts.maxOutputTokens ?? 0,
-    supportedGenerationMethods: ['generateContent', 'countTokens'],
-  }));
-  return { models };
+  return { models: listedNames(state, key).map(geminiModel) };
+}
+
+/**
+ * One listed model in its protocol's shape (`GET /v1/models/{id}`, `GET /v1beta/models/{name}`);
+ * undefined when the key's listing does not show it. Gemini's name may carry its `models/` prefix.
+ */
+export function listedModel(
+  state: GatewayState,
+  key: GatewayKey | undefined,
+  protocol: 'openai-chat' | 'anthropic-messages' | 'gemini',
+  name: string,
+): unknown {
+  const wanted = protocol === 'gemini' ? name.replace(/^models\//, '') : name;
+  const model = listedNames(state, key).find((entry) => entry.name === wanted);
+  if (model === undefined) return undefined;
+  if (protocol === 'gemini') return geminiModel(model);
+  return protocol === 'anthropic-messages' ? anthropicModel(model) : openaiModel(model);
 }
 
 /** A local upper-bound estimate of a decoded request's input tokens (no upstream call). */

@@ -697,6 +697,20 @@ describe('protocol surfaces', () => {
     expect((await long.text()).length).toBeLessThan(600);
   });
 
+  it('one model in each SDK’s shape (models.retrieve / models.get); a model the key may not use is a 404', async () => {
+    const ops = createClients(harness.server.url, 'ops-key-2');
+    expect(await ops.openai.models.retrieve('up-chat')).toMatchObject({ id: 'up-chat', object: 'model' });
+    expect(await ops.anthropic.models.retrieve('up-anthropic')).toMatchObject({
+      id: 'up-anthropic',
+      type: 'model',
+    });
+    expect(await ops.google.models.get({ model: 'up-gemini' })).toMatchObject({ name: 'models/up-gemini' });
+    const team = createClients(harness.server.url, 'team-key-1');
+    await expect(team.openai.models.retrieve('up-anthropic')).rejects.toMatchObject({ status: 404 });
+    const healthz = await fetch(`${harness.server.url}/healthz`);
+    expect(healthz.status).toBe(200);
+  });
+
   it('model listings in each protocol’s shape, and token counting', async () => {
     const clients = createClients(harness.server.url, 'ops-key-2');
     const openaiIds = [];
