@@ -181,6 +181,17 @@ describe('decoding never drops what the client sent', () => {
       'toolConfig.functionCallingConfig.allowedFunctionNames.1',
     );
     expect(fieldOf(() => decode('get_time'))).toBe('toolConfig.functionCallingConfig.allowedFunctionNames');
+    const validated = codecs.gemini.decodeRequest(
+      {
+        contents: [{ role: 'user', parts: [{ text: 'Hi' }] }],
+        tools: [{ functionDeclarations: declarations }],
+        toolConfig: { functionCallingConfig: { mode: 'VALIDATED', allowedFunctionNames: ['get_time'] } },
+      },
+      { model: 'm', stream: false },
+    ).request;
+    // VALIDATED lets the model answer in text: no call is forced, only the allowed tools are offered.
+    expect(validated.toolChoice).toBe('auto');
+    expect(validated.tools?.map((tool) => tool.name)).toEqual(['get_time']);
   });
 
   it('Gemini values outside their enums are refused by path (role, function-calling mode, thinking level)', () => {

@@ -102,6 +102,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     calls: new Set(),
     sockets: new Set(),
     localOnly: false,
+    ownsStore: options.store === undefined,
     accepting: true,
   };
   const app = createApp(state);
@@ -196,6 +197,9 @@ async function shutdown(state: GatewayState, server: Server, graceMs: number): P
   for (const socket of state.sockets) socket.terminate();
   server.closeAllConnections();
   await closed;
-  await state.store.close?.();
-  await state.shared.close();
+  try {
+    if (state.ownsStore) await state.store.close?.();
+  } finally {
+    await state.shared.close();
+  }
 }

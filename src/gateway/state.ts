@@ -10,6 +10,8 @@ import type { GatewayStore } from './store.ts';
 export interface GatewayState {
   switchyard: Switchyard;
   store: GatewayStore;
+  /** Whether the gateway made `store` (and so closes it at shutdown); a store passed in is the caller's. */
+  ownsStore: boolean;
   /** Limits, budgets and availability (memory, or Redis shared by every instance). */
   shared: StateStore;
   /** Lifetime of stored Responses and call artifacts. */

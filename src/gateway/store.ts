@@ -33,13 +33,16 @@ export function createSharedStore(shared: Pick<StateStore, 'get' | 'set'>): Gate
 export interface MemoryStoreOptions {
   /** The most entries kept; the oldest go first. Default 10,000. */
   maxEntries?: number;
-  /** The most bytes (of JSON) kept; the oldest go first. Default 256 MiB. */
+  /** The most memory the kept JSON may take (2 bytes per character, V8's most); the oldest go first. Default 256 MiB. */
   maxBytes?: number;
   /** The clock (ms). */
   now?: () => number;
   /** How often expired entries are dropped while nothing is read or written (ms). Default 30,000. */
   sweepMs?: number;
 }
+
+/** A string's memory at most: V8 keeps one byte per character for Latin-1 text, two otherwise. */
+const sizeOf = (text: string) => text.length * 2;
 
 interface Entry {
   /** The value as JSON: what a caller reads is its own copy, and its size is known. */
@@ -60,7 +63,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): GatewayStor
   let bytes = 0;
   const drop = (id: string, entry: Entry) => {
     entries.delete(id);
-    bytes -= entry.text.length;
+    bytes -= sizeOf(entry.text);
   };
   /** Drops expired entries from the oldest on (every entry of a gateway has the same TTL). */
   const sweep = () => {
@@ -86,11 +89,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): GatewayStor
       const old = entries.get(id);
       if (old !== undefined) drop(id, old);
       sweep();
-      // UTF-16 units: the string's own size in memory, near enough to its bytes.
       const text = JSON.stringify(value);
-      if (text.length > maxBytes) return;
+      if (sizeOf(text) > maxBytes) return;
       entries.set(id, { text, expiresAt: now() + ttlMs });
-      bytes += text.length;
+      bytes += sizeOf(text);
       for (const [oldest, entry] of entries) {
         if (entries.size <= maxEntries && bytes <= maxBytes) break;
         drop(oldest, entry);

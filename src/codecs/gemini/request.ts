@@ -202,7 +202,9 @@ function convertToolChoice(body: Record<string, unknown>): ToolChoice | undefine
       'toolConfig.functionCallingConfig.mode must be AUTO, ANY, NONE or VALIDATED',
     );
   if (config.mode === 'NONE') return 'none';
-  if (config.mode === 'ANY' || config.mode === 'VALIDATED')
+  // VALIDATED lets the model answer in text too: a choice of `auto` over the allowed tools.
+  if (config.mode === 'VALIDATED') return 'auto';
+  if (config.mode === 'ANY')
     return names.length === 1
       ? namedTool(names[0], 'toolConfig.functionCallingConfig.allowedFunctionNames.0')
       : 'required';
@@ -339,7 +341,8 @@ export function decodeRequest(body: unknown, context: DecodeContext, opaque: Opa
   if (tools !== undefined && tools.length > 0) request.tools = tools;
   const choice = convertToolChoice(object);
   if (choice !== undefined) request.toolChoice = checkedToolChoice(choice, request.tools, 'toolConfig');
-  if (choice === 'required' && request.tools !== undefined)
+  const mode = callingConfig(object)?.mode;
+  if ((mode === 'ANY' || mode === 'VALIDATED') && request.tools !== undefined)
     request.tools = allowedTools(object, request.tools);
   applyGenerationConfig(object, request);
   if (context.model === undefined || context.model === '')
