@@ -57,6 +57,9 @@ export interface CallOptions {
   allowFallback?: (names: readonly string[]) => boolean;
 }
 
+/** The routing record's reason for a fallback {@link CallOptions.allowFallback} refused. */
+export const notAllowedReason = 'not allowed for this caller';
+
 /**
  * Per-session state: the canonical ⇄ provider tool-id map (docs/contract.md §4.1.1), shared by every
  * adapter the session talks to, and provider-side conversation state for stateful APIs, keyed by

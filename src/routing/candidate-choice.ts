@@ -1,4 +1,5 @@
 /** Choosing the next candidate: the pre-dispatch checks, then availability (its half-open probes). */
+import { notAllowedReason } from '../core/adapter.ts';
 import type { ModelFacts } from '../registry/model-facts.ts';
 import type { ResolvedModel } from '../registry/registry.ts';
 import type { Admission } from './availability.ts';
@@ -91,8 +92,6 @@ export function candidateOf(
 
 /** How the skip reason of a candidate its circuit keeps out begins. */
 const unavailableReason = 'unavailable';
-/** The skip reason of a fallback the caller may not use (`allowFallback`). */
-export const notAllowedReason = 'not allowed for this caller';
 
 /** Whether a routing attempt's reason says a circuit kept the candidate out. */
 export const isUnavailableReason = (reason: string | undefined) =>

@@ -10,7 +10,7 @@ import { createFrame } from '../frames.ts';
 import { encodeError } from '../openai-chat/errors.ts';
 import type { StreamEvent } from '../../core/events.ts';
 import { withoutUpstreamAddresses } from '../../core/errors/upstream-addresses.ts';
-import { notAllowedReason } from '../../routing/candidate-choice.ts';
+import { notAllowedReason } from '../../core/adapter.ts';
 import type { DecodedRequest, ProtocolCodec, StreamEncoder, WireError, WireFrame } from '../types.ts';
 
 /**
