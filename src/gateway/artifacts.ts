@@ -61,9 +61,14 @@ async function saveCalls(
 
 async function restoreItem(item: Item, store: GatewayStore, scope: string): Promise<void> {
   const calls = item.parts.filter((part): part is ToolCallPart => part.type === 'tool-call');
-  if (calls.length === 0) return;
+  const hasReasoning = item.parts.some((part) => part.type === 'reasoning');
+  // Only what the client did not send back is looked up: a call's signature, the message's reasoning.
+  const needed = calls.map((call, index) => call.signature === undefined || (index === 0 && !hasReasoning));
+  if (!needed.includes(true)) return;
   const found = await Promise.all(
-    calls.map((call) => store.get(callKey(scope, call.id)) as Promise<CallArtifacts | undefined>),
+    calls.map((call, index) =>
+      needed[index] ? (store.get(callKey(scope, call.id)) as Promise<CallArtifacts | undefined>) : undefined,
+    ),
   );
   calls.forEach((call, index) => {
     const artifacts = found[index];
@@ -72,8 +77,7 @@ async function restoreItem(item: Item, store: GatewayStore, scope: string): Prom
     if (artifacts.provider !== undefined) call.provider = artifacts.provider;
   });
   const reasoning = found[0]?.reasoning;
-  if (reasoning !== undefined && !item.parts.some((part) => part.type === 'reasoning'))
-    item.parts.unshift(...reasoning);
+  if (reasoning !== undefined && !hasReasoning) item.parts.unshift(...reasoning);
 }
 
 /**

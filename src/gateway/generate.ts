@@ -156,6 +156,8 @@ function remember(
   responseId: string | undefined,
   call: GenerationCall,
 ): Promise<void> | undefined {
+  // Switchyard's own protocol carries every artifact in its events: nothing to keep for it.
+  if (call.protocol === 'switchyard') return undefined;
   const scope = scopeOf(call.key?.name);
   const saving = saveArtifacts(response.content, response.provider, state.store, state.ttlMs, scope);
   if (call.protocol !== 'openai-responses' || decoded.store === false || responseId === undefined)
