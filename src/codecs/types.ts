@@ -131,8 +131,8 @@ export interface ProtocolCodec {
   encodeError(error: WireError): EncodedError;
   /** Whether a streamed answer is sent as SSE with named events. */
   namedEvents: boolean;
-  /** The request field holding the conversation (`messages`, `input`, `contents`). */
-  conversationField: string;
+  /** The request field holding the conversation (`messages`, `input`, `contents`); default `messages`. */
+  conversationField?: string;
 }
 
 /** The parts a canonical response holds, as the encoders read them. */

@@ -347,7 +347,7 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
       model.matchedBy === 'exact' || model.matchedBy === 'alias' ? model.id : `${model.provider}:other`;
   const preparing = prepareTranscript(state, decoded, scopeOf(call.key?.name));
   if (preparing !== undefined) await preparing;
-  checkToolPairs(decoded.request.transcript, inboundCodecs[call.protocol].conversationField);
+  checkToolPairs(decoded.request.transcript, inboundCodecs[call.protocol].conversationField ?? 'messages');
   served.ownMs += performance.now() - started;
   return decoded;
 }

@@ -170,9 +170,7 @@ it('POST /switchyard/v1/stream: the key’s models apply (403 in OpenAI’s shap
   expect(((await forbidden.json()) as { error: { message: string } }).error.message).toMatch(/may not use/);
   const invalid = await post({ model: 'up-chat', transcript: [{ kind: 'user', parts: 'nope' }] });
   expect(invalid.status).toBe(400);
-  expect(((await invalid.json()) as { error: { param: string } }).error.param).toMatch(
-    /^\[0\]\.parts|transcript/,
-  );
+  expect(((await invalid.json()) as { error: { param: string } }).error.param).toBe('transcript[0].parts');
   expect(harness.emulator.requests.length).toBe(upstreamBefore);
 });
 
