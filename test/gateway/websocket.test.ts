@@ -171,6 +171,15 @@ it('POST /switchyard/v1/stream: the key’s models apply (403 in OpenAI’s shap
   const invalid = await post({ model: 'up-chat', transcript: [{ kind: 'user', parts: 'nope' }] });
   expect(invalid.status).toBe(400);
   expect(((await invalid.json()) as { error: { param: string } }).error.param).toBe('transcript[0].parts');
+  for (const [extra, field] of [
+    [{ toolChoice: 'required' }, 'toolChoice'],
+    [{ requestId: 'x'.repeat(200) }, 'requestId'],
+    [{ requestId: 'two words' }, 'requestId'],
+  ] as const) {
+    const refused = await post({ model: 'up-chat', transcript, ...extra });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { param: string } }).error.param).toBe(field);
+  }
   expect(harness.emulator.requests.length).toBe(upstreamBefore);
 });
 

@@ -5,6 +5,7 @@
  * not among the codecs the emulator writes.
  */
 import { validateRouteRequest } from '../../core/request-schema.ts';
+import { checkedToolChoice } from '../common.ts';
 import { RequestFieldError } from '../fields.ts';
 import { createFrame } from '../frames.ts';
 import { encodeError } from '../openai-chat/errors.ts';
@@ -73,6 +74,11 @@ function decodeRequest(body: unknown): DecodedRequest {
       'providerOptions: provider options cannot be sent through the gateway (they can change the model, limits and tools the gateway governs)',
       'unsupported',
     );
+  if (request.toolChoice !== undefined)
+    request.toolChoice = checkedToolChoice(request.toolChoice, request.tools, 'toolChoice');
+  // The request id names the call in logs and events: a plain token, as `x-request-id` is.
+  if (request.requestId !== undefined && !/^[\w.:-]{1,128}$/.test(request.requestId))
+    throw new RequestFieldError('requestId', 'requestId: at most 128 letters, digits, `_`, `.`, `:` or `-`');
   return { model, stream: true, request: request as DecodedRequest['request'] };
 }
 
