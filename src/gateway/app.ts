@@ -185,7 +185,7 @@ export function createApp(state: GatewayState): Hono<Env> {
       {
         status: 404,
         errorClass: 'invalid_request',
-        code: 'model_not_found',
+        ...(protocol === 'openai-chat' ? { code: 'model_not_found' } : {}),
         message: `The model '${shown(name)}' does not exist`,
       },
       caller.requestId,

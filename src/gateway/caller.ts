@@ -35,18 +35,19 @@ function isLoopback(value: string | undefined, isOrigin: boolean): boolean {
 }
 
 /**
- * Without keys the gateway's own server (`listen()`, loopback only) serves anyone who can reach
- * it, so only this machine's own clients: a request naming another `Host` (a DNS-rebinding page)
- * or sent by a page of another `Origin` (a form or `fetch` from any web site, a WebSocket) is
- * refused with 403 before any upstream call. Undefined (served) when the check does not apply: the
- * gateway has keys, or its app is mounted on another server, whose host names it cannot know.
+ * Without keys the gateway serves anyone who can reach it, so only this machine's own clients: a
+ * request sent by a web page of another `Origin` (a form or `fetch` from any web site, a
+ * WebSocket) is refused with 403 before any upstream call, and so — on the gateway's own server
+ * (`listen()`, loopback only; a mounted app cannot know its host names) — is one naming another
+ * `Host` (a DNS-rebinding page). Undefined (served) with keys: they are the check.
  */
 export function localRefusal(
   state: GatewayState,
   header: (name: string) => string | undefined,
 ): WireError | undefined {
-  if (!state.localOnly) return undefined;
-  if (isLoopback(header('host'), false) && isLoopback(header('origin'), true)) return undefined;
+  if (state.keys.length > 0) return undefined;
+  const hostFits = !state.localOnly || isLoopback(header('host'), false);
+  if (hostFits && isLoopback(header('origin'), true)) return undefined;
   return {
     status: 403,
     errorClass: 'auth',

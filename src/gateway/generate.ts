@@ -23,7 +23,7 @@ import type { CanonicalResponse } from '../core/request.ts';
 import type { Item } from '../core/transcript.ts';
 import type { RouteRequest } from '../routing/router.ts';
 import { responseKey, restoreArtifacts, saveArtifacts, scopeOf } from './artifacts.ts';
-import { GatewayError, toWireError } from './errors.ts';
+import { clientClosed, GatewayError, toWireError } from './errors.ts';
 import { allowsModel, type GatewayKey, modelForbidden, shown } from './keys.ts';
 import { admitCall, hasQuota, type KeyQuota, settleCall } from './quota.ts';
 import type { Reservation } from '../state/types.ts';
@@ -345,7 +345,9 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
   if (model !== undefined)
     served.modelId =
       model.matchedBy === 'exact' || model.matchedBy === 'alias' ? model.id : `${model.provider}:other`;
-  const preparing = prepareTranscript(state, decoded, scopeOf(call.key?.name));
+  // Switchyard's own protocol carries its artifacts: nothing was kept for it, nothing to look up.
+  const preparing =
+    call.protocol === 'switchyard' ? undefined : prepareTranscript(state, decoded, scopeOf(call.key?.name));
   if (preparing !== undefined) await preparing;
   checkToolPairs(decoded.request.transcript, inboundCodecs[call.protocol].conversationField ?? 'messages');
   served.ownMs += performance.now() - started;
@@ -449,6 +451,9 @@ async function startStream(
     }
     first = await onEvent(next.value);
   }
+  // The client gave up before any content (the front door ends such a stream with a clean
+  // `cancelled` finish): it gets nothing more, and the call is logged 499.
+  if (served.clientLeft === true) throw clientClosed();
   served.firstByteMs = performance.now() - served.startedAt;
   state.metrics.timeToFirstToken.series(protocol).observe(served.firstByteMs / 1000);
   const pump = createBodyPump({

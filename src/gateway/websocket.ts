@@ -32,44 +32,56 @@ export const maxCallsPerSocket = 64;
 const sendBufferBytes = 1 << 20;
 
 /**
- * Bytes a socket may hold unsent before it is closed: a client that sends but does not read would
- * otherwise make the gateway hold every reply (a stream waits at {@link sendBufferBytes} instead).
+ * Bytes a socket may hold unsent before it is ended: a client that sends but does not read would
+ * otherwise make the gateway hold every refusal (replies wait at {@link sendBufferBytes} instead).
  */
 const maxUnsentBytes = 16 << 20;
 
-/** Sends `text` as one message; a socket whose client has stopped reading is closed (1008). */
 function sendText(socket: WebSocket, text: string): void {
-  if (socket.readyState !== socket.OPEN) return;
-  socket.send(text);
-  if (socket.bufferedAmount > maxUnsentBytes) socket.close(1008, 'the client does not read its replies');
+  if (socket.readyState === socket.OPEN) socket.send(text);
 }
 
+/**
+ * Sends an error frame (answering a message, so not paced like replies); a socket whose client has
+ * stopped reading is ended at once — a close frame could not reach it — and its calls with it.
+ */
 function refuse(socket: WebSocket, id: string | null, error: WireError): void {
   sendText(socket, JSON.stringify({ type: 'error', id, error }));
+  if (socket.bufferedAmount > maxUnsentBytes) socket.terminate();
+}
+
+/** Read through a call (not narrowed away across an `await`: a cancel may come in between). */
+const wasCancelled = (call: SocketCall) => call.cancelled === true;
+
+/** Resolves once the socket holds less than {@link sendBufferBytes} unsent (or is closed). */
+async function drained(socket: WebSocket): Promise<void> {
+  while (socket.bufferedAmount > sendBufferBytes && socket.readyState === socket.OPEN)
+    await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
 const invalid = (message: string): WireError => ({ status: 400, errorClass: 'invalid_request', message });
 
 const cancelled: WireError = { status: 499, errorClass: 'cancelled', message: 'cancelled by the client' };
 
-/** One request in flight on a socket: its abort, and its reply's reader once it streams. */
+/** One request in flight on a socket: its abort, its reply's reader once it streams, and how it ended. */
 interface SocketCall {
   controller: AbortController;
   reader?: ReadableStreamDefaultReader<Uint8Array>;
+  /** The client cancelled it (and was told): nothing more is sent for it. */
+  cancelled?: boolean;
+  /** Its last line (`done` or an error) is out: a cancel now changes nothing. */
+  finished?: boolean;
 }
 
 /**
- * Ends a call the client gave up: a streaming reply is cancelled (its upstream call too; logged
- * 499) and the client gets a final `cancelled` error; before the reply, the abort makes the
- * generation answer that error itself.
+ * Ends a call the client gave up, once: its upstream call is aborted (logged 499), a streaming
+ * reply cancelled, and the client gets one final `cancelled` error and nothing after it.
  */
 function cancelCall(socket: WebSocket, id: string, call: SocketCall): void {
-  if (call.reader === undefined) {
-    call.controller.abort(new Error('cancelled by the client'));
-    return;
-  }
-  void call.reader.cancel();
-  call.reader = undefined;
+  if (call.cancelled === true || call.finished === true) return;
+  call.cancelled = true;
+  call.controller.abort(new Error('cancelled by the client'));
+  if (call.reader !== undefined) void call.reader.cancel();
   refuse(socket, id, cancelled);
 }
 
@@ -77,7 +89,7 @@ function cancelCall(socket: WebSocket, id: string, call: SocketCall): void {
  * The socket's framing: one JSON message per line — an event, an in-band error, and `done` after
  * a clean end (never after an error).
  */
-function socketFramer(id: string): Framer {
+function socketFramer(id: string, call: SocketCall): Framer {
   const eventPrefix = `{"type":"event","id":${JSON.stringify(id)},"event":`;
   let failed = false;
   return {
@@ -90,12 +102,16 @@ function socketFramer(id: string): Framer {
           continue;
         }
         failed = true;
+        call.finished = true;
         const { error } = JSON.parse(frame.data) as { error: unknown };
         text += `${JSON.stringify({ type: 'error', id, error })}\n`;
       }
       return text;
     },
-    end: () => (failed ? '' : `${JSON.stringify({ type: 'done', id })}\n`),
+    end: () => {
+      call.finished = true;
+      return failed ? '' : `${JSON.stringify({ type: 'done', id })}\n`;
+    },
   };
 }
 
@@ -119,35 +135,43 @@ async function serveRequest(
     key,
     body,
     signal: entry.controller.signal,
-    framer: socketFramer(id),
+    framer: socketFramer(id, entry),
   };
   let reply: Reply | undefined;
   await serveGeneration(state, call, (ready) => (reply = ready));
-  if (reply === undefined) return;
-  if (reply.status !== 200) {
+  const ready = reply as Reply | undefined;
+  if (ready === undefined) return;
+  // Cancelled while it was prepared: the client was told; its reply (if a stream) is let go.
+  if (entry.cancelled === true) {
+    if (ready.body instanceof ReadableStream) void ready.body.cancel();
+    return;
+  }
+  if (ready.status !== 200) {
+    entry.finished = true;
     refuse(
       socket,
       id,
-      reply.wire ?? { status: reply.status, errorClass: 'other', message: 'request failed' },
+      ready.wire ?? { status: ready.status, errorClass: 'other', message: 'request failed' },
     );
     return;
   }
-  if (typeof reply.body === 'string') {
-    sendLines(socket, reply.body);
+  // Pull-based: each send waits while the socket holds a full buffer, and so the next upstream read.
+  await drained(socket);
+  if (typeof ready.body === 'string') {
+    entry.finished = true;
+    sendLines(socket, ready.body);
     return;
   }
-  if (reply.body === undefined) return;
-  // Pull-based: the next read of the upstream waits while the socket's send buffer is full.
-  const reader = reply.body.getReader();
+  if (ready.body === undefined) return;
+  const reader = ready.body.getReader();
   entry.reader = reader;
   const decoder = new TextDecoder();
   for (;;) {
     const { done, value } = await reader.read();
     // Ended, or cancelled by the client (which was told): nothing more for this id.
-    if (done || entry.reader !== reader) return;
+    if (done || wasCancelled(entry)) return;
     sendLines(socket, decoder.decode(value));
-    while (socket.bufferedAmount > sendBufferBytes && socket.readyState === socket.OPEN)
-      await new Promise((resolve) => setTimeout(resolve, 5));
+    await drained(socket);
     if (socket.readyState !== socket.OPEN) {
       await reader.cancel();
       return;

@@ -108,6 +108,24 @@ it('a binary frame holding UTF-8 JSON is taken as a text one would be', async ()
   socket.close();
 });
 
+it('a cancel before the first content ends that request with one cancelled error (no done), logged as 499', async () => {
+  const { socket, messages, last } = await openSocket(harness.server.url, 'team-key');
+  harness.emulator.enqueue({ ...hello, fault: { stallAfterEvents: 0 } });
+  const served = harness.nextServed();
+  socket.send(JSON.stringify({ type: 'request', id: 'early', request: { model: 'up-chat', transcript } }));
+  while (harness.emulator.requests.at(-1)?.protocol === undefined)
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  socket.send(JSON.stringify({ type: 'cancel', id: 'early' }));
+  expect((await last('early')).error).toMatchObject({ status: 499, errorClass: 'cancelled' });
+  await served;
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const mine = messages.filter((message) => message.id === 'early');
+  expect(mine.map((message) => message.type)).toEqual(['error']);
+  expect(harness.accessLog.at(-1)).toMatchObject({ protocol: 'switchyard', status: 499 });
+  socket.close();
+});
+
 it('a cancel mid-stream ends that request with a cancelled error (no done), logged as 499', async () => {
   const { socket, messages, last } = await openSocket(harness.server.url, 'team-key');
   harness.emulator.enqueue({
@@ -128,7 +146,7 @@ it('a cancel mid-stream ends that request with a cancelled error (no done), logg
   socket.close();
 });
 
-it('a client that sends but never reads is closed (1008) before its replies pile up', async () => {
+it('a client that sends but never reads is cut off (no close frame could reach it) before its refusals pile up', async () => {
   const { socket, closed } = await openSocket(harness.server.url, 'team-key');
   const raw = (socket as unknown as { _socket: { pause(): void; resume(): void } })._socket;
   raw.pause();
@@ -137,7 +155,7 @@ it('a client that sends but never reads is closed (1008) before its replies pile
   // Every message has left the client (the gateway has read them all) before it reads again.
   while (socket.bufferedAmount > 0) await new Promise((resolve) => setTimeout(resolve, 20));
   raw.resume();
-  expect(await closed).toBe(1008);
+  expect(await closed).toBe(1006);
   expect(await healthy()).toBe(200);
 });
 
@@ -208,6 +226,36 @@ it('POST /switchyard/v1/stream: an upstream failure before content is an HTTP er
   expect(text.indexOf('event: message-start')).toBeGreaterThanOrEqual(0);
   expect(text.indexOf('event: message-start')).toBeLessThan(text.indexOf('event: text-delta'));
   expect(text).toContain('event: finish');
+});
+
+it('POST /switchyard/v1/stream: an upstream that reports usage and then fails before content is an HTTP error', async () => {
+  harness.emulator.enqueue({
+    type: 'sse',
+    events: [
+      {
+        event: 'message_start',
+        data: {
+          type: 'message_start',
+          message: {
+            id: 'msg_1',
+            type: 'message',
+            role: 'assistant',
+            model: 'claude-sonnet-4-5',
+            content: [],
+            usage: { input_tokens: 10, output_tokens: 1 },
+          },
+        },
+      },
+      { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'busy' } } },
+    ],
+  });
+  const response = await fetch(`${harness.server.url}/switchyard/v1/stream`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer open-key', 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'up-anthropic', transcript }),
+  });
+  expect(response.status).toBeGreaterThanOrEqual(400);
+  expect(await response.text()).not.toContain('event:');
 });
 
 it('the native finish event’s routing record names no upstream URL of a failed attempt', async () => {
@@ -305,4 +353,7 @@ it('an app mounted on another server (no listen) does not judge host names it ca
   const { app } = createGateway({ config: { builtins: false } });
   const response = await app.request('/healthz', { headers: { host: 'api.example.com' } });
   expect(response.status).toBe(200);
+  // The origin needs no host names: a web page of another origin is refused there too.
+  const page = await app.request('/healthz', { headers: { origin: 'https://evil.example' } });
+  expect(page.status).toBe(403);
 });

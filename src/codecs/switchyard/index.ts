@@ -15,25 +15,28 @@ import { notAllowedReason } from '../../core/adapter.ts';
 import type { DecodedRequest, ProtocolCodec, StreamEncoder, WireError, WireFrame } from '../types.ts';
 
 /**
- * Canonical events as they are, one frame per event named by its type; `message-start` is held
- * until the first content (or a clean finish), so a failure before content is an HTTP error and
- * never a 200. The routing record's attempt reasons lose upstream addresses, as error messages do.
+ * Canonical events as they are, one frame per event named by its type; what precedes the first
+ * content (`message-start`, an early `usage`) is held until it (or a clean finish), so a failure
+ * before content is an HTTP error and never a 200. The routing record's attempt reasons lose
+ * upstream addresses, as error messages do.
  */
 class SwitchyardEncoder implements StreamEncoder {
   started = false;
-  #held: WireFrame | undefined;
+  readonly #held: WireFrame[] = [];
 
   event(event: StreamEvent): WireFrame[] {
-    if (event.type === 'message-start') {
-      this.#held = createFrame(event, event.type);
-      return [];
+    if (!this.started) {
+      if (event.type === 'message-start' || event.type === 'usage') {
+        this.#held.push(createFrame(event, event.type));
+        return [];
+      }
+      const { finishReason } = event.type === 'finish' ? event.response : { finishReason: undefined };
+      if (finishReason === 'error' || finishReason === 'cancelled') return [];
     }
-    if (!this.started && event.type === 'finish' && event.response.finishReason === 'error') return [];
     const frame = createFrame(event.type === 'finish' ? withoutAddresses(event) : event, event.type);
-    const frames = this.#held === undefined ? [frame] : [this.#held, frame];
-    this.#held = undefined;
+    if (this.started) return [frame];
     this.started = true;
-    return frames;
+    return [...this.#held.splice(0), frame];
   }
 
   error(error: WireError): WireFrame[] {
