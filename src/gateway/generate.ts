@@ -375,6 +375,28 @@ export function permittedModel(
   return model;
 }
 
+/**
+ * Whether an event is content a client may act on: not the preamble, an early usage, a part opened
+ * with nothing in it, or one the runtime closed because the call failed (those precede an error
+ * that must reach the client as an HTTP error, not after a 200).
+ */
+function isContent(event: StreamEvent): boolean {
+  switch (event.type) {
+    case 'message-start':
+    case 'usage':
+    case 'text-start':
+    case 'reasoning-start':
+      return false;
+    case 'text-end':
+    case 'reasoning-end':
+      return event.incomplete !== true;
+    case 'finish':
+      return event.response.finishReason !== 'error';
+    default:
+      return true;
+  }
+}
+
 /** The front door's options of a call: its signal and, for a key with `models`, the fallbacks it may use. */
 function upstreamOptions(key: GatewayKey | undefined, controller: AbortController): CallOptions {
   if (key?.models === undefined) return { signal: controller.signal };
@@ -441,15 +463,17 @@ async function startStream(
     return encoded;
   };
   // Honest streaming: nothing is sent until the first content event; a failure before it throws here.
-  let first: WireFrame[] = [];
+  const first: WireFrame[] = [];
   let done = false;
-  while (first.length === 0) {
+  for (;;) {
     const next = await iterator.next();
     if (next.done === true) {
       done = true;
       break;
     }
-    first = await onEvent(next.value);
+    const frames = await onEvent(next.value);
+    for (const frame of frames) first.push(frame);
+    if (first.length > 0 && isContent(next.value)) break;
   }
   // The client gave up before any content (the front door ends such a stream with a clean
   // `cancelled` finish): it gets nothing more, and the call is logged 499.

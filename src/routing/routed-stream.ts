@@ -1,6 +1,7 @@
 /**
  * The routed stream: a pass-through async iterator over the chosen adapter's stream (no second
- * queue). It holds back `message-start` / `usage` until the first content event, fails over only
+ * queue). It holds back `message-start` / `usage` (and a part opened with nothing in it yet) until
+ * the first content event, fails over only
  * before it, and replaces `finish` with the priced reply (preceded by the priced usage).
  */
 import type { CallOptions } from '../core/adapter.ts';
@@ -90,7 +91,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
   private readonly retries = { count: 0 };
   private startedAt = 0;
   private committed = false;
-  /** `message-start` / `usage` held back until the first content event (made on first need). */
+  /** `message-start` / `usage` / an empty part's start held back until the first content event (made on first need). */
   private held: StreamEvent[] | undefined;
   private readonly pending = new EventQueue();
   /** The step of an event `poll()` took but could not hand out at once (a finish priced asynchronously). */
@@ -257,7 +258,17 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
   private onEvent(event: StreamEvent, step?: IteratorResult<StreamEvent>): StepResult | undefined {
     if (event.type === 'finish') return this.onFinish(event.response);
     if (!this.committed) {
-      if (event.type === 'message-start' || event.type === 'usage') {
+      // Not content yet: the preamble, and a text or reasoning part opened with nothing in it
+      // (Anthropic opens a block in the packet of message_start, so an overload right after it must
+      // still fail over, or reach the client as an error before content).
+      if (
+        event.type === 'message-start' ||
+        event.type === 'usage' ||
+        event.type === 'text-start' ||
+        event.type === 'reasoning-start' ||
+        // …and such a part closed by the runtime because the call failed.
+        ((event.type === 'text-end' || event.type === 'reasoning-end') && event.incomplete === true)
+      ) {
         (this.held ??= []).push(event);
         return undefined;
       }

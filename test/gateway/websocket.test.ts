@@ -228,6 +228,88 @@ it('POST /switchyard/v1/stream: an upstream failure before content is an HTTP er
   expect(text).toContain('event: finish');
 });
 
+it.each(['/switchyard/v1/stream', '/v1/chat/completions'])(
+  '%s: an Anthropic upstream that opens a block and then fails before any text is an HTTP error',
+  async (path) => {
+    harness.emulator.enqueue({
+      type: 'sse',
+      events: [
+        {
+          event: 'message_start',
+          data: {
+            type: 'message_start',
+            message: {
+              id: 'msg_2',
+              type: 'message',
+              role: 'assistant',
+              model: 'claude-sonnet-4-5',
+              content: [],
+              usage: { input_tokens: 10, output_tokens: 1 },
+            },
+          },
+        },
+        {
+          event: 'content_block_start',
+          data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+        },
+        { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'busy' } } },
+      ],
+    });
+    const body =
+      path === '/v1/chat/completions'
+        ? { model: 'up-anthropic', stream: true, messages: [{ role: 'user', content: 'Hi' }] }
+        : { model: 'up-anthropic', transcript };
+    const response = await fetch(`${harness.server.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer open-key', 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(await response.text()).not.toMatch(/^data:|event:/m);
+  },
+);
+
+it('an Anthropic primary that opens a block and then is overloaded falls back: the client sees one clean reply', async () => {
+  harness.emulator.enqueue({
+    type: 'sse',
+    events: [
+      {
+        event: 'message_start',
+        data: {
+          type: 'message_start',
+          message: {
+            id: 'msg_3',
+            type: 'message',
+            role: 'assistant',
+            model: 'claude-haiku-4-5',
+            content: [],
+            usage: { input_tokens: 10, output_tokens: 1 },
+          },
+        },
+      },
+      {
+        event: 'content_block_start',
+        data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+      },
+      { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'busy' } } },
+    ],
+  });
+  harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'From the fallback.' }] });
+  const before = harness.emulator.requests.length;
+  const response = await fetch(`${harness.server.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer open-key', 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'up-fallback', messages: [{ role: 'user', content: 'Hi' }] }),
+  });
+  expect(response.status).toBe(200);
+  const body = (await response.json()) as { choices: Array<{ message: { content: string } }> };
+  expect(body.choices[0]!.message.content).toBe('From the fallback.');
+  expect(harness.emulator.requests.slice(before).map((request) => request.protocol)).toEqual([
+    'anthropic-messages',
+    'openai-chat',
+  ]);
+});
+
 it('POST /switchyard/v1/stream: an upstream that reports usage and then fails before content is an HTTP error', async () => {
   harness.emulator.enqueue({
     type: 'sse',

@@ -247,9 +247,10 @@ export class ResponseReader {
 
   /** `response.completed` / `incomplete` / `failed` (or the end of a whole body): usage, finish reason, state. */
   terminal(response: WireResponse | undefined): void {
-    this.finished = true;
+    // A failed response is a failure of the stream, not its complete end (which would hide it).
     if (response?.status === 'failed')
       this.fail(response.error ?? { code: 'server_error', message: 'the response failed' });
+    this.finished = true;
     if (response?.usage !== undefined && response.usage !== null)
       this.builder.usage(convertUsage(response.usage));
     const status = typeof response?.status === 'string' ? response.status : 'completed';

@@ -387,6 +387,30 @@ describe('honest endings', () => {
     expect(response?.content).toMatchObject([{ type: 'text', text: 'Hello world' }]);
   });
 
+  const failed = event({
+    type: 'response.failed',
+    response: {
+      id: 'resp_1',
+      model: 'gpt-5-mini',
+      status: 'failed',
+      output: [],
+      error: { code: 'server_error', message: 'The model failed.' },
+    },
+  });
+  it.each([
+    ['before any content', [created, failed], ''],
+    ['after some text', [created, added(), delta('Hel'), failed], 'Hel'],
+  ])('response.failed %s is a classified failure, never a complete end', async (_, events, kept) => {
+    emulator.enqueue({ type: 'sse', events });
+    const { events: seen, error } = await collectStream(
+      adapter().stream({ model: 'openai:gpt-5-mini', transcript: [user('Hi')], maxOutputTokens: 64 }),
+    );
+    expect(error).toMatchObject({ errorClass: 'server_error' });
+    const finish = seen.at(-1) as { type: string; response: { finishReason: string; content: unknown[] } };
+    expect(finish.response.finishReason).toBe('error');
+    if (kept !== '') expect(finish.response.content).toMatchObject([{ type: 'text', text: kept }]);
+  });
+
   it('function-call arguments for an item never announced: the done item’s arguments are used', async () => {
     const call = { id: 'fc_1', type: 'function_call', call_id: 'call_1', name: 'weather' };
     emulator.enqueue({
