@@ -269,7 +269,7 @@ it.each(['/switchyard/v1/stream', '/v1/chat/completions'])(
   },
 );
 
-it('an Anthropic primary that opens a block and then is overloaded falls back: the client sees one clean reply', async () => {
+it('a streamed Anthropic primary that opens a block and then is overloaded falls back: the client sees one clean stream', async () => {
   harness.emulator.enqueue({
     type: 'sse',
     events: [
@@ -299,11 +299,19 @@ it('an Anthropic primary that opens a block and then is overloaded falls back: t
   const response = await fetch(`${harness.server.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: 'Bearer open-key', 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'up-fallback', messages: [{ role: 'user', content: 'Hi' }] }),
+    body: JSON.stringify({ model: 'up-fallback', stream: true, messages: [{ role: 'user', content: 'Hi' }] }),
   });
   expect(response.status).toBe(200);
-  const body = (await response.json()) as { choices: Array<{ message: { content: string } }> };
-  expect(body.choices[0]!.message.content).toBe('From the fallback.');
+  const text = (await response.text())
+    .split('\n')
+    .filter((line) => line.startsWith('data: {'))
+    .map(
+      (line) =>
+        (JSON.parse(line.slice(6)) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta
+          .content ?? '',
+    )
+    .join('');
+  expect(text).toBe('From the fallback.');
   expect(harness.emulator.requests.slice(before).map((request) => request.protocol)).toEqual([
     'anthropic-messages',
     'openai-chat',
