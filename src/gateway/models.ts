@@ -71,10 +71,26 @@ export function listedModel(
   name: string,
 ): unknown {
   const wanted = protocol === 'gemini' ? name.replace(/^models\//, '') : name;
-  const model = listedNames(state, key).find((entry) => entry.name === wanted);
+  const model =
+    listedNames(state, key).find((entry) => entry.name === wanted) ?? routable(state, key, wanted);
   if (model === undefined) return undefined;
   if (protocol === 'gemini') return geminiModel(model);
   return protocol === 'anthropic-messages' ? anthropicModel(model) : openaiModel(model);
+}
+
+/**
+ * A name the generation routes would serve for `key` though the listing does not show it (a
+ * catalog model a glob or a `provider:` prefix reaches): described under the name asked.
+ */
+function routable(state: GatewayState, key: GatewayKey | undefined, name: string): Listed | undefined {
+  let model: ReturnType<GatewayState['switchyard']['resolve']>;
+  try {
+    model = state.switchyard.resolve(name);
+  } catch {
+    return undefined;
+  }
+  if (!model.configured || !allowsModel(key, [name, model.id])) return undefined;
+  return { name, provider: model.provider, facts: model.facts };
 }
 
 /** A local upper-bound estimate of a decoded request's input tokens (no upstream call). */

@@ -222,8 +222,14 @@ function onConnection(state: GatewayState, socket: WebSocket, key: GatewayKey | 
       if (call !== undefined) cancelCall(socket, id, call);
       return;
     }
-    if (type !== 'request' || calls.has(id))
+    if (type !== 'request')
       return refuse(socket, id, invalid('expected a request with a new id, or a cancel'));
+    // Not under that id: the request already running under it goes on, and an error for the id would end it.
+    if (calls.has(id))
+      return refuse(socket, null, {
+        ...invalid(`a request with id '${id}' is already in flight; use a new id`),
+        code: 'duplicate_id',
+      });
     if (!state.accepting)
       return refuse(socket, id, {
         status: 503,

@@ -710,6 +710,11 @@ describe('protocol surfaces', () => {
     expect(await ops.google.models.get({ model: 'up-gemini' })).toMatchObject({ name: 'models/up-gemini' });
     const team = createClients(harness.server.url, 'team-key-1');
     await expect(team.openai.models.retrieve('up-anthropic')).rejects.toMatchObject({ status: 404 });
+    // A name the generation routes would serve though no listing shows it (a `provider:` prefix).
+    expect(await ops.openai.models.retrieve('openai:gpt-made-up-9')).toMatchObject({
+      id: 'openai:gpt-made-up-9',
+    });
+    await expect(team.openai.models.retrieve('openai:gpt-made-up-9')).rejects.toMatchObject({ status: 404 });
     const healthz = await fetch(`${harness.server.url}/healthz`);
     expect(healthz.status).toBe(200);
   });

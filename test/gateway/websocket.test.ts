@@ -98,6 +98,18 @@ it('a text frame that is not UTF-8 closes that socket with 1007; the gateway kee
   expect(await healthy()).toBe(200);
 });
 
+it('a second request under an id still in flight is refused without that id: the first goes on to done', async () => {
+  const { socket, messages, last } = await openSocket(harness.server.url, 'team-key');
+  harness.emulator.enqueue(hello);
+  const request = JSON.stringify({ type: 'request', id: 'twice', request: { model: 'up-chat', transcript } });
+  socket.send(request);
+  socket.send(request);
+  expect((await last(null)).error).toMatchObject({ status: 400, code: 'duplicate_id' });
+  expect((await last('twice')).type).toBe('done');
+  expect(messages.filter((message) => message.id === 'twice' && message.type === 'error')).toHaveLength(0);
+  socket.close();
+});
+
 it('a binary frame holding UTF-8 JSON is taken as a text one would be', async () => {
   const { socket, last } = await openSocket(harness.server.url, 'team-key');
   harness.emulator.enqueue(hello);
