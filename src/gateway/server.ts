@@ -35,7 +35,8 @@ export interface GatewayOptions {
   store?: GatewayStore;
   /**
    * Limits, budgets and availability (default: from `gateway.state`: in memory, or Redis shared by
-   * every instance). A front door passed as `switchyard` should use its `availability` store.
+   * every instance). A front door passed as `switchyard` should use its `availability` store. One
+   * passed in stays the caller's: `close()` does not close it (nor a `store` passed in).
    */
   state?: StateStore;
   /** Observers of every upstream call, for the front door created from `config` (with `gateway.otel`, an OpenTelemetry one is added). */
@@ -103,6 +104,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     sockets: new Set(),
     localOnly: false,
     ownsStore: options.store === undefined,
+    ownsShared: options.state === undefined,
     accepting: true,
   };
   const app = createApp(state);
@@ -200,6 +202,6 @@ async function shutdown(state: GatewayState, server: Server, graceMs: number): P
   try {
     if (state.ownsStore) await state.store.close?.();
   } finally {
-    await state.shared.close();
+    if (state.ownsShared) await state.shared.close();
   }
 }

@@ -12,6 +12,8 @@ export interface GatewayState {
   store: GatewayStore;
   /** Whether the gateway made `store` (and so closes it at shutdown); a store passed in is the caller's. */
   ownsStore: boolean;
+  /** Whether the gateway made `shared` (and so closes it at shutdown). */
+  ownsShared: boolean;
   /** Limits, budgets and availability (memory, or Redis shared by every instance). */
   shared: StateStore;
   /** Lifetime of stored Responses and call artifacts. */

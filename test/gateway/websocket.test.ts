@@ -8,7 +8,8 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { anthropicError, openaiError } from 'switchyard-ai/testing';
-import { createGateway } from 'switchyard-ai/gateway';
+import { createGateway, createMemoryStore } from 'switchyard-ai/gateway';
+import { createMemoryStateStore } from 'switchyard-ai/state';
 import { type GatewayHarness, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
@@ -449,6 +450,28 @@ it('without keys only local clients are served: another Host or a web page’s O
   expect(await get('/healthz', { host: `0.0.0.0:${port}` })).toBe(200);
   expect(await get('/healthz', { host: `app.localhost:${port}` })).toBe(200);
   await own.close();
+});
+
+it('a state and a store passed in stay the caller’s: closing the gateway closes neither', async () => {
+  const state = createMemoryStateStore();
+  const store = createMemoryStore();
+  let closed = 0;
+  const counted = <Value extends { close?: () => Promise<void> }>(value: Value): Value => ({
+    ...value,
+    close: async () => {
+      closed++;
+    },
+  });
+  const gateway = createGateway({
+    config: { builtins: false },
+    state: counted(state),
+    store: counted(store),
+  });
+  const server = await gateway.listen({ port: 0 });
+  await server.close(0);
+  expect(closed).toBe(0);
+  await state.close();
+  await store.close?.();
 });
 
 it('an app mounted on another server (no listen) does not judge host names it cannot know', async () => {
