@@ -376,19 +376,20 @@ export function permittedModel(
 }
 
 /**
- * Whether an event is content a client may act on: not the preamble, an early usage, a part opened
- * with nothing in it, or one the runtime closed because the call failed (those precede an error
- * that must reach the client as an HTTP error, not after a 200).
+ * Whether an event is content a client may act on: not the preamble, an early usage, a text part or
+ * tool call opened with nothing in it, or one the runtime closed because the call failed (those
+ * precede an error that must reach the client as an HTTP error, not after a 200) — the router's own
+ * rule (`routed-stream.ts`). A reasoning part's start is content: the headers go out while a model thinks.
  */
 function isContent(event: StreamEvent): boolean {
   switch (event.type) {
     case 'message-start':
     case 'usage':
     case 'text-start':
-    case 'reasoning-start':
+    case 'tool-call-start':
       return false;
     case 'text-end':
-    case 'reasoning-end':
+    case 'tool-call-end':
       return event.incomplete !== true;
     case 'finish':
       return event.response.finishReason !== 'error';

@@ -222,10 +222,13 @@ function onConnection(state: GatewayState, socket: WebSocket, key: GatewayKey | 
       if (call !== undefined) cancelCall(socket, id, call);
       return;
     }
+    // An id whose request is still running: a refusal goes out without it (an error for the id would
+    // end that request for the client while it goes on). One whose last line is out is free again.
+    const live = calls.get(id);
+    const running = live !== undefined && live.finished !== true && live.cancelled !== true;
     if (type !== 'request')
-      return refuse(socket, id, invalid('expected a request with a new id, or a cancel'));
-    // Not under that id: the request already running under it goes on, and an error for the id would end it.
-    if (calls.has(id))
+      return refuse(socket, running ? null : id, invalid('expected a request with a new id, or a cancel'));
+    if (running)
       return refuse(socket, null, {
         ...invalid(`a request with id '${id}' is already in flight; use a new id`),
         code: 'duplicate_id',
@@ -251,7 +254,10 @@ function onConnection(state: GatewayState, socket: WebSocket, key: GatewayKey | 
         });
         refuse(socket, id, { status: 500, errorClass: 'other', message: 'internal gateway error' });
       })
-      .finally(() => calls.delete(id));
+      .finally(() => {
+        // The id may already serve a newer request (this one's last line was out): not that one's entry.
+        if (calls.get(id) === entry) calls.delete(id);
+      });
   });
   socket.on('close', () => {
     state.sockets.delete(socket);

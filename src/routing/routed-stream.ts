@@ -258,16 +258,17 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
   private onEvent(event: StreamEvent, step?: IteratorResult<StreamEvent>): StepResult | undefined {
     if (event.type === 'finish') return this.onFinish(event.response);
     if (!this.committed) {
-      // Not content yet: the preamble, and a text or reasoning part opened with nothing in it
+      // Not content yet: the preamble, and a text part or tool call opened with nothing in it
       // (Anthropic opens a block in the packet of message_start, so an overload right after it must
-      // still fail over, or reach the client as an error before content).
+      // still fail over, or reach the client as an error before content), or such a part the
+      // runtime closed because the call failed. A reasoning part's start is content: a model may
+      // think for minutes before anything else, and the client must have its headers meanwhile.
       if (
         event.type === 'message-start' ||
         event.type === 'usage' ||
         event.type === 'text-start' ||
-        event.type === 'reasoning-start' ||
-        // …and such a part closed by the runtime because the call failed.
-        ((event.type === 'text-end' || event.type === 'reasoning-end') && event.incomplete === true)
+        event.type === 'tool-call-start' ||
+        ((event.type === 'text-end' || event.type === 'tool-call-end') && event.incomplete === true)
       ) {
         (this.held ??= []).push(event);
         return undefined;

@@ -111,6 +111,17 @@ it('a second request under an id still in flight is refused without that id: the
   socket.close();
 });
 
+it('a message of another type under an id still in flight is refused without that id', async () => {
+  const { socket, messages, last } = await openSocket(harness.server.url, 'team-key');
+  harness.emulator.enqueue(hello);
+  socket.send(JSON.stringify({ type: 'request', id: 'live', request: { model: 'up-chat', transcript } }));
+  socket.send(JSON.stringify({ type: 'cancle', id: 'live' }));
+  expect((await last(null)).error).toMatchObject({ status: 400 });
+  expect((await last('live')).type).toBe('done');
+  expect(messages.filter((message) => message.id === 'live' && message.type === 'error')).toHaveLength(0);
+  socket.close();
+});
+
 it('a binary frame holding UTF-8 JSON is taken as a text one would be', async () => {
   const { socket, last } = await openSocket(harness.server.url, 'team-key');
   harness.emulator.enqueue(hello);
@@ -241,9 +252,14 @@ it('POST /switchyard/v1/stream: an upstream failure before content is an HTTP er
   expect(text).toContain('event: finish');
 });
 
-it.each(['/switchyard/v1/stream', '/v1/chat/completions'])(
-  '%s: an Anthropic upstream that opens a block and then fails before any text is an HTTP error',
-  async (path) => {
+it.each([
+  ['/switchyard/v1/stream', { type: 'text', text: '' }],
+  ['/v1/chat/completions', { type: 'text', text: '' }],
+  ['/switchyard/v1/stream', { type: 'tool_use', id: 'toolu_1', name: 'weather', input: {} }],
+  ['/v1/chat/completions', { type: 'tool_use', id: 'toolu_1', name: 'weather', input: {} }],
+])(
+  '%s: an Anthropic upstream that opens a block (%j) and then fails before any content is an HTTP error',
+  async (path, block) => {
     harness.emulator.enqueue({
       type: 'sse',
       events: [
@@ -263,7 +279,7 @@ it.each(['/switchyard/v1/stream', '/v1/chat/completions'])(
         },
         {
           event: 'content_block_start',
-          data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+          data: { type: 'content_block_start', index: 0, content_block: block },
         },
         { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'busy' } } },
       ],
