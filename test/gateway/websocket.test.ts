@@ -252,6 +252,38 @@ it('POST /switchyard/v1/stream: an upstream failure before content is an HTTP er
   expect(text).toContain('event: finish');
 });
 
+/**
+ * An Anthropic stream that starts (usage in its message_start), opens `block` when given, and is
+ * then overloaded before any content.
+ */
+function anthropicOpenThenOverloaded(model: string, block?: object) {
+  return [
+    {
+      event: 'message_start',
+      data: {
+        type: 'message_start',
+        message: {
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          model,
+          content: [],
+          usage: { input_tokens: 10, output_tokens: 1 },
+        },
+      },
+    },
+    ...(block === undefined
+      ? []
+      : [
+          {
+            event: 'content_block_start',
+            data: { type: 'content_block_start', index: 0, content_block: block },
+          },
+        ]),
+    { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'busy' } } },
+  ];
+}
+
 it.each([
   ['/switchyard/v1/stream', { type: 'text', text: '' }],
   ['/v1/chat/completions', { type: 'text', text: '' }],
@@ -262,27 +294,7 @@ it.each([
   async (path, block) => {
     harness.emulator.enqueue({
       type: 'sse',
-      events: [
-        {
-          event: 'message_start',
-          data: {
-            type: 'message_start',
-            message: {
-              id: 'msg_2',
-              type: 'message',
-              role: 'assistant',
-              model: 'claude-sonnet-4-5',
-              content: [],
-              usage: { input_tokens: 10, output_tokens: 1 },
-            },
-          },
-        },
-        {
-          event: 'content_block_start',
-          data: { type: 'content_block_start', index: 0, content_block: block },
-        },
-        { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'busy' } } },
-      ],
+      events: [...anthropicOpenThenOverloaded('claude-sonnet-4-5', block)],
     });
     const body =
       path === '/v1/chat/completions'
@@ -301,27 +313,7 @@ it.each([
 it('a streamed Anthropic primary that opens a block and then is overloaded falls back: the client sees one clean stream', async () => {
   harness.emulator.enqueue({
     type: 'sse',
-    events: [
-      {
-        event: 'message_start',
-        data: {
-          type: 'message_start',
-          message: {
-            id: 'msg_3',
-            type: 'message',
-            role: 'assistant',
-            model: 'claude-haiku-4-5',
-            content: [],
-            usage: { input_tokens: 10, output_tokens: 1 },
-          },
-        },
-      },
-      {
-        event: 'content_block_start',
-        data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-      },
-      { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'busy' } } },
-    ],
+    events: [...anthropicOpenThenOverloaded('claude-haiku-4-5', { type: 'text', text: '' })],
   });
   harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'From the fallback.' }] });
   const before = harness.emulator.requests.length;
@@ -350,23 +342,7 @@ it('a streamed Anthropic primary that opens a block and then is overloaded falls
 it('POST /switchyard/v1/stream: an upstream that reports usage and then fails before content is an HTTP error', async () => {
   harness.emulator.enqueue({
     type: 'sse',
-    events: [
-      {
-        event: 'message_start',
-        data: {
-          type: 'message_start',
-          message: {
-            id: 'msg_1',
-            type: 'message',
-            role: 'assistant',
-            model: 'claude-sonnet-4-5',
-            content: [],
-            usage: { input_tokens: 10, output_tokens: 1 },
-          },
-        },
-      },
-      { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'busy' } } },
-    ],
+    events: [...anthropicOpenThenOverloaded('claude-sonnet-4-5')],
   });
   const response = await fetch(`${harness.server.url}/switchyard/v1/stream`, {
     method: 'POST',
