@@ -18,6 +18,7 @@ import type {
   WireFrame,
 } from '../codecs/types.ts';
 import type { CallOptions } from '../core/adapter.ts';
+import { isContentEvent } from '../core/content-events.ts';
 import type { StreamEvent } from '../core/events.ts';
 import type { CanonicalResponse } from '../core/request.ts';
 import type { Item } from '../core/transcript.ts';
@@ -375,29 +376,6 @@ export function permittedModel(
   return model;
 }
 
-/**
- * Whether an event is content a client may act on: not the preamble, an early usage, a text part or
- * tool call opened with nothing in it, or one the runtime closed because the call failed (those
- * precede an error that must reach the client as an HTTP error, not after a 200) — the router's own
- * rule (`routed-stream.ts`). A reasoning part's start is content: the headers go out while a model thinks.
- */
-function isContent(event: StreamEvent): boolean {
-  switch (event.type) {
-    case 'message-start':
-    case 'usage':
-    case 'text-start':
-    case 'tool-call-start':
-      return false;
-    case 'text-end':
-    case 'tool-call-end':
-      return event.incomplete !== true;
-    case 'finish':
-      return event.response.finishReason !== 'error';
-    default:
-      return true;
-  }
-}
-
 /** The front door's options of a call: its signal and, for a key with `models`, the fallbacks it may use. */
 function upstreamOptions(key: GatewayKey | undefined, controller: AbortController): CallOptions {
   if (key?.models === undefined) return { signal: controller.signal };
@@ -474,7 +452,7 @@ async function startStream(
     }
     const frames = await onEvent(next.value);
     for (const frame of frames) first.push(frame);
-    if (first.length > 0 && isContent(next.value)) break;
+    if (first.length > 0 && isContentEvent(next.value)) break;
   }
   // The client gave up before any content (the front door ends such a stream with a clean
   // `cancelled` finish): it gets nothing more, and the call is logged 499.

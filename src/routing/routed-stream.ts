@@ -6,6 +6,7 @@
  */
 import type { CallOptions } from '../core/adapter.ts';
 import { CancelledError } from '../core/errors/cancelled-error.ts';
+import { isContentEvent } from '../core/content-events.ts';
 import { EventStream } from '../core/event-stream.ts';
 import type { StreamEvent } from '../core/events.ts';
 import type { CanonicalResponse } from '../core/request.ts';
@@ -258,18 +259,8 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
   private onEvent(event: StreamEvent, step?: IteratorResult<StreamEvent>): StepResult | undefined {
     if (event.type === 'finish') return this.onFinish(event.response);
     if (!this.committed) {
-      // Not content yet: the preamble, and a text part or tool call opened with nothing in it
-      // (Anthropic opens a block in the packet of message_start, so an overload right after it must
-      // still fail over, or reach the client as an error before content), or such a part the
-      // runtime closed because the call failed. A reasoning part's start is content: a model may
-      // think for minutes before anything else, and the client must have its headers meanwhile.
-      if (
-        event.type === 'message-start' ||
-        event.type === 'usage' ||
-        event.type === 'text-start' ||
-        event.type === 'tool-call-start' ||
-        ((event.type === 'text-end' || event.type === 'tool-call-end') && event.incomplete === true)
-      ) {
+      // Not content yet (the preamble, a part opened with nothing in it: `isContentEvent`): held.
+      if (!isContentEvent(event)) {
         (this.held ??= []).push(event);
         return undefined;
       }

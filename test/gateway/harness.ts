@@ -110,3 +110,16 @@ export function createClients(url: string, key = 'client-key') {
     google: new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: url } }),
   };
 }
+
+/** The text a Chat Completions SSE body carries: its chunks' `delta.content`, joined. */
+export function chatStreamText(body: string): string {
+  return body
+    .split('\n')
+    .filter((line) => line.startsWith('data: {'))
+    .map(
+      (line) =>
+        (JSON.parse(line.slice(6)) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta
+          .content ?? '',
+    )
+    .join('');
+}

@@ -10,7 +10,7 @@ import { createGateway } from 'switchyard-ai/gateway';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { emulatorBaseURL } from '../support/provider-types.ts';
-import { type GatewayHarness, startGatewayHarness } from './harness.ts';
+import { chatStreamText, type GatewayHarness, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
 
@@ -135,16 +135,7 @@ it('mounted under another Hono app with a middleware, a streamed reply arrives w
     expect(response.headers.get('x-parent')).toBe('yes');
     const body = await response.text();
     expect(body.trimEnd().endsWith('data: [DONE]')).toBe(true);
-    const text = body
-      .split('\n')
-      .filter((line) => line.startsWith('data: {'))
-      .map(
-        (line) =>
-          (JSON.parse(line.slice(6)) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta
-            .content ?? '',
-      )
-      .join('');
-    expect(text).toBe(words);
+    expect(chatStreamText(body)).toBe(words);
   } finally {
     await new Promise((resolve) => server.close(resolve));
     await gateway.switchyard.close();

@@ -10,7 +10,7 @@ import WebSocket from 'ws';
 import { anthropicError, openaiError } from 'switchyard-ai/testing';
 import { createGateway, createMemoryStore } from 'switchyard-ai/gateway';
 import { createMemoryStateStore } from 'switchyard-ai/state';
-import { type GatewayHarness, startGatewayHarness } from './harness.ts';
+import { chatStreamText, type GatewayHarness, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
 const digest = (key: string) => `sha256:${createHash('sha256').update(key).digest('hex')}`;
@@ -66,6 +66,14 @@ async function openSocket(url: string, key: string) {
   };
   return { socket, messages, closed, last };
 }
+
+/** `POST /switchyard/v1/stream` with `body`, under the gateway key `key`. */
+const postNative = (body: unknown, key = 'team-key') =>
+  fetch(`${harness.server.url}/switchyard/v1/stream`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 const healthy = async () => (await fetch(`${harness.server.url}/healthz`)).status;
 
@@ -200,17 +208,11 @@ it('a model outside the key’s list is refused per request on the socket (403),
 });
 
 it('POST /switchyard/v1/stream: the key’s models apply (403 in OpenAI’s shape), an invalid transcript is a 400 by path', async () => {
-  const post = (body: unknown) =>
-    fetch(`${harness.server.url}/switchyard/v1/stream`, {
-      method: 'POST',
-      headers: { authorization: 'Bearer team-key', 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
   const upstreamBefore = harness.emulator.requests.length;
-  const forbidden = await post({ model: 'up-anthropic', transcript });
+  const forbidden = await postNative({ model: 'up-anthropic', transcript });
   expect(forbidden.status).toBe(403);
   expect(((await forbidden.json()) as { error: { message: string } }).error.message).toMatch(/may not use/);
-  const invalid = await post({ model: 'up-chat', transcript: [{ kind: 'user', parts: 'nope' }] });
+  const invalid = await postNative({ model: 'up-chat', transcript: [{ kind: 'user', parts: 'nope' }] });
   expect(invalid.status).toBe(400);
   expect(((await invalid.json()) as { error: { param: string } }).error.param).toBe('transcript[0].parts');
   for (const [extra, field] of [
@@ -218,7 +220,7 @@ it('POST /switchyard/v1/stream: the key’s models apply (403 in OpenAI’s shap
     [{ requestId: 'x'.repeat(200) }, 'requestId'],
     [{ requestId: 'two words' }, 'requestId'],
   ] as const) {
-    const refused = await post({ model: 'up-chat', transcript, ...extra });
+    const refused = await postNative({ model: 'up-chat', transcript, ...extra });
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as { error: { param: string } }).error.param).toBe(field);
   }
@@ -226,17 +228,11 @@ it('POST /switchyard/v1/stream: the key’s models apply (403 in OpenAI’s shap
 });
 
 it('POST /switchyard/v1/stream: an upstream failure before content is an HTTP error, never a 200; provider options are refused', async () => {
-  const post = (body: unknown) =>
-    fetch(`${harness.server.url}/switchyard/v1/stream`, {
-      method: 'POST',
-      headers: { authorization: 'Bearer team-key', 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
   harness.emulator.enqueue(openaiError(400, 'the upstream disliked this'));
-  const failed = await post({ model: 'up-chat', transcript });
+  const failed = await postNative({ model: 'up-chat', transcript });
   expect(failed.status).toBe(400);
   expect(await failed.text()).not.toMatch(/127\.0\.0\.1|http:\/\//);
-  const options = await post({
+  const options = await postNative({
     model: 'up-chat',
     transcript,
     providerOptions: { openai: { model: 'gpt-5-pro' } },
@@ -244,7 +240,7 @@ it('POST /switchyard/v1/stream: an upstream failure before content is an HTTP er
   expect(options.status).toBe(400);
   expect(((await options.json()) as { error: { param: string } }).error.param).toBe('providerOptions');
   harness.emulator.enqueue(hello);
-  const served = await post({ model: 'up-chat', transcript });
+  const served = await postNative({ model: 'up-chat', transcript });
   expect(served.status).toBe(200);
   const text = await served.text();
   expect(text.indexOf('event: message-start')).toBeGreaterThanOrEqual(0);
@@ -323,16 +319,7 @@ it('a streamed Anthropic primary that opens a block and then is overloaded falls
     body: JSON.stringify({ model: 'up-fallback', stream: true, messages: [{ role: 'user', content: 'Hi' }] }),
   });
   expect(response.status).toBe(200);
-  const text = (await response.text())
-    .split('\n')
-    .filter((line) => line.startsWith('data: {'))
-    .map(
-      (line) =>
-        (JSON.parse(line.slice(6)) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta
-          .content ?? '',
-    )
-    .join('');
-  expect(text).toBe('From the fallback.');
+  expect(chatStreamText(await response.text())).toBe('From the fallback.');
   expect(harness.emulator.requests.slice(before).map((request) => request.protocol)).toEqual([
     'anthropic-messages',
     'openai-chat',
@@ -344,11 +331,7 @@ it('POST /switchyard/v1/stream: an upstream that reports usage and then fails be
     type: 'sse',
     events: [...anthropicOpenThenOverloaded('claude-sonnet-4-5')],
   });
-  const response = await fetch(`${harness.server.url}/switchyard/v1/stream`, {
-    method: 'POST',
-    headers: { authorization: 'Bearer open-key', 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'up-anthropic', transcript }),
-  });
+  const response = await postNative({ model: 'up-anthropic', transcript }, 'open-key');
   expect(response.status).toBeGreaterThanOrEqual(400);
   expect(await response.text()).not.toContain('event:');
 });
@@ -356,11 +339,7 @@ it('POST /switchyard/v1/stream: an upstream that reports usage and then fails be
 it('the native finish event’s routing record names no upstream URL of a failed attempt', async () => {
   harness.emulator.enqueue(anthropicError(529, 'overloaded_error', 'busy'));
   harness.emulator.enqueue(hello);
-  const served = await fetch(`${harness.server.url}/switchyard/v1/stream`, {
-    method: 'POST',
-    headers: { authorization: 'Bearer open-key', 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'up-fallback', transcript }),
-  });
+  const served = await postNative({ model: 'up-fallback', transcript }, 'open-key');
   expect(served.status).toBe(200);
   const text = await served.text();
   expect(text).toContain('switchyard.routing');

@@ -1,0 +1,29 @@
+/**
+ * Where a stream's content begins — one rule for the router (which fails over only before it) and
+ * the gateway (which sends its first byte only at it).
+ */
+import type { StreamEvent } from './events.ts';
+
+/**
+ * Whether an event is content a consumer may act on. Not content: the preamble, an early usage, a
+ * text part or tool call opened with nothing in it (Anthropic opens a block in the packet of
+ * `message_start`, and may report an overload right after), such a part the runtime closed because
+ * the call failed, and a failed finish. A reasoning part's start is content: a model may think for
+ * minutes before anything else, and a client must have its headers meanwhile.
+ */
+export function isContentEvent(event: StreamEvent): boolean {
+  switch (event.type) {
+    case 'message-start':
+    case 'usage':
+    case 'text-start':
+    case 'tool-call-start':
+      return false;
+    case 'text-end':
+    case 'tool-call-end':
+      return event.incomplete !== true;
+    case 'finish':
+      return event.response.finishReason !== 'error';
+    default:
+      return true;
+  }
+}
