@@ -8,17 +8,20 @@ import type { StreamEvent } from './events.ts';
  * Whether an event is content a consumer may act on. Not content: the preamble, an early usage, a
  * text part or tool call opened with nothing in it (Anthropic opens a block in the packet of
  * `message_start`, and may report an overload right after), such a part the runtime closed because
- * the call failed, and a failed finish. A reasoning part's start is content: a model may think for
- * minutes before anything else, and a client must have its headers meanwhile.
+ * the call failed, and a failed finish. A text part's end is never content: a consumer asks only
+ * until the first content, and a delta is content, so the end it sees closes an empty part. A tool
+ * call's normal end is content (a call with no arguments has no delta). A reasoning part's start is
+ * content: a model may think for minutes before anything else, and a client must have its headers
+ * meanwhile.
  */
 export function isContentEvent(event: StreamEvent): boolean {
   switch (event.type) {
     case 'message-start':
     case 'usage':
     case 'text-start':
+    case 'text-end':
     case 'tool-call-start':
       return false;
-    case 'text-end':
     case 'tool-call-end':
       return event.incomplete !== true;
     case 'finish':

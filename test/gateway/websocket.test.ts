@@ -249,10 +249,10 @@ it('POST /switchyard/v1/stream: an upstream failure before content is an HTTP er
 });
 
 /**
- * An Anthropic stream that starts (usage in its message_start), opens `block` when given, and is
- * then overloaded before any content.
+ * An Anthropic stream that starts (usage in its message_start), opens `block` when given (and closes
+ * it again when `closed`), and is then overloaded before any content.
  */
-function anthropicOpenThenOverloaded(model: string, block?: object) {
+function anthropicOpenThenOverloaded(model: string, block?: object, closed = false) {
   return [
     {
       event: 'message_start',
@@ -276,21 +276,24 @@ function anthropicOpenThenOverloaded(model: string, block?: object) {
             data: { type: 'content_block_start', index: 0, content_block: block },
           },
         ]),
+    ...(closed ? [{ event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } }] : []),
     { event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'busy' } } },
   ];
 }
 
 it.each([
-  ['/switchyard/v1/stream', { type: 'text', text: '' }],
-  ['/v1/chat/completions', { type: 'text', text: '' }],
-  ['/switchyard/v1/stream', { type: 'tool_use', id: 'toolu_1', name: 'weather', input: {} }],
-  ['/v1/chat/completions', { type: 'tool_use', id: 'toolu_1', name: 'weather', input: {} }],
+  ['/switchyard/v1/stream', { type: 'text', text: '' }, false],
+  ['/v1/chat/completions', { type: 'text', text: '' }, false],
+  ['/switchyard/v1/stream', { type: 'tool_use', id: 'toolu_1', name: 'weather', input: {} }, false],
+  ['/v1/chat/completions', { type: 'tool_use', id: 'toolu_1', name: 'weather', input: {} }, false],
+  ['/switchyard/v1/stream', { type: 'text', text: '' }, true],
+  ['/v1/chat/completions', { type: 'text', text: '' }, true],
 ])(
-  '%s: an Anthropic upstream that opens a block (%j) and then fails before any content is an HTTP error',
-  async (path, block) => {
+  '%s: an Anthropic upstream that opens a block (%j; closed again: %s) and then fails before any content is an HTTP error',
+  async (path, block, closed) => {
     harness.emulator.enqueue({
       type: 'sse',
-      events: [...anthropicOpenThenOverloaded('claude-sonnet-4-5', block)],
+      events: [...anthropicOpenThenOverloaded('claude-sonnet-4-5', block, closed)],
     });
     const body =
       path === '/v1/chat/completions'

@@ -111,9 +111,13 @@ export class ResponseReader {
       this.started = true;
       this.builder.start(startFields(chunk));
     }
-    const candidate: unknown = chunk.candidates?.[0];
+    const candidate: unknown = firstCandidate(chunk.candidates);
     if (isJsonObject(candidate)) this.readCandidate(candidate as GeminiCandidate);
     else if (candidate !== undefined) this.skip('a candidate', candidate);
+    else if (Array.isArray(chunk.candidates) && chunk.candidates.length > 0) {
+      // Only candidates of another index (the request asks for one): never merged into the first.
+      this.context.warn('skipped candidates other than the first', { count: chunk.candidates.length });
+    }
     const blockReason = chunk.promptFeedback?.blockReason;
     if (typeof blockReason === 'string') {
       this.blockReason = blockReason;
@@ -416,4 +420,17 @@ function partKind(part: GeminiPart): PartKind {
     return 'signature';
   }
   return 'other';
+}
+
+/**
+ * The chunk's first candidate (`index` 0, or no index as a single candidate is sent), wherever it is
+ * in the list; another candidate is never read as the first. `undefined` when there is none.
+ */
+function firstCandidate(candidates: unknown): unknown {
+  if (!Array.isArray(candidates)) return (candidates as unknown[] | undefined)?.[0];
+  for (const candidate of candidates as unknown[]) {
+    if (!isJsonObject(candidate)) return candidate;
+    if (candidate.index === undefined || candidate.index === 0) return candidate;
+  }
+  return undefined;
 }

@@ -277,6 +277,23 @@ describe('stream parser', () => {
     });
   });
 
+  it('a candidate of another index is never merged into the first, wherever it is in the list', () => {
+    const second = (text: string) => ({ content: { role: 'model', parts: [{ text }] }, index: 1 });
+    const events = parseChunks([
+      modelParts([{ text: 'One ' }]),
+      { candidates: [second('Two ')] },
+      {
+        candidates: [
+          second('Three '),
+          { content: { role: 'model', parts: [{ text: 'answer.' }] }, index: 0 },
+        ],
+      },
+      stop(),
+    ]);
+    assertStreamInvariants(events);
+    expect(finishOf(events).content).toEqual([{ type: 'text', text: 'One answer.' }]);
+  });
+
   it('repeated identical usage metadata emits one usage event', () => {
     const usage = { promptTokenCount: 5, candidatesTokenCount: 1, totalTokenCount: 6 };
     const events = parseChunks([
