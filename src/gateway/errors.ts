@@ -36,6 +36,19 @@ export function clientClosed(): GatewayError {
   });
 }
 
+/**
+ * The gateway cancelled the call itself (a shutdown's grace period ended): 503, in-band when the
+ * reply was streaming — the client is still there, and a cut reply must never read as whole.
+ */
+export function shutDown(): GatewayError {
+  return new GatewayError({
+    status: 503,
+    errorClass: 'server_error',
+    message: 'the gateway shut down before this reply finished; try again',
+    retryAfterSeconds: 1,
+  });
+}
+
 function upstreamStatus(status: number | undefined, fallback: number): number {
   return status !== undefined && status >= 500 && status <= 599 ? status : fallback;
 }

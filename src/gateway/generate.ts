@@ -24,7 +24,7 @@ import type { CanonicalResponse } from '../core/request.ts';
 import type { Item } from '../core/transcript.ts';
 import type { RouteRequest } from '../routing/router.ts';
 import { responseKey, restoreArtifacts, saveArtifacts, scopeOf } from './artifacts.ts';
-import { clientClosed, GatewayError, toWireError } from './errors.ts';
+import { clientClosed, shutDown, GatewayError, toWireError } from './errors.ts';
 import { allowsModel, type GatewayKey, modelForbidden, shown } from './keys.ts';
 import { admitCall, hasQuota, type KeyQuota, settleCall } from './quota.ts';
 import type { Reservation } from '../state/types.ts';
@@ -289,7 +289,9 @@ export async function serveGeneration(
     streaming = true;
     send(reply);
   } catch (error) {
-    const wire = toWireError(error);
+    let wire = toWireError(error);
+    // Cancelled, and not by the client: a shutdown (the client is still there to be told).
+    if (wire.errorClass === 'cancelled' && served.clientLeft !== true) wire = shutDown().wire;
     served.status = wire.status;
     served.errorClass = wire.errorClass;
     send(errorReply(call.protocol, wire, call.requestId));
@@ -429,6 +431,8 @@ async function startStream(
     if (event.type === 'finish') {
       served.billed = event.response.usage;
       const { finishReason } = event.response;
+      // Cancelled, and not by the client (who gets nothing more): a shutdown, told in-band.
+      if (finishReason === 'cancelled' && served.clientLeft !== true) throw shutDown();
       if (finishReason !== 'error' && finishReason !== 'cancelled') {
         const settling = settle(event.response);
         if (settling !== undefined) return settling.then(() => frames(event, started));

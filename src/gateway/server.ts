@@ -190,11 +190,16 @@ async function shutdown(state: GatewayState, server: Server, graceMs: number): P
   while (state.calls.size > 0 && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 10));
   for (const call of state.calls) call.abort(new Error('gateway shutting down'));
-  // Upgraded sockets are no longer the server's: each is closed here (1001, going away), and
-  // ended outright when its client has not answered the close within a second.
-  for (const socket of state.sockets) socket.close(1001, 'the gateway is shutting down');
-  const socketDeadline = Date.now() + 1000;
-  while (state.sockets.size > 0 && Date.now() < socketDeadline)
+  // Upgraded sockets are no longer the server's: each request still running on one gets a final
+  // error, the socket is closed here (1001, going away), and ended outright when its client has
+  // not answered the close within a second.
+  for (const socket of state.sockets) socket.goAway();
+  // A cancelled stream ends with its protocol's in-band error: a second for those last bytes to go
+  // out (the server closes each connection once its reply ended) and for socket clients to answer.
+  const lastDeadline = Date.now() + 1000;
+  let serverClosed = false;
+  void closed.then(() => (serverClosed = true));
+  while ((!serverClosed || state.sockets.size > 0) && Date.now() < lastDeadline)
     await new Promise((resolve) => setTimeout(resolve, 10));
   for (const socket of state.sockets) socket.terminate();
   server.closeAllConnections();

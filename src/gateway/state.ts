@@ -28,7 +28,7 @@ export interface GatewayState {
   /** The upstream calls in flight (cancelled at the end of a graceful shutdown). */
   calls: Set<AbortController>;
   /** The open WebSockets (closed at the end of a graceful shutdown). */
-  sockets: Set<{ close(code?: number, reason?: string): void; terminate(): void }>;
+  sockets: Set<{ goAway(): void; terminate(): void }>;
   /** True when the gateway's own server listens without keys: only local clients are served (`localRefusal`). */
   localOnly: boolean;
   /** False once shutdown began: `/readyz` fails and new requests get 503. */

@@ -206,9 +206,30 @@ function parseMessage(
   return { type, id, request };
 }
 
+const goingAway: WireError = {
+  status: 503,
+  errorClass: 'server_error',
+  message: 'the gateway shut down before this request finished',
+};
+
 function onConnection(state: GatewayState, socket: WebSocket, key: GatewayKey | undefined): void {
   const calls = new Map<string, SocketCall>();
-  state.sockets.add(socket);
+  const handle = {
+    // Shutdown, after the grace period: each request still running ends with one error frame
+    // (nothing after it), then the socket closes as going away.
+    goAway() {
+      for (const [id, call] of calls) {
+        if (call.cancelled === true || call.finished === true) continue;
+        call.cancelled = true;
+        call.controller.abort(new Error('gateway shutting down'));
+        if (call.reader !== undefined) void call.reader.cancel();
+        refuse(socket, id, goingAway);
+      }
+      socket.close(1001, 'the gateway is shutting down');
+    },
+    terminate: () => socket.terminate(),
+  };
+  state.sockets.add(handle);
   // A frame too large or not UTF-8: `ws` closes the socket (1009, 1007) after this event.
   socket.on('error', (error: Error & { code?: string }) =>
     state.logger.warn('gateway: websocket closed on a bad frame', { code: error.code ?? error.name }),
@@ -260,7 +281,7 @@ function onConnection(state: GatewayState, socket: WebSocket, key: GatewayKey | 
       });
   });
   socket.on('close', () => {
-    state.sockets.delete(socket);
+    state.sockets.delete(handle);
     for (const call of calls.values()) {
       if (call.reader !== undefined) void call.reader.cancel();
       call.controller.abort(new Error('client disconnected'));

@@ -79,8 +79,36 @@ it('graceful shutdown: new requests get 503, in-flight streams get the grace per
   expect(late.status).toBe(503);
   expect(((await late.json()) as { type: string }).type).toBe('error');
   expect(await served).toMatchObject({ complete: false });
+  // The stream cut at the end of the grace period ends with Chat's in-band error, never `[DONE]`.
+  let rest = '';
+  const decoder = new TextDecoder();
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+    rest += decoder.decode(chunk.value, { stream: true });
+  expect(rest).toContain('"error"');
+  expect(rest).not.toContain('[DONE]');
   await closing;
-  await reader.cancel().catch(() => undefined);
+  await own.close();
+});
+
+it('graceful shutdown: a non-streamed request still running when the grace period ends is a 503 with retry-after, not a 499', async () => {
+  const own = await startGatewayHarness();
+  own.emulator.enqueue({
+    type: 'scripted',
+    content: [{ type: 'text', text: 'Hello.' }],
+    fault: { stallAfterEvents: 0 },
+  });
+  const answer = fetch(`${own.server.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'up-chat', messages: [{ role: 'user', content: 'Hi' }] }),
+  });
+  while (own.emulator.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  const closing = own.server.close(50);
+  const response = await answer;
+  expect(response.status).toBe(503);
+  expect(response.headers.get('retry-after')).toBe('1');
+  expect(((await response.json()) as { error: { type: string } }).error.type).toBe('server_error');
+  await closing;
   await own.close();
 });
 

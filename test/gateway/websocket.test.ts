@@ -372,6 +372,25 @@ it('shutdown refuses new socket requests and closes open sockets (1001) so the p
   await own.close();
 });
 
+it('a request still running when the grace period ends gets one final 503 error frame before the 1001 close (no done)', async () => {
+  const own = await startGatewayHarness();
+  const { socket, messages, closed, last } = await openSocket(own.server.url, 'any');
+  own.emulator.enqueue({
+    type: 'scripted',
+    content: [{ type: 'text', text: 'z'.repeat(200) }],
+    fault: { stallAfterEvents: 4 },
+  });
+  socket.send(JSON.stringify({ type: 'request', id: 'long', request: { model: 'up-chat', transcript } }));
+  while (!messages.some((message) => message.id === 'long' && message.event?.type === 'text-delta'))
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  const [code] = await Promise.all([closed, own.server.close(100)]);
+  expect(code).toBe(1001);
+  expect((await last('long')).error).toMatchObject({ status: 503, errorClass: 'server_error' });
+  const ends = messages.filter((message) => message.id === 'long' && message.type !== 'event');
+  expect(ends.map((message) => message.type)).toEqual(['error']);
+  await own.close();
+});
+
 it('without keys only local clients are served: another Host or a web page’s Origin is a 403, on HTTP and the socket', async () => {
   const own = await startGatewayHarness();
   const { port } = new URL(own.server.url);
