@@ -1,6 +1,7 @@
 /** Classifies every failure the gateway meets into a `WireError`: the status its class implies, never a secret. */
 import { RequestFieldError } from '../codecs/fields.ts';
 import type { WireError } from '../codecs/types.ts';
+import type { CanonicalResponse } from '../core/request.ts';
 import { isAdapterError } from '../core/errors/guards.ts';
 import { StateUnavailableError } from '../state/outage.ts';
 import { QuotaError } from './quota.ts';
@@ -46,6 +47,24 @@ export function shutDown(): GatewayError {
     errorClass: 'server_error',
     message: 'the gateway shut down before this reply finished; try again',
     retryAfterSeconds: 1,
+  });
+}
+
+/**
+ * The upstream call succeeded but the model's reply was unusable (a finish of `error` with no
+ * failure: Gemini `MALFORMED_FUNCTION_CALL`, `MISSING_THOUGHT_SIGNATURE`, …). No client protocol
+ * but Gemini has a finish for it, and a clean finish would read as a whole answer: a 502 (in-band
+ * after content), retryable, naming the provider's reason and message.
+ */
+export function modelFailure(response: CanonicalResponse): GatewayError {
+  const reason = response.rawFinishReason?.slice(0, 64) ?? 'error';
+  const detail = response.metadata?.['gemini.finishMessage'];
+  const message = typeof detail === 'string' && detail !== '' ? `: ${detail.slice(0, 300)}` : '';
+  return new GatewayError({
+    status: 502,
+    errorClass: 'server_error',
+    code: 'model_failure',
+    message: `the model's reply was unusable (${reason})${message}`,
   });
 }
 

@@ -24,7 +24,7 @@ import type { CanonicalResponse } from '../core/request.ts';
 import type { Item } from '../core/transcript.ts';
 import type { RouteRequest } from '../routing/router.ts';
 import { responseKey, restoreArtifacts, saveArtifacts, scopeOf } from './artifacts.ts';
-import { clientClosed, shutDown, GatewayError, toWireError } from './errors.ts';
+import { clientClosed, modelFailure, shutDown, GatewayError, toWireError } from './errors.ts';
 import { allowsModel, type GatewayKey, modelForbidden, shown } from './keys.ts';
 import { admitCall, hasQuota, type KeyQuota, settleCall } from './quota.ts';
 import type { Reservation } from '../state/types.ts';
@@ -397,6 +397,7 @@ async function complete(
   const encodeStart = performance.now();
   served.provider = reply.provider;
   served.usage = reply.usage;
+  if (reply.finishReason === 'error') throw modelFailure(reply);
   const remembering = remember(state, decoded, reply, context.responseId, served.call);
   if (remembering !== undefined) await remembering;
   const body = JSON.stringify(inboundCodecs[served.call.protocol].encodeResponse(reply, context));
@@ -426,6 +427,10 @@ async function startStream(
     served.usage = response.usage;
     return remember(state, decoded, response, context.responseId, served.call);
   };
+  let failedFinish: CanonicalResponse | undefined;
+  const endOfEvents = () => {
+    if (failedFinish !== undefined) throw modelFailure(failedFinish);
+  };
   const onEvent = (event: StreamEvent): WireFrame[] | Promise<WireFrame[]> => {
     const started = performance.now();
     if (event.type === 'finish') {
@@ -433,6 +438,9 @@ async function startStream(
       const { finishReason } = event.response;
       // Cancelled, and not by the client (who gets nothing more): a shutdown, told in-band.
       if (finishReason === 'cancelled' && served.clientLeft !== true) throw shutDown();
+      // A failed call's finish(error) is followed by its error; one followed by the end is a
+      // model failure (the call succeeded, the reply is unusable): `endOfEvents` tells them apart.
+      if (finishReason === 'error') failedFinish = event.response;
       if (finishReason !== 'error' && finishReason !== 'cancelled') {
         const settling = settle(event.response);
         if (settling !== undefined) return settling.then(() => frames(event, started));
@@ -451,6 +459,7 @@ async function startStream(
   for (;;) {
     const next = await iterator.next();
     if (next.done === true) {
+      endOfEvents();
       done = true;
       break;
     }
@@ -470,6 +479,7 @@ async function startStream(
     streamEncoder,
     controller,
     finish: release,
+    endOfEvents,
     onCancel: () => {
       served.clientLeft = true;
       served.errorClass = 'cancelled';

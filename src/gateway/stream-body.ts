@@ -41,6 +41,8 @@ export interface BodyParts {
   controller: AbortController;
   /** Called once when the body ends, fails or is cancelled. */
   finish(): void;
+  /** Called when the events end without an error; throws to end the body with an in-band error instead. */
+  endOfEvents?(): void;
   /** Called when the client goes away before the end. */
   onCancel(): void;
   /** A failure after content: its class and status for the access log. */
@@ -133,6 +135,7 @@ class Pump implements BodyPump {
         }
         if (this.#cancelled) return undefined;
         if (result.done === true) {
+          this.#parts.endOfEvents?.();
           this.#ended = true;
           this.#finish();
           return text + framer.end();

@@ -288,11 +288,16 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
   }
 
   private onFinish(response: CanonicalResponse): StepResult {
-    // A finish(error) is held: the adapter throws right after it, and the failure path decides.
+    // A finish(error) is held: the adapter throws right after it, and the failure path decides
+    // (one that ends without throwing — a model failure, not a failed call — is the finish: `onEnd`).
     if (response.finishReason === 'error') {
       (this.held ??= []).push({ type: 'finish', response });
       return this.next();
     }
+    return this.finishWith(response);
+  }
+
+  private finishWith(response: CanonicalResponse): StepResult {
     if (!this.committed) this.commit();
     const reply = this.steps.finalize(this.route!, this.candidate!, response);
     if (reply instanceof Promise || this.hook !== undefined) return this.finishLater(reply);
@@ -327,6 +332,13 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
   private onEnd(): Promise<IteratorResult<StreamEvent>> {
     const reply = this.reply;
     if (reply === undefined) {
+      // The adapter ended on a held finish(error) without throwing: the call succeeded and the
+      // model's output was unusable (Gemini `MALFORMED_FUNCTION_CALL`): finished as `complete` does.
+      const last = this.held?.at(-1);
+      if (last?.type === 'finish' && !this.stopped) {
+        this.held!.pop();
+        return Promise.resolve(this.finishWith(last.response));
+      }
       const provider = this.candidate!.model.provider;
       if (this.candidate!.probes !== undefined) {
         const candidate = this.candidate!;

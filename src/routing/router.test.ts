@@ -238,6 +238,33 @@ describe('streams', () => {
     ]);
   });
 
+  it.each([
+    ['with content', [{ type: 'text' as const, text: 'Let me call ' }]],
+    ['with none', []],
+  ])(
+    'a model failure (Gemini MALFORMED_FUNCTION_CALL, %s) ends the stream with finish(error) and no throw, as complete() returns it',
+    async (_, content) => {
+      front({ 'gemini:gemini-2.5-flash': { aliases: ['flash'] } });
+      const script = { type: 'scripted' as const, content, finishReason: 'MALFORMED_FUNCTION_CALL' };
+      emulator.enqueue(script);
+      const events: StreamEvent[] = [];
+      const stream = sy.stream({ ...hello, model: 'flash' });
+      for await (const event of stream) events.push(event);
+      assertStreamInvariants(events);
+      const finish = events.at(-1);
+      expect(finish).toMatchObject({
+        type: 'finish',
+        response: { finishReason: 'error', rawFinishReason: 'MALFORMED_FUNCTION_CALL' },
+      });
+      expect((await stream.result()).finishReason).toBe('error');
+      emulator.enqueue(script);
+      expect(await sy.complete({ ...hello, model: 'flash' })).toMatchObject({
+        finishReason: 'error',
+        rawFinishReason: 'MALFORMED_FUNCTION_CALL',
+      });
+    },
+  );
+
   it('a stream failing after its first event does not fail over: finish(error), then the error', async () => {
     front();
     const from = emulator.requests.length;

@@ -182,6 +182,8 @@ function responsesDriver(client: OpenAI): Driver {
       const response = spec.stream
         ? await client.responses.stream(params(history, spec), { signal: spec.signal }).finalResponse()
         : await client.responses.create(params(history, spec), { signal: spec.signal });
+      // A stream that ends in `response.failed` is not thrown by the SDK: its user reads the status.
+      if (response.status === 'failed') throw new Error(response.error?.message ?? 'response.failed');
       const outcome = empty();
       for (const item of response.output) {
         if (item.type === 'message')

@@ -149,3 +149,27 @@ describe.each(inboundNames)('%s client, routing', (inbound) => {
     ]);
   });
 });
+
+describe.each(inboundNames)('%s client, a Gemini model failure', (inbound) => {
+  it.each([
+    [false, []],
+    [true, []],
+    [true, [{ type: 'text', text: 'Let me call the tool' }]],
+  ])(
+    'MALFORMED_FUNCTION_CALL (stream: %s, content: %j) is a 502 model_failure error, never a clean finish',
+    async (stream, content) => {
+      harness.emulator.enqueue({
+        type: 'scripted',
+        content,
+        finishReason: 'MALFORMED_FUNCTION_CALL',
+      } as EmulatorScript);
+      const client = driver(inbound);
+      const failure = await client
+        .call(client.start('Call the tool'), { model: 'up-gemini', stream })
+        .catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(Error);
+      expect(String((failure as Error).message)).toMatch(/unusable \(MALFORMED_FUNCTION_CALL\)/);
+      expect(harness.accessLog.at(-1)).toMatchObject({ status: 502, errorClass: 'server_error' });
+    },
+  );
+});
