@@ -19,6 +19,16 @@ export function sentAt<Sent extends Part>(part: Sent, field: string): Sent {
   return part;
 }
 
+/** {@link sentAt} for a media or file part (a refusal of its type names the client's field); other parts unchanged. */
+export function sentMedia(part: Part, field: string): Part {
+  return part.type === 'media' || part.type === 'file' ? sentAt(part, field) : part;
+}
+
+/** Where the client sent `part` (a tool call or result, a media or file part), when a codec noted it. */
+export function sentFieldOf(part: Part | undefined): string | undefined {
+  return (part as { [sentField]?: string } | undefined)?.[sentField];
+}
+
 /**
  * The front door's tool pairing rules (ids unique and non-empty, every result answering an earlier
  * call, every call answered), run on a whole request's transcript so that a refusal names the

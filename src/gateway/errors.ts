@@ -1,5 +1,7 @@
 /** Classifies every failure the gateway meets into a `WireError`: the status its class implies, never a secret. */
+import { sentFieldOf } from '../codecs/common.ts';
 import { RequestFieldError } from '../codecs/fields.ts';
+import type { Item } from '../core/transcript.ts';
 import type { WireError } from '../codecs/types.ts';
 import type { CanonicalResponse } from '../core/request.ts';
 import { isAdapterError } from '../core/errors/guards.ts';
@@ -66,6 +68,19 @@ export function modelFailure(response: CanonicalResponse): GatewayError {
     code: 'model_failure',
     message: `the model's reply was unusable (${reason})${message}`,
   });
+}
+
+/**
+ * A refusal that names a canonical part (`transcript[2].parts[1]`: a media type the model does not
+ * take) named by the client's own field instead (`messages.2.content.1`), in the message and `param`.
+ */
+export function inClientTerms(wire: WireError, transcript: readonly Item[] | undefined): WireError {
+  if (transcript === undefined || wire.errorClass !== 'invalid_request') return wire;
+  const match = /\(transcript\[(\d+)\]\.parts\[(\d+)\]\)/.exec(wire.message);
+  if (match === null) return wire;
+  const field = sentFieldOf(transcript[Number(match[1])]?.parts[Number(match[2])]);
+  if (field === undefined) return wire;
+  return { ...wire, message: wire.message.replace(match[0], `(${field})`), param: field };
 }
 
 function upstreamStatus(status: number | undefined, fallback: number): number {

@@ -24,7 +24,7 @@ import type { CanonicalResponse } from '../core/request.ts';
 import type { Item } from '../core/transcript.ts';
 import type { RouteRequest } from '../routing/router.ts';
 import { responseKey, restoreArtifacts, saveArtifacts, scopeOf } from './artifacts.ts';
-import { clientClosed, modelFailure, shutDown, GatewayError, toWireError } from './errors.ts';
+import { clientClosed, inClientTerms, modelFailure, shutDown, GatewayError, toWireError } from './errors.ts';
 import { allowsModel, type GatewayKey, modelForbidden, shown } from './keys.ts';
 import { admitCall, hasQuota, type KeyQuota, settleCall } from './quota.ts';
 import type { Reservation } from '../state/types.ts';
@@ -276,8 +276,10 @@ export async function serveGeneration(
       void settleCall(state.shared, served.reservation, served.billed ?? served.usage, served.clientLeft);
     finishLog(state, served);
   };
+  let transcript: Item[] | undefined;
   try {
     const decoded = await decode(state, call, served);
+    transcript = decoded.request.transcript;
     if (hasQuota(call.key)) await admit(state, call.key, decoded, served);
     const routeRequest: RouteRequest = { ...decoded.request, model: decoded.model };
     const context = encodeContext(decoded, call.protocol);
@@ -289,7 +291,7 @@ export async function serveGeneration(
     streaming = true;
     send(reply);
   } catch (error) {
-    let wire = toWireError(error);
+    let wire = inClientTerms(toWireError(error), transcript);
     // Cancelled, and not by the client: a shutdown (the client is still there to be told).
     if (wire.errorClass === 'cancelled' && served.clientLeft !== true) wire = shutDown().wire;
     served.status = wire.status;

@@ -782,3 +782,61 @@ describe('protocol surfaces', () => {
     },
   );
 });
+
+describe('a media type the upstream does not take', () => {
+  const text = Buffer.from('plain words').toString('base64');
+  it.each([
+    [
+      '/v1/messages',
+      {
+        model: 'up-chat',
+        max_tokens: 64,
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'read' },
+              { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'plain words' } },
+            ],
+          },
+        ],
+      },
+      'messages.0.content.1',
+    ],
+    [
+      '/v1/chat/completions',
+      {
+        model: 'up-responses',
+        messages: [
+          { role: 'user', content: 'first' },
+          { role: 'assistant', content: 'ok' },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'read' },
+              { type: 'file', file: { filename: 'a.txt', file_data: `data:text/plain;base64,${text}` } },
+            ],
+          },
+        ],
+      },
+      'messages.2.content.1',
+    ],
+    [
+      '/v1beta/models/up-chat:generateContent',
+      {
+        contents: [
+          { role: 'user', parts: [{ text: 'read' }, { inlineData: { mimeType: 'text/plain', data: text } }] },
+        ],
+      },
+      'contents.0.parts.1',
+    ],
+  ])("%s: the 400 names the client's own field, not a canonical path", async (path, body, field) => {
+    const before = harness.emulator.requests.length;
+    const response = await post(path, JSON.stringify(body));
+    expect(response.status).toBe(400);
+    const answer = JSON.stringify(await response.json());
+    expect(answer).toContain(field);
+    expect(answer).not.toContain('transcript[');
+    expect(harness.emulator.requests.length).toBe(before);
+  });
+});

@@ -46,9 +46,9 @@ function userBlock(block: Record<string, unknown>, path: string): Part {
     case 'text':
       return { type: 'text', text: requiredString(block, 'text', `${path}.text`) };
     case 'image':
-      return convertSource(block.source, `${path}.source`, 'image');
+      return sentAt(convertSource(block.source, `${path}.source`, 'image'), path);
     case 'document':
-      return convertSource(block.source, `${path}.source`, 'document');
+      return sentAt(convertSource(block.source, `${path}.source`, 'document'), path);
     default:
       throw new RequestFieldError(
         `${path}.type`,

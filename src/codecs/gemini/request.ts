@@ -67,7 +67,10 @@ function convertPart(
     const mime = requiredString(data, 'mimeType', `${path}.inlineData.mimeType`);
     return {
       kind: 'user',
-      part: binaryPart(mime, { base64: requiredString(data, 'data', `${path}.inlineData.data`) }),
+      part: sentAt(
+        binaryPart(mime, { base64: requiredString(data, 'data', `${path}.inlineData.data`) }),
+        path,
+      ),
     };
   }
   if (isJsonObject(part.fileData)) {
@@ -75,7 +78,10 @@ function convertPart(
     const mime = requiredString(data, 'mimeType', `${path}.fileData.mimeType`);
     return {
       kind: 'user',
-      part: binaryPart(mime, { uri: requiredString(data, 'fileUri', `${path}.fileData.fileUri`) }),
+      part: sentAt(
+        binaryPart(mime, { uri: requiredString(data, 'fileUri', `${path}.fileData.fileUri`) }),
+        path,
+      ),
     };
   }
   if (isJsonObject(part.functionCall)) {

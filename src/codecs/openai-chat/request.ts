@@ -24,6 +24,7 @@ import {
   partFromUrl,
   pushParts,
   sentAt,
+  sentMedia,
   toolOutput,
 } from '../common.ts';
 import type { DecodedRequest } from '../types.ts';
@@ -77,7 +78,10 @@ function contentParts(content: unknown, path: string): Part[] {
   if (content === undefined || content === null) return [];
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
   if (!Array.isArray(content)) throw new RequestFieldError(path, `${path} must be a string or an array`);
-  return content.flatMap((part, index) => contentPart(part, `${path}.${index}`) ?? []);
+  return content.flatMap((part, index) => {
+    const decoded = contentPart(part, `${path}.${index}`);
+    return decoded === undefined ? [] : [sentMedia(decoded, `${path}.${index}`)];
+  });
 }
 
 function toolCalls(value: unknown, path: string): ToolCallPart[] {

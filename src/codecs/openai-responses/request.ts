@@ -18,7 +18,15 @@ import {
   topPRange,
 } from '../fields.ts';
 import { convertEffort } from '../openai-chat/request.ts';
-import { checkedToolChoice, namedTool, partFromUrl, pushParts, sentAt, toolOutput } from '../common.ts';
+import {
+  checkedToolChoice,
+  namedTool,
+  partFromUrl,
+  pushParts,
+  sentAt,
+  sentMedia,
+  toolOutput,
+} from '../common.ts';
 import type { DecodedRequest, OpaqueCodec } from '../types.ts';
 import { isJsonObject } from '../../core/json.ts';
 
@@ -67,7 +75,7 @@ function contentPart(value: unknown, path: string): Part {
 function contentParts(content: unknown, path: string): Part[] {
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
   if (!Array.isArray(content)) throw new RequestFieldError(path, `${path} must be a string or an array`);
-  return content.map((part, index) => contentPart(part, `${path}.${index}`));
+  return content.map((part, index) => sentMedia(contentPart(part, `${path}.${index}`), `${path}.${index}`));
 }
 
 function messageItem(item: Record<string, unknown>, path: string, transcript: Item[]): void {
