@@ -21,6 +21,7 @@ export const capabilityOverridesSchema = z
     imageMediaTypes: z.array(z.string()),
     audioMediaTypes: z.array(z.string()),
     documentMediaTypes: z.array(z.string()),
+    documentUrls: z.boolean(),
   })
   .partial()
   .strict();

@@ -29,6 +29,7 @@ const full: Capabilities = {
   imageMediaTypes: ['image/png'],
   audioMediaTypes: [],
   documentMediaTypes: ['application/pdf', 'text/*'],
+  documentUrls: true,
 };
 
 describe('capabilityUses', () => {

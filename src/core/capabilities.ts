@@ -35,6 +35,11 @@ export interface Capabilities {
   audioMediaTypes: readonly string[];
   /** Media types of non-image file parts (documents) taken (`*` globs allowed); empty: not checked locally. */
   documentMediaTypes: readonly string[];
+  /**
+   * False when a document (a file part) given by URL cannot be sent — the adapter sends documents
+   * inline only (OpenAI Chat Completions) — so such a part is refused instead of dropped. Absent: taken.
+   */
+  documentUrls?: boolean;
 }
 
 /** A capability that a request needs. */

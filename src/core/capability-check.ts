@@ -109,13 +109,17 @@ export function assertLimits(
       request,
       context,
       'unsupported_media_type',
-      `does not take ${refused.kind} type ${refused.mimeType} (${refused.path}); it takes ${refused.accepted.join(', ')}`,
+      refused.byUrl === true
+        ? `takes documents inline only (base64), not by URL (${refused.path})`
+        : `does not take ${refused.kind} type ${refused.mimeType} (${refused.path}); it takes ${refused.accepted.join(', ')}`,
     );
   }
 }
 
 interface RefusedMedia {
   path: string;
+  /** A document given by URL to a model that takes documents inline only. */
+  byUrl?: true;
   mimeType: string;
   kind: string;
   accepted: readonly string[];
@@ -138,6 +142,10 @@ function refusedInParts(
 ): RefusedMedia | undefined {
   for (let index = 0; index < parts.length; index++) {
     const part = parts[index]!;
+    if (part.type === 'file' && part.data.type === 'uri' && capabilities.documentUrls === false) {
+      const where = `${path}[${index}]`;
+      return { path: where, mimeType: part.mimeType, kind: 'document', accepted: [], byUrl: true };
+    }
     if (part.type === 'media' || part.type === 'file') {
       const rule = mediaTypeRule(part, capabilities);
       if (rule !== undefined && !acceptsMediaType(rule.accepted, part.mimeType)) {

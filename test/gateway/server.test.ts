@@ -822,6 +822,38 @@ describe('a media type the upstream does not take', () => {
       'messages.2.content.1',
     ],
     [
+      '/v1/messages',
+      {
+        model: 'up-chat',
+        max_tokens: 64,
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'read' },
+              { type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' } },
+            ],
+          },
+        ],
+      },
+      'messages.0.content.1',
+    ],
+    [
+      '/v1beta/models/up-chat:generateContent',
+      {
+        contents: [
+          {
+            role: 'user',
+            parts: [
+              { text: 'read' },
+              { fileData: { mimeType: 'application/pdf', fileUri: 'https://example.com/a.pdf' } },
+            ],
+          },
+        ],
+      },
+      'contents.0.parts.1',
+    ],
+    [
       '/v1beta/models/up-chat:generateContent',
       {
         contents: [
@@ -830,7 +862,7 @@ describe('a media type the upstream does not take', () => {
       },
       'contents.0.parts.1',
     ],
-  ])("%s: the 400 names the client's own field, not a canonical path", async (path, body, field) => {
+  ])("%s (row %#): the 400 names the client's own field, not a canonical path", async (path, body, field) => {
     const before = harness.emulator.requests.length;
     const response = await post(path, JSON.stringify(body));
     expect(response.status).toBe(400);

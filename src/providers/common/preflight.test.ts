@@ -94,6 +94,23 @@ describe('media types are checked before any HTTP call', () => {
     },
   );
 
+  it.each(['openai'])(
+    '%s (Chat Completions) refuses a PDF given by URL before the call: it sends documents inline only, and never drops one',
+    async (name) => {
+      const pdf = {
+        type: 'file' as const,
+        mimeType: 'application/pdf',
+        data: { type: 'uri' as const, uri: 'https://example.com/a.pdf' },
+      };
+      const transcript: Item[] = [{ kind: 'user', parts: [{ type: 'text', text: 'read' }, pdf] }];
+      const error = await refused(adapterFor(name), request(name, { transcript }));
+      expect(error).toMatchObject({ errorClass: 'invalid_request', providerCode: 'unsupported_media_type' });
+      expect(error.message).toContain(
+        'takes documents inline only (base64), not by URL (transcript[0].parts[1])',
+      );
+    },
+  );
+
   it('gemini refuses an image/gif image (Gemini takes png, jpeg, webp, heic, heif)', async () => {
     const transcript: Item[] = [{ kind: 'user', parts: [image('image/gif')] }];
     const error = await refused(adapterFor('gemini'), request('gemini', { transcript }));
