@@ -4,6 +4,8 @@
  * request header and run @hono/node-server's general reader: ~10 µs a request, measured with
  * /proc CPU time per call); otherwise from the web `Request`.
  */
+import { RequestFieldError } from '../codecs/fields.ts';
+import { findShapeProblem } from '../core/value-shape.ts';
 import type { IncomingMessage } from 'node:http';
 import { clientClosed, GatewayError } from './errors.ts';
 
@@ -48,8 +50,9 @@ export async function readJson(
   let text = bytes.toString('utf8');
   // A byte-order mark is not JSON; TextDecoder drops it, so clients send it.
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = JSON.parse(text) as unknown;
   } catch {
     throw new GatewayError({
       status: 400,
@@ -57,6 +60,14 @@ export async function readJson(
       message: 'the request body is not valid JSON',
     });
   }
+  // Before any decoder walks it (some recursively): absurd nesting or a `__proto__` key is a 400
+  // naming the client's own path, never a stack overflow (a 500) in whichever walk meets it first.
+  const problem = findShapeProblem(body);
+  if (problem !== undefined) {
+    const field = problem.path.length === 0 ? 'body' : problem.path.map(String).join('.');
+    throw new RequestFieldError(field, `${field}: ${problem.message}`);
+  }
+  return body;
 }
 
 /** Node's request body, counted chunk by chunk; a client that leaves first rejects. */

@@ -872,3 +872,49 @@ describe('a media type the upstream does not take', () => {
     expect(harness.emulator.requests.length).toBe(before);
   });
 });
+
+describe('absurd nesting and __proto__ keys in a body', () => {
+  let own: GatewayHarness;
+  beforeAll(async () => {
+    own = await startGatewayHarness();
+  });
+  afterAll(async () => {
+    await own?.close();
+  });
+  const send = (path: string, body: string) =>
+    fetch(`${own.server.url}${path}`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json' },
+    });
+  /** `{"type":"object","properties":{"a": … }}` nested `depth` times. */
+  const deepSchema = (depth: number) =>
+    `${'{"type":"object","properties":{"a":'.repeat(depth)}{"type":"string"}${'}}'.repeat(depth)}`;
+  const geminiTool = (schema: string) =>
+    `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],"tools":[{"functionDeclarations":[{"name":"f","parameters":${schema}}]}]}`;
+  it.each([
+    ['/v1beta/models/up-chat:generateContent', geminiTool(deepSchema(20_000))],
+    ['/v1beta/models/up-chat:countTokens', geminiTool(deepSchema(20_000))],
+    [
+      '/v1/messages/count_tokens',
+      `{"model":"up-chat","messages":[{"role":"user","content":"Hi"}],"tools":[{"name":"f","input_schema":${deepSchema(20_000)}}]}`,
+    ],
+  ])('%s: 20,000 levels is a 400 naming the path, not a stack overflow (500)', async (path, body) => {
+    const before = own.emulator.requests.length;
+    const response = await send(path, body);
+    expect(response.status).toBe(400);
+    expect(await response.text()).toMatch(/tools\.0\.[a-zA-Z_.0-9]+: nested deeper than 512 levels/);
+    expect(own.emulator.requests.length).toBe(before);
+  });
+
+  it('a __proto__ property in a Gemini schema is refused by its path in the body', async () => {
+    const response = await send(
+      '/v1beta/models/up-chat:generateContent',
+      geminiTool('{"type":"object","properties":{"__proto__":{"type":"string"}}}'),
+    );
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain(
+      'tools.0.functionDeclarations.0.parameters.properties.__proto__: the key \\"__proto__\\" is not allowed',
+    );
+  });
+});
