@@ -25,10 +25,11 @@ const dateSuffix = /-\d{8}$|-\d{4}-\d{2}-\d{2}$/;
  */
 export function catalogEntry(catalog: ModelCatalog | undefined, wireName: string): CatalogModel | undefined {
   if (catalog === undefined) return undefined;
-  const exact = catalog[wireName];
-  if (exact !== undefined) return exact;
+  // Own entries only: a model name is the caller's text, and `constructor` or `toString` would
+  // otherwise find the object's built-in functions.
+  if (Object.hasOwn(catalog, wireName)) return catalog[wireName];
   const base = wireName.replace(dateSuffix, '').replace(/-latest$/, '');
-  if (catalog[base] !== undefined) return catalog[base];
+  if (Object.hasOwn(catalog, base)) return catalog[base];
   let newest: string | undefined;
   for (const name in catalog) {
     if (name.startsWith(`${base}-`) && dateSuffix.test(name) && name.replace(dateSuffix, '') === base) {

@@ -918,3 +918,17 @@ describe('absurd nesting and __proto__ keys in a body', () => {
     );
   });
 });
+
+describe('model names that are built-in property names', () => {
+  it.each([
+    'openai:constructor',
+    'anthropic:toString',
+    'openai:hasOwnProperty-latest',
+    'openai:__proto__-20250101',
+  ])('%s is answered as any other model name (never a 500)', async (model) => {
+    harness.emulator.enqueue(hello());
+    const response = await post('/v1/chat/completions', chatBody({ model }));
+    expect(response.status).not.toBe(500);
+    expect(response.status).toBeLessThan(500);
+  });
+});

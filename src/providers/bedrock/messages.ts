@@ -71,7 +71,7 @@ function convertSource(data: DataRef, what: string, context: ProviderContext): W
 }
 
 function convertImage(part: MediaPart | FilePart, context: ProviderContext): WireContentBlock | undefined {
-  const format = imageFormats[part.mimeType];
+  const format = Object.hasOwn(imageFormats, part.mimeType) ? imageFormats[part.mimeType] : undefined;
   return orDropped(part, context, () => {
     if (format === undefined)
       throw new Unsupported(`images of type ${part.mimeType} are not taken by Converse`);
@@ -91,7 +91,7 @@ function documentName(part: FilePart, index: number): string {
 
 function convertFile(part: FilePart, context: ProviderContext, index: number): WireContentBlock | undefined {
   if (part.mimeType.startsWith('image/')) return convertImage(part, context);
-  const format = documentFormats[part.mimeType];
+  const format = Object.hasOwn(documentFormats, part.mimeType) ? documentFormats[part.mimeType] : undefined;
   return orDropped(part, context, () => {
     if (format === undefined)
       throw new Unsupported(`files of type ${part.mimeType} are not taken by Converse`);

@@ -15,6 +15,15 @@ function failure(schema: JsonObject): unknown {
 }
 
 describe('JSON Schema → Gemini schema subset', () => {
+  it.each(['constructor', 'toString', '__proto__'])(
+    'a type named like a built-in property (%s) is an unknown type, refused',
+    (type) => {
+      const error = failure({ type: 'object', properties: { a: { type } } });
+      expect(isInvalidRequestError(error)).toBe(true);
+      expect(String((error as Error).message)).toMatch(/unknown type/);
+    },
+  );
+
   it('uppercases types and keeps what the subset has', () => {
     expect(
       convertSchema(

@@ -264,7 +264,8 @@ class SchemaConverter {
     const declared = schema.type;
     const names = Array.isArray(declared) ? declared : declared === undefined ? [] : [declared];
     const types = names.map((name) => {
-      const type = typeof name === 'string' ? jsonTypes[name] : undefined;
+      // Own keys only: the schema is the caller's (`"type": "constructor"` is an unknown type).
+      const type = typeof name === 'string' && Object.hasOwn(jsonTypes, name) ? jsonTypes[name] : undefined;
       if (type === undefined) this.fail('type', path, `has an unknown type ${JSON.stringify(name)}`);
       return type;
     });

@@ -27,7 +27,8 @@ export function convertMedia(part: MediaPart, context: ProviderContext): ChatCon
     return { type: 'image_url', image_url: { url } };
   }
   if (part.modality === 'audio') {
-    const format = audioFormats[part.mimeType.toLowerCase()];
+    const mime = part.mimeType.toLowerCase();
+    const format = Object.hasOwn(audioFormats, mime) ? audioFormats[mime] : undefined;
     const data = base64Of(part.data);
     if (format === undefined || data === undefined) {
       return warnDroppedPart(context, part, `audio input must be inline wav or mp3, got ${part.mimeType}`);
