@@ -1,6 +1,6 @@
 /** The shape pre-check: cycles, depth, `__proto__` keys and shared-value explosions, named by path, fast on the good path. */
 import { describe, expect, it } from 'vitest';
-import { findShapeProblem, maxNestingDepth, maxVisitedValues } from './value-shape.ts';
+import { approximateSize, findShapeProblem, maxNestingDepth, maxVisitedValues } from './value-shape.ts';
 
 describe('findShapeProblem', () => {
   it('passes ordinary values, shared values and typed arrays', () => {
@@ -42,5 +42,21 @@ describe('findShapeProblem', () => {
     for (let level = 0; level < 40; level++) value = { left: value, right: value };
     // Bounded by the visit budget, not by the 2^40 paths (without it the walk would not end).
     expect(findShapeProblem(value)?.message).toContain(`more than ${maxVisitedValues} nested values`);
+  });
+});
+
+describe('approximateSize', () => {
+  it('is close to the JSON length for text, numbers, nesting and keys, and never recurses', () => {
+    const value = { a: 'x'.repeat(1000), b: [1, 2, true, null], c: { d: 'é'.repeat(10) } };
+    const json = JSON.stringify(value).length;
+    expect(approximateSize(value)).toBeGreaterThanOrEqual(json * 0.9);
+    expect(approximateSize(value)).toBeLessThanOrEqual(json * 1.2);
+    let deep: unknown = 'leaf';
+    for (let level = 0; level < 100_000; level++) deep = [deep];
+    expect(approximateSize(deep)).toBeGreaterThan(200_000);
+  });
+
+  it('counts inline bytes as their base64 length', () => {
+    expect(approximateSize(new Uint8Array(300))).toBe(400);
   });
 });

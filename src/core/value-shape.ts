@@ -115,3 +115,30 @@ function pathOf(frame: Frame): PropertyKey[] {
   }
   return path;
 }
+
+/**
+ * About how many bytes `value` takes as JSON, without serializing it: string lengths (keys too),
+ * 8 per other scalar, inline bytes as base64. Iterative (no depth limit), no copy of any string —
+ * a conversation of large base64 images is sized in time proportional to its parts, not its bytes.
+ */
+export function approximateSize(value: unknown): number {
+  let size = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (typeof next === 'string') size += next.length + 2;
+    else if (typeof next !== 'object' || next === null) size += 8;
+    else if (ArrayBuffer.isView(next)) size += Math.ceil(next.byteLength / 3) * 4;
+    else if (Array.isArray(next)) {
+      size += 2;
+      for (let index = 0; index < next.length; index++) stack.push(next[index]);
+    } else {
+      size += 2;
+      for (const key of Object.keys(next)) {
+        size += key.length + 4;
+        stack.push((next as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return size;
+}

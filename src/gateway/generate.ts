@@ -19,6 +19,7 @@ import type {
 } from '../codecs/types.ts';
 import type { CallOptions } from '../core/adapter.ts';
 import { isContentEvent } from '../core/content-events.ts';
+import { approximateSize } from '../core/value-shape.ts';
 import type { StreamEvent } from '../core/events.ts';
 import type { CanonicalResponse } from '../core/request.ts';
 import type { Item } from '../core/transcript.ts';
@@ -154,23 +155,30 @@ function remember(
   state: GatewayState,
   decoded: DecodedRequest,
   response: CanonicalResponse,
-  responseId: string | undefined,
+  context: EncodeContext,
   call: GenerationCall,
 ): Promise<void> | undefined {
+  const { responseId } = context;
   // Switchyard's own protocol carries every artifact in its events: nothing to keep for it.
   if (call.protocol === 'switchyard') return undefined;
   const scope = scopeOf(call.key?.name);
   const saving = saveArtifacts(response.content, response.provider, state.store, state.ttlMs, scope);
   if (call.protocol !== 'openai-responses' || decoded.store === false || responseId === undefined)
     return saving;
-  return storeResponse(state, decoded, response, responseId, saving, scope);
+  return storeResponse(state, decoded, response, context, saving, scope);
 }
 
+/**
+ * Stores a Responses reply's conversation for `previous_response_id`. One larger than the body
+ * limit is not stored, and the reply says `store: false`: each turn adds to a stored conversation,
+ * so without a bound a chain of requests under the limit would send upstream (and hold in memory)
+ * a body of any size.
+ */
 async function storeResponse(
   state: GatewayState,
   decoded: DecodedRequest,
   response: CanonicalResponse,
-  responseId: string,
+  context: EncodeContext,
   saving: Promise<void> | undefined,
   scope: string,
 ): Promise<void> {
@@ -179,7 +187,17 @@ async function storeResponse(
     (item) => item.kind !== 'system' && item.kind !== 'developer',
   );
   const transcript = [...history, { kind: 'assistant' as const, parts: response.content }];
-  await state.store.put(responseKey(scope, responseId), { transcript }, state.ttlMs);
+  const size = approximateSize(transcript);
+  if (size > state.bodyLimit) {
+    context.store = false;
+    state.logger.warn('gateway: a response was not stored: its conversation is over the body limit', {
+      requestId: decoded.request.requestId,
+      approximateBytes: size,
+      limit: state.bodyLimit,
+    });
+    return;
+  }
+  await state.store.put(responseKey(scope, context.responseId!), { transcript }, state.ttlMs);
 }
 
 function encodeContext(decoded: DecodedRequest, protocol: InboundProtocol): EncodeContext {
@@ -400,7 +418,7 @@ async function complete(
   served.provider = reply.provider;
   served.usage = reply.usage;
   if (reply.finishReason === 'error') throw modelFailure(reply);
-  const remembering = remember(state, decoded, reply, context.responseId, served.call);
+  const remembering = remember(state, decoded, reply, context, served.call);
   if (remembering !== undefined) await remembering;
   const body = JSON.stringify(inboundCodecs[served.call.protocol].encodeResponse(reply, context));
   const total = performance.now() - served.startedAt;
@@ -427,7 +445,7 @@ async function startStream(
   const settle = (response: CanonicalResponse): Promise<void> | undefined => {
     served.provider = response.provider;
     served.usage = response.usage;
-    return remember(state, decoded, response, context.responseId, served.call);
+    return remember(state, decoded, response, context, served.call);
   };
   let failedFinish: CanonicalResponse | undefined;
   const endOfEvents = () => {

@@ -932,3 +932,32 @@ describe('model names that are built-in property names', () => {
     expect(response.status).toBeLessThan(500);
   });
 });
+
+describe('a stored Responses conversation is bounded', () => {
+  it('one over the body limit is not stored and the reply says store: false; a chain of requests under the limit cannot grow it past the limit', async () => {
+    const turn = (input: string, previous?: string) => {
+      harness.emulator.enqueue(hello('Noted.'));
+      return post(
+        '/v1/responses',
+        JSON.stringify({
+          model: 'up-chat',
+          input,
+          ...(previous === undefined ? {} : { previous_response_id: previous }),
+        }),
+      );
+    };
+    const first = await turn('x'.repeat(2500));
+    expect(first.status).toBe(200);
+    const firstBody = (await first.json()) as { id: string; store: boolean };
+    expect(firstBody.store).toBe(true);
+    const second = await turn('y'.repeat(2500), firstBody.id);
+    expect(second.status).toBe(200);
+    const secondBody = (await second.json()) as { id: string; store: boolean };
+    expect(secondBody.store).toBe(false);
+    const third = await post(
+      '/v1/responses',
+      JSON.stringify({ model: 'up-chat', input: 'z', previous_response_id: secondBody.id }),
+    );
+    expect(third.status).toBe(404);
+  });
+});
