@@ -346,6 +346,9 @@ async function admit(
   served.ownMs += performance.now() - started;
 }
 
+/** The most left-out parts a request's one WARN names (the rest are counted). */
+const maxWarningDetails = 5;
+
 async function decode(state: GatewayState, call: GenerationCall, served: Served): Promise<DecodedRequest> {
   const body = 'body' in call ? call.body : await readJson(call.request, state.bodyLimit, call.incoming);
   const started = performance.now();
@@ -355,11 +358,15 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
   });
   served.model = decoded.model;
   served.stream = decoded.stream;
-  for (const warning of decoded.warnings ?? [])
+  // One line per request, however many parts were left out (a body of 200,000 unknown tools must
+  // not write 200,000 lines), each detail cut as every client text the gateway repeats is.
+  const { warnings } = decoded;
+  if (warnings !== undefined && warnings.length > 0)
     state.logger.warn('gateway: part of the request was left out', {
       requestId: call.requestId,
       protocol: call.protocol,
-      detail: warning,
+      count: warnings.length,
+      details: warnings.slice(0, maxWarningDetails).map(shown),
     });
   // An unknown name fails in routing with its classified error (404 in the client's shape).
   const model = permittedModel(state, call.key, decoded.model);

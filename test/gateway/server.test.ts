@@ -961,3 +961,22 @@ describe('a stored Responses conversation is bounded', () => {
     expect(third.status).toBe(404);
   });
 });
+
+it('tools the gateway does not offer are one WARN per request, with a count and the first few details cut to 200 characters', async () => {
+  const before = harness.logger.entries.length;
+  harness.emulator.enqueue(hello());
+  const tools = [
+    { type: `x${'y'.repeat(300)}` },
+    ...Array.from({ length: 39 }, (_, index) => ({ type: `x${index}` })),
+  ];
+  const response = await post('/v1/responses', JSON.stringify({ model: 'up-chat', input: 'Hi', tools }));
+  expect(response.status).toBe(200);
+  const lines = harness.logger.entries
+    .slice(before)
+    .filter((entry) => entry.message === 'gateway: part of the request was left out');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]!.fields).toMatchObject({ count: 40 });
+  const details = lines[0]!.fields.details as string[];
+  expect(details).toHaveLength(5);
+  for (const detail of details) expect(detail.length).toBeLessThanOrEqual(201);
+});
