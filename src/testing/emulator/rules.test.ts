@@ -281,6 +281,21 @@ describe('OpenAI rules', () => {
     expect((await chat(messages)).status).toBe(200);
   });
 
+  it('checks one assistant message of 20,000 parallel calls and their 20,000 results in one pass', async () => {
+    const calls = Array.from({ length: 20_000 }, (_, index) => ({
+      id: `call_${index}`,
+      type: 'function',
+      function: { name: 'weather', arguments: '{}' },
+    }));
+    const messages: unknown[] = [
+      { role: 'user', content: 'Hi' },
+      { role: 'assistant', content: null, tool_calls: calls },
+      ...calls.map((call) => ({ role: 'tool', tool_call_id: call.id, content: 'x' })),
+    ];
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'done' }] });
+    expect((await chat(messages)).status).toBe(200);
+  });
+
   it('rejects a tool message whose tool_call_id no earlier assistant issued', async () => {
     const messages = [
       { role: 'user', content: 'Hi' },
