@@ -43,6 +43,14 @@ export async function readJson(
 ): Promise<unknown> {
   const length = headerOf(request, incoming, 'content-length');
   if (Number(length ?? '0') > limit) throw tooLarge(limit);
+  // A compressed body is not inflated (a small gzip body can decode to gigabytes): said plainly.
+  const coding = headerOf(request, incoming, 'content-encoding')?.trim().toLowerCase();
+  if (coding !== undefined && coding !== '' && coding !== 'identity')
+    throw new GatewayError({
+      status: 415,
+      errorClass: 'invalid_request',
+      message: `content-encoding '${coding.slice(0, 40)}' is not accepted: send the body uncompressed`,
+    });
   let bytes: Buffer;
   if (incoming !== undefined && !incoming.readableDidRead) bytes = await readIncoming(incoming, limit);
   else if (request !== undefined) bytes = await readRequest(request, limit, length !== undefined, incoming);

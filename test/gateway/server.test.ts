@@ -980,3 +980,14 @@ it('tools the gateway does not offer are one WARN per request, with a count and 
   expect(details).toHaveLength(5);
   for (const detail of details) expect(detail.length).toBeLessThanOrEqual(201);
 });
+
+it.each(['gzip', 'br', 'deflate'])(
+  'a body sent with content-encoding %s is a 415 saying so (never inflated), in the protocol’s error shape',
+  async (coding) => {
+    const response = await post('/v1/messages', '\u001f\u008b\u0008', { 'content-encoding': coding });
+    expect(response.status).toBe(415);
+    const body = (await response.json()) as { type: string; error: { message: string } };
+    expect(body.type).toBe('error');
+    expect(body.error.message).toContain(`content-encoding '${coding}' is not accepted`);
+  },
+);
