@@ -52,6 +52,21 @@ describe('agent stops', () => {
     expectConsistent(result.transcript);
   });
 
+  it('ends with error when the model’s reply is unusable (a finish of error without a failure), what arrived kept', async () => {
+    const adapter = createScriptedAdapter([
+      { content: [{ type: 'text', text: 'Let me call' }], finishReason: 'error' },
+      { content: [{ type: 'text', text: 'never asked' }] },
+    ]);
+    const result = await createAgent({ client: adapter, model: 'scripted:m', tools: [echo] })
+      .run('go')
+      .result();
+    expect(result.outcome).toBe('error');
+    expect(String((result.error as Error).message)).toMatch(/unusable/);
+    expect(adapter.requests).toHaveLength(1);
+    expect(result.text).toBe('');
+    expect(assistantText(result.transcript)).toBe('Let me call');
+  });
+
   it('ends with budget_exceeded once usage.cost sums above the budget, without running that turn’s tools', async () => {
     executed.length = 0;
     const cost = { amount: 0.01, currency: 'USD' };

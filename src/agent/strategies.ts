@@ -165,8 +165,12 @@ export function summarizeOldTurns(options: SummarizeOptions = {}): CompactionStr
       const response = await stream.result();
       // The summary call is paid whether or not it is used: it counts toward cost and budget.
       context.charge?.(response.usage, response.model || model);
-      // A cancelled or cut summary must not replace what it summarizes.
-      if (response.finishReason === 'cancelled' || response.finishReason === 'max-tokens')
+      // A cancelled, cut or failed summary must not replace what it summarizes.
+      if (
+        response.finishReason === 'cancelled' ||
+        response.finishReason === 'max-tokens' ||
+        response.finishReason === 'error'
+      )
         return [...transcript];
       const summary = response.content
         .map((part) => (part.type === 'text' ? part.text : ''))
