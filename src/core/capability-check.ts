@@ -142,15 +142,15 @@ function refusedInParts(
 ): RefusedMedia | undefined {
   for (let index = 0; index < parts.length; index++) {
     const part = parts[index]!;
-    if (part.type === 'file' && part.data.type === 'uri' && capabilities.documentUrls === false) {
-      const where = `${path}[${index}]`;
-      return { path: where, mimeType: part.mimeType, kind: 'document', accepted: [], byUrl: true };
-    }
     if (part.type === 'media' || part.type === 'file') {
       const rule = mediaTypeRule(part, capabilities);
       if (rule !== undefined && !acceptsMediaType(rule.accepted, part.mimeType)) {
         const mimeType = normalizeMediaType(part.mimeType);
         return { path: `${path}[${index}]`, mimeType, kind: rule.kind, accepted: rule.accepted };
+      }
+      if (part.type === 'file' && part.data.type === 'uri' && capabilities.documentUrls === false) {
+        const where = `${path}[${index}]`;
+        return { path: where, mimeType: part.mimeType, kind: 'document', accepted: [], byUrl: true };
       }
     } else if (part.type === 'tool-result' && part.output.type === 'parts') {
       const found = refusedInParts(part.output.parts, `${path}[${index}].output.parts`, capabilities);

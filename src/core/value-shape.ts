@@ -120,11 +120,12 @@ function pathOf(frame: Frame): PropertyKey[] {
  * About how many bytes `value` takes as JSON, without serializing it: string lengths (keys too),
  * 8 per other scalar, inline bytes as base64. Iterative (no depth limit), no copy of any string —
  * a conversation of large base64 images is sized in time proportional to its parts, not its bytes.
+ * Stops counting once past `stopAbove` (the caller only asks whether it is over a limit).
  */
-export function approximateSize(value: unknown): number {
+export function approximateSize(value: unknown, stopAbove = Number.POSITIVE_INFINITY): number {
   let size = 0;
   const stack: unknown[] = [value];
-  while (stack.length > 0) {
+  while (stack.length > 0 && size <= stopAbove) {
     const next = stack.pop();
     if (typeof next === 'string') size += next.length + 2;
     else if (typeof next !== 'object' || next === null) size += 8;

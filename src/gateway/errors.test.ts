@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { sentMedia } from '../codecs/common.ts';
+import type { Item } from '../core/transcript.ts';
 import { createAdapterError } from '../core/errors/create-error.ts';
-import { toWireError, withoutUpstreamAddresses } from './errors.ts';
+import { inClientTerms, toWireError, withoutUpstreamAddresses } from './errors.ts';
 
 describe('withoutUpstreamAddresses', () => {
   it.each([
@@ -27,5 +29,36 @@ describe('toWireError', () => {
     expect(toWireError(far)).toMatchObject({ status: 429, retryAfterSeconds: 86_400 });
     const near = createAdapterError('rate_limit', { message: 'slow down', retryAfterSeconds: 7 });
     expect(toWireError(near).retryAfterSeconds).toBe(7);
+  });
+});
+
+describe('inClientTerms', () => {
+  it('names every canonical part path the client sent by its own field; param is the first', () => {
+    const image = sentMedia(
+      { type: 'media', modality: 'image', mimeType: 'image/tiff', data: { type: 'base64', data: 'AA' } },
+      'messages.0.content.1',
+    );
+    const audio = sentMedia(
+      { type: 'media', modality: 'audio', mimeType: 'audio/wav', data: { type: 'base64', data: 'AA' } },
+      'messages.2.content.0',
+    );
+    const transcript: Item[] = [
+      { kind: 'user', parts: [{ type: 'text', text: 'a' }, image] },
+      { kind: 'assistant', parts: [{ type: 'text', text: 'b' }] },
+      { kind: 'user', parts: [audio] },
+    ];
+    const wire = inClientTerms(
+      {
+        status: 400,
+        errorClass: 'invalid_request',
+        message:
+          'x: does not support images (transcript[0].parts[1]), audio (transcript[2].parts[0]), y (transcript[1].parts[0])',
+      },
+      transcript,
+    );
+    expect(wire.message).toBe(
+      'x: does not support images (messages.0.content.1), audio (messages.2.content.0), y (transcript[1].parts[0])',
+    );
+    expect(wire.param).toBe('messages.0.content.1');
   });
 });

@@ -76,11 +76,14 @@ export function modelFailure(response: CanonicalResponse): GatewayError {
  */
 export function inClientTerms(wire: WireError, transcript: readonly Item[] | undefined): WireError {
   if (transcript === undefined || wire.errorClass !== 'invalid_request') return wire;
-  const match = /\(transcript\[(\d+)\]\.parts\[(\d+)\]\)/.exec(wire.message);
-  if (match === null) return wire;
-  const field = sentFieldOf(transcript[Number(match[1])]?.parts[Number(match[2])]);
-  if (field === undefined) return wire;
-  return { ...wire, message: wire.message.replace(match[0], `(${field})`), param: field };
+  let first: string | undefined;
+  const message = wire.message.replace(/\(transcript\[(\d+)\]\.parts\[(\d+)\]\)/g, (path, item, part) => {
+    const field = sentFieldOf(transcript[Number(item)]?.parts[Number(part)]);
+    if (field === undefined) return path;
+    first ??= field;
+    return `(${field})`;
+  });
+  return first === undefined ? wire : { ...wire, message, param: first };
 }
 
 function upstreamStatus(status: number | undefined, fallback: number): number {

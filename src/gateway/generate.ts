@@ -165,7 +165,7 @@ function remember(
   const saving = saveArtifacts(response.content, response.provider, state.store, state.ttlMs, scope);
   if (call.protocol !== 'openai-responses' || decoded.store === false || responseId === undefined)
     return saving;
-  return storeResponse(state, decoded, response, context, saving, scope);
+  return storeResponse(state, decoded, response, context, saving, call);
 }
 
 /**
@@ -180,24 +180,28 @@ async function storeResponse(
   response: CanonicalResponse,
   context: EncodeContext,
   saving: Promise<void> | undefined,
-  scope: string,
+  call: GenerationCall,
 ): Promise<void> {
   await saving;
   const history = decoded.request.transcript.filter(
     (item) => item.kind !== 'system' && item.kind !== 'developer',
   );
   const transcript = [...history, { kind: 'assistant' as const, parts: response.content }];
-  const size = approximateSize(transcript);
+  const size = approximateSize(transcript, state.bodyLimit);
   if (size > state.bodyLimit) {
     context.store = false;
     state.logger.warn('gateway: a response was not stored: its conversation is over the body limit', {
-      requestId: decoded.request.requestId,
+      requestId: call.requestId,
       approximateBytes: size,
       limit: state.bodyLimit,
     });
     return;
   }
-  await state.store.put(responseKey(scope, context.responseId!), { transcript }, state.ttlMs);
+  await state.store.put(
+    responseKey(scopeOf(call.key?.name), context.responseId!),
+    { transcript },
+    state.ttlMs,
+  );
 }
 
 function encodeContext(decoded: DecodedRequest, protocol: InboundProtocol): EncodeContext {
@@ -311,7 +315,8 @@ export async function serveGeneration(
   } catch (error) {
     let wire = inClientTerms(toWireError(error), transcript);
     // Cancelled, and not by the client: a shutdown (the client is still there to be told).
-    if (wire.errorClass === 'cancelled' && served.clientLeft !== true) wire = shutDown().wire;
+    if (wire.errorClass === 'cancelled' && served.clientLeft !== true && !state.accepting)
+      wire = shutDown().wire;
     served.status = wire.status;
     served.errorClass = wire.errorClass;
     send(errorReply(call.protocol, wire, call.requestId));
@@ -425,6 +430,9 @@ async function complete(
   served.provider = reply.provider;
   served.usage = reply.usage;
   if (reply.finishReason === 'error') throw modelFailure(reply);
+  // Cancelled, and not by the client (a shutdown, or the upstream itself): never a whole reply.
+  if (reply.finishReason === 'cancelled' && served.clientLeft !== true)
+    throw state.accepting ? modelFailure(reply) : shutDown();
   const remembering = remember(state, decoded, reply, context, served.call);
   if (remembering !== undefined) await remembering;
   const body = JSON.stringify(inboundCodecs[served.call.protocol].encodeResponse(reply, context));
@@ -463,11 +471,17 @@ async function startStream(
     if (event.type === 'finish') {
       served.billed = event.response.usage;
       const { finishReason } = event.response;
-      // Cancelled, and not by the client (who gets nothing more): a shutdown, told in-band.
-      if (finishReason === 'cancelled' && served.clientLeft !== true) throw shutDown();
+      // Cancelled, and not by the client (who gets nothing more): by a shutdown, or by the upstream
+      // (a Responses `status: cancelled`) — told in-band either way, never a clean end.
+      if (finishReason === 'cancelled' && served.clientLeft !== true)
+        throw state.accepting ? modelFailure(event.response) : shutDown();
       // A failed call's finish(error) is followed by its error; one followed by the end is a
       // model failure (the call succeeded, the reply is unusable): `endOfEvents` tells them apart.
-      if (finishReason === 'error') failedFinish = event.response;
+      if (finishReason === 'error') {
+        failedFinish = event.response;
+        served.provider = event.response.provider;
+        served.usage = event.response.usage;
+      }
       if (finishReason !== 'error' && finishReason !== 'cancelled') {
         const settling = settle(event.response);
         if (settling !== undefined) return settling.then(() => frames(event, started));

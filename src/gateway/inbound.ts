@@ -72,7 +72,10 @@ export async function readJson(
   // naming the client's own path, never a stack overflow (a 500) in whichever walk meets it first.
   const problem = findShapeProblem(body);
   if (problem !== undefined) {
-    const field = problem.path.length === 0 ? 'body' : problem.path.map(String).join('.');
+    // The client's own keys, each cut, and at most the first and last few of a deep path.
+    const keys = problem.path.map((key) => String(key).slice(0, 40));
+    const shortened = keys.length <= 12 ? keys : [...keys.slice(0, 6), '…', ...keys.slice(-5)];
+    const field = keys.length === 0 ? 'body' : shortened.join('.');
     throw new RequestFieldError(field, `${field}: ${problem.message}`);
   }
   return body;

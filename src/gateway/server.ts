@@ -199,8 +199,11 @@ async function shutdown(state: GatewayState, server: Server, graceMs: number): P
   const lastDeadline = Date.now() + 1000;
   let serverClosed = false;
   void closed.then(() => (serverClosed = true));
-  while ((!serverClosed || state.sockets.size > 0) && Date.now() < lastDeadline)
+  while ((!serverClosed || state.sockets.size > 0) && Date.now() < lastDeadline) {
+    // A keep-alive connection whose reply ended since is idle now: closed, not left to its timeout.
+    server.closeIdleConnections();
     await new Promise((resolve) => setTimeout(resolve, 10));
+  }
   for (const socket of state.sockets) socket.terminate();
   server.closeAllConnections();
   await closed;

@@ -21,6 +21,7 @@ import type { GatewayKey } from './keys.ts';
 import type { Reply } from './reply.ts';
 import type { GatewayState } from './state.ts';
 import type { Framer } from './stream-body.ts';
+import { shutDown } from './errors.ts';
 
 /** The path the socket is served at. */
 export const websocketPath = '/switchyard/v1/ws';
@@ -206,24 +207,17 @@ function parseMessage(
   return { type, id, request };
 }
 
-const goingAway: WireError = {
-  status: 503,
-  errorClass: 'server_error',
-  message: 'the gateway shut down before this request finished',
-};
-
 function onConnection(state: GatewayState, socket: WebSocket, key: GatewayKey | undefined): void {
   const calls = new Map<string, SocketCall>();
   const handle = {
-    // Shutdown, after the grace period: each request still running ends with one error frame
-    // (nothing after it), then the socket closes as going away.
+    // Shutdown, after the grace period (the upstream calls are cancelled already): each request
+    // still running ends with one 503 error frame and nothing after it — logged as the 503 it is,
+    // not as a client's cancel — then the socket closes as going away.
     goAway() {
       for (const [id, call] of calls) {
         if (call.cancelled === true || call.finished === true) continue;
         call.cancelled = true;
-        call.controller.abort(new Error('gateway shutting down'));
-        if (call.reader !== undefined) void call.reader.cancel();
-        refuse(socket, id, goingAway);
+        refuse(socket, id, shutDown().wire);
       }
       socket.close(1001, 'the gateway is shutting down');
     },

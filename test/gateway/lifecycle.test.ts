@@ -84,7 +84,8 @@ it('graceful shutdown: new requests get 503, in-flight streams get the grace per
   const decoder = new TextDecoder();
   for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
     rest += decoder.decode(chunk.value, { stream: true });
-  expect(rest).toContain('"error"');
+  expect(rest).toContain('"type":"server_error"');
+  expect(rest).toContain('the gateway shut down before this reply finished');
   expect(rest).not.toContain('[DONE]');
   await closing;
   await own.close();

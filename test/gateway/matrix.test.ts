@@ -169,7 +169,12 @@ describe.each(inboundNames)('%s client, a Gemini model failure', (inbound) => {
         .catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(Error);
       expect(String((failure as Error).message)).toMatch(/unusable \(MALFORMED_FUNCTION_CALL\)/);
-      expect(harness.accessLog.at(-1)).toMatchObject({ status: 502, errorClass: 'server_error' });
+      // The call was made and paid: its provider and usage are logged.
+      expect(harness.accessLog.at(-1)).toMatchObject({
+        status: 502,
+        errorClass: 'server_error',
+        provider: 'gemini',
+      });
     },
   );
 });

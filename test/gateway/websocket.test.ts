@@ -388,6 +388,13 @@ it('a request still running when the grace period ends gets one final 503 error 
   expect((await last('long')).error).toMatchObject({ status: 503, errorClass: 'server_error' });
   const ends = messages.filter((message) => message.id === 'long' && message.type !== 'event');
   expect(ends.map((message) => message.type)).toEqual(['error']);
+  // Logged as the 503 the client was told, not as a client's cancel (499).
+  while (own.accessLog.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  expect(own.accessLog.at(-1)).toMatchObject({
+    protocol: 'switchyard',
+    status: 503,
+    errorClass: 'server_error',
+  });
   await own.close();
 });
 

@@ -86,6 +86,8 @@ export class ResponseReader {
    */
   private pendingUsage: GeminiUsageMetadata | string | undefined;
   private started = false;
+  /** Candidates of another index were met (warned once per stream). */
+  private otherCandidates = false;
 
   constructor(context: ProviderContext, builder: StreamBuilder) {
     this.context = context;
@@ -114,9 +116,11 @@ export class ResponseReader {
     const candidate: unknown = firstCandidate(chunk.candidates);
     if (isJsonObject(candidate)) this.readCandidate(candidate as GeminiCandidate);
     else if (candidate !== undefined) this.skip('a candidate', candidate);
-    else if (Array.isArray(chunk.candidates) && chunk.candidates.length > 0) {
-      // Only candidates of another index (the request asks for one): never merged into the first.
-      this.context.warn('skipped candidates other than the first', { count: chunk.candidates.length });
+    const listed = Array.isArray(chunk.candidates) ? chunk.candidates.length : 0;
+    if (!this.otherCandidates && (listed > 1 || (listed === 1 && candidate === undefined))) {
+      // Candidates of another index (the request asks for one) are never merged into the first.
+      this.otherCandidates = true;
+      this.context.warn('skipped candidates other than the first', { count: listed });
     }
     const blockReason = chunk.promptFeedback?.blockReason;
     if (typeof blockReason === 'string') {

@@ -279,19 +279,25 @@ describe('stream parser', () => {
 
   it('a candidate of another index is never merged into the first, wherever it is in the list', () => {
     const second = (text: string) => ({ content: { role: 'model', parts: [{ text }] }, index: 1 });
-    const events = parseChunks([
-      modelParts([{ text: 'One ' }]),
-      { candidates: [second('Two ')] },
-      {
-        candidates: [
-          second('Three '),
-          { content: { role: 'model', parts: [{ text: 'answer.' }] }, index: 0 },
-        ],
-      },
-      stop(),
-    ]);
+    const context = testContext();
+    const events = parseChunks(
+      [
+        modelParts([{ text: 'One ' }]),
+        { candidates: [second('Two ')] },
+        {
+          candidates: [
+            second('Three '),
+            { content: { role: 'model', parts: [{ text: 'answer.' }] }, index: 0 },
+          ],
+        },
+        stop(),
+      ],
+      context,
+    );
     assertStreamInvariants(events);
     expect(finishOf(events).content).toEqual([{ type: 'text', text: 'One answer.' }]);
+    const warned = context.logger.entries.filter((entry) => entry.message.includes('candidates other than'));
+    expect(warned).toHaveLength(1);
   });
 
   it('repeated identical usage metadata emits one usage event', () => {

@@ -22,7 +22,8 @@ export function createCapabilityResolver(
     Object.assign(resolved, host.capabilities);
     applyModelRows(resolved, host.models, model);
     if (quirks.structuredOutput === 'none') resolved.structuredOutput = false;
-    // `convertFile` sends a PDF inline only: a file URL is refused before the call, never dropped.
+    // `convertFile` sends a PDF inline only, whatever a host declares: a file URL is refused before
+    // the call, never dropped.
     resolved.documentUrls = false;
   });
 }
