@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createMemoryLogger } from '../core/logger.ts';
 import { Availability } from '../routing/availability.ts';
 import { availabilitySuite } from '../../test/support/availability-suite.ts';
+import { type FakeRedis, respArray, startFakeRedis } from '../../test/support/fake-redis.ts';
 import { startRedis, type TestRedis } from '../../test/support/redis-server.ts';
 import { stateSuite } from '../../test/support/state-suite.ts';
 import { StateUnavailableError } from './outage.ts';
@@ -267,4 +268,42 @@ describe('Redis trouble', () => {
     expect(await availability.failure('model:y')).toBe('open');
     expect(await availability.check('model:y')).toMatchObject({ allowed: false, state: 'open' });
   });
+});
+
+describe('replies a real Redis cannot send', () => {
+  let fake: FakeRedis;
+  beforeAll(async () => {
+    fake = await startFakeRedis();
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+  const limits = { requestsPerMinute: 100 };
+
+  it.each([
+    ['an unreadable clock', () => respArray('ok', 'abc')],
+    ['a clock years away', () => respArray('ok', String(Date.now() + 10 * 365 * 86_400_000))],
+    ['a refusal without a number', () => respArray('rate', 'requests', 'x')],
+    ['a refusal of an unknown kind', () => respArray('nope', 'requests', '5')],
+    ['an integer', () => ':1\r\n'],
+  ])(
+    '%s fails that admission under the policy (local answer), and the next good reply is used again',
+    async (_, reply) => {
+      const store = createRedisStateStore({
+        url: fake.url,
+        prefix: `f${++prefixes}`,
+        timeoutMs: 200,
+        logger: createMemoryLogger(),
+      });
+      stores.push(store);
+      await store.ready;
+      fake.admitReply = reply;
+      const local = await store.admit({ key: 'k', tokens: 1, limits });
+      expect(local).toMatchObject({ allowed: true, reservation: { local: true } });
+      fake.admitReply = () => respArray('ok', String(Date.now()));
+      const shared = await store.admit({ key: 'k', tokens: 1, limits });
+      expect(shared.allowed).toBe(true);
+      expect(shared.allowed && shared.reservation.local).not.toBe(true);
+    },
+  );
 });

@@ -120,21 +120,41 @@ export function stateKeys(prefix: string, key: string, day: string, month: strin
 }
 
 /** The refusal an admit script replied. */
-function refusalOf(reply: string[]): Admission {
-  if (reply[0] === 'budget')
+/** Thrown for a reply the admit script cannot have sent: the store's failure policy decides. */
+const unreadable = () => new Error('Redis answered the admission with a reply it cannot have sent');
+
+/** A number of a reply, or a throw (`NaN` must never reach a clock or a `retry-after`). */
+function numberOf(value: unknown): number {
+  const number = typeof value === 'string' && value !== '' ? Number(value) : Number.NaN;
+  if (!Number.isFinite(number)) throw unreadable();
+  return number;
+}
+
+function refusalOf(reply: unknown): Admission {
+  if (!Array.isArray(reply)) throw unreadable();
+  if (reply[0] === 'budget' && (reply[1] === 'day' || reply[1] === 'month'))
     return {
       allowed: false,
       reason: 'budget_exceeded',
-      period: reply[1] as 'day' | 'month',
-      spentMicros: Number(reply[2]),
-      limitMicros: Number(reply[3]),
+      period: reply[1],
+      spentMicros: numberOf(reply[2]),
+      limitMicros: numberOf(reply[3]),
     };
-  return {
-    allowed: false,
-    reason: 'rate_limit',
-    limit: reply[1] as 'requests' | 'tokens',
-    retryAfterSeconds: Math.max(1, Math.ceil(Number(reply[2]) / 1000)),
-  };
+  if (reply[0] === 'rate' && (reply[1] === 'requests' || reply[1] === 'tokens'))
+    return {
+      allowed: false,
+      reason: 'rate_limit',
+      limit: reply[1],
+      retryAfterSeconds: Math.min(86_400, Math.max(1, Math.ceil(numberOf(reply[2]) / 1000))),
+    };
+  throw unreadable();
+}
+
+/** Redis's clock in a reply: a time within a day of this instance's, or a throw (never kept as the offset). */
+function clockOf(value: unknown): number {
+  const time = numberOf(value);
+  if (Math.abs(time - Date.now()) > 86_400_000) throw unreadable();
+  return time;
 }
 
 /** Creates the Redis state store (connects at once; reconnects for ever with a capped backoff). */
@@ -214,8 +234,8 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
         periods.day,
         periods.month,
       );
-      if (reply[0] === 'ok' || reply[0] === 'period') {
-        const redisNow = Number(reply[1]);
+      if (Array.isArray(reply) && (reply[0] === 'ok' || reply[0] === 'period')) {
+        const redisNow = injected === undefined ? clockOf(reply[1]) : numberOf(reply[1]);
         if (injected === undefined) offset = redisNow - Date.now();
         at = redisNow;
         if (reply[0] === 'period') continue;
