@@ -19,6 +19,27 @@ describe('memory store', () => {
     expect([await store.get('b'), await store.get('c'), await store.get('d')]).toEqual([undefined, '3', '4']);
   });
 
+  it('stored values are bounded in bytes: the oldest go first, one too large is not kept, expired ones make room', async () => {
+    let now = 0;
+    const store = createMemoryStateStore({ now: () => now, maxValueBytes: 100, sweepMs: 5 });
+    await store.set('a', 'x'.repeat(20), 60);
+    await store.set('b', 'y'.repeat(20), 60);
+    await store.set('c', 'z'.repeat(20), 60);
+    expect([await store.get('a'), await store.get('b'), await store.get('c')]).toEqual([
+      undefined,
+      'y'.repeat(20),
+      'z'.repeat(20),
+    ]);
+    await store.set('big', 'w'.repeat(51), 60);
+    expect(await store.get('big')).toBeUndefined();
+    now += 61_000;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The expired values are gone: a value of half the cap fits.
+    await store.set('d', 'v'.repeat(50), 60);
+    expect(await store.get('d')).toBe('v'.repeat(50));
+    await store.close();
+  });
+
   it('UTC periods: day and month from the clock', () => {
     expect(periodsOf(Date.UTC(2026, 0, 31, 23, 59))).toEqual({ day: '20260131', month: '202601' });
   });

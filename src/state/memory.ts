@@ -13,7 +13,14 @@ export interface MemoryStateStoreOptions {
   now?: () => number;
   /** Most stored values kept (the oldest go first). Default 10 000. */
   maxValues?: number;
+  /** Most memory the stored values may take (2 bytes per character, V8's most; the oldest go first). Default 256 MiB. */
+  maxValueBytes?: number;
+  /** How often expired values are dropped while nothing is read or written (ms). Default 30 000. */
+  sweepMs?: number;
 }
+
+/** A string's memory at most: one byte per Latin-1 character, two otherwise. */
+const sizeOf = (text: string) => text.length * 2;
 
 let admissionCounter = 0;
 
@@ -21,8 +28,27 @@ let admissionCounter = 0;
 export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): StateStore {
   const now = options.now ?? Date.now;
   const maxValues = options.maxValues ?? 10_000;
+  const maxValueBytes = options.maxValueBytes ?? 256 * 1024 * 1024;
   const keys = new Map<string, KeyState>();
   const values = new Map<string, { value: string; expiresAt: number }>();
+  let valueBytes = 0;
+  const drop = (name: string) => {
+    const entry = values.get(name);
+    if (entry === undefined) return;
+    values.delete(name);
+    valueBytes -= sizeOf(entry.value);
+  };
+  /** Drops expired values from the oldest on (as a gateway writes them, one TTL for all). */
+  const sweep = () => {
+    const time = now();
+    for (const [name, entry] of values) {
+      if (entry.expiresAt > time) break;
+      drop(name);
+    }
+  };
+  // Bounded in time too, as the gateway's own store: an outage's values go when they expire.
+  const timer = setInterval(sweep, options.sweepMs ?? 30_000);
+  timer.unref();
 
   function stateOf(key: string): KeyState {
     let state = keys.get(key);
@@ -51,20 +77,30 @@ export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): S
       return usageOf(key, keys.get(key), budget, now());
     },
     async set(name, value, ttlSeconds) {
-      values.delete(name);
+      drop(name);
+      sweep();
+      if (sizeOf(value) > maxValueBytes) return;
       values.set(name, { value, expiresAt: now() + ttlSeconds * 1000 });
-      if (values.size > maxValues) values.delete(values.keys().next().value!);
+      valueBytes += sizeOf(value);
+      for (const oldest of values.keys()) {
+        if (values.size <= maxValues && valueBytes <= maxValueBytes) break;
+        drop(oldest);
+      }
     },
     async get(name) {
       const entry = values.get(name);
       if (entry === undefined) return undefined;
       if (entry.expiresAt <= now()) {
-        values.delete(name);
+        drop(name);
         return undefined;
       }
       return entry.value;
     },
-    async close() {},
+    async close() {
+      clearInterval(timer);
+      values.clear();
+      valueBytes = 0;
+    },
   };
 }
 

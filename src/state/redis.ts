@@ -398,6 +398,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
       if (replay.size > 0)
         logger.warn('state store closed with settles not replayed', { waiting: replay.size });
       await availability.close();
+      await local.close();
       client.disconnect();
     },
   };
