@@ -163,9 +163,19 @@ function remember(
   if (call.protocol === 'switchyard') return undefined;
   const scope = scopeOf(call.key?.name);
   const saving = saveArtifacts(response.content, response.provider, state.store, state.ttlMs, scope);
-  if (call.protocol !== 'openai-responses' || decoded.store === false || responseId === undefined)
-    return saving;
-  return storeResponse(state, decoded, response, context, saving, call);
+  const keeping =
+    call.protocol !== 'openai-responses' || decoded.store === false || responseId === undefined
+      ? saving
+      : storeResponse(state, decoded, response, context, saving, call);
+  // The upstream call was made and paid: a store that fails now costs the next turn what it would
+  // have read (a stored response, a signature), never this reply — which says `store: false`.
+  return keeping?.catch((error: unknown) => {
+    context.store = false;
+    state.logger.warn('gateway: the state store did not keep this reply', {
+      requestId: call.requestId,
+      error: error instanceof Error ? error.name : 'unknown',
+    });
+  });
 }
 
 /**

@@ -995,3 +995,42 @@ it.each(['gzip', 'br', 'deflate'])(
     expect(body.error.message).toContain(`content-encoding '${coding}' is not accepted`);
   },
 );
+
+it('a store that fails after the upstream call costs the next turn, never this reply: a 200 that says store: false', async () => {
+  const failing = {
+    get: async () => undefined,
+    put: async () => {
+      throw new Error('store down');
+    },
+  };
+  const gateway = createGateway({
+    store: failing,
+    accessLog: () => {},
+    logger: { warn: () => {} },
+    config: {
+      builtins: false,
+      adapters: {
+        openai: {
+          type: 'openai',
+          base_url: `${harness.emulator.url}/v1`,
+          api_key: 'upstream-key',
+          max_retries: 0,
+        },
+      },
+      models: { 'openai:gpt-5-mini': { aliases: ['kept-chat'] } },
+    },
+  });
+  harness.emulator.enqueue(hello('Paid for.'));
+  const response = await gateway.app.request('/v1/responses', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'kept-chat', input: 'Hi' }),
+  });
+  expect(response.status).toBe(200);
+  const body = (await response.json()) as {
+    store: boolean;
+    output: Array<{ content: Array<{ text: string }> }>;
+  };
+  expect(body.store).toBe(false);
+  expect(body.output[0]!.content[0]!.text).toBe('Paid for.');
+});
