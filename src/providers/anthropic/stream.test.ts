@@ -60,6 +60,18 @@ afterEach(() => {
 });
 
 describe('content blocks', () => {
+  it('an event with empty data (a proxy keep-alive) is skipped, as the other readers skip it', () => {
+    const result = run([
+      start,
+      '',
+      ...block(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'Hi' }]),
+      '',
+      ...stop,
+    ]);
+    expect(result.error).toBeUndefined();
+    expect(result.response.content).toEqual([{ type: 'text', text: 'Hi' }]);
+  });
+
   it('passes input_json_delta fragments through verbatim and parses the input once at content_block_stop', () => {
     const fragments = ['{"ci', 'ty": "Par', 'is", "days": [1,', ' 2]}'];
     const { events, response } = run([

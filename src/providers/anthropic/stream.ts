@@ -52,6 +52,8 @@ class AnthropicStream implements StreamParser {
       this.blocks.piece(this.scanner.index, this.scanner.type, this.scanner.delta);
       return;
     }
+    // An event with no data (a keep-alive some proxies send) carries nothing, as on the other readers.
+    if (data === '') return;
     const event = JSON.parse(data) as WireStreamEvent | null;
     if (typeof event !== 'object' || event === null || typeof event.type !== 'string') {
       this.context.warn('skipped unexpected stream content', { what: 'an event without a type' });

@@ -58,6 +58,22 @@ function feedStepwise(payloads: string[]): { steps: string[][]; events: StreamEv
 }
 
 describe('stream parser: parallel tool calls', () => {
+  it('an id that arrives after the name (the first fragment had none) is that call’s, not a new nameless call', () => {
+    const result = feedStream(
+      [
+        calls([0, { type: 'function', function: { name: 'f', arguments: '{"a":' } }]),
+        calls([0, { id: 'call_late', function: { arguments: '1}' } }]),
+        chunk({}, 'tool_calls'),
+        '[DONE]',
+      ],
+      openaiQuirks,
+      createTestContext({ stream: true }),
+    );
+    expect(result.error).toBeUndefined();
+    assertStreamInvariants(result.events);
+    expect(toolCallsOf(result.response)).toEqual([{ name: 'f', input: { a: 1 } }]);
+  });
+
   it('interleaved parallel tool-call fragments are reassembled, none lost', () => {
     const context = createTestContext({ stream: true });
     const result = feedStream(

@@ -11,6 +11,8 @@ interface ToolSlot {
   /** The wire index (the array position when a host sends none): the order buffered calls end in. */
   index: number;
   providerId: string | undefined;
+  /** `providerId` was made up (the call started before any id came): an id arriving later is this call's. */
+  madeUpId?: true;
   /** The first non-empty name seen. */
   name: string | undefined;
   /** `deferred`: interleaved with the live call, so buffered until the tool calls close. */
@@ -25,7 +27,8 @@ interface ToolSlot {
 /**
  * Tool calls are tracked per wire `index`: the id and name are taken on first sight (later empty
  * ids and names are ignored), argument fragments go to the builder raw, and the input is parsed
- * once, by the builder, when the call ends. A new id at a known index is a new call.
+ * once, by the builder, when the call ends. A new id at a known index is a new call — unless the
+ * call there started with no id (its name came first): then the id that follows is its own.
  *
  * The builder keeps parts sequential (a started part ends the open one), but hosts may interleave
  * the fragments of parallel calls. So one call at a time is live (started, its fragments streamed
@@ -68,7 +71,9 @@ export class ToolCallTracker {
     const index = typeof entry.index === 'number' ? entry.index : position;
     const id = typeof entry.id === 'string' && entry.id !== '' ? entry.id : undefined;
     let slot = this.slots.get(index);
-    if (slot === undefined || (id !== undefined && slot.providerId !== undefined && id !== slot.providerId)) {
+    const newCall =
+      id !== undefined && slot?.providerId !== undefined && id !== slot.providerId && slot.madeUpId !== true;
+    if (slot === undefined || newCall) {
       slot = this.open(index, id);
     } else if (slot.providerId === undefined && id !== undefined && !slot.started) {
       slot.providerId = id;
@@ -154,8 +159,11 @@ export class ToolCallTracker {
 
   private start(slot: ToolSlot, name: string): void {
     this.onStart();
-    // A host that sends no id still needs a unique one per session.
-    slot.providerId ??= `call_${createToolCallId().slice(3)}`;
+    // A host that sends no id (or sends it after the name) still needs a unique one per session.
+    if (slot.providerId === undefined) {
+      slot.providerId = `call_${createToolCallId().slice(3)}`;
+      slot.madeUpId = true;
+    }
     this.builder.toolStart(slot.key, canonicalToolId(this.context, slot.providerId), name);
     slot.started = true;
     if (slot.pending !== undefined) {
