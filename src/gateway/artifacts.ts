@@ -71,13 +71,36 @@ async function restoreItem(item: Item, store: GatewayStore, scope: string): Prom
     ),
   );
   calls.forEach((call, index) => {
-    const artifacts = found[index];
+    const artifacts = readable(found[index]);
     if (artifacts === undefined || call.signature !== undefined) return;
     if (artifacts.signature !== undefined) call.signature = artifacts.signature;
     if (artifacts.provider !== undefined) call.provider = artifacts.provider;
   });
-  const reasoning = found[0]?.reasoning;
+  const reasoning = readable(found[0])?.reasoning;
   if (reasoning !== undefined && !hasReasoning) item.parts.unshift(...reasoning);
+}
+
+/**
+ * Stored artifacts of the shape this module writes, or undefined: a store is outside the process
+ * (Redis), and what another writer left under a call's key must not reach a transcript.
+ */
+function readable(value: unknown): CallArtifacts | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const { provider, signature, reasoning } = value as Record<string, unknown>;
+  if (provider !== undefined && typeof provider !== 'string') return undefined;
+  if (signature !== undefined && typeof signature !== 'string') return undefined;
+  if (
+    reasoning !== undefined &&
+    !(
+      Array.isArray(reasoning) &&
+      reasoning.every(
+        (part: unknown) =>
+          typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'reasoning',
+      )
+    )
+  )
+    return undefined;
+  return value as CallArtifacts;
 }
 
 /**

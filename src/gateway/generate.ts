@@ -111,6 +111,25 @@ interface Served {
 }
 
 /**
+ * A stored conversation of the shape the gateway writes, or undefined (then "not found"): a shared
+ * store is outside the process, and a value another writer left under a response id must not
+ * reach a request (its items are checked in depth by the front door like any transcript).
+ */
+function storedConversation(value: unknown): { transcript: Item[] } | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { transcript } = value as { transcript?: unknown };
+  if (!Array.isArray(transcript)) return undefined;
+  const items = transcript.every(
+    (item: unknown) =>
+      typeof item === 'object' &&
+      item !== null &&
+      typeof (item as { kind?: unknown }).kind === 'string' &&
+      Array.isArray((item as { parts?: unknown }).parts),
+  );
+  return items ? { transcript: transcript as Item[] } : undefined;
+}
+
+/**
  * Puts a stored Responses transcript in front (`previous_response_id`) and stored artifacts back;
  * undefined when there is nothing to look up (no store round trip, no await).
  */
@@ -131,8 +150,7 @@ async function withStoredTranscript(
 ): Promise<void> {
   const { transcript } = decoded.request;
   if (decoded.previousResponseId !== undefined) {
-    const stored = (await state.store.get(responseKey(scope, decoded.previousResponseId))) as
-      { transcript: Item[] } | undefined;
+    const stored = storedConversation(await state.store.get(responseKey(scope, decoded.previousResponseId)));
     if (stored === undefined)
       throw new GatewayError({
         status: 404,

@@ -23,7 +23,13 @@ export function createSharedStore(shared: Pick<StateStore, 'get' | 'set'>): Gate
   return {
     async get(id) {
       const text = await shared.get(id);
-      return text === undefined ? undefined : (JSON.parse(text) as unknown);
+      if (text === undefined) return undefined;
+      // A value that is not JSON (written by something else under our name) is no value.
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        return undefined;
+      }
     },
     put: (id, value, ttlMs) => shared.set(id, JSON.stringify(value), ttlMs / 1000),
   };

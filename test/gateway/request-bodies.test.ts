@@ -1,0 +1,337 @@
+/**
+ * Request bodies and stored state a client or another writer controls: media the upstream does not
+ * take (named by the client's field), absurd nesting, `__proto__` keys and built-in property names,
+ * compressed bodies, stored conversations that would grow past the body limit, a store that fails
+ * or holds values of another shape, and the log lines a body can cause.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createGateway } from 'switchyard-ai/gateway';
+import { type GatewayHarness, startGatewayHarness } from './harness.ts';
+
+let harness: GatewayHarness;
+const hello = (text = 'Hello.') => ({
+  type: 'scripted' as const,
+  content: [{ type: 'text' as const, text }],
+  usage: { input: 3, output: 2 },
+});
+
+beforeAll(async () => {
+  harness = await startGatewayHarness({ body_limit_bytes: 4096 });
+});
+beforeEach(() => {
+  harness.emulator.clear();
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+  fetch(`${harness.server.url}${path}`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+
+const chatBody = (extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ model: 'up-chat', messages: [{ role: 'user', content: 'Hi' }], ...extra });
+
+describe('a media type the upstream does not take', () => {
+  const text = Buffer.from('plain words').toString('base64');
+  it.each([
+    [
+      '/v1/messages',
+      {
+        model: 'up-chat',
+        max_tokens: 64,
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'read' },
+              { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'plain words' } },
+            ],
+          },
+        ],
+      },
+      'messages.0.content.1',
+    ],
+    [
+      '/v1/chat/completions',
+      {
+        model: 'up-responses',
+        messages: [
+          { role: 'user', content: 'first' },
+          { role: 'assistant', content: 'ok' },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'read' },
+              { type: 'file', file: { filename: 'a.txt', file_data: `data:text/plain;base64,${text}` } },
+            ],
+          },
+        ],
+      },
+      'messages.2.content.1',
+    ],
+    [
+      '/v1/messages',
+      {
+        model: 'up-chat',
+        max_tokens: 64,
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'read' },
+              { type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' } },
+            ],
+          },
+        ],
+      },
+      'messages.0.content.1',
+    ],
+    [
+      '/v1beta/models/up-chat:generateContent',
+      {
+        contents: [
+          {
+            role: 'user',
+            parts: [
+              { text: 'read' },
+              { fileData: { mimeType: 'application/pdf', fileUri: 'https://example.com/a.pdf' } },
+            ],
+          },
+        ],
+      },
+      'contents.0.parts.1',
+    ],
+    [
+      '/v1beta/models/up-chat:generateContent',
+      {
+        contents: [
+          { role: 'user', parts: [{ text: 'read' }, { inlineData: { mimeType: 'text/plain', data: text } }] },
+        ],
+      },
+      'contents.0.parts.1',
+    ],
+  ])("%s (row %#): the 400 names the client's own field, not a canonical path", async (path, body, field) => {
+    const before = harness.emulator.requests.length;
+    const response = await post(path, JSON.stringify(body));
+    expect(response.status).toBe(400);
+    const answer = JSON.stringify(await response.json());
+    expect(answer).toContain(field);
+    expect(answer).not.toContain('transcript[');
+    expect(harness.emulator.requests.length).toBe(before);
+  });
+});
+
+describe('absurd nesting and __proto__ keys in a body', () => {
+  let own: GatewayHarness;
+  beforeAll(async () => {
+    own = await startGatewayHarness();
+  });
+  afterAll(async () => {
+    await own?.close();
+  });
+  const send = (path: string, body: string) =>
+    fetch(`${own.server.url}${path}`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json' },
+    });
+  /** `{"type":"object","properties":{"a": … }}` nested `depth` times. */
+  const deepSchema = (depth: number) =>
+    `${'{"type":"object","properties":{"a":'.repeat(depth)}{"type":"string"}${'}}'.repeat(depth)}`;
+  const geminiTool = (schema: string) =>
+    `{"contents":[{"role":"user","parts":[{"text":"Hi"}]}],"tools":[{"functionDeclarations":[{"name":"f","parameters":${schema}}]}]}`;
+  it.each([
+    ['/v1beta/models/up-chat:generateContent', geminiTool(deepSchema(20_000))],
+    ['/v1beta/models/up-chat:countTokens', geminiTool(deepSchema(20_000))],
+    [
+      '/v1/messages/count_tokens',
+      `{"model":"up-chat","messages":[{"role":"user","content":"Hi"}],"tools":[{"name":"f","input_schema":${deepSchema(20_000)}}]}`,
+    ],
+  ])('%s: 20,000 levels is a 400 naming the path, not a stack overflow (500)', async (path, body) => {
+    const before = own.emulator.requests.length;
+    const response = await send(path, body);
+    expect(response.status).toBe(400);
+    const text = await response.text();
+    // The path is the client's own, its middle elided: the message stays short.
+    expect(text).toMatch(/tools\.0\.[a-zA-Z_.0-9]+\.…\.[a-zA-Z_.0-9]+: nested deeper than 512 levels/);
+    expect(text.length).toBeLessThan(1000);
+    expect(own.emulator.requests.length).toBe(before);
+  });
+
+  it('a __proto__ property in a Gemini schema is refused by its path in the body', async () => {
+    const response = await send(
+      '/v1beta/models/up-chat:generateContent',
+      geminiTool('{"type":"object","properties":{"__proto__":{"type":"string"}}}'),
+    );
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain(
+      'tools.0.functionDeclarations.0.parameters.properties.__proto__: the key \\"__proto__\\" is not allowed',
+    );
+  });
+});
+
+describe('model names that are built-in property names', () => {
+  it.each([
+    'openai:constructor',
+    'anthropic:toString',
+    'openai:hasOwnProperty-latest',
+    'openai:__proto__-20250101',
+  ])('%s is answered as any other model name: sent to its provider as it is (never a 500)', async (model) => {
+    harness.emulator.enqueue(hello());
+    const response = await post('/v1/chat/completions', chatBody({ model }));
+    expect(response.status).toBe(200);
+    const sent = harness.emulator.requests.at(-1)?.body as { model: string };
+    expect(sent.model).toBe(model.slice(model.indexOf(':') + 1));
+  });
+});
+
+describe('a stored Responses conversation is bounded', () => {
+  it('one over the body limit is not stored and the reply says store: false; a chain of requests under the limit cannot grow it past the limit', async () => {
+    const turn = (input: string, previous?: string) => {
+      harness.emulator.enqueue(hello('Noted.'));
+      return post(
+        '/v1/responses',
+        JSON.stringify({
+          model: 'up-chat',
+          input,
+          ...(previous === undefined ? {} : { previous_response_id: previous }),
+        }),
+      );
+    };
+    const first = await turn('x'.repeat(2500));
+    expect(first.status).toBe(200);
+    const firstBody = (await first.json()) as { id: string; store: boolean };
+    expect(firstBody.store).toBe(true);
+    const second = await turn('y'.repeat(2500), firstBody.id);
+    expect(second.status).toBe(200);
+    const secondBody = (await second.json()) as { id: string; store: boolean };
+    expect(secondBody.store).toBe(false);
+    const third = await post(
+      '/v1/responses',
+      JSON.stringify({ model: 'up-chat', input: 'z', previous_response_id: secondBody.id }),
+    );
+    expect(third.status).toBe(404);
+  });
+});
+
+it('tools the gateway does not offer are one WARN per request, with a count and the first few details cut to 200 characters', async () => {
+  const before = harness.logger.entries.length;
+  harness.emulator.enqueue(hello());
+  const tools = [
+    { type: `x${'y'.repeat(300)}` },
+    ...Array.from({ length: 39 }, (_, index) => ({ type: `x${index}` })),
+  ];
+  const response = await post('/v1/responses', JSON.stringify({ model: 'up-chat', input: 'Hi', tools }));
+  expect(response.status).toBe(200);
+  const lines = harness.logger.entries
+    .slice(before)
+    .filter((entry) => entry.message === 'gateway: part of the request was left out');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]!.fields).toMatchObject({ count: 40 });
+  const details = lines[0]!.fields.details as string[];
+  expect(details).toHaveLength(5);
+  for (const detail of details) expect(detail.length).toBeLessThanOrEqual(201);
+});
+
+it.each(['gzip', 'br', 'deflate'])(
+  'a body sent with content-encoding %s is a 415 saying so (never inflated), in the protocol’s error shape',
+  async (coding) => {
+    const response = await post('/v1/messages', '\u001f\u008b\u0008', { 'content-encoding': coding });
+    expect(response.status).toBe(415);
+    const body = (await response.json()) as { type: string; error: { message: string } };
+    expect(body.type).toBe('error');
+    expect(body.error.message).toContain(`content-encoding '${coding}' is not accepted`);
+  },
+);
+
+it('a store that fails after the upstream call costs the next turn, never this reply: a 200 that says store: false', async () => {
+  const failing = {
+    get: async () => undefined,
+    put: async () => {
+      throw new Error('store down');
+    },
+  };
+  const gateway = createGateway({
+    store: failing,
+    accessLog: () => {},
+    logger: { warn: () => {} },
+    config: {
+      builtins: false,
+      adapters: {
+        openai: {
+          type: 'openai',
+          base_url: `${harness.emulator.url}/v1`,
+          api_key: 'upstream-key',
+          max_retries: 0,
+        },
+      },
+      models: { 'openai:gpt-5-mini': { aliases: ['kept-chat'] } },
+    },
+  });
+  harness.emulator.enqueue(hello('Paid for.'));
+  const response = await gateway.app.request('/v1/responses', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'kept-chat', input: 'Hi' }),
+  });
+  expect(response.status).toBe(200);
+  const body = (await response.json()) as {
+    store: boolean;
+    output: Array<{ content: Array<{ text: string }> }>;
+  };
+  expect(body.store).toBe(false);
+  expect(body.output[0]!.content[0]!.text).toBe('Paid for.');
+});
+
+it.each([
+  ['not an object', 42],
+  ['a transcript that is not a list', { transcript: 5 }],
+  ['an item without parts', { transcript: [{ kind: 'user' }] }],
+  ['artifacts of the wrong types', { signature: 5, reasoning: 'x' }],
+])('a value another writer left in the store (%s) is no value: never a 500', async (_, planted) => {
+  const gateway = createGateway({
+    store: { get: async () => planted, put: async () => {} },
+    accessLog: () => {},
+    logger: { warn: () => {} },
+    config: {
+      builtins: false,
+      adapters: {
+        openai: {
+          type: 'openai',
+          base_url: `${harness.emulator.url}/v1`,
+          api_key: 'upstream-key',
+          max_retries: 0,
+        },
+      },
+      models: { 'openai:gpt-5-mini': { aliases: ['planted-chat'] } },
+    },
+  });
+  const continued = await gateway.app.request('/v1/responses', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'planted-chat', input: 'Hi', previous_response_id: 'resp_1' }),
+  });
+  expect(continued.status).toBe(404);
+  harness.emulator.enqueue(hello('With history.'));
+  const chat = await gateway.app.request('/v1/chat/completions', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: 'planted-chat',
+      messages: [
+        { role: 'user', content: 'Hi' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+        },
+        { role: 'tool', tool_call_id: 'call_1', content: 'ok' },
+      ],
+    }),
+  });
+  expect(chat.status).toBe(200);
+});
