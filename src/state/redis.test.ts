@@ -307,3 +307,12 @@ describe('replies a real Redis cannot send', () => {
     },
   );
 });
+
+it('a large stored value (a long Responses conversation) is written and read within its own timeout, not the admission’s 50 ms', async () => {
+  const store = await storeOn({ timeoutMs: 50 });
+  const value = JSON.stringify({ transcript: 'x'.repeat(24_000_000) });
+  await store.set('large', value, 60);
+  expect((await store.get('large'))?.length).toBe(value.length);
+  // Through Redis, not the local fallback: neither command timed out.
+  expect(store.degraded).toBeFalsy();
+});

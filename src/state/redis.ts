@@ -161,6 +161,11 @@ function clockOf(value: unknown): number {
 export function createRedisStateStore(options: RedisStateStoreOptions): RedisStateStore {
   const prefix = options.prefix ?? 'switchyard';
   const timeoutMs = options.timeoutMs ?? 50;
+  /**
+   * Stored values (a Responses conversation, up to the gateway's body limit) take longer to move
+   * than an admission: at least 2 s, so a large one is read rather than taken for missing.
+   */
+  const valueTimeoutMs = Math.max(timeoutMs, 2000);
   const injected = options.now;
   /** Redis's clock as this instance last saw it (its own plus the offset seen in the last reply). */
   let offset = 0;
@@ -277,10 +282,11 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     operation: () => Promise<Value>,
     fallback: () => Promise<Value>,
     policyHere: StateFailurePolicy = policy,
+    limitMs = timeoutMs,
   ): Promise<Value> {
     let value: Value;
     try {
-      value = await withTimeout(operation(), timeoutMs);
+      value = await withTimeout(operation(), limitMs);
     } catch (error) {
       if (outage.failed(name, error, policyHere)) return fallback();
       throw new StateUnavailableError(name, { cause: error });
@@ -381,12 +387,16 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
           );
         },
         () => local.set(name, value, ttlSeconds),
+        policy,
+        valueTimeoutMs,
       ),
     get: (name) =>
       guarded(
         'get',
         async () => (await client.get(`${prefix}:value:${keyPart(name)}`)) ?? (await local.get(name)),
         () => local.get(name),
+        policy,
+        valueTimeoutMs,
       ),
     async close() {
       // One last try for settles still waiting: a restart must not drop the spend they carry.
@@ -418,7 +428,7 @@ function connect(url: string, cluster: boolean, timeoutMs: number): Client {
     // The timeout is the store's own (`withTimeout`): ioredis's `commandTimeout` fails a command
     // whose reply is already waiting when the event loop was busy past the timeout; this one is a
     // backstop only.
-    commandTimeout: Math.max(1000, timeoutMs * 20),
+    commandTimeout: Math.max(2500, timeoutMs * 20),
     // A dead Redis answers at once: nothing queues behind a reconnect.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
