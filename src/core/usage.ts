@@ -111,10 +111,13 @@ export function usageFromInclusive(counts: {
   output: number;
   reasoning?: number;
 }): Usage {
-  const cacheRead = tokenCount(counts.cached) ?? 0;
-  const cacheWrite = tokenCount(counts.cacheWrite) ?? 0;
+  const prompt = tokenCount(counts.prompt) ?? 0;
+  // Parts of the prompt count: never more than it (a host that says 50 cached of 10 prompt tokens
+  // would otherwise bill, and report to clients, a prompt of 50).
+  const cacheRead = Math.min(tokenCount(counts.cached) ?? 0, prompt);
+  const cacheWrite = Math.min(tokenCount(counts.cacheWrite) ?? 0, prompt - cacheRead);
   return {
-    input: Math.max(0, (tokenCount(counts.prompt) ?? 0) - cacheRead - cacheWrite),
+    input: prompt - cacheRead - cacheWrite,
     cacheRead,
     cacheWrite,
     output: tokenCount(counts.output) ?? 0,

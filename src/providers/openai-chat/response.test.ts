@@ -82,12 +82,12 @@ describe('convertUsage', () => {
     });
   });
 
-  it('never goes negative or fractional on inconsistent data', () => {
+  it('never goes negative or fractional on inconsistent data; cached tokens are at most the prompt they are part of', () => {
     expect(
       convertUsage({ prompt_tokens: 5, prompt_tokens_details: { cached_tokens: 9 }, completion_tokens: 1.6 }),
     ).toEqual({
       input: 0,
-      cacheRead: 9,
+      cacheRead: 5,
       cacheWrite: 0,
       output: 2,
       reasoning: 0,
