@@ -363,17 +363,27 @@ async function admit(
   const started = performance.now();
   let modelId: string | undefined;
   let maxOutputTokens = 0;
+  const fallbackIds: string[] = [];
   try {
     const model = state.switchyard.resolve(decoded.model);
     modelId = model.id;
     maxOutputTokens = model.facts.maxOutputTokens;
+    for (const name of model.fallbacks) {
+      try {
+        const { id } = state.switchyard.resolve(name);
+        // Only the fallbacks the key may reach (by the name configured or its canonical id).
+        if (allowsModel(key, [name, id])) fallbackIds.push(id);
+      } catch {
+        // A fallback that does not resolve is skipped by routing too.
+      }
+    }
   } catch {
     // Unknown names fail in routing; the call is still counted against the key's rate.
   }
   served.reservation = await admitCall(
     state.shared,
     key,
-    { request: decoded.request, modelId, maxOutputTokens },
+    { request: decoded.request, modelId, fallbackIds, maxOutputTokens },
     state.switchyard.prices,
   );
   served.ownMs += performance.now() - started;

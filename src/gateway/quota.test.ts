@@ -39,6 +39,22 @@ describe('gateway quota', () => {
     });
   });
 
+  it('the reservation is priced on the dearest model the call may reach, its fallbacks included', async () => {
+    const store = createMemoryStateStore();
+    const key = { name: 'team-f', budget: { usdPerDay: 100 } };
+    const cheap = { ...call, modelId: 'openai:gpt-4.1-mini' };
+    const alone = await admitCall(store, key, cheap, prices);
+    const withDearFallback = await admitCall(
+      store,
+      key,
+      { ...cheap, fallbackIds: ['anthropic:claude-opus-4-1'] },
+      prices,
+    );
+    const dear = await admitCall(store, key, { ...call, modelId: 'anthropic:claude-opus-4-1' }, prices);
+    expect(withDearFallback.reserveMicros).toBeGreaterThan(alone.reserveMicros);
+    expect(withDearFallback.reserveMicros).toBe(dear.reserveMicros);
+  });
+
   it('at its budget: a non-retryable 402 budget_exceeded before dispatch; usage shows spend and remaining', async () => {
     const store = createMemoryStateStore();
     const key = { name: 'team-b', budget: { usdPerDay: 0.01 } };

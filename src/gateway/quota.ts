@@ -39,6 +39,8 @@ export interface QuotaCall {
   request: Pick<RouteRequest, 'transcript' | 'tools' | 'maxOutputTokens'>;
   /** The canonical id the model name resolved to (for the cost reservation), if it resolved. */
   modelId?: string;
+  /** The ids of the fallbacks the call may reach: the reservation is priced on the dearest. */
+  fallbackIds?: readonly string[];
   /** The model's output limit (the default `max_tokens`), 0 when unknown. */
   maxOutputTokens?: number;
 }
@@ -62,10 +64,12 @@ export async function admitCall(
   const input = estimateUpperBound({ transcript: call.request.transcript, tools: call.request.tools });
   const output =
     call.request.maxOutputTokens ?? Math.min(defaultMaxOutput, call.maxOutputTokens || defaultMaxOutput);
-  const reserveMicros =
-    key.budget === undefined || call.modelId === undefined
-      ? 0
-      : estimatedMicros(call.modelId, input, output, prices);
+  let reserveMicros = 0;
+  if (key.budget !== undefined && call.modelId !== undefined) {
+    // A fallback may serve the call: reserved at the dearest of them, settled at what it cost.
+    for (const id of [call.modelId, ...(call.fallbackIds ?? [])])
+      reserveMicros = Math.max(reserveMicros, estimatedMicros(id, input, output, prices));
+  }
   let admission;
   try {
     admission = await store.admit({
