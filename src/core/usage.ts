@@ -102,7 +102,8 @@ export function totalInputTokens(usage: Usage): number {
 /**
  * Converts counts from a provider whose prompt count *includes* cached tokens (OpenAI, Gemini) into
  * disjoint buckets. Each count goes through {@link tokenCount} (rounded; negative or non-finite is
- * absent, i.e. 0); a negative difference (inconsistent provider data) clamps to zero.
+ * absent, i.e. 0); cached and cache-write counts are parts of the prompt, so never more than it
+ * (inconsistent provider data).
  */
 export function usageFromInclusive(counts: {
   prompt: number;

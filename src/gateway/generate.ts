@@ -124,7 +124,11 @@ function storedConversation(value: unknown): { transcript: Item[] } | undefined 
       typeof item === 'object' &&
       item !== null &&
       typeof (item as { kind?: unknown }).kind === 'string' &&
-      Array.isArray((item as { parts?: unknown }).parts),
+      Array.isArray((item as { parts?: unknown }).parts) &&
+      (item as { parts: unknown[] }).parts.every(
+        (part) =>
+          typeof part === 'object' && part !== null && typeof (part as { type?: unknown }).type === 'string',
+      ),
   );
   return items ? { transcript: transcript as Item[] } : undefined;
 }
@@ -192,6 +196,7 @@ function remember(
     state.logger.warn('gateway: the state store did not keep this reply', {
       requestId: call.requestId,
       error: error instanceof Error ? error.name : 'unknown',
+      message: error instanceof Error ? error.message.slice(0, 200) : undefined,
     });
   });
 }
@@ -370,11 +375,11 @@ async function admit(
     maxOutputTokens = model.facts.maxOutputTokens;
     for (const name of model.fallbacks) {
       try {
-        const { id } = state.switchyard.resolve(name);
-        // Only the fallbacks the key may reach (by the name configured or its canonical id).
-        if (allowsModel(key, [name, id])) fallbackIds.push(id);
+        const fallback = state.switchyard.resolve(name);
+        // Only the fallbacks the key may reach: by any of its names, as routing decides.
+        if (allowsModel(key, [name, fallback.id, ...fallback.aliases])) fallbackIds.push(fallback.id);
       } catch {
-        // A fallback that does not resolve is skipped by routing too.
+        // A name that does not resolve: routing refuses it; nothing to price.
       }
     }
   } catch {

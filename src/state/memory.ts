@@ -5,6 +5,7 @@
  */
 import { createMemoryAvailabilityStore } from '../routing/availability.ts';
 import { admitNumbers, admitRule, type KeyState, periodUsage, reservationOf, settleRule } from './rules.ts';
+import { TtlStrings } from './ttl-strings.ts';
 import { periodsOf, type KeyBudget, type KeyUsage, type StateStore, toMicros } from './types.ts';
 
 /** Options of {@link createMemoryStateStore}. */
@@ -19,36 +20,18 @@ export interface MemoryStateStoreOptions {
   sweepMs?: number;
 }
 
-/** A string's memory at most: one byte per Latin-1 character, two otherwise. */
-const sizeOf = (text: string) => text.length * 2;
-
 let admissionCounter = 0;
 
 /** Creates the in-memory state store. */
 export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): StateStore {
   const now = options.now ?? Date.now;
-  const maxValues = options.maxValues ?? 10_000;
-  const maxValueBytes = options.maxValueBytes ?? 256 * 1024 * 1024;
+  const values = new TtlStrings({
+    maxEntries: options.maxValues,
+    maxBytes: options.maxValueBytes,
+    now,
+    sweepMs: options.sweepMs,
+  });
   const keys = new Map<string, KeyState>();
-  const values = new Map<string, { value: string; expiresAt: number }>();
-  let valueBytes = 0;
-  const drop = (name: string) => {
-    const entry = values.get(name);
-    if (entry === undefined) return;
-    values.delete(name);
-    valueBytes -= sizeOf(entry.value);
-  };
-  /** Drops expired values from the oldest on (as a gateway writes them, one TTL for all). */
-  const sweep = () => {
-    const time = now();
-    for (const [name, entry] of values) {
-      if (entry.expiresAt > time) break;
-      drop(name);
-    }
-  };
-  // Bounded in time too, as the gateway's own store: an outage's values go when they expire.
-  const timer = setInterval(sweep, options.sweepMs ?? 30_000);
-  timer.unref();
 
   function stateOf(key: string): KeyState {
     let state = keys.get(key);
@@ -77,29 +60,13 @@ export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): S
       return usageOf(key, keys.get(key), budget, now());
     },
     async set(name, value, ttlSeconds) {
-      drop(name);
-      sweep();
-      if (sizeOf(value) > maxValueBytes) return;
-      values.set(name, { value, expiresAt: now() + ttlSeconds * 1000 });
-      valueBytes += sizeOf(value);
-      for (const oldest of values.keys()) {
-        if (values.size <= maxValues && valueBytes <= maxValueBytes) break;
-        drop(oldest);
-      }
+      values.set(name, value, ttlSeconds * 1000);
     },
     async get(name) {
-      const entry = values.get(name);
-      if (entry === undefined) return undefined;
-      if (entry.expiresAt <= now()) {
-        drop(name);
-        return undefined;
-      }
-      return entry.value;
+      return values.get(name);
     },
     async close() {
-      clearInterval(timer);
       values.clear();
-      valueBytes = 0;
     },
   };
 }

@@ -280,30 +280,55 @@ describe('replies a real Redis cannot send', () => {
   });
   const limits = { requestsPerMinute: 100 };
 
+  /** A store on the fake Redis. */
+  async function fakeStore(): Promise<RedisStateStore> {
+    const store = createRedisStateStore({
+      url: fake.url,
+      prefix: `f${++prefixes}`,
+      timeoutMs: 200,
+      logger: createMemoryLogger(),
+    });
+    stores.push(store);
+    await store.ready;
+    return store;
+  }
+  const good = () => respArray('ok', String(Date.now()));
+
   it.each([
-    ['an unreadable clock', () => respArray('ok', 'abc')],
-    ['a clock years away', () => respArray('ok', String(Date.now() + 10 * 365 * 86_400_000))],
+    ['a period reply without a clock', () => respArray('period', 'abc')],
     ['a refusal without a number', () => respArray('rate', 'requests', 'x')],
     ['a refusal of an unknown kind', () => respArray('nope', 'requests', '5')],
     ['an integer', () => ':1\r\n'],
   ])(
     '%s fails that admission under the policy (local answer), and the next good reply is used again',
     async (_, reply) => {
-      const store = createRedisStateStore({
-        url: fake.url,
-        prefix: `f${++prefixes}`,
-        timeoutMs: 200,
-        logger: createMemoryLogger(),
-      });
-      stores.push(store);
-      await store.ready;
+      const store = await fakeStore();
       fake.admitReply = reply;
       const local = await store.admit({ key: 'k', tokens: 1, limits });
       expect(local).toMatchObject({ allowed: true, reservation: { local: true } });
-      fake.admitReply = () => respArray('ok', String(Date.now()));
+      fake.admitReply = good;
       const shared = await store.admit({ key: 'k', tokens: 1, limits });
       expect(shared.allowed).toBe(true);
       expect(shared.allowed && shared.reservation.local).not.toBe(true);
+    },
+  );
+
+  it.each([
+    ['an unreadable clock', () => respArray('ok', 'abc')],
+    ['a clock in another century', () => respArray('ok', String(Date.UTC(2300, 0, 1)))],
+  ])(
+    'an admission Redis recorded with %s stands (shared, timed by this instance), and the clock is never kept',
+    async (_, reply) => {
+      const store = await fakeStore();
+      fake.admitReply = reply;
+      const admitted = await store.admit({ key: 'k', tokens: 1, limits });
+      expect(admitted.allowed && admitted.reservation.local).not.toBe(true);
+      expect(admitted.allowed && Math.abs(admitted.reservation.expiresAt! - Date.now())).toBeLessThan(
+        24 * 3_600_000,
+      );
+      fake.admitReply = good;
+      const next = await store.admit({ key: 'k', tokens: 1, limits });
+      expect(next.allowed && next.reservation.local).not.toBe(true);
     },
   );
 });

@@ -93,7 +93,7 @@ const monthTtlSeconds = 40 * 86_400;
 
 type Client = Redis | Cluster;
 type Scripted = Client & {
-  syAdmit(...args: Array<string | number>): Promise<string[]>;
+  syAdmit(...args: Array<string | number>): Promise<unknown>;
   sySettle(...args: Array<string | number>): Promise<number>;
 };
 
@@ -119,7 +119,6 @@ export function stateKeys(prefix: string, key: string, day: string, month: strin
   ];
 }
 
-/** The refusal an admit script replied. */
 /** Thrown for a reply the admit script cannot have sent: the store's failure policy decides. */
 const unreadable = () => new Error('Redis answered the admission with a reply it cannot have sent');
 
@@ -130,6 +129,7 @@ function numberOf(value: unknown): number {
   return number;
 }
 
+/** The refusal an admit script replied (a reply of another shape is thrown: the policy decides). */
 function refusalOf(reply: unknown): Admission {
   if (!Array.isArray(reply)) throw unreadable();
   if (reply[0] === 'budget' && (reply[1] === 'day' || reply[1] === 'month'))
@@ -150,11 +150,17 @@ function refusalOf(reply: unknown): Admission {
   throw unreadable();
 }
 
-/** Redis's clock in a reply: a time within a day of this instance's, or a throw (never kept as the offset). */
-function clockOf(value: unknown): number {
-  const time = numberOf(value);
-  if (Math.abs(time - Date.now()) > 86_400_000) throw unreadable();
-  return time;
+/** The earliest and latest Redis clock taken (ms): a reply's time outside them is not a clock. */
+const earliestClock = Date.UTC(2020, 0, 1);
+const latestClock = Date.UTC(2100, 0, 1);
+
+/**
+ * Redis's clock in a reply, or undefined when it cannot be one (never kept as the offset). Not
+ * compared with this instance's clock: a skewed instance takes Redis's time, as it should.
+ */
+function clockOf(value: unknown): number | undefined {
+  const time = typeof value === 'string' && value !== '' ? Number(value) : Number.NaN;
+  return Number.isFinite(time) && time >= earliestClock && time <= latestClock ? time : undefined;
 }
 
 /** Creates the Redis state store (connects at once; reconnects for ever with a capped backoff). */
@@ -163,7 +169,8 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
   const timeoutMs = options.timeoutMs ?? 50;
   /**
    * Stored values (a Responses conversation, up to the gateway's body limit) take longer to move
-   * than an admission: at least 2 s, so a large one is read rather than taken for missing.
+   * than an admission: at least 2 s, so a large one is read rather than taken for missing — except
+   * during an outage, when they fail as fast as every other command.
    */
   const valueTimeoutMs = Math.max(timeoutMs, 2000);
   const injected = options.now;
@@ -240,8 +247,13 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
         periods.month,
       );
       if (Array.isArray(reply) && (reply[0] === 'ok' || reply[0] === 'period')) {
-        const redisNow = injected === undefined ? clockOf(reply[1]) : numberOf(reply[1]);
-        if (injected === undefined) offset = redisNow - Date.now();
+        const clock = injected === undefined ? clockOf(reply[1]) : numberOf(reply[1]);
+        // A `period` reply recorded nothing: one without a clock fails under the policy. An `ok`
+        // one recorded the admission: it stands (refusing it would leave a reservation in Redis
+        // that no settle releases), timed by this instance's clock, the offset left as it was.
+        if (clock === undefined && reply[0] === 'period') throw unreadable();
+        const redisNow = clock ?? now();
+        if (clock !== undefined && injected === undefined) offset = clock - Date.now();
         at = redisNow;
         if (reply[0] === 'period') continue;
         const reservation = reservationOf(request.key, numbers, id, periods);
@@ -388,7 +400,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
         },
         () => local.set(name, value, ttlSeconds),
         policy,
-        valueTimeoutMs,
+        outage.failing ? timeoutMs : valueTimeoutMs,
       ),
     get: (name) =>
       guarded(
@@ -396,7 +408,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
         async () => (await client.get(`${prefix}:value:${keyPart(name)}`)) ?? (await local.get(name)),
         () => local.get(name),
         policy,
-        valueTimeoutMs,
+        outage.failing ? timeoutMs : valueTimeoutMs,
       ),
     async close() {
       // One last try for settles still waiting: a restart must not drop the spend they carry.

@@ -291,6 +291,7 @@ it.each([
   ['not an object', 42],
   ['a transcript that is not a list', { transcript: 5 }],
   ['an item without parts', { transcript: [{ kind: 'user' }] }],
+  ['a part that is not an object', { transcript: [{ kind: 'assistant', parts: [null] }] }],
   ['artifacts of the wrong types', { signature: 5, reasoning: 'x' }],
 ])('a value another writer left in the store (%s) is no value: never a 500', async (_, planted) => {
   const gateway = createGateway({

@@ -74,6 +74,25 @@ describe('stream parser: parallel tool calls', () => {
     expect(toolCallsOf(result.response)).toEqual([{ name: 'f', input: { a: 1 } }]);
   });
 
+  it('after a late id, another id at the same index is another call', () => {
+    const result = feedStream(
+      [
+        calls([0, { type: 'function', function: { name: 'f', arguments: '' } }]),
+        calls([0, { id: 'call_a', function: { arguments: '{"a":1}' } }]),
+        calls([0, named('call_b', 'g', '{"b":2}')]),
+        chunk({}, 'tool_calls'),
+        '[DONE]',
+      ],
+      openaiQuirks,
+      createTestContext({ stream: true }),
+    );
+    expect(result.error).toBeUndefined();
+    expect(toolCallsOf(result.response)).toEqual([
+      { name: 'f', input: { a: 1 } },
+      { name: 'g', input: { b: 2 } },
+    ]);
+  });
+
   it('interleaved parallel tool-call fragments are reassembled, none lost', () => {
     const context = createTestContext({ stream: true });
     const result = feedStream(

@@ -11,8 +11,10 @@ interface ToolSlot {
   /** The wire index (the array position when a host sends none): the order buffered calls end in. */
   index: number;
   providerId: string | undefined;
-  /** `providerId` was made up (the call started before any id came): an id arriving later is this call's. */
+  /** `providerId` was made up (the call started before any id came): the first id arriving later is this call's. */
   madeUpId?: true;
+  /** That late id: a fragment repeating it is this call's; another id at the index is a new call. */
+  lateId?: string;
   /** The first non-empty name seen. */
   name: string | undefined;
   /** `deferred`: interleaved with the live call, so buffered until the tool calls close. */
@@ -71,8 +73,11 @@ export class ToolCallTracker {
     const index = typeof entry.index === 'number' ? entry.index : position;
     const id = typeof entry.id === 'string' && entry.id !== '' ? entry.id : undefined;
     let slot = this.slots.get(index);
-    const newCall =
-      id !== undefined && slot?.providerId !== undefined && id !== slot.providerId && slot.madeUpId !== true;
+    let newCall = id !== undefined && slot?.providerId !== undefined && id !== slot.providerId;
+    if (newCall && slot!.madeUpId === true && (slot!.lateId === undefined || slot!.lateId === id)) {
+      slot!.lateId = id;
+      newCall = false;
+    }
     if (slot === undefined || newCall) {
       slot = this.open(index, id);
     } else if (slot.providerId === undefined && id !== undefined && !slot.started) {

@@ -1,0 +1,114 @@
+/**
+ * Strings by name, bounded in count, in memory and in time: the one in-process value store behind
+ * the gateway's memory store and the state store's stored values (its own, and Redis's local
+ * fallback during an outage).
+ */
+
+/** A string's memory at most: V8 keeps one byte per character for Latin-1 text, two otherwise. */
+const sizeOf = (text: string) => text.length * 2;
+
+/** Options of {@link TtlStrings}. */
+export interface TtlStringsOptions {
+  /** The most entries kept; the oldest go first. Default 10,000. */
+  maxEntries?: number;
+  /** The most memory the kept strings may take (2 bytes per character); the oldest go first. Default 256 MiB. */
+  maxBytes?: number;
+  /** The clock (ms). Default `Date.now`. */
+  now?: () => number;
+  /** How often expired entries are dropped while nothing is read or written (ms). Default 30,000. */
+  sweepMs?: number;
+}
+
+interface Entry {
+  text: string;
+  expiresAt: number;
+}
+
+/**
+ * Entries expire after their TTL: dropped as they are met, from the oldest on at each write, and
+ * by a sweep of every entry (unref'd timer, running only while something is kept). The oldest go
+ * past `maxEntries` or `maxBytes`; a string larger than `maxBytes` on its own is not kept.
+ */
+export class TtlStrings {
+  readonly #entries = new Map<string, Entry>();
+  readonly #maxEntries: number;
+  readonly #maxBytes: number;
+  readonly #now: () => number;
+  readonly #sweepMs: number;
+  #bytes = 0;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(options: TtlStringsOptions = {}) {
+    this.#maxEntries = options.maxEntries ?? 10_000;
+    this.#maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
+    this.#now = options.now ?? Date.now;
+    this.#sweepMs = options.sweepMs ?? 30_000;
+  }
+
+  /** The memory the kept strings take (2 bytes per character). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Keeps `text` under `name` for `ttlMs`; false when it is larger than the store takes. */
+  set(name: string, text: string, ttlMs: number): boolean {
+    this.#drop(name);
+    this.#dropExpiredHead();
+    if (sizeOf(text) > this.#maxBytes) return false;
+    this.#entries.set(name, { text, expiresAt: this.#now() + ttlMs });
+    this.#bytes += sizeOf(text);
+    for (const oldest of this.#entries.keys()) {
+      if (this.#entries.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
+      this.#drop(oldest);
+    }
+    if (this.#timer === undefined) {
+      this.#timer = setInterval(() => this.#sweep(), this.#sweepMs);
+      this.#timer.unref();
+    }
+    return true;
+  }
+
+  get(name: string): string | undefined {
+    const entry = this.#entries.get(name);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt <= this.#now()) {
+      this.#drop(name);
+      return undefined;
+    }
+    return entry.text;
+  }
+
+  clear(): void {
+    this.#entries.clear();
+    this.#bytes = 0;
+    this.#stopTimer();
+  }
+
+  #drop(name: string): void {
+    const entry = this.#entries.get(name);
+    if (entry === undefined) return;
+    this.#entries.delete(name);
+    this.#bytes -= sizeOf(entry.text);
+  }
+
+  /** The oldest entries that expired (cheap at each write; entries of one TTL expire in order). */
+  #dropExpiredHead(): void {
+    const time = this.#now();
+    for (const [name, entry] of this.#entries) {
+      if (entry.expiresAt > time) break;
+      this.#drop(name);
+    }
+  }
+
+  /** Every expired entry, whatever its TTL; the timer stops once nothing is kept. */
+  #sweep(): void {
+    const time = this.#now();
+    for (const [name, entry] of this.#entries) if (entry.expiresAt <= time) this.#drop(name);
+    if (this.#entries.size === 0) this.#stopTimer();
+  }
+
+  #stopTimer(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}
