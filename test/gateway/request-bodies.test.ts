@@ -5,7 +5,7 @@
  * or holds values of another shape, and the log lines a body can cause.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createGateway } from 'switchyard-ai/gateway';
+import { createGateway, type GatewayStore } from 'switchyard-ai/gateway';
 import { type GatewayHarness, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
@@ -30,6 +30,26 @@ const post = (path: string, body: string, headers: Record<string, string> = {}) 
     method: 'POST',
     body,
     headers: { 'content-type': 'application/json', ...headers },
+  });
+
+/** A gateway over `store` with `store-chat` on the emulator's OpenAI Chat upstream. */
+const gatewayWithStore = (store: GatewayStore) =>
+  createGateway({
+    store,
+    accessLog: () => {},
+    logger: { warn: () => {} },
+    config: {
+      builtins: false,
+      adapters: {
+        openai: {
+          type: 'openai',
+          base_url: `${harness.emulator.url}/v1`,
+          api_key: 'upstream-key',
+          max_retries: 0,
+        },
+      },
+      models: { 'openai:gpt-5-mini': { aliases: ['store-chat'] } },
+    },
   });
 
 const chatBody = (extra: Record<string, unknown> = {}) =>
@@ -255,28 +275,12 @@ it('a store that fails after the upstream call costs the next turn, never this r
       throw new Error('store down');
     },
   };
-  const gateway = createGateway({
-    store: failing,
-    accessLog: () => {},
-    logger: { warn: () => {} },
-    config: {
-      builtins: false,
-      adapters: {
-        openai: {
-          type: 'openai',
-          base_url: `${harness.emulator.url}/v1`,
-          api_key: 'upstream-key',
-          max_retries: 0,
-        },
-      },
-      models: { 'openai:gpt-5-mini': { aliases: ['kept-chat'] } },
-    },
-  });
+  const gateway = gatewayWithStore(failing);
   harness.emulator.enqueue(hello('Paid for.'));
   const response = await gateway.app.request('/v1/responses', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'kept-chat', input: 'Hi' }),
+    body: JSON.stringify({ model: 'store-chat', input: 'Hi' }),
   });
   expect(response.status).toBe(200);
   const body = (await response.json()) as {
@@ -294,27 +298,11 @@ it.each([
   ['a part that is not an object', { transcript: [{ kind: 'assistant', parts: [null] }] }],
   ['artifacts of the wrong types', { signature: 5, reasoning: 'x' }],
 ])('a value another writer left in the store (%s) is no value: never a 500', async (_, planted) => {
-  const gateway = createGateway({
-    store: { get: async () => planted, put: async () => {} },
-    accessLog: () => {},
-    logger: { warn: () => {} },
-    config: {
-      builtins: false,
-      adapters: {
-        openai: {
-          type: 'openai',
-          base_url: `${harness.emulator.url}/v1`,
-          api_key: 'upstream-key',
-          max_retries: 0,
-        },
-      },
-      models: { 'openai:gpt-5-mini': { aliases: ['planted-chat'] } },
-    },
-  });
+  const gateway = gatewayWithStore({ get: async () => planted, put: async () => {} });
   const continued = await gateway.app.request('/v1/responses', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'planted-chat', input: 'Hi', previous_response_id: 'resp_1' }),
+    body: JSON.stringify({ model: 'store-chat', input: 'Hi', previous_response_id: 'resp_1' }),
   });
   expect(continued.status).toBe(404);
   harness.emulator.enqueue(hello('With history.'));
@@ -322,7 +310,7 @@ it.each([
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
-      model: 'planted-chat',
+      model: 'store-chat',
       messages: [
         { role: 'user', content: 'Hi' },
         {
