@@ -46,8 +46,22 @@ function sendText(socket: WebSocket, text: string): void {
  * Sends an error frame (answering a message, so not paced like replies); a socket whose client has
  * stopped reading is ended at once — a close frame could not reach it — and its calls with it.
  */
-function refuse(socket: WebSocket, id: string | null, error: WireError): void {
-  sendText(socket, JSON.stringify({ type: 'error', id, error }));
+/** A message's `type` as an error frame repeats it: a string cut to 40 characters, else null. */
+const shownType = (type: unknown) => (typeof type === 'string' ? type.slice(0, 40) : null);
+
+function refuse(
+  socket: WebSocket,
+  id: string | null,
+  error: WireError,
+  refused?: { type: unknown; id: string },
+): void {
+  // `id: null` when the id must not end a request still running under it: `refused` then names
+  // the message this error answers (its type cut to 40 characters when it is a string).
+  const about = refused === undefined ? undefined : { type: shownType(refused.type), id: refused.id };
+  sendText(
+    socket,
+    JSON.stringify({ type: 'error', id, error, ...(about === undefined ? {} : { refused: about }) }),
+  );
   if (socket.bufferedAmount > maxUnsentBytes) socket.terminate();
 }
 
@@ -242,12 +256,22 @@ function onConnection(state: GatewayState, socket: WebSocket, key: GatewayKey | 
     const live = calls.get(id);
     const running = live !== undefined && live.finished !== true && live.cancelled !== true;
     if (type !== 'request')
-      return refuse(socket, running ? null : id, invalid('expected a request with a new id, or a cancel'));
+      return refuse(
+        socket,
+        running ? null : id,
+        invalid('expected a request with a new id, or a cancel'),
+        running ? { type, id } : undefined,
+      );
     if (running)
-      return refuse(socket, null, {
-        ...invalid(`a request with id '${id}' is already in flight; use a new id`),
-        code: 'duplicate_id',
-      });
+      return refuse(
+        socket,
+        null,
+        {
+          ...invalid(`a request with id '${id}' is already in flight; use a new id`),
+          code: 'duplicate_id',
+        },
+        { type, id },
+      );
     if (!state.accepting)
       return refuse(socket, id, {
         status: 503,

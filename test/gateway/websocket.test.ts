@@ -40,6 +40,7 @@ interface Message {
   id: string | null;
   event?: { type: string };
   error?: { status: number; errorClass: string; message: string };
+  refused?: { type: string | null; id: string };
 }
 
 async function openSocket(url: string, key: string) {
@@ -113,7 +114,10 @@ it('a second request under an id still in flight is refused without that id: the
   const request = JSON.stringify({ type: 'request', id: 'twice', request: { model: 'up-chat', transcript } });
   socket.send(request);
   socket.send(request);
-  expect((await last(null)).error).toMatchObject({ status: 400, code: 'duplicate_id' });
+  const refusal = await last(null);
+  expect(refusal.error).toMatchObject({ status: 400, code: 'duplicate_id' });
+  // The frame names the message it answers, though not under its id.
+  expect(refusal.refused).toEqual({ type: 'request', id: 'twice' });
   expect((await last('twice')).type).toBe('done');
   expect(messages.filter((message) => message.id === 'twice' && message.type === 'error')).toHaveLength(0);
   socket.close();
@@ -124,7 +128,9 @@ it('a message of another type under an id still in flight is refused without tha
   harness.emulator.enqueue(hello);
   socket.send(JSON.stringify({ type: 'request', id: 'live', request: { model: 'up-chat', transcript } }));
   socket.send(JSON.stringify({ type: 'cancle', id: 'live' }));
-  expect((await last(null)).error).toMatchObject({ status: 400 });
+  const refusal = await last(null);
+  expect(refusal.error).toMatchObject({ status: 400 });
+  expect(refusal.refused).toEqual({ type: 'cancle', id: 'live' });
   expect((await last('live')).type).toBe('done');
   expect(messages.filter((message) => message.id === 'live' && message.type === 'error')).toHaveLength(0);
   socket.close();
