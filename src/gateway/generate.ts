@@ -572,6 +572,8 @@ async function startStream(
     onError: (errorClass, status) => {
       served.errorClass = errorClass;
       served.status = status;
+      // A failed reply is never stored: its `response.failed` says so.
+      context.store = false;
     },
     first,
     done,

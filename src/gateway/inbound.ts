@@ -44,8 +44,8 @@ export async function readJson(
   const length = headerOf(request, incoming, 'content-length');
   if (Number(length ?? '0') > limit) throw tooLarge(limit);
   // A compressed body is not inflated (a small gzip body can decode to gigabytes): said plainly.
-  const coding = headerOf(request, incoming, 'content-encoding')?.trim().toLowerCase();
-  if (coding !== undefined && coding !== '' && coding !== 'identity')
+  const coding = headerOf(request, incoming, 'content-encoding')?.trim().toLowerCase() ?? '';
+  if (coding.split(',').some((part) => part.trim() !== '' && part.trim() !== 'identity'))
     throw new GatewayError({
       status: 415,
       errorClass: 'invalid_request',

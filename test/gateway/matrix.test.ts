@@ -169,6 +169,9 @@ describe.each(inboundNames)('%s client, a Gemini model failure', (inbound) => {
         .catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(Error);
       expect(String((failure as Error).message)).toMatch(/unusable \(MALFORMED_FUNCTION_CALL\)/);
+      // Never an error type the client's protocol does not have (Anthropic: api_error for a 502).
+      if (inbound === 'anthropic-messages' && !stream)
+        expect((failure as { error?: { error?: { type?: string } } }).error?.error?.type).toBe('api_error');
       // The call was made and paid: its provider and usage are logged.
       expect(harness.accessLog.at(-1)).toMatchObject({
         status: 502,

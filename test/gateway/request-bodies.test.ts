@@ -324,3 +324,36 @@ it.each([
   });
   expect(chat.status).toBe(200);
 });
+
+it.each(['identity', 'IDENTITY', 'identity, identity', ''])(
+  'content-encoding %j is a body as it is',
+  async (coding) => {
+    harness.emulator.enqueue(hello());
+    const response = await post('/v1/chat/completions', chatBody(), { 'content-encoding': coding });
+    expect(response.status).toBe(200);
+  },
+);
+
+it('a Responses reply that fails in-band is not stored, and its response.failed says store: false', async () => {
+  harness.emulator.enqueue({
+    type: 'scripted',
+    content: [{ type: 'text', text: 'Let me call' }],
+    finishReason: 'MALFORMED_FUNCTION_CALL',
+  });
+  const response = await post(
+    '/v1/responses',
+    JSON.stringify({ model: 'up-gemini', input: 'Hi', stream: true }),
+  );
+  const text = await response.text();
+  const failed = text
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => JSON.parse(line.slice(6)) as { type: string; response?: { id: string; store: boolean } })
+    .find((event) => event.type === 'response.failed');
+  expect(failed?.response?.store).toBe(false);
+  const next = await post(
+    '/v1/responses',
+    JSON.stringify({ model: 'up-gemini', input: 'again', previous_response_id: failed!.response!.id }),
+  );
+  expect(next.status).toBe(404);
+});

@@ -14,9 +14,23 @@ const types: Record<ErrorClass, string> = {
   other: 'api_error',
 };
 
+/** The error types Anthropic's API sends (a code of ours, such as `model_failure`, is not one). */
+const anthropicTypes = new Set([
+  'invalid_request_error',
+  'authentication_error',
+  'permission_error',
+  'not_found_error',
+  'request_too_large',
+  'rate_limit_error',
+  'api_error',
+  'overloaded_error',
+  'billing_error',
+  'timeout_error',
+]);
+
 /** The Anthropic error type of an error (`overloaded_error` for 529, `request_too_large` for 413). */
 export function errorType(error: WireError): string {
-  if (error.code !== undefined) return error.code;
+  if (error.code !== undefined && anthropicTypes.has(error.code)) return error.code;
   if (error.status === 529) return 'overloaded_error';
   if (error.status === 413) return 'request_too_large';
   if (error.status === 404) return 'not_found_error';
