@@ -357,3 +357,45 @@ it('a Responses reply that fails in-band is not stored, and its response.failed 
   );
   expect(next.status).toBe(404);
 });
+
+it('media in a Gemini functionResponse.parts reach the upstream inside the tool result (they were dropped)', async () => {
+  harness.emulator.enqueue(hello());
+  const png = Buffer.from('fake png bytes').toString('base64');
+  const body = {
+    contents: [
+      { role: 'user', parts: [{ text: 'Take a picture' }] },
+      { role: 'model', parts: [{ functionCall: { name: 'camera', args: {} } }] },
+      {
+        role: 'user',
+        parts: [
+          {
+            functionResponse: {
+              name: 'camera',
+              response: { ok: 1 },
+              parts: [{ inlineData: { mimeType: 'image/png', data: png } }],
+            },
+          },
+        ],
+      },
+    ],
+    tools: [{ functionDeclarations: [{ name: 'camera', parameters: { type: 'object', properties: {} } }] }],
+  };
+  const response = await post('/v1beta/models/up-anthropic:generateContent', JSON.stringify(body));
+  expect(response.status).toBe(200);
+  const sent = JSON.stringify(harness.emulator.requests.at(-1)?.body);
+  expect(sent).toContain('"type":"tool_result"');
+  expect(sent).toContain(png);
+});
+
+it('a functionResponse part of another kind is refused by its path', async () => {
+  const body = {
+    contents: [
+      { role: 'user', parts: [{ text: 'Go' }] },
+      { role: 'model', parts: [{ functionCall: { name: 'f', args: {} } }] },
+      { role: 'user', parts: [{ functionResponse: { name: 'f', response: {}, parts: [{ text: 'x' }] } }] },
+    ],
+  };
+  const response = await post('/v1beta/models/up-anthropic:generateContent', JSON.stringify(body));
+  expect(response.status).toBe(400);
+  expect(await response.text()).toContain('contents.2.parts.0.functionResponse.parts.0');
+});

@@ -17,7 +17,7 @@ import {
   textOf,
   topPRange,
 } from '../fields.ts';
-import { binaryPart, checkedToolChoice, namedTool, pushParts, sentAt } from '../common.ts';
+import { binaryPart, checkedToolChoice, namedTool, pushParts, sentAt, toolOutput } from '../common.ts';
 import type { DecodeContext, DecodedRequest, OpaqueCodec } from '../types.ts';
 import { isJsonObject } from '../../core/json.ts';
 
@@ -108,14 +108,45 @@ function convertPart(
         `${path}.functionResponse answers no earlier functionCall named '${name}' that is still unanswered`,
       );
     const result = response.response;
-    const output =
+    const text =
       isJsonObject(result) && Object.keys(result).length === 1 && typeof result.output === 'string'
-        ? { type: 'text' as const, text: result.output }
-        : { type: 'text' as const, text: textOf(result ?? {}) };
+        ? result.output
+        : textOf(result ?? {});
+    // Multimodal function responses: media beside the JSON response, kept as parts of the output.
+    const media = (optionalArray(response, 'parts', `${path}.functionResponse.parts`) ?? []).map(
+      (value, index) => responseMedia(value, `${path}.functionResponse.parts.${index}`),
+    );
+    const output = toolOutput([{ type: 'text', text }, ...media]);
     const answer: Part = { type: 'tool-result', callId: callId as never, name, output, isError: false };
     return { kind: 'tool', part: sentAt(answer, `${path}.functionResponse`) };
   }
   throw new RequestFieldError(path, `${path}: part kind is not supported by the gateway`, 'unsupported');
+}
+
+/** One media part of a function response (`inlineData` or `fileData`); anything else is refused by path. */
+function responseMedia(value: unknown, path: string): Part {
+  const part = jsonObject(value, path);
+  if (isJsonObject(part.inlineData)) {
+    const data = part.inlineData;
+    const mime = requiredString(data, 'mimeType', `${path}.inlineData.mimeType`);
+    return sentAt(
+      binaryPart(mime, { base64: requiredString(data, 'data', `${path}.inlineData.data`) }),
+      path,
+    );
+  }
+  if (isJsonObject(part.fileData)) {
+    const data = part.fileData;
+    const mime = requiredString(data, 'mimeType', `${path}.fileData.mimeType`);
+    return sentAt(
+      binaryPart(mime, { uri: requiredString(data, 'fileUri', `${path}.fileData.fileUri`) }),
+      path,
+    );
+  }
+  throw new RequestFieldError(
+    path,
+    `${path}: only inlineData and fileData parts are supported here`,
+    'unsupported',
+  );
 }
 
 function convertContents(contents: unknown[], transcript: Item[], opaque: OpaqueCodec): void {
