@@ -1,7 +1,7 @@
 /** Classifies every failure the gateway meets into a `WireError`: the status its class implies, never a secret. */
 import { sentFieldOf } from '../codecs/common.ts';
 import { RequestFieldError } from '../codecs/fields.ts';
-import type { Item } from '../core/transcript.ts';
+import type { Item, Part } from '../core/transcript.ts';
 import type { WireError } from '../codecs/types.ts';
 import type { CanonicalResponse } from '../core/request.ts';
 import { isAdapterError } from '../core/errors/guards.ts';
@@ -77,13 +77,29 @@ export function modelFailure(response: CanonicalResponse): GatewayError {
 export function inClientTerms(wire: WireError, transcript: readonly Item[] | undefined): WireError {
   if (transcript === undefined || wire.errorClass !== 'invalid_request') return wire;
   let first: string | undefined;
-  const message = wire.message.replace(/\(transcript\[(\d+)\]\.parts\[(\d+)\]\)/g, (path, item, part) => {
-    const field = sentFieldOf(transcript[Number(item)]?.parts[Number(part)]);
-    if (field === undefined) return path;
-    first ??= field;
-    return `(${field})`;
-  });
+  const message = wire.message.replace(
+    canonicalPartPath,
+    (path: string, item: string, part: string, inner: string) => {
+      const field = sentFieldOf(partAt(transcript[Number(item)]?.parts[Number(part)], inner));
+      if (field === undefined) return path;
+      first ??= field;
+      return `(${field})`;
+    },
+  );
   return first === undefined ? wire : { ...wire, message, param: first };
+}
+
+/** `(transcript[2].parts[0])`, or a part inside a tool result's output: `…parts[0].output.parts[1])`. */
+const canonicalPartPath = /\(transcript\[(\d+)\]\.parts\[(\d+)\]((?:\.output\.parts\[\d+\])*)\)/g;
+
+/** The part `inner` (`.output.parts[1]…`) leads to from `part`, through tool results. */
+function partAt(part: Part | undefined, inner: string): Part | undefined {
+  let current = part;
+  for (const [, index] of inner.matchAll(/\[(\d+)\]/g)) {
+    if (current?.type !== 'tool-result' || current.output.type !== 'parts') return undefined;
+    current = current.output.parts[Number(index)];
+  }
+  return current;
 }
 
 function upstreamStatus(status: number | undefined, fallback: number): number {

@@ -64,6 +64,31 @@ describe('a media type the upstream does not take', () => {
         model: 'up-chat',
         max_tokens: 64,
         messages: [
+          { role: 'user', content: 'Read it' },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'fetch', input: {} }] },
+          {
+            role: 'user',
+            content: [
+              {
+                type: 'tool_result',
+                tool_use_id: 'toolu_1',
+                content: [
+                  { type: 'text', text: 'here' },
+                  { type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' } },
+                ],
+              },
+            ],
+          },
+        ],
+      },
+      'messages.2.content.0.content.1',
+    ],
+    [
+      '/v1/messages',
+      {
+        model: 'up-chat',
+        max_tokens: 64,
+        messages: [
           {
             role: 'user',
             content: [
