@@ -62,28 +62,8 @@ function convertPart(
       return { kind: 'assistant', part: { type: 'reasoning', text: part.text, ...payload } };
     return part.text === '' ? undefined : { kind: 'user', part: { type: 'text', text: part.text } };
   }
-  if (isJsonObject(part.inlineData)) {
-    const data = part.inlineData;
-    const mime = requiredString(data, 'mimeType', `${path}.inlineData.mimeType`);
-    return {
-      kind: 'user',
-      part: sentAt(
-        binaryPart(mime, { base64: requiredString(data, 'data', `${path}.inlineData.data`) }),
-        path,
-      ),
-    };
-  }
-  if (isJsonObject(part.fileData)) {
-    const data = part.fileData;
-    const mime = requiredString(data, 'mimeType', `${path}.fileData.mimeType`);
-    return {
-      kind: 'user',
-      part: sentAt(
-        binaryPart(mime, { uri: requiredString(data, 'fileUri', `${path}.fileData.fileUri`) }),
-        path,
-      ),
-    };
-  }
+  const media = mediaOf(part, path);
+  if (media !== undefined) return { kind: 'user', part: media };
   if (isJsonObject(part.functionCall)) {
     const call = part.functionCall;
     const name = requiredString(call, 'name', `${path}.functionCall.name`);
@@ -123,9 +103,8 @@ function convertPart(
   throw new RequestFieldError(path, `${path}: part kind is not supported by the gateway`, 'unsupported');
 }
 
-/** One media part of a function response (`inlineData` or `fileData`); anything else is refused by path. */
-function responseMedia(value: unknown, path: string): Part {
-  const part = jsonObject(value, path);
+/** A part's `inlineData` or `fileData` as a media or file part noted as sent at `path`; undefined for other kinds. */
+function mediaOf(part: Record<string, unknown>, path: string): Part | undefined {
   if (isJsonObject(part.inlineData)) {
     const data = part.inlineData;
     const mime = requiredString(data, 'mimeType', `${path}.inlineData.mimeType`);
@@ -142,6 +121,13 @@ function responseMedia(value: unknown, path: string): Part {
       path,
     );
   }
+  return undefined;
+}
+
+/** One media part of a function response (`inlineData` or `fileData`); anything else is refused by path. */
+function responseMedia(value: unknown, path: string): Part {
+  const media = mediaOf(jsonObject(value, path), path);
+  if (media !== undefined) return media;
   throw new RequestFieldError(
     path,
     `${path}: only inlineData and fileData parts are supported here`,
