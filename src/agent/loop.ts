@@ -2,8 +2,8 @@
 import { approvalDigest } from './state.ts';
 import type { AdapterSession } from '../core/adapter.ts';
 import { isCancelledError } from '../core/errors/guards.ts';
-import { ServerError } from '../core/errors/server-error.ts';
-import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
+import { modelFailureError } from '../core/errors/model-failure.ts';
+import type { CanonicalRequest } from '../core/request.ts';
 import type { Item, ToolCallPart, ToolResultPart } from '../core/transcript.ts';
 import type { TurnCancellation } from './cancellation.ts';
 import { compactIfNeeded, type StrategyContext } from './compaction.ts';
@@ -190,7 +190,7 @@ export class AgentLoop {
     }
     // A model failure (Gemini `MALFORMED_FUNCTION_CALL`: the call succeeded, the reply is unusable)
     // is returned to the host as an error, as the seeds' loop does; what arrived stays in the transcript.
-    if (response.finishReason === 'error') return this.end('error', { error: modelFailure(response) });
+    if (response.finishReason === 'error') return this.end('error', { error: modelFailureError(response) });
     if (this.overBudget()) return this.end('budget_exceeded');
     const cut = response.finishReason === 'max-tokens';
     state.recoveries = cut ? state.recoveries + 1 : 0;
@@ -349,15 +349,4 @@ export class AgentLoop {
     context.emit({ type: 'run-end', outcome });
     return result;
   }
-}
-
-/** The error a run ends with when the model's reply was unusable (a finish of `error` without a failure). */
-function modelFailure(response: CanonicalResponse): ServerError {
-  const reason = response.rawFinishReason ?? 'error';
-  return new ServerError({
-    message: `${response.provider}: the model's reply was unusable (${reason})`,
-    providerCode: 'model_failure',
-    provider: response.provider,
-    requestId: response.requestId,
-  });
 }

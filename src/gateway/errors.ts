@@ -5,6 +5,7 @@ import type { Item, Part } from '../core/transcript.ts';
 import type { WireError } from '../codecs/types.ts';
 import type { CanonicalResponse } from '../core/request.ts';
 import { isAdapterError } from '../core/errors/guards.ts';
+import { modelFailureError } from '../core/errors/model-failure.ts';
 import { StateUnavailableError } from '../state/outage.ts';
 import { QuotaError } from './quota.ts';
 import { withoutUpstreamAddresses } from '../core/errors/upstream-addresses.ts';
@@ -59,14 +60,10 @@ export function shutDown(): GatewayError {
  * after content), retryable, naming the provider's reason and message.
  */
 export function modelFailure(response: CanonicalResponse): GatewayError {
-  const reason = response.rawFinishReason?.slice(0, 64) ?? 'error';
-  const detail = response.metadata?.['gemini.finishMessage'];
-  const message = typeof detail === 'string' && detail !== '' ? `: ${detail.slice(0, 300)}` : '';
   return new GatewayError({
+    ...toWireError(modelFailureError(response)),
     status: 502,
-    errorClass: 'server_error',
     code: 'model_failure',
-    message: `the model's reply was unusable (${reason})${message}`,
   });
 }
 

@@ -18,5 +18,6 @@ export {
 export { InvalidRequestError } from './invalid-request-error.ts';
 export { NetworkError } from './network-error.ts';
 export { RateLimitError } from './rate-limit-error.ts';
+export { modelFailureError } from './model-failure.ts';
 export { ServerError } from './server-error.ts';
 export { classifyError, type ErrorBody, type ErrorRule, mapStatusToErrorClass } from './status-map.ts';
