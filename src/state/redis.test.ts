@@ -234,6 +234,32 @@ describe('Redis trouble', () => {
     expect(logger.entries.filter((entry) => /reachable again/.test(entry.message))).toHaveLength(1);
   });
 
+  it('a value stored locally during an outage reaches Redis once it is back (with the time it had left); one another instance wrote since is kept', async () => {
+    const [first, second] = [
+      await storeOn({ prefix: 'outage-values', recoveryMs: 0 }),
+      await storeOn({ prefix: 'outage-values', recoveryMs: 0 }),
+    ];
+    await redis.stop();
+    await first.set('resp_during', 'stored in the outage', 60);
+    await first.set('resp_taken', 'older', 60);
+    expect(first.values.waiting).toBe(2);
+    expect(await second.get('resp_during')).toBeUndefined();
+    await redis.start();
+    const reconnected = async (store: RedisStateStore) =>
+      (await store.admit({ key: 'k', tokens: 1 })).allowed && !store.degraded;
+    await until(() => reconnected(second), 5_000);
+    await second.set('resp_taken', 'newer', 60);
+    await until(async () => (await reconnected(first)) && first.values.waiting === 0, 5_000);
+    expect(first.values.shared).toBe(1);
+    expect(await second.get('resp_during')).toBe('stored in the outage');
+    expect(await second.get('resp_taken')).toBe('newer');
+    const raw = new Redis(redis.url);
+    const left = await raw.pttl('outage-values:value:resp_during');
+    raw.disconnect();
+    expect(left).toBeGreaterThan(50_000);
+    expect(left).toBeLessThanOrEqual(60_000);
+  });
+
   it('Redis killed: policy closed refuses with StateUnavailableError (the gateway answers 503), at once', async () => {
     const store = await storeOn({ onFailure: 'closed' });
     await redis.stop();

@@ -18,7 +18,8 @@
  * admission's reply); the script checks them against `TIME` and asks again when they differ.
  *
  * Settles that fail (Redis down or slow) are applied to local state and queued for Redis
- * (`replay.ts`): they are sent again, once each, when Redis answers.
+ * (`replay.ts`): they are sent again, once each, when Redis answers. Values stored locally during
+ * an outage are written to Redis then too (`value-replay.ts`).
  */
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { consoleLogger, type Logger } from '../core/logger.ts';
@@ -39,6 +40,7 @@ import {
   type StateFailurePolicy,
   type StateStore,
 } from './types.ts';
+import { ValueReplay } from './value-replay.ts';
 import { limitOf } from './memory.ts';
 
 /** Options of {@link createRedisStateStore}. */
@@ -86,6 +88,8 @@ export interface RedisStateStore extends StateStore {
     readonly rejected: number;
     readonly lostMicros: number;
   };
+  /** Values stored locally during an outage and not yet in Redis; those written there since. */
+  readonly values: { readonly waiting: number; readonly shared: number };
 }
 
 const dayTtlSeconds = 3 * 86_400;
@@ -186,6 +190,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     recoveryMs: options.recoveryMs,
     onSuccess: () => {
       if (replay.size > 0) void replay.run();
+      if (values.size > 0) void values.run();
     },
   });
   const local = createMemoryStateStore({ now });
@@ -283,6 +288,15 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     );
   }
 
+  const values = new ValueReplay(
+    async (name, value, ttlMs) =>
+      (await withTimeout(
+        client.set(`${prefix}:value:${keyPart(name)}`, value, 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX'),
+        valueTimeoutMs,
+      )) === 'OK',
+    (name) => local.get(name),
+  );
+
   const replay = new SettleReplay(
     (reservation, used) => withTimeout(sendSettle(reservation, used, true), timeoutMs),
     options.maxQueuedSettles,
@@ -321,6 +335,9 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
         rejected: replay.rejected,
         lostMicros: replay.lost,
       };
+    },
+    get values() {
+      return { waiting: values.size, shared: values.shared };
     },
     admit: (request) =>
       guarded(
@@ -398,7 +415,10 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
             Math.max(1, Math.ceil(ttlSeconds)),
           );
         },
-        () => local.set(name, value, ttlSeconds),
+        async () => {
+          await local.set(name, value, ttlSeconds);
+          values.add(name, ttlSeconds * 1000);
+        },
         policy,
         outage.failing ? timeoutMs : valueTimeoutMs,
       ),
@@ -412,13 +432,19 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
       ),
     async close() {
       // One last try for settles still waiting: a restart must not drop the spend they carry.
-      if (replay.size > 0 && !outage.failing) {
+      if ((replay.size > 0 || values.size > 0) && !outage.failing) {
         let timer: NodeJS.Timeout | undefined;
         const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs * 20)));
-        await Promise.race([replay.run(), bound]).finally(() => clearTimeout(timer));
+        await Promise.race([Promise.all([replay.run(), values.run()]), bound]).finally(() =>
+          clearTimeout(timer),
+        );
       }
       if (replay.size > 0)
         logger.warn('state store closed with settles not replayed', { waiting: replay.size });
+      if (values.size > 0)
+        logger.warn('state store closed with values stored during an outage not shared', {
+          waiting: values.size,
+        });
       await availability.close();
       await local.close();
       client.disconnect();
