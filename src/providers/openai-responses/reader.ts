@@ -31,6 +31,12 @@ interface OpenItem {
  * mid-stream); messages become text parts (annotations and refusals in metadata), reasoning one
  * reasoning part per item (summary and reasoning text; `encrypted_content` as `data`), function
  * calls tool calls (arguments streamed raw), anything else a custom part carrying the item verbatim.
+ *
+ * Items stream one after another (OpenAI's order). The builder keeps parts sequential, so a host
+ * that interleaves them — an item's events while another item is still open — would have the
+ * earlier item's part ended under it and its later deltas dropped: the events of every item other
+ * than the one streaming (`live`) are held and replayed, in output order, once it is done (or at
+ * the end of the stream, or before a failure, so nothing received is lost).
  */
 export class ResponseReader {
   private readonly items = new Map<number, OpenItem>();
@@ -46,6 +52,14 @@ export class ResponseReader {
   /** Output indexes whose function-call arguments arrived as deltas. */
   private readonly argumentsStreamed = new Set<number>();
   private lastArgumentsIndex = -1;
+  /** The output index streaming now (its events go straight to the builder); -1 when none. */
+  private live = -1;
+  /** Output indexes whose `output_item.done` arrived. */
+  private readonly done = new Set<number>();
+  /** Events of items interleaved with the live one, in arrival order. */
+  private held: Array<{ index: number; replay: () => void }> = [];
+  /** Replaying held events (the guard lets them through). */
+  private replaying = false;
 
   private readonly context: ProviderContext;
   private readonly builder: StreamBuilder;
@@ -56,8 +70,9 @@ export class ResponseReader {
     this.provider = context.provider;
   }
 
-  /** Throws the classified error an error object stands for. */
+  /** Throws the classified error an error object stands for (held content reaches the builder first). */
   fail(error: WireError | string): never {
+    this.flush();
     const body = convertErrorBody(error) ?? {};
     return this.context.fail(
       body.code === undefined && body.message === undefined ? { code: 'server_error' } : body,
@@ -73,8 +88,53 @@ export class ResponseReader {
     if (typeof response?.model === 'string' && response.model !== '') this.builder.setModel(response.model);
   }
 
+  /**
+   * True when the event for `index` was held (another item is streaming) or dropped (its item is
+   * done); otherwise `index` is the live item from now on.
+   */
+  private holds(index: number, replay: () => void): boolean {
+    if (this.replaying || this.live === -1) {
+      if (this.done.has(index)) return this.late(index);
+      this.live = index;
+      return false;
+    }
+    if (this.done.has(index)) return this.late(index);
+    this.held.push({ index, replay });
+    return true;
+  }
+
+  private late(index: number): true {
+    this.context.warn('skipped unexpected stream content', {
+      what: `an event for output item ${index} after its output_item.done`,
+    });
+    return true;
+  }
+
+  /** Replays held events, item by item in output order, while no item is streaming (all of them: `all`). */
+  private release(all = false): void {
+    while (this.held.length > 0 && (all || this.live === -1)) {
+      const next = Math.min(...this.held.map((event) => event.index));
+      const events = this.held.filter((event) => event.index === next);
+      this.held = this.held.filter((event) => event.index !== next);
+      const replaying = this.replaying;
+      this.replaying = true;
+      this.live = next;
+      try {
+        for (const event of events) event.replay();
+      } finally {
+        this.replaying = replaying;
+      }
+    }
+  }
+
+  /** Every held event reaches the builder (the stream ends or fails: nothing received is lost). */
+  flush(): void {
+    if (this.held.length > 0 && !this.replaying) this.release(true);
+  }
+
   /** `response.output_item.added`: opens the item's part where one streams. */
   added(index: number, item: WireItem): void {
+    if (index !== this.live && this.holds(index, () => this.added(index, item))) return;
     const known = this.items.get(index);
     if (known !== undefined) {
       // Announced again (or after its first delta): what streamed so far stays; another type is a broken stream.
@@ -107,6 +167,8 @@ export class ResponseReader {
       this.builder.text(key, delta);
       return;
     }
+    if (index !== this.live && this.holds(index, () => this.text(index, contentIndex, delta, refusal)))
+      return;
     this.lastTextKey = refusal ? -1 : key;
     const open = this.openItem(index, 'message');
     if (!open.keys.includes(key)) open.keys.push(key);
@@ -116,6 +178,7 @@ export class ResponseReader {
 
   /** A reasoning delta (summary or reasoning text) of the reasoning item at `index`. */
   reasoning(index: number, delta: string, separator: boolean): void {
+    if (index !== this.live && this.holds(index, () => this.reasoning(index, delta, separator))) return;
     const key = index * slots;
     if (!this.items.has(index)) this.added(index, { type: 'reasoning' });
     const open = this.items.get(index) as OpenItem;
@@ -127,6 +190,7 @@ export class ResponseReader {
   /** A raw fragment of a function call's arguments. */
   toolDelta(index: number, delta: string): void {
     if (index !== this.lastArgumentsIndex) {
+      if (index !== this.live && this.holds(index, () => this.toolDelta(index, delta))) return;
       const open = this.items.get(index);
       if (open?.type !== 'function_call' || open.keys.length === 0) {
         // No call opened for it (never announced, or announced without a call id): the done item's
@@ -145,6 +209,8 @@ export class ResponseReader {
   /** An annotation of a message's text (kept in the text part's metadata). */
   annotation(index: number, contentIndex: number, annotation: JsonValue | undefined): void {
     if (annotation === undefined) return;
+    if (index !== this.live && this.holds(index, () => this.annotation(index, contentIndex, annotation)))
+      return;
     const open = this.openItem(index, 'message');
     const map = (open.annotations ??= new Map());
     const list = map.get(contentIndex) ?? [];
@@ -154,6 +220,7 @@ export class ResponseReader {
 
   /** `response.output_item.done` (or one item of a whole body): fills in what did not stream, ends the parts. */
   item(index: number, item: WireItem): void {
+    if (index !== this.live && this.holds(index, () => this.item(index, item))) return;
     if (!this.items.has(index)) this.added(index, item);
     const open = this.items.get(index) as OpenItem;
     const id = typeof item.id === 'string' ? item.id : open.id;
@@ -177,6 +244,11 @@ export class ResponseReader {
         break;
     }
     if (id !== undefined) this.outputIds.push(id);
+    this.done.add(index);
+    this.live = -1;
+    this.lastTextKey = -1;
+    this.lastArgumentsIndex = -1;
+    if (!this.replaying) this.release();
   }
 
   private metadata(id: string | undefined, extra?: MetadataMap): MetadataMap | undefined {
@@ -247,6 +319,7 @@ export class ResponseReader {
 
   /** `response.completed` / `incomplete` / `failed` (or the end of a whole body): usage, finish reason, state. */
   terminal(response: WireResponse | undefined): void {
+    this.flush();
     // A failed response is a failure of the stream, not its complete end (which would hide it).
     if (response?.status === 'failed')
       this.fail(response.error ?? { code: 'server_error', message: 'the response failed' });

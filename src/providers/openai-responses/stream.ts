@@ -111,6 +111,7 @@ export function createStreamParser(context: ProviderContext, builder: StreamBuil
     isTerminated: () => reader.finished,
     onEnd() {
       if (reader.finished) return;
+      reader.flush();
       throw createTruncatedError(
         context,
         'the body ended before response.completed, response.incomplete or response.failed',

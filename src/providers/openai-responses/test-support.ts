@@ -60,12 +60,13 @@ export function oracleOf(path: string): Oracle {
     const event = JSON.parse(line);
     if (event.type === 'response.created') responseId = event.response.id;
     if (event.type === 'response.output_text.delta') text += event.delta;
-    if (event.type === 'response.output_item.done') items.push(event.item);
+    // In output order (the terminal response's `output`), whatever order the items ended in.
+    if (event.type === 'response.output_item.done') items[event.output_index ?? items.length] = event.item;
     if (['response.completed', 'response.incomplete', 'response.failed'].includes(event.type))
       terminal = event.response;
   }
   return {
-    ...fromItems(items, text),
+    ...fromItems(items.filter(Boolean), text),
     status: terminal?.status,
     incompleteReason: terminal?.incomplete_details?.reason,
     usage: terminal?.usage ?? undefined,
