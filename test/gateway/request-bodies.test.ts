@@ -383,6 +383,34 @@ it('a Responses reply that fails in-band is not stored, and its response.failed 
   expect(next.status).toBe(404);
 });
 
+interface WireEvent {
+  type: string;
+  item?: { type: string; status: string; content: Array<{ text: string }> };
+  response?: { output: unknown[] };
+}
+
+it('a Responses stream cut mid-answer: the message item cut short says status incomplete, in output_item.done and response.failed', async () => {
+  harness.emulator.enqueue({
+    type: 'scripted',
+    chunkSize: 4,
+    content: [{ type: 'text', text: 'A long answer that is cut' }],
+    fault: { disconnectAfterEvents: 4 },
+  });
+  const response = await post(
+    '/v1/responses',
+    JSON.stringify({ model: 'up-chat', input: 'Hi', stream: true }),
+  );
+  const events = (await response.text())
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => JSON.parse(line.slice(6)) as WireEvent);
+  const done = events.find((event) => event.type === 'response.output_item.done');
+  const failed = events.find((event) => event.type === 'response.failed');
+  expect(done?.item).toMatchObject({ type: 'message', status: 'incomplete' });
+  expect(failed?.response?.output).toEqual([done?.item]);
+  expect(done?.item?.content[0]?.text.length).toBeGreaterThan(0);
+});
+
 it('media in a Gemini functionResponse.parts reach the upstream inside the tool result (they were dropped)', async () => {
   harness.emulator.enqueue(hello());
   const png = Buffer.from('fake png bytes').toString('base64');

@@ -77,7 +77,17 @@ function callItem(
   return { id, type: 'function_call', status: 'completed', arguments: argumentsText, call_id: callId, name };
 }
 
+/** An item the runtime closed before the provider finished it says so (`status: incomplete`). */
+function markIncomplete(item: ResponsesItem | undefined, incomplete: boolean | undefined) {
+  if (item !== undefined && incomplete === true) item.status = 'incomplete';
+  return item;
+}
+
 function convertPart(part: Part, context: EncodeContext): ResponsesItem | undefined {
+  return markIncomplete(convertComplete(part, context), 'incomplete' in part ? part.incomplete : undefined);
+}
+
+function convertComplete(part: Part, context: EncodeContext): ResponsesItem | undefined {
   switch (part.type) {
     case 'text':
       return messageItem(part.text);
@@ -205,7 +215,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
 
   function close(
     index: number,
-    extra: { encryptedContent?: string; argumentsText?: string } = {},
+    extra: { encryptedContent?: string; argumentsText?: string; incomplete?: boolean } = {},
   ): WireFrame[] {
     const entry = open.get(index);
     if (entry === undefined) return [];
@@ -234,6 +244,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       item.status = 'completed';
       frames.push(frame('response.function_call_arguments.done', { ...at, arguments: argumentsText }));
     }
+    markIncomplete(item, extra.incomplete);
     frames.push(frame('response.output_item.done', { output_index: outputIndex, item }));
     return frames;
   }
@@ -275,19 +286,19 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
         args.add(event.id, event.delta);
         return delta(event.index, event.delta);
       case 'text-end':
-        return close(event.index);
+        return close(event.index, { incomplete: event.incomplete });
       case 'reasoning-end': {
         const encryptedContent = encrypted(
           { provider, signature: event.signature, data: event.data, metadata: event.metadata },
           context,
         );
-        return close(event.index, encryptedContent === undefined ? {} : { encryptedContent });
+        return close(event.index, { encryptedContent, incomplete: event.incomplete });
       }
       case 'tool-call-end': {
         const rest = args.remainder(event.id, event.input);
         const frames = delta(event.index, rest);
         const argumentsText = (open.get(event.index)?.text ?? '') || JSON.stringify(event.input);
-        return [...frames, ...close(event.index, { argumentsText })];
+        return [...frames, ...close(event.index, { argumentsText, incomplete: event.incomplete })];
       }
       case 'finish':
         return finish(event.response);
