@@ -367,3 +367,16 @@ it('a large stored value (a long Responses conversation) is written and read wit
   // Through Redis, not the local fallback: neither command timed out.
   expect(store.degraded).toBeFalsy();
 });
+
+it('a large stored value on its way does not hold up admissions: they answer before it is read', async () => {
+  const store = await storeOn({ timeoutMs: 1000 });
+  await store.set('large-read', 'x'.repeat(24_000_000), 60);
+  await store.admit({ key: 'k', tokens: 1 }); // the script is loaded
+  const order: string[] = [];
+  const reading = store.get('large-read').then(() => order.push('value'));
+  await new Promise((resolve) => setImmediate(resolve)); // the GET is on the wire first
+  const admitting = store.admit({ key: 'k', tokens: 1 }).then(() => order.push('admission'));
+  await Promise.all([reading, admitting]);
+  expect(order).toEqual(['admission', 'value']);
+  expect(store.degraded).toBeFalsy();
+});
