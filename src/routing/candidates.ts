@@ -1,6 +1,6 @@
 /** Pre-dispatch checks: which candidates can take a request, and why the others are skipped. */
 import { contextOverflowFactor, overflowEstimate } from '../core/capability-check.ts';
-import { type CapabilityInput, type CapabilityName, requiredCapabilities } from '../core/capabilities.ts';
+import { type CapabilityInput, type CapabilityName, capabilityUses } from '../core/capabilities.ts';
 import type { CanonicalRequest } from '../core/request.ts';
 import { withoutMedia } from '../providers/common/preflight.ts';
 import { estimateUpperBound } from '../providers/common/token-estimate.ts';
@@ -9,7 +9,8 @@ import type { Registry, ResolvedModel } from '../registry/registry.ts';
 
 /** Per-call facts computed at most once. */
 export interface CallNeeds {
-  required: Set<CapabilityName>;
+  /** Each capability the request needs, with where it is first used (`transcript[1].parts[0]`). */
+  required: Map<CapabilityName, string>;
   /** The cheap bound of the input tokens ({@link estimateUpperBound}), computed on first need. */
   upperBound?: number;
   /**
@@ -29,7 +30,7 @@ export const isWindowReason = (reason: string | undefined) => reason?.startsWith
 
 /** The needs of `request`. */
 export function callNeeds(request: CapabilityInput): CallNeeds {
-  return { required: requiredCapabilities(request), minContextWindow: 0 };
+  return { required: capabilityUses(request), minContextWindow: 0 };
 }
 
 /** Why `model` cannot take the request, or `undefined` when it can (availability aside). */
@@ -42,7 +43,12 @@ export function skipReason(
 ): string | undefined {
   if (!model.configured) return 'not_configured';
   let missing: string[] | undefined;
-  for (const name of needs.required) if (!facts[name]) (missing ??= []).push(name);
+  // A part is named by its path, which the gateway turns into the client's own field.
+  for (const [name, path] of needs.required)
+    if (!facts[name])
+      (missing ??= []).push(
+        path.startsWith('transcript[') && path.includes('.parts[') ? `${name} (${path})` : name,
+      );
   if (missing !== undefined) return `lacks ${missing.join(', ')}`;
   if (facts.contextWindow <= 0) return undefined;
   if (facts.contextWindow <= needs.minContextWindow) {

@@ -159,12 +159,45 @@ describe('a media type the upstream does not take', () => {
       },
       'contents.0.parts.1',
     ],
+    [
+      '/v1/chat/completions',
+      {
+        model: 'up-anthropic',
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'listen' },
+              { type: 'input_audio', input_audio: { data: text, format: 'wav' } },
+            ],
+          },
+        ],
+      },
+      'messages.0.content.1',
+    ],
+    [
+      '/v1beta/models/up-responses:generateContent',
+      {
+        contents: [
+          { role: 'user', parts: [{ text: 'hi' }] },
+          { role: 'model', parts: [{ text: 'yes' }] },
+          {
+            role: 'user',
+            parts: [{ text: 'listen' }, { inlineData: { mimeType: 'audio/wav', data: text } }],
+          },
+        ],
+      },
+      'contents.2.parts.1',
+    ],
   ])("%s (row %#): the 400 names the client's own field, not a canonical path", async (path, body, field) => {
     const before = harness.emulator.requests.length;
     const response = await post(path, JSON.stringify(body));
     expect(response.status).toBe(400);
     const answer = JSON.stringify(await response.json());
     expect(answer).toContain(field);
+    // The OpenAI protocols' error bodies have a field for it (Anthropic's and Gemini's do not).
+    if (path.startsWith('/v1/chat') || path.startsWith('/v1/responses'))
+      expect(answer).toContain(`"param":"${field}"`);
     expect(answer).not.toContain('transcript[');
     expect(harness.emulator.requests.length).toBe(before);
   });
