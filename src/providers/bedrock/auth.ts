@@ -8,6 +8,7 @@
 import { AwsV4Signer } from 'aws4fetch';
 import { AuthError } from '../../core/errors/auth-error.ts';
 import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
+import { registerSecrets } from '../../core/redaction.ts';
 import type { Authorization, AuthorizeInput } from '../common/definition.ts';
 import { isRegion } from './model-id.ts';
 import {
@@ -57,12 +58,40 @@ export class BedrockAuth {
     );
   }
 
+  /**
+   * The credentials of one request, checked (strings of printable characters) and registered as
+   * secrets, so an upstream that echoes a header back never gets them printed in an error.
+   */
   private async resolve(refresh: boolean): Promise<Resolved> {
+    const resolved = await this.source(refresh);
+    if ('bearer' in resolved) {
+      if (/[^\x21-\x7e]/.test(resolved.bearer)) throw malformed('the bearer token');
+      registerSecrets([resolved.bearer]);
+      return resolved;
+    }
+    const { accessKeyId, secretAccessKey, sessionToken } = (resolved.credentials ??
+      {}) as Partial<AwsCredentials>;
+    if (!isPrintable(accessKeyId) || !isPrintable(secretAccessKey)) throw malformed('the AWS access key');
+    if (sessionToken !== undefined && !isPrintable(sessionToken)) throw malformed('the AWS session token');
+    registerSecrets([secretAccessKey, sessionToken]);
+    return resolved;
+  }
+
+  private async source(refresh: boolean): Promise<Resolved> {
     const bearer = nonEmpty(this.options.apiKey) ?? nonEmpty(this.env[bearerTokenVariable]);
     if (bearer !== undefined) return { bearer };
     const given = this.options.credentials;
-    if (typeof given === 'function')
-      return { credentials: await given({ forceRefresh: refresh }), refreshable: true };
+    if (typeof given === 'function') {
+      try {
+        return { credentials: await given({ forceRefresh: refresh }), refreshable: true };
+      } catch (error) {
+        throw new AuthError({
+          message: `bedrock: the credentials function failed (${error instanceof Error ? error.name : 'error'})`,
+          provider: 'bedrock',
+          providerCode: 'not_configured',
+        });
+      }
+    }
     if (given !== undefined) return { credentials: given, refreshable: false };
     const accessKeyId = nonEmpty(this.env.AWS_ACCESS_KEY_ID);
     const secretAccessKey = nonEmpty(this.env.AWS_SECRET_ACCESS_KEY);
@@ -99,25 +128,36 @@ export class BedrockAuth {
 
   /** Headers for one attempt: `authorization: Bearer …`, or the SigV4 headers of the request. */
   async authorize(input: AuthorizeInput, refresh: boolean, region: string): Promise<Authorization> {
+    // First, whatever the credentials: the configured region is also the runtime host's name, and
+    // one that is not a region name (`x@evil.example/`) would send a bearer token to another host.
+    const configured = this.region();
+    if (configured !== undefined && !isRegion(configured)) throw invalidRegion(configured);
     const resolved = await this.resolve(refresh);
-    if ('bearer' in resolved) {
-      if (/[^\x21-\x7e]/.test(resolved.bearer))
-        throw new AuthError({
-          message: 'bedrock: the bearer token contains whitespace or non-printable characters (not shown)',
-          provider: 'bedrock',
-          providerCode: 'invalid_api_key_format',
-        });
+    if ('bearer' in resolved)
       return { headers: { authorization: `Bearer ${resolved.bearer}` }, refreshable: false };
-    }
-    if (!isRegion(region))
-      throw new InvalidRequestError({
-        message: `bedrock: '${region.slice(0, 40)}' is not an AWS region name (e.g. us-east-1)`,
-        provider: 'bedrock',
-        providerCode: 'invalid_region',
-      });
+    if (!isRegion(region)) throw invalidRegion(region);
     const headers = await signRequest(input, resolved.credentials, region);
     return { headers, refreshable: resolved.refreshable };
   }
+}
+
+function invalidRegion(region: string): InvalidRequestError {
+  return new InvalidRequestError({
+    message: `bedrock: ${JSON.stringify(region.slice(0, 40))} is not an AWS region name (e.g. us-east-1)`,
+    provider: 'bedrock',
+    providerCode: 'invalid_region',
+  });
+}
+
+const isPrintable = (value: unknown): value is string =>
+  typeof value === 'string' && value !== '' && !/[^\x21-\x7e]/.test(value);
+
+function malformed(what: string): AuthError {
+  return new AuthError({
+    message: `bedrock: ${what} is empty, not a string, or contains whitespace or non-printable characters (not shown)`,
+    provider: 'bedrock',
+    providerCode: 'invalid_api_key_format',
+  });
 }
 
 /** How {@link signRequest} signs: defaults are Bedrock's (service `bedrock`, the path encoded twice, now). */

@@ -2,6 +2,7 @@
 import { isJsonObject, type JsonObject } from '../../core/json.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { AdapterOptions, CredentialSource } from '../common/options.ts';
+import { isRegion } from './model-id.ts';
 import { providerTable } from '../common/provider-table.ts';
 
 /** The bearer-token variable (Bedrock API keys): sent as `authorization: Bearer`, no signing. */
@@ -70,7 +71,11 @@ export const bedrockCredentials: CredentialSource = {
   baseURLVariables: [{ name: 'BEDROCK_BASE_URL' }],
 };
 
-/** The Bedrock runtime endpoint of a region. */
+/**
+ * The Bedrock runtime endpoint of a region. A value that is not a region name never becomes a host
+ * (`x@evil.example/` would): it names AWS's domain only, and the call is refused before it is sent
+ * (`BedrockAuth.authorize`).
+ */
 export function endpointOf(region: string): string {
-  return `https://bedrock-runtime.${region}.amazonaws.com`;
+  return `https://bedrock-runtime.${isRegion(region) ? region : 'invalid-region'}.amazonaws.com`;
 }

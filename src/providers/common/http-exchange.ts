@@ -18,16 +18,39 @@ import { failureSite, headersFor, assertConfigured, type HttpRuntime } from './h
 
 const maxErrorBodyBytes = 64 * 1024;
 
+/**
+ * `promise`, or the abort's classified error (cancelled, timeout) as soon as `signal` aborts: a
+ * credential source that never answers (an STS or metadata call hanging) must not outlive the call.
+ */
+function untilAborted<Value>(promise: Promise<Value>, call: HttpCall, signal: AbortSignal): Promise<Value> {
+  if (signal.aborted) return Promise.reject(toTransportError(undefined, call, signal));
+  return new Promise<Value>((resolve, reject) => {
+    const onAbort = () => reject(toTransportError(undefined, call, signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
 /** The call with the provider's per-attempt credentials added (SigV4, OAuth), or as is. */
 async function authorized(
   runtime: HttpRuntime,
   call: HttpCall,
   refresh: boolean,
+  signal: AbortSignal,
 ): Promise<{ call: HttpCall; refreshable: boolean }> {
   const { definition } = runtime;
   if (definition.authorize === undefined) return { call, refreshable: false };
   const input = { method: call.method, url: call.url, headers: call.headers, body: call.body };
-  const authorization = await definition.authorize(input, refresh);
+  const authorization = await untilAborted(definition.authorize(input, refresh), call, signal);
   return {
     call: { ...call, headers: { ...call.headers, ...authorization.headers } },
     refreshable: authorization.refreshable,
@@ -56,11 +79,11 @@ async function sendWithCredentials(
   timers: CallTimers,
 ): Promise<HttpResponse> {
   const { http } = runtime;
-  const first = await authorized(runtime, call, false);
+  const first = await authorized(runtime, call, false, controller.signal);
   const response = await http.send(first.call, controller, timers);
   if (!first.refreshable || (response.status !== 401 && response.status !== 403)) return response;
   await response.body?.cancel().catch(() => {});
-  return http.send((await authorized(runtime, call, true)).call, controller, timers);
+  return http.send((await authorized(runtime, call, true, controller.signal)).call, controller, timers);
 }
 
 export async function errorFromResponse(

@@ -6,6 +6,8 @@
  * 401/403 answering a reused token drops it and asks the source once more (`forceRefresh`).
  */
 import { AuthError } from '../../core/errors/auth-error.ts';
+import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
+import { registerSecrets } from '../../core/redaction.ts';
 import type { Authorization } from '../common/definition.ts';
 import { type AccessToken, authPeer, type VertexOptions } from './options.ts';
 
@@ -39,20 +41,32 @@ export class VertexAuth {
   private cached: { token: string; expiresAt: number } | undefined;
   private adc: Promise<() => Promise<AccessToken>> | undefined;
   private readonly now: () => number;
+  private readonly problem: string | undefined;
 
+  /** @param problem why the endpoint cannot be named (a malformed project or location): every call is refused. */
   constructor(
     options: VertexOptions,
     apiKey: string | undefined,
     loadPeer: TokenLoader = loadDefaultCredentials,
     now = Date.now,
+    problem?: string,
   ) {
     this.options = options;
     this.apiKey = apiKey;
     this.loadPeer = loadPeer;
     this.now = now;
+    this.problem = problem;
+    // Registered as secrets: an upstream echoing the header back never gets it printed in an error.
+    registerSecrets([apiKey]);
   }
 
   async authorize(refresh: boolean): Promise<Authorization> {
+    if (this.problem !== undefined)
+      throw new InvalidRequestError({
+        message: `vertex: ${this.problem}`,
+        provider: 'vertex',
+        providerCode: 'invalid_endpoint',
+      });
     if (this.apiKey !== undefined) return { headers: { 'x-goog-api-key': this.apiKey }, refreshable: false };
     if (refresh) this.cached = undefined;
     if (this.cached !== undefined && this.cached.expiresAt - expiryMarginMs > this.now())
@@ -68,14 +82,16 @@ export class VertexAuth {
         providerCode: 'not_configured',
       });
     }
-    const value = typeof token === 'string' ? token : token.token;
-    if (value === '' || /[^\x21-\x7e]/.test(value))
+    const value = typeof token === 'string' ? token : (token as { token?: unknown } | null)?.token;
+    if (typeof value !== 'string' || value === '' || /[^\x21-\x7e]/.test(value))
       throw new AuthError({
         message: 'vertex: the access token is empty or malformed (not shown)',
         provider: 'vertex',
         providerCode: 'invalid_api_key_format',
       });
-    const expiresAt = typeof token === 'string' ? undefined : token.expiresAt;
+    registerSecrets([value]);
+    const expiresAt =
+      typeof token === 'string' ? undefined : (token as { expiresAt?: Date | number }).expiresAt;
     this.cached = expiresAt === undefined ? undefined : { token: value, expiresAt: Number(expiresAt) };
     // Fresh from the source: a refusal is not a stale token, so it is not refreshed again.
     return { headers: { authorization: `Bearer ${value}` }, refreshable: false };

@@ -45,7 +45,14 @@ export function parseModelList(body: unknown): ModelInfo[] {
 export interface VertexSetup {
   baseURL: string;
   apiKey: string | undefined;
+  /** Why the project or location cannot name an endpoint (every call is refused with it). */
+  problem?: string;
 }
+
+/** A project id or number (legacy `example.com:id` ones too); never `.` or `..` (a path step). */
+const projectPattern = /^[a-z0-9][a-z0-9.:_-]{0,99}$/i;
+/** A location is one DNS label (`global`, `us-east5`, `europe-west1`): no dot, colon or slash. */
+const locationPattern = /^[a-z][a-z0-9-]{0,62}$/;
 
 /**
  * The endpoint: `{location}-aiplatform.googleapis.com/v1/projects/{p}/locations/{l}` with a project,
@@ -56,14 +63,22 @@ export function resolveSetup(options: VertexOptions): VertexSetup {
   const apiKey = nonEmpty(options.apiKey) ?? nonEmpty(env[apiKeyVariable]);
   const project = nonEmpty(options.project) ?? firstOf(env, projectVariables);
   const location = nonEmpty(options.location) ?? firstOf(env, locationVariables) ?? 'global';
-  const baseURL = project === undefined ? expressEndpoint : endpointOf(project, location);
-  return { baseURL, apiKey };
+  if (project === undefined) return { baseURL: expressEndpoint, apiKey };
+  // The location is the host's first label and both are path segments: a value outside their
+  // grammar (`127.0.0.1:8080/steal?`, `..`) would steer the call, and its token, elsewhere.
+  const problem = !locationPattern.test(location)
+    ? `${JSON.stringify(location.slice(0, 40))} is not a Vertex location (global, us-east5, …)`
+    : !projectPattern.test(project)
+      ? `${JSON.stringify(project.slice(0, 40))} is not a Google Cloud project id`
+      : undefined;
+  if (problem !== undefined) return { baseURL: expressEndpoint, apiKey, problem };
+  return { baseURL: endpointOf(project, location), apiKey };
 }
 
 /** Creates the definition for one adapter instance. */
 export function createVertexDefinition(options: VertexOptions, loadPeer?: TokenLoader): ProviderDefinition {
   const setup = resolveSetup(options);
-  const auth = new VertexAuth(options, setup.apiKey, loadPeer);
+  const auth = new VertexAuth(options, setup.apiKey, loadPeer, Date.now, setup.problem);
   return {
     name: 'vertex',
     protocol: 'vertex',
