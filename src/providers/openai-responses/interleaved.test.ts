@@ -155,4 +155,40 @@ describe('interleaved output items (Responses upstream)', () => {
       'an event for output item 0 after its output_item.done',
     ]);
   });
+
+  it('a long message held behind an open item (150,000 deltas) arrives whole: no stack overflow', async () => {
+    const deltas = Array.from({ length: 150_000 }, () => ({
+      data: { type: 'response.output_text.delta', output_index: 1, content_index: 0, delta: 'a' },
+    }));
+    const stream = await run([
+      created,
+      call(0, 'call_a', 'first'),
+      {
+        data: {
+          type: 'response.output_item.added',
+          output_index: 1,
+          item: { type: 'message', id: 'msg_1', role: 'assistant', content: [] },
+        },
+      },
+      ...deltas,
+      callDone(0, 'call_a', 'first', '{}'),
+      completed,
+    ]);
+    expect(stream.error).toBeUndefined();
+    const text = stream.response?.content.find((part) => part.type === 'text');
+    expect(text?.type === 'text' ? text.text.length : 0).toBe(150_000);
+  }, 30_000);
+
+  it('a host that sends no output_index (every item at 0): a second item of another type fails the stream, never a clean finish without it', async () => {
+    const stream = await run([
+      created,
+      { data: { type: 'response.output_item.added', item: { type: 'reasoning', id: 'rs_1', summary: [] } } },
+      { data: { type: 'response.output_item.done', item: { type: 'reasoning', id: 'rs_1', summary: [] } } },
+      { data: { type: 'response.output_item.added', item: { type: 'message', id: 'msg_1', content: [] } } },
+      { data: { type: 'response.output_text.delta', content_index: 0, delta: 'The answer' } },
+      completed,
+    ]);
+    expect(stream.error).toMatchObject({ errorClass: 'server_error' });
+    expect(stream.response?.finishReason).toBe('error');
+  });
 });

@@ -35,8 +35,8 @@ interface OpenItem {
  * Items stream one after another (OpenAI's order). The builder keeps parts sequential, so a host
  * that interleaves them — an item's events while another item is still open — would have the
  * earlier item's part ended under it and its later deltas dropped: the events of every item other
- * than the one streaming (`live`) are held and replayed, in output order, once it is done (or at
- * the end of the stream, or before a failure, so nothing received is lost).
+ * than the one streaming (`live`) are held and replayed, lowest output index first, once it is
+ * done (or at the end of the stream, or before a failure, so nothing received is lost).
  */
 export class ResponseReader {
   private readonly items = new Map<number, OpenItem>();
@@ -57,7 +57,7 @@ export class ResponseReader {
   /** Output indexes whose `output_item.done` arrived. */
   private readonly done = new Set<number>();
   /** Events of items interleaved with the live one, in arrival order. */
-  private held: Array<{ index: number; replay: () => void }> = [];
+  private readonly held = new Map<number, Array<() => void>>();
   /** Replaying held events (the guard lets them through). */
   private replaying = false;
 
@@ -72,7 +72,11 @@ export class ResponseReader {
 
   /** Throws the classified error an error object stands for (held content reaches the builder first). */
   fail(error: WireError | string): never {
-    this.flush();
+    try {
+      this.flush();
+    } catch {
+      // A held event that fails on replay (a malformed stream) must not hide this error.
+    }
     const body = convertErrorBody(error) ?? {};
     return this.context.fail(
       body.code === undefined && body.message === undefined ? { code: 'server_error' } : body,
@@ -92,18 +96,29 @@ export class ResponseReader {
    * True when the event for `index` was held (another item is streaming) or dropped (its item is
    * done); otherwise `index` is the live item from now on.
    */
-  private holds(index: number, replay: () => void): boolean {
+  private holds(index: number, replay: () => void, type?: unknown): boolean {
+    if (this.done.has(index)) return this.late(index, type);
     if (this.replaying || this.live === -1) {
-      if (this.done.has(index)) return this.late(index);
       this.live = index;
       return false;
     }
-    if (this.done.has(index)) return this.late(index);
-    this.held.push({ index, replay });
+    const events = this.held.get(index);
+    if (events === undefined) this.held.set(index, [replay]);
+    else events.push(replay);
     return true;
   }
 
-  private late(index: number): true {
+  /**
+   * An event for an item already done: a delta is skipped with a WARN; an item announced again as
+   * another type is a broken stream (a host that sends no `output_index`, every item at 0).
+   */
+  private late(index: number, type: unknown): true {
+    const known = this.items.get(index)?.type;
+    if (type !== undefined && known !== undefined && String(type) !== known)
+      this.fail({
+        code: 'server_error',
+        message: `the stream announced output item ${index} as ${String(type)} after ${known}`,
+      });
     this.context.warn('skipped unexpected stream content', {
       what: `an event for output item ${index} after its output_item.done`,
     });
@@ -112,15 +127,16 @@ export class ResponseReader {
 
   /** Replays held events, item by item in output order, while no item is streaming (all of them: `all`). */
   private release(all = false): void {
-    while (this.held.length > 0 && (all || this.live === -1)) {
-      const next = Math.min(...this.held.map((event) => event.index));
-      const events = this.held.filter((event) => event.index === next);
-      this.held = this.held.filter((event) => event.index !== next);
+    while (this.held.size > 0 && (all || this.live === -1)) {
+      let next = Infinity;
+      for (const index of this.held.keys()) if (index < next) next = index;
+      const events = this.held.get(next)!;
+      this.held.delete(next);
       const replaying = this.replaying;
       this.replaying = true;
       this.live = next;
       try {
-        for (const event of events) event.replay();
+        for (const replay of events) replay();
       } finally {
         this.replaying = replaying;
       }
@@ -129,12 +145,12 @@ export class ResponseReader {
 
   /** Every held event reaches the builder (the stream ends or fails: nothing received is lost). */
   flush(): void {
-    if (this.held.length > 0 && !this.replaying) this.release(true);
+    if (this.held.size > 0 && !this.replaying) this.release(true);
   }
 
   /** `response.output_item.added`: opens the item's part where one streams. */
   added(index: number, item: WireItem): void {
-    if (index !== this.live && this.holds(index, () => this.added(index, item))) return;
+    if (index !== this.live && this.holds(index, () => this.added(index, item), item.type)) return;
     const known = this.items.get(index);
     if (known !== undefined) {
       // Announced again (or after its first delta): what streamed so far stays; another type is a broken stream.
@@ -220,7 +236,7 @@ export class ResponseReader {
 
   /** `response.output_item.done` (or one item of a whole body): fills in what did not stream, ends the parts. */
   item(index: number, item: WireItem): void {
-    if (index !== this.live && this.holds(index, () => this.item(index, item))) return;
+    if (index !== this.live && this.holds(index, () => this.item(index, item), item.type)) return;
     if (!this.items.has(index)) this.added(index, item);
     const open = this.items.get(index) as OpenItem;
     const id = typeof item.id === 'string' ? item.id : open.id;
