@@ -323,6 +323,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     fallback: () => Promise<Value>,
     policyHere: StateFailurePolicy = policy,
     limitMs = timeoutMs,
+    connection: Client = client,
   ): Promise<Value> {
     let value: Value;
     try {
@@ -331,7 +332,9 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
       if (outage.failed(name, error, policyHere)) return fallback();
       throw new StateUnavailableError(name, { cause: error });
     }
-    outage.succeeded();
+    // A value's success ends an outage only when the shared connection is up too: the circuits'
+    // copy (`availability`) must not be trusted while admissions still fail.
+    if (connection === client || client.status === 'ready') outage.succeeded();
     return value;
   }
 
@@ -435,6 +438,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
         },
         policy,
         outage.failing ? timeoutMs : valueTimeoutMs,
+        valueClient,
       ),
     get: (name) =>
       guarded(
@@ -443,12 +447,15 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
         () => local.get(name),
         policy,
         outage.failing ? timeoutMs : valueTimeoutMs,
+        valueClient,
       ),
     async close() {
       // One last try for settles still waiting: a restart must not drop the spend they carry.
       if ((replay.size > 0 || values.size > 0) && !outage.failing) {
         let timer: NodeJS.Timeout | undefined;
-        const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs * 20)));
+        // Long enough for one large stored value (its own timeout) when values wait.
+        const limit = values.size > 0 ? Math.max(timeoutMs * 20, valueTimeoutMs) : timeoutMs * 20;
+        const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, limit)));
         await Promise.race([Promise.all([replay.run(), values.run()]), bound]).finally(() =>
           clearTimeout(timer),
         );
