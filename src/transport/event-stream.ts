@@ -56,7 +56,15 @@ function headerText(headers: Record<string, { value: unknown }>, name: string): 
  * more than `maxMessageBytes` bytes is refused before any of it is buffered.
  */
 export class EventStreamDecoder {
-  private buffer: Uint8Array = new Uint8Array(0);
+  /**
+   * The bytes of an incomplete message, as they arrived: joined once, when the whole message is
+   * there. (Joining at every chunk copied the message so far each time: a 16 MiB message in 16 KiB
+   * chunks took 20 s of CPU.)
+   */
+  private pending: Uint8Array[] = [];
+  private pendingBytes = 0;
+  /** The length of the message the pending bytes begin; 0 until its prelude has arrived. */
+  private needed = 0;
   private readonly handler: EventStreamHandler;
   private readonly maxMessageBytes: number;
 
@@ -67,40 +75,67 @@ export class EventStreamDecoder {
 
   feed(chunk: Uint8Array): void {
     let bytes = chunk;
-    if (this.buffer.length > 0) {
-      bytes = new Uint8Array(this.buffer.length + chunk.length);
-      bytes.set(this.buffer);
-      bytes.set(chunk, this.buffer.length);
+    if (this.pendingBytes > 0) {
+      this.pending.push(chunk);
+      this.pendingBytes += chunk.length;
+      if (this.needed === 0 && this.pendingBytes >= 4) this.needed = this.lengthOf(this.pendingPrelude());
+      if (this.needed === 0 || this.pendingBytes < this.needed) return;
+      bytes = joined(this.pending, this.pendingBytes);
+      this.pending = [];
+      this.pendingBytes = 0;
+      this.needed = 0;
     }
     let offset = 0;
     while (bytes.length - offset >= 4) {
       // The big-endian length prelude, read without a DataView per message (the per-token hot path).
-      const length =
+      const length = this.lengthOf(
         ((bytes[offset]! << 24) |
           (bytes[offset + 1]! << 16) |
           (bytes[offset + 2]! << 8) |
           bytes[offset + 3]!) >>>
-        0;
-      if (length < minimumMessageBytes)
-        throw new EventStreamFrameError('corrupt_frame', `an event-stream message claims ${length} bytes`);
-      if (length > this.maxMessageBytes)
-        throw new EventStreamFrameError(
-          'frame_too_large',
-          `an event-stream message exceeded the limit of ${this.maxMessageBytes} bytes`,
-        );
-      if (bytes.length - offset < length) break;
+          0,
+      );
+      if (bytes.length - offset < length) {
+        this.needed = length;
+        break;
+      }
       this.dispatch(bytes.subarray(offset, offset + length));
       offset += length;
     }
-    this.buffer = offset === bytes.length ? new Uint8Array(0) : bytes.slice(offset);
+    if (offset === bytes.length) return;
+    // A copy: the rest of one message at most, and the chunk it came in is not kept alive.
+    this.pending = [bytes.slice(offset)];
+    this.pendingBytes = bytes.length - offset;
   }
 
   end(): void {
-    if (this.buffer.length > 0)
+    if (this.pendingBytes > 0)
       throw new EventStreamFrameError(
         'truncated_frame',
-        `the body ended inside an event-stream message (${this.buffer.length} bytes)`,
+        `the body ended inside an event-stream message (${this.pendingBytes} bytes)`,
       );
+  }
+
+  /** A message length from its prelude, refused when it cannot be one (before any of it is kept). */
+  private lengthOf(length: number): number {
+    if (length < minimumMessageBytes)
+      throw new EventStreamFrameError('corrupt_frame', `an event-stream message claims ${length} bytes`);
+    if (length > this.maxMessageBytes)
+      throw new EventStreamFrameError(
+        'frame_too_large',
+        `an event-stream message exceeded the limit of ${this.maxMessageBytes} bytes`,
+      );
+    return length;
+  }
+
+  /** The first four pending bytes (they may span chunks), big-endian. */
+  private pendingPrelude(): number {
+    let value = 0;
+    let count = 0;
+    for (const part of this.pending)
+      for (let index = 0; index < part.length && count < 4; index++, count++)
+        value = value * 256 + part[index]!;
+    return value;
   }
 
   private dispatch(bytes: Uint8Array): void {
@@ -122,4 +157,15 @@ export class EventStreamDecoder {
           : headerText(headers, ':event-type');
     this.handler({ messageType, type, payload: textDecoder.decode(decoded.body) });
   }
+}
+
+/** `parts` as one array of `total` bytes. */
+function joined(parts: readonly Uint8Array[], total: number): Uint8Array {
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.length;
+  }
+  return bytes;
 }
