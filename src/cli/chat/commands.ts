@@ -4,7 +4,7 @@ import type { Part } from '../../core/transcript.ts';
 import type { AnyAgentTool } from '../../agent/tool.ts';
 import { readAttachment, refusal } from './attach.ts';
 import { costTable, modelRows, modelTable, table, usd } from './format.ts';
-import { bold, dim, red, type Screen } from './render.ts';
+import { bold, dim, red, sanitize, type Screen } from './render.ts';
 import type { ChatSession } from './session.ts';
 import type { ChatStore } from './store.ts';
 import { modelProblem } from './setup.ts';
@@ -78,11 +78,11 @@ function history(context: CommandContext, search: string): void {
     ['id', 'name', 'updated', 'model', 'cost', 'title'],
     ...found.map((entry) => [
       entry.id,
-      entry.name ?? '-',
+      sanitize(entry.name ?? '-'),
       entry.updatedAt.slice(0, 16).replace('T', ' '),
-      entry.model,
+      sanitize(entry.model),
       usd(entry.cost),
-      entry.title,
+      sanitize(entry.title),
     ]),
   ]))
     context.say(line);
@@ -180,7 +180,7 @@ const commands: SlashCommand[] = [
       if (context.tools.length === 0) return context.say('no tools (add mcp_servers: to the config)');
       for (const tool of context.tools)
         context.say(
-          `${tool.name}${context.session.allowed.has(tool.name) ? ' (always allowed)' : ''} — ${tool.description ?? ''}`,
+          `${sanitize(tool.name)}${context.session.allowed.has(tool.name) ? ' (always allowed)' : ''} — ${sanitize(tool.description ?? '')}`,
         );
     },
   },

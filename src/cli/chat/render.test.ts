@@ -27,6 +27,21 @@ describe('answer rendering', () => {
     expect(sanitize('ok\x1b[2J\x1b]0;title\x07\x9b31m\ttab\nline\r')).toBe('ok]0;title31m\ttab\nline');
   });
 
+  it('a tool name from the model (or an MCP server) reaches the terminal without its escape sequences; C1 controls go too', () => {
+    let written = '';
+    const renderer = new AnswerRenderer(
+      { write: (text) => void (written += text), tty: false, columns: () => 80, rows: () => 24 },
+      { reasoning: false },
+    );
+    const name = 'x\x1b]52;c;ZWNobyBwd25lZA==\x1b\\\x1b]0;PWNED\x07\x1b[2J\x1b[H\x9d8;;evil\x9c';
+    renderer.event({ type: 'tool-call-start', index: 0, id: 'c1', name } as never);
+    renderer.event({ type: 'tool-call-end', index: 0, id: 'c1', input: {} } as never);
+    renderer.finish();
+    expect(written).toContain('x]52;c;ZWNobyBwd25lZA==');
+    // eslint-disable-next-line no-control-regex
+    expect(written).not.toMatch(/[\x1b\x07\x80-\x9f]/);
+  });
+
   it('on a pipe writes plain text: tool calls one line each, the result summarized, reasoning folded away', () => {
     let written = '';
     const renderer = new AnswerRenderer(

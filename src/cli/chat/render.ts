@@ -22,7 +22,7 @@ export const red = (screen: Screen, text: string) => (screen.tty ? `\x1b[31m${te
 /** Model and tool output without terminal control sequences (only newline and tab kept). */
 export function sanitize(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return text.replace(/\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x08\x0b-\x1f\x7f\x9b]/g, '');
+  return text.replace(/\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, '');
 }
 
 type MarkdownRenderer = (markdown: string) => string;
@@ -110,7 +110,8 @@ export class AnswerRenderer {
       case 'reasoning-delta':
         return this.reasoning(event.delta);
       case 'tool-call-start':
-        this.toolNames.set(event.id, event.name);
+        // A model's (or MCP server's) name: never an escape sequence on the terminal.
+        this.toolNames.set(event.id, sanitize(event.name));
         return;
       case 'tool-call-end': {
         this.flush();

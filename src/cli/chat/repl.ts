@@ -82,7 +82,7 @@ async function approve(input: ChatInput, screen: Screen, pending: PendingApprova
   for (const call of pending) {
     const args = sanitize(JSON.stringify(call.input));
     screen.write(
-      `${bold(screen, `run ${call.name}`)} ${args.length > 200 ? `${args.slice(0, 199)}…` : args}? [y]es [n]o [a]lways: `,
+      `${bold(screen, `run ${sanitize(call.name)}`)} ${args.length > 200 ? `${args.slice(0, 199)}…` : args}? [y]es [n]o [a]lways: `,
     );
     const key = await input.key(['y', 'n', 'a']);
     screen.write(`${key === 'interrupt' ? 'no' : key}\n`);

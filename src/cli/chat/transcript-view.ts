@@ -10,7 +10,7 @@ export function printTranscript(screen: Screen, transcript: Transcript): void {
         const who = item.kind === 'assistant' ? '' : `${item.kind === 'user' ? 'you' : item.kind}: `;
         screen.write(`${dim(screen, who)}${sanitize(part.text)}\n`);
       } else if (part.type === 'tool-call') {
-        screen.write(`${dim(screen, '⚙')} ${part.name} ${sanitize(JSON.stringify(part.input))}\n`);
+        screen.write(`${dim(screen, '⚙')} ${sanitize(part.name)} ${sanitize(JSON.stringify(part.input))}\n`);
       } else if (part.type === 'tool-result') {
         screen.write(dim(screen, `  ${part.isError ? '✗' : '↳'} ${summarize(part)}\n`));
       } else if (part.type === 'media' || part.type === 'file') {
