@@ -191,7 +191,7 @@ async function streamAttempt(
       );
     const reading = { reader: response.body.getReader(), parser, decoder, timers, demand, call };
     const whole = await readBody(reading, attemptController.signal, signal, context);
-    if (whole) decoder.end();
+    if (whole) endDecoder(decoder, parser, signal, context);
     parser.onEnd();
   } catch (error) {
     throw asClassified(error, call, 'invalid_stream');
@@ -264,6 +264,27 @@ async function readBody(
       reason: AdapterError.isInstance(error) ? (error.providerCode ?? error.errorClass) : 'malformed data',
     });
     return false;
+  }
+}
+
+/**
+ * The end of the body: a message cut short there (a trailing frame after the response was whole,
+ * e.g. Bedrock's metadata after `messageStop`) is ignored with the WARN, as a failure of the rest of
+ * the body is in {@link readBody}; otherwise it fails the stream.
+ */
+function endDecoder(
+  decoder: { end(): void },
+  parser: StreamParser,
+  signal: AbortSignal,
+  context: CallSetup['context'],
+): void {
+  try {
+    decoder.end();
+  } catch (error) {
+    if (!keepsWholeResponse(parser, error, signal)) throw error;
+    context.warn('ignored a failure of the stream after the response was complete', {
+      reason: AdapterError.isInstance(error) ? (error.providerCode ?? error.errorClass) : 'malformed data',
+    });
   }
 }
 
