@@ -5,6 +5,7 @@ import { ContextOverflowError } from '../core/errors/context-overflow-error.ts';
 import { createAdapterError } from '../core/errors/create-error.ts';
 import type { ErrorClass } from '../core/errors/error-class.ts';
 import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
+import { modelFailureError } from '../core/errors/model-failure.ts';
 import { ServerError } from '../core/errors/server-error.ts';
 import { joinModelId } from '../core/ids.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
@@ -120,6 +121,44 @@ export async function recordFailure(
       fallback,
     });
   return fallback;
+}
+
+/**
+ * A model failure before anything reached the caller (the call succeeded, its reply is unusable:
+ * Gemini `MALFORMED_FUNCTION_CALL`, a finish of `error` without an exception): recorded as a failed
+ * attempt — not against the target's circuit, which answered — and true when a fallback is left to
+ * try. Without one the reply is served as it is (finish `error`, no exception).
+ */
+export async function recordModelFailure(
+  state: RouterState,
+  route: Route,
+  candidate: Candidate,
+  response: CanonicalResponse,
+  startedAt: number,
+  retryCount: number,
+): Promise<boolean> {
+  if (route.index >= route.candidates.length) return false;
+  const { observed, emit } = state;
+  const { model } = candidate;
+  const error = modelFailureError(response);
+  await releaseProbes(state, candidate);
+  route.decision.attempts.push({
+    model: model.id,
+    provider: model.provider,
+    outcome: 'failed',
+    reason: error.message,
+    errorClass: 'server_error',
+  });
+  if (observed)
+    emit({
+      ...eventBase(route, model, retryCount),
+      type: 'call-failed',
+      errorClass: 'server_error',
+      error,
+      durationMs: performance.now() - startedAt,
+      fallback: true,
+    });
+  return true;
 }
 
 /**

@@ -47,6 +47,14 @@ export interface StreamSteps<Route extends { decision: RoutingDecision }, Reques
     startedAt: number,
     retries: number,
   ): Promise<boolean>;
+  /** Records a model failure before any content (finish `error`, no exception); true when a fallback is left. */
+  modelFailure(
+    route: Route,
+    candidate: Candidate,
+    response: CanonicalResponse,
+    startedAt: number,
+    retries: number,
+  ): Promise<boolean>;
   /** Prices the response and attaches the decision (a promise only when the availability store answers asynchronously). */
   finalize(route: Route, candidate: Candidate, response: CanonicalResponse): Reply | Promise<Reply>;
   /** The call ended without an outcome (stopped by its reader): a probe it holds proved nothing. */
@@ -62,7 +70,16 @@ export interface StreamSteps<Route extends { decision: RoutingDecision }, Reques
   retain(call: object): void;
 }
 
+/** A model failure that failed over, and the events held back before it (`message-start`, …). */
+interface FailedOver {
+  candidate: Candidate;
+  response: CanonicalResponse;
+  startedAt: number;
+  held: StreamEvent[];
+}
+
 const done: IteratorResult<StreamEvent> = { value: undefined, done: true };
+const emptyStream: AsyncIterator<StreamEvent> = { next: () => Promise.resolve(done) };
 const ignore = () => {};
 
 /**
@@ -109,6 +126,10 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
   /** The result's promise, made when `result()` is first asked for. */
   private settlement: Settlement<Reply> | undefined;
   private settledPromise: Promise<Reply> | undefined;
+  /** A model failure that failed over: finished with when no fallback can take the call. */
+  private failedOver: FailedOver | undefined;
+  /** Ending with {@link failedOver}'s reply: observers saw that call end (failed) already. */
+  private servingFailed = false;
   /** What wraps this stream for its caller (the front door's `Turn`): kept with it (`retain`). */
   owner: object | undefined = undefined;
 
@@ -142,6 +163,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
 
   /** Calls the candidate's adapter, or fails when no candidate is left. */
   private dispatch(candidate: Candidate | undefined): void | Promise<void> {
+    if (candidate === undefined && this.failedOver !== undefined) return this.finishFailedOver();
     if (candidate === undefined) return this.fail(this.steps.noCandidate(this.route!));
     this.candidate = candidate;
     // One counter per call: a failed attempt's adapter reports no retries after its failure.
@@ -275,11 +297,40 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
 
   private commit(): void {
     this.committed = true;
-    this.steps.firstChunk(this.route!, this.candidate!.model, this.retries.count, this.startedAt);
+    if (!this.servingFailed)
+      this.steps.firstChunk(this.route!, this.candidate!.model, this.retries.count, this.startedAt);
     if (this.held !== undefined) {
       this.pending.adopt(this.held);
       this.held = undefined;
     }
+  }
+
+  /** A model failure before any content: on to the next candidate, or finished with it. */
+  private async failOver(response: CanonicalResponse): Promise<IteratorResult<StreamEvent>> {
+    const candidate = this.candidate!;
+    const startedAt = this.startedAt;
+    if (!(await this.steps.modelFailure(this.route!, candidate, response, startedAt, this.retries.count)))
+      return this.finishWith(response);
+    this.failedOver = { candidate, response, startedAt, held: this.held ?? [] };
+    this.inner = undefined;
+    this.source = undefined;
+    await this.openNext();
+    return this.next();
+  }
+
+  /**
+   * No fallback could take a call that failed over on a model failure: it ends with that reply, read
+   * again by `onEnd` from an empty stream (observers saw that call fail; it is not reported again).
+   */
+  private finishFailedOver(): void {
+    const { candidate, response, startedAt, held } = this.failedOver!;
+    this.candidate = candidate;
+    this.startedAt = startedAt;
+    this.servingFailed = true;
+    this.committed = false;
+    this.held = [...held, { type: 'finish', response }];
+    this.inner = emptyStream;
+    this.source = undefined;
   }
 
   private async onError(error: unknown): Promise<IteratorResult<StreamEvent>> {
@@ -337,6 +388,9 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
       const last = this.held?.at(-1);
       if (last?.type === 'finish' && !this.stopped) {
         this.held!.pop();
+        // Nothing reached the reader yet: a fallback may answer instead (a model failure is the
+        // call's end only when none is left).
+        if (!this.committed && this.failedOver === undefined) return this.failOver(last.response);
         return Promise.resolve(this.finishWith(last.response));
       }
       const provider = this.candidate!.model.provider;
@@ -357,7 +411,8 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
     // The adapter's stream stays referenced (it has ended): retained with this call, its objects'
     // hidden classes outlive a full GC between two calls (see `route.ts` `lastCall`).
     this.ended = true;
-    this.steps.completed(this.route!, this.candidate!.model, this.retries.count, this.startedAt, reply);
+    if (!this.servingFailed)
+      this.steps.completed(this.route!, this.candidate!.model, this.retries.count, this.startedAt, reply);
     this.steps.retain(this);
     this.outcome = 1;
     this.settlement?.resolve(reply);

@@ -8,7 +8,15 @@
 import type { CallOptions } from '../core/adapter.ts';
 import type { CanonicalResponse } from '../core/request.ts';
 import type { Reply } from '../core/reply.ts';
-import { callOptions, canonicalRequest, finalize, noCandidate, recordFailure, rejected } from './attempt.ts';
+import {
+  callOptions,
+  canonicalRequest,
+  finalize,
+  noCandidate,
+  recordFailure,
+  recordModelFailure,
+  rejected,
+} from './attempt.ts';
 import { nextCandidate } from './candidate-choice.ts';
 import { releaseProbes } from './circuit.ts';
 import { attachDecision } from './decision.ts';
@@ -23,7 +31,7 @@ import {
   type RouterContext,
   startRoute,
 } from './route.ts';
-import { RoutedStream, type StreamSteps } from './routed-stream.ts';
+import { type Candidate, RoutedStream, type StreamSteps } from './routed-stream.ts';
 
 export type { ReplyHook, RouteRequest, RouterContext } from './route.ts';
 
@@ -43,26 +51,43 @@ export function createRouter(context: RouterContext) {
     hook?: ReplyHook,
   ): Promise<Reply> {
     const route = startRoute(state, request, options);
+    /** A model failure that failed over: served as it is when no fallback can take the call. */
+    let failed: { candidate: Candidate; response: CanonicalResponse; startedAt: number } | undefined;
     for (;;) {
-      let next = nextCandidate(state, route);
-      if (next instanceof Promise) next = await next;
-      if (next === undefined) throw noCandidate(state, route);
-      const { model, facts } = next;
-      const retries = { count: 0 };
-      const startedAt = performance.now();
-      if (observed) emit({ ...eventBase(route, model, 0), type: 'call-started', stream: false });
+      let chosen = nextCandidate(state, route);
+      if (chosen instanceof Promise) chosen = await chosen;
+      let next: Candidate;
       let response: CanonicalResponse;
-      try {
-        const adapter = registry.adapter(model.provider);
-        response = await adapter.complete(
-          canonicalRequest(state, route, model, facts),
-          callOptions(state, route, next, options, retries),
-        );
-      } catch (error) {
-        if (await recordFailure(state, route, next, error, startedAt, retries.count)) continue;
-        attachDecision(error, route.decision);
-        throw error;
+      let startedAt: number;
+      const retries = { count: 0 };
+      if (chosen === undefined) {
+        if (failed === undefined) throw noCandidate(state, route);
+        ({ candidate: next, response, startedAt } = failed);
+      } else {
+        next = chosen;
+        const { model, facts } = next;
+        startedAt = performance.now();
+        if (observed) emit({ ...eventBase(route, model, 0), type: 'call-started', stream: false });
+        try {
+          const adapter = registry.adapter(model.provider);
+          response = await adapter.complete(
+            canonicalRequest(state, route, model, facts),
+            callOptions(state, route, next, options, retries),
+          );
+        } catch (error) {
+          if (await recordFailure(state, route, next, error, startedAt, retries.count)) continue;
+          attachDecision(error, route.decision);
+          throw error;
+        }
+        if (
+          response.finishReason === 'error' &&
+          (await recordModelFailure(state, route, next, response, startedAt, retries.count))
+        ) {
+          failed = { candidate: next, response, startedAt };
+          continue;
+        }
       }
+      const { model } = next;
       let reply = finalize(state, route, next, response);
       if (reply instanceof Promise) reply = await reply;
       if (hook !== undefined) {
@@ -75,7 +100,8 @@ export function createRouter(context: RouterContext) {
           throw error;
         }
       }
-      if (observed)
+      // A model failure served after all (no fallback could take it): observers saw it end (failed).
+      if (observed && chosen !== undefined)
         emit({
           ...eventBase(route, model, retries.count),
           type: 'call-completed',
@@ -106,6 +132,8 @@ export function createRouter(context: RouterContext) {
     },
     failure: (route, candidate, error, startedAt, retryCount) =>
       recordFailure(state, route, candidate, error, startedAt, retryCount),
+    modelFailure: (route, candidate, response, startedAt, retryCount) =>
+      recordModelFailure(state, route, candidate, response, startedAt, retryCount),
     finalize: (route, candidate, response) => finalize(state, route, candidate, response),
     abandoned: (candidate) => releaseProbes(state, candidate),
     noCandidate: (route) => noCandidate(state, route),
