@@ -211,8 +211,14 @@ export class AgentLoop {
   ): Promise<ToolResultPart[] | AgentResult> {
     const { context } = this;
     const truncated = calls.map((call, index) => isTruncated(call, cut && index === calls.length - 1));
+    const limits = {
+      signal: context.cancellation.signal,
+      timeoutMs: context.options.toolTimeoutMs ?? defaults.toolTimeoutMs,
+    };
     const approval = await Promise.all(
-      calls.map((call, index) => !truncated[index] && requiresApproval(context.tools.get(call.name), call)),
+      calls.map(
+        (call, index) => !truncated[index] && requiresApproval(context.tools.get(call.name), call, limits),
+      ),
     );
     const runnable = calls.filter((_, index) => !truncated[index] && !approval[index]);
     const ran = await runToolCalls(runnable, this.toolContext(number));

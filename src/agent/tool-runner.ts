@@ -84,27 +84,17 @@ async function runOne(call: ToolCallPart, context: ToolRunContext): Promise<Tool
   return result;
 }
 
+/**
+ * Validates and runs one call under its timeout and the run's cancellation — the input check too:
+ * an async refinement that never settles must not hold the run past either.
+ */
 async function execute(call: ToolCallPart, context: ToolRunContext): Promise<ToolResultPart> {
   const tool = context.tools.get(call.name);
   if (tool === undefined) {
     const names = [...context.tools.keys()].join(', ') || 'none';
     return errorResult(call, `Unknown tool "${call.name}". Available tools: ${names}.`);
   }
-  let validation: Awaited<ReturnType<AnyAgentTool['validate']>>;
-  try {
-    validation = await tool.validate(call.input);
-  } catch (error) {
-    return errorResult(call, `Tool "${call.name}" could not check its input: ${describeError(error)}`);
-  }
-  if (!validation.ok) {
-    return errorResult(
-      call,
-      `Invalid input for tool "${call.name}":\n${validation.message}\nCorrect the input and call the tool again.`,
-    );
-  }
   const { cancellation } = context;
-  if (cancellation.isCancelled)
-    return interruptedResult(call, cancellation.reason ?? 'user_cancelled', false);
   const timeoutMs = tool.timeoutMs ?? context.timeoutMs;
   const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -121,12 +111,35 @@ async function execute(call: ToolCallPart, context: ToolRunContext): Promise<Too
     if (cancellation.signal.aborted) onInterrupt();
     else cancellation.signal.addEventListener('abort', onInterrupt, { once: true });
   });
+  /** `step` raced against the timeout and the interrupt (a step abandoned may still reject later). */
+  const race = <Value>(step: () => Value | Promise<Value>) => {
+    const running = Promise.resolve().then(step);
+    running.catch(() => {});
+    return Promise.race([running.then((value) => ({ value })), stopped]);
+  };
+  let ran = false;
   try {
-    const running = Promise.resolve().then(() =>
+    let checked: Awaited<ReturnType<typeof race<Awaited<ReturnType<AnyAgentTool['validate']>>>>>;
+    try {
+      checked = await race(() => tool.validate(call.input));
+    } catch (error) {
+      return errorResult(call, `Tool "${call.name}" could not check its input: ${describeError(error)}`);
+    }
+    if (checked === 'timeout')
+      return errorResult(call, `Tool "${call.name}" timed out after ${timeoutMs} ms checking its input.`);
+    if (checked === 'interrupted')
+      return interruptedResult(call, cancellation.reason ?? 'user_cancelled', false);
+    const validation = checked.value;
+    if (!validation.ok) {
+      return errorResult(
+        call,
+        `Invalid input for tool "${call.name}":\n${validation.message}\nCorrect the input and call the tool again.`,
+      );
+    }
+    ran = true;
+    const outcome = await race(() =>
       tool.execute(validation.value, { callId: call.id, signal: controller.signal, turn: context.turn }),
     );
-    running.catch(() => {}); // a tool abandoned by timeout/interrupt may still reject later
-    const outcome = await Promise.race([running.then((value) => ({ value })), stopped]);
     if (outcome === 'timeout') {
       return errorResult(call, `Tool "${call.name}" timed out after ${timeoutMs} ms and was abandoned.`);
     }
@@ -136,7 +149,7 @@ async function execute(call: ToolCallPart, context: ToolRunContext): Promise<Too
     return checkedResult(call, resultOf(call, output, isError));
   } catch (error) {
     if (cancellation.isCancelled)
-      return interruptedResult(call, cancellation.reason ?? 'user_cancelled', true);
+      return interruptedResult(call, cancellation.reason ?? 'user_cancelled', ran);
     return errorResult(call, `Tool "${call.name}" failed: ${describeError(error)}`);
   } finally {
     clearTimeout(timer);
@@ -167,12 +180,17 @@ function checkedResult(call: ToolCallPart, result: ToolResultPart): ToolResultPa
 
 /** A thrown value as text; never throws itself (a thrown BigInt or cyclic object included). */
 function describeError(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  if (typeof error === 'string') return error;
   try {
+    if (error instanceof Error) return String(error.message || error.name);
+    if (typeof error === 'string') return error;
     return JSON.stringify(error) ?? String(error);
   } catch {
-    return Object.prototype.toString.call(error);
+    // A `message` getter that throws, a revoked proxy, a cycle: the value's tag is all that is safe.
+    try {
+      return Object.prototype.toString.call(error);
+    } catch {
+      return 'an error that cannot be described';
+    }
   }
 }
 

@@ -29,10 +29,65 @@ export function toolSpecs(tools: readonly AnyAgentTool[]): ToolSpec[] {
   });
 }
 
-/** Whether `call` must wait for approval. */
-export async function requiresApproval(tool: AnyAgentTool | undefined, call: ToolCallPart): Promise<boolean> {
+/**
+ * Whether `call` must wait for approval. A rule is asked about the input the tool would run with —
+ * validated, its schema's transforms and defaults applied (the raw input `"  /etc/x"` would pass a
+ * rule the trimmed `/etc/x` fails) — so input that does not validate needs no approval: it never
+ * runs (the model gets the validation error). A rule that throws, or does not answer within the
+ * tool's timeout, rejects (the run ends with `error`, as for any callback of the caller's); once the
+ * run is cancelled the call waits (it is not run).
+ */
+export async function requiresApproval(
+  tool: AnyAgentTool | undefined,
+  call: ToolCallPart,
+  limits: { signal: AbortSignal; timeoutMs: number },
+): Promise<boolean> {
   const rule = tool?.needsApproval;
-  if (rule === undefined || rule === false) return false;
+  if (tool === undefined || rule === undefined || rule === false) return false;
   if (rule === true) return true;
-  return rule(call.input);
+  const timeoutMs = tool.timeoutMs ?? limits.timeoutMs;
+  const validation = await bounded(
+    Promise.resolve().then(() => tool.validate(call.input)),
+    limits.signal,
+    timeoutMs,
+    `the input check of tool "${tool.name}"`,
+  ).catch((error: unknown) => (error === cancelled ? cancelled : { ok: false as const }));
+  if (validation === cancelled) return true;
+  if (!validation.ok) return false;
+  const answer = await bounded(
+    Promise.resolve().then(() => rule(validation.value)),
+    limits.signal,
+    timeoutMs,
+    `needsApproval of tool "${tool.name}"`,
+  ).catch((error: unknown) => {
+    if (error === cancelled) return true;
+    throw error;
+  });
+  return Boolean(answer);
+}
+
+/** The rejection of a step the run's cancellation cut short. */
+const cancelled = Symbol('cancelled');
+
+/** `work`, or a rejection once `timeoutMs` passes (naming `what`) or `signal` aborts ({@link cancelled}). */
+function bounded<Value>(
+  work: Promise<Value>,
+  signal: AbortSignal,
+  timeoutMs: number,
+  what: string,
+): Promise<Value> {
+  work.catch(() => {});
+  if (signal.aborted) return Promise.reject(cancelled);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${timeoutMs} ms`)), timeoutMs);
+    onAbort = () => reject(cancelled);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  stopped.catch(() => {});
+  return Promise.race([work, stopped]).finally(() => {
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort!);
+  });
 }

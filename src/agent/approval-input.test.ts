@@ -1,0 +1,137 @@
+/**
+ * Approval rules and input checks under hostile model input: a rule is asked about the input the
+ * tool would run with (validated and transformed), malformed input never reaches it, and an input
+ * check or rule that never answers cannot hold the run past the tool's timeout or an interrupt.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { JsonObject } from '../core/json.ts';
+import { tool } from '../schemas/structured.ts';
+import { createScriptedAdapter } from '../testing/scripted-adapter.ts';
+import { settle } from '../../test/support/hostile.ts';
+import { createAgent } from './index.ts';
+import { call, resultsById, resultText, text } from './test-support.ts';
+
+const calling = (input: JsonObject) =>
+  createScriptedAdapter([{ content: [call('c1', 'read', input)] }, { content: [text('done')] }]);
+
+describe('an approval rule sees the validated input', () => {
+  it('"   /etc/shadow", trimmed by the schema, is asked about as "/etc/shadow": the run waits for approval', async () => {
+    const seen: string[] = [];
+    const ran: string[] = [];
+    const read = tool({
+      name: 'read',
+      input: z.object({ path: z.string().trim() }),
+      needsApproval: ({ path }) => {
+        seen.push(path);
+        return path.startsWith('/etc');
+      },
+      execute: ({ path }) => {
+        ran.push(path);
+        return 'contents';
+      },
+    });
+    const agent = createAgent({
+      model: 'scripted:m',
+      client: calling({ path: '   /etc/shadow' }),
+      tools: [read],
+    });
+    const result = await agent.run('read it').result();
+    expect(result.outcome).toBe('awaiting_approval');
+    expect(seen).toEqual(['/etc/shadow']);
+    expect(ran).toEqual([]);
+  });
+
+  it('input that does not validate never reaches the rule: the model gets the validation error', async () => {
+    let asked = 0;
+    const read = tool({
+      name: 'read',
+      input: z.object({ path: z.string() }),
+      needsApproval: ({ path }) => {
+        asked++;
+        return path.startsWith('/etc');
+      },
+      execute: () => 'contents',
+    });
+    const agent = createAgent({ model: 'scripted:m', client: calling({ path: 42 }), tools: [read] });
+    const result = await agent.run('read it').result();
+    expect(result.outcome).toBe('completed');
+    expect(asked).toBe(0);
+    expect(resultText(resultsById(result.transcript).get('c1'))).toMatch(/Invalid input for tool "read"/);
+  });
+});
+
+describe('an input check or approval rule that never answers', () => {
+  const never = () => new Promise<never>(() => {});
+
+  it('an input check that never settles ends with the tool timeout: an error result, the run goes on', async () => {
+    const read = tool({
+      name: 'read',
+      input: z.object({ path: z.string().refine(never) }),
+      execute: () => 'contents',
+      timeoutMs: 100,
+    });
+    const agent = createAgent({ model: 'scripted:m', client: calling({ path: 'a' }), tools: [read] });
+    const outcome = await settle(agent.run('read it').result(), 3000);
+    expect(outcome.state).toBe('resolved');
+    const result = (outcome as { value: Awaited<ReturnType<ReturnType<typeof agent.run>['result']>> }).value;
+    expect(result.outcome).toBe('completed');
+    expect(resultText(resultsById(result.transcript).get('c1'))).toMatch(
+      /timed out after 100 ms checking its input/,
+    );
+  });
+
+  it('an input check that never settles is cut by an interrupt', async () => {
+    const read = tool({
+      name: 'read',
+      input: z.object({ path: z.string().refine(never) }),
+      execute: () => 'x',
+    });
+    const run = createAgent({ model: 'scripted:m', client: calling({ path: 'a' }), tools: [read] }).run(
+      'read it',
+    );
+    setTimeout(() => run.interrupt(), 100);
+    const outcome = await settle(run.result(), 3000);
+    expect(outcome).toMatchObject({ state: 'resolved', value: { outcome: 'cancelled' } });
+  });
+
+  it('a needsApproval that never answers ends the run with an error naming it, within the tool timeout', async () => {
+    const read = tool({
+      name: 'read',
+      input: z.object({ path: z.string() }),
+      needsApproval: never,
+      execute: () => 'contents',
+      timeoutMs: 100,
+    });
+    const agent = createAgent({ model: 'scripted:m', client: calling({ path: 'a' }), tools: [read] });
+    const outcome = await settle(agent.run('read it').result(), 3000);
+    expect(outcome.state).toBe('resolved');
+    const result = (outcome as { value: { outcome: string; error: unknown } }).value;
+    expect(result.outcome).toBe('error');
+    expect(String((result.error as Error).message)).toMatch(
+      /needsApproval of tool "read" did not answer within 100 ms/,
+    );
+  });
+});
+
+it('a tool error whose message getter throws is an error result, not a crash of the run', async () => {
+  const read = tool({
+    name: 'read',
+    input: z.object({ path: z.string() }),
+    execute: () => {
+      const error = new Error('x');
+      Object.defineProperty(error, 'message', {
+        get() {
+          throw new TypeError('remote object detached');
+        },
+      });
+      throw error;
+    },
+  });
+  const agent = createAgent({ model: 'scripted:m', client: calling({ path: 'a' }), tools: [read] });
+  const result = await agent.run('read it').result();
+  expect(result.outcome).toBe('completed');
+  expect(resultText(resultsById(result.transcript).get('c1'))).toMatch(
+    /Tool "read" failed: \[object Error\]/,
+  );
+});
