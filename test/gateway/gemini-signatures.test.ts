@@ -60,3 +60,50 @@ it('Chat client → Gemini 3: three turns of tool calls keep their thought signa
   expect(thirdRequest).toContain('thought-sig-1');
   expect(thirdRequest).not.toContain('skip_thought_signature_validator');
 });
+
+it('@google/genai chat, streamed with thoughts, on a Claude upstream: the next turn gives back the whole thinking with its signature', async () => {
+  const { GoogleGenAI } = await import('@google/genai');
+  const ai = new GoogleGenAI({ apiKey: 'gateway-key-unused', httpOptions: { baseUrl: harness.server.url } });
+  const thinking = 'The user wants the weather; call the tool.';
+  harness.emulator.enqueue({
+    type: 'scripted',
+    chunkSize: 8, // the thought reaches the client in several parts, only the last one signed
+    content: [
+      { type: 'reasoning', text: thinking, signature: 'EqQBCkYIBxgCKkDsignature' },
+      { type: 'tool-call', name: 'get_weather', input: { city: 'Paris' } },
+    ],
+  });
+  const chat = ai.chats.create({
+    model: 'up-anthropic',
+    config: {
+      thinkingConfig: { includeThoughts: true },
+      tools: [
+        {
+          functionDeclarations: [
+            {
+              name: 'get_weather',
+              parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } } },
+            },
+          ],
+        },
+      ],
+    },
+  });
+  const calls: Array<{ id?: string; name?: string }> = [];
+  for await (const chunk of await chat.sendMessageStream({ message: 'Weather in Paris?' }))
+    calls.push(...(chunk.functionCalls ?? []));
+  expect(calls).toHaveLength(1);
+  harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Sunny.' }] });
+  const answer = [
+    { functionResponse: { id: calls[0]!.id, name: 'get_weather', response: { output: 'sunny' } } },
+  ];
+  for await (const _chunk of await chat.sendMessageStream({ message: answer }));
+  const body = harness.emulator.requests.at(-1)!.body as {
+    messages: Array<{
+      role: string;
+      content: Array<{ type: string; thinking?: string; signature?: string }>;
+    }>;
+  };
+  const blocks = body.messages[1]!.content.filter((block) => block.type === 'thinking');
+  expect(blocks).toEqual([{ type: 'thinking', thinking, signature: 'EqQBCkYIBxgCKkDsignature' }]);
+});

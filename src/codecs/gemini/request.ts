@@ -135,6 +135,22 @@ function responseMedia(value: unknown, path: string): Part {
   );
 }
 
+/**
+ * A thought streamed in fragments comes back as several `thought: true` parts — in one content, or
+ * one content per chunk (the SDK's chat history) — and only the last carries the signature: the
+ * fragments are one reasoning part, signed by the last (a signature over the last fragment alone
+ * would be refused by the model that made it). True when `part` was joined to the fragment before.
+ */
+function joinsThought(transcript: Item[], kind: Item['kind'], part: Part): boolean {
+  if (kind !== 'assistant' || part.type !== 'reasoning') return false;
+  const last = transcript.at(-1);
+  const previous = last?.kind === 'assistant' ? last.parts.at(-1) : undefined;
+  if (previous?.type !== 'reasoning' || previous.signature !== undefined || previous.data !== undefined)
+    return false;
+  last!.parts[last!.parts.length - 1] = { ...previous, ...part, text: previous.text + part.text };
+  return true;
+}
+
 function convertContents(contents: unknown[], transcript: Item[], opaque: OpaqueCodec): void {
   const ids = new CallIds();
   contents.forEach((content, contentIndex) => {
@@ -163,7 +179,7 @@ function convertContents(contents: unknown[], transcript: Item[], opaque: Opaque
       });
       if (converted === undefined) return;
       const kind = model && converted.kind === 'user' ? 'assistant' : converted.kind;
-      pushParts(transcript, kind, [converted.part]);
+      if (!joinsThought(transcript, kind, converted.part)) pushParts(transcript, kind, [converted.part]);
     });
   });
 }
