@@ -485,3 +485,28 @@ it('a functionResponse part of another kind is refused by its path', async () =>
   expect(response.status).toBe(400);
   expect(await response.text()).toContain('contents.2.parts.0.functionResponse.parts.0');
 });
+
+it('a tool-call id longer than OpenAI’s 40 characters (written by another provider) reaches Chat Completions as a digest, still paired', async () => {
+  const long = `toolu_vrtx_${'A1b2C3d4'.repeat(6)}`; // 59 characters
+  harness.emulator.enqueue(hello());
+  const response = await post(
+    '/v1/messages',
+    JSON.stringify({
+      model: 'up-chat',
+      max_tokens: 64,
+      messages: [
+        { role: 'user', content: 'Weather?' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: long, name: 'get_weather', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: long, content: 'sunny' }] },
+      ],
+      tools: [{ name: 'get_weather', input_schema: { type: 'object' } }],
+    }),
+  );
+  expect(response.status).toBe(200);
+  const sent = harness.emulator.requests.at(-1)!.body as {
+    messages: Array<{ tool_calls?: Array<{ id: string }>; tool_call_id?: string }>;
+  };
+  const id = sent.messages[1]!.tool_calls![0]!.id;
+  expect(id.length).toBeLessThanOrEqual(40);
+  expect(sent.messages[2]!.tool_call_id).toBe(id);
+});

@@ -34,7 +34,7 @@ export type ReasoningEffortValue = 'none' | 'minimal' | 'low' | 'medium' | 'high
 export type StructuredOutputMode = 'json_schema' | 'json_object' | 'none';
 
 /** The tool-call id rule of `core/tool-id-map.ts` the host imposes. */
-export type ToolIdRuleName = 'any' | 'nine-alphanumeric' | 'anthropic';
+export type ToolIdRuleName = 'any' | 'openai' | 'nine-alphanumeric' | 'anthropic';
 
 /**
  * One row of the host table. Every field is plain JSON, so a host can be defined in a config file
@@ -147,7 +147,7 @@ export const defaultQuirks: ChatQuirks = {
   reasoningEffortValues: {},
   thinkingRequiresStream: false,
   reasoningTokensInCompletion: true,
-  toolIdRule: 'any',
+  toolIdRule: 'openai',
   structuredOutput: 'json_schema',
   strict: false,
   parallelToolCalls: true,
@@ -184,7 +184,7 @@ export const quirksSchema = z
     reasoningEffortValues: z.record(z.string(), z.array(effortValue).min(1)),
     thinkingRequiresStream: z.boolean(),
     reasoningTokensInCompletion: z.boolean(),
-    toolIdRule: z.enum(['any', 'nine-alphanumeric', 'anthropic']),
+    toolIdRule: z.enum(['any', 'openai', 'nine-alphanumeric', 'anthropic']),
     structuredOutput: z.enum(['json_schema', 'json_object', 'none']),
     strict: z.boolean(),
     parallelToolCalls: z.boolean(),

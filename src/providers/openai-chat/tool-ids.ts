@@ -9,9 +9,19 @@ export const nineAlphanumericToolId: ToolIdRule = {
   rewrite: (id) => hashId(id, 9),
 };
 
+/**
+ * OpenAI: any characters, at most 40 (a longer `tool_calls[].id` is refused: "string too long …
+ * maximum length 40"); a longer id — written by another provider or client — becomes a digest.
+ */
+export const fortyCharactersToolId: ToolIdRule = {
+  test: (id) => id.length > 0 && id.length <= 40,
+  rewrite: (id) => `call_${hashId(id, 24)}`,
+};
+
 /** The rule behind each `toolIdRule` quirk value (`anthropic`: Anthropic's compatible endpoint). */
 export const toolIdRules: Readonly<Record<ToolIdRuleName, ToolIdRule>> = {
   any: anyToolId,
+  openai: fortyCharactersToolId,
   'nine-alphanumeric': nineAlphanumericToolId,
   anthropic: wordCharactersToolId,
 };

@@ -86,6 +86,25 @@ function checkArgumentTypes(messages: ChatMessage[]): JsonScript | undefined {
   return undefined;
 }
 
+/** OpenAI refuses a tool-call id longer than 40 characters, in an assistant message or a tool message. */
+function checkIdLengths(messages: ChatMessage[]): JsonScript | undefined {
+  for (const [index, message] of messages.entries()) {
+    const ids =
+      message?.role === 'tool'
+        ? [[`messages.[${index}].tool_call_id`, String(message.tool_call_id)]]
+        : callIds(message ?? {}).map((id, call) => [`messages.[${index}].tool_calls.[${call}].id`, id]);
+    for (const [param, id] of ids) {
+      if (id!.length <= 40) continue;
+      return openaiError(
+        400,
+        `Invalid '${param!.replace(/\.\[/g, '[').replace(/\]\./g, '].')}': string too long. Expected a string with maximum length 40, but got a string with length ${id!.length} instead.`,
+        { param: param!, code: 'string_above_max_length' },
+      );
+    }
+  }
+  return undefined;
+}
+
 function checkAnswered(messages: ChatMessage[], index: number): JsonScript | undefined {
   const ids = callIds(messages[index] ?? {});
   if (ids.length === 0) return undefined;
@@ -103,6 +122,7 @@ function checkAnswered(messages: ChatMessage[], index: number): JsonScript | und
 
 /**
  * Checks a chat completion request: every assistant tool call's `function.arguments` is a string,
+ * every tool-call id at most 40 characters,
  * every `role: tool` message answers a `tool_calls` id of the assistant message right before its run
  * of tool messages, and every assistant tool call is answered.
  */
@@ -113,7 +133,7 @@ export function checkChatRequest(request: RecordedRequest): JsonScript | undefin
       param: 'messages',
       code: 'missing_required_parameter',
     });
-  const typeError = checkArgumentTypes(messages);
+  const typeError = checkArgumentTypes(messages) ?? checkIdLengths(messages);
   if (typeError) return typeError;
   // One pass each (a conversation of tens of thousands of messages is checked in linear time).
   let previous = -1;
