@@ -81,6 +81,12 @@ function signatureOf(part: OpaquePayload, context: EncodeContext): string {
 }
 
 /** The non-streamed `message` body. */
+/** The stop sequence that ended the reply, where the upstream said which (Anthropic); else null. */
+function stopSequenceOf(response: CanonicalResponse): string | null {
+  const matched = response.metadata?.['anthropic.stop_sequence'];
+  return response.finishReason === 'stop-sequence' && typeof matched === 'string' ? matched : null;
+}
+
 export function encodeResponse(response: CanonicalResponse, context: EncodeContext): unknown {
   return {
     id: context.responseId ?? createAnthropicMessageId(),
@@ -89,7 +95,7 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
     model: context.model,
     content: response.content.flatMap((part) => convertPart(part, context) ?? []),
     stop_reason: mapFinishReason(response.finishReason, context),
-    stop_sequence: null,
+    stop_sequence: stopSequenceOf(response),
     usage: convertUsage(response.usage),
   };
 }
@@ -149,7 +155,10 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     if (response.finishReason === 'error' || response.finishReason === 'cancelled') return [];
     const frames: WireFrame[] = [];
     preamble(frames);
-    const stopReason = { stop_reason: mapFinishReason(response.finishReason, context), stop_sequence: null };
+    const stopReason = {
+      stop_reason: mapFinishReason(response.finishReason, context),
+      stop_sequence: stopSequenceOf(response),
+    };
     frames.push(frame('message_delta', { delta: stopReason, usage: convertUsage(response.usage) }));
     frames.push(frame('message_stop'));
     return frames;

@@ -1,7 +1,7 @@
 /** Decodes a Gemini `generateContent` / `streamGenerateContent` request into the canonical request. */
 import type { OutputSchema, ReasoningRequest } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
-import type { Item, Part } from '../../core/transcript.ts';
+import type { Item, Part, ToolOutput } from '../../core/transcript.ts';
 import {
   bodyObject,
   jsonObject,
@@ -19,7 +19,7 @@ import {
 } from '../fields.ts';
 import { binaryPart, checkedToolChoice, namedTool, pushParts, sentAt, toolOutput } from '../common.ts';
 import type { DecodeContext, DecodedRequest, OpaqueCodec } from '../types.ts';
-import { isJsonObject } from '../../core/json.ts';
+import { isJsonObject, type JsonValue } from '../../core/json.ts';
 
 /** Calls without an id get `gc_<content>_<part>`; responses without one answer the oldest open call of that name. */
 class CallIds {
@@ -87,17 +87,21 @@ function convertPart(
         `${path}.functionResponse`,
         `${path}.functionResponse answers no earlier functionCall named '${name}' that is still unanswered`,
       );
-    const result = response.response;
-    const text =
-      isJsonObject(result) && Object.keys(result).length === 1 && typeof result.output === 'string'
-        ? result.output
-        : textOf(result ?? {});
+    // Gemini's convention: `{output: …}` for a result, `{error: …}` for a failure; any other object
+    // is the result itself (JSON, passed on as JSON, not as a string of it).
+    const result = response.response ?? {};
+    const single = isJsonObject(result) && Object.keys(result).length === 1;
+    const isError = single && Object.hasOwn(result, 'error');
+    const value = single && (isError || Object.hasOwn(result, 'output')) ? Object.values(result)[0] : result;
     // Multimodal function responses: media beside the JSON response, kept as parts of the output.
     const media = (optionalArray(response, 'parts', `${path}.functionResponse.parts`) ?? []).map(
-      (value, index) => responseMedia(value, `${path}.functionResponse.parts.${index}`),
+      (entry, index) => responseMedia(entry, `${path}.functionResponse.parts.${index}`),
     );
-    const output = toolOutput([{ type: 'text', text }, ...media]);
-    const answer: Part = { type: 'tool-result', callId: callId as never, name, output, isError: false };
+    const output: ToolOutput =
+      typeof value === 'string' || media.length > 0
+        ? toolOutput([{ type: 'text', text: typeof value === 'string' ? value : textOf(value ?? {}) }, ...media])
+        : { type: 'json', value: value as JsonValue };
+    const answer: Part = { type: 'tool-result', callId: callId as never, name, output, isError };
     return { kind: 'tool', part: sentAt(answer, `${path}.functionResponse`) };
   }
   throw new RequestFieldError(path, `${path}: part kind is not supported by the gateway`, 'unsupported');

@@ -154,12 +154,21 @@ function convertFile(
   return { type: 'input_file', filename, file_data: `data:application/pdf;base64,${data}` };
 }
 
+/**
+ * A `function_call_output`. The protocol has no error flag: an error result is prefixed `Error: `,
+ * as Chat Completions' is, so the model still reads that the call failed.
+ */
 function convertToolResult(conversion: Conversion, part: ToolResultPart, location: PartLocation): InputItem {
   const callId = providerToolId(conversion.context, part.callId);
+  const output = convertOutput(conversion, part.output, location);
   return {
     type: 'function_call_output',
     call_id: callId,
-    output: convertOutput(conversion, part.output, location),
+    output: !part.isError
+      ? output
+      : typeof output === 'string'
+        ? `Error: ${output}`
+        : [{ type: 'input_text', text: 'Error:' }, ...output],
   };
 }
 

@@ -1,0 +1,138 @@
+/**
+ * What a tool result and a stop carry across protocols: the error flag (Anthropic `is_error`,
+ * Gemini `response.error`) reaches an upstream that has a place for it, and one that has none reads
+ * `Error:`; a structured Gemini function response stays JSON; Anthropic's `stop_sequence` says which.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type GatewayHarness, startGatewayHarness } from './harness.ts';
+
+let harness: GatewayHarness;
+beforeAll(async () => {
+  harness = await startGatewayHarness();
+});
+beforeEach(() => {
+  harness.emulator.clear();
+  harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'OK.' }] });
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+const post = (path: string, body: object) =>
+  fetch(`${harness.server.url}${path}`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json' },
+  });
+const upstreamBody = () => harness.emulator.requests.at(-1)!.body as Record<string, unknown>;
+
+const anthropicTurn = (model: string, result: Record<string, unknown>) =>
+  post('/v1/messages', {
+    model,
+    max_tokens: 64,
+    messages: [
+      { role: 'user', content: 'Delete it' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'remove', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', ...result }] },
+    ],
+    tools: [{ name: 'remove', input_schema: { type: 'object' } }],
+  });
+
+const geminiTurn = (model: string, response: Record<string, unknown>) =>
+  post(`/v1beta/models/${model}:generateContent`, {
+    contents: [
+      { role: 'user', parts: [{ text: 'Weather?' }] },
+      { role: 'model', parts: [{ functionCall: { name: 'weather', args: {} } }] },
+      { role: 'user', parts: [{ functionResponse: { name: 'weather', response } }] },
+    ],
+    tools: [{ functionDeclarations: [{ name: 'weather', parameters: { type: 'object' } }] }],
+  });
+
+describe('the error flag of a tool result', () => {
+  it('Anthropic is_error → Responses upstream (no flag there): the output reads "Error: …"', async () => {
+    expect(
+      (await anthropicTurn('up-responses', { content: 'permission denied', is_error: true })).status,
+    ).toBe(200);
+    const input = upstreamBody().input as Array<{ type: string; output?: unknown }>;
+    expect(input.find((item) => item.type === 'function_call_output')?.output).toBe(
+      'Error: permission denied',
+    );
+  });
+
+  it('Gemini response.error → Anthropic upstream: is_error true, the error text as content', async () => {
+    expect((await geminiTurn('up-anthropic', { error: 'permission denied' })).status).toBe(200);
+    const messages = upstreamBody().messages as Array<{ content: Array<Record<string, unknown>> }>;
+    expect(messages[2]!.content[0]).toMatchObject({
+      type: 'tool_result',
+      is_error: true,
+      content: 'permission denied',
+    });
+  });
+});
+
+it('a structured Gemini function response reaches a Gemini upstream as the same object, not a string of it', async () => {
+  const response = { temperature: 21.5, unit: 'C', hourly: [20, 21, 22] };
+  expect((await geminiTurn('up-gemini', response)).status).toBe(200);
+  const contents = upstreamBody().contents as Array<{ parts: Array<Record<string, unknown>> }>;
+  expect(contents[2]!.parts[0]).toMatchObject({ functionResponse: { name: 'weather', response } });
+});
+
+it.each([false, true])(
+  'Anthropic client, stream %s: stop_sequence names the sequence the upstream stopped at',
+  async (stream) => {
+    harness.emulator.clear();
+    const message = {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      content: [{ type: 'text', text: 'one two' }],
+      stop_reason: 'stop_sequence',
+      stop_sequence: 'END',
+      usage: { input_tokens: 5, output_tokens: 2 },
+    };
+    const start = { ...message, content: [], stop_reason: null, stop_sequence: null };
+    harness.emulator.enqueue(
+      stream
+        ? {
+            type: 'sse',
+            events: [
+              { event: 'message_start', data: { type: 'message_start', message: start } },
+              {
+                event: 'content_block_start',
+                data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+              },
+              {
+                event: 'content_block_delta',
+                data: {
+                  type: 'content_block_delta',
+                  index: 0,
+                  delta: { type: 'text_delta', text: 'one two' },
+                },
+              },
+              { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
+              {
+                event: 'message_delta',
+                data: {
+                  type: 'message_delta',
+                  delta: { stop_reason: 'stop_sequence', stop_sequence: 'END' },
+                  usage: { output_tokens: 2 },
+                },
+              },
+              { event: 'message_stop', data: { type: 'message_stop' } },
+            ],
+          }
+        : { type: 'json', body: message },
+    );
+    const response = await post('/v1/messages', {
+      model: 'up-anthropic',
+      max_tokens: 64,
+      stream,
+      stop_sequences: ['END'],
+      messages: [{ role: 'user', content: 'Count' }],
+    });
+    const text = await response.text();
+    expect(text).toContain('"stop_reason":"stop_sequence"');
+    expect(text).toContain('"stop_sequence":"END"');
+  },
+);
