@@ -34,6 +34,7 @@ import { readJson } from './inbound.ts';
 import { errorReply, type Reply, sentReply } from './reply.ts';
 import { createBodyPump, createFramer, type Framer, webBody, writeToNode } from './stream-body.ts';
 import type { GatewayState } from './state.ts';
+import { clientEvent, clientResponse, renameTools } from './tool-names.ts';
 
 /** One inbound generation request. */
 export interface GenerationCall {
@@ -90,6 +91,8 @@ function watchClient(call: GenerationCall, onGone: () => void): () => void {
 interface Served {
   call: GenerationCall;
   startedAt: number;
+  /** Upstream tool name → the client's, when a name had to be renamed (`tool-names.ts`). */
+  toolNames?: Map<string, string>;
   /** Milliseconds spent in gateway code (decode, encode, state), not waiting on the upstream. */
   ownMs: number;
   /** The model name as the client wrote it (access log). */
@@ -428,6 +431,7 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
     call.protocol === 'switchyard' ? undefined : prepareTranscript(state, decoded, scopeOf(call.key?.name));
   if (preparing !== undefined) await preparing;
   checkToolPairs(decoded.request.transcript, inboundCodecs[call.protocol].conversationField ?? 'messages');
+  served.toolNames = renameTools(decoded.request);
   served.ownMs += performance.now() - started;
   return decoded;
 }
@@ -468,8 +472,9 @@ async function complete(
   controller: AbortController,
 ): Promise<Reply> {
   const upstreamStart = performance.now();
-  const reply = await state.switchyard.complete(routeRequest, upstreamOptions(served.call.key, controller));
+  const answered = await state.switchyard.complete(routeRequest, upstreamOptions(served.call.key, controller));
   const encodeStart = performance.now();
+  const reply = served.toolNames === undefined ? answered : clientResponse(answered, served.toolNames);
   served.provider = reply.provider;
   served.usage = reply.usage;
   if (reply.finishReason === 'error') throw modelFailure(reply);
@@ -509,8 +514,10 @@ async function startStream(
   const endOfEvents = () => {
     if (failedFinish !== undefined) throw modelFailure(failedFinish);
   };
-  const onEvent = (event: StreamEvent): WireFrame[] | Promise<WireFrame[]> => {
+  const { toolNames } = served;
+  const onEvent = (upstream: StreamEvent): WireFrame[] | Promise<WireFrame[]> => {
     const started = performance.now();
+    const event = toolNames === undefined ? upstream : clientEvent(upstream, toolNames);
     if (event.type === 'finish') {
       served.billed = event.response.usage;
       const { finishReason } = event.response;

@@ -4,6 +4,7 @@
  * `Error:`; a structured Gemini function response stays JSON; Anthropic's `stop_sequence` says which.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { upstreamToolName } from '../../src/gateway/tool-names.ts';
 import { type GatewayHarness, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
@@ -136,3 +137,50 @@ it.each([false, true])(
     expect(text).toContain('"stop_sequence":"END"');
   },
 );
+
+describe('tool names an upstream would refuse', () => {
+  const names = ['github.create_issue:v2', '1st-tool', `${'x'.repeat(80)}`];
+  it.each(['up-chat', 'up-responses', 'up-anthropic', 'up-gemini'])(
+    'Gemini client → %s: sent as safe names, the model’s call named back, the next turn sent the same way',
+    async (model) => {
+      harness.emulator.clear();
+      const safe = upstreamToolName(names[0]!);
+      expect(safe).toMatch(/^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/);
+      harness.emulator.enqueue({
+        type: 'scripted',
+        content: [{ type: 'tool-call', name: safe, input: { title: 'bug' } }],
+      });
+      const tools = [
+        { functionDeclarations: names.map((name) => ({ name, parameters: { type: 'object' } })) },
+      ];
+      const first = await post(`/v1beta/models/${model}:generateContent`, {
+        contents: [{ role: 'user', parts: [{ text: 'File it' }] }],
+        tools,
+      });
+      expect(first.status).toBe(200);
+      const sent = JSON.stringify(upstreamBody());
+      for (const name of names) expect(sent).not.toContain(`"${name}"`);
+      const answer = (await first.json()) as {
+        candidates: Array<{ content: { parts: Array<{ functionCall?: { name: string; id?: string } }> } }>;
+      };
+      const call = answer.candidates[0]!.content.parts.find((part) => part.functionCall)!.functionCall!;
+      expect(call.name).toBe(names[0]);
+      harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Filed.' }] });
+      const second = await post(`/v1beta/models/${model}:generateContent`, {
+        contents: [
+          { role: 'user', parts: [{ text: 'File it' }] },
+          { role: 'model', parts: [{ functionCall: call }] },
+          {
+            role: 'user',
+            parts: [{ functionResponse: { id: call.id, name: call.name, response: { output: 'ok' } } }],
+          },
+        ],
+        tools,
+      });
+      expect(second.status).toBe(200);
+      const history = JSON.stringify(upstreamBody());
+      expect(history).toContain(`"${safe}"`);
+      expect(history).not.toContain(`"${names[0]}"`);
+    },
+  );
+});

@@ -86,6 +86,22 @@ function checkArgumentTypes(messages: ChatMessage[]): JsonScript | undefined {
   return undefined;
 }
 
+/** OpenAI refuses a function name outside `^[a-zA-Z0-9_-]+$` or longer than 64 characters. */
+function checkToolNames(request: RecordedRequest): JsonScript | undefined {
+  const tools = objectBody(request)?.tools;
+  if (!Array.isArray(tools)) return undefined;
+  for (const [index, tool] of tools.entries()) {
+    const name = (tool as { function?: { name?: unknown } } | null)?.function?.name;
+    if (typeof name !== 'string' || /^[a-zA-Z0-9_-]{1,64}$/.test(name)) continue;
+    return openaiError(
+      400,
+      `Invalid 'tools[${index}].function.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$'.`,
+      { param: `tools[${index}].function.name`, code: 'invalid_value' },
+    );
+  }
+  return undefined;
+}
+
 /** OpenAI refuses a tool-call id longer than 40 characters, in an assistant message or a tool message. */
 function checkIdLengths(messages: ChatMessage[]): JsonScript | undefined {
   for (const [index, message] of messages.entries()) {
@@ -133,7 +149,7 @@ export function checkChatRequest(request: RecordedRequest): JsonScript | undefin
       param: 'messages',
       code: 'missing_required_parameter',
     });
-  const typeError = checkArgumentTypes(messages) ?? checkIdLengths(messages);
+  const typeError = checkArgumentTypes(messages) ?? checkIdLengths(messages) ?? checkToolNames(request);
   if (typeError) return typeError;
   // One pass each (a conversation of tens of thousands of messages is checked in linear time).
   let previous = -1;
