@@ -109,3 +109,25 @@ describe('MCP approvals', () => {
     }
   });
 });
+
+it('an MCP tool name no provider takes (`calc.add`) is offered under a safe name; the server is still called by its own', async () => {
+  const source = await connectMcpTools(
+    { transport: 'http', url: http.url },
+    { prefix: 'calc.', timeoutMs: 5_000 },
+  );
+  try {
+    const names = source.tools.map((tool) => tool.name);
+    for (const name of names) expect(name).toMatch(/^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/);
+    const add = names.find((name) => name.startsWith('calc_add_'))!;
+    const adapter = createScriptedAdapter([
+      { content: [call('add', add, { a: 2, b: 40 })] },
+      { content: [text('done')] },
+    ]);
+    const result = await createAgent({ client: adapter, model: 'scripted:m', tools: source.tools })
+      .run('add')
+      .result();
+    expect(resultText(resultsById(result.transcript).get('add'))).toBe('42');
+  } finally {
+    await source.close();
+  }
+});

@@ -1,4 +1,5 @@
 /** MCP tool sources: tools of a Model Context Protocol server (stdio or streamable HTTP) as agent tools. */
+import { safeToolName } from '../core/tool-names.ts';
 import { ServerError } from '../core/errors/server-error.ts';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { JsonObject, JsonValue } from '../core/json.ts';
@@ -166,7 +167,9 @@ function toAgentTool(
   tool: ListedTool,
   options: McpToolOptions,
 ): ExecutableTool<JsonObject> {
-  const name = `${options.prefix ?? ''}${tool.name}`;
+  // MCP allows names no model provider takes (`files.read`, 80 characters): the model sees a safe
+  // one (core/tool-names.ts), the server is called by its own.
+  const name = safeToolName(`${options.prefix ?? ''}${tool.name}`);
   const rule = options.needsApproval;
   const needsApproval: ApprovalRule<JsonObject> | undefined =
     typeof rule === 'function' ? (input) => rule(name, input) : rule;

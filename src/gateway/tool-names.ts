@@ -7,22 +7,11 @@
  * without state, and the model's calls are named back in the client's terms. A request whose names
  * are all safe (nearly every one) costs one regular-expression test per name.
  */
-import { hashId } from '../core/tool-id-map.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
 import type { StreamEvent } from '../core/events.ts';
+import { safeToolName, safeToolNamePattern } from '../core/tool-names.ts';
 import type { Part } from '../core/transcript.ts';
 import { GatewayError } from './errors.ts';
-
-/** What every provider takes: a letter or `_` first (Gemini), then `[a-zA-Z0-9_-]`, 64 at most. */
-const safe = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
-
-/** The name sent upstream for a client's `name` (the name itself when it is safe). */
-export function upstreamToolName(name: string): string {
-  if (safe.test(name)) return name;
-  const kept = name.replace(/[^a-zA-Z0-9_-]/g, '_');
-  const head = /^[a-zA-Z_]/.test(kept) ? kept : `t_${kept}`;
-  return `${head.slice(0, 55)}_${hashId(name, 8)}`;
-}
 
 /**
  * Renames, in place, every tool name of `request` that is not safe (tool specs, a named tool
@@ -34,8 +23,8 @@ export function renameTools(
 ): Map<string, string> | undefined {
   let names: Map<string, string> | undefined;
   const rename = (name: string): string => {
-    if (safe.test(name)) return name;
-    const upstream = upstreamToolName(name);
+    if (safeToolNamePattern.test(name)) return name;
+    const upstream = safeToolName(name);
     names ??= new Map();
     const known = names.get(upstream);
     if (known !== undefined && known !== name)

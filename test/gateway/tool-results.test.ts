@@ -4,7 +4,7 @@
  * `Error:`; a structured Gemini function response stays JSON; Anthropic's `stop_sequence` says which.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { upstreamToolName } from '../../src/gateway/tool-names.ts';
+import { safeToolName } from '../../src/core/tool-names.ts';
 import { type GatewayHarness, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
@@ -144,7 +144,7 @@ describe('tool names an upstream would refuse', () => {
     'Gemini client → %s: sent as safe names, the model’s call named back, the next turn sent the same way',
     async (model) => {
       harness.emulator.clear();
-      const safe = upstreamToolName(names[0]!);
+      const safe = safeToolName(names[0]!);
       expect(safe).toMatch(/^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/);
       harness.emulator.enqueue({
         type: 'scripted',
