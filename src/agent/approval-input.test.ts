@@ -135,3 +135,18 @@ it('a tool error whose message getter throws is an error result, not a crash of 
     /Tool "read" failed: \[object Error\]/,
   );
 });
+
+it('a budget with a model that has no price ends the run with an error naming it, not a run counted free', async () => {
+  const loop = createScriptedAdapter(
+    Array.from({ length: 5 }, (_, index) => ({
+      content: [call(`c${index}`, 'read', { path: 'a' })],
+      usage: { input: 1000, output: 1000 },
+    })),
+  );
+  const read = tool({ name: 'read', input: z.object({ path: z.string() }), execute: () => 'x' });
+  const agent = createAgent({ model: 'scripted:m', client: loop, tools: [read], budget: { maxCost: 0.01 } });
+  const result = await agent.run('go').result();
+  expect(result.outcome).toBe('error');
+  expect(String((result.error as Error).message)).toMatch(/has no known price/);
+  expect(result.turns).toHaveLength(0);
+});

@@ -147,7 +147,12 @@ export class AgentLoop {
   private record(number: number, call: TurnCall, started: number): TurnRecord {
     const { state, context } = this;
     const { response } = call;
-    const cost = costOf(response.usage, call.model, context.options.cost);
+    const cost = costOf(
+      response.usage,
+      call.model,
+      context.options.cost,
+      context.options.budget !== undefined,
+    );
     const record: TurnRecord = {
       turn: number,
       model: response.model || call.model,
@@ -320,7 +325,7 @@ export class AgentLoop {
       emit: context.emit,
       charge: (usage, charged) => {
         state.usage = addUsage(state.usage, usage);
-        state.cost += costOf(usage, charged, context.options.cost);
+        state.cost += costOf(usage, charged, context.options.cost, context.options.budget !== undefined);
       },
     });
     if (compacted !== undefined) {

@@ -34,13 +34,33 @@ export function addUsage(total: Usage, turn: Usage): Usage {
   };
 }
 
-/** A turn's cost: the client's `usage.cost` when present, else the configured function, else 0. */
+/**
+ * A turn's cost: the client's `usage.cost` when present, else the configured function, else 0 —
+ * except under a budget (`budgeted`), where a turn that used tokens and has no price ends the run
+ * with an error naming the model: counting it as free would let the budget be passed unseen.
+ */
 export function costOf(
   usage: Usage,
   model: string,
   compute: ((usage: Usage, model: string) => number) | undefined,
+  budgeted = false,
 ): number {
   if (usage.cost !== undefined) return usage.cost.amount;
+  if (
+    compute === undefined &&
+    budgeted &&
+    usage.input + usage.cacheRead + usage.cacheWrite + usage.output > 0
+  )
+    throw invalidInput(
+      'agent budget',
+      [
+        {
+          path: 'budget.maxCost',
+          message: `${model} has no known price, so its cost cannot count toward the budget; give it a price or pass cost()`,
+        },
+      ],
+      'invalid_options',
+    );
   const cost = compute?.(usage, model) ?? 0;
   // A NaN or negative cost would silently disable the budget: the run ends with this error instead.
   if (typeof cost !== 'number' || !Number.isFinite(cost) || cost < 0) {
