@@ -4,7 +4,7 @@ import { repoRoot } from '../../test/support/fixtures.ts';
 import { pixel, serveTestMcpOverHttp } from '../../test/support/mcp-server.ts';
 import { createScriptedAdapter } from '../testing/scripted-adapter.ts';
 import { createAgent } from './agent.ts';
-import { connectMcpTools, type McpServerConfig, type McpToolSource } from './mcp.ts';
+import { connectMcpTools, convertResult, type McpServerConfig, type McpToolSource } from './mcp.ts';
 import { call, expectConsistent, resultsById, resultText, text } from './test-support.ts';
 
 let http: Awaited<ReturnType<typeof serveTestMcpOverHttp>>;
@@ -130,4 +130,30 @@ it('an MCP tool name no provider takes (`calc.add`) is offered under a safe name
   } finally {
     await source.close();
   }
+});
+
+it.each([['text/html'], ['image/svg+xml'], ['image/tiff'], [undefined], ['audio/wav']])(
+  'an MCP image of type %s a model may refuse becomes a note, never a part that fails every later call',
+  (mimeType) => {
+    const output = convertResult({
+      content: [
+        { type: 'text', text: 'here' },
+        { type: 'image', data: 'AAAA', ...(mimeType === undefined ? {} : { mimeType }) },
+      ],
+    });
+    expect(output).toMatchObject({
+      type: 'parts',
+      parts: [
+        { type: 'text', text: 'here' },
+        { type: 'text', text: `[image of type ${mimeType ?? 'unknown'} not shown]` },
+      ],
+    });
+  },
+);
+
+it('an MCP PNG image stays an image', () => {
+  expect(convertResult({ content: [{ type: 'image', data: 'AAAA', mimeType: 'IMAGE/PNG' }] })).toMatchObject({
+    type: 'parts',
+    parts: [{ type: 'media', modality: 'image', mimeType: 'image/png' }],
+  });
 });

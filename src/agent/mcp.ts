@@ -216,12 +216,33 @@ function textOf(block: McpContent): string {
   return resource?.text ?? resource?.uri ?? `[${block.type}]`;
 }
 
+/**
+ * The image and audio types models take (every provider takes these images; the audio ones are
+ * Gemini's and OpenAI's). A server's image of another type (`text/html`, `image/svg+xml`, none) would
+ * be refused by the next model call, and by every later one of the run: it becomes a note instead.
+ */
+const mediaTypes = new Set([
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'audio/wav',
+  'audio/mpeg',
+  'audio/mp3',
+]);
+
 function convertBlock(block: McpContent): Part {
   if (block.type === 'image' || block.type === 'audio') {
+    const mimeType = typeof block.mimeType === 'string' ? block.mimeType.toLowerCase() : undefined;
+    if (mimeType === undefined || !mediaTypes.has(mimeType) || !mimeType.startsWith(`${block.type}/`))
+      return {
+        type: 'text',
+        text: `[${block.type} of type ${String(mimeType ?? 'unknown').slice(0, 60)} not shown]`,
+      };
     return {
       type: 'media',
       modality: block.type,
-      mimeType: String(block.mimeType),
+      mimeType,
       data: { type: 'base64', data: String(block.data) },
     };
   }
