@@ -217,3 +217,38 @@ describe('helpers', () => {
     expect(addUsage(priced, unpriced).cost).toBeUndefined();
   });
 });
+
+describe('addToolResults checks what it appends (once in, a bad item would fail every later turn)', () => {
+  it.each([
+    ['a BigInt output', { answer: 1n } as never, /expected a JSON value|BigInt/],
+    [
+      'a cyclic output',
+      (() => {
+        const value: Record<string, unknown> = {};
+        value.self = value;
+        return value;
+      })() as never,
+      /circular/,
+    ],
+    ['a __proto__ key', JSON.parse('{"__proto__": {"polluted": true}}') as never, /__proto__/],
+  ])('%s: refused, naming it, the transcript unchanged', async (_name, output, message) => {
+    const sy = front();
+    const chat = sy.conversation({ model: 'sonnet', tools });
+    scriptToolCall('anthropic-messages', 1);
+    const reply = await chat.send('Question');
+    const before = chat.transcript.length;
+    expect(() => chat.addToolResults(reply.toolCalls.map((call) => ({ call, output })))).toThrow(message);
+    expect(chat.transcript.length).toBe(before);
+    await sy.close();
+  });
+
+  it('a result for a call the model never made: refused, naming it', async () => {
+    const sy = front();
+    const chat = sy.conversation({ model: 'sonnet', tools });
+    scriptToolCall('anthropic-messages', 1);
+    await chat.send('Question');
+    const never = { id: 'tu_01HZNEVERCALLED0000000000A' as never, name: 'lookup' };
+    expect(() => chat.addToolResults([{ call: never, output: 'x' }])).toThrow(/no earlier tool call/);
+    await sy.close();
+  });
+});

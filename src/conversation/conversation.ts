@@ -13,6 +13,7 @@ import type { Reply } from '../core/reply.ts';
 import { addUsage, assistantItem, toolResultItem, type ToolResultValue } from './helpers.ts';
 import { failedTurn, Turn } from './turn.ts';
 import { invalidInput } from '../core/input-check.ts';
+import { checkTranscript } from '../core/transcript-invariants.ts';
 import { parseTranscript } from '../core/transcript-schema.ts';
 import type { ToolCallPart } from '../core/transcript.ts';
 
@@ -104,7 +105,36 @@ export class Conversation {
       isError?: boolean;
     }>,
   ): void {
-    if (results.length > 0) this.transcript.push(toolResultItem(results));
+    if (results.length === 0) return;
+    // Checked as send() checks its input: once in, an invalid item would fail every later turn.
+    const where = 'conversation.addToolResults: invalid input';
+    let item: Item;
+    try {
+      item = toolResultItem(results);
+    } catch (error) {
+      throw invalidInput(where, [
+        { path: 'results', message: error instanceof Error ? error.message : String(error) },
+      ]);
+    }
+    const parsed = parseTranscript([item]);
+    if (!parsed.ok)
+      throw invalidInput(
+        where,
+        parsed.issues.map((issue) => ({ ...issue, path: issue.path.replace(/^\[0\]\.parts/, 'results') })),
+      );
+    const added = this.transcript.length;
+    const orphaned = checkTranscript([...this.transcript, parsed.value[0]!]).filter(
+      (violation) => violation.itemIndex === added && violation.rule === 'tool-result-orphaned',
+    );
+    if (orphaned.length > 0)
+      throw invalidInput(
+        where,
+        orphaned.map((violation) => ({
+          path: `results[${violation.partIndex}].call`,
+          message: violation.message,
+        })),
+      );
+    this.transcript.push(parsed.value[0]!);
   }
 
   /**
