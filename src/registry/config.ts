@@ -84,6 +84,16 @@ const timeoutSeconds = z
   .positive()
   .max(maxTimeoutSeconds, `at most ${maxTimeoutSeconds} (about 24.8 days: what a timer can wait)`);
 
+/**
+ * Extra HTTP headers: names of the HTTP token grammar, values without CR, LF or NUL — fetch refuses
+ * anything else on every call (a retryable network error, counted against the circuit), so it is
+ * refused here, at creation.
+ */
+const headersSchema = z.record(
+  z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'a header name is letters, digits and !#$%&\'*+.^_`|~-'),
+  z.string().regex(/^[^\r\n\0]*$/, 'a header value has no CR, LF or NUL'),
+);
+
 const adapterSchema = z
   .object({
     type: z.string().min(1),
@@ -96,7 +106,7 @@ const adapterSchema = z
     timeout_seconds: timeoutSeconds.optional(),
     first_byte_timeout_seconds: timeoutSeconds.optional(),
     max_retries: z.number().int().min(0).max(10).optional(),
-    headers: z.record(z.string(), z.string()).optional(),
+    headers: headersSchema.optional(),
     quirks: z.record(z.string(), z.unknown()).optional(),
     options: z.record(z.string(), z.unknown()).optional(),
   })
@@ -137,7 +147,7 @@ const mcpServerSchema = z.union([
       cwd: z.string().min(1).optional(),
     })
     .strict(),
-  z.object({ url: z.url(), headers: z.record(z.string(), z.string()).optional() }).strict(),
+  z.object({ url: z.url(), headers: headersSchema.optional() }).strict(),
 ]);
 
 /** The schema of a Switchyard configuration. */
@@ -248,7 +258,14 @@ export function parseConfigYaml(text: string, source = 'config'): ParsedConfig {
       })),
     );
   }
-  const value: unknown = document.toJS();
+  let value: unknown;
+  try {
+    value = document.toJS();
+  } catch (error) {
+    // The yaml library refuses an alias bomb ("Excessive alias count …") while building the value.
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ConfigError(source, [{ path: '(yaml)', message: message.split('\n')[0] ?? message }]);
+  }
   const problem = shapeIssue(value);
   if (problem !== undefined) {
     const offset = locate(document.contents, problem.path, []);

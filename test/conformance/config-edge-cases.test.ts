@@ -194,3 +194,30 @@ describe('large configs and many-star globs stay bounded', () => {
     expect(() => sy.resolve(`claude-${'y'.repeat(3_000)}`)).toThrow();
   });
 });
+
+describe('hostile config text', () => {
+  it('a YAML alias bomb is a ConfigError (yaml), not a raw ReferenceError', () => {
+    const lines = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (let level = 1; level < 12; level++) {
+      const previous = String.fromCharCode(96 + level);
+      const next = String.fromCharCode(97 + level);
+      lines.push(`${next}: &${next} [${Array(10).fill(`*${previous}`).join(', ')}]`);
+    }
+    const error = configError(() => parseConfigYaml(lines.join('\n')));
+    expect(error.message).toMatch(/\(yaml\).*alias/i);
+  });
+
+  it.each([
+    [{ 'x-a': 'v\r\nInjected: 1' }, /no CR, LF or NUL/],
+    [{ 'bad name': 'v' }, /headers\.bad name: Invalid key/],
+  ])(
+    'headers %j are refused at creation, naming the key (not a retried network error on every call)',
+    (headers, message) => {
+      const error = configError(() =>
+        createSwitchyard({ ...base, config: { adapters: { anthropic: { type: 'anthropic', headers } } } }),
+      );
+      expect(error.message).toMatch(/adapters\.anthropic\.headers/);
+      expect(error.message).toMatch(message);
+    },
+  );
+});
