@@ -1,3 +1,5 @@
+import { createServer, type RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../test/support/fixtures.ts';
@@ -155,5 +157,42 @@ it('an MCP PNG image stays an image', () => {
   expect(convertResult({ content: [{ type: 'image', data: 'AAAA', mimeType: 'IMAGE/PNG' }] })).toMatchObject({
     type: 'parts',
     parts: [{ type: 'media', modality: 'image', mimeType: 'image/png' }],
+  });
+});
+
+describe('an MCP server that cannot be reached', () => {
+  async function serve(handler: RequestListener) {
+    const server = createServer(handler);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, server };
+  }
+
+  it('a server that never answers: connecting ends within timeoutMs, a retryable mcp_unavailable', async () => {
+    const { url, server } = await serve(() => {});
+    const started = performance.now();
+    const error = await connectMcpTools({ transport: 'http', url }, { timeoutMs: 300 }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(error).toMatchObject({
+      errorClass: 'server_error',
+      providerCode: 'mcp_unavailable',
+      retryable: true,
+    });
+    server.closeAllConnections();
+    server.close();
+  });
+
+  it('a server answering 500 with a secret in its body: classified, the secret not repeated', async () => {
+    const { url, server } = await serve((_request, response) => {
+      response.writeHead(500, { 'content-type': 'text/plain' });
+      response.end('internal: token=sk-proj-SECRETSECRETSECRET0123456789');
+    });
+    const error = (await connectMcpTools({ transport: 'http', url }, { timeoutMs: 2_000 }).catch(
+      (caught: unknown) => caught,
+    )) as Error;
+    expect(error).toMatchObject({ errorClass: 'server_error', providerCode: 'mcp_unavailable' });
+    expect(error.message).not.toContain('SECRETSECRET');
+    server.close();
   });
 });

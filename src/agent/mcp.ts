@@ -1,6 +1,8 @@
 /** MCP tool sources: tools of a Model Context Protocol server (stdio or streamable HTTP) as agent tools. */
 import { safeToolName } from '../core/tool-names.ts';
+import { AdapterError } from '../core/errors/adapter-error.ts';
 import { ServerError } from '../core/errors/server-error.ts';
+import { redactSecrets } from '../core/redaction.ts';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { JsonObject, JsonValue } from '../core/json.ts';
 import type { Part } from '../core/transcript.ts';
@@ -28,7 +30,10 @@ export type McpServerConfig =
  * typechecks with `skipLibCheck: false`.
  */
 export interface McpClient {
-  listTools(params: { cursor?: string }): Promise<{ tools?: unknown; nextCursor?: unknown }>;
+  listTools(
+    params: { cursor?: string },
+    options?: { timeout?: number },
+  ): Promise<{ tools?: unknown; nextCursor?: unknown }>;
   callTool(
     params: { name: string; arguments?: Record<string, unknown> },
     resultSchema?: undefined,
@@ -74,13 +79,27 @@ export async function connectMcpTools(
   server: McpServerConfig,
   options: McpToolOptions = {},
 ): Promise<McpToolSource> {
-  const client =
-    'client' in server ? server.client : await connect(server, options.clientName ?? 'switchyard-agent');
+  // `timeoutMs` bounds connecting and each page of the listing too (the SDK's default is 60 s).
+  const limits = options.timeoutMs === undefined ? undefined : { timeout: options.timeoutMs };
+  let client: McpClient;
+  try {
+    client =
+      'client' in server
+        ? server.client
+        : await connect(server, options.clientName ?? 'switchyard-agent', limits);
+  } catch (error) {
+    throw unavailable('connect', error);
+  }
   const source: McpToolSource = {
     tools: [],
     client,
     async refresh() {
-      const listed = await listAll(client);
+      let listed: ListedTool[];
+      try {
+        listed = await listAll(client, limits);
+      } catch (error) {
+        throw unavailable('tools/list', error);
+      }
       const tools = listed
         .filter((tool) => options.include === undefined || options.include.includes(tool.name))
         .map((tool) => toAgentTool(client, tool, options));
@@ -89,13 +108,34 @@ export async function connectMcpTools(
     },
     close: () => client.close(),
   };
-  await source.refresh();
+  try {
+    await source.refresh();
+  } catch (error) {
+    if (!('client' in server)) await client.close().catch(() => {});
+    throw error;
+  }
   return source;
+}
+
+/**
+ * A server that cannot be reached or answers nonsense: a classified, retryable `ServerError`
+ * (`mcp_unavailable`) whose message has every secret removed (a server may echo a header back).
+ */
+function unavailable(step: string, error: unknown): Error {
+  if (AdapterError.isInstance(error)) return error as Error;
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return new ServerError({
+    message: `mcp: ${step} failed: ${redactSecrets(text).slice(0, 500)}`,
+    providerCode: 'mcp_unavailable',
+    retryable: true,
+    cause: error,
+  });
 }
 
 async function connect(
   server: Exclude<McpServerConfig, { client: McpClient }>,
   name: string,
+  limits: { timeout: number } | undefined,
 ): Promise<Client> {
   const { Client: ClientClass } = await import('@modelcontextprotocol/sdk/client/index.js');
   const client = new ClientClass({ name, version: '1.0.0' });
@@ -108,13 +148,14 @@ async function connect(
       cwd: server.cwd,
       stderr: server.stderr ?? 'inherit',
     });
-    await client.connect(transport);
+    await client.connect(transport, limits);
   } else {
     const { StreamableHTTPClientTransport } =
       await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
     const url = typeof server.url === 'string' ? new URL(server.url) : server.url;
     await client.connect(
       new StreamableHTTPClientTransport(url, { requestInit: { headers: server.headers } }),
+      limits,
     );
   }
   return client;
@@ -136,13 +177,13 @@ export const maxListedTools = 2_000;
  * {@link maxListedTools} tools or a cursor seen twice ends the listing with a `ServerError`
  * (`mcp_listing_unbounded`) instead of growing memory forever.
  */
-async function listAll(client: McpClient): Promise<ListedTool[]> {
+async function listAll(client: McpClient, limits: { timeout: number } | undefined): Promise<ListedTool[]> {
   const tools: ListedTool[] = [];
   const cursors = new Set<string>();
   let cursor: string | undefined;
   for (let pages = 0; ; pages++) {
     if (pages >= maxToolPages) throw unboundedListing(`more than ${maxToolPages} pages`);
-    const page = await client.listTools(cursor === undefined ? {} : { cursor });
+    const page = await client.listTools(cursor === undefined ? {} : { cursor }, limits);
     const listed = Array.isArray(page.tools) ? (page.tools as ListedTool[]) : [];
     if (tools.length + listed.length > maxListedTools)
       throw unboundedListing(`more than ${maxListedTools} tools`);
