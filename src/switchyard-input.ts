@@ -2,6 +2,7 @@
  * The front door's input checks: `createSwitchyard` options at creation, and each request and its
  * call options before routing. Bad input becomes one `InvalidRequestError` listing every bad path.
  */
+import { usageSchema } from './core/usage-schema.ts';
 import { z } from 'zod';
 import type { CallOptions } from './core/adapter.ts';
 import type { InvalidRequestError } from './core/errors/invalid-request-error.ts';
@@ -205,7 +206,7 @@ const snapshotSchema = z.looseObject({
   version: z.literal(1, { error: 'version must be 1' }),
   settings: settingsSchema,
   transcript: transcriptSchema,
-  usage: z.looseObject({}),
+  usage: usageSchema,
   turns: z.number().int().nonnegative(),
   session: z.looseObject({
     id: z.string(),

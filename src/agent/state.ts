@@ -6,21 +6,13 @@ import { finishReasons } from '../core/finish-reason.ts';
 import type { JsonValue } from '../core/json.ts';
 import type { ToolCallPart, ToolResultPart } from '../core/transcript.ts';
 import { parseTranscript, stringifyTranscript } from '../core/transcript-schema.ts';
+import { amountSchema, usageSchema } from '../core/usage-schema.ts';
 import { toolCallsOf } from './transcript-tools.ts';
 import type { AgentState, ApprovalDecision } from './types.ts';
 
 /** A count, a cost or a duration in a state: finite and never negative (a negative cost would lift a budget). */
-const amount = z.number().finite().nonnegative();
-
-const usage = z.object({
-  input: amount,
-  cacheRead: amount,
-  cacheWrite: amount,
-  output: amount,
-  reasoning: amount,
-  cost: z.object({ amount, currency: z.string(), pricingVersion: z.string().optional() }).optional(),
-  byModel: z.unknown().optional(),
-});
+const amount = amountSchema;
+const usage = usageSchema;
 
 const turn = z.object({
   turn: z.number().int().positive(),

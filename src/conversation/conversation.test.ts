@@ -252,3 +252,24 @@ describe('addToolResults checks what it appends (once in, a bad item would fail 
     await sy.close();
   });
 });
+
+it.each([
+  ['counts as strings', { input: '1000', cacheRead: 0, cacheWrite: 0, output: 0, reasoning: 0 }],
+  [
+    'a negative cost',
+    {
+      input: 1,
+      cacheRead: 0,
+      cacheWrite: 0,
+      output: 1,
+      reasoning: 0,
+      cost: { amount: -1e9, currency: 'USD' },
+    },
+  ],
+  ['no counts', {}],
+])('conversation.fromJSON: a snapshot whose usage has %s is refused, naming usage', async (_name, usage) => {
+  const sy = front();
+  const saved = JSON.parse(JSON.stringify(sy.conversation({ model: 'sonnet' }).toJSON()));
+  expect(() => sy.conversation.fromJSON({ ...saved, usage })).toThrow(/usage/);
+  await sy.close();
+});

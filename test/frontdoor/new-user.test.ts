@@ -132,6 +132,14 @@ describe("calling a tool's execute by hand", () => {
     });
     const sy = createSwitchyard({ env: {}, ...quiet() });
     const conversation = sy.conversation({ model: 'sonnet', tools: [weather] });
+    // The calls the results answer (a reply's, usually): a result for a call never made is refused.
+    conversation.transcript.push({
+      kind: 'assistant',
+      parts: [
+        { type: 'tool-call', id: 'c1' as ToolCallId, name: 'weather', input: { city: 'Oslo' } },
+        { type: 'tool-call', id: 'c2' as ToolCallId, name: 'weather', input: { city: 'Atlantis' } },
+      ],
+    });
     conversation.addToolResults([
       { call: { id: 'c1' as ToolCallId, name: 'weather' }, output: await weather.execute({ city: 'Oslo' }) },
       {
