@@ -472,7 +472,10 @@ async function complete(
   controller: AbortController,
 ): Promise<Reply> {
   const upstreamStart = performance.now();
-  const answered = await state.switchyard.complete(routeRequest, upstreamOptions(served.call.key, controller));
+  const answered = await state.switchyard.complete(
+    routeRequest,
+    upstreamOptions(served.call.key, controller),
+  );
   const encodeStart = performance.now();
   const reply = served.toolNames === undefined ? answered : clientResponse(answered, served.toolNames);
   served.provider = reply.provider;

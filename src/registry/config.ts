@@ -90,7 +90,7 @@ const timeoutSeconds = z
  * refused here, at creation.
  */
 const headersSchema = z.record(
-  z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'a header name is letters, digits and !#$%&\'*+.^_`|~-'),
+  z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "a header name is letters, digits and !#$%&'*+.^_`|~-"),
   z.string().regex(/^[^\r\n\0]*$/, 'a header value has no CR, LF or NUL'),
 );
 

@@ -99,7 +99,10 @@ function convertPart(
     );
     const output: ToolOutput =
       typeof value === 'string' || media.length > 0
-        ? toolOutput([{ type: 'text', text: typeof value === 'string' ? value : textOf(value ?? {}) }, ...media])
+        ? toolOutput([
+            { type: 'text', text: typeof value === 'string' ? value : textOf(value ?? {}) },
+            ...media,
+          ])
         : { type: 'json', value: value as JsonValue };
     const answer: Part = { type: 'tool-result', callId: callId as never, name, output, isError };
     return { kind: 'tool', part: sentAt(answer, `${path}.functionResponse`) };
