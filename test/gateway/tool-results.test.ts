@@ -184,3 +184,41 @@ describe('tool names an upstream would refuse', () => {
     },
   );
 });
+
+describe('tool-call arguments that are JSON but not an object', () => {
+  const turn = (model: string, argumentsText: string) =>
+    post('/v1/chat/completions', {
+      model,
+      messages: [
+        { role: 'user', content: 'Sum' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'call_1', type: 'function', function: { name: 'sum', arguments: argumentsText } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'call_1', content: '3' },
+      ],
+      tools: [{ type: 'function', function: { name: 'sum', parameters: { type: 'object' } } }],
+    });
+
+  it.each(['up-chat', 'up-responses'])(
+    'go back to %s as the model wrote them ([1,2] stays [1,2], not {})',
+    async (model) => {
+      expect((await turn(model, '[1,2]')).status).toBe(200);
+      expect(JSON.stringify(upstreamBody())).toContain('"arguments":"[1,2]"');
+    },
+  );
+
+  it('arguments cut short go back as their repair (hosts that parse earlier calls would refuse the text)', async () => {
+    expect((await turn('up-chat', '{"path":"/tmp/a","content":"hel')).status).toBe(200);
+    const sent = upstreamBody().messages as Array<{
+      tool_calls?: Array<{ function: { arguments: string } }>;
+    }>;
+    expect(JSON.parse(sent[1]!.tool_calls![0]!.function.arguments)).toEqual({
+      path: '/tmp/a',
+      content: 'hel',
+    });
+  });
+});

@@ -1,4 +1,5 @@
 /** The canonical transcript → Chat Completions `messages` (instructions, user, assistant, tool roles). */
+import { argumentsJson } from '../../core/tool-arguments.ts';
 import type { ToolIdRule } from '../../core/tool-id-map.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { Item, Part, ReasoningPart, ToolResultPart } from '../../core/transcript.ts';
@@ -165,7 +166,7 @@ function convertAssistant(conversion: Conversion, item: Item): void {
     } else if (part.type === 'reasoning') reasoning.push(part);
     else if (part.type === 'tool-call') {
       const id = providerToolId(conversion.context, part.id, conversion.rule);
-      const call = { name: part.name, arguments: JSON.stringify(part.input) };
+      const call = { name: part.name, arguments: argumentsJson(part) };
       toolCalls.push({ id, type: 'function', function: call });
     } else if (part.type === 'custom') {
       const converted = customContent(conversion, part.data, part);

@@ -1,4 +1,5 @@
 /** The canonical transcript → Responses `instructions` and `input` items. */
+import { argumentsJson } from '../../core/tool-arguments.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { Item, Part, ReasoningPart, ToolOutput, ToolResultPart } from '../../core/transcript.ts';
 import { base64Of, dataUrlOf } from '../openai/data-url.ts';
@@ -219,7 +220,7 @@ function convertAssistant(conversion: Conversion, item: Item, itemIndex: number)
         type: 'function_call',
         call_id: providerToolId(conversion.context, part.id),
         name: part.name,
-        arguments: JSON.stringify(part.input),
+        arguments: argumentsJson(part),
       };
       const id = idOf(part);
       if (id !== undefined) call.id = id;
