@@ -150,3 +150,32 @@ it('a budget with a model that has no price ends the run with an error naming it
   expect(String((result.error as Error).message)).toMatch(/has no known price/);
   expect(result.turns).toHaveLength(0);
 });
+
+it('an input check too slow while the rule is asked: the call waits for approval, never runs unasked', async () => {
+  let checks = 0;
+  const ran: string[] = [];
+  const remove = tool({
+    name: 'read',
+    timeoutMs: 100,
+    input: z.object({
+      path: z.string().refine(async () => {
+        // Slow for the first checks (the loop's own, then the rule's), quick afterwards (the runner's).
+        if (++checks <= 2) await new Promise((resolve) => setTimeout(resolve, 300));
+        return true;
+      }),
+    }),
+    needsApproval: ({ path }) => path.startsWith('/etc'),
+    execute: ({ path }) => {
+      ran.push(path);
+      return 'removed';
+    },
+  });
+  const agent = createAgent({
+    model: 'scripted:m',
+    client: calling({ path: '/etc/passwd' }),
+    tools: [remove],
+  });
+  const result = await agent.run('remove it').result();
+  expect(result.outcome).toBe('awaiting_approval');
+  expect(ran).toEqual([]);
+});

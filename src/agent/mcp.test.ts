@@ -196,3 +196,29 @@ describe('an MCP server that cannot be reached', () => {
     server.close();
   });
 });
+
+it('an MCP approval rule is asked with the server’s own (prefixed) name, not the safe one the model sees', async () => {
+  const asked: string[] = [];
+  const source = await connectMcpTools(
+    { transport: 'http', url: http.url },
+    {
+      prefix: 'calc.',
+      timeoutMs: 5_000,
+      needsApproval: (name) => {
+        asked.push(name);
+        return name === 'calc.add';
+      },
+    },
+  );
+  try {
+    const add = source.tools.find((tool) => tool.name.startsWith('calc_add_'))!;
+    const adapter = createScriptedAdapter([{ content: [call('add', add.name, { a: 2, b: 40 })] }]);
+    const result = await createAgent({ client: adapter, model: 'scripted:m', tools: source.tools })
+      .run('add')
+      .result();
+    expect(asked).toEqual(['calc.add']);
+    expect(result.outcome).toBe('awaiting_approval');
+  } finally {
+    await source.close();
+  }
+});

@@ -210,10 +210,11 @@ function toAgentTool(
 ): ExecutableTool<JsonObject> {
   // MCP allows names no model provider takes (`files.read`, 80 characters): the model sees a safe
   // one (core/tool-names.ts), the server is called by its own.
-  const name = safeToolName(`${options.prefix ?? ''}${tool.name}`);
+  const listedName = `${options.prefix ?? ''}${tool.name}`;
+  const name = safeToolName(listedName);
   const rule = options.needsApproval;
   const needsApproval: ApprovalRule<JsonObject> | undefined =
-    typeof rule === 'function' ? (input) => rule(name, input) : rule;
+    typeof rule === 'function' ? (input) => rule(listedName, input) : rule;
   const schema = tool.inputSchema as JsonObject;
   const execute = async (input: JsonObject, context: { signal: AbortSignal }): Promise<ToolReturn> => {
     const result = await client.callTool({ name: tool.name, arguments: input }, undefined, {

@@ -33,9 +33,10 @@ export function toolSpecs(tools: readonly AnyAgentTool[]): ToolSpec[] {
  * Whether `call` must wait for approval. A rule is asked about the input the tool would run with —
  * validated, its schema's transforms and defaults applied (the raw input `"  /etc/x"` would pass a
  * rule the trimmed `/etc/x` fails) — so input that does not validate needs no approval: it never
- * runs (the model gets the validation error). A rule that throws, or does not answer within the
- * tool's timeout, rejects (the run ends with `error`, as for any callback of the caller's); once the
- * run is cancelled the call waits (it is not run).
+ * runs (the model gets the validation error); an input check that throws or does not answer in
+ * time asks for approval. A rule that throws, or does not answer within the tool's timeout, rejects
+ * (the run ends with `error`, as for any callback of the caller's); once the run is cancelled the
+ * call waits (it is not run).
  */
 export async function requiresApproval(
   tool: AnyAgentTool | undefined,
@@ -51,8 +52,10 @@ export async function requiresApproval(
     limits.signal,
     timeoutMs,
     `the input check of tool "${tool.name}"`,
-  ).catch((error: unknown) => (error === cancelled ? cancelled : { ok: false as const }));
-  if (validation === cancelled) return true;
+  ).catch(() => undefined);
+  // An input check that throws or does not answer says nothing about the input: a person decides
+  // (the run would otherwise check it again, and might run the call without asking the rule).
+  if (validation === undefined) return true;
   if (!validation.ok) return false;
   const answer = await bounded(
     Promise.resolve().then(() => rule(validation.value)),

@@ -85,13 +85,15 @@ const timeoutSeconds = z
   .max(maxTimeoutSeconds, `at most ${maxTimeoutSeconds} (about 24.8 days: what a timer can wait)`);
 
 /**
- * Extra HTTP headers: names of the HTTP token grammar, values without CR, LF or NUL — fetch refuses
+ * Extra HTTP headers: names of the HTTP token grammar, values of Latin-1 without CR, LF or NUL — fetch refuses
  * anything else on every call (a retryable network error, counted against the circuit), so it is
  * refused here, at creation.
  */
 const headersSchema = z.record(
   z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "a header name is letters, digits and !#$%&'*+.^_`|~-"),
-  z.string().regex(/^[^\r\n\0]*$/, 'a header value has no CR, LF or NUL'),
+  z
+    .string()
+    .regex(/^[^\r\n\0\u0100-\uffff]*$/, 'a header value has no CR, LF, NUL or character above U+00FF'),
 );
 
 const adapterSchema = z

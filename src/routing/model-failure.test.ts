@@ -31,7 +31,7 @@ afterEach(async () => {
 });
 
 /** Gemini primary (on `primary`), OpenAI fallback (on `fallback`; without a key when `unusable`). */
-function front(unusable = false) {
+function front(unusable = false, fallbacks = ['openai:gpt-4.1-mini']) {
   events = [];
   sy = createSwitchyard({
     logger: createMemoryLogger(),
@@ -54,7 +54,7 @@ function front(unusable = false) {
           max_retries: 0,
         },
       },
-      models: { 'gemini:gemini-2.5-flash': { aliases: ['primary'], fallbacks: ['openai:gpt-4.1-mini'] } },
+      models: { 'gemini:gemini-2.5-flash': { aliases: ['primary'], fallbacks } },
       routing: { failure_threshold: 1, cooldown_seconds: 30 },
     },
   });
@@ -65,6 +65,7 @@ const malformed = (text?: string) => ({
   type: 'scripted' as const,
   content: text === undefined ? [] : [{ type: 'text' as const, text }],
   finishReason: 'MALFORMED_FUNCTION_CALL',
+  usage: { input: 10_000, output: 5 },
 });
 const served = { type: 'scripted' as const, content: [{ type: 'text' as const, text: 'from the fallback' }] };
 
@@ -132,4 +133,43 @@ it('after content reached the reader, a model failure is the stream’s end: no 
   expect(reply.finishReason).toBe('error');
   expect(reply.text).toBe('Let me call');
   expect(fallback.requests.length).toBe(sent);
+});
+
+describe('what a failover on a model failure bills, and how far it goes', () => {
+  it.each(['complete', 'stream'] as const)(
+    '%s: the failed attempt’s tokens (paid for) are billed with the reply served, at its own model’s rate',
+    async (mode) => {
+      front();
+      primary.enqueue(malformed());
+      fallback.enqueue({ ...served, usage: { input: 10, output: 3 } });
+      const reply = mode === 'complete' ? await sy.complete(hello) : (await streamed()).reply;
+      expect(reply.usage).toMatchObject({ input: 10, output: 3 });
+      expect(reply.usage.byModel?.['gemini:gemini-2.5-flash']).toMatchObject({ input: 10_000, output: 5 });
+      const primaryOnly = reply.usage.byModel?.['gemini:gemini-2.5-flash']?.cost?.amount ?? 0;
+      expect(primaryOnly).toBeGreaterThan(0);
+      expect(reply.usage.cost!.amount).toBeGreaterThan(primaryOnly);
+    },
+  );
+
+  it.each(['complete', 'stream'] as const)(
+    '%s: two model failures in a row fail over twice; the third candidate answers',
+    async (mode) => {
+      front(false, ['gemini:gemini-2.5-pro', 'openai:gpt-4.1-mini']);
+      primary.enqueue(malformed());
+      primary.enqueue(malformed());
+      fallback.enqueue(served);
+      const reply = mode === 'complete' ? await sy.complete(hello) : (await streamed()).reply;
+      expect(reply.text).toBe('from the fallback');
+      expect(routingDecision(reply)?.attempts.map((attempt) => attempt.outcome)).toEqual([
+        'failed',
+        'failed',
+        'served',
+      ]);
+      expect(Object.keys(reply.usage.byModel ?? {}).sort()).toEqual([
+        'gemini:gemini-2.5-flash',
+        'gemini:gemini-2.5-pro',
+      ]);
+      expect(events.filter((event) => event.type === 'call-completed')).toHaveLength(1);
+    },
+  );
 });

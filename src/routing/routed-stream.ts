@@ -4,6 +4,7 @@
  * the first content event, fails over only
  * before it, and replaces `finish` with the priced reply (preceded by the priced usage).
  */
+import { type CarriedUsage, carryUsage, withCarried } from './attempt.ts';
 import type { CallOptions } from '../core/adapter.ts';
 import { CancelledError } from '../core/errors/cancelled-error.ts';
 import { isContentEvent } from '../core/content-events.ts';
@@ -76,6 +77,7 @@ interface FailedOver {
   response: CanonicalResponse;
   startedAt: number;
   held: StreamEvent[];
+  carried: CarriedUsage;
 }
 
 const done: IteratorResult<StreamEvent> = { value: undefined, done: true };
@@ -130,6 +132,8 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
   private failedOver: FailedOver | undefined;
   /** Ending with {@link failedOver}'s reply: observers saw that call end (failed) already. */
   private servingFailed = false;
+  /** The usage of the model failures failed over from (billed with the reply served). */
+  private carried: CarriedUsage;
   /** What wraps this stream for its caller (the front door's `Turn`): kept with it (`retain`). */
   owner: object | undefined = undefined;
 
@@ -311,7 +315,8 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
     const startedAt = this.startedAt;
     if (!(await this.steps.modelFailure(this.route!, candidate, response, startedAt, this.retries.count)))
       return this.finishWith(response);
-    this.failedOver = { candidate, response, startedAt, held: this.held ?? [] };
+    this.failedOver = { candidate, response, startedAt, held: this.held ?? [], carried: this.carried };
+    this.carried = carryUsage(this.carried, candidate, response);
     this.inner = undefined;
     this.source = undefined;
     await this.openNext();
@@ -323,8 +328,9 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
    * again by `onEnd` from an empty stream (observers saw that call fail; it is not reported again).
    */
   private finishFailedOver(): void {
-    const { candidate, response, startedAt, held } = this.failedOver!;
+    const { candidate, response, startedAt, held, carried } = this.failedOver!;
     this.candidate = candidate;
+    this.carried = carried;
     this.startedAt = startedAt;
     this.servingFailed = true;
     this.committed = false;
@@ -350,7 +356,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
 
   private finishWith(response: CanonicalResponse): StepResult {
     if (!this.committed) this.commit();
-    const reply = this.steps.finalize(this.route!, this.candidate!, response);
+    const reply = this.steps.finalize(this.route!, this.candidate!, withCarried(response, this.carried));
     if (reply instanceof Promise || this.hook !== undefined) return this.finishLater(reply);
     return this.deliver(reply);
   }
@@ -363,7 +369,8 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
         reply = await this.hook(reply, this.request);
       } catch (error) {
         // The reply arrived but was rejected (e.g. by its output schema): finish, then the error.
-        this.steps.rejected(this.route!, this.candidate!.model, this.retries.count, this.startedAt, error);
+        if (!this.servingFailed)
+          this.steps.rejected(this.route!, this.candidate!.model, this.retries.count, this.startedAt, error);
         this.pending.push({ type: 'finish', response: reply });
         this.fail(error);
         return this.next();
@@ -390,7 +397,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
         this.held!.pop();
         // Nothing reached the reader yet: a fallback may answer instead (a model failure is the
         // call's end only when none is left).
-        if (!this.committed && this.failedOver === undefined) return this.failOver(last.response);
+        if (!this.committed && !this.servingFailed) return this.failOver(last.response);
         return Promise.resolve(this.finishWith(last.response));
       }
       const provider = this.candidate!.model.provider;

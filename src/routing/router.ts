@@ -9,6 +9,8 @@ import type { CallOptions } from '../core/adapter.ts';
 import type { CanonicalResponse } from '../core/request.ts';
 import type { Reply } from '../core/reply.ts';
 import {
+  type CarriedUsage,
+  carryUsage,
   callOptions,
   canonicalRequest,
   finalize,
@@ -16,6 +18,7 @@ import {
   recordFailure,
   recordModelFailure,
   rejected,
+  withCarried,
 } from './attempt.ts';
 import { nextCandidate } from './candidate-choice.ts';
 import { releaseProbes } from './circuit.ts';
@@ -51,8 +54,12 @@ export function createRouter(context: RouterContext) {
     hook?: ReplyHook,
   ): Promise<Reply> {
     const route = startRoute(state, request, options);
-    /** A model failure that failed over: served as it is when no fallback can take the call. */
-    let failed: { candidate: Candidate; response: CanonicalResponse; startedAt: number } | undefined;
+    /** The last model failure that failed over: served as it is when no fallback can take the call. */
+    let failed:
+      | { candidate: Candidate; response: CanonicalResponse; startedAt: number; carried: CarriedUsage }
+      | undefined;
+    /** The usage of the model failures failed over from (billed with the reply served). */
+    let carried: CarriedUsage;
     for (;;) {
       let chosen = nextCandidate(state, route);
       if (chosen instanceof Promise) chosen = await chosen;
@@ -63,6 +70,7 @@ export function createRouter(context: RouterContext) {
       if (chosen === undefined) {
         if (failed === undefined) throw noCandidate(state, route);
         ({ candidate: next, response, startedAt } = failed);
+        carried = failed.carried;
       } else {
         next = chosen;
         const { model, facts } = next;
@@ -83,19 +91,21 @@ export function createRouter(context: RouterContext) {
           response.finishReason === 'error' &&
           (await recordModelFailure(state, route, next, response, startedAt, retries.count))
         ) {
-          failed = { candidate: next, response, startedAt };
+          failed = { candidate: next, response, startedAt, carried };
+          carried = carryUsage(carried, next, response);
           continue;
         }
       }
       const { model } = next;
-      let reply = finalize(state, route, next, response);
+      let reply = finalize(state, route, next, withCarried(response, carried));
       if (reply instanceof Promise) reply = await reply;
       if (hook !== undefined) {
         try {
           reply = await hook(reply, request);
         } catch (error) {
-          // Every call an observer saw start ends for it (an OTel span too): a rejected reply fails.
-          rejected(state, route, model, retries.count, startedAt, error);
+          // Every call an observer saw start ends for it (an OTel span too): a rejected reply fails —
+          // once (a model failure served after all was reported failed already).
+          if (chosen !== undefined) rejected(state, route, model, retries.count, startedAt, error);
           attachDecision(error, route.decision);
           throw error;
         }
