@@ -10,7 +10,7 @@ import { createMemoryLogger } from '../core/logger.ts';
 import { userText } from '../core/transcript.ts';
 import type { CallEvent } from '../observers/types.ts';
 import { createSwitchyard, type Switchyard } from '../switchyard.ts';
-import { type Emulator, startEmulator } from '../testing/emulator/index.ts';
+import { type Emulator, openaiError, startEmulator } from '../testing/emulator/index.ts';
 import { assertStreamInvariants } from '../testing/invariants.ts';
 import { routingDecision } from './decision.ts';
 import { emulatorBaseURL } from '../../test/support/provider-types.ts';
@@ -173,3 +173,21 @@ describe('what a failover on a model failure bills, and how far it goes', () => 
     },
   );
 });
+
+it.each(['complete', 'stream'] as const)(
+  '%s: when the fallback fails too, the model failure is the end, its tokens billed (not the fallback’s error)',
+  async (mode) => {
+    front();
+    primary.enqueue(malformed());
+    fallback.enqueue(openaiError(500, 'The server had an error'));
+    const reply = mode === 'complete' ? await sy.complete(hello) : (await streamed()).reply;
+    expect(reply.finishReason).toBe('error');
+    expect(reply.rawFinishReason).toBe('MALFORMED_FUNCTION_CALL');
+    expect(reply.usage).toMatchObject({ input: 10_000, output: 5 });
+    expect(routingDecision(reply)?.attempts.map((attempt) => attempt.outcome)).toEqual([
+      'failed',
+      'failed',
+      'served',
+    ]);
+  },
+);

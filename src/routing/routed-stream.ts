@@ -4,6 +4,7 @@
  * the first content event, fails over only
  * before it, and replaces `finish` with the priced reply (preceded by the priced usage).
  */
+import { AdapterError } from '../core/errors/adapter-error.ts';
 import { type CarriedUsage, carryUsage, withCarried } from './attempt.ts';
 import type { CallOptions } from '../core/adapter.ts';
 import { CancelledError } from '../core/errors/cancelled-error.ts';
@@ -195,6 +196,11 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
     this.source = undefined;
     const fallback = await this.steps.failure(route, candidate, error, this.startedAt, this.retries.count);
     if (fallback && !this.committed && !this.stopped) return this.openNext();
+    // The last fallback failed too: the model failure before it is the call's end (its tokens are
+    // billed), unless the reader stopped or the call was cancelled.
+    const cancelled = AdapterError.isInstance(error) && (error as AdapterError).errorClass === 'cancelled';
+    if (this.failedOver !== undefined && !this.committed && !this.stopped && !cancelled)
+      return this.finishFailedOver();
     attachDecision(error, route.decision);
     for (const early of this.held ?? [])
       this.pending.push(

@@ -7,6 +7,7 @@
  */
 import type { CallOptions } from '../core/adapter.ts';
 import type { CanonicalResponse } from '../core/request.ts';
+import { AdapterError } from '../core/errors/adapter-error.ts';
 import type { Reply } from '../core/reply.ts';
 import {
   type CarriedUsage,
@@ -67,6 +68,7 @@ export function createRouter(context: RouterContext) {
       let response: CanonicalResponse;
       let startedAt: number;
       const retries = { count: 0 };
+      let servingFailed = chosen === undefined;
       if (chosen === undefined) {
         if (failed === undefined) throw noCandidate(state, route);
         ({ candidate: next, response, startedAt } = failed);
@@ -84,10 +86,18 @@ export function createRouter(context: RouterContext) {
           );
         } catch (error) {
           if (await recordFailure(state, route, next, error, startedAt, retries.count)) continue;
-          attachDecision(error, route.decision);
-          throw error;
+          // The last fallback failed too: the model failure before it is the call's end (its tokens
+          // are billed), unless the caller cancelled.
+          if (failed === undefined || isCancelled(error)) {
+            attachDecision(error, route.decision);
+            throw error;
+          }
+          ({ candidate: next, response, startedAt } = failed);
+          carried = failed.carried;
+          servingFailed = true;
         }
         if (
+          !servingFailed &&
           response.finishReason === 'error' &&
           (await recordModelFailure(state, route, next, response, startedAt, retries.count))
         ) {
@@ -105,13 +115,13 @@ export function createRouter(context: RouterContext) {
         } catch (error) {
           // Every call an observer saw start ends for it (an OTel span too): a rejected reply fails —
           // once (a model failure served after all was reported failed already).
-          if (chosen !== undefined) rejected(state, route, model, retries.count, startedAt, error);
+          if (!servingFailed) rejected(state, route, model, retries.count, startedAt, error);
           attachDecision(error, route.decision);
           throw error;
         }
       }
       // A model failure served after all (no fallback could take it): observers saw it end (failed).
-      if (observed && chosen !== undefined)
+      if (observed && !servingFailed)
         emit({
           ...eventBase(route, model, retries.count),
           type: 'call-completed',
@@ -190,3 +200,8 @@ export function createRouter(context: RouterContext) {
 
 /** The router's interface. */
 export type Router = ReturnType<typeof createRouter>;
+
+/** A cancellation (the caller's): never answered with an earlier attempt's reply. */
+function isCancelled(error: unknown): boolean {
+  return AdapterError.isInstance(error) && (error as AdapterError).errorClass === 'cancelled';
+}
