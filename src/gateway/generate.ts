@@ -15,6 +15,7 @@ import type {
   DecodedRequest,
   EncodeContext,
   InboundProtocol,
+  WireError,
   WireFrame,
 } from '../codecs/types.ts';
 import type { CallOptions } from '../core/adapter.ts';
@@ -34,7 +35,7 @@ import { readJson } from './inbound.ts';
 import { errorReply, type Reply, sentReply } from './reply.ts';
 import { createBodyPump, createFramer, type Framer, webBody, writeToNode } from './stream-body.ts';
 import type { GatewayState } from './state.ts';
-import { clientEvent, clientResponse, renameTools } from './tool-names.ts';
+import { clientEvent, clientResponse, clientText, renameTools } from './tool-names.ts';
 
 /** One inbound generation request. */
 export interface GenerationCall {
@@ -349,7 +350,7 @@ export async function serveGeneration(
     streaming = true;
     send(reply);
   } catch (error) {
-    let wire = inClientTerms(toWireError(error), transcript);
+    let wire = clientWire(inClientTerms(toWireError(error), transcript), served.toolNames);
     // Cancelled, and not by the client: a shutdown (the client is still there to be told).
     if (wire.errorClass === 'cancelled' && served.clientLeft !== true && !state.accepting)
       wire = shutDown().wire;
@@ -574,6 +575,7 @@ async function startStream(
     controller,
     finish: release,
     endOfEvents,
+    wireError: (error) => clientWire(toWireError(error), served.toolNames),
     onCancel: () => {
       served.clientLeft = true;
       served.errorClass = 'cancelled';
@@ -599,4 +601,9 @@ async function startStream(
     return { status: 200, headers, body: webBody(pump, head) };
   writeToNode(pump, head, outgoing, headers);
   return sentReply;
+}
+
+/** `wire` with the upstream's names for renamed tools put back to the client's (`tool-names.ts`). */
+function clientWire(wire: WireError, names: ReadonlyMap<string, string> | undefined): WireError {
+  return names === undefined ? wire : { ...wire, message: clientText(wire.message, names) };
 }

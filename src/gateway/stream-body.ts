@@ -7,7 +7,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { serializeFrame } from '../codecs/frames.ts';
-import type { StreamEncoder, WireFrame } from '../codecs/types.ts';
+import type { StreamEncoder, WireError, WireFrame } from '../codecs/types.ts';
 import type { StreamEvent } from '../core/events.ts';
 import { toWireError } from './errors.ts';
 
@@ -47,6 +47,8 @@ export interface BodyParts {
   onCancel(): void;
   /** A failure after content: its class and status for the access log. */
   onError(errorClass: string, status: number): void;
+  /** The wire error of a failure after content (default `toWireError`). */
+  wireError?(error: unknown): WireError;
   /** Frames already produced (the held-back preamble and first content). */
   first: WireFrame[];
   done: boolean;
@@ -149,7 +151,7 @@ class Pump implements BodyPump {
     } catch (error) {
       if (this.#cancelled) return undefined;
       this.#ended = true;
-      const wire = toWireError(error);
+      const wire = (this.#parts.wireError ?? toWireError)(error);
       this.#parts.onError(wire.errorClass, wire.status);
       // In-band, never a clean finish — a shutdown's abort too (only a client that left gets nothing).
       text += framer.text(this.#parts.streamEncoder.error(wire));

@@ -22,11 +22,16 @@ export function renameTools(
   request: Pick<CanonicalRequest, 'tools' | 'toolChoice' | 'transcript'>,
 ): Map<string, string> | undefined {
   let names: Map<string, string> | undefined;
+  let safeNames: Set<string> | undefined;
   const rename = (name: string): string => {
     if (safeToolNamePattern.test(name)) return name;
     const upstream = safeToolName(name);
     names ??= new Map();
-    const known = names.get(upstream);
+    // A name the client gave as it is may be another's safe form: neither could be told apart.
+    safeNames ??= new Set(
+      (request.tools ?? []).map((tool) => tool.name).filter((tool) => safeToolNamePattern.test(tool)),
+    );
+    const known = safeNames.has(upstream) ? upstream : names.get(upstream);
     if (known !== undefined && known !== name)
       throw new GatewayError({
         status: 400,
@@ -53,12 +58,27 @@ function clientPart(part: Part, names: ReadonlyMap<string, string>): Part {
   return name === undefined ? part : { ...part, name };
 }
 
-/** `response` with its tool calls named as the client named them. */
+/** `text` with every upstream name replaced by the client's (an upstream's error, a finish message). */
+export function clientText(text: string, names: ReadonlyMap<string, string>): string {
+  let renamed = text;
+  for (const [upstream, client] of names)
+    if (renamed.includes(upstream)) renamed = renamed.replaceAll(upstream, client);
+  return renamed;
+}
+
+/** `response` with its tool calls named as the client named them, its metadata's texts too. */
 export function clientResponse<Response extends CanonicalResponse>(
   response: Response,
   names: ReadonlyMap<string, string>,
 ): Response {
   const renamed = { ...response, content: response.content.map((part) => clientPart(part, names)) };
+  if (response.metadata !== undefined) {
+    // Rare (only when a name was renamed): the metadata as JSON, each name replaced JSON-escaped.
+    let json = JSON.stringify(response.metadata);
+    for (const [upstream, client] of names)
+      json = json.replaceAll(upstream, JSON.stringify(client).slice(1, -1));
+    renamed.metadata = JSON.parse(json) as Response['metadata'];
+  }
   const calls = (response as { toolCalls?: unknown }).toolCalls;
   if (Array.isArray(calls))
     (renamed as { toolCalls?: unknown }).toolCalls = calls.map((call: { name: string }) => {

@@ -222,3 +222,43 @@ describe('tool-call arguments that are JSON but not an object', () => {
     });
   });
 });
+
+describe('renamed tool names never reach the client, in errors either', () => {
+  const name = 'github.create_issue:v2';
+  const safe = safeToolName(name);
+  const tools = [{ functionDeclarations: [{ name, parameters: { type: 'object' } }] }];
+
+  it('a model failure whose finish message names the renamed tool names the client’s tool', async () => {
+    harness.emulator.clear();
+    harness.emulator.enqueue({
+      type: 'json',
+      body: {
+        candidates: [
+          {
+            content: { role: 'model', parts: [] },
+            finishReason: 'MALFORMED_FUNCTION_CALL',
+            finishMessage: `Malformed function call: print(default_api.${safe}(a=1))`,
+          },
+        ],
+        usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 0, totalTokenCount: 5 },
+      },
+    });
+    const response = await post('/v1beta/models/up-gemini:generateContent', {
+      contents: [{ role: 'user', parts: [{ text: 'File it' }] }],
+      tools,
+    });
+    const text = await response.text();
+    expect(response.status).toBe(502);
+    expect(text).toContain(name);
+    expect(text).not.toContain(safe);
+  });
+
+  it('a client name equal to another name’s safe form is refused saying so', async () => {
+    const response = await post('/v1beta/models/up-gemini:generateContent', {
+      contents: [{ role: 'user', parts: [{ text: 'File it' }] }],
+      tools: [{ functionDeclarations: [{ name }, { name: safe }] }],
+    });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('cannot both be sent');
+  });
+});
