@@ -9,7 +9,6 @@ import { modelFailureError } from '../core/errors/model-failure.ts';
 import { ServerError } from '../core/errors/server-error.ts';
 import { joinModelId } from '../core/ids.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
-import { addModelUsages, type ModelUsage, sumBuckets } from '../core/usage.ts';
 import { isValidated, markValidated } from '../core/request-schema.ts';
 import { type Reply, textOf, toolCallsOf } from '../core/reply.ts';
 import { markRouted } from '../providers/common/routed.ts';
@@ -122,34 +121,6 @@ export async function recordFailure(
       fallback,
     });
   return fallback;
-}
-
-/** Token usage by model (canonical id) of model failures a call failed over from. */
-export type CarriedUsage = Record<string, ModelUsage> | undefined;
-
-const noTokens: ModelUsage = { input: 0, cacheRead: 0, cacheWrite: 0, output: 0, reasoning: 0 };
-
-/** `carried` with the usage of `response` (a model failure of `candidate`) added. */
-export function carryUsage(
-  carried: CarriedUsage,
-  candidate: Candidate,
-  response: CanonicalResponse,
-): CarriedUsage {
-  const own = { [candidate.model.id]: sumBuckets(noTokens, response.usage) };
-  return addModelUsages(addModelUsages(carried, own), response.usage.byModel);
-}
-
-/**
- * `response` billed with the model failures before it (their tokens were paid for): each in
- * `usage.byModel`, priced at its own model's rate into the reply's cost, so a budget or a gateway
- * key is charged for every attempt, not only the one served.
- */
-export function withCarried(response: CanonicalResponse, carried: CarriedUsage): CanonicalResponse {
-  if (carried === undefined) return response;
-  return {
-    ...response,
-    usage: { ...response.usage, byModel: addModelUsages(response.usage.byModel, carried) },
-  };
 }
 
 /**

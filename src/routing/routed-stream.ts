@@ -5,7 +5,7 @@
  * before it, and replaces `finish` with the priced reply (preceded by the priced usage).
  */
 import { AdapterError } from '../core/errors/adapter-error.ts';
-import { type CarriedUsage, carryUsage, withCarried } from './attempt.ts';
+import { type CarriedUsage, carryUsage, withCarried } from './carried-usage.ts';
 import type { CallOptions } from '../core/adapter.ts';
 import { CancelledError } from '../core/errors/cancelled-error.ts';
 import { isContentEvent } from '../core/content-events.ts';
@@ -322,7 +322,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
     if (!(await this.steps.modelFailure(this.route!, candidate, response, startedAt, this.retries.count)))
       return this.finishWith(response);
     this.failedOver = { candidate, response, startedAt, held: this.held ?? [], carried: this.carried };
-    this.carried = carryUsage(this.carried, candidate, response);
+    this.carried = carryUsage(this.carried, candidate.model.id, response);
     this.inner = undefined;
     this.source = undefined;
     await this.openNext();

@@ -10,8 +10,6 @@ import type { CanonicalResponse } from '../core/request.ts';
 import { AdapterError } from '../core/errors/adapter-error.ts';
 import type { Reply } from '../core/reply.ts';
 import {
-  type CarriedUsage,
-  carryUsage,
   callOptions,
   canonicalRequest,
   finalize,
@@ -19,8 +17,8 @@ import {
   recordFailure,
   recordModelFailure,
   rejected,
-  withCarried,
 } from './attempt.ts';
+import { type CarriedUsage, carryUsage, withCarried } from './carried-usage.ts';
 import { nextCandidate } from './candidate-choice.ts';
 import { releaseProbes } from './circuit.ts';
 import { attachDecision } from './decision.ts';
@@ -102,7 +100,7 @@ export function createRouter(context: RouterContext) {
           (await recordModelFailure(state, route, next, response, startedAt, retries.count))
         ) {
           failed = { candidate: next, response, startedAt, carried };
-          carried = carryUsage(carried, next, response);
+          carried = carryUsage(carried, next.model.id, response);
           continue;
         }
       }
