@@ -179,12 +179,64 @@ describe('interleaved output items (Responses upstream)', () => {
     expect(text?.type === 'text' ? text.text.length : 0).toBe(150_000);
   }, 30_000);
 
-  it('a host that sends no output_index (every item at 0): a second item of another type fails the stream, never a clean finish without it', async () => {
+  it('a host that sends no output_index (every item at 0): each newly announced item is the next one, none dropped', async () => {
     const stream = await run([
       created,
       { data: { type: 'response.output_item.added', item: { type: 'reasoning', id: 'rs_1', summary: [] } } },
       { data: { type: 'response.output_item.done', item: { type: 'reasoning', id: 'rs_1', summary: [] } } },
       { data: { type: 'response.output_item.added', item: { type: 'message', id: 'msg_1', content: [] } } },
+      { data: { type: 'response.output_text.delta', content_index: 0, delta: 'Calling two.' } },
+      {
+        data: {
+          type: 'response.output_item.done',
+          item: { type: 'message', id: 'msg_1', content: [{ type: 'output_text', text: 'Calling two.' }] },
+        },
+      },
+      ...[1, 2].flatMap((n) => [
+        {
+          data: {
+            type: 'response.output_item.added',
+            item: {
+              type: 'function_call',
+              id: `fc_${n}`,
+              call_id: `call_${n}`,
+              name: `f${n}`,
+              arguments: '',
+            },
+          },
+        },
+        { data: { type: 'response.function_call_arguments.delta', delta: `{"n":${n}}` } },
+        {
+          data: {
+            type: 'response.output_item.done',
+            item: {
+              type: 'function_call',
+              id: `fc_${n}`,
+              call_id: `call_${n}`,
+              name: `f${n}`,
+              arguments: `{"n":${n}}`,
+            },
+          },
+        },
+      ]),
+      completed,
+    ]);
+    expect(stream.error).toBeUndefined();
+    expect(stream.response?.content.find((part) => part.type === 'text')).toMatchObject({
+      text: 'Calling two.',
+    });
+    expect(toolCalls(stream)).toEqual([
+      { name: 'f1', input: { n: 1 } },
+      { name: 'f2', input: { n: 2 } },
+    ]);
+  });
+
+  it('without output_index and without item ids, an item of another type after a done one fails the stream (never a clean finish without it)', async () => {
+    const stream = await run([
+      created,
+      { data: { type: 'response.output_item.added', item: { type: 'reasoning', summary: [] } } },
+      { data: { type: 'response.output_item.done', item: { type: 'reasoning', summary: [] } } },
+      { data: { type: 'response.output_item.added', item: { type: 'message', content: [] } } },
       { data: { type: 'response.output_text.delta', content_index: 0, delta: 'The answer' } },
       completed,
     ]);

@@ -58,6 +58,13 @@ export class ResponseReader {
   private readonly done = new Set<number>();
   /** Events of items interleaved with the live one, in arrival order. */
   private readonly held = new Map<number, Array<() => void>>();
+  /**
+   * Output indexes reused by a host that sends none (every item at 0): the raw index → the index of
+   * the item it now stands for, given when an item with another id is announced at a done index.
+   */
+  private readonly aliases = new Map<number, number>();
+  /** The highest output index met (a new alias takes the next). */
+  private highest = -1;
   /** Replaying held events (the guard lets them through). */
   private replaying = false;
 
@@ -149,7 +156,14 @@ export class ResponseReader {
   }
 
   /** `response.output_item.added`: opens the item's part where one streams. */
-  added(index: number, item: WireItem): void {
+  added(raw: number, item: WireItem): void {
+    let index = this.aliases.size === 0 ? raw : (this.aliases.get(raw) ?? raw);
+    if (this.done.has(index) && typeof item.id === 'string' && item.id !== this.items.get(index)?.id) {
+      // Another item where one already ended: a host without `output_index`. It is the next item.
+      index = this.highest + 1;
+      this.aliases.set(raw, index);
+    }
+    if (index > this.highest) this.highest = index;
     if (index !== this.live && this.holds(index, () => this.added(index, item), item.type)) return;
     const known = this.items.get(index);
     if (known !== undefined) {
@@ -176,7 +190,8 @@ export class ResponseReader {
   }
 
   /** A text delta of content `contentIndex` of the message at `index`. */
-  text(index: number, contentIndex: number, delta: string, refusal = false): void {
+  text(raw: number, contentIndex: number, delta: string, refusal = false): void {
+    const index = this.aliases.size === 0 ? raw : (this.aliases.get(raw) ?? raw);
     const key = index * slots + contentIndex;
     // Hot path: the same part as the last delta needs no bookkeeping.
     if (key === this.lastTextKey && !refusal) {
@@ -193,7 +208,8 @@ export class ResponseReader {
   }
 
   /** A reasoning delta (summary or reasoning text) of the reasoning item at `index`. */
-  reasoning(index: number, delta: string, separator: boolean): void {
+  reasoning(raw: number, delta: string, separator: boolean): void {
+    const index = this.aliases.size === 0 ? raw : (this.aliases.get(raw) ?? raw);
     if (index !== this.live && this.holds(index, () => this.reasoning(index, delta, separator))) return;
     const key = index * slots;
     if (!this.items.has(index)) this.added(index, { type: 'reasoning' });
@@ -204,7 +220,8 @@ export class ResponseReader {
   }
 
   /** A raw fragment of a function call's arguments. */
-  toolDelta(index: number, delta: string): void {
+  toolDelta(raw: number, delta: string): void {
+    const index = this.aliases.size === 0 ? raw : (this.aliases.get(raw) ?? raw);
     if (index !== this.lastArgumentsIndex) {
       if (index !== this.live && this.holds(index, () => this.toolDelta(index, delta))) return;
       const open = this.items.get(index);
@@ -223,7 +240,8 @@ export class ResponseReader {
   }
 
   /** An annotation of a message's text (kept in the text part's metadata). */
-  annotation(index: number, contentIndex: number, annotation: JsonValue | undefined): void {
+  annotation(raw: number, contentIndex: number, annotation: JsonValue | undefined): void {
+    const index = this.aliases.size === 0 ? raw : (this.aliases.get(raw) ?? raw);
     if (annotation === undefined) return;
     if (index !== this.live && this.holds(index, () => this.annotation(index, contentIndex, annotation)))
       return;
@@ -235,7 +253,14 @@ export class ResponseReader {
   }
 
   /** `response.output_item.done` (or one item of a whole body): fills in what did not stream, ends the parts. */
-  item(index: number, item: WireItem): void {
+  item(raw: number, item: WireItem): void {
+    let index = this.aliases.size === 0 ? raw : (this.aliases.get(raw) ?? raw);
+    if (this.done.has(index) && typeof item.id === 'string' && item.id !== this.items.get(index)?.id) {
+      // A whole item where one already ended, never announced (a host without `output_index`).
+      index = this.highest + 1;
+      this.aliases.set(raw, index);
+    }
+    if (index > this.highest) this.highest = index;
     if (index !== this.live && this.holds(index, () => this.item(index, item), item.type)) return;
     if (!this.items.has(index)) this.added(index, item);
     const open = this.items.get(index) as OpenItem;
