@@ -125,3 +125,14 @@ export function usageFromInclusive(counts: {
     reasoning: tokenCount(counts.reasoning) ?? 0,
   };
 }
+
+/**
+ * Every token a usage billed: its own buckets and those of the other models in `byModel` (an
+ * advisor's, a model failure failed over from). What a token budget or a token counter counts.
+ */
+export function billedTokens(usage: Usage): ModelUsage {
+  let sum = sumBuckets(usage, {});
+  if (usage.byModel !== undefined)
+    for (const part of Object.values(usage.byModel)) sum = sumBuckets(sum, part);
+  return sum;
+}

@@ -23,6 +23,7 @@ import { isContentEvent } from '../core/content-events.ts';
 import { approximateSize } from '../core/value-shape.ts';
 import type { StreamEvent } from '../core/events.ts';
 import type { CanonicalResponse } from '../core/request.ts';
+import { billedTokens } from '../core/usage.ts';
 import type { Item } from '../core/transcript.ts';
 import type { RouteRequest } from '../routing/router.ts';
 import { responseKey, restoreArtifacts, saveArtifacts, scopeOf } from './artifacts.ts';
@@ -267,6 +268,8 @@ function finishLog(state: GatewayState, served: Served): void {
   if (served.usage !== undefined) recordUsage(state.metrics, protocol, model, served.usage);
   if (state.accessLog === undefined) return;
   const log = state.accessLog;
+  // Every token billed: a model failure failed over from included (`usage.byModel`).
+  const billed = served.usage === undefined ? undefined : billedTokens(served.usage);
   const line = {
     time: new Date().toISOString(),
     requestId: served.call.requestId,
@@ -281,11 +284,8 @@ function finishLog(state: GatewayState, served: Served): void {
     durationMs: round(durationMs),
     firstByteMs: served.firstByteMs === undefined ? null : round(served.firstByteMs),
     overheadMs: round(served.ownMs),
-    inputTokens:
-      served.usage === undefined
-        ? null
-        : served.usage.input + served.usage.cacheRead + served.usage.cacheWrite,
-    outputTokens: served.usage?.output ?? null,
+    inputTokens: billed === undefined ? null : billed.input + billed.cacheRead + billed.cacheWrite,
+    outputTokens: billed?.output ?? null,
   };
   // The log is the operator's callback: its failure is reported, never the request's.
   try {

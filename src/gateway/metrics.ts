@@ -1,7 +1,7 @@
 /** Prometheus metrics of one gateway (its own registry, so several gateways never share counters). */
 import { Counter, Gauge, Registry } from 'prom-client';
 import { PlainHistogram } from './histogram.ts';
-import type { Usage } from '../core/usage.ts';
+import { billedTokens, type Usage } from '../core/usage.ts';
 
 /** The gateway's metrics. */
 export interface GatewayMetrics {
@@ -166,9 +166,11 @@ export function recordUsage(metrics: GatewayMetrics, protocol: string, model: st
         cost: seriesOf(metrics.cost, protocol, model),
       }),
     );
-  series.input.inc(usage.input);
-  series.cacheRead.inc(usage.cacheRead);
-  series.cacheWrite.inc(usage.cacheWrite);
-  series.output.inc(usage.output);
+  // Every token billed, other models' in `byModel` included (counted under the model served).
+  const billed = usage.byModel === undefined ? usage : billedTokens(usage);
+  series.input.inc(billed.input);
+  series.cacheRead.inc(billed.cacheRead);
+  series.cacheWrite.inc(billed.cacheWrite);
+  series.output.inc(billed.output);
   if (usage.cost !== undefined && usage.cost.currency === 'USD') series.cost.inc(usage.cost.amount);
 }

@@ -86,3 +86,24 @@ describe('gateway quota', () => {
     expect(error.wire).toMatchObject({ status: 503, code: 'state_unavailable' });
   });
 });
+
+it('a settle counts every token billed, those of a model failure failed over from (usage.byModel) too', async () => {
+  const settled: Array<{ tokens: number; costMicros: number }> = [];
+  const store = {
+    settle: async (_reservation: unknown, used: { tokens: number; costMicros: number }) =>
+      void settled.push(used),
+  };
+  const usage = {
+    input: 10,
+    cacheRead: 0,
+    cacheWrite: 0,
+    output: 2,
+    reasoning: 0,
+    byModel: {
+      'gemini:gemini-2.5-pro': { input: 100_000, cacheRead: 0, cacheWrite: 0, output: 5, reasoning: 0 },
+    },
+    cost: { amount: 0.135, currency: 'USD' },
+  };
+  await settleCall(store as never, { key: 'k' } as never, usage);
+  expect(settled).toEqual([{ tokens: 100_017, costMicros: 135_000 }]);
+});

@@ -7,7 +7,7 @@
  * the policy is `closed`.
  */
 import type { WireError } from '../codecs/types.ts';
-import type { Usage } from '../core/usage.ts';
+import { billedTokens, type Usage } from '../core/usage.ts';
 import { reprice, type PriceTable } from '../pricing/price-table.ts';
 import { estimateUpperBound } from '../providers/common/token-estimate.ts';
 import type { RouteRequest } from '../routing/router.ts';
@@ -128,7 +128,9 @@ export async function settleCall(
   usage: Usage | undefined,
   clientLeft = false,
 ): Promise<void> {
-  const tokens = usage === undefined ? 0 : usage.input + usage.cacheRead + usage.cacheWrite + usage.output;
+  const billed = usage === undefined ? undefined : billedTokens(usage);
+  const tokens =
+    billed === undefined ? 0 : billed.input + billed.cacheRead + billed.cacheWrite + billed.output;
   const amount = usage?.cost?.currency === 'USD' ? usage.cost.amount : 0;
   // A client that left before the usage arrived is charged what was reserved (the admitted upper
   // bound): the upstream may have billed up to that, and leaving early must not get around a budget.
