@@ -107,3 +107,54 @@ it('@google/genai chat, streamed with thoughts, on a Claude upstream: the next t
   const blocks = body.messages[1]!.content.filter((block) => block.type === 'thinking');
   expect(blocks).toEqual([{ type: 'thinking', thinking, signature: 'EqQBCkYIBxgCKkDsignature' }]);
 });
+
+it.each([false, true])(
+  'Gemini client → Gemini upstream, stream %s: a text part’s thought signature goes back with that text on the next turn',
+  async (stream) => {
+    const post = (path: string, body: object) =>
+      fetch(`${harness.server.url}${path}`, {
+        method: 'POST',
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json' },
+      });
+    const candidate = {
+      content: { role: 'model', parts: [{ text: 'Hello world', thoughtSignature: 'TEXTSIG123' }] },
+      finishReason: 'STOP',
+      index: 0,
+    };
+    const usageMetadata = { promptTokenCount: 3, candidatesTokenCount: 2, totalTokenCount: 5 };
+    harness.emulator.enqueue(
+      stream
+        ? { type: 'sse', events: [{ data: { candidates: [candidate], usageMetadata } }] }
+        : { type: 'json', body: { candidates: [candidate], usageMetadata } },
+    );
+    const path = stream
+      ? '/v1beta/models/up-gemini:streamGenerateContent?alt=sse'
+      : '/v1beta/models/up-gemini:generateContent';
+    const first = await post(path, { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] });
+    const text = await first.text();
+    // The parts the client got, in order (a stream's chunks joined as the SDKs keep them).
+    const bodies = stream
+      ? text
+          .split('\n')
+          .filter((line) => line.startsWith('data: '))
+          .map((line) => JSON.parse(line.slice(6)))
+      : [JSON.parse(text)];
+    const parts = bodies.flatMap(
+      (body: { candidates?: Array<{ content?: { parts?: object[] } }> }) =>
+        body.candidates?.[0]?.content?.parts ?? [],
+    );
+    expect(JSON.stringify(parts)).toContain('thoughtSignature');
+    harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Again.' }] });
+    const second = await post('/v1beta/models/up-gemini:generateContent', {
+      contents: [
+        { role: 'user', parts: [{ text: 'Hi' }] },
+        { role: 'model', parts },
+        { role: 'user', parts: [{ text: 'More' }] },
+      ],
+    });
+    expect(second.status).toBe(200);
+    const sent = harness.emulator.requests.at(-1)!.body as { contents: Array<{ parts: object[] }> };
+    expect(sent.contents[1]!.parts).toEqual([{ text: 'Hello world', thoughtSignature: 'TEXTSIG123' }]);
+  },
+);

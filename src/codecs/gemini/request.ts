@@ -60,7 +60,15 @@ function convertPart(
   if (typeof part.text === 'string') {
     if (part.thought === true)
       return { kind: 'assistant', part: { type: 'reasoning', text: part.text, ...payload } };
-    return part.text === '' ? undefined : { kind: 'user', part: { type: 'text', text: part.text } };
+    // Gemini signs some text parts; the signature goes back in the part's metadata, as the Gemini
+    // adapter keeps it (a signature alone, on an empty part, signs the text before it).
+    const metadata =
+      typeof payload.signature === 'string' ? { [textSignatureKey]: payload.signature } : undefined;
+    if (part.text === '')
+      return metadata === undefined
+        ? undefined
+        : { kind: 'user', part: { type: 'text', text: '', metadata } };
+    return { kind: 'user', part: { type: 'text', text: part.text, ...(metadata ? { metadata } : {}) } };
   }
   const media = mediaOf(part, path);
   if (media !== undefined) return { kind: 'user', part: media };
@@ -148,6 +156,25 @@ function responseMedia(value: unknown, path: string): Part {
  * fragments are one reasoning part, signed by the last (a signature over the last fragment alone
  * would be refused by the model that made it). True when `part` was joined to the fragment before.
  */
+/** Where Gemini keeps a text part's `thoughtSignature` in the canonical part (`providers/gemini`). */
+const textSignatureKey = 'gemini.thoughtSignature';
+
+/**
+ * A signature-only text part (`{text: '', thoughtSignature}`, as the gateway streams one) signs the
+ * assistant text before it: true when it was given to that part (or had none to go to).
+ */
+function joinsSignature(transcript: Item[], kind: Item['kind'], part: Part): boolean {
+  if (part.type !== 'text' || part.text !== '') return false;
+  const last = transcript.at(-1);
+  const previous = last?.kind === kind && kind === 'assistant' ? last.parts.at(-1) : undefined;
+  if (previous?.type === 'text')
+    last!.parts[last!.parts.length - 1] = {
+      ...previous,
+      metadata: { ...previous.metadata, ...part.metadata },
+    };
+  return true;
+}
+
 function joinsThought(transcript: Item[], kind: Item['kind'], part: Part): boolean {
   if (kind !== 'assistant' || part.type !== 'reasoning') return false;
   const last = transcript.at(-1);
@@ -186,7 +213,16 @@ function convertContents(contents: unknown[], transcript: Item[], opaque: Opaque
       });
       if (converted === undefined) return;
       const kind = model && converted.kind === 'user' ? 'assistant' : converted.kind;
-      if (!joinsThought(transcript, kind, converted.part)) pushParts(transcript, kind, [converted.part]);
+      // Only the model's own text carries a signature back.
+      if (kind === 'user' && converted.part.type === 'text' && converted.part.metadata !== undefined) {
+        if (converted.part.text === '') return;
+        converted.part = { type: 'text', text: converted.part.text };
+      }
+      if (
+        !joinsThought(transcript, kind, converted.part) &&
+        !joinsSignature(transcript, kind, converted.part)
+      )
+        pushParts(transcript, kind, [converted.part]);
     });
   });
 }

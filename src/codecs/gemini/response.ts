@@ -2,6 +2,7 @@
 import type { StreamEvent } from '../../core/events.ts';
 import type { FinishReason } from '../../core/finish-reason.ts';
 import type { CanonicalResponse } from '../../core/request.ts';
+import type { MetadataMap } from '../../core/metadata.ts';
 import type { Part } from '../../core/transcript.ts';
 import type { Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
@@ -61,10 +62,19 @@ function callPart(call: { id: string; name: string; input: object }, context: En
   return { functionCall };
 }
 
-function convertPart(part: Part, context: EncodeContext): WirePart | undefined {
+/** Where Gemini keeps a text part's `thoughtSignature` in the canonical part (`providers/gemini`). */
+const textSignatureKey = 'gemini.thoughtSignature';
+
+/** A text part's own signature (Gemini signs some text parts), wrapped for the client to send back. */
+function textSignature(metadata: MetadataMap | undefined, provider: string | undefined): OpaquePayload {
+  const signature = metadata?.[textSignatureKey];
+  return typeof signature === 'string' && signature !== '' ? { provider, signature } : {};
+}
+
+function convertPart(part: Part, context: EncodeContext, provider?: string): WirePart | undefined {
   switch (part.type) {
     case 'text':
-      return { text: part.text };
+      return sign({ text: part.text }, textSignature(part.metadata, provider), context);
     case 'structured':
       return { text: JSON.stringify(part.value) };
     case 'reasoning':
@@ -78,7 +88,8 @@ function convertPart(part: Part, context: EncodeContext): WirePart | undefined {
 
 /** The non-streamed `GenerateContentResponse`. */
 export function encodeResponse(response: CanonicalResponse, context: EncodeContext): unknown {
-  const parts = response.content.flatMap((part) => convertPart(part, context) ?? []);
+  const { provider } = response;
+  const parts = response.content.flatMap((part) => convertPart(part, context, provider) ?? []);
   return {
     candidates: [
       {
@@ -135,6 +146,11 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
         return [];
       case 'text-delta':
         return event.delta === '' ? [] : [chunk([{ text: event.delta }])];
+      case 'text-end': {
+        // Gemini's signature of the text (in the end's metadata): a part of its own, no text.
+        const payload = textSignature(event.metadata, provider);
+        return payload.signature === undefined ? [] : [chunk([sign({ text: '' }, payload, context)])];
+      }
       case 'reasoning-delta': {
         if (event.delta === '') return [];
         const frames = flushThought();
