@@ -132,6 +132,25 @@ export class ResponseReader {
     return true;
   }
 
+  /** The item a raw `output_index` stands for (see {@link aliases}). */
+  private at(raw: number): number {
+    return this.aliases.size === 0 ? raw : (this.aliases.get(raw) ?? raw);
+  }
+
+  /**
+   * The index of an item announced (or ended whole) at `raw`: another item (another id) where one
+   * already ended is a host without `output_index` — it is the next item.
+   */
+  private itemAt(raw: number, item: WireItem): number {
+    let index = this.at(raw);
+    if (this.done.has(index) && typeof item.id === 'string' && item.id !== this.items.get(index)?.id) {
+      index = this.highest + 1;
+      this.aliases.set(raw, index);
+    }
+    if (index > this.highest) this.highest = index;
+    return index;
+  }
+
   /** Replays held events, item by item in output order, while no item is streaming (all of them: `all`). */
   private release(all = false): void {
     while (this.held.size > 0 && (all || this.live === -1)) {
@@ -157,13 +176,7 @@ export class ResponseReader {
 
   /** `response.output_item.added`: opens the item's part where one streams. */
   added(raw: number, item: WireItem): void {
-    let index = this.aliases.size === 0 ? raw : (this.aliases.get(raw) ?? raw);
-    if (this.done.has(index) && typeof item.id === 'string' && item.id !== this.items.get(index)?.id) {
-      // Another item where one already ended: a host without `output_index`. It is the next item.
-      index = this.highest + 1;
-      this.aliases.set(raw, index);
-    }
-    if (index > this.highest) this.highest = index;
+    const index = this.itemAt(raw, item);
     if (index !== this.live && this.holds(index, () => this.added(index, item), item.type)) return;
     const known = this.items.get(index);
     if (known !== undefined) {
@@ -191,7 +204,7 @@ export class ResponseReader {
 
   /** A text delta of content `contentIndex` of the message at `index`. */
   text(raw: number, contentIndex: number, delta: string, refusal = false): void {
-    const index = this.aliases.size === 0 ? raw : (this.aliases.get(raw) ?? raw);
+    const index = this.at(raw);
     const key = index * slots + contentIndex;
     // Hot path: the same part as the last delta needs no bookkeeping.
     if (key === this.lastTextKey && !refusal) {
@@ -209,7 +222,7 @@ export class ResponseReader {
 
   /** A reasoning delta (summary or reasoning text) of the reasoning item at `index`. */
   reasoning(raw: number, delta: string, separator: boolean): void {
-    const index = this.aliases.size === 0 ? raw : (this.aliases.get(raw) ?? raw);
+    const index = this.at(raw);
     if (index !== this.live && this.holds(index, () => this.reasoning(index, delta, separator))) return;
     const key = index * slots;
     if (!this.items.has(index)) this.added(index, { type: 'reasoning' });
@@ -221,7 +234,7 @@ export class ResponseReader {
 
   /** A raw fragment of a function call's arguments. */
   toolDelta(raw: number, delta: string): void {
-    const index = this.aliases.size === 0 ? raw : (this.aliases.get(raw) ?? raw);
+    const index = this.at(raw);
     if (index !== this.lastArgumentsIndex) {
       if (index !== this.live && this.holds(index, () => this.toolDelta(index, delta))) return;
       const open = this.items.get(index);
@@ -241,7 +254,7 @@ export class ResponseReader {
 
   /** An annotation of a message's text (kept in the text part's metadata). */
   annotation(raw: number, contentIndex: number, annotation: JsonValue | undefined): void {
-    const index = this.aliases.size === 0 ? raw : (this.aliases.get(raw) ?? raw);
+    const index = this.at(raw);
     if (annotation === undefined) return;
     if (index !== this.live && this.holds(index, () => this.annotation(index, contentIndex, annotation)))
       return;
@@ -254,13 +267,7 @@ export class ResponseReader {
 
   /** `response.output_item.done` (or one item of a whole body): fills in what did not stream, ends the parts. */
   item(raw: number, item: WireItem): void {
-    let index = this.aliases.size === 0 ? raw : (this.aliases.get(raw) ?? raw);
-    if (this.done.has(index) && typeof item.id === 'string' && item.id !== this.items.get(index)?.id) {
-      // A whole item where one already ended, never announced (a host without `output_index`).
-      index = this.highest + 1;
-      this.aliases.set(raw, index);
-    }
-    if (index > this.highest) this.highest = index;
+    const index = this.itemAt(raw, item);
     if (index !== this.live && this.holds(index, () => this.item(index, item), item.type)) return;
     if (!this.items.has(index)) this.added(index, item);
     const open = this.items.get(index) as OpenItem;
