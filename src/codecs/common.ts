@@ -1,7 +1,7 @@
 /** Helpers every codec shares: canonical parts from wire media, tool-result text, part grouping. */
 import type { JsonObject } from '../core/json.ts';
 import type { ToolChoice, ToolSpec } from '../core/tools.ts';
-import type { Item, Part, ToolCallPart, ToolOutput } from '../core/transcript.ts';
+import type { Item, Part, ToolOutput } from '../core/transcript.ts';
 import { checkTranscript } from '../core/transcript-invariants.ts';
 import type { Usage } from '../core/usage.ts';
 import { RequestFieldError } from './fields.ts';
@@ -136,16 +136,6 @@ export function checkedToolChoice(
 /** Total prompt tokens for protocols that count cached tokens inside the prompt. */
 export function inclusiveInput(usage: Usage): number {
   return usage.input + usage.cacheRead + usage.cacheWrite;
-}
-
-/**
- * The arguments text of a tool call for the protocols that send it as a string (Chat, Responses):
- * the provider's own text when it did not parse (`switchyard.raw_input`, as a streamed client saw
- * it arrive) rather than the repair in `input`, else the input as JSON.
- */
-export function argumentsText(call: Pick<ToolCallPart, 'input' | 'metadata'>): string {
-  const raw = call.metadata?.['switchyard.raw_input'];
-  return typeof raw === 'string' ? raw : JSON.stringify(call.input);
 }
 
 /**

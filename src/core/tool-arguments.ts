@@ -1,15 +1,31 @@
 /** The arguments text of a tool call, for the protocols that send it as a string (Chat, Responses). */
 import type { ToolCallPart } from './transcript.ts';
 
+type ToolCallArguments = Pick<ToolCallPart, 'input' | 'metadata'>;
+
+/** The model's own text of the arguments when it was kept (`switchyard.raw_input`). */
+function rawInput(call: ToolCallArguments): string | undefined {
+  const raw = call.metadata?.['switchyard.raw_input'];
+  return typeof raw === 'string' ? raw : undefined;
+}
+
 /**
- * The model's own text when its arguments were kept as written (`switchyard.raw_input`: JSON that is
+ * For a client (the gateway's encoders): the provider's own text when it did not parse, as a
+ * streamed client saw it arrive, rather than the repair in `input`; else the input as JSON.
+ */
+export function argumentsText(call: ToolCallArguments): string {
+  return rawInput(call) ?? JSON.stringify(call.input);
+}
+
+/**
+ * For an upstream (Chat, Responses adapters): the model's own text when its arguments were kept as written (`switchyard.raw_input`: JSON that is
  * not an object, `[1,2]`, which `input` cannot hold) and it is JSON; else the input as JSON. Text that
  * does not parse (a call cut short) goes as its repair: hosts that parse the arguments of earlier
  * calls (chat templates) would refuse the whole request over it.
  */
-export function argumentsJson(call: Pick<ToolCallPart, 'input' | 'metadata'>): string {
-  const raw = call.metadata?.['switchyard.raw_input'];
-  if (typeof raw !== 'string') return JSON.stringify(call.input);
+export function argumentsJson(call: ToolCallArguments): string {
+  const raw = rawInput(call);
+  if (raw === undefined) return JSON.stringify(call.input);
   try {
     JSON.parse(raw);
     return raw;

@@ -1,4 +1,5 @@
 /** Decodes a Gemini `generateContent` / `streamGenerateContent` request into the canonical request. */
+import { textSignatureKey } from './response.ts';
 import type { OutputSchema, ReasoningRequest } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { Item, Part, ToolOutput } from '../../core/transcript.ts';
@@ -156,9 +157,6 @@ function responseMedia(value: unknown, path: string): Part {
  * fragments are one reasoning part, signed by the last (a signature over the last fragment alone
  * would be refused by the model that made it). True when `part` was joined to the fragment before.
  */
-/** Where Gemini keeps a text part's `thoughtSignature` in the canonical part (`providers/gemini`). */
-const textSignatureKey = 'gemini.thoughtSignature';
-
 /**
  * A signature-only text part (`{text: '', thoughtSignature}`, as the gateway streams one) signs the
  * assistant text before it: true when it was given to that part (or had none to go to).

@@ -62,8 +62,11 @@ function callPart(call: { id: string; name: string; input: object }, context: En
   return { functionCall };
 }
 
-/** Where Gemini keeps a text part's `thoughtSignature` in the canonical part (`providers/gemini`). */
-const textSignatureKey = 'gemini.thoughtSignature';
+/**
+ * Where a text part's `thoughtSignature` is kept in the canonical part: the Gemini adapter's key
+ * (`providers/gemini/messages.ts` `signatureMetadataKey`), which this layer may not import.
+ */
+export const textSignatureKey = 'gemini.thoughtSignature';
 
 /** A text part's own signature (Gemini signs some text parts), wrapped for the client to send back. */
 function textSignature(metadata: MetadataMap | undefined, provider: string | undefined): OpaquePayload {

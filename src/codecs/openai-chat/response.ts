@@ -5,7 +5,8 @@ import type { CanonicalResponse } from '../../core/request.ts';
 import type { Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createChatCompletionId, randomHex, unixSeconds } from '../ids.ts';
-import { ArgumentTracker, argumentsText, inclusiveInput } from '../common.ts';
+import { ArgumentTracker, inclusiveInput } from '../common.ts';
+import { argumentsText } from '../../core/tool-arguments.ts';
 import type { EncodeContext, EncoderState, StreamEncoder, WireError, WireFrame } from '../types.ts';
 import { errorBody } from './errors.ts';
 

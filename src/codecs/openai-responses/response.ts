@@ -7,7 +7,8 @@ import type { Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createResponsesId, unixSeconds } from '../ids.ts';
 import { verbatimOpaque } from '../opaque.ts';
-import { ArgumentTracker, argumentsText, inclusiveInput } from '../common.ts';
+import { ArgumentTracker, inclusiveInput } from '../common.ts';
+import { argumentsText } from '../../core/tool-arguments.ts';
 import type {
   EncodeContext,
   EncoderState,
