@@ -129,6 +129,22 @@ export default tseslint.config(
     files: ['**/*.test.ts'],
     rules: { 'max-lines': ['error', { max: 1000, skipBlankLines: true, skipComments: true }] },
   },
+  // One JSON reader: V8's `JSON.parse` (Node 24) can change an escaped object key (src/core/json-text.ts).
+  {
+    files: ['src/**/*.ts'],
+    ignores: [...testCode, 'src/core/json-text.ts', '**/*.generated.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'JSON',
+          property: 'parse',
+          message:
+            "Parse outside text with parseJson (src/core/json-text.ts): V8's JSON.parse can return an escaped key changed.",
+        },
+      ],
+    },
+  },
   // Layering (CONTRIBUTING.md): every src folder imports only the folders its row of `layers` names.
   ...Object.entries(layers).flatMap(([folder, allowed]) => layerRule(folder, allowed)),
 );

@@ -9,6 +9,7 @@ import { parseTranscript, stringifyTranscript } from '../core/transcript-schema.
 import { amountSchema, usageSchema } from '../core/usage-schema.ts';
 import { toolCallsOf } from './transcript-tools.ts';
 import type { AgentState, ApprovalDecision } from './types.ts';
+import { parseJson } from '../core/json-text.ts';
 
 /** A count, a cost or a duration in a state: finite and never negative (a negative cost would lift a budget). */
 const amount = amountSchema;
@@ -46,8 +47,8 @@ const envelope = z.object({
 
 /** Serializes a paused run's state to JSON (bytes as base64, deterministic metadata order). */
 export function stringifyAgentState(state: AgentState): string {
-  const transcript: unknown = JSON.parse(stringifyTranscript(state.transcript));
-  const results: unknown = JSON.parse(stringifyTranscript([{ kind: 'tool', parts: state.results }]));
+  const transcript: unknown = parseJson(stringifyTranscript(state.transcript));
+  const results: unknown = parseJson(stringifyTranscript([{ kind: 'tool', parts: state.results }]));
   return JSON.stringify({ ...state, transcript, results: (results as [{ parts: unknown }])[0].parts });
 }
 
@@ -55,7 +56,7 @@ export function stringifyAgentState(state: AgentState): string {
 export function parseAgentState(text: string): AgentState {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseJson(text);
   } catch (error) {
     throw new TypeError(`agent state: invalid JSON: ${(error as Error).message}`, { cause: error });
   }

@@ -8,6 +8,7 @@ import { userText } from '../core/transcript.ts';
 import { emulatorProtocolIds, isEmulatorProtocolId, startEmulator } from '../testing/emulator/index.ts';
 import type { ProviderTypeDefinition } from '../registry/provider-type-table.ts';
 import { createAdapterFor, defaultModelOf } from './adapters.ts';
+import { parseJson } from '../core/json-text.ts';
 
 /** Where the command writes; injectable for tests. */
 export interface Output {
@@ -111,7 +112,7 @@ function reportError(error: unknown, output: Output): number {
 export function inferErrorStatus(file: string): number | undefined {
   let body: unknown;
   try {
-    body = JSON.parse(readFileSync(file, 'utf8'));
+    body = parseJson(readFileSync(file, 'utf8'));
   } catch {
     return undefined;
   }

@@ -5,10 +5,11 @@ import type { ProviderTypeTable } from '../registry/provider-type-table.ts';
 import { cliProviderTypes } from './adapters.ts';
 import { type Command, commandHelp, createCommands, mainHelp } from './commands.ts';
 import type { Output } from './replay-command.ts';
+import { parseJson } from '../core/json-text.ts';
 
 /** The package version, read from the `package.json` two folders up (same from `src/cli` and `dist/cli`). */
 export function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  const manifest = parseJson(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
     version: string;
   };
   return manifest.version;

@@ -4,6 +4,7 @@
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
 import { repairJsonObject } from '../core/partial-json.ts';
+import { parseJson } from '../core/json-text.ts';
 
 /** A request the codec cannot take: malformed, or asking for something it cannot honour. */
 export class RequestFieldError extends Error {
@@ -126,7 +127,7 @@ export function parseArguments(
   if (typeof text !== 'string') throw new RequestFieldError(path, `${path} must be a JSON string`);
   if (text.trim() === '') return { input: {} };
   try {
-    const value: unknown = JSON.parse(text);
+    const value: unknown = parseJson(text);
     if (isJsonObject(value)) return { input: value as JsonObject };
   } catch {
     // Not JSON: kept as it came, below.

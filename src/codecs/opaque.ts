@@ -5,6 +5,7 @@
  */
 import type { MetadataMap } from '../core/metadata.ts';
 import type { OpaqueCodec, OpaquePayload } from './types.ts';
+import { parseJson } from '../core/json-text.ts';
 
 const prefix = 'sy1.';
 
@@ -28,7 +29,7 @@ export const taggedOpaque: OpaqueCodec = {
   unwrap(text) {
     if (!text.startsWith(prefix)) return { signature: text };
     try {
-      const value = JSON.parse(
+      const value = parseJson(
         Buffer.from(text.slice(prefix.length), 'base64url').toString('utf8'),
       ) as unknown;
       if (typeof value !== 'object' || value === null) return { signature: text };

@@ -1,5 +1,6 @@
 /** Linear-time accumulation of streamed tool-input JSON, and best-effort repair of a cut-off input. */
 import { isJsonObject, type JsonObject, type JsonValue } from './json.ts';
+import { parseJson, parseJsonString } from './json-text.ts';
 
 /**
  * Collects raw JSON fragments and parses them once at the end: O(total length), never a re-parse
@@ -26,7 +27,7 @@ export class JsonFragments {
     const text = this.text().trim();
     if (text === '') return {};
     try {
-      const value: unknown = JSON.parse(text);
+      const value: unknown = parseJson(text);
       return isJsonObject(value) ? value : undefined;
     } catch {
       return undefined;
@@ -49,7 +50,7 @@ export class JsonFragments {
  */
 export function repairJsonObject(text: string): JsonObject | undefined {
   try {
-    const value: unknown = JSON.parse(text);
+    const value: unknown = parseJson(text);
     return isJsonObject(value) ? value : undefined;
   } catch {
     // Cut off or malformed: parse as far as the text goes.
@@ -172,7 +173,7 @@ class PartialJsonParser {
       const character = text[position];
       if (character === '"') {
         this.position = position + 1;
-        return { value: JSON.parse(text.slice(start, position + 1)) as string, complete: true };
+        return { value: parseJsonString(text.slice(start, position + 1)), complete: true };
       }
       if (character === '\\') {
         const length = text[position + 1] === 'u' ? 6 : 2;
@@ -181,7 +182,7 @@ class PartialJsonParser {
       } else position++;
     }
     this.position = text.length;
-    return { value: JSON.parse(`${text.slice(start, position)}"`) as string, complete: false };
+    return { value: parseJsonString(`${text.slice(start, position)}"`), complete: false };
   }
 
   private number(): number | typeof missing {

@@ -1,5 +1,6 @@
 /** The arguments text of a tool call, for the protocols that send it as a string (Chat, Responses). */
 import type { ToolCallPart } from './transcript.ts';
+import { parseJson } from './json-text.ts';
 
 type ToolCallArguments = Pick<ToolCallPart, 'input' | 'metadata'>;
 
@@ -27,7 +28,7 @@ export function argumentsJson(call: ToolCallArguments): string {
   const raw = rawInput(call);
   if (raw === undefined) return JSON.stringify(call.input);
   try {
-    JSON.parse(raw);
+    parseJson(raw);
     return raw;
   } catch {
     return JSON.stringify(call.input);

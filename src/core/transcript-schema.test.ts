@@ -155,6 +155,28 @@ describe('transcript JSON round-trip', () => {
     );
   });
 
+  it('keeps escaped keys exact after parsing a key with a backslash (V8 JSON.parse bug, seed -1019419226)', () => {
+    // V8 compared an escaped key's raw text cut to its decoded length (`\"`, `\n`, `\u0001` → `\`;
+    // `a\"b` → `a\"`) with the one key that had ever followed the same first key, and took that key.
+    // Each case has a first key of its own, so the earlier key is its only follower.
+    const transcriptWith = (nested: Record<string, number>): Item[] => [
+      { kind: 'user', parts: [{ type: 'text', text: 'hi', metadata: { 'switchyard.keys': nested } }] },
+    ];
+    const cases = [
+      ['\\', '"'],
+      ['\\', '\n'],
+      ['\\', '\u0001'],
+      ['a\\"', 'a"b'],
+    ];
+    cases.forEach(([earlier = '', escaped = ''], index) => {
+      const first = `escaped-key-regression-${index}`;
+      const before = transcriptWith({ [first]: 0, [earlier]: 1 });
+      expect(parseTranscript(stringifyTranscript(before))).toEqual({ ok: true, value: before });
+      const transcript = transcriptWith({ [first]: 0, [escaped]: 1 });
+      expect(parseTranscript(stringifyTranscript(transcript))).toEqual({ ok: true, value: transcript });
+    });
+  });
+
   it('serializes metadata in a deterministic key order whatever the insertion order', () => {
     const first: Item = {
       kind: 'user',

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { InvalidRequestError } from './errors/invalid-request-error.ts';
 import type { ToolCallId } from './ids.ts';
 import type { JsonObject, JsonValue } from './json.ts';
+import { parseJson } from './json-text.ts';
 import { isMetadataKey, type MetadataMap, sortMetadata } from './metadata.ts';
 import type { Item, Part, Transcript } from './transcript.ts';
 import { findShapeProblem, maxNestingDepth } from './value-shape.ts';
@@ -214,7 +215,7 @@ export function parseTranscript(input: unknown): ParseResult<Transcript> {
   let value = input;
   if (typeof input === 'string') {
     try {
-      value = JSON.parse(input);
+      value = parseJson(input);
     } catch (error) {
       return {
         ok: false,

@@ -8,6 +8,7 @@ import { RequestFieldError } from '../codecs/fields.ts';
 import { findShapeProblem } from '../core/value-shape.ts';
 import type { IncomingMessage } from 'node:http';
 import { clientClosed, GatewayError } from './errors.ts';
+import { parseJson } from '../core/json-text.ts';
 
 /** A header of Node's request (lower-case `name`), repeated values joined as `Headers.get` joins them. */
 export function nodeHeader(incoming: IncomingMessage, name: string): string | undefined {
@@ -60,7 +61,7 @@ export async function readJson(
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let body: unknown;
   try {
-    body = JSON.parse(text) as unknown;
+    body = parseJson(text) as unknown;
   } catch {
     throw new GatewayError({
       status: 400,

@@ -7,6 +7,7 @@
 
 import { TtlStrings, type TtlStringsOptions } from '../state/ttl-strings.ts';
 import type { StateStore } from '../state/types.ts';
+import { parseJson } from '../core/json-text.ts';
 
 /** A key-value store with a time to live per entry. Values are JSON-serializable. */
 export interface GatewayStore {
@@ -27,7 +28,7 @@ export function createSharedStore(shared: Pick<StateStore, 'get' | 'set'>): Gate
       if (text === undefined) return undefined;
       // A value that is not JSON (written by something else under our name) is no value.
       try {
-        return JSON.parse(text) as unknown;
+        return parseJson(text) as unknown;
       } catch {
         return undefined;
       }
@@ -50,7 +51,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): GatewayStor
   return {
     async get(id) {
       const text = entries.get(id);
-      return text === undefined ? undefined : (JSON.parse(text) as unknown);
+      return text === undefined ? undefined : (parseJson(text) as unknown);
     },
     async put(id, value, ttlMs) {
       entries.set(id, JSON.stringify(value), ttlMs);

@@ -12,6 +12,7 @@ import type { StreamEvent } from '../core/events.ts';
 import { safeToolName, safeToolNamePattern } from '../core/tool-names.ts';
 import type { Part } from '../core/transcript.ts';
 import { GatewayError } from './errors.ts';
+import { parseJson } from '../core/json-text.ts';
 
 /**
  * Renames, in place, every tool name of `request` that is not safe (tool specs, a named tool
@@ -77,7 +78,7 @@ export function clientResponse<Response extends CanonicalResponse>(
     let json = JSON.stringify(response.metadata);
     for (const [upstream, client] of names)
       json = json.replaceAll(upstream, JSON.stringify(client).slice(1, -1));
-    renamed.metadata = JSON.parse(json) as Response['metadata'];
+    renamed.metadata = parseJson(json) as Response['metadata'];
   }
   const calls = (response as { toolCalls?: unknown }).toolCalls;
   if (Array.isArray(calls))

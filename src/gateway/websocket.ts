@@ -22,6 +22,7 @@ import type { Reply } from './reply.ts';
 import type { GatewayState } from './state.ts';
 import type { Framer } from './stream-body.ts';
 import { shutDown } from './errors.ts';
+import { parseJson } from '../core/json-text.ts';
 
 /** The path the socket is served at. */
 export const websocketPath = '/switchyard/v1/ws';
@@ -118,7 +119,7 @@ function socketFramer(id: string, call: SocketCall): Framer {
         }
         failed = true;
         call.finished = true;
-        const { error } = JSON.parse(frame.data) as { error: unknown };
+        const { error } = parseJson(frame.data) as { error: unknown };
         text += `${JSON.stringify({ type: 'error', id, error })}\n`;
       }
       return text;
@@ -209,7 +210,7 @@ function parseMessage(
   let message: unknown;
   try {
     // A binary frame is taken when it is UTF-8 JSON (`ws` clients send a Buffer as binary).
-    message = JSON.parse(isBinary ? strictUtf8.decode(toBytes(data)) : String(data));
+    message = parseJson(isBinary ? strictUtf8.decode(toBytes(data)) : String(data));
   } catch {
     return invalid('the message is not valid JSON text');
   }

@@ -16,6 +16,7 @@ import {
 } from './schema.ts';
 import { checkToolDefinition, checkToolJsonSchema } from './tool-check.ts';
 import type { ApprovalRule, ToolContext, ToolReturn } from './tool-output.ts';
+import { parseJson } from '../core/json-text.ts';
 
 /** What a tool's input may be described by: zod, any Standard Schema (with `jsonSchema` when it cannot describe itself), or JSON Schema. */
 export type ToolSchema = StandardSchemaV1 | JsonObject;
@@ -169,7 +170,7 @@ export async function attachStructured(
   const text = reply.text.trim().replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/, '$1');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseJson(text);
   } catch (error) {
     throw new StructuredOutputError({
       text: reply.text,

@@ -15,6 +15,7 @@ import {
 } from '../routing/availability.ts';
 import { type OutageTracker, withTimeout } from './outage.ts';
 import { circuitScript } from './scripts.ts';
+import { parseJson } from '../core/json-text.ts';
 
 type Client = (Redis | Cluster) & {
   syCircuit?(hash: string, field: string, channel: string, operation: string): Promise<string>;
@@ -83,7 +84,7 @@ export class RedisAvailabilityStore implements AvailabilityStore {
     ).then(
       (reply) => {
         this.outage.succeeded();
-        const { outcome, record } = JSON.parse(reply) as {
+        const { outcome, record } = parseJson(reply) as {
           outcome: TransitionOutcome;
           record: AvailabilityRecord;
         };
@@ -159,7 +160,7 @@ export class RedisAvailabilityStore implements AvailabilityStore {
 
 function parseRecord(text: string): AvailabilityRecord | undefined {
   try {
-    const value = JSON.parse(text) as AvailabilityRecord;
+    const value = parseJson(text) as AvailabilityRecord;
     return typeof value === 'object' && value !== null && typeof value.state === 'string' ? value : undefined;
   } catch {
     return undefined;

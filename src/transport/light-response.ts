@@ -1,3 +1,4 @@
+import { parseJson } from '../core/json-text.ts';
 /**
  * The default transport's response: the part of a WHATWG `Response` the runtime reads (status,
  * headers by name, a body read chunk by chunk), without one. Per call, `new Response(stream)` with
@@ -181,7 +182,7 @@ export class LightResponse implements HttpResponse {
   }
 
   async json(): Promise<unknown> {
-    return JSON.parse(await this.text());
+    return parseJson(await this.text());
   }
 }
 

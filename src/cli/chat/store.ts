@@ -11,6 +11,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import type { Item, Transcript } from '../../core/transcript.ts';
 import { parseTranscript, stringifyTranscript } from '../../core/transcript-schema.ts';
 import type { Usage } from '../../core/usage.ts';
+import { parseJson } from '../../core/json-text.ts';
 
 /** One model call of a conversation. */
 export interface StoredTurn {
@@ -230,7 +231,7 @@ function createStore(database: DatabaseSync, path: string): ChatStore {
     if (!parsed.ok) throw new Error(`conversation ${id} is damaged: ${parsed.issues[0]?.message ?? ''}`);
     const turns = statements.turns.all(id).map((turn): StoredTurn => ({
       model: String(turn.model),
-      usage: JSON.parse(String(turn.usage)) as Usage,
+      usage: parseJson(String(turn.usage)) as Usage,
       cost: turn.cost === null ? undefined : Number(turn.cost),
       at: String(turn.created_at),
       ...(turn.interrupted === 1 ? { interrupted: true } : {}),
@@ -246,7 +247,7 @@ function createStore(database: DatabaseSync, path: string): ChatStore {
     };
     if (row.name !== null) record.name = String(row.name);
     if (row.tool_ids !== null)
-      record.toolIds = JSON.parse(String(row.tool_ids)) as ConversationRecord['toolIds'];
+      record.toolIds = parseJson(String(row.tool_ids)) as ConversationRecord['toolIds'];
     return record;
   }
 

@@ -8,6 +8,7 @@ import { canonicalToolId, provenanceOf } from '../common/projection.ts';
 import type { WireDelta, WireResponseBlock } from './api.ts';
 import { callerKey, citationsKey } from './content.ts';
 import type { PieceType } from './delta-scanner.ts';
+import { parseJson } from '../../core/json-text.ts';
 
 type OpenBlock =
   | { kind: 'text'; citations: JsonValue[] | undefined }
@@ -209,7 +210,7 @@ export class ResponseReader {
     if (block.input !== undefined) {
       const text = block.input.join('');
       try {
-        const input: unknown = text.trim() === '' ? {} : JSON.parse(text);
+        const input: unknown = text.trim() === '' ? {} : parseJson(text);
         data.input = input as JsonValue;
       } catch {
         this.skip(`the unparseable streamed input of a ${data.type} block`);

@@ -10,6 +10,7 @@ import { DeltaScanner } from './delta-scanner.ts';
 import { ResponseReader } from './reader.ts';
 import { convertErrorBody } from './errors.ts';
 import { addUsage, applyMessageFields, convertUsageFields, withDefined } from './response.ts';
+import { parseJson } from '../../core/json-text.ts';
 
 /**
  * Stream state. Odd-but-real streams:
@@ -54,7 +55,7 @@ class AnthropicStream implements StreamParser {
     }
     // An event with no data (a keep-alive some proxies send) carries nothing, as on the other readers.
     if (data === '') return;
-    const event = JSON.parse(data) as WireStreamEvent | null;
+    const event = parseJson(data) as WireStreamEvent | null;
     if (typeof event !== 'object' || event === null || typeof event.type !== 'string') {
       this.context.warn('skipped unexpected stream content', { what: 'an event without a type' });
       return;

@@ -16,6 +16,7 @@ import { baseModelId } from './capabilities.ts';
 import { convertErrorBody } from './errors.ts';
 import { modelPath } from './model-id.ts';
 import { exceptionPrefix, failWithException } from './stream.ts';
+import { parseJson } from '../../core/json-text.ts';
 
 /** The `anthropic_version` Bedrock requires in the body. */
 export const bedrockAnthropicVersion = 'bedrock-2023-05-31';
@@ -80,7 +81,7 @@ export function createStreamParser(context: ProviderContext, builder: StreamBuil
         context.warn('skipped unexpected stream content', { what: `an event of type ${event ?? '(none)'}` });
         return;
       }
-      const payload: unknown = JSON.parse(data);
+      const payload: unknown = parseJson(data);
       const bytes = isJsonObject(payload) ? payload.bytes : undefined;
       if (typeof bytes !== 'string') {
         context.warn('skipped unexpected stream content', { what: 'a chunk without bytes' });

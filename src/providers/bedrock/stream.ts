@@ -14,6 +14,7 @@ import { convertErrorBody } from './errors.ts';
 import { ResponseReader } from './reader.ts';
 import { applyResponseFields, applyStopReason, convertUsage } from './response.ts';
 import { isJsonObject } from '../../core/json.ts';
+import { parseJson } from '../../core/json-text.ts';
 
 /** The event name the decoder gives an exception message: `exception:<exceptionType>`. */
 export const exceptionPrefix = 'exception:';
@@ -58,7 +59,7 @@ function guard(site: { provider: string; requestId?: string }, run: () => void):
 export function failWithException(context: ProviderContext, event: string, data: string): never {
   let payload: unknown;
   try {
-    payload = JSON.parse(data);
+    payload = parseJson(data);
   } catch {
     payload = { message: data.slice(0, 500) };
   }
@@ -93,7 +94,7 @@ class ConverseStream implements StreamParser {
       return;
     }
     if (event?.startsWith(exceptionPrefix) === true) failWithException(this.context, event, data);
-    const payload: unknown = JSON.parse(data);
+    const payload: unknown = parseJson(data);
     if (!isJsonObject(payload)) {
       this.context.warn('skipped unexpected stream content', { what: 'an event that is not an object' });
       return;

@@ -5,6 +5,7 @@ import { NetworkError } from '../../core/errors/network-error.ts';
 import { isRetryableClass } from '../../core/errors/error-class.ts';
 import { classifyError, type ErrorBody, type ErrorRule } from '../../core/errors/status-map.ts';
 import { REDACTED, redactSecrets as redactText, redactUrl } from '../../core/redaction.ts';
+import { parseJson } from '../../core/json-text.ts';
 
 /**
  * An error body read with `convert` (the protocol's envelope): a body that is not JSON, or JSON that
@@ -20,7 +21,7 @@ export function parseErrorText(
   if (trimmed === '') return {};
   let parsed: unknown;
   try {
-    parsed = JSON.parse(trimmed);
+    parsed = parseJson(trimmed);
   } catch {
     return { message: trimmed.slice(0, maxMessageLength) };
   }

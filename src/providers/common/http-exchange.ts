@@ -15,6 +15,7 @@ import type { HttpResponse } from '../../transport/light-response.ts';
 import { parseRetryAfter, type RetryGateHook } from '../../transport/retry.ts';
 import { createProviderError } from './errors.ts';
 import { failureSite, headersFor, assertConfigured, type HttpRuntime } from './http-runtime.ts';
+import { parseJson } from '../../core/json-text.ts';
 
 const maxErrorBodyBytes = 64 * 1024;
 
@@ -191,7 +192,7 @@ export function asClassified(
 
 export function parseJsonBody(text: string, call: HttpCall): unknown {
   try {
-    return JSON.parse(text);
+    return parseJson(text);
   } catch {
     throw new ServerError({
       message: `${call.provider}: ${call.method} ${redactUrl(call.url)} returned a body that is not JSON (${text.length} bytes)`,

@@ -2,6 +2,7 @@
 import type { ErrorBody, ErrorRule } from '../../core/errors/status-map.ts';
 import { type GoogleErrorBody, readGoogleError } from './api.ts';
 import { isJsonObject } from '../../core/json.ts';
+import { parseJson } from '../../core/json-text.ts';
 
 const retryInfoType = 'type.googleapis.com/google.rpc.RetryInfo';
 const errorInfoType = 'type.googleapis.com/google.rpc.ErrorInfo';
@@ -34,7 +35,7 @@ export const errorRules: readonly ErrorRule[] = [
 export function parseErrorBody(text: string): ErrorBody {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseJson(text);
   } catch {
     const trimmed = text.trim();
     return trimmed === '' ? {} : { message: trimmed.slice(0, 500) };

@@ -22,6 +22,7 @@ import { generatedIdPrefix, signatureMetadataKey, signatureOffsetMetadataKey } f
 import type { DeltaScanner } from './delta-scanner.ts';
 import { invalidArguments, PartialArguments } from './partial-arguments.ts';
 import { convertUsage, hasUsageCounts, mapFinishReason } from './response.ts';
+import { parseJson } from '../../core/json-text.ts';
 
 type PartKind = 'thought' | 'text' | 'function-call' | 'signature' | 'other';
 
@@ -400,7 +401,7 @@ export class ResponseReader {
 
 /** Usage as read, or from the JSON text a scan kept (an object by the scan's construction). */
 function usageOf(usage: GeminiUsageMetadata | string): GeminiUsageMetadata {
-  return typeof usage === 'string' ? (JSON.parse(usage) as GeminiUsageMetadata) : usage;
+  return typeof usage === 'string' ? (parseJson(usage) as GeminiUsageMetadata) : usage;
 }
 
 function carriesContent(chunk: GeminiResponse): boolean {

@@ -7,6 +7,7 @@ import { DeltaScanner } from './delta-scanner.ts';
 import { convertErrorBody } from './errors.ts';
 import { ResponseReader } from './reader.ts';
 import { isJsonObject } from '../../core/json.ts';
+import { parseJson } from '../../core/json-text.ts';
 
 /**
  * Each event is a `GenerateContentResponse` chunk, parsed once. Gemini sends no terminal event: the
@@ -25,7 +26,7 @@ export function createStreamParser(context: ProviderContext, builder: StreamBuil
       // Hot path: text and thought chunks of Gemini's exact shape are read in place (DeltaScanner);
       // every other chunk, and any the scanner does not take, goes to JSON.parse.
       if (scanner.scan(data) && reader.readScanned(scanner)) return;
-      const chunk: unknown = JSON.parse(data);
+      const chunk: unknown = parseJson(data);
       const error = convertErrorBody(chunk);
       if (error !== undefined) context.fail(error, error.status);
       if (!isJsonObject(chunk)) {

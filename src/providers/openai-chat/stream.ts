@@ -7,6 +7,7 @@ import type { WireCompletion } from './api.ts';
 import { DeltaScanner } from './delta-scanner.ts';
 import type { ChatQuirks } from './quirks.ts';
 import { ResponseReader } from './reader.ts';
+import { parseJson } from '../../core/json-text.ts';
 
 /** What one SSE event is. */
 type EventKind = 'done' | 'empty' | 'chunk';
@@ -57,7 +58,7 @@ export function createStreamParser(
       reader.readPiece(scanner.kind, scanner.index, scanner.delta)
     )
       return;
-    const payload: unknown = JSON.parse(data);
+    const payload: unknown = parseJson(data);
     if (quirks.inBandErrors && event === 'error') reader.fail(errorOf(payload));
     if (!isJsonObject(payload)) {
       if (!warnedNotObject) {

@@ -4,6 +4,7 @@ import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import { canonicalToolId } from '../common/projection.ts';
 import type { WireToolCall } from './api.ts';
+import { parseJson } from '../../core/json-text.ts';
 
 /** One tool call, by its wire index. */
 interface ToolSlot {
@@ -155,7 +156,7 @@ export class ToolCallTracker {
     const text = this.builder.toolInputText(slot.key);
     if (text === undefined || text.trim() === '') return false;
     try {
-      JSON.parse(text);
+      parseJson(text);
       return true;
     } catch {
       return false;

@@ -5,6 +5,7 @@ import { createTruncatedError } from '../common/errors.ts';
 import type { WireEvent } from './api.ts';
 import { argumentsDelta, DeltaScanner, isPartEcho, textDelta } from './delta-scanner.ts';
 import { ResponseReader } from './reader.ts';
+import { parseJson } from '../../core/json-text.ts';
 
 function indexOf(value: number | undefined): number {
   return typeof value === 'number' && value >= 0 ? value : 0;
@@ -95,7 +96,7 @@ export function createStreamParser(context: ProviderContext, builder: StreamBuil
       }
       // A text part's echo events carry nothing the reader takes (see isPartEcho): not parsed.
       if (isPartEcho(data)) return;
-      const payload = JSON.parse(data) as WireEvent;
+      const payload = parseJson(data) as WireEvent;
       if (typeof payload !== 'object' || payload === null) return;
       if (dispatch(reader, payload)) return;
       const type = String(payload.type);

@@ -1,5 +1,6 @@
 /** OpenAI error bodies (`{error:{message,type,code,param}}` and host variants) → classified errors, for Chat Completions and Responses. */
 import type { ErrorBody, ErrorRule } from '../../core/errors/status-map.ts';
+import { parseJson } from '../../core/json-text.ts';
 
 /** An error object, in an error response, a 200 body or a stream chunk. */
 export interface WireError {
@@ -95,7 +96,7 @@ export function convertErrorBody(value: unknown): ErrorBody | undefined {
 export function parseErrorBody(body: string): ErrorBody {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body);
+    parsed = parseJson(body);
   } catch {
     const message = text(body.trim());
     return message === undefined ? {} : { message };

@@ -4,6 +4,7 @@ import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { prettyStringify } from './stable-json.ts';
 import type { CassetteExchange, CassetteFile } from './types.ts';
+import { parseJson } from '../../core/json-text.ts';
 
 /** True when `file` exists. */
 export async function cassetteFileExists(file: string): Promise<boolean> {
@@ -21,7 +22,7 @@ export async function readCassetteFile(file: string): Promise<CassetteExchange[]
   const text = await readFile(file, 'utf8');
   let content: unknown;
   try {
-    content = JSON.parse(text);
+    content = parseJson(text);
   } catch (error) {
     throw new Error(`Cassette ${file} is not valid JSON`, { cause: error });
   }

@@ -1,6 +1,7 @@
 /** JSON helpers with a stable key order, so cassette files and comparisons do not churn. */
 
 import type { JsonValue } from '../../core/json.ts';
+import { parseJson } from '../../core/json-text.ts';
 
 /** Returns a copy of `value` whose objects have their keys in sorted order, at every depth. */
 export function sortKeys(value: JsonValue): JsonValue {
@@ -27,7 +28,7 @@ export function prettyStringify(value: unknown): string {
  */
 export function parseBodyText(text: string): JsonValue {
   try {
-    const parsed: unknown = JSON.parse(text);
+    const parsed: unknown = parseJson(text);
     if (typeof parsed !== 'string') return sortKeys(parsed as JsonValue);
   } catch {
     // Not JSON: stored as text below.

@@ -7,6 +7,7 @@ import type { EmulatorProtocolId, EmulatorScript } from '../emulator/types.ts';
 import { assertStreamInvariants } from '../invariants.ts';
 import { assertFields, finishOf, rejection, withoutMetadata } from './assertions.ts';
 import type { SuiteCase } from './types.ts';
+import { parseJson } from '../../core/json-text.ts';
 
 const textScript = (protocol: EmulatorProtocolId): EmulatorScript => ({
   type: 'scripted',
@@ -77,7 +78,7 @@ export const basicCases: SuiteCase[] = [
       assertFields(call, { name: 'get_weather', input }, 'tool call');
       assert.match(call.id, /^tu_/);
       const fragments = events.flatMap((event) => (event.type === 'tool-call-delta' ? [event.delta] : []));
-      if (fragments.length > 0) assert.deepEqual(JSON.parse(fragments.join('')), input);
+      if (fragments.length > 0) assert.deepEqual(parseJson(fragments.join('')), input);
     },
   },
   {

@@ -14,10 +14,11 @@ import {
 import { emulatorProtocols } from './protocols.ts';
 import { inferProtocolFromFile } from './routing.ts';
 import type { EmulatorProtocolId, ReplayScript } from './types.ts';
+import { parseJson } from '../../core/json-text.ts';
 
 function eventType(line: string): string | undefined {
   try {
-    const payload: unknown = JSON.parse(line);
+    const payload: unknown = parseJson(line);
     if (
       typeof payload === 'object' &&
       payload !== null &&
@@ -61,7 +62,7 @@ export function framesFromChunks(text: string, protocol: EmulatorProtocolId): Wi
 function converseFrame(line: string): WireFrame {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(line);
+    parsed = parseJson(line);
   } catch {
     return { event: 'chunk', data: line };
   }

@@ -21,6 +21,7 @@ import type {
   RecordedRequest,
 } from './types.ts';
 import { writeResponse } from './writer.ts';
+import { parseJson } from '../../core/json-text.ts';
 
 async function readBody(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -31,7 +32,7 @@ async function readBody(request: IncomingMessage): Promise<string> {
 function parseBody(text: string): unknown {
   if (text === '') return undefined;
   try {
-    return JSON.parse(text);
+    return parseJson(text);
   } catch {
     return text;
   }

@@ -5,6 +5,7 @@
 import { openaiError } from '../errors.ts';
 import type { ResponsePlan } from '../frames.ts';
 import type { JsonScript, RecordedRequest } from '../types.ts';
+import { parseJson } from '../../../core/json-text.ts';
 
 /** What the server holds for one stored response or conversation: item ids and function-call ids. */
 export interface HeldItems {
@@ -158,11 +159,11 @@ export function checkResponsesRequest(
 /** The `response` object a plan carries: the whole body, or the terminal event of a stream. */
 function responseOf(plan: ResponsePlan): Record<string, unknown> | undefined {
   try {
-    if (plan.body.kind === 'whole') return JSON.parse(plan.body.text) as Record<string, unknown>;
+    if (plan.body.kind === 'whole') return parseJson(plan.body.text) as Record<string, unknown>;
     if (plan.body.kind !== 'frames') return undefined;
     for (const frame of plan.body.frames) {
       if ('raw' in frame) continue;
-      const event = JSON.parse(frame.data) as { type?: string; response?: Record<string, unknown> };
+      const event = parseJson(frame.data) as { type?: string; response?: Record<string, unknown> };
       if (event.type === 'response.completed' || event.type === 'response.incomplete') return event.response;
     }
   } catch {
