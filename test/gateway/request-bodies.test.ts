@@ -510,3 +510,29 @@ it('a tool-call id longer than OpenAI’s 40 characters (written by another prov
   expect(id.length).toBeLessThanOrEqual(40);
   expect(sent.messages[2]!.tool_call_id).toBe(id);
 });
+
+it('a tool-call id longer than the Responses API’s 64 characters (an MCP tool’s, another provider’s) reaches it as a digest, the same on the call and its output', async () => {
+  const long = `mcp__filesystem__read_file__${'A1b2C3d4'.repeat(6)}`; // 76 characters
+  harness.emulator.enqueue(hello());
+  const response = await post(
+    '/v1/messages',
+    JSON.stringify({
+      model: 'up-responses',
+      max_tokens: 64,
+      messages: [
+        { role: 'user', content: 'Read it.' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: long, name: 'read_file', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: long, content: 'text' }] },
+      ],
+      tools: [{ name: 'read_file', input_schema: { type: 'object' } }],
+    }),
+  );
+  expect(response.status).toBe(200);
+  const sent = harness.emulator.requests.at(-1)!.body as {
+    input: Array<{ type?: string; call_id?: string }>;
+  };
+  const call = sent.input.find((item) => item.type === 'function_call')!;
+  const output = sent.input.find((item) => item.type === 'function_call_output')!;
+  expect(call.call_id!.length).toBeLessThanOrEqual(64);
+  expect(output.call_id).toBe(call.call_id);
+});

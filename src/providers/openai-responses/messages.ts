@@ -13,6 +13,7 @@ import {
   warnDroppedPart,
 } from '../common/projection.ts';
 import type { InputContent, InputItem } from './api.ts';
+import { sixtyFourCharactersToolId } from './tool-ids.ts';
 
 /** Where a part sits in the transcript, for WARN entries. */
 interface PartLocation {
@@ -160,7 +161,7 @@ function convertFile(
  * as Chat Completions' is, so the model still reads that the call failed.
  */
 function convertToolResult(conversion: Conversion, part: ToolResultPart, location: PartLocation): InputItem {
-  const callId = providerToolId(conversion.context, part.callId);
+  const callId = providerToolId(conversion.context, part.callId, sixtyFourCharactersToolId);
   const output = convertOutput(conversion, part.output, location);
   return {
     type: 'function_call_output',
@@ -218,7 +219,7 @@ function convertAssistant(conversion: Conversion, item: Item, itemIndex: number)
     } else if (part.type === 'tool-call') {
       const call: InputItem = {
         type: 'function_call',
-        call_id: providerToolId(conversion.context, part.id),
+        call_id: providerToolId(conversion.context, part.id, sixtyFourCharactersToolId),
         name: part.name,
         arguments: argumentsJson(part),
       };

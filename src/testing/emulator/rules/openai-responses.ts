@@ -142,6 +142,16 @@ export function checkResponsesRequest(
     }
     const stored = checkStoredItem(input, index, held, store, body.store !== false);
     if (stored !== undefined) return stored;
+    // OpenAI refuses a `call_id` longer than 64 characters, on a call and on its output alike.
+    if (
+      (item?.type === 'function_call' || item?.type === 'function_call_output') &&
+      String(item.call_id).length > 64
+    )
+      return openaiError(
+        400,
+        `Invalid 'input[${index}].call_id': string too long. Expected a string with maximum length 64, but got a string with length ${String(item.call_id).length} instead.`,
+        { param: `input[${index}].call_id`, code: 'string_above_max_length' },
+      );
     if (item?.type === 'function_call') calls.add(String(item.call_id));
     if (item?.type === 'function_call_output' && !calls.has(String(item.call_id))) {
       return openaiError(
