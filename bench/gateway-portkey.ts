@@ -272,10 +272,12 @@ async function main(): Promise<void> {
       }),
   };
   // Steady state, as a long-running gateway is. V8 keeps tiering a server's once-per-request code up
-  // to optimized code for thousands of requests (`node gateway-warmup.ts` prints the curve: p50 and CPU
-  // per call fall for ~8,000 calls), so each contender first serves `warmup` calls, half streamed,
-  // 8 at a time (Portkey holds every stream ~25 ms), then 200 sequential ones.
-  const warmup = Number(process.env.WARMUP ?? 10_000);
+  // to optimized code for tens of thousands of requests: `node gateway-tierup.ts` counts the
+  // functions it still compiles per 5,000 calls (the gateway 71, 142, 19, 65, 11, 6 and 0 in the
+  // blocks from 5,000 to 40,000; the bare proxy 38, 61, 6, 21, 1, 2, 2), and the compilers share the
+  // two cores with the calls. So each contender first serves `warmup` calls, half streamed, 8 at a
+  // time (Portkey holds every stream ~25 ms), then 200 sequential ones.
+  const warmup = Number(process.env.WARMUP ?? 40_000);
   for (const target of [...targets, cross])
     await Promise.all(
       Array.from({ length: 8 }, async (_, lane) => {
