@@ -10,6 +10,7 @@
  * (`reply.ts`); the Hono app still serves every route (mounted, or `app.request` in tests).
  */
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { codecs } from '../codecs/index.ts';
@@ -74,12 +75,47 @@ function directRoute(incoming: IncomingMessage): Route | undefined {
 export function createNodeListener(state: GatewayState, fetch: Fetch, hostname: string): Listener {
   const general = getRequestListener(fetch, { hostname });
   return (incoming, outgoing) => {
+    if (outgoing.socket === null) closeWithConnection(incoming, outgoing);
     const route = directRoute(incoming);
     if (route === undefined) {
       if (declaresLargeBody(incoming)) closeIfUnread(incoming, outgoing);
       void general(incoming, outgoing);
     } else serveDirect(state, route, incoming, outgoing);
   };
+}
+
+/** Per connection, the responses queued behind another one on it (HTTP pipelining). */
+const queuedOn = new WeakMap<Socket, Set<ServerResponse>>();
+
+/**
+ * A response queued behind another on its connection (a pipelined request) has no socket yet, and
+ * Node never emits its `close` if the connection closes first: a client that left would go
+ * unnoticed (its upstream call run to the end, billed and logged 200; a stream held open until the
+ * total timeout, keeping an upstream connection). Such a response is destroyed and its `close`
+ * emitted when the connection closes, as a response holding the socket gets; once it holds the
+ * socket, Node's own `close` applies. One listener per connection, however many are queued.
+ */
+function closeWithConnection(incoming: IncomingMessage, outgoing: ServerResponse): void {
+  const socket = incoming.socket as Socket | null;
+  if (socket === null) return;
+  let queued = queuedOn.get(socket);
+  if (queued === undefined) {
+    const responses = new Set<ServerResponse>();
+    queued = responses;
+    queuedOn.set(socket, responses);
+    socket.once('close', () => {
+      for (const response of responses) {
+        if (response.writableFinished) continue;
+        response.destroy();
+        response.emit('close');
+      }
+      responses.clear();
+    });
+  }
+  queued.add(outgoing);
+  const settled = () => queued.delete(outgoing);
+  outgoing.once('socket', settled);
+  outgoing.once('finish', settled);
 }
 
 /**

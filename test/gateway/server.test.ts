@@ -540,6 +540,28 @@ describe('operations', () => {
     await expect.poll(() => harness.accessLog.at(-1)?.status).toBe(499);
   });
 
+  it('a client that leaves with a request pipelined behind another cancels both upstream calls, each logged 499 (Node never closes a queued response)', async () => {
+    harness.emulator.enqueue({ ...hello('first, too late'), fault: { delayHeadersMs: 30_000 } });
+    harness.emulator.enqueue({ ...hello('second, too late'), fault: { delayHeadersMs: 30_000 } });
+    const before = harness.emulator.requests.length;
+    const logged = harness.accessLog.length;
+    const body = chatBody();
+    const request =
+      `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n` +
+      `authorization: Bearer ops-key-2\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const socket = connect(Number(new URL(harness.server.url).port), '127.0.0.1');
+    socket.on('error', () => {});
+    socket.write(request + request);
+    // Leave once the upstream holds both requests: the second one's response is queued behind the first.
+    while (harness.emulator.requests.length < before + 2)
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    socket.destroy();
+    await expect.poll(() => harness.accessLog.length - logged).toBe(2);
+    expect(harness.accessLog.slice(logged).map((line) => line.status)).toEqual([499, 499]);
+    const metrics = await (await fetch(`${harness.server.url}/metrics`)).text();
+    expect(metrics).toMatch(/in_flight_requests\{protocol="openai-chat"\} 0\b/);
+  });
+
   it.each([
     ['/v1/chat/completions', 'served from Node'],
     ['/v1/chat/completions?trace=1', 'routed by the Hono app, read from Node’s request'],
