@@ -3,7 +3,7 @@
  * keys configured the gateway serves loopback only. Shutdown stops accepting, lets in-flight
  * requests finish up to a grace period, then cancels the upstream calls still running.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerOptions } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Hono } from 'hono';
@@ -21,7 +21,7 @@ import { answerClientError, createNodeListener } from './node-listener.ts';
 import { createMetrics, type GatewayMetrics } from './metrics.ts';
 import type { GatewayState } from './state.ts';
 import { createMemoryStore, createSharedStore, type GatewayStore } from './store.ts';
-import { createUpgradeHandler } from './websocket.ts';
+import { createUpgradeHandler, isWebSocketUpgrade } from './websocket.ts';
 
 /** Options of {@link createGateway}. */
 export interface GatewayOptions {
@@ -158,7 +158,14 @@ async function listen(
   // The env marks the request as served by this server: streams may be written to Node's response.
   const fetch = (request: Request, env: Record<string | symbol, unknown>) =>
     app.fetch(request, { ...env, [directWrites]: true });
-  const server = createServer(createNodeListener(state, fetch, host));
+  // Only a WebSocket upgrade on its path goes to the upgrade handler (Node ≥ 24.9 asks; older Nodes
+  // send it every request with an `Upgrade` header): any other — curl's `--http2` sends `Upgrade:
+  // h2c` — is an ordinary request, answered as HTTP/1.1 (an upgrade the server does not speak is
+  // ignored, RFC 9110 §7.8).
+  const server = createServer(
+    { shouldUpgradeCallback: isWebSocketUpgrade } as ServerOptions,
+    createNodeListener(state, fetch, host),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 4000, host, () => {

@@ -309,6 +309,15 @@ function onConnection(state: GatewayState, socket: WebSocket, key: GatewayKey | 
 }
 
 /** Handles HTTP upgrades to the WebSocket path (keys checked as for every other route). */
+/** Whether a request asks for the gateway's WebSocket: an `Upgrade: websocket` on {@link websocketPath}. */
+export function isWebSocketUpgrade(request: IncomingMessage): boolean {
+  const upgrade = request.headers.upgrade;
+  if (upgrade === undefined || !/(?:^|,)\s*websocket\s*(?:,|$)/i.test(upgrade)) return false;
+  const url = request.url ?? '';
+  const query = url.indexOf('?');
+  return (query === -1 ? url : url.slice(0, query)) === websocketPath;
+}
+
 export function createUpgradeHandler(
   state: GatewayState,
 ): (request: IncomingMessage, socket: Duplex, head: Buffer) => void {

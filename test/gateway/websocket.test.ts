@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { anthropicError, openaiError } from 'switchyard-ai/testing';
@@ -487,4 +488,46 @@ it('an app mounted on another server (no listen) does not judge host names it ca
   // The origin needs no host names: a web page of another origin is refused there too.
   const page = await app.request('/healthz', { headers: { origin: 'https://evil.example' } });
   expect(page.status).toBe(403);
+});
+
+/** A raw HTTP/1.1 exchange over one connection: the status line and body of the reply. */
+function rawExchange(url: string, text: string): Promise<string> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write(text));
+    let reply = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      reply += chunk;
+      if (/\r\n\r\n[\s\S]*\}\s*$/.test(reply)) socket.destroy();
+    });
+    socket.on('close', () => resolve(reply));
+    socket.on('error', reject);
+    setTimeout(() => socket.destroy(), 5000);
+  });
+}
+
+it('a request asking for an upgrade the gateway does not speak (curl --http2: Upgrade: h2c) is answered as HTTP/1.1, on every route', async () => {
+  const upgrade =
+    'connection: Upgrade, HTTP2-Settings\r\nupgrade: h2c\r\nhttp2-settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n';
+  const health = await rawExchange(
+    harness.server.url,
+    `GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n${upgrade}\r\n`,
+  );
+  expect(health).toMatch(/^HTTP\/1\.1 200 /);
+  harness.emulator.enqueue(hello);
+  const body = JSON.stringify({ model: 'up-chat', messages: [{ role: 'user', content: 'Hi' }] });
+  const chat = await rawExchange(
+    harness.server.url,
+    `POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\n${upgrade}authorization: Bearer team-key\r\n` +
+      `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+  expect(chat).toMatch(/^HTTP\/1\.1 200 /);
+  expect(chat).toContain('"chat.completion"');
+  // A WebSocket upgrade on another path is no WebSocket either: that route's own answer.
+  const elsewhere = await rawExchange(
+    harness.server.url,
+    `GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: Upgrade\r\nupgrade: websocket\r\nsec-websocket-version: 13\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+  );
+  expect(elsewhere).toMatch(/^HTTP\/1\.1 200 /);
 });
