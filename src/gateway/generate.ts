@@ -19,7 +19,7 @@ import type {
   WireFrame,
 } from '../codecs/types.ts';
 import type { CallOptions } from '../core/adapter.ts';
-import { isContentEvent } from '../core/content-events.ts';
+import { isContentEvent, maxHeldEvents } from '../core/content-events.ts';
 import { approximateSize } from '../core/value-shape.ts';
 import type { StreamEvent } from '../core/events.ts';
 import type { CanonicalResponse } from '../core/request.ts';
@@ -551,7 +551,8 @@ async function startStream(
   // Honest streaming: nothing is sent until the first content event; a failure before it throws here.
   const first: WireFrame[] = [];
   let done = false;
-  for (;;) {
+  // At most `maxHeldEvents` before the first content: past it the stream counts as begun.
+  for (let held = 0; ; held++) {
     const next = await iterator.next();
     if (next.done === true) {
       endOfEvents();
@@ -560,7 +561,7 @@ async function startStream(
     }
     const frames = await onEvent(next.value);
     for (const frame of frames) first.push(frame);
-    if (first.length > 0 && isContentEvent(next.value)) break;
+    if (first.length > 0 && (isContentEvent(next.value) || held >= maxHeldEvents)) break;
   }
   // The client gave up before any content (the front door ends such a stream with a clean
   // `cancelled` finish): it gets nothing more, and the call is logged 499.

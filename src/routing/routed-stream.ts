@@ -8,7 +8,7 @@ import { AdapterError } from '../core/errors/adapter-error.ts';
 import { type CarriedUsage, carryUsage, withCarried } from './carried-usage.ts';
 import type { CallOptions } from '../core/adapter.ts';
 import { CancelledError } from '../core/errors/cancelled-error.ts';
-import { isContentEvent } from '../core/content-events.ts';
+import { isContentEvent, maxHeldEvents } from '../core/content-events.ts';
 import { EventStream } from '../core/event-stream.ts';
 import type { StreamEvent } from '../core/events.ts';
 import type { CanonicalResponse } from '../core/request.ts';
@@ -291,8 +291,9 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
   private onEvent(event: StreamEvent, step?: IteratorResult<StreamEvent>): StepResult | undefined {
     if (event.type === 'finish') return this.onFinish(event.response);
     if (!this.committed) {
-      // Not content yet (the preamble, a part opened with nothing in it: `isContentEvent`): held.
-      if (!isContentEvent(event)) {
+      // Not content yet (the preamble, a part opened with nothing in it: `isContentEvent`): held,
+      // up to `maxHeldEvents` (then the stream counts as begun).
+      if (!isContentEvent(event) && (this.held === undefined || this.held.length < maxHeldEvents)) {
         (this.held ??= []).push(event);
         return undefined;
       }
