@@ -357,12 +357,16 @@ async function serveKeyUsage(c: Context<Env>, caller: Caller, state: GatewayStat
 }
 
 async function updateCircuits(state: GatewayState): Promise<void> {
+  const keys = state.switchyard
+    .providers()
+    .filter((provider) => provider.configured)
+    .map((provider) => `provider:${provider.name}`);
+  // Every state read first (a shared store answers asynchronously), then the gauge replaced in one
+  // synchronous step: a concurrent scrape never serializes it half reset.
+  const states = await Promise.all(keys.map((key) => state.switchyard.availability.state(key)));
   state.metrics.circuits.reset();
-  for (const provider of state.switchyard.providers()) {
-    if (!provider.configured) continue;
-    const key = `provider:${provider.name}`;
-    const current = await state.switchyard.availability.state(key);
+  keys.forEach((key, index) => {
     for (const name of ['closed', 'open', 'half-open'])
-      state.metrics.circuits.set({ key, state: name }, name === current ? 1 : 0);
-  }
+      state.metrics.circuits.set({ key, state: name }, name === states[index] ? 1 : 0);
+  });
 }

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createGateway } from 'switchyard-ai/gateway';
+import { createMemoryStateStore } from 'switchyard-ai/state';
 import { anthropicError, openaiError } from 'switchyard-ai/testing';
 import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
 
@@ -479,6 +480,35 @@ describe('operations', () => {
     expect(metrics).toContain('switchyard_gateway_requests_total');
     expect(metrics).toContain('switchyard_gateway_in_flight_requests');
     expect(metrics).toContain('switchyard_gateway_circuit_state');
+  });
+
+  it('concurrent /metrics scrapes each show every circuit, when the availability store answers asynchronously (as Redis does)', async () => {
+    const state = createMemoryStateStore({});
+    const read = state.availability.get.bind(state.availability);
+    let turn = 0;
+    // Each read answers after a different number of event-loop turns: the scrapes interleave.
+    state.availability.get = async (key) => {
+      for (let wait = turn++ % 7; wait > 0; wait--) await new Promise((resolve) => setImmediate(resolve));
+      return read(key);
+    };
+    const adapter = { type: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'sk-unused-in-this-test' };
+    const gateway = createGateway({
+      state,
+      accessLog: () => {},
+      config: { builtins: false, adapters: { a: adapter, b: adapter, c: adapter }, models: { 'a:m': {} } },
+    });
+    const server = await gateway.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const scrapes = await Promise.all(
+        Array.from({ length: 12 }, async () => await (await fetch(`${server.url}/metrics`)).text()),
+      );
+      const series = (text: string) =>
+        text.split('\n').filter((line) => line.startsWith('switchyard_gateway_circuit_state{')).length;
+      expect(scrapes.map(series)).toEqual(Array.from({ length: 12 }, () => 9));
+    } finally {
+      await server.close(0);
+      await gateway.switchyard.close();
+    }
   });
 
   it('metrics label the canonical model id; names the registry does not know share one `unknown` series', async () => {
