@@ -9,6 +9,13 @@ import { parseJson } from '../core/json-text.ts';
 
 const prefix = 'sy1.';
 
+/**
+ * Metadata of a part decoded from an untagged opaque value that came with its provider-side item
+ * id (a Responses reasoning item's `id`): the gateway makes it the adapter's `{provider}.item_id`
+ * once it knows the value goes back to an adapter of that provider's type.
+ */
+export const untaggedItemIdKey = 'switchyard.untagged_item_id';
+
 /** Verbatim: the payload is the signature itself (the emulator speaks for the provider). */
 export const verbatimOpaque: OpaqueCodec = {
   wrap: (payload) => payload.signature ?? payload.data ?? '',

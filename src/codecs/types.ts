@@ -133,6 +133,13 @@ export interface ProtocolCodec {
   namedEvents: boolean;
   /** The request field holding the conversation (`messages`, `input`, `contents`); default `messages`. */
   conversationField?: string;
+  /**
+   * The provider whose own opaque values (signatures, encrypted reasoning) a client of this protocol
+   * may send untagged — a session begun directly with it, then pointed at the gateway: the adapter
+   * `type` that speaks to it, and the provider name its replies carry (the tag such values get).
+   * They go back to an adapter of that type; any other cannot verify them.
+   */
+  nativeProvider?: { type: string; provider: string };
 }
 
 /** The parts a canonical response holds, as the encoders read them. */

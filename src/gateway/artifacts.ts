@@ -7,6 +7,7 @@
  * neither continue a stored response nor receive another tenant's signed reasoning by naming its id.
  */
 import type { Item, Part, ReasoningPart, ToolCallPart } from '../core/transcript.ts';
+import { untaggedItemIdKey } from '../codecs/opaque.ts';
 import type { GatewayStore } from './store.ts';
 
 interface CallArtifacts {
@@ -117,4 +118,29 @@ export function restoreArtifacts(
   );
   if (withCalls.length === 0) return undefined;
   return Promise.all(withCalls.map((item) => restoreItem(item, store, scope))).then(() => undefined);
+}
+
+/**
+ * Tags the client's untagged opaque values — a signature, encrypted reasoning or a Gemini call's
+ * `thoughtSignature` sent as the provider wrote it, not wrapped by the gateway — as `provider`'s:
+ * called when the request goes to an adapter of the client protocol's own provider type (a session
+ * begun directly with Anthropic, then pointed at the gateway, keeps its thinking). Untagged, such a
+ * value was dropped as unverifiable, even on its way back to the provider that made it.
+ */
+export function adoptUntaggedArtifacts(transcript: Item[], provider: string): void {
+  for (const item of transcript) {
+    if (item.kind !== 'assistant') continue;
+    for (const part of item.parts)
+      if (
+        (part.type === 'reasoning' || part.type === 'tool-call') &&
+        part.provider === undefined &&
+        ((part.type === 'reasoning' && part.data !== undefined) || part.signature !== undefined)
+      ) {
+        part.provider = provider;
+        const itemId = part.metadata?.[untaggedItemIdKey];
+        if (itemId === undefined) continue;
+        const { [untaggedItemIdKey]: _, ...rest } = part.metadata!;
+        part.metadata = { ...rest, [`${provider}.item_id`]: itemId };
+      }
+  }
 }

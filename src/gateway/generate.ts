@@ -26,7 +26,13 @@ import type { CanonicalResponse } from '../core/request.ts';
 import { billedTokens } from '../core/usage.ts';
 import type { Item } from '../core/transcript.ts';
 import type { RouteRequest } from '../routing/router.ts';
-import { responseKey, restoreArtifacts, saveArtifacts, scopeOf } from './artifacts.ts';
+import {
+  adoptUntaggedArtifacts,
+  responseKey,
+  restoreArtifacts,
+  saveArtifacts,
+  scopeOf,
+} from './artifacts.ts';
 import { clientClosed, inClientTerms, modelFailure, shutDown, GatewayError, toWireError } from './errors.ts';
 import { allowsModel, type GatewayKey, modelForbidden, shown } from './keys.ts';
 import { admitCall, hasQuota, type KeyQuota, settleCall } from './quota.ts';
@@ -422,6 +428,9 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
     });
   // An unknown name fails in routing with its classified error (404 in the client's shape).
   const model = permittedModel(state, call.key, decoded.model);
+  const native = inboundCodecs[call.protocol].nativeProvider;
+  if (native !== undefined && model?.type === native.type)
+    adoptUntaggedArtifacts(decoded.request.transcript, native.provider);
   // A label from a bounded set: ids and aliases the registry knows; a name that only a glob or a
   // `provider:` prefix matched is the client's own text, counted under its provider.
   if (model !== undefined)

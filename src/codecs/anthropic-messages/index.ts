@@ -14,4 +14,5 @@ export const anthropicMessagesCodec: ProtocolCodec = {
   encodeError,
   namedEvents: true,
   conversationField: 'messages',
+  nativeProvider: { type: 'anthropic', provider: 'anthropic' },
 };

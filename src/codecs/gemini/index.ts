@@ -14,4 +14,5 @@ export const geminiCodec: ProtocolCodec = {
   encodeError,
   namedEvents: false,
   conversationField: 'contents',
+  nativeProvider: { type: 'gemini', provider: 'gemini' },
 };

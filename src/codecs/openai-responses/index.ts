@@ -14,4 +14,5 @@ export const openaiResponsesCodec: ProtocolCodec = {
   encodeError,
   namedEvents: true,
   conversationField: 'input',
+  nativeProvider: { type: 'openai-responses', provider: 'openai' },
 };

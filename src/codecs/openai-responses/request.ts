@@ -27,6 +27,7 @@ import {
   sentMedia,
   toolOutput,
 } from '../common.ts';
+import { untaggedItemIdKey } from '../opaque.ts';
 import type { DecodedRequest, OpaqueCodec } from '../types.ts';
 import { isJsonObject } from '../../core/json.ts';
 
@@ -100,9 +101,14 @@ function reasoningItem(item: Record<string, unknown>, path: string, opaque: Opaq
   const encrypted = optionalString(item, 'encrypted_content', `${path}.encrypted_content`);
   if (encrypted === undefined) return { type: 'reasoning', text };
   const payload = opaque.unwrap(encrypted);
-  // A bare value is OpenAI's own encrypted content: it travels as `data`.
-  if (payload.provider === undefined && payload.data === undefined)
-    return { type: 'reasoning', text, data: payload.signature ?? encrypted };
+  // A bare value is OpenAI's own encrypted content: it travels as `data`, with the item's own id
+  // (the API wants it back) until the gateway knows which adapter it goes to (`untaggedItemIdKey`).
+  if (payload.provider === undefined && payload.data === undefined) {
+    const id = optionalString(item, 'id', `${path}.id`);
+    const part: Part = { type: 'reasoning', text, data: payload.signature ?? encrypted };
+    if (id !== undefined) part.metadata = { [untaggedItemIdKey]: id };
+    return part;
+  }
   return { type: 'reasoning', text, ...payload };
 }
 
