@@ -4,7 +4,8 @@
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
 import { repairJsonObject } from '../core/partial-json.ts';
-import { parseJson } from '../core/json-text.ts';
+import { losesNumberDigits, parseJson } from '../core/json-text.ts';
+import { argumentsTextKey } from '../core/tool-arguments.ts';
 
 /** A request the codec cannot take: malformed, or asking for something it cannot honour. */
 export class RequestFieldError extends Error {
@@ -122,13 +123,17 @@ export function jsonObject(value: unknown, path: string): JsonObject {
 export function parseArguments(
   text: unknown,
   path: string,
-): { input: JsonObject; incomplete?: true; metadata?: { 'switchyard.raw_input': string } } {
+): { input: JsonObject; incomplete?: true; metadata?: Record<string, string> } {
   if (isJsonObject(text)) return { input: text as JsonObject };
   if (typeof text !== 'string') throw new RequestFieldError(path, `${path} must be a JSON string`);
   if (text.trim() === '') return { input: {} };
   try {
     const value: unknown = parseJson(text);
-    if (isJsonObject(value)) return { input: value as JsonObject };
+    // A number its parse would change (a 19-digit id) goes on as the client wrote it.
+    if (isJsonObject(value))
+      return losesNumberDigits(text)
+        ? { input: value as JsonObject, metadata: { [argumentsTextKey]: text } }
+        : { input: value as JsonObject };
   } catch {
     // Not JSON: kept as it came, below.
   }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseJson, parseJsonString } from './json-text.ts';
+import { losesNumberDigits, parseJson, parseJsonString } from './json-text.ts';
 
 /** Parses `{first: 0, [key]: 1}`: afterwards V8's JSON.parse meets `key` as the one key that followed `first`. */
 function prime(first: string, key: string): void {
@@ -73,5 +73,20 @@ describe('parseJson', () => {
 
   it('decodes a lone string literal', () => {
     expect(parseJsonString('"a\\"\\u0041\\n"')).toBe('a"A\n');
+  });
+});
+
+describe('losesNumberDigits', () => {
+  it.each([
+    ['{"id": 1234567890123456789}', true],
+    ['{"id": -12345678901234567890}', true],
+    ['{"x": 0.1234567890123456789}', true],
+    ['[1, 2, 1234567890123456789]', true],
+    ['{"id": 9007199254740991}', false],
+    ['{"id": "1234567890123456789"}', false],
+    ['["a\\"1234567890123456789"]', false],
+    ['{"price": 1.10, "n": 1e3}', false],
+  ])('%s → %s', (text, expected) => {
+    expect(losesNumberDigits(text)).toBe(expected);
   });
 });

@@ -93,3 +93,36 @@ function parseJsonKeysExactly(text: string): unknown {
 export function parseJsonString(literal: string): string {
   return JSON.parse(literal) as string;
 }
+
+/** A run of 16 digits: no shorter number loses a digit to a double (15 significant digits are exact). */
+const longDigitRun = /[0-9]{16}/;
+
+/**
+ * Whether parsing `text` (JSON) changes a number's digits: a number written with more significant
+ * digits than a double keeps (`1234567890123456789`, an id). Such text must travel as written, not
+ * re-serialized from its parse. A regex finds the candidates; only text holding a run of 16 digits
+ * is scanned, token by token, outside strings.
+ */
+export function losesNumberDigits(text: string): boolean {
+  if (!longDigitRun.test(text)) return false;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === 0x5c) index++;
+      else if (code === 0x22) inString = false;
+      continue;
+    }
+    if (code === 0x22) {
+      inString = true;
+      continue;
+    }
+    if (code !== 0x2d && (code < 0x30 || code > 0x39)) continue;
+    let end = index + 1;
+    while (end < text.length && /[0-9.eE+-]/.test(text.charAt(end))) end++;
+    const token = text.slice(index, end);
+    if (longDigitRun.test(token) && String(Number(token)) !== token) return true;
+    index = end - 1;
+  }
+  return false;
+}

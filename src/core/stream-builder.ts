@@ -6,6 +6,8 @@ import type { RequestId, ToolCallId } from './ids.ts';
 import { hasProtoKey, type JsonObject, type JsonValue, removeProtoKeys } from './json.ts';
 import type { MetadataMap } from './metadata.ts';
 import { JsonFragments } from './partial-json.ts';
+import { losesNumberDigits } from './json-text.ts';
+import { argumentsTextKey } from './tool-arguments.ts';
 import type { CanonicalResponse } from './request.ts';
 import type { CustomPart, Part } from './transcript.ts';
 import { emptyUsage, tokenCount, type Usage } from './usage.ts';
@@ -228,6 +230,9 @@ export class StreamBuilder {
       if (parsed === undefined) {
         repaired = true;
         metadata = { ...metadata, 'switchyard.raw_input': fragments.text() };
+      } else if (losesNumberDigits(fragments.text())) {
+        // Parsed, but a number changed (a 19-digit id): the text as the model wrote it goes on.
+        metadata = { ...metadata, [argumentsTextKey]: fragments.text() };
       }
     }
     // A `__proto__` key in the model's arguments cannot travel on (every copy drops it; the boundary

@@ -11,22 +11,37 @@ function rawInput(call: ToolCallArguments): string | undefined {
 }
 
 /**
+ * Metadata of a call whose arguments parsed, but not exactly: the text as written, when its parse
+ * changed a number (`losesNumberDigits`: an id of 19 digits). Unlike `switchyard.raw_input` the
+ * call is whole; `input` is the parse.
+ */
+export const argumentsTextKey = 'switchyard.arguments_text';
+
+/** The exact text of arguments whose parse changed a number, when it was kept. */
+function exactText(call: ToolCallArguments): string | undefined {
+  const text = call.metadata?.[argumentsTextKey];
+  return typeof text === 'string' ? text : undefined;
+}
+
+/**
  * For a client (the gateway's encoders): the provider's own text when it did not parse, as a
- * streamed client saw it arrive, rather than the repair in `input`; else the input as JSON.
+ * streamed client saw it arrive, rather than the repair in `input`; the text as written when its
+ * parse changed a number; else the input as JSON.
  */
 export function argumentsText(call: ToolCallArguments): string {
-  return rawInput(call) ?? JSON.stringify(call.input);
+  return rawInput(call) ?? exactText(call) ?? JSON.stringify(call.input);
 }
 
 /**
  * For an upstream (Chat, Responses adapters): the model's own text when its arguments were kept as written (`switchyard.raw_input`: JSON that is
  * not an object, `[1,2]`, which `input` cannot hold) and it is JSON; else the input as JSON. Text that
  * does not parse (a call cut short) goes as its repair: hosts that parse the arguments of earlier
- * calls (chat templates) would refuse the whole request over it.
+ * calls (chat templates) would refuse the whole request over it. Text whose parse changed a number
+ * goes as written.
  */
 export function argumentsJson(call: ToolCallArguments): string {
   const raw = rawInput(call);
-  if (raw === undefined) return JSON.stringify(call.input);
+  if (raw === undefined) return exactText(call) ?? JSON.stringify(call.input);
   try {
     parseJson(raw);
     return raw;

@@ -536,3 +536,52 @@ it('a tool-call id longer than the Responses API’s 64 characters (an MCP tool�
   expect(call.call_id!.length).toBeLessThanOrEqual(64);
   expect(output.call_id).toBe(call.call_id);
 });
+
+describe('tool-call numbers past a double’s precision (a 19-digit id)', () => {
+  const exact = '{"user_id": 1234567890123456789, "note": "x"}';
+
+  it('a whole Chat reply gives the client the model’s arguments text exactly, not re-serialized', async () => {
+    harness.emulator.enqueue({
+      type: 'json',
+      body: `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-5-mini","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"lookup","arguments":${JSON.stringify(exact)}}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`,
+    });
+    const response = await post(
+      '/v1/chat/completions',
+      JSON.stringify({
+        model: 'up-chat',
+        messages: [{ role: 'user', content: 'Look up the user.' }],
+        tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }],
+      }),
+    );
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as {
+      choices: Array<{ message: { tool_calls: Array<{ function: { arguments: string } }> } }>;
+    };
+    expect(body.choices[0]!.message.tool_calls[0]!.function.arguments).toBe(exact);
+  });
+
+  it('a Chat client’s replayed call reaches a Chat upstream with its arguments text exactly', async () => {
+    harness.emulator.enqueue(hello());
+    const response = await post(
+      '/v1/chat/completions',
+      JSON.stringify({
+        model: 'up-chat',
+        messages: [
+          { role: 'user', content: 'Look up the user.' },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: exact } }],
+          },
+          { role: 'tool', tool_call_id: 'call_1', content: 'found' },
+        ],
+        tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }],
+      }),
+    );
+    expect(response.status).toBe(200);
+    const sent = harness.emulator.requests.at(-1)!.body as {
+      messages: Array<{ tool_calls?: Array<{ function: { arguments: string } }> }>;
+    };
+    expect(sent.messages[1]!.tool_calls![0]!.function.arguments).toBe(exact);
+  });
+});
