@@ -2,7 +2,7 @@
  * Reading untrusted request bodies: typed field access that fails with a `RequestFieldError` naming
  * the field, and the refusal of fields that would change the answer but cannot be honoured.
  */
-import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
+import { hasProtoKey, isJsonObject, type JsonObject, type JsonValue, removeProtoKeys } from '../core/json.ts';
 import { repairJsonObject } from '../core/partial-json.ts';
 import { losesNumberDigits, parseJson } from '../core/json-text.ts';
 import { argumentsTextKey } from '../core/tool-arguments.ts';
@@ -129,6 +129,12 @@ export function parseArguments(
   if (text.trim() === '') return { input: {} };
   try {
     const value: unknown = parseJson(text);
+    // A `__proto__` key (a model wrote it; the gateway served it as text) cannot travel in `input`:
+    // removed there, the text kept as the call's raw input, as the stream builder keeps a reply's.
+    if (isJsonObject(value) && hasProtoKey(value)) {
+      removeProtoKeys(value);
+      return { input: value as JsonObject, incomplete: true, metadata: { 'switchyard.raw_input': text } };
+    }
     // A number its parse would change (a 19-digit id) goes on as the client wrote it.
     if (isJsonObject(value))
       return losesNumberDigits(text)

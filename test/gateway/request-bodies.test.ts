@@ -585,3 +585,30 @@ describe('tool-call numbers past a double’s precision (a 19-digit id)', () => 
     expect(sent.messages[1]!.tool_calls![0]!.function.arguments).toBe(exact);
   });
 });
+
+it('a replayed call whose arguments text holds a "__proto__" key (as a model wrote it, served as text) is taken: the upstream gets the text as written', async () => {
+  const text = '{"code":"obj.__proto__ = x","__proto__":{"polluted":true}}';
+  harness.emulator.enqueue(hello());
+  const response = await post(
+    '/v1/chat/completions',
+    JSON.stringify({
+      model: 'up-chat',
+      messages: [
+        { role: 'user', content: 'Run it.' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'run', arguments: text } }],
+        },
+        { role: 'tool', tool_call_id: 'call_1', content: 'done' },
+      ],
+      tools: [{ type: 'function', function: { name: 'run', parameters: { type: 'object' } } }],
+    }),
+  );
+  expect(response.status).toBe(200);
+  const sent = harness.emulator.requests.at(-1)!.body as {
+    messages: Array<{ tool_calls?: Array<{ function: { arguments: string } }> }>;
+  };
+  expect(sent.messages[1]!.tool_calls![0]!.function.arguments).toBe(text);
+  expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+});
