@@ -29,6 +29,12 @@ export interface DecodedRequest {
   /** Responses: `store` (default true) and `previous_response_id`. */
   store?: boolean;
   previousResponseId?: string;
+  /**
+   * Responses: how many leading transcript items are the request's `instructions` (0 or 1). They
+   * hold for this turn only: a stored conversation leaves them out, and the next turn's go first.
+   * Developer and system messages in `input` are conversation, stored like any other.
+   */
+  instructionItems?: number;
   /** Responses: `include` asked for `reasoning.encrypted_content`. */
   encryptedReasoning?: boolean;
   /** What the codec left out on purpose (for the server's WARN), e.g. hosted tools it cannot offer. */

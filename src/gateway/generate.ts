@@ -173,9 +173,14 @@ async function withStoredTranscript(
         message: `Previous response with id '${shown(decoded.previousResponseId)}' not found.`,
         param: 'previous_response_id',
       });
-    const instructions = transcript.filter((item) => item.kind === 'system' || item.kind === 'developer');
-    const rest = transcript.filter((item) => item.kind !== 'system' && item.kind !== 'developer');
-    decoded.request.transcript = [...instructions, ...stored.transcript, ...rest];
+    // This turn's `instructions` first, then the stored conversation, then this turn's input.
+    const instructions = decoded.instructionItems ?? 0;
+    decoded.request.transcript = [
+      ...transcript.slice(0, instructions),
+      ...stored.transcript,
+      ...transcript.slice(instructions),
+    ];
+    decoded.instructionItems = instructions;
   }
   await restoreArtifacts(decoded.request.transcript, state.store, scope);
 }
@@ -227,9 +232,8 @@ async function storeResponse(
   call: GenerationCall,
 ): Promise<void> {
   await saving;
-  const history = decoded.request.transcript.filter(
-    (item) => item.kind !== 'system' && item.kind !== 'developer',
-  );
+  // Everything but this turn's `instructions` (developer and system messages in `input` included).
+  const history = decoded.request.transcript.slice(decoded.instructionItems ?? 0);
   const transcript = [...history, { kind: 'assistant' as const, parts: response.content }];
   const size = approximateSize(transcript, state.bodyLimit);
   if (size > state.bodyLimit) {

@@ -612,3 +612,35 @@ it('a replayed call whose arguments text holds a "__proto__" key (as a model wro
   expect(sent.messages[1]!.tool_calls![0]!.function.arguments).toBe(text);
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 });
+
+it('previous_response_id carries the earlier turns’ developer messages from input (only instructions are per turn)', async () => {
+  harness.emulator.enqueue(hello('Bonjour'));
+  const first = await post(
+    '/v1/responses',
+    JSON.stringify({
+      model: 'up-chat',
+      instructions: 'You are terse.',
+      input: [
+        { role: 'developer', content: 'Always answer in French.' },
+        { role: 'user', content: 'hi' },
+      ],
+    }),
+  );
+  expect(first.status).toBe(200);
+  const { id } = (await first.json()) as { id: string };
+  harness.emulator.enqueue(hello('Encore'));
+  const second = await post(
+    '/v1/responses',
+    JSON.stringify({ model: 'up-chat', instructions: 'Be brief.', input: 'again', previous_response_id: id }),
+  );
+  expect(second.status).toBe(200);
+  const sent = harness.emulator.requests.at(-1)!.body as {
+    messages: Array<{ role: string; content: unknown }>;
+  };
+  expect(sent.messages).toEqual([
+    { role: 'developer', content: 'Be brief.\n\nAlways answer in French.' },
+    { role: 'user', content: 'hi' },
+    expect.objectContaining({ role: 'assistant', content: 'Bonjour' }),
+    { role: 'user', content: 'again' },
+  ]);
+});

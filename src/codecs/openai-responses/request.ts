@@ -268,5 +268,7 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   if (warnings.length > 0) decoded.warnings = warnings;
   const previous = optionalString(object, 'previous_response_id');
   if (previous !== undefined) decoded.previousResponseId = previous;
+  const instructions = optionalString(object, 'instructions');
+  decoded.instructionItems = instructions !== undefined && instructions !== '' ? 1 : 0;
   return decoded;
 }
