@@ -1,5 +1,7 @@
 /** The codecs by themselves: decoding edge cases and the opaque-field round trip. */
 import { describe, expect, it } from 'vitest';
+import type { CanonicalResponse } from '../core/request.ts';
+import { serializeFrame } from './frames.ts';
 import { codecs } from './index.ts';
 import { RequestFieldError } from './fields.ts';
 import { taggedOpaque, verbatimOpaque } from './opaque.ts';
@@ -321,5 +323,51 @@ describe('tool-call arguments a provider left unparseable', () => {
       ],
     });
     expect(responses.request.transcript[0]!.parts[0]).toMatchObject({ input: {}, incomplete: true });
+  });
+});
+
+describe('finish reasons of the client’s own protocol pass through', () => {
+  const response = (
+    finishReason: CanonicalResponse['finishReason'],
+    rawFinishReason?: string,
+  ): CanonicalResponse => ({
+    requestId: 'r' as never,
+    model: 'm',
+    provider: 'p',
+    content: [{ type: 'text', text: 'Some text' }],
+    finishReason,
+    ...(rawFinishReason === undefined ? {} : { rawFinishReason }),
+    usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+    latencyMs: 0,
+  });
+
+  it.each([
+    ['pause_turn', 'completed', 'pause_turn'],
+    ['model_context_window_exceeded', 'max-tokens', 'model_context_window_exceeded'],
+    ['length', 'max-tokens', 'max_tokens'],
+    [undefined, 'content-filter', 'refusal'],
+  ] as const)(
+    'Anthropic: an upstream’s %s (canonical %s) is stop_reason %s, whole and streamed',
+    (raw, canonical, expected) => {
+      const codec = codecs['anthropic-messages'];
+      const whole = codec.encodeResponse(response(canonical, raw), { model: 'm' }) as { stop_reason: string };
+      expect(whole.stop_reason).toBe(expected);
+      const frames = codec
+        .createStreamEncoder({ model: 'm' })
+        .event({ type: 'finish', response: response(canonical, raw) });
+      const text = frames.map(serializeFrame).join('');
+      expect(text).toContain(`"stop_reason":"${expected}"`);
+    },
+  );
+
+  it.each([
+    ['RECITATION', 'content-filter', 'RECITATION'],
+    ['LANGUAGE', 'other', 'LANGUAGE'],
+    ['end_turn', 'completed', 'STOP'],
+  ] as const)('Gemini: an upstream’s %s (canonical %s) is finishReason %s', (raw, canonical, expected) => {
+    const whole = codecs.gemini.encodeResponse(response(canonical, raw), { model: 'm' }) as {
+      candidates: Array<{ finishReason: string }>;
+    };
+    expect(whole.candidates[0]!.finishReason).toBe(expected);
   });
 });

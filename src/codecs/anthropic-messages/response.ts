@@ -29,9 +29,31 @@ const stopReasons: Record<FinishReason, string> = {
   other: 'end_turn',
 };
 
-/** The wire `stop_reason` of a response. */
-export function mapFinishReason(reason: FinishReason, context: EncodeContext): string {
-  return context.finishReason ?? stopReasons[reason];
+/** Anthropic's own stop reasons: one the upstream gave goes to the client as it was. */
+const wireStopReasons = new Set([
+  'end_turn',
+  'max_tokens',
+  'stop_sequence',
+  'tool_use',
+  'pause_turn',
+  'refusal',
+  'model_context_window_exceeded',
+]);
+
+/**
+ * The wire `stop_reason` of a response: the upstream's own when it is one of Anthropic's (an
+ * Anthropic upstream's `pause_turn` stays `pause_turn`: the client must continue the turn), else
+ * the canonical reason's.
+ */
+export function mapFinishReason(
+  response: Pick<CanonicalResponse, 'finishReason' | 'rawFinishReason'>,
+  context: EncodeContext,
+): string {
+  const raw = response.rawFinishReason;
+  return (
+    context.finishReason ??
+    (raw !== undefined && wireStopReasons.has(raw) ? raw : stopReasons[response.finishReason])
+  );
 }
 
 /** Anthropic usage: disjoint buckets, as the canonical ones. */
@@ -94,7 +116,7 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
     role: 'assistant',
     model: context.model,
     content: response.content.flatMap((part) => convertPart(part, context) ?? []),
-    stop_reason: mapFinishReason(response.finishReason, context),
+    stop_reason: mapFinishReason(response, context),
     stop_sequence: stopSequenceOf(response),
     usage: convertUsage(response.usage),
   };
@@ -156,7 +178,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     const frames: WireFrame[] = [];
     preamble(frames);
     const stopReason = {
-      stop_reason: mapFinishReason(response.finishReason, context),
+      stop_reason: mapFinishReason(response, context),
       stop_sequence: stopSequenceOf(response),
     };
     frames.push(frame('message_delta', { delta: stopReason, usage: convertUsage(response.usage) }));

@@ -31,9 +31,41 @@ const finishReasons: Record<FinishReason, string> = {
   other: 'OTHER',
 };
 
-/** The wire `finishReason` of a response. */
-export function mapFinishReason(reason: FinishReason, context: EncodeContext): string {
-  return context.finishReason ?? finishReasons[reason];
+/** Gemini's own finish reasons: one the upstream gave goes to the client as it was. */
+const wireFinishReasons = new Set([
+  'STOP',
+  'MAX_TOKENS',
+  'SAFETY',
+  'RECITATION',
+  'LANGUAGE',
+  'OTHER',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'SPII',
+  'MALFORMED_FUNCTION_CALL',
+  'IMAGE_SAFETY',
+  'IMAGE_PROHIBITED_CONTENT',
+  'IMAGE_RECITATION',
+  'IMAGE_OTHER',
+  'NO_IMAGE',
+  'UNEXPECTED_TOOL_CALL',
+  'TOO_MANY_TOOL_CALLS',
+]);
+
+/**
+ * The wire `finishReason` of a response: the upstream's own when it is one of Gemini's (a Gemini
+ * upstream's `RECITATION` stays `RECITATION`, not the canonical `SAFETY`), else the canonical
+ * reason's.
+ */
+export function mapFinishReason(
+  response: Pick<CanonicalResponse, 'finishReason' | 'rawFinishReason'>,
+  context: EncodeContext,
+): string {
+  const raw = response.rawFinishReason;
+  return (
+    context.finishReason ??
+    (raw !== undefined && wireFinishReasons.has(raw) ? raw : finishReasons[response.finishReason])
+  );
 }
 
 /** Gemini usage: the prompt count includes cached tokens; candidates exclude thoughts. */
@@ -97,7 +129,7 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
     candidates: [
       {
         content: { parts, role: 'model' },
-        finishReason: mapFinishReason(response.finishReason, context),
+        finishReason: mapFinishReason(response, context),
         index: 0,
       },
     ],
@@ -182,7 +214,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
         const { response } = event;
         if (response.finishReason === 'error' || response.finishReason === 'cancelled') return [];
         usage = response.usage;
-        return [chunk([{ text: '' }], mapFinishReason(response.finishReason, context))];
+        return [chunk([{ text: '' }], mapFinishReason(response, context))];
       }
       default:
         return [];
