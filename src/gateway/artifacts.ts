@@ -14,6 +14,11 @@ interface CallArtifacts {
   provider?: string;
   signature?: string;
   reasoning?: ReasoningPart[];
+  /**
+   * Where each reasoning part sat: how many of the message's other parts came before it (text
+   * between two thinking blocks keeps them apart when they are put back).
+   */
+  at?: number[];
 }
 
 /** The scope of a gateway key's entries: its name ('' without keys), length-prefixed so no two collide. */
@@ -44,16 +49,24 @@ async function saveCalls(
   ttlMs: number,
   scope: string,
 ): Promise<void> {
-  const reasoning = content.filter(
-    (part): part is ReasoningPart =>
-      part.type === 'reasoning' && (part.signature !== undefined || part.data !== undefined),
-  );
+  const reasoning: ReasoningPart[] = [];
+  const at: number[] = [];
+  let others = 0;
+  for (const part of content) {
+    if (part.type !== 'reasoning') others++;
+    else if (part.signature !== undefined || part.data !== undefined) {
+      reasoning.push(part);
+      at.push(others);
+    }
+  }
   await Promise.all(
     calls.map((call, index) => {
       const artifacts: CallArtifacts = { provider: call.provider ?? provider };
       if (call.signature !== undefined) artifacts.signature = call.signature;
-      if (index === 0 && reasoning.length > 0)
+      if (index === 0 && reasoning.length > 0) {
         artifacts.reasoning = reasoning.map((part) => ({ ...part, provider: part.provider ?? provider }));
+        artifacts.at = at;
+      }
       if (artifacts.signature === undefined && artifacts.reasoning === undefined) return undefined;
       return store.put(callKey(scope, call.id), artifacts, ttlMs);
     }),
@@ -77,8 +90,26 @@ async function restoreItem(item: Item, store: GatewayStore, scope: string): Prom
     if (artifacts.signature !== undefined) call.signature = artifacts.signature;
     if (artifacts.provider !== undefined) call.provider = artifacts.provider;
   });
-  const reasoning = readable(found[0])?.reasoning;
-  if (reasoning !== undefined && !hasReasoning) item.parts.unshift(...reasoning);
+  const first = readable(found[0]);
+  if (first?.reasoning !== undefined && !hasReasoning) item.parts = placeReasoning(item.parts, first);
+}
+
+/**
+ * The item's parts with the stored reasoning put back where it sat among them (`at`; all in front
+ * when a stored entry has no positions): Anthropic wants interleaved thinking in its order.
+ */
+function placeReasoning(parts: Part[], artifacts: CallArtifacts): Part[] {
+  const reasoning = artifacts.reasoning!;
+  const at = artifacts.at;
+  if (at === undefined || at.length !== reasoning.length) return [...reasoning, ...parts];
+  const placed: Part[] = [];
+  let next = 0;
+  parts.forEach((part, index) => {
+    while (next < reasoning.length && at[next]! <= index) placed.push(reasoning[next++]!);
+    placed.push(part);
+  });
+  while (next < reasoning.length) placed.push(reasoning[next++]!);
+  return placed;
 }
 
 /**
@@ -87,8 +118,13 @@ async function restoreItem(item: Item, store: GatewayStore, scope: string): Prom
  */
 function readable(value: unknown): CallArtifacts | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const { provider, signature, reasoning } = value as Record<string, unknown>;
+  const { provider, signature, reasoning, at } = value as Record<string, unknown>;
   if (provider !== undefined && typeof provider !== 'string') return undefined;
+  if (
+    at !== undefined &&
+    !(Array.isArray(at) && at.every((index) => Number.isSafeInteger(index) && index >= 0))
+  )
+    return undefined;
   if (signature !== undefined && typeof signature !== 'string') return undefined;
   if (
     reasoning !== undefined &&
