@@ -45,13 +45,24 @@ export async function readJson(
   const length = headerOf(request, incoming, 'content-length');
   if (Number(length ?? '0') > limit) throw tooLarge(limit);
   // A compressed body is not inflated (a small gzip body can decode to gigabytes): said plainly.
-  const coding = headerOf(request, incoming, 'content-encoding')?.trim().toLowerCase() ?? '';
-  if (coding.split(',').some((part) => part.trim() !== '' && part.trim() !== 'identity'))
-    throw new GatewayError({
-      status: 415,
-      errorClass: 'invalid_request',
-      message: `content-encoding '${coding.slice(0, 40)}' is not accepted: send the body uncompressed`,
-    });
+  // Nor is a transfer coding other than chunked (`Transfer-Encoding: gzip, chunked`: Node removes
+  // the chunking only).
+  for (const [name, plain] of [
+    ['content-encoding', 'identity'],
+    ['transfer-encoding', 'chunked'],
+  ] as const) {
+    const coding = headerOf(request, incoming, name)?.trim().toLowerCase() ?? '';
+    if (
+      coding
+        .split(',')
+        .some((part) => part.trim() !== '' && part.trim() !== plain && part.trim() !== 'identity')
+    )
+      throw new GatewayError({
+        status: 415,
+        errorClass: 'invalid_request',
+        message: `${name} '${coding.slice(0, 40)}' is not accepted: send the body uncompressed`,
+      });
+  }
   let bytes: Buffer;
   if (incoming !== undefined && !incoming.readableDidRead) bytes = await readIncoming(incoming, limit);
   else if (request !== undefined) bytes = await readRequest(request, limit, length !== undefined, incoming);

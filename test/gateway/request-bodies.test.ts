@@ -4,6 +4,7 @@
  * compressed bodies, stored conversations that would grow past the body limit, a store that fails
  * or holds values of another shape, and the log lines a body can cause.
  */
+import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway, type GatewayStore } from 'switchyard-ai/gateway';
 import { type GatewayHarness, startGatewayHarness } from './harness.ts';
@@ -643,4 +644,25 @@ it('previous_response_id carries the earlier turns’ developer messages from in
     expect.objectContaining({ role: 'assistant', content: 'Bonjour' }),
     { role: 'user', content: 'again' },
   ]);
+});
+
+it('a body sent with transfer-encoding gzip, chunked is a 415 saying so (Node removes only the chunking), not a JSON error', async () => {
+  const { port } = new URL(harness.server.url);
+  const reply = await new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () =>
+      socket.write(
+        'POST /v1/messages HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n' +
+          'anthropic-version: 2023-06-01\r\ntransfer-encoding: gzip, chunked\r\nconnection: close\r\n\r\n' +
+          '3\r\n\u001f\u008b\u0008\r\n0\r\n\r\n',
+        'latin1',
+      ),
+    );
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('close', () => resolve(text));
+    socket.on('error', reject);
+  });
+  expect(reply).toMatch(/^HTTP\/1\.1 415 /);
+  expect(reply).toContain("transfer-encoding 'gzip, chunked' is not accepted");
 });
