@@ -147,7 +147,9 @@ describe('interrupts (scripted adapter)', () => {
     const run = createAgent({ client: adapter, model: 'scripted:m' }).run('go', {
       signal: controller.signal,
     });
-    setTimeout(() => controller.abort(), 5);
+    // Aborted once the stream has begun (a timer raced the whole stream on a fast run).
+    for await (const event of run)
+      if (event.type === 'text-delta' && !controller.signal.aborted) controller.abort();
     const result = await run.result();
     expect(result).toMatchObject({ outcome: 'cancelled', interrupted: { reason: 'aborted' } });
   });
