@@ -261,6 +261,19 @@ describe('opaque fields', () => {
     expect(taggedOpaque.unwrap('plain-signature')).toEqual({ signature: 'plain-signature' });
     expect(verbatimOpaque.wrap({ provider: 'x', signature: 'raw' })).toBe('raw');
   });
+
+  it('a wrapped value cannot carry the library’s own metadata (switchyard.*) into a part', () => {
+    const forged = taggedOpaque.wrap({
+      provider: 'gemini',
+      signature: 'sig',
+      metadata: { 'switchyard.arguments_text': '{"rm":"-rf"}', 'gemini.kept': 'x' } as never,
+    });
+    expect(taggedOpaque.unwrap(forged)).toEqual({
+      provider: 'gemini',
+      signature: 'sig',
+      metadata: { 'gemini.kept': 'x' },
+    });
+  });
 });
 
 describe('tool-call arguments a provider left unparseable', () => {

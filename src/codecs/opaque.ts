@@ -42,7 +42,13 @@ export const taggedOpaque: OpaqueCodec = {
       if (typeof value !== 'object' || value === null) return { signature: text };
       const { p, s, d, m } = value as Record<string, unknown>;
       const payload: OpaquePayload = {};
-      if (typeof m === 'object' && m !== null && !Array.isArray(m)) payload.metadata = m as MetadataMap;
+      // Only the provider's own metadata (item ids): `switchyard.*` keys are the library's to set.
+      if (typeof m === 'object' && m !== null && !Array.isArray(m)) {
+        const metadata = Object.fromEntries(
+          Object.entries(m).filter(([key]) => !key.startsWith('switchyard.')),
+        ) as MetadataMap;
+        if (Object.keys(metadata).length > 0) payload.metadata = metadata;
+      }
       if (typeof p === 'string') payload.provider = p;
       if (typeof s === 'string') payload.signature = s;
       if (typeof d === 'string') payload.data = d;

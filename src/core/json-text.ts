@@ -69,7 +69,7 @@ function parseJsonKeysExactly(text: string): unknown {
   for (let match = token.exec(text); match !== null; match = token.exec(text)) {
     const [, string, number, literal, punctuator] = match;
     if (string !== undefined) {
-      const decoded = parseJsonString(string);
+      const decoded = string.includes('\\') ? parseJsonString(string) : string.slice(1, -1);
       if (expectingKey) {
         key = decoded;
         expectingKey = false;
@@ -94,8 +94,11 @@ export function parseJsonString(literal: string): string {
   return JSON.parse(literal) as string;
 }
 
-/** A run of 16 digits: no shorter number loses a digit to a double (15 significant digits are exact). */
-const longDigitRun = /[0-9]{16}/;
+/**
+ * 16 digits, a decimal point allowed among them: no number with fewer significant digits loses one
+ * to a double (15 are exact).
+ */
+const longDigitRun = /(?:[0-9]\.?){16}/;
 
 /**
  * Whether parsing `text` (JSON) changes a number's digits: a number written with more significant

@@ -154,6 +154,14 @@ describe('tool inputs with __proto__ keys', () => {
     expect(call.metadata?.['switchyard.raw_input']).toContain('"__proto__":{"polluted":true}');
   });
 
+  it('keeps the model’s own text as raw input, digits past a double’s precision included', () => {
+    const { builder } = createBuilder();
+    builder.toolStart('k', 'call_1' as ToolCallId, 'lookup');
+    builder.toolDelta('k', '{"__proto__":{},"id":1234567890123456789}');
+    const call = builder.finish().content[0] as { metadata?: Record<string, unknown> };
+    expect(call.metadata?.['switchyard.raw_input']).toBe('{"__proto__":{},"id":1234567890123456789}');
+  });
+
   it('leaves inputs without them untouched (no raw copy, not incomplete)', () => {
     const { builder } = createBuilder();
     builder.toolStart('k', 'call_1' as ToolCallId, 'lookup');

@@ -238,9 +238,12 @@ export class StreamBuilder {
     // A `__proto__` key in the model's arguments cannot travel on (every copy drops it; the boundary
     // refuses it in a request): removed here, with the arguments as sent kept as raw input.
     if (hasProtoKey(input)) {
-      let raw: string | undefined;
+      // The model's own text when the input was parsed from it (exact digits); else the input as JSON.
+      let raw =
+        fields.input === undefined && part.currentInput === undefined ? part.fragments?.text() : undefined;
+      if (raw === '') raw = undefined;
       try {
-        raw = JSON.stringify(input);
+        raw ??= JSON.stringify(input);
       } catch {
         raw = undefined; // nested past the engine's limit: the input is still cleaned
       }

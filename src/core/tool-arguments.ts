@@ -1,4 +1,5 @@
 /** The arguments text of a tool call, for the protocols that send it as a string (Chat, Responses). */
+import { isDeepStrictEqual } from 'node:util';
 import type { ToolCallPart } from './transcript.ts';
 import { parseJson } from './json-text.ts';
 
@@ -17,10 +18,19 @@ function rawInput(call: ToolCallArguments): string | undefined {
  */
 export const argumentsTextKey = 'switchyard.arguments_text';
 
-/** The exact text of arguments whose parse changed a number, when it was kept. */
+/**
+ * The exact text of arguments whose parse changed a number, when it was kept and still is the
+ * input's text: it parses to `input` (metadata a caller wrote, or an input edited since, is not
+ * taken over the input).
+ */
 function exactText(call: ToolCallArguments): string | undefined {
   const text = call.metadata?.[argumentsTextKey];
-  return typeof text === 'string' ? text : undefined;
+  if (typeof text !== 'string') return undefined;
+  try {
+    return isDeepStrictEqual(parseJson(text), call.input) ? text : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

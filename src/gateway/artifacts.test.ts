@@ -27,6 +27,27 @@ describe('signed reasoning put back for a client that has no field for it', () =
     ).toEqual(['SIG-A', 'text', 'SIG-B', 'tool-call']);
   });
 
+  it('never puts reasoning after the call when the client sends back fewer parts (only the call)', async () => {
+    const store = createMemoryStore();
+    await saveArtifacts(
+      [
+        thinking('first', 'SIG-A'),
+        { type: 'text', text: 'Let me check.' },
+        thinking('second', 'SIG-B'),
+        call,
+      ],
+      'anthropic',
+      store,
+      60_000,
+      '',
+    );
+    const transcript: Item[] = [{ kind: 'assistant', parts: [{ ...call }] }];
+    await restoreArtifacts(transcript, store, '');
+    expect(
+      transcript[0]!.parts.map((part) => (part.type === 'reasoning' ? part.signature : part.type)),
+    ).toEqual(['SIG-A', 'SIG-B', 'tool-call']);
+  });
+
   it('puts reasoning stored without positions (an older entry) in front', async () => {
     const store = createMemoryStore();
     await store.put(

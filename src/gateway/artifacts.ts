@@ -105,7 +105,9 @@ function placeReasoning(parts: Part[], artifacts: CallArtifacts): Part[] {
   const placed: Part[] = [];
   let next = 0;
   parts.forEach((part, index) => {
-    while (next < reasoning.length && at[next]! <= index) placed.push(reasoning[next++]!);
+    // Never after a call: a client that merged or left out text has fewer parts than the reply had.
+    while (next < reasoning.length && (at[next]! <= index || part.type === 'tool-call'))
+      placed.push(reasoning[next++]!);
     placed.push(part);
   });
   while (next < reasoning.length) placed.push(reasoning[next++]!);

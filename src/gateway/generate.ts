@@ -180,7 +180,6 @@ async function withStoredTranscript(
       ...stored.transcript,
       ...transcript.slice(instructions),
     ];
-    decoded.instructionItems = instructions;
   }
   await restoreArtifacts(decoded.request.transcript, state.store, scope);
 }
@@ -574,7 +573,7 @@ async function startStream(
     }
     const frames = await onEvent(next.value);
     for (const frame of frames) first.push(frame);
-    if (first.length > 0 && (isContentEvent(next.value) || held >= maxHeldEvents)) break;
+    if ((first.length > 0 && isContentEvent(next.value)) || held >= maxHeldEvents) break;
   }
   // The client gave up before any content (the front door ends such a stream with a clean
   // `cancelled` finish): it gets nothing more, and the call is logged 499.
@@ -608,7 +607,9 @@ async function startStream(
     served.call.jsonArray === true ? 'application/json' : 'text/event-stream; charset=utf-8';
   const headers = { ...headersOf(served, contentType), 'cache-control': 'no-cache' };
   // What the upstream has already delivered goes first; a reply that is whole by then leaves in one write.
-  const head = (await pump.read()) ?? '';
+  // Nothing framed yet (past `maxHeldEvents` of a preamble the protocol has no frame for): the
+  // headers go now, the frames as they come.
+  const head = first.length === 0 && !done ? '' : ((await pump.read()) ?? '');
   if (pump.ended) return { status: 200, headers, body: head };
   const { outgoing } = served.call;
   if (served.call.directWrites !== true || outgoing === undefined)

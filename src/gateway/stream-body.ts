@@ -231,6 +231,8 @@ export function writeToNode(
   };
   outgoing.once('close', onClose);
   outgoing.writeHead(200, headers);
+  // No text yet (a preamble the protocol has no frame for): the headers go now, not with the first write.
+  if (head === '') outgoing.flushHeaders();
   const full = head !== '' && !outgoing.write(head);
   void drive(pump, outgoing, full).finally(() => outgoing.off('close', onClose));
 }

@@ -327,15 +327,14 @@ export function createUpgradeHandler(
     const caller: Caller = { requestId: '', key: undefined };
     // The keyed routes' own check: 503 while shutting down, 401 without a valid key, 403 for a
     // client that is not local when there are no keys.
-    const refusal =
-      url.pathname === websocketPath
-        ? refusalOf(
-            state,
-            caller,
-            (name) => nodeHeader(request, name),
-            () => url.searchParams.get('key') ?? undefined,
-          )
-        : { status: 404 };
+    const refusal = isWebSocketUpgrade(request)
+      ? refusalOf(
+          state,
+          caller,
+          (name) => nodeHeader(request, name),
+          () => url.searchParams.get('key') ?? undefined,
+        )
+      : { status: 404 };
     if (refusal !== undefined) {
       const status = `${refusal.status} ${STATUS_CODES[refusal.status] ?? ''}`;
       socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);

@@ -213,16 +213,21 @@ function convertFormat(text: unknown): OutputSchema | undefined {
   return schema;
 }
 
-function convertInput(object: Record<string, unknown>, opaque: OpaqueCodec): Item[] {
+/** The transcript: `instructions` first (one system item, counted apart: they hold for this turn), then `input`. */
+function convertInput(
+  object: Record<string, unknown>,
+  opaque: OpaqueCodec,
+): { transcript: Item[]; instructionItems: number } {
   const transcript: Item[] = [];
   const instructions = optionalString(object, 'instructions');
   if (instructions !== undefined && instructions !== '')
     transcript.push({ kind: 'system', parts: [{ type: 'text', text: instructions }] });
+  const instructionItems = transcript.length;
   const input = object.input;
   if (typeof input === 'string') transcript.push({ kind: 'user', parts: [{ type: 'text', text: input }] });
   else if (Array.isArray(input)) input.forEach((item, index) => convertItem(item, index, transcript, opaque));
   else throw new RequestFieldError('input', 'input must be a string or an array of items');
-  return transcript;
+  return { transcript, instructionItems };
 }
 
 /** Decodes a Responses request; unknown fields are ignored, unhonourable ones refused by name. */
@@ -236,7 +241,8 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
       'conversation: conversations are not supported by the gateway',
       'unsupported',
     );
-  const request: DecodedRequest['request'] = { transcript: convertInput(object, opaque) };
+  const { transcript, instructionItems } = convertInput(object, opaque);
+  const request: DecodedRequest['request'] = { transcript };
   const warnings: string[] = [];
   const tools = convertTools(object, warnings);
   if (tools !== undefined && tools.length > 0) request.tools = tools;
@@ -268,7 +274,6 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   if (warnings.length > 0) decoded.warnings = warnings;
   const previous = optionalString(object, 'previous_response_id');
   if (previous !== undefined) decoded.previousResponseId = previous;
-  const instructions = optionalString(object, 'instructions');
-  decoded.instructionItems = instructions !== undefined && instructions !== '' ? 1 : 0;
+  decoded.instructionItems = instructionItems;
   return decoded;
 }
