@@ -4,6 +4,9 @@ import type { ToolChoice, ToolSpec } from '../core/tools.ts';
 import type { Item, Part, ToolOutput } from '../core/transcript.ts';
 import { checkTranscript } from '../core/transcript-invariants.ts';
 import type { Usage } from '../core/usage.ts';
+import type { FinishReason } from '../core/finish-reason.ts';
+import type { CanonicalResponse } from '../core/request.ts';
+import type { EncodeContext } from './types.ts';
 import { RequestFieldError } from './fields.ts';
 
 /**
@@ -167,4 +170,19 @@ export class ArgumentTracker {
     if (sent === '') return JSON.stringify(input);
     return '';
   }
+}
+
+/**
+ * A protocol's finish-reason field for a response: the context's override; else the upstream's own
+ * reason when it is one of this protocol's values (`wire`: an Anthropic upstream's `pause_turn` to an
+ * Anthropic client); else the canonical reason's (`table`).
+ */
+export function wireFinishReason(
+  response: Pick<CanonicalResponse, 'finishReason' | 'rawFinishReason'>,
+  context: EncodeContext,
+  table: Readonly<Record<FinishReason, string>>,
+  wire: ReadonlySet<string>,
+): string {
+  const raw = response.rawFinishReason;
+  return context.finishReason ?? (raw !== undefined && wire.has(raw) ? raw : table[response.finishReason]);
 }

@@ -7,7 +7,7 @@ import { emptyUsage, type Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createAnthropicMessageId } from '../ids.ts';
 import { verbatimOpaque } from '../opaque.ts';
-import { ArgumentTracker } from '../common.ts';
+import { ArgumentTracker, wireFinishReason } from '../common.ts';
 import type {
   EncodeContext,
   EncoderState,
@@ -49,11 +49,7 @@ export function mapFinishReason(
   response: Pick<CanonicalResponse, 'finishReason' | 'rawFinishReason'>,
   context: EncodeContext,
 ): string {
-  const raw = response.rawFinishReason;
-  return (
-    context.finishReason ??
-    (raw !== undefined && wireStopReasons.has(raw) ? raw : stopReasons[response.finishReason])
-  );
+  return wireFinishReason(response, context, stopReasons, wireStopReasons);
 }
 
 /** Anthropic usage: disjoint buckets, as the canonical ones. */

@@ -16,6 +16,7 @@ import type {
   WireError,
   WireFrame,
 } from '../types.ts';
+import { wireFinishReason } from '../common.ts';
 import { errorBody } from './errors.ts';
 
 type WirePart = Record<string, unknown>;
@@ -61,11 +62,7 @@ export function mapFinishReason(
   response: Pick<CanonicalResponse, 'finishReason' | 'rawFinishReason'>,
   context: EncodeContext,
 ): string {
-  const raw = response.rawFinishReason;
-  return (
-    context.finishReason ??
-    (raw !== undefined && wireFinishReasons.has(raw) ? raw : finishReasons[response.finishReason])
-  );
+  return wireFinishReason(response, context, finishReasons, wireFinishReasons);
 }
 
 /** Gemini usage: the prompt count includes cached tokens; candidates exclude thoughts. */
