@@ -93,3 +93,57 @@ describe('losesNumberDigits', () => {
     expect(losesNumberDigits(text)).toBe(expected);
   });
 });
+
+describe('parseJson on text whose keys are written with \\u escapes', () => {
+  /** `text` with every key character written as a `\uXXXX` escape where `escape` says so. */
+  const escapeKeys = (value: unknown, escape: (index: number) => boolean): string => {
+    let count = 0;
+    return JSON.stringify(value).replace(/"((?:[^"\\]|\\.)*)"(\s*:)/g, (_, body: string, colon: string) => {
+      const decoded = JSON.parse(`"${body}"`) as string;
+      const written = [...decoded]
+        .map((character) =>
+          escape(count++)
+            ? `\\u${character.codePointAt(0)!.toString(16).padStart(4, '0')}`
+            : JSON.stringify(character).slice(1, -1),
+        )
+        .join('');
+      return `"${written}"${colon}`;
+    });
+  };
+
+  it('returns the same value as the text without escapes (property)', () => {
+    const key = fc.string({ unit: fc.constantFrom('a', 'b', '1', '_', '"', '\\', '\n'), maxLength: 3 });
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: 'small' },
+        fc.oneof(fc.string(), fc.integer(), fc.constant(null)),
+        fc.array(tie('node'), { maxLength: 3 }),
+        fc.dictionary(key, tie('node'), { maxKeys: 4 }).filter((object) => !('__proto__' in object)),
+      ),
+    })).node;
+    fc.assert(
+      fc.property(value, fc.array(fc.boolean(), { minLength: 1, maxLength: 16 }), (generated, pattern) => {
+        const text = escapeKeys(generated, (index) => pattern[index % pattern.length]!);
+        expect(parseJson(text)).toEqual(generated);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('keeps JSON.parse’s rules: the last of duplicate keys at the first’s place, integer keys first, an own __proto__', () => {
+    expect(Object.entries(parseJson('{"b":0,"a":1,"\\u0061":2,"\\u0031":3}') as object)).toEqual([
+      ['1', 3],
+      ['b', 0],
+      ['a', 2],
+    ]);
+    expect(parseJson('{"\\u0061":1,"a":2}')).toEqual({ a: 2 });
+    const proto = parseJson('{"\\u005f_proto__":{"polluted":true},"x":{"__proto__":1,"\\n":2}}') as Record<
+      string,
+      unknown
+    >;
+    expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
+    expect(Object.hasOwn(proto, '__proto__')).toBe(true);
+    expect(Object.keys(proto.x as object)).toEqual(['__proto__', '\n']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});

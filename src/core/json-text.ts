@@ -14,79 +14,105 @@
  * (the raw `\"` cut to one character), and so do `"\n"` and `"\u0041"`: a transcript with such a
  * metadata key came back changed, depending on what the process had parsed before. Text without an
  * escaped key (nearly all of it) keeps the native parse; text with one is parsed again by
- * {@link parseJsonKeysExactly}. Throws `JSON.parse`'s own SyntaxError on invalid text.
+ * {@link parseWithPlainKeys}. Throws `JSON.parse`'s own SyntaxError on invalid text.
  */
 export function parseJson(text: string): unknown {
   const value: unknown = JSON.parse(text);
-  return hasEscapedKey(text) ? parseJsonKeysExactly(text) : value;
+  const first = findEscapedKey(text, 0);
+  return first === undefined ? value : parseWithPlainKeys(text, first);
 }
 
 /**
- * Whether an object key in `text` (JSON that `JSON.parse` accepted) is written with an escape.
- * Jumps from string to string that holds a backslash, at the speed of `indexOf`: a backslash is
- * always inside a string, which ends at the next quote after an even run of backslashes; a colon
- * after that end makes the string a key.
+ * The next object key in `text` (JSON that `JSON.parse` accepted) written with an escape, from
+ * `from` on: the indexes of its opening and closing quotes. Jumps from string to string that holds
+ * a backslash, at the speed of `indexOf`: a backslash is always inside a string, which ends at the
+ * next quote after an even run of backslashes and began at the last such quote before it; a colon
+ * after its end makes the string a key. Linear: each string is walked at most once each way.
  */
-function hasEscapedKey(text: string): boolean {
-  let backslash = text.indexOf('\\');
+function findEscapedKey(text: string, from: number): [number, number] | undefined {
+  const unescaped = (quote: number) => {
+    let run = 0;
+    while (text.charCodeAt(quote - 1 - run) === 0x5c) run++;
+    return run % 2 === 0;
+  };
+  let backslash = text.indexOf('\\', from);
   while (backslash !== -1) {
     let end = backslash + 1; // the escaped character, which may be a quote
-    let run: number;
     do {
       end = text.indexOf('"', end + 1);
-      if (end === -1) return false;
-      run = 0;
-      while (text.charCodeAt(end - 1 - run) === 0x5c) run++;
-    } while (run % 2 === 1);
+      if (end === -1) return undefined;
+    } while (!unescaped(end));
     let next = end + 1;
     while (next < text.length && ' \t\n\r'.includes(text.charAt(next))) next++;
-    if (text.charAt(next) === ':') return true;
+    if (text.charAt(next) === ':') {
+      let start = text.lastIndexOf('"', backslash);
+      while (!unescaped(start)) start = text.lastIndexOf('"', start - 1);
+      return [start, end];
+    }
     backslash = text.indexOf('\\', next);
   }
-  return false;
+  return undefined;
 }
 
 /**
- * Parses JSON text that `JSON.parse` has accepted, building the objects key by key so that no key
- * goes through V8's JSON object fast path; each string is decoded by `JSON.parse` alone, which is
- * exact. Iterative, so nesting depth is no limit (the shape check refuses deep values later).
+ * Parses `text` with every escaped key (the first at `first`) written as a placeholder without
+ * escapes — `<prefix><n>`, a prefix the text does not hold — which V8 cannot mistake for another
+ * key, then puts the decoded keys back in place of the placeholders: `JSON.parse`'s speed, and its
+ * semantics (key order, the last of duplicate keys, an own `__proto__`). Only the objects that
+ * held a placeholder are rebuilt; the walk is iterative, so nesting depth is no limit.
  */
-function parseJsonKeysExactly(text: string): unknown {
-  const token = /[\t\n\r ]*(?:("[^"\\]*(?:\\[^][^"\\]*)*")|([-\d][-+.\deE]*)|(true|false|null)|([[\]{},:]))/y;
-  const open: Array<unknown[] | Record<string, unknown>> = [];
-  let root: unknown;
-  let key = '';
-  let expectingKey = false;
-  const place = (value: unknown): void => {
-    const parent = open.at(-1);
-    if (parent === undefined) root = value;
-    else if (Array.isArray(parent)) parent.push(value);
-    // `JSON.parse` makes an own `__proto__` property (refused later); assigning would swap the prototype.
-    else if (key === '__proto__') {
-      Object.defineProperty(parent, key, { value, writable: true, enumerable: true, configurable: true });
-    } else parent[key] = value;
-  };
-  for (let match = token.exec(text); match !== null; match = token.exec(text)) {
-    const [, string, number, literal, punctuator] = match;
-    if (string !== undefined) {
-      const decoded = string.includes('\\') ? parseJsonString(string) : string.slice(1, -1);
-      if (expectingKey) {
-        key = decoded;
-        expectingKey = false;
-      } else place(decoded);
-    } else if (number !== undefined) place(Number(number));
-    else if (literal !== undefined) place(literal === 'null' ? null : literal === 'true');
-    else if (punctuator === '{' || punctuator === '[') {
-      const container = punctuator === '{' ? {} : [];
-      place(container);
-      open.push(container);
-      expectingKey = punctuator === '{';
-    } else if (punctuator === '}' || punctuator === ']') {
-      open.pop();
-      expectingKey = false;
-    } else if (punctuator === ',') expectingKey = !Array.isArray(open.at(-1));
+function parseWithPlainKeys(text: string, first: [number, number]): unknown {
+  let prefix: string;
+  do prefix = `sy${Math.random().toString(36).slice(2, 10)}~`;
+  while (text.includes(prefix));
+  const keys: string[] = [];
+  const pieces: string[] = [];
+  let last = 0;
+  for (let span: [number, number] | undefined = first; span !== undefined;) {
+    const [start, end] = span;
+    pieces.push(text.slice(last, start), `"${prefix}${keys.length}"`);
+    keys.push(parseJsonString(text.slice(start, end + 1)));
+    last = end + 1;
+    span = findEscapedKey(text, last);
   }
-  return root;
+  pieces.push(text.slice(last));
+  const holder: Record<string, unknown> = { value: JSON.parse(pieces.join('')) as unknown };
+  const pending: Array<[Record<string, unknown> | unknown[], string | number]> = [[holder, 'value']];
+  while (pending.length > 0) {
+    const [parent, at] = pending.pop()!;
+    let value = (parent as Record<string | number, unknown>)[at];
+    if (typeof value !== 'object' || value === null) continue;
+    if (Array.isArray(value)) {
+      for (let index = 0; index < value.length; index++)
+        if (typeof value[index] === 'object' && value[index] !== null) pending.push([value, index]);
+      continue;
+    }
+    const object = value as Record<string, unknown>;
+    const names = Object.keys(object);
+    if (names.some((name) => name.startsWith(prefix))) {
+      const rebuilt: Record<string, unknown> = {};
+      for (const name of names)
+        setOwn(
+          rebuilt,
+          name.startsWith(prefix) ? keys[Number(name.slice(prefix.length))]! : name,
+          object[name],
+        );
+      setOwn(parent as Record<string, unknown>, at, rebuilt);
+      value = rebuilt;
+    }
+    for (const name of Object.keys(value as object)) {
+      const child = (value as Record<string, unknown>)[name];
+      if (typeof child === 'object' && child !== null) pending.push([value as Record<string, unknown>, name]);
+    }
+  }
+  return holder.value;
+}
+
+/** Sets an own property as `JSON.parse` makes it: `__proto__` too (an assignment would swap the prototype). */
+function setOwn(target: Record<string, unknown> | unknown[], key: string | number, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  else (target as Record<string | number, unknown>)[key] = value;
 }
 
 /** One JSON string literal (with its quotes) decoded: exact, as no object key is involved. */
