@@ -155,3 +155,21 @@ export function losesNumberDigits(text: string): boolean {
   }
   return false;
 }
+
+/** `JSON.rawJSON` (Node ≥ 21): a primitive `JSON.stringify` writes as its text. */
+const rawJSON = (JSON as unknown as { rawJSON?: (text: string) => unknown }).rawJSON;
+
+/**
+ * `text` (JSON) parsed with every number whose parse would change its digits kept as written (a
+ * `JSON.rawJSON` value, which `JSON.stringify` writes as is): for a body serialized at once, in a
+ * protocol that carries the value as JSON rather than as text. Undefined when it cannot be done
+ * exactly here (no `JSON.rawJSON`, or an escaped key: the source-text reviver shares the key bug).
+ */
+export function parseJsonKeepingDigits(text: string): unknown {
+  if (rawJSON === undefined || findEscapedKey(text, 0) !== undefined) return undefined;
+  const reviver = (_key: string, value: unknown, context?: { source?: string }) =>
+    typeof value === 'number' && context?.source !== undefined && losesNumberDigits(context.source)
+      ? rawJSON(context.source)
+      : value;
+  return JSON.parse(text, reviver as (key: string, value: unknown) => unknown) as unknown;
+}

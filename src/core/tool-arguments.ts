@@ -1,7 +1,8 @@
 /** The arguments text of a tool call, for the protocols that send it as a string (Chat, Responses). */
 import { isDeepStrictEqual } from 'node:util';
 import type { ToolCallPart } from './transcript.ts';
-import { parseJson } from './json-text.ts';
+import { parseJson, parseJsonKeepingDigits } from './json-text.ts';
+import type { JsonObject } from './json.ts';
 
 type ToolCallArguments = Pick<ToolCallPart, 'input' | 'metadata'>;
 
@@ -58,4 +59,15 @@ export function argumentsJson(call: ToolCallArguments): string {
   } catch {
     return JSON.stringify(call.input);
   }
+}
+
+/**
+ * For a client protocol that carries arguments as a JSON object (Anthropic, Gemini), in a body
+ * serialized at once: the input, with the numbers its parse changed (a 19-digit id) written as the
+ * model wrote them when the text was kept.
+ */
+export function argumentsObject(call: ToolCallArguments): JsonObject {
+  const text = exactText(call);
+  if (text === undefined) return call.input;
+  return (parseJsonKeepingDigits(text) as JsonObject | undefined) ?? call.input;
 }

@@ -561,6 +561,33 @@ describe('tool-call numbers past a double’s precision (a 19-digit id)', () => 
     expect(body.choices[0]!.message.tool_calls[0]!.function.arguments).toBe(exact);
   });
 
+  it.each([
+    ['an Anthropic client', '/v1/messages', { model: 'up-chat', max_tokens: 64 }],
+    ['a Gemini client', '/v1beta/models/up-chat:generateContent', {}],
+  ])(
+    '%s gets the number exactly in its arguments object (written as the model wrote it)',
+    async (_, path, extra) => {
+      harness.emulator.enqueue({
+        type: 'json',
+        body: `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-5-mini","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"lookup","arguments":${JSON.stringify(exact)}}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`,
+      });
+      const gemini = path.startsWith('/v1beta');
+      const body = gemini
+        ? {
+            contents: [{ role: 'user', parts: [{ text: 'Look up the user.' }] }],
+            tools: [{ functionDeclarations: [{ name: 'lookup', parameters: { type: 'object' } }] }],
+          }
+        : {
+            ...extra,
+            messages: [{ role: 'user', content: 'Look up the user.' }],
+            tools: [{ name: 'lookup', input_schema: { type: 'object' } }],
+          };
+      const response = await post(path, JSON.stringify(body), { 'anthropic-version': '2023-06-01' });
+      expect(response.status).toBe(200);
+      expect(await response.text()).toContain('"user_id":1234567890123456789');
+    },
+  );
+
   it('a Chat client’s replayed call reaches a Chat upstream with its arguments text exactly', async () => {
     harness.emulator.enqueue(hello());
     const response = await post(

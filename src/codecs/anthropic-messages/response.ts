@@ -3,6 +3,7 @@ import type { StreamEvent } from '../../core/events.ts';
 import type { FinishReason } from '../../core/finish-reason.ts';
 import type { CanonicalResponse } from '../../core/request.ts';
 import type { Part } from '../../core/transcript.ts';
+import { argumentsObject } from '../../core/tool-arguments.ts';
 import { emptyUsage, type Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createAnthropicMessageId } from '../ids.ts';
@@ -82,7 +83,7 @@ function convertPart(part: Part, context: EncodeContext): Record<string, unknown
         };
       return { type: 'thinking', thinking: part.text, signature: signatureOf(part, context) };
     case 'tool-call':
-      return { type: 'tool_use', id: part.id, name: part.name, input: part.input };
+      return { type: 'tool_use', id: part.id, name: part.name, input: argumentsObject(part) };
     default:
       return undefined;
   }

@@ -3,7 +3,9 @@ import type { StreamEvent } from '../../core/events.ts';
 import type { FinishReason } from '../../core/finish-reason.ts';
 import type { CanonicalResponse } from '../../core/request.ts';
 import type { MetadataMap } from '../../core/metadata.ts';
+import type { JsonObject } from '../../core/json.ts';
 import type { Part } from '../../core/transcript.ts';
+import { argumentsObject } from '../../core/tool-arguments.ts';
 import type { Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createGeminiResponseId } from '../ids.ts';
@@ -85,8 +87,11 @@ function sign(part: WirePart, payload: OpaquePayload, context: EncodeContext): W
   return { ...part, thoughtSignature: (context.opaque ?? verbatimOpaque).wrap(payload) };
 }
 
-function callPart(call: { id: string; name: string; input: object }, context: EncodeContext): WirePart {
-  const functionCall: WirePart = { name: call.name, args: call.input };
+function callPart(
+  call: { id: string; name: string; input: JsonObject; metadata?: MetadataMap },
+  context: EncodeContext,
+): WirePart {
+  const functionCall: WirePart = { name: call.name, args: argumentsObject(call) };
   if (context.callIds === true) functionCall.id = call.id;
   return { functionCall };
 }
@@ -201,7 +206,12 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
         names.set(event.id, event.name);
         return [];
       case 'tool-call-end': {
-        const call = { id: event.id, name: names.get(event.id) ?? '', input: event.input };
+        const call = {
+          id: event.id,
+          name: names.get(event.id) ?? '',
+          input: event.input,
+          ...(event.metadata === undefined ? {} : { metadata: event.metadata }),
+        };
         return [chunk([sign(callPart(call, context), { provider, signature: event.signature }, context)])];
       }
       case 'usage':
