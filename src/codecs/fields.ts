@@ -127,21 +127,22 @@ export function parseArguments(
   if (isJsonObject(text)) return { input: text as JsonObject };
   if (typeof text !== 'string') throw new RequestFieldError(path, `${path} must be a JSON string`);
   if (text.trim() === '') return { input: {} };
+  let value: unknown;
   try {
-    const value: unknown = parseJson(text);
+    value = parseJson(text);
+  } catch {
+    value = undefined; // not JSON: kept as it came, below
+  }
+  if (isJsonObject(value)) {
+    const input = value as JsonObject;
     // A `__proto__` key (a model wrote it; the gateway served it as text) cannot travel in `input`:
     // removed there, the text kept as the call's raw input, as the stream builder keeps a reply's.
-    if (isJsonObject(value) && hasProtoKey(value)) {
-      removeProtoKeys(value);
-      return { input: value as JsonObject, incomplete: true, metadata: { 'switchyard.raw_input': text } };
+    if (hasProtoKey(input)) {
+      removeProtoKeys(input);
+      return { input, incomplete: true, metadata: { 'switchyard.raw_input': text } };
     }
     // A number its parse would change (a 19-digit id) goes on as the client wrote it.
-    if (isJsonObject(value))
-      return losesNumberDigits(text)
-        ? { input: value as JsonObject, metadata: { [argumentsTextKey]: text } }
-        : { input: value as JsonObject };
-  } catch {
-    // Not JSON: kept as it came, below.
+    return losesNumberDigits(text) ? { input, metadata: { [argumentsTextKey]: text } } : { input };
   }
   return {
     input: repairJsonObject(text) ?? {},

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { losesNumberDigits, parseJson, parseJsonString } from './json-text.ts';
+import { losesNumberDigits, parseJson, parseJsonKeepingDigits, parseJsonString } from './json-text.ts';
 
 /** Parses `{first: 0, [key]: 1}`: afterwards V8's JSON.parse meets `key` as the one key that followed `first`. */
 function prime(first: string, key: string): void {
@@ -145,5 +145,21 @@ describe('parseJson on text whose keys are written with \\u escapes', () => {
     expect(Object.hasOwn(proto, '__proto__')).toBe(true);
     expect(Object.keys(proto.x as object)).toEqual(['__proto__', '\n']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('parseJsonKeepingDigits', () => {
+  it('writes a number its parse would change as written, and leaves the rest as parsed', () => {
+    expect(JSON.stringify(parseJsonKeepingDigits('{"id": 1234567890123456789, "n": 1.5, "s": "x"}'))).toBe(
+      '{"id":1234567890123456789,"n":1.5,"s":"x"}',
+    );
+  });
+
+  it('gives up (undefined, never a throw) on nesting too deep for the reviver and on an escaped key', () => {
+    const depth = 200_000;
+    expect(
+      parseJsonKeepingDigits(`${'{"a":'.repeat(depth)}1234567890123456789${'}'.repeat(depth)}`),
+    ).toBeUndefined();
+    expect(parseJsonKeepingDigits('{"\\n": 1234567890123456789}')).toBeUndefined();
   });
 });

@@ -148,12 +148,24 @@ export function losesNumberDigits(text: string): boolean {
     }
     if (code !== 0x2d && (code < 0x30 || code > 0x39)) continue;
     let end = index + 1;
-    while (end < text.length && /[0-9.eE+-]/.test(text.charAt(end))) end++;
+    while (end < text.length && isNumberCharacter(text.charCodeAt(end))) end++;
     const token = text.slice(index, end);
     if (longDigitRun.test(token) && String(Number(token)) !== token) return true;
     index = end - 1;
   }
   return false;
+}
+
+/** A character of a JSON number after its first: a digit, `.`, `e`, `E`, `+` or `-`. */
+function isNumberCharacter(code: number): boolean {
+  return (
+    (code >= 0x30 && code <= 0x39) ||
+    code === 0x2e ||
+    code === 0x65 ||
+    code === 0x45 ||
+    code === 0x2b ||
+    code === 0x2d
+  );
 }
 
 /** `JSON.rawJSON` (Node ≥ 21): a primitive `JSON.stringify` writes as its text. */
@@ -163,7 +175,8 @@ const rawJSON = (JSON as unknown as { rawJSON?: (text: string) => unknown }).raw
  * `text` (JSON) parsed with every number whose parse would change its digits kept as written (a
  * `JSON.rawJSON` value, which `JSON.stringify` writes as is): for a body serialized at once, in a
  * protocol that carries the value as JSON rather than as text. Undefined when it cannot be done
- * exactly here (no `JSON.rawJSON`, or an escaped key: the source-text reviver shares the key bug).
+ * exactly here (no `JSON.rawJSON`; an escaped key: the source-text reviver shares the key bug;
+ * nesting too deep for the reviver's recursive walk).
  */
 export function parseJsonKeepingDigits(text: string): unknown {
   if (rawJSON === undefined || findEscapedKey(text, 0) !== undefined) return undefined;
@@ -171,5 +184,9 @@ export function parseJsonKeepingDigits(text: string): unknown {
     typeof value === 'number' && context?.source !== undefined && losesNumberDigits(context.source)
       ? rawJSON(context.source)
       : value;
-  return JSON.parse(text, reviver as (key: string, value: unknown) => unknown) as unknown;
+  try {
+    return JSON.parse(text, reviver as (key: string, value: unknown) => unknown) as unknown;
+  } catch {
+    return undefined; // V8 walks a reviver recursively: nesting too deep for it keeps the input as it is
+  }
 }

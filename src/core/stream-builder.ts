@@ -227,12 +227,13 @@ export class StreamBuilder {
       const fragments = part.fragments ?? new JsonFragments();
       const parsed = fragments.parse();
       input = parsed ?? fragments.parsePartial();
+      const text = fragments.text();
       if (parsed === undefined) {
         repaired = true;
-        metadata = { ...metadata, 'switchyard.raw_input': fragments.text() };
-      } else if (losesNumberDigits(fragments.text())) {
+        metadata = { ...metadata, 'switchyard.raw_input': text };
+      } else if (losesNumberDigits(text)) {
         // Parsed, but a number changed (a 19-digit id): the text as the model wrote it goes on.
-        metadata = { ...metadata, [argumentsTextKey]: fragments.text() };
+        metadata = { ...metadata, [argumentsTextKey]: text };
       }
     }
     // A `__proto__` key in the model's arguments cannot travel on (every copy drops it; the boundary

@@ -540,12 +540,14 @@ it('a tool-call id longer than the Responses API’s 64 characters (an MCP tool�
 
 describe('tool-call numbers past a double’s precision (a 19-digit id)', () => {
   const exact = '{"user_id": 1234567890123456789, "note": "x"}';
+  /** A whole Chat upstream reply: one call whose arguments text is `exact`. */
+  const toolCallReply = {
+    type: 'json' as const,
+    body: `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-5-mini","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"lookup","arguments":${JSON.stringify(exact)}}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`,
+  };
 
   it('a whole Chat reply gives the client the model’s arguments text exactly, not re-serialized', async () => {
-    harness.emulator.enqueue({
-      type: 'json',
-      body: `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-5-mini","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"lookup","arguments":${JSON.stringify(exact)}}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`,
-    });
+    harness.emulator.enqueue(toolCallReply);
     const response = await post(
       '/v1/chat/completions',
       JSON.stringify({
@@ -562,26 +564,28 @@ describe('tool-call numbers past a double’s precision (a 19-digit id)', () => 
   });
 
   it.each([
-    ['an Anthropic client', '/v1/messages', { model: 'up-chat', max_tokens: 64 }],
-    ['a Gemini client', '/v1beta/models/up-chat:generateContent', {}],
+    [
+      'an Anthropic client',
+      '/v1/messages',
+      {
+        model: 'up-chat',
+        max_tokens: 64,
+        messages: [{ role: 'user', content: 'Look up the user.' }],
+        tools: [{ name: 'lookup', input_schema: { type: 'object' } }],
+      },
+    ],
+    [
+      'a Gemini client',
+      '/v1beta/models/up-chat:generateContent',
+      {
+        contents: [{ role: 'user', parts: [{ text: 'Look up the user.' }] }],
+        tools: [{ functionDeclarations: [{ name: 'lookup', parameters: { type: 'object' } }] }],
+      },
+    ],
   ])(
     '%s gets the number exactly in its arguments object (written as the model wrote it)',
-    async (_, path, extra) => {
-      harness.emulator.enqueue({
-        type: 'json',
-        body: `{"id":"chatcmpl-1","object":"chat.completion","created":1,"model":"gpt-5-mini","choices":[{"index":0,"message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"lookup","arguments":${JSON.stringify(exact)}}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":3,"completion_tokens":2,"total_tokens":5}}`,
-      });
-      const gemini = path.startsWith('/v1beta');
-      const body = gemini
-        ? {
-            contents: [{ role: 'user', parts: [{ text: 'Look up the user.' }] }],
-            tools: [{ functionDeclarations: [{ name: 'lookup', parameters: { type: 'object' } }] }],
-          }
-        : {
-            ...extra,
-            messages: [{ role: 'user', content: 'Look up the user.' }],
-            tools: [{ name: 'lookup', input_schema: { type: 'object' } }],
-          };
+    async (_, path, body) => {
+      harness.emulator.enqueue(toolCallReply);
       const response = await post(path, JSON.stringify(body), { 'anthropic-version': '2023-06-01' });
       expect(response.status).toBe(200);
       expect(await response.text()).toContain('"user_id":1234567890123456789');
