@@ -95,20 +95,26 @@ describe('losesNumberDigits', () => {
 });
 
 describe('parseJson on text whose keys are written with \\u escapes', () => {
-  /** `text` with every key character written as a `\uXXXX` escape where `escape` says so. */
+  /** `value` as JSON text, each key character written as a `\uXXXX` escape where `escape` says so. */
   const escapeKeys = (value: unknown, escape: (index: number) => boolean): string => {
     let count = 0;
-    return JSON.stringify(value).replace(/"((?:[^"\\]|\\.)*)"(\s*:)/g, (_, body: string, colon: string) => {
-      const decoded = JSON.parse(`"${body}"`) as string;
-      const written = [...decoded]
+    const key = (name: string) =>
+      `"${[...name]
         .map((character) =>
           escape(count++)
             ? `\\u${character.codePointAt(0)!.toString(16).padStart(4, '0')}`
             : JSON.stringify(character).slice(1, -1),
         )
-        .join('');
-      return `"${written}"${colon}`;
-    });
+        .join('')}"`;
+    const write = (node: unknown): string => {
+      if (Array.isArray(node)) return `[${node.map(write).join(',')}]`;
+      if (typeof node === 'object' && node !== null)
+        return `{${Object.entries(node)
+          .map(([name, child]) => `${key(name)}:${write(child)}`)
+          .join(',')}}`;
+      return JSON.stringify(node);
+    };
+    return write(value);
   };
 
   it('returns the same value as the text without escapes (property)', () => {
