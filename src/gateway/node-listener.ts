@@ -14,7 +14,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { codecs } from '../codecs/index.ts';
-import type { ProtocolName } from '../codecs/types.ts';
+import type { InboundProtocol, ProtocolName } from '../codecs/types.ts';
 import { type Caller, refusalOf, requestIdFrom } from './caller.ts';
 import { toWireError } from './errors.ts';
 import { type GenerationCall, serveGeneration } from './generate.ts';
@@ -22,7 +22,7 @@ import { nodeHeader } from './inbound.ts';
 import { errorReply, type Reply, sentReply, writeReply } from './reply.ts';
 import type { GatewayState } from './state.ts';
 
-type Listener = (incoming: IncomingMessage, outgoing: ServerResponse) => void;
+export type Listener = (incoming: IncomingMessage, outgoing: ServerResponse) => void;
 type Fetch = Parameters<typeof getRequestListener>[0];
 
 /** The generation routes served directly: exact paths, POST only. */
@@ -77,11 +77,63 @@ export function createNodeListener(state: GatewayState, fetch: Fetch, hostname: 
   return (incoming, outgoing) => {
     if (outgoing.socket === null) closeWithConnection(incoming, outgoing);
     const route = directRoute(incoming);
+    if (incoming.headers.host === undefined && incoming.httpVersion === '1.1') {
+      answerWithoutHost(route?.protocol ?? 'openai-chat', incoming, outgoing);
+      return;
+    }
     if (route === undefined) {
       if (declaresLargeBody(incoming)) closeIfUnread(incoming, outgoing);
       void general(incoming, outgoing);
     } else serveDirect(state, route, incoming, outgoing);
   };
+}
+
+/**
+ * The server's `checkContinue` handler: a request sent with `Expect: 100-continue` gets its
+ * `100 Continue` when the gateway first reads the body, not on arrival (Node's default). So a
+ * refusal answered before the body is read (a bad key, a declared length over the limit, an unknown
+ * route) reaches the client before it sends a byte of the body (RFC 9110 §10.1.1), and closes the
+ * connection: the client may never send that body, and Node would wait for it before reading the
+ * connection's next request.
+ */
+export function continueOnRead(listener: Listener): Listener {
+  return (incoming, outgoing) => {
+    let continued = false;
+    const read = incoming._read;
+    incoming._read = function (this: IncomingMessage, size: number) {
+      incoming._read = read;
+      if (!continued && !outgoing.headersSent) outgoing.writeContinue();
+      continued = true;
+      return read.call(this, size);
+    };
+    const writeHead = outgoing.writeHead;
+    outgoing.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
+      if (!continued) this.setHeader('connection', 'close');
+      continued = true;
+      return writeHead.apply(this, args);
+    } as ServerResponse['writeHead'];
+    listener(incoming, outgoing);
+  };
+}
+
+/**
+ * An HTTP/1.1 request without a `Host` header is a 400 (RFC 9112 §3.2), in the route's protocol
+ * shape (OpenAI's off the generation routes), and closes the connection: the server is created
+ * with `requireHostHeader: false` only so that this answer has a body (Node's own has none).
+ */
+function answerWithoutHost(
+  protocol: InboundProtocol,
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+): void {
+  const wire = {
+    status: 400,
+    errorClass: 'invalid_request' as const,
+    message: 'an HTTP/1.1 request needs a Host header',
+  };
+  const reply = errorReply(protocol, wire, requestIdFrom(nodeHeader(incoming, 'x-request-id')));
+  reply.headers.connection = 'close';
+  safely(outgoing, () => writeReply(outgoing, reply));
 }
 
 /** Per connection, the responses queued behind another one on it (HTTP pipelining). */

@@ -17,7 +17,7 @@ import { createSwitchyard, type Switchyard } from '../switchyard.ts';
 import { createApp, directWrites } from './app.ts';
 import { type GatewayConfig, type GatewayFileConfig, readConfigFile, splitConfig } from './config.ts';
 import { loadKeys } from './keys.ts';
-import { answerClientError, createNodeListener } from './node-listener.ts';
+import { answerClientError, continueOnRead, createNodeListener } from './node-listener.ts';
 import { createMetrics, type GatewayMetrics } from './metrics.ts';
 import type { GatewayState } from './state.ts';
 import { createMemoryStore, createSharedStore, type GatewayStore } from './store.ts';
@@ -162,10 +162,12 @@ async function listen(
   // send it every request with an `Upgrade` header): any other — curl's `--http2` sends `Upgrade:
   // h2c` — is an ordinary request, answered as HTTP/1.1 (an upgrade the server does not speak is
   // ignored, RFC 9110 §7.8).
+  const listener = createNodeListener(state, fetch, host);
   const server = createServer(
-    { shouldUpgradeCallback: isWebSocketUpgrade } as ServerOptions,
-    createNodeListener(state, fetch, host),
+    { shouldUpgradeCallback: isWebSocketUpgrade, requireHostHeader: false } as ServerOptions,
+    listener,
   );
+  server.on('checkContinue', continueOnRead(listener));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 4000, host, () => {

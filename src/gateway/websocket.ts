@@ -327,14 +327,18 @@ export function createUpgradeHandler(
     const caller: Caller = { requestId: '', key: undefined };
     // The keyed routes' own check: 503 while shutting down, 401 without a valid key, 403 for a
     // client that is not local when there are no keys.
-    const refusal = isWebSocketUpgrade(request)
-      ? refusalOf(
-          state,
-          caller,
-          (name) => nodeHeader(request, name),
-          () => url.searchParams.get('key') ?? undefined,
-        )
-      : { status: 404 };
+    // Node's server lets a request without `Host` through (`requireHostHeader: false`, for a 400 with
+    // a body on HTTP routes); an HTTP/1.1 upgrade without one is refused here (RFC 9112 §3.2).
+    const refusal = !isWebSocketUpgrade(request)
+      ? { status: 404 }
+      : request.headers.host === undefined
+        ? { status: 400 }
+        : refusalOf(
+            state,
+            caller,
+            (name) => nodeHeader(request, name),
+            () => url.searchParams.get('key') ?? undefined,
+          );
     if (refusal !== undefined) {
       const status = `${refusal.status} ${STATUS_CODES[refusal.status] ?? ''}`;
       socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);

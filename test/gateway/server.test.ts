@@ -465,6 +465,76 @@ describe('keys', () => {
     socket.destroy();
   });
 
+  it.each([
+    ['/v1/messages', 'anthropic-messages', /"type":"invalid_request_error"/],
+    ['/v1beta/models/up-gemini:generateContent', 'gemini', /"status":"INVALID_ARGUMENT"/],
+    ['/v1/messages/count_tokens', 'the Hono app’s route', /"type":"invalid_request_error"/],
+  ])(
+    'an HTTP/1.1 request to %s without a Host header is a 400 with a JSON body (%s), then the connection closes',
+    async (path, _, shape) => {
+      const { socket, received, closed } = rawConnection();
+      socket.write(`POST ${path} HTTP/1.1\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}`);
+      await closed;
+      const [head, body] = received().split('\r\n\r\n');
+      expect(head).toMatch(/^HTTP\/1\.1 400 /);
+      expect(head?.toLowerCase()).toContain('connection: close');
+      expect(body).toMatch(shape);
+      expect(body).toContain('Host header');
+    },
+  );
+
+  it('an HTTP/1.0 request may leave out Host', async () => {
+    const { socket, received, closed } = rawConnection();
+    socket.write('GET /healthz HTTP/1.0\r\n\r\n');
+    await closed;
+    expect(received()).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
+  describe('Expect: 100-continue', () => {
+    const head = (path: string, headers: string) =>
+      `POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nexpect: 100-continue\r\n${headers}\r\n`;
+
+    it.each([
+      ['a missing key', '/v1/messages', 'content-length: 20\r\n', 401],
+      [
+        'a declared length over the limit',
+        '/v1/chat/completions',
+        'authorization: Bearer ops-key-2\r\ncontent-length: 10000\r\n',
+        413,
+      ],
+      [
+        'a route the Hono app serves, without a key',
+        '/v1/messages/count_tokens',
+        'content-length: 20\r\n',
+        401,
+      ],
+    ])(
+      '%s is answered before the body is sent, without a 100 Continue, and closes the connection',
+      async (_, path, headers, status) => {
+        const { socket, received, closed } = rawConnection();
+        socket.write(head(path, headers));
+        await closed;
+        expect(received()).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+        expect(received()).not.toContain('100 Continue');
+        expect(received().toLowerCase()).toContain('connection: close');
+      },
+    );
+
+    it('an accepted request gets its 100 Continue before it sends the body, then the answer', async () => {
+      harness.emulator.enqueue(hello('Continued.'));
+      const body = chatBody();
+      const { socket, received } = rawConnection();
+      socket.write(
+        head('/v1/chat/completions', `authorization: Bearer ops-key-2\r\ncontent-length: ${body.length}\r\n`),
+      );
+      await vi.waitFor(() => expect(received()).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\n$/));
+      socket.write(body);
+      await vi.waitFor(() => expect(received()).toContain('Continued.'));
+      expect(received()).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+      socket.destroy();
+    });
+  });
+
   it('with no keys configured, a non-loopback host is refused', async () => {
     const gateway = createGateway({ config: { builtins: false }, accessLog: () => {} });
     await expect(gateway.listen({ host: '0.0.0.0', port: 0 })).rejects.toThrow(/no gateway keys/);

@@ -531,3 +531,13 @@ it('a request asking for an upgrade the gateway does not speak (curl --http2: Up
   );
   expect(elsewhere).toMatch(/^HTTP\/1\.1 200 /);
 });
+
+it('an HTTP/1.1 WebSocket upgrade without a Host header is refused with 400 (RFC 9112 §3.2)', async () => {
+  const reply = await rawExchange(
+    harness.server.url,
+    'GET /switchyard/v1/ws HTTP/1.1\r\nauthorization: Bearer team-key\r\nconnection: Upgrade\r\nupgrade: websocket\r\n' +
+      'sec-websocket-version: 13\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+  );
+  expect(reply).toMatch(/^HTTP\/1\.1 400 /);
+  expect(reply).not.toContain('101');
+});
