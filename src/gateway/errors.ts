@@ -2,10 +2,12 @@
 import { sentFieldOf } from '../codecs/common.ts';
 import { RequestFieldError } from '../codecs/fields.ts';
 import type { Item, Part } from '../core/transcript.ts';
-import type { WireError } from '../codecs/types.ts';
+import type { InboundProtocol, WireError } from '../codecs/types.ts';
 import type { CanonicalResponse } from '../core/request.ts';
 import { isAdapterError } from '../core/errors/guards.ts';
+import type { FinishReason } from '../core/finish-reason.ts';
 import { modelFailureError } from '../core/errors/model-failure.ts';
+import { ServerError } from '../core/errors/server-error.ts';
 import { StateUnavailableError } from '../state/outage.ts';
 import { QuotaError } from './quota.ts';
 import { withoutUpstreamAddresses } from '../core/errors/upstream-addresses.ts';
@@ -65,6 +67,53 @@ export function modelFailure(response: CanonicalResponse): GatewayError {
     status: 502,
     code: 'model_failure',
   });
+}
+
+/**
+ * A tool call the runtime closed as `incomplete` (its arguments were not complete JSON, or not an
+ * object: its input is a repair) must never be run as if the model had finished it
+ * (docs/endings-and-projection.md §2). A client whose protocol carries arguments as an object has
+ * no such marker: the call would read as finished and be run with guessed arguments. So for a
+ * Gemini client (which runs any `functionCall` it gets) such a call fails the reply, and for an
+ * Anthropic client too, unless the output limit cut it — Anthropic's own answer then is the cut
+ * call with `stop_reason: max_tokens`, which its clients know not to run. A 502 model failure
+ * (in-band after content). Chat and Responses clients get the arguments as the model wrote them
+ * (what those APIs give; Responses marks the item `incomplete`). `finishReason` undefined: the
+ * call has just ended, the finish is still to come.
+ */
+export function unfinishedCallFailure(
+  protocol: InboundProtocol,
+  provider: string,
+  finishReason: FinishReason | undefined,
+): GatewayError | undefined {
+  if (
+    protocol !== 'gemini' &&
+    (protocol !== 'anthropic-messages' || finishReason === 'max-tokens' || finishReason === undefined)
+  )
+    return undefined;
+  return new GatewayError({
+    ...toWireError(
+      new ServerError({
+        message: `${provider}: the model ended a tool call without complete JSON arguments; it is not passed on as a call to run`,
+        providerCode: 'model_failure',
+        provider,
+      }),
+    ),
+    status: 502,
+    code: 'model_failure',
+  });
+}
+
+/** {@link unfinishedCallFailure} for a whole reply: the failure when it holds an incomplete tool call. */
+export function unfinishedCallIn(
+  protocol: InboundProtocol,
+  response: CanonicalResponse,
+): GatewayError | undefined {
+  if (protocol !== 'gemini' && protocol !== 'anthropic-messages') return undefined;
+  for (const part of response.content)
+    if (part.type === 'tool-call' && part.incomplete === true)
+      return unfinishedCallFailure(protocol, response.provider, response.finishReason);
+  return undefined;
 }
 
 /**

@@ -33,7 +33,16 @@ import {
   saveArtifacts,
   scopeOf,
 } from './artifacts.ts';
-import { clientClosed, inClientTerms, modelFailure, shutDown, GatewayError, toWireError } from './errors.ts';
+import {
+  clientClosed,
+  inClientTerms,
+  modelFailure,
+  shutDown,
+  GatewayError,
+  toWireError,
+  unfinishedCallFailure,
+  unfinishedCallIn,
+} from './errors.ts';
 import { allowsModel, type GatewayKey, modelForbidden, shown } from './keys.ts';
 import { admitCall, hasQuota, type KeyQuota, settleCall } from './quota.ts';
 import type { Reservation } from '../state/types.ts';
@@ -494,6 +503,8 @@ async function complete(
   served.provider = reply.provider;
   served.usage = reply.usage;
   if (reply.finishReason === 'error') throw modelFailure(reply);
+  const unfinished = unfinishedCallIn(served.call.protocol, reply);
+  if (unfinished !== undefined) throw unfinished;
   // Cancelled, and not by the client (a shutdown, or the upstream itself): never a whole reply.
   if (reply.finishReason === 'cancelled' && served.clientLeft !== true)
     throw state.accepting ? modelFailure(reply) : shutDown();
@@ -534,6 +545,12 @@ async function startStream(
   const onEvent = (upstream: StreamEvent): WireFrame[] | Promise<WireFrame[]> => {
     const started = performance.now();
     const event = toolNames === undefined ? upstream : clientEvent(upstream, toolNames);
+    if (event.type === 'message-start') served.provider = event.provider;
+    // A Gemini client would get the call whole now: an unfinished one fails here, before it.
+    if (event.type === 'tool-call-end' && event.incomplete === true) {
+      const unfinished = unfinishedCallFailure(protocol, served.provider ?? 'the upstream', undefined);
+      if (unfinished !== undefined) throw unfinished;
+    }
     if (event.type === 'finish') {
       served.billed = event.response.usage;
       const { finishReason } = event.response;
@@ -549,6 +566,8 @@ async function startStream(
         served.usage = event.response.usage;
       }
       if (finishReason !== 'error' && finishReason !== 'cancelled') {
+        const unfinished = unfinishedCallIn(protocol, event.response);
+        if (unfinished !== undefined) throw unfinished;
         const settling = settle(event.response);
         if (settling !== undefined) return settling.then(() => frames(event, started));
       }
