@@ -6,6 +6,17 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
 /** A JSON object (the shape every tool input must have). */
 export type JsonObject = { [key: string]: JsonValue };
 
+/** The JSON type of `value` as a message names it: `null`, `an array`, `an object`, `a string`, `a number`, `a boolean`. */
+export function jsonTypeName(value: unknown): string {
+  return value === null
+    ? 'null'
+    : Array.isArray(value)
+      ? 'an array'
+      : typeof value === 'object'
+        ? 'an object'
+        : `a ${typeof value}`;
+}
+
 /** True when `value` is a plain JSON object (not an array, not null). */
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

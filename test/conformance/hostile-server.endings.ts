@@ -64,6 +64,18 @@ function holdOpenAfter(socket: Socket, context: FaultContext): void {
 /** The rows. */
 export const endings: readonly Fault[] = [
   {
+    // Text of another JSON type is not a shape to skip: the reply would read as whole without it.
+    name: 'the answer with its first text as an object, not a string',
+    serve: (s, c) =>
+      respond(
+        s,
+        200,
+        [['content-type', c.ok.contentType]],
+        Buffer.from(c.ok.body.toString('utf8').replace(/"(Hello[^"]*)"/, '{"value":"$1"}')),
+      ),
+    expect: invalid,
+  },
+  {
     name: 'the whole stream, then the connection held open',
     serve: (s, c) => (c.mode === 'complete' ? answer(s, c) : holdOpenAfter(s, c)),
     options: { idleTimeout: timerBoundMs },

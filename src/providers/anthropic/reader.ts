@@ -1,6 +1,6 @@
 /** The content-block reader (wire → canonical) shared by the stream parser and whole responses: `ResponseReader`. */
 import { createToolCallId } from '../../core/ids.ts';
-import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue, jsonTypeName } from '../../core/json.ts';
 import type { MetadataMap } from '../../core/metadata.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext } from '../common/definition.ts';
@@ -23,6 +23,13 @@ function callerMetadata(block: WireResponseBlock): MetadataMap | undefined {
   if (isJsonObject(caller) && caller.type === 'direct') return undefined;
   return { [callerKey]: caller };
 }
+
+/** The string field each piece delta carries. */
+const pieceFields: Record<PieceType, 'text' | 'partial_json' | 'thinking'> = {
+  text_delta: 'text',
+  input_json_delta: 'partial_json',
+  thinking_delta: 'thinking',
+};
 
 /**
  * Translates Anthropic content blocks, keyed by their wire `index`, into builder calls. Whole blocks
@@ -61,6 +68,8 @@ export class ResponseReader {
     if (this.open.has(index)) this.stop(index);
     switch (block.type) {
       case 'text':
+        if (block.text !== undefined && typeof block.text !== 'string')
+          throw new TypeError(`a text block's text is ${jsonTypeName(block.text)}, not a string`);
         this.builder.openText(index, 'text');
         if (typeof block.text === 'string' && block.text !== '') this.builder.text(index, block.text);
         this.open.set(index, {
@@ -105,6 +114,10 @@ export class ResponseReader {
     }
     const block = this.open.get(index) ?? this.unstarted(index, String(delta.type));
     if (block === undefined) return;
+    const field = Object.hasOwn(pieceFields, delta.type) ? pieceFields[delta.type as PieceType] : undefined;
+    // A piece of another type is not a shape to skip: the reply would read as whole without it.
+    if (field !== undefined && delta[field] !== undefined && typeof delta[field] !== 'string')
+      throw new TypeError(`a ${delta.type}'s ${field} is ${jsonTypeName(delta[field])}, not a string`);
     switch (delta.type) {
       case 'text_delta':
         this.onText(index, block, delta.text ?? '');

@@ -3,7 +3,7 @@
  * `parseResponse` and the stream parser, so both produce the same content for the same parts.
  */
 import { createRequestId } from '../../core/ids.ts';
-import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue, jsonTypeName } from '../../core/json.ts';
 import type { MetadataMap } from '../../core/metadata.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { Usage } from '../../core/usage.ts';
@@ -244,6 +244,9 @@ export class ResponseReader {
   }
 
   private readPart(part: GeminiPart): void {
+    // Text of another type is not a shape to skip: the reply would read as whole without it.
+    if (part.text !== undefined && typeof part.text !== 'string')
+      throw new TypeError(`a part's text is ${jsonTypeName(part.text)}, not a string`);
     const signature = typeof part.thoughtSignature === 'string' ? part.thoughtSignature : undefined;
     switch (partKind(part)) {
       case 'thought':

@@ -1,5 +1,5 @@
 /** Reads Chat Completions messages and stream deltas into StreamBuilder calls: one code path for both. */
-import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue, jsonTypeName } from '../../core/json.ts';
 import type { MetadataMap } from '../../core/metadata.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext } from '../common/definition.ts';
@@ -25,6 +25,19 @@ const refusalKey = 'refusal';
 
 /** The kind of part currently open; a new kind closes it, so part indices never go back. */
 type OpenKind = 'text' | 'reasoning' | 'refusal' | 'tool';
+
+/**
+ * The first choice: the one at `index` 0 (or with no index, as hosts that send one choice may),
+ * wherever it is in the list. Another choice is never read as the first (Switchyard never asks for
+ * `n > 1`): a chunk holding only choice 1 adds nothing. Undefined when there is none.
+ */
+export function firstChoice(choices: WireChoice[] | null | undefined): WireChoice | undefined {
+  if (!Array.isArray(choices)) return undefined;
+  for (const choice of choices)
+    if (isJsonObject(choice) && (choice.index === 0 || choice.index === undefined || choice.index === null))
+      return choice;
+  return undefined;
+}
 
 /**
  * Turns message / delta objects into builder calls. A whole response is read as one big delta, so
@@ -167,6 +180,9 @@ export class ResponseReader {
       if (content !== '') this.appendText(content);
     } else if (Array.isArray(content)) {
       this.readContentItems(content);
+    } else if (content !== undefined && content !== null) {
+      // Not a shape to skip: the reply would read as whole without that text.
+      throw new TypeError(`a choice's content is ${jsonTypeName(content)}, not text`);
     }
     const refusal = delta.refusal;
     if (typeof refusal === 'string' && refusal !== '') this.appendRefusal(refusal);

@@ -196,3 +196,52 @@ describe('parseResponse', () => {
     expect(response).toMatchObject({ content: [], finishReason: 'max-tokens' });
   });
 });
+
+describe('the first choice is the one at index 0, wherever it is in the list', () => {
+  const choice = (index: number, text: string) => ({
+    index,
+    message: { role: 'assistant', content: text },
+    finish_reason: 'stop',
+  });
+
+  it('a whole body listing choice 1 first answers with choice 0', () => {
+    const body = {
+      id: 'chatcmpl-9',
+      model: 'gpt-4.1',
+      choices: [choice(1, 'CHOICE-ONE'), choice(0, 'choice-zero')],
+    };
+    expect(textOf(feedResponse(body, openaiQuirks))).toBe('choice-zero');
+  });
+
+  it('a whole body holding only choice 1 is an invalid response, not choice 1 read as the answer', () => {
+    const body = { id: 'chatcmpl-9', model: 'gpt-4.1', choices: [choice(1, 'CHOICE-ONE')] };
+    expect(() => feedResponse(body, openaiQuirks)).toThrow(/no choices/);
+  });
+
+  it('a streamed chunk holding only choice 1 adds nothing to the answer', () => {
+    const base = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4.1' };
+    const chunk = (index: number, delta: object, finish: string | null = null) =>
+      JSON.stringify({ ...base, choices: [{ index, delta, finish_reason: finish }] });
+    const result = feedStream(
+      [
+        chunk(0, { role: 'assistant', content: 'Hel' }),
+        chunk(1, { content: '[c1]' }),
+        chunk(0, { content: 'lo' }),
+        chunk(0, {}, 'stop'),
+        '[DONE]',
+      ],
+      openaiQuirks,
+    );
+    expect(result.error).toBeUndefined();
+    expect(textOf(result.response)).toBe('Hello');
+  });
+
+  it('a choice without an index (hosts that send one choice) is the first', () => {
+    const body = {
+      id: 'chatcmpl-9',
+      model: 'm',
+      choices: [{ message: { role: 'assistant', content: 'only' }, finish_reason: 'stop' }],
+    };
+    expect(textOf(feedResponse(body, openaiQuirks))).toBe('only');
+  });
+});

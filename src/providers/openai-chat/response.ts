@@ -5,7 +5,7 @@ import { emptyUsage, tokenCount, type Usage, usageFromInclusive } from '../../co
 import type { ProviderContext } from '../common/definition.ts';
 import type { WireCompletion, WireUsage } from './api.ts';
 import type { ChatQuirks } from './quirks.ts';
-import { ResponseReader } from './reader.ts';
+import { firstChoice, ResponseReader } from './reader.ts';
 
 /**
  * Translates a complete response. An `error` object in a 200 body fails with the classified error;
@@ -26,7 +26,7 @@ export function parseResponse(
   if (quirks.inBandErrors && completion.error !== undefined && completion.error !== null) {
     reader.fail(completion.error);
   }
-  const choice = Array.isArray(completion.choices) ? completion.choices[0] : undefined;
+  const choice = firstChoice(completion.choices);
   if (choice === undefined || choice === null) {
     context.fail({ code: 'invalid_response', message: 'the response has no choices' });
   }

@@ -6,7 +6,7 @@ import { createTruncatedError } from '../common/errors.ts';
 import type { WireCompletion } from './api.ts';
 import { DeltaScanner } from './delta-scanner.ts';
 import type { ChatQuirks } from './quirks.ts';
-import { ResponseReader } from './reader.ts';
+import { firstChoice, ResponseReader } from './reader.ts';
 import { parseJson } from '../../core/json-text.ts';
 
 /** What one SSE event is. */
@@ -72,7 +72,7 @@ export function createStreamParser(
     }
     const chunk = payload as WireCompletion;
     if (quirks.inBandErrors && chunk.error !== undefined && chunk.error !== null) reader.fail(chunk.error);
-    const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+    const choice = firstChoice(chunk.choices);
     reader.read(chunk, choice);
   }
 

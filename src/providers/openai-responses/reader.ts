@@ -1,5 +1,5 @@
 /** Reads Responses output items and stream events into builder calls: one reader for bodies and streams. */
-import type { JsonValue } from '../../core/json.ts';
+import { type JsonValue, jsonTypeName } from '../../core/json.ts';
 import type { MetadataMap } from '../../core/metadata.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import { convertErrorBody } from '../openai/errors.ts';
@@ -311,6 +311,10 @@ export class ResponseReader {
       if (open.keys.includes(key)) return;
       const refusal = entry?.type === 'refusal';
       const text = refusal ? entry.refusal : entry?.text;
+      if (text !== undefined && text !== null && typeof text !== 'string')
+        throw new TypeError(
+          `a message's ${refusal ? 'refusal' : 'text'} is ${jsonTypeName(text)}, not a string`,
+        );
       if (typeof text === 'string' && text !== '') this.text(index, contentIndex, text, refusal);
       if (Array.isArray(entry?.annotations))
         for (const annotation of entry.annotations) this.annotation(index, contentIndex, annotation);

@@ -6,9 +6,22 @@ import type { WireEvent } from './api.ts';
 import { argumentsDelta, DeltaScanner, isPartEcho, textDelta } from './delta-scanner.ts';
 import { ResponseReader } from './reader.ts';
 import { parseJson } from '../../core/json-text.ts';
+import { jsonTypeName } from '../../core/json.ts';
 
 function indexOf(value: number | undefined): number {
   return typeof value === 'number' && value >= 0 ? value : 0;
+}
+
+/**
+ * Whether the event carries a `delta` string (an event without one adds nothing). Text of another
+ * type is not a shape to skip — the reply would read as whole without it — and fails the stream.
+ */
+function isDelta(event: WireEvent): event is WireEvent & { delta: string } {
+  if (typeof event.delta === 'string') return true;
+  if (event.delta === undefined) return false;
+  throw new TypeError(
+    `a ${String(event.type).slice(0, 80)}'s delta is ${jsonTypeName(event.delta)}, not a string`,
+  );
 }
 
 /** Feeds one parsed event to the reader; returns false for an event type it does not know. */
@@ -16,23 +29,22 @@ function dispatch(reader: ResponseReader, event: WireEvent): boolean {
   const index = indexOf(event.output_index);
   switch (event.type) {
     case 'response.output_text.delta':
-      if (typeof event.delta === 'string') reader.text(index, indexOf(event.content_index), event.delta);
+      if (isDelta(event)) reader.text(index, indexOf(event.content_index), event.delta);
       return true;
     case 'response.function_call_arguments.delta':
-      if (typeof event.delta === 'string') reader.toolDelta(index, event.delta);
+      if (isDelta(event)) reader.toolDelta(index, event.delta);
       return true;
     case 'response.reasoning_summary_text.delta':
-      if (typeof event.delta === 'string') reader.reasoning(index, event.delta, false);
+      if (isDelta(event)) reader.reasoning(index, event.delta, false);
       return true;
     case 'response.reasoning_text.delta':
-      if (typeof event.delta === 'string') reader.reasoning(index, event.delta, false);
+      if (isDelta(event)) reader.reasoning(index, event.delta, false);
       return true;
     case 'response.reasoning_summary_part.added':
       if (indexOf(event.summary_index) > 0) reader.reasoning(index, '', true);
       return true;
     case 'response.refusal.delta':
-      if (typeof event.delta === 'string')
-        reader.text(index, indexOf(event.content_index), event.delta, true);
+      if (isDelta(event)) reader.text(index, indexOf(event.content_index), event.delta, true);
       return true;
     case 'response.output_text.annotation.added':
       reader.annotation(index, indexOf(event.content_index), event.annotation);
