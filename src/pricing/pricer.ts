@@ -10,13 +10,25 @@ import type { ModelPrices } from './types.ts';
 export interface Pricer {
   readonly table: PriceTable;
   /**
-   * The cost of `usage` on `model` (the model that served the call, often a dated name), else on
-   * `requested` (the id that was asked for); `undefined` and one WARN per model when neither has a price.
+   * The cost of `usage` on `model` (the model that served the call, often a dated name) when it is
+   * `requested` (the id that was asked for) or a variant of it, else on `requested`, else on `model`;
+   * `undefined` and one WARN per model when neither has a price.
    * A usage with `byModel` (several models in one response) costs the sum of every model's share.
    */
   cost(model: string, usage: Usage, overrides?: ModelPrices, requested?: string): Cost | undefined;
   /** `usage` priced: its `cost`, and each `byModel` entry's cost at that model's own rate. */
   price(model: string, usage: Usage, overrides?: ModelPrices, requested?: string): Usage;
+}
+
+/**
+ * Whether `served` names `requested` or a variant of it (`openai:gpt-4.1-mini-2025-04-14` of
+ * `openai:gpt-4.1-mini`): the same wire name, or that name followed by `-` and more.
+ */
+function isVariantOf(served: string, requested: string): boolean {
+  const name = (id: string) => id.slice(id.indexOf(':') + 1).toLowerCase();
+  const asked = name(requested);
+  const got = name(served);
+  return got === asked || got.startsWith(`${asked}-`);
 }
 
 /** Distinct unpriced models warned about, at most. */
@@ -40,9 +52,14 @@ export function createPricer(table: PriceTable, logger: Logger): Pricer {
     }
   };
   function price(model: string, usage: Usage, overrides?: ModelPrices, requested?: string): Usage {
-    let prices = overrides ?? table.lookup(model);
-    if (prices === undefined && requested !== undefined && requested !== model)
-      prices = table.lookup(requested);
+    let prices = overrides;
+    if (prices === undefined) {
+      const asked = requested === undefined || requested === model ? undefined : table.lookup(requested);
+      // The served name prices the call when it is the asked model or a dated name of it; a reply
+      // naming another model (a host's mistake, or a hostile one) is priced as the model asked for.
+      prices =
+        asked !== undefined && !isVariantOf(model, requested!) ? asked : (table.lookup(model) ?? asked);
+    }
     const priced = priceUsage(usage, prices, (other) => table.lookup(other), table.version);
     if (prices === undefined) warn(model);
     for (const other of priced.unpriced) warn(other);

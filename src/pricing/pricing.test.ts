@@ -117,4 +117,31 @@ describe('pricer', () => {
     expect(pricer.cost('openai:gpt-4o', usage({ input: 1e6 }))?.amount).toBe(2.5);
     expect(logger.entries).toHaveLength(1);
   });
+
+  describe('the served name against the asked-for model', () => {
+    const pricer = createPricer(table, createMemoryLogger());
+    const million = usage({ input: 1e6 });
+    const asked = pricer.cost('openai:gpt-4.1-mini', million)?.amount;
+    const nano = pricer.cost('openai:gpt-4.1-nano', million)?.amount;
+
+    it('a dated name of the asked model prices the call', () => {
+      expect(
+        pricer.cost('openai:gpt-4.1-mini-2025-04-14', million, undefined, 'openai:gpt-4.1-mini')?.amount,
+      ).toBe(asked);
+    });
+
+    it('a reply naming another priced model (a host mistaken or hostile) is priced as the model asked for', () => {
+      expect(nano).not.toBe(asked);
+      expect(pricer.cost('openai:gpt-4.1-nano', million, undefined, 'openai:gpt-4.1-mini')?.amount).toBe(
+        asked,
+      );
+      expect(pricer.cost('openai:no-such-model', million, undefined, 'openai:gpt-4.1-mini')?.amount).toBe(
+        asked,
+      );
+    });
+
+    it('the served name prices a call whose asked-for model has no price (a router such as auto)', () => {
+      expect(pricer.cost('openai:gpt-4.1-nano', million, undefined, 'openai:auto')?.amount).toBe(nano);
+    });
+  });
 });
