@@ -244,3 +244,32 @@ describe('interleaved output items (Responses upstream)', () => {
     expect(stream.response?.finishReason).toBe('error');
   });
 });
+
+it('a host that streams no item event, only the terminal response, has its output read from it (never an empty reply)', async () => {
+  const stream = await run([
+    created,
+    {
+      data: {
+        type: 'response.completed',
+        response: {
+          id: 'resp_1',
+          status: 'completed',
+          output: [
+            {
+              type: 'message',
+              id: 'msg_1',
+              role: 'assistant',
+              content: [{ type: 'output_text', text: 'Whole.' }],
+            },
+            { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'f1', arguments: '{"n":1}' },
+          ],
+          usage: { input_tokens: 3, output_tokens: 2 },
+        },
+      },
+    },
+  ]);
+  expect(stream.error).toBeUndefined();
+  expect(stream.response?.content.find((part) => part.type === 'text')).toMatchObject({ text: 'Whole.' });
+  expect(toolCalls(stream)).toEqual([{ name: 'f1', input: { n: 1 } }]);
+  expect(stream.response?.finishReason).toBe('tool-call');
+});

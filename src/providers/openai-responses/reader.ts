@@ -1,5 +1,5 @@
 /** Reads Responses output items and stream events into builder calls: one reader for bodies and streams. */
-import { type JsonValue, jsonTypeName } from '../../core/json.ts';
+import { isJsonObject, type JsonValue, jsonTypeName } from '../../core/json.ts';
 import type { MetadataMap } from '../../core/metadata.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import { convertErrorBody } from '../openai/errors.ts';
@@ -375,6 +375,12 @@ export class ResponseReader {
     // A failed response is a failure of the stream, not its complete end (which would hide it).
     if (response?.status === 'failed')
       this.fail(response.error ?? { code: 'server_error', message: 'the response failed' });
+    // A host that streams no item event at all (only the terminal one) has its output there: read
+    // as a whole body's, never a silent empty reply.
+    if (this.items.size === 0 && this.done.size === 0 && Array.isArray(response?.output))
+      response.output.forEach((item, index) => {
+        if (isJsonObject(item)) this.item(index, item);
+      });
     this.finished = true;
     if (response?.usage !== undefined && response.usage !== null)
       this.builder.usage(convertUsage(response.usage));
