@@ -1,4 +1,5 @@
 /** Prices responses for the front door: one WARN per model without a known price, never a silent 0. */
+import { splitModelId } from '../core/ids.ts';
 import { WarnOnce } from '../core/lru.ts';
 import type { Logger } from '../core/logger.ts';
 import type { Cost, Usage } from '../core/usage.ts';
@@ -25,7 +26,7 @@ export interface Pricer {
  * `openai:gpt-4.1-mini`): the same wire name, or that name followed by `-` and more.
  */
 function isVariantOf(served: string, requested: string): boolean {
-  const name = (id: string) => id.slice(id.indexOf(':') + 1).toLowerCase();
+  const name = (id: string) => splitModelId(id).name.toLowerCase();
   const asked = name(requested);
   const got = name(served);
   return got === asked || got.startsWith(`${asked}-`);
