@@ -40,7 +40,8 @@ function protocolOfPath(path: string, headers: Headers): ProtocolName {
   return 'openai-chat';
 }
 
-const geminiPath = /^(.+):(generateContent|streamGenerateContent|countTokens)$/;
+// `s`: a model name holding a line break is still a Gemini action (refused as a model name, a 400).
+const geminiPath = /^(.+):(generateContent|streamGenerateContent|countTokens)$/s;
 const guardedPrefix = /^\/(v1|v1beta|switchyard)(\/|$)/;
 
 /** The client's `x-request-id` when it is a plain token of at most 128 characters, else a new id. */

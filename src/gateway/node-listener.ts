@@ -37,7 +37,7 @@ const directRoutes = new Map<string, ProtocolName>([
  * the action `{model}:{method}` once decoded), with an optional query (`alt=sse`, `key=`).
  */
 const geminiPath = /^\/(?:v1beta|v1)\/models\/([^/?]+)(?:\?(.*))?$/;
-const geminiAction = /^(.+):(generateContent|streamGenerateContent)$/;
+const geminiAction = /^(.+):(generateContent|streamGenerateContent)$/s;
 
 /** What a directly served request adds to its call: the Gemini model and mode from its path. */
 type Route = Pick<GenerationCall, 'protocol' | 'path' | 'decodeContext' | 'jsonArray'> & {
@@ -73,7 +73,7 @@ function directRoute(incoming: IncomingMessage): Route | undefined {
 
 /** The listener: {@link directRoutes} and Gemini's generation served here, the rest by `fetch` (the Hono app). */
 export function createNodeListener(state: GatewayState, fetch: Fetch, hostname: string): Listener {
-  const general = getRequestListener(fetch, { hostname });
+  const general = getRequestListener(fetch, { hostname, errorHandler: answerUnreadable });
   return (incoming, outgoing) => {
     if (outgoing.socket === null) closeWithConnection(incoming, outgoing);
     const route = directRoute(incoming);
@@ -134,6 +134,63 @@ function answerWithoutHost(
   const reply = errorReply(protocol, wire, requestIdFrom(nodeHeader(incoming, 'x-request-id')));
   reply.headers.connection = 'close';
   safely(outgoing, () => writeReply(outgoing, reply));
+}
+
+/**
+ * What @hono/node-server answers when it cannot make a web `Request` of Node's (a `Host` that is no
+ * host name, a backslash in the path, an absolute URL that does not parse: its `RequestError`) —
+ * otherwise an empty 400 — or when a handler's promise rejects (never expected: the app answers
+ * every failure itself): an error body in OpenAI's shape, as for Node's own parse errors
+ * ({@link answerClientError}), and the connection closes.
+ */
+function answerUnreadable(error: unknown): Response {
+  const malformed = error instanceof Error && error.name === 'RequestError';
+  const status = malformed ? 400 : 500;
+  const message = malformed
+    ? `malformed HTTP request (${error.message.slice(0, 80)})`
+    : 'the gateway failed to answer';
+  const body = codecs['openai-chat'].encodeError({
+    status,
+    errorClass: malformed ? 'invalid_request' : 'server_error',
+    message,
+  }).body;
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: {
+      'content-type': 'application/json',
+      'x-request-id': requestIdFrom(undefined),
+      connection: 'close',
+    },
+  });
+}
+
+/**
+ * The server's `checkExpectation` handler: an `Expect` other than `100-continue` is a 417 (Node's
+ * answer) with an error body in OpenAI's shape, and the connection closes.
+ */
+export function answerExpectation(incoming: IncomingMessage, outgoing: ServerResponse): void {
+  const reply = errorReply(
+    'openai-chat',
+    { status: 417, errorClass: 'invalid_request', message: 'the only expectation served is 100-continue' },
+    requestIdFrom(nodeHeader(incoming, 'x-request-id')),
+  );
+  reply.headers.connection = 'close';
+  safely(outgoing, () => writeReply(outgoing, reply));
+}
+
+/** The server's `connect` handler: the gateway is no proxy, a `CONNECT` is a 405 with an error body. */
+export function answerConnect(_incoming: IncomingMessage, socket: Duplex): void {
+  const body = JSON.stringify(
+    codecs['openai-chat'].encodeError({
+      status: 405,
+      errorClass: 'invalid_request',
+      message: 'CONNECT is not served: the gateway is no proxy',
+    }).body,
+  );
+  socket.end(
+    `HTTP/1.1 405 Method Not Allowed\r\ncontent-type: application/json\r\nallow: GET, POST\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** Per connection, the responses queued behind another one on it (HTTP pipelining). */

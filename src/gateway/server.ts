@@ -17,7 +17,13 @@ import { createSwitchyard, type Switchyard } from '../switchyard.ts';
 import { createApp, directWrites } from './app.ts';
 import { type GatewayConfig, type GatewayFileConfig, readConfigFile, splitConfig } from './config.ts';
 import { loadKeys } from './keys.ts';
-import { answerClientError, continueOnRead, createNodeListener } from './node-listener.ts';
+import {
+  answerClientError,
+  answerConnect,
+  answerExpectation,
+  continueOnRead,
+  createNodeListener,
+} from './node-listener.ts';
 import { createMetrics, type GatewayMetrics } from './metrics.ts';
 import type { GatewayState } from './state.ts';
 import { createMemoryStore, createSharedStore, type GatewayStore } from './store.ts';
@@ -168,6 +174,8 @@ async function listen(
     listener,
   );
   server.on('checkContinue', continueOnRead(listener));
+  server.on('checkExpectation', answerExpectation);
+  server.on('connect', answerConnect);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 4000, host, () => {

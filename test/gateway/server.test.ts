@@ -490,6 +490,47 @@ describe('keys', () => {
     expect(received()).toMatch(/^HTTP\/1\.1 200 /);
   });
 
+  it.each([
+    [
+      'a Host that is no host name',
+      'GET /v1/models HTTP/1.1\r\nhost: a b\r\nauthorization: Bearer ops-key-2\r\n\r\n',
+      400,
+    ],
+    [
+      'a backslash in the path',
+      'GET /v1\\models HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ops-key-2\r\n\r\n',
+      400,
+    ],
+    [
+      'an Expect other than 100-continue',
+      'POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nexpect: foo\r\ncontent-length: 2\r\n\r\n{}',
+      417,
+    ],
+    ['a CONNECT', 'CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n\r\n', 405],
+  ])(
+    '%s is answered with an error body in OpenAI’s shape (not an empty reply), then the connection closes',
+    async (_, raw, status) => {
+      const { socket, received, closed } = rawConnection();
+      socket.write(raw);
+      await closed;
+      const [head, body] = received().split('\r\n\r\n');
+      expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(head?.toLowerCase()).toContain('connection: close');
+      expect(head?.toLowerCase()).toContain('content-type: application/json');
+      const parsed = JSON.parse(body ?? '') as { error: { message: string } };
+      expect(parsed.error.message.length).toBeGreaterThan(0);
+    },
+  );
+
+  it('a Gemini model name holding a line break is a 400 naming the model, not an unknown method', async () => {
+    const response = await post(
+      '/v1beta/models/up%0d%0agemini:generateContent',
+      JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] }),
+    );
+    expect(response.status).toBe(400);
+    expect(await response.text()).not.toContain('unknown method');
+  });
+
   describe('Expect: 100-continue', () => {
     const head = (path: string, headers: string) =>
       `POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nexpect: 100-continue\r\n${headers}\r\n`;
