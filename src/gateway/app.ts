@@ -42,6 +42,26 @@ function protocolOfPath(path: string, headers: Headers): ProtocolName {
 
 // `s`: a model name holding a line break is still a Gemini action (refused as a model name, a 400).
 const geminiPath = /^(.+):(generateContent|streamGenerateContent|countTokens)$/s;
+/** `/v1/models/{x}` and `/v1beta/models/{x}`: one model (GET), or a Gemini method on one (POST). */
+const modelPath = /^\/(?:v1beta|v1)\/models\/([^/]+)$/;
+
+/**
+ * Whether `method` is served at `path` beyond its route matching: on a model path, GET only for a
+ * model (`{model}:generateContent` asked with GET is a 405 naming POST) and POST only for a Gemini
+ * method (any other name is an unknown method): a 405's `allow` names only what would be served.
+ */
+function modelPathTakes(path: string, method: string): boolean {
+  const name = modelPath.exec(path)?.[1];
+  if (name === undefined) return true;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(name);
+  } catch {
+    decoded = name;
+  }
+  return (method === 'POST') === geminiPath.test(decoded);
+}
+
 const guardedPrefix = /^\/(v1|v1beta|switchyard)(\/|$)/;
 
 /** The client's `x-request-id` when it is a plain token of at most 128 characters, else a new id. */
@@ -270,7 +290,8 @@ export function createApp(state: GatewayState): Hono<Env> {
       (method) =>
         method !== asked &&
         (asked !== 'HEAD' || method !== 'GET') &&
-        app.router.match(method, path)[0].length > 0,
+        app.router.match(method, path)[0].length > 0 &&
+        modelPathTakes(path, method),
     );
   // An unknown path is a 404; a known one asked with another method a 405 with `allow`.
   const notFound: Handler = (c, caller) => {

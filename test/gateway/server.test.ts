@@ -160,6 +160,14 @@ describe('limits and refusals', () => {
     ],
     ['POST', '/healthz', 'GET', (body: { error: { type: string } }) => body.error.type],
     ['PUT', '/v1/models', 'GET', (body: { error: { type: string } }) => body.error.type],
+    // A model path's `allow` names only what is served there: GET for a model, POST for a Gemini method.
+    [
+      'PUT',
+      '/v1beta/models/up-gemini:generateContent',
+      'POST',
+      (body: { error: { status: string } }) => body.error.status,
+    ],
+    ['PUT', '/v1/models/up-chat', 'GET', (body: { error: { type: string } }) => body.error.type],
   ] as const)(
     '%s %s: 405 with allow: %s, in the path’s protocol shape',
     async (method, path, allow, kindOf) => {
