@@ -104,12 +104,14 @@ export function unfinishedCallFailure(
   });
 }
 
-/** {@link unfinishedCallFailure} for a whole reply: the failure when it holds an incomplete tool call. */
+/** {@link unfinishedCallFailure} for a whole reply that finished: the failure when it holds an incomplete tool call. */
 export function unfinishedCallIn(
   protocol: InboundProtocol,
   response: CanonicalResponse,
 ): GatewayError | undefined {
   if (protocol !== 'gemini' && protocol !== 'anthropic-messages') return undefined;
+  // A failed or cancelled reply keeps its own error (or, for a client that left, nothing).
+  if (response.finishReason === 'error' || response.finishReason === 'cancelled') return undefined;
   for (const part of response.content)
     if (part.type === 'tool-call' && part.incomplete === true)
       return unfinishedCallFailure(protocol, response.provider, response.finishReason);

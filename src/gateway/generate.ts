@@ -503,11 +503,11 @@ async function complete(
   served.provider = reply.provider;
   served.usage = reply.usage;
   if (reply.finishReason === 'error') throw modelFailure(reply);
-  const unfinished = unfinishedCallIn(served.call.protocol, reply);
-  if (unfinished !== undefined) throw unfinished;
   // Cancelled, and not by the client (a shutdown, or the upstream itself): never a whole reply.
   if (reply.finishReason === 'cancelled' && served.clientLeft !== true)
     throw state.accepting ? modelFailure(reply) : shutDown();
+  const unfinished = unfinishedCallIn(served.call.protocol, reply);
+  if (unfinished !== undefined) throw unfinished;
   const remembering = remember(state, decoded, reply, context, served.call);
   if (remembering !== undefined) await remembering;
   const body = JSON.stringify(inboundCodecs[served.call.protocol].encodeResponse(reply, context));
@@ -545,12 +545,14 @@ async function startStream(
   const onEvent = (upstream: StreamEvent): WireFrame[] | Promise<WireFrame[]> => {
     const started = performance.now();
     const event = toolNames === undefined ? upstream : clientEvent(upstream, toolNames);
-    if (event.type === 'message-start') served.provider = event.provider;
-    // A Gemini client would get the call whole now: an unfinished one fails here, before it.
-    if (event.type === 'tool-call-end' && event.incomplete === true) {
-      const unfinished = unfinishedCallFailure(protocol, served.provider ?? 'the upstream', undefined);
-      if (unfinished !== undefined) throw unfinished;
-    }
+    // A Gemini client would get the call whole now: an unfinished one is never sent. The reply
+    // fails at the finish (billed first, and a failure or a cancel keeps its own error).
+    if (
+      event.type === 'tool-call-end' &&
+      event.incomplete === true &&
+      unfinishedCallFailure(protocol, '', undefined) !== undefined
+    )
+      return [];
     if (event.type === 'finish') {
       served.billed = event.response.usage;
       const { finishReason } = event.response;
@@ -567,7 +569,11 @@ async function startStream(
       }
       if (finishReason !== 'error' && finishReason !== 'cancelled') {
         const unfinished = unfinishedCallIn(protocol, event.response);
-        if (unfinished !== undefined) throw unfinished;
+        if (unfinished !== undefined) {
+          served.provider = event.response.provider;
+          served.usage = event.response.usage;
+          throw unfinished;
+        }
         const settling = settle(event.response);
         if (settling !== undefined) return settling.then(() => frames(event, started));
       }

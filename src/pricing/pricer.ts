@@ -22,14 +22,19 @@ export interface Pricer {
 }
 
 /**
- * Whether `served` names `requested` or a variant of it (`openai:gpt-4.1-mini-2025-04-14` of
- * `openai:gpt-4.1-mini`): the same wire name, or that name followed by `-` and more.
+ * What may follow a model's name in the name of one of its dated or numbered versions: a date
+ * (`-2025-04-14`, `-20250929`, Gemini's `-preview-09-2025`), a version number (`-001`, Mistral's
+ * `-2411`) or a Bedrock version (`-v1:0`). Never another word: `gpt-4.1-nano` is no version of
+ * `gpt-4.1`, and `gemini-2.5-flash-lite` none of `gemini-2.5-flash`.
  */
+const versionSuffix = /^-(?:\d{4}-\d{2}-\d{2}|\d{8}|\d{3,4}|preview-\d{2}-\d{4}|v\d+(?::\d+)?)$/;
+
+/** Whether `served` names `requested` or a dated or numbered version of it ({@link versionSuffix}). */
 function isVariantOf(served: string, requested: string): boolean {
   const name = (id: string) => splitModelId(id).name.toLowerCase();
   const asked = name(requested);
   const got = name(served);
-  return got === asked || got.startsWith(`${asked}-`);
+  return got === asked || (got.startsWith(asked) && versionSuffix.test(got.slice(asked.length)));
 }
 
 /** Distinct unpriced models warned about, at most. */

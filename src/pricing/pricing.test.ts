@@ -140,6 +140,24 @@ describe('pricer', () => {
       );
     });
 
+    it('a sibling is no version: the asked-for name followed by a word prices as the model asked for', () => {
+      const full = pricer.cost('openai:gpt-4.1', million)?.amount;
+      expect(full).not.toBe(nano);
+      expect(pricer.cost('openai:gpt-4.1-nano', million, undefined, 'openai:gpt-4.1')?.amount).toBe(full);
+      const flash = pricer.cost('gemini:gemini-2.5-flash', million)?.amount;
+      const lite = pricer.cost('gemini:gemini-2.5-flash-lite', million)?.amount;
+      expect(lite).not.toBe(flash);
+      expect(
+        pricer.cost('gemini:gemini-2.5-flash-lite', million, undefined, 'gemini:gemini-2.5-flash')?.amount,
+      ).toBe(flash);
+      // A dated version priced on its own keeps its own price.
+      const dated = pricer.cost('openai:gpt-4o-2024-05-13', million)?.amount;
+      expect(dated).not.toBe(pricer.cost('openai:gpt-4o', million)?.amount);
+      expect(pricer.cost('openai:gpt-4o-2024-05-13', million, undefined, 'openai:gpt-4o')?.amount).toBe(
+        dated,
+      );
+    });
+
     it('the served name prices a call whose asked-for model has no price (a router such as auto)', () => {
       expect(pricer.cost('openai:gpt-4.1-nano', million, undefined, 'openai:auto')?.amount).toBe(nano);
     });

@@ -73,7 +73,12 @@ export const endings: readonly Fault[] = [
         [['content-type', c.ok.contentType]],
         Buffer.from(c.ok.body.toString('utf8').replace(/"(Hello[^"]*)"/, '{"value":"$1"}')),
       ),
-    expect: invalid,
+    // Read as a shape the adapter could not read (`invalid_stream` / `invalid_response`), not
+    // merely any retryable failure.
+    expect: (mode) => ({
+      ...invalid,
+      providerCode: mode === 'stream' ? 'invalid_stream' : 'invalid_response',
+    }),
   },
   {
     name: 'the whole stream, then the connection held open',

@@ -536,7 +536,9 @@ describe('keys', () => {
       JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] }),
     );
     expect(response.status).toBe(400);
-    expect(await response.text()).not.toContain('unknown method');
+    const text = await response.text();
+    expect(text).not.toContain('unknown method');
+    expect(text).toMatch(/model/i);
   });
 
   describe('Expect: 100-continue', () => {

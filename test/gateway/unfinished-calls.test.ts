@@ -155,3 +155,33 @@ it('a call cut by the output limit never reaches a Gemini client, which runs any
   expect(response.status).toBe(502);
   expect(await response.text()).not.toContain('functionCall');
 });
+
+describe('an unfinished call fails the reply only after the rest of it is known', () => {
+  it('a Gemini stream cut inside a tool call keeps its own error (the cut, retryable), never a model failure', async () => {
+    const cut = chatUpstream(true, cutArguments);
+    if (cut.type !== 'sse') throw new Error('a streamed upstream reply is SSE');
+    harness.emulator.enqueue({ ...cut, events: cut.events.slice(0, 2) });
+    const response = await post('/v1beta/models/up-chat:streamGenerateContent?alt=sse', geminiBody);
+    const text = await response.text();
+    expect(text).toContain('Deleting.');
+    expect(text).not.toContain('functionCall');
+    expect(text).toContain('"status":"UNAVAILABLE"');
+    expect(text).not.toContain('without complete JSON arguments');
+    expect(harness.accessLog.at(-1)).toMatchObject({ errorClass: 'network' });
+  });
+
+  it.each([
+    ['a Gemini', '/v1beta/models/up-chat:streamGenerateContent?alt=sse', geminiBody],
+    ['an Anthropic', '/v1/messages', anthropicBody(true)],
+  ])(
+    '%s stream that fails on an unfinished call is billed and logged with its usage',
+    async (_, path, body) => {
+      harness.emulator.enqueue(chatUpstream(true, cutArguments));
+      const response = await post(path, body);
+      expect(await response.text()).toContain('without complete JSON arguments');
+      const line = harness.accessLog.at(-1)!;
+      expect(line).toMatchObject({ status: 502, provider: 'openai' });
+      expect(line.outputTokens).toBeGreaterThan(0);
+    },
+  );
+});

@@ -68,7 +68,7 @@ export class ResponseReader {
     if (this.open.has(index)) this.stop(index);
     switch (block.type) {
       case 'text':
-        if (block.text !== undefined && typeof block.text !== 'string')
+        if (block.text !== undefined && block.text !== null && typeof block.text !== 'string')
           throw new TypeError(`a text block's text is ${jsonTypeName(block.text)}, not a string`);
         this.builder.openText(index, 'text');
         if (typeof block.text === 'string' && block.text !== '') this.builder.text(index, block.text);
@@ -116,7 +116,12 @@ export class ResponseReader {
     if (block === undefined) return;
     const field = Object.hasOwn(pieceFields, delta.type) ? pieceFields[delta.type as PieceType] : undefined;
     // A piece of another type is not a shape to skip: the reply would read as whole without it.
-    if (field !== undefined && delta[field] !== undefined && typeof delta[field] !== 'string')
+    if (
+      field !== undefined &&
+      delta[field] !== undefined &&
+      delta[field] !== null &&
+      typeof delta[field] !== 'string'
+    )
       throw new TypeError(`a ${delta.type}'s ${field} is ${jsonTypeName(delta[field])}, not a string`);
     switch (delta.type) {
       case 'text_delta':

@@ -245,7 +245,7 @@ export class ResponseReader {
 
   private readPart(part: GeminiPart): void {
     // Text of another type is not a shape to skip: the reply would read as whole without it.
-    if (part.text !== undefined && typeof part.text !== 'string')
+    if (part.text !== undefined && part.text !== null && typeof part.text !== 'string')
       throw new TypeError(`a part's text is ${jsonTypeName(part.text)}, not a string`);
     const signature = typeof part.thoughtSignature === 'string' ? part.thoughtSignature : undefined;
     switch (partKind(part)) {

@@ -27,12 +27,14 @@ const refusalKey = 'refusal';
 type OpenKind = 'text' | 'reasoning' | 'refusal' | 'tool';
 
 /**
- * The first choice: the one at `index` 0 (or with no index, as hosts that send one choice may),
- * wherever it is in the list. Another choice is never read as the first (Switchyard never asks for
- * `n > 1`): a chunk holding only choice 1 adds nothing. Undefined when there is none.
+ * The first choice. A chunk or body listing one choice: that one, whatever its `index` (hosts that
+ * send one choice may number it per chunk: Foundry Local, older TGI). Listing several: the one at
+ * `index` 0 (or with no index), wherever it is in the list — another choice is never read as the
+ * first (Switchyard never asks for `n > 1`). Undefined when there is none.
  */
 export function firstChoice(choices: WireChoice[] | null | undefined): WireChoice | undefined {
   if (!Array.isArray(choices)) return undefined;
+  if (choices.length === 1) return choices[0];
   for (const choice of choices)
     if (isJsonObject(choice) && (choice.index === 0 || choice.index === undefined || choice.index === null))
       return choice;

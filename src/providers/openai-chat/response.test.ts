@@ -213,27 +213,42 @@ describe('the first choice is the one at index 0, wherever it is in the list', (
     expect(textOf(feedResponse(body, openaiQuirks))).toBe('choice-zero');
   });
 
-  it('a whole body holding only choice 1 is an invalid response, not choice 1 read as the answer', () => {
-    const body = { id: 'chatcmpl-9', model: 'gpt-4.1', choices: [choice(1, 'CHOICE-ONE')] };
-    expect(() => feedResponse(body, openaiQuirks)).toThrow(/no choices/);
+  it('a chunk listing choices 1 and 0 adds only choice 0', () => {
+    const base = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4.1' };
+    const both = JSON.stringify({
+      ...base,
+      choices: [
+        { index: 1, delta: { content: '[c1]' }, finish_reason: null },
+        { index: 0, delta: { content: 'lo' }, finish_reason: null },
+      ],
+    });
+    const start = JSON.stringify({
+      ...base,
+      choices: [{ index: 0, delta: { role: 'assistant', content: 'Hel' } }],
+    });
+    const end = JSON.stringify({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
+    const result = feedStream([start, both, end, '[DONE]'], openaiQuirks);
+    expect(result.error).toBeUndefined();
+    expect(textOf(result.response)).toBe('Hello');
   });
 
-  it('a streamed chunk holding only choice 1 adds nothing to the answer', () => {
-    const base = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4.1' };
+  it('a host numbering its one choice per chunk (Foundry Local, older TGI) is read whole', () => {
+    const base = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'm' };
     const chunk = (index: number, delta: object, finish: string | null = null) =>
       JSON.stringify({ ...base, choices: [{ index, delta, finish_reason: finish }] });
     const result = feedStream(
       [
-        chunk(0, { role: 'assistant', content: 'Hel' }),
-        chunk(1, { content: '[c1]' }),
-        chunk(0, { content: 'lo' }),
-        chunk(0, {}, 'stop'),
+        chunk(0, { role: 'assistant', content: 'Wh' }),
+        chunk(1, { content: 'ole' }),
+        chunk(2, {}, 'stop'),
         '[DONE]',
       ],
       openaiQuirks,
     );
     expect(result.error).toBeUndefined();
-    expect(textOf(result.response)).toBe('Hello');
+    expect(textOf(result.response)).toBe('Whole');
+    const body = { id: 'c', model: 'm', choices: [choice(1, 'only one')] };
+    expect(textOf(feedResponse(body, openaiQuirks))).toBe('only one');
   });
 
   it('a choice without an index (hosts that send one choice) is the first', () => {
