@@ -631,10 +631,11 @@ async function startStream(
   const contentType =
     served.call.jsonArray === true ? 'application/json' : 'text/event-stream; charset=utf-8';
   const headers = { ...headersOf(served, contentType), 'cache-control': 'no-cache' };
-  // What the upstream has already delivered goes first; a reply that is whole by then leaves in one write.
-  // Nothing framed yet (past `maxHeldEvents` of a preamble the protocol has no frame for): the
-  // headers go now, the frames as they come.
-  const head = first.length === 0 && !done ? '' : ((await pump.read()) ?? '');
+  // A reply that is whole by then leaves in one write. Otherwise the first content goes at once,
+  // with the headers (the rest of a burst the upstream delivered follows in the next write: the
+  // client's first byte never waits for the whole burst to be translated). Nothing framed yet (past
+  // `maxHeldEvents` of a preamble the protocol has no frame for): the headers go now, the frames as they come.
+  const head = done ? ((await pump.read()) ?? '') : pump.takeFirst();
   if (pump.ended) return { status: 200, headers, body: head };
   const { outgoing } = served.call;
   if (served.call.directWrites !== true || outgoing === undefined)

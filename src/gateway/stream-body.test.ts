@@ -270,3 +270,54 @@ describe('the streamed body written to Node’s response', () => {
     expect(outgoing.ended).toBe(false);
   });
 });
+
+describe('the first bytes of a burst', () => {
+  it('leave the socket before the rest of a burst the upstream already delivered is translated', async () => {
+    const { createServer } = await import('node:http');
+    const order: string[] = [];
+    // A routed stream with a burst of events ready at once (the front door's pollable iterator).
+    const ready = ['b', 'c', 'd'].map((word) => delta(word));
+    const iterator = {
+      poll: () => {
+        const event = ready.shift();
+        if (event !== undefined) order.push(`translate ${event.type === 'text-delta' ? event.delta : ''}`);
+        return event === undefined ? undefined : { done: false as const, value: event };
+      },
+      next: async (): Promise<IteratorResult<StreamEvent>> => ({ done: true, value: undefined }),
+      return: async (): Promise<IteratorResult<StreamEvent>> => ({ done: true, value: undefined }),
+    };
+    const server = createServer((_incoming, outgoing) => {
+      const socket = outgoing.socket!;
+      const writev = socket._writev?.bind(socket);
+      const write = socket._write.bind(socket);
+      socket._writev = (chunks, callback) => {
+        order.push('socket');
+        writev!(chunks, callback);
+      };
+      socket._write = (chunk, encoding, callback) => {
+        order.push('socket');
+        write(chunk, encoding, callback);
+      };
+      const pump = createBodyPump({
+        iterator,
+        onEvent: (event) => encoder.event(event),
+        framer: createFramer(false),
+        streamEncoder: encoder,
+        controller: new AbortController(),
+        finish: () => {},
+        onCancel: () => {},
+        onError: () => {},
+        first: [{ data: 'a' }],
+        done: false,
+      });
+      writeToNode(pump, pump.takeFirst(), outgoing, { 'content-type': 'text/event-stream' });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const body = await (await fetch(`http://127.0.0.1:${port}/`)).text();
+    server.close();
+    expect(body).toBe('data: a\n\ndata: b\n\ndata: c\n\ndata: d\n\n');
+    expect(order.indexOf('socket')).toBeGreaterThanOrEqual(0);
+    expect(order.indexOf('socket')).toBeLessThan(order.indexOf('translate b'));
+  });
+});

@@ -63,6 +63,8 @@ type Tick = typeof tick;
 export interface BodyPump {
   /** Every frame ready now (waiting for one when none is); undefined once the body has ended. */
   read(): Promise<string | undefined>;
+  /** The frames produced before the pump (the held-back preamble and first content), taken once without waiting. */
+  takeFirst(): string;
   /** True once the last frame has been read. */
   readonly ended: boolean;
   cancel(): Promise<void>;
@@ -102,6 +104,12 @@ class Pump implements BodyPump {
 
   get ended(): boolean {
     return this.#ended && this.#held === undefined;
+  }
+
+  takeFirst(): string {
+    const text = this.#held ?? '';
+    this.#held = undefined;
+    return text;
   }
 
   async read(): Promise<string | undefined> {
@@ -234,7 +242,9 @@ export function writeToNode(
   // No text yet (a preamble the protocol has no frame for): the headers go now, not with the first write.
   if (head === '') outgoing.flushHeaders();
   const full = head !== '' && !outgoing.write(head);
-  void drive(pump, outgoing, full).finally(() => outgoing.off('close', onClose));
+  // Node corks a chunked response's write until a tick it queued: read on after it, so that the
+  // first bytes leave before the rest of a burst the upstream delivered is translated.
+  process.nextTick(() => void drive(pump, outgoing, full).finally(() => outgoing.off('close', onClose)));
 }
 
 /** Reads on while the client takes the text: `full` (a `write` that returned false) waits for `drain`. */
