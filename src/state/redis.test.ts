@@ -12,7 +12,12 @@ import { type FakeRedis, respArray, startFakeRedis } from '../../test/support/fa
 import { startRedis, type TestRedis } from '../../test/support/redis-server.ts';
 import { stateSuite } from '../../test/support/state-suite.ts';
 import { StateUnavailableError } from './outage.ts';
-import { createRedisStateStore, type RedisStateStore, type RedisStateStoreOptions } from './redis.ts';
+import {
+  createRedisStateStore,
+  type RedisStateStore,
+  type RedisStateStoreOptions,
+  stateKeys,
+} from './redis.ts';
 import { periodsLua } from './scripts.ts';
 import { periodsOf, type Reservation, type StateFailureEvent } from './types.ts';
 
@@ -290,6 +295,35 @@ describe('Redis trouble', () => {
     await redis.stop();
     expect(await availability.failure('model:y')).toBe('open');
     expect(await availability.check('model:y')).toMatchObject({ allowed: false, state: 'open' });
+  });
+});
+
+describe('another writer’s value under the gateway’s keys (Redis up, refusing the script)', () => {
+  it('a corrupt spend counter refuses the key’s calls (503) with one WARN, never a per-instance budget, whatever the policy', async () => {
+    const logger = createMemoryLogger();
+    const store = await storeOn({ prefix: 'poisoned', logger });
+    const raw = new Redis(redis.url);
+    const { day, month } = periodsOf(Date.now());
+    await raw.set(stateKeys('poisoned', 'k', day, month)[1]!, 'corrupt');
+    for (let call = 0; call < 3; call++)
+      await expect(store.admit({ key: 'k', tokens: 1, budget: { usdPerDay: 1 } })).rejects.toBeInstanceOf(
+        StateUnavailableError,
+      );
+    expect(store.degraded).toBe(false);
+    const warnings = logger.entries.filter((entry) => entry.message.includes('Redis refused'));
+    expect(warnings).toHaveLength(1);
+    // Another key on the same Redis is served as before.
+    expect((await store.admit({ key: 'other', tokens: 1, budget: { usdPerDay: 1 } })).allowed).toBe(true);
+    raw.disconnect();
+  });
+
+  it('a stored value of another Redis type reads as absent, not as an outage', async () => {
+    const store = await storeOn({ prefix: 'wrongtype' });
+    const raw = new Redis(redis.url);
+    await raw.hset('wrongtype:value:resp_x', 'a', '1');
+    expect(await store.get('resp_x')).toBeUndefined();
+    expect(store.degraded).toBe(false);
+    raw.disconnect();
   });
 });
 

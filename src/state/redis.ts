@@ -26,7 +26,7 @@ import { consoleLogger, type Logger } from '../core/logger.ts';
 import { createMemoryStateStore } from './memory.ts';
 import { OutageTracker, StateUnavailableError, withTimeout } from './outage.ts';
 import { RedisAvailabilityStore } from './redis-availability.ts';
-import { SettleReplay } from './replay.ts';
+import { isRejectedByRedis, SettleReplay } from './replay.ts';
 import { admitNumbers, reservationOf, reservationTtlMs } from './rules.ts';
 import { admitScript, settleScript } from './scripts.ts';
 import {
@@ -316,7 +316,16 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     options.maxQueuedSettles,
   );
 
-  /** Runs `operation` against Redis; on failure applies the policy (`local` answers or a refusal). */
+  /** Operations whose refusal by Redis was logged (one WARN each per process). */
+  const refusedOnce = new Set<string>();
+
+  /**
+   * Runs `operation` against Redis; on failure applies the policy (`local` answers or a refusal).
+   * An error reply from a Redis that is up (a script meeting another writer's value under the
+   * gateway's keys, `WRONGTYPE`) is no outage: serving from this instance's memory would make a
+   * key's budget and limits per instance for as long as the value stays. It is `refused()` when
+   * given (a stored value reads as absent), else a refusal (503), with one WARN naming it.
+   */
   async function guarded<Value>(
     name: string,
     operation: () => Promise<Value>,
@@ -324,11 +333,23 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     policyHere: StateFailurePolicy = policy,
     limitMs = timeoutMs,
     connection: Client = client,
+    refused?: () => Value,
   ): Promise<Value> {
     let value: Value;
     try {
       value = await withTimeout(operation(), limitMs);
     } catch (error) {
+      if (isRejectedByRedis(error)) {
+        if (!refusedOnce.has(name)) {
+          refusedOnce.add(name);
+          logger.warn('state store: Redis refused an operation (a value of another shape under its keys?)', {
+            operation: name,
+            error: (error as Error).message.slice(0, 200),
+          });
+        }
+        if (refused !== undefined) return refused();
+        throw new StateUnavailableError(name, { cause: error });
+      }
       if (outage.failed(name, error, policyHere)) return fallback();
       throw new StateUnavailableError(name, { cause: error });
     }
@@ -448,6 +469,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
         policy,
         outage.failing ? timeoutMs : valueTimeoutMs,
         valueClient,
+        () => undefined,
       ),
     async close() {
       // One last try for settles still waiting: a restart must not drop the spend they carry.

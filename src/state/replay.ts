@@ -25,13 +25,14 @@ function isTimeout(error: unknown): boolean {
 
 /**
  * An error reply from Redis (a script error, `WRONGTYPE`): the command reached Redis and was refused,
- * and would be again. `OOM` and `LOADING`/`BUSY` pass with time, so they stay outages.
+ * and would be again. `OOM`, `LOADING`/`BUSY` and a failover (`READONLY`, `MASTERDOWN`) pass with
+ * time, so they stay outages.
  */
-function isRejectedByRedis(error: unknown): boolean {
+export function isRejectedByRedis(error: unknown): boolean {
   return (
     error instanceof Error &&
     error.name === 'ReplyError' &&
-    !/^(OOM|LOADING|BUSY|TRYAGAIN|CLUSTERDOWN)\b/.test(error.message)
+    !/^(OOM|LOADING|BUSY|TRYAGAIN|CLUSTERDOWN|READONLY|MASTERDOWN|NOREPLICAS)\b/.test(error.message)
   );
 }
 
