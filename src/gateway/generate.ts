@@ -25,6 +25,7 @@ import type { StreamEvent } from '../core/events.ts';
 import type { CanonicalResponse } from '../core/request.ts';
 import { billedTokens } from '../core/usage.ts';
 import type { Item } from '../core/transcript.ts';
+import { parseTranscript } from '../core/transcript-schema.ts';
 import type { RouteRequest } from '../routing/router.ts';
 import {
   adoptUntaggedArtifacts,
@@ -133,24 +134,13 @@ interface Served {
 /**
  * A stored conversation of the shape the gateway writes, or undefined (then "not found"): a shared
  * store is outside the process, and a value another writer left under a response id must not
- * reach a request (its items are checked in depth by the front door like any transcript).
+ * reach a request. Its transcript is validated whole (the transcript schema), so a value of
+ * another shape is a 404, never a 500 in a later step or a 400 blaming the client.
  */
 function storedConversation(value: unknown): { transcript: Item[] } | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  const { transcript } = value as { transcript?: unknown };
-  if (!Array.isArray(transcript)) return undefined;
-  const items = transcript.every(
-    (item: unknown) =>
-      typeof item === 'object' &&
-      item !== null &&
-      typeof (item as { kind?: unknown }).kind === 'string' &&
-      Array.isArray((item as { parts?: unknown }).parts) &&
-      (item as { parts: unknown[] }).parts.every(
-        (part) =>
-          typeof part === 'object' && part !== null && typeof (part as { type?: unknown }).type === 'string',
-      ),
-  );
-  return items ? { transcript: transcript as Item[] } : undefined;
+  const parsed = parseTranscript((value as { transcript?: unknown }).transcript);
+  return parsed.ok ? { transcript: parsed.value } : undefined;
 }
 
 /**

@@ -98,6 +98,8 @@ export async function admitCall(
     throw new QuotaError({
       status: 429,
       errorClass: 'rate_limit',
+      // OpenAI's `type` names the limit: `requests` or `tokens`.
+      type: admission.limit === 'requests' ? 'requests' : 'tokens',
       message: `key '${key.name}' is over its limit of ${limit}; retry after ${admission.retryAfterSeconds} s`,
       retryAfterSeconds: admission.retryAfterSeconds,
     });

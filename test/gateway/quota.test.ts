@@ -46,6 +46,7 @@ describe('per-key limits and budgets (memory store)', () => {
     await ask(openai);
     const error = await ask(openai).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+    expect((error as InstanceType<typeof OpenAI.RateLimitError>).type).toBe('requests');
     const retryAfter = Number(
       (error as InstanceType<typeof OpenAI.RateLimitError>).headers.get('retry-after'),
     );
@@ -66,6 +67,8 @@ describe('per-key limits and budgets (memory store)', () => {
     await ask(openai, 2500);
     const error = await ask(openai, 2500).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+    // OpenAI's error type names the limit reached.
+    expect((error as InstanceType<typeof OpenAI.RateLimitError>).type).toBe('tokens');
   });
 
   it('a client that leaves a stream before its usage arrives is charged the reservation, not nothing', async () => {

@@ -356,6 +356,11 @@ it.each([
   ['an item without parts', { transcript: [{ kind: 'user' }] }],
   ['a part that is not an object', { transcript: [{ kind: 'assistant', parts: [null] }] }],
   ['artifacts of the wrong types', { signature: 5, reasoning: 'x' }],
+  [
+    'a tool call without an id',
+    { transcript: [{ kind: 'assistant', parts: [{ type: 'tool-call', name: 'f' }] }] },
+  ],
+  ['an item of an unknown kind', { transcript: [{ kind: 'robot', parts: [{ type: 'text', text: 'x' }] }] }],
 ])('a value another writer left in the store (%s) is no value: never a 500', async (_, planted) => {
   const gateway = gatewayWithStore({ get: async () => planted, put: async () => {} });
   const continued = await gateway.app.request('/v1/responses', {
