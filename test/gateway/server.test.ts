@@ -427,8 +427,25 @@ describe('keys', () => {
     ],
     ['a request line that is not HTTP', 'HELLO THERE\r\n\r\n', 400],
     ['a bad header name', 'GET /healthz HTTP/1.1\r\nhost: x\r\nbad header: 1\r\n\r\n', 400],
+    // Requests Node parses but @hono/node-server cannot read, and those Node answers itself.
+    [
+      'a Host that is no host name',
+      'GET /v1/models HTTP/1.1\r\nhost: a b\r\nauthorization: Bearer ops-key-2\r\n\r\n',
+      400,
+    ],
+    [
+      'a backslash in the path',
+      'GET /v1\\models HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ops-key-2\r\n\r\n',
+      400,
+    ],
+    [
+      'an Expect other than 100-continue',
+      'POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nexpect: foo\r\ncontent-length: 2\r\n\r\n{}',
+      417,
+    ],
+    ['a CONNECT', 'CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n\r\n', 405],
   ])(
-    '%s: Node’s status with an error body in OpenAI’s shape, then the connection closes',
+    '%s: a status with an error body in OpenAI’s shape (never an empty reply), then the connection closes',
     async (_, raw, status) => {
       const { socket, received, closed } = rawConnection();
       socket.write(raw);
@@ -497,38 +514,6 @@ describe('keys', () => {
     await closed;
     expect(received()).toMatch(/^HTTP\/1\.1 200 /);
   });
-
-  it.each([
-    [
-      'a Host that is no host name',
-      'GET /v1/models HTTP/1.1\r\nhost: a b\r\nauthorization: Bearer ops-key-2\r\n\r\n',
-      400,
-    ],
-    [
-      'a backslash in the path',
-      'GET /v1\\models HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ops-key-2\r\n\r\n',
-      400,
-    ],
-    [
-      'an Expect other than 100-continue',
-      'POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nexpect: foo\r\ncontent-length: 2\r\n\r\n{}',
-      417,
-    ],
-    ['a CONNECT', 'CONNECT example.com:443 HTTP/1.1\r\nhost: example.com:443\r\n\r\n', 405],
-  ])(
-    '%s is answered with an error body in OpenAI’s shape (not an empty reply), then the connection closes',
-    async (_, raw, status) => {
-      const { socket, received, closed } = rawConnection();
-      socket.write(raw);
-      await closed;
-      const [head, body] = received().split('\r\n\r\n');
-      expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
-      expect(head?.toLowerCase()).toContain('connection: close');
-      expect(head?.toLowerCase()).toContain('content-type: application/json');
-      const parsed = JSON.parse(body ?? '') as { error: { message: string } };
-      expect(parsed.error.message.length).toBeGreaterThan(0);
-    },
-  );
 
   it('a Gemini model name holding a line break is a 400 naming the model, not an unknown method', async () => {
     const response = await post(
