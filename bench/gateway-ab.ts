@@ -42,6 +42,8 @@ async function call(url: string): Promise<number> {
   });
   let first = 0;
   for await (const _chunk of response.body) if (first === 0) first = performance.now() - started;
+  // A failed call is no timing: the run stops saying so.
+  if (response.statusCode !== 200) throw new Error(`${url}: HTTP ${response.statusCode}`);
   return toEnd ? performance.now() - started : first;
 }
 

@@ -78,19 +78,22 @@ export function modelFailure(response: CanonicalResponse): GatewayError {
  * Anthropic client too, unless the output limit cut it — Anthropic's own answer then is the cut
  * call with `stop_reason: max_tokens`, which its clients know not to run. A 502 model failure
  * (in-band after content). Chat and Responses clients get the arguments as the model wrote them
- * (what those APIs give; Responses marks the item `incomplete`). `finishReason` undefined: the
- * call has just ended, the finish is still to come.
+ * (what those APIs give; Responses marks the item `incomplete`). Whether a client of `protocol`
+ * must not get an unfinished call; `finishReason` undefined: the call has just ended, the finish
+ * is still to come.
  */
-export function unfinishedCallFailure(
+export function hidesUnfinishedCall(
   protocol: InboundProtocol,
-  provider: string,
   finishReason: FinishReason | undefined,
-): GatewayError | undefined {
-  if (
-    protocol !== 'gemini' &&
-    (protocol !== 'anthropic-messages' || finishReason === 'max-tokens' || finishReason === undefined)
-  )
-    return undefined;
+): boolean {
+  return (
+    protocol === 'gemini' ||
+    (protocol === 'anthropic-messages' && finishReason !== 'max-tokens' && finishReason !== undefined)
+  );
+}
+
+/** The 502 model failure of a reply {@link hidesUnfinishedCall} refuses. */
+function unfinishedCallFailure(provider: string): GatewayError {
   return new GatewayError({
     ...toWireError(
       new ServerError({
@@ -104,17 +107,17 @@ export function unfinishedCallFailure(
   });
 }
 
-/** {@link unfinishedCallFailure} for a whole reply that finished: the failure when it holds an incomplete tool call. */
+/** The failure of a finished reply holding an unfinished call its client must not get ({@link hidesUnfinishedCall}). */
 export function unfinishedCallIn(
   protocol: InboundProtocol,
   response: CanonicalResponse,
 ): GatewayError | undefined {
-  if (protocol !== 'gemini' && protocol !== 'anthropic-messages') return undefined;
   // A failed or cancelled reply keeps its own error (or, for a client that left, nothing).
   if (response.finishReason === 'error' || response.finishReason === 'cancelled') return undefined;
+  if (!hidesUnfinishedCall(protocol, response.finishReason)) return undefined;
   for (const part of response.content)
     if (part.type === 'tool-call' && part.incomplete === true)
-      return unfinishedCallFailure(protocol, response.provider, response.finishReason);
+      return unfinishedCallFailure(response.provider);
   return undefined;
 }
 

@@ -41,7 +41,7 @@ import {
   shutDown,
   GatewayError,
   toWireError,
-  unfinishedCallFailure,
+  hidesUnfinishedCall,
   unfinishedCallIn,
 } from './errors.ts';
 import { allowsModel, type GatewayKey, modelForbidden, shown } from './keys.ts';
@@ -540,7 +540,7 @@ async function startStream(
     if (
       event.type === 'tool-call-end' &&
       event.incomplete === true &&
-      unfinishedCallFailure(protocol, '', undefined) !== undefined
+      hidesUnfinishedCall(protocol, undefined)
     )
       return [];
     if (event.type === 'finish') {

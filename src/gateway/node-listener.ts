@@ -78,7 +78,10 @@ export function createNodeListener(state: GatewayState, fetch: Fetch, hostname: 
     if (outgoing.socket === null) closeWithConnection(incoming, outgoing);
     const route = directRoute(incoming);
     if (incoming.headers.host === undefined && incoming.httpVersion === '1.1') {
-      answerWithoutHost(route?.protocol ?? 'openai-chat', incoming, outgoing);
+      // RFC 9112 §3.2; the server is created with `requireHostHeader: false` only so that this
+      // answer has a body (Node's own has none).
+      const protocol = route?.protocol ?? 'openai-chat';
+      answerClosing(protocol, incoming, outgoing, 400, 'an HTTP/1.1 request needs a Host header');
       return;
     }
     if (route === undefined) {
@@ -117,23 +120,34 @@ export function continueOnRead(listener: Listener): Listener {
 }
 
 /**
- * An HTTP/1.1 request without a `Host` header is a 400 (RFC 9112 §3.2), in the route's protocol
- * shape (OpenAI's off the generation routes), and closes the connection: the server is created
- * with `requireHostHeader: false` only so that this answer has a body (Node's own has none).
+ * An error reply in `protocol`'s shape (OpenAI's off the generation routes) written to Node's
+ * response, the connection closed after it.
  */
-function answerWithoutHost(
+function answerClosing(
   protocol: InboundProtocol,
   incoming: IncomingMessage,
   outgoing: ServerResponse,
+  status: number,
+  message: string,
 ): void {
-  const wire = {
-    status: 400,
-    errorClass: 'invalid_request' as const,
-    message: 'an HTTP/1.1 request needs a Host header',
-  };
+  const wire = { status, errorClass: 'invalid_request' as const, message };
   const reply = errorReply(protocol, wire, requestIdFrom(nodeHeader(incoming, 'x-request-id')));
   reply.headers.connection = 'close';
   safely(outgoing, () => writeReply(outgoing, reply));
+}
+
+/**
+ * A whole HTTP/1.1 error response with a body in OpenAI's shape (no protocol is known), for a
+ * socket no response object stands for; the connection closes after it.
+ */
+function rawErrorResponse(status: number, message: string, extraHeaders = ''): string {
+  const body = JSON.stringify(
+    codecs['openai-chat'].encodeError({ status, errorClass: 'invalid_request', message }).body,
+  );
+  return (
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\n${extraHeaders}` +
+    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
+  );
 }
 
 /**
@@ -169,28 +183,12 @@ function answerUnreadable(error: unknown): Response {
  * answer) with an error body in OpenAI's shape, and the connection closes.
  */
 export function answerExpectation(incoming: IncomingMessage, outgoing: ServerResponse): void {
-  const reply = errorReply(
-    'openai-chat',
-    { status: 417, errorClass: 'invalid_request', message: 'the only expectation served is 100-continue' },
-    requestIdFrom(nodeHeader(incoming, 'x-request-id')),
-  );
-  reply.headers.connection = 'close';
-  safely(outgoing, () => writeReply(outgoing, reply));
+  answerClosing('openai-chat', incoming, outgoing, 417, 'the only expectation served is 100-continue');
 }
 
 /** The server's `connect` handler: the gateway is no proxy, a `CONNECT` is a 405 with an error body. */
 export function answerConnect(_incoming: IncomingMessage, socket: Duplex): void {
-  const body = JSON.stringify(
-    codecs['openai-chat'].encodeError({
-      status: 405,
-      errorClass: 'invalid_request',
-      message: 'CONNECT is not served: the gateway is no proxy',
-    }).body,
-  );
-  socket.end(
-    `HTTP/1.1 405 Method Not Allowed\r\ncontent-type: application/json\r\nallow: GET, POST\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  );
+  socket.end(rawErrorResponse(405, 'CONNECT is not served: the gateway is no proxy', 'allow: GET, POST\r\n'));
 }
 
 /** Per connection, the responses queued behind another one on it (HTTP pipelining). */
@@ -327,13 +325,7 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
     (inFlight === undefined || inFlight === null || !inFlight.headersSent)
   ) {
     const [status, message] = framingError(error.code);
-    const body = JSON.stringify(
-      codecs['openai-chat'].encodeError({ status, errorClass: 'invalid_request', message }).body,
-    );
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\n` +
-        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    );
+    socket.write(rawErrorResponse(status, message));
   }
   socket.destroy();
 }
