@@ -56,6 +56,35 @@ const gatewayWithStore = (store: GatewayStore) =>
 const chatBody = (extra: Record<string, unknown> = {}) =>
   JSON.stringify({ model: 'up-chat', messages: [{ role: 'user', content: 'Hi' }], ...extra });
 
+/**
+ * A Chat client's turn replaying one call to `name` with `text` as its arguments, answered by the
+ * Chat upstream: the arguments text the upstream got for that call.
+ */
+async function replayedArguments(name: string, text: string): Promise<string> {
+  harness.emulator.enqueue(hello());
+  const response = await post(
+    '/v1/chat/completions',
+    JSON.stringify({
+      model: 'up-chat',
+      messages: [
+        { role: 'user', content: 'Go.' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name, arguments: text } }],
+        },
+        { role: 'tool', tool_call_id: 'call_1', content: 'done' },
+      ],
+      tools: [{ type: 'function', function: { name, parameters: { type: 'object' } } }],
+    }),
+  );
+  expect(response.status).toBe(200);
+  const sent = harness.emulator.requests.at(-1)!.body as {
+    messages: Array<{ tool_calls?: Array<{ function: { arguments: string } }> }>;
+  };
+  return sent.messages[1]!.tool_calls![0]!.function.arguments;
+}
+
 describe('a media type the upstream does not take', () => {
   const text = Buffer.from('plain words').toString('base64');
   it.each([
@@ -598,55 +627,13 @@ describe('tool-call numbers past a double’s precision (a 19-digit id)', () => 
   );
 
   it('a Chat client’s replayed call reaches a Chat upstream with its arguments text exactly', async () => {
-    harness.emulator.enqueue(hello());
-    const response = await post(
-      '/v1/chat/completions',
-      JSON.stringify({
-        model: 'up-chat',
-        messages: [
-          { role: 'user', content: 'Look up the user.' },
-          {
-            role: 'assistant',
-            content: null,
-            tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: exact } }],
-          },
-          { role: 'tool', tool_call_id: 'call_1', content: 'found' },
-        ],
-        tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }],
-      }),
-    );
-    expect(response.status).toBe(200);
-    const sent = harness.emulator.requests.at(-1)!.body as {
-      messages: Array<{ tool_calls?: Array<{ function: { arguments: string } }> }>;
-    };
-    expect(sent.messages[1]!.tool_calls![0]!.function.arguments).toBe(exact);
+    expect(await replayedArguments('lookup', exact)).toBe(exact);
   });
 });
 
 it('a replayed call whose arguments text holds a "__proto__" key (as a model wrote it, served as text) is taken: the upstream gets the text as written', async () => {
   const text = '{"code":"obj.__proto__ = x","__proto__":{"polluted":true}}';
-  harness.emulator.enqueue(hello());
-  const response = await post(
-    '/v1/chat/completions',
-    JSON.stringify({
-      model: 'up-chat',
-      messages: [
-        { role: 'user', content: 'Run it.' },
-        {
-          role: 'assistant',
-          content: null,
-          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'run', arguments: text } }],
-        },
-        { role: 'tool', tool_call_id: 'call_1', content: 'done' },
-      ],
-      tools: [{ type: 'function', function: { name: 'run', parameters: { type: 'object' } } }],
-    }),
-  );
-  expect(response.status).toBe(200);
-  const sent = harness.emulator.requests.at(-1)!.body as {
-    messages: Array<{ tool_calls?: Array<{ function: { arguments: string } }> }>;
-  };
-  expect(sent.messages[1]!.tool_calls![0]!.function.arguments).toBe(text);
+  expect(await replayedArguments('run', text)).toBe(text);
   expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 });
 
