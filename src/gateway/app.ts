@@ -338,7 +338,7 @@ async function countRequestTokens(
   model?: string,
 ): Promise<Response> {
   try {
-    const body = await readJson(c.req.raw, state.bodyLimit, incomingOf(c.env));
+    const body = await readJson(c.req.raw, state.bodyLimit, incomingOf(c.env), state.bodyTimeoutMs);
     const decoded = codecs[protocol].decodeRequest(body, { model, stream: false });
     // The generation routes' model check; then an unknown name is a 404 (the registry's own error).
     if (permittedModel(state, caller.key, decoded.model) === undefined)

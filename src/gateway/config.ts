@@ -57,6 +57,11 @@ export const gatewayConfigSchema = z
     on_state_failure: z.enum(['open', 'closed']).optional(),
     /** Request bodies above this are refused with 413. Default 32 MiB. */
     body_limit_bytes: z.number().int().positive().optional(),
+    /**
+     * The longest a request body may go without a byte (as nginx's `client_body_timeout`): past it,
+     * a 408 in the route's shape and the connection closes. Default 60.
+     */
+    body_timeout_seconds: z.number().positive().max(3600).optional(),
     /** How long stored Responses and call artifacts live. Default 3,600 s. */
     state_ttl_seconds: z.number().positive().optional(),
     /** On SIGTERM, how long in-flight requests may finish before they are cancelled. Default 10 s. */

@@ -410,7 +410,10 @@ async function admit(
 const maxWarningDetails = 5;
 
 async function decode(state: GatewayState, call: GenerationCall, served: Served): Promise<DecodedRequest> {
-  const body = 'body' in call ? call.body : await readJson(call.request, state.bodyLimit, call.incoming);
+  const body =
+    'body' in call
+      ? call.body
+      : await readJson(call.request, state.bodyLimit, call.incoming, state.bodyTimeoutMs);
   const started = performance.now();
   const decoded = inboundCodecs[call.protocol].decodeRequest(body, {
     ...call.decodeContext,

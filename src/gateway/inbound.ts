@@ -32,15 +32,28 @@ const tooLarge = (limit: number) =>
     message: `request body exceeds ${limit} bytes`,
   });
 
+/** The longest a request body may go without a byte by default (`gateway.body_timeout_seconds`). */
+export const defaultBodyTimeoutMs = 60_000;
+
+/** 408: the client stopped sending its body (its reply closes the connection: `errorReply`). */
+const bodyTimedOut = (idleMs: number) =>
+  new GatewayError({
+    status: 408,
+    errorClass: 'network',
+    message: `the request body sent nothing for ${idleMs / 1000} s`,
+  });
+
 /**
- * Reads the body as JSON within the size limit: 413 above it, 400 for malformed JSON. A declared
- * length above the limit is refused before reading; every body is also counted as it arrives (a
- * web `Request` from an in-process caller is not held to its declared length by an HTTP parser).
+ * Reads the body as JSON within the size limit: 413 above it, 400 for malformed JSON, 408 when
+ * Node's request sends no byte for `idleMs`. A declared length above the limit is refused before
+ * reading; every body is also counted as it arrives (a web `Request` from an in-process caller is
+ * not held to its declared length by an HTTP parser).
  */
 export async function readJson(
   request: Request | undefined,
   limit: number,
   incoming?: IncomingMessage,
+  idleMs = defaultBodyTimeoutMs,
 ): Promise<unknown> {
   const length = headerOf(request, incoming, 'content-length');
   if (Number(length ?? '0') > limit) throw tooLarge(limit);
@@ -64,7 +77,8 @@ export async function readJson(
       });
   }
   let bytes: Buffer;
-  if (incoming !== undefined && !incoming.readableDidRead) bytes = await readIncoming(incoming, limit);
+  if (incoming !== undefined && !incoming.readableDidRead)
+    bytes = await readIncoming(incoming, limit, idleMs);
   else if (request !== undefined) bytes = await readRequest(request, limit, length !== undefined, incoming);
   else throw new Error('the request body was read before the gateway read it');
   let text = bytes.toString('utf8');
@@ -93,30 +107,43 @@ export async function readJson(
   return body;
 }
 
-/** Node's request body, counted chunk by chunk; a client that leaves first rejects. */
-function readIncoming(incoming: IncomingMessage, limit: number): Promise<Buffer> {
+/**
+ * Node's request body, counted chunk by chunk; a client that leaves first rejects, and so does one
+ * that sends nothing for `idleMs` (one timer, refreshed per chunk).
+ */
+function readIncoming(incoming: IncomingMessage, limit: number, idleMs: number): Promise<Buffer> {
   // Gone already: no event would settle the read.
   if (incoming.destroyed || incoming.errored !== null) return Promise.reject(clientClosed());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const stop = (error: GatewayError) => {
+      // The rest flows to no listener (discarded); the server answers and closes or drains.
+      incoming.off('data', onData);
+      clearTimeout(idle);
+      chunks.length = 0;
+      reject(error);
+    };
     const onData = (chunk: Buffer) => {
       size += chunk.byteLength;
-      if (size <= limit) {
-        chunks.push(chunk);
-        return;
-      }
-      // The rest flows to no listener (discarded); the server answers 413 and closes or drains.
-      incoming.off('data', onData);
-      chunks.length = 0;
-      reject(tooLarge(limit));
+      if (size > limit) return stop(tooLarge(limit));
+      chunks.push(chunk);
+      idle.refresh();
     };
+    const idle = setTimeout(() => stop(bodyTimedOut(idleMs)), idleMs);
     incoming.on('data', onData);
-    incoming.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+    incoming.once('end', () => {
+      clearTimeout(idle);
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    });
     // An aborted request is its client leaving (Node emits `aborted`/`error` with ECONNRESET).
-    incoming.once('error', () => reject(clientClosed()));
+    incoming.once('error', () => {
+      clearTimeout(idle);
+      reject(clientClosed());
+    });
     // `close` follows `end` on every request: the error (and its stack, ~30 µs) only when the body did not end.
     incoming.once('close', () => {
+      clearTimeout(idle);
       if (!incoming.readableEnded) reject(clientClosed());
     });
   });

@@ -48,7 +48,13 @@ export function errorReply(protocol: InboundProtocol, wire: WireError, requestId
   const encoded = inboundCodecs[protocol].encodeError(wire);
   return {
     status: encoded.status,
-    headers: { ...encoded.headers, 'content-type': 'application/json', 'x-request-id': requestId },
+    headers: {
+      ...encoded.headers,
+      'content-type': 'application/json',
+      'x-request-id': requestId,
+      // A request that did not arrive in time: its connection is not kept (RFC 9110 §15.5.9).
+      ...(encoded.status === 408 ? { connection: 'close' } : {}),
+    },
     body: JSON.stringify(encoded.body),
     wire,
   };

@@ -105,6 +105,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     metrics,
     logger,
     bodyLimit: gateway.body_limit_bytes ?? 32 * 1024 * 1024,
+    bodyTimeoutMs: (gateway.body_timeout_seconds ?? 60) * 1000,
     accessLog: accessLogOf(options, gateway),
     calls: new Set(),
     sockets: new Set(),

@@ -23,6 +23,8 @@ export interface GatewayState {
   logger: Logger;
   /** Request bodies above this many bytes are refused with 413. */
   bodyLimit: number;
+  /** A request body that sends no byte for this many ms is refused with 408. */
+  bodyTimeoutMs: number;
   /** Undefined when the access log is off (`gateway.access_log: false`): no line is built. */
   accessLog: ((line: Record<string, unknown>) => void) | undefined;
   /** The upstream calls in flight (cancelled at the end of a graceful shutdown). */

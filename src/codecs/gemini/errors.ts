@@ -7,6 +7,7 @@ const statusNames: Record<number, string> = {
   403: 'PERMISSION_DENIED',
   404: 'NOT_FOUND',
   405: 'INVALID_ARGUMENT',
+  408: 'DEADLINE_EXCEEDED',
   409: 'ABORTED',
   413: 'INVALID_ARGUMENT',
   429: 'RESOURCE_EXHAUSTED',
