@@ -5,7 +5,7 @@ import { codecs } from '../codecs/index.ts';
 import type { InboundProtocol, ProtocolName } from '../codecs/types.ts';
 import { toWireError } from './errors.ts';
 import { type Caller, localRefusal, refusalOf, requestIdFrom } from './caller.ts';
-import { type GenerationCall, permittedModel, serveGeneration } from './generate.ts';
+import { type GenerationCall, logRefusal, permittedModel, serveGeneration } from './generate.ts';
 import { headerOf, readJson } from './inbound.ts';
 import { anthropicModels, countTokens, geminiModels, listedModel, openaiModels } from './models.ts';
 import { shown } from './keys.ts';
@@ -129,11 +129,13 @@ export function createApp(state: GatewayState): Hono<Env> {
       const header = (name: string) => headerOf(c.req.raw, incoming, name);
       const refusal = refusalOf(state, caller, header, () => c.req.query('key'));
       if (refusal === undefined) return handler(c, caller);
-      return errorResponse(
-        protocol ?? protocolOfPath(c.req.path, c.req.raw.headers),
+      const refusedAs = protocol ?? protocolOfPath(c.req.path, c.req.raw.headers);
+      logRefusal(
+        state,
+        { protocol: refusedAs, path: rawPath(c.req.url), requestId: caller.requestId },
         refusal,
-        caller.requestId,
       );
+      return errorResponse(refusedAs, refusal, caller.requestId);
     };
 
   const generate = (

@@ -265,6 +265,28 @@ function headersOf(served: Served, contentType: string): Record<string, string> 
   return { 'content-type': contentType, 'x-request-id': served.call.requestId };
 }
 
+/**
+ * A request refused before it was served (no or an unknown key, a model or `Host`/`Origin` it may
+ * not use: `refusalOf`): counted and logged as a served request is, with what is known of it —
+ * the operator sees refused traffic (a key being guessed) in the metrics and the access log.
+ */
+export function logRefusal(
+  state: GatewayState,
+  call: Pick<GenerationCall, 'protocol' | 'path' | 'requestId'>,
+  wire: WireError,
+): void {
+  const served: Served = {
+    call: { ...call, key: undefined },
+    startedAt: performance.now(),
+    ownMs: 0,
+    model: 'unknown',
+    stream: false,
+    status: wire.status,
+    errorClass: wire.errorClass,
+  };
+  finishLog(state, served);
+}
+
 function finishLog(state: GatewayState, served: Served): void {
   const durationMs = performance.now() - served.startedAt;
   const { protocol } = served.call;

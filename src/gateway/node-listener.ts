@@ -17,7 +17,7 @@ import { codecs } from '../codecs/index.ts';
 import type { InboundProtocol, ProtocolName } from '../codecs/types.ts';
 import { type Caller, refusalOf, requestIdFrom } from './caller.ts';
 import { toWireError } from './errors.ts';
-import { type GenerationCall, serveGeneration } from './generate.ts';
+import { type GenerationCall, logRefusal, serveGeneration } from './generate.ts';
 import { nodeHeader } from './inbound.ts';
 import { errorReply, type Reply, sentReply, writeReply } from './reply.ts';
 import type { GatewayState } from './state.ts';
@@ -256,6 +256,7 @@ function serveDirect(
   const refusal = refusalOf(state, caller, header, () => query?.get('key') ?? undefined);
   if (refusal !== undefined) {
     send(errorReply(protocol, refusal, caller.requestId));
+    logRefusal(state, { protocol, path: route.path, requestId: caller.requestId }, refusal);
     return;
   }
   const call: GenerationCall = {

@@ -630,6 +630,36 @@ describe('operations', () => {
     expect(metrics).toContain('switchyard_gateway_circuit_state');
   });
 
+  it.each([
+    ['/v1/chat/completions', 'POST', 'openai-chat', 'served directly'],
+    ['/v1beta/models/up-gemini:generateContent', 'POST', 'gemini', 'served directly'],
+    ['/v1/models', 'GET', 'openai-chat', 'the Hono app’s route'],
+  ])(
+    'a request refused for its key (%s) is in the access log and the metrics (%s, %s)',
+    async (path, method, protocol) => {
+      const scrape = async () => await (await fetch(`${harness.server.url}/metrics`)).text();
+      const counted = (text: string) =>
+        Number(
+          new RegExp(
+            `switchyard_gateway_requests_total\\{protocol="${protocol}",model="unknown",status="401"\\} (\\d+)`,
+          ).exec(text)?.[1] ?? 0,
+        );
+      const before = counted(await scrape());
+      const logged = harness.accessLog.length;
+      const response = await fetch(`${harness.server.url}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json', authorization: 'Bearer guessed-key' },
+        ...(method === 'POST' ? { body: chatBody() } : {}),
+      });
+      expect(response.status).toBe(401);
+      await expect.poll(() => harness.accessLog.length).toBe(logged + 1);
+      const line = harness.accessLog.at(-1)!;
+      expect(line).toMatchObject({ status: 401, errorClass: 'auth', protocol, path, key: null });
+      expect(JSON.stringify(line)).not.toContain('guessed-key');
+      expect(counted(await scrape())).toBe(before + 1);
+    },
+  );
+
   it('concurrent /metrics scrapes each show every circuit, when the availability store answers asynchronously (as Redis does)', async () => {
     const state = createMemoryStateStore({});
     const read = state.availability.get.bind(state.availability);
