@@ -62,6 +62,11 @@ export const gatewayConfigSchema = z
      * a 408 in the route's shape and the connection closes. Default 60.
      */
     body_timeout_seconds: z.number().positive().max(3600).optional(),
+    /**
+     * URI schemes a client's media and files may use beyond http, https and data (e.g. `s3`, `gs`:
+     * Bedrock and Vertex read those with the operator's own cloud identity). Default none.
+     */
+    media_uri_schemes: z.array(z.string().regex(/^[a-zA-Z][a-zA-Z0-9+.-]{0,31}$/, 'a URI scheme')).optional(),
     /** How long stored Responses and call artifacts live. Default 3,600 s. */
     state_ttl_seconds: z.number().positive().optional(),
     /** On SIGTERM, how long in-flight requests may finish before they are cancelled. Default 10 s. */

@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { inboundCodecs } from '../codecs/index.ts';
 import { checkToolPairs } from '../codecs/common.ts';
+import { checkMediaUris } from './media-uris.ts';
 import { createResponsesId } from '../codecs/ids.ts';
 import { taggedOpaque } from '../codecs/opaque.ts';
 import type {
@@ -468,6 +469,7 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
     call.protocol === 'switchyard' ? undefined : prepareTranscript(state, decoded, scopeOf(call.key?.name));
   if (preparing !== undefined) await preparing;
   checkToolPairs(decoded.request.transcript, inboundCodecs[call.protocol].conversationField ?? 'messages');
+  checkMediaUris(decoded.request.transcript, state.mediaSchemes);
   served.toolNames = renameTools(decoded.request);
   served.ownMs += performance.now() - started;
   return decoded;

@@ -25,6 +25,7 @@ import {
   createNodeListener,
 } from './node-listener.ts';
 import { createMetrics, type GatewayMetrics } from './metrics.ts';
+import { mediaSchemes } from './media-uris.ts';
 import type { GatewayState } from './state.ts';
 import { createMemoryStore, createSharedStore, type GatewayStore } from './store.ts';
 import { createUpgradeHandler, isWebSocketUpgrade } from './websocket.ts';
@@ -106,6 +107,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     logger,
     bodyLimit: gateway.body_limit_bytes ?? 32 * 1024 * 1024,
     bodyTimeoutMs: (gateway.body_timeout_seconds ?? 60) * 1000,
+    mediaSchemes: mediaSchemes(gateway.media_uri_schemes),
     accessLog: accessLogOf(options, gateway),
     calls: new Set(),
     sockets: new Set(),

@@ -25,6 +25,8 @@ export interface GatewayState {
   bodyLimit: number;
   /** A request body that sends no byte for this many ms is refused with 408. */
   bodyTimeoutMs: number;
+  /** The URI schemes a client's media and files may use (`media-uris.ts`). */
+  mediaSchemes: ReadonlySet<string>;
   /** Undefined when the access log is off (`gateway.access_log: false`): no line is built. */
   accessLog: ((line: Record<string, unknown>) => void) | undefined;
   /** The upstream calls in flight (cancelled at the end of a graceful shutdown). */

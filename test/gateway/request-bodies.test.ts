@@ -233,6 +233,127 @@ describe('a media type the upstream does not take', () => {
   });
 });
 
+describe('where a client’s media may point', () => {
+  const media = (data: Record<string, unknown>) => ({
+    model: 'up-chat',
+    transcript: [
+      {
+        kind: 'user',
+        parts: [
+          { type: 'text', text: 'look' },
+          { type: 'media', modality: 'image', mimeType: 'image/png', data },
+        ],
+      },
+    ],
+  });
+  const rows: Array<[string, string, Record<string, unknown>]> = [
+    [
+      'an Anthropic image by an s3:// URL',
+      '/v1/messages',
+      {
+        model: 'up-anthropic',
+        max_tokens: 10,
+        messages: [
+          {
+            role: 'user',
+            content: [{ type: 'image', source: { type: 'url', url: 's3://operator-bucket/a.png' } }],
+          },
+        ],
+      },
+    ],
+    [
+      'an Anthropic document in a tool result by a file: URL',
+      '/v1/messages',
+      {
+        model: 'up-chat',
+        max_tokens: 10,
+        messages: [
+          { role: 'user', content: 'read it' },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'fetch', input: {} }] },
+          {
+            role: 'user',
+            content: [
+              {
+                type: 'tool_result',
+                tool_use_id: 'toolu_1',
+                content: [{ type: 'document', source: { type: 'url', url: 'file:///etc/passwd' } }],
+              },
+            ],
+          },
+        ],
+        tools: [{ name: 'fetch', input_schema: { type: 'object' } }],
+      },
+    ],
+    [
+      'a Gemini fileData by a gs:// URI',
+      '/v1beta/models/up-chat:generateContent',
+      {
+        contents: [
+          { role: 'user', parts: [{ fileData: { mimeType: 'application/pdf', fileUri: 'gs://b/x.pdf' } }] },
+        ],
+      },
+    ],
+    [
+      'a native media URI with gopher:',
+      '/switchyard/v1/stream',
+      media({ type: 'uri', uri: 'gopher://127.0.0.1:6379/_x' }),
+    ],
+    [
+      'a native media URI without a scheme',
+      '/switchyard/v1/stream',
+      media({ type: 'uri', uri: '/etc/passwd' }),
+    ],
+    ['a native media handle', '/switchyard/v1/stream', media({ type: 'handle', handle: 'artifact-1' })],
+  ];
+
+  it.each(rows)('%s is a 400 and nothing reaches the upstream', async (_, path, body) => {
+    const before = harness.emulator.requests.length;
+    const response = await post(path, JSON.stringify(body));
+    expect(response.status).toBe(400);
+    expect(await response.text()).toMatch(
+      /media or file (URI must be http, https, data|handle is not accepted)/,
+    );
+    expect(harness.emulator.requests.length).toBe(before);
+  });
+
+  it('a scheme the operator allows (gateway.media_uri_schemes) reaches the upstream as written', async () => {
+    const gateway = createGateway({
+      accessLog: () => {},
+      logger: { warn: () => {} },
+      config: {
+        builtins: false,
+        adapters: {
+          gemini: {
+            type: 'gemini',
+            base_url: `${harness.emulator.url}/v1beta`,
+            api_key: 'k',
+            max_retries: 0,
+          },
+        },
+        models: { 'gemini:gemini-2.5-flash': { aliases: ['media-gemini'] } },
+        gateway: { media_uri_schemes: ['GS'] },
+      },
+    });
+    const server = await gateway.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      harness.emulator.enqueue(hello('Read.'));
+      const response = await fetch(`${server.url}/v1beta/models/media-gemini:generateContent`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          contents: [
+            { role: 'user', parts: [{ fileData: { mimeType: 'application/pdf', fileUri: 'gs://b/x.pdf' } }] },
+          ],
+        }),
+      });
+      expect(response.status).toBe(200);
+      expect(JSON.stringify(harness.emulator.requests.at(-1)!.body)).toContain('gs://b/x.pdf');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('absurd nesting and __proto__ keys in a body', () => {
   let own: GatewayHarness;
   beforeAll(async () => {

@@ -1,0 +1,49 @@
+/**
+ * Where a client's media may point. A media or file part given by URI reaches the upstream as a
+ * URI for the provider (or a server it reaches) to fetch: an `s3://` or `gs://` URI is read by
+ * Bedrock or Vertex with the operator's own cloud identity, and `file:`, `gopher:` or `ftp:` reach
+ * self-hosted servers that fetch URLs themselves. So a client's URI is http(s) or `data:` unless the
+ * operator allows more schemes (`gateway.media_uri_schemes`), and a `handle` (a key into the host's
+ * own artifact store) is never taken from a client. Checked once on the canonical request, so every
+ * route and protocol (WebSocket and the native stream included) is held to it.
+ */
+import type { Item, Part } from '../core/transcript.ts';
+import { GatewayError } from './errors.ts';
+
+/** The schemes every gateway takes. */
+const baseSchemes = ['http', 'https', 'data'];
+
+/** The schemes a client's media URIs may use: the base ones and the operator's `extra`. */
+export function mediaSchemes(extra: readonly string[] = []): ReadonlySet<string> {
+  return new Set([...baseSchemes, ...extra.map((scheme) => scheme.toLowerCase())]);
+}
+
+const refused = (message: string) =>
+  new GatewayError({ status: 400, errorClass: 'invalid_request', message });
+
+/** Throws a 400 when a media or file part of `transcript` points where a client's may not. */
+export function checkMediaUris(transcript: readonly Item[], schemes: ReadonlySet<string>): void {
+  const pending: Part[][] = transcript.map((item) => item.parts);
+  for (let parts = pending.pop(); parts !== undefined; parts = pending.pop()) {
+    for (const part of parts) {
+      if (part.type === 'tool-result') {
+        if (part.output.type === 'parts') pending.push(part.output.parts);
+        continue;
+      }
+      if (part.type !== 'media' && part.type !== 'file') continue;
+      const { data } = part;
+      if (data.type === 'handle')
+        throw refused(
+          'a media or file handle is not accepted from a client: send the data or an http(s) URL',
+        );
+      if (data.type !== 'uri') continue;
+      const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(data.uri)?.[1]?.toLowerCase();
+      if (scheme === undefined || !schemes.has(scheme))
+        throw refused(
+          `a media or file URI must be ${[...schemes].join(', ')}` +
+            (scheme === undefined ? ' (this one has no scheme)' : ` (not '${scheme.slice(0, 20)}:')`) +
+            ': the operator allows more with gateway.media_uri_schemes',
+        );
+    }
+  }
+}
