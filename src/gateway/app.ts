@@ -274,9 +274,11 @@ export function createApp(state: GatewayState): Hono<Env> {
         : json(c, caller, { status: 'shutting down' }, 503),
     ),
   );
+  // With keys, what every tenant's traffic and spend look like is the operator's: an admin key.
   app.get(
     '/metrics',
-    open(async (c, caller) => {
+    guarded(async (c, caller) => {
+      if (state.keys.length > 0 && caller.key?.admin !== true) return adminRequired(caller.requestId);
       await updateCircuits(state);
       return c.body(await state.metrics.registry.metrics(), 200, {
         'content-type': state.metrics.registry.contentType,
@@ -352,20 +354,24 @@ async function countRequestTokens(
   }
 }
 
+/** The 403 of a route for admin keys only. */
+function adminRequired(requestId: string): Response {
+  return errorResponse(
+    'openai-chat',
+    {
+      status: 403,
+      errorClass: 'auth',
+      code: 'permission_error',
+      message: 'an admin gateway key is required',
+    },
+    requestId,
+  );
+}
+
 /** `GET /switchyard/v1/keys/{name}/usage`: spend and remaining budget of a key; admin keys only. */
 async function serveKeyUsage(c: Context<Env>, caller: Caller, state: GatewayState): Promise<Response> {
   const { requestId } = caller;
-  if (caller.key?.admin !== true)
-    return errorResponse(
-      'openai-chat',
-      {
-        status: 403,
-        errorClass: 'auth',
-        code: 'permission_error',
-        message: 'an admin gateway key is required',
-      },
-      requestId,
-    );
+  if (caller.key?.admin !== true) return adminRequired(requestId);
   const key = state.keys.find((candidate) => candidate.name === c.req.param('name'));
   if (key === undefined)
     return errorResponse(

@@ -26,7 +26,7 @@ beforeAll(async () => {
     body_timeout_seconds: 0.5,
     keys: [
       { name: 'team', key: digest('team-key-1'), models: ['up-chat', 'up-responses', 'up-gemini'] },
-      { name: 'ops', key_env: 'GATEWAY_TEST_OPS_KEY' },
+      { name: 'ops', key_env: 'GATEWAY_TEST_OPS_KEY', admin: true },
       { name: 'haiku', key: digest('haiku-key'), models: ['up-fallback'] },
       { name: 'haiku-and-chat', key: digest('both-key'), models: ['up-fallback', 'up-chat'] },
     ],
@@ -47,6 +47,9 @@ const post = (path: string, body: string, headers: Record<string, string> = {}) 
     body,
     headers: { 'content-type': 'application/json', authorization: 'Bearer ops-key-2', ...headers },
   });
+/** GET /metrics with the admin key (with keys configured, only an admin key may read it). */
+const scrapeMetrics = () =>
+  fetch(`${harness.server.url}/metrics`, { headers: { authorization: 'Bearer ops-key-2' } });
 /** A raw socket to the gateway: what it has received so far, and when it closed. */
 function rawConnection() {
   const { port } = new URL(harness.server.url);
@@ -621,10 +624,22 @@ describe('keys', () => {
 });
 
 describe('operations', () => {
+  it.each([
+    ['no key', {}, 401],
+    ['a key that is not an admin’s', { authorization: 'Bearer team-key-1' }, 403],
+    ['an admin key', { authorization: 'Bearer ops-key-2' }, 200],
+  ])('with keys configured, /metrics with %s is a %i', async (_, headers, status) => {
+    const response = await fetch(`${harness.server.url}/metrics`, { headers });
+    expect(response.status).toBe(status);
+    const text = await response.text();
+    if (status === 200) expect(text).toContain('switchyard_gateway_requests_total');
+    else expect(text).not.toContain('switchyard_gateway');
+  });
+
   it('/healthz, /readyz and /metrics', async () => {
     expect((await fetch(`${harness.server.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${harness.server.url}/readyz`)).status).toBe(200);
-    const metrics = await (await fetch(`${harness.server.url}/metrics`)).text();
+    const metrics = await (await scrapeMetrics()).text();
     expect(metrics).toContain('switchyard_gateway_requests_total');
     expect(metrics).toContain('switchyard_gateway_in_flight_requests');
     expect(metrics).toContain('switchyard_gateway_circuit_state');
@@ -637,7 +652,7 @@ describe('operations', () => {
   ])(
     'a request refused for its key (%s) is in the access log and the metrics (%s, %s)',
     async (path, method, protocol) => {
-      const scrape = async () => await (await fetch(`${harness.server.url}/metrics`)).text();
+      const scrape = async () => await (await scrapeMetrics()).text();
       const counted = (text: string) =>
         Number(
           new RegExp(
@@ -699,7 +714,7 @@ describe('operations', () => {
       harness.emulator.enqueue(hello());
       await post('/v1/chat/completions', chatBody({ model: name }));
     }
-    const metrics = await (await fetch(`${harness.server.url}/metrics`)).text();
+    const metrics = await (await scrapeMetrics()).text();
     expect(metrics).toMatch(
       /requests_total\{protocol="openai-chat",model="openai:gpt-5-mini",status="200"\} \d/,
     );
@@ -711,7 +726,7 @@ describe('operations', () => {
   });
 
   it('counters are exact across scrapes: each request counted once, tokens summed, in-flight back to 0', async () => {
-    const scrape = async () => await (await fetch(`${harness.server.url}/metrics`)).text();
+    const scrape = async () => await (await scrapeMetrics()).text();
     const value = (text: string, pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? 0);
     const requests = /requests_total\{protocol="openai-chat",model="openai:gpt-5-mini",status="200"\} (\d+)/;
     const output = /tokens_total\{protocol="openai-chat",model="openai:gpt-5-mini",kind="output"\} (\d+)/;
@@ -817,7 +832,7 @@ describe('operations', () => {
     socket.destroy();
     await expect.poll(() => harness.accessLog.length - logged).toBe(2);
     expect(harness.accessLog.slice(logged).map((line) => line.status)).toEqual([499, 499]);
-    const metrics = await (await fetch(`${harness.server.url}/metrics`)).text();
+    const metrics = await (await scrapeMetrics()).text();
     expect(metrics).toMatch(/in_flight_requests\{protocol="openai-chat"\} 0\b/);
   });
 
