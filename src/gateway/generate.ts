@@ -9,6 +9,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { inboundCodecs } from '../codecs/index.ts';
 import { checkToolPairs } from '../codecs/common.ts';
 import { checkMediaUris } from './media-uris.ts';
+import { isAdapterError } from '../core/errors/guards.ts';
+import { unknownModel } from '../registry/resolve.ts';
 import { createResponsesId } from '../codecs/ids.ts';
 import { taggedOpaque } from '../codecs/opaque.ts';
 import type {
@@ -486,13 +488,18 @@ export function permittedModel(
   name: string,
 ): ReturnType<GatewayState['switchyard']['resolve']> | undefined {
   let model: ReturnType<GatewayState['switchyard']['resolve']> | undefined;
+  let unknown = false;
   try {
     model = state.switchyard.resolve(name);
-  } catch {
+  } catch (error) {
     model = undefined;
+    unknown = isAdapterError(error) && error.providerCode === 'unknown_model';
   }
   if (!allowsModel(key, model === undefined ? [name] : [name, model.id]))
     throw new GatewayError(modelForbidden(name));
+  // The registry's "did you mean" picks from every configured name, another tenant's aliases
+  // included: a key limited to some models is told the name is unknown, and nothing more.
+  if (unknown && key?.models !== undefined) throw unknownModel(name, 'no model, alias or glob matches it');
   return model;
 }
 

@@ -28,6 +28,7 @@ beforeAll(async () => {
       { name: 'team', key: digest('team-key-1'), models: ['up-chat', 'up-responses', 'up-gemini'] },
       { name: 'ops', key_env: 'GATEWAY_TEST_OPS_KEY', admin: true },
       { name: 'haiku', key: digest('haiku-key'), models: ['up-fallback'] },
+      { name: 'globbed', key: digest('glob-key'), models: ['up-c*'] },
       { name: 'haiku-and-chat', key: digest('both-key'), models: ['up-fallback', 'up-chat'] },
     ],
   });
@@ -255,6 +256,21 @@ describe('limits and refusals', () => {
   it('an unknown model is a 404 in the client’s shape', async () => {
     const response = await post('/v1/chat/completions', chatBody({ model: 'no-such-model' }));
     expect(response.status).toBe(404);
+  });
+
+  it('an unknown model a key limited by a glob may ask for is a 404 without the registry’s “did you mean” (another tenant’s name)', async () => {
+    const ask = async (key: string) => {
+      const response = await post('/v1/chat/completions', chatBody({ model: 'up-cnthropic' }), {
+        authorization: `Bearer ${key}`,
+      });
+      expect(response.status).toBe(404);
+      return ((await response.json()) as { error: { message: string } }).error.message;
+    };
+    // A key that may use every model is told the closest name: here one outside `up-c*`.
+    expect(await ask('ops-key-2')).toMatch(/did you mean "up-anthropic"/);
+    const limited = await ask('glob-key');
+    expect(limited).toMatch(/unknown model "up-cnthropic"/);
+    expect(limited).not.toMatch(/did you mean|up-anthropic/);
   });
 });
 
