@@ -17,7 +17,14 @@ describe('withoutUpstreamAddresses', () => {
       'upstream [::1]:8080 and localhost:4000 said no',
       'upstream <upstream host> and <upstream host> said no',
     ],
-    ['version 1.2.3 at 12:30 costs 0.5', 'version 1.2.3 at 12:30 costs 0.5'],
+    [
+      'backend vllm-01.corp.internal:8000; peer 10.9.8.7 (via proxy.local:3128)',
+      'backend <upstream host>; peer <upstream host> (via <upstream host>)',
+    ],
+    [
+      'version 1.2.3 at 12:30 costs 0.5, model gpt-4.1 at 2.5:1',
+      'version 1.2.3 at 12:30 costs 0.5, model gpt-4.1 at 2.5:1',
+    ],
   ])('%s', (message, shown) => {
     expect(withoutUpstreamAddresses(message)).toBe(shown);
   });

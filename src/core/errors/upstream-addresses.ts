@@ -4,8 +4,14 @@
 const upstreamCall = /\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) (?:https?|wss?):\/\/\S+/g;
 /** A URL, up to a space, a quote or a closing bracket (a URL in parentheses keeps its `)`). */
 const anyUrl = /\b(?:https?|wss?):\/\/[^\s"'<>)\]]+/g;
-/** A bare address with a port (`10.0.0.7:8443`, `[::1]:8080`, `localhost:4000`), as an echoed `Host` shows it. */
-const hostAndPort = /(?:\b(?:\d{1,3}\.){3}\d{1,3}|\[[\da-f:.]+\]|\blocalhost):\d{1,5}\b/gi;
+/**
+ * A bare address with a port (`10.0.0.7:8443`, `[::1]:8080`, `localhost:4000`,
+ * `vllm-01.corp.internal:8000`), as an echoed `Host` or a proxy's message shows it.
+ */
+const hostAndPort =
+  /(?:\b(?:\d{1,3}\.){3}\d{1,3}|\[[\da-f:.]+\]|\blocalhost|\b[a-z\d-]+(?:\.[a-z\d-]+)*\.[a-z][a-z\d-]*):\d{1,5}\b/gi;
+/** A bare IPv4 address (`peer 10.9.8.7`): some host of the operator's network. */
+const bareIpv4 = /\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b/g;
 /** A socket or DNS error's code and the host or address after it (`connect ECONNREFUSED 10.0.0.7:8080`). */
 const socketAddress =
   /\b(E(?:CONNREFUSED|CONNRESET|CONNABORTED|NOTFOUND|AI_[A-Z]+|TIMEDOUT|HOSTUNREACH|NETUNREACH|HOSTDOWN|ADDRNOTAVAIL|ADDRINUSE|PIPE|PROTO)) \S+/g;
@@ -19,5 +25,6 @@ export function withoutUpstreamAddresses(message: string): string {
     .replace(upstreamCall, 'the upstream request')
     .replace(anyUrl, '<upstream URL>')
     .replace(socketAddress, '$1')
-    .replace(hostAndPort, '<upstream host>');
+    .replace(hostAndPort, '<upstream host>')
+    .replace(bareIpv4, '<upstream host>');
 }
