@@ -464,6 +464,16 @@ export function toTransportError(error: unknown, call: HttpCall, signal: AbortSi
   }
   const parserError = isHttpParserError(error);
   const code = networkCode(error) ?? (parserError ? 'HPE_INVALID_RESPONSE' : undefined);
+  if (code !== undefined && certificateCode.test(code))
+    // The connection was refused by us, not the network: a new one gets the same certificate.
+    return new NetworkError({
+      message: `${where} failed: the upstream's TLS certificate does not verify (${code})`,
+      provider: call.provider,
+      requestId: call.requestId,
+      retryable: false,
+      providerCode: code,
+      cause: error,
+    });
   if (!isNetworkFailure(error, code)) {
     // Not a network failure (e.g. a custom fetch such as a cassette refusing the request): classified
     // `other`, not retried, with the original error as `cause`.
@@ -508,6 +518,14 @@ function isNetworkFailure(error: unknown, code: string | undefined): boolean {
   if ((error as { name?: unknown })?.name === 'AbortError') return true;
   return code !== undefined && /^(E[A-Z]+|UND_ERR|HPE_)/.test(code);
 }
+
+/**
+ * Node's codes for a TLS certificate that does not verify: OpenSSL's verification results
+ * (`DEPTH_ZERO_SELF_SIGNED_CERT`, `UNABLE_TO_VERIFY_LEAF_SIGNATURE`, `CERT_HAS_EXPIRED`, …) and
+ * Node's own host check (`ERR_TLS_CERT_ALTNAME_INVALID`).
+ */
+const certificateCode =
+  /^(?:DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_[A-Z_]+|CERT_[A-Z_]+|ERR_TLS_CERT_[A-Z_]+|HOSTNAME_MISMATCH|INVALID_CA|INVALID_PURPOSE|PATH_LENGTH_EXCEEDED)$/;
 
 /** undici's parser error (its `code` is left undefined by undici 7: the llhttp table is looked up by number). */
 function isHttpParserError(error: unknown): boolean {
