@@ -119,4 +119,29 @@ describe('SseDecoder', () => {
     const decoder = new SseDecoder(() => {}, 64 * 1024);
     expect(() => decoder.feed(bytes)).toThrow(SseEventTooLargeError);
   });
+
+  it('an event whose data lines are interleaved with comments, each chunk small, fails past the limit', () => {
+    const events: string[] = [];
+    const decoder = new SseDecoder((_, data) => events.push(data), 64 * 1024);
+    const chunk = new TextEncoder().encode(`data: ${'x'.repeat(1000)}\n: keep-alive\n`);
+    let thrown: unknown;
+    for (let index = 0; index < 200 && thrown === undefined; index++) {
+      try {
+        decoder.feed(chunk);
+      } catch (error) {
+        thrown = error;
+      }
+    }
+    expect(thrown).toBeInstanceOf(SseEventTooLargeError);
+    expect(events).toEqual([]);
+  });
+
+  it('comments between events of any number do not count toward the limit', () => {
+    const events: string[] = [];
+    const decoder = new SseDecoder((_, data) => events.push(data), 4 * 1024);
+    for (let index = 0; index < 100; index++)
+      decoder.feed(new TextEncoder().encode(`: ping ${'p'.repeat(100)}\n`));
+    decoder.feed(new TextEncoder().encode('data: done\n\n'));
+    expect(events).toEqual(['done']);
+  });
 });

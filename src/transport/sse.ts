@@ -47,6 +47,7 @@ export class SseEventTooLargeError extends Error {
  * Bounded: the bytes fed since the last complete event (or comment) are counted, and `feed` throws
  * {@link SseEventTooLargeError} once they pass `maxEventBytes`, so a server that never ends an event
  * cannot grow the buffer until the process dies. The count may over-estimate by up to one chunk.
+ * The parser's own limit (`maxBufferSize`) bounds what it holds, comments or not.
  */
 export class SseDecoder {
   /** For pieces that may end inside a character (a U+FEFF is kept: see {@link wholeDecoder}). */
@@ -55,6 +56,12 @@ export class SseDecoder {
   private readonly maxEventBytes: number;
   /** Bytes fed since the last dispatched event or comment (an upper bound of the pending event). */
   private pending = 0;
+  /**
+   * The parser's own buffers (a line not yet ended, and the `data:` of an event not yet dispatched)
+   * passed `maxEventBytes`: what the count above cannot see, an event whose `data:` lines are
+   * interleaved with comments (each comment is a dispatch for that count, but the event grows on).
+   */
+  private overflowed = false;
   private dispatched = false;
   /** Whether the streaming decoder may hold the start of a character: until a piece ends on an ASCII byte, pieces go through it. */
   private carrying = false;
@@ -70,6 +77,10 @@ export class SseDecoder {
       },
       onComment: () => {
         this.dispatched = true;
+      },
+      maxBufferSize: maxEventBytes,
+      onError: (error) => {
+        if (error.type === 'max-buffer-size-exceeded') this.overflowed = true;
       },
     });
   }
@@ -121,7 +132,8 @@ export class SseDecoder {
   private account(size: number): void {
     // After a dispatch, at most this chunk's tail is pending; otherwise the pending event grew.
     this.pending = this.dispatched ? size : this.pending + size;
-    if (this.pending > this.maxEventBytes) throw new SseEventTooLargeError(this.maxEventBytes);
+    if (this.pending > this.maxEventBytes || this.overflowed)
+      throw new SseEventTooLargeError(this.maxEventBytes);
   }
 
   /** Flushes a trailing partial character and dispatches a last event that lacked its blank line. */
