@@ -12,7 +12,8 @@ export const safeToolNamePattern = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
 /** `name` when every provider takes it, else its safe form (deterministic). */
 export function safeToolName(name: string): string {
   if (safeToolNamePattern.test(name)) return name;
-  const kept = name.replace(/[^a-zA-Z0-9_-]/g, '_');
+  // Only the kept head is rewritten (a 32 MiB name took seconds); the digest covers the whole name.
+  const kept = name.slice(0, 55).replace(/[^a-zA-Z0-9_-]/g, '_');
   const head = /^[a-zA-Z_]/.test(kept) ? kept : `t_${kept}`;
   return `${head.slice(0, 55)}_${hashId(name, 8)}`;
 }

@@ -79,6 +79,21 @@ describe('readJson from Node’s request (the gateway’s own server)', () => {
     await close();
   });
 
+  it('once the body is read, nothing of the read stays on the request (its chunks would live as long as the call)', async () => {
+    const listeners: number[] = [];
+    const server = createServer((incoming, outgoing) => {
+      void readJson(undefined, 1024, incoming).then(() => {
+        listeners.push(incoming.listenerCount('data'));
+        outgoing.end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await (await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: '{"a":1}' })).text();
+    await new Promise((resolve) => server.close(resolve));
+    expect(listeners).toEqual([0]);
+  });
+
   it('a chunked body above the limit is a 413; a declared length above it is refused unread', async () => {
     const { port, close } = await serve();
     const big = JSON.stringify({ text: 'x'.repeat(200) });

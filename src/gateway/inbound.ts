@@ -134,7 +134,12 @@ function readIncoming(incoming: IncomingMessage, limit: number, idleMs: number):
     incoming.on('data', onData);
     incoming.once('end', () => {
       clearTimeout(idle);
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      // The listener (and its chunks) would otherwise live as long as the request: a 32 MiB body
+      // held twice for the whole upstream call.
+      incoming.off('data', onData);
+      const whole = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+      chunks.length = 0;
+      resolve(whole);
     });
     // An aborted request is its client leaving (Node emits `aborted`/`error` with ECONNRESET).
     incoming.once('error', () => {
