@@ -61,8 +61,28 @@ export interface StreamBuilderContext {
  * construction. On error or abort, `close()` ends open parts (tool inputs: whatever parses, else
  * `{}`) and emits the one `finish`.
  */
+/**
+ * Most characters of text, reasoning and tool arguments one reply may stream (64 Mi, the SSE event
+ * limit's size): all of it is held until the reply ends, so a hostile upstream's endless deltas —
+ * each event small, under every per-event limit — would otherwise grow the process until V8 aborts.
+ */
+export const maxStreamedChars = 64 * 1024 * 1024;
+
+/** Thrown by the builder when a reply's deltas pass {@link maxStreamedChars} (classified by the runtime). */
+export class StreamedReplyTooLargeError extends Error {
+  override name = 'StreamedReplyTooLargeError';
+  readonly limit: number;
+
+  constructor(limit: number) {
+    super(`a streamed reply exceeded the limit of ${limit} characters`);
+    this.limit = limit;
+  }
+}
+
 export class StreamBuilder {
   private readonly open = new Map<BlockKey, OpenPart>();
+  /** Characters of deltas so far (text, reasoning, tool arguments), held to {@link maxStreamedChars}. */
+  private heldChars = 0;
   private readonly accumulator = new ResponseAccumulator();
   private nextIndex = 0;
   private started = false;
@@ -83,6 +103,11 @@ export class StreamBuilder {
     this.context = context;
     this.sink = sink;
     this.model = context.model;
+  }
+
+  private hold(delta: string): void {
+    this.heldChars += delta.length;
+    if (this.heldChars > maxStreamedChars) throw new StreamedReplyTooLargeError(maxStreamedChars);
   }
 
   private emit(event: StreamEvent): void {
@@ -132,13 +157,19 @@ export class StreamBuilder {
   text(key: BlockKey, delta: string): void {
     const index = this.openPart(key, 'text');
     // A non-string delta is provider garbage: dropped, never emitted as a non-string event.
-    if (typeof delta === 'string' && delta !== '') this.emit({ type: 'text-delta', index, delta });
+    if (typeof delta === 'string' && delta !== '') {
+      this.hold(delta);
+      this.emit({ type: 'text-delta', index, delta });
+    }
   }
 
   /** Appends reasoning to the reasoning part `key`, opening it if needed. */
   reasoning(key: BlockKey, delta: string): void {
     const index = this.openPart(key, 'reasoning');
-    if (typeof delta === 'string' && delta !== '') this.emit({ type: 'reasoning-delta', index, delta });
+    if (typeof delta === 'string' && delta !== '') {
+      this.hold(delta);
+      this.emit({ type: 'reasoning-delta', index, delta });
+    }
   }
 
   /** Opens a text or reasoning part without content yet. */
@@ -174,6 +205,7 @@ export class StreamBuilder {
   toolDelta(key: BlockKey, fragment: string): void {
     const part = this.open.get(key);
     if (part?.type !== 'tool-call' || typeof fragment !== 'string' || fragment === '') return;
+    this.hold(fragment);
     part.fragments?.append(fragment);
     this.emit({ type: 'tool-call-delta', index: part.index, id: part.id, delta: fragment });
   }

@@ -353,9 +353,14 @@ export const defaultMaxBodyBytes = 128 * 1024 * 1024;
  * The classified error for a response (a JSON body or one SSE event) larger than its limit: a
  * `server_error` with code `response_too_large`, not retried (the same request would get the same).
  */
-export function responseTooLarge(call: HttpCall, what: string, limit: number): ServerError {
+export function responseTooLarge(
+  call: HttpCall,
+  what: string,
+  limit: number,
+  unit: 'bytes' | 'characters' = 'bytes',
+): ServerError {
   return new ServerError({
-    message: `${call.provider}: ${call.method} ${redactUrl(call.url)} sent ${what} larger than the limit of ${limit} bytes`,
+    message: `${call.provider}: ${call.method} ${redactUrl(call.url)} sent ${what} larger than the limit of ${limit} ${unit}`,
     provider: call.provider,
     requestId: call.requestId,
     providerCode: 'response_too_large',
