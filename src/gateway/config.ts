@@ -63,6 +63,11 @@ export const gatewayConfigSchema = z
      */
     body_timeout_seconds: z.number().positive().max(3600).optional(),
     /**
+     * The longest a stream's client may take nothing (as nginx's `send_timeout`): past it the client
+     * is cut off and its upstream call cancelled. Default 60.
+     */
+    send_timeout_seconds: z.number().positive().max(3600).optional(),
+    /**
      * URI schemes a client's media and files may use beyond http, https and data (e.g. `s3`, `gs`:
      * Bedrock and Vertex read those with the operator's own cloud identity). Default none.
      */

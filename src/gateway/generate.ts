@@ -664,7 +664,7 @@ async function startStream(
   const { outgoing } = served.call;
   if (served.call.directWrites !== true || outgoing === undefined)
     return { status: 200, headers, body: webBody(pump, head) };
-  writeToNode(pump, head, outgoing, headers);
+  writeToNode(pump, head, outgoing, headers, state.sendTimeoutMs);
   return sentReply;
 }
 

@@ -107,6 +107,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     logger,
     bodyLimit: gateway.body_limit_bytes ?? 32 * 1024 * 1024,
     bodyTimeoutMs: (gateway.body_timeout_seconds ?? 60) * 1000,
+    sendTimeoutMs: (gateway.send_timeout_seconds ?? 60) * 1000,
     mediaSchemes: mediaSchemes(gateway.media_uri_schemes),
     accessLog: accessLogOf(options, gateway),
     calls: new Set(),

@@ -25,6 +25,8 @@ export interface GatewayState {
   bodyLimit: number;
   /** A request body that sends no byte for this many ms is refused with 408. */
   bodyTimeoutMs: number;
+  /** A stream's client that takes nothing for this many ms is cut off (`stream-body.ts`). */
+  sendTimeoutMs: number;
   /** The URI schemes a client's media and files may use (`media-uris.ts`). */
   mediaSchemes: ReadonlySet<string>;
   /** Undefined when the access log is off (`gateway.access_log: false`): no line is built. */

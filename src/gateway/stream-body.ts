@@ -228,6 +228,7 @@ export function writeToNode(
   head: string,
   outgoing: ServerResponse,
   headers: Record<string, string>,
+  sendTimeoutMs = defaultSendTimeoutMs,
 ): void {
   // Gone already: its close came before this listener could see it.
   if (outgoing.destroyed || outgoing.socket?.destroyed === true) {
@@ -244,14 +245,29 @@ export function writeToNode(
   const full = head !== '' && !outgoing.write(head);
   // Node corks a chunked response's write until a tick it queued: read on after it, so that the
   // first bytes leave before the rest of a burst the upstream delivered is translated.
-  process.nextTick(() => void drive(pump, outgoing, full).finally(() => outgoing.off('close', onClose)));
+  process.nextTick(
+    () => void drive(pump, outgoing, full, sendTimeoutMs).finally(() => outgoing.off('close', onClose)),
+  );
 }
 
+/**
+ * How long a client may take nothing of a stream (as nginx's `send_timeout`, between two writes)
+ * before it is cut off (`gateway.send_timeout_seconds`). A client that stops reading keeps its
+ * upstream call and that call's pooled connection; with enough of them (64 per provider by
+ * default) every other key's calls to the provider wait.
+ */
+export const defaultSendTimeoutMs = 60_000;
+
 /** Reads on while the client takes the text: `full` (a `write` that returned false) waits for `drain`. */
-async function drive(pump: BodyPump, outgoing: ServerResponse, full: boolean): Promise<void> {
+async function drive(
+  pump: BodyPump,
+  outgoing: ServerResponse,
+  full: boolean,
+  sendTimeoutMs: number,
+): Promise<void> {
   try {
     for (;;) {
-      if (full) await drained(outgoing);
+      if (full) await drained(outgoing, sendTimeoutMs);
       if (outgoing.destroyed) break;
       const text = await pump.read();
       if (outgoing.destroyed) break;
@@ -269,14 +285,22 @@ async function drive(pump: BodyPump, outgoing: ServerResponse, full: boolean): P
   await pump.cancel();
 }
 
-/** Resolves on `drain`, or on `close` (a client that left never drains). */
-function drained(outgoing: ServerResponse): Promise<void> {
+/**
+ * Resolves on `drain`, or on `close` (a client that left never drains), or after `timeoutMs`
+ * without either: then the response is destroyed (the client took nothing for that long).
+ */
+function drained(outgoing: ServerResponse, timeoutMs: number): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
+      clearTimeout(stalled);
       outgoing.off('drain', done);
       outgoing.off('close', done);
       resolve();
     };
+    const stalled = setTimeout(() => {
+      outgoing.destroy();
+      done();
+    }, timeoutMs);
     outgoing.on('drain', done);
     outgoing.on('close', done);
   });

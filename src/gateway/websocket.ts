@@ -69,10 +69,21 @@ function refuse(
 /** Read through a call (not narrowed away across an `await`: a cancel may come in between). */
 const wasCancelled = (call: SocketCall) => call.cancelled === true;
 
-/** Resolves once the socket holds less than {@link sendBufferBytes} unsent (or is closed). */
-async function drained(socket: WebSocket): Promise<void> {
-  while (socket.bufferedAmount > sendBufferBytes && socket.readyState === socket.OPEN)
+/**
+ * Resolves once the socket holds less than {@link sendBufferBytes} unsent (or is closed). A client
+ * that takes nothing for `timeoutMs` (`gateway.send_timeout_seconds`) is cut off: its streams'
+ * upstream calls (and their pooled connections) are not held for it.
+ */
+async function drained(socket: WebSocket, timeoutMs: number): Promise<void> {
+  let deadline = performance.now() + timeoutMs;
+  let unsent = socket.bufferedAmount;
+  while (socket.bufferedAmount > sendBufferBytes && socket.readyState === socket.OPEN) {
     await new Promise((resolve) => setTimeout(resolve, 5));
+    // Any progress restarts the wait: the timeout is between two writes the client took.
+    if (socket.bufferedAmount < unsent) deadline = performance.now() + timeoutMs;
+    unsent = socket.bufferedAmount;
+    if (performance.now() >= deadline) socket.terminate();
+  }
 }
 
 const invalid = (message: string): WireError => ({ status: 400, errorClass: 'invalid_request', message });
@@ -172,7 +183,7 @@ async function serveRequest(
     return;
   }
   // Pull-based: each send waits while the socket holds a full buffer, and so the next upstream read.
-  await drained(socket);
+  await drained(socket, state.sendTimeoutMs);
   if (typeof ready.body === 'string') {
     entry.finished = true;
     sendLines(socket, ready.body);
@@ -187,7 +198,7 @@ async function serveRequest(
     // Ended, or cancelled by the client (which was told): nothing more for this id.
     if (done || wasCancelled(entry)) return;
     sendLines(socket, decoder.decode(value));
-    await drained(socket);
+    await drained(socket, state.sendTimeoutMs);
     if (socket.readyState !== socket.OPEN) {
       await reader.cancel();
       return;

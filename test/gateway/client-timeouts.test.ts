@@ -1,10 +1,12 @@
 /**
- * A client that stops sending its request body: a 408 in the route's protocol shape after
- * `body_timeout_seconds` without a byte, and the connection closed; a body that keeps coming,
- * however slowly, is served.
+ * Clients that stall. One that stops sending its request body: a 408 in the route's protocol shape
+ * after `body_timeout_seconds` without a byte, and the connection closed; a body that keeps coming,
+ * however slowly, is served. One that stops reading a stream (HTTP or WebSocket): cut off after
+ * `send_timeout_seconds`, and its upstream call cancelled (it would hold a pooled connection).
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
 import { type GatewayHarness, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
@@ -15,7 +17,7 @@ const hello = (text: string) => ({
 });
 
 beforeAll(async () => {
-  harness = await startGatewayHarness({ body_timeout_seconds: 0.5 });
+  harness = await startGatewayHarness({ body_timeout_seconds: 0.5, send_timeout_seconds: 0.5 });
 });
 beforeEach(() => {
   harness.emulator.clear();
@@ -77,5 +79,51 @@ describe('the request body timeout', () => {
     await vi.waitFor(() => expect(received()).toContain('Slowly.'));
     expect(received()).toMatch(/^HTTP\/1\.1 200 /);
     socket.destroy();
+  });
+});
+
+describe('the send timeout', () => {
+  /** A long reply: far more than the socket buffers hold, so a client that reads nothing stalls it. */
+  const long = () =>
+    harness.emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'z'.repeat(16_000_000) }],
+      chunkSize: 64 * 1024,
+      usage: { input: 3, output: 2_000_000 },
+    });
+
+  it('a stream’s client that stops reading is cut off, and its upstream call cancelled', async () => {
+    long();
+    const served = harness.nextServed();
+    const { socket } = rawConnection();
+    const body = JSON.stringify({
+      model: 'up-chat',
+      stream: true,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    socket.write(
+      `POST /v1/chat/completions HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    socket.pause();
+    expect(await served).toMatchObject({ complete: false });
+    await expect.poll(() => harness.accessLog.at(-1)?.status, { timeout: 5000 }).toBe(499);
+    socket.destroy();
+  });
+
+  it('a WebSocket client that stops reading is cut off, and its upstream call cancelled', async () => {
+    long();
+    const served = harness.nextServed();
+    const socket = new WebSocket(`${harness.server.url.replace('http', 'ws')}/switchyard/v1/ws`);
+    const closed = new Promise<number>((resolve) => socket.on('close', (code) => resolve(code)));
+    await new Promise((resolve, reject) => {
+      socket.once('open', resolve);
+      socket.once('error', reject);
+    });
+    (socket as unknown as { _socket: { pause(): void } })._socket.pause();
+    const transcript = [{ kind: 'user', parts: [{ type: 'text', text: 'Hi' }] }];
+    socket.send(JSON.stringify({ type: 'request', id: 'a', request: { model: 'up-chat', transcript } }));
+    expect(await served).toMatchObject({ complete: false });
+    (socket as unknown as { _socket: { resume(): void } })._socket.resume();
+    expect(await closed).toBe(1006);
   });
 });
