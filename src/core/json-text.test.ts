@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { losesNumberDigits, parseJson, parseJsonKeepingDigits, parseJsonString } from './json-text.ts';
+import {
+  losesNumberDigits,
+  maxEscapedKeys,
+  parseJson,
+  parseJsonKeepingDigits,
+  parseJsonString,
+  TooManyEscapedKeysError,
+} from './json-text.ts';
 
 /** Parses `{first: 0, [key]: 1}`: afterwards V8's JSON.parse meets `key` as the one key that followed `first`. */
 function prime(first: string, key: string): void {
@@ -52,6 +59,21 @@ describe('parseJson', () => {
     expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
     expect(Object.hasOwn(parsed, '__proto__')).toBe(true);
     expect(parseJson('[1,{"a\\\\":[]},"\\\\"]')).toEqual([1, { 'a\\': [] }, '\\']);
+  });
+
+  it('one escaped key written again and again, and in two spellings, is one key: the last value at the first place', () => {
+    const repeated = `{${Array.from({ length: 1000 }, (_, index) => `"\\n":${index}`).join(',')},"b":0}`;
+    expect(parseJson(repeated)).toEqual({ '\n': 999, b: 0 });
+    const parsed = parseJson('{"\\u0041":1,"\\n":2,"A":3,"\\u0041":4}') as Record<string, unknown>;
+    expect(Object.keys(parsed)).toEqual(['A', '\n']);
+    expect(parsed).toEqual({ A: 4, '\n': 2 });
+  });
+
+  it('refuses a text with more escaped keys than maxEscapedKeys (TooManyEscapedKeysError), and parses one at the limit', () => {
+    const keys = (count: number) =>
+      `{${Array.from({ length: count }, (_, index) => `"\\n${index}":0`).join(',')}}`;
+    expect(Object.keys(parseJson(keys(maxEscapedKeys)) as object)).toHaveLength(maxEscapedKeys);
+    expect(() => parseJson(keys(maxEscapedKeys + 1))).toThrow(TooManyEscapedKeysError);
   });
 
   it('parses deep nesting with an escaped key without a stack overflow', () => {

@@ -8,7 +8,7 @@ import { RequestFieldError } from '../codecs/fields.ts';
 import { findShapeProblem } from '../core/value-shape.ts';
 import type { IncomingMessage } from 'node:http';
 import { clientClosed, GatewayError } from './errors.ts';
-import { parseJson } from '../core/json-text.ts';
+import { parseJson, TooManyEscapedKeysError } from '../core/json-text.ts';
 
 /** A header of Node's request (lower-case `name`), repeated values joined as `Headers.get` joins them. */
 export function nodeHeader(incoming: IncomingMessage, name: string): string | undefined {
@@ -87,11 +87,12 @@ export async function readJson(
   let body: unknown;
   try {
     body = parseJson(text) as unknown;
-  } catch {
+  } catch (error) {
     throw new GatewayError({
       status: 400,
       errorClass: 'invalid_request',
-      message: 'the request body is not valid JSON',
+      message:
+        error instanceof TooManyEscapedKeysError ? error.message : 'the request body is not valid JSON',
     });
   }
   // Before any decoder walks it (some recursively): absurd nesting or a `__proto__` key is a 400
