@@ -28,6 +28,18 @@ const callKey = (scope: string, id: string) => `call:${scope}:${id}`;
 /** The store key of a stored Responses transcript. */
 export const responseKey = (scope: string, id: string) => `response:${scope}:${id}`;
 
+/**
+ * The scope in a store key (`kind:scope:id`, the scope length-prefixed), '' for the unscoped: the
+ * memory store's group, so that one key's entries never evict every other key's.
+ */
+export function scopeOfStoreKey(storeKey: string): string {
+  const start = storeKey.indexOf(':') + 1;
+  const dot = storeKey.indexOf('.', start);
+  const length = Number(storeKey.slice(start, dot));
+  if (start === 0 || dot === -1 || !Number.isSafeInteger(length) || length < 0) return '';
+  return storeKey.slice(start, dot + 1 + length);
+}
+
 /** Keeps the signatures and signed reasoning of a response's tool calls; undefined when it has none. */
 export function saveArtifacts(
   content: readonly Part[],

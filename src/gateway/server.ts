@@ -15,6 +15,7 @@ import { createStateStore } from '../state/create.ts';
 import type { StateStore } from '../state/types.ts';
 import { createSwitchyard, type Switchyard } from '../switchyard.ts';
 import { createApp, directWrites } from './app.ts';
+import { scopeOfStoreKey } from './artifacts.ts';
 import { type GatewayConfig, type GatewayFileConfig, readConfigFile, splitConfig } from './config.ts';
 import { loadKeys } from './keys.ts';
 import {
@@ -100,7 +101,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const state: GatewayState = {
     switchyard,
     shared,
-    store: options.store ?? (sharedValues ? createSharedStore(shared) : createMemoryStore()),
+    store:
+      options.store ??
+      (sharedValues ? createSharedStore(shared) : createMemoryStore({ groupOf: scopeOfStoreKey })),
     ttlMs: (gateway.state_ttl_seconds ?? 3600) * 1000,
     keys: loadKeys(gateway.keys ?? [], options.env ?? process.env),
     metrics,

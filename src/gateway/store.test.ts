@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { responseKey, scopeOf, scopeOfStoreKey } from './artifacts.ts';
 import { createMemoryStore } from './store.ts';
 
 describe('createMemoryStore', () => {
@@ -46,5 +47,25 @@ describe('createMemoryStore', () => {
     read.n = 99;
     expect(await store.get('a')).toEqual({ n: 3 });
     await store.close?.();
+  });
+
+  it('one gateway key’s entries take at most half the store: its own oldest go, never every other key’s', async () => {
+    const store = createMemoryStore({ maxEntries: 10, groupOf: scopeOfStoreKey });
+    const victim = (n: number) => responseKey(scopeOf('victim'), `resp_${n}`);
+    for (let n = 0; n < 3; n++) await store.put(victim(n), { n }, 60_000);
+    // Another key floods the store with 1,000 entries (as tiny Responses requests do).
+    for (let n = 0; n < 1000; n++) await store.put(responseKey(scopeOf('flood'), `resp_${n}`), { n }, 60_000);
+    for (let n = 0; n < 3; n++) expect(await store.get(victim(n))).toEqual({ n });
+    // The flooder keeps its newest five (half of ten).
+    expect(await store.get(responseKey(scopeOf('flood'), 'resp_999'))).toEqual({ n: 999 });
+    expect(await store.get(responseKey(scopeOf('flood'), 'resp_994'))).toBeUndefined();
+    await store.close?.();
+  });
+
+  it('scopeOfStoreKey reads the length-prefixed scope, whatever the name holds', () => {
+    expect(scopeOfStoreKey(responseKey(scopeOf('team:a.b'), 'resp_1'))).toBe(scopeOf('team:a.b'));
+    expect(scopeOfStoreKey(responseKey(scopeOf(undefined), 'resp_1'))).toBe('');
+    expect(scopeOfStoreKey('call:3.abc:call_1')).toBe('3.abc');
+    expect(scopeOfStoreKey('unscoped')).toBe('');
   });
 });

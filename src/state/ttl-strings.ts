@@ -17,6 +17,18 @@ export interface TtlStringsOptions {
   now?: () => number;
   /** How often expired entries are dropped while nothing is read or written (ms). Default 30,000. */
   sweepMs?: number;
+  /**
+   * The group of an entry (a gateway key's scope): no group may hold more than half of
+   * `maxEntries` or `maxBytes`; past that its own oldest go first, so one group cannot evict
+   * every other's entries. Without it, all entries are one group with the whole bounds.
+   */
+  groupOf?: (name: string) => string;
+}
+
+/** A group's entries, oldest first, and their memory. */
+interface Group {
+  names: Set<string>;
+  bytes: number;
 }
 
 interface Entry {
@@ -37,12 +49,15 @@ export class TtlStrings {
   readonly #sweepMs: number;
   #bytes = 0;
   #timer: NodeJS.Timeout | undefined;
+  readonly #groupOf: ((name: string) => string) | undefined;
+  readonly #groups = new Map<string, Group>();
 
   constructor(options: TtlStringsOptions = {}) {
     this.#maxEntries = options.maxEntries ?? 10_000;
     this.#maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
     this.#now = options.now ?? Date.now;
     this.#sweepMs = options.sweepMs ?? 30_000;
+    this.#groupOf = options.groupOf;
   }
 
   /** The memory the kept strings take (2 bytes per character). */
@@ -57,6 +72,7 @@ export class TtlStrings {
     if (sizeOf(text) > this.#maxBytes) return false;
     this.#entries.set(name, { text, expiresAt: this.#now() + ttlMs });
     this.#bytes += sizeOf(text);
+    if (this.#groupOf !== undefined) this.#addToGroup(this.#groupOf(name), name, sizeOf(text));
     for (const oldest of this.#entries.keys()) {
       if (this.#entries.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
       this.#drop(oldest);
@@ -80,8 +96,22 @@ export class TtlStrings {
 
   clear(): void {
     this.#entries.clear();
+    this.#groups.clear();
     this.#bytes = 0;
     this.#stopTimer();
+  }
+
+  /** Adds an entry to its group, then drops the group's oldest while it holds more than half the bounds. */
+  #addToGroup(key: string, name: string, size: number): void {
+    let group = this.#groups.get(key);
+    if (group === undefined) this.#groups.set(key, (group = { names: new Set(), bytes: 0 }));
+    group.names.add(name);
+    group.bytes += size;
+    for (const oldest of group.names) {
+      if (group.names.size <= Math.max(1, this.#maxEntries / 2) && group.bytes <= this.#maxBytes / 2) break;
+      if (oldest === name) break;
+      this.#drop(oldest);
+    }
   }
 
   #drop(name: string): void {
@@ -89,6 +119,13 @@ export class TtlStrings {
     if (entry === undefined) return;
     this.#entries.delete(name);
     this.#bytes -= sizeOf(entry.text);
+    if (this.#groupOf === undefined) return;
+    const key = this.#groupOf(name);
+    const group = this.#groups.get(key);
+    if (group === undefined) return;
+    group.names.delete(name);
+    group.bytes -= sizeOf(entry.text);
+    if (group.names.size === 0) this.#groups.delete(key);
   }
 
   /** The oldest entries that expired (cheap at each write; entries of one TTL expire in order). */
