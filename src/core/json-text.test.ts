@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   losesNumberDigits,
   maxEscapedKeys,
+  opensMoreThan,
   parseJson,
   parseJsonKeepingDigits,
   parseJsonString,
@@ -74,6 +75,16 @@ describe('parseJson', () => {
       `{${Array.from({ length: count }, (_, index) => `"\\n${index}":0`).join(',')}}`;
     expect(Object.keys(parseJson(keys(maxEscapedKeys)) as object)).toHaveLength(maxEscapedKeys);
     expect(() => parseJson(keys(maxEscapedKeys + 1))).toThrow(TooManyEscapedKeysError);
+  });
+
+  it.each([
+    ['[{},[],{}]', 4, false],
+    ['[{},[],{}]', 3, true],
+    ['{"a":"{[{[{[","b":"\\"[{"}', 1, false],
+    ['{"a":"\\\\","b":[[]]}', 3, false],
+    ['{"a":"\\\\","b":[[]]}', 2, true],
+  ])('opensMoreThan(%s, %i) is %s: objects and arrays counted, strings skipped', (text, limit, more) => {
+    expect(opensMoreThan(text, limit)).toBe(more);
   });
 
   it('parses deep nesting with an escaped key without a stack overflow', () => {

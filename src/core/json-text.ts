@@ -158,6 +158,29 @@ function setOwn(target: Record<string, unknown> | unknown[], key: string | numbe
   else (target as Record<string | number, unknown>)[key] = value;
 }
 
+/**
+ * Whether JSON `text` opens more than `limit` objects and arrays, read from the text (strings
+ * skipped) without parsing it: a body of millions of `{}` costs its parse a GB of objects before a
+ * walk of the value can count them. Stops at the first one past the limit.
+ */
+export function opensMoreThan(text: string, limit: number): boolean {
+  let count = 0;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code === 0x7b || code === 0x5b) {
+      if (++count > limit) return true;
+    } else if (code === 0x22) {
+      // A string: to its closing quote (an escaped character is skipped whole).
+      for (index++; index < text.length; index++) {
+        const inner = text.charCodeAt(index);
+        if (inner === 0x5c) index++;
+        else if (inner === 0x22) break;
+      }
+    }
+  }
+  return false;
+}
+
 /** One JSON string literal (with its quotes) decoded: exact, as no object key is involved. */
 export function parseJsonString(literal: string): string {
   return JSON.parse(literal) as string;

@@ -11,6 +11,7 @@ import { ServerError } from '../core/errors/server-error.ts';
 import { StateUnavailableError } from '../state/outage.ts';
 import { QuotaError } from './quota.ts';
 import { withoutUpstreamAddresses } from '../core/errors/upstream-addresses.ts';
+import { redactSecrets } from '../core/redaction.ts';
 
 export { withoutUpstreamAddresses };
 
@@ -161,6 +162,21 @@ function upstreamStatus(status: number | undefined, fallback: number): number {
 const maxRetryAfterSeconds = 86_400;
 
 /** The wire error of anything thrown while serving a request. */
+/** What a client is told of an error no part of the gateway classified (a bug): nothing of it. */
+const internalError: WireError = { status: 500, errorClass: 'other', message: 'internal gateway error' };
+
+/**
+ * An error {@link toWireError} answers as the internal 500 (no part of the gateway classified it):
+ * the operator's to see, with its name and a cut, redacted message, since the client learns nothing.
+ */
+export function unexpectedError(error: unknown): Record<string, string> | undefined {
+  if (toWireError(error) !== internalError) return undefined;
+  return {
+    error: error instanceof Error ? error.name : typeof error,
+    message: redactSecrets(error instanceof Error ? error.message : String(error)).slice(0, 300),
+  };
+}
+
 export function toWireError(error: unknown): WireError {
   if (error instanceof GatewayError || error instanceof QuotaError) return error.wire;
   if (StateUnavailableError.isInstance(error))
@@ -173,7 +189,7 @@ export function toWireError(error: unknown): WireError {
     };
   if (error instanceof RequestFieldError)
     return { status: 400, errorClass: 'invalid_request', message: error.message, param: error.field };
-  if (!isAdapterError(error)) return { status: 500, errorClass: 'other', message: 'internal gateway error' };
+  if (!isAdapterError(error)) return internalError;
   // Passed on as the client's `retry-after`, at most a day (an upstream's 73 years is not advice).
   const retryAfterSeconds =
     error.retryAfterSeconds === undefined

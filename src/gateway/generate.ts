@@ -44,6 +44,7 @@ import {
   shutDown,
   GatewayError,
   toWireError,
+  unexpectedError,
   hidesUnfinishedCall,
   unfinishedCallIn,
 } from './errors.ts';
@@ -383,6 +384,7 @@ export async function serveGeneration(
     streaming = true;
     send(reply);
   } catch (error) {
+    reportUnexpected(state, call.requestId, error);
     let wire = clientWire(inClientTerms(toWireError(error), transcript), served.toolNames);
     // Cancelled, and not by the client: a shutdown (the client is still there to be told).
     if (wire.errorClass === 'cancelled' && served.clientLeft !== true && !state.accepting)
@@ -393,6 +395,12 @@ export async function serveGeneration(
   } finally {
     if (!streaming) release();
   }
+}
+
+/** Logs an error the gateway answers as its internal 500 (the client is told nothing of it). */
+function reportUnexpected(state: GatewayState, requestId: string, error: unknown): void {
+  const details = unexpectedError(error);
+  if (details !== undefined) state.logger.warn('gateway: unexpected error', { requestId, ...details });
 }
 
 /** The key's limits and budget before dispatch (one state-store step); throws the 429/402/503 to answer. */
@@ -637,7 +645,10 @@ async function startStream(
     controller,
     finish: release,
     endOfEvents,
-    wireError: (error) => clientWire(toWireError(error), served.toolNames),
+    wireError: (error) => {
+      reportUnexpected(state, served.call.requestId, error);
+      return clientWire(toWireError(error), served.toolNames);
+    },
     onCancel: () => {
       served.clientLeft = true;
       served.errorClass = 'cancelled';

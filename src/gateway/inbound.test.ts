@@ -3,11 +3,20 @@ import { type AddressInfo, connect } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
 import { GatewayError } from './errors.ts';
 import { readJson } from './inbound.ts';
+import { maxVisitedValues } from '../core/value-shape.ts';
 
 const request = (body: string, headers: Record<string, string> = {}) =>
   new Request('http://gateway.test/v1/chat/completions', { method: 'POST', body, headers });
 
 describe('readJson', () => {
+  it('a large body opening more objects and arrays than the shape check takes is refused before its parse', async () => {
+    const many = `[${'{},'.repeat(maxVisitedValues)}[]]`;
+    await expect(readJson(request(many), 32 * 1024 * 1024)).rejects.toMatchObject({
+      field: 'body',
+      message: `body: more than ${maxVisitedValues} nested values`,
+    });
+  });
+
   it('reads a body within the limit', async () => {
     await expect(readJson(request('{"a":1}', { 'content-length': '7' }), 64)).resolves.toEqual({ a: 1 });
     await expect(readJson(request('{"a":1}'), 64)).resolves.toEqual({ a: 1 });

@@ -5,10 +5,10 @@
  * /proc CPU time per call); otherwise from the web `Request`.
  */
 import { RequestFieldError } from '../codecs/fields.ts';
-import { findShapeProblem } from '../core/value-shape.ts';
+import { findShapeProblem, maxVisitedValues } from '../core/value-shape.ts';
 import type { IncomingMessage } from 'node:http';
 import { clientClosed, GatewayError } from './errors.ts';
-import { parseJson, TooManyEscapedKeysError } from '../core/json-text.ts';
+import { opensMoreThan, parseJson, TooManyEscapedKeysError } from '../core/json-text.ts';
 
 /** A header of Node's request (lower-case `name`), repeated values joined as `Headers.get` joins them. */
 export function nodeHeader(incoming: IncomingMessage, name: string): string | undefined {
@@ -85,6 +85,10 @@ export async function readJson(
   // A byte-order mark is not JSON; TextDecoder drops it, so clients send it.
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let body: unknown;
+  // A large body of millions of `{}` is refused before its parse allocates them (as the shape
+  // check below would refuse it after): a short one cannot hold enough to matter.
+  if (text.length > 1024 * 1024 && opensMoreThan(text, maxVisitedValues))
+    throw new RequestFieldError('body', `body: more than ${maxVisitedValues} nested values`);
   try {
     body = parseJson(text) as unknown;
   } catch (error) {

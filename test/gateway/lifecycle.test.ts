@@ -9,6 +9,7 @@ import { Hono } from 'hono';
 import { createGateway } from 'switchyard-ai/gateway';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { createMemoryLogger } from '../../src/core/logger.ts';
 import { emulatorBaseURL } from '../support/provider-types.ts';
 import { chatStreamText, type GatewayHarness, startGatewayHarness } from './harness.ts';
 
@@ -204,5 +205,33 @@ it('mounted behind a handler that waits, then passes on a request of its own: th
   } finally {
     await new Promise((resolve) => server.close(resolve));
     await gateway.switchyard.close();
+  }
+});
+
+it('an error no part of the gateway classified is a 500 that tells the client nothing, and a WARN for the operator', async () => {
+  const logger = createMemoryLogger();
+  const front = harness.switchyard;
+  const broken = {
+    ...front,
+    complete: () => Promise.reject(new TypeError('boom: key sk-abcdefghijklmnopqrstuvwxyz012345')),
+  };
+  const gateway = createGateway({ switchyard: broken, logger, accessLog: () => {} });
+  const server = await gateway.listen({ host: '127.0.0.1', port: 0 });
+  try {
+    const response = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': 'req-unexpected' },
+      body: JSON.stringify({ model: 'up-chat', messages: [{ role: 'user', content: 'Hi' }] }),
+    });
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    expect(text).toContain('internal gateway error');
+    expect(text).not.toContain('boom');
+    const warned = logger.entries.find((entry) => entry.message === 'gateway: unexpected error');
+    expect(warned?.fields).toMatchObject({ requestId: 'req-unexpected', error: 'TypeError' });
+    expect(String(warned?.fields.message)).toContain('boom');
+    expect(String(warned?.fields.message)).not.toContain('sk-abcdefghijklmnopqrstuvwxyz012345');
+  } finally {
+    await server.close();
   }
 });
