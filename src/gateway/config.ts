@@ -68,6 +68,11 @@ export const gatewayConfigSchema = z
      */
     send_timeout_seconds: z.number().positive().max(3600).optional(),
     /**
+     * The most request body bytes the requests in flight may hold (bodies over 64 KiB count; past
+     * it such a request is a 503 with `retry-after`). Default 4 × `body_limit_bytes` (128 MiB).
+     */
+    max_request_bytes_in_flight: z.number().int().positive().optional(),
+    /**
      * URI schemes a client's media and files may use beyond http, https and data (e.g. `s3`, `gs`:
      * Bedrock and Vertex read those with the operator's own cloud identity). Default none.
      */

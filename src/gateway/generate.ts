@@ -52,7 +52,7 @@ import { allowsModel, type GatewayKey, modelForbidden, shown } from './keys.ts';
 import { admitCall, hasQuota, type KeyQuota, settleCall } from './quota.ts';
 import type { Reservation } from '../state/types.ts';
 import { recordUsage, seriesOf } from './metrics.ts';
-import { readJson } from './inbound.ts';
+import { headerOf, readJson } from './inbound.ts';
 import { errorReply, type Reply, sentReply } from './reply.ts';
 import { createBodyPump, createFramer, type Framer, webBody, writeToNode } from './stream-body.ts';
 import type { GatewayState } from './state.ts';
@@ -133,6 +133,8 @@ interface Served {
   clientLeft?: boolean;
   /** The key's reservation, settled when the request ends. */
   reservation?: Reservation;
+  /** Request body bytes counted against the bytes-in-flight bound until the request ends. */
+  heldBytes?: number;
 }
 
 /**
@@ -362,6 +364,8 @@ export async function serveGeneration(
   inFlight.inc();
   let streaming = false;
   const release = () => {
+    state.heldBodyBytes -= served.heldBytes ?? 0;
+    served.heldBytes = 0;
     unwatch();
     state.calls.delete(controller);
     inFlight.dec();
@@ -439,14 +443,50 @@ async function admit(
   served.ownMs += performance.now() - started;
 }
 
+/** Bodies up to this size are always read and held: the bytes-in-flight bound is for large ones. */
+const smallBodyBytes = 64 * 1024;
+
+/** The request's declared body length (0 when chunked or unknown). */
+function declaredLength(call: GenerationCall): number {
+  const length = Number(headerOf(call.request, call.incoming, 'content-length') ?? 0);
+  return Number.isFinite(length) && length > 0 ? length : 0;
+}
+
+/**
+ * Counts `bytes` of request body against `gateway.max_request_bytes_in_flight` until the request
+ * ends (a request's decoded body is held, several times over, for its whole upstream call: 32 MiB
+ * of images held ~300 MB, and 14 such requests at once ran the heap out). Past the bound, a large
+ * body is a 503 (retry shortly); small ones always pass. Called with the declared length before
+ * the body is read, then with the length read (replacing it).
+ */
+function holdBody(state: GatewayState, served: Served, bytes: number): void {
+  state.heldBodyBytes -= served.heldBytes ?? 0;
+  served.heldBytes = 0;
+  if (bytes > smallBodyBytes && state.heldBodyBytes + bytes > state.maxHeldBodyBytes)
+    throw new GatewayError({
+      status: 503,
+      errorClass: 'server_error',
+      code: 'overloaded',
+      message: 'the gateway holds as many large request bodies as it may: try again shortly',
+      retryAfterSeconds: 1,
+    });
+  state.heldBodyBytes += bytes;
+  served.heldBytes = bytes;
+}
+
 /** The most left-out parts a request's one WARN names (the rest are counted). */
 const maxWarningDetails = 5;
 
 async function decode(state: GatewayState, call: GenerationCall, served: Served): Promise<DecodedRequest> {
+  const read = { bytes: 0 };
+  // A declared length over the body limit is readJson's 413, not this bound's 503.
+  const declared = 'body' in call ? 0 : declaredLength(call);
+  if (declared <= state.bodyLimit) holdBody(state, served, declared);
   const body =
     'body' in call
       ? call.body
-      : await readJson(call.request, state.bodyLimit, call.incoming, state.bodyTimeoutMs);
+      : await readJson(call.request, state.bodyLimit, call.incoming, state.bodyTimeoutMs, read);
+  if (read.bytes > 0) holdBody(state, served, read.bytes);
   const started = performance.now();
   const decoded = inboundCodecs[call.protocol].decodeRequest(body, {
     ...call.decodeContext,

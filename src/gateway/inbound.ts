@@ -45,7 +45,7 @@ const bodyTimedOut = (idleMs: number) =>
 
 /**
  * Reads the body as JSON within the size limit: 413 above it, 400 for malformed JSON, 408 when
- * Node's request sends no byte for `idleMs`. A declared length above the limit is refused before
+ * Node's request sends no byte for `idleMs`; `read.bytes` is set to the body's length. A declared length above the limit is refused before
  * reading; every body is also counted as it arrives (a web `Request` from an in-process caller is
  * not held to its declared length by an HTTP parser).
  */
@@ -54,6 +54,7 @@ export async function readJson(
   limit: number,
   incoming?: IncomingMessage,
   idleMs = defaultBodyTimeoutMs,
+  read?: { bytes: number },
 ): Promise<unknown> {
   const length = headerOf(request, incoming, 'content-length');
   if (Number(length ?? '0') > limit) throw tooLarge(limit);
@@ -81,6 +82,7 @@ export async function readJson(
     bytes = await readIncoming(incoming, limit, idleMs);
   else if (request !== undefined) bytes = await readRequest(request, limit, length !== undefined, incoming);
   else throw new Error('the request body was read before the gateway read it');
+  if (read !== undefined) read.bytes = bytes.byteLength;
   let text = bytes.toString('utf8');
   // A byte-order mark is not JSON; TextDecoder drops it, so clients send it.
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);

@@ -63,6 +63,9 @@ export interface GatewayServer {
   close(graceMs?: number): Promise<void>;
 }
 
+/** Request bodies above this many bytes are refused with 413 (`gateway.body_limit_bytes`). */
+const defaultBodyLimit = 32 * 1024 * 1024;
+
 /** The gateway: its Hono app, metrics and `listen`. */
 export interface Gateway {
   app: Hono;
@@ -108,9 +111,12 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     keys: loadKeys(gateway.keys ?? [], options.env ?? process.env),
     metrics,
     logger,
-    bodyLimit: gateway.body_limit_bytes ?? 32 * 1024 * 1024,
+    bodyLimit: gateway.body_limit_bytes ?? defaultBodyLimit,
     bodyTimeoutMs: (gateway.body_timeout_seconds ?? 60) * 1000,
     sendTimeoutMs: (gateway.send_timeout_seconds ?? 60) * 1000,
+    heldBodyBytes: 0,
+    maxHeldBodyBytes:
+      gateway.max_request_bytes_in_flight ?? 4 * (gateway.body_limit_bytes ?? defaultBodyLimit),
     mediaSchemes: mediaSchemes(gateway.media_uri_schemes),
     accessLog: accessLogOf(options, gateway),
     calls: new Set(),

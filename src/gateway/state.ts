@@ -27,6 +27,9 @@ export interface GatewayState {
   bodyTimeoutMs: number;
   /** A stream's client that takes nothing for this many ms is cut off (`stream-body.ts`). */
   sendTimeoutMs: number;
+  /** Request body bytes held by requests in flight, and their bound (`generate.ts` `holdBody`). */
+  heldBodyBytes: number;
+  maxHeldBodyBytes: number;
   /** The URI schemes a client's media and files may use (`media-uris.ts`). */
   mediaSchemes: ReadonlySet<string>;
   /** Undefined when the access log is off (`gateway.access_log: false`): no line is built. */

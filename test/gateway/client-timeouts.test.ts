@@ -127,3 +127,32 @@ describe('the send timeout', () => {
     expect(await closed).toBe(1006);
   });
 });
+
+describe('request bytes in flight', () => {
+  it('past max_request_bytes_in_flight a large body is a 503 with retry-after; small ones pass; the bound frees as requests end', async () => {
+    const limited = await startGatewayHarness({ max_request_bytes_in_flight: 200_000 });
+    try {
+      const post = (text: string) =>
+        fetch(`${limited.server.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'up-chat', messages: [{ role: 'user', content: text }] }),
+        });
+      // The first large request is held upstream (its headers come after 1.5 s).
+      limited.emulator.enqueue({ ...hello('First.'), fault: { delayHeadersMs: 1500 } });
+      const first = post('x'.repeat(150_000));
+      await expect.poll(() => limited.emulator.requests.length).toBe(1);
+      const refused = await post('y'.repeat(100_000));
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(await refused.text()).toMatch(/large request bodies/);
+      limited.emulator.enqueue(hello('Small.'));
+      expect((await post('small')).status).toBe(200);
+      expect((await first).status).toBe(200);
+      limited.emulator.enqueue(hello('Now.'));
+      expect((await post('y'.repeat(100_000))).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+});
