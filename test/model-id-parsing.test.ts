@@ -17,6 +17,7 @@ const allowed: Record<string, string> = {
   'src/providers/bedrock/errors.ts': 'an AWS error type (prefix#Name:detail)',
   'src/providers/vertex/request.ts': "a URL path's :method suffix",
   'src/state/redis.ts': 'a sorted-set member (id:micros)',
+  'src/gateway/artifacts.ts': 'a gateway store key (kind:scope:id), not a model id',
 };
 
 const colonSplit = /\b(?:indexOf|lastIndexOf)\(\s*':'\s*\)|\.split\(\s*':'\s*\)/;
