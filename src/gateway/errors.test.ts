@@ -28,6 +28,15 @@ describe('withoutUpstreamAddresses', () => {
   ])('%s', (message, shown) => {
     expect(withoutUpstreamAddresses(message)).toBe(shown);
   });
+
+  it('a long message is cut to its first 2,000 characters; a run of name characters is scanned once', () => {
+    const long = `${'a-'.repeat(40_000)}b.example:80`;
+    const shown = withoutUpstreamAddresses(long);
+    expect(shown).toHaveLength(2001);
+    expect(shown.endsWith('…')).toBe(true);
+    // The dotted-name pattern alone, on the whole run (its lookbehind keeps it linear).
+    expect(withoutUpstreamAddresses(`x ${'a-'.repeat(900)}host.internal:8000`)).toBe('x <upstream host>');
+  });
 });
 
 describe('toWireError', () => {

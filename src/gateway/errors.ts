@@ -170,7 +170,14 @@ const internalError: WireError = { status: 500, errorClass: 'other', message: 'i
  * the operator's to see, with its name and a cut, redacted message, since the client learns nothing.
  */
 export function unexpectedError(error: unknown): Record<string, string> | undefined {
-  if (toWireError(error) !== internalError) return undefined;
+  if (
+    error instanceof GatewayError ||
+    error instanceof QuotaError ||
+    error instanceof RequestFieldError ||
+    StateUnavailableError.isInstance(error) ||
+    isAdapterError(error)
+  )
+    return undefined;
   return {
     error: error instanceof Error ? error.name : typeof error,
     message: redactSecrets(error instanceof Error ? error.message : String(error)).slice(0, 300),

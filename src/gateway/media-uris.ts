@@ -4,8 +4,9 @@
  * Bedrock or Vertex with the operator's own cloud identity, and `file:`, `gopher:` or `ftp:` reach
  * self-hosted servers that fetch URLs themselves. So a client's URI is http(s) or `data:` unless the
  * operator allows more schemes (`gateway.media_uri_schemes`), and a `handle` (a key into the host's
- * own artifact store) is never taken from a client. Checked once on the canonical request, so every
- * route and protocol (WebSocket and the native stream included) is held to it.
+ * own artifact store) is never taken from a client. A provider's own (`custom`) part is held to the
+ * same rule for every URI string in it. Checked once on the canonical request, so every route and
+ * protocol (WebSocket and the native stream included) is held to it.
  */
 import type { Item, Part } from '../core/transcript.ts';
 import { GatewayError } from './errors.ts';
@@ -21,6 +22,33 @@ export function mediaSchemes(extra: readonly string[] = []): ReadonlySet<string>
 const refused = (message: string) =>
   new GatewayError({ status: 400, errorClass: 'invalid_request', message });
 
+/** A string that names a resource by URI: `scheme://…`, or `file:` in any form. */
+const uriLike = /^(?:([a-z][a-z0-9+.-]*):\/\/|(file):)/i;
+
+/**
+ * A provider's own part as the client sent it (`custom`: reaches an adapter of that provider as it
+ * is, e.g. Gemini `fileData` or Bedrock `s3Location`): every string in it that names a resource
+ * by URI is held to the same schemes as a media part's.
+ */
+function checkRawData(data: unknown, schemes: ReadonlySet<string>): void {
+  const pending: unknown[] = [data];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value === 'string') {
+      const match = uriLike.exec(value);
+      const scheme = (match?.[1] ?? match?.[2])?.toLowerCase();
+      if (scheme !== undefined && !schemes.has(scheme))
+        throw refused(
+          `a URI in a provider part must be ${[...schemes].join(', ')} (not '${scheme.slice(0, 20)}:')` +
+            ': the operator allows more with gateway.media_uri_schemes',
+        );
+    } else if (typeof value === 'object' && value !== null)
+      // One at a time: a spread of a huge array would overflow the call's arguments.
+      for (const child of Array.isArray(value) ? (value as unknown[]) : Object.values(value))
+        pending.push(child);
+  }
+}
+
 /** Throws a 400 when a media or file part of `transcript` points where a client's may not. */
 export function checkMediaUris(transcript: readonly Item[], schemes: ReadonlySet<string>): void {
   const pending: Part[][] = transcript.map((item) => item.parts);
@@ -28,6 +56,10 @@ export function checkMediaUris(transcript: readonly Item[], schemes: ReadonlySet
     for (const part of parts) {
       if (part.type === 'tool-result') {
         if (part.output.type === 'parts') pending.push(part.output.parts);
+        continue;
+      }
+      if (part.type === 'custom') {
+        checkRawData(part.data, schemes);
         continue;
       }
       if (part.type !== 'media' && part.type !== 'file') continue;

@@ -304,6 +304,27 @@ describe('where a client’s media may point', () => {
       media({ type: 'uri', uri: '/etc/passwd' }),
     ],
     ['a native media handle', '/switchyard/v1/stream', media({ type: 'handle', handle: 'artifact-1' })],
+    [
+      'a native provider part (custom) holding a gs:// fileData',
+      '/switchyard/v1/stream',
+      {
+        model: 'up-gemini',
+        transcript: [
+          {
+            kind: 'user',
+            parts: [
+              { type: 'text', text: 'look' },
+              {
+                type: 'custom',
+                provider: 'gemini',
+                kind: 'fileData',
+                data: { fileData: { mimeType: 'application/pdf', fileUri: 'gs://operator-bucket/x.pdf' } },
+              },
+            ],
+          },
+        ],
+      },
+    ],
   ];
 
   it.each(rows)('%s is a 400 and nothing reaches the upstream', async (_, path, body) => {
@@ -311,7 +332,7 @@ describe('where a client’s media may point', () => {
     const response = await post(path, JSON.stringify(body));
     expect(response.status).toBe(400);
     expect(await response.text()).toMatch(
-      /media or file (URI must be http, https, data|handle is not accepted)/,
+      /media or file (URI must be http, https, data|handle is not accepted)|a URI in a provider part must be http, https, data/,
     );
     expect(harness.emulator.requests.length).toBe(before);
   });

@@ -8,20 +8,26 @@ const anyUrl = /\b(?:https?|wss?):\/\/[^\s"'<>)\]]+/g;
  * A bare address with a port (`10.0.0.7:8443`, `[::1]:8080`, `localhost:4000`,
  * `vllm-01.corp.internal:8000`), as an echoed `Host` or a proxy's message shows it.
  */
+// A dotted name starts only where no name character precedes it: without the lookbehind, a run
+// like `a-a-a-…` was tried from every word boundary (quadratic: 32,000 characters took 2 s).
 const hostAndPort =
-  /(?:\b(?:\d{1,3}\.){3}\d{1,3}|\[[\da-f:.]+\]|\blocalhost|\b[a-z\d-]+(?:\.[a-z\d-]+)*\.[a-z][a-z\d-]*):\d{1,5}\b/gi;
+  /(?:\b(?:\d{1,3}\.){3}\d{1,3}|\[[\da-f:.]+\]|\blocalhost|(?<![\w.-])[a-z\d-]+(?:\.[a-z\d-]+)*\.[a-z][a-z\d-]*):\d{1,5}\b/gi;
 /** A bare IPv4 address (`peer 10.9.8.7`): some host of the operator's network. */
 const bareIpv4 = /\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b/g;
 /** A socket or DNS error's code and the host or address after it (`connect ECONNREFUSED 10.0.0.7:8080`). */
 const socketAddress =
   /\b(E(?:CONNREFUSED|CONNRESET|CONNABORTED|NOTFOUND|AI_[A-Z]+|TIMEDOUT|HOSTUNREACH|NETUNREACH|HOSTDOWN|ADDRNOTAVAIL|ADDRINUSE|PIPE|PROTO)) \S+/g;
 
+/** The most characters of an adapter's message a client reads. */
+const maxShownLength = 2000;
+
 /**
- * An adapter's message as a client may read it: the upstream's URL and socket address left out
+ * An adapter's message as a client may read it (its first 2,000 characters): the upstream's URL and socket address left out
  * (an operator's private base URL or host is not the client's business); what failed and why stays.
  */
 export function withoutUpstreamAddresses(message: string): string {
-  return message
+  // An upstream's message may be megabytes (an in-stream error event): a client reads its head.
+  return (message.length > maxShownLength ? `${message.slice(0, maxShownLength)}…` : message)
     .replace(upstreamCall, 'the upstream request')
     .replace(anyUrl, '<upstream URL>')
     .replace(socketAddress, '$1')
