@@ -49,16 +49,24 @@ describe('createMemoryStore', () => {
     await store.close?.();
   });
 
-  it('one gateway key’s entries take at most half the store: its own oldest go, never every other key’s', async () => {
+  it('when the store is full, a key holding more than half of it gives up its own oldest, never every other key’s entries', async () => {
     const store = createMemoryStore({ maxEntries: 10, groupOf: scopeOfStoreKey });
     const victim = (n: number) => responseKey(scopeOf('victim'), `resp_${n}`);
     for (let n = 0; n < 3; n++) await store.put(victim(n), { n }, 60_000);
     // Another key floods the store with 1,000 entries (as tiny Responses requests do).
     for (let n = 0; n < 1000; n++) await store.put(responseKey(scopeOf('flood'), `resp_${n}`), { n }, 60_000);
     for (let n = 0; n < 3; n++) expect(await store.get(victim(n))).toEqual({ n });
-    // The flooder keeps its newest five (half of ten).
-    expect(await store.get(responseKey(scopeOf('flood'), 'resp_999'))).toEqual({ n: 999 });
-    expect(await store.get(responseKey(scopeOf('flood'), 'resp_994'))).toBeUndefined();
+    // The flooder keeps the rest: its newest seven.
+    expect(await store.get(responseKey(scopeOf('flood'), 'resp_993'))).toEqual({ n: 993 });
+    expect(await store.get(responseKey(scopeOf('flood'), 'resp_992'))).toBeUndefined();
+    await store.close?.();
+  });
+
+  it('a store with one key (or none) keeps its whole bounds', async () => {
+    const store = createMemoryStore({ maxEntries: 10, groupOf: scopeOfStoreKey });
+    for (let n = 0; n < 12; n++) await store.put(responseKey(scopeOf('only'), `resp_${n}`), { n }, 60_000);
+    expect(await store.get(responseKey(scopeOf('only'), 'resp_2'))).toEqual({ n: 2 });
+    expect(await store.get(responseKey(scopeOf('only'), 'resp_1'))).toBeUndefined();
     await store.close?.();
   });
 

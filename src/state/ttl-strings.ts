@@ -18,9 +18,9 @@ export interface TtlStringsOptions {
   /** How often expired entries are dropped while nothing is read or written (ms). Default 30,000. */
   sweepMs?: number;
   /**
-   * The group of an entry (a gateway key's scope): no group may hold more than half of
-   * `maxEntries` or `maxBytes`; past that its own oldest go first, so one group cannot evict
-   * every other's entries. Without it, all entries are one group with the whole bounds.
+   * The group of an entry (a gateway key's scope): when the store is full, a group holding more
+   * than half of `maxEntries` or `maxBytes` gives up its own oldest first, so one group cannot
+   * evict every other's entries (a lone group still has the whole bounds).
    */
   groupOf?: (name: string) => string;
 }
@@ -73,9 +73,11 @@ export class TtlStrings {
     this.#entries.set(name, { text, expiresAt: this.#now() + ttlMs });
     this.#bytes += sizeOf(text);
     if (this.#groupOf !== undefined) this.#addToGroup(this.#groupOf(name), name, sizeOf(text));
-    for (const oldest of this.#entries.keys()) {
-      if (this.#entries.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
-      this.#drop(oldest);
+    while (this.#entries.size > this.#maxEntries || this.#bytes > this.#maxBytes) {
+      // Full: a group over half the bounds gives up its own oldest first, else the oldest goes.
+      const victim = this.#oldestOfLargeGroup() ?? this.#entries.keys().next().value;
+      if (victim === undefined) break;
+      this.#drop(victim);
     }
     if (this.#timer === undefined) {
       this.#timer = setInterval(() => this.#sweep(), this.#sweepMs);
@@ -101,17 +103,19 @@ export class TtlStrings {
     this.#stopTimer();
   }
 
-  /** Adds an entry to its group, then drops the group's oldest while it holds more than half the bounds. */
   #addToGroup(key: string, name: string, size: number): void {
     let group = this.#groups.get(key);
     if (group === undefined) this.#groups.set(key, (group = { names: new Set(), bytes: 0 }));
     group.names.add(name);
     group.bytes += size;
-    for (const oldest of group.names) {
-      if (group.names.size <= Math.max(1, this.#maxEntries / 2) && group.bytes <= this.#maxBytes / 2) break;
-      if (oldest === name) break;
-      this.#drop(oldest);
-    }
+  }
+
+  /** The oldest entry of a group holding more than half the bounds (at most one group can), if any. */
+  #oldestOfLargeGroup(): string | undefined {
+    for (const group of this.#groups.values())
+      if (group.names.size > this.#maxEntries / 2 || group.bytes > this.#maxBytes / 2)
+        return group.names.values().next().value;
+    return undefined;
   }
 
   #drop(name: string): void {
