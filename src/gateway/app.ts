@@ -4,7 +4,7 @@ import { Hono, type Context } from 'hono';
 import { codecs } from '../codecs/index.ts';
 import type { InboundProtocol, ProtocolName } from '../codecs/types.ts';
 import { toWireError } from './errors.ts';
-import { type Caller, localRefusal, refusalOf, requestIdFrom } from './caller.ts';
+import { type Caller, keyRefusalOf, localRefusal, refusalOf, requestIdFrom } from './caller.ts';
 import { type GenerationCall, logRefusal, permittedModel, serveGeneration } from './generate.ts';
 import { headerOf, readJson } from './inbound.ts';
 import { anthropicModels, countTokens, geminiModels, listedModel, openaiModels } from './models.ts';
@@ -275,17 +275,24 @@ export function createApp(state: GatewayState): Hono<Env> {
     ),
   );
   // With keys, what every tenant's traffic and spend look like is the operator's: an admin key.
-  app.get(
-    '/metrics',
-    guarded(async (c, caller) => {
-      if (state.keys.length > 0 && caller.key?.admin !== true) return adminRequired(caller.requestId);
-      await updateCircuits(state);
-      return c.body(await state.metrics.registry.metrics(), 200, {
-        'content-type': state.metrics.registry.contentType,
-        'x-request-id': caller.requestId,
-      });
-    }),
-  );
+  /** The Prometheus text, for an admin key when keys are configured. */
+  const metricsFor = async (c: Context<Env>, caller: Caller) => {
+    if (state.keys.length > 0 && caller.key?.admin !== true) return adminRequired(caller.requestId);
+    await updateCircuits(state);
+    return c.body(await state.metrics.registry.metrics(), 200, {
+      'content-type': state.metrics.registry.contentType,
+      'x-request-id': caller.requestId,
+    });
+  };
+  // Scraped while shutting down too (the grace period is when an operator watches it drain).
+  app.get('/metrics', async (c) => {
+    const caller: Caller = { requestId: identify(c), key: undefined };
+    const header = (name: string) => headerOf(c.req.raw, incomingOf(c.env), name);
+    const refusal = keyRefusalOf(state, caller, header, () => c.req.query('key'));
+    if (refusal === undefined) return metricsFor(c, caller);
+    logRefusal(state, { protocol: 'openai-chat', path: '/metrics', requestId: caller.requestId }, refusal);
+    return errorResponse('openai-chat', refusal, caller.requestId);
+  });
   // A known path asked with another method: 405 with `Allow`, not a 404 (after every real route,
   // so only the other methods reach it; HEAD takes a GET route's answer).
   /** The methods the routes take at `path` other than the one asked (a 405's `allow`), in order. */

@@ -68,6 +68,16 @@ export function refusalOf(
 ): WireError | undefined {
   if (!state.accepting)
     return { status: 503, errorClass: 'server_error', message: 'the gateway is shutting down' };
+  return keyRefusalOf(state, caller, header, query);
+}
+
+/** {@link refusalOf} without the shutdown refusal: for what is served while shutting down (`/metrics`). */
+export function keyRefusalOf(
+  state: GatewayState,
+  caller: Caller,
+  header: (name: string) => string | undefined,
+  query: () => string | undefined,
+): WireError | undefined {
   if (state.keys.length === 0) return localRefusal(state, header);
   caller.key = findKey(state.keys, presentedKey(header, query));
   return caller.key === undefined ? unauthorized().wire : undefined;

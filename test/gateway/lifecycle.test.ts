@@ -235,3 +235,16 @@ it('an error no part of the gateway classified is a 500 that tells the client no
     await server.close();
   }
 });
+
+it('/metrics is still served while the gateway shuts down (the drain is what an operator watches); new requests get 503', async () => {
+  const gateway = createGateway({ accessLog: () => {}, config: { builtins: false } });
+  const server = await gateway.listen({ host: '127.0.0.1', port: 0 });
+  const closing = server.close(2000);
+  try {
+    expect((await gateway.app.request('/metrics')).status).toBe(200);
+    expect((await gateway.app.request('/v1/models')).status).toBe(503);
+  } finally {
+    await closing;
+    await gateway.switchyard.close();
+  }
+});
