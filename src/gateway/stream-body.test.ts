@@ -321,3 +321,33 @@ describe('the first bytes of a burst', () => {
     expect(order.indexOf('socket')).toBeLessThan(order.indexOf('translate b'));
   });
 });
+
+describe('the send timeout', () => {
+  it('a client still reading one large write slowly is not cut off: the timeout is for taking nothing', async () => {
+    const { createServer } = await import('node:http');
+    const { connect } = await import('node:net');
+    let cancelled = false;
+    const texts = ['x'.repeat(12 * 1024 * 1024), 'tail\n'];
+    const pump = { read: async () => texts.shift(), cancel: async () => void (cancelled = true) };
+    const server = createServer((incoming, outgoing) => {
+      incoming.resume();
+      writeToNode(pump as never, 'head\n', outgoing, { 'content-type': 'text/plain' }, 1000);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const socket = connect((server.address() as { port: number }).port, '127.0.0.1');
+    socket.write('GET / HTTP/1.1\r\nhost: x\r\n\r\n');
+    let received = '';
+    // A socket read every 25 ms: the 12 MiB write takes the client seconds, never a second idle.
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+      if (received.endsWith('tail\n\r\n0\r\n\r\n')) socket.end();
+      socket.pause();
+      setTimeout(() => socket.resume(), 25);
+    });
+    await new Promise((resolve) => socket.on('close', resolve));
+    server.close();
+    expect(received.endsWith('tail\n\r\n0\r\n\r\n')).toBe(true);
+    expect(cancelled).toBe(false);
+  }, 30_000);
+});
