@@ -75,7 +75,7 @@ describe('parseJson', () => {
       `{${Array.from({ length: count }, (_, index) => `"\\n${index}":0`).join(',')}}`;
     expect(Object.keys(parseJson(keys(maxEscapedKeys)) as object)).toHaveLength(maxEscapedKeys);
     expect(() => parseJson(keys(maxEscapedKeys + 1))).toThrow(TooManyEscapedKeysError);
-  });
+  }, 20_000);
 
   it.each([
     ['[{},[],{}]', 4, false],
@@ -83,6 +83,8 @@ describe('parseJson', () => {
     ['{"a":"{[{[{[","b":"\\"[{"}', 1, false],
     ['{"a":"\\\\","b":[[]]}', 3, false],
     ['{"a":"\\\\","b":[[]]}', 2, true],
+    ['["\\\\\\"[[[", [[]]]', 3, false],
+    ['["\\\\\\"[[[", [[]]]', 2, true],
   ])('opensMoreThan(%s, %i) is %s: objects and arrays counted, strings skipped', (text, limit, more) => {
     expect(opensMoreThan(text, limit)).toBe(more);
   });

@@ -102,7 +102,8 @@ function parseWithPlainKeys(text: string, first: [number, number]): unknown {
     if (++count > maxEscapedKeys) throw new TooManyEscapedKeysError();
     const [start, end] = span;
     const key = parseJsonString(text.slice(start, end + 1));
-    if (!needsEscape(key)) {
+    // (A key spelling the placeholder prefix keeps a placeholder: plain, it would read as one.)
+    if (!needsEscape(key) && !key.startsWith(prefix)) {
       // Written again without escapes (`"\u0041"` as `"A"`): the native parse keeps it exact, and
       // a plain `"A"` elsewhere in the object is the same key for it, as it is for JSON.parse.
       pieces.push(text.slice(last, start), `"${key}"`);
@@ -170,15 +171,22 @@ export function opensMoreThan(text: string, limit: number): boolean {
     if (code === 0x7b || code === 0x5b) {
       if (++count > limit) return true;
     } else if (code === 0x22) {
-      // A string: to its closing quote (an escaped character is skipped whole).
-      for (index++; index < text.length; index++) {
-        const inner = text.charCodeAt(index);
-        if (inner === 0x5c) index++;
-        else if (inner === 0x22) break;
-      }
+      // A string (an image's base64, most of a large body): to its closing quote at the speed of
+      // `indexOf` — the next quote after an even run of backslashes.
+      let end = text.indexOf('"', index + 1);
+      while (end !== -1 && !evenBackslashesBefore(text, end)) end = text.indexOf('"', end + 1);
+      if (end === -1) return false;
+      index = end;
     }
   }
   return false;
+}
+
+/** Whether the character at `at` follows an even run of backslashes (so is not escaped). */
+function evenBackslashesBefore(text: string, at: number): boolean {
+  let run = 0;
+  while (text.charCodeAt(at - 1 - run) === 0x5c) run++;
+  return run % 2 === 0;
 }
 
 /** One JSON string literal (with its quotes) decoded: exact, as no object key is involved. */

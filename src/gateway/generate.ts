@@ -135,6 +135,8 @@ interface Served {
   reservation?: Reservation;
   /** Request body bytes counted against the bytes-in-flight bound until the request ends. */
   heldBytes?: number;
+  /** Refused before it was served (`logRefusal`). */
+  refused?: boolean;
 }
 
 /**
@@ -289,6 +291,7 @@ export function logRefusal(
     stream: false,
     status: wire.status,
     errorClass: wire.errorClass,
+    refused: true,
   };
   finishLog(state, served);
 }
@@ -299,7 +302,9 @@ function finishLog(state: GatewayState, served: Served): void {
   // Labelled by the canonical id: a client's made-up model names never become new series.
   const model = served.modelId ?? 'unknown';
   seriesOf(state.metrics.requests, protocol, model, String(served.status)).inc();
-  state.metrics.latency.series(protocol, String(served.stream)).observe(durationMs / 1000);
+  // A refusal took no time worth a latency sample (a flood of them would drag the percentiles).
+  if (served.refused !== true)
+    state.metrics.latency.series(protocol, String(served.stream)).observe(durationMs / 1000);
   if (served.errorClass !== undefined) seriesOf(state.metrics.errors, protocol, served.errorClass).inc();
   if (served.usage !== undefined) recordUsage(state.metrics, protocol, model, served.usage);
   if (state.accessLog === undefined) return;

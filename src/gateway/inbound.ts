@@ -87,10 +87,8 @@ export async function readJson(
   // A byte-order mark is not JSON; TextDecoder drops it, so clients send it.
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let body: unknown;
-  // A large body of millions of `{}` is refused before its parse allocates them (as the shape
-  // check below would refuse it after): a short one cannot hold enough to matter.
-  if (text.length > 1024 * 1024 && opensMoreThan(text, maxVisitedValues))
-    throw new RequestFieldError('body', `body: more than ${maxVisitedValues} nested values`);
+  const tooMany = tooManyValues(text);
+  if (tooMany !== undefined) throw new RequestFieldError('body', `body: ${tooMany}`);
   try {
     body = parseJson(text) as unknown;
   } catch (error) {
@@ -112,6 +110,16 @@ export async function readJson(
     throw new RequestFieldError(field, `${field}: ${problem.message}`);
   }
   return body;
+}
+
+/**
+ * Why JSON `text` is refused before its parse, or undefined: a large text of millions of `{}` would
+ * cost the parse a GB of objects before the shape check refuses it (a short one cannot hold enough
+ * to matter). For request bodies and WebSocket messages alike.
+ */
+export function tooManyValues(text: string): string | undefined {
+  if (text.length <= 1024 * 1024 || !opensMoreThan(text, maxVisitedValues)) return undefined;
+  return `more than ${maxVisitedValues} nested values`;
 }
 
 /**

@@ -16,7 +16,7 @@ import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import type { WireError } from '../codecs/types.ts';
 import { type Caller, refusalOf, requestIdFrom } from './caller.ts';
 import { type GenerationCall, serveGeneration } from './generate.ts';
-import { nodeHeader } from './inbound.ts';
+import { nodeHeader, tooManyValues } from './inbound.ts';
 import type { GatewayKey } from './keys.ts';
 import type { Reply } from './reply.ts';
 import type { GatewayState } from './state.ts';
@@ -219,9 +219,17 @@ function parseMessage(
   isBinary: boolean,
 ): { type: unknown; id: string; request: unknown } | WireError {
   let message: unknown;
+  let text: string;
   try {
     // A binary frame is taken when it is UTF-8 JSON (`ws` clients send a Buffer as binary).
-    message = parseJson(isBinary ? strictUtf8.decode(toBytes(data)) : String(data));
+    text = isBinary ? strictUtf8.decode(toBytes(data)) : String(data);
+  } catch {
+    return invalid('the message is not valid JSON text');
+  }
+  const tooMany = tooManyValues(text);
+  if (tooMany !== undefined) return invalid(`the message holds ${tooMany}`);
+  try {
+    message = parseJson(text);
   } catch {
     return invalid('the message is not valid JSON text');
   }

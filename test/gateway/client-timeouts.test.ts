@@ -68,13 +68,14 @@ describe('the request body timeout', () => {
     harness.emulator.enqueue(hello('Slowly.'));
     const { socket, received } = rawConnection();
     const body = chatBody();
-    const pieces = [body.slice(0, 10), body.slice(10, 20), body.slice(20)];
+    // Five pieces 150 ms apart: 750 ms in all, over the 500 ms timeout, each pause well under it.
+    const pieces = [0, 10, 20, 30, 40].map((start, index, starts) => body.slice(start, starts[index + 1]));
     socket.write(
       `POST /v1/chat/completions HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n`,
     );
     for (const piece of pieces) {
       socket.write(piece);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await new Promise((resolve) => setTimeout(resolve, 150));
     }
     await vi.waitFor(() => expect(received()).toContain('Slowly.'));
     expect(received()).toMatch(/^HTTP\/1\.1 200 /);
@@ -154,5 +155,34 @@ describe('request bytes in flight', () => {
     } finally {
       await limited.close();
     }
+  });
+});
+
+describe('bodies a parse would pay for', () => {
+  it('a WebSocket message opening more objects and arrays than the shape check takes is refused before its parse', async () => {
+    const socket = new WebSocket(`${harness.server.url.replace('http', 'ws')}/switchyard/v1/ws`);
+    const frames: Array<{ id: string | null; type: string; error?: { status: number; message: string } }> =
+      [];
+    const refused = new Promise<void>((resolve) =>
+      socket.on('message', (data) => {
+        frames.push(JSON.parse(String(data)) as (typeof frames)[number]);
+        if (frames.at(-1)?.type === 'error') resolve();
+      }),
+    );
+    await new Promise((resolve, reject) => {
+      socket.once('open', resolve);
+      socket.once('error', reject);
+    });
+    const padding = `[${'{},'.repeat(2_000_000)}[]]`;
+    socket.send(
+      `{"type":"request","id":"many","request":{"model":"up-chat","transcript":[],"x":${padding}}}`,
+    );
+    await refused;
+    expect(frames.at(-1)?.error).toMatchObject({
+      status: 400,
+      // Refused by the pre-check (its own words), not by the shape check after a parse.
+      message: expect.stringMatching(/the message holds more than 2000000 nested values/),
+    });
+    socket.close();
   });
 });
