@@ -38,6 +38,11 @@ const keySchema = z
       .optional(),
     /** May read other keys' usage (`GET /switchyard/v1/keys/{name}/usage`). Default false. */
     admin: z.boolean().optional(),
+    /**
+     * The most requests of this key in flight at once on one gateway instance (streams included);
+     * more get a 429 with `retry-after`. Default: no bound.
+     */
+    max_in_flight: z.number().int().positive().optional(),
   })
   .strict()
   .refine((key) => (key.key_env === undefined) !== (key.key === undefined), 'exactly one of key_env or key');

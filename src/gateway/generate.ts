@@ -137,6 +137,8 @@ interface Served {
   heldBytes?: number;
   /** Refused before it was served (`logRefusal`). */
   refused?: boolean;
+  /** Counted in its key's requests in flight (`max_in_flight`), until the request ends. */
+  counted?: boolean;
 }
 
 /**
@@ -371,6 +373,7 @@ export async function serveGeneration(
   const release = () => {
     state.heldBodyBytes -= served.heldBytes ?? 0;
     served.heldBytes = 0;
+    if (served.counted === true) leaveKey(state, call.key!.name);
     unwatch();
     state.calls.delete(controller);
     inFlight.dec();
@@ -380,6 +383,8 @@ export async function serveGeneration(
   };
   let transcript: Item[] | undefined;
   try {
+    if (call.key?.maxInFlight !== undefined)
+      served.counted = enterKey(state, call.key.name, call.key.maxInFlight);
     const decoded = await decode(state, call, served);
     transcript = decoded.request.transcript;
     if (hasQuota(call.key)) await admit(state, call.key, decoded, served);
@@ -404,6 +409,30 @@ export async function serveGeneration(
   } finally {
     if (!streaming) release();
   }
+}
+
+/**
+ * Counts a request of a key with `max_in_flight` (true), or throws the 429 when it has that many
+ * in flight already on this instance: a key's clients that stop reading hold at most that many
+ * upstream calls (and pooled connections), not every one a provider's pool has.
+ */
+function enterKey(state: GatewayState, name: string, limit: number): true {
+  const count = state.inFlightByKey.get(name) ?? 0;
+  if (count >= limit)
+    throw new GatewayError({
+      status: 429,
+      errorClass: 'rate_limit',
+      message: `this key has ${limit} requests in flight, its most at once: try again when one ends`,
+      retryAfterSeconds: 1,
+    });
+  state.inFlightByKey.set(name, count + 1);
+  return true;
+}
+
+function leaveKey(state: GatewayState, name: string): void {
+  const count = (state.inFlightByKey.get(name) ?? 1) - 1;
+  if (count <= 0) state.inFlightByKey.delete(name);
+  else state.inFlightByKey.set(name, count);
 }
 
 /** Logs an error the gateway answers as its internal 500 (the client is told nothing of it). */

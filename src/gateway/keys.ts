@@ -19,6 +19,8 @@ export interface GatewayKey {
   budget?: KeyBudget;
   /** May read every key's usage. */
   admin?: boolean;
+  /** The most of its requests in flight at once on this instance (`max_in_flight`). */
+  maxInFlight?: number;
 }
 
 /** The key's limits and budget in the state store's terms (absent when none is configured). */
@@ -57,6 +59,7 @@ export function loadKeys(
       name: config.name,
       digest,
       models: config.models,
+      ...(config.max_in_flight === undefined ? {} : { maxInFlight: config.max_in_flight }),
       ...quotaOf(config),
       admin: config.admin === true,
     };

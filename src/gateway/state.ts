@@ -30,6 +30,8 @@ export interface GatewayState {
   /** Request body bytes held by requests in flight, and their bound (`generate.ts` `holdBody`). */
   heldBodyBytes: number;
   maxHeldBodyBytes: number;
+  /** Requests in flight per key name, for the keys with `max_in_flight`. */
+  inFlightByKey: Map<string, number>;
   /** The URI schemes a client's media and files may use (`media-uris.ts`). */
   mediaSchemes: ReadonlySet<string>;
   /** Undefined when the access log is off (`gateway.access_log: false`): no line is built. */

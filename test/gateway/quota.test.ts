@@ -19,6 +19,7 @@ beforeAll(async () => {
       { name: 'budgeted', key: keyDigest('key-budgeted'), budget: { usd_per_day: 0.001 } },
       { name: 'ops', key: keyDigest('key-ops'), admin: true },
       { name: 'leaver', key: keyDigest('key-leaver'), budget: { usd_per_day: 1 } },
+      { name: 'single', key: keyDigest('key-single'), max_in_flight: 1 },
     ],
   });
   // 100 input + 1,000 output tokens of gpt-4.1-mini cost more than the $0.001 budget at once.
@@ -135,5 +136,30 @@ describe('per-key limits and budgets (memory store)', () => {
       headers: { authorization: 'Bearer key-ops' },
     });
     expect(unknown.status).toBe(404);
+  });
+
+  it('past max_in_flight a key’s next request is a 429 with retry-after (another key is served); the count frees as requests end', async () => {
+    const post = (key: string) =>
+      fetch(`${harness.server.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ model: 'up-chat', messages: [{ role: 'user', content: 'Hi' }] }),
+      });
+    harness.emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'slow' }],
+      usage: { input: 1, output: 1 },
+      fault: { delayHeadersMs: 1500 },
+    });
+    const before = harness.emulator.requests.length;
+    const first = post('key-single');
+    await expect.poll(() => harness.emulator.requests.length).toBe(before + 1);
+    const second = await post('key-single');
+    expect(second.status).toBe(429);
+    expect(second.headers.get('retry-after')).toBe('1');
+    expect(await second.text()).toMatch(/1 requests in flight/);
+    expect((await post('key-ops')).status).toBe(200);
+    expect((await first).status).toBe(200);
+    expect((await post('key-single')).status).toBe(200);
   });
 });
