@@ -4,10 +4,9 @@
  * however slowly, is served. One that stops reading a stream (HTTP or WebSocket): cut off after
  * `send_timeout_seconds`, and its upstream call cancelled (it would hold a pooled connection).
  */
-import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
-import { type GatewayHarness, startGatewayHarness } from './harness.ts';
+import { type GatewayHarness, rawConnection as rawSocket, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
 const hello = (text: string) => ({
@@ -27,15 +26,7 @@ afterAll(async () => {
 });
 
 /** A raw socket to the gateway: what it has received so far, and when it closed. */
-function rawConnection() {
-  const { port } = new URL(harness.server.url);
-  const socket = connect(Number(port), '127.0.0.1');
-  let text = '';
-  socket.setEncoding('utf8');
-  socket.on('data', (chunk: string) => (text += chunk));
-  const closed = new Promise((resolve) => socket.on('close', resolve));
-  return { socket, received: () => text, closed };
-}
+const rawConnection = () => rawSocket(harness.server.url);
 
 const chatBody = () => JSON.stringify({ model: 'up-chat', messages: [{ role: 'user', content: 'Hi' }] });
 

@@ -7,6 +7,7 @@ import { createGateway, type Gateway, type GatewayServer } from 'switchyard-ai/g
 import { type Emulator, startEmulator } from 'switchyard-ai/testing';
 import type { EmulatorProtocolId, ServedRequest } from '../../src/testing/emulator/types.ts';
 import { emulatorBaseURL } from '../support/provider-types.ts';
+import { connect } from 'node:net';
 
 /** The four wire protocols the gateway matrix serves as upstreams (the cloud transports are covered by their own suites). */
 export type UpstreamProtocol = Extract<
@@ -122,4 +123,15 @@ export function chatStreamText(body: string): string {
           .content ?? '',
     )
     .join('');
+}
+
+/** A raw socket to the gateway at `url`: what it has received so far, and when it closed. */
+export function rawConnection(url: string) {
+  const { port } = new URL(url);
+  const socket = connect(Number(port), '127.0.0.1');
+  let text = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => (text += chunk));
+  const closed = new Promise((resolve) => socket.on('close', resolve));
+  return { socket, received: () => text, closed };
 }

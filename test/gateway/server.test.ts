@@ -9,7 +9,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { createGateway } from 'switchyard-ai/gateway';
 import { createMemoryStateStore } from 'switchyard-ai/state';
 import { anthropicError, openaiError } from 'switchyard-ai/testing';
-import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
+import {
+  createClients,
+  type GatewayHarness,
+  rawConnection as rawSocket,
+  startGatewayHarness,
+} from './harness.ts';
 
 let harness: GatewayHarness;
 const digest = (key: string) => `sha256:${createHash('sha256').update(key).digest('hex')}`;
@@ -51,15 +56,7 @@ const post = (path: string, body: string, headers: Record<string, string> = {}) 
 const scrapeMetrics = () =>
   fetch(`${harness.server.url}/metrics`, { headers: { authorization: 'Bearer ops-key-2' } });
 /** A raw socket to the gateway: what it has received so far, and when it closed. */
-function rawConnection() {
-  const { port } = new URL(harness.server.url);
-  const socket = connect(Number(port), '127.0.0.1');
-  let text = '';
-  socket.setEncoding('utf8');
-  socket.on('data', (chunk: string) => (text += chunk));
-  const closed = new Promise((resolve) => socket.on('close', resolve));
-  return { socket, received: () => text, closed };
-}
+const rawConnection = () => rawSocket(harness.server.url);
 
 const chatBody = (extra: Record<string, unknown> = {}) =>
   JSON.stringify({ model: 'up-chat', messages: [{ role: 'user', content: 'Hi' }], ...extra });
