@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { responseKey, scopeOf, scopeOfStoreKey } from './artifacts.ts';
 import { createMemoryStore } from './store.ts';
+import { maxEscapedKeys } from '../core/json-text.ts';
 
 describe('createMemoryStore', () => {
   it('an expired entry is gone for reads (the timer sweeps it), and the room it held is reused', async () => {
@@ -69,6 +70,16 @@ describe('createMemoryStore', () => {
     expect(await store.get(responseKey(scopeOf('only'), 'resp_1'))).toBeUndefined();
     await store.close?.();
   });
+
+  it('a value that cannot be read back (more escaped keys than the parse takes) is no value, not a throw', async () => {
+    const store = createMemoryStore();
+    const keys = Object.fromEntries(
+      Array.from({ length: maxEscapedKeys + 1 }, (_, index) => [`\n${index}`, 0]),
+    );
+    await store.put('response:1.a:resp_1', { keys }, 60_000);
+    await expect(store.get('response:1.a:resp_1')).resolves.toBeUndefined();
+    await store.close?.();
+  }, 20_000);
 
   it('scopeOfStoreKey reads the length-prefixed scope, whatever the name holds', () => {
     expect(scopeOfStoreKey(responseKey(scopeOf('team:a.b'), 'resp_1'))).toBe(scopeOf('team:a.b'));

@@ -51,7 +51,14 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): GatewayStor
   return {
     async get(id) {
       const text = entries.get(id);
-      return text === undefined ? undefined : (parseJson(text) as unknown);
+      if (text === undefined) return undefined;
+      // What cannot be read back (a conversation grown past the parse's bounds, e.g. more escaped
+      // keys than it takes) is no value, as in the shared store: a 404, never a 500.
+      try {
+        return parseJson(text) as unknown;
+      } catch {
+        return undefined;
+      }
     },
     async put(id, value, ttlMs) {
       entries.set(id, JSON.stringify(value), ttlMs);
