@@ -488,8 +488,8 @@ function declaredLength(call: GenerationCall): number {
 
 /**
  * Counts `bytes` of request body against `gateway.max_request_bytes_in_flight` until the request
- * ends (a request's decoded body is held, several times over, for its whole upstream call: 32 MiB
- * of images held ~300 MB, and five at once ran a 768 MB heap out). Past the bound, a large
+ * ends (a request's decoded body is held, several times over, for its whole upstream call: a
+ * handful of 32 MiB image bodies at once can run a heap out). Past the bound, a large
  * body is a 503 (retry shortly); small ones always pass. Called with the declared length before
  * the body is read, then with the length read (replacing it).
  */

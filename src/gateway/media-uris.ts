@@ -22,8 +22,11 @@ export function mediaSchemes(extra: readonly string[] = []): ReadonlySet<string>
 const refused = (message: string) =>
   new GatewayError({ status: 400, errorClass: 'invalid_request', message });
 
-/** A string that names a resource by URI: `scheme://…`, or `file:` in any form. */
-const uriLike = /^(?:([a-z][a-z0-9+.-]*):\/\/|(file):)/i;
+/**
+ * A string that names a resource by URI: `scheme://…`, or `file:/…` (a file URI may have one
+ * slash). Text that merely begins `file: notes` is no URI.
+ */
+const uriLike = /^(?:([a-z][a-z0-9+.-]*):\/\/|(file):\/)/i;
 
 /**
  * A provider's own part as the client sent it (`custom`: reaches an adapter of that provider as it

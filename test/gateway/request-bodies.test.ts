@@ -246,6 +246,19 @@ describe('where a client’s media may point', () => {
       },
     ],
   });
+  /** A native request for the Gemini upstream with one Gemini part given as it is (`custom`). */
+  const geminiPart = (data: Record<string, unknown>) => ({
+    model: 'up-gemini',
+    transcript: [
+      {
+        kind: 'user',
+        parts: [
+          { type: 'text', text: 'look' },
+          { type: 'custom', provider: 'gemini', kind: 'part', data },
+        ],
+      },
+    ],
+  });
   const rows: Array<[string, string, Record<string, unknown>]> = [
     [
       'an Anthropic image by an s3:// URL',
@@ -307,23 +320,12 @@ describe('where a client’s media may point', () => {
     [
       'a native provider part (custom) holding a gs:// fileData',
       '/switchyard/v1/stream',
-      {
-        model: 'up-gemini',
-        transcript: [
-          {
-            kind: 'user',
-            parts: [
-              { type: 'text', text: 'look' },
-              {
-                type: 'custom',
-                provider: 'gemini',
-                kind: 'fileData',
-                data: { fileData: { mimeType: 'application/pdf', fileUri: 'gs://operator-bucket/x.pdf' } },
-              },
-            ],
-          },
-        ],
-      },
+      geminiPart({ fileData: { mimeType: 'application/pdf', fileUri: 'gs://operator-bucket/x.pdf' } }),
+    ],
+    [
+      'a native provider part (custom) holding a file:/ URI',
+      '/switchyard/v1/stream',
+      geminiPart({ fileData: { mimeType: 'text/plain', fileUri: 'file:/etc/passwd' } }),
     ],
   ];
 
@@ -335,6 +337,15 @@ describe('where a client’s media may point', () => {
       /media or file (URI must be http, https, data|handle is not accepted)|a URI in a provider part must be http, https, data/,
     );
     expect(harness.emulator.requests.length).toBe(before);
+  });
+
+  it('text in a provider part that only begins like a scheme (`file: notes`), or an https URL, is no refused URI', async () => {
+    harness.emulator.enqueue(hello('Read.'));
+    const text = 'file: notes.txt, see https://example.com/a';
+    const response = await post('/switchyard/v1/stream', JSON.stringify(geminiPart({ text })));
+    expect(response.status).toBe(200);
+    await response.text();
+    expect(JSON.stringify(harness.emulator.requests.at(-1)!.body)).toContain(text);
   });
 
   it('a scheme the operator allows (gateway.media_uri_schemes) reaches the upstream as written', async () => {
