@@ -5,6 +5,7 @@ import type { CanonicalRequest } from '../../core/request.ts';
 import { userText } from '../../core/transcript.ts';
 import { collectStream as collect } from '../../testing/collect.ts';
 import { createHttpAdapter } from './http-adapter.ts';
+import type { ProviderDefinition } from './definition.ts';
 import { createTestDefinition } from './test-provider.ts';
 
 const request: CanonicalRequest = { model: 'test:model', transcript: [userText('hi')], maxOutputTokens: 10 };
@@ -161,5 +162,63 @@ describe('size limits: one SSE event or JSON body above the limit fails, classif
       providerCode: 'response_too_large',
       retryable: false,
     });
+  });
+});
+
+describe('a burst read at once: its first content goes out before the rest is decoded', () => {
+  it('the consumer has its first text before the rest of a one-read burst is decoded', async () => {
+    // One write: the whole reply arrives in one read (a short reply, a host that buffers).
+    const burst = Array.from({ length: 200 }, (_, index) => textEvent(`w${index} `)).join('') + endEvent;
+    const url = await listen((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(burst);
+    });
+    let decoded = 0;
+    const base = createTestDefinition();
+    const definition: ProviderDefinition = {
+      ...base,
+      createStreamParser(context, builder) {
+        const parser = base.createStreamParser(context, builder);
+        return {
+          ...parser,
+          onEvent(event, data) {
+            decoded++;
+            parser.onEvent(event, data);
+          },
+        };
+      },
+    };
+    const stream = createHttpAdapter(definition, { baseURL: url, apiKey: 'sk-test' }).stream(request);
+    let decodedAtFirstText: number | undefined;
+    let text = '';
+    for await (const event of stream) {
+      if (event.type !== 'text-delta') continue;
+      decodedAtFirstText ??= decoded;
+      text += event.delta;
+    }
+    // Before, every event of the read was decoded first: the consumer (a gateway's client) had
+    // its first byte only after the whole burst.
+    expect(decodedAtFirstText).toBe(1);
+    expect(text).toBe(Array.from({ length: 200 }, (_, index) => `w${index} `).join(''));
+  });
+
+  it('a burst is read whole and in order however it is cut (CRLF blank lines, no blank line at all)', async () => {
+    for (const separator of ['\r\n\r\n', '\n\n']) {
+      const written = Array.from(
+        { length: 50 },
+        (_, index) => `data: ${JSON.stringify({ t: 'text', v: `${index},` })}${separator}`,
+      );
+      const url = await listen((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(written.join('') + endEvent);
+      });
+      const { events, response } = await collect(adapter(url).stream(request));
+      const text = events.map((event) => (event.type === 'text-delta' ? event.delta : '')).join('');
+      expect(text).toBe(Array.from({ length: 50 }, (_, index) => `${index},`).join(''));
+      expect(response?.finishReason).toBe('completed');
+      server?.closeAllConnections();
+      await new Promise<void>((resolve) => server!.close(() => resolve()));
+      server = undefined;
+    }
   });
 });

@@ -2,6 +2,7 @@
 import type { AdapterSession, CallOptions } from '../../core/adapter.ts';
 import { AdapterError } from '../../core/errors/adapter-error.ts';
 import { ServerError } from '../../core/errors/server-error.ts';
+import { isContentEvent } from '../../core/content-events.ts';
 import { EventStream } from '../../core/event-stream.ts';
 import type { StreamEvent } from '../../core/events.ts';
 import { createRequestId, joinModelId } from '../../core/ids.ts';
@@ -59,8 +60,10 @@ async function runStream(
 ): Promise<void> {
   const { definition, http, registry, policy } = runtime;
   let delivered = false;
+  let begun = false;
   const sink = (event: StreamEvent) => {
     delivered = true;
+    if (!begun) begun = isContentEvent(event);
     eventStream.push(event);
   };
   const startedAt = performance.now();
@@ -109,7 +112,10 @@ async function runStream(
     await withRetries(
       async () => {
         builder = new StreamBuilder(builderContext, sink);
-        await streamAttempt(runtime, callSetup, builder, controller.signal, () => eventStream.demand());
+        await streamAttempt(runtime, callSetup, builder, controller.signal, {
+          demand: () => eventStream.demand(),
+          begun: () => begun,
+        });
       },
       {
         policy,
@@ -143,6 +149,14 @@ async function runStream(
   settle();
 }
 
+/** What an attempt asks of its consumer's stream. */
+interface Consumer {
+  /** Undefined while the consumer may take more; else resolves when it has read what waits. */
+  demand: () => Promise<void> | undefined;
+  /** Whether a content event (`isContentEvent`) has gone out. */
+  begun: () => boolean;
+}
+
 /**
  * One streaming attempt. Pulled: before each read of the socket it waits for the consumer's
  * demand (`demand`), so an unread stream stops reading (the idle timer paused meanwhile), and it
@@ -153,7 +167,7 @@ async function streamAttempt(
   callSetup: CallSetup,
   builder: StreamBuilder,
   signal: AbortSignal,
-  demand: () => Promise<void> | undefined,
+  { demand, begun }: Consumer,
 ): Promise<void> {
   const { definition, http, maxEventBytes, maxBodyBytes } = runtime;
   const { call, context } = callSetup;
@@ -189,7 +203,7 @@ async function streamAttempt(
         'invalid_stream',
         `answered ${response.status} without a body instead of a stream`,
       );
-    const reading = { reader: response.body.getReader(), parser, decoder, timers, demand, call };
+    const reading = { reader: response.body.getReader(), parser, decoder, timers, demand, begun, call };
     const whole = await readBody(reading, attemptController.signal, signal, context);
     if (whole) endDecoder(decoder, parser, signal, context);
     parser.onEnd();
@@ -217,6 +231,7 @@ interface BodyReading {
   decoder: { feed(chunk: Uint8Array): void };
   timers: CallTimers;
   demand: () => Promise<void> | undefined;
+  begun: () => boolean;
   call: HttpCall;
 }
 
@@ -231,7 +246,7 @@ async function readBody(
   callSignal: AbortSignal,
   context: CallSetup['context'],
 ): Promise<boolean> {
-  const { reader, parser, decoder, timers, demand, call } = reading;
+  const { reader, parser, decoder, timers, demand, begun, call } = reading;
   try {
     for (;;) {
       const paused = pace(demand, timers, attemptSignal);
@@ -245,7 +260,8 @@ async function readBody(
       if (chunk.done) return true;
       timers.chunkReceived();
       try {
-        decoder.feed(chunk.value);
+        if (begun()) decoder.feed(chunk.value);
+        else await feedToFirstContent(decoder, chunk.value, begun);
       } catch (error) {
         if (error instanceof SseEventTooLargeError) throw responseTooLarge(call, 'an SSE event', error.limit);
         throw error;
@@ -265,6 +281,45 @@ async function readBody(
     });
     return false;
   }
+}
+
+/** Most slices a chunk read before the first content is fed in (the rest goes in one). */
+const maxFirstSlices = 8;
+
+/**
+ * Feeds a chunk read before the stream's first content event one SSE event at a time, and once
+ * that content is out, gives its consumer a turn of the event loop before the rest of the chunk:
+ * a burst (a short reply, or a host that buffers) arrives in one read, and its first content
+ * then reaches the consumer — a gateway's client — without waiting for the whole burst to be
+ * decoded. Slices end after a blank line; any split is safe (every decoder takes a chunk cut
+ * anywhere), so the binary and JSON-array framings are only cut where they happen to hold one.
+ */
+async function feedToFirstContent(
+  decoder: { feed(chunk: Uint8Array): void },
+  bytes: Uint8Array,
+  begun: () => boolean,
+): Promise<void> {
+  let from = 0;
+  for (let slices = 1; from < bytes.length; slices++) {
+    const end = slices < maxFirstSlices ? afterBlankLine(bytes, from) : bytes.length;
+    decoder.feed(from === 0 && end === bytes.length ? bytes : bytes.subarray(from, end));
+    from = end;
+    if (begun() && from < bytes.length) {
+      await yieldToEventLoop();
+      decoder.feed(bytes.subarray(from));
+      return;
+    }
+  }
+}
+
+/** The index after the next blank line (`\n\n` or `\n\r\n`) from `from`, or the end of `bytes`. */
+function afterBlankLine(bytes: Uint8Array, from: number): number {
+  for (let newline = bytes.indexOf(0x0a, from); newline !== -1; newline = bytes.indexOf(0x0a, newline + 1)) {
+    const next = bytes[newline + 1];
+    if (next === 0x0a) return newline + 2;
+    if (next === 0x0d && bytes[newline + 2] === 0x0a) return newline + 3;
+  }
+  return bytes.length;
 }
 
 /**
