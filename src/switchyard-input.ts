@@ -55,6 +55,12 @@ const optionsSchema = z.strictObject({
     )
     .optional(),
   fetch: fn('fetch must be a function (a fetch implementation)').optional(),
+  maxConnections: z
+    .number({ error: 'maxConnections must be a whole number from 1 to 65536' })
+    .int({ error: 'maxConnections must be a whole number from 1 to 65536' })
+    .min(1, { error: 'maxConnections must be a whole number from 1 to 65536' })
+    .max(65_536, { error: 'maxConnections must be a whole number from 1 to 65536' })
+    .optional(),
   logger: z
     .custom<object>(
       (value) =>

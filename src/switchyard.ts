@@ -41,6 +41,11 @@ export interface SwitchyardOptions {
   env?: Record<string, string | undefined>;
   /** A custom fetch for every adapter (proxies, cassettes, tests). */
   fetch?: typeof fetch;
+  /**
+   * Connections per origin of every adapter's built-in pool (default 64), unless an adapter's
+   * config sets its own (`options: { maxConnections }`). Each streamed call holds one; more wait.
+   */
+  maxConnections?: number;
   /** Where warnings go (default: JSON lines on stderr). */
   logger?: Logger;
   /** Receive call lifecycle events (started, retried, first chunk, completed, failed). */
@@ -124,6 +129,7 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
     providerTypes: options.providerTypes ?? createProviderTypeTable(),
     env: options.env ?? process.env,
     fetch: options.fetch,
+    maxConnections: options.maxConnections,
     logger,
   });
   const prices = options.prices ?? createPriceTable({ overrides: config.pricing });

@@ -78,6 +78,12 @@ export const gatewayConfigSchema = z
      */
     max_request_bytes_in_flight: z.number().int().positive().optional(),
     /**
+     * Connections per upstream origin of every adapter's pool (each streamed call holds one; more
+     * wait for one), unless an adapter's own `options.maxConnections` says. Default 1,024: a
+     * gateway's concurrent streams are its clients', not a library's 64.
+     */
+    upstream_connections: z.number().int().min(1).max(65_536).optional(),
+    /**
      * URI schemes a client's media and files may use beyond http, https and data (e.g. `s3`, `gs`:
      * Bedrock and Vertex read those with the operator's own cloud identity). Default none.
      */

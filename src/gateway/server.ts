@@ -76,6 +76,9 @@ export interface Gateway {
 
 const loopbackHosts = new Set(['127.0.0.1', '::1', 'localhost']);
 
+/** Connections per upstream origin of the front door the gateway creates (`gateway.upstream_connections`). */
+export const defaultUpstreamConnections = 1024;
+
 /** Creates a gateway over a front door; see {@link GatewayOptions}. */
 export function createGateway(options: GatewayOptions = {}): Gateway {
   const file = typeof options.config === 'string' ? readConfigFile(options.config) : (options.config ?? {});
@@ -98,6 +101,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       config: switchyardConfig,
       logger,
       stateStore: shared.availability,
+      maxConnections: gateway.upstream_connections ?? defaultUpstreamConnections,
       observers: [...(options.observers ?? []), ...(gateway.otel === true ? [openTelemetryObserver()] : [])],
     });
   const sharedValues = gateway.state !== undefined && gateway.state !== 'memory';

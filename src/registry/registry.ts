@@ -57,6 +57,8 @@ export interface RegistryOptions {
   providerTypes: ProviderTypeTable;
   env: Record<string, string | undefined>;
   fetch?: typeof fetch;
+  /** Connections per origin of every adapter's pool unless its config's `options` set its own. */
+  maxConnections?: number;
   logger?: Logger;
 }
 
@@ -100,6 +102,7 @@ export function createRegistry(options: RegistryOptions): Registry {
   const context: SlotContext = {
     env,
     fetch: options.fetch,
+    maxConnections: options.maxConnections,
     logger: options.logger,
     overrideRows: (provider) => overrideRows(table, provider),
   };

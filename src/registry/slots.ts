@@ -39,6 +39,8 @@ export interface AdapterSlot {
 export interface SlotContext {
   env: Record<string, string | undefined>;
   fetch?: typeof fetch;
+  /** Connections per origin of an adapter's pool when its own `options.maxConnections` does not say. */
+  maxConnections?: number;
   logger?: Logger;
   /** The config's capability rows of an adapter (its `models` option). */
   overrideRows(provider: string): ModelCapabilities | undefined;
@@ -150,7 +152,10 @@ function createOptions(slot: AdapterSlot, context: SlotContext): ProviderTypeCre
     logger: context.logger,
     preset: slot.config.preset,
     quirks: slot.config.quirks as Partial<ChatQuirks> | undefined,
-    options: withOverrideRows(slot.config.options, context.overrideRows(slot.name)),
+    options: withOverrideRows(
+      withMaxConnections(slot.config.options, context.maxConnections),
+      context.overrideRows(slot.name),
+    ),
   };
 }
 
@@ -239,6 +244,15 @@ export function normalizeBaseURL(
 }
 
 /** Adapter options with the config's capability rows added to any `models` the options carry. */
+/** An adapter's options with the front door's `maxConnections` unless they set their own. */
+function withMaxConnections(
+  options: Record<string, unknown> | undefined,
+  maxConnections: number | undefined,
+): Record<string, unknown> | undefined {
+  if (maxConnections === undefined || options?.maxConnections !== undefined) return options;
+  return { ...options, maxConnections };
+}
+
 function withOverrideRows(
   options: Record<string, unknown> | undefined,
   rows: ModelCapabilities | undefined,

@@ -351,6 +351,16 @@ describe('createSwitchyard options: a mistake fails at creation naming the optio
   const bad: Array<[string, unknown, RegExp]> = [
     ['a misspelt option', { fecth: fetch }, /options: Unrecognized key: "fecth"/],
     ['fetch that is a string', { fetch: 'https://proxy' }, /options\.fetch: fetch must be a function/],
+    [
+      'maxConnections of 0',
+      { maxConnections: 0 },
+      /options\.maxConnections: maxConnections must be a whole number from 1/,
+    ],
+    [
+      'maxConnections of 2.5',
+      { maxConnections: 2.5 },
+      /options\.maxConnections: maxConnections must be a whole number/,
+    ],
     ['a logger without warn', { logger: { log: () => {} } }, /options\.logger: logger must have a warn/],
     [
       'observers that are not an array',
