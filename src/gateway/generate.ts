@@ -74,6 +74,8 @@ export interface GenerationCall {
   framer?: Framer;
   /** The body already parsed (a WebSocket message): not read from `request` / `incoming`. */
   body?: unknown;
+  /** The size of `body` as it arrived, counted against `gateway.max_request_bytes_in_flight`. */
+  bodyBytes?: number;
   /** Aborted when the client gives the call up (a WebSocket cancel or close). */
   signal?: AbortSignal;
   /**
@@ -514,7 +516,7 @@ const maxWarningDetails = 5;
 async function decode(state: GatewayState, call: GenerationCall, served: Served): Promise<DecodedRequest> {
   const read = { bytes: 0 };
   // A declared length over the body limit is readJson's 413, not this bound's 503.
-  const declared = 'body' in call ? 0 : declaredLength(call);
+  const declared = 'body' in call ? (call.bodyBytes ?? 0) : declaredLength(call);
   if (declared <= state.bodyLimit) holdBody(state, served, declared);
   const body =
     'body' in call

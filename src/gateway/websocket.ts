@@ -152,7 +152,7 @@ async function serveRequest(
   socket: WebSocket,
   key: GatewayKey | undefined,
   id: string,
-  body: unknown,
+  { request: body, bytes }: { request: unknown; bytes: number },
   entry: SocketCall,
 ): Promise<void> {
   const call: GenerationCall = {
@@ -161,6 +161,7 @@ async function serveRequest(
     requestId: requestIdFrom(undefined),
     key,
     body,
+    bodyBytes: bytes,
     signal: entry.controller.signal,
     framer: socketFramer(id, entry),
   };
@@ -217,7 +218,7 @@ function toBytes(data: RawData): Uint8Array {
 function parseMessage(
   data: RawData,
   isBinary: boolean,
-): { type: unknown; id: string; request: unknown } | WireError {
+): { type: unknown; id: string; request: unknown; bytes: number } | WireError {
   let message: unknown;
   let text: string;
   try {
@@ -238,7 +239,13 @@ function parseMessage(
   const { type, id, request } = message as { type?: unknown; id?: unknown; request?: unknown };
   if (typeof id !== 'string' || id === '' || id.length > 256)
     return invalid('every message needs a string id of 1 to 256 characters');
-  return { type, id, request };
+  return { type, id, request, bytes: byteLength(data) };
+}
+
+/** A message's size in bytes, as it arrived. */
+function byteLength(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((sum, part) => sum + part.byteLength, 0);
+  return data.byteLength;
 }
 
 function onConnection(state: GatewayState, socket: WebSocket, key: GatewayKey | undefined): void {
@@ -306,7 +313,7 @@ function onConnection(state: GatewayState, socket: WebSocket, key: GatewayKey | 
       });
     const entry: SocketCall = { controller: new AbortController() };
     calls.set(id, entry);
-    serveRequest(state, socket, key, id, message.request, entry)
+    serveRequest(state, socket, key, id, message, entry)
       .catch((error: unknown) => {
         state.logger.warn('gateway: unexpected error', {
           error: error instanceof Error ? error.name : 'unknown',

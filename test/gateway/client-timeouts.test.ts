@@ -147,6 +147,54 @@ describe('request bytes in flight', () => {
       await limited.close();
     }
   });
+  it('a WebSocket request counts against the bound as an HTTP body does: past it, an error frame with the 503', async () => {
+    const limited = await startGatewayHarness({ max_request_bytes_in_flight: 200_000 });
+    const socket = new WebSocket(`${limited.server.url.replace('http', 'ws')}/switchyard/v1/ws`);
+    try {
+      const frames: Array<{ id: string | null; type: string; error?: { status: number; message: string } }> =
+        [];
+      socket.on('message', (data) => frames.push(JSON.parse(String(data)) as (typeof frames)[number]));
+      await new Promise((resolve, reject) => {
+        socket.once('open', resolve);
+        socket.once('error', reject);
+      });
+      const send = (id: string, text: string) =>
+        socket.send(
+          JSON.stringify({
+            type: 'request',
+            id,
+            request: { model: 'up-chat', transcript: [{ kind: 'user', parts: [{ type: 'text', text }] }] },
+          }),
+        );
+      // The first large request is held upstream (its headers come after 1.5 s).
+      limited.emulator.enqueue({ ...hello('First.'), fault: { delayHeadersMs: 1500 } });
+      send('first', 'x'.repeat(150_000));
+      await expect.poll(() => limited.emulator.requests.length).toBe(1);
+      send('second', 'y'.repeat(100_000));
+      await expect
+        .poll(() => frames.find((frame) => frame.id === 'second' && frame.type === 'error'))
+        .toBeDefined();
+      const refused = frames.find((frame) => frame.id === 'second' && frame.type === 'error')!;
+      expect(refused.error?.status).toBe(503);
+      expect(refused.error?.message).toMatch(/large request bodies/);
+      // The held one is served; then the bound is free again.
+      await expect
+        .poll(() => frames.some((frame) => frame.id === 'first' && frame.type === 'done'), {
+          timeout: 5000,
+        })
+        .toBe(true);
+      limited.emulator.enqueue(hello('Now.'));
+      send('third', 'y'.repeat(100_000));
+      await expect
+        .poll(() => frames.some((frame) => frame.id === 'third' && frame.type === 'done'), {
+          timeout: 5000,
+        })
+        .toBe(true);
+    } finally {
+      socket.close();
+      await limited.close();
+    }
+  });
 });
 
 describe('bodies a parse would pay for', () => {
