@@ -43,6 +43,12 @@ const bodyTimedOut = (idleMs: number) =>
     message: `the request body sent nothing for ${idleMs / 1000} s`,
   });
 
+/** The body's codings checked, each with the one value that needs no decoding beyond Node's. */
+const codings = [
+  ['content-encoding', 'identity'],
+  ['transfer-encoding', 'chunked'],
+] as const;
+
 /**
  * Reads the body as JSON within the size limit: 413 above it, 400 for malformed JSON, 408 when
  * Node's request sends no byte for `idleMs`; `read.bytes` is set to the body's length. A declared length above the limit is refused before
@@ -61,11 +67,9 @@ export async function readJson(
   // A compressed body is not inflated (a small gzip body can decode to gigabytes): said plainly.
   // Nor is a transfer coding other than chunked (`Transfer-Encoding: gzip, chunked`: Node removes
   // the chunking only).
-  for (const [name, plain] of [
-    ['content-encoding', 'identity'],
-    ['transfer-encoding', 'chunked'],
-  ] as const) {
+  for (const [name, plain] of codings) {
     const coding = headerOf(request, incoming, name)?.trim().toLowerCase() ?? '';
+    if (coding === '' || coding === plain) continue;
     if (
       coding
         .split(',')
