@@ -78,9 +78,10 @@ export const gatewayConfigSchema = z
      */
     max_request_bytes_in_flight: z.number().int().positive().optional(),
     /**
-     * Connections per upstream origin of every adapter's pool (each streamed call holds one; more
-     * wait for one), unless an adapter's own `options.maxConnections` says. Default 1,024: a
-     * gateway's concurrent streams are its clients', not a library's 64.
+     * Connections per origin of each adapter's own pool (each call in flight holds one; more wait
+     * for one), unless the adapter's `options.maxConnections` says; for the front door the gateway
+     * creates (not one passed as `switchyard`). Default 1,024: a gateway's concurrent calls are its
+     * clients', not a library's 64.
      */
     upstream_connections: z.number().int().min(1).max(65_536).optional(),
     /**

@@ -243,7 +243,6 @@ export function normalizeBaseURL(
   return path === '' || path === '/' ? trimmed + basePath : trimmed;
 }
 
-/** Adapter options with the config's capability rows added to any `models` the options carry. */
 /** An adapter's options with the front door's `maxConnections` unless they set their own. */
 function withMaxConnections(
   options: Record<string, unknown> | undefined,
@@ -253,6 +252,7 @@ function withMaxConnections(
   return { ...options, maxConnections };
 }
 
+/** Adapter options with the config's capability rows added to any `models` the options carry. */
 function withOverrideRows(
   options: Record<string, unknown> | undefined,
   rows: ModelCapabilities | undefined,

@@ -166,13 +166,21 @@ describe('size limits: one SSE event or JSON body above the limit fails, classif
 });
 
 describe('a burst read at once: its first content goes out before the rest is decoded', () => {
-  it('the consumer has its first text before the rest of a one-read burst is decoded', async () => {
-    // One write of ~60 KB: it arrives in one read (a host that buffers, a replayed reply).
-    const burst = Array.from({ length: 1500 }, (_, index) => textEvent(`w${index} `)).join('') + endEvent;
-    const url = await listen((_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.end(burst);
-    });
+  /** A fetch whose streamed body is `body` in exactly one chunk: the adapter reads the whole burst at once. */
+  const oneChunk = (body: string): typeof fetch =>
+    (async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(new TextEncoder().encode(body));
+            controller.close();
+          },
+        }),
+        { headers: { 'content-type': 'text/event-stream' } },
+      )) as typeof fetch;
+
+  /** The test provider, counting the events its parser has been given. */
+  function countingDefinition(): { definition: ProviderDefinition; decoded: () => number } {
     let decoded = 0;
     const base = createTestDefinition();
     const definition: ProviderDefinition = {
@@ -188,37 +196,61 @@ describe('a burst read at once: its first content goes out before the rest is de
         };
       },
     };
-    const stream = createHttpAdapter(definition, { baseURL: url, apiKey: 'sk-test' }).stream(request);
+    return { definition, decoded: () => decoded };
+  }
+
+  const words = (count: number) => Array.from({ length: count }, (_, index) => `w${index} `);
+
+  it('the consumer has its first text before the rest of a one-read burst is decoded', async () => {
+    // ~60 KB in one read (a host that buffers, a replayed reply).
+    const burst = words(1500).map(textEvent).join('') + endEvent;
+    const { definition, decoded } = countingDefinition();
+    const stream = createHttpAdapter(definition, {
+      baseURL: 'http://burst.test',
+      apiKey: 'sk-test',
+      fetch: oneChunk(burst),
+    }).stream(request);
     let decodedAtFirstText: number | undefined;
     let text = '';
     for await (const event of stream) {
       if (event.type !== 'text-delta') continue;
-      decodedAtFirstText ??= decoded;
+      decodedAtFirstText ??= decoded();
       text += event.delta;
     }
     // Before, every event of the read was decoded first: the consumer (a gateway's client) had
-    // its first byte only after the whole burst. (A read of up to 16 KiB is still decoded whole.)
+    // its first byte only after the whole burst.
     expect(decodedAtFirstText).toBe(1);
-    expect(text).toBe(Array.from({ length: 1500 }, (_, index) => `w${index} `).join(''));
+    expect(text).toBe(words(1500).join(''));
   });
 
-  it('a burst is read whole and in order however it is cut (CRLF blank lines, no blank line at all)', async () => {
-    for (const separator of ['\r\n\r\n', '\n\n']) {
-      const written = Array.from(
-        { length: 50 },
-        (_, index) => `data: ${JSON.stringify({ t: 'text', v: `${index},` })}${separator}`,
+  it.each([
+    ['LF', '\n\n', 0],
+    ['CRLF', '\r\n\r\n', 0],
+    ['CR', '\r\r', 0],
+    ['LF, the first content after 20 comments and 10 empty events', '\n\n', 10],
+  ])(
+    'a burst split at its first content is read whole and in order (%s blank lines)',
+    async (_name, separator, empties) => {
+      const preamble =
+        ': ping\n\n'.repeat(20) + `data: ${JSON.stringify({ t: 'text', v: '' })}${separator}`.repeat(empties);
+      const burst =
+        preamble +
+        words(1000)
+          .map((word) => `data: ${JSON.stringify({ t: 'text', v: word })}${separator}`)
+          .join('') +
+        endEvent;
+      expect(burst.length).toBeGreaterThan(16 * 1024);
+      const { definition } = countingDefinition();
+      const { events, response } = await collect(
+        createHttpAdapter(definition, {
+          baseURL: 'http://burst.test',
+          apiKey: 'sk-test',
+          fetch: oneChunk(burst),
+        }).stream(request),
       );
-      const url = await listen((_req, res) => {
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.end(written.join('') + endEvent);
-      });
-      const { events, response } = await collect(adapter(url).stream(request));
       const text = events.map((event) => (event.type === 'text-delta' ? event.delta : '')).join('');
-      expect(text).toBe(Array.from({ length: 50 }, (_, index) => `${index},`).join(''));
+      expect(text).toBe(words(1000).join(''));
       expect(response?.finishReason).toBe('completed');
-      server?.closeAllConnections();
-      await new Promise<void>((resolve) => server!.close(() => resolve()));
-      server = undefined;
-    }
-  });
+    },
+  );
 });
