@@ -23,7 +23,9 @@ const reply = JSON.stringify({
 /** An OpenAI Chat upstream that holds every reply until `release()`: `open()` is how many wait. */
 async function holdingUpstream() {
   const held: ServerResponse[] = [];
+  let received = 0;
   const server = createServer((incoming, outgoing) => {
+    received++;
     incoming.resume();
     incoming.on('end', () => held.push(outgoing));
   });
@@ -31,6 +33,7 @@ async function holdingUpstream() {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     open: () => held.length,
+    received: () => received,
     release() {
       for (const outgoing of held.splice(0)) {
         outgoing.writeHead(200, { 'content-type': 'application/json' });
@@ -78,7 +81,7 @@ async function start(gateway: Record<string, unknown>, adapterOptions?: Record<s
     });
     return { status: response.status, body: await response.text() };
   };
-  return { upstream, call };
+  return { upstream, call, url: server.url };
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -119,6 +122,28 @@ describe('the gateway’s upstream pool', () => {
     await vi.waitFor(() => expect(upstream.open()).toBe(2));
     upstream.release();
     expect((await Promise.all(calls)).every(({ status }) => status === 200)).toBe(true);
+  });
+
+  it('a call waiting for a connection whose client leaves never reaches the upstream', async () => {
+    const { upstream, call, url } = await start({ upstream_connections: 1 });
+    const first = call();
+    await vi.waitFor(() => expect(upstream.open()).toBe(1));
+    const leaving = new AbortController();
+    const waiting = fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'pooled', messages: [{ role: 'user', content: 'Hi' }] }),
+      signal: leaving.signal,
+    }).catch(() => undefined);
+    await pause(100);
+    leaving.abort();
+    await waiting;
+    await pause(100);
+    upstream.release();
+    expect((await first).status).toBe(200);
+    // The queued call was let go with its client: the upstream saw one request in all.
+    await pause(200);
+    expect(upstream.received()).toBe(1);
   });
 
   it('`upstream_connections` must be a whole number from 1', () => {
