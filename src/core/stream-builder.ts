@@ -7,6 +7,7 @@ import { hasProtoKey, type JsonObject, type JsonValue, removeProtoKeys } from '.
 import type { MetadataMap } from './metadata.ts';
 import { JsonFragments } from './partial-json.ts';
 import { losesNumberDigits } from './json-text.ts';
+import { LimitExceededError } from './limit-exceeded.ts';
 import { argumentsTextKey } from './tool-arguments.ts';
 import type { CanonicalResponse } from './request.ts';
 import type { CustomPart, Part } from './transcript.ts';
@@ -68,17 +69,6 @@ export interface StreamBuilderContext {
  */
 export const maxStreamedChars = 64 * 1024 * 1024;
 
-/** Thrown by the builder when a reply's deltas pass {@link maxStreamedChars} (classified by the runtime). */
-export class StreamedReplyTooLargeError extends Error {
-  override name = 'StreamedReplyTooLargeError';
-  readonly limit: number;
-
-  constructor(limit: number) {
-    super(`a streamed reply exceeded the limit of ${limit} characters`);
-    this.limit = limit;
-  }
-}
-
 export class StreamBuilder {
   private readonly open = new Map<BlockKey, OpenPart>();
   /** Characters of deltas so far (text, reasoning, tool arguments), held to {@link maxStreamedChars}. */
@@ -107,7 +97,12 @@ export class StreamBuilder {
 
   private hold(delta: string): void {
     this.heldChars += delta.length;
-    if (this.heldChars > maxStreamedChars) throw new StreamedReplyTooLargeError(maxStreamedChars);
+    if (this.heldChars > maxStreamedChars)
+      throw new LimitExceededError(
+        'a reply (text, reasoning and tool arguments)',
+        maxStreamedChars,
+        'characters',
+      );
   }
 
   private emit(event: StreamEvent): void {

@@ -3,16 +3,6 @@
  * apart from `dispatch.ts`, so a process on another fetch never loads that transport (nor zlib).
  */
 
-/** A compressed body decoded to more unread bytes than its limit (`DispatchInit.maxUnreadBytes`). */
-export class DecodedBodyTooLargeError extends Error {
-  override name = 'DecodedBodyTooLargeError';
-  readonly limit: number;
-  constructor(limit: number) {
-    super(`the decoded body grew past ${limit} unread bytes`);
-    this.limit = limit;
-  }
-}
-
 /** A compressed body that zlib cannot decode (corrupt gzip, deflate or br data). */
 export class BodyDecodingError extends Error {
   override name = 'BodyDecodingError';

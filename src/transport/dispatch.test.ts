@@ -1,15 +1,11 @@
+import { LimitExceededError } from '../core/limit-exceeded.ts';
 /** The default transport's request (`dispatchRequest`) against a loopback server: fetch-like results, bounded reading. */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  DecodedBodyTooLargeError,
-  dispatchRequest,
-  maxUnreadDecodedBytes,
-  socketOptions,
-} from './dispatch.ts';
+import { dispatchRequest, maxUnreadDecodedBytes, socketOptions } from './dispatch.ts';
 
 let server: Server | undefined;
 let agent: Agent | undefined;
@@ -170,7 +166,7 @@ describe('dispatchRequest', () => {
     await closed;
   });
 
-  it('a gzip bomb waiting for a stalled consumer fails the body with DecodedBodyTooLargeError instead of growing', async () => {
+  it('a gzip bomb waiting for a stalled consumer fails the body with LimitExceededError instead of growing', async () => {
     // 32 MB of zeros is ~32 KB gzipped: one or two socket reads, which zlib would inflate whole.
     const bomb = gzipSync(Buffer.alloc(32 * 1024 * 1024));
     const url = await serve((_request, response) => {
@@ -190,8 +186,8 @@ describe('dispatchRequest', () => {
         () => undefined,
         (reason: unknown) => reason,
       );
-    expect(error).toBeInstanceOf(DecodedBodyTooLargeError);
-    expect((error as DecodedBodyTooLargeError).limit).toBe(limit);
+    expect(error).toBeInstanceOf(LimitExceededError);
+    expect((error as LimitExceededError).limit).toBe(limit);
     expect(maxUnreadDecodedBytes).toBe(64 * 1024 * 1024);
   });
 

@@ -8,10 +8,11 @@ import {
   constants as zlib,
 } from 'node:zlib';
 import type { buildConnector, Dispatcher } from 'undici';
-import { BodyDecodingError, DecodedBodyTooLargeError } from './body-errors.ts';
+import { LimitExceededError } from '../core/limit-exceeded.ts';
+import { BodyDecodingError } from './body-errors.ts';
 import { LightBody, LightResponse, type RawHeaders } from './light-response.ts';
 
-export { BodyDecodingError, DecodedBodyTooLargeError } from './body-errors.ts';
+export { BodyDecodingError } from './body-errors.ts';
 
 /** What one request needs: the fetch-like subset the HTTP client uses. */
 export interface DispatchInit {
@@ -150,7 +151,7 @@ export function dispatchRequest(
       pendingBytes += chunk.byteLength;
       if (pendingBytes > maxUnreadBytes) {
         // Only a decoder outruns the pause below: a decompression bomb, or a consumer that stopped.
-        const error = new DecodedBodyTooLargeError(maxUnreadBytes);
+        const error = new LimitExceededError('a compressed body that decodes to unread data', maxUnreadBytes);
         pending = [];
         pendingBytes = 0;
         undici?.abort(error);

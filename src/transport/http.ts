@@ -7,7 +7,8 @@ import { NetworkError } from '../core/errors/network-error.ts';
 import { ServerError } from '../core/errors/server-error.ts';
 import { redactUrl as redactUrlText, redactSecrets, secretHeaderValues } from '../core/redaction.ts';
 import { abortCause } from './cancellation.ts';
-import { BodyDecodingError, DecodedBodyTooLargeError } from './body-errors.ts';
+import { LimitExceededError } from '../core/limit-exceeded.ts';
+import { BodyDecodingError } from './body-errors.ts';
 import { decodeUtf8, type HttpResponse } from './light-response.ts';
 import { maxTimerMs } from '../core/timer-limit.ts';
 
@@ -350,14 +351,17 @@ export class HttpClient {
 export const defaultMaxBodyBytes = 128 * 1024 * 1024;
 
 /**
- * The classified error for a response (a JSON body or one SSE event) larger than its limit: a
+ * The classified error for a response (a JSON body, one SSE event, a streamed reply) larger than
+ * its limit — a {@link LimitExceededError} raised where the limit is held, or the same fields: a
  * `server_error` with code `response_too_large`, not retried (the same request would get the same).
  */
 export function responseTooLarge(
   call: HttpCall,
-  what: string,
-  limit: number,
-  unit: 'bytes' | 'characters' = 'bytes',
+  {
+    what,
+    limit,
+    unit = 'bytes',
+  }: Pick<LimitExceededError, 'what' | 'limit'> & Partial<Pick<LimitExceededError, 'unit'>>,
 ): ServerError {
   return new ServerError({
     message: `${call.provider}: ${call.method} ${redactUrl(call.url)} sent ${what} larger than the limit of ${limit} ${unit}`,
@@ -395,7 +399,7 @@ export async function readText(
       chunks.push(value);
       if (onLimit === 'fail' ? size > limit : size >= limit) {
         await reader.cancel().catch(() => {});
-        if (onLimit === 'fail') throw responseTooLarge(call, 'a body', limit);
+        if (onLimit === 'fail') throw responseTooLarge(call, { what: 'a body', limit });
         break;
       }
     }
@@ -436,8 +440,7 @@ function refusedRedirect(call: HttpCall, status: number, target: URL | undefined
 /** Converts a fetch/body-read failure into a classified error naming provider, method and URL. */
 export function toTransportError(error: unknown, call: HttpCall, signal: AbortSignal): AdapterError {
   const where = `${call.provider}: ${call.method} ${redactUrl(call.url)}`;
-  if (error instanceof DecodedBodyTooLargeError && !signal.aborted)
-    return responseTooLarge(call, 'a compressed body that decodes to unread data', error.limit);
+  if (error instanceof LimitExceededError && !signal.aborted) return responseTooLarge(call, error);
   if (error instanceof BodyDecodingError && !signal.aborted) {
     // The server sent bytes that are not what its content-encoding says: an invalid response,
     // retried like any other (a corrupt body is usually a broken hop, not the request's fault).

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeSseText, SseDecoder, SseEventTooLargeError } from './sse.ts';
+import { LimitExceededError } from '../core/limit-exceeded.ts';
+import { decodeSseText, SseDecoder } from './sse.ts';
 
 function decodeChunks(chunks: Uint8Array[]) {
   const events: Array<{ event: string | undefined; data: string }> = [];
@@ -114,10 +115,10 @@ describe('SseDecoder', () => {
     expect(whole[3999]).toEqual({ event: 'e0', data: `{"n":3999,"t":"🌍 世界 é ${'x'.repeat(3999 % 17)}"}` });
   });
 
-  it('an event larger than the limit inside one large chunk still fails with SseEventTooLargeError', () => {
+  it('an event larger than the limit inside one large chunk still fails with LimitExceededError', () => {
     const bytes = new TextEncoder().encode(`data: ${'x'.repeat(100 * 1024)}\n\n`);
     const decoder = new SseDecoder(() => {}, 64 * 1024);
-    expect(() => decoder.feed(bytes)).toThrow(SseEventTooLargeError);
+    expect(() => decoder.feed(bytes)).toThrow(LimitExceededError);
   });
 
   it('an event whose data lines are interleaved with comments, each chunk small, fails past the limit', () => {
@@ -132,7 +133,7 @@ describe('SseDecoder', () => {
         thrown = error;
       }
     }
-    expect(thrown).toBeInstanceOf(SseEventTooLargeError);
+    expect(thrown).toBeInstanceOf(LimitExceededError);
     expect(events).toEqual([]);
   });
 

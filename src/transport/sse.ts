@@ -1,5 +1,6 @@
 /** Incremental SSE decoding of a byte stream (eventsource-parser under a UTF-8 decoder). */
 import { createParser, type EventSourceParser } from 'eventsource-parser';
+import { LimitExceededError } from '../core/limit-exceeded.ts';
 
 /** Receives each decoded SSE event: its `event:` name (if any) and its `data:` text. */
 export type SseHandler = (event: string | undefined, data: string) => void;
@@ -27,25 +28,13 @@ const maxPieceBytes = 32 * 1024;
  */
 const wholeDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
-/** Thrown by {@link SseDecoder.feed} when one event grows past `maxEventBytes`. */
-export class SseEventTooLargeError extends Error {
-  override name = 'SseEventTooLargeError';
-  /** The limit that was exceeded, in bytes. */
-  readonly limit: number;
-
-  constructor(limit: number) {
-    super(`an SSE event exceeded the limit of ${limit} bytes`);
-    this.limit = limit;
-  }
-}
-
 /**
  * A push decoder: `feed(bytes)` as chunks arrive, `end()` at the end of the body. Handles LF, CR
  * and CRLF line ends, multi-line `data:`, comments, `event:` names, UTF-8 characters split across
  * chunks, and a last event without the trailing blank line (flushed by `end()`).
  *
  * Bounded: the bytes fed since the last complete event (or comment) are counted, and `feed` throws
- * {@link SseEventTooLargeError} once they pass `maxEventBytes`, so a server that never ends an event
+ * a {@link LimitExceededError} once they pass `maxEventBytes`, so a server that never ends an event
  * cannot grow the buffer until the process dies. The count may over-estimate by up to one chunk.
  * The parser's own limit (`maxBufferSize`) bounds what it holds, comments or not.
  */
@@ -133,7 +122,7 @@ export class SseDecoder {
     // After a dispatch, at most this chunk's tail is pending; otherwise the pending event grew.
     this.pending = this.dispatched ? size : this.pending + size;
     if (this.pending > this.maxEventBytes || this.overflowed)
-      throw new SseEventTooLargeError(this.maxEventBytes);
+      throw new LimitExceededError('an SSE event', this.maxEventBytes);
   }
 
   /** Flushes a trailing partial character and dispatches a last event that lacked its blank line. */

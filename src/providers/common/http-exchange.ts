@@ -2,7 +2,7 @@
 import type { AdapterSession, CallOptions } from '../../core/adapter.ts';
 import { AdapterError } from '../../core/errors/adapter-error.ts';
 import { ServerError } from '../../core/errors/server-error.ts';
-import { StreamedReplyTooLargeError } from '../../core/stream-builder.ts';
+import { LimitExceededError } from '../../core/limit-exceeded.ts';
 import type { JsonObject } from '../../core/json.ts';
 import { redactError, redactSecrets } from '../../core/redaction.ts';
 import {
@@ -178,8 +178,7 @@ export function asClassified(
   code: 'invalid_stream' | 'invalid_response',
 ): unknown {
   if (AdapterError.isInstance(error)) return error;
-  if (error instanceof StreamedReplyTooLargeError)
-    return responseTooLarge(call, 'a reply (text, reasoning and tool arguments)', error.limit, 'characters');
+  if (error instanceof LimitExceededError) return responseTooLarge(call, error);
   const where = code === 'invalid_stream' ? 'in its stream' : 'in its body';
   // A SyntaxError's text quotes the payload (which may start with a key): neither the message nor
   // the cause carries it; other parser failures are kept, with any key shape redacted.

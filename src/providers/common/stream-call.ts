@@ -4,6 +4,7 @@ import { AdapterError } from '../../core/errors/adapter-error.ts';
 import { ServerError } from '../../core/errors/server-error.ts';
 import { isContentEvent } from '../../core/content-events.ts';
 import { EventStream } from '../../core/event-stream.ts';
+import { LimitExceededError } from '../../core/limit-exceeded.ts';
 import type { StreamEvent } from '../../core/events.ts';
 import { createRequestId, joinModelId } from '../../core/ids.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../../core/request.ts';
@@ -20,7 +21,7 @@ import {
 } from '../../transport/http.ts';
 import type { HttpBodyReader } from '../../transport/light-response.ts';
 import { withRetries } from '../../transport/retry.ts';
-import { SseDecoder, SseEventTooLargeError } from '../../transport/sse.ts';
+import { SseDecoder } from '../../transport/sse.ts';
 import { type CallSetup, prepareCall, setup } from './call-setup.ts';
 import type { StreamParser } from './definition.ts';
 import { createTruncatedError } from './errors.ts';
@@ -263,7 +264,7 @@ async function readBody(
         if (begun() || chunk.value.byteLength <= burstBytes) decoder.feed(chunk.value);
         else await feedToFirstContent(decoder, chunk.value, begun);
       } catch (error) {
-        if (error instanceof SseEventTooLargeError) throw responseTooLarge(call, 'an SSE event', error.limit);
+        if (error instanceof LimitExceededError) throw responseTooLarge(call, error);
         throw error;
       }
       if (parser.isTerminated?.() === true) {
