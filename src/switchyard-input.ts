@@ -27,6 +27,7 @@ import type { RouteRequest } from './routing/router.ts';
 import type { SchemaLike } from './schemas/schema.ts';
 import { toOutputSchema } from './schemas/structured.ts';
 import { isJsonObject } from './core/json.ts';
+import { connectionCount } from './registry/config.ts';
 
 const method = (value: unknown, name: string) => isJsonObject(value) && typeof value[name] === 'function';
 const fn = (message: string) =>
@@ -56,10 +57,10 @@ const optionsSchema = z.strictObject({
     .optional(),
   fetch: fn('fetch must be a function (a fetch implementation)').optional(),
   maxConnections: z
-    .number({ error: 'maxConnections must be a whole number from 1 to 65536' })
-    .int({ error: 'maxConnections must be a whole number from 1 to 65536' })
-    .min(1, { error: 'maxConnections must be a whole number from 1 to 65536' })
-    .max(65_536, { error: 'maxConnections must be a whole number from 1 to 65536' })
+    .custom<number>(
+      (value) => connectionCount.safeParse(value).success,
+      'maxConnections must be a whole number from 1 to 65536',
+    )
     .optional(),
   logger: z
     .custom<object>(

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import type { SwitchyardConfig } from '../registry/config.ts';
+import { connectionCount, type SwitchyardConfig } from '../registry/config.ts';
 
 const keySchema = z
   .object({
@@ -83,7 +83,7 @@ export const gatewayConfigSchema = z
      * creates (not one passed as `switchyard`). Default 1,024: a gateway's concurrent calls are its
      * clients', not a library's 64.
      */
-    upstream_connections: z.number().int().min(1).max(65_536).optional(),
+    upstream_connections: connectionCount.optional(),
     /**
      * URI schemes a client's media and files may use beyond http, https and data (e.g. `s3`, `gs`:
      * Bedrock and Vertex read those with the operator's own cloud identity). Default none.

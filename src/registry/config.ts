@@ -96,6 +96,13 @@ const headersSchema = z.record(
     .regex(/^[^\r\n\0\u0100-\uffff]*$/, 'a header value has no CR, LF, NUL or character above U+00FF'),
 );
 
+/**
+ * Connections per origin of an adapter's pool: an adapter's `options.maxConnections`,
+ * `createSwitchyard({ maxConnections })`, `gateway.upstream_connections`. Checked at creation: a
+ * value undici refuses would otherwise fail every call as a network error.
+ */
+export const connectionCount = z.number().int().min(1).max(65_536);
+
 const adapterSchema = z
   .object({
     type: z.string().min(1),
@@ -110,7 +117,8 @@ const adapterSchema = z
     max_retries: z.number().int().min(0).max(10).optional(),
     headers: headersSchema.optional(),
     quirks: z.record(z.string(), z.unknown()).optional(),
-    options: z.record(z.string(), z.unknown()).optional(),
+    // Passed to the adapter as given; the pool's size is checked here, once for every adapter type.
+    options: z.looseObject({ maxConnections: connectionCount.optional() }).optional(),
   })
   .strict();
 

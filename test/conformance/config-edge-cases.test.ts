@@ -112,6 +112,17 @@ describe('config mistakes are ConfigErrors naming the key, never TypeError or Re
       { adapters: { mine: { type: 'anthropic', api_key_env: 'MY KEY' } } },
       /adapters\.mine\.api_key_env: expected an environment variable name/,
     ],
+    // Before, undici refused it at the first call: every call failed as a network error.
+    [
+      'a pool of 0 connections',
+      { adapters: { mine: { type: 'anthropic', options: { maxConnections: 0 } } } },
+      /adapters\.mine\.options\.maxConnections: Too small/,
+    ],
+    [
+      'a pool size that is no number',
+      { adapters: { mine: { type: 'anthropic', options: { maxConnections: 'many' } } } },
+      /adapters\.mine\.options\.maxConnections: Invalid input: expected number/,
+    ],
   ])('%s', (_label, config, message) => {
     const error = configError(() => createSwitchyard({ ...base, config: config as never }));
     expect(error.message).toMatch(message);
