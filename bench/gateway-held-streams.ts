@@ -15,7 +15,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import { flag } from './fixed-cost-clients.ts';
-import { chatBody, here, waitForLine } from './gateway-rig.ts';
+import { chatBody, here, peakRss, waitForLine } from './gateway-rig.ts';
 
 const count = Number(process.env.N ?? 1000);
 const tree = flag('tree')?.[0];
@@ -37,9 +37,9 @@ await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
 const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
 const child = spawn(process.execPath, [script, upstreamUrl], { stdio: ['pipe', 'pipe', 'inherit'] });
 const [, gateway] = await waitForLine(child, /(http:\/\/127\.0\.0\.1:\d+)\n/);
-const status = (field: string) =>
-  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) /
-  1024;
+/** The gateway's resident memory now, MB (`peakRss` is its highest). */
+const rss = () =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 const dispatcher = new Agent({ connections: 2 * count });
 let firstBytes = 0;
@@ -65,7 +65,7 @@ for (let seen = -1, since = performance.now(); held.length < count && performanc
 }
 await sleep(300);
 console.log(
-  `${count} streams: ${held.length} held by the upstream at once, ${firstBytes} clients with their first byte; gateway RSS ${status('VmRSS').toFixed(0)} MB`,
+  `${count} streams: ${held.length} held by the upstream at once, ${firstBytes} clients with their first byte; gateway RSS ${rss().toFixed(0)} MB`,
 );
 let finished = 0;
 const finishing = Promise.all(calls).finally(() => (finished = 1));
@@ -84,7 +84,7 @@ while (finished === 0) {
 }
 const texts = await finishing;
 console.log(
-  `whole outputs ${texts.filter((text) => text.includes('held')).length}/${count}; gateway peak RSS ${status('VmHWM').toFixed(0)} MB`,
+  `whole outputs ${texts.filter((text) => text.includes('held')).length}/${count}; gateway peak RSS ${peakRss(child.pid!).toFixed(0)} MB`,
 );
 child.stdin!.end();
 upstream.close();
