@@ -226,13 +226,11 @@ function invalidAnswer(call: HttpCall, providerCode: string, what: string): Serv
 }
 
 /** What reading one streamed body needs. */
-interface BodyReading {
+interface BodyReading extends Consumer {
   reader: HttpBodyReader;
   parser: StreamParser;
   decoder: { feed(chunk: Uint8Array): void };
   timers: CallTimers;
-  demand: () => Promise<void> | undefined;
-  begun: () => boolean;
   call: HttpCall;
 }
 
