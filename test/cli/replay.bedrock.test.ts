@@ -93,6 +93,9 @@ function expectFromBody(body: Json): Expected {
   };
   for (const block of content) {
     if (typeof block.text === 'string') expected.text += block.text;
+    // A citationsContent block is answer text too: its `content[].text`, cited.
+    for (const entry of (((block.citationsContent ?? {}) as Json).content ?? []) as Json[])
+      if (typeof entry.text === 'string') expected.text += entry.text;
     const reasoning = ((block.reasoningContent ?? {}) as Json).reasoningText as Json | undefined;
     if (reasoning !== undefined) {
       expected.reasoning += reasoning.text as string;

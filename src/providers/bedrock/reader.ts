@@ -22,8 +22,9 @@ export const citationsKey = 'bedrock.citations';
 
 /**
  * One reader per response. Keys are Converse's `contentBlockIndex`. A block of a kind the reader
- * does not know (`citationsContent`, `guardContent`, future types) is kept whole as a custom part
- * (`{provider, kind, data}`), sent back verbatim to the same provider.
+ * does not know (`guardContent`, future types) is kept whole as a custom part (`{provider, kind,
+ * data}`), sent back verbatim to the same provider. A `citationsContent` block is answer text with
+ * its citations: one text part carrying them as `bedrock.citations`, as the streamed form gives.
  */
 export class ResponseReader {
   private readonly context: ProviderContext;
@@ -58,6 +59,19 @@ export class ResponseReader {
     }
     if (isJsonObject(block.reasoningContent)) {
       this.wholeReasoning(index, block.reasoningContent);
+      return;
+    }
+    if (isJsonObject(block.citationsContent)) {
+      const { content, citations } = block.citationsContent;
+      const text = (Array.isArray(content) ? content : [])
+        .map((entry) => (isJsonObject(entry) && typeof entry.text === 'string' ? entry.text : ''))
+        .join('');
+      this.builder.openText(index, 'text');
+      if (text !== '') this.builder.text(index, text);
+      this.builder.end(
+        index,
+        Array.isArray(citations) ? { metadata: { [citationsKey]: citations as JsonValue[] } } : {},
+      );
       return;
     }
     this.builder.custom({
