@@ -100,6 +100,12 @@ export interface WireError {
   /** OpenAI: the error `type` instead of the one the class implies (e.g. `requests`). */
   type?: string;
   retryAfterSeconds?: number;
+  /**
+   * Whether the same request may succeed if sent again (a rate limit, an outage), as the gateway's
+   * `x-should-retry` header: the official OpenAI and Anthropic SDKs obey it over their own rule
+   * (which retries every 408, 409, 429 and 5xx). Undefined: no header.
+   */
+  retryable?: boolean;
 }
 
 /** An encoded error response. */

@@ -67,7 +67,13 @@ export function refusalOf(
   query: () => string | undefined,
 ): WireError | undefined {
   if (!state.accepting)
-    return { status: 503, errorClass: 'server_error', message: 'the gateway is shutting down' };
+    return {
+      status: 503,
+      errorClass: 'server_error',
+      message: 'the gateway is shutting down',
+      // Another instance (or this one, restarted) serves it: the SDKs' own retry is right.
+      retryable: true,
+    };
   return keyRefusalOf(state, caller, header, query);
 }
 

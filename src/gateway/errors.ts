@@ -53,6 +53,7 @@ export function shutDown(): GatewayError {
     errorClass: 'server_error',
     message: 'the gateway shut down before this reply finished; try again',
     retryAfterSeconds: 1,
+    retryable: true,
   });
 }
 
@@ -67,6 +68,7 @@ export function modelFailure(response: CanonicalResponse): GatewayError {
     ...toWireError(modelFailureError(response)),
     status: 502,
     code: 'model_failure',
+    retryable: true,
   });
 }
 
@@ -105,6 +107,7 @@ function unfinishedCallFailure(provider: string): GatewayError {
     ),
     status: 502,
     code: 'model_failure',
+    retryable: true,
   });
 }
 
@@ -193,6 +196,7 @@ export function toWireError(error: unknown): WireError {
       code: 'state_unavailable',
       message: 'the gateway cannot reach its shared state; try again shortly',
       retryAfterSeconds: 1,
+      retryable: true,
     };
   if (error instanceof RequestFieldError)
     return { status: 400, errorClass: 'invalid_request', message: error.message, param: error.field };
@@ -205,6 +209,9 @@ export function toWireError(error: unknown): WireError {
   const base = {
     message: withoutUpstreamAddresses(error.message),
     ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+    // The front door's own retries and fallbacks are spent: the error's own word (an
+    // `insufficient_quota` 429 or a certificate failure's 502 is not worth sending again).
+    retryable: error.retryable,
   };
   switch (error.errorClass) {
     case 'auth':
@@ -213,6 +220,8 @@ export function toWireError(error: unknown): WireError {
         status: 502,
         errorClass: 'server_error',
         message: `upstream provider refused the gateway's credentials${error.provider === undefined ? '' : ` (${error.provider})`}; the operator must check the provider key`,
+        // A 502 the official SDKs would send again (Claude Code up to ten times) for nothing.
+        retryable: false,
       };
     case 'rate_limit':
       return { ...base, status: 429, errorClass: 'rate_limit' };

@@ -426,6 +426,7 @@ function enterKey(state: GatewayState, name: string, limit: number): true {
       errorClass: 'rate_limit',
       message: `this key has ${limit} requests in flight, its most at once: try again when one ends`,
       retryAfterSeconds: 1,
+      retryable: true,
     });
   state.inFlightByKey.set(name, count + 1);
   return true;
@@ -505,6 +506,7 @@ function holdBody(state: GatewayState, served: Served, bytes: number): void {
       code: 'overloaded',
       message: 'the gateway holds as many large request bodies as it may: try again shortly',
       retryAfterSeconds: 1,
+      retryable: true,
     });
   state.heldBodyBytes += bytes;
   served.heldBytes = bytes;

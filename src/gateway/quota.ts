@@ -87,6 +87,7 @@ export async function admitCall(
       code: 'state_unavailable',
       message: 'the gateway cannot reach its shared state; try again shortly',
       retryAfterSeconds: 1,
+      retryable: true,
     });
   }
   if (admission.allowed) return admission.reservation;
@@ -102,6 +103,7 @@ export async function admitCall(
       type: admission.limit === 'requests' ? 'requests' : 'tokens',
       message: `key '${key.name}' is over its limit of ${limit}; retry after ${admission.retryAfterSeconds} s`,
       retryAfterSeconds: admission.retryAfterSeconds,
+      retryable: true,
     });
   }
   const limitUsd = admission.limitMicros / 1_000_000;

@@ -54,6 +54,7 @@ export function errorReply(protocol: InboundProtocol, wire: WireError, requestId
       'x-request-id': requestId,
       // A request that did not arrive in time: its connection is not kept (RFC 9110 §15.5.9).
       ...(encoded.status === 408 ? { connection: 'close' } : {}),
+      ...(wire.retryable === undefined ? {} : { 'x-should-retry': String(wire.retryable) }),
     },
     body: JSON.stringify(encoded.body),
     wire,
