@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
 import { RateLimitError } from '../core/errors/rate-limit-error.ts';
-import { parseGoDuration, parseRetryAfter, retryDelayMs, sleep, withRetries } from './retry.ts';
+import {
+  parseGoDuration,
+  parseRetryAfter,
+  parseShouldRetry,
+  retryDelayMs,
+  sleep,
+  withRetries,
+} from './retry.ts';
 
 describe('parseRetryAfter', () => {
   it('reads retry-after-ms first, then retry-after seconds, then an HTTP date', () => {
@@ -31,6 +38,15 @@ describe('parseRetryAfter', () => {
     for (const value of ['-5', '-1.5', '5, 7', '1 2', '1e12', 'Infinity', 'soon', '0, 1000000000000'])
       expect(parseRetryAfter(new Headers({ 'retry-after': value }), 503), value).toBeUndefined();
     expect(parseRetryAfter(new Headers({ 'retry-after': 'Thu, 01 Jan 1970 00:00:00 GMT' }))).toBe(0);
+  });
+});
+
+describe('parseShouldRetry', () => {
+  it("reads the provider's x-should-retry: true, false (any case, spaced), else nothing", () => {
+    const read = (value?: string) =>
+      parseShouldRetry(new Headers(value === undefined ? {} : { 'x-should-retry': value }));
+    expect([read('true'), read(' FALSE '), read('false')]).toEqual([true, false, false]);
+    expect([read(), read('yes'), read('1'), read('')]).toEqual([undefined, undefined, undefined, undefined]);
   });
 });
 

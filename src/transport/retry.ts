@@ -60,6 +60,15 @@ export function parseRetryAfter(
 
 const httpDateMonth = /\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b/i;
 
+/**
+ * A provider's own word on whether to send a failed request again: `x-should-retry: true` or
+ * `false` (OpenAI and Anthropic send it; their SDKs obey it over their status rule), else undefined.
+ */
+export function parseShouldRetry(headers: { get(name: string): string | null }): boolean | undefined {
+  const value = headers.get('x-should-retry')?.trim().toLowerCase();
+  return value === 'true' ? true : value === 'false' ? false : undefined;
+}
+
 /** Parses durations like `1s`, `6m0s`, `120ms`, `1.5s`, `2h` into seconds. */
 export function parseGoDuration(text: string): number | undefined {
   const pattern = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;

@@ -76,6 +76,8 @@ export function createProviderError(options: {
   body: ErrorBody;
   rules: readonly ErrorRule[];
   retryAfterSeconds?: number;
+  /** The provider's `x-should-retry` (see `parseShouldRetry`): over the class's and the rules' word. */
+  shouldRetry?: boolean;
   apiKey?: string;
 }): AdapterError {
   const { site, status, body } = options;
@@ -92,7 +94,7 @@ export function createProviderError(options: {
     status,
     providerMessage,
     providerCode,
-    retryable: retryable ?? isRetryableClass(effectiveClass),
+    retryable: options.shouldRetry ?? retryable ?? isRetryableClass(effectiveClass),
     retryAfterSeconds: options.retryAfterSeconds ?? body.retryAfterSeconds,
     requestId: site.requestId,
     provider: site.provider,

@@ -161,6 +161,36 @@ describe('transport and runtime over a real loopback socket', () => {
     expect(emulator.requests).toHaveLength(4);
   });
 
+  it("the provider's x-should-retry wins over the status: a 503 saying false is sent once, a 409 saying true again", async () => {
+    const failure = (status: number, shouldRetry: string) => ({
+      type: 'json' as const,
+      status,
+      body: { error: { message: 'busy' } },
+      headers: { 'x-should-retry': shouldRetry },
+      enforce: false,
+      allowNoAuth: true,
+    });
+    emulator.enqueue(failure(503, 'false'));
+    await expect(adapter({ maxRetries: 3 }).complete(request)).rejects.toMatchObject({
+      errorClass: 'server_error',
+      retryable: false,
+      status: 503,
+    });
+    expect(emulator.requests).toHaveLength(1);
+
+    emulator.enqueue(failure(409, 'true'));
+    emulator.enqueue({
+      type: 'json',
+      status: 200,
+      body: { text: 'again' },
+      enforce: false,
+      allowNoAuth: true,
+    });
+    const response = await adapter({ maxRetries: 3 }).complete(request);
+    expect(response.content).toEqual([{ type: 'text', text: 'again' }]);
+    expect(emulator.requests).toHaveLength(3);
+  });
+
   it('a long-lived signal shared by many streams holds no listener once each was read to its end', async () => {
     const controller = new AbortController();
     const client = adapter();

@@ -14,7 +14,7 @@ import {
   toTransportError,
 } from '../../transport/http.ts';
 import type { HttpResponse } from '../../transport/light-response.ts';
-import { parseRetryAfter, type RetryGateHook } from '../../transport/retry.ts';
+import { parseRetryAfter, parseShouldRetry, type RetryGateHook } from '../../transport/retry.ts';
 import { createProviderError } from './errors.ts';
 import { failureSite, headersFor, assertConfigured, type HttpRuntime } from './http-runtime.ts';
 import { parseJson } from '../../core/json-text.ts';
@@ -100,12 +100,14 @@ export async function errorFromResponse(
   const text = await readText(response, call, controller, timers, maxErrorBodyBytes).catch(() => '');
   // Aborted while the error body was read: the abort's class (cancelled, timeout) wins.
   if (controller.signal.aborted) return toTransportError(undefined, call, controller.signal);
+  const shouldRetry = parseShouldRetry(response.headers);
   return createProviderError({
     site: failureSite(runtime, call),
     status: response.status,
     body: definition.parseErrorBody(text),
     rules: definition.errorRules,
     retryAfterSeconds: parseRetryAfter(response.headers, response.status),
+    ...(shouldRetry === undefined ? {} : { shouldRetry }),
     apiKey,
   });
 }
