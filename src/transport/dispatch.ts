@@ -34,19 +34,17 @@ export interface DispatchInit {
 export const maxUnreadDecodedBytes = 64 * 1024 * 1024;
 
 /**
- * Socket options of the default pool: a 16 KiB read-ahead (Node's default is 64 KiB). While the
- * consumer keeps up, the socket keeps reading; once the parser pauses for a busy consumer, the socket
- * stops after at most 16 KiB plus one read, and the rest stays in the kernel (TCP flow control).
- * Why not 0 (no read-ahead, as before): Node then stops and restarts reading the socket around every
- * read (two epoll changes: `strace -f -c`), which cost every call time. Measured, 0 against 16 KiB:
- * a gateway's added latency per sequential call 25–130 µs more (`node bench/gateway-ab.ts` on two
- * checkouts, both orders); CPU per event of a stream whose events arrive one at a time, no clear
- * difference (`node bench/socket-reads.ts`: 0.93 and 1.05). The price: a stalled body holds
- * ~112 KiB in this process instead of ~80 (`dispatch.test.ts`), and 1,000 concurrent streams
- * peaked at 372–382 MB RSS against 340–372 (`npm run bench -- --concurrency`).
+ * Socket options of the default pool. `highWaterMark: 0`: a socket reads from the kernel only when
+ * the HTTP parser asks, so a paused body leaves the rest of the response in the kernel (TCP flow
+ * control) instead of up to 64 KiB more per connection in this process (undici's default).
+ * The price, measured: Node stops and restarts reading the socket around every read (two epoll
+ * changes, which libuv batches into `io_uring_enter` calls: `strace -f -c`). A 16 KiB read-ahead
+ * took 8–18% less CPU per event of a stream whose events arrive one at a time (`node
+ * bench/socket-reads.ts`) but raised the peak RSS of 1,000 concurrent streams (`npm run bench --
+ * --concurrency`) from 331–333 MB to 369–421 MB: kept at 0.
  */
 // undici passes these to `net.connect` / `tls.connect`, which take `highWaterMark` (its types omit it).
-export const socketOptions = { highWaterMark: 16 * 1024 } as Partial<buildConnector.BuildOptions>;
+export const socketOptions = { highWaterMark: 0 } as Partial<buildConnector.BuildOptions>;
 
 /** The codings we decode, as fetch does (and the `accept-encoding` we send, as fetch did). */
 const acceptEncoding = 'gzip, deflate, br';
@@ -92,8 +90,8 @@ type UndiciController = Parameters<NonNullable<Dispatcher.DispatchHandler['onReq
  * With 1,000 concurrent streams that was ~110 MB. Here the body is a pulled {@link LightBody} fed straight
  * from the HTTP parser: chunks that arrive while the consumer is busy are joined for its next
  * `read()` (as fetch's stream did: fewer, larger chunks are cheaper to parse) up to 16 KiB, then
- * the parser pauses until the consumer reads; the socket (see {@link socketOptions}) then stops
- * reading after at most 16 KiB more plus one socket read (≤ 64 KiB).
+ * the parser pauses until the consumer reads; the socket (see {@link socketOptions}) reads only
+ * for the parser, so a connection holds at most 16 KiB plus one socket read (≤ 64 KiB).
  *
  * Like fetch: `accept-encoding: gzip, deflate, br` unless the caller set one, and a response in
  * those codings is decoded; redirects are returned, not followed; an abort rejects the pending
