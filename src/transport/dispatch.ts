@@ -42,6 +42,12 @@ export const maxUnreadDecodedBytes = 64 * 1024 * 1024;
  * took 8–18% less CPU per event of a stream whose events arrive one at a time (`node
  * bench/socket-reads.ts`) but raised the peak RSS of 1,000 concurrent streams (`npm run bench --
  * --concurrency`) from 331–333 MB to 369–421 MB: kept at 0.
+ * And 0 is what keeps undici 7.30 whole: with any read-ahead, a connection-close body whose parser
+ * is paused for a busy consumer can read its end of file, and undici's `onHttpSocketEnd` then fails
+ * its own `assert(!this.paused)` in an event handler: an uncaught exception that would end the
+ * process (test/conformance/hostile-server.test.ts: 8 rows fail with 16 KiB). So 0 stays, though a
+ * 16 KiB read-ahead took 25–130 µs off a gateway's sequential call (`bench/README.md`, "Socket
+ * read-ahead").
  */
 // undici passes these to `net.connect` / `tls.connect`, which take `highWaterMark` (its types omit it).
 export const socketOptions = { highWaterMark: 0 } as Partial<buildConnector.BuildOptions>;
