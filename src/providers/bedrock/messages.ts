@@ -20,7 +20,7 @@ import {
   warnDroppedPart,
 } from '../common/projection.ts';
 import type { WireContentBlock, WireMessage, WireSource } from './api.ts';
-import { documentFormats, imageFormats } from './capabilities.ts';
+import { baseModelId, documentFormats, imageFormats } from './capabilities.ts';
 import { toolIdRule } from './tool-ids.ts';
 
 /** Content the Converse API cannot take: the part is dropped with the one projection WARN. */
@@ -109,14 +109,38 @@ function convertReasoning(part: ReasoningPart, context: ProviderContext): WireCo
   return warnDroppedPart(context, part, 'reasoning without the signature the provider requires');
 }
 
-function textContent(part: Part, context: ProviderContext): { text?: string; json?: JsonValue } | undefined {
+/**
+ * Whether the model takes a toolResult's `status` and its image and document blocks: Converse's
+ * ToolResultBlock and ToolResultContentBlock say only Amazon Nova and Anthropic Claude do.
+ */
+function takesRichToolResults(context: ProviderContext): boolean {
+  const id = baseModelId(context.model);
+  return id.startsWith('anthropic.') || id.startsWith('amazon.nova');
+}
+
+/** One ToolResultContentBlock: text and json for every model; image and document where {@link takesRichToolResults}. */
+function resultContent(
+  part: Part,
+  context: ProviderContext,
+  index: number,
+  rich: boolean,
+): Record<string, JsonValue> | undefined {
   if (part.type === 'text') return part.text.trim() === '' ? undefined : { text: part.text };
   if (part.type === 'structured') return { json: part.value };
-  return warnDroppedPart(context, part, `a ${part.type} part cannot be part of a Converse toolResult`);
+  if (rich && part.type === 'media' && part.modality === 'image')
+    return convertImage(part, context) as Record<string, JsonValue> | undefined;
+  if (rich && part.type === 'file')
+    return convertFile(part, context, index) as Record<string, JsonValue> | undefined;
+  return warnDroppedPart(
+    context,
+    part,
+    `a ${part.type} part cannot be part of this model's Converse toolResult`,
+  );
 }
 
 function convertToolResult(part: ToolResultPart, context: ProviderContext): WireContentBlock {
   const output = part.output;
+  const rich = takesRichToolResults(context);
   let content: Array<Record<string, JsonValue>>;
   if (output.type === 'text') content = [{ text: output.text === '' ? ' ' : output.text }];
   else if (output.type === 'json')
@@ -126,8 +150,8 @@ function convertToolResult(part: ToolResultPart, context: ProviderContext): Wire
         : { text: JSON.stringify(output.value) },
     ];
   else
-    content = output.parts.flatMap((inner) => {
-      const converted = textContent(inner, context);
+    content = output.parts.flatMap((inner, index) => {
+      const converted = resultContent(inner, context, index, rich);
       return converted === undefined ? [] : [converted as Record<string, JsonValue>];
     });
   if (content.length === 0) content = [{ text: ' ' }];
@@ -135,7 +159,9 @@ function convertToolResult(part: ToolResultPart, context: ProviderContext): Wire
     toolUseId: providerToolId(context, part.callId, toolIdRule),
     content,
   };
-  if (part.isError) toolResult.status = 'error';
+  // Other families have no `status`: the error is said in the text, as for Chat Completions.
+  if (part.isError && rich) toolResult.status = 'error';
+  else if (part.isError) content.unshift({ text: 'Error:' });
   return { toolResult };
 }
 

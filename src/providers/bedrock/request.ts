@@ -6,6 +6,8 @@ import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { ProviderContext, WireRequest } from '../common/definition.ts';
 import type { WireCachePoint, WireMessage, WireRequestBody, WireTool } from './api.ts';
 import { baseModelId } from './capabilities.ts';
+import { modelProfile } from '../anthropic/capabilities.ts';
+import { convertSampling, type Sampling } from '../anthropic/thinking.ts';
 import { convertMessages } from './messages.ts';
 import { modelPath } from './model-id.ts';
 import { readProviderOptions } from './options.ts';
@@ -119,15 +121,21 @@ export function buildRequest(request: CanonicalRequest, context: ProviderContext
   const { system, messages } = convertMessages(request.transcript, context);
   const body: WireRequestBody = { messages };
   if (system.trim() !== '') body.system = [{ text: system }];
+  const additional: JsonObject = convertReasoning(request, context.model, context);
+  // Claude on Bedrock has the Messages API's sampling rules (temperature or top_p on 4.5+; under
+  // thinking no temperature other than 1, no top_k, top_p ≥ 0.95, no forced tool choice).
+  const id = baseModelId(context.model);
+  const sampling: Sampling = id.startsWith('anthropic.')
+    ? convertSampling(request, additional.thinking !== undefined, modelProfile(id), context)
+    : { temperature: request.temperature, top_p: request.topP, top_k: request.topK };
   const inference: NonNullable<WireRequestBody['inferenceConfig']> = { maxTokens: request.maxOutputTokens };
-  if (request.temperature !== undefined) inference.temperature = request.temperature;
-  if (request.topP !== undefined) inference.topP = request.topP;
+  if (sampling.temperature !== undefined) inference.temperature = sampling.temperature;
+  if (sampling.top_p !== undefined) inference.topP = sampling.top_p;
   if ((request.stopSequences?.length ?? 0) > 0) inference.stopSequences = request.stopSequences;
   body.inferenceConfig = inference;
   const toolConfig = buildToolConfig(request, messages);
   if (toolConfig !== undefined) body.toolConfig = toolConfig;
-  const additional: JsonObject = convertReasoning(request, context.model, context);
-  if (request.topK !== undefined) additional.top_k = request.topK;
+  if (sampling.top_k !== undefined) additional.top_k = sampling.top_k;
   if (Object.keys(additional).length > 0) body.additionalModelRequestFields = additional;
   const options = readProviderOptions(request);
   if (options.body !== undefined) Object.assign(body, options.body);

@@ -1,0 +1,106 @@
+/**
+ * What Converse takes depends on the model family behind it (found by a differential run of
+ * request bodies against the Vercel AI SDK, checked against AWS's API reference):
+ * - Claude keeps the Messages API's sampling rules (temperature or top_p on 4.5+; under thinking no
+ *   temperature other than 1 and no top_k): Bedrock answers a ValidationException otherwise.
+ * - A toolResult's `status` and its image and document blocks are for Amazon Nova and Anthropic
+ *   Claude only (ToolResultBlock, ToolResultContentBlock); other families get the error in the text.
+ */
+import { describe, expect, it } from 'vitest';
+import { toolCallId } from '../../core/ids.ts';
+import type { CanonicalRequest } from '../../core/request.ts';
+import type { Item } from '../../core/transcript.ts';
+import { capabilitiesFor } from './capabilities.ts';
+import { buildRequest } from './request.ts';
+import { createTestContext } from './test-support.ts';
+
+const claude = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
+const llama = 'meta.llama3-3-70b-instruct-v1:0';
+const png =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+const call = toolCallId('tu_01JCHART0000000000000000000');
+
+function build(model: string, overrides: Partial<CanonicalRequest> = {}, transcript?: Item[]) {
+  const context = createTestContext('bedrock', model, capabilitiesFor(model));
+  const canonical: CanonicalRequest = {
+    model: `bedrock:${model}`,
+    transcript: transcript ?? [{ kind: 'user', parts: [{ type: 'text', text: 'Hi' }] }],
+    maxOutputTokens: 4096,
+    ...overrides,
+  };
+  const body = buildRequest(canonical, context).body as Record<string, Record<string, unknown>>;
+  return {
+    body,
+    warnings: context.logger.entries.map((entry) =>
+      String(entry.fields.option ?? entry.fields.reason ?? entry.message),
+    ),
+  };
+}
+
+const chartResult = (isError: boolean): Item[] => [
+  { kind: 'user', parts: [{ type: 'text', text: 'Draw it.' }] },
+  { kind: 'assistant', parts: [{ type: 'tool-call', id: call, name: 'chart', input: {} }] },
+  {
+    kind: 'tool',
+    parts: [
+      {
+        type: 'tool-result',
+        callId: call,
+        isError,
+        output: {
+          type: 'parts',
+          parts: [
+            { type: 'text', text: 'the chart' },
+            { type: 'media', modality: 'image', mimeType: 'image/png', data: { type: 'base64', data: png } },
+          ],
+        },
+      },
+    ],
+  },
+];
+
+const toolResultOf = (body: Record<string, unknown>) =>
+  (body.messages as Array<{ content: Array<{ toolResult?: Record<string, unknown> }> }>)
+    .flatMap((message) => message.content)
+    .find((block) => block.toolResult !== undefined)!.toolResult!;
+
+describe('Converse sampling by family', () => {
+  it('Claude 4.5: temperature or top_p, not both (top_p dropped with a WARN)', () => {
+    const { body, warnings } = build(claude, { temperature: 0.3, topP: 0.9 });
+    expect(body.inferenceConfig).toEqual({ maxTokens: 4096, temperature: 0.3 });
+    expect(warnings).toEqual(['top_p']);
+  });
+
+  it('Claude under thinking: no temperature other than 1 and no top_k (each dropped with a WARN)', () => {
+    const { body, warnings } = build(claude, { reasoning: { effort: 'low' }, temperature: 0.5, topK: 20 });
+    expect(body.inferenceConfig).toEqual({ maxTokens: 4096 });
+    expect(body.additionalModelRequestFields).toEqual({ thinking: { type: 'enabled', budget_tokens: 2048 } });
+    expect(warnings).toEqual(['temperature', 'top_k']);
+  });
+
+  it('another family gets what was asked: temperature and topP, top_k in the additional fields', () => {
+    const { body, warnings } = build(llama, { temperature: 0.3, topP: 0.9, topK: 20 });
+    expect(body.inferenceConfig).toEqual({ maxTokens: 4096, temperature: 0.3, topP: 0.9 });
+    expect(body.additionalModelRequestFields).toEqual({ top_k: 20 });
+    expect(warnings).toEqual([]);
+  });
+});
+
+describe('Converse tool results by family', () => {
+  it('Claude: the image in a tool result is sent, and an error result has status error', () => {
+    const result = toolResultOf(build(claude, {}, chartResult(true)).body);
+    expect(result.status).toBe('error');
+    expect(result.content).toEqual([
+      { text: 'the chart' },
+      { image: { format: 'png', source: { bytes: png } } },
+    ]);
+  });
+
+  it('another family: no status (the error said in the text), the image dropped with a WARN', () => {
+    const { body, warnings } = build(llama, {}, chartResult(true));
+    const result = toolResultOf(body);
+    expect(result.status).toBeUndefined();
+    expect(result.content).toEqual([{ text: 'Error:' }, { text: 'the chart' }]);
+    expect(warnings.join(' ')).toMatch(/toolResult/);
+  });
+});
