@@ -37,6 +37,11 @@ export interface DecodedRequest {
   instructionItems?: number;
   /** Responses: `include` asked for `reasoning.encrypted_content`. */
   encryptedReasoning?: boolean;
+  /**
+   * Responses: the request's `namespace` tools. Their functions travel as tools named
+   * `{namespace}.{name}` (a dot no Responses function name holds), named back in calls.
+   */
+  namespaces?: string[];
   /** What the codec left out on purpose (for the server's WARN), e.g. hosted tools it cannot offer. */
   warnings?: string[];
 }
@@ -80,6 +85,8 @@ export interface EncodeContext {
   /** Responses: the request's `store` and `previous_response_id`. */
   store?: boolean;
   previousResponseId?: string;
+  /** Responses: the request's namespaces (`DecodedRequest.namespaces`): a call to `ns.name` is sent as `name` in `ns`. */
+  namespaces?: readonly string[];
   /** Gemini: send tool-call ids in `functionCall.id` (the gateway does, the real API does not). */
   callIds?: boolean;
   /** Opaque-field wrapping (default: verbatim). */

@@ -269,6 +269,7 @@ function encodeContext(decoded: DecodedRequest, protocol: InboundProtocol): Enco
     context.responseId = createResponsesId('resp');
     context.store = decoded.store ?? true;
     if (decoded.previousResponseId !== undefined) context.previousResponseId = decoded.previousResponseId;
+    if (decoded.namespaces !== undefined) context.namespaces = decoded.namespaces;
   }
   return context;
 }

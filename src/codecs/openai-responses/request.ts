@@ -124,7 +124,7 @@ function convertItem(value: unknown, index: number, transcript: Item[], opaque: 
           {
             type: 'tool-call',
             id: requiredString(item, 'call_id', `${path}.call_id`) as never,
-            name: requiredString(item, 'name', `${path}.name`),
+            name: qualifiedName(item, path),
             ...parseArguments(item.arguments ?? '{}', `${path}.arguments`),
           },
           `${path}.call_id`,
@@ -156,33 +156,62 @@ function convertItem(value: unknown, index: number, transcript: Item[], opaque: 
 }
 
 /**
- * Function tools are offered; hosted and custom tools (`web_search`, `custom`, `local_shell`, …)
- * cannot be served by another provider, so they are left out with a warning (clients such as Codex
- * always send some) rather than refusing the whole request.
+ * Function tools are offered, and so are those of a `namespace` tool (Codex groups its sub-agent
+ * tools in one), as `{namespace}.{name}`; hosted and custom tools (`web_search`, `custom`,
+ * `local_shell`, …) cannot be served by another provider, so they are left out with a warning
+ * (clients such as Codex always send some) rather than refusing the whole request.
  */
-function convertTools(body: Record<string, unknown>, warnings: string[]): ToolSpec[] | undefined {
+function convertTools(
+  body: Record<string, unknown>,
+  warnings: string[],
+  namespaces: string[],
+): ToolSpec[] | undefined {
   return optionalArray(body, 'tools')?.flatMap((tool, index) => {
     const path = `tools.${index}`;
     const object = jsonObject(tool, path);
-    if (object.type !== 'function') {
-      warnings.push(`${path}: tool type '${String(object.type)}' is not offered to the model`);
-      return [];
+    if (object.type === 'namespace') {
+      const namespace = requiredString(object, 'name', `${path}.name`);
+      namespaces.push(namespace);
+      return (optionalArray(object, 'tools', `${path}.tools`) ?? []).flatMap((inner, innerIndex) =>
+        functionTool(inner, `${path}.tools.${innerIndex}`, warnings, `${namespace}.`),
+      );
     }
-    const spec: ToolSpec = {
-      name: requiredString(object, 'name', `${path}.name`),
-      inputSchema: jsonObject(object.parameters ?? { type: 'object', properties: {} }, `${path}.parameters`),
-    };
-    const description = optionalString(object, 'description', `${path}.description`);
-    if (description !== undefined) spec.description = description;
-    return [spec];
+    return functionTool(object, path, warnings, '');
   });
+}
+
+/** A function tool's spec (its name after `prefix`), or none with a warning for any other type. */
+function functionTool(tool: unknown, path: string, warnings: string[], prefix: string): ToolSpec[] {
+  const object = jsonObject(tool, path);
+  if (object.type !== 'function') {
+    warnings.push(`${path}: tool type '${String(object.type)}' is not offered to the model`);
+    return [];
+  }
+  const spec: ToolSpec = {
+    name: prefix + requiredString(object, 'name', `${path}.name`),
+    inputSchema: jsonObject(object.parameters ?? { type: 'object', properties: {} }, `${path}.parameters`),
+  };
+  const description = optionalString(object, 'description', `${path}.description`);
+  if (description !== undefined) spec.description = description;
+  return [spec];
+}
+
+/** A call's tool name: `{namespace}.{name}` for a function of a namespace (see {@link convertTools}). */
+function qualifiedName(item: Record<string, unknown>, path: string): string {
+  const name = requiredString(item, 'name', `${path}.name`);
+  const namespace = optionalString(item, 'namespace', `${path}.namespace`);
+  return namespace === undefined ? name : `${namespace}.${name}`;
 }
 
 function convertToolChoice(value: unknown): ToolChoice | undefined {
   if (value === undefined || value === null) return undefined;
   if (value === 'auto' || value === 'none' || value === 'required') return value;
   const object = jsonObject(value, 'tool_choice');
-  if (object.type === 'function') return namedTool(object.name, 'tool_choice.name');
+  if (object.type === 'function')
+    return namedTool(
+      typeof object.namespace === 'string' ? `${object.namespace}.${String(object.name)}` : object.name,
+      'tool_choice.name',
+    );
   throw new RequestFieldError(
     'tool_choice',
     'tool_choice must be auto, none, required or a function',
@@ -244,7 +273,8 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   const { transcript, instructionItems } = convertInput(object, opaque);
   const request: DecodedRequest['request'] = { transcript };
   const warnings: string[] = [];
-  const tools = convertTools(object, warnings);
+  const namespaces: string[] = [];
+  const tools = convertTools(object, warnings, namespaces);
   if (tools !== undefined && tools.length > 0) request.tools = tools;
   const choice = convertToolChoice(object.tool_choice);
   if (choice !== undefined) request.toolChoice = checkedToolChoice(choice, request.tools, 'tool_choice');
@@ -272,6 +302,7 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
     encryptedReasoning: include.includes('reasoning.encrypted_content'),
   };
   if (warnings.length > 0) decoded.warnings = warnings;
+  if (namespaces.length > 0) decoded.namespaces = namespaces;
   const previous = optionalString(object, 'previous_response_id');
   if (previous !== undefined) decoded.previousResponseId = previous;
   decoded.instructionItems = instructionItems;

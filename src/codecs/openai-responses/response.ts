@@ -73,9 +73,24 @@ function callItem(
   callId: string,
   name: string,
   argumentsText: string,
+  context: EncodeContext,
   id = createResponsesId('fc'),
 ): ResponsesItem {
-  return { id, type: 'function_call', status: 'completed', arguments: argumentsText, call_id: callId, name };
+  const item: ResponsesItem = {
+    id,
+    type: 'function_call',
+    status: 'completed',
+    arguments: argumentsText,
+    call_id: callId,
+    name,
+  };
+  // A function of one of the request's namespaces: named as the client declared it.
+  const dot = name.indexOf('.');
+  if (dot > 0 && context.namespaces?.includes(name.slice(0, dot)) === true) {
+    item.namespace = name.slice(0, dot);
+    item.name = name.slice(dot + 1);
+  }
+  return item;
 }
 
 /** An item the runtime closed before the provider finished it says so (`status: incomplete`). */
@@ -97,7 +112,7 @@ function convertComplete(part: Part, context: EncodeContext): ResponsesItem | un
     case 'reasoning':
       return reasoningItem(part.text, encrypted(part, context));
     case 'tool-call':
-      return callItem(part.id, part.name, argumentsText(part));
+      return callItem(part.id, part.name, argumentsText(part), context);
     default:
       return undefined;
   }
@@ -277,7 +292,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
         return add(event.index, item, { ...item, summary: [] });
       }
       case 'tool-call-start': {
-        const item = callItem(event.id, event.name, '');
+        const item = callItem(event.id, event.name, '', context);
         return add(event.index, item, { ...item, status: 'in_progress' });
       }
       case 'text-delta':
