@@ -11,7 +11,13 @@ export interface GeminiPart {
   inlineData?: { mimeType: string; data: string };
   fileData?: { mimeType?: string; fileUri: string };
   functionCall?: GeminiFunctionCall;
-  functionResponse?: { name: string; response: JsonObject; id?: string };
+  functionResponse?: {
+    name: string;
+    response: JsonObject;
+    id?: string;
+    /** Gemini 3: the result's inline media (multimodal function response). */
+    parts?: Array<Pick<GeminiPart, 'inlineData'>>;
+  };
   executableCode?: JsonObject;
   codeExecutionResult?: JsonObject;
 }

@@ -129,13 +129,21 @@ function convertToolResult(part: ToolResultPart, site: PartSite): GeminiPart[] {
   const id = providerToolId(site.context, part.callId);
   const media: GeminiPart[] = [];
   const response = convertToolOutput(part, site, media);
-  return [{ functionResponse: { name, response, id } }, ...media];
+  const functionResponse: NonNullable<GeminiPart['functionResponse']> = { name, response, id };
+  // Gemini 3 takes a result's inline media inside its functionResponse (a multimodal function
+  // response, tied to its call); earlier models, and media by URI, follow it as sibling parts.
+  if (signaturesEnforced(site.context.model)) {
+    const inline = media.filter((data) => data.inlineData !== undefined);
+    if (inline.length > 0) functionResponse.parts = inline.map(({ inlineData }) => ({ inlineData }));
+    return [{ functionResponse }, ...media.filter((data) => data.inlineData === undefined)];
+  }
+  return [{ functionResponse }, ...media];
 }
 
 /**
  * Gemini wants `response` to be an object: text becomes `{output: text}`, a JSON object is sent as
  * is, any other JSON value becomes `{output: value}`; an error result uses `error` instead of
- * `output`. Media inside a result follow the `functionResponse` as sibling parts.
+ * `output`. Media inside a result are collected in `media` (see {@link convertToolResult}).
  */
 function convertToolOutput(part: ToolResultPart, site: PartSite, media: GeminiPart[]): JsonObject {
   const key = part.isError ? 'error' : 'output';

@@ -456,6 +456,53 @@ describe('golden request bodies', () => {
     `);
   });
 
+  it("a tool result's image: inside the functionResponse on Gemini 3, a sibling part before (URIs stay siblings)", () => {
+    const call = toolCallId('call_chart');
+    const transcript: Item[] = [
+      userText('Chart it'),
+      { kind: 'assistant', parts: [{ type: 'tool-call', id: call, name: 'chart', input: {} }] },
+      {
+        kind: 'tool',
+        parts: [
+          {
+            type: 'tool-result',
+            callId: call,
+            isError: false,
+            output: {
+              type: 'parts',
+              parts: [
+                { type: 'text', text: 'the chart' },
+                {
+                  type: 'media',
+                  modality: 'image',
+                  mimeType: 'image/png',
+                  data: { type: 'base64', data: 'iVBORw0KGgo=' },
+                },
+                {
+                  type: 'file',
+                  mimeType: 'application/pdf',
+                  data: { type: 'uri', uri: 'gs://bucket/a.pdf' },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    ];
+    const resultParts = (model: string) => {
+      const { wire } = build({ model, transcript }, testContext({ model }));
+      return (wire.body.contents as Array<{ parts: unknown[] }>)[2]!.parts;
+    };
+    const image = { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } };
+    const pdf = { fileData: { mimeType: 'application/pdf', fileUri: 'gs://bucket/a.pdf' } };
+    const response = { name: 'chart', response: { output: 'the chart' }, id: 'call_chart' };
+    expect(resultParts('gemini-3-pro-preview')).toEqual([
+      { functionResponse: { ...response, parts: [image] } },
+      pdf,
+    ]);
+    expect(resultParts('gemini-2.5-flash')).toEqual([{ functionResponse: response }, image, pdf]);
+  });
+
   it('structured output: responseMimeType and the converted responseSchema', () => {
     const { wire } = build({
       outputSchema: {
