@@ -384,3 +384,63 @@ describe('finish reasons of the client’s own protocol pass through', () => {
     expect(whole.candidates[0]!.finishReason).toBe(expected);
   });
 });
+
+describe('Responses streams number their events in order', () => {
+  const empty: CanonicalResponse = {
+    requestId: 'r' as never,
+    model: 'm',
+    provider: 'p',
+    content: [],
+    finishReason: 'completed',
+    usage: { input: 1, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+    latencyMs: 0,
+  };
+  const numbers = (
+    frames: ReturnType<ReturnType<(typeof codecs)['openai-responses']['createStreamEncoder']>['event']>,
+  ) =>
+    frames.map((frame) => {
+      const [, data] = /^data: (.*)$/m.exec(serializeFrame(frame))!;
+      const { type, sequence_number } = JSON.parse(data!) as { type: string; sequence_number: number };
+      return `${type}#${sequence_number}`;
+    });
+
+  it('a reply with no output item: created #0, in_progress #1, completed #2 (not completed #0)', () => {
+    const encoder = codecs['openai-responses'].createStreamEncoder({ model: 'm' });
+    expect(numbers(encoder.event({ type: 'finish', response: empty }))).toEqual([
+      'response.created#0',
+      'response.in_progress#1',
+      'response.completed#2',
+    ]);
+  });
+
+  it('a failure before any item: failed after the opening events', () => {
+    const encoder = codecs['openai-responses'].createStreamEncoder({ model: 'm' });
+    expect(numbers(encoder.error({ status: 502, errorClass: 'network', message: 'cut' }))).toEqual([
+      'response.created#0',
+      'response.in_progress#1',
+      'response.failed#2',
+    ]);
+  });
+});
+
+describe('Gemini error bodies', () => {
+  it("status is always a canonical Google name; the gateway's own code goes in an ErrorInfo reason", () => {
+    const body = (code?: string) =>
+      codecs.gemini.encodeError({
+        status: 502,
+        errorClass: 'server_error',
+        message: 'x',
+        ...(code ? { code } : {}),
+      }).body as { error: Record<string, unknown> };
+    expect(body('model_failure').error).toMatchObject({
+      status: 'UNAVAILABLE',
+      details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'model_failure' }],
+    });
+    expect(body('RESOURCE_EXHAUSTED').error).toEqual({
+      code: 502,
+      message: 'x',
+      status: 'RESOURCE_EXHAUSTED',
+    });
+    expect(body().error).toEqual({ code: 502, message: 'x', status: 'UNAVAILABLE' });
+  });
+});

@@ -18,15 +18,42 @@ const statusNames: Record<number, string> = {
   504: 'DEADLINE_EXCEEDED',
 };
 
-/** The body of a Google error (also the in-band error object of a stream). */
+/** Google's canonical status names (google.rpc.Code): the only values `status` takes. */
+const canonicalNames = new Set([
+  'CANCELLED',
+  'UNKNOWN',
+  'INVALID_ARGUMENT',
+  'DEADLINE_EXCEEDED',
+  'NOT_FOUND',
+  'ALREADY_EXISTS',
+  'PERMISSION_DENIED',
+  'UNAUTHENTICATED',
+  'RESOURCE_EXHAUSTED',
+  'FAILED_PRECONDITION',
+  'ABORTED',
+  'OUT_OF_RANGE',
+  'UNIMPLEMENTED',
+  'INTERNAL',
+  'UNAVAILABLE',
+  'DATA_LOSS',
+]);
+
+/**
+ * The body of a Google error (also the in-band error object of a stream). A `code` that is a
+ * canonical status name (the emulator's scripts) is the `status`; any other (`model_failure`,
+ * `state_unavailable`) goes in an ErrorInfo detail's `reason`, as Google's own errors carry theirs,
+ * and `status` is the HTTP status's name.
+ */
 export function errorBody(error: WireError): { error: Record<string, unknown> } {
-  return {
-    error: {
-      code: error.status,
-      message: error.message,
-      status: error.code ?? statusNames[error.status] ?? 'UNKNOWN',
-    },
+  const named = error.code !== undefined && canonicalNames.has(error.code);
+  const body: Record<string, unknown> = {
+    code: error.status,
+    message: error.message,
+    status: named ? error.code : (statusNames[error.status] ?? 'UNKNOWN'),
   };
+  if (error.code !== undefined && !named)
+    body.details = [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: error.code }];
+  return { error: body };
 }
 
 /** A Google error response (with `retry-after` when known). */

@@ -179,16 +179,20 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   const frame = (type: string, payload: Record<string, unknown>): WireFrame =>
     createFrame({ type, sequence_number: sequence++, ...payload }, type);
 
-  function preamble(frames: WireFrame[]): WireFrame[] {
-    if (encoder.started) return frames;
+  /**
+   * `response.created` and `response.in_progress` the first time, else nothing. It numbers its
+   * frames when called: call it before making any frame that follows them (an empty reply's
+   * `response.completed` was once numbered 0, before them).
+   */
+  function preamble(): WireFrame[] {
+    if (encoder.started) return [];
     encoder.started = true;
     const response = { ...responseObject(context, id, undefined), status: 'in_progress' };
-    const head = [frame('response.created', { response }), frame('response.in_progress', { response })];
-    return [...head, ...frames];
+    return [frame('response.created', { response }), frame('response.in_progress', { response })];
   }
 
   function add(index: number, item: ResponsesItem, announced: ResponsesItem): WireFrame[] {
-    const frames = preamble([]);
+    const frames = preamble();
     const outputIndex = items.length;
     items.push(item);
     open.set(index, { item, outputIndex, text: '' });
@@ -273,9 +277,11 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       output: items,
       usage: convertUsage(response.usage),
     };
-    return preamble([
+    const frames = preamble();
+    frames.push(
       frame(reason === undefined ? 'response.completed' : 'response.incomplete', { response: final }),
-    ]);
+    );
+    return frames;
   }
 
   function event(event: StreamEvent): WireFrame[] {
@@ -327,7 +333,9 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     const response = { ...responseObject(context, id, undefined), status: 'failed', output: items };
     const { message, code } = errorBody(error).error as { message: string; code: string | null };
     response.error = { code: code ?? 'server_error', message };
-    return preamble([frame('response.failed', { response })]);
+    const frames = preamble();
+    frames.push(frame('response.failed', { response }));
+    return frames;
   }
 
   const encoder: EncoderState = {
