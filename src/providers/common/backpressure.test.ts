@@ -223,6 +223,27 @@ describe('a burst read at once: its first content goes out before the rest is de
     expect(text).toBe(words(1500).join(''));
   });
 
+  it('a short reply in one read (2 KB, as a fast host sends it whole): first text before the rest is decoded', async () => {
+    const reply = words(40).map(textEvent).join('') + endEvent;
+    expect(reply.length).toBeLessThan(4 * 1024);
+    const { definition, decoded } = countingDefinition();
+    const stream = createHttpAdapter(definition, {
+      baseURL: 'http://burst.test',
+      apiKey: 'sk-test',
+      fetch: oneChunk(reply),
+    }).stream(request);
+    let decodedAtFirstText: number | undefined;
+    let text = '';
+    for await (const event of stream) {
+      if (event.type !== 'text-delta') continue;
+      decodedAtFirstText ??= decoded();
+      text += event.delta;
+    }
+    // Before, a read of 16 KiB or less was decoded whole (all 41 events) before the first text.
+    expect(decodedAtFirstText).toBe(1);
+    expect(text).toBe(words(40).join(''));
+  });
+
   it.each([
     ['LF', '\n\n', 0],
     ['CRLF', '\r\n\r\n', 0],
