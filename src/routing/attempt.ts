@@ -3,7 +3,7 @@ import type { CallOptions } from '../core/adapter.ts';
 import { AdapterError } from '../core/errors/adapter-error.ts';
 import { ContextOverflowError } from '../core/errors/context-overflow-error.ts';
 import { createAdapterError } from '../core/errors/create-error.ts';
-import type { ErrorClass } from '../core/errors/error-class.ts';
+import { type ErrorClass, isRetryableClass } from '../core/errors/error-class.ts';
 import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
 import { modelFailureError } from '../core/errors/model-failure.ts';
 import { ServerError } from '../core/errors/server-error.ts';
@@ -111,6 +111,7 @@ export async function recordFailure(
     classified?.status === undefined ? attempt : { ...attempt, status: classified.status },
   );
   route.lastRetryAfterSeconds = classified?.retryAfterSeconds;
+  route.lastRetryable = classified?.retryable;
   if (observed)
     emit({
       ...eventBase(route, model, retryCount),
@@ -235,10 +236,8 @@ export function noCandidate(state: RouterState, route: Route): Error {
       message,
       providerCode: 'all_candidates_failed',
       status: last.status,
-      retryable:
-        last.errorClass === 'rate_limit' ||
-        last.errorClass === 'server_error' ||
-        last.errorClass === 'network',
+      // The failure's own word (an `insufficient_quota` 429, an upstream's `x-should-retry: false`).
+      retryable: route.lastRetryable ?? isRetryableClass(last.errorClass ?? 'other'),
       ...retryAfter(route.lastRetryAfterSeconds ?? reopening),
     });
   else if (route.reopensAt !== undefined || attempts.some((attempt) => isUnavailableReason(attempt.reason)))

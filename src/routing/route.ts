@@ -73,6 +73,8 @@ export interface Route {
   reopensAt?: number;
   /** The `retry-after` of the latest failed attempt, passed on when no candidate is left. */
   lastRetryAfterSeconds?: number;
+  /** Whether the latest failed attempt's error may pass if sent again (its own `retryable`). */
+  lastRetryable?: boolean;
 }
 
 /** What one router holds across calls. */

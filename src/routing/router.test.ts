@@ -444,6 +444,20 @@ describe('when no candidate is left, the error keeps the class a client acts on'
       retryAfterSeconds: 7,
     });
   });
+
+  it('the fallback kept out: a failure that must not be sent again keeps its word (an x-should-retry: false)', async () => {
+    front(
+      { 'anthropic:claude-sonnet-4-5': { aliases: ['primary'], fallbacks: ['openai:gpt-4.1-mini'] } },
+      { failure_threshold: 1, cooldown_seconds: 30 },
+    );
+    now = 9_000_000;
+    emulator.enqueue(openaiError(500, 'down'));
+    await sy.complete({ model: 'openai:gpt-4.1-mini', transcript: [userText('Hi')] }).catch(() => undefined);
+    emulator.enqueue(anthropicError(500, 'api_error', 'Broken', { 'x-should-retry': 'false' }));
+    const error = await sy.complete(hello).catch((caught: unknown) => caught);
+    // Before, the class alone decided: a 5xx read as retryable, and a gateway said x-should-retry: true.
+    expect(error).toMatchObject({ providerCode: 'all_candidates_failed', status: 500, retryable: false });
+  });
 });
 
 describe('availability across calls', () => {
