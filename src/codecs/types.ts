@@ -38,10 +38,11 @@ export interface DecodedRequest {
   /** Responses: `include` asked for `reasoning.encrypted_content`. */
   encryptedReasoning?: boolean;
   /**
-   * Responses: the request's `namespace` tools. Their functions travel as tools named
-   * `{namespace}.{name}` (a dot no Responses function name holds), named back in calls.
+   * Responses: the functions of the request's `namespace` tools, which travel as tools named
+   * `{namespace}.{name}`: that name → its namespace, so a call is named back exactly (a plain
+   * function named `github.list_repos` beside a namespace `github` stays plain).
    */
-  namespaces?: string[];
+  namespaces?: ReadonlyMap<string, string>;
   /** What the codec left out on purpose (for the server's WARN), e.g. hosted tools it cannot offer. */
   warnings?: string[];
 }
@@ -85,8 +86,8 @@ export interface EncodeContext {
   /** Responses: the request's `store` and `previous_response_id`. */
   store?: boolean;
   previousResponseId?: string;
-  /** Responses: the request's namespaces (`DecodedRequest.namespaces`): a call to `ns.name` is sent as `name` in `ns`. */
-  namespaces?: readonly string[];
+  /** Responses: the request's namespaced tools (`DecodedRequest.namespaces`): a call to one is sent as its `name` in its `namespace`. */
+  namespaces?: ReadonlyMap<string, string>;
   /** Gemini: send tool-call ids in `functionCall.id` (the gateway does, the real API does not). */
   callIds?: boolean;
   /** Opaque-field wrapping (default: verbatim). */

@@ -89,6 +89,38 @@ describe('Responses namespace tools through the gateway', () => {
     ]);
   });
 
+  it('a plain function whose name holds the namespace and a dot stays plain; a dotted namespace keeps its name', async () => {
+    const plain = 'multi_agent_v1.list_agents';
+    const dotted = 'mcp.github';
+    const more = [
+      ...tools,
+      { type: 'function', name: plain, parameters: { type: 'object' }, strict: false },
+      {
+        type: 'namespace',
+        name: dotted,
+        description: 'GitHub',
+        tools: [{ type: 'function', name: 'create_issue', parameters: { type: 'object' } }],
+      },
+    ] as unknown as OpenAI.Responses.Tool[];
+    const call = (name: string): EmulatorScript =>
+      ({
+        type: 'scripted',
+        content: [{ type: 'tool-call', id: 'toolu_01X', name: safeToolName(name), input: {} }],
+        usage: { input: 9, output: 4 },
+      }) as EmulatorScript;
+    harness.emulator.enqueue(call(plain));
+    const first = await client.responses.create({ model, input: 'List them.', tools: more });
+    const plainCall = first.output.find((item) => item.type === 'function_call')!;
+    expect(plainCall).toMatchObject({ name: plain });
+    expect(plainCall).not.toHaveProperty('namespace');
+    harness.emulator.enqueue(call(`${dotted}.create_issue`));
+    const second = await client.responses.create({ model, input: 'File it.', tools: more });
+    expect(second.output.find((item) => item.type === 'function_call')).toMatchObject({
+      name: 'create_issue',
+      namespace: dotted,
+    });
+  });
+
   it('the call and its output sent back with the namespace reach the upstream as the same tool', async () => {
     harness.emulator.enqueue({
       type: 'scripted',

@@ -164,17 +164,18 @@ function convertItem(value: unknown, index: number, transcript: Item[], opaque: 
 function convertTools(
   body: Record<string, unknown>,
   warnings: string[],
-  namespaces: string[],
+  namespaced: Map<string, string>,
 ): ToolSpec[] | undefined {
   return optionalArray(body, 'tools')?.flatMap((tool, index) => {
     const path = `tools.${index}`;
     const object = jsonObject(tool, path);
     if (object.type === 'namespace') {
       const namespace = requiredString(object, 'name', `${path}.name`);
-      namespaces.push(namespace);
-      return (optionalArray(object, 'tools', `${path}.tools`) ?? []).flatMap((inner, innerIndex) =>
-        functionTool(inner, `${path}.tools.${innerIndex}`, warnings, `${namespace}.`),
-      );
+      return (optionalArray(object, 'tools', `${path}.tools`) ?? []).flatMap((inner, innerIndex) => {
+        const specs = functionTool(inner, `${path}.tools.${innerIndex}`, warnings, `${namespace}.`);
+        for (const spec of specs) namespaced.set(spec.name, namespace);
+        return specs;
+      });
     }
     return functionTool(object, path, warnings, '');
   });
@@ -207,11 +208,14 @@ function convertToolChoice(value: unknown): ToolChoice | undefined {
   if (value === undefined || value === null) return undefined;
   if (value === 'auto' || value === 'none' || value === 'required') return value;
   const object = jsonObject(value, 'tool_choice');
-  if (object.type === 'function')
-    return namedTool(
-      typeof object.namespace === 'string' ? `${object.namespace}.${String(object.name)}` : object.name,
-      'tool_choice.name',
-    );
+  if (object.type === 'function') {
+    const namespace = optionalString(object, 'namespace', 'tool_choice.namespace');
+    const name =
+      namespace === undefined || typeof object.name !== 'string'
+        ? object.name
+        : `${namespace}.${object.name}`;
+    return namedTool(name, 'tool_choice.name');
+  }
   throw new RequestFieldError(
     'tool_choice',
     'tool_choice must be auto, none, required or a function',
@@ -273,8 +277,8 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   const { transcript, instructionItems } = convertInput(object, opaque);
   const request: DecodedRequest['request'] = { transcript };
   const warnings: string[] = [];
-  const namespaces: string[] = [];
-  const tools = convertTools(object, warnings, namespaces);
+  const namespaced = new Map<string, string>();
+  const tools = convertTools(object, warnings, namespaced);
   if (tools !== undefined && tools.length > 0) request.tools = tools;
   const choice = convertToolChoice(object.tool_choice);
   if (choice !== undefined) request.toolChoice = checkedToolChoice(choice, request.tools, 'tool_choice');
@@ -302,7 +306,7 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
     encryptedReasoning: include.includes('reasoning.encrypted_content'),
   };
   if (warnings.length > 0) decoded.warnings = warnings;
-  if (namespaces.length > 0) decoded.namespaces = namespaces;
+  if (namespaced.size > 0) decoded.namespaces = namespaced;
   const previous = optionalString(object, 'previous_response_id');
   if (previous !== undefined) decoded.previousResponseId = previous;
   decoded.instructionItems = instructionItems;

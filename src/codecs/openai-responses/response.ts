@@ -85,10 +85,10 @@ function callItem(
     name,
   };
   // A function of one of the request's namespaces: named as the client declared it.
-  const dot = name.indexOf('.');
-  if (dot > 0 && context.namespaces?.includes(name.slice(0, dot)) === true) {
-    item.namespace = name.slice(0, dot);
-    item.name = name.slice(dot + 1);
+  const namespace = context.namespaces?.get(name);
+  if (namespace !== undefined) {
+    item.namespace = namespace;
+    item.name = name.slice(namespace.length + 1);
   }
   return item;
 }
