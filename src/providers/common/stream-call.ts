@@ -291,9 +291,9 @@ const maxFirstSlices = 8;
  * several events can arrive in one read (a short reply whole, a host that buffers, a replayed
  * reply), and the first content then reaches the consumer — a gateway's client — without waiting
  * for the rest to be decoded. Every read, not only large ones: for a 2 KB reply in one read the
- * gateway's first streamed byte came a median ~80 µs sooner (five interleaved runs of `STREAM=1
- * node bench/gateway-ab.ts`, 4 of 5 sooner), its end ~45 µs later (`END=1`: the extra turn and a
- * second write); once content is out, reads are decoded whole. Slices end after a blank line; any
+ * gateway's first streamed byte came sooner in 8 of 9 interleaved runs of `STREAM=1 node
+ * bench/gateway-ab.ts` (4 of 4 with its default warm-up, by 13–87 µs), its end ~45 µs later
+ * (`END=1`: the extra turn and a second write); once content is out, reads are decoded whole. Slices end after a blank line; any
  * split is safe (every decoder takes a chunk cut anywhere), so the binary and JSON-array framings
  * are only cut where they happen to hold one.
  */
