@@ -38,10 +38,11 @@ function effortForBudget(budget: number): Effort {
   return budget <= 8192 ? 'medium' : 'high';
 }
 
+/** A refusal naming the adapter that refuses (Anthropic's, or Bedrock's for Claude there). */
 function invalid(message: string, context: ProviderContext): InvalidRequestError {
   return new InvalidRequestError({
-    message: `anthropic: ${message}`,
-    provider: 'anthropic',
+    message: `${context.provider}: ${message}`,
+    provider: context.provider,
     requestId: context.requestId,
   });
 }

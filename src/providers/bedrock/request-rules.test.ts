@@ -78,6 +78,15 @@ describe('Converse sampling by family', () => {
     expect(warnings).toEqual(['temperature', 'top_k']);
   });
 
+  it('Claude under thinking with a forced tool choice is refused before the wire, naming bedrock', () => {
+    expect(() => build(claude, { reasoning: { effort: 'low' }, toolChoice: 'required' })).toThrow(
+      expect.objectContaining({ errorClass: 'invalid_request', provider: 'bedrock' }),
+    );
+    expect(() => build(claude, { reasoning: { effort: 'low' }, toolChoice: 'required' })).toThrow(
+      /^bedrock: /,
+    );
+  });
+
   it('another family gets what was asked: temperature and topP, top_k in the additional fields', () => {
     const { body, warnings } = build(llama, { temperature: 0.3, topP: 0.9, topK: 20 });
     expect(body.inferenceConfig).toEqual({ maxTokens: 4096, temperature: 0.3, topP: 0.9 });
