@@ -110,8 +110,10 @@ function convertReasoning(part: ReasoningPart, context: ProviderContext): WireCo
 }
 
 /**
- * Whether the model takes a toolResult's `status` and its image and document blocks: Converse's
- * ToolResultBlock and ToolResultContentBlock say only Amazon Nova and Anthropic Claude do.
+ * Whether the model takes a toolResult's `status` and its image and document blocks. Converse's
+ * reference says `status` and `image` are for Amazon Nova and Anthropic Claude only (ToolResultBlock,
+ * ToolResultContentBlock); it says nothing of `document`, which is kept to the same two families,
+ * as before this rule every family had it dropped.
  */
 function takesRichToolResults(context: ProviderContext): boolean {
   const id = baseModelId(context.model);

@@ -132,7 +132,7 @@ function convertToolResult(part: ToolResultPart, site: PartSite): GeminiPart[] {
   const functionResponse: NonNullable<GeminiPart['functionResponse']> = { name, response, id };
   // Gemini 3 takes a result's inline media inside its functionResponse (a multimodal function
   // response, tied to its call); earlier models, and media by URI, follow it as sibling parts.
-  if (signaturesEnforced(site.context.model)) {
+  if (takesMediaInFunctionResponse(site.context.model)) {
     const inline = media.filter((data) => data.inlineData !== undefined);
     if (inline.length > 0) functionResponse.parts = inline.map(({ inlineData }) => ({ inlineData }));
     return [{ functionResponse }, ...media.filter((data) => data.inlineData === undefined)];
@@ -218,6 +218,15 @@ function collectCallNames(items: readonly Item[]): Map<string, string> {
     for (const part of item.parts) if (part.type === 'tool-call') names.set(part.id, part.name);
   }
   return names;
+}
+
+/**
+ * Whether the model takes a tool result's media inside its `functionResponse` (Gemini 3 and later,
+ * named so: an alias such as `gemini-flash-latest` may be a 2.5, and sibling parts suit every model).
+ */
+function takesMediaInFunctionResponse(model: string): boolean {
+  const generation = /gemini-(\d+)/.exec(model)?.[1];
+  return generation !== undefined && Number(generation) >= 3 && !model.includes('image');
 }
 
 /** Gemini 3 models (except the image models) reject unsigned function calls of the current turn. */

@@ -501,6 +501,8 @@ describe('golden request bodies', () => {
       pdf,
     ]);
     expect(resultParts('gemini-2.5-flash')).toEqual([{ functionResponse: response }, image, pdf]);
+    // A name that does not say its generation (an alias that may be a 2.5): siblings, which every model takes.
+    expect(resultParts('gemini-flash-latest')).toEqual([{ functionResponse: response }, image, pdf]);
   });
 
   it('structured output: responseMimeType and the converted responseSchema', () => {
