@@ -304,12 +304,14 @@ function onConnection(state: GatewayState, socket: WebSocket, key: GatewayKey | 
         status: 503,
         errorClass: 'server_error',
         message: 'the gateway is shutting down',
+        retryable: true,
       });
     if (calls.size >= maxCallsPerSocket)
       return refuse(socket, id, {
         status: 429,
         errorClass: 'rate_limit',
         message: `at most ${maxCallsPerSocket} requests may be in flight on one socket`,
+        retryable: true,
       });
     const entry: SocketCall = { controller: new AbortController() };
     calls.set(id, entry);

@@ -45,7 +45,7 @@ export const maxUnreadDecodedBytes = 64 * 1024 * 1024;
  * And 0 is what keeps undici 7.30 whole: with any read-ahead, a connection-close body whose parser
  * is paused for a busy consumer can read its end of file, and undici's `onHttpSocketEnd` then fails
  * its own `assert(!this.paused)` in an event handler: an uncaught exception that would end the
- * process (test/conformance/hostile-server.test.ts: 8 rows fail with 16 KiB). So 0 stays, though a
+ * process (test/conformance/hostile-server.test.ts: 8 to 17 rows fail with 16 KiB, by run). So 0 stays, though a
  * 16 KiB read-ahead took 25–130 µs off a gateway's sequential call (`bench/README.md`, "Socket
  * read-ahead").
  */

@@ -359,13 +359,17 @@ it('the native finish event’s routing record names no upstream URL of a failed
 it('the key’s request limit counts socket requests as it counts HTTP ones', async () => {
   const { socket, last } = await openSocket(harness.server.url, 'tiny-key');
   const statuses: Array<number | string> = [];
+  let refusal: unknown;
   for (const id of ['1', '2', '3']) {
     harness.emulator.enqueue(hello);
     socket.send(JSON.stringify({ type: 'request', id, request: { model: 'up-chat', transcript } }));
     const end = await last(id);
     statuses.push(end.type === 'done' ? 'done' : end.error!.status);
+    if (end.type !== 'done') refusal = end.error;
   }
   expect(statuses).toEqual(['done', 'done', 429]);
+  // What an HTTP reply's x-should-retry says: a limit per minute passes later.
+  expect(refusal).toMatchObject({ retryable: true });
   socket.close();
 });
 
