@@ -13,6 +13,7 @@ import type { Item } from '../../core/transcript.ts';
 import { capabilitiesFor } from './capabilities.ts';
 import { buildRequest } from './request.ts';
 import { createTestContext } from './test-support.ts';
+import { checkConverseRequest } from '../../testing/emulator/rules/bedrock.ts';
 
 const claude = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 const llama = 'meta.llama3-3-70b-instruct-v1:0';
@@ -85,6 +86,25 @@ describe('Converse sampling by family', () => {
     expect(() => build(claude, { reasoning: { effort: 'low' }, toolChoice: 'required' })).toThrow(
       /^bedrock: /,
     );
+  });
+
+  it("the bodies pass the emulator's Converse rules (Bedrock's ValidationExceptions for Claude)", () => {
+    const path = `/model/${encodeURIComponent(claude)}/converse`;
+    for (const overrides of [
+      { temperature: 0.3, topP: 0.9 },
+      { reasoning: { effort: 'low' as const }, temperature: 0.5, topK: 20 },
+    ]) {
+      const { body } = build(claude, overrides);
+      const checked = checkConverseRequest({
+        method: 'POST',
+        path,
+        query: {},
+        headers: { authorization: 'Bearer k' },
+        body,
+        protocol: 'bedrock-converse',
+      });
+      expect(checked).toBeUndefined();
+    }
   });
 
   it('another family gets what was asked: temperature and topP, top_k in the additional fields', () => {

@@ -1,7 +1,7 @@
 /**
  * Bedrock request rules: a SigV4 `authorization` header of the right shape (or a bearer token),
- * Converse message order and tool pairing, and the InvokeModel Anthropic body
- * (`anthropic_version: bedrock-2023-05-31`, no `model`).
+ * Converse message order and tool pairing, Claude's sampling rules through Converse, and the
+ * InvokeModel Anthropic body (`anthropic_version: bedrock-2023-05-31`, no `model`).
  */
 import type { JsonScript, RecordedRequest } from '../types.ts';
 import { checkAnthropicBody } from './anthropic.ts';
@@ -96,6 +96,37 @@ function checkTools(body: Record<string, unknown>, messages: unknown[]): JsonScr
   return undefined;
 }
 
+/** Claude 4.5 and later (`anthropic.claude-sonnet-4-5-…`, any region prefix): temperature or top_p, not both. */
+const exclusiveSampling = /anthropic\.claude-(?:sonnet|opus|haiku)-(\d+)-(\d+)/;
+
+/**
+ * Claude's sampling rules as Bedrock answers them through Converse (each a ValidationException
+ * that quotes the model): temperature and topP together on 4.5 and later; under thinking, a
+ * temperature other than 1 or a `top_k`.
+ */
+function checkSampling(request: RecordedRequest, body: Record<string, unknown>): JsonScript | undefined {
+  const model = decodeURIComponent(/^\/model\/([^/]+)\//.exec(request.path)?.[1] ?? '');
+  if (!model.includes('anthropic.claude')) return undefined;
+  const inference = (body.inferenceConfig ?? {}) as Record<string, unknown>;
+  const additional = (body.additionalModelRequestFields ?? {}) as Record<string, unknown>;
+  const version = exclusiveSampling.exec(model);
+  const recent = version !== null && (Number(version[1]) > 4 || Number(version[2]) >= 5);
+  if (recent && inference.temperature !== undefined && inference.topP !== undefined)
+    return invalid(
+      'The model returned the following errors: `temperature` and `top_p` cannot both be specified for this model. Please use only one.',
+    );
+  if ((additional.thinking as { type?: unknown } | undefined)?.type !== 'enabled') return undefined;
+  if (inference.temperature !== undefined && inference.temperature !== 1)
+    return invalid(
+      'The model returned the following errors: `temperature` may only be set to 1 when thinking is enabled.',
+    );
+  if (additional.top_k !== undefined)
+    return invalid(
+      'The model returned the following errors: `top_k` is not allowed when thinking is enabled.',
+    );
+  return undefined;
+}
+
 /** Checks a Converse request. */
 export function checkConverseRequest(request: RecordedRequest): JsonScript | undefined {
   const denied = checkSignature(request);
@@ -105,7 +136,7 @@ export function checkConverseRequest(request: RecordedRequest): JsonScript | und
   const body = request.body as Record<string, unknown>;
   if (!Array.isArray(body.messages) || body.messages.length === 0)
     return invalid('messages: at least one message is required');
-  return checkOrder(body.messages) ?? checkTools(body, body.messages);
+  return checkOrder(body.messages) ?? checkTools(body, body.messages) ?? checkSampling(request, body);
 }
 
 /** Checks an InvokeModel request carrying an Anthropic body. */
