@@ -53,7 +53,7 @@ import { admitCall, hasQuota, type KeyQuota, settleCall } from './quota.ts';
 import type { Reservation } from '../state/types.ts';
 import { recordUsage, seriesOf } from './metrics.ts';
 import { headerOf, readJson } from './inbound.ts';
-import { errorReply, type Reply, sentReply } from './reply.ts';
+import { errorReply, type Reply, requestIdHeaders, sentReply } from './reply.ts';
 import { createBodyPump, createFramer, type Framer, webBody, writeToNode } from './stream-body.ts';
 import type { GatewayState } from './state.ts';
 import { clientEvent, clientResponse, clientText, renameTools } from './tool-names.ts';
@@ -275,7 +275,7 @@ function encodeContext(decoded: DecodedRequest, protocol: InboundProtocol): Enco
 }
 
 function headersOf(served: Served, contentType: string): Record<string, string> {
-  return { 'content-type': contentType, 'x-request-id': served.call.requestId };
+  return { 'content-type': contentType, ...requestIdHeaders(served.call.protocol, served.call.requestId) };
 }
 
 /**

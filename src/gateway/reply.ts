@@ -43,6 +43,16 @@ export function writeReply(outgoing: ServerResponse, reply: Reply): void {
   outgoing.end(body);
 }
 
+/**
+ * The request id as the client's protocol names it: `x-request-id` always, and `request-id` too for
+ * Anthropic clients (the Anthropic SDK reads that one into its errors' and replies' request id).
+ */
+export function requestIdHeaders(protocol: InboundProtocol, requestId: string): Record<string, string> {
+  return protocol === 'anthropic-messages'
+    ? { 'x-request-id': requestId, 'request-id': requestId }
+    : { 'x-request-id': requestId };
+}
+
 /** The error reply in the client protocol's shape. */
 export function errorReply(protocol: InboundProtocol, wire: WireError, requestId: string): Reply {
   const encoded = inboundCodecs[protocol].encodeError(wire);
@@ -51,7 +61,7 @@ export function errorReply(protocol: InboundProtocol, wire: WireError, requestId
     headers: {
       ...encoded.headers,
       'content-type': 'application/json',
-      'x-request-id': requestId,
+      ...requestIdHeaders(protocol, requestId),
       // A request that did not arrive in time: its connection is not kept (RFC 9110 §15.5.9).
       ...(encoded.status === 408 ? { connection: 'close' } : {}),
       ...(wire.retryable === undefined ? {} : { 'x-should-retry': String(wire.retryable) }),
