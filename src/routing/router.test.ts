@@ -424,16 +424,20 @@ describe('when no candidate is left, the error keeps the class a client acts on'
     expect(emulator.requests.length).toBe(from);
   });
 
-  it('a candidate failed with a 529 and the fallback was kept out: the 529 class, not a 400', async () => {
+  /** `primary` with one fallback (`openai:gpt-4.1-mini`) whose circuit is open: it will be kept out. */
+  async function fallbackKeptOut(): Promise<void> {
     front(
       { 'anthropic:claude-sonnet-4-5': { aliases: ['primary'], fallbacks: ['openai:gpt-4.1-mini'] } },
       { failure_threshold: 1, cooldown_seconds: 30 },
     );
     now = 9_000_000;
-    // Open the fallback's circuit first.
     emulator.enqueue(openaiError(500, 'down'));
     await sy.complete({ model: 'openai:gpt-4.1-mini', transcript: [userText('Hi')] }).catch(() => undefined);
     expect(await sy.availability.state('model:openai:gpt-4.1-mini')).toBe('open');
+  }
+
+  it('a candidate failed with a 529 and the fallback was kept out: the 529 class, not a 400', async () => {
+    await fallbackKeptOut();
     emulator.enqueue(anthropicError(529, 'overloaded_error', 'Overloaded', { 'retry-after': '7' }));
     const error = await sy.complete(hello).catch((caught: unknown) => caught);
     expect(error).toMatchObject({
@@ -446,13 +450,7 @@ describe('when no candidate is left, the error keeps the class a client acts on'
   });
 
   it('the fallback kept out: a failure that must not be sent again keeps its word (an x-should-retry: false)', async () => {
-    front(
-      { 'anthropic:claude-sonnet-4-5': { aliases: ['primary'], fallbacks: ['openai:gpt-4.1-mini'] } },
-      { failure_threshold: 1, cooldown_seconds: 30 },
-    );
-    now = 9_000_000;
-    emulator.enqueue(openaiError(500, 'down'));
-    await sy.complete({ model: 'openai:gpt-4.1-mini', transcript: [userText('Hi')] }).catch(() => undefined);
+    await fallbackKeptOut();
     emulator.enqueue(anthropicError(500, 'api_error', 'Broken', { 'x-should-retry': 'false' }));
     const error = await sy.complete(hello).catch((caught: unknown) => caught);
     // Before, the class alone decided: a 5xx read as retryable, and a gateway said x-should-retry: true.

@@ -201,14 +201,13 @@ describe('a burst read at once: its first content goes out before the rest is de
 
   const words = (count: number) => Array.from({ length: count }, (_, index) => `w${index} `);
 
-  it('the consumer has its first text before the rest of a one-read burst is decoded', async () => {
-    // ~60 KB in one read (a host that buffers, a replayed reply).
-    const burst = words(1500).map(textEvent).join('') + endEvent;
+  /** Streams `body` (one read); how many events the parser had decoded when the first text reached the consumer, and the text. */
+  async function firstTextOf(body: string): Promise<{ decodedAtFirstText?: number; text: string }> {
     const { definition, decoded } = countingDefinition();
     const stream = createHttpAdapter(definition, {
       baseURL: 'http://burst.test',
       apiKey: 'sk-test',
-      fetch: oneChunk(burst),
+      fetch: oneChunk(body),
     }).stream(request);
     let decodedAtFirstText: number | undefined;
     let text = '';
@@ -217,31 +216,21 @@ describe('a burst read at once: its first content goes out before the rest is de
       decodedAtFirstText ??= decoded();
       text += event.delta;
     }
-    // Before, every event of the read was decoded first: the consumer (a gateway's client) had
-    // its first byte only after the whole burst.
-    expect(decodedAtFirstText).toBe(1);
-    expect(text).toBe(words(1500).join(''));
+    return { decodedAtFirstText, text };
+  }
+
+  it('the consumer has its first text before the rest of a one-read burst is decoded', async () => {
+    // ~60 KB in one read (a host that buffers, a replayed reply). Before, every event of the read
+    // was decoded first: the consumer (a gateway's client) had its first byte only after the burst.
+    const burst = words(1500).map(textEvent).join('') + endEvent;
+    expect(await firstTextOf(burst)).toEqual({ decodedAtFirstText: 1, text: words(1500).join('') });
   });
 
   it('a short reply in one read (2 KB, as a fast host sends it whole): first text before the rest is decoded', async () => {
+    // Before, a read of 16 KiB or less was decoded whole (all 41 events) before the first text.
     const reply = words(40).map(textEvent).join('') + endEvent;
     expect(reply.length).toBeLessThan(4 * 1024);
-    const { definition, decoded } = countingDefinition();
-    const stream = createHttpAdapter(definition, {
-      baseURL: 'http://burst.test',
-      apiKey: 'sk-test',
-      fetch: oneChunk(reply),
-    }).stream(request);
-    let decodedAtFirstText: number | undefined;
-    let text = '';
-    for await (const event of stream) {
-      if (event.type !== 'text-delta') continue;
-      decodedAtFirstText ??= decoded();
-      text += event.delta;
-    }
-    // Before, a read of 16 KiB or less was decoded whole (all 41 events) before the first text.
-    expect(decodedAtFirstText).toBe(1);
-    expect(text).toBe(words(40).join(''));
+    expect(await firstTextOf(reply)).toEqual({ decodedAtFirstText: 1, text: words(40).join('') });
   });
 
   it.each([
