@@ -220,7 +220,7 @@ export function toWireError(error: unknown): WireError {
         status: 502,
         errorClass: 'server_error',
         message: `upstream provider refused the gateway's credentials${error.provider === undefined ? '' : ` (${error.provider})`}; the operator must check the provider key`,
-        // A 502 the official SDKs would send again (Claude Code up to ten times) for nothing.
+        // A 502 the official SDKs would send again, as many times as they retry, for nothing.
         retryable: false,
       };
     case 'rate_limit':
