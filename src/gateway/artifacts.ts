@@ -64,9 +64,11 @@ async function saveCalls(
   const reasoning: ReasoningPart[] = [];
   const at: number[] = [];
   let others = 0;
+  // Unsigned reasoning too: a host that wants its own back (DeepSeek's `reasoning_content` on a
+  // tool-call turn) must find it tagged with its provider, whether or not the client sent it back.
   for (const part of content) {
     if (part.type !== 'reasoning') others++;
-    else if (part.signature !== undefined || part.data !== undefined) {
+    else if (part.signature !== undefined || part.data !== undefined || part.text !== '') {
       reasoning.push(part);
       at.push(others);
     }
@@ -103,7 +105,26 @@ async function restoreItem(item: Item, store: GatewayStore, scope: string): Prom
     if (artifacts.provider !== undefined) call.provider = artifacts.provider;
   });
   const first = readable(found[0]);
-  if (first?.reasoning !== undefined && !hasReasoning) item.parts = placeReasoning(item.parts, first);
+  if (first?.reasoning === undefined) return;
+  if (!hasReasoning) item.parts = placeReasoning(item.parts, first);
+  else adoptProvider(item.parts, first.reasoning[0]?.provider);
+}
+
+/**
+ * The client sent the message's reasoning back as text its protocol carries with no tag (Chat
+ * Completions' `reasoning_content`): the provider that made it, as the stored entry of the
+ * message's call says, so that provider's adapter takes it back.
+ */
+function adoptProvider(parts: Part[], provider: string | undefined): void {
+  if (provider === undefined) return;
+  for (const part of parts)
+    if (
+      part.type === 'reasoning' &&
+      part.provider === undefined &&
+      part.signature === undefined &&
+      part.data === undefined
+    )
+      part.provider = provider;
 }
 
 /**

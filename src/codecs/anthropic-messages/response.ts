@@ -90,7 +90,9 @@ function convertPart(part: Part, context: EncodeContext): Record<string, unknown
 }
 
 function signatureOf(part: OpaquePayload, context: EncodeContext): string {
-  if (part.signature === undefined && part.data === undefined) return '';
+  // Unsigned reasoning still carries its provider (the gateway's tagged codec): a host that wants its
+  // reasoning back (DeepSeek, Moonshot reasoning_content) must recognise it on the next turn.
+  if (part.signature === undefined && part.data === undefined && part.provider === undefined) return '';
   return (context.opaque ?? verbatimOpaque).wrap({
     provider: part.provider,
     signature: part.signature,

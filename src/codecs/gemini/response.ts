@@ -83,8 +83,12 @@ export function convertUsage(usage: Usage): Record<string, unknown> {
 }
 
 function sign(part: WirePart, payload: OpaquePayload, context: EncodeContext): WirePart {
-  if (payload.signature === undefined && payload.data === undefined) return part;
-  return { ...part, thoughtSignature: (context.opaque ?? verbatimOpaque).wrap(payload) };
+  // An unsigned thought still carries its provider (the gateway's tagged codec): a host that wants
+  // its reasoning back (DeepSeek, Moonshot `reasoning_content`) must recognise it on the next turn.
+  const tagged = part.thought === true && payload.provider !== undefined;
+  if (payload.signature === undefined && payload.data === undefined && !tagged) return part;
+  const signature = (context.opaque ?? verbatimOpaque).wrap(payload);
+  return signature === '' ? part : { ...part, thoughtSignature: signature };
 }
 
 function callPart(

@@ -46,8 +46,11 @@ export function convertUsage(usage: Usage): Record<string, unknown> {
 }
 
 function encrypted(part: OpaquePayload, context: EncodeContext): string | undefined {
-  if (part.signature === undefined && part.data === undefined) return undefined;
-  return (context.opaque ?? verbatimOpaque).wrap(part);
+  if (part.signature === undefined && part.data === undefined && part.provider === undefined)
+    return undefined;
+  // Unsigned reasoning keeps its provider tag (gateway); verbatim (emulator) wraps it to '': none.
+  const value = (context.opaque ?? verbatimOpaque).wrap(part);
+  return value === '' ? undefined : value;
 }
 
 function messageItem(text: string, id = createResponsesId('msg')): ResponsesItem {
