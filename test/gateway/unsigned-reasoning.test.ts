@@ -127,35 +127,30 @@ describe('unsigned reasoning comes back to its host through any client', () => {
     expect(replayed()).toBe('I should look it up.');
   });
 
-  it('Chat client: the assistant message sent back with its reasoning_content keeps it', async () => {
+  /** A Chat client's two turns; `drop`: it sends the assistant message back without `reasoning_content`. */
+  async function chatRoundTrip(drop: boolean): Promise<void> {
     script();
     const tools = [{ type: 'function', function: { name: 'lookup', parameters: lookup.input_schema } }];
     const user = { role: 'user', content: 'Look x up.' };
     const first = await post('/v1/chat/completions', { model: 'up-deepseek', messages: [user], tools });
-    const message = (first.choices as Array<{ message: Record<string, unknown> }>)[0]!.message;
+    const sent = (first.choices as Array<{ message: Record<string, unknown> }>)[0]!.message;
+    const { reasoning_content: _dropped, ...withoutReasoning } = sent;
+    const message = drop ? withoutReasoning : sent;
     const call = (message.tool_calls as Array<{ id: string }>)[0]!;
     await post('/v1/chat/completions', {
       model: 'up-deepseek',
       tools,
       messages: [user, message, { role: 'tool', tool_call_id: call.id, content: 'x is 42' }],
     });
+  }
+
+  it('Chat client: the assistant message sent back with its reasoning_content keeps it', async () => {
+    await chatRoundTrip(false);
     expect(replayed()).toBe('I should look it up.');
   });
 
   it('Chat client that drops reasoning_content: the gateway puts the stored reasoning back', async () => {
-    script();
-    const tools = [{ type: 'function', function: { name: 'lookup', parameters: lookup.input_schema } }];
-    const user = { role: 'user', content: 'Look x up.' };
-    const first = await post('/v1/chat/completions', { model: 'up-deepseek', messages: [user], tools });
-    const { reasoning_content: _dropped, ...message } = (
-      first.choices as Array<{ message: Record<string, unknown> }>
-    )[0]!.message;
-    const call = (message.tool_calls as Array<{ id: string }>)[0]!;
-    await post('/v1/chat/completions', {
-      model: 'up-deepseek',
-      tools,
-      messages: [user, message, { role: 'tool', tool_call_id: call.id, content: 'x is 42' }],
-    });
+    await chatRoundTrip(true);
     expect(replayed()).toBe('I should look it up.');
   });
 
