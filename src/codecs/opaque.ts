@@ -22,6 +22,22 @@ export const verbatimOpaque: OpaqueCodec = {
   unwrap: (text) => ({ signature: text }),
 };
 
+/**
+ * The opaque field's value for `payload`, or undefined when it carries nothing: no signature, no
+ * data and no provider, or a wrapping that writes nothing for it (verbatim, the emulator, for
+ * unsigned reasoning). A provider alone is worth carrying: a host that sends its reasoning unsigned
+ * (DeepSeek, Moonshot `reasoning_content`) must recognise it on the next turn.
+ */
+export function opaqueValue(
+  payload: OpaquePayload,
+  opaque: OpaqueCodec = verbatimOpaque,
+): string | undefined {
+  if (payload.signature === undefined && payload.data === undefined && payload.provider === undefined)
+    return undefined;
+  const value = opaque.wrap(payload);
+  return value === '' ? undefined : value;
+}
+
 /** The gateway's wrapping: provider, signature and data, reversible. */
 export const taggedOpaque: OpaqueCodec = {
   wrap(payload) {

@@ -7,7 +7,7 @@ import { argumentsObject } from '../../core/tool-arguments.ts';
 import { emptyUsage, type Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createAnthropicMessageId } from '../ids.ts';
-import { verbatimOpaque } from '../opaque.ts';
+import { opaqueValue, verbatimOpaque } from '../opaque.ts';
 import { ArgumentTracker, wireFinishReason } from '../common.ts';
 import type {
   EncodeContext,
@@ -90,15 +90,8 @@ function convertPart(part: Part, context: EncodeContext): Record<string, unknown
 }
 
 function signatureOf(part: OpaquePayload, context: EncodeContext): string {
-  // Unsigned reasoning still carries its provider (the gateway's tagged codec): a host that wants its
-  // reasoning back (DeepSeek, Moonshot reasoning_content) must recognise it on the next turn.
-  if (part.signature === undefined && part.data === undefined && part.provider === undefined) return '';
-  return (context.opaque ?? verbatimOpaque).wrap({
-    provider: part.provider,
-    signature: part.signature,
-    data: part.data,
-    metadata: part.metadata,
-  });
+  const { provider, signature, data, metadata } = part;
+  return opaqueValue({ provider, signature, data, metadata }, context.opaque) ?? '';
 }
 
 /** The non-streamed `message` body. */

@@ -9,7 +9,7 @@ import { argumentsObject } from '../../core/tool-arguments.ts';
 import type { Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createGeminiResponseId } from '../ids.ts';
-import { verbatimOpaque } from '../opaque.ts';
+import { opaqueValue } from '../opaque.ts';
 import type {
   EncodeContext,
   EncoderState,
@@ -83,12 +83,10 @@ export function convertUsage(usage: Usage): Record<string, unknown> {
 }
 
 function sign(part: WirePart, payload: OpaquePayload, context: EncodeContext): WirePart {
-  // An unsigned thought still carries its provider (the gateway's tagged codec): a host that wants
-  // its reasoning back (DeepSeek, Moonshot `reasoning_content`) must recognise it on the next turn.
-  const tagged = part.thought === true && payload.provider !== undefined;
-  if (payload.signature === undefined && payload.data === undefined && !tagged) return part;
-  const signature = (context.opaque ?? verbatimOpaque).wrap(payload);
-  return signature === '' ? part : { ...part, thoughtSignature: signature };
+  // Only a thought carries its provider alone (see `opaqueValue`); an unsigned call or text, nothing.
+  if (part.thought !== true && payload.signature === undefined && payload.data === undefined) return part;
+  const signature = opaqueValue(payload, context.opaque);
+  return signature === undefined ? part : { ...part, thoughtSignature: signature };
 }
 
 function callPart(

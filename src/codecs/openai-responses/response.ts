@@ -6,7 +6,7 @@ import type { Part } from '../../core/transcript.ts';
 import type { Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createResponsesId, unixSeconds } from '../ids.ts';
-import { verbatimOpaque } from '../opaque.ts';
+import { opaqueValue } from '../opaque.ts';
 import { ArgumentTracker, inclusiveInput } from '../common.ts';
 import { argumentsText } from '../../core/tool-arguments.ts';
 import type {
@@ -46,11 +46,7 @@ export function convertUsage(usage: Usage): Record<string, unknown> {
 }
 
 function encrypted(part: OpaquePayload, context: EncodeContext): string | undefined {
-  if (part.signature === undefined && part.data === undefined && part.provider === undefined)
-    return undefined;
-  // Unsigned reasoning keeps its provider tag (gateway); verbatim (emulator) wraps it to '': none.
-  const value = (context.opaque ?? verbatimOpaque).wrap(part);
-  return value === '' ? undefined : value;
+  return opaqueValue(part, context.opaque);
 }
 
 function messageItem(text: string, id = createResponsesId('msg')): ResponsesItem {
