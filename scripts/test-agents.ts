@@ -8,7 +8,12 @@
  *   - Claude Code (`claude -p`), ANTHROPIC_BASE_URL at the gateway, an OpenAI Chat upstream: it must
  *     write a file with its Write tool;
  *   - Codex (`codex exec`, a `wire_api = "responses"` provider), an Anthropic upstream: it must run a
- *     shell command.
+ *     shell command;
+ *   - Codex again with a model its catalog gives the freeform `apply_patch` (a `custom` tool, raw
+ *     patch text held to a Lark grammar), the same upstream: it must create a file with the patch;
+ *   - Codex in its code mode (a model whose catalog row says `code_mode_only`): every tool arrives in
+ *     an `additional_tools` input item, and the model writes JavaScript for the freeform
+ *     `functions.exec`, which calls `tools.apply_patch`: it must create a file so.
  * Prints one line per agent and exits 1 when either fails.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -25,6 +30,7 @@ import { createRequestId, type ToolCallId } from '../src/core/ids.ts';
 import type { CanonicalResponse } from '../src/core/request.ts';
 import type { Part } from '../src/core/transcript.ts';
 import { createGateway } from '../src/gateway/server.ts';
+import { safeToolName } from '../src/core/tool-names.ts';
 
 const versions = { '@anthropic-ai/claude-code': '2.1.332', '@openai/codex': '0.171.0' };
 const cache = process.env.SWITCHYARD_AGENTS_CACHE ?? join(homedir(), '.cache', 'switchyard-agents');
@@ -173,11 +179,20 @@ async function main(): Promise<number> {
     log,
   );
   const shellCommand = 'echo hello-from-codex > out.txt';
+  const patch = (file: string) =>
+    `*** Begin Patch\n*** Add File: ${file}\n+hello-from-apply-patch\n*** End Patch\n`;
   const anthropic = await startUpstream(
     'anthropic-messages',
     (request) => {
       if (answeredTool(request)) return [{ type: 'text', text: 'Done: the command ran.' }];
       const tools = request.request.tools?.map((tool) => tool.name) ?? [];
+      // Freeform tools reach Anthropic as functions of one string `input`.
+      const asked = JSON.stringify(request.request.transcript);
+      if (asked.includes('patched.txt') && tools.includes('apply_patch'))
+        return [call('apply_patch', { input: patch('patched.txt') })];
+      const exec = safeToolName('functions.exec');
+      if (asked.includes('scripted.txt') && tools.includes(exec))
+        return [call(exec, { input: `await tools.apply_patch(${JSON.stringify(patch('scripted.txt'))});` })];
       if (tools.includes('shell')) return [call('shell', { command: ['bash', '-lc', shellCommand] })];
       if (tools.includes('shell_command')) return [call('shell_command', { command: shellCommand })];
       if (tools.includes('exec_command')) return [call('exec_command', { cmd: shellCommand })];
@@ -203,7 +218,8 @@ async function main(): Promise<number> {
       },
       models: {
         'openai:gpt-5-mini': { aliases: ['sy-claude-code'] },
-        'anthropic:claude-sonnet-4-5': { aliases: ['sy-codex'] },
+        // Codex 0.171's catalog: gpt-5.5 has the freeform apply_patch; gpt-5.6-terra is code_mode_only.
+        'anthropic:claude-sonnet-4-5': { aliases: ['sy-codex', 'gpt-5.5', 'gpt-5.6-terra'] },
       },
     },
   });
@@ -268,6 +284,36 @@ async function main(): Promise<number> {
       `codex exec: exit ${codex.code}, out.txt ${ran ? 'written by the shell command' : 'MISSING'}`,
     );
     if (!ran) results.push(codex.output.slice(-2000));
+    for (const [model, file, what] of [
+      ['gpt-5.5', 'patched.txt', 'freeform apply_patch'],
+      ['gpt-5.6-terra', 'scripted.txt', 'code mode: functions.exec runs tools.apply_patch'],
+    ] as const) {
+      const patchRun = await run(
+        bin('codex'),
+        [
+          'exec',
+          '--skip-git-repo-check',
+          '--dangerously-bypass-approvals-and-sandbox',
+          '-c',
+          'model_provider="switchyard"',
+          '-c',
+          `model_providers.switchyard=${provider}`,
+          '-m',
+          model,
+          `Create ${file} with the apply_patch tool.`,
+        ],
+        {
+          cwd: join(work, 'codex'),
+          env: { ...process.env, CODEX_HOME: codexHome, SY_GATEWAY_KEY: 'gateway-client-key' },
+        },
+      );
+      const created = join(work, 'codex', file);
+      const applied = existsSync(created) && readFileSync(created, 'utf8') === 'hello-from-apply-patch\n';
+      results.push(
+        `codex exec (${what}): exit ${patchRun.code}, ${file} ${applied ? 'created by apply_patch' : 'MISSING'}`,
+      );
+      if (!applied) results.push(patchRun.output.slice(-2000));
+    }
     console.log([...log, ...results].join('\n'));
     return results.every((line) => !line.includes('MISSING')) ? 0 : 1;
   } finally {

@@ -54,7 +54,8 @@ export type {
   PromptCacheRequest,
   ReasoningRequest,
 } from './core/request.ts';
-export type { ToolChoice, ToolSpec } from './core/tools.ts';
+export type { FreeformFormat, ToolChoice, ToolSpec } from './core/tools.ts';
+export { freeformText, freeformTool } from './core/tools.ts';
 export type {
   CustomPart,
   DataRef,

@@ -193,6 +193,7 @@ function toToolSpec(tool: Record<string, unknown>): ToolSpec {
     spec = { name: tool.name, inputSchema: tool.inputSchema } as ToolSpec;
     if (tool.description !== undefined) spec.description = tool.description as string;
     if (tool.outputSchema !== undefined) spec.outputSchema = tool.outputSchema as ToolSpec['outputSchema'];
+    if (tool.freeform !== undefined) spec.freeform = tool.freeform as ToolSpec['freeform'];
     specs.set(tool, spec);
   }
   return spec;

@@ -25,6 +25,7 @@ const root = {
   requests: [
     ...['CanonicalRequest', 'CanonicalResponse', 'OutputSchema', 'PromptCacheRequest', 'ReasoningRequest'],
     ...['ToolSpec', 'ToolChoice', 'Reply', 'textOf', 'toolCallsOf', 'Usage', 'Cost', 'addUsage'],
+    ...['FreeformFormat', 'freeformTool', 'freeformText'],
     ...['MessageId', 'ModelId', 'RequestId', 'SessionId', 'ToolCallId'],
   ],
   events: ['* ./core/events.ts', 'EventStream', 'FinishReason', 'finishReasons'],

@@ -43,6 +43,11 @@ export interface DecodedRequest {
    * function named `github.list_repos` beside a namespace `github` stays plain).
    */
   namespaces?: ReadonlyMap<string, string>;
+  /**
+   * Responses: the names of the request's `custom` (freeform) tools, as the client declared them
+   * (`{namespace}.{name}` in a namespace), so a call to one goes back as a `custom_tool_call`.
+   */
+  freeform?: ReadonlySet<string>;
   /** What the codec left out on purpose (for the server's WARN), e.g. hosted tools it cannot offer. */
   warnings?: string[];
 }
@@ -88,6 +93,8 @@ export interface EncodeContext {
   previousResponseId?: string;
   /** Responses: the request's namespaced tools (`DecodedRequest.namespaces`): a call to one is sent as its `name` in its `namespace`. */
   namespaces?: ReadonlyMap<string, string>;
+  /** Responses: the request's freeform (`custom`) tools: a call to one is a `custom_tool_call` whose `input` is the text. */
+  freeform?: ReadonlySet<string>;
   /** Gemini: send tool-call ids in `functionCall.id` (the gateway does, the real API does not). */
   callIds?: boolean;
   /** Opaque-field wrapping (default: verbatim). */

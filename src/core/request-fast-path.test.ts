@@ -132,6 +132,25 @@ function randomTool(pick: Pick, next: () => number): unknown {
   };
   maybe(tool, 'description', ['Looks it up.', 4], pick, next);
   maybe(tool, 'outputSchema', jsonObjects(), pick, next);
+  maybe(
+    tool,
+    'freeform',
+    [
+      { type: 'text' },
+      { type: 'grammar', syntax: 'lark', definition: 'start: "a"' },
+      { type: 'grammar', syntax: 'regex', definition: '' },
+      { type: 'grammar', syntax: 'pcre', definition: 'a' },
+      { type: 'grammar', syntax: 'lark' },
+      { type: 'text', extra: 1 },
+      { type: 'grammar', syntax: 'regex', definition: 'a', extra: 1 },
+      { type: 'other' },
+      'text',
+      null,
+      absent,
+    ],
+    pick,
+    next,
+  );
   if (next() < 0.03) tool.strict = true;
   return tool;
 }

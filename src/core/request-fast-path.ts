@@ -211,7 +211,9 @@ function item(value: unknown): Plain {
   return copy;
 }
 
-const toolKeys = new Set(['name', 'description', 'inputSchema', 'outputSchema']);
+const toolKeys = new Set(['name', 'description', 'inputSchema', 'outputSchema', 'freeform']);
+const textFormatKeys = new Set(['type']);
+const grammarKeys = new Set(['type', 'syntax', 'definition']);
 
 function tool(value: unknown): Plain {
   const object = plainWith(value, toolKeys);
@@ -220,7 +222,18 @@ function tool(value: unknown): Plain {
   copy.inputSchema = record(object.inputSchema);
   const output = optional(object, 'outputSchema');
   if (output !== undefined) copy.outputSchema = record(output);
+  const freeform = optional(object, 'freeform');
+  if (freeform !== undefined) copy.freeform = freeformFormat(freeform);
   return copy;
+}
+
+/** A freeform tool's format: `{ type: 'text' }` or a grammar (anything else is left to zod). */
+function freeformFormat(value: unknown): Plain {
+  const type = (value as Plain | null)?.type;
+  if (type === 'text') return { type: plainWith(value, textFormatKeys).type };
+  const object = plainWith(value, grammarKeys);
+  if (type !== 'grammar' || (object.syntax !== 'lark' && object.syntax !== 'regex')) decline();
+  return { type, syntax: object.syntax, definition: string(object.definition) };
 }
 
 const toolChoiceKeys = new Set(['type', 'name']);

@@ -19,6 +19,16 @@ const toolSpec = z.strictObject({
   description: z.string().optional(),
   inputSchema: jsonObject,
   outputSchema: jsonObject.optional(),
+  freeform: z
+    .discriminatedUnion('type', [
+      z.strictObject({ type: z.literal('text') }),
+      z.strictObject({
+        type: z.literal('grammar'),
+        syntax: z.enum(['lark', 'regex']),
+        definition: z.string(),
+      }),
+    ])
+    .optional(),
 });
 
 /** Tool names must be unique: a provider answers a duplicate with a 400, and a call could not be routed. */

@@ -270,6 +270,7 @@ function encodeContext(decoded: DecodedRequest, protocol: InboundProtocol): Enco
     context.store = decoded.store ?? true;
     if (decoded.previousResponseId !== undefined) context.previousResponseId = decoded.previousResponseId;
     if (decoded.namespaces !== undefined) context.namespaces = decoded.namespaces;
+    if (decoded.freeform !== undefined) context.freeform = decoded.freeform;
   }
   return context;
 }

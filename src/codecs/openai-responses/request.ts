@@ -1,6 +1,12 @@
 /** Decodes an OpenAI Responses request (`POST /v1/responses`) into the canonical request. */
 import type { OutputSchema } from '../../core/request.ts';
-import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
+import {
+  type FreeformFormat,
+  freeformNames,
+  freeformTool,
+  type ToolChoice,
+  type ToolSpec,
+} from '../../core/tools.ts';
 import type { Item, Part } from '../../core/transcript.ts';
 import {
   bodyObject,
@@ -112,12 +118,27 @@ function reasoningItem(item: Record<string, unknown>, path: string, opaque: Opaq
   return { type: 'reasoning', text, ...payload };
 }
 
-function convertItem(value: unknown, index: number, transcript: Item[], opaque: OpaqueCodec): void {
+/** What the input gives besides the transcript: tools declared by `additional_tools` items, with their paths. */
+type DeclaredTools = Array<[tool: unknown, path: string]>;
+
+function convertItem(
+  value: unknown,
+  index: number,
+  transcript: Item[],
+  opaque: OpaqueCodec,
+  declared: DeclaredTools,
+): void {
   const path = `input.${index}`;
   const item = jsonObject(value, path);
   switch (item.type ?? 'message') {
     case 'message':
       return messageItem(item, path, transcript);
+    case 'additional_tools':
+      // Tools declared in the input (Codex's code mode sends all of its tools so): offered like `tools`.
+      (optionalArray(item, 'tools', `${path}.tools`) ?? []).forEach((tool, toolIndex) =>
+        declared.push([tool, `${path}.tools.${toolIndex}`]),
+      );
+      return;
     case 'function_call':
       return pushParts(transcript, 'assistant', [
         sentAt(
@@ -130,7 +151,20 @@ function convertItem(value: unknown, index: number, transcript: Item[], opaque: 
           `${path}.call_id`,
         ),
       ]);
-    case 'function_call_output': {
+    case 'custom_tool_call':
+      return pushParts(transcript, 'assistant', [
+        sentAt(
+          {
+            type: 'tool-call',
+            id: requiredString(item, 'call_id', `${path}.call_id`) as never,
+            name: qualifiedName(item, path),
+            input: { input: requiredString(item, 'input', `${path}.input`) },
+          },
+          `${path}.call_id`,
+        ),
+      ]);
+    case 'function_call_output':
+    case 'custom_tool_call_output': {
       const output = item.output;
       const parts =
         typeof output === 'string'
@@ -156,34 +190,61 @@ function convertItem(value: unknown, index: number, transcript: Item[], opaque: 
 }
 
 /**
- * Function tools are offered, and so are those of a `namespace` tool (Codex groups its sub-agent
- * tools in one), as `{namespace}.{name}`; hosted and custom tools (`web_search`, `custom`,
+ * Function and custom (freeform) tools are offered, and so are those of a `namespace` tool (Codex
+ * groups its sub-agent tools in one), as `{namespace}.{name}`; hosted tools (`web_search`,
  * `local_shell`, …) cannot be served by another provider, so they are left out with a warning
  * (clients such as Codex always send some) rather than refusing the whole request.
  */
 function convertTools(
   body: Record<string, unknown>,
+  declared: DeclaredTools,
   warnings: string[],
   namespaced: Map<string, string>,
 ): ToolSpec[] | undefined {
-  return optionalArray(body, 'tools')?.flatMap((tool, index) => {
-    const path = `tools.${index}`;
-    const object = jsonObject(tool, path);
-    if (object.type === 'namespace') {
-      const namespace = requiredString(object, 'name', `${path}.name`);
-      return (optionalArray(object, 'tools', `${path}.tools`) ?? []).flatMap((inner, innerIndex) => {
-        const specs = functionTool(inner, `${path}.tools.${innerIndex}`, warnings, `${namespace}.`);
-        for (const spec of specs) namespaced.set(spec.name, namespace);
-        return specs;
-      });
+  const tools = optionalArray(body, 'tools')?.flatMap((tool, index) =>
+    convertTool(tool, `tools.${index}`, warnings, namespaced),
+  );
+  if (declared.length === 0) return tools;
+  // Tools an `additional_tools` item declares join them; one declared again replaces the earlier.
+  const all = tools ?? [];
+  for (const [tool, path] of declared)
+    for (const spec of convertTool(tool, path, warnings, namespaced)) {
+      const at = all.findIndex((known) => known.name === spec.name);
+      if (at === -1) all.push(spec);
+      else all[at] = spec;
     }
-    return functionTool(object, path, warnings, '');
-  });
+  return all;
 }
 
-/** A function tool's spec (its name after `prefix`), or none with a warning for any other type. */
+function convertTool(
+  tool: unknown,
+  path: string,
+  warnings: string[],
+  namespaced: Map<string, string>,
+): ToolSpec[] {
+  const object = jsonObject(tool, path);
+  if (object.type === 'namespace') {
+    const namespace = requiredString(object, 'name', `${path}.name`);
+    return (optionalArray(object, 'tools', `${path}.tools`) ?? []).flatMap((inner, innerIndex) => {
+      const specs = functionTool(inner, `${path}.tools.${innerIndex}`, warnings, `${namespace}.`);
+      for (const spec of specs) namespaced.set(spec.name, namespace);
+      return specs;
+    });
+  }
+  return functionTool(object, path, warnings, '');
+}
+
+/**
+ * A function or custom tool's spec (its name after `prefix`), or none with a warning for any other
+ * type. A custom tool is a freeform one (`freeformTool`): the model writes raw text, held to its grammar.
+ */
 function functionTool(tool: unknown, path: string, warnings: string[], prefix: string): ToolSpec[] {
   const object = jsonObject(tool, path);
+  if (object.type === 'custom') {
+    const name = prefix + requiredString(object, 'name', `${path}.name`);
+    const description = optionalString(object, 'description', `${path}.description`);
+    return [freeformTool(name, description, freeformFormat(object.format, `${path}.format`))];
+  }
   if (object.type !== 'function') {
     warnings.push(`${path}: tool type '${String(object.type)}' is not offered to the model`);
     return [];
@@ -197,6 +258,19 @@ function functionTool(tool: unknown, path: string, warnings: string[], prefix: s
   return [spec];
 }
 
+/** A custom tool's `format`: text (also when absent) or a Lark or regex grammar. */
+function freeformFormat(value: unknown, path: string): FreeformFormat {
+  if (value === undefined || value === null) return { type: 'text' };
+  const format = jsonObject(value, path);
+  if (format.type === 'text') return { type: 'text' };
+  if (format.type !== 'grammar')
+    throw new RequestFieldError(`${path}.type`, `${path}.type must be text or grammar`);
+  const syntax = format.syntax;
+  if (syntax !== 'lark' && syntax !== 'regex')
+    throw new RequestFieldError(`${path}.syntax`, `${path}.syntax must be lark or regex`);
+  return { type: 'grammar', syntax, definition: requiredString(format, 'definition', `${path}.definition`) };
+}
+
 /** A call's tool name: `{namespace}.{name}` for a function of a namespace (see {@link convertTools}). */
 function qualifiedName(item: Record<string, unknown>, path: string): string {
   const name = requiredString(item, 'name', `${path}.name`);
@@ -208,7 +282,7 @@ function convertToolChoice(value: unknown): ToolChoice | undefined {
   if (value === undefined || value === null) return undefined;
   if (value === 'auto' || value === 'none' || value === 'required') return value;
   const object = jsonObject(value, 'tool_choice');
-  if (object.type === 'function') {
+  if (object.type === 'function' || object.type === 'custom') {
     const namespace = optionalString(object, 'namespace', 'tool_choice.namespace');
     const name =
       namespace === undefined || typeof object.name !== 'string'
@@ -218,7 +292,7 @@ function convertToolChoice(value: unknown): ToolChoice | undefined {
   }
   throw new RequestFieldError(
     'tool_choice',
-    'tool_choice must be auto, none, required or a function',
+    'tool_choice must be auto, none, required, a function or a custom tool',
     'unsupported',
   );
 }
@@ -250,6 +324,7 @@ function convertFormat(text: unknown): OutputSchema | undefined {
 function convertInput(
   object: Record<string, unknown>,
   opaque: OpaqueCodec,
+  declared: DeclaredTools,
 ): { transcript: Item[]; instructionItems: number } {
   const transcript: Item[] = [];
   const instructions = optionalString(object, 'instructions');
@@ -258,7 +333,8 @@ function convertInput(
   const instructionItems = transcript.length;
   const input = object.input;
   if (typeof input === 'string') transcript.push({ kind: 'user', parts: [{ type: 'text', text: input }] });
-  else if (Array.isArray(input)) input.forEach((item, index) => convertItem(item, index, transcript, opaque));
+  else if (Array.isArray(input))
+    input.forEach((item, index) => convertItem(item, index, transcript, opaque, declared));
   else throw new RequestFieldError('input', 'input must be a string or an array of items');
   return { transcript, instructionItems };
 }
@@ -274,11 +350,12 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
       'conversation: conversations are not supported by the gateway',
       'unsupported',
     );
-  const { transcript, instructionItems } = convertInput(object, opaque);
+  const declared: DeclaredTools = [];
+  const { transcript, instructionItems } = convertInput(object, opaque, declared);
   const request: DecodedRequest['request'] = { transcript };
   const warnings: string[] = [];
   const namespaced = new Map<string, string>();
-  const tools = convertTools(object, warnings, namespaced);
+  const tools = convertTools(object, declared, warnings, namespaced);
   if (tools !== undefined && tools.length > 0) request.tools = tools;
   const choice = convertToolChoice(object.tool_choice);
   if (choice !== undefined) request.toolChoice = checkedToolChoice(choice, request.tools, 'tool_choice');
@@ -307,6 +384,8 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   };
   if (warnings.length > 0) decoded.warnings = warnings;
   if (namespaced.size > 0) decoded.namespaces = namespaced;
+  const freeform = freeformNames(tools);
+  if (freeform.size > 0) decoded.freeform = freeform;
   const previous = optionalString(object, 'previous_response_id');
   if (previous !== undefined) decoded.previousResponseId = previous;
   decoded.instructionItems = instructionItems;

@@ -9,6 +9,7 @@ import { createResponsesId, unixSeconds } from '../ids.ts';
 import { opaqueValue } from '../opaque.ts';
 import { ArgumentTracker, inclusiveInput } from '../common.ts';
 import { argumentsText } from '../../core/tool-arguments.ts';
+import { freeformText } from '../../core/tools.ts';
 import type {
   EncodeContext,
   EncoderState,
@@ -92,6 +93,30 @@ function callItem(
   return item;
 }
 
+/** A call to one of the request's freeform tools: its text as `input`. */
+function customCallItem(
+  callId: string,
+  name: string,
+  input: string,
+  context: EncodeContext,
+  id = createResponsesId('ctc'),
+): ResponsesItem {
+  const item: ResponsesItem = {
+    id,
+    type: 'custom_tool_call',
+    status: 'completed',
+    call_id: callId,
+    name,
+    input,
+  };
+  const namespace = context.namespaces?.get(name);
+  if (namespace !== undefined) {
+    item.namespace = namespace;
+    item.name = name.slice(namespace.length + 1);
+  }
+  return item;
+}
+
 /** An item the runtime closed before the provider finished it says so (`status: incomplete`). */
 function markIncomplete(item: ResponsesItem | undefined, incomplete: boolean | undefined) {
   if (item !== undefined && incomplete === true) item.status = 'incomplete';
@@ -111,7 +136,9 @@ function convertComplete(part: Part, context: EncodeContext): ResponsesItem | un
     case 'reasoning':
       return reasoningItem(part.text, encrypted(part, context));
     case 'tool-call':
-      return callItem(part.id, part.name, argumentsText(part), context);
+      return context.freeform?.has(part.name) === true
+        ? customCallItem(part.id, part.name, freeformText(part.input), context)
+        : callItem(part.id, part.name, argumentsText(part), context);
     default:
       return undefined;
   }
@@ -229,12 +256,14 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       return [frame('response.output_text.delta', { ...at, content_index: 0, delta: text, logprobs: [] })];
     if (entry.item.type === 'reasoning')
       return [frame('response.reasoning_summary_text.delta', { ...at, summary_index: 0, delta: text })];
+    // A freeform call's deltas are fragments of `{"input": text}`: its text goes out whole at its end.
+    if (entry.item.type === 'custom_tool_call') return [];
     return [frame('response.function_call_arguments.delta', { ...at, delta: text })];
   }
 
   function close(
     index: number,
-    extra: { encryptedContent?: string; argumentsText?: string; incomplete?: boolean } = {},
+    extra: { encryptedContent?: string; argumentsText?: string; input?: string; incomplete?: boolean } = {},
   ): WireFrame[] {
     const entry = open.get(index);
     if (entry === undefined) return [];
@@ -257,6 +286,12 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
           part: { type: 'summary_text', text },
         }),
       );
+    } else if (item.type === 'custom_tool_call') {
+      const input = extra.input ?? '';
+      item.input = input;
+      item.status = 'completed';
+      if (input !== '') frames.push(frame('response.custom_tool_call_input.delta', { ...at, delta: input }));
+      frames.push(frame('response.custom_tool_call_input.done', { ...at, input }));
     } else {
       const argumentsText = extra.argumentsText ?? text;
       item.arguments = argumentsText;
@@ -297,7 +332,10 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
         return add(event.index, item, { ...item, summary: [] });
       }
       case 'tool-call-start': {
-        const item = callItem(event.id, event.name, '', context);
+        const item =
+          context.freeform?.has(event.name) === true
+            ? customCallItem(event.id, event.name, '', context)
+            : callItem(event.id, event.name, '', context);
         return add(event.index, item, { ...item, status: 'in_progress' });
       }
       case 'text-delta':
@@ -316,6 +354,10 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
         return close(event.index, { encryptedContent, incomplete: event.incomplete });
       }
       case 'tool-call-end': {
+        if (open.get(event.index)?.item.type === 'custom_tool_call') {
+          args.remainder(event.id, event.input);
+          return close(event.index, { input: freeformText(event.input), incomplete: event.incomplete });
+        }
         const rest = args.remainder(event.id, event.input);
         const frames = delta(event.index, rest);
         const argumentsText = (open.get(event.index)?.text ?? '') || JSON.stringify(event.input);

@@ -5,6 +5,7 @@ import { createRequestId, type RequestId } from '../../core/ids.ts';
 import type { Logger } from '../../core/logger.ts';
 import { redactFields, redactSecrets } from '../../core/redaction.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
+import { freeformNames } from '../../core/tools.ts';
 import { type HttpCall, toTransportError } from '../../transport/http.ts';
 import type { ProviderContext } from './definition.ts';
 import { provenanceFields } from './projection.ts';
@@ -49,6 +50,7 @@ export class CallContext implements ProviderContext {
   readonly fail: ProviderContext['fail'];
   readonly fetchJson: ProviderContext['fetchJson'];
   partLocations: ProviderContext['partLocations'] = undefined;
+  freeformTools: ProviderContext['freeformTools'] = undefined;
   /** Set on a host with model families only (`provenanceFields`). */
   provenance?: string;
   ownsBareTag?: boolean;
@@ -172,6 +174,8 @@ export function setup(
     estimateInputTokens: (input) => definition.estimateInputTokens(input),
     warn: (message, fields) => context.warn(message, fields),
   });
+  if (checked.tools !== undefined && checked.tools.some((tool) => tool.freeform !== undefined))
+    context.freeformTools = freeformNames(checked.tools);
   return { request: checked, requestId, context, call, startedAt: performance.now() };
 }
 

@@ -46,6 +46,11 @@ export interface ProviderContext {
    * leave it alone.
    */
   partLocations?: { items: readonly Item[]; index?: Map<Part, unknown> };
+  /**
+   * The names of the request's freeform tools (`ToolSpec.freeform`), set by `setup` when it has
+   * any: a reader tells a call to one of them (a Responses `custom_tool_call`) from a host's own.
+   */
+  freeformTools?: ReadonlySet<string>;
 }
 
 /** What a provider's `endSession` may use: the provider's JSON calls and the WARN log. */

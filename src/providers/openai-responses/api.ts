@@ -17,6 +17,8 @@ export type InputItem =
   | { type: 'message'; role: 'user' | 'assistant'; content: InputContent[]; id?: string; status?: string }
   | { type: 'function_call'; call_id: string; name: string; arguments: string; id?: string }
   | { type: 'function_call_output'; call_id: string; output: string | InputContent[] }
+  | { type: 'custom_tool_call'; call_id: string; name: string; input: string; id?: string }
+  | { type: 'custom_tool_call_output'; call_id: string; output: string | InputContent[] }
   | {
       type: 'reasoning';
       id: string;
@@ -45,6 +47,8 @@ export interface WireItem {
   call_id?: string;
   name?: string;
   arguments?: string | null;
+  /** A `custom_tool_call`'s text. */
+  input?: string | null;
   [field: string]: unknown;
 }
 

@@ -31,6 +31,8 @@ export interface ResponsesHostSettings extends CapabilityOverrides {
   reasoningReplay?: boolean;
   /** Model globs that take `reasoning.effort` (default: every model). */
   effortModels?: string[];
+  /** Whether the host takes `custom` (freeform) tools. Default false. */
+  customTools?: boolean;
 }
 
 /** The ProviderDefinition of one Responses host. */
@@ -43,6 +45,7 @@ export function createResponsesDefinition(settings: ResponsesHostSettings): Prov
     path: settings.path ?? '/responses',
     reasoningReplay: settings.reasoningReplay ?? true,
     effortModels: settings.effortModels ?? ['*'],
+    customTools: settings.customTools ?? false,
   };
   const auth = settings.auth ?? ((apiKey: string) => ({ authorization: `Bearer ${apiKey}` }));
   return {

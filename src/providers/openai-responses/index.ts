@@ -37,6 +37,7 @@ export function createResponsesHost(preset: ResponsesPreset, options: OpenAIResp
     reasoningReplay: preset.reasoningReplay,
     ...(preset.path === undefined ? {} : { path: preset.path }),
     ...(preset.effortModels === undefined ? {} : { effortModels: preset.effortModels }),
+    ...(preset.customTools === undefined ? {} : { customTools: preset.customTools }),
     ...(preset.authHeader === 'api-key' ? { auth: azureAuthHeaders } : {}),
   });
   return createHttpAdapter(definition, {

@@ -1,5 +1,6 @@
 /** The canonical transcript → Responses `instructions` and `input` items. */
 import { argumentsJson } from '../../core/tool-arguments.ts';
+import { freeformText } from '../../core/tools.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { Item, Part, ReasoningPart, ToolOutput, ToolResultPart } from '../../core/transcript.ts';
 import { base64Of, dataUrlOf } from '../openai/data-url.ts';
@@ -29,6 +30,8 @@ interface Conversion {
   input: InputItem[];
   /** The assistant message being filled (consecutive text parts of one output item). */
   message: { item: Extract<InputItem, { type: 'message' }>; id: string | undefined } | undefined;
+  /** Canonical ids of calls to freeform tools: they and their results go as custom items. */
+  customCalls: ReadonlySet<string> | undefined;
 }
 
 /**
@@ -62,10 +65,16 @@ export function itemIdOf(part: Part, provider: string): string | undefined {
 export function convertInput(
   transcript: readonly Item[],
   context: ProviderContext,
-  options: { stateless: boolean; indexOffset?: number },
+  options: { stateless: boolean; indexOffset?: number; customCalls?: ReadonlySet<string> | undefined },
 ): { instructions: string; input: InputItem[] } {
   const items = projectTranscript(transcript, sameProviderRules(context), context);
-  const conversion: Conversion = { context, stateless: options.stateless, input: [], message: undefined };
+  const conversion: Conversion = {
+    context,
+    stateless: options.stateless,
+    input: [],
+    message: undefined,
+    customCalls: options.customCalls,
+  };
   const offset = options.indexOffset ?? 0;
   items.forEach((item, index) => {
     const itemIndex = index + offset;
@@ -164,7 +173,8 @@ function convertToolResult(conversion: Conversion, part: ToolResultPart, locatio
   const callId = providerToolId(conversion.context, part.callId, sixtyFourCharactersToolId);
   const output = convertOutput(conversion, part.output, location);
   return {
-    type: 'function_call_output',
+    type:
+      conversion.customCalls?.has(part.callId) === true ? 'custom_tool_call_output' : 'function_call_output',
     call_id: callId,
     output: !part.isError
       ? output
@@ -217,12 +227,11 @@ function convertAssistant(conversion: Conversion, item: Item, itemIndex: number)
       if (reasoning !== undefined) conversion.input.push(reasoning);
       orphaned = reasoning === undefined;
     } else if (part.type === 'tool-call') {
-      const call: InputItem = {
-        type: 'function_call',
-        call_id: providerToolId(conversion.context, part.id, sixtyFourCharactersToolId),
-        name: part.name,
-        arguments: argumentsJson(part),
-      };
+      const callId = providerToolId(conversion.context, part.id, sixtyFourCharactersToolId);
+      const call: InputItem =
+        conversion.customCalls?.has(part.id) === true
+          ? { type: 'custom_tool_call', call_id: callId, name: part.name, input: freeformText(part.input) }
+          : { type: 'function_call', call_id: callId, name: part.name, arguments: argumentsJson(part) };
       const id = idOf(part);
       if (id !== undefined) call.id = id;
       conversion.input.push(call);

@@ -24,6 +24,11 @@ export interface ResponsesPreset {
   path?: string;
   /** How the key is sent (default `Authorization: Bearer`). */
   authHeader?: 'bearer' | 'api-key';
+  /**
+   * Whether the host takes `custom` tools (freeform text input): a freeform tool goes as one, else
+   * as a function of one string `input` (`freeformTool`). Default false.
+   */
+  customTools?: boolean;
 }
 
 /** OpenAI, xAI and any server implementing the Open Responses specification (LM Studio, Ollama, vLLM, …). */
@@ -39,6 +44,7 @@ export const responsesPresets = {
       catalog: openaiCatalog,
     },
     reasoningReplay: true,
+    customTools: true,
   },
   xai: {
     name: 'xai',

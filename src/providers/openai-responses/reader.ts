@@ -9,6 +9,14 @@ import type { WireError, WireItem, WireResponse } from './api.ts';
 import { convertUsage, mapFinishReason } from './response.ts';
 import { commitResponse } from './state.ts';
 
+/**
+ * A freeform call's item as a function call's: its text as the arguments `{"input": text}`. Its
+ * input's deltas are not read: the done item carries the whole text.
+ */
+function freeformArguments(item: WireItem): WireItem {
+  return { ...item, arguments: JSON.stringify({ input: typeof item.input === 'string' ? item.input : '' }) };
+}
+
 /** Builder keys: 64 per output item (content or summary index below 32; reasoning text above). */
 const slots = 64;
 
@@ -196,10 +204,25 @@ export class ResponseReader {
     if (item.type === 'reasoning') {
       this.builder.openText(key, 'reasoning');
       open.keys.push(key);
-    } else if (item.type === 'function_call' && typeof item.call_id === 'string') {
+    } else if (
+      (item.type === 'function_call' || this.isFreeformCall(item)) &&
+      typeof item.call_id === 'string'
+    ) {
       this.builder.toolStart(key, canonicalToolId(this.context, item.call_id), String(item.name ?? ''));
       open.keys.push(key);
     }
+  }
+
+  /**
+   * A `custom_tool_call` to one of the request's freeform tools: a tool call whose input is
+   * `{ input: text }`. Any other (xAI's own `x_search`, run by the host) stays a custom part.
+   */
+  private isFreeformCall(item: WireItem): boolean {
+    return (
+      item.type === 'custom_tool_call' &&
+      typeof item.name === 'string' &&
+      this.context.freeformTools?.has(item.name) === true
+    );
   }
 
   /** A text delta of content `contentIndex` of the message at `index`. */
@@ -282,13 +305,12 @@ export class ResponseReader {
       case 'function_call':
         this.endFunctionCall(index, open, item, id);
         break;
+      case 'custom_tool_call':
+        if (this.isFreeformCall(item)) this.endFunctionCall(index, open, freeformArguments(item), id);
+        else this.custom(item);
+        break;
       default:
-        this.builder.custom({
-          type: 'custom',
-          provider: this.provider,
-          kind: String(item.type),
-          data: item as JsonValue,
-        });
+        this.custom(item);
         break;
     }
     if (id !== undefined) this.outputIds.push(id);
@@ -297,6 +319,16 @@ export class ResponseReader {
     this.lastTextKey = -1;
     this.lastArgumentsIndex = -1;
     if (!this.replaying) this.release();
+  }
+
+  /** An item the canonical transcript has no part for: a custom part carrying it verbatim. */
+  private custom(item: WireItem): void {
+    this.builder.custom({
+      type: 'custom',
+      provider: this.provider,
+      kind: String(item.type),
+      data: item as JsonValue,
+    });
   }
 
   private metadata(id: string | undefined, extra?: MetadataMap): MetadataMap | undefined {

@@ -2,6 +2,7 @@
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import type { CanonicalRequest, OutputSchema } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
+import type { Item } from '../../core/transcript.ts';
 import { effortForBudget } from '../openai/reasoning.ts';
 import { matchesAnyGlob } from '../openai/capabilities.ts';
 import { convertStrictSchema, strictToolParameters } from '../openai/strict-schema.ts';
@@ -26,14 +27,29 @@ export interface RequestSettings {
   reasoningReplay: boolean;
   /** Model globs that take `reasoning.effort`; for others a requested effort is dropped with a WARN. */
   effortModels: string[];
+  /** Whether the host takes `custom` tools: a freeform tool goes as one (else as its function). */
+  customTools: boolean;
 }
 
 /**
  * Function tools, `strict` sent explicitly (the Responses API defaults it to true). With `strict`
  * asked for, each schema is made strict-ready; one that cannot be goes with `strict: false` and a WARN.
+ * A freeform tool goes as a `custom` tool with its format where the host takes them (`custom`),
+ * else as the function of its `inputSchema`.
  */
-export function convertTools(tools: readonly ToolSpec[], strict: boolean, warn?: Warn): JsonObject[] {
+export function convertTools(
+  tools: readonly ToolSpec[],
+  strict: boolean,
+  warn?: Warn,
+  custom = false,
+): JsonObject[] {
   return tools.map((tool) => {
+    if (custom && tool.freeform !== undefined) {
+      const definition: JsonObject = { type: 'custom', name: tool.name };
+      if (tool.description !== undefined) definition.description = tool.description;
+      definition.format = { ...tool.freeform };
+      return definition;
+    }
     const definition: JsonObject = { type: 'function', name: tool.name };
     if (tool.description !== undefined) definition.description = tool.description;
     const { parameters, strict: isStrict } = strictToolParameters(tool, strict, warn);
@@ -44,10 +60,10 @@ export function convertTools(tools: readonly ToolSpec[], strict: boolean, warn?:
   });
 }
 
-/** `auto` / `none` / `required`, or `{type:'function', name}` for one named tool. */
-export function convertToolChoice(choice: ToolChoice): JsonValue {
+/** `auto` / `none` / `required`, or `{type:'function' | 'custom', name}` for one named tool. */
+export function convertToolChoice(choice: ToolChoice, custom?: ReadonlySet<string>): JsonValue {
   if (typeof choice === 'string') return choice;
-  return { type: 'function', name: choice.name };
+  return { type: custom?.has(choice.name) === true ? 'custom' : 'function', name: choice.name };
 }
 
 /** `text.format` for an output schema: `json_schema`, strict-ready unless the schema cannot be (WARN). */
@@ -128,10 +144,13 @@ export function buildRequest(
   const capabilities = context.capabilities;
   const plan = planInput(request.transcript, context, settings.state);
   const stateless = plan.kind === 'full' ? !plan.store : false;
+  // Calls to freeform tools (and their results) travel as custom items where the host takes them.
+  const custom = settings.customTools ? context.freeformTools : undefined;
+  const customCalls = custom === undefined ? undefined : customCallIds(request.transcript, custom);
   const converted =
     plan.kind === 'full'
-      ? convertInput(request.transcript, context, { stateless })
-      : convertInput(plan.items, context, { stateless, indexOffset: plan.from });
+      ? convertInput(request.transcript, context, { stateless, customCalls })
+      : convertInput(plan.items, context, { stateless, indexOffset: plan.from, customCalls });
   // previous_response_id does not carry instructions over: they come from the whole transcript.
   const instructions =
     plan.kind === 'full'
@@ -144,8 +163,13 @@ export function buildRequest(
   const warn: Warn = (message, fields) => context.warn(message, fields);
   const tools = request.tools ?? [];
   if (tools.length > 0) {
-    body.tools = convertTools(tools, settings.strictTools, warn) as unknown as JsonValue;
-    if (request.toolChoice !== undefined) body.tool_choice = convertToolChoice(request.toolChoice);
+    body.tools = convertTools(
+      tools,
+      settings.strictTools,
+      warn,
+      custom !== undefined,
+    ) as unknown as JsonValue;
+    if (request.toolChoice !== undefined) body.tool_choice = convertToolChoice(request.toolChoice, custom);
     if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   }
   body.max_output_tokens = request.maxOutputTokens;
@@ -162,6 +186,16 @@ export function buildRequest(
   delete body.stream;
   if (context.stream) body.stream = true;
   return { path: settings.path, body };
+}
+
+/** The ids of the transcript's calls to freeform tools (`custom_tool_call` items, whose results are `custom_tool_call_output`). */
+function customCallIds(transcript: readonly Item[], freeform: ReadonlySet<string>): ReadonlySet<string> {
+  const ids = new Set<string>();
+  for (const item of transcript)
+    if (item.kind === 'assistant')
+      for (const part of item.parts)
+        if (part.type === 'tool-call' && freeform.has(part.name)) ids.add(part.id);
+  return ids;
 }
 
 /** Pass-through options: a `tools` array is appended to the function tools; anything else replaces. */

@@ -7,6 +7,7 @@ import { codecs } from '../../../codecs/index.ts';
 import type { EncodeContext } from '../../../codecs/types.ts';
 import type { StreamEvent } from '../../../core/events.ts';
 import type { FinishReason } from '../../../core/finish-reason.ts';
+import { isJsonObject } from '../../../core/json.ts';
 import { createRequestId, type ToolCallId } from '../../../core/ids.ts';
 import type { CanonicalResponse } from '../../../core/request.ts';
 import type { Part } from '../../../core/transcript.ts';
@@ -197,6 +198,14 @@ function encodeContext(
     context.store = bodyField(request.body, 'store') !== false;
     const previous = bodyField(request.body, 'previous_response_id');
     if (typeof previous === 'string') context.previousResponseId = previous;
+    const tools = bodyField(request.body, 'tools');
+    if (Array.isArray(tools)) {
+      const freeform = new Set<string>();
+      for (const tool of tools)
+        if (isJsonObject(tool) && tool.type === 'custom' && typeof tool.name === 'string')
+          freeform.add(tool.name);
+      if (freeform.size > 0) context.freeform = freeform;
+    }
   }
   return context;
 }
