@@ -11,6 +11,7 @@ import { convertSampling, type Sampling } from '../anthropic/thinking.ts';
 import { convertMessages } from './messages.ts';
 import { modelPath } from './model-id.ts';
 import { readProviderOptions } from './options.ts';
+import { warnSerialCallsUnenforced } from '../common/tool-settings.ts';
 
 export { convertMessages } from './messages.ts';
 
@@ -135,6 +136,7 @@ export function buildRequest(request: CanonicalRequest, context: ProviderContext
   body.inferenceConfig = inference;
   const toolConfig = buildToolConfig(request, messages);
   if (toolConfig !== undefined) body.toolConfig = toolConfig;
+  warnSerialCallsUnenforced(request, context);
   if (sampling.top_k !== undefined) additional.top_k = sampling.top_k;
   if (Object.keys(additional).length > 0) body.additionalModelRequestFields = additional;
   const options = readProviderOptions(request);

@@ -8,6 +8,7 @@ import type { GeminiContent, GeminiFunctionDeclaration, GeminiRequestBody } from
 import { convertMessages } from './messages.ts';
 import { readProviderOptions } from './options.ts';
 import { convertSchema, hasNoParameters, jsonSchemaForGemini, takesJsonSchema } from './schema.ts';
+import { warnSerialCallsUnenforced } from '../common/tool-settings.ts';
 
 /** What `prepare` worked out for one call; `buildRequest` and the parsers read it. */
 export interface PreparedCall {
@@ -42,6 +43,7 @@ export function convertRequest(
     useJsonSchema: takesJsonSchema(settings.useJsonSchema, context.model),
   });
   const extraTools = readProviderOptions(request).tools ?? [];
+  warnSerialCallsUnenforced(request, context);
   const tools: JsonObject[] = [];
   if (declarations.length > 0) tools.push({ functionDeclarations: declarations as unknown as JsonObject[] });
   tools.push(...extraTools);

@@ -9,6 +9,7 @@ import { convertMessages } from './messages.ts';
 import type { ChatQuirks } from './quirks.ts';
 import { addReasoning } from './reasoning.ts';
 import { convertStrictSchema, strictToolParameters } from '../openai/strict-schema.ts';
+import { warnSerialCallsUnenforced } from '../common/tool-settings.ts';
 
 export { convertMessages, instructionRole } from './messages.ts';
 
@@ -158,6 +159,7 @@ export function buildRequest(
     if (request.toolChoice !== undefined) body.tool_choice = convertToolChoice(request.toolChoice);
     if (request.parallelToolCalls !== undefined && quirks.parallelToolCalls)
       body.parallel_tool_calls = request.parallelToolCalls;
+    else warnSerialCallsUnenforced(request, context);
   }
   body[quirks.maxTokensField] = request.maxOutputTokens;
   addSampling(body, request, context, quirks);
