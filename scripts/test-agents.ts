@@ -259,36 +259,9 @@ async function main(): Promise<number> {
     const codexHome = join(work, 'codex-home');
     mkdirSync(codexHome, { recursive: true });
     const provider = `{ name = "switchyard", base_url = "${server.url}/v1", wire_api = "responses", env_key = "SY_GATEWAY_KEY" }`;
-    const codex = await run(
-      bin('codex'),
-      [
-        'exec',
-        '--skip-git-repo-check',
-        '--dangerously-bypass-approvals-and-sandbox',
-        '-c',
-        'model_provider="switchyard"',
-        '-c',
-        `model_providers.switchyard=${provider}`,
-        '-m',
-        'sy-codex',
-        'Run the shell command that writes out.txt.',
-      ],
-      {
-        cwd: join(work, 'codex'),
-        env: { ...process.env, CODEX_HOME: codexHome, SY_GATEWAY_KEY: 'gateway-client-key' },
-      },
-    );
-    const out = join(work, 'codex', 'out.txt');
-    const ran = existsSync(out) && readFileSync(out, 'utf8') === 'hello-from-codex\n';
-    results.push(
-      `codex exec: exit ${codex.code}, out.txt ${ran ? 'written by the shell command' : 'MISSING'}`,
-    );
-    if (!ran) results.push(codex.output.slice(-2000));
-    for (const [model, file, what] of [
-      ['gpt-5.5', 'patched.txt', 'freeform apply_patch'],
-      ['gpt-5.6-terra', 'scripted.txt', 'code mode: functions.exec runs tools.apply_patch'],
-    ] as const) {
-      const patchRun = await run(
+    /** `codex exec -m <model> <prompt>` through the gateway, in the codex work folder. */
+    const codexExec = (model: string, prompt: string) =>
+      run(
         bin('codex'),
         [
           'exec',
@@ -300,13 +273,25 @@ async function main(): Promise<number> {
           `model_providers.switchyard=${provider}`,
           '-m',
           model,
-          `Create ${file} with the apply_patch tool.`,
+          prompt,
         ],
         {
           cwd: join(work, 'codex'),
           env: { ...process.env, CODEX_HOME: codexHome, SY_GATEWAY_KEY: 'gateway-client-key' },
         },
       );
+    const codex = await codexExec('sy-codex', 'Run the shell command that writes out.txt.');
+    const out = join(work, 'codex', 'out.txt');
+    const ran = existsSync(out) && readFileSync(out, 'utf8') === 'hello-from-codex\n';
+    results.push(
+      `codex exec: exit ${codex.code}, out.txt ${ran ? 'written by the shell command' : 'MISSING'}`,
+    );
+    if (!ran) results.push(codex.output.slice(-2000));
+    for (const [model, file, what] of [
+      ['gpt-5.5', 'patched.txt', 'freeform apply_patch'],
+      ['gpt-5.6-terra', 'scripted.txt', 'code mode: functions.exec runs tools.apply_patch'],
+    ] as const) {
+      const patchRun = await codexExec(model, `Create ${file} with the apply_patch tool.`);
       const created = join(work, 'codex', file);
       const applied = existsSync(created) && readFileSync(created, 'utf8') === 'hello-from-apply-patch\n';
       results.push(

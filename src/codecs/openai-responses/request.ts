@@ -140,29 +140,16 @@ function convertItem(
       );
       return;
     case 'function_call':
-      return pushParts(transcript, 'assistant', [
-        sentAt(
-          {
-            type: 'tool-call',
-            id: requiredString(item, 'call_id', `${path}.call_id`) as never,
-            name: qualifiedName(item, path),
-            ...parseArguments(item.arguments ?? '{}', `${path}.arguments`),
-          },
-          `${path}.call_id`,
-        ),
-      ]);
-    case 'custom_tool_call':
-      return pushParts(transcript, 'assistant', [
-        sentAt(
-          {
-            type: 'tool-call',
-            id: requiredString(item, 'call_id', `${path}.call_id`) as never,
-            name: qualifiedName(item, path),
-            input: { input: requiredString(item, 'input', `${path}.input`) },
-          },
-          `${path}.call_id`,
-        ),
-      ]);
+    case 'custom_tool_call': {
+      // A custom (freeform) call's text is the input `{ input: text }` (`freeformTool`).
+      const input =
+        item.type === 'custom_tool_call'
+          ? { input: { input: requiredString(item, 'input', `${path}.input`) } }
+          : parseArguments(item.arguments ?? '{}', `${path}.arguments`);
+      const id = requiredString(item, 'call_id', `${path}.call_id`) as never;
+      const call: Part = { type: 'tool-call', id, name: qualifiedName(item, path), ...input };
+      return pushParts(transcript, 'assistant', [sentAt(call, `${path}.call_id`)]);
+    }
     case 'function_call_output':
     case 'custom_tool_call_output': {
       const output = item.output;

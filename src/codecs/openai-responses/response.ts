@@ -84,13 +84,7 @@ function callItem(
     call_id: callId,
     name,
   };
-  // A function of one of the request's namespaces: named as the client declared it.
-  const namespace = context.namespaces?.get(name);
-  if (namespace !== undefined) {
-    item.namespace = namespace;
-    item.name = name.slice(namespace.length + 1);
-  }
-  return item;
+  return inNamespace(item, name, context);
 }
 
 /** A call to one of the request's freeform tools: its text as `input`. */
@@ -109,6 +103,11 @@ function customCallItem(
     name,
     input,
   };
+  return inNamespace(item, name, context);
+}
+
+/** A call to a tool of one of the request's namespaces: named as the client declared it. */
+function inNamespace(item: ResponsesItem, name: string, context: EncodeContext): ResponsesItem {
   const namespace = context.namespaces?.get(name);
   if (namespace !== undefined) {
     item.namespace = namespace;
