@@ -186,3 +186,9 @@ export function wireFinishReason(
   const raw = response.rawFinishReason;
   return context.finishReason ?? (raw !== undefined && wire.has(raw) ? raw : table[response.finishReason]);
 }
+
+/** A reply part the protocol cannot carry: reported to `context.leftOut`, and nothing to encode. */
+export function leaveOut(part: Part, context: EncodeContext): undefined {
+  context.leftOut?.(part.type === 'custom' ? `custom:${part.kind}` : part.type);
+  return undefined;
+}

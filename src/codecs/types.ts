@@ -99,6 +99,11 @@ export interface EncodeContext {
   callIds?: boolean;
   /** Opaque-field wrapping (default: verbatim). */
   opaque?: OpaqueCodec;
+  /**
+   * Told of each reply part the protocol cannot carry, as it is left out (`custom:{kind}` for a
+   * provider's own part, else the part type): the gateway logs them in one WARN per call.
+   */
+  leftOut?: (part: string) => void;
   /** Anthropic streams: the usage `message_start` reports before any count is known. */
   startUsage?: CanonicalResponse['usage'];
 }

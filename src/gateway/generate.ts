@@ -141,6 +141,8 @@ interface Served {
   refused?: boolean;
   /** Counted in its key's requests in flight (`max_in_flight`), until the request ends. */
   counted?: boolean;
+  /** Reply parts the client's protocol could not carry (`EncodeContext.leftOut`): one WARN at the end. */
+  leftOut?: Set<string>;
 }
 
 /**
@@ -262,8 +264,13 @@ async function storeResponse(
   );
 }
 
-function encodeContext(decoded: DecodedRequest, protocol: InboundProtocol): EncodeContext {
-  const context: EncodeContext = { model: decoded.model, opaque: taggedOpaque, callIds: true };
+function encodeContext(decoded: DecodedRequest, protocol: InboundProtocol, served: Served): EncodeContext {
+  const context: EncodeContext = {
+    model: decoded.model,
+    opaque: taggedOpaque,
+    callIds: true,
+    leftOut: (part) => (served.leftOut ??= new Set()).add(part),
+  };
   if (decoded.streamUsage === true) context.streamUsage = true;
   if (protocol === 'openai-responses') {
     context.responseId = createResponsesId('resp');
@@ -305,6 +312,14 @@ export function logRefusal(
 function finishLog(state: GatewayState, served: Served): void {
   const durationMs = performance.now() - served.startedAt;
   const { protocol } = served.call;
+  // Never a silent loss: a reply part the client's protocol has no place for is named.
+  if (served.leftOut !== undefined)
+    state.logger.warn('gateway: part of the reply was left out', {
+      requestId: served.call.requestId,
+      protocol,
+      provider: served.provider ?? null,
+      parts: [...served.leftOut].slice(0, maxWarningDetails).map(shown),
+    });
   // Labelled by the canonical id: a client's made-up model names never become new series.
   const model = served.modelId ?? 'unknown';
   seriesOf(state.metrics.requests, protocol, model, String(served.status)).inc();
@@ -393,7 +408,7 @@ export async function serveGeneration(
     transcript = decoded.request.transcript;
     if (hasQuota(call.key)) await admit(state, call.key, decoded, served);
     const routeRequest: RouteRequest = { ...decoded.request, model: decoded.model };
-    const context = encodeContext(decoded, call.protocol);
+    const context = encodeContext(decoded, call.protocol, served);
     if (!decoded.stream) {
       send(await complete(state, served, decoded, routeRequest, context, controller));
       return;

@@ -8,7 +8,7 @@ import { emptyUsage, type Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createAnthropicMessageId } from '../ids.ts';
 import { opaqueValue, verbatimOpaque } from '../opaque.ts';
-import { ArgumentTracker, wireFinishReason } from '../common.ts';
+import { ArgumentTracker, leaveOut, wireFinishReason } from '../common.ts';
 import type {
   EncodeContext,
   EncoderState,
@@ -85,7 +85,7 @@ function convertPart(part: Part, context: EncodeContext): Record<string, unknown
     case 'tool-call':
       return { type: 'tool_use', id: part.id, name: part.name, input: argumentsObject(part) };
     default:
-      return undefined;
+      return leaveOut(part, context);
   }
 }
 
@@ -221,6 +221,9 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
         return [];
       case 'finish':
         return finish(event.response);
+      case 'custom':
+        leaveOut(event.part, context);
+        return [];
       default:
         return [];
     }

@@ -3,8 +3,8 @@ import type { StreamEvent } from '../../core/events.ts';
 import type { FinishReason } from '../../core/finish-reason.ts';
 import type { CanonicalResponse } from '../../core/request.ts';
 import type { MetadataMap } from '../../core/metadata.ts';
-import type { JsonObject } from '../../core/json.ts';
-import type { Part } from '../../core/transcript.ts';
+import { isJsonObject, type JsonObject } from '../../core/json.ts';
+import type { CustomPart, Part } from '../../core/transcript.ts';
 import { argumentsObject } from '../../core/tool-arguments.ts';
 import type { Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
@@ -18,7 +18,7 @@ import type {
   WireError,
   WireFrame,
 } from '../types.ts';
-import { wireFinishReason } from '../common.ts';
+import { leaveOut, wireFinishReason } from '../common.ts';
 import { errorBody } from './errors.ts';
 
 type WirePart = Record<string, unknown>;
@@ -120,9 +120,23 @@ function convertPart(part: Part, context: EncodeContext, provider?: string): Wir
       return sign({ text: part.text, thought: true }, part, context);
     case 'tool-call':
       return sign(callPart(part, context), part, context);
+    case 'custom':
+      return mediaPart(part) ?? leaveOut(part, context);
     default:
-      return undefined;
+      return leaveOut(part, context);
   }
+}
+
+/**
+ * A Gemini upstream's media output (an image model's `inlineData`, a `fileData`), kept whole in a
+ * custom part by the adapter: the same part for a Gemini client (its signature left behind: it
+ * is the upstream's, unwrapped). Undefined for any other custom part.
+ */
+function mediaPart(part: CustomPart): WirePart | undefined {
+  const { kind, data } = part;
+  if ((kind !== 'inlineData' && kind !== 'fileData') || !isJsonObject(data) || !isJsonObject(data[kind]))
+    return undefined;
+  return { [kind]: data[kind] } as WirePart;
 }
 
 /** The non-streamed `GenerateContentResponse`. */
@@ -224,6 +238,11 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
         if (response.finishReason === 'error' || response.finishReason === 'cancelled') return [];
         usage = response.usage;
         return [chunk([{ text: '' }], mapFinishReason(response, context))];
+      }
+      case 'custom': {
+        const media = mediaPart(event.part);
+        if (media === undefined) leaveOut(event.part, context);
+        return media === undefined ? [] : [chunk([media])];
       }
       default:
         return [];

@@ -5,7 +5,7 @@ import type { CanonicalResponse } from '../../core/request.ts';
 import type { Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createChatCompletionId, randomHex, unixSeconds } from '../ids.ts';
-import { ArgumentTracker, inclusiveInput } from '../common.ts';
+import { ArgumentTracker, inclusiveInput, leaveOut } from '../common.ts';
 import { argumentsText } from '../../core/tool-arguments.ts';
 import type { EncodeContext, EncoderState, StreamEncoder, WireError, WireFrame } from '../types.ts';
 import { errorBody } from './errors.ts';
@@ -61,6 +61,7 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
         type: 'function',
         function: { name: part.name, arguments: argumentsText(part) },
       });
+    else leaveOut(part, context);
   }
   const message: Record<string, unknown> = {
     role: 'assistant',
@@ -195,6 +196,9 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       }
       case 'finish':
         return finish(event.response);
+      case 'custom':
+        leaveOut(event.part, context);
+        return [];
       default:
         return [];
     }

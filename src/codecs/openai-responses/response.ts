@@ -7,7 +7,7 @@ import type { Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createResponsesId, unixSeconds } from '../ids.ts';
 import { opaqueValue } from '../opaque.ts';
-import { ArgumentTracker, inclusiveInput } from '../common.ts';
+import { ArgumentTracker, inclusiveInput, leaveOut } from '../common.ts';
 import { argumentsText } from '../../core/tool-arguments.ts';
 import { freeformText } from '../../core/tools.ts';
 import type {
@@ -139,7 +139,7 @@ function convertComplete(part: Part, context: EncodeContext): ResponsesItem | un
         ? customCallItem(part.id, part.name, freeformText(part.input), context)
         : callItem(part.id, part.name, argumentsText(part), context);
     default:
-      return undefined;
+      return leaveOut(part, context);
   }
 }
 
@@ -364,6 +364,9 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       }
       case 'finish':
         return finish(event.response);
+      case 'custom':
+        leaveOut(event.part, context);
+        return [];
       default:
         return [];
     }
