@@ -161,6 +161,14 @@ function upstreamStatus(status: number | undefined, fallback: number): number {
   return status !== undefined && status >= 500 && status <= 599 ? status : fallback;
 }
 
+/**
+ * The status of a request the upstream refused: its own where that says more than 400 — 404 (a
+ * model or resource it does not know), 409, 413 (too large for it), 422 — else 400.
+ */
+function clientFaultStatus(status: number | undefined): number {
+  return status === 404 || status === 409 || status === 413 || status === 422 ? status : 400;
+}
+
 /** The longest `retry-after` passed on to a client (s). */
 const maxRetryAfterSeconds = 86_400;
 
@@ -224,7 +232,17 @@ export function toWireError(error: unknown): WireError {
         retryable: false,
       };
     case 'rate_limit':
-      return { ...base, status: 429, errorClass: 'rate_limit' };
+      // One that waiting does not cure (out of credit: a 402, an `insufficient_quota`) says so as
+      // OpenAI does, not as a rate limit that invites another try.
+      return error.retryable
+        ? { ...base, status: 429, errorClass: 'rate_limit' }
+        : {
+            ...base,
+            status: 429,
+            errorClass: 'rate_limit',
+            code: 'insufficient_quota',
+            type: 'insufficient_quota',
+          };
     case 'server_error':
       return { ...base, status: upstreamStatus(error.status, 502), errorClass: 'server_error' };
     case 'network':
@@ -234,7 +252,7 @@ export function toWireError(error: unknown): WireError {
     case 'invalid_request':
       return {
         ...base,
-        status: error.providerCode === 'unknown_model' ? 404 : 400,
+        status: error.providerCode === 'unknown_model' ? 404 : clientFaultStatus(error.status),
         errorClass: 'invalid_request',
       };
     case 'cancelled':

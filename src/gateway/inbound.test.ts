@@ -44,6 +44,20 @@ describe('readJson', () => {
     await expect(readJson(request(body), 64)).resolves.toEqual({ text: 'héllo → 世界' });
   });
 
+  it('a body that is not valid UTF-8 is a 400 naming it, never passed on with U+FFFD in place of its bytes', async () => {
+    const bytes = Buffer.concat([
+      Buffer.from('{"text":"a'),
+      Buffer.from([0xff, 0xfe, 0xc3]),
+      Buffer.from('"}'),
+    ]);
+    const invalid = new Request('http://gateway.test/v1/chat/completions', { method: 'POST', body: bytes });
+    await expect(readJson(invalid, 64)).rejects.toMatchObject({
+      wire: { status: 400, message: 'the request body is not valid UTF-8' },
+    });
+    // A U+FFFD the client wrote itself is text like any other.
+    await expect(readJson(request('{"text":"a\ufffdb"}'), 64)).resolves.toEqual({ text: 'a\ufffdb' });
+  });
+
   it('malformed JSON is a 400', async () => {
     await expect(readJson(request('{"a":', { 'content-length': '5' }), 64)).rejects.toMatchObject({
       wire: { status: 400 },

@@ -6,6 +6,7 @@
  */
 import { RequestFieldError } from '../codecs/fields.ts';
 import { findShapeProblem, maxVisitedValues } from '../core/value-shape.ts';
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { clientClosed, GatewayError } from './errors.ts';
 import { opensMoreThan, parseJson, TooManyEscapedKeysError } from '../core/json-text.ts';
@@ -87,6 +88,14 @@ export async function readJson(
   else if (request !== undefined) bytes = await readRequest(request, limit, length !== undefined, incoming);
   else throw new Error('the request body was read before the gateway read it');
   if (read !== undefined) read.bytes = bytes.byteLength;
+  // Invalid UTF-8 is refused, as the providers refuse it: decoded leniently, its bytes would reach
+  // the upstream silently altered (U+FFFD in place of each bad sequence).
+  if (!isUtf8(bytes))
+    throw new GatewayError({
+      status: 400,
+      errorClass: 'invalid_request',
+      message: 'the request body is not valid UTF-8',
+    });
   let text = bytes.toString('utf8');
   // A byte-order mark is not JSON; TextDecoder drops it, so clients send it.
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);

@@ -228,6 +228,20 @@ describe('limits and refusals', () => {
     expect(body.error.message).toContain(field);
   });
 
+  it.each([
+    ['background', { background: true }],
+    ['conversation', { conversation: 'conv_1' }],
+    ['prompt', { prompt: { id: 'pmpt_1' } }],
+  ])('Responses %s that cannot be honoured is a 400 naming the field', async (field, extra) => {
+    const before = harness.emulator.requests.length;
+    const response = await post('/v1/responses', JSON.stringify({ model: 'up-chat', input: 'Hi', ...extra }));
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { message: string; param: string } };
+    expect(body.error.param).toBe(field);
+    expect(body.error.message).toContain(field);
+    expect(harness.emulator.requests).toHaveLength(before);
+  });
+
   it('fields a newer SDK adds are ignored, never a 400', async () => {
     harness.emulator.enqueue(hello());
     const response = await post(

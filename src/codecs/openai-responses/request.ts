@@ -331,12 +331,12 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   const object = bodyObject(body);
   refuse(object, 'background', [false], 'background responses are not supported by the gateway');
   refuse(object, 'top_logprobs', [0], 'log probabilities are not supported by the gateway');
-  if (object.conversation !== undefined && object.conversation !== null)
-    throw new RequestFieldError(
-      'conversation',
-      'conversation: conversations are not supported by the gateway',
-      'unsupported',
-    );
+  for (const [field, what] of [
+    ['conversation', 'conversations are'],
+    ['prompt', 'stored prompt templates are'],
+  ] as const)
+    if (object[field] !== undefined && object[field] !== null)
+      throw new RequestFieldError(field, `${field}: ${what} not supported by the gateway`, 'unsupported');
   const declared: DeclaredTools = [];
   const { transcript, instructionItems } = convertInput(object, opaque, declared);
   const request: DecodedRequest['request'] = { transcript };

@@ -77,6 +77,8 @@ export class ResponseReader {
   private responseId: string | undefined;
   private rawFinishReason: string | undefined;
   private blockReason: string | undefined;
+  /** A chunk carried a candidate. */
+  private answered = false;
   /** The raw counts of the last usage read (prompt, candidates, thoughts, cached, tool-use prompt). */
   private readonly lastCounts: Array<number | undefined> = [];
   /** The last usage emitted. */
@@ -100,6 +102,11 @@ export class ResponseReader {
     }
   }
 
+  /** True once a chunk carried a candidate (or a prompt block): something was answered. */
+  get hasAnswer(): boolean {
+    return this.answered || this.blockReason !== undefined;
+  }
+
   /** True once a chunk carried a finish reason or a prompt block: the response is whole. */
   get complete(): boolean {
     return this.rawFinishReason !== undefined || this.blockReason !== undefined;
@@ -115,8 +122,10 @@ export class ResponseReader {
       this.builder.start(startFields(chunk));
     }
     const candidate: unknown = firstCandidate(chunk.candidates);
-    if (isJsonObject(candidate)) this.readCandidate(candidate as GeminiCandidate);
-    else if (candidate !== undefined) this.skip('a candidate', candidate);
+    if (isJsonObject(candidate)) {
+      this.answered = true;
+      this.readCandidate(candidate as GeminiCandidate);
+    } else if (candidate !== undefined) this.skip('a candidate', candidate);
     const listed = Array.isArray(chunk.candidates) ? chunk.candidates.length : 0;
     if (!this.otherCandidates && (listed > 1 || (listed === 1 && candidate === undefined))) {
       // Candidates of another index (the request asks for one) are never merged into the first.

@@ -124,9 +124,27 @@ describe('bad input never crashes', () => {
     expect(finishOf(events).content).toEqual([{ type: 'text', text: 'fine' }]);
     expect(warnings(context)).toEqual([['skipped a candidate that is not a JSON object', 'null']]);
 
+    // A whole body with no other candidate answered nothing: an invalid response, after the WARN.
     const completeContext = testContext();
-    expect(parseBody({ candidates: [null] }, completeContext)).toMatchObject({ content: [] });
+    expect(() => parseBody({ candidates: [null] }, completeContext)).toThrow(/no candidate/);
     expect(warnings(completeContext)).toEqual([['skipped a candidate that is not a JSON object', 'null']]);
+  });
+
+  it('a whole body with no candidate and no prompt feedback is a retryable invalid response, not an empty success', () => {
+    for (const body of [{ candidates: [] }, { candidates: [], usageMetadata: { promptTokenCount: 5 } }]) {
+      let caught: unknown;
+      try {
+        parseBody(body);
+      } catch (error) {
+        caught = error;
+      }
+      expect(isServerError(caught)).toBe(true);
+      expect(caught).toMatchObject({ providerCode: 'invalid_response', retryable: true });
+    }
+    // A blocked prompt has no candidate either: that is its answer (content-filter), not a failure.
+    expect(parseBody({ candidates: [], promptFeedback: { blockReason: 'SAFETY' } })).toMatchObject({
+      finishReason: 'content-filter',
+    });
   });
 
   it('a null part is skipped with a WARN; the parts around it are kept (stream and complete)', () => {

@@ -27,6 +27,12 @@ export function parseResponse(body: unknown, context: ProviderContext, builder: 
   }
   const reader = new ResponseReader(context, builder);
   for (const chunk of chunks) reader.read(chunk as GeminiResponse);
+  // No candidate and no prompt block: nothing was answered, and no reason given (never an empty success).
+  if (!reader.hasAnswer)
+    context.fail({
+      code: 'invalid_response',
+      message: `${context.model} returned no candidate and no prompt feedback`,
+    });
   reader.finish();
 }
 

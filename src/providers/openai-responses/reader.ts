@@ -407,6 +407,12 @@ export class ResponseReader {
     // A failed response is a failure of the stream, not its complete end (which would hide it).
     if (response?.status === 'failed')
       this.fail(response.error ?? { code: 'server_error', message: 'the response failed' });
+    // One still queued or running (a background response) has no answer yet: never an empty success.
+    if (response?.status === 'in_progress' || response?.status === 'queued')
+      this.fail({
+        code: 'server_error',
+        message: `the response is not finished (status ${response.status})`,
+      });
     // A host that streams no item event at all (only the terminal one) has its output there: read
     // as a whole body's, never a silent empty reply.
     if (this.items.size === 0 && this.done.size === 0 && Array.isArray(response?.output))

@@ -1,0 +1,51 @@
+/**
+ * An upstream's refusal reaches the client with the status that says the most: its own 404, 409,
+ * 413 or 422 (a model the upstream does not know was a 400 before), else 400; and a 402 (out of
+ * credit) is a 429 `insufficient_quota` with `x-should-retry: false`, as OpenAI says it — before,
+ * its body read `rate_limit_exceeded`, which invites another try.
+ */
+import { openaiError } from 'switchyard-ai/testing';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type GatewayHarness, startGatewayHarness } from './harness.ts';
+
+let harness: GatewayHarness;
+beforeAll(async () => {
+  harness = await startGatewayHarness();
+});
+beforeEach(() => harness.emulator.clear());
+afterAll(() => harness.close());
+
+const post = (path: string, body: string) =>
+  fetch(`${harness.server.url}${path}`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
+  });
+const chatBody = () => JSON.stringify({ model: 'up-chat', messages: [{ role: 'user', content: 'Hi' }] });
+
+describe('upstream refusals', () => {
+  it.each([
+    [404, 'The model `gpt-9` does not exist', 'model_not_found', 404],
+    [422, 'unprocessable', null, 422],
+    [418, 'odd', null, 400],
+  ])(
+    'an upstream %i refusing the request reaches the client as %i… (its own status where it says more than 400)',
+    async (upstream, message, code, client) => {
+      harness.emulator.enqueue(openaiError(upstream, message, { code }));
+      const response = await post('/v1/chat/completions', chatBody());
+      expect(response.status).toBe(client);
+      expect(((await response.json()) as { error: { message: string } }).error.message).toContain(message);
+    },
+  );
+
+  it('an upstream 402 (out of credit) is a 429 insufficient_quota the SDKs will not send again', async () => {
+    harness.emulator.enqueue(openaiError(402, 'Insufficient balance'));
+    const response = await post('/v1/chat/completions', chatBody());
+    expect(response.status).toBe(429);
+    expect(response.headers.get('x-should-retry')).toBe('false');
+    expect(((await response.json()) as { error: unknown }).error).toMatchObject({
+      type: 'insufficient_quota',
+      code: 'insufficient_quota',
+    });
+  });
+});
