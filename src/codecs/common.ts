@@ -80,22 +80,16 @@ function guessImageMime(url: string): string {
   return 'image/jpeg';
 }
 
-/** A tool output from text and parts: plain text when it is only text. */
+/**
+ * A tool output from text and parts: plain text when it is one text (or none); several texts stay
+ * apart (Codex's code mode sends each `text()` of a script as its own item: joined with nothing,
+ * the upstream read them run together).
+ */
 export function toolOutput(parts: Part[]): ToolOutput {
-  if (parts.every((part) => part.type === 'text'))
-    return { type: 'text', text: parts.map((part) => (part.type === 'text' ? part.text : '')).join('') };
+  if (parts.length === 0) return { type: 'text', text: '' };
+  const [first] = parts;
+  if (parts.length === 1 && first!.type === 'text') return { type: 'text', text: first!.text };
   return { type: 'parts', parts };
-}
-
-/** The text of a tool result for protocols that take only text. */
-export function toolOutputText(output: ToolOutput): string {
-  if (output.type === 'text') return output.text;
-  if (output.type === 'json') return JSON.stringify(output.value);
-  return output.parts
-    .map((part) =>
-      part.type === 'text' ? part.text : part.type === 'structured' ? JSON.stringify(part.value) : '',
-    )
-    .join('');
 }
 
 /** Appends parts to the transcript, merging into the last item when it has the same kind. */

@@ -43,6 +43,13 @@ export function requiredString(object: Record<string, unknown>, key: string, pat
   return value;
 }
 
+/** A string field that must be there but may be empty (a freeform call's text). */
+export function presentString(object: Record<string, unknown>, key: string, path = key): string {
+  const value = optionalString(object, key, path);
+  if (value === undefined) throw new RequestFieldError(path, `${path} is required`);
+  return value;
+}
+
 /** The sampling ranges every protocol accepts (the canonical request's): `temperature`, `top_p`. */
 export const temperatureRange: readonly [number, number] = [0, 2];
 export const topPRange: readonly [number, number] = [0, 1];

@@ -7,7 +7,7 @@ import type { JsonObject } from './json.ts';
 type ToolCallArguments = Pick<ToolCallPart, 'input' | 'metadata'>;
 
 /** The model's own text of the arguments when it was kept (`switchyard.raw_input`). */
-function rawInput(call: ToolCallArguments): string | undefined {
+export function rawInput(call: ToolCallArguments): string | undefined {
   const raw = call.metadata?.['switchyard.raw_input'];
   return typeof raw === 'string' ? raw : undefined;
 }

@@ -1,5 +1,8 @@
 /** Tool specifications and tool choice. */
-import { isJsonObject, type JsonObject, type JsonValue } from './json.ts';
+import { isJsonObject, type JsonObject } from './json.ts';
+import { parseJson } from './json-text.ts';
+import { rawInput } from './tool-arguments.ts';
+import type { ToolCallPart } from './transcript.ts';
 
 /** A tool the model may call. */
 export interface ToolSpec {
@@ -28,7 +31,7 @@ export type FreeformFormat =
  *
  * @example
  * const patch = freeformTool('apply_patch', 'Edits files.', { type: 'grammar', syntax: 'lark', definition });
- * // A call's input: { input: '*** Begin Patch\n…' }; freeformText(call.input) is the text.
+ * // A call's input: { input: '*** Begin Patch\n…' }; freeformText(call) is the text.
  */
 export function freeformTool(
   name: string,
@@ -54,15 +57,44 @@ export function freeformTool(
 }
 
 /**
- * A freeform tool call's text: its input's `input` string; none for an empty input (a cut call);
- * any other input as JSON, so nothing is lost.
+ * A freeform tool call's text: its input's `input` string. When the model's arguments did not
+ * parse (its text kept as `switchyard.raw_input`), the `input` string of that text read with raw
+ * control characters allowed in its strings (`{"input": "…"}` with literal newlines), or the text
+ * itself (the raw text as the arguments). None for an empty input (a cut call); any other input as
+ * JSON, so nothing is lost.
  */
-export function freeformText(input: JsonValue): string {
-  if (isJsonObject(input)) {
-    if (typeof input.input === 'string') return input.input;
-    if (Object.keys(input).length === 0) return '';
-  }
+export function freeformText(call: Pick<ToolCallPart, 'input' | 'metadata'>): string {
+  const { input } = call;
+  if (isJsonObject(input) && typeof input.input === 'string') return input.input;
+  const raw = rawInput(call);
+  if (raw !== undefined && raw.trim() !== '') return looseInput(raw) ?? raw;
+  if (isJsonObject(input) && Object.keys(input).length === 0) return '';
   return JSON.stringify(input);
+}
+
+/** The `input` string of `{"input": "…"}` whose strings may hold raw control characters. */
+function looseInput(text: string): string | undefined {
+  let escaped = '';
+  let inString = false;
+  let afterBackslash = false;
+  for (const character of text) {
+    if (inString) {
+      if (afterBackslash) afterBackslash = false;
+      else if (character === '\\') afterBackslash = true;
+      else if (character === '"') inString = false;
+      else if (character < ' ') {
+        escaped += `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
+        continue;
+      }
+    } else if (character === '"') inString = true;
+    escaped += character;
+  }
+  try {
+    const value = parseJson(escaped);
+    return isJsonObject(value) && typeof value.input === 'string' ? value.input : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The names of a request's freeform tools (empty when it has none). */

@@ -247,4 +247,53 @@ describe('Responses custom (freeform) tools through the gateway', () => {
       }),
     ]);
   });
+
+  it('a Chat upstream’s call written as the raw patch, or as {"input": …} with literal newlines, still reaches the client as the patch', async () => {
+    const chatCall = (argumentsText: string) => ({
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      created: 1,
+      model: 'gpt-5-mini',
+      choices: [
+        {
+          index: 0,
+          finish_reason: 'tool_calls',
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: 'call_1', type: 'function', function: { name: 'apply_patch', arguments: argumentsText } },
+            ],
+          },
+        },
+      ],
+      usage: { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 },
+    });
+    for (const written of [patch, `{"input": "${patch.replace(/["\\]/g, '\\$&')}"}`]) {
+      harness.emulator.enqueue({ type: 'json', body: chatCall(written) } as EmulatorScript);
+      const response = await client.responses.create({
+        model: upstreams['openai-chat'].alias,
+        input: 'Add hello.txt.',
+        tools,
+      });
+      expect(response.output).toEqual([expect.objectContaining({ type: 'custom_tool_call', input: patch })]);
+    }
+  });
+
+  it('a custom_tool_call with an empty input in the history is taken (a tool whose text is optional)', async () => {
+    harness.emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'Done.' }],
+    } as EmulatorScript);
+    const response = await client.responses.create({
+      model: upstreams['anthropic-messages'].alias,
+      tools,
+      input: [
+        { role: 'user', content: 'Patch.' },
+        { type: 'custom_tool_call', call_id: 'call_E', name: 'apply_patch', input: '' },
+        { type: 'custom_tool_call_output', call_id: 'call_E', output: 'invalid patch' },
+      ] as OpenAI.Responses.ResponseInput,
+    });
+    expect(response.status).toBe('completed');
+  });
 });

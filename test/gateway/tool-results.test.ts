@@ -262,3 +262,45 @@ describe('renamed tool names never reach the client, in errors either', () => {
     expect(await response.text()).toContain('cannot both be sent');
   });
 });
+
+describe('a tool result of several texts', () => {
+  const responsesTurn = (model: string) =>
+    post('/v1/responses', {
+      model,
+      input: [
+        { role: 'user', content: 'Run it.' },
+        { type: 'function_call', call_id: 'call_1', name: 'run', arguments: '{}' },
+        {
+          type: 'function_call_output',
+          call_id: 'call_1',
+          output: [
+            { type: 'input_text', text: 'first line' },
+            { type: 'input_text', text: 'second line' },
+          ],
+        },
+      ],
+      tools: [{ type: 'function', name: 'run', parameters: { type: 'object' } }],
+    });
+
+  it('keeps its texts apart: separate blocks to Anthropic, never run together', async () => {
+    expect((await responsesTurn('up-anthropic')).status).toBe(200);
+    const messages = upstreamBody().messages as Array<{ content: unknown }>;
+    expect(messages.at(-1)!.content).toEqual([
+      expect.objectContaining({
+        type: 'tool_result',
+        content: [
+          { type: 'text', text: 'first line' },
+          { type: 'text', text: 'second line' },
+        ],
+      }),
+    ]);
+  });
+
+  it.each(['up-chat', 'up-responses', 'up-gemini'])('%s gets both texts, not run together', async (model) => {
+    expect((await responsesTurn(model)).status).toBe(200);
+    const sent = JSON.stringify(upstreamBody());
+    expect(sent).not.toContain('first linesecond line');
+    expect(sent).toContain('first line');
+    expect(sent).toContain('second line');
+  });
+});

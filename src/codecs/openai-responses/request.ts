@@ -17,6 +17,7 @@ import {
   optionalNumber,
   optionalString,
   parseArguments,
+  presentString,
   refuse,
   RequestFieldError,
   requiredString,
@@ -144,7 +145,7 @@ function convertItem(
       // A custom (freeform) call's text is the input `{ input: text }` (`freeformTool`).
       const input =
         item.type === 'custom_tool_call'
-          ? { input: { input: requiredString(item, 'input', `${path}.input`) } }
+          ? { input: { input: presentString(item, 'input', `${path}.input`) } }
           : parseArguments(item.arguments ?? '{}', `${path}.arguments`);
       const id = requiredString(item, 'call_id', `${path}.call_id`) as never;
       const call: Part = { type: 'tool-call', id, name: qualifiedName(item, path), ...input };

@@ -136,7 +136,7 @@ function convertComplete(part: Part, context: EncodeContext): ResponsesItem | un
       return reasoningItem(part.text, encrypted(part, context));
     case 'tool-call':
       return context.freeform?.has(part.name) === true
-        ? customCallItem(part.id, part.name, freeformText(part.input), context)
+        ? customCallItem(part.id, part.name, freeformText(part), context)
         : callItem(part.id, part.name, argumentsText(part), context);
     default:
       return leaveOut(part, context);
@@ -355,7 +355,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       case 'tool-call-end': {
         if (open.get(event.index)?.item.type === 'custom_tool_call') {
           args.remainder(event.id, event.input);
-          return close(event.index, { input: freeformText(event.input), incomplete: event.incomplete });
+          return close(event.index, { input: freeformText(event), incomplete: event.incomplete });
         }
         const rest = args.remainder(event.id, event.input);
         const frames = delta(event.index, rest);

@@ -230,7 +230,7 @@ function convertAssistant(conversion: Conversion, item: Item, itemIndex: number)
       const callId = providerToolId(conversion.context, part.id, sixtyFourCharactersToolId);
       const call: InputItem =
         conversion.customCalls?.has(part.id) === true
-          ? { type: 'custom_tool_call', call_id: callId, name: part.name, input: freeformText(part.input) }
+          ? { type: 'custom_tool_call', call_id: callId, name: part.name, input: freeformText(part) }
           : { type: 'function_call', call_id: callId, name: part.name, arguments: argumentsJson(part) };
       const id = idOf(part);
       if (id !== undefined) call.id = id;
