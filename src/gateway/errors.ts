@@ -163,11 +163,15 @@ function upstreamStatus(status: number | undefined, fallback: number): number {
 
 /**
  * The status of a request the upstream refused: its own where that says more than 400 — 404 (a
- * model or resource it does not know), 409, 413 (too large for it), 422 — else 400.
+ * model or resource it does not know), 409, 422 — else 400. (An upstream 413 is a context
+ * overflow, a 400 `context_length_exceeded`.)
  */
 function clientFaultStatus(status: number | undefined): number {
-  return status === 404 || status === 409 || status === 413 || status === 422 ? status : 400;
+  return status === 404 || status === 409 || status === 422 ? status : 400;
 }
+
+/** Codes of a rate limit that waiting does not cure: the account is out of credit. */
+const outOfCredit = new Set(['insufficient_quota', 'billing_error']);
 
 /** The longest `retry-after` passed on to a client (s). */
 const maxRetryAfterSeconds = 86_400;
@@ -232,9 +236,9 @@ export function toWireError(error: unknown): WireError {
         retryable: false,
       };
     case 'rate_limit':
-      // One that waiting does not cure (out of credit: a 402, an `insufficient_quota`) says so as
-      // OpenAI does, not as a rate limit that invites another try.
-      return error.retryable
+      // Out of credit (a 402, an `insufficient_quota` or `billing_error`) says so as OpenAI does,
+      // not as a rate limit that invites another try.
+      return error.status !== 402 && !outOfCredit.has(error.providerCode ?? '')
         ? { ...base, status: 429, errorClass: 'rate_limit' }
         : {
             ...base,

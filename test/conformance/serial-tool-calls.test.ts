@@ -51,6 +51,13 @@ const rows: Row[] = [
     sent: (body) => body.parallel_tool_calls === false,
   },
   { name: 'gemini', model: 'gemini:gemini-2.5-flash', create: onEmulator('gemini') },
+  { name: 'vertex (Gemini)', model: 'vertex:gemini-2.5-flash', create: onEmulator('vertex') },
+  {
+    name: 'vertex (Claude)',
+    model: 'vertex:claude-sonnet-4-5@20250929',
+    create: onEmulator('vertex'),
+    sent: (body) => (body.tool_choice as Record<string, unknown>).disable_parallel_tool_use,
+  },
   {
     name: 'bedrock (Claude)',
     model: 'bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0',

@@ -68,6 +68,30 @@ describe('reply parts a protocol cannot carry', () => {
     expect(leftOut()).toEqual([]);
   });
 
+  it('an image’s thoughtSignature reaches the Gemini client wrapped, and goes back upstream as it came', async () => {
+    harness.emulator.enqueue({
+      type: 'json',
+      body: candidate([{ ...image, thoughtSignature: 'SIG_IMAGE_1' }], 'STOP'),
+    });
+    const first = (await (await post(`/v1beta/models/${model}:generateContent`, ask)).json()) as {
+      candidates: Array<{ content: { role: string; parts: Array<Record<string, unknown>> } }>;
+    };
+    const [returned] = first.candidates[0]!.content.parts;
+    expect(returned).toMatchObject(image);
+    expect(typeof returned!.thoughtSignature).toBe('string');
+    harness.emulator.enqueue({ type: 'json', body: candidate([{ text: 'Edited.' }], 'STOP') });
+    const next = {
+      contents: [
+        ...ask.contents,
+        first.candidates[0]!.content,
+        { role: 'user', parts: [{ text: 'Make it blue.' }] },
+      ],
+    };
+    expect((await post(`/v1beta/models/${model}:generateContent`, next)).status).toBe(200);
+    const sent = harness.emulator.requests.at(-1)!.body as { contents: Array<{ parts: unknown[] }> };
+    expect(sent.contents[1]!.parts).toEqual([{ ...image, thoughtSignature: 'SIG_IMAGE_1' }]);
+  });
+
   it.each([
     [
       'anthropic-messages',

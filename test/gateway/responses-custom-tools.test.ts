@@ -296,4 +296,36 @@ describe('Responses custom (freeform) tools through the gateway', () => {
     });
     expect(response.status).toBe('completed');
   });
+
+  it('a tool an additional_tools item declares again replaces the earlier declaration, in place', async () => {
+    harness.emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'OK.' }],
+    } as EmulatorScript);
+    await client.responses.create({
+      model: upstreams['anthropic-messages'].alias,
+      tools: [
+        {
+          type: 'function',
+          name: 'shell',
+          description: 'old',
+          parameters: { type: 'object' },
+          strict: false,
+        },
+        { type: 'function', name: 'read', parameters: { type: 'object' }, strict: false },
+      ],
+      input: [
+        {
+          type: 'additional_tools',
+          tools: [{ type: 'function', name: 'shell', description: 'new', parameters: { type: 'object' } }],
+        },
+        { role: 'user', content: 'Go.' },
+      ] as unknown as OpenAI.Responses.ResponseInput,
+    });
+    const offered = lastBody().tools as Array<{ name: string; description?: string }>;
+    expect(offered.map((tool) => [tool.name, tool.description])).toEqual([
+      ['shell', 'new'],
+      ['read', undefined],
+    ]);
+  });
 });

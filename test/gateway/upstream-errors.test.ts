@@ -1,6 +1,6 @@
 /**
- * An upstream's refusal reaches the client with the status that says the most: its own 404, 409,
- * 413 or 422 (a model the upstream does not know was a 400 before), else 400; and a 402 (out of
+ * An upstream's refusal reaches the client with the status that says the most: its own 404, 409
+ * or 422 (a model the upstream does not know was a 400 before), else 400; and a 402 (out of
  * credit) is a 429 `insufficient_quota` with `x-should-retry: false`, as OpenAI says it — before,
  * its body read `rate_limit_exceeded`, which invites another try.
  */
@@ -26,6 +26,7 @@ const chatBody = () => JSON.stringify({ model: 'up-chat', messages: [{ role: 'us
 describe('upstream refusals', () => {
   it.each([
     [404, 'The model `gpt-9` does not exist', 'model_not_found', 404],
+    [409, 'conflict', null, 409],
     [422, 'unprocessable', null, 422],
     [418, 'odd', null, 400],
   ])(
@@ -46,6 +47,15 @@ describe('upstream refusals', () => {
     expect(((await response.json()) as { error: unknown }).error).toMatchObject({
       type: 'insufficient_quota',
       code: 'insufficient_quota',
+    });
+  });
+
+  it('a 429 the upstream says not to retry, but not for credit, stays a rate limit', async () => {
+    harness.emulator.enqueue(openaiError(429, 'Slow down', { headers: { 'x-should-retry': 'false' } }));
+    const response = await post('/v1/chat/completions', chatBody());
+    expect(response.status).toBe(429);
+    expect(((await response.json()) as { error: unknown }).error).toMatchObject({
+      code: 'rate_limit_exceeded',
     });
   });
 });

@@ -72,6 +72,9 @@ function convertPart(
     return { kind: 'user', part: { type: 'text', text: part.text, ...(metadata ? { metadata } : {}) } };
   }
   const media = mediaOf(part, path);
+  // A model's own media output carries its signature back as a text part's does (the adapter's key).
+  if (media !== undefined && typeof payload.signature === 'string')
+    media.metadata = { [textSignatureKey]: payload.signature };
   if (media !== undefined) return { kind: 'user', part: media };
   if (isJsonObject(part.functionCall)) {
     const call = part.functionCall;

@@ -121,7 +121,7 @@ function convertPart(part: Part, context: EncodeContext, provider?: string): Wir
     case 'tool-call':
       return sign(callPart(part, context), part, context);
     case 'custom':
-      return mediaPart(part) ?? leaveOut(part, context);
+      return mediaPart(part, context, provider) ?? leaveOut(part, context);
     default:
       return leaveOut(part, context);
   }
@@ -129,14 +129,24 @@ function convertPart(part: Part, context: EncodeContext, provider?: string): Wir
 
 /**
  * A Gemini upstream's media output (an image model's `inlineData`, a `fileData`), kept whole in a
- * custom part by the adapter: the same part for a Gemini client (its signature left behind: it
- * is the upstream's, unwrapped). Undefined for any other custom part.
+ * custom part by the adapter: the same part for a Gemini client, its `thoughtSignature` wrapped as
+ * every signature is (Gemini 3 image models want it back to keep an edit's context). Undefined for
+ * any other custom part.
  */
-function mediaPart(part: CustomPart): WirePart | undefined {
+function mediaPart(
+  part: CustomPart,
+  context: EncodeContext,
+  provider: string | undefined,
+): WirePart | undefined {
   const { kind, data } = part;
   if ((kind !== 'inlineData' && kind !== 'fileData') || !isJsonObject(data) || !isJsonObject(data[kind]))
     return undefined;
-  return { [kind]: data[kind] } as WirePart;
+  const signature = typeof data.thoughtSignature === 'string' ? data.thoughtSignature : undefined;
+  return sign(
+    { [kind]: data[kind] } as WirePart,
+    { provider: part.provider ?? provider, signature },
+    context,
+  );
 }
 
 /** The non-streamed `GenerateContentResponse`. */
@@ -240,7 +250,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
         return [chunk([{ text: '' }], mapFinishReason(response, context))];
       }
       case 'custom': {
-        const media = mediaPart(event.part);
+        const media = mediaPart(event.part, context, provider);
         if (media === undefined) leaveOut(event.part, context);
         return media === undefined ? [] : [chunk([media])];
       }

@@ -193,13 +193,16 @@ function convertTools(
     convertTool(tool, `tools.${index}`, warnings, namespaced),
   );
   if (declared.length === 0) return tools;
-  // Tools an `additional_tools` item declares join them; one declared again replaces the earlier.
+  // Tools an `additional_tools` item declares join them; one declared again replaces the earlier
+  // (found by name in a map: a search of the list per tool made 40,000 tools take 5 s).
   const all = tools ?? [];
+  const at = new Map<string, number>();
+  all.forEach((spec, index) => at.set(spec.name, index));
   for (const [tool, path] of declared)
     for (const spec of convertTool(tool, path, warnings, namespaced)) {
-      const at = all.findIndex((known) => known.name === spec.name);
-      if (at === -1) all.push(spec);
-      else all[at] = spec;
+      const index = at.get(spec.name);
+      if (index === undefined) at.set(spec.name, all.push(spec) - 1);
+      else all[index] = spec;
     }
   return all;
 }

@@ -131,4 +131,35 @@ describe('Responses freeform tools', () => {
       output: '3 rows',
     });
   });
+
+  it('a later turn that no longer declares the tool still sends OpenAI’s own custom call back as one (OpenAI checks the ct_ id)', async () => {
+    const { response } = await replayRecorded(
+      emulator,
+      openai(),
+      recorded('openai-custom-tool.1.json'),
+      withTool('openai:gpt-5.2-codex'),
+    );
+    const call = response!.content[0]!;
+    if (call.type !== 'tool-call') throw new Error('expected a tool call');
+    const request = userRequest('Users over 25?', { model: 'openai:gpt-5.2-codex' });
+    request.transcript.push(
+      { kind: 'assistant', parts: [call] },
+      {
+        kind: 'tool',
+        parts: [
+          { type: 'tool-result', callId: call.id, output: { type: 'text', text: '3 rows' }, isError: false },
+        ],
+      },
+      { kind: 'user', parts: [{ type: 'text', text: 'Summarise.' }] },
+    );
+    const { body } = await replayRecorded(emulator, openai(), recorded('openai-custom-tool.1.json'), request);
+    const items = body.input as Array<Record<string, unknown>>;
+    expect(items.map((item) => item.type)).toEqual([
+      'message',
+      'custom_tool_call',
+      'custom_tool_call_output',
+      'message',
+    ]);
+    expect(items[1]).toMatchObject({ id: 'ct_abc123def456', input: 'SELECT * FROM users WHERE age > 25' });
+  });
 });

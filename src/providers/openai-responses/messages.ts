@@ -16,6 +16,11 @@ import {
 import type { InputContent, InputItem } from './api.ts';
 import { sixtyFourCharactersToolId } from './tool-ids.ts';
 
+/** The metadata key that marks a tool call read from this provider's `custom_tool_call` item. */
+export function customCallKey(provider: string): string {
+  return `${provider}.custom_tool_call`;
+}
+
 /** Where a part sits in the transcript, for WARN entries. */
 interface PartLocation {
   itemIndex: number;
@@ -30,8 +35,12 @@ interface Conversion {
   input: InputItem[];
   /** The assistant message being filled (consecutive text parts of one output item). */
   message: { item: Extract<InputItem, { type: 'message' }>; id: string | undefined } | undefined;
-  /** Canonical ids of calls to freeform tools: they and their results go as custom items. */
-  customCalls: ReadonlySet<string> | undefined;
+  /**
+   * Canonical ids of calls that go as `custom_tool_call` (their results as
+   * `custom_tool_call_output`): calls to the request's freeform tools, and this provider's own
+   * custom calls ({@link customCallKey}) as they are met; undefined where the host takes none.
+   */
+  customCalls: Set<string> | undefined;
 }
 
 /**
@@ -65,7 +74,7 @@ export function itemIdOf(part: Part, provider: string): string | undefined {
 export function convertInput(
   transcript: readonly Item[],
   context: ProviderContext,
-  options: { stateless: boolean; indexOffset?: number; customCalls?: ReadonlySet<string> | undefined },
+  options: { stateless: boolean; indexOffset?: number; customCalls?: Set<string> | undefined },
 ): { instructions: string; input: InputItem[] } {
   const items = projectTranscript(transcript, sameProviderRules(context), context);
   const conversion: Conversion = {
@@ -228,8 +237,12 @@ function convertAssistant(conversion: Conversion, item: Item, itemIndex: number)
       orphaned = reasoning === undefined;
     } else if (part.type === 'tool-call') {
       const callId = providerToolId(conversion.context, part.id, sixtyFourCharactersToolId);
+      const { customCalls } = conversion;
+      // This provider's own custom call stays one, declared this turn or not (OpenAI checks ids).
+      if (customCalls !== undefined && part.metadata?.[customCallKey(provider)] === true)
+        customCalls.add(part.id);
       const call: InputItem =
-        conversion.customCalls?.has(part.id) === true
+        customCalls?.has(part.id) === true
           ? { type: 'custom_tool_call', call_id: callId, name: part.name, input: freeformText(part) }
           : { type: 'function_call', call_id: callId, name: part.name, arguments: argumentsJson(part) };
       const id = idOf(part);

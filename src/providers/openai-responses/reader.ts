@@ -7,6 +7,7 @@ import type { ProviderContext } from '../common/definition.ts';
 import { canonicalToolId } from '../common/projection.ts';
 import type { WireError, WireItem, WireResponse } from './api.ts';
 import { convertUsage, mapFinishReason } from './response.ts';
+import { customCallKey } from './messages.ts';
 import { commitResponse } from './state.ts';
 
 /**
@@ -306,7 +307,10 @@ export class ResponseReader {
         this.endFunctionCall(index, open, item, id);
         break;
       case 'custom_tool_call':
-        if (this.isFreeformCall(item)) this.endFunctionCall(index, open, freeformArguments(item), id);
+        if (this.isFreeformCall(item))
+          this.endFunctionCall(index, open, freeformArguments(item), id, {
+            [customCallKey(this.provider)]: true,
+          });
         else this.custom(item);
         break;
       default:
@@ -380,7 +384,13 @@ export class ResponseReader {
     this.builder.end(key, fields);
   }
 
-  private endFunctionCall(index: number, open: OpenItem, item: WireItem, id: string | undefined): void {
+  private endFunctionCall(
+    index: number,
+    open: OpenItem,
+    item: WireItem,
+    id: string | undefined,
+    extra?: MetadataMap,
+  ): void {
     const key = index * slots;
     if (open.keys.length === 0) {
       const callId = typeof item.call_id === 'string' ? item.call_id : (id ?? `call_${index}`);
@@ -389,7 +399,7 @@ export class ResponseReader {
     }
     if (!this.argumentsStreamed.has(index) && typeof item.arguments === 'string')
       this.builder.toolDelta(key, item.arguments);
-    this.builder.end(key, { metadata: this.metadata(id) });
+    this.builder.end(key, { metadata: this.metadata(id, extra) });
   }
 
   private openItem(index: number, type: string): OpenItem {
@@ -410,8 +420,8 @@ export class ResponseReader {
     // One still queued or running (a background response) has no answer yet: never an empty success.
     if (response?.status === 'in_progress' || response?.status === 'queued')
       this.fail({
-        code: 'server_error',
-        message: `the response is not finished (status ${response.status})`,
+        code: 'response_not_finished',
+        message: `the response is not finished (status ${response.status}); background responses are not read`,
       });
     // A host that streams no item event at all (only the terminal one) has its output there: read
     // as a whole body's, never a silent empty reply.

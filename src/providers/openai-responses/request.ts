@@ -146,7 +146,11 @@ export function buildRequest(
   const stateless = plan.kind === 'full' ? !plan.store : false;
   // Calls to freeform tools (and their results) travel as custom items where the host takes them.
   const custom = settings.customTools ? context.freeformTools : undefined;
-  const customCalls = custom === undefined ? undefined : customCallIds(request.transcript, custom);
+  const customCalls = !settings.customTools
+    ? undefined
+    : custom === undefined
+      ? new Set<string>()
+      : customCallIds(request.transcript, custom);
   const converted =
     plan.kind === 'full'
       ? convertInput(request.transcript, context, { stateless, customCalls })
@@ -189,7 +193,7 @@ export function buildRequest(
 }
 
 /** The ids of the transcript's calls to freeform tools (`custom_tool_call` items, whose results are `custom_tool_call_output`). */
-function customCallIds(transcript: readonly Item[], freeform: ReadonlySet<string>): ReadonlySet<string> {
+function customCallIds(transcript: readonly Item[], freeform: ReadonlySet<string>): Set<string> {
   const ids = new Set<string>();
   for (const item of transcript)
     if (item.kind === 'assistant')

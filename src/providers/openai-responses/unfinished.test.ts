@@ -1,7 +1,7 @@
 /**
  * A response body still `queued` or `in_progress` (a background response, or a host that answered
- * early) has no answer yet: a retryable ServerError, never an empty reply that looks complete.
- * Before, it finished `other` with no content, and every gateway client read a normal end.
+ * early) has no answer yet: a ServerError, never an empty reply that looks complete — and not sent
+ * again, since each try would start (and bill) another background job.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isServerError } from '../../core/errors/guards.ts';
@@ -17,22 +17,27 @@ beforeAll(async () => {
 afterAll(() => emulator.close());
 
 describe('an unfinished Responses body', () => {
-  it.each(['in_progress', 'queued'])('status %s is a retryable ServerError naming it', async (status) => {
-    emulator.enqueue({
-      type: 'json',
-      body: { id: 'resp_1', object: 'response', status, model: 'gpt-5-mini', output: [], usage: null },
-    });
+  it.each(['in_progress', 'queued'])('status %s is a ServerError naming it, sent once', async (status) => {
+    emulator.clear();
+    const before = emulator.requests.length;
+    for (let attempt = 0; attempt < 3; attempt++)
+      emulator.enqueue({
+        type: 'json',
+        body: { id: 'resp_1', object: 'response', status, model: 'gpt-5-mini', output: [], usage: null },
+      });
     const adapter = createOpenAIResponses({
       apiKey: 'test-key',
       baseURL: `${emulator.url}/v1`,
-      maxRetries: 0,
+      maxRetries: 2,
+      retryBaseDelay: 1,
       logger: silentLogger,
     });
     const error = await adapter
       .complete(userRequest('Hi', { model: 'openai:gpt-5-mini' }))
       .catch((caught: unknown) => caught);
     expect(isServerError(error)).toBe(true);
-    expect(error).toMatchObject({ retryable: true });
+    expect(error).toMatchObject({ retryable: false, providerCode: 'response_not_finished' });
     expect(String((error as Error).message)).toContain(`not finished (status ${status})`);
+    expect(emulator.requests.length - before).toBe(1);
   });
 });
