@@ -10,7 +10,7 @@
  * A bare Node proxy (gateway-floor-server.ts: Node's server, JSON in and out, undici to the upstream, a
  * stream piped through) runs beside them: the added latency no gateway in Node goes below here.
  * Run: `npm run bench:gateway`, or `cd bench && npm install && node gateway-portkey.ts` (WARMUP, SEQUENTIAL, SECONDS, RATES,
- * RATE_ROUNDS, STREAMED, CONCURRENT override the sizes).
+ * RATE_ROUNDS, ROUND_WARMUP, STREAMED, CONCURRENT override the sizes).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -40,6 +40,8 @@ const rates = (process.env.RATES ?? '500,1000')
 const concurrent = Number(process.env.CONCURRENT ?? 1000);
 /** Rounds of each fixed-rate row (each contender runs `seconds / rateRounds` per round). */
 const rateRounds = Number(process.env.RATE_ROUNDS ?? 4);
+/** Uncounted calls at the start of each sequential round (see `sequentialRounds`). */
+const roundWarmup = Number(process.env.ROUND_WARMUP ?? 100);
 if (!Number.isInteger(rateRounds) || rateRounds < 1) throw new Error('RATE_ROUNDS: a whole number ≥ 1');
 
 /** CPU µs per call to decode the upstream stream in-process: SSE framing plus one JSON.parse per event. */
@@ -169,11 +171,11 @@ async function load(
 
 /**
  * Sequential calls, the contenders interleaved in rounds of 200 so a change in machine load hits
- * them alike. Each round starts with 100 calls that are not counted: on this VM a process that sat
- * idle while the others ran answers its next calls slower (after a 1.4 s pause, ~1.7× for the next
- * 150–200, the bare proxy as much as the gateway: `IDLE_MS=1400 node gateway-warmup.ts`; the pauses
- * between rounds are mostly shorter), and a sequential client calling back to back never leaves it
- * idle.
+ * them alike. Each round starts with `ROUND_WARMUP` (default 100) calls that are not counted: on
+ * this VM a process that sat idle while the others ran answers its next calls slower (after a
+ * 1.4 s pause, ~1.7× for the next 150–200, the bare proxy as much as the gateway: `IDLE_MS=1400
+ * node gateway-warmup.ts`), and a sequential client calling back to back never leaves it idle.
+ * 300 (more than that decay) read the same as 100 in two runs of 2026-11-28 (bench/README.md).
  */
 async function sequentialRounds(
   targets: Target[],
@@ -182,7 +184,7 @@ async function sequentialRounds(
   const results = targets.map(() => ({ first: [] as number[], end: [] as number[] }));
   for (let done = 0; done < sequential; done += 200)
     for (const [index, target] of targets.entries()) {
-      for (let step = 0; step < 100; step++) await call(target, stream);
+      for (let step = 0; step < roundWarmup; step++) await call(target, stream);
       for (let step = 0; step < Math.min(200, sequential - done); step++) {
         const timing = await call(target, stream);
         results[index]!.first.push(timing.first);

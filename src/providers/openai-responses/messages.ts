@@ -217,6 +217,8 @@ function convertOutput(
  */
 function convertAssistant(conversion: Conversion, item: Item, itemIndex: number): void {
   const { provider } = conversion.context;
+  const { customCalls } = conversion;
+  const customKey = customCalls === undefined ? undefined : customCallKey(provider);
   let orphaned = false;
   const idOf = (part: Part) => {
     const id = orphaned ? undefined : itemIdOf(part, provider);
@@ -237,10 +239,8 @@ function convertAssistant(conversion: Conversion, item: Item, itemIndex: number)
       orphaned = reasoning === undefined;
     } else if (part.type === 'tool-call') {
       const callId = providerToolId(conversion.context, part.id, sixtyFourCharactersToolId);
-      const { customCalls } = conversion;
       // This provider's own custom call stays one, declared this turn or not (OpenAI checks ids).
-      if (customCalls !== undefined && part.metadata?.[customCallKey(provider)] === true)
-        customCalls.add(part.id);
+      if (customKey !== undefined && part.metadata?.[customKey] === true) customCalls!.add(part.id);
       const call: InputItem =
         customCalls?.has(part.id) === true
           ? { type: 'custom_tool_call', call_id: callId, name: part.name, input: freeformText(part) }
