@@ -44,8 +44,9 @@ export interface DecodedRequest {
    */
   namespaces?: ReadonlyMap<string, string>;
   /**
-   * Responses: the names of the request's `custom` (freeform) tools, as the client declared them
-   * (`{namespace}.{name}` in a namespace), so a call to one goes back as a `custom_tool_call`.
+   * Responses and Chat: the names of the request's `custom` (freeform) tools, as the client
+   * declared them (`{namespace}.{name}` in a namespace), so a call to one goes back as a custom
+   * call (`custom_tool_call`; a Chat `tool_calls` entry of type `custom`).
    */
   freeform?: ReadonlySet<string>;
   /** What the codec left out on purpose (for the server's WARN), e.g. hosted tools it cannot offer. */
@@ -93,7 +94,7 @@ export interface EncodeContext {
   previousResponseId?: string;
   /** Responses: the request's namespaced tools (`DecodedRequest.namespaces`): a call to one is sent as its `name` in its `namespace`. */
   namespaces?: ReadonlyMap<string, string>;
-  /** Responses: the request's freeform (`custom`) tools: a call to one is a `custom_tool_call` whose `input` is the text. */
+  /** Responses and Chat: the request's freeform (`custom`) tools: a call to one goes back as a custom call whose `input` is the text. */
   freeform?: ReadonlySet<string>;
   /** Gemini: send tool-call ids in `functionCall.id` (the gateway does, the real API does not). */
   callIds?: boolean;

@@ -272,12 +272,12 @@ function encodeContext(decoded: DecodedRequest, protocol: InboundProtocol, serve
     leftOut: (part) => (served.leftOut ??= new Set()).add(part),
   };
   if (decoded.streamUsage === true) context.streamUsage = true;
+  if (decoded.freeform !== undefined) context.freeform = decoded.freeform;
   if (protocol === 'openai-responses') {
     context.responseId = createResponsesId('resp');
     context.store = decoded.store ?? true;
     if (decoded.previousResponseId !== undefined) context.previousResponseId = decoded.previousResponseId;
     if (decoded.namespaces !== undefined) context.namespaces = decoded.namespaces;
-    if (decoded.freeform !== undefined) context.freeform = decoded.freeform;
   }
   return context;
 }

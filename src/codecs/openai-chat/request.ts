@@ -1,6 +1,6 @@
 /** Decodes an OpenAI Chat Completions request (`POST /v1/chat/completions`) into the canonical request. */
 import type { OutputSchema, ReasoningRequest } from '../../core/request.ts';
-import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
+import { freeformNames, freeformTool, type ToolChoice, type ToolSpec } from '../../core/tools.ts';
 import type { Item, Part, ToolCallPart } from '../../core/transcript.ts';
 import {
   bodyObject,
@@ -11,6 +11,7 @@ import {
   optionalNumber,
   optionalString,
   parseArguments,
+  presentString,
   refuse,
   RequestFieldError,
   requiredString,
@@ -90,6 +91,17 @@ function toolCalls(value: unknown, path: string): ToolCallPart[] {
   return value.map((call, index) => {
     const callPath = `${path}.${index}`;
     const object = jsonObject(call, callPath);
+    if (object.type === 'custom') {
+      // A custom (freeform) call: its text is the input `{ input: text }` (`freeformTool`).
+      const custom = jsonObject(object.custom, `${callPath}.custom`);
+      const part: ToolCallPart = {
+        type: 'tool-call',
+        id: requiredString(object, 'id', `${callPath}.id`) as never,
+        name: requiredString(custom, 'name', `${callPath}.custom.name`),
+        input: { input: presentString(custom, 'input', `${callPath}.custom.input`) },
+      };
+      return sentAt(part, `${callPath}.id`);
+    }
     const fn = jsonObject(object.function, `${callPath}.function`);
     const part: ToolCallPart = {
       type: 'tool-call',
@@ -142,6 +154,8 @@ function convertTools(body: Record<string, unknown>): ToolSpec[] | undefined {
   return optionalArray(body, 'tools')?.map((tool, index) => {
     const path = `tools.${index}`;
     const object = jsonObject(tool, path);
+    if (object.type === 'custom')
+      return customTool(jsonObject(object.custom, `${path}.custom`), `${path}.custom`);
     if (object.type !== 'function')
       throw new RequestFieldError(
         `${path}.type`,
@@ -162,13 +176,44 @@ function convertTools(body: Record<string, unknown>): ToolSpec[] | undefined {
   });
 }
 
+/**
+ * A custom (freeform) tool (`{type: "custom", custom: {name, description, format}}`): the model
+ * writes raw text, held to its grammar (`format: {type: "grammar", grammar: {syntax, definition}}`).
+ */
+function customTool(custom: Record<string, unknown>, path: string): ToolSpec {
+  const name = requiredString(custom, 'name', `${path}.name`);
+  const description = optionalString(custom, 'description', `${path}.description`);
+  const format =
+    custom.format === undefined || custom.format === null
+      ? undefined
+      : jsonObject(custom.format, `${path}.format`);
+  if (format === undefined || format.type === 'text')
+    return freeformTool(name, description, { type: 'text' });
+  if (format.type !== 'grammar')
+    throw new RequestFieldError(`${path}.format.type`, `${path}.format.type must be text or grammar`);
+  const grammar = jsonObject(format.grammar, `${path}.format.grammar`);
+  const syntax = grammar.syntax;
+  if (syntax !== 'lark' && syntax !== 'regex')
+    throw new RequestFieldError(
+      `${path}.format.grammar.syntax`,
+      `${path}.format.grammar.syntax must be lark or regex`,
+    );
+  const definition = requiredString(grammar, 'definition', `${path}.format.grammar.definition`);
+  return freeformTool(name, description, { type: 'grammar', syntax, definition });
+}
+
 function convertToolChoice(value: unknown): ToolChoice | undefined {
   if (value === undefined || value === null) return undefined;
   if (value === 'auto' || value === 'none' || value === 'required') return value;
   const object = jsonObject(value, 'tool_choice');
   if (object.type === 'function' && isJsonObject(object.function))
     return namedTool(object.function.name, 'tool_choice.function.name');
-  throw new RequestFieldError('tool_choice', 'tool_choice must be auto, none, required or a function');
+  if (object.type === 'custom' && isJsonObject(object.custom))
+    return namedTool(object.custom.name, 'tool_choice.custom.name');
+  throw new RequestFieldError(
+    'tool_choice',
+    'tool_choice must be auto, none, required, a function or a custom tool',
+  );
 }
 
 function convertResponseFormat(value: unknown): OutputSchema | undefined {
@@ -254,10 +299,13 @@ export function decodeRequest(body: unknown): DecodedRequest {
   const reasoning = convertEffort(object.reasoning_effort, 'reasoning_effort');
   if (reasoning !== undefined) request.reasoning = reasoning;
   const streamOptions = isJsonObject(object.stream_options) ? object.stream_options : {};
-  return {
+  const decoded: DecodedRequest = {
     model: requiredString(object, 'model'),
     stream: optionalBoolean(object, 'stream') ?? false,
     streamUsage: streamOptions.include_usage === true,
     request,
   };
+  const freeform = freeformNames(tools);
+  if (freeform.size > 0) decoded.freeform = freeform;
+  return decoded;
 }

@@ -7,6 +7,7 @@ import { createFrame } from '../frames.ts';
 import { createChatCompletionId, randomHex, unixSeconds } from '../ids.ts';
 import { ArgumentTracker, inclusiveInput, leaveOut } from '../common.ts';
 import { argumentsText } from '../../core/tool-arguments.ts';
+import { freeformText } from '../../core/tools.ts';
 import type { EncodeContext, EncoderState, StreamEncoder, WireError, WireFrame } from '../types.ts';
 import { errorBody } from './errors.ts';
 
@@ -56,11 +57,11 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
     else if (part.type === 'structured') text += JSON.stringify(part.value);
     else if (part.type === 'reasoning') reasoning += part.text;
     else if (part.type === 'tool-call')
-      calls.push({
-        id: part.id,
-        type: 'function',
-        function: { name: part.name, arguments: argumentsText(part) },
-      });
+      calls.push(
+        context.freeform?.has(part.name) === true
+          ? { id: part.id, type: 'custom', custom: { name: part.name, input: freeformText(part) } }
+          : { id: part.id, type: 'function', function: { name: part.name, arguments: argumentsText(part) } },
+      );
     else leaveOut(part, context);
   }
   const message: Record<string, unknown> = {
@@ -143,6 +144,8 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   };
   let toolIndex = 0;
   const toolIndices = new Map<number, number>();
+  /** Stream indexes of calls to freeform tools (their text is sent whole, as `custom.input`). */
+  let custom: Set<number> | undefined;
   const args = new ArgumentTracker();
   const chunk = chunkFrames(base, context.streamUsage === true);
   // The per-token chunks differ only in their text: serialized once, the text spliced in.
@@ -184,14 +187,27 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       case 'tool-call-start': {
         const index = toolIndex++;
         toolIndices.set(event.index, index);
+        // A freeform call's deltas are fragments of `{"input": …}`: its text goes out whole at its end.
+        if (context.freeform?.has(event.name) === true) {
+          (custom ??= new Set()).add(event.index);
+          const call = { index, id: event.id, type: 'custom', custom: { name: event.name, input: '' } };
+          return open([chunk({ tool_calls: [call] })]);
+        }
         const call = { index, id: event.id, type: 'function', function: { name: event.name, arguments: '' } };
         return open([chunk({ tool_calls: [call] })]);
       }
       case 'tool-call-delta':
         args.add(event.id, event.delta);
-        return event.delta === '' ? [] : [toolDelta(event.index, event.delta)];
+        return event.delta === '' || custom?.has(event.index) === true
+          ? []
+          : [toolDelta(event.index, event.delta)];
       case 'tool-call-end': {
         const rest = args.remainder(event.id, event.input);
+        if (custom?.has(event.index) === true) {
+          const input = freeformText(event);
+          const call = { index: toolIndices.get(event.index) ?? 0, custom: { input } };
+          return input === '' ? [] : [chunk({ tool_calls: [call] })];
+        }
         return rest === '' ? [] : [toolDelta(event.index, rest)];
       }
       case 'finish':
