@@ -15,14 +15,20 @@ function failsOverAtOnce(error: unknown, delayMs: number): boolean {
   return error.errorClass === 'network' && (error.providerCode ?? '').startsWith('timeout_');
 }
 
-/** Counts an availability failure of `model` (model and provider circuits), once per error. */
+/**
+ * Counts an availability failure of `model` (model and provider circuits), once per error. A long
+ * `retry-after` opens the model's circuit at once, but only counts toward the provider's: one
+ * model's rate limit (OpenAI's and Anthropic's are per model) must not shut every model of the
+ * provider, for every tenant, for up to an hour; an outage of the whole provider still opens its
+ * circuit after `failure_threshold` failures.
+ */
 export async function countFailure(state: RouterState, model: ResolvedModel, error: unknown): Promise<void> {
   const { availability, counted } = state;
   if (!AdapterError.isInstance(error) || !availabilityClasses.has(error.errorClass)) return;
   if (counted.has(error)) return;
   counted.add(error);
   await availability.failure(keysOf(state, model).model, error.retryAfterSeconds);
-  await availability.failure(keysOf(state, model).provider, error.retryAfterSeconds);
+  await availability.failure(keysOf(state, model).provider, undefined);
 }
 
 /** True when the model's or its provider's circuit says no call should go now. */

@@ -107,6 +107,18 @@ describe('failover timing (#18.6)', () => {
     });
   });
 
+  it('one model’s long retry-after opens that model’s circuit, not the provider’s: its other models still go', async () => {
+    front();
+    primary.enqueue(anthropicError(429, 'rate_limit_error', 'Rate limited', { 'retry-after': '3600' }));
+    fallback.enqueue(text('from the fallback'));
+    await sy.complete(hello);
+    expect(await sy.availability.check(modelKey)).toMatchObject({ allowed: false, state: 'open' });
+    expect(await sy.availability.check('provider:anthropic')).toMatchObject({ allowed: true });
+    primary.enqueue(text('haiku answers'));
+    const reply = await sy.complete({ model: 'anthropic:claude-haiku-4-5', transcript: [userText('Hi')] });
+    expect(reply.text).toBe('haiku answers');
+  });
+
   it('a retry-after beyond any sane bound opens the circuit for the 1-hour cap, not for ever', async () => {
     front();
     primary.enqueue(
