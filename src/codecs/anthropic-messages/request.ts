@@ -64,9 +64,19 @@ function toolResult(block: Record<string, unknown>, path: string): Part {
   let parts: Part[] = [];
   if (typeof content === 'string') parts = [{ type: 'text', text: content }];
   else if (Array.isArray(content))
-    parts = content.map((inner, index) =>
-      userBlock(jsonObject(inner, `${path}.content.${index}`), `${path}.content.${index}`),
-    );
+    parts = content.map((inner, index) => {
+      const innerPath = `${path}.content.${index}`;
+      const object = jsonObject(inner, innerPath);
+      // Tool search (Claude Code's ToolSearch) answers with references to deferred tools. The
+      // gateway offers every tool in full (`defer_loading` is not kept), so a reference only says
+      // the tool is loaded: text, as the model would read of the expanded definition.
+      if (object.type === 'tool_reference')
+        return {
+          type: 'text',
+          text: `Tool loaded: ${requiredString(object, 'tool_name', `${innerPath}.tool_name`)}`,
+        };
+      return userBlock(object, innerPath);
+    });
   else if (content !== undefined && content !== null)
     throw new RequestFieldError(
       `${path}.content`,
@@ -203,12 +213,28 @@ function convertToolChoice(value: unknown): { choice?: ToolChoice; parallel?: bo
   return { choice, parallel };
 }
 
-function convertThinking(value: unknown): ReasoningRequest | undefined {
+/** `output_config.effort` → the canonical effort (`max` is the most there is: high). */
+const efforts: Readonly<Record<string, ReasoningRequest['effort']>> = {
+  low: 'low',
+  medium: 'medium',
+  high: 'high',
+  max: 'high',
+};
+
+/**
+ * `thinking` (a budget, or adaptive) with `output_config.effort` — Claude Code sends adaptive
+ * thinking at an effort, which went nowhere before (OpenAI got no `reasoning_effort`, Gemini no
+ * budget) — as the effort when no budget is given.
+ */
+function convertThinking(value: unknown, outputConfig: unknown): ReasoningRequest | undefined {
   if (value === undefined || value === null) return undefined;
   const object = jsonObject(value, 'thinking');
   if (object.type === 'disabled') return undefined;
   const budget = optionalCount(object, 'budget_tokens', 'thinking.budget_tokens');
-  return budget === undefined ? { includeThoughts: true } : { budgetTokens: budget, includeThoughts: true };
+  if (budget !== undefined) return { budgetTokens: budget, includeThoughts: true };
+  const effort = isJsonObject(outputConfig) ? outputConfig.effort : undefined;
+  const mapped = typeof effort === 'string' && Object.hasOwn(efforts, effort) ? efforts[effort] : undefined;
+  return mapped === undefined ? { includeThoughts: true } : { effort: mapped, includeThoughts: true };
 }
 
 function convertOutputFormat(body: Record<string, unknown>): DecodedRequest['request']['outputSchema'] {
@@ -252,7 +278,7 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   if (topP !== undefined) request.topP = topP;
   const topK = optionalCount(object, 'top_k');
   if (topK !== undefined) request.topK = topK;
-  const reasoning = convertThinking(object.thinking);
+  const reasoning = convertThinking(object.thinking, object.output_config);
   if (reasoning !== undefined) request.reasoning = reasoning;
   const outputSchema = convertOutputFormat(object);
   if (outputSchema !== undefined) request.outputSchema = outputSchema;

@@ -46,6 +46,7 @@ export class CallContext implements ProviderContext {
   readonly stream: boolean;
   /** A call without a session gets its own, made when first read: most calls of most providers never read it. */
   private ownSession: AdapterSession | undefined;
+  readonly sessionLess: boolean;
   readonly warn: ProviderContext['warn'];
   readonly fail: ProviderContext['fail'];
   readonly fetchJson: ProviderContext['fetchJson'];
@@ -72,6 +73,7 @@ export class CallContext implements ProviderContext {
     this.logger = runtime.logger;
     this.stream = stream;
     this.ownSession = session;
+    this.sessionLess = session === undefined;
     // Made by functions, not written here as `this.warn = (…) => …`: see `warnOf`.
     this.warn = warnOf(this, runtime);
     this.fail = failOf(runtime, call);

@@ -31,6 +31,11 @@ export interface ProviderContext {
   capabilities: Capabilities;
   /** Session state: the tool-id map, provider-side state. */
   session: AdapterSession;
+  /**
+   * True when the caller gave no session: the call's own session, and any provider-side state it
+   * makes (a Gemini cache entry), ends with the call.
+   */
+  sessionLess?: boolean;
   logger: Logger;
   /** True for `stream()`, false for `complete()`. */
   stream: boolean;

@@ -83,18 +83,21 @@ describe('cachedContents are deleted when their session ends', () => {
     expect(await liveEntries()).toEqual(before);
   });
 
-  it('a call made without a session deletes its entry when it ends (nobody could reuse it)', async () => {
+  it('a call made without a session makes no entry (nobody could reuse it: it would cost more than it saves), with a WARN', async () => {
     const before = await liveEntries();
-    const { adapter } = emulatedGemini(emulator);
+    const sent = emulator.requests.length;
+    const { adapter, logger } = emulatedGemini(emulator);
     emulator.enqueue(answer);
     const response = await adapter.complete(cachedRequest('maps'));
-    expect(response.metadata?.['gemini.cachedContent']).toMatch(/^cachedContents\//);
-    expect(await liveEntries()).toEqual(before);
+    expect(response.metadata?.['gemini.cachedContent']).toBeUndefined();
     emulator.enqueue(answer);
     const events = [];
     for await (const event of adapter.stream(cachedRequest('charts'))) events.push(event);
     expect(events.at(-1)?.type).toBe('finish');
+    // Two calls, two requests: no cachedContents creation or deletion around them.
+    expect(emulator.requests.slice(sent).map((request) => request.method)).toEqual(['POST', 'POST']);
     expect(await liveEntries()).toEqual(before);
+    expect(logger.entries.filter((entry) => entry.message === 'prompt cache not used')).toHaveLength(2);
     await adapter.close();
   });
 

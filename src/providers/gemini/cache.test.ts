@@ -237,7 +237,8 @@ describe('explicit context caching', () => {
     const since = emulator.requests.length;
     const { adapter } = emulatedGemini(emulator);
     emulator.enqueue(answer('streamed'));
-    const { events, error } = await collect(adapter.stream(cachedRequest([userText('hi')])));
+    const session = adapter.startSession();
+    const { events, error } = await collect(adapter.stream(cachedRequest([userText('hi')]), { session }));
     expect(error).toBeUndefined();
     expect(finishOf(events).metadata?.['gemini.cachedContent']).toMatch(/^cachedContents\//);
     expect(generateBodies(since)[0]?.cachedContent).toMatch(/^cachedContents\//);

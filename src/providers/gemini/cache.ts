@@ -70,6 +70,15 @@ export async function prepareCache(
   settings: RequestSettings,
 ): Promise<void> {
   if (request.cache === undefined) return;
+  // Without a session the entry would be deleted when the call ends (nobody could reuse it): made,
+  // it bills the prefix at the input rate and again as a cache read, and costs two more requests.
+  // Every gateway request is such a call (a client such as Claude Code marks every one cached).
+  if (context.sessionLess === true) {
+    context.warn('prompt cache not used', {
+      reason: 'the call has no session: an entry would end with it, unused again, costing more than it saves',
+    });
+    return;
+  }
   const converted = convertRequest(request, context, settings);
   const prepared: PreparedCall = { converted };
   preparedCalls.set(context, prepared);
