@@ -55,14 +55,16 @@ export function convertMessages(items: readonly Item[], context: ProviderContext
   const projected = projectTranscript(items, sameProviderRules(context), context);
   const callNames = collectCallNames(projected);
   const contents: GeminiContent[] = [];
+  let calls: readonly Part[] = [];
   projected.forEach((item) => {
     if (isInstructionItem(item)) {
       warnNonTextInstructions(item, context);
       return;
     }
+    if (item.kind === 'assistant') calls = item.parts;
     const role = item.kind === 'assistant' ? 'model' : 'user';
     const parts: GeminiPart[] = [];
-    item.parts.forEach((part) => {
+    (item.kind === 'tool' ? inCallOrder(item.parts, calls) : item.parts).forEach((part) => {
       const converted = convertPart(part, { context, callNames });
       if (converted !== undefined) parts.push(...converted);
     });
@@ -74,6 +76,25 @@ export function convertMessages(items: readonly Item[], context: ProviderContext
   if (signaturesEnforced(context.model)) signUnsignedCalls(contents);
   const systemInstruction = joinInstructions(projected);
   return { systemInstruction: systemInstruction === '' ? undefined : systemInstruction, contents };
+}
+
+/**
+ * A tool turn's results in the order of the calls they answer (a client such as Claude Code sends
+ * them in the order its tools finished): Gemini pairs a response with its call by position as well
+ * as by id, and two parallel calls to one function (two `Read`s) could otherwise swap. Parts that
+ * answer no call of the turn before keep their place after the rest.
+ */
+function inCallOrder(parts: readonly Part[], calls: readonly Part[]): readonly Part[] {
+  if (parts.length < 2) return parts;
+  const order = new Map<string, number>();
+  calls.forEach((part, index) => {
+    if (part.type === 'tool-call') order.set(part.id, index);
+  });
+  const rank = (part: Part) =>
+    part.type === 'tool-result'
+      ? (order.get(part.callId) ?? Number.MAX_SAFE_INTEGER)
+      : Number.MAX_SAFE_INTEGER;
+  return [...parts].sort((a, b) => rank(a) - rank(b));
 }
 
 interface PartSite {

@@ -505,6 +505,33 @@ describe('golden request bodies', () => {
     expect(resultParts('gemini-flash-latest')).toEqual([{ functionResponse: response }, image, pdf]);
   });
 
+  it('tool results go in the order of the calls they answer, not the order a client finished them in', () => {
+    const [a, b, c] = ['call_a', 'call_b', 'call_c'].map((id) => toolCallId(id));
+    const result = (callId: typeof a, text: string) => ({
+      type: 'tool-result' as const,
+      callId: callId!,
+      isError: false,
+      output: { type: 'text' as const, text },
+    });
+    const transcript: Item[] = [
+      userText('Read both and list'),
+      {
+        kind: 'assistant',
+        parts: [
+          { type: 'tool-call', id: a!, name: 'Read', input: { path: 'a' } },
+          { type: 'tool-call', id: b!, name: 'Bash', input: { cmd: 'ls' } },
+          { type: 'tool-call', id: c!, name: 'Read', input: { path: 'c' } },
+        ],
+      },
+      { kind: 'tool', parts: [result(c, 'C'), result(a, 'A'), result(b, 'B')] },
+    ];
+    const { wire } = build({ transcript }, testContext());
+    const responses = (
+      wire.body.contents as Array<{ parts: Array<{ functionResponse?: { id: string } }> }>
+    )[2]!.parts;
+    expect(responses.map((part) => part.functionResponse?.id)).toEqual(['call_a', 'call_b', 'call_c']);
+  });
+
   it('structured output: responseMimeType and the converted responseSchema', () => {
     const { wire } = build({
       outputSchema: {
