@@ -43,6 +43,9 @@ const callsPatch = (id = 'toolu_01PATCH'): EmulatorScript =>
     usage: { input: 9, output: 4 },
   }) as EmulatorScript;
 
+/** The upstream answers the next request with `text`. */
+const answers = (text: string) =>
+  harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text }] } as EmulatorScript);
 const lastBody = () => harness.emulator.requests.at(-1)!.body as Record<string, unknown>;
 
 describe('Responses custom (freeform) tools through the gateway', () => {
@@ -99,10 +102,7 @@ describe('Responses custom (freeform) tools through the gateway', () => {
   });
 
   it('the call and its output sent back reach a Chat upstream as the same tool call and result', async () => {
-    harness.emulator.enqueue({
-      type: 'scripted',
-      content: [{ type: 'text', text: 'Done.' }],
-    } as EmulatorScript);
+    answers('Done.');
     await client.responses.create({
       model: upstreams['openai-chat'].alias,
       tools,
@@ -148,10 +148,7 @@ describe('Responses custom (freeform) tools through the gateway', () => {
     const call = first.output.find((item) => item.type === 'custom_tool_call')!;
     expect(call).toMatchObject({ name: 'apply_patch', input: patch });
 
-    harness.emulator.enqueue({
-      type: 'scripted',
-      content: [{ type: 'text', text: 'Done.' }],
-    } as EmulatorScript);
+    answers('Done.');
     await client.responses.create({
       model: upstreams['openai-responses'].alias,
       tools,
@@ -281,10 +278,7 @@ describe('Responses custom (freeform) tools through the gateway', () => {
   });
 
   it('a custom_tool_call with an empty input in the history is taken (a tool whose text is optional)', async () => {
-    harness.emulator.enqueue({
-      type: 'scripted',
-      content: [{ type: 'text', text: 'Done.' }],
-    } as EmulatorScript);
+    answers('Done.');
     const response = await client.responses.create({
       model: upstreams['anthropic-messages'].alias,
       tools,
@@ -298,10 +292,7 @@ describe('Responses custom (freeform) tools through the gateway', () => {
   });
 
   it('a tool an additional_tools item declares again replaces the earlier declaration, in place', async () => {
-    harness.emulator.enqueue({
-      type: 'scripted',
-      content: [{ type: 'text', text: 'OK.' }],
-    } as EmulatorScript);
+    answers('OK.');
     await client.responses.create({
       model: upstreams['anthropic-messages'].alias,
       tools: [

@@ -34,6 +34,34 @@ const recorded = (name: string) => join(recordedDir, 'openai/responses', name);
 const withTool = (model: string, extra: Partial<CanonicalRequest> = {}) =>
   userRequest('Users over 25?', { model, tools: [writeSql], ...extra });
 
+/**
+ * The recorded custom call, then the body of a next turn holding it and its result: `request` is
+ * the next turn's start (the call and result are appended), `extra` items follow them.
+ */
+async function nextTurnBody(request: CanonicalRequest, ...extra: CanonicalRequest['transcript']) {
+  const first = await replayRecorded(
+    emulator,
+    openai(),
+    recorded('openai-custom-tool.1.json'),
+    withTool(model),
+  );
+  const call = first.response!.content[0]!;
+  if (call.type !== 'tool-call') throw new Error('expected a tool call');
+  request.transcript.push(
+    { kind: 'assistant', parts: [call] },
+    {
+      kind: 'tool',
+      parts: [
+        { type: 'tool-result', callId: call.id, output: { type: 'text', text: '3 rows' }, isError: false },
+      ],
+    },
+    ...extra,
+  );
+  const next = await replayRecorded(emulator, openai(), recorded('openai-custom-tool.1.json'), request);
+  return next.body.input as Array<Record<string, unknown>>;
+}
+const model = 'openai:gpt-5.2-codex';
+
 describe('Responses freeform tools', () => {
   it('OpenAI gets a custom tool with its format (and a custom tool_choice); xAI the function of one string input', async () => {
     const first = await replayRecorded(
@@ -98,26 +126,7 @@ describe('Responses freeform tools', () => {
   });
 
   it('the call and its result go back as custom_tool_call and custom_tool_call_output items', async () => {
-    const { response } = await replayRecorded(
-      emulator,
-      openai(),
-      recorded('openai-custom-tool.1.json'),
-      withTool('openai:gpt-5.2-codex'),
-    );
-    const call = response!.content[0]!;
-    if (call.type !== 'tool-call') throw new Error('expected a tool call');
-    const request = withTool('openai:gpt-5.2-codex');
-    request.transcript.push(
-      { kind: 'assistant', parts: [call] },
-      {
-        kind: 'tool',
-        parts: [
-          { type: 'tool-result', callId: call.id, output: { type: 'text', text: '3 rows' }, isError: false },
-        ],
-      },
-    );
-    const { body } = await replayRecorded(emulator, openai(), recorded('openai-custom-tool.1.json'), request);
-    const [sentCall, sentResult] = (body.input as Array<Record<string, unknown>>).slice(-2);
+    const [sentCall, sentResult] = (await nextTurnBody(withTool(model))).slice(-2);
     expect(sentCall).toEqual({
       type: 'custom_tool_call',
       call_id: expect.any(String),
@@ -133,27 +142,10 @@ describe('Responses freeform tools', () => {
   });
 
   it('a later turn that no longer declares the tool still sends OpenAI’s own custom call back as one (OpenAI checks the ct_ id)', async () => {
-    const { response } = await replayRecorded(
-      emulator,
-      openai(),
-      recorded('openai-custom-tool.1.json'),
-      withTool('openai:gpt-5.2-codex'),
-    );
-    const call = response!.content[0]!;
-    if (call.type !== 'tool-call') throw new Error('expected a tool call');
-    const request = userRequest('Users over 25?', { model: 'openai:gpt-5.2-codex' });
-    request.transcript.push(
-      { kind: 'assistant', parts: [call] },
-      {
-        kind: 'tool',
-        parts: [
-          { type: 'tool-result', callId: call.id, output: { type: 'text', text: '3 rows' }, isError: false },
-        ],
-      },
-      { kind: 'user', parts: [{ type: 'text', text: 'Summarise.' }] },
-    );
-    const { body } = await replayRecorded(emulator, openai(), recorded('openai-custom-tool.1.json'), request);
-    const items = body.input as Array<Record<string, unknown>>;
+    const items = await nextTurnBody(userRequest('Users over 25?', { model }), {
+      kind: 'user',
+      parts: [{ type: 'text', text: 'Summarise.' }],
+    });
     expect(items.map((item) => item.type)).toEqual([
       'message',
       'custom_tool_call',
