@@ -398,7 +398,7 @@ export async function serveGeneration(
     inFlight.dec();
     if (served.reservation !== undefined)
       void settleCall(state.shared, served.reservation, served.billed ?? served.usage, served.clientLeft);
-    finishLog(state, served);
+    logWhenDelivered(state, served, call.outgoing);
   };
   let transcript: Item[] | undefined;
   try {
@@ -428,6 +428,25 @@ export async function serveGeneration(
   } finally {
     if (!streaming) release();
   }
+}
+
+/**
+ * The access log line and metrics of a served request, once its reply is out. A reply Node still
+ * holds — pipelined behind another on the connection, or not yet flushed — is logged when it is
+ * delivered, or as 499 `cancelled` when the client leaves first (it was logged 200, never sent).
+ */
+function logWhenDelivered(state: GatewayState, served: Served, outgoing: ServerResponse | undefined): void {
+  if (outgoing === undefined || outgoing.writableFinished) return finishLog(state, served);
+  const settle = () => {
+    if (!outgoing.writableFinished && served.status < 400) {
+      served.status = 499;
+      served.errorClass = 'cancelled';
+      served.clientLeft = true;
+    }
+    finishLog(state, served);
+  };
+  if (outgoing.destroyed) settle();
+  else outgoing.once('close', settle);
 }
 
 /**

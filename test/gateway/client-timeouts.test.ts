@@ -102,6 +102,39 @@ describe('the send timeout', () => {
     socket.destroy();
   });
 
+  it('a pipelined reply queued behind a stream the client then leaves is logged 499, not 200 (it was never sent)', async () => {
+    // The stream: a slow drip; the second request, pipelined on the same connection, answers at once.
+    harness.emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'drip '.repeat(40) }],
+      chunkSize: 5,
+      fault: { dripMs: 50 },
+    });
+    harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Queued.' }] });
+    const { socket, received } = rawConnection();
+    const request = (stream: boolean) => {
+      const body = JSON.stringify({ model: 'up-chat', stream, messages: [{ role: 'user', content: 'Hi' }] });
+      return `POST /v1/chat/completions HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    };
+    const before = harness.accessLog.length;
+    const sent = harness.emulator.requests.length;
+    socket.write(request(true) + request(false));
+    await vi.waitFor(() => expect(received()).toContain('drip'));
+    // Both upstream calls went out; the second's (whole) reply then waits in Node behind the stream.
+    await expect.poll(() => harness.emulator.requests.length - sent, { timeout: 5000 }).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(received()).not.toContain('Queued.');
+    socket.destroy();
+    await expect.poll(() => harness.accessLog.length - before, { timeout: 5000 }).toBe(2);
+    expect(received()).not.toContain('Queued.');
+    expect(harness.accessLog.slice(before).map((line) => [line.stream, line.status])).toEqual(
+      expect.arrayContaining([
+        [true, 499],
+        [false, 499],
+      ]),
+    );
+  });
+
   it('a WebSocket client that stops reading is cut off, and its upstream call cancelled', async () => {
     long();
     const served = harness.nextServed();
