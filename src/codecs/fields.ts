@@ -14,11 +14,22 @@ export class RequestFieldError extends Error {
   readonly field: string;
   /** `invalid` for a malformed value, `unsupported` for a well-formed one the gateway cannot honour. */
   readonly reason: 'invalid' | 'unsupported';
+  /** The reply's status when not 400 (a stored thread the gateway does not have: 404). */
+  readonly status: number;
+  /** Machine-readable details for the error body (Anthropic `error.details`). */
+  readonly details: Record<string, unknown> | undefined;
 
-  constructor(field: string, message: string, reason: 'invalid' | 'unsupported' = 'invalid') {
+  constructor(
+    field: string,
+    message: string,
+    reason: 'invalid' | 'unsupported' = 'invalid',
+    options: { status?: number; details?: Record<string, unknown> } = {},
+  ) {
     super(message);
     this.field = field;
     this.reason = reason;
+    this.status = options.status ?? 400;
+    this.details = options.details;
   }
 }
 

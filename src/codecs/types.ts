@@ -121,6 +121,8 @@ export interface WireError {
   /** OpenAI: the error `type` instead of the one the class implies (e.g. `requests`). */
   type?: string;
   retryAfterSeconds?: number;
+  /** Machine-readable details (Anthropic `error.details`, e.g. `{error_code: 'thread_not_found'}`). */
+  details?: Record<string, unknown>;
   /**
    * Whether the same request may succeed if sent again (a rate limit, an outage), as the gateway's
    * `x-should-retry` header: the official OpenAI and Anthropic SDKs obey it over their own rule

@@ -211,7 +211,13 @@ export function toWireError(error: unknown): WireError {
       retryable: true,
     };
   if (error instanceof RequestFieldError)
-    return { status: 400, errorClass: 'invalid_request', message: error.message, param: error.field };
+    return {
+      status: error.status,
+      errorClass: 'invalid_request',
+      message: error.message,
+      param: error.field,
+      ...(error.details === undefined ? {} : { details: error.details }),
+    };
   if (!isAdapterError(error)) return internalError;
   // Passed on as the client's `retry-after`, at most a day (an upstream's 73 years is not advice).
   const retryAfterSeconds =

@@ -1,10 +1,16 @@
 /**
- * What Claude Code 2.1 sends that an Anthropic-shaped gateway must take (a helper ran it through
- * the gateway on six upstreams): ToolSearch answers with `tool_reference` blocks in a tool result,
- * which were a 400 (Claude Code sent the turn three times, then fell back to declaring every tool
- * in full); and adaptive thinking at `output_config.effort`, whose effort went nowhere (an OpenAI
- * upstream got no `reasoning_effort`, Gemini no budget).
+ * What Claude Code 2.1 and the Anthropic SDK send that an Anthropic-shaped gateway must take
+ * (helpers ran them through the gateway on six upstreams): ToolSearch answers with
+ * `tool_reference` blocks in a tool result, which were a 400 (Claude Code sent the turn three
+ * times, then fell back to declaring every tool in full); adaptive thinking at
+ * `output_config.effort`, whose effort went nowhere (an OpenAI upstream got no `reasoning_effort`,
+ * Gemini no budget); and the SDK's tool runner on message threads, whose `thread: continue` turn
+ * (only the new tool result) was served as if it were the whole conversation — a 400 on every
+ * upstream — and is now the 404 `thread_not_found` the SDK answers by sending the whole conversation.
  */
+import Anthropic from '@anthropic-ai/sdk';
+import { betaZodTool } from '@anthropic-ai/sdk/helpers/beta/zod';
+import { z } from 'zod';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type GatewayHarness, startGatewayHarness } from './harness.ts';
 
@@ -81,4 +87,49 @@ describe('Claude Code’s requests', () => {
       expect(read(upstreamBody())).toBe(expected);
     },
   );
+
+  it.each(['up-chat', 'up-anthropic'])(
+    'the SDK’s tool runner on message threads completes through %s: a continued thread is refused, the SDK resends it whole',
+    async (model) => {
+      harness.emulator.clear();
+      harness.emulator.enqueue({
+        type: 'scripted',
+        content: [{ type: 'tool-call', name: 'weather', input: { city: 'Oslo' } }],
+      });
+      harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'It is sunny.' }] });
+      const sent = harness.emulator.requests.length;
+      const client = new Anthropic({ baseURL: harness.server.url, apiKey: 'k', maxRetries: 0 });
+      const weather = betaZodTool({
+        name: 'weather',
+        description: 'The weather in a city.',
+        inputSchema: z.object({ city: z.string() }),
+        run: async ({ city }) => `sunny in ${city}`,
+      });
+      const final = await client.beta.messages.toolRunner({
+        model,
+        max_tokens: 500,
+        messages: [{ role: 'user', content: 'Weather in Oslo?' }],
+        tools: [weather],
+      });
+      expect(final.content).toEqual([expect.objectContaining({ type: 'text', text: 'It is sunny.' })]);
+      // Two upstream calls: the refused continuation never reached the upstream.
+      expect(harness.emulator.requests.length - sent).toBe(2);
+      expect(JSON.stringify(upstreamBody())).toContain('sunny in Oslo');
+    },
+  );
+
+  it('a thread continuation is a 404 thread_not_found naming the field, never served as a whole conversation', async () => {
+    const before = harness.emulator.requests.length;
+    const response = await messages({
+      model: 'up-chat',
+      thread: { type: 'continue', previous_message_id: 'msg_1' },
+      messages: [{ role: 'user', content: 'And now?' }],
+    });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({
+      type: 'error',
+      error: { type: 'not_found_error', details: { error_code: 'thread_not_found' } },
+    });
+    expect(harness.emulator.requests.length).toBe(before);
+  });
 });

@@ -47,7 +47,15 @@ export function encodeError(error: WireError): EncodedError {
     headers['retry-after'] = String(Math.ceil(error.retryAfterSeconds));
   return {
     status: error.status,
-    body: { type: 'error', error: { type: errorType(error), message: error.message }, request_id: requestId },
+    body: {
+      type: 'error',
+      error: {
+        type: errorType(error),
+        message: error.message,
+        ...(error.details === undefined ? {} : { details: error.details }),
+      },
+      request_id: requestId,
+    },
     headers,
   };
 }

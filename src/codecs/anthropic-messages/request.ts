@@ -213,6 +213,26 @@ function convertToolChoice(value: unknown): { choice?: ToolChoice; parallel?: bo
   return { choice, parallel };
 }
 
+/**
+ * `thread` (the message-threads beta: the server holds the conversation, a turn sends only its new
+ * messages). The gateway keeps no threads: `create` carries the whole conversation and is served as
+ * it is; `continue` is the 404 `thread_not_found` the SDKs answer by sending the whole conversation
+ * again under `create` — never served as if its few messages were the whole conversation.
+ */
+function checkThread(value: unknown): void {
+  if (value === undefined || value === null) return;
+  const thread = jsonObject(value, 'thread');
+  if (thread.type === 'create') return;
+  if (thread.type !== 'continue')
+    throw new RequestFieldError('thread.type', "thread.type must be 'create' or 'continue'");
+  throw new RequestFieldError(
+    'thread.previous_message_id',
+    'thread.previous_message_id: the gateway keeps no message threads; send the whole conversation',
+    'unsupported',
+    { status: 404, details: { error_code: 'thread_not_found' } },
+  );
+}
+
 /** `output_config.effort` → the canonical effort (`max` is the most there is: high). */
 const efforts: Readonly<Record<string, ReasoningRequest['effort']>> = {
   low: 'low',
@@ -254,6 +274,7 @@ function convertOutputFormat(body: Record<string, unknown>): DecodedRequest['req
 /** Decodes a Messages request; unknown fields are ignored, unhonourable ones refused by name. */
 export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedRequest {
   const object = bodyObject(body);
+  checkThread(object.thread);
   const transcript: Item[] = [];
   let cached = convertSystem(object.system, transcript);
   const messages = optionalArray(object, 'messages');
