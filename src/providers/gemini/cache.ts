@@ -1,13 +1,13 @@
 /**
  * Explicit context caching: the canonical cache request becomes a `cachedContents` entry holding the
  * stable prefix (system instruction, tools, tool config, turns before the newest user turn), created
- * once per session, reused while valid, recreated after expiry. Caching never fails a call: when
- * creation fails the call goes out uncached and a WARN says why.
+ * once per session, reused while valid, recreated after expiry. Only a call with a session makes
+ * one (see `prepareCache`). Caching never fails a call: when creation fails the call goes out
+ * uncached and a WARN says why.
  *
  * Lifetime: every entry is created with a TTL of at most one hour (`cache.ttl: '5m'` → 300 s, else
- * 3600 s) and is deleted when its session ends — `adapter.endSession(session)`, `adapter.close()`
- * (every session the adapter still holds), or the end of a call made without a session — so a
- * long-running process does not accumulate paid caches.
+ * 3600 s) and is deleted when its session ends — `adapter.endSession(session)` or `adapter.close()`
+ * (every session the adapter still holds) — so a long-running process does not accumulate paid caches.
  *
  * Usage: reads of the entry arrive as `cachedContentTokenCount` (→ `cacheRead`). Creating the entry
  * is a separate API call, so its token count is not folded into this call's disjoint buckets; it is
