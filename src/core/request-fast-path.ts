@@ -223,12 +223,12 @@ function tool(value: unknown): Plain {
   const output = optional(object, 'outputSchema');
   if (output !== undefined) copy.outputSchema = record(output);
   const freeform = optional(object, 'freeform');
-  if (freeform !== undefined) copy.freeform = freeformFormat(freeform);
+  if (freeform !== undefined) copy.freeform = freeformSetting(freeform);
   return copy;
 }
 
 /** A freeform tool's format: `{ type: 'text' }` or a grammar (anything else is left to zod). */
-function freeformFormat(value: unknown): Plain {
+function freeformSetting(value: unknown): Plain {
   const type = (value as Plain | null)?.type;
   if (type === 'text') return { type: plainWith(value, textFormatKeys).type };
   const object = plainWith(value, grammarKeys);

@@ -8,11 +8,10 @@
  * (only the new tool result) was served as if it were the whole conversation — a 400 on every
  * upstream — and is now the 404 `thread_not_found` the SDK answers by sending the whole conversation.
  */
-import Anthropic from '@anthropic-ai/sdk';
 import { betaZodTool } from '@anthropic-ai/sdk/helpers/beta/zod';
 import { z } from 'zod';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type GatewayHarness, startGatewayHarness } from './harness.ts';
+import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
 beforeAll(async () => {
@@ -98,7 +97,7 @@ describe('Claude Code’s requests', () => {
       });
       harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'It is sunny.' }] });
       const sent = harness.emulator.requests.length;
-      const client = new Anthropic({ baseURL: harness.server.url, apiKey: 'k', maxRetries: 0 });
+      const client = createClients(harness.server.url, 'k').anthropic;
       const weather = betaZodTool({
         name: 'weather',
         description: 'The weather in a city.',

@@ -9,13 +9,13 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { safeToolName } from '../../src/core/tool-names.ts';
 import type { EmulatorScript } from '../../src/testing/emulator/types.ts';
-import { type GatewayHarness, startGatewayHarness, upstreams } from './harness.ts';
+import { createClients, type GatewayHarness, startGatewayHarness, upstreams } from './harness.ts';
 
 let harness: GatewayHarness;
 let client: OpenAI;
 beforeAll(async () => {
   harness = await startGatewayHarness();
-  client = new OpenAI({ baseURL: `${harness.server.url}/v1`, apiKey: 'k', maxRetries: 0 });
+  client = createClients(harness.server.url, 'k').openai;
 });
 beforeEach(() => harness.emulator.clear());
 afterAll(() => harness.close());

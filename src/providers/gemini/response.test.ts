@@ -27,6 +27,16 @@ const finished = (finishReason: string, parts: unknown[] = [{ text: 'partial' }]
   candidates: [{ content: { role: 'model', parts }, finishReason, ...extra }],
 });
 
+/** What `run` throws (undefined when it returns). */
+function thrownBy(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
 describe('finish reasons', () => {
   it.each([
     ['STOP', false, 'completed'],
@@ -88,12 +98,7 @@ describe('bad input never crashes', () => {
 
   it('a complete body that is not an object, or has no response field, is a retryable ServerError', () => {
     for (const body of ['just a string', [1], {}, { object: 'list', data: [] }]) {
-      let caught: unknown;
-      try {
-        parseBody(body);
-      } catch (error) {
-        caught = error;
-      }
+      const caught = thrownBy(() => parseBody(body));
       expect(isServerError(caught)).toBe(true);
       expect(caught).toMatchObject({ providerCode: 'invalid_response', retryable: true });
       expect(String((caught as Error).message)).toMatch(/not a generateContent response/);
@@ -132,12 +137,7 @@ describe('bad input never crashes', () => {
 
   it('a whole body with no candidate and no prompt feedback is a retryable invalid response, not an empty success', () => {
     for (const body of [{ candidates: [] }, { candidates: [], usageMetadata: { promptTokenCount: 5 } }]) {
-      let caught: unknown;
-      try {
-        parseBody(body);
-      } catch (error) {
-        caught = error;
-      }
+      const caught = thrownBy(() => parseBody(body));
       expect(isServerError(caught)).toBe(true);
       expect(caught).toMatchObject({ providerCode: 'invalid_response', retryable: true });
     }
