@@ -118,6 +118,7 @@ describe('the send timeout', () => {
     };
     const before = harness.accessLog.length;
     const sent = harness.emulator.requests.length;
+    const servedBefore = harness.served.length;
     socket.write(request(true) + request(false));
     await vi.waitFor(() => expect(received()).toContain('drip'));
     // Both upstream calls went out; the second's (whole) reply then waits in Node behind the stream.
@@ -126,6 +127,8 @@ describe('the send timeout', () => {
     expect(received()).not.toContain('Queued.');
     socket.destroy();
     await expect.poll(() => harness.accessLog.length - before, { timeout: 5000 }).toBe(2);
+    // Both upstream responses ended (the stream cut or done) before the next test waits on the next one.
+    await expect.poll(() => harness.served.length - servedBefore, { timeout: 5000 }).toBe(2);
     expect(received()).not.toContain('Queued.');
     expect(harness.accessLog.slice(before).map((line) => [line.stream, line.status])).toEqual(
       expect.arrayContaining([
