@@ -842,3 +842,53 @@ it('a body sent with transfer-encoding gzip, chunked is a 415 saying so (Node re
   expect(reply).toMatch(/^HTTP\/1\.1 415 /);
   expect(reply).toContain("transfer-encoding 'gzip, chunked' is not accepted");
 });
+
+describe('a Gemini client’s safetySettings', () => {
+  const safety = [
+    { category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' },
+    { category: 'HARM_CATEGORY_DANGEROUS_CONTENT', threshold: 'BLOCK_ONLY_HIGH', method: 'SEVERITY' },
+  ];
+  const generate = (model: string, extra: Record<string, unknown>) =>
+    post(
+      `/v1beta/models/${model}:generateContent`,
+      JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], ...extra }),
+    );
+
+  it('reach a Gemini upstream as the client wrote them (they change what the model may answer)', async () => {
+    harness.emulator.enqueue(hello());
+    const response = await generate('up-gemini', { safetySettings: safety });
+    expect(response.status).toBe(200);
+    const sent = harness.emulator.requests.at(-1)!.body as { safetySettings?: unknown };
+    expect(sent.safetySettings).toEqual(safety);
+  });
+
+  it('are left out toward another provider, which has no such setting, and the call is answered', async () => {
+    harness.emulator.enqueue(hello());
+    const response = await generate('up-chat', { safetySettings: safety });
+    expect(response.status).toBe(200);
+    const sent = harness.emulator.requests.at(-1)!.body as Record<string, unknown>;
+    expect(sent).not.toHaveProperty('safetySettings');
+    expect(JSON.stringify(sent)).not.toContain('HARM_CATEGORY');
+  });
+
+  it.each([
+    ['not an array', { safetySettings: { category: 'HARM_CATEGORY_HARASSMENT' } }, 'safetySettings'],
+    [
+      'an entry without a threshold',
+      { safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT' }] },
+      'safetySettings.0.threshold',
+    ],
+    [
+      'a value that is no enum name',
+      { safetySettings: [{ category: 'x/../y', threshold: 'BLOCK_NONE' }] },
+      'safetySettings.0.category',
+    ],
+    ['an unknown field', { safetySettings: [{ ...safety[0], extra: 1 }] }, 'safetySettings.0.extra'],
+  ])('%s is a 400 naming the field, and nothing reaches the upstream', async (_case, extra, field) => {
+    const before = harness.emulator.requests.length;
+    const response = await generate('up-gemini', extra);
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toContain(field);
+    expect(harness.emulator.requests.length).toBe(before);
+  });
+});

@@ -20,7 +20,7 @@ import {
 } from '../fields.ts';
 import { binaryPart, checkedToolChoice, namedTool, pushParts, sentAt, toolOutput } from '../common.ts';
 import type { DecodeContext, DecodedRequest, OpaqueCodec } from '../types.ts';
-import { isJsonObject, type JsonValue } from '../../core/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 
 /** Calls without an id get `gc_<content>_<part>`; responses without one answer the oldest open call of that name. */
 class CallIds {
@@ -403,6 +403,48 @@ function systemText(instruction: unknown): string {
   return texts.join('\n\n');
 }
 
+/** Most `safetySettings` entries taken (the API has a dozen harm categories). */
+const maxSafetySettings = 32;
+
+/** An enum value of the API (`HARM_CATEGORY_HARASSMENT`, `BLOCK_ONLY_HIGH`, `SEVERITY`). */
+const enumName = /^[A-Z][A-Z0-9_]{0,63}$/;
+
+/**
+ * `safetySettings`, sent on to a Gemini upstream (the Gemini API, or Gemini on Vertex) as the
+ * client wrote them, through `providerOptions.gemini`: they change what the model may answer, so
+ * dropping them would be a silent loss. Another provider has no such setting and ignores them
+ * (docs/gateway.md). Each entry is a `category` and a `threshold` (and an optional `method`), enum
+ * names of the API; anything else is a 400 naming the field, as Gemini itself would answer.
+ */
+function safetySettings(object: Record<string, unknown>): JsonObject[] | undefined {
+  const items = optionalArray(object, 'safetySettings');
+  if (items === undefined || items.length === 0) return undefined;
+  if (items.length > maxSafetySettings)
+    throw new RequestFieldError(
+      'safetySettings',
+      `safetySettings holds more than ${maxSafetySettings} entries`,
+    );
+  return items.map((item, index) => {
+    const at = `safetySettings.${index}`;
+    const entry = jsonObject(item, at);
+    const setting: JsonObject = {};
+    for (const key of Object.keys(entry))
+      if (key !== 'category' && key !== 'threshold' && key !== 'method')
+        throw new RequestFieldError(`${at}.${key}`, `${at}.${key}: unknown safety setting field`);
+    for (const key of ['category', 'threshold', 'method']) {
+      const value =
+        key === 'method'
+          ? optionalString(entry, key, `${at}.${key}`)
+          : requiredString(entry, key, `${at}.${key}`);
+      if (value === undefined) continue;
+      if (!enumName.test(value))
+        throw new RequestFieldError(`${at}.${key}`, `${at}.${key} must be one of the API's enum names`);
+      setting[key] = value;
+    }
+    return setting;
+  });
+}
+
 /** Decodes a Gemini request; the model and the stream mode come from the path. */
 export function decodeRequest(body: unknown, context: DecodeContext, opaque: OpaqueCodec): DecodedRequest {
   const object = bodyObject(body);
@@ -428,6 +470,8 @@ export function decodeRequest(body: unknown, context: DecodeContext, opaque: Opa
   if ((mode === 'ANY' || mode === 'VALIDATED') && request.tools !== undefined)
     request.tools = allowedTools(object, request.tools);
   applyGenerationConfig(object, request);
+  const safety = safetySettings(object);
+  if (safety !== undefined) request.providerOptions = { gemini: { safetySettings: safety } };
   if (context.model === undefined || context.model === '')
     throw new RequestFieldError('model', 'the path must name a model');
   return { model: context.model, stream: context.stream ?? false, request };
