@@ -85,6 +85,12 @@ export interface Switchyard {
   models(): ModelListing[];
   /** What a name resolves to (exact id, then alias, then glob), with the model's facts. */
   resolve(name: string): ModelDescription;
+  /**
+   * A local estimate of a request's input tokens for the model it names: that model's adapter's
+   * estimator (calibrated per provider, media at the provider's rates), no network call. Rejects as
+   * `resolve` does for an unknown name, and with `not_configured` when the adapter has no key.
+   */
+  estimateInputTokens(request: Pick<SwitchyardRequest, 'model' | 'transcript' | 'tools'>): Promise<number>;
   /** The adapters, with `configured: false` (and the variables to set) where the key is missing. */
   providers(): Array<{ name: string; type: string; configured: boolean; missing?: readonly string[] }>;
   /** The availability state machine (per `provider:<name>` and `model:<id>`). */
@@ -189,6 +195,12 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
     resolve(name) {
       const model = registry.resolve(checkModelName(name));
       return { ...model, facts: router.facts(model) };
+    },
+    async estimateInputTokens({ model: name, transcript, tools }) {
+      const model = registry.resolve(checkModelName(name));
+      await registry.load(model.provider);
+      const input = { transcript, model: model.id, ...(tools === undefined ? {} : { tools }) };
+      return registry.adapter(model.provider).estimateInputTokens(input);
     },
     providers: () => registry.providers(),
     endSession,

@@ -7,7 +7,7 @@ import { toWireError } from './errors.ts';
 import { type Caller, keyRefusalOf, localRefusal, refusalOf, requestIdFrom } from './caller.ts';
 import { type GenerationCall, logRefusal, permittedModel, serveGeneration } from './generate.ts';
 import { headerOf, readJson } from './inbound.ts';
-import { anthropicModels, countTokens, geminiModels, listedModel, openaiModels } from './models.ts';
+import { anthropicModels, geminiModels, listedModel, openaiModels } from './models.ts';
 import { shown } from './keys.ts';
 import { keyUsage } from './quota.ts';
 import { errorResponse, toResponse } from './reply.ts';
@@ -352,9 +352,9 @@ async function countRequestTokens(
     const body = await readJson(c.req.raw, state.bodyLimit, incomingOf(c.env), state.bodyTimeoutMs);
     const decoded = codecs[protocol].decodeRequest(body, { model, stream: false });
     // The generation routes' model check; then an unknown name is a 404 (the registry's own error).
-    if (permittedModel(state, caller.key, decoded.model) === undefined)
-      state.switchyard.resolve(decoded.model);
-    const tokens = countTokens({ transcript: decoded.request.transcript, tools: decoded.request.tools });
+    permittedModel(state, caller.key, decoded.model);
+    const { transcript, tools } = decoded.request;
+    const tokens = await state.switchyard.estimateInputTokens({ model: decoded.model, transcript, tools });
     return json(c, caller, protocol === 'gemini' ? { totalTokens: tokens } : { input_tokens: tokens });
   } catch (error) {
     return errorResponse(protocol, toWireError(error), caller.requestId);

@@ -1,5 +1,4 @@
 /** Model listings in each protocol's shape, and token counting, from the front door's registry. */
-import { estimateUpperBound } from '../providers/common/token-estimate.ts';
 import { allowsModel, type GatewayKey } from './keys.ts';
 import type { GatewayState } from './state.ts';
 
@@ -91,9 +90,4 @@ function routable(state: GatewayState, key: GatewayKey | undefined, name: string
   }
   if (!model.configured || !allowsModel(key, [name, model.id])) return undefined;
   return { name, provider: model.provider, facts: model.facts };
-}
-
-/** A local upper-bound estimate of a decoded request's input tokens (no upstream call). */
-export function countTokens(transcript: Parameters<typeof estimateUpperBound>[0]): number {
-  return estimateUpperBound(transcript);
 }

@@ -1,0 +1,69 @@
+/**
+ * Token counting (`/v1/messages/count_tokens`, Gemini's `:countTokens`) answers with the routed
+ * model's own local estimate — its adapter's calibrated counter, media at its provider's rates —
+ * not a loose bound: a client that manages its context window by these counts (Claude Code does)
+ * sees about what the provider would bill. No upstream call is made.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
+
+let harness: GatewayHarness;
+
+beforeAll(async () => {
+  harness = await startGatewayHarness();
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+/** A 1×1 PNG. */
+const png =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+it('an Anthropic client counting for a Claude model gets Claude’s own count of the recorded request (12)', async () => {
+  const before = harness.emulator.requests.length;
+  const { anthropic } = createClients(harness.server.url);
+  // test/fixtures/recorded anthropic-text: "Hello, how are you?" was billed 12 input tokens.
+  const counted = await anthropic.messages.countTokens({
+    model: 'up-anthropic',
+    messages: [{ role: 'user', content: 'Hello, how are you?' }],
+  });
+  expect(counted.input_tokens).toBe(12);
+  expect(harness.emulator.requests.length).toBe(before);
+});
+
+it('the count follows the routed provider: the same request counted for an OpenAI model is OpenAI’s estimate', async () => {
+  const { anthropic } = createClients(harness.server.url);
+  const request = { messages: [{ role: 'user' as const, content: 'Hello, how are you?' }] };
+  const openai = await anthropic.messages.countTokens({ model: 'up-chat', ...request });
+  // o200k: 6 tokens of text, plus 3 for the request and 4 for the message (OpenAI's framing).
+  expect(openai.input_tokens).toBe(13);
+});
+
+it('a Gemini client’s image counts at Gemini’s rate (258 tokens an image)', async () => {
+  const { google } = createClients(harness.server.url);
+  const text = { text: 'What is in this picture?' };
+  const without = await google.models.countTokens({
+    model: 'up-gemini',
+    contents: [{ role: 'user', parts: [text] }],
+  });
+  const withImage = await google.models.countTokens({
+    model: 'up-gemini',
+    contents: [{ role: 'user', parts: [text, { inlineData: { mimeType: 'image/png', data: png } }] }],
+  });
+  expect(withImage.totalTokens! - without.totalTokens!).toBe(258);
+});
+
+it('an unknown model is the generation routes’ 404, in the client’s shape', async () => {
+  const response = await fetch(`${harness.server.url}/v1/messages/count_tokens`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-api-key': 'client-key',
+      'anthropic-version': '2023-06-01',
+    },
+    body: JSON.stringify({ model: 'no-such-model', messages: [{ role: 'user', content: 'Hi' }] }),
+  });
+  expect(response.status).toBe(404);
+  expect(((await response.json()) as { error: { type: string } }).error.type).toBe('not_found_error');
+});
