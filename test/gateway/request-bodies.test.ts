@@ -892,3 +892,72 @@ describe('a Gemini client’s safetySettings', () => {
     expect(harness.emulator.requests.length).toBe(before);
   });
 });
+
+describe('a Gemini client’s OpenAPI schemas (responseSchema, parameters)', () => {
+  const openApi = {
+    type: 'OBJECT',
+    properties: {
+      name: { type: 'STRING', example: 'Ada' },
+      nickname: { type: 'STRING', nullable: true },
+      mood: { type: 'STRING', format: 'enum', enum: ['calm', 'busy'], nullable: true },
+    },
+    required: ['name', 'nickname'],
+    propertyOrdering: ['name', 'nickname', 'mood'],
+  };
+  const jsonSchema = {
+    type: 'object',
+    properties: {
+      name: { type: 'string', examples: ['Ada'] },
+      nickname: { type: ['string', 'null'] },
+      mood: { type: ['string', 'null'], enum: ['calm', 'busy', null] },
+    },
+    required: ['name', 'nickname'],
+  };
+  const generate = (model: string, extra: Record<string, unknown>) =>
+    post(
+      `/v1beta/models/${model}:generateContent`,
+      JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], ...extra }),
+    );
+
+  it('a responseSchema reaches another provider as JSON Schema: nullable as a null type, no OpenAPI-only keywords', async () => {
+    harness.emulator.enqueue(hello('{"name":"Ada","nickname":null}'));
+    const response = await generate('up-chat', {
+      generationConfig: { responseMimeType: 'application/json', responseSchema: openApi },
+    });
+    expect(response.status).toBe(200);
+    const sent = harness.emulator.requests.at(-1)!.body as {
+      response_format: { json_schema: { schema: Record<string, unknown> } };
+    };
+    const schema = JSON.stringify(sent.response_format.json_schema.schema);
+    expect(schema).not.toMatch(/nullable|propertyOrdering|"enum"\s*,\s*"format"|"format":"enum"/);
+    expect(sent.response_format.json_schema.schema).toMatchObject({
+      properties: { nickname: { type: ['string', 'null'] }, mood: { enum: ['calm', 'busy', null] } },
+    });
+  });
+
+  it('function parameters in OpenAPI form reach an Anthropic upstream as the same JSON Schema', async () => {
+    harness.emulator.enqueue(hello());
+    const response = await generate('up-anthropic', {
+      tools: [{ functionDeclarations: [{ name: 'save_person', parameters: openApi }] }],
+    });
+    expect(response.status).toBe(200);
+    const sent = harness.emulator.requests.at(-1)!.body as { tools: Array<{ input_schema: unknown }> };
+    expect(sent.tools[0]!.input_schema).toEqual(jsonSchema);
+  });
+
+  it('a schema already in JSON Schema (responseJsonSchema, parametersJsonSchema) passes as written', async () => {
+    // A default whose own `type` field is upper case: data, never a schema keyword to rewrite.
+    const written = {
+      type: 'object',
+      properties: { shape: { type: 'object', default: { type: 'CIRCLE' } } },
+      additionalProperties: false,
+    };
+    harness.emulator.enqueue(hello());
+    const response = await generate('up-anthropic', {
+      tools: [{ functionDeclarations: [{ name: 'tag', parametersJsonSchema: written }] }],
+    });
+    expect(response.status).toBe(200);
+    const sent = harness.emulator.requests.at(-1)!.body as { tools: Array<{ input_schema: unknown }> };
+    expect(sent.tools[0]!.input_schema).toEqual(written);
+  });
+});

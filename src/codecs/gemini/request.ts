@@ -1,5 +1,6 @@
 /** Decodes a Gemini `generateContent` / `streamGenerateContent` request into the canonical request. */
 import { textSignatureKey } from './response.ts';
+import { clientSchema } from './schema.ts';
 import type { OutputSchema, ReasoningRequest } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { Item, Part, ToolOutput } from '../../core/transcript.ts';
@@ -245,26 +246,19 @@ function convertTools(body: Record<string, unknown>): ToolSpec[] | undefined {
     return declarations.map((declaration, at) => {
       const path = `tools.${index}.functionDeclarations.${at}`;
       const fn = jsonObject(declaration, path);
-      const schema = fn.parametersJsonSchema ?? fn.parameters ?? { type: 'object', properties: {} };
+      const schema = clientSchema(fn.parametersJsonSchema, fn.parameters, {
+        jsonSchema: `${path}.parametersJsonSchema`,
+        openApi: `${path}.parameters`,
+      });
       const spec: ToolSpec = {
         name: requiredString(fn, 'name', `${path}.name`),
-        inputSchema: lowerTypes(jsonObject(schema, `${path}.parameters`)) as never,
+        inputSchema: (schema ?? { type: 'object', properties: {} }) as never,
       };
       const description = optionalString(fn, 'description', `${path}.description`);
       if (description !== undefined) spec.description = description;
       return spec;
     });
   });
-}
-
-/** Gemini's OpenAPI schemas spell types in upper case (`OBJECT`); JSON Schema wants lower case. */
-function lowerTypes(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(lowerTypes);
-  if (!isJsonObject(value)) return value;
-  const copy: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value))
-    copy[key] = key === 'type' && typeof inner === 'string' ? inner.toLowerCase() : lowerTypes(inner);
-  return copy;
 }
 
 const functionCallingModes = new Set(['AUTO', 'ANY', 'NONE', 'VALIDATED', 'MODE_UNSPECIFIED']);
@@ -335,12 +329,15 @@ function convertThinking(config: Record<string, unknown>): ReasoningRequest | un
 }
 
 function convertSchema(config: Record<string, unknown>): OutputSchema | undefined {
-  const schema = config.responseJsonSchema ?? config.responseSchema;
-  if (schema === undefined || schema === null) {
+  const schema = clientSchema(config.responseJsonSchema, config.responseSchema, {
+    jsonSchema: 'generationConfig.responseJsonSchema',
+    openApi: 'generationConfig.responseSchema',
+  });
+  if (schema === undefined) {
     if (config.responseMimeType === 'application/json') return { schema: { type: 'object' }, strict: false };
     return undefined;
   }
-  return { schema: lowerTypes(jsonObject(schema, 'generationConfig.responseSchema')) as never };
+  return { schema: schema as never };
 }
 
 function applyGenerationConfig(body: Record<string, unknown>, request: DecodedRequest['request']): void {

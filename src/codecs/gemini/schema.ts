@@ -1,0 +1,65 @@
+/**
+ * A Gemini client's schemas as JSON Schema, the canonical form. `parameters` and `responseSchema`
+ * are Gemini's OpenAPI 3.0 subset: upper-case types (`OBJECT`), `nullable`, `propertyOrdering`,
+ * `example`, `format: 'enum'`; `parametersJsonSchema` and `responseJsonSchema` are JSON Schema
+ * already and pass as written. Left in the OpenAPI dialect, `nullable: true` would mean nothing to
+ * another provider (nor to Gemini's own JSON Schema mode, which the Gemini adapter uses for 2.5 and
+ * later): the field would silently stop accepting null.
+ */
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
+import { jsonObject } from '../fields.ts';
+
+/** The schema a client sent: the JSON Schema field as written, else the OpenAPI one converted. */
+export function clientSchema(
+  jsonSchema: unknown,
+  openApiSchema: unknown,
+  paths: { jsonSchema: string; openApi: string },
+): JsonObject | undefined {
+  if (jsonSchema !== undefined && jsonSchema !== null) return jsonObject(jsonSchema, paths.jsonSchema);
+  if (openApiSchema === undefined || openApiSchema === null) return undefined;
+  return fromOpenApi(jsonObject(openApiSchema, paths.openApi), paths.openApi);
+}
+
+/**
+ * One OpenAPI schema as JSON Schema: types in lower case, `nullable` as a `null` type (or enum
+ * value, or `anyOf` member), `example` as `examples`, `propertyOrdering` and `format: 'enum'`
+ * dropped (output-order and enum hints JSON Schema has no word for). Walks only the keywords that
+ * hold schemas (`properties`, `items`, `anyOf`): values such as `enum`, `default` or `example` are
+ * copied as they are.
+ */
+function fromOpenApi(schema: JsonObject, path: string): JsonObject {
+  const converted: JsonObject = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'nullable' || key === 'propertyOrdering') continue;
+    if (key === 'type') converted.type = typeof value === 'string' ? value.toLowerCase() : value;
+    else if (key === 'format' && value === 'enum') continue;
+    else if (key === 'example') converted.examples = [value];
+    else if (key === 'properties' && isJsonObject(value)) converted.properties = propertiesOf(value, path);
+    else if (key === 'items' && isJsonObject(value)) converted.items = fromOpenApi(value, `${path}.items`);
+    else if (key === 'anyOf' && Array.isArray(value))
+      converted.anyOf = value.map((member, index) =>
+        fromOpenApi(jsonObject(member, `${path}.anyOf.${index}`), `${path}.anyOf.${index}`),
+      );
+    else converted[key] = value;
+  }
+  if (schema.nullable === true) allowNull(converted);
+  return converted;
+}
+
+function propertiesOf(properties: JsonObject, path: string): JsonObject {
+  const converted: JsonObject = {};
+  for (const [name, inner] of Object.entries(properties))
+    converted[name] = fromOpenApi(
+      jsonObject(inner, `${path}.properties.${name}`),
+      `${path}.properties.${name}`,
+    );
+  return converted;
+}
+
+/** Makes a converted schema accept null, in whichever form it constrains its values. */
+function allowNull(schema: JsonObject): void {
+  if (typeof schema.type === 'string') schema.type = [schema.type, 'null'];
+  else if (Array.isArray(schema.anyOf)) schema.anyOf = [...schema.anyOf, { type: 'null' }];
+  if (Array.isArray(schema.enum) && !schema.enum.includes(null))
+    schema.enum = [...(schema.enum as JsonValue[]), null];
+}
