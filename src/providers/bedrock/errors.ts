@@ -1,30 +1,44 @@
 /** Bedrock error bodies and exception frames, and the rules that classify them. */
 import type { ErrorBody, ErrorRule } from '../../core/errors/status-map.ts';
+import type { ResponseHeaders } from '../common/definition.ts';
 import { parseErrorText } from '../common/errors.ts';
 import { isJsonObject } from '../../core/json.ts';
 
 const maxMessageLength = 500;
 
 /**
- * Reads `{"message": "..."}` (Bedrock puts the exception name in the `x-amzn-errortype` header,
- * which the runtime does not pass here; some bodies carry `__type` or `Message`). A body that is not
- * JSON becomes a trimmed message; an empty body yields nothing.
+ * Reads `{"message": "..."}` with the exception's name where AWS's REST-JSON protocol puts it
+ * (aws-sdk-js-v3 `loadRestJsonErrorCode`): the `x-amzn-errortype` header
+ * (`ValidationException:http://internal.amazon.com/coral/…`), else the body's `code`, else its
+ * `__type`. Without the name a 424 ModelErrorException or a 400 ServiceQuotaExceededException
+ * would be classified by its status alone. A body that is not JSON becomes a trimmed message (with
+ * the header's name); an empty body yields the name alone, or nothing.
  */
-export function parseErrorBody(text: string): ErrorBody {
-  return parseErrorText(text, convertErrorBody);
+export function parseErrorBody(text: string, headers?: ResponseHeaders): ErrorBody {
+  const header = headers?.get('x-amzn-errortype') ?? undefined;
+  const body = parseErrorText(text, (value) => convertErrorBody(value, header));
+  const code = header === undefined ? '' : normalizeExceptionName(header);
+  return body.code !== undefined || code === '' ? body : { code, ...body };
 }
 
-/** The code and message of a parsed error object; undefined when the value holds neither. */
+/**
+ * The code and message of a parsed error object; undefined when the value holds neither. `code`
+ * (the header's name, or an exception frame's `:exception-type`) wins over the body's own.
+ */
 export function convertErrorBody(value: unknown, code?: string): ErrorBody | undefined {
   if (!isJsonObject(value)) return undefined;
   const message = value.message ?? value.Message;
-  const named = code ?? (typeof value.__type === 'string' ? value.__type : undefined);
-  const type = named === undefined || named === '' ? undefined : normalizeExceptionName(named);
-  if (typeof message !== 'string' && type === undefined) return undefined;
+  const named = code ?? stringField(value.code) ?? stringField(value.__type);
+  const type = named === undefined ? '' : normalizeExceptionName(named);
+  if (typeof message !== 'string' && type === '') return undefined;
   const body: ErrorBody = {};
-  if (type !== undefined) body.code = type;
+  if (type !== '') body.code = type;
   if (typeof message === 'string') body.message = message.slice(0, maxMessageLength);
   return body;
+}
+
+function stringField(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
 }
 
 const contextOverflowMessage =
@@ -56,8 +70,13 @@ export const errorRules: readonly ErrorRule[] = [
   { status: 400, message: contextOverflowMessage, errorClass: 'context_overflow' },
 ];
 
-/** `ThrottlingException`, `com.amazon…#ThrottlingException` → `throttlingException` (the stream's spelling). */
+/**
+ * `ThrottlingException`, `ThrottlingException:http://internal.amazon.com/…`,
+ * `com.amazon…#ThrottlingException` → `throttlingException` (the stream's spelling). Trimmed as the
+ * SDK's `sanitizeErrorCode` does: before any `,`, before any `:`, after any `#`.
+ */
 export function normalizeExceptionName(name: string): string {
-  const last = name.split('#').at(-1)?.split(':')[0]?.trim() ?? '';
+  const shape = name.split(/[,:]/)[0] ?? '';
+  const last = shape.split('#').at(-1)?.trim() ?? '';
   return last.charAt(0).toLowerCase() + last.slice(1);
 }

@@ -9,6 +9,11 @@ import type { CanonicalRequest } from '../../core/request.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { Item, Part } from '../../core/transcript.ts';
 
+/** An HTTP response's headers, looked up by name (not case-sensitive). */
+export interface ResponseHeaders {
+  get(name: string): string | null;
+}
+
 /** Per-call facts handed to a provider's translation functions. */
 export interface ProviderContext {
   requestId: RequestId;
@@ -147,8 +152,11 @@ export interface ProviderDefinition {
   /** Translates a whole JSON response into builder calls (then the runtime calls `finish()`). */
   parseResponse(body: unknown, context: ProviderContext, builder: StreamBuilder): void;
   createStreamParser(context: ProviderContext, builder: StreamBuilder): StreamParser;
-  /** Extracts code, message and any retry hint from an error response body (may be non-JSON). */
-  parseErrorBody(text: string): ErrorBody;
+  /**
+   * Extracts code, message and any retry hint from an error response body (may be non-JSON) and,
+   * for a provider that names the error in a header (Bedrock's `x-amzn-errortype`), its headers.
+   */
+  parseErrorBody(text: string, headers: ResponseHeaders): ErrorBody;
   /** Body rules applied before the status table (first match wins). */
   errorRules: readonly ErrorRule[];
   estimateInputTokens(input: TokenEstimateInput): number;

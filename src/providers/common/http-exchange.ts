@@ -104,7 +104,7 @@ export async function errorFromResponse(
   return createProviderError({
     site: failureSite(runtime, call),
     status: response.status,
-    body: definition.parseErrorBody(text),
+    body: definition.parseErrorBody(text, response.headers),
     rules: definition.errorRules,
     retryAfterSeconds: parseRetryAfter(response.headers, response.status),
     ...(shouldRetry === undefined ? {} : { shouldRetry }),
