@@ -44,6 +44,21 @@ const exceptions: Array<[string, number, string, boolean, string]> = [
   ['InternalServerException', 500, 'server_error', true, 'Internal server error'],
   ['ServiceUnavailableException', 503, 'server_error', true, 'Bedrock is unable to process your request.'],
   ['ValidationException', 400, 'invalid_request', false, 'The provided request is not valid.'],
+  ['ValidationException', 400, 'context_overflow', false, 'Input is too long for requested model.'],
+  [
+    'ValidationException',
+    400,
+    'context_overflow',
+    false,
+    'The model returned the following errors: input length and `max_tokens` exceed context limit: 198000 + 64000 > 200000, decrease input length or `max_tokens` and try again',
+  ],
+  [
+    'ValidationException',
+    400,
+    'context_overflow',
+    false,
+    'The model returned the following errors: prompt is too long: 215000 tokens > 200000 maximum',
+  ],
   [
     'ResourceNotFoundException',
     404,

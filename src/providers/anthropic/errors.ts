@@ -25,8 +25,11 @@ export function convertErrorBody(value: unknown): ErrorBody | undefined {
   return body;
 }
 
-/** Messages of a 400 `invalid_request_error` that mean the prompt does not fit the context window. */
-const contextOverflowMessage =
+/**
+ * Messages of a 400 `invalid_request_error` that mean the prompt does not fit the context window.
+ * Bedrock relays Claude's own ("The model returned the following errors: …") and reuses this.
+ */
+export const contextOverflowMessage =
   /prompt is too long|exceeds? the maximum (?:number of tokens|context|allowed tokens|input tokens|token)|context window|context limit|context length|too many (input )?tokens/i;
 
 /**

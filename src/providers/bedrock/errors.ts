@@ -1,6 +1,7 @@
 /** Bedrock error bodies and exception frames, and the rules that classify them. */
 import type { ErrorBody, ErrorRule } from '../../core/errors/status-map.ts';
 import type { ResponseHeaders } from '../common/definition.ts';
+import { contextOverflowMessage as claudeContextOverflow } from '../anthropic/errors.ts';
 import { parseErrorText } from '../common/errors.ts';
 import { isJsonObject } from '../../core/json.ts';
 
@@ -41,8 +42,16 @@ function stringField(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-const contextOverflowMessage =
-  /too many input tokens|input is too long|prompt is too long|context window|maximum context length|exceeds? the maximum/i;
+/**
+ * Bedrock's own wording of a prompt over the window ("Input is too long for requested model", "…
+ * exceeds the maximum …"), and Claude's, which Bedrock relays after "The model returned the
+ * following errors:" ("input length and `max_tokens` exceed context limit"): one pattern with the
+ * Anthropic adapter's, so the two cannot drift.
+ */
+const contextOverflowMessage = new RegExp(
+  `input is too long|exceeds? the maximum|${claudeContextOverflow.source}`,
+  claudeContextOverflow.flags,
+);
 
 /**
  * Bedrock's exceptions (API reference, Converse "Errors"), as HTTP errors and as exception frames
