@@ -1,8 +1,9 @@
 /**
  * Bedrock credentials and request signing. First match wins, resolved before every request: a
  * bearer token (`apiKey`, `AWS_BEARER_TOKEN_BEDROCK`: no signing), the `credentials` option,
- * `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN`, then the AWS default chain
- * through the optional peer `@aws-sdk/credential-providers`, imported on first use. SigV4 signing
+ * `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN` (skipped when `AWS_PROFILE` is
+ * set, as the SDK does), then the AWS default chain through the optional peer
+ * `@aws-sdk/credential-providers`, imported on first use. SigV4 signing
  * is `aws4fetch`'s (service `bedrock`).
  */
 import { AwsV4Signer } from 'aws4fetch';
@@ -93,15 +94,8 @@ export class BedrockAuth {
       }
     }
     if (given !== undefined) return { credentials: given, refreshable: false };
-    const accessKeyId = nonEmpty(this.env.AWS_ACCESS_KEY_ID);
-    const secretAccessKey = nonEmpty(this.env.AWS_SECRET_ACCESS_KEY);
-    if (accessKeyId !== undefined && secretAccessKey !== undefined) {
-      const sessionToken = nonEmpty(this.env.AWS_SESSION_TOKEN);
-      return {
-        credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) },
-        refreshable: false,
-      };
-    }
+    const fromEnv = this.environmentKeys();
+    if (fromEnv !== undefined) return { credentials: fromEnv, refreshable: false };
     const provider = await this.defaultChain();
     try {
       return { credentials: await provider({ forceRefresh: refresh }), refreshable: true };
@@ -114,11 +108,26 @@ export class BedrockAuth {
     }
   }
 
+  /**
+   * `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN`, unless `AWS_PROFILE` is set:
+   * the SDK's default chain then skips the environment keys for the profile's ("AWS_PROFILE is set,
+   * skipping fromEnv provider"), and so does this, so one environment signs as the same identity
+   * here as in the AWS CLI and SDKs.
+   */
+  private environmentKeys(): AwsCredentials | undefined {
+    const accessKeyId = nonEmpty(this.env.AWS_ACCESS_KEY_ID);
+    const secretAccessKey = nonEmpty(this.env.AWS_SECRET_ACCESS_KEY);
+    if (accessKeyId === undefined || secretAccessKey === undefined) return undefined;
+    if (nonEmpty(this.env.AWS_PROFILE) !== undefined) return undefined;
+    const sessionToken = nonEmpty(this.env.AWS_SESSION_TOKEN);
+    return { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
+  }
+
   private defaultChain(): Promise<AwsCredentialProvider> {
     this.chain ??= this.loadPeer().catch(() => {
       this.chain = undefined;
       throw new AuthError({
-        message: `bedrock: no AWS credentials: set ${bearerTokenVariable}, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, pass credentials, or install ${credentialPeer} for the AWS default chain (npm install ${credentialPeer})`,
+        message: `bedrock: no AWS credentials: set ${bearerTokenVariable}, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (without AWS_PROFILE, which selects a profile of the default chain), pass credentials, or install ${credentialPeer} for the AWS default chain (npm install ${credentialPeer})`,
         provider: 'bedrock',
         providerCode: 'not_configured',
       });
