@@ -72,6 +72,21 @@ describe('a token an upstream echoes back is never printed', () => {
       sessionToken,
     ],
     [
+      'Bedrock SigV4 access key id (in the echoed Credential=)',
+      () =>
+        createBedrock({
+          region: 'us-east-1',
+          credentials: {
+            accessKeyId: 'AKIAPROBEKEYIDECHO0001',
+            secretAccessKey: 'secretprobe/K7MDENG+bPxRfj',
+          },
+          baseURL: echoURL,
+          maxRetries: 0,
+        }),
+      bedrockModel,
+      'AKIAPROBEKEYIDECHO0001',
+    ],
+    [
       'Vertex OAuth access token',
       () =>
         createVertex({

@@ -74,7 +74,8 @@ export class BedrockAuth {
       {}) as Partial<AwsCredentials>;
     if (!isPrintable(accessKeyId) || !isPrintable(secretAccessKey)) throw malformed('the AWS access key');
     if (sessionToken !== undefined && !isPrintable(sessionToken)) throw malformed('the AWS session token');
-    registerSecrets([secretAccessKey, sessionToken]);
+    // The key id too: it names the account's key, and the signed `Credential=` echoes it verbatim.
+    registerSecrets([accessKeyId, secretAccessKey, sessionToken]);
     return resolved;
   }
 
