@@ -58,6 +58,13 @@ const vision = { images: true, pdf: true };
  */
 export const bedrockModelCapabilities: ModelCapabilities = {
   'anthropic.claude-*': { ...vision, promptCaching: true },
+  // Prompt caching per AWS's supported-models table ("Prompt caching for faster model inference"):
+  // not Claude 3 nor 3.5 Sonnet (v2's preview is closed to new accounts; such an account can turn it
+  // on with a capability override). A cache point sent to them is a ValidationException.
+  'anthropic.claude-3-haiku*': { promptCaching: false },
+  'anthropic.claude-3-sonnet*': { promptCaching: false },
+  'anthropic.claude-3-opus*': { promptCaching: false },
+  'anthropic.claude-3-5-sonnet*': { promptCaching: false },
   'anthropic.claude-3-7-*': { reasoning: true },
   'anthropic.claude-*-4*': { reasoning: true },
   'amazon.nova-*': { ...vision, promptCaching: true },

@@ -133,3 +133,41 @@ describe('Converse tool results by family', () => {
     expect(warnings.join(' ')).toMatch(/toolResult/);
   });
 });
+
+describe('prompt caching follows AWS’s supported-models table', () => {
+  const cached = (model: string) =>
+    build(model, { cache: {}, tools: [{ name: 'chart', inputSchema: { type: 'object' } }] }, [
+      { kind: 'system', parts: [{ type: 'text', text: 'Be terse.' }] },
+      { kind: 'user', parts: [{ type: 'text', text: 'Hi' }] },
+    ]).body;
+  const hasCachePoint = (blocks: unknown) => JSON.stringify(blocks).includes('cachePoint');
+
+  it('Claude: cache points after the system, after the tools and in the last user message', () => {
+    const body = cached(claude);
+    expect([body.system, body.toolConfig, body.messages].map(hasCachePoint)).toEqual([true, true, true]);
+  });
+
+  it('Amazon Nova: in the system and the messages only, none after the tools', () => {
+    const body = cached('us.amazon.nova-pro-v1:0');
+    expect([body.system, body.toolConfig, body.messages].map(hasCachePoint)).toEqual([true, false, true]);
+  });
+
+  it.each([
+    'anthropic.claude-3-haiku-20240307-v1:0',
+    'anthropic.claude-3-sonnet-20240229-v1:0',
+    'anthropic.claude-3-opus-20240229-v1:0',
+    'us.anthropic.claude-3-5-sonnet-20240620-v1:0',
+    'anthropic.claude-3-5-sonnet-20241022-v2:0',
+  ])('%s: no prompt caching (not in the table)', (model) => {
+    expect(capabilitiesFor(model).promptCaching).toBe(false);
+  });
+
+  it.each([
+    'us.anthropic.claude-3-7-sonnet-20250219-v1:0',
+    'anthropic.claude-3-5-haiku-20241022-v1:0',
+    'anthropic.claude-sonnet-4-5-20250929-v1:0',
+    'amazon.nova-micro-v1:0',
+  ])('%s: prompt caching', (model) => {
+    expect(capabilitiesFor(model).promptCaching).toBe(true);
+  });
+});

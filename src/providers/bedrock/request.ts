@@ -104,10 +104,15 @@ export function convertReasoning(
   return {};
 }
 
-/** Adds cache points after the system blocks, after the tools and at the end of the last user message. */
-function applyCachePoints(body: WireRequestBody): void {
+/**
+ * Adds cache points after the system blocks, after the tools and at the end of the last user
+ * message. AWS's prompt-caching table takes tool cache points from Claude only (Amazon Nova: system
+ * and messages), so other families get none after their tools.
+ */
+function applyCachePoints(body: WireRequestBody, model: string): void {
   if (body.system !== undefined) body.system.push(cachePoint);
-  if (body.toolConfig !== undefined) body.toolConfig.tools.push(cachePoint);
+  const toolsCacheable = baseModelId(model).startsWith('anthropic.');
+  if (body.toolConfig !== undefined && toolsCacheable) body.toolConfig.tools.push(cachePoint);
   const lastUser = body.messages.findLast((message) => message.role === 'user');
   lastUser?.content.push({ ...cachePoint });
 }
@@ -141,7 +146,8 @@ export function buildRequest(request: CanonicalRequest, context: ProviderContext
   if (Object.keys(additional).length > 0) body.additionalModelRequestFields = additional;
   const options = readProviderOptions(request);
   if (options.body !== undefined) Object.assign(body, options.body);
-  if (request.cache !== undefined && context.capabilities.promptCaching) applyCachePoints(body);
+  if (request.cache !== undefined && context.capabilities.promptCaching)
+    applyCachePoints(body, context.model);
   const operation = context.stream ? 'converse-stream' : 'converse';
   return {
     path: `/model/${modelPath(context.model, context)}/${operation}`,
