@@ -29,7 +29,20 @@ function firstOf(env: Record<string, string | undefined>, names: readonly string
   return undefined;
 }
 
-/** `GET /publishers/google/models` → model infos (`vertex:<name>`). */
+/**
+ * Where `publishers.models.list` lives: it has no project or location in its path and exists in
+ * v1beta1 only (`GET /v1beta1/publishers/google/models`), so a Google endpoint
+ * (`…aiplatform.googleapis.com/v1[/projects/{p}/locations/{l}]`) becomes its `/v1beta1` root; any
+ * other base URL (a proxy, the emulator) stays as it is.
+ */
+export function modelListBaseOf(baseURL: string): string {
+  return baseURL.replace(
+    /^(https:\/\/(?:[a-z0-9-]+-)?aiplatform\.googleapis\.com)\/v1(?:\/projects\/[^/]+\/locations\/[^/]+)?$/,
+    '$1/v1beta1',
+  );
+}
+
+/** `GET /v1beta1/publishers/google/models` → model infos (`vertex:<name>`). */
 export function parseModelList(body: unknown): ModelInfo[] {
   const models = (body as { publisherModels?: unknown } | null)?.publisherModels;
   if (!Array.isArray(models)) return [];
@@ -96,6 +109,6 @@ export function createVertexDefinition(options: VertexOptions, loadPeer?: TokenL
     // (`vertex/google`, `vertex/anthropic`). A bare `vertex` part (stored before families were
     // recorded) could be either's, so neither takes it back: it is dropped with the WARN.
     families: { of: publisherOf },
-    listModels: { path: '/publishers/google/models', parse: parseModelList },
+    listModels: { path: '/publishers/google/models', parse: parseModelList, baseURL: modelListBaseOf },
   };
 }
