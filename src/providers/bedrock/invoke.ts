@@ -15,7 +15,7 @@ import type { ProviderContext, StreamParser, WireRequest } from '../common/defin
 import { baseModelId } from './capabilities.ts';
 import { convertErrorBody } from './errors.ts';
 import { modelPath } from './model-id.ts';
-import { exceptionPrefix, failWithException } from './stream.ts';
+import { eventName, exceptionPrefix, failWithException } from './stream.ts';
 import { parseJson } from '../../core/json-text.ts';
 
 /** The `anthropic_version` Bedrock requires in the body. */
@@ -78,7 +78,7 @@ export function createStreamParser(context: ProviderContext, builder: StreamBuil
     onEvent(event, data) {
       if (event?.startsWith(exceptionPrefix) === true) failWithException(context, event, data);
       if (event !== 'chunk') {
-        context.warn('skipped unexpected stream content', { what: `an event of type ${event ?? '(none)'}` });
+        context.warn('skipped unexpected stream content', { what: `an event of type ${eventName(event)}` });
         return;
       }
       const payload: unknown = parseJson(data);

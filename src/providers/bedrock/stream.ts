@@ -148,6 +148,7 @@ export function createStreamParser(context: ProviderContext, builder: StreamBuil
   return new ConverseStream(context, builder);
 }
 
-function eventName(event: string | undefined): string {
+/** An event type fit for a log line: the server's name when it is an identifier, else a placeholder. */
+export function eventName(event: string | undefined): string {
   return event !== undefined && /^[A-Za-z0-9_.-]{1,64}$/.test(event) ? event : '(not an identifier)';
 }

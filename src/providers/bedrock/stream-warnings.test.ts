@@ -1,0 +1,41 @@
+/**
+ * An unknown event type in either Bedrock stream (ConverseStream, InvokeModel's) is skipped with a
+ * WARN that names it only when it is an identifier: the `:event-type` header is the server's text,
+ * and a log line must not carry whatever it holds (a newline, a key, kilobytes).
+ */
+import { describe, expect, it } from 'vitest';
+import type { RequestId } from '../../core/ids.ts';
+import { StreamBuilder } from '../../core/stream-builder.ts';
+import { capabilitiesFor, invokeCapabilities } from './capabilities.ts';
+import * as invoke from './invoke.ts';
+import { createStreamParser } from './stream.ts';
+import { createTestContext } from './test-support.ts';
+
+const model = 'anthropic.claude-sonnet-4-5-20250929-v1:0';
+const parsers = [
+  ['ConverseStream', createStreamParser, capabilitiesFor(model)],
+  ['InvokeModel', invoke.createStreamParser, invokeCapabilities(model)],
+] as const;
+
+function warningFor(
+  parse: (typeof parsers)[number][1],
+  capabilities: (typeof parsers)[number][2],
+  event: string,
+) {
+  const context = createTestContext('bedrock', model, capabilities, true);
+  const builder = new StreamBuilder(
+    { requestId: 'req_test' as RequestId, provider: 'bedrock', model: `bedrock:${model}`, startedAt: 0 },
+    () => {},
+  );
+  parse(context, builder).onEvent(event, '{}');
+  return context.logger.entries.map((entry) => entry.fields.what);
+}
+
+describe('Bedrock streams: an unknown event type in the WARN', () => {
+  it.each(parsers)('%s: an identifier is named, anything else is not', (_name, parse, capabilities) => {
+    expect(warningFor(parse, capabilities, 'futureEvent')).toEqual(['an event of type futureEvent']);
+    expect(warningFor(parse, capabilities, 'x\nFAKE LOG LINE sk-ant-api03-secret')).toEqual([
+      'an event of type (not an identifier)',
+    ]);
+  });
+});
