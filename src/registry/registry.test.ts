@@ -113,6 +113,29 @@ describe('resolution order: exact, then alias, then globs in order, then provide
     expect(models.find((model) => model.id === 'gemini:gemini-2.5-pro')).toMatchObject({ configured: false });
     expect(models.length).toBeGreaterThan(100);
   });
+  it('models() lists an entry with a wire name by its own key, which resolves to the entry and its pricing', () => {
+    const priced = createSwitchyard({
+      env: { ...env, LOCAL_KEY: 'k' },
+      config: {
+        adapters: {
+          local: { type: 'openai-compatible', base_url: 'http://127.0.0.1:9/v1', api_key_env: 'LOCAL_KEY' },
+        },
+        models: {
+          'local:my-finetune': {
+            wire_name: 'my-finetune-q4',
+            aliases: ['mine'],
+            pricing: { input_mtok: 0, output_mtok: 0 },
+          },
+        },
+      },
+    });
+    const listed = priced.models().find((model) => model.aliases.includes('mine'));
+    expect(listed?.id).toBe('local:my-finetune');
+    expect(priced.resolve(listed!.id)).toMatchObject({
+      id: 'local:my-finetune-q4',
+      pricing: { input_mtok: 0 },
+    });
+  });
 });
 
 describe('config errors name the key and the line', () => {

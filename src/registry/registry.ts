@@ -43,6 +43,11 @@ export {
 
 /** A model in `models()`. */
 export interface ModelListing {
+  /**
+   * The name it is listed by: a config entry's own key (`local:my-finetune`, whose `wire_name`
+   * may differ), else the catalog model's `provider:wireName`. Resolving it gives this entry, with
+   * its aliases and pricing.
+   */
   id: string;
   provider: string;
   aliases: string[];
@@ -184,7 +189,8 @@ function listModels(
     const model = find(id);
     if (model === undefined) return;
     const listing: ModelListing = {
-      id: model.id,
+      // The entry's key, not `provider:wireName`: resolving that would miss the entry's pricing.
+      id,
       provider: model.provider,
       aliases: model.aliases,
       configured: model.configured,
