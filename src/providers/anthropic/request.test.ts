@@ -170,6 +170,17 @@ describe('extended thinking', () => {
     expect(exact.warnings).toEqual([]);
   });
 
+  it('sends a temperature above 1 (OpenAI and Gemini take up to 2) as 1, the most Anthropic takes, with a WARN', () => {
+    const { body, warnings } = build({ transcript: ask, temperature: 1.5 });
+    expect(body.temperature).toBe(1);
+    expect(warnings).toMatchObject([
+      { message: 'adjusted a sampling option', fields: { option: 'temperature', requested: 1.5, sent: 1 } },
+    ]);
+    const inRange = build({ transcript: ask, temperature: 0.7 });
+    expect(inRange.body.temperature).toBe(0.7);
+    expect(inRange.warnings).toEqual([]);
+  });
+
   it('sends sampling as is without thinking on models before Claude 4.5', () => {
     const { body, warnings } = build(
       { transcript: ask, temperature: 0.3, topK: 20, topP: 0.5 },

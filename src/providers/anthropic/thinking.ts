@@ -187,6 +187,21 @@ export function convertSampling(
   return sampling;
 }
 
+/**
+ * Anthropic's `temperature` runs from 0 to 1 (the API refuses more); OpenAI's and Gemini's to 2, so
+ * a request written for them may carry 1.5: sent as 1, the nearest the API takes, with a WARN.
+ */
+function withinAnthropicRange(temperature: number, context: ProviderContext): number {
+  if (temperature <= 1) return temperature;
+  context.warn('adjusted a sampling option', {
+    option: 'temperature',
+    requested: temperature,
+    sent: 1,
+    reason: 'Anthropic takes a temperature from 0 to 1',
+  });
+  return 1;
+}
+
 function samplingUnderThinking(
   request: CanonicalRequest,
   thinking: boolean,
@@ -195,7 +210,7 @@ function samplingUnderThinking(
   const sampling: Sampling = {};
   const { temperature, topP, topK } = request;
   if (!thinking) {
-    if (temperature !== undefined) sampling.temperature = temperature;
+    if (temperature !== undefined) sampling.temperature = withinAnthropicRange(temperature, context);
     if (topP !== undefined) sampling.top_p = topP;
     if (topK !== undefined) sampling.top_k = topK;
     return sampling;
