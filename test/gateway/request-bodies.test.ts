@@ -961,3 +961,53 @@ describe('a Gemini client’s OpenAPI schemas (responseSchema, parameters)', () 
     expect(sent.tools[0]!.input_schema).toEqual(written);
   });
 });
+
+describe('stop sequences an upstream cannot take', () => {
+  const anthropicBody = (model: string, stops: string[]) =>
+    JSON.stringify({
+      model,
+      max_tokens: 50,
+      stop_sequences: stops,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+
+  it('more than OpenAI’s 4 from an Anthropic client is a 400 in Anthropic’s shape, and nothing reaches the upstream', async () => {
+    const gateway = createGateway({
+      accessLog: () => {},
+      logger: { warn: () => {} },
+      config: {
+        builtins: false,
+        adapters: {
+          openai: {
+            type: 'openai',
+            base_url: `${harness.emulator.url}/v1`,
+            api_key: 'upstream-key',
+            max_retries: 0,
+          },
+        },
+        models: { 'openai:gpt-4.1-mini': { aliases: ['older-chat'] } },
+      },
+    });
+    const before = harness.emulator.requests.length;
+    const response = await gateway.app.request('/v1/messages', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: anthropicBody('older-chat', ['a', 'b', 'c', 'd', 'e', 'f']),
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { type: string; error: { type: string; message: string } };
+    expect(body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+    expect(body.error.message).toContain('at most 4 stop sequences, got 6');
+    expect(harness.emulator.requests.length).toBe(before);
+    await gateway.switchyard.close();
+  });
+
+  it('to a gpt-5 model, which refuses stop, they are left out with a WARN and the call is answered', async () => {
+    harness.emulator.enqueue(hello());
+    const response = await post('/v1/messages', anthropicBody('up-chat', ['a', 'b', 'c', 'd', 'e', 'f']), {
+      'anthropic-version': '2023-06-01',
+    });
+    expect(response.status).toBe(200);
+    expect(harness.emulator.requests.at(-1)!.body).not.toHaveProperty('stop');
+  });
+});

@@ -31,6 +31,15 @@ const weatherTool = {
   },
 };
 
+it('refuses more than 5 stop sequences before the call (generationConfig takes up to 5)', () => {
+  expect(build({ stopSequences: ['a', 'b', 'c', 'd', 'e'] }).wire.body).toMatchObject({
+    generationConfig: { stopSequences: ['a', 'b', 'c', 'd', 'e'] },
+  });
+  expect(() => build({ stopSequences: ['a', 'b', 'c', 'd', 'e', 'f'] })).toThrow(
+    expect.objectContaining({ providerCode: 'too_many_stop_sequences' }),
+  );
+});
+
 describe('golden request bodies', () => {
   it('text: system instruction hoisted, sampling knobs in generationConfig', () => {
     const { wire } = build({

@@ -8,6 +8,7 @@ import type { GeminiContent, GeminiFunctionDeclaration, GeminiRequestBody } from
 import { convertMessages } from './messages.ts';
 import { readProviderOptions } from './options.ts';
 import { convertSchema, hasNoParameters, jsonSchemaForGemini, takesJsonSchema } from './schema.ts';
+import { stopSequencesWithin } from '../common/stop-sequences.ts';
 import { warnSerialCallsUnenforced } from '../common/tool-settings.ts';
 
 /** What `prepare` worked out for one call; `buildRequest` and the parsers read it. */
@@ -79,7 +80,7 @@ export function buildRequest(
   const providerOptions = readProviderOptions(request);
   if (providerOptions.safetySettings !== undefined) body.safetySettings = providerOptions.safetySettings;
   body.generationConfig = {
-    ...buildGenerationConfig(request, context.model, settings),
+    ...buildGenerationConfig(request, context, settings),
     ...providerOptions.generationConfig,
   };
   const method = context.stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
@@ -117,15 +118,18 @@ export function convertToolChoice(choice: ToolChoice | undefined): GeminiRequest
   return { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: [choice.name] } };
 }
 
+/** The most stop sequences `generationConfig` takes ("up to 5"). */
+const maxStopSequences = 5;
+
 function buildGenerationConfig(
   request: CanonicalRequest,
-  model: string,
+  context: ProviderContext,
   settings: RequestSettings,
 ): JsonObject {
+  const { model } = context;
   const config: JsonObject = { maxOutputTokens: request.maxOutputTokens };
-  if (request.stopSequences !== undefined && request.stopSequences.length > 0) {
-    config.stopSequences = request.stopSequences;
-  }
+  const stops = stopSequencesWithin(request, maxStopSequences, context);
+  if (stops !== undefined) config.stopSequences = stops;
   if (request.temperature !== undefined) config.temperature = request.temperature;
   if (request.topP !== undefined) config.topP = request.topP;
   if (request.topK !== undefined) config.topK = request.topK;

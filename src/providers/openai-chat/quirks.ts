@@ -64,6 +64,8 @@ export interface ChatQuirks {
    * models); each is dropped with a WARN, pass-through options included.
    */
   stopUnsupportedModels: string[];
+  /** The most stop sequences the host takes (OpenAI: 4); more is refused before the call. */
+  maxStopSequences?: number;
   /** Send `stream_options: {include_usage: true}` when streaming (false for hosts that reject it). */
   streamOptions: boolean;
   /** Response fields read as reasoning text, in order; the first one present in a message or delta wins. */
@@ -175,6 +177,7 @@ export const quirksSchema = z
     instructionsAsUserModels: z.array(z.string()),
     samplingUnsupportedModels: z.array(z.string()),
     stopUnsupportedModels: z.array(z.string()),
+    maxStopSequences: z.number().int().positive().optional(),
     streamOptions: z.boolean(),
     reasoningFields: z.array(reasoningField),
     reasoningReplay: z.enum(['drop', 'tool-turns', 'all']),
@@ -247,6 +250,9 @@ export const openaiQuirks: ChatQuirks = {
   developerRoleModels: ['o1', 'o1-2*', 'o1-pro*', 'o3*', 'o4*', 'gpt-5*'],
   instructionsAsUserModels: ['o1-mini*', 'o1-preview*'],
   samplingUnsupportedModels: ['o1*', 'o3*', 'o4*', 'gpt-5*'],
+  // "Unsupported parameter: 'stop' is not supported with this model" (o3, o4-mini, gpt-5 and its minor versions).
+  stopUnsupportedModels: ['o3*', 'o4*', 'gpt-5*'],
+  maxStopSequences: 4,
   reasoningEffortValues: { 'gpt-5.*': ['none', 'low', 'medium', 'high'] },
   strict: true,
   capabilities: { images: true, pdf: true, promptCaching: true },

@@ -7,6 +7,8 @@ import { defaultQuirks, mergeQuirks, openaiQuirks } from './quirks.ts';
 import { buildRequest, convertToolChoice, convertTools } from './request.ts';
 import { createTestContext } from './test-support.ts';
 
+const userHi: Item = { kind: 'user', parts: [{ type: 'text', text: 'Hi' }] };
+
 const callId = toolCallId('tu_01JCALL00000000000000000AA');
 const pixel = 'iVBORw0KGgo=';
 
@@ -249,6 +251,57 @@ describe('buildRequest: OpenAI golden bodies', () => {
         fields: { parameter: 'temperature', model: 'gpt-5-mini' },
       },
     ]);
+  });
+
+  it('leaves out stop for gpt-5, o3 and o4 models, which refuse it ("Unsupported parameter: \'stop\'"), with a WARN', () => {
+    for (const model of ['gpt-5-mini', 'gpt-5.2', 'o3', 'o4-mini']) {
+      const context = createTestContext({ model });
+      const wire = buildRequest(
+        { model: `openai:${model}`, transcript: [userHi], maxOutputTokens: 64, stopSequences: ['END'] },
+        context,
+        { quirks: openaiQuirks, strictTools: false },
+      );
+      expect(wire.body, model).not.toHaveProperty('stop');
+      expect(context.warnings, model).toEqual([
+        { message: 'dropped a sampling parameter the model rejects', fields: { parameter: 'stop', model } },
+      ]);
+    }
+    const older = createTestContext({ model: 'gpt-4.1-mini' });
+    const kept = buildRequest(
+      { model: 'openai:gpt-4.1-mini', transcript: [userHi], maxOutputTokens: 64, stopSequences: ['END'] },
+      older,
+      { quirks: openaiQuirks, strictTools: false },
+    );
+    expect(kept.body.stop).toEqual(['END']);
+  });
+
+  it('refuses more than 4 stop sequences for OpenAI before the call (sending only some would let the answer run on)', () => {
+    const build = (stopSequences: string[]) =>
+      buildRequest(
+        { model: 'openai:gpt-4.1-mini', transcript: [userHi], maxOutputTokens: 64, stopSequences },
+        createTestContext({ model: 'gpt-4.1-mini' }),
+        { quirks: openaiQuirks, strictTools: false },
+      );
+    expect(build(['a', 'b', 'c', 'd']).body.stop).toEqual(['a', 'b', 'c', 'd']);
+    expect(() => build(['a', 'b', 'c', 'd', 'e'])).toThrow(
+      expect.objectContaining({
+        name: 'InvalidRequestError',
+        providerCode: 'too_many_stop_sequences',
+        message: expect.stringContaining('at most 4 stop sequences, got 5'),
+      }),
+    );
+    // A compatible host without the limit takes them all.
+    const host = buildRequest(
+      {
+        model: 'local:m',
+        transcript: [userHi],
+        maxOutputTokens: 64,
+        stopSequences: ['a', 'b', 'c', 'd', 'e'],
+      },
+      createTestContext({ model: 'm' }),
+      { quirks: defaultQuirks, strictTools: false },
+    );
+    expect(host.body.stop).toHaveLength(5);
   });
 
   it('sends strict function tools only when asked and the host takes them', () => {

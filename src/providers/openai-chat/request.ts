@@ -9,6 +9,7 @@ import { convertMessages } from './messages.ts';
 import type { ChatQuirks } from './quirks.ts';
 import { addReasoning } from './reasoning.ts';
 import { convertStrictSchema, strictToolParameters } from '../openai/strict-schema.ts';
+import { stopSequencesWithin } from '../common/stop-sequences.ts';
 import { warnSerialCallsUnenforced } from '../common/tool-settings.ts';
 
 export { convertMessages, instructionRole } from './messages.ts';
@@ -163,8 +164,10 @@ export function buildRequest(
   }
   body[quirks.maxTokensField] = request.maxOutputTokens;
   addSampling(body, request, context, quirks);
-  if (request.stopSequences !== undefined && request.stopSequences.length > 0)
-    body.stop = request.stopSequences;
+  // A model that refuses `stop` has it dropped with a WARN below, however many there are.
+  const stopRefused = matchesAnyGlob(quirks.stopUnsupportedModels, context.model);
+  const stops = stopSequencesWithin(request, stopRefused ? undefined : quirks.maxStopSequences, context);
+  if (stops !== undefined) body.stop = stops;
   if (schema !== undefined) {
     const format = convertResponseFormat(schema, quirks, warn);
     if (format !== undefined) body.response_format = format;
