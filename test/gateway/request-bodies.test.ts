@@ -1011,3 +1011,42 @@ describe('stop sequences an upstream cannot take', () => {
     expect(harness.emulator.requests.at(-1)!.body).not.toHaveProperty('stop');
   });
 });
+
+describe('an Anthropic client’s cache markers', () => {
+  const markersOf = (body: unknown) =>
+    [...JSON.stringify(body).matchAll(/"cache_control":(\{[^}]*\})/g)].map((match) => JSON.parse(match[1]!));
+
+  it('ttl: "1h" on any marker reaches an Anthropic upstream as the one-hour cache, not the five-minute one', async () => {
+    harness.emulator.enqueue(hello());
+    const response = await post(
+      '/v1/messages',
+      JSON.stringify({
+        model: 'up-anthropic',
+        max_tokens: 50,
+        system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral', ttl: '1h' } }],
+        messages: [{ role: 'user', content: 'Hi' }],
+      }),
+      { 'anthropic-version': '2023-06-01' },
+    );
+    expect(response.status).toBe(200);
+    const markers = markersOf(harness.emulator.requests.at(-1)!.body);
+    expect(markers.length).toBeGreaterThan(0);
+    expect(markers).toContainEqual({ type: 'ephemeral', ttl: '1h' });
+  });
+
+  it('a marker on a tool alone turns the cache on', async () => {
+    harness.emulator.enqueue(hello());
+    const response = await post(
+      '/v1/messages',
+      JSON.stringify({
+        model: 'up-anthropic',
+        max_tokens: 50,
+        tools: [{ name: 'look', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' } }],
+        messages: [{ role: 'user', content: 'Hi' }],
+      }),
+      { 'anthropic-version': '2023-06-01' },
+    );
+    expect(response.status).toBe(200);
+    expect(markersOf(harness.emulator.requests.at(-1)!.body)).toContainEqual({ type: 'ephemeral' });
+  });
+});

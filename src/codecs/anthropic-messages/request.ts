@@ -1,5 +1,5 @@
 /** Decodes an Anthropic Messages request (`POST /v1/messages`) into the canonical request. */
-import type { ReasoningRequest } from '../../core/request.ts';
+import type { PromptCacheRequest, ReasoningRequest } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { Item, Part } from '../../core/transcript.ts';
 import {
@@ -139,45 +139,72 @@ function blocksOf(content: unknown, path: string): Record<string, unknown>[] {
   return content.map((block, index) => jsonObject(block, `${path}.${index}`));
 }
 
-function convertMessage(message: unknown, index: number, transcript: Item[], opaque: OpaqueCodec): boolean {
+function convertMessage(message: unknown, index: number, transcript: Item[], opaque: OpaqueCodec): void {
   const path = `messages.${index}`;
   if (!isJsonObject(message)) throw new RequestFieldError(path, `${path} must be an object`);
   const blocks = blocksOf(message.content, `${path}.content`);
-  let cached = false;
   if (message.role === 'assistant') {
     const parts = blocks.flatMap((block, at) => {
-      if (block.cache_control !== undefined) cached = true;
       const part = assistantBlock(block, `${path}.content.${at}`, opaque);
       return part === undefined || (part.type === 'text' && part.text === '') ? [] : [part];
     });
     pushParts(transcript, 'assistant', parts);
-    return cached;
+    return;
   }
   if (message.role === 'system') {
     // Newer clients (Claude Code 2.x) send instructions as `system` turns between messages.
     const parts = blocks.map((block, at) => userBlock(block, `${path}.content.${at}`));
     if (parts.length > 0) transcript.push({ kind: 'system', parts });
-    return blocks.some((block) => block.cache_control !== undefined);
+    return;
   }
   if (message.role !== 'user')
     throw new RequestFieldError(`${path}.role`, `${path}.role must be user, assistant or system`);
   for (const [at, block] of blocks.entries()) {
-    if (block.cache_control !== undefined) cached = true;
     const blockPath = `${path}.content.${at}`;
     if (block.type === 'tool_result') pushParts(transcript, 'tool', [toolResult(block, blockPath)]);
     else pushParts(transcript, 'user', [userBlock(block, blockPath)]);
   }
-  return cached;
 }
 
-function convertSystem(system: unknown, transcript: Item[]): boolean {
-  if (system === undefined || system === null) return false;
+/**
+ * The prompt cache the client asked for: any `cache_control` marker — on the request, a system
+ * block, a tool, a message's block or a tool result's — turns it on (the adapter places its own
+ * breakpoints); `ttl: '1h'` on any of them asks for the one-hour cache, which the Anthropic adapter
+ * then writes (a one-hour marker dropped to five minutes would pay the cache write again each gap).
+ */
+function cacheRequest(body: Record<string, unknown>): PromptCacheRequest | undefined {
+  let marked = false;
+  let hour = false;
+  const visit = (value: unknown) => {
+    if (!isJsonObject(value) || value.cache_control === undefined || value.cache_control === null) return;
+    marked = true;
+    if (isJsonObject(value.cache_control) && value.cache_control.ttl === '1h') hour = true;
+  };
+  const visitAll = (value: unknown) => {
+    if (Array.isArray(value)) for (const block of value) visit(block);
+  };
+  visit(body);
+  visitAll(body.system);
+  visitAll(body.tools);
+  if (Array.isArray(body.messages))
+    for (const message of body.messages) {
+      if (!isJsonObject(message) || !Array.isArray(message.content)) continue;
+      for (const block of message.content) {
+        visit(block);
+        if (isJsonObject(block)) visitAll(block.content);
+      }
+    }
+  if (!marked) return undefined;
+  return hour ? { ttl: '1h' } : {};
+}
+
+function convertSystem(system: unknown, transcript: Item[]): void {
+  if (system === undefined || system === null) return;
   const blocks = blocksOf(system, 'system');
   const text = blocks
     .map((block, index) => requiredString(block, 'text', `system.${index}.text`))
     .join('\n\n');
   if (text !== '') transcript.push({ kind: 'system', parts: [{ type: 'text', text }] });
-  return blocks.some((block) => block.cache_control !== undefined);
 }
 
 function convertTools(body: Record<string, unknown>): ToolSpec[] | undefined {
@@ -276,12 +303,12 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   const object = bodyObject(body);
   checkThread(object.thread);
   const transcript: Item[] = [];
-  let cached = convertSystem(object.system, transcript);
+  convertSystem(object.system, transcript);
   const messages = optionalArray(object, 'messages');
   if (messages === undefined || messages.length === 0)
     throw new RequestFieldError('messages', 'messages must be a non-empty array');
   messages.forEach((message, index) => {
-    if (convertMessage(message, index, transcript, opaque)) cached = true;
+    convertMessage(message, index, transcript, opaque);
   });
   const { choice, parallel } = convertToolChoice(object.tool_choice);
   const request: DecodedRequest['request'] = { transcript };
@@ -303,7 +330,8 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   if (reasoning !== undefined) request.reasoning = reasoning;
   const outputSchema = convertOutputFormat(object);
   if (outputSchema !== undefined) request.outputSchema = outputSchema;
-  if (cached || object.cache_control !== undefined) request.cache = {};
+  const cache = cacheRequest(object);
+  if (cache !== undefined) request.cache = cache;
   return {
     model: requiredString(object, 'model'),
     stream: optionalBoolean(object, 'stream') ?? false,
