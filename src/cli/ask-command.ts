@@ -1,12 +1,14 @@
 /**
  * `switchyard ask [-m MODEL] [PROMPT]`: one question, the answer streamed to stdout. Piped stdin
- * is read and sent with the prompt. Exit 0 on success, 1 on a provider error (its class and
- * message on stderr), 2 on bad usage.
+ * is read and sent with the prompt. Exit 0 on success (and when stdout closes early, as with
+ * `| head -1`: the answer is stopped), 1 on a provider error (its class and message on stderr),
+ * 2 on bad usage.
  */
 import { fstatSync } from 'node:fs';
 import { isAdapterError } from '../core/errors/guards.ts';
 import { userText } from '../core/transcript.ts';
 import { UsageError } from './args.ts';
+import { watchOutput } from './closed-output.ts';
 import { modelProblem, openFrontDoor } from './chat/setup.ts';
 import type { Output } from './replay-command.ts';
 
@@ -23,6 +25,8 @@ export interface AskStreams {
   /** `undefined`: nothing to read (a terminal, or no stdin). */
   stdin: NodeJS.ReadableStream | undefined;
   write(text: string): void;
+  /** Aborts when stdout is gone (`switchyard ask … | head -1`): the answer is stopped, exit 0. */
+  closed?: AbortSignal;
 }
 
 /** The process's streams: stdin only when it is a pipe or a file, never a terminal or an inherited socket. */
@@ -34,7 +38,14 @@ export function processStreams(): AskStreams {
   } catch {
     piped = false; // No stdin at all.
   }
-  return { stdin: piped ? process.stdin : undefined, write: (text) => void process.stdout.write(text) };
+  const output = watchOutput(process.stdout);
+  return {
+    stdin: piped ? process.stdin : undefined,
+    write: (text) => {
+      if (!output.closed) process.stdout.write(text);
+    },
+    closed: output.signal,
+  };
 }
 
 /** Piped stdin as text (at most `limit` bytes). */
@@ -69,7 +80,8 @@ export async function runAsk(
     if (door.emulatorNotice !== undefined) output.stderr(`switchyard ask: ${door.emulatorNotice}`);
     let ended = true;
     try {
-      for await (const event of door.sy.stream({ model, transcript: [userText(prompt)] })) {
+      const request = { model, transcript: [userText(prompt)] };
+      for await (const event of door.sy.stream(request, { signal: streams.closed })) {
         if (options.json) streams.write(`${JSON.stringify(event)}\n`);
         else if (event.type === 'text-delta') {
           streams.write(event.delta);
@@ -79,6 +91,7 @@ export async function runAsk(
       if (!options.json && !ended) streams.write('\n');
       return 0;
     } catch (error) {
+      if (streams.closed?.aborted === true) return 0; // Nobody reads the rest: a quiet end, as `head` expects.
       if (!options.json && !ended) streams.write('\n');
       if (!isAdapterError(error)) throw error;
       output.stderr(`switchyard ask: ${error.errorClass}: ${error.message}`);

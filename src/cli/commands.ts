@@ -176,8 +176,9 @@ const ask: Command = {
   synopsis: '[-m MODEL] [--json] [PROMPT...]',
   description:
     'One-shot: sends PROMPT (and piped stdin, e.g. cat file | switchyard ask summarize) and streams the\n' +
-    'answer. --json prints canonical stream events, one per line. Exit 0 on success, 1 on a provider\n' +
-    'error (its class and message on stderr), 2 on bad usage.',
+    'answer. --json prints canonical stream events, one per line. Exit 0 on success (also when stdout\n' +
+    'closes early, as with | head -1), 1 on a provider error (its class and message on stderr), 2 on\n' +
+    'bad usage.',
   options: {
     model: {
       type: 'string',

@@ -124,6 +124,20 @@ describe('switchyard ask', () => {
     expect(stdout).toContain('Switchyard emulator');
     expect(stderr.trim().split('\n')).toEqual([expect.stringContaining('using the built-in emulator')]);
   });
+
+  it('stdout closed before the answer (`| head -1`): exit 0, no stack trace, only the emulator line on stderr', async () => {
+    const child = spawn(process.execPath, [cliEntry, 'ask', 'hi'], {
+      cwd: repoRoot,
+      env: chatEnv(temporaryFolder()),
+    });
+    child.stdout.destroy(); // The reader is gone before the first byte: every write fails with EPIPE.
+    child.stdin.end();
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(stderr.trim().split('\n')).toEqual([expect.stringContaining('using the built-in emulator')]);
+  });
 });
 
 describe('switchyard models', () => {

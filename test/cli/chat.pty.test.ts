@@ -216,6 +216,42 @@ describe('switchyard chat in a terminal', () => {
     expect(stdout).toContain("unknown command '/frobnicate'");
   });
 
+  it('stdout closing (`| head -1`) mid-answer stops the answer, logs the conversation and exits 0 without a stack trace', async () => {
+    const dataDir = join(folder, 'data-closed-stdout');
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'First answer.' }] });
+    const child = spawn(process.execPath, [cliEntry, 'chat', '--config', config, '-m', 'gpt-mini'], {
+      cwd: repoRoot,
+      env: chatEnv(dataDir),
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.stdin.write('Hello?\n');
+    let stdout = '';
+    await new Promise<void>((resolve) =>
+      child.stdout.on('data', (chunk) => {
+        stdout += chunk;
+        if (/First answer\.[\s\S]*total/.test(stdout)) resolve();
+      }),
+    );
+    // The reader leaves; the next answer never ends by itself, and stdin stays open with one more line.
+    child.stdout.destroy();
+    emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: `Second. ${'More. '.repeat(100)}` }],
+      chunkSize: 5,
+      fault: { stallAfterEvents: 4 },
+    });
+    child.stdin.write('And again?\nA line read ahead, never sent?\n');
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    const store = await openLog(dataDir);
+    const record = store.latest()!;
+    store.close();
+    expect(JSON.stringify(record.transcript)).toContain('And again?');
+    expect(JSON.stringify(emulator.requests.at(-1)!.body)).toContain('And again?');
+    expect(JSON.stringify(emulator.requests.at(-1)!.body)).not.toContain('never sent');
+  });
+
   it('a read-only log (even to root): one clear line at start, the chat answers without logging, the file untouched', async () => {
     const dataDir = join(folder, 'data-read-only');
     const path = join(dataDir, 'chat.db');

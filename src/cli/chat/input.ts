@@ -25,6 +25,7 @@ export interface ChatInput {
   busy<Value>(onInterrupt: () => void, work: () => Promise<Value>): Promise<Value>;
   /** One key among `keys` (lower-cased), or `interrupt`. */
   key(keys: string[]): Promise<KeyAnswer>;
+  /** Ends the input: `read` gives `undefined` from now on, even for lines already read ahead (twice is fine). */
   close(): void;
 }
 
@@ -105,6 +106,10 @@ function pipeInput(stdin: NodeJS.ReadableStream): ChatInput {
       return answer !== undefined && keys.includes(answer) ? answer : 'interrupt';
     },
     close() {
+      // Closed input has nothing more to give, not even lines already read ahead.
+      ended = true;
+      lines.length = 0;
+      waiting?.();
       process.off('SIGINT', sigint);
       reader.close();
     },

@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { isAdapterError } from '../../core/errors/guards.ts';
 import { UsageError } from '../args.ts';
+import { type OutputWatch, watchOutput } from '../closed-output.ts';
 import type { Part } from '../../core/transcript.ts';
 import type { AnyAgentTool } from '../../agent/tool.ts';
 import type { McpToolSource } from '../../agent/mcp.ts';
@@ -29,11 +30,13 @@ export interface ChatOptions {
   resume?: string;
 }
 
-/** The process's terminal as a {@link Screen}. */
-function processScreen(): Screen {
+/** The process's terminal as a {@link Screen}; once `output` is closed, writes go nowhere. */
+function processScreen(output: OutputWatch): Screen {
   const out = process.stdout;
   return {
-    write: (text) => void out.write(text),
+    write: (text) => {
+      if (!output.closed) out.write(text);
+    },
     tty: out.isTTY === true,
     columns: () => out.columns || 80,
     rows: () => out.rows || 24,
@@ -155,7 +158,10 @@ async function openLog(say: (line: string) => void): Promise<ChatStore | undefin
 
 /** Runs the chat until the user leaves; returns the exit code. */
 export async function runChat(options: ChatOptions): Promise<number> {
-  const screen = processScreen();
+  // Nobody reads the answers any more: stop the one streaming, read no more input, log and leave.
+  let stop = () => {};
+  const output = watchOutput(process.stdout, () => stop());
+  const screen = processScreen(output);
   const say = (line: string) => screen.write(`${line}\n`);
   if (screen.tty) void preloadMarkdown();
   const warned = new Set<string>();
@@ -184,6 +190,11 @@ export async function runChat(options: ChatOptions): Promise<number> {
     throw new UsageError(problem);
   }
   const input = createChatInput(process.stdin, process.stdout, join(dataDirectory(), 'input-history'));
+  stop = () => {
+    session.interrupt();
+    input.close();
+  };
+  if (output.closed) stop();
   let store = await openLog(say);
   const { tools, sources } = await connectTools(door, allowed, say);
   session.tools = tools;
