@@ -10,7 +10,12 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type ChatStore } from '../../src/cli/chat/store.ts';
-import { type Emulator, type ServedRequest, startEmulator } from '../../src/testing/emulator/index.ts';
+import {
+  type Emulator,
+  openaiError,
+  type ServedRequest,
+  startEmulator,
+} from '../../src/testing/emulator/index.ts';
 import { repoRoot } from '../support/fixtures.ts';
 import { makeReadOnly } from '../support/read-only.ts';
 import { chatEnv, cliEntry, PtyChat, temporaryFolder, writeChatConfig } from '../support/pty-chat.ts';
@@ -250,6 +255,42 @@ describe('switchyard chat in a terminal', () => {
     expect(JSON.stringify(record.transcript)).toContain('And again?');
     expect(JSON.stringify(emulator.requests.at(-1)!.body)).toContain('And again?');
     expect(JSON.stringify(emulator.requests.at(-1)!.body)).not.toContain('never sent');
+  });
+
+  it("a provider's text in a warning or an error line reaches the terminal as one line without its escapes; a warning starts on its own line", async () => {
+    const chunk = (delta: object, finish: string | null = null) => ({
+      data: {
+        id: 'c1',
+        object: 'chat.completion.chunk',
+        choices: [{ index: 0, delta, finish_reason: finish }],
+      },
+    });
+    // A whole answer, then an in-band error whose code is a terminal title change and a screen clear.
+    emulator.enqueue({
+      type: 'sse',
+      events: [
+        chunk({ role: 'assistant', content: 'hello' }),
+        chunk({}, 'stop'),
+        { data: { error: { code: 'x\x1b]0;PWNED\x07\x1b[2J\ny', message: 'late' } } },
+        { data: '[DONE]' },
+      ],
+    });
+    emulator.enqueue(openaiError(500, 'boom\nsecond line\x1b[2J'));
+    const child = spawn(process.execPath, [cliEntry, 'chat', '--config', config, '-m', 'gpt-mini'], {
+      cwd: repoRoot,
+      env: chatEnv(join(folder, 'data-hostile-warning')),
+    });
+    child.stdin.end('Hi?\nAgain?\n');
+    let output = '';
+    child.stdout.on('data', (data) => (output += data));
+    child.stderr.on('data', (data) => (output += data));
+    expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0);
+    expect(output).toMatch(
+      /^hello\nwarning: ignored a failure of the stream after the response was complete \(x\]0;PWNED y\)$/m,
+    );
+    expect(output).toMatch(/^✗ server_error: .*boom second line.*$/m);
+    // eslint-disable-next-line no-control-regex
+    expect(output).not.toMatch(/\x1b|\x07/);
   });
 
   it('a read-only log (even to root): one clear line at start, the chat answers without logging, the file untouched', async () => {

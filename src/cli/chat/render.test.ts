@@ -66,6 +66,18 @@ describe('answer rendering', () => {
     renderer.finish('⏹ interrupted');
     expect(written).toBe('Let me check.\n⚙ weather {"city":"Paris"}\n  ↳ 18 °C sunny\n⏹ interrupted\n');
   });
+
+  it('an answer that was only folded reasoning ends its `thinking…` line, so the next line starts below it', () => {
+    let written = '';
+    const renderer = new AnswerRenderer(
+      { write: (text) => void (written += text), tty: true, columns: () => 80, rows: () => 24 },
+      { reasoning: false },
+    );
+    renderer.event({ type: 'reasoning-delta', index: 0, delta: 'hmm' } as never);
+    renderer.finish();
+    // eslint-disable-next-line no-control-regex
+    expect(written).toMatch(/thinking… \(3 characters; \/reasoning on shows them\)\x1b\[22m\n$/);
+  });
 });
 
 describe('the status line and /cost', () => {

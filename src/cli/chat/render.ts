@@ -25,6 +25,11 @@ export function sanitize(text: string): string {
   return text.replace(/\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, '');
 }
 
+/** `text` as one line for a status or error line: line breaks and tabs become spaces, controls go. */
+export function oneLine(text: string): string {
+  return sanitize(text.replace(/\s+/g, ' ')).trim();
+}
+
 type MarkdownRenderer = (markdown: string) => string;
 let markdown: MarkdownRenderer | undefined;
 let loading: Promise<void> | undefined;
@@ -137,6 +142,7 @@ export class AnswerRenderer {
   finish(marker?: string): void {
     this.flush();
     if (marker !== undefined) this.line(marker);
+    this.closeReasoning(); // A folded `thinking…` line with no answer after it: what follows starts below.
   }
 
   private line(text: string): void {

@@ -15,11 +15,12 @@ import { refusal } from './attach.ts';
 import { type CommandContext, runSlashCommand } from './commands.ts';
 import { statusLine } from './format.ts';
 import { type ChatInput, createChatInput } from './input.ts';
-import { AnswerRenderer, bold, dim, preloadMarkdown, red, sanitize, type Screen } from './render.ts';
-import { ChatSession } from './session.ts';
+import { AnswerRenderer, bold, dim, oneLine, preloadMarkdown, red, sanitize, type Screen } from './render.ts';
+import { ChatSession, type Exchange } from './session.ts';
 import { dataDirectory, type FrontDoor, modelProblem, openFrontDoor } from './setup.ts';
 import { type ChatStore, openStore } from './store.ts';
 import { printTranscript } from './transcript-view.ts';
+import { type ChatWarnings, createChatWarnings } from './warnings.ts';
 
 /** The options of `switchyard chat`. */
 export interface ChatOptions {
@@ -43,10 +44,10 @@ function processScreen(output: OutputWatch): Screen {
   };
 }
 
-/** A one-line description of an error: its class and message. */
+/** A one-line description of an error: its class and message (an upstream's own text, so no escapes or line breaks). */
 export function describeError(error: unknown): string {
-  if (isAdapterError(error)) return `${error.errorClass}: ${sanitize(error.message)}`;
-  return sanitize(error instanceof Error ? error.message : String(error));
+  if (isAdapterError(error)) return `${error.errorClass}: ${oneLine(error.message)}`;
+  return oneLine(error instanceof Error ? error.message : String(error));
 }
 
 /** Connects the config's MCP servers; a server that fails is reported and skipped. */
@@ -96,6 +97,7 @@ async function approve(input: ChatInput, screen: Screen, pending: PendingApprova
 
 interface Chat extends CommandContext {
   input: ChatInput;
+  warnings: ChatWarnings;
 }
 
 /** Sends one message and shows its answer and status line. */
@@ -112,20 +114,31 @@ async function send(chat: Chat, text: string): Promise<void> {
   const parts: Part[] = [{ type: 'text', text }, ...chat.attachments.map((entry) => entry.part)];
   chat.attachments.length = 0;
   const renderer = new AnswerRenderer(screen, chat.settings);
-  const exchange = await chat.input.busy(
-    () => session.interrupt(),
-    () =>
-      session.send(parts, {
-        event: (event) => renderer.event(event),
-        approve: (pending) => {
-          renderer.finish();
-          return approve(chat.input, screen, pending);
-        },
-      }),
-  );
-  renderer.finish(
-    exchange.outcome === 'cancelled' ? dim(screen, '⏹ interrupted — the partial answer is kept') : undefined,
-  );
+  chat.warnings.hold();
+  let exchange: Exchange;
+  try {
+    exchange = await chat.input.busy(
+      () => session.interrupt(),
+      () =>
+        session.send(parts, {
+          event: (event) => renderer.event(event),
+          approve: async (pending) => {
+            renderer.finish();
+            chat.warnings.release();
+            const answers = await approve(chat.input, screen, pending);
+            chat.warnings.hold();
+            return answers;
+          },
+        }),
+    );
+    renderer.finish(
+      exchange.outcome === 'cancelled'
+        ? dim(screen, '⏹ interrupted — the partial answer is kept')
+        : undefined,
+    );
+  } finally {
+    chat.warnings.release();
+  }
   if (exchange.outcome === 'error') chat.say(red(screen, `✗ ${describeError(exchange.error)}`));
   else if (exchange.outcome !== 'completed' && exchange.outcome !== 'cancelled')
     chat.say(dim(screen, `(stopped: ${exchange.outcome})`));
@@ -164,19 +177,8 @@ export async function runChat(options: ChatOptions): Promise<number> {
   const screen = processScreen(output);
   const say = (line: string) => screen.write(`${line}\n`);
   if (screen.tty) void preloadMarkdown();
-  const warned = new Set<string>();
-  const door = await openFrontDoor({
-    config: options.config,
-    logger: {
-      // Once per distinct warning: a swap re-projects the same foreign parts on every later call.
-      warn(message, fields) {
-        const line = `warning: ${message}${fields?.reason === undefined ? '' : ` (${String(fields.reason)})`}`;
-        if (warned.has(line)) return;
-        warned.add(line);
-        say(dim(screen, line));
-      },
-    },
-  });
+  const warnings = createChatWarnings(screen);
+  const door = await openFrontDoor({ config: options.config, logger: { warn: warnings.warn } });
   const allowed = new Set<string>();
   const session = new ChatSession({
     sy: door.sy,
@@ -206,6 +208,7 @@ export async function runChat(options: ChatOptions): Promise<number> {
     attachments: [],
     settings: { reasoning: false },
     input,
+    warnings,
     say,
     save() {
       const failure = session.saveTo(store);
