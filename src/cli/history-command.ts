@@ -1,6 +1,7 @@
 /** `switchyard history [--search TEXT] [--json]`: the logged conversations, newest first. */
 import { join } from 'node:path';
 import { table, usd } from './chat/format.ts';
+import { oneLine } from './chat/render.ts';
 import { dataDirectory } from './chat/setup.ts';
 import { openStore } from './chat/store.ts';
 import type { Output } from './replay-command.ts';
@@ -30,14 +31,16 @@ export async function runHistory(options: HistoryOptions, output: Output): Promi
       );
       return 0;
     }
+    // Titles are a model conversation's first words, names and models what someone typed: never
+    // escape sequences on the terminal (as the chat's own /history shows them).
     const rows = found.map((entry) => [
-      entry.id,
-      entry.name ?? '-',
+      oneLine(entry.id),
+      oneLine(entry.name ?? '-'),
       entry.updatedAt.slice(0, 16).replace('T', ' '),
-      entry.model,
+      oneLine(entry.model),
       String(entry.turns),
       usd(entry.cost),
-      entry.title,
+      oneLine(entry.title),
     ]);
     for (const line of table([['id', 'name', 'updated', 'model', 'turns', 'cost', 'title'], ...rows]))
       output.stdout(line);

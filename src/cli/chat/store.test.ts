@@ -178,4 +178,24 @@ describe('the chat log', () => {
     expect(await runCli(['history', '--search', 'lyon', '--json'], output)).toBe(0);
     expect(JSON.parse(lines.join('\n'))).toEqual([]);
   });
+
+  it('`switchyard history` prints stored titles, names and models without their escape sequences', async () => {
+    const dataDir = folder();
+    const store = await open(join(dataDir, 'chat.db'));
+    const hostile = (text: string) => `${text}\x1b]0;PWNED\x07\x1b[2J`;
+    store.save(
+      record('B', transcript, { name: hostile('n'), model: hostile('m'), title: hostile('t\nsecond') }),
+    );
+    store.close();
+    const previous = process.env.SWITCHYARD_DATA_DIR;
+    process.env.SWITCHYARD_DATA_DIR = dataDir;
+    const lines: string[] = [];
+    const output = { stdout: (line: string) => lines.push(line), stderr: (line: string) => lines.push(line) };
+    try {
+      expect(await runCli(['history'], output)).toBe(0);
+    } finally {
+      process.env.SWITCHYARD_DATA_DIR = previous;
+    }
+    expect(lines[1]).toMatch(/^B\s+n\]0;PWNED\s+\S+ \S+\s+m\]0;PWNED\s+1\s+\S+\s+t second\]0;PWNED$/);
+  });
 });
