@@ -69,6 +69,23 @@ async function attach(context: CommandContext, path: string): Promise<void> {
   say(`attached ${result.label} — sent with your next message`);
 }
 
+/** `/save [NAME]`: names the conversation and saves it — or says why nothing was saved. */
+function save(context: CommandContext, name: string): void {
+  const { session, say, screen } = context;
+  if (name !== '') session.name = name;
+  if (context.store === undefined)
+    return say(red(screen, 'not saved: no conversation log (see the note at start-up)'));
+  const label = session.name ?? session.id;
+  // The log keeps conversations with at least one message: an empty one is not saved (nor resumable).
+  if (session.transcript.every((item) => item.kind === 'system'))
+    return say(
+      `nothing to save yet: no messages — it is saved${name === '' ? '' : ` as ${label}`} once you send one`,
+    );
+  context.save();
+  if (context.store === undefined) return; // The save failed, and said so.
+  say(`saved as ${label} — resume with: switchyard chat --resume ${label}`);
+}
+
 function history(context: CommandContext, search: string): void {
   if (context.store === undefined) return context.say('no conversation log (see the note at start-up)');
   const found = context.store.list(search === '' ? { limit: 20 } : { search, limit: 20 });
@@ -130,13 +147,7 @@ const commands: SlashCommand[] = [
     name: 'save',
     args: '[NAME]',
     help: 'name this conversation (it is logged either way)',
-    run(context, name) {
-      if (name !== '') context.session.name = name;
-      context.save();
-      context.say(
-        `saved as ${context.session.name ?? context.session.id} — resume with: switchyard chat --resume ${context.session.name ?? context.session.id}`,
-      );
-    },
+    run: save,
   },
   {
     name: 'load',
