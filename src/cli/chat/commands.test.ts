@@ -58,3 +58,14 @@ describe('/save', () => {
     expect(lines).toEqual(['not saved: no conversation log (see the note at start-up)']);
   });
 });
+
+describe('/reasoning', () => {
+  it('takes ON and Off in any case, as command names are', async () => {
+    const { context, lines } = chat();
+    await runSlashCommand(context, '/REASONING ON');
+    expect(context.settings.reasoning).toBe(true);
+    await runSlashCommand(context, '/reasoning Off');
+    expect(context.settings.reasoning).toBe(false);
+    expect(lines).toEqual(['reasoning on', 'reasoning off']);
+  });
+});

@@ -200,9 +200,10 @@ const commands: SlashCommand[] = [
     args: 'on|off',
     help: 'show reasoning in full, or folded to one line',
     run(context, value) {
-      if (value !== 'on' && value !== 'off') return context.say('usage: /reasoning on|off');
-      context.settings.reasoning = value === 'on';
-      context.say(`reasoning ${value}`);
+      const setting = value.toLowerCase(); // As the command names: `/REASONING ON` works too.
+      if (setting !== 'on' && setting !== 'off') return context.say('usage: /reasoning on|off');
+      context.settings.reasoning = setting === 'on';
+      context.say(`reasoning ${setting}`);
     },
   },
   {
