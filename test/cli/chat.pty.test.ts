@@ -6,7 +6,7 @@
  * and bad input that must not crash it.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type ChatStore } from '../../src/cli/chat/store.ts';
@@ -96,6 +96,8 @@ describe('switchyard chat in a terminal', () => {
     await chat.send('/save arithmetic', 'saved as arithmetic');
     chat.pty.write('/exit\r');
     expect(await chat.exit()).toBe(0);
+    // What was typed is kept privately, as shells keep their history.
+    expect(statSync(join(dataDir, 'input-history')).mode & 0o777).toBe(0o600);
 
     const requests = emulator.requests.slice(first);
     expect(requests.map((request) => request.protocol)).toEqual([

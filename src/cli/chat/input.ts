@@ -46,8 +46,9 @@ function loadHistory(file: string | undefined): string[] {
 function remember(file: string | undefined, line: string): void {
   if (file === undefined || line.includes('\n') || line.length > 2000 || line.trim() === '') return;
   try {
-    mkdirSync(dirname(file), { recursive: true });
-    appendFileSync(file, `${line}\n`);
+    // Private when created (0700 folder, 0600 file), as shells keep theirs: it holds what was typed.
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    appendFileSync(file, `${line}\n`, { mode: 0o600 });
   } catch {
     // History is a convenience: a read-only folder loses it, nothing else.
   }

@@ -1,5 +1,5 @@
 /** The chat log: lossless round trip, each message stored once by content, search, and stores that cannot be used. */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { makeReadOnly } from '../../../test/support/read-only.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -159,6 +159,17 @@ describe('the chat log', () => {
     const reopened = await open(path);
     expect(reopened.load('A')?.transcript).toEqual(transcript);
     reopened.close();
+  });
+
+  it('a new log and its folder are private to the user (0600 and 0700); an existing file keeps its mode', async () => {
+    const dataDir = join(folder(), 'nested', 'switchyard');
+    const path = join(dataDir, 'chat.db');
+    (await open(path)).close();
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    chmodSync(path, 0o640);
+    (await open(path)).close();
+    expect(statSync(path).mode & 0o777).toBe(0o640);
   });
 
   it('`switchyard history` lists, searches and prints JSON from $SWITCHYARD_DATA_DIR', async () => {

@@ -5,7 +5,7 @@
  * a conversation is an ordered list of those keys.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import type { Item, Transcript } from '../../core/transcript.ts';
@@ -104,7 +104,7 @@ export async function openStore(path: string): Promise<ChatStore | StoreUnavaila
     return { reason: `node:sqlite is not available in Node ${process.versions.node} (Node ≥ 22.13 has it)` };
   let database: DatabaseSync | undefined;
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    createPrivately(path);
     database = new sqlite.DatabaseSync(path);
     database.exec('PRAGMA busy_timeout = 2000;');
     database.exec(schema);
@@ -120,6 +120,21 @@ export async function openStore(path: string): Promise<ChatStore | StoreUnavaila
       // Already unusable.
     }
     return { reason: `cannot use ${path}: ${describeError(error)}` };
+  }
+}
+
+/**
+ * Creates the folder (0700, as the XDG base-directory spec asks) and an empty file (0600) when
+ * missing: the log holds every conversation, which other users of the machine have no business
+ * reading; SQLite gives its journal files the database's mode. An existing file or folder keeps
+ * the mode it has (someone may have chosen it), as shells do with their history files.
+ */
+function createPrivately(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch {
+    // It exists, or cannot be created: SQLite opens it, or says why in its own words.
   }
 }
 
