@@ -295,6 +295,41 @@ describe('switchyard chat in a terminal', () => {
     expect(output).not.toMatch(/\x1b|\x07/);
   });
 
+  it('--continue without the config that defined the alias goes on with the model of the last answer and says so; errors go to stderr', async () => {
+    const dataDir = join(folder, 'data-alias');
+    const aliased = join(folder, 'aliased.yaml');
+    writeFileSync(
+      aliased,
+      `${readFileSync(config, 'utf8')}models:\n  openai:gpt-5-mini: { aliases: [myclaude] }\n`,
+    );
+    const run = async (args: string[], input: string) => {
+      const child = spawn(process.execPath, [cliEntry, 'chat', ...args], {
+        cwd: repoRoot,
+        env: chatEnv(dataDir),
+      });
+      child.stdin.end(input);
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (data) => (stdout += data));
+      child.stderr.on('data', (data) => (stderr += data));
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      return { code, stdout, stderr };
+    };
+    expect((await run(['--config', config, '--resume', 'nowhere'], '')).stderr).toBe(
+      "switchyard chat: no conversation 'nowhere' to resume\n",
+    );
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Aliased.' }] });
+    expect((await run(['--config', aliased, '-m', 'myclaude'], 'Hi?\n')).stdout).toContain('Aliased.');
+
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Resumed.' }] });
+    const resumed = await run(['--config', config, '--continue'], 'Again?\n');
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain(
+      "model 'myclaude' is not in this configuration: continuing on openai:gpt-5-mini, the model of its last answer",
+    );
+    expect(resumed.stdout).toContain('Resumed.');
+  });
+
   it('a read-only log (even to root): one clear line at start, the chat answers without logging, the file untouched', async () => {
     const dataDir = join(folder, 'data-read-only');
     const path = join(dataDir, 'chat.db');

@@ -59,6 +59,24 @@ describe('/save', () => {
   });
 });
 
+describe('/load', () => {
+  it('a conversation whose model this configuration does not know stays on the current model and says so', async () => {
+    store.save({
+      id: 'elsewhere',
+      title: 'Hi',
+      model: 'myclaude',
+      createdAt: '2026-11-26T10:00:00.000Z',
+      updatedAt: '2026-11-26T10:00:00.000Z',
+      transcript: [{ kind: 'user', parts: [{ type: 'text', text: 'Hi' }] }],
+      turns: [],
+    });
+    const { context, lines } = chat();
+    await runSlashCommand(context, '/load elsewhere');
+    expect(context.session.model).toBe('sonnet');
+    expect(lines.at(-1)).toBe("model 'myclaude' is not in this configuration: staying on sonnet");
+  });
+});
+
 describe('/reasoning', () => {
   it('takes ON and Off in any case, as command names are', async () => {
     const { context, lines } = chat();

@@ -7,7 +7,7 @@ import { costTable, modelRows, modelTable, table, usd } from './format.ts';
 import { bold, dim, red, sanitize, type Screen } from './render.ts';
 import type { ChatSession } from './session.ts';
 import type { ChatStore } from './store.ts';
-import { modelProblem } from './setup.ts';
+import { modelProblem, resumableModel } from './setup.ts';
 import { printTranscript } from './transcript-view.ts';
 
 /** What a command can reach. */
@@ -159,11 +159,20 @@ const commands: SlashCommand[] = [
       if (record === undefined)
         return context.say(red(context.screen, `no conversation '${name}' — /history lists them`));
       context.save();
+      const current = context.session.model;
       context.session.restore(record);
+      // Its own model (or its last answer's) when known here; else the one this chat is on.
+      const model = resumableModel(context.session.sy, record);
+      context.session.model = 'problem' in model ? current : model.model;
       printTranscript(context.screen, record.transcript);
       context.say(
         `loaded ${record.name ?? record.id} (${record.turns.length} turns, ${usd(totalOf(record.turns))})`,
       );
+      if ('note' in model && model.note !== undefined) context.say(dim(context.screen, model.note));
+      if ('problem' in model)
+        context.say(
+          dim(context.screen, `model '${record.model}' is not in this configuration: staying on ${current}`),
+        );
     },
   },
   {

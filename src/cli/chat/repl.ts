@@ -17,8 +17,8 @@ import { statusLine } from './format.ts';
 import { type ChatInput, createChatInput } from './input.ts';
 import { AnswerRenderer, bold, dim, oneLine, preloadMarkdown, red, sanitize, type Screen } from './render.ts';
 import { ChatSession, type Exchange } from './session.ts';
-import { dataDirectory, type FrontDoor, modelProblem, openFrontDoor } from './setup.ts';
-import { type ChatStore, openStore } from './store.ts';
+import { dataDirectory, type FrontDoor, modelProblem, openFrontDoor, resumableModel } from './setup.ts';
+import { type ChatStore, type ConversationRecord, openStore } from './store.ts';
 import { printTranscript } from './transcript-view.ts';
 import { type ChatWarnings, createChatWarnings } from './warnings.ts';
 
@@ -169,6 +169,25 @@ async function openLog(say: (line: string) => void): Promise<ChatStore | undefin
   return store;
 }
 
+/** The conversation `--resume` or `--continue` names, and the model to go on with (`-m`, else its own). */
+function resume(
+  door: FrontDoor,
+  store: ChatStore | undefined,
+  options: ChatOptions,
+): { record: ConversationRecord; model: string; note?: string } | { problem: string } {
+  const record = options.resume !== undefined ? store?.load(options.resume) : store?.latest();
+  if (record === undefined)
+    return {
+      problem:
+        options.resume !== undefined
+          ? `no conversation '${options.resume}' to resume`
+          : 'no conversation to continue',
+    };
+  if (options.model !== undefined) return { record, model: options.model };
+  const model = resumableModel(door.sy, record);
+  return 'problem' in model ? model : { record, ...model };
+}
+
 /** Runs the chat until the user leaves; returns the exit code. */
 export async function runChat(options: ChatOptions): Promise<number> {
   // Nobody reads the answers any more: stop the one streaming, read no more input, log and leave.
@@ -219,21 +238,16 @@ export async function runChat(options: ChatOptions): Promise<number> {
   };
   try {
     if (options.resume !== undefined || options.continue === true) {
-      const record = options.resume !== undefined ? store?.load(options.resume) : store?.latest();
-      if (record === undefined) {
-        say(
-          red(
-            screen,
-            options.resume !== undefined
-              ? `no conversation '${options.resume}' to resume`
-              : 'no conversation to continue',
-          ),
-        );
+      const resumed = resume(door, store, options);
+      if ('problem' in resumed) {
+        // Start-up failures go to stderr, as every command's do (stdout may be a file or a pipe).
+        process.stderr.write(`switchyard chat: ${resumed.problem}\n`);
         return 1;
       }
-      session.restore(record);
-      if (options.model !== undefined) session.model = options.model;
-      printTranscript(screen, record.transcript);
+      session.restore(resumed.record);
+      session.model = resumed.model;
+      printTranscript(screen, resumed.record.transcript);
+      if (resumed.note !== undefined) say(dim(screen, resumed.note));
     }
     if (door.emulatorNotice !== undefined) say(dim(screen, door.emulatorNotice));
     const described = session.describe();

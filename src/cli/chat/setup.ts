@@ -10,6 +10,7 @@ import type { Logger } from '../../core/logger.ts';
 import { presets } from '../../providers/openai-compatible/presets.ts';
 import { loadConfigFile, type McpServerEntry, type SwitchyardConfig } from '../../registry/config.ts';
 import { createSwitchyard, type Switchyard } from '../../switchyard.ts';
+import type { ConversationRecord } from './store.ts';
 
 /** A ready front door and what the commands need to know about how it was made. */
 export interface FrontDoor {
@@ -174,4 +175,25 @@ export function modelProblem(sy: Switchyard, name: string, listHint: string): st
   const suggestion = closest(name, names);
   if (resolved !== undefined && suggestion === undefined) return undefined;
   return `unknown model '${name}'${suggestion === undefined ? ` — ${listHint}` : ` (did you mean '${suggestion}'?)`}`;
+}
+
+/**
+ * The model to continue a logged conversation on. The log keeps the name it was on as given, which
+ * may be an alias of a config not used now (`--resume` without `--config`): then the model of its
+ * last answer (a canonical id), said in `note`; `problem` when that is not known here either.
+ */
+export function resumableModel(
+  sy: Switchyard,
+  record: Pick<ConversationRecord, 'model' | 'turns'>,
+): { model: string; note?: string } | { problem: string } {
+  if (modelProblem(sy, record.model, '') === undefined) return { model: record.model };
+  const last = record.turns.at(-1)?.model;
+  if (last !== undefined && modelProblem(sy, last, '') === undefined)
+    return {
+      model: last,
+      note: `model '${record.model}' is not in this configuration: continuing on ${last}, the model of its last answer (-m MODEL picks another)`,
+    };
+  return {
+    problem: `this conversation was on model '${record.model}', which this configuration does not know: give -m MODEL (or its --config) to continue it`,
+  };
 }
