@@ -330,6 +330,24 @@ describe('switchyard chat in a terminal', () => {
     expect(resumed.stdout).toContain('Resumed.');
   });
 
+  it('once repeated failures pause the model, the error line says so in plain words and when it is tried again', async () => {
+    for (let failure = 0; failure < 3; failure++) emulator.enqueue(openaiError(500, 'upstream down'));
+    const requests = emulator.requests.length;
+    const child = spawn(process.execPath, [cliEntry, 'chat', '--config', config, '-m', 'gpt-mini'], {
+      cwd: repoRoot,
+      env: chatEnv(join(folder, 'data-paused')),
+    });
+    child.stdin.end('One?\nTwo?\nThree?\nFour?\n');
+    let output = '';
+    child.stdout.on('data', (data) => (output += data));
+    expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0);
+    expect(emulator.requests.length - requests).toBe(3); // The fourth never went out.
+    expect(output.match(/^✗ server_error: .*upstream down.*$/gm)).toHaveLength(3);
+    expect(output).toMatch(
+      /^✗ gpt-mini is paused after repeated failures: it is tried again in \d+ s \(\/model NAME switches to another\)$/m,
+    );
+  });
+
   it('a read-only log (even to root): one clear line at start, the chat answers without logging, the file untouched', async () => {
     const dataDir = join(folder, 'data-read-only');
     const path = join(dataDir, 'chat.db');

@@ -44,10 +44,25 @@ function processScreen(output: OutputWatch): Screen {
   };
 }
 
-/** A one-line description of an error: its class and message (an upstream's own text, so no escapes or line breaks). */
-export function describeError(error: unknown): string {
+/**
+ * A one-line description of an error: its class and message (an upstream's own text, so no escapes
+ * or line breaks). `model` is the name the chat is on, for the one error it says in plain words.
+ */
+export function describeError(error: unknown, model?: string): string {
+  if (isAdapterError(error) && error.providerCode === 'all_candidates_unavailable')
+    return pausedModel(model, error.retryAfterSeconds);
   if (isAdapterError(error)) return `${error.errorClass}: ${oneLine(error.message)}`;
   return oneLine(error instanceof Error ? error.message : String(error));
+}
+
+/**
+ * Every candidate's circuit is open (after repeated failures the router stops sending to a model
+ * for a while, then lets one call through): the routing error says `unavailable (open)` in a list
+ * of candidates; the chat says what that means for the next message.
+ */
+function pausedModel(model: string | undefined, seconds: number | undefined): string {
+  const when = seconds === undefined ? 'shortly' : `in ${Math.max(1, Math.ceil(seconds))} s`;
+  return `${model ?? 'the model'} is paused after repeated failures: it is tried again ${when} (/model NAME switches to another)`;
 }
 
 /** Connects the config's MCP servers; a server that fails is reported and skipped. */
@@ -139,7 +154,8 @@ async function send(chat: Chat, text: string): Promise<void> {
   } finally {
     chat.warnings.release();
   }
-  if (exchange.outcome === 'error') chat.say(red(screen, `✗ ${describeError(exchange.error)}`));
+  if (exchange.outcome === 'error')
+    chat.say(red(screen, `✗ ${describeError(exchange.error, session.model)}`));
   else if (exchange.outcome !== 'completed' && exchange.outcome !== 'cancelled')
     chat.say(dim(screen, `(stopped: ${exchange.outcome})`));
   if (exchange.turns.length > 0) {
