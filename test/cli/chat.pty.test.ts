@@ -203,6 +203,62 @@ describe('switchyard chat in a terminal', () => {
     expect(await chat.exit()).toBe(0);
   }, 60_000);
 
+  it('Ctrl-C at a tool-approval prompt declines that call and the rest of the turn without asking; in a pipe SIGINT does the same', async () => {
+    const twoCalls = () =>
+      emulator.enqueue({
+        type: 'scripted',
+        content: [
+          { type: 'tool-call', name: 'calc_add', input: { a: 1, b: 2 } },
+          { type: 'tool-call', name: 'calc_add', input: { a: 3, b: 4 } },
+        ],
+      });
+    const declined = () =>
+      JSON.stringify(emulator.requests.at(-1)!.body).match(/declined at the prompt/g)?.length ?? 0;
+
+    const chat = new PtyChat(['--config', config, '-m', 'gpt-mini'], chatEnv(join(folder, 'data-approve')));
+    await chat.waitFor('› ');
+    twoCalls();
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Nothing run.' }] });
+    const asked = chat.output.length;
+    await chat.send('Add both.', 'run calc_add');
+    chat.pty.write('\x03');
+    const after = await chat.waitFor(/Nothing run\.[\s\S]*total/, asked);
+    expect(after.match(/run calc_add/g)).toHaveLength(1);
+    expect(after).toContain('declined the other 1 call too');
+    expect(declined()).toBe(2);
+    chat.pty.write('\x04');
+    expect(await chat.exit()).toBe(0);
+
+    // A pipe: SIGINT while the question waits for a line answers it, and the chat goes on.
+    twoCalls();
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Still nothing run.' }] });
+    const child = spawn(process.execPath, [cliEntry, 'chat', '--config', config, '-m', 'gpt-mini'], {
+      cwd: repoRoot,
+      env: chatEnv(join(folder, 'data-approve-pipe')),
+    });
+    child.stdin.write('Add both.\n');
+    let output = '';
+    const seen = (pattern: RegExp) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (pattern.test(output)) {
+            child.stdout.off('data', check);
+            resolve();
+          }
+        };
+        child.stdout.on('data', check);
+        check();
+      });
+    child.stdout.on('data', (data) => (output += data));
+    await seen(/run calc_add .*\? \[y\]es \[n\]o \[a\]lways: $/);
+    child.kill('SIGINT');
+    await seen(/Still nothing run\.[\s\S]*total/);
+    child.stdin.end();
+    expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0);
+    expect(output.match(/run calc_add/g)).toHaveLength(1);
+    expect(declined()).toBe(2);
+  }, 60_000);
+
   it('a corrupt log: one clear line, the chat answers without logging; stdin closing ends it with exit 0', async () => {
     const dataDir = join(folder, 'data-corrupt');
     mkdirSync(dataDir, { recursive: true });

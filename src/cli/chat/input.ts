@@ -63,7 +63,7 @@ export function createChatInput(
   return stdin.isTTY ? terminalInput(stdin, stdout, historyFile) : pipeInput(stdin);
 }
 
-/** Lines from a pipe; Ctrl-C (SIGINT) interrupts a running answer, else ends the input. */
+/** Lines from a pipe; Ctrl-C (SIGINT) answers an approval question, else interrupts a running answer, else ends the input. */
 function pipeInput(stdin: NodeJS.ReadableStream): ChatInput {
   const lines: string[] = [];
   let ended = false;
@@ -78,8 +78,13 @@ function pipeInput(stdin: NodeJS.ReadableStream): ChatInput {
     waiting?.();
   });
   let onInterrupt: (() => void) | undefined;
+  /** Set while a key is asked: Ctrl-C answers it (`interrupt`), as on a terminal. */
+  let asking: { interrupted: boolean } | undefined;
   const sigint = () => {
-    if (onInterrupt !== undefined) onInterrupt();
+    if (asking !== undefined) {
+      asking.interrupted = true;
+      waiting?.();
+    } else if (onInterrupt !== undefined) onInterrupt();
     else {
       ended = true;
       lines.length = 0;
@@ -102,8 +107,16 @@ function pipeInput(stdin: NodeJS.ReadableStream): ChatInput {
       }
     },
     async key(keys) {
-      const line = await next();
-      const answer = line?.trim().toLowerCase()[0];
+      const question = { interrupted: false };
+      asking = question;
+      try {
+        while (lines.length === 0 && !ended && !question.interrupted)
+          await new Promise<void>((resolve) => (waiting = resolve));
+      } finally {
+        asking = undefined;
+      }
+      if (question.interrupted) return 'interrupt';
+      const answer = lines.shift()?.trim().toLowerCase()[0];
       return answer !== undefined && keys.includes(answer) ? answer : 'interrupt';
     },
     close() {

@@ -95,16 +95,22 @@ async function connectTools(
   return { tools: sources.flatMap((source) => source.tools as AnyAgentTool[]), sources };
 }
 
-/** Asks y / n / a for each pending call (Ctrl-C declines the rest). */
+/** Asks y / n / a for each pending call; Ctrl-C declines it and every call after it (none is asked). */
 async function approve(input: ChatInput, screen: Screen, pending: PendingApproval[]) {
   const answers: Record<string, 'yes' | 'no' | 'always'> = {};
-  for (const call of pending) {
+  for (const [index, call] of pending.entries()) {
     const args = sanitize(JSON.stringify(call.input));
     screen.write(
       `${bold(screen, `run ${sanitize(call.name)}`)} ${args.length > 200 ? `${args.slice(0, 199)}…` : args}? [y]es [n]o [a]lways: `,
     );
     const key = await input.key(['y', 'n', 'a']);
     screen.write(`${key === 'interrupt' ? 'no' : key}\n`);
+    if (key === 'interrupt') {
+      const rest = pending.length - index - 1;
+      if (rest > 0)
+        screen.write(`${dim(screen, `declined the other ${rest} call${rest === 1 ? '' : 's'} too`)}\n`);
+      break; // Unanswered calls are declined.
+    }
     answers[call.callId] = key === 'y' ? 'yes' : key === 'a' ? 'always' : 'no';
   }
   return answers;
