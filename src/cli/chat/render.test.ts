@@ -27,6 +27,16 @@ describe('answer rendering', () => {
     expect(sanitize('ok\x1b[2J\x1b]0;title\x07\x9b31m\ttab\nline\r')).toBe('ok]0;title31m\ttab\nline');
   });
 
+  it('counts rows by display columns: CJK and emoji take two, combining marks and ZWJ sequences join their base', () => {
+    expect(rowsOf('你'.repeat(50), 80)).toBe(2); // 100 columns.
+    expect(rowsOf('한국어'.repeat(14), 80)).toBe(2); // 84 columns.
+    expect(rowsOf('👨‍👩‍👧'.repeat(15), 80)).toBe(1); // 30 columns from 120 code units.
+    expect(rowsOf('e\u0301'.repeat(50), 80)).toBe(1); // 50 columns from 100 code units.
+    expect(rowsOf(`${'🇫🇷'.repeat(40)}x`, 80)).toBe(2); // 81 columns.
+    // 160 columns, but the wide character that does not fit in column 80 starts row 2: 3 rows.
+    expect(rowsOf(`x${'你'.repeat(40)}${'x'.repeat(79)}`, 80)).toBe(3);
+  });
+
   it('a tool name from the model (or an MCP server) reaches the terminal without its escape sequences; C1 controls go too', () => {
     let written = '';
     const renderer = new AnswerRenderer(

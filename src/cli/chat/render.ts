@@ -3,6 +3,7 @@
  * rendered for the terminal (`marked` + `marked-terminal`, code highlighted); reasoning dimmed and
  * folded to one line unless `/reasoning on`; each tool call as one line, its result summarized.
  */
+import stringWidth from 'string-width';
 import type { AgentEvent } from '../../agent/types.ts';
 import type { ToolResultPart } from '../../core/transcript.ts';
 
@@ -53,10 +54,40 @@ export function preloadMarkdown(): Promise<void> {
   return loading;
 }
 
-/** How many terminal rows `text` takes when written from column 0 at `columns` wide. */
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/**
+ * The terminal columns one grapheme takes (a letter with its combining marks, an emoji sequence
+ * joined with ZWJ, a flag): 2 for a wide CJK character or an emoji, 0 for a lone format character
+ * or mark, else 1. `string-width` knows the wide ranges and the emoji; splitting into graphemes
+ * first keeps the combining marks of every script at 0 (it only knows U+0300–U+036F).
+ */
+function graphemeWidth(grapheme: string): number {
+  if (/\p{Extended_Pictographic}|\p{Regional_Indicator}/u.test(grapheme))
+    return Math.min(2, stringWidth(grapheme));
+  if (/^[\p{Cf}\p{M}]/u.test(grapheme)) return 0;
+  return stringWidth(String.fromCodePoint(grapheme.codePointAt(0)!));
+}
+
+/**
+ * How many terminal rows `text` takes when written from column 0 at `columns` wide: by display
+ * columns, and a wide character that does not fit at the end of a row starts the next one.
+ */
 export function rowsOf(text: string, columns: number): number {
+  const width = Math.max(1, columns);
   let rows = 0;
-  for (const line of text.split('\n')) rows += Math.max(1, Math.ceil(line.length / Math.max(1, columns)));
+  for (const line of text.split('\n')) {
+    rows++;
+    let column = 0;
+    for (const { segment } of graphemes.segment(line)) {
+      const next = graphemeWidth(segment);
+      if (column + next > width) {
+        rows++;
+        column = 0;
+      }
+      column += next;
+    }
+  }
   return rows;
 }
 
