@@ -121,24 +121,16 @@ interface Chat extends CommandContext {
   warnings: ChatWarnings;
 }
 
-/** Sends one message and shows its answer and status line. */
-async function send(chat: Chat, text: string): Promise<void> {
+/**
+ * Runs one message, its answer streaming through the renderer, tool calls asked for; warnings
+ * wait until the answer (or the part before a question) is shown.
+ */
+async function answer(chat: Chat, parts: Part[]): Promise<Exchange> {
   const { session, screen } = chat;
-  const model = session.describe();
-  for (const attachment of chat.attachments) {
-    const why = refusal(attachment.part, model);
-    if (why !== undefined) {
-      chat.attachments.length = 0;
-      return chat.say(red(screen, `not sent: ${attachment.label}: ${why} (attachment dropped)`));
-    }
-  }
-  const parts: Part[] = [{ type: 'text', text }, ...chat.attachments.map((entry) => entry.part)];
-  chat.attachments.length = 0;
   const renderer = new AnswerRenderer(screen, chat.settings);
   chat.warnings.hold();
-  let exchange: Exchange;
   try {
-    exchange = await chat.input.busy(
+    const exchange = await chat.input.busy(
       () => session.interrupt(),
       () =>
         session.send(parts, {
@@ -152,14 +144,28 @@ async function send(chat: Chat, text: string): Promise<void> {
           },
         }),
     );
-    renderer.finish(
-      exchange.outcome === 'cancelled'
-        ? dim(screen, '⏹ interrupted — the partial answer is kept')
-        : undefined,
-    );
+    const cancelled = exchange.outcome === 'cancelled';
+    renderer.finish(cancelled ? dim(screen, '⏹ interrupted — the partial answer is kept') : undefined);
+    return exchange;
   } finally {
     chat.warnings.release();
   }
+}
+
+/** Sends one message and shows its answer and status line. */
+async function send(chat: Chat, text: string): Promise<void> {
+  const { session, screen } = chat;
+  const model = session.describe();
+  for (const attachment of chat.attachments) {
+    const why = refusal(attachment.part, model);
+    if (why !== undefined) {
+      chat.attachments.length = 0;
+      return chat.say(red(screen, `not sent: ${attachment.label}: ${why} (attachment dropped)`));
+    }
+  }
+  const parts: Part[] = [{ type: 'text', text }, ...chat.attachments.map((entry) => entry.part)];
+  chat.attachments.length = 0;
+  const exchange = await answer(chat, parts);
   if (exchange.outcome === 'error')
     chat.say(red(screen, `✗ ${describeError(exchange.error, session.model)}`));
   else if (exchange.outcome !== 'completed' && exchange.outcome !== 'cancelled')
