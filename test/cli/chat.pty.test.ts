@@ -279,6 +279,26 @@ describe('switchyard chat in a terminal', () => {
     expect(stdout).toContain("unknown command '/frobnicate'");
   });
 
+  it('a warning from preparing the request shows before the answer, as the recorded session shows it', async () => {
+    emulator.enqueue({
+      type: 'scripted',
+      content: [
+        { type: 'reasoning', text: 'think', signature: 'sig-1' },
+        { type: 'text', text: 'From Claude.' },
+      ],
+    });
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'From GPT.' }] });
+    const child = spawn(process.execPath, [cliEntry, 'chat', '--config', config, '-m', 'sonnet'], {
+      cwd: repoRoot,
+      env: chatEnv(join(folder, 'data-early-warning')),
+    });
+    child.stdin.end('Hi?\n/model gpt-mini\nAnd you?\n');
+    let output = '';
+    child.stdout.on('data', (data) => (output += data));
+    expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0);
+    expect(output).toMatch(/^warning: dropped a part the provider cannot take .*\nFrom GPT\.$/m);
+  });
+
   it('stdout closing (`| head -1`) mid-answer stops the answer, logs the conversation and exits 0 without a stack trace', async () => {
     const dataDir = join(folder, 'data-closed-stdout');
     emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'First answer.' }] });

@@ -10,7 +10,7 @@ import { type OutputWatch, watchOutput } from '../closed-output.ts';
 import type { Part } from '../../core/transcript.ts';
 import type { AnyAgentTool } from '../../agent/tool.ts';
 import type { McpToolSource } from '../../agent/mcp.ts';
-import type { PendingApproval } from '../../agent/types.ts';
+import type { AgentEvent, PendingApproval } from '../../agent/types.ts';
 import { refusal } from './attach.ts';
 import { type CommandContext, runSlashCommand } from './commands.ts';
 import { statusLine } from './format.ts';
@@ -121,26 +121,30 @@ interface Chat extends CommandContext {
   warnings: ChatWarnings;
 }
 
+/** The events the renderer writes something for. */
+const shown = new Set<AgentEvent['type']>(['text-delta', 'reasoning-delta', 'tool-call-end', 'tool-end']);
+
 /**
- * Runs one message, its answer streaming through the renderer, tool calls asked for; warnings
- * wait until the answer (or the part before a question) is shown.
+ * Runs one message, its answer streaming through the renderer, tool calls asked for. A warning
+ * before any answer text (a request-time one) is shown at once; one that comes once the answer
+ * has begun waits until it is shown (or until a question interrupts it).
  */
 async function answer(chat: Chat, parts: Part[]): Promise<Exchange> {
   const { session, screen } = chat;
   const renderer = new AnswerRenderer(screen, chat.settings);
-  chat.warnings.hold();
   try {
     const exchange = await chat.input.busy(
       () => session.interrupt(),
       () =>
         session.send(parts, {
-          event: (event) => renderer.event(event),
-          approve: async (pending) => {
+          event(event) {
+            if (shown.has(event.type)) chat.warnings.hold();
+            renderer.event(event);
+          },
+          approve(pending) {
             renderer.finish();
             chat.warnings.release();
-            const answers = await approve(chat.input, screen, pending);
-            chat.warnings.hold();
-            return answers;
+            return approve(chat.input, screen, pending);
           },
         }),
     );

@@ -1,8 +1,8 @@
 /**
  * The front door's warnings in the chat: one dim line each, shown once (a swap re-projects the
- * same foreign parts on every later call), and never inside an answer — a warning that comes while
- * one streams waits until it is shown, so it starts on its own line and the Markdown redraw (which
- * counts the rows of the answer) is not thrown off.
+ * same foreign parts on every later call), and never inside an answer — a warning that comes once
+ * one has begun waits until it is shown, so it starts on its own line and the Markdown redraw
+ * (which counts the rows of the answer) is not thrown off.
  */
 import type { LogFields } from '../../core/logger.ts';
 import { dim, oneLine, type Screen } from './render.ts';
@@ -10,7 +10,7 @@ import { dim, oneLine, type Screen } from './render.ts';
 /** Where the chat's logger sends warnings. */
 export interface ChatWarnings {
   warn(message: string, fields?: LogFields): void;
-  /** Holds warnings back (an answer is streaming). */
+  /** Holds warnings back (an answer has begun on screen); twice is once. */
   hold(): void;
   /** Shows the held warnings and stops holding (the answer has ended its line). */
   release(): void;
