@@ -11,12 +11,12 @@ import { joinModelId } from '../core/ids.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
 import { isValidated, markValidated } from '../core/request-schema.ts';
 import { type Reply, textOf, toolCallsOf } from '../core/reply.ts';
-import { markRouted } from '../providers/common/routed.ts';
+import { markDefaultOutputLimit, markRouted } from '../providers/common/routed.ts';
 import type { ModelFacts } from '../registry/model-facts.ts';
 import { notConfigured, type ResolvedModel } from '../registry/registry.ts';
 import { isUnavailableReason } from './candidate-choice.ts';
 import { notAllowedReason } from '../core/adapter.ts';
-import { isWindowReason } from './candidates.ts';
+import { defaultOutputLimit, isWindowReason } from './candidates.ts';
 import { CandidateGate, countFailure, releaseProbes } from './circuit.ts';
 import { attachDecision, routingMetadataKey } from './decision.ts';
 import {
@@ -29,8 +29,6 @@ import {
 } from './route.ts';
 import type { Candidate } from './routed-stream.ts';
 
-const defaultMaxOutput = 4096;
-
 export function canonicalRequest(
   state: RouterState,
   route: Route,
@@ -39,7 +37,7 @@ export function canonicalRequest(
 ): CanonicalRequest {
   const { registry } = state;
   const maxOutputTokens =
-    route.request.maxOutputTokens ?? Math.min(defaultMaxOutput, facts.maxOutputTokens || defaultMaxOutput);
+    route.request.maxOutputTokens ?? defaultOutputLimit(model, facts, route.request, route.needs, registry);
   // The adapter's own name prefixes the wire name (a config name such as `openai-r` may differ from it).
   const keys = keysOf(state, model);
   const request: CanonicalRequest = {
@@ -52,6 +50,7 @@ export function canonicalRequest(
   // pre-flight does not decide them again. Built from a request the front door validated: the
   // adapter boundary need not validate it again.
   markRouted(request, (keys.routed ??= { wireName: model.wireName }));
+  if (route.request.maxOutputTokens === undefined) markDefaultOutputLimit(request);
   route.sent = request;
   return isValidated(route.request) ? markValidated(request) : request;
 }

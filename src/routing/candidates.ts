@@ -60,7 +60,7 @@ export function skipReason(
   const textOnly = () => ({ transcript: withoutMedia(request.transcript), tools: request.tools });
   const estimate = overflowEstimate(
     facts.contextWindow,
-    () => (needs.upperBound ??= estimateUpperBound(textOnly())),
+    () => textBound(request, needs),
     (stopAbove) => {
       // A lower bound above this threshold settles it; below, it is counted again this far.
       const known = needs.estimate;
@@ -76,4 +76,46 @@ export function skipReason(
     return `${windowReason} ${facts.contextWindow} < estimated ${estimate} input tokens (over ${contextOverflowFactor}×)`;
   }
   return undefined;
+}
+
+/** The cheap bound of a request's text tokens ({@link estimateUpperBound}), computed once per call. */
+function textBound(request: Pick<CanonicalRequest, 'transcript' | 'tools'>, needs: CallNeeds): number {
+  return (needs.upperBound ??= estimateUpperBound({
+    transcript: withoutMedia(request.transcript),
+    tools: request.tools,
+  }));
+}
+
+/** The output limit of a request that sets none, where the model's own is unknown. */
+const fallbackOutputLimit = 4096;
+
+const mediaNeeds: readonly CapabilityName[] = ['images', 'audio', 'video', 'pdf'];
+
+/**
+ * The output limit of a request that sets none: the model's own, as the provider's default is, so
+ * a reasoning model is not cut short by an arbitrary cap — lowered to the room the input leaves in
+ * the context window, since Anthropic (and OpenAI for some models) refuse an input plus
+ * `max_tokens` over it. The room is read first from the cheap bound of the text (a prose input's
+ * bound is about 4 times its tokens); only when that leaves less than the model's limit, or the
+ * input holds media, is the input counted by the adapter's estimator, with a tenth more for its
+ * error. Never below 4,096 (or the model's limit when lower): an input that leaves less room
+ * fails at the provider as it would have.
+ */
+export function defaultOutputLimit(
+  model: ResolvedModel,
+  facts: ModelFacts,
+  request: Pick<CanonicalRequest, 'transcript' | 'tools'>,
+  needs: CallNeeds,
+  registry: Registry,
+): number {
+  const modelLimit = facts.maxOutputTokens > 0 ? facts.maxOutputTokens : fallbackOutputLimit;
+  const floor = Math.min(fallbackOutputLimit, modelLimit);
+  if (facts.contextWindow <= 0) return modelLimit;
+  const hasMedia = mediaNeeds.some((name) => needs.required.has(name));
+  if (!hasMedia && facts.contextWindow - textBound(request, needs) >= modelLimit) return modelLimit;
+  const input = registry
+    .adapter(model.provider)
+    .estimateInputTokens({ transcript: request.transcript, tools: request.tools, model: model.id });
+  const room = facts.contextWindow - Math.ceil(input * 1.1);
+  return Math.max(floor, Math.min(modelLimit, room));
 }

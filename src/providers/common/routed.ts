@@ -24,3 +24,21 @@ export function markRouted<Request extends CanonicalRequest>(request: Request, m
 export function routedModel(request: CanonicalRequest): RoutedModel | undefined {
   return (request as unknown as Record<symbol, RoutedModel | undefined>)[routedMark];
 }
+
+const defaultLimitMark = Symbol('switchyard.default-output-limit');
+
+/**
+ * Marks a routed request whose `maxOutputTokens` the router chose (the caller set none): the
+ * model's own limit, or the room its context window leaves. A protocol where the field is optional
+ * (OpenAI Chat and Responses, Gemini) leaves it out, so the provider applies its own default and a
+ * limit the catalog has wrong is never sent; Anthropic's, where it is required, sends it.
+ */
+export function markDefaultOutputLimit<Request extends CanonicalRequest>(request: Request): Request {
+  (request as unknown as Record<symbol, unknown>)[defaultLimitMark] = true;
+  return request;
+}
+
+/** Whether the router chose the request's `maxOutputTokens` (see {@link markDefaultOutputLimit}). */
+export function hasDefaultOutputLimit(request: CanonicalRequest): boolean {
+  return (request as unknown as Record<symbol, unknown>)[defaultLimitMark] === true;
+}

@@ -8,6 +8,7 @@ import type { GeminiContent, GeminiFunctionDeclaration, GeminiRequestBody } from
 import { convertMessages } from './messages.ts';
 import { readProviderOptions } from './options.ts';
 import { convertSchema, hasNoParameters, jsonSchemaForGemini, takesJsonSchema } from './schema.ts';
+import { hasDefaultOutputLimit } from '../common/routed.ts';
 import { stopSequencesWithin } from '../common/stop-sequences.ts';
 import { warnSerialCallsUnenforced } from '../common/tool-settings.ts';
 
@@ -127,7 +128,10 @@ function buildGenerationConfig(
   settings: RequestSettings,
 ): JsonObject {
   const { model } = context;
-  const config: JsonObject = { maxOutputTokens: request.maxOutputTokens };
+  // A limit the router chose is the model's own: the API's default, left to it.
+  const config: JsonObject = hasDefaultOutputLimit(request)
+    ? {}
+    : { maxOutputTokens: request.maxOutputTokens };
   const stops = stopSequencesWithin(request, maxStopSequences, context);
   if (stops !== undefined) config.stopSequences = stops;
   if (request.temperature !== undefined) config.temperature = request.temperature;

@@ -9,6 +9,7 @@ import { convertMessages } from './messages.ts';
 import type { ChatQuirks } from './quirks.ts';
 import { addReasoning } from './reasoning.ts';
 import { convertStrictSchema, strictToolParameters } from '../openai/strict-schema.ts';
+import { hasDefaultOutputLimit } from '../common/routed.ts';
 import { stopSequencesWithin } from '../common/stop-sequences.ts';
 import { warnSerialCallsUnenforced } from '../common/tool-settings.ts';
 
@@ -162,7 +163,8 @@ export function buildRequest(
       body.parallel_tool_calls = request.parallelToolCalls;
     else warnSerialCallsUnenforced(request, context);
   }
-  body[quirks.maxTokensField] = request.maxOutputTokens;
+  // A limit the router chose is the model's own: the host's default, left to it.
+  if (!hasDefaultOutputLimit(request)) body[quirks.maxTokensField] = request.maxOutputTokens;
   addSampling(body, request, context, quirks);
   // A model that refuses `stop` has it dropped with a WARN below, however many there are.
   const stopRefused = matchesAnyGlob(quirks.stopUnsupportedModels, context.model);

@@ -8,6 +8,7 @@ import { matchesAnyGlob } from '../openai/capabilities.ts';
 import { convertStrictSchema, strictToolParameters } from '../openai/strict-schema.ts';
 import type { ProviderContext, WireRequest } from '../common/definition.ts';
 import { isInstructionItem, joinInstructions } from '../common/projection.ts';
+import { hasDefaultOutputLimit } from '../common/routed.ts';
 import { convertInput } from './messages.ts';
 import type { ResponsesStateMode } from './options.ts';
 import { planInput } from './state.ts';
@@ -176,7 +177,8 @@ export function buildRequest(
     if (request.toolChoice !== undefined) body.tool_choice = convertToolChoice(request.toolChoice, custom);
     if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   }
-  body.max_output_tokens = request.maxOutputTokens;
+  // A limit the router chose is the model's own: the API's default, left to it.
+  if (!hasDefaultOutputLimit(request)) body.max_output_tokens = request.maxOutputTokens;
   addSampling(body, request, context, capabilities.reasoning);
   if (request.outputSchema !== undefined)
     body.text = { format: convertTextFormat(request.outputSchema, warn) };

@@ -1,0 +1,100 @@
+/**
+ * A request that sets no `maxOutputTokens`: the model answers up to its own limit, as the
+ * provider's default does, not to an arbitrary cap (a reasoning model cut at 4,096 tokens answered
+ * empty). Where the field is optional on the wire (OpenAI Chat and Responses, Gemini) it is left
+ * out; Anthropic requires it: the model's limit, lowered to the room the input leaves in the
+ * context window (the API refuses an input plus `max_tokens` over it).
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { userText } from '../../src/core/transcript.ts';
+import { createSwitchyard, type Switchyard } from '../../src/switchyard.ts';
+import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
+import { emulatorBaseURL } from '../support/provider-types.ts';
+
+let emulator: Emulator;
+let sy: Switchyard;
+
+beforeAll(async () => {
+  emulator = await startEmulator();
+  emulator.setDefault({
+    type: 'scripted',
+    content: [{ type: 'text', text: 'Hi.' }],
+    usage: { input: 3, output: 1 },
+  });
+  const common = { api_key: 'k', max_retries: 0 };
+  sy = createSwitchyard({
+    logger: { warn() {} },
+    config: {
+      builtins: false,
+      adapters: {
+        anthropic: { type: 'anthropic', base_url: emulatorBaseURL('anthropic', emulator.url), ...common },
+        openai: { type: 'openai', base_url: emulatorBaseURL('openai', emulator.url), ...common },
+        responses: {
+          type: 'openai-responses',
+          base_url: emulatorBaseURL('openai-responses', emulator.url),
+          ...common,
+        },
+        gemini: { type: 'gemini', base_url: emulatorBaseURL('gemini', emulator.url), ...common },
+      },
+      models: {
+        'anthropic:claude-sonnet-4-5': {},
+        // A small window, so that a few thousand tokens of input leave less room than the model's limit.
+        'anthropic:claude-haiku-4-5': { capabilities: { contextWindow: 40_000, maxOutputTokens: 32_000 } },
+        'openai:gpt-5-mini': {},
+        'responses:gpt-5-mini': {},
+        'gemini:gemini-2.5-flash': {},
+      },
+    },
+  });
+});
+afterAll(async () => {
+  await sy?.close();
+  await emulator?.close();
+});
+
+const lastBody = () => emulator.requests.at(-1)!.body as Record<string, unknown>;
+
+it('Anthropic gets the model’s own limit (64,000 for Claude Sonnet 4.5), not 4,096', async () => {
+  await sy.complete({ model: 'anthropic:claude-sonnet-4-5', transcript: [userText('Hi')] });
+  expect(lastBody().max_tokens).toBe(sy.resolve('anthropic:claude-sonnet-4-5').facts.maxOutputTokens);
+  expect(lastBody().max_tokens).toBe(64_000);
+});
+
+it('Anthropic gets the room a long input leaves in the window when that is less than the model’s limit', async () => {
+  const long = 'The quick brown fox jumps over the lazy dog. '.repeat(1500); // ~15,000 tokens
+  await sy.complete({ model: 'anthropic:claude-haiku-4-5', transcript: [userText(long)] });
+  const sent = lastBody().max_tokens as number;
+  const input = await sy.estimateInputTokens({
+    model: 'anthropic:claude-haiku-4-5',
+    transcript: [userText(long)],
+  });
+  expect(sent).toBeLessThan(32_000);
+  expect(sent).toBeGreaterThan(4096);
+  expect(sent + input).toBeLessThanOrEqual(40_000);
+});
+
+it('OpenAI Chat, OpenAI Responses and Gemini leave the limit to the provider: no field on the wire', async () => {
+  await sy.complete({
+    model: 'openai:gpt-5-mini',
+    transcript: [userText('Hi')],
+    reasoning: { effort: 'high' },
+  });
+  expect(lastBody()).not.toHaveProperty('max_completion_tokens');
+  expect(lastBody()).not.toHaveProperty('max_tokens');
+  await sy.complete({ model: 'responses:gpt-5-mini', transcript: [userText('Hi')] });
+  expect(lastBody()).not.toHaveProperty('max_output_tokens');
+  await sy.complete({ model: 'gemini:gemini-2.5-flash', transcript: [userText('Hi')] });
+  expect(lastBody().generationConfig ?? {}).not.toHaveProperty('maxOutputTokens');
+});
+
+it('a limit the caller sets is sent as given, on every protocol', async () => {
+  const transcript = [userText('Hi')];
+  await sy.complete({ model: 'anthropic:claude-sonnet-4-5', transcript, maxOutputTokens: 300 });
+  expect(lastBody().max_tokens).toBe(300);
+  await sy.complete({ model: 'openai:gpt-5-mini', transcript, maxOutputTokens: 300 });
+  expect(lastBody().max_completion_tokens).toBe(300);
+  await sy.complete({ model: 'responses:gpt-5-mini', transcript, maxOutputTokens: 300 });
+  expect(lastBody().max_output_tokens).toBe(300);
+  await sy.complete({ model: 'gemini:gemini-2.5-flash', transcript, maxOutputTokens: 300 });
+  expect(lastBody().generationConfig).toMatchObject({ maxOutputTokens: 300 });
+});
