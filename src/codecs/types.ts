@@ -49,6 +49,12 @@ export interface DecodedRequest {
    * call (`custom_tool_call`; a Chat `tool_calls` entry of type `custom`).
    */
   freeform?: ReadonlySet<string>;
+  /**
+   * Anthropic: the request's server tools (`web_search_20250305`, …), by type. They travel to an
+   * Anthropic upstream verbatim (`providerOptions.anthropic.tools`); no other provider serves them,
+   * so a request holding one is routed only to the protocol's own provider.
+   */
+  serverTools?: string[];
   /** What the codec left out on purpose (for the server's WARN), e.g. hosted tools it cannot offer. */
   warnings?: string[];
 }

@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { inboundCodecs } from '../codecs/index.ts';
 import { checkToolPairs } from '../codecs/common.ts';
+import { RequestFieldError } from '../codecs/fields.ts';
 import { checkMediaUris } from './media-uris.ts';
 import { isAdapterError } from '../core/errors/guards.ts';
 import { unknownModel } from '../registry/resolve.ts';
@@ -581,8 +582,15 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
   // An unknown name fails in routing with its classified error (404 in the client's shape).
   const model = permittedModel(state, call.key, decoded.model);
   const native = inboundCodecs[call.protocol].nativeProvider;
-  if (native !== undefined && model?.type === native.type)
-    adoptUntaggedArtifacts(decoded.request.transcript, native.provider);
+  const nativeRoute = native !== undefined && model !== undefined && model.type === native.type;
+  if (nativeRoute) adoptUntaggedArtifacts(decoded.request.transcript, native.provider);
+  // Server tools run at the protocol's own provider: another would silently offer none.
+  if (decoded.serverTools !== undefined && !nativeRoute)
+    throw new RequestFieldError(
+      'tools',
+      `tools: server tool '${shown(decoded.serverTools[0]!)}' is served only by an upstream of the client's protocol; '${shown(decoded.model)}' routes to another provider`,
+      'unsupported',
+    );
   // A label from a bounded set: ids and aliases the registry knows; a name that only a glob or a
   // `provider:` prefix matched is the client's own text, counted under its provider.
   if (model !== undefined)
@@ -626,9 +634,33 @@ export function permittedModel(
 }
 
 /** The front door's options of a call: its signal and, for a key with `models`, the fallbacks it may use. */
-function upstreamOptions(key: GatewayKey | undefined, controller: AbortController): CallOptions {
-  if (key?.models === undefined) return { signal: controller.signal };
-  return { signal: controller.signal, allowFallback: (names) => allowsModel(key, names) };
+function upstreamOptions(
+  state: GatewayState,
+  served: Served,
+  decoded: DecodedRequest,
+  controller: AbortController,
+): CallOptions {
+  const { key } = served.call;
+  const keyAllows =
+    key?.models === undefined ? undefined : (names: readonly string[]) => allowsModel(key, names);
+  // A request with server tools falls back only to models of the same provider type.
+  const type =
+    decoded.serverTools === undefined ? undefined : inboundCodecs[served.call.protocol].nativeProvider?.type;
+  if (keyAllows === undefined && type === undefined) return { signal: controller.signal };
+  return {
+    signal: controller.signal,
+    allowFallback: (names) =>
+      (keyAllows === undefined || keyAllows(names)) && (type === undefined || typeOf(state, names) === type),
+  };
+}
+
+/** The provider type a fallback's names resolve to, or undefined when they resolve to nothing. */
+function typeOf(state: GatewayState, names: readonly string[]): string | undefined {
+  try {
+    return state.switchyard.resolve(names[0]!).type;
+  } catch {
+    return undefined;
+  }
 }
 
 async function complete(
@@ -642,7 +674,7 @@ async function complete(
   const upstreamStart = performance.now();
   const answered = await state.switchyard.complete(
     routeRequest,
-    upstreamOptions(served.call.key, controller),
+    upstreamOptions(state, served, decoded, controller),
   );
   const encodeStart = performance.now();
   const reply = served.toolNames === undefined ? answered : clientResponse(answered, served.toolNames);
@@ -675,7 +707,7 @@ async function startStream(
 ): Promise<Reply> {
   const { protocol } = served.call;
   const streamEncoder = inboundCodecs[protocol].createStreamEncoder(context);
-  const turn = state.switchyard.stream(routeRequest, upstreamOptions(served.call.key, controller));
+  const turn = state.switchyard.stream(routeRequest, upstreamOptions(state, served, decoded, controller));
   const iterator = turn[Symbol.asyncIterator]();
   const framer = served.call.framer ?? createFramer(served.call.jsonArray === true);
   const settle = (response: CanonicalResponse): Promise<void> | undefined => {

@@ -18,7 +18,8 @@ import {
 } from '../fields.ts';
 import { binaryPart, checkedToolChoice, namedTool, pushParts, sentAt, toolOutput } from '../common.ts';
 import type { DecodedRequest, OpaqueCodec } from '../types.ts';
-import { isJsonObject } from '../../core/json.ts';
+import { isJsonObject, type JsonObject } from '../../core/json.ts';
+import { isServerBlockType } from './response.ts';
 
 function convertSource(source: unknown, path: string, kind: 'image' | 'document'): Part {
   if (!isJsonObject(source)) throw new RequestFieldError(path, `${path} must be an object`);
@@ -114,6 +115,11 @@ function assistantBlock(block: Record<string, unknown>, path: string, opaque: Op
         ...(data === undefined ? {} : { data }),
       };
     }
+    case 'server_tool_use':
+    case 'mcp_tool_use':
+    case 'mcp_tool_result':
+    case 'container_upload':
+      return serverBlock(block);
     case 'tool_use':
       return sentAt(
         {
@@ -125,12 +131,27 @@ function assistantBlock(block: Record<string, unknown>, path: string, opaque: Op
         `${path}.id`,
       );
     default:
+      if (isServerBlockType(block.type)) return serverBlock(block);
       throw new RequestFieldError(
         `${path}.type`,
         `content block type '${String(block.type)}' is not supported here`,
         'unsupported',
       );
   }
+}
+
+/**
+ * A server tool's call or result in the history (`server_tool_use`, `web_search_tool_result`, …):
+ * kept whole as an Anthropic custom part, which an Anthropic upstream takes back verbatim and
+ * another provider leaves out (with the projection WARN), as the Anthropic adapter keeps them.
+ */
+function serverBlock(block: Record<string, unknown>): Part {
+  return {
+    type: 'custom',
+    provider: 'anthropic',
+    kind: block.type as string,
+    data: { ...block } as JsonObject,
+  };
 }
 
 function blocksOf(content: unknown, path: string): Record<string, unknown>[] {
@@ -207,25 +228,36 @@ function convertSystem(system: unknown, transcript: Item[]): void {
   if (text !== '') transcript.push({ kind: 'system', parts: [{ type: 'text', text }] });
 }
 
-function convertTools(body: Record<string, unknown>): ToolSpec[] | undefined {
-  const tools = optionalArray(body, 'tools');
-  return tools?.map((tool, index) => {
+/** A server tool's `type`: a lower-case name with its version date (`web_search_20250305`). */
+const serverToolType = /^[a-z][a-z0-9_]{0,63}$/;
+
+/**
+ * The request's tools: its client (`custom`) tools as canonical specs, and its server tools
+ * (`web_search_…`, `code_execution_…`: a `type` and no `input_schema`) as written, for an Anthropic
+ * upstream (`providerOptions.anthropic.tools`).
+ */
+function convertTools(body: Record<string, unknown>): { specs: ToolSpec[]; server: JsonObject[] } {
+  const specs: ToolSpec[] = [];
+  const server: JsonObject[] = [];
+  for (const [index, tool] of (optionalArray(body, 'tools') ?? []).entries()) {
     const path = `tools.${index}`;
     const object = jsonObject(tool, path);
-    if (object.type !== undefined && object.type !== 'custom' && object.input_schema === undefined)
-      throw new RequestFieldError(
-        `${path}.type`,
-        `server tool '${String(object.type)}' is not supported by the gateway`,
-        'unsupported',
-      );
+    if (object.type !== undefined && object.type !== 'custom' && object.input_schema === undefined) {
+      if (typeof object.type !== 'string' || !serverToolType.test(object.type))
+        throw new RequestFieldError(`${path}.type`, `${path}.type must be custom or a server tool's type`);
+      requiredString(object, 'name', `${path}.name`);
+      server.push({ ...object });
+      continue;
+    }
     const spec: ToolSpec = {
       name: requiredString(object, 'name', `${path}.name`),
       inputSchema: jsonObject(object.input_schema ?? { type: 'object' }, `${path}.input_schema`),
     };
     const description = optionalString(object, 'description', `${path}.description`);
     if (description !== undefined) spec.description = description;
-    return spec;
-  });
+    specs.push(spec);
+  }
+  return { specs, server };
 }
 
 function convertToolChoice(value: unknown): { choice?: ToolChoice; parallel?: boolean } {
@@ -313,7 +345,8 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   const { choice, parallel } = convertToolChoice(object.tool_choice);
   const request: DecodedRequest['request'] = { transcript };
   const tools = convertTools(object);
-  if (tools !== undefined && tools.length > 0) request.tools = tools;
+  if (tools.specs.length > 0) request.tools = tools.specs;
+  if (tools.server.length > 0) request.providerOptions = { anthropic: { tools: tools.server } };
   if (choice !== undefined) request.toolChoice = checkedToolChoice(choice, request.tools, 'tool_choice');
   if (parallel !== undefined) request.parallelToolCalls = parallel;
   const maxTokens = optionalCount(object, 'max_tokens');
@@ -332,9 +365,11 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   if (outputSchema !== undefined) request.outputSchema = outputSchema;
   const cache = cacheRequest(object);
   if (cache !== undefined) request.cache = cache;
-  return {
+  const decoded: DecodedRequest = {
     model: requiredString(object, 'model'),
     stream: optionalBoolean(object, 'stream') ?? false,
     request,
   };
+  if (tools.server.length > 0) decoded.serverTools = tools.server.map((tool) => tool.type as string);
+  return decoded;
 }

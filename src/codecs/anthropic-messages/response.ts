@@ -2,7 +2,8 @@
 import type { StreamEvent } from '../../core/events.ts';
 import type { FinishReason } from '../../core/finish-reason.ts';
 import type { CanonicalResponse } from '../../core/request.ts';
-import type { Part } from '../../core/transcript.ts';
+import type { CustomPart, Part } from '../../core/transcript.ts';
+import { isJsonObject } from '../../core/json.ts';
 import { argumentsObject } from '../../core/tool-arguments.ts';
 import { emptyUsage, type Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
@@ -63,6 +64,28 @@ export function convertUsage(usage: Usage, outputTokens = usage.output): Record<
   };
 }
 
+/**
+ * The content blocks of Anthropic's server tools: their calls (`server_tool_use`, `mcp_tool_use`)
+ * and results (`web_search_tool_result`, `code_execution_tool_result`, `mcp_tool_result`, …).
+ */
+export function isServerBlockType(type: unknown): boolean {
+  return (
+    typeof type === 'string' &&
+    (type === 'server_tool_use' ||
+      type === 'mcp_tool_use' ||
+      type === 'container_upload' ||
+      /^[a-z][a-z_]*_tool_result$/.test(type)) &&
+    type !== 'tool_result'
+  );
+}
+
+/** A custom part that is one of those blocks, whole (an Anthropic upstream's, or a client's history). */
+function serverBlockOf(part: CustomPart): Record<string, unknown> | undefined {
+  const { data } = part;
+  if (!isServerBlockType(part.kind) || !isJsonObject(data) || data.type !== part.kind) return undefined;
+  return { ...data };
+}
+
 function convertPart(part: Part, context: EncodeContext): Record<string, unknown> | undefined {
   const opaque = context.opaque ?? verbatimOpaque;
   switch (part.type) {
@@ -84,6 +107,8 @@ function convertPart(part: Part, context: EncodeContext): Record<string, unknown
       return { type: 'thinking', thinking: part.text, signature: signatureOf(part, context) };
     case 'tool-call':
       return { type: 'tool_use', id: part.id, name: part.name, input: argumentsObject(part) };
+    case 'custom':
+      return serverBlockOf(part) ?? leaveOut(part, context);
     default:
       return leaveOut(part, context);
   }
@@ -221,9 +246,16 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
         return [];
       case 'finish':
         return finish(event.response);
-      case 'custom':
-        leaveOut(event.part, context);
-        return [];
+      case 'custom': {
+        // A server tool's block, whole: started with its content and stopped (its input is in the
+        // start, as the SDKs' accumulators take it).
+        const block = serverBlockOf(event.part);
+        if (block === undefined) {
+          leaveOut(event.part, context);
+          return [];
+        }
+        return [...start(event.index, block), stop(event.index)];
+      }
       default:
         return [];
     }

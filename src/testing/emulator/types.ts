@@ -117,8 +117,19 @@ export interface ScriptedToolCall {
   signature?: string;
 }
 
+/**
+ * A provider's own block, whole (an Anthropic server tool's `server_tool_use` or
+ * `web_search_tool_result`): written where the protocol has it, left out elsewhere.
+ */
+export interface ScriptedCustom {
+  type: 'custom';
+  /** The block's type; `data.type` must be the same. */
+  kind: string;
+  data: Record<string, unknown>;
+}
+
 /** One piece of scripted assistant output. */
-export type ScriptedContent = ScriptedText | ScriptedReasoning | ScriptedToolCall;
+export type ScriptedContent = ScriptedText | ScriptedReasoning | ScriptedToolCall | ScriptedCustom;
 
 /**
  * Token counts of a scripted response. `input` excludes cached tokens, `output` excludes reasoning; each

@@ -7,7 +7,7 @@ import { codecs } from '../../../codecs/index.ts';
 import type { EncodeContext } from '../../../codecs/types.ts';
 import type { StreamEvent } from '../../../core/events.ts';
 import type { FinishReason } from '../../../core/finish-reason.ts';
-import { isJsonObject } from '../../../core/json.ts';
+import { isJsonObject, type JsonObject } from '../../../core/json.ts';
 import { createRequestId, type ToolCallId } from '../../../core/ids.ts';
 import type { CanonicalResponse } from '../../../core/request.ts';
 import type { Part } from '../../../core/transcript.ts';
@@ -126,6 +126,8 @@ function signedContent(
 function scriptParts(content: ScriptedContent[], synthesizer: Synthesizer, encrypted: boolean): Part[] {
   return content.map((part): Part => {
     if (part.type === 'text') return { type: 'text', text: part.text };
+    if (part.type === 'custom')
+      return { type: 'custom', provider: 'emulator', kind: part.kind, data: part.data as JsonObject };
     if (part.type === 'reasoning') {
       const reasoning: Part = { type: 'reasoning', text: part.text };
       if (part.signature !== undefined) reasoning.signature = part.signature;
@@ -163,6 +165,7 @@ function partEvents(part: Part, index: number, chunkSize: number | undefined): S
     if (part.data !== undefined) end.data = part.data;
     return [{ type: 'reasoning-start', index }, ...deltas, end];
   }
+  if (part.type === 'custom') return [{ type: 'custom', index, part }];
   if (part.type !== 'tool-call') return [];
   const { id, name, input } = part;
   const deltas = chunkText(JSON.stringify(input), chunkSize).map((delta): StreamEvent => ({

@@ -1,5 +1,5 @@
 /** Helpers shared by the per-protocol response synthesizers: chunking, usage defaults, tool ids. */
-import type { ScriptedContent, ScriptedScript, ScriptedToolCall } from '../types.ts';
+import type { ScriptedContent, ScriptedCustom, ScriptedScript, ScriptedToolCall } from '../types.ts';
 
 /** What a synthesizer needs to know about the request. */
 export interface ScriptContext {
@@ -27,7 +27,7 @@ export interface ResolvedUsage {
 export type ResolvedToolCall = ScriptedToolCall & { id: string };
 
 /** Scripted content with tool-call ids resolved. */
-export type ResolvedContent = Exclude<ScriptedContent, ScriptedToolCall> | ResolvedToolCall;
+export type ResolvedContent = Exclude<ScriptedContent, ScriptedToolCall | ScriptedCustom> | ResolvedToolCall;
 
 /** Default characters per delta. */
 export const defaultChunkSize = 8;
@@ -45,6 +45,7 @@ export function resolveUsage(script: ScriptedScript): ResolvedUsage {
   for (const part of script.content) {
     if (part.type === 'text') visible += estimateTokens(part.text);
     else if (part.type === 'reasoning') reasoning += estimateTokens(part.text);
+    else if (part.type === 'custom') visible += estimateTokens(JSON.stringify(part.data));
     else visible += estimateTokens(JSON.stringify(part.input)) + 5;
   }
   const usage = script.usage ?? {};
@@ -59,7 +60,10 @@ export function resolveUsage(script: ScriptedScript): ResolvedUsage {
 
 /** Gives every tool call an id, minting one with `createId` where the script has none. */
 export function resolveContent(content: ScriptedContent[], createId: () => string): ResolvedContent[] {
-  return content.map((part) => (part.type === 'tool-call' ? { ...part, id: part.id ?? createId() } : part));
+  // A provider's own block has no place in these protocols (Bedrock): left out.
+  return content.flatMap((part) =>
+    part.type === 'custom' ? [] : [part.type === 'tool-call' ? { ...part, id: part.id ?? createId() } : part],
+  );
 }
 
 /** Whether the script calls any tool. */

@@ -1,0 +1,141 @@
+/**
+ * Anthropic's server tools (`web_search_…`, run by Anthropic itself) through the gateway: an
+ * Anthropic client routed to an Anthropic upstream gets them as if it called Anthropic directly —
+ * the tool definitions reach the upstream as written, its `server_tool_use` and
+ * `web_search_tool_result` blocks come back whole (streamed and not), and the next turn's history
+ * carries them back verbatim. No other provider runs them: a route elsewhere is a 400 naming
+ * `tools`, and fallbacks to another provider type are not taken.
+ */
+import { protocolError } from 'switchyard-ai/testing';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
+
+let harness: GatewayHarness;
+
+beforeAll(async () => {
+  harness = await startGatewayHarness();
+});
+beforeEach(() => {
+  harness.emulator.clear(); // the queue; the request log keeps growing
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+const webSearch = { type: 'web_search_20250305', name: 'web_search', max_uses: 3 };
+const serverCall = {
+  type: 'server_tool_use',
+  id: 'srvtoolu_01A',
+  name: 'web_search',
+  input: { query: 'weather in Paris' },
+};
+const searchResult = {
+  type: 'web_search_tool_result',
+  tool_use_id: 'srvtoolu_01A',
+  content: [
+    {
+      type: 'web_search_result',
+      url: 'https://example.com/paris',
+      title: 'Paris weather',
+      encrypted_content: 'EqgfCioIARgBIiQ3',
+      page_age: null,
+    },
+  ],
+};
+const searchReply = {
+  type: 'scripted' as const,
+  content: [
+    { type: 'custom' as const, kind: 'server_tool_use', data: serverCall },
+    { type: 'custom' as const, kind: 'web_search_tool_result', data: searchResult },
+    { type: 'text' as const, text: 'It is sunny in Paris.' },
+  ],
+  usage: { input: 20, output: 10 },
+};
+const question = [{ role: 'user' as const, content: 'What is the weather in Paris?' }];
+
+it('the server tool reaches the upstream as written, and its blocks come back whole, not streamed', async () => {
+  harness.emulator.enqueue(searchReply);
+  const { anthropic } = createClients(harness.server.url);
+  const message = await anthropic.messages.create({
+    model: 'up-anthropic',
+    max_tokens: 200,
+    messages: question,
+    tools: [webSearch as never],
+  });
+  const sent = harness.emulator.requests.at(-1)!.body as { tools: unknown[] };
+  expect(sent.tools).toContainEqual(webSearch);
+  expect(message.content).toEqual([
+    serverCall,
+    searchResult,
+    expect.objectContaining({ type: 'text', text: 'It is sunny in Paris.' }),
+  ]);
+});
+
+it('streamed, the SDK’s accumulated message holds the same blocks', async () => {
+  harness.emulator.enqueue(searchReply);
+  const { anthropic } = createClients(harness.server.url);
+  const message = await anthropic.messages
+    .stream({ model: 'up-anthropic', max_tokens: 200, messages: question, tools: [webSearch as never] })
+    .finalMessage();
+  expect(message.content.slice(0, 2)).toEqual([serverCall, searchResult]);
+  expect(message.content[2]).toMatchObject({ type: 'text', text: 'It is sunny in Paris.' });
+});
+
+it('the next turn’s history carries the blocks back to the upstream verbatim', async () => {
+  harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'You are welcome.' }] });
+  const { anthropic } = createClients(harness.server.url);
+  await anthropic.messages.create({
+    model: 'up-anthropic',
+    max_tokens: 200,
+    tools: [webSearch as never],
+    messages: [
+      ...question,
+      {
+        role: 'assistant',
+        content: [serverCall, searchResult, { type: 'text', text: 'It is sunny in Paris.' }] as never,
+      },
+      { role: 'user', content: 'Thanks!' },
+    ],
+  });
+  const sent = harness.emulator.requests.at(-1)!.body as {
+    messages: Array<{ role: string; content: unknown[] }>;
+  };
+  const assistant = sent.messages.find((message) => message.role === 'assistant')!;
+  expect(assistant.content.slice(0, 2)).toEqual([serverCall, searchResult]);
+});
+
+it('routed to another provider, a server tool is a 400 naming tools, and nothing reaches an upstream', async () => {
+  const before = harness.emulator.requests.length;
+  const response = await fetch(`${harness.server.url}/v1/messages`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-api-key': 'client-key',
+      'anthropic-version': '2023-06-01',
+    },
+    body: JSON.stringify({ model: 'up-chat', max_tokens: 50, messages: question, tools: [webSearch] }),
+  });
+  expect(response.status).toBe(400);
+  const body = (await response.json()) as { error: { type: string; message: string } };
+  expect(body.error.type).toBe('invalid_request_error');
+  expect(body.error.message).toContain("server tool 'web_search_20250305'");
+  expect(harness.emulator.requests.length).toBe(before);
+});
+
+it('a failing Anthropic model does not fall back to another provider type, which would run without the tool', async () => {
+  harness.emulator.enqueue(protocolError('anthropic-messages', 'rate_limit'));
+  const before = harness.emulator.requests.length;
+  const response = await fetch(`${harness.server.url}/v1/messages`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-api-key': 'client-key',
+      'anthropic-version': '2023-06-01',
+    },
+    body: JSON.stringify({ model: 'up-fallback', max_tokens: 50, messages: question, tools: [webSearch] }),
+  });
+  expect(response.status).toBe(429);
+  expect(harness.emulator.requests.slice(before).map((request) => request.protocol)).toEqual([
+    'anthropic-messages',
+  ]);
+});
