@@ -10,6 +10,7 @@ import type { WireError } from '../codecs/types.ts';
 import { billedTokens, type Usage } from '../core/usage.ts';
 import { reprice, type PriceTable } from '../pricing/price-table.ts';
 import { estimateUpperBound } from '../providers/common/token-estimate.ts';
+import { defaultOutputTokens } from '../routing/candidates.ts';
 import type { RouteRequest } from '../routing/router.ts';
 import { StateUnavailableError } from '../state/outage.ts';
 import type { KeyBudget, KeyLimits, Reservation, StateStore } from '../state/types.ts';
@@ -32,16 +33,14 @@ export class QuotaError extends Error {
   }
 }
 
-const defaultMaxOutput = 4096;
-
 /** What admission needs to know about the call. */
 export interface QuotaCall {
-  request: Pick<RouteRequest, 'transcript' | 'tools' | 'maxOutputTokens'>;
+  request: Pick<RouteRequest, 'transcript' | 'tools' | 'maxOutputTokens' | 'reasoning'>;
   /** The canonical id the model name resolved to (for the cost reservation), if it resolved. */
   modelId?: string;
   /** The ids of the fallbacks the call may reach: the reservation is priced on the dearest. */
   fallbackIds?: readonly string[];
-  /** The model's output limit (the default `max_tokens`), 0 when unknown. */
+  /** The model's output limit, 0 when unknown (the default output is reserved within it). */
   maxOutputTokens?: number;
 }
 
@@ -62,8 +61,10 @@ export async function admitCall(
   prices: PriceTable,
 ): Promise<Reservation> {
   const input = estimateUpperBound({ transcript: call.request.transcript, tools: call.request.tools });
+  // What routing gives a request that sets none (`defaultOutputTokens`), reserved as it may be used.
   const output =
-    call.request.maxOutputTokens ?? Math.min(defaultMaxOutput, call.maxOutputTokens || defaultMaxOutput);
+    call.request.maxOutputTokens ??
+    defaultOutputTokens(call.maxOutputTokens ?? 0, call.request.reasoning !== undefined);
   let reserveMicros = 0;
   if (key.budget !== undefined && call.modelId !== undefined) {
     // A fallback may serve the call: reserved at the dearest of them, settled at what it cost.

@@ -37,7 +37,7 @@ export function canonicalRequest(
 ): CanonicalRequest {
   const { registry } = state;
   const maxOutputTokens =
-    route.request.maxOutputTokens ?? defaultOutputLimit(model, facts, route.request, route.needs, registry);
+    route.request.maxOutputTokens ?? defaultOutputLimit(facts, route.request, route.needs);
   // The adapter's own name prefixes the wire name (a config name such as `openai-r` may differ from it).
   const keys = keysOf(state, model);
   const request: CanonicalRequest = {

@@ -86,36 +86,43 @@ function textBound(request: Pick<CanonicalRequest, 'transcript' | 'tools'>, need
   }));
 }
 
-/** The output limit of a request that sets none, where the model's own is unknown. */
-const fallbackOutputLimit = 4096;
+/** The output limit of a request that sets none, where the model's own is unknown or higher. */
+const plainOutputLimit = 4096;
+
+/** The output limit of a reasoning request that sets none: room to think and answer. */
+const reasoningOutputLimit = 32_768;
+
+/**
+ * The output limit a request that sets none is given for a model whose own is `modelLimit` (0:
+ * unknown): 4,096, or 32,768 when it asks for reasoning (a reasoning model cut at 4,096 can spend it
+ * all thinking and answer nothing), within the model's limit. Not the model's whole limit: where the
+ * limit is sent (Anthropic, Bedrock), providers count it against the caller's rate limits before
+ * the call (Anthropic's output tokens per minute, Bedrock's tokens per minute), and OpenAI Chat,
+ * OpenAI Responses and Gemini are not sent one at all (`markDefaultOutputLimit`). The gateway's
+ * quota reserves the same.
+ */
+export function defaultOutputTokens(modelLimit: number, reasoning: boolean): number {
+  const wanted = reasoning ? reasoningOutputLimit : plainOutputLimit;
+  return modelLimit > 0 ? Math.min(wanted, modelLimit) : wanted;
+}
 
 const mediaNeeds: readonly CapabilityName[] = ['images', 'audio', 'video', 'pdf'];
 
 /**
- * The output limit of a request that sets none: the model's own, as the provider's default is, so
- * a reasoning model is not cut short by an arbitrary cap — lowered to the room the input leaves in
- * the context window, since Anthropic (and OpenAI for some models) refuse an input plus
- * `max_tokens` over it. The room is read first from the cheap bound of the text (a prose input's
- * bound is about 4 times its tokens); only when that leaves less than the model's limit, or the
- * input holds media, is the input counted by the adapter's estimator, with a tenth more for its
- * error. Never below 4,096 (or the model's limit when lower): an input that leaves less room
- * fails at the provider as it would have.
+ * {@link defaultOutputTokens} for a routed request, lowered to the room the input leaves in the
+ * context window when that is less (Anthropic refuses an input plus `max_tokens` over it): the room
+ * is read from the cheap bound of the text, which only overstates the input, so the limit never
+ * overflows the window because of an estimate; with media (whose costs are guesses) the larger
+ * limit is not risked. Never below the plain 4,096, the default before reasoning asked for more.
  */
 export function defaultOutputLimit(
-  model: ResolvedModel,
   facts: ModelFacts,
-  request: Pick<CanonicalRequest, 'transcript' | 'tools'>,
+  request: Pick<CanonicalRequest, 'transcript' | 'tools' | 'reasoning'>,
   needs: CallNeeds,
-  registry: Registry,
 ): number {
-  const modelLimit = facts.maxOutputTokens > 0 ? facts.maxOutputTokens : fallbackOutputLimit;
-  const floor = Math.min(fallbackOutputLimit, modelLimit);
-  if (facts.contextWindow <= 0) return modelLimit;
-  const hasMedia = mediaNeeds.some((name) => needs.required.has(name));
-  if (!hasMedia && facts.contextWindow - textBound(request, needs) >= modelLimit) return modelLimit;
-  const input = registry
-    .adapter(model.provider)
-    .estimateInputTokens({ transcript: request.transcript, tools: request.tools, model: model.id });
-  const room = facts.contextWindow - Math.ceil(input * 1.1);
-  return Math.max(floor, Math.min(modelLimit, room));
+  const floor = defaultOutputTokens(facts.maxOutputTokens, false);
+  const wanted = defaultOutputTokens(facts.maxOutputTokens, request.reasoning !== undefined);
+  if (wanted <= floor || facts.contextWindow <= 0) return wanted;
+  if (mediaNeeds.some((name) => needs.required.has(name))) return floor;
+  return Math.max(floor, Math.min(wanted, facts.contextWindow - textBound(request, needs)));
 }

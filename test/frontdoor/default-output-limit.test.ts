@@ -1,9 +1,9 @@
 /**
- * A request that sets no `maxOutputTokens`: the model answers up to its own limit, as the
- * provider's default does, not to an arbitrary cap (a reasoning model cut at 4,096 tokens answered
- * empty). Where the field is optional on the wire (OpenAI Chat and Responses, Gemini) it is left
- * out; Anthropic requires it: the model's limit, lowered to the room the input leaves in the
- * context window (the API refuses an input plus `max_tokens` over it).
+ * A request that sets no `maxOutputTokens`. Where the field is optional on the wire (OpenAI Chat
+ * and Responses, Gemini) it is left out: the provider's default, the model's own limit, so a
+ * reasoning model is not cut short (one cut at 4,096 answered empty). Anthropic requires it: 4,096,
+ * or 32,768 when the request asks for reasoning, within the model's limit and lowered to the room
+ * the input leaves in the context window.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { userText } from '../../src/core/transcript.ts';
@@ -54,23 +54,32 @@ afterAll(async () => {
 
 const lastBody = () => emulator.requests.at(-1)!.body as Record<string, unknown>;
 
-it('Anthropic gets the model’s own limit (64,000 for Claude Sonnet 4.5), not 4,096', async () => {
+it('Anthropic gets 4,096, as before, and 32,768 when the request asks for reasoning', async () => {
   await sy.complete({ model: 'anthropic:claude-sonnet-4-5', transcript: [userText('Hi')] });
-  expect(lastBody().max_tokens).toBe(sy.resolve('anthropic:claude-sonnet-4-5').facts.maxOutputTokens);
-  expect(lastBody().max_tokens).toBe(64_000);
+  expect(lastBody().max_tokens).toBe(4096);
+  await sy.complete({
+    model: 'anthropic:claude-sonnet-4-5',
+    transcript: [userText('Hi')],
+    reasoning: { effort: 'high' },
+  });
+  expect(lastBody().max_tokens).toBe(32_768);
 });
 
-it('Anthropic gets the room a long input leaves in the window when that is less than the model’s limit', async () => {
-  const long = 'The quick brown fox jumps over the lazy dog. '.repeat(1500); // ~15,000 tokens
-  await sy.complete({ model: 'anthropic:claude-haiku-4-5', transcript: [userText(long)] });
+it('a reasoning request gets the room a long input leaves in the window when that is less, never below 4,096', async () => {
+  const long = 'The quick brown fox jumps over the lazy dog. '.repeat(500); // 22,500 bytes
+  const transcript = [userText(long)];
+  await sy.complete({ model: 'anthropic:claude-haiku-4-5', transcript, reasoning: { effort: 'high' } });
   const sent = lastBody().max_tokens as number;
-  const input = await sy.estimateInputTokens({
-    model: 'anthropic:claude-haiku-4-5',
-    transcript: [userText(long)],
-  });
   expect(sent).toBeLessThan(32_000);
   expect(sent).toBeGreaterThan(4096);
-  expect(sent + input).toBeLessThanOrEqual(40_000);
+  // Each byte of text is at most a token: the limit leaves the whole input room in the window.
+  expect(sent + Buffer.byteLength(long)).toBeLessThanOrEqual(40_000);
+  await sy.complete({
+    model: 'anthropic:claude-haiku-4-5',
+    transcript: [userText(long.repeat(2))],
+    reasoning: { effort: 'high' },
+  });
+  expect(lastBody().max_tokens).toBe(4096);
 });
 
 it('OpenAI Chat, OpenAI Responses and Gemini leave the limit to the provider: no field on the wire', async () => {
