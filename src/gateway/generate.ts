@@ -49,7 +49,7 @@ import {
   hidesUnfinishedCall,
   unfinishedCallIn,
 } from './errors.ts';
-import { allowsModel, type GatewayKey, modelForbidden, shown } from './keys.ts';
+import { allowsModel, type GatewayKey, modelForbidden, namesOf, shown } from './keys.ts';
 import { admitCall, hasQuota, type KeyQuota, settleCall } from './quota.ts';
 import type { Reservation } from '../state/types.ts';
 import { recordUsage, seriesOf } from './metrics.ts';
@@ -625,8 +625,7 @@ export function permittedModel(
     model = undefined;
     unknown = isAdapterError(error) && error.providerCode === 'unknown_model';
   }
-  if (!allowsModel(key, model === undefined ? [name] : [name, model.id]))
-    throw new GatewayError(modelForbidden(name));
+  if (!allowsModel(key, namesOf(name, model))) throw new GatewayError(modelForbidden(name));
   // The registry's "did you mean" picks from every configured name, another tenant's aliases
   // included: a key limited to some models is told the name is unknown, and nothing more.
   if (unknown && key?.models !== undefined) throw unknownModel(name, 'no model, alias or glob matches it');

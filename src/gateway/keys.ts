@@ -106,6 +106,23 @@ export function modelForbidden(model: string): WireError {
   };
 }
 
+/**
+ * The names a key's `models` may allow a resolved model by: the name sent, the canonical id it
+ * resolved to (`provider:wireName`) and, for a config entry (an exact id or one of its aliases), the
+ * entry's own key, which `sy.models()` lists it by (`local:my-finetune` whose wire name is
+ * `my-finetune-q4`). A glob entry's pattern is no name of the model.
+ */
+export function namesOf(
+  name: string,
+  model: { id: string; entry?: string; matchedBy: string } | undefined,
+): string[] {
+  if (model === undefined) return [name];
+  const { id, entry, matchedBy } = model;
+  return entry !== undefined && entry !== id && (matchedBy === 'exact' || matchedBy === 'alias')
+    ? [name, id, entry]
+    : [name, id];
+}
+
 /** Whether `key` may use the model asked for (by the name sent or the id it resolved to). */
 export function allowsModel(key: GatewayKey | undefined, names: readonly string[]): boolean {
   if (key?.models === undefined) return true;

@@ -1,5 +1,5 @@
 /** Model listings in each protocol's shape, and token counting, from the front door's registry. */
-import { allowsModel, type GatewayKey } from './keys.ts';
+import { allowsModel, type GatewayKey, namesOf } from './keys.ts';
 import type { GatewayState } from './state.ts';
 
 /** The configured models' ids and aliases that `key` may use (each as the generation routes check it). */
@@ -14,8 +14,10 @@ function listedNames(
   }> = [];
   for (const model of state.switchyard.models()) {
     if (!model.configured) continue;
+    // Checked as the generation routes check a name (`permittedModel`): by what it resolves to.
+    const resolved = key?.models === undefined ? undefined : state.switchyard.resolve(model.id);
     for (const name of [model.id, ...model.aliases])
-      if (allowsModel(key, [name, model.id]))
+      if (allowsModel(key, resolved === undefined ? [name] : namesOf(name, resolved)))
         names.push({ name, provider: model.provider, facts: model.facts });
   }
   return names;
@@ -88,6 +90,6 @@ function routable(state: GatewayState, key: GatewayKey | undefined, name: string
   } catch {
     return undefined;
   }
-  if (!model.configured || !allowsModel(key, [name, model.id])) return undefined;
+  if (!model.configured || !allowsModel(key, namesOf(name, model))) return undefined;
   return { name, provider: model.provider, facts: model.facts };
 }

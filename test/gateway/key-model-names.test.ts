@@ -1,0 +1,78 @@
+/**
+ * A key's `models` and a config entry whose wire name differs from its key (`local:my-finetune`
+ * sent as `my-finetune-q4`): the model lists and the generation routes agree on what a key may
+ * use, whichever of the entry's names the key lists — the entry's key (what `sy.models()` lists it
+ * by), its wire id, or an alias.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createGateway } from 'switchyard-ai/gateway';
+import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
+
+let emulator: Emulator;
+let gateway: ReturnType<typeof createGateway>;
+
+beforeAll(async () => {
+  emulator = await startEmulator();
+  emulator.setDefault({
+    type: 'scripted',
+    content: [{ type: 'text', text: 'Hi.' }],
+    usage: { input: 3, output: 1 },
+  });
+  gateway = createGateway({
+    accessLog: () => {},
+    logger: { warn: () => {} },
+    env: { KEY_A: 'key-a', KEY_B: 'key-b', KEY_C: 'key-c' },
+    config: {
+      builtins: false,
+      adapters: {
+        local: {
+          type: 'openai-compatible',
+          preset: 'vllm',
+          base_url: `${emulator.url}/v1`,
+          api_key: 'k',
+          max_retries: 0,
+        },
+      },
+      models: { 'local:my-finetune': { wire_name: 'my-finetune-q4', aliases: ['mine'] } },
+      gateway: {
+        keys: [
+          { name: 'by-entry', key_env: 'KEY_A', models: ['local:my-finetune'] },
+          { name: 'by-wire-id', key_env: 'KEY_B', models: ['local:my-finetune-q4'] },
+          { name: 'by-alias', key_env: 'KEY_C', models: ['mine'] },
+        ],
+      },
+    },
+  });
+});
+afterAll(async () => {
+  await gateway?.switchyard.close();
+  await emulator?.close();
+});
+
+const listed = async (key: string) => {
+  const response = await gateway.app.request('/v1/models', { headers: { authorization: `Bearer ${key}` } });
+  return ((await response.json()) as { data: Array<{ id: string }> }).data.map((model) => model.id).sort();
+};
+const call = async (key: string, model: string) =>
+  (
+    await gateway.app.request('/v1/chat/completions', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Hi' }] }),
+    })
+  ).status;
+
+it.each([
+  ['key-a', ['local:my-finetune', 'mine']],
+  ['key-b', ['local:my-finetune', 'mine']],
+  ['key-c', ['mine']],
+])(
+  '%s: the model list shows what the key may call, and every name it shows answers',
+  async (key, expected) => {
+    const names = await listed(key);
+    expect(names).toEqual(expected);
+    for (const name of names) expect(await call(key, name), name).toBe(200);
+    for (const name of ['local:my-finetune', 'mine'].filter((name) => !names.includes(name)))
+      expect(await call(key, name), name).toBe(403);
+  },
+);
