@@ -1,8 +1,9 @@
 /**
  * Bedrock credentials and request signing. First match wins, resolved before every request: a
  * bearer token (`apiKey`, `AWS_BEARER_TOKEN_BEDROCK`: no signing), the `credentials` option,
- * `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN` (skipped when `AWS_PROFILE` is
- * set, as the SDK does), then the AWS default chain through the optional peer
+ * `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN` (after the default chain when
+ * `AWS_PROFILE` is set and the chain is installed, as the AWS SDK for JavaScript v3 does), then the
+ * AWS default chain through the optional peer
  * `@aws-sdk/credential-providers`, imported on first use. SigV4 signing
  * is `aws4fetch`'s (service `bedrock`).
  */
@@ -96,8 +97,18 @@ export class BedrockAuth {
     }
     if (given !== undefined) return { credentials: given, refreshable: false };
     const fromEnv = this.environmentKeys();
-    if (fromEnv !== undefined) return { credentials: fromEnv, refreshable: false };
-    const provider = await this.defaultChain();
+    // With AWS_PROFILE set, the profile's identity first, as the AWS SDK for JavaScript v3 chooses
+    // ("AWS_PROFILE is set, skipping fromEnv provider"); botocore (the AWS CLI, boto3) takes the
+    // environment keys first. Without the chain installed, the environment keys still sign.
+    const profile = fromEnv !== undefined && nonEmpty(this.env.AWS_PROFILE) !== undefined;
+    if (fromEnv !== undefined && !profile) return { credentials: fromEnv, refreshable: false };
+    let provider: AwsCredentialProvider;
+    try {
+      provider = await this.defaultChain();
+    } catch (error) {
+      if (profile) return { credentials: fromEnv!, refreshable: false };
+      throw error;
+    }
     try {
       return { credentials: await provider({ forceRefresh: refresh }), refreshable: true };
     } catch (error) {
@@ -109,17 +120,11 @@ export class BedrockAuth {
     }
   }
 
-  /**
-   * `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN`, unless `AWS_PROFILE` is set:
-   * the SDK's default chain then skips the environment keys for the profile's ("AWS_PROFILE is set,
-   * skipping fromEnv provider"), and so does this, so one environment signs as the same identity
-   * here as in the AWS CLI and SDKs.
-   */
+  /** `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN`, when both keys are set. */
   private environmentKeys(): AwsCredentials | undefined {
     const accessKeyId = nonEmpty(this.env.AWS_ACCESS_KEY_ID);
     const secretAccessKey = nonEmpty(this.env.AWS_SECRET_ACCESS_KEY);
     if (accessKeyId === undefined || secretAccessKey === undefined) return undefined;
-    if (nonEmpty(this.env.AWS_PROFILE) !== undefined) return undefined;
     const sessionToken = nonEmpty(this.env.AWS_SESSION_TOKEN);
     return { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
   }
@@ -128,7 +133,7 @@ export class BedrockAuth {
     this.chain ??= this.loadPeer().catch(() => {
       this.chain = undefined;
       throw new AuthError({
-        message: `bedrock: no AWS credentials: set ${bearerTokenVariable}, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (without AWS_PROFILE, which selects a profile of the default chain), pass credentials, or install ${credentialPeer} for the AWS default chain (npm install ${credentialPeer})`,
+        message: `bedrock: no AWS credentials: set ${bearerTokenVariable}, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, pass credentials, or install ${credentialPeer} for the AWS default chain (npm install ${credentialPeer})`,
         provider: 'bedrock',
         providerCode: 'not_configured',
       });

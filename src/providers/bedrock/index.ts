@@ -13,8 +13,9 @@ export type { BedrockOptions, BedrockProviderOptions } from './options.ts';
 /**
  * Creates the Bedrock adapter (never throws for missing credentials). Credentials are resolved
  * before every request, first match wins: `apiKey` / `AWS_BEARER_TOKEN_BEDROCK` (bearer), the
- * `credentials` option, `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN` (not
- * when `AWS_PROFILE` is set: the profile wins, as in the AWS SDK), then the AWS default chain (optional peer `@aws-sdk/credential-providers`); without any, a call fails
+ * `credentials` option, `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN` (after
+ * the chain's profile when `AWS_PROFILE` is set and the chain is installed, as the AWS SDK for
+ * JavaScript v3 does), then the AWS default chain (optional peer `@aws-sdk/credential-providers`); without any, a call fails
  * with an `AuthError` (`not_configured`) naming them, before any HTTP call. Requests are SigV4-signed
  * (service `bedrock`) unless a bearer token is used. `protocol: 'invoke'` sends Claude models through
  * InvokeModel with the Anthropic Messages body.

@@ -35,8 +35,8 @@ export interface BedrockOptions extends AdapterOptions {
   region?: string;
   /**
    * Credentials for SigV4 signing (after a bearer token): static keys or a provider function.
-   * Without them: `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN` (skipped when
-   * `AWS_PROFILE` is set, as the SDK does), then the AWS default chain through the optional peer
+   * Without them: `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN` (after the chain's
+   * profile when `AWS_PROFILE` is set and the chain is installed, as the AWS SDK for JavaScript v3), then the AWS default chain through the optional peer
    * `@aws-sdk/credential-providers`.
    */
   credentials?: AwsCredentials | AwsCredentialProvider;
