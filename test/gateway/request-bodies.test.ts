@@ -945,6 +945,32 @@ describe('a Gemini client’s OpenAPI schemas (responseSchema, parameters)', () 
     expect(sent.tools[0]!.input_schema).toEqual(jsonSchema);
   });
 
+  it('propertyOrdering becomes the order of the properties, which a Gemini upstream gets back as its order', async () => {
+    const ordered = {
+      type: 'OBJECT',
+      properties: { a: { type: 'STRING' }, b: { type: 'STRING' } },
+      propertyOrdering: ['b', 'a'],
+    };
+    harness.emulator.enqueue(hello('{"b":"x","a":"y"}'));
+    await generate('up-gemini', {
+      generationConfig: { responseMimeType: 'application/json', responseSchema: ordered },
+    });
+    const config = (
+      harness.emulator.requests.at(-1)!.body as { generationConfig: Record<string, { properties: object }> }
+    ).generationConfig;
+    const schema = config.responseJsonSchema ?? config.responseSchema!;
+    expect(Object.keys(schema.properties)).toEqual(['b', 'a']);
+    harness.emulator.enqueue(hello('{"b":"x","a":"y"}'));
+    await generate('up-chat', {
+      generationConfig: { responseMimeType: 'application/json', responseSchema: ordered },
+    });
+    const sent = harness.emulator.requests.at(-1)!.body as {
+      response_format: { json_schema: { schema: { properties: object } } };
+    };
+    expect(Object.keys(sent.response_format.json_schema.schema.properties)).toEqual(['b', 'a']);
+    expect(JSON.stringify(sent)).not.toContain('propertyOrdering');
+  });
+
   it('a schema already in JSON Schema (responseJsonSchema, parametersJsonSchema) passes as written', async () => {
     // A default whose own `type` field is upper case: data, never a schema keyword to rewrite.
     const written = {

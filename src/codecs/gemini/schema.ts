@@ -22,7 +22,7 @@ export function clientSchema(
 
 /**
  * One OpenAPI schema as JSON Schema: types in lower case, `nullable` as a `null` type (or enum
- * value, or `anyOf` member), `example` as `examples`, `propertyOrdering` and `format: 'enum'`
+ * value, or `anyOf` member), `example` as `examples`, `propertyOrdering` as the order of the properties, and `format: 'enum'`
  * dropped (output-order and enum hints JSON Schema has no word for). Walks only the keywords that
  * hold schemas (`properties`, `items`, `anyOf`): values such as `enum`, `default` or `example` are
  * copied as they are.
@@ -31,10 +31,13 @@ function fromOpenApi(schema: JsonObject, path: string): JsonObject {
   const converted: JsonObject = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'nullable' || key === 'propertyOrdering') continue;
+    if (key === 'properties' && isJsonObject(value)) {
+      converted.properties = propertiesOf(ordered(value, schema.propertyOrdering), path);
+      continue;
+    }
     if (key === 'type') converted.type = typeof value === 'string' ? value.toLowerCase() : value;
     else if (key === 'format' && value === 'enum') continue;
     else if (key === 'example') converted.examples = [value];
-    else if (key === 'properties' && isJsonObject(value)) converted.properties = propertiesOf(value, path);
     else if (key === 'items' && isJsonObject(value)) converted.items = fromOpenApi(value, `${path}.items`);
     else if (key === 'anyOf' && Array.isArray(value))
       converted.anyOf = value.map((member, index) =>
@@ -44,6 +47,21 @@ function fromOpenApi(schema: JsonObject, path: string): JsonObject {
   }
   if (schema.nullable === true) allowNull(converted);
   return converted;
+}
+
+/**
+ * `properties` in the order `propertyOrdering` gives (the names it lists first, in its order, then
+ * the rest as written): JSON Schema keeps order in its keys, and Gemini's adapter writes it back
+ * as `propertyOrdering` where it sends this subset.
+ */
+function ordered(properties: JsonObject, ordering: unknown): JsonObject {
+  if (!Array.isArray(ordering)) return properties;
+  const result: JsonObject = {};
+  for (const name of ordering)
+    if (typeof name === 'string' && Object.hasOwn(properties, name)) result[name] = properties[name]!;
+  for (const [name, value] of Object.entries(properties))
+    if (!Object.hasOwn(result, name)) result[name] = value;
+  return result;
 }
 
 function propertiesOf(properties: JsonObject, path: string): JsonObject {

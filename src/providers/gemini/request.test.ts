@@ -159,6 +159,10 @@ describe('golden request bodies', () => {
                       "type": "STRING",
                     },
                   },
+                  "propertyOrdering": [
+                    "city",
+                    "unit",
+                  ],
                   "required": [
                     "city",
                   ],
@@ -576,6 +580,11 @@ describe('golden request bodies', () => {
               "type": "ARRAY",
             },
           },
+          "propertyOrdering": [
+            "name",
+            "age",
+            "tags",
+          ],
           "required": [
             "name",
           ],

@@ -53,6 +53,8 @@ describe('JSON Schema → Gemini schema subset', () => {
         ratio: { type: 'NUMBER', format: 'double' },
         flags: { type: 'ARRAY', items: { type: 'BOOLEAN' }, minItems: 1 },
       },
+      // The JSON Schema's key order, which this subset keeps only as `propertyOrdering`.
+      propertyOrdering: ['text', 'when', 'count', 'ratio', 'flags'],
       required: ['text'],
     });
   });
@@ -93,6 +95,7 @@ describe('JSON Schema → Gemini schema subset', () => {
         home: { type: 'OBJECT', properties: { city: { type: 'STRING' } } },
         work: { type: 'OBJECT', properties: { city: { type: 'STRING' } } },
       },
+      propertyOrdering: ['home', 'work'],
     });
   });
 
@@ -110,6 +113,7 @@ describe('JSON Schema → Gemini schema subset', () => {
     ).toEqual({
       type: 'OBJECT',
       properties: { a: { type: 'STRING' }, b: { type: 'NUMBER' } },
+      propertyOrdering: ['a', 'b'],
       required: ['a', 'b'],
     });
   });

@@ -214,7 +214,13 @@ class SchemaConverter {
     if (typeof result.format === 'string' && !(formatsByType[type] ?? []).includes(result.format)) {
       delete result.format;
     }
-    if (type === 'OBJECT') result.properties = this.convertProperties(schema, path, refs);
+    if (type === 'OBJECT') {
+      result.properties = this.convertProperties(schema, path, refs);
+      // JSON Schema orders properties by their keys; this subset by `propertyOrdering` (without it,
+      // Gemini orders an object's fields alphabetically).
+      const names = Object.keys(result.properties as JsonObject);
+      if (result.propertyOrdering === undefined && names.length > 1) result.propertyOrdering = names;
+    }
     if (type === 'ARRAY') {
       if (schema.items === undefined) this.fail('items', path, 'is missing (an array of any values)');
       if (!isJsonObject(schema.items)) this.fail('items', path, 'is a tuple (an array of schemas)');
