@@ -1,0 +1,266 @@
+/**
+ * Request fields the gateway carries to an upstream as far as it takes them: a Gemini client's
+ * safetySettings and OpenAPI schemas, stop sequences over an upstream's count, an Anthropic
+ * client's cache markers and their TTL.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createGateway } from 'switchyard-ai/gateway';
+import { type GatewayHarness, startGatewayHarness } from './harness.ts';
+
+let harness: GatewayHarness;
+const hello = (text = 'Hello.') => ({
+  type: 'scripted' as const,
+  content: [{ type: 'text' as const, text }],
+  usage: { input: 3, output: 2 },
+});
+
+beforeAll(async () => {
+  harness = await startGatewayHarness();
+});
+beforeEach(() => {
+  harness.emulator.clear();
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+  fetch(`${harness.server.url}${path}`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+
+describe('a Gemini client’s safetySettings', () => {
+  const safety = [
+    { category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' },
+    { category: 'HARM_CATEGORY_DANGEROUS_CONTENT', threshold: 'BLOCK_ONLY_HIGH', method: 'SEVERITY' },
+  ];
+  const generate = (model: string, extra: Record<string, unknown>) =>
+    post(
+      `/v1beta/models/${model}:generateContent`,
+      JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], ...extra }),
+    );
+
+  it('reach a Gemini upstream as the client wrote them (they change what the model may answer)', async () => {
+    harness.emulator.enqueue(hello());
+    const response = await generate('up-gemini', { safetySettings: safety });
+    expect(response.status).toBe(200);
+    const sent = harness.emulator.requests.at(-1)!.body as { safetySettings?: unknown };
+    expect(sent.safetySettings).toEqual(safety);
+  });
+
+  it('are left out toward another provider, which has no such setting, and the call is answered', async () => {
+    harness.emulator.enqueue(hello());
+    const response = await generate('up-chat', { safetySettings: safety });
+    expect(response.status).toBe(200);
+    const sent = harness.emulator.requests.at(-1)!.body as Record<string, unknown>;
+    expect(sent).not.toHaveProperty('safetySettings');
+    expect(JSON.stringify(sent)).not.toContain('HARM_CATEGORY');
+  });
+
+  it.each([
+    ['not an array', { safetySettings: { category: 'HARM_CATEGORY_HARASSMENT' } }, 'safetySettings'],
+    [
+      'an entry without a threshold',
+      { safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT' }] },
+      'safetySettings.0.threshold',
+    ],
+    [
+      'a value that is no enum name',
+      { safetySettings: [{ category: 'x/../y', threshold: 'BLOCK_NONE' }] },
+      'safetySettings.0.category',
+    ],
+    ['an unknown field', { safetySettings: [{ ...safety[0], extra: 1 }] }, 'safetySettings.0.extra'],
+  ])('%s is a 400 naming the field, and nothing reaches the upstream', async (_case, extra, field) => {
+    const before = harness.emulator.requests.length;
+    const response = await generate('up-gemini', extra);
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toContain(field);
+    expect(harness.emulator.requests.length).toBe(before);
+  });
+});
+
+describe('a Gemini client’s OpenAPI schemas (responseSchema, parameters)', () => {
+  const openApi = {
+    type: 'OBJECT',
+    properties: {
+      name: { type: 'STRING', example: 'Ada' },
+      nickname: { type: 'STRING', nullable: true },
+      mood: { type: 'STRING', format: 'enum', enum: ['calm', 'busy'], nullable: true },
+    },
+    required: ['name', 'nickname'],
+    propertyOrdering: ['name', 'nickname', 'mood'],
+  };
+  const jsonSchema = {
+    type: 'object',
+    properties: {
+      name: { type: 'string', examples: ['Ada'] },
+      nickname: { type: ['string', 'null'] },
+      mood: { type: ['string', 'null'], enum: ['calm', 'busy', null] },
+    },
+    required: ['name', 'nickname'],
+  };
+  const generate = (model: string, extra: Record<string, unknown>) =>
+    post(
+      `/v1beta/models/${model}:generateContent`,
+      JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], ...extra }),
+    );
+
+  it('a responseSchema reaches another provider as JSON Schema: nullable as a null type, no OpenAPI-only keywords', async () => {
+    harness.emulator.enqueue(hello('{"name":"Ada","nickname":null}'));
+    const response = await generate('up-chat', {
+      generationConfig: { responseMimeType: 'application/json', responseSchema: openApi },
+    });
+    expect(response.status).toBe(200);
+    const sent = harness.emulator.requests.at(-1)!.body as {
+      response_format: { json_schema: { schema: Record<string, unknown> } };
+    };
+    const schema = JSON.stringify(sent.response_format.json_schema.schema);
+    expect(schema).not.toMatch(/nullable|propertyOrdering|"enum"\s*,\s*"format"|"format":"enum"/);
+    expect(sent.response_format.json_schema.schema).toMatchObject({
+      properties: { nickname: { type: ['string', 'null'] }, mood: { enum: ['calm', 'busy', null] } },
+    });
+  });
+
+  it('function parameters in OpenAPI form reach an Anthropic upstream as the same JSON Schema', async () => {
+    harness.emulator.enqueue(hello());
+    const response = await generate('up-anthropic', {
+      tools: [{ functionDeclarations: [{ name: 'save_person', parameters: openApi }] }],
+    });
+    expect(response.status).toBe(200);
+    const sent = harness.emulator.requests.at(-1)!.body as { tools: Array<{ input_schema: unknown }> };
+    expect(sent.tools[0]!.input_schema).toEqual(jsonSchema);
+  });
+
+  it('propertyOrdering becomes the order of the properties, which a Gemini upstream gets back as its order', async () => {
+    const ordered = {
+      type: 'OBJECT',
+      properties: { a: { type: 'STRING' }, b: { type: 'STRING' } },
+      propertyOrdering: ['b', 'a'],
+    };
+    harness.emulator.enqueue(hello('{"b":"x","a":"y"}'));
+    await generate('up-gemini', {
+      generationConfig: { responseMimeType: 'application/json', responseSchema: ordered },
+    });
+    const config = (
+      harness.emulator.requests.at(-1)!.body as { generationConfig: Record<string, { properties: object }> }
+    ).generationConfig;
+    const schema = config.responseJsonSchema ?? config.responseSchema!;
+    expect(Object.keys(schema.properties)).toEqual(['b', 'a']);
+    harness.emulator.enqueue(hello('{"b":"x","a":"y"}'));
+    await generate('up-chat', {
+      generationConfig: { responseMimeType: 'application/json', responseSchema: ordered },
+    });
+    const sent = harness.emulator.requests.at(-1)!.body as {
+      response_format: { json_schema: { schema: { properties: object } } };
+    };
+    expect(Object.keys(sent.response_format.json_schema.schema.properties)).toEqual(['b', 'a']);
+    expect(JSON.stringify(sent)).not.toContain('propertyOrdering');
+  });
+
+  it('a schema already in JSON Schema (responseJsonSchema, parametersJsonSchema) passes as written', async () => {
+    // A default whose own `type` field is upper case: data, never a schema keyword to rewrite.
+    const written = {
+      type: 'object',
+      properties: { shape: { type: 'object', default: { type: 'CIRCLE' } } },
+      additionalProperties: false,
+    };
+    harness.emulator.enqueue(hello());
+    const response = await generate('up-anthropic', {
+      tools: [{ functionDeclarations: [{ name: 'tag', parametersJsonSchema: written }] }],
+    });
+    expect(response.status).toBe(200);
+    const sent = harness.emulator.requests.at(-1)!.body as { tools: Array<{ input_schema: unknown }> };
+    expect(sent.tools[0]!.input_schema).toEqual(written);
+  });
+});
+
+describe('stop sequences an upstream cannot take', () => {
+  const anthropicBody = (model: string, stops: string[]) =>
+    JSON.stringify({
+      model,
+      max_tokens: 50,
+      stop_sequences: stops,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+
+  it('more than OpenAI’s 4 from an Anthropic client is a 400 in Anthropic’s shape, and nothing reaches the upstream', async () => {
+    const gateway = createGateway({
+      accessLog: () => {},
+      logger: { warn: () => {} },
+      config: {
+        builtins: false,
+        adapters: {
+          openai: {
+            type: 'openai',
+            base_url: `${harness.emulator.url}/v1`,
+            api_key: 'upstream-key',
+            max_retries: 0,
+          },
+        },
+        models: { 'openai:gpt-4.1-mini': { aliases: ['older-chat'] } },
+      },
+    });
+    const before = harness.emulator.requests.length;
+    const response = await gateway.app.request('/v1/messages', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: anthropicBody('older-chat', ['a', 'b', 'c', 'd', 'e', 'f']),
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { type: string; error: { type: string; message: string } };
+    expect(body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+    expect(body.error.message).toContain('at most 4 stop sequences, got 6');
+    expect(harness.emulator.requests.length).toBe(before);
+    await gateway.switchyard.close();
+  });
+
+  it('to a gpt-5 model, which refuses stop, they are left out with a WARN and the call is answered', async () => {
+    harness.emulator.enqueue(hello());
+    const response = await post('/v1/messages', anthropicBody('up-chat', ['a', 'b', 'c', 'd', 'e', 'f']), {
+      'anthropic-version': '2023-06-01',
+    });
+    expect(response.status).toBe(200);
+    expect(harness.emulator.requests.at(-1)!.body).not.toHaveProperty('stop');
+  });
+});
+
+describe('an Anthropic client’s cache markers', () => {
+  const markersOf = (body: unknown) =>
+    [...JSON.stringify(body).matchAll(/"cache_control":(\{[^}]*\})/g)].map((match) => JSON.parse(match[1]!));
+
+  it('ttl: "1h" on any marker reaches an Anthropic upstream as the one-hour cache, not the five-minute one', async () => {
+    harness.emulator.enqueue(hello());
+    const response = await post(
+      '/v1/messages',
+      JSON.stringify({
+        model: 'up-anthropic',
+        max_tokens: 50,
+        system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral', ttl: '1h' } }],
+        messages: [{ role: 'user', content: 'Hi' }],
+      }),
+      { 'anthropic-version': '2023-06-01' },
+    );
+    expect(response.status).toBe(200);
+    const markers = markersOf(harness.emulator.requests.at(-1)!.body);
+    expect(markers.length).toBeGreaterThan(0);
+    expect(markers).toContainEqual({ type: 'ephemeral', ttl: '1h' });
+  });
+
+  it('a marker on a tool alone turns the cache on', async () => {
+    harness.emulator.enqueue(hello());
+    const response = await post(
+      '/v1/messages',
+      JSON.stringify({
+        model: 'up-anthropic',
+        max_tokens: 50,
+        tools: [{ name: 'look', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' } }],
+        messages: [{ role: 'user', content: 'Hi' }],
+      }),
+      { 'anthropic-version': '2023-06-01' },
+    );
+    expect(response.status).toBe(200);
+    expect(markersOf(harness.emulator.requests.at(-1)!.body)).toContainEqual({ type: 'ephemeral' });
+  });
+});
