@@ -89,8 +89,13 @@ export interface Switchyard {
    * A local estimate of a request's input tokens for the model it names: that model's adapter's
    * estimator (calibrated per provider, media at the provider's rates), no network call. Rejects as
    * `resolve` does for an unknown name, and with `not_configured` when the adapter has no key.
+   * `stopAbove`: counting may stop once past it, returning a number above it (an exact tokenizer
+   * costs time per character: bound the work of a huge input).
    */
-  estimateInputTokens(request: Pick<SwitchyardRequest, 'model' | 'transcript' | 'tools'>): Promise<number>;
+  estimateInputTokens(
+    request: Pick<SwitchyardRequest, 'model' | 'transcript' | 'tools'>,
+    options?: { stopAbove?: number },
+  ): Promise<number>;
   /** The adapters, with `configured: false` (and the variables to set) where the key is missing. */
   providers(): Array<{ name: string; type: string; configured: boolean; missing?: readonly string[] }>;
   /** The availability state machine (per `provider:<name>` and `model:<id>`). */
@@ -196,10 +201,15 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
       const model = registry.resolve(checkModelName(name));
       return { ...model, facts: router.facts(model) };
     },
-    async estimateInputTokens({ model: name, transcript, tools }) {
+    async estimateInputTokens({ model: name, transcript, tools }, options) {
       const model = registry.resolve(checkModelName(name));
       await registry.load(model.provider);
-      const input = { transcript, model: model.id, ...(tools === undefined ? {} : { tools }) };
+      const input = {
+        transcript,
+        model: model.id,
+        ...(tools === undefined ? {} : { tools }),
+        ...(options?.stopAbove === undefined ? {} : { stopAbove: options.stopAbove }),
+      };
       return registry.adapter(model.provider).estimateInputTokens(input);
     },
     providers: () => registry.providers(),

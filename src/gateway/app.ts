@@ -352,9 +352,15 @@ async function countRequestTokens(
     const body = await readJson(c.req.raw, state.bodyLimit, incomingOf(c.env), state.bodyTimeoutMs);
     const decoded = codecs[protocol].decodeRequest(body, { model, stream: false });
     // The generation routes' model check; then an unknown name is a 404 (the registry's own error).
-    permittedModel(state, caller.key, decoded.model);
+    const resolved = permittedModel(state, caller.key, decoded.model);
     const { transcript, tools } = decoded.request;
-    const tokens = await state.switchyard.estimateInputTokens({ model: decoded.model, transcript, tools });
+    // Counted exactly up to the model's context window; past it, counting stops (a tokenizer over a
+    // 32 MiB body would hold the event loop for seconds) and the answer is a number above it.
+    const window = resolved?.facts.contextWindow ?? 0;
+    const tokens = await state.switchyard.estimateInputTokens(
+      { model: decoded.model, transcript, tools },
+      window > 0 ? { stopAbove: window } : {},
+    );
     return json(c, caller, protocol === 'gemini' ? { totalTokens: tokens } : { input_tokens: tokens });
   } catch (error) {
     return errorResponse(protocol, toWireError(error), caller.requestId);

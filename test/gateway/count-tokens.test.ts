@@ -67,3 +67,15 @@ it('an unknown model is the generation routes’ 404, in the client’s shape', 
   expect(response.status).toBe(404);
   expect(((await response.json()) as { error: { type: string } }).error.type).toBe('not_found_error');
 });
+
+it('a body far over the model’s window is counted only until past the window (a tokenizer over megabytes would hold the event loop)', async () => {
+  const { anthropic } = createClients(harness.server.url);
+  const window = harness.switchyard.resolve('up-chat').facts.contextWindow;
+  const text = 'lorem '.repeat(Math.ceil((window * 3) / 1)); // ~3 windows of one-token words
+  const counted = await anthropic.messages.countTokens({
+    model: 'up-chat',
+    messages: [{ role: 'user', content: text }],
+  });
+  expect(counted.input_tokens).toBeGreaterThan(window);
+  expect(counted.input_tokens).toBeLessThan(window * 2);
+});
