@@ -115,6 +115,9 @@ export interface EncodeContext {
   startUsage?: CanonicalResponse['usage'];
 }
 
+/** The canonical request settings an adapter's refusal can name (see `ProtocolCodec.requestFields`). */
+export type RequestSetting = 'toolChoice' | 'maxOutputTokens' | 'reasoning' | 'stopSequences';
+
 /** An error to encode in a protocol's own body shape. */
 export interface WireError {
   status: number;
@@ -174,6 +177,11 @@ export interface ProtocolCodec {
   namedEvents: boolean;
   /** The request field holding the conversation (`messages`, `input`, `contents`); default `messages`. */
   conversationField?: string;
+  /**
+   * The client's name for a canonical request setting, for the `param` of a refusal that names
+   * the setting (an adapter's `too_many_stop_sequences`): `stopSequences` → `stop_sequences`.
+   */
+  requestFields?: Readonly<Partial<Record<RequestSetting, string>>>;
   /**
    * The provider whose own opaque values (signatures, encrypted reasoning) a client of this protocol
    * may send untagged — a session begun directly with it, then pointed at the gateway: the adapter

@@ -2,7 +2,9 @@
 import { sentFieldOf } from '../codecs/common.ts';
 import { RequestFieldError } from '../codecs/fields.ts';
 import type { Item, Part } from '../core/transcript.ts';
-import type { InboundProtocol, WireError } from '../codecs/types.ts';
+import { inboundCodecs } from '../codecs/index.ts';
+import type { InboundProtocol, RequestSetting, WireError } from '../codecs/types.ts';
+import { refusalCodes } from '../providers/common/refusal-codes.ts';
 import type { CanonicalResponse } from '../core/request.ts';
 import { isAdapterError } from '../core/errors/guards.ts';
 import type { FinishReason } from '../core/finish-reason.ts';
@@ -129,6 +131,26 @@ export function unfinishedCallIn(
  * A refusal that names a canonical part (`transcript[2].parts[1]`: a media type the model does not
  * take) named by the client's own field instead (`messages.2.content.1`), in the message and `param`.
  */
+/** The request setting an adapter's refusal (by its code) is about. */
+const refusedSettings: Readonly<Record<string, RequestSetting>> = {
+  [refusalCodes.tooManyStopSequences]: 'stopSequences',
+  [refusalCodes.thinkingWithForcedToolChoice]: 'toolChoice',
+  [refusalCodes.thinkingNeedsRoom]: 'maxOutputTokens',
+};
+
+/**
+ * A refusal's `param` in the client's own terms where an adapter's refusal is about one request
+ * setting (`too_many_stop_sequences` → Anthropic's `stop_sequences`, Chat's `stop`), as the
+ * codec's own refusals name theirs.
+ */
+export function withClientParam(wire: WireError, error: unknown, protocol: InboundProtocol): WireError {
+  if (wire.param !== undefined || wire.errorClass !== 'invalid_request' || !isAdapterError(error))
+    return wire;
+  const setting = refusedSettings[error.providerCode ?? ''];
+  const param = setting === undefined ? undefined : inboundCodecs[protocol].requestFields?.[setting];
+  return param === undefined ? wire : { ...wire, param };
+}
+
 export function inClientTerms(wire: WireError, transcript: readonly Item[] | undefined): WireError {
   if (transcript === undefined || wire.errorClass !== 'invalid_request') return wire;
   let first: string | undefined;

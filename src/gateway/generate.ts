@@ -48,6 +48,7 @@ import {
   unexpectedError,
   hidesUnfinishedCall,
   unfinishedCallIn,
+  withClientParam,
 } from './errors.ts';
 import { allowsModel, type GatewayKey, modelForbidden, namesOf, shown } from './keys.ts';
 import { admitCall, hasQuota, type KeyQuota, settleCall } from './quota.ts';
@@ -419,7 +420,10 @@ export async function serveGeneration(
     send(reply);
   } catch (error) {
     reportUnexpected(state, call.requestId, error);
-    let wire = clientWire(inClientTerms(toWireError(error), transcript), served.toolNames);
+    let wire = clientWire(
+      withClientParam(inClientTerms(toWireError(error), transcript), error, call.protocol),
+      served.toolNames,
+    );
     // Cancelled, and not by the client: a shutdown (the client is still there to be told).
     if (wire.errorClass === 'cancelled' && served.clientLeft !== true && !state.accepting)
       wire = shutDown().wire;

@@ -264,3 +264,33 @@ describe('an Anthropic client’s cache markers', () => {
     expect(markersOf(harness.emulator.requests.at(-1)!.body)).toContainEqual({ type: 'ephemeral' });
   });
 });
+
+describe('an upstream rule about one setting names the client’s field', () => {
+  const chat = (extra: Record<string, unknown>) =>
+    post(
+      '/v1/chat/completions',
+      JSON.stringify({
+        model: 'up-anthropic',
+        messages: [{ role: 'user', content: 'Weather?' }],
+        tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }],
+        ...extra,
+      }),
+    );
+  const paramOf = async (response: Response) =>
+    ((await response.json()) as { error: { param: string | null } }).error.param;
+
+  it('thinking with a forced tool choice, sent to Claude: a 400 with param tool_choice', async () => {
+    const response = await chat({
+      reasoning_effort: 'medium',
+      tool_choice: { type: 'function', function: { name: 'get_weather' } },
+    });
+    expect(response.status).toBe(400);
+    expect(await paramOf(response)).toBe('tool_choice');
+  });
+
+  it('thinking without room for its budget, sent to Claude: a 400 with param max_completion_tokens', async () => {
+    const response = await chat({ reasoning_effort: 'high', max_completion_tokens: 600 });
+    expect(response.status).toBe(400);
+    expect(await paramOf(response)).toBe('max_completion_tokens');
+  });
+});

@@ -14,5 +14,11 @@ export const anthropicMessagesCodec: ProtocolCodec = {
   encodeError,
   namedEvents: true,
   conversationField: 'messages',
+  requestFields: {
+    toolChoice: 'tool_choice',
+    maxOutputTokens: 'max_tokens',
+    reasoning: 'thinking',
+    stopSequences: 'stop_sequences',
+  },
   nativeProvider: { type: 'anthropic', provider: 'anthropic' },
 };

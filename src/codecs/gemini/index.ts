@@ -14,5 +14,11 @@ export const geminiCodec: ProtocolCodec = {
   encodeError,
   namedEvents: false,
   conversationField: 'contents',
+  requestFields: {
+    toolChoice: 'toolConfig',
+    maxOutputTokens: 'generationConfig.maxOutputTokens',
+    reasoning: 'generationConfig.thinkingConfig',
+    stopSequences: 'generationConfig.stopSequences',
+  },
   nativeProvider: { type: 'gemini', provider: 'gemini' },
 };

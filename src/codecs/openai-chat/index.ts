@@ -13,4 +13,10 @@ export const openaiChatCodec: ProtocolCodec = {
   encodeError,
   namedEvents: false,
   conversationField: 'messages',
+  requestFields: {
+    toolChoice: 'tool_choice',
+    maxOutputTokens: 'max_completion_tokens',
+    reasoning: 'reasoning_effort',
+    stopSequences: 'stop',
+  },
 };

@@ -14,5 +14,6 @@ export const openaiResponsesCodec: ProtocolCodec = {
   encodeError,
   namedEvents: true,
   conversationField: 'input',
+  requestFields: { toolChoice: 'tool_choice', maxOutputTokens: 'max_output_tokens', reasoning: 'reasoning' },
   nativeProvider: { type: 'openai-responses', provider: 'openai' },
 };

@@ -2,6 +2,7 @@
 import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
 import type { CanonicalRequest, ReasoningRequest } from '../../core/request.ts';
 import type { ProviderContext } from '../common/definition.ts';
+import { refusalCodes } from '../common/refusal-codes.ts';
 import type { WireMessage, WireOutputConfig, WireThinking } from './api.ts';
 import type { ModelProfile } from './capabilities.ts';
 
@@ -39,11 +40,12 @@ function effortForBudget(budget: number): Effort {
 }
 
 /** A refusal naming the adapter that refuses (Anthropic's, or Bedrock's for Claude there). */
-function invalid(message: string, context: ProviderContext): InvalidRequestError {
+function invalid(message: string, context: ProviderContext, providerCode: string): InvalidRequestError {
   return new InvalidRequestError({
     message: `${context.provider}: ${message}`,
     provider: context.provider,
     requestId: context.requestId,
+    providerCode,
   });
 }
 
@@ -52,6 +54,7 @@ function checkRoom(maxTokens: number, context: ProviderContext): void {
   throw invalid(
     `extended thinking needs maxOutputTokens above ${minimumThinkingBudget} (budget_tokens must be at least ${minimumThinkingBudget} and below max_tokens), got ${maxTokens}`,
     context,
+    refusalCodes.thinkingNeedsRoom,
   );
 }
 
@@ -220,6 +223,7 @@ function samplingUnderThinking(
     throw invalid(
       'extended thinking cannot be combined with a forced tool choice (use auto or none)',
       context,
+      refusalCodes.thinkingWithForcedToolChoice,
     );
   }
   if (temperature !== undefined && temperature !== 1)

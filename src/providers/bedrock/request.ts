@@ -8,6 +8,7 @@ import type { WireCachePoint, WireMessage, WireRequestBody, WireTool } from './a
 import { baseModelId } from './capabilities.ts';
 import { modelProfile } from '../anthropic/capabilities.ts';
 import { convertSampling, type Sampling } from '../anthropic/thinking.ts';
+import { refusalCodes } from '../common/refusal-codes.ts';
 import { convertMessages } from './messages.ts';
 import { modelPath } from './model-id.ts';
 import { readProviderOptions } from './options.ts';
@@ -93,6 +94,7 @@ export function convertReasoning(
         message: `bedrock: extended thinking needs maxOutputTokens above ${minimumBudget}, got ${request.maxOutputTokens}`,
         provider: context.provider,
         requestId: context.requestId,
+        providerCode: refusalCodes.thinkingNeedsRoom,
       });
     const budget = Math.min(Math.max(Math.round(wanted), minimumBudget), request.maxOutputTokens - 1);
     return { thinking: { type: 'enabled', budget_tokens: budget } };

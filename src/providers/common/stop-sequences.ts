@@ -2,6 +2,7 @@
 import { InvalidRequestError } from '../../core/errors/index.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { ProviderContext } from './definition.ts';
+import { refusalCodes } from './refusal-codes.ts';
 
 /**
  * `request.stopSequences` when there are any, at most `max` of them (OpenAI Chat takes 4, Gemini
@@ -21,7 +22,7 @@ export function stopSequencesWithin(
       message: `${context.provider}: takes at most ${max} stop sequences, got ${stops.length}`,
       provider: context.provider,
       requestId: context.requestId,
-      providerCode: 'too_many_stop_sequences',
+      providerCode: refusalCodes.tooManyStopSequences,
     });
   return stops;
 }
