@@ -1,7 +1,8 @@
 /** Helpers every codec shares: canonical parts from wire media, tool-result text, part grouping. */
-import type { JsonObject } from '../core/json.ts';
+import type { JsonObject, JsonValue } from '../core/json.ts';
 import type { ToolChoice, ToolSpec } from '../core/tools.ts';
 import type { Item, Part, ToolOutput } from '../core/transcript.ts';
+import type { MetadataMap } from '../core/metadata.ts';
 import { checkTranscript } from '../core/transcript-invariants.ts';
 import type { Usage } from '../core/usage.ts';
 import type { FinishReason } from '../core/finish-reason.ts';
@@ -185,4 +186,27 @@ export function wireFinishReason(
 export function leaveOut(part: Part, context: EncodeContext): undefined {
   context.leftOut?.(part.type === 'custom' ? `custom:${part.kind}` : part.type);
   return undefined;
+}
+
+/**
+ * Whether a text part is the model's refusal as an OpenAI upstream marked it (Chat's `refusal`
+ * field, a Responses `refusal` part: metadata `<adapter>.refusal: true`).
+ */
+export function isRefusalText(metadata: MetadataMap | undefined): boolean {
+  if (metadata === undefined) return false;
+  for (const key in metadata) if (key.endsWith('.refusal') && metadata[key] === true) return true;
+  return false;
+}
+
+/**
+ * The annotations an OpenAI Responses upstream attached to a text part (`url_citation`,
+ * `file_citation`, …: metadata `<adapter>.annotations`), as it wrote them; empty without any.
+ */
+export function textAnnotations(metadata: MetadataMap | undefined): JsonValue[] {
+  if (metadata === undefined) return [];
+  for (const key in metadata) {
+    const value = metadata[key];
+    if (key.endsWith('.annotations') && Array.isArray(value)) return value;
+  }
+  return [];
 }

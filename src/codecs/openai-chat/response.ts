@@ -5,7 +5,8 @@ import type { CanonicalResponse } from '../../core/request.ts';
 import type { Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createChatCompletionId, randomHex, unixSeconds } from '../ids.ts';
-import { ArgumentTracker, inclusiveInput, leaveOut } from '../common.ts';
+import { ArgumentTracker, inclusiveInput, isRefusalText, leaveOut, textAnnotations } from '../common.ts';
+import { isJsonObject, type JsonValue } from '../../core/json.ts';
 import { argumentsText } from '../../core/tool-arguments.ts';
 import { freeformText } from '../../core/tools.ts';
 import type { EncodeContext, EncoderState, StreamEncoder, WireError, WireFrame } from '../types.ts';
@@ -51,10 +52,15 @@ export function convertUsage(usage: Usage): Record<string, unknown> {
 export function encodeResponse(response: CanonicalResponse, context: EncodeContext): unknown {
   let text = '';
   let reasoning = '';
+  let refusal = '';
+  const annotations: JsonValue[] = [];
   const calls: Record<string, unknown>[] = [];
   for (const part of response.content) {
-    if (part.type === 'text') text += part.text;
-    else if (part.type === 'structured') text += JSON.stringify(part.value);
+    if (part.type === 'text' && isRefusalText(part.metadata)) refusal += part.text;
+    else if (part.type === 'text') {
+      annotations.push(...urlCitations(textAnnotations(part.metadata), text.length));
+      text += part.text;
+    } else if (part.type === 'structured') text += JSON.stringify(part.value);
     else if (part.type === 'reasoning') reasoning += part.text;
     else if (part.type === 'tool-call')
       calls.push(
@@ -66,9 +72,9 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
   }
   const message: Record<string, unknown> = {
     role: 'assistant',
-    content: text === '' && calls.length > 0 ? null : text,
-    refusal: null,
-    annotations: [],
+    content: text === '' && (calls.length > 0 || refusal !== '') ? null : text,
+    refusal: refusal === '' ? null : refusal,
+    annotations,
   };
   if (reasoning !== '') message.reasoning_content = reasoning;
   if (calls.length > 0) message.tool_calls = calls;
@@ -78,12 +84,45 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
     created: unixSeconds(),
     model: context.model,
     choices: [
-      { index: 0, message, logprobs: null, finish_reason: mapFinishReason(response.finishReason, context) },
+      {
+        index: 0,
+        message,
+        logprobs: null,
+        // OpenAI ends its own refusal with `stop` (the refusal field says it); another's is a content filter.
+        finish_reason:
+          refusal !== '' && response.rawFinishReason === 'stop'
+            ? 'stop'
+            : mapFinishReason(response.finishReason, context),
+      },
     ],
     usage: convertUsage(response.usage),
     service_tier: 'default',
     system_fingerprint: `fp_${randomHex(10)}`,
   };
+}
+
+/**
+ * A Responses upstream's `url_citation` annotations of one text part in Chat's shape
+ * (`{type, url_citation: {start_index, end_index, url, title}}`), their offsets moved by `offset`,
+ * the length of the message text before the part. Chat has no other annotation type.
+ */
+function urlCitations(annotations: readonly JsonValue[], offset: number): JsonValue[] {
+  const converted: JsonValue[] = [];
+  for (const annotation of annotations) {
+    if (!isJsonObject(annotation) || annotation.type !== 'url_citation') continue;
+    const { start_index: start, end_index: end, url, title } = annotation;
+    if (typeof start !== 'number' || typeof end !== 'number' || typeof url !== 'string') continue;
+    converted.push({
+      type: 'url_citation',
+      url_citation: {
+        start_index: start + offset,
+        end_index: end + offset,
+        url,
+        title: typeof title === 'string' ? title : '',
+      },
+    });
+  }
+  return converted;
 }
 
 /** The in-band error of a stream that already sent content: an error object, and no `[DONE]`. */

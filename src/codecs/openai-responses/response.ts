@@ -2,12 +2,13 @@
 import type { StreamEvent } from '../../core/events.ts';
 import type { FinishReason } from '../../core/finish-reason.ts';
 import type { CanonicalResponse } from '../../core/request.ts';
+import type { MetadataMap } from '../../core/metadata.ts';
 import type { Part } from '../../core/transcript.ts';
 import type { Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createResponsesId, unixSeconds } from '../ids.ts';
 import { opaqueValue } from '../opaque.ts';
-import { ArgumentTracker, inclusiveInput, leaveOut } from '../common.ts';
+import { ArgumentTracker, inclusiveInput, isRefusalText, leaveOut, textAnnotations } from '../common.ts';
 import { argumentsText } from '../../core/tool-arguments.ts';
 import { freeformText } from '../../core/tools.ts';
 import type {
@@ -50,8 +51,14 @@ function encrypted(part: OpaquePayload, context: EncodeContext): string | undefi
   return opaqueValue(part, context.opaque);
 }
 
-function messageItem(text: string, id = createResponsesId('msg')): ResponsesItem {
-  const content = [{ type: 'output_text', annotations: [], logprobs: [], text }];
+/**
+ * A message item of one text: an `output_text` with its annotations (an OpenAI upstream's
+ * `url_citation`s, kept in the part's metadata), or the model's `refusal` as its own content type.
+ */
+function messageItem(text: string, id = createResponsesId('msg'), metadata?: MetadataMap): ResponsesItem {
+  const content = isRefusalText(metadata)
+    ? [{ type: 'refusal', refusal: text }]
+    : [{ type: 'output_text', annotations: textAnnotations(metadata), logprobs: [], text }];
   return { id, type: 'message', status: 'completed', content, role: 'assistant' };
 }
 
@@ -129,7 +136,7 @@ function convertPart(part: Part, context: EncodeContext): ResponsesItem | undefi
 function convertComplete(part: Part, context: EncodeContext): ResponsesItem | undefined {
   switch (part.type) {
     case 'text':
-      return messageItem(part.text);
+      return messageItem(part.text, undefined, part.metadata);
     case 'structured':
       return messageItem(JSON.stringify(part.value));
     case 'reasoning':
@@ -262,7 +269,13 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
 
   function close(
     index: number,
-    extra: { encryptedContent?: string; argumentsText?: string; input?: string; incomplete?: boolean } = {},
+    extra: {
+      encryptedContent?: string;
+      argumentsText?: string;
+      input?: string;
+      incomplete?: boolean;
+      metadata?: MetadataMap;
+    } = {},
   ): WireFrame[] {
     const entry = open.get(index);
     if (entry === undefined) return [];
@@ -271,9 +284,12 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     const at = { item_id: item.id, output_index: outputIndex };
     const frames: WireFrame[] = [];
     if (item.type === 'message') {
+      // Streamed as output_text (a refusal is known only at its end): its annotations at the end.
+      const annotations = textAnnotations(extra.metadata);
       Object.assign(item, messageItem(text, item.id));
+      (item.content as Array<{ annotations: unknown }>)[0]!.annotations = annotations;
       frames.push(frame('response.output_text.done', { ...at, content_index: 0, text, logprobs: [] }));
-      const part = { type: 'output_text', annotations: [], logprobs: [], text };
+      const part = { type: 'output_text', annotations, logprobs: [], text };
       frames.push(frame('response.content_part.done', { ...at, content_index: 0, part }));
     } else if (item.type === 'reasoning') {
       Object.assign(item, reasoningItem(text, extra.encryptedContent, item.id));
@@ -344,7 +360,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
         args.add(event.id, event.delta);
         return delta(event.index, event.delta);
       case 'text-end':
-        return close(event.index, { incomplete: event.incomplete });
+        return close(event.index, { incomplete: event.incomplete, metadata: event.metadata });
       case 'reasoning-end': {
         const encryptedContent = encrypted(
           { provider, signature: event.signature, data: event.data, metadata: event.metadata },

@@ -1,0 +1,108 @@
+/**
+ * What an OpenAI upstream says beside its text reaches an OpenAI client in its own fields: a
+ * refusal (Chat's `message.refusal`, a Responses `refusal` part), not ordinary content a client
+ * would parse as the answer; `url_citation` annotations (Responses' `annotations`, Chat's
+ * `message.annotations`), not an empty list that loses every source.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
+
+let harness: GatewayHarness;
+
+beforeAll(async () => {
+  harness = await startGatewayHarness();
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+const chatRefusal = {
+  id: 'chatcmpl-1',
+  object: 'chat.completion',
+  created: 1_700_000_000,
+  model: 'gpt-5-mini',
+  choices: [
+    {
+      index: 0,
+      message: { role: 'assistant', content: null, refusal: "I'm sorry, I can't help with that." },
+      finish_reason: 'stop',
+      logprobs: null,
+    },
+  ],
+  usage: { prompt_tokens: 10, completion_tokens: 8, total_tokens: 18 },
+};
+const responsesBody = (content: unknown[]) => ({
+  id: 'resp_1',
+  object: 'response',
+  created_at: 1_700_000_000,
+  status: 'completed',
+  model: 'gpt-5-mini',
+  output: [{ type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content }],
+  usage: { input_tokens: 5, output_tokens: 3, total_tokens: 8 },
+});
+const citation = {
+  type: 'url_citation',
+  start_index: 4,
+  end_index: 8,
+  url: 'https://docs.example.com',
+  title: 'Docs',
+};
+const annotated = responsesBody([{ type: 'output_text', text: 'See docs.', annotations: [citation] }]);
+
+it('a Chat upstream’s refusal reaches a Chat client as message.refusal, content null, finish stop', async () => {
+  harness.emulator.enqueue({ type: 'json', body: chatRefusal });
+  const completion = await createClients(harness.server.url).openai.chat.completions.create({
+    model: 'up-chat',
+    messages: [{ role: 'user', content: 'bad' }],
+  });
+  const [choice] = completion.choices;
+  expect(choice!.message.refusal).toBe("I'm sorry, I can't help with that.");
+  expect(choice!.message.content).toBeNull();
+  expect(choice!.finish_reason).toBe('stop');
+});
+
+it('a Responses upstream’s refusal part reaches a Responses client as a refusal part', async () => {
+  harness.emulator.enqueue({
+    type: 'json',
+    body: responsesBody([{ type: 'refusal', refusal: 'No can do.' }]),
+  });
+  const response = await createClients(harness.server.url).openai.responses.create({
+    model: 'up-responses',
+    input: 'bad',
+  });
+  const message = response.output.find((item) => item.type === 'message');
+  expect(message?.type === 'message' && message.content).toEqual([
+    { type: 'refusal', refusal: 'No can do.' },
+  ]);
+});
+
+it('url_citation annotations reach a Responses client, whole and streamed', async () => {
+  const { openai } = createClients(harness.server.url);
+  harness.emulator.enqueue({ type: 'json', body: annotated });
+  const whole = await openai.responses.create({ model: 'up-responses', input: 'x' });
+  const message = whole.output.find((item) => item.type === 'message');
+  expect(message?.type === 'message' && message.content[0]).toMatchObject({
+    text: 'See docs.',
+    annotations: [citation],
+  });
+  harness.emulator.enqueue({ type: 'json', body: annotated });
+  const streamed = await openai.responses.stream({ model: 'up-responses', input: 'x' }).finalResponse();
+  const streamedMessage = streamed.output.find((item) => item.type === 'message');
+  expect(streamedMessage?.type === 'message' && streamedMessage.content[0]).toMatchObject({
+    annotations: [citation],
+  });
+});
+
+it('url_citation annotations reach a Chat client in Chat’s shape', async () => {
+  harness.emulator.enqueue({ type: 'json', body: annotated });
+  const completion = await createClients(harness.server.url).openai.chat.completions.create({
+    model: 'up-responses',
+    messages: [{ role: 'user', content: 'x' }],
+  });
+  expect(completion.choices[0]!.message.annotations).toEqual([
+    {
+      type: 'url_citation',
+      url_citation: { start_index: 4, end_index: 8, url: 'https://docs.example.com', title: 'Docs' },
+    },
+  ]);
+});
