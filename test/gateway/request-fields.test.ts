@@ -294,3 +294,32 @@ describe('an upstream rule about one setting names the client’s field', () => 
     expect(await paramOf(response)).toBe('max_completion_tokens');
   });
 });
+
+describe('a Chat client’s response_format to a Claude upstream', () => {
+  const ask = (response_format: unknown) =>
+    post(
+      '/v1/chat/completions',
+      JSON.stringify({
+        model: 'up-anthropic',
+        messages: [{ role: 'user', content: 'JSON please' }],
+        response_format,
+      }),
+    );
+
+  it('json_object (JSON of any shape, which Claude’s JSON outputs cannot express) is sent without a format', async () => {
+    harness.emulator.enqueue(hello('{"a":1}'));
+    const response = await ask({ type: 'json_object' });
+    expect(response.status).toBe(200);
+    const sent = harness.emulator.requests.at(-1)!.body as { output_config?: { format?: unknown } };
+    expect(sent.output_config?.format).toBeUndefined();
+  });
+
+  it('a json_schema reaches Claude with every object closed', async () => {
+    harness.emulator.enqueue(hello('{"a":"x"}'));
+    const schema = { type: 'object', properties: { a: { type: 'string' } } };
+    const response = await ask({ type: 'json_schema', json_schema: { name: 'x', schema, strict: false } });
+    expect(response.status).toBe(200);
+    const sent = harness.emulator.requests.at(-1)!.body as { output_config: { format: { schema: unknown } } };
+    expect(sent.output_config.format.schema).toEqual({ ...schema, additionalProperties: false });
+  });
+});

@@ -10,6 +10,8 @@ import { applyCacheBreakpoints, countCacheBreakpoints, maxCacheBreakpoints } fro
 import { buildRequest, convertToolChoice, convertTools } from './request.ts';
 import { createTestContext } from './test-support.ts';
 
+const citySchema = { type: 'object', properties: { city: { type: 'string' } } };
+
 const callId = toolCallId('tu_01JCALL000000000000000000');
 
 function build(request: Partial<CanonicalRequest> & { transcript: Item[] }, model = 'claude-sonnet-4-5') {
@@ -135,12 +137,12 @@ describe('extended thinking', () => {
 
   it('combines effort and structured output in one output_config', () => {
     const { body } = build(
-      { transcript: ask, reasoning: { effort: 'high' }, outputSchema: { schema: { type: 'object' } } },
+      { transcript: ask, reasoning: { effort: 'high' }, outputSchema: { schema: citySchema } },
       'claude-opus-4-6',
     );
     expect(body.output_config).toEqual({
       effort: 'high',
-      format: { type: 'json_schema', schema: { type: 'object' } },
+      format: { type: 'json_schema', schema: { ...citySchema, additionalProperties: false } },
     });
   });
 

@@ -4,6 +4,7 @@ import type { CanonicalRequest } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { ProviderContext, WireRequest } from '../common/definition.ts';
 import type { WireOutputConfig, WireTextBlock, WireTool, WireToolChoice } from './api.ts';
+import { anthropicOutputSchema } from './output-schema.ts';
 import { applyCacheBreakpoints } from './cache.ts';
 import { modelProfile } from './capabilities.ts';
 import { convertMessages } from './messages.ts';
@@ -96,8 +97,14 @@ export function buildRequest(
   if (reasoning.thinking !== undefined) body.thinking = reasoning.thinking;
   const outputConfig: WireOutputConfig = {};
   if (reasoning.effort !== undefined) outputConfig.effort = reasoning.effort;
-  if (request.outputSchema !== undefined)
-    outputConfig.format = { type: 'json_schema', schema: request.outputSchema.schema };
+  if (request.outputSchema !== undefined) {
+    const schema = anthropicOutputSchema(request.outputSchema.schema);
+    if (schema !== undefined) outputConfig.format = { type: 'json_schema', schema };
+    else
+      context.warn('sent without the output schema', {
+        reason: "Anthropic's JSON outputs take no object of free-form keys (every object closed)",
+      });
+  }
   if (Object.keys(outputConfig).length > 0) body.output_config = outputConfig;
   if ((request.stopSequences?.length ?? 0) > 0) body.stop_sequences = request.stopSequences;
   Object.assign(body, convertSampling(request, reasoning.thinking !== undefined, profile, context));

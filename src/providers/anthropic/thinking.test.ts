@@ -118,12 +118,20 @@ describe('thinking and a tool-use turn without a thinking block', () => {
         transcript: [user('Weather?'), assistant(toolCall), toolResult],
         tools,
         reasoning: { effort: 'high' },
-        outputSchema: { name: 'weather', schema: { type: 'object' } },
+        outputSchema: {
+          name: 'weather',
+          schema: { type: 'object', properties: { city: { type: 'string' } } },
+        },
       },
       'claude-opus-4-7',
     );
     expect(body).not.toHaveProperty('thinking');
-    expect(body.output_config).toEqual({ format: { type: 'json_schema', schema: { type: 'object' } } });
+    expect(body.output_config).toEqual({
+      format: {
+        type: 'json_schema',
+        schema: { type: 'object', properties: { city: { type: 'string' } }, additionalProperties: false },
+      },
+    });
   });
 
   it('omits thinking when a prefill follows the tool results of such a turn', () => {
