@@ -175,6 +175,28 @@ describe('expired credentials: refreshed once, then auth', () => {
     await adapter.close();
   });
 
+  it('Bedrock: a 403 AccessDeniedException (no access to the model) is no stale credential: answered at once, not refreshed and sent again', async () => {
+    const asked: Array<boolean | undefined> = [];
+    const credentials = async (options?: { forceRefresh?: boolean }) => {
+      asked.push(options?.forceRefresh);
+      return staticKeys;
+    };
+    const before = emulator.requests.length;
+    emulator.enqueue(
+      bedrockError(
+        403,
+        'AccessDeniedException',
+        "You don't have access to the model with the specified model ID.",
+      ),
+    );
+    const adapter = bedrock({ credentials });
+    const error = await adapter.complete(request).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ errorClass: 'auth', status: 403 });
+    expect(asked).toEqual([false]);
+    expect(emulator.requests.length - before).toBe(1);
+    await adapter.close();
+  });
+
   it('Vertex: a reused token that is refused is dropped and fetched once more; a second refusal is auth', async () => {
     let fetched = 0;
     const getAccessToken = async () => ({

@@ -5,7 +5,7 @@ import type { CanonicalRequest } from '../../core/request.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import { BedrockAuth, type PeerLoader } from './auth.ts';
 import { capabilitiesFor, familyOf, invokeCapabilities } from './capabilities.ts';
-import { errorRules, parseErrorBody } from './errors.ts';
+import { credentialsRefused, errorRules, parseErrorBody } from './errors.ts';
 import * as invoke from './invoke.ts';
 import { regionOfArn } from './model-id.ts';
 import { type BedrockOptions, endpointOf } from './options.ts';
@@ -71,6 +71,7 @@ export function createBedrockDefinition(options: BedrockOptions, loadPeer?: Peer
     createStreamParser: invoking ? invoke.createStreamParser : createStreamParser,
     createStreamDecoder: (parser, maxEventBytes) => createStreamDecoder(parser, maxEventBytes),
     parseErrorBody,
+    credentialsRefused,
     errorRules,
     estimateInputTokens,
     // Claude, Nova, Llama, DeepSeek, … behind one adapter: each family's parts go back to it alone.

@@ -79,6 +79,30 @@ export const errorRules: readonly ErrorRule[] = [
   { status: 400, message: contextOverflowMessage, errorClass: 'context_overflow' },
 ];
 
+/** The exceptions of a 403 that mean the credentials themselves were refused, not the access. */
+const credentialExceptions = new Set([
+  'expiredTokenException',
+  'expiredToken',
+  'unrecognizedClientException',
+  'invalidSignatureException',
+  'incompleteSignatureException',
+  'invalidClientTokenId',
+  'missingAuthenticationTokenException',
+  'signatureDoesNotMatch',
+]);
+
+/**
+ * Whether a 401/403 refused the credentials (an expired session token, an unknown key, a bad
+ * signature): worth one retry with refreshed ones. A 403 `AccessDeniedException` ("you don't have
+ * access to the model") is the account's permission, the same after any refresh. An answer
+ * without its exception's name is taken as the credentials' (as before the name was read).
+ */
+export function credentialsRefused(status: number, headers: ResponseHeaders): boolean {
+  const header = headers.get('x-amzn-errortype');
+  if (status === 401 || header === null) return true;
+  return credentialExceptions.has(normalizeExceptionName(header));
+}
+
 /**
  * `ThrottlingException`, `ThrottlingException:http://internal.amazon.com/…`,
  * `com.amazon…#ThrottlingException` → `throttlingException` (the stream's spelling). Trimmed as the

@@ -159,6 +159,12 @@ export interface ProviderDefinition {
   parseErrorBody(text: string, headers: ResponseHeaders): ErrorBody;
   /** Body rules applied before the status table (first match wins). */
   errorRules: readonly ErrorRule[];
+  /**
+   * Whether a 401 or 403 says the credentials themselves were refused (expired, unrecognized, a
+   * bad signature): then refreshable credentials are fetched afresh and the call sent once more.
+   * Read from the headers, before the body. Default: every 401 and 403.
+   */
+  credentialsRefused?(status: number, headers: ResponseHeaders): boolean;
   estimateInputTokens(input: TokenEstimateInput): number;
   /**
    * For a host that serves several model families through one adapter, each verifying only its own

@@ -85,6 +85,7 @@ async function sendWithCredentials(
   const first = await authorized(runtime, call, false, controller.signal);
   const response = await http.send(first.call, controller, timers);
   if (!first.refreshable || (response.status !== 401 && response.status !== 403)) return response;
+  if (runtime.definition.credentialsRefused?.(response.status, response.headers) === false) return response;
   await response.body?.cancel().catch(() => {});
   return http.send((await authorized(runtime, call, true, controller.signal)).call, controller, timers);
 }
