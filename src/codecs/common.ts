@@ -1,5 +1,5 @@
 /** Helpers every codec shares: canonical parts from wire media, tool-result text, part grouping. */
-import type { JsonObject, JsonValue } from '../core/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
 import type { ToolChoice, ToolSpec } from '../core/tools.ts';
 import type { Item, Part, ToolOutput } from '../core/transcript.ts';
 import type { MetadataMap } from '../core/metadata.ts';
@@ -206,7 +206,8 @@ export function textAnnotations(metadata: MetadataMap | undefined): JsonValue[] 
   if (metadata === undefined) return [];
   for (const key in metadata) {
     const value = metadata[key];
-    if (key.endsWith('.annotations') && Array.isArray(value)) return value;
+    // Objects only: an upstream's stray values are no annotations.
+    if (key.endsWith('.annotations') && Array.isArray(value)) return value.filter(isJsonObject);
   }
   return [];
 }

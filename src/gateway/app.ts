@@ -1,4 +1,6 @@
 /** The gateway's HTTP routes (Hono): every protocol at its standard path, health, readiness and metrics. */
+import { estimateUpperBound } from '../providers/common/token-estimate.ts';
+import { isAdapterError } from '../core/errors/guards.ts';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { codecs } from '../codecs/index.ts';
@@ -357,10 +359,18 @@ async function countRequestTokens(
     // Counted exactly up to the model's context window; past it, counting stops (a tokenizer over a
     // 32 MiB body would hold the event loop for seconds) and the answer is a number above it.
     const window = resolved?.facts.contextWindow ?? 0;
-    const tokens = await state.switchyard.estimateInputTokens(
-      { model: decoded.model, transcript, tools },
-      window > 0 ? { stopAbove: window } : {},
-    );
+    const tokens = await state.switchyard
+      .estimateInputTokens(
+        { model: decoded.model, transcript, tools },
+        window > 0 ? { stopAbove: window } : {},
+      )
+      // An adapter without its key is never created: its estimator with it. The cheap bound
+      // answers (no upstream is called either way), not an error blaming an upstream.
+      .catch((error: unknown) => {
+        if (isAdapterError(error) && error.providerCode === 'not_configured')
+          return estimateUpperBound({ transcript, tools });
+        throw error;
+      });
     return json(c, caller, protocol === 'gemini' ? { totalTokens: tokens } : { input_tokens: tokens });
   } catch (error) {
     return errorResponse(protocol, toWireError(error), caller.requestId);

@@ -79,3 +79,25 @@ it('a body far over the model’s window is counted only until past the window (
   expect(counted.input_tokens).toBeGreaterThan(window);
   expect(counted.input_tokens).toBeLessThan(window * 2);
 });
+
+it('a model whose adapter has no key is still counted (by the cheap bound: no upstream is called), not a 502', async () => {
+  const { createGateway } = await import('switchyard-ai/gateway');
+  const gateway = createGateway({
+    accessLog: () => {},
+    logger: { warn: () => {} },
+    env: {},
+    config: {
+      builtins: false,
+      adapters: { nokey: { type: 'anthropic', api_key_env: 'MISSING_KEY' } },
+      models: { 'nokey:claude-sonnet-4-5': { aliases: ['nk'] } },
+    },
+  });
+  const response = await gateway.app.request('/v1/messages/count_tokens', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+    body: JSON.stringify({ model: 'nk', messages: [{ role: 'user', content: 'Hello, how are you?' }] }),
+  });
+  expect(response.status).toBe(200);
+  expect(((await response.json()) as { input_tokens: number }).input_tokens).toBeGreaterThan(0);
+  await gateway.switchyard.close();
+});

@@ -106,3 +106,41 @@ it('url_citation annotations reach a Chat client in Chat’s shape', async () =>
     },
   ]);
 });
+
+it('a message of several parts keeps each part’s annotations and refusal, not only the last one’s', async () => {
+  const { openai } = createClients(harness.server.url);
+  const second = { ...citation, start_index: 0, end_index: 2, url: 'https://second.example.com' };
+  const twoParts = responsesBody([
+    { type: 'output_text', text: 'ab', annotations: [citation] },
+    { type: 'output_text', text: 'cd', annotations: [second] },
+  ]);
+  harness.emulator.enqueue({ type: 'json', body: twoParts });
+  const response = await openai.responses.create({ model: 'up-responses', input: 'x' });
+  const parts = response.output.flatMap((item) => (item.type === 'message' ? item.content : []));
+  expect(parts).toMatchObject([
+    { text: 'ab', annotations: [citation] },
+    { text: 'cd', annotations: [second] },
+  ]);
+  harness.emulator.enqueue({ type: 'json', body: twoParts });
+  const completion = await openai.chat.completions.create({
+    model: 'up-responses',
+    messages: [{ role: 'user', content: 'x' }],
+  });
+  expect(
+    completion.choices[0]!.message.annotations!.map((annotation) => annotation.url_citation.url),
+  ).toEqual(['https://docs.example.com', 'https://second.example.com']);
+  // The second part's offsets count from the start of the whole message text.
+  expect(completion.choices[0]!.message.annotations![1]!.url_citation.start_index).toBe(2);
+  harness.emulator.enqueue({
+    type: 'json',
+    body: responsesBody([
+      { type: 'refusal', refusal: 'I refuse.' },
+      { type: 'output_text', text: ' tail', annotations: [] },
+    ]),
+  });
+  const refused = await openai.chat.completions.create({
+    model: 'up-responses',
+    messages: [{ role: 'user', content: 'x' }],
+  });
+  expect(refused.choices[0]!.message).toMatchObject({ refusal: 'I refuse.', content: ' tail' });
+});

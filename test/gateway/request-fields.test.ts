@@ -133,6 +133,27 @@ describe('a Gemini client’s OpenAPI schemas (responseSchema, parameters)', () 
     expect(sent.tools[0]!.input_schema).toEqual(jsonSchema);
   });
 
+  it('nullable on the root (the arguments object) is not made a null type: a tool’s root stays an object', async () => {
+    harness.emulator.enqueue(hello());
+    const response = await generate('up-anthropic', {
+      tools: [
+        {
+          functionDeclarations: [
+            {
+              name: 'f',
+              parameters: { type: 'OBJECT', nullable: true, properties: { a: { type: 'STRING' } } },
+            },
+          ],
+        },
+      ],
+    });
+    expect(response.status).toBe(200);
+    const sent = harness.emulator.requests.at(-1)!.body as {
+      tools: Array<{ input_schema: { type: unknown } }>;
+    };
+    expect(sent.tools[0]!.input_schema.type).toBe('object');
+  });
+
   it('propertyOrdering becomes the order of the properties, which a Gemini upstream gets back as its order', async () => {
     const ordered = {
       type: 'OBJECT',

@@ -17,7 +17,8 @@ export function clientSchema(
 ): JsonObject | undefined {
   if (jsonSchema !== undefined && jsonSchema !== null) return jsonObject(jsonSchema, paths.jsonSchema);
   if (openApiSchema === undefined || openApiSchema === null) return undefined;
-  return fromOpenApi(jsonObject(openApiSchema, paths.openApi), paths.openApi);
+  // The root is the arguments object or the answer: never null (a tool's root must be an object).
+  return fromOpenApi(jsonObject(openApiSchema, paths.openApi), paths.openApi, true);
 }
 
 /**
@@ -27,7 +28,7 @@ export function clientSchema(
  * hold schemas (`properties`, `items`, `anyOf`): values such as `enum`, `default` or `example` are
  * copied as they are.
  */
-function fromOpenApi(schema: JsonObject, path: string): JsonObject {
+function fromOpenApi(schema: JsonObject, path: string, root = false): JsonObject {
   const converted: JsonObject = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'nullable' || key === 'propertyOrdering') continue;
@@ -45,7 +46,7 @@ function fromOpenApi(schema: JsonObject, path: string): JsonObject {
       );
     else converted[key] = value;
   }
-  if (schema.nullable === true) allowNull(converted);
+  if (schema.nullable === true && !root) allowNull(converted);
   return converted;
 }
 

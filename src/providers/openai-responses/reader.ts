@@ -31,6 +31,8 @@ interface OpenItem {
   annotations?: Map<number, JsonValue[]>;
   /** Content indexes that are refusals. */
   refusals?: Set<number>;
+  /** Builder keys of text parts already ended with their metadata (a later part opened). */
+  ended?: Set<number>;
   /** Reasoning text arrived as deltas (the done item's summary is then not added again). */
   streamed?: boolean;
 }
@@ -239,7 +241,13 @@ export class ResponseReader {
       return;
     this.lastTextKey = refusal ? -1 : key;
     const open = this.openItem(index, 'message');
-    if (!open.keys.includes(key)) open.keys.push(key);
+    if (!open.keys.includes(key)) {
+      // The builder ends the open part when another opens: the message's previous part is ended
+      // here first, with its annotations and refusal flag, or they would be lost.
+      const previous = open.keys.at(-1);
+      if (previous !== undefined) this.endText(index, open, previous, open.id);
+      open.keys.push(key);
+    }
     if (refusal) (open.refusals ??= new Set()).add(contentIndex);
     this.builder.text(key, delta);
   }
@@ -355,16 +363,21 @@ export class ResponseReader {
       if (Array.isArray(entry?.annotations))
         for (const annotation of entry.annotations) this.annotation(index, contentIndex, annotation);
     });
-    for (const key of open.keys) {
-      const contentIndex = key - index * slots;
-      const extra: MetadataMap = {};
-      const annotations = open.annotations?.get(contentIndex);
-      if (annotations !== undefined && annotations.length > 0)
-        extra[`${this.provider}.annotations`] = annotations;
-      if (open.refusals?.has(contentIndex) === true) extra[`${this.provider}.refusal`] = true;
-      this.builder.end(key, { metadata: this.metadata(id, extra) });
-    }
+    for (const key of open.keys) this.endText(index, open, key, id);
     if (open.refusals !== undefined) this.refused = true;
+  }
+
+  /** Ends one text part of a message (once) with its annotations and refusal flag. */
+  private endText(index: number, open: OpenItem, key: number, id: string | undefined): void {
+    if (open.ended?.has(key) === true) return;
+    (open.ended ??= new Set()).add(key);
+    const contentIndex = key - index * slots;
+    const extra: MetadataMap = {};
+    const annotations = open.annotations?.get(contentIndex);
+    if (annotations !== undefined && annotations.length > 0)
+      extra[`${this.provider}.annotations`] = annotations;
+    if (open.refusals?.has(contentIndex) === true) extra[`${this.provider}.refusal`] = true;
+    this.builder.end(key, { metadata: this.metadata(id, extra) });
   }
 
   private endReasoning(index: number, open: OpenItem, item: WireItem, id: string | undefined): void {
