@@ -139,3 +139,20 @@ it('a failing Anthropic model does not fall back to another provider type, which
     'anthropic-messages',
   ]);
 });
+
+it('tool_choice may name a server tool, or be any with only server tools: sent to the upstream as asked', async () => {
+  const { anthropic } = createClients(harness.server.url);
+  for (const toolChoice of [{ type: 'tool', name: 'web_search' }, { type: 'any' }]) {
+    harness.emulator.enqueue(searchReply);
+    await anthropic.messages.create({
+      model: 'up-anthropic',
+      max_tokens: 200,
+      messages: question,
+      tools: [webSearch as never],
+      tool_choice: toolChoice as never,
+    });
+    expect((harness.emulator.requests.at(-1)!.body as { tool_choice: unknown }).tool_choice).toMatchObject(
+      toolChoice,
+    );
+  }
+});

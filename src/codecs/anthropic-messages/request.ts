@@ -347,7 +347,12 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   const tools = convertTools(object);
   if (tools.specs.length > 0) request.tools = tools.specs;
   if (tools.server.length > 0) request.providerOptions = { anthropic: { tools: tools.server } };
-  if (choice !== undefined) request.toolChoice = checkedToolChoice(choice, request.tools, 'tool_choice');
+  // A server tool may be the one the choice names, or the only tool `any` can call.
+  const offered = [
+    ...tools.specs,
+    ...tools.server.map((tool) => ({ name: tool.name as string, inputSchema: {} })),
+  ];
+  if (choice !== undefined) request.toolChoice = checkedToolChoice(choice, offered, 'tool_choice');
   if (parallel !== undefined) request.parallelToolCalls = parallel;
   const maxTokens = optionalCount(object, 'max_tokens');
   if (maxTokens !== undefined) request.maxOutputTokens = maxTokens;
