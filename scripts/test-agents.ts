@@ -7,6 +7,10 @@
  * production codecs), then runs:
  *   - Claude Code (`claude -p`), ANTHROPIC_BASE_URL at the gateway, an OpenAI Chat upstream: it must
  *     write a file with its Write tool;
+ *   - Claude Code on an Anthropic upstream asked to search the web: it loads its deferred WebSearch
+ *     through ToolSearch, and WebSearch's own request carries Anthropic's `web_search` server tool,
+ *     which the upstream answers with `server_tool_use` and `web_search_tool_result` blocks: the
+ *     answer must reach the user;
  *   - Codex (`codex exec`, a `wire_api = "responses"` provider), an Anthropic upstream: it must run a
  *     shell command;
  *   - Codex again with a model its catalog gives the freeform `apply_patch` (a `custom` tool, raw
@@ -72,6 +76,8 @@ function events(parts: Part[], provider: string): { list: StreamEvent[]; respons
         { type: 'text-delta', index, delta: part.text },
         { type: 'text-end', index },
       );
+    } else if (part.type === 'custom') {
+      list.push({ type: 'custom', index, part });
     } else if (part.type === 'tool-call') {
       list.push({ type: 'tool-call-start', index, id: part.id, name: part.name });
       list.push({ type: 'tool-call-delta', index, id: part.id, delta: JSON.stringify(part.input) });
@@ -179,11 +185,54 @@ async function main(): Promise<number> {
     log,
   );
   const shellCommand = 'echo hello-from-codex > out.txt';
+  const searchId = 'srvtoolu_01Search';
+  const searchAnswer: Part[] = [
+    {
+      type: 'custom',
+      provider: 'anthropic',
+      kind: 'server_tool_use',
+      data: {
+        type: 'server_tool_use',
+        id: searchId,
+        name: 'web_search',
+        input: { query: 'weather in Paris' },
+      },
+    },
+    {
+      type: 'custom',
+      provider: 'anthropic',
+      kind: 'web_search_tool_result',
+      data: {
+        type: 'web_search_tool_result',
+        tool_use_id: searchId,
+        content: [
+          {
+            type: 'web_search_result',
+            url: 'https://weather.example.com/paris',
+            title: 'Paris weather',
+            encrypted_content: 'EqgfCioIARgBIiQ3',
+            page_age: null,
+          },
+        ],
+      },
+    },
+    { type: 'text', text: 'Paris is sunny today, 21 °C.' },
+  ];
   const patch = (file: string) =>
     `*** Begin Patch\n*** Add File: ${file}\n+hello-from-apply-patch\n*** End Patch\n`;
   const anthropic = await startUpstream(
     'anthropic-messages',
     (request) => {
+      // Claude Code's WebSearch (a deferred tool, loaded through ToolSearch) runs its own request
+      // with Anthropic's web_search server tool, answered as Anthropic answers it.
+      if (request.serverTools?.some((type) => type.startsWith('web_search')) === true) return searchAnswer;
+      const said = JSON.stringify(request.request.transcript);
+      if (said.includes('Search the web for the weather in Paris')) {
+        if (said.includes('sunny')) return [{ type: 'text', text: 'Done: it is sunny in Paris.' }];
+        if (hasTool(request, 'WebSearch')) return [call('WebSearch', { query: 'weather in Paris' })];
+        if (hasTool(request, 'ToolSearch') && !answeredTool(request))
+          return [call('ToolSearch', { query: 'select:WebSearch', max_results: 1 })];
+      }
       if (answeredTool(request)) return [{ type: 'text', text: 'Done: the command ran.' }];
       const tools = request.request.tools?.map((tool) => tool.name) ?? [];
       // Freeform tools reach Anthropic as functions of one string `input`.
@@ -219,7 +268,9 @@ async function main(): Promise<number> {
       models: {
         'openai:gpt-5-mini': { aliases: ['sy-claude-code'] },
         // Codex 0.171's catalog: gpt-5.5 has the freeform apply_patch; gpt-5.6-terra is code_mode_only.
-        'anthropic:claude-sonnet-4-5': { aliases: ['sy-codex', 'gpt-5.5', 'gpt-5.6-terra'] },
+        'anthropic:claude-sonnet-4-5': {
+          aliases: ['sy-codex', 'gpt-5.5', 'gpt-5.6-terra', 'claude-sonnet-4-5'],
+        },
       },
     },
   });
@@ -256,6 +307,35 @@ async function main(): Promise<number> {
       `claude -p: exit ${claude.code}, hello.txt ${written === 'hello from the gateway\n' ? 'written by the Write tool' : 'MISSING'}`,
     );
     if (written === undefined) results.push(claude.output.slice(-2000));
+    // Claude Code's WebSearch on an Anthropic upstream: the web_search server tool through the gateway.
+    const searched = await run(
+      bin('claude'),
+      [
+        '-p',
+        'Search the web for the weather in Paris.',
+        '--allowedTools',
+        'WebSearch',
+        '--model',
+        'claude-sonnet-4-5',
+      ],
+      {
+        cwd: join(work, 'claude'),
+        env: {
+          ...process.env,
+          HOME: join(work, 'claude-home'),
+          ANTHROPIC_BASE_URL: server.url,
+          ANTHROPIC_API_KEY: 'gateway-client-key',
+          ANTHROPIC_SMALL_FAST_MODEL: 'claude-sonnet-4-5',
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          DISABLE_AUTOUPDATER: '1',
+        },
+      },
+    );
+    const found = searched.output.includes('sunny');
+    results.push(
+      `claude -p (WebSearch): exit ${searched.code}, ${found ? 'answered from the web_search server tool' : 'MISSING'}`,
+    );
+    if (!found) results.push(searched.output.slice(-2000));
     const codexHome = join(work, 'codex-home');
     mkdirSync(codexHome, { recursive: true });
     const provider = `{ name = "switchyard", base_url = "${server.url}/v1", wire_api = "responses", env_key = "SY_GATEWAY_KEY" }`;
