@@ -62,6 +62,11 @@ export interface MessageStartEvent {
 export interface TextStartEvent {
   type: 'text-start';
   index: number;
+  /**
+   * What is known of the part as it opens (OpenAI's `<adapter>.refusal: true`: the model refuses),
+   * so a consumer can stream it as such; `text-end` carries the part's whole metadata.
+   */
+  metadata?: MetadataMap;
 }
 export interface TextDeltaEvent {
   type: 'text-delta';

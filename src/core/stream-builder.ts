@@ -134,7 +134,7 @@ export class StreamBuilder {
     this.model = wireName.startsWith(prefix) ? wireName : prefix + wireName;
   }
 
-  private openPart(key: BlockKey, type: 'text' | 'reasoning'): number {
+  private openPart(key: BlockKey, type: 'text' | 'reasoning', startMetadata?: MetadataMap): number {
     const existing = this.open.get(key);
     if (existing !== undefined) {
       if (existing.type === type) return existing.index;
@@ -144,13 +144,22 @@ export class StreamBuilder {
     this.endAll();
     const index = this.nextIndex++;
     this.open.set(key, { type, index });
-    this.emit(type === 'text' ? { type: 'text-start', index } : { type: 'reasoning-start', index });
+    this.emit(
+      type === 'reasoning'
+        ? { type: 'reasoning-start', index }
+        : startMetadata === undefined
+          ? { type: 'text-start', index }
+          : { type: 'text-start', index, metadata: startMetadata },
+    );
     return index;
   }
 
-  /** Appends text to the text part `key`, opening it if needed. */
-  text(key: BlockKey, delta: string): void {
-    const index = this.openPart(key, 'text');
+  /**
+   * Appends text to the text part `key`, opening it if needed; `startMetadata` rides on the part's
+   * `text-start` when this opens it (see `TextStartEvent.metadata`).
+   */
+  text(key: BlockKey, delta: string, startMetadata?: MetadataMap): void {
+    const index = this.openPart(key, 'text', startMetadata);
     // A non-string delta is provider garbage: dropped, never emitted as a non-string event.
     if (typeof delta === 'string' && delta !== '') {
       this.hold(delta);

@@ -144,3 +144,37 @@ it('a message of several parts keeps each part’s annotations and refusal, not 
   });
   expect(refused.choices[0]!.message).toMatchObject({ refusal: 'I refuse.', content: ' tail' });
 });
+
+it('streamed, a Chat upstream’s refusal reaches a Chat client as refusal deltas, and a Responses client as a refusal part', async () => {
+  const { openai } = createClients(harness.server.url);
+  const chunk = (delta: object, finish: string | null = null) => ({
+    id: 'chatcmpl-s',
+    object: 'chat.completion.chunk',
+    created: 1,
+    model: 'gpt-5-mini',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+  const refusalStream = () => ({
+    type: 'sse' as const,
+    events: [
+      { data: chunk({ role: 'assistant', content: null, refusal: '' }) },
+      { data: chunk({ refusal: "I'm sorry, " }) },
+      { data: chunk({ refusal: "I can't help." }) },
+      { data: chunk({}, 'stop') },
+      { data: '[DONE]' },
+    ],
+  });
+  harness.emulator.enqueue(refusalStream());
+  const completion = await openai.chat.completions
+    .stream({ model: 'up-chat', messages: [{ role: 'user', content: 'bad' }] })
+    .finalChatCompletion();
+  expect(completion.choices[0]!.message.refusal).toBe("I'm sorry, I can't help.");
+  expect(completion.choices[0]!.message.content).toBeNull();
+  expect(completion.choices[0]!.finish_reason).toBe('stop');
+  harness.emulator.enqueue(refusalStream());
+  const response = await openai.responses.stream({ model: 'up-chat', input: 'bad' }).finalResponse();
+  const message = response.output.find((item) => item.type === 'message');
+  expect(message?.type === 'message' && message.content).toMatchObject([
+    { type: 'refusal', refusal: "I'm sorry, I can't help." },
+  ]);
+});

@@ -190,11 +190,18 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   // The per-token chunks differ only in their text: serialized once, the text spliced in.
   let contentChunk: ((text: string) => WireFrame) | undefined;
   let reasoningChunk: ((text: string) => WireFrame) | undefined;
+  let refusalChunk: ((text: string) => WireFrame) | undefined;
+  /** Stream indexes of text parts that are the model's refusal (their `text-start` says so). */
+  let refusals: Set<number> | undefined;
 
-  function open(frames: WireFrame[]): WireFrame[] {
+  /** The role chunk before the first content; a reply that opens refusing starts as OpenAI's does. */
+  function open(frames: WireFrame[], refusing = false): WireFrame[] {
     if (encoder.started) return frames;
     encoder.started = true;
-    return [chunk({ role: 'assistant', content: '', refusal: null }), ...frames];
+    const role = refusing
+      ? { role: 'assistant', content: null, refusal: '' }
+      : { role: 'assistant', content: '', refusal: null };
+    return [chunk(role), ...frames];
   }
 
   function toolDelta(index: number, fragment: string): WireFrame {
@@ -203,7 +210,12 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
 
   function finish(response: CanonicalResponse): WireFrame[] {
     if (response.finishReason === 'error' || response.finishReason === 'cancelled') return [];
-    const frames = [chunk({}, mapFinishReason(response.finishReason, context))];
+    // OpenAI ends its own refusal with `stop` (the refusal field says it), as the whole reply does.
+    const reason =
+      refusals !== undefined && response.rawFinishReason === 'stop'
+        ? 'stop'
+        : mapFinishReason(response.finishReason, context);
+    const frames = [chunk({}, reason)];
     if (context.streamUsage === true)
       frames.push(createFrame({ ...base, choices: [], usage: convertUsage(response.usage) }));
     frames.push({ data: '[DONE]' });
@@ -213,11 +225,15 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   function event(event: StreamEvent): WireFrame[] {
     switch (event.type) {
       case 'text-start':
+        if (!isRefusalText(event.metadata)) return open([]);
+        (refusals ??= new Set()).add(event.index);
+        return open([], true);
       case 'reasoning-start':
         return open([]);
       case 'text-delta':
-        return event.delta === ''
-          ? []
+        if (event.delta === '') return [];
+        return refusals?.has(event.index) === true
+          ? open([(refusalChunk ??= splicedChunk(chunk, 'refusal'))(event.delta)])
           : open([(contentChunk ??= splicedChunk(chunk, 'content'))(event.delta)]);
       case 'reasoning-delta':
         return event.delta === ''

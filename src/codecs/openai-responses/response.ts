@@ -192,6 +192,8 @@ interface OpenItem {
   item: ResponsesItem;
   outputIndex: number;
   text: string;
+  /** A message that is the model's refusal: its part is `refusal`, its deltas `response.refusal.*`. */
+  refusal?: boolean;
 }
 
 /**
@@ -223,14 +225,16 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     return [frame('response.created', { response }), frame('response.in_progress', { response })];
   }
 
-  function add(index: number, item: ResponsesItem, announced: ResponsesItem): WireFrame[] {
+  function add(index: number, item: ResponsesItem, announced: ResponsesItem, refusal = false): WireFrame[] {
     const frames = preamble();
     const outputIndex = items.length;
     items.push(item);
-    open.set(index, { item, outputIndex, text: '' });
+    open.set(index, refusal ? { item, outputIndex, text: '', refusal } : { item, outputIndex, text: '' });
     frames.push(frame('response.output_item.added', { output_index: outputIndex, item: announced }));
     if (item.type === 'message') {
-      const part = { type: 'output_text', annotations: [], logprobs: [], text: '' };
+      const part = refusal
+        ? { type: 'refusal', refusal: '' }
+        : { type: 'output_text', annotations: [], logprobs: [], text: '' };
       frames.push(
         frame('response.content_part.added', {
           item_id: item.id,
@@ -259,7 +263,9 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     entry.text += text;
     const at = { item_id: entry.item.id, output_index: entry.outputIndex };
     if (entry.item.type === 'message')
-      return [frame('response.output_text.delta', { ...at, content_index: 0, delta: text, logprobs: [] })];
+      return entry.refusal === true
+        ? [frame('response.refusal.delta', { ...at, content_index: 0, delta: text })]
+        : [frame('response.output_text.delta', { ...at, content_index: 0, delta: text, logprobs: [] })];
     if (entry.item.type === 'reasoning')
       return [frame('response.reasoning_summary_text.delta', { ...at, summary_index: 0, delta: text })];
     // A freeform call's deltas are fragments of `{"input": text}`: its text goes out whole at its end.
@@ -283,7 +289,17 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     const { item, outputIndex, text } = entry;
     const at = { item_id: item.id, output_index: outputIndex };
     const frames: WireFrame[] = [];
-    if (item.type === 'message') {
+    if (item.type === 'message' && entry.refusal === true) {
+      Object.assign(item, messageItem(text, item.id, { 'switchyard.refusal': true }));
+      frames.push(frame('response.refusal.done', { ...at, content_index: 0, refusal: text }));
+      frames.push(
+        frame('response.content_part.done', {
+          ...at,
+          content_index: 0,
+          part: { type: 'refusal', refusal: text },
+        }),
+      );
+    } else if (item.type === 'message') {
       // Streamed as output_text (a refusal is known only at its end): its annotations at the end.
       const annotations = textAnnotations(extra.metadata);
       Object.assign(item, messageItem(text, item.id));
@@ -340,7 +356,12 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
         return [];
       case 'text-start': {
         const item = messageItem('');
-        return add(event.index, item, { ...item, status: 'in_progress', content: [] });
+        return add(
+          event.index,
+          item,
+          { ...item, status: 'in_progress', content: [] },
+          isRefusalText(event.metadata),
+        );
       }
       case 'reasoning-start': {
         const item = reasoningItem('', undefined);

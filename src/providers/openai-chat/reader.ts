@@ -287,7 +287,7 @@ export class ResponseReader {
   private appendRefusal(text: string): void {
     this.refused = true;
     this.switchTo('refusal');
-    this.builder.text(refusalKey, text);
+    this.builder.text(refusalKey, text, this.refusalMetadata);
   }
 
   private readFinish(raw: string): void {

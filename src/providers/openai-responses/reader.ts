@@ -249,7 +249,7 @@ export class ResponseReader {
       open.keys.push(key);
     }
     if (refusal) (open.refusals ??= new Set()).add(contentIndex);
-    this.builder.text(key, delta);
+    this.builder.text(key, delta, refusal ? { [`${this.provider}.refusal`]: true } : undefined);
   }
 
   /** A reasoning delta (summary or reasoning text) of the reasoning item at `index`. */
