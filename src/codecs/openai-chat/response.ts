@@ -88,17 +88,24 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
         index: 0,
         message,
         logprobs: null,
-        // OpenAI ends its own refusal with `stop` (the refusal field says it); another's is a content filter.
-        finish_reason:
-          refusal !== '' && response.rawFinishReason === 'stop'
-            ? 'stop'
-            : mapFinishReason(response.finishReason, context),
+        finish_reason: finishReasonOf(response, context, refusal !== ''),
       },
     ],
     usage: convertUsage(response.usage),
     service_tier: 'default',
     system_fingerprint: `fp_${randomHex(10)}`,
   };
+}
+
+/**
+ * A reply's `finish_reason`. OpenAI ends its own refusal with `stop` (the `refusal` field says it):
+ * a reply that refused in that field keeps it; the canonical reason otherwise (another provider's
+ * refusal is a content filter).
+ */
+function finishReasonOf(response: CanonicalResponse, context: EncodeContext, refused: boolean): string {
+  return refused && response.rawFinishReason === 'stop'
+    ? 'stop'
+    : mapFinishReason(response.finishReason, context);
 }
 
 /**
@@ -210,12 +217,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
 
   function finish(response: CanonicalResponse): WireFrame[] {
     if (response.finishReason === 'error' || response.finishReason === 'cancelled') return [];
-    // OpenAI ends its own refusal with `stop` (the refusal field says it), as the whole reply does.
-    const reason =
-      refusals !== undefined && response.rawFinishReason === 'stop'
-        ? 'stop'
-        : mapFinishReason(response.finishReason, context);
-    const frames = [chunk({}, reason)];
+    const frames = [chunk({}, finishReasonOf(response, context, refusals !== undefined))];
     if (context.streamUsage === true)
       frames.push(createFrame({ ...base, choices: [], usage: convertUsage(response.usage) }));
     frames.push({ data: '[DONE]' });

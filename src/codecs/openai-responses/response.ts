@@ -2,6 +2,7 @@
 import type { StreamEvent } from '../../core/events.ts';
 import type { FinishReason } from '../../core/finish-reason.ts';
 import type { CanonicalResponse } from '../../core/request.ts';
+import type { JsonValue } from '../../core/json.ts';
 import type { MetadataMap } from '../../core/metadata.ts';
 import type { Part } from '../../core/transcript.ts';
 import type { Usage } from '../../core/usage.ts';
@@ -52,14 +53,22 @@ function encrypted(part: OpaquePayload, context: EncodeContext): string | undefi
 }
 
 /**
- * A message item of one text: an `output_text` with its annotations (an OpenAI upstream's
- * `url_citation`s, kept in the part's metadata), or the model's `refusal` as its own content type.
+ * A message's content part: the model's `refusal` as its own content type, else an `output_text`
+ * with its annotations (an OpenAI upstream's `url_citation`s, kept in the text part's metadata).
  */
-function messageItem(text: string, id = createResponsesId('msg'), metadata?: MetadataMap): ResponsesItem {
-  const content = isRefusalText(metadata)
-    ? [{ type: 'refusal', refusal: text }]
-    : [{ type: 'output_text', annotations: textAnnotations(metadata), logprobs: [], text }];
-  return { id, type: 'message', status: 'completed', content, role: 'assistant' };
+function messagePart(text: string, refusal: boolean, annotations: JsonValue[] = []): Record<string, unknown> {
+  return refusal
+    ? { type: 'refusal', refusal: text }
+    : { type: 'output_text', annotations, logprobs: [], text };
+}
+
+/** A message item of one content part (by default, `text` as plain `output_text`). */
+function messageItem(
+  text: string,
+  id = createResponsesId('msg'),
+  part = messagePart(text, false),
+): ResponsesItem {
+  return { id, type: 'message', status: 'completed', content: [part], role: 'assistant' };
 }
 
 function reasoningItem(
@@ -136,7 +145,11 @@ function convertPart(part: Part, context: EncodeContext): ResponsesItem | undefi
 function convertComplete(part: Part, context: EncodeContext): ResponsesItem | undefined {
   switch (part.type) {
     case 'text':
-      return messageItem(part.text, undefined, part.metadata);
+      return messageItem(
+        part.text,
+        undefined,
+        messagePart(part.text, isRefusalText(part.metadata), textAnnotations(part.metadata)),
+      );
     case 'structured':
       return messageItem(JSON.stringify(part.value));
     case 'reasoning':
@@ -232,9 +245,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     open.set(index, refusal ? { item, outputIndex, text: '', refusal } : { item, outputIndex, text: '' });
     frames.push(frame('response.output_item.added', { output_index: outputIndex, item: announced }));
     if (item.type === 'message') {
-      const part = refusal
-        ? { type: 'refusal', refusal: '' }
-        : { type: 'output_text', annotations: [], logprobs: [], text: '' };
+      const part = messagePart('', refusal);
       frames.push(
         frame('response.content_part.added', {
           item_id: item.id,
@@ -289,23 +300,16 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     const { item, outputIndex, text } = entry;
     const at = { item_id: item.id, output_index: outputIndex };
     const frames: WireFrame[] = [];
-    if (item.type === 'message' && entry.refusal === true) {
-      Object.assign(item, messageItem(text, item.id, { 'switchyard.refusal': true }));
-      frames.push(frame('response.refusal.done', { ...at, content_index: 0, refusal: text }));
+    if (item.type === 'message') {
+      // A text's annotations arrive with its end (`text-end`'s metadata), and go out with its done events.
+      const refusal = entry.refusal === true;
+      const part = messagePart(text, refusal, textAnnotations(extra.metadata));
+      Object.assign(item, messageItem(text, item.id, part));
       frames.push(
-        frame('response.content_part.done', {
-          ...at,
-          content_index: 0,
-          part: { type: 'refusal', refusal: text },
-        }),
+        refusal
+          ? frame('response.refusal.done', { ...at, content_index: 0, refusal: text })
+          : frame('response.output_text.done', { ...at, content_index: 0, text, logprobs: [] }),
       );
-    } else if (item.type === 'message') {
-      // Streamed as output_text (a refusal is known only at its end): its annotations at the end.
-      const annotations = textAnnotations(extra.metadata);
-      Object.assign(item, messageItem(text, item.id));
-      (item.content as Array<{ annotations: unknown }>)[0]!.annotations = annotations;
-      frames.push(frame('response.output_text.done', { ...at, content_index: 0, text, logprobs: [] }));
-      const part = { type: 'output_text', annotations, logprobs: [], text };
       frames.push(frame('response.content_part.done', { ...at, content_index: 0, part }));
     } else if (item.type === 'reasoning') {
       Object.assign(item, reasoningItem(text, extra.encryptedContent, item.id));
