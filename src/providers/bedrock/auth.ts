@@ -5,13 +5,15 @@
  * `AWS_PROFILE` is set and the chain is installed, as the AWS SDK for JavaScript v3 does), then the
  * AWS default chain through the optional peer
  * `@aws-sdk/credential-providers`, imported on first use. SigV4 signing
- * is `aws4fetch`'s (service `bedrock`).
+ * is `aws4fetch`'s (service `bedrock`), at the time of the adapter's {@link SigningClock} (the local
+ * clock corrected by what AWS's clock-skew refusals showed).
  */
 import { AwsV4Signer } from 'aws4fetch';
 import { AuthError } from '../../core/errors/auth-error.ts';
 import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
 import { registerSecrets } from '../../core/redaction.ts';
 import type { Authorization, AuthorizeInput } from '../common/definition.ts';
+import { SigningClock } from './clock.ts';
 import { isRegion } from './model-id.ts';
 import {
   type AwsCredentialProvider,
@@ -43,10 +45,13 @@ export class BedrockAuth {
   private readonly options: BedrockOptions;
   private readonly loadPeer: PeerLoader;
   private chain: Promise<AwsCredentialProvider> | undefined;
+  /** The time signatures carry: corrected after AWS refuses one for a skewed clock. */
+  readonly clock: SigningClock;
 
-  constructor(options: BedrockOptions, loadPeer: PeerLoader = loadDefaultChain) {
+  constructor(options: BedrockOptions, loadPeer: PeerLoader = loadDefaultChain, clock = new SigningClock()) {
     this.options = options;
     this.loadPeer = loadPeer;
+    this.clock = clock;
   }
 
   private get env(): Record<string, string | undefined> {
@@ -151,7 +156,9 @@ export class BedrockAuth {
     if ('bearer' in resolved)
       return { headers: { authorization: `Bearer ${resolved.bearer}` }, refreshable: false };
     if (!isRegion(region)) throw invalidRegion(region);
-    const headers = await signRequest(input, resolved.credentials, region);
+    const headers = await signRequest(input, resolved.credentials, region, {
+      datetime: this.clock.datetime(),
+    });
     return { headers, refreshable: resolved.refreshable };
   }
 }

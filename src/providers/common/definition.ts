@@ -165,6 +165,14 @@ export interface ProviderDefinition {
    * Read from the headers, before the body. Default: every 401 and 403.
    */
   credentialsRefused?(status: number, headers: ResponseHeaders): boolean;
+  /**
+   * For a provider that signs the time into each request (SigV4): reads a 401 or 403 and returns
+   * true when it refused a signature made with a clock that is off and the provider has corrected
+   * the clock it signs with from the answer (its `Date`). The attempt is then signed again and sent
+   * once more, in place of a credential refresh and not counted against `maxRetries`; a second
+   * refusal is the classified error. Optional: providers without signed times leave it out.
+   */
+  correctClock?(status: number, headers: ResponseHeaders): boolean;
   estimateInputTokens(input: TokenEstimateInput): number;
   /**
    * For a host that serves several model families through one adapter, each verifying only its own

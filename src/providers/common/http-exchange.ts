@@ -61,8 +61,10 @@ async function authorized(
 }
 
 /**
- * Sends one attempt. With refreshable credentials, a 401/403 answer is retried once with fresh
- * ones (an expired token); a second refusal is the provider's `auth` error.
+ * Sends one attempt. A 401/403 is sent once more, never twice: signed again when it refused a
+ * signature made with a skewed clock the provider has now corrected (`correctClock`), else with
+ * fresh credentials when they are refreshable (an expired token); a second refusal is the
+ * provider's `auth` error. The resend is part of the attempt, not one of the `maxRetries`.
  */
 export function sendAuthorized(
   runtime: HttpRuntime,
@@ -81,13 +83,17 @@ async function sendWithCredentials(
   controller: AbortController,
   timers: CallTimers,
 ): Promise<HttpResponse> {
-  const { http } = runtime;
+  const { http, definition } = runtime;
   const first = await authorized(runtime, call, false, controller.signal);
   const response = await http.send(first.call, controller, timers);
-  if (!first.refreshable || (response.status !== 401 && response.status !== 403)) return response;
-  if (runtime.definition.credentialsRefused?.(response.status, response.headers) === false) return response;
+  if (response.status !== 401 && response.status !== 403) return response;
+  const resign = definition.correctClock?.(response.status, response.headers) === true;
+  if (!resign && !first.refreshable) return response;
+  if (!resign && definition.credentialsRefused?.(response.status, response.headers) === false)
+    return response;
   await response.body?.cancel().catch(() => {});
-  return http.send((await authorized(runtime, call, true, controller.signal)).call, controller, timers);
+  // Re-signed at the corrected time with the same credentials, or signed with refreshed ones.
+  return http.send((await authorized(runtime, call, !resign, controller.signal)).call, controller, timers);
 }
 
 export async function errorFromResponse(
