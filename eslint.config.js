@@ -38,7 +38,8 @@ export const layers = {
     'providers/catalog',
     'providers/openai',
   ],
-  // The clouds serve the vendors' own protocols: Bedrock InvokeModel speaks Anthropic, Vertex Gemini and Anthropic.
+  // The clouds serve the vendors' own protocols: Bedrock InvokeModel speaks Anthropic; Vertex Gemini,
+  // Anthropic, and Chat Completions (Mistral AI with the Mistral preset's quirks, the MaaS open models).
   'providers/bedrock': ['core', 'transport', 'providers/common', 'providers/catalog', 'providers/anthropic'],
   'providers/vertex': [
     'core',
@@ -47,6 +48,8 @@ export const layers = {
     'providers/catalog',
     'providers/anthropic',
     'providers/gemini',
+    'providers/openai-chat',
+    'providers/openai-compatible',
   ],
   registry: ['core', 'pricing', 'providers/*'],
   routing: ['core', 'observers', 'pricing', 'providers/common', 'registry'],

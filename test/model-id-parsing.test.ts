@@ -15,7 +15,6 @@ const allowed: Record<string, string> = {
   'src/core/ids.ts': 'splitModelId itself',
   'src/providers/bedrock/model-id.ts': 'an AWS ARN (arn:aws:bedrock:region:…), not a model id',
   'src/providers/bedrock/errors.ts': 'an AWS error type (prefix#Name:detail)',
-  'src/providers/vertex/request.ts': "a URL path's :method suffix",
   'src/state/redis.ts': 'a sorted-set member (id:micros)',
   'src/gateway/artifacts.ts': 'a gateway store key (kind:scope:id), not a model id',
 };

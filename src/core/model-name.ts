@@ -60,11 +60,13 @@ export const modelNameGrammars: Readonly<Record<string, ModelNameGrammar>> = {
   // segment, encoded whole (`:` → %3A, `/` → %2F) and encoded again for SigV4.
   'bedrock-converse': bedrockNames(),
   'bedrock-invoke': bedrockNames(),
-  // `gemini-2.5-flash`, `claude-sonnet-4-5@20250929`: a publisher model, before `:generateContent`
-  // or `:rawPredict`, so no `:` and no `/`.
+  // `gemini-2.5-flash`, `claude-sonnet-4-5@20250929`, `meta/llama-3.3-70b-instruct-maas`: a model
+  // of a publisher, before `:generateContent` or `:rawPredict`, so no `:`; at most one `/`, after a
+  // publisher id (lower case, digits, `-`: `deepseek-ai`), and the model never starts with `.`.
   vertex: {
-    pattern: /^[A-Za-z0-9][A-Za-z0-9._-]*(?:@[A-Za-z0-9._-]+)?$/,
-    description: 'letters, digits and . _ - with an optional @version (no slashes or colons)',
+    pattern: /^(?:[a-z0-9][a-z0-9-]*\/)?[A-Za-z0-9][A-Za-z0-9._-]*(?:@[A-Za-z0-9._-]+)?$/,
+    description:
+      'an optional publisher/ then letters, digits and . _ - with an optional @version (no other slashes, no colons)',
   },
 };
 

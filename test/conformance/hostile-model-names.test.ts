@@ -22,6 +22,7 @@ import {
   createOpenResponses,
   createXaiResponses,
 } from '../../src/providers/openai-responses/index.ts';
+import { createVertex } from '../../src/providers/vertex/index.ts';
 import { createSwitchyard } from '../../src/switchyard.ts';
 
 const key = 'sk-hostile-model-name-test-key-0123456789';
@@ -52,6 +53,8 @@ const adapters: Array<[string, Factory]> = [
   ['xai-responses', (fetch) => createXaiResponses(common(fetch))],
   ['open-responses', (fetch) => createOpenResponses({ ...common(fetch), baseURL: 'http://127.0.0.1:9/v1' })],
   ['gemini', (fetch) => createGemini(common(fetch))],
+  // Vertex: publisher paths and the OpenAI-compatible endpoint; `publisher/model` names take one slash.
+  ['vertex', (fetch) => createVertex({ ...common(fetch), project: 'p', location: 'us-east5', env: {} })],
   [
     'azure chat (deployment URLs)',
     (fetch) => createAzureOpenAI({ ...common(fetch), resourceName: 'res', deploymentUrls: true }),

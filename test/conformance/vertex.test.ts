@@ -1,4 +1,8 @@
-/** The public conformance suite against the Vertex adapter: Gemini (Google's protocol) and Claude (Anthropic's, via rawPredict). */
+/**
+ * The public conformance suite against the Vertex adapter: Gemini (Google's protocol), Claude
+ * (Anthropic's, via rawPredict), and the Chat Completions publishers: a MaaS open model (the
+ * OpenAI-compatible endpoint) and Mistral AI (rawPredict).
+ */
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { createVertex } from '../../src/providers/vertex/index.ts';
 import { runAdapterSuite } from '../../src/testing/index.ts';
@@ -23,6 +27,24 @@ runAdapterSuite({
   name: 'vertex anthropic',
   protocol: 'vertex-anthropic',
   model: 'vertex:claude-sonnet-4-5@20250929',
+  harness: { describe, it, beforeAll, afterAll },
+  createAdapter: (url, settings) =>
+    createVertex({ ...settings, getAccessToken, env: {}, baseURL: endpoint(url) }),
+});
+
+runAdapterSuite({
+  name: 'vertex maas (Llama through the OpenAI-compatible endpoint)',
+  protocol: 'openai-chat',
+  model: 'vertex:meta/llama-3.3-70b-instruct-maas',
+  harness: { describe, it, beforeAll, afterAll },
+  createAdapter: (url, settings) =>
+    createVertex({ ...settings, getAccessToken, env: {}, baseURL: endpoint(url) }),
+});
+
+runAdapterSuite({
+  name: 'vertex mistral (Chat Completions through rawPredict)',
+  protocol: 'openai-chat',
+  model: 'vertex:mistral-medium-3',
   harness: { describe, it, beforeAll, afterAll },
   createAdapter: (url, settings) =>
     createVertex({ ...settings, getAccessToken, env: {}, baseURL: endpoint(url) }),

@@ -1,7 +1,9 @@
 /**
- * Vertex AI wire types. Vertex speaks two native protocols: Google's `generateContent` for Gemini
- * (the Gemini codec's types, `../gemini/api.ts`) and Anthropic's Messages for Claude (the Anthropic
- * codec's types, `../anthropic/api.ts`). What is Vertex's own: the Anthropic body's version field.
+ * Vertex AI wire types. Vertex speaks its publishers' protocols: Google's `generateContent` for Gemini
+ * (the Gemini codec's types, `../gemini/api.ts`), Anthropic's Messages for Claude (the Anthropic
+ * codec's types, `../anthropic/api.ts`) and Chat Completions for Mistral AI and the MaaS open models
+ * (the Chat Completions codec's, `../openai-chat/api.ts`). What is Vertex's own: the Anthropic body's
+ * version field.
  */
 export type { GeminiRequestBody, GeminiResponse } from '../gemini/api.ts';
 export type { WireResponseMessage, WireStreamEvent } from '../anthropic/api.ts';

@@ -1,10 +1,16 @@
-/** What each Vertex model supports: the Gemini rows for Google's models, the Anthropic rows for Claude, with Vertex's catalog limits. */
+/**
+ * What each Vertex model supports, by its publisher (`publishers.ts`): the Gemini rows for Google's
+ * models and the Anthropic rows for Claude, with Vertex's catalog limits; the Chat Completions
+ * publishers' (Mistral AI, the MaaS open models) from their quirks' tables.
+ */
 import type { Capabilities } from '../../core/capabilities.ts';
-import { withCatalog } from '../../core/catalog.ts';
+import { applyCatalog, catalogEntry } from '../../core/catalog.ts';
+import { LruCache } from '../../core/lru.ts';
 import { anthropicCapabilities } from '../anthropic/capabilities.ts';
 import { catalog } from '../catalog/vertex.generated.ts';
 import { capabilitiesFor as geminiCapabilities } from '../gemini/capabilities.ts';
-import { publisherOf } from './model-id.ts';
+import { capabilitiesFor as chatCapabilities } from './chat-completions.ts';
+import { resolveModel, type VertexModel } from './publishers.ts';
 
 /**
  * Declared per publisher, then narrowed to what Vertex serves through this adapter: no
@@ -13,10 +19,29 @@ import { publisherOf } from './model-id.ts';
  * own, so its media are base64 only (the pre-flight check still admits URL images: Vertex fetches
  * none, so a URL image fails on the wire, as on the API).
  */
-function declared(model: string): Capabilities {
-  if (publisherOf(model) === 'anthropic') return { ...anthropicCapabilities(model.replace('@', '-')) };
-  return { ...geminiCapabilities(model), promptCaching: false };
+function declared(model: VertexModel): Capabilities {
+  const { protocol } = model.publisher;
+  if (protocol === 'openai-chat') return chatCapabilities(model);
+  const resolved =
+    protocol === 'anthropic-messages'
+      ? { ...anthropicCapabilities(model.name.replace('@', '-')) }
+      : { ...geminiCapabilities(model.name), promptCaching: false };
+  applyCatalog(resolved, catalogEntry(catalog, model.name));
+  return resolved;
 }
 
-/** Capabilities of a Vertex model name (`gemini-2.5-flash`, `claude-sonnet-4-5@20250929`). */
-export const capabilitiesFor: (model: string) => Capabilities = withCatalog(declared, catalog);
+/** Resolved capabilities by wire name (names come from callers: the cache is bounded). */
+const cache = new LruCache<string, Capabilities>(512);
+
+/**
+ * Capabilities of a Vertex model name (`gemini-2.5-flash`, `claude-sonnet-4-5@20250929`,
+ * `meta/llama-3.3-70b-instruct-maas`). A name outside the grammar, or of a publisher the adapter does
+ * not serve, is an `InvalidRequestError` (the first thing a call asks, so it is refused before the wire).
+ */
+export function capabilitiesFor(model: string): Capabilities {
+  const known = cache.get(model);
+  if (known !== undefined) return known;
+  const resolved = declared(resolveModel(model));
+  cache.set(model, resolved);
+  return resolved;
+}

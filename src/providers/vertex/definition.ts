@@ -1,4 +1,7 @@
-/** The Vertex AI ProviderDefinition: Gemini and Claude models, each in its publisher's protocol, with per-request OAuth. */
+/**
+ * The Vertex AI ProviderDefinition: Gemini, Claude, Mistral AI and the MaaS open models, each in its
+ * publisher's protocol at its publisher's endpoint (`publishers.ts`), with per-request OAuth.
+ */
 import type { ModelInfo } from '../../core/adapter.ts';
 import type { ProviderDefinition } from '../common/definition.ts';
 import { VertexAuth, type TokenLoader } from './auth.ts';
@@ -105,9 +108,9 @@ export function createVertexDefinition(options: VertexOptions, loadPeer?: TokenL
     parseErrorBody,
     errorRules,
     estimateInputTokens,
-    // Gemini and Claude behind one adapter: each family's parts go back to it alone
-    // (`vertex/google`, `vertex/anthropic`). A bare `vertex` part (stored before families were
-    // recorded) could be either's, so neither takes it back: it is dropped with the WARN.
+    // Every publisher behind one adapter: each family's parts go back to it alone (`vertex/google`,
+    // `vertex/anthropic`, `vertex/meta`, …). A bare `vertex` part (stored before families were
+    // recorded) could be Gemini's or Claude's, so neither takes it back: it is dropped with the WARN.
     families: { of: publisherOf },
     listModels: { path: '/publishers/google/models', parse: parseModelList, baseURL: modelListBaseOf },
   };

@@ -1,7 +1,8 @@
 /**
  * `switchyard-ai/vertex`: the Google Vertex AI adapter (`vertex:<model>`): Gemini models in Google's
- * `generateContent` protocol and Claude models in Anthropic's Messages protocol (`:rawPredict`),
- * each through Switchyard's own codec. Like every provider entry it exports the factory, its options
+ * `generateContent` protocol, Claude models in Anthropic's Messages protocol (`:rawPredict`), and
+ * Mistral AI (`:rawPredict`) and the MaaS open models (`meta/llama-…`, the OpenAI-compatible
+ * endpoint) in Chat Completions, each through Switchyard's own codec (the table: `publishers.ts`). Like every provider entry it exports the factory, its options
  * type and the per-request `providerOptions.vertex` type, nothing else.
  */
 import type { Adapter } from '../../core/adapter.ts';

@@ -1,5 +1,6 @@
 /** Options of `createVertex`: project, location, credentials (API key, access-token function, or Application Default Credentials). */
-import type { JsonObject } from '../../core/json.ts';
+import { isJsonObject, type JsonObject } from '../../core/json.ts';
+import type { CanonicalRequest } from '../../core/request.ts';
 import type { AdapterOptions, CredentialSource } from '../common/options.ts';
 import { providerTable } from '../common/provider-table.ts';
 
@@ -41,6 +42,13 @@ export interface VertexOptions extends AdapterOptions {
  */
 export interface VertexProviderOptions {
   body?: JsonObject;
+}
+
+/** Reads `request.providerOptions.vertex`, keeping only well-typed fields. */
+export function readProviderOptions(request: CanonicalRequest): VertexProviderOptions {
+  const raw = request.providerOptions?.vertex;
+  if (!isJsonObject(raw)) return {};
+  return isJsonObject(raw.body) ? { body: raw.body as JsonObject } : {};
 }
 
 /** The runtime reads no key itself: credentials are resolved per request by `authorize`. */

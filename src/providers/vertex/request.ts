@@ -1,17 +1,20 @@
 /**
- * Canonical request → Vertex request. Gemini models: the Gemini codec's body, at
- * `/publishers/google/models/{m}:generateContent` (or `:streamGenerateContent?alt=sse`). Claude
- * models: the Anthropic codec's body without `model`, with `anthropic_version: vertex-2023-10-16`, at
- * `/publishers/anthropic/models/{m}:rawPredict` (or `:streamRawPredict`, `stream: true` kept).
+ * Canonical request → Vertex request, by the model's publisher (`publishers.ts`). Gemini: the
+ * Gemini codec's body at `/publishers/google/models/{m}:generateContent` (or
+ * `:streamGenerateContent?alt=sse`). Claude: the Anthropic codec's body without `model`, with
+ * `anthropic_version: vertex-2023-10-16`, at `/publishers/anthropic/models/{m}:rawPredict` (or
+ * `:streamRawPredict`, `stream: true` kept). Mistral AI and the MaaS open models: the Chat
+ * Completions codec's body (`chat-completions.ts`).
  */
-import type { JsonObject } from '../../core/json.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import { buildRequest as buildAnthropicRequest } from '../anthropic/request.ts';
 import type { ProviderContext, WireRequest } from '../common/definition.ts';
 import { buildRequest as buildGeminiRequest } from '../gemini/request.ts';
 import { vertexAnthropicVersion } from './api.ts';
-import { modelPath, publisherOf } from './model-id.ts';
-import type { VertexProviderOptions } from './options.ts';
+import * as chat from './chat-completions.ts';
+import { codecContext, modelPath } from './model-id.ts';
+import { readProviderOptions } from './options.ts';
+import { resolveModel, type VertexModel } from './publishers.ts';
 
 export { convertMessages } from '../gemini/request.ts';
 export { convertTools } from '../gemini/request.ts';
@@ -19,25 +22,30 @@ export { convertTools } from '../gemini/request.ts';
 /** Settings of the Gemini codec on Vertex: full JSON Schema where the model takes it. */
 const geminiSettings = { useJsonSchema: 'auto' as const };
 
-function extraBody(request: CanonicalRequest): JsonObject {
-  const options = request.providerOptions?.vertex as VertexProviderOptions | undefined;
-  return typeof options?.body === 'object' && options.body !== null ? options.body : {};
+/** The method of a publisher-model endpoint (a whole answer or a stream), from the table. */
+function method(model: VertexModel, stream: boolean): string {
+  const { endpoint } = model.publisher;
+  if (endpoint.kind !== 'publisher-model')
+    throw new TypeError(`vertex: ${model.publisher.id} has no model path`);
+  return endpoint.methods[stream ? 1 : 0];
 }
 
 /** Builds the request of one call, by the model's publisher. */
 export function buildRequest(request: CanonicalRequest, context: ProviderContext): WireRequest {
-  const path = modelPath(context.model, context);
-  if (publisherOf(context.model) === 'anthropic') {
-    const wire = buildAnthropicRequest(request, context);
+  const model = resolveModel(context.model, context.provider);
+  const { protocol } = model.publisher;
+  if (protocol === 'openai-chat') return chat.buildRequest(request, context, model);
+  const extra = readProviderOptions(request).body;
+  const path = `${modelPath(model)}:${method(model, context.stream)}`;
+  if (protocol === 'anthropic-messages') {
+    const wire = buildAnthropicRequest(request, codecContext(context, model.name));
     const { model: _model, ...rest } = wire.body;
-    const method = context.stream ? 'streamRawPredict' : 'rawPredict';
     return {
-      path: `${path}:${method}`,
-      body: { anthropic_version: vertexAnthropicVersion, ...rest, ...extraBody(request) },
+      path,
+      body: { anthropic_version: vertexAnthropicVersion, ...rest, ...extra },
       ...(wire.headers === undefined ? {} : { headers: wire.headers }),
     };
   }
-  const wire = buildGeminiRequest(request, context, geminiSettings);
-  const method = wire.path.slice(wire.path.lastIndexOf(':'));
-  return { path: `${path}${method}`, body: { ...wire.body, ...extraBody(request) } };
+  const wire = buildGeminiRequest(request, codecContext(context, model.name), geminiSettings);
+  return { path, body: { ...wire.body, ...extra } };
 }

@@ -2,10 +2,13 @@
 import type { TokenEstimateInput } from '../../core/adapter.ts';
 import { estimateInputTokens as estimateAnthropic } from '../anthropic/tokens.ts';
 import { estimateInputTokens as estimateGemini } from '../gemini/tokens.ts';
-import { publisherOf } from './model-id.ts';
+import { estimateInputTokens as estimateChat } from '../openai-chat/tokens.ts';
+import { findModel } from './publishers.ts';
 
-/** Claude models by the Anthropic calibration, the others by Gemini's. */
+/** By the model's publisher: Claude by the Anthropic calibration, Chat Completions publishers by theirs, the others by Gemini's. */
 export function estimateInputTokens(input: TokenEstimateInput): number {
   const model = (input.model ?? '').replace(/^vertex:/, '');
-  return publisherOf(model) === 'anthropic' ? estimateAnthropic(input) : estimateGemini(input);
+  const protocol = findModel(model)?.publisher.protocol;
+  if (protocol === 'anthropic-messages') return estimateAnthropic(input);
+  return protocol === 'openai-chat' ? estimateChat(input) : estimateGemini(input);
 }

@@ -18,6 +18,7 @@ import {
   isGeminiGeneratePath,
   isInvokePath,
   isVertexAnthropicPath,
+  isVertexMistralPath,
 } from './request-fields.ts';
 import { checkConverseRequest, checkInvokeRequest } from './rules/bedrock.ts';
 import { checkGoogleCredentials, checkVertexAnthropicRequest } from './rules/vertex.ts';
@@ -126,7 +127,9 @@ export const emulatorProtocols: { readonly [Api in EmulatorProtocolId]: Emulator
     errors: anthropicErrors,
   },
   'openai-chat': {
-    matchesEndpoint: (path) => path.endsWith('/chat/completions'),
+    // Vertex serves it twice more: the MaaS open models at `…/endpoints/openapi/chat/completions`,
+    // Mistral AI at `…/publishers/mistralai/models/{m}:rawPredict` / `:streamRawPredict`.
+    matchesEndpoint: (path) => path.endsWith('/chat/completions') || isVertexMistralPath(path),
     fixtureFolders: [],
     ...bodyStream,
     namedEvents: false,

@@ -31,6 +31,7 @@ export function geminiModelFromPath(path: string): string | undefined {
 
 const bedrockPattern = /\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/;
 const vertexAnthropicPattern = /\/publishers\/anthropic\/models\/([^/:]+):(rawPredict|streamRawPredict)$/;
+const vertexMistralPattern = /\/publishers\/mistralai\/models\/([^/:]+):(rawPredict|streamRawPredict)$/;
 
 /** Whether `path` is a Bedrock Converse endpoint (`/model/{id}/converse` or `/converse-stream`). */
 export function isConversePath(path: string): boolean {
@@ -45,6 +46,14 @@ export function isInvokePath(path: string): boolean {
 /** Whether `path` is Vertex's Anthropic endpoint (`…/publishers/anthropic/models/{m}:rawPredict` or `:streamRawPredict`). */
 export function isVertexAnthropicPath(path: string): boolean {
   return vertexAnthropicPattern.test(path);
+}
+
+/**
+ * Whether `path` is Vertex's Mistral AI endpoint (`…/publishers/mistralai/models/{m}:rawPredict` or
+ * `:streamRawPredict`), which takes and answers Mistral's Chat Completions (`stream: true` in the body).
+ */
+export function isVertexMistralPath(path: string): boolean {
+  return vertexMistralPattern.test(path);
 }
 
 /** The model a path names: Bedrock's `/model/{id}/…` (decoded), Vertex's `…/models/{m}:…`. */

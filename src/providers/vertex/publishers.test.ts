@@ -1,0 +1,176 @@
+/**
+ * Vertex's publishers on the wire: each model goes to its publisher's endpoint in its protocol
+ * (`publishers.ts`) — Gemini and Claude at their publisher paths, Mistral AI at
+ * `publishers/mistralai/models/{m}:rawPredict` with a Chat Completions body, the MaaS open models at
+ * the project's OpenAI-compatible `endpoints/openapi/chat/completions` named `{publisher}/{model}`
+ * — and a model of a publisher the adapter does not serve, or a name that could step out of its
+ * path segment, is refused before any request (never sent to `publishers/google`).
+ */
+import { describe, expect, it } from 'vitest';
+import { isInvalidRequestError } from '../../core/errors/guards.ts';
+import { silentLogger } from '../../core/logger.ts';
+import { provenanceFields } from '../common/projection.ts';
+import type { CanonicalRequest } from '../../core/request.ts';
+import { userText } from '../../core/transcript.ts';
+import { createVertexDefinition } from './definition.ts';
+import { createVertex } from './index.ts';
+
+const endpoint = 'https://us-east5-aiplatform.googleapis.com/v1/projects/p/locations/us-east5';
+
+/** A fetch that records each request's URL and JSON body and answers 418 (nothing is parsed). */
+function wire() {
+  const calls: Array<{ url: string; body: Record<string, unknown> }> = [];
+  const fetch = (async (url: string | URL | Request, init?: RequestInit) => {
+    calls.push({ url: String(url), body: JSON.parse(String(init?.body ?? '{}')) as Record<string, unknown> });
+    return new Response('{"error":{"code":418,"message":"no","status":"UNKNOWN"}}', { status: 418 });
+  }) as typeof globalThis.fetch;
+  const adapter = createVertex({
+    project: 'p',
+    location: 'us-east5',
+    getAccessToken: async () => 'ya29.publishers-test',
+    env: {},
+    fetch,
+    maxRetries: 0,
+    logger: silentLogger,
+  });
+  return { calls, adapter };
+}
+
+const request = (model: string, extra: Partial<CanonicalRequest> = {}): CanonicalRequest => ({
+  model: `vertex:${model}`,
+  transcript: [userText('Hi')],
+  maxOutputTokens: 64,
+  ...extra,
+});
+
+/** One complete() and one stream() of `model`: the two requests the wire saw. */
+async function sent(model: string, extra: Partial<CanonicalRequest> = {}) {
+  const { calls, adapter } = wire();
+  await adapter.complete(request(model, extra)).catch(() => undefined);
+  try {
+    for await (const _event of adapter.stream(request(model, extra)));
+  } catch {
+    // The 418 ends the stream; only the request matters here.
+  }
+  await adapter.close();
+  return calls;
+}
+
+describe('Vertex publishers: each model at its publisher’s endpoint, in its protocol', () => {
+  it.each([
+    ['meta/llama-3.3-70b-instruct-maas', 'meta/llama-3.3-70b-instruct-maas'],
+    ['llama-4-maverick-17b-128e-instruct-maas', 'meta/llama-4-maverick-17b-128e-instruct-maas'],
+    ['deepseek-ai/deepseek-r1-0528-maas', 'deepseek-ai/deepseek-r1-0528-maas'],
+    ['qwen/qwen3-235b-a22b-instruct-2507-maas', 'qwen/qwen3-235b-a22b-instruct-2507-maas'],
+    ['gpt-oss-120b-maas', 'openai/gpt-oss-120b-maas'],
+  ])(
+    'MaaS %s: the OpenAI-compatible endpoint, model %s in a Chat Completions body',
+    async (model, bodyModel) => {
+      const [whole, streamed] = await sent(model);
+      expect(whole!.url).toBe(`${endpoint}/endpoints/openapi/chat/completions`);
+      expect(whole!.body).toEqual({
+        model: bodyModel,
+        messages: [{ role: 'user', content: 'Hi' }],
+        max_tokens: 64,
+      });
+      expect(streamed!.url).toBe(`${endpoint}/endpoints/openapi/chat/completions`);
+      expect(streamed!.body).toMatchObject({ model: bodyModel, stream: true });
+      expect(streamed!.body).not.toHaveProperty('stream_options');
+    },
+  );
+
+  it.each([
+    ['mistral-medium-3', 'mistral-medium-3', 'mistral-medium-3'],
+    ['mistralai/codestral-2', 'codestral-2', 'codestral-2'],
+    ['mistral-large@2407', 'mistral-large@2407', 'mistral-large'],
+  ])(
+    'Mistral AI %s: publishers/mistralai rawPredict / streamRawPredict, a Chat Completions body',
+    async (model, pathModel, bodyModel) => {
+      const [whole, streamed] = await sent(model);
+      expect(whole!.url).toBe(`${endpoint}/publishers/mistralai/models/${pathModel}:rawPredict`);
+      expect(whole!.body).toEqual({
+        model: bodyModel,
+        messages: [{ role: 'user', content: 'Hi' }],
+        max_tokens: 64,
+      });
+      expect(streamed!.url).toBe(`${endpoint}/publishers/mistralai/models/${pathModel}:streamRawPredict`);
+      expect(streamed!.body).toMatchObject({ model: bodyModel, stream: true });
+    },
+  );
+
+  it('Gemini and Claude as before, bare or named with their publisher', async () => {
+    for (const model of ['gemini-2.5-flash', 'google/gemini-2.5-flash']) {
+      const [whole, streamed] = await sent(model);
+      expect(whole!.url).toBe(`${endpoint}/publishers/google/models/gemini-2.5-flash:generateContent`);
+      expect(whole!.body).toHaveProperty('contents');
+      expect(streamed!.url).toBe(
+        `${endpoint}/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse`,
+      );
+    }
+    for (const model of ['claude-sonnet-4-5@20250929', 'anthropic/claude-sonnet-4-5@20250929']) {
+      const [whole] = await sent(model);
+      expect(whole!.url).toBe(
+        `${endpoint}/publishers/anthropic/models/claude-sonnet-4-5@20250929:rawPredict`,
+      );
+      expect(whole!.body).toMatchObject({ anthropic_version: 'vertex-2023-10-16' });
+      expect(whole!.body).not.toHaveProperty('model');
+    }
+  });
+
+  it('providerOptions.vertex.body is merged into a Chat Completions body as into the others', async () => {
+    const providerOptions = { vertex: { body: { seed: 7, labels: { team: 'x' } } } };
+    const [whole] = await sent('meta/llama-3.3-70b-instruct-maas', { providerOptions });
+    expect(whole!.body).toMatchObject({ seed: 7, labels: { team: 'x' } });
+    expect(whole!.body).not.toHaveProperty('body');
+  });
+
+  it('each publisher’s parts are tagged with it (vertex/meta, vertex/mistralai)', () => {
+    const definition = createVertexDefinition({ env: {} });
+    expect(provenanceFields(definition, 'meta/llama-3.3-70b-instruct-maas')).toEqual({
+      provenance: 'vertex/meta',
+    });
+    expect(provenanceFields(definition, 'llama-3.3-70b-instruct-maas')).toEqual({
+      provenance: 'vertex/meta',
+    });
+    expect(provenanceFields(definition, 'mistral-medium-3')).toEqual({ provenance: 'vertex/mistralai' });
+  });
+});
+
+describe('Vertex models that cannot be served: refused before any request', () => {
+  it.each(['ai21/jamba-1.5-large@001', 'cohere/command-r', 'publishers/gemini-2.5-flash'])(
+    '%s: a publisher the adapter does not serve is an invalid request naming the model and what is served',
+    async (model) => {
+      const calls = await sent(model);
+      expect(calls).toEqual([]);
+      const { adapter } = wire();
+      const error = await adapter.complete(request(model)).catch((caught: unknown) => caught);
+      expect(isInvalidRequestError(error), String(error)).toBe(true);
+      expect(error).toMatchObject({ providerCode: 'unsupported_model' });
+      const message = (error as Error).message;
+      expect(message).toContain(model);
+      expect(message).toMatch(/google .*anthropic .*mistralai .*meta, deepseek-ai, qwen, openai/);
+      await adapter.close();
+    },
+  );
+
+  it.each([
+    'meta/../../endpoints/other',
+    'meta/llama/../../x',
+    'meta/.hidden',
+    'Meta/llama-3.3-70b-instruct-maas',
+    '../publishers/google/models/x',
+    'meta/llama-3.3:generateContent',
+    'meta/llama?x=1',
+    'meta/llama#x',
+    'meta/llama%2F..%2Fx',
+    '/meta/llama',
+    'meta/',
+  ])('%s: a name that could leave its path segment is invalid_model_name, nothing sent', async (model) => {
+    const calls = await sent(model);
+    expect(calls).toEqual([]);
+    const { adapter } = wire();
+    const error = await adapter.complete(request(model)).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ errorClass: 'invalid_request', providerCode: 'invalid_model_name' });
+    await adapter.close();
+  });
+});
