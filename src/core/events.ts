@@ -107,6 +107,12 @@ export interface ToolCallStartEvent {
   index: number;
   id: ToolCallId;
   name: string;
+  /**
+   * What is known of the call as it opens (Anthropic's `anthropic.caller`: the code execution that
+   * made the call), so a consumer can announce the call as such; `tool-call-end` carries the part's
+   * whole metadata.
+   */
+  metadata?: MetadataMap;
 }
 /** A raw JSON fragment of the tool input, exactly as the provider sent it. */
 export interface ToolCallDeltaEvent {

@@ -191,8 +191,17 @@ export class StreamBuilder {
    * how to read it; the builder then keeps no copy of the JSON text (it would be a second copy of
    * the arguments held until the call ends) and, when the runtime closes the call early, takes the
    * input received so far from it instead of repairing the text.
+   *
+   * `metadata`: what is known of the call as it opens (Anthropic's `anthropic.caller`), carried on
+   * its `tool-call-start` (see `ToolCallStartEvent.metadata`); `end` still gives the part's whole
+   * metadata.
    */
-  toolStart(key: BlockKey, id: ToolCallId, name: string, currentInput?: () => JsonObject): void {
+  toolStart(
+    key: BlockKey,
+    id: ToolCallId,
+    name: string,
+    options: { currentInput?: () => JsonObject; metadata?: MetadataMap } = {},
+  ): void {
     if (this.open.has(key)) return;
     if (typeof name !== 'string' || name === '')
       throw new Error('the provider sent a tool call without a name');
@@ -200,9 +209,14 @@ export class StreamBuilder {
     this.endAll();
     const index = this.nextIndex++;
     this.sawToolCall = true;
+    const { currentInput, metadata } = options;
     const fragments = currentInput === undefined ? new JsonFragments() : undefined;
     this.open.set(key, { type: 'tool-call', index, id, fragments, currentInput });
-    this.emit({ type: 'tool-call-start', index, id, name });
+    this.emit(
+      metadata === undefined
+        ? { type: 'tool-call-start', index, id, name }
+        : { type: 'tool-call-start', index, id, name, metadata },
+    );
   }
 
   /** Passes a raw tool-input JSON fragment through. Ignored when `key` is not an open tool call. */

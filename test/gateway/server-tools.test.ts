@@ -2,12 +2,15 @@
  * Anthropic's server tools (`web_search_…`, run by Anthropic itself) through the gateway: an
  * Anthropic client routed to an Anthropic upstream gets them as if it called Anthropic directly —
  * the tool definitions reach the upstream as written, its `server_tool_use` and
- * `web_search_tool_result` blocks come back whole (streamed and not), and the next turn's history
- * carries them back verbatim. No other provider runs them: a route elsewhere is a 400 naming
+ * `web_search_tool_result` blocks come back whole (streamed and not), with the citations of the
+ * text that quotes them and the `caller` of a call made by code execution, and the next turn's
+ * history carries them back verbatim. No other provider runs them: a route elsewhere is a 400 naming
  * `tools`, and fallbacks to another provider type are not taken.
  */
+import { join } from 'node:path';
 import { protocolError } from 'switchyard-ai/testing';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { readRecorded, recordedDir } from '../support/fixtures.ts';
 import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
@@ -155,4 +158,107 @@ it('tool_choice may name a server tool, or be any with only server tools: sent t
       toolChoice,
     );
   }
+});
+
+type Block = Record<string, unknown> & { type: string };
+interface RecordedEvent {
+  type: string;
+  index: number;
+  message: { content: Block[] };
+  content_block: Block;
+  delta: { type: string; citation?: unknown };
+}
+
+/** The blocks of a recorded Anthropic stream as its events build them (citations from their deltas). */
+function recordedBlocks(file: string): Block[] {
+  const blocks: Block[] = [];
+  let message: Block[] = [];
+  for (const line of readRecorded(file).split('\n')) {
+    if (line.trim() === '') continue;
+    const event = JSON.parse(line) as RecordedEvent;
+    if (event.type === 'message_start') blocks.push(...(message = [...event.message.content]));
+    if (event.type === 'content_block_start')
+      blocks.push((message[event.index] = { ...event.content_block }));
+    if (event.type === 'content_block_delta' && event.delta.type === 'citations_delta')
+      ((message[event.index]!.citations ??= []) as unknown[]).push(event.delta.citation);
+  }
+  return blocks;
+}
+const recorded = (name: string) => join(recordedDir, 'anthropic', name);
+const citationsOf = (blocks: ReadonlyArray<{ type: string }>) =>
+  blocks.flatMap((block) =>
+    block.type === 'text' ? [(block as { citations?: unknown }).citations ?? []] : [],
+  );
+const callersOf = (blocks: ReadonlyArray<{ type: string }>) =>
+  blocks.flatMap((block) => (block.type === 'tool_use' ? [(block as { caller?: unknown }).caller] : []));
+
+it('web search citations on recorded text blocks reach an Anthropic client, whole and as citations_delta events', async () => {
+  const { anthropic } = createClients(harness.server.url);
+  const request = { model: 'up-anthropic', max_tokens: 200, messages: question, tools: [webSearch as never] };
+  const file = recorded('anthropic-web-search-tool.1.json');
+  harness.emulator.enqueue({ type: 'replay', file, enforce: false });
+  const message = await anthropic.messages.create(request);
+  const expected = citationsOf((JSON.parse(readRecorded(file)) as { content: Block[] }).content);
+  expect(expected.flat().length).toBeGreaterThan(0);
+  expect(citationsOf(message.content)).toEqual(expected);
+  const chunks = recorded('anthropic-web-search-tool.1.chunks.txt');
+  harness.emulator.enqueue({ type: 'replay', file: chunks, enforce: false });
+  const streamed = await anthropic.messages.stream(request).finalMessage();
+  const streamedExpected = citationsOf(recordedBlocks(chunks));
+  expect(streamedExpected.flat().length).toBe(14);
+  expect(citationsOf(streamed.content)).toEqual(streamedExpected);
+});
+
+it('a tool call made by code execution keeps its caller, whole and streamed (programmatic tool calling)', async () => {
+  const { anthropic } = createClients(harness.server.url);
+  const request = { model: 'up-anthropic', max_tokens: 200, messages: question };
+  const file = recorded('anthropic-programmatic-tool-calling.1.json');
+  harness.emulator.enqueue({ type: 'replay', file, enforce: false });
+  const message = await anthropic.messages.create(request);
+  const expected = callersOf((JSON.parse(readRecorded(file)) as { content: Block[] }).content);
+  expect(expected).toContainEqual(expect.objectContaining({ type: 'code_execution_20250825' }));
+  expect(callersOf(message.content)).toEqual(expected);
+  const chunks = recorded('anthropic-programmatic-tool-calling.1.chunks.txt');
+  harness.emulator.enqueue({ type: 'replay', file: chunks, enforce: false });
+  const streamed = await anthropic.messages.stream(request).finalMessage();
+  const streamedExpected = callersOf(recordedBlocks(chunks));
+  expect(streamedExpected.length).toBeGreaterThan(1);
+  expect(callersOf(streamed.content)).toEqual(streamedExpected);
+});
+
+it('the next turn carries a text’s citations and a call’s caller back to the upstream', async () => {
+  harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Done.' }] });
+  const citation = {
+    type: 'web_search_result_location',
+    cited_text: 'Sunny all week.',
+    url: 'https://example.com/paris',
+    title: 'Paris weather',
+    encrypted_index: 'Eo8BCioIAhgBIiQ',
+  };
+  const caller = { type: 'code_execution_20250825', tool_id: 'srvtoolu_01B' };
+  const { anthropic } = createClients(harness.server.url);
+  await anthropic.messages.create({
+    model: 'up-anthropic',
+    max_tokens: 200,
+    tools: [webSearch as never],
+    messages: [
+      ...question,
+      {
+        role: 'assistant',
+        content: [
+          serverCall,
+          searchResult,
+          { type: 'text', text: 'It is sunny in Paris.', citations: [citation] },
+          { type: 'tool_use', id: 'toolu_01C', name: 'rollDie', input: {}, caller },
+        ] as never,
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01C', content: '4' }] },
+    ],
+  });
+  const sent = harness.emulator.requests.at(-1)!.body as {
+    messages: Array<{ role: string; content: Array<Record<string, unknown>> }>;
+  };
+  const assistant = sent.messages.find((message) => message.role === 'assistant')!;
+  expect(assistant.content[2]).toMatchObject({ type: 'text', citations: [citation] });
+  expect(assistant.content[3]).toMatchObject({ type: 'tool_use', caller });
 });

@@ -18,7 +18,7 @@ import {
 } from '../fields.ts';
 import { binaryPart, checkedToolChoice, namedTool, pushParts, sentAt, toolOutput } from '../common.ts';
 import type { DecodedRequest, OpaqueCodec } from '../types.ts';
-import { isJsonObject, type JsonObject } from '../../core/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import { isServerBlockType } from './response.ts';
 
 function convertSource(source: unknown, path: string, kind: 'image' | 'document'): Part {
@@ -92,10 +92,32 @@ function toolResult(block: Record<string, unknown>, path: string): Part {
   return sentAt(result, `${path}.tool_use_id`);
 }
 
+/**
+ * What an Anthropic reply block carries beside its content, kept in the part's metadata under the
+ * Anthropic adapter's keys so an Anthropic upstream gets it back: a text's `citations`, a tool
+ * call's `caller` (made by code execution; a `direct` caller is the default and is not kept).
+ */
+function replyMetadata(block: Record<string, unknown>, path: string): { metadata?: JsonObject } {
+  if (block.type === 'text') {
+    const citations = optionalArray(block, 'citations', `${path}.citations`);
+    return citations === undefined || citations.length === 0
+      ? {}
+      : { metadata: { 'anthropic.citations': citations as JsonValue[] } };
+  }
+  const caller = block.caller;
+  if (caller === undefined || caller === null) return {};
+  const object = jsonObject(caller, `${path}.caller`);
+  return object.type === 'direct' ? {} : { metadata: { 'anthropic.caller': object } };
+}
+
 function assistantBlock(block: Record<string, unknown>, path: string, opaque: OpaqueCodec): Part | undefined {
   switch (block.type) {
     case 'text':
-      return { type: 'text', text: requiredString(block, 'text', `${path}.text`) };
+      return {
+        type: 'text',
+        text: requiredString(block, 'text', `${path}.text`),
+        ...replyMetadata(block, path),
+      };
     case 'thinking': {
       const payload = opaque.unwrap(optionalString(block, 'signature', `${path}.signature`) ?? '');
       return {
@@ -127,6 +149,7 @@ function assistantBlock(block: Record<string, unknown>, path: string, opaque: Op
           id: requiredString(block, 'id', `${path}.id`) as never,
           name: requiredString(block, 'name', `${path}.name`),
           input: jsonObject(block.input ?? {}, `${path}.input`),
+          ...replyMetadata(block, path),
         },
         `${path}.id`,
       );

@@ -3,7 +3,8 @@ import type { StreamEvent } from '../../core/events.ts';
 import type { FinishReason } from '../../core/finish-reason.ts';
 import type { CanonicalResponse } from '../../core/request.ts';
 import type { CustomPart, Part } from '../../core/transcript.ts';
-import { isJsonObject } from '../../core/json.ts';
+import { isJsonObject, type JsonObject } from '../../core/json.ts';
+import type { MetadataMap } from '../../core/metadata.ts';
 import { argumentsObject } from '../../core/tool-arguments.ts';
 import { emptyUsage, type Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
@@ -86,11 +87,45 @@ function serverBlockOf(part: CustomPart): Record<string, unknown> | undefined {
   return { ...data };
 }
 
+/**
+ * The citations an Anthropic upstream attached to a text part (web search, documents: metadata
+ * `anthropic.citations`, the Anthropic adapter's key, which Vertex and Bedrock InvokeModel read
+ * through too), as it wrote them; empty without any. Bedrock Converse's `bedrock.citations` have
+ * another shape and are not sent, nor are OpenAI's `url_citation`s (an Anthropic citation quotes
+ * its source and carries the search result's `encrypted_index`, which no other provider gives).
+ */
+function citationsOf(metadata: MetadataMap | undefined): JsonObject[] {
+  const citations = metadata?.['anthropic.citations'];
+  return Array.isArray(citations) ? citations.filter(isJsonObject) : [];
+}
+
+/** A text block, with its citations when it has any (as the API writes it). */
+function textBlock(text: string, metadata: MetadataMap | undefined): Record<string, unknown> {
+  const citations = citationsOf(metadata);
+  return citations.length === 0 ? { type: 'text', text } : { type: 'text', text, citations };
+}
+
+/**
+ * A `tool_use` block, with its `caller` when code execution made the call (programmatic tool
+ * calling: metadata `anthropic.caller`; a direct call has none, as the Anthropic adapter reads it).
+ */
+function toolUseBlock(
+  id: string,
+  name: string,
+  input: JsonObject,
+  metadata: MetadataMap | undefined,
+): Record<string, unknown> {
+  const caller = metadata?.['anthropic.caller'];
+  return isJsonObject(caller)
+    ? { type: 'tool_use', id, name, input, caller }
+    : { type: 'tool_use', id, name, input };
+}
+
 function convertPart(part: Part, context: EncodeContext): Record<string, unknown> | undefined {
   const opaque = context.opaque ?? verbatimOpaque;
   switch (part.type) {
     case 'text':
-      return { type: 'text', text: part.text };
+      return textBlock(part.text, part.metadata);
     case 'structured':
       return { type: 'text', text: JSON.stringify(part.value) };
     case 'reasoning':
@@ -106,7 +141,7 @@ function convertPart(part: Part, context: EncodeContext): Record<string, unknown
         };
       return { type: 'thinking', thinking: part.text, signature: signatureOf(part, context) };
     case 'tool-call':
-      return { type: 'tool_use', id: part.id, name: part.name, input: argumentsObject(part) };
+      return toolUseBlock(part.id, part.name, argumentsObject(part), part.metadata);
     case 'custom':
       return serverBlockOf(part) ?? leaveOut(part, context);
     default:
@@ -148,8 +183,9 @@ type Payload = Record<string, unknown>;
 
 /**
  * The streamed sequence: `message_start` (held until the first content event), per block
- * `content_block_start` (a `ping` after the first, as the API does), deltas (`text_delta`,
- * `thinking_delta` + `signature_delta`, `input_json_delta`) and `content_block_stop`, then
+ * `content_block_start` (a `ping` after the first, as the API does), deltas (`text_delta` and a
+ * text's `citations_delta`s, `thinking_delta` + `signature_delta`, `input_json_delta`) and
+ * `content_block_stop`, then
  * `message_delta` with the stop reason and usage, and `message_stop`.
  */
 export function createStreamEncoder(context: EncodeContext): StreamEncoder {
@@ -224,7 +260,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
         return [...frames, stop(event.index)];
       }
       case 'tool-call-start': {
-        const frames = start(event.index, { type: 'tool_use', id: event.id, name: event.name, input: {} });
+        const frames = start(event.index, toolUseBlock(event.id, event.name, {}, event.metadata));
         return [...frames, delta(event.index, { type: 'input_json_delta', partial_json: '' })];
       }
       case 'tool-call-delta':
@@ -236,8 +272,15 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
           rest === '' ? [] : [delta(event.index, { type: 'input_json_delta', partial_json: rest })];
         return [...frames, stop(event.index)];
       }
-      case 'text-end':
-        return wire.has(event.index) ? [stop(event.index)] : [];
+      case 'text-end': {
+        if (!wire.has(event.index)) return [];
+        // A text's citations arrive with its end (`text-end`'s metadata): one `citations_delta`
+        // each, which the SDKs' accumulators add to the block, before it stops.
+        const citations = citationsOf(event.metadata).map((citation) =>
+          delta(event.index, { type: 'citations_delta', citation }),
+        );
+        return [...citations, stop(event.index)];
+      }
       case 'message-start':
         provider = event.provenance ?? event.provider;
         return [];

@@ -101,9 +101,12 @@ export class ResponseReader {
       typeof block.id === 'string' && block.id !== ''
         ? canonicalToolId(this.context, block.id)
         : createToolCallId();
-    this.builder.toolStart(index, id, typeof block.name === 'string' ? block.name : '');
+    const metadata = callerMetadata(block);
+    // The caller rides on the start too: a consumer announcing the call (an Anthropic client's
+    // `content_block_start`) has it before the input streams.
+    this.builder.toolStart(index, id, typeof block.name === 'string' ? block.name : '', { metadata });
     const input = isJsonObject(block.input) ? block.input : {};
-    this.open.set(index, { kind: 'tool', input, streamed: false, metadata: callerMetadata(block) });
+    this.open.set(index, { kind: 'tool', input, streamed: false, metadata });
   }
 
   /** `content_block_delta`: one small handler per delta type. */
