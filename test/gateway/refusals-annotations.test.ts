@@ -4,7 +4,10 @@
  * would parse as the answer; `url_citation` annotations (Responses' `annotations`, Chat's
  * `message.annotations`), not an empty list that loses every source.
  */
+import { join } from 'node:path';
+import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { readRecorded, recordedDir } from '../support/fixtures.ts';
 import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
@@ -177,4 +180,36 @@ it('streamed, a Chat upstream’s refusal reaches a Chat client as refusal delta
   expect(message?.type === 'message' && message.content).toMatchObject([
     { type: 'refusal', refusal: "I'm sorry, I can't help." },
   ]);
+});
+
+it('streamed to a Responses client, each recorded annotation is an output_text.annotation.added event, numbered, before output_text.done', async () => {
+  const file = join(recordedDir, 'openai/responses/openai-web-search-tool.1.chunks.txt');
+  const recorded = readRecorded(file)
+    .split('\n')
+    .filter((line) => line.includes('"response.output_text.annotation.added"'))
+    .map((line) => JSON.parse(line) as { annotation_index: number; annotation: unknown });
+  expect(recorded.length).toBe(12);
+  harness.emulator.enqueue({ type: 'replay', file, enforce: false });
+  const stream = await createClients(harness.server.url).openai.responses.create({
+    model: 'up-responses',
+    input: 'news',
+    stream: true,
+  });
+  const events: ResponseStreamEvent[] = [];
+  for await (const event of stream) events.push(event);
+  const message = events.find(
+    (event) => event.type === 'response.output_item.added' && event.item.type === 'message',
+  ) as Extract<ResponseStreamEvent, { type: 'response.output_item.added' }>;
+  const added = events.filter((event) => event.type === 'response.output_text.annotation.added');
+  expect(added.map(({ annotation_index, annotation }) => ({ annotation_index, annotation }))).toEqual(
+    recorded.map(({ annotation_index, annotation }) => ({ annotation_index, annotation })),
+  );
+  for (const event of added)
+    expect(event).toMatchObject({
+      item_id: message.item.id,
+      output_index: message.output_index,
+      content_index: 0,
+    });
+  const done = events.findIndex((event) => event.type === 'response.output_text.done');
+  expect(events.indexOf(added.at(-1)!)).toBeLessThan(done);
 });

@@ -212,7 +212,8 @@ interface OpenItem {
 /**
  * The streamed sequence: `response.created` and `response.in_progress` (held until the first
  * content event), per output item `output_item.added`, its deltas (`output_text.delta`,
- * `reasoning_summary_text.delta`, `function_call_arguments.delta`) and `output_item.done`, then
+ * `reasoning_summary_text.delta`, `function_call_arguments.delta`; a text's
+ * `output_text.annotation.added`s before its `output_text.done`) and `output_item.done`, then
  * `response.completed` (`response.incomplete` for a cut reply; `response.failed` on an error).
  * Every event carries `sequence_number`.
  */
@@ -301,10 +302,23 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     const at = { item_id: item.id, output_index: outputIndex };
     const frames: WireFrame[] = [];
     if (item.type === 'message') {
-      // A text's annotations arrive with its end (`text-end`'s metadata), and go out with its done events.
+      // A text's annotations arrive with its end (`text-end`'s metadata): one
+      // `output_text.annotation.added` each, numbered, before its done events (OpenAI sends them
+      // between the deltas, as each is found; the SDKs' accumulators place each by its index).
       const refusal = entry.refusal === true;
-      const part = messagePart(text, refusal, textAnnotations(extra.metadata));
+      const annotations = refusal ? [] : textAnnotations(extra.metadata);
+      const part = messagePart(text, refusal, annotations);
       Object.assign(item, messageItem(text, item.id, part));
+      annotations.forEach((annotation, annotationIndex) =>
+        frames.push(
+          frame('response.output_text.annotation.added', {
+            ...at,
+            content_index: 0,
+            annotation_index: annotationIndex,
+            annotation,
+          }),
+        ),
+      );
       frames.push(
         refusal
           ? frame('response.refusal.done', { ...at, content_index: 0, refusal: text })
