@@ -199,6 +199,24 @@ export function isRefusalText(metadata: MetadataMap | undefined): boolean {
 }
 
 /**
+ * The finish reason an OpenAI client is told: `completed` for the model's refusal as OpenAI gives
+ * it — a refusal part ({@link isRefusalText}) in a reply the upstream ended normally (Chat's
+ * `stop`, Responses' `completed`), which the adapters report as a content filter — since OpenAI
+ * answers its own refusal as a completed reply whose `refusal` field or part says it; else the
+ * canonical reason. A genuine content filter (`content_filter`, another provider's refusal) stays one.
+ */
+export function openAiFinishReason(
+  response: Pick<CanonicalResponse, 'finishReason' | 'rawFinishReason' | 'content'>,
+): FinishReason {
+  const { finishReason, rawFinishReason: raw } = response;
+  const refused =
+    finishReason === 'content-filter' &&
+    (raw === 'stop' || raw === 'completed') &&
+    response.content.some((part) => part.type === 'text' && isRefusalText(part.metadata));
+  return refused ? 'completed' : finishReason;
+}
+
+/**
  * The annotations an OpenAI Responses upstream attached to a text part (`url_citation`,
  * `file_citation`, …: metadata `<adapter>.annotations`), as it wrote them; empty without any.
  */

@@ -213,3 +213,75 @@ it('streamed to a Responses client, each recorded annotation is an output_text.a
   const done = events.findIndex((event) => event.type === 'response.output_text.done');
   expect(events.indexOf(added.at(-1)!)).toBeLessThan(done);
 });
+
+it('an OpenAI refusal reaches a Responses client as a completed response with a refusal part, from a Chat or a Responses upstream, whole and streamed', async () => {
+  const { openai } = createClients(harness.server.url);
+  const upstreams = [
+    { model: 'up-chat', body: chatRefusal },
+    {
+      model: 'up-responses',
+      body: responsesBody([{ type: 'refusal', refusal: "I'm sorry, I can't help with that." }]),
+    },
+  ];
+  for (const { model, body } of upstreams) {
+    harness.emulator.enqueue({ type: 'json', body });
+    const whole = await openai.responses.create({ model, input: 'bad' });
+    expect(whole, model).toMatchObject({ status: 'completed', incomplete_details: null });
+    expect(whole.output.flatMap((item) => (item.type === 'message' ? item.content : []))).toEqual([
+      { type: 'refusal', refusal: "I'm sorry, I can't help with that." },
+    ]);
+    harness.emulator.enqueue({ type: 'json', body });
+    const types: string[] = [];
+    for await (const event of await openai.responses.create({ model, input: 'bad', stream: true }))
+      types.push(event.type);
+    expect(types.at(-1), model).toBe('response.completed');
+  }
+});
+
+it('a Responses upstream’s refusal reaches a Chat client with finish stop, as a Chat upstream’s does, whole and streamed', async () => {
+  const { openai } = createClients(harness.server.url);
+  const body = responsesBody([{ type: 'refusal', refusal: 'No can do.' }]);
+  harness.emulator.enqueue({ type: 'json', body });
+  const whole = await openai.chat.completions.create({
+    model: 'up-responses',
+    messages: [{ role: 'user', content: 'bad' }],
+  });
+  expect(whole.choices[0]).toMatchObject({ message: { refusal: 'No can do.' }, finish_reason: 'stop' });
+  harness.emulator.enqueue({ type: 'json', body });
+  const streamed = await openai.chat.completions
+    .stream({ model: 'up-responses', messages: [{ role: 'user', content: 'bad' }] })
+    .finalChatCompletion();
+  expect(streamed.choices[0]).toMatchObject({ message: { refusal: 'No can do.' }, finish_reason: 'stop' });
+});
+
+it('a genuine content filter stays one: incomplete / content_filter for a Responses client, content_filter for a Chat client', async () => {
+  const { openai } = createClients(harness.server.url);
+  const filtered = {
+    ...chatRefusal,
+    choices: [{ ...chatRefusal.choices[0]!, finish_reason: 'content_filter' }],
+  };
+  const anthropicRefusal = join(recordedDir, 'anthropic/anthropic-refusal.json');
+  const upstreams = [
+    { model: 'up-chat', script: { type: 'json' as const, body: filtered } },
+    { model: 'up-anthropic', script: { type: 'replay' as const, file: anthropicRefusal, enforce: false } },
+  ];
+  for (const { model, script } of upstreams) {
+    harness.emulator.enqueue(script);
+    const response = await openai.responses.create({ model, input: 'bad' });
+    expect(response, model).toMatchObject({
+      status: 'incomplete',
+      incomplete_details: { reason: 'content_filter' },
+    });
+    harness.emulator.enqueue(script);
+    const types: string[] = [];
+    for await (const event of await openai.responses.create({ model, input: 'bad', stream: true }))
+      types.push(event.type);
+    expect(types.at(-1), model).toBe('response.incomplete');
+    harness.emulator.enqueue(script);
+    const completion = await openai.chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: 'bad' }],
+    });
+    expect(completion.choices[0]!.finish_reason, model).toBe('content_filter');
+  }
+});

@@ -5,7 +5,14 @@ import type { CanonicalResponse } from '../../core/request.ts';
 import type { Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createChatCompletionId, randomHex, unixSeconds } from '../ids.ts';
-import { ArgumentTracker, inclusiveInput, isRefusalText, leaveOut, textAnnotations } from '../common.ts';
+import {
+  ArgumentTracker,
+  inclusiveInput,
+  isRefusalText,
+  leaveOut,
+  openAiFinishReason,
+  textAnnotations,
+} from '../common.ts';
 import { isJsonObject, type JsonValue } from '../../core/json.ts';
 import { argumentsText } from '../../core/tool-arguments.ts';
 import { freeformText } from '../../core/tools.ts';
@@ -88,24 +95,13 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
         index: 0,
         message,
         logprobs: null,
-        finish_reason: finishReasonOf(response, context, refusal !== ''),
+        finish_reason: mapFinishReason(openAiFinishReason(response), context),
       },
     ],
     usage: convertUsage(response.usage),
     service_tier: 'default',
     system_fingerprint: `fp_${randomHex(10)}`,
   };
-}
-
-/**
- * A reply's `finish_reason`. OpenAI ends its own refusal with `stop` (the `refusal` field says it):
- * a reply that refused in that field keeps it; the canonical reason otherwise (another provider's
- * refusal is a content filter).
- */
-function finishReasonOf(response: CanonicalResponse, context: EncodeContext, refused: boolean): string {
-  return refused && response.rawFinishReason === 'stop'
-    ? 'stop'
-    : mapFinishReason(response.finishReason, context);
 }
 
 /**
@@ -217,7 +213,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
 
   function finish(response: CanonicalResponse): WireFrame[] {
     if (response.finishReason === 'error' || response.finishReason === 'cancelled') return [];
-    const frames = [chunk({}, finishReasonOf(response, context, refusals !== undefined))];
+    const frames = [chunk({}, mapFinishReason(openAiFinishReason(response), context))];
     if (context.streamUsage === true)
       frames.push(createFrame({ ...base, choices: [], usage: convertUsage(response.usage) }));
     frames.push({ data: '[DONE]' });

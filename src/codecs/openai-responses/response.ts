@@ -9,7 +9,14 @@ import type { Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createResponsesId, unixSeconds } from '../ids.ts';
 import { opaqueValue } from '../opaque.ts';
-import { ArgumentTracker, inclusiveInput, isRefusalText, leaveOut, textAnnotations } from '../common.ts';
+import {
+  ArgumentTracker,
+  inclusiveInput,
+  isRefusalText,
+  leaveOut,
+  openAiFinishReason,
+  textAnnotations,
+} from '../common.ts';
 import { argumentsText } from '../../core/tool-arguments.ts';
 import { freeformText } from '../../core/tools.ts';
 import type {
@@ -29,11 +36,14 @@ const incompleteReasons: Partial<Record<FinishReason, string>> = {
   'content-filter': 'content_filter',
 };
 
-/** The incomplete reason of a response, or `undefined` when it completed. */
-function incompleteReason(reason: FinishReason, context: EncodeContext): string | undefined {
+/**
+ * The incomplete reason of a response, or `undefined` when it completed (as an OpenAI refusal does:
+ * its part says it, see `openAiFinishReason`).
+ */
+function incompleteReason(response: CanonicalResponse, context: EncodeContext): string | undefined {
   if (context.finishReason !== undefined)
     return ['completed', 'stop'].includes(context.finishReason) ? undefined : context.finishReason;
-  return incompleteReasons[reason];
+  return incompleteReasons[openAiFinishReason(response)];
 }
 
 /** Responses usage: the input count includes cached tokens, the output count includes reasoning. */
@@ -194,7 +204,7 @@ function responseObject(context: EncodeContext, id: string, reason: string | und
 
 /** The non-streamed `response` body. */
 export function encodeResponse(response: CanonicalResponse, context: EncodeContext): unknown {
-  const reason = incompleteReason(response.finishReason, context);
+  const reason = incompleteReason(response, context);
   const body = responseObject(context, context.responseId ?? createResponsesId('resp'), reason);
   body.output = response.content.flatMap((part) => convertPart(part, context) ?? []);
   body.usage = convertUsage(response.usage);
@@ -354,7 +364,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
 
   function finish(response: CanonicalResponse): WireFrame[] {
     if (response.finishReason === 'error' || response.finishReason === 'cancelled') return [];
-    const reason = incompleteReason(response.finishReason, context);
+    const reason = incompleteReason(response, context);
     const final = {
       ...responseObject(context, id, reason),
       output: items,
