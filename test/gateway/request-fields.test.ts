@@ -180,6 +180,39 @@ describe('a Gemini client’s OpenAPI schemas (responseSchema, parameters)', () 
     expect(JSON.stringify(sent)).not.toContain('propertyOrdering');
   });
 
+  it('int64 counts the @google/genai types write as strings (minItems: "1") reach an upstream as numbers; a non-numeric one is a 400 naming it', async () => {
+    const counted = {
+      type: 'OBJECT',
+      properties: {
+        tags: { type: 'ARRAY', items: { type: 'STRING', maxLength: '10' }, minItems: '1', maxItems: 3 },
+        meta: { type: 'OBJECT', properties: { a: { type: 'STRING', minLength: '2' } }, minProperties: '1' },
+      },
+    };
+    harness.emulator.enqueue(hello());
+    const response = await generate('up-anthropic', {
+      tools: [{ functionDeclarations: [{ name: 'tag', parameters: counted }] }],
+    });
+    expect(response.status).toBe(200);
+    const sent = harness.emulator.requests.at(-1)!.body as { tools: Array<{ input_schema: unknown }> };
+    expect(sent.tools[0]!.input_schema).toMatchObject({
+      properties: {
+        tags: { items: { maxLength: 10 }, minItems: 1, maxItems: 3 },
+        meta: { properties: { a: { minLength: 2 } }, minProperties: 1 },
+      },
+    });
+    const before = harness.emulator.requests.length;
+    const refused = await generate('up-anthropic', {
+      generationConfig: {
+        responseMimeType: 'application/json',
+        responseSchema: { type: 'ARRAY', items: { type: 'STRING' }, maxItems: 'three' },
+      },
+    });
+    expect(refused.status).toBe(400);
+    const body = (await refused.json()) as { error: { message: string } };
+    expect(body.error.message).toContain('generationConfig.responseSchema.maxItems');
+    expect(harness.emulator.requests.length).toBe(before);
+  });
+
   it('a schema already in JSON Schema (responseJsonSchema, parametersJsonSchema) passes as written', async () => {
     // A default whose own `type` field is upper case: data, never a schema keyword to rewrite.
     const written = {

@@ -7,7 +7,7 @@
  * later): the field would silently stop accepting null.
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
-import { jsonObject } from '../fields.ts';
+import { jsonObject, RequestFieldError } from '../fields.ts';
 
 /** The schema a client sent: the JSON Schema field as written, else the OpenAPI one converted. */
 export function clientSchema(
@@ -24,7 +24,8 @@ export function clientSchema(
 /**
  * One OpenAPI schema as JSON Schema: types in lower case, `nullable` as a `null` type (or enum
  * value, or `anyOf` member), `example` as `examples`, `propertyOrdering` as the order of the properties, and `format: 'enum'`
- * dropped (output-order and enum hints JSON Schema has no word for). Walks only the keywords that
+ * dropped (output-order and enum hints JSON Schema has no word for); int64 counts (`minItems: '1'`)
+ * as numbers. Walks only the keywords that
  * hold schemas (`properties`, `items`, `anyOf`): values such as `enum`, `default` or `example` are
  * copied as they are.
  */
@@ -44,10 +45,34 @@ function fromOpenApi(schema: JsonObject, path: string, root = false): JsonObject
       converted.anyOf = value.map((member, index) =>
         fromOpenApi(jsonObject(member, `${path}.anyOf.${index}`), `${path}.anyOf.${index}`),
       );
+    else if (countKeywords.has(key)) converted[key] = count(value, `${path}.${key}`);
     else converted[key] = value;
   }
   if (schema.nullable === true && !root) allowNull(converted);
   return converted;
+}
+
+/**
+ * The count keywords, int64 in Gemini's `Schema`: proto3 JSON writes an int64 as a decimal string
+ * (the @google/genai types say `string`), which JSON Schema does not take for a count.
+ */
+const countKeywords = new Set([
+  'minItems',
+  'maxItems',
+  'minLength',
+  'maxLength',
+  'minProperties',
+  'maxProperties',
+]);
+
+/** A count as a number: a number as written, a decimal string as its number; else a field error. */
+function count(value: JsonValue | undefined, path: string): number {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string' && /^\d+$/.test(value)) return Number(value);
+  throw new RequestFieldError(
+    path,
+    `${path} must be a non-negative integer (a number or its decimal string)`,
+  );
 }
 
 /**
