@@ -43,6 +43,64 @@ describe('anthropicOutputSchema: a schema as Anthropic’s JSON outputs take it'
     });
   });
 
+  it('keeps only what the API takes, as Anthropic’s SDK does (uniqueItems, min/maxProperties, format on a number or an unsupported one: described)', () => {
+    expect(
+      anthropicOutputSchema({
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        type: 'object',
+        properties: {
+          tags: { type: 'array', items: { type: 'string' }, uniqueItems: true },
+          meta: { type: 'object', properties: { a: { type: 'string' } }, minProperties: 1, maxProperties: 2 },
+          count: { type: 'integer', format: 'int64' },
+          ratio: { type: 'number', format: 'float' },
+          secret: { type: 'string', format: 'password' },
+          when: { type: ['string', 'null'], format: 'date-time' },
+          kind: { type: 'string', enum: ['a', 'b'] },
+        },
+      }),
+    ).toEqual({
+      type: 'object',
+      properties: {
+        tags: { type: 'array', items: { type: 'string' }, description: '(uniqueItems: true)' },
+        meta: {
+          type: 'object',
+          properties: { a: { type: 'string' } },
+          additionalProperties: false,
+          description: '(minProperties: 1, maxProperties: 2)',
+        },
+        count: { type: 'integer', description: '(format: "int64")' },
+        ratio: { type: 'number', description: '(format: "float")' },
+        secret: { type: 'string', description: '(format: "password")' },
+        when: { type: ['string', 'null'], format: 'date-time' },
+        kind: { type: 'string', enum: ['a', 'b'] },
+      },
+      additionalProperties: false,
+    });
+  });
+
+  it('oneOf becomes anyOf, which the API takes (beside an anyOf of its own, both hold through allOf)', () => {
+    expect(
+      anthropicOutputSchema({
+        type: 'object',
+        properties: {
+          value: { oneOf: [{ type: 'string' }, { type: 'object', properties: { n: { type: 'integer' } } }] },
+          both: { anyOf: [{ type: 'string' }, { type: 'null' }], oneOf: [{ const: 'x' }, { const: 'y' }] },
+        },
+      })?.properties,
+    ).toEqual({
+      value: {
+        anyOf: [
+          { type: 'string' },
+          { type: 'object', properties: { n: { type: 'integer' } }, additionalProperties: false },
+        ],
+      },
+      both: {
+        anyOf: [{ type: 'string' }, { type: 'null' }],
+        allOf: [{ anyOf: [{ const: 'x' }, { const: 'y' }] }],
+      },
+    });
+  });
+
   it('an object of free-form keys has no closed form: undefined (the caller sends no format)', () => {
     expect(anthropicOutputSchema({ type: 'object' })).toBeUndefined();
     expect(
