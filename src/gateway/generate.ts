@@ -588,8 +588,9 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
   const native = inboundCodecs[call.protocol].nativeProvider;
   const nativeRoute = native !== undefined && model !== undefined && model.type === native.type;
   if (nativeRoute) adoptUntaggedArtifacts(decoded.request.transcript, native.provider);
-  // Server tools run at the protocol's own provider: another would silently offer none.
-  if (decoded.serverTools !== undefined && !nativeRoute)
+  // Server tools run at the protocol's own provider: another would silently offer none. A name the
+  // registry does not know routes nowhere: routing's 404 says so, not this.
+  if (decoded.serverTools !== undefined && model !== undefined && !nativeRoute)
     throw new RequestFieldError(
       'tools',
       `tools: server tool '${shown(decoded.serverTools[0]!)}' is served only by an upstream of the client's protocol; '${shown(decoded.model)}' routes to another provider`,

@@ -125,6 +125,29 @@ it('routed to another provider, a server tool is a 400 naming tools, and nothing
   expect(harness.emulator.requests.length).toBe(before);
 });
 
+it('an unknown model with a server tool is the 404 unknown model, not the 400 about another provider', async () => {
+  const before = harness.emulator.requests.length;
+  const response = await fetch(`${harness.server.url}/v1/messages`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-api-key': 'client-key',
+      'anthropic-version': '2023-06-01',
+    },
+    body: JSON.stringify({
+      model: 'claude-typo-4-5',
+      max_tokens: 50,
+      messages: question,
+      tools: [webSearch],
+    }),
+  });
+  expect(response.status).toBe(404);
+  const body = (await response.json()) as { error: { type: string; message: string } };
+  expect(body.error).toMatchObject({ type: 'not_found_error' });
+  expect(body.error.message).toContain('unknown model "claude-typo-4-5"');
+  expect(harness.emulator.requests.length).toBe(before);
+});
+
 it('a failing Anthropic model does not fall back to another provider type, which would run without the tool', async () => {
   harness.emulator.enqueue(protocolError('anthropic-messages', 'rate_limit'));
   const before = harness.emulator.requests.length;
