@@ -57,6 +57,12 @@ export interface DecodedRequest {
   serverTools?: string[];
   /** What the codec left out on purpose (for the server's WARN), e.g. hosted tools it cannot offer. */
   warnings?: string[];
+  /**
+   * The client's own name of a setting it sent under another field than the codec's usual one
+   * (`ProtocolCodec.requestFields`): Chat's older `max_tokens` for `max_completion_tokens`. A
+   * refusal about the setting names this field.
+   */
+  requestFields?: Partial<Record<RequestSetting, string>>;
 }
 
 /** What the client asked, for decoding: Gemini names the model and the stream mode in the path. */

@@ -3,7 +3,7 @@ import { sentFieldOf } from '../codecs/common.ts';
 import { RequestFieldError } from '../codecs/fields.ts';
 import type { Item, Part } from '../core/transcript.ts';
 import { inboundCodecs } from '../codecs/index.ts';
-import type { InboundProtocol, RequestSetting, WireError } from '../codecs/types.ts';
+import type { DecodedRequest, InboundProtocol, RequestSetting, WireError } from '../codecs/types.ts';
 import { refusalCodes } from '../providers/common/refusal-codes.ts';
 import type { CanonicalResponse } from '../core/request.ts';
 import { isAdapterError } from '../core/errors/guards.ts';
@@ -139,16 +139,28 @@ const refusedSettings: Readonly<Record<string, RequestSetting>> = {
 };
 
 /**
- * A refusal's `param` in the client's own terms where an adapter's refusal is about one request
- * setting (`too_many_stop_sequences` → Anthropic's `stop_sequences`, Chat's `stop`), as the
- * codec's own refusals name theirs.
+ * A refusal in the client's own terms where an adapter's refusal is about one request setting
+ * (`too_many_stop_sequences` → Anthropic's `stop_sequences`, Chat's `stop`), as the codec's own
+ * refusals name theirs: the field the client sent it in (`fields`, the decoded request's own names,
+ * else the codec's usual one) as the `param`, and in the message where the adapter named the
+ * setting by its canonical name (`maxOutputTokens` → Chat's `max_tokens`, Gemini's
+ * `generationConfig.maxOutputTokens`).
  */
-export function withClientParam(wire: WireError, error: unknown, protocol: InboundProtocol): WireError {
+export function withClientParam(
+  wire: WireError,
+  error: unknown,
+  protocol: InboundProtocol,
+  fields?: DecodedRequest['requestFields'],
+): WireError {
   if (wire.param !== undefined || wire.errorClass !== 'invalid_request' || !isAdapterError(error))
     return wire;
   const setting = refusedSettings[error.providerCode ?? ''];
-  const param = setting === undefined ? undefined : inboundCodecs[protocol].requestFields?.[setting];
-  return param === undefined ? wire : { ...wire, param };
+  if (setting === undefined) return wire;
+  const param = fields?.[setting] ?? inboundCodecs[protocol].requestFields?.[setting];
+  if (param === undefined) return wire;
+  // The canonical names are camelCase words (`maxOutputTokens`): whole words only.
+  const message = wire.message.replace(new RegExp(`\\b${setting}\\b`, 'g'), param);
+  return { ...wire, message, param };
 }
 
 export function inClientTerms(wire: WireError, transcript: readonly Item[] | undefined): WireError {

@@ -403,11 +403,13 @@ export async function serveGeneration(
     logWhenDelivered(state, served, call.outgoing);
   };
   let transcript: Item[] | undefined;
+  let requestFields: DecodedRequest['requestFields'];
   try {
     if (call.key?.maxInFlight !== undefined)
       served.counted = enterKey(state, call.key.name, call.key.maxInFlight);
     const decoded = await decode(state, call, served);
     transcript = decoded.request.transcript;
+    requestFields = decoded.requestFields;
     if (hasQuota(call.key)) await admit(state, call.key, decoded, served);
     const routeRequest: RouteRequest = { ...decoded.request, model: decoded.model };
     const context = encodeContext(decoded, call.protocol, served);
@@ -421,7 +423,7 @@ export async function serveGeneration(
   } catch (error) {
     reportUnexpected(state, call.requestId, error);
     let wire = clientWire(
-      withClientParam(inClientTerms(toWireError(error), transcript), error, call.protocol),
+      withClientParam(inClientTerms(toWireError(error), transcript), error, call.protocol, requestFields),
       served.toolNames,
     );
     // Cancelled, and not by the client: a shutdown (the client is still there to be told).

@@ -347,6 +347,27 @@ describe('an upstream rule about one setting names the client’s field', () => 
     expect(response.status).toBe(400);
     expect(await paramOf(response)).toBe('max_completion_tokens');
   });
+
+  it('the field the client sent is the one named, in param and message: max_tokens, not max_completion_tokens nor maxOutputTokens', async () => {
+    const response = await chat({ reasoning_effort: 'high', max_tokens: 500 });
+    expect(response.status).toBe(400);
+    const { error } = (await response.json()) as { error: { param: string | null; message: string } };
+    expect(error.param).toBe('max_tokens');
+    expect(error.message).toContain('needs max_tokens above 1024');
+    expect(error.message).not.toMatch(/maxOutputTokens|max_completion_tokens/);
+    const responses = await post(
+      '/v1/responses',
+      JSON.stringify({
+        model: 'up-anthropic',
+        input: 'Hi',
+        reasoning: { effort: 'high' },
+        max_output_tokens: 500,
+      }),
+    );
+    const body = (await responses.json()) as { error: { param: string | null; message: string } };
+    expect(body.error).toMatchObject({ param: 'max_output_tokens' });
+    expect(body.error.message).toContain('needs max_output_tokens above 1024');
+  });
 });
 
 describe('a Chat client’s response_format to a Claude upstream', () => {

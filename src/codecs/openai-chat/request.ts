@@ -286,7 +286,8 @@ export function decodeRequest(body: unknown): DecodedRequest {
   if (choice !== undefined) request.toolChoice = checkedToolChoice(choice, request.tools, 'tool_choice');
   const parallel = optionalBoolean(object, 'parallel_tool_calls');
   if (parallel !== undefined) request.parallelToolCalls = parallel;
-  const maxTokens = optionalCount(object, 'max_completion_tokens') ?? optionalCount(object, 'max_tokens');
+  const completionTokens = optionalCount(object, 'max_completion_tokens');
+  const maxTokens = completionTokens ?? optionalCount(object, 'max_tokens');
   if (maxTokens !== undefined) request.maxOutputTokens = maxTokens;
   const stops = stopSequences(object.stop);
   if (stops !== undefined) request.stopSequences = stops;
@@ -307,5 +308,8 @@ export function decodeRequest(body: unknown): DecodedRequest {
   };
   const freeform = freeformNames(tools);
   if (freeform.size > 0) decoded.freeform = freeform;
+  // The older field: a refusal about the output limit names it, as the client wrote it.
+  if (completionTokens === undefined && maxTokens !== undefined)
+    decoded.requestFields = { maxOutputTokens: 'max_tokens' };
   return decoded;
 }
