@@ -8,7 +8,7 @@ import type { Usage } from '../core/usage.ts';
 import type { FinishReason } from '../core/finish-reason.ts';
 import type { CanonicalResponse } from '../core/request.ts';
 import type { EncodeContext } from './types.ts';
-import { RequestFieldError } from './fields.ts';
+import { RequestFieldError, shown } from './fields.ts';
 
 /**
  * Where the client sent a tool call or result a codec decoded (for {@link checkToolPairs}): a
@@ -126,7 +126,7 @@ export function checkedToolChoice(
   if (choice !== 'required' && !tools.some((tool) => tool.name === choice.name))
     throw new RequestFieldError(
       field,
-      `${field} names the tool '${choice.name}', which is not in the request's tools`,
+      `${field} names the tool '${shown(choice.name)}', which is not in the request's tools`,
     );
   return choice;
 }

@@ -33,6 +33,14 @@ export class RequestFieldError extends Error {
   }
 }
 
+/**
+ * A client's text as shown back in messages, field paths and logs: at most 200 characters (a key
+ * or value of 200 KB is not echoed whole into an error body or a log line).
+ */
+export function shown(text: string): string {
+  return text.length <= 200 ? text : `${text.slice(0, 200)}…`;
+}
+
 /** The body as an object, or a `RequestFieldError` for the root. */
 export function bodyObject(body: unknown): Record<string, unknown> {
   if (!isJsonObject(body)) throw new RequestFieldError('body', 'the request body must be a JSON object');

@@ -10,7 +10,7 @@ import { type Caller, keyRefusalOf, localRefusal, refusalOf, requestIdFrom } fro
 import { type GenerationCall, logRefusal, permittedModel, serveGeneration } from './generate.ts';
 import { headerOf, readJson } from './inbound.ts';
 import { anthropicModels, geminiModels, listedModel, openaiModels } from './models.ts';
-import { shown } from './keys.ts';
+import { shown } from '../codecs/fields.ts';
 import { keyUsage } from './quota.ts';
 import { errorResponse, toResponse } from './reply.ts';
 import type { GatewayState } from './state.ts';

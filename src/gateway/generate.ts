@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { inboundCodecs } from '../codecs/index.ts';
 import { checkToolPairs } from '../codecs/common.ts';
-import { RequestFieldError } from '../codecs/fields.ts';
+import { RequestFieldError, shown } from '../codecs/fields.ts';
 import { checkMediaUris } from './media-uris.ts';
 import { isAdapterError } from '../core/errors/guards.ts';
 import { unknownModel } from '../registry/resolve.ts';
@@ -50,7 +50,7 @@ import {
   unfinishedCallIn,
   withClientParam,
 } from './errors.ts';
-import { allowsModel, type GatewayKey, modelForbidden, namesOf, shown } from './keys.ts';
+import { allowsModel, type GatewayKey, modelForbidden, namesOf } from './keys.ts';
 import { admitCall, hasQuota, type KeyQuota, settleCall } from './quota.ts';
 import type { Reservation } from '../state/types.ts';
 import { recordUsage, seriesOf } from './metrics.ts';

@@ -6,6 +6,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { matchesAnyGlob } from '../core/glob.ts';
 import type { KeyBudget, KeyLimits } from '../state/types.ts';
+import { shown } from '../codecs/fields.ts';
 import type { WireError } from '../codecs/types.ts';
 import type { GatewayKeyConfig } from './config.ts';
 
@@ -89,11 +90,6 @@ export function findKey(keys: readonly GatewayKey[], presented: string | undefin
   let found: GatewayKey | undefined;
   for (const key of keys) if (timingSafeEqual(key.digest, digest)) found ??= key;
   return found;
-}
-
-/** A client's text as shown back in messages and logs: at most 200 characters. */
-export function shown(text: string): string {
-  return text.length <= 200 ? text : `${text.slice(0, 200)}…`;
 }
 
 /** The 403 of a model outside the key's `models`. */

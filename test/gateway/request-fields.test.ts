@@ -79,6 +79,51 @@ describe('a Gemini client’s safetySettings', () => {
     expect(((await response.json()) as { error: { message: string } }).error.message).toContain(field);
     expect(harness.emulator.requests.length).toBe(before);
   });
+
+  it('a client’s 200 KB key (a safetySettings field, a schema property name) is named cut to 200 characters, not echoed whole', async () => {
+    const key = 'k'.repeat(200_000);
+    const bad = [
+      { safetySettings: [{ ...safety[0], [key]: 1 }] },
+      {
+        tools: [
+          { functionDeclarations: [{ name: 'f', parameters: { type: 'OBJECT', properties: { [key]: 5 } } }] },
+        ],
+      },
+    ];
+    for (const extra of bad) {
+      const response = await generate('up-gemini', extra);
+      expect(response.status).toBe(400);
+      const { message } = ((await response.json()) as { error: { message: string } }).error;
+      expect(message).toContain(`${'k'.repeat(200)}…`);
+      expect(message.length).toBeLessThan(400);
+    }
+  });
+});
+
+it('a 200 KB value the other codecs name in a refusal (a block type, a role) is cut to 200 characters too', async () => {
+  const big = 't'.repeat(200_000);
+  const refusals = [
+    post(
+      '/v1/messages',
+      JSON.stringify({
+        model: 'up-anthropic',
+        max_tokens: 9,
+        messages: [{ role: 'user', content: [{ type: big }] }],
+      }),
+      { 'anthropic-version': '2023-06-01' },
+    ),
+    post(
+      '/v1/chat/completions',
+      JSON.stringify({ model: 'up-chat', messages: [{ role: big, content: 'Hi' }] }),
+    ),
+    post('/v1/responses', JSON.stringify({ model: 'up-responses', input: [{ type: big }] })),
+  ];
+  for (const response of await Promise.all(refusals)) {
+    expect(response.status).toBe(400);
+    const text = await response.text();
+    expect(text).toContain(`${'t'.repeat(200)}…`);
+    expect(text.length).toBeLessThan(1000);
+  }
 });
 
 describe('a Gemini client’s OpenAPI schemas (responseSchema, parameters)', () => {

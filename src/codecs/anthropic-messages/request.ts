@@ -15,6 +15,7 @@ import {
   requiredString,
   temperatureRange,
   topPRange,
+  shown,
 } from '../fields.ts';
 import { binaryPart, checkedToolChoice, namedTool, pushParts, sentAt, toolOutput } from '../common.ts';
 import type { DecodedRequest, OpaqueCodec } from '../types.ts';
@@ -37,7 +38,7 @@ function convertSource(source: unknown, path: string, kind: 'image' | 'document'
   }
   throw new RequestFieldError(
     `${path}.type`,
-    `${path}.type '${String(source.type)}' is not supported`,
+    `${path}.type '${shown(String(source.type))}' is not supported`,
     'unsupported',
   );
 }
@@ -53,7 +54,7 @@ function userBlock(block: Record<string, unknown>, path: string): Part {
     default:
       throw new RequestFieldError(
         `${path}.type`,
-        `content block type '${String(block.type)}' is not supported here`,
+        `content block type '${shown(String(block.type))}' is not supported here`,
         'unsupported',
       );
   }
@@ -157,7 +158,7 @@ function assistantBlock(block: Record<string, unknown>, path: string, opaque: Op
       if (isServerBlockType(block.type)) return serverBlock(block);
       throw new RequestFieldError(
         `${path}.type`,
-        `content block type '${String(block.type)}' is not supported here`,
+        `content block type '${shown(String(block.type))}' is not supported here`,
         'unsupported',
       );
   }

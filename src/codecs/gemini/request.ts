@@ -18,6 +18,7 @@ import {
   temperatureRange,
   textOf,
   topPRange,
+  shown,
 } from '../fields.ts';
 import { binaryPart, checkedToolChoice, namedTool, pushParts, sentAt, toolOutput } from '../common.ts';
 import type { DecodeContext, DecodedRequest, OpaqueCodec } from '../types.ts';
@@ -98,7 +99,7 @@ function convertPart(
     if (callId === undefined)
       throw new RequestFieldError(
         `${path}.functionResponse`,
-        `${path}.functionResponse answers no earlier functionCall named '${name}' that is still unanswered`,
+        `${path}.functionResponse answers no earlier functionCall named '${shown(name)}' that is still unanswered`,
       );
     // Gemini's convention: `{output: …}` for a result, `{error: …}` for a failure; any other object
     // is the result itself (JSON, passed on as JSON, not as a string of it).
@@ -237,8 +238,8 @@ function convertTools(body: Record<string, unknown>): ToolSpec[] | undefined {
     const other = Object.keys(object).find((key) => key !== 'functionDeclarations');
     if (other !== undefined)
       throw new RequestFieldError(
-        `tools.${index}.${other}`,
-        `tool '${other}' is not supported by the gateway`,
+        `tools.${index}.${shown(other)}`,
+        `tool '${shown(other)}' is not supported by the gateway`,
         'unsupported',
       );
     const declarations =
@@ -303,7 +304,7 @@ function allowedTools(body: Record<string, unknown>, tools: ToolSpec[]): ToolSpe
     if (typeof name !== 'string' || !tools.some((tool) => tool.name === name))
       throw new RequestFieldError(
         `${field}.${index}`,
-        `${field}.${index} names the tool '${String(name)}', which is not in the request's functionDeclarations`,
+        `${field}.${index} names the tool '${shown(String(name))}', which is not in the request's functionDeclarations`,
       );
   return tools.filter((tool) => allowed.has(tool.name));
 }
@@ -426,8 +427,10 @@ function safetySettings(object: Record<string, unknown>): JsonObject[] | undefin
     const entry = jsonObject(item, at);
     const setting: JsonObject = {};
     for (const key of Object.keys(entry))
-      if (key !== 'category' && key !== 'threshold' && key !== 'method')
-        throw new RequestFieldError(`${at}.${key}`, `${at}.${key}: unknown safety setting field`);
+      if (key !== 'category' && key !== 'threshold' && key !== 'method') {
+        const field = `${at}.${shown(key)}`;
+        throw new RequestFieldError(field, `${field}: unknown safety setting field`);
+      }
     for (const key of ['category', 'threshold', 'method']) {
       const value =
         key === 'method'

@@ -7,7 +7,7 @@
  * later): the field would silently stop accepting null.
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
-import { jsonObject, RequestFieldError } from '../fields.ts';
+import { jsonObject, RequestFieldError, shown } from '../fields.ts';
 
 /** The schema a client sent: the JSON Schema field as written, else the OpenAPI one converted. */
 export function clientSchema(
@@ -92,11 +92,11 @@ function ordered(properties: JsonObject, ordering: unknown): JsonObject {
 
 function propertiesOf(properties: JsonObject, path: string): JsonObject {
   const converted: JsonObject = {};
-  for (const [name, inner] of Object.entries(properties))
-    converted[name] = fromOpenApi(
-      jsonObject(inner, `${path}.properties.${name}`),
-      `${path}.properties.${name}`,
-    );
+  for (const [name, inner] of Object.entries(properties)) {
+    // The name as shown: a client's 200 KB key is not echoed whole into an error.
+    const at = `${path}.properties.${shown(name)}`;
+    converted[name] = fromOpenApi(jsonObject(inner, at), at);
+  }
   return converted;
 }
 

@@ -23,6 +23,7 @@ import {
   requiredString,
   temperatureRange,
   topPRange,
+  shown,
 } from '../fields.ts';
 import { convertEffort } from '../openai-chat/request.ts';
 import {
@@ -74,7 +75,7 @@ function contentPart(value: unknown, path: string): Part {
     default:
       throw new RequestFieldError(
         `${path}.type`,
-        `content type '${String(part.type)}' is not supported`,
+        `content type '${shown(String(part.type))}' is not supported`,
         'unsupported',
       );
   }
@@ -95,7 +96,7 @@ function messageItem(item: Record<string, unknown>, path: string, transcript: It
   else
     throw new RequestFieldError(
       `${path}.role`,
-      `${path}.role '${String(role)}' is not supported`,
+      `${path}.role '${shown(String(role))}' is not supported`,
       'unsupported',
     );
 }
@@ -171,7 +172,7 @@ function convertItem(
     default:
       throw new RequestFieldError(
         `${path}.type`,
-        `input item type '${String(item.type)}' is not supported by the gateway`,
+        `input item type '${shown(String(item.type))}' is not supported by the gateway`,
         'unsupported',
       );
   }
@@ -237,7 +238,7 @@ function functionTool(tool: unknown, path: string, warnings: string[], prefix: s
     return [freeformTool(name, description, freeformFormat(object.format, `${path}.format`))];
   }
   if (object.type !== 'function') {
-    warnings.push(`${path}: tool type '${String(object.type)}' is not offered to the model`);
+    warnings.push(`${path}: tool type '${shown(String(object.type))}' is not offered to the model`);
     return [];
   }
   const spec: ToolSpec = {
@@ -298,7 +299,7 @@ function convertFormat(text: unknown): OutputSchema | undefined {
   if (format.type !== 'json_schema')
     throw new RequestFieldError(
       'text.format.type',
-      `text.format.type '${String(format.type)}' is not supported`,
+      `text.format.type '${shown(String(format.type))}' is not supported`,
       'unsupported',
     );
   const schema: OutputSchema = {
