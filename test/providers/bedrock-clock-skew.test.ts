@@ -11,8 +11,12 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.ts';
-import { signRequest } from '../../src/providers/bedrock/auth.ts';
-import { SigningClock } from '../../src/providers/bedrock/clock.ts';
+import { BedrockAuth, signRequest } from '../../src/providers/bedrock/auth.ts';
+import {
+  amzDateOf as signingDateOf,
+  parseHttpDate,
+  SigningClock,
+} from '../../src/providers/bedrock/clock.ts';
 import { createBedrock } from '../../src/providers/bedrock/index.ts';
 import type { AwsCredentials } from '../../src/providers/bedrock/options.ts';
 
@@ -23,8 +27,11 @@ const credentials: AwsCredentials = {
 const hour = 60 * 60_000;
 const window = 5 * 60_000;
 
-/** What the server does: its clock's distance from ours, and whether it refuses every request. */
-let server: { skewMs: number; refuse?: 'always' | 'access-denied' };
+/**
+ * What the server does: its clock's distance from ours, whether it refuses every request, and a
+ * `Date` header of its own choosing (a broken or hostile one) instead of its clock's.
+ */
+let server: { skewMs: number; refuse?: 'always' | 'access-denied'; date?: string };
 /** Each request the server saw: its `X-Amz-Date`, the server's time, and the answer's status. */
 let seen: Array<{ amzDate: string; serverTime: number; status: number }>;
 let http: Server;
@@ -89,7 +96,7 @@ beforeAll(async () => {
         seen.push({ amzDate, serverTime, status });
         const headers: Record<string, string> = {
           'content-type': 'application/json',
-          date: new Date(serverTime).toUTCString(),
+          date: server.date ?? new Date(serverTime).toUTCString(),
         };
         if (answer !== undefined)
           headers['x-amzn-errortype'] =
@@ -218,6 +225,38 @@ describe('a local clock that is off', () => {
     await bedrock.complete(request);
     expect(seen.map((entry) => entry.status)).toEqual([403, 403, 200]);
   });
+
+  it.each([
+    ["the largest Date there is, which SigV4's date cannot spell", '+275760-09-13T00:00:00.000Z'],
+    ['the year 10000', 'Sat, 01 Jan 10000 00:00:00 GMT'],
+    ['a bare number', '0'],
+    ['a bare year', '2040'],
+    ['words around a year', 'foo 2001'],
+    ['ISO 8601, not an HTTP date', new Date(Date.now() + hour).toISOString()],
+    [
+      'a real HTTP date three days away (beyond the one-day bound)',
+      new Date(Date.now() + 72 * hour).toUTCString(),
+    ],
+  ])(
+    'a refusal whose Date is %s is not adopted: the auth error, nothing resent, and the adapter still signs',
+    async (_name, date) => {
+      server = { skewMs: 0, refuse: 'always', date };
+      const bedrock = createBedrock({
+        region: 'us-east-1',
+        credentials,
+        env: {},
+        baseURL,
+        maxRetries: 0,
+        logger: silentLogger,
+      });
+      expect(await failure(bedrock)).toMatchObject({ errorClass: 'auth', status: 403 });
+      expect(seen).toHaveLength(1);
+      server = { skewMs: 0 };
+      expect((await bedrock.complete(request)).finishReason).toBe('completed');
+      expect(seen.map((entry) => entry.status)).toEqual([403, 200]);
+      expect(Math.abs(parseAmzDate(seen[1]!.amzDate) - seen[1]!.serverTime)).toBeLessThan(5_000);
+    },
+  );
 });
 
 describe('the signing clock', () => {
@@ -241,5 +280,73 @@ describe('the signing clock', () => {
     expect(clock.datetime()).toBe('20260101T000600Z');
     // Measured from the corrected clock: the same answer again changes nothing.
     expect(clock.correct(403, skewed(403, 'RequestTimeTooSkewed', far))).toBe(false);
+  });
+
+  it('takes an offset of up to a day, no more, and only from an HTTP date', () => {
+    const local = Date.UTC(2026, 0, 1, 0, 0, 0);
+    const clock = new SigningClock(() => local);
+    const refusal = (date: string) => clock.correct(403, skewed(403, 'InvalidSignatureException', date));
+    expect(refusal(new Date(local + 25 * hour).toUTCString())).toBe(false);
+    expect(refusal(new Date(local - 25 * hour).toUTCString())).toBe(false);
+    expect(refusal(new Date(local + hour).toISOString())).toBe(false);
+    expect(clock.datetime()).toBe('20260101T000000Z');
+    expect(refusal(new Date(local - 23 * hour).toUTCString())).toBe(true);
+    expect(clock.datetime()).toBe('20251231T010000Z');
+  });
+});
+
+describe('HTTP dates and SigV4 times', () => {
+  // RFC 9110 §5.6.7's example, in its three forms.
+  const example = Date.UTC(1994, 10, 6, 8, 49, 37);
+  const now = Date.UTC(2026, 0, 1);
+
+  it("reads an HTTP date in RFC 9110's three forms, and nothing else", () => {
+    expect(parseHttpDate('Sun, 06 Nov 1994 08:49:37 GMT', now)).toBe(example);
+    expect(parseHttpDate('Sunday, 06-Nov-94 08:49:37 GMT', now)).toBe(example);
+    expect(parseHttpDate('Sun Nov  6 08:49:37 1994', now)).toBe(example);
+    // An RFC 850 year more than 50 years ahead is the last past one with those digits.
+    expect(parseHttpDate('Friday, 01-Jan-76 00:00:00 GMT', now)).toBe(Date.UTC(2076, 0, 1));
+    expect(parseHttpDate('Thursday, 01-Jan-77 00:00:00 GMT', now)).toBe(Date.UTC(1977, 0, 1));
+    for (const value of [
+      '',
+      '0',
+      '1',
+      '2040',
+      'foo 2001',
+      'Tue, 1 Jan 2008',
+      '1994-11-06T08:49:37Z',
+      '+275760-09-13T00:00:00.000Z',
+      'Sat, 01 Jan 10000 00:00:00 GMT',
+      'sun, 06 nov 1994 08:49:37 gmt',
+      'Sun, 06 Nov 1994 08:49:37 UTC',
+      'Sun, 06 Nov 1994 08:49:37 +0000',
+      ' Sun, 06 Nov 1994 08:49:37 GMT',
+      'Sun, 31 Feb 1994 08:49:37 GMT',
+      'Sun, 00 Nov 1994 08:49:37 GMT',
+      'Sun, 06 Nov 1994 24:00:00 GMT',
+      'Sun, 06 Nov 1994 08:60:00 GMT',
+    ])
+      expect(parseHttpDate(value, now), value).toBeUndefined();
+  });
+
+  it('spells a time SigV4 cannot (beyond the year 9999, invalid) as the auth error signing_failed', () => {
+    expect(signingDateOf(Date.UTC(9999, 11, 31, 23, 59, 59))).toBe('99991231T235959Z');
+    for (const time of [Date.UTC(10000, 0, 1), -1e14, 8.64e15, 8.64e15 + 1, Number.NaN])
+      expect(() => signingDateOf(time)).toThrow(
+        expect.objectContaining({ errorClass: 'auth', providerCode: 'signing_failed' }),
+      );
+  });
+
+  it('a signing failure is the classified auth error, before anything is sent, never a RangeError', async () => {
+    const auth = new BedrockAuth({ credentials, env: {} }, undefined, new SigningClock(() => 8.64e15 + 1));
+    const input = {
+      method: 'POST',
+      url: 'https://bedrock-runtime.us-east-1.amazonaws.com/model/m/converse',
+      headers: {},
+      body: '{}',
+    };
+    const error = await auth.authorize(input, false, 'us-east-1').catch((reason: unknown) => reason);
+    expect(error).not.toBeInstanceOf(RangeError);
+    expect(error).toMatchObject({ errorClass: 'auth', providerCode: 'signing_failed' });
   });
 });

@@ -9,6 +9,7 @@
  * clock corrected by what AWS's clock-skew refusals showed).
  */
 import { AwsV4Signer } from 'aws4fetch';
+import { AdapterError } from '../../core/errors/adapter-error.ts';
 import { AuthError } from '../../core/errors/auth-error.ts';
 import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
 import { registerSecrets } from '../../core/redaction.ts';
@@ -156,11 +157,29 @@ export class BedrockAuth {
     if ('bearer' in resolved)
       return { headers: { authorization: `Bearer ${resolved.bearer}` }, refreshable: false };
     if (!isRegion(region)) throw invalidRegion(region);
-    const headers = await signRequest(input, resolved.credentials, region, {
-      datetime: this.clock.datetime(),
-    });
-    return { headers, refreshable: resolved.refreshable };
+    try {
+      const headers = await signRequest(input, resolved.credentials, region, {
+        datetime: this.clock.datetime(),
+      });
+      return { headers, refreshable: resolved.refreshable };
+    } catch (error) {
+      throw signingFailed(error);
+    }
   }
+}
+
+/**
+ * A failure to sign (a time SigV4 cannot spell, the signer's own error) as the `auth` error
+ * `signing_failed`, never an unclassified `RangeError`: nothing was sent. Only the error's name is
+ * kept from a foreign error: the signer's inputs include the secret key.
+ */
+function signingFailed(error: unknown): unknown {
+  if (AdapterError.isInstance(error)) return error;
+  return new AuthError({
+    message: `bedrock: could not sign the request (${error instanceof Error ? error.name : 'error'})`,
+    provider: 'bedrock',
+    providerCode: 'signing_failed',
+  });
 }
 
 function invalidRegion(region: string): InvalidRequestError {
