@@ -226,6 +226,23 @@ describe('a local clock that is off', () => {
     expect(seen.map((entry) => entry.status)).toEqual([403, 403, 200]);
   });
 
+  it('a bearer token (apiKey) signs nothing: a clock-skew refusal is the auth error at once, not resent', async () => {
+    server = { skewMs: hour };
+    const bedrock = createBedrock({
+      region: 'us-east-1',
+      apiKey: 'ABSKbearerTokenClockSkew0001',
+      env: {},
+      baseURL,
+      maxRetries: 0,
+      logger: silentLogger,
+    });
+    // No signature to hold: the server answers InvalidSignatureException with its Date an hour ahead.
+    expect(await failure(bedrock)).toMatchObject({ errorClass: 'auth', status: 403 });
+    expect(seen).toHaveLength(1);
+    expect(await failure(bedrock)).toMatchObject({ errorClass: 'auth', status: 403 });
+    expect(seen).toHaveLength(2);
+  });
+
   it.each([
     ["the largest Date there is, which SigV4's date cannot spell", '+275760-09-13T00:00:00.000Z'],
     ['the year 10000', 'Sat, 01 Jan 10000 00:00:00 GMT'],

@@ -14,7 +14,7 @@ import { AuthError } from '../../core/errors/auth-error.ts';
 import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
 import { registerSecrets } from '../../core/redaction.ts';
 import type { Authorization, AuthorizeInput } from '../common/definition.ts';
-import { SigningClock } from './clock.ts';
+import { amzDateOf, SigningClock } from './clock.ts';
 import { isRegion } from './model-id.ts';
 import {
   type AwsCredentialProvider,
@@ -147,7 +147,10 @@ export class BedrockAuth {
     return this.chain;
   }
 
-  /** Headers for one attempt: `authorization: Bearer …`, or the SigV4 headers of the request. */
+  /**
+   * Headers for one attempt: `authorization: Bearer …`, or the SigV4 headers of the request with
+   * the time they were signed at (`signedAt`: only a signed attempt can be refused for its clock).
+   */
   async authorize(input: AuthorizeInput, refresh: boolean, region: string): Promise<Authorization> {
     // First, whatever the credentials: the configured region is also the runtime host's name, and
     // one that is not a region name (`x@evil.example/`) would send a bearer token to another host.
@@ -158,10 +161,11 @@ export class BedrockAuth {
       return { headers: { authorization: `Bearer ${resolved.bearer}` }, refreshable: false };
     if (!isRegion(region)) throw invalidRegion(region);
     try {
+      const signedAt = this.clock.now();
       const headers = await signRequest(input, resolved.credentials, region, {
-        datetime: this.clock.datetime(),
+        datetime: amzDateOf(signedAt),
       });
-      return { headers, refreshable: resolved.refreshable };
+      return { headers, refreshable: resolved.refreshable, signedAt };
     } catch (error) {
       throw signingFailed(error);
     }

@@ -117,6 +117,12 @@ export interface Authorization {
   headers: Record<string, string>;
   /** Whether the credentials can be refreshed: a 401/403 answer is then retried once with `refresh`. */
   refreshable: boolean;
+  /**
+   * The time (milliseconds) the attempt was signed at, for a signature that carries its time
+   * (SigV4's `X-Amz-Date`); absent when nothing was signed (a bearer token). The runtime asks
+   * `correctClock` about a refusal only when the refused attempt carried one.
+   */
+  signedAt?: number;
 }
 
 /** Turns a stream body's bytes into parser events (the default is SSE). */
@@ -170,7 +176,9 @@ export interface ProviderDefinition {
    * true when it refused a signature made with a clock that is off and the provider has corrected
    * the clock it signs with from the answer (its `Date`). The attempt is then signed again and sent
    * once more, in place of a credential refresh and not counted against `maxRetries`; a second
-   * refusal is the classified error. Optional: providers without signed times leave it out.
+   * refusal is the classified error. Asked only about an attempt whose `Authorization` carried
+   * `signedAt` (an unsigned one, a bearer token, has no clock to correct). Optional: providers
+   * without signed times leave it out.
    */
   correctClock?(status: number, headers: ResponseHeaders): boolean;
   estimateInputTokens(input: TokenEstimateInput): number;

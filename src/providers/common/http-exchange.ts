@@ -49,14 +49,15 @@ async function authorized(
   call: HttpCall,
   refresh: boolean,
   signal: AbortSignal,
-): Promise<{ call: HttpCall; refreshable: boolean }> {
+): Promise<{ call: HttpCall; refreshable: boolean; signedAt: number | undefined }> {
   const { definition } = runtime;
-  if (definition.authorize === undefined) return { call, refreshable: false };
+  if (definition.authorize === undefined) return { call, refreshable: false, signedAt: undefined };
   const input = { method: call.method, url: call.url, headers: call.headers, body: call.body };
   const authorization = await untilAborted(definition.authorize(input, refresh), call, signal);
   return {
     call: { ...call, headers: { ...call.headers, ...authorization.headers } },
     refreshable: authorization.refreshable,
+    signedAt: authorization.signedAt,
   };
 }
 
@@ -87,7 +88,9 @@ async function sendWithCredentials(
   const first = await authorized(runtime, call, false, controller.signal);
   const response = await http.send(first.call, controller, timers);
   if (response.status !== 401 && response.status !== 403) return response;
-  const resign = definition.correctClock?.(response.status, response.headers) === true;
+  // Only a signature that carries its time can have been refused for the clock (not a bearer token).
+  const resign =
+    first.signedAt !== undefined && definition.correctClock?.(response.status, response.headers) === true;
   if (!resign && !first.refreshable) return response;
   if (!resign && definition.credentialsRefused?.(response.status, response.headers) === false)
     return response;
