@@ -28,10 +28,13 @@ const hour = 60 * 60_000;
 const window = 5 * 60_000;
 
 /**
- * What the server does: its clock's distance from ours, whether it refuses every request, and a
- * `Date` header of its own choosing (a broken or hostile one) instead of its clock's.
+ * What the server does: its clock's distance from ours, whether it refuses every request, a `Date`
+ * header of its own choosing (a broken or hostile one) instead of its clock's, and how many
+ * requests it holds its answers for until they have all arrived (calls in flight together).
  */
-let server: { skewMs: number; refuse?: 'always' | 'access-denied'; date?: string };
+let server: { skewMs: number; refuse?: 'always' | 'access-denied'; date?: string; gather?: number };
+/** Answers held back until `server.gather` requests have arrived. */
+const held: Array<() => void> = [];
 /** Each request the server saw: its `X-Amz-Date`, the server's time, and the answer's status. */
 let seen: Array<{ amzDate: string; serverTime: number; status: number }>;
 let http: Server;
@@ -101,19 +104,20 @@ beforeAll(async () => {
         if (answer !== undefined)
           headers['x-amzn-errortype'] =
             `${answer.exception}:http://internal.amazon.com/coral/com.amazon.coral.service/`;
-        response.writeHead(status, headers);
-        response.end(
-          JSON.stringify(
-            answer === undefined
-              ? {
-                  output: { message: { role: 'assistant', content: [{ text: 'On time.' }] } },
-                  stopReason: 'end_turn',
-                  usage: { inputTokens: 5, outputTokens: 3, totalTokens: 8 },
-                  metrics: { latencyMs: 12 },
-                }
-              : { message: answer.message },
-          ),
+        const body = JSON.stringify(
+          answer === undefined
+            ? {
+                output: { message: { role: 'assistant', content: [{ text: 'On time.' }] } },
+                stopReason: 'end_turn',
+                usage: { inputTokens: 5, outputTokens: 3, totalTokens: 8 },
+                metrics: { latencyMs: 12 },
+              }
+            : { message: answer.message },
         );
+        held.push(() => response.writeHead(status, headers).end(body));
+        if (held.length < (server.gather ?? 1)) return;
+        server.gather = undefined;
+        for (const send of held.splice(0)) send();
       })();
     });
   });
@@ -226,6 +230,35 @@ describe('a local clock that is off', () => {
     expect(seen.map((entry) => entry.status)).toEqual([403, 403, 200]);
   });
 
+  it.each([
+    ['static credentials', false],
+    ['a credentials function', true],
+  ])(
+    'calls in flight when the clock is corrected (%s): each refusal judged by its own signing time, re-signed and sent once more, no refresh',
+    async (_name, asFunction) => {
+      server = { skewMs: hour, gather: 4 };
+      const refreshes: boolean[] = [];
+      const bedrock = createBedrock({
+        region: 'us-east-1',
+        credentials: asFunction
+          ? async (options) => (refreshes.push(options?.forceRefresh === true), credentials)
+          : credentials,
+        env: {},
+        baseURL,
+        maxRetries: 0,
+        logger: silentLogger,
+      });
+      // All four are signed at our time before the first refusal corrects the clock.
+      const results = await Promise.allSettled(Array.from({ length: 4 }, () => bedrock.complete(request)));
+      expect(results.map((result) => result.status)).toEqual(Array(4).fill('fulfilled'));
+      expect(seen.map((entry) => entry.status)).toEqual([403, 403, 403, 403, 200, 200, 200, 200]);
+      for (const entry of seen.slice(4))
+        expect(Math.abs(parseAmzDate(entry.amzDate) - entry.serverTime)).toBeLessThan(5_000);
+      // A clock is not a credential: nothing refreshed.
+      expect(refreshes).not.toContain(true);
+    },
+  );
+
   it('a bearer token (apiKey) signs nothing: a clock-skew refusal is the auth error at once, not resent', async () => {
     server = { skewMs: hour };
     const bedrock = createBedrock({
@@ -287,22 +320,38 @@ describe('the signing clock', () => {
     const clock = new SigningClock(() => local);
     expect(clock.datetime()).toBe('20260101T000000Z');
     const aws = new Date(local + 4 * 60_000).toUTCString();
-    expect(clock.correct(403, skewed(403, 'InvalidSignatureException', aws))).toBe(false);
+    expect(clock.correct(403, skewed(403, 'InvalidSignatureException', aws), local)).toBe(false);
     const far = new Date(local + 6 * 60_000).toUTCString();
-    expect(clock.correct(400, skewed(400, 'InvalidSignatureException', far))).toBe(false);
-    expect(clock.correct(403, skewed(403, undefined, far))).toBe(false);
-    expect(clock.correct(403, skewed(403, 'InvalidSignatureException', 'not a date'))).toBe(false);
+    expect(clock.correct(400, skewed(400, 'InvalidSignatureException', far), local)).toBe(false);
+    expect(clock.correct(403, skewed(403, undefined, far), local)).toBe(false);
+    expect(clock.correct(403, skewed(403, 'InvalidSignatureException', 'not a date'), local)).toBe(false);
     expect(clock.datetime()).toBe('20260101T000000Z');
-    expect(clock.correct(403, skewed(403, 'RequestTimeTooSkewed', far))).toBe(true);
+    expect(clock.correct(403, skewed(403, 'RequestTimeTooSkewed', far), local)).toBe(true);
     expect(clock.datetime()).toBe('20260101T000600Z');
-    // Measured from the corrected clock: the same answer again changes nothing.
-    expect(clock.correct(403, skewed(403, 'RequestTimeTooSkewed', far))).toBe(false);
+    // A request signed at the corrected time and refused again was not refused for the clock.
+    expect(clock.correct(403, skewed(403, 'RequestTimeTooSkewed', far), local + 6 * 60_000)).toBe(false);
+  });
+
+  it('judges a refusal by the time its request was signed at: one signed before the correction is re-signed, the offset kept', () => {
+    const local = Date.UTC(2026, 0, 1, 0, 0, 0);
+    const clock = new SigningClock(() => local);
+    const aws = new Date(local + hour).toUTCString();
+    expect(clock.correct(403, skewed(403, 'InvalidSignatureException', aws), local)).toBe(true);
+    expect(clock.datetime()).toBe('20260101T010000Z');
+    // Another call, signed at the local time before that correction, refused by the same clock.
+    expect(clock.correct(403, skewed(403, 'InvalidSignatureException', aws), local)).toBe(true);
+    expect(clock.datetime()).toBe('20260101T010000Z');
+    // Refused by a clock that moved again since: the offset follows it.
+    const later = new Date(local + 2 * hour).toUTCString();
+    expect(clock.correct(403, skewed(403, 'InvalidSignatureException', later), local)).toBe(true);
+    expect(clock.datetime()).toBe('20260101T020000Z');
   });
 
   it('takes an offset of up to a day, no more, and only from an HTTP date', () => {
     const local = Date.UTC(2026, 0, 1, 0, 0, 0);
     const clock = new SigningClock(() => local);
-    const refusal = (date: string) => clock.correct(403, skewed(403, 'InvalidSignatureException', date));
+    const refusal = (date: string) =>
+      clock.correct(403, skewed(403, 'InvalidSignatureException', date), local);
     expect(refusal(new Date(local + 25 * hour).toUTCString())).toBe(false);
     expect(refusal(new Date(local - 25 * hour).toUTCString())).toBe(false);
     expect(refusal(new Date(local + hour).toISOString())).toBe(false);

@@ -149,7 +149,7 @@ export class BedrockAuth {
 
   /**
    * Headers for one attempt: `authorization: Bearer …`, or the SigV4 headers of the request with
-   * the time they were signed at (`signedAt`: only a signed attempt can be refused for its clock).
+   * the time they were signed at (`signedAt`, which a clock-skew refusal of the attempt is judged against).
    */
   async authorize(input: AuthorizeInput, refresh: boolean, region: string): Promise<Authorization> {
     // First, whatever the credentials: the configured region is also the runtime host's name, and

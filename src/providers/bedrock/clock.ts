@@ -7,6 +7,8 @@
  * `@smithy/service-error-classification` `CLOCK_SKEW_ERROR_CODES`), a refusal of that kind whose
  * `Date` header is five minutes or more from the corrected clock sets the offset to the difference;
  * the runtime then signs the attempt again and sends it once more, and later calls sign with it.
+ * A refusal is judged against the time its own request was signed at, so calls already in flight
+ * when another call's refusal corrected the clock are re-signed and sent once more too.
  * Unlike the SDKs, the `Date` must be a real HTTP date and the offset is bounded
  * ({@link maxClockOffsetMs}): the header is the answering server's word, and a value the SigV4 time
  * format cannot spell would otherwise break every later signature.
@@ -118,19 +120,25 @@ export class SigningClock {
   }
 
   /**
-   * Reads a 401/403: when it names a clock-skew exception (`x-amzn-errortype`) and its `Date` (an
-   * HTTP date) is five minutes or more from the corrected clock, and no more than
-   * {@link maxClockOffsetMs} from the local one, the offset becomes AWS's time minus the local one
-   * and the answer is true (sign again and resend once). Any other answer leaves the clock as it is
-   * and is false: a bad key answered by a server whose clock agrees with ours is not re-sent.
+   * Reads a 401/403 of an attempt signed at `signedAt`: when it names a clock-skew exception
+   * (`x-amzn-errortype`) and its `Date` (an HTTP date) is five minutes or more from the time that
+   * attempt was signed at, the answer is true (sign again and resend once). It is judged against
+   * the refused signature's time, not the clock as it is now: a call signed before another call's
+   * refusal corrected the clock was refused for the same skew and is re-signed too. The offset
+   * changes only when the corrected clock is also five minutes or more from the `Date` (and then to
+   * no more than {@link maxClockOffsetMs} from the local clock, else the answer is false). Any other
+   * answer leaves the clock as it is and is false: a bad key answered by a server whose clock
+   * agrees with the signature's time is not re-sent.
    */
-  correct(status: number, headers: ResponseHeaders): boolean {
+  correct(status: number, headers: ResponseHeaders, signedAt: number): boolean {
     if (status !== 401 && status !== 403) return false;
     const name = headers.get('x-amzn-errortype');
     if (name === null || !clockSkewExceptions.has(normalizeExceptionName(name))) return false;
     const serverTime = parseHttpDate(headers.get('date') ?? '', this.localNow());
     if (serverTime === undefined) return false;
-    if (Math.abs(serverTime - this.now()) < clockSkewToleranceMs) return false;
+    if (Math.abs(serverTime - signedAt) < clockSkewToleranceMs) return false;
+    // Corrected since that attempt was signed (another call's refusal): sign again at the clock as it is.
+    if (Math.abs(serverTime - this.now()) < clockSkewToleranceMs) return true;
     const offset = serverTime - this.localNow();
     if (Math.abs(offset) > maxClockOffsetMs) return false;
     this.offsetMs = offset;

@@ -64,7 +64,7 @@ export function createBedrockDefinition(options: BedrockOptions, loadPeer?: Peer
     baseURL: endpointOf(region ?? unknownRegion),
     headers: () => ({}),
     authorize: (input, refresh) => auth.authorize(input, refresh, regionFor(input.url)),
-    correctClock: (status, headers) => auth.clock.correct(status, headers),
+    correctClock: (status, headers, signedAt) => auth.clock.correct(status, headers, signedAt),
     capabilities: invoking ? invokeCapabilities : capabilitiesFor,
     buildRequest: (request: CanonicalRequest, context) =>
       withRegion(invoking ? invoke.buildRequest(request, context) : buildRequest(request, context), context),

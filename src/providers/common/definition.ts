@@ -177,10 +177,12 @@ export interface ProviderDefinition {
    * the clock it signs with from the answer (its `Date`). The attempt is then signed again and sent
    * once more, in place of a credential refresh and not counted against `maxRetries`; a second
    * refusal is the classified error. Asked only about an attempt whose `Authorization` carried
-   * `signedAt` (an unsigned one, a bearer token, has no clock to correct). Optional: providers
-   * without signed times leave it out.
+   * `signedAt` (an unsigned one, a bearer token, has no clock to correct), and given that time: a
+   * refusal is judged against the time its request was signed at, not the clock as it is now, so
+   * an attempt signed before another call's refusal corrected the clock is signed again too.
+   * Optional: providers without signed times leave it out.
    */
-  correctClock?(status: number, headers: ResponseHeaders): boolean;
+  correctClock?(status: number, headers: ResponseHeaders, signedAt: number): boolean;
   estimateInputTokens(input: TokenEstimateInput): number;
   /**
    * For a host that serves several model families through one adapter, each verifying only its own

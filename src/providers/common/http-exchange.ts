@@ -90,7 +90,8 @@ async function sendWithCredentials(
   if (response.status !== 401 && response.status !== 403) return response;
   // Only a signature that carries its time can have been refused for the clock (not a bearer token).
   const resign =
-    first.signedAt !== undefined && definition.correctClock?.(response.status, response.headers) === true;
+    first.signedAt !== undefined &&
+    definition.correctClock?.(response.status, response.headers, first.signedAt) === true;
   if (!resign && !first.refreshable) return response;
   if (!resign && definition.credentialsRefused?.(response.status, response.headers) === false)
     return response;
