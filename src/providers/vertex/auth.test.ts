@@ -57,6 +57,7 @@ describe('Vertex credentials', () => {
     expect(resolveSetup({ env: { GOOGLE_VERTEX_API_KEY: 'AIzaKey' } })).toEqual({
       baseURL: 'https://aiplatform.googleapis.com/v1',
       apiKey: 'AIzaKey',
+      express: true,
     });
   });
 });

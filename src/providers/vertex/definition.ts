@@ -4,6 +4,7 @@
  */
 import type { ModelInfo } from '../../core/adapter.ts';
 import type { ProviderDefinition } from '../common/definition.ts';
+import { resolveBaseURL } from '../common/options.ts';
 import { VertexAuth, type TokenLoader } from './auth.ts';
 import { capabilitiesFor } from './capabilities.ts';
 import { errorRules, parseErrorBody } from './errors.ts';
@@ -15,6 +16,7 @@ import {
   locationVariables,
   projectVariables,
   type VertexOptions,
+  vertexCredentials,
 } from './options.ts';
 import { buildRequest } from './request.ts';
 import { parseResponse } from './response.ts';
@@ -61,6 +63,12 @@ export function parseModelList(body: unknown): ModelInfo[] {
 export interface VertexSetup {
   baseURL: string;
   apiKey: string | undefined;
+  /**
+   * Express mode: an API key, no project, and Google's express endpoint (no base URL of the
+   * user's): Gemini only, other publishers are refused. A base URL the user chose (an option or
+   * `VERTEX_BASE_URL`: a proxy, a project endpoint) is theirs to route, as the runtime lets it.
+   */
+  express: boolean;
   /** Why the project or location cannot name an endpoint (every call is refused with it). */
   problem?: string;
 }
@@ -72,14 +80,18 @@ const locationPattern = /^[a-z][a-z0-9-]{0,62}$/;
 
 /**
  * The endpoint: `{location}-aiplatform.googleapis.com/v1/projects/{p}/locations/{l}` with a project,
- * else the express-mode endpoint (API key, Gemini only).
+ * else the express-mode endpoint (API key, Gemini only: `express` when a key is set and the user
+ * chose no base URL).
  */
 export function resolveSetup(options: VertexOptions): VertexSetup {
   const env = options.env ?? process.env;
   const apiKey = nonEmpty(options.apiKey) ?? nonEmpty(env[apiKeyVariable]);
   const project = nonEmpty(options.project) ?? firstOf(env, projectVariables);
   const location = nonEmpty(options.location) ?? firstOf(env, locationVariables) ?? 'global';
-  if (project === undefined) return { baseURL: expressEndpoint, apiKey };
+  if (project === undefined) {
+    const chosenBase = nonEmpty(options.baseURL) ?? resolveBaseURL(vertexCredentials.baseURLVariables, env);
+    return { baseURL: expressEndpoint, apiKey, express: apiKey !== undefined && chosenBase === undefined };
+  }
   // The location is the host's first label and both are path segments: a value outside their
   // grammar (`127.0.0.1:8080/steal?`, `..`) would steer the call, and its token, elsewhere.
   const problem = !locationPattern.test(location)
@@ -87,8 +99,8 @@ export function resolveSetup(options: VertexOptions): VertexSetup {
     : !projectPattern.test(project)
       ? `${JSON.stringify(project.slice(0, 40))} is not a Google Cloud project id`
       : undefined;
-  if (problem !== undefined) return { baseURL: expressEndpoint, apiKey, problem };
-  return { baseURL: endpointOf(project, location), apiKey };
+  if (problem !== undefined) return { baseURL: expressEndpoint, apiKey, express: false, problem };
+  return { baseURL: endpointOf(project, location), apiKey, express: false };
 }
 
 /** Creates the definition for one adapter instance. */
@@ -102,7 +114,7 @@ export function createVertexDefinition(options: VertexOptions, loadPeer?: TokenL
     headers: () => ({}),
     authorize: (_input, refresh) => auth.authorize(refresh),
     capabilities: capabilitiesFor,
-    buildRequest,
+    buildRequest: (request, context) => buildRequest(request, context, { express: setup.express }),
     parseResponse,
     createStreamParser,
     parseErrorBody,

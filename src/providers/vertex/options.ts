@@ -21,7 +21,12 @@ export type AccessToken = string | { token: string; expiresAt?: Date | number };
 
 /** Options of `createVertex`. */
 export interface VertexOptions extends AdapterOptions {
-  /** Express-mode API key (`x-goog-api-key`); default `GOOGLE_VERTEX_API_KEY`. Gemini models only. */
+  /**
+   * Express-mode API key (`x-goog-api-key`); default `GOOGLE_VERTEX_API_KEY`. Gemini models only:
+   * without a project (and no `baseURL` of your own), a model of another publisher (Claude,
+   * Mistral, the MaaS open models) is refused before any request (`invalid_request`
+   * `unsupported_model`).
+   */
   apiKey?: string;
   /** Google Cloud project; default `GOOGLE_CLOUD_PROJECT`. */
   project?: string;

@@ -14,25 +14,31 @@ import type { CanonicalRequest } from '../../core/request.ts';
 import { userText } from '../../core/transcript.ts';
 import { createVertexDefinition } from './definition.ts';
 import { createVertex } from './index.ts';
+import type { VertexOptions } from './options.ts';
 
 const endpoint = 'https://us-east5-aiplatform.googleapis.com/v1/projects/p/locations/us-east5';
 
-/** A fetch that records each request's URL and JSON body and answers 418 (nothing is parsed). */
-function wire() {
-  const calls: Array<{ url: string; body: Record<string, unknown> }> = [];
-  const fetch = (async (url: string | URL | Request, init?: RequestInit) => {
-    calls.push({ url: String(url), body: JSON.parse(String(init?.body ?? '{}')) as Record<string, unknown> });
-    return new Response('{"error":{"code":418,"message":"no","status":"UNKNOWN"}}', { status: 418 });
-  }) as typeof globalThis.fetch;
-  const adapter = createVertex({
+/**
+ * A fetch that records each request's URL, JSON body and headers and answers 418 (nothing is
+ * parsed); the adapter has a project and an OAuth token unless `options` say otherwise.
+ */
+function wire(
+  options: VertexOptions = {
     project: 'p',
     location: 'us-east5',
     getAccessToken: async () => 'ya29.publishers-test',
-    env: {},
-    fetch,
-    maxRetries: 0,
-    logger: silentLogger,
-  });
+  },
+) {
+  const calls: Array<{ url: string; body: Record<string, unknown>; headers: Headers }> = [];
+  const fetch = (async (url: string | URL | Request, init?: RequestInit) => {
+    calls.push({
+      url: String(url),
+      body: JSON.parse(String(init?.body ?? '{}')) as Record<string, unknown>,
+      headers: new Headers(init?.headers),
+    });
+    return new Response('{"error":{"code":418,"message":"no","status":"UNKNOWN"}}', { status: 418 });
+  }) as typeof globalThis.fetch;
+  const adapter = createVertex({ ...options, env: {}, fetch, maxRetries: 0, logger: silentLogger });
   return { calls, adapter };
 }
 
@@ -44,8 +50,8 @@ const request = (model: string, extra: Partial<CanonicalRequest> = {}): Canonica
 });
 
 /** One complete() and one stream() of `model`: the two requests the wire saw. */
-async function sent(model: string, extra: Partial<CanonicalRequest> = {}) {
-  const { calls, adapter } = wire();
+async function sent(model: string, extra: Partial<CanonicalRequest> = {}, options?: VertexOptions) {
+  const { calls, adapter } = wire(options);
   await adapter.complete(request(model, extra)).catch(() => undefined);
   try {
     for await (const _event of adapter.stream(request(model, extra)));
@@ -172,5 +178,68 @@ describe('Vertex models that cannot be served: refused before any request', () =
     const error = await adapter.complete(request(model)).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ errorClass: 'invalid_request', providerCode: 'invalid_model_name' });
     await adapter.close();
+  });
+});
+
+describe('Vertex express mode (an API key, no project): Gemini only', () => {
+  const express: VertexOptions = { apiKey: 'AIzaExpressModeKey0001' };
+
+  it('a Gemini model goes to the express endpoint with the key', async () => {
+    const [whole, streamed] = await sent('gemini-2.5-flash', {}, express);
+    expect(whole!.url).toBe(
+      'https://aiplatform.googleapis.com/v1/publishers/google/models/gemini-2.5-flash:generateContent',
+    );
+    expect(whole!.headers.get('x-goog-api-key')).toBe('AIzaExpressModeKey0001');
+    expect(streamed!.url).toBe(
+      'https://aiplatform.googleapis.com/v1/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse',
+    );
+    expect((await sent('google/gemini-2.5-flash', {}, express)).length).toBe(2);
+  });
+
+  it.each([
+    ['meta/llama-3.3-70b-instruct-maas', 'meta'],
+    ['llama-3.3-70b-instruct-maas', 'meta'],
+    ['gpt-oss-120b-maas', 'openai'],
+    ['mistral-medium-3', 'mistralai'],
+    ['claude-sonnet-4-5@20250929', 'anthropic'],
+    ['anthropic/claude-sonnet-4-5@20250929', 'anthropic'],
+  ])(
+    '%s (publisher %s): an invalid request naming express mode, before anything is sent (complete and stream)',
+    async (model, publisher) => {
+      const { calls, adapter } = wire(express);
+      const errors = [await adapter.complete(request(model)).catch((error: unknown) => error)];
+      try {
+        for await (const _event of adapter.stream(request(model)));
+      } catch (error) {
+        errors.push(error);
+      }
+      await adapter.close();
+      expect(calls).toEqual([]);
+      expect(errors).toHaveLength(2);
+      for (const error of errors) {
+        expect(isInvalidRequestError(error), String(error)).toBe(true);
+        expect(error).toMatchObject({ providerCode: 'unsupported_model' });
+        const message = (error as Error).message;
+        expect(message).toContain(model);
+        expect(message).toContain(`publisher ${publisher}`);
+        expect(message).toContain('express mode');
+        expect(message).not.toContain('AIzaExpressModeKey0001');
+      }
+    },
+  );
+
+  it('a base URL of the user’s (a proxy, a project endpoint) is not express mode: routed as the URL says', async () => {
+    const baseURL = 'https://vertex-proxy.example/v1/projects/p/locations/us-east5';
+    const [whole] = await sent('claude-sonnet-4-5@20250929', {}, { ...express, baseURL });
+    expect(whole!.url).toBe(`${baseURL}/publishers/anthropic/models/claude-sonnet-4-5@20250929:rawPredict`);
+  });
+
+  it('with a project the key is not express mode: partner models are routed as before', async () => {
+    const [whole] = await sent(
+      'meta/llama-3.3-70b-instruct-maas',
+      {},
+      { ...express, project: 'p', location: 'us-east5' },
+    );
+    expect(whole!.url).toBe(`${endpoint}/endpoints/openapi/chat/completions`);
   });
 });

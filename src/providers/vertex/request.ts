@@ -14,7 +14,7 @@ import { vertexAnthropicVersion } from './api.ts';
 import * as chat from './chat-completions.ts';
 import { codecContext, modelPath } from './model-id.ts';
 import { readProviderOptions } from './options.ts';
-import { resolveModel, type VertexModel } from './publishers.ts';
+import { assertExpressServes, resolveModel, type VertexModel } from './publishers.ts';
 
 export { convertMessages } from '../gemini/request.ts';
 export { convertTools } from '../gemini/request.ts';
@@ -30,9 +30,20 @@ function method(model: VertexModel, stream: boolean): string {
   return endpoint.methods[stream ? 1 : 0];
 }
 
+/** How the adapter reaches Vertex, as far as building a request cares. */
+export interface VertexRequestSettings {
+  /** Express mode (an API key, no project): Gemini only, any other publisher refused. */
+  express?: boolean;
+}
+
 /** Builds the request of one call, by the model's publisher. */
-export function buildRequest(request: CanonicalRequest, context: ProviderContext): WireRequest {
+export function buildRequest(
+  request: CanonicalRequest,
+  context: ProviderContext,
+  settings: VertexRequestSettings = {},
+): WireRequest {
   const model = resolveModel(context.model, context.provider);
+  if (settings.express === true) assertExpressServes(model, context.model, context.provider);
   const { protocol } = model.publisher;
   if (protocol === 'openai-chat') return chat.buildRequest(request, context, model);
   const extra = readProviderOptions(request).body;
