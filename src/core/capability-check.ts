@@ -165,16 +165,17 @@ function refusedInParts(
  * it): the input estimate when it is over `contextOverflowFactor` × `window`, else undefined (a
  * window of 0 is unknown: never over). `estimate` is only called when `upperBound` (a cheap bound
  * no estimator exceeds) could overflow, so ordinary requests never pay for an estimate (nor load a
- * tokenizer).
+ * tokenizer). Both are asked only whether they are above the threshold they are given: each may
+ * stop once past it and return a number above it.
  */
 export function overflowEstimate(
   window: number,
-  upperBound: () => number,
+  upperBound: (stopAbove: number) => number,
   estimate: (stopAbove: number) => number,
 ): number | undefined {
   if (!(window > 0)) return undefined;
   const threshold = window * contextOverflowFactor;
-  if (upperBound() <= threshold) return undefined;
+  if (upperBound(threshold) <= threshold) return undefined;
   const tokens = estimate(threshold);
   return tokens <= threshold ? undefined : tokens;
 }
@@ -186,7 +187,7 @@ export function overflowEstimate(
 export function assertContextWindow(
   capabilities: Capabilities,
   context: CheckContext & { requestId?: string },
-  upperBound: () => number,
+  upperBound: (stopAbove: number) => number,
   estimate: (stopAbove: number) => number,
 ): void {
   const window = capabilities.contextWindow;

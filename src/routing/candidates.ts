@@ -11,8 +11,11 @@ import type { Registry, ResolvedModel } from '../registry/registry.ts';
 export interface CallNeeds {
   /** Each capability the request needs, with where it is first used (`transcript[1].parts[0]`). */
   required: Map<CapabilityName, string>;
-  /** The cheap bound of the input tokens ({@link estimateUpperBound}), computed on first need. */
-  upperBound?: number;
+  /**
+   * The cheap bound of the input tokens ({@link estimateUpperBound}), computed on first need;
+   * `exact` false when the walk stopped past the threshold it was asked about (a lower bound of it).
+   */
+  upperBound?: { tokens: number; exact: boolean };
   /**
    * The local input-token estimate, computed on first need (only when the bound could overflow);
    * `exact` false when counting stopped past the threshold it was asked about (a lower bound).
@@ -60,7 +63,7 @@ export function skipReason(
   const textOnly = () => ({ transcript: withoutMedia(request.transcript), tools: request.tools });
   const estimate = overflowEstimate(
     facts.contextWindow,
-    () => textBound(request, needs),
+    (stopAbove) => textBound(request, needs, stopAbove),
     (stopAbove) => {
       // A lower bound above this threshold settles it; below, it is counted again this far.
       const known = needs.estimate;
@@ -78,12 +81,25 @@ export function skipReason(
   return undefined;
 }
 
-/** The cheap bound of a request's text tokens ({@link estimateUpperBound}), computed once per call. */
-function textBound(request: Pick<CanonicalRequest, 'transcript' | 'tools'>, needs: CallNeeds): number {
-  return (needs.upperBound ??= estimateUpperBound({
+/**
+ * The cheap bound of a request's text tokens ({@link estimateUpperBound}), asked only whether it is
+ * above `stopAbove` (a 32 MiB body is settled by its first megabytes): computed once per call, again
+ * only for a higher threshold than one it stopped past.
+ */
+function textBound(
+  request: Pick<CanonicalRequest, 'transcript' | 'tools'>,
+  needs: CallNeeds,
+  stopAbove: number,
+): number {
+  const known = needs.upperBound;
+  if (known !== undefined && (known.exact || known.tokens > stopAbove)) return known.tokens;
+  const tokens = estimateUpperBound({
     transcript: withoutMedia(request.transcript),
     tools: request.tools,
-  }));
+    stopAbove,
+  });
+  needs.upperBound = { tokens, exact: tokens <= stopAbove };
+  return tokens;
 }
 
 /** The output limit of a request that sets none, where the model's own is unknown or higher. */
@@ -124,5 +140,9 @@ export function defaultOutputLimit(
   const wanted = defaultOutputTokens(facts.maxOutputTokens, request.reasoning !== undefined);
   if (wanted <= floor || facts.contextWindow <= 0) return wanted;
   if (mediaNeeds.some((name) => needs.required.has(name))) return floor;
-  return Math.max(floor, Math.min(wanted, facts.contextWindow - textBound(request, needs)));
+  // A bound past the window leaves no room, however far past it is.
+  return Math.max(
+    floor,
+    Math.min(wanted, facts.contextWindow - textBound(request, needs, facts.contextWindow)),
+  );
 }

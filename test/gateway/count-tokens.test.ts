@@ -80,6 +80,42 @@ it('a body far over the model’s window is counted only until past the window (
   expect(counted.input_tokens).toBeLessThan(window * 2);
 });
 
+it('so is one for a Claude model (the Anthropic counter stops past the window as the others do)', async () => {
+  const { anthropic } = createClients(harness.server.url);
+  const window = harness.switchyard.resolve('up-anthropic').facts.contextWindow;
+  const text = 'lorem '.repeat(window * 3); // 1.1 tokens a word: ~3.3 windows
+  const counted = await anthropic.messages.countTokens({
+    model: 'up-anthropic',
+    messages: [{ role: 'user', content: text }],
+  });
+  expect(counted.input_tokens).toBeGreaterThan(window);
+  expect(counted.input_tokens).toBeLessThan(window * 1.01);
+});
+
+it('a generation far over a Claude model’s window is refused having counted only past 1.5× the window, not the whole body', async () => {
+  const before = harness.emulator.requests.length;
+  const window = harness.switchyard.resolve('up-anthropic').facts.contextWindow;
+  const response = await fetch(`${harness.server.url}/v1/messages`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-api-key': 'client-key',
+      'anthropic-version': '2023-06-01',
+    },
+    body: JSON.stringify({
+      model: 'up-anthropic',
+      max_tokens: 16,
+      messages: [{ role: 'user', content: 'lorem '.repeat(window * 3) }],
+    }),
+  });
+  expect(response.status).toBe(400);
+  const { message } = ((await response.json()) as { error: { message: string } }).error;
+  const estimated = Number(/estimated (\d+) input tokens/.exec(message)?.[1]);
+  expect(estimated).toBeGreaterThan(window * 1.5);
+  expect(estimated).toBeLessThan(window * 1.51);
+  expect(harness.emulator.requests.length).toBe(before);
+});
+
 it('a model whose adapter has no key is still counted (by the cheap bound: no upstream is called), not a 502', async () => {
   const { createGateway } = await import('switchyard-ai/gateway');
   const gateway = createGateway({

@@ -1,6 +1,7 @@
 /** The input-token estimate, measured against recorded token counts. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CanonicalResponse } from '../../core/request.ts';
+import type { ToolCallId } from '../../core/ids.ts';
 import type { Item } from '../../core/transcript.ts';
 import { type Emulator, startEmulator } from '../../testing/emulator/index.ts';
 import { collect, createTestAdapter, fixture, partsOf, textRequest } from './test-support.ts';
@@ -105,5 +106,41 @@ describe('estimateInputTokens', () => {
 
   it('treats CJK characters as a token each', () => {
     expect(textTokens('東京都庁です')).toBe(6);
+  });
+});
+
+describe('estimateInputTokens with stopAbove (the context-window check)', () => {
+  const prose = 'The quick brown fox jumps over the lazy dog, twice; "quoted" (text) and 12345.\n';
+  const request = (text: string): Item[] => [
+    { kind: 'user', parts: [{ type: 'text', text: 'Read these.' }] },
+    {
+      kind: 'assistant',
+      parts: [{ type: 'tool-call', id: 'c1' as ToolCallId, name: 'read', input: { text } }],
+    },
+    {
+      kind: 'tool',
+      parts: [
+        { type: 'tool-result', callId: 'c1' as ToolCallId, isError: false, output: { type: 'text', text } },
+      ],
+    },
+    { kind: 'user', parts: [{ type: 'text', text }] },
+  ];
+
+  it('counts only until past it: a body of many windows costs what the window holds', () => {
+    const transcript = request(prose.repeat(40_000));
+    const whole = estimateInputTokens({ transcript });
+    const stopped = estimateInputTokens({ transcript, stopAbove: 10_000 });
+    expect(whole).toBeGreaterThan(1_000_000);
+    expect(stopped).toBeGreaterThan(10_000);
+    // The count it returns is how far it counted: one word past the limit.
+    expect(stopped).toBeLessThan(10_010);
+  });
+
+  it('below it, the count is the whole count, exactly', () => {
+    const transcript = request(prose.repeat(400));
+    const tools = [{ name: 'read', description: prose, inputSchema: { type: 'object' } }];
+    const whole = estimateInputTokens({ transcript, tools });
+    expect(estimateInputTokens({ transcript, tools, stopAbove: whole })).toBe(whole);
+    expect(estimateInputTokens({ transcript, tools, stopAbove: whole - 1 })).toBeGreaterThan(whole - 1);
   });
 });

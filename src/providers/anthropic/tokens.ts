@@ -28,11 +28,11 @@ export const tokenCalibration = {
   documentCharactersPerToken: 3.6,
 } as const;
 
-/** The estimated tokens of a text (the shared word-and-symbol counter). */
+/** The estimated tokens of a text (the shared word-and-symbol counter; `stopAbove` as it takes it). */
 export const textTokens = countWordTokens;
 
-function jsonTokens(value: unknown): number {
-  return textTokens(typeof value === 'string' ? value : JSON.stringify(value ?? null));
+function jsonTokens(value: unknown, stopAbove?: number): number {
+  return textTokens(typeof value === 'string' ? value : JSON.stringify(value ?? null), stopAbove);
 }
 
 function byteLength(data: DataRef): number | undefined {
@@ -50,32 +50,44 @@ function fileTokens(mimeType: string, data: DataRef): number {
   return pages * tokenCalibration.pdfPageTokens;
 }
 
-function partTokens(part: Part, countReasoning: boolean): number {
+/** What is left of `stopAbove` once `counted` tokens are counted (undefined: no limit). */
+const remaining = (stopAbove: number | undefined, counted: number) =>
+  stopAbove === undefined ? undefined : stopAbove - counted;
+
+/**
+ * The tokens of one part. With `stopAbove`, counting may stop once past it (a number above it is
+ * returned); below it, the count is the whole count.
+ */
+function partTokens(part: Part, countReasoning: boolean, stopAbove?: number): number {
   switch (part.type) {
     case 'text':
-      return textTokens(part.text);
+      return textTokens(part.text, stopAbove);
     case 'structured':
-      return jsonTokens(part.value);
+      return jsonTokens(part.value, stopAbove);
     case 'media':
       return part.modality === 'image' ? tokenCalibration.imageTokens : 0;
     case 'file':
       return fileTokens(part.mimeType, part.data);
     case 'reasoning':
-      return countReasoning ? textTokens(part.text) + Math.ceil((part.data?.length ?? 0) / 8) : 0;
-    case 'tool-call':
-      return tokenCalibration.toolBlockOverhead + textTokens(part.name) + jsonTokens(part.input);
+      return countReasoning ? textTokens(part.text, stopAbove) + Math.ceil((part.data?.length ?? 0) / 8) : 0;
+    case 'tool-call': {
+      const framing = tokenCalibration.toolBlockOverhead + textTokens(part.name);
+      return framing + jsonTokens(part.input, remaining(stopAbove, framing));
+    }
     case 'tool-result': {
       const output = part.output;
-      const content =
-        output.type === 'text'
-          ? textTokens(output.text)
-          : output.type === 'json'
-            ? jsonTokens(output.value)
-            : output.parts.reduce((sum, inner) => sum + partTokens(inner, false), 0);
+      let content = 0;
+      if (output.type === 'text') content = textTokens(output.text, stopAbove);
+      else if (output.type === 'json') content = jsonTokens(output.value, stopAbove);
+      else
+        for (const inner of output.parts) {
+          content += partTokens(inner, false, remaining(stopAbove, content));
+          if (stopAbove !== undefined && content > stopAbove) break;
+        }
       return tokenCalibration.toolBlockOverhead + content;
     }
     case 'custom':
-      return jsonTokens(part.data);
+      return jsonTokens(part.data, stopAbove);
   }
 }
 
@@ -93,21 +105,29 @@ function lastAssistantIndex(transcript: readonly Item[]): number {
  * definition as JSON. Thinking only counts in the last assistant turn: the API strips it elsewhere.
  */
 export function estimateInputTokens(input: TokenEstimateInput): number {
-  const { transcript, tools = [] } = input;
+  const { transcript, tools = [], stopAbove } = input;
   const lastAssistant = lastAssistantIndex(transcript);
   let total = tokenCalibration.requestOverhead;
-  transcript.forEach((item, index) => {
+  // Asked only whether the input is above `stopAbove` (the context-window check): counting stops
+  // once past it, so a 32 MiB body costs what the window holds, not what the body holds.
+  for (let index = 0; index < transcript.length; index++) {
     total += tokenCalibration.messageOverhead;
-    for (const part of item.parts) total += partTokens(part, index === lastAssistant);
-  });
+    for (const part of transcript[index]!.parts) {
+      total += partTokens(part, index === lastAssistant, remaining(stopAbove, total));
+      if (stopAbove !== undefined && total > stopAbove) return total;
+    }
+  }
   if (tools.length > 0) {
     total += modelProfile(input.model ?? '').toolPromptTokens;
-    for (const tool of tools)
-      total += jsonTokens({
+    for (const tool of tools) {
+      const definition = {
         name: tool.name,
         description: tool.description ?? '',
         input_schema: tool.inputSchema,
-      });
+      };
+      total += jsonTokens(definition, remaining(stopAbove, total));
+      if (stopAbove !== undefined && total > stopAbove) return total;
+    }
   }
   return total;
 }

@@ -65,7 +65,7 @@ function checkContextWindow(
   assertContextWindow(
     capabilities,
     { provider: context.provider, model: context.model, requestId: request.requestId },
-    () => estimateUpperBound(input()),
+    (stopAbove) => estimateUpperBound({ ...input(), stopAbove }),
     (stopAbove) => context.estimateInputTokens({ ...input(), stopAbove }),
   );
 }

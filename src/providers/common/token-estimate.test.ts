@@ -7,12 +7,16 @@ import { estimateInputTokens as estimateGemini } from '../gemini/tokens.ts';
 import { estimateInputTokens as estimateOpenAI } from '../openai-chat/tokens.ts';
 import { estimateInputTokens as estimateResponses } from '../openai-responses/tokens.ts';
 import { openaiRates } from '../openai/tokens.ts';
+import { tokenCounter } from '../openai/tokenizer.ts';
 import {
   type CharacterRates,
+  countWordStarts,
+  countWordTokens,
   estimateByCharacters,
   estimateByCounter,
   estimateOutputTokens,
   estimateUpperBound,
+  wordCalibration,
 } from './token-estimate.ts';
 
 const rates: CharacterRates = {
@@ -168,5 +172,158 @@ describe('estimateByCounter with stopAbove (the context-window check)', () => {
     const whole = estimateOpenAI({ ...input(text), model });
     expect(estimateOpenAI({ ...input(text, whole + 1), model })).toBe(whole);
     expect(estimateOpenAI({ ...input(text, whole - 1), model })).toBeGreaterThan(whole - 1);
+  });
+});
+
+/**
+ * Texts of pieces picked from `alphabet` by a fixed pseudo-random sequence: letters, digits, every
+ * kind of space, symbols, contractions, CJK, combining marks, astral and lone surrogates.
+ */
+function generatedTexts(count: number, alphabet: readonly string[]): string[] {
+  let state = 7;
+  const next = (bound: number) => {
+    state = (state * 1103515245 + 12345) >>> 0;
+    return state % bound;
+  };
+  return Array.from({ length: count }, () => {
+    let text = '';
+    for (let length = next(20); length > 0; length--) text += alphabet[next(alphabet.length)];
+    return text;
+  });
+}
+
+const pieces = [
+  ...'aZq09 {}"\\/:.,-_$\'',
+  ...['\t', '\n', '\r\n', '\v', '\f', '\x1c', '\x00', '\x7f', '\u00a0', '\u3000', '\ufeff', '\u2028'],
+  ...['The', 'HTTP', 'word', '1234', "'s", "'t", "'ll", "don't", '!\n/', '//'],
+  ...['é', 'ï', 'ß', 'Ω', 'ǅ', 'ـ', '\u0301', '日', '本', '〇', '々', 'ー', '・', 'ア', 'あ', '한', '\u2e80'],
+  ...['²', '½', 'Ⅻ', 'ⅰ', '٣', '🚀', '𝐀', '𠀀', '\ud800', '\udc00', '<|endoftext|>'],
+];
+
+describe('countWordTokens', () => {
+  // The counter's definition: every match of this pattern, in order (the counter classifies
+  // characters itself: a regular expression over every token was 5–10× slower).
+  const pattern =
+    /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])|(\p{L}+)|(\p{N})|([^\p{L}\p{N}\s])/gu;
+  const byPattern = (text: string) => {
+    let tokens = 0;
+    for (const match of text.matchAll(pattern)) {
+      if (match[1] !== undefined || match[3] !== undefined) tokens += wordCalibration.digitTokens;
+      else if (match[2] !== undefined)
+        tokens +=
+          wordCalibration.wordTokens * Math.ceil(match[2].length / wordCalibration.lettersPerWordToken);
+      else tokens += wordCalibration.symbolTokens;
+    }
+    return Math.ceil(tokens);
+  };
+
+  it('counts every text as the pattern does (CJK, letter runs through any script, digits, symbols, spaces)', () => {
+    const texts = generatedTexts(20_000, pieces);
+    expect(texts.filter((text) => countWordTokens(text) !== byPattern(text))).toEqual([]);
+  });
+
+  it('stops once past stopAbove, and below it counts the whole text', () => {
+    const text = 'The quick brown fox, 12 times. '.repeat(10_000);
+    const whole = countWordTokens(text);
+    expect(countWordTokens(text, whole)).toBe(whole);
+    const stopped = countWordTokens(text, 1000);
+    expect(stopped).toBeGreaterThan(1000);
+    expect(stopped).toBeLessThan(1010);
+  });
+});
+
+describe('countWordStarts', () => {
+  const o200k = tokenCounter('o200k_base')!;
+  const cl100k = tokenCounter('cl100k_base')!;
+
+  it('never counts more than the BPE tokenizers or the word counter (it settles an overflow for them)', () => {
+    const above = generatedTexts(20_000, pieces).filter((text) => {
+      const words = countWordStarts(text);
+      return words > o200k(text) || words > cl100k(text) || words > countWordTokens(text);
+    });
+    expect(above).toEqual([]);
+  });
+
+  it('counts the words, numbers and names of prose and code, and stops once past stopAbove', () => {
+    // It 12 30 don wait for x y z: not the `s` and `t` after an apostrophe (`'s` may join a word).
+    expect(countWordStarts("It's 12:30; don't wait for x.y/z\n")).toBe(9);
+    expect(countWordStarts('word '.repeat(1000), 10)).toBe(11);
+  });
+});
+
+describe('counting that stops early never writes out the rest as JSON', () => {
+  /** Tool results with JSON values that count how often they are written out. */
+  function jsonResults(count: number, size: number) {
+    const written = { count: 0 };
+    const value = { toJSON: () => (written.count++, 'word '.repeat(size)) };
+    const transcript = Array.from({ length: count }, (_, index) => ({
+      kind: 'tool' as const,
+      parts: [
+        {
+          type: 'tool-result' as const,
+          callId: `c${index}` as ToolCallId,
+          isError: false,
+          output: { type: 'json' as const, value: value as unknown as string },
+        },
+      ],
+    }));
+    return { transcript, written };
+  }
+
+  it('estimateUpperBound: past stopAbove, no later value is written; without it, the same bound', () => {
+    const { transcript, written } = jsonResults(100, 1000);
+    const whole = estimateUpperBound({ transcript });
+    expect(written.count).toBe(100);
+    written.count = 0;
+    expect(estimateUpperBound({ transcript, stopAbove: whole })).toBe(whole);
+    written.count = 0;
+    expect(estimateUpperBound({ transcript, stopAbove: 10_000 })).toBeGreaterThan(10_000);
+    expect(written.count).toBeLessThanOrEqual(3);
+  });
+
+  it('estimateByCounter: past stopAbove, no later value is written', () => {
+    const { transcript, written } = jsonResults(100, 1000);
+    const estimate = estimateByCounter({ transcript, stopAbove: 5000 }, rates, countWordTokens);
+    expect(estimate).toBeGreaterThan(5000);
+    expect(written.count).toBeLessThanOrEqual(6);
+  });
+
+  it('with a lower bound, a body far over is settled without the counter; near the limit it is counted', () => {
+    // An exact tokenizer: counted in pieces cut at word breaks, it gives the whole text's count.
+    const o200k = tokenCounter('o200k_base')!;
+    let counted = 0;
+    const counter = (text: string) => {
+      counted += text.length;
+      return o200k(text);
+    };
+    const text = 'The quick brown fox jumps over the lazy dog. '.repeat(20_000);
+    const far = estimateByCounter(
+      { transcript: [userText(text)], stopAbove: 10_000 },
+      openaiRates,
+      counter,
+      countWordStarts,
+    );
+    expect(far).toBeGreaterThan(10_000);
+    expect(counted).toBe(0);
+    const whole = estimateByCounter({ transcript: [userText(text)] }, openaiRates, counter);
+    counted = 0;
+    const near = whole - 1;
+    expect(
+      estimateByCounter(
+        { transcript: [userText(text)], stopAbove: near },
+        openaiRates,
+        counter,
+        countWordStarts,
+      ),
+    ).toBeGreaterThan(near);
+    expect(counted).toBeGreaterThan(0);
+    expect(
+      estimateByCounter(
+        { transcript: [userText(text)], stopAbove: whole },
+        openaiRates,
+        counter,
+        countWordStarts,
+      ),
+    ).toBe(whole);
   });
 });

@@ -34,18 +34,100 @@ export const wordCalibration = {
   symbolTokens: 0.55,
 } as const;
 
-/** CJK characters (one token each), letter runs, digits, and any other non-space symbol. */
-const tokenPattern =
-  /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])|(\p{L}+)|(\p{N})|([^\p{L}\p{N}\s])/gu;
+/**
+ * What {@link countWordTokens} counts, as one pattern: CJK characters (one token each), letter runs,
+ * digits, and any other non-space symbol. The counter classifies BMP characters itself (each
+ * character's class found by these regular expressions once, then kept) and runs the pattern only
+ * where a surrogate pair starts a token; tests check it against the pattern.
+ */
+const wordTokenPattern =
+  /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])|(\p{L}+)|(\p{N})|([^\p{L}\p{N}\s])/uy;
+const cjkPattern = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const lettersAt = /\p{L}+/uy;
 
-/** The estimated tokens of a text by {@link wordCalibration}. */
-export function countWordTokens(text: string): number {
+/** Classes of BMP characters, as the pattern treats them. */
+const space = 1;
+/** A letter outside the CJK scripts: starts or continues a letter run. */
+const letter = 2;
+/** A CJK letter: one token where a token starts, part of a letter run already started. */
+const cjkLetter = 3;
+/** One token of its own, never part of a letter run: a digit, a CJK character that is no letter. */
+const single = 4;
+const symbol = 5;
+
+/** The class of each BMP character met so far (0: not classified yet); surrogates are not classified. */
+const bmpClasses = new Uint8Array(0x10000);
+for (let code = 0; code < 128; code++) bmpClasses[code] = classify(code);
+
+function classify(code: number): number {
+  const character = String.fromCharCode(code);
+  if (/\s/.test(character)) return space;
+  if (cjkPattern.test(character)) return /\p{L}/u.test(character) ? cjkLetter : single;
+  if (/\p{L}/u.test(character)) return letter;
+  return /\p{N}/u.test(character) ? single : symbol;
+}
+
+/** The class of the BMP character `code` (not a surrogate). */
+function classOf(code: number): number {
+  const known = bmpClasses[code]!;
+  return known === 0 ? (bmpClasses[code] = classify(code)) : known;
+}
+
+const isSurrogate = (code: number) => code >= 0xd800 && code <= 0xdfff;
+
+/** The end of the letter run that goes on at `from` (through CJK letters and astral letters too). */
+function letterRunEnd(text: string, from: number): number {
+  let end = from;
+  while (end < text.length) {
+    const code = text.charCodeAt(end);
+    if ((code >= 97 && code <= 122) || (code >= 65 && code <= 90)) {
+      end++;
+      continue;
+    }
+    if (isSurrogate(code)) {
+      lettersAt.lastIndex = end;
+      return lettersAt.test(text) ? lettersAt.lastIndex : end;
+    }
+    const kind = classOf(code);
+    if (kind !== letter && kind !== cjkLetter) return end;
+    end++;
+  }
+  return end;
+}
+
+/**
+ * The estimated tokens of a text by {@link wordCalibration}: each match of {@link wordTokenPattern}
+ * in order. With `stopAbove`, counting stops once the count is past it (the caller only asks
+ * whether the text is over a limit) and returns that count, a number above it; below it, the
+ * count is the whole count. Linear in the part of the text counted, and no match object is made
+ * for a BMP character (a regular expression over every token was 5–10× slower).
+ */
+export function countWordTokens(text: string, stopAbove = Number.POSITIVE_INFINITY): number {
+  const { wordTokens, lettersPerWordToken, digitTokens, symbolTokens } = wordCalibration;
   let tokens = 0;
-  for (const match of text.matchAll(tokenPattern)) {
-    if (match[1] !== undefined || match[3] !== undefined) tokens += wordCalibration.digitTokens;
-    else if (match[2] !== undefined)
-      tokens += wordCalibration.wordTokens * Math.ceil(match[2].length / wordCalibration.lettersPerWordToken);
-    else tokens += wordCalibration.symbolTokens;
+  let index = 0;
+  while (index < text.length) {
+    const code = text.charCodeAt(index);
+    if (isSurrogate(code)) {
+      wordTokenPattern.lastIndex = index;
+      // Every character but a space starts a token, and no space is a surrogate.
+      const match = wordTokenPattern.exec(text)!;
+      if (match[2] !== undefined) tokens += wordTokens * Math.ceil(match[2].length / lettersPerWordToken);
+      else tokens += match[4] === undefined ? digitTokens : symbolTokens;
+      index = wordTokenPattern.lastIndex;
+    } else {
+      const kind = classOf(code);
+      if (kind === letter) {
+        const end = letterRunEnd(text, index + 1);
+        tokens += wordTokens * Math.ceil((end - index) / lettersPerWordToken);
+        index = end;
+      } else {
+        index++;
+        if (kind === space) continue;
+        tokens += kind === symbol ? symbolTokens : digitTokens;
+      }
+    }
+    if (tokens > stopAbove) break;
   }
   return Math.ceil(tokens);
 }
@@ -54,30 +136,38 @@ export function countWordTokens(text: string): number {
 export type TextCounter = (text: string) => number;
 
 /**
+ * A text-like piece of a request: its text, or a JSON value counted as its JSON text, which is made
+ * ({@link textOf}) only when the piece is counted (a count that stops early never makes the rest).
+ */
+type TextPiece = string | { json: unknown };
+
+const textOf = (piece: TextPiece): string => (typeof piece === 'string' ? piece : JSON.stringify(piece.json));
+
+/**
  * Walks `part`: every text-like piece (text, reasoning, JSON, tool names) goes to `onText`; the
  * flat token costs (framing, media) are returned.
  */
-function measure(part: Part, rates: CharacterRates | undefined, onText: (text: string) => void): number {
+function measure(part: Part, rates: CharacterRates | undefined, onText: (piece: TextPiece) => void): number {
   switch (part.type) {
     case 'text':
     case 'reasoning':
       onText(part.text);
       return 0;
     case 'structured':
-      onText(JSON.stringify(part.value));
+      onText({ json: part.value });
       return 0;
     case 'custom':
-      onText(JSON.stringify(part.data));
+      onText({ json: part.data });
       return 0;
     case 'tool-call':
       onText(part.name);
-      onText(JSON.stringify(part.input));
+      onText({ json: part.input });
       return rates?.perToolPart ?? 0;
     case 'tool-result': {
       const output = part.output;
       const framing = rates?.perToolPart ?? 0;
       if (output.type === 'text') onText(output.text);
-      else if (output.type === 'json') onText(JSON.stringify(output.value));
+      else if (output.type === 'json') onText({ json: output.value });
       else return output.parts.reduce((sum, inner) => sum + measure(inner, rates, onText), framing);
       return framing;
     }
@@ -92,7 +182,7 @@ function measure(part: Part, rates: CharacterRates | undefined, onText: (text: s
 function walkRequest(
   input: TokenEstimateInput,
   rates: CharacterRates,
-  onText: (text: string) => void,
+  onText: (piece: TextPiece) => void,
 ): number {
   let tokens = rates.perRequest;
   for (const item of input.transcript) {
@@ -103,7 +193,7 @@ function walkRequest(
     tokens += rates.perTool;
     onText(tool.name);
     if (tool.description !== undefined) onText(tool.description);
-    onText(JSON.stringify(tool.inputSchema));
+    onText({ json: tool.inputSchema });
   }
   return tokens;
 }
@@ -111,35 +201,88 @@ function walkRequest(
 /** Estimates a request's input tokens: characters ÷ rate, plus framing and flat media costs. */
 export function estimateByCharacters(input: TokenEstimateInput, rates: CharacterRates): number {
   let characters = 0;
-  const tokens = walkRequest(input, rates, (text) => (characters += text.length));
+  const tokens = walkRequest(input, rates, (piece) => (characters += textOf(piece).length));
   return Math.ceil(characters / rates.charactersPerToken) + tokens;
 }
 
-/** Estimates a request's input tokens with a text counter (e.g. an exact tokenizer), plus framing and media. */
+/**
+ * Estimates a request's input tokens with a text counter (e.g. an exact tokenizer), plus framing and
+ * media. `lowerBound`, for a costly counter: a cheap count never above `count`'s (as
+ * {@link countWordStarts} for the BPE tokenizers), tried first when the caller asks only whether
+ * the input is above `stopAbove`.
+ */
 export function estimateByCounter(
   input: TokenEstimateInput,
   rates: CharacterRates,
   count: TextCounter,
+  lowerBound?: (text: string, stopAbove: number) => number,
 ): number {
   const { stopAbove } = input;
   let textTokens = 0;
   if (stopAbove === undefined) {
-    const tokens = walkRequest(input, rates, (text) => (textTokens += count(text)));
+    const tokens = walkRequest(input, rates, (piece) => (textTokens += count(textOf(piece))));
     return textTokens + tokens;
   }
   // Asked only whether the input is above `stopAbove`: count text by text, a long one in pieces
-  // cut at word breaks, and stop once past it (an exact counter costs time per character).
-  const texts: string[] = [];
-  const flat = walkRequest(input, rates, (text) => texts.push(text));
-  for (const text of texts)
+  // cut at word breaks, and stop once past it (an exact counter costs time per character; a JSON
+  // value past that point is never even written out).
+  const pieces: TextPiece[] = [];
+  const flat = walkRequest(input, rates, (piece) => pieces.push(piece));
+  const texts: TextPiece[] = lowerBound === undefined ? pieces : [];
+  if (lowerBound !== undefined) {
+    // The cheap bound first: a body far over the limit (a 32 MiB body is millions of tokens) is
+    // settled without the counter.
+    let bound = flat;
+    for (const piece of pieces) {
+      const text = textOf(piece);
+      texts.push(text);
+      bound += lowerBound(text, stopAbove - bound);
+      if (bound > stopAbove) return bound;
+    }
+  }
+  for (const piece of texts) {
+    const text = textOf(piece);
     for (let start = 0; start < text.length;) {
       const end = wordBreakAfter(text, start + countingPiece);
       textTokens += count(start === 0 && end === text.length ? text : text.slice(start, end));
       if (flat + textTokens > stopAbove) return flat + textTokens;
       start = end;
     }
+  }
   return flat + textTokens;
 }
+
+/**
+ * A lower bound of the tokens of `text` by every counter here — the word-and-symbol counter and
+ * the BPE tokenizers (o200k, cl100k) — in one pass over its characters: the runs of ASCII letters
+ * and digits that follow an ASCII character other than `'` (or start the text). Each starts a
+ * token of its own: a BPE pre-token holds at most one non-letter before its letters (and an
+ * apostrophe only in a contraction: `don't`), digits only with digits; the word counter counts
+ * every letter run and digit. With `stopAbove`, stops once the count is past it.
+ */
+export function countWordStarts(text: string, stopAbove = Number.POSITIVE_INFINITY): number {
+  let words = 0;
+  // The previous character's class: 2 when an ASCII letter or digit after it starts a word.
+  let previous = 2;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    const kind = code < 128 ? asciiWordClasses[code]! : 0;
+    // Branch-free: one more word where a letter or digit (1) follows a class-2 character.
+    words += kind & (previous >> 1);
+    previous = kind;
+    if (words > stopAbove) return words;
+  }
+  return words;
+}
+
+/** {@link countWordStarts}'s classes of ASCII: 1 a letter or digit, 2 any other character but `'`. */
+const asciiWordClasses = Uint8Array.from({ length: 128 }, (_, code) =>
+  (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57)
+    ? 1
+    : code === 39
+      ? 0
+      : 2,
+);
 
 /** Characters counted between two checks against `stopAbove` (~16k tokens of prose). */
 const countingPiece = 64 * 1024;
@@ -166,7 +309,7 @@ function wordBreakAfter(text: string, from: number): number {
 /** Estimated output tokens of response content (text, reasoning, tool inputs) at four characters a token. */
 export function estimateOutputTokens(parts: readonly Part[]): number {
   let characters = 0;
-  for (const part of parts) measure(part, undefined, (text) => (characters += text.length));
+  for (const part of parts) measure(part, undefined, (piece) => (characters += textOf(piece).length));
   return Math.ceil(characters / 4);
 }
 
@@ -189,9 +332,47 @@ const boundRates: CharacterRates = {
  * (1,024 per request, which covers Anthropic's tool-use prompt, 16 per item and tool part, 64 per
  * tool). Byte lengths are native (`Buffer.byteLength`), so the bound costs a walk, not a count.
  * Media are not counted: use on text-only input. Proven above every estimator in `token-estimate.test.ts`.
+ * With `input.stopAbove` the walk stops once the bound is past it, and returns the bound so far
+ * (a number above it): the rest of a large body is neither measured nor written out as JSON.
  */
 export function estimateUpperBound(input: TokenEstimateInput): number {
+  const { stopAbove } = input;
   let bytes = 0;
-  const flat = walkRequest(input, boundRates, (text) => (bytes += Buffer.byteLength(text, 'utf8')));
+  if (stopAbove === undefined) {
+    const flat = walkRequest(
+      input,
+      boundRates,
+      (piece) => (bytes += Buffer.byteLength(textOf(piece), 'utf8')),
+    );
+    return Math.ceil(1.1 * bytes) + flat;
+  }
+  const pieces: TextPiece[] = [];
+  const flat = walkRequest(input, boundRates, (piece) => pieces.push(piece));
+  // The bytes that keep the bound at or below `stopAbove`.
+  const room = (stopAbove - flat) / 1.1;
+  for (const piece of pieces) {
+    bytes += utf8Length(textOf(piece), room - bytes);
+    if (Math.ceil(1.1 * bytes) + flat > stopAbove) break;
+  }
   return Math.ceil(1.1 * bytes) + flat;
+}
+
+/** Characters measured at once by {@link utf8Length} (~2 ms). */
+const measuredPiece = 1024 * 1024;
+
+/**
+ * `Buffer.byteLength(text)`, measured a megabyte of characters at a time (never between the halves
+ * of a surrogate pair, so the sum is the whole's) until past `stopAbove` bytes.
+ */
+function utf8Length(text: string, stopAbove: number): number {
+  if (text.length <= measuredPiece) return Buffer.byteLength(text, 'utf8');
+  let bytes = 0;
+  for (let start = 0; start < text.length && bytes <= stopAbove;) {
+    let end = Math.min(text.length, start + measuredPiece);
+    const code = text.charCodeAt(end);
+    if (code >= 0xdc00 && code <= 0xdfff) end++;
+    bytes += Buffer.byteLength(text.slice(start, end), 'utf8');
+    start = end;
+  }
+  return bytes;
 }
