@@ -69,10 +69,17 @@ const metadata = z
 /** The runtime-closed marker (`TextPart.incomplete`): `true` or absent, never `false`. */
 const incomplete = z.literal(true).optional();
 
+/** The length of base64 `text` without its trailing `=` padding (no copy of a 32 MiB image's text). */
+function unpaddedLength(text: string): number {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0x3d) end--;
+  return end;
+}
+
 const base64Text = z
   .string()
   .regex(/^[A-Za-z0-9+/_-]*={0,2}$/, 'expected base64')
-  .refine((text) => text.replace(/=+$/, '').length % 4 !== 1, 'base64 text has an impossible length');
+  .refine((text) => unpaddedLength(text) % 4 !== 1, 'base64 text has an impossible length');
 const dataRef = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('base64'), data: base64Text }),
   z.strictObject({
