@@ -6,6 +6,7 @@
  * client reads, and a client that goes away cancels it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { yieldFullTurn } from '../transport/cooperative.ts';
 import { inboundCodecs } from '../codecs/index.ts';
 import { checkToolPairs } from '../codecs/common.ts';
 import { RequestFieldError, shown } from '../codecs/fields.ts';
@@ -54,7 +55,7 @@ import { allowsModel, type GatewayKey, modelForbidden, namesOf } from './keys.ts
 import { admitCall, hasQuota, type KeyQuota, settleCall } from './quota.ts';
 import type { Reservation } from '../state/types.ts';
 import { recordUsage, seriesOf } from './metrics.ts';
-import { headerOf, readJson } from './inbound.ts';
+import { headerOf, largeBodyBytes, readJson } from './inbound.ts';
 import { errorReply, type Reply, requestIdHeaders, sentReply } from './reply.ts';
 import { createBodyPump, createFramer, type Framer, webBody, writeToNode } from './stream-body.ts';
 import type { GatewayState } from './state.ts';
@@ -568,6 +569,9 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
       ? call.body
       : await readJson(call.request, state.bodyLimit, call.incoming, state.bodyTimeoutMs, read);
   if (read.bytes > 0) holdBody(state, served, read.bytes);
+  // Parsed in the turn before; decoded (and then routed) each in a turn of its own.
+  const large = (served.heldBytes ?? 0) > largeBodyBytes;
+  if (large) await yieldFullTurn();
   const started = performance.now();
   const decoded = inboundCodecs[call.protocol].decodeRequest(body, {
     ...call.decodeContext,
@@ -611,6 +615,7 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
   checkMediaUris(decoded.request.transcript, state.mediaSchemes);
   served.toolNames = renameTools(decoded.request);
   served.ownMs += performance.now() - started;
+  if (large) await yieldFullTurn();
   return decoded;
 }
 

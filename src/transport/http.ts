@@ -11,6 +11,7 @@ import { LimitExceededError } from '../core/limit-exceeded.ts';
 import { BodyDecodingError } from './body-errors.ts';
 import { decodeUtf8, type HttpResponse } from './light-response.ts';
 import { maxTimerMs } from '../core/timer-limit.ts';
+import { yieldFullTurn } from './cooperative.ts';
 
 /** Transport settings shared by every call of one adapter. */
 export interface HttpClientOptions {
@@ -93,6 +94,9 @@ function createDispatcher(
     noProxy: environmentValue(environment, 'no_proxy', 'NO_PROXY') ?? '',
   });
 }
+
+/** Request bodies longer than this give the event loop a turn before they are sent (see `send`). */
+const largeBodyCharacters = 1024 * 1024;
 
 /** One HTTP call. */
 export interface HttpCall {
@@ -283,6 +287,9 @@ export class HttpClient {
       redirect: 'manual',
     };
     if (call.body !== undefined) init.body = call.body;
+    // A large body was just written out (JSON.stringify, up to ~200 ms for 32 MiB) and is now
+    // encoded to the socket (as long again): the event loop gets a turn between the two.
+    if (call.body !== undefined && call.body.length > largeBodyCharacters) await yieldFullTurn();
     let url = call.url;
     for (let hops = 0; ; hops++) {
       let response: HttpResponse;
