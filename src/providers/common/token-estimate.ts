@@ -103,6 +103,8 @@ function letterRunEnd(text: string, from: number): number {
  * for a BMP character (a regular expression over every token was 5–10× slower).
  */
 export function countWordTokens(text: string, stopAbove = Number.POSITIVE_INFINITY): number {
+  // Malformed input throws, as the pattern's `matchAll` did (`estimateChecked` relies on it).
+  if (typeof text !== 'string') throw new TypeError('countWordTokens: the text is not a string');
   const { wordTokens, lettersPerWordToken, digitTokens, symbolTokens } = wordCalibration;
   let tokens = 0;
   let index = 0;
@@ -135,13 +137,21 @@ export function countWordTokens(text: string, stopAbove = Number.POSITIVE_INFINI
 /** Counts the tokens of a text (an exact tokenizer, or a calibrated estimator). */
 export type TextCounter = (text: string) => number;
 
+/** The key of a {@link TextPiece} that is a JSON value (private: no input can spell it). */
+const json = Symbol('json');
+
 /**
  * A text-like piece of a request: its text, or a JSON value counted as its JSON text, which is made
  * ({@link textOf}) only when the piece is counted (a count that stops early never makes the rest).
+ * Anything else a malformed input holds in place of a text is passed on as it is, for the counter
+ * to throw on (`estimateChecked` then names the bad path).
  */
-type TextPiece = string | { json: unknown };
+type TextPiece = string | { [json]: unknown };
 
-const textOf = (piece: TextPiece): string => (typeof piece === 'string' ? piece : JSON.stringify(piece.json));
+const textOf = (piece: TextPiece): string =>
+  typeof piece === 'object' && piece !== null && json in piece
+    ? JSON.stringify(piece[json])
+    : (piece as string);
 
 /**
  * Walks `part`: every text-like piece (text, reasoning, JSON, tool names) goes to `onText`; the
@@ -154,20 +164,20 @@ function measure(part: Part, rates: CharacterRates | undefined, onText: (piece: 
       onText(part.text);
       return 0;
     case 'structured':
-      onText({ json: part.value });
+      onText({ [json]: part.value });
       return 0;
     case 'custom':
-      onText({ json: part.data });
+      onText({ [json]: part.data });
       return 0;
     case 'tool-call':
       onText(part.name);
-      onText({ json: part.input });
+      onText({ [json]: part.input });
       return rates?.perToolPart ?? 0;
     case 'tool-result': {
       const output = part.output;
       const framing = rates?.perToolPart ?? 0;
       if (output.type === 'text') onText(output.text);
-      else if (output.type === 'json') onText({ json: output.value });
+      else if (output.type === 'json') onText({ [json]: output.value });
       else return output.parts.reduce((sum, inner) => sum + measure(inner, rates, onText), framing);
       return framing;
     }
@@ -193,7 +203,7 @@ function walkRequest(
     tokens += rates.perTool;
     onText(tool.name);
     if (tool.description !== undefined) onText(tool.description);
-    onText({ json: tool.inputSchema });
+    onText({ [json]: tool.inputSchema });
   }
   return tokens;
 }
@@ -365,7 +375,8 @@ const measuredPiece = 1024 * 1024;
  * of a surrogate pair, so the sum is the whole's) until past `stopAbove` bytes.
  */
 function utf8Length(text: string, stopAbove: number): number {
-  if (text.length <= measuredPiece) return Buffer.byteLength(text, 'utf8');
+  // (Not a string: Buffer.byteLength throws, as for the whole walk.)
+  if (!(text.length > measuredPiece)) return Buffer.byteLength(text, 'utf8');
   let bytes = 0;
   for (let start = 0; start < text.length && bytes <= stopAbove;) {
     let end = Math.min(text.length, start + measuredPiece);
