@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { shouldYield, sliceBudgetMs, yieldToEventLoop } from './cooperative.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { shouldYield, sliceBudgetMs, yieldFullTurn, yieldToEventLoop } from './cooperative.ts';
 
 function busy(ms: number): void {
   const until = performance.now() + ms;
@@ -28,6 +28,25 @@ describe('cooperative parsing slices', () => {
     busy(sliceBudgetMs + 2);
     expect(shouldYield()).toBe(true);
     await yieldToEventLoop();
+    expect(fired).toBe(true);
+  });
+});
+
+describe('a full turn between the steps of a large body', () => {
+  it("waits on Node's own timer: a test that fakes the global timers is not held until it advances them", async () => {
+    vi.useFakeTimers();
+    try {
+      // With the global setTimeout faked, a turn waited on it would never end (the test's timeout).
+      await yieldFullTurn();
+    } finally {
+      vi.useRealTimers();
+    }
+  }, 2000);
+
+  it('lets a timer that is due run before it resolves', async () => {
+    let fired = false;
+    setTimeout(() => (fired = true), 0);
+    await yieldFullTurn();
     expect(fired).toBe(true);
   });
 });
