@@ -15,6 +15,7 @@ import { userText } from '../../core/transcript.ts';
 import { createVertexDefinition } from './definition.ts';
 import { createVertex } from './index.ts';
 import type { VertexOptions } from './options.ts';
+import { estimateInputTokens } from './tokens.ts';
 
 const endpoint = 'https://us-east5-aiplatform.googleapis.com/v1/projects/p/locations/us-east5';
 
@@ -241,5 +242,27 @@ describe('Vertex express mode (an API key, no project): Gemini only', () => {
       { ...express, project: 'p', location: 'us-east5' },
     );
     expect(whole!.url).toBe(`${endpoint}/endpoints/openapi/chat/completions`);
+  });
+});
+
+describe('the token estimate by publisher', () => {
+  const request = {
+    transcript: [
+      userText('Tokenizers differ: 東京の天気は？ Ünïcödé, numbers 1234567, code `x => x * 2`.'.repeat(20)),
+    ],
+  };
+  it("reads the model's publisher from a model id whatever the adapter is named (the router asks with `provider:name`)", () => {
+    for (const model of ['meta/llama-3.3-70b-instruct-maas', 'claude-sonnet-4-5', 'gemini-2.5-pro']) {
+      const bare = estimateInputTokens({ ...request, model });
+      expect(estimateInputTokens({ ...request, model: `vertex:${model}` }), model).toBe(bare);
+      expect(estimateInputTokens({ ...request, model: `vertex-eu:${model}` }), model).toBe(bare);
+    }
+    // Each publisher by its own calibration: the three differ on this text.
+    const counts = new Set(
+      ['meta/llama-3.3-70b-instruct-maas', 'claude-sonnet-4-5', 'gemini-2.5-pro'].map((model) =>
+        estimateInputTokens({ ...request, model: `eu:${model}` }),
+      ),
+    );
+    expect(counts.size).toBe(3);
   });
 });
