@@ -192,15 +192,17 @@ export class StreamBuilder {
    * the arguments held until the call ends) and, when the runtime closes the call early, takes the
    * input received so far from it instead of repairing the text.
    *
-   * `metadata`: what is known of the call as it opens (Anthropic's `anthropic.caller`), carried on
-   * its `tool-call-start` (see `ToolCallStartEvent.metadata`); `end` still gives the part's whole
+   * `metadata` (after `currentInput`, so an adapter written for the four-argument form keeps
+   * working): what is known of the call as it opens (Anthropic's `anthropic.caller`), carried on its
+   * `tool-call-start` (see `ToolCallStartEvent.metadata`); `end` still gives the part's whole
    * metadata.
    */
   toolStart(
     key: BlockKey,
     id: ToolCallId,
     name: string,
-    options: { currentInput?: () => JsonObject; metadata?: MetadataMap } = {},
+    currentInput?: () => JsonObject,
+    metadata?: MetadataMap,
   ): void {
     if (this.open.has(key)) return;
     if (typeof name !== 'string' || name === '')
@@ -209,7 +211,6 @@ export class StreamBuilder {
     this.endAll();
     const index = this.nextIndex++;
     this.sawToolCall = true;
-    const { currentInput, metadata } = options;
     const fragments = currentInput === undefined ? new JsonFragments() : undefined;
     this.open.set(key, { type: 'tool-call', index, id, fragments, currentInput });
     this.emit(

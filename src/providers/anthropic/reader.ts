@@ -104,7 +104,7 @@ export class ResponseReader {
     const metadata = callerMetadata(block);
     // The caller rides on the start too: a consumer announcing the call (an Anthropic client's
     // `content_block_start`) has it before the input streams.
-    this.builder.toolStart(index, id, typeof block.name === 'string' ? block.name : '', { metadata });
+    this.builder.toolStart(index, id, typeof block.name === 'string' ? block.name : '', undefined, metadata);
     const input = isJsonObject(block.input) ? block.input : {};
     this.open.set(index, { kind: 'tool', input, streamed: false, metadata });
   }

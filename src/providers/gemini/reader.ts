@@ -334,7 +334,7 @@ export class ResponseReader {
     if (functionCall.willContinue === true) {
       // Streamed arguments: the builder reads the input from the tree built here (see toolStart).
       const streamed = new PartialArguments(this.context);
-      this.builder.toolStart(key, id, functionCall.name ?? '', { currentInput: () => streamed.input });
+      this.builder.toolStart(key, id, functionCall.name ?? '', () => streamed.input);
       this.call = { key, arguments: streamed, signature };
       this.continueCall(this.call, functionCall, undefined);
       return;
