@@ -18,9 +18,11 @@ export interface CallNeeds {
   upperBound?: { tokens: number; exact: boolean };
   /**
    * The local input-token estimate, computed on first need (only when the bound could overflow);
-   * `exact` false when counting stopped past the threshold it was asked about (a lower bound).
+   * `exact` false when counting stopped past the threshold it was asked about (a lower bound). Of
+   * the adapter (`provider`) that counted it: each adapter counts with its own tokenizer, so another
+   * candidate's adapter counts again.
    */
-  estimate?: { tokens: number; exact: boolean };
+  estimate?: { provider: string; tokens: number; exact: boolean };
   /** After a context overflow: only windows larger than this qualify. */
   minContextWindow: number;
 }
@@ -67,11 +69,12 @@ export function skipReason(
     (stopAbove) => {
       // A lower bound above this threshold settles it; below, it is counted again this far.
       const known = needs.estimate;
-      if (known !== undefined && (known.exact || known.tokens > stopAbove)) return known.tokens;
+      if (known?.provider === model.provider && (known.exact || known.tokens > stopAbove))
+        return known.tokens;
       const tokens = registry
         .adapter(model.provider)
         .estimateInputTokens({ ...textOnly(), model: model.id, stopAbove });
-      needs.estimate = { tokens, exact: tokens <= stopAbove };
+      needs.estimate = { provider: model.provider, tokens, exact: tokens <= stopAbove };
       return tokens;
     },
   );

@@ -22,13 +22,16 @@ afterAll(async () => {
   await emulator.close();
 });
 
-/** A window of 100 tokens; the text's cheap bound is far over 150, its estimate (10) is not. */
-function counted() {
+/**
+ * A window of 100 tokens; the text's cheap bound is far over 150, its estimate (`tokens`, 10 by
+ * default) is not.
+ */
+function counted(tokens = 10) {
   const estimates: TokenEstimateInput[] = [];
   const definition = createTestDefinition({ contextWindow: 100 });
   definition.estimateInputTokens = (input) => {
     estimates.push(input);
-    return 10;
+    return tokens;
   };
   // Usage reported, so the usage fallback (which estimates too) stays out of the count.
   const { createStreamParser, parseResponse } = definition;
@@ -95,5 +98,31 @@ describe('the pre-flight check runs once per call', () => {
     expect((await stream.result()).finishReason).toBe('completed');
     expect(estimates).toHaveLength(1);
     await adapter.close();
+  });
+
+  it("each candidate's adapter counts with its own estimator: one adapter's count over the window does not skip another's", async () => {
+    // The first adapter's tokenizer counts 1,000 (over 1.5× its window of 100); the fallback's counts 10.
+    const many = counted(1000);
+    const few = counted(10);
+    const providerTypes = createProviderTypeTable();
+    for (const [type, { create }] of [
+      ['many', many],
+      ['few', few],
+    ] as const)
+      registerProviderType({ type, keyVariables: () => [], keyRequired: () => false, create }, providerTypes);
+    const sy = createSwitchyard({
+      providerTypes,
+      logger: silentLogger,
+      config: {
+        builtins: false,
+        adapters: { first: { type: 'many', max_retries: 0 }, second: { type: 'few', max_retries: 0 } },
+        models: { 'first:model': { fallbacks: ['second:model'] } },
+      },
+    });
+    answer(false);
+    const reply = await sy.complete({ model: 'first:model', transcript, maxOutputTokens: 10 });
+    expect(reply.text).toBe('ok');
+    expect([many.estimates.length, few.estimates.length]).toEqual([1, 1]);
+    await sy.close();
   });
 });
