@@ -12,6 +12,27 @@ export function sortMetadata(metadata: MetadataMap): MetadataMap {
   return sorted;
 }
 
+/** Metadata key under which text parts carry Anthropic citations (the provider's and the gateway's codec's). */
+export const anthropicCitationsKey = 'anthropic.citations';
+
+/**
+ * Metadata key of a tool call's `caller` (Anthropic's programmatic tool calling), sent back with the
+ * call; a direct call (`{type:'direct'}`, or none) carries none: {@link anthropicCallerMetadata}.
+ */
+export const anthropicCallerKey = 'anthropic.caller';
+
+/** The metadata of a `tool_use` block's `caller`: none for a direct call (absent, null or `{type:'direct'}`). */
+export function anthropicCallerMetadata(caller: unknown): MetadataMap | undefined {
+  if (caller === undefined || caller === null) return undefined;
+  if (
+    typeof caller === 'object' &&
+    !Array.isArray(caller) &&
+    (caller as { type?: unknown }).type === 'direct'
+  )
+    return undefined;
+  return { [anthropicCallerKey]: caller as JsonValue };
+}
+
 /** True when `key` has the `namespace.field` shape metadata keys must have. */
 export function isMetadataKey(key: string): boolean {
   const dot = key.indexOf('.');

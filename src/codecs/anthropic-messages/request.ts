@@ -1,5 +1,6 @@
 /** Decodes an Anthropic Messages request (`POST /v1/messages`) into the canonical request. */
 import type { PromptCacheRequest, ReasoningRequest } from '../../core/request.ts';
+import { anthropicCallerMetadata, anthropicCitationsKey } from '../../core/metadata.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { Item, Part } from '../../core/transcript.ts';
 import {
@@ -103,12 +104,12 @@ function replyMetadata(block: Record<string, unknown>, path: string): { metadata
     const citations = optionalArray(block, 'citations', `${path}.citations`);
     return citations === undefined || citations.length === 0
       ? {}
-      : { metadata: { 'anthropic.citations': citations as JsonValue[] } };
+      : { metadata: { [anthropicCitationsKey]: citations as JsonValue[] } };
   }
   const caller = block.caller;
   if (caller === undefined || caller === null) return {};
-  const object = jsonObject(caller, `${path}.caller`);
-  return object.type === 'direct' ? {} : { metadata: { 'anthropic.caller': object } };
+  const metadata = anthropicCallerMetadata(jsonObject(caller, `${path}.caller`));
+  return metadata === undefined ? {} : { metadata };
 }
 
 function assistantBlock(block: Record<string, unknown>, path: string, opaque: OpaqueCodec): Part | undefined {

@@ -4,7 +4,7 @@ import type { FinishReason } from '../../core/finish-reason.ts';
 import type { CanonicalResponse } from '../../core/request.ts';
 import type { CustomPart, Part } from '../../core/transcript.ts';
 import { isJsonObject, type JsonObject } from '../../core/json.ts';
-import type { MetadataMap } from '../../core/metadata.ts';
+import { anthropicCallerKey, anthropicCitationsKey, type MetadataMap } from '../../core/metadata.ts';
 import { argumentsObject } from '../../core/tool-arguments.ts';
 import { emptyUsage, type Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
@@ -95,7 +95,7 @@ function serverBlockOf(part: CustomPart): Record<string, unknown> | undefined {
  * its source and carries the search result's `encrypted_index`, which no other provider gives).
  */
 function citationsOf(metadata: MetadataMap | undefined): JsonObject[] {
-  const citations = metadata?.['anthropic.citations'];
+  const citations = metadata?.[anthropicCitationsKey];
   return Array.isArray(citations) ? citations.filter(isJsonObject) : [];
 }
 
@@ -115,7 +115,7 @@ function toolUseBlock(
   input: JsonObject,
   metadata: MetadataMap | undefined,
 ): Record<string, unknown> {
-  const caller = metadata?.['anthropic.caller'];
+  const caller = metadata?.[anthropicCallerKey];
   return isJsonObject(caller)
     ? { type: 'tool_use', id, name, input, caller }
     : { type: 'tool_use', id, name, input };

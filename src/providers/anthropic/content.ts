@@ -14,11 +14,11 @@ import type {
 } from './api.ts';
 import { toolIdRule } from './tool-ids.ts';
 
-/** Metadata key under which text parts carry Anthropic citations (response and request). */
-export const citationsKey = 'anthropic.citations';
+/** Metadata keys of Anthropic citations and of a tool call's `caller`: one place, shared with the gateway's codec. */
+import { anthropicCallerKey, anthropicCitationsKey } from '../../core/metadata.ts';
 
-/** Metadata key of a tool call's `caller` (programmatic tool calling), sent back with the call. */
-export const callerKey = 'anthropic.caller';
+export const citationsKey = anthropicCitationsKey;
+export const callerKey = anthropicCallerKey;
 
 /** Blocks a tool result's content may hold. */
 export type ToolResultContentBlock = WireTextBlock | WireImageBlock | WireDocumentBlock;

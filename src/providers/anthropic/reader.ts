@@ -1,12 +1,12 @@
 /** The content-block reader (wire → canonical) shared by the stream parser and whole responses: `ResponseReader`. */
 import { createToolCallId } from '../../core/ids.ts';
 import { isJsonObject, type JsonObject, type JsonValue, jsonTypeName } from '../../core/json.ts';
-import type { MetadataMap } from '../../core/metadata.ts';
+import { anthropicCallerMetadata, type MetadataMap } from '../../core/metadata.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import { canonicalToolId, provenanceOf } from '../common/projection.ts';
 import type { WireDelta, WireResponseBlock } from './api.ts';
-import { callerKey, citationsKey } from './content.ts';
+import { citationsKey } from './content.ts';
 import type { PieceType } from './delta-scanner.ts';
 import { parseJson } from '../../core/json-text.ts';
 
@@ -16,13 +16,6 @@ type OpenBlock =
   | { kind: 'redacted'; data: string }
   | { kind: 'tool'; input: JsonObject; streamed: boolean; metadata: MetadataMap | undefined }
   | { kind: 'custom'; block: WireResponseBlock; input: string[] | undefined; text: string[] | undefined };
-
-function callerMetadata(block: WireResponseBlock): MetadataMap | undefined {
-  const caller = block.caller;
-  if (caller === undefined || caller === null) return undefined;
-  if (isJsonObject(caller) && caller.type === 'direct') return undefined;
-  return { [callerKey]: caller };
-}
 
 /** The string field each piece delta carries. */
 const pieceFields: Record<PieceType, 'text' | 'partial_json' | 'thinking'> = {
@@ -101,7 +94,7 @@ export class ResponseReader {
       typeof block.id === 'string' && block.id !== ''
         ? canonicalToolId(this.context, block.id)
         : createToolCallId();
-    const metadata = callerMetadata(block);
+    const metadata = anthropicCallerMetadata(block.caller);
     // The caller rides on the start too: a consumer announcing the call (an Anthropic client's
     // `content_block_start`) has it before the input streams.
     this.builder.toolStart(index, id, typeof block.name === 'string' ? block.name : '', undefined, metadata);
