@@ -49,4 +49,29 @@ describe('a full turn between the steps of a large body', () => {
     await yieldFullTurn();
     expect(fired).toBe(true);
   });
+
+  it('releases one waiting step per round of the loop, however many bodies wait at once', async () => {
+    const log: string[] = [];
+    let ticking = true;
+    const tick = () => {
+      log.push('round');
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    // Three large bodies, each three steps long, each step after a turn.
+    const body = async (name: string) => {
+      for (let step = 0; step < 3; step++) {
+        await yieldFullTurn();
+        busy(2);
+        log.push(name);
+      }
+    };
+    await Promise.all([body('a'), body('b'), body('c')]);
+    ticking = false;
+    const steps = log.filter((entry) => entry !== 'round');
+    expect(steps).toHaveLength(9);
+    // Between any two steps the loop went round (its check phase ran): no two steps back to back.
+    for (let index = 1; index < log.length; index++)
+      if (log[index] !== 'round') expect(log[index - 1], log.join(' ')).toBe('round');
+  });
 });

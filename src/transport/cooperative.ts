@@ -33,13 +33,35 @@ export function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
+/** The steps waiting for their turn (see {@link yieldFullTurn}), first come first served. */
+const waiting: Array<() => void> = [];
+let gateArmed = false;
+
+/** Releases the first waiting step; the next one waits for the loop to go round again. */
+function releaseOne(): void {
+  gateArmed = false;
+  const next = waiting.shift();
+  if (waiting.length > 0) armGate();
+  next?.();
+}
+
+function armGate(): void {
+  gateArmed = true;
+  realTimeout(releaseOne, 0);
+}
+
 /**
  * Resolves once the event loop has gone round: polled for I/O and run its due timers, whatever
  * phase it is called from (`setImmediate` called from an I/O callback runs before the loop polls
  * again). Between the long steps of one large piece of work — a large request body's parse,
  * conversion, routing and send — so that other clients' sockets are served between them. Costs up
- * to the shortest timer (1 ms) of latency.
+ * to the shortest timer (1 ms) of latency. One step is released per round of the loop, however
+ * many bodies are waiting: a timer each would all fall due in one timers phase, and their steps
+ * would run back to back, other sockets waiting for all of them.
  */
 export function yieldFullTurn(): Promise<void> {
-  return new Promise((resolve) => realTimeout(resolve, 0));
+  return new Promise((resolve) => {
+    waiting.push(resolve);
+    if (!gateArmed) armGate();
+  });
 }
