@@ -6,8 +6,10 @@ import { inboundCodecs } from '../codecs/index.ts';
 import type { DecodedRequest, InboundProtocol, RequestSetting, WireError } from '../codecs/types.ts';
 import { refusalCodes } from '../providers/common/refusal-codes.ts';
 import type { CanonicalResponse } from '../core/request.ts';
+import type { AdapterError } from '../core/errors/adapter-error.ts';
 import { isAdapterError } from '../core/errors/guards.ts';
 import type { FinishReason } from '../core/finish-reason.ts';
+import { isLocalResourceFailure } from '../core/errors/local-resource.ts';
 import { modelFailureError } from '../core/errors/model-failure.ts';
 import { ServerError } from '../core/errors/server-error.ts';
 import { StateUnavailableError } from '../state/outage.ts';
@@ -204,13 +206,28 @@ function clientFaultStatus(status: number | undefined): number {
   return status === 404 || status === 409 || status === 422 ? status : 400;
 }
 
+/**
+ * The gateway itself had no file descriptor for a new upstream connection (EMFILE: its open-files
+ * limit; ENFILE: the machine's): the provider was not reached and is not to blame, so a 503 with a
+ * short `retry-after` (descriptors come back as other calls end), never the 502 of a failed upstream.
+ */
+function outOfDescriptors(error: AdapterError): WireError {
+  return {
+    status: 503,
+    errorClass: 'server_error',
+    code: 'out_of_file_descriptors',
+    message: `the gateway has no free file descriptor to open a connection to ${error.provider ?? 'the provider'} (${error.providerCode}); try again shortly`,
+    retryAfterSeconds: 1,
+    retryable: true,
+  };
+}
+
 /** Codes of a rate limit that waiting does not cure: the account is out of credit. */
 const outOfCredit = new Set(['insufficient_quota', 'billing_error']);
 
 /** The longest `retry-after` passed on to a client (s). */
 const maxRetryAfterSeconds = 86_400;
 
-/** The wire error of anything thrown while serving a request. */
 /** What a client is told of an error no part of the gateway classified (a bug): nothing of it. */
 const internalError: WireError = { status: 500, errorClass: 'other', message: 'internal gateway error' };
 
@@ -233,6 +250,24 @@ export function unexpectedError(error: unknown): Record<string, string> | undefi
   };
 }
 
+/**
+ * The warning an operator gets of a failure, if any: an error answered as the internal 500
+ * ({@link unexpectedError}), or the gateway's own lack of file descriptors for an upstream
+ * connection (its open-files limit is too low for its load: the access log alone would show 503s).
+ */
+export function failureWarning(
+  error: unknown,
+): { message: string; fields: Record<string, string> } | undefined {
+  if (isLocalResourceFailure(error))
+    return {
+      message: 'gateway: no free file descriptor for an upstream connection',
+      fields: { code: error.providerCode ?? 'EMFILE', provider: error.provider ?? 'unknown' },
+    };
+  const details = unexpectedError(error);
+  return details === undefined ? undefined : { message: 'gateway: unexpected error', fields: details };
+}
+
+/** The wire error of anything thrown while serving a request. */
 export function toWireError(error: unknown): WireError {
   if (error instanceof GatewayError || error instanceof QuotaError) return error.wire;
   if (StateUnavailableError.isInstance(error))
@@ -290,7 +325,9 @@ export function toWireError(error: unknown): WireError {
     case 'server_error':
       return { ...base, status: upstreamStatus(error.status, 502), errorClass: 'server_error' };
     case 'network':
-      return { ...base, status: 502, errorClass: 'network' };
+      return isLocalResourceFailure(error)
+        ? outOfDescriptors(error)
+        : { ...base, status: 502, errorClass: 'network' };
     case 'context_overflow':
       return { ...base, status: 400, errorClass: 'context_overflow' };
     case 'invalid_request':

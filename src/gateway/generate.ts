@@ -46,7 +46,7 @@ import {
   shutDown,
   GatewayError,
   toWireError,
-  unexpectedError,
+  failureWarning,
   hidesUnfinishedCall,
   unfinishedCallIn,
   withClientParam,
@@ -482,10 +482,10 @@ function leaveKey(state: GatewayState, name: string): void {
   else state.inFlightByKey.set(name, count);
 }
 
-/** Logs an error the gateway answers as its internal 500 (the client is told nothing of it). */
+/** Logs what the operator must see of a failure ({@link failureWarning}). */
 function reportUnexpected(state: GatewayState, requestId: string, error: unknown): void {
-  const details = unexpectedError(error);
-  if (details !== undefined) state.logger.warn('gateway: unexpected error', { requestId, ...details });
+  const warning = failureWarning(error);
+  if (warning !== undefined) state.logger.warn(warning.message, { requestId, ...warning.fields });
 }
 
 /** The key's limits and budget before dispatch (one state-store step); throws the 429/402/503 to answer. */

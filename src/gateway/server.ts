@@ -201,7 +201,10 @@ async function listen(
       resolve();
     });
   });
-  // Once listening, a server error (an accept that fails: EMFILE …) is logged, never a crash.
+  // Once listening, a server error is logged, never a crash. An accept over the open-files limit
+  // does not come here on Linux: libuv accepts and closes such connections itself (its EMFILE
+  // reserve descriptor), unlogged; the gateway serves again once descriptors come back
+  // (test/gateway/fd-limit.test.ts). An upstream call with no descriptor left is a 503 and a warning.
   server.on('error', (error: NodeJS.ErrnoException) =>
     state.logger.warn('gateway: server error', { code: error.code ?? error.name }),
   );

@@ -17,16 +17,9 @@ import { notConfigured, type ResolvedModel } from '../registry/registry.ts';
 import { isUnavailableReason } from './candidate-choice.ts';
 import { notAllowedReason } from '../core/adapter.ts';
 import { defaultOutputLimit, isWindowReason } from './candidates.ts';
-import { CandidateGate, countFailure, releaseProbes } from './circuit.ts';
+import { CandidateGate, countFailure, countsAgainstCircuit, releaseProbes } from './circuit.ts';
 import { attachDecision, routingMetadataKey } from './decision.ts';
-import {
-  availabilityClasses,
-  eventBase,
-  failoverClasses,
-  keysOf,
-  type Route,
-  type RouterState,
-} from './route.ts';
+import { eventBase, failoverClasses, keysOf, type Route, type RouterState } from './route.ts';
 import type { Candidate } from './routed-stream.ts';
 
 export function canonicalRequest(
@@ -94,7 +87,9 @@ export async function recordFailure(
   const { model, facts } = candidate;
   const classified = AdapterError.isInstance(error) ? error : undefined;
   const errorClass: ErrorClass = classified?.errorClass ?? 'other';
-  if (availabilityClasses.has(errorClass)) await countFailure(state, model, error);
+  // A failure that proves nothing of the provider (a 4xx, a cancel, this process out of file
+  // descriptors) frees its probes instead.
+  if (countsAgainstCircuit(error)) await countFailure(state, model, error);
   else await releaseProbes(state, candidate);
   if (errorClass === 'context_overflow')
     route.needs.minContextWindow = Math.max(route.needs.minContextWindow, facts.contextWindow);

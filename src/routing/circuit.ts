@@ -1,6 +1,7 @@
 /** The router's say over a target's circuit: failures counted once, probes released, the retry gate. */
 import type { RetryGate } from '../core/adapter.ts';
 import { AdapterError } from '../core/errors/adapter-error.ts';
+import { isLocalResourceFailure } from '../core/errors/local-resource.ts';
 import type { ResolvedModel } from '../registry/registry.ts';
 import { availabilityClasses, keysOf, type Route, type RouterState } from './route.ts';
 import type { Candidate } from './routed-stream.ts';
@@ -16,6 +17,20 @@ function failsOverAtOnce(error: unknown, delayMs: number): boolean {
 }
 
 /**
+ * Whether a failure says something about the provider: a rate limit, a server error, a network
+ * failure — but not this process running out of file descriptors (EMFILE), which fails a new
+ * connection to any upstream alike and must not open a healthy provider's circuit (with shared
+ * state, for every instance) while the gateway is over its own limit.
+ */
+export function countsAgainstCircuit(error: unknown): error is AdapterError {
+  return (
+    AdapterError.isInstance(error) &&
+    availabilityClasses.has(error.errorClass) &&
+    !isLocalResourceFailure(error)
+  );
+}
+
+/**
  * Counts an availability failure of `model` (model and provider circuits), once per error. A long
  * `retry-after` opens the model's circuit at once, but only counts toward the provider's: one
  * model's rate limit (OpenAI's and Anthropic's are per model) must not shut every model of the
@@ -24,8 +39,7 @@ function failsOverAtOnce(error: unknown, delayMs: number): boolean {
  */
 export async function countFailure(state: RouterState, model: ResolvedModel, error: unknown): Promise<void> {
   const { availability, counted } = state;
-  if (!AdapterError.isInstance(error) || !availabilityClasses.has(error.errorClass)) return;
-  if (counted.has(error)) return;
+  if (!countsAgainstCircuit(error) || counted.has(error)) return;
   counted.add(error);
   await availability.failure(keysOf(state, model).model, error.retryAfterSeconds);
   await availability.failure(keysOf(state, model).provider, undefined);

@@ -21,9 +21,24 @@ export function keyDigest(key: string): string {
   return `sha256:${createHash('sha256').update(key).digest('hex')}`;
 }
 
-/** Starts one gateway process with `config` (the whole file: front door sections plus `gateway:`). */
-export async function startGatewayProcess(config: object): Promise<GatewayProcess> {
-  const spawned = spawn(process.execPath, [child], {
+/** The util-linux tool that starts a command under resource limits (Linux). */
+export const prlimitPath = '/usr/bin/prlimit';
+
+/**
+ * Starts one gateway process with `config` (the whole file: front door sections plus `gateway:`);
+ * with `openFiles`, under that open-files limit (soft and hard, through {@link prlimitPath}, which
+ * execs Node in its own process: the PID stays the gateway's).
+ */
+export async function startGatewayProcess(
+  config: object,
+  options: { openFiles?: number } = {},
+): Promise<GatewayProcess> {
+  const node = [process.execPath, child];
+  const [command, ...args] =
+    options.openFiles === undefined
+      ? node
+      : [prlimitPath, `--nofile=${options.openFiles}:${options.openFiles}`, '--', ...node];
+  const spawned = spawn(command!, args, {
     env: { ...process.env, GATEWAY_CONFIG: JSON.stringify(config), SWITCHYARD_LOG_LEVEL: 'warn' },
     // stdin stays open while this process lives: the child exits when it closes (no orphans).
     stdio: ['pipe', 'pipe', 'pipe'],
