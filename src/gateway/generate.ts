@@ -560,6 +560,13 @@ function holdBody(state: GatewayState, served: Served, bytes: number): void {
 const maxWarningDetails = 5;
 
 async function decode(state: GatewayState, call: GenerationCall, served: Served): Promise<DecodedRequest> {
+  // A model named in the path (Gemini's) is checked before the body is read: a key's refusal costs
+  // neither the client's upload nor the gateway's parse of it (the body's decoding checks it again).
+  const pathModel = call.decodeContext?.model;
+  if (pathModel !== undefined && pathModel !== '') {
+    served.model = pathModel;
+    permittedModel(state, call.key, pathModel);
+  }
   const read = { bytes: 0 };
   // A declared length over the body limit is readJson's 413, not this bound's 503.
   const declared = 'body' in call ? (call.bodyBytes ?? 0) : declaredLength(call);

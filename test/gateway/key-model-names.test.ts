@@ -4,6 +4,7 @@
  * use, whichever of the entry's names the key lists — the entry's key (what `sy.models()` lists it
  * by), its wire id, or an alias.
  */
+import { connect } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createGateway } from 'switchyard-ai/gateway';
 import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
@@ -76,3 +77,24 @@ it.each([
       expect(await call(key, name), name).toBe(403);
   },
 );
+
+it('a model named in the path (Gemini) that the key may not use is refused before its body is read', async () => {
+  const server = await gateway.listen({ host: '127.0.0.1', port: 0 });
+  try {
+    const { port } = new URL(server.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    // A body declared and never sent: the answer cannot wait for it.
+    socket.write(
+      'POST /v1beta/models/not-my-model:generateContent HTTP/1.1\r\nhost: localhost\r\n' +
+        'x-goog-api-key: key-c\r\ncontent-type: application/json\r\ncontent-length: 10000000\r\n\r\n',
+    );
+    let reply = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (reply += chunk));
+    await new Promise((resolve) => socket.once('close', resolve));
+    expect(reply).toMatch(/^HTTP\/1\.1 403 /);
+    expect(reply.toLowerCase()).toContain('connection: close');
+  } finally {
+    await server.close(0);
+  }
+}, 10_000);
