@@ -55,7 +55,8 @@ import { allowsModel, type GatewayKey, modelForbidden, namesOf } from './keys.ts
 import { admitCall, hasQuota, type KeyQuota, settleCall } from './quota.ts';
 import type { Reservation } from '../state/types.ts';
 import { recordUsage, seriesOf } from './metrics.ts';
-import { headerOf, largeBodyBytes, readJson } from './inbound.ts';
+import { largeBodyBytes } from './inbound.ts';
+import { HeldBody, readHeldJson } from './body-hold.ts';
 import { errorReply, type Reply, requestIdHeaders, sentReply } from './reply.ts';
 import { createBodyPump, createFramer, type Framer, webBody, writeToNode } from './stream-body.ts';
 import type { GatewayState } from './state.ts';
@@ -139,7 +140,7 @@ interface Served {
   /** The key's reservation, settled when the request ends. */
   reservation?: Reservation;
   /** Request body bytes counted against the bytes-in-flight bound until the request ends. */
-  heldBytes?: number;
+  held: HeldBody;
   /** Refused before it was served (`logRefusal`). */
   refused?: boolean;
   /** Counted in its key's requests in flight (`max_in_flight`), until the request ends. */
@@ -308,6 +309,7 @@ export function logRefusal(
     status: wire.status,
     errorClass: wire.errorClass,
     refused: true,
+    held: new HeldBody(state),
   };
   finishLog(state, served);
 }
@@ -381,6 +383,7 @@ export async function serveGeneration(
     model: 'unknown',
     stream: false,
     status: 200,
+    held: new HeldBody(state),
   };
   const controller = new AbortController();
   const onClientGone = () => {
@@ -393,8 +396,7 @@ export async function serveGeneration(
   inFlight.inc();
   let streaming = false;
   const release = () => {
-    state.heldBodyBytes -= served.heldBytes ?? 0;
-    served.heldBytes = 0;
+    served.held.release();
     if (served.counted === true) leaveKey(state, call.key!.name);
     unwatch();
     state.calls.delete(controller);
@@ -524,38 +526,6 @@ async function admit(
   served.ownMs += performance.now() - started;
 }
 
-/** Bodies up to this size are always read and held: the bytes-in-flight bound is for large ones. */
-const smallBodyBytes = 64 * 1024;
-
-/** The request's declared body length (0 when chunked or unknown). */
-function declaredLength(call: GenerationCall): number {
-  const length = Number(headerOf(call.request, call.incoming, 'content-length') ?? 0);
-  return Number.isFinite(length) && length > 0 ? length : 0;
-}
-
-/**
- * Counts `bytes` of request body against `gateway.max_request_bytes_in_flight` until the request
- * ends (a request's decoded body is held, several times over, for its whole upstream call: a
- * handful of 32 MiB image bodies at once can run a heap out). Past the bound, a large
- * body is a 503 (retry shortly); small ones always pass. Called with the declared length before
- * the body is read, then with the length read (replacing it).
- */
-function holdBody(state: GatewayState, served: Served, bytes: number): void {
-  state.heldBodyBytes -= served.heldBytes ?? 0;
-  served.heldBytes = 0;
-  if (bytes > smallBodyBytes && state.heldBodyBytes + bytes > state.maxHeldBodyBytes)
-    throw new GatewayError({
-      status: 503,
-      errorClass: 'server_error',
-      code: 'overloaded',
-      message: 'the gateway holds as many large request bodies as it may: try again shortly',
-      retryAfterSeconds: 1,
-      retryable: true,
-    });
-  state.heldBodyBytes += bytes;
-  served.heldBytes = bytes;
-}
-
 /** The most left-out parts a request's one WARN names (the rest are counted). */
 const maxWarningDetails = 5;
 
@@ -567,17 +537,12 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
     served.model = pathModel;
     permittedModel(state, call.key, pathModel);
   }
-  const read = { bytes: 0 };
-  // A declared length over the body limit is readJson's 413, not this bound's 503.
-  const declared = 'body' in call ? (call.bodyBytes ?? 0) : declaredLength(call);
-  if (declared <= state.bodyLimit) holdBody(state, served, declared);
+  // A WebSocket message arrived whole; an HTTP body is held as its bytes arrive.
+  if ('body' in call) served.held.take(call.bodyBytes ?? 0);
   const body =
-    'body' in call
-      ? call.body
-      : await readJson(call.request, state.bodyLimit, call.incoming, state.bodyTimeoutMs, read);
-  if (read.bytes > 0) holdBody(state, served, read.bytes);
+    'body' in call ? call.body : await readHeldJson(state, call.request, call.incoming, served.held);
   // Parsed in the turn before; decoded (and then routed) each in a turn of its own.
-  const large = (served.heldBytes ?? 0) > largeBodyBytes;
+  const large = served.held.bytes > largeBodyBytes;
   if (large) await yieldFullTurn();
   const started = performance.now();
   const decoded = inboundCodecs[call.protocol].decodeRequest(body, {

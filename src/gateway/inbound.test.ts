@@ -150,6 +150,38 @@ describe('readJson from Node’s request (the gateway’s own server)', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
+  it('the body’s size so far is told to the counter as its bytes arrive, whatever length it declares; a counter that refuses fails the read with its error', async () => {
+    const sizes: number[] = [];
+    const outcomes: unknown[] = [];
+    const refusal = new GatewayError({ status: 503, errorClass: 'server_error', message: 'full' });
+    const server = createServer((incoming, outgoing) => {
+      const counter = {
+        take(size: number) {
+          sizes.push(size);
+          if (size > 3) throw refusal;
+        },
+      };
+      readJson(undefined, 1024, incoming, 60_000, counter).then(
+        (value) => outcomes.push(value),
+        (error: unknown) => {
+          outcomes.push(error);
+          outgoing.end();
+        },
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    socket.on('error', () => {});
+    // 900 bytes declared, 2 sent: 2 are told (the declared length is nobody's to hold).
+    socket.write('POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 900\r\n\r\n{"');
+    await vi.waitFor(() => expect(sizes).toEqual([2]));
+    socket.write('a":');
+    await vi.waitFor(() => expect(outcomes).toEqual([refusal]));
+    expect(sizes).toEqual([2, 5]);
+    socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
   it('a client that leaves before its body ends rejects the read (no hang)', async () => {
     const { port, outcomes, close } = await serve();
     const socket = connect(port, '127.0.0.1');

@@ -60,17 +60,25 @@ const codings = [
 ] as const;
 
 /**
+ * Where a body's size so far is told as its bytes arrive (`body-hold.ts`): `take` throws a
+ * `GatewayError` to refuse the body, and the read fails with it.
+ */
+export interface BodyCounter {
+  take(size: number): void;
+}
+
+/**
  * Reads the body as JSON within the size limit: 413 above it, 400 for malformed JSON, 408 when
- * Node's request sends no byte for `idleMs`; `read.bytes` is set to the body's length. A declared length above the limit is refused before
+ * Node's request sends no byte for `idleMs`. A declared length above the limit is refused before
  * reading; every body is also counted as it arrives (a web `Request` from an in-process caller is
- * not held to its declared length by an HTTP parser).
+ * not held to its declared length by an HTTP parser), and told to `counter` chunk by chunk.
  */
 export async function readJson(
   request: Request | undefined,
   limit: number,
   incoming?: IncomingMessage,
   idleMs = defaultBodyTimeoutMs,
-  read?: { bytes: number },
+  counter?: BodyCounter,
 ): Promise<unknown> {
   const length = headerOf(request, incoming, 'content-length');
   if (Number(length ?? '0') > limit) throw tooLarge(limit);
@@ -93,10 +101,10 @@ export async function readJson(
   }
   let bytes: Buffer;
   if (incoming !== undefined && !incoming.readableDidRead)
-    bytes = await readIncoming(incoming, limit, idleMs);
-  else if (request !== undefined) bytes = await readRequest(request, limit, length !== undefined, incoming);
+    bytes = await readIncoming(incoming, limit, idleMs, counter);
+  else if (request !== undefined)
+    bytes = await readRequest(request, limit, length !== undefined, incoming, counter);
   else throw new Error('the request body was read before the gateway read it');
-  if (read !== undefined) read.bytes = bytes.byteLength;
   // Invalid UTF-8 is refused, as the providers refuse it: decoded leniently, its bytes would reach
   // the upstream silently altered (U+FFFD in place of each bad sequence).
   if (!isUtf8(bytes))
@@ -146,16 +154,22 @@ export function tooManyValues(text: string): string | undefined {
 }
 
 /**
- * Node's request body, counted chunk by chunk; a client that leaves first rejects, and so does one
- * that sends nothing for `idleMs` (one timer, refreshed per chunk).
+ * Node's request body, counted chunk by chunk (and told to `counter`, whose refusal fails the read);
+ * a client that leaves first rejects, and so does one that sends nothing for `idleMs` (one timer,
+ * refreshed per chunk).
  */
-function readIncoming(incoming: IncomingMessage, limit: number, idleMs: number): Promise<Buffer> {
+function readIncoming(
+  incoming: IncomingMessage,
+  limit: number,
+  idleMs: number,
+  counter: BodyCounter | undefined,
+): Promise<Buffer> {
   // Gone already: no event would settle the read.
   if (incoming.destroyed || incoming.errored !== null) return Promise.reject(clientClosed());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const stop = (error: GatewayError) => {
+    const stop = (error: unknown) => {
       // The rest flows to no listener (discarded); the server answers and closes or drains.
       incoming.off('data', onData);
       clearTimeout(idle);
@@ -165,6 +179,13 @@ function readIncoming(incoming: IncomingMessage, limit: number, idleMs: number):
     const onData = (chunk: Buffer) => {
       size += chunk.byteLength;
       if (size > limit) return stop(tooLarge(limit));
+      if (counter !== undefined) {
+        try {
+          counter.take(size);
+        } catch (error) {
+          return stop(error);
+        }
+      }
       chunks.push(chunk);
       idle.refresh();
     };
@@ -202,9 +223,10 @@ async function readRequest(
   limit: number,
   declared: boolean,
   incoming: IncomingMessage | undefined,
+  counter: BodyCounter | undefined,
 ): Promise<Buffer> {
   try {
-    return await readRequestBody(request, limit, declared);
+    return await readRequestBody(request, limit, declared, counter);
   } catch (error) {
     if (error instanceof GatewayError) throw error;
     if (request.signal.aborted || incoming?.destroyed === true) throw clientClosed();
@@ -212,10 +234,16 @@ async function readRequest(
   }
 }
 
-async function readRequestBody(request: Request, limit: number, declared: boolean): Promise<Buffer> {
+async function readRequestBody(
+  request: Request,
+  limit: number,
+  declared: boolean,
+  counter: BodyCounter | undefined,
+): Promise<Buffer> {
   if (declared) {
     const bytes = Buffer.from(await request.arrayBuffer());
     if (bytes.byteLength > limit) throw tooLarge(limit);
+    counter?.take(bytes.byteLength);
     return bytes;
   }
   const chunks: Uint8Array[] = [];
@@ -224,6 +252,7 @@ async function readRequestBody(request: Request, limit: number, declared: boolea
     for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
       size += chunk.byteLength;
       if (size > limit) throw tooLarge(limit);
+      counter?.take(size);
       chunks.push(chunk);
     }
   }

@@ -27,7 +27,7 @@ export interface GatewayState {
   bodyTimeoutMs: number;
   /** A stream's client that takes nothing for this many ms is cut off (`stream-body.ts`). */
   sendTimeoutMs: number;
-  /** Request body bytes held by requests in flight, and their bound (`generate.ts` `holdBody`). */
+  /** Request body bytes held by requests in flight, and their bound (`body-hold.ts`). */
   heldBodyBytes: number;
   maxHeldBodyBytes: number;
   /** Requests in flight per key name, for the keys with `max_in_flight`. */

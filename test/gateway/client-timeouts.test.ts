@@ -157,6 +157,59 @@ describe('the send timeout', () => {
 });
 
 describe('request bytes in flight', () => {
+  const post = (limited: GatewayHarness, body: BodyInit, path = '/v1/chat/completions') =>
+    fetch(`${limited.server.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+  const chatText = (text: string) =>
+    JSON.stringify({ model: 'up-chat', messages: [{ role: 'user', content: text }] });
+  /** The gateway's Chat Completions requests in flight, from its metrics. */
+  const chatInFlight = async (limited: GatewayHarness) => {
+    const metrics = await (await fetch(`${limited.server.url}/metrics`)).text();
+    return Number(/in_flight_requests\{protocol="openai-chat"\} (\d+)/.exec(metrics)?.[1]);
+  };
+
+  it('a body is held as its bytes arrive, not by its declared length: a client declaring a large body and sending a byte does not hold the bound', async () => {
+    const limited = await startGatewayHarness({ max_request_bytes_in_flight: 200_000 });
+    const drip = rawSocket(limited.server.url);
+    try {
+      // Declares 150,000 bytes and sends one (a slow drip would send the rest a byte a second).
+      drip.socket.write(
+        'POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n' +
+          'content-length: 150000\r\n\r\n{',
+      );
+      // Its body is being read: the gateway counts it in flight.
+      await expect.poll(() => chatInFlight(limited)).toBe(1);
+      limited.emulator.enqueue(hello('Served.'));
+      const other = await post(limited, chatText('y'.repeat(100_000)));
+      expect(other.status).toBe(200);
+      expect(drip.received()).toBe('');
+    } finally {
+      drip.socket.destroy();
+      await limited.close();
+    }
+  });
+  it('a body without a declared length is a 503 once its bytes pass the bound, and what it held is given back', async () => {
+    const limited = await startGatewayHarness({ max_request_bytes_in_flight: 200_000 });
+    try {
+      // The first large request is held upstream (its headers come after 1.5 s).
+      limited.emulator.enqueue({ ...hello('First.'), fault: { delayHeadersMs: 1500 } });
+      const first = post(limited, chatText('x'.repeat(150_000)));
+      await expect.poll(() => limited.emulator.requests.length).toBe(1);
+      const chunked = await post(limited, new Blob([chatText('y'.repeat(100_000))]).stream());
+      expect(chunked.status).toBe(503);
+      expect(await chunked.text()).toMatch(/large request bodies/);
+      expect((await first).status).toBe(200);
+      // Nothing is held any more: a body that alone nearly fills the bound passes.
+      limited.emulator.enqueue(hello('Now.'));
+      expect((await post(limited, chatText('z'.repeat(190_000)))).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
   it('past max_request_bytes_in_flight a large body is a 503 with retry-after; small ones pass; the bound frees as requests end', async () => {
     const limited = await startGatewayHarness({ max_request_bytes_in_flight: 200_000 });
     try {
