@@ -8,7 +8,8 @@ import type { InboundProtocol, ProtocolName } from '../codecs/types.ts';
 import { toWireError } from './errors.ts';
 import { type Caller, keyRefusalOf, localRefusal, refusalOf, requestIdFrom } from './caller.ts';
 import { type GenerationCall, logRefusal, permittedModel, serveGeneration } from './generate.ts';
-import { headerOf, readJson } from './inbound.ts';
+import { HeldBody, readHeldJson } from './body-hold.ts';
+import { headerOf } from './inbound.ts';
 import { anthropicModels, geminiModels, listedModel, openaiModels } from './models.ts';
 import { shown } from '../codecs/fields.ts';
 import { keyUsage } from './quota.ts';
@@ -350,8 +351,10 @@ async function countRequestTokens(
   protocol: ProtocolName,
   model?: string,
 ): Promise<Response> {
+  // Its body is held against max_request_bytes_in_flight, as a generation request's is, until the answer.
+  const held = new HeldBody(state);
   try {
-    const body = await readJson(c.req.raw, state.bodyLimit, incomingOf(c.env), state.bodyTimeoutMs);
+    const body = await readHeldJson(state, c.req.raw, incomingOf(c.env), held);
     const decoded = codecs[protocol].decodeRequest(body, { model, stream: false });
     // The generation routes' model check; then an unknown name is a 404 (the registry's own error).
     const resolved = permittedModel(state, caller.key, decoded.model);
@@ -374,6 +377,8 @@ async function countRequestTokens(
     return json(c, caller, protocol === 'gemini' ? { totalTokens: tokens } : { input_tokens: tokens });
   } catch (error) {
     return errorResponse(protocol, toWireError(error), caller.requestId);
+  } finally {
+    held.release();
   }
 }
 

@@ -137,3 +137,51 @@ it('a model whose adapter has no key is still counted (by the cheap bound: no up
   expect(((await response.json()) as { input_tokens: number }).input_tokens).toBeGreaterThan(0);
   await gateway.switchyard.close();
 });
+
+it('token counting holds its body against max_request_bytes_in_flight as generation does: past the bound a large body is a 503, and each count gives its bytes back', async () => {
+  const limited = await startGatewayHarness({ max_request_bytes_in_flight: 200_000 });
+  try {
+    const post = (path: string, body: object) =>
+      fetch(`${limited.server.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify(body),
+      });
+    const count = (text: string) =>
+      post('/v1/messages/count_tokens', {
+        model: 'up-anthropic',
+        messages: [{ role: 'user', content: text }],
+      });
+    // Counted one after another, each nearly filling the bound alone: each gives its bytes back,
+    // a refused one (an unknown model's 404) too.
+    for (const text of ['a', 'b', 'c']) expect((await count(text.repeat(150_000))).status).toBe(200);
+    const unknown = await post('/v1/messages/count_tokens', {
+      model: 'no-such-model',
+      messages: [{ role: 'user', content: 'd'.repeat(150_000) }],
+    });
+    expect(unknown.status).toBe(404);
+    expect((await count('e'.repeat(150_000))).status).toBe(200);
+    // A large generation request held upstream (its headers come after 1.5 s) holds 150,000 bytes.
+    limited.emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'First.' }],
+      usage: { input: 3, output: 2 },
+      fault: { delayHeadersMs: 1500 },
+    });
+    const first = post('/v1/chat/completions', {
+      model: 'up-chat',
+      messages: [{ role: 'user', content: 'x'.repeat(150_000) }],
+    });
+    await expect.poll(() => limited.emulator.requests.length).toBe(1);
+    const refused = await count('y'.repeat(100_000));
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(await refused.text()).toMatch(/large request bodies/);
+    // A small count always passes.
+    expect((await count('small')).status).toBe(200);
+    expect((await first).status).toBe(200);
+    expect((await count('y'.repeat(100_000))).status).toBe(200);
+  } finally {
+    await limited.close();
+  }
+});
