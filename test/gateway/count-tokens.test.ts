@@ -5,7 +5,7 @@
  * sees about what the provider would bill. No upstream call is made.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
+import { createClients, type GatewayHarness, startGatewayHarness, anthropicClient } from './harness.ts';
 
 let harness: GatewayHarness;
 
@@ -55,15 +55,11 @@ it('a Gemini client’s image counts at Gemini’s rate (258 tokens an image)', 
 });
 
 it('an unknown model is the generation routes’ 404, in the client’s shape', async () => {
-  const response = await fetch(`${harness.server.url}/v1/messages/count_tokens`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-api-key': 'client-key',
-      'anthropic-version': '2023-06-01',
-    },
-    body: JSON.stringify({ model: 'no-such-model', messages: [{ role: 'user', content: 'Hi' }] }),
-  });
+  const response = await harness.post(
+    '/v1/messages/count_tokens',
+    { model: 'no-such-model', messages: [{ role: 'user', content: 'Hi' }] },
+    anthropicClient,
+  );
   expect(response.status).toBe(404);
   expect(((await response.json()) as { error: { type: string } }).error.type).toBe('not_found_error');
 });
@@ -95,19 +91,15 @@ it('so is one for a Claude model (the Anthropic counter stops past the window as
 it('a generation far over a Claude model’s window is refused having counted only past 1.5× the window, not the whole body', async () => {
   const before = harness.emulator.requests.length;
   const window = harness.switchyard.resolve('up-anthropic').facts.contextWindow;
-  const response = await fetch(`${harness.server.url}/v1/messages`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-api-key': 'client-key',
-      'anthropic-version': '2023-06-01',
-    },
-    body: JSON.stringify({
+  const response = await harness.post(
+    '/v1/messages',
+    {
       model: 'up-anthropic',
       max_tokens: 16,
       messages: [{ role: 'user', content: 'lorem '.repeat(window * 3) }],
-    }),
-  });
+    },
+    anthropicClient,
+  );
   expect(response.status).toBe(400);
   const { message } = ((await response.json()) as { error: { message: string } }).error;
   const estimated = Number(/estimated (\d+) input tokens/.exec(message)?.[1]);

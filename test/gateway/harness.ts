@@ -37,8 +37,20 @@ export interface GatewayHarness {
   /** Resolves with the next upstream response the emulator finishes or sees cut. */
   nextServed(): Promise<ServedRequest>;
   logger: ReturnType<typeof createMemoryLogger>;
+  /** POSTs `body` (JSON text, or a value written as JSON) to the gateway's server at `path`. */
+  post(path: string, body: string | object, headers?: Record<string, string>): Promise<Response>;
   close(): Promise<void>;
 }
+
+/** The headers an Anthropic SDK client sends (its key and version): `harness.post(path, body, anthropicClient)`. */
+export const anthropicClient = { 'x-api-key': 'client-key', 'anthropic-version': '2023-06-01' };
+
+/** An emulator script answering `text` with small usage. */
+export const scriptedText = (text = 'Hello.') => ({
+  type: 'scripted' as const,
+  content: [{ type: 'text' as const, text }],
+  usage: { input: 3, output: 2 },
+});
 
 /** Starts the emulator and a gateway routing the `up-*` aliases to each upstream protocol. */
 export async function startGatewayHarness(gateway: Record<string, unknown> = {}): Promise<GatewayHarness> {
@@ -95,6 +107,12 @@ export async function startGatewayHarness(gateway: Record<string, unknown> = {})
     served,
     nextServed: () => new Promise((resolve) => waiters.push(resolve)),
     logger,
+    post: (path, body, headers = {}) =>
+      fetch(`${server.url}${path}`, {
+        method: 'POST',
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+        headers: { 'content-type': 'application/json', ...headers },
+      }),
     async close() {
       await server.close(0);
       await instance.switchyard.close();

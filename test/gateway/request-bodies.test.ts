@@ -7,14 +7,10 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway, type GatewayStore } from 'switchyard-ai/gateway';
-import { type GatewayHarness, startGatewayHarness } from './harness.ts';
+import { type GatewayHarness, scriptedText, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
-const hello = (text = 'Hello.') => ({
-  type: 'scripted' as const,
-  content: [{ type: 'text' as const, text }],
-  usage: { input: 3, output: 2 },
-});
+const hello = scriptedText;
 
 beforeAll(async () => {
   harness = await startGatewayHarness({ body_limit_bytes: 4096 });
@@ -27,11 +23,7 @@ afterAll(async () => {
 });
 
 const post = (path: string, body: string, headers: Record<string, string> = {}) =>
-  fetch(`${harness.server.url}${path}`, {
-    method: 'POST',
-    body,
-    headers: { 'content-type': 'application/json', ...headers },
-  });
+  harness.post(path, body, headers);
 
 /** A gateway over `store` with `store-chat` on the emulator's OpenAI Chat upstream. */
 const gatewayWithStore = (store: GatewayStore) =>

@@ -5,14 +5,10 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway } from 'switchyard-ai/gateway';
-import { type GatewayHarness, startGatewayHarness } from './harness.ts';
+import { type GatewayHarness, scriptedText, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
-const hello = (text = 'Hello.') => ({
-  type: 'scripted' as const,
-  content: [{ type: 'text' as const, text }],
-  usage: { input: 3, output: 2 },
-});
+const hello = scriptedText;
 
 beforeAll(async () => {
   harness = await startGatewayHarness();
@@ -25,11 +21,7 @@ afterAll(async () => {
 });
 
 const post = (path: string, body: string, headers: Record<string, string> = {}) =>
-  fetch(`${harness.server.url}${path}`, {
-    method: 'POST',
-    body,
-    headers: { 'content-type': 'application/json', ...headers },
-  });
+  harness.post(path, body, headers);
 
 describe('a Gemini client’s safetySettings', () => {
   const safety = [

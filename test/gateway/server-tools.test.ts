@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { protocolError } from 'switchyard-ai/testing';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { readRecorded, recordedDir } from '../support/fixtures.ts';
-import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
+import { createClients, type GatewayHarness, startGatewayHarness, anthropicClient } from './harness.ts';
 
 let harness: GatewayHarness;
 
@@ -109,15 +109,11 @@ it('the next turn’s history carries the blocks back to the upstream verbatim',
 
 it('routed to another provider, a server tool is a 400 naming tools, and nothing reaches an upstream', async () => {
   const before = harness.emulator.requests.length;
-  const response = await fetch(`${harness.server.url}/v1/messages`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-api-key': 'client-key',
-      'anthropic-version': '2023-06-01',
-    },
-    body: JSON.stringify({ model: 'up-chat', max_tokens: 50, messages: question, tools: [webSearch] }),
-  });
+  const response = await harness.post(
+    '/v1/messages',
+    { model: 'up-chat', max_tokens: 50, messages: question, tools: [webSearch] },
+    anthropicClient,
+  );
   expect(response.status).toBe(400);
   const body = (await response.json()) as { error: { type: string; message: string } };
   expect(body.error.type).toBe('invalid_request_error');
@@ -127,20 +123,16 @@ it('routed to another provider, a server tool is a 400 naming tools, and nothing
 
 it('an unknown model with a server tool is the 404 unknown model, not the 400 about another provider', async () => {
   const before = harness.emulator.requests.length;
-  const response = await fetch(`${harness.server.url}/v1/messages`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-api-key': 'client-key',
-      'anthropic-version': '2023-06-01',
-    },
-    body: JSON.stringify({
+  const response = await harness.post(
+    '/v1/messages',
+    {
       model: 'claude-typo-4-5',
       max_tokens: 50,
       messages: question,
       tools: [webSearch],
-    }),
-  });
+    },
+    anthropicClient,
+  );
   expect(response.status).toBe(404);
   const body = (await response.json()) as { error: { type: string; message: string } };
   expect(body.error).toMatchObject({ type: 'not_found_error' });
@@ -151,15 +143,11 @@ it('an unknown model with a server tool is the 404 unknown model, not the 400 ab
 it('a failing Anthropic model does not fall back to another provider type, which would run without the tool', async () => {
   harness.emulator.enqueue(protocolError('anthropic-messages', 'rate_limit'));
   const before = harness.emulator.requests.length;
-  const response = await fetch(`${harness.server.url}/v1/messages`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-api-key': 'client-key',
-      'anthropic-version': '2023-06-01',
-    },
-    body: JSON.stringify({ model: 'up-fallback', max_tokens: 50, messages: question, tools: [webSearch] }),
-  });
+  const response = await harness.post(
+    '/v1/messages',
+    { model: 'up-fallback', max_tokens: 50, messages: question, tools: [webSearch] },
+    anthropicClient,
+  );
   expect(response.status).toBe(429);
   expect(harness.emulator.requests.slice(before).map((request) => request.protocol)).toEqual([
     'anthropic-messages',
