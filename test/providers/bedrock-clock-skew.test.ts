@@ -136,11 +136,17 @@ const request = {
 };
 
 /** An adapter with no retries of its own (the resend is part of the attempt) and a credentials function that records `forceRefresh`. */
-function adapter() {
+/**
+ * An adapter on the test server: by default with a credentials function that records each call's
+ * `forceRefresh`; `auth` gives static credentials or a bearer token instead.
+ */
+function adapter(auth?: { credentials: typeof credentials } | { apiKey: string }) {
   const refreshes: boolean[] = [];
   const bedrock = createBedrock({
     region: 'us-east-1',
-    credentials: async (options) => (refreshes.push(options?.forceRefresh === true), credentials),
+    ...(auth ?? {
+      credentials: async (options) => (refreshes.push(options?.forceRefresh === true), credentials),
+    }),
     env: {},
     baseURL,
     maxRetries: 0,
@@ -208,14 +214,7 @@ describe('a local clock that is off', () => {
 
   it('a bad signature from a clock that agrees with AWS (a wrong key) is not re-signed for the clock', async () => {
     server = { skewMs: 0, refuse: 'always' };
-    const bedrock = createBedrock({
-      region: 'us-east-1',
-      credentials,
-      env: {},
-      baseURL,
-      maxRetries: 0,
-      logger: silentLogger,
-    });
+    const { bedrock } = adapter({ credentials });
     expect(await failure(bedrock)).toMatchObject({ errorClass: 'auth', status: 403 });
     expect(seen).toHaveLength(1);
   });
@@ -237,17 +236,7 @@ describe('a local clock that is off', () => {
     'calls in flight when the clock is corrected (%s): each refusal judged by its own signing time, re-signed and sent once more, no refresh',
     async (_name, asFunction) => {
       server = { skewMs: hour, gather: 4 };
-      const refreshes: boolean[] = [];
-      const bedrock = createBedrock({
-        region: 'us-east-1',
-        credentials: asFunction
-          ? async (options) => (refreshes.push(options?.forceRefresh === true), credentials)
-          : credentials,
-        env: {},
-        baseURL,
-        maxRetries: 0,
-        logger: silentLogger,
-      });
+      const { bedrock, refreshes } = adapter(asFunction ? undefined : { credentials });
       // All four are signed at our time before the first refusal corrects the clock.
       const results = await Promise.allSettled(Array.from({ length: 4 }, () => bedrock.complete(request)));
       expect(results.map((result) => result.status)).toEqual(Array(4).fill('fulfilled'));
@@ -261,14 +250,7 @@ describe('a local clock that is off', () => {
 
   it('a bearer token (apiKey) signs nothing: a clock-skew refusal is the auth error at once, not resent', async () => {
     server = { skewMs: hour };
-    const bedrock = createBedrock({
-      region: 'us-east-1',
-      apiKey: 'ABSKbearerTokenClockSkew0001',
-      env: {},
-      baseURL,
-      maxRetries: 0,
-      logger: silentLogger,
-    });
+    const { bedrock } = adapter({ apiKey: 'ABSKbearerTokenClockSkew0001' });
     // No signature to hold: the server answers InvalidSignatureException with its Date an hour ahead.
     expect(await failure(bedrock)).toMatchObject({ errorClass: 'auth', status: 403 });
     expect(seen).toHaveLength(1);
@@ -291,14 +273,7 @@ describe('a local clock that is off', () => {
     'a refusal whose Date is %s is not adopted: the auth error, nothing resent, and the adapter still signs',
     async (_name, date) => {
       server = { skewMs: 0, refuse: 'always', date };
-      const bedrock = createBedrock({
-        region: 'us-east-1',
-        credentials,
-        env: {},
-        baseURL,
-        maxRetries: 0,
-        logger: silentLogger,
-      });
+      const { bedrock } = adapter({ credentials });
       expect(await failure(bedrock)).toMatchObject({ errorClass: 'auth', status: 403 });
       expect(seen).toHaveLength(1);
       server = { skewMs: 0 };
