@@ -141,10 +141,9 @@ export type TextCounter = (text: string) => number;
 const json = Symbol('json');
 
 /**
- * A text-like piece of a request: its text, or a JSON value counted as its JSON text, which is made
- * ({@link textOf}) only when the piece is counted (a count that stops early never makes the rest).
- * Anything else a malformed input holds in place of a text is passed on as it is, for the counter
- * to throw on (`estimateChecked` then names the bad path).
+ * A text-like piece of a request kept for later (the counter's stop-aware path): its text, or a JSON
+ * value counted as its JSON text, made ({@link textOf}) only when the piece is counted (a count
+ * that stops early never makes the rest).
  */
 type TextPiece = string | { [json]: unknown };
 
@@ -154,30 +153,42 @@ const textOf = (piece: TextPiece): string =>
     : (piece as string);
 
 /**
+ * Receives each text-like piece as the walk meets it: a text (`isJson` false), or a JSON value
+ * counted as its JSON text ({@link textOfValue}), which the receiver writes out only if it counts
+ * it. Anything else a malformed input holds in place of a text is passed on as it is, for the
+ * counter to throw on (`estimateChecked` then names the bad path). Two arguments, no wrapper: the
+ * walk allocates nothing per piece (it runs on every routed call).
+ */
+type OnText = (value: unknown, isJson: boolean) => void;
+
+const textOfValue = (value: unknown, isJson: boolean): string =>
+  isJson ? JSON.stringify(value) : (value as string);
+
+/**
  * Walks `part`: every text-like piece (text, reasoning, JSON, tool names) goes to `onText`; the
  * flat token costs (framing, media) are returned.
  */
-function measure(part: Part, rates: CharacterRates | undefined, onText: (piece: TextPiece) => void): number {
+function measure(part: Part, rates: CharacterRates | undefined, onText: OnText): number {
   switch (part.type) {
     case 'text':
     case 'reasoning':
-      onText(part.text);
+      onText(part.text, false);
       return 0;
     case 'structured':
-      onText({ [json]: part.value });
+      onText(part.value, true);
       return 0;
     case 'custom':
-      onText({ [json]: part.data });
+      onText(part.data, true);
       return 0;
     case 'tool-call':
-      onText(part.name);
-      onText({ [json]: part.input });
+      onText(part.name, false);
+      onText(part.input, true);
       return rates?.perToolPart ?? 0;
     case 'tool-result': {
       const output = part.output;
       const framing = rates?.perToolPart ?? 0;
-      if (output.type === 'text') onText(output.text);
-      else if (output.type === 'json') onText({ [json]: output.value });
+      if (output.type === 'text') onText(output.text, false);
+      else if (output.type === 'json') onText(output.value, true);
       else return output.parts.reduce((sum, inner) => sum + measure(inner, rates, onText), framing);
       return framing;
     }
@@ -189,11 +200,7 @@ function measure(part: Part, rates: CharacterRates | undefined, onText: (piece: 
 }
 
 /** Feeds every text-like piece of a request to `onText`; returns the flat tokens (framing, media). */
-function walkRequest(
-  input: TokenEstimateInput,
-  rates: CharacterRates,
-  onText: (piece: TextPiece) => void,
-): number {
+function walkRequest(input: TokenEstimateInput, rates: CharacterRates, onText: OnText): number {
   let tokens = rates.perRequest;
   for (const item of input.transcript) {
     tokens += rates.perMessage;
@@ -201,9 +208,9 @@ function walkRequest(
   }
   for (const tool of input.tools ?? []) {
     tokens += rates.perTool;
-    onText(tool.name);
-    if (tool.description !== undefined) onText(tool.description);
-    onText({ [json]: tool.inputSchema });
+    onText(tool.name, false);
+    if (tool.description !== undefined) onText(tool.description, false);
+    onText(tool.inputSchema, true);
   }
   return tokens;
 }
@@ -211,7 +218,11 @@ function walkRequest(
 /** Estimates a request's input tokens: characters ÷ rate, plus framing and flat media costs. */
 export function estimateByCharacters(input: TokenEstimateInput, rates: CharacterRates): number {
   let characters = 0;
-  const tokens = walkRequest(input, rates, (piece) => (characters += textOf(piece).length));
+  const tokens = walkRequest(
+    input,
+    rates,
+    (value, isJson) => (characters += textOfValue(value, isJson).length),
+  );
   return Math.ceil(characters / rates.charactersPerToken) + tokens;
 }
 
@@ -230,14 +241,20 @@ export function estimateByCounter(
   const { stopAbove } = input;
   let textTokens = 0;
   if (stopAbove === undefined) {
-    const tokens = walkRequest(input, rates, (piece) => (textTokens += count(textOf(piece))));
+    const tokens = walkRequest(
+      input,
+      rates,
+      (value, isJson) => (textTokens += count(textOfValue(value, isJson))),
+    );
     return textTokens + tokens;
   }
   // Asked only whether the input is above `stopAbove`: count text by text, a long one in pieces
   // cut at word breaks, and stop once past it (an exact counter costs time per character; a JSON
   // value past that point is never even written out).
   const pieces: TextPiece[] = [];
-  const flat = walkRequest(input, rates, (piece) => pieces.push(piece));
+  const flat = walkRequest(input, rates, (value, isJson) =>
+    pieces.push(isJson ? { [json]: value } : (value as string)),
+  );
   const texts: TextPiece[] = lowerBound === undefined ? pieces : [];
   if (lowerBound !== undefined) {
     // The cheap bound first: a body far over the limit (a 32 MiB body is millions of tokens) is
@@ -319,7 +336,8 @@ function wordBreakAfter(text: string, from: number): number {
 /** Estimated output tokens of response content (text, reasoning, tool inputs) at four characters a token. */
 export function estimateOutputTokens(parts: readonly Part[]): number {
   let characters = 0;
-  for (const part of parts) measure(part, undefined, (piece) => (characters += textOf(piece).length));
+  for (const part of parts)
+    measure(part, undefined, (value, isJson) => (characters += textOfValue(value, isJson).length));
   return Math.ceil(characters / 4);
 }
 
@@ -352,18 +370,19 @@ export function estimateUpperBound(input: TokenEstimateInput): number {
     const flat = walkRequest(
       input,
       boundRates,
-      (piece) => (bytes += Buffer.byteLength(textOf(piece), 'utf8')),
+      (value, isJson) => (bytes += Buffer.byteLength(textOfValue(value, isJson), 'utf8')),
     );
     return Math.ceil(1.1 * bytes) + flat;
   }
-  const pieces: TextPiece[] = [];
-  const flat = walkRequest(input, boundRates, (piece) => pieces.push(piece));
-  // The bytes that keep the bound at or below `stopAbove`.
-  const room = (stopAbove - flat) / 1.1;
-  for (const piece of pieces) {
-    bytes += utf8Length(textOf(piece), room - bytes);
-    if (Math.ceil(1.1 * bytes) + flat > stopAbove) break;
-  }
+  // Measured as the walk meets each piece, until the bytes alone put the bound past `stopAbove`
+  // (the flat costs only add to it): the rest is neither measured nor written out as JSON.
+  const room = stopAbove / 1.1;
+  let past = false;
+  const flat = walkRequest(input, boundRates, (value, isJson) => {
+    if (past) return;
+    bytes += utf8Length(textOfValue(value, isJson), room - bytes);
+    past = Math.ceil(1.1 * bytes) > stopAbove;
+  });
   return Math.ceil(1.1 * bytes) + flat;
 }
 
