@@ -123,6 +123,13 @@ export interface Adapter {
   stream(request: CanonicalRequest, options?: CallOptions): EventStream<StreamEvent, CanonicalResponse>;
   /** Local estimate of the request's input tokens, no network; aims for ±10%. */
   estimateInputTokens(input: TokenEstimateInput): number;
+  /**
+   * Why this adapter, as configured, cannot serve `model` (a canonical id or wire name) at all — a
+   * call would be refused before any request (Vertex in express mode serves Gemini only) — or
+   * `undefined` when it may. The router skips such a candidate with this reason and falls over to
+   * the next. Optional: absent, every model may be served.
+   */
+  unservedReason?(model: string): string | undefined;
   /** Aborts the in-flight call with this request id. Idempotent; true if it cancelled something. */
   cancel(requestId: string): boolean;
   /** Releases the connection pool; in-flight calls are cancelled. */

@@ -16,7 +16,7 @@ import type { ModelFacts } from '../registry/model-facts.ts';
 import { notConfigured, type ResolvedModel } from '../registry/registry.ts';
 import { isUnavailableReason } from './candidate-choice.ts';
 import { notAllowedReason } from '../core/adapter.ts';
-import { defaultOutputLimit, isWindowReason } from './candidates.ts';
+import { defaultOutputLimit, isUnservedReason, isWindowReason } from './candidates.ts';
 import { CandidateGate, countFailure, countsAgainstCircuit, releaseProbes } from './circuit.ts';
 import { attachDecision, routingMetadataKey } from './decision.ts';
 import { eventBase, failoverClasses, keysOf, type Route, type RouterState } from './route.ts';
@@ -204,7 +204,8 @@ async function after(recorded: Promise<unknown>, reply: Reply): Promise<Reply> {
 /**
  * The error when no candidate is left: a candidate's last failure, in its own class (a 429 or a
  * 5xx stays one); else, when a circuit kept one out, a retryable 503 (`retry-after`: when the
- * soonest circuit reopens); else, when every window was too small, a context overflow; else every
+ * soonest circuit reopens); else, when every window was too small, a context overflow; else, when
+ * no candidate's adapter serves its model as configured, an `unsupported_model` 400; else every
  * candidate lacked something the request needs (400).
  */
 export function noCandidate(state: RouterState, route: Route): Error {
@@ -245,6 +246,9 @@ export function noCandidate(state: RouterState, route: Route): Error {
   else if (attempts.length > 0 && attempts.every((attempt) => isWindowReason(attempt.reason)))
     // Every window was too small for the input: what the adapter itself would have said.
     error = new ContextOverflowError({ message, providerCode: 'context_window_exceeded' });
+  else if (attempts.length > 0 && attempts.every((attempt) => isUnservedReason(attempt.reason)))
+    // No adapter serves its model as configured (Vertex express mode): what each would have said.
+    error = new InvalidRequestError({ message, providerCode: 'unsupported_model' });
   else error = new InvalidRequestError({ message, providerCode: 'no_candidate' });
   attachDecision(error, route.decision);
   return error;

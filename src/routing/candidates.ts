@@ -30,6 +30,13 @@ export interface CallNeeds {
 /** How every skip reason about the context window begins. */
 const windowReason = 'context window';
 
+/** How the skip reason of a candidate its adapter cannot serve begins (`Adapter.unservedReason`). */
+const unservedReason = 'not served:';
+
+/** Whether a routing attempt's reason says the candidate's adapter cannot serve its model. */
+export const isUnservedReason = (reason: string | undefined) =>
+  reason?.startsWith(`${unservedReason} `) === true;
+
 /** Whether a routing attempt's reason says the candidate's context window was too small. */
 export const isWindowReason = (reason: string | undefined) => reason?.startsWith(`${windowReason} `) === true;
 
@@ -47,6 +54,10 @@ export function skipReason(
   registry: Registry,
 ): string | undefined {
   if (!model.configured) return 'not_configured';
+  // An adapter that cannot serve the model as configured (Vertex express mode: Gemini only) would
+  // refuse it before any request with a 400, which does not fail over: skipped instead.
+  const unserved = registry.adapter(model.provider).unservedReason?.(model.wireName);
+  if (unserved !== undefined) return `${unservedReason} ${unserved}`;
   let missing: string[] | undefined;
   // A part is named by its path, which the gateway turns into the client's own field.
   for (const [name, path] of needs.required)

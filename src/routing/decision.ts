@@ -9,7 +9,7 @@ export interface RoutingAttempt {
   model: string;
   provider: string;
   outcome: 'skipped' | 'failed' | 'served';
-  /** Why it was skipped or failed: `not_configured`, `unavailable`, `missing: tools`, `context window …`, an error message. */
+  /** Why it was skipped or failed: `not_configured`, `unavailable`, `missing: tools`, `context window …`, `not served: …`, an error message. */
   reason?: string;
   errorClass?: ErrorClass;
   status?: number;

@@ -185,6 +185,12 @@ export interface ProviderDefinition {
   correctClock?(status: number, headers: ResponseHeaders, signedAt: number): boolean;
   estimateInputTokens(input: TokenEstimateInput): number;
   /**
+   * Why this adapter, as configured, cannot serve the wire model `model` at all (Vertex in express
+   * mode: partner models), or `undefined` when it may: the adapter's `unservedReason`.
+   * Optional: a provider that serves every model it is asked for leaves it out.
+   */
+  unservedReason?(model: string): string | undefined;
+  /**
    * For a host that serves several model families through one adapter, each verifying only its own
    * signatures (Vertex: Gemini and Claude; Bedrock: Claude, Nova, Llama, …): `of(model)` names the
    * family of a wire model name, and the calls' reasoning, tool-call and custom parts are tagged

@@ -30,6 +30,9 @@ export function createHttpAdapter(
     complete: (request, callOptions) => completeCall(runtime, request, callOptions),
     stream: (request, callOptions) => streamCall(runtime, request, callOptions),
     estimateInputTokens: (input) => estimateChecked(definition.name, definition.estimateInputTokens, input),
+    ...(definition.unservedReason === undefined
+      ? {}
+      : { unservedReason: (model: string) => definition.unservedReason!(wireModelName(runtime, model)) }),
     cancel: (requestId) => runtime.registry.cancel(requestId),
     /** Idempotent: every call resolves once provider-side state is released and the pool is closed. */
     close() {

@@ -18,6 +18,7 @@ import {
   type VertexOptions,
   vertexCredentials,
 } from './options.ts';
+import { expressRefusal, findModel } from './publishers.ts';
 import { buildRequest } from './request.ts';
 import { parseResponse } from './response.ts';
 import { createStreamParser } from './stream.ts';
@@ -103,6 +104,15 @@ export function resolveSetup(options: VertexOptions): VertexSetup {
   return { baseURL: endpointOf(project, location), apiKey, express: false };
 }
 
+/**
+ * Why express mode cannot serve `model` (a partner publisher's), or `undefined`: a Google model, or
+ * a name the table does not resolve (the call itself refuses that one, naming what is served).
+ */
+function expressUnserved(model: string): string | undefined {
+  const found = findModel(model);
+  return found === undefined ? undefined : expressRefusal(found, model);
+}
+
 /** Creates the definition for one adapter instance. */
 export function createVertexDefinition(options: VertexOptions, loadPeer?: TokenLoader): ProviderDefinition {
   const setup = resolveSetup(options);
@@ -115,6 +125,8 @@ export function createVertexDefinition(options: VertexOptions, loadPeer?: TokenL
     authorize: (_input, refresh) => auth.authorize(refresh),
     capabilities: capabilitiesFor,
     buildRequest: (request, context) => buildRequest(request, context, { express: setup.express }),
+    // Express mode serves Gemini only: a router skips a partner model instead of failing the route.
+    ...(setup.express ? { unservedReason: expressUnserved } : {}),
     parseResponse,
     createStreamParser,
     parseErrorBody,

@@ -229,6 +229,26 @@ describe('Vertex express mode (an API key, no project): Gemini only', () => {
     },
   );
 
+  it('the adapter says which models express mode cannot serve (the router skips them), and only in express mode', async () => {
+    const { adapter } = wire(express);
+    const reason = adapter.unservedReason?.('vertex:claude-sonnet-4-5@20250929');
+    expect(reason).toContain('(publisher anthropic) is not served in express mode');
+    expect(adapter.unservedReason?.('mistral-medium-3')).toContain('publisher mistralai');
+    expect(adapter.unservedReason?.('vertex:gemini-2.5-flash')).toBeUndefined();
+    expect(adapter.unservedReason?.('google/gemini-2.5-flash')).toBeUndefined();
+    // A publisher the table lacks is left to the call, which names what is served.
+    expect(adapter.unservedReason?.('acme/model-1')).toBeUndefined();
+    await adapter.close();
+    for (const options of [
+      { ...express, project: 'p' },
+      { ...express, baseURL: 'https://proxy.example/v1' },
+    ]) {
+      const other = wire(options).adapter;
+      expect(other.unservedReason?.('claude-sonnet-4-5@20250929')).toBeUndefined();
+      await other.close();
+    }
+  });
+
   it('a base URL of the user’s (a proxy, a project endpoint) is not express mode: routed as the URL says', async () => {
     const baseURL = 'https://vertex-proxy.example/v1/projects/p/locations/us-east5';
     const [whole] = await sent('claude-sonnet-4-5@20250929', {}, { ...express, baseURL });

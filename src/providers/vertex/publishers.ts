@@ -137,16 +137,26 @@ export function resolveModel(model: string, provider = 'vertex'): VertexModel {
 /**
  * Express mode (an API key, no project) serves Google's own models only: Google documents it for
  * Gemini, and the partner models' endpoints (rawPredict, the MaaS OpenAI-compatible endpoint) live
- * under a project and location. A model of any other publisher is an `InvalidRequestError`
- * (`unsupported_model`) naming express mode, before any request: its key is never sent there.
+ * under a project and location. Why `model` is not served there (naming express mode), or
+ * `undefined` for a Google model.
+ */
+export function expressRefusal(
+  model: VertexModel,
+  wireModel: string,
+  provider = 'vertex',
+): string | undefined {
+  if (model.publisher === google) return undefined;
+  return `${provider}: model ${quoteModelName(wireModel)} (publisher ${model.publisher.id}) is not served in express mode (an API key without a project), which serves Google's Gemini models only; set a project (GOOGLE_CLOUD_PROJECT) and a location, with getAccessToken or Application Default Credentials, to reach ${model.publisher.id}'s models`;
+}
+
+/**
+ * {@link expressRefusal} as an `InvalidRequestError` (`unsupported_model`), before any request: the
+ * key is never sent to a partner model's endpoint.
  */
 export function assertExpressServes(model: VertexModel, wireModel: string, provider = 'vertex'): void {
-  if (model.publisher === google) return;
-  throw new InvalidRequestError({
-    message: `${provider}: model ${quoteModelName(wireModel)} (publisher ${model.publisher.id}) is not served in express mode (an API key without a project), which serves Google's Gemini models only; set a project (GOOGLE_CLOUD_PROJECT) and a location, with getAccessToken or Application Default Credentials, to reach ${model.publisher.id}'s models`,
-    provider,
-    providerCode: 'unsupported_model',
-  });
+  const message = expressRefusal(model, wireModel, provider);
+  if (message === undefined) return;
+  throw new InvalidRequestError({ message, provider, providerCode: 'unsupported_model' });
 }
 
 /** What the table serves, for an error message. */

@@ -1,0 +1,97 @@
+/**
+ * A candidate its adapter cannot serve as configured (`Adapter.unservedReason`: Vertex in express
+ * mode serves Gemini only) is skipped with the adapter's reason, so the route falls over instead of
+ * failing with the 400 the call would have been refused with; with no candidate left, the client
+ * gets an `unsupported_model` invalid request naming the reason. Nothing is sent to Vertex.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryLogger } from '../core/logger.ts';
+import { userText } from '../core/transcript.ts';
+import { createSwitchyard, type Switchyard } from '../switchyard.ts';
+import { type Emulator, startEmulator } from '../testing/emulator/index.ts';
+import { routingDecision, routingDecisionOfError } from './decision.ts';
+import { emulatorBaseURL } from '../../test/support/provider-types.ts';
+
+let emulator: Emulator;
+let sy: Switchyard;
+
+beforeAll(async () => {
+  emulator = await startEmulator();
+});
+afterAll(async () => {
+  await emulator.close();
+});
+afterEach(async () => {
+  await sy?.close();
+});
+
+const claude = 'vertex:claude-sonnet-4-5@20250929';
+
+/** Vertex in express mode (a key, no project, no base URL), its Claude model falling back to OpenAI. */
+function front(fallbacks = ['openai:gpt-4.1-mini']): Switchyard {
+  sy = createSwitchyard({
+    logger: createMemoryLogger(),
+    env: {},
+    config: {
+      builtins: false,
+      adapters: {
+        vertex: { type: 'vertex', api_key: 'AIzaExpressRouteKey01', max_retries: 0 },
+        openai: {
+          type: 'openai',
+          base_url: emulatorBaseURL('openai', emulator.url),
+          api_key: 'test-key-unserved',
+          max_retries: 0,
+        },
+      },
+      models: { [claude]: { aliases: ['partner'], fallbacks } },
+    },
+  });
+  return sy;
+}
+
+const hello = { model: 'partner', transcript: [userText('Hello')] };
+const text = (value: string) => ({
+  type: 'scripted' as const,
+  content: [{ type: 'text' as const, text: value }],
+});
+
+describe('a candidate its adapter cannot serve is skipped', () => {
+  it('an express-mode Vertex partner model is skipped with the reason, the fallback serves (complete)', async () => {
+    front();
+    const from = emulator.requests.length;
+    emulator.enqueue(text('from the fallback'));
+    const reply = await sy.complete(hello);
+    expect(reply.text).toBe('from the fallback');
+    expect(reply.model).toBe('openai:gpt-4.1-mini');
+    expect(emulator.requests.slice(from).map((request) => request.protocol)).toEqual(['openai-chat']);
+    const [skipped, served] = routingDecision(reply)!.attempts;
+    expect(skipped).toMatchObject({ model: claude, provider: 'vertex', outcome: 'skipped' });
+    expect(skipped!.reason).toMatch(
+      /^not served: vertex: model .*\(publisher anthropic\) is not served in express mode/,
+    );
+    expect(skipped!.reason).not.toContain('AIzaExpressRouteKey01');
+    expect(served).toMatchObject({ model: 'openai:gpt-4.1-mini', outcome: 'served' });
+  });
+
+  it('the same for a stream', async () => {
+    front();
+    emulator.enqueue(text('streamed fallback'));
+    const stream = sy.stream(hello);
+    let deltas = '';
+    for await (const event of stream) if (event.type === 'text-delta') deltas += event.delta;
+    const reply = await stream.result();
+    expect(deltas).toBe('streamed fallback');
+    expect(routingDecision(reply)?.attempts.map((attempt) => attempt.outcome)).toEqual(['skipped', 'served']);
+  });
+
+  it('no candidate the adapters serve: an unsupported_model invalid request naming the reason, nothing sent', async () => {
+    front([]);
+    const from = emulator.requests.length;
+    const error = await sy.complete(hello).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ errorClass: 'invalid_request', providerCode: 'unsupported_model' });
+    expect((error as Error).message).toContain(`${claude}: not served: `);
+    expect((error as Error).message).toContain('express mode');
+    expect(routingDecisionOfError(error)?.attempts).toHaveLength(1);
+    expect(emulator.requests.length).toBe(from);
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * Vertex in express mode (an API key, no project) behind the gateway: a Claude candidate it cannot
+ * serve is skipped and the route falls over to the next one (before, the call's `unsupported_model`
+ * 400 failed the whole route); a route with no servable candidate answers the client with a 400
+ * naming express mode. Nothing is sent to Vertex.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createMemoryLogger, createSwitchyard } from 'switchyard-ai';
+import { createGateway, type GatewayServer } from 'switchyard-ai/gateway';
+import { type Emulator, startEmulator } from 'switchyard-ai/testing';
+import { emulatorBaseURL } from '../support/provider-types.ts';
+import { scriptedText } from './harness.ts';
+
+let emulator: Emulator;
+let server: GatewayServer;
+let close: () => Promise<void>;
+const claude = 'vertex:claude-sonnet-4-5@20250929';
+
+beforeAll(async () => {
+  emulator = await startEmulator();
+  const logger = createMemoryLogger();
+  // `env: {}`: no project or base URL from the machine's environment, so the key means express mode.
+  const switchyard = createSwitchyard({
+    logger,
+    env: {},
+    config: {
+      builtins: false,
+      adapters: {
+        vertex: { type: 'vertex', api_key: 'AIzaExpressGatewayKey', max_retries: 0 },
+        openai: {
+          type: 'openai',
+          base_url: emulatorBaseURL('openai', emulator.url),
+          api_key: 'upstream-secret-key',
+          max_retries: 0,
+        },
+      },
+      models: {
+        [claude]: { aliases: ['partner'], fallbacks: ['openai:gpt-4.1-mini'] },
+        'vertex:claude-haiku-4-5@20251001': { aliases: ['partner-only'] },
+      },
+    },
+  });
+  const instance = createGateway({ switchyard, logger, accessLog: () => {} });
+  server = await instance.listen({ host: '127.0.0.1', port: 0 });
+  close = async () => {
+    await server.close(0);
+    await switchyard.close();
+  };
+});
+afterAll(async () => {
+  await close?.();
+  await emulator?.close();
+});
+
+const chat = (model: string) =>
+  fetch(`${server.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer client-key' },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }] }),
+  });
+
+it('a partner model express mode cannot serve is skipped: the fallback answers the client', async () => {
+  const from = emulator.requests.length;
+  emulator.enqueue(scriptedText('from the fallback'));
+  const response = await chat('partner');
+  const body = (await response.json()) as { choices: Array<{ message: { content: string } }> };
+  expect(response.status).toBe(200);
+  expect(body.choices[0]!.message.content).toBe('from the fallback');
+  expect(emulator.requests.slice(from).map((request) => request.protocol)).toEqual(['openai-chat']);
+});
+
+it('no candidate express mode serves: a 400 invalid request naming express mode, nothing sent', async () => {
+  const from = emulator.requests.length;
+  const response = await chat('partner-only');
+  const text = await response.text();
+  expect(response.status).toBe(400);
+  expect(JSON.parse(text)).toMatchObject({ error: { type: 'invalid_request_error' } });
+  expect(text).toContain('not served in express mode');
+  expect(text).not.toContain('AIzaExpressGatewayKey');
+  expect(emulator.requests.length).toBe(from);
+});
