@@ -13,7 +13,13 @@ import { estimateUpperBound } from '../providers/common/token-estimate.ts';
 import { defaultOutputTokens } from '../routing/candidates.ts';
 import type { RouteRequest } from '../routing/router.ts';
 import { StateUnavailableError } from '../state/outage.ts';
-import type { KeyBudget, KeyLimits, Reservation, StateStore } from '../state/types.ts';
+import {
+  type KeyBudget,
+  type KeyLimits,
+  type Reservation,
+  type StateStore,
+  toMicros,
+} from '../state/types.ts';
 
 /** A key's quota as configured (`gateway.keys[].limits`, `.budget`). */
 export interface KeyQuota {
@@ -60,17 +66,17 @@ export async function admitCall(
   call: QuotaCall,
   prices: PriceTable,
 ): Promise<Reservation> {
-  const input = estimateUpperBound({ transcript: call.request.transcript, tools: call.request.tools });
   // What routing gives a request that sets none (`defaultOutputTokens`), reserved as it may be used.
   const output =
     call.request.maxOutputTokens ??
     defaultOutputTokens(call.maxOutputTokens ?? 0, call.request.reasoning !== undefined);
-  let reserveMicros = 0;
-  if (key.budget !== undefined && call.modelId !== undefined) {
-    // A fallback may serve the call: reserved at the dearest of them, settled at what it cost.
-    for (const id of [call.modelId, ...(call.fallbackIds ?? [])])
-      reserveMicros = Math.max(reserveMicros, estimatedMicros(id, input, output, prices));
-  }
+  // A fallback may serve the call: reserved at the dearest of them, settled at what it cost.
+  const priced = key.budget !== undefined && call.modelId !== undefined;
+  const ids = priced ? [call.modelId!, ...(call.fallbackIds ?? [])] : [];
+  const reserveFor = (input: number) =>
+    ids.reduce((dearest, id) => Math.max(dearest, estimatedMicros(id, input, output, prices)), 0);
+  const input = inputBound(call, key, output, priced ? reserveFor : undefined);
+  const reserveMicros = priced ? reserveFor(input) : 0;
   let admission;
   try {
     admission = await store.admit({
@@ -114,6 +120,68 @@ export async function admitCall(
     code: 'budget_exceeded',
     message: `key '${key.name}' has reached its ${admission.period === 'day' ? 'daily' : 'monthly'} budget of $${limitUsd} (UTC ${admission.period})`,
   });
+}
+
+/** A bound every budget's search starts past: most bodies are settled by one walk, no search. */
+const firstLook = 65_536;
+
+/** The largest input bound {@link budgetThreshold} searches up to. */
+const largestSearched = 2 ** 45;
+
+/**
+ * The input's upper bound (`estimateUpperBound`) as far as admission can tell two bounds apart:
+ * the walk of a large body stops there (`stopAbove`) instead of measuring, and writing out as
+ * JSON, all of it; below it the bound is the whole bound, as before. Past it:
+ * - tokens per minute: input + output is over the bucket's capacity, and a call is weighed at most
+ *   at the capacity (`admitRule`'s `min(tokens, tpm)`): admitted or refused as with the whole bound.
+ *   Its reservation, the bound so far, is then still larger than the bucket: it empties a full one
+ *   as the whole bound would (only how far below empty it goes, until the settle corrects the
+ *   bucket to the billed tokens, is less);
+ * - a budget: the reservation, at the dearest model the call may reach, is at or over the largest
+ *   limit (a call's own reservation never decides its admission, only that of the calls admitted
+ *   while it is in flight, each refused by any reservation that large);
+ * - requests per minute only, or a budget without a price: the bound decides nothing (0).
+ * A budget's threshold is searched for only when the body is past {@link firstLook} (then walked
+ * again as far as it).
+ */
+function inputBound(
+  call: QuotaCall,
+  key: KeyQuota,
+  output: number,
+  reserveFor: ((input: number) => number) | undefined,
+): number {
+  const bound = (stopAbove: number) =>
+    estimateUpperBound({ transcript: call.request.transcript, tools: call.request.tools, stopAbove });
+  const tpm = key.limits?.tokensPerMinute;
+  const tokens = tpm !== undefined && Number.isFinite(tpm) && tpm > 0 ? Math.max(0, tpm - output) : 0;
+  const limits = [key.budget?.usdPerDay, key.budget?.usdPerMonth].filter((usd) => usd !== undefined);
+  if (reserveFor === undefined || limits.length === 0) return bound(tokens);
+  const first = Math.max(tokens, firstLook);
+  const looked = bound(first);
+  if (looked <= first) return looked;
+  const threshold = Math.max(tokens, budgetThreshold(Math.max(...limits.map(toMicros)), reserveFor));
+  return threshold <= first ? looked : bound(threshold);
+}
+
+/**
+ * The input bound past which the reservation reaches `limitMicros` (prices only grow with the
+ * input): the smallest input that reaches it, less one; 0 when none does (no price), infinite
+ * when only one past {@link largestSearched} would.
+ */
+function budgetThreshold(limitMicros: number, reserveFor: (input: number) => number): number {
+  if (reserveFor(0) >= limitMicros) return 0;
+  let high = 1;
+  while (reserveFor(high) < limitMicros) {
+    if (high >= largestSearched) return reserveFor(high) > 0 ? Number.POSITIVE_INFINITY : 0;
+    high *= 2;
+  }
+  let low = high / 2;
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (reserveFor(middle) >= limitMicros) high = middle;
+    else low = middle;
+  }
+  return high - 1;
 }
 
 /** The cost the call could bill at most (input estimate + all of `max_tokens`), micro-dollars; 0 without a price. */
