@@ -96,6 +96,13 @@ export interface TokenEstimateInput {
    * estimator may stop counting once past it and return what it has, a number above it.
    */
   stopAbove?: number;
+  /**
+   * The caller takes a count extrapolated past this many characters of text (an estimate of usage
+   * the provider did not report): an estimator with a costly counter (a tokenizer) may count this
+   * many exactly and the rest at the tokens per character it measured on them. A cheap, linear
+   * estimator may ignore it. Ignored with `stopAbove`.
+   */
+  exactCharacters?: number;
 }
 
 /**

@@ -270,9 +270,10 @@ const tokenEstimateSchema = z.strictObject({
   tools: requestShape.tools,
   model: z.string().optional(),
   stopAbove: z.number().optional(),
+  exactCharacters: z.number().optional(),
 });
 
-/** Validates the input of `estimateInputTokens` (`{ transcript, tools?, model?, stopAbove? }`). Never throws. */
+/** Validates the input of `estimateInputTokens` (`{ transcript, tools?, model?, stopAbove?, exactCharacters? }`). Never throws. */
 export function validateTokenEstimateInput(input: unknown): ParseResult<z.infer<typeof tokenEstimateSchema>> {
   return parseWithSchema(tokenEstimateSchema, input);
 }

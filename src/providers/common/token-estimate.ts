@@ -238,9 +238,10 @@ export function estimateByCounter(
   count: TextCounter,
   lowerBound?: (text: string, stopAbove: number) => number,
 ): number {
-  const { stopAbove } = input;
+  const { stopAbove, exactCharacters } = input;
   let textTokens = 0;
   if (stopAbove === undefined) {
+    if (exactCharacters !== undefined) return estimateBySample(input, rates, count, exactCharacters);
     const tokens = walkRequest(
       input,
       rates,
@@ -277,6 +278,40 @@ export function estimateByCounter(
     }
   }
   return flat + textTokens;
+}
+
+/**
+ * {@link estimateByCounter} with `exactCharacters`: the first `exactCharacters` characters of text
+ * (in the walk's order, the last piece cut at a word break) counted exactly, the rest at the tokens
+ * per character counted on them (at `rates.charactersPerToken` when none was counted), so a costly
+ * counter's time is bounded whatever the body's size; a body within it is counted exactly.
+ */
+function estimateBySample(
+  input: TokenEstimateInput,
+  rates: CharacterRates,
+  count: TextCounter,
+  exactCharacters: number,
+): number {
+  let counted = 0;
+  let countedTokens = 0;
+  let rest = 0;
+  const flat = walkRequest(input, rates, (value, isJson) => {
+    const text = textOfValue(value, isJson);
+    const room = exactCharacters - counted;
+    // (Not a string: the counter throws, as for the whole walk.)
+    if (!(text.length > room)) {
+      countedTokens += count(text);
+      counted += text.length;
+      return;
+    }
+    const end = room > 0 ? wordBreakAfter(text, room) : 0;
+    if (end > 0) countedTokens += count(text.slice(0, end));
+    counted += end;
+    rest += text.length - end;
+  });
+  if (rest === 0) return countedTokens + flat;
+  const perCharacter = counted > 0 ? countedTokens / counted : 1 / rates.charactersPerToken;
+  return countedTokens + Math.ceil(rest * perCharacter) + flat;
 }
 
 /**
