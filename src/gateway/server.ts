@@ -49,7 +49,10 @@ export interface GatewayOptions {
   state?: StateStore;
   /** Observers of every upstream call, for the front door created from `config` (with `gateway.otel`, an OpenTelemetry one is added). */
   observers?: Observer[];
-  /** Where `key_env` variables are read (default `process.env`). */
+  /**
+   * The environment (default `process.env`): the gateway keys' `key_env` variables, and, for the
+   * front door created from `config`, its API keys, base URLs and proxy variables.
+   */
   env?: Record<string, string | undefined>;
   /** Receives one access-log line per request (default: JSON lines on stdout; none with `access_log: false`). */
   accessLog?: (line: Record<string, unknown>) => void;
@@ -100,6 +103,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     createSwitchyard({
       config: switchyardConfig,
       logger,
+      ...(options.env === undefined ? {} : { env: options.env }),
       stateStore: shared.availability,
       maxConnections: gateway.upstream_connections ?? defaultUpstreamConnections,
       observers: [...(options.observers ?? []), ...(gateway.otel === true ? [openTelemetryObserver()] : [])],
