@@ -136,6 +136,13 @@ describe('estimateInputTokens with stopAbove (the context-window check)', () => 
     expect(stopped).toBeLessThan(10_010);
   });
 
+  it('a body of 30 MiB of spaces is past a 200k window (whitespace runs count: 16 spaces a token)', () => {
+    const transcript: Item[] = [
+      { kind: 'user', parts: [{ type: 'text', text: ' '.repeat(30 * 1024 * 1024) }] },
+    ];
+    expect(estimateInputTokens({ transcript, stopAbove: 200_000 })).toBeGreaterThan(200_000);
+  });
+
   it('below it, the count is the whole count, exactly', () => {
     const transcript = request(prose.repeat(400));
     const tools = [{ name: 'read', description: prose, inputSchema: { type: 'object' } }];

@@ -9,7 +9,7 @@ import { modelProfile } from './capabilities.ts';
  * output is text only — `anthropic-text` (.json and .chunks.txt), `anthropic-clear-tool-uses.1`
  * and `anthropic-json-output-format.1` (prose and JSON): every estimate lands within 8% of the
  * reported `output_tokens`. A run of letters costs 1.1 tokens per 7 letters started, a digit 1, a
- * symbol 0.55. Framing: 3 tokens per request and 3 per message, so that the reconstructed
+ * symbol 0.55, a whitespace run 1 per 16 characters (shorter runs nothing, as fitted). Framing: 3 tokens per request and 3 per message, so that the reconstructed
  * `anthropic-text` request ("Hello, how are you?", 12 input tokens) is met exactly.
  */
 export const tokenCalibration = {

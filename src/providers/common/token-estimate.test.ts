@@ -204,7 +204,7 @@ describe('countWordTokens', () => {
   // The counter's definition: every match of this pattern, in order (the counter classifies
   // characters itself: a regular expression over every token was 5–10× slower).
   const pattern =
-    /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])|(\p{L}+)|(\p{N})|([^\p{L}\p{N}\s])/gu;
+    /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])|(\p{L}+)|(\p{N})|([^\p{L}\p{N}\s])|(\s+)/gu;
   const byPattern = (text: string) => {
     let tokens = 0;
     for (const match of text.matchAll(pattern)) {
@@ -212,7 +212,8 @@ describe('countWordTokens', () => {
       else if (match[2] !== undefined)
         tokens +=
           wordCalibration.wordTokens * Math.ceil(match[2].length / wordCalibration.lettersPerWordToken);
-      else tokens += wordCalibration.symbolTokens;
+      else if (match[4] !== undefined) tokens += wordCalibration.symbolTokens;
+      else tokens += Math.floor(match[5]!.length / wordCalibration.whitespacePerToken);
     }
     return Math.ceil(tokens);
   };
@@ -220,6 +221,38 @@ describe('countWordTokens', () => {
   it('counts every text as the pattern does (CJK, letter runs through any script, digits, symbols, spaces)', () => {
     const texts = generatedTexts(20_000, pieces);
     expect(texts.filter((text) => countWordTokens(text) !== byPattern(text))).toEqual([]);
+  });
+
+  it('counts long runs of whitespace as the pattern does (pieces of 16 to 3,000 spaces of every kind)', () => {
+    const runs = ['\t'.repeat(16), ' '.repeat(17), '\n'.repeat(40), '\u3000 '.repeat(20), ' '.repeat(3000)];
+    const texts = generatedTexts(5_000, [...pieces, ...runs]);
+    expect(texts.filter((text) => countWordTokens(text) !== byPattern(text))).toEqual([]);
+  });
+
+  it('counts a whitespace run between the BPE tokenizers: not above spaces, not below newlines and tabs', () => {
+    const o200k = tokenCounter('o200k_base')!;
+    const cl100k = tokenCounter('cl100k_base')!;
+    const bpe = (text: string) => [o200k(text), cl100k(text)];
+    for (const length of [16, 100, 1024, 4096, 70_001]) {
+      const run = (unit: string) => unit.repeat(length / unit.length + 1).slice(0, length);
+      const estimate = countWordTokens(run(' '));
+      expect([length, estimate]).toEqual([length, Math.floor(length / 16)]);
+      // Spaces merge 128 a token; newlines and tabs 16 (o200k) or 32 (cl100k); space-newline pairs 4.
+      expect(Math.max(...bpe(run(' ')))).toBeLessThanOrEqual(estimate);
+      for (const unit of ['\n', '\t', '\r\n'])
+        expect(Math.max(...bpe(run(unit))), JSON.stringify(unit)).toBeGreaterThanOrEqual(estimate - 1);
+      expect(Math.min(...bpe(run(' \n')))).toBeGreaterThanOrEqual(estimate);
+    }
+    // Short runs (a space, a paragraph break, an indent) cost nothing: the calibration absorbs them.
+    expect(countWordTokens('a b\n\nc\n            d')).toBe(countWordTokens('abcd'.split('').join(' ')));
+  });
+
+  it('a body of 30 MiB of spaces is far past a context window, and counting stops inside the run', () => {
+    const spaces = ' '.repeat(30 * 1024 * 1024);
+    expect(countWordTokens(spaces)).toBe(spaces.length / 16);
+    const stopped = countWordTokens(spaces, 200_000);
+    expect(stopped).toBeGreaterThan(200_000);
+    expect(stopped).toBeLessThanOrEqual(200_000 + 4096);
   });
 
   it('stops once past stopAbove, and below it counts the whole text', () => {

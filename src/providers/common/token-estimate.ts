@@ -25,23 +25,31 @@ export interface CharacterRates {
  * A word-and-symbol token counter, calibrated on recorded Claude counts (see
  * `anthropic/tokens.test.ts`) and checked on recorded Gemini counts (`test/conformance/token-accuracy.test.ts`):
  * a run of letters costs 1.1 tokens per 7 letters started, a digit or a CJK character 1, any other
- * symbol 0.55.
+ * symbol 0.55, a run of whitespace 1 per 16 whitespace characters it holds (rounded down).
+ *
+ * Whitespace: a run shorter than 16 (the space before a word, a paragraph break, an indent) costs
+ * nothing, as in the calibration, where the tokens around it absorb it; a longer run is not free,
+ * or a body of 30 MiB of spaces would count as nothing and pass any context-window check. The BPE
+ * tokenizers merge a whitespace run into tokens of bounded length: o200k and cl100k count 16
+ * newlines or 16 tabs a token (cl100k 32 newlines), 128 spaces a token, alternating spaces and
+ * newlines 4 characters a token (`token-estimate.test.ts` checks the rate stays between them).
  */
 export const wordCalibration = {
   wordTokens: 1.1,
   lettersPerWordToken: 7,
   digitTokens: 1,
   symbolTokens: 0.55,
+  whitespacePerToken: 16,
 } as const;
 
 /**
  * What {@link countWordTokens} counts, as one pattern: CJK characters (one token each), letter runs,
- * digits, and any other non-space symbol. The counter classifies BMP characters itself (each
+ * digits, any other non-space symbol, and whitespace runs. The counter classifies BMP characters itself (each
  * character's class found by these regular expressions once, then kept) and runs the pattern only
  * where a surrogate pair starts a token; tests check it against the pattern.
  */
 const wordTokenPattern =
-  /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])|(\p{L}+)|(\p{N})|([^\p{L}\p{N}\s])/uy;
+  /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}])|(\p{L}+)|(\p{N})|([^\p{L}\p{N}\s])|(\s+)/uy;
 const cjkPattern = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 const lettersAt = /\p{L}+/uy;
 
@@ -96,6 +104,24 @@ function letterRunEnd(text: string, from: number): number {
 }
 
 /**
+ * The end of the whitespace run that goes on at `from`, or `limit` (a run is measured a piece at a
+ * time, so that counting with `stopAbove` stops inside a long one). No whitespace is a surrogate.
+ */
+function spaceRunEnd(text: string, from: number, limit: number): number {
+  let end = from;
+  while (end < limit) {
+    const code = text.charCodeAt(end);
+    if (code === 32 || (code >= 9 && code <= 13)) end++;
+    else if (code < 128 || isSurrogate(code) || classOf(code) !== space) return end;
+    else end++;
+  }
+  return end;
+}
+
+/** Whitespace measured at once by {@link countWordTokens} (a multiple of `whitespacePerToken`). */
+const spacePiece = 64 * 1024;
+
+/**
  * The estimated tokens of a text by {@link wordCalibration}: each match of {@link wordTokenPattern}
  * in order. With `stopAbove`, counting stops once the count is past it (the caller only asks
  * whether the text is over a limit) and returns that count, a number above it; below it, the
@@ -105,7 +131,7 @@ function letterRunEnd(text: string, from: number): number {
 export function countWordTokens(text: string, stopAbove = Number.POSITIVE_INFINITY): number {
   // Malformed input throws, as the pattern's `matchAll` did (`estimateChecked` relies on it).
   if (typeof text !== 'string') throw new TypeError('countWordTokens: the text is not a string');
-  const { wordTokens, lettersPerWordToken, digitTokens, symbolTokens } = wordCalibration;
+  const { wordTokens, lettersPerWordToken, digitTokens, symbolTokens, whitespacePerToken } = wordCalibration;
   let tokens = 0;
   let index = 0;
   while (index < text.length) {
@@ -125,8 +151,15 @@ export function countWordTokens(text: string, stopAbove = Number.POSITIVE_INFINI
         index = end;
       } else {
         index++;
-        if (kind === space) continue;
-        tokens += kind === symbol ? symbolTokens : digitTokens;
+        if (kind !== space) tokens += kind === symbol ? symbolTokens : digitTokens;
+        // A single space (the common case: between words) costs nothing; a run is measured (a
+        // surrogate classifies as a symbol, never as a space).
+        else if (index < text.length && classOf(text.charCodeAt(index)) === space) {
+          const end = spaceRunEnd(text, index, Math.min(text.length, index - 1 + spacePiece));
+          const run = end - index + 1;
+          if (run >= whitespacePerToken) tokens += Math.floor(run / whitespacePerToken);
+          index = end;
+        } else continue;
       }
     }
     if (tokens > stopAbove) break;
