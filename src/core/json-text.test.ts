@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   losesNumberDigits,
   maxEscapedKeys,
@@ -104,6 +104,58 @@ describe('parseJson', () => {
   it('throws JSON.parse’s own SyntaxError on invalid text', () => {
     expect(() => parseJson('{"a\\"":')).toThrow(SyntaxError);
     expect(() => parseJson('')).toThrow(SyntaxError);
+    // Escaped keys in text that is no JSON: never parsed as if it were.
+    for (const text of ['x\\":1}', '{"a\\n\u0001":1}', '{"a\\n":1,}', '{"a\\n":1}x', '{"\\u00zz":1}'])
+      expect(() => parseJson(text), text).toThrow(SyntaxError);
+    const overLimit = `{${Array.from({ length: maxEscapedKeys + 1 }, () => '"\\n":0').join(',')}`;
+    expect(() => parseJson(overLimit)).toThrow(SyntaxError);
+  });
+
+  it('accepts exactly the text JSON.parse accepts, for valid text with escaped keys cut or added to (property)', () => {
+    const key = fc.string({ unit: fc.constantFrom('a', '"', '\\', '\n', 'é'), maxLength: 3 });
+    const value = fc.dictionary(key, fc.oneof(fc.string(), fc.integer(), fc.dictionary(key, fc.integer())));
+    const edit = fc.tuple(
+      fc.nat(),
+      fc.nat(),
+      fc.constantFrom('', '"', '\\', ':', ',', '{', '}', 'u', ' ', '\u0001'),
+    );
+    fc.assert(
+      fc.property(value, fc.array(edit, { maxLength: 3 }), (generated, edits) => {
+        let text = JSON.stringify(generated);
+        for (const [at, cut, added] of edits) {
+          const index = at % (text.length + 1);
+          text = text.slice(0, index) + added + text.slice(index + (cut % 2));
+        }
+        const accepts = (parse: (text: string) => unknown) => {
+          try {
+            parse(text);
+            return true;
+          } catch (error) {
+            expect(error).toBeInstanceOf(SyntaxError);
+            return false;
+          }
+        };
+        expect([text, accepts(parseJson)]).toEqual([text, accepts((t) => JSON.parse(t) as unknown)]);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('parses a text with many escaped keys in two JSON.parse calls, however many keys (not one per key, not a check first)', () => {
+    const body = (count: number) =>
+      `{"messages":[${Array.from({ length: count }, (_, index) => `{"x\\"1":${index},"\\u0041":"${'p'.repeat(50)}"}`).join(',')}]}`;
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      for (const count of [1, 10, 1000]) {
+        parse.mockClear();
+        const parsed = parseJson(body(count)) as { messages: Array<Record<string, unknown>> };
+        expect(parsed.messages).toHaveLength(count);
+        expect(parsed.messages[count - 1]).toEqual({ 'x"1': count - 1, A: 'p'.repeat(50) });
+        expect([count, parse.mock.calls.length]).toEqual([count, 2]);
+      }
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   it('decodes a lone string literal', () => {
