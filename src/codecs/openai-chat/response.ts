@@ -14,6 +14,7 @@ import {
   textAnnotations,
 } from '../common.ts';
 import { isJsonObject, type JsonValue } from '../../core/json.ts';
+import { anthropicCitationsKey, type MetadataMap } from '../../core/metadata.ts';
 import { argumentsText } from '../../core/tool-arguments.ts';
 import { freeformText } from '../../core/tools.ts';
 import type { EncodeContext, EncoderState, StreamEncoder, WireError, WireFrame } from '../types.ts';
@@ -65,7 +66,7 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
   for (const part of response.content) {
     if (part.type === 'text' && isRefusalText(part.metadata)) refusal += part.text;
     else if (part.type === 'text') {
-      annotations.push(...urlCitations(textAnnotations(part.metadata), text.length));
+      annotations.push(...urlCitations(part.metadata, part.text.length, text.length));
       text += part.text;
     } else if (part.type === 'structured') text += JSON.stringify(part.value);
     else if (part.type === 'reasoning') reasoning += part.text;
@@ -105,25 +106,40 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
 }
 
 /**
- * A Responses upstream's `url_citation` annotations of one text part in Chat's shape
+ * The `url_citation` annotations of one text part (`length` characters) in Chat's shape
  * (`{type, url_citation: {start_index, end_index, url, title}}`), their offsets moved by `offset`,
- * the length of the message text before the part. Chat has no other annotation type.
+ * the length of the message text before the part: a Responses upstream's `url_citation`s (offsets
+ * within the part), and an Anthropic upstream's web search citations (`web_search_result_location`:
+ * a URL and title for the text block it cites, so the whole part; each URL once, as Anthropic
+ * cites one source several times in a block). Chat has no other annotation type: file and
+ * document citations are left out.
  */
-function urlCitations(annotations: readonly JsonValue[], offset: number): JsonValue[] {
+function urlCitations(metadata: MetadataMap | undefined, length: number, offset: number): JsonValue[] {
   const converted: JsonValue[] = [];
-  for (const annotation of annotations) {
+  const cite = (start: number, end: number, url: string, title: unknown) => {
+    const citation = {
+      start_index: start + offset,
+      end_index: end + offset,
+      url,
+      title: typeof title === 'string' ? title : '',
+    };
+    converted.push({ type: 'url_citation', url_citation: citation });
+  };
+  for (const annotation of textAnnotations(metadata)) {
     if (!isJsonObject(annotation) || annotation.type !== 'url_citation') continue;
     const { start_index: start, end_index: end, url, title } = annotation;
-    if (typeof start !== 'number' || typeof end !== 'number' || typeof url !== 'string') continue;
-    converted.push({
-      type: 'url_citation',
-      url_citation: {
-        start_index: start + offset,
-        end_index: end + offset,
-        url,
-        title: typeof title === 'string' ? title : '',
-      },
-    });
+    if (typeof start === 'number' && typeof end === 'number' && typeof url === 'string')
+      cite(start, end, url, title);
+  }
+  const citations = metadata?.[anthropicCitationsKey];
+  if (!Array.isArray(citations) || length === 0) return converted;
+  const cited = new Set<string>();
+  for (const citation of citations) {
+    if (!isJsonObject(citation) || citation.type !== 'web_search_result_location') continue;
+    const { url, title } = citation;
+    if (typeof url !== 'string' || cited.has(url)) continue;
+    cited.add(url);
+    cite(0, length, url, title);
   }
   return converted;
 }
@@ -171,9 +187,9 @@ export function splicedChunk(
 
 /**
  * The streamed sequence: a role chunk (held until the first content event), content /
- * `reasoning_content` deltas, `tool_calls` deltas by index (id and name on the first), a
- * `finish_reason` chunk, the usage chunk when `stream_options.include_usage` asked for it, then
- * `data: [DONE]`.
+ * `reasoning_content` deltas, an `annotations` delta at the end of a text part that cites
+ * sources, `tool_calls` deltas by index (id and name on the first), a `finish_reason` chunk, the
+ * usage chunk when `stream_options.include_usage` asked for it, then `data: [DONE]`.
  */
 export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   const base = {
@@ -196,6 +212,9 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   let refusalChunk: ((text: string) => WireFrame) | undefined;
   /** Stream indexes of text parts that are the model's refusal (their `text-start` says so). */
   let refusals: Set<number> | undefined;
+  /** Characters of message content sent so far, and where each open text part began in it. */
+  let contentLength = 0;
+  const textStarts = new Map<number, number>();
 
   /** The role chunk before the first content; a reply that opens refusing starts as OpenAI's does. */
   function open(frames: WireFrame[], refusing = false): WireFrame[] {
@@ -223,16 +242,29 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   function event(event: StreamEvent): WireFrame[] {
     switch (event.type) {
       case 'text-start':
-        if (!isRefusalText(event.metadata)) return open([]);
+        if (!isRefusalText(event.metadata)) {
+          textStarts.set(event.index, contentLength);
+          return open([]);
+        }
         (refusals ??= new Set()).add(event.index);
         return open([], true);
+      case 'text-end': {
+        // A text's citations are known at its end (its metadata): one `annotations` delta, as
+        // OpenAI's search models send theirs in a delta after the text they cite.
+        const start = textStarts.get(event.index);
+        if (start === undefined) return [];
+        textStarts.delete(event.index);
+        const annotations = urlCitations(event.metadata, contentLength - start, start);
+        return annotations.length === 0 ? [] : open([chunk({ annotations })]);
+      }
       case 'reasoning-start':
         return open([]);
       case 'text-delta':
         if (event.delta === '') return [];
-        return refusals?.has(event.index) === true
-          ? open([(refusalChunk ??= splicedChunk(chunk, 'refusal'))(event.delta)])
-          : open([(contentChunk ??= splicedChunk(chunk, 'content'))(event.delta)]);
+        if (refusals?.has(event.index) === true)
+          return open([(refusalChunk ??= splicedChunk(chunk, 'refusal'))(event.delta)]);
+        contentLength += event.delta.length;
+        return open([(contentChunk ??= splicedChunk(chunk, 'content'))(event.delta)]);
       case 'reasoning-delta':
         return event.delta === ''
           ? []
