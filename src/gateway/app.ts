@@ -4,6 +4,7 @@ import { isAdapterError } from '../core/errors/guards.ts';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { codecs } from '../codecs/index.ts';
+import { countTokensBody } from '../codecs/gemini/count-tokens.ts';
 import type { InboundProtocol, ProtocolName } from '../codecs/types.ts';
 import { toWireError } from './errors.ts';
 import { type Caller, keyRefusalOf, localRefusal, refusalOf, requestIdFrom } from './caller.ts';
@@ -354,8 +355,13 @@ async function countRequestTokens(
   // Its body is held against max_request_bytes_in_flight, as a generation request's is, until the answer.
   const held = new HeldBody(state);
   try {
+    // A model in the path (Gemini's) is checked first, as the generation routes check it: a key's
+    // refusal is a 403 whatever the body says (its `generateContentRequest.model` included).
+    if (model !== undefined && model !== '') permittedModel(state, caller.key, model);
     const body = await readHeldJson(state, c.req.raw, incomingOf(c.env), held);
-    const decoded = codecs[protocol].decodeRequest(body, { model, stream: false });
+    // Gemini's `generateContentRequest` form is unwrapped; the model stays the path's.
+    const request = protocol === 'gemini' ? countTokensBody(body, model) : body;
+    const decoded = codecs[protocol].decodeRequest(request, { model, stream: false });
     // The generation routes' model check; then an unknown name is a 404 (the registry's own error).
     const resolved = permittedModel(state, caller.key, decoded.model);
     const { transcript, tools } = decoded.request;
