@@ -47,6 +47,25 @@ export function createResponsesId(prefix: string): string {
   return `${prefix}_${randomHex(50)}`;
 }
 
+/**
+ * The id of a Responses output item: its response's id with the position of the reply part it
+ * carries (`msg_<hex>_2` is part 2 of `resp_<hex>`). An `item_reference` to it then needs one
+ * lookup, that of its stored response — no index of item ids to write, keep or expire.
+ */
+export function responsesItemId(prefix: string, responseId: string, index: number): string {
+  const hex = responseId.startsWith('resp_') ? responseId.slice(5) : randomHex(50);
+  return `${prefix}_${hex}_${index}`;
+}
+
+/** The response and part an output item's id names (see {@link responsesItemId}), or undefined. */
+export function parseResponsesItemId(
+  id: string,
+): { prefix: string; responseId: string; index: number } | undefined {
+  const match = /^(msg|rs|fc|ctc)_([0-9a-f]{1,64})_(\d{1,6})$/.exec(id);
+  if (match === null) return undefined;
+  return { prefix: match[1]!, responseId: `resp_${match[2]!}`, index: Number(match[3]) };
+}
+
 /** Gemini `responseId`, e.g. `M3iLaY-AI7zTxN8P3Piw4Qg`. */
 export function createGeminiResponseId(): string {
   return randomToken(23, `${base62}-_`);

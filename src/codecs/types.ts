@@ -7,7 +7,7 @@ import type { ErrorClass } from '../core/errors/error-class.ts';
 import type { MetadataMap } from '../core/metadata.ts';
 import type { StreamEvent } from '../core/events.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
-import type { Part } from '../core/transcript.ts';
+import type { Item, Part } from '../core/transcript.ts';
 
 /** The wire protocols with a codec. */
 export type ProtocolName = 'anthropic-messages' | 'openai-chat' | 'openai-responses' | 'gemini';
@@ -17,6 +17,15 @@ export type InboundProtocol = ProtocolName | 'switchyard';
 
 /** One SSE frame: either structured (`event`/`data`) or a verbatim block read from an `.sse` file. */
 export type WireFrame = { event?: string; data: string } | { raw: string };
+
+/** An `item_reference` input item: its id, its path (`input.3.id`) and where its part goes. */
+export interface ItemReference {
+  id: string;
+  path: string;
+  /** The assistant item the referenced part joins, and its position among that item's parts. */
+  item: Item;
+  at: number;
+}
 
 /** A decoded client request: the canonical request (without a model binding) and how to answer. */
 export interface DecodedRequest {
@@ -29,6 +38,11 @@ export interface DecodedRequest {
   /** Responses: `store` (default true) and `previous_response_id`. */
   store?: boolean;
   previousResponseId?: string;
+  /**
+   * Responses: the `item_reference` input items, in input order, each a place in an assistant item
+   * of the transcript where the referenced part goes (the gateway resolves them from its store).
+   */
+  itemReferences?: ItemReference[];
   /**
    * Responses: how many leading transcript items are the request's `instructions` (0 or 1). They
    * hold for this turn only: a stored conversation leaves them out, and the next turn's go first.

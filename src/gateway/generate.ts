@@ -11,6 +11,7 @@ import { inboundCodecs } from '../codecs/index.ts';
 import { checkToolPairs } from '../codecs/common.ts';
 import { RequestFieldError, shown } from '../codecs/fields.ts';
 import { checkMediaUris } from './media-uris.ts';
+import { resolveItemReferences, storedConversation } from './stored-responses.ts';
 import { isAdapterError } from '../core/errors/guards.ts';
 import { unknownModel } from '../registry/resolve.ts';
 import { createResponsesId } from '../codecs/ids.ts';
@@ -30,7 +31,6 @@ import type { StreamEvent } from '../core/events.ts';
 import type { CanonicalResponse } from '../core/request.ts';
 import { billedTokens } from '../core/usage.ts';
 import type { Item } from '../core/transcript.ts';
-import { parseTranscript } from '../core/transcript-schema.ts';
 import type { RouteRequest } from '../routing/router.ts';
 import {
   adoptUntaggedArtifacts,
@@ -150,27 +150,16 @@ interface Served {
 }
 
 /**
- * A stored conversation of the shape the gateway writes, or undefined (then "not found"): a shared
- * store is outside the process, and a value another writer left under a response id must not
- * reach a request. Its transcript is validated whole (the transcript schema), so a value of
- * another shape is a 404, never a 500 in a later step or a 400 blaming the client.
- */
-function storedConversation(value: unknown): { transcript: Item[] } | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const parsed = parseTranscript((value as { transcript?: unknown }).transcript);
-  return parsed.ok ? { transcript: parsed.value } : undefined;
-}
-
-/**
- * Puts a stored Responses transcript in front (`previous_response_id`) and stored artifacts back;
- * undefined when there is nothing to look up (no store round trip, no await).
+ * Puts a stored Responses transcript in front (`previous_response_id`), referenced items in their
+ * places (`item_reference`) and stored artifacts back; undefined when there is nothing to look up
+ * (no store round trip, no await).
  */
 function prepareTranscript(
   state: GatewayState,
   decoded: DecodedRequest,
   scope: string,
 ): Promise<void> | undefined {
-  if (decoded.previousResponseId === undefined)
+  if (decoded.previousResponseId === undefined && decoded.itemReferences === undefined)
     return restoreArtifacts(decoded.request.transcript, state.store, scope);
   return withStoredTranscript(state, decoded, scope);
 }
@@ -181,6 +170,8 @@ async function withStoredTranscript(
   scope: string,
 ): Promise<void> {
   const { transcript } = decoded.request;
+  if (decoded.itemReferences !== undefined)
+    await resolveItemReferences(state.store, decoded.itemReferences, scope);
   if (decoded.previousResponseId !== undefined) {
     const stored = storedConversation(await state.store.get(responseKey(scope, decoded.previousResponseId)));
     if (stored === undefined)

@@ -208,6 +208,22 @@ describe('three gateway processes sharing one Redis', () => {
     expect(JSON.stringify(upstream.requests.at(-1)!.body)).toContain('My name is Ada.');
   }, 30_000);
 
+  it('an item_reference resolves on another instance (one lookup of its stored response)', async () => {
+    const first = await responses(open[0]!, { input: 'My name is Ada.' });
+    expect(first.status).toBe(200);
+    const [message] = first.body.output as Array<{ id: string }>;
+    const second = await responses(open[2]!, {
+      input: [
+        { role: 'user', content: 'My name is Ada.' },
+        { type: 'item_reference', id: message!.id },
+        { role: 'user', content: 'What is my name?' },
+      ],
+    });
+    expect(second.status, JSON.stringify(second.body)).toBe(200);
+    const upstreamBody = upstream.requests.at(-1)!.body as { messages: Array<{ role: string }> };
+    expect(upstreamBody.messages.map((entry) => entry.role)).toEqual(['user', 'assistant', 'user']);
+  }, 30_000);
+
   it('Redis killed mid-run: open keeps serving, closed refuses with 503, nothing waits past the timeout; restarted: sharing resumes', async () => {
     const before = await load(6, 3, (index) => chat(open[index % 3]!, 'key-load'));
     expect(before.every((answer) => answer.status === 200)).toBe(true);

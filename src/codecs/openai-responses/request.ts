@@ -36,7 +36,7 @@ import {
   toolOutput,
 } from '../common.ts';
 import { untaggedItemIdKey } from '../opaque.ts';
-import type { DecodedRequest, OpaqueCodec } from '../types.ts';
+import type { DecodedRequest, ItemReference, OpaqueCodec } from '../types.ts';
 import { isJsonObject } from '../../core/json.ts';
 
 function contentPart(value: unknown, path: string): Part {
@@ -123,12 +123,25 @@ function reasoningItem(item: Record<string, unknown>, path: string, opaque: Opaq
 /** What the input gives besides the transcript: tools declared by `additional_tools` items, with their paths. */
 type DeclaredTools = Array<[tool: unknown, path: string]>;
 
+/**
+ * An `item_reference`: an item of a stored response, which the gateway puts back (it knows only
+ * its own: an id it returned). Its place is kept in the current assistant item (a new one after
+ * any other), so the calls and messages around it join the same assistant turn as sent whole.
+ */
+function referenceItem(item: Record<string, unknown>, path: string, transcript: Item[]): ItemReference {
+  const id = requiredString(item, 'id', `${path}.id`);
+  let last = transcript.at(-1);
+  if (last?.kind !== 'assistant') transcript.push((last = { kind: 'assistant', parts: [] }));
+  return { id, path: `${path}.id`, item: last, at: last.parts.length };
+}
+
 function convertItem(
   value: unknown,
   index: number,
   transcript: Item[],
   opaque: OpaqueCodec,
   declared: DeclaredTools,
+  references: ItemReference[],
 ): void {
   const path = `input.${index}`;
   const item = jsonObject(value, path);
@@ -169,6 +182,9 @@ function convertItem(
     }
     case 'reasoning':
       return pushParts(transcript, 'assistant', [reasoningItem(item, path, opaque)]);
+    case 'item_reference':
+      references.push(referenceItem(item, path, transcript));
+      return;
     default:
       throw new RequestFieldError(
         `${path}.type`,
@@ -317,6 +333,7 @@ function convertInput(
   object: Record<string, unknown>,
   opaque: OpaqueCodec,
   declared: DeclaredTools,
+  references: ItemReference[],
 ): { transcript: Item[]; instructionItems: number } {
   const transcript: Item[] = [];
   const instructions = optionalString(object, 'instructions');
@@ -326,7 +343,7 @@ function convertInput(
   const input = object.input;
   if (typeof input === 'string') transcript.push({ kind: 'user', parts: [{ type: 'text', text: input }] });
   else if (Array.isArray(input))
-    input.forEach((item, index) => convertItem(item, index, transcript, opaque, declared));
+    input.forEach((item, index) => convertItem(item, index, transcript, opaque, declared, references));
   else throw new RequestFieldError('input', 'input must be a string or an array of items');
   return { transcript, instructionItems };
 }
@@ -343,7 +360,8 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
     if (object[field] !== undefined && object[field] !== null)
       throw new RequestFieldError(field, `${field}: ${what} not supported by the gateway`, 'unsupported');
   const declared: DeclaredTools = [];
-  const { transcript, instructionItems } = convertInput(object, opaque, declared);
+  const references: ItemReference[] = [];
+  const { transcript, instructionItems } = convertInput(object, opaque, declared, references);
   const request: DecodedRequest['request'] = { transcript };
   const warnings: string[] = [];
   const namespaced = new Map<string, string>();
@@ -380,6 +398,7 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   if (freeform.size > 0) decoded.freeform = freeform;
   const previous = optionalString(object, 'previous_response_id');
   if (previous !== undefined) decoded.previousResponseId = previous;
+  if (references.length > 0) decoded.itemReferences = references;
   decoded.instructionItems = instructionItems;
   return decoded;
 }

@@ -7,7 +7,7 @@ import type { MetadataMap } from '../../core/metadata.ts';
 import type { Part } from '../../core/transcript.ts';
 import type { Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
-import { createResponsesId, unixSeconds } from '../ids.ts';
+import { createResponsesId, responsesItemId, unixSeconds } from '../ids.ts';
 import { opaqueValue } from '../opaque.ts';
 import {
   ArgumentTracker,
@@ -73,19 +73,11 @@ function messagePart(text: string, refusal: boolean, annotations: JsonValue[] = 
 }
 
 /** A message item of one content part (by default, `text` as plain `output_text`). */
-function messageItem(
-  text: string,
-  id = createResponsesId('msg'),
-  part = messagePart(text, false),
-): ResponsesItem {
+function messageItem(text: string, id: string, part = messagePart(text, false)): ResponsesItem {
   return { id, type: 'message', status: 'completed', content: [part], role: 'assistant' };
 }
 
-function reasoningItem(
-  text: string,
-  encryptedContent: string | undefined,
-  id = createResponsesId('rs'),
-): ResponsesItem {
+function reasoningItem(text: string, encryptedContent: string | undefined, id: string): ResponsesItem {
   const item: ResponsesItem = {
     id,
     type: 'reasoning',
@@ -100,7 +92,7 @@ function callItem(
   name: string,
   argumentsText: string,
   context: EncodeContext,
-  id = createResponsesId('fc'),
+  id: string,
 ): ResponsesItem {
   const item: ResponsesItem = {
     id,
@@ -119,7 +111,7 @@ function customCallItem(
   name: string,
   input: string,
   context: EncodeContext,
-  id = createResponsesId('ctc'),
+  id: string,
 ): ResponsesItem {
   const item: ResponsesItem = {
     id,
@@ -148,26 +140,32 @@ function markIncomplete(item: ResponsesItem | undefined, incomplete: boolean | u
   return item;
 }
 
-function convertPart(part: Part, context: EncodeContext): ResponsesItem | undefined {
-  return markIncomplete(convertComplete(part, context), 'incomplete' in part ? part.incomplete : undefined);
+/** An output item's id, made of its response's and its part's position (`responsesItemId`). */
+type ItemIds = (prefix: string) => string;
+
+function convertPart(part: Part, context: EncodeContext, ids: ItemIds): ResponsesItem | undefined {
+  return markIncomplete(
+    convertComplete(part, context, ids),
+    'incomplete' in part ? part.incomplete : undefined,
+  );
 }
 
-function convertComplete(part: Part, context: EncodeContext): ResponsesItem | undefined {
+function convertComplete(part: Part, context: EncodeContext, ids: ItemIds): ResponsesItem | undefined {
   switch (part.type) {
     case 'text':
       return messageItem(
         part.text,
-        undefined,
+        ids('msg'),
         messagePart(part.text, isRefusalText(part.metadata), textAnnotations(part.metadata)),
       );
     case 'structured':
-      return messageItem(JSON.stringify(part.value));
+      return messageItem(JSON.stringify(part.value), ids('msg'));
     case 'reasoning':
-      return reasoningItem(part.text, encrypted(part, context));
+      return reasoningItem(part.text, encrypted(part, context), ids('rs'));
     case 'tool-call':
       return context.freeform?.has(part.name) === true
-        ? customCallItem(part.id, part.name, freeformText(part), context)
-        : callItem(part.id, part.name, argumentsText(part), context);
+        ? customCallItem(part.id, part.name, freeformText(part), context, ids('ctc'))
+        : callItem(part.id, part.name, argumentsText(part), context, ids('fc'));
     default:
       return leaveOut(part, context);
   }
@@ -205,8 +203,11 @@ function responseObject(context: EncodeContext, id: string, reason: string | und
 /** The non-streamed `response` body. */
 export function encodeResponse(response: CanonicalResponse, context: EncodeContext): unknown {
   const reason = incompleteReason(response, context);
-  const body = responseObject(context, context.responseId ?? createResponsesId('resp'), reason);
-  body.output = response.content.flatMap((part) => convertPart(part, context) ?? []);
+  const id = context.responseId ?? createResponsesId('resp');
+  const body = responseObject(context, id, reason);
+  body.output = response.content.flatMap(
+    (part, index) => convertPart(part, context, (prefix) => responsesItemId(prefix, id, index)) ?? [],
+  );
   body.usage = convertUsage(response.usage);
   return body;
 }
@@ -383,7 +384,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
         provider = event.provenance ?? event.provider;
         return [];
       case 'text-start': {
-        const item = messageItem('');
+        const item = messageItem('', responsesItemId('msg', id, event.index));
         return add(
           event.index,
           item,
@@ -392,14 +393,14 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
         );
       }
       case 'reasoning-start': {
-        const item = reasoningItem('', undefined);
+        const item = reasoningItem('', undefined, responsesItemId('rs', id, event.index));
         return add(event.index, item, { ...item, summary: [] });
       }
       case 'tool-call-start': {
         const item =
           context.freeform?.has(event.name) === true
-            ? customCallItem(event.id, event.name, '', context)
-            : callItem(event.id, event.name, '', context);
+            ? customCallItem(event.id, event.name, '', context, responsesItemId('ctc', id, event.index))
+            : callItem(event.id, event.name, '', context, responsesItemId('fc', id, event.index));
         return add(event.index, item, { ...item, status: 'in_progress' });
       }
       case 'text-delta':

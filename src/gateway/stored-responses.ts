@@ -1,0 +1,79 @@
+/**
+ * Reading stored Responses back: a conversation for `previous_response_id`, and the items an
+ * `item_reference` names. Both read the entry `storeResponse` (generate.ts) wrote under the
+ * response's id in the caller's key scope, so another key's id, an expired one or one of a reply
+ * that was not stored (`store: false`) is not found: a 404 naming it, never a silent drop.
+ */
+import { parseResponsesItemId } from '../codecs/ids.ts';
+import { shown } from '../codecs/fields.ts';
+import type { ItemReference } from '../codecs/types.ts';
+import { parseTranscript } from '../core/transcript-schema.ts';
+import type { Item, Part } from '../core/transcript.ts';
+import { responseKey } from './artifacts.ts';
+import { GatewayError } from './errors.ts';
+import type { GatewayStore } from './store.ts';
+
+/**
+ * A stored conversation of the shape the gateway writes, or undefined (then "not found"): a shared
+ * store is outside the process, and a value another writer left under a response id must not
+ * reach a request. Its transcript is validated whole (the transcript schema), so a value of
+ * another shape is a 404, never a 500 in a later step or a 400 blaming the client.
+ */
+export function storedConversation(value: unknown): { transcript: Item[] } | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const parsed = parseTranscript((value as { transcript?: unknown }).transcript);
+  return parsed.ok ? { transcript: parsed.value } : undefined;
+}
+
+/** The reply part types each output item prefix carries (`responsesItemId`). */
+const carried: Record<string, readonly Part['type'][]> = {
+  msg: ['text', 'structured'],
+  rs: ['reasoning'],
+  fc: ['tool-call'],
+  ctc: ['tool-call'],
+};
+
+/**
+ * Puts each referenced item back in its place: the reply part it was encoded from, as stored.
+ * An output item's id names its response and its part's position (`responsesItemId`), so the
+ * lookup is that of the response — one per response referenced, however many of its items are —
+ * through the same store API as `previous_response_id`, on every instance sharing the store.
+ */
+export async function resolveItemReferences(
+  store: GatewayStore,
+  references: readonly ItemReference[],
+  scope: string,
+): Promise<void> {
+  const replies = new Map<string, Promise<Part[] | undefined>>();
+  const replyOf = (responseId: string) => {
+    let reply = replies.get(responseId);
+    if (reply === undefined) {
+      reply = store.get(responseKey(scope, responseId)).then((value) => {
+        const last = storedConversation(value)?.transcript.at(-1);
+        return last?.kind === 'assistant' ? last.parts : undefined;
+      });
+      replies.set(responseId, reply);
+    }
+    return reply;
+  };
+  const parts = await Promise.all(
+    references.map(async (reference) => {
+      const named = parseResponsesItemId(reference.id);
+      const part = named === undefined ? undefined : (await replyOf(named.responseId))?.[named.index];
+      if (part === undefined || !carried[named!.prefix]!.includes(part.type))
+        throw new GatewayError({
+          status: 404,
+          errorClass: 'invalid_request',
+          message: `Item with id '${shown(reference.id)}' not found.`,
+          param: reference.path,
+        });
+      return part;
+    }),
+  );
+  // Last first: a later reference's place is never before an earlier one's in the same item.
+  for (let index = references.length - 1; index >= 0; index--) {
+    const reference = references[index]!;
+    // A copy each: one item referenced twice is two parts, later changed (restored) one by one.
+    reference.item.parts.splice(reference.at, 0, structuredClone(parts[index]!));
+  }
+}
