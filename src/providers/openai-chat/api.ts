@@ -76,6 +76,8 @@ export interface WireDelta {
   reasoning_content?: string | null;
   reasoning?: string | null;
   reasoning_details?: ReasoningDetail[] | null;
+  /** OpenAI's search models: `url_citation`s of the message text (streamed in any delta). */
+  annotations?: JsonValue[] | null;
 }
 
 /** A choice of a completion (`message`) or of a chunk (`delta`). */

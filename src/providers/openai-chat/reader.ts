@@ -12,6 +12,7 @@ import type {
   WireToolCall,
   WireUsage,
 } from './api.ts';
+import { readAnnotations } from './annotations.ts';
 import { convertErrorBody } from './errors.ts';
 import { convertUsage, mapFinishReason } from './response.ts';
 import type { ChunkKind } from './delta-scanner.ts';
@@ -52,7 +53,9 @@ export function firstChoice(choices: WireChoice[] | null | undefined): WireChoic
  *   legacy `function_call`, read as call 0); other unknown fields are ignored;
  * - tool calls go through a {@link ToolCallTracker}; other content ends the open call;
  * - empty strings never open a part; usage (top-level, Moonshot's on the choice, or Groq's
- *   `x_groq.usage`) and citations are remembered and emitted once, at the end.
+ *   `x_groq.usage`) and citations are remembered and emitted once, at the end;
+ * - `annotations` (OpenAI's `url_citation`s, in any delta) are kept until the text part ends and
+ *   given with it (see `annotations.ts`).
  */
 export class ResponseReader {
   private readonly tools: ToolCallTracker;
@@ -63,6 +66,11 @@ export class ResponseReader {
   private completed = false;
   private pendingUsage: WireUsage | undefined;
   private citations: JsonValue | undefined;
+  /** `annotations` read since the last text part ended, attached at the next text part's end. */
+  private annotations: JsonValue[] | undefined;
+  /** Characters of message text so far, and where the open text part starts in it. */
+  private textLength = 0;
+  private textStart = 0;
   private searchResults: JsonValue | undefined;
   private reasoningSignature: string | undefined;
   private reasoningData: string | undefined;
@@ -124,6 +132,9 @@ export class ResponseReader {
     this.flushUsage();
     const provider = this.context.provider;
     if (this.citations !== undefined) this.builder.setMetadata(`${provider}.citations`, this.citations);
+    // Annotations after the last text part ended (no part left to carry them): the response's.
+    const annotations = this.takeAnnotations(0);
+    if (annotations !== undefined) this.builder.setMetadata(`${provider}.annotations`, annotations);
     if (this.searchResults !== undefined)
       this.builder.setMetadata(`${provider}.search_results`, this.searchResults);
     if (this.rawFinish === undefined)
@@ -196,6 +207,8 @@ export class ResponseReader {
     }
     const legacyCall = delta.function_call;
     if (typeof legacyCall === 'object' && legacyCall !== null) this.tools.read({ function: legacyCall }, 0);
+    const annotations = delta.annotations;
+    if (Array.isArray(annotations) && annotations.length > 0) (this.annotations ??= []).push(...annotations);
   }
 
   private readReasoning(delta: WireDelta): void {
@@ -276,6 +289,7 @@ export class ResponseReader {
 
   private appendText(text: string): void {
     this.switchTo('text');
+    this.textLength += text.length;
     this.builder.text(textKey, text);
   }
 
@@ -302,7 +316,7 @@ export class ResponseReader {
     if (this.current === kind) return;
     switch (this.current) {
       case 'text':
-        this.builder.end(textKey);
+        this.endText();
         break;
       case 'reasoning':
         this.endReasoning();
@@ -315,6 +329,24 @@ export class ResponseReader {
         break;
     }
     this.current = kind;
+    if (kind === 'text') this.textStart = this.textLength;
+  }
+
+  /**
+   * Ends the text part with the annotations read so far (whichever delta brought them, before or
+   * after the text), their offsets made the part's: metadata `<provider>.annotations`.
+   */
+  private endText(): void {
+    const annotations = this.takeAnnotations(this.textStart);
+    if (annotations === undefined) this.builder.end(textKey);
+    else this.builder.end(textKey, { metadata: { [`${this.context.provider}.annotations`]: annotations } });
+  }
+
+  private takeAnnotations(offset: number): JsonValue[] | undefined {
+    if (this.annotations === undefined) return undefined;
+    const read = readAnnotations(this.annotations, offset);
+    this.annotations = undefined;
+    return read.length === 0 ? undefined : read;
   }
 
   private endReasoning(): void {
