@@ -19,6 +19,7 @@ import { argumentsText } from '../../core/tool-arguments.ts';
 import { freeformText } from '../../core/tools.ts';
 import type { EncodeContext, EncoderState, StreamEncoder, WireError, WireFrame } from '../types.ts';
 import { errorBody } from './errors.ts';
+import { groundingCitations, groundingKey } from './grounding.ts';
 
 const finishReasons: Record<FinishReason, string> = {
   completed: 'stop',
@@ -78,6 +79,7 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
       );
     else leaveOut(part, context);
   }
+  annotations.push(...groundingCitations(response.metadata, text));
   const message: Record<string, unknown> = {
     role: 'assistant',
     content: text === '' && (calls.length > 0 || refusal !== '') ? null : text,
@@ -142,6 +144,14 @@ function urlCitations(metadata: MetadataMap | undefined, length: number, offset:
     cite(0, length, url, title);
   }
   return converted;
+}
+
+/** The message text a stream sent as `content`: the response's text parts but its refusals. */
+function streamedText(response: CanonicalResponse): string {
+  let text = '';
+  for (const part of response.content)
+    if (part.type === 'text' && !isRefusalText(part.metadata)) text += part.text;
+  return text;
 }
 
 /** The in-band error of a stream that already sent content: an error object, and no `[DONE]`. */
@@ -233,6 +243,12 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   function finish(response: CanonicalResponse): WireFrame[] {
     if (response.finishReason === 'error' || response.finishReason === 'cancelled') return [];
     const frames = [chunk({}, mapFinishReason(openAiFinishReason(response), context))];
+    // A Gemini upstream's grounding is known only at the finish: one annotations delta before it.
+    const grounding =
+      response.metadata?.[groundingKey] === undefined
+        ? []
+        : groundingCitations(response.metadata, streamedText(response));
+    if (grounding.length > 0) frames.unshift(chunk({ annotations: grounding }));
     if (context.streamUsage === true)
       frames.push(createFrame({ ...base, choices: [], usage: convertUsage(response.usage) }));
     frames.push({ data: '[DONE]' });
