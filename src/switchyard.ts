@@ -98,6 +98,12 @@ export interface Switchyard {
   ): Promise<number>;
   /** The adapters, with `configured: false` (and the variables to set) where the key is missing. */
   providers(): Array<{ name: string; type: string; configured: boolean; missing?: readonly string[] }>;
+  /**
+   * Loads the code of every configured adapter now rather than at its first call (a server's
+   * start: no first-call delay, and `models()` can then say what each adapter cannot serve as set
+   * up). Rejects with the first adapter whose code fails to load; the others are loaded.
+   */
+  loadAdapters(): Promise<void>;
   /** The availability state machine (per `provider:<name>` and `model:<id>`). */
   readonly availability: Availability;
   readonly prices: PriceTable;
@@ -213,6 +219,12 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
       return registry.adapter(model.provider).estimateInputTokens(input);
     },
     providers: () => registry.providers(),
+    async loadAdapters() {
+      const configured = registry.providers().filter((provider) => provider.configured);
+      const loads = await Promise.allSettled(configured.map((provider) => registry.load(provider.name)));
+      const failed = loads.find((load) => load.status === 'rejected');
+      if (failed !== undefined) throw failed.reason;
+    },
     endSession,
     availability,
     prices,

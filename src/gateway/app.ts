@@ -180,7 +180,8 @@ export function createApp(state: GatewayState): Hono<Env> {
   );
   app.get(
     '/v1/models',
-    guarded((c, caller) => {
+    guarded(async (c, caller) => {
+      await state.adaptersLoaded;
       if (c.req.header('anthropic-version') !== undefined)
         return json(c, caller, anthropicModels(state, caller.key));
       if (c.req.header('x-goog-api-key') !== undefined || c.req.query('key') !== undefined)
@@ -220,7 +221,8 @@ export function createApp(state: GatewayState): Hono<Env> {
   };
   app.get(
     '/v1/models/:name',
-    guarded((c, caller) => {
+    guarded(async (c, caller) => {
+      await state.adaptersLoaded;
       const name = c.req.param('name');
       if (c.req.header('anthropic-version') !== undefined)
         return oneModel(c, caller, 'anthropic-messages', name);
@@ -231,11 +233,17 @@ export function createApp(state: GatewayState): Hono<Env> {
   );
   app.get(
     '/v1beta/models/:name',
-    guarded((c, caller) => oneModel(c, caller, 'gemini', c.req.param('name')), 'gemini'),
+    guarded(async (c, caller) => {
+      await state.adaptersLoaded;
+      return oneModel(c, caller, 'gemini', c.req.param('name'));
+    }, 'gemini'),
   );
   app.get(
     '/v1beta/models',
-    guarded((c, caller) => json(c, caller, geminiModels(state, caller.key)), 'gemini'),
+    guarded(async (c, caller) => {
+      await state.adaptersLoaded;
+      return json(c, caller, geminiModels(state, caller.key));
+    }, 'gemini'),
   );
   const gemini: Handler = (c, caller) => {
     // Hono's path parameter is already decoded (once, as the gateway's own server decodes it).

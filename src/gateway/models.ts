@@ -13,7 +13,9 @@ function listedNames(
     facts: { contextWindow?: number; maxOutputTokens?: number };
   }> = [];
   for (const model of state.switchyard.models()) {
-    if (!model.configured) continue;
+    // Listed only what a call could reach: configured, and servable as set up (Vertex express mode
+    // serves Gemini only).
+    if (!model.configured || model.unserved !== undefined) continue;
     // Checked as the generation routes check a name (`permittedModel`): by what it resolves to.
     const resolved = key?.models === undefined ? undefined : state.switchyard.resolve(model.id);
     for (const name of [model.id, ...model.aliases])

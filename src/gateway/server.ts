@@ -111,6 +111,10 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const sharedValues = gateway.state !== undefined && gateway.state !== 'memory';
   const state: GatewayState = {
     switchyard,
+    // A server loads every configured adapter at once: no first-call delay, and the listings can
+    // leave out what an adapter cannot serve as set up. One that fails to load is still described
+    // by the catalog, and its calls say why it failed.
+    adaptersLoaded: switchyard.loadAdapters().catch(() => undefined),
     shared,
     store:
       options.store ??
@@ -178,6 +182,7 @@ async function listen(
   const host = options.host ?? '127.0.0.1';
   // A shared store answers from the first request on (bounded: a dead Redis starts the gateway degraded).
   await state.shared.ready;
+  await state.adaptersLoaded;
   if (state.keys.length === 0 && !loopbackHosts.has(host))
     throw new Error(
       `refusing to listen on ${host} with no gateway keys configured: add gateway.keys or use 127.0.0.1`,

@@ -9,6 +9,8 @@ import type { GatewayStore } from './store.ts';
 /** The gateway's shared state. */
 export interface GatewayState {
   switchyard: Switchyard;
+  /** Settles once the front door's configured adapters are loaded (the model listings wait for it). */
+  adaptersLoaded: Promise<void>;
   store: GatewayStore;
   /** Whether the gateway made `store` (and so closes it at shutdown); a store passed in is the caller's. */
   ownsStore: boolean;

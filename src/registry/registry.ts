@@ -53,6 +53,11 @@ export interface ModelListing {
   aliases: string[];
   tier?: string;
   configured: boolean;
+  /**
+   * Why its configured adapter cannot serve it as set up (Vertex in express mode: Gemini only),
+   * when it cannot: routing skips it, and the gateway does not list it. Absent when it may be served.
+   */
+  unserved?: string;
   facts: ModelFacts;
 }
 
@@ -139,7 +144,18 @@ export function createRegistry(options: RegistryOptions): Registry {
       return adapterOf(slot);
     },
     facts,
-    models: () => listModels([...table.exact.keys()], slots, find, facts),
+    models: () =>
+      listModels([...table.exact.keys()], slots, find, facts, (model) => {
+        const slot = slots.get(model.provider);
+        // Asked only of an adapter that is configured and loaded (creating it sends nothing); one
+        // that fails to create is listed as before, and its calls say why.
+        if (!model.configured || slot === undefined || !slot.ready) return undefined;
+        try {
+          return adapterOf(slot).unservedReason?.(model.wireName);
+        } catch {
+          return undefined;
+        }
+      }),
     providers() {
       return [...slots.values()].map((slot) => ({
         name: slot.name,
@@ -182,6 +198,7 @@ function listModels(
   slots: ReadonlyMap<string, AdapterSlot>,
   find: FindModel,
   facts: (model: ResolvedModel) => ModelFacts,
+  unserved: (model: ResolvedModel) => string | undefined,
 ): ModelListing[] {
   const listed = new Map<string, ModelListing>();
   const add = (id: string) => {
@@ -197,6 +214,8 @@ function listModels(
       facts: facts(model),
     };
     if (model.tier !== undefined) listing.tier = model.tier;
+    const reason = unserved(model);
+    if (reason !== undefined) listing.unserved = reason;
     listed.set(id, listing);
   };
   for (const id of ids) add(id);

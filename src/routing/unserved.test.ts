@@ -94,4 +94,16 @@ describe('a candidate its adapter cannot serve is skipped', () => {
     expect(routingDecisionOfError(error)?.attempts).toHaveLength(1);
     expect(emulator.requests.length).toBe(from);
   });
+
+  it('models() says which models the adapter cannot serve (unserved: its reason) once loadAdapters() has loaded it', async () => {
+    await front().loadAdapters();
+    const models = sy.models();
+    const partner = models.find((model) => model.id === claude);
+    expect(partner).toMatchObject({ configured: true });
+    expect(partner?.unserved).toMatch(/not served in express mode/);
+    const gemini = models.filter((model) => model.provider === 'vertex' && model.id.includes('gemini'));
+    expect(gemini.length).toBeGreaterThan(0);
+    expect(gemini.filter((model) => model.unserved !== undefined)).toEqual([]);
+    expect(models.find((model) => model.id === 'openai:gpt-4.1-mini')?.unserved).toBeUndefined();
+  });
 });

@@ -52,6 +52,24 @@ afterAll(async () => {
   await emulator?.close();
 });
 
+it('a fresh gateway (no call yet) lists no model express mode cannot serve, in every protocol, and keeps the rest', async () => {
+  const openai = (await (await fetch(`${server.url}/v1/models`)).json()) as { data: Array<{ id: string }> };
+  const ids = openai.data.map((model) => model.id);
+  expect(ids).not.toContain(claude);
+  expect(ids).not.toContain('partner');
+  expect(ids).not.toContain('partner-only');
+  expect(ids).toContain('openai:gpt-4.1-mini');
+  expect(ids.some((id) => id.startsWith('vertex:gemini-'))).toBe(true);
+  const gemini = (await (await fetch(`${server.url}/v1beta/models`)).json()) as {
+    models: Array<{ name: string }>;
+  };
+  expect(gemini.models.map((model) => model.name)).not.toContain(`models/${claude}`);
+  const anthropic = (await (
+    await fetch(`${server.url}/v1/models`, { headers: { 'anthropic-version': '2023-06-01' } })
+  ).json()) as { data: Array<{ id: string }> };
+  expect(anthropic.data.map((model) => model.id)).not.toContain('partner');
+});
+
 const chat = (model: string) =>
   fetch(`${server.url}/v1/chat/completions`, {
     method: 'POST',
