@@ -93,5 +93,28 @@ function routable(state: GatewayState, key: GatewayKey | undefined, name: string
     return undefined;
   }
   if (!model.configured || !allowsModel(key, namesOf(name, model))) return undefined;
+  // A model its adapter cannot serve as set up (Vertex express mode) routes only through a
+  // fallback that can, and that the key may use: without one, no call reaches it.
+  const unserved = new Set(
+    state.switchyard
+      .models()
+      .filter((listed) => listed.unserved !== undefined)
+      .map((listed) => listed.id),
+  );
+  if (unserved.size > 0 && unserved.has(model.id)) {
+    const servable = (fallback: string) => {
+      try {
+        const candidate = state.switchyard.resolve(fallback);
+        return (
+          candidate.configured &&
+          !unserved.has(candidate.id) &&
+          allowsModel(key, namesOf(fallback, candidate))
+        );
+      } catch {
+        return false;
+      }
+    };
+    if (!model.fallbacks.some(servable)) return undefined;
+  }
   return { name, provider: model.provider, facts: model.facts };
 }

@@ -97,3 +97,14 @@ it('no candidate express mode serves: a 400 invalid request naming express mode,
   expect(text).not.toContain('AIzaExpressGatewayKey');
   expect(emulator.requests.length).toBe(from);
 });
+
+it('a one-model lookup answers 404 for a model no call reaches, and 200 for one its fallback serves', async () => {
+  const lookup = (path: string, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}${path}`, { headers }).then((response) => response.status);
+  expect(await lookup('/v1/models/partner-only')).toBe(404);
+  expect(await lookup(`/v1/models/${encodeURIComponent('vertex:claude-haiku-4-5@20251001')}`)).toBe(404);
+  expect(await lookup('/v1beta/models/partner-only')).toBe(404);
+  expect(await lookup('/v1/models/partner-only', { 'anthropic-version': '2023-06-01' })).toBe(404);
+  expect(await lookup('/v1/models/partner')).toBe(200);
+  expect(await lookup(`/v1beta/models/${encodeURIComponent('vertex:gemini-2.5-flash')}`)).toBe(200);
+});
