@@ -12,6 +12,8 @@ import { type GenerationCall, logRefusal, permittedModel, serveGeneration } from
 import { HeldBody, readHeldJson } from './body-hold.ts';
 import { headerOf } from './inbound.ts';
 import { anthropicModels, geminiModels, listedModel, openaiModels } from './models.ts';
+import { withStoredResponses } from './stored-responses.ts';
+import { scopeOf } from './artifacts.ts';
 import { shown } from '../codecs/fields.ts';
 import { keyUsage } from './quota.ts';
 import { errorResponse, toResponse } from './reply.ts';
@@ -173,6 +175,10 @@ export function createApp(state: GatewayState): Hono<Env> {
   app.post(
     '/v1/messages',
     guarded((c, caller) => generate(c, caller, 'anthropic-messages'), 'anthropic-messages'),
+  );
+  app.post(
+    '/v1/responses/input_tokens',
+    guarded((c, caller) => countRequestTokens(c, caller, state, 'openai-responses'), 'openai-responses'),
   );
   app.post(
     '/v1/messages/count_tokens',
@@ -372,6 +378,10 @@ async function countRequestTokens(
     const decoded = codecs[protocol].decodeRequest(request, { model, stream: false });
     // The generation routes' model check; then an unknown name is a 404 (the registry's own error).
     const resolved = permittedModel(state, caller.key, decoded.model);
+    // A Responses count takes in what its generation would: the stored conversation its
+    // `previous_response_id` names and the items its `item_reference`s name (404 when unknown).
+    const stored = withStoredResponses(state.store, decoded, scopeOf(caller.key?.name));
+    if (stored !== undefined) await stored;
     const { transcript, tools } = decoded.request;
     // Counted exactly up to the model's context window; past it, counting stops (a tokenizer over a
     // 32 MiB body would hold the event loop for seconds) and the answer is a number above it.
@@ -388,12 +398,19 @@ async function countRequestTokens(
           return estimateUpperBound({ transcript, tools });
         throw error;
       });
-    return json(c, caller, protocol === 'gemini' ? { totalTokens: tokens } : { input_tokens: tokens });
+    return json(c, caller, countReply(protocol, tokens));
   } catch (error) {
     return errorResponse(protocol, toWireError(error), caller.requestId);
   } finally {
     held.release();
   }
+}
+
+/** A token count in the shape of the protocol's own count endpoint. */
+function countReply(protocol: ProtocolName, tokens: number): Record<string, unknown> {
+  if (protocol === 'gemini') return { totalTokens: tokens };
+  if (protocol === 'openai-responses') return { object: 'response.input_tokens', input_tokens: tokens };
+  return { input_tokens: tokens };
 }
 
 /** The 403 of a route for admin keys only. */

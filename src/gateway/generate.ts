@@ -11,7 +11,7 @@ import { inboundCodecs } from '../codecs/index.ts';
 import { checkToolPairs } from '../codecs/common.ts';
 import { RequestFieldError, shown } from '../codecs/fields.ts';
 import { checkMediaUris } from './media-uris.ts';
-import { resolveItemReferences, storedConversation } from './stored-responses.ts';
+import { withStoredResponses } from './stored-responses.ts';
 import { isAdapterError } from '../core/errors/guards.ts';
 import { unknownModel } from '../registry/resolve.ts';
 import { createResponsesId } from '../codecs/ids.ts';
@@ -159,37 +159,9 @@ function prepareTranscript(
   decoded: DecodedRequest,
   scope: string,
 ): Promise<void> | undefined {
-  if (decoded.previousResponseId === undefined && decoded.itemReferences === undefined)
-    return restoreArtifacts(decoded.request.transcript, state.store, scope);
-  return withStoredTranscript(state, decoded, scope);
-}
-
-async function withStoredTranscript(
-  state: GatewayState,
-  decoded: DecodedRequest,
-  scope: string,
-): Promise<void> {
-  const { transcript } = decoded.request;
-  if (decoded.itemReferences !== undefined)
-    await resolveItemReferences(state.store, decoded.itemReferences, scope);
-  if (decoded.previousResponseId !== undefined) {
-    const stored = storedConversation(await state.store.get(responseKey(scope, decoded.previousResponseId)));
-    if (stored === undefined)
-      throw new GatewayError({
-        status: 404,
-        errorClass: 'invalid_request',
-        message: `Previous response with id '${shown(decoded.previousResponseId)}' not found.`,
-        param: 'previous_response_id',
-      });
-    // This turn's `instructions` first, then the stored conversation, then this turn's input.
-    const instructions = decoded.instructionItems ?? 0;
-    decoded.request.transcript = [
-      ...transcript.slice(0, instructions),
-      ...stored.transcript,
-      ...transcript.slice(instructions),
-    ];
-  }
-  await restoreArtifacts(decoded.request.transcript, state.store, scope);
+  const stored = withStoredResponses(state.store, decoded, scope);
+  if (stored === undefined) return restoreArtifacts(decoded.request.transcript, state.store, scope);
+  return stored.then(() => restoreArtifacts(decoded.request.transcript, state.store, scope));
 }
 
 /**

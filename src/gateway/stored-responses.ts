@@ -6,7 +6,7 @@
  */
 import { parseResponsesItemId } from '../codecs/ids.ts';
 import { shown } from '../codecs/fields.ts';
-import type { ItemReference } from '../codecs/types.ts';
+import type { DecodedRequest, ItemReference } from '../codecs/types.ts';
 import { parseTranscript } from '../core/transcript-schema.ts';
 import type { Item, Part } from '../core/transcript.ts';
 import { responseKey } from './artifacts.ts';
@@ -76,4 +76,43 @@ export async function resolveItemReferences(
     // A copy each: one item referenced twice is two parts, later changed (restored) one by one.
     reference.item.parts.splice(reference.at, 0, structuredClone(parts[index]!));
   }
+}
+
+/**
+ * Puts a stored Responses transcript in front (`previous_response_id`) and referenced items in
+ * their places (`item_reference`); undefined when the request names neither (no store round trip).
+ * An unknown, expired or other key's id is a 404 naming it.
+ */
+export function withStoredResponses(
+  store: GatewayStore,
+  decoded: DecodedRequest,
+  scope: string,
+): Promise<void> | undefined {
+  if (decoded.previousResponseId === undefined && decoded.itemReferences === undefined) return undefined;
+  return putStoredResponses(store, decoded, scope);
+}
+
+async function putStoredResponses(
+  store: GatewayStore,
+  decoded: DecodedRequest,
+  scope: string,
+): Promise<void> {
+  const { transcript } = decoded.request;
+  if (decoded.itemReferences !== undefined) await resolveItemReferences(store, decoded.itemReferences, scope);
+  if (decoded.previousResponseId === undefined) return;
+  const stored = storedConversation(await store.get(responseKey(scope, decoded.previousResponseId)));
+  if (stored === undefined)
+    throw new GatewayError({
+      status: 404,
+      errorClass: 'invalid_request',
+      message: `Previous response with id '${shown(decoded.previousResponseId)}' not found.`,
+      param: 'previous_response_id',
+    });
+  // This turn's `instructions` first, then the stored conversation, then this turn's input.
+  const instructions = decoded.instructionItems ?? 0;
+  decoded.request.transcript = [
+    ...transcript.slice(0, instructions),
+    ...stored.transcript,
+    ...transcript.slice(instructions),
+  ];
 }

@@ -1,0 +1,63 @@
+/**
+ * OpenAI's `POST /v1/responses/input_tokens` (the `openai` SDK's `responses.inputTokens.count`):
+ * the routed model's own local count of what the generation would send, a stored conversation
+ * (`previous_response_id`) included, in Responses' shape; no upstream call is made.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createClients, type GatewayHarness, scriptedText, startGatewayHarness } from './harness.ts';
+
+let harness: GatewayHarness;
+
+beforeAll(async () => {
+  harness = await startGatewayHarness();
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+it('the openai SDK counts a Responses request: the same number the Chat framing of the same model gives, no upstream call', async () => {
+  const { openai, anthropic } = createClients(harness.server.url);
+  const before = harness.emulator.requests.length;
+  const counted = await openai.responses.inputTokens.count({
+    model: 'up-chat',
+    input: 'Hello, how are you?',
+  });
+  expect(counted).toEqual({ object: 'response.input_tokens', input_tokens: expect.any(Number) });
+  const same = await anthropic.messages.countTokens({
+    model: 'up-chat',
+    messages: [{ role: 'user', content: 'Hello, how are you?' }],
+  });
+  expect(counted.input_tokens).toBe(same.input_tokens);
+  expect(harness.emulator.requests.length).toBe(before);
+});
+
+it('a previous_response_id counts its stored conversation too; an unknown one is a 404 naming it', async () => {
+  const { openai } = createClients(harness.server.url);
+  harness.emulator.enqueue(scriptedText('A long answer about the weather in Paris in the spring.'));
+  const first = await openai.responses.create({ model: 'up-chat', input: 'Tell me about Paris.' });
+  const alone = await openai.responses.inputTokens.count({ model: 'up-chat', input: 'And Lyon?' });
+  const chained = await openai.responses.inputTokens.count({
+    model: 'up-chat',
+    input: 'And Lyon?',
+    previous_response_id: first.id,
+  });
+  expect(chained.input_tokens).toBeGreaterThan(alone.input_tokens + 10);
+  const response = await harness.post('/v1/responses/input_tokens', {
+    model: 'up-chat',
+    input: 'Hi',
+    previous_response_id: 'resp_0123456789abcdef',
+  });
+  expect(response.status).toBe(404);
+  expect(await response.json()).toMatchObject({
+    error: {
+      message: "Previous response with id 'resp_0123456789abcdef' not found.",
+      param: 'previous_response_id',
+    },
+  });
+});
+
+it('a malformed request is a 400 in Responses’ error shape', async () => {
+  const response = await harness.post('/v1/responses/input_tokens', { model: 'up-chat', input: 42 });
+  expect(response.status).toBe(400);
+  expect(await response.json()).toMatchObject({ error: { type: 'invalid_request_error' } });
+});
