@@ -71,6 +71,25 @@ describe('Chat annotations, whole', () => {
     );
     expect(response.content).toEqual([{ type: 'text', text: 'Hi.' }]);
   });
+
+  it('a message with tool calls too: the annotations are still its text part’s', () => {
+    const message = {
+      role: 'assistant',
+      content: text,
+      tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'book', arguments: '{}' } }],
+      annotations: [wire(21, 38, 'https://weather.example/paris')],
+    };
+    const response = feedResponse(
+      { id: 'c', model: 'gpt-4o', choices: [{ index: 0, message, finish_reason: 'tool_calls' }] },
+      openaiQuirks,
+    );
+    expect(response.content[0]).toEqual({
+      type: 'text',
+      text,
+      metadata: { 'openai.annotations': [canonical(21, 38, 'https://weather.example/paris')] },
+    });
+    expect(response.metadata?.['openai.annotations']).toBeUndefined();
+  });
 });
 
 describe('Chat annotations, streamed', () => {
@@ -135,6 +154,56 @@ describe('Chat annotations, streamed', () => {
     expect(texts.map((part) => part.metadata)).toEqual([
       undefined,
       { 'openai.annotations': [canonical(0, 7, 'https://second.example', 'S')] },
+    ]);
+  });
+
+  it('text, reasoning, text: an annotation citing the first text is not the second’s', () => {
+    const quirks = { ...openaiQuirks, reasoningFields: ['reasoning_content' as const] };
+    const result = feedStream(
+      [
+        chunk({ role: 'assistant', content: 'Paris is sunny.' }),
+        chunk({ reasoning_content: 'checking Lyon' }),
+        chunk({ content: ' Lyon is rainy.' }),
+        chunk(
+          {
+            annotations: [
+              wire(0, 15, 'https://paris.example', 'P'),
+              wire(16, 20, 'https://lyon.example', 'L'),
+            ],
+          },
+          'stop',
+        ),
+        '[DONE]',
+      ],
+      quirks,
+    );
+    assertStreamInvariants(result.events);
+    const texts = result.response.content.filter((part) => part.type === 'text');
+    expect(texts.map((part) => part.metadata)).toEqual([
+      undefined,
+      { 'openai.annotations': [canonical(1, 5, 'https://lyon.example', 'L')] },
+    ]);
+    // The first part had ended: the response's, offsets the whole message's, never clamped.
+    expect(result.response.metadata?.['openai.annotations']).toEqual([
+      canonical(0, 15, 'https://paris.example', 'P'),
+    ]);
+  });
+
+  it('annotations after the text part ended (a tool call came between) are the response’s', () => {
+    const call = { index: 0, id: 'call_1', type: 'function', function: { name: 'book', arguments: '{}' } };
+    const result = feedStream(
+      [
+        chunk({ role: 'assistant', content: text }),
+        chunk({ tool_calls: [call] }),
+        chunk({ annotations: [wire(21, 38, 'https://weather.example/paris')] }, 'tool_calls'),
+        '[DONE]',
+      ],
+      openaiQuirks,
+    );
+    assertStreamInvariants(result.events);
+    expect(result.response.content[0]?.metadata).toBeUndefined();
+    expect(result.response.metadata?.['openai.annotations']).toEqual([
+      canonical(21, 38, 'https://weather.example/paris'),
     ]);
   });
 

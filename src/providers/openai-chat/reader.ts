@@ -1,4 +1,5 @@
 /** Reads Chat Completions messages and stream deltas into StreamBuilder calls: one code path for both. */
+import { splitAnnotations } from '../../core/annotations.ts';
 import { isJsonObject, type JsonObject, type JsonValue, jsonTypeName } from '../../core/json.ts';
 import type { MetadataMap } from '../../core/metadata.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
@@ -54,8 +55,8 @@ export function firstChoice(choices: WireChoice[] | null | undefined): WireChoic
  * - tool calls go through a {@link ToolCallTracker}; other content ends the open call;
  * - empty strings never open a part; usage (top-level, Moonshot's on the choice, or Groq's
  *   `x_groq.usage`) and citations are remembered and emitted once, at the end;
- * - `annotations` (OpenAI's `url_citation`s, in any delta) are kept until the text part ends and
- *   given with it (see `annotations.ts`).
+ * - `annotations` (OpenAI's `url_citation`s, in any delta; read first) are kept until the text
+ *   part holding the span they cite ends and given with it (see `annotations.ts`).
  */
 export class ResponseReader {
   private readonly tools: ToolCallTracker;
@@ -66,8 +67,11 @@ export class ResponseReader {
   private completed = false;
   private pendingUsage: WireUsage | undefined;
   private citations: JsonValue | undefined;
-  /** `annotations` read since the last text part ended, attached at the next text part's end. */
-  private annotations: JsonValue[] | undefined;
+  /**
+   * Annotations read (canonical, offsets in the whole message text) and not yet given to the text
+   * part they cite: at a text part's end, those within it are its; at the end, the rest the response's.
+   */
+  private annotations: JsonObject[] | undefined;
   /** Characters of message text so far, and where the open text part starts in it. */
   private textLength = 0;
   private textStart = 0;
@@ -132,9 +136,11 @@ export class ResponseReader {
     this.flushUsage();
     const provider = this.context.provider;
     if (this.citations !== undefined) this.builder.setMetadata(`${provider}.citations`, this.citations);
-    // Annotations after the last text part ended (no part left to carry them): the response's.
-    const annotations = this.takeAnnotations(0);
-    if (annotations !== undefined) this.builder.setMetadata(`${provider}.annotations`, annotations);
+    // Annotations no text part held (it had ended when they came, or they span parts): the
+    // response's, offsets the whole message's; the client codecs place them (core/annotations.ts).
+    if (this.annotations !== undefined && this.annotations.length > 0)
+      this.builder.setMetadata(`${provider}.annotations`, this.annotations);
+    this.annotations = undefined;
     if (this.searchResults !== undefined)
       this.builder.setMetadata(`${provider}.search_results`, this.searchResults);
     if (this.rawFinish === undefined)
@@ -187,6 +193,10 @@ export class ResponseReader {
   }
 
   private readDelta(delta: WireDelta): void {
+    // First: a message's annotations must be waiting when its tool calls end the text they cite.
+    const annotations = delta.annotations;
+    if (Array.isArray(annotations) && annotations.length > 0)
+      (this.annotations ??= []).push(...readAnnotations(annotations));
     this.readReasoning(delta);
     const content = delta.content;
     if (typeof content === 'string') {
@@ -207,8 +217,6 @@ export class ResponseReader {
     }
     const legacyCall = delta.function_call;
     if (typeof legacyCall === 'object' && legacyCall !== null) this.tools.read({ function: legacyCall }, 0);
-    const annotations = delta.annotations;
-    if (Array.isArray(annotations) && annotations.length > 0) (this.annotations ??= []).push(...annotations);
   }
 
   private readReasoning(delta: WireDelta): void {
@@ -334,19 +342,18 @@ export class ResponseReader {
 
   /**
    * Ends the text part with the annotations read so far (whichever delta brought them, before or
-   * after the text), their offsets made the part's: metadata `<provider>.annotations`.
+   * after the text) that cite a span within it, their offsets made the part's: metadata
+   * `<provider>.annotations`. The others wait for a later part, or the end.
    */
   private endText(): void {
-    const annotations = this.takeAnnotations(this.textStart);
-    if (annotations === undefined) this.builder.end(textKey);
-    else this.builder.end(textKey, { metadata: { [`${this.context.provider}.annotations`]: annotations } });
-  }
-
-  private takeAnnotations(offset: number): JsonValue[] | undefined {
-    if (this.annotations === undefined) return undefined;
-    const read = readAnnotations(this.annotations, offset);
-    this.annotations = undefined;
-    return read.length === 0 ? undefined : read;
+    const pending = this.annotations;
+    const { inside, outside } =
+      pending === undefined
+        ? { inside: [], outside: [] }
+        : splitAnnotations(pending, this.textStart, this.textLength);
+    this.annotations = outside.length === 0 ? undefined : outside;
+    if (inside.length === 0) this.builder.end(textKey);
+    else this.builder.end(textKey, { metadata: { [`${this.context.provider}.annotations`]: inside } });
   }
 
   private endReasoning(): void {
