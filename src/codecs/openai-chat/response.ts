@@ -79,6 +79,7 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
       );
     else leaveOut(part, context);
   }
+  annotations.push(...responseCitations(response.metadata));
   annotations.push(...groundingCitations(response.metadata, text));
   const message: Record<string, unknown> = {
     role: 'assistant',
@@ -105,6 +106,15 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
     service_tier: 'default',
     system_fingerprint: `fp_${randomHex(10)}`,
   };
+}
+
+/**
+ * The response's own `url_citation`s (metadata `<provider>.annotations` on the response: a Chat
+ * upstream's that came after the text they cite had ended), in Chat's shape; their offsets are
+ * already the whole message text's (`core/annotations.ts`).
+ */
+function responseCitations(metadata: MetadataMap | undefined): JsonValue[] {
+  return urlCitations(metadata, 0, 0);
 }
 
 /**
@@ -243,12 +253,12 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   function finish(response: CanonicalResponse): WireFrame[] {
     if (response.finishReason === 'error' || response.finishReason === 'cancelled') return [];
     const frames = [chunk({}, mapFinishReason(openAiFinishReason(response), context))];
-    // A Gemini upstream's grounding is known only at the finish: one annotations delta before it.
-    const grounding =
-      response.metadata?.[groundingKey] === undefined
-        ? []
-        : groundingCitations(response.metadata, streamedText(response));
-    if (grounding.length > 0) frames.unshift(chunk({ annotations: grounding }));
+    // Citations known only at the finish (a Chat upstream's that came after their text ended, a
+    // Gemini upstream's grounding): one annotations delta before it.
+    const late = responseCitations(response.metadata);
+    if (response.metadata?.[groundingKey] !== undefined)
+      late.push(...groundingCitations(response.metadata, streamedText(response)));
+    if (late.length > 0) frames.unshift(chunk({ annotations: late }));
     if (context.streamUsage === true)
       frames.push(createFrame({ ...base, choices: [], usage: convertUsage(response.usage) }));
     frames.push({ data: '[DONE]' });

@@ -28,6 +28,7 @@ import type {
   WireFrame,
 } from '../types.ts';
 import { errorBody } from '../openai-chat/errors.ts';
+import { placeResponseAnnotations, type TextSpan } from './response-annotations.ts';
 
 type ResponsesItem = Record<string, unknown> & { id: string; type: string };
 
@@ -70,6 +71,11 @@ function messagePart(text: string, refusal: boolean, annotations: JsonValue[] = 
   return refusal
     ? { type: 'refusal', refusal: text }
     : { type: 'output_text', annotations, logprobs: [], text };
+}
+
+/** A text message item's `output_text` part. */
+function textPart(item: ResponsesItem): TextSpan['part'] {
+  return (item.content as TextSpan['part'][])[0] as TextSpan['part'];
 }
 
 /** A message item of one content part (by default, `text` as plain `output_text`). */
@@ -205,9 +211,21 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
   const reason = incompleteReason(response, context);
   const id = context.responseId ?? createResponsesId('resp');
   const body = responseObject(context, id, reason);
-  body.output = response.content.flatMap(
-    (part, index) => convertPart(part, context, (prefix) => responsesItemId(prefix, id, index)) ?? [],
-  );
+  const spans: TextSpan[] = [];
+  let messageLength = 0;
+  response.content.forEach((part, index) => {
+    const item = convertPart(part, context, (prefix) => responsesItemId(prefix, id, index));
+    if (part.type !== 'text' || isRefusalText(part.metadata)) {
+      if (item !== undefined) body.output.push(item);
+      return;
+    }
+    const start = messageLength;
+    messageLength += part.text.length;
+    if (item === undefined) return;
+    const outputIndex = body.output.push(item) - 1;
+    spans.push({ part: textPart(item), itemId: item.id, outputIndex, start, end: messageLength });
+  });
+  placeResponseAnnotations(response.metadata, spans);
   body.usage = convertUsage(response.usage);
   return body;
 }
@@ -235,6 +253,9 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   const items: ResponsesItem[] = [];
   const open = new Map<number, OpenItem>();
   const args = new ArgumentTracker();
+  /** The closed `output_text` parts and their spans of the message text, for the response's annotations. */
+  const spans: TextSpan[] = [];
+  let messageLength = 0;
   const frame = (type: string, payload: Record<string, unknown>): WireFrame =>
     createFrame({ type, sequence_number: sequence++, ...payload }, type);
 
@@ -320,6 +341,11 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       const annotations = refusal ? [] : textAnnotations(extra.metadata);
       const part = messagePart(text, refusal, annotations);
       Object.assign(item, messageItem(text, item.id, part));
+      if (!refusal) {
+        const start = messageLength;
+        messageLength += text.length;
+        spans.push({ part: textPart(item), itemId: item.id, outputIndex, start, end: messageLength });
+      }
       annotations.forEach((annotation, annotationIndex) =>
         frames.push(
           frame('response.output_text.annotation.added', {
@@ -372,6 +398,18 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       usage: convertUsage(response.usage),
     };
     const frames = preamble();
+    // Annotations known only now (a Chat upstream's that came after their text ended): added to
+    // their parts, each announced as its part's next annotation, before the final response.
+    for (const { span, index, annotation } of placeResponseAnnotations(response.metadata, spans))
+      frames.push(
+        frame('response.output_text.annotation.added', {
+          item_id: span.itemId,
+          output_index: span.outputIndex,
+          content_index: 0,
+          annotation_index: index,
+          annotation,
+        }),
+      );
     frames.push(
       frame(reason === undefined ? 'response.completed' : 'response.incomplete', { response: final }),
     );
