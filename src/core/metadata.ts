@@ -38,3 +38,9 @@ export function isMetadataKey(key: string): boolean {
   const dot = key.indexOf('.');
   return dot > 0 && dot < key.length - 1;
 }
+
+/**
+ * Response metadata key of a Gemini candidate's Google Search grounding (`groundingMetadata`), set by
+ * the Gemini adapters and read by the Chat codec (`url_citation`s).
+ */
+export const geminiGroundingKey = 'gemini.groundingMetadata';

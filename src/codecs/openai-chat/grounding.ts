@@ -8,14 +8,11 @@
  * its `text` (a part-relative offset) is looked up by that text instead.
  */
 import { isJsonObject, type JsonValue } from '../../core/json.ts';
-import type { MetadataMap } from '../../core/metadata.ts';
-
-/** Metadata key under which the Gemini adapters keep a candidate's grounding. */
-export const groundingKey = 'gemini.groundingMetadata';
+import { geminiGroundingKey, type MetadataMap } from '../../core/metadata.ts';
 
 /** The `url_citation`s of the grounding in `metadata` over the message `text`; empty without any. */
 export function groundingCitations(metadata: MetadataMap | undefined, text: string): JsonValue[] {
-  const grounding = metadata?.[groundingKey];
+  const grounding = metadata?.[geminiGroundingKey];
   if (!isJsonObject(grounding) || text === '') return [];
   const { groundingChunks: chunks, groundingSupports: supports } = grounding;
   if (!Array.isArray(chunks) || !Array.isArray(supports)) return [];

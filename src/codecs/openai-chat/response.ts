@@ -14,12 +14,12 @@ import {
   textAnnotations,
 } from '../common.ts';
 import { isJsonObject, type JsonValue } from '../../core/json.ts';
-import { anthropicCitationsKey, type MetadataMap } from '../../core/metadata.ts';
+import { anthropicCitationsKey, geminiGroundingKey, type MetadataMap } from '../../core/metadata.ts';
 import { argumentsText } from '../../core/tool-arguments.ts';
 import { freeformText } from '../../core/tools.ts';
 import type { EncodeContext, EncoderState, StreamEncoder, WireError, WireFrame } from '../types.ts';
 import { errorBody } from './errors.ts';
-import { groundingCitations, groundingKey } from './grounding.ts';
+import { groundingCitations } from './grounding.ts';
 
 const finishReasons: Record<FinishReason, string> = {
   completed: 'stop',
@@ -256,7 +256,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     // Citations known only at the finish (a Chat upstream's that came after their text ended, a
     // Gemini upstream's grounding): one annotations delta before it.
     const late = responseCitations(response.metadata);
-    if (response.metadata?.[groundingKey] !== undefined)
+    if (response.metadata?.[geminiGroundingKey] !== undefined)
       late.push(...groundingCitations(response.metadata, streamedText(response)));
     if (late.length > 0) frames.unshift(chunk({ annotations: late }));
     if (context.streamUsage === true)

@@ -4,7 +4,7 @@
  */
 import { createRequestId } from '../../core/ids.ts';
 import { isJsonObject, type JsonObject, type JsonValue, jsonTypeName } from '../../core/json.ts';
-import type { MetadataMap } from '../../core/metadata.ts';
+import { geminiGroundingKey, type MetadataMap } from '../../core/metadata.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { Usage } from '../../core/usage.ts';
 import type { ProviderContext } from '../common/definition.ts';
@@ -26,14 +26,15 @@ import { parseJson } from '../../core/json-text.ts';
 
 type PartKind = 'thought' | 'text' | 'function-call' | 'signature' | 'other';
 
-/** Candidate fields kept as response metadata (`gemini.<field>`). */
-const candidateMetadata = [
-  'groundingMetadata',
-  'citationMetadata',
-  'urlContextMetadata',
-  'safetyRatings',
-  'finishMessage',
-] as const;
+/** Candidate fields kept as response metadata, and their keys (`gemini.<field>`). */
+const candidateMetadata = {
+  groundingMetadata: geminiGroundingKey,
+  citationMetadata: 'gemini.citationMetadata',
+  urlContextMetadata: 'gemini.urlContextMetadata',
+  safetyRatings: 'gemini.safetyRatings',
+  finishMessage: 'gemini.finishMessage',
+} as const;
+const candidateFields = Object.keys(candidateMetadata) as (keyof typeof candidateMetadata)[];
 
 /** The open text or thought block. */
 interface OpenBlock {
@@ -245,9 +246,9 @@ export class ResponseReader {
     } else if (parts !== undefined && parts !== null) {
       this.context.warn('skipped content parts that are not an array', { reason: typeof parts });
     }
-    for (const field of candidateMetadata) {
+    for (const field of candidateFields) {
       const value = candidate[field];
-      if (value !== undefined) this.builder.setMetadata(`gemini.${field}`, value as JsonValue);
+      if (value !== undefined) this.builder.setMetadata(candidateMetadata[field], value as JsonValue);
     }
     if (typeof candidate.finishReason === 'string') this.rawFinishReason = candidate.finishReason;
   }
