@@ -44,3 +44,10 @@ export function isMetadataKey(key: string): boolean {
  * the Gemini adapters and read by the Chat codec (`url_citation`s).
  */
 export const geminiGroundingKey = 'gemini.groundingMetadata';
+
+/**
+ * Response metadata key of where each wire part of a non-streamed Gemini candidate starts in the
+ * reply's text (characters; index = the part's `partIndex`), so grounding segments measured from
+ * the start of their part can be placed. Set only when the candidate has several parts.
+ */
+export const geminiPartStartsKey = 'gemini.partStarts';

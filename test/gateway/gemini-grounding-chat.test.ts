@@ -113,3 +113,58 @@ it('streamed: the grounding of Gemini’s last chunk is one annotations delta ju
   expect(chunks.indexOf(carrying[0]!)).toBe(finish - 1);
   expect(chunks.map((received) => received.choices[0]?.delta.content ?? '').join('')).toBe(text);
 });
+
+it('whole, several parts: a segment counted from the start of its part (partIndex) is cited in that part', async () => {
+  const parts = [
+    { text: 'Thinking.', thought: true },
+    { text: 'Paris: It is sunny. ' },
+    { text: 'Lyon: It is sunny.' },
+  ];
+  const sunny = 'It is sunny.';
+  const lyonStart = bytes('Lyon: ');
+  harness.emulator.enqueue({
+    type: 'json',
+    body: {
+      candidates: [
+        {
+          content: { role: 'model', parts },
+          finishReason: 'STOP',
+          index: 0,
+          groundingMetadata: {
+            groundingChunks: [{ web: { uri: 'https://lyon.example', title: 'Lyon' } }],
+            groundingSupports: [
+              {
+                segment: {
+                  partIndex: 2,
+                  startIndex: lyonStart,
+                  endIndex: lyonStart + bytes(sunny),
+                  text: sunny,
+                },
+                groundingChunkIndices: [0],
+              },
+            ],
+          },
+        },
+      ],
+      usageMetadata,
+    },
+  });
+  const completion = await createClients(harness.server.url).openai.chat.completions.create({
+    model: 'up-gemini',
+    messages: [{ role: 'user', content: 'Weather?' }],
+  });
+  const content = completion.choices[0]!.message.content!;
+  expect(content).toBe('Paris: It is sunny. Lyon: It is sunny.');
+  const at = content.lastIndexOf(sunny);
+  expect(completion.choices[0]!.message.annotations).toEqual([
+    {
+      type: 'url_citation',
+      url_citation: {
+        start_index: at,
+        end_index: at + sunny.length,
+        url: 'https://lyon.example',
+        title: 'Lyon',
+      },
+    },
+  ]);
+});

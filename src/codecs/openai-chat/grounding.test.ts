@@ -89,4 +89,38 @@ describe('groundingCitations', () => {
       ),
     ).toEqual([]);
   });
+
+  it('a segment whose offsets do not hold its text is looked up from where they put it', () => {
+    const repeated = 'It is sunny. Paris: It is sunny.';
+    const at = repeated.lastIndexOf('It is sunny.');
+    const metadata: MetadataMap = {
+      'gemini.groundingMetadata': {
+        groundingChunks: chunks,
+        groundingSupports: [
+          { segment: { startIndex: at, text: 'It is sunny.' }, groundingChunkIndices: [0] },
+        ],
+      },
+    };
+    expect(groundingCitations(metadata, repeated)).toEqual([
+      citation(at, at + 12, 'https://grounding.example/uefa', 'uefa.com'),
+    ]);
+  });
+
+  it('offsets from the start of their part (partIndex) are placed by the reply’s part starts', () => {
+    const parts = ['Paris: It is sunny. ', 'Lyon: 🌟 It is sunny.'];
+    const whole = parts.join('');
+    const at = whole.lastIndexOf('It is sunny.');
+    const startByte = bytes('Lyon: 🌟 ');
+    const segment = { partIndex: 1, startIndex: startByte, endIndex: startByte + 12, text: 'It is sunny.' };
+    const metadata: MetadataMap = {
+      'gemini.partStarts': [0, parts[0]!.length],
+      'gemini.groundingMetadata': {
+        groundingChunks: chunks,
+        groundingSupports: [{ segment, groundingChunkIndices: [1] }],
+      },
+    };
+    expect(groundingCitations(metadata, whole)).toEqual([
+      citation(at, at + 12, 'https://grounding.example/bbc', 'bbc.com'),
+    ]);
+  });
 });

@@ -4,11 +4,14 @@
  * with the web sources its `groundingChunkIndices` name (`groundingChunks[i].web: {uri, title}`).
  * Gemini measures a segment in bytes of UTF-8 (Google's `GroundingSupportSegment`: "measured in
  * bytes"); Chat's `start_index`/`end_index` count the message text's characters (UTF-16 units, as
- * the other annotations here), so the offsets are converted. A segment whose converted span is not
- * its `text` (a part-relative offset) is looked up by that text instead.
+ * the other annotations here), so the offsets are converted. Google measures them "from the start
+ * of the Part" (`segment.partIndex`): where a whole reply's parts start is known (metadata
+ * `gemini.partStarts`), the segment is placed in its part; else its offsets are taken as the whole
+ * text's. A segment whose converted span is not its `text` is looked up by that text instead, from
+ * where its offsets put it (a repeated sentence is cited where it is), else from the start.
  */
 import { isJsonObject, type JsonValue } from '../../core/json.ts';
-import { geminiGroundingKey, type MetadataMap } from '../../core/metadata.ts';
+import { geminiGroundingKey, geminiPartStartsKey, type MetadataMap } from '../../core/metadata.ts';
 
 /** The `url_citation`s of the grounding in `metadata` over the message `text`; empty without any. */
 export function groundingCitations(metadata: MetadataMap | undefined, text: string): JsonValue[] {
@@ -17,11 +20,12 @@ export function groundingCitations(metadata: MetadataMap | undefined, text: stri
   const { groundingChunks: chunks, groundingSupports: supports } = grounding;
   if (!Array.isArray(chunks) || !Array.isArray(supports)) return [];
   const offsets = characterOffsets(text);
+  const partBytes = partStartBytes(metadata?.[geminiPartStartsKey], text);
   const converted: JsonValue[] = [];
   const seen = new Set<string>();
   for (const support of supports) {
     if (!isJsonObject(support) || !Array.isArray(support.groundingChunkIndices)) continue;
-    const span = segmentSpan(support.segment, text, offsets);
+    const span = segmentSpan(support.segment, text, offsets, partBytes);
     if (span === undefined) continue;
     for (const index of support.groundingChunkIndices) {
       const source = typeof index === 'number' ? webSource(chunks[index]) : undefined;
@@ -42,19 +46,36 @@ function webSource(chunk: JsonValue | undefined): { url: string; title: string }
   return { url: web.uri, title: typeof web.title === 'string' ? web.title : '' };
 }
 
+/**
+ * For each wire part, the UTF-8 byte offset of its start in `text` (from the reply's part starts in
+ * characters); undefined when they are not known.
+ */
+function partStartBytes(starts: JsonValue | undefined, text: string): (part: number) => number | undefined {
+  if (!Array.isArray(starts)) return () => undefined;
+  const encoder = new TextEncoder();
+  return (part) => {
+    const start = starts[part];
+    return typeof start === 'number' && start <= text.length
+      ? encoder.encode(text.slice(0, start)).length
+      : undefined;
+  };
+}
+
 /** A segment's `[start, end)` in characters of `text`, or undefined when it cannot be placed. */
 function segmentSpan(
   segment: JsonValue | undefined,
   text: string,
   offsets: (byte: number) => number | undefined,
+  partBytes: (part: number) => number | undefined,
 ): [number, number] | undefined {
   if (!isJsonObject(segment)) return undefined;
-  // proto3 leaves a zero out: a segment from the start has no startIndex.
-  const startByte = typeof segment.startIndex === 'number' ? segment.startIndex : 0;
-  const endByte = segment.endIndex;
+  // proto3 leaves a zero out: a segment from the start (of part 0) has no startIndex, no partIndex.
+  const base = partBytes(typeof segment.partIndex === 'number' ? segment.partIndex : 0) ?? 0;
+  const startByte = base + (typeof segment.startIndex === 'number' ? segment.startIndex : 0);
+  const endByte = typeof segment.endIndex === 'number' ? base + segment.endIndex : undefined;
   const quoted = typeof segment.text === 'string' && segment.text !== '' ? segment.text : undefined;
-  if (typeof endByte === 'number' && endByte > startByte) {
-    const start = offsets(startByte);
+  const start = offsets(startByte);
+  if (endByte !== undefined && endByte > startByte) {
     const end = offsets(endByte);
     if (
       start !== undefined &&
@@ -64,7 +85,8 @@ function segmentSpan(
       return [start, end];
   }
   if (quoted === undefined) return undefined;
-  const found = text.indexOf(quoted);
+  let found = start === undefined ? -1 : text.indexOf(quoted, start);
+  if (found < 0) found = text.indexOf(quoted);
   return found < 0 ? undefined : [found, found + quoted.length];
 }
 

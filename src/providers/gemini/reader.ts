@@ -4,7 +4,7 @@
  */
 import { createRequestId } from '../../core/ids.ts';
 import { isJsonObject, type JsonObject, type JsonValue, jsonTypeName } from '../../core/json.ts';
-import { geminiGroundingKey, type MetadataMap } from '../../core/metadata.ts';
+import { geminiGroundingKey, geminiPartStartsKey, type MetadataMap } from '../../core/metadata.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { Usage } from '../../core/usage.ts';
 import type { ProviderContext } from '../common/definition.ts';
@@ -80,6 +80,8 @@ export class ResponseReader {
   private blockReason: string | undefined;
   /** A chunk carried a candidate. */
   private answered = false;
+  /** Characters of answer text (text parts, not thoughts) read so far. */
+  private answerLength = 0;
   /** The raw counts of the last usage read (prompt, candidates, thoughts, cached, tool-use prompt). */
   private readonly lastCounts: Array<number | undefined> = [];
   /** The last usage emitted. */
@@ -239,10 +241,14 @@ export class ResponseReader {
     const content: unknown = candidate.content;
     const parts: unknown = isJsonObject(content) ? content.parts : undefined;
     if (Array.isArray(parts)) {
+      // Whole, a grounding segment's offsets may count from its part's start: say where each starts.
+      const starts: number[] | undefined = !this.context.stream && parts.length > 1 ? [] : undefined;
       for (const part of parts as unknown[]) {
+        starts?.push(this.answerLength);
         if (isJsonObject(part)) this.readPart(part as GeminiPart);
         else this.skip('a part', part);
       }
+      if (starts !== undefined) this.builder.setMetadata(geminiPartStartsKey, starts);
     } else if (parts !== undefined && parts !== null) {
       this.context.warn('skipped content parts that are not an array', { reason: typeof parts });
     }
@@ -287,6 +293,7 @@ export class ResponseReader {
     }
     const block = this.block as OpenBlock;
     block.length += text.length;
+    if (kind === 'text') this.answerLength += text.length;
     if (kind === 'text') this.builder.text(block.key, text);
     else this.builder.reasoning(block.key, text);
     if (signature !== undefined) this.sign(block, signature);
