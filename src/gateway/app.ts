@@ -4,7 +4,7 @@ import { isAdapterError } from '../core/errors/guards.ts';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Hono, type Context } from 'hono';
 import { codecs } from '../codecs/index.ts';
-import { countTokensBody } from '../codecs/gemini/count-tokens.ts';
+import { decodeCountTokens } from '../codecs/gemini/count-tokens.ts';
 import type { InboundProtocol, ProtocolName } from '../codecs/types.ts';
 import { toWireError } from './errors.ts';
 import { type Caller, keyRefusalOf, localRefusal, refusalOf, requestIdFrom } from './caller.ts';
@@ -374,8 +374,8 @@ async function countRequestTokens(
     if (model !== undefined && model !== '') permittedModel(state, caller.key, model);
     const body = await readHeldJson(state, c.req.raw, incomingOf(c.env), held);
     // Gemini's `generateContentRequest` form is unwrapped; the model stays the path's.
-    const request = protocol === 'gemini' ? countTokensBody(body, model) : body;
-    const decoded = codecs[protocol].decodeRequest(request, { model, stream: false });
+    const decode = (request: unknown) => codecs[protocol].decodeRequest(request, { model, stream: false });
+    const decoded = protocol === 'gemini' ? decodeCountTokens(body, model, decode) : decode(body);
     // The generation routes' model check; then an unknown name is a 404 (the registry's own error).
     const resolved = permittedModel(state, caller.key, decoded.model);
     // A Responses count takes in what its generation would: the stored conversation its

@@ -109,3 +109,12 @@ it('a generateContentRequest that is not an object is a 400 naming it', async ()
   expect(response.status).toBe(400);
   expect(response.body.error.message).toMatch(/generateContentRequest/);
 });
+
+it('an error inside generateContentRequest names its field there', async () => {
+  const bad = await count({ generateContentRequest: { contents: [{ role: 'user', parts: 'x' }] } });
+  expect(bad.status).toBe(400);
+  expect(bad.body.error.message).toMatch(/^generateContentRequest\.contents\.0\.parts must be an array/);
+  // The contents form's errors name top-level fields.
+  const plain = await count({ contents: [{ role: 'user', parts: 'x' }] });
+  expect(plain.body.error.message).toMatch(/^contents\.0\.parts must be an array/);
+});

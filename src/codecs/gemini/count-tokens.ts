@@ -30,3 +30,29 @@ export function countTokensBody(body: unknown, pathModel: string | undefined): u
     );
   return request;
 }
+
+/**
+ * Decodes a `:countTokens` body with `decode` (the Gemini codec's `decodeRequest`): the request
+ * {@link countTokensBody} finds in it, an error inside a `generateContentRequest` naming its field
+ * there (`generateContentRequest.contents`, not `contents`), in `field` and in the message.
+ */
+export function decodeCountTokens<T>(
+  body: unknown,
+  pathModel: string | undefined,
+  decode: (request: unknown) => T,
+): T {
+  const request = countTokensBody(body, pathModel);
+  if (request === body) return decode(request);
+  try {
+    return decode(request);
+  } catch (error) {
+    if (!(error instanceof RequestFieldError)) throw error;
+    const field = `${wrapper}.${error.field}`;
+    const message = error.message.startsWith(error.field) ? `${wrapper}.${error.message}` : error.message;
+    const options: { status: number; details?: Record<string, unknown> } = { status: error.status };
+    if (error.details !== undefined) options.details = error.details;
+    throw new RequestFieldError(field, message, error.reason, options);
+  }
+}
+
+const wrapper = 'generateContentRequest';
