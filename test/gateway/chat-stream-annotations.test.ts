@@ -10,6 +10,7 @@ import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readRecorded, recordedDir } from '../support/fixtures.ts';
 import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
+import { flatCitation, responsesBody } from '../support/openai-wire.ts';
 
 let harness: GatewayHarness;
 
@@ -22,22 +23,7 @@ afterAll(async () => {
 
 type Script = Parameters<GatewayHarness['emulator']['enqueue']>[0];
 
-const responsesBody = (content: unknown[]) => ({
-  id: 'resp_1',
-  object: 'response',
-  created_at: 1_700_000_000,
-  status: 'completed',
-  model: 'gpt-5-mini',
-  output: [{ type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content }],
-  usage: { input_tokens: 5, output_tokens: 3, total_tokens: 8 },
-});
-const citation = (start: number, end: number, url: string) => ({
-  type: 'url_citation',
-  start_index: start,
-  end_index: end,
-  url,
-  title: 'Docs',
-});
+const citation = (start: number, end: number, url: string) => flatCitation(start, end, url, 'Docs');
 
 /** The raw chunks of a streamed Chat reply, as the official SDK yields them. */
 async function streamedChunks(model: string, script: Script): Promise<ChatCompletionChunk[]> {

@@ -7,6 +7,7 @@
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
+import { chatChunk as chunk, chatCitation, flatCitation } from '../support/openai-wire.ts';
 
 let harness: GatewayHarness;
 
@@ -18,17 +19,6 @@ afterAll(async () => {
 });
 
 const text = 'Paris is sunny [weather.example].';
-const chatCitation = (start: number, end: number, url: string) => ({
-  type: 'url_citation',
-  url_citation: { end_index: end, start_index: start, title: 'Weather', url },
-});
-const flatCitation = (start: number, end: number, url: string) => ({
-  type: 'url_citation',
-  start_index: start,
-  end_index: end,
-  url,
-  title: 'Weather',
-});
 const paris = 'https://weather.example/paris';
 const whole = {
   type: 'json' as const,
@@ -53,13 +43,6 @@ const whole = {
     usage: { prompt_tokens: 10, completion_tokens: 8, total_tokens: 18 },
   },
 };
-const chunk = (delta: object, finish: string | null = null) => ({
-  id: 'chatcmpl-s',
-  object: 'chat.completion.chunk',
-  created: 1,
-  model: 'gpt-5-mini',
-  choices: [{ index: 0, delta, finish_reason: finish }],
-});
 /** Streamed as the search models do: the annotations in a delta of their own after the text. */
 const streamed = () => ({
   type: 'sse' as const,

@@ -8,6 +8,7 @@
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
+import { chatChunk as chunk, chatCitation, flatCitation } from '../support/openai-wire.ts';
 
 let harness: GatewayHarness;
 
@@ -20,24 +21,6 @@ afterAll(async () => {
 
 const text = 'Paris is sunny [weather.example].';
 const paris = 'https://weather.example/paris';
-const chatCitation = (start: number, end: number) => ({
-  type: 'url_citation',
-  url_citation: { start_index: start, end_index: end, url: paris, title: 'Weather' },
-});
-const flatCitation = (start: number, end: number) => ({
-  type: 'url_citation',
-  start_index: start,
-  end_index: end,
-  url: paris,
-  title: 'Weather',
-});
-const chunk = (delta: object, finish: string | null = null) => ({
-  id: 'chatcmpl-s',
-  object: 'chat.completion.chunk',
-  created: 1,
-  model: 'gpt-5-mini',
-  choices: [{ index: 0, delta, finish_reason: finish }],
-});
 const call = { index: 0, id: 'call_1', type: 'function', function: { name: 'book', arguments: '{}' } };
 /** The text, a tool call (ending the text part), then the annotations citing the text. */
 const streamed = () => ({
@@ -45,7 +28,7 @@ const streamed = () => ({
   events: [
     { data: chunk({ role: 'assistant', content: text }) },
     { data: chunk({ tool_calls: [call] }) },
-    { data: chunk({ annotations: [chatCitation(15, 32)] }) },
+    { data: chunk({ annotations: [chatCitation(15, 32, paris)] }) },
     { data: chunk({}, 'tool_calls') },
     { data: '[DONE]' },
   ],
@@ -66,7 +49,7 @@ it('annotations after their text ended reach a streamed Chat client, before the 
     (received.choices[0]?.delta as { annotations?: unknown[] } | undefined)?.annotations;
   const carrying = chunks.findIndex((received) => annotationsOf(received) !== undefined);
   expect(carrying).toBeGreaterThan(-1);
-  expect(annotationsOf(chunks[carrying]!)).toEqual([chatCitation(15, 32)]);
+  expect(annotationsOf(chunks[carrying]!)).toEqual([chatCitation(15, 32, paris)]);
   const finish = chunks.findIndex((received) => received.choices[0]?.finish_reason === 'tool_calls');
   expect(carrying).toBeLessThan(finish);
 });
@@ -82,11 +65,11 @@ it('annotations after their text ended reach a streamed Responses client on its 
   for await (const event of stream) events.push(event);
   const final = await stream.finalResponse();
   const added = events.filter((event) => event.type === 'response.output_text.annotation.added');
-  expect(added).toMatchObject([{ annotation_index: 0, annotation: flatCitation(15, 32) }]);
+  expect(added).toMatchObject([{ annotation_index: 0, annotation: flatCitation(15, 32, paris) }]);
   const message = final.output.find((item) => item.type === 'message');
   expect(message?.type === 'message' && message.content[0]).toMatchObject({
     text,
-    annotations: [flatCitation(15, 32)],
+    annotations: [flatCitation(15, 32, paris)],
   });
   expect(final.output.some((item) => item.type === 'function_call')).toBe(true);
 });

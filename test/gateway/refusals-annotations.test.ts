@@ -9,6 +9,7 @@ import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readRecorded, recordedDir } from '../support/fixtures.ts';
 import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
+import { chatChunk as chunk, flatCitation, responsesBody } from '../support/openai-wire.ts';
 
 let harness: GatewayHarness;
 
@@ -34,22 +35,7 @@ const chatRefusal = {
   ],
   usage: { prompt_tokens: 10, completion_tokens: 8, total_tokens: 18 },
 };
-const responsesBody = (content: unknown[]) => ({
-  id: 'resp_1',
-  object: 'response',
-  created_at: 1_700_000_000,
-  status: 'completed',
-  model: 'gpt-5-mini',
-  output: [{ type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content }],
-  usage: { input_tokens: 5, output_tokens: 3, total_tokens: 8 },
-});
-const citation = {
-  type: 'url_citation',
-  start_index: 4,
-  end_index: 8,
-  url: 'https://docs.example.com',
-  title: 'Docs',
-};
+const citation = flatCitation(4, 8, 'https://docs.example.com', 'Docs');
 const annotated = responsesBody([{ type: 'output_text', text: 'See docs.', annotations: [citation] }]);
 
 it('a Chat upstream’s refusal reaches a Chat client as message.refusal, content null, finish stop', async () => {
@@ -150,13 +136,6 @@ it('a message of several parts keeps each part’s annotations and refusal, not 
 
 it('streamed, a Chat upstream’s refusal reaches a Chat client as refusal deltas, and a Responses client as a refusal part', async () => {
   const { openai } = createClients(harness.server.url);
-  const chunk = (delta: object, finish: string | null = null) => ({
-    id: 'chatcmpl-s',
-    object: 'chat.completion.chunk',
-    created: 1,
-    model: 'gpt-5-mini',
-    choices: [{ index: 0, delta, finish_reason: finish }],
-  });
   const refusalStream = () => ({
     type: 'sse' as const,
     events: [
