@@ -177,10 +177,12 @@ function convertAssistant(conversion: Conversion, item: Item): void {
     } else drop(conversion, part, `an assistant message cannot carry a ${part.type} part`);
   });
   if (content.length === 0 && toolCalls.length === 0) return;
-  // Text only: one string (parts joined by blank lines); with the host's own custom items: an array.
+  // Text only: one string; with the host's own custom items: an array. Consecutive text parts are one
+  // continuous text, as Gemini and Anthropic read them (a streamed Gemini reply kept one part per chunk,
+  // an Anthropic answer split into blocks around its citations), so they are joined with nothing between.
   const message: ChatMessage = {
     role: 'assistant',
-    content: hasCustom ? content : texts.length > 0 ? texts.join('\n\n') : null,
+    content: hasCustom ? content : texts.length > 0 ? texts.join('') : null,
   };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   replayReasoning(conversion, message, reasoning, toolCalls.length > 0);

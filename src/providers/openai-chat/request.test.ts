@@ -523,6 +523,21 @@ describe('convertMessages: parts and tool results', () => {
     ]);
   });
 
+  it("joins an assistant item's text parts with nothing between (one continuous text)", () => {
+    // A streamed Gemini reply kept one part per chunk; an Anthropic answer split into blocks around citations.
+    const { messages } = messagesOf([
+      {
+        kind: 'assistant',
+        parts: [
+          { type: 'text', text: 'It is su' },
+          { type: 'text', text: 'nny in P' },
+          { type: 'text', text: 'aris.' },
+        ],
+      },
+    ]);
+    expect(messages).toEqual([{ role: 'assistant', content: 'It is sunny in Paris.' }]);
+  });
+
   it('drops its own reasoning silently where the host does not want it back', () => {
     const { messages, warnings } = messagesOf([
       {
