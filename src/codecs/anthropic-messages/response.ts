@@ -199,6 +199,10 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   function preamble(frames: WireFrame[]): void {
     if (encoder.started) return;
     encoder.started = true;
+    // Output at most 1, as the API's own message_start: an upstream that counts its first chunk's
+    // output (Gemini) would otherwise be counted twice by clients that add message_start's output
+    // to message_delta's cumulative one (LangChain's ChatAnthropic).
+    const startOutput = context.startUsage === undefined ? Math.min(usage.output, 1) : 1;
     const message = {
       model: context.model,
       id: context.responseId ?? createAnthropicMessageId(),
@@ -207,7 +211,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: convertUsage(context.startUsage ?? usage, context.startUsage === undefined ? usage.output : 1),
+      usage: convertUsage(context.startUsage ?? usage, startOutput),
     };
     frames.push(frame('message_start', { message }));
   }

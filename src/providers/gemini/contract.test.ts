@@ -309,12 +309,13 @@ describe('per-adapter tests (docs/contract.md §10.1)', () => {
     const { adapter } = emulatedGemini(emulator);
     const { events } = await collect(adapter.stream(simpleRequest('gemini-3-pro-preview')));
     assertStreamInvariants(events);
+    // The one chunk's usage is read before its content (the input count known at the first content).
     expect(events.map((event) => event.type)).toEqual([
       'message-start',
+      'usage',
       'tool-call-start',
       'tool-call-delta',
       'tool-call-end',
-      'usage',
       'finish',
     ]);
   });

@@ -124,6 +124,11 @@ export class ResponseReader {
       this.started = true;
       this.builder.start(startFields(chunk));
     }
+    // The chunk's usage before its content: the first content event then goes out with the input
+    // count known (an Anthropic client's `message_start` reports it, and some clients read it only there).
+    const usage: unknown = chunk.usageMetadata;
+    if (isJsonObject(usage)) this.queueUsage(usage as GeminiUsageMetadata);
+    else if (usage !== undefined) this.skip('usageMetadata', usage);
     const candidate: unknown = firstCandidate(chunk.candidates);
     if (isJsonObject(candidate)) {
       this.answered = true;
@@ -141,21 +146,18 @@ export class ResponseReader {
       this.builder.setMetadata('gemini.blockReason', blockReason);
       this.builder.setMetadata('gemini.promptFeedback', chunk.promptFeedback as JsonObject);
     }
-    const usage: unknown = chunk.usageMetadata;
-    if (isJsonObject(usage)) this.queueUsage(usage as GeminiUsageMetadata);
-    else if (usage !== undefined) this.skip('usageMetadata', usage);
   }
 
   /**
    * Reads a chunk the stream's {@link DeltaScanner} took, as `read` would read the same chunk
-   * parsed: its one text or thought piece, then its usage. False before the message started (the
+   * parsed: its usage, then its one text or thought piece. False before the message started (the
    * first content chunk goes through `read`, which starts it); the caller then parses the chunk.
    */
   readScanned(scanner: DeltaScanner): boolean {
     if (!this.started) return false;
     if (scanner.responseId !== undefined) this.responseId ??= scanner.responseId;
-    this.onText(scanner.thought ? 'reasoning' : 'text', scanner.text, undefined);
     if (scanner.usage !== undefined) this.queueUsage(scanner.usage);
+    this.onText(scanner.thought ? 'reasoning' : 'text', scanner.text, undefined);
     return true;
   }
 
