@@ -172,3 +172,23 @@ describe('tool inputs with __proto__ keys', () => {
     expect(call.metadata).toBeUndefined();
   });
 });
+
+describe('StreamBuilder.holdText', () => {
+  it('holds each text part and emits the filtered whole as one delta at its end (also when closed early)', () => {
+    const { events, builder } = createBuilder();
+    builder.holdText((text) => text.toUpperCase());
+    builder.text('a', 'ab');
+    builder.text('a', 'cd');
+    expect(events.map((event) => event.type)).toEqual(['message-start', 'text-start']);
+    builder.end('a');
+    builder.text('b', 'ef');
+    const response = builder.finish('error');
+    assertStreamInvariants(events);
+    const deltas = events.filter((event) => event.type === 'text-delta').map((event) => event.delta);
+    expect(deltas).toEqual(['ABCD', 'EF']);
+    expect(response.content).toMatchObject([
+      { type: 'text', text: 'ABCD' },
+      { type: 'text', text: 'EF' },
+    ]);
+  });
+});

@@ -85,6 +85,9 @@ export class StreamBuilder {
   private metadata: MetadataMap | undefined;
   private sawToolCall = false;
   private sawUsage = false;
+  /** Set by {@link holdText}: each text part's deltas are held and emitted through it at the part's end. */
+  private textFilter: ((text: string) => string) | undefined;
+  private readonly heldText = new Map<number, string>();
 
   private readonly context: StreamBuilderContext;
   private readonly sink: (event: StreamEvent) => void;
@@ -163,8 +166,19 @@ export class StreamBuilder {
     // A non-string delta is provider garbage: dropped, never emitted as a non-string event.
     if (typeof delta === 'string' && delta !== '') {
       this.hold(delta);
-      this.emit({ type: 'text-delta', index, delta });
+      if (this.textFilter !== undefined) this.heldText.set(index, (this.heldText.get(index) ?? '') + delta);
+      else this.emit({ type: 'text-delta', index, delta });
     }
+  }
+
+  /**
+   * From now on each text part's deltas are held and, when the part ends (also when the runtime
+   * closes it early), emitted as ONE delta: `filter` of the part's whole text. For a reply that has
+   * to be rewritten whole before it can go out (the OpenAI adapters' strict output, see
+   * `providers/openai/strict-nulls.ts`).
+   */
+  holdText(filter: (text: string) => string): void {
+    this.textFilter = filter;
   }
 
   /** Appends reasoning to the reasoning part `key`, opening it if needed. */
@@ -248,6 +262,12 @@ export class StreamBuilder {
     this.open.delete(key);
     const incomplete = fields.partial === true || fields.incomplete === true;
     if (part.type === 'text') {
+      const held = this.heldText.get(part.index);
+      if (held !== undefined && this.textFilter !== undefined) {
+        this.heldText.delete(part.index);
+        const delta = this.textFilter(held);
+        if (delta !== '') this.emit({ type: 'text-delta', index: part.index, delta });
+      }
       const event: StreamEvent = { type: 'text-end', index: part.index };
       if (incomplete) event.incomplete = true;
       this.emit(withMetadata(event, fields.metadata));
