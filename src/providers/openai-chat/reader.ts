@@ -20,6 +20,7 @@ import type { ChunkKind } from './delta-scanner.ts';
 import type { ChatQuirks } from './quirks.ts';
 import { appendReasoningDetail } from './reasoning-details.ts';
 import { ToolCallTracker } from './tool-calls.ts';
+import { holdStrictOutput } from '../openai/strict-nulls.ts';
 
 const textKey = 'text';
 const reasoningKey = 'reasoning';
@@ -91,6 +92,7 @@ export class ResponseReader {
     this.builder = builder;
     this.quirks = quirks;
     this.tools = new ToolCallTracker(context, builder, () => this.switchTo('tool'));
+    holdStrictOutput(context, builder);
   }
 
   /** Whether a finish reason arrived. */

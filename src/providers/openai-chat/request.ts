@@ -1,5 +1,5 @@
 /** The canonical request → a Chat Completions request body (`POST /chat/completions`). */
-import type { JsonObject, JsonValue } from '../../core/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import type { CanonicalRequest, OutputSchema } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { ProviderContext, WireRequest } from '../common/definition.ts';
@@ -8,6 +8,7 @@ import { matchesAnyGlob } from './capabilities.ts';
 import { convertMessages } from './messages.ts';
 import type { ChatQuirks } from './quirks.ts';
 import { addReasoning } from './reasoning.ts';
+import { recordStrictOutput } from '../openai/strict-nulls.ts';
 import { convertStrictSchema, strictToolParameters } from '../openai/strict-schema.ts';
 import { hasDefaultOutputLimit } from '../common/routed.ts';
 import { stopSequencesWithin } from '../common/stop-sequences.ts';
@@ -173,6 +174,9 @@ export function buildRequest(
   if (schema !== undefined) {
     const format = convertResponseFormat(schema, quirks, warn);
     if (format !== undefined) body.response_format = format;
+    const sent = format?.json_schema;
+    // Sent strict: the reply's added nulls are removed again (strict-nulls.ts).
+    if (isJsonObject(sent) && sent.strict === true) recordStrictOutput(context, schema.schema);
   }
   addReasoning(body, request, context, quirks);
   const extra = request.providerOptions?.[context.provider];

@@ -9,6 +9,7 @@ import type { WireError, WireItem, WireResponse } from './api.ts';
 import { convertUsage, mapFinishReason } from './response.ts';
 import { customCallKey } from './messages.ts';
 import { commitResponse } from './state.ts';
+import { holdStrictOutput } from '../openai/strict-nulls.ts';
 
 /**
  * A freeform call's item as a function call's: its text as the arguments `{"input": text}`. Its
@@ -86,6 +87,7 @@ export class ResponseReader {
     this.context = context;
     this.builder = builder;
     this.provider = context.provider;
+    holdStrictOutput(context, builder);
   }
 
   /** Throws the classified error an error object stands for (held content reaches the builder first). */

@@ -5,6 +5,7 @@ import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { Item } from '../../core/transcript.ts';
 import { effortForBudget } from '../openai/reasoning.ts';
 import { matchesAnyGlob } from '../openai/capabilities.ts';
+import { recordStrictOutput } from '../openai/strict-nulls.ts';
 import { convertStrictSchema, strictToolParameters } from '../openai/strict-schema.ts';
 import type { ProviderContext, WireRequest } from '../common/definition.ts';
 import { isInstructionItem, joinInstructions } from '../common/projection.ts';
@@ -180,8 +181,12 @@ export function buildRequest(
   // A limit the router chose is the model's own: the API's default, left to it.
   if (!hasDefaultOutputLimit(request)) body.max_output_tokens = request.maxOutputTokens;
   addSampling(body, request, context, capabilities.reasoning);
-  if (request.outputSchema !== undefined)
-    body.text = { format: convertTextFormat(request.outputSchema, warn) };
+  if (request.outputSchema !== undefined) {
+    const format = convertTextFormat(request.outputSchema, warn);
+    body.text = { format };
+    // Sent strict: the reply's added nulls are removed again (strict-nulls.ts).
+    if (format.strict === true) recordStrictOutput(context, request.outputSchema.schema);
+  }
   if (capabilities.reasoning) addReasoning(body, request, context, settings);
   body.store = plan.kind === 'full' ? plan.store : true;
   if (plan.kind === 'delta' && plan.previousResponseId !== undefined)
