@@ -33,6 +33,12 @@ const full: Capabilities = {
 };
 
 describe('capabilityUses', () => {
+  it('reasoning off (effort none) needs no reasoning: a model without it may be asked not to reason', () => {
+    const base = { model: 'm', maxOutputTokens: 10, transcript: [userText('go')] };
+    expect(capabilityUses({ ...base, reasoning: { effort: 'none' } }).has('reasoning')).toBe(false);
+    expect(capabilityUses({ ...base, reasoning: { effort: 'minimal' } }).has('reasoning')).toBe(true);
+  });
+
   it('names where each needed capability is first used, tool-result parts included', () => {
     const id = 'c1' as ToolCallId;
     const uses = capabilityUses({

@@ -1,7 +1,7 @@
 /** Honest capability declarations, user overrides, and what a request needs of them. */
 import { LruCache } from './lru.ts';
 import { matchesGlob } from './glob.ts';
-import type { CanonicalRequest } from './request.ts';
+import { type CanonicalRequest, wantsReasoning } from './request.ts';
 import type { Part } from './transcript.ts';
 
 /** What a model, as served by this adapter, actually supports. */
@@ -114,7 +114,7 @@ export function capabilityUses(request: CapabilityInput): Map<CapabilityName, st
   if ((request.tools?.length ?? 0) > 0) use('tools', 'tools');
   if (request.parallelToolCalls === true) use('parallelToolCalls', 'parallelToolCalls');
   if (request.outputSchema !== undefined) use('structuredOutput', 'outputSchema');
-  if (request.reasoning !== undefined) use('reasoning', 'reasoning');
+  if (wantsReasoning(request.reasoning)) use('reasoning', 'reasoning');
   request.transcript.forEach((item, index) => {
     if (item.kind === 'system' || item.kind === 'developer' || item.kind === 'context') {
       use('systemPrompt', `transcript[${index}] (${item.kind})`);

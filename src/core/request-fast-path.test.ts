@@ -197,6 +197,7 @@ function randomRequest(next: () => number): unknown {
     'reasoning',
     [
       { effort: 'low' },
+      { effort: 'none' },
       { effort: 'max' },
       { budgetTokens: 0 },
       { budgetTokens: -1 },

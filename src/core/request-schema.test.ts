@@ -29,6 +29,11 @@ describe('validateRequest: the whole CanonicalRequest at the boundary', () => {
     },
   );
 
+  it('accepts reasoning off (effort none), and no effort outside the levels', () => {
+    expect(paths({ ...valid, reasoning: { effort: 'none' } })).toEqual([]);
+    expect(paths({ ...valid, reasoning: { effort: 'off' } })).toEqual(['reasoning.effort']);
+  });
+
   it('lists every bad path, not only the first', () => {
     expect(
       paths({

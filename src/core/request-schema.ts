@@ -68,7 +68,7 @@ const requestShape = {
     .optional(),
   reasoning: z
     .strictObject({
-      effort: z.enum(['minimal', 'low', 'medium', 'high']).optional(),
+      effort: z.enum(['none', 'minimal', 'low', 'medium', 'high']).optional(),
       budgetTokens: z.number().int().nonnegative().optional(),
       includeThoughts: z.boolean().optional(),
     })

@@ -8,13 +8,26 @@ import type { ToolChoice, ToolSpec } from './tools.ts';
 import type { Part, Transcript } from './transcript.ts';
 import type { Usage } from './usage.ts';
 
-/** How hard a reasoning model should think: an effort level, a token budget, or both. */
+/** An effort level at which a model reasons. */
+export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
+
+/**
+ * How hard a reasoning model should think: an effort level, a token budget, or both. Effort `none`
+ * turns reasoning off (a Gemini client's `thinkingBudget: 0`, Anthropic's `thinking: {type:
+ * 'disabled'}`, OpenAI's `reasoning_effort: 'none'`); the budget and `includeThoughts` mean nothing
+ * with it. Each adapter sends it as its provider can (docs/contract.md §3.5).
+ */
 export interface ReasoningRequest {
-  effort?: 'minimal' | 'low' | 'medium' | 'high';
+  effort?: ReasoningEffort | 'none';
   /** Reasoning token budget (Anthropic `budget_tokens`, Gemini `thinkingBudget`). */
   budgetTokens?: number;
   /** Ask the provider to return readable reasoning where it can (Gemini `includeThoughts`). */
   includeThoughts?: boolean;
+}
+
+/** Whether the request asks for reasoning: a setting that does not turn it off (effort `none`). */
+export function wantsReasoning(reasoning: ReasoningRequest | undefined): boolean {
+  return reasoning !== undefined && reasoning.effort !== 'none';
 }
 
 /** Ask the adapter to use the provider's prompt cache for the stable prefix of the request. */

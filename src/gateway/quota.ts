@@ -8,6 +8,7 @@
  */
 import type { WireError } from '../codecs/types.ts';
 import { billedTokens, type Usage } from '../core/usage.ts';
+import { wantsReasoning } from '../core/request.ts';
 import { reprice, type PriceTable } from '../pricing/price-table.ts';
 import { estimateUpperBound } from '../providers/common/token-estimate.ts';
 import { defaultOutputTokens } from '../routing/candidates.ts';
@@ -69,7 +70,7 @@ export async function admitCall(
   // What routing gives a request that sets none (`defaultOutputTokens`), reserved as it may be used.
   const output =
     call.request.maxOutputTokens ??
-    defaultOutputTokens(call.maxOutputTokens ?? 0, call.request.reasoning !== undefined);
+    defaultOutputTokens(call.maxOutputTokens ?? 0, wantsReasoning(call.request.reasoning));
   // A fallback may serve the call: reserved at the dearest of them, settled at what it cost.
   const priced = key.budget !== undefined && call.modelId !== undefined;
   const ids = priced ? [call.modelId!, ...(call.fallbackIds ?? [])] : [];

@@ -1,7 +1,7 @@
 /** Pre-dispatch checks: which candidates can take a request, and why the others are skipped. */
 import { contextOverflowFactor, overflowEstimate } from '../core/capability-check.ts';
 import { type CapabilityInput, type CapabilityName, capabilityUses } from '../core/capabilities.ts';
-import type { CanonicalRequest } from '../core/request.ts';
+import { type CanonicalRequest, wantsReasoning } from '../core/request.ts';
 import { withoutMedia } from '../providers/common/preflight.ts';
 import { estimateUpperBound } from '../providers/common/token-estimate.ts';
 import type { ModelFacts } from '../registry/model-facts.ts';
@@ -151,7 +151,7 @@ export function defaultOutputLimit(
   needs: CallNeeds,
 ): number {
   const floor = defaultOutputTokens(facts.maxOutputTokens, false);
-  const wanted = defaultOutputTokens(facts.maxOutputTokens, request.reasoning !== undefined);
+  const wanted = defaultOutputTokens(facts.maxOutputTokens, wantsReasoning(request.reasoning));
   if (wanted <= floor || facts.contextWindow <= 0) return wanted;
   if (mediaNeeds.some((name) => needs.required.has(name))) return floor;
   // A bound past the window leaves no room, however far past it is.

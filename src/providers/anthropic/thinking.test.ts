@@ -294,3 +294,18 @@ describe('unsigned reasoning with data', () => {
     expect(blocks?.[0]).toEqual({ type: 'thinking', thinking: 'Look it up.', signature: 'sig-1' });
   });
 });
+
+describe('reasoning off (effort none)', () => {
+  it('sends no thinking and no effort — off is Anthropic’s default — and keeps the sampling', () => {
+    for (const model of ['claude-sonnet-4-5', 'claude-opus-4-7', 'claude-3-5-haiku-latest']) {
+      const { body, warnings } = build(
+        { transcript: [user('Hi')], reasoning: { effort: 'none' }, temperature: 0.3 },
+        model,
+      );
+      expect(body).not.toHaveProperty('thinking');
+      expect(body).not.toHaveProperty('output_config');
+      expect(body).toMatchObject({ temperature: 0.3 });
+      expect(warnings).toEqual([]);
+    }
+  });
+});

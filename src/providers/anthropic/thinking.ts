@@ -1,6 +1,6 @@
 /** Extended thinking: canonical reasoning requests → `thinking` / `output_config.effort`, and their sampling limits. */
 import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
-import type { CanonicalRequest, ReasoningRequest } from '../../core/request.ts';
+import type { CanonicalRequest, ReasoningEffort } from '../../core/request.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import { refusalCodes } from '../common/refusal-codes.ts';
 import type { WireMessage, WireOutputConfig, WireThinking } from './api.ts';
@@ -13,7 +13,7 @@ export const minimumThinkingBudget = 1024;
  * Budgets for an effort level on models that only take `budget_tokens`: minimal 1024, low 2048,
  * medium 8192, high 16384 — each capped at three quarters of `max_tokens` (at least 1024).
  */
-export const effortBudgets: Record<NonNullable<ReasoningRequest['effort']>, number> = {
+export const effortBudgets: Record<ReasoningEffort, number> = {
   minimal: 1024,
   low: 2048,
   medium: 8192,
@@ -29,7 +29,7 @@ export interface ThinkingSettings {
 }
 
 /** Canonical effort → `output_config.effort` (`minimal` has no equivalent: `low`). */
-function mapEffort(effort: NonNullable<ReasoningRequest['effort']>): Effort {
+function mapEffort(effort: ReasoningEffort): Effort {
   return effort === 'minimal' ? 'low' : effort;
 }
 
@@ -72,11 +72,7 @@ function clampBudget(budget: number, maxTokens: number, context: ProviderContext
  * `max_tokens` (never below the 1024 minimum) so the answer keeps room. Not a WARN: an effort names
  * no exact budget.
  */
-function effortBudget(
-  effort: NonNullable<ReasoningRequest['effort']>,
-  maxTokens: number,
-  context: ProviderContext,
-): number {
+function effortBudget(effort: ReasoningEffort, maxTokens: number, context: ProviderContext): number {
   checkRoom(maxTokens, context);
   const room = Math.max(minimumThinkingBudget, Math.floor(maxTokens * 0.75));
   return Math.min(effortBudgets[effort], room);
@@ -117,9 +113,9 @@ export function findToolTurnWithoutThinking(messages: readonly WireMessage[]): n
  * models get `{type:'adaptive'}` plus `output_config.effort` when an effort is given, and a budget
  * otherwise (still accepted, though deprecated). Adaptive-only models (Opus 4.7+) always get
  * adaptive thinking, a budget being mapped to the nearest effort. A reasoning request with neither
- * effort nor budget means effort `medium`. Given the converted `messages`, thinking is left out
- * with a WARN when they continue a tool-use turn without a thinking block
- * (`findToolTurnWithoutThinking`), which the API refuses under thinking.
+ * effort nor budget means effort `medium`; effort `none` (reasoning off) sends no `thinking`.
+ * Given the converted `messages`, thinking is left out with a WARN when they continue a tool-use
+ * turn without a thinking block (`findToolTurnWithoutThinking`), which the API refuses under thinking.
  */
 export function convertReasoning(
   request: CanonicalRequest,
@@ -128,7 +124,9 @@ export function convertReasoning(
   messages?: readonly WireMessage[],
 ): ThinkingSettings {
   const reasoning = request.reasoning;
-  if (reasoning === undefined) return {};
+  // Reasoning off (effort `none`) is Anthropic's default: no `thinking`.
+  if (reasoning === undefined || reasoning.effort === 'none') return {};
+  const { effort, budgetTokens } = reasoning;
   if (profile.thinking === 'none') {
     // The runtime refuses such requests first (capability `reasoning`); direct callers get a WARN.
     context.warn('ignored a reasoning request', { reason: `${profile.family} has no extended thinking` });
@@ -142,7 +140,6 @@ export function convertReasoning(
     });
     return {};
   }
-  const { effort, budgetTokens } = reasoning;
   if (profile.thinking === 'adaptive-only' || (profile.thinking === 'adaptive' && effort !== undefined)) {
     const level =
       effort !== undefined

@@ -171,3 +171,16 @@ describe('prompt caching follows AWS’s supported-models table', () => {
     expect(capabilitiesFor(model).promptCaching).toBe(true);
   });
 });
+
+describe('reasoning off (effort none)', () => {
+  it('sends Claude and Nova no reasoning field; an OpenAI open-weight model its least effort, with a WARN', () => {
+    for (const model of [claude, 'us.amazon.nova-2-lite-v1:0']) {
+      const { body, warnings } = build(model, { reasoning: { effort: 'none' } });
+      expect(body).not.toHaveProperty('additionalModelRequestFields');
+      expect(warnings).toEqual([]);
+    }
+    const { body, warnings } = build('openai.gpt-oss-120b-1:0', { reasoning: { effort: 'none' } });
+    expect(body.additionalModelRequestFields).toEqual({ reasoning_effort: 'low' });
+    expect(warnings).toEqual(['changed the reasoning effort to a level the model takes']);
+  });
+});

@@ -74,10 +74,24 @@ const effortBudgets = { minimal: 1024, low: 2048, medium: 8192, high: 24_576 } a
 const minimumBudget = 1024;
 
 /**
+ * Reasoning off (effort `none`): Claude and Nova 2 reason only when asked, so no field; OpenAI's
+ * open-weight models cannot turn it off and get `reasoning_effort: 'low'`, their least, with a WARN.
+ */
+function reasoningOff(id: string, context: ProviderContext): JsonObject {
+  if (!id.startsWith('openai.')) return {};
+  context.warn('changed the reasoning effort to a level the model takes', {
+    model: context.model,
+    requested: 'none',
+    sent: 'low',
+  });
+  return { reasoning_effort: 'low' };
+}
+
+/**
  * Reasoning → `additionalModelRequestFields`: Claude `thinking` with `budget_tokens` (the explicit
  * budget, else by effort; kept ≥ 1,024 and below `maxTokens`), Nova 2 `reasoningConfig`, OpenAI
  * `reasoning_effort`. Other models take no reasoning field (the pre-flight check refuses
- * reasoning for models without it).
+ * reasoning for models without it). Reasoning off: see `reasoningOff`.
  */
 export function convertReasoning(
   request: CanonicalRequest,
@@ -87,8 +101,10 @@ export function convertReasoning(
   const reasoning = request.reasoning;
   if (reasoning === undefined) return {};
   const id = baseModelId(model);
+  const asked = reasoning.effort;
+  if (asked === 'none') return reasoningOff(id, context);
   if (id.startsWith('anthropic.')) {
-    const wanted = reasoning.budgetTokens ?? effortBudgets[reasoning.effort ?? 'medium'];
+    const wanted = reasoning.budgetTokens ?? effortBudgets[asked ?? 'medium'];
     if (request.maxOutputTokens <= minimumBudget)
       throw new InvalidRequestError({
         message: `bedrock: extended thinking needs maxOutputTokens above ${minimumBudget}, got ${request.maxOutputTokens}`,
@@ -99,7 +115,7 @@ export function convertReasoning(
     const budget = Math.min(Math.max(Math.round(wanted), minimumBudget), request.maxOutputTokens - 1);
     return { thinking: { type: 'enabled', budget_tokens: budget } };
   }
-  const effort = reasoning.effort === 'minimal' ? 'low' : (reasoning.effort ?? 'medium');
+  const effort = asked === 'minimal' ? 'low' : (asked ?? 'medium');
   if (id.startsWith('amazon.nova'))
     return { reasoningConfig: { type: 'enabled', maxReasoningEffort: effort } };
   if (id.startsWith('openai.')) return { reasoning_effort: effort };

@@ -1,6 +1,7 @@
 /** What each Gemini model supports as served by this adapter: a baseline and glob rows (one matcher). */
 import { applyModelRows, type Capabilities, type ModelCapabilities } from '../../core/capabilities.ts';
 import { withCatalog } from '../../core/catalog.ts';
+import { lastMatchingRow } from '../../core/glob.ts';
 import { catalog } from '../catalog/gemini.generated.ts';
 
 /** Image types the Gemini API takes (`inlineData` / `fileData`). */
@@ -115,4 +116,25 @@ const withCatalogRows = withCatalog(tableCapabilities, catalog);
 /** Capabilities of a wire model name (a `models/` prefix is accepted): its rows, with the catalog row's limits. */
 export function capabilitiesFor(model: string): Capabilities {
   return withCatalogRows(model.replace(/^models\//, ''));
+}
+
+/** The least thinking a model allows, as `thinkingConfig` says it. */
+export type LeastThinking = { thinkingBudget: number } | { thinkingLevel: string };
+
+/**
+ * The least thinking of each thinking model (glob rows, later keys win; Google's thinking guide):
+ * Gemini 2.5 Flash and Flash-Lite turn thinking off with budget 0; 2.5 Pro cannot, its floor is
+ * budget 128; Gemini 3 takes levels and cannot turn thinking off — Pro's least is `low`, Flash's
+ * `minimal`. A model without a row has no thinking to control.
+ */
+export const leastThinking: Readonly<Record<string, LeastThinking>> = {
+  'gemini-2.5-pro*': { thinkingBudget: 128 },
+  'gemini-2.5-flash*': { thinkingBudget: 0 },
+  'gemini-3*-pro*': { thinkingLevel: 'low' },
+  'gemini-3*-flash*': { thinkingLevel: 'minimal' },
+};
+
+/** The least thinking of a wire model name (a `models/` prefix is accepted), if it thinks. */
+export function leastThinkingFor(model: string): LeastThinking | undefined {
+  return lastMatchingRow(leastThinking, model.replace(/^models\//, ''));
 }

@@ -3,6 +3,7 @@ import { toolCallId } from '../../core/ids.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import { type Item, systemText, userText } from '../../core/transcript.ts';
 import { buildRequest, convertReasoning, convertToolChoice } from './request.ts';
+import { capabilitiesFor } from './capabilities.ts';
 import { testContext } from './test-support.ts';
 
 const settings = { useJsonSchema: false };
@@ -661,6 +662,33 @@ describe('golden request bodies', () => {
       includeThoughts: false,
       thinkingBudget: 2048,
     });
+  });
+
+  it('reasoning off: 2.5 Flash gets thinkingBudget 0; a model that cannot stop thinking its least, with a WARN', () => {
+    const off = (model: string) => {
+      const context = testContext({ model, capabilities: capabilitiesFor(model) });
+      const { wire } = build({ model: `gemini:${model}`, reasoning: { effort: 'none' } }, context);
+      const config = (wire.body as { generationConfig: Record<string, unknown> }).generationConfig;
+      return { thinking: config.thinkingConfig, warnings: context.logger.entries };
+    };
+    for (const model of ['gemini-2.5-flash', 'gemini-2.5-flash-lite'])
+      expect(off(model)).toEqual({ thinking: { thinkingBudget: 0 }, warnings: [] });
+    for (const [model, least] of [
+      ['gemini-2.5-pro', { thinkingBudget: 128 }],
+      ['gemini-3-pro-preview', { thinkingLevel: 'low' }],
+      ['gemini-3-flash-preview', { thinkingLevel: 'minimal' }],
+    ] as const) {
+      const { thinking, warnings } = off(model);
+      expect(thinking).toEqual(least);
+      expect(warnings).toEqual([
+        expect.objectContaining({
+          message: 'sent the least thinking the model takes: it cannot turn thinking off',
+          fields: expect.objectContaining({ requested: 'none', sent: Object.values(least)[0] }),
+        }),
+      ]);
+    }
+    // A model that does not think: nothing to turn off.
+    expect(off('gemini-2.0-flash')).toEqual({ thinking: undefined, warnings: [] });
   });
 
   it('tool choice: auto, none, required map to AUTO, NONE, ANY', () => {

@@ -1,10 +1,11 @@
 /** Canonical request → Gemini `generateContent` body and path. */
 import { encodePathSegments } from '../../core/model-name.ts';
 import type { JsonObject } from '../../core/json.ts';
-import type { CanonicalRequest, ReasoningRequest } from '../../core/request.ts';
+import type { CanonicalRequest, ReasoningEffort, ReasoningRequest } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { ProviderContext, WireRequest } from '../common/definition.ts';
 import type { GeminiContent, GeminiFunctionDeclaration, GeminiRequestBody } from './api.ts';
+import { leastThinkingFor } from './capabilities.ts';
 import { convertMessages } from './messages.ts';
 import { readProviderOptions } from './options.ts';
 import { convertSchema, hasNoParameters, jsonSchemaForGemini, takesJsonSchema } from './schema.ts';
@@ -143,8 +144,29 @@ function buildGenerationConfig(
       config.responseJsonSchema = jsonSchemaForGemini(request.outputSchema.schema);
     else config.responseSchema = convertSchema(request.outputSchema.schema, { where: 'output schema' });
   }
-  if (request.reasoning !== undefined) config.thinkingConfig = convertReasoning(request.reasoning, model);
+  if (request.reasoning?.effort === 'none') {
+    const off = reasoningOff(context);
+    if (off !== undefined) config.thinkingConfig = off;
+  } else if (request.reasoning !== undefined)
+    config.thinkingConfig = convertReasoning(request.reasoning, model);
   return config;
+}
+
+/**
+ * Reasoning off (effort `none`) → the model's least thinking (`leastThinking`): `thinkingBudget: 0`
+ * where that turns thinking off (2.5 Flash, Flash-Lite); else the lowest budget or level the model
+ * takes, with a WARN, since it thinks anyway; nothing for a model that does not think.
+ */
+function reasoningOff(context: ProviderContext): JsonObject | undefined {
+  const least = leastThinkingFor(context.model);
+  if (least === undefined) return undefined;
+  if (!('thinkingBudget' in least && least.thinkingBudget === 0))
+    context.warn('sent the least thinking the model takes: it cannot turn thinking off', {
+      model: context.model,
+      requested: 'none',
+      sent: 'thinkingBudget' in least ? least.thinkingBudget : least.thinkingLevel,
+    });
+  return { ...least };
 }
 
 /**
@@ -159,26 +181,29 @@ export function convertReasoning(reasoning: ReasoningRequest, model: string): Js
     config.thinkingBudget = reasoning.budgetTokens;
     return config;
   }
-  if (reasoning.effort === undefined) return config;
+  const effort = reasoning.effort;
+  if (effort === undefined || effort === 'none') return config;
   if (/gemini-3/.test(model)) {
-    config.thinkingLevel = thinkingLevel(reasoning.effort, model);
+    config.thinkingLevel = thinkingLevel(effort, model);
   } else {
-    config.thinkingBudget = thinkingBudget(reasoning.effort, model);
+    config.thinkingBudget = thinkingBudget(effort, model);
   }
   return config;
 }
 
-function thinkingLevel(effort: NonNullable<ReasoningRequest['effort']>, model: string): string {
+function thinkingLevel(effort: ReasoningEffort, model: string): string {
   if (model.includes('flash')) return effort;
   // Gemini 3 Pro has two levels only.
   return effort === 'minimal' || effort === 'low' ? 'low' : 'high';
 }
 
-function thinkingBudget(effort: NonNullable<ReasoningRequest['effort']>, model: string): number {
+function thinkingBudget(effort: ReasoningEffort, model: string): number {
   const pro = model.includes('pro');
   switch (effort) {
-    case 'minimal':
-      return pro ? 128 : 0; // 2.5 Pro cannot turn thinking off; 128 is its floor.
+    case 'minimal': {
+      const least = leastThinkingFor(model);
+      return least !== undefined && 'thinkingBudget' in least ? least.thinkingBudget : 0;
+    }
     case 'low':
       return 1024;
     case 'medium':
