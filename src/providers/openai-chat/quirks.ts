@@ -4,6 +4,7 @@ import { capabilityOverridesSchema } from '../../core/capabilities-schema.ts';
 import type { Capabilities } from '../../core/capabilities.ts';
 import { type ModelCapabilities, openaiModelCapabilities } from '../openai/capabilities.ts';
 import { providerTable } from '../common/provider-table.ts';
+import { openaiEffortValues, type ReasoningEffortValue } from '../openai/reasoning.ts';
 
 export type { ModelCapabilities } from '../openai/capabilities.ts';
 
@@ -27,8 +28,7 @@ export type ReasoningReplay = 'drop' | 'tool-turns' | 'all';
  */
 export type ReasoningParameter = 'reasoning_effort' | 'reasoning-object' | 'enable_thinking' | 'none';
 
-/** A `reasoning_effort` level as the wire spells it (`none` is OpenAI gpt-5.1+'s "no reasoning"). */
-export type ReasoningEffortValue = 'none' | 'minimal' | 'low' | 'medium' | 'high';
+export type { ReasoningEffortValue } from '../openai/reasoning.ts';
 
 /** What `response_format` the host understands for an output schema. */
 export type StructuredOutputMode = 'json_schema' | 'json_object' | 'none';
@@ -238,7 +238,7 @@ export function mergeQuirks(base: ChatQuirks, override: Partial<ChatQuirks> | un
 /**
  * OpenAI itself. Reasoning models (o-series, gpt-5) take `developer` instructions and reject
  * sampling parameters; o1-mini and o1-preview take neither `developer` nor `system` messages, so
- * their instructions lead as a `user` message; gpt-5.1+ has no `minimal` effort (`none` instead).
+ * their instructions lead as a `user` message; their effort levels are `openaiEffortValues`.
  * Model families are declared in `capabilities.ts`.
  */
 export const openaiQuirks: ChatQuirks = {
@@ -253,7 +253,7 @@ export const openaiQuirks: ChatQuirks = {
   // "Unsupported parameter: 'stop' is not supported with this model" (o3, o4-mini, gpt-5 and its minor versions).
   stopUnsupportedModels: ['o3*', 'o4*', 'gpt-5*'],
   maxStopSequences: 4,
-  reasoningEffortValues: { 'gpt-5.*': ['none', 'low', 'medium', 'high'] },
+  reasoningEffortValues: { ...openaiEffortValues },
   strict: true,
   capabilities: { images: true, pdf: true, promptCaching: true },
   models: openaiModelCapabilities,

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { CanonicalRequest, ReasoningRequest } from '../../core/request.ts';
+import { userText } from '../../core/transcript.ts';
 import { presets } from '../openai-compatible/presets.ts';
+import { createCapabilityResolver } from './capabilities.ts';
 import { type ChatQuirks, defaultQuirks, mergeQuirks, openaiQuirks, parseQuirks } from './quirks.ts';
 import { clampEffort } from './reasoning.ts';
 import { buildRequest } from './request.ts';
@@ -115,6 +117,52 @@ describe('OpenAI model quirks', () => {
     }
     const [gpt4] = build(openaiQuirks, 'openai', 'gpt-4.1').body.messages as Array<{ role: string }>;
     expect(gpt4?.role).toBe('system');
+  });
+});
+
+describe('reasoning off (effort none)', () => {
+  const off = { reasoning: { effort: 'none' } } as const;
+
+  it('reaches gpt-5.1 and later as reasoning_effort none, with no WARN', () => {
+    for (const model of ['gpt-5.1', 'gpt-5.2-mini']) {
+      const { body, warnings } = build(openaiQuirks, 'openai', model, off);
+      expect(body.reasoning_effort).toBe('none');
+      expect(warnings).toEqual([]);
+    }
+  });
+
+  it('reaches a model without "none" as its least level (gpt-5 minimal, o3 low), with a WARN', () => {
+    for (const [model, least] of [
+      ['gpt-5', 'minimal'],
+      ['gpt-5-mini', 'minimal'],
+      ['o3', 'low'],
+    ]) {
+      const { body, warnings } = build(openaiQuirks, 'openai', model!, off);
+      expect(body.reasoning_effort).toBe(least);
+      expect(warnings).toEqual(['changed the reasoning effort to a level the model takes']);
+    }
+  });
+
+  it('sends nothing to a model that does not reason, and enable_thinking false to a thinking host', () => {
+    expect(build(openaiQuirks, 'openai', 'gpt-4.1', off)).toEqual({
+      body: expect.not.objectContaining({ reasoning_effort: expect.anything() }),
+      warnings: [],
+    });
+    const context = createTestContext({
+      provider: 'alibaba',
+      model: 'qwen3-32b',
+      stream: true,
+      capabilities: createCapabilityResolver(alibaba)('qwen3-32b'),
+    });
+    const request = {
+      model: 'alibaba:qwen3-32b',
+      transcript: [userText('Hi')],
+      maxOutputTokens: 100,
+      ...off,
+    };
+    const { body } = buildRequest(request, context, { quirks: alibaba, strictTools: false });
+    expect(body.enable_thinking).toBe(false);
+    expect(context.warnings).toEqual([]);
   });
 });
 

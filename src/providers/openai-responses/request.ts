@@ -1,9 +1,9 @@
 /** The canonical request → a Responses request body (`POST /responses`). */
 import type { JsonObject, JsonValue } from '../../core/json.ts';
-import type { CanonicalRequest, OutputSchema } from '../../core/request.ts';
+import { type CanonicalRequest, type OutputSchema, wantsReasoning } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { Item } from '../../core/transcript.ts';
-import { effortForBudget } from '../openai/reasoning.ts';
+import { acceptedEfforts, clampEffort, effortForBudget, openaiEffortValues } from '../openai/reasoning.ts';
 import { matchesAnyGlob } from '../openai/capabilities.ts';
 import { recordStrictOutput } from '../openai/strict-nulls.ts';
 import { convertStrictSchema, strictToolParameters } from '../openai/strict-schema.ts';
@@ -108,6 +108,11 @@ function addSampling(
     context.warn('dropped a sampling parameter the host does not take', { parameter: 'stop' });
 }
 
+/**
+ * `reasoning`: the effort (a budget becomes the nearest level) clamped to the levels the model takes
+ * (`openaiEffortValues`, a WARN when changed: effort `none`, reasoning off, is gpt-5's `minimal`),
+ * and a summary when reasoning is replayed and wanted.
+ */
 function addReasoning(
   body: JsonObject,
   request: CanonicalRequest,
@@ -123,9 +128,19 @@ function addReasoning(
     });
     wanted = undefined;
   }
+  if (wanted !== undefined) {
+    const sent = clampEffort(wanted, acceptedEfforts(openaiEffortValues, context.model));
+    if (effort !== undefined && sent !== effort)
+      context.warn('changed the reasoning effort to a level the model takes', {
+        model: context.model,
+        requested: effort,
+        sent,
+      });
+    wanted = sent;
+  }
   const reasoning: JsonObject = {};
   if (wanted !== undefined) reasoning.effort = wanted;
-  if (settings.reasoningReplay && request.reasoning !== undefined && includeThoughts !== false)
+  if (settings.reasoningReplay && wantsReasoning(request.reasoning) && includeThoughts !== false)
     reasoning.summary = 'auto';
   if (Object.keys(reasoning).length > 0) body.reasoning = reasoning;
   if (settings.reasoningReplay) body.include = ['reasoning.encrypted_content'];

@@ -1,4 +1,48 @@
 /** Reasoning settings shared by OpenAI's protocols (Chat Completions `reasoning_effort`, Responses `reasoning.effort`). */
+import { lastMatchingRow } from '../../core/glob.ts';
+
+/** A `reasoning_effort` level as the wire spells it (`none` is OpenAI gpt-5.1+'s "no reasoning"). */
+export type ReasoningEffortValue = 'none' | 'minimal' | 'low' | 'medium' | 'high';
+
+/** Effort levels from least to most reasoning. */
+const effortOrder: readonly ReasoningEffortValue[] = ['none', 'minimal', 'low', 'medium', 'high'];
+
+/**
+ * The effort levels each OpenAI reasoning model accepts (glob rows, later keys win; OpenAI's
+ * reasoning guide): the o-series low to high; gpt-5 adds `minimal`; gpt-5.1 and later replace it
+ * with `none`, the only way to turn reasoning off. A model without a row takes any level.
+ */
+export const openaiEffortValues: Readonly<Record<string, ReasoningEffortValue[]>> = {
+  'o1*': ['low', 'medium', 'high'],
+  'o3*': ['low', 'medium', 'high'],
+  'o4*': ['low', 'medium', 'high'],
+  'gpt-5*': ['minimal', 'low', 'medium', 'high'],
+  'gpt-5.*': ['none', 'low', 'medium', 'high'],
+};
+
+/** The levels `model` accepts under a table of glob rows (the last matching row), if limited. */
+export function acceptedEfforts(
+  table: Readonly<Record<string, readonly ReasoningEffortValue[]>>,
+  model: string,
+): readonly ReasoningEffortValue[] | undefined {
+  return lastMatchingRow(table, model);
+}
+
+/**
+ * The level sent for `effort`: itself when the model takes it, else the lowest accepted level at or
+ * above it, else the highest accepted level.
+ */
+export function clampEffort(
+  effort: ReasoningEffortValue,
+  accepted: readonly ReasoningEffortValue[] | undefined,
+): ReasoningEffortValue {
+  if (accepted === undefined || accepted.length === 0 || accepted.includes(effort)) return effort;
+  const rank = effortOrder.indexOf(effort);
+  const sorted = [...accepted].sort((left, right) => effortOrder.indexOf(left) - effortOrder.indexOf(right));
+  return (
+    sorted.find((value) => effortOrder.indexOf(value) >= rank) ?? (sorted.at(-1) as ReasoningEffortValue)
+  );
+}
 
 /**
  * The effort level closest to a token budget, for hosts that take only a level: under 4k tokens

@@ -1,0 +1,47 @@
+/** Reasoning settings in a Responses request body: reasoning off (effort `none`) and effort levels a model lacks. */
+import { describe, expect, it } from 'vitest';
+import type { ReasoningRequest } from '../../core/request.ts';
+import { userText } from '../../core/transcript.ts';
+import { buildRequest, type RequestSettings } from './request.ts';
+import { createTestContext } from './test-support.ts';
+
+const settings: RequestSettings = {
+  strictTools: false,
+  state: 'stateless',
+  path: '/responses',
+  reasoningReplay: true,
+  effortModels: ['*'],
+  customTools: false,
+};
+
+function build(model: string, reasoning: ReasoningRequest) {
+  const context = createTestContext({ model });
+  const request = { model: `openai:${model}`, transcript: [userText('Hi')], maxOutputTokens: 100, reasoning };
+  const { body } = buildRequest(request, context, settings);
+  return { reasoning: body.reasoning, warnings: context.warnings.map((warning) => warning.message) };
+}
+
+describe('reasoning off (effort none)', () => {
+  it('reaches gpt-5.1 and later as reasoning.effort none, without a summary, with no WARN', () => {
+    expect(build('gpt-5.1', { effort: 'none' })).toEqual({ reasoning: { effort: 'none' }, warnings: [] });
+  });
+
+  it('reaches a model without "none" as its least level (gpt-5 minimal, o4-mini low), with a WARN', () => {
+    for (const [model, least] of [
+      ['gpt-5-mini', 'minimal'],
+      ['o4-mini', 'low'],
+    ] as const)
+      expect(build(model, { effort: 'none' })).toEqual({
+        reasoning: { effort: least },
+        warnings: ['changed the reasoning effort to a level the model takes'],
+      });
+  });
+
+  it('levels a model has pass as asked; one it lacks becomes the next it has', () => {
+    expect(build('gpt-5-mini', { effort: 'minimal' }).reasoning).toEqual({
+      effort: 'minimal',
+      summary: 'auto',
+    });
+    expect(build('gpt-5.1', { effort: 'minimal' }).reasoning).toEqual({ effort: 'low', summary: 'auto' });
+  });
+});
