@@ -63,6 +63,42 @@ describe('decoding', () => {
   });
 });
 
+describe('reasoning turned off', () => {
+  const options = { model: 'm', stream: false };
+  const user = [{ role: 'user', content: 'Hi' }];
+
+  it('is effort none from every protocol: Gemini budget 0, Anthropic disabled, Chat and Responses effort none', () => {
+    const gemini = (thinkingConfig: Record<string, unknown>) =>
+      codecs.gemini.decodeRequest(
+        { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], generationConfig: { thinkingConfig } },
+        options,
+      ).request.reasoning;
+    expect(gemini({ thinkingBudget: 0 })).toEqual({ effort: 'none' });
+    expect(gemini({ thinkingBudget: 0, includeThoughts: true })).toEqual({ effort: 'none' });
+    expect(gemini({ thinkingBudget: -1 })).toBeUndefined();
+    expect(gemini({ thinkingBudget: 512 })).toEqual({ budgetTokens: 512 });
+    const anthropic = codecs['anthropic-messages'].decodeRequest({
+      model: 'm',
+      max_tokens: 10,
+      thinking: { type: 'disabled' },
+      messages: user,
+    });
+    expect(anthropic.request.reasoning).toEqual({ effort: 'none' });
+    const chat = codecs['openai-chat'].decodeRequest({
+      model: 'm',
+      messages: user,
+      reasoning_effort: 'none',
+    });
+    expect(chat.request.reasoning).toEqual({ effort: 'none' });
+    const responses = codecs['openai-responses'].decodeRequest({
+      model: 'm',
+      input: 'Hi',
+      reasoning: { effort: 'none' },
+    });
+    expect(responses.request.reasoning).toEqual({ effort: 'none' });
+  });
+});
+
 describe('decoding never drops what the client sent', () => {
   const gemini = (body: Record<string, unknown>) =>
     codecs.gemini.decodeRequest(

@@ -328,12 +328,13 @@ const efforts: Readonly<Record<string, ReasoningRequest['effort']>> = {
 /**
  * `thinking` (a budget, or adaptive) with `output_config.effort` — Claude Code sends adaptive
  * thinking at an effort, which went nowhere before (OpenAI got no `reasoning_effort`, Gemini no
- * budget) — as the effort when no budget is given.
+ * budget) — as the effort when no budget is given. `{type: 'disabled'}` turns reasoning off
+ * (effort `none`), so an upstream that reasons by default does not.
  */
 function convertThinking(value: unknown, outputConfig: unknown): ReasoningRequest | undefined {
   if (value === undefined || value === null) return undefined;
   const object = jsonObject(value, 'thinking');
-  if (object.type === 'disabled') return undefined;
+  if (object.type === 'disabled') return { effort: 'none' };
   const budget = optionalCount(object, 'budget_tokens', 'thinking.budget_tokens');
   if (budget !== undefined) return { budgetTokens: budget, includeThoughts: true };
   const effort = isJsonObject(outputConfig) ? outputConfig.effort : undefined;

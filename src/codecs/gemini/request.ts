@@ -309,11 +309,14 @@ function allowedTools(body: Record<string, unknown>, tools: ToolSpec[]): ToolSpe
   return tools.filter((tool) => allowed.has(tool.name));
 }
 
+/** `thinkingConfig` → reasoning: a positive budget, a level as the effort; budget 0 is reasoning off (effort `none`). */
 function convertThinking(config: Record<string, unknown>): ReasoningRequest | undefined {
   if (!isJsonObject(config.thinkingConfig)) return undefined;
   const thinking = config.thinkingConfig;
   const reasoning: ReasoningRequest = {};
   const budget = optionalNumber(thinking, 'thinkingBudget', 'generationConfig.thinkingConfig.thinkingBudget');
+  // 0 turns thinking off; -1 (dynamic, the default) is no setting.
+  if (budget === 0) return { effort: 'none' };
   if (budget !== undefined && budget > 0) reasoning.budgetTokens = budget;
   const level = optionalString(thinking, 'thinkingLevel', 'generationConfig.thinkingConfig.thinkingLevel');
   if (level !== undefined && level.toUpperCase() !== 'THINKING_LEVEL_UNSPECIFIED') {

@@ -241,10 +241,10 @@ function convertResponseFormat(value: unknown): OutputSchema | undefined {
   return schema;
 }
 
-/** `reasoning_effort`: `none` turns reasoning off; `xhigh` is the highest level Switchyard has. */
+/** `reasoning_effort`: `none` turns reasoning off (effort `none`); `xhigh` is the highest level Switchyard has. */
 export function convertEffort(value: unknown, path: string): ReasoningRequest | undefined {
-  if (value === undefined || value === null || value === 'none') return undefined;
-  if (value === 'minimal' || value === 'low' || value === 'medium' || value === 'high')
+  if (value === undefined || value === null) return undefined;
+  if (value === 'none' || value === 'minimal' || value === 'low' || value === 'medium' || value === 'high')
     return { effort: value };
   if (value === 'xhigh') return { effort: 'high' };
   throw new RequestFieldError(path, `${path} must be none, minimal, low, medium or high`);

@@ -1,0 +1,112 @@
+/**
+ * A client turning reasoning off reaches the upstream as that provider's "off": a Gemini client's
+ * `thinkingBudget: 0` and an Anthropic client's `thinking: {type: 'disabled'}` were dropped as no
+ * setting, so a model that thinks by default (Gemini 2.5 Flash, gpt-5.1) thought anyway.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createGateway } from 'switchyard-ai/gateway';
+import { type GatewayHarness, scriptedText, startGatewayHarness } from './harness.ts';
+
+let harness: GatewayHarness;
+
+beforeAll(async () => {
+  harness = await startGatewayHarness();
+});
+beforeEach(() => {
+  harness.emulator.clear();
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+const generationConfigOf = (body: unknown) =>
+  (body as { generationConfig?: Record<string, unknown> }).generationConfig;
+
+describe('a Gemini client’s thinkingBudget: 0', () => {
+  const generate = (model: string) =>
+    harness.post(`/v1beta/models/${model}:generateContent`, {
+      contents: [{ role: 'user', parts: [{ text: 'Hi' }] }],
+      generationConfig: { thinkingConfig: { thinkingBudget: 0 } },
+    });
+
+  it('reaches a Gemini 2.5 Flash upstream as thinkingBudget: 0 (its default is to think)', async () => {
+    harness.emulator.enqueue(scriptedText());
+    const response = await generate('up-gemini');
+    expect(response.status).toBe(200);
+    expect(generationConfigOf(harness.emulator.requests.at(-1)!.body)?.thinkingConfig).toEqual({
+      thinkingBudget: 0,
+    });
+  });
+
+  it('reaches a Gemini 3 Pro upstream, which cannot stop thinking, as its lowest level', async () => {
+    harness.emulator.enqueue(scriptedText());
+    const response = await generate('up-gemini3');
+    expect(response.status).toBe(200);
+    expect(generationConfigOf(harness.emulator.requests.at(-1)!.body)?.thinkingConfig).toEqual({
+      thinkingLevel: 'low',
+    });
+  });
+
+  it('reaches a gpt-5 Chat upstream, which has no "none", as reasoning_effort minimal', async () => {
+    harness.emulator.enqueue(scriptedText());
+    const response = await generate('up-chat');
+    expect(response.status).toBe(200);
+    expect(harness.emulator.requests.at(-1)!.body).toMatchObject({ reasoning_effort: 'minimal' });
+  });
+});
+
+describe('an Anthropic client’s thinking: {type: "disabled"}', () => {
+  const message = (model: string) =>
+    JSON.stringify({
+      model,
+      max_tokens: 100,
+      thinking: { type: 'disabled' },
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+
+  it('reaches a gpt-5.1 Chat upstream as reasoning_effort: none', async () => {
+    const gateway = createGateway({
+      accessLog: () => {},
+      logger: { warn: () => {} },
+      config: {
+        builtins: false,
+        adapters: {
+          openai: { type: 'openai', base_url: `${harness.emulator.url}/v1`, api_key: 'k', max_retries: 0 },
+        },
+        models: { 'openai:gpt-5.1': { aliases: ['chat-51'] } },
+      },
+    });
+    harness.emulator.enqueue(scriptedText());
+    const response = await gateway.app.request('/v1/messages', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: message('chat-51'),
+    });
+    expect(response.status).toBe(200);
+    expect(harness.emulator.requests.at(-1)!.body).toMatchObject({
+      model: 'gpt-5.1',
+      reasoning_effort: 'none',
+    });
+    await gateway.switchyard.close();
+  });
+
+  it('reaches a Gemini 2.5 Flash upstream as thinkingBudget: 0', async () => {
+    harness.emulator.enqueue(scriptedText());
+    const response = await harness.post('/v1/messages', message('up-gemini'), {
+      'anthropic-version': '2023-06-01',
+    });
+    expect(response.status).toBe(200);
+    expect(generationConfigOf(harness.emulator.requests.at(-1)!.body)?.thinkingConfig).toEqual({
+      thinkingBudget: 0,
+    });
+  });
+
+  it('reaches an Anthropic upstream without thinking (off is its default)', async () => {
+    harness.emulator.enqueue(scriptedText());
+    const response = await harness.post('/v1/messages', message('up-anthropic'), {
+      'anthropic-version': '2023-06-01',
+    });
+    expect(response.status).toBe(200);
+    expect(harness.emulator.requests.at(-1)!.body).not.toHaveProperty('thinking');
+  });
+});
