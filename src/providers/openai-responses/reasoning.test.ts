@@ -44,4 +44,22 @@ describe('reasoning off (effort none)', () => {
     });
     expect(build('gpt-5.1', { effort: 'minimal' }).reasoning).toEqual({ effort: 'low', summary: 'auto' });
   });
+
+  it('gpt-5-pro takes high only: any other level, off included, is sent as high with a WARN', () => {
+    const changed = ['changed the reasoning effort to a level the model takes'];
+    // Off asks for no summary: the model reasons anyway, nothing is shown.
+    expect(build('gpt-5-pro', { effort: 'none' })).toEqual({
+      reasoning: { effort: 'high' },
+      warnings: changed,
+    });
+    for (const effort of ['minimal', 'medium'] as const)
+      expect(build('gpt-5-pro', { effort })).toEqual({
+        reasoning: { effort: 'high', summary: 'auto' },
+        warnings: changed,
+      });
+    expect(build('gpt-5-pro-2025-10-06', { effort: 'high' })).toEqual({
+      reasoning: { effort: 'high', summary: 'auto' },
+      warnings: [],
+    });
+  });
 });

@@ -10,7 +10,8 @@ const effortOrder: readonly ReasoningEffortValue[] = ['none', 'minimal', 'low', 
 /**
  * The effort levels each OpenAI reasoning model accepts (glob rows, later keys win; OpenAI's
  * reasoning guide): the o-series low to high; gpt-5 adds `minimal`; gpt-5.1 and later replace it
- * with `none`, the only way to turn reasoning off. A model without a row takes any level.
+ * with `none`, the only way to turn reasoning off; gpt-5-pro takes `high` only. A model without a
+ * row takes any level.
  */
 export const openaiEffortValues: Readonly<Record<string, ReasoningEffortValue[]>> = {
   'o1*': ['low', 'medium', 'high'],
@@ -18,6 +19,7 @@ export const openaiEffortValues: Readonly<Record<string, ReasoningEffortValue[]>
   'o4*': ['low', 'medium', 'high'],
   'gpt-5*': ['minimal', 'low', 'medium', 'high'],
   'gpt-5.*': ['none', 'low', 'medium', 'high'],
+  'gpt-5-pro*': ['high'],
 };
 
 /** The levels `model` accepts under a table of glob rows (the last matching row), if limited. */
