@@ -192,3 +192,31 @@ describe('StreamBuilder.holdText', () => {
     ]);
   });
 });
+
+describe('StreamBuilder.holdToolArguments', () => {
+  it("holds the arguments of the named tool's calls and emits the filtered whole as one delta; others stream", () => {
+    const { events, builder } = createBuilder();
+    builder.holdToolArguments((name) =>
+      name === 'held' ? (text) => text.replace(',"b":null', '') : undefined,
+    );
+    builder.toolStart(0, 'call_1' as ToolCallId, 'held');
+    builder.toolDelta(0, '{"a":1,');
+    builder.toolDelta(0, '"b":null}');
+    expect(events.map((event) => event.type)).toEqual(['message-start', 'tool-call-start']);
+    builder.toolStart(1, 'call_2' as ToolCallId, 'free');
+    builder.toolDelta(1, '{"b":');
+    builder.toolDelta(1, 'null}');
+    const response = builder.finish();
+    assertStreamInvariants(events);
+    const deltas = events.flatMap((event) => (event.type === 'tool-call-delta' ? [event.delta] : []));
+    expect(deltas).toEqual(['{"a":1}', '{"b":', 'null}']);
+    expect(response.content).toMatchObject([
+      { type: 'tool-call', name: 'held', input: { a: 1 } },
+      { type: 'tool-call', name: 'free', input: { b: null } },
+    ]);
+    expect(response.content.map((part) => (part.type === 'tool-call' ? part.input : undefined))).toEqual([
+      { a: 1 },
+      { b: null },
+    ]);
+  });
+});

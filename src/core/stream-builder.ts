@@ -40,6 +40,8 @@ type OpenPart =
       /** The JSON text received, kept unless the provider parser reads the input itself. */
       fragments: JsonFragments | undefined;
       currentInput: (() => JsonObject) | undefined;
+      /** Set by {@link StreamBuilder.holdToolArguments} for this call's name: its deltas are held. */
+      filter: ((text: string) => string) | undefined;
     };
 
 /** Fixed facts about the call the builder reports in `message-start` and `finish`. */
@@ -88,6 +90,8 @@ export class StreamBuilder {
   /** Set by {@link holdText}: each text part's deltas are held and emitted through it at the part's end. */
   private textFilter: ((text: string) => string) | undefined;
   private readonly heldText = new Map<number, string>();
+  /** Set by {@link holdToolArguments}: the filter, if any, a call's arguments go through at its end. */
+  private toolFilter: ((name: string) => ((text: string) => string) | undefined) | undefined;
 
   private readonly context: StreamBuilderContext;
   private readonly sink: (event: StreamEvent) => void;
@@ -181,6 +185,18 @@ export class StreamBuilder {
     this.textFilter = filter;
   }
 
+  /**
+   * From now on a tool call whose name `filterFor` gives a filter has its argument deltas held and,
+   * when it ends (also when the runtime closes it early), emitted as ONE delta: the filter of the
+   * whole arguments text, which is also the text its input is parsed from. Other calls stream
+   * unchanged. For arguments that have to be rewritten whole (the OpenAI adapters' strict tools,
+   * see `providers/openai/strict-nulls.ts`). Calls whose parser reads the input itself
+   * (`currentInput`) are not held.
+   */
+  holdToolArguments(filterFor: (name: string) => ((text: string) => string) | undefined): void {
+    this.toolFilter = filterFor;
+  }
+
   /** Appends reasoning to the reasoning part `key`, opening it if needed. */
   reasoning(key: BlockKey, delta: string): void {
     const index = this.openPart(key, 'reasoning');
@@ -226,7 +242,8 @@ export class StreamBuilder {
     const index = this.nextIndex++;
     this.sawToolCall = true;
     const fragments = currentInput === undefined ? new JsonFragments() : undefined;
-    this.open.set(key, { type: 'tool-call', index, id, fragments, currentInput });
+    const filter = fragments === undefined ? undefined : this.toolFilter?.(name);
+    this.open.set(key, { type: 'tool-call', index, id, fragments, currentInput, filter });
     this.emit(
       metadata === undefined
         ? { type: 'tool-call-start', index, id, name }
@@ -240,7 +257,8 @@ export class StreamBuilder {
     if (part?.type !== 'tool-call' || typeof fragment !== 'string' || fragment === '') return;
     this.hold(fragment);
     part.fragments?.append(fragment);
-    this.emit({ type: 'tool-call-delta', index: part.index, id: part.id, delta: fragment });
+    if (part.filter === undefined)
+      this.emit({ type: 'tool-call-delta', index: part.index, id: part.id, delta: fragment });
   }
 
   /** The raw input text accumulated so far for an open tool call. */
@@ -291,6 +309,13 @@ export class StreamBuilder {
     fields: EndFields,
     incomplete: boolean,
   ): void {
+    if (part.filter !== undefined && part.fragments !== undefined) {
+      // Held arguments: the filtered whole goes out as one delta and is what the input is parsed from.
+      const text = part.filter(part.fragments.text());
+      part.fragments = new JsonFragments();
+      part.fragments.append(text);
+      if (text !== '') this.emit({ type: 'tool-call-delta', index: part.index, id: part.id, delta: text });
+    }
     let input = fields.input ?? part.currentInput?.();
     let metadata = fields.metadata;
     let repaired = false;
