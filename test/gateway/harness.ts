@@ -52,8 +52,14 @@ export const scriptedText = (text = 'Hello.') => ({
   usage: { input: 3, output: 2 },
 });
 
-/** Starts the emulator and a gateway routing the `up-*` aliases to each upstream protocol. */
-export async function startGatewayHarness(gateway: Record<string, unknown> = {}): Promise<GatewayHarness> {
+/**
+ * Starts the emulator and a gateway routing the `up-*` aliases to each upstream protocol.
+ * `adapterOptions`: an adapter's `options` (`{ openai: { strictTools: true } }`), by adapter name.
+ */
+export async function startGatewayHarness(
+  gateway: Record<string, unknown> = {},
+  adapterOptions: Record<string, Record<string, unknown>> = {},
+): Promise<GatewayHarness> {
   const served: ServedRequest[] = [];
   let waiters: Array<(served: ServedRequest) => void> = [];
   const emulator = await startEmulator({
@@ -65,6 +71,7 @@ export async function startGatewayHarness(gateway: Record<string, unknown> = {})
     },
   });
   const common = { max_retries: 0, api_key: 'upstream-secret-key' };
+  const options = (name: string) => (name in adapterOptions ? { options: adapterOptions[name] } : {});
   const logger = createMemoryLogger();
   const accessLog: Array<Record<string, unknown>> = [];
   const instance = createGateway({
@@ -74,7 +81,12 @@ export async function startGatewayHarness(gateway: Record<string, unknown> = {})
       builtins: false,
       adapters: {
         anthropic: { type: 'anthropic', base_url: emulatorBaseURL('anthropic', emulator.url), ...common },
-        openai: { type: 'openai', base_url: emulatorBaseURL('openai', emulator.url), ...common },
+        openai: {
+          type: 'openai',
+          base_url: emulatorBaseURL('openai', emulator.url),
+          ...common,
+          ...options('openai'),
+        },
         responses: {
           type: 'openai-responses',
           base_url: emulatorBaseURL('openai-responses', emulator.url),

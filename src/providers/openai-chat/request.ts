@@ -8,7 +8,7 @@ import { matchesAnyGlob } from './capabilities.ts';
 import { convertMessages } from './messages.ts';
 import type { ChatQuirks } from './quirks.ts';
 import { addReasoning } from './reasoning.ts';
-import { recordStrictOutput } from '../openai/strict-nulls.ts';
+import { recordStrictOutput, recordStrictTool } from '../openai/strict-nulls.ts';
 import { convertStrictSchema, strictToolParameters } from '../openai/strict-schema.ts';
 import { hasDefaultOutputLimit } from '../common/routed.ts';
 import { stopSequencesWithin } from '../common/stop-sequences.ts';
@@ -158,7 +158,13 @@ export function buildRequest(
   const body: JsonObject = { model: context.model, messages: messages as unknown as JsonValue };
   if (tools.length > 0) {
     const strict = settings.strictTools && quirks.strict;
-    body.tools = convertTools(tools, strict, warn) as unknown as JsonValue;
+    const converted = convertTools(tools, strict, warn);
+    body.tools = converted as unknown as JsonValue;
+    // Sent strict: the added nulls in its calls' arguments are removed again (strict-nulls.ts).
+    converted.forEach((entry, index) => {
+      if (entry.function.strict === true)
+        recordStrictTool(context, tools[index]!.name, tools[index]!.inputSchema);
+    });
     if (request.toolChoice !== undefined) body.tool_choice = convertToolChoice(request.toolChoice);
     if (request.parallelToolCalls !== undefined && quirks.parallelToolCalls)
       body.parallel_tool_calls = request.parallelToolCalls;

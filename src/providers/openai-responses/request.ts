@@ -5,7 +5,7 @@ import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { Item } from '../../core/transcript.ts';
 import { acceptedEfforts, clampEffort, effortForBudget, openaiEffortValues } from '../openai/reasoning.ts';
 import { matchesAnyGlob } from '../openai/capabilities.ts';
-import { recordStrictOutput } from '../openai/strict-nulls.ts';
+import { recordStrictOutput, recordStrictTool } from '../openai/strict-nulls.ts';
 import { convertStrictSchema, strictToolParameters } from '../openai/strict-schema.ts';
 import type { ProviderContext, WireRequest } from '../common/definition.ts';
 import { isInstructionItem, joinInstructions } from '../common/projection.ts';
@@ -184,12 +184,13 @@ export function buildRequest(
   const warn: Warn = (message, fields) => context.warn(message, fields);
   const tools = request.tools ?? [];
   if (tools.length > 0) {
-    body.tools = convertTools(
-      tools,
-      settings.strictTools,
-      warn,
-      custom !== undefined,
-    ) as unknown as JsonValue;
+    const converted = convertTools(tools, settings.strictTools, warn, custom !== undefined);
+    body.tools = converted as unknown as JsonValue;
+    // Sent strict: the added nulls in its calls' arguments are removed again (strict-nulls.ts).
+    converted.forEach((entry, index) => {
+      if (entry.type === 'function' && entry.strict === true)
+        recordStrictTool(context, tools[index]!.name, tools[index]!.inputSchema);
+    });
     if (request.toolChoice !== undefined) body.tool_choice = convertToolChoice(request.toolChoice, custom);
     if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   }

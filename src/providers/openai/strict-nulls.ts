@@ -3,11 +3,13 @@
  * makes each one required and nullable, so the model sends `null` where it would have left the
  * property out. A `null` for a property that was optional in the caller's ORIGINAL schema, and
  * whose original schema does not accept `null`, is removed again — the caller's own validator
- * (zod `.optional()`) takes an absent property, not a `null`.
+ * (zod `.optional()`) takes an absent property, not a `null`. This holds for the output schema
+ * (the reply's text) and for each `strict` function tool (its calls' arguments).
  *
- * The reply's JSON text is rewritten whole, so when the request's schema gained such a property the
- * OpenAI adapters hold a streamed reply's text and send the cleaned text at its end as ONE delta
- * ({@link holdStrictOutput}); other streams are unchanged.
+ * The JSON is rewritten whole, so when the request's output schema gained such a property the
+ * OpenAI adapters hold a streamed reply's text and send the cleaned text at its end as ONE delta,
+ * and likewise the arguments of a call to a tool whose schema gained one ({@link holdStrictOutput});
+ * other text and other calls stream unchanged.
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import { parseJson, parseJsonKeepingDigits } from '../../core/json-text.ts';
@@ -16,6 +18,8 @@ import type { ProviderContext } from '../common/definition.ts';
 
 /** Original output schemas of calls whose strict conversion added nullable optional properties. */
 const originals = new WeakMap<ProviderContext, JsonObject>();
+/** Per call, by tool name: original input schemas of strict tools whose conversion added such properties. */
+const toolOriginals = new WeakMap<ProviderContext, Map<string, JsonObject>>();
 
 /**
  * The request builders' hook: records the call's ORIGINAL output schema when it is sent strict and
@@ -25,10 +29,31 @@ export function recordStrictOutput(context: ProviderContext, original: JsonObjec
   if (addsNullable(original, original, 0)) originals.set(context, original);
 }
 
-/** The reply readers' hook: for a recorded call, the builder holds text and cleans it at each part's end. */
+/**
+ * The request builders' hook for a function tool sent `strict`: records its ORIGINAL input schema
+ * when the conversion made an optional property nullable that was not.
+ */
+export function recordStrictTool(context: ProviderContext, name: string, original: JsonObject): void {
+  if (!addsNullable(original, original, 0)) return;
+  let tools = toolOriginals.get(context);
+  if (tools === undefined) toolOriginals.set(context, (tools = new Map()));
+  tools.set(name, original);
+}
+
+/**
+ * The reply readers' hook: for a recorded output schema the builder holds text and cleans it at
+ * each part's end; for recorded tools it holds the arguments of their calls and cleans them at
+ * each call's end.
+ */
 export function holdStrictOutput(context: ProviderContext, builder: StreamBuilder): void {
   const original = originals.get(context);
   if (original !== undefined) builder.holdText((text) => dropAddedNulls(text, original));
+  const tools = toolOriginals.get(context);
+  if (tools === undefined) return;
+  builder.holdToolArguments((name) => {
+    const schema = tools.get(name);
+    return schema === undefined ? undefined : (text) => dropAddedNulls(text, schema);
+  });
 }
 
 /**
