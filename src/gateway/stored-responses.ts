@@ -5,7 +5,7 @@
  * that was not stored (`store: false`) is not found: a 404 naming it, never a silent drop.
  */
 import { parseResponsesItemId } from '../codecs/ids.ts';
-import { shown } from '../codecs/fields.ts';
+import { RequestFieldError, shown } from '../codecs/fields.ts';
 import type { DecodedRequest, ItemReference } from '../codecs/types.ts';
 import { parseTranscript } from '../core/transcript-schema.ts';
 import type { Item, Part } from '../core/transcript.ts';
@@ -33,43 +33,57 @@ const carried: Record<string, readonly Part['type'][]> = {
   ctc: ['tool-call'],
 };
 
+/** Most distinct responses one request's `item_reference`s may name (past it: a 400). */
+export const maxReferencedResponses = 1024;
+
+/**
+ * Stored responses read at once while resolving references: each read holds a whole stored
+ * conversation (up to the body limit) until its reply parts are taken, so a request naming many
+ * large ones holds at most this many at a time.
+ */
+const referenceReads = 8;
+
 /**
  * Puts each referenced item back in its place: the reply part it was encoded from, as stored.
  * An output item's id names its response and its part's position (`responsesItemId`), so the
  * lookup is that of the response — one per response referenced, however many of its items are —
  * through the same store API as `previous_response_id`, on every instance sharing the store.
+ * A request naming more than {@link maxReferencedResponses} responses is refused before any read.
  */
 export async function resolveItemReferences(
   store: GatewayStore,
   references: readonly ItemReference[],
   scope: string,
 ): Promise<void> {
-  const replies = new Map<string, Promise<Part[] | undefined>>();
-  const replyOf = (responseId: string) => {
-    let reply = replies.get(responseId);
-    if (reply === undefined) {
-      reply = store.get(responseKey(scope, responseId)).then((value) => {
-        const last = storedConversation(value)?.transcript.at(-1);
-        return last?.kind === 'assistant' ? last.parts : undefined;
-      });
-      replies.set(responseId, reply);
+  const named = references.map((reference) => parseResponsesItemId(reference.id));
+  const responseIds = [...new Set(named.flatMap((name) => (name === undefined ? [] : [name.responseId])))];
+  if (responseIds.length > maxReferencedResponses)
+    throw new RequestFieldError(
+      'input',
+      `input: item_reference items name ${responseIds.length} responses; at most ${maxReferencedResponses} may be referenced in one request`,
+    );
+  const replies = new Map<string, Part[] | undefined>();
+  let next = 0;
+  const read = async () => {
+    while (next < responseIds.length) {
+      const responseId = responseIds[next++]!;
+      const last = storedConversation(await store.get(responseKey(scope, responseId)))?.transcript.at(-1);
+      replies.set(responseId, last?.kind === 'assistant' ? last.parts : undefined);
     }
-    return reply;
   };
-  const parts = await Promise.all(
-    references.map(async (reference) => {
-      const named = parseResponsesItemId(reference.id);
-      const part = named === undefined ? undefined : (await replyOf(named.responseId))?.[named.index];
-      if (part === undefined || !carried[named!.prefix]!.includes(part.type))
-        throw new GatewayError({
-          status: 404,
-          errorClass: 'invalid_request',
-          message: `Item with id '${shown(reference.id)}' not found.`,
-          param: reference.path,
-        });
-      return part;
-    }),
-  );
+  await Promise.all(Array.from({ length: Math.min(referenceReads, responseIds.length) }, read));
+  const parts = references.map((reference, index) => {
+    const name = named[index];
+    const part = name === undefined ? undefined : replies.get(name.responseId)?.[name.index];
+    if (part === undefined || !carried[name!.prefix]!.includes(part.type))
+      throw new GatewayError({
+        status: 404,
+        errorClass: 'invalid_request',
+        message: `Item with id '${shown(reference.id)}' not found.`,
+        param: reference.path,
+      });
+    return part;
+  });
   // Last first: a later reference's place is never before an earlier one's in the same item.
   for (let index = references.length - 1; index >= 0; index--) {
     const reference = references[index]!;
