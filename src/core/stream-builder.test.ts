@@ -191,6 +191,28 @@ describe('StreamBuilder.holdText', () => {
       { type: 'text', text: 'EF' },
     ]);
   });
+
+  it('a filter that throws leaves the held text as received: nothing lost, every part ended', () => {
+    const { events, builder } = createBuilder();
+    builder.holdText(() => {
+      throw new RangeError('Maximum call stack size exceeded');
+    });
+    builder.holdToolArguments(() => () => {
+      throw new RangeError('Maximum call stack size exceeded');
+    });
+    builder.text('a', 'as ');
+    builder.text('a', 'received');
+    builder.end('a');
+    builder.toolStart(0, 'call_1' as ToolCallId, 'any');
+    builder.toolDelta(0, '{"a":1}');
+    builder.end(0);
+    const response = builder.finish('completed');
+    assertStreamInvariants(events);
+    expect(response.content).toMatchObject([
+      { type: 'text', text: 'as received' },
+      { type: 'tool-call', input: { a: 1 } },
+    ]);
+  });
 });
 
 describe('StreamBuilder.holdToolArguments', () => {

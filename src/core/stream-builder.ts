@@ -283,7 +283,7 @@ export class StreamBuilder {
       const held = this.heldText.get(part.index);
       if (held !== undefined && this.textFilter !== undefined) {
         this.heldText.delete(part.index);
-        const delta = this.textFilter(held);
+        const delta = filtered(this.textFilter, held);
         if (delta !== '') this.emit({ type: 'text-delta', index: part.index, delta });
       }
       const event: StreamEvent = { type: 'text-end', index: part.index };
@@ -311,7 +311,7 @@ export class StreamBuilder {
   ): void {
     if (part.filter !== undefined && part.fragments !== undefined) {
       // Held arguments: the filtered whole goes out as one delta and is what the input is parsed from.
-      const text = part.filter(part.fragments.text());
+      const text = filtered(part.filter, part.fragments.text());
       part.fragments = new JsonFragments();
       part.fragments.append(text);
       if (text !== '') this.emit({ type: 'tool-call-delta', index: part.index, id: part.id, delta: text });
@@ -479,4 +479,13 @@ function checkedByModel(byModel: Usage['byModel']): Usage['byModel'] {
     checked[model] = long === undefined || long === 0 ? entry : { ...entry, cacheWrite1h: long };
   }
   return Object.keys(checked).length === 0 ? undefined : checked;
+}
+
+/** A held text through its filter; the text as received when the filter throws (never lost). */
+function filtered(filter: (text: string) => string, text: string): string {
+  try {
+    return filter(text);
+  } catch {
+    return text;
+  }
 }

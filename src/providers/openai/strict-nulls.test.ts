@@ -83,4 +83,19 @@ describe('dropAddedNulls', () => {
       '{"name":"Ada","owner":"x","pets":[{"kind":"cat","age":12345678901234567890}]}',
     );
   });
+
+  it('leaves a text with a long number as written when the number cannot be kept (a key with an escape)', () => {
+    const text = '{"name":"Ada","owner":"x","caf\\u00e9":"x","nickname":null,"id":12345678901234567891}';
+    expect(dropAddedNulls(text, schema)).toBe(text);
+  });
+
+  it('leaves a reply nested past the stack as written, never throwing (a hostile upstream)', () => {
+    const recursive = {
+      type: 'object',
+      properties: { c: { $ref: '#' }, x: { type: 'string' } },
+      required: ['c'],
+    };
+    const text = '{"c":'.repeat(20_000) + '{"x":null}' + '}'.repeat(20_000);
+    expect(dropAddedNulls(text, recursive)).toBe(text);
+  });
 });

@@ -12,7 +12,7 @@
  * other text and other calls stream unchanged.
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
-import { parseJson, parseJsonKeepingDigits } from '../../core/json-text.ts';
+import { losesNumberDigits, parseJson, parseJsonKeepingDigits } from '../../core/json-text.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext } from '../common/definition.ts';
 
@@ -61,14 +61,17 @@ export function holdStrictOutput(context: ProviderContext, builder: StreamBuilde
  * no such `null` (the model's own formatting kept).
  */
 export function dropAddedNulls(text: string, original: JsonObject): string {
-  let value: JsonValue;
   try {
-    // Long numbers kept as the model wrote them when the text is written again.
-    value = (parseJsonKeepingDigits(text) ?? parseJson(text)) as JsonValue;
+    // Long numbers kept as the model wrote them when the text is written again; where they cannot
+    // be (a key written with an escape), a text with such a number is left as it is.
+    const kept = parseJsonKeepingDigits(text);
+    if (kept === undefined && losesNumberDigits(text)) return text;
+    const value = (kept ?? parseJson(text)) as JsonValue;
+    return clean(value, original, original, 0) ? JSON.stringify(value) : text;
   } catch {
+    // Not JSON, or nested past the stack's depth (a hostile reply): the text as the model wrote it.
     return text;
   }
-  return clean(value, original, original, 0) ? JSON.stringify(value) : text;
 }
 
 /** Most schema steps (a `$ref` or `anyOf` member) taken without going into the value: a cycle guard. */
