@@ -146,7 +146,8 @@ export const defaultQuirks: ChatQuirks = {
   reasoningReplayField: 'reasoning_content',
   reasoningParameter: 'reasoning_effort',
   reasoningEffortModels: ['*'],
-  reasoningEffortValues: {},
+  // OpenAI's open-weight models, wherever they are hosted, take low to high: off cannot be asked.
+  reasoningEffortValues: { '*gpt-oss*': ['low', 'medium', 'high'] },
   thinkingRequiresStream: false,
   reasoningTokensInCompletion: true,
   toolIdRule: 'openai',

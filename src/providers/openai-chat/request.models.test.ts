@@ -164,6 +164,34 @@ describe('reasoning off (effort none)', () => {
     expect(body.enable_thinking).toBe(false);
     expect(context.warnings).toEqual([]);
   });
+
+  it('reaches gpt-oss on any Chat host as low, with a WARN: it cannot be off', () => {
+    const offOn = (preset: 'groq' | 'together' | 'cerebras', model: string) => {
+      const quirks = mergeQuirks(defaultQuirks, presets[preset].quirks);
+      const context = createTestContext({
+        provider: preset,
+        model,
+        capabilities: createCapabilityResolver(quirks)(model),
+      });
+      const request = {
+        model: `${preset}:${model}`,
+        transcript: [userText('Hi')],
+        maxOutputTokens: 100,
+        ...off,
+      };
+      const { body } = buildRequest(request, context, { quirks, strictTools: false });
+      return [body.reasoning_effort, context.warnings.map((warning) => warning.message)];
+    };
+    for (const [preset, model] of [
+      ['groq', 'openai/gpt-oss-120b'],
+      ['together', 'openai/gpt-oss-120b'],
+      ['cerebras', 'gpt-oss-120b'],
+    ] as const)
+      expect(offOn(preset, model)).toEqual([
+        'low',
+        ['changed the reasoning effort to a level the model takes'],
+      ]);
+  });
 });
 
 describe('effort and model quirks as data', () => {
@@ -181,7 +209,11 @@ describe('effort and model quirks as data', () => {
       instructionsAsUserModels: ['old-*'],
       thinkingRequiresStream: true,
     });
-    expect(quirks.reasoningEffortValues).toEqual({ 'm-*': ['low', 'high'] });
+    // Merged row by row with the default table (gpt-oss).
+    expect(quirks.reasoningEffortValues).toEqual({
+      '*gpt-oss*': ['low', 'medium', 'high'],
+      'm-*': ['low', 'high'],
+    });
     expect(() => parseQuirks({ reasoningEffortValues: { '*': ['extreme'] } })).toThrow(
       /reasoningEffortValues/,
     );
