@@ -27,6 +27,8 @@ interface Conversion {
   messages: ChatMessage[];
   /** Images and files out of tool results, sent in a user message after the tool messages. */
   attachments: ChatContentPart[];
+  /** Assistant text parts another part stood before (in the transcript as given): a new paragraph. */
+  paragraphs: Set<Part>;
 }
 
 function drop(conversion: Conversion, part: Part, reason: string): void {
@@ -80,6 +82,7 @@ export function convertMessages(
     rule: toolIdRules[quirks.toolIdRule],
     messages: [],
     attachments: [],
+    paragraphs: paragraphStarts(transcript),
   };
   const instructions = [joinInstructions(items), appendix ?? ''].filter((text) => text !== '').join('\n\n');
   if (instructions !== '') {
@@ -154,14 +157,19 @@ function customContent(conversion: Conversion, data: unknown, part: Part): ChatC
 
 function convertAssistant(conversion: Conversion, item: Item): void {
   const content: ChatContentPart[] = [];
-  const texts: string[] = [];
+  // Consecutive text parts are one continuous text, as Gemini and Anthropic read them (a streamed
+  // Gemini reply kept one part per chunk, an Anthropic answer split into blocks around its
+  // citations): joined with nothing between. Texts another part stood between — a server tool's
+  // call and result, dropped here, or reasoning — are separate paragraphs.
+  let texts: string | undefined;
   const toolCalls: ChatToolCall[] = [];
   const reasoning: ReasoningPart[] = [];
   let hasCustom = false;
   item.parts.forEach((part) => {
     if (part.type === 'text' || part.type === 'structured') {
       const text = part.type === 'text' ? part.text : JSON.stringify(part.value);
-      texts.push(text);
+      if (texts === undefined) texts = text;
+      else texts += conversion.paragraphs.has(part) ? `\n\n${text}` : text;
       content.push({ type: 'text', text });
     } else if (part.type === 'reasoning') reasoning.push(part);
     else if (part.type === 'tool-call') {
@@ -177,16 +185,35 @@ function convertAssistant(conversion: Conversion, item: Item): void {
     } else drop(conversion, part, `an assistant message cannot carry a ${part.type} part`);
   });
   if (content.length === 0 && toolCalls.length === 0) return;
-  // Text only: one string; with the host's own custom items: an array. Consecutive text parts are one
-  // continuous text, as Gemini and Anthropic read them (a streamed Gemini reply kept one part per chunk,
-  // an Anthropic answer split into blocks around its citations), so they are joined with nothing between.
-  const message: ChatMessage = {
-    role: 'assistant',
-    content: hasCustom ? content : texts.length > 0 ? texts.join('') : null,
-  };
+  // Text only: one string; with the host's own custom items: an array.
+  const message: ChatMessage = { role: 'assistant', content: hasCustom ? content : (texts ?? null) };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   replayReasoning(conversion, message, reasoning, toolCalls.length > 0);
   push(conversion, message);
+}
+
+/**
+ * The assistant text parts with another kind of part between them and an earlier text of their item,
+ * found in the transcript as given: the projection may drop that other part (another provider's
+ * server tool call), and the texts around it are still two paragraphs.
+ */
+function paragraphStarts(transcript: readonly Item[]): Set<Part> {
+  const starts = new Set<Part>();
+  for (const item of transcript) {
+    if (item.kind !== 'assistant') continue;
+    let seenText = false;
+    let between = false;
+    for (const part of item.parts) {
+      if (part.type !== 'text' && part.type !== 'structured') {
+        between = seenText;
+        continue;
+      }
+      if (between) starts.add(part);
+      seenText = true;
+      between = false;
+    }
+  }
+  return starts;
 }
 
 /** Puts the host's own reasoning back on the assistant message, when the host's policy wants it. */

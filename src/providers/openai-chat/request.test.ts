@@ -538,6 +538,30 @@ describe('convertMessages: parts and tool results', () => {
     expect(messages).toEqual([{ role: 'assistant', content: 'It is sunny in Paris.' }]);
   });
 
+  it('keeps texts another part stood between as two paragraphs, that part dropped or not', () => {
+    const search = (kind: string) => ({
+      type: 'custom' as const,
+      provider: 'anthropic',
+      kind,
+      data: { type: kind },
+    });
+    const { messages } = messagesOf([
+      {
+        kind: 'assistant',
+        parts: [
+          { type: 'text', text: "I'll search for that." },
+          search('server_tool_use'),
+          search('web_search_tool_result'),
+          { type: 'text', text: 'It is sunny' },
+          { type: 'text', text: ' in Paris.' },
+        ],
+      },
+    ]);
+    expect(messages).toEqual([
+      { role: 'assistant', content: "I'll search for that.\n\nIt is sunny in Paris." },
+    ]);
+  });
+
   it('drops its own reasoning silently where the host does not want it back', () => {
     const { messages, warnings } = messagesOf([
       {
