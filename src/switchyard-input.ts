@@ -194,6 +194,7 @@ function toToolSpec(tool: Record<string, unknown>): ToolSpec {
     if (tool.description !== undefined) spec.description = tool.description as string;
     if (tool.outputSchema !== undefined) spec.outputSchema = tool.outputSchema as ToolSpec['outputSchema'];
     if (tool.freeform !== undefined) spec.freeform = tool.freeform as ToolSpec['freeform'];
+    if (tool.strict !== undefined) spec.strict = tool.strict as boolean;
     specs.set(tool, spec);
   }
   return spec;

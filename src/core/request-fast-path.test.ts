@@ -132,6 +132,7 @@ function randomTool(pick: Pick, next: () => number): unknown {
   };
   maybe(tool, 'description', ['Looks it up.', 4], pick, next);
   maybe(tool, 'outputSchema', jsonObjects(), pick, next);
+  maybe(tool, 'strict', [true, false, 'yes'], pick, next);
   maybe(
     tool,
     'freeform',

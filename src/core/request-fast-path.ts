@@ -211,7 +211,7 @@ function item(value: unknown): Plain {
   return copy;
 }
 
-const toolKeys = new Set(['name', 'description', 'inputSchema', 'outputSchema', 'freeform']);
+const toolKeys = new Set(['name', 'description', 'inputSchema', 'outputSchema', 'freeform', 'strict']);
 const textFormatKeys = new Set(['type']);
 const grammarKeys = new Set(['type', 'syntax', 'definition']);
 
@@ -224,6 +224,7 @@ function tool(value: unknown): Plain {
   if (output !== undefined) copy.outputSchema = record(output);
   const freeform = optional(object, 'freeform');
   if (freeform !== undefined) copy.freeform = freeformSetting(freeform);
+  optionalBoolean(object, 'strict', copy);
   return copy;
 }
 

@@ -29,6 +29,7 @@ const toolSpec = z.strictObject({
       }),
     ])
     .optional(),
+  strict: z.boolean().optional(),
 });
 
 /** Tool names must be unique: a provider answers a duplicate with a 400, and a call could not be routed. */

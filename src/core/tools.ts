@@ -19,6 +19,13 @@ export interface ToolSpec {
    * function of {@link freeformTool}'s `inputSchema`, whose one string parameter is the text.
    */
   freeform?: FreeformFormat;
+  /**
+   * The caller asks the provider to hold the model's arguments to `inputSchema` exactly (OpenAI's
+   * and Anthropic's `strict` tools). Sent by the OpenAI adapters (with the schema made strict-ready,
+   * and the `null`s that adds taken out of the call again); `false` opts a tool out of the
+   * adapter's `strictTools` option. Absent: the adapter's option decides.
+   */
+  strict?: boolean;
 }
 
 /** What a freeform tool's text must be: any text, or text a Lark or regular-expression grammar accepts. */

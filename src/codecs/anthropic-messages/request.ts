@@ -280,6 +280,8 @@ function convertTools(body: Record<string, unknown>): { specs: ToolSpec[]; serve
     };
     const description = optionalString(object, 'description', `${path}.description`);
     if (description !== undefined) spec.description = description;
+    const strict = optionalBoolean(object, 'strict', `${path}.strict`);
+    if (strict !== undefined) spec.strict = strict;
     specs.push(spec);
   }
   return { specs, server };

@@ -173,6 +173,8 @@ function convertTools(body: Record<string, unknown>): ToolSpec[] | undefined {
     };
     const description = optionalString(fn, 'description', `${path}.function.description`);
     if (description !== undefined) spec.description = description;
+    const strict = optionalBoolean(fn, 'strict', `${path}.function.strict`);
+    if (strict !== undefined) spec.strict = strict;
     return spec;
   });
 }

@@ -263,6 +263,8 @@ function functionTool(tool: unknown, path: string, warnings: string[], prefix: s
   };
   const description = optionalString(object, 'description', `${path}.description`);
   if (description !== undefined) spec.description = description;
+  const strict = optionalBoolean(object, 'strict', `${path}.strict`);
+  if (strict !== undefined) spec.strict = strict;
   return [spec];
 }
 

@@ -5,7 +5,7 @@ import { presets } from '../openai-compatible/presets.ts';
 import { createCapabilityResolver } from './capabilities.ts';
 import { type ChatQuirks, defaultQuirks, mergeQuirks, openaiQuirks, parseQuirks } from './quirks.ts';
 import { clampEffort } from './reasoning.ts';
-import { buildRequest } from './request.ts';
+import { buildRequest, convertTools } from './request.ts';
 import { createTestContext } from './test-support.ts';
 
 const alibaba = mergeQuirks(defaultQuirks, presets.alibaba.quirks);
@@ -218,5 +218,22 @@ describe('effort and model quirks as data', () => {
       /reasoningEffortValues/,
     );
     expect(() => parseQuirks({ reasoningEffortValues: { '*': [] } })).toThrow(/reasoningEffortValues/);
+  });
+});
+
+describe('a tool’s own strict', () => {
+  const tool = {
+    name: 'weather',
+    inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
+  };
+  it('goes strict without the adapter option, opts out with false, and is not sent to a host without strict (WARN)', () => {
+    const warnings: string[] = [];
+    const warn = (message: string) => void warnings.push(message);
+    expect(convertTools([{ ...tool, strict: true }], false, warn)[0]!.function.strict).toBe(true);
+    expect(convertTools([{ ...tool, strict: false }], true, warn)[0]!.function.strict).toBeUndefined();
+    expect(warnings).toEqual([]);
+    const [sent] = convertTools([{ ...tool, strict: true }], false, warn, false);
+    expect(sent!.function).toEqual({ name: 'weather', parameters: tool.inputSchema });
+    expect(warnings).toEqual(['sent a tool without strict: the host does not take it']);
   });
 });

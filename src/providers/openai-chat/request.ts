@@ -27,13 +27,22 @@ export interface RequestSettings {
 }
 
 /**
- * Function tools. With `strict` (asked for, and the host takes it) each tool's parameters are made
- * strict-ready ({@link convertStrictSchema}) and sent with `strict: true`; a tool whose schema cannot
- * be normalised safely goes without `strict`, with a WARN.
+ * Function tools. With `strict` (asked by the tool, else by the adapter's option; only where the
+ * host takes it, else with a WARN) each tool's parameters are made strict-ready
+ * ({@link convertStrictSchema}) and sent with `strict: true`; a tool whose schema cannot be
+ * normalised safely goes without `strict`, with a WARN.
  */
-export function convertTools(tools: readonly ToolSpec[], strict = false, warn?: Warn): ChatTool[] {
+export function convertTools(
+  tools: readonly ToolSpec[],
+  strict = false,
+  warn?: Warn,
+  hostTakesStrict = true,
+): ChatTool[] {
   return tools.map((tool) => {
-    const { parameters, strict: isStrict } = strictToolParameters(tool, strict, warn);
+    if (!hostTakesStrict && tool.strict === true)
+      warn?.('sent a tool without strict: the host does not take it', { tool: tool.name });
+    const asked = hostTakesStrict ? tool : { ...tool, strict: false };
+    const { parameters, strict: isStrict } = strictToolParameters(asked, strict, warn);
     const definition: ChatTool['function'] = { name: tool.name, parameters };
     if (tool.description !== undefined) definition.description = tool.description;
     if (isStrict) definition.strict = true;
@@ -157,8 +166,7 @@ export function buildRequest(
   const messages = convertMessages(request.transcript, context, quirks, { appendix, tools: toolsSupported });
   const body: JsonObject = { model: context.model, messages: messages as unknown as JsonValue };
   if (tools.length > 0) {
-    const strict = settings.strictTools && quirks.strict;
-    const converted = convertTools(tools, strict, warn);
+    const converted = convertTools(tools, settings.strictTools && quirks.strict, warn, quirks.strict);
     body.tools = converted as unknown as JsonValue;
     // Sent strict: the added nulls in its calls' arguments are removed again (strict-nulls.ts).
     converted.forEach((entry, index) => {

@@ -113,15 +113,16 @@ function nullable(child: JsonValue, path: string): JsonValue {
 }
 
 /**
- * A function tool's `parameters` and `strict` flag: with `strict` requested, the schema made strict
- * when it can be, else sent as is without `strict` and with a WARN naming the reason.
+ * A function tool's `parameters` and `strict` flag: with `strict` requested — by the tool itself
+ * (`ToolSpec.strict`), else by the adapter's option (`strict`) — the schema made strict when it can
+ * be, else sent as is without `strict` and with a WARN naming the reason.
  */
 export function strictToolParameters(
-  tool: { name: string; inputSchema: JsonObject },
+  tool: { name: string; inputSchema: JsonObject; strict?: boolean },
   strict: boolean,
   warn?: (message: string, fields: Record<string, unknown>) => void,
 ): { parameters: JsonObject; strict: boolean } {
-  if (!strict) return { parameters: tool.inputSchema, strict: false };
+  if (!(tool.strict ?? strict)) return { parameters: tool.inputSchema, strict: false };
   const converted = convertStrictSchema(tool.inputSchema);
   if ('schema' in converted) return { parameters: converted.schema, strict: true };
   warn?.('sent a tool without strict: its schema cannot be made strict', {
