@@ -15,7 +15,7 @@ import {
   validateCallOptions,
   validateRouteRequest,
 } from './core/request-schema.ts';
-import type { ToolSpec } from './core/tools.ts';
+import { plainToolSpec, type ToolSpec } from './core/tools.ts';
 import {
   formatPath,
   parseWithSchema,
@@ -190,11 +190,7 @@ const specs = new WeakMap<object, ToolSpec>();
 function toToolSpec(tool: Record<string, unknown>): ToolSpec {
   let spec = specs.get(tool);
   if (spec === undefined) {
-    spec = { name: tool.name, inputSchema: tool.inputSchema } as ToolSpec;
-    if (tool.description !== undefined) spec.description = tool.description as string;
-    if (tool.outputSchema !== undefined) spec.outputSchema = tool.outputSchema as ToolSpec['outputSchema'];
-    if (tool.freeform !== undefined) spec.freeform = tool.freeform as ToolSpec['freeform'];
-    if (tool.strict !== undefined) spec.strict = tool.strict as boolean;
+    spec = plainToolSpec(tool as unknown as ToolSpec);
     specs.set(tool, spec);
   }
   return spec;

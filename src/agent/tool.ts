@@ -1,5 +1,5 @@
 /** The agent's view of tools: the one {@link Tool} type, with `execute` (checked by `createAgent`). */
-import type { ToolSpec } from '../core/tools.ts';
+import { plainToolSpec, type ToolSpec } from '../core/tools.ts';
 import type { ToolCallPart } from '../core/transcript.ts';
 import type { ExecutableTool } from '../schemas/structured.ts';
 
@@ -22,11 +22,7 @@ export type AnyAgentTool = ExecutableTool<any>;
 
 /** The tool specs a request carries. */
 export function toolSpecs(tools: readonly AnyAgentTool[]): ToolSpec[] {
-  return tools.map((tool) => {
-    const spec: ToolSpec = { name: tool.name, inputSchema: tool.inputSchema };
-    if (tool.description !== undefined) spec.description = tool.description;
-    return spec;
-  });
+  return tools.map(plainToolSpec);
 }
 
 /**

@@ -273,3 +273,19 @@ it.each([
   expect(() => sy.conversation.fromJSON({ ...saved, usage })).toThrow(/usage/);
   await sy.close();
 });
+
+it('a snapshot keeps every tool spec field: a freeform tool stays freeform, a strict one strict (no schema or execute)', async () => {
+  const sy = front();
+  const freeform = {
+    name: 'apply_patch',
+    inputSchema: { type: 'object', properties: { input: { type: 'string' } } },
+    freeform: { type: 'text' as const },
+  };
+  const strict = { ...tools[0]!, strict: true, execute: () => 'x' };
+  const chat = sy.conversation({ model: 'sonnet', tools: [freeform, strict] });
+  expect(JSON.parse(JSON.stringify(chat)).settings.tools).toEqual([
+    freeform,
+    { name: 'lookup', description: 'Look up a fact', inputSchema: tools[0]!.inputSchema, strict: true },
+  ]);
+  await sy.close();
+});

@@ -16,6 +16,7 @@ import { invalidInput } from '../core/input-check.ts';
 import { checkTranscript } from '../core/transcript-invariants.ts';
 import { parseTranscript } from '../core/transcript-schema.ts';
 import type { ToolCallPart } from '../core/transcript.ts';
+import { plainToolSpec } from '../core/tools.ts';
 
 /** Request options a conversation applies to every turn (everything but the transcript). */
 export type ConversationSettings = Omit<RouteRequest, 'transcript' | 'requestId'> & {
@@ -196,14 +197,6 @@ function checkedItem(input: unknown): { ok: true; value: Item } | { ok: false; e
 function toolSpecs(tools: RouteRequest['tools']): { tools?: RouteRequest['tools'] } {
   if (tools === undefined) return {};
   return {
-    tools: tools.map((tool) => {
-      const spec: NonNullable<RouteRequest['tools']>[number] = {
-        name: tool.name,
-        inputSchema: tool.inputSchema,
-      };
-      if (tool.description !== undefined) spec.description = tool.description;
-      if (tool.outputSchema !== undefined) spec.outputSchema = tool.outputSchema;
-      return spec;
-    }),
+    tools: tools.map(plainToolSpec),
   };
 }

@@ -28,6 +28,20 @@ export interface ToolSpec {
   strict?: boolean;
 }
 
+/**
+ * A tool's plain spec: its {@link ToolSpec} fields only (a schema-backed tool also carries its
+ * schema, parser and `execute`, which no request sends). The one copy the front door, conversations
+ * and the agent make.
+ */
+export function plainToolSpec(tool: ToolSpec): ToolSpec {
+  const spec: ToolSpec = { name: tool.name, inputSchema: tool.inputSchema };
+  if (tool.description !== undefined) spec.description = tool.description;
+  if (tool.outputSchema !== undefined) spec.outputSchema = tool.outputSchema;
+  if (tool.freeform !== undefined) spec.freeform = tool.freeform;
+  if (tool.strict !== undefined) spec.strict = tool.strict;
+  return spec;
+}
+
 /** What a freeform tool's text must be: any text, or text a Lark or regular-expression grammar accepts. */
 export type FreeformFormat =
   { type: 'text' } | { type: 'grammar'; syntax: 'lark' | 'regex'; definition: string };
