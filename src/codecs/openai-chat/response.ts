@@ -5,21 +5,13 @@ import type { CanonicalResponse } from '../../core/request.ts';
 import type { Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createChatCompletionId, randomHex, unixSeconds } from '../ids.ts';
-import {
-  ArgumentTracker,
-  inclusiveInput,
-  isRefusalText,
-  leaveOut,
-  openAiFinishReason,
-  textAnnotations,
-} from '../common.ts';
+import { ArgumentTracker, inclusiveInput, isRefusalText, leaveOut, openAiFinishReason } from '../common.ts';
 import { isJsonObject, type JsonValue } from '../../core/json.ts';
-import { anthropicCitationsKey, geminiGroundingKey, type MetadataMap } from '../../core/metadata.ts';
 import { argumentsText } from '../../core/tool-arguments.ts';
 import { freeformText } from '../../core/tools.ts';
 import type { EncodeContext, EncoderState, StreamEncoder, WireError, WireFrame } from '../types.ts';
 import { errorBody } from './errors.ts';
-import { groundingCitations } from './grounding.ts';
+import { partAnnotations, responseAnnotations } from '../citations.ts';
 
 const finishReasons: Record<FinishReason, string> = {
   completed: 'stop',
@@ -67,7 +59,7 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
   for (const part of response.content) {
     if (part.type === 'text' && isRefusalText(part.metadata)) refusal += part.text;
     else if (part.type === 'text') {
-      annotations.push(...urlCitations(part.metadata, part.text.length, text.length));
+      annotations.push(...chatCitations(partAnnotations(part.metadata, part.text.length), text.length));
       text += part.text;
     } else if (part.type === 'structured') text += JSON.stringify(part.value);
     else if (part.type === 'reasoning') reasoning += part.text;
@@ -79,8 +71,7 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
       );
     else leaveOut(part, context);
   }
-  annotations.push(...responseCitations(response.metadata));
-  annotations.push(...groundingCitations(response.metadata, text));
+  annotations.push(...chatCitations(responseAnnotations(response, text), 0));
   const message: Record<string, unknown> = {
     role: 'assistant',
     content: text === '' && (calls.length > 0 || refusal !== '') ? null : text,
@@ -109,26 +100,16 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
 }
 
 /**
- * The response's own `url_citation`s (metadata `<provider>.annotations` on the response: a Chat
- * upstream's that came after the text they cite had ended), in Chat's shape; their offsets are
- * already the whole message text's (`core/annotations.ts`).
+ * Citations in Chat's shape (`{type, url_citation: {start_index, end_index, url, title}}`), their
+ * offsets moved by `offset` (the length of the message text before their part). Chat has no other
+ * annotation type: file and document citations are left out.
  */
-function responseCitations(metadata: MetadataMap | undefined): JsonValue[] {
-  return urlCitations(metadata, 0, 0);
-}
-
-/**
- * The `url_citation` annotations of one text part (`length` characters) in Chat's shape
- * (`{type, url_citation: {start_index, end_index, url, title}}`), their offsets moved by `offset`,
- * the length of the message text before the part: a Responses upstream's `url_citation`s (offsets
- * within the part), and an Anthropic upstream's web search citations (`web_search_result_location`:
- * a URL and title for the text block it cites, so the whole part; each URL once, as Anthropic
- * cites one source several times in a block). Chat has no other annotation type: file and
- * document citations are left out.
- */
-function urlCitations(metadata: MetadataMap | undefined, length: number, offset: number): JsonValue[] {
+function chatCitations(annotations: readonly JsonValue[], offset: number): JsonValue[] {
   const converted: JsonValue[] = [];
-  const cite = (start: number, end: number, url: string, title: unknown) => {
+  for (const annotation of annotations) {
+    if (!isJsonObject(annotation) || annotation.type !== 'url_citation') continue;
+    const { start_index: start, end_index: end, url, title } = annotation;
+    if (typeof start !== 'number' || typeof end !== 'number' || typeof url !== 'string') continue;
     const citation = {
       start_index: start + offset,
       end_index: end + offset,
@@ -136,32 +117,8 @@ function urlCitations(metadata: MetadataMap | undefined, length: number, offset:
       title: typeof title === 'string' ? title : '',
     };
     converted.push({ type: 'url_citation', url_citation: citation });
-  };
-  for (const annotation of textAnnotations(metadata)) {
-    if (!isJsonObject(annotation) || annotation.type !== 'url_citation') continue;
-    const { start_index: start, end_index: end, url, title } = annotation;
-    if (typeof start === 'number' && typeof end === 'number' && typeof url === 'string')
-      cite(start, end, url, title);
-  }
-  const citations = metadata?.[anthropicCitationsKey];
-  if (!Array.isArray(citations) || length === 0) return converted;
-  const cited = new Set<string>();
-  for (const citation of citations) {
-    if (!isJsonObject(citation) || citation.type !== 'web_search_result_location') continue;
-    const { url, title } = citation;
-    if (typeof url !== 'string' || cited.has(url)) continue;
-    cited.add(url);
-    cite(0, length, url, title);
   }
   return converted;
-}
-
-/** The message text a stream sent as `content`: the response's text parts but its refusals. */
-function streamedText(response: CanonicalResponse): string {
-  let text = '';
-  for (const part of response.content)
-    if (part.type === 'text' && !isRefusalText(part.metadata)) text += part.text;
-  return text;
 }
 
 /** The in-band error of a stream that already sent content: an error object, and no `[DONE]`. */
@@ -255,9 +212,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     const frames = [chunk({}, mapFinishReason(openAiFinishReason(response), context))];
     // Citations known only at the finish (a Chat upstream's that came after their text ended, a
     // Gemini upstream's grounding): one annotations delta before it.
-    const late = responseCitations(response.metadata);
-    if (response.metadata?.[geminiGroundingKey] !== undefined)
-      late.push(...groundingCitations(response.metadata, streamedText(response)));
+    const late = chatCitations(responseAnnotations(response), 0);
     if (late.length > 0) frames.unshift(chunk({ annotations: late }));
     if (context.streamUsage === true)
       frames.push(createFrame({ ...base, choices: [], usage: convertUsage(response.usage) }));
@@ -280,7 +235,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
         const start = textStarts.get(event.index);
         if (start === undefined) return [];
         textStarts.delete(event.index);
-        const annotations = urlCitations(event.metadata, contentLength - start, start);
+        const annotations = chatCitations(partAnnotations(event.metadata, contentLength - start), start);
         return annotations.length === 0 ? [] : open([chunk({ annotations })]);
       }
       case 'reasoning-start':

@@ -1,7 +1,8 @@
 /**
  * A response's annotations (metadata `<provider>.annotations` on the response, offsets the whole
  * message text's: a Chat upstream's that no text part could carry) reach a non-streamed client:
- * Chat as they are, Responses on the `output_text` holding each span, offsets made the part's.
+ * Chat as they are, Responses on the `output_text` holding each span (one spanning several on each,
+ * cut to it), offsets made the part's.
  */
 import { describe, expect, it } from 'vitest';
 import type { CanonicalResponse } from '../../core/request.ts';
@@ -42,14 +43,18 @@ const response: CanonicalResponse = {
 const context = { model: 'm', leftOut: () => {}, opaque: { wrap: (value: unknown) => value } };
 
 describe('a response’s annotations, non-streamed', () => {
-  it('reach a Responses client on the output_text holding each span; one spanning parts is left out', () => {
+  it('reach a Responses client on the output_text holding each span; one spanning parts on each, cut to it', () => {
     const body = encodeResponse(response, context as unknown as EncodeContext) as {
       output: { type: string; content?: { annotations: unknown[] }[] }[];
     };
     const messages = body.output.filter((item) => item.type === 'message');
     expect(messages.map((item) => item.content?.[0]?.annotations)).toEqual([
-      [citation(0, 15, 'https://paris.example')],
-      [citation(1, 5, 'https://lyon.example'), citation(5, 15, 'https://rain.example')],
+      [citation(0, 15, 'https://paris.example'), citation(10, 15, 'https://both.example')],
+      [
+        citation(1, 5, 'https://lyon.example'),
+        citation(5, 15, 'https://rain.example'),
+        citation(0, 5, 'https://both.example'),
+      ],
     ]);
   });
 

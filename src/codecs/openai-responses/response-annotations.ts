@@ -1,14 +1,12 @@
 /**
- * A response's annotations (metadata `<provider>.annotations` on the response, not a text part: a
- * Chat upstream's citations that came after the text they cite had ended; offsets in the whole
- * message text, see `core/annotations.ts`) given to the `output_text` parts holding their spans.
- * Responses has no response-level annotations: one that spans several parts is left out.
+ * A response's annotations (`responseAnnotations`: a Chat upstream's citations that came after the
+ * text they cite had ended, a Gemini upstream's grounding; offsets in the whole message text, see
+ * `core/annotations.ts`) given to the `output_text` parts holding their spans. Responses has no
+ * response-level annotations: one that spans several parts is given to each of them, cut to the
+ * part's own text (a citation of two sentences in two parts cites each), so none is lost.
  */
 import { splitAnnotations } from '../../core/annotations.ts';
-import type { JsonObject, JsonValue } from '../../core/json.ts';
-import type { MetadataMap } from '../../core/metadata.ts';
-import { textAnnotations } from '../common.ts';
-
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 /** An `output_text` part and the span of the whole message text it holds. */
 export interface TextSpan {
   part: { annotations: JsonValue[] };
@@ -26,21 +24,37 @@ export interface PlacedAnnotation {
   annotation: JsonObject;
 }
 
-/** Appends each of the response's annotations to the part of `spans` holding it; returns where each went. */
+/**
+ * Appends each of the response's `annotations` to the part of `spans` holding it, or to every part
+ * its span crosses (cut to each); returns where each went. One with no span in the text is left out.
+ */
 export function placeResponseAnnotations(
-  metadata: MetadataMap | undefined,
+  annotations: readonly JsonValue[],
   spans: readonly TextSpan[],
 ): PlacedAnnotation[] {
-  let pending: JsonValue[] = textAnnotations(metadata);
+  let pending: readonly JsonValue[] = annotations;
   const placed: PlacedAnnotation[] = [];
+  const place = (span: TextSpan, annotation: JsonObject) => {
+    placed.push({ span, index: span.part.annotations.length, annotation });
+    span.part.annotations.push(annotation);
+  };
   for (const span of spans) {
-    if (pending.length === 0) break;
+    if (pending.length === 0) return placed;
     const { inside, outside } = splitAnnotations(pending, span.start, span.end);
     pending = outside;
-    for (const annotation of inside) {
-      placed.push({ span, index: span.part.annotations.length, annotation });
-      span.part.annotations.push(annotation);
-    }
+    for (const annotation of inside) place(span, annotation);
+  }
+  for (const annotation of pending) {
+    if (!isJsonObject(annotation)) continue;
+    const { start_index: from, end_index: to } = annotation;
+    if (typeof from !== 'number' || typeof to !== 'number') continue;
+    for (const span of spans)
+      if (from < span.end && to > span.start)
+        place(span, {
+          ...annotation,
+          start_index: Math.max(from, span.start) - span.start,
+          end_index: Math.min(to, span.end) - span.start,
+        });
   }
   return placed;
 }

@@ -9,14 +9,8 @@ import type { Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createResponsesId, responsesItemId, unixSeconds } from '../ids.ts';
 import { opaqueValue } from '../opaque.ts';
-import {
-  ArgumentTracker,
-  inclusiveInput,
-  isRefusalText,
-  leaveOut,
-  openAiFinishReason,
-  textAnnotations,
-} from '../common.ts';
+import { ArgumentTracker, inclusiveInput, isRefusalText, leaveOut, openAiFinishReason } from '../common.ts';
+import { partAnnotations, responseAnnotations } from '../citations.ts';
 import { argumentsText } from '../../core/tool-arguments.ts';
 import { freeformText } from '../../core/tools.ts';
 import type {
@@ -65,7 +59,8 @@ function encrypted(part: OpaquePayload, context: EncodeContext): string | undefi
 
 /**
  * A message's content part: the model's `refusal` as its own content type, else an `output_text`
- * with its annotations (an OpenAI upstream's `url_citation`s, kept in the text part's metadata).
+ * with its annotations (`partAnnotations`: an OpenAI upstream's, an Anthropic upstream's web search
+ * citations).
  */
 function messagePart(text: string, refusal: boolean, annotations: JsonValue[] = []): Record<string, unknown> {
   return refusal
@@ -162,7 +157,11 @@ function convertComplete(part: Part, context: EncodeContext, ids: ItemIds): Resp
       return messageItem(
         part.text,
         ids('msg'),
-        messagePart(part.text, isRefusalText(part.metadata), textAnnotations(part.metadata)),
+        messagePart(
+          part.text,
+          isRefusalText(part.metadata),
+          partAnnotations(part.metadata, part.text.length),
+        ),
       );
     case 'structured':
       return messageItem(JSON.stringify(part.value), ids('msg'));
@@ -225,7 +224,7 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
     const outputIndex = body.output.push(item) - 1;
     spans.push({ part: textPart(item), itemId: item.id, outputIndex, start, end: messageLength });
   });
-  placeResponseAnnotations(response.metadata, spans);
+  placeResponseAnnotations(responseAnnotations(response), spans);
   body.usage = convertUsage(response.usage);
   return body;
 }
@@ -338,7 +337,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       // `output_text.annotation.added` each, numbered, before its done events (OpenAI sends them
       // between the deltas, as each is found; the SDKs' accumulators place each by its index).
       const refusal = entry.refusal === true;
-      const annotations = refusal ? [] : textAnnotations(extra.metadata);
+      const annotations = refusal ? [] : partAnnotations(extra.metadata, text.length);
       const part = messagePart(text, refusal, annotations);
       Object.assign(item, messageItem(text, item.id, part));
       if (!refusal) {
@@ -398,9 +397,10 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       usage: convertUsage(response.usage),
     };
     const frames = preamble();
-    // Annotations known only now (a Chat upstream's that came after their text ended): added to
-    // their parts, each announced as its part's next annotation, before the final response.
-    for (const { span, index, annotation } of placeResponseAnnotations(response.metadata, spans))
+    // Annotations known only now (a Chat upstream's that came after their text ended, a Gemini
+    // upstream's grounding): added to their parts, each announced as its part's next annotation,
+    // before the final response.
+    for (const { span, index, annotation } of placeResponseAnnotations(responseAnnotations(response), spans))
       frames.push(
         frame('response.output_text.annotation.added', {
           item_id: span.itemId,

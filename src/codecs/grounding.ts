@@ -1,17 +1,18 @@
 /**
  * A Gemini upstream's Google Search grounding (response metadata `gemini.groundingMetadata`) as
- * Chat `url_citation` annotations: each `groundingSupports` entry cites its `segment` of the reply
+ * `url_citation` annotations in the canonical flat form (`core/annotations.ts`; the Chat codec
+ * nests each in its `url_citation` field): each `groundingSupports` entry cites its `segment` of the reply
  * with the web sources its `groundingChunkIndices` name (`groundingChunks[i].web: {uri, title}`).
  * Gemini measures a segment in bytes of UTF-8 (Google's `GroundingSupportSegment`: "measured in
- * bytes"); Chat's `start_index`/`end_index` count the message text's characters (UTF-16 units, as
+ * bytes"); `start_index`/`end_index` count the message text's characters (UTF-16 units, as
  * the other annotations here), so the offsets are converted. Google measures them "from the start
  * of the Part" (`segment.partIndex`): where a whole reply's parts start is known (metadata
  * `gemini.partStarts`), the segment is placed in its part; else its offsets are taken as the whole
  * text's. A segment whose converted span is not its `text` is looked up by that text instead, from
  * where its offsets put it (a repeated sentence is cited where it is), else from the start.
  */
-import { isJsonObject, type JsonValue } from '../../core/json.ts';
-import { geminiGroundingKey, geminiPartStartsKey, type MetadataMap } from '../../core/metadata.ts';
+import { isJsonObject, type JsonValue } from '../core/json.ts';
+import { geminiGroundingKey, geminiPartStartsKey, type MetadataMap } from '../core/metadata.ts';
 
 /** The `url_citation`s of the grounding in `metadata` over the message `text`; empty without any. */
 export function groundingCitations(metadata: MetadataMap | undefined, text: string): JsonValue[] {
@@ -33,8 +34,13 @@ export function groundingCitations(metadata: MetadataMap | undefined, text: stri
       const key = `${span[0]} ${span[1]} ${source.url}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      const citation = { start_index: span[0], end_index: span[1], url: source.url, title: source.title };
-      converted.push({ type: 'url_citation', url_citation: citation });
+      converted.push({
+        type: 'url_citation',
+        start_index: span[0],
+        end_index: span[1],
+        url: source.url,
+        title: source.title,
+      });
     }
   }
   return converted;

@@ -1,7 +1,7 @@
-/** Gemini grounding as Chat url_citations: UTF-8 byte segments become character offsets. */
+/** Gemini grounding as url_citations: UTF-8 byte segments become character offsets. */
 import { describe, expect, it } from 'vitest';
-import type { JsonValue } from '../../core/json.ts';
-import type { MetadataMap } from '../../core/metadata.ts';
+import type { JsonValue } from '../core/json.ts';
+import type { MetadataMap } from '../core/metadata.ts';
 import { groundingCitations } from './grounding.ts';
 
 const first = 'Spain won Euro 2024 — défeating England 2–1 in the final.';
@@ -15,7 +15,10 @@ const chunks: JsonValue[] = [
 ];
 const citation = (start: number, end: number, url: string, title: string) => ({
   type: 'url_citation',
-  url_citation: { start_index: start, end_index: end, url, title },
+  start_index: start,
+  end_index: end,
+  url,
+  title,
 });
 
 describe('groundingCitations', () => {
