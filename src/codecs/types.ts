@@ -199,7 +199,7 @@ export interface ProtocolCodec {
   conversationField?: string;
   /**
    * The client's name for a canonical request setting, for the `param` of a refusal that names
-   * the setting (an adapter's `too_many_stop_sequences`): `stopSequences` → `stop_sequences`.
+   * the setting (an adapter's `thinking_needs_room`): `maxOutputTokens` → `max_tokens`.
    */
   requestFields?: Readonly<Partial<Record<RequestSetting, string>>>;
   /**

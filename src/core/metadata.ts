@@ -12,6 +12,13 @@ export function sortMetadata(metadata: MetadataMap): MetadataMap {
   return sorted;
 }
 
+/**
+ * Response metadata key of the stop sequence Switchyard cut the reply at, for a provider that could
+ * not be sent it (`StreamBuilder.stopAt`); a provider that says which one stopped it has its own
+ * (`anthropic.stop_sequence`).
+ */
+export const stopSequenceKey = 'switchyard.stop_sequence';
+
 /** Metadata key under which text parts carry Anthropic citations (the provider's and the gateway's codec's). */
 export const anthropicCitationsKey = 'anthropic.citations';
 

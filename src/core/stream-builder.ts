@@ -4,7 +4,7 @@ import type { StreamEvent } from './events.ts';
 import type { FinishReason } from './finish-reason.ts';
 import type { RequestId, ToolCallId } from './ids.ts';
 import { hasProtoKey, type JsonObject, type JsonValue, removeProtoKeys } from './json.ts';
-import type { MetadataMap } from './metadata.ts';
+import { type MetadataMap, stopSequenceKey } from './metadata.ts';
 import { JsonFragments } from './partial-json.ts';
 import { losesNumberDigits } from './json-text.ts';
 import { LimitExceededError } from './limit-exceeded.ts';
@@ -92,6 +92,12 @@ export class StreamBuilder {
   private readonly heldText = new Map<number, string>();
   /** Set by {@link holdToolArguments}: the filter, if any, a call's arguments go through at its end. */
   private toolFilter: ((name: string) => ((text: string) => string) | undefined) | undefined;
+  /** Set by {@link stopAt}: the sequences the reply's text ends before. */
+  private stops: readonly string[] | undefined;
+  /** The open text part's last characters, held while they may begin a stop sequence. */
+  private stopTail = '';
+  /** A stop sequence was met: the reply ends there, nothing more is taken but usage and metadata. */
+  private stoppedAt: string | undefined;
 
   private readonly context: StreamBuilderContext;
   private readonly sink: (event: StreamEvent) => void;
@@ -166,13 +172,67 @@ export class StreamBuilder {
    * `text-start` when this opens it (see `TextStartEvent.metadata`).
    */
   text(key: BlockKey, delta: string, startMetadata?: MetadataMap): void {
+    if (this.stoppedAt !== undefined) return;
     const index = this.openPart(key, 'text', startMetadata);
     // A non-string delta is provider garbage: dropped, never emitted as a non-string event.
     if (typeof delta === 'string' && delta !== '') {
       this.hold(delta);
-      if (this.textFilter !== undefined) this.heldText.set(index, (this.heldText.get(index) ?? '') + delta);
-      else this.emit({ type: 'text-delta', index, delta });
+      if (this.stops === undefined) this.passText(index, delta);
+      else this.textBeforeStop(key, index, delta);
     }
+  }
+
+  /** A text delta out: held for the part's filter ({@link holdText}), else emitted. */
+  private passText(index: number, delta: string): void {
+    if (this.textFilter !== undefined) this.heldText.set(index, (this.heldText.get(index) ?? '') + delta);
+    else this.emit({ type: 'text-delta', index, delta });
+  }
+
+  /**
+   * From now on the reply's text ends before the first of `sequences` it holds (each text part on
+   * its own): the text before it goes out, the part ends, the finish is `stop-sequence` (metadata
+   * `switchyard.stop_sequence` names the sequence) and nothing else of the reply is taken but its
+   * usage and metadata — see {@link stopped}. Text that may begin a sequence is held until it is
+   * known not to. For stop sequences the provider could not be sent (`providers/common/stop-sequences.ts`).
+   */
+  stopAt(sequences: readonly string[]): void {
+    const stops = sequences.filter((sequence) => typeof sequence === 'string' && sequence !== '');
+    if (stops.length > 0) this.stops = stops;
+  }
+
+  /** Whether the reply met a stop sequence ({@link stopAt}): its reader can stop reading. */
+  get stopped(): boolean {
+    return this.stoppedAt !== undefined;
+  }
+
+  private textBeforeStop(key: BlockKey, index: number, delta: string): void {
+    const stops = this.stops!;
+    const text = this.stopTail + delta;
+    let at = -1;
+    let matched = '';
+    for (const stop of stops) {
+      const found = text.indexOf(stop);
+      if (found >= 0 && (at < 0 || found < at)) [at, matched] = [found, stop];
+    }
+    if (at >= 0) {
+      this.stopTail = '';
+      if (at > 0) this.passText(index, text.slice(0, at));
+      this.end(key);
+      this.stoppedAt = matched;
+      this.finishReason = 'stop-sequence';
+      this.setMetadata(stopSequenceKey, matched);
+      return;
+    }
+    // The longest end of the text that begins a sequence is held back.
+    let held = 0;
+    for (const stop of stops)
+      for (let length = Math.min(stop.length - 1, text.length); length > held; length--)
+        if (text.endsWith(stop.slice(0, length))) {
+          held = length;
+          break;
+        }
+    this.stopTail = text.slice(text.length - held);
+    if (held < text.length) this.passText(index, text.slice(0, text.length - held));
   }
 
   /**
@@ -199,6 +259,7 @@ export class StreamBuilder {
 
   /** Appends reasoning to the reasoning part `key`, opening it if needed. */
   reasoning(key: BlockKey, delta: string): void {
+    if (this.stoppedAt !== undefined) return;
     const index = this.openPart(key, 'reasoning');
     if (typeof delta === 'string' && delta !== '') {
       this.hold(delta);
@@ -208,6 +269,7 @@ export class StreamBuilder {
 
   /** Opens a text or reasoning part without content yet. */
   openText(key: BlockKey, type: 'text' | 'reasoning' = 'text'): void {
+    if (this.stoppedAt !== undefined) return;
     this.openPart(key, type);
   }
 
@@ -234,7 +296,7 @@ export class StreamBuilder {
     currentInput?: () => JsonObject,
     metadata?: MetadataMap,
   ): void {
-    if (this.open.has(key)) return;
+    if (this.open.has(key) || this.stoppedAt !== undefined) return;
     if (typeof name !== 'string' || name === '')
       throw new Error('the provider sent a tool call without a name');
     this.start();
@@ -280,6 +342,12 @@ export class StreamBuilder {
     this.open.delete(key);
     const incomplete = fields.partial === true || fields.incomplete === true;
     if (part.type === 'text') {
+      if (this.stopTail !== '') {
+        // The part ended on text that only began a stop sequence: it is the reply's.
+        const tail = this.stopTail;
+        this.stopTail = '';
+        this.passText(part.index, tail);
+      }
       const held = this.heldText.get(part.index);
       if (held !== undefined && this.textFilter !== undefined) {
         this.heldText.delete(part.index);
@@ -366,6 +434,7 @@ export class StreamBuilder {
 
   /** Emits a whole provider-specific part. */
   custom(part: CustomPart): void {
+    if (this.stoppedAt !== undefined) return;
     this.start();
     this.endAll();
     this.emit({ type: 'custom', index: this.nextIndex++, part });
@@ -385,7 +454,8 @@ export class StreamBuilder {
 
   /** Sets the finish reason and the provider's raw value. */
   setFinish(reason: FinishReason, raw?: string): void {
-    this.finishReason = reason;
+    // Past a stop sequence the reply ended there, whatever the provider says of the rest.
+    if (this.stoppedAt === undefined) this.finishReason = reason;
     if (raw !== undefined) this.rawFinishReason = raw;
   }
 

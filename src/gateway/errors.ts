@@ -135,14 +135,13 @@ export function unfinishedCallIn(
  */
 /** The request setting an adapter's refusal (by its code) is about. */
 const refusedSettings: Readonly<Record<string, RequestSetting>> = {
-  [refusalCodes.tooManyStopSequences]: 'stopSequences',
   [refusalCodes.thinkingWithForcedToolChoice]: 'toolChoice',
   [refusalCodes.thinkingNeedsRoom]: 'maxOutputTokens',
 };
 
 /**
  * A refusal in the client's own terms where an adapter's refusal is about one request setting
- * (`too_many_stop_sequences` → Anthropic's `stop_sequences`, Chat's `stop`), as the codec's own
+ * (`thinking_with_forced_tool_choice` → Anthropic's `tool_choice`, Chat's `tool_choice`), as the codec's own
  * refusals name theirs: the field the client sent it in (`fields`, the decoded request's own names,
  * else the codec's usual one) as the `param`, and in the message where the adapter named the
  * setting by its canonical name (`maxOutputTokens` → Chat's `max_tokens`, Gemini's

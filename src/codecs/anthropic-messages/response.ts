@@ -4,7 +4,12 @@ import type { FinishReason } from '../../core/finish-reason.ts';
 import type { CanonicalResponse } from '../../core/request.ts';
 import type { CustomPart, Part } from '../../core/transcript.ts';
 import { isJsonObject, type JsonObject } from '../../core/json.ts';
-import { anthropicCallerKey, anthropicCitationsKey, type MetadataMap } from '../../core/metadata.ts';
+import {
+  anthropicCallerKey,
+  anthropicCitationsKey,
+  type MetadataMap,
+  stopSequenceKey,
+} from '../../core/metadata.ts';
 import { argumentsObject } from '../../core/tool-arguments.ts';
 import { emptyUsage, type Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
@@ -155,9 +160,12 @@ function signatureOf(part: OpaquePayload, context: EncodeContext): string {
 }
 
 /** The non-streamed `message` body. */
-/** The stop sequence that ended the reply, where the upstream said which (Anthropic); else null. */
+/**
+ * The stop sequence that ended the reply, where the upstream said which (Anthropic) or Switchyard
+ * cut the reply at it (`stopSequenceKey`); else null.
+ */
 function stopSequenceOf(response: CanonicalResponse): string | null {
-  const matched = response.metadata?.['anthropic.stop_sequence'];
+  const matched = response.metadata?.['anthropic.stop_sequence'] ?? response.metadata?.[stopSequenceKey];
   return response.finishReason === 'stop-sequence' && typeof matched === 'string' ? matched : null;
 }
 

@@ -19,6 +19,7 @@ import {
 import type { HttpRuntime } from './http-runtime.ts';
 import { estimateMissingUsage } from './usage-fallback.ts';
 import { validateCall } from './validate-call.ts';
+import { holdStopSequences } from './stop-sequences.ts';
 
 export async function completeCall(
   runtime: HttpRuntime,
@@ -55,6 +56,7 @@ export async function completeCall(
             },
             () => {},
           );
+          holdStopSequences(context, builder);
           try {
             definition.parseResponse(body, context, builder);
           } catch (error) {

@@ -1,11 +1,8 @@
 /**
  * The codes of an adapter's refusals that are about one request setting, so that a caller (the
- * gateway) can name the setting in its own terms: Anthropic's and Bedrock's thinking rules, and
- * the stop sequences over a provider's count (`stop-sequences.ts`).
+ * gateway) can name the setting in its own terms: Anthropic's and Bedrock's thinking rules.
  */
 export const refusalCodes = {
-  /** More stop sequences than the provider takes (`stopSequences`). */
-  tooManyStopSequences: 'too_many_stop_sequences',
   /** Extended thinking with a forced tool choice (`toolChoice`). */
   thinkingWithForcedToolChoice: 'thinking_with_forced_tool_choice',
   /** Extended thinking without room for its minimum budget (`maxOutputTokens`). */

@@ -1,14 +1,22 @@
-/** The stop sequences of a request as a provider takes them: within its count limit. */
-import { InvalidRequestError } from '../../core/errors/index.ts';
+/**
+ * The stop sequences of a request as a provider takes them, and the rest emulated. A provider that
+ * takes none (OpenAI Responses; the Chat models that reject `stop`: o3, o4, gpt-5) or fewer than
+ * asked (OpenAI Chat 4, Gemini 5) is sent what it takes, and the reply's text is cut before the
+ * first of all the request's sequences here (`StreamBuilder.stopAt`; a stream stops being read
+ * there): the answer the caller asked for, never one that runs past a sequence it asked to stop at.
+ * Usage is what the provider reported; a stream cut before its usage gets the estimate
+ * (`usage-fallback.ts`), as any stream without one.
+ */
 import type { CanonicalRequest } from '../../core/request.ts';
+import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext } from './definition.ts';
-import { refusalCodes } from './refusal-codes.ts';
+
+/** Per call: the sequences its reply is cut at here. */
+const emulated = new WeakMap<ProviderContext, readonly string[]>();
 
 /**
- * `request.stopSequences` when there are any, at most `max` of them (OpenAI Chat takes 4, Gemini
- * 5). More is an `InvalidRequestError` naming the limit before any HTTP call: sending only some
- * would let the answer run past a sequence the caller asked to stop at, and the API refuses the
- * whole request anyway.
+ * `request.stopSequences` when there are any, at most `max` of them; with more, the first `max`
+ * (the provider stops at those itself) and every one emulated.
  */
 export function stopSequencesWithin(
   request: CanonicalRequest,
@@ -17,12 +25,19 @@ export function stopSequencesWithin(
 ): string[] | undefined {
   const stops = request.stopSequences;
   if (stops === undefined || stops.length === 0) return undefined;
-  if (max !== undefined && stops.length > max)
-    throw new InvalidRequestError({
-      message: `${context.provider}: takes at most ${max} stop sequences, got ${stops.length}`,
-      provider: context.provider,
-      requestId: context.requestId,
-      providerCode: refusalCodes.tooManyStopSequences,
-    });
-  return stops;
+  if (max === undefined || stops.length <= max) return stops;
+  emulated.set(context, stops);
+  return stops.slice(0, max);
+}
+
+/** For a provider (or model) that takes no stop sequences: every one of the request's emulated. */
+export function emulateStopSequences(request: CanonicalRequest, context: ProviderContext): void {
+  const stops = request.stopSequences;
+  if (stops !== undefined && stops.length > 0) emulated.set(context, stops);
+}
+
+/** The reply readers' hook (`complete-call.ts`, `stream-call.ts`): the call's emulated sequences cut its text. */
+export function holdStopSequences(context: ProviderContext, builder: StreamBuilder): void {
+  const stops = emulated.get(context);
+  if (stops !== undefined) builder.stopAt(stops);
 }

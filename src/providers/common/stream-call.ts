@@ -23,6 +23,7 @@ import type { HttpBodyReader } from '../../transport/light-response.ts';
 import { withRetries } from '../../transport/retry.ts';
 import { SseDecoder } from '../../transport/sse.ts';
 import { type CallSetup, prepareCall, setup } from './call-setup.ts';
+import { holdStopSequences } from './stop-sequences.ts';
 import type { StreamParser } from './definition.ts';
 import { createTruncatedError } from './errors.ts';
 import {
@@ -113,6 +114,7 @@ async function runStream(
     await withRetries(
       async () => {
         builder = new StreamBuilder(builderContext, sink);
+        holdStopSequences(callSetup.context, builder);
         await streamAttempt(runtime, callSetup, builder, controller.signal, {
           demand: () => eventStream.demand(),
           begun: () => begun,
@@ -204,8 +206,19 @@ async function streamAttempt(
         'invalid_stream',
         `answered ${response.status} without a body instead of a stream`,
       );
-    const reading = { reader: response.body.getReader(), parser, decoder, timers, demand, begun, call };
+    const reading = {
+      reader: response.body.getReader(),
+      parser,
+      decoder,
+      timers,
+      demand,
+      begun,
+      call,
+      stopped: () => builder.stopped,
+    };
     const whole = await readBody(reading, attemptController.signal, signal, context);
+    // Cut at a stop sequence (stop-sequences.ts): the reply ended there, the rest is not read.
+    if (builder.stopped) return;
     if (whole) endDecoder(decoder, parser, signal, context);
     parser.onEnd();
   } catch (error) {
@@ -232,6 +245,8 @@ interface BodyReading extends Consumer {
   decoder: { feed(chunk: Uint8Array): void };
   timers: CallTimers;
   call: HttpCall;
+  /** Whether the reply was cut at a stop sequence: nothing more is read. */
+  stopped: () => boolean;
 }
 
 /**
@@ -245,7 +260,7 @@ async function readBody(
   callSignal: AbortSignal,
   context: CallSetup['context'],
 ): Promise<boolean> {
-  const { reader, parser, decoder, timers, demand, begun, call } = reading;
+  const { reader, parser, decoder, timers, demand, begun, call, stopped } = reading;
   try {
     for (;;) {
       const paused = pace(demand, timers, attemptSignal);
@@ -265,8 +280,9 @@ async function readBody(
         if (error instanceof LimitExceededError) throw responseTooLarge(call, error);
         throw error;
       }
-      if (parser.isTerminated?.() === true) {
-        // The terminal event arrived: a server holding the connection open is not waited for.
+      if (parser.isTerminated?.() === true || stopped()) {
+        // The terminal event arrived (or the reply was cut at a stop sequence): a server holding
+        // the connection open is not waited for.
         reader.cancel().catch(() => {});
         return true;
       }

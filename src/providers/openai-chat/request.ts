@@ -11,7 +11,7 @@ import { addReasoning } from './reasoning.ts';
 import { recordStrictOutput, recordStrictTool } from '../openai/strict-nulls.ts';
 import { convertStrictSchema, strictToolParameters } from '../openai/strict-schema.ts';
 import { hasDefaultOutputLimit } from '../common/routed.ts';
-import { stopSequencesWithin } from '../common/stop-sequences.ts';
+import { emulateStopSequences, stopSequencesWithin } from '../common/stop-sequences.ts';
 import { warnSerialCallsUnenforced } from '../common/tool-settings.ts';
 
 export { convertMessages, instructionRole } from './messages.ts';
@@ -181,10 +181,12 @@ export function buildRequest(
   // A limit the router chose is the model's own: the host's default, left to it.
   if (!hasDefaultOutputLimit(request)) body[quirks.maxTokensField] = request.maxOutputTokens;
   addSampling(body, request, context, quirks);
-  // A model that refuses `stop` has it dropped with a WARN below, however many there are.
-  const stopRefused = matchesAnyGlob(quirks.stopUnsupportedModels, context.model);
-  const stops = stopSequencesWithin(request, stopRefused ? undefined : quirks.maxStopSequences, context);
-  if (stops !== undefined) body.stop = stops;
+  // A model that refuses `stop` is sent none: the reply is cut at them here (stop-sequences.ts).
+  if (matchesAnyGlob(quirks.stopUnsupportedModels, context.model)) emulateStopSequences(request, context);
+  else {
+    const stops = stopSequencesWithin(request, quirks.maxStopSequences, context);
+    if (stops !== undefined) body.stop = stops;
+  }
   if (schema !== undefined) {
     const format = convertResponseFormat(schema, quirks, warn);
     if (format !== undefined) body.response_format = format;

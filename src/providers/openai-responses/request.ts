@@ -10,6 +10,7 @@ import { convertStrictSchema, strictToolParameters } from '../openai/strict-sche
 import type { ProviderContext, WireRequest } from '../common/definition.ts';
 import { isInstructionItem, joinInstructions } from '../common/projection.ts';
 import { hasDefaultOutputLimit } from '../common/routed.ts';
+import { emulateStopSequences } from '../common/stop-sequences.ts';
 import { convertInput } from './messages.ts';
 import type { ResponsesStateMode } from './options.ts';
 import { planInput } from './state.ts';
@@ -104,8 +105,8 @@ function addSampling(
   }
   if (request.topK !== undefined)
     context.warn('dropped a sampling parameter the host does not take', { parameter: 'top_k' });
-  if (request.stopSequences !== undefined && request.stopSequences.length > 0)
-    context.warn('dropped a sampling parameter the host does not take', { parameter: 'stop' });
+  // Responses takes no stop sequences: the reply is cut at them here (stop-sequences.ts).
+  emulateStopSequences(request, context);
 }
 
 /**

@@ -1,0 +1,124 @@
+/**
+ * Stop sequences an upstream cannot take are honoured by the gateway, not dropped: gpt-5 on Chat
+ * (which refuses `stop`) and every Responses model (which has no `stop`) are sent none, Gemini at
+ * most 5, and the reply is cut before the first of the client's sequences — wherever the upstream's
+ * deltas split it — finished as a stop (Anthropic `stop_reason: stop_sequence` naming it, Chat
+ * `stop`), the rest of the upstream's stream not waited for.
+ */
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
+
+let harness: GatewayHarness;
+
+beforeAll(async () => {
+  harness = await startGatewayHarness();
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+const answer = 'Thought: I should look it up.\nObservation: made up\nFinal Answer: 42';
+const before = 'Thought: I should look it up.';
+/** The answer in 3-character deltas: `\nObservation:` arrives split over several. */
+const scripted = {
+  type: 'scripted' as const,
+  content: [{ type: 'text' as const, text: answer }],
+  chunkSize: 3,
+};
+const lastBody = () => harness.emulator.requests.at(-1)!.body as Record<string, unknown>;
+
+async function chatStream(model: string, stop: string[]): Promise<ChatCompletionChunk[]> {
+  const stream = await createClients(harness.server.url).openai.chat.completions.create({
+    model,
+    messages: [{ role: 'user', content: 'What is the answer?' }],
+    stop,
+    stream: true,
+  });
+  const chunks: ChatCompletionChunk[] = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  return chunks;
+}
+
+const streamedText = (chunks: ChatCompletionChunk[]) =>
+  chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
+const finishOf = (chunks: ChatCompletionChunk[]) =>
+  chunks
+    .map((chunk) => chunk.choices[0]?.finish_reason)
+    .find((reason) => reason !== null && reason !== undefined);
+
+describe('an Anthropic client’s stop_sequences to gpt-5 on Chat, which refuses stop', () => {
+  it('whole: the text is cut before the sequence, stop_reason stop_sequence names it, no stop upstream', async () => {
+    harness.emulator.enqueue({ ...scripted, usage: { input: 7, output: 20 } });
+    const message = await createClients(harness.server.url).anthropic.messages.create({
+      model: 'up-chat',
+      max_tokens: 200,
+      stop_sequences: ['\nObservation:'],
+      messages: [{ role: 'user', content: 'What is the answer?' }],
+    });
+    expect(lastBody()).not.toHaveProperty('stop');
+    expect(message.content.map((block) => (block.type === 'text' ? block.text : block.type))).toEqual([
+      before,
+    ]);
+    expect(message.stop_reason).toBe('stop_sequence');
+    expect(message.stop_sequence).toBe('\nObservation:');
+    // The upstream generated (and billed) the whole reply: its usage is what it reported.
+    expect(message.usage.output_tokens).toBe(20);
+  });
+
+  it('streamed: the same text and stop, wherever the deltas split the sequence', async () => {
+    harness.emulator.enqueue(scripted);
+    const stream = createClients(harness.server.url).anthropic.messages.stream({
+      model: 'up-chat',
+      max_tokens: 200,
+      stop_sequences: ['\nObservation:', 'Final Answer:'],
+      messages: [{ role: 'user', content: 'What is the answer?' }],
+    });
+    const message = await stream.finalMessage();
+    expect(message.content.map((block) => (block.type === 'text' ? block.text : block.type))).toEqual([
+      before,
+    ]);
+    expect(message.stop_reason).toBe('stop_sequence');
+    expect(message.stop_sequence).toBe('\nObservation:');
+  });
+});
+
+describe('a Chat client’s stop to a Responses upstream, which has no stop', () => {
+  it('streamed: cut, finish_reason stop, and an upstream still streaming after the sequence is not waited for', async () => {
+    // One delta holds the whole answer (event 5 of the Responses stream); then the upstream stalls.
+    harness.emulator.enqueue({ ...scripted, chunkSize: 200, fault: { stallAfterEvents: 5 } });
+    const chunks = await chatStream('up-responses', ['\nObservation:']);
+    expect(lastBody()).not.toHaveProperty('stop');
+    expect(streamedText(chunks)).toBe(before);
+    expect(finishOf(chunks)).toBe('stop');
+  });
+
+  it('whole: cut and finished stop; a reply without the sequence is whole', async () => {
+    harness.emulator.enqueue(scripted);
+    const completion = await createClients(harness.server.url).openai.chat.completions.create({
+      model: 'up-responses',
+      messages: [{ role: 'user', content: 'What is the answer?' }],
+      stop: ['Observation'],
+    });
+    expect(completion.choices[0]!.message.content).toBe('Thought: I should look it up.\n');
+    expect(completion.choices[0]!.finish_reason).toBe('stop');
+    harness.emulator.enqueue(scripted);
+    const whole = await createClients(harness.server.url).openai.chat.completions.create({
+      model: 'up-responses',
+      messages: [{ role: 'user', content: 'What is the answer?' }],
+      stop: ['never said'],
+    });
+    expect(whole.choices[0]!.message.content).toBe(answer);
+  });
+});
+
+it('a Chat client’s 6 stop sequences to Gemini, which takes 5: the 5 go upstream, the 6th cuts the reply here', async () => {
+  harness.emulator.enqueue(scripted);
+  const stops = ['one', 'two', 'three', 'four', 'five', 'Final Answer'];
+  const chunks = await chatStream('up-gemini', stops);
+  expect((lastBody().generationConfig as { stopSequences: string[] }).stopSequences).toEqual(
+    stops.slice(0, 5),
+  );
+  expect(streamedText(chunks)).toBe('Thought: I should look it up.\nObservation: made up\n');
+  expect(finishOf(chunks)).toBe('stop');
+});
