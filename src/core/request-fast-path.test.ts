@@ -199,6 +199,7 @@ function randomRequest(next: () => number): unknown {
     [
       { effort: 'low' },
       { effort: 'none' },
+      { effort: 'xhigh' },
       { effort: 'max' },
       { budgetTokens: 0 },
       { budgetTokens: -1 },

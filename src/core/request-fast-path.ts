@@ -248,7 +248,7 @@ function toolChoice(value: unknown): unknown {
 }
 
 const reasoningSettingKeys = new Set(['effort', 'budgetTokens', 'includeThoughts']);
-const efforts = new Set(['none', 'minimal', 'low', 'medium', 'high']);
+const efforts = new Set(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']);
 
 function reasoning(value: unknown): Plain {
   const object = plainWith(value, reasoningSettingKeys);

@@ -8,8 +8,11 @@ import type { ToolChoice, ToolSpec } from './tools.ts';
 import type { Part, Transcript } from './transcript.ts';
 import type { Usage } from './usage.ts';
 
-/** An effort level at which a model reasons. */
-export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
+/**
+ * An effort level at which a model reasons, least to most. `xhigh` is OpenAI's level above `high`
+ * (gpt-5.1-codex-max, gpt-5.2 and later); a provider without it gives its most (docs/contract.md §3.5).
+ */
+export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
 
 /**
  * How hard a reasoning model should think: an effort level, a token budget, or both. Effort `none`

@@ -111,7 +111,7 @@ export type WireThinking = { type: 'enabled'; budget_tokens: number } | { type: 
 
 /** `output_config`: effort for adaptive thinking, and the structured-output format. */
 export interface WireOutputConfig {
-  effort?: 'low' | 'medium' | 'high' | 'max';
+  effort?: 'low' | 'medium' | 'high' | 'xhigh' | 'max';
   format?: { type: 'json_schema'; schema: JsonObject };
 }
 

@@ -4,6 +4,7 @@ import { withCatalog } from '../../core/catalog.ts';
 import { lastMatchingRow } from '../../core/glob.ts';
 import { LruCache } from '../../core/lru.ts';
 import { catalog } from '../catalog/anthropic.generated.ts';
+import type { WireOutputConfig } from './api.ts';
 
 /**
  * How a model takes extended thinking:
@@ -14,11 +15,16 @@ import { catalog } from '../catalog/anthropic.generated.ts';
  */
 export type ThinkingMode = 'none' | 'budget' | 'adaptive' | 'adaptive-only';
 
+/** An `output_config.effort` level. */
+export type OutputEffort = NonNullable<WireOutputConfig['effort']>;
+
 /** A model family's facts: its capabilities, thinking mode and tool-use system-prompt size. */
 export interface ModelProfile {
   family: string;
   capabilities: Capabilities;
   thinking: ThinkingMode;
+  /** The `output_config.effort` levels an adaptive model takes: low to high, and `max` / `xhigh` where it has them. */
+  efforts: readonly OutputEffort[];
   /** Tokens of the tool-use system prompt the API adds when tools are present (`auto` choice). */
   toolPromptTokens: number;
   /** Claude 4.5 and later refuse `temperature` and `top_p` together ("use only one"). */
@@ -38,6 +44,8 @@ interface FamilyFacts {
   contextWindow: number;
   maxOutputTokens: number;
   thinking: ThinkingMode;
+  /** Adaptive models' effort levels beyond low–high (`max` on Opus and Sonnet 4.6, `xhigh` too from Opus 4.7). */
+  topEfforts?: readonly OutputEffort[];
   toolPromptTokens: number;
   exclusiveSampling?: boolean;
 }
@@ -46,6 +54,7 @@ function profile(family: string, facts: FamilyFacts): ModelProfile {
   return {
     family,
     thinking: facts.thinking,
+    efforts: ['low', 'medium', 'high', ...(facts.topEfforts ?? [])],
     toolPromptTokens: facts.toolPromptTokens,
     exclusiveSampling: facts.exclusiveSampling ?? false,
     capabilities: {
@@ -86,6 +95,7 @@ const adaptiveOnlyFacts: FamilyFacts = {
   contextWindow: 1_000_000,
   maxOutputTokens: 128_000,
   thinking: 'adaptive-only',
+  topEfforts: ['xhigh', 'max'],
   toolPromptTokens: 346,
   exclusiveSampling: true,
 };
@@ -93,8 +103,8 @@ const adaptiveOnlyFacts: FamilyFacts = {
 /**
  * The table, newest first within each family. Sources: Anthropic's models overview, extended and
  * adaptive thinking, structured outputs (GA on Opus 4.5+, Sonnet 4.5+, Haiku 4.5) and tool-use
- * pricing pages (tool system-prompt sizes). Opus 4.7+ (and Opus 5), Mythos and Fable take adaptive
- * thinking only.
+ * pricing pages (tool system-prompt sizes), effort (`max` from Opus and Sonnet 4.6, `xhigh` from
+ * Opus 4.7). Opus 4.7+ (and Opus 5), Mythos and Fable take adaptive thinking only.
  */
 const profiles = {
   opusAdaptiveOnly: profile('claude-opus-4-7+', adaptiveOnlyFacts),
@@ -107,6 +117,7 @@ const profiles = {
     contextWindow: 1_000_000,
     maxOutputTokens: 128_000,
     thinking: 'adaptive',
+    topEfforts: ['max'],
     toolPromptTokens: 346,
     exclusiveSampling: true,
   }),
@@ -132,6 +143,7 @@ const profiles = {
     contextWindow: 1_000_000,
     maxOutputTokens: 64_000,
     thinking: 'adaptive',
+    topEfforts: ['max'],
     toolPromptTokens: 346,
     exclusiveSampling: true,
   }),

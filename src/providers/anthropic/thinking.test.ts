@@ -204,7 +204,7 @@ describe('thinking and a tool-use turn without a thinking block', () => {
 
 describe('effort budgets on budget-only models', () => {
   const ask = [user('Think.')];
-  const budget = (effort: 'minimal' | 'low' | 'medium' | 'high', maxOutputTokens: number) =>
+  const budget = (effort: 'minimal' | 'low' | 'medium' | 'high' | 'xhigh', maxOutputTokens: number) =>
     build({ transcript: ask, reasoning: { effort }, maxOutputTokens });
 
   it('scales an effort budget to three quarters of max_tokens, without a WARN', () => {
@@ -213,6 +213,19 @@ describe('effort budgets on budget-only models', () => {
     expect(medium.warnings).toEqual([]);
     expect(budget('high', 4096).body.thinking).toEqual({ type: 'enabled', budget_tokens: 3072 });
     expect(budget('low', 32_000).body.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+  });
+
+  it('gives xhigh twice high’s budget (32768) where max_tokens has room, never less than high', () => {
+    expect(budget('xhigh', 64_000)).toEqual(
+      expect.objectContaining({
+        body: expect.objectContaining({ thinking: { type: 'enabled', budget_tokens: 32_768 } }),
+        warnings: [],
+      }),
+    );
+    // The gateway's default output room for reasoning (32,768): high 16,384, xhigh three quarters.
+    expect(budget('high', 32_768).body.thinking).toEqual({ type: 'enabled', budget_tokens: 16_384 });
+    expect(budget('xhigh', 32_768).body.thinking).toEqual({ type: 'enabled', budget_tokens: 24_576 });
+    expect(budget('xhigh', 4096).body.thinking).toEqual({ type: 'enabled', budget_tokens: 3072 });
   });
 
   it('never goes below the 1024 minimum while 1024 fits below max_tokens', () => {
@@ -237,6 +250,22 @@ describe('effort budgets on budget-only models', () => {
     expect(warnings).toMatchObject([
       { message: 'adjusted the thinking budget', fields: { requested: 8192, sent: 2047, maxTokens: 2048 } },
     ]);
+  });
+});
+
+describe('xhigh on adaptive models', () => {
+  it('is output_config.effort xhigh where the model takes it (Opus 4.7+), else its most, max (4.6)', () => {
+    const effortOf = (model: string) => {
+      const { body, warnings } = build(
+        { transcript: [user('Think.')], reasoning: { effort: 'xhigh' } },
+        model,
+      );
+      return [body.thinking, body.output_config, warnings];
+    };
+    for (const model of ['claude-opus-4-7', 'claude-opus-5'])
+      expect(effortOf(model)).toEqual([{ type: 'adaptive' }, { effort: 'xhigh' }, []]);
+    for (const model of ['claude-opus-4-6', 'claude-sonnet-4-6'])
+      expect(effortOf(model)).toEqual([{ type: 'adaptive' }, { effort: 'max' }, []]);
   });
 });
 

@@ -3,24 +3,25 @@ import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts'
 import type { CanonicalRequest, ReasoningEffort } from '../../core/request.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import { refusalCodes } from '../common/refusal-codes.ts';
-import type { WireMessage, WireOutputConfig, WireThinking } from './api.ts';
-import type { ModelProfile } from './capabilities.ts';
+import type { WireMessage, WireThinking } from './api.ts';
+import type { ModelProfile, OutputEffort } from './capabilities.ts';
 
 /** The smallest `budget_tokens` the API accepts. */
 export const minimumThinkingBudget = 1024;
 
 /**
  * Budgets for an effort level on models that only take `budget_tokens`: minimal 1024, low 2048,
- * medium 8192, high 16384 — each capped at three quarters of `max_tokens` (at least 1024).
+ * medium 8192, high 16384, xhigh 32768 — each capped at three quarters of `max_tokens` (at least 1024).
  */
 export const effortBudgets: Record<ReasoningEffort, number> = {
   minimal: 1024,
   low: 2048,
   medium: 8192,
   high: 16384,
+  xhigh: 32768,
 };
 
-type Effort = NonNullable<WireOutputConfig['effort']>;
+type Effort = OutputEffort;
 
 /** The thinking settings of one request. */
 export interface ThinkingSettings {
@@ -28,9 +29,14 @@ export interface ThinkingSettings {
   effort?: Effort;
 }
 
-/** Canonical effort → `output_config.effort` (`minimal` has no equivalent: `low`). */
-function mapEffort(effort: ReasoningEffort): Effort {
-  return effort === 'minimal' ? 'low' : effort;
+/**
+ * Canonical effort → `output_config.effort` (`minimal` has no equivalent: `low`). `xhigh` is itself
+ * where the model takes it (Opus 4.7+), else the model's most (`max` on Opus and Sonnet 4.6).
+ */
+function mapEffort(effort: ReasoningEffort, profile: ModelProfile): Effort {
+  if (effort === 'minimal') return 'low';
+  if (effort !== 'xhigh' || profile.efforts.includes('xhigh')) return effort;
+  return profile.efforts.at(-1) ?? 'high';
 }
 
 /** The effort closest to a token budget, for models that take no budget (≤2048 low, ≤8192 medium). */
@@ -143,7 +149,7 @@ export function convertReasoning(
   if (profile.thinking === 'adaptive-only' || (profile.thinking === 'adaptive' && effort !== undefined)) {
     const level =
       effort !== undefined
-        ? mapEffort(effort)
+        ? mapEffort(effort, profile)
         : budgetTokens !== undefined
           ? effortForBudget(budgetTokens)
           : 'medium';

@@ -184,3 +184,24 @@ describe('reasoning off (effort none)', () => {
     expect(warnings).toEqual(['changed the reasoning effort to a level the model takes']);
   });
 });
+
+describe('the highest effort (xhigh)', () => {
+  it('gives Claude a budget of 32,768 (high 24,576), kept below max_tokens', () => {
+    const thinking = (effort: 'high' | 'xhigh', maxOutputTokens: number) =>
+      build(claude, { reasoning: { effort }, maxOutputTokens }).body.additionalModelRequestFields;
+    expect(thinking('high', 64_000)).toEqual({ thinking: { type: 'enabled', budget_tokens: 24_576 } });
+    expect(thinking('xhigh', 64_000)).toEqual({ thinking: { type: 'enabled', budget_tokens: 32_768 } });
+    expect(thinking('xhigh', 4096)).toEqual({ thinking: { type: 'enabled', budget_tokens: 4095 } });
+  });
+
+  it('sends Nova and OpenAI open-weight models their highest level, high, with a WARN', () => {
+    const nova = build('us.amazon.nova-2-lite-v1:0', { reasoning: { effort: 'xhigh' } });
+    expect(nova.body.additionalModelRequestFields).toEqual({
+      reasoningConfig: { type: 'enabled', maxReasoningEffort: 'high' },
+    });
+    expect(nova.warnings).toEqual(['changed the reasoning effort to a level the model takes']);
+    const oss = build('openai.gpt-oss-120b-1:0', { reasoning: { effort: 'xhigh' } });
+    expect(oss.body.additionalModelRequestFields).toEqual({ reasoning_effort: 'high' });
+    expect(oss.warnings).toEqual(['changed the reasoning effort to a level the model takes']);
+  });
+});

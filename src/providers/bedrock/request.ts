@@ -70,7 +70,7 @@ function buildToolConfig(request: CanonicalRequest, messages: WireMessage[]): Wi
   return config;
 }
 
-const effortBudgets = { minimal: 1024, low: 2048, medium: 8192, high: 24_576 } as const;
+const effortBudgets = { minimal: 1024, low: 2048, medium: 8192, high: 24_576, xhigh: 32_768 } as const;
 const minimumBudget = 1024;
 
 /**
@@ -90,8 +90,9 @@ function reasoningOff(id: string, context: ProviderContext): JsonObject {
 /**
  * Reasoning → `additionalModelRequestFields`: Claude `thinking` with `budget_tokens` (the explicit
  * budget, else by effort; kept ≥ 1,024 and below `maxTokens`), Nova 2 `reasoningConfig`, OpenAI
- * `reasoning_effort`. Other models take no reasoning field (the pre-flight check refuses
- * reasoning for models without it). Reasoning off: see `reasoningOff`.
+ * `reasoning_effort` (both low to high: `minimal` is low, `xhigh` high with a WARN). Other models
+ * take no reasoning field (the pre-flight check refuses reasoning for models without it). Reasoning
+ * off: see `reasoningOff`.
  */
 export function convertReasoning(
   request: CanonicalRequest,
@@ -115,7 +116,13 @@ export function convertReasoning(
     const budget = Math.min(Math.max(Math.round(wanted), minimumBudget), request.maxOutputTokens - 1);
     return { thinking: { type: 'enabled', budget_tokens: budget } };
   }
-  const effort = asked === 'minimal' ? 'low' : (asked ?? 'medium');
+  const effort = asked === 'minimal' ? 'low' : asked === 'xhigh' ? 'high' : (asked ?? 'medium');
+  if (asked === 'xhigh' && (id.startsWith('amazon.nova') || id.startsWith('openai.')))
+    context.warn('changed the reasoning effort to a level the model takes', {
+      model: context.model,
+      requested: asked,
+      sent: effort,
+    });
   if (id.startsWith('amazon.nova'))
     return { reasoningConfig: { type: 'enabled', maxReasoningEffort: effort } };
   if (id.startsWith('openai.')) return { reasoning_effort: effort };

@@ -164,7 +164,7 @@ export const defaultQuirks: ChatQuirks = {
 };
 
 const reasoningField = z.enum(['reasoning_content', 'reasoning', 'reasoning_details']);
-const effortValue = z.enum(['none', 'minimal', 'low', 'medium', 'high']);
+const effortValue = z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']);
 
 /** The zod schema of a (partial) quirk object; unknown keys are rejected so typos surface. */
 export const quirksSchema = z

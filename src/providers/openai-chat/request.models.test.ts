@@ -96,10 +96,11 @@ describe('xAI reasoning models', () => {
 });
 
 describe('OpenAI model quirks', () => {
-  it('sends minimal as low to gpt-5.1 and later, and minimal as is to gpt-5', () => {
+  it('sends minimal as low to gpt-5.1 and later (medium to gpt-5.2-pro, its least), and minimal as is to gpt-5', () => {
     const minimal = { reasoning: { effort: 'minimal' as const } };
     expect(build(openaiQuirks, 'openai', 'gpt-5.1', minimal).body.reasoning_effort).toBe('low');
-    expect(build(openaiQuirks, 'openai', 'gpt-5.2-pro', minimal).body.reasoning_effort).toBe('low');
+    expect(build(openaiQuirks, 'openai', 'gpt-5.2', minimal).body.reasoning_effort).toBe('low');
+    expect(build(openaiQuirks, 'openai', 'gpt-5.2-pro', minimal).body.reasoning_effort).toBe('medium');
     expect(build(openaiQuirks, 'openai', 'gpt-5-mini', minimal).body.reasoning_effort).toBe('minimal');
     const high = build(openaiQuirks, 'openai', 'gpt-5.1', { reasoning: { effort: 'high' } });
     expect(high.body.reasoning_effort).toBe('high');
@@ -191,6 +192,45 @@ describe('reasoning off (effort none)', () => {
         'low',
         ['changed the reasoning effort to a level the model takes'],
       ]);
+  });
+});
+
+describe('the highest effort (xhigh)', () => {
+  const xhigh = { reasoning: { effort: 'xhigh' } } as const;
+  const changed = ['changed the reasoning effort to a level the model takes'];
+
+  it('reaches gpt-5.1-codex-max, gpt-5.2 and later as reasoning_effort xhigh, with no WARN', () => {
+    for (const model of ['gpt-5.1-codex-max', 'gpt-5.2', 'gpt-5.2-codex', 'gpt-5.2-pro', 'gpt-5.4-mini'])
+      expect(build(openaiQuirks, 'openai', model, xhigh)).toEqual({
+        body: expect.objectContaining({ reasoning_effort: 'xhigh' }),
+        warnings: [],
+      });
+  });
+
+  it('reaches a model without it as its highest level, high, with a WARN', () => {
+    for (const model of ['gpt-5.1', 'gpt-5.1-codex', 'gpt-5', 'o3', 'gpt-5-pro'])
+      expect(build(openaiQuirks, 'openai', model, xhigh)).toEqual({
+        body: expect.objectContaining({ reasoning_effort: 'high' }),
+        warnings: changed,
+      });
+    expect(build(xai, 'xai', 'grok-3-mini', xhigh)).toEqual({
+      body: expect.objectContaining({ reasoning_effort: 'high' }),
+      warnings: changed,
+    });
+    const groq = mergeQuirks(defaultQuirks, presets.groq.quirks);
+    expect(build(groq, 'groq', 'openai/gpt-oss-120b', xhigh)).toEqual({
+      body: expect.objectContaining({ reasoning_effort: 'high' }),
+      warnings: changed,
+    });
+  });
+
+  it('is a level a JSON host definition may list', () => {
+    expect(
+      parseQuirks({ reasoningEffortValues: { 'm-*': ['high', 'xhigh'] } }).reasoningEffortValues,
+    ).toEqual({
+      '*gpt-oss*': ['low', 'medium', 'high'],
+      'm-*': ['high', 'xhigh'],
+    });
   });
 });
 

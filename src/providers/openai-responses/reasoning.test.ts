@@ -37,6 +37,14 @@ describe('reasoning off (effort none)', () => {
       });
   });
 
+  it('reaches a Codex model, which has no "none" (gpt-5.1-codex-max, gpt-5.2-codex), as low with a WARN', () => {
+    for (const model of ['gpt-5.1-codex', 'gpt-5.1-codex-max', 'gpt-5.2-codex'])
+      expect(build(model, { effort: 'none' })).toEqual({
+        reasoning: { effort: 'low' },
+        warnings: ['changed the reasoning effort to a level the model takes'],
+      });
+  });
+
   it('levels a model has pass as asked; one it lacks becomes the next it has', () => {
     expect(build('gpt-5-mini', { effort: 'minimal' }).reasoning).toEqual({
       effort: 'minimal',
@@ -61,5 +69,25 @@ describe('reasoning off (effort none)', () => {
       reasoning: { effort: 'high', summary: 'auto' },
       warnings: [],
     });
+  });
+});
+
+describe('the highest effort (xhigh)', () => {
+  const changed = ['changed the reasoning effort to a level the model takes'];
+
+  it('reaches gpt-5.1-codex-max, gpt-5.2 and later as reasoning.effort xhigh, with no WARN', () => {
+    for (const model of ['gpt-5.1-codex-max', 'gpt-5.2', 'gpt-5.2-codex', 'gpt-5.2-pro', 'gpt-5.4'])
+      expect(build(model, { effort: 'xhigh' })).toEqual({
+        reasoning: { effort: 'xhigh', summary: 'auto' },
+        warnings: [],
+      });
+  });
+
+  it('reaches a model without it as its highest level, high, with a WARN', () => {
+    for (const model of ['gpt-5.1', 'gpt-5.1-codex', 'gpt-5-mini', 'o4-mini', 'gpt-5-pro'])
+      expect(build(model, { effort: 'xhigh' })).toEqual({
+        reasoning: { effort: 'high', summary: 'auto' },
+        warnings: changed,
+      });
   });
 });

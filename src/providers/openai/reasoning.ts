@@ -1,16 +1,21 @@
 /** Reasoning settings shared by OpenAI's protocols (Chat Completions `reasoning_effort`, Responses `reasoning.effort`). */
 import { lastMatchingRow } from '../../core/glob.ts';
 
-/** A `reasoning_effort` level as the wire spells it (`none` is OpenAI gpt-5.1+'s "no reasoning"). */
-export type ReasoningEffortValue = 'none' | 'minimal' | 'low' | 'medium' | 'high';
+/**
+ * A `reasoning_effort` level as the wire spells it (`none` is OpenAI gpt-5.1+'s "no reasoning",
+ * `xhigh` the level above `high` of gpt-5.1-codex-max, gpt-5.2 and later).
+ */
+export type ReasoningEffortValue = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
 
 /** Effort levels from least to most reasoning. */
-const effortOrder: readonly ReasoningEffortValue[] = ['none', 'minimal', 'low', 'medium', 'high'];
+const effortOrder: readonly ReasoningEffortValue[] = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
 
 /**
  * The effort levels each OpenAI reasoning model accepts (glob rows, later keys win; OpenAI's
- * reasoning guide): the o-series low to high; gpt-5 adds `minimal`; gpt-5.1 and later replace it
- * with `none`, the only way to turn reasoning off; gpt-5-pro takes `high` only. A model without a
+ * reasoning guide and model pages, and the levels Codex offers per model): the o-series low to high;
+ * gpt-5 adds `minimal`; gpt-5.1 replaces it with `none`, the only way to turn reasoning off; gpt-5.2
+ * and later add `xhigh`; the Codex models take neither `none` nor `minimal` (gpt-5.1-codex-max and
+ * later `xhigh`); gpt-5-pro takes `high` only, gpt-5.2-pro `medium` to `xhigh`. A model without a
  * row takes any level.
  */
 export const openaiEffortValues: Readonly<Record<string, ReasoningEffortValue[]>> = {
@@ -18,8 +23,13 @@ export const openaiEffortValues: Readonly<Record<string, ReasoningEffortValue[]>
   'o3*': ['low', 'medium', 'high'],
   'o4*': ['low', 'medium', 'high'],
   'gpt-5*': ['minimal', 'low', 'medium', 'high'],
-  'gpt-5.*': ['none', 'low', 'medium', 'high'],
+  'gpt-5.*': ['none', 'low', 'medium', 'high', 'xhigh'],
+  'gpt-5.1*': ['none', 'low', 'medium', 'high'],
+  'gpt-5.*-codex*': ['low', 'medium', 'high', 'xhigh'],
+  'gpt-5.1-codex*': ['low', 'medium', 'high'],
+  'gpt-5.1-codex-max*': ['low', 'medium', 'high', 'xhigh'],
   'gpt-5-pro*': ['high'],
+  'gpt-5.2-pro*': ['medium', 'high', 'xhigh'],
 };
 
 /** The levels `model` accepts under a table of glob rows (the last matching row), if limited. */
