@@ -6,6 +6,17 @@ import { codecs } from './index.ts';
 import { RequestFieldError } from './fields.ts';
 import { taggedOpaque, verbatimOpaque } from './opaque.ts';
 
+/** The path a decoder refuses, or `undefined` when it decodes. */
+function fieldOf(decode: () => unknown): string | undefined {
+  try {
+    decode();
+  } catch (error) {
+    if (error instanceof RequestFieldError) return error.field;
+    throw error;
+  }
+  return undefined;
+}
+
 describe('decoding', () => {
   it('Anthropic system turns between messages (Claude Code 2.x) become system items in place', () => {
     const decoded = codecs['anthropic-messages'].decodeRequest({
@@ -99,21 +110,54 @@ describe('reasoning turned off', () => {
   });
 });
 
+describe('the highest effort (xhigh)', () => {
+  const user = [{ role: 'user', content: 'Hi' }];
+
+  it('is effort xhigh from Chat and Responses (Codex) xhigh and max, and Anthropic xhigh and max', () => {
+    const chat = (reasoning_effort: string) =>
+      codecs['openai-chat'].decodeRequest({ model: 'm', messages: user, reasoning_effort }).request.reasoning;
+    expect(chat('xhigh')).toEqual({ effort: 'xhigh' });
+    expect(chat('max')).toEqual({ effort: 'xhigh' });
+    const responses = (effort: string) =>
+      codecs['openai-responses'].decodeRequest({
+        model: 'm',
+        input: 'Hi',
+        reasoning: { effort, summary: 'auto' },
+      }).request.reasoning;
+    expect(responses('xhigh')).toEqual({ effort: 'xhigh' });
+    expect(responses('max')).toEqual({ effort: 'xhigh' });
+    const anthropic = (effort: string) =>
+      codecs['anthropic-messages'].decodeRequest({
+        model: 'm',
+        max_tokens: 10,
+        thinking: { type: 'adaptive' },
+        output_config: { effort },
+        messages: user,
+      }).request.reasoning;
+    expect(anthropic('xhigh')).toEqual({ effort: 'xhigh', includeThoughts: true });
+    expect(anthropic('max')).toEqual({ effort: 'xhigh', includeThoughts: true });
+  });
+
+  it('a level beyond them is still refused by path', () => {
+    expect(
+      fieldOf(() =>
+        codecs['openai-chat'].decodeRequest({ model: 'm', messages: user, reasoning_effort: 'ultra' }),
+      ),
+    ).toBe('reasoning_effort');
+    expect(
+      fieldOf(() =>
+        codecs['openai-responses'].decodeRequest({ model: 'm', input: 'Hi', reasoning: { effort: 'ultra' } }),
+      ),
+    ).toBe('reasoning.effort');
+  });
+});
+
 describe('decoding never drops what the client sent', () => {
   const gemini = (body: Record<string, unknown>) =>
     codecs.gemini.decodeRequest(
       { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], ...body },
       { model: 'gemini-x', stream: false },
     );
-  const fieldOf = (decode: () => unknown) => {
-    try {
-      decode();
-    } catch (error) {
-      if (error instanceof RequestFieldError) return error.field;
-      throw error;
-    }
-    return undefined;
-  };
 
   it('a Gemini systemInstruction given as a plain string (as the SDKs accept it) is the system prompt', () => {
     const [system] = gemini({ systemInstruction: 'Be a pirate' }).request.transcript;

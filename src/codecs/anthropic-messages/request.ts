@@ -319,12 +319,13 @@ function checkThread(value: unknown): void {
   );
 }
 
-/** `output_config.effort` → the canonical effort (`max` is the most there is: high). */
+/** `output_config.effort` → the canonical effort (`max` is the most there is: xhigh). */
 const efforts: Readonly<Record<string, ReasoningRequest['effort']>> = {
   low: 'low',
   medium: 'medium',
   high: 'high',
-  max: 'high',
+  xhigh: 'xhigh',
+  max: 'xhigh',
 };
 
 /**

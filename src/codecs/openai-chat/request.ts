@@ -1,5 +1,5 @@
 /** Decodes an OpenAI Chat Completions request (`POST /v1/chat/completions`) into the canonical request. */
-import type { OutputSchema, ReasoningRequest } from '../../core/request.ts';
+import type { OutputSchema, ReasoningEffort, ReasoningRequest } from '../../core/request.ts';
 import { freeformNames, freeformTool, type ToolChoice, type ToolSpec } from '../../core/tools.ts';
 import type { Item, Part, ToolCallPart } from '../../core/transcript.ts';
 import {
@@ -243,13 +243,23 @@ function convertResponseFormat(value: unknown): OutputSchema | undefined {
   return schema;
 }
 
-/** `reasoning_effort`: `none` turns reasoning off (effort `none`); `xhigh` is the highest level Switchyard has. */
+/** The effort of each `reasoning_effort` level: `none` turns reasoning off; `max` is the most Switchyard has, `xhigh`. */
+const efforts: Readonly<Record<string, ReasoningEffort | 'none'>> = {
+  none: 'none',
+  minimal: 'minimal',
+  low: 'low',
+  medium: 'medium',
+  high: 'high',
+  xhigh: 'xhigh',
+  max: 'xhigh',
+};
+
+/** `reasoning_effort` (Responses: `reasoning.effort`) → the canonical effort (`efforts`). */
 export function convertEffort(value: unknown, path: string): ReasoningRequest | undefined {
   if (value === undefined || value === null) return undefined;
-  if (value === 'none' || value === 'minimal' || value === 'low' || value === 'medium' || value === 'high')
-    return { effort: value };
-  if (value === 'xhigh') return { effort: 'high' };
-  throw new RequestFieldError(path, `${path} must be none, minimal, low, medium or high`);
+  const effort = typeof value === 'string' && Object.hasOwn(efforts, value) ? efforts[value] : undefined;
+  if (effort !== undefined) return { effort };
+  throw new RequestFieldError(path, `${path} must be none, minimal, low, medium, high, xhigh or max`);
 }
 
 function refuseUnhonourable(object: Record<string, unknown>): void {
