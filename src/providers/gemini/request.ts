@@ -171,7 +171,7 @@ function reasoningOff(context: ProviderContext): JsonObject | undefined {
 
 /**
  * Reasoning → `thinkingConfig`. Gemini 3 takes a `thinkingLevel` (Pro: low/high; Flash: also
- * minimal/medium), older models a `thinkingBudget`; an explicit budget is always sent as a budget,
+ * minimal/medium; `xhigh` is `high`), older models a `thinkingBudget`; an explicit budget is always sent as a budget,
  * and never together with a level (the API rejects both). `includeThoughts` defaults to true so the
  * thought summaries (and their signatures) come back.
  */

@@ -59,7 +59,8 @@ function addEnableThinking(
 /**
  * Adds the reasoning control `quirks.reasoningParameter` names: `reasoning_effort` (limited to
  * `reasoningEffortModels`, clamped to `reasoningEffortValues`; a budget becomes the nearest level;
- * effort `none`, reasoning off, is sent as `none` or the least level the model takes, with a WARN),
+ * effort `none`, reasoning off, is sent as `none` or the least level the model takes, `xhigh` as
+ * `xhigh` or the highest, each with a WARN when changed),
  * an OpenRouter `reasoning` object, `enable_thinking` (+ `thinking_budget`; `false` for reasoning
  * off, and always on a non-streaming call where `thinkingRequiresStream`), or nothing (with a WARN
  * when reasoning was requested). Reasoning off for a model that does not reason sends nothing.

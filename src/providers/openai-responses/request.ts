@@ -111,8 +111,8 @@ function addSampling(
 
 /**
  * `reasoning`: the effort (a budget becomes the nearest level) clamped to the levels the model takes
- * (`openaiEffortValues`, a WARN when changed: effort `none`, reasoning off, is gpt-5's `minimal`),
- * and a summary when reasoning is replayed and wanted.
+ * (`openaiEffortValues`, a WARN when changed: effort `none`, reasoning off, is gpt-5's `minimal`;
+ * `xhigh` is gpt-5.1's `high`), and a summary when reasoning is replayed and wanted.
  */
 function addReasoning(
   body: JsonObject,
