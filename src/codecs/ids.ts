@@ -57,6 +57,16 @@ export function responsesItemId(prefix: string, responseId: string, index: numbe
   return `${prefix}_${hex}_${index}`;
 }
 
+/**
+ * The id of an item a client sent in a stored response's `input` without one (`input_items`
+ * lists every item with an id): its response's hex and its place in `input` (`msg_<hex>_in0`),
+ * so the same item has the same id on every read. The `in` keeps it apart from an output item's
+ * id: an `item_reference` to it names no reply part (a 404), never the wrong one.
+ */
+export function responsesInputItemId(prefix: string, responseId: string, index: number): string {
+  return `${prefix}_${responseId.startsWith('resp_') ? responseId.slice(5) : responseId}_in${index}`;
+}
+
 /** The response and part an output item's id names (see {@link responsesItemId}), or undefined. */
 export function parseResponsesItemId(
   id: string,

@@ -52,6 +52,11 @@ export interface DecodedRequest {
   /** Responses: `include` asked for `reasoning.encrypted_content`. */
   encryptedReasoning?: boolean;
   /**
+   * Responses: the request's `input` as the client sent it (the parsed body's own value, not a
+   * copy), kept in wire form with a stored reply for `GET /v1/responses/{id}/input_items`.
+   */
+  input?: unknown;
+  /**
    * Responses: the functions of the request's `namespace` tools, which travel as tools named
    * `{namespace}.{name}`: that name → its namespace, so a call is named back exactly (a plain
    * function named `github.list_repos` beside a namespace `github` stays plain).

@@ -13,6 +13,7 @@ import { HeldBody, readHeldJson } from './body-hold.ts';
 import { headerOf } from './inbound.ts';
 import { anthropicModels, geminiModels, listedModel, openaiModels } from './models.ts';
 import { withStoredResponses } from './stored-responses.ts';
+import { deleteResponse, listResponseInputItems, retrieveResponse } from './response-routes.ts';
 import { scopeOf } from './artifacts.ts';
 import { shown } from '../codecs/fields.ts';
 import { keyUsage } from './quota.ts';
@@ -180,6 +181,22 @@ export function createApp(state: GatewayState): Hono<Env> {
     '/v1/responses/input_tokens',
     guarded((c, caller) => countRequestTokens(c, caller, state, 'openai-responses'), 'openai-responses'),
   );
+  // A stored reply read back, listed or deleted: the caller's own, in its key's scope.
+  const storedResponse =
+    (serve: typeof retrieveResponse): Handler =>
+    (c, caller) =>
+      serve(state, {
+        id: c.req.param('id') ?? '',
+        scope: scopeOf(caller.key?.name),
+        requestId: caller.requestId,
+        query: (name) => c.req.query(name),
+      });
+  app.get('/v1/responses/:id', guarded(storedResponse(retrieveResponse), 'openai-responses'));
+  app.delete('/v1/responses/:id', guarded(storedResponse(deleteResponse), 'openai-responses'));
+  app.get(
+    '/v1/responses/:id/input_items',
+    guarded(storedResponse(listResponseInputItems), 'openai-responses'),
+  );
   app.post(
     '/v1/messages/count_tokens',
     guarded((c, caller) => countRequestTokens(c, caller, state, 'anthropic-messages'), 'anthropic-messages'),
@@ -315,7 +332,7 @@ export function createApp(state: GatewayState): Hono<Env> {
   // so only the other methods reach it; HEAD takes a GET route's answer).
   /** The methods the routes take at `path` other than the one asked (a 405's `allow`), in order. */
   const otherMethods = (path: string, asked: string) =>
-    ['GET', 'POST'].filter(
+    ['GET', 'POST', 'DELETE'].filter(
       (method) =>
         method !== asked &&
         (asked !== 'HEAD' || method !== 'GET') &&

@@ -11,10 +11,11 @@ import { inboundCodecs } from '../codecs/index.ts';
 import { checkToolPairs } from '../codecs/common.ts';
 import { RequestFieldError, shown } from '../codecs/fields.ts';
 import { checkMediaUris } from './media-uris.ts';
-import { withStoredResponses } from './stored-responses.ts';
+import { storeResponse, withStoredResponses } from './stored-responses.ts';
 import { isAdapterError } from '../core/errors/guards.ts';
 import { unknownModel } from '../registry/resolve.ts';
 import { createResponsesId } from '../codecs/ids.ts';
+import { finalResponseText, markUnstored } from '../codecs/openai-responses/response.ts';
 import { taggedOpaque } from '../codecs/opaque.ts';
 import type {
   DecodeContext,
@@ -26,19 +27,12 @@ import type {
 } from '../codecs/types.ts';
 import type { CallOptions } from '../core/adapter.ts';
 import { isContentEvent, maxHeldEvents } from '../core/content-events.ts';
-import { approximateSize } from '../core/value-shape.ts';
 import type { StreamEvent } from '../core/events.ts';
 import type { CanonicalResponse } from '../core/request.ts';
 import { billedTokens } from '../core/usage.ts';
 import type { Item } from '../core/transcript.ts';
 import type { RouteRequest } from '../routing/router.ts';
-import {
-  adoptUntaggedArtifacts,
-  responseKey,
-  restoreArtifacts,
-  saveArtifacts,
-  scopeOf,
-} from './artifacts.ts';
+import { adoptUntaggedArtifacts, restoreArtifacts, saveArtifacts, scopeOf } from './artifacts.ts';
 import {
   clientClosed,
   inClientTerms,
@@ -174,6 +168,7 @@ function remember(
   response: CanonicalResponse,
   context: EncodeContext,
   call: GenerationCall,
+  replyText: string | undefined,
 ): Promise<void> | undefined {
   const { responseId } = context;
   // Switchyard's own protocol carries every artifact in its events: nothing to keep for it.
@@ -183,7 +178,11 @@ function remember(
   const keeping =
     call.protocol !== 'openai-responses' || decoded.store === false || responseId === undefined
       ? saving
-      : storeResponse(state, decoded, response, context, saving, call);
+      : storeResponse(
+          state,
+          { decoded, response, context, replyText, scope, requestId: call.requestId },
+          saving,
+        );
   // The upstream call was made and paid: a store that fails now costs the next turn what it would
   // have read (a stored response, a signature), never this reply — which says `store: false`.
   return keeping?.catch((error: unknown) => {
@@ -194,41 +193,6 @@ function remember(
       message: error instanceof Error ? error.message.slice(0, 200) : undefined,
     });
   });
-}
-
-/**
- * Stores a Responses reply's conversation for `previous_response_id`. One larger than the body
- * limit is not stored, and the reply says `store: false`: each turn adds to a stored conversation,
- * so without a bound a chain of requests under the limit would send upstream (and hold in memory)
- * a body of any size.
- */
-async function storeResponse(
-  state: GatewayState,
-  decoded: DecodedRequest,
-  response: CanonicalResponse,
-  context: EncodeContext,
-  saving: Promise<void> | undefined,
-  call: GenerationCall,
-): Promise<void> {
-  await saving;
-  // Everything but this turn's `instructions` (developer and system messages in `input` included).
-  const history = decoded.request.transcript.slice(decoded.instructionItems ?? 0);
-  const transcript = [...history, { kind: 'assistant' as const, parts: response.content }];
-  const size = approximateSize(transcript, state.bodyLimit);
-  if (size > state.bodyLimit) {
-    context.store = false;
-    state.logger.warn('gateway: a response was not stored: its conversation is over the body limit', {
-      requestId: call.requestId,
-      approximateBytes: size,
-      limit: state.bodyLimit,
-    });
-    return;
-  }
-  await state.store.put(
-    responseKey(scopeOf(call.key?.name), context.responseId!),
-    { transcript },
-    state.ttlMs,
-  );
 }
 
 function encodeContext(decoded: DecodedRequest, protocol: InboundProtocol, served: Served): EncodeContext {
@@ -632,9 +596,14 @@ async function complete(
     throw state.accepting ? modelFailure(reply) : shutDown();
   const unfinished = unfinishedCallIn(served.call.protocol, reply);
   if (unfinished !== undefined) throw unfinished;
-  const remembering = remember(state, decoded, reply, context, served.call);
+  // Encoded before it is stored: a stored Responses reply keeps the text the client gets.
+  const { encodeResponse } = inboundCodecs[served.call.protocol];
+  const storing = context.store === true;
+  let body = JSON.stringify(encodeResponse(reply, context));
+  const remembering = remember(state, decoded, reply, context, served.call, body);
   if (remembering !== undefined) await remembering;
-  const body = JSON.stringify(inboundCodecs[served.call.protocol].encodeResponse(reply, context));
+  // Not stored after all (over the limit, or the store failed): the reply says so.
+  if (storing && context.store === false) body = JSON.stringify(encodeResponse(reply, context));
   const total = performance.now() - served.startedAt;
   served.ownMs = total - (encodeStart - upstreamStart);
   const headers = headersOf(served, 'application/json');
@@ -656,10 +625,22 @@ async function startStream(
   const turn = state.switchyard.stream(routeRequest, upstreamOptions(state, served, decoded, controller));
   const iterator = turn[Symbol.asyncIterator]();
   const framer = served.call.framer ?? createFramer(served.call.jsonArray === true);
-  const settle = (response: CanonicalResponse): Promise<void> | undefined => {
+  /**
+   * Keeps what the next turn needs, then lets the final frames go: a stored Responses reply keeps
+   * its `response.completed` object as encoded, so they are encoded first (and say
+   * `store: false` after all when it could not be stored).
+   */
+  const settle = (response: CanonicalResponse, encoded: WireFrame[]): WireFrame[] | Promise<WireFrame[]> => {
     served.provider = response.provider;
     served.usage = response.usage;
-    return remember(state, decoded, response, context, served.call);
+    const storing = context.store === true;
+    const replyText = storing ? finalResponseText(encoded) : undefined;
+    const remembering = remember(state, decoded, response, context, served.call, replyText);
+    if (remembering === undefined) return encoded;
+    return remembering.then(() => {
+      if (storing && context.store === false) markUnstored(encoded);
+      return encoded;
+    });
   };
   let failedFinish: CanonicalResponse | undefined;
   const endOfEvents = () => {
@@ -698,8 +679,7 @@ async function startStream(
           served.usage = event.response.usage;
           throw unfinished;
         }
-        const settling = settle(event.response);
-        if (settling !== undefined) return settling.then(() => frames(event, started));
+        return settle(event.response, frames(event, started));
       }
     }
     return frames(event, started);

@@ -1,17 +1,89 @@
 /**
- * Reading stored Responses back: a conversation for `previous_response_id`, and the items an
- * `item_reference` names. Both read the entry `storeResponse` (generate.ts) wrote under the
- * response's id in the caller's key scope, so another key's id, an expired one or one of a reply
- * that was not stored (`store: false`) is not found: a 404 naming it, never a silent drop.
+ * Stored Responses: the entry a stored reply leaves (`storeResponse`) and every read of it — a
+ * conversation for `previous_response_id`, the items an `item_reference` names, the reply and its
+ * input for `GET /v1/responses/{id}` and `…/input_items` — and its deletion. All of them use the
+ * entry under the response's id in the caller's key scope, so another key's id, an expired one,
+ * a deleted one or one of a reply that was not stored (`store: false`) is not found: a 404 naming
+ * it, never a silent drop.
  */
 import { parseResponsesItemId } from '../codecs/ids.ts';
 import { RequestFieldError, shown } from '../codecs/fields.ts';
-import type { DecodedRequest, ItemReference } from '../codecs/types.ts';
+import { listInputItems, type ListedInputItem } from '../codecs/openai-responses/input-items.ts';
+import type { DecodedRequest, EncodeContext, ItemReference } from '../codecs/types.ts';
+import type { CanonicalResponse } from '../core/request.ts';
 import { parseTranscript } from '../core/transcript-schema.ts';
 import type { Item, Part } from '../core/transcript.ts';
+import { approximateSize } from '../core/value-shape.ts';
 import { responseKey } from './artifacts.ts';
 import { GatewayError } from './errors.ts';
+import type { GatewayState } from './state.ts';
 import type { GatewayStore } from './store.ts';
+
+/**
+ * What a stored reply keeps, in one entry (one write, one TTL, one read on any instance):
+ * - `transcript`: the conversation in canonical form, for the next turn (`previous_response_id`,
+ *   `item_reference`) — every part's metadata and artifacts, which no wire form carries whole;
+ * - `response`: the Responses object exactly as the client got it (the body's text, or the
+ *   `response.completed` object's text cut out of the stream's frame), for `retrieve`. Kept as
+ *   that text, not re-encoded from the transcript: the reply's model name, usage, status and ids
+ *   are the client's as sent, and a read returns it without writing it again. The reply's
+ *   content is so kept twice (as parts and as items): its JSON is written once more by the
+ *   store, about as costly as the reply's own (~2 µs per KB) — the price of returning the reply
+ *   the client got; a `store: false` reply pays nothing;
+ * - `input`: this request's `input` in wire form with ids (`listInputItems`), for `input_items`;
+ *   inline image and file bytes are left out of it (the transcript holds them already).
+ * The body-limit bound counts the transcript (what the next turn sends upstream); the reply
+ * is part of it and the input is at most one request body, so an entry stays within about three
+ * body limits, and the memory store's `maxBytes` bounds them all.
+ */
+interface StoredEntry {
+  transcript: Item[];
+  response?: string;
+  input?: ListedInputItem[];
+}
+
+/** What {@link storeResponse} needs of a served Responses call. */
+export interface ReplyToStore {
+  decoded: DecodedRequest;
+  response: CanonicalResponse;
+  context: EncodeContext;
+  /** The reply's Responses object as JSON text, as the client gets it. */
+  replyText: string | undefined;
+  scope: string;
+  requestId: string;
+}
+
+/**
+ * Stores a Responses reply (see {@link StoredEntry}). One whose conversation is larger than the
+ * body limit is not stored, and the reply says `store: false`: each turn adds to a stored
+ * conversation, so without a bound a chain of requests under the limit would send upstream (and
+ * hold in memory) a body of any size.
+ */
+export async function storeResponse(
+  state: GatewayState,
+  reply: ReplyToStore,
+  saving: Promise<void> | undefined,
+): Promise<void> {
+  const { decoded, context } = reply;
+  await saving;
+  // Everything but this turn's `instructions` (developer and system messages in `input` included).
+  const history = decoded.request.transcript.slice(decoded.instructionItems ?? 0);
+  const transcript = [...history, { kind: 'assistant' as const, parts: reply.response.content }];
+  const size = approximateSize(transcript, state.bodyLimit);
+  if (size > state.bodyLimit) {
+    context.store = false;
+    state.logger.warn('gateway: a response was not stored: its conversation is over the body limit', {
+      requestId: reply.requestId,
+      approximateBytes: size,
+      limit: state.bodyLimit,
+    });
+    return;
+  }
+  const responseId = context.responseId!;
+  const entry: StoredEntry = { transcript, input: listInputItems(decoded.input, responseId) };
+  if (reply.replyText !== undefined) entry.response = reply.replyText;
+  await state.store.put(responseKey(reply.scope, responseId), entry, state.ttlMs);
+}
 
 /**
  * A stored conversation of the shape the gateway writes, or undefined (then "not found"): a shared
@@ -129,4 +201,46 @@ async function putStoredResponses(
     ...stored.transcript,
     ...transcript.slice(instructions),
   ];
+}
+
+/** The 404 of a response id that names no stored reply the caller may read. */
+function responseNotFound(id: string): GatewayError {
+  return new GatewayError({
+    status: 404,
+    errorClass: 'invalid_request',
+    message: `Response with id '${shown(id)}' not found.`,
+  });
+}
+
+/**
+ * A stored reply as `GET /v1/responses/{id}` and its `input_items` read it: the Responses object's
+ * text and the input items. A 404 when there is none in the caller's scope, and for a value of
+ * another shape (another writer's, a deleted reply's mark, an entry an older gateway wrote
+ * without them): never a 500, never a reply that is not the one asked for.
+ */
+export async function readStoredReply(
+  store: GatewayStore,
+  scope: string,
+  id: string,
+): Promise<{ response: string; input: ListedInputItem[] }> {
+  const value = (await store.get(responseKey(scope, id))) as Partial<StoredEntry> | undefined;
+  const response = typeof value === 'object' && value !== null ? value.response : undefined;
+  const input = value?.input ?? [];
+  if (typeof response !== 'string' || !Array.isArray(input)) throw responseNotFound(id);
+  return { response, input };
+}
+
+/** What a deleted reply's entry holds until it expires: no transcript, so every read is a 404. */
+const deletedMark = { deleted: true };
+
+/**
+ * Deletes a stored reply (`DELETE /v1/responses/{id}`); a 404 when there is none. Its entry is
+ * overwritten by a mark of the same lifetime, through the store's own `put`: a shared store
+ * (Redis, and the local copy it falls back on) then answers "not found" on every instance, and
+ * the mark expires after any copy of the reply would have.
+ */
+export async function deleteStoredReply(state: GatewayState, scope: string, id: string): Promise<void> {
+  const key = responseKey(scope, id);
+  if (storedConversation(await state.store.get(key)) === undefined) throw responseNotFound(id);
+  await state.store.put(key, deletedMark, state.ttlMs);
 }

@@ -402,5 +402,6 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   if (previous !== undefined) decoded.previousResponseId = previous;
   if (references.length > 0) decoded.itemReferences = references;
   decoded.instructionItems = instructionItems;
+  decoded.input = object.input;
   return decoded;
 }

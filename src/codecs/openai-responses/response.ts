@@ -6,6 +6,7 @@ import type { JsonValue } from '../../core/json.ts';
 import type { MetadataMap } from '../../core/metadata.ts';
 import type { Part } from '../../core/transcript.ts';
 import type { Usage } from '../../core/usage.ts';
+import { parseJson } from '../../core/json-text.ts';
 import { createFrame } from '../frames.ts';
 import { createResponsesId, responsesItemId, unixSeconds } from '../ids.ts';
 import { opaqueValue } from '../opaque.ts';
@@ -491,4 +492,43 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     started: false,
   };
   return encoder;
+}
+
+/** The frames that end a reply with its whole response (`finish` builds them). */
+const finalEvents = new Set(['response.completed', 'response.incomplete']);
+
+/**
+ * Where the response object starts in a final frame's data: `finish` builds it as
+ * `{"type":…,"sequence_number":…,"response":{…}}`, so the object is the data's tail but its `}`.
+ */
+function finalResponseStart(frame: WireFrame): number | undefined {
+  if (!('data' in frame) || frame.event === undefined || !finalEvents.has(frame.event)) return undefined;
+  const start = frame.data.indexOf('"response":{');
+  return start === -1 ? undefined : start + '"response":'.length;
+}
+
+/**
+ * The response object's JSON text in a stream's final frame, as the client reads it there (the
+ * gateway stores it for `GET /v1/responses/{id}`): cut out of the frame's text, not written again.
+ */
+export function finalResponseText(frames: readonly WireFrame[]): string | undefined {
+  for (const frame of frames) {
+    const start = finalResponseStart(frame);
+    if (start !== undefined) return (frame as { data: string }).data.slice(start, -1);
+  }
+  return undefined;
+}
+
+/**
+ * Makes a stream's final frame say `store: false` (the gateway could not store the reply after it
+ * was encoded): parsed and written again, on that rare path only.
+ */
+export function markUnstored(frames: WireFrame[]): void {
+  frames.forEach((frame, index) => {
+    const start = finalResponseStart(frame);
+    if (start === undefined) return;
+    const { data } = frame as { data: string; event: string };
+    const response = { ...(parseJson(data.slice(start, -1)) as object), store: false };
+    frames[index] = { ...frame, data: `${data.slice(0, start)}${JSON.stringify(response)}}` };
+  });
 }
