@@ -4,6 +4,7 @@
  * a Redis that dies mid-run neither takes the gateways down nor delays requests (policy `open`), or
  * gets them refused with 503 (policy `closed`); sharing resumes when Redis is back. No mocks.
  */
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicError, type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
 import { emulatorBaseURL } from '../support/provider-types.ts';
@@ -222,6 +223,25 @@ describe('three gateway processes sharing one Redis', () => {
     expect(second.status, JSON.stringify(second.body)).toBe(200);
     const upstreamBody = upstream.requests.at(-1)!.body as { messages: Array<{ role: string }> };
     expect(upstreamBody.messages.map((entry) => entry.role)).toEqual(['user', 'assistant', 'user']);
+  }, 30_000);
+
+  it('a reply stored on one instance is retrieved and listed on the others; deleted on one, it is a 404 on every one', async () => {
+    const sdk = (gateway: GatewayProcess) =>
+      new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: 'key-free', maxRetries: 0 });
+    const created = await sdk(open[0]!).responses.create({ model: 'cheap', input: 'Keep this.' });
+    expect(await sdk(open[1]!).responses.retrieve(created.id)).toEqual(created);
+    const items = await sdk(open[2]!).responses.inputItems.list(created.id);
+    expect(items.data).toMatchObject([{ type: 'message', role: 'user' }]);
+    await sdk(open[1]!).responses.delete(created.id);
+    for (const gateway of open) {
+      const gone = await sdk(gateway)
+        .responses.retrieve(created.id)
+        .then(
+          () => 200,
+          (error: unknown) => (error as InstanceType<typeof OpenAI.APIError>).status,
+        );
+      expect(gone).toBe(404);
+    }
   }, 30_000);
 
   it('Redis killed mid-run: open keeps serving, closed refuses with 503, nothing waits past the timeout; restarted: sharing resumes', async () => {
