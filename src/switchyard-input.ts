@@ -28,6 +28,7 @@ import type { SchemaLike } from './schemas/schema.ts';
 import { toOutputSchema } from './schemas/structured.ts';
 import { isJsonObject } from './core/json.ts';
 import { connectionCount } from './registry/config.ts';
+import { pushAll } from './core/arrays.ts';
 
 const method = (value: unknown, name: string) => isJsonObject(value) && typeof value[name] === 'function';
 const fn = (message: string) =>
@@ -175,7 +176,7 @@ export function prepareRequest(input: unknown, callOptions: unknown): PreparedRe
     });
   }
   const options = validateCallOptions(callOptions);
-  if (!options.ok) (issues ??= []).push(...options.issues);
+  if (!options.ok) pushAll((issues ??= []), options.issues);
   if (issues !== undefined || request === undefined || !options.ok) {
     const model = typeof request?.model === 'string' ? request.model.slice(0, 512) : undefined;
     return { ok: false, error: invalidInput('switchyard: invalid request', issues ?? []), model };

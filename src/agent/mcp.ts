@@ -8,6 +8,7 @@ import type { JsonObject, JsonValue } from '../core/json.ts';
 import type { Part } from '../core/transcript.ts';
 import { type ExecutableTool, tool as createTool } from '../schemas/structured.ts';
 import { type ApprovalRule, type ToolReturn, toolOutput } from './tool.ts';
+import { pushAll } from '../core/arrays.ts';
 
 /** Where the MCP server is. */
 export type McpServerConfig =
@@ -187,7 +188,7 @@ async function listAll(client: McpClient, limits: { timeout: number } | undefine
     const listed = Array.isArray(page.tools) ? (page.tools as ListedTool[]) : [];
     if (tools.length + listed.length > maxListedTools)
       throw unboundedListing(`more than ${maxListedTools} tools`);
-    tools.push(...listed);
+    pushAll(tools, listed);
     cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
     if (cursor === undefined) return tools;
     if (cursors.has(cursor) || cursor.length > 4096) throw unboundedListing('a repeated or oversized cursor');

@@ -4,6 +4,7 @@ import type { Item, Part, ToolCallPart, ToolResultPart } from '../core/transcrip
 import type { Usage } from '../core/usage.ts';
 import { errorResult, interruptedKey, interruptReasonKey } from './tool-runner.ts';
 import type { AgentOutcome } from './types.ts';
+import { pushAll } from '../core/arrays.ts';
 
 /** The tool calls among `parts`, in order. */
 export function toolCallsOf(parts: readonly Part[]): ToolCallPart[] {
@@ -119,7 +120,7 @@ export function answerOpenCalls(transcript: Item[], outcome: AgentOutcome, inter
       errorResult(call, `Tool call not run: ${why}.`, interruptReason),
     );
     const next = transcript[index + 1];
-    if (next?.kind === 'tool') next.parts.push(...results);
+    if (next?.kind === 'tool') pushAll(next.parts, results);
     else {
       const toolItem: Item = { kind: 'tool', parts: results };
       if (interruptReason !== undefined) {

@@ -10,6 +10,7 @@ import { anthropicCitationsKey, geminiGroundingKey, type MetadataMap } from '../
 import type { CanonicalResponse } from '../core/request.ts';
 import { isRefusalText, textAnnotations } from './common.ts';
 import { groundingCitations } from './grounding.ts';
+import { pushAll } from '../core/arrays.ts';
 
 /**
  * The annotations of one text part (`length` characters), offsets within it: its upstream's own,
@@ -50,7 +51,7 @@ export function responseAnnotations(
   const { metadata } = response;
   const annotations = textAnnotations(metadata);
   if (metadata?.[geminiGroundingKey] !== undefined)
-    annotations.push(...groundingCitations(metadata, text ?? messageText(response)));
+    pushAll(annotations, groundingCitations(metadata, text ?? messageText(response)));
   return annotations;
 }
 

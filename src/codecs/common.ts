@@ -9,6 +9,7 @@ import type { FinishReason } from '../core/finish-reason.ts';
 import type { CanonicalResponse } from '../core/request.ts';
 import type { EncodeContext } from './types.ts';
 import { RequestFieldError, shown } from './fields.ts';
+import { pushAll } from '../core/arrays.ts';
 
 /**
  * Where the client sent a tool call or result a codec decoded (for {@link checkToolPairs}): a
@@ -97,7 +98,7 @@ export function toolOutput(parts: Part[]): ToolOutput {
 export function pushParts(transcript: Item[], kind: Item['kind'], parts: Part[]): void {
   if (parts.length === 0) return;
   const last = transcript.at(-1);
-  if (last !== undefined && last.kind === kind && kind !== 'system') last.parts.push(...parts);
+  if (last !== undefined && last.kind === kind && kind !== 'system') pushAll(last.parts, parts);
   else transcript.push({ kind, parts });
 }
 

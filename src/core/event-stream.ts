@@ -1,3 +1,4 @@
+import { pushAll } from './arrays.ts';
 /** An async-iterable stream of events with a final result, paced by its consumer. */
 
 /** Events buffered before the producer is asked to wait (`demand()`). */
@@ -113,7 +114,7 @@ export class EventStream<Event, Result> implements AsyncIterable<Event> {
     if (replacement === undefined) return;
     this.queue.length = 0;
     this.head = 0;
-    this.queue.push(...replacement.events);
+    pushAll(this.queue, replacement.events);
     this.replacedResult = { value: replacement.result };
     // The consumer sees the replacement and then the end, not an error it cancelled.
     this.failed = false;

@@ -4,6 +4,7 @@
  * `maximum`, `minLength`, `maxLength`, `minItems`, `maxItems`. Other keywords are not checked.
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
+import { pushAll } from '../core/arrays.ts';
 
 /** One problem. */
 export interface JsonSchemaIssue {
@@ -88,7 +89,7 @@ function checkArray(schema: JsonObject, value: JsonValue[], path: string, issues
   if (!isJsonObject(schema.items)) return;
   const items = schema.items;
   value.forEach((entry, index) =>
-    issues.push(...validateJsonSchema(items, entry, join(path, String(index)))),
+    pushAll(issues, validateJsonSchema(items, entry, join(path, String(index)))),
   );
 }
 
@@ -100,7 +101,7 @@ function checkObject(schema: JsonObject, value: JsonObject, path: string, issues
   }
   for (const [key, entry] of Object.entries(value)) {
     const property = properties[key];
-    if (isJsonObject(property)) issues.push(...validateJsonSchema(property, entry, join(path, key)));
+    if (isJsonObject(property)) pushAll(issues, validateJsonSchema(property, entry, join(path, key)));
     else if (schema.additionalProperties === false)
       issues.push({ path: join(path, key), message: 'is not allowed' });
   }

@@ -13,6 +13,7 @@ import type { AgentEvent, AgentResult, ApprovalDecision, PendingApproval } from 
 import type { ModelDescription, Switchyard } from '../../switchyard.ts';
 import { createConversationId } from './ids.ts';
 import type { ChatStore, ConversationRecord, StoredTurn } from './store.ts';
+import { pushAll } from '../../core/arrays.ts';
 
 /** Where a running message reports: every event as it comes, and approval questions. */
 export interface ChatView {
@@ -203,7 +204,7 @@ export class ChatSession {
         run = agent.resume(result.state, decisions, options);
         continue;
       }
-      this.turns.push(...turns);
+      pushAll(this.turns, turns);
       const added = result.transcript.length > before.length + 1;
       if (result.outcome === 'error' && !added) this.transcript = before;
       else this.transcript = result.transcript;

@@ -12,6 +12,7 @@ import { freeformText } from '../../core/tools.ts';
 import type { EncodeContext, EncoderState, StreamEncoder, WireError, WireFrame } from '../types.ts';
 import { errorBody } from './errors.ts';
 import { partAnnotations, responseAnnotations } from '../citations.ts';
+import { pushAll } from '../../core/arrays.ts';
 
 const finishReasons: Record<FinishReason, string> = {
   completed: 'stop',
@@ -59,7 +60,7 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
   for (const part of response.content) {
     if (part.type === 'text' && isRefusalText(part.metadata)) refusal += part.text;
     else if (part.type === 'text') {
-      annotations.push(...chatCitations(partAnnotations(part.metadata, part.text.length), text.length));
+      pushAll(annotations, chatCitations(partAnnotations(part.metadata, part.text.length), text.length));
       text += part.text;
     } else if (part.type === 'structured') text += JSON.stringify(part.value);
     else if (part.type === 'reasoning') reasoning += part.text;
@@ -71,7 +72,7 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
       );
     else leaveOut(part, context);
   }
-  annotations.push(...chatCitations(responseAnnotations(response, text), 0));
+  pushAll(annotations, chatCitations(responseAnnotations(response, text), 0));
   const message: Record<string, unknown> = {
     role: 'assistant',
     content: text === '' && (calls.length > 0 || refusal !== '') ? null : text,

@@ -1,8 +1,8 @@
 /**
  * A response's annotations (metadata `<provider>.annotations` on the response, offsets the whole
  * message text's: a Chat upstream's that no text part could carry) reach a non-streamed client:
- * Chat as they are, Responses on the `output_text` holding each span (one spanning several on each,
- * cut to it), offsets made the part's.
+ * Chat as they are, Responses on the `output_text` holding each span (one spanning several on the
+ * part it starts in, cut to it), offsets made the part's.
  */
 import { describe, expect, it } from 'vitest';
 import type { CanonicalResponse } from '../../core/request.ts';
@@ -10,6 +10,7 @@ import { emptyUsage } from '../../core/usage.ts';
 import { encodeResponse as encodeChat } from '../openai-chat/response.ts';
 import type { EncodeContext } from '../types.ts';
 import { encodeResponse } from './response.ts';
+import { placeResponseAnnotations, type TextSpan } from './response-annotations.ts';
 
 const citation = (start: number, end: number, url: string) => ({
   type: 'url_citation',
@@ -43,18 +44,14 @@ const response: CanonicalResponse = {
 const context = { model: 'm', leftOut: () => {}, opaque: { wrap: (value: unknown) => value } };
 
 describe('a response’s annotations, non-streamed', () => {
-  it('reach a Responses client on the output_text holding each span; one spanning parts on each, cut to it', () => {
+  it('reach a Responses client on the output_text holding each span; one spanning parts on the first, cut to it', () => {
     const body = encodeResponse(response, context as unknown as EncodeContext) as {
       output: { type: string; content?: { annotations: unknown[] }[] }[];
     };
     const messages = body.output.filter((item) => item.type === 'message');
     expect(messages.map((item) => item.content?.[0]?.annotations)).toEqual([
       [citation(0, 15, 'https://paris.example'), citation(10, 15, 'https://both.example')],
-      [
-        citation(1, 5, 'https://lyon.example'),
-        citation(5, 15, 'https://rain.example'),
-        citation(0, 5, 'https://both.example'),
-      ],
+      [citation(1, 5, 'https://lyon.example'), citation(5, 15, 'https://rain.example')],
     ]);
   });
 
@@ -71,5 +68,23 @@ describe('a response’s annotations, non-streamed', () => {
       '20 https://rain.example',
       '10 https://both.example',
     ]);
+  });
+});
+
+describe('placeResponseAnnotations', () => {
+  it('places each annotation once however many parts it spans: the output grows with the input, not parts × annotations', () => {
+    const spans: TextSpan[] = Array.from({ length: 300 }, (_, index) => ({
+      part: { annotations: [] },
+      itemId: `msg_${index}`,
+      outputIndex: index,
+      start: index * 10,
+      end: index * 10 + 10,
+    }));
+    const spanning = Array.from({ length: 300 }, (_, index) => citation(5, 2995, `https://${index}.example`));
+    const placed = placeResponseAnnotations(spanning, spans);
+    expect(placed).toHaveLength(300);
+    expect(spans[0]!.part.annotations).toHaveLength(300);
+    expect(spans[0]!.part.annotations[0]).toEqual(citation(5, 10, 'https://0.example'));
+    expect(spans.slice(1).every((span) => span.part.annotations.length === 0)).toBe(true);
   });
 });

@@ -2,8 +2,9 @@
  * A response's annotations (`responseAnnotations`: a Chat upstream's citations that came after the
  * text they cite had ended, a Gemini upstream's grounding; offsets in the whole message text, see
  * `core/annotations.ts`) given to the `output_text` parts holding their spans. Responses has no
- * response-level annotations: one that spans several parts is given to each of them, cut to the
- * part's own text (a citation of two sentences in two parts cites each), so none is lost.
+ * response-level annotations: one that spans several parts is given to the part it starts in, cut
+ * to that part's text — once, not to every part it crosses: a copy per part would let a hostile
+ * upstream's small reply (many parts, citations spanning them all) grow without bound.
  */
 import { splitAnnotations } from '../../core/annotations.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
@@ -25,8 +26,8 @@ export interface PlacedAnnotation {
 }
 
 /**
- * Appends each of the response's `annotations` to the part of `spans` holding it, or to every part
- * its span crosses (cut to each); returns where each went. One with no span in the text is left out.
+ * Appends each of the response's `annotations` to the part of `spans` holding it, or to the part its
+ * span starts in (cut to it); returns where each went. One with no span in the text is left out.
  */
 export function placeResponseAnnotations(
   annotations: readonly JsonValue[],
@@ -48,13 +49,13 @@ export function placeResponseAnnotations(
     if (!isJsonObject(annotation)) continue;
     const { start_index: from, end_index: to } = annotation;
     if (typeof from !== 'number' || typeof to !== 'number') continue;
-    for (const span of spans)
-      if (from < span.end && to > span.start)
-        place(span, {
-          ...annotation,
-          start_index: Math.max(from, span.start) - span.start,
-          end_index: Math.min(to, span.end) - span.start,
-        });
+    const span = spans.find((candidate) => from < candidate.end && to > candidate.start);
+    if (span !== undefined)
+      place(span, {
+        ...annotation,
+        start_index: Math.max(from, span.start) - span.start,
+        end_index: Math.min(to, span.end) - span.start,
+      });
   }
   return placed;
 }

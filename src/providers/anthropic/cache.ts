@@ -2,6 +2,7 @@
 import type { PromptCacheRequest } from '../../core/request.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import type { WireCacheControl, WireContentBlock, WireMessage, WireTextBlock, WireTool } from './api.ts';
+import { pushAll } from '../../core/arrays.ts';
 
 /** The most `cache_control` markers one request may carry. */
 export const maxCacheBreakpoints = 4;
@@ -43,10 +44,10 @@ function ttlOf(value: unknown): CacheTtl | undefined {
  */
 function cacheableBlocks(body: CacheableBody): unknown[] {
   const blocks: unknown[] = [...(body.tools ?? [])];
-  if (Array.isArray(body.system)) blocks.push(...body.system);
+  if (Array.isArray(body.system)) pushAll(blocks, body.system);
   for (const message of body.messages) {
     for (const block of message.content) {
-      if (block.type === 'tool_result' && Array.isArray(block.content)) blocks.push(...block.content);
+      if (block.type === 'tool_result' && Array.isArray(block.content)) pushAll(blocks, block.content);
       blocks.push(block);
     }
   }

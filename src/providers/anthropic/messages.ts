@@ -21,6 +21,7 @@ import type {
 } from './api.ts';
 import { callerKey, convertFile, convertMedia, convertText, convertToolResult } from './content.ts';
 import { toolIdRule } from './tool-ids.ts';
+import { pushAll } from '../../core/arrays.ts';
 
 /**
  * Reasoning goes back only when this adapter's provider signed it; custom parts only when it made
@@ -170,7 +171,7 @@ export function convertMessages(items: readonly Item[], context: ProviderContext
     }
     if (content.length === 0) continue;
     const previous = messages.at(-1);
-    if (previous?.role === role) previous.content.push(...content);
+    if (previous?.role === role) pushAll(previous.content, content);
     else messages.push({ role, content });
   }
   for (const message of messages) {

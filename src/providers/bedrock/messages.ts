@@ -22,6 +22,7 @@ import {
 import type { WireContentBlock, WireMessage, WireSource } from './api.ts';
 import { baseModelId, documentFormats, imageFormats } from './capabilities.ts';
 import { toolIdRule } from './tool-ids.ts';
+import { pushAll } from '../../core/arrays.ts';
 
 /** Content the Converse API cannot take: the part is dropped with the one projection WARN. */
 class Unsupported extends Error {
@@ -244,7 +245,7 @@ export function convertMessages(items: readonly Item[], context: ProviderContext
     }
     if (content.length === 0) continue;
     const previous = messages.at(-1);
-    if (previous?.role === role) previous.content.push(...content);
+    if (previous?.role === role) pushAll(previous.content, content);
     else messages.push({ role, content });
   }
   const last = messages.at(-1);

@@ -14,6 +14,7 @@ import {
   sameProviderRules,
 } from '../common/projection.ts';
 import type { GeminiContent, GeminiPart } from './api.ts';
+import { pushAll } from '../../core/arrays.ts';
 
 /** Metadata key of a text (or media) part's `thoughtSignature`, kept so it can be sent back. */
 export const signatureMetadataKey = 'gemini.thoughtSignature';
@@ -66,11 +67,11 @@ export function convertMessages(items: readonly Item[], context: ProviderContext
     const parts: GeminiPart[] = [];
     (item.kind === 'tool' ? inCallOrder(item.parts, calls) : item.parts).forEach((part) => {
       const converted = convertPart(part, { context, callNames });
-      if (converted !== undefined) parts.push(...converted);
+      if (converted !== undefined) pushAll(parts, converted);
     });
     if (parts.length === 0) return;
     const last = contents.at(-1);
-    if (last?.role === role) last.parts.push(...parts);
+    if (last?.role === role) pushAll(last.parts, parts);
     else contents.push({ role, parts });
   });
   if (signaturesEnforced(context.model)) signUnsignedCalls(contents);

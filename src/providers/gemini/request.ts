@@ -12,6 +12,7 @@ import { convertSchema, hasNoParameters, jsonSchemaForGemini, takesJsonSchema } 
 import { hasDefaultOutputLimit } from '../common/routed.ts';
 import { stopSequencesWithin } from '../common/stop-sequences.ts';
 import { warnSerialCallsUnenforced } from '../common/tool-settings.ts';
+import { pushAll } from '../../core/arrays.ts';
 
 /** What `prepare` worked out for one call; `buildRequest` and the parsers read it. */
 export interface PreparedCall {
@@ -49,7 +50,7 @@ export function convertRequest(
   warnSerialCallsUnenforced(request, context);
   const tools: JsonObject[] = [];
   if (declarations.length > 0) tools.push({ functionDeclarations: declarations as unknown as JsonObject[] });
-  tools.push(...extraTools);
+  pushAll(tools, extraTools);
   return {
     systemInstruction: systemInstruction === undefined ? undefined : { parts: [{ text: systemInstruction }] },
     tools: tools.length > 0 ? tools : undefined,

@@ -5,6 +5,7 @@
  */
 import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
+import { pushAll } from '../../core/arrays.ts';
 
 /** Keywords that constrain values in ways the Gemini subset cannot express: always an error. */
 const unsupportedKeywords = new Set([
@@ -165,7 +166,7 @@ class SchemaConverter {
     const required: JsonValue[] = [];
     for (const member of members) {
       Object.assign(properties, isJsonObject(member.properties) ? member.properties : {});
-      if (Array.isArray(member.required)) required.push(...member.required);
+      if (Array.isArray(member.required)) pushAll(required, member.required);
     }
     const merged: JsonObject = { ...rest, type: 'object', properties };
     if (required.length > 0) merged.required = required;

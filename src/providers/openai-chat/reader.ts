@@ -21,6 +21,7 @@ import type { ChatQuirks } from './quirks.ts';
 import { appendReasoningDetail } from './reasoning-details.ts';
 import { ToolCallTracker } from './tool-calls.ts';
 import { holdStrictOutput } from '../openai/strict-nulls.ts';
+import { pushAll } from '../../core/arrays.ts';
 
 const textKey = 'text';
 const reasoningKey = 'reasoning';
@@ -198,7 +199,7 @@ export class ResponseReader {
     // First: a message's annotations must be waiting when its tool calls end the text they cite.
     const annotations = delta.annotations;
     if (Array.isArray(annotations) && annotations.length > 0)
-      (this.annotations ??= []).push(...readAnnotations(annotations));
+      pushAll((this.annotations ??= []), readAnnotations(annotations));
     this.readReasoning(delta);
     const content = delta.content;
     if (typeof content === 'string') {

@@ -15,6 +15,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.t
 import { losesNumberDigits, parseJson, parseJsonKeepingDigits } from '../../core/json-text.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext } from '../common/definition.ts';
+import { pushAll } from '../../core/arrays.ts';
 
 /** Original output schemas of calls whose strict conversion added nullable optional properties. */
 const originals = new WeakMap<ProviderContext, JsonObject>();
@@ -160,10 +161,10 @@ function addsNullable(node: JsonValue | undefined, root: JsonObject, depth: numb
   }
   const children: JsonValue[] = [];
   for (const keyword of ['properties', '$defs', 'definitions'])
-    if (isJsonObject(node[keyword])) children.push(...Object.values(node[keyword]));
+    if (isJsonObject(node[keyword])) pushAll(children, Object.values(node[keyword]));
   for (const keyword of ['items', 'prefixItems', 'anyOf']) {
     const value = node[keyword];
-    if (Array.isArray(value)) children.push(...value);
+    if (Array.isArray(value)) pushAll(children, value);
     else if (value !== undefined) children.push(value);
   }
   return children.some((child) => addsNullable(child, root, depth + 1));
