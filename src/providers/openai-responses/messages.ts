@@ -15,6 +15,7 @@ import {
 } from '../common/projection.ts';
 import type { InputContent, InputItem } from './api.ts';
 import { sixtyFourCharactersToolId } from './tool-ids.ts';
+import { clientCallItem, clientCallItems, clientOutputItem } from './client-calls.ts';
 
 /** The metadata key that marks a tool call read from this provider's `custom_tool_call` item. */
 export function customCallKey(provider: string): string {
@@ -41,6 +42,8 @@ interface Conversion {
    * custom calls ({@link customCallKey}) as they are met; undefined where the host takes none.
    */
   customCalls: Set<string> | undefined;
+  /** The verbatim items of this provider's client-executed calls (`client-calls.ts`), by canonical call id. */
+  clientCalls: ReadonlyMap<string, JsonObject>;
 }
 
 /**
@@ -74,7 +77,13 @@ export function itemIdOf(part: Part, provider: string): string | undefined {
 export function convertInput(
   transcript: readonly Item[],
   context: ProviderContext,
-  options: { stateless: boolean; indexOffset?: number; customCalls?: Set<string> | undefined },
+  options: {
+    stateless: boolean;
+    indexOffset?: number;
+    customCalls?: Set<string> | undefined;
+    /** The whole transcript's client-executed calls (default: those of `transcript`). */
+    clientCalls?: ReadonlyMap<string, JsonObject>;
+  },
 ): { instructions: string; input: InputItem[] } {
   const items = projectTranscript(transcript, sameProviderRules(context), context);
   const conversion: Conversion = {
@@ -83,6 +92,7 @@ export function convertInput(
     input: [],
     message: undefined,
     customCalls: options.customCalls,
+    clientCalls: options.clientCalls ?? clientCallItems(transcript, context.provider),
   };
   const offset = options.indexOffset ?? 0;
   items.forEach((item, index) => {
@@ -181,6 +191,15 @@ function convertFile(
 function convertToolResult(conversion: Conversion, part: ToolResultPart, location: PartLocation): InputItem {
   const callId = providerToolId(conversion.context, part.callId, sixtyFourCharactersToolId);
   const output = convertOutput(conversion, part.output, location);
+  const call = conversion.clientCalls.get(part.callId);
+  if (call !== undefined) {
+    // The answer to a client-executed built-in call: its own output item (client-calls.ts).
+    const text =
+      typeof output === 'string'
+        ? output
+        : output.flatMap((entry) => (entry.type === 'input_text' ? [entry.text] : [])).join('\n\n');
+    return clientOutputItem(call, callId, part, text, conversion.context.provider);
+  }
   return {
     type:
       conversion.customCalls?.has(part.callId) === true ? 'custom_tool_call_output' : 'function_call_output',
@@ -239,6 +258,12 @@ function convertAssistant(conversion: Conversion, item: Item, itemIndex: number)
       orphaned = reasoning === undefined;
     } else if (part.type === 'tool-call') {
       const callId = providerToolId(conversion.context, part.id, sixtyFourCharactersToolId);
+      const verbatim = conversion.clientCalls.has(part.id) ? clientCallItem(part, provider) : undefined;
+      if (verbatim !== undefined) {
+        // A client-executed built-in call goes back as the item the provider wrote (client-calls.ts).
+        conversion.input.push(replayedCall(verbatim, callId, idOf(part)));
+        return;
+      }
       // This provider's own custom call stays one, declared this turn or not (OpenAI checks ids).
       if (customKey !== undefined && part.metadata?.[customKey] === true) customCalls!.add(part.id);
       const call: InputItem =
@@ -254,6 +279,17 @@ function convertAssistant(conversion: Conversion, item: Item, itemIndex: number)
       else drop(conversion, location, part, 'custom data is not an item object');
     } else drop(conversion, location, part, `an assistant message cannot carry a ${part.type} part`);
   });
+}
+
+/**
+ * A client-executed call's item as the provider wrote it; its `call_id` the session's (the same
+ * unless the call was renamed) and without its `id` when its reasoning item could not go.
+ */
+function replayedCall(item: JsonObject, callId: string, id: string | undefined): JsonObject {
+  const replayed = item.call_id === callId ? item : { ...item, call_id: callId };
+  if (id !== undefined || replayed.id === undefined) return replayed;
+  const { id: _, ...rest } = replayed;
+  return rest;
 }
 
 /** Text of one output message: consecutive parts of the same item id share one message item. */

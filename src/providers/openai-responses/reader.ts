@@ -8,6 +8,7 @@ import { canonicalToolId } from '../common/projection.ts';
 import type { WireError, WireItem, WireResponse } from './api.ts';
 import { convertUsage, mapFinishReason } from './response.ts';
 import { customCallKey } from './messages.ts';
+import { clientCallOf, clientItemKey } from './client-calls.ts';
 import { commitResponse } from './state.ts';
 import { holdStrictOutput } from '../openai/strict-nulls.ts';
 
@@ -324,7 +325,7 @@ export class ResponseReader {
         else this.custom(item);
         break;
       default:
-        this.custom(item);
+        this.clientCallOrCustom(index, open, item, id);
         break;
     }
     if (id !== undefined) this.outputIds.push(id);
@@ -333,6 +334,20 @@ export class ResponseReader {
     this.lastTextKey = -1;
     this.lastArgumentsIndex = -1;
     if (!this.replaying) this.release();
+  }
+
+  /**
+   * A built-in call the client runs (`clientCallOf`): a tool call whose input is the item's payload,
+   * the item kept verbatim in `<provider>.item` (it goes back as it came), from start to end. It
+   * opens at its done item, not when announced: an announced item's `call_id` is not always final
+   * (a streamed client tool search's changed). Any other item: a custom part.
+   */
+  private clientCallOrCustom(index: number, open: OpenItem, item: WireItem, id: string | undefined): void {
+    const call = clientCallOf(item);
+    if (call === undefined) return this.custom(item);
+    const verbatim = { [clientItemKey(this.provider)]: item as JsonValue };
+    const asCall = { ...item, name: call.name, arguments: JSON.stringify(call.input) };
+    this.endFunctionCall(index, open, asCall, id, verbatim, verbatim);
   }
 
   /** An item the canonical transcript has no part for: a custom part carrying it verbatim. */
@@ -405,11 +420,13 @@ export class ResponseReader {
     item: WireItem,
     id: string | undefined,
     extra?: MetadataMap,
+    startMetadata?: MetadataMap,
   ): void {
     const key = index * slots;
     if (open.keys.length === 0) {
       const callId = typeof item.call_id === 'string' ? item.call_id : (id ?? `call_${index}`);
-      this.builder.toolStart(key, canonicalToolId(this.context, callId), String(item.name ?? ''));
+      const canonical = canonicalToolId(this.context, callId);
+      this.builder.toolStart(key, canonical, String(item.name ?? ''), undefined, startMetadata);
       open.keys.push(key);
     }
     if (!this.argumentsStreamed.has(index) && typeof item.arguments === 'string')

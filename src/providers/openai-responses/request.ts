@@ -1,4 +1,5 @@
 /** The canonical request → a Responses request body (`POST /responses`). */
+import { clientCallItems } from './client-calls.ts';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import { type CanonicalRequest, type OutputSchema, wantsReasoning } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
@@ -172,7 +173,13 @@ export function buildRequest(
   const converted =
     plan.kind === 'full'
       ? convertInput(request.transcript, context, { stateless, customCalls })
-      : convertInput(plan.items, context, { stateless, indexOffset: plan.from, customCalls });
+      : convertInput(plan.items, context, {
+          stateless,
+          indexOffset: plan.from,
+          customCalls,
+          // A result sent after its call (held by the server) still answers it as its own item.
+          clientCalls: clientCallItems(request.transcript, context.provider),
+        });
   // previous_response_id does not carry instructions over: they come from the whole transcript.
   const instructions =
     plan.kind === 'full'

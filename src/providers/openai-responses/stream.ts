@@ -76,7 +76,7 @@ function dispatch(reader: ResponseReader, event: WireEvent): boolean {
 function isKnownNoOp(type: string | undefined): boolean {
   return (
     type !== undefined &&
-    /^response\.(queued|content_part\.(added|done)|output_text\.done|refusal\.done|function_call_arguments\.done|custom_tool_call_input\.(delta|done)|reasoning_(summary_)?text\.done|reasoning_summary_part\.done)$/.test(
+    /^response\.(queued|content_part\.(added|done)|output_text\.done|refusal\.done|function_call_arguments\.done|custom_tool_call_input\.(delta|done)|apply_patch_call_operation_diff\.(delta|done)|shell_call_command\.(added|delta|done)|reasoning_(summary_)?text\.done|reasoning_summary_part\.done)$/.test(
       type,
     )
   );

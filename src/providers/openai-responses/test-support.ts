@@ -19,7 +19,23 @@ export interface Oracle {
 interface OracleItem {
   type: string;
   name?: string;
+  call_id?: string | null;
+  execution?: string;
+  environment?: { type?: string } | null;
   content?: Array<{ type: string; text?: string; refusal?: string }>;
+}
+
+/**
+ * The tool a built-in call the client must run stands for (OpenAI's docs: apply_patch and local
+ * shell calls always, a shell call without a hosted container, a tool search with execution client).
+ */
+function clientTool(item: OracleItem): string | undefined {
+  if (typeof item.call_id !== 'string') return undefined;
+  if (item.type === 'apply_patch_call') return 'apply_patch';
+  if (item.type === 'local_shell_call') return 'local_shell';
+  if (item.type === 'shell_call' && (item.environment ?? { type: 'local' }).type === 'local') return 'shell';
+  if (item.type === 'tool_search_call' && item.execution === 'client') return 'tool_search';
+  return undefined;
 }
 
 function fromItems(items: OracleItem[], streamedText: string | undefined) {
@@ -30,8 +46,11 @@ function fromItems(items: OracleItem[], streamedText: string | undefined) {
     .join('');
   return {
     text: streamedText ?? text,
-    functionCalls: items.filter((item) => item.type === 'function_call').map((item) => String(item.name)),
+    functionCalls: items.flatMap((item) =>
+      item.type === 'function_call' ? [String(item.name)] : (clientTool(item) ?? []),
+    ),
     customKinds: items
+      .filter((item) => clientTool(item) === undefined)
       .map((item) => item.type)
       .filter((type) => type !== 'message' && type !== 'reasoning' && type !== 'function_call'),
     reasoningItems: items.filter((item) => item.type === 'reasoning').length,
