@@ -8,6 +8,7 @@
  */
 import type { Item, Part, ReasoningPart, ToolCallPart } from '../core/transcript.ts';
 import { untaggedItemIdKey } from '../codecs/opaque.ts';
+import { untaggedItemKey } from '../codecs/openai-responses/client-calls.ts';
 import type { GatewayStore } from './store.ts';
 
 interface CallArtifacts {
@@ -214,4 +215,21 @@ export function adoptUntaggedArtifacts(transcript: Item[], provider: string): vo
         part.metadata = { ...rest, [`${provider}.item_id`]: itemId };
       }
   }
+}
+
+/**
+ * Makes the items a Responses client sent verbatim with its built-in calls and their answers
+ * (`untaggedItemKey`: `apply_patch_call`, `shell_call_output`, …) `provider`'s own (`<provider>.item`):
+ * called when the request goes to an adapter of the client protocol's own provider type, which
+ * then sends each item back as it came. Elsewhere they stay untagged: the calls go as ordinary ones.
+ */
+export function adoptUntaggedItems(transcript: Item[], provider: string): void {
+  for (const item of transcript)
+    for (const part of item.parts) {
+      if (part.type !== 'tool-call' && part.type !== 'tool-result') continue;
+      const verbatim = part.metadata?.[untaggedItemKey];
+      if (verbatim === undefined) continue;
+      const { [untaggedItemKey]: _, ...rest } = part.metadata!;
+      part.metadata = { ...rest, [`${provider}.item`]: verbatim };
+    }
 }

@@ -32,7 +32,13 @@ import type { CanonicalResponse } from '../core/request.ts';
 import { billedTokens } from '../core/usage.ts';
 import type { Item } from '../core/transcript.ts';
 import type { RouteRequest } from '../routing/router.ts';
-import { adoptUntaggedArtifacts, restoreArtifacts, saveArtifacts, scopeOf } from './artifacts.ts';
+import {
+  adoptUntaggedArtifacts,
+  adoptUntaggedItems,
+  restoreArtifacts,
+  saveArtifacts,
+  scopeOf,
+} from './artifacts.ts';
 import {
   clientClosed,
   inClientTerms,
@@ -492,7 +498,10 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
   const model = permittedModel(state, call.key, decoded.model);
   const native = inboundCodecs[call.protocol].nativeProvider;
   const nativeRoute = native !== undefined && model !== undefined && model.type === native.type;
-  if (nativeRoute) adoptUntaggedArtifacts(decoded.request.transcript, native.provider);
+  if (nativeRoute) {
+    adoptUntaggedArtifacts(decoded.request.transcript, native.provider);
+    adoptUntaggedItems(decoded.request.transcript, native.provider);
+  }
   // Server tools run at the protocol's own provider: another would silently offer none. A name the
   // registry does not know routes nowhere: routing's 404 says so, not this.
   if (decoded.serverTools !== undefined && model !== undefined && !nativeRoute)

@@ -153,6 +153,29 @@ function chatDriver(client: OpenAI): Driver {
   };
 }
 
+/** Built-in call items a Responses client runs: the tool each calls and the field that is its input. */
+const clientCallTypes: Record<string, [name: string, payload: string]> = {
+  apply_patch_call: ['apply_patch', 'operation'],
+  local_shell_call: ['local_shell', 'action'],
+  shell_call: ['shell', 'action'],
+  tool_search_call: ['tool_search', 'arguments'],
+};
+
+function clientCall(item: Record<string, unknown>): { id: string; name: string; input: unknown } | undefined {
+  const kind = clientCallTypes[String(item.type)];
+  if (kind === undefined || typeof item.call_id !== 'string') return undefined;
+  if (item.type === 'tool_search_call' && item.execution !== 'client') return undefined;
+  const environment = item.environment as { type?: string } | null | undefined;
+  if (
+    item.type === 'shell_call' &&
+    environment !== undefined &&
+    environment !== null &&
+    environment.type !== 'local'
+  )
+    return undefined;
+  return { id: item.call_id, name: kind[0], input: { [kind[1]]: item[kind[1]] } };
+}
+
 function responsesDriver(client: OpenAI): Driver {
   const params = (history: unknown[], spec: CallSpec) => ({
     model: spec.model,
@@ -196,6 +219,11 @@ function responsesDriver(client: OpenAI): Driver {
           });
         else if (item.type === 'reasoning')
           outcome.reasoning += item.summary.map((entry) => entry.text).join('');
+        else {
+          // A built-in call the client runs (apply_patch, a shell, …): a call of that tool.
+          const call = clientCall(item as unknown as Record<string, unknown>);
+          if (call !== undefined) outcome.toolCalls.push(call);
+        }
         history.push(item);
       }
       outcome.finish =

@@ -36,6 +36,7 @@ import {
   toolOutput,
 } from '../common.ts';
 import { untaggedItemIdKey } from '../opaque.ts';
+import { decodeClientCall, decodeClientOutput } from './client-calls.ts';
 import type { DecodedRequest, ItemReference, OpaqueCodec } from '../types.ts';
 import { isJsonObject } from '../../core/json.ts';
 
@@ -180,6 +181,17 @@ function convertItem(
         ),
       ]);
     }
+    case 'apply_patch_call':
+    case 'local_shell_call':
+    case 'shell_call':
+    case 'tool_search_call':
+      // A built-in call the client ran: a tool call keeping the item (client-calls.ts).
+      return pushParts(transcript, 'assistant', [decodeClientCall(item, path)]);
+    case 'apply_patch_call_output':
+    case 'local_shell_call_output':
+    case 'shell_call_output':
+    case 'tool_search_output':
+      return pushParts(transcript, 'tool', [decodeClientOutput(item, path)]);
     case 'reasoning':
       return pushParts(transcript, 'assistant', [reasoningItem(item, path, opaque)]);
     case 'item_reference':

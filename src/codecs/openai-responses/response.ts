@@ -24,6 +24,7 @@ import type {
 } from '../types.ts';
 import { errorBody } from '../openai-chat/errors.ts';
 import { placeResponseAnnotations, type TextSpan } from './response-annotations.ts';
+import { clientCallItem } from './client-calls.ts';
 
 type ResponsesItem = Record<string, unknown> & { id: string; type: string };
 
@@ -145,7 +146,15 @@ function markIncomplete(item: ResponsesItem | undefined, incomplete: boolean | u
 /** An output item's id, made of its response's and its part's position (`responsesItemId`). */
 type ItemIds = (prefix: string) => string;
 
-function convertPart(part: Part, context: EncodeContext, ids: ItemIds): ResponsesItem | undefined {
+function convertPart(
+  part: Part,
+  context: EncodeContext,
+  ids: ItemIds,
+  provider: string | undefined,
+): ResponsesItem | undefined {
+  // A built-in call the client runs, from a Responses upstream: the item it wrote (client-calls.ts).
+  const verbatim = part.type === 'tool-call' ? clientCallItem(part, provider) : undefined;
+  if (verbatim !== undefined) return verbatim as ResponsesItem;
   return markIncomplete(
     convertComplete(part, context, ids),
     'incomplete' in part ? part.incomplete : undefined,
@@ -214,7 +223,12 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
   const spans: TextSpan[] = [];
   let messageLength = 0;
   response.content.forEach((part, index) => {
-    const item = convertPart(part, context, (prefix) => responsesItemId(prefix, id, index));
+    const item = convertPart(
+      part,
+      context,
+      (prefix) => responsesItemId(prefix, id, index),
+      response.provider,
+    );
     if (part.type !== 'text' || isRefusalText(part.metadata)) {
       if (item !== undefined) body.output.push(item);
       return;
@@ -236,6 +250,8 @@ interface OpenItem {
   text: string;
   /** A message that is the model's refusal: its part is `refusal`, its deltas `response.refusal.*`. */
   refusal?: boolean;
+  /** A client-run built-in call's tool name (client-calls.ts): its item goes out as the upstream wrote it, no deltas. */
+  verbatim?: string;
 }
 
 /**
@@ -249,6 +265,8 @@ interface OpenItem {
 export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   let sequence = 0;
   let provider: string | undefined;
+  /** The upstream adapter's name (its parts' metadata keys). */
+  let upstream: string | undefined;
   const id = context.responseId ?? createResponsesId('resp');
   const items: ResponsesItem[] = [];
   const open = new Map<number, OpenItem>();
@@ -303,7 +321,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
 
   function delta(index: number, text: string): WireFrame[] {
     const entry = open.get(index);
-    if (entry === undefined || text === '') return [];
+    if (entry === undefined || text === '' || entry.verbatim !== undefined) return [];
     entry.text += text;
     const at = { item_id: entry.item.id, output_index: entry.outputIndex };
     if (entry.item.type === 'message')
@@ -325,6 +343,8 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       input?: string;
       incomplete?: boolean;
       metadata?: MetadataMap;
+      /** A client-run built-in call's item. */
+      item?: Record<string, unknown>;
     } = {},
   ): WireFrame[] {
     const entry = open.get(index);
@@ -372,6 +392,9 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
           part: { type: 'summary_text', text },
         }),
       );
+    } else if (entry.verbatim !== undefined) {
+      // A client-run built-in call: its item as the upstream ended it, nothing else.
+      Object.assign(item, extra.item);
     } else if (item.type === 'custom_tool_call') {
       const input = extra.input ?? '';
       item.input = input;
@@ -421,6 +444,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     switch (event.type) {
       case 'message-start':
         provider = event.provenance ?? event.provider;
+        upstream = event.provider;
         return [];
       case 'text-start': {
         const item = messageItem('', responsesItemId('msg', id, event.index));
@@ -436,6 +460,13 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
         return add(event.index, item, { ...item, summary: [] });
       }
       case 'tool-call-start': {
+        const verbatim = clientCallItem(event, upstream);
+        if (verbatim !== undefined) {
+          const item = { ...verbatim } as ResponsesItem;
+          const frames = add(event.index, item, { ...item, status: 'in_progress' });
+          open.get(event.index)!.verbatim = event.name;
+          return frames;
+        }
         const item =
           context.freeform?.has(event.name) === true
             ? customCallItem(event.id, event.name, '', context, responsesItemId('ctc', id, event.index))
@@ -458,6 +489,12 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
         return close(event.index, { encryptedContent, incomplete: event.incomplete });
       }
       case 'tool-call-end': {
+        const name = open.get(event.index)?.verbatim;
+        if (name !== undefined) {
+          args.remainder(event.id, event.input);
+          const item = clientCallItem({ name, metadata: event.metadata }, upstream);
+          return close(event.index, item === undefined ? {} : { item, incomplete: event.incomplete });
+        }
         if (open.get(event.index)?.item.type === 'custom_tool_call') {
           args.remainder(event.id, event.input);
           return close(event.index, { input: freeformText(event), incomplete: event.incomplete });

@@ -261,7 +261,8 @@ function convertAssistant(conversion: Conversion, item: Item, itemIndex: number)
       const verbatim = conversion.clientCalls.has(part.id) ? clientCallItem(part, provider) : undefined;
       if (verbatim !== undefined) {
         // A client-executed built-in call goes back as the item the provider wrote (client-calls.ts).
-        conversion.input.push(replayedCall(verbatim, callId, idOf(part)));
+        conversion.input.push(replayedCall(verbatim, callId, orphaned));
+        orphaned = false;
         return;
       }
       // This provider's own custom call stays one, declared this turn or not (OpenAI checks ids).
@@ -283,11 +284,11 @@ function convertAssistant(conversion: Conversion, item: Item, itemIndex: number)
 
 /**
  * A client-executed call's item as the provider wrote it; its `call_id` the session's (the same
- * unless the call was renamed) and without its `id` when its reasoning item could not go.
+ * unless the call was renamed) and without its `id` when its reasoning item could not go (`orphaned`).
  */
-function replayedCall(item: JsonObject, callId: string, id: string | undefined): JsonObject {
+function replayedCall(item: JsonObject, callId: string, orphaned: boolean): JsonObject {
   const replayed = item.call_id === callId ? item : { ...item, call_id: callId };
-  if (id !== undefined || replayed.id === undefined) return replayed;
+  if (!orphaned || replayed.id === undefined) return replayed;
   const { id: _, ...rest } = replayed;
   return rest;
 }

@@ -1,0 +1,131 @@
+/**
+ * Built-in calls a Responses client runs itself (`apply_patch_call`, `local_shell_call`, a
+ * `shell_call` without a hosted container, a `tool_search_call` with `execution: client`) and the
+ * items answering them, both ways: the same tool calls and results the Responses adapter reads
+ * (`providers/openai-responses/client-calls.ts`, whose rule this repeats: codecs import only core),
+ * each item kept verbatim so that it goes back to a Responses client, or upstream, as it came.
+ */
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
+import type { MetadataMap } from '../../core/metadata.ts';
+import type { Part } from '../../core/transcript.ts';
+import { RequestFieldError, requiredString } from '../fields.ts';
+import { sentAt } from '../common.ts';
+
+/**
+ * Metadata holding a client's item verbatim until the gateway knows which adapter it goes to: the
+ * route's own Responses adapter makes it its `<provider>.item` (`adoptUntaggedItems`, gateway).
+ */
+export const untaggedItemKey = 'switchyard.untagged_item';
+
+/** Per call item type: the tool's name and the field that is the call's input. */
+const callTypes: Record<string, { name: string; payload: string }> = {
+  apply_patch_call: { name: 'apply_patch', payload: 'operation' },
+  local_shell_call: { name: 'local_shell', payload: 'action' },
+  shell_call: { name: 'shell', payload: 'action' },
+  tool_search_call: { name: 'tool_search', payload: 'arguments' },
+};
+
+/** The answer item types. */
+export const clientOutputTypes = new Set([
+  'apply_patch_call_output',
+  'local_shell_call_output',
+  'shell_call_output',
+  'tool_search_output',
+]);
+
+/** The call item types. */
+export const clientCallTypes = new Set(Object.keys(callTypes));
+
+/** The tool call a client-run item stands for (name, input), or undefined (the server runs it, or no call id). */
+function callOf(item: Record<string, unknown>): { name: string; input: JsonObject } | undefined {
+  const kind = callTypes[String(item.type)];
+  if (kind === undefined || typeof item.call_id !== 'string' || item.call_id === '') return undefined;
+  const environment = item.environment;
+  if (
+    item.type === 'shell_call' &&
+    environment !== undefined &&
+    environment !== null &&
+    !(isJsonObject(environment) && environment.type === 'local')
+  )
+    return undefined;
+  if (item.type === 'tool_search_call' && item.execution !== 'client') return undefined;
+  return { name: kind.name, input: { [kind.payload]: (item[kind.payload] ?? null) as JsonValue } };
+}
+
+/** A client-run call item of the request's input → a tool call keeping the item; refused when the server runs it. */
+export function decodeClientCall(item: Record<string, unknown>, path: string): Part {
+  const call = callOf(item);
+  if (call === undefined)
+    throw new RequestFieldError(
+      `${path}.type`,
+      `input item type '${String(item.type)}' run by the server is not supported by the gateway`,
+      'unsupported',
+    );
+  const part: Part = {
+    type: 'tool-call',
+    id: item.call_id as never,
+    name: call.name,
+    input: call.input,
+    metadata: { [untaggedItemKey]: item as JsonObject },
+  };
+  return sentAt(part, `${path}.call_id`);
+}
+
+/**
+ * An answer item → a tool result keeping the item: `apply_patch_call_output` its `output` text
+ * (an error when `status` is failed), `local_shell_call_output` its `output` text (its call named by
+ * `call_id`, or `id` as the API reference has it), `shell_call_output` its `output` entries as JSON,
+ * `tool_search_output` `{tools}` as JSON.
+ */
+export function decodeClientOutput(item: Record<string, unknown>, path: string): Part {
+  const callId =
+    item.type === 'local_shell_call_output' && item.call_id === undefined
+      ? requiredString(item, 'id', `${path}.id`)
+      : requiredString(item, 'call_id', `${path}.call_id`);
+  const metadata: MetadataMap = { [untaggedItemKey]: item as JsonObject };
+  const text = typeof item.output === 'string' ? item.output : '';
+  const part: Part =
+    item.type === 'shell_call_output'
+      ? {
+          type: 'tool-result',
+          callId: callId as never,
+          output: json(item.output ?? []),
+          isError: false,
+          metadata,
+        }
+      : item.type === 'tool_search_output'
+        ? {
+            type: 'tool-result',
+            callId: callId as never,
+            output: json({ tools: item.tools ?? [] }),
+            isError: false,
+            metadata,
+          }
+        : {
+            type: 'tool-result',
+            callId: callId as never,
+            output: { type: 'text', text },
+            isError: item.status === 'failed',
+            metadata,
+          };
+  return sentAt(part, `${path}.call_id`);
+}
+
+function json(value: unknown): { type: 'json'; value: JsonValue } {
+  return { type: 'json', value: value as JsonValue };
+}
+
+/**
+ * The item a tool call of a Responses upstream (`provider`) was read from, when it is a client-run
+ * call of that name (`<provider>.item`); else undefined. It goes to the client as it is, its own
+ * `call_id` included (not the gateway's call id): the client's answer names it, and the call and
+ * answer then reach the upstream as the upstream wrote the call.
+ */
+export function clientCallItem(
+  part: { name: string; metadata?: MetadataMap | undefined },
+  provider: string | undefined,
+): Record<string, unknown> | undefined {
+  if (provider === undefined) return undefined;
+  const item = part.metadata?.[`${provider}.item`];
+  return isJsonObject(item) && callOf(item)?.name === part.name ? item : undefined;
+}
