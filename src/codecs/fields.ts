@@ -34,11 +34,22 @@ export class RequestFieldError extends Error {
 }
 
 /**
- * A client's text as shown back in messages, field paths and logs: at most 200 characters (a key
- * or value of 200 KB is not echoed whole into an error body or a log line).
+ * A client's text (or any value it sent) as shown back in messages, field paths and logs: at most
+ * 200 characters (a key or value of 200 KB is not echoed whole into an error body or a log line).
+ * A value that is not a string is shown as JSON, never through `String()`: an object such as
+ * `{"toString": 1}` throws when converted, and a refusal must not become a 500.
  */
-export function shown(text: string): string {
+export function shown(value: unknown): string {
+  const text = typeof value === 'string' ? value : shownJson(value);
   return text.length <= 200 ? text : `${text.slice(0, 200)}…`;
+}
+
+function shownJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? typeof value;
+  } catch {
+    return typeof value;
+  }
 }
 
 /** The body as an object, or a `RequestFieldError` for the root. */

@@ -39,7 +39,7 @@ function convertSource(source: unknown, path: string, kind: 'image' | 'document'
   }
   throw new RequestFieldError(
     `${path}.type`,
-    `${path}.type '${shown(String(source.type))}' is not supported`,
+    `${path}.type '${shown(source.type)}' is not supported`,
     'unsupported',
   );
 }
@@ -55,7 +55,7 @@ function userBlock(block: Record<string, unknown>, path: string): Part {
     default:
       throw new RequestFieldError(
         `${path}.type`,
-        `content block type '${shown(String(block.type))}' is not supported here`,
+        `content block type '${shown(block.type)}' is not supported here`,
         'unsupported',
       );
   }
@@ -159,7 +159,7 @@ function assistantBlock(block: Record<string, unknown>, path: string, opaque: Op
       if (isServerBlockType(block.type)) return serverBlock(block);
       throw new RequestFieldError(
         `${path}.type`,
-        `content block type '${shown(String(block.type))}' is not supported here`,
+        `content block type '${shown(block.type)}' is not supported here`,
         'unsupported',
       );
   }

@@ -304,7 +304,7 @@ function allowedTools(body: Record<string, unknown>, tools: ToolSpec[]): ToolSpe
     if (typeof name !== 'string' || !tools.some((tool) => tool.name === name))
       throw new RequestFieldError(
         `${field}.${index}`,
-        `${field}.${index} names the tool '${shown(String(name))}', which is not in the request's functionDeclarations`,
+        `${field}.${index} names the tool '${shown(name)}', which is not in the request's functionDeclarations`,
       );
   return tools.filter((tool) => allowed.has(tool.name));
 }
@@ -350,7 +350,10 @@ function applyGenerationConfig(body: Record<string, unknown>, request: DecodedRe
   refuse(config, 'candidateCount', [1], 'only one candidate per request is supported');
   refuse(config, 'responseLogprobs', [false], 'log probabilities are not supported by the gateway');
   const modalities = config.responseModalities;
-  if (Array.isArray(modalities) && modalities.some((modality) => String(modality).toUpperCase() !== 'TEXT'))
+  if (
+    Array.isArray(modalities) &&
+    modalities.some((modality) => typeof modality !== 'string' || modality.toUpperCase() !== 'TEXT')
+  )
     throw new RequestFieldError(
       'generationConfig.responseModalities',
       'generationConfig.responseModalities: only text output is supported by the gateway',

@@ -70,7 +70,7 @@ function contentPart(value: unknown, path: string): Part | undefined {
     default:
       throw new RequestFieldError(
         `${path}.type`,
-        `content part type '${shown(String(part.type))}' is not supported`,
+        `content part type '${shown(part.type)}' is not supported`,
         'unsupported',
       );
   }
@@ -145,7 +145,7 @@ function convertMessage(message: unknown, index: number, transcript: Item[]): vo
     default:
       throw new RequestFieldError(
         `${path}.role`,
-        `${path}.role '${shown(String(object.role))}' is not supported`,
+        `${path}.role '${shown(object.role)}' is not supported`,
         'unsupported',
       );
   }
@@ -160,7 +160,7 @@ function convertTools(body: Record<string, unknown>): ToolSpec[] | undefined {
     if (object.type !== 'function')
       throw new RequestFieldError(
         `${path}.type`,
-        `tool type '${shown(String(object.type))}' is not supported`,
+        `tool type '${shown(object.type)}' is not supported`,
         'unsupported',
       );
     const fn = jsonObject(object.function, `${path}.function`);
@@ -227,7 +227,7 @@ function convertResponseFormat(value: unknown): OutputSchema | undefined {
   if (object.type !== 'json_schema')
     throw new RequestFieldError(
       'response_format.type',
-      `response_format.type '${shown(String(object.type))}' is not supported`,
+      `response_format.type '${shown(object.type)}' is not supported`,
       'unsupported',
     );
   const spec = jsonObject(object.json_schema, 'response_format.json_schema');

@@ -8,7 +8,7 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import type { MetadataMap } from '../../core/metadata.ts';
 import type { Part } from '../../core/transcript.ts';
-import { RequestFieldError, requiredString } from '../fields.ts';
+import { RequestFieldError, requiredString, shown } from '../fields.ts';
 import { sentAt } from '../common.ts';
 
 /**
@@ -38,7 +38,8 @@ export const clientCallTypes = new Set(Object.keys(callTypes));
 
 /** The tool call a client-run item stands for (name, input), or undefined (the server runs it, or no call id). */
 function callOf(item: Record<string, unknown>): { name: string; input: JsonObject } | undefined {
-  const kind = callTypes[String(item.type)];
+  const kind =
+    typeof item.type === 'string' && Object.hasOwn(callTypes, item.type) ? callTypes[item.type] : undefined;
   if (kind === undefined || typeof item.call_id !== 'string' || item.call_id === '') return undefined;
   const environment = item.environment;
   if (
@@ -58,7 +59,7 @@ export function decodeClientCall(item: Record<string, unknown>, path: string): P
   if (call === undefined)
     throw new RequestFieldError(
       `${path}.type`,
-      `input item type '${String(item.type)}' run by the server is not supported by the gateway`,
+      `input item type '${shown(item.type)}' run by the server is not supported by the gateway`,
       'unsupported',
     );
   const part: Part = {

@@ -76,7 +76,7 @@ function contentPart(value: unknown, path: string): Part {
     default:
       throw new RequestFieldError(
         `${path}.type`,
-        `content type '${shown(String(part.type))}' is not supported`,
+        `content type '${shown(part.type)}' is not supported`,
         'unsupported',
       );
   }
@@ -97,7 +97,7 @@ function messageItem(item: Record<string, unknown>, path: string, transcript: It
   else
     throw new RequestFieldError(
       `${path}.role`,
-      `${path}.role '${shown(String(role))}' is not supported`,
+      `${path}.role '${shown(role)}' is not supported`,
       'unsupported',
     );
 }
@@ -200,7 +200,7 @@ function convertItem(
     default:
       throw new RequestFieldError(
         `${path}.type`,
-        `input item type '${shown(String(item.type))}' is not supported by the gateway`,
+        `input item type '${shown(item.type)}' is not supported by the gateway`,
         'unsupported',
       );
   }
@@ -266,7 +266,7 @@ function functionTool(tool: unknown, path: string, warnings: string[], prefix: s
     return [freeformTool(name, description, freeformFormat(object.format, `${path}.format`))];
   }
   if (object.type !== 'function') {
-    warnings.push(`${path}: tool type '${shown(String(object.type))}' is not offered to the model`);
+    warnings.push(`${path}: tool type '${shown(object.type)}' is not offered to the model`);
     return [];
   }
   const spec: ToolSpec = {
@@ -329,7 +329,7 @@ function convertFormat(text: unknown): OutputSchema | undefined {
   if (format.type !== 'json_schema')
     throw new RequestFieldError(
       'text.format.type',
-      `text.format.type '${shown(String(format.type))}' is not supported`,
+      `text.format.type '${shown(format.type)}' is not supported`,
       'unsupported',
     );
   const schema: OutputSchema = {
