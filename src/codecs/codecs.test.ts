@@ -30,6 +30,29 @@ describe('decoding', () => {
     expect(decoded.request.transcript.map((item) => item.kind)).toEqual(['user', 'system']);
   });
 
+  it.each([
+    ['https://example.com/cat.png', 'image/png'],
+    ['https://example.com/cat.webp?size=2', 'image/webp'],
+    ['https://example.com/cat.GIF#x', 'image/gif'],
+    ['https://example.com/cat', 'image/jpeg'],
+  ])('an Anthropic URL image %s is typed %s, as the Chat codec types it', (url, mimeType) => {
+    const anthropic = codecs['anthropic-messages'].decodeRequest({
+      model: 'm',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url', url } }] }],
+    });
+    const chat = codecs['openai-chat'].decodeRequest({
+      model: 'm',
+      messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url } }] }],
+    });
+    const part = (decoded: typeof anthropic) => {
+      const [item] = decoded.request.transcript;
+      return item?.kind === 'user' ? item.parts[0] : undefined;
+    };
+    expect(part(anthropic)).toMatchObject({ type: 'media', modality: 'image', mimeType, data: { uri: url } });
+    expect(part(chat)).toEqual(part(anthropic));
+  });
+
   it('a refused field names itself; an unknown one is ignored', () => {
     const refuse = () =>
       codecs['openai-chat'].decodeRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], n: 3 });

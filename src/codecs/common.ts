@@ -74,7 +74,8 @@ export function partFromUrl(url: string, path: string, fallbackMime = 'image/*')
   return binaryPart(fallbackMime === 'image/*' ? guessImageMime(url) : fallbackMime, { uri: url });
 }
 
-function guessImageMime(url: string): string {
+/** An image URL's media type from its extension (png, gif, webp); anything else is `image/jpeg`. */
+export function guessImageMime(url: string): string {
   const extension = /\.([a-z0-9]+)(?:[?#]|$)/i.exec(url)?.[1]?.toLowerCase();
   if (extension === 'png') return 'image/png';
   if (extension === 'gif') return 'image/gif';

@@ -18,7 +18,15 @@ import {
   topPRange,
   shown,
 } from '../fields.ts';
-import { binaryPart, checkedToolChoice, namedTool, pushParts, sentAt, toolOutput } from '../common.ts';
+import {
+  binaryPart,
+  checkedToolChoice,
+  guessImageMime,
+  namedTool,
+  pushParts,
+  sentAt,
+  toolOutput,
+} from '../common.ts';
 import type { DecodedRequest, OpaqueCodec } from '../types.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import { isServerBlockType } from './response.ts';
@@ -31,7 +39,7 @@ function convertSource(source: unknown, path: string, kind: 'image' | 'document'
   }
   if (source.type === 'url') {
     const url = requiredString(source, 'url', `${path}.url`);
-    return binaryPart(kind === 'image' ? 'image/jpeg' : 'application/pdf', { uri: url });
+    return binaryPart(kind === 'image' ? guessImageMime(url) : 'application/pdf', { uri: url });
   }
   if (source.type === 'text' && kind === 'document') {
     const text = requiredString(source, 'data', `${path}.data`);
