@@ -231,3 +231,13 @@ export function textAnnotations(metadata: MetadataMap | undefined): JsonValue[] 
   }
   return [];
 }
+
+/**
+ * The wait headers of an error reply: `retry-after` in whole seconds (rounded up: the standard
+ * header takes no fraction) and `retry-after-ms`, the precise wait, which the OpenAI and Anthropic
+ * SDKs read first; without it an upstream's 200 ms became a client's full second.
+ */
+export function retryAfterHeaders(seconds: number | undefined): Record<string, string> {
+  if (seconds === undefined) return {};
+  return { 'retry-after': String(Math.ceil(seconds)), 'retry-after-ms': String(Math.ceil(seconds * 1000)) };
+}

@@ -1,6 +1,7 @@
 /** Anthropic error bodies: `{"type":"error","error":{"type","message"},"request_id"}` by class and status. */
 import type { ErrorClass } from '../../core/errors/error-class.ts';
 import { createAnthropicRequestId } from '../ids.ts';
+import { retryAfterHeaders } from '../common.ts';
 import type { EncodedError, WireError } from '../types.ts';
 
 const types: Record<ErrorClass, string> = {
@@ -39,12 +40,11 @@ export function errorType(error: WireError): string {
   return types[error.errorClass];
 }
 
-/** An Anthropic error response, with a `request-id` header (and `retry-after` when known). */
+/** An Anthropic error response, with a `request-id` header (and `retry-after`, `retry-after-ms` when known). */
 export function encodeError(error: WireError): EncodedError {
   const requestId = createAnthropicRequestId();
   const headers: Record<string, string> = { 'request-id': requestId };
-  if (error.retryAfterSeconds !== undefined)
-    headers['retry-after'] = String(Math.ceil(error.retryAfterSeconds));
+  Object.assign(headers, retryAfterHeaders(error.retryAfterSeconds));
   return {
     status: error.status,
     body: {

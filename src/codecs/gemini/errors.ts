@@ -1,5 +1,6 @@
 /** Google API error bodies: `{"error":{"code","message","status"}}`. */
 import type { EncodedError, WireError } from '../types.ts';
+import { retryAfterHeaders } from '../common.ts';
 
 const statusNames: Record<number, string> = {
   400: 'INVALID_ARGUMENT',
@@ -56,10 +57,8 @@ export function errorBody(error: WireError): { error: Record<string, unknown> } 
   return { error: body };
 }
 
-/** A Google error response (with `retry-after` when known). */
+/** A Google error response (with `retry-after` and `retry-after-ms` when known). */
 export function encodeError(error: WireError): EncodedError {
-  const headers: Record<string, string> = {};
-  if (error.retryAfterSeconds !== undefined)
-    headers['retry-after'] = String(Math.ceil(error.retryAfterSeconds));
+  const headers = retryAfterHeaders(error.retryAfterSeconds);
   return { status: error.status, body: errorBody(error), headers };
 }

@@ -1,6 +1,7 @@
 /** OpenAI error bodies (Chat Completions and Responses): `{"error":{"message","type","param","code"}}`. */
 import type { ErrorClass } from '../../core/errors/error-class.ts';
 import { randomToken } from '../ids.ts';
+import { retryAfterHeaders } from '../common.ts';
 import type { EncodedError, WireError } from '../types.ts';
 
 const types: Record<ErrorClass, { type: string; code: string | null }> = {
@@ -27,10 +28,9 @@ export function errorBody(error: WireError): { error: Record<string, unknown> } 
   };
 }
 
-/** An OpenAI error response with an `x-request-id` header (and `retry-after` when known). */
+/** An OpenAI error response with an `x-request-id` header (and `retry-after`, `retry-after-ms` when known). */
 export function encodeError(error: WireError): EncodedError {
   const headers: Record<string, string> = { 'x-request-id': `req_${randomToken(32, '0123456789abcdef')}` };
-  if (error.retryAfterSeconds !== undefined)
-    headers['retry-after'] = String(Math.ceil(error.retryAfterSeconds));
+  Object.assign(headers, retryAfterHeaders(error.retryAfterSeconds));
   return { status: error.status, body: errorBody(error), headers };
 }
