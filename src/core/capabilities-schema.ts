@@ -22,6 +22,7 @@ export const capabilityOverridesSchema = z
     audioMediaTypes: z.array(z.string()),
     documentMediaTypes: z.array(z.string()),
     documentUrls: z.boolean(),
+    structuredOutputWithTools: z.boolean(),
   })
   .partial()
   .strict();

@@ -30,6 +30,7 @@ const full: Capabilities = {
   audioMediaTypes: [],
   documentMediaTypes: ['application/pdf', 'text/*'],
   documentUrls: true,
+  structuredOutputWithTools: true,
 };
 
 describe('capabilityUses', () => {

@@ -40,6 +40,12 @@ export interface Capabilities {
    * inline only (OpenAI Chat Completions) — so such a part is refused instead of dropped. Absent: taken.
    */
   documentUrls?: boolean;
+  /**
+   * False when one request cannot carry both structured output (`outputSchema`) and function tools
+   * (Gemini before 3 answers 400 to JSON mode with function declarations): the adapter then asks for
+   * the structured answer another way (docs/options.md). Absent: taken together.
+   */
+  structuredOutputWithTools?: boolean;
 }
 
 /** A capability that a request needs. */

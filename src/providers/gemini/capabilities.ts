@@ -33,7 +33,10 @@ export const documentMediaTypes = [
 /**
  * Shared by every model: media, tools, streaming, system instructions. Limits are unknown (0, not
  * checked locally) until a row or the catalog says. The Gemini API streams each function call
- * whole (only Vertex streams argument fragments), so `streamingToolCalls` is false.
+ * whole (only Vertex streams argument fragments), so `streamingToolCalls` is false. Structured
+ * output with function tools in one request is Gemini 3's (its structured-output guide); earlier
+ * models answer 400 "Function calling with a response mime type: 'application/json' is
+ * unsupported", so the adapter asks them for the answer as a function call (`answer-function.ts`).
  */
 const base: Capabilities = {
   images: true,
@@ -44,6 +47,7 @@ const base: Capabilities = {
   tools: true,
   parallelToolCalls: true,
   structuredOutput: true,
+  structuredOutputWithTools: false,
   streaming: true,
   streamingToolCalls: false,
   promptCaching: false,
@@ -56,7 +60,12 @@ const base: Capabilities = {
 };
 
 const thinking = { reasoning: true, promptCaching: true };
-const gemini3 = { ...thinking, contextWindow: 1_048_576, maxOutputTokens: 65_536 };
+const gemini3 = {
+  ...thinking,
+  structuredOutputWithTools: true,
+  contextWindow: 1_048_576,
+  maxOutputTokens: 65_536,
+};
 
 /**
  * Rows keyed by glob over the wire name, general first (later keys win), following Google's model

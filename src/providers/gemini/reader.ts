@@ -17,6 +17,7 @@ import {
   type GeminiUsageMetadata,
 } from './api.ts';
 import { hashId } from '../../core/tool-id-map.ts';
+import { type AnswerFunction, answerFunctionOf, answerText } from './answer-function.ts';
 import { preparedCall } from './cache.ts';
 import { generatedIdPrefix, signatureMetadataKey, signatureOffsetMetadataKey } from './messages.ts';
 import type { DeltaScanner } from './delta-scanner.ts';
@@ -50,6 +51,8 @@ interface StreamingCall {
   key: string;
   arguments: PartialArguments;
   signature: string | undefined;
+  /** A call of the answer function: read into text when whole, never a tool call. */
+  answer?: AnswerFunction;
 }
 
 /**
@@ -68,6 +71,10 @@ interface StreamingCall {
  * are not an object become `{}` with the raw value in `switchyard.raw_input`; a non-string
  * `thoughtSignature` or `text` is ignored. Streamed `partialArgs` that cannot be applied throw a
  * `ServerError` `invalid_stream` (see `PartialArguments`): skipping them would silently drop input.
+ *
+ * When the request asked for its structured answer through an answer function (`answer-function.ts`),
+ * a call of that function is the reply's text (its arguments as JSON), never a tool call, and the
+ * model's own text (a preamble beside the calls) is dropped with a WARN, so the text is the answer.
  */
 export class ResponseReader {
   private readonly context: ProviderContext;
@@ -94,10 +101,16 @@ export class ResponseReader {
   private started = false;
   /** Candidates of another index were met (warned once per stream). */
   private otherCandidates = false;
+  /** The answer function the request declared, if any (see `answer-function.ts`). */
+  private readonly answer: AnswerFunction | undefined;
+  /** The answer function was called (its text emitted), or text beside it dropped (warned once). */
+  private answerRead = false;
+  private textDropped = false;
 
   constructor(context: ProviderContext, builder: StreamBuilder) {
     this.context = context;
     this.builder = builder;
+    this.answer = answerFunctionOf(context);
     const cache = preparedCall(context)?.cache;
     if (cache !== undefined) {
       builder.setMetadata('gemini.cachedContent', cache.name);
@@ -289,6 +302,10 @@ export class ResponseReader {
   private onText(kind: 'text' | 'reasoning', text: string, signature: string | undefined): void {
     this.closeCall();
     if (text === '' && signature === undefined) return;
+    if (kind === 'text' && this.answer !== undefined) {
+      this.dropText(text);
+      return;
+    }
     // A text block holds one signature: a second one (not a documented shape) starts a new block.
     if (this.block?.kind !== kind || (signature !== undefined && this.block.signature !== undefined)) {
       this.openBlock(kind);
@@ -323,6 +340,32 @@ export class ResponseReader {
     }
   }
 
+  /** Text beside the answer function's call is not the answer: dropped, with one WARN. */
+  private dropText(text: string): void {
+    if (text === '' || this.textDropped) return;
+    this.textDropped = true;
+    this.context.warn('dropped text beside the structured answer (asked for as a function call)', {
+      model: this.context.model,
+    });
+  }
+
+  /** The answer function's arguments → the reply's text, in a block of its own; a second call is dropped. */
+  private onAnswer(answer: AnswerFunction, args: JsonValue | undefined, signature: string | undefined): void {
+    if (this.answerRead) {
+      this.context.warn('dropped a second call of the answer function', { function: answer.name });
+      return;
+    }
+    this.answerRead = true;
+    const text = answerText(answer, args);
+    this.openBlock('text');
+    const block = this.block as OpenBlock;
+    block.length += text.length;
+    this.answerLength += text.length;
+    this.builder.text(block.key, text);
+    if (signature !== undefined) this.sign(block, signature);
+    this.closeBlock();
+  }
+
   private onFunctionCall(functionCall: GeminiFunctionCall, signature: string | undefined): void {
     this.closeBlock();
     const starts = typeof functionCall.name === 'string' && functionCall.name !== '';
@@ -334,7 +377,18 @@ export class ResponseReader {
     // A stray end marker (`functionCall: {}`) with no call open is skipped; a whole call (`args`)
     // without a name reaches the builder, which fails the response (see `StreamBuilder.toolStart`).
     if (!starts && functionCall.args === undefined) return;
+    const answer = this.answer?.name === functionCall.name ? this.answer : undefined;
+    if (answer !== undefined && functionCall.willContinue !== true) {
+      this.onAnswer(answer, functionCall.args as JsonValue | undefined, signature);
+      return;
+    }
     const key = `call:${this.blockCount++}`;
+    if (answer !== undefined) {
+      // Streamed arguments of the answer: gathered, read as text when the call ends (`closeCall`).
+      this.call = { key, arguments: new PartialArguments(this.context), signature, answer };
+      this.continueCall(this.call, functionCall, undefined);
+      return;
+    }
     // Without a Gemini id, derive a stable one from the response id and the call's position, so a
     // replayed response (cassette, retry of a recorded session) yields the same wire ids.
     const providerId =
@@ -373,7 +427,8 @@ export class ResponseReader {
     const partialArgs: unknown = functionCall.partialArgs;
     if (Array.isArray(partialArgs)) {
       for (const argument of partialArgs as unknown[]) {
-        this.builder.toolDelta(call.key, call.arguments.apply(argument));
+        const delta = call.arguments.apply(argument);
+        if (call.answer === undefined) this.builder.toolDelta(call.key, delta);
       }
     } else if (partialArgs !== undefined && partialArgs !== null) {
       throw invalidArguments(this.context, 'sent partialArgs that are not an array', true);
@@ -411,6 +466,11 @@ export class ResponseReader {
     const call = this.call;
     if (call === undefined) return;
     this.call = undefined;
+    if (call.answer !== undefined) {
+      call.arguments.close();
+      this.onAnswer(call.answer, call.arguments.input, call.signature);
+      return;
+    }
     this.builder.toolDelta(call.key, call.arguments.close());
     if (call.arguments.diverged) {
       this.context.warn('streamed function-call arguments arrived out of order', {

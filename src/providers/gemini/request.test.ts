@@ -808,11 +808,11 @@ describe('golden request bodies', () => {
     expect((verbatim.body.generationConfig as Record<string, unknown>).responseJsonSchema).toEqual(schema);
   });
 
-  it('useJsonSchema sends schemas verbatim as parametersJsonSchema and responseJsonSchema', () => {
-    const context = testContext();
+  it('useJsonSchema sends schemas verbatim as parametersJsonSchema and responseJsonSchema (Gemini 3: JSON mode with tools)', () => {
+    const context = testContext({ model: 'gemini-3-pro-preview' });
     const wire = buildRequest(
       {
-        model: 'gemini:gemini-2.5-flash',
+        model: 'gemini:gemini-3-pro-preview',
         transcript: [userText('x')],
         maxOutputTokens: 10,
         tools: [weatherTool],

@@ -1,10 +1,17 @@
 /** Canonical request → Gemini `generateContent` body and path. */
 import { encodePathSegments } from '../../core/model-name.ts';
-import type { JsonObject } from '../../core/json.ts';
+import { isJsonObject, type JsonObject } from '../../core/json.ts';
 import type { CanonicalRequest, ReasoningEffort, ReasoningRequest } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { ProviderContext, WireRequest } from '../common/definition.ts';
 import type { GeminiContent, GeminiFunctionDeclaration, GeminiRequestBody } from './api.ts';
+import {
+  type AnswerFunction,
+  answerDeclaration,
+  answerFunctionFor,
+  answerToolConfig,
+  rememberAnswerFunction,
+} from './answer-function.ts';
 import { leastThinkingFor } from './capabilities.ts';
 import { convertMessages } from './messages.ts';
 import { readProviderOptions } from './options.ts';
@@ -34,6 +41,8 @@ export interface ConvertedRequest {
   tools: JsonObject[] | undefined;
   toolConfig: GeminiRequestBody['toolConfig'];
   contents: GeminiContent[];
+  /** The function the structured answer is asked for through, when JSON mode cannot go with the tools. */
+  answer?: AnswerFunction;
 }
 
 /** Converts what does not depend on caching: instructions, contents, tools and tool config. */
@@ -43,20 +52,42 @@ export function convertRequest(
   settings: RequestSettings,
 ): ConvertedRequest {
   const { systemInstruction, contents } = convertMessages(request.transcript, context);
-  const declarations = convertTools(request.tools ?? [], {
-    useJsonSchema: takesJsonSchema(settings.useJsonSchema, context.model),
-  });
+  const useJsonSchema = takesJsonSchema(settings.useJsonSchema, context.model);
+  const declarations = convertTools(request.tools ?? [], { useJsonSchema });
   const extraTools = readProviderOptions(request).tools ?? [];
   warnSerialCallsUnenforced(request, context);
+  const answer = answerFunctionFor(request, context, functionNames(declarations, extraTools));
+  if (answer !== undefined) declarations.push(answerDeclaration(answer, request, useJsonSchema));
   const tools: JsonObject[] = [];
   if (declarations.length > 0) tools.push({ functionDeclarations: declarations as unknown as JsonObject[] });
   pushAll(tools, extraTools);
+  const toolConfig =
+    answer !== undefined
+      ? answerToolConfig(answer, request)
+      : declarations.length > 0
+        ? convertToolChoice(request.toolChoice)
+        : undefined;
   return {
     systemInstruction: systemInstruction === undefined ? undefined : { parts: [{ text: systemInstruction }] },
     tools: tools.length > 0 ? tools : undefined,
-    toolConfig: declarations.length > 0 ? convertToolChoice(request.toolChoice) : undefined,
+    toolConfig,
     contents,
+    ...(answer === undefined ? {} : { answer }),
   };
+}
+
+/** The function names a request declares: its tools' and those of `functionDeclarations` passed in provider options. */
+function functionNames(
+  declarations: readonly GeminiFunctionDeclaration[],
+  extraTools: readonly JsonObject[],
+): string[] {
+  const names = declarations.map((declaration) => declaration.name);
+  for (const tool of extraTools) {
+    if (!Array.isArray(tool.functionDeclarations)) continue;
+    for (const declaration of tool.functionDeclarations)
+      if (isJsonObject(declaration) && typeof declaration.name === 'string') names.push(declaration.name);
+  }
+  return names;
 }
 
 /**
@@ -71,6 +102,7 @@ export function buildRequest(
   prepared?: PreparedCall,
 ): WireRequest {
   const converted = prepared?.converted ?? convertRequest(request, context, settings);
+  rememberAnswerFunction(context, converted.answer);
   const body: GeminiRequestBody = { contents: converted.contents };
   if (prepared?.cache !== undefined) {
     body.contents = converted.contents.slice(prepared.cache.contentCount);
@@ -83,7 +115,7 @@ export function buildRequest(
   const providerOptions = readProviderOptions(request);
   if (providerOptions.safetySettings !== undefined) body.safetySettings = providerOptions.safetySettings;
   body.generationConfig = {
-    ...buildGenerationConfig(request, context, settings),
+    ...buildGenerationConfig(request, context, settings, converted.answer !== undefined),
     ...providerOptions.generationConfig,
   };
   const method = context.stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
@@ -124,10 +156,12 @@ export function convertToolChoice(choice: ToolChoice | undefined): GeminiRequest
 /** The most stop sequences `generationConfig` takes ("up to 5"). */
 const maxStopSequences = 5;
 
+/** `answerByFunction`: the structured answer is asked for through the answer function, not JSON mode. */
 function buildGenerationConfig(
   request: CanonicalRequest,
   context: ProviderContext,
   settings: RequestSettings,
+  answerByFunction: boolean,
 ): JsonObject {
   const { model } = context;
   // A limit the router chose is the model's own: the API's default, left to it.
@@ -139,7 +173,7 @@ function buildGenerationConfig(
   if (request.temperature !== undefined) config.temperature = request.temperature;
   if (request.topP !== undefined) config.topP = request.topP;
   if (request.topK !== undefined) config.topK = request.topK;
-  if (request.outputSchema !== undefined) {
+  if (request.outputSchema !== undefined && !answerByFunction) {
     config.responseMimeType = 'application/json';
     if (takesJsonSchema(settings.useJsonSchema, model))
       config.responseJsonSchema = jsonSchemaForGemini(request.outputSchema.schema);
