@@ -90,6 +90,39 @@ describe('Gemini 3 thought signatures', () => {
   });
 });
 
+describe('Gemini JSON mode with function declarations', () => {
+  const ask = (model: string, tools: unknown[], responseMimeType = 'application/json') =>
+    postJson(
+      `${emulator.url}/v1beta/models/${model}:generateContent`,
+      {
+        contents: [{ role: 'user', parts: [{ text: 'Weather in Rome?' }] }],
+        tools,
+        generationConfig: { responseMimeType, responseJsonSchema: { type: 'object' } },
+      },
+      geminiHeaders,
+    );
+  const functions = [{ functionDeclarations: [{ name: 'weather' }] }];
+
+  it.each(['gemini-2.5-flash', 'gemini-2.5-pro', 'gemini-2.0-flash'])(
+    '%s refuses them together with 400 INVALID_ARGUMENT, as the real API',
+    async (model) => {
+      const response = await ask(model, functions);
+      expect(response.status).toBe(400);
+      const body = (await response.json()) as GoogleErrorBody;
+      expect(body.error.status).toBe('INVALID_ARGUMENT');
+      expect(body.error.message).toBe(
+        "Function calling with a response mime type: 'application/json' is unsupported",
+      );
+    },
+  );
+
+  it('Gemini 3 takes both; 2.5 takes JSON mode beside other tools, and function tools without JSON mode', async () => {
+    expect((await ask('gemini-3-pro-preview', functions)).status).toBe(200);
+    expect((await ask('gemini-2.5-flash', [{ googleSearch: {} }])).status).toBe(200);
+    expect((await ask('gemini-2.5-flash', functions, 'text/plain')).status).toBe(200);
+  });
+});
+
 function anthropic(messages: unknown[], headers: Record<string, string> = anthropicHeaders) {
   return postJson(`${emulator.url}/v1/messages`, anthropicBody({ messages }), headers);
 }

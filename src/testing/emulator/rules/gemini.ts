@@ -1,4 +1,7 @@
-/** Gemini request rules: an API key, and thought signatures on Gemini 3 function calls of the current turn. */
+/**
+ * Gemini request rules: an API key, thought signatures on Gemini 3 function calls of the current turn,
+ * and no JSON mode with function declarations before Gemini 3.
+ */
 import { googleError } from '../errors.ts';
 import { geminiModelFromPath } from '../request-fields.ts';
 import type { JsonScript, RecordedRequest } from '../types.ts';
@@ -87,12 +90,40 @@ export function checkGeminiRequest(request: RecordedRequest): JsonScript | undef
   return checkGeminiBody(request);
 }
 
-/** The body rules (Gemini 3 thought signatures), shared with Vertex, whose credentials differ. */
+/** The body rules (JSON mode with tools, Gemini 3 thought signatures), shared with Vertex, whose credentials differ. */
 export function checkGeminiBody(request: RecordedRequest): JsonScript | undefined {
-  if (!enforcesSignatures(geminiModelFromPath(request.path))) return undefined;
-  const contents =
-    typeof request.body === 'object' && request.body !== null
-      ? (request.body as { contents?: unknown }).contents
-      : undefined;
-  return Array.isArray(contents) ? checkSignatures(contents as Content[]) : undefined;
+  const model = geminiModelFromPath(request.path);
+  const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as {
+    contents?: unknown;
+    tools?: unknown;
+    generationConfig?: unknown;
+  };
+  const jsonMode = checkJsonModeWithTools(model, body);
+  if (jsonMode !== undefined) return jsonMode;
+  if (!enforcesSignatures(model)) return undefined;
+  return Array.isArray(body.contents) ? checkSignatures(body.contents as Content[]) : undefined;
+}
+
+/** Models before Gemini 3 (1.x, 2.x): they take no JSON mode beside function declarations. */
+const beforeGemini3 = /(^|\/)gemini-[12]\./;
+
+/*
+ * Gemini 2.5 (and earlier) answer JSON mode (`responseMimeType: 'application/json'`) together with
+ * function declarations with a 400 INVALID_ARGUMENT "Function calling with a response mime type:
+ * 'application/json' is unsupported" (googleapis/python-genai#867, openai/openai-agents-python#656);
+ * Gemini 3 takes both. Other tools (Google Search, code execution) are not function calling.
+ */
+function checkJsonModeWithTools(
+  model: string | undefined,
+  body: { tools?: unknown; generationConfig?: unknown },
+): JsonScript | undefined {
+  if (model === undefined || !beforeGemini3.test(model)) return undefined;
+  const config = body.generationConfig as { responseMimeType?: unknown } | undefined;
+  if (config?.responseMimeType !== 'application/json' || !Array.isArray(body.tools)) return undefined;
+  const declares = (body.tools as unknown[]).some((tool) => {
+    const declarations = (tool as { functionDeclarations?: unknown } | null)?.functionDeclarations;
+    return Array.isArray(declarations) && declarations.length > 0;
+  });
+  if (!declares) return undefined;
+  return googleError(400, "Function calling with a response mime type: 'application/json' is unsupported");
 }
