@@ -24,13 +24,19 @@ function createBuilder(stops: string[]) {
 const textOf = (events: StreamEvent[]) =>
   events.flatMap((event) => (event.type === 'text-delta' ? [event.delta] : [])).join('');
 
-/** The reference: the text before the earliest match of any sequence. */
+/**
+ * The reference: the text before the sequence completed first (as a model, token by token, stops
+ * there); of two completed at once, the longer.
+ */
 function cut(text: string, stops: string[]): { text: string; stop?: string } {
   let at = -1;
+  let end = Number.POSITIVE_INFINITY;
   let stop: string | undefined;
   for (const sequence of stops) {
     const found = text.indexOf(sequence);
-    if (found >= 0 && (at < 0 || found < at)) [at, stop] = [found, sequence];
+    if (found < 0) continue;
+    const ends = found + sequence.length;
+    if (ends < end || (ends === end && found < at)) [at, end, stop] = [found, ends, sequence];
   }
   return at < 0 ? { text } : { text: text.slice(0, at), stop };
 }
@@ -98,6 +104,14 @@ describe('StreamBuilder.stopAt', () => {
     expect(textOf(events)).toBe('all of it');
   });
 
+  it('the sequence completed first wins, not the one starting first: a model stops as soon as one is whole', () => {
+    const { builder } = createBuilder(['bc\n', 'c']);
+    builder.text(0, 'abc\n');
+    const response = builder.finish();
+    expect(response.content).toEqual([{ type: 'text', text: 'ab' }]);
+    expect(response.metadata).toEqual({ 'switchyard.stop_sequence': 'c' });
+  });
+
   it('any split of any text gives the reference cut (property)', () => {
     const alphabet = fc.constantFrom('a', 'b', 'c', '\n', 'é', '🌟');
     const word = fc.array(alphabet, { minLength: 1, maxLength: 4 }).map((chars) => chars.join(''));
@@ -118,9 +132,8 @@ describe('StreamBuilder.stopAt', () => {
           const expected = cut(text, stops);
           expect(textOf(events)).toBe(expected.text);
           expect(response.finishReason).toBe(expected.stop === undefined ? 'completed' : 'stop-sequence');
-          // Two sequences met at the same place cut the same text: the one completed first is named.
-          const named = response.metadata?.['switchyard.stop_sequence'];
-          if (expected.stop !== undefined) expect(text.indexOf(named as string)).toBe(expected.text.length);
+          if (expected.stop !== undefined)
+            expect(response.metadata?.['switchyard.stop_sequence']).toBe(expected.stop);
           assertStreamInvariants(events);
         },
       ),

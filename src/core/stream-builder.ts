@@ -189,8 +189,8 @@ export class StreamBuilder {
   }
 
   /**
-   * From now on the reply's text ends before the first of `sequences` it holds (each text part on
-   * its own): the text before it goes out, the part ends, the finish is `stop-sequence` (metadata
+   * From now on the reply's text ends before the first of `sequences` it completes (each text part
+   * on its own; of two completed at once, the longer): the text before it goes out, the part ends, the finish is `stop-sequence` (metadata
    * `switchyard.stop_sequence` names the sequence) and nothing else of the reply is taken but its
    * usage and metadata — see {@link stopped}. Text that may begin a sequence is held until it is
    * known not to. For stop sequences the provider could not be sent (`providers/common/stop-sequences.ts`).
@@ -208,11 +208,16 @@ export class StreamBuilder {
   private textBeforeStop(key: BlockKey, index: number, delta: string): void {
     const stops = this.stops!;
     const text = this.stopTail + delta;
+    // The sequence completed first (a model stops there, token by token: however the deltas split
+    // the text, the cut is the same); of two completed at once, the longer (it starts sooner).
     let at = -1;
+    let end = Number.POSITIVE_INFINITY;
     let matched = '';
     for (const stop of stops) {
       const found = text.indexOf(stop);
-      if (found >= 0 && (at < 0 || found < at)) [at, matched] = [found, stop];
+      if (found < 0) continue;
+      const ends = found + stop.length;
+      if (ends < end || (ends === end && found < at)) [at, end, matched] = [found, ends, stop];
     }
     if (at >= 0) {
       this.stopTail = '';
