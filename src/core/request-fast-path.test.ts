@@ -204,6 +204,8 @@ function randomRequest(next: () => number): unknown {
       { budgetTokens: 0 },
       { budgetTokens: -1 },
       { includeThoughts: 'x' },
+      { effort: 'low', thinking: false },
+      { thinking: 'no' },
       { extra: 1 },
       {},
     ],

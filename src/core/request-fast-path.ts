@@ -247,7 +247,7 @@ function toolChoice(value: unknown): unknown {
   return { type: 'tool', name: string(object.name, 1) };
 }
 
-const reasoningSettingKeys = new Set(['effort', 'budgetTokens', 'includeThoughts']);
+const reasoningSettingKeys = new Set(['effort', 'budgetTokens', 'includeThoughts', 'thinking']);
 const efforts = new Set(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']);
 
 function reasoning(value: unknown): Plain {
@@ -258,6 +258,7 @@ function reasoning(value: unknown): Plain {
   const budget = optional(object, 'budgetTokens');
   if (budget !== undefined) copy.budgetTokens = integer(budget, 0);
   optionalBoolean(object, 'includeThoughts', copy);
+  optionalBoolean(object, 'thinking', copy);
   return copy;
 }
 

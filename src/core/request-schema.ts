@@ -72,6 +72,7 @@ const requestShape = {
       effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']).optional(),
       budgetTokens: z.number().int().nonnegative().optional(),
       includeThoughts: z.boolean().optional(),
+      thinking: z.boolean().optional(),
     })
     .optional(),
   cache: z.strictObject({ ttl: z.enum(['5m', '1h']).optional() }).optional(),

@@ -18,7 +18,9 @@ export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
  * How hard a reasoning model should think: an effort level, a token budget, or both. Effort `none`
  * turns reasoning off (a Gemini client's `thinkingBudget: 0`, Anthropic's `thinking: {type:
  * 'disabled'}`, OpenAI's `reasoning_effort: 'none'`); the budget and `includeThoughts` mean nothing
- * with it. Each adapter sends it as its provider can (docs/contract.md §3.5).
+ * with it. No effort and no budget is the provider's default effort (Anthropic's adaptive thinking:
+ * `high`). `thinking: false` steers the answer's effort without asking for thinking (Anthropic's
+ * `output_config.effort` alone). Each adapter sends it as its provider can (docs/contract.md §3.5).
  */
 export interface ReasoningRequest {
   effort?: ReasoningEffort | 'none';
@@ -26,11 +28,21 @@ export interface ReasoningRequest {
   budgetTokens?: number;
   /** Ask the provider to return readable reasoning where it can (Gemini `includeThoughts`). */
   includeThoughts?: boolean;
+  /**
+   * `false`: the effort steers the whole answer (text and tool calls) and no thinking is asked for —
+   * Anthropic's `output_config.effort` without `thinking`. A provider whose effort always means
+   * thinking effort (OpenAI, Gemini) gets the effort as it is; a model that does not reason, none
+   * (a WARN). Absent or `true`: the model thinks.
+   */
+  thinking?: boolean;
 }
 
-/** Whether the request asks for reasoning: a setting that does not turn it off (effort `none`). */
+/**
+ * Whether the request asks for reasoning: a setting that neither turns it off (effort `none`) nor
+ * only steers the answer's effort (`thinking: false`).
+ */
 export function wantsReasoning(reasoning: ReasoningRequest | undefined): boolean {
-  return reasoning !== undefined && reasoning.effort !== 'none';
+  return reasoning !== undefined && reasoning.effort !== 'none' && reasoning.thinking !== false;
 }
 
 /** Ask the adapter to use the provider's prompt cache for the stable prefix of the request. */

@@ -109,7 +109,7 @@ export type WireToolChoice =
 /** `thinking`. */
 export type WireThinking = { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' };
 
-/** `output_config`: effort for adaptive thinking, and the structured-output format. */
+/** `output_config`: the effort (with adaptive thinking, or alone on Opus 4.5+), and the structured-output format. */
 export interface WireOutputConfig {
   effort?: 'low' | 'medium' | 'high' | 'xhigh' | 'max';
   format?: { type: 'json_schema'; schema: JsonObject };

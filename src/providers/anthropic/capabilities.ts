@@ -23,7 +23,11 @@ export interface ModelProfile {
   family: string;
   capabilities: Capabilities;
   thinking: ThinkingMode;
-  /** The `output_config.effort` levels an adaptive model takes: low to high, and `max` / `xhigh` where it has them. */
+  /**
+   * The `output_config.effort` levels the model takes, least to most: low to high from Opus 4.5
+   * (with or without thinking), `max` from Opus and Sonnet 4.6, `xhigh` too from Opus 4.7; none
+   * before (Sonnet and Haiku 4.5 take no effort).
+   */
   efforts: readonly OutputEffort[];
   /** Tokens of the tool-use system prompt the API adds when tools are present (`auto` choice). */
   toolPromptTokens: number;
@@ -44,8 +48,8 @@ interface FamilyFacts {
   contextWindow: number;
   maxOutputTokens: number;
   thinking: ThinkingMode;
-  /** Adaptive models' effort levels beyond low–high (`max` on Opus and Sonnet 4.6, `xhigh` too from Opus 4.7). */
-  topEfforts?: readonly OutputEffort[];
+  /** The `output_config.effort` levels it takes (`ModelProfile.efforts`); none when absent. */
+  efforts?: readonly OutputEffort[];
   toolPromptTokens: number;
   exclusiveSampling?: boolean;
 }
@@ -54,7 +58,7 @@ function profile(family: string, facts: FamilyFacts): ModelProfile {
   return {
     family,
     thinking: facts.thinking,
-    efforts: ['low', 'medium', 'high', ...(facts.topEfforts ?? [])],
+    efforts: facts.efforts ?? [],
     toolPromptTokens: facts.toolPromptTokens,
     exclusiveSampling: facts.exclusiveSampling ?? false,
     capabilities: {
@@ -95,7 +99,7 @@ const adaptiveOnlyFacts: FamilyFacts = {
   contextWindow: 1_000_000,
   maxOutputTokens: 128_000,
   thinking: 'adaptive-only',
-  topEfforts: ['xhigh', 'max'],
+  efforts: ['low', 'medium', 'high', 'xhigh', 'max'],
   toolPromptTokens: 346,
   exclusiveSampling: true,
 };
@@ -103,8 +107,9 @@ const adaptiveOnlyFacts: FamilyFacts = {
 /**
  * The table, newest first within each family. Sources: Anthropic's models overview, extended and
  * adaptive thinking, structured outputs (GA on Opus 4.5+, Sonnet 4.5+, Haiku 4.5) and tool-use
- * pricing pages (tool system-prompt sizes), effort (`max` from Opus and Sonnet 4.6, `xhigh` from
- * Opus 4.7). Opus 4.7+ (and Opus 5), Mythos and Fable take adaptive thinking only.
+ * pricing pages (tool system-prompt sizes), effort (low to high from Opus 4.5, with or without
+ * thinking; `max` from Opus and Sonnet 4.6, `xhigh` from Opus 4.7). Opus 4.7+ (and Opus 5), Mythos
+ * and Fable take adaptive thinking only.
  */
 const profiles = {
   opusAdaptiveOnly: profile('claude-opus-4-7+', adaptiveOnlyFacts),
@@ -117,7 +122,7 @@ const profiles = {
     contextWindow: 1_000_000,
     maxOutputTokens: 128_000,
     thinking: 'adaptive',
-    topEfforts: ['max'],
+    efforts: ['low', 'medium', 'high', 'max'],
     toolPromptTokens: 346,
     exclusiveSampling: true,
   }),
@@ -127,6 +132,7 @@ const profiles = {
     contextWindow: 200_000,
     maxOutputTokens: 64_000,
     thinking: 'budget',
+    efforts: ['low', 'medium', 'high'],
     toolPromptTokens: 346,
     exclusiveSampling: true,
   }),
@@ -143,7 +149,7 @@ const profiles = {
     contextWindow: 1_000_000,
     maxOutputTokens: 64_000,
     thinking: 'adaptive',
-    topEfforts: ['max'],
+    efforts: ['low', 'medium', 'high', 'max'],
     toolPromptTokens: 346,
     exclusiveSampling: true,
   }),

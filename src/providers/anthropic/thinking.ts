@@ -30,13 +30,21 @@ export interface ThinkingSettings {
 }
 
 /**
- * Canonical effort → `output_config.effort` (`minimal` has no equivalent: `low`). `xhigh` is itself
- * where the model takes it (Opus 4.7+), else the model's most (`max` on Opus and Sonnet 4.6).
+ * Canonical effort → `output_config.effort`: itself where the model takes it. `xhigh` is the
+ * model's most where it has no `xhigh` (`max` on Opus and Sonnet 4.6); any other level the model
+ * does not take (`minimal`; `xhigh` on Opus 4.5, whose most is `high`) is the nearest it takes,
+ * with the WARN `changed the reasoning effort to a level the model takes`.
  */
-function mapEffort(effort: ReasoningEffort, profile: ModelProfile): Effort {
-  if (effort === 'minimal') return 'low';
-  if (effort !== 'xhigh' || profile.efforts.includes('xhigh')) return effort;
-  return profile.efforts.at(-1) ?? 'high';
+function mapEffort(effort: ReasoningEffort, profile: ModelProfile, context: ProviderContext): Effort {
+  if ((profile.efforts as readonly string[]).includes(effort)) return effort as Effort;
+  const sent = effort === 'minimal' ? (profile.efforts[0] ?? 'low') : (profile.efforts.at(-1) ?? 'high');
+  if (sent !== 'max')
+    context.warn('changed the reasoning effort to a level the model takes', {
+      model: context.model,
+      requested: effort,
+      sent,
+    });
+  return sent;
 }
 
 /** The effort closest to a token budget, for models that take no budget (≤2048 low, ≤8192 medium). */
@@ -117,11 +125,14 @@ export function findToolTurnWithoutThinking(messages: readonly WireMessage[]): n
  * The thinking settings for a request. Budget models get `{type:'enabled', budget_tokens}` (the
  * explicit budget, else the effort's budget scaled to `max_tokens`, see `effortBudget`). Adaptive
  * models get `{type:'adaptive'}` plus `output_config.effort` when an effort is given, and a budget
- * otherwise (still accepted, though deprecated). Adaptive-only models (Opus 4.7+) always get
- * adaptive thinking, a budget being mapped to the nearest effort. A reasoning request with neither
- * effort nor budget means effort `medium`; effort `none` (reasoning off) sends no `thinking`.
- * Given the converted `messages`, thinking is left out with a WARN when they continue a tool-use
- * turn without a thinking block (`findToolTurnWithoutThinking`), which the API refuses under thinking.
+ * when only a budget is. Adaptive-only models (Opus 4.7+) always get adaptive thinking, a budget
+ * being mapped to the nearest effort. Neither effort nor budget is the API's default effort: adaptive
+ * thinking with no `output_config.effort` (the API applies `high`); a budget model, which has no
+ * default, gets high's budget with the WARN `chose a thinking budget`. Effort `none` (reasoning off)
+ * sends no `thinking`; an effort without thinking (`thinking: false`) only `output_config.effort`,
+ * see `effortWithoutThinking`. Given the converted `messages`, thinking is left out with a WARN when
+ * they continue a tool-use turn without a thinking block (`findToolTurnWithoutThinking`), which the
+ * API refuses under thinking.
  */
 export function convertReasoning(
   request: CanonicalRequest,
@@ -133,6 +144,7 @@ export function convertReasoning(
   // Reasoning off (effort `none`) is Anthropic's default: no `thinking`.
   if (reasoning === undefined || reasoning.effort === 'none') return {};
   const { effort, budgetTokens } = reasoning;
+  if (reasoning.thinking === false) return effortWithoutThinking(effort, profile, context);
   if (profile.thinking === 'none') {
     // The runtime refuses such requests first (capability `reasoning`); direct callers get a WARN.
     context.warn('ignored a reasoning request', { reason: `${profile.family} has no extended thinking` });
@@ -146,21 +158,46 @@ export function convertReasoning(
     });
     return {};
   }
-  if (profile.thinking === 'adaptive-only' || (profile.thinking === 'adaptive' && effort !== undefined)) {
-    const level =
-      effort !== undefined
-        ? mapEffort(effort, profile)
-        : budgetTokens !== undefined
-          ? effortForBudget(budgetTokens)
-          : 'medium';
-    return { thinking: { type: 'adaptive' }, effort: level };
+  const adaptive =
+    profile.thinking === 'adaptive-only' ||
+    (profile.thinking === 'adaptive' && (effort !== undefined || budgetTokens === undefined));
+  if (adaptive) {
+    if (effort !== undefined)
+      return { thinking: { type: 'adaptive' }, effort: mapEffort(effort, profile, context) };
+    if (budgetTokens === undefined) return { thinking: { type: 'adaptive' } };
+    return { thinking: { type: 'adaptive' }, effort: effortForBudget(budgetTokens) };
   }
   const maxTokens = request.maxOutputTokens;
-  const budget =
-    budgetTokens === undefined
-      ? effortBudget(effort ?? 'medium', maxTokens, context)
-      : clampBudget(budgetTokens, maxTokens, context);
+  if (budgetTokens !== undefined)
+    return { thinking: { type: 'enabled', budget_tokens: clampBudget(budgetTokens, maxTokens, context) } };
+  const budget = effortBudget(effort ?? 'high', maxTokens, context);
+  if (effort === undefined)
+    context.warn('chose a thinking budget: the model takes no adaptive thinking', {
+      model: context.model,
+      sent: budget,
+      reason: "no effort or budget was asked; high's budget, as adaptive thinking defaults to effort high",
+    });
   return { thinking: { type: 'enabled', budget_tokens: budget } };
+}
+
+/**
+ * An effort without thinking (`thinking: false`): `output_config.effort` alone where the model takes
+ * one (Opus 4.5+: it steers text and tool calls), else nothing, with the WARN `dropped the effort`.
+ */
+function effortWithoutThinking(
+  effort: ReasoningEffort | undefined,
+  profile: ModelProfile,
+  context: ProviderContext,
+): ThinkingSettings {
+  if (effort === undefined) return {};
+  if (profile.efforts.length === 0) {
+    context.warn('dropped the effort: the model takes no output_config.effort', {
+      model: context.model,
+      requested: effort,
+    });
+    return {};
+  }
+  return { effort: mapEffort(effort, profile, context) };
 }
 
 /** Sampling fields as they will be sent, after the thinking constraints. */

@@ -205,3 +205,11 @@ describe('the highest effort (xhigh)', () => {
     expect(oss.warnings).toEqual(['changed the reasoning effort to a level the model takes']);
   });
 });
+
+describe('an effort without thinking (thinking: false)', () => {
+  it('is dropped with a WARN for Claude (Converse has no output_config), never turned into thinking', () => {
+    const { body, warnings } = build(claude, { reasoning: { effort: 'low', thinking: false } });
+    expect(body.additionalModelRequestFields?.thinking).toBeUndefined();
+    expect(warnings).toEqual(['dropped the effort: Claude on Bedrock takes no output_config.effort']);
+  });
+});

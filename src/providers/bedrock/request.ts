@@ -87,10 +87,21 @@ function reasoningOff(id: string, context: ProviderContext): JsonObject {
   return { reasoning_effort: 'low' };
 }
 
+/** An effort without thinking (`thinking: false`) for Claude: Converse has no `output_config`, so nothing, with a WARN. */
+function effortWithoutThinking(effort: string | undefined, context: ProviderContext): JsonObject {
+  if (effort !== undefined)
+    context.warn('dropped the effort: Claude on Bedrock takes no output_config.effort', {
+      model: context.model,
+      requested: effort,
+    });
+  return {};
+}
+
 /**
  * Reasoning → `additionalModelRequestFields`: Claude `thinking` with `budget_tokens` (the explicit
  * budget, else by effort; kept ≥ 1,024 and below `maxTokens`), Nova 2 `reasoningConfig`, OpenAI
- * `reasoning_effort` (both low to high: `minimal` is low, `xhigh` high with a WARN). Other models
+ * `reasoning_effort` (both low to high: `minimal` is low, `xhigh` high with a WARN; an effort
+ * without thinking too, as theirs is thinking effort; for Claude it is dropped). Other models
  * take no reasoning field (the pre-flight check refuses reasoning for models without it). Reasoning
  * off: see `reasoningOff`.
  */
@@ -105,6 +116,7 @@ export function convertReasoning(
   const asked = reasoning.effort;
   if (asked === 'none') return reasoningOff(id, context);
   if (id.startsWith('anthropic.')) {
+    if (reasoning.thinking === false) return effortWithoutThinking(asked, context);
     const wanted = reasoning.budgetTokens ?? effortBudgets[asked ?? 'medium'];
     if (request.maxOutputTokens <= minimumBudget)
       throw new InvalidRequestError({

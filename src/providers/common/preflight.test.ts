@@ -6,7 +6,7 @@ import { createMemoryLogger } from '../../core/logger.ts';
 import type { ToolCallId } from '../../core/ids.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import { type Item, type Part, systemText, userText } from '../../core/transcript.ts';
-import { type Emulator, startEmulator } from '../../testing/emulator/index.ts';
+import { type Emulator, type EmulatorProtocolId, startEmulator } from '../../testing/emulator/index.ts';
 import { createAnthropic } from '../anthropic/index.ts';
 import { createGemini } from '../gemini/index.ts';
 import { createOpenAI } from '../openai-chat/index.ts';
@@ -300,6 +300,33 @@ describe('system prompts and prompt caching', () => {
       }),
     ]);
   });
+});
+
+describe('an effort without thinking (thinking: false)', () => {
+  it.each(['openai', 'openai-responses'])(
+    '%s: on a model that does not reason it is dropped with one WARN, not refused, and nothing reaches the wire',
+    async (name) => {
+      const logger = createMemoryLogger();
+      emulator.enqueue({
+        type: 'scripted',
+        protocol: factories[name]!.protocol as EmulatorProtocolId,
+        content: [{ type: 'text', text: 'ok' }],
+      });
+      const adapter = adapterFor(name, { logger });
+      const response = await adapter.complete(
+        request(name, { reasoning: { effort: 'low', thinking: false } }),
+      );
+      expect(response.finishReason).toBe('completed');
+      const body = emulator.requests.at(-1)!.body as Record<string, unknown>;
+      expect([body.reasoning_effort, body.reasoning]).toEqual([undefined, undefined]);
+      expect(logger.entries).toEqual([
+        expect.objectContaining({
+          message: 'dropped the effort: the model does not reason',
+          fields: expect.objectContaining({ model: 'gpt-4o', requested: 'low' }),
+        }),
+      ]);
+    },
+  );
 });
 
 describe('user capability overrides, on every adapter', () => {

@@ -29,7 +29,10 @@ export interface PreflightContext {
  * - text alone estimated over 1.5× the context window: `ContextOverflowError` (`assertContextWindow`;
  *   media and files are left out of the estimate, whose flat costs for them are guesses);
  * - `cache` on a model without prompt caching: the request without `cache`, and one WARN
- *   `prompt cache not used` (a cache is an optimisation, so the call goes on).
+ *   `prompt cache not used` (a cache is an optimisation, so the call goes on);
+ * - an effort without thinking (`reasoning.thinking: false`, Anthropic's `output_config.effort`
+ *   alone) on a model that does not reason: the request without `reasoning`, and one WARN
+ *   `dropped the effort: the model does not reason` (it asked for no reasoning, so the call goes on).
  */
 export function preflight(
   request: CanonicalRequest,
@@ -41,12 +44,30 @@ export function preflight(
   if (!prechecked) assertSupported(request, capabilities, names);
   assertLimits(request, capabilities, names);
   if (!prechecked) checkContextWindow(request, capabilities, context);
-  if (request.cache === undefined || capabilities.promptCaching) return request;
+  const checked = withoutUnusedEffort(request, capabilities, context);
+  if (checked.cache === undefined || capabilities.promptCaching) return checked;
   context.warn('prompt cache not used', {
     reason: `model ${context.model} has no prompt caching (capabilities.promptCaching is false)`,
   });
-  const { cache: _dropped, ...withoutCache } = request;
+  const { cache: _dropped, ...withoutCache } = checked;
   return withoutCache;
+}
+
+/** The request without an effort-only `reasoning` (`thinking: false`) a model that does not reason cannot take. */
+function withoutUnusedEffort(
+  request: CanonicalRequest,
+  capabilities: Capabilities,
+  context: PreflightContext,
+): CanonicalRequest {
+  const reasoning = request.reasoning;
+  if (reasoning?.thinking !== false || reasoning.effort === 'none' || capabilities.reasoning) return request;
+  if (reasoning.effort !== undefined)
+    context.warn('dropped the effort: the model does not reason', {
+      model: context.model,
+      requested: reasoning.effort,
+    });
+  const { reasoning: _dropped, ...withoutReasoning } = request;
+  return withoutReasoning;
 }
 
 /** The context-window rule, for a call that did not come through the router. */

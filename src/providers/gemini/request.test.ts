@@ -636,6 +636,13 @@ describe('golden request bodies', () => {
     `);
   });
 
+  it('thinking: an effort without thinking (an Anthropic client’s effort alone) is the level, thoughts not asked back', () => {
+    expect(convertReasoning({ effort: 'low', thinking: false }, 'gemini-3-flash-preview')).toEqual({
+      includeThoughts: false,
+      thinkingLevel: 'low',
+    });
+  });
+
   it('thinking: a Gemini 3 effort becomes thinkingLevel, an older model a budget, never both', () => {
     expect(convertReasoning({ effort: 'medium' }, 'gemini-3-flash-preview')).toEqual({
       includeThoughts: true,

@@ -208,10 +208,11 @@ function reasoningOff(context: ProviderContext): JsonObject | undefined {
  * Reasoning → `thinkingConfig`. Gemini 3 takes a `thinkingLevel` (Pro: low/high; Flash: also
  * minimal/medium; `xhigh` is `high`), older models a `thinkingBudget`; an explicit budget is always sent as a budget,
  * and never together with a level (the API rejects both). `includeThoughts` defaults to true so the
- * thought summaries (and their signatures) come back.
+ * thought summaries (and their signatures) come back — false for an effort without thinking
+ * (`thinking: false`, which Gemini's level or budget still serves: its effort is thinking effort).
  */
 export function convertReasoning(reasoning: ReasoningRequest, model: string): JsonObject {
-  const config: JsonObject = { includeThoughts: reasoning.includeThoughts ?? true };
+  const config: JsonObject = { includeThoughts: reasoning.includeThoughts ?? reasoning.thinking !== false };
   if (reasoning.budgetTokens !== undefined) {
     config.thinkingBudget = reasoning.budgetTokens;
     return config;

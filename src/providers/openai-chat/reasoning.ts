@@ -52,6 +52,15 @@ function addEnableThinking(
     if (context.capabilities.reasoning) body.enable_thinking = false;
     return;
   }
+  if (reasoning.thinking === false) {
+    // An effort without thinking: the host has no effort level, and thinking was not asked for.
+    if (reasoning.effort !== undefined)
+      context.warn('dropped the effort: the host takes no effort level', {
+        model: context.model,
+        requested: reasoning.effort,
+      });
+    return;
+  }
   body.enable_thinking = true;
   if (reasoning.budgetTokens !== undefined) body.thinking_budget = reasoning.budgetTokens;
 }
@@ -62,7 +71,8 @@ function addEnableThinking(
  * effort `none`, reasoning off, is sent as `none` or the least level the model takes, `xhigh` as
  * `xhigh` or the highest, each with a WARN when changed),
  * an OpenRouter `reasoning` object, `enable_thinking` (+ `thinking_budget`; `false` for reasoning
- * off, and always on a non-streaming call where `thinkingRequiresStream`), or nothing (with a WARN
+ * off, and always on a non-streaming call where `thinkingRequiresStream`; nothing, with a WARN, for
+ * an effort without thinking, `thinking: false`), or nothing (with a WARN
  * when reasoning was requested). Reasoning off for a model that does not reason sends nothing.
  */
 export function addReasoning(

@@ -47,6 +47,13 @@ describe('DashScope thinking needs streaming', () => {
     expect(warnings).toEqual(['dropped reasoning settings: the host thinks only in streaming calls']);
   });
 
+  it('turns no thinking on for an effort without thinking (the host has no level), with a WARN', () => {
+    const reasoning = { effort: 'low' as const, thinking: false };
+    const { body, warnings } = build(alibaba, 'alibaba', 'qwen3-32b', { reasoning }, true);
+    expect(body).not.toHaveProperty('enable_thinking');
+    expect(warnings).toEqual(['dropped the effort: the host takes no effort level']);
+  });
+
   it('asks for thinking on a streaming call, and says nothing when none was asked', () => {
     const streamed = build(alibaba, 'alibaba', 'qwen3-32b', { reasoning: { budgetTokens: 500 } }, true);
     expect(streamed.body).toMatchObject({ enable_thinking: true, thinking_budget: 500 });
