@@ -175,6 +175,29 @@ describe('the highest effort (xhigh)', () => {
   });
 });
 
+describe('Anthropic effort and adaptive thinking', () => {
+  const anthropic = (fields: Record<string, unknown>) =>
+    codecs['anthropic-messages'].decodeRequest({
+      model: 'm',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'Hi' }],
+      ...fields,
+    }).request.reasoning;
+
+  it('output_config.effort without thinking is the effort without thinking (thinking: false); with adaptive, the effort', () => {
+    for (const effort of ['low', 'medium', 'high'])
+      expect(anthropic({ output_config: { effort } })).toEqual({ effort, thinking: false });
+    expect(anthropic({ output_config: { effort: 'max' } })).toEqual({ effort: 'xhigh', thinking: false });
+    expect(anthropic({ output_config: { format: { type: 'json_schema', schema: {} } } })).toBeUndefined();
+    // Adaptive thinking without an effort leaves it unset (the API's default), none injected.
+    expect(anthropic({ thinking: { type: 'adaptive' } })).toEqual({ includeThoughts: true });
+    expect(anthropic({ thinking: { type: 'adaptive' }, output_config: { effort: 'low' } })).toEqual({
+      effort: 'low',
+      includeThoughts: true,
+    });
+  });
+});
+
 describe('decoding never drops what the client sent', () => {
   const gemini = (body: Record<string, unknown>) =>
     codecs.gemini.decodeRequest(

@@ -336,21 +336,29 @@ const efforts: Readonly<Record<string, ReasoningRequest['effort']>> = {
   max: 'xhigh',
 };
 
+/** `output_config.effort` → the canonical effort; absent or unknown → undefined. */
+function outputEffort(outputConfig: unknown): ReasoningRequest['effort'] {
+  const effort = isJsonObject(outputConfig) ? outputConfig.effort : undefined;
+  return typeof effort === 'string' && Object.hasOwn(efforts, effort) ? efforts[effort] : undefined;
+}
+
 /**
  * `thinking` (a budget, or adaptive) with `output_config.effort` — Claude Code sends adaptive
  * thinking at an effort, which went nowhere before (OpenAI got no `reasoning_effort`, Gemini no
- * budget) — as the effort when no budget is given. `{type: 'disabled'}` turns reasoning off
- * (effort `none`), so an upstream that reasons by default does not.
+ * budget) — as the effort when no budget is given; adaptive thinking without an effort leaves the
+ * effort unset (the API's default, `high`, is the upstream's to apply). `output_config.effort`
+ * without `thinking` steers the answer without thinking (`thinking: false`). `{type: 'disabled'}`
+ * turns reasoning off (effort `none`), so an upstream that reasons by default does not.
  */
 function convertThinking(value: unknown, outputConfig: unknown): ReasoningRequest | undefined {
-  if (value === undefined || value === null) return undefined;
+  const effort = outputEffort(outputConfig);
+  if (value === undefined || value === null)
+    return effort === undefined ? undefined : { effort, thinking: false };
   const object = jsonObject(value, 'thinking');
   if (object.type === 'disabled') return { effort: 'none' };
   const budget = optionalCount(object, 'budget_tokens', 'thinking.budget_tokens');
   if (budget !== undefined) return { budgetTokens: budget, includeThoughts: true };
-  const effort = isJsonObject(outputConfig) ? outputConfig.effort : undefined;
-  const mapped = typeof effort === 'string' && Object.hasOwn(efforts, effort) ? efforts[effort] : undefined;
-  return mapped === undefined ? { includeThoughts: true } : { effort: mapped, includeThoughts: true };
+  return effort === undefined ? { includeThoughts: true } : { effort, includeThoughts: true };
 }
 
 function convertOutputFormat(body: Record<string, unknown>): DecodedRequest['request']['outputSchema'] {
