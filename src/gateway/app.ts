@@ -397,7 +397,7 @@ async function countRequestTokens(
     const resolved = permittedModel(state, caller.key, decoded.model);
     // A Responses count takes in what its generation would: the stored conversation its
     // `previous_response_id` names and the items its `item_reference`s name (404 when unknown).
-    const stored = withStoredResponses(state.store, decoded, scopeOf(caller.key?.name));
+    const stored = withStoredResponses(state.store, decoded, scopeOf(caller.key?.name), held);
     if (stored !== undefined) await stored;
     const { transcript, tools } = decoded.request;
     // Counted exactly up to the model's context window; past it, counting stops (a tokenizer over a

@@ -158,8 +158,9 @@ function prepareTranscript(
   state: GatewayState,
   decoded: DecodedRequest,
   scope: string,
+  held: HeldBody,
 ): Promise<void> | undefined {
-  const stored = withStoredResponses(state.store, decoded, scope);
+  const stored = withStoredResponses(state.store, decoded, scope, held);
   if (stored === undefined) return restoreArtifacts(decoded.request.transcript, state.store, scope);
   return stored.then(() => restoreArtifacts(decoded.request.transcript, state.store, scope));
 }
@@ -517,7 +518,9 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
       model.matchedBy === 'exact' || model.matchedBy === 'alias' ? model.id : `${model.provider}:other`;
   // Switchyard's own protocol carries its artifacts: nothing was kept for it, nothing to look up.
   const preparing =
-    call.protocol === 'switchyard' ? undefined : prepareTranscript(state, decoded, scopeOf(call.key?.name));
+    call.protocol === 'switchyard'
+      ? undefined
+      : prepareTranscript(state, decoded, scopeOf(call.key?.name), served.held);
   if (preparing !== undefined) await preparing;
   checkToolPairs(decoded.request.transcript, inboundCodecs[call.protocol].conversationField ?? 'messages');
   checkMediaUris(decoded.request.transcript, state.mediaSchemes);

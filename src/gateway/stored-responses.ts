@@ -15,6 +15,7 @@ import { parseTranscript } from '../core/transcript-schema.ts';
 import type { Item, Part } from '../core/transcript.ts';
 import { approximateSize } from '../core/value-shape.ts';
 import { responseKey } from './artifacts.ts';
+import type { HeldBody } from './body-hold.ts';
 import { GatewayError } from './errors.ts';
 import type { GatewayState } from './state.ts';
 import type { GatewayStore } from './store.ts';
@@ -126,7 +127,7 @@ export async function resolveItemReferences(
   store: GatewayStore,
   references: readonly ItemReference[],
   scope: string,
-): Promise<void> {
+): Promise<number> {
   const named = references.map((reference) => parseResponsesItemId(reference.id));
   const responseIds = [...new Set(named.flatMap((name) => (name === undefined ? [] : [name.responseId])))];
   if (responseIds.length > maxReferencedResponses)
@@ -162,29 +163,39 @@ export async function resolveItemReferences(
     // A copy each: one item referenced twice is two parts, later changed (restored) one by one.
     reference.item.parts.splice(reference.at, 0, structuredClone(parts[index]!));
   }
+  return approximateSize(parts);
 }
+
+/** The request's share of `max_request_bytes_in_flight` (`body-hold.ts`): what it holds grows by what is read in. */
+export type HeldBytes = Pick<HeldBody, 'bytes' | 'take'>;
 
 /**
  * Puts a stored Responses transcript in front (`previous_response_id`) and referenced items in
  * their places (`item_reference`); undefined when the request names neither (no store round trip).
- * An unknown, expired or other key's id is a 404 naming it.
+ * An unknown, expired or other key's id is a 404 naming it. What is put in is held against
+ * `max_request_bytes_in_flight` with the request's body (`held`): a request of 100 bytes naming a
+ * 16 MB conversation holds that conversation for its whole upstream call, as a 16 MB body would —
+ * past the bound, a 503 (retry shortly), as for a body.
  */
 export function withStoredResponses(
   store: GatewayStore,
   decoded: DecodedRequest,
   scope: string,
+  held: HeldBytes,
 ): Promise<void> | undefined {
   if (decoded.previousResponseId === undefined && decoded.itemReferences === undefined) return undefined;
-  return putStoredResponses(store, decoded, scope);
+  return putStoredResponses(store, decoded, scope, held);
 }
 
 async function putStoredResponses(
   store: GatewayStore,
   decoded: DecodedRequest,
   scope: string,
+  held: HeldBytes,
 ): Promise<void> {
   const { transcript } = decoded.request;
-  if (decoded.itemReferences !== undefined) await resolveItemReferences(store, decoded.itemReferences, scope);
+  if (decoded.itemReferences !== undefined)
+    held.take(held.bytes + (await resolveItemReferences(store, decoded.itemReferences, scope)));
   if (decoded.previousResponseId === undefined) return;
   const stored = storedConversation(await store.get(responseKey(scope, decoded.previousResponseId)));
   if (stored === undefined)
@@ -194,6 +205,7 @@ async function putStoredResponses(
       message: `Previous response with id '${shown(decoded.previousResponseId)}' not found.`,
       param: 'previous_response_id',
     });
+  held.take(held.bytes + approximateSize(stored.transcript));
   // This turn's `instructions` first, then the stored conversation, then this turn's input.
   const instructions = decoded.instructionItems ?? 0;
   decoded.request.transcript = [
