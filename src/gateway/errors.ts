@@ -137,6 +137,8 @@ export function unfinishedCallIn(
 const refusedSettings: Readonly<Record<string, RequestSetting>> = {
   [refusalCodes.thinkingWithForcedToolChoice]: 'toolChoice',
   [refusalCodes.thinkingNeedsRoom]: 'maxOutputTokens',
+  // The pre-flight's refusal of a cap above the named model's output limit (core/capability-check.ts).
+  max_output_tokens_exceeded: 'maxOutputTokens',
 };
 
 /**

@@ -274,7 +274,7 @@ describe('config capability overrides reach the adapter, so its pre-flight check
     await emulator.close();
   });
 
-  it('an entry’s maxOutputTokens is enforced by the adapter, and the router’s default is clamped to it', async () => {
+  it('an entry’s maxOutputTokens is enforced by the adapter, and the router’s default and an alias’s cap are clamped to it', async () => {
     const sy = createSwitchyard({
       env,
       logger: createMemoryLogger(),
@@ -287,12 +287,25 @@ describe('config capability overrides reach the adapter, so its pre-flight check
     });
     expect(sy.resolve('small').facts.maxOutputTokens).toBe(300);
     const before = emulator.requests.length;
-    // The router does not check an explicit output limit: this refusal is the adapter's own pre-flight check.
-    const routed = await sy
-      .complete({ model: 'small', transcript: [userText('Hi')], maxOutputTokens: 5_000 })
+    // A cap above the limit of the model the caller named itself: the adapter's own pre-flight refusal.
+    const named = await sy
+      .complete({
+        model: 'anthropic:claude-sonnet-4-5',
+        transcript: [userText('Hi')],
+        maxOutputTokens: 5_000,
+      })
       .catch((error: unknown) => error);
-    expect(routed).toMatchObject({ providerCode: 'max_output_tokens_exceeded' });
+    expect(named).toMatchObject({ providerCode: 'max_output_tokens_exceeded' });
     expect(emulator.requests.length).toBe(before);
+    // Through an alias the router lowers it to the merged facts' limit instead.
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'lowered' }] });
+    const aliased = await sy.complete({
+      model: 'small',
+      transcript: [userText('Hi')],
+      maxOutputTokens: 5_000,
+    });
+    expect(aliased.text).toBe('lowered');
+    expect(emulator.requests.at(-1)?.body).toMatchObject({ max_tokens: 300 });
     // The router's default output limit is clamped to the merged facts: the call goes through.
     emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'ok' }] });
     const reply = await sy.complete({ model: 'small', transcript: [userText('Hi')] });

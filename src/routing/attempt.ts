@@ -16,7 +16,7 @@ import type { ModelFacts } from '../registry/model-facts.ts';
 import { notConfigured, type ResolvedModel } from '../registry/registry.ts';
 import { isUnavailableReason } from './candidate-choice.ts';
 import { notAllowedReason } from '../core/adapter.ts';
-import { defaultOutputLimit, isUnservedReason, isWindowReason } from './candidates.ts';
+import { defaultOutputLimit, isUnservedReason, isWindowReason, routedOutputLimit } from './candidates.ts';
 import { CandidateGate, countFailure, countsAgainstCircuit, releaseProbes } from './circuit.ts';
 import { attachDecision, routingMetadataKey } from './decision.ts';
 import { eventBase, failoverClasses, keysOf, type Route, type RouterState } from './route.ts';
@@ -29,8 +29,19 @@ export function canonicalRequest(
   facts: ModelFacts,
 ): CanonicalRequest {
   const { registry } = state;
-  const maxOutputTokens =
-    route.request.maxOutputTokens ?? defaultOutputLimit(facts, route.request, route.needs);
+  const asked = route.request.maxOutputTokens;
+  let maxOutputTokens = asked ?? defaultOutputLimit(facts, route.request, route.needs);
+  const lowered = loweredOutputLimit(route, model, facts);
+  if (lowered !== undefined) {
+    state.logger.warn('lowered maxOutputTokens to the output limit of the model routed to', {
+      requestId: route.requestId,
+      requested: route.request.model,
+      model: model.id,
+      maxOutputTokens: asked,
+      sent: lowered,
+    });
+    maxOutputTokens = lowered;
+  }
   // The adapter's own name prefixes the wire name (a config name such as `openai-r` may differ from it).
   const keys = keysOf(state, model);
   const request: CanonicalRequest = {
@@ -46,6 +57,28 @@ export function canonicalRequest(
   if (route.request.maxOutputTokens === undefined) markDefaultOutputLimit(request);
   route.sent = request;
   return isValidated(route.request) ? markValidated(request) : request;
+}
+
+/**
+ * The cap sent to `model` when the router lowers the caller's to the model's output limit
+ * (`routedOutputLimit`): only for a model the router chose — an alias's target, or a fallback —
+ * never for the model the caller named itself.
+ */
+export function loweredOutputLimit(
+  route: Route,
+  model: ResolvedModel,
+  facts: ModelFacts,
+): number | undefined {
+  const asked = route.request.maxOutputTokens;
+  if (asked === undefined) return undefined;
+  const routedTo = model !== route.candidates[0] || model.matchedBy === 'alias';
+  return routedOutputLimit(asked, facts, routedTo);
+}
+
+/** The decision record's note of a lowered cap (`RoutingAttempt.maxOutputTokens`), if any. */
+function loweredNote(route: Route, candidate: Candidate) {
+  const sent = loweredOutputLimit(route, candidate.model, candidate.facts);
+  return sent === undefined ? {} : { maxOutputTokens: { requested: route.request.maxOutputTokens!, sent } };
 }
 
 export function callOptions(
@@ -100,6 +133,7 @@ export async function recordFailure(
     outcome: 'failed' as const,
     reason: (error as Error)?.message ?? String(error),
     errorClass,
+    ...loweredNote(route, candidate),
   };
   route.decision.attempts.push(
     classified?.status === undefined ? attempt : { ...attempt, status: classified.status },
@@ -143,6 +177,7 @@ export async function recordModelFailure(
     outcome: 'failed',
     reason: error.message,
     errorClass: 'server_error',
+    ...loweredNote(route, candidate),
   });
   if (observed)
     emit({
@@ -170,7 +205,12 @@ export function finalize(
   const { availability, pricer } = state;
   const model = candidate.model;
   route.decision.served = model.id;
-  route.decision.attempts.push({ model: model.id, provider: model.provider, outcome: 'served' });
+  route.decision.attempts.push({
+    model: model.id,
+    provider: model.provider,
+    outcome: 'served',
+    ...loweredNote(route, candidate),
+  });
   let recorded: Promise<unknown> | undefined;
   if (response.finishReason === 'cancelled') {
     // A cancelled call says nothing about the target: a probe's slot is freed, nothing closes.

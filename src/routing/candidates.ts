@@ -160,3 +160,21 @@ export function defaultOutputLimit(
     Math.min(wanted, facts.contextWindow - textBound(request, needs, facts.contextWindow)),
   );
 }
+
+/**
+ * The output limit sent to a candidate the router chose for the caller (an alias's target or a
+ * fallback: `routedTo`) in place of a `requested` cap above the candidate's own limit (when known,
+ * > 0), or `undefined` when the cap is sent as it is. A cap is an upper bound and the model cannot
+ * write more than its limit anyway; the caller named another model (an Anthropic client must send
+ * `max_tokens`, sized for the model it names), so the candidate's limit is what it meant. A cap
+ * above the limit of the model the caller named itself is left to the adapter's refusal
+ * (`max_output_tokens_exceeded`), which is what the provider answers.
+ */
+export function routedOutputLimit(
+  requested: number,
+  facts: ModelFacts,
+  routedTo: boolean,
+): number | undefined {
+  const limit = facts.maxOutputTokens;
+  return routedTo && limit > 0 && requested > limit ? limit : undefined;
+}

@@ -13,6 +13,12 @@ export interface RoutingAttempt {
   reason?: string;
   errorClass?: ErrorClass;
   status?: number;
+  /**
+   * Present when the router lowered the caller's `maxOutputTokens` (`requested`) to this
+   * candidate's output limit (`sent`): a model the router chose (an alias's target or a fallback)
+   * is sent at most its own limit, never refused for the caller's larger cap.
+   */
+  maxOutputTokens?: { requested: number; sent: number };
 }
 
 /** Who was tried, skipped, failed and why, in order. */

@@ -87,6 +87,8 @@ export interface RouterState {
   factsCache: LruCache<string, ModelFacts>;
   /** The availability keys of each model (and its adapter request's model id), built once. */
   keyCache: WeakMap<ResolvedModel, ModelKeys>;
+  /** The router's WARNs (a cap lowered to the output limit of a model routed to). */
+  logger: Logger;
   /** True when someone listens: events are only built then. */
   observed: boolean;
   /** Observers isolated: a throw or rejection is logged once, never changes the call (observers/dispatch.ts). */
@@ -115,6 +117,7 @@ export function createRouterState(context: RouterContext): RouterState {
     candidateCache: new LruCache(maxCachedNames),
     factsCache: new LruCache(maxCachedNames),
     keyCache: new WeakMap(),
+    logger: context.logger,
     observed: context.observers.length > 0,
     emit: createObserverDispatch(
       context.observers,

@@ -54,11 +54,13 @@ export const scriptedText = (text = 'Hello.') => ({
 
 /**
  * Starts the emulator and a gateway routing the `up-*` aliases to each upstream protocol.
- * `adapterOptions`: an adapter's `options` (`{ openai: { strictTools: true } }`), by adapter name.
+ * `adapterOptions`: an adapter's `options` (`{ openai: { strictTools: true } }`), by adapter name;
+ * `models`: more model entries (aliases, fallbacks) beside the harness's own.
  */
 export async function startGatewayHarness(
   gateway: Record<string, unknown> = {},
   adapterOptions: Record<string, Record<string, unknown>> = {},
+  models: Record<string, Record<string, unknown>> = {},
 ): Promise<GatewayHarness> {
   const served: ServedRequest[] = [];
   let waiters: Array<(served: ServedRequest) => void> = [];
@@ -104,6 +106,7 @@ export async function startGatewayHarness(
         'gemini:gemini-2.5-flash': { aliases: ['up-gemini'] },
         'gemini:gemini-3-pro-preview': { aliases: ['up-gemini3'] },
         'anthropic:claude-haiku-4-5': { aliases: ['up-fallback'], fallbacks: ['openai:gpt-5-mini'] },
+        ...models,
       },
       routing: { failure_threshold: 1000 },
       gateway,
