@@ -104,11 +104,41 @@ describe('extended thinking', () => {
     ]);
   });
 
-  it('refuses thinking when maxOutputTokens leaves no room for the minimum budget', () => {
+  it('sends an effort without thinking, with a WARN, when maxOutputTokens leaves no room for the minimum budget', () => {
+    // What a Responses client's `reasoning.effort: low` with `max_output_tokens: 300` becomes: OpenAI serves it.
+    for (const maxOutputTokens of [300, 1024]) {
+      const { body, warnings } = build({ transcript: ask, reasoning: { effort: 'low' }, maxOutputTokens });
+      expect(body).not.toHaveProperty('thinking');
+      expect(body.max_tokens).toBe(maxOutputTokens);
+      expect(warnings).toEqual([
+        {
+          message: 'ignored a reasoning request',
+          fields: expect.objectContaining({
+            effort: 'low',
+            reason: `maxOutputTokens ${maxOutputTokens} leaves no room for extended thinking (budget_tokens must be at least 1024 and below max_tokens)`,
+          }),
+        },
+      ]);
+    }
+    // Reasoning asked with neither effort nor budget (effort medium) is the same.
+    expect(build({ transcript: ask, reasoning: {}, maxOutputTokens: 500 }).body).not.toHaveProperty(
+      'thinking',
+    );
+    // One token more and the smallest budget fits.
+    expect(
+      build({ transcript: ask, reasoning: { effort: 'low' }, maxOutputTokens: 1025 }).body.thinking,
+    ).toEqual({
+      type: 'enabled',
+      budget_tokens: 1024,
+    });
+  });
+
+  it('refuses an explicit budget when maxOutputTokens leaves no room for the minimum budget', () => {
     const error = thrown(() =>
-      build({ transcript: ask, reasoning: { effort: 'low' }, maxOutputTokens: 1024 }),
+      build({ transcript: ask, reasoning: { budgetTokens: 1024, effort: 'low' }, maxOutputTokens: 300 }),
     );
     expect(isInvalidRequestError(error)).toBe(true);
+    expect(error).toMatchObject({ providerCode: 'thinking_needs_room' });
     expect((error as Error).message).toContain('maxOutputTokens above 1024');
   });
 

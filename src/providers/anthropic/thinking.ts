@@ -63,6 +63,10 @@ function invalid(message: string, context: ProviderContext, providerCode: string
   });
 }
 
+/** Why thinking cannot fit under `maxTokens` (the WARN of an effort sent without thinking). */
+const noRoomReason = (maxTokens: number) =>
+  `maxOutputTokens ${maxTokens} leaves no room for extended thinking (budget_tokens must be at least ${minimumThinkingBudget} and below max_tokens)`;
+
 function checkRoom(maxTokens: number, context: ProviderContext): void {
   if (maxTokens > minimumThinkingBudget) return;
   throw invalid(
@@ -130,7 +134,10 @@ export function findToolTurnWithoutThinking(messages: readonly WireMessage[]): n
  * thinking with no `output_config.effort` (the API applies `high`); a budget model, which has no
  * default, gets high's budget with the WARN `chose a thinking budget`. Effort `none` (reasoning off)
  * sends no `thinking`; an effort without thinking (`thinking: false`) only `output_config.effort`,
- * see `effortWithoutThinking`. Given the converted `messages`, thinking is left out with a WARN when
+ * see `effortWithoutThinking`. On a budget model, a `maxOutputTokens` of 1,024 or less leaves no
+ * room for the smallest budget: an effort (or no level) is then sent without thinking with a WARN
+ * (`ignored a reasoning request`), an explicit budget refused (`thinking_needs_room`), as Anthropic
+ * refuses it. Given the converted `messages`, thinking is left out with a WARN when
  * they continue a tool-use turn without a thinking block (`findToolTurnWithoutThinking`), which the
  * API refuses under thinking.
  */
@@ -170,6 +177,15 @@ export function convertReasoning(
   const maxTokens = request.maxOutputTokens;
   if (budgetTokens !== undefined)
     return { thinking: { type: 'enabled', budget_tokens: clampBudget(budgetTokens, maxTokens, context) } };
+  if (maxTokens <= minimumThinkingBudget) {
+    // An effort names no budget: with no room for the smallest one the call goes without thinking,
+    // as OpenAI and Gemini serve a small cap with reasoning. An explicit budget is refused (`checkRoom`).
+    context.warn('ignored a reasoning request', {
+      reason: noRoomReason(maxTokens),
+      effort: effort ?? 'high',
+    });
+    return {};
+  }
   const budget = effortBudget(effort ?? 'high', maxTokens, context);
   if (effort === undefined)
     context.warn('chose a thinking budget: the model takes no adaptive thinking', {

@@ -88,6 +88,18 @@ describe('Converse sampling by family', () => {
     );
   });
 
+  it('Claude with an effort and no room for the minimum budget: no thinking, with a WARN; an explicit budget is refused', () => {
+    const { body, warnings } = build(claude, { reasoning: { effort: 'low' }, maxOutputTokens: 300 });
+    expect(body).not.toHaveProperty('additionalModelRequestFields');
+    expect(body.inferenceConfig).toEqual({ maxTokens: 300 });
+    expect(warnings).toEqual([
+      'maxOutputTokens 300 leaves no room for extended thinking (budget_tokens must be at least 1024 and below maxTokens)',
+    ]);
+    expect(() => build(claude, { reasoning: { budgetTokens: 1024 }, maxOutputTokens: 300 })).toThrow(
+      expect.objectContaining({ providerCode: 'thinking_needs_room', provider: 'bedrock' }),
+    );
+  });
+
   it("the bodies pass the emulator's Converse rules (Bedrock's ValidationExceptions for Claude)", () => {
     const path = `/model/${encodeURIComponent(claude)}/converse`;
     for (const overrides of [

@@ -99,7 +99,8 @@ function effortWithoutThinking(effort: string | undefined, context: ProviderCont
 
 /**
  * Reasoning → `additionalModelRequestFields`: Claude `thinking` with `budget_tokens` (the explicit
- * budget, else by effort; kept ≥ 1,024 and below `maxTokens`), Nova 2 `reasoningConfig`, OpenAI
+ * budget, else by effort; kept ≥ 1,024 and below `maxTokens`; with `maxTokens` ≤ 1,024 an effort
+ * goes without thinking with a WARN, an explicit budget is refused), Nova 2 `reasoningConfig`, OpenAI
  * `reasoning_effort` (both low to high: `minimal` is low, `xhigh` high with a WARN; an effort
  * without thinking too, as theirs is thinking effort; for Claude it is dropped). Other models
  * take no reasoning field (the pre-flight check refuses reasoning for models without it). Reasoning
@@ -118,6 +119,14 @@ export function convertReasoning(
   if (id.startsWith('anthropic.')) {
     if (reasoning.thinking === false) return effortWithoutThinking(asked, context);
     const wanted = reasoning.budgetTokens ?? effortBudgets[asked ?? 'medium'];
+    if (reasoning.budgetTokens === undefined && request.maxOutputTokens <= minimumBudget) {
+      // An effort names no budget: with no room for the smallest one, no thinking (an explicit budget is refused).
+      context.warn('ignored a reasoning request', {
+        reason: `maxOutputTokens ${request.maxOutputTokens} leaves no room for extended thinking (budget_tokens must be at least ${minimumBudget} and below maxTokens)`,
+        effort: asked ?? 'medium',
+      });
+      return {};
+    }
     if (request.maxOutputTokens <= minimumBudget)
       throw new InvalidRequestError({
         message: `bedrock: extended thinking needs maxOutputTokens above ${minimumBudget}, got ${request.maxOutputTokens}`,
