@@ -376,31 +376,29 @@ describe('an upstream rule about one setting names the client’s field', () => 
     expect(await paramOf(response)).toBe('tool_choice');
   });
 
-  it('thinking without room for its budget, sent to Claude: a 400 with param max_completion_tokens', async () => {
-    const response = await chat({ reasoning_effort: 'high', max_completion_tokens: 600 });
+  // A cap above the limit of the model the client named (gpt-4o: 16,384); routed through an alias
+  // it would be lowered instead (output-limits.test.ts). Thinking without room for its budget is
+  // the other such rule (thinking-room.test.ts: an effort goes without thinking, a budget is refused).
+  it('a cap above the named model’s output limit: a 400 with param max_completion_tokens', async () => {
+    const response = await chat({ model: 'openai:gpt-4o', max_completion_tokens: 64_000 });
     expect(response.status).toBe(400);
     expect(await paramOf(response)).toBe('max_completion_tokens');
   });
 
   it('the field the client sent is the one named, in param and message: max_tokens, not max_completion_tokens nor maxOutputTokens', async () => {
-    const response = await chat({ reasoning_effort: 'high', max_tokens: 500 });
+    const response = await chat({ model: 'openai:gpt-4o', max_tokens: 64_000 });
     expect(response.status).toBe(400);
     const { error } = (await response.json()) as { error: { param: string | null; message: string } };
     expect(error.param).toBe('max_tokens');
-    expect(error.message).toContain('needs max_tokens above 1024');
+    expect(error.message).toContain('takes at most 16384 output tokens, got max_tokens 64000');
     expect(error.message).not.toMatch(/maxOutputTokens|max_completion_tokens/);
     const responses = await post(
       '/v1/responses',
-      JSON.stringify({
-        model: 'up-anthropic',
-        input: 'Hi',
-        reasoning: { effort: 'high' },
-        max_output_tokens: 500,
-      }),
+      JSON.stringify({ model: 'openai:gpt-4o', input: 'Hi', max_output_tokens: 64_000 }),
     );
     const body = (await responses.json()) as { error: { param: string | null; message: string } };
     expect(body.error).toMatchObject({ param: 'max_output_tokens' });
-    expect(body.error.message).toContain('needs max_output_tokens above 1024');
+    expect(body.error.message).toContain('got max_output_tokens 64000');
   });
 });
 
