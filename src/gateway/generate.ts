@@ -434,16 +434,25 @@ async function admit(
   const started = performance.now();
   let modelId: string | undefined;
   let maxOutputTokens = 0;
+  // The most output a candidate can be sent: a routed model's limit (an alias's target, a fallback),
+  // unbounded (undefined) for the model named itself or an unknown limit.
+  const bound = (limit: number) => (limit > 0 ? limit : undefined);
+  let outputCap: number | undefined;
   const fallbackIds: string[] = [];
   try {
     const model = state.switchyard.resolve(decoded.model);
     modelId = model.id;
     maxOutputTokens = model.facts.maxOutputTokens;
+    outputCap = model.matchedBy === 'alias' ? bound(maxOutputTokens) : undefined;
     for (const name of model.fallbacks) {
       try {
         const fallback = state.switchyard.resolve(name);
         // Only the fallbacks the key may reach: by any of its names, as routing decides.
-        if (allowsModel(key, [name, fallback.id, ...fallback.aliases])) fallbackIds.push(fallback.id);
+        if (allowsModel(key, [name, fallback.id, ...fallback.aliases])) {
+          fallbackIds.push(fallback.id);
+          const limit = bound(fallback.facts.maxOutputTokens);
+          outputCap = outputCap === undefined || limit === undefined ? undefined : Math.max(outputCap, limit);
+        }
       } catch {
         // A name that does not resolve: routing refuses it; nothing to price.
       }
@@ -454,7 +463,7 @@ async function admit(
   served.reservation = await admitCall(
     state.shared,
     key,
-    { request: decoded.request, modelId, fallbackIds, maxOutputTokens },
+    { request: decoded.request, modelId, fallbackIds, maxOutputTokens, outputCap },
     state.switchyard.prices,
   );
   served.ownMs += performance.now() - started;

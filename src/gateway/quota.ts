@@ -49,6 +49,12 @@ export interface QuotaCall {
   fallbackIds?: readonly string[];
   /** The model's output limit, 0 when unknown (the default output is reserved within it). */
   maxOutputTokens?: number;
+  /**
+   * The most output any candidate can be sent, when every candidate bounds it: routing lowers a
+   * cap above the limit of an alias's target or a fallback to that limit (`routedOutputLimit`), so
+   * a larger cap is reserved only this far. Undefined: the cap is reserved as asked.
+   */
+  outputCap?: number;
 }
 
 /** True when the key has anything to enforce. */
@@ -68,9 +74,11 @@ export async function admitCall(
   prices: PriceTable,
 ): Promise<Reservation> {
   // What routing gives a request that sets none (`defaultOutputTokens`), reserved as it may be used.
+  const asked = call.request.maxOutputTokens;
   const output =
-    call.request.maxOutputTokens ??
-    defaultOutputTokens(call.maxOutputTokens ?? 0, wantsReasoning(call.request.reasoning));
+    asked === undefined
+      ? defaultOutputTokens(call.maxOutputTokens ?? 0, wantsReasoning(call.request.reasoning))
+      : Math.min(asked, call.outputCap ?? asked);
   // A fallback may serve the call: reserved at the dearest of them, settled at what it cost.
   const priced = key.budget !== undefined && call.modelId !== undefined;
   const ids = priced ? [call.modelId!, ...(call.fallbackIds ?? [])] : [];

@@ -6,16 +6,20 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openaiError } from '../../src/testing/emulator/index.ts';
-import { anthropicError } from '../../src/testing/emulator/errors.ts';
+import { anthropicError, openaiError } from '../../src/testing/emulator/index.ts';
+import { keyDigest } from '../support/gateway-processes.ts';
 import { createClients, type GatewayHarness, scriptedText, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
 let client: Anthropic;
 
 beforeAll(async () => {
+  const keys = [
+    { name: 'client', key: keyDigest('client-key') },
+    { name: 'tokens', key: keyDigest('key-tokens'), limits: { tokens_per_minute: 20_000 } },
+  ];
   harness = await startGatewayHarness(
-    {},
+    { keys },
     {},
     {
       'openai:gpt-4o': { aliases: ['claude-sonnet-4-5'] },
@@ -111,5 +115,19 @@ describe('max_tokens above the limit of the model the client named itself', () =
       },
     });
     expect(harness.emulator.requests.length).toBe(from);
+  });
+});
+
+describe('a key’s tokens per minute reserve the output the serving model can be sent', () => {
+  it('64,000 asked through an alias to gpt-4o holds 16,384 while in flight: a second call fits a 20,000-token key', async () => {
+    const limited = createClients(harness.server.url, 'key-tokens').anthropic;
+    // The first call streams slowly: its reservation is held until it settles.
+    harness.emulator.enqueue({ ...scriptedText('slow answer'), chunkSize: 2, fault: { dripMs: 30 } });
+    const first = limited.messages.stream(ask('claude-sonnet-4-5'));
+    await new Promise<void>((resolve) => first.once('text', () => resolve()));
+    harness.emulator.enqueue(scriptedText('second'));
+    const second = await limited.messages.create(ask('claude-sonnet-4-5', 1_000), { timeout: 30_000 });
+    expect(textOf(second)).toBe('second');
+    expect(textOf(await first.finalMessage())).toBe('slow answer');
   });
 });
