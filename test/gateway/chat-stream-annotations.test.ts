@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readRecorded, recordedDir } from '../support/fixtures.ts';
+import { citedUrls, readRecorded, recordedDir } from '../support/fixtures.ts';
 import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
 import { flatCitation, responsesBody } from '../support/openai-wire.ts';
 
@@ -102,23 +102,6 @@ it('a recorded Responses web search: every url_citation reaches a streamed Chat 
   const text = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('');
   expect(Math.max(...recorded.map((annotation) => annotation.end_index))).toBeLessThanOrEqual(text.length);
 });
-
-/** The web search result URLs an Anthropic recording cites (in `citations` or `citations_delta`). */
-function citedUrls(recording: string): Set<string> {
-  const urls = new Set<string>();
-  const visit = (value: unknown): void => {
-    if (Array.isArray(value)) value.forEach(visit);
-    else if (typeof value === 'object' && value !== null) {
-      const object = value as Record<string, unknown>;
-      if (object.type === 'web_search_result_location' && typeof object.url === 'string')
-        urls.add(object.url);
-      Object.values(object).forEach(visit);
-    }
-  };
-  for (const line of recording.trim().startsWith('{\n') ? [recording] : recording.split('\n'))
-    if (line.trim() !== '') visit(JSON.parse(line));
-  return urls;
-}
 
 it('a recorded Anthropic web search: its cited sources reach a Chat client as url_citations over the cited text, whole and streamed', async () => {
   const file = (extension: string) => join(recordedDir, `anthropic/anthropic-web-search-tool.1.${extension}`);

@@ -3,7 +3,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { createMemoryLogger } from 'switchyard-ai';
-import { createGateway, type Gateway, type GatewayServer } from 'switchyard-ai/gateway';
+import { createGateway, type Gateway, type GatewayServer, type GatewayStore } from 'switchyard-ai/gateway';
 import { type Emulator, startEmulator } from 'switchyard-ai/testing';
 import type { EmulatorProtocolId, ServedRequest } from '../../src/testing/emulator/types.ts';
 import { emulatorBaseURL } from '../support/provider-types.ts';
@@ -40,6 +40,30 @@ export interface GatewayHarness {
   /** POSTs `body` (JSON text, or a value written as JSON) to the gateway's server at `path`. */
   post(path: string, body: string | object, headers?: Record<string, string>): Promise<Response>;
   close(): Promise<void>;
+}
+
+/**
+ * A gateway (not listening: `gateway.app.request`) over `store`, its upstreams on the emulator at
+ * `emulatorUrl`: `store-chat` (OpenAI Chat) and `store-responses` (OpenAI Responses), both gpt-5-mini.
+ */
+export function gatewayWithStore(emulatorUrl: string, store: GatewayStore): Gateway {
+  const upstream = { base_url: `${emulatorUrl}/v1`, api_key: 'upstream-key', max_retries: 0 };
+  return createGateway({
+    store,
+    accessLog: () => {},
+    logger: { warn: () => {} },
+    config: {
+      builtins: false,
+      adapters: {
+        openai: { type: 'openai', ...upstream },
+        responses: { type: 'openai-responses', ...upstream },
+      },
+      models: {
+        'openai:gpt-5-mini': { aliases: ['store-chat'] },
+        'responses:gpt-5-mini': { aliases: ['store-responses'] },
+      },
+    },
+  });
 }
 
 /** The headers an Anthropic SDK client sends (its key and version): `harness.post(path, body, anthropicClient)`. */

@@ -6,8 +6,8 @@
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createGateway, type GatewayStore } from 'switchyard-ai/gateway';
-import { type GatewayHarness, scriptedText, startGatewayHarness } from './harness.ts';
+import { createGateway } from 'switchyard-ai/gateway';
+import { type GatewayHarness, gatewayWithStore, scriptedText, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
 const hello = scriptedText;
@@ -24,26 +24,6 @@ afterAll(async () => {
 
 const post = (path: string, body: string, headers: Record<string, string> = {}) =>
   harness.post(path, body, headers);
-
-/** A gateway over `store` with `store-chat` on the emulator's OpenAI Chat upstream. */
-const gatewayWithStore = (store: GatewayStore) =>
-  createGateway({
-    store,
-    accessLog: () => {},
-    logger: { warn: () => {} },
-    config: {
-      builtins: false,
-      adapters: {
-        openai: {
-          type: 'openai',
-          base_url: `${harness.emulator.url}/v1`,
-          api_key: 'upstream-key',
-          max_retries: 0,
-        },
-      },
-      models: { 'openai:gpt-5-mini': { aliases: ['store-chat'] } },
-    },
-  });
 
 const chatBody = (extra: Record<string, unknown> = {}) =>
   JSON.stringify({ model: 'up-chat', messages: [{ role: 'user', content: 'Hi' }], ...extra });
@@ -508,7 +488,7 @@ it('a store that fails after the upstream call costs the next turn, never this r
       throw new Error('store down');
     },
   };
-  const gateway = gatewayWithStore(failing);
+  const gateway = gatewayWithStore(harness.emulator.url, failing);
   harness.emulator.enqueue(hello('Paid for.'));
   const response = await gateway.app.request('/v1/responses', {
     method: 'POST',
@@ -536,7 +516,7 @@ it.each([
   ],
   ['an item of an unknown kind', { transcript: [{ kind: 'robot', parts: [{ type: 'text', text: 'x' }] }] }],
 ])('a value another writer left in the store (%s) is no value: never a 500', async (_, planted) => {
-  const gateway = gatewayWithStore({ get: async () => planted, put: async () => {} });
+  const gateway = gatewayWithStore(harness.emulator.url, { get: async () => planted, put: async () => {} });
   const continued = await gateway.app.request('/v1/responses', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

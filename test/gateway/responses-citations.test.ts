@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readRecorded, recordedDir } from '../support/fixtures.ts';
+import { citedUrls, readRecorded, recordedDir } from '../support/fixtures.ts';
 import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
 import { flatCitation } from '../support/openai-wire.ts';
 
@@ -123,23 +123,6 @@ it('Gemini grounding, streamed: one annotation.added per citation before respons
     expected,
   );
 });
-
-/** The web search result URLs an Anthropic recording cites (in `citations` or `citations_delta`). */
-function citedUrls(recording: string): Set<string> {
-  const urls = new Set<string>();
-  const visit = (value: unknown): void => {
-    if (Array.isArray(value)) value.forEach(visit);
-    else if (typeof value === 'object' && value !== null) {
-      const object = value as Record<string, unknown>;
-      if (object.type === 'web_search_result_location' && typeof object.url === 'string')
-        urls.add(object.url);
-      Object.values(object).forEach(visit);
-    }
-  };
-  for (const line of recording.trim().startsWith('{\n') ? [recording] : recording.split('\n'))
-    if (line.trim() !== '') visit(JSON.parse(line));
-  return urls;
-}
 
 it('a recorded Anthropic web search: its cited sources reach a Responses client on the text they cite, whole and streamed', async () => {
   const file = (extension: string) => join(recordedDir, `anthropic/anthropic-web-search-tool.1.${extension}`);

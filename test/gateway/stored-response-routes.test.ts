@@ -8,8 +8,7 @@
 import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createGateway, type GatewayStore } from 'switchyard-ai/gateway';
-import { type GatewayHarness, scriptedText, startGatewayHarness } from './harness.ts';
+import { type GatewayHarness, gatewayWithStore, scriptedText, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
 const digest = (key: string) => `sha256:${createHash('sha256').update(key).digest('hex')}`;
@@ -319,26 +318,6 @@ describe('expiry', () => {
 });
 
 describe('a store that fails', () => {
-  /** A gateway over `store` with `store-responses` on the harness's emulator (Responses upstream). */
-  const gatewayWithStore = (store: GatewayStore) =>
-    createGateway({
-      store,
-      accessLog: () => {},
-      logger: { warn: () => {} },
-      config: {
-        builtins: false,
-        adapters: {
-          responses: {
-            type: 'openai-responses',
-            base_url: `${harness.emulator.url}/v1`,
-            api_key: 'upstream-key',
-            max_retries: 0,
-          },
-        },
-        models: { 'responses:gpt-5-mini': { aliases: ['store-responses'] } },
-      },
-    });
-
   it('a streamed reply the store could not keep ends with response.completed saying store: false', async () => {
     const failing = {
       get: async () => undefined,
@@ -346,7 +325,7 @@ describe('a store that fails', () => {
         throw new Error('store down');
       },
     };
-    const gateway = gatewayWithStore(failing);
+    const gateway = gatewayWithStore(harness.emulator.url, failing);
     harness.emulator.enqueue(scriptedText('Paid for.'));
     const response = await gateway.app.request('/v1/responses', {
       method: 'POST',

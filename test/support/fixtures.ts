@@ -22,3 +22,20 @@ export function listRecorded(folder: string): string[] {
 export function readRecorded(path: string): string {
   return readFileSync(path, 'utf8');
 }
+
+/** The web search result URLs an Anthropic recording cites (in `citations` or `citations_delta`). */
+export function citedUrls(recording: string): Set<string> {
+  const urls = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (typeof value === 'object' && value !== null) {
+      const object = value as Record<string, unknown>;
+      if (object.type === 'web_search_result_location' && typeof object.url === 'string')
+        urls.add(object.url);
+      Object.values(object).forEach(visit);
+    }
+  };
+  for (const line of recording.trim().startsWith('{\n') ? [recording] : recording.split('\n'))
+    if (line.trim() !== '') visit(JSON.parse(line));
+  return urls;
+}
