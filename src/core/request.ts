@@ -81,7 +81,11 @@ export interface CanonicalRequest {
   reasoning?: ReasoningRequest;
   cache?: PromptCacheRequest;
   metadata?: MetadataMap;
-  /** Per-provider pass-through options, keyed by adapter name (e.g. `{ gemini: { safetySettings } }`). */
+  /**
+   * Per-provider pass-through options, keyed by adapter name (e.g. `{ gemini: { safetySettings } }`);
+   * every OpenAI Responses adapter also reads the protocol's key, `'openai-responses'`, whatever its
+   * name (the gateway's Responses codec puts a client's built-in tools there).
+   */
   providerOptions?: Record<string, JsonObject>;
 }
 

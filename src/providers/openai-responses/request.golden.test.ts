@@ -528,3 +528,25 @@ describe('golden request bodies', () => {
     `);
   });
 });
+
+describe('providerOptions["openai-responses"]: read by every Responses adapter, whatever its name', () => {
+  it('its tools are appended after the function tools and its tool_choice replaces the canonical one; the adapter’s own key merges after', async () => {
+    const adapter = createXaiResponses(common());
+    const before = emulator.requests.length;
+    emulator.enqueue({ type: 'json', body: textAnswer });
+    await adapter.complete({
+      ...request(opening, 'xai:grok-4'),
+      providerOptions: {
+        'openai-responses': { tools: [{ type: 'web_search' }], tool_choice: { type: 'web_search' } },
+        xai: { tools: [{ type: 'x_search' }] },
+      },
+    });
+    const body = emulator.requests[before]!.body as Record<string, unknown>;
+    expect((body.tools as Array<{ type: string }>).map((tool) => tool.type)).toEqual([
+      'function',
+      'web_search',
+      'x_search',
+    ]);
+    expect(body.tool_choice).toEqual({ type: 'web_search' });
+  });
+});

@@ -1,5 +1,6 @@
 /** The canonical request → a Responses request body (`POST /responses`). */
 import { clientCallItems } from './client-calls.ts';
+import type { ProtocolId } from '../../core/adapter.ts';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import { type CanonicalRequest, type OutputSchema, wantsReasoning } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
@@ -151,7 +152,8 @@ function addReasoning(
 /**
  * Builds the request body, fields in this order: model, instructions, input, tools, tool_choice,
  * parallel_tool_calls, max_output_tokens, temperature, top_p, text, reasoning, include, store,
- * previous_response_id / conversation, prompt_cache_key, then `providerOptions[<adapter name>]`
+ * previous_response_id / conversation, prompt_cache_key, then `providerOptions['openai-responses']`
+ * (read by every Responses adapter, whatever its name) and `providerOptions[<adapter name>]`
  * merged verbatim (a `tools` array there is appended: built-in tools such as `web_search`), then
  * stream. What the input holds depends on the state mode ({@link planInput}).
  */
@@ -217,6 +219,9 @@ export function buildRequest(
     body.previous_response_id = plan.previousResponseId;
   if (plan.kind === 'delta' && plan.conversation !== undefined) body.conversation = plan.conversation;
   if (request.cache !== undefined) body.prompt_cache_key = `switchyard-${context.session.id}`;
+  // Options for every Responses adapter (the gateway's built-in tools), then this adapter's own.
+  if (context.provider !== protocolOptionsKey)
+    mergeProviderOptions(body, request.providerOptions?.[protocolOptionsKey]);
   mergeProviderOptions(body, request.providerOptions?.[context.provider]);
   delete body.stream;
   if (context.stream) body.stream = true;
@@ -232,6 +237,9 @@ function customCallIds(transcript: readonly Item[], freeform: ReadonlySet<string
         if (part.type === 'tool-call' && freeform.has(part.name)) ids.add(part.id);
   return ids;
 }
+
+/** The provider-options key every Responses adapter reads beside its own name: the protocol's (`CanonicalRequest.providerOptions`). */
+export const protocolOptionsKey: ProtocolId = 'openai-responses';
 
 /** Pass-through options: a `tools` array is appended to the function tools; anything else replaces. */
 function mergeProviderOptions(body: JsonObject, extra: JsonObject | undefined): void {
