@@ -74,6 +74,14 @@ export interface DecodedRequest {
    * so a request holding one is routed only to the protocol's own provider.
    */
   serverTools?: string[];
+  /**
+   * Responses: the request's built-in tools (`web_search`, `mcp`, `apply_patch`, …) and a
+   * `tool_choice` naming one, each by its path and `type`. They travel to a Responses upstream (any
+   * adapter of type `openai-responses`: OpenAI, Azure, xAI) as written, in
+   * `providerOptions['openai-responses']`; on a route to another provider the gateway takes them
+   * out and names each in the WARN (clients such as Codex always send some).
+   */
+  builtinTools?: Array<{ path: string; type: string }>;
   /** What the codec left out on purpose (for the server's WARN), e.g. hosted tools it cannot offer. */
   warnings?: string[];
   /**

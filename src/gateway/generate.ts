@@ -16,6 +16,7 @@ import { isAdapterError } from '../core/errors/guards.ts';
 import { unknownModel } from '../registry/resolve.ts';
 import { createResponsesId } from '../codecs/ids.ts';
 import { finalResponseText, markUnstored } from '../codecs/openai-responses/response.ts';
+import { leaveOutBuiltins } from '../codecs/openai-responses/request.ts';
 import { taggedOpaque } from '../codecs/opaque.ts';
 import type {
   DecodeContext,
@@ -494,6 +495,11 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
   });
   served.model = decoded.model;
   served.stream = decoded.stream;
+  // An unknown name fails in routing with its classified error (404 in the client's shape).
+  const model = permittedModel(state, call.key, decoded.model);
+  const native = inboundCodecs[call.protocol].nativeProvider;
+  const nativeRoute = native !== undefined && model !== undefined && model.type === native.type;
+  if (!nativeRoute) leaveOutBuiltins(decoded);
   // One line per request, however many parts were left out (a body of 200,000 unknown tools must
   // not write 200,000 lines), each detail cut as every client text the gateway repeats is.
   const { warnings } = decoded;
@@ -504,10 +510,6 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
       count: warnings.length,
       details: warnings.slice(0, maxWarningDetails).map(shown),
     });
-  // An unknown name fails in routing with its classified error (404 in the client's shape).
-  const model = permittedModel(state, call.key, decoded.model);
-  const native = inboundCodecs[call.protocol].nativeProvider;
-  const nativeRoute = native !== undefined && model !== undefined && model.type === native.type;
   if (nativeRoute) {
     adoptUntaggedArtifacts(decoded.request.transcript, native.provider);
     adoptUntaggedItems(decoded.request.transcript, native.provider);

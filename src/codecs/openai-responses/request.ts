@@ -1,4 +1,5 @@
 /** Decodes an OpenAI Responses request (`POST /v1/responses`) into the canonical request. */
+import type { ProtocolId } from '../../core/adapter.ts';
 import type { OutputSchema } from '../../core/request.ts';
 import {
   type FreeformFormat,
@@ -38,7 +39,7 @@ import {
 import { untaggedItemIdKey } from '../opaque.ts';
 import { decodeClientCall, decodeClientOutput } from './client-calls.ts';
 import type { DecodedRequest, ItemReference, OpaqueCodec } from '../types.ts';
-import { isJsonObject } from '../../core/json.ts';
+import { isJsonObject, type JsonObject } from '../../core/json.ts';
 
 function contentPart(value: unknown, path: string): Part {
   const part = jsonObject(value, path);
@@ -206,20 +207,36 @@ function convertItem(
   }
 }
 
+/** The provider-options key every Responses adapter reads whatever its name (`CanonicalRequest.providerOptions`): built-in tools and their `tool_choice`. */
+export const responsesOptionsKey: ProtocolId = 'openai-responses';
+
+/**
+ * Built-in tools (`web_search`, `file_search`, `code_interpreter`, `mcp`, `local_shell`, `shell`,
+ * `apply_patch`, …) as the client wrote them, with their paths: only a Responses upstream defines
+ * them, so they travel in `providerOptions['openai-responses'].tools` and the gateway leaves them
+ * out, with a WARN, on a route to any other provider (clients such as Codex always send some).
+ */
+interface BuiltinTools {
+  tools: JsonObject[];
+  paths: string[];
+  /** Where each tool sits in `tools`, by `type` and name: one declared again replaces the earlier. */
+  at: Map<string, number>;
+}
+
 /**
  * Function and custom (freeform) tools are offered, and so are those of a `namespace` tool (Codex
- * groups its sub-agent tools in one), as `{namespace}.{name}`; hosted tools (`web_search`,
- * `local_shell`, …) cannot be served by another provider, so they are left out with a warning
- * (clients such as Codex always send some) rather than refusing the whole request.
+ * groups its sub-agent tools in one), as `{namespace}.{name}`; built-in tools are kept apart
+ * ({@link BuiltinTools}).
  */
 function convertTools(
   body: Record<string, unknown>,
   declared: DeclaredTools,
   warnings: string[],
   namespaced: Map<string, string>,
+  builtin: BuiltinTools,
 ): ToolSpec[] | undefined {
   const tools = optionalArray(body, 'tools')?.flatMap((tool, index) =>
-    convertTool(tool, `tools.${index}`, warnings, namespaced),
+    convertTool(tool, `tools.${index}`, warnings, namespaced, builtin),
   );
   if (declared.length === 0) return tools;
   // Tools an `additional_tools` item declares join them; one declared again replaces the earlier
@@ -228,7 +245,7 @@ function convertTools(
   const at = new Map<string, number>();
   all.forEach((spec, index) => at.set(spec.name, index));
   for (const [tool, path] of declared)
-    for (const spec of convertTool(tool, path, warnings, namespaced)) {
+    for (const spec of convertTool(tool, path, warnings, namespaced, builtin)) {
       const index = at.get(spec.name);
       if (index === undefined) at.set(spec.name, all.push(spec) - 1);
       else all[index] = spec;
@@ -241,8 +258,13 @@ function convertTool(
   path: string,
   warnings: string[],
   namespaced: Map<string, string>,
+  builtin: BuiltinTools,
 ): ToolSpec[] {
   const object = jsonObject(tool, path);
+  if (isBuiltinType(object.type)) {
+    keepBuiltin(builtin, object, path);
+    return [];
+  }
   if (object.type === 'namespace') {
     const namespace = requiredString(object, 'name', `${path}.name`);
     return (optionalArray(object, 'tools', `${path}.tools`) ?? []).flatMap((inner, innerIndex) => {
@@ -252,6 +274,31 @@ function convertTool(
     });
   }
   return functionTool(object, path, warnings, '');
+}
+
+/** A built-in tool's or tool choice's `type`: a string other than those the codec reads itself. */
+function isBuiltinType(type: unknown): boolean {
+  return (
+    typeof type === 'string' &&
+    type !== '' &&
+    type !== 'function' &&
+    type !== 'custom' &&
+    type !== 'namespace' &&
+    type !== 'allowed_tools'
+  );
+}
+
+function keepBuiltin(builtin: BuiltinTools, tool: JsonObject, path: string): void {
+  const label = tool.name ?? tool.server_label;
+  const key = `${tool.type as string}\u0000${typeof label === 'string' ? label : ''}`;
+  const index = builtin.at.get(key);
+  if (index === undefined) {
+    builtin.at.set(key, builtin.tools.push({ ...tool }) - 1);
+    builtin.paths.push(path);
+  } else {
+    builtin.tools[index] = { ...tool };
+    builtin.paths[index] = path;
+  }
 }
 
 /**
@@ -300,9 +347,10 @@ function qualifiedName(item: Record<string, unknown>, path: string): string {
   return namespace === undefined ? name : `${namespace}.${name}`;
 }
 
-function convertToolChoice(value: unknown): ToolChoice | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (value === 'auto' || value === 'none' || value === 'required') return value;
+/** The request's `tool_choice`: a canonical choice, or a built-in tool's as written (`{type: 'web_search'}`). */
+function convertToolChoice(value: unknown): { choice?: ToolChoice; builtin?: JsonObject } {
+  if (value === undefined || value === null) return {};
+  if (value === 'auto' || value === 'none' || value === 'required') return { choice: value };
   const object = jsonObject(value, 'tool_choice');
   if (object.type === 'function' || object.type === 'custom') {
     const namespace = optionalString(object, 'namespace', 'tool_choice.namespace');
@@ -310,13 +358,58 @@ function convertToolChoice(value: unknown): ToolChoice | undefined {
       namespace === undefined || typeof object.name !== 'string'
         ? object.name
         : `${namespace}.${object.name}`;
-    return namedTool(name, 'tool_choice.name');
+    return { choice: namedTool(name, 'tool_choice.name') };
   }
+  if (isBuiltinType(object.type)) return { builtin: { ...object } };
   throw new RequestFieldError(
     'tool_choice',
-    'tool_choice must be auto, none, required, a function or a custom tool',
+    'tool_choice must be auto, none, required, a function, a custom tool or a built-in tool',
     'unsupported',
   );
+}
+
+/**
+ * Built-in tools and a `tool_choice` naming one, for a Responses upstream: they go in
+ * `providerOptions['openai-responses']` (appended to the tools, the choice replacing any), and
+ * `decoded.builtinTools` names each so the gateway can leave them out, with a WARN, on another route.
+ */
+function addBuiltins(decoded: DecodedRequest, builtin: BuiltinTools, choice: JsonObject | undefined): void {
+  const options: JsonObject = {};
+  const named: NonNullable<DecodedRequest['builtinTools']> = builtin.tools.map((tool, index) => ({
+    path: builtin.paths[index]!,
+    type: tool.type as string,
+  }));
+  if (builtin.tools.length > 0) options.tools = builtin.tools;
+  if (choice !== undefined) {
+    options.tool_choice = choice;
+    named.push({ path: 'tool_choice', type: choice.type as string });
+  }
+  if (named.length === 0) return;
+  decoded.request.providerOptions = { [responsesOptionsKey]: options };
+  decoded.builtinTools = named;
+}
+
+/**
+ * On a route to another provider than a Responses one (the gateway decides): the built-in tools and
+ * a `tool_choice` naming one are taken out of the request and named in its warnings — no other
+ * provider defines them, and clients such as Codex always send some, so this is no refusal.
+ */
+export function leaveOutBuiltins(decoded: DecodedRequest): void {
+  const { builtinTools } = decoded;
+  if (builtinTools === undefined) return;
+  const options = decoded.request.providerOptions;
+  if (options !== undefined) {
+    delete options[responsesOptionsKey];
+    if (Object.keys(options).length === 0) delete decoded.request.providerOptions;
+  }
+  const warnings = (decoded.warnings ??= []);
+  for (const { path, type } of builtinTools)
+    warnings.push(
+      path === 'tool_choice'
+        ? `tool_choice: built-in tool '${type}' is not offered to the model (only a Responses upstream serves it); the model chooses`
+        : `${path}: tool type '${type}' is not offered to the model (only a Responses upstream serves it)`,
+    );
+  delete decoded.builtinTools;
 }
 
 function convertFormat(text: unknown): OutputSchema | undefined {
@@ -379,9 +472,10 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   const request: DecodedRequest['request'] = { transcript };
   const warnings: string[] = [];
   const namespaced = new Map<string, string>();
-  const tools = convertTools(object, declared, warnings, namespaced);
+  const builtin: BuiltinTools = { tools: [], paths: [], at: new Map() };
+  const tools = convertTools(object, declared, warnings, namespaced, builtin);
   if (tools !== undefined && tools.length > 0) request.tools = tools;
-  const choice = convertToolChoice(object.tool_choice);
+  const { choice, builtin: builtinChoice } = convertToolChoice(object.tool_choice);
   if (choice !== undefined) request.toolChoice = checkedToolChoice(choice, request.tools, 'tool_choice');
   const parallel = optionalBoolean(object, 'parallel_tool_calls');
   if (parallel !== undefined) request.parallelToolCalls = parallel;
@@ -406,6 +500,7 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
     store: optionalBoolean(object, 'store') ?? true,
     encryptedReasoning: include.includes('reasoning.encrypted_content'),
   };
+  addBuiltins(decoded, builtin, builtinChoice);
   if (warnings.length > 0) decoded.warnings = warnings;
   if (namespaced.size > 0) decoded.namespaces = namespaced;
   const freeform = freeformNames(tools);

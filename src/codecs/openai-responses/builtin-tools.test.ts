@@ -1,0 +1,85 @@
+/** A Responses request's built-in tools decode to `providerOptions['openai-responses']`, left out (WARN) on another route. */
+import { describe, expect, it } from 'vitest';
+import { verbatimOpaque } from '../opaque.ts';
+import { RequestFieldError } from '../fields.ts';
+import { decodeRequest, leaveOutBuiltins } from './request.ts';
+
+const shell = { type: 'function', name: 'shell', parameters: { type: 'object' } };
+const decode = (fields: Record<string, unknown>) =>
+  decodeRequest({ model: 'm', input: 'Hi', ...fields }, verbatimOpaque);
+
+describe('built-in tools in a Responses request', () => {
+  it('go as written in providerOptions["openai-responses"].tools, named in builtinTools; function tools stay canonical; no warning', () => {
+    const search = { type: 'web_search', search_context_size: 'low' };
+    const decoded = decode({ tools: [search, shell, { type: 'local_shell' }] });
+    expect(decoded.request.tools?.map((tool) => tool.name)).toEqual(['shell']);
+    expect(decoded.request.providerOptions).toEqual({
+      'openai-responses': { tools: [search, { type: 'local_shell' }] },
+    });
+    expect(decoded.builtinTools).toEqual([
+      { path: 'tools.0', type: 'web_search' },
+      { path: 'tools.2', type: 'local_shell' },
+    ]);
+    expect(decoded.warnings).toBeUndefined();
+  });
+
+  it('an additional_tools item declaring a built-in tool again replaces it (mcp servers by label)', () => {
+    const declared = [
+      { type: 'web_search', search_context_size: 'high' },
+      { type: 'mcp', server_label: 'b' },
+    ];
+    const decoded = decode({
+      tools: [{ type: 'web_search' }, { type: 'mcp', server_label: 'a' }],
+      input: [{ type: 'additional_tools', tools: declared }],
+    });
+    expect(decoded.request.providerOptions?.['openai-responses']?.tools).toEqual([
+      declared[0],
+      { type: 'mcp', server_label: 'a' },
+      declared[1],
+    ]);
+  });
+
+  it('a tool_choice naming one goes as written, with no canonical choice; allowed_tools is still refused', () => {
+    const decoded = decode({ tools: [shell, { type: 'web_search' }], tool_choice: { type: 'web_search' } });
+    expect(decoded.request.toolChoice).toBeUndefined();
+    expect(decoded.request.providerOptions?.['openai-responses']?.tool_choice).toEqual({
+      type: 'web_search',
+    });
+    expect(decoded.builtinTools?.at(-1)).toEqual({ path: 'tool_choice', type: 'web_search' });
+    expect(() => decode({ tools: [shell], tool_choice: { type: 'allowed_tools', mode: 'auto' } })).toThrow(
+      RequestFieldError,
+    );
+  });
+
+  it('a tool of no type, or not a function inside a namespace, is still left out with a warning', () => {
+    const decoded = decode({
+      tools: [{ name: 'x' }, { type: 'namespace', name: 'ns', tools: [{ type: 'web_search' }] }],
+    });
+    expect(decoded.request.providerOptions).toBeUndefined();
+    expect(decoded.warnings).toEqual([
+      "tools.0: tool type 'undefined' is not offered to the model",
+      "tools.1.tools.0: tool type 'web_search' is not offered to the model",
+    ]);
+  });
+});
+
+describe('leaveOutBuiltins (a route to another provider)', () => {
+  it('takes them and their tool_choice out of the request, naming each in the warnings', () => {
+    const decoded = decode({ tools: [shell, { type: 'web_search' }], tool_choice: { type: 'web_search' } });
+    leaveOutBuiltins(decoded);
+    expect(decoded.request.providerOptions).toBeUndefined();
+    expect(decoded.request.tools?.map((tool) => tool.name)).toEqual(['shell']);
+    expect(decoded.builtinTools).toBeUndefined();
+    expect(decoded.warnings).toEqual([
+      "tools.1: tool type 'web_search' is not offered to the model (only a Responses upstream serves it)",
+      "tool_choice: built-in tool 'web_search' is not offered to the model (only a Responses upstream serves it); the model chooses",
+    ]);
+  });
+
+  it('leaves a request without built-in tools as it was', () => {
+    const decoded = decode({ tools: [shell] });
+    leaveOutBuiltins(decoded);
+    expect(decoded.warnings).toBeUndefined();
+    expect(decoded.request.providerOptions).toBeUndefined();
+  });
+});

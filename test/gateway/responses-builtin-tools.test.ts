@@ -1,0 +1,165 @@
+/**
+ * A Responses client's built-in tools (`web_search`, `apply_patch`, `local_shell`, …) through the
+ * gateway, with the official `openai` SDK. Codex always sends some. Toward a Responses upstream they
+ * go as written, after the function tools, and so does a `tool_choice` naming one; toward any other
+ * upstream they are left out with one WARN naming each, and the request is served. Before, they were
+ * left out on every route: Codex's `web_search` never reached OpenAI, and a turn replaying an
+ * `apply_patch_call` reached it with the tool undeclared.
+ */
+import { join } from 'node:path';
+import type OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readRecorded, recordedDir } from '../support/fixtures.ts';
+import { createClients, type GatewayHarness, scriptedText, startGatewayHarness } from './harness.ts';
+
+let harness: GatewayHarness;
+let client: OpenAI;
+beforeAll(async () => {
+  harness = await startGatewayHarness();
+  client = createClients(harness.server.url).openai;
+});
+afterAll(() => harness.close());
+
+type Json = Record<string, unknown>;
+
+/** Codex's tools (trimmed): its `shell` function and the built-in `web_search` it always sends. */
+const shell = {
+  type: 'function',
+  name: 'shell',
+  description: 'Runs a shell command and returns its output.',
+  parameters: {
+    type: 'object',
+    properties: { command: { type: 'array', items: { type: 'string' } } },
+    required: ['command'],
+  },
+  strict: false,
+};
+const webSearch = { type: 'web_search' };
+
+/** Sends a Codex-shaped request to `model`; the reply's text, the body the upstream got and the request's WARN details. */
+async function send(model: string, fields: Json): Promise<{ text: string; body: Json; warned: string[] }> {
+  const requests = harness.emulator.requests.length;
+  const entries = harness.logger.entries.length;
+  harness.emulator.enqueue(scriptedText('Hi.'));
+  const response = await client.responses.create({
+    model,
+    instructions: 'You are Codex, a coding agent.',
+    input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'What is new?' }] }],
+    parallel_tool_calls: false,
+    store: false,
+    stream: false,
+    ...fields,
+  } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+  expect(harness.emulator.requests).toHaveLength(requests + 1);
+  const warned = harness.logger.entries
+    .slice(entries)
+    .filter((entry) => entry.message === 'gateway: part of the request was left out')
+    .flatMap((entry) => entry.fields.details as string[]);
+  return { text: response.output_text, body: harness.emulator.requests.at(-1)!.body as Json, warned };
+}
+
+describe('Codex-shaped request with web_search and a function tool', () => {
+  it('reaches a Responses upstream with web_search in tools, after the function, with no WARN', async () => {
+    const { text, body, warned } = await send('up-responses', {
+      tools: [shell, webSearch],
+      tool_choice: 'auto',
+    });
+    expect(text).toBe('Hi.');
+    expect(body.tools).toEqual([
+      expect.objectContaining({ type: 'function', name: 'shell' }),
+      { type: 'web_search' },
+    ]);
+    expect(body.tool_choice).toBe('auto');
+    expect(warned).toEqual([]);
+  });
+
+  it('reaches an Anthropic upstream with the function only, a WARN naming web_search, and is answered', async () => {
+    const { text, body, warned } = await send('up-anthropic', {
+      tools: [shell, webSearch],
+      tool_choice: 'auto',
+    });
+    expect(text).toBe('Hi.');
+    expect((body.tools as Json[]).map((tool) => tool.name)).toEqual(['shell']);
+    expect(JSON.stringify(body)).not.toContain('web_search');
+    expect(warned).toEqual([
+      expect.stringMatching(/^tools\.1: tool type 'web_search' is not offered to the model/),
+    ]);
+  });
+
+  it('a built-in tool with options (web_search filters, an mcp server) reaches a Responses upstream as written', async () => {
+    const search = {
+      type: 'web_search',
+      filters: { allowed_domains: ['example.com'] },
+      search_context_size: 'low',
+    };
+    const mcp = {
+      type: 'mcp',
+      server_label: 'docs',
+      server_url: 'https://mcp.example.com',
+      require_approval: 'never',
+    };
+    const { body } = await send('up-responses', { tools: [search, shell, mcp] });
+    expect(body.tools).toEqual([expect.objectContaining({ name: 'shell' }), search, mcp]);
+  });
+});
+
+describe('apply_patch: the tool and a replayed apply_patch_call turn', () => {
+  const [recorded] = (
+    JSON.parse(readRecorded(join(recordedDir, 'openai/responses', 'openai-apply-patch-tool.1.json'))) as {
+      output: Json[];
+    }
+  ).output;
+  const answer = {
+    type: 'apply_patch_call_output',
+    call_id: recorded!.call_id,
+    status: 'completed',
+    output: 'Created shopping-checklist.md',
+  };
+  const input = [{ role: 'user', content: 'Make a shopping list.' }, recorded, answer];
+
+  it('reaches a Responses upstream with apply_patch declared and the call and its output as the client sent them', async () => {
+    const { text, body, warned } = await send('up-responses', {
+      input,
+      tools: [shell, { type: 'apply_patch' }],
+    });
+    expect(text).toBe('Hi.');
+    expect(body.tools).toEqual([expect.objectContaining({ name: 'shell' }), { type: 'apply_patch' }]);
+    expect((body.input as unknown[]).slice(1)).toEqual([recorded, answer]);
+    expect(warned).toEqual([]);
+  });
+
+  it('reaches an Anthropic upstream as an ordinary call and result, the built-in tool left out with a WARN', async () => {
+    const { text, body, warned } = await send('up-anthropic', {
+      input,
+      tools: [shell, { type: 'apply_patch' }],
+    });
+    expect(text).toBe('Hi.');
+    expect((body.tools as Json[]).map((tool) => tool.name)).toEqual(['shell']);
+    expect(warned).toEqual([expect.stringContaining("tool type 'apply_patch'")]);
+  });
+});
+
+describe('tool_choice naming a built-in tool', () => {
+  it('reaches a Responses upstream as written', async () => {
+    const { body, warned } = await send('up-responses', {
+      tools: [shell, webSearch],
+      tool_choice: { type: 'web_search' },
+    });
+    expect(body.tool_choice).toEqual({ type: 'web_search' });
+    expect(warned).toEqual([]);
+  });
+
+  it('toward an Anthropic upstream is left out with the tool (the model chooses), with a WARN naming both; answered, not refused', async () => {
+    const { text, body, warned } = await send('up-anthropic', {
+      tools: [shell, webSearch],
+      tool_choice: { type: 'web_search' },
+    });
+    expect(text).toBe('Hi.');
+    // The model chooses: `auto` (the request's `parallel_tool_calls: false` rides on it), no forced tool.
+    expect(body.tool_choice).toEqual({ type: 'auto', disable_parallel_tool_use: true });
+    expect(warned).toEqual([
+      expect.stringContaining("tools.1: tool type 'web_search'"),
+      expect.stringMatching(/^tool_choice: built-in tool 'web_search' is not offered to the model/),
+    ]);
+  });
+});
