@@ -228,12 +228,13 @@ export class StreamBuilder {
       this.setMetadata(stopSequenceKey, matched);
       return;
     }
-    // The longest end of the text that begins a sequence is held back.
+    // The longest end of the text that begins a sequence is held back: for each sequence, the first
+    // place in the text's last (length − 1) characters from which the rest of the text begins it.
     let held = 0;
     for (const stop of stops)
-      for (let length = Math.min(stop.length - 1, text.length); length > held; length--)
-        if (text.endsWith(stop.slice(0, length))) {
-          held = length;
+      for (let from = Math.max(0, text.length - stop.length + 1); from < text.length - held; from++)
+        if (text.charCodeAt(from) === stop.charCodeAt(0) && stop.startsWith(text.slice(from))) {
+          held = text.length - from;
           break;
         }
     this.stopTail = text.slice(text.length - held);

@@ -135,6 +135,7 @@ export function unfinishedCallIn(
  */
 /** The request setting an adapter's refusal (by its code) is about. */
 const refusedSettings: Readonly<Record<string, RequestSetting>> = {
+  [refusalCodes.tooManyStopSequences]: 'stopSequences',
   [refusalCodes.thinkingWithForcedToolChoice]: 'toolChoice',
   [refusalCodes.thinkingNeedsRoom]: 'maxOutputTokens',
   // The pre-flight's refusal of a cap above the named model's output limit (core/capability-check.ts).

@@ -122,3 +122,34 @@ it('a Chat client’s 6 stop sequences to Gemini, which takes 5: the 5 go upstre
   expect(streamedText(chunks)).toBe('Thought: I should look it up.\nObservation: made up\n');
   expect(finishOf(chunks)).toBe('stop');
 });
+
+describe('stop sequences past what is cut at here (64, of at most 256 characters)', () => {
+  it('65 from a Chat client to a Responses upstream: a 400 naming stop, nothing sent upstream', async () => {
+    const requests = harness.emulator.requests.length;
+    const response = await harness.post('/v1/chat/completions', {
+      model: 'up-responses',
+      messages: [{ role: 'user', content: 'x' }],
+      stop: Array.from({ length: 65 }, (_, index) => `stop ${index}`),
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { param: string; message: string } };
+    expect(body.error.param).toBe('stop');
+    expect(body.error.message).toContain('got 65 sequences');
+    expect(harness.emulator.requests.length).toBe(requests);
+  });
+
+  it('one of 300 characters from an Anthropic client to gpt-5 on Chat: a 400 naming stop_sequences', async () => {
+    const response = await harness.post(
+      '/v1/messages',
+      {
+        model: 'up-chat',
+        max_tokens: 50,
+        stop_sequences: ['END', 'x'.repeat(300)],
+        messages: [{ role: 'user', content: 'x' }],
+      },
+      { 'anthropic-version': '2023-06-01' },
+    );
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('one of 300 characters');
+  });
+});

@@ -7,12 +7,34 @@
  * Usage is what the provider reported; a stream cut before its usage gets the estimate
  * (`usage-fallback.ts`), as any stream without one.
  */
+import { InvalidRequestError } from '../../core/errors/index.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext } from './definition.ts';
+import { refusalCodes } from './refusal-codes.ts';
 
 /** Per call: the sequences its reply is cut at here. */
 const emulated = new WeakMap<ProviderContext, readonly string[]>();
+
+/**
+ * Most sequences, and most characters in one, cut at here: each text delta is searched for every
+ * sequence, so a client's thousands of long sequences would cost every delta milliseconds. Past
+ * either, a refusal naming it (the providers' own limits are lower still: OpenAI 4, Gemini 5).
+ */
+export const maxEmulatedStops = { count: 64, length: 256 } as const;
+
+function emulate(stops: readonly string[], context: ProviderContext): void {
+  const { count, length } = maxEmulatedStops;
+  const longest = Math.max(...stops.slice(0, count + 1).map((stop) => stop.length));
+  if (stops.length > count || longest > length)
+    throw new InvalidRequestError({
+      message: `${context.provider}: its stop sequences are applied by Switchyard for this model, at most ${count} of at most ${length} characters each; got ${stops.length > count ? `${stops.length} sequences` : `one of ${longest} characters`}`,
+      provider: context.provider,
+      requestId: context.requestId,
+      providerCode: refusalCodes.tooManyStopSequences,
+    });
+  emulated.set(context, stops);
+}
 
 /**
  * `request.stopSequences` when there are any, at most `max` of them; with more, the first `max`
@@ -26,14 +48,14 @@ export function stopSequencesWithin(
   const stops = request.stopSequences;
   if (stops === undefined || stops.length === 0) return undefined;
   if (max === undefined || stops.length <= max) return stops;
-  emulated.set(context, stops);
+  emulate(stops, context);
   return stops.slice(0, max);
 }
 
 /** For a provider (or model) that takes no stop sequences: every one of the request's emulated. */
 export function emulateStopSequences(request: CanonicalRequest, context: ProviderContext): void {
   const stops = request.stopSequences;
-  if (stops !== undefined && stops.length > 0) emulated.set(context, stops);
+  if (stops !== undefined && stops.length > 0) emulate(stops, context);
 }
 
 /** The reply readers' hook (`complete-call.ts`, `stream-call.ts`): the call's emulated sequences cut its text. */
