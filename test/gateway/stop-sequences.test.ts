@@ -3,7 +3,8 @@
  * (which refuses `stop`) and every Responses model (which has no `stop`) are sent none, Gemini at
  * most 5, and the reply is cut before the first of the client's sequences — wherever the upstream's
  * deltas split it — finished as a stop (Anthropic `stop_reason: stop_sequence` naming it, Chat
- * `stop`), the rest of the upstream's stream not waited for.
+ * `stop`). The rest of the upstream's stream is still read, not sent: the upstream generates and
+ * bills it, so the reply's usage is the upstream's own count, never an estimate of the cut text.
  */
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,6 +35,7 @@ async function chatStream(model: string, stop: string[]): Promise<ChatCompletion
     messages: [{ role: 'user', content: 'What is the answer?' }],
     stop,
     stream: true,
+    stream_options: { include_usage: true },
   });
   const chunks: ChatCompletionChunk[] = [];
   for await (const chunk of stream) chunks.push(chunk);
@@ -84,13 +86,20 @@ describe('an Anthropic client’s stop_sequences to gpt-5 on Chat, which refuses
 });
 
 describe('a Chat client’s stop to a Responses upstream, which has no stop', () => {
-  it('streamed: cut, finish_reason stop, and an upstream still streaming after the sequence is not waited for', async () => {
-    // One delta holds the whole answer (event 5 of the Responses stream); then the upstream stalls.
-    harness.emulator.enqueue({ ...scripted, chunkSize: 200, fault: { stallAfterEvents: 5 } });
+  it('streamed: cut, finish_reason stop, and the usage the upstream reported after the sequence (its reasoning too)', async () => {
+    // One event per read (5 ms apart): the usage comes reads after the sequence.
+    harness.emulator.enqueue({
+      ...scripted,
+      usage: { input: 7, output: 20, reasoning: 300 },
+      fault: { dripMs: 5 },
+    });
     const chunks = await chatStream('up-responses', ['\nObservation:']);
     expect(lastBody()).not.toHaveProperty('stop');
     expect(streamedText(chunks)).toBe(before);
     expect(finishOf(chunks)).toBe('stop');
+    const usage = chunks.at(-1)!.usage!;
+    expect(usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 320 });
+    expect(usage.completion_tokens_details?.reasoning_tokens).toBe(300);
   });
 
   it('whole: cut and finished stop; a reply without the sequence is whole', async () => {

@@ -2,10 +2,11 @@
  * The stop sequences of a request as a provider takes them, and the rest emulated. A provider that
  * takes none (OpenAI Responses; the Chat models that reject `stop`: o3, o4, gpt-5) or fewer than
  * asked (OpenAI Chat 4, Gemini 5) is sent what it takes, and the reply's text is cut before the
- * first of all the request's sequences here (`StreamBuilder.stopAt`; a stream stops being read
- * there): the answer the caller asked for, never one that runs past a sequence it asked to stop at.
- * Usage is what the provider reported; a stream cut before its usage gets the estimate
- * (`usage-fallback.ts`), as any stream without one.
+ * first of the request's sequences it completes here (`StreamBuilder.stopAt`): the answer the caller
+ * asked for, never one that runs past a sequence it asked to stop at. The rest of a stream is still
+ * read (nothing of it emitted) until the provider ends it: the provider generates and bills it, so
+ * the usage is the provider's own count — cutting the read short left a reasoning model's thousands
+ * of billed tokens to an estimate of the few cut ones, and a key's budget blind to them.
  */
 import { InvalidRequestError } from '../../core/errors/index.ts';
 import type { CanonicalRequest } from '../../core/request.ts';

@@ -214,11 +214,8 @@ async function streamAttempt(
       demand,
       begun,
       call,
-      stopped: () => builder.stopped,
     };
     const whole = await readBody(reading, attemptController.signal, signal, context);
-    // Cut at a stop sequence (stop-sequences.ts): the reply ended there, the rest is not read.
-    if (builder.stopped) return;
     if (whole) endDecoder(decoder, parser, signal, context);
     parser.onEnd();
   } catch (error) {
@@ -245,8 +242,6 @@ interface BodyReading extends Consumer {
   decoder: { feed(chunk: Uint8Array): void };
   timers: CallTimers;
   call: HttpCall;
-  /** Whether the reply was cut at a stop sequence: nothing more is read. */
-  stopped: () => boolean;
 }
 
 /**
@@ -260,7 +255,7 @@ async function readBody(
   callSignal: AbortSignal,
   context: CallSetup['context'],
 ): Promise<boolean> {
-  const { reader, parser, decoder, timers, demand, begun, call, stopped } = reading;
+  const { reader, parser, decoder, timers, demand, begun, call } = reading;
   try {
     for (;;) {
       const paused = pace(demand, timers, attemptSignal);
@@ -280,9 +275,8 @@ async function readBody(
         if (error instanceof LimitExceededError) throw responseTooLarge(call, error);
         throw error;
       }
-      if (parser.isTerminated?.() === true || stopped()) {
-        // The terminal event arrived (or the reply was cut at a stop sequence): a server holding
-        // the connection open is not waited for.
+      if (parser.isTerminated?.() === true) {
+        // The terminal event arrived: a server holding the connection open is not waited for.
         reader.cancel().catch(() => {});
         return true;
       }

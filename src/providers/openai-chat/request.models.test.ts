@@ -284,3 +284,15 @@ describe('a tool’s own strict', () => {
     expect(warnings).toEqual(['sent a tool without strict: the host does not take it']);
   });
 });
+
+describe('a host no effort row knows', () => {
+  it('takes xhigh as high, with the WARN (only OpenAI’s newest models take xhigh); other levels as they are', () => {
+    const generic = mergeQuirks(defaultQuirks, presets.groq.quirks);
+    const xhigh = build(generic, 'groq', 'qwen/qwen3-32b', { reasoning: { effort: 'xhigh' } });
+    expect(xhigh.body.reasoning_effort).toBe('high');
+    expect(xhigh.warnings).toEqual(['changed the reasoning effort to a level the model takes']);
+    const low = build(generic, 'groq', 'qwen/qwen3-32b', { reasoning: { effort: 'low' } });
+    expect(low.body.reasoning_effort).toBe('low');
+    expect(low.warnings).toEqual([]);
+  });
+});

@@ -11,6 +11,7 @@ import { collectStream, userRequest } from '../openai-chat/test-support.ts';
 import { assertStreamInvariants } from '../../testing/index.ts';
 import type { JsonValue } from '../../core/json.ts';
 import type { Item, ToolOutput } from '../../core/transcript.ts';
+import { clientCallOf } from './client-calls.ts';
 import { createOpenAIResponses, type OpenAIResponsesOptions } from './index.ts';
 
 let emulator: Emulator;
@@ -278,4 +279,13 @@ describe('client-executed calls go back as their own items, answered by their ou
     expect(input[1]).toMatchObject({ name: 'apply_patch', arguments: '{"operation":{"path":"a"}}' });
     expect(input[2]).toMatchObject({ call_id: input[1]!.call_id, output: 'ok' });
   });
+});
+
+describe('clientCallOf', () => {
+  it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty'])(
+    'an upstream item of type %s (an Object.prototype name) is no call',
+    (type) => {
+      expect(clientCallOf({ type, id: 'x_1', call_id: 'c1' })).toBeUndefined();
+    },
+  );
 });

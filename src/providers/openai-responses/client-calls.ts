@@ -29,7 +29,11 @@ export function clientItemKey(provider: string): string {
  * a `call_id` (nothing could answer it).
  */
 export function clientCallOf(item: WireItem): { name: string; input: JsonObject } | undefined {
-  const kind = clientCallTypes[String(item.type)];
+  // Own keys only: an upstream's `constructor` or `__proto__` item is no call.
+  const kind =
+    typeof item.type === 'string' && Object.hasOwn(clientCallTypes, item.type)
+      ? clientCallTypes[item.type]
+      : undefined;
   if (kind === undefined || typeof item.call_id !== 'string' || item.call_id === '') return undefined;
   if (item.type === 'shell_call' && !isLocalEnvironment(item.environment)) return undefined;
   if (item.type === 'tool_search_call' && item.execution !== 'client') return undefined;

@@ -42,13 +42,16 @@ export function acceptedEfforts(
 
 /**
  * The level sent for `effort`: itself when the model takes it, else the lowest accepted level at or
- * above it, else the highest accepted level.
+ * above it, else the highest accepted level. A model no table row knows takes it as is, but for
+ * `xhigh`, sent as `high`: only OpenAI's newest models (rows of their own) take it, and a host whose
+ * enum ends at `high` (Groq, Together, OpenRouter's routes) would refuse the whole call.
  */
 export function clampEffort(
   effort: ReasoningEffortValue,
   accepted: readonly ReasoningEffortValue[] | undefined,
 ): ReasoningEffortValue {
-  if (accepted === undefined || accepted.length === 0 || accepted.includes(effort)) return effort;
+  if (accepted === undefined || accepted.length === 0) return effort === 'xhigh' ? 'high' : effort;
+  if (accepted.includes(effort)) return effort;
   const rank = effortOrder.indexOf(effort);
   const sorted = [...accepted].sort((left, right) => effortOrder.indexOf(left) - effortOrder.indexOf(right));
   return (
