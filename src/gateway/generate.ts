@@ -17,6 +17,7 @@ import { unknownModel } from '../registry/resolve.ts';
 import { createResponsesId } from '../codecs/ids.ts';
 import { finalResponseText, markUnstored } from '../codecs/openai-responses/response.ts';
 import { leaveOutBuiltins } from '../codecs/openai-responses/request.ts';
+import { underClientCallIds } from '../codecs/openai-responses/client-calls.ts';
 import { taggedOpaque } from '../codecs/opaque.ts';
 import type {
   DecodeContext,
@@ -182,13 +183,19 @@ function remember(
   // Switchyard's own protocol carries every artifact in its events: nothing to keep for it.
   if (call.protocol === 'switchyard') return undefined;
   const scope = scopeOf(call.key?.name);
-  const saving = saveArtifacts(response.content, response.provider, state.store, state.ttlMs, scope);
+  // A Responses client was given its client-run calls under the upstream's call_id
+  // (client-calls.ts): what is kept for its next turn names them so, or its answer would name none.
+  const kept =
+    call.protocol === 'openai-responses'
+      ? { ...response, content: underClientCallIds(response.content, response.provider) }
+      : response;
+  const saving = saveArtifacts(kept.content, kept.provider, state.store, state.ttlMs, scope);
   const keeping =
     call.protocol !== 'openai-responses' || decoded.store === false || responseId === undefined
       ? saving
       : storeResponse(
           state,
-          { decoded, response, context, replyText, scope, requestId: call.requestId },
+          { decoded, response: kept, context, replyText, scope, requestId: call.requestId },
           saving,
         );
   // The upstream call was made and paid: a store that fails now costs the next turn what it would

@@ -1,7 +1,8 @@
 /** A Responses client's built-in calls it ran and their answers decode to tool calls and results keeping each item. */
 import { describe, expect, it } from 'vitest';
 import { verbatimOpaque } from '../opaque.ts';
-import { untaggedItemKey } from './client-calls.ts';
+import type { Part } from '../../core/transcript.ts';
+import { underClientCallIds, untaggedItemKey } from './client-calls.ts';
 import { decodeRequest } from './request.ts';
 
 const decode = (input: unknown[]) =>
@@ -90,5 +91,36 @@ describe('client-run built-in items in a Responses request', () => {
     expect(() =>
       decode([{ type: 'tool_search_call', call_id: 'c', execution: 'server', arguments: {} }]),
     ).toThrow(/run by the server/);
+  });
+});
+
+describe('underClientCallIds', () => {
+  const patch = {
+    type: 'apply_patch_call',
+    id: 'apc_1',
+    call_id: 'call_up',
+    operation: { type: 'delete_file', path: 'a' },
+  };
+  const client: Part = {
+    type: 'tool-call',
+    id: 'tu_1' as never,
+    name: 'apply_patch',
+    input: { operation: patch.operation },
+    metadata: { 'responses.item': patch },
+  };
+  const fn: Part = { type: 'tool-call', id: 'tu_2' as never, name: 'f', input: {} };
+
+  it('a client-run call of the upstream is named by its item’s call_id; a function call keeps its id', () => {
+    const content = [client, fn];
+    const renamed = underClientCallIds(content, 'responses');
+    expect(renamed.map((part) => part.type === 'tool-call' && part.id)).toEqual(['call_up', 'tu_2']);
+    expect(content[0]).toBe(client); // not changed in place
+  });
+
+  it('another provider’s item, or none to rename: the same array', () => {
+    const content = [client, fn];
+    expect(underClientCallIds(content, 'openai')).toBe(content);
+    expect(underClientCallIds(content, undefined)).toBe(content);
+    expect(underClientCallIds([fn], 'responses')).toEqual([fn]);
   });
 });

@@ -130,3 +130,23 @@ export function clientCallItem(
   const item = part.metadata?.[`${provider}.item`];
   return isJsonObject(item) && callOf(item)?.name === part.name ? item : undefined;
 }
+
+/**
+ * A reply's parts with each client-run call from a Responses upstream (`provider`) under the
+ * `call_id` its item carries — the id a Responses client was given ({@link clientCallItem}) and
+ * answers with — instead of the gateway's call id; the same array when there is none. What the
+ * gateway keeps of the reply (its stored conversation, its call artifacts) then names the call as
+ * the client does, as a replayed call item does (`decodeClientCall`), and a later turn sends the
+ * item upstream with its own `call_id`.
+ */
+export function underClientCallIds(content: Part[], provider: string | undefined): Part[] {
+  let renamed: Part[] | undefined;
+  content.forEach((part, index) => {
+    if (part.type !== 'tool-call') return;
+    const callId = clientCallItem(part, provider)?.call_id;
+    if (typeof callId !== 'string' || callId === part.id) return;
+    renamed ??= [...content];
+    renamed[index] = { ...part, id: callId as never };
+  });
+  return renamed ?? content;
+}
