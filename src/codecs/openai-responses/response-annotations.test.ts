@@ -88,3 +88,42 @@ describe('placeResponseAnnotations', () => {
     expect(spans.slice(1).every((span) => span.part.annotations.length === 0)).toBe(true);
   });
 });
+
+describe('placeResponseAnnotations, by binary search', () => {
+  const spansOf = (lengths: number[]): TextSpan[] => {
+    let start = 0;
+    return lengths.map((length, index) => {
+      const span = {
+        part: { annotations: [] },
+        itemId: `msg_${index}`,
+        outputIndex: index,
+        start,
+        end: start + length,
+      };
+      start += length;
+      return span;
+    });
+  };
+
+  it('places each as the part-by-part search did: inside, crossing, empty, out of the text, zero-length at a start', () => {
+    const spans = spansOf([5, 0, 5, 5]);
+    const placed = placeResponseAnnotations(
+      [
+        citation(6, 8, 'https://inside.example'),
+        citation(3, 12, 'https://crossing.example'),
+        citation(5, 5, 'https://zero.example'),
+        citation(20, 30, 'https://beyond.example'),
+        { type: 'url_citation', url: 'https://no-offsets.example' },
+        'not an object',
+      ],
+      spans,
+    );
+    expect(
+      placed.map(({ span, annotation }) => [span.itemId, annotation.start_index, annotation.end_index]),
+    ).toEqual([
+      ['msg_2', 1, 3],
+      ['msg_0', 3, 5],
+      ['msg_2', 0, 0],
+    ]);
+  });
+});

@@ -6,7 +6,6 @@
  * to that part's text — once, not to every part it crosses: a copy per part would let a hostile
  * upstream's small reply (many parts, citations spanning them all) grow without bound.
  */
-import { splitAnnotations } from '../../core/annotations.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 /** An `output_text` part and the span of the whole message text it holds. */
 export interface TextSpan {
@@ -27,35 +26,37 @@ export interface PlacedAnnotation {
 
 /**
  * Appends each of the response's `annotations` to the part of `spans` holding it, or to the part its
- * span starts in (cut to it); returns where each went. One with no span in the text is left out.
+ * span starts in (cut to it); returns where each went, in the annotations' order. One with no span
+ * in the text is left out. Each is placed by a binary search of the spans (in message order, each
+ * starting where the one before ended): parts × annotations was a second for a hostile reply of
+ * 10,000 of each.
  */
 export function placeResponseAnnotations(
   annotations: readonly JsonValue[],
   spans: readonly TextSpan[],
 ): PlacedAnnotation[] {
-  let pending: readonly JsonValue[] = annotations;
   const placed: PlacedAnnotation[] = [];
-  const place = (span: TextSpan, annotation: JsonObject) => {
-    placed.push({ span, index: span.part.annotations.length, annotation });
-    span.part.annotations.push(annotation);
-  };
-  for (const span of spans) {
-    if (pending.length === 0) return placed;
-    const { inside, outside } = splitAnnotations(pending, span.start, span.end);
-    pending = outside;
-    for (const annotation of inside) place(span, annotation);
-  }
-  for (const annotation of pending) {
+  for (const annotation of annotations) {
     if (!isJsonObject(annotation)) continue;
     const { start_index: from, end_index: to } = annotation;
     if (typeof from !== 'number' || typeof to !== 'number') continue;
-    const span = spans.find((candidate) => from < candidate.end && to > candidate.start);
-    if (span !== undefined)
-      place(span, {
-        ...annotation,
-        start_index: Math.max(from, span.start) - span.start,
-        end_index: Math.min(to, span.end) - span.start,
-      });
+    // The first span ending after `from`: the one holding it, or the first the annotation may cross.
+    let low = 0;
+    let high = spans.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (spans[middle]!.end > from) high = middle;
+      else low = middle + 1;
+    }
+    const span = spans[low];
+    if (span === undefined) continue;
+    const inside = from >= span.start && to <= span.end;
+    if (!inside && to <= span.start) continue;
+    const start = inside ? from : Math.max(from, span.start);
+    const end = inside ? to : Math.min(to, span.end);
+    const copy = { ...annotation, start_index: start - span.start, end_index: end - span.start };
+    placed.push({ span, index: span.part.annotations.length, annotation: copy });
+    span.part.annotations.push(copy);
   }
   return placed;
 }
