@@ -5,6 +5,7 @@
  * mode with function declarations on Gemini 2.5 as the real API does.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { JsonObject } from '../../core/json.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { ToolSpec } from '../../core/tools.ts';
 import { type Emulator, startEmulator } from '../../testing/emulator/index.ts';
@@ -205,6 +206,76 @@ describe('Gemini 2.5: the structured answer as a function call', () => {
     expect(response.content).toEqual([
       { type: 'text', text: '{"a":1}', metadata: { 'gemini.thoughtSignature': 'c2ln' } },
     ]);
+  });
+});
+
+describe('Gemini 2.5: an output schema with definitions', () => {
+  // zod-to-json-schema with a name writes a root $ref into $defs.
+  const named = {
+    $ref: '#/$defs/Answer',
+    $defs: { Answer: forecast },
+  };
+  const parameters = (schema: JsonObject, useJsonSchema: boolean) =>
+    (
+      buildRequest(structured('gemini-2.5-flash', { outputSchema: { schema } }), testContext(), {
+        useJsonSchema,
+      }).body as Body
+    ).tools?.[0]?.functionDeclarations?.[1] as Record<string, unknown>;
+
+  it('a root $ref to an object is resolved, its definitions kept: the parameters, unwrapped', async () => {
+    expect(parameters(named, false).parameters).toEqual({
+      type: 'OBJECT',
+      properties: { city: { type: 'STRING' }, sunny: { type: 'BOOLEAN' } },
+      propertyOrdering: ['city', 'sunny'],
+      required: ['city', 'sunny'],
+    });
+    expect(parameters(named, true).parametersJsonSchema).toEqual({ ...forecast, $defs: named.$defs });
+
+    emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'tool-call', name: 'final_answer', input: { city: 'Rome', sunny: true } }],
+    });
+    const { adapter } = emulatedGemini(emulator);
+    const response = await adapter.complete(
+      structured('gemini-2.5-flash', { outputSchema: { schema: named } }),
+    );
+    expect(response.content).toEqual([{ type: 'text', text: '{"city":"Rome","sunny":true}' }]);
+  });
+
+  it('a wrapped schema’s definitions are lifted to the wrapper’s root; other local $refs follow it', async () => {
+    const list = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      $ref: '#/$defs/Cities',
+      $defs: { Cities: { type: 'array', items: { $ref: '#/definitions/City' } } },
+      definitions: { City: { type: 'string', description: 'A city' } },
+    };
+    expect(parameters(list, true).parametersJsonSchema).toEqual({
+      type: 'object',
+      properties: { value: { $ref: '#/$defs/Cities' } },
+      required: ['value'],
+      $defs: list.$defs,
+      definitions: list.definitions,
+    });
+    expect(parameters(list, false).parameters).toEqual({
+      type: 'OBJECT',
+      properties: { value: { type: 'ARRAY', items: { type: 'STRING', description: 'A city' } } },
+      required: ['value'],
+    });
+    // A reference into the wrapped schema itself (not its definitions) points into `value`.
+    const tuple = { type: 'array', items: { type: 'string' }, contains: { $ref: '#/items' } };
+    expect(parameters(tuple, true).parametersJsonSchema).toMatchObject({
+      properties: { value: { contains: { $ref: '#/properties/value/items' } } },
+    });
+
+    emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'tool-call', name: 'final_answer', input: { value: ['Rome', 'Oslo'] } }],
+    });
+    const { adapter } = emulatedGemini(emulator);
+    const response = await adapter.complete(
+      structured('gemini-2.5-flash', { outputSchema: { schema: list } }),
+    );
+    expect(response.content).toEqual([{ type: 'text', text: '["Rome","Oslo"]' }]);
   });
 });
 
