@@ -279,6 +279,80 @@ describe('Gemini 2.5: an output schema with definitions', () => {
   });
 });
 
+describe('Gemini 2.5: a reply without the answer call', () => {
+  const refusal = 'I cannot help with that request.';
+
+  it.each([false, true])('text only: the text is the reply, with a WARN (stream %s)', async (stream) => {
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: refusal }] });
+    const { adapter, logger } = emulatedGemini(emulator);
+    const request = structured('gemini-2.5-flash');
+    let response;
+    if (stream) {
+      const { events } = await collect(adapter.stream(request));
+      assertStreamInvariants(events);
+      response = finishOf(events);
+    } else response = await adapter.complete(request);
+    expect(response.content).toEqual([{ type: 'text', text: refusal }]);
+    expect(response.finishReason).toBe('completed');
+    const messages = logger.entries.map((entry) => entry.message);
+    expect(messages).toContain(
+      'the structured answer did not come (asked for as a function call): the reply is the text',
+    );
+    expect(messages).not.toContain(
+      'dropped text beside the structured answer (asked for as a function call)',
+    );
+  });
+
+  it('text before a tool call stays, before it; no WARN (a tool turn has no answer to give)', () => {
+    const context = testContext();
+    rememberAnswerFunction(context, { name: 'final_answer', wrapped: false });
+    const response = parseBody(
+      {
+        candidates: [
+          {
+            content: {
+              parts: [
+                { text: 'Let me check.', thoughtSignature: 'c2ln' },
+                { functionCall: { name: 'weather', args: { city: 'Rome' } } },
+              ],
+            },
+            finishReason: 'STOP',
+          },
+        ],
+      },
+      context,
+    );
+    expect(response.content).toMatchObject([
+      { type: 'text', text: 'Let me check.', metadata: { 'gemini.thoughtSignature': 'c2ln' } },
+      { type: 'tool-call', name: 'weather', input: { city: 'Rome' } },
+    ]);
+    expect(response.finishReason).toBe('tool-call');
+    expect(context.logger.entries).toEqual([]);
+  });
+
+  it('text after the answer call is dropped too', () => {
+    const context = testContext();
+    rememberAnswerFunction(context, { name: 'final_answer', wrapped: false });
+    const response = parseBody(
+      {
+        candidates: [
+          {
+            content: {
+              parts: [{ functionCall: { name: 'final_answer', args: { a: 1 } } }, { text: 'Done.' }],
+            },
+            finishReason: 'STOP',
+          },
+        ],
+      },
+      context,
+    );
+    expect(response.content).toEqual([{ type: 'text', text: '{"a":1}' }]);
+    expect(context.logger.entries.map((entry) => entry.message)).toEqual([
+      'dropped text beside the structured answer (asked for as a function call)',
+    ]);
+  });
+});
+
 describe('JSON mode as before', () => {
   it('Gemini 3 takes JSON mode with tools: responseMimeType and the schema, no answer function', async () => {
     emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: '{"city":"Rome","sunny":true}' }] });

@@ -74,7 +74,11 @@ interface StreamingCall {
  *
  * When the request asked for its structured answer through an answer function (`answer-function.ts`),
  * a call of that function is the reply's text (its arguments as JSON), never a tool call, and the
- * model's own text (a preamble beside the calls) is dropped with a WARN, so the text is the answer.
+ * model's own text (a preamble beside the call) is dropped with a WARN, so the text is the answer.
+ * Text is held until it is known whether the answer call comes: it is dropped when the call comes,
+ * and kept when a tool call comes first (before that call) or when the reply ends without the
+ * answer call. A reply with neither the answer nor a tool call (text only: `ANY` does not always
+ * force a call) WARNs, and its text is the reply, so the caller's structured-output check reports it.
  */
 export class ResponseReader {
   private readonly context: ProviderContext;
@@ -106,6 +110,10 @@ export class ResponseReader {
   /** The answer function was called (its text emitted), or text beside it dropped (warned once). */
   private answerRead = false;
   private textDropped = false;
+  /** Text read while the answer function is active and its call has not come (see the class doc). */
+  private heldText: Array<{ text: string; signature: string | undefined }> = [];
+  /** Characters of `heldText`. */
+  private heldLength = 0;
 
   constructor(context: ProviderContext, builder: StreamBuilder) {
     this.context = context;
@@ -195,6 +203,7 @@ export class ResponseReader {
   finish(): void {
     this.closeBlock();
     this.closeCall();
+    if (this.answer !== undefined && !this.answerRead) this.answerMissing();
     this.flushUsage();
     if (this.blockReason !== undefined) {
       this.builder.setFinish('content-filter', this.blockReason);
@@ -259,7 +268,7 @@ export class ResponseReader {
       // Whole, a grounding segment's offsets may count from its part's start: say where each starts.
       const starts: number[] | undefined = !this.context.stream && parts.length > 1 ? [] : undefined;
       for (const part of parts as unknown[]) {
-        starts?.push(this.answerLength);
+        starts?.push(this.answerLength + this.heldLength);
         if (isJsonObject(part)) this.readPart(part as GeminiPart);
         else this.skip('a part', part);
       }
@@ -303,9 +312,17 @@ export class ResponseReader {
     this.closeCall();
     if (text === '' && signature === undefined) return;
     if (kind === 'text' && this.answer !== undefined) {
-      this.dropText(text);
+      if (this.answerRead) this.dropText(text);
+      else {
+        this.heldText.push({ text, signature });
+        this.heldLength += text.length;
+      }
       return;
     }
+    this.writeText(kind, text, signature);
+  }
+
+  private writeText(kind: 'text' | 'reasoning', text: string, signature: string | undefined): void {
     // A text block holds one signature: a second one (not a documented shape) starts a new block.
     if (this.block?.kind !== kind || (signature !== undefined && this.block.signature !== undefined)) {
       this.openBlock(kind);
@@ -340,6 +357,39 @@ export class ResponseReader {
     }
   }
 
+  /** The held text is written where it stands: no answer call came before it ended (a tool call or the reply). */
+  private releaseText(): void {
+    const held = this.heldText;
+    if (held.length === 0) return;
+    this.heldText = [];
+    this.heldLength = 0;
+    for (const { text, signature } of held) this.writeText('text', text, signature);
+    this.closeBlock();
+  }
+
+  /** The held text is dropped: the answer call came. */
+  private dropHeldText(): void {
+    for (const { text } of this.heldText) this.dropText(text);
+    this.heldText = [];
+    this.heldLength = 0;
+  }
+
+  /**
+   * The reply ended without the answer call: its held text stays. With no tool call either, the
+   * structured answer the request asked for did not come (WARN).
+   */
+  private answerMissing(): void {
+    this.releaseText();
+    if (this.builder.hasToolCalls || this.blockReason !== undefined) return;
+    this.context.warn(
+      'the structured answer did not come (asked for as a function call): the reply is the text',
+      {
+        model: this.context.model,
+        function: (this.answer as AnswerFunction).name,
+      },
+    );
+  }
+
   /** Text beside the answer function's call is not the answer: dropped, with one WARN. */
   private dropText(text: string): void {
     if (text === '' || this.textDropped) return;
@@ -356,6 +406,7 @@ export class ResponseReader {
       return;
     }
     this.answerRead = true;
+    this.dropHeldText();
     const text = answerText(answer, args);
     this.openBlock('text');
     const block = this.block as OpenBlock;
@@ -382,6 +433,8 @@ export class ResponseReader {
       this.onAnswer(answer, functionCall.args as JsonValue | undefined, signature);
       return;
     }
+    if (answer === undefined) this.releaseText();
+    else this.dropHeldText();
     const key = `call:${this.blockCount++}`;
     if (answer !== undefined) {
       // Streamed arguments of the answer: gathered, read as text when the call ends (`closeCall`).
