@@ -14,6 +14,7 @@ import { type Emulator, startEmulator } from '../testing/emulator/index.ts';
 import { createOnEmulator } from '../../test/support/provider-types.ts';
 import { tool } from '../schemas/structured.ts';
 import { createAgent } from './agent.ts';
+import { responsesBody } from '../../test/support/openai-wire.ts';
 
 let emulator: Emulator;
 let responses: Adapter;
@@ -32,23 +33,10 @@ afterAll(async () => {
 });
 
 const recording = (name: string) => join(recordedDir, 'openai/responses', name);
+/** A plain text answer, `Done.` */
 const done = {
   type: 'json' as const,
-  body: {
-    id: 'resp_done',
-    object: 'response',
-    status: 'completed',
-    model: 'gpt-5.1',
-    output: [
-      {
-        id: 'msg_done',
-        type: 'message',
-        role: 'assistant',
-        content: [{ type: 'output_text', text: 'Done.' }],
-      },
-    ],
-    usage: { input_tokens: 3, output_tokens: 2 },
-  },
+  body: responsesBody([{ type: 'output_text', text: 'Done.', annotations: [] }]),
 };
 
 /** Runs the agent over a recording then a text answer; returns the agent's text and the second request's input. */

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { recordedDir } from '../support/fixtures.ts';
 import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
+import { responsesBody } from '../support/openai-wire.ts';
 
 let harness: GatewayHarness;
 
@@ -27,23 +28,10 @@ type Item = Record<string, unknown>;
 
 const recording = (name: string) => join(recordedDir, 'openai/responses', name);
 
+/** A plain text answer, `Done.` */
 const textAnswer = {
   type: 'json' as const,
-  body: {
-    id: 'resp_next',
-    object: 'response',
-    status: 'completed',
-    model: 'gpt-5-mini',
-    output: [
-      {
-        id: 'msg_next',
-        type: 'message',
-        role: 'assistant',
-        content: [{ type: 'output_text', text: 'Done.' }],
-      },
-    ],
-    usage: { input_tokens: 3, output_tokens: 2 },
-  },
+  body: responsesBody([{ type: 'output_text', text: 'Done.', annotations: [] }]),
 };
 
 const openai = () => createClients(harness.server.url).openai;

@@ -8,6 +8,7 @@ import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readRecorded, recordedDir } from '../support/fixtures.ts';
 import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
+import { responsesBody } from '../support/openai-wire.ts';
 
 let harness: GatewayHarness;
 
@@ -36,23 +37,10 @@ function recordedItems(name: string): Item[] {
   return items;
 }
 
+/** A plain text answer, `Done.` */
 const textAnswer = {
   type: 'json' as const,
-  body: {
-    id: 'resp_next',
-    object: 'response',
-    status: 'completed',
-    model: 'gpt-5-mini',
-    output: [
-      {
-        id: 'msg_next',
-        type: 'message',
-        role: 'assistant',
-        content: [{ type: 'output_text', text: 'Done.' }],
-      },
-    ],
-    usage: { input_tokens: 3, output_tokens: 2 },
-  },
+  body: responsesBody([{ type: 'output_text', text: 'Done.', annotations: [] }]),
 };
 
 async function whole(name: string): Promise<Item[]> {
