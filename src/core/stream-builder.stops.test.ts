@@ -112,6 +112,13 @@ describe('StreamBuilder.stopAt', () => {
     expect(response.metadata).toEqual({ 'switchyard.stop_sequence': 'c' });
   });
 
+  it('a sequence beginning with the second half of a surrogate pair cuts before the whole character', () => {
+    const { events, builder } = createBuilder(['\udf89']);
+    for (const delta of ['Hi \ud83c', '\udf89 there']) builder.text(0, delta);
+    builder.finish();
+    expect(textOf(events)).toBe('Hi ');
+  });
+
   it('any split of any text gives the reference cut (property)', () => {
     const alphabet = fc.constantFrom('a', 'b', 'c', '\n', 'é', '🌟');
     const word = fc.array(alphabet, { minLength: 1, maxLength: 4 }).map((chars) => chars.join(''));

@@ -102,6 +102,14 @@ describe('a Chat client’s stop to a Responses upstream, which has no stop', ()
     expect(usage.completion_tokens_details?.reasoning_tokens).toBe(300);
   });
 
+  it('streamed: an upstream failing after the sequence (its rest read only for usage) leaves the cut reply, finished stop', async () => {
+    // One delta holds the whole answer (event 5 of the Responses stream); then the upstream is cut.
+    harness.emulator.enqueue({ ...scripted, chunkSize: 200, fault: { disconnectAfterEvents: 5 } });
+    const chunks = await chatStream('up-responses', ['\nObservation:']);
+    expect(streamedText(chunks)).toBe(before);
+    expect(finishOf(chunks)).toBe('stop');
+  });
+
   it('whole: cut and finished stop; a reply without the sequence is whole', async () => {
     harness.emulator.enqueue(scripted);
     const completion = await createClients(harness.server.url).openai.chat.completions.create({

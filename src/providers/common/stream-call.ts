@@ -96,9 +96,11 @@ async function runStream(
   const unregister = registry.register(requestId, controller, callOptions.signal);
   let implicitSession: AdapterSession | undefined;
   let settle: () => void;
+  let callContext: CallSetup['context'] | undefined;
   const stopDeadline = http.startDeadline(controller);
   try {
     const callSetup = setup(runtime, request, callOptions, true, controller.signal, wire);
+    callContext = callSetup.context;
     builderContext.provenance = callSetup.context.provenance;
     // Only a provider with provider-side state has a session-less call's state to release.
     if (callOptions.session === undefined && definition.endSession !== undefined)
@@ -136,7 +138,19 @@ async function runStream(
   } catch (error) {
     const classified = withRequestId(error, requestId);
     builder ??= new StreamBuilder(builderContext, sink);
-    if (AdapterError.isInstance(classified) && classified.errorClass === 'cancelled') {
+    const cancelled = AdapterError.isInstance(classified) && classified.errorClass === 'cancelled';
+    if (builder.stopped && !cancelled && callContext !== undefined) {
+      // The reply had ended at a stop sequence; only the rest, read for its usage, failed: the
+      // answer stands, its usage the estimate where the provider's never came.
+      callContext.warn('the stream failed after the stop sequence that ended the reply: kept the reply', {
+        reason: AdapterError.isInstance(classified)
+          ? (classified.providerCode ?? classified.errorClass)
+          : 'malformed data',
+      });
+      if (!builder.hasUsage) estimateMissingUsage(builder, request, definition, callContext);
+      const response = builder.finish();
+      settle = () => eventStream.end(response);
+    } else if (cancelled) {
       const response = builder.finish('cancelled');
       settle = () => eventStream.end(response);
     } else {
