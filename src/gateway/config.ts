@@ -89,6 +89,15 @@ export const gatewayConfigSchema = z
      * Bedrock and Vertex read those with the operator's own cloud identity). Default none.
      */
     media_uri_schemes: z.array(z.string().regex(/^[a-zA-Z][a-zA-Z0-9+.-]{0,31}$/, 'a URI scheme')).optional(),
+    /**
+     * The OpenAI Responses built-in tool types a client's request may take to a Responses upstream
+     * (`web_search`, `mcp`, `file_search`, …); others are left out with a WARN. Default
+     * `defaultBuiltinTools` (`builtin-tools.ts`): those that reach nothing of the operator's account
+     * but the model — not `file_search` or `code_interpreter` (which name the account's vector
+     * stores and containers, so one client could read another's) nor `mcp` (a server of the
+     * client's choosing called with the operator's key).
+     */
+    builtin_tools: z.array(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'a built-in tool type')).optional(),
     /** How long stored Responses and call artifacts live. Default 3,600 s. */
     state_ttl_seconds: z.number().positive().optional(),
     /** On SIGTERM, how long in-flight requests may finish before they are cancelled. Default 10 s. */

@@ -506,7 +506,7 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
   const model = permittedModel(state, call.key, decoded.model);
   const native = inboundCodecs[call.protocol].nativeProvider;
   const nativeRoute = native !== undefined && model !== undefined && model.type === native.type;
-  if (!nativeRoute) leaveOutBuiltins(decoded);
+  leaveOutBuiltins(decoded, nativeRoute ? state.builtinTools : undefined);
   // One line per request, however many parts were left out (a body of 200,000 unknown tools must
   // not write 200,000 lines), each detail cut as every client text the gateway repeats is.
   const { warnings } = decoded;

@@ -36,6 +36,8 @@ export interface GatewayState {
   inFlightByKey: Map<string, number>;
   /** The URI schemes a client's media and files may use (`media-uris.ts`). */
   mediaSchemes: ReadonlySet<string>;
+  /** The Responses built-in tool types a client may take to a Responses upstream (`builtin-tools.ts`). */
+  builtinTools: ReadonlySet<string>;
   /** Undefined when the access log is off (`gateway.access_log: false`): no line is built. */
   accessLog: ((line: Record<string, unknown>) => void) | undefined;
   /** The upstream calls in flight (cancelled at the end of a graceful shutdown). */

@@ -86,7 +86,7 @@ describe('Codex-shaped request with web_search and a function tool', () => {
     ]);
   });
 
-  it('a built-in tool with options (web_search filters, an mcp server) reaches a Responses upstream as written', async () => {
+  it('a built-in tool with options (web_search filters) reaches a Responses upstream as written; by default not one that names the account’s resources or a server (mcp, file_search, code_interpreter)', async () => {
     const search = {
       type: 'web_search',
       filters: { allowed_domains: ['example.com'] },
@@ -98,8 +98,36 @@ describe('Codex-shaped request with web_search and a function tool', () => {
       server_url: 'https://mcp.example.com',
       require_approval: 'never',
     };
-    const { body } = await send('up-responses', { tools: [search, shell, mcp] });
-    expect(body.tools).toEqual([expect.objectContaining({ name: 'shell' }), search, mcp]);
+    const files = { type: 'file_search', vector_store_ids: ['vs_of_another_team'] };
+    const code = { type: 'code_interpreter', container: 'cntr_of_another_team' };
+    const { body, warned } = await send('up-responses', { tools: [search, shell, mcp, files, code] });
+    expect(body.tools).toEqual([expect.objectContaining({ name: 'shell' }), search]);
+    expect(warned).toEqual([
+      expect.stringMatching(/^tools\.2: tool type 'mcp' is not offered .*gateway\.builtin_tools/),
+      expect.stringMatching(/^tools\.3: tool type 'file_search' is not offered .*gateway\.builtin_tools/),
+      expect.stringMatching(
+        /^tools\.4: tool type 'code_interpreter' is not offered .*gateway\.builtin_tools/,
+      ),
+    ]);
+  });
+
+  it('gateway.builtin_tools lets an operator allow more: an mcp server then reaches the upstream as written, with a tool_choice naming it', async () => {
+    const allowing = await startGatewayHarness({ builtin_tools: ['web_search', 'mcp'] });
+    try {
+      const mcp = { type: 'mcp', server_label: 'docs', server_url: 'https://mcp.example.com' };
+      allowing.emulator.enqueue(scriptedText('Hi.'));
+      await createClients(allowing.server.url).openai.responses.create({
+        model: 'up-responses',
+        input: 'What is new?',
+        tools: [mcp, webSearch, { type: 'image_generation' }],
+        tool_choice: { type: 'mcp', server_label: 'docs' },
+      } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+      const body = allowing.emulator.requests.at(-1)!.body as Json;
+      expect(body.tools).toEqual([mcp, webSearch]);
+      expect(body.tool_choice).toEqual({ type: 'mcp', server_label: 'docs' });
+    } finally {
+      await allowing.close();
+    }
   });
 });
 

@@ -390,26 +390,48 @@ function addBuiltins(decoded: DecodedRequest, builtin: BuiltinTools, choice: Jso
 }
 
 /**
- * On a route to another provider than a Responses one (the gateway decides): the built-in tools and
- * a `tool_choice` naming one are taken out of the request and named in its warnings — no other
- * provider defines them, and clients such as Codex always send some, so this is no refusal.
+ * Takes built-in tools (and a `tool_choice` naming one) out of the request and names them in its
+ * warnings: all of them on a route to another provider than a Responses one (`allowed` undefined:
+ * no other provider defines them, and clients such as Codex always send some, so this is no
+ * refusal), else those whose type `allowed` lacks (`gateway.builtin_tools`). The gateway decides.
  */
-export function leaveOutBuiltins(decoded: DecodedRequest): void {
+export function leaveOutBuiltins(decoded: DecodedRequest, allowed?: ReadonlySet<string>): void {
   const { builtinTools } = decoded;
   if (builtinTools === undefined) return;
+  const out = allowed === undefined ? builtinTools : builtinTools.filter(({ type }) => !allowed.has(type));
+  if (out.length === 0) return;
   const options = decoded.request.providerOptions;
-  if (options !== undefined) {
+  const builtins = options?.[responsesOptionsKey];
+  if (allowed !== undefined && isJsonObject(builtins)) {
+    const kept = Array.isArray(builtins.tools)
+      ? builtins.tools.filter((tool) => isJsonObject(tool) && allowed.has(tool.type as string))
+      : [];
+    if (kept.length > 0) builtins.tools = kept;
+    else delete builtins.tools;
+    if (isJsonObject(builtins.tool_choice) && !allowed.has(builtins.tool_choice.type as string))
+      delete builtins.tool_choice;
+  }
+  if (
+    options !== undefined &&
+    (allowed === undefined || (isJsonObject(builtins) && Object.keys(builtins).length === 0))
+  ) {
     delete options[responsesOptionsKey];
     if (Object.keys(options).length === 0) delete decoded.request.providerOptions;
   }
+  const reason =
+    allowed === undefined
+      ? 'only a Responses upstream serves it'
+      : 'the gateway does not allow it: gateway.builtin_tools';
   const warnings = (decoded.warnings ??= []);
-  for (const { path, type } of builtinTools)
+  for (const { path, type } of out)
     warnings.push(
       path === 'tool_choice'
-        ? `tool_choice: built-in tool '${type}' is not offered to the model (only a Responses upstream serves it); the model chooses`
-        : `${path}: tool type '${type}' is not offered to the model (only a Responses upstream serves it)`,
+        ? `tool_choice: built-in tool '${type}' is not offered to the model (${reason}); the model chooses`
+        : `${path}: tool type '${type}' is not offered to the model (${reason})`,
     );
-  delete decoded.builtinTools;
+  const remaining = allowed === undefined ? [] : builtinTools.filter(({ type }) => allowed.has(type));
+  if (remaining.length > 0) decoded.builtinTools = remaining;
+  else delete decoded.builtinTools;
 }
 
 function convertFormat(text: unknown): OutputSchema | undefined {
