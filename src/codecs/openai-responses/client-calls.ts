@@ -2,10 +2,11 @@
  * Built-in calls a Responses client runs itself (`apply_patch_call`, `local_shell_call`, a
  * `shell_call` without a hosted container, a `tool_search_call` with `execution: client`) and the
  * items answering them, both ways: the same tool calls and results the Responses adapter reads
- * (`providers/openai-responses/client-calls.ts`, whose rule this repeats: codecs import only core),
+ * (`core/responses-client-calls.ts`: one table and one rule for both),
  * each item kept verbatim so that it goes back to a Responses client, or upstream, as it came.
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
+import { clientCallOf } from '../../core/responses-client-calls.ts';
 import type { MetadataMap } from '../../core/metadata.ts';
 import type { Part } from '../../core/transcript.ts';
 import { RequestFieldError, requiredString, shown } from '../fields.ts';
@@ -17,45 +18,9 @@ import { sentAt } from '../common.ts';
  */
 export const untaggedItemKey = 'switchyard.untagged_item';
 
-/** Per call item type: the tool's name and the field that is the call's input. */
-const callTypes: Record<string, { name: string; payload: string }> = {
-  apply_patch_call: { name: 'apply_patch', payload: 'operation' },
-  local_shell_call: { name: 'local_shell', payload: 'action' },
-  shell_call: { name: 'shell', payload: 'action' },
-  tool_search_call: { name: 'tool_search', payload: 'arguments' },
-};
-
-/** The answer item types. */
-export const clientOutputTypes = new Set([
-  'apply_patch_call_output',
-  'local_shell_call_output',
-  'shell_call_output',
-  'tool_search_output',
-]);
-
-/** The call item types. */
-export const clientCallTypes = new Set(Object.keys(callTypes));
-
-/** The tool call a client-run item stands for (name, input), or undefined (the server runs it, or no call id). */
-function callOf(item: Record<string, unknown>): { name: string; input: JsonObject } | undefined {
-  const kind =
-    typeof item.type === 'string' && Object.hasOwn(callTypes, item.type) ? callTypes[item.type] : undefined;
-  if (kind === undefined || typeof item.call_id !== 'string' || item.call_id === '') return undefined;
-  const environment = item.environment;
-  if (
-    item.type === 'shell_call' &&
-    environment !== undefined &&
-    environment !== null &&
-    !(isJsonObject(environment) && environment.type === 'local')
-  )
-    return undefined;
-  if (item.type === 'tool_search_call' && item.execution !== 'client') return undefined;
-  return { name: kind.name, input: { [kind.payload]: (item[kind.payload] ?? null) as JsonValue } };
-}
-
 /** A client-run call item of the request's input → a tool call keeping the item; refused when the server runs it. */
 export function decodeClientCall(item: Record<string, unknown>, path: string): Part {
-  const call = callOf(item);
+  const call = clientCallOf(item);
   if (call === undefined)
     throw new RequestFieldError(
       `${path}.type`,
@@ -128,7 +93,7 @@ export function clientCallItem(
 ): Record<string, unknown> | undefined {
   if (provider === undefined) return undefined;
   const item = part.metadata?.[`${provider}.item`];
-  return isJsonObject(item) && callOf(item)?.name === part.name ? item : undefined;
+  return isJsonObject(item) && clientCallOf(item)?.name === part.name ? item : undefined;
 }
 
 /**

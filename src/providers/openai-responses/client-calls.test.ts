@@ -11,7 +11,7 @@ import { collectStream, userRequest } from '../openai-chat/test-support.ts';
 import { assertStreamInvariants } from '../../testing/index.ts';
 import type { JsonValue } from '../../core/json.ts';
 import type { Item, ToolOutput } from '../../core/transcript.ts';
-import { clientCallOf } from './client-calls.ts';
+import { clientCallOf } from '../../core/responses-client-calls.ts';
 import { createOpenAIResponses, type OpenAIResponsesOptions } from './index.ts';
 
 let emulator: Emulator;

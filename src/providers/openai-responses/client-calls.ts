@@ -6,47 +6,11 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import { parseJson } from '../../core/json-text.ts';
 import type { Item, ToolResultPart } from '../../core/transcript.ts';
-import type { WireItem } from './api.ts';
-
-/** Per call item type: the tool's name (the call's name), the field that is its input, the answer's type. */
-const clientCallTypes: Record<string, { name: string; payload: string; output: string }> = {
-  apply_patch_call: { name: 'apply_patch', payload: 'operation', output: 'apply_patch_call_output' },
-  local_shell_call: { name: 'local_shell', payload: 'action', output: 'local_shell_call_output' },
-  shell_call: { name: 'shell', payload: 'action', output: 'shell_call_output' },
-  tool_search_call: { name: 'tool_search', payload: 'arguments', output: 'tool_search_output' },
-};
+import { clientCallOf, clientCallTypes } from '../../core/responses-client-calls.ts';
 
 /** The metadata key that holds the call's item verbatim (`<provider>.item`). */
 export function clientItemKey(provider: string): string {
   return `${provider}.item`;
-}
-
-/**
- * The tool call an output item stands for when the client must run it: name = the tool's type
- * (`apply_patch`, `local_shell`, `shell`, `tool_search`), input = the item's payload under its own
- * field name (`{operation}`, `{action}`, `{action}`, `{arguments}`). Undefined for any other item,
- * for a call the server runs (a `shell_call` in a container, a server tool search) and for one without
- * a `call_id` (nothing could answer it).
- */
-export function clientCallOf(item: WireItem): { name: string; input: JsonObject } | undefined {
-  // Own keys only: an upstream's `constructor` or `__proto__` item is no call.
-  const kind =
-    typeof item.type === 'string' && Object.hasOwn(clientCallTypes, item.type)
-      ? clientCallTypes[item.type]
-      : undefined;
-  if (kind === undefined || typeof item.call_id !== 'string' || item.call_id === '') return undefined;
-  if (item.type === 'shell_call' && !isLocalEnvironment(item.environment)) return undefined;
-  if (item.type === 'tool_search_call' && item.execution !== 'client') return undefined;
-  return { name: kind.name, input: { [kind.payload]: (item[kind.payload] ?? null) as JsonValue } };
-}
-
-/** No environment, or `{type: 'local'}`: the client runs the commands (a container is OpenAI's). */
-function isLocalEnvironment(environment: unknown): boolean {
-  return (
-    environment === undefined ||
-    environment === null ||
-    (isJsonObject(environment) && environment.type === 'local')
-  );
 }
 
 /**
@@ -60,7 +24,7 @@ export function clientCallItem(
 ): JsonObject | undefined {
   const item = part.metadata?.[clientItemKey(provider)];
   if (!isJsonObject(item)) return undefined;
-  const call = clientCallOf(item as WireItem);
+  const call = clientCallOf(item);
   return call !== undefined && call.name === part.name ? item : undefined;
 }
 

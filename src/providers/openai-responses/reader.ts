@@ -8,7 +8,8 @@ import { canonicalToolId } from '../common/projection.ts';
 import type { WireError, WireItem, WireResponse } from './api.ts';
 import { convertUsage, mapFinishReason } from './response.ts';
 import { customCallKey } from './messages.ts';
-import { clientCallOf, clientItemKey } from './client-calls.ts';
+import { clientCallOf } from '../../core/responses-client-calls.ts';
+import { clientItemKey } from './client-calls.ts';
 import { commitResponse } from './state.ts';
 import { holdStrictOutput } from '../openai/strict-nulls.ts';
 
