@@ -55,6 +55,14 @@ export interface CallOptions {
    * this caller'). The gateway passes its key's `models`. Without it every fallback may be tried.
    */
   allowFallback?: (names: readonly string[]) => boolean;
+  /**
+   * Front door only: a cap above the output limit of the model the caller named itself is lowered
+   * to that limit (with a WARN and the routing record's note), as it is for a model the router
+   * chose. The gateway sets it for a client of another protocol than the model's: its cap is sized
+   * for its own vendor's models (Claude Code sends `max_tokens: 32000`, above gpt-4o's 16,384).
+   * Without it the provider's refusal (`max_output_tokens_exceeded`) is the answer.
+   */
+  lowerOutputCap?: boolean;
 }
 
 /** The routing record's reason for a fallback {@link CallOptions.allowFallback} refused. */

@@ -149,6 +149,11 @@ interface Served {
   counted?: boolean;
   /** Reply parts the client's protocol could not carry (`EncodeContext.leftOut`): one WARN at the end. */
   leftOut?: Set<string>;
+  /**
+   * The client speaks another protocol than the model it named: its cap, sized for its own vendor's
+   * models, is lowered to this model's output limit (`CallOptions.lowerOutputCap`), not refused.
+   */
+  foreignCap?: boolean;
 }
 
 /**
@@ -442,8 +447,9 @@ async function admit(
   const started = performance.now();
   let modelId: string | undefined;
   let maxOutputTokens = 0;
-  // The most output a candidate can be sent: a routed model's limit (an alias's target, a fallback),
-  // unbounded (undefined) for the model named itself or an unknown limit.
+  // The most output a candidate can be sent: a routed model's limit (an alias's target, a fallback,
+  // the model a client of another protocol named), unbounded (undefined) for the model named
+  // itself in its own protocol or an unknown limit.
   const bound = (limit: number) => (limit > 0 ? limit : undefined);
   let outputCap: number | undefined;
   const fallbackIds: string[] = [];
@@ -451,7 +457,8 @@ async function admit(
     const model = state.switchyard.resolve(decoded.model);
     modelId = model.id;
     maxOutputTokens = model.facts.maxOutputTokens;
-    outputCap = model.matchedBy === 'alias' ? bound(maxOutputTokens) : undefined;
+    outputCap =
+      model.matchedBy === 'alias' || served.foreignCap === true ? bound(maxOutputTokens) : undefined;
     for (const name of model.fallbacks) {
       try {
         const fallback = state.switchyard.resolve(name);
@@ -531,6 +538,15 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
     );
   // A label from a bounded set: ids and aliases the registry knows; a name that only a glob or a
   // `provider:` prefix matched is the client's own text, counted under its provider.
+  // Another protocol than the model's, and not its provider's own (a Responses client naming
+  // `openai:gpt-4o` sized its cap for OpenAI's models): the cap was meant for another vendor's.
+  if (
+    model !== undefined &&
+    call.protocol !== 'switchyard' &&
+    model.protocol !== call.protocol &&
+    model.provider !== native?.provider
+  )
+    served.foreignCap = true;
   if (model !== undefined)
     served.modelId =
       model.matchedBy === 'exact' || model.matchedBy === 'alias' ? model.id : `${model.provider}:other`;
@@ -573,7 +589,10 @@ export function permittedModel(
   return model;
 }
 
-/** The front door's options of a call: its signal and, for a key with `models`, the fallbacks it may use. */
+/**
+ * The front door's options of a call: its signal; for a key with `models`, the fallbacks it may use;
+ * for a client of another protocol than its model's, its cap lowered to the model's limit.
+ */
 function upstreamOptions(
   state: GatewayState,
   served: Served,
@@ -586,12 +605,12 @@ function upstreamOptions(
   // A request with server tools falls back only to models of the same provider type.
   const type =
     decoded.serverTools === undefined ? undefined : inboundCodecs[served.call.protocol].nativeProvider?.type;
-  if (keyAllows === undefined && type === undefined) return { signal: controller.signal };
-  return {
-    signal: controller.signal,
-    allowFallback: (names) =>
-      (keyAllows === undefined || keyAllows(names)) && (type === undefined || typeOf(state, names) === type),
-  };
+  const options: CallOptions = { signal: controller.signal };
+  if (served.foreignCap === true) options.lowerOutputCap = true;
+  if (keyAllows !== undefined || type !== undefined)
+    options.allowFallback = (names) =>
+      (keyAllows === undefined || keyAllows(names)) && (type === undefined || typeOf(state, names) === type);
+  return options;
 }
 
 /** The provider type a fallback's names resolve to, or undefined when they resolve to nothing. */

@@ -1,3 +1,4 @@
+import type { ProtocolId } from '../core/adapter.ts';
 /**
  * Name resolution: an exact canonical id, then an alias, then the glob entries in order, then any
  * `provider:name` of a known adapter — to the adapter that serves it and the wire name it is sent as.
@@ -29,6 +30,8 @@ export interface ResolvedModel {
   wireName: string;
   /** The provider type of the adapter (`anthropic`, `openai-compatible`, …). */
   type: string;
+  /** The wire protocol its adapter speaks (`anthropic-messages`, `openai-chat`, …), when its row names one. */
+  protocol?: ProtocolId;
   matchedBy: MatchKind;
   /** The `models:` key that matched (an id or a glob). */
   entry?: string;
@@ -93,6 +96,7 @@ function buildModel(
     fallbacks: entry?.fallbacks ?? [],
     configured: slot.missing === undefined,
   };
+  if (slot.definition.protocol !== undefined) model.protocol = slot.definition.protocol;
   if (key !== undefined) model.entry = key;
   if (entry?.tier !== undefined) model.tier = entry.tier;
   if (entry?.capabilities !== undefined) model.capabilityOverrides = entry.capabilities;

@@ -62,7 +62,7 @@ export function canonicalRequest(
 /**
  * The cap sent to `model` when the router lowers the caller's to the model's output limit
  * (`routedOutputLimit`): only for a model the router chose — an alias's target, or a fallback —
- * never for the model the caller named itself.
+ * and for the model the caller named itself only when its options say so (`lowerOutputCap`).
  */
 export function loweredOutputLimit(
   route: Route,
@@ -71,7 +71,8 @@ export function loweredOutputLimit(
 ): number | undefined {
   const asked = route.request.maxOutputTokens;
   if (asked === undefined) return undefined;
-  const routedTo = model !== route.candidates[0] || model.matchedBy === 'alias';
+  const routedTo =
+    model !== route.candidates[0] || model.matchedBy === 'alias' || route.options.lowerOutputCap === true;
   return routedOutputLimit(asked, facts, routedTo);
 }
 

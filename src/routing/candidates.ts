@@ -168,7 +168,8 @@ export function defaultOutputLimit(
  * write more than its limit anyway; the caller named another model (an Anthropic client must send
  * `max_tokens`, sized for the model it names), so the candidate's limit is what it meant. A cap
  * above the limit of the model the caller named itself is left to the adapter's refusal
- * (`max_output_tokens_exceeded`), which is what the provider answers.
+ * (`max_output_tokens_exceeded`), which is what the provider answers, unless the call asks for it
+ * to be lowered too (`CallOptions.lowerOutputCap`: the gateway, for a client of another protocol).
  */
 export function routedOutputLimit(
   requested: number,

@@ -2,7 +2,9 @@
  * An Anthropic client must send `max_tokens` (the AI SDK sends 64,000 for claude-sonnet-4-5, Claude
  * Code 32,000). Through an alias or a fallback that lands on a model with a smaller output limit
  * (gpt-4o: 16,384) the gateway sends that limit with a WARN; before, the call was a 400, and in a
- * fallback chain the fallback's refusal ended the route after the primary's 429.
+ * fallback chain the fallback's refusal ended the route after the primary's 429. A model the client
+ * names itself in another protocol is treated alike (its cap was sized for its own vendor's models);
+ * in its own protocol the provider's refusal stands.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -101,17 +103,64 @@ describe('an Anthropic client’s max_tokens above the limit of the model it is 
 });
 
 describe('max_tokens above the limit of the model the client named itself', () => {
-  it('stays a 400 naming the client’s field and both numbers, and nothing is sent', async () => {
+  it('in another protocol (Claude Code at openai:gpt-4o): gpt-4o is sent its limit, with the WARN', async () => {
+    harness.emulator.enqueue(scriptedText('named gpt-4o'));
+    const message = await create(ask('openai:gpt-4o'));
+    expect(textOf(message)).toBe('named gpt-4o');
+    expect(harness.emulator.requests.at(-1)).toMatchObject({
+      protocol: 'openai-chat',
+      body: { model: 'gpt-4o', max_completion_tokens: 16_384 },
+    });
+    expect(lowered()).toEqual([
+      {
+        message: 'lowered maxOutputTokens to the output limit of the model routed to',
+        fields: expect.objectContaining({ model: 'openai:gpt-4o', maxOutputTokens: 64_000, sent: 16_384 }),
+      },
+    ]);
+  });
+
+  it('in another protocol, streamed: the same', async () => {
+    harness.emulator.enqueue(scriptedText('streamed, named'));
+    const message = await client.messages.stream(ask('openai:gpt-4o', 32_000)).finalMessage();
+    expect(textOf(message)).toBe('streamed, named');
+    expect(harness.emulator.requests.at(-1)?.body).toMatchObject({ max_completion_tokens: 16_384 });
+  });
+
+  it('in its own protocol: stays a 400 naming the client’s field and both numbers, and nothing is sent', async () => {
     const from = harness.emulator.requests.length;
-    const error = await create(ask('openai:gpt-4o')).catch((caught: unknown) => caught);
+    const error = await create(ask('anthropic:claude-sonnet-4-5-20250929', 100_000)).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);
     expect(error).toMatchObject({
       status: 400,
       error: {
         error: {
           type: 'invalid_request_error',
-          message: 'openai: model gpt-4o takes at most 16384 output tokens, got max_tokens 64000',
+          message: expect.stringMatching(
+            /^anthropic: model claude-sonnet-4-5-20250929 takes at most \d+ output tokens, got max_tokens 100000$/,
+          ),
         },
+      },
+    });
+    expect(harness.emulator.requests.length).toBe(from);
+    expect(lowered()).toEqual([]);
+  });
+
+  it('an OpenAI Chat client naming gpt-4o: stays the 400 under its own field', async () => {
+    const from = harness.emulator.requests.length;
+    const { openai } = createClients(harness.server.url);
+    const error = await openai.chat.completions
+      .create({
+        model: 'openai:gpt-4o',
+        max_completion_tokens: 64_000,
+        messages: [{ role: 'user', content: 'Hi' }],
+      })
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      status: 400,
+      error: {
+        message: 'openai: model gpt-4o takes at most 16384 output tokens, got max_completion_tokens 64000',
       },
     });
     expect(harness.emulator.requests.length).toBe(from);
