@@ -19,6 +19,14 @@ export function sortMetadata(metadata: MetadataMap): MetadataMap {
  */
 export const stopSequenceKey = 'switchyard.stop_sequence';
 
+/**
+ * Request metadata key of a text part the caller's prompt-cache breakpoint follows (its value the
+ * TTL: `5m` or `1h`): an Anthropic client's `cache_control` on a system block before the last, so
+ * the cached prefix ends before the blocks that change per request. The Anthropic adapter sends
+ * the system prompt as blocks with the marker there; other providers cache by prefix without one.
+ */
+export const cacheBreakpointKey = 'switchyard.cache_breakpoint';
+
 /** Metadata key under which text parts carry Anthropic citations (the provider's and the gateway's codec's). */
 export const anthropicCitationsKey = 'anthropic.citations';
 

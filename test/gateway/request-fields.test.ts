@@ -351,6 +351,43 @@ describe('an Anthropic client’s cache markers', () => {
     expect(response.status).toBe(200);
     expect(markersOf(harness.emulator.requests.at(-1)!.body)).toContainEqual({ type: 'ephemeral' });
   });
+
+  // Claude Code-like: a static prefix marked, then a block that changes per request. Joined into one
+  // block with the marker at its end, the cached prefix changed every request (never a hit, a
+  // cache write paid each time).
+  const staticThenDynamic = (model: string, dynamic: string) =>
+    post(
+      '/v1/messages',
+      JSON.stringify({
+        model,
+        max_tokens: 50,
+        system: [
+          { type: 'text', text: 'Static instructions.', cache_control: { type: 'ephemeral', ttl: '1h' } },
+          { type: 'text', text: 'More static.' },
+          { type: 'text', text: 'Static end.', cache_control: { type: 'ephemeral' } },
+          { type: 'text', text: dynamic },
+        ],
+        messages: [{ role: 'user', content: 'Hi' }],
+      }),
+      { 'anthropic-version': '2023-06-01' },
+    );
+
+  it('a marker before the last system block stays where the client put it, the changing block after it', async () => {
+    harness.emulator.enqueue(hello());
+    expect((await staticThenDynamic('up-anthropic', 'now=1')).status).toBe(200);
+    expect((harness.emulator.requests.at(-1)!.body as { system: unknown }).system).toEqual([
+      { type: 'text', text: 'Static instructions.', cache_control: { type: 'ephemeral', ttl: '1h' } },
+      { type: 'text', text: 'More static.\n\nStatic end.', cache_control: { type: 'ephemeral' } },
+      { type: 'text', text: 'now=1' },
+    ]);
+  });
+
+  it('to an OpenAI upstream the same system prompt is the blocks joined, as before', async () => {
+    harness.emulator.enqueue(hello());
+    expect((await staticThenDynamic('up-chat', 'now=2')).status).toBe(200);
+    const { messages } = harness.emulator.requests.at(-1)!.body as { messages: Array<{ content: unknown }> };
+    expect(messages[0]!.content).toBe('Static instructions.\n\nMore static.\n\nStatic end.\n\nnow=2');
+  });
 });
 
 describe('an upstream rule about one setting names the client’s field', () => {

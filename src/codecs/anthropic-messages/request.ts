@@ -1,8 +1,8 @@
 /** Decodes an Anthropic Messages request (`POST /v1/messages`) into the canonical request. */
 import type { PromptCacheRequest, ReasoningRequest } from '../../core/request.ts';
-import { anthropicCallerMetadata, anthropicCitationsKey } from '../../core/metadata.ts';
+import { anthropicCallerMetadata, anthropicCitationsKey, cacheBreakpointKey } from '../../core/metadata.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
-import type { Item, Part } from '../../core/transcript.ts';
+import type { Item, Part, TextPart } from '../../core/transcript.ts';
 import {
   bodyObject,
   jsonObject,
@@ -252,13 +252,44 @@ function cacheRequest(body: Record<string, unknown>): PromptCacheRequest | undef
   return hour ? { ttl: '1h' } : {};
 }
 
+/**
+ * The system prompt as one system item: its blocks' texts joined, one part per run of blocks that a
+ * `cache_control` marker ends (the run after the last marker, if any, a part of its own), so the
+ * cached prefix ends where the client put it — before a block that changes per request. A marked
+ * part carries its TTL (`cacheBreakpointKey`); the parts join as the blocks did for any adapter.
+ * Without a marker before the last block it is one part, unmarked: the Anthropic adapter marks the
+ * end of the system prompt itself.
+ */
 function convertSystem(system: unknown, transcript: Item[]): void {
   if (system === undefined || system === null) return;
   const blocks = blocksOf(system, 'system');
-  const text = blocks
-    .map((block, index) => requiredString(block, 'text', `system.${index}.text`))
-    .join('\n\n');
-  if (text !== '') transcript.push({ kind: 'system', parts: [{ type: 'text', text }] });
+  const texts = blocks.map((block, index) => requiredString(block, 'text', `system.${index}.text`));
+  const ttls = blocks.map((block) => markerTtl(block.cache_control));
+  if (ttls.slice(0, -1).every((ttl) => ttl === undefined)) {
+    const text = texts.join('\n\n');
+    if (text !== '') transcript.push({ kind: 'system', parts: [{ type: 'text', text }] });
+    return;
+  }
+  const parts: TextPart[] = [];
+  let from = 0;
+  ttls.forEach((ttl, index) => {
+    if (ttl === undefined && index < blocks.length - 1) return;
+    const text = texts.slice(from, index + 1).join('\n\n');
+    from = index + 1;
+    if (text !== '')
+      parts.push(
+        ttl === undefined
+          ? { type: 'text', text }
+          : { type: 'text', text, metadata: { [cacheBreakpointKey]: ttl } },
+      );
+  });
+  if (parts.length > 0) transcript.push({ kind: 'system', parts });
+}
+
+/** The TTL of a `cache_control` marker (`1h`, else `5m`), or undefined for none. */
+function markerTtl(marker: unknown): '5m' | '1h' | undefined {
+  if (marker === undefined || marker === null) return undefined;
+  return isJsonObject(marker) && marker.ttl === '1h' ? '1h' : '5m';
 }
 
 /** A server tool's `type`: a lower-case name with its version date (`web_search_20250305`). */

@@ -22,6 +22,8 @@ import type {
 import { callerKey, convertFile, convertMedia, convertText, convertToolResult } from './content.ts';
 import { toolIdRule } from './tool-ids.ts';
 import { pushAll } from '../../core/arrays.ts';
+import { cacheBreakpointKey } from '../../core/metadata.ts';
+import { convertCacheControl } from './cache.ts';
 
 /**
  * Reasoning goes back only when this adapter's provider signed it; custom parts only when it made
@@ -143,7 +145,8 @@ function trimFinalAssistant(messages: WireMessage[]): void {
 
 /** The converted transcript: the joined instructions and the alternating messages. */
 export interface ConvertedMessages {
-  system: string;
+  /** Empty when there is none; blocks when the caller placed cache breakpoints in it (`systemOf`). */
+  system: string | WireTextBlock[];
   messages: WireMessage[];
 }
 
@@ -178,5 +181,32 @@ export function convertMessages(items: readonly Item[], context: ProviderContext
     if (message.role === 'user') message.content = toolResultsFirst(message.content);
   }
   trimFinalAssistant(messages);
-  return { system: joinInstructions(projected), messages };
+  return { system: systemOf(projected), messages };
+}
+
+/**
+ * The system prompt: the instructions joined, or — when the caller placed a prompt-cache breakpoint
+ * inside them (`cacheBreakpointKey` on a part: an Anthropic client's `cache_control` on a system
+ * block before the last) — one text block per part, the marker on each marked one, so the cached
+ * prefix ends where the caller put it and not after the part that changes per request.
+ */
+function systemOf(items: readonly Item[]): string | WireTextBlock[] {
+  const parts = items.filter(isInstructionItem).flatMap((item) => item.parts);
+  if (!parts.some((part) => part.type === 'text' && part.metadata?.[cacheBreakpointKey] !== undefined))
+    return joinInstructions(items);
+  const blocks: WireTextBlock[] = [];
+  for (const part of parts) {
+    if (part.type !== 'text' || part.text === '') continue;
+    const ttl = part.metadata?.[cacheBreakpointKey];
+    blocks.push(
+      ttl === undefined
+        ? { type: 'text', text: part.text }
+        : {
+            type: 'text',
+            text: part.text,
+            cache_control: convertCacheControl(ttl === '1h' ? { ttl: '1h' } : {}),
+          },
+    );
+  }
+  return blocks;
 }

@@ -86,7 +86,7 @@ export function buildRequest(
   } = {
     model: context.model,
     max_tokens: request.maxOutputTokens,
-    ...(system.trim() === '' ? {} : { system }),
+    ...((typeof system === 'string' ? system.trim() : system).length === 0 ? {} : { system }),
     messages,
   };
   if (tools.length > 0) body.tools = tools;
