@@ -8,6 +8,10 @@
  *   node bench/state.ts [--rps 1000] [--seconds 3] [--redis redis://127.0.0.1:6379]
  *
  * Without `--redis` it starts a redis-server of its own on a free loopback port (stopped at the end).
+ *
+ * Then a stored value's read (a Responses conversation, `previous_response_id`), as the gateway reads
+ * it: with its size told (`hold`) for `max_request_bytes_in_flight`. A 2 KB value is read paced at
+ * `--rps`, a 1 MB one 200 times in turn.
  */
 import { parseArgs } from 'node:util';
 import { Availability } from '../src/routing/availability.ts';
@@ -66,6 +70,34 @@ const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 const format = (ms: number) => `${(ms * 1000).toFixed(0)} µs`;
 
+/** Reads of one stored value, as the gateway's `previous_response_id` does (its size held), each timed. */
+async function reads(store: StateStore, name: string, count: number, paced: boolean): Promise<number[]> {
+  const hold = (bytes: number) => void bytes;
+  for (let index = 0; index < 50; index++) await store.get(name, hold); // warm-up
+  const latencies: number[] = [];
+  const pending: Array<Promise<void>> = [];
+  const start = performance.now();
+  for (let index = 0; index < count; index++) {
+    const read = async () => {
+      const started = performance.now();
+      await store.get(name, hold);
+      latencies.push(performance.now() - started);
+    };
+    if (!paced) {
+      await read();
+      continue;
+    }
+    const wait = start + (index * 1000) / rps - performance.now();
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    pending.push(read());
+  }
+  await Promise.all(pending);
+  return latencies.sort((a, b) => a - b);
+}
+
+const line = (name: string, sorted: number[]) =>
+  `  ${name.padEnd(6)} p50 ${format(quantile(sorted, 0.5))}  p90 ${format(quantile(sorted, 0.9))}  p99 ${format(quantile(sorted, 0.99))}`;
+
 const server = values.redis === undefined ? await startRedis() : undefined;
 const url = values.redis ?? server!.url;
 try {
@@ -73,6 +105,12 @@ try {
   const redisStore = createRedisStateStore({ url, prefix: `bench${Date.now()}`, timeoutMs: 50 });
   await redisStore.ready;
   const redis = await run(redisStore);
+  const small = 'x'.repeat(2 * 1024);
+  const large = 'x'.repeat(1024 * 1024);
+  await redisStore.set('bench-small', small, 600);
+  await redisStore.set('bench-large', large, 600);
+  const smallReads = await reads(redisStore, 'bench-small', total, true);
+  const largeReads = await reads(redisStore, 'bench-large', 200, false);
   await redisStore.close();
   console.log(`state work per request at ${rps} requests/s, ${total} requests (admit + 2 circuit checks):`);
   for (const [name, sorted] of [
@@ -83,6 +121,9 @@ try {
       `  ${name.padEnd(6)} p50 ${format(quantile(sorted, 0.5))}  p90 ${format(quantile(sorted, 0.9))}  p99 ${format(quantile(sorted, 0.99))}`,
     );
   console.log(`  added by Redis: p50 ${format(quantile(redis, 0.5) - quantile(memory, 0.5))}`);
+  console.log('stored value read from Redis (its size held):');
+  console.log(line('2 KB', smallReads));
+  console.log(line('1 MB', largeReads));
 } finally {
   await server?.close();
 }

@@ -51,6 +51,16 @@ export class HeldBody implements BodyCounter {
     this.bytes = size;
   }
 
+  /**
+   * Holds exactly `size`: more (as `take`), or less — a reservation made before a read (a stored
+   * conversation's whole entry, by its stored size) corrected to what the request keeps.
+   */
+  set(size: number): void {
+    if (size >= this.bytes) return this.take(size);
+    this.state.heldBodyBytes -= this.bytes - size;
+    this.bytes = size;
+  }
+
   /** Gives the bytes back (the request ended: served, refused, failed or its client gone). Idempotent. */
   release(): void {
     this.state.heldBodyBytes -= this.bytes;

@@ -11,7 +11,13 @@ import { parseJson } from '../core/json-text.ts';
 
 /** A key-value store with a time to live per entry. Values are JSON-serializable. */
 export interface GatewayStore {
-  get(id: string): Promise<unknown>;
+  /**
+   * The value under `id`, or undefined. `hold`, when given, is told the size in bytes of a value
+   * the store must fetch (a shared store's) before fetching it, and may throw to refuse it: the
+   * bytes-in-flight bound then refuses a large stored conversation by its size, before it is
+   * pulled in. A store whose values are in memory already need not call it.
+   */
+  get(id: string, hold?: (bytes: number) => void): Promise<unknown>;
   put(id: string, value: unknown, ttlMs: number): Promise<void>;
   /** Releases connections (optional). */
   close?(): Promise<void>;
@@ -23,8 +29,8 @@ export interface GatewayStore {
  */
 export function createSharedStore(shared: Pick<StateStore, 'get' | 'set'>): GatewayStore {
   return {
-    async get(id) {
-      const text = await shared.get(id);
+    async get(id, hold) {
+      const text = await shared.get(id, hold);
       if (text === undefined) return undefined;
       // A value that is not JSON (written by something else under our name) is no value.
       try {
@@ -49,6 +55,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): GatewayStor
   // Kept as JSON: what a caller reads is its own copy, and its size is known.
   const entries = new TtlStrings(options);
   return {
+    // No `hold`: the value is in memory already, nothing is fetched for it.
     async get(id) {
       const text = entries.get(id);
       if (text === undefined) return undefined;

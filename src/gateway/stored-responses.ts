@@ -167,7 +167,7 @@ export async function resolveItemReferences(
 }
 
 /** The request's share of `max_request_bytes_in_flight` (`body-hold.ts`): what it holds grows by what is read in. */
-export type HeldBytes = Pick<HeldBody, 'bytes' | 'take'>;
+export type HeldBytes = Pick<HeldBody, 'bytes' | 'take' | 'set'>;
 
 /**
  * Puts a stored Responses transcript in front (`previous_response_id`) and referenced items in
@@ -197,7 +197,14 @@ async function putStoredResponses(
   if (decoded.itemReferences !== undefined)
     held.take(held.bytes + (await resolveItemReferences(store, decoded.itemReferences, scope)));
   if (decoded.previousResponseId === undefined) return;
-  const stored = storedConversation(await store.get(responseKey(scope, decoded.previousResponseId)));
+  // A shared store's entry is held by its stored size before it is fetched (refused, unread, when
+  // the bound has no room), then by the transcript the request keeps for its upstream call (the
+  // entry's reply and input items are dropped once read).
+  const before = held.bytes;
+  const value = await store.get(responseKey(scope, decoded.previousResponseId), (bytes) =>
+    held.take(before + bytes),
+  );
+  const stored = storedConversation(value);
   if (stored === undefined)
     throw new GatewayError({
       status: 404,
@@ -205,7 +212,7 @@ async function putStoredResponses(
       message: `Previous response with id '${shown(decoded.previousResponseId)}' not found.`,
       param: 'previous_response_id',
     });
-  held.take(held.bytes + approximateSize(stored.transcript));
+  held.set(before + approximateSize(stored.transcript));
   // This turn's `instructions` first, then the stored conversation, then this turn's input.
   const instructions = decoded.instructionItems ?? 0;
   decoded.request.transcript = [

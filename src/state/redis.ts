@@ -28,7 +28,7 @@ import { OutageTracker, StateUnavailableError, withTimeout } from './outage.ts';
 import { RedisAvailabilityStore } from './redis-availability.ts';
 import { isRejectedByRedis, SettleReplay } from './replay.ts';
 import { admitNumbers, reservationOf, reservationTtlMs } from './rules.ts';
-import { admitScript, settleScript } from './scripts.ts';
+import { admitScript, settleScript, valueScript } from './scripts.ts';
 import {
   type Admission,
   type AdmitRequest,
@@ -36,6 +36,7 @@ import {
   periodsOf,
   type Reservation,
   type Settlement,
+  smallValueBytes,
   type StateFailureEvent,
   type StateFailurePolicy,
   type StateStore,
@@ -100,6 +101,7 @@ type Scripted = Client & {
   syAdmit(...args: Array<string | number>): Promise<unknown>;
   sySettle(...args: Array<string | number>): Promise<number>;
 };
+type ValueClient = Client & { syValue(key: string, upTo: number): Promise<unknown> };
 
 /**
  * Encodes a key name for a key: no `{`, `}`, `:` or spaces from the name can change the layout, and
@@ -202,7 +204,8 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
    * the shared connection its transfer held up every admission queued behind it (a 50 MB value
    * delayed other requests by ~0.5 s).
    */
-  const valueClient = connect(options.url, options.cluster === true, timeoutMs);
+  const valueClient = connect(options.url, options.cluster === true, timeoutMs) as ValueClient;
+  valueClient.defineCommand('syValue', { numberOfKeys: 1, lua: valueScript });
   // A store never crashes its process: errors surface on the commands that meet them.
   client.on('error', () => {});
   valueClient.on('error', () => {});
@@ -359,6 +362,18 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     return value;
   }
 
+  /** Reads a stored value on its own connection (a value another writer left in another type: none). */
+  const readValue = (name: string, operation: () => Promise<string | undefined>) =>
+    guarded(
+      'get',
+      operation,
+      () => local.get(name),
+      policy,
+      outage.failing ? timeoutMs : valueTimeoutMs,
+      valueClient,
+      () => undefined,
+    );
+
   return {
     availability,
     ready,
@@ -461,16 +476,30 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
         outage.failing ? timeoutMs : valueTimeoutMs,
         valueClient,
       ),
-    get: (name) =>
-      guarded(
-        'get',
-        async () => (await valueClient.get(`${prefix}:value:${keyPart(name)}`)) ?? (await local.get(name)),
-        () => local.get(name),
-        policy,
-        outage.failing ? timeoutMs : valueTimeoutMs,
-        valueClient,
-        () => undefined,
-      ),
+    async get(name, hold) {
+      const key = `${prefix}:value:${keyPart(name)}`;
+      const fetched = async () => (await valueClient.get(key)) ?? (await local.get(name));
+      if (hold === undefined) return readValue(name, fetched);
+      // Its size first, and a small value with it (one round trip): a large one is held, or refused
+      // (`hold` throws), by that size before a byte of it is fetched. Told outside `guarded`: a
+      // refusal is no failure of the store.
+      let large = 0;
+      const small = await readValue(name, async () => {
+        const [size, value] = (await valueClient.syValue(key, smallValueBytes)) as [
+          number,
+          string | null | undefined,
+        ];
+        if (value !== undefined) return value ?? (await local.get(name));
+        large = size;
+        return undefined;
+      });
+      if (large === 0) {
+        if (small !== undefined) hold(small.length);
+        return small;
+      }
+      hold(large);
+      return readValue(name, fetched);
+    },
     async close() {
       // One last try for settles still waiting: a restart must not drop the spend they carry.
       if ((replay.size > 0 || values.size > 0) && !outage.failing) {

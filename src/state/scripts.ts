@@ -201,3 +201,14 @@ if nextRec then
 end
 return cjson.encode({outcome = out, record = nextRec or rec})
 `;
+
+/**
+ * A stored value's size (STRLEN) and, when it is at most ARGV[1] bytes, the value (GET) in the same
+ * round trip: `{size, value}` (value nil: none), or `{size}` alone for a larger one, which the
+ * caller holds (or refuses) by that size before fetching it.
+ */
+export const valueScript = `
+local size = redis.call('STRLEN', KEYS[1])
+if size > tonumber(ARGV[1]) then return {size} end
+return {size, redis.call('GET', KEYS[1])}
+`;

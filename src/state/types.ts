@@ -117,13 +117,23 @@ export interface StateStore {
   usage(key: string, budget?: KeyBudget): Promise<KeyUsage>;
   /** Stores a value (a stored Response) for `ttlSeconds`. */
   set(name: string, value: string, ttlSeconds: number): Promise<void>;
-  /** A stored value, or `undefined`. */
-  get(name: string): Promise<string | undefined>;
+  /**
+   * A stored value, or `undefined`. `hold`, when given, is told the size (bytes) of a value a remote
+   * store must fetch before fetching it, and may throw to refuse it: then the value is never read
+   * (`max_request_bytes_in_flight`: concurrent requests naming one 16 MB stored conversation are
+   * refused by its size, not after each has pulled it in). A small value (up to
+   * {@link smallValueBytes}) comes with its size in one round trip and is told after. The memory
+   * store, which fetches nothing, does not call it.
+   */
+  get(name: string, hold?: (bytes: number) => void): Promise<string | undefined>;
   /** Releases connections and timers. */
   close(): Promise<void>;
   /** Settles once a remote store is connected (or gave up waiting); serve after it. */
   readonly ready?: Promise<void>;
 }
+
+/** Stored values up to this many bytes are read with their size in one round trip (`StateStore.get`). */
+export const smallValueBytes = 64 * 1024;
 
 /** Micro-dollars (integers) from US dollars. */
 export function toMicros(usd: number): number {
