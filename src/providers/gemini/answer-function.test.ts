@@ -353,6 +353,67 @@ describe('Gemini 2.5: a reply without the answer call', () => {
   });
 });
 
+describe('Gemini 2.5: the answer call beside a real tool call', () => {
+  const dropped =
+    'dropped the structured answer (asked for as a function call) called beside a tool: the tool calls are the reply';
+
+  it.each([false, true])(
+    'final_answer called before a tool: the tool call wins, the answer is dropped with a WARN (stream %s)',
+    async (stream) => {
+      emulator.enqueue({
+        type: 'scripted',
+        content: [
+          { type: 'tool-call', name: 'final_answer', input: { city: 'Rome', sunny: true } },
+          { type: 'tool-call', name: 'weather', input: { city: 'Rome' } },
+        ],
+      });
+      const { adapter, logger } = emulatedGemini(emulator);
+      const request = structured('gemini-2.5-flash');
+      let response;
+      if (stream) {
+        const { events } = await collect(adapter.stream(request));
+        assertStreamInvariants(events);
+        // Never streamed: not a text delta of the answer before the tool call.
+        expect(events.some((event) => event.type.startsWith('text'))).toBe(false);
+        response = finishOf(events);
+      } else response = await adapter.complete(request);
+      expect(response.finishReason).toBe('tool-call');
+      expect(response.content).toMatchObject([
+        { type: 'tool-call', name: 'weather', input: { city: 'Rome' } },
+      ]);
+      expect(response.content).toHaveLength(1);
+      expect(logger.entries.filter((entry) => entry.message === dropped)).toMatchObject([
+        { fields: { function: 'final_answer' } },
+      ]);
+    },
+  );
+
+  it('final_answer called after a tool: dropped too, the reply finishes tool-call', () => {
+    const context = testContext();
+    rememberAnswerFunction(context, { name: 'final_answer', wrapped: false });
+    const response = parseBody(
+      {
+        candidates: [
+          {
+            content: {
+              parts: [
+                { functionCall: { name: 'weather', args: { city: 'Rome' } } },
+                { functionCall: { name: 'final_answer', args: { a: 1 } } },
+              ],
+            },
+            finishReason: 'STOP',
+          },
+        ],
+      },
+      context,
+    );
+    expect(response.content).toMatchObject([{ type: 'tool-call', name: 'weather', input: { city: 'Rome' } }]);
+    expect(response.content).toHaveLength(1);
+    expect(response.finishReason).toBe('tool-call');
+    expect(context.logger.entries.map((entry) => entry.message)).toEqual([dropped]);
+  });
+});
+
 describe('JSON mode as before', () => {
   it('Gemini 3 takes JSON mode with tools: responseMimeType and the schema, no answer function', async () => {
     emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: '{"city":"Rome","sunny":true}' }] });

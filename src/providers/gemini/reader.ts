@@ -79,6 +79,9 @@ interface StreamingCall {
  * and kept when a tool call comes first (before that call) or when the reply ends without the
  * answer call. A reply with neither the answer nor a tool call (text only: `ANY` does not always
  * force a call) WARNs, and its text is the reply, so the caller's structured-output check reports it.
+ * The answer call's text is itself held until the reply ends: a real tool call in the same turn
+ * (before or after it) wins, and the answer — given before the tool's result, so premature — is
+ * dropped with a WARN; the reply finishes `tool-call` and the model answers once it has the result.
  */
 export class ResponseReader {
   private readonly context: ProviderContext;
@@ -114,6 +117,8 @@ export class ResponseReader {
   private heldText: Array<{ text: string; signature: string | undefined }> = [];
   /** Characters of `heldText`. */
   private heldLength = 0;
+  /** The answer call's text and signature, written when the reply ends without a real tool call. */
+  private heldAnswer: { text: string; signature: string | undefined } | undefined;
 
   constructor(context: ProviderContext, builder: StreamBuilder) {
     this.context = context;
@@ -204,6 +209,7 @@ export class ResponseReader {
     this.closeBlock();
     this.closeCall();
     if (this.answer !== undefined && !this.answerRead) this.answerMissing();
+    this.writeAnswer();
     this.flushUsage();
     if (this.blockReason !== undefined) {
       this.builder.setFinish('content-filter', this.blockReason);
@@ -399,7 +405,10 @@ export class ResponseReader {
     });
   }
 
-  /** The answer function's arguments → the reply's text, in a block of its own; a second call is dropped. */
+  /**
+   * The answer function's arguments → the reply's text, held until the reply ends (`writeAnswer`):
+   * a real tool call may still come. A second call is dropped.
+   */
   private onAnswer(answer: AnswerFunction, args: JsonValue | undefined, signature: string | undefined): void {
     if (this.answerRead) {
       this.context.warn('dropped a second call of the answer function', { function: answer.name });
@@ -407,13 +416,31 @@ export class ResponseReader {
     }
     this.answerRead = true;
     this.dropHeldText();
-    const text = answerText(answer, args);
+    this.heldAnswer = { text: answerText(answer, args), signature };
+  }
+
+  /**
+   * The held answer as the reply's text, in a block of its own — unless the turn called a real tool
+   * too: the tool calls win, the answer (given before their results) is dropped with a WARN, and the
+   * reply finishes `tool-call`.
+   */
+  private writeAnswer(): void {
+    const held = this.heldAnswer;
+    if (held === undefined) return;
+    this.heldAnswer = undefined;
+    if (this.builder.hasToolCalls) {
+      this.context.warn(
+        'dropped the structured answer (asked for as a function call) called beside a tool: the tool calls are the reply',
+        { model: this.context.model, function: (this.answer as AnswerFunction).name },
+      );
+      return;
+    }
     this.openBlock('text');
     const block = this.block as OpenBlock;
-    block.length += text.length;
-    this.answerLength += text.length;
-    this.builder.text(block.key, text);
-    if (signature !== undefined) this.sign(block, signature);
+    block.length += held.text.length;
+    this.answerLength += held.text.length;
+    this.builder.text(block.key, held.text);
+    if (held.signature !== undefined) this.sign(block, held.signature);
     this.closeBlock();
   }
 
