@@ -42,6 +42,27 @@ function cut(text: string, stops: string[]): { text: string; stop?: string } {
 }
 
 describe('StreamBuilder.stopAt', () => {
+  it('text, a tool call, then text meeting a stop sequence: the finish stays tool-call, the call kept', () => {
+    const { events, builder } = createBuilder(['END']);
+    builder.text(0, 'Checking.');
+    builder.toolStart(1, 'call_1' as ToolCallId, 'search');
+    builder.toolDelta(1, '{"q":"x"}');
+    builder.end(1);
+    for (const delta of ['Now the E', 'ND and after']) builder.text(2, delta);
+    builder.toolStart(3, 'call_2' as ToolCallId, 'search');
+    builder.setFinish('tool-call', 'tool_calls');
+    expect(builder.stopped).toBe(true);
+    const response = builder.finish();
+    assertStreamInvariants(events);
+    expect(response.content).toEqual([
+      { type: 'text', text: 'Checking.' },
+      { type: 'tool-call', id: 'call_1', name: 'search', input: { q: 'x' }, provider: 'test' },
+      { type: 'text', text: 'Now the ' },
+    ]);
+    expect(response.finishReason).toBe('tool-call');
+    expect(response.metadata).toEqual({ 'switchyard.stop_sequence': 'END' });
+  });
+
   it('cuts the text before a sequence split across deltas, finishes stop-sequence naming it, ignores the rest', () => {
     const { events, builder } = createBuilder(['\nObservation:', 'END']);
     for (const delta of ['Thought: look it up', '\nObs', 'ervation: 42', ' and more']) builder.text(0, delta);

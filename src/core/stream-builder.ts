@@ -191,7 +191,8 @@ export class StreamBuilder {
   /**
    * From now on the reply's text ends before the first of `sequences` it completes (each text part
    * on its own; of two completed at once, the longer): the text before it goes out, the part ends, the finish is `stop-sequence` (metadata
-   * `switchyard.stop_sequence` names the sequence) and nothing else of the reply is taken but its
+   * `switchyard.stop_sequence` names the sequence; `tool-call` when a tool call came before the
+   * stop, which the caller must still answer) and nothing else of the reply is taken but its
    * usage and metadata — see {@link stopped}. Text that may begin a sequence is held until it is
    * known not to. For stop sequences the provider could not be sent (`providers/common/stop-sequences.ts`).
    */
@@ -233,7 +234,12 @@ export class StreamBuilder {
         if (at > 0) this.passText(index, text.slice(0, at));
         this.end(key);
         this.stoppedAt = matched.text;
-        this.finishReason = 'stop-sequence';
+        // A tool call before the stopped text stays the reply's finish: it came whole before the
+        // stop (a provider stopping there itself, as Anthropic's `stop_sequence` does, generates
+        // nothing after it, so never drops what came before), and the caller must still answer it
+        // — `stop-sequence` would read as a reply with nothing left to do. The metadata still
+        // names the sequence: the text was cut at it.
+        this.finishReason = this.sawToolCall ? 'tool-call' : 'stop-sequence';
         this.setMetadata(stopSequenceKey, matched.text);
         return;
       }

@@ -5,6 +5,7 @@
  * deltas split it — finished as a stop (Anthropic `stop_reason: stop_sequence` naming it, Chat
  * `stop`). The rest of the upstream's stream is still read, not sent: the upstream generates and
  * bills it, so the reply's usage is the upstream's own count, never an estimate of the cut text.
+ * A tool call before the cut text keeps the reply a tool call (the client must answer it).
  */
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -169,4 +170,43 @@ describe('stop sequences past what is cut at here (64, of at most 256 characters
     expect(response.status).toBe(400);
     expect(await response.text()).toContain('one of 300 characters');
   });
+});
+
+describe('a tool call before the text a stop sequence cuts', () => {
+  // Text, a tool call, then text meeting the sequence: the call came whole before the stop, and the
+  // client must still answer it — the reply finishes tool_use, not stop_sequence.
+  const withCall = {
+    type: 'scripted' as const,
+    content: [
+      { type: 'text' as const, text: 'Let me look.' },
+      { type: 'tool-call' as const, name: 'search', input: { q: 'answer' } },
+      { type: 'text' as const, text: 'Meanwhile\nObservation: made up' },
+    ],
+    chunkSize: 3,
+  };
+  const request = {
+    model: 'up-responses',
+    max_tokens: 200,
+    stop_sequences: ['\nObservation:'],
+    tools: [
+      { name: 'search', input_schema: { type: 'object' as const, properties: { q: { type: 'string' } } } },
+    ],
+    messages: [{ role: 'user' as const, content: 'What is the answer?' }],
+  };
+  const blocks = (content: Array<{ type: string; text?: string; name?: string }>) =>
+    content.map((block) => (block.type === 'text' ? block.text : `${block.type}:${block.name}`));
+
+  it.each([false, true])(
+    'an Anthropic client to a Responses upstream: stop_reason tool_use, the call kept (stream %s)',
+    async (stream) => {
+      harness.emulator.enqueue(withCall);
+      const { anthropic } = createClients(harness.server.url);
+      const message = stream
+        ? await anthropic.messages.stream(request).finalMessage()
+        : await anthropic.messages.create(request);
+      expect(blocks(message.content)).toEqual(['Let me look.', 'tool_use:search', 'Meanwhile']);
+      expect(message.stop_reason).toBe('tool_use');
+      expect(message.stop_sequence).toBeNull();
+    },
+  );
 });
