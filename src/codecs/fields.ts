@@ -5,6 +5,7 @@
 import { hasProtoKey, isJsonObject, type JsonObject, type JsonValue, removeProtoKeys } from '../core/json.ts';
 import { repairJsonObject } from '../core/partial-json.ts';
 import { losesNumberDigits, parseJson } from '../core/json-text.ts';
+import type { PromptCacheRequest } from '../core/request.ts';
 import { argumentsTextKey } from '../core/tool-arguments.ts';
 
 /** A request the codec cannot take: malformed, or asking for something it cannot honour. */
@@ -64,6 +65,16 @@ export function optionalString(object: Record<string, unknown>, key: string, pat
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string') throw new RequestFieldError(path, `${path} must be a string`);
   return value;
+}
+
+/**
+ * The prompt cache an OpenAI client asked for by its `prompt_cache_key` (Chat and Responses): the
+ * key, which also turns the cache on toward a provider that has to be asked (Claude); undefined
+ * without one.
+ */
+export function promptCacheOf(object: Record<string, unknown>): PromptCacheRequest | undefined {
+  const key = optionalString(object, 'prompt_cache_key');
+  return key === undefined || key === '' ? undefined : { key };
 }
 
 /** A required non-empty string field. */

@@ -75,7 +75,9 @@ const requestShape = {
       thinking: z.boolean().optional(),
     })
     .optional(),
-  cache: z.strictObject({ ttl: z.enum(['5m', '1h']).optional() }).optional(),
+  cache: z
+    .strictObject({ ttl: z.enum(['5m', '1h']).optional(), key: z.string().min(1).optional() })
+    .optional(),
   metadata: z
     .record(z.string().refine(isMetadataKey, 'metadata keys have the shape namespace.field'), jsonValue)
     .optional() as z.ZodType<MetadataMap | undefined>,

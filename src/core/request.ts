@@ -49,6 +49,13 @@ export function wantsReasoning(reasoning: ReasoningRequest | undefined): boolean
 export interface PromptCacheRequest {
   /** Cache lifetime hint; adapters round to what their provider offers. */
   ttl?: '5m' | '1h';
+  /**
+   * The key requests sharing a prefix are cached under (OpenAI's `prompt_cache_key`: it routes them
+   * to the same cache), such as a conversation's id. Without one, the OpenAI Responses adapter sends
+   * the session's id when the caller gave a session, and none for a one-off call (a fresh key per
+   * call would scatter a conversation's requests). A key over OpenAI's 64 characters is sent hashed.
+   */
+  key?: string;
 }
 
 /** A JSON Schema the response must conform to (structured output). */

@@ -18,6 +18,7 @@ import {
   temperatureRange,
   topPRange,
   shown,
+  promptCacheOf,
 } from '../fields.ts';
 import {
   binaryPart,
@@ -312,6 +313,8 @@ export function decodeRequest(body: unknown): DecodedRequest {
   if (outputSchema !== undefined) request.outputSchema = outputSchema;
   const reasoning = convertEffort(object.reasoning_effort, 'reasoning_effort');
   if (reasoning !== undefined) request.reasoning = reasoning;
+  const cache = promptCacheOf(object);
+  if (cache !== undefined) request.cache = cache;
   const streamOptions = isJsonObject(object.stream_options) ? object.stream_options : {};
   const decoded: DecodedRequest = {
     model: requiredString(object, 'model'),

@@ -25,6 +25,7 @@ import {
   temperatureRange,
   topPRange,
   shown,
+  promptCacheOf,
 } from '../fields.ts';
 import { convertEffort } from '../openai-chat/request.ts';
 import {
@@ -514,6 +515,8 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
       ? undefined
       : convertEffort(jsonObject(object.reasoning, 'reasoning').effort, 'reasoning.effort');
   if (reasoning !== undefined) request.reasoning = reasoning;
+  const cache = promptCacheOf(object);
+  if (cache !== undefined) request.cache = cache;
   const include = optionalArray(object, 'include') ?? [];
   const decoded: DecodedRequest = {
     model: requiredString(object, 'model'),

@@ -16,6 +16,7 @@ import { emulateStopSequences } from '../common/stop-sequences.ts';
 import { convertInput } from './messages.ts';
 import type { ResponsesStateMode } from './options.ts';
 import { planInput } from './state.ts';
+import { createHash } from 'node:crypto';
 
 export { convertInput } from './messages.ts';
 
@@ -218,7 +219,8 @@ export function buildRequest(
   if (plan.kind === 'delta' && plan.previousResponseId !== undefined)
     body.previous_response_id = plan.previousResponseId;
   if (plan.kind === 'delta' && plan.conversation !== undefined) body.conversation = plan.conversation;
-  if (request.cache !== undefined) body.prompt_cache_key = `switchyard-${context.session.id}`;
+  const cacheKey = promptCacheKey(request, context);
+  if (cacheKey !== undefined) body.prompt_cache_key = cacheKey;
   // Options for every Responses adapter (the gateway's built-in tools), then this adapter's own.
   if (context.provider !== protocolOptionsKey)
     mergeProviderOptions(body, request.providerOptions?.[protocolOptionsKey]);
@@ -247,4 +249,24 @@ function mergeProviderOptions(body: JsonObject, extra: JsonObject | undefined): 
   const { tools, ...rest } = extra;
   Object.assign(body, rest);
   if (Array.isArray(tools)) body.tools = [...((body.tools as JsonValue[] | undefined) ?? []), ...tools];
+}
+
+/** The longest `prompt_cache_key` OpenAI takes (a longer one is a 400). */
+const maxCacheKeyLength = 64;
+
+/**
+ * The `prompt_cache_key` of a cache request: the caller's key (hashed to 64 characters when longer,
+ * the same key always giving the same value), else the session's id when the caller gave a session
+ * (a conversation's calls share it), else none — a key made fresh for a one-off call would send
+ * each call of a conversation to another cache.
+ */
+function promptCacheKey(request: CanonicalRequest, context: ProviderContext): string | undefined {
+  const { cache } = request;
+  if (cache === undefined) return undefined;
+  const key = cache.key ?? (context.sessionLess === true ? undefined : `switchyard-${context.session.id}`);
+  if (key === undefined || key.length <= maxCacheKeyLength) return key;
+  return `switchyard-${createHash('sha256')
+    .update(key)
+    .digest('hex')
+    .slice(0, maxCacheKeyLength - 11)}`;
 }
