@@ -191,3 +191,24 @@ describe('tool_choice naming a built-in tool', () => {
     ]);
   });
 });
+
+describe('tool_choice required with built-in tools only', () => {
+  it('reaches a Responses upstream as written, beside the tools (it was a 400)', async () => {
+    const { body, warned } = await send('up-responses', { tools: [webSearch], tool_choice: 'required' });
+    expect(body.tools).toEqual([webSearch]);
+    expect(body.tool_choice).toBe('required');
+    expect(warned).toEqual([]);
+  });
+
+  it('toward an Anthropic upstream, where no tool would be offered, is a 400 naming tool_choice', async () => {
+    const response = await harness.post(
+      '/v1/responses',
+      { model: 'up-anthropic', input: 'Hi', tools: [webSearch], tool_choice: 'required' },
+      { authorization: 'Bearer client-key' },
+    );
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      error: { param: 'tool_choice', message: expect.stringContaining("built-in tools ('web_search')") },
+    });
+  });
+});

@@ -51,6 +51,19 @@ describe('built-in tools in a Responses request', () => {
     );
   });
 
+  it('tool_choice required with built-in tools only goes as written beside them, with no canonical choice (it was a 400)', () => {
+    const decoded = decode({ tools: [{ type: 'web_search' }], tool_choice: 'required' });
+    expect(decoded.request.toolChoice).toBeUndefined();
+    expect(decoded.request.providerOptions).toEqual({
+      'openai-responses': { tools: [{ type: 'web_search' }], tool_choice: 'required' },
+    });
+    expect(decoded.builtinTools).toEqual([{ path: 'tools.0', type: 'web_search' }]);
+    // With a function tool beside them, required stays the canonical choice (every route honours it).
+    const mixed = decode({ tools: [shell, { type: 'web_search' }], tool_choice: 'required' });
+    expect(mixed.request.toolChoice).toBe('required');
+    expect(mixed.request.providerOptions?.['openai-responses']?.tool_choice).toBeUndefined();
+  });
+
   it('a tool of no type, or not a function inside a namespace, is still left out with a warning', () => {
     const decoded = decode({
       tools: [{ name: 'x' }, { type: 'namespace', name: 'ns', tools: [{ type: 'web_search' }] }],
@@ -74,6 +87,25 @@ describe('leaveOutBuiltins (a route to another provider)', () => {
       "tools.1: tool type 'web_search' is not offered to the model (only a Responses upstream serves it)",
       "tool_choice: built-in tool 'web_search' is not offered to the model (only a Responses upstream serves it); the model chooses",
     ]);
+  });
+
+  it('refuses tool_choice required naming the field where none of its built-in tools is left; keeps it where one is', () => {
+    const only = decode({ tools: [{ type: 'web_search' }, { type: 'mcp' }], tool_choice: 'required' });
+    expect(() => leaveOutBuiltins(only)).toThrow(
+      expect.objectContaining({
+        field: 'tool_choice',
+        message: expect.stringMatching(
+          /^tool_choice: required .*built-in tools \('web_search', 'mcp'\).*only a Responses upstream serves it/,
+        ),
+      }),
+    );
+    const disallowed = decode({ tools: [{ type: 'mcp' }], tool_choice: 'required' });
+    expect(() => leaveOutBuiltins(disallowed, new Set(['web_search']))).toThrow(/gateway\.builtin_tools/);
+    const kept = decode({ tools: [{ type: 'web_search' }, { type: 'mcp' }], tool_choice: 'required' });
+    leaveOutBuiltins(kept, new Set(['web_search']));
+    expect(kept.request.providerOptions).toEqual({
+      'openai-responses': { tools: [{ type: 'web_search' }], tool_choice: 'required' },
+    });
   });
 
   it('leaves a request without built-in tools as it was', () => {

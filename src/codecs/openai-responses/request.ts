@@ -373,8 +373,14 @@ function convertToolChoice(value: unknown): { choice?: ToolChoice; builtin?: Jso
  * Built-in tools and a `tool_choice` naming one, for a Responses upstream: they go in
  * `providerOptions['openai-responses']` (appended to the tools, the choice replacing any), and
  * `decoded.builtinTools` names each so the gateway can leave them out, with a WARN, on another route.
+ * A `required` choice goes there too when the built-in tools are the only ones (it is theirs to
+ * honour: {@link leaveOutBuiltins} refuses it where none of them is offered).
  */
-function addBuiltins(decoded: DecodedRequest, builtin: BuiltinTools, choice: JsonObject | undefined): void {
+function addBuiltins(
+  decoded: DecodedRequest,
+  builtin: BuiltinTools,
+  choice: JsonObject | 'required' | undefined,
+): void {
   const options: JsonObject = {};
   const named: NonNullable<DecodedRequest['builtinTools']> = builtin.tools.map((tool, index) => ({
     path: builtin.paths[index]!,
@@ -383,7 +389,7 @@ function addBuiltins(decoded: DecodedRequest, builtin: BuiltinTools, choice: Jso
   if (builtin.tools.length > 0) options.tools = builtin.tools;
   if (choice !== undefined) {
     options.tool_choice = choice;
-    named.push({ path: 'tool_choice', type: choice.type as string });
+    if (choice !== 'required') named.push({ path: 'tool_choice', type: choice.type as string });
   }
   if (named.length === 0) return;
   decoded.request.providerOptions = { [responsesOptionsKey]: options };
@@ -403,6 +409,12 @@ export function leaveOutBuiltins(decoded: DecodedRequest, allowed?: ReadonlySet<
   if (out.length === 0) return;
   const options = decoded.request.providerOptions;
   const builtins = options?.[responsesOptionsKey];
+  const reason =
+    allowed === undefined
+      ? 'only a Responses upstream serves it'
+      : 'the gateway does not allow it: gateway.builtin_tools';
+  if (isJsonObject(builtins) && builtins.tool_choice === 'required')
+    refuseRequired(builtinTools, out, reason);
   if (allowed !== undefined && isJsonObject(builtins)) {
     const kept = Array.isArray(builtins.tools)
       ? builtins.tools.filter((tool) => isJsonObject(tool) && allowed.has(tool.type as string))
@@ -419,20 +431,39 @@ export function leaveOutBuiltins(decoded: DecodedRequest, allowed?: ReadonlySet<
     delete options[responsesOptionsKey];
     if (Object.keys(options).length === 0) delete decoded.request.providerOptions;
   }
-  const reason =
-    allowed === undefined
-      ? 'only a Responses upstream serves it'
-      : 'the gateway does not allow it: gateway.builtin_tools';
-  const warnings = (decoded.warnings ??= []);
-  for (const { path, type } of out)
-    warnings.push(
-      path === 'tool_choice'
-        ? `tool_choice: built-in tool '${type}' is not offered to the model (${reason}); the model chooses`
-        : `${path}: tool type '${type}' is not offered to the model (${reason})`,
-    );
+  (decoded.warnings ??= []).push(...builtinWarnings(out, reason));
   const remaining = allowed === undefined ? [] : builtinTools.filter(({ type }) => allowed.has(type));
   if (remaining.length > 0) decoded.builtinTools = remaining;
   else delete decoded.builtinTools;
+}
+
+/** The WARN details of built-in tools (and a `tool_choice` naming one) not offered to the model, with why. */
+function builtinWarnings(out: NonNullable<DecodedRequest['builtinTools']>, reason: string): string[] {
+  return out.map(({ path, type }) =>
+    path === 'tool_choice'
+      ? `tool_choice: built-in tool '${type}' is not offered to the model (${reason}); the model chooses`
+      : `${path}: tool type '${type}' is not offered to the model (${reason})`,
+  );
+}
+
+/**
+ * A `tool_choice: required` whose only tools are built-in ones ({@link addBuiltins}) cannot be
+ * honoured when every one of them is left out: the model would be made to call a tool it is not
+ * offered. Refused, naming the field, rather than sent as a choice the model cannot follow.
+ */
+function refuseRequired(
+  builtinTools: NonNullable<DecodedRequest['builtinTools']>,
+  out: NonNullable<DecodedRequest['builtinTools']>,
+  reason: string,
+): void {
+  const tools = builtinTools.filter(({ path }) => path !== 'tool_choice');
+  if (out.filter(({ path }) => path !== 'tool_choice').length < tools.length) return;
+  const types = [...new Set(tools.map(({ type }) => `'${type}'`))].join(', ');
+  throw new RequestFieldError(
+    'tool_choice',
+    `tool_choice: required asks for a tool call, but the request's only tools are built-in tools (${types}) and none is offered to the model (${reason})`,
+    'unsupported',
+  );
 }
 
 function convertFormat(text: unknown): OutputSchema | undefined {
@@ -499,7 +530,10 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   const tools = convertTools(object, declared, warnings, namespaced, builtin);
   if (tools !== undefined && tools.length > 0) request.tools = tools;
   const { choice, builtin: builtinChoice } = convertToolChoice(object.tool_choice);
-  if (choice !== undefined) request.toolChoice = checkedToolChoice(choice, request.tools, 'tool_choice');
+  // `required` with built-in tools only: a Responses upstream honours it ({@link addBuiltins}).
+  const builtinRequired = choice === 'required' && request.tools === undefined && builtin.tools.length > 0;
+  if (choice !== undefined && !builtinRequired)
+    request.toolChoice = checkedToolChoice(choice, request.tools, 'tool_choice');
   const parallel = optionalBoolean(object, 'parallel_tool_calls');
   if (parallel !== undefined) request.parallelToolCalls = parallel;
   const maxTokens = optionalCount(object, 'max_output_tokens');
@@ -525,7 +559,7 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
     store: optionalBoolean(object, 'store') ?? true,
     encryptedReasoning: include.includes('reasoning.encrypted_content'),
   };
-  addBuiltins(decoded, builtin, builtinChoice);
+  addBuiltins(decoded, builtin, builtinRequired ? 'required' : builtinChoice);
   if (warnings.length > 0) decoded.warnings = warnings;
   if (namespaced.size > 0) decoded.namespaces = namespaced;
   const freeform = freeformNames(tools);
