@@ -8,7 +8,15 @@ import { decodeCountTokens } from '../codecs/gemini/count-tokens.ts';
 import type { InboundProtocol, ProtocolName } from '../codecs/types.ts';
 import { toWireError } from './errors.ts';
 import { type Caller, keyRefusalOf, localRefusal, refusalOf, requestIdFrom } from './caller.ts';
-import { type GenerationCall, logRefusal, permittedModel, serveGeneration } from './generate.ts';
+import {
+  type GenerationCall,
+  isNativeRoute,
+  logRefusal,
+  permittedModel,
+  serveGeneration,
+} from './generate.ts';
+import { leaveOutBuiltins } from '../codecs/openai-responses/request.ts';
+import { countBuiltinTools } from './builtin-tools.ts';
 import { HeldBody, readHeldJson } from './body-hold.ts';
 import { headerOf } from './inbound.ts';
 import { anthropicModels, geminiModels, listedModel, openaiModels } from './models.ts';
@@ -395,6 +403,10 @@ async function countRequestTokens(
     const decoded = protocol === 'gemini' ? decodeCountTokens(body, model, decode) : decode(body);
     // The generation routes' model check; then an unknown name is a 404 (the registry's own error).
     const resolved = permittedModel(state, caller.key, decoded.model);
+    // Built-in tools count as the generation would send them: toward a Responses upstream, those
+    // `gateway.builtin_tools` allows (a fixed estimate each, `builtinToolTokens`); elsewhere none.
+    leaveOutBuiltins(decoded, isNativeRoute(protocol, resolved) ? state.builtinTools : undefined);
+    const builtins = countBuiltinTools(decoded.builtinTools);
     // A Responses count takes in what its generation would: the stored conversation its
     // `previous_response_id` names and the items its `item_reference`s name (404 when unknown).
     const stored = withStoredResponses(state.store, decoded, scopeOf(caller.key?.name), held);
@@ -415,7 +427,7 @@ async function countRequestTokens(
           return estimateUpperBound({ transcript, tools });
         throw error;
       });
-    return json(c, caller, countReply(protocol, tokens));
+    return json(c, caller, countReply(protocol, tokens + builtins));
   } catch (error) {
     return errorResponse(protocol, toWireError(error), caller.requestId);
   } finally {

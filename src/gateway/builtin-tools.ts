@@ -19,3 +19,28 @@ export const defaultBuiltinTools: readonly string[] = [
 export function builtinTools(configured: readonly string[] | undefined): ReadonlySet<string> {
   return new Set(configured ?? defaultBuiltinTools);
 }
+
+/**
+ * What `POST /v1/responses/input_tokens` adds for one built-in tool definition. OpenAI puts each
+ * one's own instructions in the prompt, text the gateway never sees, so no tokenizer can count it:
+ * a fixed estimate per definition, from the recorded responses of one short prompt with one tool
+ * (test/fixtures/recorded/openai/responses): `shell` 157 input tokens in all, `apply_patch` 642.
+ * Any other type, whose recorded input also holds search results or generated files, counts 200:
+ * the size of a function tool with a paragraph of description.
+ */
+export const builtinToolTokens: Readonly<Record<string, number>> = {
+  shell: 150,
+  local_shell: 150,
+  apply_patch: 600,
+};
+
+/** {@link builtinToolTokens} for a type it does not list. */
+export const defaultBuiltinToolTokens = 200;
+
+/** The estimated tokens of the built-in tool definitions a request still offers (`tool_choice` entries are no definition). */
+export function countBuiltinTools(tools: ReadonlyArray<{ path: string; type: string }> | undefined): number {
+  let tokens = 0;
+  for (const { path, type } of tools ?? [])
+    if (path !== 'tool_choice') tokens += builtinToolTokens[type] ?? defaultBuiltinToolTokens;
+  return tokens;
+}

@@ -512,7 +512,7 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
   // An unknown name fails in routing with its classified error (404 in the client's shape).
   const model = permittedModel(state, call.key, decoded.model);
   const native = inboundCodecs[call.protocol].nativeProvider;
-  const nativeRoute = native !== undefined && model !== undefined && model.type === native.type;
+  const nativeRoute = isNativeRoute(call.protocol, model);
   leaveOutBuiltins(decoded, nativeRoute ? state.builtinTools : undefined);
   // One line per request, however many parts were left out (a body of 200,000 unknown tools must
   // not write 200,000 lines), each detail cut as every client text the gateway repeats is.
@@ -524,7 +524,7 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
       count: warnings.length,
       details: warnings.slice(0, maxWarningDetails).map(shown),
     });
-  if (nativeRoute) {
+  if (nativeRoute && native !== undefined) {
     adoptUntaggedArtifacts(decoded.request.transcript, native.provider);
     adoptUntaggedItems(decoded.request.transcript, native.provider);
   }
@@ -562,6 +562,18 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
   served.ownMs += performance.now() - started;
   if (large) await yieldFullTurn();
   return decoded;
+}
+
+/**
+ * Whether `model` is served by an adapter of the client's own protocol's type (an OpenAI Responses
+ * client's built-in tools reach only such a model; `leaveOutBuiltins`).
+ */
+export function isNativeRoute(
+  protocol: InboundProtocol,
+  model: ReturnType<GatewayState['switchyard']['resolve']> | undefined,
+): boolean {
+  const native = inboundCodecs[protocol].nativeProvider;
+  return native !== undefined && model !== undefined && model.type === native.type;
 }
 
 /**

@@ -61,3 +61,22 @@ it('a malformed request is a 400 in Responses’ error shape', async () => {
   expect(response.status).toBe(400);
   expect(await response.json()).toMatchObject({ error: { type: 'invalid_request_error' } });
 });
+
+it('built-in tools count toward a Responses upstream, a fixed estimate per definition (web_search 200, apply_patch 600); not where they would be left out', async () => {
+  const { openai } = createClients(harness.server.url);
+  const count = async (model: string, tools?: unknown[]) =>
+    (
+      await openai.responses.inputTokens.count({
+        model,
+        input: 'Search the web.',
+        ...(tools === undefined ? {} : { tools }),
+      } as Parameters<typeof openai.responses.inputTokens.count>[0])
+    ).input_tokens;
+  const builtins = [{ type: 'web_search' }, { type: 'apply_patch' }];
+  expect((await count('up-responses', builtins)) - (await count('up-responses'))).toBe(800);
+  // mcp is not in the default gateway.builtin_tools: the generation would leave it out.
+  expect(await count('up-responses', [{ type: 'mcp', server_label: 'docs' }])).toBe(
+    await count('up-responses'),
+  );
+  expect(await count('up-anthropic', builtins)).toBe(await count('up-anthropic'));
+});
