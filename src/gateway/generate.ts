@@ -17,6 +17,7 @@ import { unknownModel } from '../registry/resolve.ts';
 import { createResponsesId } from '../codecs/ids.ts';
 import { finalResponseText, markUnstored } from '../codecs/openai-responses/response.ts';
 import { leaveOutBuiltins } from '../codecs/openai-responses/request.ts';
+import { isNativeRoute, maxWarningDetails, warnFallbackLeftOut, warnLeftOut } from './left-out.ts';
 import { underClientCallIds } from '../codecs/openai-responses/client-calls.ts';
 import { taggedOpaque } from '../codecs/opaque.ts';
 import type {
@@ -484,9 +485,6 @@ async function admit(
   served.ownMs += performance.now() - started;
 }
 
-/** The most left-out parts a request's one WARN names (the rest are counted). */
-const maxWarningDetails = 5;
-
 async function decode(state: GatewayState, call: GenerationCall, served: Served): Promise<DecodedRequest> {
   // A model named in the path (Gemini's) is checked before the body is read: a key's refusal costs
   // neither the client's upload nor the gateway's parse of it (the body's decoding checks it again).
@@ -514,16 +512,7 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
   const native = inboundCodecs[call.protocol].nativeProvider;
   const nativeRoute = isNativeRoute(call.protocol, model);
   leaveOutBuiltins(decoded, nativeRoute ? state.builtinTools : undefined);
-  // One line per request, however many parts were left out (a body of 200,000 unknown tools must
-  // not write 200,000 lines), each detail cut as every client text the gateway repeats is.
-  const { warnings } = decoded;
-  if (warnings !== undefined && warnings.length > 0)
-    state.logger.warn('gateway: part of the request was left out', {
-      requestId: call.requestId,
-      protocol: call.protocol,
-      count: warnings.length,
-      details: warnings.slice(0, maxWarningDetails).map(shown),
-    });
+  warnLeftOut(state, call, decoded.warnings);
   if (nativeRoute && native !== undefined) {
     adoptUntaggedArtifacts(decoded.request.transcript, native.provider);
     adoptUntaggedItems(decoded.request.transcript, native.provider);
@@ -562,18 +551,6 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
   served.ownMs += performance.now() - started;
   if (large) await yieldFullTurn();
   return decoded;
-}
-
-/**
- * Whether `model` is served by an adapter of the client's own protocol's type (an OpenAI Responses
- * client's built-in tools reach only such a model; `leaveOutBuiltins`).
- */
-export function isNativeRoute(
-  protocol: InboundProtocol,
-  model: ReturnType<GatewayState['switchyard']['resolve']> | undefined,
-): boolean {
-  const native = inboundCodecs[protocol].nativeProvider;
-  return native !== undefined && model !== undefined && model.type === native.type;
 }
 
 /**
@@ -648,6 +625,7 @@ async function complete(
     upstreamOptions(state, served, decoded, controller),
   );
   const encodeStart = performance.now();
+  warnFallbackLeftOut(state, served.call, decoded, answered);
   const reply = served.toolNames === undefined ? answered : clientResponse(answered, served.toolNames);
   served.provider = reply.provider;
   served.usage = reply.usage;
@@ -694,6 +672,7 @@ async function startStream(
   const settle = (response: CanonicalResponse, encoded: WireFrame[]): WireFrame[] | Promise<WireFrame[]> => {
     served.provider = response.provider;
     served.usage = response.usage;
+    warnFallbackLeftOut(state, served.call, decoded, response);
     const storing = context.store === true;
     const replyText = storing ? finalResponseText(encoded) : undefined;
     const remembering = remember(state, decoded, response, context, served.call, replyText);

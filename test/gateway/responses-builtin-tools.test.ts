@@ -9,6 +9,7 @@
 import { join } from 'node:path';
 import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { protocolError } from '../../src/testing/emulator/protocol-errors.ts';
 import { readRecorded, recordedDir } from '../support/fixtures.ts';
 import { createClients, type GatewayHarness, scriptedText, startGatewayHarness } from './harness.ts';
 
@@ -211,4 +212,70 @@ describe('tool_choice required with built-in tools only', () => {
       error: { param: 'tool_choice', message: expect.stringContaining("built-in tools ('web_search')") },
     });
   });
+});
+
+describe('a Responses model whose fallback is another provider', () => {
+  /** A Responses model falling back to Claude; its first answer a 429, so the fallback serves. */
+  async function viaFallback(stream: boolean) {
+    const routed = await startGatewayHarness(
+      {},
+      {},
+      {
+        'responses:gpt-5-nano': {
+          aliases: ['responses-or-claude'],
+          fallbacks: ['anthropic:claude-sonnet-4-5'],
+        },
+      },
+    );
+    try {
+      routed.emulator.enqueue(protocolError('openai-responses', 'rate_limit'));
+      routed.emulator.enqueue(scriptedText('From Claude.'));
+      const openai = createClients(routed.server.url).openai;
+      const request = {
+        model: 'responses-or-claude',
+        input: 'What is new?',
+        tools: [shell, webSearch],
+        tool_choice: { type: 'web_search' },
+      };
+      let text = '';
+      if (stream) {
+        const events = await openai.responses.create({
+          ...request,
+          stream: true,
+        } as OpenAI.Responses.ResponseCreateParamsStreaming);
+        for await (const event of events)
+          if (event.type === 'response.output_text.delta') text += event.delta;
+      } else
+        text = (await openai.responses.create(request as OpenAI.Responses.ResponseCreateParamsNonStreaming))
+          .output_text;
+      const [primary, fallback] = routed.emulator.requests.slice(-2) as Array<{
+        protocol: string;
+        body: Json;
+      }>;
+      const warned = routed.logger.entries
+        .filter((entry) => entry.message === 'gateway: part of the request was left out')
+        .flatMap((entry) => entry.fields.details as string[]);
+      return { text, primary: primary!, fallback: fallback!, warned };
+    } finally {
+      await routed.close();
+    }
+  }
+
+  it.each([false, true])(
+    'served by the fallback (stream: %s): the built-in tools and their tool_choice are named in the WARN, not dropped silently',
+    async (stream) => {
+      const { text, primary, fallback, warned } = await viaFallback(stream);
+      expect(text).toBe('From Claude.');
+      expect(primary).toMatchObject({
+        protocol: 'openai-responses',
+        body: { tools: [expect.anything(), webSearch] },
+      });
+      expect(fallback.protocol).toBe('anthropic-messages');
+      expect(JSON.stringify(fallback.body)).not.toContain('web_search');
+      expect(warned).toEqual([
+        "tools.1: tool type 'web_search' is not offered to the model (only a Responses upstream serves it; the fallback 'anthropic:claude-sonnet-4-5' is not one)",
+        "tool_choice: built-in tool 'web_search' is not offered to the model (only a Responses upstream serves it; the fallback 'anthropic:claude-sonnet-4-5' is not one); the model chooses",
+      ]);
+    },
+  );
 });

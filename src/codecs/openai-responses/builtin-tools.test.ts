@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { verbatimOpaque } from '../opaque.ts';
 import { RequestFieldError } from '../fields.ts';
-import { decodeRequest, leaveOutBuiltins } from './request.ts';
+import { builtinsLeftOutByFallback, decodeRequest, leaveOutBuiltins } from './request.ts';
 
 const shell = { type: 'function', name: 'shell', parameters: { type: 'object' } };
 const decode = (fields: Record<string, unknown>) =>
@@ -113,5 +113,16 @@ describe('leaveOutBuiltins (a route to another provider)', () => {
     leaveOutBuiltins(decoded);
     expect(decoded.warnings).toBeUndefined();
     expect(decoded.request.providerOptions).toBeUndefined();
+  });
+});
+
+describe('builtinsLeftOutByFallback (another provider served a Responses route)', () => {
+  it('names each kept built-in tool, and a required choice that was theirs; nothing for a request without', () => {
+    const decoded = decode({ tools: [{ type: 'web_search' }], tool_choice: 'required' });
+    expect(builtinsLeftOutByFallback(decoded, 'anthropic:claude-sonnet-4-5')).toEqual([
+      "tools.0: tool type 'web_search' is not offered to the model (only a Responses upstream serves it; the fallback 'anthropic:claude-sonnet-4-5' is not one)",
+      "tool_choice: required was not honoured (only a Responses upstream serves it; the fallback 'anthropic:claude-sonnet-4-5' is not one); the model chose",
+    ]);
+    expect(builtinsLeftOutByFallback(decode({ tools: [shell] }), 'x:y')).toEqual([]);
   });
 });

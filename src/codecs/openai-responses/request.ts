@@ -437,6 +437,23 @@ export function leaveOutBuiltins(decoded: DecodedRequest, allowed?: ReadonlySet<
   else delete decoded.builtinTools;
 }
 
+/**
+ * The WARN details of built-in tools kept for a Responses model (see {@link leaveOutBuiltins}) when
+ * a fallback of another provider served the call instead: its adapter reads nothing of
+ * `providerOptions['openai-responses']`, so the tools (and a `tool_choice` of theirs) went nowhere.
+ * None when the request kept none.
+ */
+export function builtinsLeftOutByFallback(decoded: DecodedRequest, model: string): string[] {
+  const { builtinTools } = decoded;
+  if (builtinTools === undefined) return [];
+  const reason = `only a Responses upstream serves it; the fallback '${model}' is not one`;
+  const details = builtinWarnings(builtinTools, reason);
+  const options = decoded.request.providerOptions?.[responsesOptionsKey];
+  if (isJsonObject(options) && options.tool_choice === 'required')
+    details.push(`tool_choice: required was not honoured (${reason}); the model chose`);
+  return details;
+}
+
 /** The WARN details of built-in tools (and a `tool_choice` naming one) not offered to the model, with why. */
 function builtinWarnings(out: NonNullable<DecodedRequest['builtinTools']>, reason: string): string[] {
   return out.map(({ path, type }) =>
