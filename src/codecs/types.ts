@@ -6,7 +6,7 @@
 import type { ErrorClass } from '../core/errors/error-class.ts';
 import type { MetadataMap } from '../core/metadata.ts';
 import type { StreamEvent } from '../core/events.ts';
-import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
+import type { CanonicalRequest, CanonicalResponse, ReasoningEffort } from '../core/request.ts';
 import type { Item, Part } from '../core/transcript.ts';
 
 /** The wire protocols with a codec. */
@@ -82,6 +82,13 @@ export interface DecodedRequest {
    * out and names each in the WARN (clients such as Codex always send some).
    */
   builtinTools?: Array<{ path: string; type: string }>;
+  /**
+   * Anthropic: the `output_config.effort` of a request whose `thinking` is `{type: 'disabled'}`.
+   * Its reasoning is off (effort `none`) until the gateway knows the route: an Anthropic upstream
+   * takes the effort without thinking, any other would take an effort as thinking effort
+   * (`routeDisabledThinkingEffort`).
+   */
+  disabledThinkingEffort?: ReasoningEffort;
   /** What the codec left out on purpose (for the server's WARN), e.g. hosted tools it cannot offer. */
   warnings?: string[];
   /**

@@ -17,6 +17,7 @@ import { unknownModel } from '../registry/resolve.ts';
 import { createResponsesId } from '../codecs/ids.ts';
 import { finalResponseText, markUnstored } from '../codecs/openai-responses/response.ts';
 import { leaveOutBuiltins } from '../codecs/openai-responses/request.ts';
+import { routeDisabledThinkingEffort } from '../codecs/anthropic-messages/request.ts';
 import { isNativeRoute, maxWarningDetails, warnFallbackLeftOut, warnLeftOut } from './left-out.ts';
 import { underClientCallIds } from '../codecs/openai-responses/client-calls.ts';
 import { taggedOpaque } from '../codecs/opaque.ts';
@@ -512,6 +513,7 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
   const native = inboundCodecs[call.protocol].nativeProvider;
   const nativeRoute = isNativeRoute(call.protocol, model);
   leaveOutBuiltins(decoded, nativeRoute ? state.builtinTools : undefined);
+  routeDisabledThinkingEffort(decoded, nativeRoute);
   warnLeftOut(state, call, decoded.warnings);
   if (nativeRoute && native !== undefined) {
     adoptUntaggedArtifacts(decoded.request.transcript, native.provider);

@@ -96,3 +96,45 @@ describe('an Anthropic client’s thinking: {type: "disabled"}', () => {
     expect(harness.emulator.requests.at(-1)!.body).not.toHaveProperty('thinking');
   });
 });
+
+describe('an Anthropic client’s thinking: {type: "disabled"} with output_config.effort', () => {
+  const message = (model: string) =>
+    JSON.stringify({
+      model,
+      max_tokens: 100,
+      thinking: { type: 'disabled' },
+      output_config: { effort: 'low' },
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+  const leftOut = (from: number) =>
+    harness.logger.entries
+      .slice(from)
+      .filter((entry) => entry.message === 'gateway: part of the request was left out')
+      .flatMap((entry) => entry.fields.details as string[]);
+
+  it('reaches an Opus 4.5 upstream as that effort without thinking (the effort was lost before)', async () => {
+    harness.emulator.enqueue(scriptedText());
+    const from = harness.logger.entries.length;
+    const response = await harness.post('/v1/messages', message('anthropic:claude-opus-4-5'), {
+      'anthropic-version': '2023-06-01',
+    });
+    expect(response.status).toBe(200);
+    const body = harness.emulator.requests.at(-1)!.body as Record<string, unknown>;
+    expect(body.output_config).toEqual({ effort: 'low' });
+    expect(body).not.toHaveProperty('thinking');
+    expect(leftOut(from)).toEqual([]);
+  });
+
+  it('reaches a gpt-5.1 Chat upstream with reasoning off, and a WARN naming the effort it could not honour', async () => {
+    harness.emulator.enqueue(scriptedText());
+    const from = harness.logger.entries.length;
+    const response = await harness.post('/v1/messages', message('openai:gpt-5.1'), {
+      'anthropic-version': '2023-06-01',
+    });
+    expect(response.status).toBe(200);
+    expect(harness.emulator.requests.at(-1)!.body).toMatchObject({ reasoning_effort: 'none' });
+    expect(leftOut(from)).toEqual([
+      expect.stringMatching(/^output_config\.effort: effort 'low' is not honoured \(thinking is disabled/),
+    ]);
+  });
+});

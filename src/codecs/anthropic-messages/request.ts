@@ -1,5 +1,5 @@
 /** Decodes an Anthropic Messages request (`POST /v1/messages`) into the canonical request. */
-import type { PromptCacheRequest, ReasoningRequest } from '../../core/request.ts';
+import type { PromptCacheRequest, ReasoningEffort, ReasoningRequest } from '../../core/request.ts';
 import { anthropicCallerMetadata, anthropicCitationsKey, cacheBreakpointKey } from '../../core/metadata.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { Item, Part, TextPart } from '../../core/transcript.ts';
@@ -379,7 +379,8 @@ function outputEffort(outputConfig: unknown): ReasoningRequest['effort'] {
  * budget) — as the effort when no budget is given; adaptive thinking without an effort leaves the
  * effort unset (the API's default, `high`, is the upstream's to apply). `output_config.effort`
  * without `thinking` steers the answer without thinking (`thinking: false`). `{type: 'disabled'}`
- * turns reasoning off (effort `none`), so an upstream that reasons by default does not.
+ * turns reasoning off (effort `none`), so an upstream that reasons by default does not; an effort
+ * beside it waits for the route ({@link routeDisabledThinkingEffort}).
  */
 function convertThinking(value: unknown, outputConfig: unknown): ReasoningRequest | undefined {
   const effort = outputEffort(outputConfig);
@@ -390,6 +391,33 @@ function convertThinking(value: unknown, outputConfig: unknown): ReasoningReques
   const budget = optionalCount(object, 'budget_tokens', 'thinking.budget_tokens');
   if (budget !== undefined) return { budgetTokens: budget, includeThoughts: true };
   return effort === undefined ? { includeThoughts: true } : { effort, includeThoughts: true };
+}
+
+/** The effort sent beside `thinking: {type: 'disabled'}`, if any (`DecodedRequest.disabledThinkingEffort`). */
+function disabledThinkingEffort(value: unknown, outputConfig: unknown): ReasoningEffort | undefined {
+  if (!isJsonObject(value) || value.type !== 'disabled') return undefined;
+  const effort = outputEffort(outputConfig);
+  return effort === 'none' ? undefined : effort;
+}
+
+/**
+ * An effort sent with `thinking: {type: 'disabled'}`, by route (the gateway decides, as it does for
+ * built-in tools): toward an Anthropic upstream (`native`) the effort without thinking
+ * (`output_config.effort` alone, which Anthropic takes from Opus 4.5 on; the adapter WARNs for a
+ * model that takes none); toward another provider an effort is thinking effort, so reasoning stays
+ * off and the request's WARN names the effort it could not honour.
+ */
+export function routeDisabledThinkingEffort(decoded: DecodedRequest, native: boolean): void {
+  const effort = decoded.disabledThinkingEffort;
+  if (effort === undefined) return;
+  delete decoded.disabledThinkingEffort;
+  if (native) {
+    decoded.request.reasoning = { effort, thinking: false };
+    return;
+  }
+  (decoded.warnings ??= []).push(
+    `output_config.effort: effort '${effort}' is not honoured (thinking is disabled, and only an Anthropic upstream takes an effort without thinking); reasoning is off`,
+  );
 }
 
 function convertOutputFormat(body: Record<string, unknown>): DecodedRequest['request']['outputSchema'] {
@@ -452,5 +480,7 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
     request,
   };
   if (tools.server.length > 0) decoded.serverTools = tools.server.map((tool) => tool.type as string);
+  const disabledEffort = disabledThinkingEffort(object.thinking, object.output_config);
+  if (disabledEffort !== undefined) decoded.disabledThinkingEffort = disabledEffort;
   return decoded;
 }
