@@ -81,3 +81,14 @@ describe('an Anthropic client’s adaptive thinking without an effort', () => {
     );
   });
 });
+
+describe('an Anthropic client’s thinking budget with output_config.effort', () => {
+  it('reaches Opus 4.5 with both (the effort was dropped before)', async () => {
+    const body = await create('anthropic:claude-opus-4-5', {
+      thinking: { type: 'enabled', budget_tokens: 4096 },
+      output_config: { effort: 'low' },
+    });
+    expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 4096 });
+    expect(body.output_config).toEqual({ effort: 'low' });
+  });
+});

@@ -376,7 +376,7 @@ function outputEffort(outputConfig: unknown): ReasoningRequest['effort'] {
 /**
  * `thinking` (a budget, or adaptive) with `output_config.effort` — Claude Code sends adaptive
  * thinking at an effort, which went nowhere before (OpenAI got no `reasoning_effort`, Gemini no
- * budget) — as the effort when no budget is given; adaptive thinking without an effort leaves the
+ * budget) — as the effort (beside a budget when one is given); adaptive thinking without an effort leaves the
  * effort unset (the API's default, `high`, is the upstream's to apply). `output_config.effort`
  * without `thinking` steers the answer without thinking (`thinking: false`). `{type: 'disabled'}`
  * turns reasoning off (effort `none`), so an upstream that reasons by default does not; an effort
@@ -389,7 +389,11 @@ function convertThinking(value: unknown, outputConfig: unknown): ReasoningReques
   const object = jsonObject(value, 'thinking');
   if (object.type === 'disabled') return { effort: 'none' };
   const budget = optionalCount(object, 'budget_tokens', 'thinking.budget_tokens');
-  if (budget !== undefined) return { budgetTokens: budget, includeThoughts: true };
+  // A budget with an effort keeps both: a model that takes both gets both (Opus 4.5).
+  if (budget !== undefined)
+    return effort === undefined
+      ? { budgetTokens: budget, includeThoughts: true }
+      : { budgetTokens: budget, effort, includeThoughts: true };
   return effort === undefined ? { includeThoughts: true } : { effort, includeThoughts: true };
 }
 

@@ -103,3 +103,26 @@ describe('an effort level the model does not take', () => {
     });
   });
 });
+
+describe('a thinking budget and an effort both asked', () => {
+  it('sends both on Opus 4.5 and 4.6 (only the budget went before): the API takes them together', () => {
+    for (const model of ['claude-opus-4-5', 'claude-opus-4-6', 'claude-sonnet-4-6'])
+      expect(sent({ budgetTokens: 8192, effort: 'medium', includeThoughts: true }, model)).toEqual({
+        thinking: { type: 'enabled', budget_tokens: 8192 },
+        outputConfig: { effort: 'medium' },
+        temperature: undefined,
+        warnings: [],
+      });
+  });
+
+  it('sends the budget alone on a model that takes no effort (Sonnet 4.5), and adaptive thinking at the effort on Opus 4.7 (no budgets)', () => {
+    expect(sent({ budgetTokens: 8192, effort: 'medium' }, 'claude-sonnet-4-5')).toMatchObject({
+      thinking: { type: 'enabled', budget_tokens: 8192 },
+      outputConfig: undefined,
+    });
+    expect(sent({ budgetTokens: 8192, effort: 'medium' }, 'claude-opus-4-7')).toMatchObject({
+      thinking: { type: 'adaptive' },
+      outputConfig: { effort: 'medium' },
+    });
+  });
+});

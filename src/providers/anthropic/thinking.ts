@@ -129,8 +129,9 @@ export function findToolTurnWithoutThinking(messages: readonly WireMessage[]): n
  * The thinking settings for a request. Budget models get `{type:'enabled', budget_tokens}` (the
  * explicit budget, else the effort's budget scaled to `max_tokens`, see `effortBudget`). Adaptive
  * models get `{type:'adaptive'}` plus `output_config.effort` when an effort is given, and a budget
- * when only a budget is. Adaptive-only models (Opus 4.7+) always get adaptive thinking, a budget
- * being mapped to the nearest effort. Neither effort nor budget is the API's default effort: adaptive
+ * when only a budget is; a budget and an effort both asked go together where the model takes
+ * both (Opus 4.5, 4.6: `budgetWithEffort`). Adaptive-only models (Opus 4.7+) always get adaptive
+ * thinking, a budget being mapped to the nearest effort. Neither effort nor budget is the API's default effort: adaptive
  * thinking with no `output_config.effort` (the API applies `high`); a budget model, which has no
  * default, gets high's budget with the WARN `chose a thinking budget`. Effort `none` (reasoning off)
  * sends no `thinking`; an effort without thinking (`thinking: false`) only `output_config.effort`,
@@ -165,6 +166,10 @@ export function convertReasoning(
     });
     return {};
   }
+  if (budgetTokens !== undefined && effort !== undefined && profile.thinking !== 'adaptive-only') {
+    const both = budgetWithEffort(request.maxOutputTokens, budgetTokens, effort, profile, context);
+    if (both !== undefined) return both;
+  }
   const adaptive =
     profile.thinking === 'adaptive-only' ||
     (profile.thinking === 'adaptive' && (effort !== undefined || budgetTokens === undefined));
@@ -194,6 +199,28 @@ export function convertReasoning(
       reason: "no effort or budget was asked; high's budget, as adaptive thinking defaults to effort high",
     });
   return { thinking: { type: 'enabled', budget_tokens: budget } };
+}
+
+/**
+ * A budget and an effort both asked, on a model that takes both `budget_tokens` and
+ * `output_config.effort` (Opus 4.5; Opus and Sonnet 4.6, whose budgets are deprecated but taken):
+ * both are sent. The API takes them together, independent of each other — the effort steers all of
+ * the reply's tokens, the budget caps the thinking ("high effort + 32k thinking": Anthropic's Opus
+ * 4.5 migration guide, `references/effort.md` in anthropics/claude-code). No beta header: the
+ * effort is sent without one wherever this adapter sends it (`effort-2025-11-24` was Opus 4.5's
+ * launch beta). `undefined` for a model that takes no effort: the budget alone, as before (both
+ * describe the thinking, and the explicit budget is the exact one).
+ */
+function budgetWithEffort(
+  maxTokens: number,
+  budget: number,
+  effort: ReasoningEffort,
+  profile: ModelProfile,
+  context: ProviderContext,
+): ThinkingSettings | undefined {
+  if (profile.efforts.length === 0 || profile.thinking === 'none') return undefined;
+  const thinking: WireThinking = { type: 'enabled', budget_tokens: clampBudget(budget, maxTokens, context) };
+  return { thinking, effort: mapEffort(effort, profile, context) };
 }
 
 /**
