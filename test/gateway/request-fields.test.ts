@@ -404,13 +404,31 @@ describe('an upstream rule about one setting names the client’s field', () => 
   const paramOf = async (response: Response) =>
     ((await response.json()) as { error: { param: string | null } }).error.param;
 
-  it('thinking with a forced tool choice, sent to Claude: a 400 with param tool_choice', async () => {
+  // The Agents SDK's toolChoice 'required', LangChain's withStructuredOutput: valid toward OpenAI.
+  it('a reasoning effort with a forced tool choice, sent to Claude: served without thinking, the tool forced', async () => {
+    harness.emulator.enqueue(hello());
     const response = await chat({
       reasoning_effort: 'medium',
       tool_choice: { type: 'function', function: { name: 'get_weather' } },
     });
+    expect(response.status).toBe(200);
+    const sent = harness.emulator.requests.at(-1)!.body as Record<string, unknown>;
+    expect(sent.thinking).toBeUndefined();
+    expect(sent.tool_choice).toEqual({ type: 'tool', name: 'get_weather' });
+  });
+
+  it('an explicit thinking budget with a forced tool choice, sent to Claude: a 400 naming the client’s field', async () => {
+    const response = await post(
+      '/v1beta/models/up-anthropic:generateContent',
+      JSON.stringify({
+        contents: [{ role: 'user', parts: [{ text: 'Weather?' }] }],
+        tools: [{ functionDeclarations: [{ name: 'get_weather', parameters: { type: 'object' } }] }],
+        toolConfig: { functionCallingConfig: { mode: 'ANY' } },
+        generationConfig: { thinkingConfig: { thinkingBudget: 2048 }, maxOutputTokens: 8000 },
+      }),
+    );
     expect(response.status).toBe(400);
-    expect(await paramOf(response)).toBe('tool_choice');
+    expect(JSON.stringify(await response.json())).toContain('forced tool choice');
   });
 
   // A cap above the limit of the model the client named (gpt-4o: 16,384); routed through an alias

@@ -254,6 +254,31 @@ describe('extended thinking', () => {
     );
     expect(isInvalidRequestError(error)).toBe(true);
   });
+
+  it('an effort beside a forced tool choice goes without thinking, with a WARN; the effort alone where the model takes one', () => {
+    const forced = (model: string) =>
+      build(
+        {
+          transcript: ask,
+          reasoning: { effort: 'medium' },
+          maxOutputTokens: 4000,
+          tools: [{ name: 'a', inputSchema: { type: 'object' } }],
+          toolChoice: { type: 'tool', name: 'a' },
+        },
+        model,
+      );
+    const opus = forced('claude-opus-4-5-20251101');
+    expect(opus.body.thinking).toBeUndefined();
+    expect(opus.body.tool_choice).toEqual({ type: 'tool', name: 'a' });
+    expect(opus.body.output_config).toEqual({ effort: 'medium' });
+    expect(opus.warnings).toMatchObject([
+      { message: 'thinking disabled: a forced tool choice cannot be combined with extended thinking' },
+    ]);
+    const sonnet = forced('claude-sonnet-4-5-20250929');
+    expect(sonnet.body.thinking).toBeUndefined();
+    expect(sonnet.body.output_config).toBeUndefined();
+    expect(sonnet.body.tool_choice).toEqual({ type: 'tool', name: 'a' });
+  });
 });
 
 describe('content parts', () => {

@@ -140,7 +140,8 @@ export function findToolTurnWithoutThinking(messages: readonly WireMessage[]): n
  * (`ignored a reasoning request`), an explicit budget refused (`thinking_needs_room`), as Anthropic
  * refuses it. Given the converted `messages`, thinking is left out with a WARN when
  * they continue a tool-use turn without a thinking block (`findToolTurnWithoutThinking`), which the
- * API refuses under thinking.
+ * API refuses under thinking, and beside a forced tool choice unless the budget is explicit (then
+ * refused, as the API refuses it).
  */
 export function convertReasoning(
   request: CanonicalRequest,
@@ -165,6 +166,17 @@ export function convertReasoning(
       firstBlock: messages?.[turnStart]?.content[0]?.type,
     });
     return {};
+  }
+  // The API refuses thinking beside a forced tool choice. An effort names no exact thinking (OpenAI
+  // and Gemini think beside a forced tool): the call goes without thinking, its effort kept as the
+  // answer's effort where the model takes one, with a WARN. An explicit budget is refused
+  // (`samplingUnderThinking`), as Anthropic refuses it.
+  if (budgetTokens === undefined && forcesTool(request.toolChoice)) {
+    context.warn('thinking disabled: a forced tool choice cannot be combined with extended thinking', {
+      model: context.model,
+      effort: effort ?? 'default',
+    });
+    return effortWithoutThinking(effort, profile, context);
   }
   if (budgetTokens !== undefined && effort !== undefined && profile.thinking !== 'adaptive-only') {
     const both = budgetWithEffort(request.maxOutputTokens, budgetTokens, effort, profile, context);
@@ -243,6 +255,11 @@ function effortWithoutThinking(
   return { effort: mapEffort(effort, profile, context) };
 }
 
+/** Whether a tool choice forces a tool call (`required` or a named tool), which thinking cannot go with. */
+function forcesTool(choice: CanonicalRequest['toolChoice']): boolean {
+  return choice === 'required' || (typeof choice === 'object' && choice.type === 'tool');
+}
+
 /** Sampling fields as they will be sent, after the thinking constraints. */
 export interface Sampling {
   temperature?: number;
@@ -301,8 +318,7 @@ function samplingUnderThinking(
     if (topK !== undefined) sampling.top_k = topK;
     return sampling;
   }
-  const choice = request.toolChoice;
-  if (choice === 'required' || (typeof choice === 'object' && choice.type === 'tool')) {
+  if (forcesTool(request.toolChoice)) {
     throw invalid(
       'extended thinking cannot be combined with a forced tool choice (use auto or none)',
       context,
