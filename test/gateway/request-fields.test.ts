@@ -468,12 +468,13 @@ describe('a Chat client’s response_format to a Claude upstream', () => {
       }),
     );
 
-  it('json_object (JSON of any shape, which Claude’s JSON outputs cannot express) is sent without a format', async () => {
+  it('json_object (JSON of any shape, which Claude’s JSON outputs cannot express) is sent without a format, as an instruction (json-mode-claude.test.ts)', async () => {
     harness.emulator.enqueue(hello('{"a":1}'));
     const response = await ask({ type: 'json_object' });
     expect(response.status).toBe(200);
-    const sent = harness.emulator.requests.at(-1)!.body as { output_config?: { format?: unknown } };
+    const sent = harness.emulator.requests.at(-1)!.body as { output_config?: { format?: unknown }; system?: string };
     expect(sent.output_config?.format).toBeUndefined();
+    expect(sent.system).toContain('single JSON object only');
   });
 
   it('a json_schema reaches Claude with every object closed', async () => {

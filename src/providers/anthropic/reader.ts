@@ -9,6 +9,7 @@ import type { WireDelta, WireResponseBlock } from './api.ts';
 import { citationsKey } from './content.ts';
 import type { PieceType } from './delta-scanner.ts';
 import { parseJson } from '../../core/json-text.ts';
+import { holdJsonText } from './json-mode.ts';
 
 type OpenBlock =
   | { kind: 'text'; citations: JsonValue[] | undefined }
@@ -44,6 +45,7 @@ export class ResponseReader {
   constructor(context: ProviderContext, builder: StreamBuilder) {
     this.context = context;
     this.builder = builder;
+    holdJsonText(context, builder);
   }
 
   /** Emits a whole block. */

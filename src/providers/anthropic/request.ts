@@ -5,6 +5,7 @@ import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { ProviderContext, WireRequest } from '../common/definition.ts';
 import type { WireOutputConfig, WireTextBlock, WireTool, WireToolChoice } from './api.ts';
 import { anthropicOutputSchema } from './output-schema.ts';
+import { jsonInstruction, recordJsonMode } from './json-mode.ts';
 import { applyCacheBreakpoints } from './cache.ts';
 import { modelProfile } from './capabilities.ts';
 import { convertMessages } from './messages.ts';
@@ -54,10 +55,17 @@ function betaHeader(settings: RequestSettings, extra: readonly string[] | undefi
   return { 'anthropic-beta': betas.join(',') };
 }
 
+/** `system` with `instruction` after it: a string joined, blocks with one more text block. */
+function withInstruction(system: string | WireTextBlock[] | undefined, instruction: string): string | WireTextBlock[] {
+  if (Array.isArray(system)) return [...system, { type: 'text', text: instruction }];
+  return system === undefined ? instruction : `${system}\n\n${instruction}`;
+}
+
 /**
  * Builds `POST /messages`. Body fields, in order: model, max_tokens, system, messages, tools,
  * tool_choice, thinking, output_config (effort, and structured output as `format: {type:'json_schema'}`,
- * the GA successor of the `output_format` beta), stop_sequences, sampling, stream, then
+ * the GA successor of the `output_format` beta; a schema it cannot take is asked for by an
+ * instruction after the system prompt, see `json-mode.ts`), stop_sequences, sampling, stream, then
  * `providerOptions.anthropic.body`. Cache requests then add breakpoints, counting those the body
  * fields brought (see `applyCacheBreakpoints`). Thinking is left out, with a WARN, when the request
  * continues a tool-use turn that did not start with an Anthropic thinking block (see
@@ -100,10 +108,14 @@ export function buildRequest(
   if (request.outputSchema !== undefined) {
     const schema = anthropicOutputSchema(request.outputSchema.schema);
     if (schema !== undefined) outputConfig.format = { type: 'json_schema', schema };
-    else
-      context.warn('sent without the output schema', {
+    else {
+      // JSON of any shape has no closed form: asked for by instruction, the reply cleaned (json-mode.ts).
+      body.system = withInstruction(body.system, jsonInstruction(request.outputSchema));
+      recordJsonMode(context);
+      context.warn('structured output asked for by instruction', {
         reason: "Anthropic's JSON outputs take no object of free-form keys (every object closed)",
       });
+    }
   }
   if (Object.keys(outputConfig).length > 0) body.output_config = outputConfig;
   if ((request.stopSequences?.length ?? 0) > 0) body.stop_sequences = request.stopSequences;

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { extractJson, jsonInstruction } from './json-mode.ts';
+
+describe('extractJson', () => {
+  it.each([
+    ['JSON as it is', '{"a":1}', '{"a":1}'],
+    ['whitespace around it trimmed', '\n {"a":1} \n', '{"a":1}'],
+    ['a json code fence', '```json\n{"a":1}\n```', '{"a":1}'],
+    ['a fence without a language', '```\n[1,2]\n```', '[1,2]'],
+    ['a sentence and a fence', 'Sure! Here is the JSON:\n```json\n{"a":1}\n```\nHope it helps.', '{"a":1}'],
+    ['a sentence before the object', 'Here you go: {"title":"t"}', '{"title":"t"}'],
+    ['long numbers kept as written', 'x {"id":12345678901234567890}', '{"id":12345678901234567890}'],
+  ])('%s', (_case, text, expected) => {
+    expect(extractJson(text)).toBe(expected);
+  });
+
+  it('text with no JSON in it is left as the model wrote it', () => {
+    expect(extractJson('I cannot do that {here}.')).toBe('I cannot do that {here}.');
+  });
+});
+
+describe('jsonInstruction', () => {
+  it('json_object (any object): the instruction alone, no schema', () => {
+    const text = jsonInstruction({ schema: { type: 'object' }, strict: false });
+    expect(text).toContain('single JSON object only');
+    expect(text).not.toContain('JSON Schema');
+  });
+
+  it('a schema that says more: its text follows', () => {
+    const schema = { type: 'object', properties: { meta: { type: 'object' } } };
+    expect(jsonInstruction({ schema, description: 'A note' })).toContain(
+      `conform to this JSON Schema (A note):\n${JSON.stringify(schema)}`,
+    );
+  });
+});
