@@ -19,6 +19,7 @@ import {
 import { hashId } from '../../core/tool-id-map.ts';
 import { type AnswerFunction, answerFunctionOf, answerText } from './answer-function.ts';
 import { preparedCall } from './cache.ts';
+import { keepsFirstCallOnly, warnDroppedCall } from './serial-calls.ts';
 import { generatedIdPrefix, signatureMetadataKey, signatureOffsetMetadataKey } from './messages.ts';
 import type { DeltaScanner } from './delta-scanner.ts';
 import { invalidArguments, PartialArguments } from './partial-arguments.ts';
@@ -53,6 +54,8 @@ interface StreamingCall {
   signature: string | undefined;
   /** A call of the answer function: read into text when whole, never a tool call. */
   answer?: AnswerFunction;
+  /** A call dropped (parallel calls forbidden): its streamed arguments are read, never emitted. */
+  dropped?: boolean;
 }
 
 /**
@@ -119,11 +122,16 @@ export class ResponseReader {
   private heldLength = 0;
   /** The answer call's text and signature, written when the reply ends without a real tool call. */
   private heldAnswer: { text: string; signature: string | undefined } | undefined;
+  /** The request forbade parallel calls: only the first function call is kept (`serial-calls.ts`). */
+  private readonly firstCallOnly: boolean;
+  /** The name of the first real function call read. */
+  private firstCall: string | undefined;
 
   constructor(context: ProviderContext, builder: StreamBuilder) {
     this.context = context;
     this.builder = builder;
     this.answer = answerFunctionOf(context);
+    this.firstCallOnly = keepsFirstCallOnly(context);
     const cache = preparedCall(context)?.cache;
     if (cache !== undefined) {
       builder.setMetadata('gemini.cachedContent', cache.name);
@@ -460,8 +468,14 @@ export class ResponseReader {
       this.onAnswer(answer, functionCall.args as JsonValue | undefined, signature);
       return;
     }
-    if (answer === undefined) this.releaseText();
-    else this.dropHeldText();
+    if (answer === undefined && this.firstCallOnly && this.firstCall !== undefined) {
+      this.dropCall(functionCall, signature);
+      return;
+    }
+    if (answer === undefined) {
+      this.firstCall ??= functionCall.name ?? '';
+      this.releaseText();
+    } else this.dropHeldText();
     const key = `call:${this.blockCount++}`;
     if (answer !== undefined) {
       // Streamed arguments of the answer: gathered, read as text when the call ends (`closeCall`).
@@ -498,6 +512,15 @@ export class ResponseReader {
     this.builder.end(key, { input, signature, metadata, incomplete: metadata !== undefined });
   }
 
+  /** A call after the first where the request forbade parallel calls: dropped with a WARN, its streamed arguments read. */
+  private dropCall(functionCall: GeminiFunctionCall, signature: string | undefined): void {
+    warnDroppedCall(this.context, functionCall.name, this.firstCall as string);
+    if (functionCall.willContinue !== true) return;
+    const key = `call:${this.blockCount++}`;
+    this.call = { key, arguments: new PartialArguments(this.context), signature, dropped: true };
+    this.continueCall(this.call, functionCall, undefined);
+  }
+
   private continueCall(
     call: StreamingCall,
     functionCall: GeminiFunctionCall,
@@ -508,7 +531,7 @@ export class ResponseReader {
     if (Array.isArray(partialArgs)) {
       for (const argument of partialArgs as unknown[]) {
         const delta = call.arguments.apply(argument);
-        if (call.answer === undefined) this.builder.toolDelta(call.key, delta);
+        if (call.answer === undefined && call.dropped !== true) this.builder.toolDelta(call.key, delta);
       }
     } else if (partialArgs !== undefined && partialArgs !== null) {
       throw invalidArguments(this.context, 'sent partialArgs that are not an array', true);
@@ -546,6 +569,10 @@ export class ResponseReader {
     const call = this.call;
     if (call === undefined) return;
     this.call = undefined;
+    if (call.dropped === true) {
+      call.arguments.close();
+      return;
+    }
     if (call.answer !== undefined) {
       call.arguments.close();
       this.onAnswer(call.answer, call.arguments.input, call.signature);

@@ -18,7 +18,7 @@ import { readProviderOptions } from './options.ts';
 import { convertSchema, hasNoParameters, jsonSchemaForGemini, takesJsonSchema } from './schema.ts';
 import { hasDefaultOutputLimit } from '../common/routed.ts';
 import { stopSequencesWithin } from '../common/stop-sequences.ts';
-import { warnSerialCallsUnenforced } from '../common/tool-settings.ts';
+import { rememberSerialCalls } from './serial-calls.ts';
 import { pushAll } from '../../core/arrays.ts';
 
 /** What `prepare` worked out for one call; `buildRequest` and the parsers read it. */
@@ -55,7 +55,6 @@ export function convertRequest(
   const useJsonSchema = takesJsonSchema(settings.useJsonSchema, context.model);
   const declarations = convertTools(request.tools ?? [], { useJsonSchema });
   const extraTools = readProviderOptions(request).tools ?? [];
-  warnSerialCallsUnenforced(request, context);
   const answer = answerFunctionFor(request, context, functionNames(declarations, extraTools));
   if (answer !== undefined) declarations.push(answerDeclaration(answer, request, useJsonSchema));
   const tools: JsonObject[] = [];
@@ -103,6 +102,8 @@ export function buildRequest(
 ): WireRequest {
   const converted = prepared?.converted ?? convertRequest(request, context, settings);
   rememberAnswerFunction(context, converted.answer);
+  // Gemini has no parallel-calls setting: the reply keeps its first call (serial-calls.ts).
+  rememberSerialCalls(request, context);
   const body: GeminiRequestBody = { contents: converted.contents };
   if (prepared?.cache !== undefined) {
     body.contents = converted.contents.slice(prepared.cache.contentCount);

@@ -1,0 +1,29 @@
+/**
+ * `parallelToolCalls: false` on Gemini, which has no such setting: the adapter enforces it on the
+ * reply. The first function call of a turn is kept; each further one is dropped with a WARN
+ * (streamed and not), so a caller that asked for one call at a time gets one.
+ */
+import type { CanonicalRequest } from '../../core/request.ts';
+import type { ProviderContext } from '../common/definition.ts';
+
+/** Calls whose request asked for at most one tool call per turn. */
+const serialCalls = new WeakSet<ProviderContext>();
+
+/** The request builder's hook: remembers that this call's reply keeps its first function call only. */
+export function rememberSerialCalls(request: CanonicalRequest, context: ProviderContext): void {
+  if (request.parallelToolCalls === false && (request.tools?.length ?? 0) > 0) serialCalls.add(context);
+}
+
+/** Whether this call's reply keeps its first function call only (see {@link rememberSerialCalls}). */
+export function keepsFirstCallOnly(context: ProviderContext): boolean {
+  return serialCalls.has(context);
+}
+
+/** The WARN for a function call dropped because the request forbade parallel calls. */
+export function warnDroppedCall(context: ProviderContext, name: string | undefined, kept: string): void {
+  context.warn('dropped a parallel tool call: the request asked for one call at a time', {
+    model: context.model,
+    function: name ?? '',
+    kept,
+  });
+}
