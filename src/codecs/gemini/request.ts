@@ -280,7 +280,8 @@ function convertToolChoice(body: Record<string, unknown>): ToolChoice | undefine
       'toolConfig.functionCallingConfig.mode must be AUTO, ANY, NONE or VALIDATED',
     );
   if (config.mode === 'NONE') return 'none';
-  // VALIDATED lets the model answer in text too: a choice of `auto` over the allowed tools.
+  // VALIDATED lets the model answer in text too: a choice of `auto` over the allowed tools, each
+  // strict (`decodeRequest`); a Gemini upstream gets VALIDATED itself (`geminiOptions`).
   if (config.mode === 'VALIDATED') return 'auto';
   if (config.mode === 'ANY')
     return names.length === 1
@@ -374,6 +375,62 @@ function applyGenerationConfig(body: Record<string, unknown>, request: DecodedRe
   if (reasoning !== undefined) request.reasoning = reasoning;
   const outputSchema = convertSchema(config);
   if (outputSchema !== undefined) request.outputSchema = outputSchema;
+}
+
+/** `mediaResolution` values of the API. */
+const mediaResolutions = new Set([
+  'MEDIA_RESOLUTION_UNSPECIFIED',
+  'MEDIA_RESOLUTION_LOW',
+  'MEDIA_RESOLUTION_MEDIUM',
+  'MEDIA_RESOLUTION_HIGH',
+]);
+
+/**
+ * `generationConfig` fields no other protocol's canonical request carries — `seed`,
+ * `presencePenalty`, `frequencyPenalty`, `mediaResolution` — checked and sent on to a Gemini
+ * upstream as written, through `providerOptions.gemini.generationConfig`; another provider ignores
+ * them, as a Chat client's `seed` and penalties are ignored (docs/gateway.md).
+ */
+function passedGenerationConfig(body: Record<string, unknown>): JsonObject | undefined {
+  if (!isJsonObject(body.generationConfig)) return undefined;
+  const config = body.generationConfig;
+  const path = (key: string) => `generationConfig.${key}`;
+  const passed: JsonObject = {};
+  const seed = optionalNumber(config, 'seed', path('seed'));
+  if (seed !== undefined) {
+    if (!Number.isInteger(seed) || Math.abs(seed) > 2 ** 31)
+      throw new RequestFieldError(path('seed'), `${path('seed')} must be a 32-bit integer`);
+    passed.seed = seed;
+  }
+  for (const key of ['presencePenalty', 'frequencyPenalty']) {
+    const value = optionalNumber(config, key, path(key));
+    if (value !== undefined) passed[key] = value;
+  }
+  const resolution = optionalString(config, 'mediaResolution', path('mediaResolution'));
+  if (resolution !== undefined) {
+    if (!mediaResolutions.has(resolution))
+      throw new RequestFieldError(
+        path('mediaResolution'),
+        `${path('mediaResolution')} must be MEDIA_RESOLUTION_LOW, MEDIA_RESOLUTION_MEDIUM or MEDIA_RESOLUTION_HIGH`,
+      );
+    passed.mediaResolution = resolution;
+  }
+  return Object.keys(passed).length === 0 ? undefined : passed;
+}
+
+/**
+ * What goes to a Gemini upstream only (`providerOptions.gemini`): `safetySettings`, the
+ * `generationConfig` fields of {@link passedGenerationConfig}, and a `VALIDATED` function-calling
+ * mode (elsewhere `auto` with every tool strict).
+ */
+function geminiOptions(body: Record<string, unknown>): JsonObject | undefined {
+  const options: JsonObject = {};
+  const safety = safetySettings(body);
+  if (safety !== undefined) options.safetySettings = safety;
+  const generationConfig = passedGenerationConfig(body);
+  if (generationConfig !== undefined) options.generationConfig = generationConfig;
+  if (callingConfig(body)?.mode === 'VALIDATED') options.functionCallingMode = 'VALIDATED';
+  return Object.keys(options).length === 0 ? undefined : options;
 }
 
 /**
@@ -475,9 +532,12 @@ export function decodeRequest(body: unknown, context: DecodeContext, opaque: Opa
   const mode = callingConfig(object)?.mode;
   if ((mode === 'ANY' || mode === 'VALIDATED') && request.tools !== undefined)
     request.tools = allowedTools(object, request.tools);
+  // VALIDATED holds the calls to their schemas: strict tools where the upstream has them.
+  if (mode === 'VALIDATED' && request.tools !== undefined)
+    request.tools = request.tools.map((tool) => ({ ...tool, strict: true }));
   applyGenerationConfig(object, request);
-  const safety = safetySettings(object);
-  if (safety !== undefined) request.providerOptions = { gemini: { safetySettings: safety } };
+  const gemini = geminiOptions(object);
+  if (gemini !== undefined) request.providerOptions = { gemini };
   if (context.model === undefined || context.model === '')
     throw new RequestFieldError('model', 'the path must name a model');
   return { model: context.model, stream: context.stream ?? false, request };

@@ -64,7 +64,9 @@ export interface GeminiRequestBody {
   contents: GeminiContent[];
   systemInstruction?: { parts: Array<{ text: string }> };
   tools?: JsonObject[];
-  toolConfig?: { functionCallingConfig: { mode: 'AUTO' | 'ANY' | 'NONE'; allowedFunctionNames?: string[] } };
+  toolConfig?: {
+    functionCallingConfig: { mode: 'AUTO' | 'ANY' | 'NONE' | 'VALIDATED'; allowedFunctionNames?: string[] };
+  };
   safetySettings?: JsonValue;
   generationConfig?: JsonObject;
   cachedContent?: string;

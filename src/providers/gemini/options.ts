@@ -25,13 +25,15 @@ export interface GeminiOptions extends AdapterOptions {
 
 /**
  * What `request.providerOptions.gemini` may carry; each field is sent as is:
- * `safetySettings` (top-level), `generationConfig` (merged over the generated one) and `tools`
- * (appended, e.g. `{ googleSearch: {} }` or `{ codeExecution: {} }`).
+ * `safetySettings` (top-level), `generationConfig` (merged over the generated one), `tools`
+ * (appended, e.g. `{ googleSearch: {} }` or `{ codeExecution: {} }`), and `functionCallingMode:
+ * 'VALIDATED'` (the mode sent where the request's tool choice is `auto`).
  */
 export interface GeminiProviderOptions {
   safetySettings?: JsonValue[];
   generationConfig?: JsonObject;
   tools?: JsonObject[];
+  functionCallingMode?: 'VALIDATED';
 }
 
 /** Reads `request.providerOptions.gemini`, keeping only well-typed fields. */
@@ -42,6 +44,7 @@ export function readProviderOptions(request: CanonicalRequest): GeminiProviderOp
   if (Array.isArray(raw.safetySettings)) options.safetySettings = raw.safetySettings;
   if (isJsonObject(raw.generationConfig)) options.generationConfig = raw.generationConfig as JsonObject;
   if (Array.isArray(raw.tools)) options.tools = raw.tools.filter(isJsonObject) as JsonObject[];
+  if (raw.functionCallingMode === 'VALIDATED') options.functionCallingMode = 'VALIDATED';
   return options;
 }
 

@@ -64,7 +64,7 @@ export function convertRequest(
     answer !== undefined
       ? answerToolConfig(answer, request)
       : declarations.length > 0
-        ? convertToolChoice(request.toolChoice)
+        ? convertToolChoice(request.toolChoice, readProviderOptions(request).functionCallingMode)
         : undefined;
   return {
     systemInstruction: systemInstruction === undefined ? undefined : { parts: [{ text: systemInstruction }] },
@@ -145,10 +145,16 @@ export function convertTools(
   });
 }
 
-/** auto/none/required → AUTO/NONE/ANY; a named tool → ANY restricted to that function. */
-export function convertToolChoice(choice: ToolChoice | undefined): GeminiRequestBody['toolConfig'] {
+/**
+ * auto/none/required → AUTO/NONE/ANY; a named tool → ANY restricted to that function. `auto` is
+ * `VALIDATED` when the provider options ask for it (a Gemini client's own mode).
+ */
+export function convertToolChoice(
+  choice: ToolChoice | undefined,
+  autoMode: 'VALIDATED' | undefined = undefined,
+): GeminiRequestBody['toolConfig'] {
   if (choice === undefined) return undefined;
-  if (choice === 'auto') return { functionCallingConfig: { mode: 'AUTO' } };
+  if (choice === 'auto') return { functionCallingConfig: { mode: autoMode ?? 'AUTO' } };
   if (choice === 'none') return { functionCallingConfig: { mode: 'NONE' } };
   if (choice === 'required') return { functionCallingConfig: { mode: 'ANY' } };
   return { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: [choice.name] } };
