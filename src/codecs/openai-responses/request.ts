@@ -396,6 +396,33 @@ function addBuiltins(
   decoded.builtinTools = named;
 }
 
+const verbosities = new Set(['low', 'medium', 'high']);
+
+/**
+ * Fields only a Responses upstream has — `max_tool_calls` (a cap on built-in tool calls, which only
+ * it runs) and `text.verbosity` — sent to it as written through `providerOptions['openai-responses']`,
+ * as built-in tools are; another upstream ignores them (docs/gateway.md).
+ */
+function addResponsesOptions(decoded: DecodedRequest, object: Record<string, unknown>): void {
+  const options: JsonObject = {};
+  const maxToolCalls = optionalCount(object, 'max_tool_calls');
+  if (maxToolCalls !== undefined) options.max_tool_calls = maxToolCalls;
+  const text = isJsonObject(object.text) ? object.text : undefined;
+  const verbosity = text === undefined ? undefined : optionalString(text, 'verbosity', 'text.verbosity');
+  if (verbosity !== undefined) {
+    if (!verbosities.has(verbosity))
+      throw new RequestFieldError('text.verbosity', 'text.verbosity must be low, medium or high');
+    options.text = { verbosity };
+  }
+  if (Object.keys(options).length === 0) return;
+  const request = decoded.request;
+  const existing = request.providerOptions?.[responsesOptionsKey];
+  request.providerOptions = {
+    ...request.providerOptions,
+    [responsesOptionsKey]: { ...existing, ...options },
+  };
+}
+
 /**
  * Takes built-in tools (and a `tool_choice` naming one) out of the request and names them in its
  * warnings: all of them on a route to another provider than a Responses one (`allowed` undefined:
@@ -569,6 +596,12 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   const cache = promptCacheOf(object);
   if (cache !== undefined) request.cache = cache;
   const include = optionalArray(object, 'include') ?? [];
+  if (include.includes('message.output_text.logprobs'))
+    throw new RequestFieldError(
+      'include',
+      'include: message.output_text.logprobs: log probabilities are not supported by the gateway',
+      'unsupported',
+    );
   const decoded: DecodedRequest = {
     model: requiredString(object, 'model'),
     stream: optionalBoolean(object, 'stream') ?? false,
@@ -577,6 +610,7 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
     encryptedReasoning: include.includes('reasoning.encrypted_content'),
   };
   addBuiltins(decoded, builtin, builtinRequired ? 'required' : builtinChoice);
+  addResponsesOptions(decoded, object);
   if (warnings.length > 0) decoded.warnings = warnings;
   if (namespaced.size > 0) decoded.namespaces = namespaced;
   const freeform = freeformNames(tools);

@@ -1,7 +1,7 @@
 /** The canonical request → a Responses request body (`POST /responses`). */
 import { clientCallItems } from './client-calls.ts';
 import type { ProtocolId } from '../../core/adapter.ts';
-import type { JsonObject, JsonValue } from '../../core/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import { type CanonicalRequest, type OutputSchema, wantsReasoning } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { Item } from '../../core/transcript.ts';
@@ -243,12 +243,17 @@ function customCallIds(transcript: readonly Item[], freeform: ReadonlySet<string
 /** The provider-options key every Responses adapter reads beside its own name: the protocol's (`CanonicalRequest.providerOptions`). */
 export const protocolOptionsKey: ProtocolId = 'openai-responses';
 
-/** Pass-through options: a `tools` array is appended to the function tools; anything else replaces. */
+/**
+ * Pass-through options: a `tools` array is appended to the function tools; a `text` object is
+ * merged into the body's (`verbosity` beside the output schema's `format`); anything else replaces.
+ */
 function mergeProviderOptions(body: JsonObject, extra: JsonObject | undefined): void {
   if (extra === undefined) return;
-  const { tools, ...rest } = extra;
+  const { tools, text, ...rest } = extra;
   Object.assign(body, rest);
   if (Array.isArray(tools)) body.tools = [...((body.tools as JsonValue[] | undefined) ?? []), ...tools];
+  if (isJsonObject(text) && isJsonObject(body.text)) body.text = { ...body.text, ...text };
+  else if (text !== undefined) body.text = text;
 }
 
 /** The longest `prompt_cache_key` OpenAI takes (a longer one is a 400). */
