@@ -27,6 +27,13 @@ export const stopSequenceKey = 'switchyard.stop_sequence';
  */
 export const cacheBreakpointKey = 'switchyard.cache_breakpoint';
 
+/**
+ * Item metadata key of a user turn's participant name (a Chat client's `name`), so turns of two
+ * named users stay apart: an OpenAI Chat host gets it as the message's `name`; every other provider,
+ * which has no such field, gets it before the turn's text (`alice: …`, `projectTranscript`).
+ */
+export const participantNameKey = 'switchyard.name';
+
 /** Metadata key under which text parts carry Anthropic citations (the provider's and the gateway's codec's). */
 export const anthropicCitationsKey = 'anthropic.citations';
 

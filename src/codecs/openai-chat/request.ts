@@ -2,6 +2,8 @@
 import type { OutputSchema, ReasoningEffort, ReasoningRequest } from '../../core/request.ts';
 import { freeformNames, freeformTool, type ToolChoice, type ToolSpec } from '../../core/tools.ts';
 import type { Item, Part, ToolCallPart } from '../../core/transcript.ts';
+import { participantNameKey } from '../../core/metadata.ts';
+import { pushAll } from '../../core/arrays.ts';
 import {
   bodyObject,
   jsonObject,
@@ -115,6 +117,24 @@ function toolCalls(value: unknown, path: string): ToolCallPart[] {
   });
 }
 
+/**
+ * A user message: joined to the user item before it when both have the same participant name (or
+ * none), else an item of its own carrying its `name` ({@link participantNameKey}), so two named
+ * users' turns are never merged into one.
+ */
+function pushUser(transcript: Item[], parts: Part[], name: string | undefined): void {
+  if (parts.length === 0) return;
+  const named = name === undefined || name === '' ? undefined : name;
+  const last = transcript.at(-1);
+  if (last?.kind === 'user' && last.metadata?.[participantNameKey] === named) {
+    pushAll(last.parts, parts);
+    return;
+  }
+  transcript.push(
+    named === undefined ? { kind: 'user', parts } : { kind: 'user', parts, metadata: { [participantNameKey]: named } },
+  );
+}
+
 function convertMessage(message: unknown, index: number, transcript: Item[]): void {
   const path = `messages.${index}`;
   const object = jsonObject(message, path);
@@ -126,7 +146,7 @@ function convertMessage(message: unknown, index: number, transcript: Item[]): vo
       return;
     }
     case 'user':
-      pushParts(transcript, 'user', contentParts(object.content, `${path}.content`));
+      pushUser(transcript, contentParts(object.content, `${path}.content`), optionalString(object, 'name', `${path}.name`));
       return;
     case 'assistant': {
       const parts: Part[] = [

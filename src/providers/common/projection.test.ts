@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Item, Part } from '../../core/transcript.ts';
 import { createTestContext } from '../anthropic/test-support.ts';
-import { locatePart, recordPartLocations } from './projection.ts';
+import { locatePart, namedUserItem, recordPartLocations } from './projection.ts';
 
 describe('locatePart', () => {
   const shared: Part = { type: 'text', text: 'shared' };
@@ -47,5 +47,33 @@ describe('locatePart', () => {
       itemIndex: null,
       partIndex: null,
     });
+  });
+});
+
+describe('namedUserItem (a target without a participant-name field)', () => {
+  const name = { 'switchyard.name': 'alice' };
+  const image: Part = {
+    type: 'media',
+    modality: 'image',
+    mimeType: 'image/png',
+    data: { type: 'uri', uri: 'https://x' },
+  };
+
+  it('the name goes before the first text', () => {
+    const item: Item = { kind: 'user', parts: [{ type: 'text', text: 'hi' }, image], metadata: name };
+    expect(namedUserItem(item).parts).toEqual([{ type: 'text', text: 'alice: hi' }, image]);
+    expect(item.parts[0]).toEqual({ type: 'text', text: 'hi' });
+  });
+
+  it('a turn that starts with an image gets the name as a text part before it', () => {
+    const item: Item = { kind: 'user', parts: [image], metadata: name };
+    expect(namedUserItem(item).parts).toEqual([{ type: 'text', text: 'alice:' }, image]);
+  });
+
+  it('an unnamed or non-user item is left as it is', () => {
+    const user: Item = { kind: 'user', parts: [{ type: 'text', text: 'hi' }] };
+    const assistant: Item = { kind: 'assistant', parts: [{ type: 'text', text: 'hi' }], metadata: name };
+    expect(namedUserItem(user)).toBe(user);
+    expect(namedUserItem(assistant)).toBe(assistant);
   });
 });

@@ -3,6 +3,7 @@
  * for each part dropped (docs/contract.md §4.4: drop cleanly, never half-serialize), and tool-id mapping.
  */
 import type { ToolCallId } from '../../core/ids.ts';
+import { participantNameKey } from '../../core/metadata.ts';
 import { anyToolId, type ToolIdRule } from '../../core/tool-id-map.ts';
 import type { Item, Part } from '../../core/transcript.ts';
 import type { ProviderContext, ProviderDefinition } from './definition.ts';
@@ -13,6 +14,11 @@ export interface ProjectionRules {
   accepts(part: Part, item: Item): boolean;
   /** Why a refused part is dropped, for the WARN entry. */
   reason(part: Part): string;
+  /**
+   * The target sends a user turn's participant name itself (OpenAI Chat's `name`); otherwise it is
+   * written before the turn's text ({@link namedUserItem}).
+   */
+  keepsNames?: boolean;
 }
 
 /** What the projection rules read of a call: its adapter name and the tag of its own parts. */
@@ -180,10 +186,28 @@ export function projectTranscript(
       parts ??= item.parts.slice(0, partIndex);
       warnDroppedPart(context, part, rules.reason(part));
     });
-    if (parts === undefined) projected.push(item);
-    else if (parts.length > 0) projected.push({ ...item, parts });
+    const kept = parts === undefined ? item : parts.length > 0 ? { ...item, parts } : undefined;
+    if (kept === undefined) continue;
+    projected.push(rules.keepsNames === true ? kept : namedUserItem(kept));
   }
   return projected;
+}
+
+/**
+ * A user item with a participant name ({@link participantNameKey}) for a target with no name field:
+ * the name written before its first text (`alice: hi`), or as a text part of its own before its
+ * first part, so two named users' turns stay told apart when the target joins adjacent user turns.
+ * Any other item as it is.
+ */
+export function namedUserItem(item: Item): Item {
+  const name = item.metadata?.[participantNameKey];
+  if (item.kind !== 'user' || typeof name !== 'string' || name === '') return item;
+  const first = item.parts[0];
+  const parts: Part[] =
+    first?.type === 'text'
+      ? [{ ...first, text: `${name}: ${first.text}` }, ...item.parts.slice(1)]
+      : [{ type: 'text', text: `${name}:` }, ...item.parts];
+  return { ...item, parts };
 }
 
 /** The provider-side id for a canonical tool-call id (stable for the session). */

@@ -36,6 +36,8 @@ export interface ReasoningDetail {
 export interface ChatMessage {
   role: 'system' | 'developer' | 'user' | 'assistant' | 'tool';
   content: string | ChatContentPart[] | null;
+  /** A user's participant name (from the item's `switchyard.name` metadata). */
+  name?: string;
   tool_calls?: ChatToolCall[];
   tool_call_id?: string;
   reasoning_content?: string;

@@ -1,4 +1,5 @@
 /** The canonical transcript → Chat Completions `messages` (instructions, user, assistant, tool roles). */
+import { participantNameKey } from '../../core/metadata.ts';
 import { argumentsJson } from '../../core/tool-arguments.ts';
 import type { ToolIdRule } from '../../core/tool-id-map.ts';
 import type { JsonObject } from '../../core/json.ts';
@@ -41,12 +42,14 @@ function drop(conversion: Conversion, part: Part, reason: string): void {
  * are dropped too.
  */
 function projectionRules(context: ProviderContext, tools: boolean): ProjectionRules {
-  const base = sameProviderRules(context);
+  // A user turn's participant name goes as the message's `name` (`convertUser`).
+  const base = { ...sameProviderRules(context), keepsNames: true };
   if (tools) return base;
   const isToolPart = (part: Part) => part.type === 'tool-call' || part.type === 'tool-result';
   return {
     accepts: (part, item) => !isToolPart(part) && base.accepts(part, item),
     reason: (part) => (isToolPart(part) ? 'the model has no tool support' : base.reason(part)),
+    keepsNames: true,
   };
 }
 
@@ -124,7 +127,10 @@ function convertUser(conversion: Conversion, item: Item): void {
   if (content.length === 0) return;
   const only = content.length === 1 ? content[0] : undefined;
   const text = only?.type === 'text' && typeof only.text === 'string' ? only.text : undefined;
-  push(conversion, { role: 'user', content: text ?? content });
+  const message: ChatMessage = { role: 'user', content: text ?? content };
+  const name = item.metadata?.[participantNameKey];
+  if (typeof name === 'string' && name !== '') message.name = name;
+  push(conversion, message);
 }
 
 function convertUserPart(conversion: Conversion, part: Part): ChatContentPart | undefined {
