@@ -152,7 +152,10 @@ describe('Gemini, which has no setting for it: the first call of the reply is ke
   it('parallel calls not forbidden: both kept', async () => {
     const adapter = rows[3]!.create(emulator.url, createMemoryLogger());
     emulator.enqueue(twoCalls);
-    const response = await adapter.complete({ ...request('gemini:gemini-2.5-flash'), parallelToolCalls: true });
+    const response = await adapter.complete({
+      ...request('gemini:gemini-2.5-flash'),
+      parallelToolCalls: true,
+    });
     await adapter.close();
     expect(response.content.filter((part) => part.type === 'tool-call')).toHaveLength(2);
   });

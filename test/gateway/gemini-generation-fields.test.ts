@@ -68,7 +68,11 @@ describe('functionCallingConfig.mode VALIDATED', () => {
       functionDeclarations: [
         {
           name: 'weather',
-          parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+          parametersJsonSchema: {
+            type: 'object',
+            properties: { city: { type: 'string' } },
+            required: ['city'],
+          },
         },
       ],
     },

@@ -46,7 +46,9 @@ it('a Chat client’s json_object: Claude is told to answer with one JSON object
   expect(system).toContain('You are terse.');
   expect(system).toContain('single JSON object only');
   expect(completion.choices[0]!.message.content).toBe('{"a":1}');
-  expect(harness.logger.entries.some((entry) => entry.message === 'structured output asked for by instruction')).toBe(true);
+  expect(
+    harness.logger.entries.some((entry) => entry.message === 'structured output asked for by instruction'),
+  ).toBe(true);
 });
 
 it('streamed: the cleaned JSON arrives in one delta', async () => {
@@ -86,7 +88,10 @@ it('a Gemini client’s responseMimeType application/json without a schema: the 
 });
 
 it('a non-strict schema with a free-form object: the schema goes in the instruction, the sentence before the JSON is taken off', async () => {
-  harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Here you go: {"title":"t"}' }] });
+  harness.emulator.enqueue({
+    type: 'scripted',
+    content: [{ type: 'text', text: 'Here you go: {"title":"t"}' }],
+  });
   const { openai } = createClients(harness.server.url);
   const schema = {
     type: 'object',

@@ -472,7 +472,10 @@ describe('a Chat client’s response_format to a Claude upstream', () => {
     harness.emulator.enqueue(hello('{"a":1}'));
     const response = await ask({ type: 'json_object' });
     expect(response.status).toBe(200);
-    const sent = harness.emulator.requests.at(-1)!.body as { output_config?: { format?: unknown }; system?: string };
+    const sent = harness.emulator.requests.at(-1)!.body as {
+      output_config?: { format?: unknown };
+      system?: string;
+    };
     expect(sent.output_config?.format).toBeUndefined();
     expect(sent.system).toContain('single JSON object only');
   });

@@ -24,7 +24,12 @@ const sent = () => harness.emulator.requests.at(-1)!.body as Record<string, unkn
 const format = {
   type: 'json_schema',
   name: 'answer',
-  schema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false },
+  schema: {
+    type: 'object',
+    properties: { a: { type: 'string' } },
+    required: ['a'],
+    additionalProperties: false,
+  },
   strict: true,
 };
 
@@ -49,12 +54,15 @@ it('text.verbosity alone: sent as text.verbosity', async () => {
   expect(sent().text).toEqual({ verbosity: 'high' });
 });
 
-it.each(['up-chat', 'up-anthropic', 'up-gemini'])('toward %s they are ignored and the call is answered', async (model) => {
-  harness.emulator.enqueue(scriptedText());
-  const response = await create({ model, max_tool_calls: 1, text: { verbosity: 'low' } });
-  expect(response.status).toBe(200);
-  expect(JSON.stringify(sent())).not.toMatch(/verbosity|max_tool_calls/);
-});
+it.each(['up-chat', 'up-anthropic', 'up-gemini'])(
+  'toward %s they are ignored and the call is answered',
+  async (model) => {
+    harness.emulator.enqueue(scriptedText());
+    const response = await create({ model, max_tool_calls: 1, text: { verbosity: 'low' } });
+    expect(response.status).toBe(200);
+    expect(JSON.stringify(sent())).not.toMatch(/verbosity|max_tool_calls/);
+  },
+);
 
 it.each([
   ['include message.output_text.logprobs', { include: ['message.output_text.logprobs'] }, 'include'],

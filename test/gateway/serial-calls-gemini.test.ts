@@ -43,7 +43,9 @@ it('a Chat client’s parallel_tool_calls: false → one call', async () => {
     tools: [{ type: 'function', function: { name: 'weather', parameters } }],
   });
   const calls = completion.choices[0]!.message.tool_calls ?? [];
-  expect(calls.map((call) => call.type === 'function' && call.function.arguments)).toEqual(['{"city":"Paris"}']);
+  expect(calls.map((call) => call.type === 'function' && call.function.arguments)).toEqual([
+    '{"city":"Paris"}',
+  ]);
   expect(completion.choices[0]!.finish_reason).toBe('tool_calls');
   expect(dropped()).toBe(before + 1);
 });

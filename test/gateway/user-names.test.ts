@@ -52,7 +52,9 @@ it('an Anthropic upstream: each turn’s text after its name', async () => {
 
 it('a Responses upstream: two messages, each text after its name', async () => {
   const body = await ask('up-responses', twoUsers);
-  const texts = (body.input as Array<{ content: Array<{ text: string }> }>).map((item) => item.content[0]!.text);
+  const texts = (body.input as Array<{ content: Array<{ text: string }> }>).map(
+    (item) => item.content[0]!.text,
+  );
   expect(texts).toEqual(['alice: hi from alice', 'bob: hi from bob']);
 });
 

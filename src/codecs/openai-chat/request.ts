@@ -131,7 +131,9 @@ function pushUser(transcript: Item[], parts: Part[], name: string | undefined): 
     return;
   }
   transcript.push(
-    named === undefined ? { kind: 'user', parts } : { kind: 'user', parts, metadata: { [participantNameKey]: named } },
+    named === undefined
+      ? { kind: 'user', parts }
+      : { kind: 'user', parts, metadata: { [participantNameKey]: named } },
   );
 }
 
@@ -146,7 +148,11 @@ function convertMessage(message: unknown, index: number, transcript: Item[]): vo
       return;
     }
     case 'user':
-      pushUser(transcript, contentParts(object.content, `${path}.content`), optionalString(object, 'name', `${path}.name`));
+      pushUser(
+        transcript,
+        contentParts(object.content, `${path}.content`),
+        optionalString(object, 'name', `${path}.name`),
+      );
       return;
     case 'assistant': {
       const parts: Part[] = [

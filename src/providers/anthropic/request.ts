@@ -56,7 +56,10 @@ function betaHeader(settings: RequestSettings, extra: readonly string[] | undefi
 }
 
 /** `system` with `instruction` after it: a string joined, blocks with one more text block. */
-function withInstruction(system: string | WireTextBlock[] | undefined, instruction: string): string | WireTextBlock[] {
+function withInstruction(
+  system: string | WireTextBlock[] | undefined,
+  instruction: string,
+): string | WireTextBlock[] {
   if (Array.isArray(system)) return [...system, { type: 'text', text: instruction }];
   return system === undefined ? instruction : `${system}\n\n${instruction}`;
 }

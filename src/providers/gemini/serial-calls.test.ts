@@ -73,7 +73,9 @@ describe('parallel calls forbidden, toward Gemini', () => {
     const events = streamed(context, [
       parts({ functionCall: { name: 'weather', args: { city: 'Paris' } } }),
       parts({ functionCall: { name: 'weather', willContinue: true } }),
-      parts({ functionCall: { partialArgs: [{ jsonPath: '$.city', stringValue: 'Rome' }], willContinue: true } }),
+      parts({
+        functionCall: { partialArgs: [{ jsonPath: '$.city', stringValue: 'Rome' }], willContinue: true },
+      }),
       { ...parts({ functionCall: {} }), finishReason: 'STOP' },
     ]);
     expect(events.filter((event) => event.type === 'tool-call-start')).toHaveLength(1);
