@@ -20,6 +20,7 @@ import { deleteResponse, listResponseInputItems, retrieveResponse } from './resp
 import { scopeOf } from './artifacts.ts';
 import { shown } from '../codecs/fields.ts';
 import { keyUsage } from './quota.ts';
+import { withKeyLimits } from './key-limits.ts';
 import { errorResponse, toResponse } from './reply.ts';
 import type { GatewayState } from './state.ts';
 
@@ -180,9 +181,23 @@ export function createApp(state: GatewayState): Hono<Env> {
     '/v1/messages',
     guarded((c, caller) => generate(c, caller, 'anthropic-messages'), 'anthropic-messages'),
   );
+  // A request that generates nothing (a token count, a stored reply's read) under its key's limits:
+  // `requests_per_minute` and `max_in_flight` (key-limits.ts); refused in the route's protocol.
+  const limited =
+    (handler: Handler, protocol: ProtocolName): Handler =>
+    async (c, caller) => {
+      try {
+        return await withKeyLimits(state, caller.key, async () => handler(c, caller));
+      } catch (error) {
+        return errorResponse(protocol, toWireError(error), caller.requestId);
+      }
+    };
   app.post(
     '/v1/responses/input_tokens',
-    guarded((c, caller) => countRequestTokens(c, caller, state, 'openai-responses'), 'openai-responses'),
+    guarded(
+      limited((c, caller) => countRequestTokens(c, caller, state, 'openai-responses'), 'openai-responses'),
+      'openai-responses',
+    ),
   );
   // A stored reply read back, listed or deleted: the caller's own, in its key's scope.
   const storedResponse =
@@ -194,15 +209,20 @@ export function createApp(state: GatewayState): Hono<Env> {
         requestId: caller.requestId,
         query: (name) => c.req.query(name),
       });
-  app.get('/v1/responses/:id', guarded(storedResponse(retrieveResponse), 'openai-responses'));
-  app.delete('/v1/responses/:id', guarded(storedResponse(deleteResponse), 'openai-responses'));
-  app.get(
-    '/v1/responses/:id/input_items',
-    guarded(storedResponse(listResponseInputItems), 'openai-responses'),
-  );
+  const storedRoute = (serve: typeof retrieveResponse) =>
+    guarded(limited(storedResponse(serve), 'openai-responses'), 'openai-responses');
+  app.get('/v1/responses/:id', storedRoute(retrieveResponse));
+  app.delete('/v1/responses/:id', storedRoute(deleteResponse));
+  app.get('/v1/responses/:id/input_items', storedRoute(listResponseInputItems));
   app.post(
     '/v1/messages/count_tokens',
-    guarded((c, caller) => countRequestTokens(c, caller, state, 'anthropic-messages'), 'anthropic-messages'),
+    guarded(
+      limited(
+        (c, caller) => countRequestTokens(c, caller, state, 'anthropic-messages'),
+        'anthropic-messages',
+      ),
+      'anthropic-messages',
+    ),
   );
   app.get(
     '/v1/models',
@@ -281,7 +301,11 @@ export function createApp(state: GatewayState): Hono<Env> {
         caller.requestId,
       );
     const [, model, method] = match;
-    if (method === 'countTokens') return countRequestTokens(c, caller, state, 'gemini', model);
+    if (method === 'countTokens')
+      return limited((_, counted) => countRequestTokens(c, counted, state, 'gemini', model), 'gemini')(
+        c,
+        caller,
+      );
     const stream = method === 'streamGenerateContent';
     return generate(c, caller, 'gemini', {
       decodeContext: { model, stream },

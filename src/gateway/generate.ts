@@ -57,6 +57,7 @@ import {
 } from './errors.ts';
 import { allowsModel, type GatewayKey, modelForbidden, namesOf } from './keys.ts';
 import { admitCall, hasQuota, type KeyQuota, settleCall } from './quota.ts';
+import { enterKey, leaveKey } from './key-limits.ts';
 import type { Reservation } from '../state/types.ts';
 import { recordUsage, seriesOf } from './metrics.ts';
 import { largeBodyBytes } from './inbound.ts';
@@ -406,31 +407,6 @@ function logWhenDelivered(state: GatewayState, served: Served, outgoing: ServerR
   };
   if (outgoing.destroyed) settle();
   else outgoing.once('close', settle);
-}
-
-/**
- * Counts a request of a key with `max_in_flight` (true), or throws the 429 when it has that many
- * in flight already on this instance: a key's clients that stop reading hold at most that many
- * upstream calls (and pooled connections), not every one a provider's pool has.
- */
-function enterKey(state: GatewayState, name: string, limit: number): true {
-  const count = state.inFlightByKey.get(name) ?? 0;
-  if (count >= limit)
-    throw new GatewayError({
-      status: 429,
-      errorClass: 'rate_limit',
-      message: `this key has ${limit} requests in flight, its most at once: try again when one ends`,
-      retryAfterSeconds: 1,
-      retryable: true,
-    });
-  state.inFlightByKey.set(name, count + 1);
-  return true;
-}
-
-function leaveKey(state: GatewayState, name: string): void {
-  const count = (state.inFlightByKey.get(name) ?? 1) - 1;
-  if (count <= 0) state.inFlightByKey.delete(name);
-  else state.inFlightByKey.set(name, count);
 }
 
 /** Logs what the operator must see of a failure ({@link failureWarning}). */

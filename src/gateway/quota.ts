@@ -86,14 +86,32 @@ export async function admitCall(
     ids.reduce((dearest, id) => Math.max(dearest, estimatedMicros(id, input, output, prices)), 0);
   const input = inputBound(call, key, output, priced ? reserveFor : undefined);
   const reserveMicros = priced ? reserveFor(input) : 0;
+  return admitted(store, key, { tokens: input + output, budget: key.budget, reserveMicros });
+}
+
+/**
+ * Admits a request that generates nothing — a stored reply read, listed or deleted, a token count —
+ * for `key`, or throws the 429 of {@link admitCall}: one of its requests per minute, no tokens and no
+ * budget (it costs nothing upstream). Returns the reservation to settle (with no usage).
+ */
+export function admitRequest(store: StateStore, key: KeyQuota): Promise<Reservation> {
+  return admitted(store, key, { tokens: 0, budget: undefined, reserveMicros: 0 });
+}
+
+/** The state store's admission of `key` for `what`, or the {@link QuotaError} to answer. */
+async function admitted(
+  store: StateStore,
+  key: KeyQuota,
+  what: { tokens: number; budget: KeyBudget | undefined; reserveMicros: number },
+): Promise<Reservation> {
   let admission;
   try {
     admission = await store.admit({
       key: key.name,
-      tokens: input + output,
+      tokens: what.tokens,
       limits: key.limits,
-      budget: key.budget,
-      reserveMicros,
+      budget: what.budget,
+      reserveMicros: what.reserveMicros,
     });
   } catch (error) {
     if (!StateUnavailableError.isInstance(error)) throw error;

@@ -1,0 +1,61 @@
+/**
+ * A key's limits on requests that generate nothing — a stored reply read, listed or deleted, a
+ * token count — and the in-flight count every request of a key with `max_in_flight` takes. A read
+ * parses a whole stored conversation and a count may tokenize megabytes: without the key's limits
+ * a key refused generations could still keep the instance busy with them.
+ */
+import { GatewayError } from './errors.ts';
+import type { GatewayKey } from './keys.ts';
+import { admitRequest, hasQuota, settleCall } from './quota.ts';
+import type { GatewayState } from './state.ts';
+
+/**
+ * Counts a request of a key with `max_in_flight` (true), or throws the 429 when it has that many
+ * in flight already on this instance: a key's clients that stop reading hold at most that many
+ * upstream calls (and pooled connections), not every one a provider's pool has.
+ */
+export function enterKey(state: GatewayState, name: string, limit: number): true {
+  const count = state.inFlightByKey.get(name) ?? 0;
+  if (count >= limit)
+    throw new GatewayError({
+      status: 429,
+      errorClass: 'rate_limit',
+      message: `this key has ${limit} requests in flight, its most at once: try again when one ends`,
+      retryAfterSeconds: 1,
+      retryable: true,
+    });
+  state.inFlightByKey.set(name, count + 1);
+  return true;
+}
+
+/** Ends a request {@link enterKey} counted. */
+export function leaveKey(state: GatewayState, name: string): void {
+  const count = (state.inFlightByKey.get(name) ?? 1) - 1;
+  if (count <= 0) state.inFlightByKey.delete(name);
+  else state.inFlightByKey.set(name, count);
+}
+
+/**
+ * Serves a request that generates nothing under its key's limits: counted in its `max_in_flight`
+ * until served, and one of its `requests_per_minute` (no tokens, no budget). Throws the 429 (or the
+ * shared store's 503) before `serve` runs.
+ */
+export async function withKeyLimits<T>(
+  state: GatewayState,
+  key: GatewayKey | undefined,
+  serve: () => Promise<T>,
+): Promise<T> {
+  if (key === undefined) return serve();
+  const counted = key.maxInFlight === undefined ? false : enterKey(state, key.name, key.maxInFlight);
+  try {
+    if (!hasQuota(key) || key.limits === undefined) return await serve();
+    const reservation = await admitRequest(state.shared, key);
+    try {
+      return await serve();
+    } finally {
+      void settleCall(state.shared, reservation, undefined);
+    }
+  } finally {
+    if (counted) leaveKey(state, key.name);
+  }
+}
