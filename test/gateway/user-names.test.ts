@@ -1,7 +1,8 @@
 /**
  * A Chat client's user `name`: two named users' turns are never merged into one. An OpenAI Chat
  * upstream gets each as a message with its `name`; Anthropic, Responses and Gemini upstreams, which
- * have no such field, get the name before each turn's text (`alice: …`).
+ * have no such field, get the name before each turn’s text (`alice: …`) when there are two or more
+ * names (one name throughout tells nothing apart: the text goes as written).
  */
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { type GatewayHarness, scriptedText, startGatewayHarness } from './harness.ts';
@@ -90,4 +91,19 @@ it('unnamed users are as before: one turn', async () => {
     { role: 'user', content: 'two' },
   ]);
   expect((body.messages as unknown[]).length).toBe(1);
+});
+
+// Some clients name every message (`name: "user"`): one name tells nothing apart.
+it('one name throughout: toward Claude the text is as written, no name before it', async () => {
+  const body = await ask('up-anthropic', [
+    { role: 'user', name: 'user', content: 'first' },
+    { role: 'assistant', content: 'ok' },
+    { role: 'user', name: 'user', content: 'second' },
+  ]);
+  expect(JSON.stringify(body.messages)).not.toContain('user:');
+  expect(body.messages).toMatchObject([
+    { role: 'user', content: [{ type: 'text', text: 'first' }] },
+    { role: 'assistant' },
+    { role: 'user', content: [{ type: 'text', text: 'second' }] },
+  ]);
 });

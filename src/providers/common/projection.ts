@@ -15,8 +15,8 @@ export interface ProjectionRules {
   /** Why a refused part is dropped, for the WARN entry. */
   reason(part: Part): string;
   /**
-   * The target sends a user turn's participant name itself (OpenAI Chat's `name`); otherwise it is
-   * written before the turn's text ({@link namedUserItem}).
+   * The target sends a user turn's participant name itself (OpenAI Chat's `name`); otherwise, when
+   * the user turns carry two or more names, each is written before its turn's text ({@link namedUserItem}).
    */
   keepsNames?: boolean;
 }
@@ -175,6 +175,7 @@ export function projectTranscript(
   context: ProviderContext,
 ): Item[] {
   recordPartLocations(items, context);
+  const prefixNames = rules.keepsNames !== true && severalUserNames(items);
   const projected: Item[] = [];
   for (const item of items) {
     let parts: Part[] | undefined;
@@ -188,9 +189,25 @@ export function projectTranscript(
     });
     const kept = parts === undefined ? item : parts.length > 0 ? { ...item, parts } : undefined;
     if (kept === undefined) continue;
-    projected.push(rules.keepsNames === true ? kept : namedUserItem(kept));
+    projected.push(prefixNames ? namedUserItem(kept) : kept);
   }
   return projected;
+}
+
+/**
+ * Whether the transcript's user turns carry two or more participant names: only then does a target
+ * without a name field get them written into the text (one name — a client naming every message
+ * `user` — tells nothing apart, and would only change the prompt).
+ */
+function severalUserNames(items: readonly Item[]): boolean {
+  let first: unknown;
+  for (const item of items) {
+    const name = item.kind === 'user' ? item.metadata?.[participantNameKey] : undefined;
+    if (typeof name !== 'string' || name === '') continue;
+    if (first === undefined) first = name;
+    else if (name !== first) return true;
+  }
+  return false;
 }
 
 /**
