@@ -110,6 +110,16 @@ const carried: Record<string, readonly Part['type'][]> = {
 export const maxReferencedResponses = 1024;
 
 /**
+ * Most `item_reference` items one request may hold (past it: a 400 naming `input`). Each puts a
+ * copy of a stored part in the transcript, so the references to one response are not bounded by
+ * {@link maxReferencedResponses}; a body limit's worth (~90 bytes each: 180,000 in 16 MiB) of
+ * references to one large part is refused here, before any read. A conversation of this many
+ * items is far past any model's context window, and the Vercel AI SDK, which sends them, sends one
+ * per assistant message.
+ */
+export const maxItemReferences = 100_000;
+
+/**
  * Stored responses read at once while resolving references: each read holds a whole stored
  * conversation (up to the body limit) until its reply parts are taken, so a request naming many
  * large ones holds at most this many at a time.
@@ -121,13 +131,22 @@ const referenceReads = 8;
  * An output item's id names its response and its part's position (`responsesItemId`), so the
  * lookup is that of the response — one per response referenced, however many of its items are —
  * through the same store API as `previous_response_id`, on every instance sharing the store.
- * A request naming more than {@link maxReferencedResponses} responses is refused before any read.
+ * A request naming more than {@link maxReferencedResponses} responses, or holding more than
+ * {@link maxItemReferences} references, is refused before any read. `hold` is given the size the
+ * copies will take before any is made (the request's share of `max_request_bytes_in_flight`: past
+ * it, a 503 and no copy); the size is also returned.
  */
 export async function resolveItemReferences(
   store: GatewayStore,
   references: readonly ItemReference[],
   scope: string,
+  hold: (bytes: number) => void = () => {},
 ): Promise<number> {
+  if (references.length > maxItemReferences)
+    throw new RequestFieldError(
+      'input',
+      `input: ${references.length} item_reference items; at most ${maxItemReferences} may be sent in one request`,
+    );
   const named = references.map((reference) => parseResponsesItemId(reference.id));
   const responseIds = [...new Set(named.flatMap((name) => (name === undefined ? [] : [name.responseId])))];
   if (responseIds.length > maxReferencedResponses)
@@ -157,13 +176,50 @@ export async function resolveItemReferences(
       });
     return part;
   });
-  // Last first: a later reference's place is never before an earlier one's in the same item.
-  for (let index = references.length - 1; index >= 0; index--) {
-    const reference = references[index]!;
-    // A copy each: one item referenced twice is two parts, later changed (restored) one by one.
-    reference.item.parts.splice(reference.at, 0, structuredClone(parts[index]!));
+  // Sized once per stored part, however often it is referenced (`approximateSize(parts)`).
+  const sizes = new Map<Part, number>();
+  let size = 2;
+  for (const part of parts) {
+    let partSize = sizes.get(part);
+    if (partSize === undefined) sizes.set(part, (partSize = approximateSize(part)));
+    size += partSize;
   }
-  return approximateSize(parts);
+  hold(size);
+  insertReferenced(references, parts);
+  return size;
+}
+
+/**
+ * Puts a copy of `parts[index]` in `references[index].item` before the part that was at its `at`,
+ * references of one place in the order given (the codec gives an item's references in order of
+ * place). Each item's parts are built once, in one pass: a splice per reference moved every part
+ * after it, and N references into one item took O(N²) (120,000 of them, 31 s on the event loop).
+ */
+function insertReferenced(references: readonly ItemReference[], parts: readonly Part[]): void {
+  const byItem = new Map<Item, number[]>();
+  references.forEach((reference, index) => {
+    const indices = byItem.get(reference.item);
+    if (indices === undefined) byItem.set(reference.item, [index]);
+    else indices.push(index);
+  });
+  for (const [item, indices] of byItem) {
+    // Stable: references of one place keep their order.
+    indices.sort((left, right) => references[left]!.at - references[right]!.at);
+    const built: Part[] = [];
+    let next = 0;
+    // A copy each: one item referenced twice is two parts, later changed (restored) one by one.
+    const insertUpTo = (at: number) => {
+      for (; next < indices.length && references[indices[next]!]!.at <= at; next++)
+        built.push(structuredClone(parts[indices[next]!]!));
+    };
+    const original = item.parts;
+    for (let position = 0; position < original.length; position++) {
+      insertUpTo(position);
+      built.push(original[position]!);
+    }
+    insertUpTo(Number.POSITIVE_INFINITY);
+    item.parts = built;
+  }
 }
 
 /** The request's share of `max_request_bytes_in_flight` (`body-hold.ts`): what it holds grows by what is read in. */
@@ -195,7 +251,7 @@ async function putStoredResponses(
 ): Promise<void> {
   const { transcript } = decoded.request;
   if (decoded.itemReferences !== undefined)
-    held.take(held.bytes + (await resolveItemReferences(store, decoded.itemReferences, scope)));
+    await resolveItemReferences(store, decoded.itemReferences, scope, (bytes) => held.take(held.bytes + bytes));
   if (decoded.previousResponseId === undefined) return;
   // A shared store's entry is held by its stored size before it is fetched (refused, unread, when
   // the bound has no room), then by the transcript the request keeps for its upstream call (the
