@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import {
+  countEscapedKeys,
   losesNumberDigits,
   maxEscapedKeys,
   opensMoreThan,
@@ -254,5 +255,43 @@ describe('parseJsonKeepingDigits', () => {
       parseJsonKeepingDigits(`${'{"a":'.repeat(depth)}1234567890123456789${'}'.repeat(depth)}`),
     ).toBeUndefined();
     expect(parseJsonKeepingDigits('{"\\n": 1234567890123456789}')).toBeUndefined();
+  });
+});
+
+describe('countEscapedKeys', () => {
+  it('counts the keys JSON.stringify writes with an escape (quote, backslash, control, lone surrogate), for generated values (property)', () => {
+    const key = fc.string({
+      unit: fc.constantFrom('a', '"', '\\', '\n', '\u0001', 'é', '\ud800', '\udc00', '\ud83d\ude00'),
+      maxLength: 3,
+    });
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof(
+        { depthSize: 'small' },
+        fc.oneof(fc.string(), fc.integer(), fc.constant(undefined)),
+        fc.array(tie('node')),
+        fc.dictionary(key, tie('node')),
+      ),
+    })).node;
+    fc.assert(
+      fc.property(value, (generated) => {
+        const text = JSON.stringify(generated) ?? '';
+        // Every escaped key of the text: a string holding a backslash, then a colon.
+        const written = [...text.matchAll(/"((?:[^"\\]|\\.)*)"\s*:/g)].filter(([, inner]) =>
+          inner!.includes('\\'),
+        );
+        expect(countEscapedKeys(generated)).toBe(written.length);
+      }),
+    );
+  });
+
+  it('agrees with parseJson’s bound: maxEscapedKeys such keys read back, one more does not', () => {
+    const withKeys = (count: number) => ({
+      items: Array.from({ length: count }, (_, index) => ({ [`"${index}`]: index })),
+    });
+    expect(countEscapedKeys(withKeys(maxEscapedKeys))).toBe(maxEscapedKeys);
+    expect(() => parseJson(JSON.stringify(withKeys(maxEscapedKeys)))).not.toThrow();
+    expect(countEscapedKeys(withKeys(maxEscapedKeys + 1))).toBe(maxEscapedKeys + 1);
+    expect(() => parseJson(JSON.stringify(withKeys(maxEscapedKeys + 1)))).toThrow(TooManyEscapedKeysError);
+    expect(countEscapedKeys(withKeys(maxEscapedKeys + 50), 10)).toBe(11);
   });
 });

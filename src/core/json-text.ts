@@ -79,6 +79,47 @@ export class TooManyEscapedKeysError extends RangeError {
   }
 }
 
+/**
+ * How many object keys `JSON.stringify(value)` writes with an escape — a quote, a backslash, a
+ * control character or a lone surrogate in the key — which is what {@link parseJson} counts
+ * against {@link maxEscapedKeys} when it reads that text back. Counting stops once past
+ * `stopAbove`. An iterative walk of plain data (no depth limit): keys of undefined values are
+ * not written, so not counted; inline bytes are skipped (their keys are indexes).
+ */
+export function countEscapedKeys(value: unknown, stopAbove = Number.POSITIVE_INFINITY): number {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && count <= stopAbove) {
+    const next = stack.pop();
+    if (typeof next !== 'object' || next === null || ArrayBuffer.isView(next)) continue;
+    if (Array.isArray(next)) {
+      for (let index = 0; index < next.length; index++) stack.push(next[index]);
+      continue;
+    }
+    for (const key of Object.keys(next)) {
+      const entry = (next as Record<string, unknown>)[key];
+      if (entry === undefined || typeof entry === 'function' || typeof entry === 'symbol') continue;
+      if (writtenEscaped(key)) count++;
+      stack.push(entry);
+    }
+  }
+  return count;
+}
+
+/** Whether `JSON.stringify` writes `key` with an escape (as {@link needsEscape}, and a lone surrogate). */
+function writtenEscaped(key: string): boolean {
+  for (let index = 0; index < key.length; index++) {
+    const code = key.charCodeAt(index);
+    if (code < 0x20 || code === 0x22 || code === 0x5c) return true;
+    if (code >= 0xd800 && code <= 0xdfff) {
+      const after = key.charCodeAt(index + 1);
+      if (code >= 0xdc00 || !(after >= 0xdc00 && after <= 0xdfff)) return true;
+      index++;
+    }
+  }
+  return false;
+}
+
 /** Whether `key` holds a character a JSON string must escape (a quote, a backslash, a control character). */
 function needsEscape(key: string): boolean {
   for (let index = 0; index < key.length; index++) {

@@ -119,7 +119,9 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     shared,
     store:
       options.store ??
-      (sharedValues ? createSharedStore(shared) : createMemoryStore({ groupOf: scopeOfStoreKey })),
+      (sharedValues
+        ? createSharedStore(shared, logger)
+        : createMemoryStore({ groupOf: scopeOfStoreKey, logger })),
     ttlMs: (gateway.state_ttl_seconds ?? 3600) * 1000,
     keys: loadKeys(gateway.keys ?? [], options.env ?? process.env),
     metrics,

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { responseKey, scopeOf, scopeOfStoreKey } from './artifacts.ts';
-import { createMemoryStore } from './store.ts';
+import { createMemoryStore, createSharedStore } from './store.ts';
+import { createMemoryLogger } from '../core/logger.ts';
 import { maxEscapedKeys } from '../core/json-text.ts';
 
 describe('createMemoryStore', () => {
@@ -79,6 +80,24 @@ describe('createMemoryStore', () => {
     await store.put('response:1.a:resp_1', { keys }, 60_000);
     await expect(store.get('response:1.a:resp_1')).resolves.toBeUndefined();
     await store.close?.();
+  }, 20_000);
+
+  it('a value that does not parse is read as none with a WARN naming the entry (memory and shared store), never silently', async () => {
+    const logger = createMemoryLogger();
+    const keys = Object.fromEntries(
+      Array.from({ length: maxEscapedKeys + 1 }, (_, index) => [`"${index}`, 0]),
+    );
+    const memory = createMemoryStore({ logger });
+    await memory.put('response:1.a:resp_1', { keys }, 60_000);
+    await expect(memory.get('response:1.a:resp_1')).resolves.toBeUndefined();
+    const texts = new Map([['response:1.a:resp_2', 'not json']]);
+    const shared = createSharedStore({ get: async (id) => texts.get(id), set: async () => {} }, logger);
+    await expect(shared.get('response:1.a:resp_2')).resolves.toBeUndefined();
+    expect(logger.entries.map(({ message, fields }) => [message, fields.entry, fields.error])).toEqual([
+      ['gateway: a stored value could not be read', 'response:1.a:resp_1', 'TooManyEscapedKeysError'],
+      ['gateway: a stored value could not be read', 'response:1.a:resp_2', 'SyntaxError'],
+    ]);
+    await memory.close?.();
   }, 20_000);
 
   it('scopeOfStoreKey reads the length-prefixed scope, whatever the name holds', () => {

@@ -8,6 +8,7 @@
 import { TtlStrings, type TtlStringsOptions } from '../state/ttl-strings.ts';
 import type { StateStore } from '../state/types.ts';
 import { parseJson } from '../core/json-text.ts';
+import type { Logger } from '../core/logger.ts';
 
 /** A key-value store with a time to live per entry. Values are JSON-serializable. */
 export interface GatewayStore {
@@ -24,27 +25,44 @@ export interface GatewayStore {
 }
 
 /**
- * Stored Responses and artifacts in the shared state store (Redis), as JSON: a
- * `previous_response_id` then resolves on every instance.
+ * A stored value's JSON, or undefined when it does not parse — not JSON (written by something else
+ * under our name), or past the parse's bounds (more escaped keys than it takes) — with a WARN
+ * naming the entry: a 404 then, never a 500, but never a silent one.
  */
-export function createSharedStore(shared: Pick<StateStore, 'get' | 'set'>): GatewayStore {
+function parseStored(id: string, text: string, logger: Logger | undefined): unknown {
+  try {
+    return parseJson(text) as unknown;
+  } catch (error) {
+    logger?.warn('gateway: a stored value could not be read', {
+      entry: id.slice(0, 200),
+      chars: text.length,
+      error: error instanceof Error ? error.name : 'unknown',
+      message: error instanceof Error ? error.message.slice(0, 200) : undefined,
+    });
+    return undefined;
+  }
+}
+
+/**
+ * Stored Responses and artifacts in the shared state store (Redis), as JSON: a
+ * `previous_response_id` then resolves on every instance. A value that does not parse is WARNed
+ * to `logger` and read as none.
+ */
+export function createSharedStore(shared: Pick<StateStore, 'get' | 'set'>, logger?: Logger): GatewayStore {
   return {
     async get(id, hold) {
       const text = await shared.get(id, hold);
-      if (text === undefined) return undefined;
-      // A value that is not JSON (written by something else under our name) is no value.
-      try {
-        return parseJson(text) as unknown;
-      } catch {
-        return undefined;
-      }
+      return text === undefined ? undefined : parseStored(id, text, logger);
     },
     put: (id, value, ttlMs) => shared.set(id, JSON.stringify(value), ttlMs / 1000),
   };
 }
 
-/** Options of {@link createMemoryStore}: its bounds in count, memory and time. */
-export type MemoryStoreOptions = TtlStringsOptions;
+/**
+ * Options of {@link createMemoryStore}: its bounds in count, memory and time, and where a value
+ * that does not parse back is WARNed.
+ */
+export type MemoryStoreOptions = TtlStringsOptions & { logger?: Logger };
 
 /**
  * A bounded in-memory store: entries expire after their TTL (dropped as they are met, and swept
@@ -53,19 +71,15 @@ export type MemoryStoreOptions = TtlStringsOptions;
  */
 export function createMemoryStore(options: MemoryStoreOptions = {}): GatewayStore {
   // Kept as JSON: what a caller reads is its own copy, and its size is known.
-  const entries = new TtlStrings(options);
+  const { logger, ...bounds } = options;
+  const entries = new TtlStrings(bounds);
   return {
     // No `hold`: the value is in memory already, nothing is fetched for it.
     async get(id) {
       const text = entries.get(id);
-      if (text === undefined) return undefined;
-      // What cannot be read back (a conversation grown past the parse's bounds, e.g. more escaped
-      // keys than it takes) is no value, as in the shared store: a 404, never a 500.
-      try {
-        return parseJson(text) as unknown;
-      } catch {
-        return undefined;
-      }
+      // What cannot be read back (a conversation grown past the parse's bounds) is no value, as in
+      // the shared store: a 404, never a 500 — and a WARN.
+      return text === undefined ? undefined : parseStored(id, text, logger);
     },
     async put(id, value, ttlMs) {
       entries.set(id, JSON.stringify(value), ttlMs);

@@ -10,6 +10,7 @@ import { parseResponsesItemId } from '../codecs/ids.ts';
 import { RequestFieldError, shown } from '../codecs/fields.ts';
 import { listInputItems, type ListedInputItem } from '../codecs/openai-responses/input-items.ts';
 import type { DecodedRequest, EncodeContext, ItemReference } from '../codecs/types.ts';
+import { countEscapedKeys, maxEscapedKeys } from '../core/json-text.ts';
 import type { CanonicalResponse } from '../core/request.ts';
 import { parseTranscript } from '../core/transcript-schema.ts';
 import type { Item, Part } from '../core/transcript.ts';
@@ -58,7 +59,9 @@ export interface ReplyToStore {
  * Stores a Responses reply (see {@link StoredEntry}). One whose conversation is larger than the
  * body limit is not stored, and the reply says `store: false`: each turn adds to a stored
  * conversation, so without a bound a chain of requests under the limit would send upstream (and
- * hold in memory) a body of any size.
+ * hold in memory) a body of any size. Nor, with a WARN and `store: false`, is an entry the store
+ * could not read back: one holding more object keys written with escapes than a parse takes
+ * (`maxEscapedKeys`), which a reply with an id would otherwise leave "not found" on every read.
  */
 export async function storeResponse(
   state: GatewayState,
@@ -83,6 +86,18 @@ export async function storeResponse(
   const responseId = context.responseId!;
   const entry: StoredEntry = { transcript, input: listInputItems(decoded.input, responseId) };
   if (reply.replyText !== undefined) entry.response = reply.replyText;
+  // Stored only if it reads back: past the escaped keys a parse takes, every read of it would be
+  // "not found" (each request's own are within the bound; a conversation adds them up).
+  const escapedKeys = countEscapedKeys(entry, maxEscapedKeys);
+  if (escapedKeys > maxEscapedKeys) {
+    context.store = false;
+    state.logger.warn('gateway: a response was not stored: it could not be read back', {
+      requestId: reply.requestId,
+      reason: `more than ${maxEscapedKeys} object keys written with escapes`,
+      limit: maxEscapedKeys,
+    });
+    return;
+  }
   await state.store.put(responseKey(reply.scope, responseId), entry, state.ttlMs);
 }
 
@@ -251,7 +266,9 @@ async function putStoredResponses(
 ): Promise<void> {
   const { transcript } = decoded.request;
   if (decoded.itemReferences !== undefined)
-    await resolveItemReferences(store, decoded.itemReferences, scope, (bytes) => held.take(held.bytes + bytes));
+    await resolveItemReferences(store, decoded.itemReferences, scope, (bytes) =>
+      held.take(held.bytes + bytes),
+    );
   if (decoded.previousResponseId === undefined) return;
   // A shared store's entry is held by its stored size before it is fetched (refused, unread, when
   // the bound has no room), then by the transcript the request keeps for its upstream call (the

@@ -317,6 +317,33 @@ describe('expiry', () => {
   });
 });
 
+describe('a reply the store could not read back', () => {
+  it('one whose entry holds more object keys written with escapes than a parse takes is not stored: store: false, a WARN, and its id a 404 as any unstored reply’s', async () => {
+    // Each call's arguments are within a parse's bound (100,000 escaped keys); the conversation holds both.
+    const keys = JSON.stringify(
+      Object.fromEntries(Array.from({ length: 51_000 }, (_, index) => [`"${index}`, 0])),
+    );
+    const input = [0, 1].flatMap((index) => [
+      { type: 'function_call', call_id: `call_${index}`, name: 'f', arguments: keys },
+      { type: 'function_call_output', call_id: `call_${index}`, output: 'done' },
+    ]);
+    const before = harness.logger.entries.length;
+    const reply = await created('Read back?', {
+      // Gemini 2.5 Flash: a context window (1M) that takes the ~600k tokens estimated.
+      model: 'up-gemini',
+      input: [{ role: 'user', content: 'Hi' }, ...input] as OpenAI.Responses.ResponseInput,
+      tools: [{ type: 'function', name: 'f', parameters: { type: 'object' }, strict: false }],
+    });
+    expect(reply.store).toBe(false);
+    expect(
+      harness.logger.entries
+        .slice(before)
+        .filter((entry) => entry.message === 'gateway: a response was not stored: it could not be read back'),
+    ).toHaveLength(1);
+    expect((await refusal(a.responses.retrieve(reply.id))).status).toBe(404);
+  }, 30_000);
+});
+
 describe('a store that fails', () => {
   it('a streamed reply the store could not keep ends with response.completed saying store: false', async () => {
     const failing = {
