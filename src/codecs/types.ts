@@ -81,7 +81,12 @@ export interface DecodedRequest {
    * `providerOptions['openai-responses']`; on a route to another provider the gateway takes them
    * out and names each in the WARN (clients such as Codex always send some).
    */
-  builtinTools?: Array<{ path: string; type: string }>;
+  builtinTools?: Array<{
+    path: string;
+    type: string;
+    /** The name `gateway.builtin_tools` allows it by, when not its type (`hosted_shell`: a `shell` in the operator's containers). */
+    kind?: string;
+  }>;
   /**
    * Anthropic: the `output_config.effort` of a request whose `thinking` is `{type: 'disabled'}`.
    * Its reasoning is off (effort `none`) until the gateway knows the route: an Anthropic upstream

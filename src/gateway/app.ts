@@ -9,7 +9,7 @@ import type { InboundProtocol, ProtocolName } from '../codecs/types.ts';
 import { toWireError } from './errors.ts';
 import { type Caller, keyRefusalOf, localRefusal, refusalOf, requestIdFrom } from './caller.ts';
 import { type GenerationCall, logRefusal, permittedModel, serveGeneration } from './generate.ts';
-import { leaveOutBuiltins } from '../codecs/openai-responses/request.ts';
+import { leaveOutBuiltins } from '../codecs/openai-responses/builtin-tools.ts';
 import { isNativeRoute } from './left-out.ts';
 import { countBuiltinTools } from './builtin-tools.ts';
 import { HeldBody, readHeldJson } from './body-hold.ts';

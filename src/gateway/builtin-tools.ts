@@ -4,6 +4,8 @@
  * ids and a `code_interpreter` a container id of the operator's account — one client could name
  * another's — and an `mcp` tool has OpenAI call a server of the client's choosing. So by default
  * only the tools that reach nothing of the account but the model pass; an operator adds the rest.
+ * A name here is a tool's kind (`builtinKind`): its type, but `hosted_shell` for a `shell` run in a
+ * container of the account (not listed by default, for the same reason as `code_interpreter`).
  */
 export const defaultBuiltinTools: readonly string[] = [
   'web_search',

@@ -95,7 +95,8 @@ export const gatewayConfigSchema = z
      * `defaultBuiltinTools` (`builtin-tools.ts`): those that reach nothing of the operator's account
      * but the model — not `file_search` or `code_interpreter` (which name the account's vector
      * stores and containers, so one client could read another's) nor `mcp` (a server of the
-     * client's choosing called with the operator's key).
+     * client's choosing called with the operator's key), nor `hosted_shell` (a `shell` in a
+     * container of the account: `container_reference`, `container_auto`).
      */
     builtin_tools: z.array(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'a built-in tool type')).optional(),
     /** How long stored Responses and call artifacts live. Default 3,600 s. */

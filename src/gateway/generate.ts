@@ -16,7 +16,7 @@ import { isAdapterError } from '../core/errors/guards.ts';
 import { unknownModel } from '../registry/resolve.ts';
 import { createResponsesId } from '../codecs/ids.ts';
 import { finalResponseText, markUnstored } from '../codecs/openai-responses/response.ts';
-import { leaveOutBuiltins } from '../codecs/openai-responses/request.ts';
+import { leaveOutBuiltins } from '../codecs/openai-responses/builtin-tools.ts';
 import { routeDisabledThinkingEffort } from '../codecs/anthropic-messages/request.ts';
 import { isNativeRoute, maxWarningDetails, warnFallbackLeftOut, warnLeftOut } from './left-out.ts';
 import { underClientCallIds } from '../codecs/openai-responses/client-calls.ts';

@@ -1,7 +1,7 @@
 /** The gateway's WARN of what was left out of a request: at decoding, and when a fallback of another provider served it. */
 import { shown } from '../codecs/fields.ts';
 import { inboundCodecs } from '../codecs/index.ts';
-import { builtinsLeftOutByFallback } from '../codecs/openai-responses/request.ts';
+import { builtinsLeftOutByFallback } from '../codecs/openai-responses/builtin-tools.ts';
 import type { DecodedRequest, InboundProtocol } from '../codecs/types.ts';
 import type { CanonicalResponse } from '../core/request.ts';
 import { routingDecision } from '../routing/decision.ts';

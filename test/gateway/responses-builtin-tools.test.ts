@@ -112,6 +112,43 @@ describe('Codex-shaped request with web_search and a function tool', () => {
     ]);
   });
 
+  it('by default a shell in a hosted container (another team’s container or files) is left out with a WARN naming hosted_shell; a local one reaches the upstream', async () => {
+    const reference = {
+      type: 'shell',
+      environment: { type: 'container_reference', container_id: 'cntr_of_another_team' },
+    };
+    const auto = {
+      type: 'shell',
+      environment: { type: 'container_auto', file_ids: ['file-of_another_team'] },
+    };
+    const local = { type: 'shell', environment: { type: 'local' } };
+    for (const hosted of [reference, auto]) {
+      const { body, warned } = await send('up-responses', { tools: [shell, hosted] });
+      expect(body.tools).toEqual([expect.objectContaining({ name: 'shell' })]);
+      expect(warned).toEqual([
+        expect.stringMatching(
+          /^tools\.1: tool type 'shell' \(as 'hosted_shell'\) is not offered .*gateway\.builtin_tools/,
+        ),
+      ]);
+    }
+    const { body, warned } = await send('up-responses', { tools: [shell, local] });
+    expect(body.tools).toEqual([expect.objectContaining({ name: 'shell' }), local]);
+    expect(warned).toEqual([]);
+  });
+
+  it('an image_generation mask by file_id (an upload of the operator’s account) is a 400 naming it, never sent', async () => {
+    const requests = harness.emulator.requests.length;
+    const error = await client.responses
+      .create({
+        model: 'up-responses',
+        input: 'Edit it.',
+        tools: [{ type: 'image_generation', input_image_mask: { file_id: 'file-of_another_team' } }],
+      })
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ status: 400, error: { param: 'tools.0.input_image_mask.file_id' } });
+    expect(harness.emulator.requests).toHaveLength(requests);
+  });
+
   it('gateway.builtin_tools lets an operator allow more: an mcp server then reaches the upstream as written, with a tool_choice naming it', async () => {
     const allowing = await startGatewayHarness({ builtin_tools: ['web_search', 'mcp'] });
     try {

@@ -334,7 +334,7 @@ describe('a reply the store could not read back', () => {
       input: [{ role: 'user', content: 'Hi' }, ...input] as OpenAI.Responses.ResponseInput,
       tools: [{ type: 'function', name: 'f', parameters: { type: 'object' }, strict: false }],
     });
-    expect(reply.store).toBe(false);
+    expect((reply as { store?: boolean }).store).toBe(false);
     expect(
       harness.logger.entries
         .slice(before)

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { verbatimOpaque } from '../opaque.ts';
 import { RequestFieldError } from '../fields.ts';
-import { builtinsLeftOutByFallback, decodeRequest, leaveOutBuiltins } from './request.ts';
+import { builtinsLeftOutByFallback, leaveOutBuiltins } from './builtin-tools.ts';
+import { decodeRequest } from './request.ts';
 
 const shell = { type: 'function', name: 'shell', parameters: { type: 'object' } };
 const decode = (fields: Record<string, unknown>) =>
@@ -124,5 +125,69 @@ describe('builtinsLeftOutByFallback (another provider served a Responses route)'
       "tool_choice: required was not honoured (only a Responses upstream serves it; the fallback 'anthropic:claude-sonnet-4-5' is not one); the model chose",
     ]);
     expect(builtinsLeftOutByFallback(decode({ tools: [shell] }), 'x:y')).toEqual([]);
+  });
+});
+
+describe('built-in tools that name the operator’s account objects', () => {
+  const hosted = [
+    { type: 'shell', environment: { type: 'container_reference', container_id: 'cntr_1' } },
+    { type: 'shell', environment: { type: 'container_auto', file_ids: ['file-1'] } },
+  ];
+
+  it('a shell in a hosted container is kind hosted_shell: left out unless gateway.builtin_tools lists that, with a WARN naming it', () => {
+    const allowed = new Set(['shell', 'web_search']);
+    for (const tool of hosted) {
+      const decoded = decode({ tools: [tool, { type: 'web_search' }] });
+      expect(decoded.builtinTools?.[0]).toEqual({ path: 'tools.0', type: 'shell', kind: 'hosted_shell' });
+      leaveOutBuiltins(decoded, allowed);
+      expect(decoded.request.providerOptions).toEqual({
+        'openai-responses': { tools: [{ type: 'web_search' }] },
+      });
+      expect(decoded.warnings).toEqual([
+        "tools.0: tool type 'shell' (as 'hosted_shell') is not offered to the model (the gateway does not allow it: gateway.builtin_tools)",
+      ]);
+      const opted = decode({ tools: [tool] });
+      leaveOutBuiltins(opted, new Set(['hosted_shell']));
+      expect(opted.request.providerOptions).toEqual({ 'openai-responses': { tools: [tool] } });
+      expect(opted.warnings).toBeUndefined();
+    }
+  });
+
+  it('a shell with no environment or a local one (its skills the client’s own paths) passes as shell', () => {
+    const local = {
+      type: 'shell',
+      environment: { type: 'local', skills: [{ name: 's', description: 'd', path: '/s' }] },
+    };
+    const decoded = decode({ tools: [local, { type: 'shell', environment: null, name: 'plain' }] });
+    expect(decoded.builtinTools?.map((entry) => entry.kind)).toEqual([undefined, undefined]);
+    leaveOutBuiltins(decoded, new Set(['shell']));
+    expect(decoded.warnings).toBeUndefined();
+    expect(decoded.request.providerOptions?.['openai-responses']?.tools).toHaveLength(2);
+  });
+
+  it('a tool_choice naming shell goes with the hosted shell it would choose (the upstream is not given one)', () => {
+    const decoded = decode({ tools: [hosted[0]], tool_choice: { type: 'shell' } });
+    leaveOutBuiltins(decoded, new Set(['shell']));
+    expect(decoded.request.providerOptions).toBeUndefined();
+    expect(decoded.builtinTools).toBeUndefined();
+    expect(decoded.warnings?.[1]).toMatch(/^tool_choice: built-in tool 'shell' is not offered to the model/);
+  });
+
+  it('an image_generation mask by file_id is a 400 naming it; by image_url it passes', () => {
+    const error = (() => {
+      try {
+        decode({ tools: [{ type: 'image_generation', input_image_mask: { file_id: 'file-1' } }] });
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(RequestFieldError);
+    expect((error as RequestFieldError).field).toBe('tools.0.input_image_mask.file_id');
+    expect((error as RequestFieldError).reason).toBe('unsupported');
+    const mask = { type: 'image_generation', input_image_mask: { image_url: 'data:image/png;base64,AAAA' } };
+    expect(decode({ tools: [mask] }).request.providerOptions).toEqual({
+      'openai-responses': { tools: [mask] },
+    });
   });
 });

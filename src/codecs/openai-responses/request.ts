@@ -1,5 +1,4 @@
 /** Decodes an OpenAI Responses request (`POST /v1/responses`) into the canonical request. */
-import type { ProtocolId } from '../../core/adapter.ts';
 import type { OutputSchema } from '../../core/request.ts';
 import {
   type FreeformFormat,
@@ -39,6 +38,13 @@ import {
 } from '../common.ts';
 import { untaggedItemIdKey } from '../opaque.ts';
 import { decodeClientCall, decodeClientOutput } from './client-calls.ts';
+import {
+  addBuiltins,
+  type BuiltinTools,
+  isBuiltinType,
+  keepBuiltin,
+  responsesOptionsKey,
+} from './builtin-tools.ts';
 import type { DecodedRequest, ItemReference, OpaqueCodec } from '../types.ts';
 import { isJsonObject, type JsonObject } from '../../core/json.ts';
 
@@ -208,22 +214,6 @@ function convertItem(
   }
 }
 
-/** The provider-options key every Responses adapter reads whatever its name (`CanonicalRequest.providerOptions`): built-in tools and their `tool_choice`. */
-export const responsesOptionsKey: ProtocolId = 'openai-responses';
-
-/**
- * Built-in tools (`web_search`, `file_search`, `code_interpreter`, `mcp`, `local_shell`, `shell`,
- * `apply_patch`, …) as the client wrote them, with their paths: only a Responses upstream defines
- * them, so they travel in `providerOptions['openai-responses'].tools` and the gateway leaves them
- * out, with a WARN, on a route to any other provider (clients such as Codex always send some).
- */
-interface BuiltinTools {
-  tools: JsonObject[];
-  paths: string[];
-  /** Where each tool sits in `tools`, by `type` and name: one declared again replaces the earlier. */
-  at: Map<string, number>;
-}
-
 /**
  * Function and custom (freeform) tools are offered, and so are those of a `namespace` tool (Codex
  * groups its sub-agent tools in one), as `{namespace}.{name}`; built-in tools are kept apart
@@ -275,31 +265,6 @@ function convertTool(
     });
   }
   return functionTool(object, path, warnings, '');
-}
-
-/** A built-in tool's or tool choice's `type`: a string other than those the codec reads itself. */
-function isBuiltinType(type: unknown): boolean {
-  return (
-    typeof type === 'string' &&
-    type !== '' &&
-    type !== 'function' &&
-    type !== 'custom' &&
-    type !== 'namespace' &&
-    type !== 'allowed_tools'
-  );
-}
-
-function keepBuiltin(builtin: BuiltinTools, tool: JsonObject, path: string): void {
-  const label = tool.name ?? tool.server_label;
-  const key = `${tool.type as string}\u0000${typeof label === 'string' ? label : ''}`;
-  const index = builtin.at.get(key);
-  if (index === undefined) {
-    builtin.at.set(key, builtin.tools.push({ ...tool }) - 1);
-    builtin.paths.push(path);
-  } else {
-    builtin.tools[index] = { ...tool };
-    builtin.paths[index] = path;
-  }
 }
 
 /**
@@ -369,33 +334,6 @@ function convertToolChoice(value: unknown): { choice?: ToolChoice; builtin?: Jso
   );
 }
 
-/**
- * Built-in tools and a `tool_choice` naming one, for a Responses upstream: they go in
- * `providerOptions['openai-responses']` (appended to the tools, the choice replacing any), and
- * `decoded.builtinTools` names each so the gateway can leave them out, with a WARN, on another route.
- * A `required` choice goes there too when the built-in tools are the only ones (it is theirs to
- * honour: {@link leaveOutBuiltins} refuses it where none of them is offered).
- */
-function addBuiltins(
-  decoded: DecodedRequest,
-  builtin: BuiltinTools,
-  choice: JsonObject | 'required' | undefined,
-): void {
-  const options: JsonObject = {};
-  const named: NonNullable<DecodedRequest['builtinTools']> = builtin.tools.map((tool, index) => ({
-    path: builtin.paths[index]!,
-    type: tool.type as string,
-  }));
-  if (builtin.tools.length > 0) options.tools = builtin.tools;
-  if (choice !== undefined) {
-    options.tool_choice = choice;
-    if (choice !== 'required') named.push({ path: 'tool_choice', type: choice.type as string });
-  }
-  if (named.length === 0) return;
-  decoded.request.providerOptions = { [responsesOptionsKey]: options };
-  decoded.builtinTools = named;
-}
-
 const verbosities = new Set(['low', 'medium', 'high']);
 
 /**
@@ -421,93 +359,6 @@ function addResponsesOptions(decoded: DecodedRequest, object: Record<string, unk
     ...request.providerOptions,
     [responsesOptionsKey]: { ...existing, ...options },
   };
-}
-
-/**
- * Takes built-in tools (and a `tool_choice` naming one) out of the request and names them in its
- * warnings: all of them on a route to another provider than a Responses one (`allowed` undefined:
- * no other provider defines them, and clients such as Codex always send some, so this is no
- * refusal), else those whose type `allowed` lacks (`gateway.builtin_tools`). The gateway decides.
- */
-export function leaveOutBuiltins(decoded: DecodedRequest, allowed?: ReadonlySet<string>): void {
-  const { builtinTools } = decoded;
-  if (builtinTools === undefined) return;
-  const out = allowed === undefined ? builtinTools : builtinTools.filter(({ type }) => !allowed.has(type));
-  if (out.length === 0) return;
-  const options = decoded.request.providerOptions;
-  const builtins = options?.[responsesOptionsKey];
-  const reason =
-    allowed === undefined
-      ? 'only a Responses upstream serves it'
-      : 'the gateway does not allow it: gateway.builtin_tools';
-  if (isJsonObject(builtins) && builtins.tool_choice === 'required')
-    refuseRequired(builtinTools, out, reason);
-  if (allowed !== undefined && isJsonObject(builtins)) {
-    const kept = Array.isArray(builtins.tools)
-      ? builtins.tools.filter((tool) => isJsonObject(tool) && allowed.has(tool.type as string))
-      : [];
-    if (kept.length > 0) builtins.tools = kept;
-    else delete builtins.tools;
-    if (isJsonObject(builtins.tool_choice) && !allowed.has(builtins.tool_choice.type as string))
-      delete builtins.tool_choice;
-  }
-  if (
-    options !== undefined &&
-    (allowed === undefined || (isJsonObject(builtins) && Object.keys(builtins).length === 0))
-  ) {
-    delete options[responsesOptionsKey];
-    if (Object.keys(options).length === 0) delete decoded.request.providerOptions;
-  }
-  (decoded.warnings ??= []).push(...builtinWarnings(out, reason));
-  const remaining = allowed === undefined ? [] : builtinTools.filter(({ type }) => allowed.has(type));
-  if (remaining.length > 0) decoded.builtinTools = remaining;
-  else delete decoded.builtinTools;
-}
-
-/**
- * The WARN details of built-in tools kept for a Responses model (see {@link leaveOutBuiltins}) when
- * a fallback of another provider served the call instead: its adapter reads nothing of
- * `providerOptions['openai-responses']`, so the tools (and a `tool_choice` of theirs) went nowhere.
- * None when the request kept none.
- */
-export function builtinsLeftOutByFallback(decoded: DecodedRequest, model: string): string[] {
-  const { builtinTools } = decoded;
-  if (builtinTools === undefined) return [];
-  const reason = `only a Responses upstream serves it; the fallback '${model}' is not one`;
-  const details = builtinWarnings(builtinTools, reason);
-  const options = decoded.request.providerOptions?.[responsesOptionsKey];
-  if (isJsonObject(options) && options.tool_choice === 'required')
-    details.push(`tool_choice: required was not honoured (${reason}); the model chose`);
-  return details;
-}
-
-/** The WARN details of built-in tools (and a `tool_choice` naming one) not offered to the model, with why. */
-function builtinWarnings(out: NonNullable<DecodedRequest['builtinTools']>, reason: string): string[] {
-  return out.map(({ path, type }) =>
-    path === 'tool_choice'
-      ? `tool_choice: built-in tool '${type}' is not offered to the model (${reason}); the model chooses`
-      : `${path}: tool type '${type}' is not offered to the model (${reason})`,
-  );
-}
-
-/**
- * A `tool_choice: required` whose only tools are built-in ones ({@link addBuiltins}) cannot be
- * honoured when every one of them is left out: the model would be made to call a tool it is not
- * offered. Refused, naming the field, rather than sent as a choice the model cannot follow.
- */
-function refuseRequired(
-  builtinTools: NonNullable<DecodedRequest['builtinTools']>,
-  out: NonNullable<DecodedRequest['builtinTools']>,
-  reason: string,
-): void {
-  const tools = builtinTools.filter(({ path }) => path !== 'tool_choice');
-  if (out.filter(({ path }) => path !== 'tool_choice').length < tools.length) return;
-  const types = [...new Set(tools.map(({ type }) => `'${type}'`))].join(', ');
-  throw new RequestFieldError(
-    'tool_choice',
-    `tool_choice: required asks for a tool call, but the request's only tools are built-in tools (${types}) and none is offered to the model (${reason})`,
-    'unsupported',
-  );
 }
 
 function convertFormat(text: unknown): OutputSchema | undefined {
