@@ -1,8 +1,8 @@
 /**
  * Gemini `functionResponse` parts answer `functionCall`s: by id when the response has one (the
  * oldest open call of that id, whatever its name), else the oldest open call of its name. Matching
- * N responses is linear in N (counted: array scans and splices while decoding), not a search and
- * splice of the open calls per response.
+ * N responses is linear in N (counted: array scans and splices while decoding; `call-ids.ts`), not
+ * a search and splice of the open calls per response.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RequestFieldError } from '../fields.ts';
