@@ -129,6 +129,7 @@ export {
   type SwitchyardOptions,
 } from './switchyard.ts';
 export type { SwitchyardRequest } from './switchyard-input.ts';
+export type { TokenCount, TokenCountOptions } from './switchyard-count.ts';
 export {
   type InferSchema,
   type SchemaLike,

@@ -21,6 +21,7 @@ import { createRegistry, type ModelListing, type ResolvedModel } from './registr
 import { Availability, type AvailabilityPolicy, type AvailabilityStore } from './routing/availability.ts';
 import { createRouter, type ReplyHook } from './routing/router.ts';
 import { attachStructured } from './schemas/structured.ts';
+import { countInputTokens, type TokenCount, type TokenCountOptions } from './switchyard-count.ts';
 import {
   checkConversationSettings,
   checkSnapshot,
@@ -96,6 +97,16 @@ export interface Switchyard {
     request: Pick<SwitchyardRequest, 'model' | 'transcript' | 'tools'>,
     options?: { stopAbove?: number },
   ): Promise<number>;
+  /**
+   * The provider's own count of a request's input tokens (`exact: true`) where the model's adapter
+   * can ask for one (Anthropic's `count_tokens`, Gemini's and Vertex Gemini's `countTokens`, OpenAI
+   * Responses' `input_tokens`: free calls), else the local estimate (`exact: false`). The estimate
+   * also answers, with a WARN saying why, when the provider fails to count (429, 5xx, no answer
+   * within `timeoutMs`, default 5 s) and, without asking, for a request estimated past 1.5× the
+   * model's context window. A provider's 400 (the request is invalid) rejects with its classified
+   * error, as does the caller's abort; an unknown name and a missing key reject as `estimateInputTokens` does.
+   */
+  countInputTokens(request: SwitchyardRequest, options?: TokenCountOptions): Promise<TokenCount>;
   /** The adapters, with `configured: false` (and the variables to set) where the key is missing. */
   providers(): Array<{ name: string; type: string; configured: boolean; missing?: readonly string[] }>;
   /**
@@ -218,6 +229,8 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
       };
       return registry.adapter(model.provider).estimateInputTokens(input);
     },
+    countInputTokens: (request, countOptions) =>
+      countInputTokens({ registry, facts: (model) => router.facts(model), logger }, request, countOptions),
     providers: () => registry.providers(),
     async loadAdapters() {
       const configured = registry.providers().filter((provider) => provider.configured);

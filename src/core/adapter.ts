@@ -139,6 +139,15 @@ export interface Adapter {
   /** Local estimate of the request's input tokens, no network; aims for ±10%. */
   estimateInputTokens(input: TokenEstimateInput): number;
   /**
+   * The provider's own count of the request's input tokens (one HTTP call to its count endpoint,
+   * which bills nothing: Anthropic's `/messages/count_tokens`, Gemini's `:countTokens`, OpenAI's
+   * `/responses/input_tokens`), built from the request the generation would send. Resolves with
+   * `undefined` when the provider has no such endpoint for `request.model`; rejects with the
+   * classified error as `complete()` does (one attempt, never retried). Optional: an adapter
+   * without it is counted by `estimateInputTokens` alone.
+   */
+  countInputTokens?(request: CanonicalRequest, options?: CallOptions): Promise<number | undefined>;
+  /**
    * Why this adapter, as configured, cannot serve `model` (a canonical id or wire name) at all — a
    * call would be refused before any request (Vertex in express mode serves Gemini only) — or
    * `undefined` when it may. The router skips such a candidate with this reason and falls over to

@@ -430,23 +430,25 @@ async function countRequestTokens(
     // `previous_response_id` names and the items its `item_reference`s name (404 when unknown).
     const stored = withStoredResponses(state.store, decoded, scopeOf(caller.key?.name), held);
     if (stored !== undefined) await stored;
-    const { transcript, tools } = decoded.request;
-    // Counted exactly up to the model's context window; past it, counting stops (a tokenizer over a
-    // 32 MiB body would hold the event loop for seconds) and the answer is a number above it.
-    const window = resolved?.facts.contextWindow ?? 0;
-    const tokens = await state.switchyard
-      .estimateInputTokens(
-        { model: decoded.model, transcript, tools },
-        window > 0 ? { stopAbove: window } : {},
-      )
+    // The provider's own count where the model's adapter can ask for one (a free call), else the
+    // local estimate; a body estimated far past the model's window is never sent, only counted
+    // until past it (a tokenizer over a 32 MiB body would hold the event loop for seconds).
+    const counted = await state.switchyard
+      .countInputTokens({ ...decoded.request, model: decoded.model })
       // An adapter without its key is never created: its estimator with it. The cheap bound
-      // answers (no upstream is called either way), not an error blaming an upstream.
+      // answers (no upstream is called), not an error blaming an upstream.
       .catch((error: unknown) => {
-        if (isAdapterError(error) && error.providerCode === 'not_configured')
-          return estimateUpperBound({ transcript, tools });
+        if (isAdapterError(error) && error.providerCode === 'not_configured') {
+          const { transcript, tools } = decoded.request;
+          return { tokens: estimateUpperBound({ transcript, tools }), exact: false };
+        }
         throw error;
       });
-    return json(c, caller, countReply(protocol, tokens + builtins));
+    // The provider's own count includes the built-in tools it was sent; an estimate adds theirs.
+    const tokens = counted.exact ? counted.tokens : counted.tokens + builtins;
+    const response = json(c, caller, countReply(protocol, tokens));
+    response.headers.set('x-switchyard-token-count', counted.exact ? 'exact' : 'estimate');
+    return response;
   } catch (error) {
     return errorResponse(protocol, toWireError(error), caller.requestId);
   } finally {

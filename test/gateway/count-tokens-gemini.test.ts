@@ -58,7 +58,10 @@ it('the generateContentRequest form (as @google/generative-ai sends it) counts a
   expect(plain.body.totalTokens).toBeGreaterThan(0);
   // An inner request without a model is the path's model's too.
   expect(await count({ generateContentRequest: { contents } })).toEqual(plain);
-  expect(harness.emulator.requests.length).toBe(before);
+  // Each asked the upstream the same (its generateContentRequest form).
+  const asked = harness.emulator.requests.slice(before).map((request) => request.body);
+  expect(asked).toHaveLength(3);
+  expect(new Set(asked.map((body) => JSON.stringify(body))).size).toBe(1);
 });
 
 it('its systemInstruction and tools are counted', async () => {

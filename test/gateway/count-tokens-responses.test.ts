@@ -1,9 +1,11 @@
 /**
- * OpenAI's `POST /v1/responses/input_tokens` (the `openai` SDK's `responses.inputTokens.count`):
- * the routed model's own local count of what the generation would send, a stored conversation
- * (`previous_response_id`) included, in Responses' shape; no upstream call is made.
+ * OpenAI's `POST /v1/responses/input_tokens` (the `openai` SDK's `responses.inputTokens.count`) for
+ * a model whose adapter has no count endpoint (Chat Completions): its own local count of what the
+ * generation would send, a stored conversation (`previous_response_id`) included, in Responses'
+ * shape; no upstream call is made (a Responses upstream is asked: count-tokens-upstream.test.ts).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openaiError } from '../../src/testing/emulator/index.ts';
 import { createClients, type GatewayHarness, scriptedText, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
@@ -62,8 +64,19 @@ it('a malformed request is a 400 in Responses’ error shape', async () => {
   expect(await response.json()).toMatchObject({ error: { type: 'invalid_request_error' } });
 });
 
-it('built-in tools count toward a Responses upstream, a fixed estimate per definition (web_search 200, apply_patch 600); not where they would be left out', async () => {
+it('built-in tools count toward a Responses upstream: sent to its own count; estimated, a fixed estimate per definition (web_search 200, apply_patch 600); not where they would be left out', async () => {
   const { openai } = createClients(harness.server.url);
+  const exact = await openai.responses.inputTokens.count({
+    model: 'up-responses',
+    input: 'Search the web.',
+    tools: [{ type: 'web_search' }, { type: 'mcp', server_label: 'docs' }],
+  } as Parameters<typeof openai.responses.inputTokens.count>[0]);
+  expect(exact.input_tokens).toBeGreaterThan(0);
+  const sent = harness.emulator.requests.at(-1)!;
+  expect(sent.path).toBe('/v1/responses/input_tokens');
+  expect((sent.body as { tools?: unknown }).tools).toEqual([{ type: 'web_search' }]);
+  // The estimate, when the upstream cannot count.
+  harness.emulator.setCountScript(openaiError(503, 'busy'));
   const count = async (model: string, tools?: unknown[]) =>
     (
       await openai.responses.inputTokens.count({
@@ -79,4 +92,5 @@ it('built-in tools count toward a Responses upstream, a fixed estimate per defin
     await count('up-responses'),
   );
   expect(await count('up-anthropic', builtins)).toBe(await count('up-anthropic'));
+  harness.emulator.setCountScript(undefined);
 });

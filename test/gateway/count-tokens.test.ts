@@ -1,10 +1,12 @@
 /**
- * Token counting (`/v1/messages/count_tokens`, Gemini's `:countTokens`) answers with the routed
- * model's own local estimate — its adapter's calibrated counter, media at its provider's rates —
- * not a loose bound: a client that manages its context window by these counts (Claude Code does)
- * sees about what the provider would bill. No upstream call is made.
+ * Token counting (`/v1/messages/count_tokens`, Gemini's `:countTokens`) where the provider does not
+ * count (the routed adapter has no count endpoint, or the upstream failed to count: see
+ * count-tokens-upstream.test.ts) answers with the routed model's own local estimate — its adapter's
+ * calibrated counter, media at its provider's rates — not a loose bound: a client that manages its
+ * context window by these counts (Claude Code does) sees about what the provider would bill.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { anthropicError, googleError } from 'switchyard-ai/testing';
 import { createClients, type GatewayHarness, startGatewayHarness, anthropicClient } from './harness.ts';
 
 let harness: GatewayHarness;
@@ -12,6 +14,7 @@ let harness: GatewayHarness;
 beforeAll(async () => {
   harness = await startGatewayHarness();
 });
+afterEach(() => harness.emulator.setCountScript(undefined));
 afterAll(async () => {
   await harness?.close();
 });
@@ -20,7 +23,8 @@ afterAll(async () => {
 const png =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
-it('an Anthropic client counting for a Claude model gets Claude’s own count of the recorded request (12)', async () => {
+it('an Anthropic client counting for a Claude model the upstream cannot count gets Claude’s own estimate of the recorded request (12)', async () => {
+  harness.emulator.setCountScript(anthropicError(503, 'overloaded_error', 'Overloaded'));
   const before = harness.emulator.requests.length;
   const { anthropic } = createClients(harness.server.url);
   // test/fixtures/recorded anthropic-text: "Hello, how are you?" was billed 12 input tokens.
@@ -29,7 +33,8 @@ it('an Anthropic client counting for a Claude model gets Claude’s own count of
     messages: [{ role: 'user', content: 'Hello, how are you?' }],
   });
   expect(counted.input_tokens).toBe(12);
-  expect(harness.emulator.requests.length).toBe(before);
+  // Asked once, and failed.
+  expect(harness.emulator.requests.length).toBe(before + 1);
 });
 
 it('the count follows the routed provider: the same request counted for an OpenAI model is OpenAI’s estimate', async () => {
@@ -40,7 +45,8 @@ it('the count follows the routed provider: the same request counted for an OpenA
   expect(openai.input_tokens).toBe(13);
 });
 
-it('a Gemini client’s image counts at Gemini’s rate (258 tokens an image)', async () => {
+it('a Gemini client’s image counts at Gemini’s rate (258 tokens an image) when the upstream cannot count', async () => {
+  harness.emulator.setCountScript(googleError(503, 'The model is overloaded.', 'UNAVAILABLE'));
   const { google } = createClients(harness.server.url);
   const text = { text: 'What is in this picture?' };
   const without = await google.models.countTokens({
@@ -76,16 +82,20 @@ it('a body far over the model’s window is counted only until past the window (
   expect(counted.input_tokens).toBeLessThan(window * 2);
 });
 
-it('so is one for a Claude model (the Anthropic counter stops past the window as the others do)', async () => {
-  const { anthropic } = createClients(harness.server.url);
+it('so is one for a Claude model, and it is not sent upstream: past 1.5× the window (where a generation is refused unsent) the local count stops and answers', async () => {
+  const before = harness.emulator.requests.length;
   const window = harness.switchyard.resolve('up-anthropic').facts.contextWindow;
   const text = 'lorem '.repeat(window * 3); // 1.1 tokens a word: ~3.3 windows
-  const counted = await anthropic.messages.countTokens({
-    model: 'up-anthropic',
-    messages: [{ role: 'user', content: text }],
-  });
-  expect(counted.input_tokens).toBeGreaterThan(window);
-  expect(counted.input_tokens).toBeLessThan(window * 1.01);
+  const response = await harness.post(
+    '/v1/messages/count_tokens',
+    { model: 'up-anthropic', messages: [{ role: 'user', content: text }] },
+    anthropicClient,
+  );
+  expect(response.headers.get('x-switchyard-token-count')).toBe('estimate');
+  const counted = (await response.json()) as { input_tokens: number };
+  expect(counted.input_tokens).toBeGreaterThan(window * 1.5);
+  expect(counted.input_tokens).toBeLessThan(window * 1.51);
+  expect(harness.emulator.requests.length).toBe(before);
 });
 
 it('a generation far over a Claude model’s window is refused having counted only past 1.5× the window, not the whole body', async () => {
@@ -126,6 +136,7 @@ it('a model whose adapter has no key is still counted (by the cheap bound: no up
     body: JSON.stringify({ model: 'nk', messages: [{ role: 'user', content: 'Hello, how are you?' }] }),
   });
   expect(response.status).toBe(200);
+  expect(response.headers.get('x-switchyard-token-count')).toBe('estimate');
   expect(((await response.json()) as { input_tokens: number }).input_tokens).toBeGreaterThan(0);
   await gateway.switchyard.close();
 });
@@ -164,7 +175,9 @@ it('token counting holds its body against max_request_bytes_in_flight as generat
       model: 'up-chat',
       messages: [{ role: 'user', content: 'x'.repeat(150_000) }],
     });
-    await expect.poll(() => limited.emulator.requests.length).toBe(1);
+    await expect
+      .poll(() => limited.emulator.requests.some((request) => request.path.endsWith('/chat/completions')))
+      .toBe(true);
     const refused = await count('y'.repeat(100_000));
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');

@@ -9,6 +9,7 @@ import { buildRequest } from './request.ts';
 import { parseResponse } from './response.ts';
 import { createStreamParser } from './stream.ts';
 import { estimateInputTokens } from './tokens.ts';
+import { buildCountRequest, parseTokenCount } from './count-tokens.ts';
 import { providerTable } from '../common/provider-table.ts';
 
 /** Instance settings baked into a definition. */
@@ -55,6 +56,7 @@ export function createAnthropicDefinition(settings: AnthropicDefinitionSettings 
     parseErrorBody,
     errorRules,
     estimateInputTokens,
+    countTokens: { buildRequest: buildCountRequest, parse: parseTokenCount },
     listModels: { path: '/models', parse: parseModelList },
   };
 }

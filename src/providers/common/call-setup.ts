@@ -7,7 +7,7 @@ import { redactFields, redactSecrets } from '../../core/redaction.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import { freeformNames } from '../../core/tools.ts';
 import { type HttpCall, toTransportError } from '../../transport/http.ts';
-import type { ProviderContext } from './definition.ts';
+import type { ProviderContext, WireRequest } from './definition.ts';
 import { provenanceFields } from './projection.ts';
 import { createProviderError } from './errors.ts';
 import { fetchJson } from './http-exchange.ts';
@@ -211,8 +211,22 @@ function buildCall(
   callSetup: CallSetup,
   callHeaders: Record<string, string> | undefined,
 ): void {
+  setWireRequest(
+    runtime,
+    callSetup,
+    runtime.definition.buildRequest(request, callSetup.context),
+    callHeaders,
+  );
+}
+
+/** Points the call at `wire`: its URL (on the adapter's base URL or the request's own), headers and body. */
+export function setWireRequest(
+  runtime: HttpRuntime,
+  callSetup: CallSetup,
+  wire: WireRequest,
+  callHeaders: Record<string, string> | undefined,
+): void {
   const { definition, baseURL } = runtime;
-  const wire = definition.buildRequest(request, callSetup.context);
   // A request's own endpoint applies unless the user (option or variable) chose the endpoint.
   const base =
     wire.baseURL !== undefined && baseURL === definition.baseURL.replace(/\/+$/, '') ? wire.baseURL : baseURL;

@@ -185,6 +185,17 @@ export interface ProviderDefinition {
   correctClock?(status: number, headers: ResponseHeaders, signedAt: number): boolean;
   estimateInputTokens(input: TokenEstimateInput): number;
   /**
+   * The provider's token-count endpoint (`adapter.countInputTokens`): `buildRequest` turns the wire
+   * request `buildRequest` made for a whole (non-streamed) call into the count endpoint's (its path,
+   * and the body fields that endpoint takes), or returns `undefined` when `context.model` has none;
+   * `parse` reads the count from the answer (`undefined` when it holds none). Optional: a provider
+   * without a count endpoint leaves it out (its requests are estimated locally).
+   */
+  countTokens?: {
+    buildRequest(wire: WireRequest, context: ProviderContext): WireRequest | undefined;
+    parse(body: unknown): number | undefined;
+  };
+  /**
    * Why this adapter, as configured, cannot serve the wire model `model` at all (Vertex in express
    * mode: partner models), or `undefined` when it may: the adapter's `unservedReason`.
    * Optional: a provider that serves every model it is asked for leaves it out.

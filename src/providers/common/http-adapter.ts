@@ -4,9 +4,11 @@
  * (`call-setup.ts`) and run whole (`complete-call.ts`) or streamed (`stream-call.ts`) over the
  * adapter's HTTP exchanges (`http-exchange.ts`).
  */
-import { type Adapter, type AdapterSession, createSession } from '../../core/adapter.ts';
+import { type Adapter, type AdapterSession, type CallOptions, createSession } from '../../core/adapter.ts';
+import type { CanonicalRequest } from '../../core/request.ts';
 import { redactError } from '../../core/redaction.ts';
 import { completeCall } from './complete-call.ts';
+import { countCall } from './count-call.ts';
 import type { ProviderDefinition } from './definition.ts';
 import { createDormantCall } from './dormant-call.ts';
 import { endSession, fetchJson } from './http-exchange.ts';
@@ -30,6 +32,12 @@ export function createHttpAdapter(
     complete: (request, callOptions) => completeCall(runtime, request, callOptions),
     stream: (request, callOptions) => streamCall(runtime, request, callOptions),
     estimateInputTokens: (input) => estimateChecked(definition.name, definition.estimateInputTokens, input),
+    ...(definition.countTokens === undefined
+      ? {}
+      : {
+          countInputTokens: (request: CanonicalRequest, callOptions?: CallOptions) =>
+            countCall(runtime, request, callOptions),
+        }),
     ...(definition.unservedReason === undefined
       ? {}
       : { unservedReason: (model: string) => definition.unservedReason!(wireModelName(runtime, model)) }),

@@ -9,6 +9,7 @@ import { buildRequest, type RequestSettings } from './request.ts';
 import { parseResponse } from './response.ts';
 import { createStreamParser } from './stream.ts';
 import { estimateInputTokens } from './tokens.ts';
+import { buildCountRequest, parseTokenCount } from './count-tokens.ts';
 import { isJsonObject } from '../../core/json.ts';
 
 /** Creates the definition; `settings` carries what `createGemini` options change in requests. */
@@ -28,6 +29,7 @@ export function createGeminiDefinition(settings: RequestSettings): ProviderDefin
     parseErrorBody,
     errorRules,
     estimateInputTokens,
+    countTokens: { buildRequest: buildCountRequest, parse: parseTokenCount },
     listModels: { path: '/models?pageSize=1000', parse: parseModelList },
   };
 }

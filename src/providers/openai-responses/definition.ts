@@ -10,6 +10,7 @@ import { buildRequest } from './request.ts';
 import { parseResponse } from './response.ts';
 import { createStreamParser } from './stream.ts';
 import { estimateInputTokens } from './tokens.ts';
+import { buildCountRequest, parseTokenCount } from './count-tokens.ts';
 
 /** Everything that makes one Responses host. */
 export interface ResponsesHostSettings extends CapabilityOverrides {
@@ -62,6 +63,7 @@ export function createResponsesDefinition(settings: ResponsesHostSettings): Prov
     parseErrorBody,
     errorRules,
     estimateInputTokens,
+    countTokens: { buildRequest: buildCountRequest, parse: parseTokenCount },
     listModels: { path: settings.modelsPath ?? '/models', parse: (body) => parseModelList(body, name) },
   };
 }

@@ -23,6 +23,7 @@ import { buildRequest } from './request.ts';
 import { parseResponse } from './response.ts';
 import { createStreamParser } from './stream.ts';
 import { estimateInputTokens } from './tokens.ts';
+import { buildCountRequest, parseTokenCount } from './count-tokens.ts';
 
 const nonEmpty = (value: string | undefined) =>
   value === undefined || value.trim() === '' ? undefined : value.trim();
@@ -132,6 +133,7 @@ export function createVertexDefinition(options: VertexOptions, loadPeer?: TokenL
     parseErrorBody,
     errorRules,
     estimateInputTokens,
+    countTokens: { buildRequest: buildCountRequest, parse: parseTokenCount },
     // Every publisher behind one adapter: each family's parts go back to it alone (`vertex/google`,
     // `vertex/anthropic`, `vertex/meta`, …). A bare `vertex` part (stored before families were
     // recorded) could be Gemini's or Claude's, so neither takes it back: it is dropped with the WARN.

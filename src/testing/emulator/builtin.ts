@@ -1,10 +1,14 @@
-/** Endpoints answered without a script: model listings (from the protocol table) and Gemini `cachedContents`. */
+/**
+ * Endpoints answered without a script: model listings and token counts (from the protocol table)
+ * and Gemini `cachedContents`.
+ */
 import { googleError } from './errors.ts';
 import { createJsonPlan, type ResponsePlan } from './frames.ts';
 import { randomToken } from './ids.ts';
 import { emulatorProtocols, fallbackProtocol } from './protocols.ts';
 import { bodyField } from './request-fields.ts';
-import type { RecordedRequest } from './types.ts';
+import type { BuiltinEndpoint } from './routing.ts';
+import type { JsonScript, RecordedRequest } from './types.ts';
 
 function ttlSeconds(body: unknown): number {
   const ttl = bodyField(body, 'ttl');
@@ -55,12 +59,29 @@ function answerCachedContents(store: CachedContentStore, request: RecordedReques
   return createJsonPlan(200, entry);
 }
 
-/** Answers a built-in endpoint (`GET …/models`, `…/cachedContents[/<id>]`). */
+/**
+ * The emulator's token count of a request: one token per four characters of its body as JSON
+ * (at least one), so a test can tell the number the upstream answered from any local estimate.
+ */
+export function emulatedTokenCount(body: unknown): number {
+  return Math.max(1, Math.ceil(JSON.stringify(body ?? null).length / 4));
+}
+
+/** Answers a token-count endpoint: `script` when one is set (`Emulator.setCountScript`), else the count. */
+function answerCount(request: RecordedRequest, script: JsonScript | undefined): ResponsePlan {
+  if (script !== undefined) return createJsonPlan(script.status ?? 200, script.body, script.headers);
+  const endpoint = emulatorProtocols[request.protocol ?? fallbackProtocol].countEndpoint;
+  return createJsonPlan(200, endpoint?.reply(emulatedTokenCount(request.body)));
+}
+
+/** Answers a built-in endpoint (`GET …/models`, `…/cachedContents[/<id>]`, token counts). */
 export function answerBuiltin(
-  endpoint: 'models' | 'cached-contents',
+  endpoint: BuiltinEndpoint,
   request: RecordedRequest,
   store: CachedContentStore,
+  countScript?: JsonScript,
 ): ResponsePlan {
+  if (endpoint === 'count-tokens') return answerCount(request, countScript);
   if (endpoint === 'cached-contents') return answerCachedContents(store, request);
   return createJsonPlan(200, emulatorProtocols[request.protocol ?? fallbackProtocol].modelList());
 }

@@ -62,6 +62,11 @@ export interface EmulatorProtocol {
   remember?(responses: ResponsesStore, request: RecordedRequest, plan: ResponsePlan): void;
   /** A realistic error response per class. */
   errors: Record<ResponseErrorClass, () => JsonScript>;
+  /**
+   * The protocol's token-count endpoint, answered without a script (`builtin.ts`): whether `path`
+   * is it, and its answer for a count.
+   */
+  countEndpoint?: { matches(path: string): boolean; reply(tokens: number): unknown };
 }
 
 const anthropicModels = [
@@ -125,6 +130,10 @@ export const emulatorProtocols: { readonly [Api in EmulatorProtocolId]: Emulator
     },
     checkRules: (request) => checkAnthropicRequest(request),
     errors: anthropicErrors,
+    countEndpoint: {
+      matches: (path) => path.endsWith('/messages/count_tokens'),
+      reply: (tokens) => ({ input_tokens: tokens }),
+    },
   },
   'openai-chat': {
     // Vertex serves it twice more: the MaaS open models at `…/endpoints/openapi/chat/completions`,
@@ -151,6 +160,10 @@ export const emulatorProtocols: { readonly [Api in EmulatorProtocolId]: Emulator
       (script.allowNoAuth ? undefined : checkBearer(request)) ?? checkResponsesRequest(request, responses),
     remember: rememberResponse,
     errors: openaiErrors,
+    countEndpoint: {
+      matches: (path) => path.endsWith('/responses/input_tokens'),
+      reply: (tokens) => ({ object: 'response.input_tokens', input_tokens: tokens }),
+    },
   },
   gemini: {
     matchesEndpoint: isGeminiGeneratePath,
@@ -168,6 +181,11 @@ export const emulatorProtocols: { readonly [Api in EmulatorProtocolId]: Emulator
         ? (checkGoogleCredentials(request) ?? checkGeminiBody(request))
         : checkGeminiRequest(request),
     errors: googleErrors,
+    // Gemini's and Vertex's (`…/publishers/google/models/{m}:countTokens`).
+    countEndpoint: {
+      matches: (path) => /\/models\/[^/:]+:countTokens$/.test(path),
+      reply: (tokens) => ({ totalTokens: tokens }),
+    },
   },
   'bedrock-converse': {
     matchesEndpoint: isConversePath,

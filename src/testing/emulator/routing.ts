@@ -11,16 +11,24 @@ export function isEmulatorProtocolId(name: string | undefined): name is Emulator
 }
 
 /** The endpoints the emulator answers by itself, without consuming a script. */
-export type BuiltinEndpoint = 'models' | 'cached-contents';
+export type BuiltinEndpoint = 'models' | 'cached-contents' | 'count-tokens';
+
+/** The protocol whose token-count endpoint `path` is, if any. */
+function countProtocol(path: string): EmulatorProtocolId | undefined {
+  return emulatorProtocolIds.find(
+    (protocol) => emulatorProtocols[protocol].countEndpoint?.matches(path) === true,
+  );
+}
 
 /** The protocol of a scripted POST endpoint, matched on the path suffix; `undefined` when unknown. */
 export function matchScriptedProtocol(path: string): EmulatorProtocolId | undefined {
   return emulatorProtocolIds.find((protocol) => emulatorProtocols[protocol].matchesEndpoint(path));
 }
 
-/** The built-in endpoint a request hits, if any: model listings and Gemini `cachedContents`. */
+/** The built-in endpoint a request hits, if any: model listings, Gemini `cachedContents` and token counts. */
 export function matchBuiltin(method: string, path: string): BuiltinEndpoint | undefined {
   if (/\/cachedContents(\/[^/]+)?$/.test(path)) return 'cached-contents';
+  if (method === 'POST' && countProtocol(path) !== undefined) return 'count-tokens';
   if (method === 'GET' && /\/models(\/[^/:]+)?$/.test(path)) return 'models';
   return undefined;
 }
@@ -34,6 +42,7 @@ export function inferProtocol(
 ): EmulatorProtocolId | undefined {
   const builtin = matchBuiltin(request.method, request.path);
   if (builtin === 'cached-contents') return 'gemini';
+  if (builtin === 'count-tokens') return countProtocol(request.path);
   if (builtin === 'models')
     return (
       emulatorProtocolIds.find(

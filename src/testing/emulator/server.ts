@@ -87,6 +87,8 @@ interface EmulatorState {
   cache: CachedContentStore;
   /** Stored Responses and conversations (`previous_response_id`, `conversation`). */
   responses: ResponsesStore;
+  /** The answer of every token-count request instead of its count (`setCountScript`). */
+  countScript: JsonScript | undefined;
 }
 
 async function answer(
@@ -94,7 +96,11 @@ async function answer(
   request: RecordedRequest,
 ): Promise<[ResponsePlan, EmulatorFault?]> {
   const builtin = matchBuiltin(request.method, request.path);
-  if (builtin !== undefined) return [answerBuiltin(builtin, request, state.cache)];
+  if (builtin !== undefined)
+    return [
+      answerBuiltin(builtin, request, state.cache, state.countScript),
+      builtin === 'count-tokens' ? state.countScript?.fault : undefined,
+    ];
   if (request.method === 'GET') return [jsonScriptPlan(emulatorError(`no route for GET ${request.path}`))];
   const script = state.queue.shift() ?? state.fallback;
   if (script === undefined) return [jsonScriptPlan(emulatorError('no script queued'))];
@@ -118,6 +124,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     requests: [],
     cache: { entries: new Map() },
     responses: createResponsesStore(),
+    countScript: undefined,
   };
   const sockets = new Set<Socket>();
   const shutdown = new AbortController();
@@ -175,6 +182,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     },
     setDefault(script) {
       state.fallback = script;
+    },
+    setCountScript(script) {
+      state.countScript = script;
     },
     close() {
       if (closing === undefined) {

@@ -187,6 +187,14 @@ export interface Emulator {
   clear(): void;
   /** Script used when the queue is empty; without one such requests get a 500 `emulator: no script queued`. */
   setDefault(script: EmulatorScript | undefined): void;
+  /**
+   * Answers the token-count endpoints (Anthropic's `…/messages/count_tokens`, Gemini's and Vertex's
+   * `…/models/{m}:countTokens`, OpenAI's `…/responses/input_tokens`) with `script` (an error
+   * status, a `delayHeadersMs` fault) instead of their count; `undefined` restores the count. Those
+   * endpoints never take queued scripts: unless told otherwise they answer, in the protocol's shape,
+   * one token per four characters of the request body as JSON (at least one).
+   */
+  setCountScript(script: JsonScript | undefined): void;
   /** Every request received, in order. */
   readonly requests: RecordedRequest[];
   /** Stops the server and destroys open sockets, stalled responses included. */

@@ -1,0 +1,128 @@
+/**
+ * The front door's `countInputTokens()`: the provider's own count of a request's input tokens where
+ * its adapter can ask for one, else (and whenever asking fails but for an invalid request) the
+ * adapter's local estimate, saying which it is.
+ */
+import type { Adapter } from './core/adapter.ts';
+import { contextOverflowFactor } from './core/capability-check.ts';
+import { isAdapterError, isInvalidRequestError } from './core/errors/guards.ts';
+import { joinModelId } from './core/ids.ts';
+import type { Logger } from './core/logger.ts';
+import type { CanonicalRequest } from './core/request.ts';
+import { markValidated } from './core/request-schema.ts';
+import type { ModelFacts } from './registry/model-facts.ts';
+import type { Registry, ResolvedModel } from './registry/registry.ts';
+import { prepareRequest, type SwitchyardRequest } from './switchyard-input.ts';
+
+/** A count of a request's input tokens. */
+export interface TokenCount {
+  tokens: number;
+  /** True when the provider counted them; false for the adapter's local estimate (±10%). */
+  exact: boolean;
+}
+
+/** Options of `countInputTokens`. */
+export interface TokenCountOptions {
+  /** Aborts the count: it then rejects (cancelled) rather than answering with the estimate. */
+  signal?: AbortSignal;
+  /** How long the provider has to answer before the estimate is taken instead (default 5,000 ms). */
+  timeoutMs?: number;
+}
+
+/** The default of {@link TokenCountOptions.timeoutMs}. */
+export const defaultCountTimeoutMs = 5000;
+
+/** What a count needs of the front door. */
+export interface CountContext {
+  registry: Registry;
+  facts(model: ResolvedModel): ModelFacts;
+  logger: Logger;
+}
+
+/** Why the estimate answers, logged at DEBUG (expected) or WARN (the provider failed to count). */
+type Fallback = { level: 'debug' | 'warn'; reason: string; fields?: Record<string, unknown> };
+
+/**
+ * Counts `request`'s input tokens for the model it names. A request whose estimate is past 1.5×
+ * the model's context window (where a generation is refused unsent) is not sent: its estimate,
+ * counted only until past that bound, answers. A provider's 400 (the request itself is invalid)
+ * rejects with its classified error; any other failure (429, 5xx, no answer within `timeoutMs`, a
+ * local check) answers with the estimate and a WARN or DEBUG line saying why.
+ */
+export async function countInputTokens(
+  context: CountContext,
+  request: SwitchyardRequest,
+  options: TokenCountOptions = {},
+): Promise<TokenCount> {
+  const prepared = prepareRequest(request, options.signal === undefined ? {} : { signal: options.signal });
+  if (!prepared.ok) throw prepared.error;
+  const { registry } = context;
+  const model = registry.resolve(prepared.request.model);
+  await registry.load(model.provider);
+  const adapter = registry.adapter(model.provider);
+  const facts = context.facts(model);
+  const { transcript, tools } = prepared.request;
+  const estimate = (stopAbove?: number) =>
+    adapter.estimateInputTokens({
+      transcript,
+      model: model.id,
+      ...(tools === undefined ? {} : { tools }),
+      ...(stopAbove === undefined ? {} : { stopAbove }),
+    });
+  const bound = facts.contextWindow > 0 ? Math.ceil(facts.contextWindow * contextOverflowFactor) : undefined;
+  const local = bound === undefined ? undefined : estimate(bound);
+  const estimated = (fallback: Fallback): TokenCount => {
+    const fields = { model: model.id, reason: fallback.reason, ...fallback.fields };
+    if (fallback.level === 'warn') context.logger.warn('counted input tokens locally', fields);
+    else context.logger.debug?.('counted input tokens locally', fields);
+    return { tokens: local ?? estimate(), exact: false };
+  };
+  if (local !== undefined && bound !== undefined && local > bound)
+    return estimated({
+      level: 'debug',
+      reason: `estimated past ${contextOverflowFactor}× the context window`,
+    });
+  if (adapter.countInputTokens === undefined)
+    return estimated({ level: 'debug', reason: `adapter ${adapter.name} has no token-count endpoint` });
+  const canonical: CanonicalRequest = markValidated({
+    ...prepared.request,
+    model: joinModelId(adapter.name, model.wireName),
+    maxOutputTokens: prepared.request.maxOutputTokens ?? (facts.maxOutputTokens || 4096),
+  });
+  const outcome = await askProvider(adapter, canonical, options);
+  return typeof outcome === 'number' ? { tokens: outcome, exact: true } : estimated(outcome);
+}
+
+/** The provider's count, or why there is none; rejects for a caller's abort and a provider's 400. */
+async function askProvider(
+  adapter: Adapter,
+  request: CanonicalRequest,
+  options: TokenCountOptions,
+): Promise<number | Fallback> {
+  const timeoutMs = options.timeoutMs ?? defaultCountTimeoutMs;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const onAbort = () => controller.abort(options.signal?.reason);
+  if (options.signal?.aborted === true) onAbort();
+  else options.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const tokens = await adapter.countInputTokens!(request, { signal: controller.signal });
+    if (tokens !== undefined) return tokens;
+    return { level: 'debug', reason: `${adapter.name} has no token-count endpoint for this model` };
+  } catch (error) {
+    if (options.signal?.aborted === true) throw error;
+    if (isInvalidRequestError(error) && error.status === 400) throw error;
+    if (controller.signal.aborted)
+      return { level: 'warn', reason: `the provider did not answer within ${timeoutMs} ms` };
+    if (!isAdapterError(error)) return { level: 'warn', reason: String(error) };
+    // A local refusal (the adapter's pre-flight: a capability the model lacks) sent nothing.
+    return {
+      level: error.status === undefined ? 'debug' : 'warn',
+      reason: error.message,
+      fields: { status: error.status, errorClass: error.errorClass },
+    };
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}
