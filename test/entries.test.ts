@@ -12,7 +12,15 @@ import { repoRoot } from './support/fixtures.ts';
 
 /** The root entry, by what an app does with each name. */
 const root = {
-  client: ['createSwitchyard', 'Switchyard', 'SwitchyardOptions', 'SwitchyardRequest', 'ModelDescription'],
+  client: [
+    'createSwitchyard',
+    'Switchyard',
+    'SwitchyardOptions',
+    'SwitchyardRequest',
+    'ModelDescription',
+    'TokenCount',
+    'TokenCountOptions',
+  ],
   conversation: ['Conversation', 'ConversationSettings', 'ConversationSnapshot', 'Turn'],
   tools: ['tool', 'Tool', 'ToolSchema', 'InferSchema', 'SchemaLike', 'StructuredOutputError'],
   transcript: [

@@ -13,6 +13,7 @@ import { basicCases } from './cases-basic.ts';
 import { cancellationCases } from './cases-cancellation.ts';
 import { errorCases } from './cases-errors.ts';
 import { retryCases } from './cases-retry.ts';
+import { tokenCountCases } from './cases-token-count.ts';
 import {
   type AdapterSuiteOptions,
   type AdapterSuiteSettings,
@@ -28,6 +29,7 @@ export const suiteCases: readonly SuiteCase[] = [
   ...errorCases,
   ...retryCases,
   ...cancellationCases,
+  ...tokenCountCases,
 ];
 
 /** A URL nothing answers, to read declared capabilities before the emulator runs. */
@@ -37,7 +39,8 @@ const unusedUrl = 'http://127.0.0.1:9';
  * Registers the conformance suite for one adapter under `describe('conformance: <name>')`: text and
  * tool-call streaming under the stream contract, the tool-id round trip, reasoning, every error
  * class with the protocol's own error bodies, status edge cases, retries and `retry-after`,
- * cancellation, and capability fail-cleanly — all against the provider emulator on 127.0.0.1.
+ * cancellation, capability fail-cleanly, and the provider's token count where the adapter asks for
+ * one — all against the provider emulator on 127.0.0.1.
  *
  * Cases the adapter's declared capabilities rule out (no `tools`, no `reasoning`) are not
  * registered; any other case you leave out goes in `skip` with its reason, and one registered test

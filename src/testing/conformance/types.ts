@@ -48,6 +48,7 @@ export const suiteCaseNames = [
   'cancel-consumer-break',
   'cancel-before-start',
   'capability-fail-cleanly',
+  'token-count',
 ] as const;
 
 /** The name of one case of the suite. */

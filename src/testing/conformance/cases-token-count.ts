@@ -1,0 +1,36 @@
+/** Conformance case: the provider's own input-token count (`adapter.countInputTokens`), where an adapter has one. */
+import assert from 'node:assert/strict';
+import { AdapterError } from '../../core/errors/adapter-error.ts';
+import { emulatedTokenCount } from '../emulator/builtin.ts';
+import { protocolError } from '../emulator/protocol-errors.ts';
+import type { SuiteCase } from './types.ts';
+
+export const tokenCountCases: SuiteCase[] = [
+  {
+    name: 'token-count',
+    title:
+      'countInputTokens (where the adapter has it): one call to the count endpoint, its number returned; a 5xx rejects classified, never retried',
+    async run({ emulator, options, request, createAdapter }) {
+      const adapter = createAdapter({ maxRetries: 2 });
+      if (adapter.countInputTokens === undefined) return;
+      const before = emulator.requests.length;
+      const counted = await adapter.countInputTokens(request());
+      const asked = emulator.requests.slice(before);
+      // No count endpoint for this model (a Vertex partner model): nothing was sent.
+      if (counted === undefined) return assert.deepEqual(asked, []);
+      assert.equal(asked.length, 1);
+      assert.equal(counted, emulatedTokenCount(asked[0]!.body));
+      emulator.setCountScript(protocolError(options.protocol, 'server_error'));
+      try {
+        await assert.rejects(adapter.countInputTokens(request()), (error: unknown) => {
+          assert.ok(AdapterError.isInstance(error));
+          assert.equal(error.errorClass, 'server_error');
+          return true;
+        });
+        assert.equal(emulator.requests.length, before + 2);
+      } finally {
+        emulator.setCountScript(undefined);
+      }
+    },
+  },
+];

@@ -1,0 +1,102 @@
+/**
+ * `sy.countInputTokens`: the provider's own count (`exact: true`) where the model's adapter can ask
+ * for one, else the local estimate (`exact: false`): on no answer within the timeout (with a WARN),
+ * for an adapter without a count endpoint (no call); the caller's abort and a provider's 400 reject.
+ */
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { createMemoryLogger } from '../../src/core/logger.ts';
+import { userText } from '../../src/core/transcript.ts';
+import { createSwitchyard, type Switchyard } from '../../src/switchyard.ts';
+import { emulatedTokenCount } from '../../src/testing/emulator/builtin.ts';
+import { anthropicError, type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
+import { emulatorBaseURL } from '../support/provider-types.ts';
+
+let emulator: Emulator;
+let sy: Switchyard;
+const logger = createMemoryLogger();
+
+beforeAll(async () => {
+  emulator = await startEmulator();
+  const common = { api_key: 'count-secret-key', max_retries: 2 };
+  sy = createSwitchyard({
+    logger,
+    config: {
+      builtins: false,
+      adapters: {
+        anthropic: { type: 'anthropic', base_url: emulatorBaseURL('anthropic', emulator.url), ...common },
+        openai: { type: 'openai', base_url: emulatorBaseURL('openai', emulator.url), ...common },
+      },
+      models: {
+        'anthropic:claude-sonnet-4-5': { aliases: ['claude'] },
+        'openai:gpt-5-mini': { aliases: ['chat'] },
+      },
+    },
+  });
+});
+afterEach(() => emulator.setCountScript(undefined));
+afterAll(async () => {
+  await sy?.close();
+  await emulator?.close();
+});
+
+const request = (model: string) => ({ model, transcript: [userText('Hello, how are you?')] });
+
+it('answers the provider’s count, asked once at its count endpoint, as exact', async () => {
+  const before = emulator.requests.length;
+  const counted = await sy.countInputTokens(request('claude'));
+  const asked = emulator.requests.slice(before);
+  expect(asked.map((entry) => entry.path)).toEqual(['/v1/messages/count_tokens']);
+  expect(counted).toEqual({ tokens: emulatedTokenCount(asked[0]!.body), exact: true });
+});
+
+it('no answer within timeoutMs: the local estimate, with a WARN saying so (not the key)', async () => {
+  emulator.setCountScript({ type: 'json', body: { input_tokens: 1 }, fault: { delayHeadersMs: 3000 } });
+  const warnings = logger.entries.length;
+  const started = performance.now();
+  const counted = await sy.countInputTokens(request('claude'), { timeoutMs: 100 });
+  expect(performance.now() - started).toBeLessThan(2000);
+  expect(counted).toEqual({ tokens: 12, exact: false });
+  const warning = logger.entries.slice(warnings).find((entry) => entry.message.includes('counted'));
+  expect(warning?.fields.reason).toMatch(/did not answer within 100 ms/);
+  expect(JSON.stringify(logger.entries)).not.toContain('count-secret-key');
+});
+
+it('the caller’s abort rejects (cancelled) rather than answering with the estimate', async () => {
+  emulator.setCountScript({ type: 'json', body: { input_tokens: 1 }, fault: { delayHeadersMs: 3000 } });
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 50);
+  await expect(sy.countInputTokens(request('claude'), { signal: controller.signal })).rejects.toMatchObject({
+    errorClass: 'cancelled',
+  });
+});
+
+it('a provider’s 400 rejects with its classified error; a 503 answers the estimate, never retried', async () => {
+  emulator.setCountScript(anthropicError(400, 'invalid_request_error', 'messages: at least one message'));
+  await expect(sy.countInputTokens(request('claude'))).rejects.toMatchObject({
+    errorClass: 'invalid_request',
+    status: 400,
+  });
+  emulator.setCountScript(anthropicError(503, 'overloaded_error', 'Overloaded'));
+  const before = emulator.requests.length;
+  expect(await sy.countInputTokens(request('claude'))).toEqual({ tokens: 12, exact: false });
+  expect(emulator.requests.length).toBe(before + 1);
+});
+
+it('a model whose adapter has no count endpoint is estimated, no call made', async () => {
+  const before = emulator.requests.length;
+  expect(await sy.countInputTokens(request('chat'))).toEqual({ tokens: 13, exact: false });
+  expect(emulator.requests.length).toBe(before);
+});
+
+it('a request past 1.5× the model’s window is not sent: the estimate, counted only until past that bound', async () => {
+  const window = sy.resolve('claude').facts.contextWindow;
+  const before = emulator.requests.length;
+  const counted = await sy.countInputTokens({
+    model: 'claude',
+    transcript: [userText('lorem '.repeat(window * 3))],
+  });
+  expect(counted.exact).toBe(false);
+  expect(counted.tokens).toBeGreaterThan(window * 1.5);
+  expect(counted.tokens).toBeLessThan(window * 1.51);
+  expect(emulator.requests.length).toBe(before);
+});
