@@ -43,9 +43,10 @@ export interface CountContext {
 type Fallback = { level: 'debug' | 'warn'; reason: string; fields?: Record<string, unknown> };
 
 /**
- * Counts `request`'s input tokens for the model it names. A request whose estimate is past 1.5×
- * the model's context window (where a generation is refused unsent) is not sent: its estimate,
- * counted only until past that bound, answers. A provider's 400 (the request itself is invalid)
+ * Counts `request`'s input tokens for the model it names. A request estimated past 1.5× the
+ * model's context window is not sent: the adapter's pre-flight check refuses it before any call, as
+ * it refuses such a generation, and its estimate, counted only until past that bound, answers. A
+ * provider's 400 (the request itself is invalid)
  * rejects with its classified error; any other failure (429, 5xx, no answer within `timeoutMs`, a
  * local check) answers with the estimate and a WARN or DEBUG line saying why.
  */
@@ -69,19 +70,15 @@ export async function countInputTokens(
       ...(tools === undefined ? {} : { tools }),
       ...(stopAbove === undefined ? {} : { stopAbove }),
     });
+  // Counted only until past 1.5× the window: a tokenizer over a 32 MiB body would hold the event
+  // loop for seconds, and past that bound the answer is only "too long".
   const bound = facts.contextWindow > 0 ? Math.ceil(facts.contextWindow * contextOverflowFactor) : undefined;
-  const local = bound === undefined ? undefined : estimate(bound);
   const estimated = (fallback: Fallback): TokenCount => {
     const fields = { model: model.id, reason: fallback.reason, ...fallback.fields };
     if (fallback.level === 'warn') context.logger.warn('counted input tokens locally', fields);
     else context.logger.debug?.('counted input tokens locally', fields);
-    return { tokens: local ?? estimate(), exact: false };
+    return { tokens: estimate(bound), exact: false };
   };
-  if (local !== undefined && bound !== undefined && local > bound)
-    return estimated({
-      level: 'debug',
-      reason: `estimated past ${contextOverflowFactor}× the context window`,
-    });
   if (adapter.countInputTokens === undefined)
     return estimated({ level: 'debug', reason: `adapter ${adapter.name} has no token-count endpoint` });
   const canonical: CanonicalRequest = markValidated({
