@@ -254,3 +254,36 @@ describe('scripted protocol inference', () => {
     expect(await response.text()).toContain('emulator: cannot infer the protocol of /proxy/complete');
   });
 });
+
+describe('token-count endpoints', () => {
+  it('answer the three count endpoints in their protocol’s shape without taking a queued script, recorded', async () => {
+    emulator.enqueue({ type: 'json', body: { kept: true }, enforce: false });
+    const body = { model: 'm', messages: [{ role: 'user', content: 'Hello' }] };
+    const tokens = Math.ceil(JSON.stringify(body).length / 4);
+    const post = (path: string) =>
+      fetch(`${emulator.url}${path}`, { method: 'POST', body: JSON.stringify(body) }).then((response) =>
+        response.json(),
+      );
+    expect(await post('/v1/messages/count_tokens')).toEqual({ input_tokens: tokens });
+    expect(await post('/v1beta/models/gemini-2.5-flash:countTokens')).toEqual({ totalTokens: tokens });
+    expect(await post('/v1/responses/input_tokens')).toEqual({
+      object: 'response.input_tokens',
+      input_tokens: tokens,
+    });
+    expect(emulator.requests.map((request) => request.protocol)).toEqual([
+      'anthropic-messages',
+      'gemini',
+      'openai-responses',
+    ]);
+    // The queued script is still there for the next generation request.
+    expect(await post('/v1/chat/completions?x')).toEqual({ kept: true });
+  });
+
+  it('setCountScript answers them with its script until it is unset', async () => {
+    emulator.setCountScript(anthropicError(503, 'overloaded_error', 'Overloaded'));
+    const post = () => fetch(`${emulator.url}/v1/messages/count_tokens`, { method: 'POST', body: '{}' });
+    expect((await post()).status).toBe(503);
+    emulator.setCountScript(undefined);
+    expect(await (await post()).json()).toEqual({ input_tokens: 1 });
+  });
+});
