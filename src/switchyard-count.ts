@@ -46,9 +46,9 @@ type Fallback = { level: 'debug' | 'warn'; reason: string; fields?: Record<strin
  * Counts `request`'s input tokens for the model it names. A request estimated past 1.5× the
  * model's context window is not sent: the adapter's pre-flight check refuses it before any call, as
  * it refuses such a generation, and its estimate, counted only until past that bound, answers. A
- * provider's 400 (the request itself is invalid)
- * rejects with its classified error; any other failure (429, 5xx, no answer within `timeoutMs`, a
- * local check) answers with the estimate and a WARN or DEBUG line saying why.
+ * provider's 400 (the request itself is invalid) rejects with its classified error; any other
+ * failure (429, 5xx, no answer within `timeoutMs`, a local check) answers with the estimate and a
+ * WARN or DEBUG line saying why.
  */
 export async function countInputTokens(
   context: CountContext,
