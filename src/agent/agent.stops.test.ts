@@ -89,6 +89,16 @@ describe('agent stops', () => {
     expectConsistent(result.transcript);
   });
 
+  it('the run’s usage adds each turn’s web searches (and 1-hour cache writes) to the buckets', async () => {
+    const adapter = createScriptedAdapter(
+      toolTurns(2, { usage: { input: 100, output: 10, cacheWrite: 50, cacheWrite1h: 50, webSearches: 2 } }),
+    );
+    const result = await createAgent({ client: adapter, model: 'scripted:m', tools: [echo], maxTurns: 2 })
+      .run('go')
+      .result();
+    expect(result.usage).toMatchObject({ input: 200, cacheWrite: 100, cacheWrite1h: 100, webSearches: 4 });
+  });
+
   it('computes cost with the cost function when the client does not fill usage.cost', async () => {
     const adapter = createScriptedAdapter(toolTurns(5, { usage: { input: 1000, output: 100 } }));
     const models: string[] = [];

@@ -1,7 +1,7 @@
 /** Small transcript helpers of the loop: tool calls, truncation, open calls, usage and cost sums. */
 import { invalidInput } from '../core/input-check.ts';
 import type { Item, Part, ToolCallPart, ToolResultPart } from '../core/transcript.ts';
-import type { Usage } from '../core/usage.ts';
+import { sumBuckets, type Usage } from '../core/usage.ts';
 import { errorResult, interruptedKey, interruptReasonKey } from './tool-runner.ts';
 import type { AgentOutcome } from './types.ts';
 import { pushAll } from '../core/arrays.ts';
@@ -24,15 +24,9 @@ export function isTruncated(call: ToolCallPart, cutLast: boolean): boolean {
   return cutLast;
 }
 
-/** Sums two usages bucket by bucket (cost is summed separately by the loop). */
+/** Sums two usages bucket by bucket, web searches included (cost is summed separately by the loop). */
 export function addUsage(total: Usage, turn: Usage): Usage {
-  return {
-    input: total.input + turn.input,
-    cacheRead: total.cacheRead + turn.cacheRead,
-    cacheWrite: total.cacheWrite + turn.cacheWrite,
-    output: total.output + turn.output,
-    reasoning: total.reasoning + turn.reasoning,
-  };
+  return sumBuckets(total, turn);
 }
 
 /**

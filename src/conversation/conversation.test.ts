@@ -289,3 +289,30 @@ it('a snapshot keeps every tool spec field: a freeform tool stays freeform, a st
   ]);
   await sy.close();
 });
+
+it('web searches add up across turns and survive a save (conversation.fromJSON)', async () => {
+  const sy = front();
+  const chat = sy.conversation({ model: 'sonnet' });
+  const searched = (searches: number) =>
+    emulator.enqueue({
+      type: 'json',
+      body: {
+        id: `msg_search_${searches}`,
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-sonnet-4-5',
+        content: [{ type: 'text', text: 'Found.' }],
+        stop_reason: 'end_turn',
+        usage: { input_tokens: 1000, output_tokens: 100, server_tool_use: { web_search_requests: searches } },
+      },
+    });
+  searched(2);
+  const first = await chat.send('Search once');
+  expect(first.usage).toMatchObject({ webSearches: 2 });
+  searched(1);
+  await chat.send('Search again');
+  expect(chat.usage).toMatchObject({ webSearches: 3 });
+  const restored = sy.conversation.fromJSON(JSON.parse(JSON.stringify(chat.toJSON())));
+  expect(restored.usage).toEqual(chat.usage);
+  await sy.close();
+});

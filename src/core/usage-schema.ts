@@ -11,6 +11,7 @@ export const usageSchema = z.object({
   cacheWrite: amountSchema,
   output: amountSchema,
   reasoning: amountSchema,
+  webSearches: amountSchema.optional(),
   cost: z
     .object({ amount: amountSchema, currency: z.string(), pricingVersion: z.string().optional() })
     .optional(),

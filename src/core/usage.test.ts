@@ -1,6 +1,6 @@
 /** The one rule for a provider's token count: what counts, what is absent. */
 import { describe, expect, it } from 'vitest';
-import { tokenCount } from './usage.ts';
+import { billedTokens, emptyUsage, sumBuckets, tokenCount } from './usage.ts';
 
 describe('tokenCount', () => {
   it('keeps zero and positive counts, rounded', () => {
@@ -21,5 +21,23 @@ describe('tokenCount', () => {
       null,
     ])
       expect(tokenCount(value), String(value)).toBeUndefined();
+  });
+});
+
+describe('sumBuckets', () => {
+  it('adds web searches like a bucket, absent when neither side has any', () => {
+    const searched = { ...emptyUsage(), input: 2, webSearches: 3 };
+    expect(sumBuckets(searched, { webSearches: 2 })).toEqual({ ...emptyUsage(), input: 2, webSearches: 5 });
+    expect(sumBuckets(emptyUsage(), searched).webSearches).toBe(3);
+    expect(sumBuckets(emptyUsage(), { input: 1 })).not.toHaveProperty('webSearches');
+  });
+
+  it('billedTokens counts the searches of every model of a response', () => {
+    const usage = {
+      ...emptyUsage(),
+      webSearches: 1,
+      byModel: { 'openai:gpt-4.1': { ...emptyUsage(), webSearches: 2 } },
+    };
+    expect(billedTokens(usage).webSearches).toBe(3);
   });
 });

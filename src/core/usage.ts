@@ -19,6 +19,12 @@ export interface Usage {
   output: number;
   /** Of `output`, how many were reasoning. */
   reasoning: number;
+  /**
+   * Web searches the provider ran on its side and bills per search, not per token (Anthropic's
+   * `usage.server_tool_use.web_search_requests`, OpenAI Responses' completed `web_search_call`
+   * items); absent when none.
+   */
+  webSearches?: number;
   /** Optional cost, computed from a versioned price table. */
   cost?: Cost;
   /**
@@ -34,8 +40,8 @@ export interface Usage {
 export type ModelUsage = Omit<Usage, 'byModel'>;
 
 /**
- * The token buckets of `left` and `right` added (a bucket `right` lacks counts 0); cost and
- * `byModel` are not carried: the one bucket sum every usage addition builds on.
+ * The token buckets (and web searches) of `left` and `right` added (a bucket `right` lacks counts
+ * 0); cost and `byModel` are not carried: the one bucket sum every usage addition builds on.
  */
 export function sumBuckets(left: ModelUsage, right: Partial<ModelUsage>): ModelUsage {
   const sum: ModelUsage = {
@@ -47,6 +53,8 @@ export function sumBuckets(left: ModelUsage, right: Partial<ModelUsage>): ModelU
   };
   const cacheWrite1h = (left.cacheWrite1h ?? 0) + (right.cacheWrite1h ?? 0);
   if (cacheWrite1h > 0) sum.cacheWrite1h = cacheWrite1h;
+  const webSearches = (left.webSearches ?? 0) + (right.webSearches ?? 0);
+  if (webSearches > 0) sum.webSearches = webSearches;
   return sum;
 }
 

@@ -60,14 +60,26 @@ export function mapFinishReason(
   return wireFinishReason(response, context, stopReasons, wireStopReasons);
 }
 
-/** Anthropic usage: disjoint buckets, as the canonical ones. */
-export function convertUsage(usage: Usage, outputTokens = usage.output): Record<string, number> {
-  return {
+/** Anthropic usage as a reply carries it. */
+interface WireUsage {
+  input_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  output_tokens: number;
+  server_tool_use?: { web_search_requests: number };
+}
+
+/** Anthropic usage: disjoint buckets, as the canonical ones; web searches as `server_tool_use.web_search_requests`. */
+export function convertUsage(usage: Usage, outputTokens = usage.output): WireUsage {
+  const wire: WireUsage = {
     input_tokens: usage.input,
     cache_creation_input_tokens: usage.cacheWrite,
     cache_read_input_tokens: usage.cacheRead,
     output_tokens: outputTokens,
   };
+  if (usage.webSearches !== undefined && usage.webSearches > 0)
+    wire.server_tool_use = { web_search_requests: usage.webSearches };
+  return wire;
 }
 
 /**

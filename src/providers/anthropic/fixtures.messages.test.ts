@@ -349,7 +349,8 @@ const messages: Record<string, MessageExpectation> = {
   },
   'anthropic-web-search-tool.1.json': {
     finish: ['completed', 'end_turn'],
-    usage: usage(27118, 600),
+    // `server_tool_use.web_search_requests: 2`: the searches billed per search.
+    usage: usage(27118, 600, { webSearches: 2 }),
     kinds:
       'custom:server_tool_use, custom:web_search_tool_result, text, custom:server_tool_use, custom:web_search_tool_result, text×7',
     text: 'Let me search for more specific tech new',

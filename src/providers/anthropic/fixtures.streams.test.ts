@@ -407,7 +407,8 @@ const streams: Record<string, StreamExpectation> = {
   },
   'anthropic-web-search-tool.1.chunks.txt': {
     finish: ['completed', 'end_turn'],
-    usage: usage(15665, 795),
+    // message_delta's `server_tool_use.web_search_requests: 1` (message_start has none).
+    usage: usage(15665, 795, { webSearches: 1 }),
     kinds: 'custom:server_tool_use, custom:web_search_tool_result, text×19',
     text: 'Based on my search results, here are the',
     check(response, events) {

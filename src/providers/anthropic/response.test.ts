@@ -90,6 +90,53 @@ describe('convertUsage', () => {
     ).toEqual({ input: 61067, output: 1912, cacheRead: 10 });
   });
 
+  it('web searches: server_tool_use.web_search_requests is webSearches, with or without iterations (the top-level count)', () => {
+    const searched = { web_search_requests: 3, web_fetch_requests: 1 };
+    expect(convertUsage({ input_tokens: 5, output_tokens: 1, server_tool_use: searched })).toEqual({
+      input: 5,
+      cacheRead: 0,
+      cacheWrite: 0,
+      output: 1,
+      reasoning: 0,
+      webSearches: 3,
+    });
+    expect(
+      convertUsageFields(
+        {
+          input_tokens: 6,
+          output_tokens: 2,
+          server_tool_use: searched,
+          iterations: [
+            { type: 'message', input_tokens: 4, output_tokens: 1 },
+            { type: 'advisor_message', model: 'claude-opus-4-7', input_tokens: 9, output_tokens: 5 },
+            { type: 'message', input_tokens: 6, output_tokens: 2 },
+          ],
+        },
+        'claude-sonnet-4-5',
+      ),
+    ).toEqual({
+      input: 10,
+      output: 3,
+      webSearches: 3,
+      byModel: {
+        'anthropic:claude-opus-4-7': { input: 9, cacheRead: 0, cacheWrite: 0, output: 5, reasoning: 0 },
+      },
+    });
+  });
+
+  it('web searches: none, a malformed count or server_tool_use not an object count no searches', () => {
+    expect(
+      convertUsage({ output_tokens: 1, server_tool_use: { web_search_requests: 0 } }),
+    ).not.toHaveProperty('webSearches');
+    for (const server_tool_use of [{ web_search_requests: -2 }, { web_search_requests: '3' }, [3], 'x', null])
+      expect(
+        convertUsageFields({ output_tokens: 1, server_tool_use }),
+        JSON.stringify(server_tool_use),
+      ).toEqual({
+        output: 1,
+      });
+  });
+
   it('falls back to the top-level counts when usage.iterations is empty or not objects', () => {
     expect(convertUsageFields({ input_tokens: 4, output_tokens: 2, iterations: [] })).toEqual({
       input: 4,

@@ -49,7 +49,7 @@ function count(value: number | null | undefined): number | undefined {
 /**
  * Anthropic usage → disjoint buckets (no usage → all zero). `input_tokens` already excludes cache
  * reads and writes, so each count maps to one bucket as is; `output_tokens_details.thinking_tokens`
- * is the reasoning part of the output.
+ * is the reasoning part of the output; `server_tool_use.web_search_requests` is `webSearches`.
  */
 export function convertUsage(usage: WireUsage | undefined, executor?: string): Usage {
   return addUsage(emptyUsage(), usage === undefined ? {} : convertUsageFields(usage, executor));
@@ -65,8 +65,16 @@ export function convertUsage(usage: WireUsage | undefined, executor?: string): U
  */
 export function convertUsageFields(usage: WireUsage, executor?: string): Partial<Usage> {
   const iterations = billedIterations(usage.iterations);
-  if (iterations !== undefined) return sumIterations(iterations, executor);
-  return convertOne(usage);
+  const converted = iterations === undefined ? convertOne(usage) : sumIterations(iterations, executor);
+  // The top-level count covers the whole response (iterations carry none): the executor's.
+  const webSearches = webSearchRequests(usage.server_tool_use);
+  if (webSearches !== undefined) converted.webSearches = webSearches;
+  return converted;
+}
+
+/** `server_tool_use.web_search_requests`: the web searches Anthropic bills per search. */
+function webSearchRequests(serverToolUse: JsonValue | undefined): number | undefined {
+  return isJsonObject(serverToolUse) ? tokenCount(serverToolUse.web_search_requests) : undefined;
 }
 
 /** The iterations array when it holds at least one usage object; otherwise undefined. */

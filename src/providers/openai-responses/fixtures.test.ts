@@ -68,7 +68,7 @@ describe.each(Object.keys(adapters))('recorded %s', (folder) => {
     const customs = response.content.flatMap((part) => (part.type === 'custom' ? [part.kind] : []));
     expect(customs).toEqual(oracle.customKinds);
     expect(response.content.filter((part) => part.type === 'reasoning')).toHaveLength(oracle.reasoningItems);
-    expect(response.usage).toEqual(expectedUsage(oracle.usage));
+    expect(response.usage).toEqual(expectedUsage(oracle.usage, oracle.webSearches));
     expect(response.responseId).toBe(oracle.responseId);
     const expectedFinish = oracle.functionCalls.length > 0 ? 'tool-call' : 'completed';
     expect(response).toMatchObject({ finishReason: expectedFinish, rawFinishReason: oracle.status });

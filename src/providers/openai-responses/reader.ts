@@ -81,6 +81,8 @@ export class ResponseReader {
   private highest = -1;
   /** Replaying held events (the guard lets them through). */
   private replaying = false;
+  /** Completed `web_search_call` items: the searches billed per call (`Usage.webSearches`). */
+  private webSearches = 0;
 
   private readonly context: ProviderContext;
   private readonly builder: StreamBuilder;
@@ -308,6 +310,7 @@ export class ResponseReader {
     if (!this.items.has(index)) this.added(index, item);
     const open = this.items.get(index) as OpenItem;
     const id = typeof item.id === 'string' ? item.id : open.id;
+    if (item.type === 'web_search_call' && item.status === 'completed') this.webSearches++;
     switch (item.type) {
       case 'message':
         this.endMessage(index, open, item, id);
@@ -463,8 +466,11 @@ export class ResponseReader {
         if (isJsonObject(item)) this.item(index, item);
       });
     this.finished = true;
-    if (response?.usage !== undefined && response.usage !== null)
-      this.builder.usage(convertUsage(response.usage));
+    if (response?.usage !== undefined && response.usage !== null) {
+      const usage = convertUsage(response.usage);
+      if (this.webSearches > 0) usage.webSearches = this.webSearches;
+      this.builder.usage(usage);
+    }
     const status = typeof response?.status === 'string' ? response.status : 'completed';
     const reason = response?.incomplete_details?.reason;
     const raw = status === 'incomplete' && typeof reason === 'string' ? reason : status;

@@ -13,11 +13,14 @@ export interface Oracle {
   status: string | undefined;
   incompleteReason: string | undefined;
   usage: WireUsage | undefined;
+  /** Completed `web_search_call` items: the searches billed per call. */
+  webSearches: number;
   responseId: string | undefined;
 }
 
 interface OracleItem {
   type: string;
+  status?: string;
   name?: string;
   call_id?: string | null;
   execution?: string;
@@ -54,6 +57,8 @@ function fromItems(items: OracleItem[], streamedText: string | undefined) {
       .map((item) => item.type)
       .filter((type) => type !== 'message' && type !== 'reasoning' && type !== 'function_call'),
     reasoningItems: items.filter((item) => item.type === 'reasoning').length,
+    webSearches: items.filter((item) => item.type === 'web_search_call' && item.status === 'completed')
+      .length,
   };
 }
 
@@ -93,14 +98,21 @@ export function oracleOf(path: string): Oracle {
   };
 }
 
-/** The canonical usage the wire usage stands for, computed independently. */
-export function expectedUsage(usage: WireUsage | undefined) {
+/** The canonical usage the wire usage (and the count of completed web searches) stands for, computed independently. */
+export function expectedUsage(usage: WireUsage | undefined, webSearches = 0) {
   const input = usage?.input_tokens ?? 0;
   const cached = usage?.input_tokens_details?.cached_tokens ?? 0;
   const output = usage?.output_tokens ?? 0;
   const reasoning = usage?.output_tokens_details?.reasoning_tokens ?? 0;
   const total = reasoning > output ? output + reasoning : output;
-  return { input: Math.max(0, input - cached), cacheRead: cached, cacheWrite: 0, output: total, reasoning };
+  const buckets = {
+    input: Math.max(0, input - cached),
+    cacheRead: cached,
+    cacheWrite: 0,
+    output: total,
+    reasoning,
+  };
+  return webSearches > 0 ? { ...buckets, webSearches } : buckets;
 }
 
 /** A provider context for direct calls, recording its WARN entries (the Chat tests' helper, Responses defaults). */
