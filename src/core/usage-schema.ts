@@ -13,7 +13,12 @@ export const usageSchema = z.object({
   reasoning: amountSchema,
   webSearches: amountSchema.optional(),
   cost: z
-    .object({ amount: amountSchema, currency: z.string(), pricingVersion: z.string().optional() })
+    .object({
+      amount: amountSchema,
+      currency: z.string(),
+      pricingVersion: z.string().optional(),
+      webSearchFees: amountSchema.optional(),
+    })
     .optional(),
   byModel: z.unknown().optional(),
 });

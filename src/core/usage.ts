@@ -22,7 +22,7 @@ export interface Usage {
   /**
    * Web searches the provider ran on its side and bills per search, not per token (Anthropic's
    * `usage.server_tool_use.web_search_requests`, OpenAI Responses' completed `web_search_call`
-   * items); absent when none.
+   * items); absent when none. Priced at the model's `web_searches_kcount` where it has one.
    */
   webSearches?: number;
   /** Optional cost, computed from a versioned price table. */
@@ -84,6 +84,11 @@ export interface Cost {
   currency: string;
   /** The price-table version the amount was computed from. */
   pricingVersion?: string;
+  /**
+   * Of `amount`, what the usage's web searches cost (`webSearches` × the price per 1,000 / 1,000);
+   * absent when no search was priced. The rest of `amount` is tokens.
+   */
+  webSearchFees?: number;
 }
 
 /** A usage with every bucket at zero. */

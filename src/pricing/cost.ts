@@ -1,4 +1,4 @@
-/** Cost of one call from its disjoint usage buckets and a model's prices (USD per million tokens). */
+/** Cost of one call from its disjoint usage buckets and a model's prices (USD per million tokens, per 1,000 web searches). */
 import type { Cost, Usage } from '../core/usage.ts';
 import type { DatedPrices, ModelPrices, PricedModel, Rate } from './types.ts';
 
@@ -45,7 +45,9 @@ export function rateFor(rate: Rate, totalInput: number): number {
 /**
  * The cost of `usage` at `prices`, or `undefined` when a bucket that holds tokens has no price (an
  * unknown price is never reported as 0). Cache reads without their own price are charged as input;
- * 1-hour cache writes without their own rate at the write rate. Reasoning is part of output.
+ * 1-hour cache writes without their own rate at the write rate. Reasoning is part of output. Web
+ * searches are added at `web_searches_kcount` (per 1,000) and shown as `webSearchFees`; a model
+ * without that price is costed for its tokens alone, as before searches were counted.
  */
 export function computeCost(usage: Usage, prices: ModelPrices, pricingVersion: string): Cost | undefined {
   const totalInput = usage.input + usage.cacheRead + usage.cacheWrite;
@@ -64,7 +66,17 @@ export function computeCost(usage: Usage, prices: ModelPrices, pricingVersion: s
     usage.output * rateFor(output, totalInput);
   if (short > 0) micros += short * rateFor(write!, totalInput);
   if (long > 0) micros += long * rateFor(write1h!, totalInput);
-  return { amount: roundAmount(micros / 1_000_000), currency: 'USD', pricingVersion };
+  const searches = usage.webSearches ?? 0;
+  const searchPrice = prices.web_searches_kcount;
+  if (searches === 0 || searchPrice === undefined)
+    return { amount: roundAmount(micros / 1_000_000), currency: 'USD', pricingVersion };
+  const fees = (searches * rateFor(searchPrice, totalInput)) / 1000;
+  return {
+    amount: roundAmount(micros / 1_000_000 + fees),
+    currency: 'USD',
+    pricingVersion,
+    webSearchFees: roundAmount(fees),
+  };
 }
 
 /** Rounds to 1e-10 USD so sums of prices do not print as 0.30000000000000004. */
@@ -78,6 +90,8 @@ export function addCosts(left: Cost | undefined, right: Cost | undefined): Cost 
   const cost: Cost = { amount: roundAmount(left.amount + right.amount), currency: left.currency };
   const version = left.pricingVersion === right.pricingVersion ? left.pricingVersion : undefined;
   if (version !== undefined) cost.pricingVersion = version;
+  if (left.webSearchFees !== undefined || right.webSearchFees !== undefined)
+    cost.webSearchFees = roundAmount((left.webSearchFees ?? 0) + (right.webSearchFees ?? 0));
   return cost;
 }
 

@@ -1,4 +1,4 @@
-/** The price-table shape: per provider, models matched by name, dated and tiered prices per million tokens. */
+/** The price-table shape: per provider, models matched by name, dated and tiered prices per million tokens (and per 1,000 web searches). */
 
 /** How a price-table row matches a model's wire name (the genai-prices match language, case-insensitive). */
 export type MatchLogic =
@@ -20,9 +20,11 @@ export interface TieredPrice {
 export type Rate = number | TieredPrice;
 
 /**
- * The price fields, USD per million tokens: the one list the price type, the config schema and the
- * price-table generator derive from. `cache_write_mtok` is the cache-write rate (Anthropic: the
- * 5-minute TTL); `cache_write_1h_mtok` the 1-hour cache-write rate, where the provider has one.
+ * The price fields: the one list the price type, the config schema and the price-table generator
+ * derive from. The `_mtok` fields are USD per million tokens: `cache_write_mtok` is the cache-write
+ * rate (Anthropic: the 5-minute TTL); `cache_write_1h_mtok` the 1-hour cache-write rate, where the
+ * provider has one. `web_searches_kcount` is USD per 1,000 server-side web searches
+ * (`Usage.webSearches`), genai-prices' name and unit.
  */
 export const priceFields = [
   'input_mtok',
@@ -30,12 +32,13 @@ export const priceFields = [
   'cache_write_mtok',
   'cache_write_1h_mtok',
   'output_mtok',
+  'web_searches_kcount',
 ] as const;
 
 /** One of {@link priceFields}. */
 export type PriceField = (typeof priceFields)[number];
 
-/** The prices of one model at one time, USD per million tokens (the fields of {@link priceFields}). */
+/** The prices of one model at one time (the fields of {@link priceFields}, each in its own unit). */
 export type ModelPrices = { [field in PriceField]?: Rate };
 
 /** Prices in force from `startDate` (ISO date, UTC) on; an entry without one is the oldest. */

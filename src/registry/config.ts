@@ -167,7 +167,7 @@ export const configSchema = z
     adapters: z.record(z.string().regex(/^[^:\s]+$/, 'no spaces or colons'), adapterSchema).optional(),
     /** Models by canonical id or glob (`openai:gpt-*`). */
     models: z.record(modelId, modelSchema.nullable()).optional(),
-    /** Price overrides by canonical id or glob, USD per million tokens. */
+    /** Price overrides by canonical id or glob, USD per million tokens (`web_searches_kcount`: per 1,000 searches). */
     pricing: z.record(z.string(), modelPrices).optional(),
     routing: routingSchema.optional(),
     /** `false`: do not add the bundled providers and models (default true). */

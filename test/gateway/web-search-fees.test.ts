@@ -1,6 +1,7 @@
 /**
  * Server-side web searches through the gateway: an Anthropic client reads the upstream's searches as
- * `usage.server_tool_use.web_search_requests` (recorded Anthropic and OpenAI Responses web searches).
+ * `usage.server_tool_use.web_search_requests`, and a key's budget settles on their fees with the
+ * tokens (recorded Anthropic and OpenAI Responses web searches).
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +27,13 @@ afterAll(async () => {
 const anthropicJson = join(recordedDir, 'anthropic/anthropic-web-search-tool.1.json');
 const anthropicStream = join(recordedDir, 'anthropic/anthropic-web-search-tool.1.chunks.txt');
 const responsesJson = join(recordedDir, 'openai/responses/openai-web-search-tool.1.json');
+
+async function spentMicros(): Promise<number> {
+  const response = await fetch(`${harness.server.url}/switchyard/v1/keys/searcher/usage`, {
+    headers: { authorization: 'Bearer key-ops' },
+  });
+  return ((await response.json()) as { day: { spent_micros: number } }).day.spent_micros;
+}
 
 /** One Anthropic SDK call by the budgeted key, the upstream answering with `script`. */
 async function ask(model: string, script: EmulatorScript, stream = false) {
@@ -60,5 +68,20 @@ describe('web searches through the gateway', () => {
       usage: { input: 10, output: 2 },
     });
     expect(reply.usage).not.toHaveProperty('server_tool_use');
+  });
+
+  it('a key’s budget settles on the searches’ fees with the tokens ($10 per 1,000 Claude searches)', async () => {
+    const before = await spentMicros();
+    await ask('up-anthropic', { type: 'replay', file: anthropicJson, enforce: false });
+    // Claude Sonnet 4.5: 27,118 input × $3 + 600 output × $15 per million, 2 searches × $0.01.
+    await expect.poll(async () => (await spentMicros()) - before).toBe(27_118 * 3 + 600 * 15 + 2 * 10_000);
+  });
+
+  it('a key’s budget settles on an OpenAI Responses upstream’s searches too ($10 per 1,000 on gpt-5-mini)', async () => {
+    const before = await spentMicros();
+    await ask('up-responses', { type: 'replay', file: responsesJson, enforce: false });
+    // gpt-5-mini: 15,969 input × $0.25 + 3,712 cached × $0.025 + 3,773 output × $2 per million
+    // (11,631.05 µ$), 3 searches × $0.01.
+    await expect.poll(async () => (await spentMicros()) - before).toBe(Math.round(11_631.05 + 3 * 10_000));
   });
 });
