@@ -110,7 +110,7 @@ describe('reasoning turned off', () => {
     expect(gemini({ thinkingBudget: 0 })).toEqual({ effort: 'none' });
     expect(gemini({ thinkingBudget: 0, includeThoughts: true })).toEqual({ effort: 'none' });
     expect(gemini({ thinkingBudget: -1 })).toBeUndefined();
-    expect(gemini({ thinkingBudget: 512 })).toEqual({ budgetTokens: 512 });
+    expect(gemini({ thinkingBudget: 512 })).toEqual({ budgetTokens: 512, includeThoughts: false });
     const anthropic = codecs['anthropic-messages'].decodeRequest({
       model: 'm',
       max_tokens: 10,
@@ -333,7 +333,7 @@ describe('decoding never drops what the client sent', () => {
       'generationConfig.thinkingConfig.thinkingLevel',
     );
     const high = gemini({ generationConfig: { thinkingConfig: { thinkingLevel: 'HIGH' } } });
-    expect(high.request.reasoning).toEqual({ effort: 'high' });
+    expect(high.request.reasoning).toEqual({ effort: 'high', includeThoughts: false });
   });
 
   it('Responses text / text.format / reasoning and Chat modalities of the wrong type are refused, not ignored', () => {

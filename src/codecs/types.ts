@@ -94,6 +94,11 @@ export interface DecodedRequest {
    * (`routeDisabledThinkingEffort`).
    */
   disabledThinkingEffort?: ReasoningEffort;
+  /**
+   * Gemini: the client did not ask for thoughts (`thinkingConfig.includeThoughts` absent or false,
+   * Gemini's own default): the reply leaves its reasoning out (`EncodeContext.hideThoughts`).
+   */
+  hideThoughts?: boolean;
   /** What the codec left out on purpose (for the server's WARN), e.g. hosted tools it cannot offer. */
   warnings?: string[];
   /**
@@ -149,6 +154,14 @@ export interface EncodeContext {
   freeform?: ReadonlySet<string>;
   /** Gemini: send tool-call ids in `functionCall.id` (the gateway does, the real API does not). */
   callIds?: boolean;
+  /**
+   * Gemini: leave reasoning out of the reply, readable text and signature alike (the client did
+   * not ask for thoughts: `DecodedRequest.hideThoughts`). A signed thought is not lost: the gateway
+   * keeps a tool-call turn's reasoning by call id and puts it back on the next turn
+   * (`gateway/artifacts.ts`), as for a client whose protocol has no reasoning field; Gemini's own
+   * signatures ride on the call and text parts, which keep them.
+   */
+  hideThoughts?: boolean;
   /** Opaque-field wrapping (default: verbatim). */
   opaque?: OpaqueCodec;
   /**

@@ -227,6 +227,7 @@ function encodeContext(decoded: DecodedRequest, protocol: InboundProtocol, serve
   };
   if (decoded.streamUsage === true) context.streamUsage = true;
   if (decoded.freeform !== undefined) context.freeform = decoded.freeform;
+  if (decoded.hideThoughts === true) context.hideThoughts = true;
   if (protocol === 'openai-responses') {
     context.responseId = createResponsesId('resp');
     context.store = decoded.store ?? true;

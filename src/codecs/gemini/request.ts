@@ -310,8 +310,10 @@ function convertThinking(config: Record<string, unknown>): ReasoningRequest | un
       );
     reasoning.effort = effort;
   }
-  if (thinking.includeThoughts === true) reasoning.includeThoughts = true;
-  return Object.keys(reasoning).length === 0 ? undefined : reasoning;
+  // Gemini's default is no thoughts: a budget or level alone asks for none back.
+  if (Object.keys(reasoning).length === 0 && thinking.includeThoughts !== true) return undefined;
+  reasoning.includeThoughts = thinking.includeThoughts === true;
+  return reasoning;
 }
 
 function convertSchema(config: Record<string, unknown>): OutputSchema | undefined {
@@ -521,5 +523,7 @@ export function decodeRequest(body: unknown, context: DecodeContext, opaque: Opa
   if (gemini !== undefined) request.providerOptions = { gemini };
   if (context.model === undefined || context.model === '')
     throw new RequestFieldError('model', 'the path must name a model');
-  return { model: context.model, stream: context.stream ?? false, request };
+  const decoded: DecodedRequest = { model: context.model, stream: context.stream ?? false, request };
+  if (request.reasoning?.includeThoughts !== true) decoded.hideThoughts = true;
+  return decoded;
 }

@@ -117,7 +117,9 @@ function convertPart(part: Part, context: EncodeContext, provider?: string): Wir
     case 'structured':
       return { text: JSON.stringify(part.value) };
     case 'reasoning':
-      return sign({ text: part.text, thought: true }, part, context);
+      return context.hideThoughts === true
+        ? undefined
+        : sign({ text: part.text, thought: true }, part, context);
     case 'tool-call':
       return sign(callPart(part, context), part, context);
     case 'custom':
@@ -215,12 +217,13 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
         return payload.signature === undefined ? [] : [chunk([sign({ text: '' }, payload, context)])];
       }
       case 'reasoning-delta': {
-        if (event.delta === '') return [];
+        if (event.delta === '' || context.hideThoughts === true) return [];
         const frames = flushThought();
         pendingThought = event.delta;
         return frames;
       }
       case 'reasoning-end': {
+        if (context.hideThoughts === true) return [];
         const hasSignature = event.signature !== undefined || event.data !== undefined;
         return flushThought(
           hasSignature
