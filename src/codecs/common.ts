@@ -2,7 +2,7 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
 import type { ToolChoice, ToolSpec } from '../core/tools.ts';
 import type { Item, Part, ToolOutput } from '../core/transcript.ts';
-import type { MetadataMap } from '../core/metadata.ts';
+import { imageDetailKey, type MetadataMap } from '../core/metadata.ts';
 import { checkTranscript } from '../core/transcript-invariants.ts';
 import type { Usage } from '../core/usage.ts';
 import type { FinishReason } from '../core/finish-reason.ts';
@@ -81,6 +81,22 @@ export function guessImageMime(url: string): string {
   if (extension === 'gif') return 'image/gif';
   if (extension === 'webp') return 'image/webp';
   return 'image/jpeg';
+}
+
+/** The image `detail` values of the OpenAI APIs (Chat's `image_url.detail`, Responses' `input_image.detail`). */
+const imageDetails = new Set(['auto', 'low', 'high', 'original']);
+
+/**
+ * `part` with the client's image `detail` (at `path`) kept in its metadata ({@link imageDetailKey});
+ * `auto` (the default) and no value leave it as it is. Another value is refused, as OpenAI refuses it.
+ */
+export function withImageDetail(part: Part, detail: unknown, path: string): Part {
+  if (detail === undefined || detail === null || detail === 'auto') return part;
+  if (typeof detail !== 'string' || !imageDetails.has(detail))
+    throw new RequestFieldError(path, `${path} must be auto, low, high or original`);
+  if (part.type !== 'media' || part.modality !== 'image') return part;
+  part.metadata = { ...part.metadata, [imageDetailKey]: detail };
+  return part;
 }
 
 /**

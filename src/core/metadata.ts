@@ -34,6 +34,14 @@ export const cacheBreakpointKey = 'switchyard.cache_breakpoint';
  */
 export const participantNameKey = 'switchyard.name';
 
+/**
+ * Request metadata key of an image part's resolution (`low`, `high` or `original`; `auto`, the
+ * default, is not kept): an OpenAI client's `image_url.detail` / `input_image.detail`. OpenAI Chat
+ * and Responses upstreams are sent it as `detail`, Gemini 3 as the part's `mediaResolution` (`low`
+ * and `high`); other providers have no such setting.
+ */
+export const imageDetailKey = 'switchyard.image_detail';
+
 /** Metadata key under which text parts carry Anthropic citations (the provider's and the gateway's codec's). */
 export const anthropicCitationsKey = 'anthropic.citations';
 

@@ -31,6 +31,7 @@ import {
   sentAt,
   sentMedia,
   toolOutput,
+  withImageDetail,
 } from '../common.ts';
 import type { DecodedRequest } from '../types.ts';
 import { isJsonObject } from '../../core/json.ts';
@@ -48,7 +49,8 @@ function contentPart(value: unknown, path: string): Part | undefined {
       const url = typeof image === 'string' ? image : isJsonObject(image) ? image.url : undefined;
       if (typeof url !== 'string')
         throw new RequestFieldError(`${path}.image_url.url`, `${path}.image_url.url is required`);
-      return partFromUrl(url, `${path}.image_url.url`);
+      const detail = isJsonObject(image) ? image.detail : undefined;
+      return withImageDetail(partFromUrl(url, `${path}.image_url.url`), detail, `${path}.image_url.detail`);
     }
     case 'input_audio': {
       const audio = jsonObject(part.input_audio, `${path}.input_audio`);

@@ -35,6 +35,7 @@ import {
   sentAt,
   sentMedia,
   toolOutput,
+  withImageDetail,
 } from '../common.ts';
 import { untaggedItemIdKey } from '../opaque.ts';
 import { decodeClientCall, decodeClientOutput } from './client-calls.ts';
@@ -65,7 +66,7 @@ function contentPart(value: unknown, path: string): Part {
           'uploaded file ids are not supported by the gateway',
           'unsupported',
         );
-      return partFromUrl(url, `${path}.image_url`);
+      return withImageDetail(partFromUrl(url, `${path}.image_url`), part.detail, `${path}.detail`);
     }
     case 'input_file': {
       const data =

@@ -10,6 +10,8 @@ export interface GeminiPart {
   thoughtSignature?: string;
   inlineData?: { mimeType: string; data: string };
   fileData?: { mimeType?: string; fileUri: string };
+  /** Gemini 3: this media part's resolution (`MEDIA_RESOLUTION_LOW`, `…_HIGH`). */
+  mediaResolution?: { level: string };
   functionCall?: GeminiFunctionCall;
   functionResponse?: {
     name: string;

@@ -1,7 +1,7 @@
 /** Canonical transcript → Gemini `contents` (+ the joined system instruction). */
 import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
-import type { MetadataMap } from '../../core/metadata.ts';
+import { imageDetailKey, type MetadataMap } from '../../core/metadata.ts';
 import type { DataRef, Item, Part, ToolCallPart, ToolResultPart } from '../../core/transcript.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import {
@@ -111,6 +111,8 @@ function convertPart(part: Part, site: PartSite): GeminiPart[] | undefined {
     case 'file': {
       const data = convertData(part.mimeType, part.data);
       if (data === undefined) return dropped(part, site, 'a handle data reference must be resolved first');
+      const level = mediaResolution(part.metadata, site.context.model);
+      if (level !== undefined) data.mediaResolution = { level };
       return [withSignature(data, part.metadata?.[signatureMetadataKey])];
     }
     case 'structured':
@@ -249,6 +251,19 @@ function collectCallNames(items: readonly Item[]): Map<string, string> {
 function takesMediaInFunctionResponse(model: string): boolean {
   const generation = /gemini-(\d+)/.exec(model)?.[1];
   return generation !== undefined && Number(generation) >= 3 && !model.includes('image');
+}
+
+/**
+ * The per-part `mediaResolution` level of an image the client sized (`imageDetailKey`: `low`,
+ * `high`), for Gemini 3 and later, which take one per part; undefined otherwise (earlier models
+ * have the request-wide setting only, `original` has no level).
+ */
+function mediaResolution(metadata: MetadataMap | undefined, model: string): string | undefined {
+  const detail = metadata?.[imageDetailKey];
+  if (detail !== 'low' && detail !== 'high') return undefined;
+  const generation = /gemini-(\d+)/.exec(model)?.[1];
+  if (generation === undefined || Number(generation) < 3) return undefined;
+  return detail === 'low' ? 'MEDIA_RESOLUTION_LOW' : 'MEDIA_RESOLUTION_HIGH';
 }
 
 /** Gemini 3 models (except the image models) reject unsigned function calls of the current turn. */

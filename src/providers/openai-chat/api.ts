@@ -7,7 +7,7 @@ export type { WireError };
 /** A content part of a request message. Custom parts replayed to their own host are kept verbatim. */
 export type ChatContentPart =
   | { type: 'text'; text: string }
-  | { type: 'image_url'; image_url: { url: string } }
+  | { type: 'image_url'; image_url: { url: string; detail?: string } }
   | { type: 'input_audio'; input_audio: { data: string; format: 'wav' | 'mp3' } }
   | { type: 'file'; file: { filename: string; file_data: string } }
   | JsonObject;

@@ -1,4 +1,5 @@
 /** Canonical media and file parts → Chat Completions content parts (`image_url`, `input_audio`, `file`). */
+import { imageDetailKey } from '../../core/metadata.ts';
 import type { FilePart, MediaPart } from '../../core/transcript.ts';
 import { base64Of, dataUrlOf } from '../openai/data-url.ts';
 import type { ProviderContext } from '../common/definition.ts';
@@ -16,7 +17,8 @@ const audioFormats: Record<string, 'wav' | 'mp3'> = {
 };
 
 /**
- * Images become `image_url` (a URL or a base64 `data:` URL); wav/mp3 audio with inline data becomes
+ * Images become `image_url` (a URL or a base64 `data:` URL, with the part's `detail` when it has
+ * one: {@link imageDetailKey}); wav/mp3 audio with inline data becomes
  * `input_audio`. Anything else (video, other audio formats, artifact handles the adapter cannot
  * resolve) is dropped with a WARN.
  */
@@ -24,7 +26,8 @@ export function convertMedia(part: MediaPart, context: ProviderContext): ChatCon
   if (part.modality === 'image') {
     const url = dataUrlOf(part.data, part.mimeType);
     if (url === undefined) return warnDroppedPart(context, part, 'an image handle cannot be resolved');
-    return { type: 'image_url', image_url: { url } };
+    const detail = part.metadata?.[imageDetailKey];
+    return { type: 'image_url', image_url: typeof detail === 'string' ? { url, detail } : { url } };
   }
   if (part.modality === 'audio') {
     const mime = part.mimeType.toLowerCase();

@@ -7,7 +7,7 @@ export type { WireError };
 /** A content part of an input message. */
 export type InputContent =
   | { type: 'input_text'; text: string }
-  | { type: 'input_image'; image_url: string; detail: 'auto' }
+  | { type: 'input_image'; image_url: string; detail: string }
   | { type: 'input_file'; filename: string; file_data: string }
   | { type: 'input_file'; file_url: string }
   | { type: 'output_text'; text: string; annotations: JsonValue[] };

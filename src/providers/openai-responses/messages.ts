@@ -2,6 +2,7 @@
 import { argumentsJson } from '../../core/tool-arguments.ts';
 import { freeformText } from '../../core/tools.ts';
 import type { JsonObject } from '../../core/json.ts';
+import { imageDetailKey } from '../../core/metadata.ts';
 import type { Item, Part, ReasoningPart, ToolOutput, ToolResultPart } from '../../core/transcript.ts';
 import { base64Of, dataUrlOf } from '../openai/data-url.ts';
 import type { ProviderContext } from '../common/definition.ts';
@@ -155,7 +156,10 @@ function convertUserPart(
       }
       const url = dataUrlOf(part.data, part.mimeType);
       if (url === undefined) drop(conversion, location, part, 'an image handle cannot be resolved');
-      return url === undefined ? undefined : { type: 'input_image', image_url: url, detail: 'auto' };
+      if (url === undefined) return undefined;
+      // The client's resolution (`imageDetailKey`), else the API's default.
+      const detail = part.metadata?.[imageDetailKey];
+      return { type: 'input_image', image_url: url, detail: typeof detail === 'string' ? detail : 'auto' };
     }
     case 'file':
       return convertFile(conversion, part, location);
