@@ -17,6 +17,7 @@ export const capabilityOverridesSchema = z
     promptCaching: z.boolean(),
     systemPrompt: z.boolean(),
     contextWindow: z.number().int().positive(),
+    longContextWindow: z.number().int().positive(),
     maxOutputTokens: z.number().int().positive(),
     imageMediaTypes: z.array(z.string()),
     audioMediaTypes: z.array(z.string()),

@@ -25,6 +25,7 @@ const full: Capabilities = {
   promptCaching: false,
   systemPrompt: true,
   contextWindow: 1000,
+  longContextWindow: 4000,
   maxOutputTokens: 100,
   imageMediaTypes: ['image/png'],
   audioMediaTypes: [],

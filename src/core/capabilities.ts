@@ -27,6 +27,12 @@ export interface Capabilities {
   systemPrompt: boolean;
   /** Input window in tokens; 0 when unknown (then never checked). */
   contextWindow: number;
+  /**
+   * The larger input window a request opens with the provider's long-context beta flag (Anthropic's
+   * `context-1m-*` on Claude Sonnet 4 and 4.5: 1,000,000): the window of a request that sends it
+   * (`contextWindowOf`). Absent: the model has no such flag.
+   */
+  longContextWindow?: number;
   /** Largest `maxOutputTokens` the model takes; 0 when unknown (then never checked). */
   maxOutputTokens: number;
   /** Image media types taken (`*` globs allowed, e.g. `image/*`); empty: not checked locally. */

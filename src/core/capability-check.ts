@@ -160,6 +160,37 @@ function refusedInParts(
   return undefined;
 }
 
+/** How an Anthropic beta flag that opens the long context window begins (`context-1m-2025-08-07`). */
+const longContextBeta = 'context-1m-';
+
+/**
+ * Whether `request` sends the long-context beta flag: in `providerOptions.anthropic` (`betas`, or
+ * `clientBetas`, a gateway client's own), where the Anthropic adapter reads its flags.
+ */
+export function asksLongContext(request: Pick<CanonicalRequest, 'providerOptions'>): boolean {
+  const options = request.providerOptions?.anthropic;
+  if (options === undefined) return false;
+  return [options.betas, options.clientBetas].some(
+    (flags) =>
+      Array.isArray(flags) &&
+      flags.some((flag) => typeof flag === 'string' && flag.startsWith(longContextBeta)),
+  );
+}
+
+/**
+ * The input window `request` has on a model: its `longContextWindow` when the request sends the
+ * flag that opens it ({@link asksLongContext}) and it is the larger, else its `contextWindow`.
+ */
+export function contextWindowOf(
+  capabilities: Pick<Capabilities, 'contextWindow' | 'longContextWindow'>,
+  request: Pick<CanonicalRequest, 'providerOptions'>,
+): number {
+  const long = capabilities.longContextWindow;
+  return long !== undefined && long > capabilities.contextWindow && asksLongContext(request)
+    ? long
+    : capabilities.contextWindow;
+}
+
 /**
  * The one context-window rule (the adapter's pre-flight and the router's candidate check both use
  * it): the input estimate when it is over `contextOverflowFactor` × `window`, else undefined (a
@@ -182,15 +213,14 @@ export function overflowEstimate(
 
 /**
  * Throws `ContextOverflowError` (code `context_window_exceeded`) when the local input estimate is
- * over `contextOverflowFactor` × the model's context window ({@link overflowEstimate}).
+ * over `contextOverflowFactor` × `window`, the request's ({@link contextWindowOf}; {@link overflowEstimate}).
  */
 export function assertContextWindow(
-  capabilities: Capabilities,
+  window: number,
   context: CheckContext & { requestId?: string },
   upperBound: (stopAbove: number) => number,
   estimate: (stopAbove: number) => number,
 ): void {
-  const window = capabilities.contextWindow;
   const tokens = overflowEstimate(window, upperBound, estimate);
   if (tokens === undefined) return;
   throw new ContextOverflowError({

@@ -14,6 +14,8 @@ import { isNativeRoute } from './left-out.ts';
 import { countBuiltinTools } from './builtin-tools.ts';
 import { HeldBody, readHeldJson } from './body-hold.ts';
 import { headerOf } from './inbound.ts';
+import { applyClientBetas } from './betas.ts';
+import { contextWindowOf } from '../core/capability-check.ts';
 import { anthropicModels, geminiModels, listedModel, openaiModels } from './models.ts';
 import { withStoredResponses } from './stored-responses.ts';
 import { deleteResponse, listResponseInputItems, retrieveResponse } from './response-routes.ts';
@@ -430,6 +432,9 @@ async function countRequestTokens(
     // `previous_response_id` names and the items its `item_reference`s name (404 when unknown).
     const stored = withStoredResponses(state.store, decoded, scopeOf(caller.key?.name), held);
     if (stored !== undefined) await stored;
+    // A client's `context-1m-*` flag to Claude opens the larger window (`contextWindowOf`), as for its generation.
+    const betas = headerOf(c.req.raw, incomingOf(c.env), 'anthropic-beta');
+    if (protocol === 'anthropic-messages' && resolved?.type === 'anthropic') applyClientBetas(decoded, betas);
     // The provider's own count where the model's adapter can ask for one (a free call), else the
     // local estimate; a body estimated far past the model's window is never sent, only counted
     // until past it (a tokenizer over a 32 MiB body would hold the event loop for seconds).

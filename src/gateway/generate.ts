@@ -60,7 +60,8 @@ import { admitCall, hasQuota, type KeyQuota, settleCall } from './quota.ts';
 import { enterKey, leaveKey } from './key-limits.ts';
 import type { Reservation } from '../state/types.ts';
 import { recordUsage, seriesOf } from './metrics.ts';
-import { largeBodyBytes } from './inbound.ts';
+import { headerOf, largeBodyBytes } from './inbound.ts';
+import { applyClientBetas } from './betas.ts';
 import { HeldBody, readHeldJson } from './body-hold.ts';
 import { errorReply, type Reply, requestIdHeaders, sentReply } from './reply.ts';
 import { createBodyPump, createFramer, type Framer, webBody, writeToNode } from './stream-body.ts';
@@ -491,6 +492,9 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
   const nativeRoute = isNativeRoute(call.protocol, model);
   leaveOutBuiltins(decoded, nativeRoute ? state.builtinTools : undefined);
   routeDisabledThinkingEffort(decoded, nativeRoute);
+  // The client's beta flags reach an Anthropic upstream only: never another origin.
+  if (nativeRoute && native?.type === 'anthropic')
+    applyClientBetas(decoded, headerOf(call.request, call.incoming, 'anthropic-beta'));
   warnLeftOut(state, call, decoded.warnings);
   if (nativeRoute && native !== undefined) {
     adoptUntaggedArtifacts(decoded.request.transcript, native.provider);

@@ -1,5 +1,6 @@
 /** One attempt on a candidate: its adapter request and options, and what its outcome records. */
 import type { CallOptions } from '../core/adapter.ts';
+import { contextWindowOf } from '../core/capability-check.ts';
 import { AdapterError } from '../core/errors/adapter-error.ts';
 import { ContextOverflowError } from '../core/errors/context-overflow-error.ts';
 import { createAdapterError } from '../core/errors/create-error.ts';
@@ -126,7 +127,10 @@ export async function recordFailure(
   if (countsAgainstCircuit(error)) await countFailure(state, model, error);
   else await releaseProbes(state, candidate);
   if (errorClass === 'context_overflow')
-    route.needs.minContextWindow = Math.max(route.needs.minContextWindow, facts.contextWindow);
+    route.needs.minContextWindow = Math.max(
+      route.needs.minContextWindow,
+      contextWindowOf(facts, route.request),
+    );
   const fallback = failoverClasses.has(errorClass) && route.index < route.candidates.length;
   const attempt = {
     model: model.id,

@@ -1,5 +1,5 @@
 /** Pre-dispatch checks: which candidates can take a request, and why the others are skipped. */
-import { contextOverflowFactor, overflowEstimate } from '../core/capability-check.ts';
+import { contextOverflowFactor, contextWindowOf, overflowEstimate } from '../core/capability-check.ts';
 import { type CapabilityInput, type CapabilityName, capabilityUses } from '../core/capabilities.ts';
 import { type CanonicalRequest, wantsReasoning } from '../core/request.ts';
 import { withoutMedia } from '../providers/common/preflight.ts';
@@ -49,7 +49,7 @@ export function callNeeds(request: CapabilityInput): CallNeeds {
 export function skipReason(
   model: ResolvedModel,
   facts: ModelFacts,
-  request: Pick<CanonicalRequest, 'transcript' | 'tools'>,
+  request: Pick<CanonicalRequest, 'transcript' | 'tools' | 'providerOptions'>,
   needs: CallNeeds,
   registry: Registry,
 ): string | undefined {
@@ -66,16 +66,18 @@ export function skipReason(
         path.startsWith('transcript[') && path.includes('.parts[') ? `${name} (${path})` : name,
       );
   if (missing !== undefined) return `lacks ${missing.join(', ')}`;
-  if (facts.contextWindow <= 0) return undefined;
-  if (facts.contextWindow <= needs.minContextWindow) {
-    return `${windowReason} ${facts.contextWindow} is not larger than ${needs.minContextWindow}, which overflowed`;
+  // The request's window: a long-context beta flag opens a larger one (`contextWindowOf`).
+  const window = contextWindowOf(facts, request);
+  if (window <= 0) return undefined;
+  if (window <= needs.minContextWindow) {
+    return `${windowReason} ${window} is not larger than ${needs.minContextWindow}, which overflowed`;
   }
   // The adapter's own rule (core/capability-check.ts `overflowEstimate`, also its pre-flight's): only
   // an estimate far over the window is certain; a closer one is dispatched, and a provider overflow
   // fails over to a larger window. Text only, as the adapter's check: media costs are guesses.
   const textOnly = () => ({ transcript: withoutMedia(request.transcript), tools: request.tools });
   const estimate = overflowEstimate(
-    facts.contextWindow,
+    window,
     (stopAbove) => textBound(request, needs, stopAbove),
     (stopAbove) => {
       // A lower bound above this threshold settles it; below, it is counted again this far.
@@ -90,7 +92,7 @@ export function skipReason(
     },
   );
   if (estimate !== undefined) {
-    return `${windowReason} ${facts.contextWindow} < estimated ${estimate} input tokens (over ${contextOverflowFactor}×)`;
+    return `${windowReason} ${window} < estimated ${estimate} input tokens (over ${contextOverflowFactor}×)`;
   }
   return undefined;
 }
@@ -147,18 +149,16 @@ const mediaNeeds: readonly CapabilityName[] = ['images', 'audio', 'video', 'pdf'
  */
 export function defaultOutputLimit(
   facts: ModelFacts,
-  request: Pick<CanonicalRequest, 'transcript' | 'tools' | 'reasoning'>,
+  request: Pick<CanonicalRequest, 'transcript' | 'tools' | 'reasoning' | 'providerOptions'>,
   needs: CallNeeds,
 ): number {
   const floor = defaultOutputTokens(facts.maxOutputTokens, false);
   const wanted = defaultOutputTokens(facts.maxOutputTokens, wantsReasoning(request.reasoning));
-  if (wanted <= floor || facts.contextWindow <= 0) return wanted;
+  const window = contextWindowOf(facts, request);
+  if (wanted <= floor || window <= 0) return wanted;
   if (mediaNeeds.some((name) => needs.required.has(name))) return floor;
   // A bound past the window leaves no room, however far past it is.
-  return Math.max(
-    floor,
-    Math.min(wanted, facts.contextWindow - textBound(request, needs, facts.contextWindow)),
-  );
+  return Math.max(floor, Math.min(wanted, window - textBound(request, needs, window)));
 }
 
 /**

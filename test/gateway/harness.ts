@@ -106,7 +106,12 @@ export async function startGatewayHarness(
     config: {
       builtins: false,
       adapters: {
-        anthropic: { type: 'anthropic', base_url: emulatorBaseURL('anthropic', emulator.url), ...common },
+        anthropic: {
+          type: 'anthropic',
+          base_url: emulatorBaseURL('anthropic', emulator.url),
+          ...common,
+          ...options('anthropic'),
+        },
         openai: {
           type: 'openai',
           base_url: emulatorBaseURL('openai', emulator.url),

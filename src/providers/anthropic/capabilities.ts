@@ -46,6 +46,8 @@ interface FamilyFacts {
   pdf: boolean;
   structuredOutput: boolean;
   contextWindow: number;
+  /** The window with the `context-1m-*` beta flag (`Capabilities.longContextWindow`), where it opens one. */
+  longContextWindow?: number;
   maxOutputTokens: number;
   thinking: ThinkingMode;
   /** The `output_config.effort` levels it takes (`ModelProfile.efforts`); none when absent. */
@@ -75,6 +77,7 @@ function profile(family: string, facts: FamilyFacts): ModelProfile {
       promptCaching: true,
       systemPrompt: true,
       contextWindow: facts.contextWindow,
+      ...(facts.longContextWindow === undefined ? {} : { longContextWindow: facts.longContextWindow }),
       maxOutputTokens: facts.maxOutputTokens,
       imageMediaTypes,
       audioMediaTypes: [],
@@ -105,7 +108,8 @@ const adaptiveOnlyFacts: FamilyFacts = {
 };
 
 /**
- * The table, newest first within each family. Sources: Anthropic's models overview, extended and
+ * The table, newest first within each family. Sources: Anthropic's models overview (the 1M window
+ * of Sonnet 4 and 4.5 with the `context-1m-2025-08-07` beta flag), extended and
  * adaptive thinking, structured outputs (GA on Opus 4.5+, Sonnet 4.5+, Haiku 4.5) and tool-use
  * pricing pages (tool system-prompt sizes), effort (low to high from Opus 4.5, with or without
  * thinking; `max` from Opus and Sonnet 4.6, `xhigh` from Opus 4.7). Opus 4.7+ (and Opus 5), Mythos
@@ -157,6 +161,7 @@ const profiles = {
     ...vision,
     structuredOutput: true,
     contextWindow: 200_000,
+    longContextWindow: 1_000_000,
     maxOutputTokens: 64_000,
     thinking: 'budget',
     toolPromptTokens: 346,
@@ -166,6 +171,7 @@ const profiles = {
     ...vision,
     structuredOutput: false,
     ...catalogLimits,
+    longContextWindow: 1_000_000,
     thinking: 'budget',
     toolPromptTokens: 346,
   }),

@@ -1,5 +1,6 @@
 /** The Anthropic Messages provider definition: the pure functions the shared HTTP runtime calls. */
 import type { ModelInfo } from '../../core/adapter.ts';
+import type { Capabilities } from '../../core/capabilities.ts';
 import type { ProviderDefinition } from '../common/definition.ts';
 import type { WireModel } from './api.ts';
 import { anthropicCapabilities } from './capabilities.ts';
@@ -35,6 +36,24 @@ export function parseModelList(body: unknown): ModelInfo[] {
     });
 }
 
+const widened = new Map<string, Capabilities>();
+
+/**
+ * The capabilities of an adapter whose every call sends the `context-1m-*` beta flag
+ * (`AnthropicOptions.betas`): a model it opens a larger window on has that window.
+ */
+function longContextCapabilities(model: string): Capabilities {
+  const declared = anthropicCapabilities(model);
+  const long = declared.longContextWindow;
+  if (long === undefined || long <= declared.contextWindow) return declared;
+  let capabilities = widened.get(model);
+  if (capabilities === undefined) {
+    capabilities = { ...declared, contextWindow: long };
+    if (widened.size < 256) widened.set(model, capabilities);
+  }
+  return capabilities;
+}
+
 /** Creates the provider definition for one adapter instance. */
 export function createAnthropicDefinition(settings: AnthropicDefinitionSettings = {}): ProviderDefinition {
   const version = settings.version ?? defaultAnthropicVersion;
@@ -49,8 +68,10 @@ export function createAnthropicDefinition(settings: AnthropicDefinitionSettings 
       if (betas.length > 0) headers['anthropic-beta'] = betas.join(',');
       return headers;
     },
-    capabilities: anthropicCapabilities,
-    buildRequest: (request, context) => buildRequest(request, context, { betas }),
+    capabilities: betas.some((flag) => flag.startsWith('context-1m-'))
+      ? longContextCapabilities
+      : anthropicCapabilities,
+    buildRequest: (request, context) => buildRequest(request, context, { betas, clientBetas: true }),
     parseResponse,
     createStreamParser,
     parseErrorBody,

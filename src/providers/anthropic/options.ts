@@ -21,6 +21,7 @@ export interface AnthropicOptions extends AdapterOptions {
 /**
  * Per-request pass-through options, read from `request.providerOptions.anthropic` (all optional):
  * - `betas`: extra beta flags for this request, merged with `AnthropicOptions.betas`;
+ * - `clientBetas`: a gateway client's own flags (below);
  * - `tools`: tool definitions sent verbatim after the converted ones (server tools such as
  *   `{type:'web_search_20250305', name:'web_search'}`);
  * - `body`: fields merged into the request body last (e.g. `metadata`, `container`,
@@ -28,6 +29,12 @@ export interface AnthropicOptions extends AdapterOptions {
  */
 export interface AnthropicProviderOptions {
   betas?: string[];
+  /**
+   * Beta flags a gateway client sent in its own `anthropic-beta` header, checked by the gateway
+   * (`gateway/betas.ts`): merged with the others by the Anthropic API's adapter only — Claude on
+   * Bedrock or Vertex, whose origins are not Anthropic's, never sends them.
+   */
+  clientBetas?: string[];
   tools?: Array<Record<string, unknown>>;
   body?: Record<string, unknown>;
 }

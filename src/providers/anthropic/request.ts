@@ -18,6 +18,11 @@ export { convertMessages } from './messages.ts';
 export interface RequestSettings {
   /** Beta flags configured on the adapter (`AnthropicOptions.betas`). */
   betas?: readonly string[];
+  /**
+   * Whether `providerOptions.anthropic.clientBetas` is sent: by the Anthropic API's own adapter,
+   * never by Claude on Bedrock or Vertex (their origins are not Anthropic's).
+   */
+  clientBetas?: boolean;
 }
 
 /** Canonical tool specs → `{name, description, input_schema}`. */
@@ -49,8 +54,12 @@ function requestOptions(request: CanonicalRequest): AnthropicProviderOptions {
   return (request.providerOptions?.anthropic ?? {}) as AnthropicProviderOptions;
 }
 
-function betaHeader(settings: RequestSettings, extra: readonly string[] | undefined): Record<string, string> {
-  if (extra === undefined || extra.length === 0) return {};
+function betaHeader(settings: RequestSettings, options: AnthropicProviderOptions): Record<string, string> {
+  const extra = [
+    ...(options.betas ?? []),
+    ...(settings.clientBetas === true ? (options.clientBetas ?? []) : []),
+  ];
+  if (extra.length === 0) return {};
   const betas = [...new Set([...(settings.betas ?? []), ...extra])];
   return { 'anthropic-beta': betas.join(',') };
 }
@@ -128,5 +137,5 @@ export function buildRequest(
   Object.assign(body, options.body);
   if (request.cache !== undefined)
     applyCacheBreakpoints(body, request.cache, (message, fields) => context.warn(message, fields));
-  return { path: '/messages', body: body as JsonObject, headers: betaHeader(settings, options.betas) };
+  return { path: '/messages', body: body as JsonObject, headers: betaHeader(settings, options) };
 }

@@ -3,7 +3,12 @@
  * before any HTTP call, for every adapter (docs/contract.md §3.4).
  */
 import type { TokenEstimateInput } from '../../core/adapter.ts';
-import { assertContextWindow, assertLimits, assertSupported } from '../../core/capability-check.ts';
+import {
+  assertContextWindow,
+  assertLimits,
+  assertSupported,
+  contextWindowOf,
+} from '../../core/capability-check.ts';
 import type { Capabilities } from '../../core/capabilities.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { Item, Part } from '../../core/transcript.ts';
@@ -84,7 +89,7 @@ function checkContextWindow(
       model: request.model,
     });
   assertContextWindow(
-    capabilities,
+    contextWindowOf(capabilities, request),
     { provider: context.provider, model: context.model, requestId: request.requestId },
     (stopAbove) => estimateUpperBound({ ...input(), stopAbove }),
     (stopAbove) => context.estimateInputTokens({ ...input(), stopAbove }),
