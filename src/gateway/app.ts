@@ -15,7 +15,6 @@ import { countBuiltinTools } from './builtin-tools.ts';
 import { HeldBody, readHeldJson } from './body-hold.ts';
 import { headerOf } from './inbound.ts';
 import { applyClientBetas } from './betas.ts';
-import { contextWindowOf } from '../core/capability-check.ts';
 import { anthropicModels, geminiModels, listedModel, openaiModels } from './models.ts';
 import { withStoredResponses } from './stored-responses.ts';
 import { deleteResponse, listResponseInputItems, retrieveResponse } from './response-routes.ts';

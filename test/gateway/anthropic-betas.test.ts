@@ -85,16 +85,24 @@ it('context-1m: a 300k-token prompt reaches Sonnet 4.5; without the flag it is r
   harness.emulator.clear();
 });
 
-it('context-1m: count_tokens counts past the 200k window', async () => {
-  const wide = await messages('up-anthropic', 'context-1m-2025-08-07', large, '/v1/messages/count_tokens');
+// Past 1.5× the window (a generation refused unsent) a count is not sent upstream either: a local
+// estimate; the 1M flag opens the window, so the same prompt is the provider's own count.
+it('context-1m: count_tokens of a 400k-token prompt is the provider’s count with the flag, an estimate without', async () => {
+  const larger = large + large.slice(0, large.length / 3);
+  const count = harness.emulator.requests.length;
   const narrow = await messages(
     'up-anthropic',
     'interleaved-thinking-2025-05-14',
-    large,
+    larger,
     '/v1/messages/count_tokens',
   );
-  const tokens = async (response: Response) =>
-    ((await response.json()) as { input_tokens: number }).input_tokens;
-  expect(await tokens(narrow)).toBeLessThan(250_000);
-  expect(await tokens(wide)).toBeGreaterThan(250_000);
+  expect(narrow.status).toBe(200);
+  expect(narrow.headers.get('x-switchyard-token-count')).toBe('estimate');
+  expect(harness.emulator.requests.length).toBe(count);
+  const wide = await messages('up-anthropic', 'context-1m-2025-08-07', larger, '/v1/messages/count_tokens');
+  expect(wide.status).toBe(200);
+  expect(wide.headers.get('x-switchyard-token-count')).toBe('exact');
+  expect(harness.emulator.requests.at(-1)?.path).toBe('/v1/messages/count_tokens');
+  expect(upstreamBetas()).toContain('context-1m-2025-08-07');
+  expect(((await wide.json()) as { input_tokens: number }).input_tokens).toBeGreaterThan(300_000);
 });
