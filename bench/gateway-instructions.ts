@@ -11,9 +11,11 @@
  *
  *     node bench/gateway-instructions.ts                          # non-streamed, 25,000 warm-up calls
  *     GATEWAY_WARMUP=8000 STREAMED=1 node bench/gateway-instructions.ts --tree=/path/to/other/checkout
+ *     GATEWAY_KEEP=/tmp/cg node bench/gateway-instructions.ts     # keep switchyard.out and floor.out there
+ *     GATEWAY_ONLY=switchyard node bench/gateway-instructions.ts  # one server only
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
@@ -24,11 +26,14 @@ import { callgrindArgs } from './measure.ts';
 const warmup = Number(process.env.GATEWAY_WARMUP ?? 25_000);
 const calls = Number(process.env.GATEWAY_CALLS ?? 1000);
 const streamed = process.env.STREAMED === '1';
+// Flags for the servers' node, e.g. `--perf-basic-prof` (with GATEWAY_KEEP: /tmp/perf-<pid>.map names
+// the JavaScript functions callgrind only knows by address).
+const nodeFlags = (process.env.GATEWAY_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
 const tree = flag('tree')?.[0] ?? new URL('..', import.meta.url).pathname.replace(/\/$/, '');
 const servers: Array<[string, string]> = [
   ['switchyard', `${tree}/bench/gateway-portkey-server.ts`],
   ['floor', `${tree}/bench/gateway-floor-server.ts`],
-];
+].filter(([name]) => (process.env.GATEWAY_ONLY ?? name) === name) as Array<[string, string]>;
 
 /** Self cost (instructions) per function, from callgrind's own annotator. */
 function selfCosts(file: string): Array<[number, string]> {
@@ -50,16 +55,21 @@ const isCompiler = (name: string) => /compiler::|maglev|turboshaft/i.test(name);
 const upstream = await startUpstream();
 const dispatcher = new Agent({ connections: 1, keepAliveTimeout: 60_000 });
 const body = chatBody(streamed);
-const directory = mkdtempSync(join(tmpdir(), 'gateway-instructions-'));
+const keep = process.env.GATEWAY_KEEP; // a directory: the callgrind outputs are left there for callgrind_annotate
+const directory = keep ?? mkdtempSync(join(tmpdir(), 'gateway-instructions-'));
 console.log(
   `${streamed ? 'streamed' : 'non-streamed'} calls: ${warmup} uncounted, then ${calls} counted (thousands of instructions per call)`,
 );
 try {
   for (const [name, script] of servers) {
     const file = join(directory, `${name}.out`);
-    const child = spawn('valgrind', [...callgrindArgs(file), process.execPath, script, upstream.url], {
-      stdio: ['pipe', 'pipe', 'ignore'],
-    });
+    const child = spawn(
+      'valgrind',
+      [...callgrindArgs(file), process.execPath, ...nodeFlags, script, upstream.url],
+      {
+        stdio: ['pipe', 'pipe', 'ignore'],
+      },
+    );
     const [, url] = await waitForLine(child, /(http:\/\/127\.0\.0\.1:\d+)\n/);
     const call = async () => {
       const response = await request(`${url}/v1/chat/completions`, {
@@ -77,6 +87,8 @@ try {
     execFileSync('callgrind_control', ['-i', 'off', String(child.pid)], { stdio: 'ignore' });
     child.stdin!.end();
     await new Promise((resolve) => child.once('exit', resolve));
+    if (keep !== undefined && existsSync(`/tmp/perf-${child.pid}.map`))
+      copyFileSync(`/tmp/perf-${child.pid}.map`, join(directory, `${name}.map`));
     const totals = /^totals:\s+(\d+)/m.exec(readFileSync(file, 'utf8'));
     const total = Number(totals?.[1] ?? 0);
     const compiler = selfCosts(file)
@@ -90,5 +102,5 @@ try {
 } finally {
   upstream.close();
   await dispatcher.close();
-  rmSync(directory, { recursive: true, force: true });
+  if (keep === undefined) rmSync(directory, { recursive: true, force: true });
 }

@@ -110,10 +110,13 @@ export interface Child {
   process: ChildProcess;
 }
 
+/** How long a child may take to print its line (`RIG_WAIT_SECONDS`: valgrind on a loaded host starts slowly). */
+const waitMs = Number(process.env.RIG_WAIT_SECONDS ?? 60) * 1000;
+
 export function waitForLine(child: ChildProcess, pattern: RegExp): Promise<RegExpMatchArray> {
   return new Promise((resolve, reject) => {
     let text = '';
-    const timer = setTimeout(() => reject(new Error(`no ${pattern} in ${text}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`no ${pattern} in ${text}`)), waitMs);
     const onData = (chunk: Buffer) => {
       text += chunk.toString();
       const match = text.match(pattern);

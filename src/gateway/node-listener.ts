@@ -259,18 +259,22 @@ function serveDirect(
     logRefusal(state, { protocol, path: route.path, requestId: caller.requestId }, refusal);
     return;
   }
+  // The optional fields are set after the literal, not spread into its middle: every property a
+  // literal defines after a spread is a runtime call (DefineKeyedOwnPropertyInLiteral, ~1.4k
+  // instructions each): ~7k instructions a call under callgrind for these five.
   const call: GenerationCall = {
     protocol,
     path: route.path,
-    ...(route.decodeContext === undefined
-      ? {}
-      : { decodeContext: route.decodeContext, jsonArray: route.jsonArray }),
     requestId: caller.requestId,
     key: caller.key,
     incoming,
     outgoing,
     directWrites: true,
   };
+  if (route.decodeContext !== undefined) {
+    call.decodeContext = route.decodeContext;
+    call.jsonArray = route.jsonArray;
+  }
   serveGeneration(state, call, send).catch((error: unknown) => {
     // `serveGeneration` answers every failure itself; this is a failure to answer.
     state.logger.warn('gateway: unexpected error', {
