@@ -191,7 +191,9 @@ function readIncoming(
     };
     const idle = setTimeout(() => stop(bodyTimedOut(idleMs)), idleMs);
     incoming.on('data', onData);
-    incoming.once('end', () => {
+    // `on`, not `once`, for `end` and `close`: each is emitted once per request, and `once` wraps
+    // its listener in a bound closure (~0.6k instructions a call each under callgrind).
+    incoming.on('end', () => {
       clearTimeout(idle);
       // The listener (and its chunks) would otherwise live as long as the request: a 32 MiB body
       // held twice for the whole upstream call.
@@ -206,7 +208,7 @@ function readIncoming(
       reject(clientClosed());
     });
     // `close` follows `end` on every request: the error (and its stack, ~30 µs) only when the body did not end.
-    incoming.once('close', () => {
+    incoming.on('close', () => {
       clearTimeout(idle);
       if (!incoming.readableEnded) reject(clientClosed());
     });
