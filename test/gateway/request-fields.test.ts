@@ -382,6 +382,48 @@ describe('an Anthropic client’s cache markers', () => {
     ]);
   });
 
+  it('more than 4 system markers: the latest 4 go; a 1-hour marker after a 5-minute one goes as 5 minutes (the API refuses both)', async () => {
+    harness.emulator.enqueue(hello());
+    const hour = { type: 'ephemeral', ttl: '1h' };
+    const marked = (text: string, cache_control: object = { type: 'ephemeral' }) => ({
+      type: 'text',
+      text,
+      cache_control,
+    });
+    const response = await post(
+      '/v1/messages',
+      JSON.stringify({
+        model: 'up-anthropic',
+        max_tokens: 50,
+        system: [
+          marked('a'),
+          marked('b'),
+          marked('c'),
+          marked('d', hour),
+          marked('e'),
+          marked('f', hour),
+          { type: 'text', text: 'now' },
+        ],
+        messages: [{ role: 'user', content: 'Hi' }],
+      }),
+      { 'anthropic-version': '2023-06-01' },
+    );
+    expect(response.status).toBe(200);
+    const sent = harness.emulator.requests.at(-1)!.body as {
+      system: Array<{ text: string; cache_control?: unknown }>;
+    };
+    expect(sent.system.map((block) => [block.text, block.cache_control ?? null])).toEqual([
+      ['a', null],
+      ['b', null],
+      ['c', { type: 'ephemeral' }],
+      ['d', { type: 'ephemeral' }],
+      ['e', { type: 'ephemeral' }],
+      ['f', { type: 'ephemeral' }],
+      ['now', null],
+    ]);
+    expect(markersOf(sent)).toHaveLength(4);
+  });
+
   it('to an OpenAI upstream the same system prompt is the blocks joined, as before', async () => {
     harness.emulator.enqueue(hello());
     expect((await staticThenDynamic('up-chat', 'now=2')).status).toBe(200);

@@ -1,6 +1,6 @@
 /** Converts a canonical transcript into Anthropic's top-level `system` and alternating `messages`. */
 import type { JsonObject } from '../../core/json.ts';
-import type { CustomPart, Item, Part, ReasoningPart, ToolCallPart } from '../../core/transcript.ts';
+import type { CustomPart, Item, Part, ReasoningPart, TextPart, ToolCallPart } from '../../core/transcript.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import {
   isInstructionItem,
@@ -23,7 +23,7 @@ import { callerKey, convertFile, convertMedia, convertText, convertToolResult } 
 import { toolIdRule } from './tool-ids.ts';
 import { pushAll } from '../../core/arrays.ts';
 import { cacheBreakpointKey } from '../../core/metadata.ts';
-import { convertCacheControl } from './cache.ts';
+import { convertCacheControl, maxCacheBreakpoints } from './cache.ts';
 
 /**
  * Reasoning goes back only when this adapter's provider signed it; custom parts only when it made
@@ -181,7 +181,7 @@ export function convertMessages(items: readonly Item[], context: ProviderContext
     if (message.role === 'user') message.content = toolResultsFirst(message.content);
   }
   trimFinalAssistant(messages);
-  return { system: systemOf(projected), messages };
+  return { system: systemOf(projected, context), messages };
 }
 
 /**
@@ -190,23 +190,36 @@ export function convertMessages(items: readonly Item[], context: ProviderContext
  * block before the last) — one text block per part, the marker on each marked one, so the cached
  * prefix ends where the caller put it and not after the part that changes per request.
  */
-function systemOf(items: readonly Item[]): string | WireTextBlock[] {
+function systemOf(items: readonly Item[], context: ProviderContext): string | WireTextBlock[] {
   const parts = items.filter(isInstructionItem).flatMap((item) => item.parts);
   if (!parts.some((part) => part.type === 'text' && part.metadata?.[cacheBreakpointKey] !== undefined))
     return joinInstructions(items);
-  const blocks: WireTextBlock[] = [];
-  for (const part of parts) {
-    if (part.type !== 'text' || part.text === '') continue;
-    const ttl = part.metadata?.[cacheBreakpointKey];
-    blocks.push(
-      ttl === undefined
-        ? { type: 'text', text: part.text }
-        : {
-            type: 'text',
-            text: part.text,
-            cache_control: convertCacheControl(ttl === '1h' ? { ttl: '1h' } : {}),
-          },
-    );
-  }
+  const texts: TextPart[] = [];
+  for (const part of parts) if (part.type === 'text' && part.text !== '') texts.push(part);
+  // The API takes at most 4 markers, and no 1-hour one after a 5-minute one: the latest 4 are kept
+  // (each caches a longer prefix), a 1-hour one after a 5-minute one is sent as 5 minutes.
+  const marked = texts.filter((part) => part.metadata?.[cacheBreakpointKey] !== undefined);
+  const kept = new Set(marked.slice(-maxCacheBreakpoints));
+  let fiveMinutes = false;
+  let adjusted = marked.length > kept.size;
+  const blocks = texts.map((part): WireTextBlock => {
+    if (!kept.has(part)) return { type: 'text', text: part.text };
+    let ttl = part.metadata?.[cacheBreakpointKey] === '1h' ? '1h' : '5m';
+    if (ttl === '1h' && fiveMinutes) {
+      ttl = '5m';
+      adjusted = true;
+    }
+    if (ttl === '5m') fiveMinutes = true;
+    return {
+      type: 'text',
+      text: part.text,
+      cache_control: convertCacheControl(ttl === '1h' ? { ttl: '1h' } : {}),
+    };
+  });
+  if (adjusted)
+    context.warn('adjusted the cache markers', {
+      reason: `the system prompt's markers: at most ${maxCacheBreakpoints}, none of 1 hour after one of 5 minutes`,
+      markers: marked.length,
+    });
   return blocks;
 }
