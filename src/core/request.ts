@@ -58,6 +58,14 @@ export interface PromptCacheRequest {
   key?: string;
 }
 
+/**
+ * Whether a cache request is a key alone (an OpenAI client's `prompt_cache_key`): a routing hint
+ * where the provider has one; a provider that cannot use it drops it without a WARN.
+ */
+export function isKeyOnly(cache: PromptCacheRequest): boolean {
+  return cache.key !== undefined && cache.ttl === undefined;
+}
+
 /** A JSON Schema the response must conform to (structured output). */
 export interface OutputSchema {
   name?: string;

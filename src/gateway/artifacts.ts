@@ -6,6 +6,7 @@
  * key that made it (its `scope`, the key's name; '' without keys): another key's request can
  * neither continue a stored response nor receive another tenant's signed reasoning by naming its id.
  */
+import { createHash } from 'node:crypto';
 import type { Item, Part, ReasoningPart, ToolCallPart } from '../core/transcript.ts';
 import { untaggedItemIdKey } from '../codecs/opaque.ts';
 import { untaggedItemKey } from '../codecs/openai-responses/client-calls.ts';
@@ -26,6 +27,17 @@ interface CallArtifacts {
 export const scopeOf = (keyName: string | undefined): string =>
   keyName === undefined ? '' : `${keyName.length}.${keyName}`;
 const callKey = (scope: string, id: string) => `call:${scope}:${id}`;
+
+/**
+ * A client's `prompt_cache_key` as sent upstream: under a gateway key, a hash of that key's scope
+ * and the client's value (64 characters, OpenAI's most), so clients of two keys — one operator
+ * account — never share cache routing by choosing the same value; without gateway keys (one
+ * tenant) the client's own value.
+ */
+export function scopedCacheKey(scope: string, key: string): string {
+  if (scope === '') return key;
+  return `sy-${createHash('sha256').update(scope).update('\0').update(key).digest('hex').slice(0, 61)}`;
+}
 /** The store key of a stored Responses transcript. */
 export const responseKey = (scope: string, id: string) => `response:${scope}:${id}`;
 

@@ -41,6 +41,7 @@ import {
   adoptUntaggedItems,
   restoreArtifacts,
   saveArtifacts,
+  scopedCacheKey,
   scopeOf,
 } from './artifacts.ts';
 import {
@@ -528,6 +529,9 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
       ? undefined
       : prepareTranscript(state, decoded, scopeOf(call.key?.name), served.held);
   if (preparing !== undefined) await preparing;
+  const cache = decoded.request.cache;
+  if (cache?.key !== undefined)
+    decoded.request.cache = { ...cache, key: scopedCacheKey(scopeOf(call.key?.name), cache.key) };
   checkToolPairs(decoded.request.transcript, inboundCodecs[call.protocol].conversationField ?? 'messages');
   checkMediaUris(decoded.request.transcript, state.mediaSchemes);
   served.toolNames = renameTools(decoded.request);

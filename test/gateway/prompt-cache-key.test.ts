@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { keyDigest } from '../support/gateway-processes.ts';
 import { type GatewayHarness, scriptedText, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
@@ -90,5 +91,52 @@ describe('prompt_cache_key toward Claude', () => {
     harness.emulator.enqueue(scriptedText());
     expect((await chat('up-anthropic')).status).toBe(200);
     expect(JSON.stringify(sent())).not.toContain('cache_control');
+  });
+});
+
+describe('a key alone toward a provider that cannot use it', () => {
+  it('Gemini: dropped without a WARN each request (a routing hint, not a request for a cache)', async () => {
+    harness.emulator.enqueue(scriptedText());
+    const before = harness.logger.entries.length;
+    expect((await chat('up-gemini', { prompt_cache_key: 'chat-key' })).status).toBe(200);
+    const warnings = harness.logger.entries.slice(before).map((entry) => entry.message);
+    expect(warnings).not.toContain('prompt cache not used');
+  });
+});
+
+describe('under gateway keys', () => {
+  let keyed: GatewayHarness;
+  beforeAll(async () => {
+    keyed = await startGatewayHarness({
+      keys: [
+        { name: 'team-a', key: keyDigest('key-a') },
+        { name: 'team-b', key: keyDigest('key-b') },
+      ],
+    });
+  });
+  afterAll(async () => {
+    await keyed?.close();
+  });
+
+  const sentKey = async (gatewayKey: string) => {
+    keyed.emulator.enqueue(scriptedText());
+    const response = await keyed.post(
+      '/v1/responses',
+      JSON.stringify({ model: 'up-responses', input: 'Hi', prompt_cache_key: 'conv-1' }),
+      { authorization: `Bearer ${gatewayKey}` },
+    );
+    expect(response.status).toBe(200);
+    return (keyed.emulator.requests.at(-1)!.body as { prompt_cache_key?: string }).prompt_cache_key;
+  };
+
+  it('one client value under two gateway keys reaches the upstream as two keys (one operator account: no shared routing), each the same every request', async () => {
+    const a = await sentKey('key-a');
+    const b = await sentKey('key-b');
+    const expected = (scope: string) =>
+      `sy-${createHash('sha256').update(scope).update('\0').update('conv-1').digest('hex').slice(0, 61)}`;
+    expect(a).toBe(expected('6.team-a'));
+    expect(b).toBe(expected('6.team-b'));
+    expect(a).toHaveLength(64);
+    expect(await sentKey('key-a')).toBe(a);
   });
 });

@@ -10,7 +10,7 @@ import {
   contextWindowOf,
 } from '../../core/capability-check.ts';
 import type { Capabilities } from '../../core/capabilities.ts';
-import type { CanonicalRequest } from '../../core/request.ts';
+import { type CanonicalRequest, isKeyOnly } from '../../core/request.ts';
 import type { Item, Part } from '../../core/transcript.ts';
 import { routedModel } from './routed.ts';
 import { estimateUpperBound } from './token-estimate.ts';
@@ -51,9 +51,12 @@ export function preflight(
   if (!prechecked) checkContextWindow(request, capabilities, context);
   const checked = withoutUnusedEffort(request, capabilities, context);
   if (checked.cache === undefined || capabilities.promptCaching) return checked;
-  context.warn('prompt cache not used', {
-    reason: `model ${context.model} has no prompt caching (capabilities.promptCaching is false)`,
-  });
+  // A key alone (an OpenAI client's prompt_cache_key, sent on every request) is a routing hint,
+  // not a request for a cache: dropped without a WARN each call.
+  if (!isKeyOnly(checked.cache))
+    context.warn('prompt cache not used', {
+      reason: `model ${context.model} has no prompt caching (capabilities.promptCaching is false)`,
+    });
   const { cache: _dropped, ...withoutCache } = checked;
   return withoutCache;
 }

@@ -18,7 +18,7 @@ import type { AdapterSession } from '../../core/adapter.ts';
 import { AdapterError } from '../../core/errors/adapter-error.ts';
 import { isJsonObject, type JsonObject } from '../../core/json.ts';
 import { encodePathSegments, modelNameProblem } from '../../core/model-name.ts';
-import type { CanonicalRequest } from '../../core/request.ts';
+import { type CanonicalRequest, isKeyOnly } from '../../core/request.ts';
 import type { ProviderContext, SessionEndContext } from '../common/definition.ts';
 import { type GeminiCachedContent, type GeminiContent } from './api.ts';
 import {
@@ -74,9 +74,11 @@ export async function prepareCache(
   // it bills the prefix at the input rate and again as a cache read, and costs two more requests.
   // Every gateway request is such a call (a client such as Claude Code marks every one cached).
   if (context.sessionLess === true) {
-    context.warn('prompt cache not used', {
-      reason: 'the call has no session: an entry would end with it, unused again, costing more than it saves',
-    });
+    if (!isKeyOnly(request.cache))
+      context.warn('prompt cache not used', {
+        reason:
+          'the call has no session: an entry would end with it, unused again, costing more than it saves',
+      });
     return;
   }
   const converted = convertRequest(request, context, settings);
