@@ -10,7 +10,7 @@ import { toWireError } from './errors.ts';
 import { type Caller, keyRefusalOf, localRefusal, refusalOf, requestIdFrom } from './caller.ts';
 import { type GenerationCall, logRefusal, permittedModel, serveGeneration } from './generate.ts';
 import { leaveOutBuiltins } from '../codecs/openai-responses/builtin-tools.ts';
-import { isNativeRoute } from './left-out.ts';
+import { isNativeRoute, warnLeftOut } from './left-out.ts';
 import { countBuiltinTools } from './builtin-tools.ts';
 import { HeldBody, readHeldJson } from './body-hold.ts';
 import { headerOf } from './inbound.ts';
@@ -434,6 +434,8 @@ async function countRequestTokens(
     // A client's `context-1m-*` flag to Claude opens the larger window (`contextWindowOf`), as for its generation.
     const betas = headerOf(c.req.raw, incomingOf(c.env), 'anthropic-beta');
     if (protocol === 'anthropic-messages' && resolved?.type === 'anthropic') applyClientBetas(decoded, betas);
+    // What the count leaves out (built-in tools, beta flags) is named as for the generation.
+    warnLeftOut(state, { requestId: caller.requestId, protocol }, decoded.warnings);
     // The provider's own count where the model's adapter can ask for one (a free call), else the
     // local estimate; a body estimated far past the model's window is never sent, only counted
     // until past it (a tokenizer over a 32 MiB body would hold the event loop for seconds).

@@ -509,17 +509,19 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
       `tools: server tool '${shown(decoded.serverTools[0]!)}' is served only by an upstream of the client's protocol; '${shown(decoded.model)}' routes to another provider`,
       'unsupported',
     );
-  // A label from a bounded set: ids and aliases the registry knows; a name that only a glob or a
-  // `provider:` prefix matched is the client's own text, counted under its provider.
   // Another protocol than the model's, and not its provider's own (a Responses client naming
-  // `openai:gpt-4o` sized its cap for OpenAI's models): the cap was meant for another vendor's.
+  // `openai:gpt-4o`, a Chat client naming an OpenAI Responses model: OpenAI's two protocols sized
+  // its cap for OpenAI's models): the cap was meant for another vendor's.
   if (
     model !== undefined &&
     call.protocol !== 'switchyard' &&
     model.protocol !== call.protocol &&
-    model.provider !== native?.provider
+    model.provider !== native?.provider &&
+    !(call.protocol === 'openai-chat' && model.type === 'openai-responses')
   )
     served.foreignCap = true;
+  // A label from a bounded set: ids and aliases the registry knows; a name that only a glob or a
+  // `provider:` prefix matched is the client's own text, counted under its provider.
   if (model !== undefined)
     served.modelId =
       model.matchedBy === 'exact' || model.matchedBy === 'alias' ? model.id : `${model.provider}:other`;

@@ -1,8 +1,8 @@
-import type { ProtocolId } from '../core/adapter.ts';
 /**
  * Name resolution: an exact canonical id, then an alias, then the glob entries in order, then any
  * `provider:name` of a known adapter — to the adapter that serves it and the wire name it is sent as.
  */
+import type { ProtocolId } from '../core/adapter.ts';
 import type { Capabilities } from '../core/capabilities.ts';
 import { closest } from '../core/closest.ts';
 import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';

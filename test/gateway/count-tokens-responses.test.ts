@@ -94,3 +94,17 @@ it('built-in tools count toward a Responses upstream: sent to its own count; est
   expect(await count('up-anthropic', builtins)).toBe(await count('up-anthropic'));
   harness.emulator.setCountScript(undefined);
 });
+
+it('what a count leaves out is named in the WARN, as for the generation (mcp is not in the default gateway.builtin_tools)', async () => {
+  const before = harness.logger.entries.length;
+  const response = await harness.post('/v1/responses/input_tokens', {
+    model: 'up-responses',
+    input: 'Hi',
+    tools: [{ type: 'mcp', server_label: 'docs' }],
+  });
+  expect(response.status).toBe(200);
+  const warning = harness.logger.entries
+    .slice(before)
+    .find((entry) => entry.message === 'gateway: part of the request was left out');
+  expect(JSON.stringify(warning?.fields)).toContain("tools.0: tool type 'mcp' is not offered to the model");
+});

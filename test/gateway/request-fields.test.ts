@@ -482,6 +482,13 @@ describe('an upstream rule about one setting names the client’s field', () => 
     expect(await paramOf(response)).toBe('max_completion_tokens');
   });
 
+  // OpenAI's two protocols: a Chat client naming an OpenAI Responses model sized its cap for it.
+  it('a Chat client naming an OpenAI Responses model with a cap above its limit: the 400, not lowered', async () => {
+    const response = await chat({ model: 'responses:gpt-5-mini', max_completion_tokens: 500_000 });
+    expect(response.status).toBe(400);
+    expect(await paramOf(response)).toBe('max_completion_tokens');
+  });
+
   it('the field the client sent is the one named, in param and message: max_tokens, not max_completion_tokens nor maxOutputTokens', async () => {
     const response = await chat({ model: 'openai:gpt-4o', max_tokens: 64_000 });
     expect(response.status).toBe(400);
