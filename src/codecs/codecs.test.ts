@@ -30,6 +30,23 @@ describe('decoding', () => {
     expect(decoded.request.transcript.map((item) => item.kind)).toEqual(['user', 'system']);
   });
 
+  it('an assistant container_upload naming an uploaded file_id is refused by path, as Responses file ids are', () => {
+    const upload = (block: Record<string, unknown>) => () =>
+      codecs['anthropic-messages'].decodeRequest({
+        model: 'm',
+        max_tokens: 10,
+        messages: [
+          { role: 'user', content: 'Hi' },
+          { role: 'assistant', content: [{ type: 'text', text: 'ok' }, block] },
+        ],
+      });
+    const refuse = upload({ type: 'container_upload', file_id: 'file_011CNha8iCJcU1wXNR6q4V8w' });
+    expect(fieldOf(refuse)).toBe('messages.1.content.1.file_id');
+    expect(refuse).toThrow(/uploaded file ids are not supported by the gateway/);
+    const [, assistant] = upload({ type: 'container_upload' })().request.transcript;
+    expect(assistant?.kind === 'assistant' && assistant.parts[1]).toMatchObject({ kind: 'container_upload' });
+  });
+
   it.each([
     ['https://example.com/cat.png', 'image/png'],
     ['https://example.com/cat.webp?size=2', 'image/webp'],

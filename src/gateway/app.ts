@@ -433,7 +433,8 @@ async function countRequestTokens(
     if (stored !== undefined) await stored;
     // A client's `context-1m-*` flag to Claude opens the larger window (`contextWindowOf`), as for its generation.
     const betas = headerOf(c.req.raw, incomingOf(c.env), 'anthropic-beta');
-    if (protocol === 'anthropic-messages' && resolved?.type === 'anthropic') applyClientBetas(decoded, betas);
+    if (protocol === 'anthropic-messages' && resolved?.type === 'anthropic')
+      applyClientBetas(decoded, betas, state.clientBetas);
     // What the count leaves out (built-in tools, beta flags) is named as for the generation.
     warnLeftOut(state, { requestId: caller.requestId, protocol }, decoded.warnings);
     // The provider's own count where the model's adapter can ask for one (a free call), else the

@@ -99,6 +99,17 @@ export const gatewayConfigSchema = z
      * container of the account: `container_reference`, `container_auto`).
      */
     builtin_tools: z.array(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'a built-in tool type')).optional(),
+    /**
+     * Prefixes of the `anthropic-beta` flags a client may pass to an Anthropic upstream beyond
+     * `defaultClientBetas` (`betas.ts`: those that change only how the model answers), e.g.
+     * `files-api-`; others are left out with a WARN. Default none: `files-api-*`,
+     * `code-execution-*`, `skills-*`, `mcp-client-*` open the account's files, containers, skills
+     * and servers called with the operator's key, so one client could reach another's. An `oauth-*`
+     * flag is never passed on.
+     */
+    client_betas: z
+      .array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a beta flag prefix'))
+      .optional(),
     /** How long stored Responses and call artifacts live. Default 3,600 s. */
     state_ttl_seconds: z.number().positive().optional(),
     /** On SIGTERM, how long in-flight requests may finish before they are cancelled. Default 10 s. */

@@ -495,7 +495,7 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
   routeDisabledThinkingEffort(decoded, nativeRoute);
   // The client's beta flags reach an Anthropic upstream only: never another origin.
   if (nativeRoute && native?.type === 'anthropic')
-    applyClientBetas(decoded, headerOf(call.request, call.incoming, 'anthropic-beta'));
+    applyClientBetas(decoded, headerOf(call.request, call.incoming, 'anthropic-beta'), state.clientBetas);
   warnLeftOut(state, call, decoded.warnings);
   if (nativeRoute && native !== undefined) {
     adoptUntaggedArtifacts(decoded.request.transcript, native.provider);

@@ -27,6 +27,7 @@ import {
 } from './node-listener.ts';
 import { createMetrics, type GatewayMetrics } from './metrics.ts';
 import { mediaSchemes } from './media-uris.ts';
+import { clientBetaPrefixes } from './betas.ts';
 import { builtinTools } from './builtin-tools.ts';
 import type { GatewayState } from './state.ts';
 import { createMemoryStore, createSharedStore, type GatewayStore } from './store.ts';
@@ -135,6 +136,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       gateway.max_request_bytes_in_flight ?? 4 * (gateway.body_limit_bytes ?? defaultBodyLimit),
     mediaSchemes: mediaSchemes(gateway.media_uri_schemes),
     builtinTools: builtinTools(gateway.builtin_tools),
+    clientBetas: clientBetaPrefixes(gateway.client_betas),
     accessLog: accessLogOf(options, gateway),
     calls: new Set(),
     sockets: new Set(),

@@ -38,6 +38,8 @@ export interface GatewayState {
   mediaSchemes: ReadonlySet<string>;
   /** The Responses built-in tool types a client may take to a Responses upstream (`builtin-tools.ts`). */
   builtinTools: ReadonlySet<string>;
+  /** The `anthropic-beta` flag prefixes a client may pass to an Anthropic upstream (`betas.ts`). */
+  clientBetas: readonly string[];
   /** Undefined when the access log is off (`gateway.access_log: false`): no line is built. */
   accessLog: ((line: Record<string, unknown>) => void) | undefined;
   /** The upstream calls in flight (cancelled at the end of a graceful shutdown). */

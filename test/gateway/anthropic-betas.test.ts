@@ -1,6 +1,7 @@
 /**
  * An Anthropic client's `anthropic-beta` header (the SDK's `betas`; Claude Code sends several)
- * reaches an Anthropic upstream merged with the operator's flags, checked: no `oauth-*` flag, no
+ * reaches an Anthropic upstream merged with the operator's flags, checked: only the allowed prefixes
+ * (those that change how the model answers, plus `gateway.client_betas`), no `oauth-*` flag, no
  * malformed one, at most 16. It never reaches another origin (another provider named, or a fallback
  * to one). `context-1m-*` opens the 1M window of Sonnet 4.5 in the gateway's own checks.
  */
@@ -38,7 +39,7 @@ it('the client’s flags reach Claude merged with the operator’s', async () =>
 });
 
 it('oauth flags, malformed flags and those past 16 are not passed on, with the WARN', async () => {
-  const many = Array.from({ length: 20 }, (_, index) => `flag-${index}`);
+  const many = Array.from({ length: 20 }, (_, index) => `effort-${index}`);
   const before = harness.logger.entries.length;
   harness.emulator.enqueue({ ...hello, content: [...hello.content] });
   const response = await messages('up-anthropic', ['oauth-2025-04-20', 'a=b', 'x y', ...many].join(','));
@@ -49,6 +50,38 @@ it('oauth flags, malformed flags and those past 16 are not passed on, with the W
     .find((entry) => entry.message === 'gateway: part of the request was left out');
   expect(JSON.stringify(warning)).toContain("'oauth-2025-04-20' changes the authentication");
   expect(warning?.fields?.count).toBe(7);
+});
+
+it('files-api and code-execution flags are left out with the WARN naming gateway.client_betas', async () => {
+  const before = harness.logger.entries.length;
+  harness.emulator.enqueue({ ...hello, content: [...hello.content] });
+  const flags = 'files-api-2025-04-14, code-execution-2025-08-25, context-1m-2025-08-07';
+  const response = await messages('up-anthropic', flags);
+  expect(response.status).toBe(200);
+  expect(upstreamBetas()).toBe(`${operatorFlag},context-1m-2025-08-07`);
+  const warning = harness.logger.entries
+    .slice(before)
+    .find((entry) => entry.message === 'gateway: part of the request was left out');
+  const text = JSON.stringify(warning);
+  expect(text).toContain("'files-api-2025-04-14' is not allowed by the gateway: gateway.client_betas");
+  expect(text).toContain("'code-execution-2025-08-25' is not allowed by the gateway: gateway.client_betas");
+  expect(warning?.fields?.count).toBe(2);
+});
+
+it('a prefix in the operator’s gateway.client_betas lets that flag through; the rest stay out', async () => {
+  const opened = await startGatewayHarness({ client_betas: ['files-api-'] });
+  try {
+    opened.emulator.enqueue({ ...hello, content: [...hello.content] });
+    const response = await opened.post(
+      '/v1/messages',
+      { model: 'up-anthropic', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] },
+      { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'files-api-2025-04-14,skills-2025-10-02' },
+    );
+    expect(response.status).toBe(200);
+    expect(opened.emulator.requests.at(-1)!.headers['anthropic-beta']).toBe('files-api-2025-04-14');
+  } finally {
+    await opened.close();
+  }
 });
 
 it.each(['up-chat', 'up-gemini', 'up-responses'])('toward %s the header is not forwarded', async (model) => {

@@ -150,7 +150,16 @@ function assistantBlock(block: Record<string, unknown>, path: string, opaque: Op
     case 'server_tool_use':
     case 'mcp_tool_use':
     case 'mcp_tool_result':
+      return serverBlock(block);
     case 'container_upload':
+      // Replayed as written, its `file_id` would put a file of the operator's account (one client
+      // could name another's upload) in the code execution container, as Responses' `file_id`s would.
+      if (block.file_id !== undefined)
+        throw new RequestFieldError(
+          `${path}.file_id`,
+          'uploaded file ids are not supported by the gateway',
+          'unsupported',
+        );
       return serverBlock(block);
     case 'tool_use':
       return sentAt(
