@@ -4,7 +4,7 @@
  * adapter's local estimate, saying which it is.
  */
 import type { Adapter } from './core/adapter.ts';
-import { contextOverflowFactor, contextWindowOf } from './core/capability-check.ts';
+import { contextOverflowFactor, contextWindowOf, sendsClientBetas } from './core/capability-check.ts';
 import { isAdapterError, isInvalidRequestError } from './core/errors/guards.ts';
 import { joinModelId } from './core/ids.ts';
 import type { Logger } from './core/logger.ts';
@@ -72,7 +72,7 @@ export async function countInputTokens(
     });
   // Counted only until past 1.5× the window: a tokenizer over a 32 MiB body would hold the event
   // loop for seconds, and past that bound the answer is only "too long".
-  const window = contextWindowOf(facts, prepared.request);
+  const window = contextWindowOf(facts, prepared.request, sendsClientBetas(model.type));
   const bound = window > 0 ? Math.ceil(window * contextOverflowFactor) : undefined;
   const estimated = (fallback: Fallback): TokenCount => {
     const fields = { model: model.id, reason: fallback.reason, ...fallback.fields };

@@ -164,13 +164,26 @@ function refusedInParts(
 const longContextBeta = 'context-1m-';
 
 /**
- * Whether `request` sends the long-context beta flag: in `providerOptions.anthropic` (`betas`, or
- * `clientBetas`, a gateway client's own), where the Anthropic adapter reads its flags.
+ * Whether an adapter of `providerType` sends a gateway client's own beta flags
+ * (`providerOptions.anthropic.clientBetas`): the Anthropic API's own adapter only, never Claude on
+ * Bedrock or Vertex (`RequestSettings.clientBetas` in `providers/anthropic/request.ts`).
  */
-export function asksLongContext(request: Pick<CanonicalRequest, 'providerOptions'>): boolean {
+export function sendsClientBetas(providerType: string): boolean {
+  return providerType === 'anthropic';
+}
+
+/**
+ * Whether `request` sends the long-context beta flag: in `providerOptions.anthropic` (`betas`, or
+ * `clientBetas`, a gateway client's own, when the adapter sends those: {@link sendsClientBetas}),
+ * where the Anthropic adapter reads its flags.
+ */
+export function asksLongContext(
+  request: Pick<CanonicalRequest, 'providerOptions'>,
+  clientBetas: boolean,
+): boolean {
   const options = request.providerOptions?.anthropic;
   if (options === undefined) return false;
-  return [options.betas, options.clientBetas].some(
+  return [options.betas, clientBetas ? options.clientBetas : undefined].some(
     (flags) =>
       Array.isArray(flags) &&
       flags.some((flag) => typeof flag === 'string' && flag.startsWith(longContextBeta)),
@@ -180,13 +193,17 @@ export function asksLongContext(request: Pick<CanonicalRequest, 'providerOptions
 /**
  * The input window `request` has on a model: its `longContextWindow` when the request sends the
  * flag that opens it ({@link asksLongContext}) and it is the larger, else its `contextWindow`.
+ * `clientBetas`: whether the model's adapter sends a client's own flags ({@link sendsClientBetas});
+ * toward Claude on Bedrock or Vertex a client's `context-1m-*` opens nothing (never sent, the
+ * upstream would refuse the longer prompt).
  */
 export function contextWindowOf(
   capabilities: Pick<Capabilities, 'contextWindow' | 'longContextWindow'>,
   request: Pick<CanonicalRequest, 'providerOptions'>,
+  clientBetas: boolean,
 ): number {
   const long = capabilities.longContextWindow;
-  return long !== undefined && long > capabilities.contextWindow && asksLongContext(request)
+  return long !== undefined && long > capabilities.contextWindow && asksLongContext(request, clientBetas)
     ? long
     : capabilities.contextWindow;
 }

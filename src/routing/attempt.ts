@@ -1,6 +1,6 @@
 /** One attempt on a candidate: its adapter request and options, and what its outcome records. */
 import type { CallOptions } from '../core/adapter.ts';
-import { contextWindowOf } from '../core/capability-check.ts';
+import { contextWindowOf, sendsClientBetas } from '../core/capability-check.ts';
 import { AdapterError } from '../core/errors/adapter-error.ts';
 import { ContextOverflowError } from '../core/errors/context-overflow-error.ts';
 import { createAdapterError } from '../core/errors/create-error.ts';
@@ -31,7 +31,8 @@ export function canonicalRequest(
 ): CanonicalRequest {
   const { registry } = state;
   const asked = route.request.maxOutputTokens;
-  let maxOutputTokens = asked ?? defaultOutputLimit(facts, route.request, route.needs);
+  let maxOutputTokens =
+    asked ?? defaultOutputLimit(facts, route.request, route.needs, sendsClientBetas(model.type));
   const lowered = loweredOutputLimit(route, model, facts);
   if (lowered !== undefined) {
     state.logger.warn('lowered maxOutputTokens to the output limit of the model routed to', {
@@ -129,7 +130,7 @@ export async function recordFailure(
   if (errorClass === 'context_overflow')
     route.needs.minContextWindow = Math.max(
       route.needs.minContextWindow,
-      contextWindowOf(facts, route.request),
+      contextWindowOf(facts, route.request, sendsClientBetas(model.type)),
     );
   const fallback = failoverClasses.has(errorClass) && route.index < route.candidates.length;
   const attempt = {

@@ -1,5 +1,10 @@
 /** Pre-dispatch checks: which candidates can take a request, and why the others are skipped. */
-import { contextOverflowFactor, contextWindowOf, overflowEstimate } from '../core/capability-check.ts';
+import {
+  contextOverflowFactor,
+  contextWindowOf,
+  overflowEstimate,
+  sendsClientBetas,
+} from '../core/capability-check.ts';
 import { type CapabilityInput, type CapabilityName, capabilityUses } from '../core/capabilities.ts';
 import { type CanonicalRequest, wantsReasoning } from '../core/request.ts';
 import { withoutMedia } from '../providers/common/preflight.ts';
@@ -67,7 +72,7 @@ export function skipReason(
       );
   if (missing !== undefined) return `lacks ${missing.join(', ')}`;
   // The request's window: a long-context beta flag opens a larger one (`contextWindowOf`).
-  const window = contextWindowOf(facts, request);
+  const window = contextWindowOf(facts, request, sendsClientBetas(model.type));
   if (window <= 0) return undefined;
   if (window <= needs.minContextWindow) {
     return `${windowReason} ${window} is not larger than ${needs.minContextWindow}, which overflowed`;
@@ -146,15 +151,17 @@ const mediaNeeds: readonly CapabilityName[] = ['images', 'audio', 'video', 'pdf'
  * is read from the cheap bound of the text, which only overstates the input, so the limit never
  * overflows the window because of an estimate; with media (whose costs are guesses) the larger
  * limit is not risked. Never below the plain 4,096, the default before reasoning asked for more.
+ * `clientBetas`: whether the candidate's adapter sends a client's own flags (`sendsClientBetas`).
  */
 export function defaultOutputLimit(
   facts: ModelFacts,
   request: Pick<CanonicalRequest, 'transcript' | 'tools' | 'reasoning' | 'providerOptions'>,
   needs: CallNeeds,
+  clientBetas: boolean,
 ): number {
   const floor = defaultOutputTokens(facts.maxOutputTokens, false);
   const wanted = defaultOutputTokens(facts.maxOutputTokens, wantsReasoning(request.reasoning));
-  const window = contextWindowOf(facts, request);
+  const window = contextWindowOf(facts, request, clientBetas);
   if (wanted <= floor || window <= 0) return wanted;
   if (mediaNeeds.some((name) => needs.required.has(name))) return floor;
   // A bound past the window leaves no room, however far past it is.

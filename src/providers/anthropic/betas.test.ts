@@ -53,17 +53,28 @@ describe('the context-1m flag', () => {
   it('opens the 1M window of Sonnet 4.5 and Sonnet 4 when the request sends it, as betas or clientBetas', () => {
     for (const model of ['claude-sonnet-4-5', 'claude-sonnet-4-20250514']) {
       const capabilities = anthropicCapabilities(model);
-      expect(contextWindowOf(capabilities, request({}))).toBeLessThan(1_000_000);
-      expect(contextWindowOf(capabilities, request({ clientBetas: ['context-1m-2025-08-07'] }))).toBe(
+      expect(contextWindowOf(capabilities, request({}), true)).toBeLessThan(1_000_000);
+      expect(contextWindowOf(capabilities, request({ clientBetas: ['context-1m-2025-08-07'] }), true)).toBe(
         1_000_000,
       );
-      expect(contextWindowOf(capabilities, request({ betas: ['context-1m-2025-08-07'] }))).toBe(1_000_000);
+      expect(contextWindowOf(capabilities, request({ betas: ['context-1m-2025-08-07'] }), true)).toBe(
+        1_000_000,
+      );
     }
+  });
+
+  it('as clientBetas opens nothing for an adapter that does not send them (Claude on Bedrock or Vertex)', () => {
+    const capabilities = anthropicCapabilities('claude-sonnet-4-5');
+    const client = request({ clientBetas: ['context-1m-2025-08-07'] });
+    expect(contextWindowOf(capabilities, client, false)).toBe(200_000);
+    expect(contextWindowOf(capabilities, request({ betas: ['context-1m-2025-08-07'] }), false)).toBe(
+      1_000_000,
+    );
   });
 
   it('changes nothing on a model without a larger window (Haiku 4.5)', () => {
     const capabilities = anthropicCapabilities('claude-haiku-4-5');
-    expect(contextWindowOf(capabilities, request({ clientBetas: ['context-1m-2025-08-07'] }))).toBe(
+    expect(contextWindowOf(capabilities, request({ clientBetas: ['context-1m-2025-08-07'] }), true)).toBe(
       capabilities.contextWindow,
     );
   });

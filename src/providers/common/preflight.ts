@@ -8,6 +8,7 @@ import {
   assertLimits,
   assertSupported,
   contextWindowOf,
+  sendsClientBetas,
 } from '../../core/capability-check.ts';
 import type { Capabilities } from '../../core/capabilities.ts';
 import { type CanonicalRequest, isKeyOnly } from '../../core/request.ts';
@@ -92,7 +93,7 @@ function checkContextWindow(
       model: request.model,
     });
   assertContextWindow(
-    contextWindowOf(capabilities, request),
+    contextWindowOf(capabilities, request, sendsClientBetas(context.provider)),
     { provider: context.provider, model: context.model, requestId: request.requestId },
     (stopAbove) => estimateUpperBound({ ...input(), stopAbove }),
     (stopAbove) => context.estimateInputTokens({ ...input(), stopAbove }),

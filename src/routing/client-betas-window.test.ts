@@ -1,0 +1,81 @@
+/**
+ * A gateway client's `context-1m-*` flag (`providerOptions.anthropic.clientBetas`) opens Sonnet 4.5's
+ * 1M window only toward the Anthropic API's own adapter, the one that sends it: Claude on Bedrock
+ * or Vertex never gets the flag, so the router keeps their 200k window (and refuses the prompt
+ * before the upstream would).
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createMemoryLogger } from '../core/logger.ts';
+import { userText } from '../core/transcript.ts';
+import { createSwitchyard, type Switchyard } from '../switchyard.ts';
+import { type Emulator, startEmulator } from '../testing/index.ts';
+import { emulatorBaseURL } from '../../test/support/provider-types.ts';
+
+let emulator: Emulator;
+let sy: Switchyard;
+
+beforeAll(async () => {
+  emulator = await startEmulator();
+  sy = createSwitchyard({
+    logger: createMemoryLogger(),
+    env: {},
+    config: {
+      builtins: false,
+      adapters: {
+        anthropic: {
+          type: 'anthropic',
+          base_url: emulatorBaseURL('anthropic', emulator.url),
+          api_key: 'anthropic-key-0123',
+          max_retries: 0,
+        },
+        bedrock: {
+          type: 'bedrock',
+          base_url: emulator.url,
+          api_key: 'bedrock-bearer-0123',
+          max_retries: 0,
+          options: { protocol: 'invoke' },
+        },
+        vertex: {
+          type: 'vertex',
+          base_url: emulatorBaseURL('vertex', emulator.url),
+          api_key: 'vertex-express-0123',
+          max_retries: 0,
+        },
+      },
+    },
+  });
+});
+afterAll(async () => {
+  await sy?.close();
+  await emulator?.close();
+});
+
+// ~300k tokens: over Sonnet 4.5's 200k window by more than 1.5×, within its 1M window.
+const large = [userText('lorem ipsum dolor sit amet '.repeat(60_000))];
+const clientBetas = { anthropic: { clientBetas: ['context-1m-2025-08-07'] } };
+
+it.each(['bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0', 'vertex:claude-sonnet-4-5@20250929'])(
+  'a client’s context-1m flag leaves %s its 200k window: refused unsent',
+  async (model) => {
+    const from = emulator.requests.length;
+    const error = await sy
+      .complete({ model, transcript: large, providerOptions: clientBetas })
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ errorClass: 'context_overflow', providerCode: 'context_window_exceeded' });
+    expect((error as Error).message).toContain(`${model}: context window 200000 < estimated`);
+    expect(emulator.requests.length).toBe(from);
+  },
+);
+
+it('the same flag opens the 1M window of the Anthropic API’s adapter: dispatched', async () => {
+  emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'hi' }] });
+  const from = emulator.requests.length;
+  const reply = await sy.complete({
+    model: 'anthropic:claude-sonnet-4-5',
+    transcript: large,
+    providerOptions: clientBetas,
+  });
+  expect(reply.model).toBe('anthropic:claude-sonnet-4-5');
+  expect(emulator.requests.length).toBe(from + 1);
+  expect(emulator.requests.at(-1)?.headers['anthropic-beta']).toBe('context-1m-2025-08-07');
+});
