@@ -80,6 +80,20 @@ describe('prompt_cache_key toward an OpenAI Responses upstream', () => {
   });
 });
 
+describe('prompt_cache_key toward OpenAI Chat Completions', () => {
+  it('OpenAI’s own Chat Completions takes it as written', async () => {
+    harness.emulator.enqueue(scriptedText());
+    expect((await chat('up-chat', { prompt_cache_key: 'chat-key' })).status).toBe(200);
+    expect(sent().prompt_cache_key).toBe('chat-key');
+  });
+
+  it('a Chat call without one is sent none', async () => {
+    harness.emulator.enqueue(scriptedText());
+    expect((await chat('up-chat')).status).toBe(200);
+    expect(sent()).not.toHaveProperty('prompt_cache_key');
+  });
+});
+
 describe('prompt_cache_key toward Claude', () => {
   it('turns the prompt cache on: the request carries cache breakpoints', async () => {
     harness.emulator.enqueue(scriptedText());

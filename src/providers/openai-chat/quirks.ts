@@ -100,6 +100,8 @@ export interface ChatQuirks {
   strict: boolean;
   /** Whether the host accepts `parallel_tool_calls`. */
   parallelToolCalls: boolean;
+  /** Whether the host takes `prompt_cache_key` (OpenAI's cache routing key, `cache.key`). */
+  promptCacheKey: boolean;
   /** Whether the host accepts `top_k` (otherwise a requested topK is dropped with a WARN). */
   topK: boolean;
   /** Look for error objects inside 200 bodies and stream chunks (`{"error": {...}}`, `event: error`). */
@@ -154,6 +156,7 @@ export const defaultQuirks: ChatQuirks = {
   structuredOutput: 'json_schema',
   strict: false,
   parallelToolCalls: true,
+  promptCacheKey: false,
   topK: false,
   inBandErrors: true,
   omitsFinishReason: false,
@@ -192,6 +195,7 @@ export const quirksSchema = z
     structuredOutput: z.enum(['json_schema', 'json_object', 'none']),
     strict: z.boolean(),
     parallelToolCalls: z.boolean(),
+    promptCacheKey: z.boolean(),
     topK: z.boolean(),
     inBandErrors: z.boolean(),
     omitsFinishReason: z.boolean(),
@@ -256,6 +260,7 @@ export const openaiQuirks: ChatQuirks = {
   maxStopSequences: 4,
   reasoningEffortValues: { ...openaiEffortValues },
   strict: true,
+  promptCacheKey: true,
   capabilities: { images: true, pdf: true, promptCaching: true },
   models: openaiModelCapabilities,
 };

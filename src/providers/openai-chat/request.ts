@@ -13,6 +13,7 @@ import { convertStrictSchema, strictToolParameters } from '../openai/strict-sche
 import { hasDefaultOutputLimit } from '../common/routed.ts';
 import { emulateStopSequences, stopSequencesWithin } from '../common/stop-sequences.ts';
 import { warnSerialCallsUnenforced } from '../common/tool-settings.ts';
+import { promptCacheKey } from '../openai/prompt-cache-key.ts';
 
 export { convertMessages, instructionRole } from './messages.ts';
 
@@ -180,6 +181,10 @@ export function buildRequest(
   }
   // A limit the router chose is the model's own: the host's default, left to it.
   if (!hasDefaultOutputLimit(request)) body[quirks.maxTokensField] = request.maxOutputTokens;
+  if (quirks.promptCacheKey) {
+    const cacheKey = promptCacheKey(request, context);
+    if (cacheKey !== undefined) body.prompt_cache_key = cacheKey;
+  }
   addSampling(body, request, context, quirks);
   // A model that refuses `stop` is sent none: the reply is cut at them here (stop-sequences.ts).
   if (matchesAnyGlob(quirks.stopUnsupportedModels, context.model)) emulateStopSequences(request, context);

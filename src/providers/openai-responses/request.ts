@@ -16,7 +16,7 @@ import { emulateStopSequences } from '../common/stop-sequences.ts';
 import { convertInput } from './messages.ts';
 import type { ResponsesStateMode } from './options.ts';
 import { planInput } from './state.ts';
-import { createHash } from 'node:crypto';
+import { promptCacheKey } from '../openai/prompt-cache-key.ts';
 
 export { convertInput } from './messages.ts';
 
@@ -254,24 +254,4 @@ function mergeProviderOptions(body: JsonObject, extra: JsonObject | undefined): 
   if (Array.isArray(tools)) body.tools = [...((body.tools as JsonValue[] | undefined) ?? []), ...tools];
   if (isJsonObject(text) && isJsonObject(body.text)) body.text = { ...body.text, ...text };
   else if (text !== undefined) body.text = text;
-}
-
-/** The longest `prompt_cache_key` OpenAI takes (a longer one is a 400). */
-const maxCacheKeyLength = 64;
-
-/**
- * The `prompt_cache_key` of a cache request: the caller's key (hashed to 64 characters when longer,
- * the same key always giving the same value), else the session's id when the caller gave a session
- * (a conversation's calls share it), else none — a key made fresh for a one-off call would send
- * each call of a conversation to another cache.
- */
-function promptCacheKey(request: CanonicalRequest, context: ProviderContext): string | undefined {
-  const { cache } = request;
-  if (cache === undefined) return undefined;
-  const key = cache.key ?? (context.sessionLess === true ? undefined : `switchyard-${context.session.id}`);
-  if (key === undefined || key.length <= maxCacheKeyLength) return key;
-  return `switchyard-${createHash('sha256')
-    .update(key)
-    .digest('hex')
-    .slice(0, maxCacheKeyLength - 11)}`;
 }
