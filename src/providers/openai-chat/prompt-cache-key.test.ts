@@ -4,7 +4,7 @@ import { createSession } from '../../core/adapter.ts';
 import { silentLogger } from '../../core/logger.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import { type Emulator, startEmulator } from '../../testing/emulator/index.ts';
-import { createOpenAICompatible } from '../openai-compatible/index.ts';
+import { createOpenAICompatible, presets } from '../openai-compatible/index.ts';
 import { createOpenAI } from './index.ts';
 
 let emulator: Emulator;
@@ -45,7 +45,7 @@ describe('prompt_cache_key on Chat Completions', () => {
   });
 
   it('another Chat host (Groq): none', async () => {
-    const groq = createOpenAICompatible({ ...common(), preset: 'groq' });
+    const groq = createOpenAICompatible(presets.groq, common());
     emulator.enqueue(answer);
     await groq.complete(request('groq:llama-3.3-70b-versatile'));
     expect(keySent()).toBeUndefined();
