@@ -150,14 +150,14 @@ describe('reasoning turned off', () => {
   });
 });
 
-describe('the highest effort (xhigh)', () => {
+describe('the highest efforts (xhigh, max)', () => {
   const user = [{ role: 'user', content: 'Hi' }];
 
-  it('is effort xhigh from Chat and Responses (Codex) xhigh and max, and Anthropic xhigh and max', () => {
+  it('xhigh is xhigh and max is max from Chat, Responses (Codex) and Anthropic clients (each adapter sends its own most for max)', () => {
     const chat = (reasoning_effort: string) =>
       codecs['openai-chat'].decodeRequest({ model: 'm', messages: user, reasoning_effort }).request.reasoning;
     expect(chat('xhigh')).toEqual({ effort: 'xhigh' });
-    expect(chat('max')).toEqual({ effort: 'xhigh' });
+    expect(chat('max')).toEqual({ effort: 'max' });
     const responses = (effort: string) =>
       codecs['openai-responses'].decodeRequest({
         model: 'm',
@@ -165,7 +165,7 @@ describe('the highest effort (xhigh)', () => {
         reasoning: { effort, summary: 'auto' },
       }).request.reasoning;
     expect(responses('xhigh')).toEqual({ effort: 'xhigh' });
-    expect(responses('max')).toEqual({ effort: 'xhigh' });
+    expect(responses('max')).toEqual({ effort: 'max' });
     const anthropic = (effort: string) =>
       codecs['anthropic-messages'].decodeRequest({
         model: 'm',
@@ -175,7 +175,7 @@ describe('the highest effort (xhigh)', () => {
         messages: user,
       }).request.reasoning;
     expect(anthropic('xhigh')).toEqual({ effort: 'xhigh', includeThoughts: true });
-    expect(anthropic('max')).toEqual({ effort: 'xhigh', includeThoughts: true });
+    expect(anthropic('max')).toEqual({ effort: 'max', includeThoughts: true });
   });
 
   it('a level beyond them is still refused by path', () => {
@@ -204,7 +204,7 @@ describe('Anthropic effort and adaptive thinking', () => {
   it('output_config.effort without thinking is the effort without thinking (thinking: false); with adaptive, the effort', () => {
     for (const effort of ['low', 'medium', 'high'])
       expect(anthropic({ output_config: { effort } })).toEqual({ effort, thinking: false });
-    expect(anthropic({ output_config: { effort: 'max' } })).toEqual({ effort: 'xhigh', thinking: false });
+    expect(anthropic({ output_config: { effort: 'max' } })).toEqual({ effort: 'max', thinking: false });
     expect(anthropic({ output_config: { format: { type: 'json_schema', schema: {} } } })).toBeUndefined();
     // Adaptive thinking without an effort leaves it unset (the API's default), none injected.
     expect(anthropic({ thinking: { type: 'adaptive' } })).toEqual({ includeThoughts: true });

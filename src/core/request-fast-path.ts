@@ -248,7 +248,7 @@ function toolChoice(value: unknown): unknown {
 }
 
 const reasoningSettingKeys = new Set(['effort', 'budgetTokens', 'includeThoughts', 'thinking']);
-const efforts = new Set(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']);
+const efforts = new Set(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']);
 
 function reasoning(value: unknown): Plain {
   const object = plainWith(value, reasoningSettingKeys);

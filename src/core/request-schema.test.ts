@@ -29,10 +29,11 @@ describe('validateRequest: the whole CanonicalRequest at the boundary', () => {
     },
   );
 
-  it('accepts reasoning off (effort none) and xhigh, and no effort outside the levels', () => {
+  it('accepts reasoning off (effort none), xhigh and max, and no effort outside the levels', () => {
     expect(paths({ ...valid, reasoning: { effort: 'none' } })).toEqual([]);
     expect(paths({ ...valid, reasoning: { effort: 'xhigh' } })).toEqual([]);
-    expect(paths({ ...valid, reasoning: { effort: 'max' } })).toEqual(['reasoning.effort']);
+    expect(paths({ ...valid, reasoning: { effort: 'max' } })).toEqual([]);
+    expect(paths({ ...valid, reasoning: { effort: 'maximum' } })).toEqual(['reasoning.effort']);
     expect(paths({ ...valid, reasoning: { effort: 'off' } })).toEqual(['reasoning.effort']);
   });
 

@@ -69,7 +69,7 @@ const requestShape = {
     .optional(),
   reasoning: z
     .strictObject({
-      effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh']).optional(),
+      effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']).optional(),
       budgetTokens: z.number().int().nonnegative().optional(),
       includeThoughts: z.boolean().optional(),
       thinking: z.boolean().optional(),

@@ -10,9 +10,11 @@ import type { Usage } from './usage.ts';
 
 /**
  * An effort level at which a model reasons, least to most. `xhigh` is OpenAI's level above `high`
- * (gpt-5.1-codex-max, gpt-5.2 and later); a provider without it gives its most (docs/contract.md §3.5).
+ * (gpt-5.1-codex-max, gpt-5.2 and later) and Anthropic's on Opus 4.7; `max` Anthropic's most (above
+ * `xhigh` on Opus 4.7; the most on Opus and Sonnet 4.6). A provider without a level gives its most
+ * (docs/contract.md §3.5): `max` is `xhigh` at OpenAI, `high` at Gemini.
  */
-export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 
 /**
  * How hard a reasoning model should think: an effort level, a token budget, or both. Effort `none`

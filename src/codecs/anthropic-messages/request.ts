@@ -373,7 +373,7 @@ const efforts: Readonly<Record<string, ReasoningRequest['effort']>> = {
   medium: 'medium',
   high: 'high',
   xhigh: 'xhigh',
-  max: 'xhigh',
+  max: 'max',
 };
 
 /** `output_config.effort` → the canonical effort; absent or unknown → undefined. */

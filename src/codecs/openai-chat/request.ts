@@ -280,7 +280,7 @@ const efforts: Readonly<Record<string, ReasoningEffort | 'none'>> = {
   medium: 'medium',
   high: 'high',
   xhigh: 'xhigh',
-  max: 'xhigh',
+  max: 'max',
 };
 
 /** `reasoning_effort` (Responses: `reasoning.effort`) → the canonical effort (`efforts`). */

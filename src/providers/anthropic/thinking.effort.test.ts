@@ -51,6 +51,25 @@ describe('an effort without thinking (thinking: false)', () => {
     });
   });
 
+  // An Anthropic client's max to Opus 4.7, which takes both: before, max went as xhigh.
+  it('keeps max where the model takes it (Opus 4.7 beside xhigh, Opus 4.6), else its most with a WARN', () => {
+    expect(sent({ effort: 'max', thinking: false }, 'claude-opus-4-7')).toMatchObject({
+      outputConfig: { effort: 'max' },
+      warnings: [],
+    });
+    expect(sent({ effort: 'max' }, 'claude-opus-4-7')).toMatchObject({
+      thinking: { type: 'adaptive' },
+      outputConfig: { effort: 'max' },
+    });
+    expect(sent({ effort: 'max', thinking: false }, 'claude-opus-4-6').outputConfig).toEqual({
+      effort: 'max',
+    });
+    expect(sent({ effort: 'max', thinking: false }, 'claude-opus-4-5')).toMatchObject({
+      outputConfig: { effort: 'high' },
+      warnings: [{ fields: { requested: 'max', sent: 'high' } }],
+    });
+  });
+
   it('is dropped with a WARN on a model that takes no effort (Sonnet 4.5), never turned into thinking', () => {
     expect(sent({ effort: 'low', thinking: false }, 'claude-sonnet-4-5')).toEqual({
       thinking: undefined,

@@ -11,7 +11,8 @@ export const minimumThinkingBudget = 1024;
 
 /**
  * Budgets for an effort level on models that only take `budget_tokens`: minimal 1024, low 2048,
- * medium 8192, high 16384, xhigh 32768 — each capped at three quarters of `max_tokens` (at least 1024).
+ * medium 8192, high 16384, xhigh 32768, max 65536 — each capped at three quarters of `max_tokens`
+ * (at least 1024).
  */
 export const effortBudgets: Record<ReasoningEffort, number> = {
   minimal: 1024,
@@ -19,6 +20,7 @@ export const effortBudgets: Record<ReasoningEffort, number> = {
   medium: 8192,
   high: 16384,
   xhigh: 32768,
+  max: 65536,
 };
 
 type Effort = OutputEffort;
@@ -30,9 +32,10 @@ export interface ThinkingSettings {
 }
 
 /**
- * Canonical effort → `output_config.effort`: itself where the model takes it. `xhigh` is the
- * model's most where it has no `xhigh` (`max` on Opus and Sonnet 4.6); any other level the model
- * does not take (`minimal`; `xhigh` on Opus 4.5, whose most is `high`) is the nearest it takes,
+ * Canonical effort → `output_config.effort`: itself where the model takes it (`xhigh` and `max`
+ * both on Opus 4.7). `xhigh` is the model's most where it has no `xhigh` (`max` on Opus and Sonnet
+ * 4.6); any other level the model does not take (`minimal`; `xhigh` or `max` on Opus 4.5, whose most
+ * is `high`) is the nearest it takes,
  * with the WARN `changed the reasoning effort to a level the model takes`.
  */
 function mapEffort(effort: ReasoningEffort, profile: ModelProfile, context: ProviderContext): Effort {

@@ -70,7 +70,14 @@ function buildToolConfig(request: CanonicalRequest, messages: WireMessage[]): Wi
   return config;
 }
 
-const effortBudgets = { minimal: 1024, low: 2048, medium: 8192, high: 24_576, xhigh: 32_768 } as const;
+const effortBudgets = {
+  minimal: 1024,
+  low: 2048,
+  medium: 8192,
+  high: 24_576,
+  xhigh: 32_768,
+  max: 65_536,
+} as const;
 const minimumBudget = 1024;
 
 /**
@@ -137,8 +144,9 @@ export function convertReasoning(
     const budget = Math.min(Math.max(Math.round(wanted), minimumBudget), request.maxOutputTokens - 1);
     return { thinking: { type: 'enabled', budget_tokens: budget } };
   }
-  const effort = asked === 'minimal' ? 'low' : asked === 'xhigh' ? 'high' : (asked ?? 'medium');
-  if (asked === 'xhigh' && (id.startsWith('amazon.nova') || id.startsWith('openai.')))
+  const most = asked === 'xhigh' || asked === 'max';
+  const effort = asked === 'minimal' ? 'low' : most ? 'high' : (asked ?? 'medium');
+  if (most && (id.startsWith('amazon.nova') || id.startsWith('openai.')))
     context.warn('changed the reasoning effort to a level the model takes', {
       model: context.model,
       requested: asked,

@@ -671,17 +671,22 @@ describe('golden request bodies', () => {
     });
   });
 
-  it('thinking: xhigh is the most each model takes — level high, or high’s budget (the largest)', () => {
+  it('thinking: xhigh and max are the most each model takes — level high, or high’s budget (the largest)', () => {
     for (const model of ['gemini-3-flash-preview', 'gemini-3-pro-preview'])
-      expect(convertReasoning({ effort: 'xhigh' }, model)).toEqual({
-        includeThoughts: true,
-        thinkingLevel: 'high',
-      });
+      for (const effort of ['xhigh', 'max'] as const)
+        expect(convertReasoning({ effort }, model)).toEqual({
+          includeThoughts: true,
+          thinkingLevel: 'high',
+        });
     for (const [model, budget] of [
       ['gemini-2.5-pro', 32_768],
       ['gemini-2.5-flash', 24_576],
     ] as const) {
       expect(convertReasoning({ effort: 'xhigh' }, model)).toEqual({
+        includeThoughts: true,
+        thinkingBudget: budget,
+      });
+      expect(convertReasoning({ effort: 'max' }, model)).toEqual({
         includeThoughts: true,
         thinkingBudget: budget,
       });

@@ -235,8 +235,8 @@ export function convertReasoning(reasoning: ReasoningRequest, model: string): Js
 }
 
 function thinkingLevel(effort: ReasoningEffort, model: string): string {
-  // `high` is the most there is: `xhigh` is high.
-  if (model.includes('flash')) return effort === 'xhigh' ? 'high' : effort;
+  // `high` is the most there is: `xhigh` and `max` are high.
+  if (model.includes('flash')) return effort === 'xhigh' || effort === 'max' ? 'high' : effort;
   // Gemini 3 Pro has two levels only.
   return effort === 'minimal' || effort === 'low' ? 'low' : 'high';
 }
@@ -252,9 +252,10 @@ function thinkingBudget(effort: ReasoningEffort, model: string): number {
       return 1024;
     case 'medium':
       return 8192;
-    // High is already the model's largest budget (2.5 Pro 32,768, Flash 24,576): xhigh is the same.
+    // High is already the model's largest budget (2.5 Pro 32,768, Flash 24,576): xhigh and max are the same.
     case 'high':
     case 'xhigh':
+    case 'max':
       return pro ? 32_768 : 24_576;
   }
 }

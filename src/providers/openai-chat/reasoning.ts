@@ -2,7 +2,7 @@
 import type { JsonObject } from '../../core/json.ts';
 import { type CanonicalRequest, type ReasoningRequest, wantsReasoning } from '../../core/request.ts';
 import type { ProviderContext } from '../common/definition.ts';
-import { acceptedEfforts, clampEffort, effortForBudget } from '../openai/reasoning.ts';
+import { acceptedEfforts, clampEffort, effortForBudget, openaiEffort } from '../openai/reasoning.ts';
 import { matchesAnyGlob } from './capabilities.ts';
 import type { ChatQuirks } from './quirks.ts';
 
@@ -15,7 +15,12 @@ function addReasoningEffort(
   quirks: ChatQuirks,
 ): void {
   const { effort, budgetTokens } = reasoning;
-  const wanted = effort ?? (budgetTokens !== undefined ? effortForBudget(budgetTokens) : undefined);
+  const wanted =
+    effort !== undefined
+      ? openaiEffort(effort)
+      : budgetTokens !== undefined
+        ? effortForBudget(budgetTokens)
+        : undefined;
   if (wanted === undefined) return;
   if (!matchesAnyGlob(quirks.reasoningEffortModels, context.model)) {
     context.warn('dropped reasoning_effort: the model does not take it', { model: context.model });

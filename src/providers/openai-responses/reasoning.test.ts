@@ -90,4 +90,15 @@ describe('the highest effort (xhigh)', () => {
         warnings: changed,
       });
   });
+
+  it('max (Anthropic’s most) is OpenAI’s most: xhigh where the model takes it, else high, with the WARN', () => {
+    expect(build('gpt-5.2', { effort: 'max' })).toEqual({
+      reasoning: { effort: 'xhigh', summary: 'auto' },
+      warnings: changed,
+    });
+    expect(build('gpt-5.1', { effort: 'max' })).toEqual({
+      reasoning: { effort: 'high', summary: 'auto' },
+      warnings: changed,
+    });
+  });
 });

@@ -5,7 +5,13 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.t
 import { type CanonicalRequest, type OutputSchema, wantsReasoning } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { Item } from '../../core/transcript.ts';
-import { acceptedEfforts, clampEffort, effortForBudget, openaiEffortValues } from '../openai/reasoning.ts';
+import {
+  acceptedEfforts,
+  clampEffort,
+  effortForBudget,
+  openaiEffort,
+  openaiEffortValues,
+} from '../openai/reasoning.ts';
 import { matchesAnyGlob } from '../openai/capabilities.ts';
 import { recordStrictOutput, recordStrictTool } from '../openai/strict-nulls.ts';
 import { convertStrictSchema, strictToolParameters } from '../openai/strict-schema.ts';
@@ -124,7 +130,12 @@ function addReasoning(
   settings: RequestSettings,
 ) {
   const { effort, budgetTokens, includeThoughts } = request.reasoning ?? {};
-  let wanted = effort ?? (budgetTokens !== undefined ? effortForBudget(budgetTokens) : undefined);
+  let wanted =
+    effort !== undefined
+      ? openaiEffort(effort)
+      : budgetTokens !== undefined
+        ? effortForBudget(budgetTokens)
+        : undefined;
   if (wanted !== undefined && !matchesAnyGlob(settings.effortModels, context.model)) {
     context.warn('dropped a reasoning setting the model does not take', {
       parameter: 'reasoning.effort',

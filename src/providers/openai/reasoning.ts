@@ -1,11 +1,20 @@
 /** Reasoning settings shared by OpenAI's protocols (Chat Completions `reasoning_effort`, Responses `reasoning.effort`). */
 import { lastMatchingRow } from '../../core/glob.ts';
+import type { ReasoningEffort } from '../../core/request.ts';
 
 /**
  * A `reasoning_effort` level as the wire spells it (`none` is OpenAI gpt-5.1+'s "no reasoning",
  * `xhigh` the level above `high` of gpt-5.1-codex-max, gpt-5.2 and later).
  */
 export type ReasoningEffortValue = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+
+/**
+ * A canonical effort as OpenAI's levels spell it: `max` (Anthropic's most) is OpenAI's most, `xhigh`
+ * (then clamped to the model's levels as any other).
+ */
+export function openaiEffort(effort: ReasoningEffort | 'none'): ReasoningEffortValue {
+  return effort === 'max' ? 'xhigh' : effort;
+}
 
 /** Effort levels from least to most reasoning. */
 const effortOrder: readonly ReasoningEffortValue[] = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
