@@ -46,8 +46,22 @@ export function holdJsonText(context: ProviderContext, builder: StreamBuilder): 
   if (instructed.has(context)) builder.holdText(extractJson);
 }
 
-/** A markdown code fence around the whole text (`json` or no language). */
-const fenced = /^```(?:json|JSON)?[ \t]*\r?\n?([\s\S]*?)\r?\n?[ \t]*```$/;
+/**
+ * The inside of a markdown code fence around the whole text (`json` or no language on its opening
+ * line), trimmed; undefined when the text is not so fenced. Slices, not a regular expression: a
+ * pattern with optional blanks beside a lazy body backtracks cubically on a fence followed by
+ * thousands of blanks (a runaway reply held the event loop for seconds).
+ */
+function fencedInside(text: string): string | undefined {
+  if (text.length < 6 || !text.startsWith('```') || !text.endsWith('```')) return undefined;
+  const inner = text.slice(3, -3);
+  const newline = inner.indexOf('\n');
+  const tag = (newline === -1 ? inner : inner.slice(0, newline)).trim();
+  if (newline !== -1 && (tag === '' || tag === 'json' || tag === 'JSON'))
+    return inner.slice(newline + 1).trim();
+  const bare = inner.trimStart();
+  return (bare.startsWith('json') || bare.startsWith('JSON') ? bare.slice(4) : bare).trim();
+}
 
 /**
  * The JSON in a reply's text: the text itself when it is JSON (trimmed); else the inside of a code
@@ -58,8 +72,8 @@ const fenced = /^```(?:json|JSON)?[ \t]*\r?\n?([\s\S]*?)\r?\n?[ \t]*```$/;
 export function extractJson(text: string): string {
   const trimmed = text.trim();
   const candidates = [trimmed];
-  const whole = fenced.exec(trimmed);
-  if (whole !== null) candidates.push(whole[1]!.trim());
+  const whole = fencedInside(trimmed);
+  if (whole !== undefined) candidates.push(whole);
   const block = /```(?:json|JSON)?[ \t]*\r?\n([\s\S]*?)```/.exec(trimmed);
   if (block !== null) candidates.push(block[1]!.trim());
   const start = trimmed.indexOf('{');
