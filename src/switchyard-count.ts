@@ -113,9 +113,11 @@ async function askProvider(
     if (controller.signal.aborted)
       return { level: 'warn', reason: `the provider did not answer within ${timeoutMs} ms` };
     if (!isAdapterError(error)) return { level: 'warn', reason: String(error) };
-    // A local refusal (the adapter's pre-flight: a capability the model lacks) sent nothing.
+    // A local refusal (the adapter's pre-flight: a capability the model lacks) sent nothing; a
+    // reply the provider sent that is no count (`invalid_response`, no status) is the operator's to see.
+    const local = error.status === undefined && error.providerCode !== 'invalid_response';
     return {
-      level: error.status === undefined ? 'debug' : 'warn',
+      level: local ? 'debug' : 'warn',
       reason: error.message,
       fields: { status: error.status, errorClass: error.errorClass },
     };

@@ -1,6 +1,13 @@
 /** The one rule for a provider's token count: what counts, what is absent. */
 import { describe, expect, it } from 'vitest';
-import { billedTokens, emptyUsage, sumBuckets, tokenCount } from './usage.ts';
+import {
+  billedTokens,
+  emptyUsage,
+  maxSearchesPerReply,
+  searchCount,
+  sumBuckets,
+  tokenCount,
+} from './usage.ts';
 
 describe('tokenCount', () => {
   it('keeps zero and positive counts, rounded', () => {
@@ -39,5 +46,15 @@ describe('sumBuckets', () => {
       byModel: { 'openai:gpt-4.1': { ...emptyUsage(), webSearches: 2 } },
     };
     expect(billedTokens(usage).webSearches).toBe(3);
+  });
+});
+
+describe('searchCount', () => {
+  it('a count of searches up to maxSearchesPerReply; above it (2^53 from a hostile upstream) none', () => {
+    expect(searchCount(3)).toBe(3);
+    expect(searchCount(maxSearchesPerReply)).toBe(maxSearchesPerReply);
+    expect(searchCount(maxSearchesPerReply + 1)).toBeUndefined();
+    expect(searchCount(Number.MAX_SAFE_INTEGER)).toBeUndefined();
+    expect(searchCount(-1)).toBeUndefined();
   });
 });

@@ -107,6 +107,19 @@ export function tokenCount(value: unknown): number | undefined {
     : undefined;
 }
 
+/**
+ * The most server-side searches one reply is believed to have run (Anthropic's own cap per request,
+ * `max_uses`, is chosen by the caller; no real reply comes near this): a count above it is no count,
+ * so a broken or hostile upstream cannot bill a key's budget without bound.
+ */
+export const maxSearchesPerReply = 10_000;
+
+/** A provider's count of the server-side searches a reply ran: {@link tokenCount}, at most {@link maxSearchesPerReply}. */
+export function searchCount(value: unknown): number | undefined {
+  const count = tokenCount(value);
+  return count !== undefined && count <= maxSearchesPerReply ? count : undefined;
+}
+
 /** Total input tokens across the three input buckets. */
 export function totalInputTokens(usage: Usage): number {
   return usage.input + usage.cacheRead + usage.cacheWrite;

@@ -107,3 +107,20 @@ it('a settle counts every token billed, those of a model failure failed over fro
   await settleCall(store as never, { key: 'k' } as never, usage);
   expect(settled).toEqual([{ tokens: 100_017, costMicros: 135_000 }]);
 });
+
+// A broken or hostile upstream's usage (2^53 tokens, a cost to match) must not push a key's ledger
+// past exact integers or Redis's 64-bit counters.
+it('settleCall charges at most a million dollars and 10^12 tokens for one call', async () => {
+  const settled: unknown[] = [];
+  const store = { settle: async (_: unknown, charge: unknown) => void settled.push(charge) };
+  const usage = {
+    input: Number.MAX_SAFE_INTEGER,
+    cacheRead: 0,
+    cacheWrite: 0,
+    output: 0,
+    reasoning: 0,
+    cost: { amount: 9e13, currency: 'USD' },
+  };
+  await settleCall(store as never, { key: 'k' } as never, usage);
+  expect(settled).toEqual([{ tokens: 1e12, costMicros: 1e12 }]);
+});

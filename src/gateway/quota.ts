@@ -237,13 +237,24 @@ export async function settleCall(
   const charge =
     usage === undefined && clientLeft
       ? { tokens: reservation.tokens, costMicros: reservation.reserveMicros }
-      : { tokens, costMicros: Number.isFinite(amount) && amount > 0 ? Math.round(amount * 1_000_000) : 0 };
+      : {
+          tokens: Math.min(tokens, maxCharge),
+          costMicros:
+            Number.isFinite(amount) && amount > 0 ? Math.min(Math.round(amount * 1_000_000), maxCharge) : 0,
+        };
   try {
     await store.settle(reservation, charge);
   } catch {
     // Reported by the store (WARN once per outage, metric); a settle never fails a served request.
   }
 }
+
+/**
+ * The most one call is charged, in tokens or micro-dollars (a million dollars): no real call comes
+ * near it, and a broken or hostile upstream's usage (2^53 tokens, a search count to match) must not
+ * push a key's ledger past exact integers or Redis's 64-bit counters.
+ */
+const maxCharge = 1_000_000_000_000;
 
 /** `GET /switchyard/v1/keys/{name}/usage`: spend and what remains of the budget, in USD and micro-dollars. */
 export async function keyUsage(store: StateStore, key: KeyQuota): Promise<unknown> {

@@ -100,3 +100,18 @@ it('a request past 1.5× the model’s window is not sent: the estimate, counted
   expect(counted.tokens).toBeLessThan(window * 1.51);
   expect(emulator.requests.length).toBe(before);
 });
+
+// A broken or hostile provider: the estimate answers, and the operator is told (adversarial pass).
+it('a count reply that is no count (negative, not JSON): the local estimate, with a WARN', async () => {
+  for (const script of [
+    { type: 'json' as const, body: { input_tokens: -5 } },
+    { type: 'json' as const, body: 'not json' },
+  ]) {
+    emulator.setCountScript(script);
+    const warnings = logger.entries.length;
+    expect(await sy.countInputTokens(request('claude'))).toMatchObject({ exact: false });
+    // The memory logger keeps WARNs only: a DEBUG note would not be here.
+    const warning = logger.entries.slice(warnings).find((entry) => entry.message.includes('counted'));
+    expect(warning?.fields).toMatchObject({ errorClass: 'server_error' });
+  }
+});

@@ -424,6 +424,25 @@ describe('an Anthropic client’s cache markers', () => {
     expect(markersOf(sent)).toHaveLength(4);
   });
 
+  it('cache_control that is not an object (false, 0) is no marker: no cache asked, none sent', async () => {
+    harness.emulator.enqueue(hello());
+    const response = await post(
+      '/v1/messages',
+      JSON.stringify({
+        model: 'up-anthropic',
+        max_tokens: 50,
+        system: [
+          { type: 'text', text: 'a', cache_control: false },
+          { type: 'text', text: 'b', cache_control: 0 },
+        ],
+        messages: [{ role: 'user', content: 'Hi' }],
+      }),
+      { 'anthropic-version': '2023-06-01' },
+    );
+    expect(response.status).toBe(200);
+    expect(markersOf(harness.emulator.requests.at(-1)!.body)).toEqual([]);
+  });
+
   it('to an OpenAI upstream the same system prompt is the blocks joined, as before', async () => {
     harness.emulator.enqueue(hello());
     expect((await staticThenDynamic('up-chat', 'now=2')).status).toBe(200);

@@ -239,7 +239,7 @@ function cacheRequest(body: Record<string, unknown>): PromptCacheRequest | undef
   let marked = false;
   let hour = false;
   const visit = (value: unknown) => {
-    if (!isJsonObject(value) || value.cache_control === undefined || value.cache_control === null) return;
+    if (!isJsonObject(value) || !isJsonObject(value.cache_control)) return;
     marked = true;
     if (isJsonObject(value.cache_control) && value.cache_control.ttl === '1h') hour = true;
   };
@@ -295,10 +295,13 @@ function convertSystem(system: unknown, transcript: Item[]): void {
   if (parts.length > 0) transcript.push({ kind: 'system', parts });
 }
 
-/** The TTL of a `cache_control` marker (`1h`, else `5m`), or undefined for none. */
+/**
+ * The TTL of a `cache_control` marker (`1h`, else `5m`), or undefined for none: only an object is a
+ * marker (`false` or `0` is none, never a cache write the client did not ask for).
+ */
 function markerTtl(marker: unknown): '5m' | '1h' | undefined {
-  if (marker === undefined || marker === null) return undefined;
-  return isJsonObject(marker) && marker.ttl === '1h' ? '1h' : '5m';
+  if (!isJsonObject(marker)) return undefined;
+  return marker.ttl === '1h' ? '1h' : '5m';
 }
 
 /** A server tool's `type`: a lower-case name with its version date (`web_search_20250305`). */

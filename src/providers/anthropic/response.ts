@@ -7,6 +7,7 @@ import {
   emptyUsage,
   type ModelUsage,
   sumBuckets,
+  searchCount,
   tokenCount,
   type Usage,
 } from '../../core/usage.ts';
@@ -74,7 +75,7 @@ export function convertUsageFields(usage: WireUsage, executor?: string): Partial
 
 /** `server_tool_use.web_search_requests`: the web searches Anthropic bills per search. */
 function webSearchRequests(serverToolUse: JsonValue | undefined): number | undefined {
-  return isJsonObject(serverToolUse) ? tokenCount(serverToolUse.web_search_requests) : undefined;
+  return isJsonObject(serverToolUse) ? searchCount(serverToolUse.web_search_requests) : undefined;
 }
 
 /** The iterations array when it holds at least one usage object; otherwise undefined. */

@@ -67,6 +67,20 @@ describe('parallel calls forbidden, toward Gemini', () => {
     ]);
   });
 
+  // A hostile reply of 2,000 calls wrote 1,999 lines for one request (adversarial pass).
+  it('many dropped calls: one WARN for the reply, naming the first dropped', () => {
+    const context = testContext();
+    rememberSerialCalls(serialRequest, context);
+    const calls = Array.from({ length: 50 }, (_, index) => ({
+      functionCall: { name: `f${index}`, args: {} },
+    }));
+    const response = parseBody({ candidates: [{ ...parts(...calls), finishReason: 'STOP' }] }, context);
+    expect(response.content.filter((part) => part.type === 'tool-call')).toHaveLength(1);
+    expect(droppedWarnings(context).map((entry) => entry.fields)).toMatchObject([
+      { function: 'f1', kept: 'f0' },
+    ]);
+  });
+
   it('streamed partialArgs of a dropped call are read and never emitted', () => {
     const context = testContext({ stream: true });
     rememberSerialCalls(serialRequest, context);

@@ -19,8 +19,16 @@ export function keepsFirstCallOnly(context: ProviderContext): boolean {
   return serialCalls.has(context);
 }
 
-/** The WARN for a function call dropped because the request forbade parallel calls. */
+/** The calls whose reply has had its WARN: one per reply, however many calls it drops. */
+const warned = new WeakSet<ProviderContext>();
+
+/**
+ * The WARN for the first function call dropped because the request forbade parallel calls: one per
+ * reply (a reply of 2,000 calls would otherwise write 1,999 lines), naming the first dropped.
+ */
 export function warnDroppedCall(context: ProviderContext, name: string | undefined, kept: string): void {
+  if (warned.has(context)) return;
+  warned.add(context);
   context.warn('dropped a parallel tool call: the request asked for one call at a time', {
     model: context.model,
     function: name ?? '',

@@ -1,4 +1,5 @@
 /** Reads Responses output items and stream events into builder calls: one reader for bodies and streams. */
+import { maxSearchesPerReply } from '../../core/usage.ts';
 import { isJsonObject, type JsonValue, jsonTypeName } from '../../core/json.ts';
 import type { MetadataMap } from '../../core/metadata.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
@@ -310,7 +311,12 @@ export class ResponseReader {
     if (!this.items.has(index)) this.added(index, item);
     const open = this.items.get(index) as OpenItem;
     const id = typeof item.id === 'string' ? item.id : open.id;
-    if (item.type === 'web_search_call' && item.status === 'completed') this.webSearches++;
+    if (
+      item.type === 'web_search_call' &&
+      item.status === 'completed' &&
+      this.webSearches < maxSearchesPerReply
+    )
+      this.webSearches++;
     switch (item.type) {
       case 'message':
         this.endMessage(index, open, item, id);
