@@ -188,7 +188,7 @@ export function createApp(state: GatewayState): Hono<Env> {
     (handler: Handler, protocol: ProtocolName): Handler =>
     async (c, caller) => {
       try {
-        return await withKeyLimits(state, caller.key, async () => handler(c, caller));
+        return await withKeyLimits(state, caller.key, async () => handler(c, caller), nodeOf(c.env).outgoing);
       } catch (error) {
         return errorResponse(protocol, toWireError(error), caller.requestId);
       }

@@ -35,26 +35,44 @@ export function leaveKey(state: GatewayState, name: string): void {
   else state.inFlightByKey.set(name, count);
 }
 
+/** The response a request's reply is written to: the slot is held until it closes. */
+interface Delivery {
+  once(event: 'close', listener: () => void): unknown;
+  readonly writableFinished: boolean;
+  readonly destroyed: boolean;
+}
+
 /**
  * Serves a request that generates nothing under its key's limits: counted in its `max_in_flight`
- * until served, and one of its `requests_per_minute` (no tokens, no budget). Throws the 429 (or the
- * shared store's 503) before `serve` runs.
+ * until its reply is delivered (`delivery` closes; without one, until served — a client that never
+ * reads a large stored reply would otherwise free its slot at once and send the next), and one of
+ * its `requests_per_minute` (no tokens, no budget). Throws the 429 (or the shared store's 503)
+ * before `serve` runs.
  */
 export async function withKeyLimits<T>(
   state: GatewayState,
   key: GatewayKey | undefined,
   serve: () => Promise<T>,
+  delivery?: Delivery,
 ): Promise<T> {
   if (key === undefined) return serve();
-  const counted = key.maxInFlight === undefined ? false : enterKey(state, key.name, key.maxInFlight);
+  let counted = key.maxInFlight === undefined ? false : enterKey(state, key.name, key.maxInFlight);
   try {
-    if (!hasQuota(key) || key.limits === undefined) return await serve();
-    const reservation = await admitRequest(state.shared, key);
-    try {
-      return await serve();
-    } finally {
-      void settleCall(state.shared, reservation, undefined);
+    let served: T;
+    if (!hasQuota(key) || key.limits === undefined) served = await serve();
+    else {
+      const reservation = await admitRequest(state.shared, key);
+      try {
+        served = await serve();
+      } finally {
+        void settleCall(state.shared, reservation, undefined);
+      }
     }
+    if (counted && delivery !== undefined && !delivery.writableFinished && !delivery.destroyed) {
+      delivery.once('close', () => leaveKey(state, key.name));
+      counted = false;
+    }
+    return served;
   } finally {
     if (counted) leaveKey(state, key.name);
   }
