@@ -59,3 +59,8 @@ export function removeProtoKeys(value: unknown): void {
     return false;
   });
 }
+
+/** The members of `object` whose names `names` holds, in the object's order (a count endpoint's share of a generation's body). */
+export function pickFields(object: JsonObject, names: ReadonlySet<string>): JsonObject {
+  return Object.fromEntries(Object.entries(object).filter(([name]) => names.has(name))) as JsonObject;
+}

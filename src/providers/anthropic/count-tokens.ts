@@ -3,7 +3,7 @@
  * generation would send, without the fields that endpoint refuses (`max_tokens`, `stream`,
  * sampling, stop sequences, metadata).
  */
-import { isJsonObject, type JsonObject } from '../../core/json.ts';
+import { isJsonObject, type JsonObject, pickFields } from '../../core/json.ts';
 import type { ProviderContext, WireRequest } from '../common/definition.ts';
 
 /** The body fields `count_tokens` takes (its reference; beta ones included: it refuses any other). */
@@ -24,7 +24,7 @@ const countedFields: ReadonlySet<string> = new Set([
 
 /** The body's fields `count_tokens` takes, in their order. */
 export function countedBody(body: JsonObject): JsonObject {
-  return Object.fromEntries(Object.entries(body).filter(([name]) => countedFields.has(name))) as JsonObject;
+  return pickFields(body, countedFields);
 }
 
 /** The generation's `/messages` request → the `/messages/count_tokens` request (same headers). */

@@ -3,7 +3,7 @@
  * the generation would send, without the fields that endpoint refuses (`stream`, `store`,
  * `max_output_tokens`, sampling, `include`, …).
  */
-import { isJsonObject, type JsonObject } from '../../core/json.ts';
+import { isJsonObject, pickFields } from '../../core/json.ts';
 import type { ProviderContext, WireRequest } from '../common/definition.ts';
 
 /** The body fields `input_tokens` takes (its reference). */
@@ -28,10 +28,7 @@ export function buildCountRequest(wire: WireRequest, _context: ProviderContext):
     query === -1
       ? `${wire.path}/input_tokens`
       : `${wire.path.slice(0, query)}/input_tokens${wire.path.slice(query)}`;
-  const body = Object.fromEntries(
-    Object.entries(wire.body).filter(([name]) => countedFields.has(name)),
-  ) as JsonObject;
-  return { ...wire, path, body };
+  return { ...wire, path, body: pickFields(wire.body, countedFields) };
 }
 
 /** `{ "object": "response.input_tokens", "input_tokens": n }` → n. */

@@ -3,7 +3,7 @@
  * generation's body with the fields that endpoint takes. Other publishers' models (Claude, Mistral
  * AI, the MaaS open models) are not counted here: their requests are estimated locally.
  */
-import { isJsonObject, type JsonObject } from '../../core/json.ts';
+import { isJsonObject, pickFields } from '../../core/json.ts';
 import type { ProviderContext, WireRequest } from '../common/definition.ts';
 import { countPath } from '../gemini/count-tokens.ts';
 import { resolveModel } from './publishers.ts';
@@ -19,10 +19,7 @@ const countedFields: ReadonlySet<string> = new Set([
 /** A Gemini model's `:generateContent` request → its `:countTokens` request; `undefined` for other publishers. */
 export function buildCountRequest(wire: WireRequest, context: ProviderContext): WireRequest | undefined {
   if (resolveModel(context.model, context.provider).publisher.protocol !== 'gemini') return undefined;
-  const body = Object.fromEntries(
-    Object.entries(wire.body).filter(([name]) => countedFields.has(name)),
-  ) as JsonObject;
-  return { ...wire, path: countPath(wire.path), body };
+  return { ...wire, path: countPath(wire.path), body: pickFields(wire.body, countedFields) };
 }
 
 /** `{ "totalTokens": n, … }` → n. */
