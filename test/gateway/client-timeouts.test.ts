@@ -75,13 +75,19 @@ describe('the request body timeout', () => {
 });
 
 describe('the send timeout', () => {
-  /** A long reply: far more than the socket buffers hold, so a client that reads nothing stalls it. */
+  /**
+   * A long reply: far more than the socket buffers usually hold, so a client that reads nothing
+   * stalls it; dripped (10 ms between its ~245 events, 2.4 s at least) so that, even where the
+   * loopback buffers grow to take it all (`tcp_rmem` here allows 32 MB), the upstream cannot finish
+   * it before the 0.5 s send timeout cuts the client off.
+   */
   const long = () =>
     harness.emulator.enqueue({
       type: 'scripted',
       content: [{ type: 'text', text: 'z'.repeat(16_000_000) }],
       chunkSize: 64 * 1024,
       usage: { input: 3, output: 2_000_000 },
+      fault: { dripMs: 10 },
     });
 
   it('a stream’s client that stops reading is cut off, and its upstream call cancelled', async () => {
