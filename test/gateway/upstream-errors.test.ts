@@ -30,7 +30,7 @@ describe('upstream refusals', () => {
     [422, 'unprocessable', null, 422],
     [418, 'odd', null, 400],
   ])(
-    'an upstream %i refusing the request reaches the client as %i… (its own status where it says more than 400)',
+    'an upstream %i refusing the request (%s, code %s) reaches the client as %i (its own status where it says more than 400)',
     async (upstream, message, code, client) => {
       harness.emulator.enqueue(openaiError(upstream, message, { code }));
       const response = await post('/v1/chat/completions', chatBody());
@@ -57,5 +57,57 @@ describe('upstream refusals', () => {
     expect(((await response.json()) as { error: unknown }).error).toMatchObject({
       code: 'rate_limit_exceeded',
     });
+  });
+});
+
+describe('an upstream 3xx with nothing to follow', () => {
+  it.each([304, 300, 399])(
+    'an upstream %i without a location is a 502 the model’s fallback then serves, never the gateway’s own 500',
+    async (status) => {
+      harness.emulator.enqueue({ type: 'json', status, body: { error: { message: 'moved?' } } });
+      const direct = await post(
+        '/v1/chat/completions',
+        JSON.stringify({ model: 'up-anthropic', messages: [{ role: 'user', content: 'Hi' }] }),
+      );
+      expect(direct.status).toBe(502);
+      expect(await direct.text()).toContain(`answered ${status} without a location to follow`);
+      harness.emulator.enqueue({ type: 'json', status, body: { error: { message: 'moved?' } } });
+      harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'From the fallback.' }] });
+      const routed = await post(
+        '/v1/chat/completions',
+        JSON.stringify({ model: 'up-fallback', messages: [{ role: 'user', content: 'Hi' }] }),
+      );
+      expect(routed.status).toBe(200);
+      expect(await routed.text()).toContain('From the fallback.');
+    },
+  );
+});
+
+describe('a model failure’s own words', () => {
+  it.each([
+    ['the configured upstream key', 'upstream-secret-key'],
+    ['a Google-shaped key', 'AIzaSyAbCdEfGhIjKlMnOpQrStUvWxYz0123456'],
+  ])('a Gemini finishMessage echoing %s reaches the client redacted', async (_, key) => {
+    const finish = {
+      candidates: [
+        {
+          content: { role: 'model', parts: [] },
+          finishReason: 'MALFORMED_FUNCTION_CALL',
+          finishMessage: `Malformed function call: key=${key} print(x)`,
+        },
+      ],
+      usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 0, totalTokenCount: 5 },
+    };
+    harness.emulator.enqueue({ type: 'json', body: finish });
+    const response = await post(
+      '/v1/chat/completions',
+      JSON.stringify({ model: 'up-gemini', messages: [{ role: 'user', content: 'Hi' }] }),
+    );
+    const text = await response.text();
+    expect(response.status).toBe(502);
+    expect(text).toContain('MALFORMED_FUNCTION_CALL');
+    expect(text).toContain('[REDACTED]');
+    expect(text).not.toContain(key);
+    expect(JSON.stringify(harness.logger.entries)).not.toContain(key);
   });
 });
