@@ -671,6 +671,33 @@ describe('golden request bodies', () => {
     });
   });
 
+  it('thinking: an explicit budget over a 2.5 model’s largest is its largest, with a WARN (Gemini refuses one out of range)', () => {
+    const warnings: Array<[string, Record<string, unknown>]> = [];
+    const context = {
+      warn: (message: string, fields: Record<string, unknown>) => void warnings.push([message, fields]),
+    };
+    expect(convertReasoning({ budgetTokens: 60_000 }, 'gemini-2.5-flash', context)).toEqual({
+      includeThoughts: true,
+      thinkingBudget: 24_576,
+    });
+    expect(convertReasoning({ budgetTokens: 4_294_967_297 }, 'gemini-2.5-pro', context)).toEqual({
+      includeThoughts: true,
+      thinkingBudget: 32_768,
+    });
+    expect(warnings.map(([message, fields]) => [message, fields.sent])).toEqual([
+      ['lowered the thinking budget to the largest the model takes', 24_576],
+      ['lowered the thinking budget to the largest the model takes', 32_768],
+    ]);
+    // Within range, and on Gemini 3 (its levels' range is not documented as a budget): as asked.
+    expect(convertReasoning({ budgetTokens: 24_576 }, 'gemini-2.5-flash', context)).toMatchObject({
+      thinkingBudget: 24_576,
+    });
+    expect(convertReasoning({ budgetTokens: 60_000 }, 'gemini-3-pro-preview', context)).toMatchObject({
+      thinkingBudget: 60_000,
+    });
+    expect(warnings).toHaveLength(2);
+  });
+
   it('thinking: xhigh and max are the most each model takes — level high, or high’s budget (the largest)', () => {
     for (const model of ['gemini-3-flash-preview', 'gemini-3-pro-preview'])
       for (const effort of ['xhigh', 'max'] as const)

@@ -190,7 +190,7 @@ function buildGenerationConfig(
     const off = reasoningOff(context);
     if (off !== undefined) config.thinkingConfig = off;
   } else if (request.reasoning !== undefined)
-    config.thinkingConfig = convertReasoning(request.reasoning, model);
+    config.thinkingConfig = convertReasoning(request.reasoning, model, context);
   return config;
 }
 
@@ -218,10 +218,14 @@ function reasoningOff(context: ProviderContext): JsonObject | undefined {
  * thought summaries (and their signatures) come back — false for an effort without thinking
  * (`thinking: false`, which Gemini's level or budget still serves: its effort is thinking effort).
  */
-export function convertReasoning(reasoning: ReasoningRequest, model: string): JsonObject {
+export function convertReasoning(
+  reasoning: ReasoningRequest,
+  model: string,
+  context?: Pick<ProviderContext, 'warn'>,
+): JsonObject {
   const config: JsonObject = { includeThoughts: reasoning.includeThoughts ?? reasoning.thinking !== false };
   if (reasoning.budgetTokens !== undefined) {
-    config.thinkingBudget = reasoning.budgetTokens;
+    config.thinkingBudget = withinLargestBudget(reasoning.budgetTokens, model, context);
     return config;
   }
   const effort = reasoning.effort;
@@ -239,6 +243,23 @@ function thinkingLevel(effort: ReasoningEffort, model: string): string {
   if (model.includes('flash')) return effort === 'xhigh' || effort === 'max' ? 'high' : effort;
   // Gemini 3 Pro has two levels only.
   return effort === 'minimal' || effort === 'low' ? 'low' : 'high';
+}
+
+/**
+ * An explicit budget over a 2.5 model's largest (a budget written for Claude, up to its output
+ * limit): the largest, with a WARN — Gemini refuses a budget out of its range with a 400. Gemini 3
+ * (levels) and unknown models get the budget as asked.
+ */
+function withinLargestBudget(budget: number, model: string, context?: Pick<ProviderContext, 'warn'>): number {
+  if (!/gemini-2\.5/.test(model)) return budget;
+  const largest = thinkingBudget('high', model);
+  if (budget <= largest) return budget;
+  context?.warn('lowered the thinking budget to the largest the model takes', {
+    model,
+    requested: budget,
+    sent: largest,
+  });
+  return largest;
 }
 
 function thinkingBudget(effort: ReasoningEffort, model: string): number {
