@@ -225,7 +225,8 @@ async function main(): Promise<number> {
     (request) => {
       // Claude Code's WebSearch (a deferred tool, loaded through ToolSearch) runs its own request
       // with Anthropic's web_search server tool, answered as Anthropic answers it.
-      if (request.serverTools?.some((type) => type.startsWith('web_search')) === true) return searchAnswer;
+      if (request.serverTools?.some(({ type }) => type.startsWith('web_search')) === true)
+        return searchAnswer;
       const said = JSON.stringify(request.request.transcript);
       if (said.includes('Search the web for the weather in Paris')) {
         if (said.includes('sunny')) return [{ type: 'text', text: 'Done: it is sunny in Paris.' }];

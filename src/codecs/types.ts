@@ -69,11 +69,13 @@ export interface DecodedRequest {
    */
   freeform?: ReadonlySet<string>;
   /**
-   * Anthropic: the request's server tools (`web_search_20250305`, …), by type. They travel to an
-   * Anthropic upstream verbatim (`providerOptions.anthropic.tools`); no other provider serves them,
-   * so a request holding one is routed only to the protocol's own provider.
+   * Anthropic: the request's Anthropic-defined tools (`web_search_20250305`, `bash_20250124`, …),
+   * each by its path and `type`. They travel to an Anthropic upstream verbatim
+   * (`providerOptions.anthropic.tools`), the server tools among them only where
+   * `gateway.builtin_tools` allows (`leaveOutServerTools`); no other provider serves them, so a
+   * request holding one is routed only to the protocol's own provider.
    */
-  serverTools?: string[];
+  serverTools?: Array<{ path: string; type: string }>;
   /**
    * Responses: the request's built-in tools (`web_search`, `mcp`, `apply_patch`, …) and a
    * `tool_choice` naming one, each by its path and `type`. They travel to a Responses upstream (any

@@ -9,6 +9,7 @@ import type { InboundProtocol, ProtocolName } from '../codecs/types.ts';
 import { toWireError } from './errors.ts';
 import { type Caller, keyRefusalOf, localRefusal, refusalOf, requestIdFrom } from './caller.ts';
 import { type GenerationCall, logRefusal, permittedModel, serveGeneration } from './generate.ts';
+import { leaveOutServerTools } from '../codecs/anthropic-messages/server-tools.ts';
 import { leaveOutBuiltins } from '../codecs/openai-responses/builtin-tools.ts';
 import { isNativeRoute, warnLeftOut } from './left-out.ts';
 import { countBuiltinTools } from './builtin-tools.ts';
@@ -425,7 +426,10 @@ async function countRequestTokens(
     const resolved = permittedModel(state, caller.key, decoded.model);
     // Built-in tools count as the generation would send them: toward a Responses upstream, those
     // `gateway.builtin_tools` allows (a fixed estimate each, `builtinToolTokens`); elsewhere none.
-    leaveOutBuiltins(decoded, isNativeRoute(protocol, resolved) ? state.builtinTools : undefined);
+    // An Anthropic client's server tools likewise: those the list allows go to Anthropic's count.
+    const nativeRoute = isNativeRoute(protocol, resolved);
+    leaveOutBuiltins(decoded, nativeRoute ? state.builtinTools : undefined);
+    if (nativeRoute) leaveOutServerTools(decoded, state.builtinTools);
     const builtins = countBuiltinTools(decoded.builtinTools);
     // A Responses count takes in what its generation would: the stored conversation its
     // `previous_response_id` names and the items its `item_reference`s name (404 when unknown).

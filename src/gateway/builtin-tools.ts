@@ -1,13 +1,18 @@
 /**
- * Which OpenAI Responses built-in tools a client may take to a Responses upstream
- * (`gateway.builtin_tools`). They run under the operator's key: a `file_search` names vector store
- * ids and a `code_interpreter` a container id of the operator's account — one client could name
- * another's — and an `mcp` tool has OpenAI call a server of the client's choosing. So by default
- * only the tools that reach nothing of the account but the model pass; an operator adds the rest.
- * A name here is a tool's kind (`builtinKind`): its type, but `hosted_shell` for a `shell` run in a
- * container of the account (not listed by default, for the same reason as `code_interpreter`).
+ * Which provider built-in tools a client may take to its protocol's own upstream
+ * (`gateway.builtin_tools`): an OpenAI Responses client's built-in tools, and an Anthropic client's
+ * server tools. They run under the operator's key: a `file_search` names vector store ids and a
+ * `code_interpreter` or Anthropic `code_execution` a container of the operator's account — one
+ * client could name another's — and an `mcp` tool has OpenAI call a server of the client's choosing.
+ * So by default only the tools that reach nothing of the account but the model pass; an operator
+ * adds the rest. A name here is a tool's kind: a Responses tool's type, but `hosted_shell` for a
+ * `shell` run in a container of the account (`builtinKind`; not listed by default, for the same
+ * reason as `code_interpreter`); an Anthropic server tool's type without its version date
+ * (`web_search_20250305` → `web_search`: `serverToolKind`). The Anthropic tools the client runs
+ * (`bash_…`, `text_editor_…`, `computer_…`, `memory_…`) are no server tools and always pass.
  */
 export const defaultBuiltinTools: readonly string[] = [
+  // Both protocols' web search (Responses `web_search`, Anthropic `web_search_…`).
   'web_search',
   'web_search_preview',
   'image_generation',
@@ -15,6 +20,10 @@ export const defaultBuiltinTools: readonly string[] = [
   'shell',
   'apply_patch',
   'tool_search',
+  // Anthropic's: a page fetched by Anthropic, and a search of the request's own deferred tools.
+  'web_fetch',
+  'tool_search_tool_regex',
+  'tool_search_tool_bm25',
 ];
 
 /** The built-in tool types allowed: the configured list, else {@link defaultBuiltinTools}. */

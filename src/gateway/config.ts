@@ -90,13 +90,16 @@ export const gatewayConfigSchema = z
      */
     media_uri_schemes: z.array(z.string().regex(/^[a-zA-Z][a-zA-Z0-9+.-]{0,31}$/, 'a URI scheme')).optional(),
     /**
-     * The OpenAI Responses built-in tool types a client's request may take to a Responses upstream
-     * (`web_search`, `mcp`, `file_search`, …); others are left out with a WARN. Default
+     * The provider built-in tools a client's request may take to its protocol's own upstream: an
+     * OpenAI Responses client's built-in tools by type (`web_search`, `mcp`, `file_search`, …) and
+     * an Anthropic client's server tools by type without the version date (`web_search`,
+     * `web_fetch`, `code_execution`, …); others are left out with a WARN. Default
      * `defaultBuiltinTools` (`builtin-tools.ts`): those that reach nothing of the operator's account
-     * but the model — not `file_search` or `code_interpreter` (which name the account's vector
-     * stores and containers, so one client could read another's) nor `mcp` (a server of the
-     * client's choosing called with the operator's key), nor `hosted_shell` (a `shell` in a
-     * container of the account: `container_reference`, `container_auto`).
+     * but the model — not `file_search`, `code_interpreter` or `code_execution` (which name the
+     * account's vector stores and containers, so one client could read another's) nor `mcp` (a
+     * server of the client's choosing called with the operator's key), nor `hosted_shell` (a
+     * `shell` in a container of the account: `container_reference`, `container_auto`). Anthropic's
+     * client-run tools (`bash_…`, `text_editor_…`, `computer_…`, `memory_…`) always pass.
      */
     builtin_tools: z.array(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'a built-in tool type')).optional(),
     /**

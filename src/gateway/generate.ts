@@ -16,6 +16,7 @@ import { isAdapterError } from '../core/errors/guards.ts';
 import { unknownModel } from '../registry/resolve.ts';
 import { createResponsesId } from '../codecs/ids.ts';
 import { finalResponseText, markUnstored } from '../codecs/openai-responses/response.ts';
+import { leaveOutServerTools } from '../codecs/anthropic-messages/server-tools.ts';
 import { leaveOutBuiltins } from '../codecs/openai-responses/builtin-tools.ts';
 import { routeDisabledThinkingEffort } from '../codecs/anthropic-messages/request.ts';
 import { isNativeRoute, maxWarningDetails, warnFallbackLeftOut, warnLeftOut } from './left-out.ts';
@@ -492,6 +493,7 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
   const native = inboundCodecs[call.protocol].nativeProvider;
   const nativeRoute = isNativeRoute(call.protocol, model);
   leaveOutBuiltins(decoded, nativeRoute ? state.builtinTools : undefined);
+  if (nativeRoute) leaveOutServerTools(decoded, state.builtinTools);
   routeDisabledThinkingEffort(decoded, nativeRoute);
   // The client's beta flags reach an Anthropic upstream only: never another origin.
   if (nativeRoute && native?.type === 'anthropic')
@@ -506,7 +508,7 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
   if (decoded.serverTools !== undefined && model !== undefined && !nativeRoute)
     throw new RequestFieldError(
       'tools',
-      `tools: server tool '${shown(decoded.serverTools[0]!)}' is served only by an upstream of the client's protocol; '${shown(decoded.model)}' routes to another provider`,
+      `tools: server tool '${shown(decoded.serverTools[0]!.type)}' is served only by an upstream of the client's protocol; '${shown(decoded.model)}' routes to another provider`,
       'unsupported',
     );
   // Another protocol than the model's, and not its provider's own (a Responses client naming

@@ -1,7 +1,7 @@
 /** Decodes an Anthropic Messages request (`POST /v1/messages`) into the canonical request. */
 import type { PromptCacheRequest, ReasoningEffort, ReasoningRequest } from '../../core/request.ts';
 import { anthropicCallerMetadata, anthropicCitationsKey, cacheBreakpointKey } from '../../core/metadata.ts';
-import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
+import type { ToolChoice } from '../../core/tools.ts';
 import type { Item, Part, TextPart } from '../../core/transcript.ts';
 import {
   bodyObject,
@@ -30,6 +30,7 @@ import {
 import type { DecodedRequest, OpaqueCodec } from '../types.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import { isServerBlockType } from './response.ts';
+import { convertTools } from './server-tools.ts';
 
 function convertSource(source: unknown, path: string, kind: 'image' | 'document'): Part {
   if (!isJsonObject(source)) throw new RequestFieldError(path, `${path} must be an object`);
@@ -304,40 +305,6 @@ function markerTtl(marker: unknown): '5m' | '1h' | undefined {
   return marker.ttl === '1h' ? '1h' : '5m';
 }
 
-/** A server tool's `type`: a lower-case name with its version date (`web_search_20250305`). */
-const serverToolType = /^[a-z][a-z0-9_]{0,63}$/;
-
-/**
- * The request's tools: its client (`custom`) tools as canonical specs, and its server tools
- * (`web_search_…`, `code_execution_…`: a `type` and no `input_schema`) as written, for an Anthropic
- * upstream (`providerOptions.anthropic.tools`).
- */
-function convertTools(body: Record<string, unknown>): { specs: ToolSpec[]; server: JsonObject[] } {
-  const specs: ToolSpec[] = [];
-  const server: JsonObject[] = [];
-  for (const [index, tool] of (optionalArray(body, 'tools') ?? []).entries()) {
-    const path = `tools.${index}`;
-    const object = jsonObject(tool, path);
-    if (object.type !== undefined && object.type !== 'custom' && object.input_schema === undefined) {
-      if (typeof object.type !== 'string' || !serverToolType.test(object.type))
-        throw new RequestFieldError(`${path}.type`, `${path}.type must be custom or a server tool's type`);
-      requiredString(object, 'name', `${path}.name`);
-      server.push({ ...object });
-      continue;
-    }
-    const spec: ToolSpec = {
-      name: requiredString(object, 'name', `${path}.name`),
-      inputSchema: jsonObject(object.input_schema ?? { type: 'object' }, `${path}.input_schema`),
-    };
-    const description = optionalString(object, 'description', `${path}.description`);
-    if (description !== undefined) spec.description = description;
-    const strict = optionalBoolean(object, 'strict', `${path}.strict`);
-    if (strict !== undefined) spec.strict = strict;
-    specs.push(spec);
-  }
-  return { specs, server };
-}
-
 function convertToolChoice(value: unknown): { choice?: ToolChoice; parallel?: boolean } {
   if (value === undefined || value === null) return {};
   const object = jsonObject(value, 'tool_choice');
@@ -495,7 +462,11 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
     stream: optionalBoolean(object, 'stream') ?? false,
     request,
   };
-  if (tools.server.length > 0) decoded.serverTools = tools.server.map((tool) => tool.type as string);
+  if (tools.server.length > 0)
+    decoded.serverTools = tools.server.map((tool, index) => ({
+      path: tools.paths[index]!,
+      type: tool.type as string,
+    }));
   const disabledEffort = disabledThinkingEffort(object.thinking, object.output_config);
   if (disabledEffort !== undefined) decoded.disabledThinkingEffort = disabledEffort;
   return decoded;
