@@ -24,6 +24,7 @@ export const capabilityOverridesSchema = z
     documentMediaTypes: z.array(z.string()),
     documentUrls: z.boolean(),
     structuredOutputWithTools: z.boolean(),
+    assistantPrefill: z.boolean(),
   })
   .partial()
   .strict();

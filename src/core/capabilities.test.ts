@@ -32,6 +32,7 @@ const full: Capabilities = {
   documentMediaTypes: ['application/pdf', 'text/*'],
   documentUrls: true,
   structuredOutputWithTools: true,
+  assistantPrefill: true,
 };
 
 describe('capabilityUses', () => {

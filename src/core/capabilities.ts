@@ -52,6 +52,14 @@ export interface Capabilities {
    * the structured answer another way (docs/options.md). Absent: taken together.
    */
   structuredOutputWithTools?: boolean;
+  /**
+   * False when the provider cannot continue a transcript's trailing assistant message (a prefill,
+   * e.g. `{` so the reply goes on as JSON): it takes it as a finished earlier turn and starts a new
+   * message (OpenAI Chat and Responses). The call then WARNs, and a reply that repeats the prefill
+   * has the repeat cut, so prefill + reply reads as a continuation (`providers/common/prefill.ts`).
+   * Absent: continued (Anthropic, Claude on Bedrock and Vertex, Gemini).
+   */
+  assistantPrefill?: boolean;
 }
 
 /** A capability that a request needs. */

@@ -7,6 +7,7 @@ import { hasProtoKey, type JsonObject, type JsonValue, removeProtoKeys } from '.
 import { type MetadataMap, stopSequenceKey } from './metadata.ts';
 import { JsonFragments } from './partial-json.ts';
 import { losesNumberDigits } from './json-text.ts';
+import { RepeatedPrefix } from './repeated-prefix.ts';
 import { LimitExceededError } from './limit-exceeded.ts';
 import { argumentsTextKey } from './tool-arguments.ts';
 import type { CanonicalResponse } from './request.ts';
@@ -92,6 +93,8 @@ export class StreamBuilder {
   private readonly heldText = new Map<number, string>();
   /** Set by {@link holdToolArguments}: the filter, if any, a call's arguments go through at its end. */
   private toolFilter: ((name: string) => ((text: string) => string) | undefined) | undefined;
+  /** Set by {@link stripRepeatedPrefix}: the first text part's start is matched against it. */
+  private repeated: RepeatedPrefix | undefined;
   /** Set by {@link stopAt}: the sequences the reply's text ends before. */
   private stops: readonly StopSequence[] | undefined;
   /** The open text part's last characters, held while they may begin a stop sequence. */
@@ -177,9 +180,26 @@ export class StreamBuilder {
     // A non-string delta is provider garbage: dropped, never emitted as a non-string event.
     if (typeof delta === 'string' && delta !== '') {
       this.hold(delta);
-      if (this.stops === undefined) this.passText(index, delta);
-      else this.textBeforeStop(key, index, delta);
+      this.forwardText(key, index, this.repeated === undefined ? delta : this.repeated.feed(delta));
     }
+  }
+
+  /** Text on its way out: cut at a stop sequence ({@link stopAt}), else passed. */
+  private forwardText(key: BlockKey, index: number, delta: string): void {
+    if (this.repeated?.done === true) this.repeated = undefined;
+    if (delta === '') return;
+    if (this.stops === undefined) this.passText(index, delta);
+    else this.textBeforeStop(key, index, delta);
+  }
+
+  /**
+   * From now on the reply's first text part loses `prefix` when it begins with it: its first
+   * characters (at most `prefix.length`) are held until they are known to be the prefix or not; text
+   * that does not begin with it goes out whole. For a prefill the provider could not continue
+   * (`providers/common/prefill.ts`).
+   */
+  stripRepeatedPrefix(prefix: string): void {
+    if (prefix !== '') this.repeated = new RepeatedPrefix(prefix);
   }
 
   /** A text delta out: held for the part's filter ({@link holdText}), else emitted. */
@@ -356,6 +376,12 @@ export class StreamBuilder {
    * ended while this part was still open).
    */
   end(key: BlockKey, fields: EndFields = {}): void {
+    const open = this.open.get(key);
+    // The first text part ended on a start of the repeated prefix: it is the reply's.
+    if (this.repeated !== undefined && open?.type === 'text') {
+      const held = this.repeated.flush();
+      this.forwardText(key, open.index, held);
+    }
     const part = this.open.get(key);
     if (part === undefined) return;
     this.open.delete(key);

@@ -19,6 +19,7 @@ import {
   headersFor,
   type HttpRuntime,
 } from './http-runtime.ts';
+import { checkPrefill } from './prefill.ts';
 import { preflight } from './preflight.ts';
 
 /** Everything one call needs, resolved once. */
@@ -176,6 +177,7 @@ export function setup(
     estimateInputTokens: (input) => definition.estimateInputTokens(input),
     warn: (message, fields) => context.warn(message, fields),
   });
+  checkPrefill(checked, context);
   if (checked.tools !== undefined && checked.tools.some((tool) => tool.freeform !== undefined))
     context.freeformTools = freeformNames(checked.tools);
   return { request: checked, requestId, context, call, startedAt: performance.now() };

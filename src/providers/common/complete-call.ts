@@ -20,6 +20,7 @@ import type { HttpRuntime } from './http-runtime.ts';
 import { estimateMissingUsage } from './usage-fallback.ts';
 import { validateCall } from './validate-call.ts';
 import { holdStopSequences } from './stop-sequences.ts';
+import { stripRepeatedPrefill } from './prefill.ts';
 
 export async function completeCall(
   runtime: HttpRuntime,
@@ -57,6 +58,7 @@ export async function completeCall(
             () => {},
           );
           holdStopSequences(context, builder);
+          stripRepeatedPrefill(context, builder);
           try {
             definition.parseResponse(body, context, builder);
           } catch (error) {

@@ -25,5 +25,7 @@ export function createCapabilityResolver(
     // `convertFile` sends a PDF inline only, whatever a host declares: a file URL is refused before
     // the call, never dropped.
     resolved.documentUrls = false;
+    // A trailing assistant message is sent as an earlier turn (no host's `prefix` flag is sent).
+    resolved.assistantPrefill = false;
   });
 }

@@ -360,6 +360,7 @@ describe('API keys', () => {
             { type: 'text', text: 'y' },
           ],
         },
+        { kind: 'user', parts: [{ type: 'text', text: 'z' }] },
       ],
     });
     expect(logger.entries).toHaveLength(1);

@@ -6,12 +6,14 @@ export type { HostCapabilities } from '../openai/host-capabilities.ts';
 
 /**
  * The Responses protocol carries images and PDFs but no audio or video input (the adapter has no
- * `input_audio` item), whatever a model row shared with Chat Completions says.
+ * `input_audio` item), whatever a model row shared with Chat Completions says; a trailing assistant
+ * message is an earlier turn, never continued.
  */
 function protocolLimits(resolved: Capabilities): void {
   resolved.audio = false;
   resolved.video = false;
   resolved.audioMediaTypes = [];
+  resolved.assistantPrefill = false;
 }
 
 /** The capability function of a Responses host (see `resolveHostCapabilities`). */
