@@ -67,6 +67,7 @@ const requestShape = {
       strict: z.boolean().optional(),
     })
     .optional(),
+  verbosity: z.enum(['low', 'medium', 'high']).optional(),
   reasoning: z
     .strictObject({
       effort: z.enum(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']).optional(),

@@ -77,6 +77,9 @@ export interface OutputSchema {
   strict?: boolean;
 }
 
+/** The answer's length and detail (`CanonicalRequest.verbosity`). */
+export type Verbosity = 'low' | 'medium' | 'high';
+
 /** Everything one model call needs. */
 export interface CanonicalRequest {
   /** ULID passed to `cancel()`; the adapter mints one when absent. */
@@ -95,6 +98,13 @@ export interface CanonicalRequest {
   topP?: number;
   topK?: number;
   outputSchema?: OutputSchema;
+  /**
+   * How long and detailed the answer's text should be (OpenAI GPT-5's `verbosity`): sent by the
+   * OpenAI Responses adapters (`text.verbosity`) and by the Chat Completions hosts and models that
+   * take it (`ChatQuirks.verbosityModels`: OpenAI's GPT-5 family); dropped with a WARN by other
+   * Chat hosts; other providers have no such setting and ignore it.
+   */
+  verbosity?: Verbosity;
   reasoning?: ReasoningRequest;
   cache?: PromptCacheRequest;
   metadata?: MetadataMap;

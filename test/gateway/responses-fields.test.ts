@@ -1,7 +1,9 @@
 /**
  * Responses fields only a Responses upstream has: `max_tool_calls` and `text.verbosity` reach it
- * as written (beside the output format and built-in tools), and are ignored toward another
- * upstream; `include: ['message.output_text.logprobs']` is refused like `top_logprobs`.
+ * as written (beside the output format and built-in tools); `text.verbosity` (and a Chat client's
+ * `verbosity`) also reaches an OpenAI Chat upstream's GPT-5 model as its `verbosity`; Anthropic and
+ * Gemini upstreams ignore both; `include: ['message.output_text.logprobs']` is refused like
+ * `top_logprobs`.
  */
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { type GatewayHarness, scriptedText, startGatewayHarness } from './harness.ts';
@@ -54,7 +56,37 @@ it('text.verbosity alone: sent as text.verbosity', async () => {
   expect(sent().text).toEqual({ verbosity: 'high' });
 });
 
-it.each(['up-chat', 'up-anthropic', 'up-gemini'])(
+it('toward an OpenAI Chat upstream, text.verbosity is its verbosity (GPT-5) and max_tool_calls is ignored', async () => {
+  harness.emulator.enqueue(scriptedText());
+  const response = await create({ model: 'up-chat', max_tool_calls: 1, text: { verbosity: 'low' } });
+  expect(response.status).toBe(200);
+  expect(sent().verbosity).toBe('low');
+  expect(JSON.stringify(sent())).not.toMatch(/max_tool_calls/);
+});
+
+it('a Chat client’s verbosity reaches an OpenAI Chat upstream as written and a Responses one as text.verbosity', async () => {
+  for (const [model, expected] of [
+    ['up-chat', { verbosity: 'high' }],
+    ['up-responses', { text: { verbosity: 'high' } }],
+  ] as const) {
+    harness.emulator.enqueue(scriptedText());
+    const response = await harness.post('/v1/chat/completions', {
+      model,
+      messages: [{ role: 'user', content: 'Hi' }],
+      verbosity: 'high',
+    });
+    expect(response.status).toBe(200);
+    expect(sent()).toMatchObject(expected);
+  }
+  const refused = await harness.post('/v1/chat/completions', {
+    model: 'up-chat',
+    messages: [{ role: 'user', content: 'Hi' }],
+    verbosity: 'loud',
+  });
+  expect(refused.status).toBe(400);
+});
+
+it.each(['up-anthropic', 'up-gemini'])(
   'toward %s they are ignored and the call is answered',
   async (model) => {
     harness.emulator.enqueue(scriptedText());

@@ -1,5 +1,5 @@
 /** Decodes an OpenAI Chat Completions request (`POST /v1/chat/completions`) into the canonical request. */
-import type { OutputSchema, ReasoningEffort, ReasoningRequest } from '../../core/request.ts';
+import type { OutputSchema, ReasoningEffort, ReasoningRequest, Verbosity } from '../../core/request.ts';
 import { freeformNames, freeformTool, type ToolChoice, type ToolSpec } from '../../core/tools.ts';
 import type { Item, Part, ToolCallPart } from '../../core/transcript.ts';
 import { participantNameKey } from '../../core/metadata.ts';
@@ -313,6 +313,16 @@ function stopSequences(value: unknown): string[] | undefined {
 }
 
 /** Decodes a Chat Completions request; unknown fields are ignored, unhonourable ones refused by name. */
+const verbosities: ReadonlySet<string> = new Set<Verbosity>(['low', 'medium', 'high']);
+
+/** A `verbosity` (Chat) or `text.verbosity` (Responses) → the canonical one; absent or null → undefined. */
+export function convertVerbosity(value: unknown, path: string): Verbosity | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' || !verbosities.has(value))
+    throw new RequestFieldError(path, `${path} must be low, medium or high`);
+  return value as Verbosity;
+}
+
 export function decodeRequest(body: unknown): DecodedRequest {
   const object = bodyObject(body);
   refuseUnhonourable(object);
@@ -341,6 +351,8 @@ export function decodeRequest(body: unknown): DecodedRequest {
   if (outputSchema !== undefined) request.outputSchema = outputSchema;
   const reasoning = convertEffort(object.reasoning_effort, 'reasoning_effort');
   if (reasoning !== undefined) request.reasoning = reasoning;
+  const verbosity = convertVerbosity(object.verbosity, 'verbosity');
+  if (verbosity !== undefined) request.verbosity = verbosity;
   const cache = promptCacheOf(object);
   if (cache !== undefined) request.cache = cache;
   const streamOptions = isJsonObject(object.stream_options) ? object.stream_options : {};

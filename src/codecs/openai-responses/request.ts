@@ -26,7 +26,7 @@ import {
   shown,
   promptCacheOf,
 } from '../fields.ts';
-import { convertEffort } from '../openai-chat/request.ts';
+import { convertEffort, convertVerbosity } from '../openai-chat/request.ts';
 import {
   checkedToolChoice,
   namedTool,
@@ -335,30 +335,23 @@ function convertToolChoice(value: unknown): { choice?: ToolChoice; builtin?: Jso
   );
 }
 
-const verbosities = new Set(['low', 'medium', 'high']);
-
 /**
- * Fields only a Responses upstream has — `max_tool_calls` (a cap on built-in tool calls, which only
- * it runs) and `text.verbosity` — sent to it as written through `providerOptions['openai-responses']`,
- * as built-in tools are; another upstream ignores them (docs/gateway.md).
+ * `max_tool_calls` (a cap on built-in tool calls, which only a Responses upstream runs), sent to it
+ * as written through `providerOptions['openai-responses']`, as built-in tools are (another upstream
+ * ignores it: docs/gateway.md); `text.verbosity` as the canonical verbosity, which every adapter
+ * that has the setting sends (a Responses upstream's `text.verbosity`, OpenAI Chat's `verbosity`).
  */
 function addResponsesOptions(decoded: DecodedRequest, object: Record<string, unknown>): void {
-  const options: JsonObject = {};
-  const maxToolCalls = optionalCount(object, 'max_tool_calls');
-  if (maxToolCalls !== undefined) options.max_tool_calls = maxToolCalls;
   const text = isJsonObject(object.text) ? object.text : undefined;
-  const verbosity = text === undefined ? undefined : optionalString(text, 'verbosity', 'text.verbosity');
-  if (verbosity !== undefined) {
-    if (!verbosities.has(verbosity))
-      throw new RequestFieldError('text.verbosity', 'text.verbosity must be low, medium or high');
-    options.text = { verbosity };
-  }
-  if (Object.keys(options).length === 0) return;
+  const verbosity = convertVerbosity(text?.verbosity, 'text.verbosity');
+  if (verbosity !== undefined) decoded.request.verbosity = verbosity;
+  const maxToolCalls = optionalCount(object, 'max_tool_calls');
+  if (maxToolCalls === undefined) return;
   const request = decoded.request;
   const existing = request.providerOptions?.[responsesOptionsKey];
   request.providerOptions = {
     ...request.providerOptions,
-    [responsesOptionsKey]: { ...existing, ...options },
+    [responsesOptionsKey]: { ...existing, max_tool_calls: maxToolCalls },
   };
 }
 

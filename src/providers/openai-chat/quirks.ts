@@ -104,6 +104,11 @@ export interface ChatQuirks {
   promptCacheKey: boolean;
   /** Whether the host accepts `top_k` (otherwise a requested topK is dropped with a WARN). */
   topK: boolean;
+  /**
+   * Model globs that take the top-level `verbosity` (`low`, `medium`, `high`: OpenAI's GPT-5
+   * family); for other models a requested verbosity is dropped with a WARN. Default none.
+   */
+  verbosityModels: string[];
   /** Look for error objects inside 200 bodies and stream chunks (`{"error": {...}}`, `event: error`). */
   inBandErrors: boolean;
   /**
@@ -158,6 +163,7 @@ export const defaultQuirks: ChatQuirks = {
   parallelToolCalls: true,
   promptCacheKey: false,
   topK: false,
+  verbosityModels: [],
   inBandErrors: true,
   omitsFinishReason: false,
   authHeader: 'bearer',
@@ -197,6 +203,7 @@ export const quirksSchema = z
     parallelToolCalls: z.boolean(),
     promptCacheKey: z.boolean(),
     topK: z.boolean(),
+    verbosityModels: z.array(z.string()),
     inBandErrors: z.boolean(),
     omitsFinishReason: z.boolean(),
     authHeader: z.enum(['bearer', 'api-key']),
@@ -261,6 +268,8 @@ export const openaiQuirks: ChatQuirks = {
   reasoningEffortValues: { ...openaiEffortValues },
   strict: true,
   promptCacheKey: true,
+  // "Unsupported value: 'low' is not supported with the 'gpt-4.1' model": GPT-5's setting only.
+  verbosityModels: ['gpt-5*'],
   capabilities: { images: true, pdf: true, promptCaching: true },
   models: openaiModelCapabilities,
 };

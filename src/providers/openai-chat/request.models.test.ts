@@ -296,3 +296,25 @@ describe('a host no effort row knows', () => {
     expect(low.warnings).toEqual([]);
   });
 });
+
+describe('verbosity (GPT-5 only, OpenAI and Azure)', () => {
+  it('is sent as the top-level verbosity to an OpenAI GPT-5 model', () => {
+    const { body, warnings } = build(openaiQuirks, 'openai', 'gpt-5-mini', { verbosity: 'low' });
+    expect(body.verbosity).toBe('low');
+    expect(warnings).toEqual([]);
+  });
+
+  it.each([
+    ['an OpenAI model before GPT-5', openaiQuirks, 'openai', 'gpt-4.1'],
+    ['a host without it', xai, 'xai', 'grok-4'],
+  ])('is dropped with a WARN for %s', (_, quirks, provider, model) => {
+    const { body, warnings } = build(quirks, provider, model, { verbosity: 'high' });
+    expect(body).not.toHaveProperty('verbosity');
+    expect(warnings).toEqual(['dropped the verbosity: the host or model does not take it']);
+  });
+
+  it('a host defined in JSON may name the models that take it', () => {
+    const quirks = parseQuirks({ baseURL: 'http://local.test/v1', verbosityModels: ['gpt-oss*'] });
+    expect(build(quirks, 'local', 'gpt-oss-120b', { verbosity: 'medium' }).body.verbosity).toBe('medium');
+  });
+});

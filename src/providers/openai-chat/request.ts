@@ -119,6 +119,14 @@ function addSampling(
     if (quirks.topK) body.top_k = request.topK;
     else context.warn('dropped a sampling parameter the host does not take', { parameter: 'top_k' });
   }
+  if (request.verbosity !== undefined) {
+    if (matchesAnyGlob(quirks.verbosityModels, context.model)) body.verbosity = request.verbosity;
+    else
+      context.warn('dropped the verbosity: the host or model does not take it', {
+        model: context.model,
+        requested: request.verbosity,
+      });
+  }
 }
 
 /** Removes `stop` and the penalties (pass-through ones too) where the model rejects them. */
@@ -145,7 +153,7 @@ export function chatPath(quirks: ChatQuirks, model: string): string {
 /**
  * Builds the request body, fields in this order: model, messages, tools, tool_choice,
  * parallel_tool_calls, the output limit (`max_completion_tokens` or `max_tokens`), temperature,
- * top_p, top_k, stop, response_format, the reasoning control (`reasoning.ts`), then the request's
+ * top_p, top_k, verbosity, stop, response_format, the reasoning control (`reasoning.ts`), then the request's
  * `providerOptions[<adapter name>]` merged verbatim (e.g. `seed`, `service_tier`, OpenRouter
  * `provider` routing), then stream and stream_options (which pass-through options cannot change).
  * Where the model rejects `stop` and the penalties (`quirks.stopUnsupportedModels`) they are

@@ -225,6 +225,8 @@ export function buildRequest(
     // Sent strict: the reply's added nulls are removed again (strict-nulls.ts).
     if (format.strict === true) recordStrictOutput(context, request.outputSchema.schema);
   }
+  if (request.verbosity !== undefined)
+    body.text = { ...(isJsonObject(body.text) ? body.text : {}), verbosity: request.verbosity };
   if (capabilities.reasoning) addReasoning(body, request, context, settings);
   body.store = plan.kind === 'full' ? plan.store : true;
   if (plan.kind === 'delta' && plan.previousResponseId !== undefined)
