@@ -376,14 +376,11 @@ export class StreamBuilder {
    * ended while this part was still open).
    */
   end(key: BlockKey, fields: EndFields = {}): void {
-    const open = this.open.get(key);
-    // The first text part ended on a start of the repeated prefix: it is the reply's.
-    if (this.repeated !== undefined && open?.type === 'text') {
-      const held = this.repeated.flush();
-      this.forwardText(key, open.index, held);
-    }
     const part = this.open.get(key);
     if (part === undefined) return;
+    // The first text part ended on a start of the repeated prefix: it is the reply's.
+    if (this.repeated !== undefined && part.type === 'text')
+      this.forwardText(key, part.index, this.repeated.flush());
     this.open.delete(key);
     const incomplete = fields.partial === true || fields.incomplete === true;
     if (part.type === 'text') {
