@@ -341,6 +341,8 @@ export function toWireError(error: unknown): WireError {
     case 'cancelled':
       return { ...base, status: 499, errorClass: 'cancelled' };
     default:
-      return { ...base, status: 500, errorClass: 'other' };
+      // An upstream's answer no class covers (a 3xx with nothing to follow): a bad gateway, not
+      // this gateway's own fault (500).
+      return { ...base, status: error.status === undefined ? 500 : 502, errorClass: 'other' };
   }
 }

@@ -20,7 +20,7 @@ import { notAllowedReason } from '../core/adapter.ts';
 import { defaultOutputLimit, isUnservedReason, isWindowReason, routedOutputLimit } from './candidates.ts';
 import { CandidateGate, countFailure, countsAgainstCircuit, releaseProbes } from './circuit.ts';
 import { attachDecision, routingMetadataKey } from './decision.ts';
-import { eventBase, failoverClasses, keysOf, type Route, type RouterState } from './route.ts';
+import { eventBase, failsOver, keysOf, type Route, type RouterState } from './route.ts';
 import type { Candidate } from './routed-stream.ts';
 
 export function canonicalRequest(
@@ -132,7 +132,7 @@ export async function recordFailure(
       route.needs.minContextWindow,
       contextWindowOf(facts, route.request, sendsClientBetas(model.type)),
     );
-  const fallback = failoverClasses.has(errorClass) && route.index < route.candidates.length;
+  const fallback = failsOver(errorClass, classified?.status) && route.index < route.candidates.length;
   const attempt = {
     model: model.id,
     provider: model.provider,

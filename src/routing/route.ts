@@ -46,6 +46,14 @@ export const failoverClasses: ReadonlySet<ErrorClass> = new Set([
   'network',
   'context_overflow',
 ]);
+/**
+ * Whether a failure moves routing on to the next candidate: a class of {@link failoverClasses}, or
+ * an upstream's answer with a status no class covers (`other` with a status: a 3xx with nothing to
+ * follow) — the provider's failure, which the next candidate may not share.
+ */
+export function failsOver(errorClass: ErrorClass, status: number | undefined): boolean {
+  return failoverClasses.has(errorClass) || (errorClass === 'other' && status !== undefined);
+}
 /** Error classes that count toward a target's circuit. */
 export const availabilityClasses: ReadonlySet<ErrorClass> = new Set([
   'rate_limit',

@@ -298,13 +298,12 @@ export class HttpClient {
       } catch (error) {
         throw toTransportError(error, call, controller.signal);
       }
-      if (response.status < 300 || response.status >= 400) {
+      const location = response.headers.get('location');
+      if (response.status < 300 || response.status >= 400 || location === null) {
         timers.headersReceived();
         return response;
       }
       await response.body?.cancel().catch(() => {});
-      const location = response.headers.get('location');
-      if (location === null) throw unfollowableRedirect(call, response.status);
       const target = redirectTarget(url, location);
       if (target === undefined || target.origin !== new URL(url).origin || hops >= maxRedirects) {
         throw refusedRedirect(call, response.status, target, hops >= maxRedirects);
@@ -441,22 +440,6 @@ function refusedRedirect(call: HttpCall, status: number, target: URL | undefined
     provider: call.provider,
     requestId: call.requestId,
     providerCode: tooMany ? 'too_many_redirects' : 'cross_origin_redirect',
-    retryable: false,
-  });
-}
-
-/**
- * A 3xx with nothing to follow (a 304 to a request that was not conditional, a 300, a 399): the
- * upstream answered something that is not an answer — `server_error`, so routing falls back, and
- * not retried (the same request meets the same redirect).
- */
-function unfollowableRedirect(call: HttpCall, status: number) {
-  return createAdapterError('server_error', {
-    message: `${call.provider}: ${call.method} ${redactUrl(call.url)} answered ${status} without a location to follow`,
-    status,
-    provider: call.provider,
-    requestId: call.requestId,
-    providerCode: 'unfollowable_redirect',
     retryable: false,
   });
 }
