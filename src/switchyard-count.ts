@@ -48,7 +48,8 @@ type Fallback = { level: 'debug' | 'warn'; reason: string; fields?: Record<strin
  * it refuses such a generation, and its estimate, counted only until past that bound, answers. A
  * provider's 400 (the request itself is invalid) rejects with its classified error; any other
  * failure (429, 5xx, no answer within `timeoutMs`, a local check) answers with the estimate and a
- * WARN or DEBUG line saying why.
+ * WARN or DEBUG line saying why. A count endpoint that answered 404, 405 or 501 (a compatible host
+ * without one) is not asked again for ten minutes: the estimate answers at once, with its WARN.
  */
 export async function countInputTokens(
   context: CountContext,

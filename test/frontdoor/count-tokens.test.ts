@@ -115,3 +115,30 @@ it('a count reply that is no count (negative, not JSON): the local estimate, wit
     expect(warning?.fields).toMatchObject({ errorClass: 'server_error' });
   }
 });
+
+it('a host without the count endpoint (404): the estimate with a WARN each time, the host asked once', async () => {
+  const own = createSwitchyard({
+    logger,
+    config: {
+      builtins: false,
+      adapters: {
+        anthropic: { type: 'anthropic', base_url: emulatorBaseURL('anthropic', emulator.url), api_key: 'k' },
+      },
+      models: { 'anthropic:claude-sonnet-4-5': { aliases: ['claude'] } },
+    },
+  });
+  try {
+    emulator.setCountScript(anthropicError(404, 'not_found_error', 'Not Found'));
+    const before = emulator.requests.length;
+    for (let count = 0; count < 2; count += 1) {
+      const warnings = logger.entries.length;
+      expect(await own.countInputTokens(request('claude'))).toEqual({ tokens: 12, exact: false });
+      const warning = logger.entries.slice(warnings).find((entry) => entry.message.includes('counted'));
+      expect(warning?.fields).toMatchObject({ status: 404 });
+    }
+    expect(logger.entries.at(-1)?.fields.reason).toMatch(/not asked again until/);
+    expect(emulator.requests.length).toBe(before + 1);
+  } finally {
+    await own.close();
+  }
+});

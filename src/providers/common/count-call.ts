@@ -3,9 +3,12 @@
  * count endpoint with the wire request the generation would send (`ProviderDefinition.countTokens`).
  */
 import type { CallOptions } from '../../core/adapter.ts';
+import { AdapterError } from '../../core/errors/adapter-error.ts';
+import { CancelledError } from '../../core/errors/cancelled-error.ts';
+import { mapStatusToErrorClass } from '../../core/errors/status-map.ts';
 import { ServerError } from '../../core/errors/server-error.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
-import { readText, redactUrl } from '../../transport/http.ts';
+import { type HttpCall, readText, redactUrl } from '../../transport/http.ts';
 import { setup, setWireRequest } from './call-setup.ts';
 import {
   asClassified,
@@ -15,14 +18,29 @@ import {
   sendAuthorized,
   withRequestId,
 } from './http-exchange.ts';
-import type { HttpRuntime } from './http-runtime.ts';
+import type { AbsentEndpoint, HttpRuntime } from './http-runtime.ts';
 import { validateCall } from './validate-call.ts';
+
+/**
+ * How long a count endpoint that answered it is not there (404, 405, 501: a compatible host without
+ * it) is believed absent: until then its counts are not sent (the caller answers its estimate),
+ * then it is asked again (a host may add it, a proxy's route may come back).
+ */
+export const absentCountEndpointMs = 10 * 60_000;
+
+/** The statuses that say the endpoint itself is absent, not that the request was wrong. */
+const absentStatuses: ReadonlySet<number> = new Set([404, 405, 501]);
+
+/** The most absent endpoints one adapter remembers (one per URL and model). */
+const maxAbsentEndpoints = 256;
 
 /**
  * One count: the request checked and built as a whole call's is (the provider's `prepare`, which
  * may create provider-side state such as a Gemini cache entry, is not run), reshaped by the
  * provider's `countTokens.buildRequest`, and sent once (no retries: the caller has a local estimate
- * to fall back on). `undefined` when the provider has no count endpoint for the model.
+ * to fall back on). `undefined` when the provider has no count endpoint for the model. An endpoint
+ * that answered 404, 405 or 501 is not asked again for {@link absentCountEndpointMs}: its counts
+ * reject at once with the status it answered (`providerCode` `count_endpoint_absent`), nothing sent.
  */
 export async function countCall(
   runtime: HttpRuntime,
@@ -43,8 +61,14 @@ export async function countCall(
     const wire = counting.buildRequest(definition.buildRequest(callSetup.request, context), context);
     if (wire === undefined) return undefined;
     setWireRequest(runtime, callSetup, wire, callOptions.headers);
+    const endpoint = endpointOf(call.url, context.model);
+    const absent = knownAbsent(runtime, endpoint);
+    if (absent !== undefined) throw absentError(call, absent, controller.signal);
     const response = await sendAuthorized(runtime, call, controller, timers);
-    if (!response.ok) throw await errorFromResponse(runtime, response, call, controller, timers);
+    if (!response.ok) {
+      if (absentStatuses.has(response.status)) rememberAbsent(runtime, endpoint, response.status);
+      throw await errorFromResponse(runtime, response, call, controller, timers);
+    }
     const body = parseJsonBody(
       await readText(response, call, controller, timers, maxBodyBytes, 'fail'),
       call,
@@ -72,4 +96,45 @@ export async function countCall(
     if (callOptions.session === undefined && definition.endSession !== undefined)
       await endSession(runtime, context.session);
   }
+}
+
+/**
+ * The key an endpoint is remembered by: its URL without the query (which may carry a key) and the
+ * model, since some providers answer 404 for a model they do not know at an endpoint they have.
+ */
+function endpointOf(url: string, model: string): string {
+  const query = url.indexOf('?');
+  return `${query === -1 ? url : url.slice(0, query)} ${model}`;
+}
+
+/** The endpoint's remembered absence, while it lasts. */
+function knownAbsent(runtime: HttpRuntime, endpoint: string): AbsentEndpoint | undefined {
+  const absent = runtime.absentCountEndpoints.get(endpoint);
+  if (absent === undefined) return undefined;
+  if (runtime.now() < absent.until) return absent;
+  runtime.absentCountEndpoints.delete(endpoint);
+  return undefined;
+}
+
+/** Remembers that `endpoint` answered `status`, the oldest entry forgotten past the bound. */
+function rememberAbsent(runtime: HttpRuntime, endpoint: string, status: number): void {
+  const remembered = runtime.absentCountEndpoints;
+  remembered.delete(endpoint);
+  if (remembered.size >= maxAbsentEndpoints) remembered.delete(remembered.keys().next().value!);
+  remembered.set(endpoint, { status, until: runtime.now() + absentCountEndpointMs });
+}
+
+/** The error of a count not sent because its endpoint is known absent (cancelled when the caller gave up). */
+function absentError(call: HttpCall, absent: AbsentEndpoint, signal: AbortSignal): AdapterError {
+  const where = `${call.provider}: ${call.method} ${redactUrl(call.url)}`;
+  if (signal.aborted)
+    return new CancelledError({ message: `${where} was cancelled`, provider: call.provider });
+  const until = new Date(absent.until).toISOString();
+  return new AdapterError({
+    message: `${where} answered ${absent.status} (no token-count endpoint); not asked again until ${until}`,
+    errorClass: mapStatusToErrorClass(absent.status),
+    status: absent.status,
+    provider: call.provider,
+    providerCode: 'count_endpoint_absent',
+  });
 }

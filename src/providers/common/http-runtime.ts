@@ -48,6 +48,17 @@ export interface HttpRuntime {
   closed: boolean;
   /** One dormant call's objects (`dormant-call.ts`), set by `createHttpAdapter`. */
   dormantCall: readonly object[];
+  /** The clock remembered facts expire by (`AdapterOptions.now`, default `Date.now`). */
+  now: () => number;
+  /** Count endpoints this adapter found absent, by URL (`count-call.ts`). */
+  absentCountEndpoints: Map<string, AbsentEndpoint>;
+}
+
+/** A count endpoint that answered it is not there (404, 405, 501): what it answered, and until when that is believed. */
+export interface AbsentEndpoint {
+  status: number;
+  /** The clock's time (ms) after which it is asked again. */
+  until: number;
 }
 
 /** Resolves an adapter's options: key, base URL, transport, limits. Registers its secrets for redaction. */
@@ -91,6 +102,8 @@ export function createHttpRuntime(
     liveSessions: new Set(),
     closed: false,
     dormantCall: [],
+    now: options.now ?? Date.now,
+    absentCountEndpoints: new Map(),
   };
 }
 

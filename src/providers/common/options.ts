@@ -55,6 +55,11 @@ export interface AdapterOptions extends CapabilityOverrides {
    * works). Default: `process.env`.
    */
   env?: Environment;
+  /**
+   * The clock (ms since epoch) the adapter's remembered facts expire by: a count endpoint found
+   * absent is not asked again for ten minutes of it. Default `Date.now` (tests inject their own).
+   */
+  now?: () => number;
 }
 
 /** Environment variables by name, as `process.env` holds them. */
