@@ -5,6 +5,7 @@
  */
 import type { Adapter } from './core/adapter.ts';
 import { contextOverflowFactor, contextWindowOf, sendsClientBetas } from './core/capability-check.ts';
+import { CancelledError } from './core/errors/cancelled-error.ts';
 import { isAdapterError, isInvalidRequestError } from './core/errors/guards.ts';
 import { joinModelId } from './core/ids.ts';
 import type { Logger } from './core/logger.ts';
@@ -48,7 +49,8 @@ type Fallback = { level: 'debug' | 'warn'; reason: string; fields?: Record<strin
  * it refuses such a generation, and its estimate, counted only until past that bound, answers. A
  * provider's 400 (the request itself is invalid) rejects with its classified error; any other
  * failure (429, 5xx, no answer within `timeoutMs`, a local check) answers with the estimate and a
- * WARN or DEBUG line saying why. A count endpoint that answered 404, 405 or 501 (a compatible host
+ * WARN or DEBUG line saying why. The caller's abort (`options.signal`) rejects with the
+ * `CancelledError` wherever the count is, the upstream's request aborted. A count endpoint that answered 404, 405 or 501 (a compatible host
  * without one) is not asked again for ten minutes: the estimate answers at once, with its WARN.
  */
 export async function countInputTokens(
@@ -61,6 +63,7 @@ export async function countInputTokens(
   const { registry } = context;
   const model = registry.resolve(prepared.request.model);
   await registry.load(model.provider);
+  throwIfAborted(options.signal, model);
   const adapter = registry.adapter(model.provider);
   const facts = context.facts(model);
   const { transcript, tools } = prepared.request;
@@ -76,6 +79,8 @@ export async function countInputTokens(
   const window = contextWindowOf(facts, prepared.request, sendsClientBetas(model.type));
   const bound = window > 0 ? Math.ceil(window * contextOverflowFactor) : undefined;
   const estimated = (fallback: Fallback): TokenCount => {
+    // A caller that gave up is told so, not answered an estimate (a model without a count endpoint).
+    throwIfAborted(options.signal, model);
     const fields = { model: model.id, reason: fallback.reason, ...fallback.fields };
     if (fallback.level === 'warn') context.logger.warn('counted input tokens locally', fields);
     else context.logger.debug?.('counted input tokens locally', fields);
@@ -126,4 +131,13 @@ async function askProvider(
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/** The caller's abort, as a cancelled `complete` rejects: the library's `CancelledError`. */
+function throwIfAborted(signal: AbortSignal | undefined, model: ResolvedModel): void {
+  if (signal?.aborted === true)
+    throw new CancelledError({
+      message: `countInputTokens(${model.id}) was cancelled`,
+      provider: model.provider,
+    });
 }

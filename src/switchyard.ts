@@ -104,7 +104,8 @@ export interface Switchyard {
    * also answers, with a WARN saying why, when the provider fails to count (429, 5xx, no answer
    * within `timeoutMs`, default 5 s) and, without asking, for a request estimated past 1.5× the
    * model's context window. A provider's 400 (the request is invalid) rejects with its classified
-   * error, as does the caller's abort; an unknown name and a missing key reject as `estimateInputTokens` does.
+   * error, as does the caller's abort (`CancelledError`, the upstream's request aborted, even where
+   * an estimate would answer); an unknown name and a missing key reject as `estimateInputTokens` does.
    */
   countInputTokens(request: SwitchyardRequest, options?: TokenCountOptions): Promise<TokenCount>;
   /** The adapters, with `configured: false` (and the variables to set) where the key is missing. */

@@ -70,6 +70,16 @@ it('the caller’s abort rejects (cancelled) rather than answering with the esti
   });
 });
 
+it('the caller’s abort rejects (cancelled) where the estimate would answer too: nothing sent', async () => {
+  const before = emulator.requests.length;
+  // A model without a count endpoint, and one with: an aborted signal is never answered an estimate.
+  for (const model of ['chat', 'claude'])
+    await expect(sy.countInputTokens(request(model), { signal: AbortSignal.abort() })).rejects.toMatchObject({
+      errorClass: 'cancelled',
+    });
+  expect(emulator.requests.length).toBe(before);
+});
+
 it('a provider’s 400 rejects with its classified error; a 503 answers the estimate, never retried', async () => {
   emulator.setCountScript(anthropicError(400, 'invalid_request_error', 'messages: at least one message'));
   await expect(sy.countInputTokens(request('claude'))).rejects.toMatchObject({
