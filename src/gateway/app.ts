@@ -8,7 +8,7 @@ import { decodeCountTokens } from '../codecs/gemini/count-tokens.ts';
 import type { InboundProtocol, ProtocolName } from '../codecs/types.ts';
 import { toWireError } from './errors.ts';
 import { type Caller, keyRefusalOf, localRefusal, refusalOf, requestIdFrom } from './caller.ts';
-import { type GenerationCall, logRefusal, permittedModel, serveGeneration } from './generate.ts';
+import { type GenerationCall, logRefusal, permittedModel, serveGeneration, watchClient } from './generate.ts';
 import { leaveOutServerTools } from '../codecs/anthropic-messages/server-tools.ts';
 import { leaveOutBuiltins } from '../codecs/openai-responses/builtin-tools.ts';
 import { isNativeRoute, warnLeftOut } from './left-out.ts';
@@ -414,6 +414,11 @@ async function countRequestTokens(
 ): Promise<Response> {
   // Its body is held against max_request_bytes_in_flight, as a generation request's is, until the answer.
   const held = new HeldBody(state);
+  // A client that leaves aborts the upstream count, as it aborts a generation.
+  const controller = new AbortController();
+  const unwatch = watchClient({ outgoing: nodeOf(c.env).outgoing, request: c.req.raw }, () =>
+    controller.abort(new Error('client disconnected')),
+  );
   try {
     // A model in the path (Gemini's) is checked first, as the generation routes check it: a key's
     // refusal is a 403 whatever the body says (its `generateContentRequest.model` included).
@@ -445,7 +450,7 @@ async function countRequestTokens(
     // local estimate; a body estimated far past the model's window is never sent, only counted
     // until past it (a tokenizer over a 32 MiB body would hold the event loop for seconds).
     const counted = await state.switchyard
-      .countInputTokens({ ...decoded.request, model: decoded.model })
+      .countInputTokens({ ...decoded.request, model: decoded.model }, { signal: controller.signal })
       // An adapter without its key is never created: its estimator with it. The cheap bound
       // answers (no upstream is called), not an error blaming an upstream.
       .catch((error: unknown) => {
@@ -463,6 +468,7 @@ async function countRequestTokens(
   } catch (error) {
     return errorResponse(protocol, toWireError(error), caller.requestId);
   } finally {
+    unwatch();
     held.release();
   }
 }

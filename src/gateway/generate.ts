@@ -102,8 +102,15 @@ export interface GenerationCall {
   directWrites?: boolean;
 }
 
-/** Calls `onGone` when the client goes away before the reply is finished; returns the unsubscribe. */
-function watchClient(call: GenerationCall, onGone: () => void): () => void {
+/**
+ * Calls `onGone` when the client goes away before the reply is finished (Node's response closes
+ * unfinished, else the web request's or the call's signal aborts); returns the unsubscribe. Shared
+ * by the generation and the token-count routes.
+ */
+export function watchClient(
+  call: Pick<GenerationCall, 'outgoing' | 'request' | 'signal'>,
+  onGone: () => void,
+): () => void {
   const { outgoing } = call;
   if (outgoing === undefined) {
     const signal = call.signal ?? call.request?.signal;

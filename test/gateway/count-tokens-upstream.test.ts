@@ -159,3 +159,27 @@ it('a model whose adapter has no count endpoint (Chat Completions) is estimated 
   expect(await response.json()).toEqual({ input_tokens: 13 });
   expect(since(before)).toEqual([]);
 });
+
+it('a client that leaves while the upstream count is in flight aborts it: the upstream sees its socket close', async () => {
+  harness.emulator.setCountScript({
+    type: 'json',
+    body: { input_tokens: 1 },
+    fault: { delayHeadersMs: 3000 },
+  });
+  const before = harness.emulator.requests.length;
+  const served = harness.nextServed();
+  const client = new AbortController();
+  const posted = fetch(`${harness.server.url}/v1/messages/count_tokens`, {
+    method: 'POST',
+    body: JSON.stringify({ model: 'up-anthropic', messages: hello }),
+    headers: { 'content-type': 'application/json', ...anthropicClient },
+    signal: client.signal,
+  }).catch((error: unknown) => error);
+  await expect.poll(() => since(before).length, { timeout: 2000, interval: 10 }).toBe(1);
+  const left = performance.now();
+  client.abort();
+  expect(await posted).toMatchObject({ name: 'AbortError' });
+  // Closed unanswered, long before the 3 s the upstream would have taken.
+  expect(await served).toMatchObject({ path: '/v1/messages/count_tokens', complete: false });
+  expect(performance.now() - left).toBeLessThan(1000);
+});
