@@ -100,7 +100,8 @@ export interface Switchyard {
   /**
    * The provider's own count of a request's input tokens (`exact: true`) where the model's adapter
    * can ask for one (Anthropic's `count_tokens`, Gemini's and Vertex Gemini's `countTokens`, OpenAI
-   * Responses' `input_tokens`: free calls), else the local estimate (`exact: false`). The estimate
+   * Responses' `input_tokens`, Bedrock's `CountTokens` and Vertex's `count-tokens` for Claude: free
+   * calls), else the local estimate (`exact: false`). The estimate
    * also answers, with a WARN saying why, when the provider fails to count (429, 5xx, no answer
    * within `timeoutMs`, default 5 s) and, without asking, for a request estimated past 1.5× the
    * model's context window. A provider's 400 (the request is invalid) rejects with its classified

@@ -141,7 +141,8 @@ export interface Adapter {
   /**
    * The provider's own count of the request's input tokens (one HTTP call to its count endpoint,
    * which bills nothing: Anthropic's `/messages/count_tokens`, Gemini's `:countTokens`, OpenAI's
-   * `/responses/input_tokens`), built from the request the generation would send. Resolves with
+   * `/responses/input_tokens`, Bedrock's `CountTokens` for Claude, Vertex Claude's
+   * `count-tokens:rawPredict`), built from the request the generation would send. Resolves with
    * `undefined` when the provider has no such endpoint for `request.model`; rejects with the
    * classified error as `complete()` does (one attempt, never retried). Optional: an adapter
    * without it is counted by `estimateInputTokens` alone.

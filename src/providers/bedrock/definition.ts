@@ -5,6 +5,7 @@ import type { CanonicalRequest } from '../../core/request.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import { BedrockAuth, type PeerLoader } from './auth.ts';
 import { capabilitiesFor, familyOf, invokeCapabilities } from './capabilities.ts';
+import { buildCountRequest, parseTokenCount, refusesModel } from './count-tokens.ts';
 import { credentialsRefused, errorRules, parseErrorBody } from './errors.ts';
 import * as invoke from './invoke.ts';
 import { regionOfArn } from './model-id.ts';
@@ -75,6 +76,7 @@ export function createBedrockDefinition(options: BedrockOptions, loadPeer?: Peer
     credentialsRefused,
     errorRules,
     estimateInputTokens,
+    countTokens: { buildRequest: buildCountRequest, parse: parseTokenCount, refusesModel },
     // Claude, Nova, Llama, DeepSeek, … behind one adapter: each family's parts go back to it alone.
     // Before families were recorded only Claude signed reasoning here: a bare `bedrock` part is Claude's.
     families: { of: familyOf, bare: 'anthropic' },

@@ -5,7 +5,6 @@
 import type { CallOptions } from '../../core/adapter.ts';
 import { AdapterError } from '../../core/errors/adapter-error.ts';
 import { CancelledError } from '../../core/errors/cancelled-error.ts';
-import { mapStatusToErrorClass } from '../../core/errors/status-map.ts';
 import { ServerError } from '../../core/errors/server-error.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import { type HttpCall, readText, redactUrl } from '../../transport/http.ts';
@@ -39,8 +38,9 @@ const maxAbsentEndpoints = 256;
  * may create provider-side state such as a Gemini cache entry, is not run), reshaped by the
  * provider's `countTokens.buildRequest`, and sent once (no retries: the caller has a local estimate
  * to fall back on). `undefined` when the provider has no count endpoint for the model. An endpoint
- * that answered 404, 405 or 501 is not asked again for {@link absentCountEndpointMs}: its counts
- * reject at once with the status it answered (`providerCode` `count_endpoint_absent`), nothing sent.
+ * that answered 404, 405 or 501 (or refused to count the model: `countTokens.refusesModel`) is not
+ * asked again for that model for {@link absentCountEndpointMs}: that answer and the counts until then
+ * reject with the status it answered, class `other`, `providerCode` `count_endpoint_absent`.
  */
 export async function countCall(
   runtime: HttpRuntime,
@@ -66,8 +66,9 @@ export async function countCall(
     if (absent !== undefined) throw absentError(call, absent, controller.signal);
     const response = await sendAuthorized(runtime, call, controller, timers);
     if (!response.ok) {
-      if (absentStatuses.has(response.status)) rememberAbsent(runtime, endpoint, response.status);
-      throw await errorFromResponse(runtime, response, call, controller, timers);
+      const error = await errorFromResponse(runtime, response, call, controller, timers);
+      if (!absentStatuses.has(response.status) && counting.refusesModel?.(error) !== true) throw error;
+      throw absentError(call, rememberAbsent(runtime, endpoint, response.status), controller.signal, error);
     }
     const body = parseJsonBody(
       await readText(response, call, controller, timers, maxBodyBytes, 'fail'),
@@ -117,24 +118,36 @@ function knownAbsent(runtime: HttpRuntime, endpoint: string): AbsentEndpoint | u
 }
 
 /** Remembers that `endpoint` answered `status`, the oldest entry forgotten past the bound. */
-function rememberAbsent(runtime: HttpRuntime, endpoint: string, status: number): void {
+function rememberAbsent(runtime: HttpRuntime, endpoint: string, status: number): AbsentEndpoint {
   const remembered = runtime.absentCountEndpoints;
   remembered.delete(endpoint);
   if (remembered.size >= maxAbsentEndpoints) remembered.delete(remembered.keys().next().value!);
-  remembered.set(endpoint, { status, until: runtime.now() + absentCountEndpointMs });
+  const absent = { status, until: runtime.now() + absentCountEndpointMs };
+  remembered.set(endpoint, absent);
+  return absent;
 }
 
-/** The error of a count not sent because its endpoint is known absent (cancelled when the caller gave up). */
-function absentError(call: HttpCall, absent: AbsentEndpoint, signal: AbortSignal): AdapterError {
+/**
+ * The error of a count its endpoint does not answer (the answer that said so is `cause`, the first
+ * time): class `other`, whatever the status, since the request itself is not at fault (a caller
+ * falls back to its estimate); cancelled when the caller gave up.
+ */
+function absentError(
+  call: HttpCall,
+  absent: AbsentEndpoint,
+  signal: AbortSignal,
+  cause?: AdapterError,
+): AdapterError {
   const where = `${call.provider}: ${call.method} ${redactUrl(call.url)}`;
   if (signal.aborted)
     return new CancelledError({ message: `${where} was cancelled`, provider: call.provider });
   const until = new Date(absent.until).toISOString();
   return new AdapterError({
-    message: `${where} answered ${absent.status} (no token-count endpoint); not asked again until ${until}`,
-    errorClass: mapStatusToErrorClass(absent.status),
+    message: `${where} answered ${absent.status} (no token count here for this model); not asked again until ${until}`,
+    errorClass: 'other',
     status: absent.status,
     provider: call.provider,
     providerCode: 'count_endpoint_absent',
+    ...(cause === undefined ? {} : { providerMessage: cause.providerMessage, cause }),
   });
 }

@@ -1,6 +1,7 @@
 /** What a provider supplies to the shared HTTP adapter runtime: pure translation functions. */
 import type { AdapterSession, ProtocolId, ModelInfo, TokenEstimateInput } from '../../core/adapter.ts';
 import type { Capabilities } from '../../core/capabilities.ts';
+import type { AdapterError } from '../../core/errors/adapter-error.ts';
 import type { ErrorBody, ErrorRule } from '../../core/errors/status-map.ts';
 import type { RequestId } from '../../core/ids.ts';
 import type { JsonObject } from '../../core/json.ts';
@@ -194,6 +195,12 @@ export interface ProviderDefinition {
   countTokens?: {
     buildRequest(wire: WireRequest, context: ProviderContext): WireRequest | undefined;
     parse(body: unknown): number | undefined;
+    /**
+     * Whether a failed count says the endpoint does not count this model (Bedrock's
+     * `ValidationException` "… doesn't support counting tokens"): remembered as a 404 is
+     * (`count-call.ts`), and the caller answers its estimate. Optional.
+     */
+    refusesModel?(error: AdapterError): boolean;
   };
   /**
    * Why this adapter, as configured, cannot serve the wire model `model` at all (Vertex in express

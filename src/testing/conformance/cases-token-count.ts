@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { AdapterError } from '../../core/errors/adapter-error.ts';
 import { emulatedTokenCount } from '../emulator/builtin.ts';
 import { protocolError } from '../emulator/protocol-errors.ts';
+import { emulatorProtocols } from '../emulator/protocols.ts';
 import type { SuiteCase } from './types.ts';
 
 export const tokenCountCases: SuiteCase[] = [
@@ -16,8 +17,17 @@ export const tokenCountCases: SuiteCase[] = [
       const before = emulator.requests.length;
       const counted = await adapter.countInputTokens(request());
       const asked = emulator.requests.slice(before);
-      // No count endpoint for this model (a Vertex partner model): nothing was sent.
-      if (counted === undefined) return assert.deepEqual(asked, []);
+      // No count endpoint for this model (a Vertex partner model speaking Chat Completions): nothing
+      // was sent. A protocol that has one (the emulator's table) is counted.
+      if (counted === undefined) {
+        const endpoint = emulatorProtocols[options.protocol].countEndpoint;
+        assert.equal(
+          endpoint,
+          undefined,
+          `${options.protocol} has a count endpoint, yet nothing was counted`,
+        );
+        return assert.deepEqual(asked, []);
+      }
       assert.equal(asked.length, 1);
       assert.equal(counted, emulatedTokenCount(asked[0]!.body));
       emulator.setCountScript(protocolError(options.protocol, 'server_error'));

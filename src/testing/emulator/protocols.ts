@@ -116,6 +116,12 @@ const bodyStream = {
   streamsJsonArray: () => false,
 };
 
+/** Bedrock's CountTokens, one endpoint for Converse and InvokeModel input (`input.converse` / `input.invokeModel`). */
+const bedrockCountEndpoint: EmulatorProtocol['countEndpoint'] = {
+  matches: (path) => /\/model\/[^/]+\/count-tokens$/.test(path),
+  reply: (tokens) => ({ inputTokens: tokens }),
+};
+
 /** The protocols, in the order `emulatorProtocolIds` lists them. */
 export const emulatorProtocols: { readonly [Api in EmulatorProtocolId]: EmulatorProtocol } = {
   'anthropic-messages': {
@@ -197,6 +203,7 @@ export const emulatorProtocols: { readonly [Api in EmulatorProtocolId]: Emulator
     modelList: bedrockModelList,
     checkRules: (request) => checkConverseRequest(request),
     errors: bedrockErrors,
+    countEndpoint: bedrockCountEndpoint,
   },
   'bedrock-invoke': {
     matchesEndpoint: isInvokePath,
@@ -208,6 +215,7 @@ export const emulatorProtocols: { readonly [Api in EmulatorProtocolId]: Emulator
     modelList: bedrockModelList,
     checkRules: (request) => checkInvokeRequest(request),
     errors: bedrockErrors,
+    countEndpoint: bedrockCountEndpoint,
   },
   'vertex-anthropic': {
     matchesEndpoint: isVertexAnthropicPath,
@@ -218,6 +226,11 @@ export const emulatorProtocols: { readonly [Api in EmulatorProtocolId]: Emulator
     modelList: () => ({ publisherModels: [] }),
     checkRules: (request) => checkVertexAnthropicRequest(request),
     errors: vertexAnthropicErrors,
+    // Claude's count: one endpoint for every model, the model in the body.
+    countEndpoint: {
+      matches: (path) => path.endsWith('/publishers/anthropic/models/count-tokens:rawPredict'),
+      reply: (tokens) => ({ input_tokens: tokens }),
+    },
   },
 };
 

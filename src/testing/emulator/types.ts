@@ -189,7 +189,8 @@ export interface Emulator {
   setDefault(script: EmulatorScript | undefined): void;
   /**
    * Answers the token-count endpoints (Anthropic's `…/messages/count_tokens`, Gemini's and Vertex's
-   * `…/models/{m}:countTokens`, OpenAI's `…/responses/input_tokens`) with `script` (an error
+   * `…/models/{m}:countTokens`, OpenAI's `…/responses/input_tokens`, Bedrock's
+   * `/model/{id}/count-tokens`, Vertex Claude's `…/anthropic/models/count-tokens:rawPredict`) with `script` (an error
    * status, a `delayHeadersMs` fault) instead of their count; `undefined` restores the count. Those
    * endpoints never take queued scripts: unless told otherwise they answer, in the protocol's shape,
    * one token per four characters of the request body as JSON (at least one).
