@@ -188,7 +188,27 @@ export function answerExpectation(incoming: IncomingMessage, outgoing: ServerRes
 
 /** The server's `connect` handler: the gateway is no proxy, a `CONNECT` is a 405 with an error body. */
 export function answerConnect(_incoming: IncomingMessage, socket: Duplex): void {
-  socket.end(rawErrorResponse(405, 'CONNECT is not served: the gateway is no proxy', 'allow: GET, POST\r\n'));
+  answerAndClose(
+    socket,
+    rawErrorResponse(405, 'CONNECT is not served: the gateway is no proxy', 'allow: GET, POST\r\n'),
+  );
+}
+
+/** How long a client whose connection the gateway is closing has to read the last answer on it. */
+export const closeGraceMs = 1000;
+
+/**
+ * Answers a connection Node has handed over (a `CONNECT`, a refused WebSocket upgrade) and closes
+ * it. Node keeps no listener on such a socket: a client that reset it made the write's error an
+ * uncaught one (the process exited), and one that kept its side open kept the connection for good
+ * (nothing read its end). So an error ends it, what the client sends is read and discarded, and it
+ * is ended after {@link closeGraceMs} at the latest.
+ */
+export function answerAndClose(socket: Duplex, response: string): void {
+  socket.on('error', () => socket.destroy());
+  socket.end(response);
+  socket.resume();
+  setTimeout(() => socket.destroy(), closeGraceMs).unref();
 }
 
 /** Per connection, the responses queued behind another one on it (HTTP pipelining). */

@@ -8,7 +8,9 @@
  * Each request is served as `POST /switchyard/v1/stream` is (`serveGeneration`, protocol
  * `switchyard`): the key presented at the upgrade, its models, limits and budget, the access log
  * and metrics apply to every request on the socket. A message the socket cannot take (too large,
- * not UTF-8) closes it with the WebSocket's own code; the process never sees the error.
+ * not UTF-8) closes it with the WebSocket's own code; the process never sees the error. The key is
+ * checked at the upgrade, before a frame is read; a refused upgrade is answered and closed
+ * (`answerAndClose`).
  */
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -17,6 +19,7 @@ import type { WireError } from '../codecs/types.ts';
 import { type Caller, refusalOf, requestIdFrom } from './caller.ts';
 import { type GenerationCall, serveGeneration } from './generate.ts';
 import { nodeHeader, tooManyValues } from './inbound.ts';
+import { answerAndClose } from './node-listener.ts';
 import type { GatewayKey } from './keys.ts';
 import type { Reply } from './reply.ts';
 import type { GatewayState } from './state.ts';
@@ -369,7 +372,7 @@ export function createUpgradeHandler(
           );
     if (refusal !== undefined) {
       const status = `${refusal.status} ${STATUS_CODES[refusal.status] ?? ''}`;
-      socket.end(`HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+      answerAndClose(socket, `HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
       return;
     }
     const { key } = caller;
