@@ -45,8 +45,11 @@ export const largeBodyBytes = 1024 * 1024;
 /** The longest a request body may go without a byte by default (`gateway.body_timeout_seconds`). */
 export const defaultBodyTimeoutMs = 60_000;
 
-/** 408: the client stopped sending its body (its reply closes the connection: `errorReply`). */
-const bodyTimedOut = (idleMs: number) =>
+/**
+ * 408: the client stopped sending its body (its reply closes the connection: `errorReply`); its
+ * message is also the reason a WebSocket message that stopped gives its close (`websocket-hold.ts`).
+ */
+export const bodyTimedOut = (idleMs: number) =>
   new GatewayError({
     status: 408,
     errorClass: 'network',

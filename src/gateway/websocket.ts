@@ -8,9 +8,10 @@
  * Each request is served as `POST /switchyard/v1/stream` is (`serveGeneration`, protocol
  * `switchyard`): the key presented at the upgrade, its models, limits and budget, the access log
  * and metrics apply to every request on the socket. A message the socket cannot take (too large,
- * not UTF-8) closes it with the WebSocket's own code; the process never sees the error. The key is
- * checked at the upgrade, before a frame is read; a refused upgrade is answered and closed
- * (`answerAndClose`).
+ * not UTF-8) closes it with the WebSocket's own code; the process never sees the error. A message
+ * still arriving is held as an HTTP body being read is (`websocket-hold.ts`: the bytes-in-flight
+ * bound, 1013 past it; the body timeout, 1008). The key is checked at the upgrade, before a frame
+ * is read; a refused upgrade is answered and closed (`answerAndClose`).
  */
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -25,6 +26,7 @@ import type { Reply } from './reply.ts';
 import type { GatewayState } from './state.ts';
 import type { Framer } from './stream-body.ts';
 import { shutDown } from './errors.ts';
+import { holdIncomingMessages } from './websocket-hold.ts';
 import { parseJson } from '../core/json-text.ts';
 
 /** The path the socket is served at. */
@@ -251,7 +253,13 @@ function byteLength(data: RawData): number {
   return data.byteLength;
 }
 
-function onConnection(state: GatewayState, socket: WebSocket, key: GatewayKey | undefined): void {
+function onConnection(
+  state: GatewayState,
+  socket: WebSocket,
+  raw: Duplex,
+  key: GatewayKey | undefined,
+): void {
+  holdIncomingMessages(state, socket, raw);
   const calls = new Map<string, SocketCall>();
   const handle = {
     // Shutdown, after the grace period (the upstream calls are cancelled already): each request
@@ -376,6 +384,6 @@ export function createUpgradeHandler(
       return;
     }
     const { key } = caller;
-    server.handleUpgrade(request, socket, head, (client) => onConnection(state, client, key));
+    server.handleUpgrade(request, socket, head, (client) => onConnection(state, client, socket, key));
   };
 }

@@ -1,0 +1,188 @@
+/**
+ * A WebSocket message still arriving is held as an HTTP body being read is: its bytes count against
+ * `max_request_bytes_in_flight` (past it the socket closes with 1013, and the bound is free again)
+ * and one that sends nothing for `body_timeout_seconds` closes its socket (1008).
+ */
+import { randomBytes } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { MessageProgress } from '../../src/gateway/websocket-hold.ts';
+import { type GatewayHarness, startGatewayHarness } from './harness.ts';
+
+let harness: GatewayHarness;
+const transcript = (text: string) => [{ kind: 'user', parts: [{ type: 'text', text }] }];
+const hello = { type: 'scripted' as const, content: [{ type: 'text' as const, text: 'Hello.' }] };
+const mib = 1024 * 1024;
+
+beforeAll(async () => {
+  harness = await startGatewayHarness({
+    body_limit_bytes: 4 * mib,
+    max_request_bytes_in_flight: 3 * mib,
+    body_timeout_seconds: 0.5,
+  });
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+/** A client frame's header (masked with a zero key: the payload goes as it is). */
+function frameHeader(opcode: number, length: number, final = true): Buffer {
+  const first = (final ? 0x80 : 0) | opcode;
+  if (length < 126) return Buffer.from([first, 0x80 | length, 0, 0, 0, 0]);
+  if (length < 65536) {
+    const header = Buffer.from([first, 0x80 | 126, 0, 0, 0, 0, 0, 0]);
+    header.writeUInt16BE(length, 2);
+    return header;
+  }
+  const header = Buffer.alloc(14);
+  header[0] = first;
+  header[1] = 0x80 | 127;
+  header.writeBigUInt64BE(BigInt(length), 2);
+  return header;
+}
+
+const frame = (opcode: number, payload: Buffer, final = true) =>
+  Buffer.concat([frameHeader(opcode, payload.length, final), payload]);
+
+/** A socket upgraded by hand: the frames it can write, and the close frame the gateway sends (code and reason). */
+async function rawSocket(): Promise<{ socket: Socket; closed: Promise<{ code: number; reason: string }> }> {
+  const { port } = new URL(harness.server.url);
+  const socket = connect(Number(port), '127.0.0.1');
+  socket.on('error', () => {});
+  await new Promise((resolve) => socket.once('connect', resolve));
+  socket.write(
+    `GET /switchyard/v1/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+      `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+  );
+  let received = Buffer.alloc(0);
+  const upgraded = new Promise<void>((resolve) =>
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      if (received.includes('\r\n\r\n')) resolve();
+    }),
+  );
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.on('close', () => {
+      const at = received.indexOf(Buffer.from([0x88]), received.indexOf('\r\n\r\n') + 4);
+      if (at < 0) return resolve({ code: 0, reason: '' });
+      const length = received[at + 1]! & 0x7f;
+      resolve({
+        code: received.readUInt16BE(at + 2),
+        reason: received.subarray(at + 4, at + 2 + length).toString(),
+      });
+    }),
+  );
+  await upgraded;
+  return { socket, closed };
+}
+
+const request = (id: string, text: string) =>
+  JSON.stringify({ type: 'request', id, request: { model: 'up-chat', transcript: transcript(text) } });
+
+/** Writes `bytes` a 64 KiB piece at a time, waiting for each to drain. */
+async function writeAll(socket: Socket, bytes: Buffer): Promise<void> {
+  for (let at = 0; at < bytes.length && !socket.destroyed; at += 65536)
+    if (!socket.write(bytes.subarray(at, at + 65536)))
+      await new Promise((resolve) => socket.once('drain', resolve));
+}
+
+const postChat = (text: string) =>
+  harness.post('/v1/chat/completions', { model: 'up-chat', messages: [{ role: 'user', content: text }] });
+
+/** The socket's frames until `done` (or an error) for `id`. */
+async function served(socket: WebSocket, id: string): Promise<string> {
+  return new Promise((resolve) =>
+    socket.on('message', (data) => {
+      const message = JSON.parse(String(data)) as { id: string; type: string };
+      if (message.id === id && message.type !== 'event') resolve(message.type);
+    }),
+  );
+}
+
+it('bytes of a message still arriving count against the bound an HTTP body does: past it the socket closes with 1013 and the bound is free again', async () => {
+  const { socket, closed } = await rawSocket();
+  // A message announcing 3.5 MiB (within the 4 MiB body limit), all but its end sent: 2 MiB held.
+  const size = 3.5 * mib;
+  socket.write(frameHeader(1, size));
+  await writeAll(socket, Buffer.alloc(2 * mib, 0x61));
+  // A large HTTP body finds no room: 2 MiB + 1.5 MiB is past the 3 MiB bound.
+  await expect.poll(async () => (await postChat('y'.repeat(1.5 * mib))).status).toBe(503);
+  // More of the message than the bound can take: the socket is closed, its reason the 503's.
+  await writeAll(socket, Buffer.alloc(1.25 * mib, 0x61));
+  const { code, reason } = await closed;
+  expect(code).toBe(1013);
+  expect(reason).toMatch(/large request bodies/);
+  // What it held is given back: the body refused while it was held is served.
+  harness.emulator.enqueue(hello);
+  expect((await postChat('y'.repeat(1.5 * mib))).status).toBe(200);
+});
+
+it('a message that sends nothing for body_timeout_seconds closes its socket with 1008; one between messages stays open', async () => {
+  const stalled = await rawSocket();
+  const idle = new WebSocket(`${harness.server.url.replace('http', 'ws')}/switchyard/v1/ws`);
+  await new Promise((resolve) => idle.once('open', resolve));
+  stalled.socket.write(frameHeader(1, 200_000));
+  stalled.socket.write(Buffer.alloc(100_000, 0x61));
+  const started = performance.now();
+  const { code, reason } = await stalled.closed;
+  expect(code).toBe(1008);
+  expect(reason).toMatch(/sent nothing for 0.5 s/);
+  expect(performance.now() - started).toBeGreaterThanOrEqual(400);
+  // The socket that sent no partial message is not cut: it is served after the body timeout.
+  harness.emulator.enqueue(hello);
+  const done = served(idle, 'after');
+  idle.send(request('after', 'Hi'));
+  expect(await done).toBe('done');
+  idle.close();
+});
+
+it('a 1 MiB message is served, whole or in fragments with a ping between them', async () => {
+  const socket = new WebSocket(`${harness.server.url.replace('http', 'ws')}/switchyard/v1/ws`);
+  await new Promise((resolve) => socket.once('open', resolve));
+  harness.emulator.enqueue(hello);
+  const whole = served(socket, 'whole');
+  socket.send(request('whole', 'x'.repeat(mib)));
+  expect(await whole).toBe('done');
+  socket.close();
+  // By hand: three fragments, a ping between the first two (sent a byte at a time: frame edges anywhere).
+  const raw = await rawSocket();
+  const text = Buffer.from(request('fragments', 'y'.repeat(mib)));
+  const third = Math.floor(text.length / 3);
+  const bytes = Buffer.concat([
+    frame(1, text.subarray(0, third), false),
+    frame(9, Buffer.from('ping')),
+    frame(0, text.subarray(third, 2 * third), false),
+    frame(0, text.subarray(2 * third), true),
+  ]);
+  harness.emulator.enqueue(hello);
+  let replies = '';
+  raw.socket.on('data', (chunk: Buffer) => (replies += chunk.toString('latin1')));
+  await writeAll(raw.socket, bytes);
+  await expect.poll(() => replies).toMatch(/"type":"done","id":"fragments"/);
+  raw.socket.destroy();
+});
+
+it('frame edges are followed wherever the chunks split them', () => {
+  const message = Buffer.concat([
+    frame(1, Buffer.alloc(70_000, 0x61), false),
+    frame(9, Buffer.alloc(3)),
+    frame(0, Buffer.alloc(300, 0x62), true),
+  ]);
+  const pong = frame(10, Buffer.alloc(0));
+  const next = frameHeader(2, 10);
+  const all = Buffer.concat([message, pong, next, Buffer.alloc(4)]);
+  // Where the stream is between messages: after the message, and after the pong that follows it.
+  const rests = [0, message.length, message.length + pong.length];
+  for (const step of [1, 7, 125, 4096, all.length]) {
+    const progress = new MessageProgress();
+    const wrong: number[] = [];
+    for (let at = 0; at < all.length; at += step) {
+      const end = Math.min(at + step, all.length);
+      progress.feed(all.subarray(at, end));
+      if (progress.pending !== end - Math.max(...rests.filter((rest) => rest <= end))) wrong.push(end);
+    }
+    expect(wrong).toEqual([]);
+    expect(progress.pending).toBe(next.length + 4);
+  }
+});
