@@ -61,3 +61,10 @@ it('cuts the repeat wherever the deltas split it, and never touches other text',
 it('a stop sequence still cuts the text after the repeat', () => {
   expect(run('{', [['{"a"', ':1}\n', 'more']], ['\n']).texts).toEqual(['"a":1}']);
 });
+
+it('a held start of the prefix that completes a stop sequence at the part’s end ends the part once', () => {
+  // `run` asserts the stream contract: a second `text-end` for the part would throw.
+  const { texts, events } = run('Hello world', [['Hel', 'lo']], ['lo']);
+  expect(texts).toEqual(['Hel']);
+  expect(events.filter((event) => event.type === 'text-end')).toHaveLength(1);
+});

@@ -378,9 +378,12 @@ export class StreamBuilder {
   end(key: BlockKey, fields: EndFields = {}): void {
     const part = this.open.get(key);
     if (part === undefined) return;
-    // The first text part ended on a start of the repeated prefix: it is the reply's.
-    if (this.repeated !== undefined && part.type === 'text')
+    // The first text part ended on a start of the repeated prefix: it is the reply's. Where that
+    // text completes a stop sequence, the part is ended there (`textBeforeStop`): not again here.
+    if (this.repeated !== undefined && part.type === 'text') {
       this.forwardText(key, part.index, this.repeated.flush());
+      if (!this.open.has(key)) return;
+    }
     this.open.delete(key);
     const incomplete = fields.partial === true || fields.incomplete === true;
     if (part.type === 'text') {

@@ -9,9 +9,7 @@ import type { InboundProtocol, ProtocolName } from '../codecs/types.ts';
 import { toWireError } from './errors.ts';
 import { type Caller, keyRefusalOf, localRefusal, refusalOf, requestIdFrom } from './caller.ts';
 import { type GenerationCall, logRefusal, permittedModel, serveGeneration, watchClient } from './generate.ts';
-import { leaveOutServerTools } from '../codecs/anthropic-messages/server-tools.ts';
-import { leaveOutBuiltins } from '../codecs/openai-responses/builtin-tools.ts';
-import { isNativeRoute, warnLeftOut } from './left-out.ts';
+import { isNativeRoute, leaveOutProviderTools, warnLeftOut } from './left-out.ts';
 import { countBuiltinTools } from './builtin-tools.ts';
 import { HeldBody, readHeldJson } from './body-hold.ts';
 import { headerOf } from './inbound.ts';
@@ -433,8 +431,7 @@ async function countRequestTokens(
     // `gateway.builtin_tools` allows (a fixed estimate each, `builtinToolTokens`); elsewhere none.
     // An Anthropic client's server tools likewise: those the list allows go to Anthropic's count.
     const nativeRoute = isNativeRoute(protocol, resolved);
-    leaveOutBuiltins(decoded, nativeRoute ? state.builtinTools : undefined);
-    if (nativeRoute) leaveOutServerTools(decoded, state.builtinTools);
+    leaveOutProviderTools(state, decoded, nativeRoute);
     const builtins = countBuiltinTools(decoded.builtinTools);
     // A Responses count takes in what its generation would: the stored conversation its
     // `previous_response_id` names and the items its `item_reference`s name (404 when unknown).

@@ -16,10 +16,14 @@ import { isAdapterError } from '../core/errors/guards.ts';
 import { unknownModel } from '../registry/resolve.ts';
 import { createResponsesId } from '../codecs/ids.ts';
 import { finalResponseText, markUnstored } from '../codecs/openai-responses/response.ts';
-import { leaveOutServerTools } from '../codecs/anthropic-messages/server-tools.ts';
-import { leaveOutBuiltins } from '../codecs/openai-responses/builtin-tools.ts';
 import { routeDisabledThinkingEffort } from '../codecs/anthropic-messages/request.ts';
-import { isNativeRoute, maxWarningDetails, warnFallbackLeftOut, warnLeftOut } from './left-out.ts';
+import {
+  isNativeRoute,
+  leaveOutProviderTools,
+  maxWarningDetails,
+  warnFallbackLeftOut,
+  warnLeftOut,
+} from './left-out.ts';
 import { underClientCallIds } from '../codecs/openai-responses/client-calls.ts';
 import { taggedOpaque } from '../codecs/opaque.ts';
 import type {
@@ -499,8 +503,7 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
   const model = permittedModel(state, call.key, decoded.model);
   const native = inboundCodecs[call.protocol].nativeProvider;
   const nativeRoute = isNativeRoute(call.protocol, model);
-  leaveOutBuiltins(decoded, nativeRoute ? state.builtinTools : undefined);
-  if (nativeRoute) leaveOutServerTools(decoded, state.builtinTools);
+  leaveOutProviderTools(state, decoded, nativeRoute);
   routeDisabledThinkingEffort(decoded, nativeRoute);
   // The client's beta flags reach an Anthropic upstream only: never another origin.
   if (nativeRoute && native?.type === 'anthropic')

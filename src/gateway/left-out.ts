@@ -1,7 +1,8 @@
 /** The gateway's WARN of what was left out of a request: at decoding, and when a fallback of another provider served it. */
 import { shown } from '../codecs/fields.ts';
 import { inboundCodecs } from '../codecs/index.ts';
-import { builtinsLeftOutByFallback } from '../codecs/openai-responses/builtin-tools.ts';
+import { leaveOutServerTools } from '../codecs/anthropic-messages/server-tools.ts';
+import { builtinsLeftOutByFallback, leaveOutBuiltins } from '../codecs/openai-responses/builtin-tools.ts';
 import type { DecodedRequest, InboundProtocol } from '../codecs/types.ts';
 import type { CanonicalResponse } from '../core/request.ts';
 import { routingDecision } from '../routing/decision.ts';
@@ -23,6 +24,20 @@ export function isNativeRoute(
 ): boolean {
   const native = inboundCodecs[protocol].nativeProvider;
   return native !== undefined && model !== undefined && model.type === native.type;
+}
+
+/**
+ * The provider tools a client's request keeps (`gateway.builtin_tools`), as the generation and the
+ * count routes both send them: a Responses client's built-in tools and an Anthropic client's server
+ * tools reach only an upstream of the client's own protocol, and there only those the list allows.
+ */
+export function leaveOutProviderTools(
+  state: GatewayState,
+  decoded: DecodedRequest,
+  nativeRoute: boolean,
+): void {
+  leaveOutBuiltins(decoded, nativeRoute ? state.builtinTools : undefined);
+  if (nativeRoute) leaveOutServerTools(decoded, state.builtinTools);
 }
 
 /** The most left-out parts a request's one WARN names (the rest are counted). */

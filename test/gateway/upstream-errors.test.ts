@@ -111,3 +111,37 @@ describe('a model failure’s own words', () => {
     expect(JSON.stringify(harness.logger.entries)).not.toContain(key);
   });
 });
+
+describe('a Gemini finishMessage on a reply that is served', () => {
+  it.each(['STOP', 'SAFETY'])(
+    'echoing the upstream key (finish %s), it reaches a native stream client redacted in the finish metadata',
+    async (reason) => {
+      const key = 'AIzaSyAbCdEfGhIjKlMnOpQrStUvWxYz0123456';
+      harness.emulator.enqueue({
+        type: 'json',
+        body: {
+          candidates: [
+            {
+              content: { role: 'model', parts: [{ text: 'ok' }] },
+              finishReason: reason,
+              finishMessage: `Stopped: key=${key} upstream-secret-key`,
+            },
+          ],
+          usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 1, totalTokenCount: 6 },
+        },
+      });
+      const response = await post(
+        '/switchyard/v1/stream',
+        JSON.stringify({
+          model: 'up-gemini',
+          transcript: [{ kind: 'user', parts: [{ type: 'text', text: 'Hi' }] }],
+        }),
+      );
+      const text = await response.text();
+      expect(text).toContain('gemini.finishMessage');
+      expect(text).toContain('Stopped: key=[REDACTED]');
+      expect(text).not.toContain(key);
+      expect(text).not.toContain('upstream-secret-key');
+    },
+  );
+});

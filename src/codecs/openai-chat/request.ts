@@ -312,7 +312,6 @@ function stopSequences(value: unknown): string[] | undefined {
   throw new RequestFieldError('stop', 'stop must be a string or an array of strings');
 }
 
-/** Decodes a Chat Completions request; unknown fields are ignored, unhonourable ones refused by name. */
 const verbosities: ReadonlySet<string> = new Set<Verbosity>(['low', 'medium', 'high']);
 
 /** A `verbosity` (Chat) or `text.verbosity` (Responses) → the canonical one; absent or null → undefined. */
@@ -323,6 +322,7 @@ export function convertVerbosity(value: unknown, path: string): Verbosity | unde
   return value as Verbosity;
 }
 
+/** Decodes a Chat Completions request; unknown fields are ignored, unhonourable ones refused by name. */
 export function decodeRequest(body: unknown): DecodedRequest {
   const object = bodyObject(body);
   refuseUnhonourable(object);

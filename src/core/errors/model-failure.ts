@@ -3,20 +3,14 @@
  * without a failure — Gemini `MALFORMED_FUNCTION_CALL`, `MISSING_THOUGHT_SIGNATURE`, …). One
  * wording for the agent loop (which ends its run with it) and the gateway (which answers a 502).
  */
-import { redactSecrets } from '../redaction.ts';
 import type { CanonicalResponse } from '../request.ts';
 import { ServerError } from './server-error.ts';
 
 export function modelFailureError(response: CanonicalResponse): ServerError {
   const reason = response.rawFinishReason?.slice(0, 64) ?? 'error';
   const detail = response.metadata?.['gemini.finishMessage'];
-  // The provider's own words, which may echo the request's key (a Gemini `finishMessage`): redacted
-  // before the cut, so no key's start is left at the 300th character. The first 4,096 characters
-  // bound the redaction's scan; a key cut there lies far past what is kept.
-  const said =
-    typeof detail === 'string' && detail !== ''
-      ? `: ${redactSecrets(detail.slice(0, 4096)).slice(0, 300)}`
-      : '';
+  // The provider's own words, redacted when read (`gemini/reader.ts`), cut to 300 characters.
+  const said = typeof detail === 'string' && detail !== '' ? `: ${detail.slice(0, 300)}` : '';
   return new ServerError({
     message: `${response.provider}: the model's reply was unusable (${reason})${said}`,
     providerCode: 'model_failure',

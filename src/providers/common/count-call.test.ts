@@ -87,3 +87,22 @@ it('a 400 or a 503 is not remembered: the next count is asked again', async () =
     expect(asked(model, before)).toHaveLength(2);
   }
 });
+
+it('a 404 about the request’s own state (an unknown previous_response_id) is that request’s error, not an absent endpoint', async () => {
+  emulator.setCountScript(
+    openaiError(404, "Previous response with id 'resp_gone' not found.", {
+      code: 'previous_response_not_found',
+    }),
+  );
+  const before = emulator.requests.length;
+  await expect(
+    adapter.countInputTokens!({
+      ...request('gpt-5-nano'),
+      providerOptions: { 'openai-responses': { previous_response_id: 'resp_gone' } },
+    }),
+  ).rejects.toMatchObject({ status: 404, errorClass: 'invalid_request' });
+  emulator.setCountScript(undefined);
+  // Another caller's count of the same model is sent, and counted.
+  expect(typeof (await adapter.countInputTokens!(request('gpt-5-nano')))).toBe('number');
+  expect(asked('gpt-5-nano', before)).toHaveLength(2);
+});

@@ -27,8 +27,20 @@ import { validateCall } from './validate-call.ts';
  */
 export const absentCountEndpointMs = 10 * 60_000;
 
-/** The statuses that say the endpoint itself is absent, not that the request was wrong. */
-const absentStatuses: ReadonlySet<number> = new Set([404, 405, 501]);
+/**
+ * Whether an answer says the count endpoint itself is absent, not that this request was wrong: a
+ * 405 or 501, or a 404 with no code or a generic one (`Invalid URL`, `not_found_error`: a route or
+ * model the host does not have) that names no state the request pointed at — a 404 for an unknown
+ * `previous_response_id`, conversation, cache or file is this request's (OpenAI's
+ * `previous_response_not_found`), and remembering it would refuse every caller's count.
+ */
+function saysEndpointAbsent(status: number, error: AdapterError): boolean {
+  if (status === 405 || status === 501) return true;
+  if (status !== 404) return false;
+  const code = error.providerCode;
+  if (code !== undefined && !/^(not_?found(_error)?|invalid_request_error)$/i.test(code)) return false;
+  return !/previous|conversation|cached|file/i.test(error.providerMessage ?? '');
+}
 
 /** The most absent endpoints one adapter remembers (one per URL and model). */
 const maxAbsentEndpoints = 256;
@@ -67,7 +79,7 @@ export async function countCall(
     const response = await sendAuthorized(runtime, call, controller, timers);
     if (!response.ok) {
       const error = await errorFromResponse(runtime, response, call, controller, timers);
-      if (!absentStatuses.has(response.status) && counting.refusesModel?.(error) !== true) throw error;
+      if (!saysEndpointAbsent(response.status, error) && counting.refusesModel?.(error) !== true) throw error;
       throw absentError(call, rememberAbsent(runtime, endpoint, response.status), controller.signal, error);
     }
     const body = parseJsonBody(

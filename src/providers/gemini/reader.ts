@@ -25,6 +25,7 @@ import type { DeltaScanner } from './delta-scanner.ts';
 import { invalidArguments, PartialArguments } from './partial-arguments.ts';
 import { convertUsage, hasUsageCounts, mapFinishReason } from './response.ts';
 import { parseJson } from '../../core/json-text.ts';
+import { redactSecrets } from '../../core/redaction.ts';
 
 type PartKind = 'thought' | 'text' | 'function-call' | 'signature' | 'other';
 
@@ -292,7 +293,11 @@ export class ResponseReader {
     }
     for (const field of candidateFields) {
       const value = candidate[field];
-      if (value !== undefined) this.builder.setMetadata(candidateMetadata[field], value as JsonValue);
+      if (value === undefined) continue;
+      // The provider's own words, which may echo the request's key (a `finishMessage` quoting the
+      // call): redacted here, once, before any reader — an error, a client's finish event.
+      const kept = field === 'finishMessage' && typeof value === 'string' ? redactSecrets(value) : value;
+      this.builder.setMetadata(candidateMetadata[field], kept as JsonValue);
     }
     if (typeof candidate.finishReason === 'string') this.rawFinishReason = candidate.finishReason;
   }
