@@ -93,6 +93,16 @@ const userinfo = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi;
  * value, its token after `Bearer `) from `text`, and the userinfo of every URL in it.
  */
 export function redactSecrets(text: string, secrets: Iterable<string | undefined> = []): string {
+  const pattern = secretPatternIn(text, secrets);
+  const redacted = text.replace(pattern, REDACTED);
+  return redacted.includes('@') ? redacted.replace(userinfo, `$1${REDACTED}@`) : redacted;
+}
+
+/**
+ * The global pattern {@link redactSecrets} applies to `text`: every API-key shape, plus those of
+ * `secrets` (and their token after `Bearer `) and of the registered secrets that occur in `text`.
+ */
+export function secretPatternIn(text: string, secrets: Iterable<string | undefined> = []): RegExp {
   // Literal secrets are looked for with `includes` (a native scan), and only those present join the
   // pattern: one alternation of every known secret would cost a pass per secret per character.
   const present: string[] = [];
@@ -106,8 +116,7 @@ export function redactSecrets(text: string, secrets: Iterable<string | undefined
   for (const secret of knownSecrets) if (text.includes(secret)) present.push(secret);
   const pattern = present.length > 0 ? secretPattern(present) : keyShapes;
   pattern.lastIndex = 0;
-  const redacted = text.replace(pattern, REDACTED);
-  return redacted.includes('@') ? redacted.replace(userinfo, `$1${REDACTED}@`) : redacted;
+  return pattern;
 }
 
 /**
@@ -147,9 +156,24 @@ export function urlCredentials(url: string | undefined): string[] {
   }
 }
 
-const secretQuery = new RegExp(`([?&](?:${SECRET_QUERY_PARAMETERS.join('|')})=)[^&#]*`, 'gi');
+/** Query parameter names that carry a secret by their shape (`X-Amz-Signature`, `X-Amz-Security-Token`). */
+const secretQueryShape = 'token|secret|signature|credential|passw|session';
 
-/** The URL with its userinfo, secret query parameters (`key=`, `api_key=` …) and any key shape replaced. */
+/**
+ * Whether a URL query parameter carries a secret: one of {@link SECRET_QUERY_PARAMETERS}, or one
+ * whose name says token, secret, signature, credential, password or session (SigV4 presigned URLs).
+ */
+export function isSecretQueryParameter(name: string): boolean {
+  const lower = name.toLowerCase();
+  return SECRET_QUERY_PARAMETERS.includes(lower) || new RegExp(secretQueryShape).test(lower);
+}
+
+const secretQuery = new RegExp(
+  `([?&](?:${SECRET_QUERY_PARAMETERS.join('|')}|[^=&#]*(?:${secretQueryShape})[^=&#]*)=)[^&#]*`,
+  'gi',
+);
+
+/** The URL with its userinfo, secret query parameters (`key=`, `X-Amz-Signature=` …) and any secret replaced. */
 export function redactUrl(url: string): string {
   return redactSecrets(url.replace(secretQuery, `$1${REDACTED}`));
 }

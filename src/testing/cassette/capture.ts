@@ -106,7 +106,7 @@ export function createExchangeRedaction(
   response?: ResponseSnapshot,
 ): Redaction {
   const secrets = collectSecrets(request.headers, request.url, headerNames);
-  if (response !== undefined) secrets.push(...collectSecrets(response.headers, '', headerNames));
+  if (response !== undefined) secrets.push(...collectSecrets(response.headers, '', headerNames, 'response'));
   return createRedaction(headerNames, secrets);
 }
 
@@ -115,7 +115,7 @@ export function convertRequest(snapshot: RequestSnapshot, redaction: Redaction):
   const request: CassetteRequest = {
     method: snapshot.method.toUpperCase(),
     url: redactUrl(snapshot.url, redaction),
-    headers: redactHeaders(snapshot.headers, redaction),
+    headers: redactHeaders(snapshot.headers, redaction, 'request'),
   };
   if (snapshot.bodyText !== '') request.body = redactJson(parseBodyText(snapshot.bodyText), redaction);
   return request;
@@ -128,7 +128,7 @@ export function convertResponse(snapshot: ResponseSnapshot, redaction: Redaction
   const response: CassetteResponse = {
     status: snapshot.status,
     ...(snapshot.statusText === '' ? {} : { statusText: snapshot.statusText }),
-    headers: redactHeaders(headers, redaction),
+    headers: redactHeaders(headers, redaction, 'response'),
   };
   if (snapshot.chunks !== undefined) {
     response.chunks = redactChunks(snapshot.chunks, redaction);

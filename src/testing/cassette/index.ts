@@ -27,8 +27,9 @@ export type {
  * redacted copy of every exchange, written by `save()`; in `replay` mode it answers from the file
  * without touching the network; `auto` replays when the file exists and records otherwise.
  *
- * Secrets never reach the file: secret headers, secret query parameters, provider API-key shapes
- * and the values of secret headers wherever they appear are replaced with `[REDACTED]`.
+ * Secrets never reach the file: request headers named like a credential (`isSecretHeaderName`),
+ * secret query parameters, provider API-key shapes, the secrets registered in this process and the
+ * values of secret headers wherever they appear are replaced with `[REDACTED]`.
  *
  * @example
  * ```ts

@@ -3,26 +3,33 @@
 import type { JsonValue } from '../../core/json.ts';
 import {
   API_KEY_PATTERNS,
+  isSecretHeaderName,
+  isSecretQueryParameter,
   MINIMUM_SECRET_LENGTH,
   REDACTED,
+  redactSecrets,
   SECRET_HEADER_NAMES,
   SECRET_QUERY_PARAMETERS,
-  secretPattern,
+  secretPatternIn,
 } from '../../core/redaction.ts';
 
 export { API_KEY_PATTERNS, REDACTED, SECRET_HEADER_NAMES, SECRET_QUERY_PARAMETERS };
 
-/** The secrets to remove from one exchange. */
+/**
+ * The secrets to remove from one exchange. Text is redacted by the one redaction module's
+ * `redactSecrets`: every API-key shape, every secret registered in this process (adapter keys,
+ * secret header values, AWS credentials), URL userinfo, and the literal `secrets` of this exchange.
+ */
 export interface Redaction {
-  /** Header names to redact, lowercase. */
+  /** Header names to redact beyond the built-in rule, lowercase. */
   headerNames: ReadonlySet<string>;
-  /** A global pattern matching every API-key shape and every literal secret. */
-  pattern: RegExp;
+  /** The literal secrets this exchange carries (secret header and query values). */
+  secrets: readonly string[];
 }
 
-/** Builds a redaction for the given secret header names and literal secret values. */
+/** Builds a redaction for the given extra secret header names and literal secret values. */
 export function createRedaction(headerNames: ReadonlySet<string>, secrets: Iterable<string>): Redaction {
-  return { headerNames, pattern: secretPattern(secrets) };
+  return { headerNames, secrets: [...new Set(secrets)] };
 }
 
 /** The built-in secret header names plus `extra`, lowercase. */
@@ -31,16 +38,37 @@ export function secretHeaderNames(extra: readonly string[] = []): ReadonlySet<st
 }
 
 /**
+ * Whether a header's value is replaced whole. A request header is judged by the redaction module's
+ * name rule (`isSecretHeaderName`: `*key*`, `*token*`, `x-amz-security-token`, a proxy's
+ * `x-portkey-api-key` …) — it is what we send, credentials included. A response header only by the
+ * fixed list and `extra` (`set-cookie`): the name rule would hide `x-ratelimit-remaining-tokens`,
+ * which a replay needs; any secret in a response header's value is still removed as text.
+ */
+export function isSecretHeader(
+  name: string,
+  headerNames: ReadonlySet<string>,
+  side: 'request' | 'response',
+): boolean {
+  const lower = name.toLowerCase();
+  return headerNames.has(lower) || (side === 'request' && isSecretHeaderName(lower));
+}
+
+/**
  * The literal secrets carried by secret headers and secret query parameters: whole values, the
  * token after an auth scheme (`Bearer …`) and cookie values, so they can be removed from bodies too.
  */
-export function collectSecrets(headers: Headers, url: string, headerNames: ReadonlySet<string>): string[] {
+export function collectSecrets(
+  headers: Headers,
+  url: string,
+  headerNames: ReadonlySet<string>,
+  side: 'request' | 'response' = 'request',
+): string[] {
   const secrets: string[] = [];
   for (const [name, value] of headers) {
-    if (headerNames.has(name)) secrets.push(...headerSecrets(name, value));
+    if (isSecretHeader(name, headerNames, side)) secrets.push(...headerSecrets(name, value));
   }
   for (const [name, value] of queryParameters(url)) {
-    if (SECRET_QUERY_PARAMETERS.includes(name.toLowerCase())) secrets.push(value, encodeURIComponent(value));
+    if (isSecretQueryParameter(name)) secrets.push(value, encodeURIComponent(value));
   }
   return secrets.map((secret) => secret.trim()).filter((secret) => secret.length >= MINIMUM_SECRET_LENGTH);
 }
@@ -49,6 +77,8 @@ function headerSecrets(name: string, value: string): string[] {
   const secrets = [value, value.slice(value.lastIndexOf(' ') + 1)];
   const pairs =
     name === 'set-cookie' ? value.split(';').slice(0, 1) : name === 'cookie' ? value.split(';') : [];
+  // A SigV4 `authorization` value: `Credential=…, SignedHeaders=…, Signature=…`.
+  if (name === 'authorization') pairs.push(...value.split(/[\s,]+/).filter((pair) => pair.includes('=')));
   for (const pair of pairs) secrets.push(pair.slice(pair.indexOf('=') + 1));
   return secrets;
 }
@@ -63,7 +93,7 @@ function queryParameters(url: string): [string, string][] {
 
 /** Replaces every secret in `text` with `[REDACTED]`. */
 export function redactText(text: string, redaction: Redaction): string {
-  return text.replace(redaction.pattern, REDACTED);
+  return redactSecrets(text, redaction.secrets);
 }
 
 /** Redacts every string of a JSON value, object keys included. */
@@ -78,10 +108,16 @@ export function redactJson(value: JsonValue, redaction: Redaction): JsonValue {
 }
 
 /** Headers as a plain object with lowercase sorted names: secret headers replaced, others scrubbed. */
-export function redactHeaders(headers: Headers, redaction: Redaction): Record<string, string> {
+export function redactHeaders(
+  headers: Headers,
+  redaction: Redaction,
+  side: 'request' | 'response',
+): Record<string, string> {
   const redacted: Record<string, string> = {};
   for (const name of [...new Set(headers.keys())].sort()) {
-    redacted[name] = redaction.headerNames.has(name) ? REDACTED : redactText(headers.get(name)!, redaction);
+    redacted[name] = isSecretHeader(name, redaction.headerNames, side)
+      ? REDACTED
+      : redactText(headers.get(name)!, redaction);
   }
   return redacted;
 }
@@ -106,9 +142,9 @@ export function redactUrl(url: string, redaction: Redaction): string {
 function isSecretParameter(part: string): boolean {
   const name = part.split('=')[0]!;
   try {
-    return SECRET_QUERY_PARAMETERS.includes(decodeURIComponent(name.replace(/\+/g, ' ')).toLowerCase());
+    return isSecretQueryParameter(decodeURIComponent(name.replace(/\+/g, ' ')));
   } catch {
-    return SECRET_QUERY_PARAMETERS.includes(name.toLowerCase());
+    return isSecretQueryParameter(name);
   }
 }
 
@@ -122,7 +158,8 @@ export function redactChunks(chunks: readonly string[], redaction: Redaction): s
   let offset = 0;
   for (const chunk of chunks) ends.push((offset += chunk.length));
   const chunkAt = (position: number): number => ends.findIndex((end) => position < end);
-  for (const match of chunks.join('').matchAll(redaction.pattern)) {
+  const joined = chunks.join('');
+  for (const match of joined.matchAll(secretPatternIn(joined, redaction.secrets))) {
     const last = chunkAt(match.index + match[0].length - 1);
     for (let index = chunkAt(match.index); index < last; index++) joinWithNext[index] = true;
   }
