@@ -195,6 +195,32 @@ describe('an MCP server that cannot be reached', () => {
     expect(error.message).not.toContain('SECRETSECRET');
     server.close();
   });
+
+  it.each([
+    ['a header', (url: string, token: string) => ({ url, headers: { Authorization: `Bearer ${token}` } })],
+    ['the URL query', (url: string, token: string) => ({ url: `${url}?token=${token}` })],
+    ['the URL query (api_key)', (url: string, token: string) => ({ url: `${url}?api_key=${token}` })],
+  ])('a token configured in %s and echoed back is not in the connect error', async (where, configure) => {
+    const token = `mcptoken_${where.length}Zq83hXk2LmP09aaB77`;
+    const { url, server } = await serve((request, response) => {
+      request.resume();
+      const echoed = new URL(request.url!, 'http://host').searchParams;
+      response.writeHead(401, { 'content-type': 'text/plain' });
+      response.end(
+        `unauthorized: ${request.headers.authorization} ${echoed.get('token')} ${echoed.get('api_key')} ${request.url}`,
+      );
+    });
+    const error = (await connectMcpTools(
+      { transport: 'http', ...configure(url, token) },
+      { timeoutMs: 2_000 },
+    ).catch((caught: unknown) => caught)) as Error;
+    expect(error).toMatchObject({ errorClass: 'server_error', providerCode: 'mcp_unavailable' });
+    expect(error.message).toContain('unauthorized');
+    expect(error.message).not.toContain(token);
+    expect(String((error.cause as Error).message)).not.toContain(token);
+    server.closeAllConnections();
+    server.close();
+  });
 });
 
 it('an MCP approval rule is asked with the server’s own (prefixed) name, not the safe one the model sees', async () => {

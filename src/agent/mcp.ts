@@ -2,7 +2,14 @@
 import { safeToolName } from '../core/tool-names.ts';
 import { AdapterError } from '../core/errors/adapter-error.ts';
 import { ServerError } from '../core/errors/server-error.ts';
-import { redactSecrets } from '../core/redaction.ts';
+import {
+  redactError,
+  redactUrl,
+  registerSecrets,
+  secretHeaderValues,
+  secretQueryValues,
+  urlCredentials,
+} from '../core/redaction.ts';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { JsonObject, JsonValue } from '../core/json.ts';
 import type { Part } from '../core/transcript.ts';
@@ -82,6 +89,7 @@ export async function connectMcpTools(
 ): Promise<McpToolSource> {
   // `timeoutMs` bounds connecting and each page of the listing too (the SDK's default is 60 s).
   const limits = options.timeoutMs === undefined ? undefined : { timeout: options.timeoutMs };
+  if (!('client' in server)) registerSecrets(serverSecrets(server));
   let client: McpClient;
   try {
     client =
@@ -119,17 +127,31 @@ export async function connectMcpTools(
 }
 
 /**
+ * The secrets in a server's configuration, registered with the redaction module when it is
+ * connected so that no error, log line or observer event prints them: secret header values
+ * (`Authorization: Bearer …`), the URL's userinfo and secret query values (`?token=`, `?api_key=`),
+ * and a stdio server's environment values whose names say key, token, secret … (`GITHUB_TOKEN`).
+ */
+function serverSecrets(server: Exclude<McpServerConfig, { client: McpClient }>): string[] {
+  if (server.transport === 'stdio') return secretHeaderValues(server.env);
+  const url = String(server.url);
+  return [...secretHeaderValues(server.headers), ...urlCredentials(url), ...secretQueryValues(url)];
+}
+
+/**
  * A server that cannot be reached or answers nonsense: a classified, retryable `ServerError`
- * (`mcp_unavailable`) whose message has every secret removed (a server may echo a header back).
+ * (`mcp_unavailable`) whose message has every secret removed (a server may echo a header back):
+ * the configuration's secrets are registered ({@link serverSecrets}), and secret query parameters of
+ * any URL in the message are replaced.
  */
 function unavailable(step: string, error: unknown): Error {
   if (AdapterError.isInstance(error)) return error as Error;
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return new ServerError({
-    message: `mcp: ${step} failed: ${redactSecrets(text).slice(0, 500)}`,
+    message: `mcp: ${step} failed: ${redactUrl(text).slice(0, 500)}`,
     providerCode: 'mcp_unavailable',
     retryable: true,
-    cause: error,
+    cause: redactError(error),
   });
 }
 

@@ -173,6 +173,20 @@ const secretQuery = new RegExp(
   'gi',
 );
 
+/** The values of a URL's secret query parameters (raw and decoded), to register as secrets. */
+export function secretQueryValues(url: string | URL | undefined): string[] {
+  if (url === undefined) return [];
+  try {
+    const parsed = new URL(url);
+    const values: string[] = [];
+    for (const [name, value] of parsed.searchParams)
+      if (isSecretQueryParameter(name) && value !== '') values.push(value, encodeURIComponent(value));
+    return values;
+  } catch {
+    return [];
+  }
+}
+
 /** The URL with its userinfo, secret query parameters (`key=`, `X-Amz-Signature=` …) and any secret replaced. */
 export function redactUrl(url: string): string {
   return redactSecrets(url.replace(secretQuery, `$1${REDACTED}`));
