@@ -3,7 +3,7 @@
  * prices every call and falls back when a provider fails.
  */
 import type { AdapterSession, CallOptions } from './core/adapter.ts';
-import { type Logger, consoleLogger } from './core/logger.ts';
+import { type Logger, consoleLogger, guardLogger } from './core/logger.ts';
 import {
   Conversation,
   type ConversationSettings,
@@ -153,7 +153,7 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
   const options = checkSwitchyardOptions<SwitchyardOptions>(given);
   const config =
     typeof options.config === 'string' ? loadConfigFile(options.config) : parseConfig(options.config ?? {});
-  const logger = options.logger ?? consoleLogger;
+  const logger = guardLogger(options.logger ?? consoleLogger);
   const registry = createRegistry({
     config,
     providerTypes: options.providerTypes ?? createProviderTypeTable(),

@@ -1,7 +1,7 @@
 /** `createAgent`: runs and resumes the loop, exposing one event stream and `interrupt()` per run. */
 import { type AdapterSession, createSession } from '../core/adapter.ts';
 import { EventStream } from '../core/event-stream.ts';
-import { consoleLogger } from '../core/logger.ts';
+import { consoleLogger, guardLogger } from '../core/logger.ts';
 import { createObserverDispatch } from '../observers/dispatch.ts';
 import { ToolIdMap } from '../core/tool-id-map.ts';
 import type { ToolCallPart, ToolResultPart, Transcript } from '../core/transcript.ts';
@@ -103,7 +103,7 @@ function start(
   const notify = createObserverDispatch(
     options.observers ?? [],
     (observer: (event: AgentEvent) => unknown, event: AgentEvent) => observer(event),
-    { logger: options.logger ?? consoleLogger, source: 'agent' },
+    { logger: guardLogger(options.logger ?? consoleLogger), source: 'agent' },
   );
   const emit = (event: AgentEvent) => {
     events.push(event);

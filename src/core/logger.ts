@@ -4,7 +4,10 @@ import { redactFields, redactSecrets } from './redaction.ts';
 /** A structured log entry's fields. */
 export type LogFields = Record<string, unknown>;
 
-/** Where adapters send structured diagnostics. */
+/**
+ * Where adapters send structured diagnostics. A `warn` or `debug` that throws or rejects is ignored
+ * ({@link guardLogger}): logging never changes a call's result.
+ */
 export interface Logger {
   warn(message: string, fields: LogFields): void;
   debug?(message: string, fields: LogFields): void;
@@ -67,6 +70,36 @@ function stableFields(fields: LogFields): string {
 
 /** A process-wide default logger (level from `SWITCHYARD_LOG_LEVEL`); adapters each create their own. */
 export const consoleLogger: Logger = createConsoleLogger();
+
+const guarded = new WeakSet<Logger>();
+
+/**
+ * The user's logger wrapped where it enters the library (front door, adapter options, gateway,
+ * agent): a `warn` or `debug` that throws, or returns a promise that rejects, is ignored, so a
+ * broken logger never changes a call's result — the same isolation observers get. A logger already
+ * wrapped is returned as it is; `debug` stays absent when the logger has none.
+ */
+export function guardLogger(logger: Logger): Logger {
+  if (guarded.has(logger)) return logger;
+  const safe: Logger = {
+    warn: (message, fields) => callSafely(() => logger.warn(message, fields)),
+    ...(typeof logger.debug === 'function'
+      ? { debug: (message: string, fields: LogFields) => callSafely(() => logger.debug?.(message, fields)) }
+      : {}),
+  };
+  guarded.add(safe);
+  return safe;
+}
+
+function callSafely(write: () => unknown): void {
+  try {
+    const result = write();
+    if (result !== null && typeof result === 'object' && 'then' in result)
+      Promise.resolve(result).catch(() => {});
+  } catch {
+    // A logger's failure is its own: the call it reports on goes on unchanged.
+  }
+}
 
 /** A logger that drops everything. */
 export const silentLogger: Logger = { warn() {} };

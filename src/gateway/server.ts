@@ -7,7 +7,7 @@ import { createServer, type Server, type ServerOptions } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Hono } from 'hono';
-import { consoleLogger, type Logger } from '../core/logger.ts';
+import { consoleLogger, guardLogger, type Logger } from '../core/logger.ts';
 import { createOpenTelemetryObserver } from '../observers/otel.ts';
 import type { Observer } from '../observers/types.ts';
 import { ConfigError } from '../registry/config.ts';
@@ -88,7 +88,7 @@ export const defaultUpstreamConnections = 1024;
 export function createGateway(options: GatewayOptions = {}): Gateway {
   const file = typeof options.config === 'string' ? readConfigFile(options.config) : (options.config ?? {});
   const { gateway, switchyard: switchyardConfig } = splitConfig(file);
-  const logger = options.logger ?? consoleLogger;
+  const logger = guardLogger(options.logger ?? consoleLogger);
   const metrics = createMetrics();
   const shared =
     options.state ??

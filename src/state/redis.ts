@@ -22,7 +22,7 @@
  * an outage are written to Redis then too (`value-replay.ts`).
  */
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import { consoleLogger, type Logger } from '../core/logger.ts';
+import { consoleLogger, guardLogger, type Logger } from '../core/logger.ts';
 import { createMemoryStateStore } from './memory.ts';
 import { OutageTracker, StateUnavailableError, withTimeout } from './outage.ts';
 import { RedisAvailabilityStore } from './redis-availability.ts';
@@ -184,7 +184,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
   let offset = 0;
   const now = injected ?? (() => Date.now() + offset);
   const policy = options.onFailure ?? 'open';
-  const logger = options.logger ?? consoleLogger;
+  const logger = guardLogger(options.logger ?? consoleLogger);
   const outage = new OutageTracker({
     logger,
     policy,

@@ -14,7 +14,7 @@ import {
   secretHeaderValues,
   urlCredentials,
 } from '../../core/redaction.ts';
-import { createConsoleLogger, type Logger } from '../../core/logger.ts';
+import { createConsoleLogger, guardLogger, type Logger } from '../../core/logger.ts';
 import { CancellationRegistry } from '../../transport/cancellation.ts';
 import { defaultMaxBodyBytes, type HttpCall, HttpClient } from '../../transport/http.ts';
 import type { RetryPolicy } from '../../transport/retry.ts';
@@ -90,7 +90,7 @@ export function createHttpRuntime(
     options,
     http,
     registry: new CancellationRegistry(),
-    logger: options.logger ?? createConsoleLogger({ level: options.logLevel }),
+    logger: guardLogger(options.logger ?? createConsoleLogger({ level: options.logLevel })),
     credentials,
     apiKey,
     baseURL,
