@@ -102,7 +102,41 @@ describe('gemini conversation with prompt caching: snapshots', () => {
       ),
     ).toEqual([]);
     expect(sent.join('\n')).not.toMatch(/evil|files\/|gemini-2\.5-pro|%2F|\?alt/);
-    expect(logger.entries.some((entry) => entry.message.includes('do not verify'))).toBe(true);
+    expect(logger.entries.some((entry) => entry.message.includes('dropped the prompt cache entries'))).toBe(
+      true,
+    );
+  });
+
+  it('a well-formed cache name this process did not create is never used nor deleted', async () => {
+    const chat = cachedConversation();
+    emulator.enqueue(answer('Which one?'));
+    await chat.send('Find me a book');
+    emulator.enqueue(answer('Here.'));
+    await chat.send('Any will do');
+    const snapshot = JSON.parse(JSON.stringify(chat.toJSON())) as ConversationSnapshot;
+    const state = snapshot.session.state.find(([key]) => key === 'gemini.cache');
+    const entries = (state![1] as { entries: Array<{ name: string; expiresAt: number }> }).entries;
+    expect(entries.length).toBeGreaterThan(0);
+    for (const entry of entries) {
+      entry.name = 'cachedContents/not-created-by-this-session';
+      entry.expiresAt = Date.now() + 3_600_000;
+    }
+    const restored = sy.conversation.fromJSON(snapshot);
+    const since = emulator.requests.length;
+    emulator.enqueue(answer('Another.'));
+    const reply = await restored.send('And another');
+    expect(reply.text).toBe('Another.');
+    const created = reply.metadata?.['gemini.cachedContent'] as string;
+    expect(created).toMatch(/^cachedContents\//);
+    expect(created).not.toBe('cachedContents/not-created-by-this-session');
+    await restored.close();
+    const sent = emulator.requests.slice(since);
+    expect(JSON.stringify(sent.map((request) => [request.path, request.body]))).not.toContain(
+      'not-created-by-this-session',
+    );
+    expect(sent.filter((request) => request.method === 'DELETE').map((request) => request.path)).toEqual([
+      `/v1beta/${created}`,
+    ]);
   });
 });
 

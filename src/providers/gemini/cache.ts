@@ -9,6 +9,10 @@
  * 3600 s) and is deleted when its session ends — `adapter.endSession(session)` or `adapter.close()`
  * (every session the adapter still holds) — so a long-running process does not accumulate paid caches.
  *
+ * Trust: only entries this process created are ever sent as `cachedContent` or deleted. A session
+ * restored from a snapshot (`conversation.fromJSON`) drops the snapshot's entries with a WARN and
+ * creates a new one on its next cached call (see `cacheState`).
+ *
  * Usage: reads of the entry arrive as `cachedContentTokenCount` (→ `cacheRead`). Creating the entry
  * is a separate API call, so its token count is not folded into this call's disjoint buckets; it is
  * reported as response metadata `gemini.cacheCreatedTokens` (and the entry as `gemini.cachedContent`).
@@ -17,7 +21,7 @@ import { createHash } from 'node:crypto';
 import type { AdapterSession } from '../../core/adapter.ts';
 import { AdapterError } from '../../core/errors/adapter-error.ts';
 import { isJsonObject, type JsonObject } from '../../core/json.ts';
-import { encodePathSegments, modelNameProblem } from '../../core/model-name.ts';
+import { encodePathSegments } from '../../core/model-name.ts';
 import { type CanonicalRequest, isKeyOnly } from '../../core/request.ts';
 import type { ProviderContext, SessionEndContext } from '../common/definition.ts';
 import { type GeminiCachedContent, type GeminiContent } from './api.ts';
@@ -48,7 +52,6 @@ interface CacheState {
 
 /** A `cachedContents` entry name as the API issues it; anything else is never put in a URL. */
 const cacheNamePattern = /^cachedContents\/[A-Za-z0-9_-]{1,128}$/;
-const hashPattern = /^[0-9a-f]{64}$/;
 /** Entries and refused prefixes a session remembers (the oldest are forgotten first). */
 const maxEntries = 64;
 const maxRefused = 256;
@@ -204,10 +207,13 @@ export async function releaseCaches(session: AdapterSession, context: SessionEnd
 }
 
 /**
- * The session's cache state, checked: a state restored from a snapshot is untrusted, so every entry
- * whose name is not a `cachedContents/<id>` the API would issue (or whose fields are not what this
- * module writes) is dropped with one WARN — it never reaches a URL. Older states (a `Set`, lost to
- * JSON as `{}`) are read as empty lists.
+ * The session's cache state. Entries are only ever ones this process created (`prepareCache`'s
+ * POST): a state restored from a snapshot is untrusted — a cache name in it cannot be told from any
+ * other cache of the user's project (another session's, another tenant's, a production one), and
+ * using it would send that cache's system instruction and tools, and ending the session would DELETE
+ * it with the user's key. So a restored state's entries are all dropped with one WARN: the next call
+ * creates a new entry, and the one the snapshot named lapses at its TTL (at most one hour). Its
+ * refused prefixes (hashes that only suppress a creation attempt) are kept when well-formed.
  */
 function cacheState(
   session: AdapterSession,
@@ -216,46 +222,30 @@ function cacheState(
   const existing = session.state.get(stateKey);
   if (isCacheState(existing)) return existing;
   const record = isJsonObject(existing) ? existing : {};
-  const entries: unknown[] = Array.isArray(record.entries) ? record.entries : [];
-  const valid = entries.filter(isCacheEntry).slice(-maxEntries);
+  const restored = Array.isArray(record.entries) ? record.entries.length : 0;
   const refused = Array.isArray(record.refused)
     ? record.refused.filter(
         (item): item is string => typeof item === 'string' && /^[0-9a-f]{128}$/.test(item),
       )
     : [];
-  if (existing !== undefined && valid.length !== entries.length) {
-    warn('dropped prompt cache entries of a restored session that do not verify', {
-      dropped: entries.length - valid.length,
+  if (restored > 0) {
+    warn('dropped the prompt cache entries of a restored session; a new entry is created when needed', {
+      dropped: restored,
+      reason:
+        'cache names in a snapshot are not trusted: only entries this process created are used or deleted',
     });
   }
-  const checked: CacheState = { entries: valid, refused: refused.slice(-maxRefused) };
+  const checked: CacheState = { entries: [], refused: refused.slice(-maxRefused) };
   checkedStates.add(checked);
   session.state.set(stateKey, checked);
   return checked;
 }
 
-/** Whether `value` is a state this module wrote in this process (checked once, then trusted). */
+/** Whether `value` is a state this module made in this process (its entries are all its own). */
 function isCacheState(value: unknown): value is CacheState {
   return checkedStates.has(value as object);
 }
 const checkedStates = new WeakSet<object>();
-
-function isCacheEntry(value: unknown): value is CacheEntry {
-  if (!isJsonObject(value)) return false;
-  return (
-    typeof value.name === 'string' &&
-    cacheNamePattern.test(value.name) &&
-    typeof value.model === 'string' &&
-    modelNameProblem(value.model, 'gemini') === undefined &&
-    typeof value.headHash === 'string' &&
-    hashPattern.test(value.headHash) &&
-    typeof value.contentsHash === 'string' &&
-    hashPattern.test(value.contentsHash) &&
-    Number.isInteger(value.contentCount) &&
-    (value.contentCount as number) >= 0 &&
-    Number.isFinite(value.expiresAt)
-  );
-}
 
 function readCachedContent(body: unknown): GeminiCachedContent {
   if (!isJsonObject(body) || typeof body.name !== 'string' || !cacheNamePattern.test(body.name)) {
