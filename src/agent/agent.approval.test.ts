@@ -9,7 +9,7 @@ import { repoRoot } from '../../test/support/fixtures.ts';
 import { approvalTools } from '../../test/support/agent-tools.ts';
 import { createScriptedAdapter } from '../testing/scripted-adapter.ts';
 import { createAgent } from './agent.ts';
-import { parseAgentState, stringifyAgentState } from './state.ts';
+import { checkAgentState, parseAgentState, stringifyAgentState } from './state.ts';
 import { call, drain, expectConsistent, resultsById, resultText, text } from './test-support.ts';
 import type { AgentResult } from './types.ts';
 
@@ -112,5 +112,38 @@ describe('approvals', () => {
     damaged.pending = [];
     expect(() => parseAgentState(JSON.stringify(damaged))).toThrow(/agent state: transcript \[0\]\.kind/);
     expect(() => parseAgentState('{')).toThrow(/invalid JSON/);
+  });
+
+  it('a small state nested thousands deep is refused with the documented TypeError, not a RangeError', () => {
+    const depth = 2_000;
+    const nested = `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const state = {
+      version: 1,
+      transcript: [
+        { kind: 'user', parts: [{ type: 'text', text: 'hi' }] },
+        { kind: 'assistant', parts: [{ type: 'tool-call', id: 'tu_1', name: 't', input: {} }] },
+      ],
+      results: [],
+      pending: [{ callId: 'tu_1', name: 't', input: { a: '@' } }],
+      turns: [],
+      usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0 },
+      cost: 0,
+      maxTokensRecoveries: 0,
+      toolIds: [],
+    };
+    const text = JSON.stringify(state).replace('"@"', nested);
+    expect(text.length).toBeLessThan(5_000);
+    const thrown = (() => {
+      try {
+        parseAgentState(text);
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(thrown).toBeInstanceOf(TypeError);
+    expect((thrown as Error).message).toMatch(/^agent state: pending\.0\.input\.a\..*nested deeper than/);
+    const checked = checkAgentState(JSON.parse(text));
+    expect(checked.ok).toBe(false);
+    expect(JSON.stringify(checked)).toMatch(/nested deeper than/);
   });
 });

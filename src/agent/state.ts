@@ -10,6 +10,7 @@ import { amountSchema, usageSchema } from '../core/usage-schema.ts';
 import { toolCallsOf } from './transcript-tools.ts';
 import type { AgentState, ApprovalDecision } from './types.ts';
 import { parseJson } from '../core/json-text.ts';
+import { findShapeProblem, maxNestingDepth } from '../core/value-shape.ts';
 
 /** A count, a cost or a duration in a state: finite and never negative (a negative cost would lift a budget). */
 const amount = amountSchema;
@@ -45,6 +46,21 @@ const envelope = z.object({
   toolIds: z.array(z.tuple([z.string(), z.string(), z.string()])).optional(),
 });
 
+/**
+ * The nesting a state may have: a transcript's own limit plus the levels the state puts above it
+ * (`transcript` → item → `parts` → part). Checked before zod, whose recursion would otherwise end
+ * in a raw `RangeError` (stack overflow) on a small but deep state.
+ */
+const maxStateDepth = maxNestingDepth + 8;
+
+/** The first cycle, over-deep nesting or `__proto__` key in a state, as an issue; else undefined. */
+function shapeIssue(value: unknown): { path: string; message: string } | undefined {
+  const problem = findShapeProblem(value, maxStateDepth);
+  if (problem === undefined) return undefined;
+  const path = problem.path.slice(0, 12).join('.') + (problem.path.length > 12 ? '.…' : '');
+  return { path: path || '(root)', message: problem.message };
+}
+
 /** Serializes a paused run's state to JSON (bytes as base64, deterministic metadata order). */
 export function stringifyAgentState(state: AgentState): string {
   const transcript: unknown = parseJson(stringifyTranscript(state.transcript));
@@ -60,6 +76,8 @@ export function parseAgentState(text: string): AgentState {
   } catch (error) {
     throw new TypeError(`agent state: invalid JSON: ${(error as Error).message}`, { cause: error });
   }
+  const shape = shapeIssue(json);
+  if (shape !== undefined) throw new TypeError(`agent state: ${shape.path}: ${shape.message}`);
   const parsed = envelope.safeParse(json);
   if (!parsed.success) {
     const issues = parsed.error.issues.map(
@@ -90,6 +108,8 @@ export function checkAgentState(
   value: unknown,
 ): { ok: true; value: AgentState } | { ok: false; issues: Array<{ path: string; message: string }> } {
   try {
+    const shape = shapeIssue(value);
+    if (shape !== undefined) return { ok: false, issues: [shape] };
     const parsed = envelope.safeParse(value);
     if (!parsed.success) {
       return {
