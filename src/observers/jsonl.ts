@@ -41,6 +41,7 @@ export function summarizeEvent(event: CallEvent): Record<string, unknown> {
       line.errorClass = event.errorClass;
       line.message = event.error.message;
       line.fallback = event.fallback;
+      if (event.response !== undefined) line.usage = event.response.usage;
       break;
   }
   return line;

@@ -4,6 +4,7 @@
  * attributes (cache read and creation included), time to first chunk, cost and error class.
  */
 import type { Span, SpanKind, SpanStatusCode, Tracer } from '@opentelemetry/api';
+import type { CanonicalResponse } from '../core/request.ts';
 import type { Observer } from './types.ts';
 
 /** Options of {@link createOpenTelemetryObserver}. */
@@ -53,26 +54,8 @@ export function createOpenTelemetryObserver(options: OpenTelemetryObserverOption
           const entry = spans.get(key(event));
           if (entry === undefined) return;
           spans.delete(key(event));
-          const { response } = event;
-          const usage = response.usage;
-          entry.span.setAttributes({
-            'gen_ai.response.model': response.model,
-            'gen_ai.response.finish_reasons': [response.finishReason],
-            'gen_ai.usage.input_tokens': usage.input + usage.cacheRead + usage.cacheWrite,
-            'gen_ai.usage.output_tokens': usage.output,
-            'gen_ai.usage.cache_read.input_tokens': usage.cacheRead,
-            'gen_ai.usage.cache_creation.input_tokens': usage.cacheWrite,
-            'gen_ai.usage.reasoning.output_tokens': usage.reasoning,
-            'switchyard.retry_count': event.retryCount,
-          });
-          if (response.responseId !== undefined)
-            entry.span.setAttribute('gen_ai.response.id', response.responseId);
-          if (usage.cost !== undefined) {
-            entry.span.setAttributes({
-              'switchyard.cost.amount': usage.cost.amount,
-              'switchyard.cost.currency': usage.cost.currency,
-            });
-          }
+          recordResponse(entry.span, event.response);
+          entry.span.setAttribute('switchyard.retry_count', event.retryCount);
           entry.span.end();
           return;
         }
@@ -85,6 +68,8 @@ export function createOpenTelemetryObserver(options: OpenTelemetryObserverOption
             'switchyard.retry_count': event.retryCount,
             'switchyard.fallback': event.fallback,
           });
+          // A stream its reader stopped: what arrived before the stop.
+          if (event.response !== undefined) recordResponse(entry.span, event.response);
           entry.span.recordException(event.error);
           entry.span.setStatus({ code: errorStatus, message: event.error.message });
           entry.span.end();
@@ -93,4 +78,25 @@ export function createOpenTelemetryObserver(options: OpenTelemetryObserverOption
       }
     },
   };
+}
+
+/** The response's model, finish reason, usage and cost as span attributes. */
+function recordResponse(span: Span, response: CanonicalResponse): void {
+  const usage = response.usage;
+  span.setAttributes({
+    'gen_ai.response.model': response.model,
+    'gen_ai.response.finish_reasons': [response.finishReason],
+    'gen_ai.usage.input_tokens': usage.input + usage.cacheRead + usage.cacheWrite,
+    'gen_ai.usage.output_tokens': usage.output,
+    'gen_ai.usage.cache_read.input_tokens': usage.cacheRead,
+    'gen_ai.usage.cache_creation.input_tokens': usage.cacheWrite,
+    'gen_ai.usage.reasoning.output_tokens': usage.reasoning,
+  });
+  if (response.responseId !== undefined) span.setAttribute('gen_ai.response.id', response.responseId);
+  if (usage.cost !== undefined) {
+    span.setAttributes({
+      'switchyard.cost.amount': usage.cost.amount,
+      'switchyard.cost.currency': usage.cost.currency,
+    });
+  }
 }

@@ -39,13 +39,22 @@ export interface CallCompletedEvent extends CallEventBase {
   response: CanonicalResponse;
   durationMs: number;
 }
-/** The call failed (after the adapter's own retries); `fallback` tells whether routing goes on. */
+/**
+ * The call failed (after the adapter's own retries); `fallback` tells whether routing goes on. A
+ * stream its reader stopped (broke out of `for await`, `return()`) ends so: class `cancelled`, no
+ * fallback — what its `result()` rejects with.
+ */
 export interface CallFailedEvent extends CallEventBase {
   type: 'call-failed';
   errorClass: ErrorClass;
   error: AdapterError | Error;
   durationMs: number;
   fallback: boolean;
+  /**
+   * What arrived before the end, priced (finish reason `cancelled`): set for a stream stopped by its
+   * reader when its adapter reports it (the HTTP adapters do), so its tokens are not lost to telemetry.
+   */
+  response?: CanonicalResponse;
 }
 
 /** Any lifecycle event. */

@@ -325,3 +325,38 @@ export function rejected(
     fallback: false,
   });
 }
+
+/**
+ * A stream its reader stopped before the reply (`return()`): `call-failed` (`cancelled`, no
+ * fallback), with what arrived priced when the adapter reported it — every call an observer saw
+ * start ends for it (an OTel span too).
+ */
+export function stopped(
+  state: RouterState,
+  route: Route,
+  candidate: Candidate,
+  retryCount: number,
+  startedAt: number,
+  error: Error,
+  response: CanonicalResponse | undefined,
+): void {
+  const { observed, emit, pricer } = state;
+  if (!observed) return;
+  const model = candidate.model;
+  emit({
+    ...eventBase(route, model, retryCount),
+    type: 'call-failed',
+    errorClass: 'cancelled',
+    error,
+    durationMs: performance.now() - startedAt,
+    fallback: false,
+    ...(response === undefined
+      ? {}
+      : {
+          response: {
+            ...response,
+            usage: pricer.price(response.model, response.usage, model.pricing, model.id),
+          },
+        }),
+  });
+}

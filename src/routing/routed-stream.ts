@@ -66,6 +66,18 @@ export interface StreamSteps<Route extends { decision: RoutingDecision }, Reques
   /** Emits `call-first-chunk` / `call-completed` (no-ops without observers). */
   firstChunk(route: Route, model: ResolvedModel, retries: number, startedAt: number): void;
   completed(route: Route, model: ResolvedModel, retries: number, startedAt: number, reply: Reply): void;
+  /**
+   * The reader stopped the stream before its reply (`return()`): observers see the call fail
+   * (`cancelled`) with `response`, what the adapter received before it stopped, when it reports one.
+   */
+  stopped(
+    route: Route,
+    candidate: Candidate,
+    retries: number,
+    startedAt: number,
+    error: Error,
+    response: CanonicalResponse | undefined,
+  ): void;
   /** The reply arrived but its hook rejected it (output schema): observers see the call fail. */
   rejected(route: Route, model: ResolvedModel, retries: number, startedAt: number, error: unknown): void;
   /** The call ended with its reply: the router keeps it reachable until the next one (see `route.ts` `lastCall`). */
@@ -415,11 +427,8 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
           return this.onEnd();
         });
       }
-      this.fail(
-        this.stopped
-          ? new CancelledError({ message: 'the stream was stopped by its reader', provider })
-          : new Error(`${provider}: the stream ended without a finish event`),
-      );
+      if (this.stopped) return this.endStopped(provider);
+      this.fail(new Error(`${provider}: the stream ended without a finish event`));
       return this.next();
     }
     // The adapter's stream stays referenced (it has ended): retained with this call, its objects'
@@ -430,6 +439,21 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
     this.steps.retain(this);
     this.outcome = 1;
     this.settlement?.resolve(reply);
+    return this.next();
+  }
+
+  /**
+   * The adapter ended after the reader stopped: the result rejects (`cancelled`), and observers see
+   * the call end so — once, with what the adapter received (its result: a `cancelled` response).
+   */
+  private async endStopped(provider: string): Promise<IteratorResult<StreamEvent>> {
+    const error = new CancelledError({ message: 'the stream was stopped by its reader', provider });
+    if (!this.servingFailed) {
+      // The adapter's stream (an `EventStream` of canonical events) ends with its response.
+      const response = (await this.source?.result().catch(() => undefined)) as CanonicalResponse | undefined;
+      this.steps.stopped(this.route!, this.candidate!, this.retries.count, this.startedAt, error, response);
+    }
+    this.fail(error);
     return this.next();
   }
 

@@ -17,6 +17,7 @@ import {
   recordFailure,
   recordModelFailure,
   rejected,
+  stopped,
 } from './attempt.ts';
 import { type CarriedUsage, carryUsage, withCarried } from './carried-usage.ts';
 import { nextCandidate } from './candidate-choice.ts';
@@ -137,6 +138,8 @@ export function createRouter(context: RouterContext) {
     start: (request, options) => startRoute(state, request, options),
     rejected: (route, model, retryCount, startedAt, error) =>
       rejected(state, route, model, retryCount, startedAt, error),
+    stopped: (route, candidate, retryCount, startedAt, error, response) =>
+      stopped(state, route, candidate, retryCount, startedAt, error, response),
     next: (route) => nextCandidate(state, route),
     open(route, candidate, retries) {
       const { model, facts } = candidate;
