@@ -13,6 +13,7 @@ import type { Reply } from '../core/reply.ts';
 import { addUsage, assistantItem, toolResultItem, type ToolResultValue } from './helpers.ts';
 import { failedTurn, Turn } from './turn.ts';
 import { invalidInput } from '../core/input-check.ts';
+import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
 import { checkTranscript } from '../core/transcript-invariants.ts';
 import { parseTranscript } from '../core/transcript-schema.ts';
 import type { ToolCallPart } from '../core/transcript.ts';
@@ -54,6 +55,8 @@ export class Conversation {
   turns: number;
   private readonly send_: ConversationSender;
   private readonly end_: ((session: AdapterSession) => Promise<void>) | undefined;
+  /** The turn in flight: until it ends (its reply appended, or it failed or was stopped) no other starts. */
+  private inFlight: Turn | undefined;
 
   constructor(
     sender: ConversationSender,
@@ -75,9 +78,14 @@ export class Conversation {
   /**
    * Appends `input` (text, an item, or parts of a user item; nothing to continue after tool results)
    * and streams the model's turn. Iterate the returned turn for events or await it for the reply;
-   * either way the assistant item is appended and usage added when it finishes.
+   * either way the assistant item is appended and usage added when it finishes. One turn at a time:
+   * while one is in flight, `send()` returns a failed turn (`InvalidRequestError`, code
+   * `conversation_busy`) and changes nothing. A turn ends with its reply (its `finish` event), its
+   * error, or — after a `break` — once the aborted call settles (`await` it).
    */
   send(input?: string | Item | Part[], options: CallOptions = {}): Turn {
+    const busy = this.busy('conversation.send');
+    if (busy !== undefined) return new Turn(failedTurn(busy));
     // A bad input is refused before it joins the transcript: once in, every later turn would fail.
     if (input !== undefined) {
       const item = checkedItem(input);
@@ -89,12 +97,31 @@ export class Conversation {
       return new Turn(failedTurn(invalidInput('conversation.send: invalid request', [issue])));
     }
     const { system: _system, model: _model, ...rest } = this.settings;
-    const request: RouteRequest = { ...rest, model: this.model, transcript: this.transcript };
-    return this.send_(request, { ...options, session: this.session }, (reply) => {
+    // The transcript as it is now (a shallow copy): the request never sees a later change.
+    const request: RouteRequest = { ...rest, model: this.model, transcript: this.transcript.slice() };
+    const turn = this.send_(request, { ...options, session: this.session }, (reply) => {
       this.transcript.push(assistantItem(reply));
       this.usage = addUsage(this.usage, reply.usage);
       this.turns += 1;
+      // The conversation is whole again: the next turn may start as the reader sees this one's finish.
+      if (this.inFlight === turn) this.inFlight = undefined;
       return reply;
+    });
+    if (!turn.hasEnded()) this.inFlight = turn;
+    return turn;
+  }
+
+  /** The error refusing `what` while a turn is in flight, or undefined when none is. */
+  private busy(what: string): InvalidRequestError | undefined {
+    const turn = this.inFlight;
+    if (turn === undefined) return undefined;
+    if (turn.hasEnded()) {
+      this.inFlight = undefined;
+      return undefined;
+    }
+    return new InvalidRequestError({
+      message: `${what}: the conversation is busy: a turn is in flight; await it (or read it to its end) first`,
+      providerCode: 'conversation_busy',
     });
   }
 
@@ -106,6 +133,8 @@ export class Conversation {
       isError?: boolean;
     }>,
   ): void {
+    const busy = this.busy('conversation.addToolResults');
+    if (busy !== undefined) throw busy;
     if (results.length === 0) return;
     // Checked as send() checks its input: once in, an invalid item would fail every later turn.
     const where = 'conversation.addToolResults: invalid input';

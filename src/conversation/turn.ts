@@ -8,6 +8,8 @@ import type { Reply } from '../core/reply.ts';
 /** What a turn reads: events to iterate once, and the final reply. */
 export interface TurnSource extends AsyncIterable<StreamEvent> {
   result(): Promise<Reply>;
+  /** Whether the call has ended (reply, error, or stopped by its reader and settled). */
+  hasEnded(): boolean;
 }
 
 /**
@@ -28,6 +30,14 @@ export class Turn implements AsyncIterable<StreamEvent>, PromiseLike<Reply> {
   /** The reply (rejects with the classified error). */
   result(): Promise<Reply> {
     return this.events.result();
+  }
+
+  /**
+   * Whether the call has ended — with its reply, an error, or stopped by its reader and settled (a
+   * `break` aborts it; `await turn` waits for that) — without touching its events.
+   */
+  hasEnded(): boolean {
+    return this.events.hasEnded();
   }
 
   then<Fulfilled = Reply, Rejected = never>(

@@ -93,6 +93,11 @@ export class EventStream<Event, Result> implements AsyncIterable<Event> {
 
   private replacedResult: { value: Result } | undefined;
 
+  /** Whether the stream has ended (either way), without touching its events. */
+  hasEnded(): boolean {
+    return this.done;
+  }
+
   /** Resolves when the stream ended (either way), without touching its events (unlike `result()`). */
   settled(): Promise<void> {
     return this.resultPromise.then(

@@ -482,6 +482,11 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
     this.pending.clear();
   }
 
+  /** Whether the call has ended (its result settled), without touching its events. */
+  hasEnded(): boolean {
+    return this.ended;
+  }
+
   /** The reply (rejects with the classified error). */
   result(): Promise<Reply> {
     if (!this.iterating) {
