@@ -91,6 +91,29 @@ export function rowsOf(text: string, columns: number): number {
   return rows;
 }
 
+/**
+ * `line` (no line breaks) cut into the pieces that each fill one terminal row at `columns` wide, by
+ * display columns as {@link rowsOf} counts them (an empty line is one empty row).
+ */
+export function splitRows(line: string, columns: number): string[] {
+  const width = Math.max(1, columns);
+  const rows: string[] = [];
+  let row = '';
+  let column = 0;
+  for (const { segment } of graphemes.segment(line)) {
+    const next = graphemeWidth(segment);
+    if (column + next > width) {
+      rows.push(row);
+      row = '';
+      column = 0;
+    }
+    row += segment;
+    column += next;
+  }
+  rows.push(row);
+  return rows;
+}
+
 /** The index just after the last complete Markdown block of `text` (0 when none is complete). */
 export function blockEnd(text: string): number {
   let end = 0;

@@ -10,12 +10,13 @@ import { type OutputWatch, watchOutput } from '../closed-output.ts';
 import type { Part } from '../../core/transcript.ts';
 import type { AnyAgentTool } from '../../agent/tool.ts';
 import type { McpToolSource } from '../../agent/mcp.ts';
-import type { AgentEvent, PendingApproval } from '../../agent/types.ts';
+import type { AgentEvent } from '../../agent/types.ts';
+import { approve } from './approval.ts';
 import { refusal } from './attach.ts';
 import { type CommandContext, runSlashCommand } from './commands.ts';
 import { statusLine } from './format.ts';
 import { type ChatInput, createChatInput } from './input.ts';
-import { AnswerRenderer, bold, dim, oneLine, preloadMarkdown, red, sanitize, type Screen } from './render.ts';
+import { AnswerRenderer, dim, oneLine, preloadMarkdown, red, type Screen } from './render.ts';
 import { ChatSession, type Exchange } from './session.ts';
 import { dataDirectory, type FrontDoor, modelProblem, openFrontDoor, resumableModel } from './setup.ts';
 import { type ChatStore, type ConversationRecord, openStore } from './store.ts';
@@ -93,27 +94,6 @@ async function connectTools(
     }
   }
   return { tools: sources.flatMap((source) => source.tools as AnyAgentTool[]), sources };
-}
-
-/** Asks y / n / a for each pending call; Ctrl-C declines it and every call after it (none is asked). */
-async function approve(input: ChatInput, screen: Screen, pending: PendingApproval[]) {
-  const answers: Record<string, 'yes' | 'no' | 'always'> = {};
-  for (const [index, call] of pending.entries()) {
-    const args = sanitize(JSON.stringify(call.input));
-    screen.write(
-      `${bold(screen, `run ${sanitize(call.name)}`)} ${args.length > 200 ? `${args.slice(0, 199)}…` : args}? [y]es [n]o [a]lways: `,
-    );
-    const key = await input.key(['y', 'n', 'a']);
-    screen.write(`${key === 'interrupt' ? 'no' : key}\n`);
-    if (key === 'interrupt') {
-      const rest = pending.length - index - 1;
-      if (rest > 0)
-        screen.write(`${dim(screen, `declined the other ${rest} call${rest === 1 ? '' : 's'} too`)}\n`);
-      break; // Unanswered calls are declined.
-    }
-    answers[call.callId] = key === 'y' ? 'yes' : key === 'a' ? 'always' : 'no';
-  }
-  return answers;
 }
 
 interface Chat extends CommandContext {
