@@ -2,13 +2,15 @@
  * `switchyard ask [-m MODEL] [PROMPT]`: one question, the answer streamed to stdout. Piped stdin
  * is read and sent with the prompt. Exit 0 on success (and when stdout closes early, as with
  * `| head -1`: the answer is stopped), 1 on a provider error (its class and message on stderr),
- * 2 on bad usage.
+ * 2 on bad usage. On a terminal the answer is cleaned of control sequences as `chat` cleans it
+ * (piped or redirected, it is the model's text as sent); lines on stderr are always cleaned.
  */
 import { fstatSync } from 'node:fs';
 import { isAdapterError } from '../core/errors/guards.ts';
 import { userText } from '../core/transcript.ts';
 import { UsageError } from './args.ts';
 import { watchOutput } from './closed-output.ts';
+import { oneLine, sanitize } from './terminal-text.ts';
 import { modelProblem, openFrontDoor } from './chat/setup.ts';
 import type { Output } from './replay-command.ts';
 
@@ -25,6 +27,8 @@ export interface AskStreams {
   /** `undefined`: nothing to read (a terminal, or no stdin). */
   stdin: NodeJS.ReadableStream | undefined;
   write(text: string): void;
+  /** stdout is a terminal: what is written is cleaned of control sequences first. */
+  tty?: boolean;
   /** Aborts when stdout is gone (`switchyard ask … | head -1`): the answer is stopped, exit 0. */
   closed?: AbortSignal;
 }
@@ -45,6 +49,7 @@ export function processStreams(): AskStreams {
       if (!output.closed) process.stdout.write(text);
     },
     closed: output.signal,
+    tty: process.stdout.isTTY === true,
   };
 }
 
@@ -71,7 +76,7 @@ export async function runAsk(
   if (prompt === '') throw new UsageError('missing PROMPT (give it as an argument or pipe text on stdin)');
   const door = await openFrontDoor({
     config: options.config,
-    logger: { warn: (message) => output.stderr(`switchyard ask: warning: ${message}`) },
+    logger: { warn: (message) => output.stderr(`switchyard ask: warning: ${oneLine(message)}`) },
   });
   try {
     const model = options.model ?? door.defaultModel;
@@ -79,12 +84,13 @@ export async function runAsk(
     if (problem !== undefined) throw new UsageError(problem);
     if (door.emulatorNotice !== undefined) output.stderr(`switchyard ask: ${door.emulatorNotice}`);
     let ended = true;
+    const write = (text: string) => streams.write(streams.tty === true ? sanitize(text) : text);
     try {
       const request = { model, transcript: [userText(prompt)] };
       for await (const event of door.sy.stream(request, { signal: streams.closed })) {
-        if (options.json) streams.write(`${JSON.stringify(event)}\n`);
+        if (options.json) write(`${JSON.stringify(event)}\n`);
         else if (event.type === 'text-delta') {
-          streams.write(event.delta);
+          write(event.delta);
           ended = event.delta.endsWith('\n');
         }
       }
@@ -94,7 +100,7 @@ export async function runAsk(
       if (streams.closed?.aborted === true) return 0; // Nobody reads the rest: a quiet end, as `head` expects.
       if (!options.json && !ended) streams.write('\n');
       if (!isAdapterError(error)) throw error;
-      output.stderr(`switchyard ask: ${error.errorClass}: ${error.message}`);
+      output.stderr(`switchyard ask: ${error.errorClass}: ${oneLine(error.message)}`);
       return 1;
     }
   } finally {

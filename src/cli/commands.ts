@@ -178,7 +178,8 @@ const ask: Command = {
     'One-shot: sends PROMPT (and piped stdin, e.g. cat file | switchyard ask summarize) and streams the\n' +
     'answer. --json prints canonical stream events, one per line. Exit 0 on success (also when stdout\n' +
     'closes early, as with | head -1), 1 on a provider error (its class and message on stderr), 2 on\n' +
-    'bad usage.',
+    'bad usage. On a terminal the answer is cleaned of control sequences (escapes, C1 controls), as\n' +
+    'in chat; piped or redirected it is the text as the model sent it.',
   options: {
     model: {
       type: 'string',

@@ -1,7 +1,7 @@
 /** `switchyard history [--search TEXT] [--json]`: the logged conversations, newest first. */
 import { join } from 'node:path';
 import { table, usd } from './chat/format.ts';
-import { oneLine } from './chat/render.ts';
+import { oneLine } from './terminal-text.ts';
 import { dataDirectory } from './chat/setup.ts';
 import { openStore } from './chat/store.ts';
 import type { Output } from './replay-command.ts';

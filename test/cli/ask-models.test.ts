@@ -33,10 +33,11 @@ function capture() {
       return written;
     },
     output: { stdout: (line: string) => stdout.push(line), stderr: (line: string) => stderr.push(line) },
-    streams(stdin?: string) {
+    streams(stdin?: string, tty = false) {
       return {
         stdin: stdin === undefined ? undefined : Readable.from([stdin]),
         write: (text: string) => void (written += text),
+        tty,
       };
     },
   };
@@ -94,6 +95,44 @@ describe('switchyard ask', () => {
     expect(code).toBe(1);
     expect(io.stderr).toHaveLength(1);
     expect(io.stderr[0]).toMatch(/^switchyard ask: rate_limit: .*rate limit/);
+  });
+
+  it("on a terminal the answer loses its control sequences, as in chat; piped it is the model's text as sent", async () => {
+    const evil = 'Hi \x1b]52;c;cm0gLXJmIH4K\x07 \x1b[2Jthere\u009b31m\n\tend';
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: evil }] });
+    const terminal = capture();
+    const ask = { model: 'sonnet', config, json: false, prompt: 'hello' };
+    expect(await runAsk(ask, terminal.output, terminal.streams(undefined, true))).toBe(0);
+    expect(terminal.written).toBe('Hi ]52;c;cm0gLXJmIH4K there31m\n\tend\n');
+
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: evil }] });
+    const json = capture();
+    expect(await runAsk({ ...ask, json: true }, json.output, json.streams(undefined, true))).toBe(0);
+    // eslint-disable-next-line no-control-regex
+    expect(json.written).not.toMatch(/[\x1b\x07\x7f-\x9f]/);
+    expect(json.written).toContain('\\u001b[2Jthere31m'); // JSON's escape, text on a terminal.
+
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: evil }] });
+    const piped = capture();
+    expect(await runAsk(ask, piped.output, piped.streams())).toBe(0);
+    expect(piped.written).toBe(`${evil}\n`);
+  });
+
+  it('a provider error message reaches stderr as one line without control sequences', async () => {
+    emulator.enqueue(
+      anthropicError(400, 'invalid_request_error', 'bad \x1b]52;c;cm0g\x07 request\n\x1b[2J\u009b31m'),
+    );
+    const io = capture();
+    const code = await runAsk(
+      { model: 'sonnet', config, json: false, prompt: 'hello' },
+      io.output,
+      io.streams(),
+    );
+    expect(code).toBe(1);
+    expect(io.stderr).toHaveLength(1);
+    expect(io.stderr[0]).toMatch(
+      /^switchyard ask: invalid_request: .*400 invalid_request_error: bad \]52;c;cm0g request 31m$/,
+    );
   });
 
   it('exits 2 on bad usage: an unknown model (with did-you-mean), no prompt, an unknown option', async () => {

@@ -6,7 +6,8 @@
  */
 import type { PendingApproval } from '../../agent/types.ts';
 import type { ChatInput } from './input.ts';
-import { bold, dim, sanitize, type Screen, splitRows } from './render.ts';
+import { sanitize } from '../terminal-text.ts';
+import { bold, dim, type Screen, splitRows } from './render.ts';
 
 /** The user's answer for one call. */
 export type ApprovalAnswer = 'yes' | 'no' | 'always';

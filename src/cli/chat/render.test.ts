@@ -1,7 +1,8 @@
 /** The chat's pure pieces: Markdown block boundaries, wrapped rows, control sequences removed, the status line. */
 import { describe, expect, it } from 'vitest';
 import { costTable, statusLine, usd } from './format.ts';
-import { AnswerRenderer, blockEnd, rowsOf, sanitize } from './render.ts';
+import { sanitize } from '../terminal-text.ts';
+import { AnswerRenderer, blockEnd, rowsOf } from './render.ts';
 import type { StoredTurn } from './store.ts';
 
 const turn = (model: string, input: number, output: number, cost: number | undefined): StoredTurn => ({

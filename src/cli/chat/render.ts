@@ -6,6 +6,7 @@
 import stringWidth from 'string-width';
 import type { AgentEvent } from '../../agent/types.ts';
 import type { ToolResultPart } from '../../core/transcript.ts';
+import { sanitize } from '../terminal-text.ts';
 
 /** Where the chat writes, and what it knows of the terminal. */
 export interface Screen {
@@ -19,17 +20,6 @@ export interface Screen {
 export const dim = (screen: Screen, text: string) => (screen.tty ? `\x1b[2m${text}\x1b[22m` : text);
 export const bold = (screen: Screen, text: string) => (screen.tty ? `\x1b[1m${text}\x1b[22m` : text);
 export const red = (screen: Screen, text: string) => (screen.tty ? `\x1b[31m${text}\x1b[39m` : text);
-
-/** Model and tool output without terminal control sequences (only newline and tab kept). */
-export function sanitize(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/\x1b\[[0-?]*[ -/]*[@-~]|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, '');
-}
-
-/** `text` as one line for a status or error line: line breaks and tabs become spaces, controls go. */
-export function oneLine(text: string): string {
-  return sanitize(text.replace(/\s+/g, ' ')).trim();
-}
 
 type MarkdownRenderer = (markdown: string) => string;
 let markdown: MarkdownRenderer | undefined;

@@ -1,6 +1,7 @@
 /** A stored transcript shown again (on `--resume`, `/load`): one line per message, tool calls and results summarized. */
 import type { Transcript } from '../../core/transcript.ts';
-import { dim, sanitize, type Screen, summarize } from './render.ts';
+import { sanitize } from '../terminal-text.ts';
+import { dim, type Screen, summarize } from './render.ts';
 
 /** Prints `transcript` compactly: `you:`, the model's answers, tool calls and results. */
 export function printTranscript(screen: Screen, transcript: Transcript): void {

@@ -5,7 +5,8 @@
  * (which counts the rows of the answer) is not thrown off.
  */
 import type { LogFields } from '../../core/logger.ts';
-import { dim, oneLine, type Screen } from './render.ts';
+import { oneLine } from '../terminal-text.ts';
+import { dim, type Screen } from './render.ts';
 
 /** Where the chat's logger sends warnings. */
 export interface ChatWarnings {
