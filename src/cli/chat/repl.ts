@@ -8,8 +8,6 @@ import { isAdapterError } from '../../core/errors/guards.ts';
 import { UsageError } from '../args.ts';
 import { type OutputWatch, watchOutput } from '../closed-output.ts';
 import type { Part } from '../../core/transcript.ts';
-import type { AnyAgentTool } from '../../agent/tool.ts';
-import type { McpToolSource } from '../../agent/mcp.ts';
 import type { AgentEvent } from '../../agent/types.ts';
 import { approve } from './approval.ts';
 import { refusal } from './attach.ts';
@@ -21,6 +19,7 @@ import { AnswerRenderer, dim, preloadMarkdown, red, type Screen } from './render
 import { ChatSession, type Exchange } from './session.ts';
 import { dataDirectory, type FrontDoor, modelProblem, openFrontDoor, resumableModel } from './setup.ts';
 import { type ChatStore, type ConversationRecord, openStore } from './store.ts';
+import { connectTools } from './tools.ts';
 import { printTranscript } from './transcript-view.ts';
 import { type ChatWarnings, createChatWarnings } from './warnings.ts';
 
@@ -65,36 +64,6 @@ export function describeError(error: unknown, model?: string): string {
 function pausedModel(model: string | undefined, seconds: number | undefined): string {
   const when = seconds === undefined ? 'shortly' : `in ${Math.max(1, Math.ceil(seconds))} s`;
   return `${model ?? 'the model'} is paused after repeated failures: it is tried again ${when} (/model NAME switches to another)`;
-}
-
-/** Connects the config's MCP servers; a server that fails is reported and skipped. */
-async function connectTools(
-  door: FrontDoor,
-  allowed: Set<string>,
-  say: (line: string) => void,
-): Promise<{ tools: AnyAgentTool[]; sources: McpToolSource[] }> {
-  const entries = Object.entries(door.mcpServers);
-  if (entries.length === 0) return { tools: [], sources: [] };
-  const { connectMcpTools } = await import('../../agent/mcp.ts');
-  const sources: McpToolSource[] = [];
-  for (const [name, entry] of entries) {
-    try {
-      const server =
-        'command' in entry
-          ? { transport: 'stdio' as const, ...entry, stderr: 'ignore' as const }
-          : { transport: 'http' as const, ...entry };
-      sources.push(
-        await connectMcpTools(server, {
-          prefix: `${name}_`,
-          needsApproval: (tool) => !allowed.has(tool),
-          timeoutMs: 60_000,
-        }),
-      );
-    } catch (error) {
-      say(`MCP server ${name} not connected: ${describeError(error)}`);
-    }
-  }
-  return { tools: sources.flatMap((source) => source.tools as AnyAgentTool[]), sources };
 }
 
 interface Chat extends CommandContext {
@@ -230,7 +199,9 @@ export async function runChat(options: ChatOptions): Promise<number> {
   };
   if (output.closed) stop();
   let store = await openLog(say);
-  const { tools, sources } = await connectTools(door, allowed, say);
+  const { tools, sources } = await connectTools(door.mcpServers, allowed, (name, error) =>
+    say(`MCP server ${name} not connected: ${describeError(error)}`),
+  );
   session.tools = tools;
   const chat: Chat = {
     session,
