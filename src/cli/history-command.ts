@@ -1,6 +1,6 @@
 /** `switchyard history [--search TEXT] [--json]`: the logged conversations, newest first. */
 import { join } from 'node:path';
-import { table, usd } from './chat/format.ts';
+import { table, usdAbout } from './chat/format.ts';
 import { oneLine } from './terminal-text.ts';
 import { dataDirectory } from './chat/setup.ts';
 import { openStore } from './chat/store.ts';
@@ -39,7 +39,7 @@ export async function runHistory(options: HistoryOptions, output: Output): Promi
       entry.updatedAt.slice(0, 16).replace('T', ' '),
       oneLine(entry.model),
       String(entry.turns),
-      usd(entry.cost),
+      usdAbout(entry.cost, entry.estimated),
       oneLine(entry.title),
     ]);
     for (const line of table([['id', 'name', 'updated', 'model', 'turns', 'cost', 'title'], ...rows]))

@@ -3,7 +3,7 @@ import { closest } from '../../core/closest.ts';
 import type { Part } from '../../core/transcript.ts';
 import type { AnyAgentTool } from '../../agent/tool.ts';
 import { readAttachment, refusal } from './attach.ts';
-import { costTable, modelRows, modelTable, table, usd } from './format.ts';
+import { costTable, modelRows, modelTable, table, usdAbout } from './format.ts';
 import { sanitize } from '../terminal-text.ts';
 import { bold, dim, red, type Screen } from './render.ts';
 import type { ChatSession } from './session.ts';
@@ -99,7 +99,7 @@ function history(context: CommandContext, search: string): void {
       sanitize(entry.name ?? '-'),
       entry.updatedAt.slice(0, 16).replace('T', ' '),
       sanitize(entry.model),
-      usd(entry.cost),
+      usdAbout(entry.cost, entry.estimated),
       sanitize(entry.title),
     ]),
   ]))
@@ -167,7 +167,10 @@ const commands: SlashCommand[] = [
       context.session.model = 'problem' in model ? current : model.model;
       printTranscript(context.screen, record.transcript);
       context.say(
-        `loaded ${record.name ?? record.id} (${record.turns.length} turns, ${usd(totalOf(record.turns))})`,
+        `loaded ${record.name ?? record.id} (${record.turns.length} turns, ${usdAbout(
+          totalOf(record.turns),
+          record.turns.some((turn) => turn.interrupted === true),
+        )})`,
       );
       if ('note' in model && model.note !== undefined) context.say(dim(context.screen, model.note));
       if ('problem' in model)

@@ -10,6 +10,11 @@ export function usd(amount: number | undefined): string {
   return `$${amount.toFixed(amount !== 0 && Math.abs(amount) < 0.01 ? 6 : 4)}`;
 }
 
+/** {@link usd}, read `~$0.0042` when `estimated` (a total with an interrupted turn's estimate in it). */
+export function usdAbout(amount: number | undefined, estimated: boolean): string {
+  return `${estimated ? '~' : ''}${usd(amount)}`;
+}
+
 /** `1,234`. */
 export function count(value: number): string {
   return value.toLocaleString('en-US');
@@ -42,7 +47,8 @@ export interface StatusInput {
 
 /**
  * `sonnet · in 1,234 out 56 · cache r 0 w 0 · $0.004200 this turn · $0.012300 total · context 1% of 200k`
- * (cache figures only when present; the context share from the last call's input and output).
+ * (cache figures only when present; the context share from the last call's input and output). An
+ * interrupted turn's figures are estimates (`estimate.ts`): the numbers they go into read `~1,234`.
  */
 export function statusLine(status: StatusInput): string {
   let input = 0;
@@ -57,12 +63,14 @@ export function statusLine(status: StatusInput): string {
     cacheWrite += turn.usage.cacheWrite;
     cost += turn.cost ?? 0;
   }
-  const unpriced = status.turns.some((turn) => turn.cost === undefined && !turn.interrupted);
-  const parts = [status.model, `in ${count(input)} out ${count(output)}`];
+  const unpriced = status.turns.some((turn) => turn.cost === undefined);
+  const about = status.turns.some((turn) => turn.interrupted === true) ? '~' : '';
+  const parts = [status.model, `in ${about}${count(input)} out ${about}${count(output)}`];
   if (cacheRead > 0 || cacheWrite > 0) parts.push(`cache r ${count(cacheRead)} w ${count(cacheWrite)}`);
   const priced = status.turns.some((turn) => turn.cost !== undefined);
   const shown = !unpriced ? usd(cost) : priced ? `${usd(cost)} + unpriced` : usd(undefined);
-  parts.push(`${shown} this turn`, `${usd(totalCost(status.all))} total`);
+  const estimatedAll = status.all.some((turn) => turn.interrupted === true);
+  parts.push(`${about}${shown} this turn`, `${usdAbout(totalCost(status.all), estimatedAll)} total`);
   const last = status.turns.at(-1)?.usage;
   if (last !== undefined && status.contextWindow > 0) {
     const used = last.input + last.cacheRead + last.cacheWrite + last.output;
@@ -81,9 +89,14 @@ export function costTable(turns: readonly StoredTurn[]): string[] {
     turn.model,
     count(turn.usage.input + turn.usage.cacheRead + turn.usage.cacheWrite),
     count(turn.usage.output),
-    `${usd(turn.cost)}${turn.interrupted === true ? ' (interrupted)' : ''}`,
+    turn.interrupted === true ? `~${usd(turn.cost)} (interrupted, estimated)` : usd(turn.cost),
   ]);
-  return table([['#', 'model', 'in', 'out', 'cost'], ...rows, ['', 'total', '', '', usd(totalCost(turns))]]);
+  const estimated = turns.some((turn) => turn.interrupted === true);
+  return table([
+    ['#', 'model', 'in', 'out', 'cost'],
+    ...rows,
+    ['', 'total', '', '', usdAbout(totalCost(turns), estimated)],
+  ]);
 }
 
 /** Left-aligned columns. */

@@ -111,4 +111,25 @@ describe('the status line and /cost', () => {
     expect(costTable(all).at(-1)).toMatch(/total\s+\$0\.004090$/);
     expect(usd(undefined)).toBe('$?');
   });
+
+  it('an interrupted turn’s figures are estimates, marked ~; unpriced, it is $?, never $0', () => {
+    const cut = { ...turn('openai:gpt-5-mini', 900, 40, 0.00031), interrupted: true };
+    const earlier = turn('openai:gpt-5-mini', 100, 10, 0.0001);
+    expect(statusLine({ model: 'gpt-mini', turns: [cut], all: [earlier, cut], contextWindow: 0 })).toBe(
+      'gpt-mini · in ~900 out ~40 · ~$0.000310 this turn · ~$0.000410 total',
+    );
+    expect(statusLine({ model: 'gpt-mini', turns: [earlier], all: [earlier], contextWindow: 0 })).toBe(
+      'gpt-mini · in 100 out 10 · $0.000100 this turn · $0.000100 total',
+    );
+    const unpriced = { ...turn('x', 900, 40, undefined), interrupted: true };
+    expect(statusLine({ model: 'x', turns: [unpriced], all: [unpriced], contextWindow: 0 })).toBe(
+      'x · in ~900 out ~40 · ~$? this turn · ~$0.0000 total',
+    );
+    expect(costTable([earlier, cut])).toEqual([
+      '#  model              in   out  cost',
+      '1  openai:gpt-5-mini  100  10   $0.000100',
+      '2  openai:gpt-5-mini  900  40   ~$0.000310 (interrupted, estimated)',
+      '   total                        ~$0.000410',
+    ]);
+  });
 });

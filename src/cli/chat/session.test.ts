@@ -60,6 +60,33 @@ describe('a chat session', () => {
     });
   });
 
+  it('an answer interrupted mid-stream records estimated usage and cost (prompt and received text were billed), never zero', async () => {
+    const session = new ChatSession({ sy, model: 'gpt-mini' });
+    emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: `One. Two. Three. ${'And counting. '.repeat(60)}` }],
+      chunkSize: 5,
+      fault: { stallAfterEvents: 4 },
+    });
+    let interrupted = false;
+    const exchange = await session.send(text(`Count slowly. ${'Please. '.repeat(100)}`), {
+      event(event) {
+        if (event.type === 'text-delta' && !interrupted) {
+          interrupted = true;
+          session.interrupt();
+        }
+      },
+      approve: async () => ({}),
+    });
+    expect(exchange.outcome).toBe('cancelled');
+    const [turn] = exchange.turns;
+    expect(turn).toMatchObject({ model: 'openai:gpt-5-mini', interrupted: true });
+    expect(turn!.usage.input).toBeGreaterThan(100); // ~800 characters sent.
+    expect(turn!.usage.output).toBeGreaterThan(0);
+    expect(turn!.cost).toBeGreaterThan(0);
+    expect(session.turns).toEqual(exchange.turns);
+  });
+
   it('a provider error leaves the transcript as it was before the message', async () => {
     const session = new ChatSession({ sy, model: 'sonnet' });
     emulator.enqueue({

@@ -11,6 +11,7 @@ import { createAgent } from '../../agent/agent.ts';
 import type { AnyAgentTool } from '../../agent/tool.ts';
 import type { AgentEvent, AgentResult, ApprovalDecision, PendingApproval } from '../../agent/types.ts';
 import type { ModelDescription, Switchyard } from '../../switchyard.ts';
+import { estimateInterrupted } from './estimate.ts';
 import { createConversationId } from './ids.ts';
 import type { ChatStore, ConversationRecord, StoredTurn } from './store.ts';
 import { pushAll } from '../../core/arrays.ts';
@@ -192,6 +193,9 @@ export class ChatSession {
           at: new Date().toISOString(),
           interrupted: true,
         });
+      const last = turns.at(-1);
+      if (result.outcome === 'cancelled' && last?.interrupted === true)
+        turns[turns.length - 1] = await estimateInterrupted(this.sy, last, result.transcript, this.tools);
       if (result.outcome === 'awaiting_approval' && result.state !== undefined) {
         const answers = await view.approve(result.pendingApprovals ?? []);
         const decisions: Record<string, ApprovalDecision> = {};

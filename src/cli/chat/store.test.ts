@@ -120,7 +120,11 @@ describe('the chat log', () => {
     expect(store.list({ search: 'paris' }).map((entry) => entry.id)).toEqual(['A']);
     expect(store.list({ search: '100%' }).map((entry) => entry.id)).toEqual(['BB']);
     expect(store.list({ search: '0_' })).toEqual([]);
-    expect(store.list()[1]).toMatchObject({ messages: 5, turns: 1, cost: 0.000105 });
+    expect(store.list()[1]).toMatchObject({ messages: 5, turns: 1, cost: 0.000105, estimated: false });
+    const cut = record('A', transcript);
+    cut.turns[0]!.interrupted = true;
+    store.save(cut);
+    expect(store.list().find((entry) => entry.id === 'A')).toMatchObject({ cost: 0.000105, estimated: true });
     store.close();
   });
 

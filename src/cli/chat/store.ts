@@ -53,6 +53,8 @@ export interface ConversationSummary {
   turns: number;
   /** Sum of the priced turns, USD. */
   cost: number;
+  /** Some turn was interrupted: its figures, so `cost`, are an estimate. */
+  estimated: boolean;
 }
 
 /** Where conversations are kept. */
@@ -282,7 +284,8 @@ function createStore(database: DatabaseSync, path: string): ChatStore {
           `SELECT c.*,
              (SELECT COUNT(*) FROM conversation_messages x WHERE x.conversation_id = c.id) AS messages,
              (SELECT COUNT(*) FROM turns t WHERE t.conversation_id = c.id) AS turn_count,
-             (SELECT COALESCE(SUM(t.cost), 0) FROM turns t WHERE t.conversation_id = c.id) AS total
+             (SELECT COALESCE(SUM(t.cost), 0) FROM turns t WHERE t.conversation_id = c.id) AS total,
+             EXISTS (SELECT 1 FROM turns t WHERE t.conversation_id = c.id AND t.interrupted = 1) AS estimated
            FROM conversations c
            ${
              search === undefined
@@ -303,6 +306,7 @@ function createStore(database: DatabaseSync, path: string): ChatStore {
           messages: Number(row.messages),
           turns: Number(row.turn_count),
           cost: Number(row.total),
+          estimated: Number(row.estimated) === 1,
         };
         if (row.name !== null) summary.name = String(row.name);
         return summary;
