@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type ChatStore } from '../../src/cli/chat/store.ts';
 import {
@@ -451,5 +452,36 @@ describe('switchyard chat in a terminal', () => {
     } finally {
       readOnly.undo();
     }
+  });
+
+  it('--resume of a record whose tool_ids is damaged: one line naming it and what to do, exit 1, no stack trace', async () => {
+    const dataDir = join(folder, 'data-damaged');
+    const store = await openLog(dataDir);
+    store.save({
+      id: 'DAMAGED1',
+      title: 'hello',
+      model: 'sonnet',
+      createdAt: '2026-11-26T10:00:00.000Z',
+      updatedAt: '2026-11-26T10:00:00.000Z',
+      transcript: [{ kind: 'user', parts: [{ type: 'text', text: 'hello' }] }],
+      turns: [],
+      toolIds: [],
+    });
+    store.close();
+    const database = new DatabaseSync(join(dataDir, 'chat.db'));
+    database.prepare('UPDATE conversations SET tool_ids = ? WHERE id = ?').run('{"a":1}', 'DAMAGED1');
+    database.close();
+    const child = spawn(process.execPath, [cliEntry, 'chat', '--config', config, '--resume', 'DAMAGED1'], {
+      cwd: repoRoot,
+      env: chatEnv(dataDir),
+    });
+    child.stdin.end('');
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(code).toBe(1);
+    expect(stderr).toBe(
+      "switchyard chat: conversation DAMAGED1 is damaged: its tool_ids is not a list of [provider, id, provider id] triples — 'switchyard chat' starts a new conversation, 'switchyard history' lists the others\n",
+    );
   });
 });

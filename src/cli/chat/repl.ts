@@ -157,7 +157,15 @@ function resume(
   store: ChatStore | undefined,
   options: ChatOptions,
 ): { record: ConversationRecord; model: string; note?: string } | { problem: string } {
-  const record = options.resume !== undefined ? store?.load(options.resume) : store?.latest();
+  let record: ConversationRecord | undefined;
+  try {
+    record = options.resume !== undefined ? store?.load(options.resume) : store?.latest();
+  } catch (error) {
+    // A damaged record (the store names it): the other conversations and a new one are still fine.
+    return {
+      problem: `${describeError(error)} — 'switchyard chat' starts a new conversation, 'switchyard history' lists the others`,
+    };
+  }
   if (record === undefined)
     return {
       problem:

@@ -128,6 +128,23 @@ describe('the chat log', () => {
     store.close();
   });
 
+  it('a conversation whose tool_ids column is not a list of triples is reported by id, not as a TypeError', async () => {
+    const path = join(folder(), 'chat.db');
+    const store = await open(path);
+    store.save(record('A', transcript));
+    store.save(record('BB', transcript));
+    const database = new DatabaseSync(path);
+    for (const damaged of ['{"a":1}', '[["p","c"]]', '[["p","c",3]]', 'not json']) {
+      database.prepare('UPDATE conversations SET tool_ids = ? WHERE id = ?').run(damaged, 'A');
+      expect(() => store.load('A')).toThrow(
+        'conversation A is damaged: its tool_ids is not a list of [provider, id, provider id] triples',
+      );
+    }
+    database.close();
+    expect(store.load('BB')?.id).toBe('BB'); // The others are fine.
+    store.close();
+  });
+
   it('a corrupt file or a folder that cannot be made gives one reason, never a throw', async () => {
     const corrupt = join(folder(), 'chat.db');
     writeFileSync(corrupt, 'this is not a database, just text '.repeat(200));

@@ -263,8 +263,7 @@ function createStore(database: DatabaseSync, path: string): ChatStore {
       turns,
     };
     if (row.name !== null) record.name = String(row.name);
-    if (row.tool_ids !== null)
-      record.toolIds = parseJson(String(row.tool_ids)) as ConversationRecord['toolIds'];
+    if (row.tool_ids !== null) record.toolIds = parseToolIds(String(row.tool_ids), id);
     return record;
   }
 
@@ -314,6 +313,27 @@ function createStore(database: DatabaseSync, path: string): ChatStore {
     },
     close: () => database.close(),
   };
+}
+
+/**
+ * The `tool_ids` column of conversation `id`: the tool-id map's `[provider, canonical id, provider
+ * id]` triples. Text that is not such a list (a damaged or hand-edited file) is an error naming the
+ * conversation and the column, as a damaged transcript is.
+ */
+function parseToolIds(text: string, id: string): Array<[string, string, string]> {
+  let value: unknown;
+  try {
+    value = parseJson(text);
+  } catch {
+    value = undefined;
+  }
+  const triple = (entry: unknown) =>
+    Array.isArray(entry) && entry.length === 3 && entry.every((part) => typeof part === 'string');
+  if (!Array.isArray(value) || !value.every(triple))
+    throw new Error(
+      `conversation ${id} is damaged: its tool_ids is not a list of [provider, id, provider id] triples`,
+    );
+  return value as Array<[string, string, string]>;
 }
 
 /** `%`, `_` and `\` taken literally in a LIKE pattern. */
