@@ -148,7 +148,8 @@ function unavailable(step: string, error: unknown): Error {
   if (AdapterError.isInstance(error)) return error as Error;
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return new ServerError({
-    message: `mcp: ${step} failed: ${redactUrl(text).slice(0, 500)}`,
+    // Cut before it is redacted (a server's whole reply can be in it), far past what is kept.
+    message: `mcp: ${step} failed: ${redactUrl(text.slice(0, 4000)).slice(0, 500)}`,
     providerCode: 'mcp_unavailable',
     retryable: true,
     cause: redactError(error),

@@ -156,22 +156,33 @@ export function urlCredentials(url: string | undefined): string[] {
   }
 }
 
-/** Query parameter names that carry a secret by their shape (`X-Amz-Signature`, `X-Amz-Security-Token`). */
-const secretQueryShape = 'token|secret|signature|credential|passw|session';
+/**
+ * The last word of a query parameter name that says it carries a secret (`X-Amz-Signature`,
+ * `X-Amz-Security-Token`, `api-key`, `subscription-key`, `accessToken`, Azure's `sig` and
+ * Functions' `code`): a word ending in key, token, secret, signature, password or credential(s), or
+ * one of a few exact words. Only the last word, so `max_tokens` or `session_expired` is not one.
+ */
+const secretNameWord =
+  /(?:key|token|secret|signature|password|passwd|credentials?)$|^(?:sig|pwd|auth|authorization|code|session|sessionid)$/;
 
 /**
  * Whether a URL query parameter carries a secret: one of {@link SECRET_QUERY_PARAMETERS}, or one
- * whose name says token, secret, signature, credential, password or session (SigV4 presigned URLs).
+ * whose last word ({@link secretNameWord}, words split at `-`, `_` and `.`) says so.
  */
 export function isSecretQueryParameter(name: string): boolean {
   const lower = name.toLowerCase();
-  return SECRET_QUERY_PARAMETERS.includes(lower) || new RegExp(secretQueryShape).test(lower);
+  if (SECRET_QUERY_PARAMETERS.includes(lower)) return true;
+  const start = Math.max(lower.lastIndexOf('-'), lower.lastIndexOf('_'), lower.lastIndexOf('.')) + 1;
+  return secretNameWord.test(lower.slice(start));
 }
 
-const secretQuery = new RegExp(
-  `([?&](?:${SECRET_QUERY_PARAMETERS.join('|')}|[^=&#]*(?:${secretQueryShape})[^=&#]*)=)[^&#]*`,
-  'gi',
-);
+/**
+ * A query parameter anywhere in a text: `?` or `&`, a name of at most 128 characters, `=`, a value
+ * up to the next `&`, `#` or blank. Linear: the name is bounded and has no `?`, `&` or `=` in it
+ * (an unbounded name pattern backtracked cubically on a text of many `?` and no `=`: 9,600
+ * characters took 11 s), and a value stops at a blank, so free text after a URL is kept.
+ */
+const queryParameter = /([?&])([^=&#?\s]{1,128})=([^&#\s]*)/g;
 
 /** The values of a URL's secret query parameters (raw and decoded), to register as secrets. */
 export function secretQueryValues(url: string | URL | undefined): string[] {
@@ -189,7 +200,10 @@ export function secretQueryValues(url: string | URL | undefined): string[] {
 
 /** The URL with its userinfo, secret query parameters (`key=`, `X-Amz-Signature=` …) and any secret replaced. */
 export function redactUrl(url: string): string {
-  return redactSecrets(url.replace(secretQuery, `$1${REDACTED}`));
+  const redacted = url.replace(queryParameter, (parameter, mark: string, name: string) =>
+    isSecretQueryParameter(name) ? `${mark}${name}=${REDACTED}` : parameter,
+  );
+  return redactSecrets(redacted);
 }
 
 /** Deep-copies a log-field value with every string redacted (cycles and depth bounded). */
