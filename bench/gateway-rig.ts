@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { codecs } from '../src/codecs/index.ts';
 import { serializeFrame } from '../src/codecs/frames.ts';
@@ -156,4 +157,36 @@ export function threadCpuMicros(pid: number): number {
     }
   }
   return nanoseconds / 1000;
+}
+
+/**
+ * One server (a script beside this file) under `--trace-opt --trace-deopt` and `flags`: its URL
+ * (the first line it prints), its pid and every trace line so far; `stop` ends its stdin.
+ */
+export async function traced(
+  script: string,
+  upstream: string,
+  flags: readonly string[] = [],
+): Promise<{ url: string; pid: number; lines: string[]; stop(): void }> {
+  const child = spawn(
+    process.execPath,
+    ['--trace-opt', '--trace-deopt', ...flags, join(here, script), upstream],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
+  const lines: string[] = [];
+  let url = '';
+  let rest = '';
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (chunk: string) => {
+    const parts = (rest + chunk).split('\n');
+    rest = parts.pop()!;
+    for (const line of parts)
+      if (url === '' && /^http:\/\/127\.0\.0\.1:\d+$/.test(line)) url = line;
+      else lines.push(line);
+  });
+  for (let attempt = 0; url === '' && attempt < 600; attempt++) await sleep(50);
+  if (url === '') throw new Error(`${script} did not start`);
+  return { url, pid: child.pid!, lines, stop: () => child.stdin!.end() };
 }

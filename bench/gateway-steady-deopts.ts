@@ -16,12 +16,10 @@
  *     NODE_FLAGS=--trace-deopt-verbose node bench/gateway-steady-deopts.ts
  *     TRACE_FILE=/tmp/trace ONLY=switchyard node bench/gateway-steady-deopts.ts   # the whole trace too
  */
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
-import { chatBody, here, startUpstream } from './gateway-rig.ts';
+import { chatBody, startUpstream, traced } from './gateway-rig.ts';
 
 const warmup = Number(process.env.WARMUP ?? 40_000);
 const calls = Number(process.env.CALLS ?? 4000);
@@ -55,29 +53,6 @@ const messages = (url: string): Target & { url: string } => ({
       messages: [{ role: 'user', content: 'Hello' }],
     }),
 });
-
-/** One server under trace: its URL, its pid, and every trace line so far. */
-async function traced(script: string, upstream: string) {
-  const child = spawn(
-    process.execPath,
-    ['--trace-opt', '--trace-deopt', ...extraFlags, join(here, script), upstream],
-    { stdio: ['pipe', 'pipe', 'inherit'] },
-  );
-  const lines: string[] = [];
-  let url = '';
-  let rest = '';
-  child.stdout!.setEncoding('utf8');
-  child.stdout!.on('data', (chunk: string) => {
-    const parts = (rest + chunk).split('\n');
-    rest = parts.pop()!;
-    for (const line of parts)
-      if (url === '' && /^http:\/\/127\.0\.0\.1:\d+$/.test(line)) url = line;
-      else lines.push(line);
-  });
-  for (let attempt = 0; url === '' && attempt < 600; attempt++) await sleep(50);
-  if (url === '') throw new Error(`${script} did not start`);
-  return { url, pid: child.pid!, lines, stop: () => child.stdin!.end() };
-}
 
 /** CPU µs so far per thread name (summed over the threads of that name), from /proc schedstat. */
 function threadCpu(pid: number): Map<string, number> {
@@ -138,7 +113,7 @@ for (const [name, script] of [
   ['floor', 'gateway-floor-server.ts'],
 ] as const) {
   if (only !== undefined && only !== name) continue;
-  const server = await traced(script, upstream.url);
+  const server = await traced(script, upstream.url, extraFlags);
   const targets = name === 'switchyard' ? [chat(server.url), messages(server.url)] : [chat(server.url)];
   for (const warmTarget of targets)
     await Promise.all(

@@ -10,39 +10,13 @@
  *     node bench/gateway-tierup.ts            # 8 blocks of 5,000 calls
  *     BLOCKS=4 BLOCK=2500 SHOW=1 node bench/gateway-tierup.ts   # SHOW=1 names the late ones
  */
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
-import { chatBody, here, startUpstream } from './gateway-rig.ts';
+import { chatBody, startUpstream, traced } from './gateway-rig.ts';
 
 const blocks = Number(process.env.BLOCKS ?? 8);
 const block = Number(process.env.BLOCK ?? 5000);
 const show = process.env.SHOW === '1';
-
-/** One server under trace: its URL and every trace line so far. */
-async function traced(
-  script: string,
-  upstream: string,
-): Promise<{ url: string; lines: string[]; stop(): void }> {
-  const child = spawn(process.execPath, ['--trace-opt', '--trace-deopt', join(here, script), upstream], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const lines: string[] = [];
-  let url = '';
-  let rest = '';
-  child.stdout!.setEncoding('utf8');
-  child.stdout!.on('data', (chunk: string) => {
-    const parts = (rest + chunk).split('\n');
-    rest = parts.pop()!;
-    for (const line of parts)
-      if (url === '' && /^http:\/\/127\.0\.0\.1:\d+$/.test(line)) url = line;
-      else lines.push(line);
-  });
-  for (let attempt = 0; url === '' && attempt < 600; attempt++) await sleep(50);
-  if (url === '') throw new Error(`${script} did not start`);
-  return { url, lines, stop: () => child.stdin!.end() };
-}
 
 const optimized = (line: string) => line.includes('completed compiling');
 const deoptimized = (line: string) => line.includes('bailout (kind: deopt');
