@@ -1,5 +1,5 @@
 /** One turn at a time: a conversation refuses a second turn while one is in flight, and sends a snapshot. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { toolCallId } from '../core/ids.ts';
 import { createMemoryLogger } from '../core/logger.ts';
 import { checkTranscript } from '../core/transcript-invariants.ts';
@@ -49,6 +49,12 @@ const lastSent = () =>
           ? message.content
           : (message.content as Array<{ text?: string }>).map((block) => block.text ?? '').join('')
       }`,
+  );
+/** How a turn settled: its reply's finish reason, or its error's class. */
+const outcome = (turn: PromiseLike<{ finishReason: string }>) =>
+  Promise.resolve(turn).then(
+    (reply) => reply.finishReason,
+    (error: { errorClass?: string }) => error.errorClass,
   );
 const slow = (text: string) =>
   emulator.enqueue({
@@ -108,6 +114,59 @@ describe('a conversation runs one turn at a time', () => {
     await expect(turn).rejects.toMatchObject({ errorClass: 'cancelled' });
     emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'after' }] });
     expect((await conversation.send('again')).text).toBe('after');
+  });
+
+  it('a turn aborted by its signal and never read settles by itself: the next send works', async () => {
+    const conversation = sy.conversation({ model: 'sonnet' });
+    emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'a slow answer nobody reads, '.repeat(20) }],
+      chunkSize: 3,
+      fault: { dripMs: 20 },
+    });
+    const controller = new AbortController();
+    const before = emulator.requests.length;
+    const abandoned = conversation.send('question A', { signal: controller.signal });
+    await vi.waitFor(() => expect(emulator.requests.length).toBe(before + 1)); // answering
+    controller.abort(); // the caller moves on without awaiting or iterating the turn
+    // Not awaited here: awaiting would read the turn and end it regardless.
+    await vi.waitFor(() => expect(abandoned.hasEnded()).toBe(true), { timeout: 3000 });
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'answer B' }] });
+    expect((await conversation.send('question B')).text).toBe('answer B');
+    // Settled as an aborted call does: a partial reply (finish reason `cancelled`) or a `cancelled` error.
+    expect(await outcome(abandoned)).toBe('cancelled');
+  });
+
+  it('cancel() aborts an unread turn sent without a signal and frees the conversation', async () => {
+    const conversation = sy.conversation({ model: 'sonnet' });
+    await conversation.cancel(); // nothing in flight: resolves at once
+    emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'a slow answer nobody reads, '.repeat(20) }],
+      chunkSize: 3,
+      fault: { dripMs: 20 },
+    });
+    const before = emulator.requests.length;
+    const unread = conversation.send('question A');
+    await vi.waitFor(() => expect(emulator.requests.length).toBe(before + 1)); // answering
+    await expect(conversation.send('refused')).rejects.toMatchObject({ providerCode: 'conversation_busy' });
+    await conversation.cancel();
+    expect(unread.hasEnded()).toBe(true);
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'answer B' }] });
+    expect((await conversation.send('question B')).text).toBe('answer B');
+    expect(await outcome(unread)).toBe('cancelled');
+  });
+
+  it("a caller's signal shared by many turns is let go of as each turn ends", async () => {
+    const conversation = sy.conversation({ model: 'sonnet' });
+    const { signal } = new AbortController();
+    const added = vi.spyOn(signal, 'addEventListener');
+    const removed = vi.spyOn(signal, 'removeEventListener');
+    for (const text of ['one', 'two']) {
+      emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text }] });
+      expect((await conversation.send(text, { signal })).text).toBe(text);
+    }
+    expect(removed.mock.calls.length).toBeGreaterThanOrEqual(added.mock.calls.length);
   });
 
   it('the request is the transcript as it was at send time: a later change does not reach it', async () => {

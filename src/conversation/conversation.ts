@@ -57,6 +57,8 @@ export class Conversation {
   private readonly end_: ((session: AdapterSession) => Promise<void>) | undefined;
   /** The turn in flight: until it ends (its reply appended, or it failed or was stopped) no other starts. */
   private inFlight: Turn | undefined;
+  /** Aborts the turn in flight (`cancel()`, or the call's own signal) and stops following that signal. */
+  private stop: { abort: (reason?: unknown) => void; release: () => void } | undefined;
 
   constructor(
     sender: ConversationSender,
@@ -81,7 +83,8 @@ export class Conversation {
    * either way the assistant item is appended and usage added when it finishes. One turn at a time:
    * while one is in flight, `send()` returns a failed turn (`InvalidRequestError`, code
    * `conversation_busy`) and changes nothing. A turn ends with its reply (its `finish` event), its
-   * error, or — after a `break` — once the aborted call settles (`await` it).
+   * error, or — after a `break` — once the aborted call settles (`await` it). A turn aborted by
+   * `options.signal` or `cancel()` settles by itself, read or not: the conversation is free once it has.
    */
   send(input?: string | Item | Part[], options: CallOptions = {}): Turn {
     const busy = this.busy('conversation.send');
@@ -99,16 +102,57 @@ export class Conversation {
     const { system: _system, model: _model, ...rest } = this.settings;
     // The transcript as it is now (a shallow copy): the request never sees a later change.
     const request: RouteRequest = { ...rest, model: this.model, transcript: this.transcript.slice() };
-    const turn = this.send_(request, { ...options, session: this.session }, (reply) => {
+    // The call's own signal, so `cancel()` can abort the turn; the caller's signal aborts it too (with
+    // its reason). A `signal` that is no AbortSignal is passed on as it is, for the call to refuse.
+    const controller = new AbortController();
+    const outer = options.signal instanceof AbortSignal ? options.signal : undefined;
+    const follow = () => controller.abort(outer?.reason);
+    if (outer?.aborted === true) follow();
+    else outer?.addEventListener('abort', follow, { once: true });
+    const release = () => outer?.removeEventListener('abort', follow);
+    const signal = controller.signal;
+    const wrapped = options.signal === undefined || outer !== undefined ? { signal } : {};
+    const turn = this.send_(request, { ...options, ...wrapped, session: this.session }, (reply) => {
       this.transcript.push(assistantItem(reply));
       this.usage = addUsage(this.usage, reply.usage);
       this.turns += 1;
       // The conversation is whole again: the next turn may start as the reader sees this one's finish.
-      if (this.inFlight === turn) this.inFlight = undefined;
+      if (this.inFlight === turn) this.free();
       return reply;
     });
-    if (!turn.hasEnded()) this.inFlight = turn;
+    if (turn.hasEnded()) {
+      release();
+      return turn;
+    }
+    this.inFlight = turn;
+    this.stop = { abort: (reason) => controller.abort(reason), release };
+    // An aborted turn is read to its end here (its events dropped unless its caller is reading
+    // them): one its caller never reads still settles, and the conversation is free once it has.
+    const settle = () => void turn.result().catch(() => undefined);
+    if (signal.aborted) settle();
+    else signal.addEventListener('abort', settle, { once: true });
     return turn;
+  }
+
+  /**
+   * Aborts the turn in flight, read or not (as its call's `signal` would), and resolves once it has
+   * settled and the conversation is free for the next `send()`; at once when no turn is in flight.
+   * The cancelled turn settles as an aborted call does: with a reply cut short (finish reason
+   * `cancelled`, appended as usual) once the answer had begun, else with a `cancelled` error.
+   */
+  async cancel(reason?: unknown): Promise<void> {
+    const turn = this.inFlight;
+    if (turn === undefined) return;
+    this.stop?.abort(reason);
+    await turn.result().catch(() => undefined);
+    if (this.inFlight === turn) this.free();
+  }
+
+  /** Marks the conversation free: no turn in flight, the last one's signal no longer followed. */
+  private free(): void {
+    this.inFlight = undefined;
+    this.stop?.release();
+    this.stop = undefined;
   }
 
   /** The error refusing `what` while a turn is in flight, or undefined when none is. */
@@ -116,11 +160,11 @@ export class Conversation {
     const turn = this.inFlight;
     if (turn === undefined) return undefined;
     if (turn.hasEnded()) {
-      this.inFlight = undefined;
+      this.free();
       return undefined;
     }
     return new InvalidRequestError({
-      message: `${what}: the conversation is busy: a turn is in flight; await it (or read it to its end) first`,
+      message: `${what}: the conversation is busy: a turn is in flight; await it (or read it to its end, or cancel() it) first`,
       providerCode: 'conversation_busy',
     });
   }
