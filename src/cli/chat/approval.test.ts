@@ -92,4 +92,41 @@ describe('the approval question', () => {
       '{"path":"a\\u202eb\\u200bc\\u009b2J\\u001b[2J\\u2028"}',
     );
   });
+
+  it('writes a hidden character beyond U+FFFF as its whole code point: inputs that differ look different', () => {
+    const tags = (text: string) =>
+      [...text].map((c) => String.fromCodePoint(0xe0000 + c.codePointAt(0)!)).join('');
+    const a = formatCallInput({ command: `ls${tags('; rm -rf ~')}` }, 0);
+    const b = formatCallInput({ command: `ls${tags('; echo hi')}` }, 0);
+    expect(a).not.toBe(b);
+    expect(a).toBe(
+      '{"command":"ls\\u{e003b}\\u{e0020}\\u{e0072}\\u{e006d}\\u{e0020}\\u{e002d}\\u{e0072}\\u{e0066}\\u{e0020}\\u{e007e}"}',
+    );
+    expect(a).not.toMatch(/[\u{e0000}-\u{e007f}]|\\udb40/u);
+  });
+
+  it('escapes variation selectors, Hangul fillers, the blank braille pattern and tag characters', () => {
+    const hidden = [
+      '\ufe00',
+      '\ufe0f',
+      '\u{e0100}',
+      '\u{e01ef}',
+      '\u3164',
+      '\u115f',
+      '\u1160',
+      '\uffa0',
+      '\u2800',
+      '\u{e0001}',
+      '\u{e007f}',
+      '\u034f',
+      '\u2060',
+    ];
+    for (const character of hidden) {
+      const code = character.codePointAt(0)!;
+      const escape = code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
+      expect(formatCallInput({ a: `x${character}y` }, 0)).toBe(`{"a":"x${escape}y"}`);
+    }
+    // Visible text, astral included, is left as it is.
+    expect(formatCallInput({ a: 'café 日本 😀 \u{1d400}' }, 0)).toBe('{"a":"café 日本 😀 \u{1d400}"}');
+  });
 });

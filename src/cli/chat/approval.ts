@@ -13,17 +13,28 @@ import { bold, dim, type Screen, splitRows } from './render.ts';
 export type ApprovalAnswer = 'yes' | 'no' | 'always';
 
 /**
+ * Characters a terminal would not show as themselves: C1 controls, line and paragraph separators,
+ * format characters (bidirectional overrides, zero-width characters, Unicode tag characters) and the
+ * other default-ignorable ones (variation selectors, Hangul fillers), and the blank braille pattern.
+ */
+const hidden =
+  /[\u007f-\u009f\u2028\u2029\u115f\u1160\u3164\uffa0\u2800\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+
+/** `character` (one code point) as an escape: `\uXXXX`, or `\u{XXXXX}` beyond U+FFFF. */
+function escaped(character: string): string {
+  const code = character.codePointAt(0)!;
+  return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/**
  * `input` as the approval shows it: JSON (`indent` 2: one key per line). Characters a terminal
- * would not show as themselves (C1 controls, bidirectional overrides, zero-width and other format
- * characters, line separators) are written as `\uXXXX`, so what is shown is what the tool gets;
- * JSON already escapes the C0 controls.
+ * would not show as themselves (see `hidden`) are written as `\uXXXX` (`\u{XXXXX}` beyond U+FFFF,
+ * the whole code point), so what is shown is what the tool gets and two inputs that differ look
+ * different; JSON already escapes the C0 controls.
  */
 export function formatCallInput(input: unknown, indent = 2): string {
   const json = JSON.stringify(input, null, indent) ?? 'null';
-  return json.replace(
-    /[\u007f-\u009f\u2028\u2029\p{Cf}]/gu,
-    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  return json.replace(hidden, escaped);
 }
 
 /** The rows `input` takes on a terminal `columns` wide (a long value wraps onto as many as it needs). */
