@@ -23,6 +23,7 @@ export {
   createCassette,
   createLineDiff,
   isCassetteMismatchError,
+  matchesRedacted,
   matchRequest,
   REDACTED,
 } from './cassette/index.ts';

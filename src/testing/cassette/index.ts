@@ -10,7 +10,7 @@ import type { Cassette, CassetteOptions, FetchFunction } from './types.ts';
 export { CassetteMismatchError, type CassetteMismatchReason, isCassetteMismatchError } from './errors.ts';
 export { createLineDiff } from './line-diff.ts';
 export { API_KEY_PATTERNS, REDACTED, SECRET_HEADER_NAMES, SECRET_QUERY_PARAMETERS } from './redact.ts';
-export { matchRequest } from './replay.ts';
+export { matchesRedacted, matchesRedactedJson, matchRequest } from './replay.ts';
 export type {
   Cassette,
   CassetteExchange,

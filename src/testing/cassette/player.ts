@@ -3,6 +3,7 @@
 import { convertRequest, createExchangeRedaction, snapshotRequest } from './capture.ts';
 import { CassetteMismatchError } from './errors.ts';
 import { createLineDiff } from './line-diff.ts';
+import { redactJson, redactUrl, type Redaction } from './redact.ts';
 import { createReplayResponse } from './replay.ts';
 import { prettyStringify, sortHeaders, sortKeys } from './stable-json.ts';
 import type { CassetteExchange, CassetteRequest, FetchFunction } from './types.ts';
@@ -25,7 +26,11 @@ export interface Player {
 
 /**
  * Creates a player. The actual request is redacted exactly as recordings are before it is
- * matched, so matchers and error messages never see a secret.
+ * matched, so matchers and error messages never see a secret; each recorded request is redacted
+ * again the same way, so a secret this process knows but the recording process did not is
+ * `[REDACTED]` on both sides. The other way round (a secret only the recording process knew) the
+ * recorded side has a `[REDACTED]` where the actual one has text: the default matcher lets it stand
+ * for any run of characters.
  */
 export function createPlayer(options: PlayerOptions): Player {
   const { file, exchanges, headerNames, match } = options;
@@ -35,9 +40,10 @@ export function createPlayer(options: PlayerOptions): Player {
     const request = new Request(input, init);
     if (request.signal.aborted) throw request.signal.reason;
     const snapshot = await snapshotRequest(request);
-    const actual = convertRequest(snapshot, createExchangeRedaction(headerNames, snapshot));
+    const redaction = createExchangeRedaction(headerNames, snapshot);
+    const actual = convertRequest(snapshot, redaction);
     const index = exchanges.findIndex(
-      (exchange, position) => !used[position] && match(exchange.request, actual),
+      (exchange, position) => !used[position] && match(redactRecorded(exchange.request, redaction), actual),
     );
     if (index < 0) throw createMissError(actual);
     used[index] = true;
@@ -73,6 +79,13 @@ export function createPlayer(options: PlayerOptions): Player {
   }
 
   return { fetch: replayFetch, assertAllUsed };
+}
+
+/** A recorded request redacted again with this process's redaction (its registered secrets). */
+function redactRecorded(recorded: CassetteRequest, redaction: Redaction): CassetteRequest {
+  const redacted: CassetteRequest = { ...recorded, url: redactUrl(recorded.url, redaction) };
+  if (recorded.body !== undefined) redacted.body = redactJson(recorded.body, redaction);
+  return redacted;
 }
 
 function sameMethodAndUrl(recorded: CassetteRequest, actual: CassetteRequest): boolean {

@@ -3,7 +3,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createCassette } from './index.ts';
+import { registerSecrets } from '../../core/redaction.ts';
+import { createCassette, matchesRedacted } from './index.ts';
 import {
   createTemporaryFolder,
   readTextChunks,
@@ -168,5 +169,54 @@ describe('cassette recording of request bodies', () => {
       { from: 'request' },
       { from: 'stream' },
     ]);
+  });
+});
+
+// These register a secret in this test file's process, so they come last.
+describe('cassette replay in a process that registered other secrets than the recording one', () => {
+  const email = 'jane.doe.s15@example.com';
+  const url = () => `${server.url}/v1/messages?author=${email}`;
+  const body = { messages: [{ role: 'user', content: `Author: ${email}` }] };
+
+  it('a recorded [REDACTED] matches the text the replaying process does not redact', async () => {
+    const file = join(folder.path, 'recorded-knew-more.json');
+    const recording = await createCassette({ file, mode: 'record' });
+    await recording.fetch(url(), jsonInit(body));
+    await recording.save();
+    // As written by a process that had registered the email (an MCP server's env, an adapter's key).
+    await writeFile(file, (await readFile(file, 'utf8')).replaceAll(email, '[REDACTED]'));
+    await server.close();
+
+    const replaying = await createCassette({ file, mode: 'replay' });
+    const response = await replaying.fetch(url(), jsonInit(body));
+    expect(response.status).toBe(200);
+    replaying.assertAllUsed();
+    await expect(
+      (await createCassette({ file, mode: 'replay' })).fetch(url(), jsonInit({ messages: [] })),
+    ).rejects.toThrow(/no unused exchange matching/);
+  });
+
+  it('a secret registered only in the replaying process is redacted on both sides', async () => {
+    const file = join(folder.path, 'replay-knows-more.json');
+    const recording = await createCassette({ file, mode: 'record' });
+    await recording.fetch(url(), jsonInit(body));
+    await recording.save();
+    expect(await readFile(file, 'utf8')).toContain(email);
+    await server.close();
+
+    registerSecrets([email]);
+    const replaying = await createCassette({ file, mode: 'replay' });
+    expect((await replaying.fetch(url(), jsonInit(body))).status).toBe(200);
+    replaying.assertAllUsed();
+  });
+
+  it('matchesRedacted lets each [REDACTED] stand for any run of characters, nothing else', () => {
+    expect(matchesRedacted('a [REDACTED] c', 'a secret-text c')).toBe(true);
+    expect(matchesRedacted('a [REDACTED] c', 'a  c')).toBe(true);
+    expect(matchesRedacted('a [REDACTED] c', 'a secret-text d')).toBe(false);
+    expect(matchesRedacted('[REDACTED]x[REDACTED]', 'axbxc')).toBe(true);
+    expect(matchesRedacted('ab[REDACTED]ba', 'aba')).toBe(false);
+    expect(matchesRedacted('plain', 'plain')).toBe(true);
+    expect(matchesRedacted('plain', 'plainer')).toBe(false);
   });
 });

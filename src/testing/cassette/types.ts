@@ -74,8 +74,11 @@ export interface CassetteOptions {
   /** Extra header names to redact, case-insensitive, on top of the built-in list. */
   redactHeaders?: string[];
   /**
-   * Whether a recorded request answers an actual one. Both are redacted the same way before the
-   * call. Defaults to {@link matchRequest}: same method, same URL and deep-equal body.
+   * Whether a recorded request answers an actual one. Both are redacted with this process's
+   * redaction before the call, but the recording process may have known secrets this one does not:
+   * a recorded `[REDACTED]` can stand for text the actual request still has (`matchesRedacted`
+   * compares so). Defaults to {@link matchRequest}: same method, same URL and equal body, a recorded
+   * `[REDACTED]` matching any run of characters.
    */
   match?: (recorded: CassetteRequest, actual: CassetteRequest) => boolean;
 }
