@@ -2,6 +2,7 @@ import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redactSecrets } from '../core/redaction.ts';
 import { repoRoot } from '../../test/support/fixtures.ts';
 import { pixel, serveTestMcpOverHttp } from '../../test/support/mcp-server.ts';
 import { createScriptedAdapter } from '../testing/scripted-adapter.ts';
@@ -221,6 +222,28 @@ describe('an MCP server that cannot be reached', () => {
     server.closeAllConnections();
     server.close();
   });
+});
+
+it('a stdio server’s env: credential values are registered whole, GIT_AUTHOR_* and last words are not', async () => {
+  const env = {
+    GIT_AUTHOR_NAME: 'Jane Developer',
+    GIT_AUTHOR_EMAIL: 'jane.doe@example.com',
+    GIT_COMMITTER_EMAIL: 'jane.committer@example.com',
+    SERVICE_API_TOKEN: 'svc-token-Zq83hXk2LmP09',
+    HTTP_AUTHORIZATION: 'Basic YWxhZGRpbjpvcGVuc2VzYW1l',
+    DB_PASSWORD: 'correct horse battery passphrase',
+  };
+  await connectMcpTools(
+    { transport: 'stdio', command: process.execPath, args: ['-e', 'process.exit(1)'], stderr: 'ignore', env },
+    { timeoutMs: 3_000 },
+  ).catch(() => {});
+  const line = Object.values(env).join(' | ');
+  expect(redactSecrets(line)).toBe(
+    'Jane Developer | jane.doe@example.com | jane.committer@example.com | [REDACTED] | [REDACTED] | [REDACTED]',
+  );
+  expect(redactSecrets('a passphrase and YWxhZGRpbjpvcGVuc2VzYW1l alone')).toBe(
+    'a passphrase and YWxhZGRpbjpvcGVuc2VzYW1l alone',
+  );
 });
 
 it('an MCP approval rule is asked with the server’s own (prefixed) name, not the safe one the model sees', async () => {

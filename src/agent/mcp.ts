@@ -89,7 +89,11 @@ export async function connectMcpTools(
 ): Promise<McpToolSource> {
   // `timeoutMs` bounds connecting and each page of the listing too (the SDK's default is 60 s).
   const limits = options.timeoutMs === undefined ? undefined : { timeout: options.timeoutMs };
-  if (!('client' in server)) registerSecrets(serverSecrets(server));
+  if (!('client' in server)) {
+    // An environment value is registered whole: its last word is not a `Bearer` token.
+    if (server.transport === 'stdio') registerSecrets(secretEnvValues(server.env), { lastWord: false });
+    else registerSecrets(serverSecrets(server));
+  }
   let client: McpClient;
   try {
     client =
@@ -127,15 +131,34 @@ export async function connectMcpTools(
 }
 
 /**
- * The secrets in a server's configuration, registered with the redaction module when it is
+ * The secrets in an HTTP server's configuration, registered with the redaction module when it is
  * connected so that no error, log line or observer event prints them: secret header values
- * (`Authorization: Bearer …`), the URL's userinfo and secret query values (`?token=`, `?api_key=`),
- * and a stdio server's environment values whose names say key, token, secret … (`GITHUB_TOKEN`).
+ * (`Authorization: Bearer …`), the URL's userinfo and secret query values (`?token=`, `?api_key=`).
+ * A stdio server's are its {@link secretEnvValues}.
  */
-function serverSecrets(server: Exclude<McpServerConfig, { client: McpClient }>): string[] {
-  if (server.transport === 'stdio') return secretHeaderValues(server.env);
+function serverSecrets(server: Extract<McpServerConfig, { transport: 'http' }>): string[] {
   const url = String(server.url);
   return [...secretHeaderValues(server.headers), ...urlCredentials(url), ...secretQueryValues(url)];
+}
+
+/**
+ * Environment variable names that hold a credential: key, token, secret, password, credential,
+ * auth (not `AUTHOR`: `GIT_AUTHOR_NAME` and `GIT_AUTHOR_EMAIL` are a name and an address, and
+ * registered they would be redacted from every log, error and cassette in the process; `AUTHORIZATION`
+ * is), cookie, session, signature.
+ */
+const SECRET_ENV_NAME = /key|token|secret|passw|credential|auth(?!or(?!iz))|cookie|session|signature/i;
+
+/** Whether an environment variable's name says it holds a credential (`GITHUB_TOKEN`, `DB_PASSWORD`). */
+function isSecretEnvName(name: string): boolean {
+  return SECRET_ENV_NAME.test(name);
+}
+
+/** The values of a stdio server's environment variables named like a credential. */
+function secretEnvValues(env: Record<string, string> | undefined): string[] {
+  return Object.entries(env ?? {}).flatMap(([name, value]) =>
+    isSecretEnvName(name) && typeof value === 'string' ? [value] : [],
+  );
 }
 
 /**

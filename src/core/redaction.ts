@@ -70,14 +70,21 @@ export function secretPattern(secrets: Iterable<string> = []): RegExp {
 const knownSecrets = new Set<string>();
 const maxKnownSecrets = 256;
 
-/** Registers exact secret values (shorter than {@link MINIMUM_SECRET_LENGTH} are ignored). */
-export function registerSecrets(secrets: Iterable<string | undefined>): void {
+/**
+ * Registers exact secret values (shorter than {@link MINIMUM_SECRET_LENGTH} are ignored), and the
+ * last word of each (the token of a `Bearer …` header value) unless `lastWord` is false.
+ */
+export function registerSecrets(
+  secrets: Iterable<string | undefined>,
+  { lastWord = true }: { lastWord?: boolean } = {},
+): void {
   for (const secret of secrets) {
     if (typeof secret !== 'string' || secret.length < MINIMUM_SECRET_LENGTH || knownSecrets.has(secret))
       continue;
     if (knownSecrets.size >= maxKnownSecrets)
       knownSecrets.delete(knownSecrets.values().next().value as string);
     knownSecrets.add(secret);
+    if (!lastWord) continue;
     const token = secret.slice(secret.lastIndexOf(' ') + 1);
     if (token !== secret && token.length >= MINIMUM_SECRET_LENGTH) knownSecrets.add(token);
   }
