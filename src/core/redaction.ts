@@ -95,6 +95,12 @@ const keyShapes = secretPattern();
 /** `scheme://user:password@` in any URL: the userinfo is a credential. */
 const userinfo = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi;
 
+/** Where {@link redactSecrets} finds a URL's `scheme://userinfo@` in `text`: `[start, end)` of each. */
+export function userinfoSpans(text: string): Array<[number, number]> {
+  if (!text.includes('@')) return [];
+  return [...text.matchAll(userinfo)].map((match) => [match.index, match.index + match[0].length]);
+}
+
 /**
  * Removes every API-key shape, every registered secret and each given literal secret (a header
  * value, its token after `Bearer `) from `text`, and the userinfo of every URL in it.

@@ -11,6 +11,7 @@ import {
   SECRET_HEADER_NAMES,
   SECRET_QUERY_PARAMETERS,
   secretPatternIn,
+  userinfoSpans,
 } from '../../core/redaction.ts';
 
 export { API_KEY_PATTERNS, REDACTED, SECRET_HEADER_NAMES, SECRET_QUERY_PARAMETERS };
@@ -149,8 +150,9 @@ function isSecretParameter(part: string): boolean {
 }
 
 /**
- * Redacts streamed chunks. A secret split across chunks is caught too: the chunks it spans are
- * merged into one before redaction, so only the boundaries around a secret are lost.
+ * Redacts streamed chunks. A secret split across chunks is caught too: the chunks it spans (a key
+ * shape, a literal secret, or a URL's `scheme://user:password@`) are merged into one before
+ * redaction, so only the boundaries around a secret are lost.
  */
 export function redactChunks(chunks: readonly string[], redaction: Redaction): string[] {
   const joinWithNext = new Array<boolean>(chunks.length).fill(false);
@@ -159,9 +161,12 @@ export function redactChunks(chunks: readonly string[], redaction: Redaction): s
   for (const chunk of chunks) ends.push((offset += chunk.length));
   const chunkAt = (position: number): number => ends.findIndex((end) => position < end);
   const joined = chunks.join('');
-  for (const match of joined.matchAll(secretPatternIn(joined, redaction.secrets))) {
-    const last = chunkAt(match.index + match[0].length - 1);
-    for (let index = chunkAt(match.index); index < last; index++) joinWithNext[index] = true;
+  const spans: Array<[number, number]> = userinfoSpans(joined);
+  for (const match of joined.matchAll(secretPatternIn(joined, redaction.secrets)))
+    spans.push([match.index, match.index + match[0].length]);
+  for (const [start, end] of spans) {
+    const last = chunkAt(end - 1);
+    for (let index = chunkAt(start); index < last; index++) joinWithNext[index] = true;
   }
   const merged: string[] = [];
   let pending = '';

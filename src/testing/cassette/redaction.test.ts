@@ -122,6 +122,23 @@ describe('redaction of text', () => {
     expect(redacted).toEqual(['data: {"a":1}\n\n', `data: {"k":"${REDACTED}"}\n\n`, 'x']);
   });
 
+  it('a URL userinfo split across chunks: the chunks it spans are merged and the password removed', () => {
+    const body = 'data: {"delta":"use postgres://admin:hunter2pass@db.internal/app"}\n\n';
+    const redactedBody = `data: {"delta":"use postgres://${REDACTED}@db.internal/app"}\n\n`;
+    for (const cut of ['postgres', '://', 'admin', 'ter2', 'pass@']) {
+      const at = body.indexOf(cut) + 2;
+      const chunks = ['data: {"a":1}\n\n', body.slice(0, at), body.slice(at), 'x'];
+      const redacted = redactChunks(chunks, redaction);
+      expect(redacted.join('')).not.toContain('hunter2');
+      expect(redacted).toEqual(['data: {"a":1}\n\n', redactedBody, 'x']);
+    }
+    const afterAt = body.indexOf('@') + 1;
+    expect(redactChunks([body.slice(0, afterAt), body.slice(afterAt)], redaction)).toEqual([
+      redactedBody.slice(0, redactedBody.indexOf('@') + 1),
+      body.slice(afterAt),
+    ]);
+  });
+
   it('redacts secret query parameters whatever their case', () => {
     expect(redactUrl('https://example.com/v1?API_KEY=abc&Key=def&keep=1', redaction)).toBe(
       `https://example.com/v1?API_KEY=${REDACTED}&Key=${REDACTED}&keep=1`,
