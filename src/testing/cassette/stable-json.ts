@@ -12,11 +12,6 @@ export function sortKeys(value: JsonValue): JsonValue {
   return sorted;
 }
 
-/** Serializes `value` compactly with sorted keys: equal JSON values give equal strings. */
-export function stableStringify(value: JsonValue | undefined): string {
-  return value === undefined ? '' : JSON.stringify(sortKeys(value));
-}
-
 /** Serializes `value` the way a cassette file is written: two-space indent and a trailing newline. */
 export function prettyStringify(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
