@@ -190,6 +190,18 @@ export function isSecretQueryParameter(name: string): boolean {
 }
 
 /**
+ * Whether a query parameter name as it stands in a URL (`shared%5Fsig`, `x+api+key`) carries a
+ * secret: {@link isSecretQueryParameter} of its decoded form (of the raw one where it does not decode).
+ */
+export function isSecretQueryName(raw: string): boolean {
+  try {
+    return isSecretQueryParameter(decodeURIComponent(raw.replace(/\+/g, ' ')));
+  } catch {
+    return isSecretQueryParameter(raw);
+  }
+}
+
+/**
  * A query parameter anywhere in a text: `?` or `&`, a name of at most 128 characters, `=`, a value
  * up to the next `&`, `#` or blank. Linear: the name is bounded and has no `?`, `&` or `=` in it
  * (an unbounded name pattern backtracked cubically on a text of many `?` and no `=`: 9,600
@@ -214,7 +226,7 @@ export function secretQueryValues(url: string | URL | undefined): string[] {
 /** The URL with its userinfo, secret query parameters (`key=`, `X-Amz-Signature=` …) and any secret replaced. */
 export function redactUrl(url: string): string {
   const redacted = url.replace(queryParameter, (parameter, mark: string, name: string) =>
-    isSecretQueryParameter(name) ? `${mark}${name}=${REDACTED}` : parameter,
+    isSecretQueryName(name) ? `${mark}${name}=${REDACTED}` : parameter,
   );
   return redactSecrets(redacted);
 }

@@ -150,6 +150,12 @@ describe('redactUrl: secret query parameters by name, in linear time, the text a
     );
   });
 
+  it('a name written percent-encoded (shared%5Fsig) is judged decoded', () => {
+    expect(redactUrl('https://h.example/p?shared%5Fsig=Zq83secretvalue')).toBe(
+      'https://h.example/p?shared%5Fsig=[REDACTED]',
+    );
+  });
+
   it.each(['max_tokens', 'session_expired', 'token_type', 'model'])('?%s= is kept', (name) => {
     expect(redactUrl(`https://h.example/p?${name}=4096`)).toBe(`https://h.example/p?${name}=4096`);
   });

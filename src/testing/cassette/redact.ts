@@ -4,6 +4,7 @@ import type { JsonValue } from '../../core/json.ts';
 import {
   API_KEY_PATTERNS,
   isSecretHeaderName,
+  isSecretQueryName,
   isSecretQueryParameter,
   MINIMUM_SECRET_LENGTH,
   REDACTED,
@@ -141,12 +142,7 @@ export function redactUrl(url: string, redaction: Redaction): string {
 }
 
 function isSecretParameter(part: string): boolean {
-  const name = part.split('=')[0]!;
-  try {
-    return isSecretQueryParameter(decodeURIComponent(name.replace(/\+/g, ' ')));
-  } catch {
-    return isSecretQueryParameter(name);
-  }
+  return isSecretQueryName(part.split('=')[0]!);
 }
 
 /**
