@@ -53,6 +53,7 @@ export class CallContext implements ProviderContext {
   readonly fetchJson: ProviderContext['fetchJson'];
   partLocations: ProviderContext['partLocations'] = undefined;
   freeformTools: ProviderContext['freeformTools'] = undefined;
+  prefill: ProviderContext['prefill'] = undefined;
   /** Set on a host with model families only (`provenanceFields`). */
   provenance?: string;
   ownsBareTag?: boolean;

@@ -62,6 +62,11 @@ export interface ProviderContext {
    * any: a reader tells a call to one of them (a Responses `custom_tool_call`) from a host's own.
    */
   freeformTools?: ReadonlySet<string>;
+  /**
+   * The trailing assistant text this call's reply may repeat, set when the provider cannot continue
+   * it (`prefill.ts`): the reply's copy of it is cut.
+   */
+  prefill?: string;
 }
 
 /** What a provider's `endSession` may use: the provider's JSON calls and the WARN log. */

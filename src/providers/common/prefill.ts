@@ -10,9 +10,6 @@ import type { CanonicalRequest } from '../../core/request.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext } from './definition.ts';
 
-/** Per call: the prefill its reply may repeat. */
-const prefills = new WeakMap<ProviderContext, string>();
-
 /**
  * The text of the transcript's trailing assistant message, when it is one the model could go on
  * from: its text parts (reasoning aside), with no tool call; else undefined.
@@ -38,11 +35,11 @@ export function checkPrefill(request: CanonicalRequest, context: ProviderContext
     itemIndex: request.transcript.length - 1,
     prefillChars: prefill.length,
   });
-  prefills.set(context, prefill);
+  context.prefill = prefill;
 }
 
 /** The reply readers' hook (`complete-call.ts`, `stream-call.ts`): a repeat of the call's prefill is cut. */
 export function stripRepeatedPrefill(context: ProviderContext, builder: StreamBuilder): void {
-  const prefill = prefills.get(context);
+  const prefill = context.prefill;
   if (prefill !== undefined) builder.stripRepeatedPrefix(prefill);
 }
