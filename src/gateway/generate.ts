@@ -17,13 +17,7 @@ import { unknownModel } from '../registry/resolve.ts';
 import { createResponsesId } from '../codecs/ids.ts';
 import { finalResponseText, markUnstored } from '../codecs/openai-responses/response.ts';
 import { routeDisabledThinkingEffort } from '../codecs/anthropic-messages/request.ts';
-import {
-  isNativeRoute,
-  leaveOutProviderTools,
-  maxWarningDetails,
-  warnFallbackLeftOut,
-  warnLeftOut,
-} from './left-out.ts';
+import { isNativeRoute, leaveOutProviderTools, warnFallbackLeftOut, warnLeftOut } from './left-out.ts';
 import { underClientCallIds } from '../codecs/openai-responses/client-calls.ts';
 import { taggedOpaque } from '../codecs/opaque.ts';
 import type {
@@ -38,7 +32,6 @@ import type { CallOptions } from '../core/adapter.ts';
 import { isContentEvent, maxHeldEvents } from '../core/content-events.ts';
 import type { StreamEvent } from '../core/events.ts';
 import type { CanonicalResponse } from '../core/request.ts';
-import { billedTokens } from '../core/usage.ts';
 import type { Item } from '../core/transcript.ts';
 import type { RouteRequest } from '../routing/router.ts';
 import {
@@ -65,7 +58,8 @@ import { allowsModel, type GatewayKey, modelForbidden, namesOf } from './keys.ts
 import { admitCall, hasQuota, type KeyQuota, settleCall } from './quota.ts';
 import { enterKey, leaveKey } from './key-limits.ts';
 import type { Reservation } from '../state/types.ts';
-import { recordUsage, seriesOf } from './metrics.ts';
+import { seriesOf } from './metrics.ts';
+import { finishLog, type LoggedRequest } from './access-log.ts';
 import { headerOf, largeBodyBytes } from './inbound.ts';
 import { applyClientBetas } from './betas.ts';
 import { HeldBody, readHeldJson } from './body-hold.ts';
@@ -134,24 +128,11 @@ export function watchClient(
   return () => outgoing.off('close', listener);
 }
 
-/** Per-request bookkeeping for the access log and metrics. */
-interface Served {
+/** Per-request bookkeeping: what the access log and metrics take (`access-log.ts`), and the call's own. */
+interface Served extends LoggedRequest {
   call: GenerationCall;
-  startedAt: number;
   /** Upstream tool name → the client's, when a name had to be renamed (`tool-names.ts`). */
   toolNames?: Map<string, string>;
-  /** Milliseconds spent in gateway code (decode, encode, state), not waiting on the upstream. */
-  ownMs: number;
-  /** The model name as the client wrote it (access log). */
-  model: string;
-  /** The metrics label: its canonical id when the registry knows it, else `{provider}:other`. */
-  modelId?: string;
-  stream: boolean;
-  status: number;
-  errorClass?: string;
-  firstByteMs?: number;
-  provider?: string;
-  usage?: CanonicalResponse['usage'];
   /** What the call billed, failed calls included (settled against the key's limits and budget). */
   billed?: CanonicalResponse['usage'];
   /** The client went away before the reply ended (a stream cancelled, a request aborted). */
@@ -160,12 +141,8 @@ interface Served {
   reservation?: Reservation;
   /** Request body bytes counted against the bytes-in-flight bound until the request ends. */
   held: HeldBody;
-  /** Refused before it was served (`logRefusal`). */
-  refused?: boolean;
   /** Counted in its key's requests in flight (`max_in_flight`), until the request ends. */
   counted?: boolean;
-  /** Reply parts the client's protocol could not carry (`EncodeContext.leftOut`): one WARN at the end. */
-  leftOut?: Set<string>;
   /**
    * The client speaks another protocol than the model it named: its cap, sized for its own vendor's
    * models, is lowered to this model's output limit (`CallOptions.lowerOutputCap`), not refused.
@@ -254,82 +231,6 @@ function encodeContext(decoded: DecodedRequest, protocol: InboundProtocol, serve
 function headersOf(served: Served, contentType: string): Record<string, string> {
   return { 'content-type': contentType, ...requestIdHeaders(served.call.protocol, served.call.requestId) };
 }
-
-/**
- * A request refused before it was served (no or an unknown key, a model or `Host`/`Origin` it may
- * not use: `refusalOf`): counted and logged as a served request is, with what is known of it —
- * the operator sees refused traffic (a key being guessed) in the metrics and the access log.
- */
-export function logRefusal(
-  state: GatewayState,
-  call: Pick<GenerationCall, 'protocol' | 'path' | 'requestId'>,
-  wire: WireError,
-): void {
-  const served: Served = {
-    call: { ...call, key: undefined },
-    startedAt: performance.now(),
-    ownMs: 0,
-    model: 'unknown',
-    stream: false,
-    status: wire.status,
-    errorClass: wire.errorClass,
-    refused: true,
-    held: new HeldBody(state),
-  };
-  finishLog(state, served);
-}
-
-function finishLog(state: GatewayState, served: Served): void {
-  const durationMs = performance.now() - served.startedAt;
-  const { protocol } = served.call;
-  // Never a silent loss: a reply part the client's protocol has no place for is named.
-  if (served.leftOut !== undefined)
-    state.logger.warn('gateway: part of the reply was left out', {
-      requestId: served.call.requestId,
-      protocol,
-      provider: served.provider ?? null,
-      parts: [...served.leftOut].slice(0, maxWarningDetails).map(shown),
-    });
-  // Labelled by the canonical id: a client's made-up model names never become new series.
-  const model = served.modelId ?? 'unknown';
-  seriesOf(state.metrics.requests, protocol, model, String(served.status)).inc();
-  // A refusal took no time worth a latency sample (a flood of them would drag the percentiles).
-  if (served.refused !== true)
-    state.metrics.latency.series(protocol, String(served.stream)).observe(durationMs / 1000);
-  if (served.errorClass !== undefined) seriesOf(state.metrics.errors, protocol, served.errorClass).inc();
-  if (served.usage !== undefined) recordUsage(state.metrics, protocol, model, served.usage);
-  if (state.accessLog === undefined) return;
-  const log = state.accessLog;
-  // Every token billed: a model failure failed over from included (`usage.byModel`).
-  const billed = served.usage === undefined ? undefined : billedTokens(served.usage);
-  const line = {
-    time: new Date().toISOString(),
-    requestId: served.call.requestId,
-    protocol,
-    path: served.call.path,
-    key: served.call.key?.name ?? null,
-    model: shown(served.model),
-    provider: served.provider ?? null,
-    stream: served.stream,
-    status: served.status,
-    errorClass: served.errorClass ?? null,
-    durationMs: round(durationMs),
-    firstByteMs: served.firstByteMs === undefined ? null : round(served.firstByteMs),
-    overheadMs: round(served.ownMs),
-    inputTokens: billed === undefined ? null : billed.input + billed.cacheRead + billed.cacheWrite,
-    outputTokens: billed?.output ?? null,
-  };
-  // The log is the operator's callback: its failure is reported, never the request's.
-  try {
-    log(line);
-  } catch (error) {
-    state.logger.warn('gateway: the access log failed', {
-      error: error instanceof Error ? error.name : 'unknown',
-    });
-  }
-}
-
-const round = (value: number) => Math.round(value * 1000) / 1000;
 
 /**
  * Serves one generation request end to end: `send` gets the reply (for a stream: once its first

@@ -1,0 +1,121 @@
+/**
+ * What the operator sees of every request: its access log line (JSON, no content) and its metrics
+ * (`requests_total`, `errors_total`, latency, tokens, cost). One place for both, whatever ended the
+ * request — a reply, a refusal before it was served, or a WebSocket closed on a message still arriving.
+ */
+import { shown } from '../codecs/fields.ts';
+import type { InboundProtocol, WireError } from '../codecs/types.ts';
+import type { CanonicalResponse } from '../core/request.ts';
+import { billedTokens } from '../core/usage.ts';
+import type { GatewayKey } from './keys.ts';
+import { maxWarningDetails } from './left-out.ts';
+import { recordUsage, seriesOf } from './metrics.ts';
+import type { GatewayState } from './state.ts';
+
+/** What is logged of one request: the bookkeeping a served request carries (`generate.ts`). */
+export interface LoggedRequest {
+  call: { protocol: InboundProtocol; path: string; requestId: string; key: GatewayKey | undefined };
+  startedAt: number;
+  /** Milliseconds spent in gateway code (decode, encode, state), not waiting on the upstream. */
+  ownMs: number;
+  /** The model name as the client wrote it (access log). */
+  model: string;
+  /** The metrics label: its canonical id when the registry knows it, else `{provider}:other`. */
+  modelId?: string;
+  stream: boolean;
+  status: number;
+  errorClass?: string;
+  /**
+   * The WebSocket close code that ended it (a message still arriving refused: 1013, 1008); its
+   * `status` is then the one an HTTP body refused so gets (503, 408).
+   */
+  closeCode?: number;
+  firstByteMs?: number;
+  provider?: string;
+  usage?: CanonicalResponse['usage'];
+  /** Refused before it was served (`logRefusal`): no latency sample. */
+  refused?: boolean;
+  /** Reply parts the client's protocol could not carry (`EncodeContext.leftOut`): one WARN at the end. */
+  leftOut?: Set<string>;
+}
+
+/**
+ * A request refused before it was served (no or an unknown key, a model or `Host`/`Origin` it may
+ * not use: `refusalOf`; a WebSocket message refused as it arrived, with its `closeCode`): counted
+ * and logged as a served request is, with what is known of it — the operator sees refused traffic
+ * (a key being guessed) in the metrics and the access log.
+ */
+export function logRefusal(
+  state: GatewayState,
+  call: Omit<LoggedRequest['call'], 'key'> & { key?: GatewayKey | undefined },
+  wire: WireError,
+  closeCode?: number,
+): void {
+  const refused: LoggedRequest = {
+    call: { ...call, key: call.key },
+    startedAt: performance.now(),
+    ownMs: 0,
+    model: 'unknown',
+    stream: false,
+    status: wire.status,
+    errorClass: wire.errorClass,
+    refused: true,
+  };
+  if (closeCode !== undefined) refused.closeCode = closeCode;
+  finishLog(state, refused);
+}
+
+/** Counts the request in the metrics and writes its access log line (never throws). */
+export function finishLog(state: GatewayState, served: LoggedRequest): void {
+  const durationMs = performance.now() - served.startedAt;
+  const { protocol } = served.call;
+  // Never a silent loss: a reply part the client's protocol has no place for is named.
+  if (served.leftOut !== undefined)
+    state.logger.warn('gateway: part of the reply was left out', {
+      requestId: served.call.requestId,
+      protocol,
+      provider: served.provider ?? null,
+      parts: [...served.leftOut].slice(0, maxWarningDetails).map(shown),
+    });
+  // Labelled by the canonical id: a client's made-up model names never become new series.
+  const model = served.modelId ?? 'unknown';
+  seriesOf(state.metrics.requests, protocol, model, String(served.status)).inc();
+  // A refusal took no time worth a latency sample (a flood of them would drag the percentiles).
+  if (served.refused !== true)
+    state.metrics.latency.series(protocol, String(served.stream)).observe(durationMs / 1000);
+  if (served.errorClass !== undefined) seriesOf(state.metrics.errors, protocol, served.errorClass).inc();
+  if (served.usage !== undefined) recordUsage(state.metrics, protocol, model, served.usage);
+  if (state.accessLog === undefined) return;
+  const log = state.accessLog;
+  // Every token billed: a model failure failed over from included (`usage.byModel`).
+  const billed = served.usage === undefined ? undefined : billedTokens(served.usage);
+  const line: Record<string, unknown> = {
+    time: new Date().toISOString(),
+    requestId: served.call.requestId,
+    protocol,
+    path: served.call.path,
+    key: served.call.key?.name ?? null,
+    model: shown(served.model),
+    provider: served.provider ?? null,
+    stream: served.stream,
+    status: served.status,
+    errorClass: served.errorClass ?? null,
+    durationMs: round(durationMs),
+    firstByteMs: served.firstByteMs === undefined ? null : round(served.firstByteMs),
+    overheadMs: round(served.ownMs),
+    inputTokens: billed === undefined ? null : billed.input + billed.cacheRead + billed.cacheWrite,
+    outputTokens: billed?.output ?? null,
+  };
+  // Only a WebSocket's close has a close code: HTTP lines keep their fields as they were.
+  if (served.closeCode !== undefined) line.closeCode = served.closeCode;
+  // The log is the operator's callback: its failure is reported, never the request's.
+  try {
+    log(line);
+  } catch (error) {
+    state.logger.warn('gateway: the access log failed', {
+      error: error instanceof Error ? error.name : 'unknown',
+    });
+  }
+}
+
+const round = (value: number) => Math.round(value * 1000) / 1000;
