@@ -9,15 +9,34 @@
  * limit, so not 1009, and the bound frees as requests end — the 503 an HTTP body gets there);
  * a message that goes quiet closes it with 1008 (policy violation: 1001 is the gateway going away).
  * Either way `ws` is given no more bytes: what it held is held (and counted) until the socket
- * closes, at most {@link closeGraceMs} after the close frame went out.
+ * closes, at most {@link closeGraceMs} after the close frame went out; the refused message is an
+ * access log line and a request in the metrics as the HTTP body's 503 / 408 is, with its `closeCode`.
  */
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
+import type { WireError } from '../codecs/types.ts';
+import { logRefusal } from './access-log.ts';
 import { HeldBody } from './body-hold.ts';
+import { requestIdFrom } from './caller.ts';
 import { GatewayError } from './errors.ts';
 import { bodyTimedOut } from './inbound.ts';
 import { closeGraceMs } from './node-listener.ts';
+import type { GatewayKey } from './keys.ts';
 import type { GatewayState } from './state.ts';
+
+/** The socket a message arrives on, as its access log line names it: its path and the key of its upgrade. */
+export interface SocketOf {
+  path: string;
+  key: GatewayKey | undefined;
+}
+
+/** The wire error of a bound that refused with something other than its own 503 (never expected). */
+const overloadedWire: WireError = {
+  status: 503,
+  errorClass: 'server_error',
+  message: 'request bytes in flight',
+  retryable: true,
+};
 
 /**
  * Where the client's bytes stand in the framing (RFC 6455 §5.2): only each frame's FIN bit, opcode
@@ -92,12 +111,17 @@ export class MessageProgress {
  * comes before `ws`'s, so a message's bytes are given back before `ws` hands it on (its request
  * then holds its body as an HTTP request does, `generate.ts`).
  */
-export function holdIncomingMessages(state: GatewayState, socket: WebSocket, raw: Duplex): void {
+export function holdIncomingMessages(
+  state: GatewayState,
+  socket: WebSocket,
+  raw: Duplex,
+  on: SocketOf,
+): void {
   const held = new HeldBody(state);
   const progress = new MessageProgress();
   let idle: NodeJS.Timeout | undefined;
   let refused = false;
-  const refuse = (code: number, reason: string) => {
+  const refuse = (code: number, wire: WireError) => {
     refused = true;
     clearTimeout(idle);
     // `ws` reads nothing more (as it does itself after a frame it refuses): the rest is discarded.
@@ -105,7 +129,9 @@ export function holdIncomingMessages(state: GatewayState, socket: WebSocket, raw
       if (listener !== onData) raw.off('data', listener as (chunk: Buffer) => void);
     raw.resume();
     state.logger.warn('gateway: websocket closed on a message still arriving', { code });
-    socket.close(code, reason);
+    // The message refused is logged and counted as the HTTP body refused so is (503, 408), with the close code.
+    logRefusal(state, { protocol: 'switchyard', ...on, requestId: requestIdFrom(undefined) }, wire, code);
+    socket.close(code, wire.message);
     setTimeout(() => socket.terminate(), closeGraceMs).unref();
   };
   const onData = (chunk: Buffer) => {
@@ -114,14 +140,13 @@ export function holdIncomingMessages(state: GatewayState, socket: WebSocket, raw
     try {
       held.set(progress.pending);
     } catch (error) {
-      const message = error instanceof GatewayError ? error.message : 'request bytes in flight';
-      return refuse(1013, message);
+      return refuse(1013, error instanceof GatewayError ? error.wire : overloadedWire);
     }
     if (progress.pending === 0) {
       clearTimeout(idle);
       idle = undefined;
     } else if (idle === undefined) {
-      idle = setTimeout(() => refuse(1008, bodyTimedOut(state.bodyTimeoutMs).message), state.bodyTimeoutMs);
+      idle = setTimeout(() => refuse(1008, bodyTimedOut(state.bodyTimeoutMs).wire), state.bodyTimeoutMs);
     } else idle.refresh();
   };
   raw.prependListener('data', onData);

@@ -259,7 +259,7 @@ function onConnection(
   raw: Duplex,
   key: GatewayKey | undefined,
 ): void {
-  holdIncomingMessages(state, socket, raw);
+  holdIncomingMessages(state, socket, raw, { path: websocketPath, key });
   const calls = new Map<string, SocketCall>();
   const handle = {
     // Shutdown, after the grace period (the upstream calls are cancelled already): each request

@@ -1,7 +1,8 @@
 /**
  * A WebSocket message still arriving is held as an HTTP body being read is: its bytes count against
  * `max_request_bytes_in_flight` (past it the socket closes with 1013, and the bound is free again)
- * and one that sends nothing for `body_timeout_seconds` closes its socket (1008).
+ * and one that sends nothing for `body_timeout_seconds` closes its socket (1008). Either close is an
+ * access log line and a request in the metrics, as the HTTP body's 503 / 408 is, with its close code.
  */
 import { randomBytes } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
@@ -90,6 +91,20 @@ async function writeAll(socket: Socket, bytes: Buffer): Promise<void> {
 const postChat = (text: string) =>
   harness.post('/v1/chat/completions', { model: 'up-chat', messages: [{ role: 'user', content: text }] });
 
+/** The metrics' `name{labels} value` for the socket's protocol, 0 when absent. */
+async function counted(series: string): Promise<number> {
+  const text = await (await fetch(`${harness.server.url}/metrics`)).text();
+  const line = text.split('\n').find((entry) => entry.startsWith(`${series} `));
+  return line === undefined ? 0 : Number(line.slice(series.length + 1));
+}
+const closedRequests = (status: number) =>
+  `switchyard_gateway_requests_total{protocol="switchyard",model="unknown",status="${status}"}`;
+const closedErrors = (errorClass: string) =>
+  `switchyard_gateway_errors_total{protocol="switchyard",class="${errorClass}"}`;
+
+/** The access log's lines for sockets closed on a message still arriving. */
+const closeLines = () => harness.accessLog.filter((line) => line.closeCode !== undefined);
+
 /** The socket's frames until `done` (or an error) for `id`. */
 async function served(socket: WebSocket, id: string): Promise<string> {
   return new Promise((resolve) =>
@@ -100,7 +115,10 @@ async function served(socket: WebSocket, id: string): Promise<string> {
   );
 }
 
-it('bytes of a message still arriving count against the bound an HTTP body does: past it the socket closes with 1013 and the bound is free again', async () => {
+it('bytes of a message still arriving count against the bound an HTTP body does: past it the socket closes with 1013 (logged and counted as the 503) and the bound is free again', async () => {
+  const requestsBefore = await counted(closedRequests(503));
+  const errorsBefore = await counted(closedErrors('server_error'));
+  const logged = closeLines().length;
   const { socket, closed } = await rawSocket();
   // A message announcing 3.5 MiB (within the 4 MiB body limit), all but its end sent: 2 MiB held.
   const size = 3.5 * mib;
@@ -113,12 +131,30 @@ it('bytes of a message still arriving count against the bound an HTTP body does:
   const { code, reason } = await closed;
   expect(code).toBe(1013);
   expect(reason).toMatch(/large request bodies/);
+  // In the access log as the HTTP body's 503 is, its close code beside it; and in the metrics.
+  expect(closeLines().slice(logged)).toEqual([
+    expect.objectContaining({
+      protocol: 'switchyard',
+      path: '/switchyard/v1/ws',
+      key: null,
+      model: 'unknown',
+      status: 503,
+      errorClass: 'server_error',
+      closeCode: 1013,
+      requestId: expect.any(String),
+    }),
+  ]);
+  expect(await counted(closedRequests(503))).toBe(requestsBefore + 1);
+  expect(await counted(closedErrors('server_error'))).toBe(errorsBefore + 1);
   // What it held is given back: the body refused while it was held is served.
   harness.emulator.enqueue(hello);
   expect((await postChat('y'.repeat(1.5 * mib))).status).toBe(200);
 });
 
-it('a message that sends nothing for body_timeout_seconds closes its socket with 1008; one between messages stays open', async () => {
+it('a message that sends nothing for body_timeout_seconds closes its socket with 1008 (logged and counted as the 408); one between messages stays open', async () => {
+  const requestsBefore = await counted(closedRequests(408));
+  const errorsBefore = await counted(closedErrors('network'));
+  const logged = closeLines().length;
   const stalled = await rawSocket();
   const idle = new WebSocket(`${harness.server.url.replace('http', 'ws')}/switchyard/v1/ws`);
   await new Promise((resolve) => idle.once('open', resolve));
@@ -129,6 +165,16 @@ it('a message that sends nothing for body_timeout_seconds closes its socket with
   expect(code).toBe(1008);
   expect(reason).toMatch(/sent nothing for 0.5 s/);
   expect(performance.now() - started).toBeGreaterThanOrEqual(400);
+  expect(closeLines().slice(logged)).toEqual([
+    expect.objectContaining({
+      path: '/switchyard/v1/ws',
+      status: 408,
+      errorClass: 'network',
+      closeCode: 1008,
+    }),
+  ]);
+  expect(await counted(closedRequests(408))).toBe(requestsBefore + 1);
+  expect(await counted(closedErrors('network'))).toBe(errorsBefore + 1);
   // The socket that sent no partial message is not cut: it is served after the body timeout.
   harness.emulator.enqueue(hello);
   const done = served(idle, 'after');
