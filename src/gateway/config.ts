@@ -43,6 +43,12 @@ const keySchema = z
      * more get a 429 with `retry-after`. Default: no bound.
      */
     max_in_flight: z.number().int().positive().optional(),
+    /**
+     * The most WebSockets (`/switchyard/v1/ws`) this key may hold open at once on one gateway
+     * instance; an upgrade past it is refused with a 429 with `retry-after`, before it opens.
+     * Default 256 (`defaultMaxWebsockets`).
+     */
+    max_websockets: z.number().int().positive().optional(),
   })
   .strict()
   .refine((key) => (key.key_env === undefined) !== (key.key === undefined), 'exactly one of key_env or key');

@@ -2,8 +2,10 @@
  * A key's limits on requests that generate nothing — a stored reply read, listed or deleted, a
  * token count — and the in-flight count every request of a key with `max_in_flight` takes. A read
  * parses a whole stored conversation and a count may tokenize megabytes: without the key's limits
- * a key refused generations could still keep the instance busy with them.
+ * a key refused generations could still keep the instance busy with them. And the count of a key's
+ * open WebSockets (`max_websockets`).
  */
+import type { WireError } from '../codecs/types.ts';
 import { GatewayError } from './errors.ts';
 import type { GatewayKey } from './keys.ts';
 import { admitRequest, hasQuota, settleCall } from './quota.ts';
@@ -33,6 +35,41 @@ export function leaveKey(state: GatewayState, name: string): void {
   const count = (state.inFlightByKey.get(name) ?? 1) - 1;
   if (count <= 0) state.inFlightByKey.delete(name);
   else state.inFlightByKey.set(name, count);
+}
+
+/**
+ * The 429 of a WebSocket upgrade whose key holds its `max_websockets` open already on this
+ * instance (answered before the socket opens), or undefined: the socket may open.
+ */
+export function socketRefusal(state: GatewayState, key: GatewayKey): WireError | undefined {
+  const limit = key.maxWebsockets;
+  if ((state.socketsByKey.get(key.name) ?? 0) < limit) return undefined;
+  return {
+    status: 429,
+    errorClass: 'rate_limit',
+    message: `this key has ${limit} WebSockets open, its most at once: try again when one closes`,
+    retryAfterSeconds: 1,
+    retryable: true,
+  };
+}
+
+/**
+ * Counts an open WebSocket of `key` until its connection closes — however it closes: by either
+ * side, reset, cut for a timeout or a bad frame (`raw` is the upgraded connection, whose `close`
+ * always comes).
+ */
+export function holdSocket(
+  state: GatewayState,
+  key: GatewayKey,
+  raw: { once(event: 'close', listener: () => void): unknown },
+): void {
+  const { name } = key;
+  state.socketsByKey.set(name, (state.socketsByKey.get(name) ?? 0) + 1);
+  raw.once('close', () => {
+    const count = (state.socketsByKey.get(name) ?? 1) - 1;
+    if (count <= 0) state.socketsByKey.delete(name);
+    else state.socketsByKey.set(name, count);
+  });
 }
 
 /** The response a request's reply is written to: the slot is held until it closes. */

@@ -22,7 +22,15 @@ export interface GatewayKey {
   admin?: boolean;
   /** The most of its requests in flight at once on this instance (`max_in_flight`). */
   maxInFlight?: number;
+  /** The most WebSockets it may hold open at once on this instance (`max_websockets`, default {@link defaultMaxWebsockets}). */
+  maxWebsockets: number;
 }
+
+/**
+ * A key's open WebSockets per instance when its config says none (`max_websockets`): each socket
+ * holds a connection, up to 64 requests and a message's bytes; a key's clients need a handful.
+ */
+export const defaultMaxWebsockets = 256;
 
 /** The key's limits and budget in the state store's terms (absent when none is configured). */
 function quotaOf(config: GatewayKeyConfig): Pick<GatewayKey, 'limits' | 'budget'> {
@@ -61,6 +69,7 @@ export function loadKeys(
       digest,
       models: config.models,
       ...(config.max_in_flight === undefined ? {} : { maxInFlight: config.max_in_flight }),
+      maxWebsockets: config.max_websockets ?? defaultMaxWebsockets,
       ...quotaOf(config),
       admin: config.admin === true,
     };

@@ -132,6 +132,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     sendTimeoutMs: (gateway.send_timeout_seconds ?? 60) * 1000,
     heldBodyBytes: 0,
     inFlightByKey: new Map(),
+    socketsByKey: new Map(),
     maxHeldBodyBytes:
       gateway.max_request_bytes_in_flight ?? 4 * (gateway.body_limit_bytes ?? defaultBodyLimit),
     mediaSchemes: mediaSchemes(gateway.media_uri_schemes),

@@ -34,6 +34,8 @@ export interface GatewayState {
   maxHeldBodyBytes: number;
   /** Requests in flight per key name, for the keys with `max_in_flight`. */
   inFlightByKey: Map<string, number>;
+  /** Open WebSockets per key name (`max_websockets`, `key-limits.ts`). */
+  socketsByKey: Map<string, number>;
   /** The URI schemes a client's media and files may use (`media-uris.ts`). */
   mediaSchemes: ReadonlySet<string>;
   /** The Responses built-in tool types a client may take to a Responses upstream (`builtin-tools.ts`). */

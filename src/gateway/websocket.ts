@@ -11,7 +11,8 @@
  * not UTF-8) closes it with the WebSocket's own code; the process never sees the error. A message
  * still arriving is held as an HTTP body being read is (`websocket-hold.ts`: the bytes-in-flight
  * bound, 1013 past it; the body timeout, 1008). The key is checked at the upgrade, before a frame
- * is read; a refused upgrade is answered and closed (`answerAndClose`).
+ * is read; a refused upgrade is answered and closed (`answerAndClose`) — a 429 in the protocol's
+ * error shape for a key holding its `max_websockets` open already.
  */
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -21,8 +22,10 @@ import { type Caller, refusalOf, requestIdFrom } from './caller.ts';
 import { type GenerationCall, serveGeneration } from './generate.ts';
 import { nodeHeader, tooManyValues } from './inbound.ts';
 import { answerAndClose } from './node-listener.ts';
+import { logRefusal } from './access-log.ts';
+import { holdSocket, socketRefusal } from './key-limits.ts';
 import type { GatewayKey } from './keys.ts';
-import type { Reply } from './reply.ts';
+import { errorReply, type Reply } from './reply.ts';
 import type { GatewayState } from './state.ts';
 import type { Framer } from './stream-body.ts';
 import { shutDown } from './errors.ts';
@@ -384,6 +387,32 @@ export function createUpgradeHandler(
       return;
     }
     const { key } = caller;
-    server.handleUpgrade(request, socket, head, (client) => onConnection(state, client, socket, key));
+    // A key at its `max_websockets`: a 429 in the protocol's shape (as `POST /switchyard/v1/stream`
+    // answers), logged and counted as a refused request, before the socket opens.
+    const tooMany = key === undefined ? undefined : socketRefusal(state, key);
+    if (tooMany !== undefined) {
+      const requestId = requestIdFrom(nodeHeader(request, 'x-request-id'));
+      logRefusal(state, { protocol: 'switchyard', path: websocketPath, requestId, key }, tooMany);
+      answerAndClose(socket, httpText(errorReply('switchyard', tooMany, requestId)));
+      return;
+    }
+    server.handleUpgrade(request, socket, head, (client) => {
+      // Called before `handleUpgrade` returns (no `verifyClient`): no other upgrade comes between
+      // the check above and this count.
+      if (key !== undefined) holdSocket(state, key, socket);
+      onConnection(state, client, socket, key);
+    });
   };
+}
+
+/** A whole error reply as HTTP/1.1 text, its connection closed after it (a refused upgrade). */
+function httpText(reply: Reply): string {
+  const body = typeof reply.body === 'string' ? reply.body : '';
+  const headers = {
+    ...reply.headers,
+    connection: 'close',
+    'content-length': String(Buffer.byteLength(body)),
+  };
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  return `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? ''}\r\n${lines.join('')}\r\n${body}`;
 }
