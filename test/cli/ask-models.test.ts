@@ -118,6 +118,33 @@ describe('switchyard ask', () => {
     expect(piped.written).toBe(`${evil}\n`);
   });
 
+  it('on a terminal bidirectional overrides and isolates show as \\u escapes (nothing reordered), right-to-left text, emoji and CJK as they are; piped it is the text as sent', async () => {
+    const text = 'if (admin\u202e) {\u2066 } \u2069 — مرحبا שלום \u200f 👨‍👩‍👧 ❤️ 日本語';
+    const shown = 'if (admin\\u202e) {\\u2066 } \\u2069 — مرحبا שלום \u200f 👨‍👩‍👧 ❤️ 日本語';
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text }] });
+    const terminal = capture();
+    const ask = { model: 'sonnet', config, json: false, prompt: 'hello' };
+    expect(await runAsk(ask, terminal.output, terminal.streams(undefined, true))).toBe(0);
+    expect(terminal.written).toBe(`${shown}\n`);
+
+    // --json on a terminal: the escape is JSON's own, so each line is still the event it was.
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text }] });
+    const json = capture();
+    expect(await runAsk({ ...ask, json: true }, json.output, json.streams(undefined, true))).toBe(0);
+    expect(json.written).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
+    const deltas = json.written
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; delta?: string })
+      .filter((event) => event.type === 'text-delta');
+    expect(deltas.map((event) => event.delta).join('')).toBe(text);
+
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text }] });
+    const piped = capture();
+    expect(await runAsk(ask, piped.output, piped.streams())).toBe(0);
+    expect(piped.written).toBe(`${text}\n`);
+  });
+
   it('a provider error message reaches stderr as one line without control sequences', async () => {
     emulator.enqueue(
       anthropicError(400, 'invalid_request_error', 'bad \x1b]52;c;cm0g\x07 request\n\x1b[2J\u009b31m'),

@@ -6,7 +6,7 @@
  */
 import type { PendingApproval } from '../../agent/types.ts';
 import type { ChatInput } from './input.ts';
-import { sanitize } from '../terminal-text.ts';
+import { escaped, sanitize } from '../terminal-text.ts';
 import { bold, dim, type Screen, splitRows } from './render.ts';
 
 /** The user's answer for one call. */
@@ -19,12 +19,6 @@ export type ApprovalAnswer = 'yes' | 'no' | 'always';
  */
 const hidden =
   /[\u007f-\u009f\u2028\u2029\u115f\u1160\u3164\uffa0\u2800\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
-
-/** `character` (one code point) as an escape: `\uXXXX`, or `\u{XXXXX}` beyond U+FFFF. */
-function escaped(character: string): string {
-  const code = character.codePointAt(0)!;
-  return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, '0')}`;
-}
 
 /**
  * `input` as the approval shows it: JSON (`indent` 2: one key per line). Characters a terminal

@@ -28,6 +28,22 @@ describe('answer rendering', () => {
     expect(sanitize('ok\x1b[2J\x1b]0;title\x07\x9b31m\ttab\nline\r')).toBe('ok]0;title31m\ttab\nline');
   });
 
+  it('shows an answer’s bidirectional overrides and isolates as \\u escapes, whatever deltas split it; right-to-left text and emoji as they are', () => {
+    const text = 'ok\u202eevil\u2069 مرحبا שלום \u200f 😀👨‍👩‍👧 日本';
+    for (const size of [1, 2, 3, text.length]) {
+      let written = '';
+      const renderer = new AnswerRenderer(
+        { write: (chunk) => void (written += chunk), tty: false, columns: () => 80, rows: () => 24 },
+        { reasoning: false },
+      );
+      // Deltas of `size` code units: an emoji's surrogates may fall in two of them.
+      for (let at = 0; at < text.length; at += size)
+        renderer.event({ type: 'text-delta', index: 0, delta: text.slice(at, at + size) } as never);
+      renderer.finish();
+      expect(written).toBe('ok\\u202eevil\\u2069 مرحبا שלום \u200f 😀👨‍👩‍👧 日本\n');
+    }
+  });
+
   it('counts rows by display columns: CJK and emoji take two, combining marks and ZWJ sequences join their base', () => {
     expect(rowsOf('你'.repeat(50), 80)).toBe(2); // 100 columns.
     expect(rowsOf('한국어'.repeat(14), 80)).toBe(2); // 84 columns.
