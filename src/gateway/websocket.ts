@@ -8,9 +8,10 @@
  * Each request is served as `POST /switchyard/v1/stream` is (`serveGeneration`, protocol
  * `switchyard`): the key presented at the upgrade, its models, limits and budget, the access log
  * and metrics apply to every request on the socket. A message the socket cannot take (too large,
- * not UTF-8) closes it with the WebSocket's own code; the process never sees the error. A message
- * still arriving is held as an HTTP body being read is (`websocket-hold.ts`: the bytes-in-flight
- * bound, 1013 past it; the body timeout, 1008). The key is checked at the upgrade, before a frame
+ * not UTF-8) closes it with the WebSocket's own code, logged and counted as the HTTP body's 413 or
+ * 400 is (with its `closeCode`); the process never sees the error. A message still arriving is
+ * held as an HTTP body being read is (`websocket-hold.ts`: the bytes-in-flight bound, 1013 past
+ * it; the body timeout, 1008). The key is checked at the upgrade, before a frame
  * is read; a refused upgrade is answered and closed (`answerAndClose`) — a 429 in the protocol's
  * error shape for a key holding its `max_websockets` open already.
  */
@@ -256,6 +257,32 @@ function byteLength(data: RawData): number {
   return data.byteLength;
 }
 
+/**
+ * The close code `ws` gives a frame it refuses (by its error's `code`), and the HTTP status and
+ * class a body refused so gets, for the access log and metrics: over the body limit 1009 (413),
+ * not UTF-8 1007 (400), too many fragments 1008 (400), else a broken frame 1002 (400).
+ */
+function frameRefusal(state: GatewayState, code: string | undefined): { closeCode: number; wire: WireError } {
+  switch (code) {
+    case 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH':
+    case 'WS_ERR_UNSUPPORTED_DATA_PAYLOAD_LENGTH':
+      return {
+        closeCode: 1009,
+        wire: {
+          status: 413,
+          errorClass: 'invalid_request',
+          message: `the message exceeds ${state.bodyLimit} bytes`,
+        },
+      };
+    case 'WS_ERR_INVALID_UTF8':
+      return { closeCode: 1007, wire: invalid('the message is not valid UTF-8') };
+    case 'WS_ERR_TOO_MANY_BUFFERED_PARTS':
+      return { closeCode: 1008, wire: invalid('the message has too many fragments') };
+    default:
+      return { closeCode: 1002, wire: invalid('the frame breaks the WebSocket protocol') };
+  }
+}
+
 function onConnection(
   state: GatewayState,
   socket: WebSocket,
@@ -280,9 +307,16 @@ function onConnection(
   };
   state.sockets.add(handle);
   // A frame too large or not UTF-8: `ws` closes the socket (1009, 1007) after this event.
-  socket.on('error', (error: Error & { code?: string }) =>
-    state.logger.warn('gateway: websocket closed on a bad frame', { code: error.code ?? error.name }),
-  );
+  socket.on('error', (error: Error & { code?: string }) => {
+    state.logger.warn('gateway: websocket closed on a bad frame', { code: error.code ?? error.name });
+    const { closeCode, wire } = frameRefusal(state, error.code);
+    logRefusal(
+      state,
+      { protocol: 'switchyard', path: websocketPath, requestId: requestIdFrom(undefined), key },
+      wire,
+      closeCode,
+    );
+  });
   socket.on('message', (data, isBinary) => {
     const message = parseMessage(data, isBinary);
     if ('status' in message) return refuse(socket, null, message);

@@ -94,19 +94,31 @@ it.each([
   socket.close();
 });
 
-it('a message over the body limit closes that socket with 1009; the gateway keeps serving', async () => {
+/** The access log's line for a socket closed on a frame it refused: as the HTTP body's refusal, with the close code. */
+const closeLine = (closeCode: number, status: number) => ({
+  protocol: 'switchyard',
+  path: '/switchyard/v1/ws',
+  key: 'team',
+  status,
+  errorClass: 'invalid_request',
+  closeCode,
+});
+
+it('a message over the body limit closes that socket with 1009 (logged as the 413); the gateway keeps serving', async () => {
   const { socket, closed } = await openSocket(harness.server.url, 'team-key');
   socket.send(JSON.stringify({ type: 'request', id: 'big', padding: 'x'.repeat(10_000) }));
   expect(await closed).toBe(1009);
   expect(await healthy()).toBe(200);
+  expect(harness.accessLog).toEqual([expect.objectContaining(closeLine(1009, 413))]);
 });
 
-it('a text frame that is not UTF-8 closes that socket with 1007; the gateway keeps serving', async () => {
+it('a text frame that is not UTF-8 closes that socket with 1007 (logged as the 400); the gateway keeps serving', async () => {
   const { socket, closed } = await openSocket(harness.server.url, 'team-key');
   // `ws` sends a Buffer as a text frame when told it is not binary.
   socket.send(Buffer.from([0xff, 0xfe, 0xfd]), { binary: false });
   expect(await closed).toBe(1007);
   expect(await healthy()).toBe(200);
+  expect(harness.accessLog).toEqual([expect.objectContaining(closeLine(1007, 400))]);
 });
 
 it('a second request under an id still in flight is refused without that id: the first goes on to done', async () => {
