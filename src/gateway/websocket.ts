@@ -11,9 +11,9 @@
  * not UTF-8) closes it with the WebSocket's own code, logged and counted as the HTTP body's 413 or
  * 400 is (with its `closeCode`); the process never sees the error. A message still arriving is
  * held as an HTTP body being read is (`websocket-hold.ts`: the bytes-in-flight bound, 1013 past
- * it; the body timeout, 1008). The key is checked at the upgrade, before a frame
- * is read; a refused upgrade is answered and closed (`answerAndClose`) — a 429 in the protocol's
- * error shape for a key holding its `max_websockets` open already.
+ * it; the body timeout, 1008). The key is checked at the upgrade, before a frame is read; a
+ * refused upgrade is answered and closed (`answerAndClose`) — a 429 in the protocol's error shape
+ * for a key holding its `max_websockets` open already.
  */
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
