@@ -10,7 +10,7 @@ import { isAdapterError } from '../core/errors/guards.ts';
 import { userText } from '../core/transcript.ts';
 import { UsageError } from './args.ts';
 import { watchOutput } from './closed-output.ts';
-import { oneLine, sanitize } from './terminal-text.ts';
+import { oneLine, sanitize, WholeCharacters } from './terminal-text.ts';
 import { modelProblem, openFrontDoor } from './chat/setup.ts';
 import type { Output } from './replay-command.ts';
 
@@ -85,19 +85,28 @@ export async function runAsk(
     if (door.emulatorNotice !== undefined) output.stderr(`switchyard ask: ${door.emulatorNotice}`);
     let ended = true;
     const write = (text: string) => streams.write(streams.tty === true ? sanitize(text) : text);
+    // An emoji split between two deltas is written whole (each half alone would print as U+FFFD).
+    const answer = new WholeCharacters();
+    const endAnswer = () => {
+      const half = answer.end();
+      if (half !== '' && !options.json) write(half);
+    };
     try {
       const request = { model, transcript: [userText(prompt)] };
       for await (const event of door.sy.stream(request, { signal: streams.closed })) {
         if (options.json) write(`${JSON.stringify(event)}\n`);
         else if (event.type === 'text-delta') {
-          write(event.delta);
+          const whole = answer.take(event.delta);
+          if (whole !== '') write(whole);
           ended = event.delta.endsWith('\n');
         }
       }
+      endAnswer();
       if (!options.json && !ended) streams.write('\n');
       return 0;
     } catch (error) {
       if (streams.closed?.aborted === true) return 0; // Nobody reads the rest: a quiet end, as `head` expects.
+      endAnswer();
       if (!options.json && !ended) streams.write('\n');
       if (!isAdapterError(error)) throw error;
       output.stderr(`switchyard ask: ${error.errorClass}: ${oneLine(error.message)}`);

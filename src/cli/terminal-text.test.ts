@@ -1,6 +1,6 @@
 /** Text made safe for a terminal: controls removed, explicit bidirectional controls shown as escapes, all else as it is. */
 import { describe, expect, it } from 'vitest';
-import { escaped, oneLine, sanitize } from './terminal-text.ts';
+import { escaped, oneLine, sanitize, WholeCharacters } from './terminal-text.ts';
 
 /** Every explicit bidirectional formatting character: embeddings, overrides, their end; isolates, their end. */
 const bidiControls = [
@@ -61,5 +61,18 @@ describe('escaped', () => {
   it('writes a code point as \\uXXXX, or \\u{XXXXX} beyond U+FFFF', () => {
     expect(escaped('\u202e')).toBe('\\u202e');
     expect(escaped('\u{e0041}')).toBe('\\u{e0041}');
+  });
+});
+
+describe('WholeCharacters', () => {
+  it('keeps a delta’s trailing first half of a surrogate pair for the next delta, and gives back a lone one at the end', () => {
+    const whole = new WholeCharacters();
+    expect(whole.take('a\ud83d')).toBe('a');
+    expect(whole.take('\ude00b')).toBe('😀b');
+    expect(whole.take('\ud83d')).toBe('');
+    expect(whole.take('\ud83d')).toBe('\ud83d'); // Two first halves: the earlier one had no pair.
+    expect(whole.end()).toBe('\ud83d');
+    expect(whole.end()).toBe('');
+    expect(whole.take('\ude00')).toBe('\ude00'); // A second half alone is written as it came.
   });
 });

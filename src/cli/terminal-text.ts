@@ -38,6 +38,29 @@ export function sanitize(text: string): string {
   );
 }
 
+/**
+ * A stream's text taken a delta at a time, never half a character: a delta ending in the first half
+ * of a surrogate pair keeps that half for the next one (written alone, each half reaches the
+ * terminal — or a pipe — as U+FFFD, so a split emoji would show as two). `end()` gives back a half
+ * whose other half never came.
+ */
+export class WholeCharacters {
+  private half = '';
+
+  take(delta: string): string {
+    const text = this.half === '' ? delta : this.half + delta;
+    const last = text.charCodeAt(text.length - 1);
+    this.half = last >= 0xd800 && last <= 0xdbff ? text.slice(-1) : '';
+    return this.half === '' ? text : text.slice(0, -1);
+  }
+
+  end(): string {
+    const half = this.half;
+    this.half = '';
+    return half;
+  }
+}
+
 /** `text` as one line for a status or error line: line breaks and tabs become spaces, controls go. */
 export function oneLine(text: string): string {
   return sanitize(text.replace(/\s+/g, ' ')).trim();

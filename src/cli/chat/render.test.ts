@@ -12,6 +12,9 @@ const turn = (model: string, input: number, output: number, cost: number | undef
   at: '2026-11-26T10:00:00.000Z',
 });
 
+/** Half of a surrogate pair without its other half (what a terminal would show as U+FFFD). */
+const loneHalf = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 describe('answer rendering', () => {
   it('a block ends after a blank line or a closing fence, never inside a code block', () => {
     expect(blockEnd('Hello')).toBe(0);
@@ -41,6 +44,23 @@ describe('answer rendering', () => {
         renderer.event({ type: 'text-delta', index: 0, delta: text.slice(at, at + size) } as never);
       renderer.finish();
       expect(written).toBe('ok\\u202eevil\\u2069 مرحبا שלום \u200f 😀👨‍👩‍👧 日本\n');
+    }
+  });
+
+  it('writes a surrogate pair split between two deltas whole, answer and reasoning alike (each half alone prints as U+FFFD)', () => {
+    const text = 'a😀b👨‍👩‍👧';
+    for (const type of ['text-delta', 'reasoning-delta'] as const) {
+      const chunks: string[] = [];
+      const renderer = new AnswerRenderer(
+        { write: (chunk) => void chunks.push(chunk), tty: false, columns: () => 80, rows: () => 24 },
+        { reasoning: true },
+      );
+      for (const unit of text.split('')) renderer.event({ type, index: 0, delta: unit } as never);
+      // The last delta a lone first half: given back at the end as it came, nothing lost.
+      renderer.event({ type, index: 0, delta: '\ud83d' } as never);
+      renderer.finish();
+      expect(chunks.join('')).toContain(`${text}\ud83d`);
+      expect(chunks.filter((chunk) => chunk !== '\ud83d').some((chunk) => loneHalf.test(chunk))).toBe(false);
     }
   });
 

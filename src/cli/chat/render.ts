@@ -6,7 +6,7 @@
 import stringWidth from 'string-width';
 import type { AgentEvent } from '../../agent/types.ts';
 import type { ToolResultPart } from '../../core/transcript.ts';
-import { sanitize } from '../terminal-text.ts';
+import { sanitize, WholeCharacters } from '../terminal-text.ts';
 
 /** Where the chat writes, and what it knows of the terminal. */
 export interface Screen {
@@ -140,6 +140,9 @@ export function summarize(result: ToolResultPart): string {
 export class AnswerRenderer {
   private pending = '';
   private reasoningShown = 0;
+  /** A surrogate pair split between two deltas is written whole, once its second half comes. */
+  private readonly answerCharacters = new WholeCharacters();
+  private readonly reasoningCharacters = new WholeCharacters();
   private readonly toolNames = new Map<string, string>();
   /** Raw answer text written so far (for tests and the interrupted marker). */
   text = '';
@@ -196,7 +199,8 @@ export class AnswerRenderer {
 
   private reasoning(delta: string): void {
     if (this.options.reasoning) {
-      this.screen.write(dim(this.screen, sanitize(delta)));
+      const whole = this.reasoningCharacters.take(delta);
+      if (whole !== '') this.screen.write(dim(this.screen, sanitize(whole)));
       this.reasoningShown += delta.length;
       return;
     }
@@ -206,6 +210,8 @@ export class AnswerRenderer {
   }
 
   private closeReasoning(): void {
+    const half = this.reasoningCharacters.end();
+    if (half !== '' && this.options.reasoning) this.screen.write(dim(this.screen, half));
     if (this.reasoningShown === 0) return;
     if (this.screen.tty || this.options.reasoning) this.screen.write('\n');
     this.reasoningShown = 0;
@@ -213,7 +219,8 @@ export class AnswerRenderer {
 
   private textDelta(delta: string): void {
     this.closeReasoning();
-    const clean = sanitize(delta);
+    const clean = sanitize(this.answerCharacters.take(delta));
+    if (clean === '') return;
     this.text += clean;
     this.pending += clean;
     this.screen.write(clean);
@@ -240,6 +247,12 @@ export class AnswerRenderer {
 
   /** Renders what remains and ends the line. */
   private flush(): void {
+    const half = this.answerCharacters.end();
+    if (half !== '') {
+      this.text += half;
+      this.pending += half;
+      this.screen.write(half);
+    }
     if (this.pending === '') return;
     const pending = this.pending.endsWith('\n') ? this.pending : `${this.pending}\n`;
     if (!this.pending.endsWith('\n')) this.screen.write('\n');
