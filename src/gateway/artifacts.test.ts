@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Item, Part } from '../core/transcript.ts';
-import { restoreArtifacts, saveArtifacts } from './artifacts.ts';
+import type { Item, Part, ToolCallPart } from '../core/transcript.ts';
+import { maxArtifactReads, restoreArtifacts, saveArtifacts } from './artifacts.ts';
 import { createMemoryStore } from './store.ts';
 
 const thinking = (text: string, signature: string): Part => ({ type: 'reasoning', text, signature });
@@ -58,5 +58,57 @@ describe('signed reasoning put back for a client that has no field for it', () =
     const transcript: Item[] = [{ kind: 'assistant', parts: [{ type: 'text', text: 'Hm.' }, { ...call }] }];
     await restoreArtifacts(transcript, store, '');
     expect(transcript[0]!.parts.map((part) => part.type)).toEqual(['reasoning', 'text', 'tool-call']);
+  });
+});
+
+describe('lookups bounded per request', () => {
+  const counted = () => {
+    const store = createMemoryStore();
+    let reads = 0;
+    const get = store.get.bind(store);
+    store.get = (id, hold) => {
+      reads++;
+      return get(id, hold);
+    };
+    return { store, reads: () => reads };
+  };
+  const signedCall = (index: number): ToolCallPart => ({
+    type: 'tool-call',
+    id: `call_${index}` as never,
+    name: 'step',
+    input: {},
+  });
+
+  it(`a history of 1,000 calls makes ${maxArtifactReads} reads, the latest calls' (the earlier keep what the client sent)`, async () => {
+    const { store, reads } = counted();
+    for (let index = 0; index < 1000; index++)
+      await saveArtifacts([{ ...signedCall(index), signature: `SIG-${index}` }], 'google', store, 60_000, '');
+    const transcript: Item[] = [];
+    // Only the assistant items matter here (their results would sit between them).
+    for (let index = 0; index < 1000; index++)
+      transcript.push({ kind: 'assistant', parts: [signedCall(index)] });
+    await restoreArtifacts(transcript, store, '');
+    expect(reads()).toBe(maxArtifactReads);
+    const signatures = transcript.map((item) => (item.parts[0] as { signature?: string }).signature);
+    expect(signatures.slice(-maxArtifactReads)).toEqual(
+      Array.from({ length: maxArtifactReads }, (_, index) => `SIG-${1000 - maxArtifactReads + index}`),
+    );
+    expect(signatures.slice(0, -maxArtifactReads).every((signature) => signature === undefined)).toBe(true);
+  });
+
+  it(`one message of 1,000 parallel calls makes ${maxArtifactReads} reads, its first calls' (the first carries its reasoning)`, async () => {
+    const { store, reads } = counted();
+    const reply = Array.from({ length: 1000 }, (_, index) => ({
+      ...signedCall(index),
+      signature: `SIG-${index}`,
+    }));
+    await saveArtifacts(reply, 'google', store, 60_000, '');
+    const transcript: Item[] = [{ kind: 'assistant', parts: reply.map((_, index) => signedCall(index)) }];
+    await restoreArtifacts(transcript, store, '');
+    expect(reads()).toBe(maxArtifactReads);
+    const parts = transcript[0]!.parts as Array<{ signature?: string }>;
+    expect(parts[0]!.signature).toBe('SIG-0');
+    expect(parts[maxArtifactReads - 1]!.signature).toBe(`SIG-${maxArtifactReads - 1}`);
+    expect(parts[maxArtifactReads]!.signature).toBeUndefined();
   });
 });

@@ -100,12 +100,38 @@ async function saveCalls(
   );
 }
 
-async function restoreItem(item: Item, store: GatewayStore, scope: string): Promise<void> {
+/**
+ * Looks up, for at most `budget` of the item's calls (the first ones: the first carries the
+ * message's reasoning), what the client did not send back — a call's signature, the message's
+ * reasoning — and puts it back; `reads` is how many lookups that takes (none: no `restored`).
+ */
+function restoreItem(
+  item: Item,
+  store: GatewayStore,
+  scope: string,
+  budget: number,
+): { reads: number; restored?: Promise<void> } {
   const calls = item.parts.filter((part): part is ToolCallPart => part.type === 'tool-call');
   const hasReasoning = item.parts.some((part) => part.type === 'reasoning');
-  // Only what the client did not send back is looked up: a call's signature, the message's reasoning.
-  const needed = calls.map((call, index) => call.signature === undefined || (index === 0 && !hasReasoning));
-  if (!needed.includes(true)) return;
+  let reads = 0;
+  const needed = calls.map((call, index) => {
+    const wanted = call.signature === undefined || (index === 0 && !hasReasoning);
+    if (!wanted || reads === budget) return false;
+    reads++;
+    return true;
+  });
+  if (reads === 0) return { reads };
+  return { reads, restored: putBack(item, calls, needed, hasReasoning, store, scope) };
+}
+
+async function putBack(
+  item: Item,
+  calls: ToolCallPart[],
+  needed: boolean[],
+  hasReasoning: boolean,
+  store: GatewayStore,
+  scope: string,
+): Promise<void> {
   const found = await Promise.all(
     calls.map((call, index) =>
       needed[index] ? (store.get(callKey(scope, call.id)) as Promise<CallArtifacts | undefined>) : undefined,
@@ -189,19 +215,35 @@ function readable(value: unknown): CallArtifacts | undefined {
 }
 
 /**
- * Puts stored artifacts back on the assistant items of a decoded transcript (in place); undefined
- * when no assistant item has a tool call (nothing to look up).
+ * The most stored call entries one request looks up (one state-store read each: a Redis GET), the
+ * latest calls first. A request naming tens of thousands of calls (a long history, or one made up)
+ * makes no more reads than this, before its key's limits are checked as after; the calls before
+ * them keep what the client sent. Providers take back only the recent turns' artifacts anyway:
+ * Anthropic drops earlier turns' thinking, Gemini checks the current turn's signatures, OpenAI
+ * drops earlier turns' reasoning items.
+ */
+export const maxArtifactReads = 256;
+
+/**
+ * Puts stored artifacts back on the assistant items of a decoded transcript (in place), the latest
+ * first, up to {@link maxArtifactReads} lookups; undefined when there is nothing to look up.
  */
 export function restoreArtifacts(
   transcript: Item[],
   store: GatewayStore,
   scope: string,
 ): Promise<void> | undefined {
-  const withCalls = transcript.filter(
-    (item) => item.kind === 'assistant' && item.parts.some((part) => part.type === 'tool-call'),
-  );
-  if (withCalls.length === 0) return undefined;
-  return Promise.all(withCalls.map((item) => restoreItem(item, store, scope))).then(() => undefined);
+  const restoring: Promise<void>[] = [];
+  let budget = maxArtifactReads;
+  for (let index = transcript.length - 1; index >= 0 && budget > 0; index--) {
+    const item = transcript[index]!;
+    if (item.kind !== 'assistant') continue;
+    const { reads, restored } = restoreItem(item, store, scope, budget);
+    budget -= reads;
+    if (restored !== undefined) restoring.push(restored);
+  }
+  if (restoring.length === 0) return undefined;
+  return Promise.all(restoring).then(() => undefined);
 }
 
 /**
