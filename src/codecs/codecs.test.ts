@@ -83,6 +83,31 @@ describe('decoding', () => {
     expect(decoded.model).toBe('m');
   });
 
+  it('Chat’s legacy functions, function_call and an assistant function_call are refused by path, as the function role is', () => {
+    const chat =
+      (extra: Record<string, unknown>, messages: unknown[] = [{ role: 'user', content: 'x' }]) =>
+      () =>
+        codecs['openai-chat'].decodeRequest({ model: 'm', messages, ...extra });
+    const weather = { name: 'get_weather', parameters: { type: 'object', properties: {} } };
+    expect(fieldOf(chat({ functions: [weather] }))).toBe('functions');
+    expect(fieldOf(chat({ function_call: { name: 'get_weather' } }))).toBe('function_call');
+    expect(fieldOf(chat({ function_call: 'auto' }))).toBe('function_call');
+    expect(chat({ functions: [weather] })).toThrow(/^functions: .*declare them in tools/);
+    const called = [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: null, function_call: { name: 'get_weather', arguments: '{}' } },
+    ];
+    expect(fieldOf(chat({}, called))).toBe('messages.1.function_call');
+    expect(fieldOf(chat({}, [...called, { role: 'function', name: 'get_weather', content: 'sunny' }]))).toBe(
+      'messages.1.function_call',
+    );
+    expect(fieldOf(chat({}, [{ role: 'function', name: 'get_weather', content: 'sunny' }]))).toBe(
+      'messages.0.role',
+    );
+    // Null, as some clients write an absent field, is absent.
+    expect(fieldOf(chat({ functions: null, function_call: null }))).toBeUndefined();
+  });
+
   it('Gemini calls without ids get stable ids and responses answer them by name, in order', () => {
     const decoded = codecs.gemini.decodeRequest(
       {

@@ -157,6 +157,12 @@ function convertMessage(message: unknown, index: number, transcript: Item[]): vo
       );
       return;
     case 'assistant': {
+      if (object.function_call !== undefined && object.function_call !== null)
+        throw new RequestFieldError(
+          `${path}.function_call`,
+          `${path}.function_call: the legacy function_call is not supported: use tool_calls`,
+          'unsupported',
+        );
       const parts: Part[] = [
         ...contentParts(object.content, `${path}.content`),
         ...toolCalls(object.tool_calls, `${path}.tool_calls`),
@@ -296,6 +302,15 @@ function refuseUnhonourable(object: Record<string, unknown>): void {
   refuse(object, 'logprobs', [false], 'log probabilities are not supported by the gateway');
   refuse(object, 'top_logprobs', [0], 'log probabilities are not supported by the gateway');
   refuse(object, 'audio', [], 'audio output is not supported by the gateway');
+  // The legacy function-calling fields, refused like the legacy `function` role: `tools` and
+  // `tool_choice` say the same, and dropping them would answer without the tools unannounced.
+  refuse(object, 'functions', [], 'the legacy functions field is not supported: declare them in tools');
+  refuse(
+    object,
+    'function_call',
+    [],
+    'the legacy function_call field is not supported: choose the tool with tool_choice',
+  );
   const modalities = optionalArray(object, 'modalities');
   if (modalities !== undefined && modalities.some((modality) => modality !== 'text'))
     throw new RequestFieldError(
