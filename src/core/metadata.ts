@@ -70,6 +70,14 @@ export function isMetadataKey(key: string): boolean {
 }
 
 /**
+ * Request metadata key of the `displayName` of a media part in a Gemini client's multimodal function
+ * response (`functionResponse.parts[].inlineData.displayName`), which the response object refers to
+ * (`{"$ref": "<displayName>"}`): a Gemini 3 upstream gets it back on the same part; other providers
+ * have no such field.
+ */
+export const geminiDisplayNameKey = 'gemini.displayName';
+
+/**
  * Response metadata key of a Gemini candidate's Google Search grounding (`groundingMetadata`), set by
  * the Gemini adapters and read by the Chat codec (`url_citation`s).
  */

@@ -16,7 +16,6 @@ import {
   RequestFieldError,
   requiredString,
   temperatureRange,
-  textOf,
   topPRange,
   shown,
 } from '../fields.ts';
@@ -24,6 +23,7 @@ import { binaryPart, checkedToolChoice, namedTool, pushParts, sentAt, toolOutput
 import type { DecodeContext, DecodedRequest, OpaqueCodec } from '../types.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import { CallIds } from './call-ids.ts';
+import { geminiDisplayNameKey } from '../../core/metadata.ts';
 
 interface PartContext {
   path: string;
@@ -92,13 +92,14 @@ function convertPart(
     const media = (optionalArray(response, 'parts', `${path}.functionResponse.parts`) ?? []).map(
       (entry, index) => responseMedia(entry, `${path}.functionResponse.parts.${index}`),
     );
+    // With media, a JSON result stays JSON: a structured part before them (an upstream without JSON
+    // results gets it as JSON text, as the json output).
     const output: ToolOutput =
-      typeof value === 'string' || media.length > 0
-        ? toolOutput([
-            { type: 'text', text: typeof value === 'string' ? value : textOf(value ?? {}) },
-            ...media,
-          ])
-        : { type: 'json', value: value as JsonValue };
+      typeof value === 'string'
+        ? toolOutput([{ type: 'text', text: value }, ...media])
+        : media.length > 0
+          ? { type: 'parts', parts: [{ type: 'structured', value: (value ?? {}) as JsonValue }, ...media] }
+          : { type: 'json', value: value as JsonValue };
     const answer: Part = { type: 'tool-result', callId: callId as never, name, output, isError };
     return { kind: 'tool', part: sentAt(answer, `${path}.functionResponse`) };
   }
@@ -126,10 +127,20 @@ function mediaOf(part: Record<string, unknown>, path: string): Part | undefined 
   return undefined;
 }
 
-/** One media part of a function response (`inlineData` or `fileData`); anything else is refused by path. */
+/**
+ * One media part of a function response (`inlineData` or `fileData`), its `displayName` — the name
+ * the response object refers to it by (`{"$ref": name}`) — kept in its metadata
+ * ({@link geminiDisplayNameKey}); anything else is refused by path.
+ */
 function responseMedia(value: unknown, path: string): Part {
-  const media = mediaOf(jsonObject(value, path), path);
-  if (media !== undefined) return media;
+  const part = jsonObject(value, path);
+  const media = mediaOf(part, path);
+  if (media !== undefined) {
+    const field = isJsonObject(part.inlineData) ? 'inlineData' : 'fileData';
+    const name = optionalString(part[field] as JsonObject, 'displayName', `${path}.${field}.displayName`);
+    if (name !== undefined) media.metadata = { [geminiDisplayNameKey]: name };
+    return media;
+  }
   throw new RequestFieldError(
     path,
     `${path}: only inlineData and fileData parts are supported here`,

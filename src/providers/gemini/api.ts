@@ -8,7 +8,8 @@ export interface GeminiPart {
   thought?: boolean;
   /** Opaque signature; rides on thought, text, function-call and other parts. */
   thoughtSignature?: string;
-  inlineData?: { mimeType: string; data: string };
+  /** `displayName`: in a Gemini 3 function response's parts, the name its response refers to (`{"$ref": name}`). */
+  inlineData?: { mimeType: string; data: string; displayName?: string };
   fileData?: { mimeType?: string; fileUri: string };
   /** Gemini 3: this media part's resolution (`MEDIA_RESOLUTION_LOW`, `…_HIGH`). */
   mediaResolution?: { level: string };

@@ -1,7 +1,7 @@
 /** Canonical transcript → Gemini `contents` (+ the joined system instruction). */
 import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
-import { imageDetailKey, type MetadataMap } from '../../core/metadata.ts';
+import { geminiDisplayNameKey, imageDetailKey, type MetadataMap } from '../../core/metadata.ts';
 import type { DataRef, Item, Part, ToolCallPart, ToolResultPart } from '../../core/transcript.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import {
@@ -151,25 +151,38 @@ function convertToolResult(part: ToolResultPart, site: PartSite): GeminiPart[] {
     });
   }
   const id = providerToolId(site.context, part.callId);
-  const media: GeminiPart[] = [];
+  const media: ResultMedia[] = [];
   const response = convertToolOutput(part, site, media);
   const functionResponse: NonNullable<GeminiPart['functionResponse']> = { name, response, id };
   // Gemini 3 takes a result's inline media inside its functionResponse (a multimodal function
-  // response, tied to its call); earlier models, and media by URI, follow it as sibling parts.
+  // response, tied to its call), each with the `displayName` the response may refer to it by;
+  // earlier models, and media by URI, follow it as sibling parts.
   if (takesMediaInFunctionResponse(site.context.model)) {
-    const inline = media.filter((data) => data.inlineData !== undefined);
-    if (inline.length > 0) functionResponse.parts = inline.map(({ inlineData }) => ({ inlineData }));
-    return [{ functionResponse }, ...media.filter((data) => data.inlineData === undefined)];
+    const inline = media.filter(({ data }) => data.inlineData !== undefined);
+    if (inline.length > 0)
+      functionResponse.parts = inline.map(({ data, displayName }) => ({
+        inlineData: displayName === undefined ? data.inlineData : { ...data.inlineData!, displayName },
+      }));
+    const siblings = media.filter(({ data }) => data.inlineData === undefined);
+    return [{ functionResponse }, ...siblings.map(({ data }) => data)];
   }
-  return [{ functionResponse }, ...media];
+  return [{ functionResponse }, ...media.map(({ data }) => data)];
+}
+
+/** A tool result's media part as Gemini data, with the client's `displayName` for it, if any. */
+interface ResultMedia {
+  data: GeminiPart;
+  displayName?: string;
 }
 
 /**
  * Gemini wants `response` to be an object: text becomes `{output: text}`, a JSON object is sent as
  * is, any other JSON value becomes `{output: value}`; an error result uses `error` instead of
- * `output`. Media inside a result are collected in `media` (see {@link convertToolResult}).
+ * `output`. Parts: one structured value and media (a multimodal function response) go as that value
+ * would alone; texts and values together as a list under the key. Media inside a result are
+ * collected in `media` (see {@link convertToolResult}).
  */
-function convertToolOutput(part: ToolResultPart, site: PartSite, media: GeminiPart[]): JsonObject {
+function convertToolOutput(part: ToolResultPart, site: PartSite, media: ResultMedia[]): JsonObject {
   const key = part.isError ? 'error' : 'output';
   const output = part.output;
   if (output.type === 'text') return { [key]: output.text };
@@ -184,12 +197,16 @@ function convertToolOutput(part: ToolResultPart, site: PartSite, media: GeminiPa
     else if (inner.type === 'structured') values.push(inner.value);
     else if (inner.type === 'media' || inner.type === 'file') {
       const data = convertData(inner.mimeType, inner.data);
+      const displayName = inner.metadata?.[geminiDisplayNameKey];
       if (data === undefined) dropped(inner, site, 'a handle data reference must be resolved first');
-      else media.push(data);
+      else media.push(typeof displayName === 'string' ? { data, displayName } : { data });
     } else dropped(inner, site, `a ${inner.type} part cannot be part of a function response`);
   }
   if (values.length === 0) return { [key]: texts.join('\n') };
-  if (texts.length === 0 && values.length === 1) return { [key]: values[0] as JsonValue };
+  if (texts.length === 0 && values.length === 1) {
+    const [value] = values as [JsonValue];
+    return isJsonObject(value) && !part.isError ? value : { [key]: value };
+  }
   return { [key]: [...texts, ...values] };
 }
 
