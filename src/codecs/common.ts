@@ -24,12 +24,23 @@ export function sentAt<Sent extends Part>(part: Sent, field: string): Sent {
   return part;
 }
 
+/**
+ * A user turn's parts, an empty turn (no parts, or empty text only) kept as one empty text part
+ * noted as sent at `field`: never left out, which would change the request (a trailing one would
+ * make the assistant message before it a prefill). A provider that refuses empty messages fails
+ * the call naming it (`providers/common/empty-turns.ts`); the others send it.
+ */
+export function userTurnParts(parts: Part[], field: string): Part[] {
+  if (parts.some((part) => part.type !== 'text' || part.text !== '')) return parts;
+  return [sentAt({ type: 'text', text: '' }, field)];
+}
+
 /** {@link sentAt} for a media or file part (a refusal of its type names the client's field); other parts unchanged. */
 export function sentMedia(part: Part, field: string): Part {
   return part.type === 'media' || part.type === 'file' ? sentAt(part, field) : part;
 }
 
-/** Where the client sent `part` (a tool call or result, a media or file part), when a codec noted it. */
+/** Where the client sent `part` (a tool call or result, a media or file part, an empty user turn's text), when a codec noted it. */
 export function sentFieldOf(part: Part | undefined): string | undefined {
   return (part as { [sentField]?: string } | undefined)?.[sentField];
 }

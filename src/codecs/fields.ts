@@ -80,7 +80,8 @@ export function promptCacheOf(object: Record<string, unknown>): PromptCacheReque
 /** A required non-empty string field. */
 export function requiredString(object: Record<string, unknown>, key: string, path = key): string {
   const value = optionalString(object, key, path);
-  if (value === undefined || value === '') throw new RequestFieldError(path, `${path} is required`);
+  if (value === undefined) throw new RequestFieldError(path, `${path} is required`);
+  if (value === '') throw new RequestFieldError(path, `${path} must not be empty`);
   return value;
 }
 

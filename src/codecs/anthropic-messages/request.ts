@@ -223,6 +223,9 @@ function convertMessage(message: unknown, index: number, transcript: Item[], opa
   }
   if (message.role !== 'user')
     throw new RequestFieldError(`${path}.role`, `${path}.role must be user, assistant or system`);
+  // Refused as the Messages API refuses it: left out, a trailing one would make a prefill.
+  if (blocks.length === 0)
+    throw new RequestFieldError(`${path}.content`, `${path}.content must not be empty`);
   for (const [at, block] of blocks.entries()) {
     const blockPath = `${path}.content.${at}`;
     if (block.type === 'tool_result') pushParts(transcript, 'tool', [toolResult(block, blockPath)]);

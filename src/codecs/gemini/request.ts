@@ -19,7 +19,15 @@ import {
   topPRange,
   shown,
 } from '../fields.ts';
-import { binaryPart, checkedToolChoice, namedTool, pushParts, sentAt, toolOutput } from '../common.ts';
+import {
+  binaryPart,
+  checkedToolChoice,
+  namedTool,
+  pushParts,
+  sentAt,
+  toolOutput,
+  userTurnParts,
+} from '../common.ts';
 import type { DecodeContext, DecodedRequest, OpaqueCodec } from '../types.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import { CallIds } from './call-ids.ts';
@@ -219,7 +227,16 @@ function convertContents(contents: unknown[], transcript: Item[], opaque: Opaque
       )
         pushParts(transcript, kind, [converted.part]);
     });
+    // A user content of empty text only (or no parts: nothing of it was kept above) is an empty
+    // turn, kept (`userTurnParts`).
+    if (!model && role !== 'function' && parts.every(isEmptyText))
+      pushParts(transcript, 'user', userTurnParts([], `${path}.parts`));
   });
+}
+
+/** A wire part that is empty text and nothing else (no signature, no thought). */
+function isEmptyText(value: unknown): boolean {
+  return isJsonObject(value) && value.text === '' && Object.keys(value).length === 1;
 }
 
 function convertTools(body: Record<string, unknown>): ToolSpec[] | undefined {

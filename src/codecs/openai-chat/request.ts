@@ -31,6 +31,7 @@ import {
   sentAt,
   sentMedia,
   toolOutput,
+  userTurnParts,
   withImageDetail,
 } from '../common.ts';
 import type { DecodedRequest } from '../types.ts';
@@ -152,7 +153,7 @@ function convertMessage(message: unknown, index: number, transcript: Item[]): vo
     case 'user':
       pushUser(
         transcript,
-        contentParts(object.content, `${path}.content`),
+        userTurnParts(contentParts(object.content, `${path}.content`), `${path}.content`),
         optionalString(object, 'name', `${path}.name`),
       );
       return;

@@ -35,6 +35,7 @@ import {
   sentAt,
   sentMedia,
   toolOutput,
+  userTurnParts,
   withImageDetail,
 } from '../common.ts';
 import { untaggedItemIdKey } from '../opaque.ts';
@@ -55,7 +56,8 @@ function contentPart(value: unknown, path: string): Part {
     case 'input_text':
     case 'output_text':
     case 'text':
-      return { type: 'text', text: requiredString(part, 'text', `${path}.text`) };
+      // Empty text is taken, as OpenAI takes it (an empty user turn: `userTurnParts`).
+      return { type: 'text', text: presentString(part, 'text', `${path}.text`) };
     case 'refusal':
       return { type: 'text', text: requiredString(part, 'refusal', `${path}.refusal`) };
     case 'input_image': {
@@ -102,7 +104,8 @@ function messageItem(item: Record<string, unknown>, path: string, transcript: It
   const role = item.role;
   if (role === 'system' || role === 'developer') {
     if (parts.length > 0) transcript.push({ kind: role, parts });
-  } else if (role === 'user' || role === 'assistant') pushParts(transcript, role, parts);
+  } else if (role === 'user') pushParts(transcript, role, userTurnParts(parts, `${path}.content`));
+  else if (role === 'assistant') pushParts(transcript, role, parts);
   else
     throw new RequestFieldError(
       `${path}.role`,

@@ -328,3 +328,20 @@ describe('image media types', () => {
     expect(messages[0]?.content).toEqual([{ type: 'image', source: { type: 'url', url: 'https://x/a' } }]);
   });
 });
+
+describe('an empty user turn', () => {
+  it('is refused naming the turn, never left out (a trailing one would turn the call into a prefill)', () => {
+    for (const empty of ['', ' \n']) {
+      const error = thrown(() =>
+        build({ transcript: [user(text('Tell me a joke')), assistant(text('Why?')), user(text(empty))] }),
+      );
+      expect(isInvalidRequestError(error)).toBe(true);
+      expect(error.message).toContain('the user turn (transcript[2].parts[0]) is empty');
+    }
+  });
+
+  it('empty text beside other content is no empty turn', () => {
+    const messages = messagesOf([user(text('Hi'), text('')), assistant(text('Hello.')), user(text('q'))]);
+    expect(messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'Hi' }] });
+  });
+});

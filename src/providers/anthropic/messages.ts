@@ -24,6 +24,7 @@ import { toolIdRule } from './tool-ids.ts';
 import { pushAll } from '../../core/arrays.ts';
 import { cacheBreakpointKey } from '../../core/metadata.ts';
 import { convertCacheControl, maxCacheBreakpoints } from './cache.ts';
+import { isBlank, refuseEmptyUserTurns } from '../common/empty-turns.ts';
 
 /**
  * Reasoning goes back only when this adapter's provider signed it; custom parts only when it made
@@ -156,9 +157,11 @@ export interface ConvertedMessages {
  * joined into `system`; tool items become user messages of `tool_result` blocks; consecutive
  * messages of one role are merged, tool results first. Empty and whitespace-only text is skipped
  * (whitespace with a WARN), empty messages are left out, and a final assistant message loses its
- * trailing whitespace.
+ * trailing whitespace. A user turn of blank text only is refused (`refuseEmptyUserTurns`): left
+ * out, it would change the request.
  */
 export function convertMessages(items: readonly Item[], context: ProviderContext): ConvertedMessages {
+  refuseEmptyUserTurns(items, context, isBlank, 'anthropic');
   const projected = projectTranscript(items, projectionRules(context), context);
   const messages: WireMessage[] = [];
   for (const item of projected) {

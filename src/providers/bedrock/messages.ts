@@ -23,6 +23,7 @@ import type { WireContentBlock, WireMessage, WireSource } from './api.ts';
 import { baseModelId, documentFormats, imageFormats } from './capabilities.ts';
 import { toolIdRule } from './tool-ids.ts';
 import { pushAll } from '../../core/arrays.ts';
+import { isBlank, refuseEmptyUserTurns } from '../common/empty-turns.ts';
 
 /** Content the Converse API cannot take: the part is dropped with the one projection WARN. */
 class Unsupported extends Error {
@@ -231,6 +232,7 @@ export interface ConvertedMessages {
  * whitespace (Converse refuses it, like the Messages API).
  */
 export function convertMessages(items: readonly Item[], context: ProviderContext): ConvertedMessages {
+  refuseEmptyUserTurns(items, context, isBlank, 'bedrock');
   const projected = projectTranscript(items, sameProviderRules(context), context);
   const messages: WireMessage[] = [];
   let documents = 0;

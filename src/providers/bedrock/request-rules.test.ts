@@ -225,3 +225,14 @@ describe('an effort without thinking (thinking: false)', () => {
     expect(warnings).toEqual(['dropped the effort: Claude on Bedrock takes no output_config.effort']);
   });
 });
+
+it('an empty or blank user turn is refused naming it, never left out (a trailing one would make a prefill)', () => {
+  const turns: Item[] = [
+    { kind: 'user', parts: [{ type: 'text', text: 'Tell me a joke' }] },
+    { kind: 'assistant', parts: [{ type: 'text', text: 'Why?' }] },
+    { kind: 'user', parts: [{ type: 'text', text: ' ' }] },
+  ];
+  expect(() => build(claude, {}, turns)).toThrow(
+    /bedrock: the user turn \(transcript\[2\]\.parts\[0\]\) is empty/,
+  );
+});

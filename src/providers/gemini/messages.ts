@@ -15,6 +15,7 @@ import {
 } from '../common/projection.ts';
 import type { GeminiContent, GeminiPart } from './api.ts';
 import { pushAll } from '../../core/arrays.ts';
+import { isEmpty, refuseEmptyUserTurns } from '../common/empty-turns.ts';
 
 /** Metadata key of a text (or media) part's `thoughtSignature`, kept so it can be sent back. */
 export const signatureMetadataKey = 'gemini.thoughtSignature';
@@ -50,9 +51,11 @@ export interface ConvertedMessages {
 /**
  * Converts the transcript: instructions are joined into the system instruction; user, assistant
  * (`model`) and tool turns become contents, consecutive same-role turns merged. Reasoning and custom
- * parts from other providers are dropped with a WARN (`projectTranscript`).
+ * parts from other providers are dropped with a WARN (`projectTranscript`). A user turn of empty text
+ * only is refused (`refuseEmptyUserTurns`), other empty text in a user turn left out.
  */
 export function convertMessages(items: readonly Item[], context: ProviderContext): ConvertedMessages {
+  refuseEmptyUserTurns(items, context, isEmpty, 'gemini');
   const projected = projectTranscript(items, sameProviderRules(context), context);
   const callNames = collectCallNames(projected);
   const contents: GeminiContent[] = [];
@@ -66,6 +69,8 @@ export function convertMessages(items: readonly Item[], context: ProviderContext
     const role = item.kind === 'assistant' ? 'model' : 'user';
     const parts: GeminiPart[] = [];
     (item.kind === 'tool' ? inCallOrder(item.parts, calls) : item.parts).forEach((part) => {
+      // Empty text beside a user turn's other content says nothing, and Gemini refuses it.
+      if (item.kind === 'user' && part.type === 'text' && part.text === '') return;
       const converted = convertPart(part, { context, callNames });
       if (converted !== undefined) pushAll(parts, converted);
     });

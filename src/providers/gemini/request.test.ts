@@ -868,3 +868,23 @@ describe('golden request bodies', () => {
     });
   });
 });
+
+it('an empty user turn is refused naming it (left out, the model message before it would be continued); empty text beside other content is left out', () => {
+  const turns = (last: Item): Item[] => [
+    userText('Tell me a joke'),
+    { kind: 'assistant', parts: [{ type: 'text', text: 'Why?' }] },
+    last,
+  ];
+  expect(() => build({ transcript: turns(userText('')) })).toThrow(
+    /gemini: the user turn \(transcript\[2\]\.parts\[0\]\) is empty/,
+  );
+  const mixed = {
+    kind: 'user',
+    parts: [
+      { type: 'text', text: '' },
+      { type: 'text', text: 'Go on' },
+    ],
+  } as Item;
+  const contents = build({ transcript: turns(mixed) }).wire.body.contents as Array<{ parts: unknown[] }>;
+  expect(contents.at(-1)).toEqual({ role: 'user', parts: [{ text: 'Go on' }] });
+});
