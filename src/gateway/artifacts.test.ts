@@ -48,6 +48,23 @@ describe('signed reasoning put back for a client that has no field for it', () =
     ).toEqual(['SIG-A', 'SIG-B', 'tool-call']);
   });
 
+  it('puts reasoning that followed a call back after it (reasoning, call, reasoning, call)', async () => {
+    const store = createMemoryStore();
+    const second: Part = { type: 'tool-call', id: 'call_2' as never, name: 'get_weather', input: {} };
+    await saveArtifacts(
+      [thinking('first', 'SIG-A'), call, thinking('second', 'SIG-B'), second],
+      'anthropic',
+      store,
+      60_000,
+      '',
+    );
+    const transcript: Item[] = [{ kind: 'assistant', parts: [{ ...call }, { ...second }] }];
+    await restoreArtifacts(transcript, store, '');
+    expect(
+      transcript[0]!.parts.map((part) => (part.type === 'reasoning' ? part.signature : part.type)),
+    ).toEqual(['SIG-A', 'tool-call', 'SIG-B', 'tool-call']);
+  });
+
   it('puts reasoning stored without positions (an older entry) in front', async () => {
     const store = createMemoryStore();
     await store.put(

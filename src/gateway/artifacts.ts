@@ -21,6 +21,12 @@ interface CallArtifacts {
    * between two thinking blocks keeps them apart when they are put back).
    */
   at?: number[];
+  /**
+   * How many of the message's tool calls came before each reasoning part: reasoning that followed
+   * a call goes back after it (reasoning, call, reasoning, call keeps alternating). Entries written
+   * before this field put every part in front of the first call.
+   */
+  calls?: number[];
 }
 
 /** The scope of a gateway key's entries: its name ('' without keys), length-prefixed so no two collide. */
@@ -76,14 +82,19 @@ async function saveCalls(
 ): Promise<void> {
   const reasoning: ReasoningPart[] = [];
   const at: number[] = [];
+  const callsBefore: number[] = [];
   let others = 0;
+  let callsSeen = 0;
   // Unsigned reasoning too: a host that wants its own back (DeepSeek's `reasoning_content` on a
   // tool-call turn) must find it tagged with its provider, whether or not the client sent it back.
   for (const part of content) {
-    if (part.type !== 'reasoning') others++;
-    else if (part.signature !== undefined || part.data !== undefined || part.text !== '') {
+    if (part.type !== 'reasoning') {
+      others++;
+      if (part.type === 'tool-call') callsSeen++;
+    } else if (part.signature !== undefined || part.data !== undefined || part.text !== '') {
       reasoning.push(part);
       at.push(others);
+      callsBefore.push(callsSeen);
     }
   }
   await Promise.all(
@@ -93,6 +104,7 @@ async function saveCalls(
       if (index === 0 && reasoning.length > 0) {
         artifacts.reasoning = reasoning.map((part) => ({ ...part, provider: part.provider ?? provider }));
         artifacts.at = at;
+        artifacts.calls = callsBefore;
       }
       if (artifacts.signature === undefined && artifacts.reasoning === undefined) return undefined;
       return store.put(callKey(scope, call.id), artifacts, ttlMs);
@@ -167,20 +179,30 @@ function adoptProvider(parts: Part[], provider: string | undefined): void {
 }
 
 /**
- * The item's parts with the stored reasoning put back where it sat among them (`at`; all in front
- * when a stored entry has no positions): Anthropic wants interleaved thinking in its order.
+ * The item's parts with the stored reasoning put back where it sat among them (all in front when a
+ * stored entry has no positions): Anthropic wants interleaved thinking in its order, and OpenAI's
+ * Responses API takes a reasoning item only when the item that followed it comes next. A part goes
+ * after as many of the item's calls as preceded it in the reply (`calls`) and, among the other
+ * parts, before the one it preceded (`at`) — never after a call it came before: a client that
+ * merged or left out text has fewer parts than the reply had.
  */
 function placeReasoning(parts: Part[], artifacts: CallArtifacts): Part[] {
   const reasoning = artifacts.reasoning!;
-  const at = artifacts.at;
+  const { at, calls } = artifacts;
   if (at === undefined || at.length !== reasoning.length) return [...reasoning, ...parts];
+  // An entry without call counts (written before they were kept): every part before the first call.
+  const callsBefore = calls?.length === reasoning.length ? calls : undefined;
   const placed: Part[] = [];
   let next = 0;
+  let callsSeen = 0;
   parts.forEach((part, index) => {
-    // Never after a call: a client that merged or left out text has fewer parts than the reply had.
-    while (next < reasoning.length && (at[next]! <= index || part.type === 'tool-call'))
+    while (next < reasoning.length) {
+      const afterCalls = callsBefore === undefined || callsBefore[next]! <= callsSeen;
+      if (!afterCalls || (at[next]! > index && part.type !== 'tool-call')) break;
       placed.push(reasoning[next++]!);
+    }
     placed.push(part);
+    if (part.type === 'tool-call') callsSeen++;
   });
   while (next < reasoning.length) placed.push(reasoning[next++]!);
   return placed;
@@ -192,13 +214,9 @@ function placeReasoning(parts: Part[], artifacts: CallArtifacts): Part[] {
  */
 function readable(value: unknown): CallArtifacts | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const { provider, signature, reasoning, at } = value as Record<string, unknown>;
+  const { provider, signature, reasoning, at, calls } = value as Record<string, unknown>;
   if (provider !== undefined && typeof provider !== 'string') return undefined;
-  if (
-    at !== undefined &&
-    !(Array.isArray(at) && at.every((index) => Number.isSafeInteger(index) && index >= 0))
-  )
-    return undefined;
+  if (!isCountList(at) || !isCountList(calls)) return undefined;
   if (signature !== undefined && typeof signature !== 'string') return undefined;
   if (
     reasoning !== undefined &&
@@ -213,6 +231,11 @@ function readable(value: unknown): CallArtifacts | undefined {
     return undefined;
   return value as CallArtifacts;
 }
+
+/** Absent, or a list of counts (non-negative integers). */
+const isCountList = (value: unknown): boolean =>
+  value === undefined ||
+  (Array.isArray(value) && value.every((index) => Number.isSafeInteger(index) && index >= 0));
 
 /**
  * The most stored call entries one request looks up (one state-store read each: a Redis GET), the
