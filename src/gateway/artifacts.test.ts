@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Item, Part, ToolCallPart } from '../core/transcript.ts';
-import { maxArtifactReads, restoreArtifacts, saveArtifacts } from './artifacts.ts';
+import type { Item, Part } from '../core/transcript.ts';
+import { restoreArtifacts, saveArtifacts } from './artifacts.ts';
 import { createMemoryStore } from './store.ts';
 
 const thinking = (text: string, signature: string): Part => ({ type: 'reasoning', text, signature });
@@ -78,54 +78,58 @@ describe('signed reasoning put back for a client that has no field for it', () =
   });
 });
 
-describe('lookups bounded per request', () => {
-  const counted = () => {
-    const store = createMemoryStore();
-    let reads = 0;
-    const get = store.get.bind(store);
-    store.get = (id, hold) => {
-      reads++;
-      return get(id, hold);
-    };
-    return { store, reads: () => reads };
-  };
-  const signedCall = (index: number): ToolCallPart => ({
-    type: 'tool-call',
-    id: `call_${index}` as never,
-    name: 'step',
-    input: {},
+describe("a reply's parallel calls sent back one turn each", () => {
+  const second: Part = { type: 'tool-call', id: 'call_2' as never, name: 'get_weather', input: {} };
+  const result = (id: string): Part => ({
+    type: 'tool-result',
+    callId: id as never,
+    output: [{ type: 'text', text: 'ok' }],
+    isError: false,
   });
-
-  it(`a history of 1,000 calls makes ${maxArtifactReads} reads, the latest calls' (the earlier keep what the client sent)`, async () => {
-    const { store, reads } = counted();
-    for (let index = 0; index < 1000; index++)
-      await saveArtifacts([{ ...signedCall(index), signature: `SIG-${index}` }], 'google', store, 60_000, '');
-    const transcript: Item[] = [];
-    // Only the assistant items matter here (their results would sit between them).
-    for (let index = 0; index < 1000; index++)
-      transcript.push({ kind: 'assistant', parts: [signedCall(index)] });
-    await restoreArtifacts(transcript, store, '');
-    expect(reads()).toBe(maxArtifactReads);
-    const signatures = transcript.map((item) => (item.parts[0] as { signature?: string }).signature);
-    expect(signatures.slice(-maxArtifactReads)).toEqual(
-      Array.from({ length: maxArtifactReads }, (_, index) => `SIG-${1000 - maxArtifactReads + index}`),
+  /** `call_1, out_1, call_2, out_2`, as a Responses client that records each output as it runs the call. */
+  const split = (): Item[] => [
+    { kind: 'user', parts: [{ type: 'text', text: 'Weather?' }] },
+    { kind: 'assistant', parts: [{ ...call }] },
+    { kind: 'tool', parts: [result('call_1')] },
+    { kind: 'assistant', parts: [{ ...second }] },
+    { kind: 'tool', parts: [result('call_2')] },
+  ];
+  const shape = (transcript: Item[]) =>
+    transcript.map(
+      (item) =>
+        `${item.kind}[${item.parts.map((part) => (part.type === 'reasoning' ? part.signature : part.type)).join(',')}]`,
     );
-    expect(signatures.slice(0, -maxArtifactReads).every((signature) => signature === undefined)).toBe(true);
+
+  it('are one assistant turn and one tool turn again when the store knows they came together', async () => {
+    const store = createMemoryStore();
+    await saveArtifacts([thinking('both', 'SIG-A'), call, second], 'anthropic', store, 60_000, '');
+    const transcript = split();
+    await restoreArtifacts(transcript, store, '');
+    expect(shape(transcript)).toEqual([
+      'user[text]',
+      'assistant[SIG-A,tool-call,tool-call]',
+      'tool[tool-result,tool-result]',
+    ]);
   });
 
-  it(`one message of 1,000 parallel calls makes ${maxArtifactReads} reads, its first calls' (the first carries its reasoning)`, async () => {
-    const { store, reads } = counted();
-    const reply = Array.from({ length: 1000 }, (_, index) => ({
-      ...signedCall(index),
-      signature: `SIG-${index}`,
-    }));
-    await saveArtifacts(reply, 'google', store, 60_000, '');
-    const transcript: Item[] = [{ kind: 'assistant', parts: reply.map((_, index) => signedCall(index)) }];
+  it('stay apart without a stored entry (a sequential tool loop sends the same items)', async () => {
+    const transcript = split();
+    await restoreArtifacts(transcript, createMemoryStore(), '');
+    expect(shape(transcript)).toEqual(shape(split()));
+  });
+
+  it('stay apart when the later turn holds more than calls (text begins a new model turn)', async () => {
+    const store = createMemoryStore();
+    await saveArtifacts([call, second], 'anthropic', store, 60_000, '');
+    const transcript = split();
+    transcript[3]!.parts.unshift({ type: 'text', text: 'And Lyon:' });
     await restoreArtifacts(transcript, store, '');
-    expect(reads()).toBe(maxArtifactReads);
-    const parts = transcript[0]!.parts as Array<{ signature?: string }>;
-    expect(parts[0]!.signature).toBe('SIG-0');
-    expect(parts[maxArtifactReads - 1]!.signature).toBe(`SIG-${maxArtifactReads - 1}`);
-    expect(parts[maxArtifactReads]!.signature).toBeUndefined();
+    expect(shape(transcript)).toEqual([
+      'user[text]',
+      'assistant[tool-call]',
+      'tool[tool-result]',
+      'assistant[text,tool-call]',
+      'tool[tool-result]',
+    ]);
   });
 });

@@ -27,7 +27,15 @@ interface CallArtifacts {
    * before this field put every part in front of the first call.
    */
   calls?: number[];
+  /**
+   * On the reply's first call, the ids of its other calls: a client that sends them back as
+   * separate turns (each call followed by its output) has them joined into one again.
+   */
+  together?: string[];
 }
+
+/** Reads a call's stored entry once per request (the turn join and the restore both want the first call's). */
+type Lookup = (id: string) => Promise<CallArtifacts | undefined>;
 
 /** The scope of a gateway key's entries: its name ('' without keys), length-prefixed so no two collide. */
 export const scopeOf = (keyName: string | undefined): string =>
@@ -106,56 +114,32 @@ async function saveCalls(
         artifacts.at = at;
         artifacts.calls = callsBefore;
       }
-      if (artifacts.signature === undefined && artifacts.reasoning === undefined) return undefined;
+      if (index === 0 && calls.length > 1) artifacts.together = calls.slice(1).map((other) => other.id);
+      if (
+        artifacts.signature === undefined &&
+        artifacts.reasoning === undefined &&
+        artifacts.together === undefined
+      )
+        return undefined;
       return store.put(callKey(scope, call.id), artifacts, ttlMs);
     }),
   );
 }
 
-/**
- * Looks up, for at most `budget` of the item's calls (the first ones: the first carries the
- * message's reasoning), what the client did not send back — a call's signature, the message's
- * reasoning — and puts it back; `reads` is how many lookups that takes (none: no `restored`).
- */
-function restoreItem(
-  item: Item,
-  store: GatewayStore,
-  scope: string,
-  budget: number,
-): { reads: number; restored?: Promise<void> } {
+async function restoreItem(item: Item, lookup: Lookup): Promise<void> {
   const calls = item.parts.filter((part): part is ToolCallPart => part.type === 'tool-call');
   const hasReasoning = item.parts.some((part) => part.type === 'reasoning');
-  let reads = 0;
-  const needed = calls.map((call, index) => {
-    const wanted = call.signature === undefined || (index === 0 && !hasReasoning);
-    if (!wanted || reads === budget) return false;
-    reads++;
-    return true;
-  });
-  if (reads === 0) return { reads };
-  return { reads, restored: putBack(item, calls, needed, hasReasoning, store, scope) };
-}
-
-async function putBack(
-  item: Item,
-  calls: ToolCallPart[],
-  needed: boolean[],
-  hasReasoning: boolean,
-  store: GatewayStore,
-  scope: string,
-): Promise<void> {
-  const found = await Promise.all(
-    calls.map((call, index) =>
-      needed[index] ? (store.get(callKey(scope, call.id)) as Promise<CallArtifacts | undefined>) : undefined,
-    ),
-  );
+  // Only what the client did not send back is looked up: a call's signature, the message's reasoning.
+  const needed = calls.map((call, index) => call.signature === undefined || (index === 0 && !hasReasoning));
+  if (!needed.includes(true)) return;
+  const found = await Promise.all(calls.map((call, index) => (needed[index] ? lookup(call.id) : undefined)));
   calls.forEach((call, index) => {
-    const artifacts = readable(found[index]);
+    const artifacts = found[index];
     if (artifacts === undefined || call.signature !== undefined) return;
     if (artifacts.signature !== undefined) call.signature = artifacts.signature;
     if (artifacts.provider !== undefined) call.provider = artifacts.provider;
   });
-  const first = readable(found[0]);
+  const first = found[0];
   if (first?.reasoning === undefined) return;
   if (!hasReasoning) item.parts = placeReasoning(item.parts, first);
   else adoptProvider(item.parts, first.reasoning[0]?.provider);
@@ -214,7 +198,9 @@ function placeReasoning(parts: Part[], artifacts: CallArtifacts): Part[] {
  */
 function readable(value: unknown): CallArtifacts | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const { provider, signature, reasoning, at, calls } = value as Record<string, unknown>;
+  const { provider, signature, reasoning, at, calls, together } = value as Record<string, unknown>;
+  if (together !== undefined && !(Array.isArray(together) && together.every((id) => typeof id === 'string')))
+    return undefined;
   if (provider !== undefined && typeof provider !== 'string') return undefined;
   if (!isCountList(at) || !isCountList(calls)) return undefined;
   if (signature !== undefined && typeof signature !== 'string') return undefined;
@@ -238,35 +224,83 @@ const isCountList = (value: unknown): boolean =>
   (Array.isArray(value) && value.every((index) => Number.isSafeInteger(index) && index >= 0));
 
 /**
- * The most stored call entries one request looks up (one state-store read each: a Redis GET), the
- * latest calls first. A request naming tens of thousands of calls (a long history, or one made up)
- * makes no more reads than this, before its key's limits are checked as after; the calls before
- * them keep what the client sent. Providers take back only the recent turns' artifacts anyway:
- * Anthropic drops earlier turns' thinking, Gemini checks the current turn's signatures, OpenAI
- * drops earlier turns' reasoning items.
- */
-export const maxArtifactReads = 256;
-
-/**
- * Puts stored artifacts back on the assistant items of a decoded transcript (in place), the latest
- * first, up to {@link maxArtifactReads} lookups; undefined when there is nothing to look up.
+ * Puts stored artifacts back on the assistant items of a decoded transcript (in place), after
+ * joining the calls of one reply that the client sent as separate turns ({@link joinSplitTurns});
+ * undefined when no assistant item has a tool call (nothing to look up).
  */
 export function restoreArtifacts(
   transcript: Item[],
   store: GatewayStore,
   scope: string,
 ): Promise<void> | undefined {
-  const restoring: Promise<void>[] = [];
-  let budget = maxArtifactReads;
-  for (let index = transcript.length - 1; index >= 0 && budget > 0; index--) {
-    const item = transcript[index]!;
-    if (item.kind !== 'assistant') continue;
-    const { reads, restored } = restoreItem(item, store, scope, budget);
-    budget -= reads;
-    if (restored !== undefined) restoring.push(restored);
-  }
-  if (restoring.length === 0) return undefined;
-  return Promise.all(restoring).then(() => undefined);
+  if (!transcript.some(hasCalls)) return undefined;
+  const entries = new Map<string, Promise<CallArtifacts | undefined>>();
+  const lookup: Lookup = (id) => {
+    let entry = entries.get(id);
+    if (entry === undefined) entries.set(id, (entry = store.get(callKey(scope, id)).then(readable)));
+    return entry;
+  };
+  const restore = () =>
+    Promise.all(transcript.filter(hasCalls).map((item) => restoreItem(item, lookup))).then(() => undefined);
+  const joined = joinSplitTurns(transcript, lookup);
+  return joined === undefined ? restore() : joined.then(restore);
+}
+
+const hasCalls = (item: Item): boolean =>
+  item.kind === 'assistant' && item.parts.some((part) => part.type === 'tool-call');
+
+const callIds = (item: Item): string[] =>
+  item.parts.flatMap((part) => (part.type === 'tool-call' ? [part.id as string] : []));
+
+/**
+ * Whether `transcript[index]` is an assistant item with calls, followed by tool results only and
+ * then an assistant item of calls only: a turn the client may have split after each call's output.
+ */
+function splitAt(transcript: readonly Item[], index: number): boolean {
+  const [calls, results, more] = [transcript[index], transcript[index + 1], transcript[index + 2]];
+  return (
+    calls !== undefined &&
+    hasCalls(calls) &&
+    results?.kind === 'tool' &&
+    results.parts.every((part) => part.type === 'tool-result') &&
+    more?.kind === 'assistant' &&
+    more.parts.length > 0 &&
+    more.parts.every((part) => part.type === 'tool-call')
+  );
+}
+
+/**
+ * Joins a reply's parallel calls that the client sent back one turn each, every call followed by
+ * its output (`fc1, out1, fc2, out2`: a valid Responses input, as coding agents record each call as
+ * they run it), into one assistant turn and their outputs into one tool turn, as the model made
+ * them — Gemini 3 wants one signed model turn, Claude thinking at the head of the turn. The rule:
+ * an assistant item of calls only, right after the tool results that follow an assistant item with
+ * calls, joins that item when the stored entry of its first call names every one of those calls
+ * as the same reply's (`together`). Anything else keeps the client's order: text or reasoning (a
+ * new model turn), calls of another reply, or no stored entry (expired, another store, a reply the
+ * gateway never made) — from the input alone a parallel turn sent so cannot be told from a
+ * sequential tool loop, which sends exactly the same items. Undefined when no item is split so.
+ */
+function joinSplitTurns(transcript: Item[], lookup: Lookup): Promise<void> | undefined {
+  const heads = transcript.filter((_, index) => splitAt(transcript, index));
+  if (heads.length === 0) return undefined;
+  return Promise.all(heads.map((item) => lookup(callIds(item)[0]!))).then((found) => {
+    heads.forEach((head, headIndex) => {
+      const together = found[headIndex]?.together;
+      const index = transcript.indexOf(head);
+      if (together === undefined || index === -1) return;
+      while (
+        splitAt(transcript, index) &&
+        callIds(transcript[index + 2]!).every((id) => together.includes(id))
+      ) {
+        const next = transcript[index + 3];
+        head.parts.push(...transcript[index + 2]!.parts);
+        const joinsResults = next?.kind === 'tool' && next.parts.every((part) => part.type === 'tool-result');
+        if (joinsResults) transcript[index + 1]!.parts.push(...next.parts);
+        transcript.splice(index + 2, joinsResults ? 2 : 1);
+      }
+    });
+  });
 }
 
 /**
