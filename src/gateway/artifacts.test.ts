@@ -83,7 +83,7 @@ describe("a reply's parallel calls sent back one turn each", () => {
   const result = (id: string): Part => ({
     type: 'tool-result',
     callId: id as never,
-    output: [{ type: 'text', text: 'ok' }],
+    output: { type: 'text', text: 'ok' },
     isError: false,
   });
   /** `call_1, out_1, call_2, out_2`, as a Responses client that records each output as it runs the call. */
