@@ -48,6 +48,12 @@ export function convertUsage(usage: Usage): Record<string, unknown> {
 }
 
 /**
+ * Between two reasoning parts in Chat's one `reasoning_content` string, whole or streamed: a blank
+ * line, as a Responses upstream's summary parts are joined in one reasoning part.
+ */
+const reasoningSeparator = '\n\n';
+
+/**
  * The non-streamed `chat.completion` body. Reasoning, which OpenAI itself does not return, is given
  * as `reasoning_content` the way DeepSeek-style compatible hosts do.
  */
@@ -63,7 +69,8 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
       pushAll(annotations, chatCitations(partAnnotations(part.metadata, part.text.length), text.length));
       text += part.text;
     } else if (part.type === 'structured') text += JSON.stringify(part.value);
-    else if (part.type === 'reasoning') reasoning += part.text;
+    else if (part.type === 'reasoning' && part.text !== '')
+      reasoning += reasoning === '' ? part.text : `${reasoningSeparator}${part.text}`;
     else if (part.type === 'tool-call')
       calls.push(
         context.freeform?.has(part.name) === true
@@ -187,6 +194,8 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   // The per-token chunks differ only in their text: serialized once, the text spliced in.
   let contentChunk: ((text: string) => WireFrame) | undefined;
   let reasoningChunk: ((text: string) => WireFrame) | undefined;
+  /** The reasoning part whose text went out last: another one's first delta starts after a blank line. */
+  let reasoningIndex: number | undefined;
   let refusalChunk: ((text: string) => WireFrame) | undefined;
   /** Stream indexes of text parts that are the model's refusal (their `text-start` says so). */
   let refusals: Set<number> | undefined;
@@ -247,10 +256,15 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
           return open([(refusalChunk ??= splicedChunk(chunk, 'refusal'))(event.delta)]);
         contentLength += event.delta.length;
         return open([(contentChunk ??= splicedChunk(chunk, 'content'))(event.delta)]);
-      case 'reasoning-delta':
-        return event.delta === ''
-          ? []
-          : open([(reasoningChunk ??= splicedChunk(chunk, 'reasoning_content'))(event.delta)]);
+      case 'reasoning-delta': {
+        if (event.delta === '') return [];
+        const delta =
+          reasoningIndex === undefined || reasoningIndex === event.index
+            ? event.delta
+            : `${reasoningSeparator}${event.delta}`;
+        reasoningIndex = event.index;
+        return open([(reasoningChunk ??= splicedChunk(chunk, 'reasoning_content'))(delta)]);
+      }
       case 'tool-call-start': {
         const index = toolIndex++;
         toolIndices.set(event.index, index);

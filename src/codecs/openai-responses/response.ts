@@ -80,11 +80,16 @@ function messageItem(text: string, id: string, part = messagePart(text, false)):
   return { id, type: 'message', status: 'completed', content: [part], role: 'assistant' };
 }
 
-function reasoningItem(text: string, encryptedContent: string | undefined, id: string): ResponsesItem {
+function reasoningItem(
+  text: string,
+  encryptedContent: string | undefined,
+  id: string,
+  entries: readonly string[] = text === '' ? [] : [text],
+): ResponsesItem {
   const item: ResponsesItem = {
     id,
     type: 'reasoning',
-    summary: text === '' ? [] : [{ type: 'summary_text', text }],
+    summary: entries.map((entry) => ({ type: 'summary_text', text: entry })),
   };
   if (encryptedContent !== undefined) item.encrypted_content = encryptedContent;
   return item;
@@ -156,12 +161,32 @@ function convertPart(
   const verbatim = part.type === 'tool-call' ? clientCallItem(part, provider) : undefined;
   if (verbatim !== undefined) return verbatim as ResponsesItem;
   return markIncomplete(
-    convertComplete(part, context, ids),
+    convertComplete(part, context, ids, provider),
     'incomplete' in part ? part.incomplete : undefined,
   );
 }
 
-function convertComplete(part: Part, context: EncodeContext, ids: ItemIds): ResponsesItem | undefined {
+/**
+ * A whole reply's reasoning summary: the entries a Responses upstream gave (`<provider>.summary`,
+ * the part's text being them joined by a blank line) kept apart, else the text as one entry. A
+ * stream sends the text as one entry: its parts are known only at the reasoning's end.
+ */
+function summaryEntries(part: Part & { type: 'reasoning' }, provider: string | undefined): string[] {
+  const text = part.text;
+  const given = part.metadata?.[`${part.provider ?? provider}.summary`];
+  if (Array.isArray(given) && given.every((entry) => typeof entry === 'string')) {
+    const entries = (given as string[]).filter((entry) => entry !== '');
+    if (entries.length > 1 && entries.join('\n\n') === text) return entries;
+  }
+  return text === '' ? [] : [text];
+}
+
+function convertComplete(
+  part: Part,
+  context: EncodeContext,
+  ids: ItemIds,
+  provider: string | undefined,
+): ResponsesItem | undefined {
   switch (part.type) {
     case 'text':
       return messageItem(
@@ -176,7 +201,7 @@ function convertComplete(part: Part, context: EncodeContext, ids: ItemIds): Resp
     case 'structured':
       return messageItem(JSON.stringify(part.value), ids('msg'));
     case 'reasoning':
-      return reasoningItem(part.text, encrypted(part, context), ids('rs'));
+      return reasoningItem(part.text, encrypted(part, context), ids('rs'), summaryEntries(part, provider));
     case 'tool-call':
       return context.freeform?.has(part.name) === true
         ? customCallItem(part.id, part.name, freeformText(part), context, ids('ctc'))
