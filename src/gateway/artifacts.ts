@@ -11,6 +11,7 @@ import type { Item, Part, ReasoningPart, ToolCallPart } from '../core/transcript
 import { untaggedItemIdKey } from '../codecs/opaque.ts';
 import { untaggedItemKey } from '../codecs/openai-responses/client-calls.ts';
 import type { GatewayStore } from './store.ts';
+import { saveTextSignatures } from './text-signatures.ts';
 
 interface CallArtifacts {
   provider?: string;
@@ -67,7 +68,10 @@ export function scopeOfStoreKey(storeKey: string): string {
   return storeKey.slice(start, dot + 1 + length);
 }
 
-/** Keeps the signatures and signed reasoning of a response's tool calls; undefined when it has none. */
+/**
+ * Keeps the signatures and signed reasoning of a response's tool calls, and the signatures of its
+ * signed text (`text-signatures.ts`); undefined when it has none of them.
+ */
 export function saveArtifacts(
   content: readonly Part[],
   provider: string,
@@ -75,9 +79,11 @@ export function saveArtifacts(
   ttlMs: number,
   scope: string,
 ): Promise<void> | undefined {
+  const texts = saveTextSignatures(content, store, ttlMs, scope);
   const calls = content.filter((part): part is ToolCallPart => part.type === 'tool-call');
-  if (calls.length === 0) return undefined;
-  return saveCalls(calls, content, provider, store, ttlMs, scope);
+  const saved = calls.length === 0 ? undefined : saveCalls(calls, content, provider, store, ttlMs, scope);
+  if (texts === undefined || saved === undefined) return texts ?? saved;
+  return Promise.all([texts, saved]).then(() => undefined);
 }
 
 async function saveCalls(

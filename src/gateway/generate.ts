@@ -42,6 +42,7 @@ import {
   scopedCacheKey,
   scopeOf,
 } from './artifacts.ts';
+import { restoreTextSignatures } from './text-signatures.ts';
 import {
   clientClosed,
   inClientTerms,
@@ -160,10 +161,18 @@ function prepareTranscript(
   decoded: DecodedRequest,
   scope: string,
   held: HeldBody,
+  toGemini: boolean,
 ): Promise<void> | undefined {
+  const { transcript } = decoded.request;
+  const restore = () => {
+    const artifacts = restoreArtifacts(transcript, state.store, scope);
+    // Text signatures only matter to Gemini: no lookups on a route to any other provider.
+    const texts = toGemini ? restoreTextSignatures(transcript, state.store, scope) : undefined;
+    if (artifacts === undefined || texts === undefined) return artifacts ?? texts;
+    return Promise.all([artifacts, texts]).then(() => undefined);
+  };
   const stored = withStoredResponses(state.store, decoded, scope, held);
-  if (stored === undefined) return restoreArtifacts(decoded.request.transcript, state.store, scope);
-  return stored.then(() => restoreArtifacts(decoded.request.transcript, state.store, scope));
+  return stored === undefined ? restore() : stored.then(restore);
 }
 
 /**
@@ -442,7 +451,7 @@ async function decode(state: GatewayState, call: GenerationCall, served: Served)
   const preparing =
     call.protocol === 'switchyard'
       ? undefined
-      : prepareTranscript(state, decoded, scopeOf(call.key?.name), served.held);
+      : prepareTranscript(state, decoded, scopeOf(call.key?.name), served.held, model?.protocol === 'gemini');
   if (preparing !== undefined) await preparing;
   const cache = decoded.request.cache;
   if (cache?.key !== undefined)
