@@ -1,7 +1,7 @@
 /**
  * The gateway's state behind one small interface: stored Responses transcripts
  * (`previous_response_id`) and provider artifacts by tool-call id (signatures a client protocol has
- * no field for). In memory by default, bounded in entries and time; a shared store (Redis) plugs in
+ * no field for) or, for Gemini's text signatures, by the text they sign. In memory by default, bounded in entries and time; a shared store (Redis) plugs in
  * through the same three methods.
  */
 
