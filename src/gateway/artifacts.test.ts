@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Item, Part } from '../core/transcript.ts';
+import type { Item, Part, ToolCallPart } from '../core/transcript.ts';
 import { restoreArtifacts, saveArtifacts } from './artifacts.ts';
-import { createMemoryStore } from './store.ts';
+import { createMemoryStore, maxArtifactReads } from './store.ts';
 
 const thinking = (text: string, signature: string): Part => ({ type: 'reasoning', text, signature });
 const call: Part = { type: 'tool-call', id: 'call_1' as never, name: 'get_weather', input: {} };
@@ -131,5 +131,95 @@ describe("a reply's parallel calls sent back one turn each", () => {
       'assistant[text,tool-call]',
       'tool[tool-result]',
     ]);
+  });
+});
+describe('lookups bounded per request', () => {
+  const counted = () => {
+    const store = createMemoryStore();
+    let reads = 0;
+    const get = store.get.bind(store);
+    store.get = (id, hold) => {
+      reads++;
+      return get(id, hold);
+    };
+    return { store, reads: () => reads };
+  };
+  const signedCall = (index: number): ToolCallPart => ({
+    type: 'tool-call',
+    id: `call_${index}` as never,
+    name: 'step',
+    input: {},
+  });
+
+  it(`a history of 1,000 calls makes ${maxArtifactReads} reads, the latest calls' (the earlier keep what the client sent)`, async () => {
+    const { store, reads } = counted();
+    for (let index = 0; index < 1000; index++)
+      await saveArtifacts([{ ...signedCall(index), signature: `SIG-${index}` }], 'google', store, 60_000, '');
+    const transcript: Item[] = [];
+    // Only the assistant items matter here (their results would sit between them).
+    for (let index = 0; index < 1000; index++)
+      transcript.push({ kind: 'assistant', parts: [signedCall(index)] });
+    await restoreArtifacts(transcript, store, '');
+    expect(reads()).toBe(maxArtifactReads);
+    const signatures = transcript.map((item) => (item.parts[0] as { signature?: string }).signature);
+    expect(signatures.slice(-maxArtifactReads)).toEqual(
+      Array.from({ length: maxArtifactReads }, (_, index) => `SIG-${1000 - maxArtifactReads + index}`),
+    );
+    expect(signatures.slice(0, -maxArtifactReads).every((signature) => signature === undefined)).toBe(true);
+  });
+
+  it(`one message of 1,000 parallel calls makes ${maxArtifactReads} reads, its first calls' (the first carries its reasoning)`, async () => {
+    const { store, reads } = counted();
+    const reply = Array.from({ length: 1000 }, (_, index) => ({
+      ...signedCall(index),
+      signature: `SIG-${index}`,
+    }));
+    await saveArtifacts(reply, 'google', store, 60_000, '');
+    const transcript: Item[] = [{ kind: 'assistant', parts: reply.map((_, index) => signedCall(index)) }];
+    await restoreArtifacts(transcript, store, '');
+    expect(reads()).toBe(maxArtifactReads);
+    const parts = transcript[0]!.parts as Array<{ signature?: string }>;
+    expect(parts[0]!.signature).toBe('SIG-0');
+    expect(parts[maxArtifactReads - 1]!.signature).toBe(`SIG-${maxArtifactReads - 1}`);
+    expect(parts[maxArtifactReads]!.signature).toBeUndefined();
+  });
+});
+
+describe('split turns joined within the bounded reads', () => {
+  it('a history of 1,000 split pairs (call, result, call, result …) reads at most the bound and joins the latest reply', async () => {
+    const store = createMemoryStore();
+    let reads = 0;
+    const get = store.get.bind(store);
+    store.get = (id, hold) => {
+      reads++;
+      return get(id, hold);
+    };
+    const part = (id: string): ToolCallPart => ({
+      type: 'tool-call',
+      id: id as never,
+      name: 'step',
+      input: {},
+    });
+    // The last reply made two calls at once; the client sent each with its result.
+    await saveArtifacts([part('last_a'), part('last_b')], 'anthropic', store, 60_000, '');
+    const transcript: Item[] = [];
+    const result = (id: string): Item => ({
+      kind: 'tool',
+      parts: [
+        { type: 'tool-result', callId: id as never, output: { type: 'text', text: 'ok' }, isError: false },
+      ],
+    });
+    for (let index = 0; index < 1000; index++)
+      transcript.push({ kind: 'assistant', parts: [part(`old_${index}`)] }, result(`old_${index}`));
+    transcript.push(
+      { kind: 'assistant', parts: [part('last_a')] },
+      result('last_a'),
+      { kind: 'assistant', parts: [part('last_b')] },
+      result('last_b'),
+    );
+    await restoreArtifacts(transcript, store, '');
+    expect(reads).toBeLessThanOrEqual(maxArtifactReads);
+    const last = transcript.at(-2)!;
+    expect(last.parts.map((entry) => (entry as ToolCallPart).id)).toEqual(['last_a', 'last_b']);
   });
 });

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import type { Item, Part, ReasoningPart, ToolCallPart } from '../core/transcript.ts';
 import { untaggedItemIdKey } from '../codecs/opaque.ts';
 import { untaggedItemKey } from '../codecs/openai-responses/client-calls.ts';
-import type { GatewayStore } from './store.ts';
+import { type GatewayStore, maxArtifactReads } from './store.ts';
 import { saveTextSignatures } from './text-signatures.ts';
 
 interface CallArtifacts {
@@ -229,6 +229,8 @@ const isCountList = (value: unknown): boolean =>
   value === undefined ||
   (Array.isArray(value) && value.every((index) => Number.isSafeInteger(index) && index >= 0));
 
+const noEntry: Promise<undefined> = Promise.resolve(undefined);
+
 /**
  * Puts stored artifacts back on the assistant items of a decoded transcript (in place), after
  * joining the calls of one reply that the client sent as separate turns ({@link joinSplitTurns});
@@ -241,13 +243,23 @@ export function restoreArtifacts(
 ): Promise<void> | undefined {
   if (!transcript.some(hasCalls)) return undefined;
   const entries = new Map<string, Promise<CallArtifacts | undefined>>();
+  let reads = 0;
   const lookup: Lookup = (id) => {
     let entry = entries.get(id);
-    if (entry === undefined) entries.set(id, (entry = store.get(callKey(scope, id)).then(readable)));
+    if (entry !== undefined) return entry;
+    if (reads === maxArtifactReads) return noEntry;
+    reads++;
+    entries.set(id, (entry = store.get(callKey(scope, id)).then(readable)));
     return entry;
   };
+  // The latest items first: they get the reads when a long history has more calls than the bound.
   const restore = () =>
-    Promise.all(transcript.filter(hasCalls).map((item) => restoreItem(item, lookup))).then(() => undefined);
+    Promise.all(
+      transcript
+        .filter(hasCalls)
+        .reverse()
+        .map((item) => restoreItem(item, lookup)),
+    ).then(() => undefined);
   const joined = joinSplitTurns(transcript, lookup);
   return joined === undefined ? restore() : joined.then(restore);
 }
@@ -290,11 +302,15 @@ function splitAt(transcript: readonly Item[], index: number): boolean {
 function joinSplitTurns(transcript: Item[], lookup: Lookup): Promise<void> | undefined {
   const heads = transcript.filter((_, index) => splitAt(transcript, index));
   if (heads.length === 0) return undefined;
-  return Promise.all(heads.map((item) => lookup(callIds(item)[0]!))).then((found) => {
+  // The latest first, as the reads are bounded (`maxArtifactReads`).
+  const lookups: Array<Promise<CallArtifacts | undefined>> = [];
+  for (let index = heads.length - 1; index >= 0; index--) lookups[index] = lookup(callIds(heads[index]!)[0]!);
+  return Promise.all(lookups).then((found) => {
     heads.forEach((head, headIndex) => {
       const together = found[headIndex]?.together;
+      if (together === undefined) return;
       const index = transcript.indexOf(head);
-      if (together === undefined || index === -1) return;
+      if (index === -1) return;
       while (
         splitAt(transcript, index) &&
         callIds(transcript[index + 2]!).every((id) => together.includes(id))

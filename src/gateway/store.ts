@@ -10,6 +10,17 @@ import type { StateStore } from '../state/types.ts';
 import { parseJson } from '../core/json-text.ts';
 import type { Logger } from '../core/logger.ts';
 
+/**
+ * The most state-store reads (a Redis GET each) one request makes for what its client protocol
+ * has no field for — stored call entries (`artifacts.ts`), text signatures (`text-signatures.ts`)
+ * — the latest first. A request naming tens of thousands of calls (a long history, or one made up)
+ * makes no more reads than this, before its key's limits are checked as after; the calls before
+ * them keep what the client sent. Providers take back only the recent turns' artifacts anyway:
+ * Anthropic drops earlier turns' thinking, Gemini checks the current turn's signatures, OpenAI
+ * drops earlier turns' reasoning items.
+ */
+export const maxArtifactReads = 256;
+
 /** A key-value store with a time to live per entry. Values are JSON-serializable. */
 export interface GatewayStore {
   /**

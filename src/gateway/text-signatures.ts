@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { Item, Part } from '../core/transcript.ts';
 import { textSignatureKey } from '../codecs/gemini/response.ts';
-import type { GatewayStore } from './store.ts';
+import { type GatewayStore, maxArtifactReads } from './store.ts';
 
 /**
  * Where in the text the signed wire part ended, when more text followed it (the Gemini adapter's
@@ -57,7 +57,7 @@ export function restoreTextSignatures(
   store: GatewayStore,
   scope: string,
 ): Promise<void> | undefined {
-  const unsigned = transcript.flatMap((item) =>
+  const texts = transcript.flatMap((item) =>
     item.kind !== 'assistant'
       ? []
       : item.parts.filter(
@@ -65,6 +65,8 @@ export function restoreTextSignatures(
             part.type === 'text' && part.text !== '' && part.metadata?.[textSignatureKey] === undefined,
         ),
   );
+  // The latest texts only: a long history makes no more reads (and hashes) than that.
+  const unsigned = texts.length > maxArtifactReads ? texts.slice(-maxArtifactReads) : texts;
   if (unsigned.length === 0) return undefined;
   return Promise.all(
     unsigned.map(async (part) => {
