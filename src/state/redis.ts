@@ -28,7 +28,7 @@ import { OutageTracker, StateUnavailableError, withTimeout } from './outage.ts';
 import { RedisAvailabilityStore } from './redis-availability.ts';
 import { isRejectedByRedis, SettleReplay } from './replay.ts';
 import { admitNumbers, reservationOf, reservationTtlMs } from './rules.ts';
-import { admitScript, settleScript, valueScript } from './scripts.ts';
+import { admitScript, settleScript, valueScript, withdrawScript } from './scripts.ts';
 import {
   type Admission,
   type AdmitRequest,
@@ -42,6 +42,7 @@ import {
   type StateStore,
 } from './types.ts';
 import { ValueReplay } from './value-replay.ts';
+import { mayHaveRun, type Withdrawal, Withdrawals } from './withdrawals.ts';
 import { limitOf } from './memory.ts';
 
 /** Options of {@link createRedisStateStore}. */
@@ -91,6 +92,8 @@ export interface RedisStateStore extends StateStore {
   };
   /** Values stored locally during an outage and not yet in Redis; those written there since. */
   readonly values: { readonly waiting: number; readonly shared: number };
+  /** Admissions given up on (timed out) waiting to be withdrawn from Redis; those withdrawn since. */
+  readonly withdrawals: { readonly waiting: number; readonly sent: number };
 }
 
 const dayTtlSeconds = 3 * 86_400;
@@ -100,6 +103,7 @@ type Client = Redis | Cluster;
 type Scripted = Client & {
   syAdmit(...args: Array<string | number>): Promise<unknown>;
   sySettle(...args: Array<string | number>): Promise<number>;
+  syWithdraw(...args: Array<string | number>): Promise<number>;
 };
 type ValueClient = Client & { syValue(key: string, upTo: number): Promise<unknown> };
 
@@ -123,6 +127,11 @@ export function stateKeys(prefix: string, key: string, day: string, month: strin
     `${base}:inflight`,
     `${base}:requests`,
   ];
+}
+
+/** The key of one gateway key's withdrawn admissions (`withdrawals.ts`), in the same hash tag. */
+export function withdrawnKey(prefix: string, key: string): string {
+  return `${prefix}:{${keyPart(key)}}:withdrawn`;
 }
 
 /** Thrown for a reply the admit script cannot have sent: the store's failure policy decides. */
@@ -193,11 +202,13 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     onSuccess: () => {
       if (replay.size > 0) void replay.run();
       if (values.size > 0) void values.run();
+      if (withdrawals.size > 0) void withdrawals.run();
     },
   });
   const local = createMemoryStateStore({ now });
   const client = connect(options.url, options.cluster === true, timeoutMs) as Scripted;
-  client.defineCommand('syAdmit', { numberOfKeys: 5, lua: admitScript });
+  client.defineCommand('syAdmit', { numberOfKeys: 6, lua: admitScript });
+  client.defineCommand('syWithdraw', { numberOfKeys: 4, lua: withdrawScript });
   client.defineCommand('sySettle', { numberOfKeys: 5, lua: settleScript });
   /**
    * Stored values on a connection of their own: a Responses conversation can be megabytes, and on
@@ -247,15 +258,29 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
   const keysOf = (key: string, day: string, month: string) => stateKeys(prefix, key, day, month);
   const clockArgument = () => (injected === undefined ? '' : injected());
 
-  /** One admission in Redis (asked again, at most twice, when the periods named were not Redis's). */
-  async function admitShared(request: AdmitRequest): Promise<Admission> {
+  /**
+   * One admission in Redis (asked again, at most twice, when the periods named were not Redis's).
+   * `sending` is told what the admission would record before each script is sent, for its withdrawal.
+   */
+  async function admitShared(
+    request: AdmitRequest,
+    sending: (withdrawal: Withdrawal) => void,
+  ): Promise<Admission> {
     const id = `${instance}-${++admissions}`;
     let at = now();
     for (let attempt = 0; attempt < 3; attempt++) {
       const numbers = admitNumbers(request, at);
       const periods = periodsOf(at);
+      sending({
+        key: request.key,
+        id,
+        member: `${id}:${numbers.reserveMicros}`,
+        tokens: numbers.tokens,
+        tokensPerMinute: numbers.tokensPerMinute,
+      });
       const reply = await client.syAdmit(
         ...keysOf(request.key, periods.day, periods.month),
+        withdrawnKey(prefix, request.key),
         injected === undefined ? '' : at,
         numbers.requestsPerMinute,
         numbers.tokensPerMinute,
@@ -285,6 +310,50 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     }
     throw new Error('the UTC day of this instance and of Redis disagree');
   }
+
+  /**
+   * An admission in Redis within `timeoutMs`; one that did not answer in time (it may still run
+   * there later) is queued for withdrawal before the failure goes on to the policy.
+   */
+  async function admitInTime(request: AdmitRequest): Promise<Admission> {
+    // Withdrawals wait for Redis to answer: sent first, they keep a key's budget from being held
+    // by admissions given up on during a stall (bounded by the timeout; a failure leaves them queued).
+    if (withdrawals.size > 0 && !outage.lastFailed)
+      await withTimeout(withdrawals.run(), timeoutMs).catch(() => {});
+    let sent: Withdrawal | undefined;
+    try {
+      // The store's own timeout here too (`guarded` sees the same failure): the withdrawal must be
+      // queued whatever the policy does with the failure.
+      return await withTimeout(
+        admitShared(request, (withdrawal) => (sent = withdrawal)),
+        timeoutMs,
+      );
+    } catch (error) {
+      if (sent !== undefined && mayHaveRun(error)) withdrawals.add(sent);
+      throw error;
+    }
+  }
+
+  const withdrawals = new Withdrawals((withdrawal) => {
+    const [bucket, , , inflight, requests] = keysOf(withdrawal.key, '', '');
+    return withTimeout(
+      client
+        .syWithdraw(
+          bucket!,
+          inflight!,
+          requests!,
+          withdrawnKey(prefix, withdrawal.key),
+          clockArgument(),
+          withdrawal.id,
+          withdrawal.member,
+          withdrawal.tokens,
+          withdrawal.tokensPerMinute,
+          reservationTtlMs,
+        )
+        .then(() => {}),
+      timeoutMs,
+    );
+  });
 
   /** Sends a settle; `replay` for one sent again from the queue. */
   async function sendSettle(reservation: Reservation, used: Settlement, replay: boolean): Promise<void> {
@@ -392,10 +461,13 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     get values() {
       return { waiting: values.size, shared: values.shared };
     },
+    get withdrawals() {
+      return { waiting: withdrawals.size, sent: withdrawals.sent };
+    },
     admit: (request) =>
       guarded(
         'admit',
-        () => admitShared(request),
+        () => admitInTime(request),
         async () => {
           const admission = await local.admit(request);
           if (admission.allowed) admission.reservation.local = true;
@@ -502,13 +574,13 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     },
     async close() {
       // One last try for settles still waiting: a restart must not drop the spend they carry.
-      if ((replay.size > 0 || values.size > 0) && !outage.failing) {
+      if ((replay.size > 0 || values.size > 0 || withdrawals.size > 0) && !outage.failing) {
         let timer: NodeJS.Timeout | undefined;
         // Long enough for one large stored value (its own timeout) when values wait.
         const limit = values.size > 0 ? Math.max(timeoutMs * 20, valueTimeoutMs) : timeoutMs * 20;
         const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, limit)));
-        await Promise.race([Promise.all([replay.run(), values.run()]), bound]).finally(() =>
-          clearTimeout(timer),
+        await Promise.race([Promise.all([replay.run(), values.run(), withdrawals.run()]), bound]).finally(
+          () => clearTimeout(timer),
         );
       }
       if (replay.size > 0)

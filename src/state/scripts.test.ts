@@ -4,8 +4,8 @@
  * (`redis-cluster.test.ts` runs the stores on a cluster-mode Redis, which refuses anything else.)
  */
 import { describe, expect, it } from 'vitest';
-import { keyPart, stateKeys } from './redis.ts';
-import { admitScript, circuitScript, settleScript } from './scripts.ts';
+import { keyPart, stateKeys, withdrawnKey } from './redis.ts';
+import { admitScript, circuitScript, settleScript, withdrawScript } from './scripts.ts';
 
 /** The part of a key Redis Cluster hashes: the first non-empty `{…}`, else the whole key. */
 function hashTag(key: string): string {
@@ -18,7 +18,7 @@ function hashTag(key: string): string {
 const keyless = new Set(['TIME', 'PUBLISH']);
 
 describe('scripts on Redis Cluster', () => {
-  for (const [name, script] of Object.entries({ admitScript, settleScript, circuitScript })) {
+  for (const [name, script] of Object.entries({ admitScript, settleScript, circuitScript, withdrawScript })) {
     it(`${name}: every command touches a declared key (KEYS[n]), none built inside the script`, () => {
       const calls = [...script.matchAll(/redis\.call\('(\w+)'(?:,\s*([^,)]+))?/g)];
       expect(calls.length).toBeGreaterThan(0);
@@ -35,6 +35,7 @@ describe('scripts on Redis Cluster', () => {
     for (const name of names) {
       const keys = stateKeys('switchyard', name, '20261126', '202611');
       expect(keys).toHaveLength(5);
+      keys.push(withdrawnKey('switchyard', name));
       const keyTags = new Set(keys.map(hashTag));
       expect([...keyTags]).toEqual([keyPart(name)]);
       tags.add([...keyTags][0]!);

@@ -40,13 +40,15 @@ end
 /**
  * KEYS (one hash tag, the gateway key's): 1 token bucket (hash), 2 day spend, 3 month spend, 4
  * in-flight reservations (sorted set, score = expiry), 5 requests-per-minute log (sorted set,
- * score = admission time). ARGV: 1 now ('' = Redis TIME), 2 rpm, 3 tpm, 4 tokens, 5 day limit,
+ * score = admission time), 6 withdrawn admissions (sorted set of ids, see `withdrawScript`). ARGV: 1 now ('' = Redis TIME), 2 rpm, 3 tpm, 4 tokens, 5 day limit,
  * 6 month limit (-1: none), 7 reserve, 8 id, 9 reservation TTL, 10 day, 11 month (the periods
  * KEYS 2 and 3 were named for). Returns `{'ok', now}`, `{'budget', period, spent, limit}`,
  * `{'rate', limit, waitMs}`, or `{'period', now}` when the instance named other periods than
- * Redis's clock says (around midnight UTC; the caller asks again with these).
+ * Redis's clock says (around midnight UTC; the caller asks again with these), or `{'withdrawn'}`
+ * (nothing recorded) for an admission the gateway gave up on before it ran.
  */
 export const admitScript = `${clock}${periodsLua}
+if redis.call('ZSCORE', KEYS[6], ARGV[8]) then return {'withdrawn'} end
 local rpm = tonumber(ARGV[2])
 local tpm = tonumber(ARGV[3])
 local tokens = tonumber(ARGV[4])
@@ -112,7 +114,32 @@ return {'ok', tostring(now)}
 `;
 
 /**
- * KEYS: as `admit`. ARGV: 1 now ('' = Redis TIME), 2 tpm, 3 token correction (used - reserved),
+ * Withdraws an admission the gateway gave up on (`withdrawals.ts`). KEYS: 1 token bucket, 2 in-flight
+ * reservations, 3 requests-per-minute log, 4 withdrawn admissions (as `admit`'s 1, 4, 5, 6). ARGV: 1
+ * now ('' = Redis TIME), 2 id, 3 reservation member, 4 tokens taken, 5 tpm, 6 mark TTL (ms). When
+ * the admission ran, what it recorded is removed (its tokens given back); else the id is marked
+ * withdrawn, and the admission records nothing when it arrives. Returns 1 (removed) or 0 (marked).
+ */
+export const withdrawScript = `${clock}
+if redis.call('ZREM', KEYS[2], ARGV[3]) == 1 then
+  redis.call('ZREM', KEYS[3], ARGV[2])
+  local tokens = tonumber(ARGV[4])
+  local tpm = tonumber(ARGV[5])
+  if tpm > 0 and tokens > 0 then
+    local left = redis.call('HGET', KEYS[1], 't')
+    if left then redis.call('HSET', KEYS[1], 't', tostring(math.min(tpm, tonumber(left) + tokens))) end
+  end
+  return 1
+end
+local ttl = tonumber(ARGV[6])
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
+redis.call('ZADD', KEYS[4], now + ttl, ARGV[2])
+redis.call('PEXPIRE', KEYS[4], ttl)
+return 0
+`;
+
+/**
+ * KEYS: as `admit` (1 to 5). ARGV: 1 now ('' = Redis TIME), 2 tpm, 3 token correction (used - reserved),
  * 4 cost, 5 reservation member ('' for none), 6 day TTL, 7 month TTL (seconds), 8 replay: '' for
  * a settle sent as the call ends, else the reservation's expiry (ms). A replay (a settle that
  * failed during a Redis outage, sent again) whose member is gone before its expiry was already

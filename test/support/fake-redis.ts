@@ -1,6 +1,6 @@
 /**
  * A fake Redis on a loopback port that speaks just enough RESP for the state store (INFO, PING,
- * SUBSCRIBE, HGETALL, GET, SET) and answers every admit script call (EVALSHA / EVAL with five keys)
+ * SUBSCRIBE, HGETALL, GET, SET) and answers every admit script call (EVALSHA / EVAL with six keys)
  * with `admitReply()` as it stands at that moment: a test makes a Redis say what a real one cannot.
  */
 import { createServer, type Socket } from 'node:net';
@@ -45,7 +45,7 @@ function answer(args: string[], fake: FakeRedis): string {
   if (command === 'SUBSCRIBE') return `*3\r\n${bulk('subscribe')}${bulk(args[1] ?? '')}:1\r\n`;
   if (command === 'HGETALL') return '*0\r\n';
   if (command === 'GET') return '$-1\r\n';
-  if ((command === 'EVALSHA' || command === 'EVAL') && args[2] === '5') return fake.admitReply();
+  if ((command === 'EVALSHA' || command === 'EVAL') && args[2] === '6') return fake.admitReply();
   if (command === 'EVALSHA' || command === 'EVAL') return ':1\r\n';
   return '+OK\r\n';
 }
