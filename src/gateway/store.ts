@@ -6,7 +6,7 @@
  */
 
 import { TtlStrings, type TtlStringsOptions } from '../state/ttl-strings.ts';
-import type { StateStore } from '../state/types.ts';
+import type { SetOptions, StateStore } from '../state/types.ts';
 import { parseJson } from '../core/json-text.ts';
 import type { Logger } from '../core/logger.ts';
 
@@ -30,7 +30,8 @@ export interface GatewayStore {
    * pulled in. A store whose values are in memory already need not call it.
    */
   get(id: string, hold?: (bytes: number) => void): Promise<unknown>;
-  put(id: string, value: unknown, ttlMs: number): Promise<void>;
+  /** Stores `value` for `ttlMs`; `options.shared`: see {@link SetOptions} (a store in memory ignores it). */
+  put(id: string, value: unknown, ttlMs: number, options?: SetOptions): Promise<void>;
   /** Releases connections (optional). */
   close?(): Promise<void>;
 }
@@ -65,7 +66,7 @@ export function createSharedStore(shared: Pick<StateStore, 'get' | 'set'>, logge
       const text = await shared.get(id, hold);
       return text === undefined ? undefined : parseStored(id, text, logger);
     },
-    put: (id, value, ttlMs) => shared.set(id, JSON.stringify(value), ttlMs / 1000),
+    put: (id, value, ttlMs, options) => shared.set(id, JSON.stringify(value), ttlMs / 1000, options),
   };
 }
 

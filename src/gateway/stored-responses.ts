@@ -328,11 +328,15 @@ const deletedMark = { deleted: true };
 /**
  * Deletes a stored reply (`DELETE /v1/responses/{id}`); a 404 when there is none. Its entry is
  * overwritten by a mark of the same lifetime, through the store's own `put`: a shared store
- * (Redis, and the local copy it falls back on) then answers "not found" on every instance, and
- * the mark expires after any copy of the reply would have.
+ * (Redis) then answers "not found" on every instance, and the mark expires after any copy of the
+ * reply would have. The mark must reach the shared store (`shared`): when it cannot be written
+ * (Redis down or slow), the DELETE fails with a 503 whatever `on_state_failure` says, rather than
+ * answer `deleted: true` for a reply the other instances (and this one, once Redis is read again)
+ * would still serve. A 503 whose write reached Redis after all leaves the reply deleted: the retry
+ * answers 404.
  */
 export async function deleteStoredReply(state: GatewayState, scope: string, id: string): Promise<void> {
   const key = responseKey(scope, id);
   if (storedConversation(await state.store.get(key)) === undefined) throw responseNotFound(id);
-  await state.store.put(key, deletedMark, state.ttlMs);
+  await state.store.put(key, deletedMark, state.ttlMs, { shared: true });
 }

@@ -13,6 +13,7 @@ export {
   type KeyUsage,
   periodsOf,
   type Reservation,
+  type SetOptions,
   type Settlement,
   type StateFailureEvent,
   type StateFailurePolicy,

@@ -8,6 +8,14 @@ import type { StateFailureEvent, StateFailurePolicy } from './types.ts';
 
 const marker = Symbol.for('switchyard.StateUnavailableError');
 
+/**
+ * Redis's `OOM` error reply: it is up, at its `maxmemory`, and refuses writes (`maxmemory-policy
+ * noeviction`, or nothing left to evict) until memory is freed.
+ */
+export function isOutOfMemory(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ReplyError' && /^OOM\b/.test(error.message);
+}
+
 /** The shared state could not be reached in time and the policy is `closed`. */
 export class StateUnavailableError extends Error {
   override name = 'StateUnavailableError';
@@ -70,11 +78,12 @@ export class OutageTracker {
     this.lastFailureAt = Date.now();
     if (!this.failing) {
       this.failing = true;
-      this.logger.warn('state store unreachable: serving from local state until it is back', {
-        operation,
-        error: cause.message,
-        policy: this.policy,
-      });
+      this.logger.warn(
+        isOutOfMemory(cause)
+          ? 'state store full: Redis refuses writes at its maxmemory (OOM); serving from local state until it takes them'
+          : 'state store unreachable: serving from local state until it is back',
+        { operation, error: cause.message, policy: this.policy },
+      );
     }
     try {
       this.onFailure?.({ operation, error: cause, outcome });

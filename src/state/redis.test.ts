@@ -262,6 +262,35 @@ describe('Redis trouble', () => {
     expect(left).toBeLessThanOrEqual(60_000);
   });
 
+  it('a value that must be shared (a deletion mark) is never kept only here: Redis down, policy open, its set is refused', async () => {
+    const store = await storeOn({ prefix: 'shared-only', onFailure: 'open' });
+    await store.set('resp_gone', 'the reply', 60);
+    await redis.stop();
+    const error = await store
+      .set('resp_gone', 'deleted', 60, { shared: true })
+      .catch((caught: unknown) => caught);
+    expect(StateUnavailableError.isInstance(error)).toBe(true);
+    expect(store.values.waiting).toBe(0);
+  });
+
+  it('Redis full (OOM, noeviction): a stored value is refused with a WARN naming maxmemory, not kept here as if shared', async () => {
+    const logger = createMemoryLogger();
+    const store = await storeOn({ prefix: 'full', onFailure: 'open', logger });
+    const raw = new Redis(redis.url);
+    try {
+      await raw.config('SET', 'maxmemory-policy', 'noeviction');
+      await raw.config('SET', 'maxmemory', '1');
+      const error = await store.set('resp_full', 'the reply', 60).catch((caught: unknown) => caught);
+      expect(StateUnavailableError.isInstance(error)).toBe(true);
+      expect(store.values.waiting).toBe(0);
+      expect(logger.entries.map((entry) => entry.message).join('\n')).toMatch(/out of memory \(maxmemory/);
+      expect(logger.entries.filter((entry) => /unreachable/.test(entry.message))).toHaveLength(0);
+    } finally {
+      await raw.config('SET', 'maxmemory', '0');
+      raw.disconnect();
+    }
+  });
+
   it('Redis killed: policy closed refuses with StateUnavailableError (the gateway answers 503), at once', async () => {
     const store = await storeOn({ onFailure: 'closed' });
     await redis.stop();

@@ -24,7 +24,7 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { consoleLogger, guardLogger, type Logger } from '../core/logger.ts';
 import { createMemoryStateStore } from './memory.ts';
-import { OutageTracker, StateUnavailableError, withTimeout } from './outage.ts';
+import { isOutOfMemory, OutageTracker, StateUnavailableError, withTimeout } from './outage.ts';
 import { RedisAvailabilityStore } from './redis-availability.ts';
 import { isRejectedByRedis, SettleReplay } from './replay.ts';
 import { admitNumbers, reservationOf, reservationTtlMs } from './rules.ts';
@@ -396,7 +396,10 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
    * An error reply from a Redis that is up (a script meeting another writer's value under the
    * gateway's keys, `WRONGTYPE`) is no outage: serving from this instance's memory would make a
    * key's budget and limits per instance for as long as the value stays. It is `refused()` when
-   * given (a stored value reads as absent), else a refusal (503), with one WARN naming it.
+   * given (a stored value reads as absent), else a refusal (503), with one WARN naming it. So is
+   * Redis out of memory (`OOM`) for a stored value: kept only here it would be a reply told stored
+   * that the other instances cannot read, for as long as Redis stays full (the gateway's reply says
+   * `store: false` instead). For the scripts an `OOM` is an outage (the policy decides).
    */
   async function guarded<Value>(
     name: string,
@@ -411,13 +414,17 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     try {
       value = await withTimeout(operation(), limitMs);
     } catch (error) {
-      if (isRejectedByRedis(error)) {
-        if (!refusedOnce.has(name)) {
-          refusedOnce.add(name);
-          logger.warn('state store: Redis refused an operation (a value of another shape under its keys?)', {
-            operation: name,
-            error: (error as Error).message.slice(0, 200),
-          });
+      const full = name === 'set' && isOutOfMemory(error);
+      if (isRejectedByRedis(error) || full) {
+        const warned = full ? 'set (OOM)' : name;
+        if (!refusedOnce.has(warned)) {
+          refusedOnce.add(warned);
+          logger.warn(
+            full
+              ? 'state store: Redis is out of memory (maxmemory reached, OOM): stored values are refused until it has room'
+              : 'state store: Redis refused an operation (a value of another shape under its keys?)',
+            { operation: name, error: (error as Error).message.slice(0, 200) },
+          );
         }
         if (refused !== undefined) return refused();
         throw new StateUnavailableError(name, { cause: error });
@@ -529,7 +536,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
         },
         () => local.usage(key, budget),
       ),
-    set: (name, value, ttlSeconds) =>
+    set: (name, value, ttlSeconds, setOptions) =>
       guarded(
         'set',
         async () => {
@@ -539,12 +546,16 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
             'EX',
             Math.max(1, Math.ceil(ttlSeconds)),
           );
+          // A copy this instance kept during an outage is replaced too: read after Redis, it would
+          // answer again if Redis lost the shared value (a restart without persistence).
+          if (setOptions?.shared === true && (await local.get(name)) !== undefined)
+            await local.set(name, value, ttlSeconds);
         },
         async () => {
           await local.set(name, value, ttlSeconds);
           values.add(name, ttlSeconds * 1000);
         },
-        policy,
+        setOptions?.shared === true ? 'closed' : policy,
         outage.failing ? timeoutMs : valueTimeoutMs,
         valueClient,
       ),

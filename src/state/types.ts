@@ -116,7 +116,7 @@ export interface StateStore {
   /** Spend and remaining budget of `key`. */
   usage(key: string, budget?: KeyBudget): Promise<KeyUsage>;
   /** Stores a value (a stored Response) for `ttlSeconds`. */
-  set(name: string, value: string, ttlSeconds: number): Promise<void>;
+  set(name: string, value: string, ttlSeconds: number, options?: SetOptions): Promise<void>;
   /**
    * A stored value, or `undefined`. `hold`, when given, is told the size (bytes) of a value a remote
    * store must fetch before fetching it, and may throw to refuse it: then the value is never read
@@ -130,6 +130,17 @@ export interface StateStore {
   close(): Promise<void>;
   /** Settles once a remote store is connected (or gave up waiting); serve after it. */
   readonly ready?: Promise<void>;
+}
+
+/** Options of {@link StateStore.set}. */
+export interface SetOptions {
+  /**
+   * The value must reach the shared store (a deleted reply's mark): no local fallback whatever
+   * `on_state_failure` says — a failure rejects with a `StateUnavailableError` (503). A value kept
+   * only in this instance's memory would not hide the old one from the other instances, and its
+   * later write to Redis (NX) loses to the value it was meant to replace.
+   */
+  shared?: boolean;
 }
 
 /** Stored values up to this many bytes are read with their size in one round trip (`StateStore.get`). */
