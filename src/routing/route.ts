@@ -162,13 +162,20 @@ export interface ModelKeys {
   routed?: RoutedModel;
 }
 
-/** The availability keys of a model (`model:<id>`, `provider:<name>`), built once. */
+/**
+ * The availability keys of a model (`model:<id>`, `provider:<name>`), built once. A model the
+ * `models` table names (an id or an alias) has a circuit of its own; any other name a glob or its provider
+ * prefix lets through shares one with every such name of its provider, `model:<provider>:other`
+ * (as the metrics fold them): names a client chooses must not add circuits without bound (each one
+ * a field of the shared circuits hash every instance re-reads, and an entry of the memory store).
+ */
 export function keysOf(state: RouterState, model: ResolvedModel): ModelKeys {
   const { keyCache } = state;
   let entry = keyCache.get(model);
   if (entry === undefined) {
+    const named = model.matchedBy === 'exact' || model.matchedBy === 'alias';
     entry = {
-      model: `model:${model.id}`,
+      model: named ? `model:${model.id}` : `model:${model.provider}:other`,
       provider: `provider:${model.provider}`,
       requestModel: undefined,
       routed: undefined,

@@ -433,7 +433,8 @@ describe('when no candidate is left, the error keeps the class a client acts on'
     now = 9_000_000;
     emulator.enqueue(openaiError(500, 'down'));
     await sy.complete({ model: 'openai:gpt-4.1-mini', transcript: [userText('Hi')] }).catch(() => undefined);
-    expect(await sy.availability.state('model:openai:gpt-4.1-mini')).toBe('open');
+    // Not in `models`: its circuit is the one every such openai name shares.
+    expect(await sy.availability.state('model:openai:other')).toBe('open');
   }
 
   it('a candidate failed with a 529 and the fallback was kept out: the 529 class, not a 400', async () => {
@@ -459,6 +460,21 @@ describe('when no candidate is left, the error keeps the class a client acts on'
 });
 
 describe('availability across calls', () => {
+  it('names a client chooses share one circuit per provider: 20 failing unlisted openai names add 2 circuits, not 21', async () => {
+    front({}, { failure_threshold: 1000 });
+    for (let index = 0; index < 20; index++) {
+      emulator.enqueue(openaiError(500, 'down'));
+      await sy.complete({ model: `openai:x${index}`, transcript: [userText('Hi')] }).catch(() => undefined);
+    }
+    const { records } = sy.availability.store as ReturnType<typeof createMemoryAvailabilityStore>;
+    expect([...records.keys()].sort()).toEqual(['model:openai:other', 'provider:openai']);
+    expect(records.get('model:openai:other')!.failures).toBe(20);
+    // A model the table names keeps a circuit of its own.
+    emulator.enqueue(anthropicError(529, 'overloaded_error', 'Overloaded'));
+    await sy.complete(hello).catch(() => undefined);
+    expect(records.has('model:anthropic:claude-sonnet-4-5')).toBe(true);
+  });
+
   it('repeated failures open the circuit: the candidate is skipped without a call, then probed after the cooldown', async () => {
     front({}, { failure_threshold: 2, cooldown_seconds: 30 });
     now = 1_000_000;
