@@ -4,6 +4,7 @@
  * no budget and no request of the key's limits (`withdrawals.ts`).
  */
 import { Redis } from 'ioredis';
+import { MaxRetriesPerRequestError } from 'ioredis/built/errors/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../core/logger.ts';
 import { startRedis, type TestRedis } from '../../test/support/redis-server.ts';
@@ -11,6 +12,7 @@ import { StateUnavailableError } from './outage.ts';
 import { createRedisStateStore, type RedisStateStore, stateKeys, withdrawnKey } from './redis.ts';
 import { admitScript, withdrawScript } from './scripts.ts';
 import { type AdmitRequest, periodsOf, type StateFailurePolicy } from './types.ts';
+import { mayHaveRun } from './withdrawals.ts';
 
 let redis: TestRedis;
 let raw: Redis;
@@ -115,5 +117,15 @@ describe('admissions given up on during a Redis stall', () => {
     } finally {
       client.disconnect();
     }
+  });
+
+  it('withdrawn: an admit sent and unanswered (timed out, its connection closed under it); not: one never sent', () => {
+    expect(mayHaveRun(new Error('Command timed out'))).toBe(true);
+    expect(mayHaveRun(new Error('Connection is closed.'))).toBe(true);
+    // What ioredis (maxRetriesPerRequest: 0) rejects a sent command with when its connection drops.
+    expect(mayHaveRun(new MaxRetriesPerRequestError(0))).toBe(true);
+    expect(mayHaveRun(new Error("Stream isn't writeable and enableOfflineQueue options is false"))).toBe(
+      false,
+    );
   });
 });

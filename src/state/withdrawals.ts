@@ -31,10 +31,15 @@ export type SendWithdrawal = (withdrawal: Withdrawal) => Promise<void>;
 
 /**
  * A failure after which an admit may still run in Redis: the command was sent and no answer came
- * (a timeout, the connection closing under it). One never sent (no connection) leaves nothing.
+ * (a timeout; the connection closing under it, which ioredis reports as "Connection is closed" or,
+ * with no retries, "Reached the max retries per request limit"). One never sent (no connection:
+ * "Stream isn't writeable") leaves nothing.
  */
 export function mayHaveRun(error: unknown): boolean {
-  return error instanceof Error && /^(Command timed out|Connection is closed)/.test(error.message);
+  return (
+    error instanceof Error &&
+    /^(Command timed out|Connection is closed|Reached the max retries per request limit)/.test(error.message)
+  );
 }
 
 /** The withdrawals waiting for Redis (see the module comment). */
