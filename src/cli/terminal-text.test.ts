@@ -57,6 +57,28 @@ describe('sanitize', () => {
   });
 });
 
+describe('a stream cleaned delta by delta (WholeCharacters, then sanitize)', () => {
+  it('reads as the whole cleaned at once, wherever the deltas split a CSI sequence or a surrogate pair', () => {
+    const text = `ok\x1b[31mred\x1b[0m 😀\u202eevil\x1b[2J end\x1b`;
+    const whole = sanitize(text);
+    for (const size of [1, 2, 3, 5])
+      for (let first = 1; first <= size; first++) {
+        const stream = new WholeCharacters();
+        let shown = '';
+        for (let at = 0; at < text.length; at += at === 0 ? first : size)
+          shown += sanitize(stream.take(text.slice(at, at + (at === 0 ? first : size))));
+        shown += sanitize(stream.end());
+        expect(shown).toBe(whole);
+      }
+  });
+
+  it('keeps no more than a sequence’s length: a long run after ESC [ is let through as text', () => {
+    const stream = new WholeCharacters();
+    expect(stream.take('a\x1b[')).toBe('a');
+    expect(stream.take('1'.repeat(100))).toBe(`\x1b[${'1'.repeat(100)}`);
+  });
+});
+
 describe('escaped', () => {
   it('writes a code point as \\uXXXX, or \\u{XXXXX} beyond U+FFFF', () => {
     expect(escaped('\u202e')).toBe('\\u202e');

@@ -25,9 +25,9 @@ export function escaped(character: string): string {
 
 /**
  * `text` without terminal control sequences (only newline and tab kept), its explicit bidirectional
- * controls shown as `\u202e` and the like. Each character it changes is one UTF-16 unit, so text
- * cleaned in pieces (a stream's deltas, a character's surrogates split between two) reads as the
- * whole cleaned at once.
+ * controls shown as `\u202e` and the like. A stream's deltas are cleaned as they come through
+ * {@link WholeCharacters}, which keeps a CSI sequence or surrogate pair cut between two deltas
+ * whole: so cleaned, the pieces read as the whole cleaned at once.
  */
 export function sanitize(text: string): string {
   return (
@@ -39,26 +39,42 @@ export function sanitize(text: string): string {
 }
 
 /**
- * A stream's text taken a delta at a time, never half a character: a delta ending in the first half
- * of a surrogate pair keeps that half for the next one (written alone, each half reaches the
- * terminal — or a pipe — as U+FFFD, so a split emoji would show as two). `end()` gives back a half
- * whose other half never came.
+ * A stream's text taken a delta at a time, never half a character nor half a control sequence: a
+ * delta ending in the first half of a surrogate pair, or inside a CSI sequence (`ESC [ 3`), keeps
+ * that end for the next delta. Written alone, each half of a pair reaches the terminal — or a pipe
+ * — as U+FFFD (a split emoji would show as two), and a CSI sequence cut in two would leave its end
+ * (`1m`) as text where {@link sanitize} removes the whole. `end()` gives back what was kept.
  */
 export class WholeCharacters {
-  private half = '';
+  private kept = '';
 
   take(delta: string): string {
-    const text = this.half === '' ? delta : this.half + delta;
-    const last = text.charCodeAt(text.length - 1);
-    this.half = last >= 0xd800 && last <= 0xdbff ? text.slice(-1) : '';
-    return this.half === '' ? text : text.slice(0, -1);
+    const text = this.kept === '' ? delta : this.kept + delta;
+    const cut = keptFrom(text);
+    this.kept = text.slice(cut);
+    return cut === text.length ? text : text.slice(0, cut);
   }
 
   end(): string {
-    const half = this.half;
-    this.half = '';
-    return half;
+    const kept = this.kept;
+    this.kept = '';
+    return kept;
   }
+}
+
+/** Longest unfinished CSI sequence kept for the next delta (a longer one is no sequence a terminal waits on). */
+const maxKeptSequence = 64;
+/** ESC, or ESC [ and the parameter and intermediate bytes so far: a CSI sequence not finished yet. */
+// eslint-disable-next-line no-control-regex
+const unfinishedCsi = /^\x1b(\[[0-?]*[ -/]*)?$/;
+
+/** Where the part of `text` to keep for the next delta starts (`text.length`: keep nothing). */
+function keptFrom(text: string): number {
+  const escape = text.lastIndexOf('\x1b');
+  if (escape >= 0 && text.length - escape <= maxKeptSequence && unfinishedCsi.test(text.slice(escape)))
+    return escape;
+  const last = text.charCodeAt(text.length - 1);
+  return last >= 0xd800 && last <= 0xdbff ? text.length - 1 : text.length;
 }
 
 /** `text` as one line for a status or error line: line breaks and tabs become spaces, controls go. */
