@@ -12,7 +12,7 @@ import { maxWarningDetails } from './left-out.ts';
 import { recordUsage, seriesOf } from './metrics.ts';
 import type { GatewayState } from './state.ts';
 
-/** What is logged of one request: the bookkeeping a served request carries (`generate.ts`). */
+/** What is logged of one request: the bookkeeping a served request carries (`Served`, `generation-call.ts`). */
 export interface LoggedRequest {
   call: { protocol: InboundProtocol; path: string; requestId: string; key: GatewayKey | undefined };
   startedAt: number;

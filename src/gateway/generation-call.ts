@@ -1,0 +1,95 @@
+/**
+ * One inbound generation request (`GenerationCall`), its bookkeeping while it is served (`Served`)
+ * and the watch on its client (`watchClient`): what `generate.ts` and its two halves —
+ * `generate-request.ts` (the request in) and `generate-response.ts` (the reply out) — share.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { DecodeContext, InboundProtocol } from '../codecs/types.ts';
+import type { CanonicalResponse } from '../core/request.ts';
+import { type GatewayKey } from './keys.ts';
+import type { Reservation } from '../state/types.ts';
+import { type LoggedRequest } from './access-log.ts';
+import { HeldBody } from './body-hold.ts';
+import { type Framer } from './stream-body.ts';
+
+/** One inbound generation request. */
+export interface GenerationCall {
+  protocol: InboundProtocol;
+  /** The web request (Hono); the gateway's own server passes Node's `incoming` instead. */
+  request?: Request;
+  /** The request's path (access log). */
+  path: string;
+  requestId: string;
+  key: GatewayKey | undefined;
+  decodeContext?: DecodeContext;
+  /** Gemini streams without `alt=sse`: one JSON array instead of SSE. */
+  jsonArray?: boolean;
+  /** How a stream's frames become text (default: SSE, or the JSON array); the WebSocket's own lines. */
+  framer?: Framer;
+  /** The body already parsed (a WebSocket message): not read from `request` / `incoming`. */
+  body?: unknown;
+  /** The size of `body` as it arrived, counted against `gateway.max_request_bytes_in_flight`. */
+  bodyBytes?: number;
+  /** Aborted when the client gives the call up (a WebSocket cancel or close). */
+  signal?: AbortSignal;
+  /**
+   * Node's response, when served by @hono/node-server: the client went away when it closes before
+   * it finished (reading the request's `signal` would make the server build an AbortController per
+   * request), and streams are written to it directly.
+   */
+  outgoing?: ServerResponse;
+  /** Node's request, when served by @hono/node-server: headers and body are read from it directly. */
+  incoming?: IncomingMessage;
+  /** True when the gateway's own server serves the request: streams are written to `outgoing` directly. */
+  directWrites?: boolean;
+}
+
+/**
+ * Calls `onGone` when the client goes away before the reply is finished (Node's response closes
+ * unfinished, else the web request's or the call's signal aborts); returns the unsubscribe. Shared
+ * by the generation and the token-count routes.
+ */
+export function watchClient(
+  call: Pick<GenerationCall, 'outgoing' | 'request' | 'signal'>,
+  onGone: () => void,
+): () => void {
+  const { outgoing } = call;
+  if (outgoing === undefined) {
+    const signal = call.signal ?? call.request?.signal;
+    if (signal === undefined) return () => {};
+    signal.addEventListener('abort', onGone, { once: true });
+    return () => signal.removeEventListener('abort', onGone);
+  }
+  // Gone already (it left while the body was read): the close was before this listener.
+  if (outgoing.destroyed || outgoing.socket?.destroyed === true) {
+    onGone();
+    return () => {};
+  }
+  const listener = () => {
+    if (!outgoing.writableFinished) onGone();
+  };
+  outgoing.once('close', listener);
+  return () => outgoing.off('close', listener);
+}
+
+/** Per-request bookkeeping: what the access log and metrics take (`access-log.ts`), and the call's own. */
+export interface Served extends LoggedRequest {
+  call: GenerationCall;
+  /** Upstream tool name → the client's, when a name had to be renamed (`tool-names.ts`). */
+  toolNames?: Map<string, string>;
+  /** What the call billed, failed calls included (settled against the key's limits and budget). */
+  billed?: CanonicalResponse['usage'];
+  /** The client went away before the reply ended (a stream cancelled, a request aborted). */
+  clientLeft?: boolean;
+  /** The key's reservation, settled when the request ends. */
+  reservation?: Reservation;
+  /** Request body bytes counted against the bytes-in-flight bound until the request ends. */
+  held: HeldBody;
+  /** Counted in its key's requests in flight (`max_in_flight`), until the request ends. */
+  counted?: boolean;
+  /**
+   * The client speaks another protocol than the model it named: its cap, sized for its own vendor's
+   * models, is lowered to this model's output limit (`CallOptions.lowerOutputCap`), not refused.
+   */
+  foreignCap?: boolean;
+}
