@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Item, Part, ToolCallPart } from '../core/transcript.ts';
 import { restoreArtifacts, saveArtifacts } from './artifacts.ts';
+import { maxTextSignatureReads, restoreTextSignatures } from './text-signatures.ts';
 import { createMemoryStore, maxArtifactReads } from './store.ts';
 
 const thinking = (text: string, signature: string): Part => ({ type: 'reasoning', text, signature });
@@ -221,5 +222,82 @@ describe('split turns joined within the bounded reads', () => {
     expect(reads).toBeLessThanOrEqual(maxArtifactReads);
     const last = transcript.at(-2)!;
     expect(last.parts.map((entry) => (entry as ToolCallPart).id)).toEqual(['last_a', 'last_b']);
+  });
+});
+
+describe('split turns joined in one pass', () => {
+  const part = (id: string): ToolCallPart => ({
+    type: 'tool-call',
+    id: id as never,
+    name: 'step',
+    input: {},
+  });
+  const result = (id: string, count = 1): Item => ({
+    kind: 'tool',
+    parts: Array.from({ length: count }, () => ({
+      type: 'tool-result' as const,
+      callId: id as never,
+      output: { type: 'text' as const, text: 'ok' },
+      isError: false,
+    })),
+  });
+
+  it('a history repeating one stored reply’s split turn (A, out, B, out, C, out …) joins each repetition, the rest as sent', async () => {
+    const store = createMemoryStore();
+    await saveArtifacts([part('A'), part('B')], 'anthropic', store, 60_000, '');
+    const transcript: Item[] = [{ kind: 'user', parts: [{ type: 'text', text: 'go' }] }];
+    for (let index = 0; index < 10_000; index++)
+      transcript.push(
+        { kind: 'assistant', parts: [part('A')] },
+        result('A'),
+        { kind: 'assistant', parts: [part('B')] },
+        result('B'),
+        { kind: 'assistant', parts: [part('C')] },
+        result('C'),
+      );
+    // One pass: an indexOf and a splice per join took 0.4–11 s for 30,000–240,000 such items.
+    await restoreArtifacts(transcript, store, '');
+    expect(transcript).toHaveLength(1 + 10_000 * 4);
+    expect(transcript[1]!.parts.map((entry) => (entry as ToolCallPart).id)).toEqual(['A', 'B']);
+    expect(transcript[2]!.parts).toHaveLength(2);
+    expect((transcript[3]!.parts[0] as ToolCallPart).id).toBe('C');
+    expect(transcript.at(-4)!.parts.map((entry) => (entry as ToolCallPart).id)).toEqual(['A', 'B']);
+  });
+
+  it('joins results of 150,000 parts without a spread into a call’s arguments (a RangeError, a 500)', async () => {
+    const store = createMemoryStore();
+    await saveArtifacts([part('A'), part('B')], 'anthropic', store, 60_000, '');
+    const transcript: Item[] = [
+      { kind: 'user', parts: [{ type: 'text', text: 'go' }] },
+      { kind: 'assistant', parts: [part('A')] },
+      result('A'),
+      { kind: 'assistant', parts: [part('B')] },
+      result('B', 150_000),
+    ];
+    await restoreArtifacts(transcript, store, '');
+    expect(transcript).toHaveLength(3);
+    expect(transcript[2]!.parts).toHaveLength(150_001);
+  });
+
+  it('call entries and text signatures share one bound of reads (the text signatures’ share first)', async () => {
+    const store = createMemoryStore();
+    let reads = 0;
+    const get = store.get.bind(store);
+    store.get = (id, hold) => {
+      reads++;
+      return get(id, hold);
+    };
+    const transcript: Item[] = [];
+    for (let index = 0; index < 400; index++)
+      transcript.push({
+        kind: 'assistant',
+        parts: [{ type: 'text', text: `step ${index}` }, part(`c${index}`)],
+      });
+    // As prepareTranscript does on a route to Gemini.
+    const budget = { left: maxArtifactReads };
+    await restoreTextSignatures(transcript, store, '', budget);
+    expect(reads).toBe(maxTextSignatureReads);
+    await restoreArtifacts(transcript, store, '', budget);
+    expect(reads).toBe(maxArtifactReads);
   });
 });

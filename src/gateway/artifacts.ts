@@ -9,8 +9,9 @@
 import { createHash } from 'node:crypto';
 import type { Item, Part, ReasoningPart, ToolCallPart } from '../core/transcript.ts';
 import { untaggedItemIdKey } from '../codecs/opaque.ts';
+import { pushAll } from '../core/arrays.ts';
 import { untaggedItemKey } from '../codecs/openai-responses/client-calls.ts';
-import { type GatewayStore, maxArtifactReads } from './store.ts';
+import { type GatewayStore, maxArtifactReads, type ReadBudget } from './store.ts';
 import { saveTextSignatures } from './text-signatures.ts';
 
 interface CallArtifacts {
@@ -240,15 +241,15 @@ export function restoreArtifacts(
   transcript: Item[],
   store: GatewayStore,
   scope: string,
+  reads: ReadBudget = { left: maxArtifactReads },
 ): Promise<void> | undefined {
   if (!transcript.some(hasCalls)) return undefined;
   const entries = new Map<string, Promise<CallArtifacts | undefined>>();
-  let reads = 0;
   const lookup: Lookup = (id) => {
     let entry = entries.get(id);
     if (entry !== undefined) return entry;
-    if (reads === maxArtifactReads) return noEntry;
-    reads++;
+    if (reads.left <= 0) return noEntry;
+    reads.left--;
     entries.set(id, (entry = store.get(callKey(scope, id)).then(readable)));
     return entry;
   };
@@ -281,9 +282,7 @@ function splitAt(transcript: readonly Item[], index: number): boolean {
     hasCalls(calls) &&
     results?.kind === 'tool' &&
     results.parts.every((part) => part.type === 'tool-result') &&
-    more?.kind === 'assistant' &&
-    more.parts.length > 0 &&
-    more.parts.every((part) => part.type === 'tool-call')
+    isCallsOnly(more)
   );
 }
 
@@ -306,24 +305,50 @@ function joinSplitTurns(transcript: Item[], lookup: Lookup): Promise<void> | und
   const lookups: Array<Promise<CallArtifacts | undefined>> = [];
   for (let index = heads.length - 1; index >= 0; index--) lookups[index] = lookup(callIds(heads[index]!)[0]!);
   return Promise.all(lookups).then((found) => {
-    heads.forEach((head, headIndex) => {
-      const together = found[headIndex]?.together;
-      if (together === undefined) return;
-      const index = transcript.indexOf(head);
-      if (index === -1) return;
-      while (
-        splitAt(transcript, index) &&
-        callIds(transcript[index + 2]!).every((id) => together.includes(id))
-      ) {
-        const next = transcript[index + 3];
-        head.parts.push(...transcript[index + 2]!.parts);
-        const joinsResults = next?.kind === 'tool' && next.parts.every((part) => part.type === 'tool-result');
-        if (joinsResults) transcript[index + 1]!.parts.push(...next.parts);
-        transcript.splice(index + 2, joinsResults ? 2 : 1);
-      }
+    const joinAt = new Map<Item, ReadonlySet<string>>();
+    heads.forEach((head, index) => {
+      const together = found[index]?.together;
+      if (together !== undefined) joinAt.set(head, new Set(together));
     });
+    if (joinAt.size > 0) joinTurns(transcript, joinAt);
   });
 }
+
+/**
+ * One pass over the transcript (in place): after each head of `joinAt` and its results, the
+ * assistant items of calls only that its entry names, each with the results after it, join the
+ * head and its results. Linear, and never a spread of a part list into a call's arguments (a
+ * request may hold more parts than a call takes).
+ */
+function joinTurns(transcript: Item[], joinAt: ReadonlyMap<Item, ReadonlySet<string>>): void {
+  const joined: Item[] = [];
+  for (let index = 0; index < transcript.length; index++) {
+    const head = transcript[index]!;
+    joined.push(head);
+    const together = joinAt.get(head);
+    if (together === undefined) continue;
+    // A head: tool results only after it, then an assistant item of calls only (`splitAt`).
+    const results = transcript[++index]!;
+    joined.push(results);
+    for (;;) {
+      const more = transcript[index + 1];
+      if (!isCallsOnly(more) || !callIds(more).every((id) => together.has(id))) break;
+      pushAll(head.parts, more.parts);
+      index++;
+      const next = transcript[index + 1];
+      if (next?.kind !== 'tool' || !next.parts.every((part) => part.type === 'tool-result')) break;
+      pushAll(results.parts, next.parts);
+      index++;
+    }
+  }
+  transcript.length = 0;
+  pushAll(transcript, joined);
+}
+
+const isCallsOnly = (item: Item | undefined): item is Item =>
+  item?.kind === 'assistant' &&
+  item.parts.length > 0 &&
+  item.parts.every((part) => part.type === 'tool-call');
 
 /**
  * Tags the client's untagged opaque values — a signature, encrypted reasoning or a Gemini call's

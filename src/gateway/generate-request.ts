@@ -23,6 +23,7 @@ import {
   scopeOf,
 } from './artifacts.ts';
 import { restoreTextSignatures } from './text-signatures.ts';
+import { maxArtifactReads, type ReadBudget } from './store.ts';
 import { GatewayError } from './errors.ts';
 import { allowsModel, type GatewayKey, modelForbidden, namesOf } from './keys.ts';
 import { admitCall, type KeyQuota } from './quota.ts';
@@ -47,9 +48,12 @@ function prepareTranscript(
 ): Promise<void> | undefined {
   const { transcript } = decoded.request;
   const restore = () => {
-    const artifacts = restoreArtifacts(transcript, state.store, scope);
-    // Text signatures only matter to Gemini: no lookups on a route to any other provider.
-    const texts = toGemini ? restoreTextSignatures(transcript, state.store, scope) : undefined;
+    // One bound on the request's reads (`maxArtifactReads`): the text signatures' share taken first
+    // (at most `maxTextSignatureReads`), the calls' entries the rest. Text signatures only matter
+    // to Gemini: no lookups on a route to any other provider.
+    const reads: ReadBudget = { left: maxArtifactReads };
+    const texts = toGemini ? restoreTextSignatures(transcript, state.store, scope, reads) : undefined;
+    const artifacts = restoreArtifacts(transcript, state.store, scope, reads);
     if (artifacts === undefined || texts === undefined) return artifacts ?? texts;
     return Promise.all([artifacts, texts]).then(() => undefined);
   };

@@ -21,6 +21,11 @@ import type { Logger } from '../core/logger.ts';
  */
 export const maxArtifactReads = 256;
 
+/** The state-store reads a request has left ({@link maxArtifactReads} to begin with), shared by its lookups. */
+export interface ReadBudget {
+  left: number;
+}
+
 /** A key-value store with a time to live per entry. Values are JSON-serializable. */
 export interface GatewayStore {
   /**

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { Item, Part } from '../core/transcript.ts';
 import { textSignatureKey } from '../codecs/gemini/response.ts';
-import { type GatewayStore, maxArtifactReads } from './store.ts';
+import { type GatewayStore, maxArtifactReads, type ReadBudget } from './store.ts';
 
 /**
  * Where in the text the signed wire part ended, when more text followed it (the Gemini adapter's
@@ -20,6 +20,12 @@ const offsetKey = 'gemini.thoughtSignatureOffset';
 /** The store key of a text's signature: the key's scope and a hash of the text (no text in keys). */
 const textKey = (scope: string, text: string) =>
   `text:${scope}:${createHash('sha256').update(text).digest('base64url')}`;
+
+/**
+ * The most text signatures a request looks up, its latest texts' (out of its {@link maxArtifactReads}):
+ * Gemini reads back the current turn's signatures; the rest of the reads go to the calls' entries.
+ */
+export const maxTextSignatureReads = 64;
 
 interface TextArtifacts {
   signature: string;
@@ -56,6 +62,7 @@ export function restoreTextSignatures(
   transcript: readonly Item[],
   store: GatewayStore,
   scope: string,
+  reads: ReadBudget = { left: maxArtifactReads },
 ): Promise<void> | undefined {
   const texts = transcript.flatMap((item) =>
     item.kind !== 'assistant'
@@ -65,9 +72,12 @@ export function restoreTextSignatures(
             part.type === 'text' && part.text !== '' && part.metadata?.[textSignatureKey] === undefined,
         ),
   );
-  // The latest texts only: a long history makes no more reads (and hashes) than that.
-  const unsigned = texts.length > maxArtifactReads ? texts.slice(-maxArtifactReads) : texts;
-  if (unsigned.length === 0) return undefined;
+  // The latest texts only, out of the request's reads: a long history makes no more reads (and
+  // hashes) than that.
+  const count = Math.min(texts.length, maxTextSignatureReads, Math.max(reads.left, 0));
+  reads.left -= count;
+  if (count === 0) return undefined;
+  const unsigned = texts.slice(texts.length - count);
   return Promise.all(
     unsigned.map(async (part) => {
       const entry = readable(await store.get(textKey(scope, part.text)));
