@@ -91,7 +91,7 @@ describe('decoding', () => {
     const weather = { name: 'get_weather', parameters: { type: 'object', properties: {} } };
     expect(fieldOf(chat({ functions: [weather] }))).toBe('functions');
     expect(fieldOf(chat({ function_call: { name: 'get_weather' } }))).toBe('function_call');
-    expect(fieldOf(chat({ function_call: 'auto' }))).toBe('function_call');
+    expect(fieldOf(chat({ functions: [weather], function_call: 'auto' }))).toBe('functions');
     expect(chat({ functions: [weather] })).toThrow(/^functions: .*declare them in tools/);
     const called = [
       { role: 'user', content: 'hi' },
@@ -106,6 +106,30 @@ describe('decoding', () => {
     );
     // Null, as some clients write an absent field, is absent.
     expect(fieldOf(chat({ functions: null, function_call: null }))).toBeUndefined();
+  });
+
+  it('Chat’s empty functions list, and function_call none or auto without functions, ask for nothing: taken as absent', () => {
+    const chat = (extra: Record<string, unknown>) => () =>
+      codecs['openai-chat'].decodeRequest({
+        model: 'm',
+        messages: [{ role: 'user', content: 'x' }],
+        ...extra,
+      });
+    for (const extra of [
+      { functions: [] },
+      { function_call: 'none' },
+      { function_call: 'auto' },
+      { functions: [], function_call: 'none' },
+      { functions: [], function_call: 'auto' },
+    ]) {
+      expect(fieldOf(chat(extra)), JSON.stringify(extra)).toBeUndefined();
+      const decoded = chat(extra)() as { request: { tools?: unknown; toolChoice?: unknown } };
+      expect(decoded.request.tools).toBeUndefined();
+      expect(decoded.request.toolChoice).toBeUndefined();
+    }
+    // Naming a function still asks for a call the request cannot make.
+    expect(fieldOf(chat({ functions: [], function_call: { name: 'get_weather' } }))).toBe('function_call');
+    expect(fieldOf(chat({ function_call: 'required' }))).toBe('function_call');
   });
 
   it('Gemini calls without ids get stable ids and responses answer them by name, in order', () => {

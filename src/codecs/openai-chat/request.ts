@@ -304,12 +304,16 @@ function refuseUnhonourable(object: Record<string, unknown>): void {
   refuse(object, 'top_logprobs', [0], 'log probabilities are not supported by the gateway');
   refuse(object, 'audio', [], 'audio output is not supported by the gateway');
   // The legacy function-calling fields, refused like the legacy `function` role: `tools` and
-  // `tool_choice` say the same, and dropping them would answer without the tools unannounced.
-  refuse(object, 'functions', [], 'the legacy functions field is not supported: declare them in tools');
+  // `tool_choice` say the same, and dropping them would answer without the tools unannounced. An
+  // empty list asks for nothing, and with no functions `function_call` `none` or `auto` asks for
+  // no call: taken as absent (a named function is still refused).
+  const functions = object.functions;
+  if (!Array.isArray(functions) || functions.length > 0)
+    refuse(object, 'functions', [], 'the legacy functions field is not supported: declare them in tools');
   refuse(
     object,
     'function_call',
-    [],
+    ['none', 'auto'],
     'the legacy function_call field is not supported: choose the tool with tool_choice',
   );
   const modalities = optionalArray(object, 'modalities');
