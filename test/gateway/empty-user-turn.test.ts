@@ -86,6 +86,31 @@ describe('toward an upstream that refuses empty content, a 400 naming the turn a
     }
   });
 
+  it.each(['up-anthropic', 'up-gemini'])(
+    'an empty turn right after a tool result is part of that user message: served (→ %s)',
+    async (model) => {
+      const body = {
+        model,
+        messages: [
+          { role: 'user', content: 'weather?' },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get', arguments: '{}' } }],
+          },
+          { role: 'tool', tool_call_id: 'call_1', content: 'sunny' },
+          { role: 'user', content: '' },
+        ],
+        tools: [
+          { type: 'function', function: { name: 'get', parameters: { type: 'object', properties: {} } } },
+        ],
+      };
+      const last = (await lastTurn('/v1/chat/completions', body)) as { role: string };
+      expect(last.role).toBe('user');
+      expect(JSON.stringify(last)).toContain('sunny');
+    },
+  );
+
   it('empty text beside other content in a user turn is no empty turn (Chat turns joined → Gemini)', async () => {
     const body = {
       model: 'up-gemini',

@@ -340,6 +340,33 @@ describe('an empty user turn', () => {
     }
   });
 
+  it('is sent merged into the message it joins: after a tool result, beside a user turn, across a system item', () => {
+    const call: Part = { type: 'tool-call', id: callId, name: 'f', input: {} };
+    const afterResult = messagesOf([
+      user(text('weather?')),
+      assistant(call),
+      result({ type: 'text', text: 'sunny' }),
+      user(text('')),
+    ]);
+    expect(afterResult.at(-1)).toEqual({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: expect.any(String), content: 'sunny' }],
+    });
+    const beside = messagesOf([
+      user(text('Tell me a joke')),
+      assistant(text('Why?')),
+      user(text(' ')),
+      { kind: 'system', parts: [text('Be brief.')] },
+      user(text('Go on')),
+    ]);
+    expect(beside.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: 'Go on' }] });
+    // Two empty turns together are still a message of nothing: the first is named.
+    const error = thrown(() =>
+      messagesOf([user(text('Hi')), assistant(text('Why?')), user(text('')), user(text(' '))]),
+    );
+    expect(error.message).toContain('the user turn (transcript[2].parts[0]) is empty');
+  });
+
   it('empty text beside other content is no empty turn', () => {
     const messages = messagesOf([user(text('Hi'), text('')), assistant(text('Hello.')), user(text('q'))]);
     expect(messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'Hi' }] });

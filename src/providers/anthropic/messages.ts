@@ -157,12 +157,13 @@ export interface ConvertedMessages {
  * joined into `system`; tool items become user messages of `tool_result` blocks; consecutive
  * messages of one role are merged, tool results first. Empty and whitespace-only text is skipped
  * (whitespace with a WARN), empty messages are left out, and a final assistant message loses its
- * trailing whitespace. A user turn of blank text only is refused (`refuseEmptyUserTurns`): left
- * out, it would change the request.
+ * trailing whitespace. A user turn of blank text only that would be a message of its own (no user
+ * or tool item beside it to merge with) is refused (`refuseEmptyUserTurns`): left out, it would
+ * change the request.
  */
 export function convertMessages(items: readonly Item[], context: ProviderContext): ConvertedMessages {
-  refuseEmptyUserTurns(items, context, isBlank, 'anthropic');
   const projected = projectTranscript(items, projectionRules(context), context);
+  refuseEmptyUserTurns(items, projected, context, isBlank, 'anthropic');
   const messages: WireMessage[] = [];
   for (const item of projected) {
     if (isInstructionItem(item)) {

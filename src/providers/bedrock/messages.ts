@@ -232,8 +232,8 @@ export interface ConvertedMessages {
  * whitespace (Converse refuses it, like the Messages API).
  */
 export function convertMessages(items: readonly Item[], context: ProviderContext): ConvertedMessages {
-  refuseEmptyUserTurns(items, context, isBlank, 'bedrock');
   const projected = projectTranscript(items, sameProviderRules(context), context);
+  refuseEmptyUserTurns(items, projected, context, isBlank, 'bedrock');
   const messages: WireMessage[] = [];
   let documents = 0;
   for (const item of projected) {

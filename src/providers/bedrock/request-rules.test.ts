@@ -236,3 +236,29 @@ it('an empty or blank user turn is refused naming it, never left out (a trailing
     /bedrock: the user turn \(transcript\[2\]\.parts\[0\]\) is empty/,
   );
 });
+
+it('an empty user turn after a tool result is part of that user message, sent (it stands alone nowhere)', () => {
+  const turns: Item[] = [
+    { kind: 'user', parts: [{ type: 'text', text: 'weather?' }] },
+    { kind: 'assistant', parts: [{ type: 'tool-call', id: call, name: 'get', input: {} }] },
+    {
+      kind: 'tool',
+      parts: [
+        {
+          type: 'tool-result',
+          callId: call,
+          name: 'get',
+          output: { type: 'text', text: 'sunny' },
+          isError: false,
+        },
+      ],
+    },
+    { kind: 'user', parts: [{ type: 'text', text: '' }] },
+  ];
+  const messages = build(claude, {}, turns).body.messages as unknown as Array<{
+    role: string;
+    content: Array<Record<string, unknown>>;
+  }>;
+  expect(messages.at(-1)?.role).toBe('user');
+  expect(messages.at(-1)?.content.map((block) => Object.keys(block))).toEqual([['toolResult']]);
+});

@@ -1,13 +1,17 @@
 /**
  * Empty user turns toward a provider that refuses messages without content (Anthropic and Bedrock
  * Converse: "all messages must have non-empty content except for the optional final assistant
- * message"; Gemini: "empty text parameter"). Leaving such a turn out would change the request — a
- * trailing one would make the assistant message before it a prefill, an earlier one would join the
- * assistant turns around it — so the call fails before anything is sent, naming the turn.
+ * message"; Gemini: "empty text parameter"). Their converters leave empty text out and merge
+ * consecutive user and tool items into one message, so an empty user item beside another with
+ * content is simply part of that message. One that would stand alone cannot be sent, and leaving it
+ * out would change the request — a trailing one would make the assistant message before it a
+ * prefill, an earlier one would join the assistant turns around it — so the call fails before
+ * anything is sent, naming the turn.
  */
 import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
 import type { Item } from '../../core/transcript.ts';
 import type { ProviderContext } from './definition.ts';
+import { isInstructionItem } from './projection.ts';
 
 /** What the provider counts as no content: empty text, and for some whitespace-only text too. */
 export type EmptyText = (text: string) => boolean;
@@ -19,26 +23,43 @@ export const isEmpty: EmptyText = (text) => text === '';
 export const isBlank: EmptyText = (text) => text.trim() === '';
 
 /**
- * Throws an invalid-request error for the first user item that holds text parts only, all of them
- * empty by `empty`. The message names it as `(transcript[i].parts[0])`, which the gateway turns into
- * the client's own field (`messages.2.content`). Items with anything else (media, tool results) are
- * left to the provider's own rules.
+ * Throws an invalid-request error for the first user item of `projected` (the transcript as the
+ * converter sends it) that holds text parts only, all of them empty by `empty`, and would be a
+ * message of its own: the user and tool items it would be merged with (those between the assistant
+ * items around it, instruction items skipped as the converters skip them) are all empty user
+ * items too. The message names it as `(transcript[i].parts[0])`, `i` its place in `items`, which the
+ * gateway turns into the client's own field (`messages.2.content`). Items with anything else (media,
+ * tool results) are left to the provider's own rules.
  */
 export function refuseEmptyUserTurns(
   items: readonly Item[],
+  projected: readonly Item[],
   context: ProviderContext,
   empty: EmptyText,
   label: string,
 ): void {
-  const index = items.findIndex(
-    (item) =>
-      item.kind === 'user' &&
-      item.parts.length > 0 &&
-      item.parts.every((part) => part.type === 'text' && empty(part.text)),
-  );
-  if (index < 0) return;
+  const isEmptyTurn = (item: Item) =>
+    item.kind === 'user' &&
+    item.parts.length > 0 &&
+    item.parts.every((part) => part.type === 'text' && empty(part.text));
+  let message: Item[] = [];
+  const check = () => {
+    const lone = message[0];
+    if (lone !== undefined && message.every(isEmptyTurn)) refuse(items.indexOf(lone), context, label);
+    message = [];
+  };
+  for (const item of projected) {
+    if (isInstructionItem(item)) continue;
+    if (item.kind === 'assistant') check();
+    else message.push(item);
+  }
+  check();
+}
+
+function refuse(index: number, context: ProviderContext, label: string): never {
+  const where = index < 0 ? '' : ` (transcript[${index}].parts[0])`;
   throw new InvalidRequestError({
-    message: `${label}: the user turn (transcript[${index}].parts[0]) is empty, and the provider refuses a message without content: send text in it, or leave the turn out`,
+    message: `${label}: the user turn${where} is empty, and the provider refuses a message without content: send text in it, or leave the turn out`,
     provider: context.provider,
     requestId: context.requestId,
   });

@@ -52,11 +52,12 @@ export interface ConvertedMessages {
  * Converts the transcript: instructions are joined into the system instruction; user, assistant
  * (`model`) and tool turns become contents, consecutive same-role turns merged. Reasoning and custom
  * parts from other providers are dropped with a WARN (`projectTranscript`). A user turn of empty text
- * only is refused (`refuseEmptyUserTurns`), other empty text in a user turn left out.
+ * only that would be a content of its own is refused (`refuseEmptyUserTurns`), other empty text in
+ * a user turn left out.
  */
 export function convertMessages(items: readonly Item[], context: ProviderContext): ConvertedMessages {
-  refuseEmptyUserTurns(items, context, isEmpty, 'gemini');
   const projected = projectTranscript(items, sameProviderRules(context), context);
+  refuseEmptyUserTurns(items, projected, context, isEmpty, 'gemini');
   const callNames = collectCallNames(projected);
   const contents: GeminiContent[] = [];
   let calls: readonly Part[] = [];

@@ -888,3 +888,28 @@ it('an empty user turn is refused naming it (left out, the model message before 
   const contents = build({ transcript: turns(mixed) }).wire.body.contents as Array<{ parts: unknown[] }>;
   expect(contents.at(-1)).toEqual({ role: 'user', parts: [{ text: 'Go on' }] });
 });
+
+it('an empty user turn after a function response is part of that user content, sent (it stands alone nowhere)', () => {
+  const id = toolCallId('tu_01JCALL000000000000000000');
+  const transcript: Item[] = [
+    userText('weather?'),
+    { kind: 'assistant', parts: [{ type: 'tool-call', id, name: 'get', input: {} }] },
+    {
+      kind: 'tool',
+      parts: [
+        {
+          type: 'tool-result',
+          callId: id,
+          name: 'get',
+          output: { type: 'text', text: 'sunny' },
+          isError: false,
+        },
+      ],
+    },
+    systemText('Be brief.'),
+    userText(''),
+  ];
+  const contents = build({ transcript }).wire.body.contents as Array<{ role: string; parts: object[] }>;
+  expect(contents.at(-1)?.role).toBe('user');
+  expect(contents.at(-1)?.parts.map((part) => Object.keys(part))).toEqual([['functionResponse']]);
+});
