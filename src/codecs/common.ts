@@ -27,12 +27,15 @@ export function sentAt<Sent extends Part>(part: Sent, field: string): Sent {
 /**
  * A user turn's parts, an empty turn (no parts, or empty text only) kept as one empty text part
  * noted as sent at `field`: never left out, which would change the request (a trailing one would
- * make the assistant message before it a prefill). A provider that refuses empty messages fails
- * the call naming it (`providers/common/empty-turns.ts`); the others send it.
+ * make the assistant message before it a prefill). A turn of whitespace-only text keeps its text,
+ * each part noted as sent at `field` too. A provider that refuses empty (or blank) messages fails
+ * the call naming it (`providers/common/empty-turns.ts`), in the client's terms; the others send it.
  */
 export function userTurnParts(parts: Part[], field: string): Part[] {
-  if (parts.some((part) => part.type !== 'text' || part.text !== '')) return parts;
-  return [sentAt({ type: 'text', text: '' }, field)];
+  if (parts.some((part) => part.type !== 'text' || part.text.trim() !== '')) return parts;
+  if (parts.every((part) => part.type === 'text' && part.text === ''))
+    return [sentAt({ type: 'text', text: '' }, field)];
+  return parts.map((part) => sentAt(part, field));
 }
 
 /** {@link sentAt} for a media or file part (a refusal of its type names the client's field); other parts unchanged. */

@@ -123,6 +123,78 @@ describe('toward an upstream that refuses empty content, a 400 naming the turn a
   });
 });
 
+describe('a refusal names the client’s field for blank text and a string input too', () => {
+  const refused = async (path: string, body: object) => {
+    const before = harness.emulator.requests.length;
+    const reply = await harness.post(path, body);
+    expect(reply.status).toBe(400);
+    const { error } = (await reply.json()) as { error: { message: string; param?: string | null } };
+    expect(harness.emulator.requests.length).toBe(before);
+    return error;
+  };
+
+  it('Chat and Responses whitespace-only turns, and Responses input: "" (→ Anthropic)', async () => {
+    for (const [path, body, field] of [
+      [
+        '/v1/chat/completions',
+        {
+          model: 'up-anthropic',
+          messages: [...chat('').messages.slice(0, 2), { role: 'user', content: ' \n' }],
+        },
+        'messages.2.content',
+      ],
+      [
+        '/v1/responses',
+        {
+          model: 'up-anthropic',
+          input: [
+            ...responses('').input.slice(0, 2),
+            { role: 'user', content: [{ type: 'input_text', text: '  ' }] },
+          ],
+        },
+        'input.2.content',
+      ],
+      ['/v1/responses', { model: 'up-anthropic', input: '' }, 'input'],
+    ] as const) {
+      const error = await refused(path, body);
+      expect(error.param).toBe(field);
+      expect(error.message).toContain(`the user turn (${field}) is empty`);
+    }
+  });
+
+  it.each([
+    ['whitespace-only text', { role: 'user', parts: [{ text: ' ' }] }, 'up-anthropic'],
+    ['empty text marked not a thought', { role: 'user', parts: [{ text: '', thought: false }] }, 'up-gemini'],
+    ['no parts (Gemini refuses it too)', { role: 'user' }, 'up-gemini'],
+  ])('a Gemini client’s content of %s', async (_, content, model) => {
+    const body = {
+      contents: [
+        { role: 'user', parts: [{ text: 'Tell me a joke' }] },
+        { role: 'model', parts: [{ text: joke }] },
+        content,
+      ],
+    };
+    const error = await refused(`/v1beta/models/${model}:generateContent`, body);
+    expect(error.message).toContain('the user turn (contents.2.parts) is empty');
+  });
+
+  it('a Gemini client’s content without parts, or of empty text marked not a thought, is an empty turn (→ Chat)', async () => {
+    for (const content of [{ role: 'user' }, { role: 'user', parts: [{ text: '', thought: false }] }]) {
+      const body = {
+        contents: [
+          { role: 'user', parts: [{ text: 'Tell me a joke' }] },
+          { role: 'model', parts: [{ text: joke }] },
+          content,
+        ],
+      };
+      expect(await lastTurn('/v1beta/models/up-chat:generateContent', body)).toEqual({
+        role: 'user',
+        content: '',
+      });
+    }
+  });
+});
+
 describe('the client’s own refusals say the text is empty, not missing', () => {
   it('an Anthropic client’s empty text block or empty content', async () => {
     const messages = (content: unknown) => ({

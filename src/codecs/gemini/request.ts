@@ -206,6 +206,8 @@ function convertContents(contents: unknown[], transcript: Item[], opaque: Opaque
     )
       throw new RequestFieldError(`${path}.role`, `${path}.role must be 'user' or 'model'`);
     const model = role === 'model';
+    // What of this content reaches the transcript, to tell a user content that says nothing.
+    const kept: Part[] = [];
     parts.forEach((value, partIndex) => {
       const converted = convertPart(value, {
         path: `${path}.parts.${partIndex}`,
@@ -221,22 +223,20 @@ function convertContents(contents: unknown[], transcript: Item[], opaque: Opaque
         if (converted.part.text === '') return;
         converted.part = { type: 'text', text: converted.part.text };
       }
-      if (
-        !joinsThought(transcript, kind, converted.part) &&
-        !joinsSignature(transcript, kind, converted.part)
-      )
+      if (joinsThought(transcript, kind, converted.part)) kept.push(converted.part);
+      else if (!joinsSignature(transcript, kind, converted.part)) {
+        kept.push(converted.part);
         pushParts(transcript, kind, [converted.part]);
+      }
     });
-    // A user content of empty text only (or no parts: nothing of it was kept above) is an empty
-    // turn, kept (`userTurnParts`).
-    if (!model && role !== 'function' && parts.every(isEmptyText))
-      pushParts(transcript, 'user', userTurnParts([], `${path}.parts`));
+    // A user content that says nothing — empty text only (`{text: ''}`, also with `thought: false`
+    // or a signature, which a user's text does not keep), or no parts, both of which Gemini refuses —
+    // is an empty turn, kept; one of whitespace-only text is noted as sent at its parts
+    // (`userTurnParts`), so a refusal names the client's content.
+    if (!model && role !== 'function')
+      if (kept.length === 0) pushParts(transcript, 'user', userTurnParts([], `${path}.parts`));
+      else userTurnParts(kept, `${path}.parts`);
   });
-}
-
-/** A wire part that is empty text and nothing else (no signature, no thought). */
-function isEmptyText(value: unknown): boolean {
-  return isJsonObject(value) && value.text === '' && Object.keys(value).length === 1;
 }
 
 function convertTools(body: Record<string, unknown>): ToolSpec[] | undefined {

@@ -394,7 +394,8 @@ function convertInput(
     transcript.push({ kind: 'system', parts: [{ type: 'text', text: instructions }] });
   const instructionItems = transcript.length;
   const input = object.input;
-  if (typeof input === 'string') transcript.push({ kind: 'user', parts: [{ type: 'text', text: input }] });
+  if (typeof input === 'string')
+    transcript.push({ kind: 'user', parts: userTurnParts([{ type: 'text', text: input }], 'input') });
   else if (Array.isArray(input))
     input.forEach((item, index) => convertItem(item, index, transcript, opaque, declared, references));
   else throw new RequestFieldError('input', 'input must be a string or an array of items');
