@@ -78,6 +78,14 @@ export function isMetadataKey(key: string): boolean {
 export const geminiDisplayNameKey = 'gemini.displayName';
 
 /**
+ * Request metadata key (value `true`) on the structured part of a tool result that is a Gemini
+ * client's `functionResponse.response` object as written, beside media: a Gemini upstream gets it
+ * back as the `response` itself. Any other single structured value goes under `output` (or
+ * `error`), so an object of the caller's that has an `error` key is not read as a failed call.
+ */
+export const geminiResponseObjectKey = 'gemini.responseObject';
+
+/**
  * Response metadata key of a Gemini candidate's Google Search grounding (`groundingMetadata`), set by
  * the Gemini adapters and read by the Chat codec (`url_citation`s).
  */

@@ -65,6 +65,10 @@ it('an {output: …} or {error: …} object beside media keeps its key (an error
   expect(output.contents!.at(-1)!.parts[0]!.functionResponse).toMatchObject({
     response: { output: 'saved' },
   });
+  const object = await sent('up-gemini3', { output: { saved: true } });
+  expect(object.contents!.at(-1)!.parts[0]!.functionResponse).toMatchObject({
+    response: { output: { saved: true } },
+  });
   const error = await sent('up-gemini3', { error: { code: 404 } });
   expect(error.contents!.at(-1)!.parts[0]!.functionResponse).toMatchObject({
     response: { error: { code: 404 } },

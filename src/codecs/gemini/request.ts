@@ -31,7 +31,7 @@ import {
 import type { DecodeContext, DecodedRequest, OpaqueCodec } from '../types.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import { CallIds } from './call-ids.ts';
-import { geminiDisplayNameKey } from '../../core/metadata.ts';
+import { geminiDisplayNameKey, geminiResponseObjectKey } from '../../core/metadata.ts';
 
 interface PartContext {
   path: string;
@@ -101,12 +101,15 @@ function convertPart(
       (entry, index) => responseMedia(entry, `${path}.functionResponse.parts.${index}`),
     );
     // With media, a JSON result stays JSON: a structured part before them (an upstream without JSON
-    // results gets it as JSON text, as the json output).
+    // results gets it as JSON text, as the json output); the response object as written is marked
+    // so, as a Gemini upstream gets it back unchanged (`geminiResponseObjectKey`).
+    const structured: Part = { type: 'structured', value: (value ?? {}) as JsonValue };
+    if (value === result && isJsonObject(value)) structured.metadata = { [geminiResponseObjectKey]: true };
     const output: ToolOutput =
       typeof value === 'string'
         ? toolOutput([{ type: 'text', text: value }, ...media])
         : media.length > 0
-          ? { type: 'parts', parts: [{ type: 'structured', value: (value ?? {}) as JsonValue }, ...media] }
+          ? { type: 'parts', parts: [structured, ...media] }
           : { type: 'json', value: value as JsonValue };
     const answer: Part = { type: 'tool-result', callId: callId as never, name, output, isError };
     return { kind: 'tool', part: sentAt(answer, `${path}.functionResponse`) };

@@ -1,7 +1,12 @@
 /** Canonical transcript → Gemini `contents` (+ the joined system instruction). */
 import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
-import { geminiDisplayNameKey, imageDetailKey, type MetadataMap } from '../../core/metadata.ts';
+import {
+  geminiDisplayNameKey,
+  geminiResponseObjectKey,
+  imageDetailKey,
+  type MetadataMap,
+} from '../../core/metadata.ts';
 import type { DataRef, Item, Part, ToolCallPart, ToolResultPart } from '../../core/transcript.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import {
@@ -184,8 +189,9 @@ interface ResultMedia {
 /**
  * Gemini wants `response` to be an object: text becomes `{output: text}`, a JSON object is sent as
  * is, any other JSON value becomes `{output: value}`; an error result uses `error` instead of
- * `output`. Parts: one structured value and media (a multimodal function response) go as that value
- * would alone; texts and values together as a list under the key. Media inside a result are
+ * `output`. Parts: one structured value goes under the key — a Gemini client's response object
+ * beside its media (a multimodal function response, `geminiResponseObjectKey`) as is — texts and
+ * values together as a list under the key. Media inside a result are
  * collected in `media` (see {@link convertToolResult}).
  */
 function convertToolOutput(part: ToolResultPart, site: PartSite, media: ResultMedia[]): JsonObject {
@@ -198,10 +204,13 @@ function convertToolOutput(part: ToolResultPart, site: PartSite, media: ResultMe
   }
   const texts: string[] = [];
   const values: JsonValue[] = [];
+  let responseObject = false;
   for (const inner of output.parts) {
     if (inner.type === 'text') texts.push(inner.text);
-    else if (inner.type === 'structured') values.push(inner.value);
-    else if (inner.type === 'media' || inner.type === 'file') {
+    else if (inner.type === 'structured') {
+      values.push(inner.value);
+      responseObject = inner.metadata?.[geminiResponseObjectKey] === true;
+    } else if (inner.type === 'media' || inner.type === 'file') {
       const data = convertData(inner.mimeType, inner.data);
       const displayName = inner.metadata?.[geminiDisplayNameKey];
       if (data === undefined) dropped(inner, site, 'a handle data reference must be resolved first');
@@ -209,9 +218,11 @@ function convertToolOutput(part: ToolResultPart, site: PartSite, media: ResultMe
     } else dropped(inner, site, `a ${inner.type} part cannot be part of a function response`);
   }
   if (values.length === 0) return { [key]: texts.join('\n') };
+  // A Gemini client's response object beside its media goes back as written; any other single
+  // value under the key (an object with an `error` key of its own is no failed call).
   if (texts.length === 0 && values.length === 1) {
     const [value] = values as [JsonValue];
-    return isJsonObject(value) && !part.isError ? value : { [key]: value };
+    return isJsonObject(value) && !part.isError && responseObject ? value : { [key]: value };
   }
   return { [key]: [...texts, ...values] };
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { toolCallId } from '../../core/ids.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
-import { type Item, systemText, userText } from '../../core/transcript.ts';
+import { type Item, systemText, type ToolResultPart, userText } from '../../core/transcript.ts';
+import { geminiResponseObjectKey } from '../../core/metadata.ts';
 import { buildRequest, convertReasoning, convertToolChoice } from './request.ts';
 import { capabilitiesFor } from './capabilities.ts';
 import { testContext } from './test-support.ts';
@@ -912,4 +913,35 @@ it('an empty user turn after a function response is part of that user content, s
   const contents = build({ transcript }).wire.body.contents as Array<{ role: string; parts: object[] }>;
   expect(contents.at(-1)?.role).toBe('user');
   expect(contents.at(-1)?.parts.map((part) => Object.keys(part))).toEqual([['functionResponse']]);
+});
+
+it('a tool result of one structured object goes under output (an error key of its own is no failed call)', () => {
+  const id = toolCallId('tu_01JCALL000000000000000000');
+  const value = { error: 'none', rows: 3 };
+  const result = (output: ToolResultPart['output']): Item[] => [
+    userText('go'),
+    { kind: 'assistant', parts: [{ type: 'tool-call', id, name: 'get', input: {} }] },
+    { kind: 'tool', parts: [{ type: 'tool-result', callId: id, name: 'get', isError: false, output }] },
+  ];
+  const responseOf = (transcript: Item[]) => {
+    const contents = build({ transcript }).wire.body.contents as Array<{
+      parts: Array<{ functionResponse?: { response: unknown } }>;
+    }>;
+    return contents.at(-1)?.parts[0]?.functionResponse?.response;
+  };
+  expect(responseOf(result({ type: 'parts', parts: [{ type: 'structured', value }] }))).toEqual({
+    output: value,
+  });
+  // Beside media too, unless it is a Gemini client's response object as written.
+  const image = {
+    type: 'media',
+    modality: 'image',
+    mimeType: 'image/png',
+    data: { type: 'base64', data: 'AA==' },
+  } as const;
+  expect(responseOf(result({ type: 'parts', parts: [{ type: 'structured', value }, image] }))).toEqual({
+    output: value,
+  });
+  const written = { type: 'structured', value, metadata: { [geminiResponseObjectKey]: true } } as const;
+  expect(responseOf(result({ type: 'parts', parts: [written, image] }))).toEqual(value);
 });
