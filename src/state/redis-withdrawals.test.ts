@@ -12,7 +12,7 @@ import { StateUnavailableError } from './outage.ts';
 import { createRedisStateStore, type RedisStateStore, stateKeys, withdrawnKey } from './redis.ts';
 import { admitScript, withdrawScript } from './scripts.ts';
 import { type AdmitRequest, periodsOf, type StateFailurePolicy } from './types.ts';
-import { mayHaveRun } from './withdrawals.ts';
+import { mayHaveRun, type Withdrawal, Withdrawals } from './withdrawals.ts';
 
 let redis: TestRedis;
 let raw: Redis;
@@ -76,6 +76,65 @@ describe('admissions given up on during a Redis stall', () => {
     });
   }
 
+  for (const policy of ['open', 'closed'] as const) {
+    it(`policy ${policy}: an admission given up on while a withdrawal is on its way holds nothing once Redis answers it late`, async () => {
+      const prefix = `late-${policy}`;
+      const store = await storeOn(prefix, policy);
+      const [, , , inflight, requests] = stateKeys(prefix, 'k', '', '');
+      const start = Date.now();
+      const at = (ms: number) => sleep(ms - (Date.now() - start));
+      await raw.client('PAUSE', 10_000, 'WRITE');
+      setTimeout(() => void raw.client('UNPAUSE'), 275);
+      // Given up on at 50 ms: its withdrawal is queued.
+      await store.admit(request).catch(() => undefined);
+      expect(store.withdrawals.waiting).toBe(1);
+      // A read answers during a WRITE pause: the outage is over, the withdrawal is sent (and stalls).
+      await at(100);
+      await store.get('anything');
+      // The next admission, given up on at its deadline (250 ms) while Redis still stalls; Redis runs
+      // it at 275 ms, inside what a second timer after the withdrawals' wait would have allowed.
+      await at(200);
+      const second = await store.admit(request).catch((error: unknown) => error);
+      if (policy === 'closed') expect(StateUnavailableError.isInstance(second)).toBe(true);
+      else expect(second).toMatchObject({ reservation: { local: true } });
+      await at(600);
+      expect(store.withdrawals.waiting).toBe(0);
+      // Neither admission holds a reservation or a request in Redis: both were given up on.
+      expect(await raw.zcard(inflight!)).toBe(0);
+      expect(await raw.zcard(requests!)).toBe(0);
+    });
+  }
+
+  it('policy closed: after 10,000 admissions given up on during a stall, admissions on a healthy Redis are allowed at once', async () => {
+    const store = await storeOn('backlog', 'closed');
+    const request = (key: string): AdmitRequest => ({
+      key,
+      tokens: 1,
+      limits: { requestsPerMinute: 1_000_000, tokensPerMinute: 0 },
+      reserveMicros: 1,
+    });
+    await raw.client('PAUSE', 10_000, 'WRITE');
+    setTimeout(() => void raw.client('UNPAUSE'), 300);
+    await Promise.all(
+      Array.from({ length: 10_000 }, (_, index) =>
+        store.admit(request(`k${index % 1000}`)).catch(() => undefined),
+      ),
+    );
+    expect(store.withdrawals.waiting).toBeGreaterThan(9_000);
+    await sleep(400);
+    const outcomes: string[] = [];
+    for (let index = 0; index < 20; index++)
+      outcomes.push(
+        await store.admit(request('fresh')).then(
+          (admission) => (admission.allowed ? 'allowed' : 'refused'),
+          (error: Error) => error.name,
+        ),
+      );
+    expect(outcomes).toEqual(Array.from({ length: 20 }, () => 'allowed'));
+    for (let waited = 0; store.withdrawals.waiting > 0 && waited < 100; waited++) await sleep(100);
+    expect(store.withdrawals.waiting).toBe(0);
+  }, 60_000);
+
   it('a withdrawal that reaches Redis before its admission: the admission records nothing', async () => {
     const client = new Redis(redis.url);
     try {
@@ -127,5 +186,52 @@ describe('admissions given up on during a Redis stall', () => {
     expect(mayHaveRun(new Error("Stream isn't writeable and enableOfflineQueue options is false"))).toBe(
       false,
     );
+  });
+});
+
+describe('the withdrawal queue', () => {
+  const withdrawal = (key: string, id: string): Withdrawal => ({
+    key,
+    id,
+    member: `${id}:1`,
+    tokens: 1,
+    tokensPerMinute: 10,
+  });
+
+  it('sends ahead only the key’s withdrawals, each once while on its way; the drain sends the rest and takes off what was answered in any order', async () => {
+    const sends: string[] = [];
+    const answers = new Map<string, () => void>();
+    const queue = new Withdrawals(
+      (item) =>
+        new Promise<void>((resolve) => {
+          sends.push(item.id);
+          answers.set(item.id, resolve);
+        }),
+    );
+    for (let index = 0; index < 4; index++) queue.add(withdrawal(index % 2 === 0 ? 'a' : 'b', `w${index}`));
+    queue.sendAhead('a');
+    queue.sendAhead('a');
+    expect(sends).toEqual(['w0', 'w2']);
+    const drained = queue.run();
+    expect(sends).toEqual(['w0', 'w2', 'w1', 'w3']);
+    for (const id of ['w3', 'w0', 'w1', 'w2']) answers.get(id)!();
+    await drained;
+    await sleep(0);
+    expect(queue.size).toBe(0);
+    expect(queue.sent).toBe(4);
+  });
+
+  it('keeps the newest up to its limit: the oldest is dropped, and a failed send stays queued for the next run', async () => {
+    let fail = true;
+    const queue = new Withdrawals(async () => {
+      if (fail) throw new Error('Command timed out');
+    }, 3);
+    for (let index = 0; index < 5; index++) queue.add(withdrawal('a', `w${index}`));
+    expect(queue).toMatchObject({ size: 3, dropped: 2 });
+    await queue.run();
+    expect(queue.size).toBe(3);
+    fail = false;
+    await queue.run();
+    expect(queue).toMatchObject({ size: 0, sent: 3 });
   });
 });

@@ -105,6 +105,11 @@ type Scripted = Client & {
   sySettle(...args: Array<string | number>): Promise<number>;
   syWithdraw(...args: Array<string | number>): Promise<number>;
 };
+/** One admission's sending: given up on or not, and what its last script sent would record. */
+interface AdmitAttempt {
+  gaveUp: boolean;
+  sent: Withdrawal | undefined;
+}
 type ValueClient = Client & { syValue(key: string, upTo: number): Promise<unknown> };
 
 /**
@@ -260,24 +265,29 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
 
   /**
    * One admission in Redis (asked again, at most twice, when the periods named were not Redis's).
-   * `sending` is told what the admission would record before each script is sent, for its withdrawal.
+   * `attempt.sent` is what the script sent last would record, for its withdrawal; none is sent once
+   * `attempt.gaveUp` (the caller's deadline passed).
    */
-  async function admitShared(
-    request: AdmitRequest,
-    sending: (withdrawal: Withdrawal) => void,
-  ): Promise<Admission> {
+  async function admitShared(request: AdmitRequest, attempt: AdmitAttempt): Promise<Admission> {
     const id = `${instance}-${++admissions}`;
+    // The key's withdrawals go first, on the same connection: this admission runs after them in
+    // Redis without waiting for their answers (nor for the rest of a backlog, drained in batches).
+    if (withdrawals.size > 0 && !outage.lastFailed) {
+      withdrawals.sendAhead(request.key);
+      void withdrawals.run();
+    }
     let at = now();
-    for (let attempt = 0; attempt < 3; attempt++) {
+    for (let round = 0; round < 3; round++) {
+      if (attempt.gaveUp) throw new Error('the admission was given up on before it was sent');
       const numbers = admitNumbers(request, at);
       const periods = periodsOf(at);
-      sending({
+      attempt.sent = {
         key: request.key,
         id,
         member: `${id}:${numbers.reserveMicros}`,
         tokens: numbers.tokens,
         tokensPerMinute: numbers.tokensPerMinute,
-      });
+      };
       const reply = await client.syAdmit(
         ...keysOf(request.key, periods.day, periods.month),
         withdrawnKey(prefix, request.key),
@@ -312,26 +322,13 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
   }
 
   /**
-   * An admission in Redis within `timeoutMs`; one that did not answer in time (it may still run
-   * there later) is queued for withdrawal before the failure goes on to the policy.
+   * An admission given up on (`guarded`'s one deadline passed, or its command failed): no further
+   * script is sent for it, and one that was sent and may still run in Redis later is queued for
+   * withdrawal — whatever the policy then does with the failure.
    */
-  async function admitInTime(request: AdmitRequest): Promise<Admission> {
-    // Withdrawals wait for Redis to answer: sent first, they keep a key's budget from being held
-    // by admissions given up on during a stall (bounded by the timeout; a failure leaves them queued).
-    if (withdrawals.size > 0 && !outage.lastFailed)
-      await withTimeout(withdrawals.run(), timeoutMs).catch(() => {});
-    let sent: Withdrawal | undefined;
-    try {
-      // The store's own timeout here too (`guarded` sees the same failure): the withdrawal must be
-      // queued whatever the policy does with the failure.
-      return await withTimeout(
-        admitShared(request, (withdrawal) => (sent = withdrawal)),
-        timeoutMs,
-      );
-    } catch (error) {
-      if (sent !== undefined && mayHaveRun(error)) withdrawals.add(sent);
-      throw error;
-    }
+  function gaveUp(attempt: AdmitAttempt, error: unknown): void {
+    attempt.gaveUp = true;
+    if (attempt.sent !== undefined && mayHaveRun(error)) withdrawals.add(attempt.sent);
   }
 
   const withdrawals = new Withdrawals((withdrawal) => {
@@ -400,6 +397,8 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
    * Redis out of memory (`OOM`) for a stored value: kept only here it would be a reply told stored
    * that the other instances cannot read, for as long as Redis stays full (the gateway's reply says
    * `store: false` instead). For the scripts an `OOM` is an outage (the policy decides).
+   * `givenUp` is told of every failure, the deadline's (`limitMs`, the one an admission has) included,
+   * before the policy applies (an admission stops sending and queues its withdrawal).
    */
   async function guarded<Value>(
     name: string,
@@ -409,11 +408,13 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     limitMs = timeoutMs,
     connection: Client = client,
     refused?: () => Value,
+    givenUp?: (error: unknown) => void,
   ): Promise<Value> {
     let value: Value;
     try {
       value = await withTimeout(operation(), limitMs);
     } catch (error) {
+      givenUp?.(error);
       const full = name === 'set' && isOutOfMemory(error);
       if (isRejectedByRedis(error) || full) {
         const warned = full ? 'set (OOM)' : name;
@@ -471,16 +472,23 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     get withdrawals() {
       return { waiting: withdrawals.size, sent: withdrawals.sent };
     },
-    admit: (request) =>
-      guarded(
+    admit(request) {
+      const attempt: AdmitAttempt = { gaveUp: false, sent: undefined };
+      return guarded(
         'admit',
-        () => admitInTime(request),
+        () => admitShared(request, attempt),
         async () => {
           const admission = await local.admit(request);
           if (admission.allowed) admission.reservation.local = true;
           return admission;
         },
-      ),
+        policy,
+        timeoutMs,
+        client,
+        undefined,
+        (error) => gaveUp(attempt, error),
+      );
+    },
     async settle(reservation, used) {
       if (reservation.local === true) {
         // Admitted from local state during an outage: Redis never saw it, its cost goes there later.
