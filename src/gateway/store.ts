@@ -32,9 +32,10 @@ export interface GatewayStore {
    * The value under `id`, or undefined. `hold`, when given, is told the size in bytes of a value
    * the store must fetch (a shared store's) before fetching it, and may throw to refuse it: the
    * bytes-in-flight bound then refuses a large stored conversation by its size, before it is
-   * pulled in. A store whose values are in memory already need not call it.
+   * pulled in. A store whose values are in memory already need not call it. `options.shared`: see
+   * {@link SetOptions} (a store in memory ignores it).
    */
-  get(id: string, hold?: (bytes: number) => void): Promise<unknown>;
+  get(id: string, hold?: (bytes: number) => void, options?: SetOptions): Promise<unknown>;
   /** Stores `value` for `ttlMs`; `options.shared`: see {@link SetOptions} (a store in memory ignores it). */
   put(id: string, value: unknown, ttlMs: number, options?: SetOptions): Promise<void>;
   /** Releases connections (optional). */
@@ -67,8 +68,8 @@ function parseStored(id: string, text: string, logger: Logger | undefined): unkn
  */
 export function createSharedStore(shared: Pick<StateStore, 'get' | 'set'>, logger?: Logger): GatewayStore {
   return {
-    async get(id, hold) {
-      const text = await shared.get(id, hold);
+    async get(id, hold, options) {
+      const text = await shared.get(id, hold, options);
       return text === undefined ? undefined : parseStored(id, text, logger);
     },
     put: (id, value, ttlMs, options) => shared.set(id, JSON.stringify(value), ttlMs / 1000, options),

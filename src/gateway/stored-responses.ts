@@ -332,11 +332,14 @@ const deletedMark = { deleted: true };
  * reply would have. The mark must reach the shared store (`shared`): when it cannot be written
  * (Redis down or slow), the DELETE fails with a 503 whatever `on_state_failure` says, rather than
  * answer `deleted: true` for a reply the other instances (and this one, once Redis is read again)
- * would still serve. A 503 whose write reached Redis after all leaves the reply deleted: the retry
- * answers 404.
+ * would still serve. So must the read that looks for the reply: from this instance's memory alone
+ * (Redis down, `open`) it finds nothing and the DELETE would answer 404 for a reply every instance
+ * still serves — a 503 instead. A 503 whose write reached Redis after all leaves the reply deleted:
+ * the retry answers 404.
  */
 export async function deleteStoredReply(state: GatewayState, scope: string, id: string): Promise<void> {
   const key = responseKey(scope, id);
-  if (storedConversation(await state.store.get(key)) === undefined) throw responseNotFound(id);
+  if (storedConversation(await state.store.get(key, undefined, { shared: true })) === undefined)
+    throw responseNotFound(id);
   await state.store.put(key, deletedMark, state.ttlMs, { shared: true });
 }

@@ -439,13 +439,16 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     return value;
   }
 
-  /** Reads a stored value on its own connection (a value another writer left in another type: none). */
-  const readValue = (name: string, operation: () => Promise<string | undefined>) =>
+  /**
+   * Reads a stored value on its own connection (a value another writer left in another type: none);
+   * `shared`: never from this instance's memory alone (a failure is a `StateUnavailableError`).
+   */
+  const readValue = (name: string, operation: () => Promise<string | undefined>, shared: boolean) =>
     guarded(
       'get',
       operation,
       () => local.get(name),
-      policy,
+      shared ? 'closed' : policy,
       outage.failing ? timeoutMs : valueTimeoutMs,
       valueClient,
       () => undefined,
@@ -567,29 +570,34 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
         outage.failing ? timeoutMs : valueTimeoutMs,
         valueClient,
       ),
-    async get(name, hold) {
+    async get(name, hold, getOptions) {
+      const shared = getOptions?.shared === true;
       const key = `${prefix}:value:${keyPart(name)}`;
       const fetched = async () => (await valueClient.get(key)) ?? (await local.get(name));
-      if (hold === undefined) return readValue(name, fetched);
+      if (hold === undefined) return readValue(name, fetched, shared);
       // Its size first, and a small value with it (one round trip): a large one is held, or refused
       // (`hold` throws), by that size before a byte of it is fetched. Told outside `guarded`: a
       // refusal is no failure of the store.
       let large = 0;
-      const small = await readValue(name, async () => {
-        const [size, value] = (await valueClient.syValue(key, smallValueBytes)) as [
-          number,
-          string | null | undefined,
-        ];
-        if (value !== undefined) return value ?? (await local.get(name));
-        large = size;
-        return undefined;
-      });
+      const small = await readValue(
+        name,
+        async () => {
+          const [size, value] = (await valueClient.syValue(key, smallValueBytes)) as [
+            number,
+            string | null | undefined,
+          ];
+          if (value !== undefined) return value ?? (await local.get(name));
+          large = size;
+          return undefined;
+        },
+        shared,
+      );
       if (large === 0) {
         if (small !== undefined) hold(small.length);
         return small;
       }
       hold(large);
-      return readValue(name, fetched);
+      return readValue(name, fetched, shared);
     },
     async close() {
       // One last try for settles still waiting: a restart must not drop the spend they carry.

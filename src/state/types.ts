@@ -123,22 +123,25 @@ export interface StateStore {
    * (`max_request_bytes_in_flight`: concurrent requests naming one 16 MB stored conversation are
    * refused by its size, not after each has pulled it in). A small value (up to
    * {@link smallValueBytes}) comes with its size in one round trip and is told after. The memory
-   * store, which fetches nothing, does not call it.
+   * store, which fetches nothing, does not call it. `options.shared`: the value must be read from the
+   * shared store (see {@link SetOptions}).
    */
-  get(name: string, hold?: (bytes: number) => void): Promise<string | undefined>;
+  get(name: string, hold?: (bytes: number) => void, options?: SetOptions): Promise<string | undefined>;
   /** Releases connections and timers. */
   close(): Promise<void>;
   /** Settles once a remote store is connected (or gave up waiting); serve after it. */
   readonly ready?: Promise<void>;
 }
 
-/** Options of {@link StateStore.set}. */
+/** Options of {@link StateStore.set} and {@link StateStore.get}. */
 export interface SetOptions {
   /**
-   * The value must reach the shared store (a deleted reply's mark): no local fallback whatever
-   * `on_state_failure` says — a failure rejects with a `StateUnavailableError` (503). A value kept
-   * only in this instance's memory would not hide the old one from the other instances, and its
-   * later write to Redis (NX) loses to the value it was meant to replace.
+   * The value must reach the shared store (a deleted reply's mark), or be read from it (the reply
+   * a DELETE looks for): no local fallback whatever `on_state_failure` says — a failure rejects
+   * with a `StateUnavailableError` (503). A value kept only in this instance's memory would not
+   * hide the old one from the other instances, and its later write to Redis (NX) loses to the
+   * value it was meant to replace; a read of this instance's memory alone finds no reply the
+   * others still serve, and a DELETE would answer 404 for it.
    */
   shared?: boolean;
 }

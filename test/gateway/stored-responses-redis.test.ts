@@ -1,6 +1,6 @@
 /**
  * Stored Responses over a real redis-server when it cannot take a write: a DELETE whose deletion
- * mark cannot be written is a 503, never a `deleted: true` that a later read undoes; a reply Redis
+ * mark cannot be written, or whose reply cannot be looked up there, is a 503, never a `deleted: true` that a later read undoes; a reply Redis
  * refuses for lack of memory (`OOM`, `maxmemory-policy noeviction`) says `store: false`, never a
  * `store: true` kept on one instance only.
  */
@@ -45,6 +45,20 @@ it('a DELETE whose deletion mark Redis does not take in time (writes paused) is 
   const retried = await response(id, 'DELETE');
   expect([200, 404]).toContain(retried.status);
   expect((await response(id, 'GET')).status).toBe(404);
+}, 10_000);
+
+it('a DELETE that cannot read Redis (reads and writes paused) is a 503, not a 404 for a reply every instance still serves', async () => {
+  const id = await stored();
+  // Reads wait too, 2.5 s: past the 2 s a stored value's read is given.
+  await admin.client('PAUSE', 2500, 'ALL');
+  const resumed = Date.now() + 2700;
+  const deleting = await response(id, 'DELETE');
+  expect(deleting.status).toBe(503);
+  expect(await deleting.text()).toMatch(/state_unavailable/);
+  await new Promise((resolve) => setTimeout(resolve, resumed - Date.now()));
+  // Nothing was deleted: the reply and its input items read as before.
+  expect((await response(id, 'GET')).status).toBe(200);
+  expect((await fetch(`${harness.server.url}/v1/responses/${id}/input_items`)).status).toBe(200);
 }, 10_000);
 
 it('a reply Redis refuses for lack of memory (OOM) says store: false, with a WARN naming maxmemory', async () => {
