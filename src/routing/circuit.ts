@@ -35,14 +35,17 @@ export function countsAgainstCircuit(error: unknown): error is AdapterError {
  * `retry-after` opens the model's circuit at once, but only counts toward the provider's: one
  * model's rate limit (OpenAI's and Anthropic's are per model) must not shut every model of the
  * provider, for every tenant, for up to an hour; an outage of the whole provider still opens its
- * circuit after `failure_threshold` failures.
+ * circuit after `failure_threshold` failures. Nor does it open the circuit names a client chooses
+ * share (`model:<provider>:other`, see `keysOf`): there it only counts, as toward the provider's —
+ * one unlisted model's rate limit must not block every other unlisted model of the provider.
  */
 export async function countFailure(state: RouterState, model: ResolvedModel, error: unknown): Promise<void> {
   const { availability, counted } = state;
   if (!countsAgainstCircuit(error) || counted.has(error)) return;
   counted.add(error);
-  await availability.failure(keysOf(state, model).model, error.retryAfterSeconds);
-  await availability.failure(keysOf(state, model).provider, undefined);
+  const keys = keysOf(state, model);
+  await availability.failure(keys.model, keys.shared ? undefined : error.retryAfterSeconds);
+  await availability.failure(keys.provider, undefined);
 }
 
 /** True when the model's or its provider's circuit says no call should go now. */

@@ -156,6 +156,11 @@ export function candidatesOf(state: RouterState, name: string): ResolvedModel[] 
 export interface ModelKeys {
   model: string;
   provider: string;
+  /**
+   * True when `model` is a provider's shared circuit (`model:<provider>:other`): a long `retry-after`
+   * only counts toward it (`countFailure`).
+   */
+  shared: boolean;
   /** `<adapter name>:<wire name>` (the adapter's own name may differ from the config's). */
   requestModel?: string;
   /** What the router tells the adapter about the model (`markRouted`), made once. */
@@ -168,6 +173,8 @@ export interface ModelKeys {
  * prefix lets through shares one with every such name of its provider, `model:<provider>:other`
  * (as the metrics fold them): names a client chooses must not add circuits without bound (each one
  * a field of the shared circuits hash every instance re-reads, and an entry of the memory store).
+ * A long `retry-after` only counts toward that shared circuit (`countFailure`): one model's rate
+ * limit must not shut the provider's other unlisted models.
  */
 export function keysOf(state: RouterState, model: ResolvedModel): ModelKeys {
   const { keyCache } = state;
@@ -177,6 +184,7 @@ export function keysOf(state: RouterState, model: ResolvedModel): ModelKeys {
     entry = {
       model: named ? `model:${model.id}` : `model:${model.provider}:other`,
       provider: `provider:${model.provider}`,
+      shared: !named,
       requestModel: undefined,
       routed: undefined,
     };

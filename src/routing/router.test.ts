@@ -475,6 +475,21 @@ describe('availability across calls', () => {
     expect(records.has('model:anthropic:claude-sonnet-4-5')).toBe(true);
   });
 
+  it('one unlisted model’s rate limit (a long retry-after) does not block the provider’s other unlisted models: the shared circuit only counts it', async () => {
+    front();
+    now = 5_000_000;
+    emulator.enqueue(
+      openaiError(429, 'Rate limit reached for gpt-5-nano', { headers: { 'retry-after': '600' } }),
+    );
+    await expect(sy.complete({ model: 'openai:gpt-5-nano', transcript: [userText('Hi')] })).rejects.toThrow();
+    expect(await sy.availability.state('model:openai:other')).toBe('closed');
+    const before = emulator.requests.length;
+    emulator.enqueue(text('fine'));
+    const served = await sy.complete({ model: 'openai:gpt-4o', transcript: [userText('Hi')] });
+    expect(served.model).toBe('openai:gpt-4o');
+    expect(emulator.requests.length - before).toBe(1);
+  });
+
   it('repeated failures open the circuit: the candidate is skipped without a call, then probed after the cooldown', async () => {
     front({}, { failure_threshold: 2, cooldown_seconds: 30 });
     now = 1_000_000;
