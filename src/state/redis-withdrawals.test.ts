@@ -28,11 +28,17 @@ afterAll(async () => {
   await redis.close();
 });
 
-async function storeOn(prefix: string, onFailure: StateFailurePolicy): Promise<RedisStateStore> {
+async function storeOn(
+  prefix: string,
+  onFailure: StateFailurePolicy,
+  timeoutMs = 50,
+): Promise<RedisStateStore> {
   const store = createRedisStateStore({
     url: redis.url,
     prefix,
-    timeoutMs: 50,
+    timeoutMs,
+    // No circuit refresh to end the outage before the test's next admission does.
+    refreshMs: 60_000,
     onFailure,
     recoveryMs: 0,
     logger: createMemoryLogger(),
@@ -79,25 +85,29 @@ describe('admissions given up on during a Redis stall', () => {
   for (const policy of ['open', 'closed'] as const) {
     it(`policy ${policy}: an admission given up on while a withdrawal is on its way holds nothing once Redis answers it late`, async () => {
       const prefix = `late-${policy}`;
-      const store = await storeOn(prefix, policy);
+      // A 200 ms state_timeout_ms: room for a loaded test machine between the steps.
+      const store = await storeOn(prefix, policy, 200);
       const [, , , inflight, requests] = stateKeys(prefix, 'k', '', '');
       const start = Date.now();
       const at = (ms: number) => sleep(ms - (Date.now() - start));
       await raw.client('PAUSE', 10_000, 'WRITE');
-      setTimeout(() => void raw.client('UNPAUSE'), 275);
-      // Given up on at 50 ms: its withdrawal is queued.
+      setTimeout(() => void raw.client('UNPAUSE'), 700);
+      // Given up on at 200 ms: its withdrawal is queued.
       await store.admit(request).catch(() => undefined);
       expect(store.withdrawals.waiting).toBe(1);
       // A read answers during a WRITE pause: the outage is over, the withdrawal is sent (and stalls).
-      await at(100);
+      await at(300);
       await store.get('anything');
-      // The next admission, given up on at its deadline (250 ms) while Redis still stalls; Redis runs
-      // it at 275 ms, inside what a second timer after the withdrawals' wait would have allowed.
-      await at(200);
+      // The next admission, given up on at its deadline (600 ms) while Redis still stalls; Redis runs
+      // it at 700 ms, inside what a second timer after the withdrawals' wait (to 800 ms) allowed.
+      await at(400);
       const second = await store.admit(request).catch((error: unknown) => error);
       if (policy === 'closed') expect(StateUnavailableError.isInstance(second)).toBe(true);
       else expect(second).toMatchObject({ reservation: { local: true } });
-      await at(600);
+      // Redis answers again: the next command's success sends what waits.
+      await at(900);
+      await store.get('anything');
+      await at(1200);
       expect(store.withdrawals.waiting).toBe(0);
       // Neither admission holds a reservation or a request in Redis: both were given up on.
       expect(await raw.zcard(inflight!)).toBe(0);
@@ -209,6 +219,7 @@ describe('the withdrawal queue', () => {
         }),
     );
     for (let index = 0; index < 4; index++) queue.add(withdrawal(index % 2 === 0 ? 'a' : 'b', `w${index}`));
+    queue.sendAhead('a', { most: 1 });
     queue.sendAhead('a');
     queue.sendAhead('a');
     expect(sends).toEqual(['w0', 'w2']);
@@ -230,7 +241,15 @@ describe('the withdrawal queue', () => {
     expect(queue).toMatchObject({ size: 3, dropped: 2 });
     await queue.run();
     expect(queue.size).toBe(3);
+    // Once sent, a withdrawal is left to the drain by an admission while Redis fails.
+    queue.add(withdrawal('a', 'w5'));
+    queue.sendAhead('a', { once: true });
+    await sleep(0);
+    expect(queue.size).toBe(3);
     fail = false;
+    queue.sendAhead('a', { once: true });
+    await sleep(0);
+    expect(queue.size).toBe(3);
     await queue.run();
     expect(queue).toMatchObject({ size: 0, sent: 3 });
   });

@@ -272,9 +272,10 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     const id = `${instance}-${++admissions}`;
     // The key's withdrawals go first, on the same connection: this admission runs after them in
     // Redis without waiting for their answers (nor for the rest of a backlog, drained in batches).
-    if (withdrawals.size > 0 && !outage.lastFailed) {
-      withdrawals.sendAhead(request.key);
-      void withdrawals.run();
+    // While the last command failed, only those never sent (the drain retries them on a success).
+    if (withdrawals.size > 0) {
+      withdrawals.sendAhead(request.key, { once: outage.lastFailed });
+      if (!outage.lastFailed) void withdrawals.run();
     }
     let at = now();
     for (let round = 0; round < 3; round++) {

@@ -51,6 +51,8 @@ export class Withdrawals {
   private readonly waiting = new Set<Withdrawal>();
   private readonly byKey = new Map<string, Set<Withdrawal>>();
   private readonly sending = new Set<Withdrawal>();
+  /** Sent at least once (what `sendAhead(…, { once: true })` leaves to the drain). */
+  private readonly tried = new WeakSet<Withdrawal>();
   private running: Promise<void> | undefined;
   /** Withdrawals Redis has answered. */
   sent = 0;
@@ -84,15 +86,17 @@ export class Withdrawals {
    * Sends, without waiting for their answers, up to `most` waiting withdrawals of `key` not already
    * on their way. An admission of that key sent next on the same connection runs after them in
    * Redis (one connection's commands run in order; in a Cluster, one key's go to one node), so it
-   * meets none of their reservations — and it never waits on the rest of a backlog.
+   * meets none of their reservations — and it never waits on the rest of a backlog. `once`: only
+   * those never sent yet (while Redis is failing, one extra command per admission given up on).
    */
-  sendAhead(key: string, most = 64): void {
+  sendAhead(key: string, options: { most?: number; once?: boolean } = {}): void {
     const ofKey = this.byKey.get(key);
     if (ofKey === undefined) return;
+    const most = options.most ?? 64;
     let count = 0;
     for (const withdrawal of ofKey) {
       if (count >= most) break;
-      if (this.sending.has(withdrawal)) continue;
+      if (this.sending.has(withdrawal) || (options.once === true && this.tried.has(withdrawal))) continue;
       void this.sendOne(withdrawal);
       count++;
     }
@@ -118,6 +122,7 @@ export class Withdrawals {
   /** Sends one withdrawal; true when Redis answered it (it is then off the queue). */
   private async sendOne(withdrawal: Withdrawal): Promise<boolean> {
     this.sending.add(withdrawal);
+    this.tried.add(withdrawal);
     try {
       await this.send(withdrawal);
       this.sent++;
