@@ -64,6 +64,19 @@ describe('answer rendering', () => {
     }
   });
 
+  it('an answer or reasoning ending inside a CSI sequence has it cleaned at the end, never a raw ESC on the terminal', () => {
+    for (const type of ['text-delta', 'reasoning-delta'] as const) {
+      let written = '';
+      const renderer = new AnswerRenderer(
+        { write: (chunk) => void (written += chunk), tty: false, columns: () => 80, rows: () => 24 },
+        { reasoning: true },
+      );
+      renderer.event({ type, index: 0, delta: 'hello\x1b[2' } as never);
+      renderer.finish();
+      expect(written).toBe('hello[2\n');
+    }
+  });
+
   it('counts rows by display columns: CJK and emoji take two, combining marks and ZWJ sequences join their base', () => {
     expect(rowsOf('你'.repeat(50), 80)).toBe(2); // 100 columns.
     expect(rowsOf('한국어'.repeat(14), 80)).toBe(2); // 84 columns.

@@ -210,7 +210,8 @@ export class AnswerRenderer {
   }
 
   private closeReasoning(): void {
-    const half = this.reasoningCharacters.end();
+    // What was kept for a next delta that never came (half a pair, an unfinished CSI): cleaned too.
+    const half = sanitize(this.reasoningCharacters.end());
     if (half !== '' && this.options.reasoning) this.screen.write(dim(this.screen, half));
     if (this.reasoningShown === 0) return;
     if (this.screen.tty || this.options.reasoning) this.screen.write('\n');
@@ -247,7 +248,7 @@ export class AnswerRenderer {
 
   /** Renders what remains and ends the line. */
   private flush(): void {
-    const half = this.answerCharacters.end();
+    const half = sanitize(this.answerCharacters.end());
     if (half !== '') {
       this.text += half;
       this.pending += half;
