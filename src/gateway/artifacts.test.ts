@@ -264,6 +264,25 @@ describe('split turns joined in one pass', () => {
     expect(transcript.at(-4)!.parts.map((entry) => (entry as ToolCallPart).id)).toEqual(['A', 'B']);
   });
 
+  it('an item of calls with no results after it joins, and so does the next one (A, out A, B, C, out B)', async () => {
+    const store = createMemoryStore();
+    await saveArtifacts([part('A'), part('B'), part('C')], 'anthropic', store, 60_000, '');
+    const transcript: Item[] = [
+      { kind: 'user', parts: [{ type: 'text', text: 'go' }] },
+      { kind: 'assistant', parts: [part('A')] },
+      result('A'),
+      { kind: 'assistant', parts: [part('B')] },
+      { kind: 'assistant', parts: [part('C')] },
+      result('B'),
+    ];
+    await restoreArtifacts(transcript, store, '');
+    expect(transcript.map((item) => `${item.kind}:${item.parts.length}`)).toEqual([
+      'user:1',
+      'assistant:3',
+      'tool:2',
+    ]);
+  });
+
   it('joins results of 150,000 parts without a spread into a call’s arguments (a RangeError, a 500)', async () => {
     const store = createMemoryStore();
     await saveArtifacts([part('A'), part('B')], 'anthropic', store, 60_000, '');

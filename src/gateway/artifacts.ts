@@ -335,8 +335,9 @@ function joinTurns(transcript: Item[], joinAt: ReadonlyMap<Item, ReadonlySet<str
       if (!isCallsOnly(more) || !callIds(more).every((id) => together.has(id))) break;
       pushAll(head.parts, more.parts);
       index++;
+      // Its results, when they follow it (else the next item of calls may join still).
       const next = transcript[index + 1];
-      if (next?.kind !== 'tool' || !next.parts.every((part) => part.type === 'tool-result')) break;
+      if (next?.kind !== 'tool' || !next.parts.every((part) => part.type === 'tool-result')) continue;
       pushAll(results.parts, next.parts);
       index++;
     }
