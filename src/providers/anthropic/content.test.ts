@@ -340,6 +340,31 @@ describe('an empty user turn', () => {
     }
   });
 
+  it('a last user turn left out whole by the converter (audio it does not take) is refused, never a prefill', () => {
+    const audio: Part = {
+      type: 'media',
+      modality: 'audio',
+      mimeType: 'audio/wav',
+      data: { type: 'base64', data: 'UklGRg==' },
+    };
+    for (const transcript of [
+      [
+        user(text('Hi')),
+        assistant(text('Sure,')),
+        user(text('')),
+        { kind: 'system', parts: [text('Be brief.')] } as Item,
+        user(audio),
+      ],
+      [user(text('Hi')), assistant(text('Sure,')), user(audio)],
+    ]) {
+      const error = thrown(() => build({ transcript }));
+      expect(isInvalidRequestError(error)).toBe(true);
+      expect(error.message).toContain(
+        `nothing of the last user turn (transcript[${transcript.length - 1}].parts[0])`,
+      );
+    }
+  });
+
   it('is sent merged into the message it joins: after a tool result, beside a user turn, across a system item', () => {
     const call: Part = { type: 'tool-call', id: callId, name: 'f', input: {} };
     const afterResult = messagesOf([

@@ -24,7 +24,7 @@ import { toolIdRule } from './tool-ids.ts';
 import { pushAll } from '../../core/arrays.ts';
 import { cacheBreakpointKey } from '../../core/metadata.ts';
 import { convertCacheControl, maxCacheBreakpoints } from './cache.ts';
-import { isBlank, refuseEmptyUserTurns } from '../common/empty-turns.ts';
+import { isBlank, refuseEmptyUserTurns, refuseLostLastTurn } from '../common/empty-turns.ts';
 
 /**
  * Reasoning goes back only when this adapter's provider signed it; custom parts only when it made
@@ -185,6 +185,7 @@ export function convertMessages(items: readonly Item[], context: ProviderContext
     if (message.role === 'user') message.content = toolResultsFirst(message.content);
   }
   trimFinalAssistant(messages);
+  refuseLostLastTurn(items, projected, messages.at(-1)?.role === 'assistant', context, 'anthropic');
   return { system: systemOf(projected, context), messages };
 }
 

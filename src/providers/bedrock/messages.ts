@@ -23,7 +23,7 @@ import type { WireContentBlock, WireMessage, WireSource } from './api.ts';
 import { baseModelId, documentFormats, imageFormats } from './capabilities.ts';
 import { toolIdRule } from './tool-ids.ts';
 import { pushAll } from '../../core/arrays.ts';
-import { isBlank, refuseEmptyUserTurns } from '../common/empty-turns.ts';
+import { isBlank, refuseEmptyUserTurns, refuseLostLastTurn } from '../common/empty-turns.ts';
 
 /** Content the Converse API cannot take: the part is dropped with the one projection WARN. */
 class Unsupported extends Error {
@@ -257,5 +257,6 @@ export function convertMessages(items: readonly Item[], context: ProviderContext
     if (lastBlock.text === '') last!.content.pop();
     if (last!.content.length === 0) messages.pop();
   }
+  refuseLostLastTurn(items, projected, messages.at(-1)?.role === 'assistant', context, 'bedrock');
   return { system: joinInstructions(projected), messages };
 }

@@ -56,6 +56,31 @@ export function refuseEmptyUserTurns(
   check();
 }
 
+/**
+ * Throws when the converted request no longer ends where the transcript did: its last turn (after
+ * instruction items) was the user's or tool results, but the converter left all of it out (empty
+ * text, media the provider does not take, each with its WARN), so the assistant message before it
+ * — `endsWithAssistant` — would be sent last: a prefill nobody asked for.
+ */
+export function refuseLostLastTurn(
+  items: readonly Item[],
+  projected: readonly Item[],
+  endsWithAssistant: boolean,
+  context: ProviderContext,
+  label: string,
+): void {
+  if (!endsWithAssistant) return;
+  const last = projected.findLast((item) => !isInstructionItem(item));
+  if (last === undefined || last.kind === 'assistant') return;
+  const index = items.indexOf(last);
+  const where = index < 0 ? '' : ` (transcript[${index}].parts[0])`;
+  throw new InvalidRequestError({
+    message: `${label}: nothing of the last user turn${where} is something the provider takes (its parts were left out), and without it the request would end with the assistant's message: send text in it`,
+    provider: context.provider,
+    requestId: context.requestId,
+  });
+}
+
 function refuse(index: number, context: ProviderContext, label: string): never {
   const where = index < 0 ? '' : ` (transcript[${index}].parts[0])`;
   throw new InvalidRequestError({

@@ -20,7 +20,7 @@ import {
 } from '../common/projection.ts';
 import type { GeminiContent, GeminiPart } from './api.ts';
 import { pushAll } from '../../core/arrays.ts';
-import { isEmpty, refuseEmptyUserTurns } from '../common/empty-turns.ts';
+import { isEmpty, refuseEmptyUserTurns, refuseLostLastTurn } from '../common/empty-turns.ts';
 
 /** Metadata key of a text (or media) part's `thoughtSignature`, kept so it can be sent back. */
 export const signatureMetadataKey = 'gemini.thoughtSignature';
@@ -85,6 +85,7 @@ export function convertMessages(items: readonly Item[], context: ProviderContext
     if (last?.role === role) pushAll(last.parts, parts);
     else contents.push({ role, parts });
   });
+  refuseLostLastTurn(items, projected, contents.at(-1)?.role === 'model', context, 'gemini');
   if (signaturesEnforced(context.model)) signUnsignedCalls(contents);
   const systemInstruction = joinInstructions(projected);
   return { systemInstruction: systemInstruction === '' ? undefined : systemInstruction, contents };
