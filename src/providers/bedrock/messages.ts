@@ -81,24 +81,45 @@ function convertImage(part: MediaPart | FilePart, context: ProviderContext): Wir
   });
 }
 
-/** Document names: letters, digits, single spaces, hyphens, parentheses and brackets (Converse's rule). */
-function documentName(part: FilePart, index: number): string {
-  const base = (part.filename ?? '').replace(/\.[^.]*$/, '');
-  const cleaned = base
-    .replace(/[^A-Za-z0-9\s\-()[\]]/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return cleaned === '' ? `document-${index + 1}` : cleaned.slice(0, 200);
+/**
+ * Document names, unique in the request: Converse refuses two documents of one name anywhere in it
+ * (tool results included: "Messages can't contain duplicate document names"), and the history is
+ * sent again each turn, so one repeated file would fail every later turn. A name keeps letters,
+ * digits, single spaces, hyphens, parentheses and brackets (Converse's rule): the file's name
+ * without its extension, else `document-N` numbered across the request; a name already given gets
+ * ` (2)`, ` (3)`…. Given in transcript order, a document keeps its name from one turn to the next.
+ */
+class DocumentNames {
+  private readonly given = new Set<string>();
+  private untitled = 0;
+
+  of(part: FilePart): string {
+    const cleaned = (part.filename ?? '')
+      .replace(/\.[^.]*$/, '')
+      .replace(/[^A-Za-z0-9\s\-()[\]]/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 190);
+    let name = cleaned === '' ? `document-${++this.untitled}` : cleaned;
+    for (let copy = 2; this.given.has(name); copy++)
+      name = cleaned === '' ? `document-${++this.untitled}` : `${cleaned} (${copy})`;
+    this.given.add(name);
+    return name;
+  }
 }
 
-function convertFile(part: FilePart, context: ProviderContext, index: number): WireContentBlock | undefined {
+function convertFile(
+  part: FilePart,
+  context: ProviderContext,
+  names: DocumentNames,
+): WireContentBlock | undefined {
   if (part.mimeType.startsWith('image/')) return convertImage(part, context);
   const format = Object.hasOwn(documentFormats, part.mimeType) ? documentFormats[part.mimeType] : undefined;
   return orDropped(part, context, () => {
     if (format === undefined)
       throw new Unsupported(`files of type ${part.mimeType} are not taken by Converse`);
     const source = convertSource(part.data, 'a document', context);
-    return { document: { format, name: documentName(part, index), source } };
+    return { document: { format, name: names.of(part), source } };
   });
 }
 
@@ -126,7 +147,7 @@ function takesRichToolResults(context: ProviderContext): boolean {
 function resultContent(
   part: Part,
   context: ProviderContext,
-  index: number,
+  names: DocumentNames,
   rich: boolean,
 ): Record<string, JsonValue> | undefined {
   if (part.type === 'text') return part.text.trim() === '' ? undefined : { text: part.text };
@@ -134,7 +155,7 @@ function resultContent(
   if (rich && part.type === 'media' && part.modality === 'image')
     return convertImage(part, context) as Record<string, JsonValue> | undefined;
   if (rich && part.type === 'file')
-    return convertFile(part, context, index) as Record<string, JsonValue> | undefined;
+    return convertFile(part, context, names) as Record<string, JsonValue> | undefined;
   return warnDroppedPart(
     context,
     part,
@@ -142,7 +163,11 @@ function resultContent(
   );
 }
 
-function convertToolResult(part: ToolResultPart, context: ProviderContext): WireContentBlock {
+function convertToolResult(
+  part: ToolResultPart,
+  context: ProviderContext,
+  names: DocumentNames,
+): WireContentBlock {
   const output = part.output;
   const rich = takesRichToolResults(context);
   let content: Array<Record<string, JsonValue>>;
@@ -154,8 +179,8 @@ function convertToolResult(part: ToolResultPart, context: ProviderContext): Wire
         : { text: JSON.stringify(output.value) },
     ];
   else
-    content = output.parts.flatMap((inner, index) => {
-      const converted = resultContent(inner, context, index, rich);
+    content = output.parts.flatMap((inner) => {
+      const converted = resultContent(inner, context, names, rich);
       return converted === undefined ? [] : [converted as Record<string, JsonValue>];
     });
   if (content.length === 0) content = [{ text: ' ' }];
@@ -172,7 +197,7 @@ function convertToolResult(part: ToolResultPart, context: ProviderContext): Wire
 function convertPart(
   part: Part,
   item: Item,
-  index: number,
+  names: DocumentNames,
   context: ProviderContext,
 ): WireContentBlock | undefined {
   const assistant = item.kind === 'assistant';
@@ -198,7 +223,7 @@ function convertPart(
     case 'tool-result':
       return assistant
         ? warnDroppedPart(context, part, 'tool result inside an assistant item')
-        : convertToolResult(part, context);
+        : convertToolResult(part, context, names);
     case 'media':
       if (assistant || part.modality !== 'image')
         return warnDroppedPart(
@@ -210,7 +235,7 @@ function convertPart(
     case 'file':
       return assistant
         ? warnDroppedPart(context, part, 'assistant messages cannot hold files')
-        : convertFile(part, context, index);
+        : convertFile(part, context, names);
     case 'custom':
       return typeof part.data === 'object' && part.data !== null && !Array.isArray(part.data)
         ? { ...(part.data as WireContentBlock) }
@@ -235,14 +260,13 @@ export function convertMessages(items: readonly Item[], context: ProviderContext
   const projected = projectTranscript(items, sameProviderRules(context), context);
   refuseEmptyUserTurns(items, projected, context, isBlank, 'bedrock');
   const messages: WireMessage[] = [];
-  let documents = 0;
+  const names = new DocumentNames();
   for (const item of projected) {
     if (isInstructionItem(item)) continue;
     const role = item.kind === 'assistant' ? 'assistant' : 'user';
     const content: WireContentBlock[] = [];
     for (const part of item.parts) {
-      const block = convertPart(part, item, documents, context);
-      if (block?.document !== undefined) documents++;
+      const block = convertPart(part, item, names, context);
       if (block !== undefined) content.push(block);
     }
     if (content.length === 0) continue;

@@ -262,3 +262,56 @@ it('an empty user turn after a tool result is part of that user message, sent (i
   expect(messages.at(-1)?.role).toBe('user');
   expect(messages.at(-1)?.content.map((block) => Object.keys(block))).toEqual([['toolResult']]);
 });
+
+describe('document names', () => {
+  const pdf = (filename?: string): Item['parts'][number] => ({
+    type: 'file',
+    mimeType: 'application/pdf',
+    data: { type: 'base64', data: 'JVBERi0=' },
+    ...(filename === undefined ? {} : { filename }),
+  });
+  const namesIn = (value: unknown): string[] =>
+    JSON.stringify(value)
+      .match(/"document":\{[^}]*?"name":"([^"]*)"/g)!
+      .map((match) => /"name":"([^"]*)"/.exec(match)![1]!);
+
+  it('are unique across the request (Converse refuses two of one name anywhere): a file sent twice, untitled documents in a turn and in tool results', () => {
+    const transcript: Item[] = [
+      {
+        kind: 'user',
+        parts: [{ type: 'text', text: 'Read these.' }, pdf('report.pdf'), pdf(), pdf('report.docx')],
+      },
+      { kind: 'assistant', parts: [{ type: 'tool-call', id: call, name: 'fetch', input: {} }] },
+      {
+        kind: 'tool',
+        parts: [
+          {
+            type: 'tool-result',
+            callId: call,
+            output: { type: 'parts', parts: [pdf(), pdf()] },
+            isError: false,
+          },
+        ],
+      },
+      { kind: 'user', parts: [{ type: 'text', text: 'Again.' }, pdf('report.pdf')] },
+    ];
+    const { body } = build(claude, {}, transcript);
+    const names = namesIn(body.messages);
+    expect(names).toEqual(['report', 'document-1', 'report (2)', 'document-2', 'document-3', 'report (3)']);
+    expect(new Set(names).size).toBe(names.length);
+    // The same history sent again gives every document the same name.
+    expect(namesIn(build(claude, {}, transcript).body.messages)).toEqual(names);
+    // The emulator refuses duplicates as Converse does, and takes these.
+    const request = (messages: unknown) => ({
+      method: 'POST',
+      path: `/model/${claude}/converse`,
+      query: {},
+      headers: { authorization: 'Bearer k' },
+      body: { ...body, messages },
+      protocol: 'bedrock-converse' as const,
+    });
+    expect(checkConverseRequest(request(body.messages))).toBeUndefined();
+    const twice = JSON.parse(JSON.stringify(body.messages).replace('"name":"report (2)"', '"name":"report"'));
+    expect(JSON.stringify(checkConverseRequest(request(twice)))).toContain('duplicate document names');
+  });
+});

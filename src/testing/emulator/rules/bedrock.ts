@@ -136,7 +136,31 @@ export function checkConverseRequest(request: RecordedRequest): JsonScript | und
   const body = request.body as Record<string, unknown>;
   if (!Array.isArray(body.messages) || body.messages.length === 0)
     return invalid('messages: at least one message is required');
-  return checkOrder(body.messages) ?? checkTools(body, body.messages) ?? checkSampling(request, body);
+  return (
+    checkOrder(body.messages) ??
+    checkTools(body, body.messages) ??
+    checkDocumentNames(body.messages) ??
+    checkSampling(request, body)
+  );
+}
+
+/**
+ * Converse refuses two document blocks of one name anywhere in the request, tool results included
+ * (a ValidationException, as other gateways found: bifrost#7003, litellm#30093).
+ */
+function checkDocumentNames(messages: unknown[]): JsonScript | undefined {
+  const names = new Set<string>();
+  const visit = (value: unknown): boolean => {
+    if (Array.isArray(value)) return value.some(visit);
+    if (typeof value !== 'object' || value === null) return false;
+    const { document } = value as { document?: { name?: unknown } };
+    if (typeof document?.name === 'string') {
+      if (names.has(document.name)) return true;
+      names.add(document.name);
+    }
+    return Object.values(value).some(visit);
+  };
+  return messages.some(visit) ? invalid("Messages can't contain duplicate document names") : undefined;
 }
 
 /** Checks an InvokeModel request carrying an Anthropic body. */
