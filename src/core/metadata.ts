@@ -14,8 +14,8 @@ export function sortMetadata(metadata: MetadataMap): MetadataMap {
 
 /**
  * Response metadata key of the stop sequence Switchyard cut the reply at, for a provider that could
- * not be sent it (`StreamBuilder.stopAt`); a provider that says which one stopped it has its own
- * (`anthropic.stop_sequence`).
+ * not be sent it (`StreamBuilder.stopAt`), or that a host reported in a field of its own (Bedrock's
+ * `additionalModelResponseFields.stop_sequence`); Anthropic's own is `anthropic.stop_sequence`.
  */
 export const stopSequenceKey = 'switchyard.stop_sequence';
 

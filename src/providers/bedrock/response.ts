@@ -1,6 +1,7 @@
 /** Converse response body → canonical response: content, stop reason, usage. */
 import type { FinishReason } from '../../core/finish-reason.ts';
 import { isJsonObject, type JsonValue } from '../../core/json.ts';
+import { stopSequenceKey } from '../../core/metadata.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import { tokenCount, type Usage } from '../../core/usage.ts';
 import type { ProviderContext } from '../common/definition.ts';
@@ -57,11 +58,19 @@ export function applyStopReason(builder: StreamBuilder, raw: unknown): void {
   builder.setFinish(mapFinishReason(raw, builder.hasToolCalls), raw);
 }
 
-/** Keeps the response-level fields a caller may need: metrics, trace, additional model fields. */
+/**
+ * Keeps the response-level fields a caller may need: metrics, trace, additional model fields. The
+ * stop sequence a Claude model stopped at (`additionalModelResponseFields.stop_sequence`, in the
+ * whole body and in `messageStop`) is also the response's `stopSequenceKey`, which an Anthropic
+ * client gets as `stop_sequence`.
+ */
 export function applyResponseFields(builder: StreamBuilder, body: Record<string, unknown>): void {
   for (const field of ['metrics', 'trace', 'additionalModelResponseFields', 'performanceConfig'] as const) {
     if (body[field] !== undefined) builder.setMetadata(`bedrock.${field}`, body[field] as JsonValue);
   }
+  const fields = body.additionalModelResponseFields;
+  const matched = isJsonObject(fields) ? fields.stop_sequence : undefined;
+  if (typeof matched === 'string' && matched !== '') builder.setMetadata(stopSequenceKey, matched);
 }
 
 /** A whole Converse body into builder calls; an error body (a 200 `{message}`) throws the classified error. */
