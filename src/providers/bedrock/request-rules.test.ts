@@ -315,3 +315,20 @@ describe('document names', () => {
     expect(JSON.stringify(checkConverseRequest(request(twice)))).toContain('duplicate document names');
   });
 });
+
+describe("tool choice 'none'", () => {
+  const weather = { name: 'weather', description: 'Weather', inputSchema: { type: 'object' as const } };
+  it('with tool blocks in the history declares the tools they used (Converse requires them) and says it cannot forbid a call', () => {
+    const { body, warnings } = build(claude, { tools: [weather], toolChoice: 'none' }, chartResult(false));
+    expect(body.toolConfig).toEqual({
+      tools: [{ toolSpec: { name: 'chart', inputSchema: { json: { type: 'object' } } } }],
+    });
+    expect(warnings).toContainEqual(expect.stringContaining("Converse has no tool choice 'none'"));
+  });
+
+  it('without tool blocks sends no tools at all, and says nothing', () => {
+    const { body, warnings } = build(claude, { tools: [weather], toolChoice: 'none' });
+    expect(body.toolConfig).toBeUndefined();
+    expect(warnings.some((warning) => warning.includes("tool choice 'none'"))).toBe(false);
+  });
+});

@@ -54,7 +54,11 @@ function hasToolBlocks(messages: WireMessage[]): boolean {
  * tool blocks (Converse then requires a `toolConfig`), the tools it names are declared with an
  * open schema, so the history stays valid.
  */
-function buildToolConfig(request: CanonicalRequest, messages: WireMessage[]): WireRequestBody['toolConfig'] {
+function buildToolConfig(
+  request: CanonicalRequest,
+  messages: WireMessage[],
+  context: ProviderContext,
+): WireRequestBody['toolConfig'] {
   const none = request.toolChoice === 'none';
   const tools: Array<WireTool | WireCachePoint> = none ? [] : convertTools(request.tools ?? []);
   if (tools.length === 0 && hasToolBlocks(messages)) {
@@ -64,6 +68,14 @@ function buildToolConfig(request: CanonicalRequest, messages: WireMessage[]): Wi
         tools.push({ toolSpec: { name, inputSchema: { json: { type: 'object' } } } });
   }
   if (tools.length === 0) return undefined;
+  // Converse has no "none": a history with tool blocks must declare the tools it used, and the
+  // model may call one of them.
+  if (none)
+    context.warn('dropped a tool setting the host does not take', {
+      parameter: 'toolChoice',
+      reason:
+        "Converse has no tool choice 'none': the tools the history used are declared (it requires them), and the model may still call one",
+    });
   const config: NonNullable<WireRequestBody['toolConfig']> = { tools };
   const choice = none ? undefined : convertToolChoice(request.toolChoice);
   if (choice !== undefined) config.toolChoice = choice;
@@ -193,7 +205,7 @@ export function buildRequest(request: CanonicalRequest, context: ProviderContext
   if (sampling.top_p !== undefined) inference.topP = sampling.top_p;
   if ((request.stopSequences?.length ?? 0) > 0) inference.stopSequences = request.stopSequences;
   body.inferenceConfig = inference;
-  const toolConfig = buildToolConfig(request, messages);
+  const toolConfig = buildToolConfig(request, messages, context);
   if (toolConfig !== undefined) body.toolConfig = toolConfig;
   warnSerialCallsUnenforced(request, context);
   if (sampling.top_k !== undefined) additional.top_k = sampling.top_k;
