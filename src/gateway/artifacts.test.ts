@@ -7,6 +7,36 @@ import { createMemoryStore, maxArtifactReads } from './store.ts';
 const thinking = (text: string, signature: string): Part => ({ type: 'reasoning', text, signature });
 const call: Part = { type: 'tool-call', id: 'call_1' as never, name: 'get_weather', input: {} };
 
+/** A memory store that counts its reads (`reads()`). */
+function countingStore() {
+  const store = createMemoryStore();
+  let reads = 0;
+  const get = store.get.bind(store);
+  store.get = (id, hold) => {
+    reads++;
+    return get(id, hold);
+  };
+  return { store, reads: () => reads };
+}
+
+const callPart = (id: string): ToolCallPart => ({
+  type: 'tool-call',
+  id: id as never,
+  name: 'step',
+  input: {},
+});
+
+/** A tool item of `count` results of the call `id`. */
+const resultItem = (id: string, count = 1): Item => ({
+  kind: 'tool',
+  parts: Array.from({ length: count }, () => ({
+    type: 'tool-result' as const,
+    callId: id as never,
+    output: { type: 'text' as const, text: 'ok' },
+    isError: false,
+  })),
+});
+
 describe('signed reasoning put back for a client that has no field for it', () => {
   it('keeps interleaved thinking in its place among the text and the call', async () => {
     const store = createMemoryStore();
@@ -135,25 +165,10 @@ describe("a reply's parallel calls sent back one turn each", () => {
   });
 });
 describe('lookups bounded per request', () => {
-  const counted = () => {
-    const store = createMemoryStore();
-    let reads = 0;
-    const get = store.get.bind(store);
-    store.get = (id, hold) => {
-      reads++;
-      return get(id, hold);
-    };
-    return { store, reads: () => reads };
-  };
-  const signedCall = (index: number): ToolCallPart => ({
-    type: 'tool-call',
-    id: `call_${index}` as never,
-    name: 'step',
-    input: {},
-  });
+  const signedCall = (index: number): ToolCallPart => callPart(`call_${index}`);
 
   it(`a history of 1,000 calls makes ${maxArtifactReads} reads, the latest calls' (the earlier keep what the client sent)`, async () => {
-    const { store, reads } = counted();
+    const { store, reads } = countingStore();
     for (let index = 0; index < 1000; index++)
       await saveArtifacts([{ ...signedCall(index), signature: `SIG-${index}` }], 'google', store, 60_000, '');
     const transcript: Item[] = [];
@@ -170,7 +185,7 @@ describe('lookups bounded per request', () => {
   });
 
   it(`one message of 1,000 parallel calls makes ${maxArtifactReads} reads, its first calls' (the first carries its reasoning)`, async () => {
-    const { store, reads } = counted();
+    const { store, reads } = countingStore();
     const reply = Array.from({ length: 1000 }, (_, index) => ({
       ...signedCall(index),
       signature: `SIG-${index}`,
@@ -188,28 +203,12 @@ describe('lookups bounded per request', () => {
 
 describe('split turns joined within the bounded reads', () => {
   it('a history of 1,000 split pairs (call, result, call, result …) reads at most the bound and joins the latest reply', async () => {
-    const store = createMemoryStore();
-    let reads = 0;
-    const get = store.get.bind(store);
-    store.get = (id, hold) => {
-      reads++;
-      return get(id, hold);
-    };
-    const part = (id: string): ToolCallPart => ({
-      type: 'tool-call',
-      id: id as never,
-      name: 'step',
-      input: {},
-    });
+    const { store, reads } = countingStore();
+    const part = callPart;
     // The last reply made two calls at once; the client sent each with its result.
     await saveArtifacts([part('last_a'), part('last_b')], 'anthropic', store, 60_000, '');
     const transcript: Item[] = [];
-    const result = (id: string): Item => ({
-      kind: 'tool',
-      parts: [
-        { type: 'tool-result', callId: id as never, output: { type: 'text', text: 'ok' }, isError: false },
-      ],
-    });
+    const result = resultItem;
     for (let index = 0; index < 1000; index++)
       transcript.push({ kind: 'assistant', parts: [part(`old_${index}`)] }, result(`old_${index}`));
     transcript.push(
@@ -219,28 +218,15 @@ describe('split turns joined within the bounded reads', () => {
       result('last_b'),
     );
     await restoreArtifacts(transcript, store, '');
-    expect(reads).toBeLessThanOrEqual(maxArtifactReads);
+    expect(reads()).toBeLessThanOrEqual(maxArtifactReads);
     const last = transcript.at(-2)!;
     expect(last.parts.map((entry) => (entry as ToolCallPart).id)).toEqual(['last_a', 'last_b']);
   });
 });
 
 describe('split turns joined in one pass', () => {
-  const part = (id: string): ToolCallPart => ({
-    type: 'tool-call',
-    id: id as never,
-    name: 'step',
-    input: {},
-  });
-  const result = (id: string, count = 1): Item => ({
-    kind: 'tool',
-    parts: Array.from({ length: count }, () => ({
-      type: 'tool-result' as const,
-      callId: id as never,
-      output: { type: 'text' as const, text: 'ok' },
-      isError: false,
-    })),
-  });
+  const part = callPart;
+  const result = resultItem;
 
   it('a history repeating one stored reply’s split turn (A, out, B, out, C, out …) joins each repetition, the rest as sent', async () => {
     const store = createMemoryStore();
@@ -299,13 +285,7 @@ describe('split turns joined in one pass', () => {
   });
 
   it('call entries and text signatures share one bound of reads (the text signatures’ share first)', async () => {
-    const store = createMemoryStore();
-    let reads = 0;
-    const get = store.get.bind(store);
-    store.get = (id, hold) => {
-      reads++;
-      return get(id, hold);
-    };
+    const { store, reads } = countingStore();
     const transcript: Item[] = [];
     for (let index = 0; index < 400; index++)
       transcript.push({
@@ -315,8 +295,8 @@ describe('split turns joined in one pass', () => {
     // As prepareTranscript does on a route to Gemini.
     const budget = { left: maxArtifactReads };
     await restoreTextSignatures(transcript, store, '', budget);
-    expect(reads).toBe(maxTextSignatureReads);
+    expect(reads()).toBe(maxTextSignatureReads);
     await restoreArtifacts(transcript, store, '', budget);
-    expect(reads).toBe(maxArtifactReads);
+    expect(reads()).toBe(maxArtifactReads);
   });
 });
