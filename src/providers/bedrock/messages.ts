@@ -23,6 +23,7 @@ import type { WireContentBlock, WireMessage, WireSource } from './api.ts';
 import { baseModelId, documentFormats, imageFormats } from './capabilities.ts';
 import { toolIdRule } from './tool-ids.ts';
 import { pushAll } from '../../core/arrays.ts';
+import { cacheBreakpointKey } from '../../core/metadata.ts';
 import { isBlank, refuseEmptyUserTurns, refuseLostLastTurn } from '../common/empty-turns.ts';
 
 /** Content the Converse API cannot take: the part is dropped with the one projection WARN. */
@@ -243,10 +244,38 @@ function convertPart(
   }
 }
 
-/** The converted transcript: the joined instructions and the alternating messages. */
+/**
+ * A run of the instructions' text: the parts up to one the caller put a prompt-cache breakpoint
+ * after (`cacheBreakpointKey`: an Anthropic client's `cache_control` on a system block before the
+ * last), joined; `breakpoint` is its TTL, or undefined for the run after the last breakpoint.
+ */
+export interface SystemRun {
+  text: string;
+  breakpoint?: '5m' | '1h';
+}
+
+/** The converted transcript: the joined instructions, the same as runs, and the alternating messages. */
 export interface ConvertedMessages {
   system: string;
+  systemRuns: SystemRun[];
   messages: WireMessage[];
+}
+
+/** The instructions' text parts as {@link SystemRun}s: one run without a breakpoint when the caller put none. */
+function systemRunsOf(items: readonly Item[]): SystemRun[] {
+  const runs: SystemRun[] = [];
+  let texts: string[] = [];
+  for (const item of items.filter(isInstructionItem))
+    for (const part of item.parts) {
+      if (part.type !== 'text') continue;
+      if (part.text !== '') texts.push(part.text);
+      const ttl = part.metadata?.[cacheBreakpointKey];
+      if (ttl === undefined || texts.length === 0) continue;
+      runs.push({ text: texts.join('\n\n'), breakpoint: ttl === '1h' ? '1h' : '5m' });
+      texts = [];
+    }
+  if (texts.length > 0) runs.push({ text: texts.join('\n\n') });
+  return runs;
 }
 
 /**
@@ -282,5 +311,5 @@ export function convertMessages(items: readonly Item[], context: ProviderContext
     if (last!.content.length === 0) messages.pop();
   }
   refuseLostLastTurn(items, projected, messages.at(-1)?.role === 'assistant', context, 'bedrock');
-  return { system: joinInstructions(projected), messages };
+  return { system: joinInstructions(projected), systemRuns: systemRunsOf(projected), messages };
 }

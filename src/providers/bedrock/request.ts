@@ -9,14 +9,13 @@ import { baseModelId } from './capabilities.ts';
 import { modelProfile } from '../anthropic/capabilities.ts';
 import { convertSampling, type Sampling } from '../anthropic/thinking.ts';
 import { refusalCodes } from '../common/refusal-codes.ts';
+import { applyCachePoints, convertSystem } from './cache.ts';
 import { convertMessages } from './messages.ts';
 import { modelPath } from './model-id.ts';
 import { readProviderOptions } from './options.ts';
 import { warnSerialCallsUnenforced } from '../common/tool-settings.ts';
 
 export { convertMessages } from './messages.ts';
-
-const cachePoint: WireCachePoint = { cachePoint: { type: 'default' } };
 
 /** Canonical tool specs → `toolSpec`s (`inputSchema.json`). */
 export function convertTools(tools: readonly ToolSpec[]): WireTool[] {
@@ -171,28 +170,17 @@ export function convertReasoning(
 }
 
 /**
- * Adds cache points after the system blocks, after the tools and at the end of the last user
- * message. AWS's prompt-caching table takes tool cache points from Claude only (Amazon Nova: system
- * and messages), so other families get none after their tools.
- */
-function applyCachePoints(body: WireRequestBody, model: string): void {
-  if (body.system !== undefined) body.system.push(cachePoint);
-  const toolsCacheable = baseModelId(model).startsWith('anthropic.');
-  if (body.toolConfig !== undefined && toolsCacheable) body.toolConfig.tools.push(cachePoint);
-  const lastUser = body.messages.findLast((message) => message.role === 'user');
-  lastUser?.content.push({ ...cachePoint });
-}
-
-/**
  * Builds `POST /model/{modelId}/converse` (or `/converse-stream`). Body: messages, system,
  * inferenceConfig (maxTokens, temperature, topP, stopSequences), toolConfig,
  * additionalModelRequestFields (reasoning, top_k), then `providerOptions.bedrock` fields (e.g.
- * `guardrailConfig`, `performanceConfig`, `requestMetadata`). Cache requests add cache points.
+ * `guardrailConfig`, `performanceConfig`, `requestMetadata`). Cache requests add cache points; the
+ * caller's breakpoints in the system prompt keep theirs (`convertSystem`).
  */
 export function buildRequest(request: CanonicalRequest, context: ProviderContext): WireRequest {
-  const { system, messages } = convertMessages(request.transcript, context);
+  const { systemRuns, messages } = convertMessages(request.transcript, context);
   const body: WireRequestBody = { messages };
-  if (system.trim() !== '') body.system = [{ text: system }];
+  const system = convertSystem(systemRuns, context);
+  if (system !== undefined) body.system = system;
   const additional: JsonObject = convertReasoning(request, context.model, context);
   // Claude on Bedrock has the Messages API's sampling rules (temperature or top_p on 4.5+; under
   // thinking no temperature other than 1, no top_k, top_p ≥ 0.95, no forced tool choice).

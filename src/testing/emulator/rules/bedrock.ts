@@ -140,6 +140,7 @@ export function checkConverseRequest(request: RecordedRequest): JsonScript | und
     checkOrder(body.messages) ??
     checkTools(body, body.messages) ??
     checkDocumentNames(body.messages) ??
+    checkCachePoints(body) ??
     checkSampling(request, body)
   );
 }
@@ -161,6 +162,34 @@ function checkDocumentNames(messages: unknown[]): JsonScript | undefined {
     return Object.values(value).some(visit);
   };
   return messages.some(visit) ? invalid("Messages can't contain duplicate document names") : undefined;
+}
+
+/**
+ * Cache points (`{cachePoint:{…}}` blocks in `system`, message `content` and `toolConfig.tools`): at
+ * most 4 in a request (AWS's prompt-caching limit, Anthropic's too; the wording here is the
+ * emulator's own), and none right after a reasoning block (Bedrock's ValidationException, as
+ * reported in opencode#36517).
+ */
+function checkCachePoints(body: Record<string, unknown>): JsonScript | undefined {
+  const arrays: unknown[][] = [];
+  if (Array.isArray(body.system)) arrays.push(body.system);
+  const tools = (body.toolConfig as { tools?: unknown } | undefined)?.tools;
+  if (Array.isArray(tools)) arrays.push(tools);
+  for (const message of body.messages as unknown[]) arrays.push(blocksOf(message));
+  let count = 0;
+  for (const blocks of arrays)
+    for (const [index, block] of blocks.entries()) {
+      if (typeof block !== 'object' || block === null || !('cachePoint' in block)) continue;
+      count++;
+      const before = blocks[index - 1];
+      if (typeof before === 'object' && before !== null && 'reasoningContent' in before)
+        return invalid(
+          'Cache point cannot be inserted after reasoning block. Please remove the invalid cache point and try again.',
+        );
+    }
+  return count > 4
+    ? invalid(`A maximum of 4 cache points may be provided in a request. Found ${count}.`)
+    : undefined;
 }
 
 /** Checks an InvokeModel request carrying an Anthropic body. */
