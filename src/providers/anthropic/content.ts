@@ -13,6 +13,7 @@ import type {
   WireToolResultBlock,
 } from './api.ts';
 import { toolIdRule } from './tool-ids.ts';
+import { isWebScheme, unreadUriReason, uriScheme } from '../common/media-urls.ts';
 
 /** Metadata keys of Anthropic citations and of a tool call's `caller`: one place, shared with the gateway's codec. */
 import { anthropicCallerKey, anthropicCitationsKey } from '../../core/metadata.ts';
@@ -61,15 +62,25 @@ function convertDataUri(
   return { type: 'base64', media_type: uriType === '' ? mediaType : uriType, data: uri.slice(comma + 1) };
 }
 
-/** A URI: http(s) URLs are fetched by the API, data URIs are sent inline, other schemes are refused. */
+/**
+ * A URI: http(s) URLs are fetched by the API (not by Claude on Vertex, `context.urlSources`: there
+ * the part is left out, as toward Bedrock), data URIs are sent inline, other schemes are refused.
+ */
 function convertUri(uri: string, mediaType: string, what: string, context: ProviderContext): WireSource {
   // Only the scheme is named in errors: the rest of a URI may carry tokens or personal data.
-  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(uri)?.[1]?.toLowerCase();
-  if (scheme === 'http' || scheme === 'https') return { type: 'url', url: uri };
+  const scheme = uriScheme(uri);
+  if (isWebScheme(scheme) && context.urlSources === false)
+    throw new Unsupported(
+      unreadUriReason(what, scheme, 'Claude on Vertex fetches no URL (send it as base64 or bytes)'),
+    );
+  if (isWebScheme(scheme)) return { type: 'url', url: uri };
   if (scheme === 'data') return convertDataUri(uri, mediaType, what, context);
-  const named = scheme === undefined ? 'a URI without a scheme' : `a ${scheme}: URI`;
   throw new Unsupported(
-    `${what} is ${named}; the Messages API fetches http and https URLs only (send other data as base64 or bytes)`,
+    unreadUriReason(
+      what,
+      scheme,
+      'the Messages API fetches http and https URLs only (send other data as base64 or bytes)',
+    ),
   );
 }
 

@@ -22,6 +22,7 @@ import {
 import type { WireContentBlock, WireMessage, WireSource } from './api.ts';
 import { baseModelId, documentFormats, imageFormats } from './capabilities.ts';
 import { toolIdRule } from './tool-ids.ts';
+import { unreadUriReason, uriScheme } from '../common/media-urls.ts';
 import { pushAll } from '../../core/arrays.ts';
 import { cacheBreakpointKey } from '../../core/metadata.ts';
 import { isBlank, refuseEmptyUserTurns, refuseLostLastTurn } from '../common/empty-turns.ts';
@@ -52,7 +53,7 @@ function convertSource(data: DataRef, what: string, context: ProviderContext): W
         ),
       };
     case 'uri': {
-      const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(data.uri)?.[1]?.toLowerCase();
+      const scheme = uriScheme(data.uri);
       if (scheme === 's3') return { s3Location: { uri: data.uri } };
       if (scheme === 'data') {
         const comma = data.uri.indexOf(',');
@@ -64,9 +65,8 @@ function convertSource(data: DataRef, what: string, context: ProviderContext): W
           });
         return { bytes: data.uri.slice(comma + 1) };
       }
-      throw new Unsupported(
-        `${what} is ${scheme === undefined ? 'a URI without a scheme' : `a ${scheme}: URI`}; Converse takes bytes and s3:// locations only`,
-      );
+      // An http(s) URL is not fetched, by Converse nor by the gateway: the part is left out.
+      throw new Unsupported(unreadUriReason(what, scheme, 'Converse takes bytes and s3:// locations only'));
     }
     case 'handle':
       throw new Unsupported(`${what} is an artifact handle, which no adapter can resolve`);

@@ -67,6 +67,12 @@ export interface ProviderContext {
    * it (`prefill.ts`): the reply's copy of it is cut.
    */
   prefill?: string;
+  /**
+   * False when the host serving this call's model fetches no http(s) URL (Claude on Vertex): the
+   * Anthropic codec leaves an image or document given by one out with a WARN instead of sending a
+   * `url` source the host refuses. Set by the host adapter on its codec's context; absent: fetched.
+   */
+  urlSources?: boolean;
 }
 
 /** What a provider's `endSession` may use: the provider's JSON calls and the WARN log. */

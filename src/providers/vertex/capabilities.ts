@@ -16,8 +16,8 @@ import { resolveModel, type VertexModel } from './publishers.ts';
  * Declared per publisher, then narrowed to what Vertex serves through this adapter: no
  * `cachedContents` on Vertex here (the Gemini cache path names AI Studio resources), and Claude on
  * Vertex takes no URL document sources, no Files API and no server-side tools beyond Google's
- * own, so its media are base64 only (the pre-flight check still admits URL images: Vertex fetches
- * none, so a URL image fails on the wire, as on the API).
+ * own, so its media are base64 only (the pre-flight check still admits URL media: Vertex fetches
+ * none, so the request leaves them out with a WARN, as toward Bedrock: `request.ts`).
  */
 function declared(model: VertexModel): Capabilities {
   const { protocol } = model.publisher;

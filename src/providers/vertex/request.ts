@@ -3,7 +3,8 @@
  * Gemini codec's body at `/publishers/google/models/{m}:generateContent` (or
  * `:streamGenerateContent?alt=sse`). Claude: the Anthropic codec's body without `model`, with
  * `anthropic_version: vertex-2023-10-16`, at `/publishers/anthropic/models/{m}:rawPredict` (or
- * `:streamRawPredict`, `stream: true` kept). Mistral AI and the MaaS open models: the Chat
+ * `:streamRawPredict`, `stream: true` kept); an http(s) URL image or document is left out with a
+ * WARN (Vertex fetches none). Mistral AI and the MaaS open models: the Chat
  * Completions codec's body (`chat-completions.ts`).
  */
 import type { CanonicalRequest } from '../../core/request.ts';
@@ -49,7 +50,9 @@ export function buildRequest(
   const extra = readProviderOptions(request).body;
   const path = `${modelPath(model)}:${method(model, context.stream)}`;
   if (protocol === 'anthropic-messages') {
-    const wire = buildAnthropicRequest(request, codecContext(context, model.name));
+    // Claude on Vertex fetches no http(s) URL: such media are left out with a WARN, as toward Bedrock.
+    const claude = { ...codecContext(context, model.name), session: context.session, urlSources: false };
+    const wire = buildAnthropicRequest(request, claude);
     const { model: _model, ...rest } = wire.body;
     return {
       path,
