@@ -46,6 +46,28 @@ describe('toWireError', () => {
     const near = createAdapterError('rate_limit', { message: 'slow down', retryAfterSeconds: 7 });
     expect(toWireError(near).retryAfterSeconds).toBe(7);
   });
+
+  it('an upstream that refused the account access (no model access, a missing permission) says so, not that the key is bad', () => {
+    for (const providerCode of ['accessDeniedException', 'permission_error']) {
+      const denied = createAdapterError('auth', {
+        message: 'no access',
+        status: 403,
+        provider: 'bedrock',
+        providerCode,
+      });
+      const wire = toWireError(denied);
+      expect(wire).toMatchObject({ status: 502, errorClass: 'server_error', retryable: false });
+      expect(wire.message).toMatch(/denied the gateway access \(bedrock\).*permissions/);
+      expect(wire.message).not.toMatch(/provider key/);
+    }
+    const key = createAdapterError('auth', {
+      message: 'bad token',
+      status: 403,
+      provider: 'bedrock',
+      providerCode: 'unrecognizedClientException',
+    });
+    expect(toWireError(key).message).toMatch(/refused the gateway's credentials \(bedrock\).*provider key/);
+  });
 });
 
 describe('inClientTerms', () => {

@@ -227,6 +227,21 @@ function outOfDescriptors(error: AdapterError): WireError {
 /** Codes of a rate limit that waiting does not cure: the account is out of credit. */
 const outOfCredit = new Set(['insufficient_quota', 'billing_error']);
 
+/**
+ * Codes of an auth failure where the key was taken but may not do this (a 403: no access to the
+ * model, a missing IAM permission): Bedrock's and Anthropic's. Google's PERMISSION_DENIED is left
+ * out: Google answers some refused keys with it too.
+ */
+const accessDenied = new Set(['accessDeniedException', 'permission_error']);
+
+/** What an upstream auth failure tells the client: the key refused, or the account's access. */
+function authMessage(provider: string | undefined, providerCode: string | undefined): string {
+  const named = provider === undefined ? '' : ` (${provider})`;
+  return accessDenied.has(providerCode ?? '')
+    ? `upstream provider denied the gateway access${named}; the operator must check the account's permissions and model access`
+    : `upstream provider refused the gateway's credentials${named}; the operator must check the provider key`;
+}
+
 /** The longest `retry-after` passed on to a client (s). */
 const maxRetryAfterSeconds = 86_400;
 
@@ -308,7 +323,7 @@ export function toWireError(error: unknown): WireError {
       return {
         status: 502,
         errorClass: 'server_error',
-        message: `upstream provider refused the gateway's credentials${error.provider === undefined ? '' : ` (${error.provider})`}; the operator must check the provider key`,
+        message: authMessage(error.provider, error.providerCode),
         // A 502 the official SDKs would send again, as many times as they retry, for nothing.
         retryable: false,
       };

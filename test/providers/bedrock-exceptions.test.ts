@@ -4,7 +4,8 @@
  * 200 ConverseStream (the name in `:exception-type`, camelCase there). Before the runtime handed
  * the headers to the body parser, the HTTP path fell back to the status: a 424 ModelErrorException
  * was invalid_request, a 408 ModelTimeoutException network, a 400 ServiceQuotaExceededException
- * invalid_request and a 429 ModelNotReadyException rate_limit.
+ * invalid_request and a 429 ModelNotReadyException rate_limit (which it now is by its name: a
+ * model being loaded, retried as a rate limit).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -36,7 +37,7 @@ const exceptions: Array<[string, number, string, boolean, string]> = [
   [
     'ModelNotReadyException',
     429,
-    'server_error',
+    'rate_limit',
     true,
     'Model is not ready for inference. Wait and try your request again.',
   ],

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeExceptionName, parseErrorBody } from './errors.ts';
+import { isRetryableClass } from '../../core/errors/error-class.ts';
+import { classifyError } from '../../core/errors/status-map.ts';
+import { errorRules, normalizeExceptionName, parseErrorBody } from './errors.ts';
 
 const headers = (values: Record<string, string>) => ({ get: (name: string) => values[name] ?? null });
 const errortype = (value: string) => headers({ 'x-amzn-errortype': value });
@@ -38,5 +40,35 @@ describe('parseErrorBody: the exception name where the SDK looks (header, body c
       'throttlingException',
     );
     expect(normalizeExceptionName('ValidationException')).toBe('validationException');
+  });
+});
+
+describe('errorRules: Bedrock exceptions by what a retry can do', () => {
+  const classify = (status: number, exception: string, message = 'm') =>
+    classifyError(status, parseErrorBody(JSON.stringify({ message }), errortype(exception)), errorRules);
+
+  it('a 429 ModelNotReadyException is a retryable rate limit (the model is loading), not a 502 outage', () => {
+    const result = classify(429, 'ModelNotReadyException', 'Model is not ready for inference.');
+    expect(result.errorClass).toBe('rate_limit');
+    expect(result.retryable ?? isRetryableClass(result.errorClass)).toBe(true);
+    // In a stream's exception frame there is no status: the name alone decides.
+    expect(classifyError(0, { code: 'modelNotReadyException' }, errorRules).errorClass).toBe('rate_limit');
+  });
+
+  it('a 403 AccessDeniedException is auth, as Anthropic permission_error and Gemini PERMISSION_DENIED: not retried', () => {
+    const result = classify(403, 'AccessDeniedException', "You don't have access to the model.");
+    expect(result.errorClass).toBe('auth');
+    expect(result.retryable ?? isRetryableClass(result.errorClass)).toBe(false);
+  });
+
+  it.each([
+    [503, 'ServiceUnavailableException'],
+    [408, 'ModelTimeoutException'],
+    [424, 'ModelErrorException'],
+    [500, 'InternalServerException'],
+  ])('a %i %s is a retryable server error', (status, exception) => {
+    const result = classify(status, exception);
+    expect(result.errorClass).toBe('server_error');
+    expect(result.retryable ?? isRetryableClass(result.errorClass)).toBe(true);
   });
 });

@@ -55,18 +55,22 @@ const contextOverflowMessage = new RegExp(
 
 /**
  * Bedrock's exceptions (API reference, Converse "Errors"), as HTTP errors and as exception frames
- * inside a 200 stream (camelCase there): throttling → rate_limit; model stream error, internal
- * server, service unavailable, model not ready, model timeout → server_error; validation (a prompt
- * over the window → context_overflow), resource not found → invalid_request; access denied,
- * expired or unrecognized credentials → auth.
+ * inside a 200 stream (camelCase there): throttling and a 429 model not ready (the model is being
+ * loaded: "wait and try again", which the AWS SDKs retry; as Anthropic's overloaded_error) →
+ * rate_limit; service quota exceeded → rate_limit, not retried; model stream error, internal
+ * server, 503 service unavailable, 408 model timeout, 424 model error → server_error (retried);
+ * validation (a prompt over the window → context_overflow), resource not found → invalid_request;
+ * a 403 access denied (no access to the model, an IAM permission), expired or unrecognized
+ * credentials → auth (the closed class of a 401/403, as Anthropic's permission_error and Gemini's
+ * PERMISSION_DENIED; the gateway tells a refused access from a bad key by the code).
  */
 export const errorRules: readonly ErrorRule[] = [
   { code: 'throttlingException', errorClass: 'rate_limit' },
+  { code: 'modelNotReadyException', errorClass: 'rate_limit' },
   { code: 'serviceQuotaExceededException', errorClass: 'rate_limit', retryable: false },
   { code: 'modelStreamErrorException', errorClass: 'server_error' },
   { code: 'internalServerException', errorClass: 'server_error' },
   { code: 'serviceUnavailableException', errorClass: 'server_error' },
-  { code: 'modelNotReadyException', errorClass: 'server_error' },
   { code: 'modelTimeoutException', errorClass: 'server_error' },
   { code: 'modelErrorException', errorClass: 'server_error' },
   { code: 'validationException', message: contextOverflowMessage, errorClass: 'context_overflow' },
