@@ -14,7 +14,8 @@ import type { Usage } from './usage.ts';
  * 2. Every part has an `index` (its position in `response.content`); indices of part events are
  *    non-decreasing, and a new part's index is greater than every earlier part's.
  * 3. Text and reasoning parts are `*-start` → `*-delta`* → `*-end`, each started and ended once;
- *    `reasoning-end` carries the provider's signature / opaque payload.
+ *    `reasoning-end` carries the provider's signature / opaque payload; a redacted reasoning part
+ *    says so on its `reasoning-start` already (`redacted: true`).
  * 4. A tool call is `tool-call-start` (id, name) → `tool-call-delta`* carrying the provider's raw
  *    JSON fragments verbatim → `tool-call-end` carrying the parsed input, always a JSON object.
  *    Tool-call ids are unique and non-empty.
@@ -84,6 +85,13 @@ export interface TextEndEvent {
 export interface ReasoningStartEvent {
   type: 'reasoning-start';
   index: number;
+  /**
+   * The part is the provider's redacted reasoning (Anthropic `redacted_thinking`, Converse
+   * `redactedContent`): it has no text, and its opaque payload comes whole on `reasoning-end`
+   * (`data`, with `redacted: true`), so a consumer can stream it as such (an Anthropic client's
+   * `redacted_thinking` block). Absent for any other reasoning.
+   */
+  redacted?: true;
 }
 export interface ReasoningDeltaEvent {
   type: 'reasoning-delta';

@@ -150,7 +150,12 @@ export class StreamBuilder {
     this.model = wireName.startsWith(prefix) ? wireName : prefix + wireName;
   }
 
-  private openPart(key: BlockKey, type: 'text' | 'reasoning', startMetadata?: MetadataMap): number {
+  private openPart(
+    key: BlockKey,
+    type: 'text' | 'reasoning',
+    startMetadata?: MetadataMap,
+    redacted = false,
+  ): number {
     const existing = this.open.get(key);
     if (existing !== undefined) {
       if (existing.type === type) return existing.index;
@@ -162,7 +167,9 @@ export class StreamBuilder {
     this.open.set(key, { type, index });
     this.emit(
       type === 'reasoning'
-        ? { type: 'reasoning-start', index }
+        ? redacted
+          ? { type: 'reasoning-start', index, redacted: true }
+          : { type: 'reasoning-start', index }
         : startMetadata === undefined
           ? { type: 'text-start', index }
           : { type: 'text-start', index, metadata: startMetadata },
@@ -310,6 +317,15 @@ export class StreamBuilder {
   openText(key: BlockKey, type: 'text' | 'reasoning' = 'text'): void {
     if (this.stoppedAt !== undefined) return;
     this.openPart(key, type);
+  }
+
+  /**
+   * Opens a reasoning part that is the provider's redacted reasoning: its `reasoning-start` says
+   * `redacted: true`; `end` gives its payload (`{ redacted: true, data }`).
+   */
+  openRedacted(key: BlockKey): void {
+    if (this.stoppedAt !== undefined) return;
+    this.openPart(key, 'reasoning', undefined, true);
   }
 
   /**

@@ -139,23 +139,13 @@ function toolUseBlock(
 }
 
 function convertPart(part: Part, context: EncodeContext): Record<string, unknown> | undefined {
-  const opaque = context.opaque ?? verbatimOpaque;
   switch (part.type) {
     case 'text':
       return textBlock(part.text, part.metadata);
     case 'structured':
       return { type: 'text', text: JSON.stringify(part.value) };
     case 'reasoning':
-      if (part.redacted === true && part.text === '')
-        return {
-          type: 'redacted_thinking',
-          data: opaque.wrap({
-            provider: part.provider,
-            data: part.data,
-            signature: part.signature,
-            metadata: part.metadata,
-          }),
-        };
+      if (part.redacted === true && part.text === '') return redactedBlock(part, context);
       return { type: 'thinking', thinking: part.text, signature: signatureOf(part, context) };
     case 'tool-call':
       return toolUseBlock(part.id, part.name, argumentsObject(part), part.metadata);
@@ -165,6 +155,18 @@ function convertPart(part: Part, context: EncodeContext): Record<string, unknown
       return leaveOut(part, context);
   }
 }
+
+/** A `redacted_thinking` block: its `data` the whole payload, wrapped (the provider's data verbatim for a raw client). */
+function redactedBlock(part: OpaquePayload, context: EncodeContext): Record<string, unknown> {
+  const { provider, data, signature, metadata } = part;
+  return {
+    type: 'redacted_thinking',
+    data: (context.opaque ?? verbatimOpaque).wrap({ provider, data, signature, metadata }),
+  };
+}
+
+/** A streamed `thinking` block as it opens. */
+const thinkingBlock = { type: 'thinking', thinking: '', signature: '' };
 
 function signatureOf(part: OpaquePayload, context: EncodeContext): string {
   const { provider, signature, data, metadata } = part;
@@ -205,7 +207,7 @@ type Payload = Record<string, unknown>;
  * The streamed sequence: `message_start` (held until the first content event), per block
  * `content_block_start` (a `ping` after the first, as the API does), deltas (`text_delta` and a
  * text's `citations_delta`s, `thinking_delta` + `signature_delta`, `input_json_delta`) and
- * `content_block_stop`, then
+ * `content_block_stop` (a `redacted_thinking` block is its start, with its data, and stop), then
  * `message_delta` with the stop reason and usage, and `message_stop`.
  */
 export function createStreamEncoder(context: EncodeContext): StreamEncoder {
@@ -236,6 +238,13 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     frames.push(frame('message_start', { message }));
   }
 
+  /** The held `message_start`, if it has not gone yet. */
+  function message(): WireFrame[] {
+    const frames: WireFrame[] = [];
+    preamble(frames);
+    return frames;
+  }
+
   function start(index: number, block: Payload): WireFrame[] {
     const frames: WireFrame[] = [];
     preamble(frames);
@@ -249,6 +258,25 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   const delta = (index: number, body: Payload) =>
     frame('content_block_delta', { index: wire.get(index) ?? 0, delta: body });
   const stop = (index: number) => frame('content_block_stop', { index: wire.get(index) ?? 0 });
+
+  /**
+   * A reasoning part's end: its signature, then the block's stop. A part that started redacted and
+   * got no text opens now, as the API streams `redacted_thinking`: `content_block_start` with the
+   * data (wrapped as a whole reply's), then `content_block_stop`.
+   */
+  function reasoningEnd(event: Extract<StreamEvent, { type: 'reasoning-end' }>): WireFrame[] {
+    const payload = { provider, signature: event.signature, data: event.data, metadata: event.metadata };
+    let frames: WireFrame[] = [];
+    if (!wire.has(event.index)) {
+      if (event.redacted === true)
+        return [...start(event.index, redactedBlock(payload, context)), stop(event.index)];
+      frames = start(event.index, thinkingBlock);
+    }
+    const signature = signatureOf(payload, context);
+    if (signature !== '') frames.push(delta(event.index, { type: 'signature_delta', signature }));
+    frames.push(stop(event.index));
+    return frames;
+  }
 
   function finish(response: CanonicalResponse): WireFrame[] {
     if (response.finishReason === 'error' || response.finishReason === 'cancelled') return [];
@@ -270,19 +298,20 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       case 'text-delta':
         return event.delta === '' ? [] : [delta(event.index, { type: 'text_delta', text: event.delta })];
       case 'reasoning-start':
-        return start(event.index, { type: 'thinking', thinking: '', signature: '' });
-      case 'reasoning-delta':
-        return event.delta === ''
-          ? []
-          : [delta(event.index, { type: 'thinking_delta', thinking: event.delta })];
-      case 'reasoning-end': {
-        const signature = signatureOf(
-          { provider, signature: event.signature, data: event.data, metadata: event.metadata },
-          context,
-        );
-        const frames = signature === '' ? [] : [delta(event.index, { type: 'signature_delta', signature })];
-        return [...frames, stop(event.index)];
+        if (event.redacted !== true) return start(event.index, thinkingBlock);
+        // Redacted: the block opens at the part's end, whole with its data (see reasoningEnd).
+        return message();
+      case 'reasoning-delta': {
+        if (event.delta === '') return [];
+        if (wire.has(event.index))
+          return [delta(event.index, { type: 'thinking_delta', thinking: event.delta })];
+        // Text in a part that started redacted: it is thinking after all (as a whole reply has it).
+        const frames = start(event.index, thinkingBlock);
+        frames.push(delta(event.index, { type: 'thinking_delta', thinking: event.delta }));
+        return frames;
       }
+      case 'reasoning-end':
+        return reasoningEnd(event);
       case 'tool-call-start': {
         const frames = start(event.index, toolUseBlock(event.id, event.name, {}, event.metadata));
         return [...frames, delta(event.index, { type: 'input_json_delta', partial_json: '' })];
@@ -330,11 +359,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
 
   const encoder: EncoderState = {
     event,
-    error: (error) => {
-      const frames: WireFrame[] = [];
-      preamble(frames);
-      return [...frames, errorFrame(error)];
-    },
+    error: (error) => [...message(), errorFrame(error)],
     started: false,
   };
   return encoder;

@@ -80,7 +80,7 @@ export class ResponseReader {
         this.open.set(index, { kind: 'thinking', signature: block.signature ?? '' });
         return;
       case 'redacted_thinking':
-        this.builder.openText(index, 'reasoning');
+        this.builder.openRedacted(index);
         this.open.set(index, { kind: 'redacted', data: block.data ?? '' });
         return;
       case 'tool_use':

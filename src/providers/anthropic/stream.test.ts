@@ -113,9 +113,18 @@ describe('content blocks', () => {
   });
 
   it('turns redacted_thinking into a redacted reasoning part carrying its data', () => {
-    const { response } = run([start, ...block(0, { type: 'redacted_thinking', data: 'EmwKAhgB' }), ...stop]);
+    const { response, events } = run([
+      start,
+      ...block(0, { type: 'redacted_thinking', data: 'EmwKAhgB' }),
+      ...stop,
+    ]);
     expect(response.content).toEqual([
       { type: 'reasoning', text: '', redacted: true, data: 'EmwKAhgB', provider: 'anthropic' },
+    ]);
+    // The start says so: a consumer streams it as redacted (an Anthropic client's redacted_thinking).
+    expect(events.filter((event) => event.type.startsWith('reasoning-'))).toEqual([
+      { type: 'reasoning-start', index: 0, redacted: true },
+      { type: 'reasoning-end', index: 0, redacted: true, data: 'EmwKAhgB' },
     ]);
   });
 

@@ -83,11 +83,12 @@ export class ResponseReader {
   }
 
   private wholeReasoning(index: number, content: Record<string, unknown>): void {
-    this.builder.openText(index, 'reasoning');
     if (typeof content.redactedContent === 'string') {
+      this.builder.openRedacted(index);
       this.builder.end(index, { redacted: true, data: content.redactedContent });
       return;
     }
+    this.builder.openText(index, 'reasoning');
     const text = isJsonObject(content.reasoningText) ? content.reasoningText : {};
     if (typeof text.text === 'string' && text.text !== '') this.builder.reasoning(index, text.text);
     this.builder.end(index, typeof text.signature === 'string' ? { signature: text.signature } : {});
@@ -169,7 +170,8 @@ export class ResponseReader {
     if (existing !== undefined) return existing;
     const block: OpenBlock = { kind };
     this.open.set(index, block);
-    this.builder.openText(index, kind === 'text' ? 'text' : 'reasoning');
+    if (kind === 'redacted') this.builder.openRedacted(index);
+    else this.builder.openText(index, kind === 'text' ? 'text' : 'reasoning');
     return block;
   }
 
