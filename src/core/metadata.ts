@@ -42,6 +42,16 @@ export const participantNameKey = 'switchyard.name';
  */
 export const imageDetailKey = 'switchyard.image_detail';
 
+/**
+ * Request metadata keys of a document (a file part) the model is to cite: its `context` (text about
+ * the document, not cited itself) and whether citations are asked of it (`true`; absent: not asked).
+ * An Anthropic client's document `context` and `citations: {enabled: true}`: Claude gets them back
+ * on the document (Anthropic, Vertex, Bedrock InvokeModel; Bedrock Converse's `context` and
+ * `citations.enabled`); other providers have no such fields. Its `title` is the part's `filename`.
+ */
+export const documentContextKey = 'switchyard.document_context';
+export const documentCitationsKey = 'switchyard.document_citations';
+
 /** Metadata key under which text parts carry Anthropic citations (the provider's and the gateway's codec's). */
 export const anthropicCitationsKey = 'anthropic.citations';
 

@@ -1,6 +1,13 @@
 /** Decodes an Anthropic Messages request (`POST /v1/messages`) into the canonical request. */
 import type { PromptCacheRequest, ReasoningEffort, ReasoningRequest } from '../../core/request.ts';
-import { anthropicCallerMetadata, anthropicCitationsKey, cacheBreakpointKey } from '../../core/metadata.ts';
+import {
+  anthropicCallerMetadata,
+  anthropicCitationsKey,
+  cacheBreakpointKey,
+  documentCitationsKey,
+  documentContextKey,
+  type MetadataMap,
+} from '../../core/metadata.ts';
 import type { ToolChoice } from '../../core/tools.ts';
 import type { Item, Part, TextPart } from '../../core/transcript.ts';
 import {
@@ -53,6 +60,31 @@ function convertSource(source: unknown, path: string, kind: 'image' | 'document'
   );
 }
 
+/**
+ * A document: its source, its `title` as the file's name, and its `context` and citation setting
+ * (`citations: {enabled: true}`) in the part's metadata, which Claude upstreams get back.
+ */
+function documentPart(block: Record<string, unknown>, path: string): Part {
+  const part = convertSource(block.source, `${path}.source`, 'document');
+  if (part.type !== 'file') return part;
+  const title = optionalString(block, 'title', `${path}.title`);
+  if (title !== undefined && title !== '') part.filename = title;
+  const metadata: MetadataMap = {};
+  const context = optionalString(block, 'context', `${path}.context`);
+  if (context !== undefined && context !== '') metadata[documentContextKey] = context;
+  const citations = block.citations;
+  if (citations !== undefined && citations !== null) {
+    const enabled = optionalBoolean(
+      jsonObject(citations, `${path}.citations`),
+      'enabled',
+      `${path}.citations.enabled`,
+    );
+    if (enabled === true) metadata[documentCitationsKey] = true;
+  }
+  if (Object.keys(metadata).length > 0) part.metadata = metadata;
+  return part;
+}
+
 function userBlock(block: Record<string, unknown>, path: string): Part {
   switch (block.type) {
     case 'text':
@@ -60,7 +92,7 @@ function userBlock(block: Record<string, unknown>, path: string): Part {
     case 'image':
       return sentAt(convertSource(block.source, `${path}.source`, 'image'), path);
     case 'document':
-      return sentAt(convertSource(block.source, `${path}.source`, 'document'), path);
+      return sentAt(documentPart(block, path), path);
     default:
       throw new RequestFieldError(
         `${path}.type`,

@@ -33,6 +33,8 @@ export interface WireDocumentBlock {
   type: 'document';
   source: WireSource;
   title?: string;
+  context?: string;
+  citations?: { enabled: boolean };
   cache_control?: WireCacheControl;
 }
 

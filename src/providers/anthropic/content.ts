@@ -16,7 +16,12 @@ import { toolIdRule } from './tool-ids.ts';
 import { isWebScheme, unreadUriReason, uriScheme } from '../common/media-urls.ts';
 
 /** Metadata keys of Anthropic citations and of a tool call's `caller`: one place, shared with the gateway's codec. */
-import { anthropicCallerKey, anthropicCitationsKey } from '../../core/metadata.ts';
+import {
+  anthropicCallerKey,
+  anthropicCitationsKey,
+  documentCitationsKey,
+  documentContextKey,
+} from '../../core/metadata.ts';
 
 export const citationsKey = anthropicCitationsKey;
 export const callerKey = anthropicCallerKey;
@@ -230,6 +235,9 @@ function convertFileBlock(
     );
   }
   if (part.filename !== undefined) block.title = part.filename;
+  const documentContext = part.metadata?.[documentContextKey];
+  if (typeof documentContext === 'string' && documentContext !== '') block.context = documentContext;
+  if (part.metadata?.[documentCitationsKey] === true) block.citations = { enabled: true };
   return block;
 }
 

@@ -17,7 +17,13 @@ export type WireReasoningContent =
 export interface WireContentBlock {
   text?: string;
   image?: { format: string; source: WireSource };
-  document?: { format: string; name: string; source: WireSource };
+  document?: {
+    format: string;
+    name: string;
+    source: WireSource;
+    context?: string;
+    citations?: { enabled: boolean };
+  };
   toolUse?: { toolUseId: string; name: string; input: JsonValue };
   toolResult?: {
     toolUseId: string;

@@ -1,6 +1,7 @@
 /** Converts a canonical transcript into Converse `system` blocks and alternating `messages`. */
 import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
 import type { JsonValue } from '../../core/json.ts';
+import { documentCitationsKey, documentContextKey } from '../../core/metadata.ts';
 import type {
   DataRef,
   FilePart,
@@ -120,8 +121,24 @@ function convertFile(
     if (format === undefined)
       throw new Unsupported(`files of type ${part.mimeType} are not taken by Converse`);
     const source = convertSource(part.data, 'a document', context);
-    return { document: { format, name: names.of(part), source } };
+    return { document: withCitationFields({ format, name: names.of(part), source }, part, context) };
   });
+}
+
+type WireDocument = NonNullable<WireContentBlock['document']>;
+
+/**
+ * A Claude model's document with the client's `context` and citation setting (an Anthropic client's
+ * document `context` and `citations: {enabled: true}`: `documentContextKey`, `documentCitationsKey`),
+ * Converse's own fields for them; other families, for which AWS documents no document citations,
+ * get the document alone.
+ */
+function withCitationFields(document: WireDocument, part: FilePart, context: ProviderContext): WireDocument {
+  if (!baseModelId(context.model).startsWith('anthropic.')) return document;
+  const documentContext = part.metadata?.[documentContextKey];
+  if (typeof documentContext === 'string' && documentContext !== '') document.context = documentContext;
+  if (part.metadata?.[documentCitationsKey] === true) document.citations = { enabled: true };
+  return document;
 }
 
 /** Signed reasoning as `reasoningText`, redacted reasoning as `redactedContent`; unsigned is dropped. */

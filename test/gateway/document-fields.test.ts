@@ -1,0 +1,93 @@
+/**
+ * An Anthropic client's `document` block keeps its `title`, `context` and `citations: {enabled:
+ * true}` on the way to a Claude upstream (citations are asked per document: without the flag the
+ * model cites nothing). Found by a reviewer: all three were dropped by the codec. Other providers,
+ * which have no such fields, get the document as before (a title as its file name where they take one).
+ */
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { anthropicClient, type GatewayHarness, startGatewayHarness } from './harness.ts';
+
+let harness: GatewayHarness;
+beforeAll(async () => {
+  harness = await startGatewayHarness();
+});
+beforeEach(() => {
+  harness.emulator.clear();
+  harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'ok' }] });
+});
+afterAll(() => harness.close());
+
+const pdf = Buffer.from('%PDF-1.4\n%%EOF\n').toString('base64');
+const documents = [
+  {
+    type: 'document',
+    source: { type: 'base64', media_type: 'application/pdf', data: pdf },
+    title: 'Annual report',
+    context: 'Written by the finance team',
+    citations: { enabled: true },
+  },
+  {
+    type: 'document',
+    source: { type: 'text', media_type: 'text/plain', data: 'The grass is green.' },
+    title: 'Notes',
+    citations: { enabled: true },
+  },
+  { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'Plain.' } },
+];
+
+async function send(model: string, blocks = documents): Promise<unknown[]> {
+  const response = await harness.post(
+    '/v1/messages',
+    {
+      model,
+      max_tokens: 100,
+      messages: [{ role: 'user', content: [...blocks, { type: 'text', text: 'Summarize.' }] }],
+    },
+    anthropicClient,
+  );
+  expect(response.status, await response.text()).toBe(200);
+  const body = harness.emulator.requests.at(-1)!.body as Record<string, unknown>;
+  return ((body.messages ?? body.input ?? body.contents) as Array<{ content?: unknown[] }>)[0]!.content ?? [];
+}
+
+it('Anthropic upstream: title, context and citations reach it as the client sent them', async () => {
+  const content = (await send('up-anthropic')) as Array<Record<string, unknown>>;
+  expect(content.slice(0, 3)).toEqual([
+    {
+      type: 'document',
+      source: { type: 'base64', media_type: 'application/pdf', data: pdf },
+      title: 'Annual report',
+      context: 'Written by the finance team',
+      citations: { enabled: true },
+    },
+    {
+      type: 'document',
+      source: { type: 'text', media_type: 'text/plain', data: 'The grass is green.' },
+      title: 'Notes',
+      citations: { enabled: true },
+    },
+    { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'Plain.' } },
+  ]);
+});
+
+it('Chat upstream: no context or citation setting is invented; the title is the file name', async () => {
+  const content = (await send('up-chat', documents.slice(0, 1))) as Array<Record<string, unknown>>;
+  const text = JSON.stringify(content);
+  expect(text).not.toContain('finance team');
+  expect(text).not.toContain('"citations"');
+  expect(content[0]).toMatchObject({ type: 'file', file: { filename: 'Annual report' } });
+});
+
+it('a citations setting that is not {enabled: boolean} is a 400 naming it', async () => {
+  const response = await harness.post(
+    '/v1/messages',
+    {
+      model: 'up-anthropic',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: [{ ...documents[1], citations: { enabled: 'yes' } }] }],
+    },
+    anthropicClient,
+  );
+  expect(response.status).toBe(400);
+  expect(await response.text()).toContain('messages.0.content.0.citations.enabled');
+});
