@@ -97,6 +97,13 @@ export interface ReasoningDeltaEvent {
   type: 'reasoning-delta';
   index: number;
   delta: string;
+  /**
+   * This delta begins part `part` (1, 2, …) of the reasoning's summary (a Responses upstream's
+   * `reasoning_summary_part.added`): its `delta` is the separator joining the parts in the part's
+   * text (a blank line), not text of either, so a consumer with a place per summary part (a
+   * Responses client) can open the next one. Absent on every other delta.
+   */
+  part?: number;
 }
 /** Ends a reasoning part; carries the provider's signature and opaque payload verbatim. */
 export interface ReasoningEndEvent {

@@ -313,6 +313,17 @@ export class StreamBuilder {
     }
   }
 
+  /**
+   * Begins summary part `part` (1, 2, …) of the reasoning part `key`: a `reasoning-delta` of
+   * `separator` (the text joining the parts) that says so (see `ReasoningDeltaEvent.part`).
+   */
+  reasoningPart(key: BlockKey, part: number, separator = '\n\n'): void {
+    if (this.stoppedAt !== undefined) return;
+    const index = this.openPart(key, 'reasoning');
+    this.hold(separator);
+    this.emit({ type: 'reasoning-delta', index, delta: separator, part });
+  }
+
   /** Opens a text or reasoning part without content yet. */
   openText(key: BlockKey, type: 'text' | 'reasoning' = 'text'): void {
     if (this.stoppedAt !== undefined) return;

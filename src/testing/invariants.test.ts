@@ -63,6 +63,11 @@ describe('assertStreamInvariants', () => {
     ],
     ['a part never ended', (events) => events.filter((event) => event.type !== 'text-end'), /never ended/],
     [
+      'a summary part that is not a positive integer',
+      (events) => events.map((event) => (event.type === 'reasoning-delta' ? { ...event, part: 0 } : event)),
+      /summary part 0 is not a positive integer/,
+    ],
+    [
       'a part ended twice',
       (events) => {
         const at = indexOfType(events, 'text-end');

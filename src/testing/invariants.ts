@@ -135,6 +135,12 @@ function checkPartEvent(
   if ((event.type === 'text-delta' || event.type === 'reasoning-delta') && typeof event.delta !== 'string') {
     violations.push(`${at}: delta is not a string`);
   }
+  if (
+    event.type === 'reasoning-delta' &&
+    event.part !== undefined &&
+    !(Number.isInteger(event.part) && event.part > 0)
+  )
+    violations.push(`${at}: summary part ${String(event.part)} is not a positive integer`);
   if (event.type === 'tool-call-delta' || event.type === 'tool-call-end') {
     if (event.id !== state.id) violations.push(`${at}: id ${event.id} differs from the start's ${state.id}`);
     if (event.type === 'tool-call-delta' && typeof event.delta !== 'string')

@@ -277,12 +277,15 @@ interface OpenItem {
   refusal?: boolean;
   /** A client-run built-in call's tool name (client-calls.ts): its item goes out as the upstream wrote it, no deltas. */
   verbatim?: string;
+  /** A reasoning item's summary parts before the one `text` holds (`ReasoningDeltaEvent.part`). */
+  summary?: string[];
 }
 
 /**
  * The streamed sequence: `response.created` and `response.in_progress` (held until the first
  * content event), per output item `output_item.added`, its deltas (`output_text.delta`,
- * `reasoning_summary_text.delta`, `function_call_arguments.delta`; a text's
+ * `reasoning_summary_text.delta` — a summary part done and the next added where a delta says one
+ * begins —, `function_call_arguments.delta`; a text's
  * `output_text.annotation.added`s before its `output_text.done`) and `output_item.done`, then
  * `response.completed` (`response.incomplete` for a cut reply; `response.failed` on an error).
  * Every event carries `sequence_number`.
@@ -353,11 +356,47 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       return entry.refusal === true
         ? [frame('response.refusal.delta', { ...at, content_index: 0, delta: text })]
         : [frame('response.output_text.delta', { ...at, content_index: 0, delta: text, logprobs: [] })];
-    if (entry.item.type === 'reasoning')
-      return [frame('response.reasoning_summary_text.delta', { ...at, summary_index: 0, delta: text })];
+    if (entry.item.type === 'reasoning') {
+      const summaryIndex = entry.summary?.length ?? 0;
+      return [
+        frame('response.reasoning_summary_text.delta', { ...at, summary_index: summaryIndex, delta: text }),
+      ];
+    }
     // A freeform call's deltas are fragments of `{"input": text}`: its text goes out whole at its end.
     if (entry.item.type === 'custom_tool_call') return [];
     return [frame('response.function_call_arguments.delta', { ...at, delta: text })];
+  }
+
+  /** A reasoning summary part's `text.done` and `part.done`. */
+  function summaryDone(entry: OpenItem, summaryIndex: number): WireFrame[] {
+    const at = { item_id: entry.item.id, output_index: entry.outputIndex, summary_index: summaryIndex };
+    const text = entry.text;
+    return [
+      frame('response.reasoning_summary_text.done', { ...at, text }),
+      frame('response.reasoning_summary_part.done', { ...at, part: { type: 'summary_text', text } }),
+    ];
+  }
+
+  /**
+   * The next summary part of a reasoning item begins (a delta with `part`): the current one is done,
+   * the next added; the separator joining them in the canonical text is neither's.
+   */
+  function nextSummaryPart(index: number): WireFrame[] {
+    const entry = open.get(index);
+    if (entry?.item.type !== 'reasoning') return [];
+    const summary = (entry.summary ??= []);
+    const frames = summaryDone(entry, summary.length);
+    summary.push(entry.text);
+    entry.text = '';
+    frames.push(
+      frame('response.reasoning_summary_part.added', {
+        item_id: entry.item.id,
+        output_index: entry.outputIndex,
+        summary_index: summary.length,
+        part: { type: 'summary_text', text: '' },
+      }),
+    );
+    return frames;
   }
 
   function close(
@@ -408,15 +447,10 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       );
       frames.push(frame('response.content_part.done', { ...at, content_index: 0, part }));
     } else if (item.type === 'reasoning') {
-      Object.assign(item, reasoningItem(text, extra.encryptedContent, item.id));
-      frames.push(frame('response.reasoning_summary_text.done', { ...at, summary_index: 0, text }));
-      frames.push(
-        frame('response.reasoning_summary_part.done', {
-          ...at,
-          summary_index: 0,
-          part: { type: 'summary_text', text },
-        }),
-      );
+      const { summary } = entry;
+      const entries = summary === undefined ? undefined : [...summary, text];
+      Object.assign(item, reasoningItem(text, extra.encryptedContent, item.id, entries));
+      frames.push(...summaryDone(entry, summary?.length ?? 0));
     } else if (entry.verbatim !== undefined) {
       // A client-run built-in call: its item as the upstream ended it, nothing else.
       Object.assign(item, extra.item);
@@ -499,8 +533,9 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
         return add(event.index, item, { ...item, status: 'in_progress' });
       }
       case 'text-delta':
-      case 'reasoning-delta':
         return delta(event.index, event.delta);
+      case 'reasoning-delta':
+        return event.part === undefined ? delta(event.index, event.delta) : nextSummaryPart(event.index);
       case 'tool-call-delta':
         args.add(event.id, event.delta);
         return delta(event.index, event.delta);

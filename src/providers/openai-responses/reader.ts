@@ -259,14 +259,18 @@ export class ResponseReader {
     this.builder.text(key, delta, refusal ? { [`${this.provider}.refusal`]: true } : undefined);
   }
 
-  /** A reasoning delta (summary or reasoning text) of the reasoning item at `index`. */
-  reasoning(raw: number, delta: string, separator: boolean): void {
+  /**
+   * A reasoning delta (summary or reasoning text) of the reasoning item at `index`; `summaryPart`
+   * (1, 2, …): the summary's next part begins, a blank line from the text before it (marked as the
+   * part's start: `StreamBuilder.reasoningPart`).
+   */
+  reasoning(raw: number, delta: string, summaryPart?: number): void {
     const index = this.at(raw);
-    if (index !== this.live && this.holds(index, () => this.reasoning(index, delta, separator))) return;
+    if (index !== this.live && this.holds(index, () => this.reasoning(index, delta, summaryPart))) return;
     const key = index * slots;
     if (!this.items.has(index)) this.added(index, { type: 'reasoning' });
     const open = this.items.get(index) as OpenItem;
-    if (separator && open.streamed === true) this.builder.reasoning(key, '\n\n');
+    if (summaryPart !== undefined && open.streamed === true) this.builder.reasoningPart(key, summaryPart);
     open.streamed = true;
     this.builder.reasoning(key, delta);
   }

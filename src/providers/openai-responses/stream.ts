@@ -35,13 +35,13 @@ function dispatch(reader: ResponseReader, event: WireEvent): boolean {
       if (isDelta(event)) reader.toolDelta(index, event.delta);
       return true;
     case 'response.reasoning_summary_text.delta':
-      if (isDelta(event)) reader.reasoning(index, event.delta, false);
+      if (isDelta(event)) reader.reasoning(index, event.delta);
       return true;
     case 'response.reasoning_text.delta':
-      if (isDelta(event)) reader.reasoning(index, event.delta, false);
+      if (isDelta(event)) reader.reasoning(index, event.delta);
       return true;
     case 'response.reasoning_summary_part.added':
-      if (indexOf(event.summary_index) > 0) reader.reasoning(index, '', true);
+      if (indexOf(event.summary_index) > 0) reader.reasoning(index, '', indexOf(event.summary_index));
       return true;
     case 'response.refusal.delta':
       if (isDelta(event)) reader.text(index, indexOf(event.content_index), event.delta, true);
@@ -103,7 +103,7 @@ export function createStreamParser(context: ProviderContext, builder: StreamBuil
       if (scanner.scan(data)) {
         if (scanner.kind === textDelta) reader.text(scanner.outputIndex, scanner.contentIndex, scanner.delta);
         else if (scanner.kind === argumentsDelta) reader.toolDelta(scanner.outputIndex, scanner.delta);
-        else reader.reasoning(scanner.outputIndex, scanner.delta, false);
+        else reader.reasoning(scanner.outputIndex, scanner.delta);
         return;
       }
       // A text part's echo events carry nothing the reader takes (see isPartEcho): not parsed.
