@@ -13,6 +13,8 @@ export interface GatewayMetrics {
   tokens: Counter<'protocol' | 'model' | 'kind'>;
   cost: Counter<'protocol' | 'model'>;
   inFlight: Gauge<'protocol'>;
+  /** WebSocket connections open now (`/switchyard/v1/ws`). */
+  openWebSockets: Gauge;
   circuits: Gauge<'key' | 'state'>;
   /** Failed shared-state operations (Redis down or slower than `state_timeout_ms`). */
   stateFailures: Counter<'operation' | 'outcome'>;
@@ -85,6 +87,11 @@ export function createMetrics(): GatewayMetrics {
       labelNames: ['protocol'],
       registers,
       collect: flushTallies,
+    }),
+    openWebSockets: new Gauge({
+      name: 'switchyard_gateway_open_websockets',
+      help: 'WebSocket connections open now',
+      registers,
     }),
     circuits: new Gauge({
       name: 'switchyard_gateway_circuit_state',

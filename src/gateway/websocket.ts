@@ -418,6 +418,12 @@ export function createUpgradeHandler(
           );
     if (refusal !== undefined) {
       const status = `${refusal.status} ${STATUS_CODES[refusal.status] ?? ''}`;
+      // A key's refusal (401, 403, 503 while shutting down) is logged and counted as every refused
+      // HTTP request is (a key being guessed shows); a request that is no WebSocket upgrade is not.
+      if ('errorClass' in refusal) {
+        const requestId = requestIdFrom(nodeHeader(request, 'x-request-id'));
+        logRefusal(state, { protocol: 'switchyard', path: websocketPath, requestId }, refusal);
+      }
       answerAndClose(socket, `HTTP/1.1 ${status}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
       return;
     }
@@ -435,6 +441,9 @@ export function createUpgradeHandler(
       // Called before `handleUpgrade` returns (no `verifyClient`): no other upgrade comes between
       // the check above and this count.
       if (key !== undefined) holdSocket(state, key, socket);
+      const open = state.metrics.openWebSockets;
+      open.inc();
+      socket.once('close', () => open.dec());
       onConnection(state, client, socket, key);
     });
   };

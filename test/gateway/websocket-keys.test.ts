@@ -24,6 +24,7 @@ beforeAll(async () => {
       { name: 'pair', key: digest('pair-key'), max_websockets: 2 },
       { name: 'other', key: digest('other-key'), max_websockets: 2 },
       { name: 'single', key: digest('single-key'), max_websockets: 1 },
+      { name: 'ops', key: digest('ops-key'), admin: true },
     ],
   });
 });
@@ -185,4 +186,26 @@ it('max_websockets defaults to 256 per key and must be a positive whole number',
         },
       }),
     ).toThrow(/gateway\.keys\.0\.max_websockets/);
+});
+
+it('a refused upgrade (a wrong key: 401) is logged and counted as a refused request; open WebSockets are a gauge in /metrics', async () => {
+  const logged = harness.accessLog.length;
+  const refused = await open('wrong-key');
+  expect(refused).toMatchObject({ status: 401 });
+  expect(harness.accessLog.slice(logged)).toEqual([
+    expect.objectContaining({ protocol: 'switchyard', path: '/switchyard/v1/ws', key: null, status: 401 }),
+  ]);
+  const gauge = async () => {
+    const text = await (
+      await fetch(`${harness.server.url}/metrics`, { headers: { authorization: 'Bearer ops-key' } })
+    ).text();
+    return /^switchyard_gateway_open_websockets (\d+)$/m.exec(text)?.[1];
+  };
+  expect(await gauge()).toBe('0');
+  const socket = await opened('single-key');
+  expect(await gauge()).toBe('1');
+  const closed = new Promise((resolve) => socket.once('close', resolve));
+  socket.close();
+  await closed;
+  await expect.poll(gauge).toBe('0');
 });
