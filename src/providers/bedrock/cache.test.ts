@@ -58,7 +58,7 @@ describe('Bedrock cache points at the caller’s breakpoints', () => {
       { cachePoint: { type: 'default' } },
       { text: 'DYNAMIC time=22:00:01' },
     ]);
-    expect(cachePoints(body)).toEqual(['tools', 'system', 'message 0']);
+    expect(cachePoints(body)).toEqual(['system', 'message 0']);
   });
 
   it('unmarked parts between breakpoints are joined as before', () => {
@@ -73,10 +73,10 @@ describe('Bedrock cache points at the caller’s breakpoints', () => {
   it('without a marker: one system block and a cache point after it (unchanged)', () => {
     const { body } = build([text('a'), text('b')], { tools });
     expect(body.system).toEqual([{ text: 'a\n\nb' }, { cachePoint: { type: 'default' } }]);
-    expect(cachePoints(body)).toEqual(['tools', 'system', 'message 0']);
+    expect(cachePoints(body)).toEqual(['system', 'message 0']);
   });
 
-  it('never more than 4: the latest system breakpoints first, then the tools, then the last user turn', () => {
+  it('never more than 4: the latest system breakpoints first, then the last user turn', () => {
     const five = build(
       ['1', '2', '3', '4', '5'].map((value) => marked(value)),
       { tools },
@@ -84,8 +84,18 @@ describe('Bedrock cache points at the caller’s breakpoints', () => {
     expect(cachePoints(five.body)).toEqual(['system', 'system', 'system', 'system']);
     expect((five.body.system as object[])[0]).toEqual({ text: '1\n\n2' });
     expect(five.warnings).toContain('adjusted the cache markers');
+    expect(five.warnings.filter((warning) => warning === 'adjusted the cache markers')).toHaveLength(2);
     const three = build([marked('1'), marked('2'), marked('3'), text('now')], { tools });
-    expect(cachePoints(three.body)).toEqual(['tools', 'system', 'system', 'system']);
+    expect(cachePoints(three.body)).toEqual(['system', 'system', 'system', 'message 0']);
+    expect(three.warnings).not.toContain('adjusted the cache markers');
+  });
+
+  it('the tools get a cache point only when the system has none (a system point caches them too)', () => {
+    const noSystem = build([], { tools });
+    expect(cachePoints(noSystem.body)).toEqual(['tools', 'message 0']);
+    const four = build([marked('1'), marked('2'), marked('3'), marked('4'), text('now')], { tools });
+    expect(cachePoints(four.body)).toEqual(['system', 'system', 'system', 'system']);
+    expect(four.warnings).toContain('adjusted the cache markers');
   });
 
   it('a model without prompt caching gets the instructions joined and no cache point', () => {

@@ -55,28 +55,43 @@ export function countCachePoints(body: WireRequestBody): number {
 }
 
 /**
- * Adds cache points for a cache request, in this order while fewer than 4 are in the body: after
- * the system blocks (unless the caller's breakpoints placed some there), after the tools, and at
- * the end of the last user message. AWS's prompt-caching table takes tool cache points from Claude
- * only (Amazon Nova: system and messages), so other families get none after their tools. Arrays
+ * Adds cache points for a cache request, while fewer than 4 are in the body: after the system
+ * blocks (unless the caller's breakpoints placed some there), after the tools — only when the
+ * system carries none, as the prompt reads tools → system → messages and a system cache point
+ * caches the tools with it — and at the end of the last user message. AWS's prompt-caching table
+ * takes tool cache points from Claude only (Amazon Nova: system and messages), so other families
+ * get none after their tools. A point the limit of 4 leaves out is reported with a WARN. Arrays
  * that may be the caller's (`providerOptions.bedrock`) are copied, not written into.
  */
-export function applyCachePoints(body: WireRequestBody, model: string): void {
+export function applyCachePoints(body: WireRequestBody, context: ProviderContext): void {
   let count = countCachePoints(body);
-  if (body.system !== undefined && !body.system.some(isCachePoint) && count < maxCachePoints) {
+  const dropped: string[] = [];
+  const room = (where: string): boolean => {
+    if (count < maxCachePoints) return true;
+    dropped.push(where);
+    return false;
+  };
+  if (body.system !== undefined && !body.system.some(isCachePoint) && room('system')) {
     body.system = [...body.system, { ...cachePoint }];
     count++;
   }
-  const toolsCacheable = baseModelId(model).startsWith('anthropic.');
-  if (body.toolConfig !== undefined && toolsCacheable && count < maxCachePoints) {
-    body.toolConfig = { ...body.toolConfig, tools: [...body.toolConfig.tools, { ...cachePoint }] };
+  const systemCached = body.system?.some(isCachePoint) === true;
+  const toolsCacheable = baseModelId(context.model).startsWith('anthropic.');
+  const tools = body.toolConfig?.tools;
+  if (tools !== undefined && toolsCacheable && !systemCached && !tools.some(isCachePoint) && room('tools')) {
+    body.toolConfig = { ...body.toolConfig!, tools: [...tools, { ...cachePoint }] };
     count++;
   }
   const lastUser = body.messages.findLastIndex((message) => message.role === 'user');
   const message = body.messages[lastUser];
-  if (message === undefined || count >= maxCachePoints) return;
-  body.messages = body.messages.with(lastUser, {
-    ...message,
-    content: [...message.content, { ...cachePoint }],
-  });
+  if (message !== undefined && !isCachePoint(message.content.at(-1) ?? {}) && room('the last user message'))
+    body.messages = body.messages.with(lastUser, {
+      ...message,
+      content: [...message.content, { ...cachePoint }],
+    });
+  if (dropped.length > 0)
+    context.warn('adjusted the cache markers', {
+      reason: `Bedrock takes at most ${maxCachePoints} cache points: none after ${dropped.join(', ')}`,
+      dropped,
+    });
 }

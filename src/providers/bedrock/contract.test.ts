@@ -144,11 +144,6 @@ describe('Bedrock Converse request', () => {
                 "name": "get_weather",
               },
             },
-            {
-              "cachePoint": {
-                "type": "default",
-              },
-            },
           ],
         },
       }

@@ -154,9 +154,9 @@ describe('prompt caching follows AWS’s supported-models table', () => {
     ]).body;
   const hasCachePoint = (blocks: unknown) => JSON.stringify(blocks).includes('cachePoint');
 
-  it('Claude: cache points after the system, after the tools and in the last user message', () => {
+  it('Claude: cache points after the system (which caches the tools before it) and in the last user message', () => {
     const body = cached(claude);
-    expect([body.system, body.toolConfig, body.messages].map(hasCachePoint)).toEqual([true, true, true]);
+    expect([body.system, body.toolConfig, body.messages].map(hasCachePoint)).toEqual([true, false, true]);
   });
 
   it('Amazon Nova: in the system and the messages only, none after the tools', () => {

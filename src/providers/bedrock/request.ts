@@ -200,8 +200,7 @@ export function buildRequest(request: CanonicalRequest, context: ProviderContext
   if (Object.keys(additional).length > 0) body.additionalModelRequestFields = additional;
   const options = readProviderOptions(request);
   if (options.body !== undefined) Object.assign(body, options.body);
-  if (request.cache !== undefined && context.capabilities.promptCaching)
-    applyCachePoints(body, context.model);
+  if (request.cache !== undefined && context.capabilities.promptCaching) applyCachePoints(body, context);
   const operation = context.stream ? 'converse-stream' : 'converse';
   return {
     path: `/model/${modelPath(context.model, context)}/${operation}`,
