@@ -76,7 +76,11 @@ export function countCacheBreakpoints(body: CacheableBody): number {
  * marker caches the prefix for an hour anyway). When the existing markers are out of order already,
  * the requested TTL is kept (the API will say what is wrong).
  */
-function allowedTtl(requested: CacheTtl, ttls: Array<CacheTtl | undefined>, position: number): CacheTtl {
+export function allowedTtl(
+  requested: CacheTtl,
+  ttls: Array<CacheTtl | undefined>,
+  position: number,
+): CacheTtl {
   const ceiling = ttls.slice(0, position).includes('5m') ? '5m' : '1h';
   const floor = ttls.slice(position).includes('1h') ? '1h' : '5m';
   if (ceiling === '5m' && floor === '1h') return requested;

@@ -1,9 +1,9 @@
 /** Bedrock Converse / ConverseStream wire types: what we send exactly, what we read leniently. */
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 
-/** A prompt-cache checkpoint (`{cachePoint:{type:'default'}}`), in system, messages or tools. */
+/** A prompt-cache checkpoint (`{cachePoint:{type:'default'}}`, `ttl: '1h'` for the one-hour cache), in system, messages or tools. */
 export interface WireCachePoint {
-  cachePoint: { type: 'default' };
+  cachePoint: { type: 'default'; ttl?: '5m' | '1h' };
 }
 
 /** Image or document bytes (base64 in JSON) or an S3 location. */
@@ -31,7 +31,7 @@ export interface WireContentBlock {
     status?: 'success' | 'error';
   };
   reasoningContent?: WireReasoningContent;
-  cachePoint?: { type: 'default' };
+  cachePoint?: { type: 'default'; ttl?: '5m' | '1h' };
   citationsContent?: JsonValue;
   guardContent?: JsonValue;
   [field: string]: unknown;

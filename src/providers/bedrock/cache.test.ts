@@ -10,7 +10,7 @@ import type { CanonicalRequest } from '../../core/request.ts';
 import type { Item, Part } from '../../core/transcript.ts';
 import { checkConverseRequest } from '../../testing/emulator/rules/bedrock.ts';
 import type { RecordedRequest } from '../../testing/emulator/types.ts';
-import { capabilitiesFor } from './capabilities.ts';
+import { capabilitiesFor, takesHourCache } from './capabilities.ts';
 import { buildRequest } from './request.ts';
 import { createTestContext } from './test-support.ts';
 
@@ -98,6 +98,70 @@ describe('Bedrock cache points at the caller’s breakpoints', () => {
     expect(four.warnings).toContain('adjusted the cache markers');
   });
 
+  it('a 1-hour breakpoint or cache request sends ttl: 1h where the model takes it', () => {
+    const hour = { cachePoint: { type: 'default', ttl: '1h' } };
+    const { body, warnings } = build([marked('STATIC', '1h'), text('DYNAMIC')], {
+      cache: { ttl: '1h' },
+      tools,
+    });
+    expect(body.system).toEqual([{ text: 'STATIC' }, hour, { text: 'DYNAMIC' }]);
+    expect((body.messages as Array<{ content: object[] }>)[0]!.content.at(-1)).toEqual(hour);
+    expect(warnings).toEqual([]);
+    expect(checkConverseRequest(converse(body))).toBeUndefined();
+    const plain = build([text('a')], { cache: { ttl: '1h' }, tools }).body;
+    expect(plain.system).toEqual([{ text: 'a' }, hour]);
+    const noSystem = build([], { cache: { ttl: '1h' }, tools }).body;
+    expect((noSystem.toolConfig as { tools: object[] }).tools.at(-1)).toEqual(hour);
+  });
+
+  it('a 1-hour point after a 5-minute one is sent as 5 minutes, with a WARN', () => {
+    const { body, warnings } = build([marked('A'), marked('B', '1h'), text('DYNAMIC')], {
+      cache: { ttl: '1h' },
+    });
+    expect(body.system).toEqual([
+      { text: 'A' },
+      { cachePoint: { type: 'default' } },
+      { text: 'B' },
+      { cachePoint: { type: 'default' } },
+      { text: 'DYNAMIC' },
+    ]);
+    expect((body.messages as Array<{ content: object[] }>)[0]!.content.at(-1)).toEqual({
+      cachePoint: { type: 'default' },
+    });
+    expect(warnings).toEqual(
+      expect.arrayContaining(['adjusted the cache markers', 'adjusted the cache ttl']),
+    );
+    expect(checkConverseRequest(converse(body))).toBeUndefined();
+  });
+
+  it.each(['us.anthropic.claude-sonnet-4-20250514-v1:0', 'us.amazon.nova-pro-v1:0'])(
+    '%s takes no 1-hour point: 5 minutes, with a WARN',
+    (model) => {
+      const { body, warnings } = build(
+        [marked('STATIC', '1h'), text('DYNAMIC')],
+        { cache: { ttl: '1h' } },
+        model,
+      );
+      expect(JSON.stringify(body)).not.toContain('"ttl"');
+      expect(warnings).toContain('adjusted the cache ttl');
+    },
+  );
+
+  it('which models take a 1-hour point', () => {
+    expect(
+      [
+        'anthropic.claude-sonnet-4-5-20250929-v1:0',
+        'global.anthropic.claude-haiku-4-5-20251001-v1:0',
+        'us.anthropic.claude-opus-4-5-20251101-v1:0',
+        'anthropic.claude-opus-4-6-v1',
+        'anthropic.claude-opus-4-1-20250805-v1:0',
+        'anthropic.claude-opus-4-20250514-v1:0',
+        'anthropic.claude-3-7-sonnet-20250219-v1:0',
+        'amazon.nova-pro-v1:0',
+      ].map(takesHourCache),
+    ).toEqual([true, true, true, true, false, false, false, false]);
+  });
+
   it('a model without prompt caching gets the instructions joined and no cache point', () => {
     const { body } = build([marked('STATIC'), text('DYNAMIC')], {}, 'anthropic.claude-3-haiku-20240307-v1:0');
     expect(body.system).toEqual([{ text: 'STATIC\n\nDYNAMIC' }]);
@@ -132,6 +196,20 @@ describe('the emulator refuses cache points as Bedrock does', () => {
     expect(refusal({ system, messages })).toBeUndefined();
     const config = { tools: [{ toolSpec: { name: 't', inputSchema: { json: {} } } }, point] };
     expect(refusal({ system, messages, toolConfig: config })).toMatch(/cache point/i);
+  });
+
+  it('a ttl other than 5m or 1h, and a longer ttl after a shorter one (tools → system → messages)', () => {
+    const hour = { cachePoint: { type: 'default', ttl: '1h' } };
+    const user = (block: object) => [{ role: 'user', content: [{ text: 'q' }, block] }];
+    const system = [{ text: 'a' }, hour];
+    expect(refusal({ system, messages: user(point) })).toBeUndefined();
+    expect(
+      refusal({ system, messages: user({ cachePoint: { type: 'default', ttl: '5m' } }) }),
+    ).toBeUndefined();
+    expect(refusal({ messages: user({ cachePoint: { type: 'default', ttl: '2h' } }) })).toMatch(/ttl/);
+    expect(refusal({ system: [{ text: 'a' }, point], messages: user(hour) })).toMatch(/longer TTL/);
+    const config = { tools: [{ toolSpec: { name: 't', inputSchema: { json: {} } } }, point] };
+    expect(refusal({ system, messages: user(point), toolConfig: config })).toMatch(/longer TTL/);
   });
 
   it('one after a reasoning block', () => {

@@ -80,6 +80,20 @@ export const bedrockModelCapabilities: ModelCapabilities = {
   'cohere.command-light*': { tools: false, parallelToolCalls: false, systemPrompt: false },
 };
 
+/**
+ * Whether a model takes a one-hour cache point (`cachePoint.ttl: '1h'`): AWS lists Claude Sonnet
+ * 4.5, Haiku 4.5 and Opus 4.5 (and the Claude models after them); not Claude 4.1 and earlier, not
+ * Amazon Nova, nor an id that names no model (an application inference profile).
+ */
+export function takesHourCache(model: string): boolean {
+  const match = /^anthropic\.claude-(?:opus|sonnet|haiku)-(\d+)(?:-(\d{1,2}))?(?=[-:]|$)/.exec(
+    baseModelId(model),
+  );
+  if (match === null) return false;
+  const major = Number(match[1]);
+  return major > 4 || (major === 4 && Number(match[2] ?? 0) >= 5);
+}
+
 /** `us.anthropic.claude-…` → `anthropic.claude-…`; an ARN → its last path segment. */
 export function baseModelId(model: string): string {
   const last = model.startsWith('arn:') ? (model.split('/').at(-1) ?? model) : model;

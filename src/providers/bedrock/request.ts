@@ -200,7 +200,8 @@ export function buildRequest(request: CanonicalRequest, context: ProviderContext
   if (Object.keys(additional).length > 0) body.additionalModelRequestFields = additional;
   const options = readProviderOptions(request);
   if (options.body !== undefined) Object.assign(body, options.body);
-  if (request.cache !== undefined && context.capabilities.promptCaching) applyCachePoints(body, context);
+  if (request.cache !== undefined && context.capabilities.promptCaching)
+    applyCachePoints(body, request.cache, context);
   const operation = context.stream ? 'converse-stream' : 'converse';
   return {
     path: `/model/${modelPath(context.model, context)}/${operation}`,

@@ -165,18 +165,20 @@ function checkDocumentNames(messages: unknown[]): JsonScript | undefined {
 }
 
 /**
- * Cache points (`{cachePoint:{…}}` blocks in `system`, message `content` and `toolConfig.tools`): at
- * most 4 in a request (AWS's prompt-caching limit, Anthropic's too; the wording here is the
- * emulator's own), and none right after a reasoning block (Bedrock's ValidationException, as
- * reported in opencode#36517).
+ * Cache points (`{cachePoint:{…}}` blocks in `toolConfig.tools`, `system` and message `content`,
+ * the prompt's order): at most 4 in a request (AWS's prompt-caching limit, Anthropic's too), none
+ * right after a reasoning block (Bedrock's ValidationException, as reported in opencode#36517), a
+ * `ttl` of `5m` or `1h` only (CachePointBlock), and no longer TTL after a shorter one (none is 5
+ * minutes). The wording of the count and TTL refusals is the emulator's own.
  */
 function checkCachePoints(body: Record<string, unknown>): JsonScript | undefined {
   const arrays: unknown[][] = [];
-  if (Array.isArray(body.system)) arrays.push(body.system);
   const tools = (body.toolConfig as { tools?: unknown } | undefined)?.tools;
   if (Array.isArray(tools)) arrays.push(tools);
+  if (Array.isArray(body.system)) arrays.push(body.system);
   for (const message of body.messages as unknown[]) arrays.push(blocksOf(message));
   let count = 0;
+  let fiveMinutes = false;
   for (const blocks of arrays)
     for (const [index, block] of blocks.entries()) {
       if (typeof block !== 'object' || block === null || !('cachePoint' in block)) continue;
@@ -186,6 +188,14 @@ function checkCachePoints(body: Record<string, unknown>): JsonScript | undefined
         return invalid(
           'Cache point cannot be inserted after reasoning block. Please remove the invalid cache point and try again.',
         );
+      const ttl = (block.cachePoint as { ttl?: unknown } | null)?.ttl;
+      if (ttl !== undefined && ttl !== '5m' && ttl !== '1h')
+        return invalid(`cachePoint.ttl: ${JSON.stringify(ttl)} is not one of 5m, 1h`);
+      if (ttl === '1h' && fiveMinutes)
+        return invalid(
+          'A cache point with a longer TTL cannot follow one with a shorter TTL (tools, then system, then messages).',
+        );
+      if (ttl !== '1h') fiveMinutes = true;
     }
   return count > 4
     ? invalid(`A maximum of 4 cache points may be provided in a request. Found ${count}.`)
