@@ -1,12 +1,18 @@
 /**
- * A reply's citations in the canonical flat form (`{type: 'url_citation', start_index, end_index,
+ * Citations across codecs. A reply's citations in the canonical flat form (`{type: 'url_citation', start_index, end_index,
  * url, title}`, see `core/annotations.ts`) from every upstream, for the OpenAI codecs: a text
  * part's own (a Responses upstream's annotations, an Anthropic upstream's web search citations)
  * and the response's (a Chat upstream's that came after their text had ended, a Gemini upstream's
- * grounding), so a Chat client and a Responses client are told the same sources.
+ * grounding), so a Chat client and a Responses client are told the same sources; and a text
+ * part's citations in Claude's form for the Anthropic codec ({@link anthropicCitations}).
  */
-import { isJsonObject, type JsonValue } from '../core/json.ts';
-import { anthropicCitationsKey, geminiGroundingKey, type MetadataMap } from '../core/metadata.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
+import {
+  anthropicCitationsKey,
+  bedrockCitationsKey,
+  geminiGroundingKey,
+  type MetadataMap,
+} from '../core/metadata.ts';
 import type { CanonicalResponse } from '../core/request.ts';
 import { isRefusalText, textAnnotations } from './common.ts';
 import { groundingCitations } from './grounding.ts';
@@ -61,4 +67,62 @@ export function messageText(response: Pick<CanonicalResponse, 'content'>): strin
   for (const part of response.content)
     if (part.type === 'text' && !isRefusalText(part.metadata)) text += part.text;
   return text;
+}
+
+/** Converse citation locations → Anthropic citation types and their start/end field names. */
+const converseLocations = {
+  documentChar: ['char_location', 'start_char_index', 'end_char_index'],
+  documentPage: ['page_location', 'start_page_number', 'end_page_number'],
+  documentChunk: ['content_block_location', 'start_block_index', 'end_block_index'],
+} as const;
+
+/**
+ * A Bedrock Converse citation (`{title, sourceContent: [{text}], location: {documentChar |
+ * documentPage | documentChunk: {documentIndex, start, end}}}`) as Claude's Messages API writes it
+ * (`char_location`, `page_location`, `content_block_location`, with `cited_text`, `document_index`,
+ * `document_title`), or undefined for a location Claude's document citations have no form for
+ * (`web`, search results).
+ */
+function anthropicCitationOf(citation: JsonValue): JsonObject | undefined {
+  if (!isJsonObject(citation) || !isJsonObject(citation.location)) return undefined;
+  for (const [key, [type, startKey, endKey]] of Object.entries(converseLocations)) {
+    const location = citation.location[key];
+    if (!isJsonObject(location)) continue;
+    const { documentIndex, start, end } = location;
+    if (typeof documentIndex !== 'number' || typeof start !== 'number' || typeof end !== 'number')
+      return undefined;
+    const source = Array.isArray(citation.sourceContent) ? citation.sourceContent : [];
+    let cited = '';
+    for (const piece of source)
+      if (isJsonObject(piece) && typeof piece.text === 'string') cited += piece.text;
+    return {
+      type,
+      cited_text: cited,
+      document_index: documentIndex,
+      document_title: typeof citation.title === 'string' ? citation.title : null,
+      [startKey]: start,
+      [endKey]: end,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * A text part's citations in Claude's Messages form, for the Anthropic codec: an Anthropic
+ * upstream's (`anthropic.citations`: Claude direct, on Vertex, Bedrock InvokeModel) as it wrote
+ * them, else Bedrock Converse's (`bedrock.citations`) converted (document locations only; see
+ * {@link anthropicCitationOf}); empty without any. OpenAI's `url_citation`s are not converted (an
+ * Anthropic citation quotes its source, which they do not give).
+ */
+export function anthropicCitations(metadata: MetadataMap | undefined): JsonObject[] {
+  const own = metadata?.[anthropicCitationsKey];
+  if (Array.isArray(own)) return own.filter(isJsonObject);
+  const converse = metadata?.[bedrockCitationsKey];
+  if (!Array.isArray(converse)) return [];
+  const citations: JsonObject[] = [];
+  for (const citation of converse) {
+    const converted = anthropicCitationOf(citation);
+    if (converted !== undefined) citations.push(converted);
+  }
+  return citations;
 }

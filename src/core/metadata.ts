@@ -56,6 +56,12 @@ export const documentCitationsKey = 'switchyard.document_citations';
 export const anthropicCitationsKey = 'anthropic.citations';
 
 /**
+ * Metadata key under which text parts carry Bedrock Converse citations (`{title, sourceContent,
+ * location}`, AWS's Citation), the adapter's; the Anthropic codec converts them (`codecs/citations.ts`).
+ */
+export const bedrockCitationsKey = 'bedrock.citations';
+
+/**
  * Metadata key of a tool call's `caller` (Anthropic's programmatic tool calling), sent back with the
  * call; a direct call (`{type:'direct'}`, or none) carries none: {@link anthropicCallerMetadata}.
  */

@@ -4,12 +4,8 @@ import type { FinishReason } from '../../core/finish-reason.ts';
 import type { CanonicalResponse } from '../../core/request.ts';
 import type { CustomPart, Part } from '../../core/transcript.ts';
 import { isJsonObject, type JsonObject } from '../../core/json.ts';
-import {
-  anthropicCallerKey,
-  anthropicCitationsKey,
-  type MetadataMap,
-  stopSequenceKey,
-} from '../../core/metadata.ts';
+import { anthropicCitations } from '../citations.ts';
+import { anthropicCallerKey, type MetadataMap, stopSequenceKey } from '../../core/metadata.ts';
 import { argumentsObject } from '../../core/tool-arguments.ts';
 import { emptyUsage, type Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
@@ -104,21 +100,9 @@ function serverBlockOf(part: CustomPart): Record<string, unknown> | undefined {
   return { ...data };
 }
 
-/**
- * The citations an Anthropic upstream attached to a text part (web search, documents: metadata
- * `anthropic.citations`, the Anthropic adapter's key, which Vertex and Bedrock InvokeModel read
- * through too), as it wrote them; empty without any. Bedrock Converse's `bedrock.citations` have
- * another shape and are not sent, nor are OpenAI's `url_citation`s (an Anthropic citation quotes
- * its source and carries the search result's `encrypted_index`, which no other provider gives).
- */
-function citationsOf(metadata: MetadataMap | undefined): JsonObject[] {
-  const citations = metadata?.[anthropicCitationsKey];
-  return Array.isArray(citations) ? citations.filter(isJsonObject) : [];
-}
-
 /** A text block, with its citations when it has any (as the API writes it). */
 function textBlock(text: string, metadata: MetadataMap | undefined): Record<string, unknown> {
-  const citations = citationsOf(metadata);
+  const citations = anthropicCitations(metadata);
   return citations.length === 0 ? { type: 'text', text } : { type: 'text', text, citations };
 }
 
@@ -329,7 +313,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
         if (!wire.has(event.index)) return [];
         // A text's citations arrive with its end (`text-end`'s metadata): one `citations_delta`
         // each, which the SDKs' accumulators add to the block, before it stops.
-        const citations = citationsOf(event.metadata).map((citation) =>
+        const citations = anthropicCitations(event.metadata).map((citation) =>
           delta(event.index, { type: 'citations_delta', citation }),
         );
         return [...citations, stop(event.index)];

@@ -3,6 +3,7 @@
  * ConverseStream block events, one shared reader so both paths make the same parts.
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
+import { bedrockCitationsKey } from '../../core/metadata.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import { canonicalToolId, provenanceOf } from '../common/projection.ts';
@@ -18,7 +19,7 @@ interface OpenBlock {
 }
 
 /** Metadata key of a text part's Converse citations. */
-export const citationsKey = 'bedrock.citations';
+export const citationsKey = bedrockCitationsKey;
 
 /**
  * One reader per response. Keys are Converse's `contentBlockIndex`. A block of a kind the reader
