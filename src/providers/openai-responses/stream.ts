@@ -12,6 +12,11 @@ function indexOf(value: number | undefined): number {
   return typeof value === 'number' && value >= 0 ? value : 0;
 }
 
+/** Whether a `summary_index` numbers a summary part after the first: a safe positive integer. */
+function isPartNumber(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) > 0;
+}
+
 /**
  * Whether the event carries a `delta` string (an event without one adds nothing). Text of another
  * type is not a shape to skip — the reply would read as whole without it — and fails the stream.
@@ -41,7 +46,8 @@ function dispatch(reader: ResponseReader, event: WireEvent): boolean {
       if (isDelta(event)) reader.reasoning(index, event.delta);
       return true;
     case 'response.reasoning_summary_part.added':
-      if (indexOf(event.summary_index) > 0) reader.reasoning(index, '', indexOf(event.summary_index));
+      // A later part begins: only a safe positive integer numbers it (1.5 or 1e999 is no part).
+      if (isPartNumber(event.summary_index)) reader.reasoning(index, '', event.summary_index);
       return true;
     case 'response.refusal.delta':
       if (isDelta(event)) reader.text(index, indexOf(event.content_index), event.delta, true);
