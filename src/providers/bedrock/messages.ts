@@ -88,16 +88,20 @@ function convertImage(part: MediaPart | FilePart, context: ProviderContext): Wir
  * (tool results included: "Messages can't contain duplicate document names"), and the history is
  * sent again each turn, so one repeated file would fail every later turn. A name keeps letters,
  * digits, single spaces, hyphens, parentheses and brackets (Converse's rule): the file's name
- * without its extension, else `document-N` numbered across the request; a name already given gets
+ * without a document extension (`.pdf`, `.docx`, `.md`…: a title's `v2.0 (final)` keeps its tail,
+ * its dot a space), else `document-N` numbered across the request; a name already given gets
  * ` (2)`, ` (3)`…. Given in transcript order, a document keeps its name from one turn to the next.
  */
+/** A document file's extension (Converse's document formats): the only ending a name loses. */
+const documentExtension = /\.(?:pdf|csv|docx?|xlsx?|html?|txt|md)$/i;
+
 class DocumentNames {
   private readonly given = new Set<string>();
   private untitled = 0;
 
   of(part: FilePart): string {
     const cleaned = (part.filename ?? '')
-      .replace(/\.[^.]*$/, '')
+      .replace(documentExtension, '')
       .replace(/[^A-Za-z0-9\s\-()[\]]/g, ' ')
       .replace(/\s+/g, ' ')
       .trim()

@@ -314,6 +314,28 @@ describe('document names', () => {
     const twice = JSON.parse(JSON.stringify(body.messages).replace('"name":"report (2)"', '"name":"report"'));
     expect(JSON.stringify(checkConverseRequest(request(twice)))).toContain('duplicate document names');
   });
+
+  it('lose only a document extension: a title with dots keeps its tail (an Anthropic client’s title)', () => {
+    const titles = [
+      'Release notes v2.0 (final)',
+      'Release notes v2.1 (draft)',
+      'Smith et al. 2024, Annual Report',
+      'notes.MD',
+      'table.xlsx',
+      'archive.tar',
+    ];
+    const transcript: Item[] = [
+      { kind: 'user', parts: [{ type: 'text', text: 'Compare.' }, ...titles.map((title) => pdf(title))] },
+    ];
+    expect(namesIn(build(claude, {}, transcript).body.messages)).toEqual([
+      'Release notes v2 0 (final)',
+      'Release notes v2 1 (draft)',
+      'Smith et al 2024 Annual Report',
+      'notes',
+      'table',
+      'archive tar',
+    ]);
+  });
 });
 
 describe("tool choice 'none'", () => {
