@@ -296,7 +296,8 @@ describe('image media types', () => {
       }),
     ];
     const reasons = cases.map((item) => {
-      const { body, warnings } = build({ transcript: [item] });
+      // A turn after it: one left with nothing is refused (see 'an empty user turn').
+      const { body, warnings } = build({ transcript: [item, user(text('What is it?'))] });
       expect(JSON.stringify(body.messages)).not.toContain('"image"');
       return warnings.map((entry) => entry.fields.reason);
     });

@@ -185,7 +185,7 @@ export function convertMessages(items: readonly Item[], context: ProviderContext
     if (message.role === 'user') message.content = toolResultsFirst(message.content);
   }
   trimFinalAssistant(messages);
-  refuseLostLastTurn(items, projected, messages.at(-1)?.role === 'assistant', context, 'anthropic');
+  refuseLostLastTurn(items, projected, messages.at(-1)?.role, context, 'anthropic');
   return { system: systemOf(projected, context), messages };
 }
 

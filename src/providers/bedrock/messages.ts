@@ -331,6 +331,6 @@ export function convertMessages(items: readonly Item[], context: ProviderContext
     if (lastBlock.text === '') last!.content.pop();
     if (last!.content.length === 0) messages.pop();
   }
-  refuseLostLastTurn(items, projected, messages.at(-1)?.role === 'assistant', context, 'bedrock');
+  refuseLostLastTurn(items, projected, messages.at(-1)?.role, context, 'bedrock');
   return { system: joinInstructions(projected), systemRuns: systemRunsOf(projected), messages };
 }

@@ -59,23 +59,29 @@ export function refuseEmptyUserTurns(
 /**
  * Throws when the converted request no longer ends where the transcript did: its last turn (after
  * instruction items) was the user's or tool results, but the converter left all of it out (empty
- * text, media the provider does not take, each with its WARN), so the assistant message before it
- * — `endsWithAssistant` — would be sent last: a prefill nobody asked for.
+ * text, media the provider does not take, each with its WARN), so the request would end with the
+ * assistant message before it — `sentLast` (the role of the last message converted) `assistant`: a
+ * prefill nobody asked for — or, that turn being the only one, have no message at all (`sentLast`
+ * undefined), which the provider refuses with nothing to say which part was the trouble.
  */
 export function refuseLostLastTurn(
   items: readonly Item[],
   projected: readonly Item[],
-  endsWithAssistant: boolean,
+  sentLast: 'user' | 'assistant' | undefined,
   context: ProviderContext,
   label: string,
 ): void {
-  if (!endsWithAssistant) return;
+  if (sentLast === 'user') return;
   const last = projected.findLast((item) => !isInstructionItem(item));
   if (last === undefined || last.kind === 'assistant') return;
   const index = items.indexOf(last);
   const where = index < 0 ? '' : ` (transcript[${index}].parts[0])`;
+  const without =
+    sentLast === undefined
+      ? 'the request would have no message'
+      : "the request would end with the assistant's message";
   throw new InvalidRequestError({
-    message: `${label}: nothing of the last user turn${where} is something the provider takes (its parts were left out), and without it the request would end with the assistant's message: send text in it`,
+    message: `${label}: nothing of the last user turn${where} is something the provider takes (its parts were left out), and without it ${without}: send text in it`,
     provider: context.provider,
     requestId: context.requestId,
   });

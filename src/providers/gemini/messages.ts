@@ -85,7 +85,14 @@ export function convertMessages(items: readonly Item[], context: ProviderContext
     if (last?.role === role) pushAll(last.parts, parts);
     else contents.push({ role, parts });
   });
-  refuseLostLastTurn(items, projected, contents.at(-1)?.role === 'model', context, 'gemini');
+  const sentLast = contents.at(-1)?.role;
+  refuseLostLastTurn(
+    items,
+    projected,
+    sentLast === 'model' ? 'assistant' : sentLast && 'user',
+    context,
+    'gemini',
+  );
   if (signaturesEnforced(context.model)) signUnsignedCalls(contents);
   const systemInstruction = joinInstructions(projected);
   return { systemInstruction: systemInstruction === '' ? undefined : systemInstruction, contents };
