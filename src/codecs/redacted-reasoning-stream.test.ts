@@ -95,6 +95,45 @@ describe('redacted reasoning, streamed', () => {
     ]);
   });
 
+  it('Anthropic: a part that started redacted and was cut before its data sends no block (not an empty thinking block without a signature)', () => {
+    const cut: StreamEvent[] = [
+      events(true)[0]!,
+      { type: 'reasoning-start', index: 0, redacted: true },
+      { type: 'reasoning-end', index: 0, incomplete: true },
+      { type: 'text-start', index: 1 },
+      { type: 'text-delta', index: 1, delta: 'hi' },
+      { type: 'text-end', index: 1 },
+      {
+        type: 'finish',
+        response: { ...response, content: [{ type: 'text', text: 'hi' }], finishReason: 'max-tokens' },
+      },
+    ];
+    const frames = encode('anthropic-messages', cut).map(
+      (frame) => JSON.parse('data' in frame ? frame.data : '{}') as Record<string, unknown>,
+    );
+    expect(frames.filter((frame) => frame.type === 'content_block_start')).toEqual([
+      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+    ]);
+    expect(frames.map((frame) => frame.type)).toEqual([
+      'message_start',
+      'content_block_start',
+      'ping',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
+    // Its data known at the cut: the redacted block, whole.
+    cut[2] = { type: 'reasoning-end', index: 0, incomplete: true, data: 'EmwKAhgB' };
+    const withData = encode('anthropic-messages', cut).map(
+      (frame) => JSON.parse('data' in frame ? frame.data : '{}') as { content_block?: { type: string } },
+    );
+    expect(withData.flatMap((frame) => frame.content_block?.type ?? [])).toEqual([
+      'redacted_thinking',
+      'text',
+    ]);
+  });
+
   it.each(['openai-chat', 'openai-responses', 'gemini'] as const)(
     '%s: the same frames as before the start said redacted',
     (codec) => {

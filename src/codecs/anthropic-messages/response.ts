@@ -199,6 +199,8 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   let usage: Usage = emptyUsage();
   let provider: string | undefined;
   const wire = new Map<number, number>();
+  /** Reasoning parts that started redacted and have no block on the wire yet. */
+  const redacted = new Set<number>();
   const args = new ArgumentTracker();
   const frame = (type: string, payload: Payload = {}) => createFrame({ type, ...payload }, type);
 
@@ -246,14 +248,17 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   /**
    * A reasoning part's end: its signature, then the block's stop. A part that started redacted and
    * got no text opens now, as the API streams `redacted_thinking`: `content_block_start` with the
-   * data (wrapped as a whole reply's), then `content_block_stop`.
+   * data (wrapped as a whole reply's), then `content_block_stop`; one cut before its data came (an
+   * incomplete end without it) sends nothing — not an empty `thinking` block with no signature.
    */
   function reasoningEnd(event: Extract<StreamEvent, { type: 'reasoning-end' }>): WireFrame[] {
     const payload = { provider, signature: event.signature, data: event.data, metadata: event.metadata };
     let frames: WireFrame[] = [];
     if (!wire.has(event.index)) {
-      if (event.redacted === true)
+      const startedRedacted = redacted.delete(event.index);
+      if (event.redacted === true || (startedRedacted && event.data !== undefined))
         return [...start(event.index, redactedBlock(payload, context)), stop(event.index)];
+      if (startedRedacted) return [];
       frames = start(event.index, thinkingBlock);
     }
     const signature = signatureOf(payload, context);
@@ -284,12 +289,14 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       case 'reasoning-start':
         if (event.redacted !== true) return start(event.index, thinkingBlock);
         // Redacted: the block opens at the part's end, whole with its data (see reasoningEnd).
+        redacted.add(event.index);
         return message();
       case 'reasoning-delta': {
         if (event.delta === '') return [];
         if (wire.has(event.index))
           return [delta(event.index, { type: 'thinking_delta', thinking: event.delta })];
         // Text in a part that started redacted: it is thinking after all (as a whole reply has it).
+        redacted.delete(event.index);
         const frames = start(event.index, thinkingBlock);
         frames.push(delta(event.index, { type: 'thinking_delta', thinking: event.delta }));
         return frames;
