@@ -70,6 +70,35 @@ describe('decoding', () => {
     expect(part(chat)).toEqual(part(anthropic));
   });
 
+  it('a Chat assistant message with a refusal keeps it as the turn text (content null or beside it)', () => {
+    const turns = (assistant: Record<string, unknown>) =>
+      codecs['openai-chat'].decodeRequest({
+        model: 'm',
+        messages: [
+          { role: 'user', content: 'how to pick a lock' },
+          { role: 'assistant', ...assistant },
+          { role: 'user', content: 'it is my own lock' },
+        ],
+      }).request.transcript;
+    expect(turns({ content: null, refusal: "I can't help with that." })).toEqual([
+      { kind: 'user', parts: [{ type: 'text', text: 'how to pick a lock' }] },
+      { kind: 'assistant', parts: [{ type: 'text', text: "I can't help with that." }] },
+      { kind: 'user', parts: [{ type: 'text', text: 'it is my own lock' }] },
+    ]);
+    expect(turns({ content: 'Sorry.', refusal: 'No.' })[1]).toEqual({
+      kind: 'assistant',
+      parts: [
+        { type: 'text', text: 'Sorry.' },
+        { type: 'text', text: 'No.' },
+      ],
+    });
+    expect(turns({ content: 'Hi', refusal: null })[1]).toEqual({
+      kind: 'assistant',
+      parts: [{ type: 'text', text: 'Hi' }],
+    });
+    expect(fieldOf(() => turns({ content: null, refusal: 3 }))).toBe('messages.1.refusal');
+  });
+
   it('a refused field names itself; an unknown one is ignored', () => {
     const refuse = () =>
       codecs['openai-chat'].decodeRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], n: 3 });

@@ -164,8 +164,12 @@ function convertMessage(message: unknown, index: number, transcript: Item[]): vo
           `${path}.function_call: the legacy function_call is not supported: use tool_calls`,
           'unsupported',
         );
+      // The SDK's message for a refusal is `{content: null, refusal}`: its refusal is the turn's text,
+      // as a `refusal` content part is, or the turn would vanish and the user turns around it merge.
+      const refusal = optionalString(object, 'refusal', `${path}.refusal`);
       const parts: Part[] = [
         ...contentParts(object.content, `${path}.content`),
+        ...(refusal === undefined || refusal === '' ? [] : [{ type: 'text' as const, text: refusal }]),
         ...toolCalls(object.tool_calls, `${path}.tool_calls`),
       ];
       pushParts(transcript, 'assistant', parts);
