@@ -7,6 +7,7 @@ import type { MetadataMap } from '../../core/metadata.ts';
 import type { Part } from '../../core/transcript.ts';
 import type { Usage } from '../../core/usage.ts';
 import { parseJson } from '../../core/json-text.ts';
+import { pushAll } from '../../core/arrays.ts';
 import { createFrame } from '../frames.ts';
 import { createResponsesId, responsesItemId, unixSeconds } from '../ids.ts';
 import { opaqueValue } from '../opaque.ts';
@@ -148,6 +149,15 @@ function markIncomplete(item: ResponsesItem | undefined, incomplete: boolean | u
   return item;
 }
 
+/**
+ * The last item of a reply cut short (output limit, content filter) is the one the cut ended: a
+ * message says so (`status: incomplete`), as OpenAI's does; a call cut short is marked by its
+ * part's `incomplete`, and a reasoning item has no status.
+ */
+function cutMessage(item: ResponsesItem | undefined): void {
+  if (item?.type === 'message') item.status = 'incomplete';
+}
+
 /** An output item's id, made of its response's and its part's position (`responsesItemId`). */
 type ItemIds = (prefix: string) => string;
 
@@ -265,6 +275,7 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
     spans.push({ part: textPart(item), itemId: item.id, outputIndex, start, end: messageLength });
   });
   placeResponseAnnotations(responseAnnotations(response), spans);
+  if (reason !== undefined) cutMessage(body.output.at(-1));
   body.usage = convertUsage(response.usage);
   return body;
 }
@@ -302,6 +313,12 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   /** The closed `output_text` parts and their spans of the message text, for the response's annotations. */
   const spans: TextSpan[] = [];
   let messageLength = 0;
+  /**
+   * The last closed message's `output_item.done`, held until the next item's event or the finish:
+   * its status is known only then (a reply cut short ends it `incomplete`, `cutMessage`), and the
+   * upstream ends the text before it says why the reply finished.
+   */
+  let held: { item: ResponsesItem; outputIndex: number } | undefined;
   const frame = (type: string, payload: Record<string, unknown>): WireFrame =>
     createFrame({ type, sequence_number: sequence++, ...payload }, type);
 
@@ -467,19 +484,30 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       frames.push(frame('response.function_call_arguments.done', { ...at, arguments: argumentsText }));
     }
     markIncomplete(item, extra.incomplete);
-    frames.push(frame('response.output_item.done', { output_index: outputIndex, item }));
+    if (item.type === 'message' && item.status === 'completed') held = { item, outputIndex };
+    else frames.push(frame('response.output_item.done', { output_index: outputIndex, item }));
     return frames;
   }
 
+  /** The held message's `output_item.done` ({@link held}), if any: made before the frames that follow it. */
+  function release(): WireFrame[] {
+    if (held === undefined) return [];
+    const { item, outputIndex } = held;
+    held = undefined;
+    return [frame('response.output_item.done', { output_index: outputIndex, item })];
+  }
+
   function finish(response: CanonicalResponse): WireFrame[] {
-    if (response.finishReason === 'error' || response.finishReason === 'cancelled') return [];
+    if (response.finishReason === 'error' || response.finishReason === 'cancelled') return release();
     const reason = incompleteReason(response, context);
+    if (reason !== undefined && held?.outputIndex === items.length - 1) cutMessage(held.item);
     const final = {
       ...responseObject(context, id, reason),
       output: items,
       usage: convertUsage(response.usage),
     };
     const frames = preamble();
+    pushAll(frames, release());
     // Annotations known only now (a Chat upstream's that came after their text ended, a Gemini
     // upstream's grounding): added to their parts, each announced as its part's next annotation,
     // before the final response.
@@ -500,6 +528,17 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   }
 
   function event(event: StreamEvent): WireFrame[] {
+    // Usage and left-out parts say nothing of the held message, and `finish` releases it itself
+    // (marked); any other event ends its wait, its `done` first.
+    const kind = event.type;
+    if (held === undefined || kind === 'usage' || kind === 'custom' || kind === 'finish')
+      return itemEvent(event);
+    const frames = release();
+    pushAll(frames, itemEvent(event));
+    return frames;
+  }
+
+  function itemEvent(event: StreamEvent): WireFrame[] {
     switch (event.type) {
       case 'message-start':
         provider = event.provenance ?? event.provider;
@@ -579,6 +618,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     const { message, code } = errorBody(error).error as { message: string; code: string | null };
     response.error = { code: code ?? 'server_error', message };
     const frames = preamble();
+    pushAll(frames, release());
     frames.push(frame('response.failed', { response }));
     return frames;
   }
