@@ -99,6 +99,8 @@ export interface WireTool {
   name: string;
   description?: string;
   input_schema: JsonObject;
+  /** Strict tool use: the call's input held to `input_schema`. */
+  strict?: true;
   cache_control?: WireCacheControl;
 }
 

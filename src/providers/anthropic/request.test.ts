@@ -79,6 +79,57 @@ describe('tools and tool choice', () => {
   });
 });
 
+describe('strict tools', () => {
+  const schema = { type: 'object', properties: { a: { type: 'string', minLength: 2 } }, required: ['a'] };
+  const tools = [
+    { name: 'f', inputSchema: schema, strict: true },
+    { name: 'g', inputSchema: citySchema, strict: false },
+  ];
+  const ask = [user(text('q'))];
+
+  it('a strict tool goes strict: true, its schema closed (no beta flag), where the model takes structured outputs', () => {
+    const { body, headers, warnings } = build({ transcript: ask, tools });
+    expect(body.tools).toEqual([
+      {
+        name: 'f',
+        input_schema: {
+          type: 'object',
+          properties: { a: { type: 'string', description: '(minLength: 2)' } },
+          required: ['a'],
+          additionalProperties: false,
+        },
+        strict: true,
+      },
+      { name: 'g', input_schema: citySchema },
+    ]);
+    expect(headers?.['anthropic-beta']).toBeUndefined();
+    expect(warnings).toEqual([]);
+  });
+
+  it('goes without strict, with a WARN, on a model without strict tools or with a schema of free-form keys', () => {
+    const older = build({ transcript: ask, tools }, 'claude-3-5-haiku-20241022');
+    expect(older.body.tools).toEqual([
+      { name: 'f', input_schema: schema },
+      { name: 'g', input_schema: citySchema },
+    ]);
+    expect(older.warnings).toMatchObject([
+      {
+        message: 'sent a tool without strict',
+        fields: { tool: 'f', reason: 'the model has no strict tool use' },
+      },
+    ]);
+    const open = { type: 'object', additionalProperties: { type: 'string' } };
+    const free = build({ transcript: ask, tools: [{ name: 'h', inputSchema: open, strict: true }] });
+    expect(free.body.tools).toEqual([{ name: 'h', input_schema: open }]);
+    expect(free.warnings).toMatchObject([
+      {
+        message: 'sent a tool without strict',
+        fields: { tool: 'h', reason: 'its schema cannot be made strict' },
+      },
+    ]);
+  });
+});
+
 describe('extended thinking', () => {
   const ask = [user(text('Think.'))];
 

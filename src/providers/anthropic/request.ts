@@ -25,13 +25,45 @@ export interface RequestSettings {
   clientBetas?: boolean;
 }
 
-/** Canonical tool specs → `{name, description, input_schema}`. */
-export function convertTools(tools: readonly ToolSpec[]): WireTool[] {
-  return tools.map((tool) =>
-    tool.description === undefined
-      ? { name: tool.name, input_schema: tool.inputSchema }
-      : { name: tool.name, description: tool.description, input_schema: tool.inputSchema },
-  );
+/** The WARN of a strict tool sent without `strict` (the OpenAI adapters' words). */
+export type StrictWarn = (message: string, fields: Record<string, unknown>) => void;
+
+/**
+ * A strict tool's schema as Claude's strict tool use takes it (GA with structured outputs, no beta
+ * flag; the models that take `output_config.format`): in the closed form the API requires
+ * (`anthropicOutputSchema`), or undefined — with a WARN — where the model has no strict tools or
+ * the schema no closed form, and the tool goes as written, without `strict`.
+ */
+export function strictToolSchema(
+  tool: ToolSpec,
+  modelTakes: boolean,
+  warn?: StrictWarn,
+): JsonObject | undefined {
+  if (tool.strict !== true) return undefined;
+  const schema = modelTakes ? anthropicOutputSchema(tool.inputSchema) : undefined;
+  if (schema === undefined)
+    warn?.('sent a tool without strict', {
+      tool: tool.name,
+      reason: modelTakes ? 'its schema cannot be made strict' : 'the model has no strict tool use',
+    });
+  return schema;
+}
+
+/**
+ * Canonical tool specs → `{name, description, input_schema}`, with `strict: true` for a strict
+ * tool where the model takes it ({@link strictToolSchema}).
+ */
+export function convertTools(tools: readonly ToolSpec[], strictModel = false, warn?: StrictWarn): WireTool[] {
+  return tools.map((tool) => {
+    const strict = strictToolSchema(tool, strictModel, warn);
+    const input_schema = strict ?? tool.inputSchema;
+    const wire: WireTool =
+      tool.description === undefined
+        ? { name: tool.name, input_schema }
+        : { name: tool.name, description: tool.description, input_schema };
+    if (strict !== undefined) wire.strict = true;
+    return wire;
+  });
 }
 
 /**
@@ -93,7 +125,9 @@ export function buildRequest(
   const { system, messages } = convertMessages(request.transcript, context);
   // Copies: cache breakpoints are written into the body, never into the caller's tool objects.
   const tools: Array<WireTool | Record<string, unknown>> = [
-    ...convertTools(request.tools ?? []),
+    ...convertTools(request.tools ?? [], profile.capabilities.structuredOutput, (message, fields) =>
+      context.warn(message, fields),
+    ),
     ...(options.tools ?? []).map((tool) => ({ ...tool })),
   ];
   const body: {

@@ -45,7 +45,8 @@ export interface WireMessage {
 
 /** A tool in `toolConfig.tools`. */
 export type WireTool = {
-  toolSpec: { name: string; description?: string; inputSchema: { json: JsonObject } };
+  /** `strict`: the call's input held to the schema (structured outputs). */
+  toolSpec: { name: string; description?: string; inputSchema: { json: JsonObject }; strict?: true };
 };
 
 /** The Converse request body (the model id is in the path). */

@@ -354,3 +354,29 @@ describe("tool choice 'none'", () => {
     expect(warnings.some((warning) => warning.includes("tool choice 'none'"))).toBe(false);
   });
 });
+
+describe('strict tools on Converse', () => {
+  const schema = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] };
+  const tools = [{ name: 'f', inputSchema: schema, strict: true }];
+
+  it('Claude 4.5: toolSpec.strict, the schema closed; another family: as written, with a WARN', () => {
+    const sonnet = build(claude, { tools });
+    expect(sonnet.body.toolConfig).toEqual({
+      tools: [
+        {
+          toolSpec: {
+            name: 'f',
+            inputSchema: { json: { ...schema, additionalProperties: false } },
+            strict: true,
+          },
+        },
+      ],
+    });
+    expect(sonnet.warnings).toEqual([]);
+    const other = build(llama, { tools });
+    expect(other.body.toolConfig).toEqual({
+      tools: [{ toolSpec: { name: 'f', inputSchema: { json: schema } } }],
+    });
+    expect(other.warnings).toEqual(['the model has no strict tool use']);
+  });
+});

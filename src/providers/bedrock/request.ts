@@ -7,6 +7,7 @@ import type { ProviderContext, WireRequest } from '../common/definition.ts';
 import type { WireCachePoint, WireMessage, WireRequestBody, WireTool } from './api.ts';
 import { baseModelId } from './capabilities.ts';
 import { modelProfile } from '../anthropic/capabilities.ts';
+import { strictToolSchema, type StrictWarn } from '../anthropic/request.ts';
 import { convertSampling, type Sampling } from '../anthropic/thinking.ts';
 import { refusalCodes } from '../common/refusal-codes.ts';
 import { applyCachePoints, convertSystem } from './cache.ts';
@@ -17,11 +18,23 @@ import { warnSerialCallsUnenforced } from '../common/tool-settings.ts';
 
 export { convertMessages } from './messages.ts';
 
-/** Canonical tool specs → `toolSpec`s (`inputSchema.json`). */
-export function convertTools(tools: readonly ToolSpec[]): WireTool[] {
+/**
+ * Canonical tool specs → `toolSpec`s (`inputSchema.json`). A strict tool gets `strict: true` on
+ * the Claude models that take structured outputs (Converse's `toolSpec.strict`), its schema in
+ * the closed form Claude's constrained decoding requires; on other models, or with a schema that
+ * has none, it goes as written, with a WARN ({@link strictToolSchema}).
+ */
+export function convertTools(tools: readonly ToolSpec[], model = '', warn?: StrictWarn): WireTool[] {
+  const id = baseModelId(model);
+  const strictModel = id.startsWith('anthropic.') && modelProfile(id).capabilities.structuredOutput;
   return tools.map((tool) => {
-    const toolSpec: WireTool['toolSpec'] = { name: tool.name, inputSchema: { json: tool.inputSchema } };
+    const strict = strictToolSchema(tool, strictModel, warn);
+    const toolSpec: WireTool['toolSpec'] = {
+      name: tool.name,
+      inputSchema: { json: strict ?? tool.inputSchema },
+    };
     if (tool.description !== undefined) toolSpec.description = tool.description;
+    if (strict !== undefined) toolSpec.strict = true;
     return { toolSpec };
   });
 }
@@ -59,7 +72,9 @@ function buildToolConfig(
   context: ProviderContext,
 ): WireRequestBody['toolConfig'] {
   const none = request.toolChoice === 'none';
-  const tools: Array<WireTool | WireCachePoint> = none ? [] : convertTools(request.tools ?? []);
+  const tools: Array<WireTool | WireCachePoint> = none
+    ? []
+    : convertTools(request.tools ?? [], context.model, (message, fields) => context.warn(message, fields));
   if (tools.length === 0 && hasToolBlocks(messages)) {
     const declared = none ? [] : (request.tools ?? []).map((tool) => tool.name);
     for (const name of usedToolNames(messages))
