@@ -665,3 +665,50 @@ describe('Gemini error bodies', () => {
     expect(body().error).toEqual({ code: 502, message: 'x', status: 'UNAVAILABLE' });
   });
 });
+
+describe('usage details the canonical usage carries, and none it does not', () => {
+  const usage = { input: 10, cacheRead: 50, cacheWrite: 300, cacheWrite1h: 200, output: 5, reasoning: 0 };
+  const response = {
+    content: [{ type: 'text', text: 'hi' }],
+    finishReason: 'completed',
+    usage,
+  } as unknown as CanonicalResponse;
+  const context = { model: 'm', opaque: taggedOpaque };
+
+  it('Anthropic: a cache write split by lifetime in cache_creation, whole and streamed (message_start, message_delta)', () => {
+    const cacheCreation = { ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 200 };
+    const whole = codecs['anthropic-messages'].encodeResponse(response, context) as { usage: unknown };
+    expect(whole.usage).toMatchObject({ cache_creation_input_tokens: 300, cache_creation: cacheCreation });
+    const encoder = codecs['anthropic-messages'].createStreamEncoder({ ...context, startUsage: usage });
+    const frames = [
+      { type: 'message-start', requestId: 'req_1', model: 'anthropic:claude', provider: 'anthropic' },
+      { type: 'text-start', index: 0 },
+      { type: 'text-delta', index: 0, delta: 'hi' },
+      { type: 'text-end', index: 0 },
+      { type: 'finish', response },
+    ].flatMap((event) => encoder.event(event as never));
+    const usages = frames
+      .map((frame) => JSON.parse('data' in frame ? frame.data : '{}') as Record<string, unknown>)
+      .flatMap((data) =>
+        data.type === 'message_start'
+          ? [(data.message as { usage: unknown }).usage]
+          : data.type === 'message_delta'
+            ? [data.usage]
+            : [],
+      );
+    expect(usages).toMatchObject([{ cache_creation: cacheCreation }, { cache_creation: cacheCreation }]);
+    const none = codecs['anthropic-messages'].encodeResponse(
+      { ...response, usage: { ...usage, cacheWrite: 0, cacheWrite1h: undefined } },
+      context,
+    ) as { usage: Record<string, unknown> };
+    expect(none.usage.cache_creation).toBeUndefined();
+  });
+
+  it('Gemini: no promptTokensDetails invented (the usage has no split by modality)', () => {
+    const whole = codecs.gemini.encodeResponse(response, context) as {
+      usageMetadata: Record<string, unknown>;
+    };
+    expect(whole.usageMetadata.promptTokenCount).toBe(360);
+    expect(whole.usageMetadata).not.toHaveProperty('promptTokensDetails');
+  });
+});

@@ -61,11 +61,17 @@ interface WireUsage {
   input_tokens: number;
   cache_creation_input_tokens: number;
   cache_read_input_tokens: number;
+  cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
   output_tokens: number;
   server_tool_use?: { web_search_requests: number };
 }
 
-/** Anthropic usage: disjoint buckets, as the canonical ones; web searches as `server_tool_use.web_search_requests`. */
+/**
+ * Anthropic usage: disjoint buckets, as the canonical ones; web searches as
+ * `server_tool_use.web_search_requests`. A cache write is split by lifetime in `cache_creation`,
+ * as the API splits it: the 1-hour tokens the upstream reported (`cacheWrite1h`, absent when none,
+ * as it is priced), the rest the default 5 minutes.
+ */
 export function convertUsage(usage: Usage, outputTokens = usage.output): WireUsage {
   const wire: WireUsage = {
     input_tokens: usage.input,
@@ -73,6 +79,13 @@ export function convertUsage(usage: Usage, outputTokens = usage.output): WireUsa
     cache_read_input_tokens: usage.cacheRead,
     output_tokens: outputTokens,
   };
+  if (usage.cacheWrite > 0) {
+    const long = Math.min(usage.cacheWrite1h ?? 0, usage.cacheWrite);
+    wire.cache_creation = {
+      ephemeral_5m_input_tokens: usage.cacheWrite - long,
+      ephemeral_1h_input_tokens: long,
+    };
+  }
   if (usage.webSearches !== undefined && usage.webSearches > 0)
     wire.server_tool_use = { web_search_requests: usage.webSearches };
   return wire;

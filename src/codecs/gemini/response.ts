@@ -67,7 +67,11 @@ export function mapFinishReason(
   return wireFinishReason(response, context, finishReasons, wireFinishReasons);
 }
 
-/** Gemini usage: the prompt count includes cached tokens; candidates exclude thoughts. */
+/**
+ * Gemini usage: the prompt count includes cached tokens; candidates exclude thoughts. No
+ * `promptTokensDetails`: the canonical usage has no split by modality, and a prompt of images
+ * written as all `TEXT` would be an invented one (the field is optional).
+ */
 export function convertUsage(usage: Usage): Record<string, unknown> {
   const promptTokens = usage.input + usage.cacheRead + usage.cacheWrite;
   const candidates = Math.max(0, usage.output - usage.reasoning);
@@ -75,7 +79,6 @@ export function convertUsage(usage: Usage): Record<string, unknown> {
     promptTokenCount: promptTokens,
     candidatesTokenCount: candidates,
     totalTokenCount: promptTokens + usage.output,
-    promptTokensDetails: [{ modality: 'TEXT', tokenCount: promptTokens }],
   };
   if (usage.cacheRead > 0) metadata.cachedContentTokenCount = usage.cacheRead;
   if (usage.reasoning > 0) metadata.thoughtsTokenCount = usage.reasoning;
