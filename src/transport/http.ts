@@ -107,6 +107,12 @@ export interface HttpCall {
   /** Names the provider in error messages. */
   provider: string;
   requestId?: string;
+  /**
+   * The base URL `url` was built on (the adapter's configured one, or the request's own endpoint):
+   * a redirect is followed only to a URL under it (same origin, path within its path), so a key
+   * never travels to a path the user did not configure. Default: the directory of `url`.
+   */
+  base?: string;
 }
 
 /** The URL with secret query parameters (`key=`, `api_key=` …) replaced by `[REDACTED]`. */
@@ -276,8 +282,10 @@ export class HttpClient {
 
   /**
    * Sends the call; resolves at the response headers. Failures become `NetworkError`/`CancelledError`.
-   * Redirects are followed only within the call's origin (at most 5, method and body kept); a
-   * redirect to another origin is refused, so credentials and the body never leave the origin.
+   * A 301/302/307/308 is followed (at most 5, method, body and credentials kept) only when its
+   * target is on the call's origin and under its base URL's path (`HttpCall.base`); any other
+   * target is refused, so credentials and the body never reach an origin or path the user did not
+   * configure. A 303 is refused: it asks for a GET without the body, which is not the call made.
    */
   async send(call: HttpCall, controller: AbortController, timers: CallTimers): Promise<HttpResponse> {
     const init: RequestInit = {
@@ -305,10 +313,10 @@ export class HttpClient {
       }
       await response.body?.cancel().catch(() => {});
       const target = redirectTarget(url, location);
-      if (target === undefined || target.origin !== new URL(url).origin || hops >= maxRedirects) {
-        throw refusedRedirect(call, response.status, target, hops >= maxRedirects);
-      }
-      url = target.href;
+      const refusal =
+        hops >= maxRedirects ? 'too_many_redirects' : redirectRefusal(call, response.status, target);
+      if (refusal !== undefined) throw refusedRedirect(call, response.status, target, refusal);
+      url = target!.href;
     }
   }
 
@@ -428,18 +436,47 @@ function redirectTarget(url: string, location: string): URL | undefined {
   }
 }
 
-/** A redirect we will not follow: classified `server_error`, not retried, the target origin named. */
-function refusedRedirect(call: HttpCall, status: number, target: URL | undefined, tooMany: boolean) {
+type RedirectRefusal =
+  'too_many_redirects' | 'cross_origin_redirect' | 'redirect_outside_base_url' | 'see_other_redirect';
+
+/**
+ * Why a redirect to `target` is not followed, or undefined when it may be: another origin, a path
+ * outside the call's base URL (`/v1` admits `/v1` and `/v1/…`, not `/v10` or `/steal`), or a 303.
+ * `target` is already resolved by the URL parser, so dot segments (`/v1/../steal`) cannot escape.
+ */
+function redirectRefusal(
+  call: HttpCall,
+  status: number,
+  target: URL | undefined,
+): RedirectRefusal | undefined {
+  const base = new URL(call.base ?? new URL('.', call.url).href);
+  if (target === undefined || target.origin !== base.origin) return 'cross_origin_redirect';
+  const prefix = base.pathname.replace(/\/+$/, '');
+  if (target.pathname !== prefix && !target.pathname.startsWith(`${prefix}/`))
+    return 'redirect_outside_base_url';
+  if (status === 303) return 'see_other_redirect';
+  return undefined;
+}
+
+/** A redirect we will not follow: classified `server_error`, not retried, the target named. */
+function refusedRedirect(call: HttpCall, status: number, target: URL | undefined, refusal: RedirectRefusal) {
   const where = `${call.provider}: ${call.method} ${redactUrl(call.url)}`;
-  const reason = tooMany
-    ? `more than ${maxRedirects} redirects`
-    : `a redirect to another origin (${target?.origin ?? 'an invalid location'}), refused so that credentials and the body stay with ${new URL(call.url).origin}`;
+  const origin = new URL(call.url).origin;
+  // Origin and path only: a target's query may carry what the upstream meant for someone else.
+  const named =
+    target === undefined ? 'an invalid location' : redactUrl(`${target.origin}${target.pathname}`);
+  const reason = {
+    too_many_redirects: `more than ${maxRedirects} redirects`,
+    cross_origin_redirect: `a redirect to another origin (${target?.origin ?? 'an invalid location'}), refused so that credentials and the body stay with ${origin}`,
+    redirect_outside_base_url: `a redirect outside the base URL (${named}), refused so that credentials and the body go only where the base URL points`,
+    see_other_redirect: `a 303 redirect (${named}), refused: it asks for a GET without the body, not the call made`,
+  }[refusal];
   return createAdapterError('server_error', {
     message: `${where} answered ${status} with ${reason}`,
     status,
     provider: call.provider,
     requestId: call.requestId,
-    providerCode: tooMany ? 'too_many_redirects' : 'cross_origin_redirect',
+    providerCode: refusal,
     retryable: false,
   });
 }

@@ -137,7 +137,7 @@ function fetchJsonOf(runtime: HttpRuntime, signal: AbortSignal): ProviderContext
  * (dormant-call.ts) makes its copy here too, so the two share one hidden class by construction.
  */
 export function createHttpCall(url: string, provider: string, requestId: string): HttpCall {
-  return { method: 'POST', url, headers: {}, body: undefined, provider, requestId };
+  return { method: 'POST', url, headers: {}, body: undefined, provider, requestId, base: url };
 }
 
 /**
@@ -234,6 +234,7 @@ export function setWireRequest(
   const base =
     wire.baseURL !== undefined && baseURL === definition.baseURL.replace(/\/+$/, '') ? wire.baseURL : baseURL;
   callSetup.call.url = base + wire.path;
+  callSetup.call.base = base;
   callSetup.call.headers = headersFor(
     runtime,
     { 'content-type': 'application/json', ...wire.headers },

@@ -135,6 +135,7 @@ export async function fetchJson(
   const call: HttpCall = {
     method,
     url: baseURL + path,
+    base: baseURL,
     headers: headersFor(runtime, { 'content-type': 'application/json' }),
     provider: definition.name,
   };

@@ -150,7 +150,7 @@ describe('an abort while an error body is read ends as cancelled', () => {
   });
 });
 
-describe('credentials never follow a redirect to another origin', () => {
+describe('credentials never follow a redirect to another origin or outside the base URL', () => {
   const adapters = [
     [
       'anthropic',
@@ -185,23 +185,65 @@ describe('credentials never follow a redirect to another origin', () => {
     },
   );
 
-  it('a same-origin 307 is followed with the method, body and credentials kept', async () => {
+  it('a same-origin 307 under the base URL is followed with the method, body and credentials kept', async () => {
     const server = await serve((incoming, response) => {
-      if (incoming.url?.startsWith('/old')) {
-        response.writeHead(307, { location: incoming.url.replace('/old', '/new') }).end();
+      if (incoming.url?.startsWith('/api/v1/')) {
+        response.writeHead(307, { location: incoming.url.replace('/api/v1/', '/api/moved/') }).end();
         return;
       }
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ text: 'moved' }));
     });
-    const response = await adapterFor(`${server.url}/old`).complete(request);
+    const response = await adapterFor(`${server.url}/api`).complete(request);
     expect(response.content).toEqual([{ type: 'text', text: 'moved' }]);
     expect(server.hits.map((hit) => hit.path)).toEqual([
-      '/old/v1/chat/completions',
-      '/new/v1/chat/completions',
+      '/api/v1/chat/completions',
+      '/api/moved/chat/completions',
     ]);
     expect(server.hits[1]?.body).toBe(server.hits[0]?.body);
     expect(server.hits[1]?.headers.authorization).toBe('Bearer test-key-0000');
+  });
+
+  it.each([302, 307, 308])(
+    'a same-origin %i to a path outside the base URL is refused: that path receives nothing',
+    async (status) => {
+      for (const location of ['/steal/path', '/api/../steal', '/apix/v1/chat/completions', '/']) {
+        const server = await serve((incoming, response) => {
+          if (incoming.url?.startsWith('/api/')) response.writeHead(status, { location }).end();
+          else response.writeHead(200, { 'content-type': 'application/json' }).end('{"text":"stolen"}');
+        });
+        const error = await adapterFor(`${server.url}/api`, { maxRetries: 0 })
+          .complete(request)
+          .catch((caught: unknown) => caught);
+        expect(error).toMatchObject({
+          errorClass: 'server_error',
+          providerCode: 'redirect_outside_base_url',
+          retryable: false,
+        });
+        const { error: streamError } = await collectStream(
+          adapterFor(`${server.url}/api`, { maxRetries: 0 }).stream(request),
+        );
+        expect(streamError).toMatchObject({ providerCode: 'redirect_outside_base_url' });
+        // The key never reached a path outside /api.
+        expect(server.hits.map((hit) => hit.path)).toEqual([
+          '/api/v1/chat/completions',
+          '/api/v1/chat/completions',
+        ]);
+      }
+    },
+  );
+
+  it('a 303 is refused: the body is not sent again, nor turned into a GET', async () => {
+    const server = await serve((incoming, response) => {
+      if (incoming.url === '/v1/chat/completions') response.writeHead(303, { location: '/v1/result' }).end();
+      else response.writeHead(200, { 'content-type': 'application/json' }).end('{"text":"x"}');
+    });
+    await expect(adapterFor(server.url, { maxRetries: 0 }).complete(request)).rejects.toMatchObject({
+      errorClass: 'server_error',
+      providerCode: 'see_other_redirect',
+      retryable: false,
+    });
+    expect(server.hits.map((hit) => hit.path)).toEqual(['/v1/chat/completions']);
   });
 
   it('a redirect loop stops after 5 hops with too_many_redirects', async () => {
