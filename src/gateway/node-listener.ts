@@ -297,14 +297,39 @@ function serveDirect(
     call.decodeContext = route.decodeContext;
     call.jsonArray = route.jsonArray;
   }
-  serveGeneration(state, call, send).catch((error: unknown) => {
-    // `serveGeneration` answers every failure itself; this is a failure to answer.
-    state.logger.warn('gateway: unexpected error', {
-      error: error instanceof Error ? error.name : 'unknown',
+  const generate = () =>
+    serveGeneration(state, call, send).catch((error: unknown) => {
+      // `serveGeneration` answers every failure itself; this is a failure to answer.
+      state.logger.warn('gateway: unexpected error', {
+        error: error instanceof Error ? error.name : 'unknown',
+      });
+      if (!outgoing.headersSent) send(errorReply(protocol, toWireError(error), caller.requestId));
+      else if (!outgoing.writableEnded) outgoing.destroy();
     });
-    if (!outgoing.headersSent) send(errorReply(protocol, toWireError(error), caller.requestId));
-    else if (!outgoing.writableEnded) outgoing.destroy();
-  });
+  whenItsTurn(outgoing, generate);
+}
+
+/**
+ * Runs `generate` once the response owns its connection. Node emits a `request` for every
+ * pipelined request at once, their responses queued behind the one on the socket: generated at
+ * once, 50 requests in one write made 50 concurrent upstream calls, all started (and billed) even
+ * when the client left after the first. So a queued request waits, its body unread (Node stops
+ * reading the connection when it is buffered), until its response gets the socket (`socket`), or
+ * until the connection closes first ({@link closeWithConnection} emits the response's `close`):
+ * then it runs with the client already gone, so it is logged 499 and nothing goes upstream.
+ */
+function whenItsTurn(outgoing: ServerResponse, generate: () => void): void {
+  if (outgoing.socket !== null) {
+    generate();
+    return;
+  }
+  const start = () => {
+    outgoing.off('socket', start);
+    outgoing.off('close', start);
+    generate();
+  };
+  outgoing.once('socket', start);
+  outgoing.once('close', start);
 }
 
 /** Most bytes of an unread request body Node may drain to keep the connection open. */

@@ -108,7 +108,7 @@ describe('the send timeout', () => {
     socket.destroy();
   });
 
-  it('a pipelined reply queued behind a stream the client then leaves is logged 499, not 200 (it was never sent)', async () => {
+  it('a pipelined request queued behind a stream the client then leaves is logged 499 and never sent upstream', async () => {
     // The stream: a slow drip; the second request, pipelined on the same connection, answers at once.
     harness.emulator.enqueue({
       type: 'scripted',
@@ -127,14 +127,16 @@ describe('the send timeout', () => {
     const servedBefore = harness.served.length;
     socket.write(request(true) + request(false));
     await vi.waitFor(() => expect(received()).toContain('drip'));
-    // Both upstream calls went out; the second's (whole) reply then waits in Node behind the stream.
-    await expect.poll(() => harness.emulator.requests.length - sent, { timeout: 5000 }).toBe(2);
+    // The stream's upstream call went out; the second waits for its turn behind the stream, and
+    // never starts: its client leaves first.
     await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(harness.emulator.requests.length - sent).toBe(1);
     expect(received()).not.toContain('Queued.');
     socket.destroy();
     await expect.poll(() => harness.accessLog.length - before, { timeout: 5000 }).toBe(2);
-    // Both upstream responses ended (the stream cut or done) before the next test waits on the next one.
-    await expect.poll(() => harness.served.length - servedBefore, { timeout: 5000 }).toBe(2);
+    // The stream's upstream response ended (cut) before the next test waits on the next one.
+    await expect.poll(() => harness.served.length - servedBefore, { timeout: 5000 }).toBe(1);
+    expect(harness.emulator.requests.length - sent).toBe(1);
     expect(received()).not.toContain('Queued.');
     expect(harness.accessLog.slice(before).map((line) => [line.stream, line.status])).toEqual(
       expect.arrayContaining([
@@ -142,6 +144,22 @@ describe('the send timeout', () => {
         [false, 499],
       ]),
     );
+  });
+
+  it('pipelined requests are generated one at a time, in order, each once the one before it is answered', async () => {
+    for (const text of ['one', 'two', 'three'])
+      harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text }] });
+    const sent = harness.emulator.requests.length;
+    const { socket, received } = rawConnection();
+    const body = JSON.stringify({ model: 'up-chat', messages: [{ role: 'user', content: 'Hi' }] });
+    const request = `POST /v1/chat/completions HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    socket.write(request.repeat(3));
+    await expect.poll(() => received().match(/HTTP\/1\.1 200/g)?.length ?? 0).toBe(3);
+    const text = received();
+    expect(text.indexOf('one')).toBeLessThan(text.indexOf('two'));
+    expect(text.indexOf('two')).toBeLessThan(text.indexOf('three'));
+    expect(harness.emulator.requests.length - sent).toBe(3);
+    socket.destroy();
   });
 
   it('a WebSocket client that stops reading is cut off, and its upstream call cancelled', async () => {
