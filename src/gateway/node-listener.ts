@@ -364,20 +364,59 @@ function framingError(code: string | undefined): [number, string] {
   return [400, `malformed HTTP request${code === undefined ? '' : ` (${code})`}`];
 }
 
+/** Sockets whose parse error waits for the replies before it on the connection ({@link endAfterReplies}). */
+const closingAfterReplies = new WeakSet<Duplex>();
+
 /**
  * The server's `clientError` handler: what Node itself would send (431, 413, 408 or 400, then the
  * connection closes), with an error body in OpenAI's shape — no protocol is known before the
- * request is — instead of an empty one. Nothing is written once a reply on the socket has begun.
+ * request is — instead of an empty one. When the bytes that do not parse follow a request still
+ * being answered on the connection (pipelined garbage, stray bytes after `Connection: close`), the
+ * 400 is not written: it would be read as that request's answer, and destroying the socket would
+ * cut the reply (and cancel its upstream call). Those replies finish first, then the connection
+ * closes ({@link endAfterReplies}).
  */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
-  const inFlight = (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
-  if (
-    error.code !== 'ECONNRESET' &&
-    socket.writable &&
-    (inFlight === undefined || inFlight === null || !inFlight.headersSent)
-  ) {
+  const reset = error.code === 'ECONNRESET';
+  // The parser stays in error: every later chunk on the connection comes here again.
+  if (!reset && closingAfterReplies.has(socket)) return;
+  const inFlight = inFlightOn(socket);
+  // A request not yet whole is the one that does not parse (its body cut short: the client left
+  // mid-body, a broken chunk): its reply goes (a 400 if not begun) and the connection with it.
+  if (!reset && inFlight?.req.complete === true && !socket.destroyed) {
+    closingAfterReplies.add(socket);
+    endAfterReplies(socket);
+    return;
+  }
+  if (!reset && socket.writable && inFlight?.headersSent !== true) {
     const [status, message] = framingError(error.code);
     socket.write(rawErrorResponse(status, message));
   }
   socket.destroy();
+}
+
+/** The reply being written on `socket` (Node's `_httpMessage`), unless none is or it is finished. */
+function inFlightOn(socket: Duplex): ServerResponse | undefined {
+  const message = (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
+  return message === undefined || message === null || message.writableFinished ? undefined : message;
+}
+
+/**
+ * Ends the connection once no reply is being written on it: at each reply's `finish` (after Node's
+ * own listener, which hands the socket to the next pipelined reply, if any) it looks again. A
+ * client that keeps its side open has {@link closeGraceMs} after the end to read it.
+ */
+function endAfterReplies(socket: Duplex): void {
+  const inFlight = inFlightOn(socket);
+  if (inFlight?.req.complete === true) {
+    inFlight.once('finish', () => endAfterReplies(socket));
+    return;
+  }
+  // A pipelined request cut short by the bytes that did not parse: its body never comes.
+  if (inFlight !== undefined) {
+    socket.destroy();
+    return;
+  }
+  socket.end();
+  setTimeout(() => socket.destroy(), closeGraceMs).unref();
 }

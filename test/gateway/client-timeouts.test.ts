@@ -162,6 +162,36 @@ describe('the send timeout', () => {
     socket.destroy();
   });
 
+  it.each([
+    ['one request, then bytes that are no request', 1, '', 'GARBAGE / HTTP/1.1\r\n\r\n'],
+    ['two requests, then bytes that are no request', 2, '', 'GARBAGE / HTTP/1.1\r\n\r\n'],
+    ['a request with Connection: close, then stray bytes', 1, 'connection: close\r\n', 'XYZ'],
+    ['a stream, then bytes that are no request', 1, '', 'GARBAGE / HTTP/1.1\r\n\r\n', true],
+  ])(
+    '%s: each request is answered whole (no 400 in its place, no 499), then the connection closes',
+    async (_, count, extraHeader, trailing, stream = false) => {
+      for (let index = 0; index < count; index++)
+        harness.emulator.enqueue({
+          type: 'scripted',
+          content: [{ type: 'text', text: `answer ${index} ${'drip '.repeat(stream ? 10 : 0)}` }],
+          chunkSize: 5,
+          fault: stream ? { dripMs: 20 } : { delayHeadersMs: 100 },
+        });
+      const before = harness.accessLog.length;
+      const body = JSON.stringify({ model: 'up-chat', stream, messages: [{ role: 'user', content: 'Hi' }] });
+      const request = `POST /v1/chat/completions HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n${extraHeader}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+      const { socket, received, closed } = rawConnection();
+      socket.write(request.repeat(count) + trailing);
+      await closed;
+      expect(received().match(/HTTP\/1\.1 \d+/g)).toEqual(Array(count).fill('HTTP/1.1 200'));
+      // A stream's text comes in pieces: its end is what shows it was not cut.
+      if (stream) expect(received()).toContain('[DONE]');
+      else for (let index = 0; index < count; index++) expect(received()).toContain(`answer ${index}`);
+      await expect.poll(() => harness.accessLog.length - before).toBe(count);
+      expect(harness.accessLog.slice(before).map((line) => line.status)).toEqual(Array(count).fill(200));
+    },
+  );
+
   it('a WebSocket client that stops reading is cut off, and its upstream call cancelled', async () => {
     long();
     const served = harness.nextServed();
