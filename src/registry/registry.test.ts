@@ -314,3 +314,39 @@ describe('config capability overrides reach the adapter, so its pre-flight check
     await sy.close();
   });
 });
+
+describe('an unknown model’s suggestion is a name that resolves, never the name asked for', () => {
+  const sy = createSwitchyard({
+    env,
+    logger: createMemoryLogger(),
+    config: {
+      builtins: false,
+      adapters: { openai: { type: 'openai' }, anthropic: { type: 'anthropic' } },
+      models: {
+        'openai:gpt-5-mini': { aliases: ['up-chat'] },
+        'anthropic:claude-sonnet-4-5': {},
+        'openai:o4-mini*': {},
+      },
+    },
+  });
+  const message = (name: string) => {
+    try {
+      sy.resolve(name);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    throw new Error(`${name} resolved`);
+  };
+
+  it.each([
+    ['gpt-5-mini', 'openai:gpt-5-mini', 'the bare name of a configured id'],
+    ['claude-sonnet-4-5', 'anthropic:claude-sonnet-4-5', 'the bare name of a configured id'],
+    ['gpt-4.1-mini', 'openai:gpt-4.1-mini', 'a bare catalog name'],
+    ['GPT-5-MINI', 'openai:gpt-5-mini', 'the bare name in other case'],
+    ['o4-mimi', 'o4-mini', 'a bare catalog name a glob serves (it resolves as it is)'],
+    ['up-chta', 'up-chat', 'an alias'],
+  ])('%s suggests %s (%s)', (name, suggested) => {
+    expect(message(name)).toContain(`(did you mean "${suggested}"?)`);
+    expect(() => sy.resolve(suggested)).not.toThrow();
+  });
+});

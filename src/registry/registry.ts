@@ -119,6 +119,13 @@ export function createRegistry(options: RegistryOptions): Registry {
   const adapterOf = (slot: AdapterSlot) => slotAdapter(slot, context);
   const resolved = new LruCache<string, ResolvedModel>(maxResolvedNames);
   const facts = (model: ResolvedModel) => modelFacts(model, slots.get(model.provider), context);
+  const resolves = (candidate: string) => {
+    try {
+      return find(candidate) !== undefined;
+    } catch {
+      return false;
+    }
+  };
   const createdSlots = () => [...slots.values()].filter((slot) => slot.adapter !== undefined);
 
   return {
@@ -127,7 +134,12 @@ export function createRegistry(options: RegistryOptions): Registry {
       if (model === undefined) {
         model = find(name);
         if (model === undefined)
-          throw unknownModel(name, 'no model, alias or glob matches it', knownNames(table, slots.keys()));
+          throw unknownModel(
+            name,
+            'no model, alias or glob matches it',
+            knownNames(table, slots.keys()),
+            resolves,
+          );
         // LRU-bounded: every distinct name a glob or a provider prefix serves would otherwise stay forever.
         resolved.set(name, model);
       }

@@ -126,23 +126,44 @@ export function fallbackProblems(table: ModelTable, find: FindModel): ConfigIssu
   return problems;
 }
 
-/** The names a caller may have meant: model ids, aliases and catalog models, bare and `provider:`-prefixed. */
-export function knownNames(table: ModelTable, providers: Iterable<string>): string[] {
-  const names = new Set<string>([...table.exact.keys(), ...table.aliases.keys()]);
+/**
+ * The names a caller may have meant (model ids and aliases, configured and catalog models bare and
+ * `provider:`-prefixed), each with the name to suggest for it: itself, but for a bare name its id
+ * (a bare name resolves only through an alias or a glob; {@link unknownModel} checks which).
+ */
+export function knownNames(table: ModelTable, providers: Iterable<string>): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const name of [...table.exact.keys(), ...table.aliases.keys()]) names.set(name, name);
+  // A configured id's bare wire name (`claude-sonnet-4-5` for `anthropic:claude-sonnet-4-5`).
+  for (const id of table.exact.keys()) {
+    const bare = splitModelId(id).name;
+    if (!names.has(bare)) names.set(bare, id);
+  }
   for (const provider of providers) {
     for (const wireName of Object.keys(bundledCatalog[provider] ?? {})) {
-      names.add(`${provider}:${wireName}`);
-      names.add(wireName);
+      const id = `${provider}:${wireName}`;
+      names.set(id, id);
+      if (!names.has(wireName)) names.set(wireName, id);
     }
   }
-  return [...names];
+  return names;
 }
 
-/** The `InvalidRequestError` (`unknown_model`) of a name nothing resolves, with the closest known name. */
-export function unknownModel(name: string, why: string, known: readonly string[] = []): InvalidRequestError {
+/**
+ * The `InvalidRequestError` (`unknown_model`) of a name nothing resolves, with the closest known
+ * name: one that resolves (`resolves`, asked of the closest name only), never the name itself.
+ */
+export function unknownModel(
+  name: string,
+  why: string,
+  known: ReadonlyMap<string, string> = new Map(),
+  resolves: (candidate: string) => boolean = () => false,
+): InvalidRequestError {
   // Only a short name is compared: the edit distance is quadratic in its length.
-  const suggestion = name.length <= 100 ? closest(name, known) : undefined;
-  const hint = suggestion === undefined ? '' : ` (did you mean ${quoteInput(suggestion)}?)`;
+  const match = name.length <= 100 ? closest(name, [...known.keys()]) : undefined;
+  const suggestion = match === undefined || resolves(match) ? match : known.get(match);
+  const hint =
+    suggestion === undefined || suggestion === name ? '' : ` (did you mean ${quoteInput(suggestion)}?)`;
   return new InvalidRequestError({
     // Quoted and cut: the name is the caller's and may be long or hold control characters.
     message: `unknown model ${quoteInput(name)}: ${why}${hint}`,
