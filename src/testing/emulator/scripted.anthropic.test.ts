@@ -69,11 +69,13 @@ describe('scripted Anthropic stream', () => {
     expect(toolBlock.id).toMatch(/^toolu_01[A-Za-z0-9]{22}$/);
     expect(toolBlock).toMatchObject({ name: 'weather', input: {} });
     expect(JSON.parse(deltas(events, 1, 'partial_json'))).toEqual(input);
-    const messageDelta = events.at(-2) as { delta: { stop_reason: string }; usage: Record<string, number> };
+    const messageDelta = events.at(-2) as { delta: { stop_reason: string }; usage: Record<string, unknown> };
     expect(messageDelta.delta.stop_reason).toBe('tool_use');
+    // As the Messages API reports it: the cache write split by lifetime too (all 5-minute here).
     expect(messageDelta.usage).toEqual({
       input_tokens: 40,
       cache_creation_input_tokens: 5,
+      cache_creation: { ephemeral_5m_input_tokens: 5, ephemeral_1h_input_tokens: 0 },
       cache_read_input_tokens: 30,
       output_tokens: 18,
     });
