@@ -113,3 +113,20 @@ export const geminiGroundingKey = 'gemini.groundingMetadata';
  * the start of their part can be placed. Set only when the candidate has several parts.
  */
 export const geminiPartStartsKey = 'gemini.partStarts';
+
+/**
+ * The candidate fields a Gemini upstream's reply keeps as response metadata, each under
+ * `gemini.<field>` (set by the Gemini reader), and which the Gemini codec writes back on the
+ * candidate it encodes, so a Gemini client of a Gemini upstream gets them as sent.
+ */
+export const geminiCandidateFields = [
+  'groundingMetadata',
+  'citationMetadata',
+  'urlContextMetadata',
+  'safetyRatings',
+  'finishMessage',
+  'avgLogprobs',
+] as const;
+
+/** Response metadata key of a Gemini upstream's `promptFeedback` when it blocked the prompt. */
+export const geminiPromptFeedbackKey = 'gemini.promptFeedback';

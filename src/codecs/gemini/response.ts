@@ -2,8 +2,8 @@
 import type { StreamEvent } from '../../core/events.ts';
 import type { FinishReason } from '../../core/finish-reason.ts';
 import type { CanonicalResponse } from '../../core/request.ts';
-import type { MetadataMap } from '../../core/metadata.ts';
-import { isJsonObject, type JsonObject } from '../../core/json.ts';
+import { geminiCandidateFields, geminiPromptFeedbackKey, type MetadataMap } from '../../core/metadata.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import type { CustomPart, Part } from '../../core/transcript.ts';
 import { argumentsObject } from '../../core/tool-arguments.ts';
 import type { Usage } from '../../core/usage.ts';
@@ -154,21 +154,63 @@ function mediaPart(
   );
 }
 
+/**
+ * `candidate` with a Gemini upstream's own candidate fields (`geminiCandidateFields`, kept as
+ * `gemini.<field>` response metadata): a Gemini client of a Gemini upstream gets its grounding,
+ * citations, safety ratings and `avgLogprobs` as sent. Another upstream's reply has none.
+ */
+function withCandidateFields(candidate: WirePart, metadata: MetadataMap | undefined): WirePart {
+  if (metadata === undefined) return candidate;
+  for (const field of geminiCandidateFields) {
+    const value = metadata[`gemini.${field}`];
+    if (value === undefined) continue;
+    candidate[field] = field === 'citationMetadata' ? developerCitations(value) : value;
+  }
+  return candidate;
+}
+
+/**
+ * Citation metadata in the Gemini API's words: Vertex lists a candidate's sources as `citations`,
+ * the Gemini API (what this codec serves) as `citationSources`, the only field its SDKs read.
+ */
+function developerCitations(value: JsonValue): JsonValue {
+  if (!isJsonObject(value) || !Array.isArray(value.citations) || value.citationSources !== undefined)
+    return value;
+  const { citations, ...rest } = value;
+  return { ...rest, citationSources: citations };
+}
+
+/**
+ * The upstream's `promptFeedback` when a Gemini upstream blocked the prompt (nothing answered, the
+ * finish `content-filter`): the reply is then that feedback and no candidate, as the API sends it,
+ * so the client's documented check (`promptFeedback.blockReason`) sees the block.
+ */
+function blockedPrompt(response: CanonicalResponse): JsonValue | undefined {
+  const feedback = response.metadata?.[geminiPromptFeedbackKey];
+  return response.finishReason === 'content-filter' && response.content.length === 0 && isJsonObject(feedback)
+    ? feedback
+    : undefined;
+}
+
 /** The non-streamed `GenerateContentResponse`. */
 export function encodeResponse(response: CanonicalResponse, context: EncodeContext): unknown {
   const { provider } = response;
+  const usageMetadata = convertUsage(response.usage);
+  const modelVersion = context.model;
+  const responseId = context.responseId ?? createGeminiResponseId();
+  const promptFeedback = blockedPrompt(response);
+  if (promptFeedback !== undefined) return { promptFeedback, usageMetadata, modelVersion, responseId };
   const parts = response.content.flatMap((part) => convertPart(part, context, provider) ?? []);
+  const candidate: WirePart = {
+    content: { parts, role: 'model' },
+    finishReason: mapFinishReason(response, context),
+    index: 0,
+  };
   return {
-    candidates: [
-      {
-        content: { parts, role: 'model' },
-        finishReason: mapFinishReason(response, context),
-        index: 0,
-      },
-    ],
-    usageMetadata: convertUsage(response.usage),
-    modelVersion: context.model,
-    responseId: context.responseId ?? createGeminiResponseId(),
+    candidates: [withCandidateFields(candidate, response.metadata)],
+    usageMetadata,
+    modelVersion,
+    responseId,
   };
 }
 
@@ -180,7 +222,8 @@ export function errorFrame(error: WireError): WireFrame {
 /**
  * The streamed sequence: one chunk per text piece, per thought piece (`thought: true`, the signature
  * on the last piece) and per whole `functionCall` part, then a final chunk with an empty text part,
- * `finishReason` and `usageMetadata`. No `[DONE]`.
+ * `finishReason`, `usageMetadata` and a Gemini upstream's candidate fields. A prompt the upstream
+ * blocked is one chunk of its `promptFeedback`, no candidate. No `[DONE]`.
  */
 export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   const responseId = context.responseId ?? createGeminiResponseId();
@@ -188,12 +231,12 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   let provider: string | undefined;
   let pendingThought: string | undefined;
   const names = new Map<string, string>();
-  const chunk = (parts: WirePart[], finishReason?: string): WireFrame => {
+  const chunk = (parts: WirePart[], finishReason?: string, metadata?: MetadataMap): WireFrame => {
     encoder.started = true;
     const candidate: WirePart = { content: { parts, role: 'model' } };
     if (finishReason !== undefined) candidate.finishReason = finishReason;
     candidate.index = 0;
-    const body: WirePart = { candidates: [candidate] };
+    const body: WirePart = { candidates: [withCandidateFields(candidate, metadata)] };
     if (usage !== undefined) body.usageMetadata = convertUsage(usage);
     body.modelVersion = context.model;
     body.responseId = responseId;
@@ -253,7 +296,20 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
         const { response } = event;
         if (response.finishReason === 'error' || response.finishReason === 'cancelled') return [];
         usage = response.usage;
-        return [chunk([{ text: '' }], mapFinishReason(response, context))];
+        const promptFeedback = blockedPrompt(response);
+        if (promptFeedback !== undefined) {
+          encoder.started = true;
+          const body = {
+            promptFeedback,
+            usageMetadata: convertUsage(usage),
+            modelVersion: context.model,
+            responseId,
+          };
+          return [createFrame(body)];
+        }
+        // The upstream's candidate fields (kept once the reply is read) go on the last chunk, where
+        // Gemini sends its grounding.
+        return [chunk([{ text: '' }], mapFinishReason(response, context), response.metadata)];
       }
       case 'custom': {
         const media = mediaPart(event.part, context, provider);

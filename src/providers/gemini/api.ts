@@ -95,6 +95,7 @@ export interface GeminiCandidate {
   citationMetadata?: JsonValue;
   groundingMetadata?: JsonValue;
   urlContextMetadata?: JsonValue;
+  avgLogprobs?: JsonValue;
 }
 
 /** A whole response, or one streamed chunk (same shape). */

@@ -4,7 +4,12 @@
  */
 import { createRequestId } from '../../core/ids.ts';
 import { isJsonObject, type JsonObject, type JsonValue, jsonTypeName } from '../../core/json.ts';
-import { geminiGroundingKey, geminiPartStartsKey, type MetadataMap } from '../../core/metadata.ts';
+import {
+  geminiCandidateFields,
+  geminiPartStartsKey,
+  geminiPromptFeedbackKey,
+  type MetadataMap,
+} from '../../core/metadata.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { Usage } from '../../core/usage.ts';
 import type { ProviderContext } from '../common/definition.ts';
@@ -29,15 +34,11 @@ import { redactSecrets } from '../../core/redaction.ts';
 
 type PartKind = 'thought' | 'text' | 'function-call' | 'signature' | 'other';
 
-/** Candidate fields kept as response metadata, and their keys (`gemini.<field>`). */
-const candidateMetadata = {
-  groundingMetadata: geminiGroundingKey,
-  citationMetadata: 'gemini.citationMetadata',
-  urlContextMetadata: 'gemini.urlContextMetadata',
-  safetyRatings: 'gemini.safetyRatings',
-  finishMessage: 'gemini.finishMessage',
-} as const;
-const candidateFields = Object.keys(candidateMetadata) as (keyof typeof candidateMetadata)[];
+/** Candidate fields kept as response metadata, and their keys (`gemini.<field>`): see `geminiCandidateFields`. */
+const candidateFields = geminiCandidateFields;
+const candidateMetadata = Object.fromEntries(
+  candidateFields.map((field) => [field, `gemini.${field}`]),
+) as Record<(typeof candidateFields)[number], string>;
 
 /** The open text or thought block. */
 interface OpenBlock {
@@ -179,7 +180,7 @@ export class ResponseReader {
     if (typeof blockReason === 'string') {
       this.blockReason = blockReason;
       this.builder.setMetadata('gemini.blockReason', blockReason);
-      this.builder.setMetadata('gemini.promptFeedback', chunk.promptFeedback as JsonObject);
+      this.builder.setMetadata(geminiPromptFeedbackKey, chunk.promptFeedback as JsonObject);
     }
   }
 
