@@ -20,6 +20,7 @@ import type {
 } from '../types.ts';
 import { leaveOut, wireFinishReason } from '../common.ts';
 import { errorBody } from './errors.ts';
+import { citationMetadata } from './citations.ts';
 
 type WirePart = Record<string, unknown>;
 
@@ -157,15 +158,22 @@ function mediaPart(
 /**
  * `candidate` with a Gemini upstream's own candidate fields (`geminiCandidateFields`, kept as
  * `gemini.<field>` response metadata): a Gemini client of a Gemini upstream gets its grounding,
- * citations, safety ratings and `avgLogprobs` as sent. Another upstream's reply has none.
+ * citations, safety ratings and `avgLogprobs` as sent. Another upstream's URL citations become
+ * `citationMetadata` (`citations.ts`).
  */
-function withCandidateFields(candidate: WirePart, metadata: MetadataMap | undefined): WirePart {
-  if (metadata === undefined) return candidate;
-  for (const field of geminiCandidateFields) {
-    const value = metadata[`gemini.${field}`];
-    if (value === undefined) continue;
-    candidate[field] = field === 'citationMetadata' ? developerCitations(value) : value;
-  }
+function withCandidateFields(
+  candidate: WirePart,
+  response: Pick<CanonicalResponse, 'content' | 'metadata'>,
+): WirePart {
+  const { metadata } = response;
+  if (metadata !== undefined)
+    for (const field of geminiCandidateFields) {
+      const value = metadata[`gemini.${field}`];
+      if (value === undefined) continue;
+      candidate[field] = field === 'citationMetadata' ? developerCitations(value) : value;
+    }
+  const cited = citationMetadata(response);
+  if (cited !== undefined) candidate.citationMetadata = cited;
   return candidate;
 }
 
@@ -207,7 +215,7 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
     index: 0,
   };
   return {
-    candidates: [withCandidateFields(candidate, response.metadata)],
+    candidates: [withCandidateFields(candidate, response)],
     usageMetadata,
     modelVersion,
     responseId,
@@ -231,12 +239,14 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   let provider: string | undefined;
   let pendingThought: string | undefined;
   const names = new Map<string, string>();
-  const chunk = (parts: WirePart[], finishReason?: string, metadata?: MetadataMap): WireFrame => {
+  const chunk = (parts: WirePart[], finishReason?: string, response?: CanonicalResponse): WireFrame => {
     encoder.started = true;
     const candidate: WirePart = { content: { parts, role: 'model' } };
     if (finishReason !== undefined) candidate.finishReason = finishReason;
     candidate.index = 0;
-    const body: WirePart = { candidates: [withCandidateFields(candidate, metadata)] };
+    const body: WirePart = {
+      candidates: [response === undefined ? candidate : withCandidateFields(candidate, response)],
+    };
     if (usage !== undefined) body.usageMetadata = convertUsage(usage);
     body.modelVersion = context.model;
     body.responseId = responseId;
@@ -307,9 +317,9 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
           };
           return [createFrame(body)];
         }
-        // The upstream's candidate fields (kept once the reply is read) go on the last chunk, where
-        // Gemini sends its grounding.
-        return [chunk([{ text: '' }], mapFinishReason(response, context), response.metadata)];
+        // The upstream's candidate fields and another's citations (known once the reply is read)
+        // go on the last chunk, where Gemini sends its grounding.
+        return [chunk([{ text: '' }], mapFinishReason(response, context), response)];
       }
       case 'custom': {
         const media = mediaPart(event.part, context, provider);
