@@ -95,7 +95,8 @@ describe('a media type the upstream does not take', () => {
             role: 'user',
             content: [
               { type: 'text', text: 'read' },
-              { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'plain words' } },
+              // Text documents reach OpenAI (as text to Chat, as a file to Responses); a zip does not.
+              { type: 'document', source: { type: 'base64', media_type: 'application/zip', data: text } },
             ],
           },
         ],
@@ -113,7 +114,7 @@ describe('a media type the upstream does not take', () => {
             role: 'user',
             content: [
               { type: 'text', text: 'read' },
-              { type: 'file', file: { filename: 'a.txt', file_data: `data:text/plain;base64,${text}` } },
+              { type: 'file', file: { filename: 'a.zip', file_data: `data:application/zip;base64,${text}` } },
             ],
           },
         ],
@@ -156,7 +157,10 @@ describe('a media type the upstream does not take', () => {
       '/v1beta/models/up-chat:generateContent',
       {
         contents: [
-          { role: 'user', parts: [{ text: 'read' }, { inlineData: { mimeType: 'text/plain', data: text } }] },
+          {
+            role: 'user',
+            parts: [{ text: 'read' }, { inlineData: { mimeType: 'application/zip', data: text } }],
+          },
         ],
       },
       'contents.0.parts.1',

@@ -1,4 +1,5 @@
 /** Canonical transcript → Gemini `contents` (+ the joined system instruction). */
+import { documentHeader } from '../common/text-documents.ts';
 import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import {
@@ -132,7 +133,10 @@ function convertPart(part: Part, site: PartSite): GeminiPart[] | undefined {
       if (data === undefined) return dropped(part, site, 'a handle data reference must be resolved first');
       const level = mediaResolution(part.metadata, site.context.model);
       if (level !== undefined) data.mediaResolution = { level };
-      return [withSignature(data, part.metadata?.[signatureMetadataKey])];
+      const wire = withSignature(data, part.metadata?.[signatureMetadataKey]);
+      // A document's title and context have no field in `inlineData`: a text part before it names it.
+      const header = part.type === 'file' ? documentHeader(part) : undefined;
+      return header === undefined ? [wire] : [{ text: header }, wire];
     }
     case 'structured':
       return [{ text: JSON.stringify(part.value) }];

@@ -5,6 +5,7 @@ import { base64Of, dataUrlOf } from '../openai/data-url.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import { warnDroppedPart } from '../common/projection.ts';
 import type { ChatContentPart } from './api.ts';
+import { documentText, isTextDocument, warnDocumentContext } from '../common/text-documents.ts';
 
 export { base64Of, dataUrlOf } from '../openai/data-url.ts';
 
@@ -43,14 +44,22 @@ export function convertMedia(part: MediaPart, context: ProviderContext): ChatCon
 
 /**
  * PDFs with inline data become `file` parts (`file_data` is a base64 `data:` URL). Chat Completions
- * takes no file URLs and no other file types: those are dropped with a WARN.
+ * takes no other file type: an inline UTF-8 text document (`text/*`) goes as a text part, headed by
+ * its title and context (`documentText`). A PDF's context has no field (WARN). File URLs and other
+ * types are dropped with a WARN.
  */
 export function convertFile(part: FilePart, context: ProviderContext): ChatContentPart | undefined {
+  if (isTextDocument(part)) {
+    const text = documentText(part);
+    if (text === undefined) return warnDroppedPart(context, part, 'a text document must be inline UTF-8');
+    return { type: 'text', text };
+  }
   if (part.mimeType !== 'application/pdf') {
     return warnDroppedPart(context, part, `${part.mimeType} files are not supported by chat completions`);
   }
   const data = base64Of(part.data);
   if (data === undefined) return warnDroppedPart(context, part, 'a PDF must be inline (base64 or bytes)');
+  warnDocumentContext(context, part);
   return {
     type: 'file',
     file: { filename: part.filename ?? 'document.pdf', file_data: `data:application/pdf;base64,${data}` },

@@ -1,4 +1,5 @@
 /** The canonical transcript → Responses `instructions` and `input` items. */
+import { isTextDocument, textFilename, warnDocumentContext } from '../common/text-documents.ts';
 import { argumentsJson } from '../../core/tool-arguments.ts';
 import { freeformText } from '../../core/tools.ts';
 import type { JsonObject } from '../../core/json.ts';
@@ -169,12 +170,18 @@ function convertUserPart(
   }
 }
 
+/**
+ * A PDF or text document as an `input_file` (a URL as `file_url`, inline data as a `data:` URL):
+ * the Responses API takes text files (it extracts their text; `.csv` and `.tsv` get its spreadsheet
+ * reading), and tells a file's type by its name, so a text document's name gets its extension.
+ */
 function convertFile(
   conversion: Conversion,
   part: Extract<Part, { type: 'file' }>,
   location: PartLocation,
 ): InputContent | undefined {
-  if (part.mimeType !== 'application/pdf') {
+  const text = isTextDocument(part);
+  if (part.mimeType !== 'application/pdf' && !text) {
     drop(conversion, location, part, `${part.mimeType} files are not supported by the responses api`);
     return undefined;
   }
@@ -184,6 +191,13 @@ function convertFile(
     drop(conversion, location, part, 'a file handle cannot be resolved');
     return undefined;
   }
+  warnDocumentContext(conversion.context, part);
+  if (text)
+    return {
+      type: 'input_file',
+      filename: textFilename(part),
+      file_data: `data:${part.mimeType};base64,${data}`,
+    };
   const filename = part.filename ?? 'document.pdf';
   return { type: 'input_file', filename, file_data: `data:application/pdf;base64,${data}` };
 }

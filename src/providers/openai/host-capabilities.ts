@@ -18,8 +18,11 @@ export const chatAudioMediaTypes = [
   'audio/mp3',
 ] as const;
 
-/** Files the protocol carries: a `file` part takes PDF only. */
-export const chatDocumentMediaTypes = ['application/pdf'] as const;
+/**
+ * Documents both OpenAI protocols take: PDF, and text (Chat Completions' `file` part takes PDF
+ * only, so its adapter sends a text document as text; a Responses `input_file` takes text files).
+ */
+export const chatDocumentMediaTypes = ['application/pdf', 'text/*'] as const;
 
 /**
  * What a Chat Completions host offers before its own row says more: text, tools (streamed, in
