@@ -62,6 +62,14 @@ export const anthropicCitationsKey = 'anthropic.citations';
 export const bedrockCitationsKey = 'bedrock.citations';
 
 /**
+ * Metadata key of a text part that is an Anthropic client's `search_result` block (a RAG result:
+ * `source`, `title`, text `content`, `citations`), the block kept whole: a Claude upstream gets
+ * the block back (Claude cites it); any other reads the part's text, the block written out
+ * (`Search result: <title>`, `Source: <source>`, then its text).
+ */
+export const anthropicSearchResultKey = 'anthropic.search_result';
+
+/**
  * Metadata key of a tool call's `caller` (Anthropic's programmatic tool calling), sent back with the
  * call; a direct call (`{type:'direct'}`, or none) carries none: {@link anthropicCallerMetadata}.
  */

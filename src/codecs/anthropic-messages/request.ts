@@ -4,6 +4,7 @@ import {
   anthropicCallerMetadata,
   anthropicCitationsKey,
   cacheBreakpointKey,
+  anthropicSearchResultKey,
   documentCitationsKey,
   documentContextKey,
   type MetadataMap,
@@ -85,6 +86,35 @@ function documentPart(block: Record<string, unknown>, path: string): Part {
   return part;
 }
 
+/**
+ * A `search_result` block (in a user turn or a tool result): a text part of the result written
+ * out, so a provider without such blocks reads all of it, the block kept whole in its metadata
+ * (`anthropicSearchResultKey`) for a Claude upstream, which takes it back as sent.
+ */
+function searchResultPart(block: Record<string, unknown>, path: string): Part {
+  const source = requiredString(block, 'source', `${path}.source`);
+  const title = requiredString(block, 'title', `${path}.title`);
+  const content = block.content;
+  if (!Array.isArray(content))
+    throw new RequestFieldError(`${path}.content`, `${path}.content must be an array of text blocks`);
+  const texts = content.map((inner, index) => {
+    const text = jsonObject(inner, `${path}.content.${index}`);
+    if (text.type !== 'text')
+      throw new RequestFieldError(
+        `${path}.content.${index}.type`,
+        `${path}.content.${index} must be a text block`,
+      );
+    return requiredString(text, 'text', `${path}.content.${index}.text`);
+  });
+  // Its `cache_control` is not kept: the adapter places its own breakpoints (a marker turns them on).
+  const { cache_control: _marker, ...kept } = block;
+  return {
+    type: 'text',
+    text: `Search result: ${title}\nSource: ${source}\n\n${texts.join('\n\n')}`,
+    metadata: { [anthropicSearchResultKey]: kept as JsonObject },
+  };
+}
+
 function userBlock(block: Record<string, unknown>, path: string): Part {
   switch (block.type) {
     case 'text':
@@ -93,6 +123,8 @@ function userBlock(block: Record<string, unknown>, path: string): Part {
       return sentAt(convertSource(block.source, `${path}.source`, 'image'), path);
     case 'document':
       return sentAt(documentPart(block, path), path);
+    case 'search_result':
+      return searchResultPart(block, path);
     default:
       throw new RequestFieldError(
         `${path}.type`,
@@ -126,10 +158,12 @@ function toolResult(block: Record<string, unknown>, path: string): Part {
       `${path}.content`,
       `${path}.content must be a string or an array of content blocks`,
     );
+  // A search result stays a part (plain text output would lose the block kept on it).
+  const searched = parts.some((part) => part.metadata?.[anthropicSearchResultKey] !== undefined);
   const result: Part = {
     type: 'tool-result',
     callId: callId as never,
-    output: toolOutput(parts),
+    output: searched ? { type: 'parts', parts } : toolOutput(parts),
     isError: optionalBoolean(block, 'is_error', `${path}.is_error`) ?? false,
   };
   return sentAt(result, `${path}.tool_use_id`);

@@ -65,7 +65,7 @@ export interface WireToolUseBlock {
 export interface WireToolResultBlock {
   type: 'tool_result';
   tool_use_id: string;
-  content?: string | Array<WireTextBlock | WireImageBlock | WireDocumentBlock>;
+  content?: string | Array<WireTextBlock | WireImageBlock | WireDocumentBlock | WireVerbatimBlock>;
   is_error?: boolean;
   cache_control?: WireCacheControl;
 }

@@ -1,6 +1,6 @@
 /** Converts canonical content parts (text, media, files, tool results) into Anthropic content blocks. */
 import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
-import type { JsonValue } from '../../core/json.ts';
+import { isJsonObject, type JsonValue } from '../../core/json.ts';
 import type { DataRef, FilePart, MediaPart, Part, TextPart, ToolResultPart } from '../../core/transcript.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import { providerToolId, warnDroppedPart } from '../common/projection.ts';
@@ -11,6 +11,7 @@ import type {
   WireSource,
   WireTextBlock,
   WireToolResultBlock,
+  WireVerbatimBlock,
 } from './api.ts';
 import { toolIdRule } from './tool-ids.ts';
 import { isWebScheme, unreadUriReason, uriScheme } from '../common/media-urls.ts';
@@ -19,6 +20,7 @@ import { isWebScheme, unreadUriReason, uriScheme } from '../common/media-urls.ts
 import {
   anthropicCallerKey,
   anthropicCitationsKey,
+  anthropicSearchResultKey,
   documentCitationsKey,
   documentContextKey,
 } from '../../core/metadata.ts';
@@ -27,7 +29,7 @@ export const citationsKey = anthropicCitationsKey;
 export const callerKey = anthropicCallerKey;
 
 /** Blocks a tool result's content may hold. */
-export type ToolResultContentBlock = WireTextBlock | WireImageBlock | WireDocumentBlock;
+export type ToolResultContentBlock = WireTextBlock | WireImageBlock | WireDocumentBlock | WireVerbatimBlock;
 
 function invalid(message: string, context: ProviderContext): InvalidRequestError {
   return new InvalidRequestError({
@@ -157,10 +159,26 @@ function orDropped<Block>(part: Part, context: ProviderContext, convert: () => B
 }
 
 /**
- * A text block with its citations. Empty and whitespace-only text is refused by the API: it gives
+ * A client's `search_result` block kept whole on its text part (`anthropicSearchResultKey`): sent
+ * back as the block (a copy: cache breakpoints are never written into the caller's transcript).
+ */
+function searchResultBlock(part: TextPart): WireVerbatimBlock | undefined {
+  const block = part.metadata?.[anthropicSearchResultKey];
+  return isJsonObject(block) && block.type === 'search_result'
+    ? ({ ...block } as WireVerbatimBlock)
+    : undefined;
+}
+
+/**
+ * A text block with its citations (a kept `search_result` block as itself). Empty and whitespace-only text is refused by the API: it gives
  * `undefined` (whitespace, which is content, with a WARN).
  */
-export function convertText(part: TextPart, context: ProviderContext): WireTextBlock | undefined {
+export function convertText(
+  part: TextPart,
+  context: ProviderContext,
+): WireTextBlock | WireVerbatimBlock | undefined {
+  const searchResult = searchResultBlock(part);
+  if (searchResult !== undefined) return searchResult;
   if (blankText(part.text, part, context)) return undefined;
   const block: WireTextBlock = { type: 'text', text: part.text };
   const citations = part.metadata?.[citationsKey];
@@ -248,7 +266,10 @@ function stringify(value: JsonValue): string {
 function convertResultPart(part: Part, context: ProviderContext): ToolResultContentBlock | undefined {
   switch (part.type) {
     case 'text':
-      return blankText(part.text, part, context) ? undefined : { type: 'text', text: part.text };
+      return (
+        searchResultBlock(part) ??
+        (blankText(part.text, part, context) ? undefined : { type: 'text', text: part.text })
+      );
     case 'structured':
       return { type: 'text', text: JSON.stringify(part.value) };
     case 'media':
