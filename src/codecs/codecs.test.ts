@@ -664,6 +664,18 @@ describe('Gemini error bodies', () => {
     });
     expect(body().error).toEqual({ code: 502, message: 'x', status: 'UNAVAILABLE' });
   });
+
+  it("an upstream's 529 (overloaded) is Google's 503 UNAVAILABLE, never a bare 529 UNKNOWN", () => {
+    const encoded = codecs.gemini.encodeError({
+      status: 529,
+      errorClass: 'server_error',
+      message: 'overloaded',
+      retryAfterSeconds: 2,
+    });
+    expect(encoded.status).toBe(503);
+    expect(encoded.body).toEqual({ error: { code: 503, message: 'overloaded', status: 'UNAVAILABLE' } });
+    expect(encoded.headers).toMatchObject({ 'retry-after': '2' });
+  });
 });
 
 describe('usage details the canonical usage carries, and none it does not', () => {

@@ -40,6 +40,12 @@ const canonicalNames = new Set([
 ]);
 
 /**
+ * The HTTP status a Google client is given: an upstream's 529 (Anthropic's overloaded) is Google's
+ * 503 `UNAVAILABLE`, which is how Gemini says it is overloaded; any other status is kept.
+ */
+const googleStatus = (status: number) => (status === 529 ? 503 : status);
+
+/**
  * The body of a Google error (also the in-band error object of a stream). A `code` that is a
  * canonical status name (the emulator's scripts) is the `status`; any other (`model_failure`,
  * `state_unavailable`) goes in an ErrorInfo detail's `reason`, as Google's own errors carry theirs,
@@ -47,10 +53,11 @@ const canonicalNames = new Set([
  */
 export function errorBody(error: WireError): { error: Record<string, unknown> } {
   const named = error.code !== undefined && canonicalNames.has(error.code);
+  const status = googleStatus(error.status);
   const body: Record<string, unknown> = {
-    code: error.status,
+    code: status,
     message: error.message,
-    status: named ? error.code : (statusNames[error.status] ?? 'UNKNOWN'),
+    status: named ? error.code : (statusNames[status] ?? 'UNKNOWN'),
   };
   if (error.code !== undefined && !named)
     body.details = [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: error.code }];
@@ -60,5 +67,5 @@ export function errorBody(error: WireError): { error: Record<string, unknown> } 
 /** A Google error response (with `retry-after` and `retry-after-ms` when known). */
 export function encodeError(error: WireError): EncodedError {
   const headers = retryAfterHeaders(error.retryAfterSeconds);
-  return { status: error.status, body: errorBody(error), headers };
+  return { status: googleStatus(error.status), body: errorBody(error), headers };
 }
