@@ -70,15 +70,19 @@ function convertDataUri(
 }
 
 /**
- * A URI: http(s) URLs are fetched by the API (not by Claude on Vertex, `context.urlSources`: there
- * the part is left out, as toward Bedrock), data URIs are sent inline, other schemes are refused.
+ * A URI: http(s) URLs are fetched by the API (not by Claude on Vertex or Bedrock InvokeModel,
+ * `context.urlSources`: there the part is left out, as toward Converse), data URIs are sent inline, other schemes are refused.
  */
 function convertUri(uri: string, mediaType: string, what: string, context: ProviderContext): WireSource {
   // Only the scheme is named in errors: the rest of a URI may carry tokens or personal data.
   const scheme = uriScheme(uri);
   if (isWebScheme(scheme) && context.urlSources === false)
     throw new Unsupported(
-      unreadUriReason(what, scheme, 'Claude on Vertex fetches no URL (send it as base64 or bytes)'),
+      unreadUriReason(
+        what,
+        scheme,
+        'Claude on Vertex or Bedrock fetches no URL (send it as base64 or bytes)',
+      ),
     );
   if (isWebScheme(scheme)) return { type: 'url', url: uri };
   if (scheme === 'data') return convertDataUri(uri, mediaType, what, context);

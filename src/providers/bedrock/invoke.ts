@@ -49,9 +49,13 @@ export function convertInvokeBody(wire: WireRequest, version: string): JsonObjec
   return body;
 }
 
-/** Builds `POST /model/{modelId}/invoke` (or `/invoke-with-response-stream`). */
+/**
+ * Builds `POST /model/{modelId}/invoke` (or `/invoke-with-response-stream`). Bedrock fetches no
+ * http(s) URL (as Converse, and Claude on Vertex): such an image or document is left out with a
+ * WARN (`urlSources: false`) instead of a `url` source Bedrock refuses.
+ */
 export function buildRequest(request: CanonicalRequest, context: ProviderContext): WireRequest {
-  const wire = buildAnthropicRequest(request, codecContext(context));
+  const wire = buildAnthropicRequest(request, { ...codecContext(context), urlSources: false });
   const operation = context.stream ? 'invoke-with-response-stream' : 'invoke';
   return {
     path: `/model/${modelPath(context.model, context)}/${operation}`,

@@ -1,6 +1,7 @@
 /**
  * Claude on Vertex fetches no http(s) URL ("URL sources are not supported", langchain-google#1088):
- * an image or document given by one is left out with the projection WARN, as toward Bedrock, never
+ * an image or document given by one is left out with the projection WARN, as toward Bedrock (Converse
+ * and InvokeModel), never
  * sent as a `url` source the host refuses; the Anthropic API itself still gets the URL.
  */
 import { describe, expect, it } from 'vitest';
@@ -9,6 +10,8 @@ import type { CanonicalRequest } from '../../core/request.ts';
 import type { Item, Part } from '../../core/transcript.ts';
 import { anthropicCapabilities } from '../anthropic/capabilities.ts';
 import { buildRequest as buildAnthropicRequest } from '../anthropic/request.ts';
+import { invokeCapabilities } from '../bedrock/capabilities.ts';
+import { buildRequest as buildInvokeRequest } from '../bedrock/invoke.ts';
 import { createTestContext } from '../bedrock/test-support.ts';
 import { droppedPartMessage } from '../common/projection.ts';
 import { checkVertexAnthropicRequest } from '../../testing/emulator/rules/vertex.ts';
@@ -67,6 +70,17 @@ describe('Claude on Vertex: http(s) URL media left out with a WARN', () => {
       ['media', 2, 0],
     ]);
     expect(String(drops[0]?.fields.reason)).toMatch(/https: URL.*Vertex/);
+    expect(JSON.stringify(drops)).not.toContain('example.com');
+  });
+
+  it('Claude on Bedrock InvokeModel leaves them out the same way (Bedrock fetches no URL)', () => {
+    const model = 'anthropic.claude-sonnet-4-5-20250929-v1:0';
+    const context = createTestContext('bedrock', model, invokeCapabilities(model));
+    const body = buildInvokeRequest({ ...request, model: `bedrock:${model}` }, context).body;
+    expect(JSON.stringify(body)).not.toContain('"url"');
+    const drops = context.logger.entries.filter((entry) => entry.message === droppedPartMessage);
+    expect(drops).toHaveLength(3);
+    expect(String(drops[0]?.fields.reason)).toMatch(/https: URL.*Bedrock/);
     expect(JSON.stringify(drops)).not.toContain('example.com');
   });
 
