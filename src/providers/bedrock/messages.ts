@@ -84,6 +84,15 @@ function convertImage(part: MediaPart | FilePart, context: ProviderContext): Wir
 }
 
 /**
+ * A document file's extension — one of Converse's document formats (`documentFormats`), and `htm`
+ * — the only ending a name loses.
+ */
+const documentExtension = new RegExp(
+  `\\.(?:${[...new Set(Object.values(documentFormats)), 'htm'].join('|')})$`,
+  'i',
+);
+
+/**
  * Document names, unique in the request: Converse refuses two documents of one name anywhere in it
  * (tool results included: "Messages can't contain duplicate document names"), and the history is
  * sent again each turn, so one repeated file would fail every later turn. A name keeps letters,
@@ -92,8 +101,6 @@ function convertImage(part: MediaPart | FilePart, context: ProviderContext): Wir
  * its dot a space), else `document-N` numbered across the request; a name already given gets
  * ` (2)`, ` (3)`…. Given in transcript order, a document keeps its name from one turn to the next.
  */
-/** A document file's extension (Converse's document formats): the only ending a name loses. */
-const documentExtension = /\.(?:pdf|csv|docx?|xlsx?|html?|txt|md)$/i;
 
 class DocumentNames {
   private readonly given = new Set<string>();
