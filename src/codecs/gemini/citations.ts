@@ -51,13 +51,45 @@ export function citationMetadata(
   // A Chat upstream's annotations that came after their text count in the whole message text.
   add(textAnnotations(response.metadata), 0);
   if (cited.length === 0) return undefined;
-  const bytes = (offset: number) => Buffer.byteLength(text.slice(0, offset), 'utf8');
+  const bytes = utf8Offsets(
+    text,
+    cited.flatMap(({ start, end }) => [start, end]),
+  );
   return {
     citationSources: cited.map(({ start, end, uri, title }) => ({
-      startIndex: bytes(start),
-      endIndex: bytes(end),
+      startIndex: bytes.get(start)!,
+      endIndex: bytes.get(end)!,
       uri,
       title,
     })),
   };
 }
+
+/**
+ * The UTF-8 byte offset of each character offset in `text` — what `Buffer.byteLength` of the text
+ * up to it gives, a surrogate pair cut in two counting its high half alone (3 bytes) — counted in
+ * one walk of the text: a reply of many citations (a hostile upstream's thousands) does not
+ * measure its text once each.
+ */
+function utf8Offsets(text: string, offsets: number[]): Map<number, number> {
+  const bytes = new Map<number, number>();
+  const sorted = [...new Set(offsets)].sort((a, b) => a - b);
+  let next = 0;
+  let count = 0;
+  for (let index = 0; next < sorted.length; index++) {
+    while (next < sorted.length && (sorted[next]! <= index || index >= text.length))
+      bytes.set(sorted[next++]!, count);
+    if (index >= text.length) break;
+    const code = text.charCodeAt(index);
+    if (code < 0x80) count += 1;
+    else if (code < 0x800) count += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && isLowSurrogate(text.charCodeAt(index + 1))) {
+      if (sorted[next] === index + 1) bytes.set(sorted[next++]!, count + 3);
+      count += 4;
+      index++;
+    } else count += 3;
+  }
+  return bytes;
+}
+
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
