@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { costTable, statusLine, usd } from './format.ts';
 import { sanitize } from '../terminal-text.ts';
-import { AnswerRenderer, blockEnd, rowsOf } from './render.ts';
+import { AnswerRenderer, blockEnd, preloadMarkdown, rowsOf } from './render.ts';
 import type { StoredTurn } from './store.ts';
 
 const turn = (model: string, input: number, output: number, cost: number | undefined): StoredTurn => ({
@@ -137,6 +137,35 @@ describe('answer rendering', () => {
     renderer.finish();
     // eslint-disable-next-line no-control-regex
     expect(written).toMatch(/thinking… \(3 characters; \/reasoning on shows them\)\x1b\[22m\n$/);
+  });
+});
+
+describe('links in an answer', () => {
+  it('prints a Markdown link as its text and address, never a hidden terminal hyperlink (OSC 8), on a terminal that supports them', async () => {
+    const forced = process.env.FORCE_HYPERLINK;
+    process.env.FORCE_HYPERLINK = '1'; // what supports-hyperlinks reads for iTerm or GNOME's VTE
+    try {
+      await preloadMarkdown();
+      let written = '';
+      const renderer = new AnswerRenderer(
+        { write: (text) => void (written += text), tty: true, columns: () => 80, rows: () => 24 },
+        { reasoning: false },
+      );
+      renderer.event({
+        type: 'text-delta',
+        index: 0,
+        delta:
+          'Sign in at [https://accounts.example](https://evil.example/phish) or <https://plain.example>.\n\n',
+      } as never);
+      renderer.finish();
+      expect(written).not.toContain('\x1b]8;');
+      expect(written).toContain('https://evil.example/phish');
+      expect(written).toContain('https://plain.example');
+      expect(written).not.toContain('https://plain.example (https://plain.example)');
+    } finally {
+      if (forced === undefined) delete process.env.FORCE_HYPERLINK;
+      else process.env.FORCE_HYPERLINK = forced;
+    }
   });
 });
 

@@ -3,6 +3,7 @@
  * rendered for the terminal (`marked` + `marked-terminal`, code highlighted); reasoning dimmed and
  * folded to one line unless `/reasoning on`; each tool call as one line, its result summarized.
  */
+import type { Token, Tokens } from 'marked';
 import stringWidth from 'string-width';
 import type { AgentEvent } from '../../agent/types.ts';
 import type { ToolResultPart } from '../../core/transcript.ts';
@@ -36,12 +37,23 @@ export function preloadMarkdown(): Promise<void> {
       const marked = new Marked();
       // The types of marked-terminal lag behind marked's extension type.
       marked.use(markedTerminal({ reflowText: false, tab: 2 }) as Parameters<typeof marked.use>[0]);
+      // A link is printed as `text (url)`, never as a terminal hyperlink (OSC 8): marked-terminal
+      // makes one wherever supports-hyperlinks says the terminal can (iTerm, GNOME's VTE), and an
+      // answer could then show one address and open another.
+      marked.use({ renderer: { link: plainLink } });
       markdown = (text) => marked.parse(text, { async: false });
     } catch {
       markdown = undefined; // Plain text it is.
     }
   })();
   return loading;
+}
+
+/** A Markdown link as `text (url)`, or the URL alone when it is its own text; never OSC 8. */
+function plainLink(this: { parser: { parseInline(tokens: Token[]): string } }, link: Tokens.Link): string {
+  const text = this.parser.parseInline(link.tokens);
+  const href = sanitize(link.href);
+  return text === href || text === '' ? href : `${text} (${href})`;
 }
 
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
