@@ -88,7 +88,7 @@ export function createNodeListener(state: GatewayState, fetch: Fetch, hostname: 
     }
     if (route === undefined) {
       if (declaresLargeBody(incoming)) closeIfUnread(incoming, outgoing);
-      void general(incoming, outgoing);
+      whenItsTurn(outgoing, () => void general(incoming, outgoing));
     } else serveDirect(state, route, incoming, outgoing);
   };
 }
@@ -310,23 +310,25 @@ function serveDirect(
 }
 
 /**
- * Runs `generate` once the response owns its connection. Node emits a `request` for every
- * pipelined request at once, their responses queued behind the one on the socket: generated at
- * once, 50 requests in one write made 50 concurrent upstream calls, all started (and billed) even
- * when the client left after the first. So a queued request waits, its body unread (Node stops
- * reading the connection when it is buffered), until its response gets the socket (`socket`), or
- * until the connection closes first ({@link closeWithConnection} emits the response's `close`):
- * then it runs with the client already gone, so it is logged 499 and nothing goes upstream.
+ * Runs `serve` once the response owns its connection, on every route (generation, token counts,
+ * listings, stored replies). Node emits a `request` for every pipelined request at once, their
+ * responses queued behind the one on the socket: served at once, 50 requests in one write made 50
+ * concurrent upstream calls, all started (and billed) even when the client left after the first,
+ * and a count or a stored reply's read or delete ran before the requests sent ahead of it had been
+ * answered. So a queued request waits, its body unread (Node stops reading the connection when it
+ * is buffered), until its response gets the socket (`socket`), or until the connection closes
+ * first ({@link closeWithConnection} emits the response's `close`): then it runs with the client
+ * already gone, so a generation is logged 499 and nothing goes upstream.
  */
-function whenItsTurn(outgoing: ServerResponse, generate: () => void): void {
+function whenItsTurn(outgoing: ServerResponse, serve: () => void): void {
   if (outgoing.socket !== null) {
-    generate();
+    serve();
     return;
   }
   const start = () => {
     outgoing.off('socket', start);
     outgoing.off('close', start);
-    generate();
+    serve();
   };
   outgoing.once('socket', start);
   outgoing.once('close', start);
