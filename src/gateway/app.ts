@@ -17,6 +17,7 @@ import { countBuiltinTools } from './builtin-tools.ts';
 import { HeldBody, readHeldJson } from './body-hold.ts';
 import { headerOf } from './inbound.ts';
 import { applyClientBetas } from './betas.ts';
+import { ambiguousPathError, isAmbiguousPath, pathOfTarget, protocolOfPath } from './paths.ts';
 import { anthropicModels, geminiModels, listedModel, openaiModels } from './models.ts';
 import { withStoredResponses } from './stored-responses.ts';
 import { deleteResponse, listResponseInputItems, retrieveResponse } from './response-routes.ts';
@@ -46,12 +47,22 @@ function rawPath(url: string): string {
   return url.slice(start, query === -1 ? undefined : query);
 }
 
-/** The protocol a path speaks, for error shapes before a handler runs. */
-function protocolOfPath(path: string, headers: Headers): ProtocolName {
-  if (path.startsWith('/v1beta/') || geminiPath.test(path)) return 'gemini';
-  if (path.startsWith('/v1/messages') || headers.has('anthropic-version')) return 'anthropic-messages';
-  if (path.startsWith('/v1/responses')) return 'openai-responses';
-  return 'openai-chat';
+/** The protocol a request's path speaks, for error shapes before a handler runs. */
+const protocolOf = (c: Context<Env>): ProtocolName =>
+  protocolOfPath(c.req.path, c.req.raw.headers.has('anthropic-version'));
+
+/**
+ * A request whose path as sent (Node's `url`, when @hono/node-server serves the app: the web
+ * `Request`'s URL has its dot-segments already resolved) is refused rather than routed
+ * (`paths.ts`): its 404, else undefined. Another host's `Request` shows only the resolved path.
+ */
+function refusedPath(c: Context<Env>, requestId: string): Response | undefined {
+  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
+  if (!(incoming instanceof IncomingMessage)) return undefined;
+  const path = pathOfTarget(incoming.url ?? '/');
+  if (!isAmbiguousPath(path)) return undefined;
+  const protocol = protocolOfPath(path, c.req.raw.headers.has('anthropic-version'));
+  return errorResponse(protocol, ambiguousPathError(c.req.method, path), requestId);
 }
 
 // `s`: a model name holding a line break is still a Gemini action (refused as a model name, a 400).
@@ -130,6 +141,8 @@ export function createApp(state: GatewayState): Hono<Env> {
     (handler: Handler): Route =>
     (c) => {
       const caller: Caller = { requestId: identify(c), key: undefined };
+      const unroutable = refusedPath(c, caller.requestId);
+      if (unroutable !== undefined) return unroutable;
       const refusal = localRefusal(state, (name) => headerOf(c.req.raw, incomingOf(c.env), name));
       if (refusal === undefined) return handler(c, caller);
       return errorResponse('openai-chat', refusal, caller.requestId);
@@ -139,11 +152,13 @@ export function createApp(state: GatewayState): Hono<Env> {
     (handler: Handler, protocol?: ProtocolName): Route =>
     (c) => {
       const caller: Caller = { requestId: identify(c), key: undefined };
+      const unroutable = refusedPath(c, caller.requestId);
+      if (unroutable !== undefined) return unroutable;
       const incoming = incomingOf(c.env);
       const header = (name: string) => headerOf(c.req.raw, incoming, name);
       const refusal = refusalOf(state, caller, header, () => c.req.query('key'));
       if (refusal === undefined) return handler(c, caller);
-      const refusedAs = protocol ?? protocolOfPath(c.req.path, c.req.raw.headers);
+      const refusedAs = protocol ?? protocolOf(c);
       logRefusal(
         state,
         { protocol: refusedAs, path: rawPath(c.req.url), requestId: caller.requestId },
@@ -352,6 +367,8 @@ export function createApp(state: GatewayState): Hono<Env> {
   // Scraped while shutting down too (the grace period is when an operator watches it drain).
   app.get('/metrics', async (c) => {
     const caller: Caller = { requestId: identify(c), key: undefined };
+    const unroutable = refusedPath(c, caller.requestId);
+    if (unroutable !== undefined) return unroutable;
     const header = (name: string) => headerOf(c.req.raw, incomingOf(c.env), name);
     const refusal = keyRefusalOf(state, caller, header, () => c.req.query('key'));
     if (refusal === undefined) return metricsFor(c, caller);
@@ -372,7 +389,7 @@ export function createApp(state: GatewayState): Hono<Env> {
   // An unknown path is a 404; a known one asked with another method a 405 with `allow`.
   const notFound: Handler = (c, caller) => {
     const allow = otherMethods(c.req.path, c.req.method);
-    const protocol = protocolOfPath(c.req.path, c.req.raw.headers);
+    const protocol = protocolOf(c);
     if (allow.length === 0)
       return errorResponse(
         protocol,
@@ -397,11 +414,7 @@ export function createApp(state: GatewayState): Hono<Env> {
     state.logger.warn('gateway: unexpected error', {
       error: error instanceof Error ? error.name : 'unknown',
     });
-    return errorResponse(
-      protocolOfPath(c.req.path, c.req.raw.headers),
-      toWireError(error),
-      c.get('requestId') ?? requestIdOf(c),
-    );
+    return errorResponse(protocolOf(c), toWireError(error), c.get('requestId') ?? requestIdOf(c));
   });
   return app;
 }

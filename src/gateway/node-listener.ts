@@ -21,6 +21,7 @@ import type { GenerationCall } from './generation-call.ts';
 import { serveGeneration } from './generate.ts';
 import { logRefusal } from './access-log.ts';
 import { nodeHeader } from './inbound.ts';
+import { ambiguousPathError, isAmbiguousPath, pathOfTarget, protocolOfPath } from './paths.ts';
 import { errorReply, type Reply, sentReply, writeReply } from './reply.ts';
 import type { GatewayState } from './state.ts';
 
@@ -86,6 +87,14 @@ export function createNodeListener(state: GatewayState, fetch: Fetch, hostname: 
       answerClosing(protocol, incoming, outgoing, 400, 'an HTTP/1.1 request needs a Host header');
       return;
     }
+    // A fixed direct route's path is exact; any other may read as another path (`paths.ts`).
+    if (route === undefined || route.protocol === 'gemini') {
+      const path = pathOfTarget(incoming.url ?? '/');
+      if (isAmbiguousPath(path)) {
+        whenItsTurn(outgoing, () => answerAmbiguousPath(incoming, outgoing, path));
+        return;
+      }
+    }
     if (route === undefined) {
       if (declaresLargeBody(incoming)) closeIfUnread(incoming, outgoing);
       whenItsTurn(outgoing, () => void general(incoming, outgoing));
@@ -135,6 +144,22 @@ function answerClosing(
   const wire = { status, errorClass: 'invalid_request' as const, message };
   const reply = errorReply(protocol, wire, requestIdFrom(nodeHeader(incoming, 'x-request-id')));
   reply.headers.connection = 'close';
+  safely(outgoing, () => writeReply(outgoing, reply));
+}
+
+/**
+ * The 404 of a path refused as sent (`paths.ts`), in its protocol's shape, served in its turn on
+ * the connection; its body unread, the connection closes unless that body is small.
+ */
+function answerAmbiguousPath(incoming: IncomingMessage, outgoing: ServerResponse, path: string): void {
+  const anthropic = nodeHeader(incoming, 'anthropic-version') !== undefined;
+  const requestId = requestIdFrom(nodeHeader(incoming, 'x-request-id'));
+  const reply = errorReply(
+    protocolOfPath(path, anthropic),
+    ambiguousPathError(incoming.method ?? 'GET', path),
+    requestId,
+  );
+  if (!incoming.complete && declaresLargeBody(incoming)) reply.headers.connection = 'close';
   safely(outgoing, () => writeReply(outgoing, reply));
 }
 
