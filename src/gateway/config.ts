@@ -74,6 +74,12 @@ export const gatewayConfigSchema = z
      */
     body_timeout_seconds: z.number().positive().max(3600).optional(),
     /**
+     * The longest a request may take to arrive, headers and body (Node's `requestTimeout`; its
+     * headers have the lesser of 60 s and this): past it, a 408 and the connection closes. A
+     * request pipelined behind another is counted from its turn, not from its first byte. Default 300.
+     */
+    request_timeout_seconds: z.number().positive().max(3600).optional(),
+    /**
      * The longest a stream's client may take nothing (as nginx's `send_timeout`): past it the client
      * is cut off and its upstream call cancelled. Default 60.
      */

@@ -9,8 +9,7 @@
  * Both ways share the caller check (`caller.ts`), the generation (`generate.ts`) and the reply
  * (`reply.ts`); the Hono app still serves every route (mounted, or `app.request` in tests).
  */
-import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
-import type { Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { codecs } from '../codecs/index.ts';
@@ -22,6 +21,13 @@ import { serveGeneration } from './generate.ts';
 import { logRefusal } from './access-log.ts';
 import { nodeHeader } from './inbound.ts';
 import { ambiguousPathError, isAmbiguousPath, pathOfTarget, protocolOfPath } from './paths.ts';
+import {
+  closeWithConnection,
+  deferTimeout,
+  inFlightOn,
+  rawErrorResponse,
+  whenItsTurn,
+} from './pipelining.ts';
 import { errorReply, type Reply, sentReply, writeReply } from './reply.ts';
 import type { GatewayState } from './state.ts';
 
@@ -91,13 +97,15 @@ export function createNodeListener(state: GatewayState, fetch: Fetch, hostname: 
     if (route === undefined || route.protocol === 'gemini') {
       const path = pathOfTarget(incoming.url ?? '/');
       if (isAmbiguousPath(path)) {
-        whenItsTurn(outgoing, () => answerAmbiguousPath(incoming, outgoing, path));
+        whenItsTurn(incoming, outgoing, state.requestTimeoutMs, () =>
+          answerAmbiguousPath(incoming, outgoing, path),
+        );
         return;
       }
     }
     if (route === undefined) {
       if (declaresLargeBody(incoming)) closeIfUnread(incoming, outgoing);
-      whenItsTurn(outgoing, () => void general(incoming, outgoing));
+      whenItsTurn(incoming, outgoing, state.requestTimeoutMs, () => void general(incoming, outgoing));
     } else serveDirect(state, route, incoming, outgoing);
   };
 }
@@ -164,20 +172,6 @@ function answerAmbiguousPath(incoming: IncomingMessage, outgoing: ServerResponse
 }
 
 /**
- * A whole HTTP/1.1 error response with a body in OpenAI's shape (no protocol is known), for a
- * socket no response object stands for; the connection closes after it.
- */
-function rawErrorResponse(status: number, message: string, extraHeaders = ''): string {
-  const body = JSON.stringify(
-    codecs['openai-chat'].encodeError({ status, errorClass: 'invalid_request', message }).body,
-  );
-  return (
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\n${extraHeaders}` +
-    `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
-  );
-}
-
-/**
  * What @hono/node-server answers when it cannot make a web `Request` of Node's (a `Host` that is no
  * host name, a backslash in the path, an absolute URL that does not parse: its `RequestError`) —
  * otherwise an empty 400 — or when a handler's promise rejects (never expected: the app answers
@@ -236,40 +230,6 @@ export function answerAndClose(socket: Duplex, response: string): void {
   socket.end(response);
   socket.resume();
   setTimeout(() => socket.destroy(), closeGraceMs).unref();
-}
-
-/** Per connection, the responses queued behind another one on it (HTTP pipelining). */
-const queuedOn = new WeakMap<Socket, Set<ServerResponse>>();
-
-/**
- * A response queued behind another on its connection (a pipelined request) has no socket yet, and
- * Node never emits its `close` if the connection closes first: a client that left would go
- * unnoticed (its upstream call run to the end, billed and logged 200; a stream held open until the
- * total timeout, keeping an upstream connection). Such a response is destroyed and its `close`
- * emitted when the connection closes, as a response holding the socket gets; once it holds the
- * socket, Node's own `close` applies. One listener per connection, however many are queued.
- */
-function closeWithConnection(incoming: IncomingMessage, outgoing: ServerResponse): void {
-  const socket = incoming.socket as Socket | null;
-  if (socket === null) return;
-  let queued = queuedOn.get(socket);
-  if (queued === undefined) {
-    const responses = new Set<ServerResponse>();
-    queued = responses;
-    queuedOn.set(socket, responses);
-    socket.once('close', () => {
-      for (const response of responses) {
-        if (response.writableFinished) continue;
-        response.destroy();
-        response.emit('close');
-      }
-      responses.clear();
-    });
-  }
-  queued.add(outgoing);
-  const settled = () => queued.delete(outgoing);
-  outgoing.once('socket', settled);
-  outgoing.once('finish', settled);
 }
 
 /**
@@ -331,32 +291,7 @@ function serveDirect(
       if (!outgoing.headersSent) send(errorReply(protocol, toWireError(error), caller.requestId));
       else if (!outgoing.writableEnded) outgoing.destroy();
     });
-  whenItsTurn(outgoing, generate);
-}
-
-/**
- * Runs `serve` once the response owns its connection, on every route (generation, token counts,
- * listings, stored replies). Node emits a `request` for every pipelined request at once, their
- * responses queued behind the one on the socket: served at once, 50 requests in one write made 50
- * concurrent upstream calls, all started (and billed) even when the client left after the first,
- * and a count or a stored reply's read or delete ran before the requests sent ahead of it had been
- * answered. So a queued request waits, its body unread (Node stops reading the connection when it
- * is buffered), until its response gets the socket (`socket`), or until the connection closes
- * first ({@link closeWithConnection} emits the response's `close`): then it runs with the client
- * already gone, so a generation is logged 499 and nothing goes upstream.
- */
-function whenItsTurn(outgoing: ServerResponse, serve: () => void): void {
-  if (outgoing.socket !== null) {
-    serve();
-    return;
-  }
-  const start = () => {
-    outgoing.off('socket', start);
-    outgoing.off('close', start);
-    serve();
-  };
-  outgoing.once('socket', start);
-  outgoing.once('close', start);
+  whenItsTurn(incoming, outgoing, state.requestTimeoutMs, generate);
 }
 
 /** Most bytes of an unread request body Node may drain to keep the connection open. */
@@ -405,6 +340,8 @@ const closingAfterReplies = new WeakSet<Duplex>();
  */
 export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   const reset = error.code === 'ECONNRESET';
+  // A request waiting for its turn: Node's clock counted the wait, not the client.
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && deferTimeout(socket)) return;
   // The parser stays in error: every later chunk on the connection comes here again.
   if (!reset && closingAfterReplies.has(socket)) return;
   const inFlight = inFlightOn(socket);
@@ -420,12 +357,6 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex):
     socket.write(rawErrorResponse(status, message));
   }
   socket.destroy();
-}
-
-/** The reply being written on `socket` (Node's `_httpMessage`), unless none is or it is finished. */
-function inFlightOn(socket: Duplex): ServerResponse | undefined {
-  const message = (socket as { _httpMessage?: ServerResponse | null })._httpMessage;
-  return message === undefined || message === null || message.writableFinished ? undefined : message;
 }
 
 /**

@@ -129,6 +129,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     logger,
     bodyLimit: gateway.body_limit_bytes ?? defaultBodyLimit,
     bodyTimeoutMs: (gateway.body_timeout_seconds ?? 60) * 1000,
+    requestTimeoutMs: Math.round((gateway.request_timeout_seconds ?? 300) * 1000),
     sendTimeoutMs: (gateway.send_timeout_seconds ?? 60) * 1000,
     heldBodyBytes: 0,
     inFlightByKey: new Map(),
@@ -203,8 +204,16 @@ async function listen(
   // h2c` — is an ordinary request, answered as HTTP/1.1 (an upgrade the server does not speak is
   // ignored, RFC 9110 §7.8).
   const listener = createNodeListener(state, fetch, host);
+  // Node's request timeout (its default, 300 s, unless configured), its headers timeout the lesser
+  // of 60 s and that, both checked every 30 s or a quarter of the request timeout when shorter.
+  const requestTimeout = state.requestTimeoutMs;
   const server = createServer(
-    { shouldUpgradeCallback: isWebSocketUpgrade, requireHostHeader: false } as ServerOptions,
+    {
+      shouldUpgradeCallback: isWebSocketUpgrade,
+      requireHostHeader: false,
+      requestTimeout,
+      connectionsCheckingInterval: Math.min(30_000, Math.max(10, Math.round(requestTimeout / 4))),
+    } as ServerOptions,
     listener,
   );
   server.on('checkContinue', continueOnRead(listener));

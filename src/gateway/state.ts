@@ -27,6 +27,11 @@ export interface GatewayState {
   bodyLimit: number;
   /** A request body that sends no byte for this many ms is refused with 408. */
   bodyTimeoutMs: number;
+  /**
+   * Node's `requestTimeout` on the gateway's own server: the most a request may take to arrive,
+   * counted for a pipelined request from its turn on the connection (`pipelining.ts`).
+   */
+  requestTimeoutMs: number;
   /** A stream's client that takes nothing for this many ms is cut off (`stream-body.ts`). */
   sendTimeoutMs: number;
   /** Request body bytes held by requests in flight, and their bound (`body-hold.ts`). */

@@ -2,7 +2,8 @@
  * Requests pipelined on one connection, over raw sockets: every route — those served from Node and
  * those the Hono app serves — starts only when the reply before it has finished and its own owns
  * the socket, so replies come back whole and in order, and nothing goes upstream for a request
- * before its turn.
+ * before its turn. Node's request timeout (here 0.5 s) does not count the time a request waits for
+ * its turn: one behind a longer stream is served after it, never dropped with the connection.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type GatewayHarness, rawConnection as rawSocket, startGatewayHarness } from './harness.ts';
@@ -10,7 +11,7 @@ import { type GatewayHarness, rawConnection as rawSocket, startGatewayHarness } 
 let harness: GatewayHarness;
 
 beforeAll(async () => {
-  harness = await startGatewayHarness();
+  harness = await startGatewayHarness({ request_timeout_seconds: 0.5 });
 });
 beforeEach(() => {
   harness.emulator.clear();
@@ -38,13 +39,20 @@ const streamed = () =>
     messages: [{ role: 'user', content: 'Hi' }],
   });
 
-/** A slow stream: 20 pieces 30 ms apart. */
-const dripping = () =>
+/** A slow stream: `pieces` pieces 30 ms apart. */
+const dripping = (pieces = 20) =>
   harness.emulator.enqueue({
     type: 'scripted',
-    content: [{ type: 'text', text: 'drip '.repeat(20) }],
+    content: [{ type: 'text', text: 'drip '.repeat(pieces) }],
     chunkSize: 5,
     fault: { dripMs: 30 },
+  });
+
+/** A Chat request whose body is `size` characters of text: more than Node buffers, so it is left unread while it waits. */
+const large = (size: number) =>
+  request('POST', '/v1/chat/completions', {
+    model: 'up-chat',
+    messages: [{ role: 'user', content: 'x'.repeat(size) }],
   });
 
 describe('pipelined requests to the Hono app’s routes', () => {
@@ -93,5 +101,60 @@ describe('pipelined requests to the Hono app’s routes', () => {
     expect(harness.emulator.requests.slice(sent).map((asked) => asked.path)).toEqual([
       '/v1/chat/completions',
     ]);
+  });
+});
+
+describe('Node’s request timeout and a request waiting for its turn', () => {
+  it('a large request pipelined behind a stream longer than the request timeout is served after it, not dropped with the connection', async () => {
+    dripping(60);
+    harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Second.' }] });
+    const { socket, received } = rawConnection();
+    socket.write(streamed() + large(300_000));
+    await expect.poll(() => received(), { timeout: 4000 }).toContain('Second.');
+    const text = received();
+    expect(text.match(/HTTP\/1\.1 \d+/g)).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200']);
+    expect(text.indexOf('[DONE]')).toBeLessThan(text.indexOf('Second.'));
+    expect(harness.emulator.requests.at(-1)?.body).toMatchObject({
+      messages: [{ role: 'user', content: 'x'.repeat(300_000) }],
+    });
+    socket.destroy();
+  });
+
+  it('headers cut short behind a stream, completed after the request timeout while it runs: all three served', async () => {
+    dripping(60);
+    const { socket, received } = rawConnection();
+    const third = request('GET', '/v1/models');
+    socket.write(streamed() + request('GET', '/healthz') + third.slice(0, 20));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(received()).not.toContain('[DONE]');
+    socket.write(third.slice(20));
+    await expect.poll(() => received().match(/HTTP\/1\.1 \d+/g)?.length ?? 0, { timeout: 4000 }).toBe(3);
+    expect(received().match(/HTTP\/1\.1 \d+/g)).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200', 'HTTP/1.1 200']);
+    expect(received()).toContain('"object":"list"');
+    socket.destroy();
+  });
+
+  it('a pipelined body that stops arriving after its turn is a 408 once the request timeout has passed since its turn, after the stream whole', async () => {
+    dripping(40);
+    const { socket, received, closed } = rawConnection();
+    const cut = large(300_000);
+    socket.write(streamed() + cut.slice(0, 100_000));
+    await closed;
+    const text = received();
+    expect(text).toContain('[DONE]');
+    expect(text.match(/HTTP\/1\.1 \d+/g)).toEqual(['HTTP/1.1 200', 'HTTP/1.1 408']);
+    expect(text.slice(text.indexOf('HTTP/1.1 408'))).toContain('the request did not arrive in time');
+  });
+
+  it('headers cut short behind a stream and never completed: the stream whole, then a 408 once the headers timeout has passed without a reply in flight', async () => {
+    dripping(40);
+    const { socket, received, closed } = rawConnection();
+    socket.write(streamed() + 'GET /v1/models HTTP/1.1\r\nhost: local');
+    const started = performance.now();
+    await closed;
+    expect(performance.now() - started).toBeGreaterThan(1200 + 400);
+    const text = received();
+    expect(text).toContain('[DONE]');
+    expect(text.match(/HTTP\/1\.1 \d+/g)).toEqual(['HTTP/1.1 200', 'HTTP/1.1 408']);
   });
 });
