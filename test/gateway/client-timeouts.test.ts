@@ -368,3 +368,25 @@ describe('bodies a parse would pay for', () => {
     socket.close();
   });
 });
+
+describe('a client that half-closes its side after its request', () => {
+  it('is taken as gone (Node’s httpAllowHalfOpen: false): no reply, nothing left running upstream, logged 499 — a close and a half-close look alike until a write', async () => {
+    harness.emulator.enqueue({ ...hello('Never read.'), fault: { delayHeadersMs: 400 } });
+    const before = harness.accessLog.length;
+    const servedBefore = harness.served.length;
+    const { socket, received, closed } = rawConnection();
+    const body = chatBody();
+    const started = performance.now();
+    socket.end(
+      `POST /v1/chat/completions HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    await closed;
+    expect(performance.now() - started).toBeLessThan(300);
+    expect(received()).toBe('');
+    await expect.poll(() => harness.accessLog.length - before).toBe(1);
+    expect(harness.accessLog.at(-1)).toMatchObject({ status: 499, errorClass: 'cancelled' });
+    // Cancelled before the upstream answered: any call sent was cut, not served whole.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(harness.served.slice(servedBefore).filter((entry) => entry.complete)).toEqual([]);
+  });
+});
