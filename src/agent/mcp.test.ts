@@ -2,6 +2,7 @@ import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryLogger } from '../core/logger.ts';
 import { redactSecrets } from '../core/redaction.ts';
 import { repoRoot } from '../../test/support/fixtures.ts';
 import { pixel, serveTestMcpOverHttp } from '../../test/support/mcp-server.ts';
@@ -270,4 +271,45 @@ it('an MCP approval rule is asked with the server’s own (prefixed) name, not t
   } finally {
     await source.close();
   }
+});
+
+it('a listing that names one tool twice: the first is kept, the later left out with a WARN, on every re-listing too', async () => {
+  const schema = { type: 'object', properties: {} };
+  let listing = [
+    { name: 'lookup', description: 'a', inputSchema: schema },
+    { name: 'lookup', description: 'b', inputSchema: schema },
+  ];
+  const client = {
+    listTools: async () => ({ tools: listing }),
+    callTool: async (params: { name: string }) => ({
+      content: [{ type: 'text', text: `called ${params.name}` }],
+    }),
+    close: async () => {},
+  };
+  const logger = createMemoryLogger();
+  const source = await connectMcpTools({ client }, { prefix: 'notes_', logger });
+  expect(source.tools.map((tool) => [tool.name, tool.description])).toEqual([['notes_lookup', 'a']]);
+  expect(logger.entries).toEqual([
+    {
+      message: 'mcp: two tools of the server are named notes_lookup; the later one is left out',
+      fields: { tool: 'notes_lookup', kept: 'lookup', leftOut: 'lookup' },
+    },
+  ]);
+  // An agent over them runs (two of one name would refuse every run).
+  const adapter = createScriptedAdapter([{ content: [text('hi')] }]);
+  const run = createAgent({ client: adapter, model: 'scripted:m', tools: source.tools }).run('go');
+  expect((await run.result()).outcome).toBe('completed');
+
+  // After a tools/list_changed, the new listing is checked again.
+  listing = [
+    { name: 'lookup', description: 'a', inputSchema: schema },
+    { name: 'a', description: 'first', inputSchema: schema },
+    { name: 'a', description: 'second', inputSchema: schema },
+  ];
+  const tools = await source.refresh();
+  expect(tools.map((tool) => [tool.name, tool.description])).toEqual([
+    ['notes_lookup', 'a'],
+    ['notes_a', 'first'],
+  ]);
+  expect(logger.entries.at(-1)?.fields).toEqual({ tool: 'notes_a', kept: 'a', leftOut: 'a' });
 });

@@ -16,6 +16,7 @@ import type { Part } from '../core/transcript.ts';
 import { type ExecutableTool, tool as createTool } from '../schemas/structured.ts';
 import { type ApprovalRule, type ToolReturn, toolOutput } from './tool.ts';
 import { pushAll } from '../core/arrays.ts';
+import { consoleLogger, guardLogger, type Logger } from '../core/logger.ts';
 
 /** Where the MCP server is. */
 export type McpServerConfig =
@@ -62,6 +63,8 @@ export interface McpToolOptions {
   include?: string[];
   /** Client name announced to the server. Default `switchyard-agent`. */
   clientName?: string;
+  /** Where a tool left out of the listing is reported (two of one name). Default: the console logger. */
+  logger?: Logger;
 }
 
 /** A connected MCP server and its tools. */
@@ -113,9 +116,11 @@ export async function connectMcpTools(
       } catch (error) {
         throw unavailable('tools/list', error);
       }
-      const tools = listed
-        .filter((tool) => options.include === undefined || options.include.includes(tool.name))
-        .map((tool) => toAgentTool(client, tool, options));
+      const tools = uniqueTools(
+        listed.filter((tool) => options.include === undefined || options.include.includes(tool.name)),
+        client,
+        options,
+      );
       (source.tools as ExecutableTool<JsonObject>[]).splice(0, source.tools.length, ...tools);
       return source.tools;
     },
@@ -248,6 +253,42 @@ function unboundedListing(why: string): ServerError {
     providerCode: 'mcp_listing_unbounded',
     retryable: false,
   });
+}
+
+/** Characters of a server's own tool name quoted in a warning (MCP puts no limit on them). */
+const quotedNameLength = 100;
+
+/**
+ * The listed tools as agent tools, one per name. A server may list a name twice, or list a name
+ * that is another's safe form (`files.read` is offered as `files_read_<digest>`); two tools of one name would make every agent run refuse the whole set
+ * (`createAgent`: `two tools are named …`), so the later one is left out with a WARN naming both as
+ * the server listed them. Checked on every listing, `refresh()` after a `tools/list_changed` too.
+ */
+function uniqueTools(
+  listed: readonly ListedTool[],
+  client: McpClient,
+  options: McpToolOptions,
+): ExecutableTool<JsonObject>[] {
+  const kept = new Map<string, string>();
+  const tools: ExecutableTool<JsonObject>[] = [];
+  for (const entry of listed) {
+    const tool = toAgentTool(client, entry, options);
+    const first = kept.get(tool.name);
+    if (first === undefined) {
+      kept.set(tool.name, entry.name);
+      tools.push(tool);
+      continue;
+    }
+    guardLogger(options.logger ?? consoleLogger).warn(
+      `mcp: two tools of the server are named ${tool.name}; the later one is left out`,
+      {
+        tool: tool.name,
+        kept: first.slice(0, quotedNameLength),
+        leftOut: entry.name.slice(0, quotedNameLength),
+      },
+    );
+  }
+  return tools;
 }
 
 function toAgentTool(

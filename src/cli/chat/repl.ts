@@ -207,9 +207,10 @@ export async function runChat(options: ChatOptions): Promise<number> {
   };
   if (output.closed) stop();
   let store = await openLog(say);
-  const { tools, sources } = await connectTools(door.mcpServers, allowed, (name, error) =>
-    say(`MCP server ${name} not connected: ${describeError(error)}`),
-  );
+  const { tools, sources } = await connectTools(door.mcpServers, allowed, {
+    failed: (name, error) => say(`MCP server ${name} not connected: ${describeError(error)}`),
+    warn: say,
+  });
   session.tools = tools;
   const chat: Chat = {
     session,

@@ -13,27 +13,59 @@ export function askUnlessAllowed(tool: AnyAgentTool, allowed: ReadonlySet<string
   return { ...tool, needsApproval: () => !allowed.has(tool.name) };
 }
 
-/** Connects `servers` (tools named `server_tool`); a server that fails is passed to `failed` and skipped. */
+/** What `connectTools` reports: a server that failed (skipped), a tool left out (named as another). */
+export interface ConnectReport {
+  failed(name: string, error: unknown): void;
+  warn(message: string): void;
+}
+
+/**
+ * Connects `servers` (tools named `server_tool`); a server that fails is reported and skipped. Names
+ * are one per tool: a server's second tool of a name (listed twice), and a
+ * tool named as one of an earlier server's (`fs` + `x_read` and `fs_x` + `read` are both
+ * `fs_x_read`), is left out with a warning naming both servers — never offered, since two of one
+ * name would refuse every message. The set is fixed here: the chat lists no server again.
+ */
 export async function connectTools(
   servers: Record<string, McpServerEntry>,
   allowed: ReadonlySet<string>,
-  failed: (name: string, error: unknown) => void,
+  report: ConnectReport,
 ): Promise<{ tools: AnyAgentTool[]; sources: McpToolSource[] }> {
   const entries = Object.entries(servers);
   if (entries.length === 0) return { tools: [], sources: [] };
   const { connectMcpTools } = await import('../../agent/mcp.ts');
   const sources: McpToolSource[] = [];
+  const owners = new Map<string, string>();
+  const tools: AnyAgentTool[] = [];
   for (const [name, entry] of entries) {
+    let source: McpToolSource;
     try {
       const server =
         'command' in entry
           ? { transport: 'stdio' as const, ...entry, stderr: 'ignore' as const }
           : { transport: 'http' as const, ...entry };
-      sources.push(await connectMcpTools(server, { prefix: `${name}_`, timeoutMs: 60_000 }));
+      const logger = {
+        warn: (_message: string, fields: Record<string, unknown>) =>
+          report.warn(
+            `MCP server ${name} lists two tools named ${String(fields.tool)}: the second is not offered`,
+          ),
+      };
+      source = await connectMcpTools(server, { prefix: `${name}_`, timeoutMs: 60_000, logger });
     } catch (error) {
-      failed(name, error);
+      report.failed(name, error);
+      continue;
+    }
+    sources.push(source);
+    for (const tool of source.tools as AnyAgentTool[]) {
+      const owner = owners.get(tool.name);
+      if (owner === undefined) {
+        owners.set(tool.name, name);
+        tools.push(askUnlessAllowed(tool, allowed));
+      } else
+        report.warn(
+          `MCP servers ${owner} and ${name} both have a tool named ${tool.name}: ${name}'s is not offered`,
+        );
     }
   }
-  const tools = sources.flatMap((source) => source.tools as AnyAgentTool[]);
-  return { tools: tools.map((tool) => askUnlessAllowed(tool, allowed)), sources };
+  return { tools, sources };
 }
