@@ -194,18 +194,18 @@ describe('the limit of 4 breakpoints', () => {
   });
 
   it('counts markers in body fields that replace the converted ones, without modifying them', () => {
-    const systemBlocks = [
-      { type: 'text', text: 'a', cache_control: { type: 'ephemeral' } },
-      { type: 'text', text: 'b', cache_control: { type: 'ephemeral' } },
+    const marker = { type: 'ephemeral' };
+    const bodyTools = [
+      { name: 'a', input_schema: { type: 'object' }, cache_control: marker },
+      { name: 'b', input_schema: { type: 'object' }, cache_control: marker },
     ];
-    const messages = [{ role: 'user', content: [{ type: 'text', text: 'q' }] }];
     const { body } = build({
-      transcript: [user(text('ignored'))],
+      transcript: [system, user(text('q'))],
       tools,
       cache: {},
-      providerOptions: { anthropic: { body: { system: systemBlocks, messages } } },
+      providerOptions: { anthropic: { body: { tools: bodyTools } } },
     });
-    expect(markers(body)).toEqual(['tool lookup:5m', 'system:5m', 'system:5m', 'message 0 text:5m']);
-    expect(messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'q' }] }]);
+    expect(markers(body)).toEqual(['tool a:5m', 'tool b:5m', 'system:5m', 'message 0 text:5m']);
+    expect(bodyTools[1]).toEqual({ name: 'b', input_schema: { type: 'object' }, cache_control: marker });
   });
 });

@@ -9,6 +9,7 @@ import { jsonInstruction, recordJsonMode } from './json-mode.ts';
 import { applyCacheBreakpoints } from './cache.ts';
 import { modelProfile } from './capabilities.ts';
 import { convertMessages } from './messages.ts';
+import { mergePassThrough } from '../common/pass-through.ts';
 import type { AnthropicProviderOptions } from './options.ts';
 import { convertReasoning, convertSampling } from './thinking.ts';
 
@@ -105,12 +106,15 @@ function withInstruction(
   return system === undefined ? instruction : `${system}\n\n${instruction}`;
 }
 
+/** Body fields no pass-through option sets (`common/pass-through.ts`): the model, the transcript, streaming. */
+export const callFields = ['model', 'system', 'messages', 'stream'] as const;
+
 /**
  * Builds `POST /messages`. Body fields, in order: model, max_tokens, system, messages, tools,
  * tool_choice, thinking, output_config (effort, and structured output as `format: {type:'json_schema'}`,
  * the GA successor of the `output_format` beta; a schema it cannot take is asked for by an
  * instruction after the system prompt, see `json-mode.ts`), stop_sequences, sampling, stream, then
- * `providerOptions.anthropic.body`. Cache requests then add breakpoints, counting those the body
+ * `providerOptions.anthropic.body` (one of {@link callFields} there is refused). Cache requests then add breakpoints, counting those the body
  * fields brought (see `applyCacheBreakpoints`). Thinking is left out, with a WARN, when the request
  * continues a tool-use turn that did not start with an Anthropic thinking block (see
  * `convertReasoning`): the API would refuse it.
@@ -168,7 +172,7 @@ export function buildRequest(
   Object.assign(body, convertSampling(request, reasoning.thinking !== undefined, profile, context));
   if (context.stream) body.stream = true;
   // Body fields first: their markers (a top-level `cache_control`, verbatim blocks) count toward the limit.
-  Object.assign(body, options.body);
+  mergePassThrough(body, options.body, callFields, 'providerOptions.anthropic.body', context);
   if (request.cache !== undefined)
     applyCacheBreakpoints(body, request.cache, (message, fields) => context.warn(message, fields));
   return { path: '/messages', body: body as JsonObject, headers: betaHeader(settings, options) };

@@ -14,6 +14,7 @@ import { applyCachePoints, convertSystem } from './cache.ts';
 import { convertMessages } from './messages.ts';
 import { modelPath } from './model-id.ts';
 import { readProviderOptions } from './options.ts';
+import { mergePassThrough } from '../common/pass-through.ts';
 import { warnSerialCallsUnenforced } from '../common/tool-settings.ts';
 
 export { convertMessages } from './messages.ts';
@@ -185,10 +186,17 @@ export function convertReasoning(
 }
 
 /**
+ * Body fields no pass-through option sets (`common/pass-through.ts`): the transcript (the model and
+ * streaming are in the path).
+ */
+export const callFields = ['messages', 'system'] as const;
+
+/**
  * Builds `POST /model/{modelId}/converse` (or `/converse-stream`). Body: messages, system,
  * inferenceConfig (maxTokens, temperature, topP, stopSequences), toolConfig,
- * additionalModelRequestFields (reasoning, top_k), then `providerOptions.bedrock` fields (e.g.
- * `guardrailConfig`, `performanceConfig`, `requestMetadata`). Cache requests add cache points; the
+ * additionalModelRequestFields (reasoning, top_k), then `providerOptions.bedrock.body` fields (e.g.
+ * `guardrailConfig`, `performanceConfig`, `requestMetadata`; one of {@link callFields} there is
+ * refused). Cache requests add cache points; the
  * caller's breakpoints in the system prompt keep theirs (`convertSystem`).
  */
 export function buildRequest(request: CanonicalRequest, context: ProviderContext): WireRequest {
@@ -214,7 +222,7 @@ export function buildRequest(request: CanonicalRequest, context: ProviderContext
   if (sampling.top_k !== undefined) additional.top_k = sampling.top_k;
   if (Object.keys(additional).length > 0) body.additionalModelRequestFields = additional;
   const options = readProviderOptions(request);
-  if (options.body !== undefined) Object.assign(body, options.body);
+  mergePassThrough(body, options.body, callFields, 'providerOptions.bedrock.body', context);
   if (request.cache !== undefined && context.capabilities.promptCaching)
     applyCachePoints(body, request.cache, context);
   const operation = context.stream ? 'converse-stream' : 'converse';

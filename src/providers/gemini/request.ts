@@ -90,6 +90,13 @@ function functionNames(
 }
 
 /**
+ * Body fields no pass-through option sets (`common/pass-through.ts`): the transcript, in either
+ * spelling the API reads (the model and streaming are in the path). `providerOptions.gemini` has no
+ * body of its own; Vertex's `providerOptions.vertex.body` is checked against these.
+ */
+export const callFields = ['model', 'contents', 'systemInstruction', 'system_instruction'] as const;
+
+/**
  * Builds `POST /models/{model}:generateContent` (or `:streamGenerateContent?alt=sse`). When the
  * `prepare` hook found or created a cache entry, the cached prefix (system instruction, tools, tool
  * config, early contents) is left out and `cachedContent` names the entry instead.

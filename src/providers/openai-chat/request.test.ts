@@ -311,10 +311,10 @@ describe('buildRequest: OpenAI golden bodies', () => {
     });
   });
 
-  it('merges providerOptions for this adapter over the body, except stream', () => {
+  it('merges providerOptions for this adapter over the body', () => {
     const wire = buildRequest(
       request({
-        providerOptions: { openai: { seed: 7, service_tier: 'flex', stream: true }, groq: { ignored: true } },
+        providerOptions: { openai: { seed: 7, service_tier: 'flex' }, groq: { ignored: true } },
       }),
       createTestContext(),
       { quirks: openaiQuirks, strictTools: false },

@@ -13,6 +13,7 @@ import { convertStrictSchema, strictToolParameters } from '../openai/strict-sche
 import { hasDefaultOutputLimit } from '../common/routed.ts';
 import { emulateStopSequences, stopSequencesWithin } from '../common/stop-sequences.ts';
 import { warnSerialCallsUnenforced } from '../common/tool-settings.ts';
+import { mergePassThrough } from '../common/pass-through.ts';
 import { promptCacheKey } from '../openai/prompt-cache-key.ts';
 
 export { convertMessages, instructionRole } from './messages.ts';
@@ -150,12 +151,15 @@ export function chatPath(quirks: ChatQuirks, model: string): string {
     : `${path}?api-version=${encodeURIComponent(quirks.apiVersion)}`;
 }
 
+/** Body fields no pass-through option sets (`common/pass-through.ts`): the model, the transcript, streaming. */
+export const callFields = ['model', 'messages', 'stream', 'stream_options'] as const;
+
 /**
  * Builds the request body, fields in this order: model, messages, tools, tool_choice,
  * parallel_tool_calls, the output limit (`max_completion_tokens` or `max_tokens`), temperature,
  * top_p, top_k, verbosity, stop, response_format, the reasoning control (`reasoning.ts`), then the request's
  * `providerOptions[<adapter name>]` merged verbatim (e.g. `seed`, `service_tier`, OpenRouter
- * `provider` routing), then stream and stream_options (which pass-through options cannot change).
+ * `provider` routing; one of {@link callFields} there is refused), then stream and stream_options.
  * Where the model rejects `stop` and the penalties (`quirks.stopUnsupportedModels`) they are
  * dropped with a WARN, pass-through ones included.
  */
@@ -208,12 +212,10 @@ export function buildRequest(
     if (isJsonObject(sent) && sent.strict === true) recordStrictOutput(context, schema.schema);
   }
   addReasoning(body, request, context, quirks);
-  const extra = request.providerOptions?.[context.provider];
-  if (extra !== undefined) Object.assign(body, extra);
+  const option = `providerOptions.${context.provider}`;
+  mergePassThrough(body, request.providerOptions?.[context.provider], callFields, option, context);
   dropStop(body, context, quirks);
   // Streaming is the call's choice, never a pass-through option.
-  delete body.stream;
-  delete body.stream_options;
   if (context.stream) {
     body.stream = true;
     if (quirks.streamOptions) body.stream_options = { include_usage: true };

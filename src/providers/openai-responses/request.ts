@@ -22,6 +22,7 @@ import { emulateStopSequences } from '../common/stop-sequences.ts';
 import { convertInput } from './messages.ts';
 import type { ResponsesStateMode } from './options.ts';
 import { planInput } from './state.ts';
+import { checkPassThrough } from '../common/pass-through.ts';
 import { promptCacheKey } from '../openai/prompt-cache-key.ts';
 
 export { convertInput } from './messages.ts';
@@ -166,8 +167,8 @@ function addReasoning(
  * parallel_tool_calls, max_output_tokens, temperature, top_p, text, reasoning, include, store,
  * previous_response_id / conversation, prompt_cache_key, then `providerOptions['openai-responses']`
  * (read by every Responses adapter, whatever its name) and `providerOptions[<adapter name>]`
- * merged verbatim (a `tools` array there is appended: built-in tools such as `web_search`), then
- * stream. What the input holds depends on the state mode ({@link planInput}).
+ * merged verbatim (a `tools` array there is appended: built-in tools such as `web_search`; one of
+ * {@link callFields} there is refused), then stream. What the input holds depends on the state mode ({@link planInput}).
  */
 export function buildRequest(
   request: CanonicalRequest,
@@ -236,9 +237,8 @@ export function buildRequest(
   if (cacheKey !== undefined) body.prompt_cache_key = cacheKey;
   // Options for every Responses adapter (the gateway's built-in tools), then this adapter's own.
   if (context.provider !== protocolOptionsKey)
-    mergeProviderOptions(body, request.providerOptions?.[protocolOptionsKey]);
-  mergeProviderOptions(body, request.providerOptions?.[context.provider]);
-  delete body.stream;
+    mergeProviderOptions(body, request.providerOptions, protocolOptionsKey, context);
+  mergeProviderOptions(body, request.providerOptions, context.provider, context);
   if (context.stream) body.stream = true;
   return { path: settings.path, body };
 }
@@ -256,12 +256,23 @@ function customCallIds(transcript: readonly Item[], freeform: ReadonlySet<string
 /** The provider-options key every Responses adapter reads beside its own name: the protocol's (`CanonicalRequest.providerOptions`). */
 export const protocolOptionsKey: ProtocolId = 'openai-responses';
 
+/** Body fields no pass-through option sets (`common/pass-through.ts`): the model, the transcript, streaming. */
+export const callFields = ['model', 'instructions', 'input', 'stream'] as const;
+
 /**
- * Pass-through options: a `tools` array is appended to the function tools; a `text` object is
- * merged into the body's (`verbosity` beside the output schema's `format`); anything else replaces.
+ * Pass-through options (`providerOptions[key]`): a `tools` array is appended to the function tools;
+ * a `text` object is merged into the body's (`verbosity` beside the output schema's `format`); one of
+ * {@link callFields} is refused; anything else replaces.
  */
-function mergeProviderOptions(body: JsonObject, extra: JsonObject | undefined): void {
+function mergeProviderOptions(
+  body: JsonObject,
+  options: CanonicalRequest['providerOptions'],
+  key: string,
+  context: ProviderContext,
+): void {
+  const extra = options?.[key];
   if (extra === undefined) return;
+  checkPassThrough(extra, callFields, `providerOptions.${key}`, context);
   const { tools, text, ...rest } = extra;
   Object.assign(body, rest);
   if (Array.isArray(tools)) body.tools = [...((body.tools as JsonValue[] | undefined) ?? []), ...tools];

@@ -8,9 +8,14 @@
  * Completions codec's body (`chat-completions.ts`).
  */
 import type { CanonicalRequest } from '../../core/request.ts';
-import { buildRequest as buildAnthropicRequest } from '../anthropic/request.ts';
+import {
+  callFields as anthropicFields,
+  buildRequest as buildAnthropicRequest,
+} from '../anthropic/request.ts';
 import type { ProviderContext, WireRequest } from '../common/definition.ts';
-import { buildRequest as buildGeminiRequest } from '../gemini/request.ts';
+import { callFields as geminiFields, buildRequest as buildGeminiRequest } from '../gemini/request.ts';
+import { callFields as chatFields } from '../openai-chat/request.ts';
+import { checkPassThrough } from '../common/pass-through.ts';
 import { vertexAnthropicVersion } from './api.ts';
 import * as chat from './chat-completions.ts';
 import { codecContext, modelPath } from './model-id.ts';
@@ -46,8 +51,16 @@ export function buildRequest(
   const model = resolveModel(context.model, context.provider);
   if (settings.express === true) assertExpressServes(model, context.model, context.provider);
   const { protocol } = model.publisher;
-  if (protocol === 'openai-chat') return chat.buildRequest(request, context, model);
   const extra = readProviderOptions(request).body;
+  // The body's fields that say what the call is are the request's own, whichever protocol serves it.
+  const callFields =
+    protocol === 'openai-chat'
+      ? chatFields
+      : protocol === 'anthropic-messages'
+        ? anthropicFields
+        : geminiFields;
+  checkPassThrough(extra, callFields, 'providerOptions.vertex.body', context);
+  if (protocol === 'openai-chat') return chat.buildRequest(request, context, model);
   const path = `${modelPath(model)}:${method(model, context.stream)}`;
   if (protocol === 'anthropic-messages') {
     // Claude on Vertex fetches no http(s) URL: such media are left out with a WARN, as toward Bedrock.
