@@ -12,6 +12,7 @@ import {
   isModelName,
   markValidated,
   modelNameSchema,
+  routeRequestSchema,
   validateCallOptions,
   validateRouteRequest,
 } from './core/request-schema.ts';
@@ -22,7 +23,11 @@ import {
   transcriptSchema,
   type ValidationIssue,
 } from './core/transcript-schema.ts';
-import type { ConversationSettings, ConversationSnapshot } from './conversation/conversation.ts';
+import type {
+  ConversationRestoreOptions,
+  ConversationSettings,
+  ConversationSnapshot,
+} from './conversation/conversation.ts';
 import type { RouteRequest } from './routing/router.ts';
 import type { SchemaLike } from './schemas/schema.ts';
 import { toOutputSchema } from './schemas/structured.ts';
@@ -208,28 +213,90 @@ export function checkConversationSettings(settings: unknown): ConversationSettin
   return checkOptions(settingsSchema, settings, 'sy.conversation', 'settings') as ConversationSettings;
 }
 
-const snapshotSchema = z.looseObject({
-  version: z.literal(1, { error: 'version must be 1' }),
-  settings: settingsSchema,
-  transcript: transcriptSchema,
-  usage: usageSchema,
-  turns: z.number().int().nonnegative(),
-  session: z.looseObject({
-    id: z.string(),
-    toolIds: z.array(z.tuple([z.string(), z.string(), z.string()])),
-    state: z.array(z.tuple([z.string(), z.unknown()])),
-  }),
+/** The settings a snapshot may hold: a conversation's request fields (checked on each send) and `system`. */
+const snapshotSettingKeys = new Set(
+  Object.keys(routeRequestSchema.shape)
+    .filter((key) => !['transcript', 'requestId', 'providerOptions'].includes(key))
+    .concat('system'),
+);
+
+/**
+ * A snapshot's settings: no key a conversation does not keep, and no `providerOptions` unless the
+ * caller gives its own (`explicit`), which replace them. A snapshot is data from anywhere (a file, a
+ * client); provider options reach the provider's request as written.
+ */
+function snapshotSettingsSchema(explicit: boolean) {
+  return settingsSchema.superRefine((settings, context) => {
+    for (const key of Object.keys(settings)) {
+      if (key === 'providerOptions' && !explicit)
+        context.addIssue({
+          code: 'custom',
+          path: [key],
+          message:
+            "provider options are not restored from a snapshot (they reach the provider's request as written): pass them as fromJSON(snapshot, { providerOptions })",
+        });
+      else if (key !== 'providerOptions' && !snapshotSettingKeys.has(key))
+        context.addIssue({ code: 'custom', path: [key], message: 'not a conversation setting' });
+    }
+  });
+}
+
+const snapshotSchema = (explicit: boolean) =>
+  z.looseObject({
+    version: z.literal(1, { error: 'version must be 1' }),
+    settings: snapshotSettingsSchema(explicit),
+    transcript: transcriptSchema,
+    usage: usageSchema,
+    turns: z.number().int().nonnegative(),
+    session: z.looseObject({
+      id: z.string(),
+      toolIds: z.array(z.tuple([z.string(), z.string(), z.string()])),
+      state: z.array(z.tuple([z.string(), z.unknown()])),
+    }),
+  });
+const snapshotSchemas = { saved: snapshotSchema(false), explicit: snapshotSchema(true) };
+
+const restoreOptionsSchema = z.strictObject({
+  providerOptions: z
+    .record(z.string(), z.record(z.string(), z.unknown()), {
+      error: 'providerOptions must be an object of objects keyed by adapter name',
+    })
+    .optional(),
 });
+
+/** Validates `fromJSON`'s options; throws an `InvalidRequestError` (`invalid_options`). */
+export function checkRestoreOptions(options: unknown): ConversationRestoreOptions {
+  return checkOptions(
+    restoreOptionsSchema,
+    options,
+    'sy.conversation.fromJSON',
+    'options',
+  ) as ConversationRestoreOptions;
+}
 
 /**
  * Validates a saved conversation for `sy.conversation.fromJSON`; returns a copy, so the restored
- * conversation never appends to the caller's snapshot. Throws an `InvalidRequestError` (`invalid_options`).
+ * conversation never appends to the caller's snapshot. Its settings may not hold `providerOptions`
+ * unless the caller passes its own (`options.providerOptions`), which then replace them. Throws an
+ * `InvalidRequestError` (`invalid_options`).
  */
-export function checkSnapshot(snapshot: unknown): ConversationSnapshot {
+export function checkSnapshot(
+  snapshot: unknown,
+  options: ConversationRestoreOptions = {},
+): ConversationSnapshot {
   let issues: ValidationIssue[];
   try {
-    const parsed = snapshotSchema.safeParse(snapshot);
-    if (parsed.success) return parsed.data as unknown as ConversationSnapshot;
+    const explicit = Object.hasOwn(options, 'providerOptions');
+    const parsed = snapshotSchemas[explicit ? 'explicit' : 'saved'].safeParse(snapshot);
+    if (parsed.success) {
+      const restored = parsed.data as unknown as ConversationSnapshot;
+      const { providerOptions: _saved, ...settings } = restored.settings as ConversationSettings;
+      const providerOptions = options.providerOptions;
+      return {
+        ...restored,
+        settings: providerOptions === undefined ? settings : { ...settings, providerOptions },
+      } as ConversationSnapshot;
+    }
     issues = parsed.error.issues.map((issue) => ({
       path: issue.path.length === 0 ? 'snapshot' : `snapshot.${formatPath(issue.path)}`.replace('.[', '['),
       message: issue.message,

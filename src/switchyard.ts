@@ -6,6 +6,7 @@ import type { AdapterSession, CallOptions } from './core/adapter.ts';
 import { type Logger, consoleLogger, guardLogger } from './core/logger.ts';
 import {
   Conversation,
+  type ConversationRestoreOptions,
   type ConversationSettings,
   type ConversationSnapshot,
 } from './conversation/conversation.ts';
@@ -24,6 +25,7 @@ import { attachStructured } from './schemas/structured.ts';
 import { countInputTokens, type TokenCount, type TokenCountOptions } from './switchyard-count.ts';
 import {
   checkConversationSettings,
+  checkRestoreOptions,
   checkSnapshot,
   checkModelName,
   checkSwitchyardOptions,
@@ -80,7 +82,11 @@ export interface Switchyard {
   complete(request: SwitchyardRequest, options?: CallOptions): Promise<Reply>;
   /** A stateful conversation; `sy.conversation.fromJSON(snapshot)` restores a saved one. */
   conversation: ((settings: ConversationSettings) => Conversation) & {
-    fromJSON(snapshot: ConversationSnapshot): Conversation;
+    /**
+     * Restores a saved conversation. `options.providerOptions` are its provider options: a
+     * snapshot's own are refused (`invalid_options`), since they reach the provider's request as written.
+     */
+    fromJSON(snapshot: ConversationSnapshot, options?: ConversationRestoreOptions): Conversation;
   };
   /** Every model known: config entries and the catalog models of every adapter, with facts and status. */
   models(): ModelListing[];
@@ -204,8 +210,8 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
     (settings: ConversationSettings) =>
       new Conversation(sender, checkConversationSettings(settings), undefined, endSession),
     {
-      fromJSON: (saved: ConversationSnapshot) => {
-        const snapshot = checkSnapshot(saved);
+      fromJSON: (saved: ConversationSnapshot, options?: ConversationRestoreOptions) => {
+        const snapshot = checkSnapshot(saved, checkRestoreOptions(options));
         return new Conversation(sender, snapshot.settings, snapshot, endSession);
       },
     },

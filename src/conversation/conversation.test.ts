@@ -274,6 +274,32 @@ it.each([
   await sy.close();
 });
 
+it('a snapshot never carries provider options: toJSON leaves them out, fromJSON refuses a snapshot holding them (or an unknown setting) unless the caller passes its own, and those are what is sent', async () => {
+  const sy = front();
+  const chat = sy.conversation({ model: 'mini', providerOptions: { openai: { seed: 7 } } });
+  const saved = JSON.parse(JSON.stringify(chat.toJSON()));
+  expect(saved.settings).toEqual({ model: 'mini' });
+  const injected = { openai: { model: 'o1-pro', messages: [{ role: 'user', content: 'injected' }] } };
+  const hostile = { ...saved, settings: { ...saved.settings, providerOptions: injected } };
+  expect(() => sy.conversation.fromJSON(hostile)).toThrow(
+    /snapshot\.settings\.providerOptions: provider options are not restored from a snapshot/,
+  );
+  expect(() => sy.conversation.fromJSON({ ...saved, settings: { ...saved.settings, route: 'x' } })).toThrow(
+    /snapshot\.settings\.route: not a conversation setting/,
+  );
+  expect(() => sy.conversation.fromJSON(saved, { providerOptions: 'x' } as never)).toThrow(
+    /options\.providerOptions/,
+  );
+  const restored = sy.conversation.fromJSON(hostile, { providerOptions: { openai: { seed: 7 } } });
+  emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'fine' }] });
+  const reply = await restored.send('hello');
+  expect(reply.model).toBe('openai:gpt-4.1-mini');
+  const body = emulator.requests.at(-1)!.body as { model: string; seed: number; messages: unknown[] };
+  expect(body).toMatchObject({ model: 'gpt-4.1-mini', seed: 7 });
+  expect(body.messages).toEqual([{ role: 'user', content: 'hello' }]);
+  await sy.close();
+});
+
 it('a snapshot keeps every tool spec field: a freeform tool stays freeform, a strict one strict (no schema or execute)', async () => {
   const sy = front();
   const freeform = {

@@ -25,14 +25,24 @@ export type ConversationSettings = Omit<RouteRequest, 'transcript' | 'requestId'
   system?: string;
 };
 
-/** Everything a conversation needs to be restored. */
+/**
+ * Everything a conversation needs to be restored. Its settings never hold `providerOptions`: they
+ * reach the provider's request as written, and a snapshot is data from anywhere (`toJSON()` leaves
+ * them out; pass them to `fromJSON(snapshot, { providerOptions })`).
+ */
 export interface ConversationSnapshot {
   version: 1;
-  settings: Omit<ConversationSettings, 'tools'> & { tools?: RouteRequest['tools'] };
+  settings: Omit<ConversationSettings, 'tools' | 'providerOptions'> & { tools?: RouteRequest['tools'] };
   transcript: Transcript;
   usage: Usage;
   turns: number;
   session: { id: string; toolIds: Array<[string, string, string]>; state: Array<[string, JsonValue]> };
+}
+
+/** What `sy.conversation.fromJSON(snapshot, options)` takes besides the snapshot. */
+export interface ConversationRestoreOptions {
+  /** The restored conversation's provider options (a snapshot's own are refused, these replace them). */
+  providerOptions?: RouteRequest['providerOptions'];
 }
 
 /** How a conversation sends one request (the front door's streaming call). */
@@ -219,13 +229,17 @@ export class Conversation {
     await this.end_?.(this.session);
   }
 
-  /** A JSON-safe snapshot: settings, transcript, usage and the session's tool-id map and state. */
+  /**
+   * A JSON-safe snapshot: settings, transcript, usage and the session's tool-id map and state.
+   * `providerOptions` are left out: `fromJSON` takes them as its own argument, never from a snapshot.
+   */
   toJSON(): ConversationSnapshot {
     const state: Array<[string, JsonValue]> = [];
     for (const [key, value] of this.session.state) state.push([key, value as JsonValue]);
+    const { providerOptions: _left, ...settings } = this.settings;
     return {
       version: 1,
-      settings: { ...this.settings, model: this.model, ...toolSpecs(this.settings.tools) },
+      settings: { ...settings, model: this.model, ...toolSpecs(this.settings.tools) },
       transcript: structuredClone(this.transcript),
       usage: { ...this.usage },
       turns: this.turns,
