@@ -54,6 +54,13 @@ export interface StreamBuilderContext {
   /** Canonical model id requested; replaced by what the provider reports. */
   model: string;
   startedAt: number;
+  /**
+   * The reply is read from one whole body (`complete()`): a tool call's arguments text that is not
+   * its input's JSON (`{"n": 1.0}`) is kept in metadata `switchyard.arguments_text`, so a client
+   * whose protocol carries the text gets it exactly. A stream's deltas carry the text already, and
+   * its calls pay nothing for this.
+   */
+  wholeReply?: true;
 }
 
 /**
@@ -469,8 +476,9 @@ export class StreamBuilder {
       if (parsed === undefined) {
         repaired = true;
         metadata = { ...metadata, 'switchyard.raw_input': text };
-      } else if (losesNumberDigits(text)) {
-        // Parsed, but a number changed (a 19-digit id): the text as the model wrote it goes on.
+      } else if (losesNumberDigits(text) || (this.context.wholeReply === true && isRewritten(text, input))) {
+        // Parsed, but a number changed (a 19-digit id), or, in a whole reply, its JSON is not the
+        // text (spacing, key order, `1.0`): the text as the model wrote it goes on.
         metadata = { ...metadata, [argumentsTextKey]: text };
       }
     }
@@ -658,5 +666,15 @@ function filtered(filter: (text: string) => string, text: string): string {
     return filter(text);
   } catch {
     return text;
+  }
+}
+
+/** Whether arguments text that parsed to `input` is not `input` as JSON (and so would change if re-serialized). */
+function isRewritten(text: string, input: JsonObject): boolean {
+  if (text === '') return false; // no arguments: `{}` as before
+  try {
+    return text !== JSON.stringify(input);
+  } catch {
+    return true; // nested past the engine's limit: the text is the only form that travels
   }
 }

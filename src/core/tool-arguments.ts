@@ -1,7 +1,7 @@
 /** The arguments text of a tool call, for the protocols that send it as a string (Chat, Responses). */
 import { isDeepStrictEqual } from 'node:util';
 import type { ToolCallPart } from './transcript.ts';
-import { parseJson, parseJsonKeepingDigits } from './json-text.ts';
+import { losesNumberDigits, parseJson, parseJsonKeepingDigits } from './json-text.ts';
 import type { JsonObject } from './json.ts';
 
 type ToolCallArguments = Pick<ToolCallPart, 'input' | 'metadata'>;
@@ -14,8 +14,9 @@ export function rawInput(call: ToolCallArguments): string | undefined {
 
 /**
  * Metadata of a call whose arguments parsed, but not exactly: the text as written, when its parse
- * changed a number (`losesNumberDigits`: an id of 19 digits). Unlike `switchyard.raw_input` the
- * call is whole; `input` is the parse.
+ * changed a number (`losesNumberDigits`: an id of 19 digits), or, in a whole reply
+ * (`complete()`), when the text is not its input's JSON (spacing, key order, `1.0`). Unlike
+ * `switchyard.raw_input` the call is whole; `input` is the parse.
  */
 export const argumentsTextKey = 'switchyard.arguments_text';
 
@@ -67,6 +68,9 @@ export function argumentsJson(call: ToolCallArguments): string {
  * model wrote them when the text was kept.
  */
 export function argumentsObject(call: ToolCallArguments): JsonObject {
+  // Only a text whose parse changed a number differs here from the input (spacing does not).
+  const kept = call.metadata?.[argumentsTextKey];
+  if (typeof kept !== 'string' || !losesNumberDigits(kept)) return call.input;
   const text = exactText(call);
   if (text === undefined) return call.input;
   return (parseJsonKeepingDigits(text) as JsonObject | undefined) ?? call.input;

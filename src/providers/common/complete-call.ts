@@ -54,6 +54,7 @@ export async function completeCall(
               provenance: context.provenance,
               model: joinModelId(definition.name, context.model),
               startedAt: callSetup.startedAt,
+              wholeReply: true,
             },
             () => {},
           );
