@@ -6,9 +6,10 @@ import {
   isInstructionItem,
   joinInstructions,
   projectTranscript,
-  warnDroppedPart,
   providerToolId,
   sameProviderRules,
+  warnDroppedPart,
+  warnMovedInstructions,
 } from '../common/projection.ts';
 import type {
   WireContentBlock,
@@ -154,7 +155,8 @@ export interface ConvertedMessages {
 /**
  * Converts the transcript. Reasoning from other providers (or unsigned) and other providers' custom
  * parts are dropped with a WARN first (`projectTranscript`). System, developer and context items are
- * joined into `system`; tool items become user messages of `tool_result` blocks; consecutive
+ * joined into `system` (one after the conversation began with the WARN `warnMovedInstructions`);
+ * tool items become user messages of `tool_result` blocks; consecutive
  * messages of one role are merged, tool results first. Empty and whitespace-only text is skipped
  * (whitespace with a WARN), empty messages are left out, and a final assistant message loses its
  * trailing whitespace. A user turn of blank text only that would be a message of its own (no user
@@ -164,6 +166,7 @@ export interface ConvertedMessages {
 export function convertMessages(items: readonly Item[], context: ProviderContext): ConvertedMessages {
   const projected = projectTranscript(items, projectionRules(context), context);
   refuseEmptyUserTurns(items, projected, context, isBlank, 'anthropic');
+  warnMovedInstructions(items, context);
   const messages: WireMessage[] = [];
   for (const item of projected) {
     if (isInstructionItem(item)) {

@@ -19,6 +19,7 @@ import {
   providerToolId,
   sameProviderRules,
   warnDroppedPart,
+  warnMovedInstructions,
 } from '../common/projection.ts';
 import type { WireContentBlock, WireMessage, WireSource } from './api.ts';
 import { baseModelId, documentFormats, imageFormats } from './capabilities.ts';
@@ -308,7 +309,8 @@ function systemRunsOf(items: readonly Item[]): SystemRun[] {
 
 /**
  * Converts the transcript: foreign or unsigned reasoning and foreign custom parts are dropped with
- * a WARN (`projectTranscript`); system, developer and context items are joined into `system`; tool
+ * a WARN (`projectTranscript`); system, developer and context items are joined into `system` (one after the conversation began
+ * with the WARN `warnMovedInstructions`); tool
  * items become user messages of `toolResult` blocks; consecutive messages of one role are merged
  * (Converse requires alternation); blank text is skipped; a final assistant message loses trailing
  * whitespace (Converse refuses it, like the Messages API).
@@ -316,6 +318,7 @@ function systemRunsOf(items: readonly Item[]): SystemRun[] {
 export function convertMessages(items: readonly Item[], context: ProviderContext): ConvertedMessages {
   const projected = projectTranscript(items, sameProviderRules(context), context);
   refuseEmptyUserTurns(items, projected, context, isBlank, 'bedrock');
+  warnMovedInstructions(items, context);
   const messages: WireMessage[] = [];
   const names = new DocumentNames();
   for (const item of projected) {

@@ -255,3 +255,34 @@ export function joinInstructions(items: readonly Item[]): string {
 export function isInstructionItem(item: Item): boolean {
   return item.kind === 'system' || item.kind === 'developer' || item.kind === 'context';
 }
+
+/** The one message of every instruction a protocol with one system prompt moves there. */
+export const movedInstructionMessage = 'moved a mid-conversation instruction into the system prompt';
+
+/** How many items lead `items` as instructions (system, developer, context): the index of the first other item. */
+export function leadingInstructions(items: readonly Item[]): number {
+  const first = items.findIndex((item) => !isInstructionItem(item));
+  return first === -1 ? items.length : first;
+}
+
+/**
+ * Toward a protocol with one top-level system prompt (Anthropic, Gemini, Bedrock; a Chat host without
+ * `instructionsInPlace`): one WARN {@link movedInstructionMessage} per instruction item with text
+ * after the conversation's first other item. It is joined into that prompt, where the model reads it
+ * as if it led the conversation (and a prompt cache's prefix changes with it). Names the item as the
+ * projection WARNs do: `messageId`, `itemIndex` (in `items`, the transcript the caller passed),
+ * `kind`, `reason`.
+ */
+export function warnMovedInstructions(items: readonly Item[], context: ProviderContext): void {
+  for (let index = leadingInstructions(items); index < items.length; index++) {
+    const item = items[index]!;
+    if (!isInstructionItem(item) || !item.parts.some((part) => part.type === 'text' && part.text !== ''))
+      continue;
+    context.warn(movedInstructionMessage, {
+      messageId: item.id ?? null,
+      itemIndex: index,
+      kind: item.kind,
+      reason: 'the provider takes one system prompt, before the conversation',
+    });
+  }
+}

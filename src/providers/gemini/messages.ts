@@ -15,9 +15,10 @@ import {
   isOwnTag,
   joinInstructions,
   projectTranscript,
-  warnDroppedPart,
   providerToolId,
   sameProviderRules,
+  warnDroppedPart,
+  warnMovedInstructions,
 } from '../common/projection.ts';
 import type { GeminiContent, GeminiPart } from './api.ts';
 import { pushAll } from '../../core/arrays.ts';
@@ -55,7 +56,8 @@ export interface ConvertedMessages {
 }
 
 /**
- * Converts the transcript: instructions are joined into the system instruction; user, assistant
+ * Converts the transcript: instructions are joined into the system instruction (one after the
+ * conversation began with the WARN `warnMovedInstructions`); user, assistant
  * (`model`) and tool turns become contents, consecutive same-role turns merged. Reasoning and custom
  * parts from other providers are dropped with a WARN (`projectTranscript`). A user turn of empty text
  * only that would be a content of its own is refused (`refuseEmptyUserTurns`), other empty text in
@@ -64,6 +66,7 @@ export interface ConvertedMessages {
 export function convertMessages(items: readonly Item[], context: ProviderContext): ConvertedMessages {
   const projected = projectTranscript(items, sameProviderRules(context), context);
   refuseEmptyUserTurns(items, projected, context, isEmpty, 'gemini');
+  warnMovedInstructions(items, context);
   const callNames = collectCallNames(projected);
   const contents: GeminiContent[] = [];
   let calls: readonly Part[] = [];

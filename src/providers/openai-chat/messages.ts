@@ -8,11 +8,13 @@ import type { ProviderContext } from '../common/definition.ts';
 import {
   isInstructionItem,
   joinInstructions,
+  leadingInstructions,
   type ProjectionRules,
   projectTranscript,
   warnDroppedPart,
   providerToolId,
   sameProviderRules,
+  warnMovedInstructions,
 } from '../common/projection.ts';
 import type { ChatContentPart, ChatMessage, ChatToolCall, ReasoningDetail } from './api.ts';
 import { matchesAnyGlob } from './capabilities.ts';
@@ -67,8 +69,10 @@ export function instructionRole(quirks: ChatQuirks, model: string): 'system' | '
  * (`projectTranscript`); the host's own reasoning is replayed per `quirks.reasoningReplay`; with
  * `tools: false` (the model has no tool support) past tool calls and results are dropped with a
  * WARN too. System, developer and context items are joined (blank lines, docs/contract.md §4.1.2) into ONE
- * leading `system` / `developer` message (a `user` one for models without either role), wherever
- * they stand, with `appendix` (e.g. a JSON-schema instruction) added. Tool results become `role: tool` messages; their images and PDFs, which tool
+ * leading `system` / `developer` message (a `user` one for models without either role), with
+ * `appendix` (e.g. a JSON-schema instruction) added: those that lead the conversation, and, on a
+ * host without `quirks.instructionsInPlace`, the later ones too (with a WARN each); on a host with
+ * it, a later one stays in place as a message of that role. Tool results become `role: tool` messages; their images and PDFs, which tool
  * messages cannot carry, follow in one user message after the run of tool messages.
  */
 export function convertMessages(
@@ -87,13 +91,20 @@ export function convertMessages(
     attachments: [],
     paragraphs: paragraphStarts(transcript),
   };
-  const instructions = [joinInstructions(items), appendix ?? ''].filter((text) => text !== '').join('\n\n');
-  if (instructions !== '') {
-    conversion.messages.push({ role: instructionRole(quirks, context.model), content: instructions });
-  }
-  items.forEach((item) => {
-    if (isInstructionItem(item)) warnNonText(conversion, item);
-    else if (item.kind === 'assistant') convertAssistant(conversion, item);
+  const role = instructionRole(quirks, context.model);
+  // Instructions after the conversation began stay in place where the host takes them there.
+  const lead = quirks.instructionsInPlace ? leadingInstructions(items) : items.length;
+  if (!quirks.instructionsInPlace) warnMovedInstructions(transcript, context);
+  const instructions = [joinInstructions(items.slice(0, lead)), appendix ?? '']
+    .filter((text) => text !== '')
+    .join('\n\n');
+  if (instructions !== '') conversion.messages.push({ role, content: instructions });
+  items.forEach((item, index) => {
+    if (isInstructionItem(item)) {
+      warnNonText(conversion, item);
+      const text = index < lead ? '' : joinInstructions([item]);
+      if (text !== '') push(conversion, { role, content: text });
+    } else if (item.kind === 'assistant') convertAssistant(conversion, item);
     else if (item.kind === 'tool') convertToolItem(conversion, item);
     else convertUser(conversion, item);
   });

@@ -57,6 +57,13 @@ export interface ChatQuirks {
    * `developer` and the `system` role (OpenAI o1-mini, o1-preview). Wins over `developerRoleModels`.
    */
   instructionsAsUserModels: string[];
+  /**
+   * Whether the host takes instruction messages anywhere in the conversation (OpenAI): a system,
+   * developer or context item after the conversation's first other item stays in place, as its own
+   * message of the instruction role. Otherwise (the default: chat templates that refuse a late system
+   * message) it is joined into the leading one, with the WARN `warnMovedInstructions`.
+   */
+  instructionsInPlace: boolean;
   /** Model globs that reject `temperature` / `top_p` (reasoning models); both are dropped with a WARN. */
   samplingUnsupportedModels: string[];
   /**
@@ -145,6 +152,7 @@ export const defaultQuirks: ChatQuirks = {
   instructionRole: 'system',
   developerRoleModels: [],
   instructionsAsUserModels: [],
+  instructionsInPlace: false,
   samplingUnsupportedModels: [],
   stopUnsupportedModels: [],
   streamOptions: true,
@@ -185,6 +193,7 @@ export const quirksSchema = z
     instructionRole: z.enum(['system', 'developer']),
     developerRoleModels: z.array(z.string()),
     instructionsAsUserModels: z.array(z.string()),
+    instructionsInPlace: z.boolean(),
     samplingUnsupportedModels: z.array(z.string()),
     stopUnsupportedModels: z.array(z.string()),
     maxStopSequences: z.number().int().positive().optional(),
@@ -248,7 +257,8 @@ export function mergeQuirks(base: ChatQuirks, override: Partial<ChatQuirks> | un
 }
 
 /**
- * OpenAI itself. Reasoning models (o-series, gpt-5) take `developer` instructions and reject
+ * OpenAI itself. Instruction messages stay where the conversation has them. Reasoning models
+ * (o-series, gpt-5) take `developer` instructions and reject
  * sampling parameters; o1-mini and o1-preview take neither `developer` nor `system` messages, so
  * their instructions lead as a `user` message; their effort levels are `openaiEffortValues`.
  * Model families are declared in `capabilities.ts`.
@@ -261,6 +271,7 @@ export const openaiQuirks: ChatQuirks = {
   maxTokensField: 'max_completion_tokens',
   developerRoleModels: ['o1', 'o1-2*', 'o1-pro*', 'o3*', 'o4*', 'gpt-5*'],
   instructionsAsUserModels: ['o1-mini*', 'o1-preview*'],
+  instructionsInPlace: true,
   samplingUnsupportedModels: ['o1*', 'o3*', 'o4*', 'gpt-5*'],
   // "Unsupported parameter: 'stop' is not supported with this model" (o3, o4-mini, gpt-5 and its minor versions).
   stopUnsupportedModels: ['o3*', 'o4*', 'gpt-5*'],

@@ -340,16 +340,19 @@ describe('convertMessages: instructions', () => {
     ]);
   });
 
-  it('joins system, developer and context items (wherever they stand) into one leading message', () => {
+  it('joins the leading instruction items into one message; OpenAI keeps later ones in place', () => {
     const messages = build([
       { kind: 'system', parts: [{ type: 'text', text: 'A' }] },
+      { kind: 'developer', parts: [{ type: 'text', text: 'B' }] },
       user,
-      { kind: 'context', parts: [{ type: 'text', text: 'B' }] },
-      { kind: 'system', parts: [{ type: 'text', text: 'C' }] },
+      { kind: 'context', parts: [{ type: 'text', text: 'C' }] },
+      { kind: 'system', parts: [{ type: 'text', text: 'D' }] },
     ]);
     expect(messages).toEqual([
-      { role: 'system', content: 'A\n\nB\n\nC' },
+      { role: 'system', content: 'A\n\nB' },
       { role: 'user', content: 'Hi' },
+      { role: 'system', content: 'C' },
+      { role: 'system', content: 'D' },
     ]);
   });
 

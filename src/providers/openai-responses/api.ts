@@ -14,7 +14,13 @@ export type InputContent =
 
 /** One input item (messages, function calls and outputs, reasoning, or a built-in item replayed verbatim). */
 export type InputItem =
-  | { type: 'message'; role: 'user' | 'assistant'; content: InputContent[]; id?: string; status?: string }
+  | {
+      type: 'message';
+      role: 'user' | 'assistant' | 'system' | 'developer';
+      content: InputContent[];
+      id?: string;
+      status?: string;
+    }
   | { type: 'function_call'; call_id: string; name: string; arguments: string; id?: string }
   | { type: 'function_call_output'; call_id: string; output: string | InputContent[] }
   | { type: 'custom_tool_call'; call_id: string; name: string; input: string; id?: string }

@@ -10,6 +10,7 @@ import type { ProviderContext } from '../common/definition.ts';
 import {
   isInstructionItem,
   joinInstructions,
+  leadingInstructions,
   projectTranscript,
   providerToolId,
   sameProviderRules,
@@ -67,7 +68,8 @@ export function itemIdOf(part: Part, provider: string): string | undefined {
 }
 
 /**
- * Converts the transcript. Instructions (system, developer, context) are joined into `instructions`;
+ * Converts the transcript. Instructions (system, developer, context) that lead the conversation are
+ * joined into `instructions`, later ones stay in place as `system` / `developer` messages;
  * everything else becomes input items: user messages (`input_text`, `input_image`, `input_file`),
  * assistant messages (`output_text`, with their item id when this provider produced them),
  * `function_call` / `function_call_output` items (call ids through the session's tool-id map),
@@ -85,6 +87,8 @@ export function convertInput(
     customCalls?: Set<string> | undefined;
     /** The whole transcript's client-executed calls (default: those of `transcript`). */
     clientCalls?: ReadonlyMap<string, JsonObject>;
+    /** The conversation began before `transcript` (a stored prefix holds a turn): no instruction leads it. */
+    begun?: boolean;
   },
 ): { instructions: string; input: InputItem[] } {
   const items = projectTranscript(transcript, sameProviderRules(context), context);
@@ -97,6 +101,7 @@ export function convertInput(
     clientCalls: options.clientCalls ?? clientCallItems(transcript, context.provider),
   };
   const offset = options.indexOffset ?? 0;
+  const lead = options.begun === true ? 0 : leadingInstructions(items);
   items.forEach((item, index) => {
     const itemIndex = index + offset;
     conversion.message = undefined;
@@ -105,10 +110,22 @@ export function convertInput(
         if (part.type !== 'text')
           drop(conversion, { itemIndex, partIndex }, part, 'instructions carry text only');
       });
+      if (index >= lead) convertLateInstruction(conversion, item);
     } else if (item.kind === 'assistant') convertAssistant(conversion, item, itemIndex);
     else convertUserOrTool(conversion, item, itemIndex);
   });
-  return { instructions: joinInstructions(items), input: conversion.input };
+  return { instructions: joinInstructions(items.slice(0, lead)), input: conversion.input };
+}
+
+/**
+ * An instruction after the conversation began: in place, as a `system` (system item) or `developer`
+ * (developer, context item) message, as the API takes them anywhere in `input`.
+ */
+function convertLateInstruction(conversion: Conversion, item: Item): void {
+  const text = joinInstructions([item]);
+  if (text === '') return;
+  const role = item.kind === 'system' ? 'system' : 'developer';
+  conversion.input.push({ type: 'message', role, content: [{ type: 'input_text', text }] });
 }
 
 function convertUserOrTool(conversion: Conversion, item: Item, itemIndex: number): void {

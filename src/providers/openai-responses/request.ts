@@ -16,7 +16,7 @@ import { matchesAnyGlob } from '../openai/capabilities.ts';
 import { recordStrictOutput, recordStrictTool } from '../openai/strict-nulls.ts';
 import { convertStrictSchema, strictToolParameters } from '../openai/strict-schema.ts';
 import type { ProviderContext, WireRequest } from '../common/definition.ts';
-import { isInstructionItem, joinInstructions } from '../common/projection.ts';
+import { joinInstructions, leadingInstructions } from '../common/projection.ts';
 import { hasDefaultOutputLimit } from '../common/routed.ts';
 import { emulateStopSequences } from '../common/stop-sequences.ts';
 import { convertInput } from './messages.ts';
@@ -177,6 +177,8 @@ export function buildRequest(
 ): WireRequest {
   const capabilities = context.capabilities;
   const plan = planInput(request.transcript, context, settings.state);
+  // The instructions that lead the conversation (only a stored prefix's plan needs them).
+  const leading = plan.kind === 'full' ? 0 : leadingInstructions(request.transcript);
   const stateless = plan.kind === 'full' ? !plan.store : false;
   // Calls to freeform tools (and their results) travel as custom items where the host takes them.
   const custom = settings.customTools ? context.freeformTools : undefined;
@@ -194,12 +196,12 @@ export function buildRequest(
           customCalls,
           // A result sent after its call (held by the server) still answers it as its own item.
           clientCalls: clientCallItems(request.transcript, context.provider),
+          begun: leading < plan.from,
         });
-  // previous_response_id does not carry instructions over: they come from the whole transcript.
+  // previous_response_id does not carry instructions over: they come from the whole transcript
+  // (those that lead it; later ones went in place, in the input the stored prefix holds).
   const instructions =
-    plan.kind === 'full'
-      ? converted.instructions
-      : joinInstructions(request.transcript.filter(isInstructionItem));
+    plan.kind === 'full' ? converted.instructions : joinInstructions(request.transcript.slice(0, leading));
   const input = converted.input;
   const body: JsonObject = { model: context.model };
   if (instructions !== '') body.instructions = instructions;

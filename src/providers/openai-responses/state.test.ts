@@ -196,6 +196,26 @@ describe('stateful: previous-response', () => {
     ]);
   });
 
+  it('a developer message after the conversation began goes in place in the new input; instructions stay the leading ones', async () => {
+    const openai = adapter('previous-response');
+    const session = openai.startSession();
+    const system: Item = { kind: 'system', parts: [{ type: 'text', text: 'Be terse.' }] };
+    const transcript = [system, user('Hi')];
+    scriptText('Hello.');
+    const first = await turn(openai, session, transcript);
+    expect(first.body.instructions).toBe('Be terse.');
+    const late: Item = { kind: 'developer', parts: [{ type: 'text', text: 'Answer in French.' }] };
+    transcript.push(assistant(first.response), late, user('How are you?'));
+    scriptText('Bien.');
+    const second = await turn(openai, session, transcript);
+    expect(second.body.previous_response_id).toBe(first.response.responseId);
+    expect(second.body.instructions).toBe('Be terse.');
+    expect(second.body.input).toEqual([
+      { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'Answer in French.' }] },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'How are you?' }] },
+    ]);
+  });
+
   it('falls back to one full replay when the history was edited, then chains from it', async () => {
     const openai = adapter('previous-response');
     const session = openai.startSession();
