@@ -11,6 +11,7 @@ export const usageSchema = z.object({
   cacheWrite: amountSchema,
   output: amountSchema,
   reasoning: amountSchema,
+  toolUsePrompt: amountSchema.optional(),
   webSearches: amountSchema.optional(),
   cost: z
     .object({

@@ -20,6 +20,12 @@ export interface Usage {
   /** Of `output`, how many were reasoning. */
   reasoning: number;
   /**
+   * Of the input (`input` + `cacheRead` + `cacheWrite`), how many the provider's own tool use added
+   * to the prompt (Gemini's `toolUsePromptTokenCount`: search results, fetched pages), when the
+   * provider says; absent when none. A part of the input, never added to it.
+   */
+  toolUsePrompt?: number;
+  /**
    * Web searches the provider ran on its side and bills per search, not per token (Anthropic's
    * `usage.server_tool_use.web_search_requests`, OpenAI Responses' completed `web_search_call`
    * items); absent when none. Priced at the model's `web_searches_kcount` where it has one.
@@ -53,6 +59,8 @@ export function sumBuckets(left: ModelUsage, right: Partial<ModelUsage>): ModelU
   };
   const cacheWrite1h = (left.cacheWrite1h ?? 0) + (right.cacheWrite1h ?? 0);
   if (cacheWrite1h > 0) sum.cacheWrite1h = cacheWrite1h;
+  const toolUsePrompt = (left.toolUsePrompt ?? 0) + (right.toolUsePrompt ?? 0);
+  if (toolUsePrompt > 0) sum.toolUsePrompt = toolUsePrompt;
   const webSearches = (left.webSearches ?? 0) + (right.webSearches ?? 0);
   if (webSearches > 0) sum.webSearches = webSearches;
   return sum;

@@ -3,7 +3,7 @@
  * search entry point, citations, safety ratings, `avgLogprobs`), whole and on the last streamed
  * chunk; a prompt the upstream blocked is its `promptFeedback` and no candidate, as Gemini sends it.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type GatewayHarness, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
@@ -146,4 +146,50 @@ it('another client of a blocked prompt still gets a content_filter finish', asyn
   });
   const completion = (await response.json()) as { choices: { finish_reason: string }[] };
   expect(completion.choices[0]!.finish_reason).toBe('content_filter');
+});
+
+describe('the tool-use prompt count (Google Search results and the like)', () => {
+  const withToolUse = {
+    promptTokenCount: 1000,
+    cachedContentTokenCount: 800,
+    toolUsePromptTokenCount: 50,
+    candidatesTokenCount: 20,
+    thoughtsTokenCount: 30,
+    totalTokenCount: 1100,
+  };
+  const answer = (finish: object) => ({
+    candidates: [
+      { content: { role: 'model', parts: [{ text: 'Paris.' }] }, finishReason: 'STOP', index: 0, ...finish },
+    ],
+    usageMetadata: withToolUse,
+  });
+
+  it.each([
+    ['whole', 'generateContent', { type: 'json' as const, body: answer({}) }],
+    ['streamed', 'streamGenerateContent?alt=sse', { type: 'sse' as const, events: [{ data: answer({}) }] }],
+  ])(
+    '%s: a Gemini client gets it back as its own field, the prompt count as sent',
+    async (_, method, script) => {
+      harness.emulator.enqueue(script);
+      const text = await post(method, request);
+      const bodies =
+        method === 'generateContent' ? [JSON.parse(text) as Record<string, unknown>] : streamChunks(text);
+      expect(bodies.at(-1)!.usageMetadata).toEqual(withToolUse);
+    },
+  );
+
+  it('a Chat client’s prompt_tokens still counts it (the totals other clients see do not change)', async () => {
+    harness.emulator.enqueue({ type: 'json', body: answer({}) });
+    const response = await fetch(`${harness.server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer client-key' },
+      body: JSON.stringify({ model: 'up-gemini', messages: [{ role: 'user', content: 'x' }] }),
+    });
+    const completion = (await response.json()) as { usage: Record<string, unknown> };
+    expect(completion.usage).toMatchObject({
+      prompt_tokens: 1050,
+      completion_tokens: 50,
+      total_tokens: 1100,
+    });
+  });
 });

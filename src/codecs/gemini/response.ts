@@ -69,18 +69,23 @@ export function mapFinishReason(
 }
 
 /**
- * Gemini usage: the prompt count includes cached tokens; candidates exclude thoughts. No
+ * Gemini usage: the prompt count includes cached tokens, not the tool-use prompt (`toolUsePrompt`,
+ * `toolUsePromptTokenCount` of its own); candidates exclude thoughts. No
  * `promptTokensDetails`: the canonical usage has no split by modality, and a prompt of images
  * written as all `TEXT` would be an invented one (the field is optional).
  */
 export function convertUsage(usage: Usage): Record<string, unknown> {
   const promptTokens = usage.input + usage.cacheRead + usage.cacheWrite;
   const candidates = Math.max(0, usage.output - usage.reasoning);
+  // The tool-use prompt (a Gemini upstream's, part of the input) is a count of its own, as Gemini
+  // gives it: not in `promptTokenCount`, in the total.
+  const toolUse = Math.min(usage.toolUsePrompt ?? 0, promptTokens);
   const metadata: Record<string, unknown> = {
-    promptTokenCount: promptTokens,
+    promptTokenCount: promptTokens - toolUse,
     candidatesTokenCount: candidates,
     totalTokenCount: promptTokens + usage.output,
   };
+  if (toolUse > 0) metadata.toolUsePromptTokenCount = toolUse;
   if (usage.cacheRead > 0) metadata.cachedContentTokenCount = usage.cacheRead;
   if (usage.reasoning > 0) metadata.thoughtsTokenCount = usage.reasoning;
   return metadata;

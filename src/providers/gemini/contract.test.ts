@@ -495,6 +495,7 @@ describe('per-adapter tests (docs/contract.md §10.1)', () => {
       cacheWrite: 0,
       output: 1000,
       reasoning: 750,
+      toolUsePrompt: 100,
     });
     expect(response.usage.input + response.usage.cacheRead + response.usage.output).toBe(6100);
   });

@@ -96,7 +96,8 @@ export function hasUsageCounts(usage: GeminiUsageMetadata): boolean {
 
 /**
  * Gemini counts → disjoint buckets. `promptTokenCount` includes the cached tokens
- * (`cachedContentTokenCount`), which are subtracted; `toolUsePromptTokenCount` is input too.
+ * (`cachedContentTokenCount`), which are subtracted; `toolUsePromptTokenCount` is input too, and
+ * kept as the input's `toolUsePrompt` (so a Gemini client gets it back as its own field).
  * `candidatesTokenCount` excludes thoughts, so output = candidates + thoughts and reasoning =
  * thoughts (then prompt + output = `totalTokenCount`). A count that is not a number counts as 0;
  * no metadata at all is all zero.
@@ -104,12 +105,15 @@ export function hasUsageCounts(usage: GeminiUsageMetadata): boolean {
 export function convertUsage(usage: GeminiUsageMetadata | undefined): Usage {
   if (usage === undefined) return emptyUsage();
   const thoughts = count(usage.thoughtsTokenCount);
-  return usageFromInclusive({
-    prompt: count(usage.promptTokenCount) + count(usage.toolUsePromptTokenCount),
+  const toolUse = count(usage.toolUsePromptTokenCount);
+  const converted = usageFromInclusive({
+    prompt: count(usage.promptTokenCount) + toolUse,
     cached: count(usage.cachedContentTokenCount),
     output: count(usage.candidatesTokenCount) + thoughts,
     reasoning: thoughts,
   });
+  if (toolUse > 0) converted.toolUsePrompt = toolUse;
+  return converted;
 }
 
 /** A token count by the one rule ({@link tokenCount}), or 0 when absent or invalid (a string count is not added as text). */

@@ -274,6 +274,7 @@ describe('stream parser', () => {
       cacheWrite: 0,
       output: 50,
       reasoning: 30,
+      toolUsePrompt: 50,
     });
   });
 
