@@ -3,6 +3,7 @@
  * (`requests_total`, `errors_total`, latency, tokens, cost). One place for both, whatever ended the
  * request — a reply, a refusal before it was served, or a WebSocket closed on a message still arriving.
  */
+import type { ServerResponse } from 'node:http';
 import { shown } from '../codecs/fields.ts';
 import type { InboundProtocol, WireError } from '../codecs/types.ts';
 import type { CanonicalResponse } from '../core/request.ts';
@@ -12,9 +13,18 @@ import { maxWarningDetails } from './left-out.ts';
 import { recordUsage, seriesOf } from './metrics.ts';
 import type { GatewayState } from './state.ts';
 
+/**
+ * What a request's route does, the `route` label of `requests_total` (a fixed set, never the path):
+ * `generate` for the generation routes (the WebSocket's too), else the route that generates nothing.
+ */
+export type RouteLabel =
+  'generate' | 'count_tokens' | 'stored_response' | 'models' | 'key_usage' | 'metrics' | 'other';
+
 /** What is logged of one request: the bookkeeping a served request carries (`Served`, `generation-call.ts`). */
 export interface LoggedRequest {
   call: { protocol: InboundProtocol; path: string; requestId: string; key: GatewayKey | undefined };
+  /** Its route's label (default `generate`); only a generation takes a latency sample. */
+  route?: RouteLabel;
   startedAt: number;
   /** Milliseconds spent in gateway code (decode, encode, state), not waiting on the upstream. */
   ownMs: number;
@@ -37,6 +47,8 @@ export interface LoggedRequest {
   refused?: boolean;
   /** Reply parts the client's protocol could not carry (`EncodeContext.leftOut`): one WARN at the end. */
   leftOut?: Set<string>;
+  /** The client went away before the reply ended (a stream cancelled, a request aborted). */
+  clientLeft?: boolean;
 }
 
 /**
@@ -47,12 +59,13 @@ export interface LoggedRequest {
  */
 export function logRefusal(
   state: GatewayState,
-  call: Omit<LoggedRequest['call'], 'key'> & { key?: GatewayKey | undefined },
+  call: Omit<LoggedRequest['call'], 'key'> & { key?: GatewayKey | undefined; route?: RouteLabel },
   wire: WireError,
   closeCode?: number,
 ): void {
+  const { route, ...logged } = call;
   const refused: LoggedRequest = {
-    call: { ...call, key: call.key },
+    call: { ...logged, key: call.key },
     startedAt: performance.now(),
     ownMs: 0,
     model: 'unknown',
@@ -62,7 +75,31 @@ export function logRefusal(
     refused: true,
   };
   if (closeCode !== undefined) refused.closeCode = closeCode;
+  if (route !== undefined) refused.route = route;
   finishLog(state, refused);
+}
+
+/**
+ * The access log line and metrics of a request, once its reply is out. A reply Node still holds —
+ * pipelined behind another on the connection, or not yet flushed — is logged when it is delivered,
+ * or as 499 `cancelled` when the client leaves first (it was logged 200, never sent).
+ */
+export function logWhenDelivered(
+  state: GatewayState,
+  served: LoggedRequest,
+  outgoing: ServerResponse | undefined,
+): void {
+  if (outgoing === undefined || outgoing.writableFinished) return finishLog(state, served);
+  const settle = () => {
+    if (!outgoing.writableFinished && served.status < 400) {
+      served.status = 499;
+      served.errorClass = 'cancelled';
+      served.clientLeft = true;
+    }
+    finishLog(state, served);
+  };
+  if (outgoing.destroyed) settle();
+  else outgoing.once('close', settle);
 }
 
 /** Counts the request in the metrics and writes its access log line (never throws). */
@@ -79,9 +116,11 @@ export function finishLog(state: GatewayState, served: LoggedRequest): void {
     });
   // Labelled by the canonical id: a client's made-up model names never become new series.
   const model = served.modelId ?? 'unknown';
-  seriesOf(state.metrics.requests, protocol, model, String(served.status)).inc();
-  // A refusal took no time worth a latency sample (a flood of them would drag the percentiles).
-  if (served.refused !== true)
+  const route = served.route ?? 'generate';
+  seriesOf(state.metrics.requests, protocol, model, String(served.status), route).inc();
+  // A refusal took no time worth a latency sample (a flood of them would drag the percentiles), and
+  // the latency is the generations': a stored reply's read or a count is not one.
+  if (served.refused !== true && route === 'generate')
     state.metrics.latency.series(protocol, String(served.stream)).observe(durationMs / 1000);
   if (served.errorClass !== undefined) seriesOf(state.metrics.errors, protocol, served.errorClass).inc();
   if (served.usage !== undefined) recordUsage(state.metrics, protocol, model, served.usage);

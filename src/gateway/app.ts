@@ -9,9 +9,15 @@ import type { InboundProtocol, ProtocolName } from '../codecs/types.ts';
 import { toWireError } from './errors.ts';
 import { type Caller, keyRefusalOf, localRefusal, refusalOf, requestIdFrom } from './caller.ts';
 import { type GenerationCall, watchClient } from './generation-call.ts';
-import { permittedModel } from './generate-request.ts';
+import { modelLabel, permittedModel } from './generate-request.ts';
 import { serveGeneration } from './generate.ts';
-import { logRefusal } from './access-log.ts';
+import {
+  finishLog,
+  type LoggedRequest,
+  logRefusal,
+  logWhenDelivered,
+  type RouteLabel,
+} from './access-log.ts';
 import { isNativeRoute, leaveOutProviderTools, warnLeftOut } from './left-out.ts';
 import { countBuiltinTools } from './builtin-tools.ts';
 import { HeldBody, readHeldJson } from './body-hold.ts';
@@ -25,12 +31,21 @@ import { scopeOf } from './artifacts.ts';
 import { shown } from '../codecs/fields.ts';
 import { keyUsage } from './quota.ts';
 import { withKeyLimits } from './key-limits.ts';
-import { errorResponse, toResponse } from './reply.ts';
+import { errorResponse, toResponse, wireOf } from './reply.ts';
 import type { GatewayState } from './state.ts';
 
 type Env = { Variables: { requestId: string } };
 type Handler = (c: Context<Env>, caller: Caller) => Response | Promise<Response>;
 type Route = (c: Context<Env>) => Response | Promise<Response>;
+/** A route that generates nothing: `line` is its access log line, filled in as it learns the model. */
+type LoggedHandler = (c: Context<Env>, caller: Caller, line: LoggedRequest) => Response | Promise<Response>;
+/** A {@link LoggedHandler} under its key's limits: `admit` takes one of the key's requests of the minute. */
+type LimitedHandler = (
+  c: Context<Env>,
+  caller: Caller,
+  line: LoggedRequest,
+  admit: () => Promise<void>,
+) => Promise<Response>;
 
 /** A JSON reply carrying the request's id. */
 const json = (c: Context<Env>, caller: Caller, body: unknown, status: 200 | 503 = 200) =>
@@ -147,9 +162,16 @@ export function createApp(state: GatewayState): Hono<Env> {
       if (refusal === undefined) return handler(c, caller);
       return errorResponse('openai-chat', refusal, caller.requestId);
     };
-  /** A route behind the gateway keys; `protocol` (default: the path's) shapes its refusals. */
+  /**
+   * A route behind the gateway keys; `protocol` (default: the path's) shapes its refusals, logged
+   * and counted under `route`.
+   */
   const guarded =
-    (handler: Handler, protocol?: ProtocolName): Route =>
+    (
+      handler: Handler,
+      protocol?: ProtocolName,
+      route?: RouteLabel | ((c: Context<Env>) => RouteLabel),
+    ): Route =>
     (c) => {
       const caller: Caller = { requestId: identify(c), key: undefined };
       const unroutable = refusedPath(c, caller.requestId);
@@ -161,7 +183,12 @@ export function createApp(state: GatewayState): Hono<Env> {
       const refusedAs = protocol ?? protocolOf(c);
       logRefusal(
         state,
-        { protocol: refusedAs, path: rawPath(c.req.url), requestId: caller.requestId },
+        {
+          protocol: refusedAs,
+          path: rawPath(c.req.url),
+          requestId: caller.requestId,
+          route: typeof route === 'function' ? route(c) : route,
+        },
         refusal,
       );
       return errorResponse(refusedAs, refusal, caller.requestId);
@@ -199,58 +226,103 @@ export function createApp(state: GatewayState): Hono<Env> {
     '/v1/messages',
     guarded((c, caller) => generate(c, caller, 'anthropic-messages'), 'anthropic-messages'),
   );
-  // A request that generates nothing (a token count, a stored reply's read) under its key's limits:
-  // `requests_per_minute` and `max_in_flight` (key-limits.ts); refused in the route's protocol.
-  const limited =
-    (handler: Handler, protocol: ProtocolName): Handler =>
+  /**
+   * A request that generates nothing (a count, a stored reply's read, a listing), logged and counted
+   * under `route` once its reply is out, as a generation logs itself (`generate.ts`).
+   */
+  const logged =
+    (route: RouteLabel, protocol: InboundProtocol, handler: LoggedHandler): Handler =>
     async (c, caller) => {
+      const line: LoggedRequest = {
+        call: { protocol, path: rawPath(c.req.url), requestId: caller.requestId, key: caller.key },
+        route,
+        startedAt: performance.now(),
+        ownMs: 0,
+        model: 'unknown',
+        stream: false,
+        status: 500,
+        errorClass: 'server_error',
+      };
+      // A handler that throws (never expected: `onError` answers it) is logged as its 500.
+      let response: Response | undefined;
       try {
-        return await withKeyLimits(state, caller.key, async () => handler(c, caller), nodeOf(c.env).outgoing);
+        response = await handler(c, caller, line);
+      } finally {
+        line.ownMs += performance.now() - line.startedAt;
+        if (response === undefined) finishLog(state, line);
+      }
+      line.status = response.status;
+      line.errorClass = wireOf(response)?.errorClass;
+      logWhenDelivered(state, line, nodeOf(c.env).outgoing);
+      return response;
+    };
+  // A request that generates nothing under its key's limits: `requests_per_minute` (taken when the
+  // handler calls `admit`) and `max_in_flight` (key-limits.ts); refused in the route's protocol.
+  const limited = (route: RouteLabel, protocol: ProtocolName, handler: LimitedHandler): Handler =>
+    logged(route, protocol, async (c, caller, line) => {
+      try {
+        return await withKeyLimits(
+          state,
+          caller.key,
+          (admit) => handler(c, caller, line, admit),
+          nodeOf(c.env).outgoing,
+        );
       } catch (error) {
         return errorResponse(protocol, toWireError(error), caller.requestId);
       }
-    };
+    });
+  /** A token count's route: its protocol shapes its replies and refusals. */
+  const countRoute = (protocol: ProtocolName, model?: string) =>
+    limited('count_tokens', protocol, (c, caller, line, admit) =>
+      countRequestTokens(c, caller, state, { protocol, model, line, admit }),
+    );
   app.post(
     '/v1/responses/input_tokens',
-    guarded(
-      limited((c, caller) => countRequestTokens(c, caller, state, 'openai-responses'), 'openai-responses'),
-      'openai-responses',
-    ),
+    guarded(countRoute('openai-responses'), 'openai-responses', 'count_tokens'),
   );
   // A stored reply read back, listed or deleted: the caller's own, in its key's scope.
-  const storedResponse =
-    (serve: typeof retrieveResponse): Handler =>
-    (c, caller) =>
-      serve(state, {
-        id: c.req.param('id') ?? '',
-        scope: scopeOf(caller.key?.name),
-        requestId: caller.requestId,
-        query: (name) => c.req.query(name),
-      });
   const storedRoute = (serve: typeof retrieveResponse) =>
-    guarded(limited(storedResponse(serve), 'openai-responses'), 'openai-responses');
+    guarded(
+      limited('stored_response', 'openai-responses', async (c, caller, _, admit) => {
+        await admit();
+        return serve(state, {
+          id: c.req.param('id') ?? '',
+          scope: scopeOf(caller.key?.name),
+          requestId: caller.requestId,
+          query: (name) => c.req.query(name),
+        });
+      }),
+      'openai-responses',
+      'stored_response',
+    );
   app.get('/v1/responses/:id', storedRoute(retrieveResponse));
   app.delete('/v1/responses/:id', storedRoute(deleteResponse));
   app.get('/v1/responses/:id/input_items', storedRoute(listResponseInputItems));
   app.post(
     '/v1/messages/count_tokens',
-    guarded(
-      limited(
-        (c, caller) => countRequestTokens(c, caller, state, 'anthropic-messages'),
-        'anthropic-messages',
-      ),
-      'anthropic-messages',
-    ),
+    guarded(countRoute('anthropic-messages'), 'anthropic-messages', 'count_tokens'),
   );
+  /** The listing protocol a `/v1/models` request asks for, by the headers its SDK sends. */
+  const listingProtocol = (c: Context<Env>): 'openai-chat' | 'anthropic-messages' | 'gemini' => {
+    if (c.req.header('anthropic-version') !== undefined) return 'anthropic-messages';
+    if (c.req.header('x-goog-api-key') !== undefined || c.req.query('key') !== undefined) return 'gemini';
+    return 'openai-chat';
+  };
+  /** A model listing's route, logged in the protocol it answers. */
+  const modelsRoute =
+    (fixed: 'gemini' | undefined, handler: LoggedHandler): Route =>
+    (c) =>
+      guarded(logged('models', fixed ?? listingProtocol(c), handler), fixed, 'models')(c);
+  const listings = {
+    'openai-chat': openaiModels,
+    'anthropic-messages': anthropicModels,
+    gemini: geminiModels,
+  };
   app.get(
     '/v1/models',
-    guarded(async (c, caller) => {
+    modelsRoute(undefined, async (c, caller) => {
       await state.adaptersLoaded;
-      if (c.req.header('anthropic-version') !== undefined)
-        return json(c, caller, anthropicModels(state, caller.key));
-      if (c.req.header('x-goog-api-key') !== undefined || c.req.query('key') !== undefined)
-        return json(c, caller, geminiModels(state, caller.key));
-      return json(c, caller, openaiModels(state, caller.key));
+      return json(c, caller, listings[listingProtocol(c)](state, caller.key));
     }),
   );
   // One model (the SDKs' `models.retrieve` / `models.get`), in the shape its listing has.
@@ -285,45 +357,38 @@ export function createApp(state: GatewayState): Hono<Env> {
   };
   app.get(
     '/v1/models/:name',
-    guarded(async (c, caller) => {
+    modelsRoute(undefined, async (c, caller) => {
       await state.adaptersLoaded;
-      const name = c.req.param('name');
-      if (c.req.header('anthropic-version') !== undefined)
-        return oneModel(c, caller, 'anthropic-messages', name);
-      if (c.req.header('x-goog-api-key') !== undefined || c.req.query('key') !== undefined)
-        return oneModel(c, caller, 'gemini', name);
-      return oneModel(c, caller, 'openai-chat', name);
+      return oneModel(c, caller, listingProtocol(c), c.req.param('name'));
     }),
   );
   app.get(
     '/v1beta/models/:name',
-    guarded(async (c, caller) => {
+    modelsRoute('gemini', async (c, caller) => {
       await state.adaptersLoaded;
       return oneModel(c, caller, 'gemini', c.req.param('name'));
-    }, 'gemini'),
+    }),
   );
   app.get(
     '/v1beta/models',
-    guarded(async (c, caller) => {
+    modelsRoute('gemini', async (c, caller) => {
       await state.adaptersLoaded;
       return json(c, caller, geminiModels(state, caller.key));
-    }, 'gemini'),
+    }),
   );
   const gemini: Handler = (c, caller) => {
     // Hono's path parameter is already decoded (once, as the gateway's own server decodes it).
     const match = geminiPath.exec(c.req.param('action') ?? '');
     if (match === null)
-      return errorResponse(
-        'gemini',
-        { status: 404, errorClass: 'invalid_request', message: 'unknown method' },
-        caller.requestId,
-      );
+      return logged('other', 'gemini', () =>
+        errorResponse(
+          'gemini',
+          { status: 404, errorClass: 'invalid_request', message: 'unknown method' },
+          caller.requestId,
+        ),
+      )(c, caller);
     const [, model, method] = match;
-    if (method === 'countTokens')
-      return limited((_, counted) => countRequestTokens(c, counted, state, 'gemini', model), 'gemini')(
-        c,
-        caller,
-      );
+    if (method === 'countTokens') return countRoute('gemini', model)(c, caller);
     const stream = method === 'streamGenerateContent';
     return generate(c, caller, 'gemini', {
       decodeContext: { model, stream },
@@ -331,15 +396,22 @@ export function createApp(state: GatewayState): Hono<Env> {
     });
   };
   // The Gemini API version is the client's choice (`v1beta` by default, `v1` when set).
-  app.post('/v1beta/models/:action', guarded(gemini, 'gemini'));
-  app.post('/v1/models/:action', guarded(gemini, 'gemini'));
+  // A refused count is counted as a count, a refused generation as a generation.
+  const geminiRoute = (c: Context<Env>): RouteLabel =>
+    (c.req.param('action') ?? '').endsWith(':countTokens') ? 'count_tokens' : 'generate';
+  app.post('/v1beta/models/:action', guarded(gemini, 'gemini', geminiRoute));
+  app.post('/v1/models/:action', guarded(gemini, 'gemini', geminiRoute));
   app.post(
     '/switchyard/v1/stream',
     guarded((c, caller) => generate(c, caller, 'switchyard'), 'openai-chat'),
   );
   app.get(
     '/switchyard/v1/keys/:name/usage',
-    guarded((c, caller) => serveKeyUsage(c, caller, state)),
+    guarded(
+      logged('key_usage', 'openai-chat', (c, caller) => serveKeyUsage(c, caller, state)),
+      'openai-chat',
+      'key_usage',
+    ),
   );
 
   app.get(
@@ -372,7 +444,11 @@ export function createApp(state: GatewayState): Hono<Env> {
     const header = (name: string) => headerOf(c.req.raw, incomingOf(c.env), name);
     const refusal = keyRefusalOf(state, caller, header, () => c.req.query('key'));
     if (refusal === undefined) return metricsFor(c, caller);
-    logRefusal(state, { protocol: 'openai-chat', path: '/metrics', requestId: caller.requestId }, refusal);
+    logRefusal(
+      state,
+      { protocol: 'openai-chat', path: '/metrics', requestId: caller.requestId, route: 'metrics' },
+      refusal,
+    );
     return errorResponse('openai-chat', refusal, caller.requestId);
   });
   // A known path asked with another method: 405 with `Allow`, not a 404 (after every real route,
@@ -408,8 +484,11 @@ export function createApp(state: GatewayState): Hono<Env> {
     response.headers.set('allow', allow.join(', '));
     return response;
   };
-  // Under the keyed prefixes an unknown route is a 404 only for a valid key (401 otherwise, as before).
-  app.notFound((c) => (guardedPrefix.test(c.req.path) ? guarded(notFound) : open(notFound))(c));
+  // Under the keyed prefixes an unknown route is a 404 only for a valid key (401 otherwise, as before),
+  // logged and counted as every request behind the keys is.
+  const keyedNotFound: Route = (c) =>
+    guarded(logged('other', protocolOfPath(c.req.path, c.req.raw.headers), notFound), undefined, 'other')(c);
+  app.notFound((c) => (guardedPrefix.test(c.req.path) ? keyedNotFound : open(notFound))(c));
   app.onError((error, c) => {
     state.logger.warn('gateway: unexpected error', {
       error: error instanceof Error ? error.name : 'unknown',
@@ -419,12 +498,21 @@ export function createApp(state: GatewayState): Hono<Env> {
   return app;
 }
 
+/** What a token count is asked in: its protocol, a model in its path (Gemini's), its log line, its admission. */
+interface CountRoute {
+  protocol: ProtocolName;
+  model: string | undefined;
+  /** Its access log line: the model is named on it as it is learnt. */
+  line: LoggedRequest;
+  /** Takes one of the key's requests of the minute: after the model check, as a generation's. */
+  admit: () => Promise<void>;
+}
+
 async function countRequestTokens(
   c: Context<Env>,
   caller: Caller,
   state: GatewayState,
-  protocol: ProtocolName,
-  model?: string,
+  { protocol, model, line, admit }: CountRoute,
 ): Promise<Response> {
   // Its body is held against max_request_bytes_in_flight, as a generation request's is, until the answer.
   const held = new HeldBody(state);
@@ -436,13 +524,20 @@ async function countRequestTokens(
   try {
     // A model in the path (Gemini's) is checked first, as the generation routes check it: a key's
     // refusal is a 403 whatever the body says (its `generateContentRequest.model` included).
-    if (model !== undefined && model !== '') permittedModel(state, caller.key, model);
+    if (model !== undefined && model !== '') {
+      line.model = model;
+      permittedModel(state, caller.key, model);
+    }
     const body = await readHeldJson(state, c.req.raw, incomingOf(c.env), held);
     // Gemini's `generateContentRequest` form is unwrapped; the model stays the path's.
     const decode = (request: unknown) => codecs[protocol].decodeRequest(request, { model, stream: false });
     const decoded = protocol === 'gemini' ? decodeCountTokens(body, model, decode) : decode(body);
     // The generation routes' model check; then an unknown name is a 404 (the registry's own error).
+    line.model = decoded.model;
     const resolved = permittedModel(state, caller.key, decoded.model);
+    if (resolved !== undefined) line.modelId = modelLabel(resolved);
+    // A request the key may make takes one of its minute (a model it may not use took none).
+    await admit();
     // Built-in tools count as the generation would send them: toward a Responses upstream, those
     // `gateway.builtin_tools` allows (a fixed estimate each, `builtinToolTokens`); elsewhere none.
     // An Anthropic client's server tools likewise: those the list allows go to Anthropic's count.
@@ -462,6 +557,7 @@ async function countRequestTokens(
     // The provider's own count where the model's adapter can ask for one (a free call), else the
     // local estimate; a body estimated far past the model's window is never sent, only counted
     // until past it (a tokenizer over a 32 MiB body would hold the event loop for seconds).
+    const asked = performance.now();
     const counted = await state.switchyard
       .countInputTokens({ ...decoded.request, model: decoded.model }, { signal: controller.signal })
       // An adapter without its key is never created: its estimator with it. The cheap bound
@@ -473,6 +569,8 @@ async function countRequestTokens(
         }
         throw error;
       });
+    // The upstream's time is not the gateway's own (the access log's `overheadMs`).
+    line.ownMs -= performance.now() - asked;
     // The provider's own count includes the built-in tools it was sent; an estimate adds theirs.
     const tokens = counted.exact ? counted.tokens : counted.tokens + builtins;
     const response = json(c, caller, countReply(protocol, tokens));

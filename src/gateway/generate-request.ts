@@ -169,9 +169,7 @@ export async function decode(
     served.foreignCap = true;
   // A label from a bounded set: ids and aliases the registry knows; a name that only a glob or a
   // `provider:` prefix matched is the client's own text, counted under its provider.
-  if (model !== undefined)
-    served.modelId =
-      model.matchedBy === 'exact' || model.matchedBy === 'alias' ? model.id : `${model.provider}:other`;
+  if (model !== undefined) served.modelId = modelLabel(model);
   // Switchyard's own protocol carries its artifacts: nothing was kept for it, nothing to look up.
   const preparing =
     call.protocol === 'switchyard'
@@ -187,6 +185,11 @@ export async function decode(
   served.ownMs += performance.now() - started;
   if (large) await yieldFullTurn();
   return decoded;
+}
+
+/** A resolved model's metrics label: its id when the registry knows it by name, else `{provider}:other`. */
+export function modelLabel(model: NonNullable<ReturnType<typeof permittedModel>>): string {
+  return model.matchedBy === 'exact' || model.matchedBy === 'alias' ? model.id : `${model.provider}:other`;
 }
 
 /**

@@ -5,7 +5,6 @@
  * the key's in-flight slot and reservation, the bytes held, the access log and metrics once the
  * reply is out — and every failure answered in the client protocol's shape.
  */
-import type { ServerResponse } from 'node:http';
 import { createResponsesId } from '../codecs/ids.ts';
 import { taggedOpaque } from '../codecs/opaque.ts';
 import type { DecodedRequest, EncodeContext, InboundProtocol } from '../codecs/types.ts';
@@ -15,7 +14,7 @@ import { inClientTerms, shutDown, toWireError, withClientParam } from './errors.
 import { hasQuota, settleCall } from './quota.ts';
 import { enterKey, leaveKey } from './key-limits.ts';
 import { seriesOf } from './metrics.ts';
-import { finishLog } from './access-log.ts';
+import { logWhenDelivered } from './access-log.ts';
 import { HeldBody } from './body-hold.ts';
 import { errorReply, type Reply } from './reply.ts';
 import type { GatewayState } from './state.ts';
@@ -115,23 +114,4 @@ export async function serveGeneration(
   } finally {
     if (!streaming) release();
   }
-}
-
-/**
- * The access log line and metrics of a served request, once its reply is out. A reply Node still
- * holds — pipelined behind another on the connection, or not yet flushed — is logged when it is
- * delivered, or as 499 `cancelled` when the client leaves first (it was logged 200, never sent).
- */
-function logWhenDelivered(state: GatewayState, served: Served, outgoing: ServerResponse | undefined): void {
-  if (outgoing === undefined || outgoing.writableFinished) return finishLog(state, served);
-  const settle = () => {
-    if (!outgoing.writableFinished && served.status < 400) {
-      served.status = 499;
-      served.errorClass = 'cancelled';
-      served.clientLeft = true;
-    }
-    finishLog(state, served);
-  };
-  if (outgoing.destroyed) settle();
-  else outgoing.once('close', settle);
 }

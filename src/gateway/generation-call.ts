@@ -79,8 +79,6 @@ export interface Served extends LoggedRequest {
   toolNames?: Map<string, string>;
   /** What the call billed, failed calls included (settled against the key's limits and budget). */
   billed?: CanonicalResponse['usage'];
-  /** The client went away before the reply ended (a stream cancelled, a request aborted). */
-  clientLeft?: boolean;
   /** The key's reservation, settled when the request ends. */
   reservation?: Reservation;
   /** Request body bytes counted against the bytes-in-flight bound until the request ends. */

@@ -8,6 +8,7 @@
 import type { WireError } from '../codecs/types.ts';
 import { GatewayError } from './errors.ts';
 import type { GatewayKey } from './keys.ts';
+import type { Reservation } from '../state/types.ts';
 import { admitRequest, hasQuota, settleCall } from './quota.ts';
 import type { GatewayState } from './state.ts';
 
@@ -81,36 +82,35 @@ interface Delivery {
 
 /**
  * Serves a request that generates nothing under its key's limits: counted in its `max_in_flight`
- * until its reply is delivered (`delivery` closes; without one, until served — a client that never
- * reads a large stored reply would otherwise free its slot at once and send the next), and one of
- * its `requests_per_minute` (no tokens, no budget). Throws the 429 (or the shared store's 503)
- * before `serve` runs.
+ * from the start until its reply is delivered (`delivery` closes; without one, until served — a
+ * client that never reads a large stored reply would otherwise free its slot at once and send the
+ * next), and one of its `requests_per_minute` (no tokens, no budget) when `serve` calls `admit`:
+ * once the request is one the key may make (a count after its model check, as a generation's 403
+ * takes no slot of the minute; a stored reply's read at once). The 429 (or the shared store's 503)
+ * of the in-flight count is thrown before `serve` runs, that of the minute by `admit`.
  */
 export async function withKeyLimits<T>(
   state: GatewayState,
   key: GatewayKey | undefined,
-  serve: () => Promise<T>,
+  serve: (admit: () => Promise<void>) => Promise<T>,
   delivery?: Delivery,
 ): Promise<T> {
-  if (key === undefined) return serve();
+  if (key === undefined) return serve(async () => {});
   let counted = key.maxInFlight === undefined ? false : enterKey(state, key.name, key.maxInFlight);
+  let reservation: Reservation | undefined;
+  const admit = async () => {
+    if (reservation !== undefined || !hasQuota(key) || key.limits === undefined) return;
+    reservation = await admitRequest(state.shared, key);
+  };
   try {
-    let served: T;
-    if (!hasQuota(key) || key.limits === undefined) served = await serve();
-    else {
-      const reservation = await admitRequest(state.shared, key);
-      try {
-        served = await serve();
-      } finally {
-        void settleCall(state.shared, reservation, undefined);
-      }
-    }
+    const served = await serve(admit);
     if (counted && delivery !== undefined && !delivery.writableFinished && !delivery.destroyed) {
       delivery.once('close', () => leaveKey(state, key.name));
       counted = false;
     }
     return served;
   } finally {
+    if (reservation !== undefined) void settleCall(state.shared, reservation, undefined);
     if (counted) leaveKey(state, key.name);
   }
 }

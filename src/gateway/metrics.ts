@@ -6,7 +6,7 @@ import { billedTokens, type Usage } from '../core/usage.ts';
 /** The gateway's metrics. */
 export interface GatewayMetrics {
   registry: Registry;
-  requests: Counter<'protocol' | 'model' | 'status'>;
+  requests: Counter<'protocol' | 'model' | 'status' | 'route'>;
   errors: Counter<'protocol' | 'class'>;
   latency: PlainHistogram;
   timeToFirstToken: PlainHistogram;
@@ -41,8 +41,8 @@ export function createMetrics(): GatewayMetrics {
     registry,
     requests: new Counter({
       name: 'switchyard_gateway_requests_total',
-      help: 'Requests by protocol, model and status',
-      labelNames: ['protocol', 'model', 'status'],
+      help: 'Requests by protocol, model, status and route (generate, count_tokens, stored_response, models, key_usage, metrics, other)',
+      labelNames: ['protocol', 'model', 'status', 'route'],
       registers,
       collect: flushTallies,
     }),
@@ -133,7 +133,7 @@ const series = new WeakMap<object, Map<string, Tally>>();
 
 /**
  * A counter's or gauge's series for these label values (in `labelNames` order), made once. Only for
- * label values from a bounded set (protocol, canonical model id, status, class).
+ * label values from a bounded set (protocol, canonical model id, status, class, route).
  */
 export function seriesOf(metric: Counter<string> | Gauge<string>, ...values: string[]): Tally {
   let cache = series.get(metric);

@@ -71,7 +71,17 @@ export function errorReply(protocol: InboundProtocol, wire: WireError, requestId
   };
 }
 
+/** Each error response's classified error, for the access log of the route that answers it. */
+const wires = new WeakMap<Response, WireError>();
+
 /** The error response in the client protocol's shape. */
 export function errorResponse(protocol: InboundProtocol, wire: WireError, requestId: string): Response {
-  return toResponse(errorReply(protocol, wire, requestId));
+  const response = toResponse(errorReply(protocol, wire, requestId));
+  wires.set(response, wire);
+  return response;
+}
+
+/** The classified error an {@link errorResponse} answers with (undefined for any other response). */
+export function wireOf(response: Response): WireError | undefined {
+  return wires.get(response);
 }

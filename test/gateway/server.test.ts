@@ -631,17 +631,17 @@ describe('operations', () => {
   });
 
   it.each([
-    ['/v1/chat/completions', 'POST', 'openai-chat', 'served directly'],
-    ['/v1beta/models/up-gemini:generateContent', 'POST', 'gemini', 'served directly'],
-    ['/v1/models', 'GET', 'openai-chat', 'the Hono app’s route'],
+    ['/v1/chat/completions', 'POST', 'openai-chat', 'served directly', 'generate'],
+    ['/v1beta/models/up-gemini:generateContent', 'POST', 'gemini', 'served directly', 'generate'],
+    ['/v1/models', 'GET', 'openai-chat', 'the Hono app’s route', 'models'],
   ])(
     'a request refused for its key (%s) is in the access log and the metrics (%s, %s)',
-    async (path, method, protocol) => {
+    async (path, method, protocol, _, route) => {
       const scrape = async () => await (await scrapeMetrics()).text();
       const counted = (text: string) =>
         Number(
           new RegExp(
-            `switchyard_gateway_requests_total\\{protocol="${protocol}",model="unknown",status="401"\\} (\\d+)`,
+            `switchyard_gateway_requests_total\\{protocol="${protocol}",model="unknown",status="401",route="${route}"\\} (\\d+)`,
           ).exec(text)?.[1] ?? 0,
         );
       const before = counted(await scrape());
@@ -701,11 +701,13 @@ describe('operations', () => {
     }
     const metrics = await (await scrapeMetrics()).text();
     expect(metrics).toMatch(
-      /requests_total\{protocol="openai-chat",model="openai:gpt-5-mini",status="200"\} \d/,
+      /requests_total\{protocol="openai-chat",model="openai:gpt-5-mini",status="200",route="generate"\} \d/,
     );
-    expect(metrics).toMatch(/requests_total\{protocol="openai-chat",model="unknown",status="404"\} [2-9]/);
     expect(metrics).toMatch(
-      /requests_total\{protocol="openai-chat",model="openai:other",status="\d+"\} [2-9]/,
+      /requests_total\{protocol="openai-chat",model="unknown",status="404",route="generate"\} [2-9]/,
+    );
+    expect(metrics).toMatch(
+      /requests_total\{protocol="openai-chat",model="openai:other",status="\d+",route="generate"\} [2-9]/,
     );
     expect(metrics).not.toContain('made-up');
   });
@@ -713,7 +715,8 @@ describe('operations', () => {
   it('counters are exact across scrapes: each request counted once, tokens summed, in-flight back to 0', async () => {
     const scrape = async () => await (await scrapeMetrics()).text();
     const value = (text: string, pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? 0);
-    const requests = /requests_total\{protocol="openai-chat",model="openai:gpt-5-mini",status="200"\} (\d+)/;
+    const requests =
+      /requests_total\{protocol="openai-chat",model="openai:gpt-5-mini",status="200",route="generate"\} (\d+)/;
     const output = /tokens_total\{protocol="openai-chat",model="openai:gpt-5-mini",kind="output"\} (\d+)/;
     const before = await scrape();
     for (let index = 0; index < 3; index++) {

@@ -129,7 +129,7 @@ async function counted(series: string): Promise<number> {
   return line === undefined ? 0 : Number(line.slice(series.length + 1));
 }
 const closedRequests = (status: number) =>
-  `switchyard_gateway_requests_total{protocol="switchyard",model="unknown",status="${status}"}`;
+  `switchyard_gateway_requests_total{protocol="switchyard",model="unknown",status="${status}",route="generate"}`;
 const closedErrors = (errorClass: string) =>
   `switchyard_gateway_errors_total{protocol="switchyard",class="${errorClass}"}`;
 
