@@ -20,7 +20,7 @@ import {
 } from './access-log.ts';
 import { isNativeRoute, leaveOutProviderTools, warnLeftOut } from './left-out.ts';
 import { countBuiltinTools } from './builtin-tools.ts';
-import { HeldBody, readHeldJson } from './body-hold.ts';
+import { HeldBody, holderOf, readHeldJson } from './body-hold.ts';
 import { headerOf } from './inbound.ts';
 import { applyClientBetas } from './betas.ts';
 import { ambiguousPathError, isAmbiguousPath, pathOfTarget, protocolOfPath } from './paths.ts';
@@ -487,7 +487,7 @@ export function createApp(state: GatewayState): Hono<Env> {
   // Under the keyed prefixes an unknown route is a 404 only for a valid key (401 otherwise, as before),
   // logged and counted as every request behind the keys is.
   const keyedNotFound: Route = (c) =>
-    guarded(logged('other', protocolOfPath(c.req.path, c.req.raw.headers), notFound), undefined, 'other')(c);
+    guarded(logged('other', protocolOf(c), notFound), undefined, 'other')(c);
   app.notFound((c) => (guardedPrefix.test(c.req.path) ? keyedNotFound : open(notFound))(c));
   app.onError((error, c) => {
     state.logger.warn('gateway: unexpected error', {
@@ -515,7 +515,7 @@ async function countRequestTokens(
   { protocol, model, line, admit }: CountRoute,
 ): Promise<Response> {
   // Its body is held against max_request_bytes_in_flight, as a generation request's is, until the answer.
-  const held = new HeldBody(state);
+  const held = new HeldBody(state, holderOf(state, caller.key));
   // A client that leaves aborts the upstream count, as it aborts a generation.
   const controller = new AbortController();
   const unwatch = watchClient({ outgoing: nodeOf(c.env).outgoing, request: c.req.raw }, () =>

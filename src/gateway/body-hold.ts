@@ -4,7 +4,10 @@
  * 32 MiB image bodies at once can run a heap out). A body is counted as its bytes arrive, never by
  * the length it declares: a client that declares 32 MiB and sends a byte a second holds one byte a
  * second, not the bound. Past the bound a large body is a 503 (retry shortly); bodies up to 64 KiB
- * always pass. Shared by the generation routes (`generate.ts`) and token counting (`app.ts`).
+ * always pass. With more than one key, each key's requests hold at most its share of the bound
+ * (`max_request_bytes_in_flight_per_key`, default half): past it a large body is that key's 429, so
+ * one key's bodies that never finish cannot hold the bound every other key's need. Shared by the
+ * generation routes (`generate.ts`), token counting (`app.ts`) and WebSocket messages.
  */
 import type { IncomingMessage } from 'node:http';
 import { GatewayError } from './errors.ts';
@@ -13,6 +16,21 @@ import type { GatewayState } from './state.ts';
 
 /** Bodies up to this size are always read and held: the bytes-in-flight bound is for large ones. */
 export const smallBodyBytes = 64 * 1024;
+
+/** What the bound is kept in: the bytes held, by all and by each key, and the limits on both. */
+export type HoldState = Pick<
+  GatewayState,
+  'heldBodyBytes' | 'maxHeldBodyBytes' | 'heldBodyBytesByKey' | 'maxHeldBodyBytesPerKey'
+>;
+
+const keyShareFull = (share: number) =>
+  new GatewayError({
+    status: 429,
+    errorClass: 'rate_limit',
+    message: `this key's requests hold ${share} bytes of large request bodies, its most at once: try again when one ends`,
+    retryAfterSeconds: 1,
+    retryable: true,
+  });
 
 const overloaded = () =>
   new GatewayError({
@@ -24,30 +42,41 @@ const overloaded = () =>
     retryable: true,
   });
 
-/** One request's share of the bound: grown as its body arrives, given back by `release` when the request ends. */
+/**
+ * One request's share of the bound: grown as its body arrives, given back by `release` when the
+ * request ends; counted in its key's share too when it has a key (`keyName`).
+ */
 export class HeldBody implements BodyCounter {
   /** The bytes this request holds: its body's size so far. */
   bytes = 0;
-  private readonly state: Pick<GatewayState, 'heldBodyBytes' | 'maxHeldBodyBytes'>;
+  private readonly state: HoldState;
+  private readonly keyName: string | undefined;
 
-  constructor(state: Pick<GatewayState, 'heldBodyBytes' | 'maxHeldBodyBytes'>) {
+  constructor(state: HoldState, keyName?: string) {
     this.state = state;
+    this.keyName = keyName;
   }
 
   /**
-   * Refuses (503) a large body the bound has no room for now, before its bytes are read (a declared
-   * length: refused early rather than read and then refused); holds nothing.
+   * Refuses a large body its key's share (429) or the bound (503) has no room for now, before its
+   * bytes are read (a declared length: refused early rather than read and then refused); holds nothing.
    */
   admit(bytes: number): void {
-    if (bytes > smallBodyBytes && this.state.heldBodyBytes - this.bytes + bytes > this.state.maxHeldBodyBytes)
-      throw overloaded();
+    if (bytes <= smallBodyBytes) return;
+    const { state } = this;
+    if (this.keyName !== undefined) {
+      const byKey = state.heldBodyBytesByKey.get(this.keyName) ?? 0;
+      if (byKey - this.bytes + bytes > state.maxHeldBodyBytesPerKey)
+        throw keyShareFull(state.maxHeldBodyBytesPerKey);
+    }
+    if (state.heldBodyBytes - this.bytes + bytes > state.maxHeldBodyBytes) throw overloaded();
   }
 
-  /** Holds the body's `size` so far (called as its bytes arrive): a 503 when a large body passes the bound. */
+  /** Holds the body's `size` so far (called as its bytes arrive): refused when a large body passes a limit. */
   take(size: number): void {
     if (size <= this.bytes) return;
     this.admit(size);
-    this.state.heldBodyBytes += size - this.bytes;
+    this.add(size - this.bytes);
     this.bytes = size;
   }
 
@@ -57,15 +86,37 @@ export class HeldBody implements BodyCounter {
    */
   set(size: number): void {
     if (size >= this.bytes) return this.take(size);
-    this.state.heldBodyBytes -= this.bytes - size;
+    this.add(size - this.bytes);
     this.bytes = size;
   }
 
   /** Gives the bytes back (the request ended: served, refused, failed or its client gone). Idempotent. */
   release(): void {
-    this.state.heldBodyBytes -= this.bytes;
+    this.add(-this.bytes);
     this.bytes = 0;
   }
+
+  /** Adds `change` bytes to the bound's count and its key's. */
+  private add(change: number): void {
+    if (change === 0) return;
+    const { state, keyName } = this;
+    state.heldBodyBytes += change;
+    if (keyName === undefined) return;
+    const byKey = (state.heldBodyBytesByKey.get(keyName) ?? 0) + change;
+    if (byKey <= 0) state.heldBodyBytesByKey.delete(keyName);
+    else state.heldBodyBytesByKey.set(keyName, byKey);
+  }
+}
+
+/**
+ * The key a request's bytes count against (its share of the bound), or undefined: without keys, or
+ * with one alone, there are no other keys to keep room for.
+ */
+export function holderOf(
+  state: Pick<GatewayState, 'keys'>,
+  key: { name: string } | undefined,
+): string | undefined {
+  return state.keys.length > 1 ? key?.name : undefined;
 }
 
 /** The request's declared body length (0 when chunked or unknown). */
@@ -87,5 +138,6 @@ export async function readHeldJson(
 ): Promise<unknown> {
   const declared = declaredLength(request, incoming);
   if (declared <= state.bodyLimit) held.admit(declared);
-  return readJson(request, state.bodyLimit, incoming, state.bodyTimeoutMs, held);
+  const timing = { idleMs: state.bodyTimeoutMs, deadlineMs: state.bodyDeadlineMs };
+  return readJson(request, state.bodyLimit, incoming, timing, held);
 }

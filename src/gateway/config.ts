@@ -74,9 +74,15 @@ export const gatewayConfigSchema = z
      */
     body_timeout_seconds: z.number().positive().max(3600).optional(),
     /**
+     * The longest a request body may take from its first read to its last byte, however steadily
+     * it comes: past it, a 408 in the route's shape and the connection closes. Default 300.
+     */
+    body_deadline_seconds: z.number().positive().max(86_400).optional(),
+    /**
      * The longest a request may take to arrive, headers and body (Node's `requestTimeout`; its
      * headers have the lesser of 60 s and this): past it, a 408 and the connection closes. A
-     * request pipelined behind another is counted from its turn, not from its first byte. Default 300.
+     * request pipelined behind another is counted from its turn, not from its first byte. Default
+     * `body_deadline_seconds` + `body_timeout_seconds` + 60 (420 s): a backstop behind those two.
      */
     request_timeout_seconds: z.number().positive().max(3600).optional(),
     /**
@@ -89,6 +95,11 @@ export const gatewayConfigSchema = z
      * it such a request is a 503 with `retry-after`). Default 4 × `body_limit_bytes` (128 MiB).
      */
     max_request_bytes_in_flight: z.number().int().positive().optional(),
+    /**
+     * With more than one key: the most of `max_request_bytes_in_flight` one key's requests may hold
+     * (past it such a request is that key's 429 with `retry-after`). Default half the bound.
+     */
+    max_request_bytes_in_flight_per_key: z.number().int().positive().optional(),
     /**
      * Connections per origin of each adapter's own pool (each call in flight holds one; more wait
      * for one), unless the adapter's `options.maxConnections` says; for the front door the gateway

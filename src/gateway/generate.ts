@@ -15,7 +15,7 @@ import { hasQuota, settleCall } from './quota.ts';
 import { enterKey, leaveKey } from './key-limits.ts';
 import { seriesOf } from './metrics.ts';
 import { logWhenDelivered } from './access-log.ts';
-import { HeldBody } from './body-hold.ts';
+import { HeldBody, holderOf } from './body-hold.ts';
 import { errorReply, type Reply } from './reply.ts';
 import type { GatewayState } from './state.ts';
 import { decode, admit } from './generate-request.ts';
@@ -59,7 +59,7 @@ export async function serveGeneration(
     model: 'unknown',
     stream: false,
     status: 200,
-    held: new HeldBody(state),
+    held: new HeldBody(state, holderOf(state, call.key)),
   };
   const controller = new AbortController();
   const onClientGone = () => {

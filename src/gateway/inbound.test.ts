@@ -161,7 +161,7 @@ describe('readJson from Node’s request (the gateway’s own server)', () => {
           if (size > 3) throw refusal;
         },
       };
-      readJson(undefined, 1024, incoming, 60_000, counter).then(
+      readJson(undefined, 1024, incoming, { idleMs: 60_000, deadlineMs: 300_000 }, counter).then(
         (value) => outcomes.push(value),
         (error: unknown) => {
           outcomes.push(error);

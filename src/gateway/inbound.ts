@@ -45,6 +45,15 @@ export const largeBodyBytes = 1024 * 1024;
 /** The longest a request body may go without a byte by default (`gateway.body_timeout_seconds`). */
 export const defaultBodyTimeoutMs = 60_000;
 
+/** The longest a request body may take in all by default (`gateway.body_deadline_seconds`). */
+export const defaultBodyDeadlineMs = 300_000;
+
+/** How long a body may take: without a byte (`idleMs`), and in all from its first read (`deadlineMs`). */
+export interface BodyTiming {
+  idleMs: number;
+  deadlineMs: number;
+}
+
 /**
  * 408: the client stopped sending its body (its reply closes the connection: `errorReply`); its
  * message is also the reason a WebSocket message that stopped gives its close (`websocket-hold.ts`).
@@ -54,6 +63,17 @@ export const bodyTimedOut = (idleMs: number) =>
     status: 408,
     errorClass: 'network',
     message: `the request body sent nothing for ${idleMs / 1000} s`,
+  });
+
+/**
+ * 408: the client's body still arrives past the deadline, however steadily (a body sent a byte at
+ * a time holds what it sent for as long as it trickles); a WebSocket message's close reason too.
+ */
+export const bodyTooSlow = (deadlineMs: number) =>
+  new GatewayError({
+    status: 408,
+    errorClass: 'network',
+    message: `the request body did not arrive whole within ${deadlineMs / 1000} s`,
   });
 
 /** The body's codings checked, each with the one value that needs no decoding beyond Node's. */
@@ -72,15 +92,16 @@ export interface BodyCounter {
 
 /**
  * Reads the body as JSON within the size limit: 413 above it, 400 for malformed JSON, 408 when
- * Node's request sends no byte for `idleMs`. A declared length above the limit is refused before
- * reading; every body is also counted as it arrives (a web `Request` from an in-process caller is
- * not held to its declared length by an HTTP parser), and told to `counter` chunk by chunk.
+ * Node's request sends no byte for `timing.idleMs` or is still arriving `timing.deadlineMs` after
+ * its read began. A declared length above the limit is refused before reading; every body is also
+ * counted as it arrives (a web `Request` from an in-process caller is not held to its declared
+ * length by an HTTP parser), and told to `counter` chunk by chunk.
  */
 export async function readJson(
   request: Request | undefined,
   limit: number,
   incoming?: IncomingMessage,
-  idleMs = defaultBodyTimeoutMs,
+  timing: BodyTiming = { idleMs: defaultBodyTimeoutMs, deadlineMs: defaultBodyDeadlineMs },
   counter?: BodyCounter,
 ): Promise<unknown> {
   const length = headerOf(request, incoming, 'content-length');
@@ -104,7 +125,7 @@ export async function readJson(
   }
   let bytes: Buffer;
   if (incoming !== undefined && !incoming.readableDidRead)
-    bytes = await readIncoming(incoming, limit, idleMs, counter);
+    bytes = await readIncoming(incoming, limit, timing, counter);
   else if (request !== undefined)
     bytes = await readRequest(request, limit, length !== undefined, incoming, counter);
   else throw new Error('the request body was read before the gateway read it');
@@ -159,12 +180,14 @@ export function tooManyValues(text: string): string | undefined {
 /**
  * Node's request body, counted chunk by chunk (and told to `counter`, whose refusal fails the read);
  * a client that leaves first rejects, and so does one that sends nothing for `idleMs` (one timer,
- * refreshed per chunk).
+ * refreshed per chunk) or whose chunk comes past `deadlineMs` (the clock read per chunk, no second
+ * timer: a body that goes quiet past it is the idle timer's, so a trickler is cut by
+ * `deadlineMs + idleMs` at the latest).
  */
 function readIncoming(
   incoming: IncomingMessage,
   limit: number,
-  idleMs: number,
+  { idleMs, deadlineMs }: BodyTiming,
   counter: BodyCounter | undefined,
 ): Promise<Buffer> {
   // Gone already: no event would settle the read.
@@ -172,6 +195,7 @@ function readIncoming(
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const deadline = performance.now() + deadlineMs;
     const stop = (error: unknown) => {
       // The rest flows to no listener (discarded); the server answers and closes or drains.
       incoming.off('data', onData);
@@ -182,6 +206,7 @@ function readIncoming(
     const onData = (chunk: Buffer) => {
       size += chunk.byteLength;
       if (size > limit) return stop(tooLarge(limit));
+      if (performance.now() > deadline) return stop(bodyTooSlow(deadlineMs));
       if (counter !== undefined) {
         try {
           counter.take(size);

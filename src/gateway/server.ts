@@ -111,6 +111,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       observers: [...(options.observers ?? []), ...(gateway.otel === true ? [openTelemetryObserver()] : [])],
     });
   const sharedValues = gateway.state !== undefined && gateway.state !== 'memory';
+  const maxHeldBodyBytes =
+    gateway.max_request_bytes_in_flight ?? 4 * (gateway.body_limit_bytes ?? defaultBodyLimit);
   const state: GatewayState = {
     switchyard,
     // A server loads every configured adapter at once: no first-call delay, and the listings can
@@ -129,13 +131,20 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     logger,
     bodyLimit: gateway.body_limit_bytes ?? defaultBodyLimit,
     bodyTimeoutMs: (gateway.body_timeout_seconds ?? 60) * 1000,
-    requestTimeoutMs: Math.round((gateway.request_timeout_seconds ?? 300) * 1000),
+    bodyDeadlineMs: (gateway.body_deadline_seconds ?? 300) * 1000,
+    // Node's cut of a request still arriving only backs up the gateway's own: `body_deadline_seconds`
+    // cuts a body in the route's shape first (by its next byte, or its idle timeout).
+    requestTimeoutMs:
+      gateway.request_timeout_seconds !== undefined
+        ? Math.round(gateway.request_timeout_seconds * 1000)
+        : ((gateway.body_deadline_seconds ?? 300) + (gateway.body_timeout_seconds ?? 60) + 60) * 1000,
     sendTimeoutMs: (gateway.send_timeout_seconds ?? 60) * 1000,
     heldBodyBytes: 0,
     inFlightByKey: new Map(),
     socketsByKey: new Map(),
-    maxHeldBodyBytes:
-      gateway.max_request_bytes_in_flight ?? 4 * (gateway.body_limit_bytes ?? defaultBodyLimit),
+    maxHeldBodyBytes,
+    heldBodyBytesByKey: new Map(),
+    maxHeldBodyBytesPerKey: gateway.max_request_bytes_in_flight_per_key ?? Math.floor(maxHeldBodyBytes / 2),
     mediaSchemes: mediaSchemes(gateway.media_uri_schemes),
     builtinTools: builtinTools(gateway.builtin_tools),
     clientBetas: clientBetaPrefixes(gateway.client_betas),
@@ -204,8 +213,9 @@ async function listen(
   // h2c` — is an ordinary request, answered as HTTP/1.1 (an upgrade the server does not speak is
   // ignored, RFC 9110 §7.8).
   const listener = createNodeListener(state, fetch, host);
-  // Node's request timeout (its default, 300 s, unless configured), its headers timeout the lesser
-  // of 60 s and that, both checked every 30 s or a quarter of the request timeout when shorter.
+  // Node's request timeout (`request_timeout_seconds`, by default a backstop behind the body's own
+  // deadline and idle timeout), its headers timeout the lesser of 60 s and that, both checked every
+  // 30 s or a quarter of the request timeout when shorter.
   const requestTimeout = state.requestTimeoutMs;
   const server = createServer(
     {

@@ -32,11 +32,16 @@ export interface GatewayState {
    * counted for a pipelined request from its turn on the connection (`pipelining.ts`).
    */
   requestTimeoutMs: number;
+  /** A request body still arriving this many ms after its read began is refused with 408. */
+  bodyDeadlineMs: number;
   /** A stream's client that takes nothing for this many ms is cut off (`stream-body.ts`). */
   sendTimeoutMs: number;
   /** Request body bytes held by requests in flight, and their bound (`body-hold.ts`). */
   heldBodyBytes: number;
   maxHeldBodyBytes: number;
+  /** The same bytes by key name (keys holding none are absent), and each key's share of the bound. */
+  heldBodyBytesByKey: Map<string, number>;
+  maxHeldBodyBytesPerKey: number;
   /** Requests in flight per key name, for the keys with `max_in_flight`. */
   inFlightByKey: Map<string, number>;
   /** Open WebSockets per key name (`max_websockets`, `key-limits.ts`). */

@@ -1,13 +1,14 @@
 /**
- * A WebSocket message still arriving, under the two rules an HTTP body is read under: its bytes
- * count against `max_request_bytes_in_flight` as they arrive (a {@link HeldBody}, `body-hold.ts`),
- * and one that sends no byte for `body_timeout_seconds` is cut. `ws` buffers a message whole (up
+ * A WebSocket message still arriving, under the rules an HTTP body is read under: its bytes count
+ * against `max_request_bytes_in_flight` (and its key's share of it) as they arrive (a
+ * {@link HeldBody}, `body-hold.ts`), and one that sends no byte for `body_timeout_seconds`, or is
+ * still arriving `body_deadline_seconds` after its first byte, is cut. `ws` buffers a message whole (up
  * to the body limit) before the gateway sees it: without these, sockets each holding all but the
  * last bytes of one message held 31 MiB apiece with no end.
  *
  * Past the bound the socket closes with 1013 (try again later: the message was within the body
- * limit, so not 1009, and the bound frees as requests end — the 503 an HTTP body gets there);
- * a message that goes quiet closes it with 1008 (policy violation: 1001 is the gateway going away).
+ * limit, so not 1009, and the bound frees as requests end — the 503 or 429 an HTTP body gets there);
+ * a message that goes quiet or comes too slowly closes it with 1008 (policy violation: 1001 is the gateway going away).
  * Either way `ws` is given no more bytes: what it held is held (and counted) until the socket
  * closes, at most {@link closeGraceMs} after the close frame went out; the refused message is an
  * access log line and a request in the metrics as the HTTP body's 503 / 408 is, with its `closeCode`.
@@ -16,10 +17,10 @@ import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import type { WireError } from '../codecs/types.ts';
 import { logRefusal } from './access-log.ts';
-import { HeldBody } from './body-hold.ts';
+import { HeldBody, holderOf } from './body-hold.ts';
 import { requestIdFrom } from './caller.ts';
 import { GatewayError } from './errors.ts';
-import { bodyTimedOut } from './inbound.ts';
+import { bodyTimedOut, bodyTooSlow } from './inbound.ts';
 import { closeGraceMs } from './node-listener.ts';
 import type { GatewayKey } from './keys.ts';
 import type { GatewayState } from './state.ts';
@@ -48,6 +49,8 @@ const overloadedWire: WireError = {
 export class MessageProgress {
   /** Bytes since the stream was last between messages. */
   pending = 0;
+  /** The last chunk fed ended a message: what is pending (if anything) is a new one's. */
+  rested = false;
   private readonly header = Buffer.alloc(14);
   private headerBytes = 0;
   /** Payload bytes of the current frame still to come; -1 while its header is incomplete. */
@@ -70,6 +73,7 @@ export class MessageProgress {
       if (this.payloadLeft > 0) break;
       if (this.frameEnded()) restedAt = offset;
     }
+    this.rested = restedAt >= 0;
     this.pending = restedAt < 0 ? this.pending + chunk.length : chunk.length - restedAt;
   }
 
@@ -117,9 +121,11 @@ export function holdIncomingMessages(
   raw: Duplex,
   on: SocketOf,
 ): void {
-  const held = new HeldBody(state);
+  const held = new HeldBody(state, holderOf(state, on.key));
   const progress = new MessageProgress();
   let idle: NodeJS.Timeout | undefined;
+  /** When the bytes pending now must have ended (a message, or a frame, still arriving). */
+  let deadline = 0;
   let refused = false;
   const refuse = (code: number, wire: WireError) => {
     refused = true;
@@ -145,8 +151,14 @@ export function holdIncomingMessages(
     if (progress.pending === 0) {
       clearTimeout(idle);
       idle = undefined;
-    } else if (idle === undefined) {
-      idle = setTimeout(() => refuse(1008, bodyTimedOut(state.bodyTimeoutMs).wire), state.bodyTimeoutMs);
+    } else if (idle === undefined || progress.rested) {
+      // A message begins (after a pause, or in the chunk that ended the one before): its own clocks.
+      deadline = performance.now() + state.bodyDeadlineMs;
+      if (idle === undefined)
+        idle = setTimeout(() => refuse(1008, bodyTimedOut(state.bodyTimeoutMs).wire), state.bodyTimeoutMs);
+      else idle.refresh();
+    } else if (performance.now() > deadline) {
+      return refuse(1008, bodyTooSlow(state.bodyDeadlineMs).wire);
     } else idle.refresh();
   };
   raw.prependListener('data', onData);

@@ -1,7 +1,8 @@
 /**
  * A WebSocket message still arriving is held as an HTTP body being read is: its bytes count against
  * `max_request_bytes_in_flight` (past it the socket closes with 1013, and the bound is free again)
- * and one that sends nothing for `body_timeout_seconds` closes its socket (1008). Either close is an
+ * and one that sends nothing for `body_timeout_seconds`, or is still arriving `body_deadline_seconds`
+ * after its first byte, closes its socket (1008). Either close is an
  * access log line and a request in the metrics, as the HTTP body's 503 / 408 is, with its close code.
  */
 import { randomBytes } from 'node:crypto';
@@ -22,6 +23,7 @@ beforeAll(async () => {
     body_limit_bytes: 4 * mib,
     max_request_bytes_in_flight: 3 * mib,
     body_timeout_seconds: 0.5,
+    body_deadline_seconds: 1.5,
   });
 });
 afterAll(async () => {
@@ -214,6 +216,24 @@ it('a message that sends nothing for body_timeout_seconds closes its socket with
   idle.send(request('after', 'Hi'));
   expect(await done).toBe('done');
   idle.close();
+});
+
+it('a message still arriving body_deadline_seconds after its first byte closes its socket with 1008, however steadily it comes', async () => {
+  const logged = closeLines().length;
+  const trickling = await rawSocket();
+  trickling.socket.write(frameHeader(1, 200_000));
+  trickling.socket.write(Buffer.alloc(100_000, 0x61));
+  const started = performance.now();
+  // A byte every 100 ms: each pause well under the 0.5 s body timeout.
+  const drip = setInterval(() => trickling.socket.write(Buffer.from('a')), 100);
+  const { code, reason } = await trickling.closed;
+  clearInterval(drip);
+  expect(code).toBe(1008);
+  expect(reason).toMatch(/did not arrive whole within 1.5 s/);
+  expect(performance.now() - started).toBeGreaterThanOrEqual(1400);
+  expect(closeLines().slice(logged)).toEqual([
+    expect.objectContaining({ status: 408, errorClass: 'network', closeCode: 1008 }),
+  ]);
 });
 
 it('a 1 MiB message is served, whole or in fragments with a ping between them', async () => {
