@@ -15,6 +15,8 @@ import { failedTurn, Turn } from './conversation/turn.ts';
 import type { Observer } from './observers/types.ts';
 import { createPriceTable, type PriceTable } from './pricing/price-table.ts';
 import { createPricer } from './pricing/pricer.ts';
+import type { ModelPrices } from './pricing/types.ts';
+import { joinModelId } from './core/ids.ts';
 import { type ProviderTypeTable, createProviderTypeTable } from './registry/provider-type-table.ts';
 import { loadConfigFile, parseConfig, type SwitchyardConfig } from './registry/config.ts';
 import type { ModelFacts } from './registry/model-facts.ts';
@@ -92,6 +94,13 @@ export interface Switchyard {
   models(): ModelListing[];
   /** What a name resolves to (exact id, then alias, then glob), with the model's facts. */
   resolve(name: string): ModelDescription;
+  /**
+   * The prices a call of `name` is costed at, known before the call: its config entry's `pricing`,
+   * else the table's row for its id, else for the id its adapter reports replies under (an OpenAI
+   * Responses adapter named `responses` reports `openai:…`); undefined when none prices it. Rejects
+   * as `resolve` does for an unknown name.
+   */
+  pricesOf(name: string): Promise<ModelPrices | undefined>;
   /**
    * A local estimate of a request's input tokens for the model it names: that model's adapter's
    * estimator (calibrated per provider, media at the provider's rates), no network call. Rejects as
@@ -225,6 +234,21 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
     resolve(name) {
       const model = registry.resolve(checkModelName(name));
       return { ...model, facts: router.facts(model) };
+    },
+    async pricesOf(name) {
+      const model = registry.resolve(checkModelName(name));
+      const own = model.pricing ?? prices.lookup(model.id);
+      if (own !== undefined || !model.configured) return own;
+      await registry.load(model.provider);
+      let reportedAs: string;
+      try {
+        reportedAs = registry.adapter(model.provider).name;
+      } catch {
+        return undefined;
+      }
+      return reportedAs === model.provider
+        ? undefined
+        : prices.lookup(joinModelId(reportedAs, model.wireName));
     },
     async estimateInputTokens({ model: name, transcript, tools }, options) {
       const model = registry.resolve(checkModelName(name));

@@ -26,7 +26,8 @@ import { restoreTextSignatures } from './text-signatures.ts';
 import { maxArtifactReads, type ReadBudget } from './store.ts';
 import { GatewayError } from './errors.ts';
 import { allowsModel, type GatewayKey, modelForbidden, namesOf } from './keys.ts';
-import { admitCall, type KeyQuota } from './quota.ts';
+import { admitCall, isPriced, type KeyQuota } from './quota.ts';
+import type { ModelPrices } from '../pricing/types.ts';
 import { headerOf, largeBodyBytes } from './inbound.ts';
 import { applyClientBetas } from './betas.ts';
 import { HeldBody, readHeldJson } from './body-hold.ts';
@@ -61,7 +62,7 @@ function prepareTranscript(
   return stored === undefined ? restore() : stored.then(restore);
 }
 
-/** The key's limits and budget before dispatch (one state-store step); throws the 429/402/503 to answer. */
+/** The key's limits and budget before dispatch (one state-store step); throws the 429/402/403/503 to answer. */
 export async function admit(
   state: GatewayState,
   key: GatewayKey & KeyQuota,
@@ -77,17 +78,29 @@ export async function admit(
   const bound = (limit: number) => (limit > 0 ? limit : undefined);
   let outputCap: number | undefined;
   const fallbackIds: string[] = [];
+  // With a budget, each candidate's prices as the front door will cost it (`pricesOf`), by id.
+  const pricing: Record<string, ModelPrices> = {};
+  const priceOf = async (name: string, id: string) => {
+    const prices = key.budget === undefined ? undefined : await state.switchyard.pricesOf(name);
+    if (prices !== undefined) pricing[id] = prices;
+  };
   try {
     const model = state.switchyard.resolve(decoded.model);
     modelId = model.id;
+    await priceOf(decoded.model, model.id);
     maxOutputTokens = model.facts.maxOutputTokens;
     outputCap =
       model.matchedBy === 'alias' || served.foreignCap === true ? bound(maxOutputTokens) : undefined;
     for (const name of model.fallbacks) {
       try {
         const fallback = state.switchyard.resolve(name);
-        // Only the fallbacks the key may reach: by any of its names, as routing decides.
-        if (allowsModel(key, [name, fallback.id, ...fallback.aliases])) {
+        await priceOf(name, fallback.id);
+        // Only the fallbacks the key may reach: by any of its names, as routing decides; with a
+        // budget, only priced ones (routing is kept to them: `Served.budgetFallbacks`).
+        const reachable =
+          allowsModel(key, [name, fallback.id, ...fallback.aliases]) &&
+          (key.budget === undefined || isPriced(fallback.id, pricing, state.switchyard.prices));
+        if (reachable) {
           fallbackIds.push(fallback.id);
           const limit = bound(fallback.facts.maxOutputTokens);
           outputCap = outputCap === undefined || limit === undefined ? undefined : Math.max(outputCap, limit);
@@ -99,10 +112,11 @@ export async function admit(
   } catch {
     // Unknown names fail in routing; the call is still counted against the key's rate.
   }
+  if (key.budget !== undefined) served.budgetFallbacks = new Set(fallbackIds);
   served.reservation = await admitCall(
     state.shared,
     key,
-    { request: decoded.request, modelId, fallbackIds, maxOutputTokens, outputCap },
+    { request: decoded.request, modelId, fallbackIds, pricing, maxOutputTokens, outputCap },
     state.switchyard.prices,
   );
   served.ownMs += performance.now() - started;

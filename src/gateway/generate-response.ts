@@ -86,8 +86,8 @@ export function reportUnexpected(state: GatewayState, requestId: string, error: 
 }
 
 /**
- * The front door's options of a call: its signal; for a key with `models`, the fallbacks it may use;
- * for a client of another protocol than its model's, its cap lowered to the model's limit.
+ * The front door's options of a call: its signal; for a key with `models` or a budget, the fallbacks
+ * it may use; for a client of another protocol than its model's, its cap lowered to the model's limit.
  */
 function upstreamOptions(
   state: GatewayState,
@@ -96,8 +96,14 @@ function upstreamOptions(
   controller: AbortController,
 ): CallOptions {
   const { key } = served.call;
+  const { budgetFallbacks } = served;
+  // A key with a budget falls back only to the models its reservation was priced on.
   const keyAllows =
-    key?.models === undefined ? undefined : (names: readonly string[]) => allowsModel(key, names);
+    key?.models === undefined && budgetFallbacks === undefined
+      ? undefined
+      : (names: readonly string[]) =>
+          (key?.models === undefined || allowsModel(key, names)) &&
+          (budgetFallbacks === undefined || budgetFallbacks.has(resolvedId(state, names)));
   // A request with server tools falls back only to models of the same provider type.
   const type =
     decoded.serverTools === undefined ? undefined : inboundCodecs[served.call.protocol].nativeProvider?.type;
@@ -107,6 +113,15 @@ function upstreamOptions(
     options.allowFallback = (names) =>
       (keyAllows === undefined || keyAllows(names)) && (type === undefined || typeOf(state, names) === type);
   return options;
+}
+
+/** The canonical id a fallback's names resolve to, or '' when they resolve to nothing. */
+function resolvedId(state: GatewayState, names: readonly string[]): string {
+  try {
+    return state.switchyard.resolve(names[0]!).id;
+  } catch {
+    return '';
+  }
 }
 
 /** The provider type a fallback's names resolve to, or undefined when they resolve to nothing. */

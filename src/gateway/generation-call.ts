@@ -81,6 +81,11 @@ export interface Served extends LoggedRequest {
   billed?: CanonicalResponse['usage'];
   /** The key's reservation, settled when the request ends. */
   reservation?: Reservation;
+  /**
+   * For a key with a budget: the ids of the fallbacks its reservation was priced on, the only ones
+   * routing may try (a fallback without a price would serve the call for $0).
+   */
+  budgetFallbacks?: ReadonlySet<string>;
   /** Request body bytes counted against the bytes-in-flight bound until the request ends. */
   held: HeldBody;
   /** Counted in its key's requests in flight (`max_in_flight`), until the request ends. */

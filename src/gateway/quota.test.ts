@@ -75,6 +75,57 @@ describe('gateway quota', () => {
     });
   });
 
+  it('billed tokens without a cost are charged the reservation, never $0 against a budget', async () => {
+    const store = createMemoryStateStore();
+    const key = { name: 'team-c', budget: { usdPerDay: 1 } };
+    const reservation = await admitCall(store, key, call, prices);
+    // A reply without a cost (cache writes its model's price lacks, say).
+    await settleCall(store, reservation, {
+      input: 10,
+      cacheRead: 0,
+      cacheWrite: 10,
+      output: 10,
+      reasoning: 0,
+    });
+    expect(await keyUsage(store, key)).toMatchObject({
+      day: { spent_micros: reservation.reserveMicros, reserved_micros: 0 },
+    });
+  });
+
+  it('with a budget, an unpriced model is refused (403 model_not_priced) and an unpriced fallback is not reserved for', async () => {
+    const store = createMemoryStateStore();
+    const key = { name: 'team-d', budget: { usdPerDay: 1 } };
+    const error = await refusal(admitCall(store, key, { ...call, modelId: 'openai:gpt-unknown' }, prices));
+    expect(error.wire).toMatchObject({ status: 403, code: 'model_not_priced' });
+    const alone = await admitCall(store, key, call, prices);
+    const withUnpriced = await admitCall(
+      store,
+      key,
+      { ...call, fallbackIds: ['openai:gpt-unknown'] },
+      prices,
+    );
+    expect(withUnpriced.reserveMicros).toBe(alone.reserveMicros);
+    // A config entry's own price counts: reserved at it.
+    const own = await admitCall(
+      store,
+      key,
+      {
+        ...call,
+        modelId: 'openai:gpt-unknown',
+        pricing: { 'openai:gpt-unknown': { input_mtok: 1000, output_mtok: 1000 } },
+      },
+      prices,
+    );
+    expect(own.reserveMicros).toBeGreaterThan(alone.reserveMicros);
+    // Without a budget nothing is priced or refused.
+    await admitCall(
+      store,
+      { name: 'team-e', limits: { requestsPerMinute: 5 } },
+      { ...call, modelId: 'openai:gpt-unknown' },
+      prices,
+    );
+  });
+
   it('shared state down with policy closed: 503 state_unavailable', async () => {
     const store = {
       ...createMemoryStateStore(),

@@ -3,13 +3,17 @@
  * one atomic step of the state store, one Redis round trip) reserving the input estimate plus
  * `max_tokens` and the cost that could bill; after the call one `settle` with what was billed. A
  * refusal is a wire error in the client protocol's shape: 429 with `retry-after` for a rate
- * limit, a non-retryable 402 `budget_exceeded` for a budget, 503 when the shared state is down and
- * the policy is `closed`.
+ * limit, a non-retryable 402 `budget_exceeded` for a budget, a 403 `model_not_priced` for a key with
+ * a budget naming a model without a price (its calls could not be counted), 503 when the shared
+ * state is down and the policy is `closed`.
  */
 import type { WireError } from '../codecs/types.ts';
+import { shown } from '../codecs/fields.ts';
 import { billedTokens, type Usage } from '../core/usage.ts';
 import { wantsReasoning } from '../core/request.ts';
-import { reprice, type PriceTable } from '../pricing/price-table.ts';
+import { computeCost } from '../pricing/cost.ts';
+import type { PriceTable } from '../pricing/price-table.ts';
+import type { ModelPrices } from '../pricing/types.ts';
 import { estimateUpperBound } from '../providers/common/token-estimate.ts';
 import { defaultOutputTokens } from '../routing/candidates.ts';
 import type { RouteRequest } from '../routing/router.ts';
@@ -45,8 +49,13 @@ export interface QuotaCall {
   request: Pick<RouteRequest, 'transcript' | 'tools' | 'maxOutputTokens' | 'reasoning'>;
   /** The canonical id the model name resolved to (for the cost reservation), if it resolved. */
   modelId?: string;
-  /** The ids of the fallbacks the call may reach: the reservation is priced on the dearest. */
+  /**
+   * The ids of the fallbacks the call may reach: the reservation is priced on the dearest. With a
+   * budget, only priced ones ({@link isPriced}): the caller keeps routing off the others.
+   */
   fallbackIds?: readonly string[];
+  /** The prices of a model's own config entry (`models.<id>.pricing`), by id: they win over the table. */
+  pricing?: Readonly<Record<string, ModelPrices>>;
   /** The model's output limit, 0 when unknown (the default output is reserved within it). */
   maxOutputTokens?: number;
   /**
@@ -81,9 +90,16 @@ export async function admitCall(
       : Math.min(asked, call.outputCap ?? asked);
   // A fallback may serve the call: reserved at the dearest of them, settled at what it cost.
   const priced = key.budget !== undefined && call.modelId !== undefined;
-  const ids = priced ? [call.modelId!, ...(call.fallbackIds ?? [])] : [];
+  // A model without a price would be reserved and charged $0, as often as the key likes.
+  if (priced && !isPriced(call.modelId!, call.pricing, prices)) throw unpricedModel(key, call.modelId!);
+  const ids = priced
+    ? [call.modelId!, ...(call.fallbackIds ?? []).filter((id) => isPriced(id, call.pricing, prices))]
+    : [];
   const reserveFor = (input: number) =>
-    ids.reduce((dearest, id) => Math.max(dearest, estimatedMicros(id, input, output, prices)), 0);
+    ids.reduce(
+      (dearest, id) => Math.max(dearest, estimatedMicros(id, input, output, call.pricing, prices) ?? 0),
+      0,
+    );
   const input = inputBound(call, key, output, priced ? reserveFor : undefined);
   const reserveMicros = priced ? reserveFor(input) : 0;
   return admitted(store, key, { tokens: input + output, budget: key.budget, reserveMicros });
@@ -211,16 +227,46 @@ function budgetThreshold(limitMicros: number, reserveFor: (input: number) => num
   return high - 1;
 }
 
-/** The cost the call could bill at most (input estimate + all of `max_tokens`), micro-dollars; 0 without a price. */
-function estimatedMicros(modelId: string, input: number, output: number, prices: PriceTable): number {
+/**
+ * The cost the call could bill at most (input estimate + all of `max_tokens`), micro-dollars, at the
+ * model's own entry's prices or else the table's; undefined without a price.
+ */
+function estimatedMicros(
+  modelId: string,
+  input: number,
+  output: number,
+  pricing: QuotaCall['pricing'],
+  prices: PriceTable,
+): number | undefined {
   const usage: Usage = { input, cacheRead: 0, cacheWrite: 0, output, reasoning: 0 };
-  const amount = reprice(usage, modelId, prices).cost?.amount;
-  return amount === undefined || !Number.isFinite(amount) ? 0 : Math.ceil(amount * 1_000_000);
+  const own = pricing?.[modelId] ?? prices.lookup(modelId);
+  const amount = own === undefined ? undefined : computeCost(usage, own, prices.version)?.amount;
+  return amount === undefined || !Number.isFinite(amount) ? undefined : Math.ceil(amount * 1_000_000);
+}
+
+/**
+ * Whether a call of `modelId` can be counted against a budget: its entry or the table prices its
+ * input and output. A key with a budget is refused a model without ({@link admitCall}), and its
+ * calls never fall back to one: its calls would cost the budget nothing.
+ */
+export function isPriced(modelId: string, pricing: QuotaCall['pricing'], prices: PriceTable): boolean {
+  return estimatedMicros(modelId, 1, 1, pricing, prices) !== undefined;
+}
+
+/** The 403 of a key with a budget naming a model without a price. */
+function unpricedModel(key: KeyQuota, modelId: string): QuotaError {
+  return new QuotaError({
+    status: 403,
+    errorClass: 'invalid_request',
+    code: 'model_not_priced',
+    message: `key '${key.name}' has a budget and model '${shown(modelId)}' has no known price, so its calls cannot count toward it; the gateway's operator can give it one under \`pricing:\` in the config`,
+  });
 }
 
 /**
  * Settles a reservation with the billed usage (none for a call that billed nothing; the reservation
- * for a call its client left before the usage arrived). Never throws.
+ * for a call its client left before the usage arrived, or whose billed tokens came without a cost).
+ * Never throws.
  */
 export async function settleCall(
   store: StateStore,
@@ -232,16 +278,20 @@ export async function settleCall(
   const tokens =
     billed === undefined ? 0 : billed.input + billed.cacheRead + billed.cacheWrite + billed.output;
   const amount = usage?.cost?.currency === 'USD' ? usage.cost.amount : 0;
+  // Billed tokens without a cost (a bucket its price lacks: cache writes, another model's share)
+  // are charged what was reserved, the priced upper bound, never $0 to a budget.
+  const costMicros =
+    usage?.cost === undefined && tokens > 0
+      ? reservation.reserveMicros
+      : Number.isFinite(amount) && amount > 0
+        ? Math.min(Math.round(amount * 1_000_000), maxCharge)
+        : 0;
   // A client that left before the usage arrived is charged what was reserved (the admitted upper
   // bound): the upstream may have billed up to that, and leaving early must not get around a budget.
   const charge =
     usage === undefined && clientLeft
       ? { tokens: reservation.tokens, costMicros: reservation.reserveMicros }
-      : {
-          tokens: Math.min(tokens, maxCharge),
-          costMicros:
-            Number.isFinite(amount) && amount > 0 ? Math.min(Math.round(amount * 1_000_000), maxCharge) : 0,
-        };
+      : { tokens: Math.min(tokens, maxCharge), costMicros };
   try {
     await store.settle(reservation, charge);
   } catch {
