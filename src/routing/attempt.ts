@@ -125,7 +125,7 @@ export async function recordFailure(
   const errorClass: ErrorClass = classified?.errorClass ?? 'other';
   // A failure that proves nothing of the provider (a 4xx, a cancel, this process out of file
   // descriptors) frees its probes instead.
-  if (countsAgainstCircuit(error)) await countFailure(state, model, error);
+  if (countsAgainstCircuit(error)) await countFailure(state, candidate, error);
   else await releaseProbes(state, candidate);
   if (errorClass === 'context_overflow')
     route.needs.minContextWindow = Math.max(

@@ -31,19 +31,43 @@ export function countsAgainstCircuit(error: unknown): error is AdapterError {
 }
 
 /**
- * Counts an availability failure of `model` (model and provider circuits), once per error. A long
- * `retry-after` opens the model's circuit at once, but only counts toward the provider's: one
- * model's rate limit (OpenAI's and Anthropic's are per model) must not shut every model of the
- * provider, for every tenant, for up to an hour; an outage of the whole provider still opens its
- * circuit after `failure_threshold` failures. Nor does it open the circuit names a client chooses
- * share (`model:<provider>:other`, see `keysOf`): there it only counts, as toward the provider's —
- * one unlisted model's rate limit must not block every other unlisted model of the provider.
+ * A rate limit of one model: OpenAI's and Anthropic's limits are per model, so it says nothing of
+ * the provider's other models — unless the account itself is out of credit (a 402, OpenAI's
+ * `insufficient_quota`, Anthropic's `billing_error`), which refuses every model alike.
  */
-export async function countFailure(state: RouterState, model: ResolvedModel, error: unknown): Promise<void> {
+function isModelRateLimit(error: AdapterError): boolean {
+  return (
+    error.errorClass === 'rate_limit' && error.status !== 402 && !outOfCredit.has(error.providerCode ?? '')
+  );
+}
+
+/** Codes of a rate limit that is the account's, not one model's: it is out of credit. */
+const outOfCredit = new Set(['insufficient_quota', 'billing_error']);
+
+/**
+ * Counts an availability failure of `model`, once per error. A rate limit of one model (see
+ * {@link isModelRateLimit}) counts toward that model's own circuit only: one tenant's calls
+ * exhausting one model's limit must not shut the provider's other models, or the circuit the
+ * names a client chooses share (`model:<provider>:other`, see `keysOf`), for every tenant and,
+ * with a shared store, every instance. Its `retry-after` opens the model's circuit for that long
+ * (at once when it is long). Every other availability failure (a 5xx, an overload, a network
+ * failure, an account out of credit) is the provider's too: it counts toward the model's and the
+ * provider's circuits, each opening after `failure_threshold` in a row. `candidate`'s half-open
+ * probes are settled here: failed where the failure counts, freed where it does not.
+ */
+export async function countFailure(state: RouterState, candidate: Candidate, error: unknown): Promise<void> {
   const { availability, counted } = state;
   if (!countsAgainstCircuit(error) || counted.has(error)) return;
   counted.add(error);
+  const { model } = candidate;
   const keys = keysOf(state, model);
+  if (isModelRateLimit(error)) {
+    if (!keys.shared) await availability.failure(keys.model, error.retryAfterSeconds);
+    // It proves nothing of the provider or of the shared circuit: their probes are freed, not failed.
+    for (const probe of candidate.probes ?? [])
+      if (probe.key !== keys.model || keys.shared) await availability.release(probe.key, probe.id);
+    return;
+  }
   await availability.failure(keys.model, keys.shared ? undefined : error.retryAfterSeconds);
   await availability.failure(keys.provider, undefined);
 }
@@ -83,7 +107,7 @@ export class CandidateGate implements RetryGate {
   async allow(info: Parameters<RetryGate['allow']>[0]): Promise<boolean> {
     const { state, route, candidate } = this;
     if (info.stage === 'wait') {
-      await countFailure(state, candidate.model, info.error);
+      await countFailure(state, candidate, info.error);
       if (candidate.probes !== undefined) return false;
       if (route.index < route.candidates.length && failsOverAtOnce(info.error, info.delayMs)) return false;
     }

@@ -119,6 +119,52 @@ describe('failover timing (#18.6)', () => {
     expect(reply.text).toBe('haiku answers');
   });
 
+  it('one model’s rate limits with a short retry-after open its circuit for that long, never the provider’s', async () => {
+    front({ max_retries: 0 }, {}, []);
+    for (let count = 0; count < 3; count++) {
+      primary.enqueue(anthropicError(429, 'rate_limit_error', 'Rate limited', { 'retry-after': '2' }));
+      await sy.complete(hello).catch(() => undefined);
+    }
+    expect(await sy.availability.check(modelKey)).toEqual({
+      allowed: false,
+      state: 'open',
+      until: now + 2_000,
+    });
+    // Before: the provider's circuit opened too (every model of the provider, for every caller), and
+    // both stayed open for the 30 s cooldown.
+    expect(await sy.availability.state('provider:anthropic')).toBe('closed');
+    primary.enqueue(text('haiku answers'));
+    const haiku = await sy.complete({ model: 'anthropic:claude-haiku-4-5', transcript: [userText('Hi')] });
+    expect(haiku.text).toBe('haiku answers');
+    now += 2_000;
+    primary.enqueue(text('probe after the retry-after'));
+    expect((await sy.complete(hello)).text).toBe('probe after the retry-after');
+  });
+
+  it('server errors still count toward the provider’s circuit', async () => {
+    front({ max_retries: 0 }, {}, []);
+    for (let count = 0; count < 3; count++) {
+      primary.enqueue(anthropicError(529, 'overloaded_error', 'Overloaded'));
+      await sy.complete(hello).catch(() => undefined);
+    }
+    expect(await sy.availability.state('provider:anthropic')).toBe('open');
+  });
+
+  it('a half-open probe answered by a rate limit frees the provider’s probe slot: its other models go at once', async () => {
+    front({ max_retries: 0 }, {}, []);
+    for (let count = 0; count < 3; count++) {
+      primary.enqueue(anthropicError(529, 'overloaded_error', 'Overloaded'));
+      await sy.complete(hello).catch(() => undefined);
+    }
+    now += 30_000;
+    primary.enqueue(anthropicError(429, 'rate_limit_error', 'Rate limited', { 'retry-after': '2' }));
+    await sy.complete(hello).catch(() => undefined);
+    expect(await sy.availability.check(modelKey)).toMatchObject({ allowed: false, until: now + 2_000 });
+    primary.enqueue(text('haiku answers'));
+    const haiku = await sy.complete({ model: 'anthropic:claude-haiku-4-5', transcript: [userText('Hi')] });
+    expect(haiku.text).toBe('haiku answers');
+  });
+
   it('a retry-after beyond any sane bound opens the circuit for the 1-hour cap, not for ever', async () => {
     front();
     primary.enqueue(

@@ -157,8 +157,9 @@ export interface ModelKeys {
   model: string;
   provider: string;
   /**
-   * True when `model` is a provider's shared circuit (`model:<provider>:other`): a long `retry-after`
-   * only counts toward it (`countFailure`).
+   * True when `model` is a provider's shared circuit (`model:<provider>:other`): a model's rate limit
+   * does not count toward it, and another failure's `retry-after` does not set how long it opens
+   * (`countFailure`).
    */
   shared: boolean;
   /** `<adapter name>:<wire name>` (the adapter's own name may differ from the config's). */
@@ -173,8 +174,8 @@ export interface ModelKeys {
  * prefix lets through shares one with every such name of its provider, `model:<provider>:other`
  * (as the metrics fold them): names a client chooses must not add circuits without bound (each one
  * a field of the shared circuits hash every instance re-reads, and an entry of the memory store).
- * A long `retry-after` only counts toward that shared circuit (`countFailure`): one model's rate
- * limit must not shut the provider's other unlisted models.
+ * A model's rate limit does not count toward that shared circuit (`countFailure`): one model's
+ * rate limit must not shut the provider's other unlisted models.
  */
 export function keysOf(state: RouterState, model: ResolvedModel): ModelKeys {
   const { keyCache } = state;

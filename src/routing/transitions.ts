@@ -25,7 +25,10 @@ export interface AvailabilityRecord {
 export interface AvailabilityPolicy {
   /** Consecutive failures that open a closed circuit. Default 3. */
   failureThreshold: number;
-  /** How long an open circuit stays open before a probe, ms. Default 30 000. */
+  /**
+   * How long an open circuit stays open before a probe, ms, when the failure that opened it gave no
+   * `retry-after` (one that did opens it for that long). Default 30 000.
+   */
   cooldownMs: number;
   /** A `retry-after` at least this long opens the circuit at once (for that long), ms. Default 60 000. */
   longRetryAfterMs: number;
@@ -137,7 +140,12 @@ function failure(
   const failures = record.failures + 1;
   const long = operation.retryAfterMs >= operation.longRetryAfterMs;
   if (record.state === 'half-open' || long || failures >= operation.failureThreshold) {
-    const openMs = Math.min(operation.maxOpenMs, Math.max(operation.cooldownMs, operation.retryAfterMs));
+    // Open for the failure's own `retry-after` when it has one (the upstream said when to come
+    // back: a probe then, not a cooldown past it), else for the cooldown; never past `maxOpenMs`.
+    const openMs = Math.min(
+      operation.maxOpenMs,
+      operation.retryAfterMs > 0 ? operation.retryAfterMs : operation.cooldownMs,
+    );
     return {
       record: { state: 'open', failures, reopenAt: operation.now + openMs },
       outcome: { state: 'open' },

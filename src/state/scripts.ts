@@ -199,7 +199,9 @@ elseif op.kind == 'failure' then
   local failures = rec.failures + 1
   local long = op.retryAfterMs >= op.longRetryAfterMs
   if rec.state == 'half-open' or long or failures >= op.failureThreshold then
-    local openMs = math.min(op.maxOpenMs, math.max(op.cooldownMs, op.retryAfterMs))
+    local openMs = op.cooldownMs
+    if op.retryAfterMs > 0 then openMs = op.retryAfterMs end
+    openMs = math.min(op.maxOpenMs, openMs)
     nextRec = {state = 'open', failures = failures, reopenAt = op.now + openMs}
     out = {state = 'open'}
   else

@@ -40,6 +40,7 @@ function config(policy: 'open' | 'closed') {
     models: {
       'anthropic:claude-sonnet-4-5': { aliases: ['primary'], fallbacks: ['openai:gpt-4.1-mini'] },
       'openai:gpt-4.1-mini': { aliases: ['cheap'] },
+      'anthropic:claude-haiku-4-5': { aliases: ['haiku'] },
     },
     routing: { failure_threshold: 3, cooldown_seconds: 1 },
     gateway: {
@@ -52,6 +53,7 @@ function config(policy: 'open' | 'closed') {
         { name: 'team-budget', key: keyDigest('key-budget'), budget: { usd_per_day: 0.01 } },
         { name: 'team-load', key: keyDigest('key-load'), limits: { requests_per_minute: 1_000_000 } },
         { name: 'team-free', key: keyDigest('key-free') },
+        { name: 'team-primary', key: keyDigest('key-primary'), models: ['primary', 'cheap'] },
         { name: 'ops', key: keyDigest('key-admin'), admin: true },
       ],
     },
@@ -196,6 +198,32 @@ describe('three gateway processes sharing one Redis', () => {
     );
     expect(burst.every((answer) => answer.status === 200)).toBe(true);
     expect(primary.requests.length - sent).toBe(1);
+  }, 60_000);
+
+  it('one tenant’s rate limits on its model (retry-after 2) skip that model on every instance, never its provider’s other models, until the retry-after passes', async () => {
+    await sleep(1_100); // the cooldown of the circuits the test before left open
+    primary.setDefault(served);
+    // Their probes succeed: the provider's circuit and the model's are closed again.
+    expect((await chat(open[0]!, 'key-free', 'haiku')).status).toBe(200);
+    expect((await chat(open[0]!, 'key-free', 'primary')).status).toBe(200);
+    for (let count = 0; count < 3; count++) {
+      primary.enqueue(anthropicError(429, 'rate_limit_error', 'Rate limited', { 'retry-after': '2' }));
+      // Served by the fallback.
+      expect((await chat(open[0]!, 'key-primary', 'primary')).status).toBe(200);
+    }
+    await sleep(100);
+    const sent = primary.requests.length;
+    // Another tenant's model of the same provider still goes, from every instance.
+    const haiku = await Promise.all([0, 1, 2].map((index) => chat(open[index]!, 'key-free', 'haiku')));
+    expect(haiku.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    expect(primary.requests.length).toBe(sent + 3);
+    // The rate-limited model is skipped on the others (served by the fallback, no call to it)…
+    expect((await chat(open[2]!, 'key-primary', 'primary')).status).toBe(200);
+    expect(primary.requests.length).toBe(sent + 3);
+    // …until its retry-after passes: then it is probed again.
+    await sleep(2_100);
+    expect((await chat(open[1]!, 'key-primary', 'primary')).status).toBe(200);
+    expect(primary.requests.length).toBe(sent + 4);
   }, 60_000);
 
   it('previous_response_id resolves on another instance', async () => {

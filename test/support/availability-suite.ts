@@ -61,6 +61,20 @@ export function availabilitySuite(name: string, createStore: StoreFactory): void
       expect(await availability.check('model:a')).toEqual({ allowed: true, probe: expect.any(String) });
     });
 
+    it('failures with a short retry-after open the circuit at the threshold for that long, not the longer cooldown', async () => {
+      const { availability, advance, at } = await machine();
+      await availability.failure('model:a', 2);
+      await availability.failure('model:a', 2);
+      expect(await availability.failure('model:a', 2)).toBe('open');
+      expect(await availability.check('model:a')).toEqual({
+        allowed: false,
+        state: 'open',
+        until: at() + 2_000,
+      });
+      advance(2_000);
+      expect(await availability.check('model:a')).toEqual({ allowed: true, probe: expect.any(String) });
+    });
+
     it('a huge retry-after opens the circuit for at most the cap (1 hour)', async () => {
       const { availability, at } = await machine();
       expect(await availability.failure('model:a', 10 ** 9)).toBe('open');
