@@ -53,10 +53,39 @@ const keySchema = z
   .strict()
   .refine((key) => (key.key_env === undefined) !== (key.key === undefined), 'exactly one of key_env or key');
 
+/**
+ * Two entries with one name would be one tenant (its usage, limits and stored replies are kept by
+ * name), and one secret under two names lets whoever holds it act as either: both are config errors
+ * naming the entries. (Two variables holding the same value are caught when they are read: `loadKeys`.)
+ */
+function distinctKeys(keys: ReadonlyArray<z.infer<typeof keySchema>>, context: z.RefinementCtx): void {
+  const seen = {
+    name: new Map<string, number>(),
+    key_env: new Map<string, number>(),
+    key: new Map<string, number>(),
+  };
+  keys.forEach((key, index) => {
+    for (const field of ['name', 'key_env', 'key'] as const) {
+      const value = key[field];
+      if (value === undefined) continue;
+      const first = seen[field].get(value);
+      if (first === undefined) {
+        seen[field].set(value, index);
+        continue;
+      }
+      const what =
+        field === 'name'
+          ? `the name '${value}' is taken by gateway.keys.${first}: each key needs a name of its own`
+          : `the same ${field === 'key' ? 'digest' : `variable ${value}`} as gateway.keys.${first} ('${keys[first]!.name}'): one secret configured under two names`;
+      context.addIssue({ code: 'custom', path: [index, field], message: what });
+    }
+  });
+}
+
 /** The `gateway:` section. */
 export const gatewayConfigSchema = z
   .object({
-    keys: z.array(keySchema).optional(),
+    keys: z.array(keySchema).superRefine(distinctKeys).optional(),
     /** Where shared state lives: `memory` (default, one process) or a `redis://` URL (any number of instances). */
     state: z
       .string()

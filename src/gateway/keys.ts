@@ -49,11 +49,16 @@ function digestOf(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
 }
 
-/** Resolves the configured keys; a `key_env` naming an unset variable is an error naming the variable. */
+/**
+ * Resolves the configured keys; a `key_env` naming an unset variable is an error naming the
+ * variable, and two entries whose secrets are the same (two variables holding one value, or a
+ * variable holding a configured digest's key) an error naming both.
+ */
 export function loadKeys(
   configs: readonly GatewayKeyConfig[],
   env: Record<string, string | undefined>,
 ): GatewayKey[] {
+  const owners = new Map<string, string>();
   return configs.map((config) => {
     let digest: Buffer;
     if (config.key_env !== undefined) {
@@ -64,6 +69,13 @@ export function loadKeys(
     } else {
       digest = Buffer.from(config.key!.slice('sha256:'.length), 'hex');
     }
+    // One secret under two names: whoever holds it would be served as the first of them alone.
+    const owner = owners.get(digest.toString('hex'));
+    if (owner !== undefined)
+      throw new Error(
+        `gateway key '${config.name}': its key is the same as gateway key '${owner}'s: each key needs a secret of its own`,
+      );
+    owners.set(digest.toString('hex'), config.name);
     return {
       name: config.name,
       digest,
