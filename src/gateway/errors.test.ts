@@ -25,6 +25,19 @@ describe('withoutUpstreamAddresses', () => {
       'version 1.2.3 at 12:30 costs 0.5, model gpt-4.1 at 2.5:1',
       'version 1.2.3 at 12:30 costs 0.5, model gpt-4.1 at 2.5:1',
     ],
+    [
+      'Rate limit reached for gpt-4.1-mini in organization org-Abc123XyZ on tokens per min (TPM): Limit 200000, Used 199500, Requested 2100.',
+      'Rate limit reached for gpt-4.1-mini in organization <account id> on tokens per min (TPM): Limit 200000, Used <left out>, Requested 2100.',
+    ],
+    ['project proj_AbC123dEf has no access', 'project <account id> has no access'],
+    [
+      'the rate limit for your organization (5a1b2c3d-0000-4000-8000-abcdefabcdef) of 400,000 input tokens',
+      'the rate limit for your organization (<account id>) of 400,000 input tokens',
+    ],
+    [
+      'tool call 5a1b2c3d-0000-4000-8000-abcdefabcdef failed; org-chart is fine',
+      'tool call 5a1b2c3d-0000-4000-8000-abcdefabcdef failed; org-chart is fine',
+    ],
   ])('%s', (message, shown) => {
     expect(withoutUpstreamAddresses(message)).toBe(shown);
   });

@@ -14,7 +14,7 @@ import { modelFailureError } from '../core/errors/model-failure.ts';
 import { ServerError } from '../core/errors/server-error.ts';
 import { StateUnavailableError } from '../state/outage.ts';
 import { QuotaError } from './quota.ts';
-import { withoutUpstreamAddresses } from '../core/errors/upstream-addresses.ts';
+import { namesUpstreamAccount, withoutUpstreamAddresses } from '../core/errors/upstream-addresses.ts';
 import { redactSecrets } from '../core/redaction.ts';
 
 export { withoutUpstreamAddresses };
@@ -284,6 +284,31 @@ export function failureWarning(
   return details === undefined ? undefined : { message: 'gateway: unexpected error', fields: details };
 }
 
+/**
+ * The WARN of an upstream failure whose text names the operator's account at the provider (an
+ * organization id, its usage): left out of the client's reply, shown whole to the operator here.
+ * `key` says which account (one WARN per provider and text shape is enough).
+ */
+export function accountWarning(
+  error: unknown,
+): { key: string; message: string; fields: Record<string, string> } | undefined {
+  if (!isAdapterError(error) || !namesUpstreamAccount(error.message)) return undefined;
+  const provider = error.provider ?? 'unknown';
+  return {
+    key: `${provider}:${error.errorClass}:${error.providerCode ?? ''}`,
+    message: `gateway: an upstream error named the operator's account (left out of the client's reply): ${error.message.slice(0, 2000)}`,
+    fields: { provider, errorClass: error.errorClass },
+  };
+}
+
+/**
+ * OpenAI's `type` of a rate limit: `tokens` when the upstream's text says a token limit was reached
+ * (`tokens per min (TPM)`, Anthropic's `input tokens per minute`), else the class's `requests`.
+ */
+function rateLimitType(message: string): string | undefined {
+  return /\btokens? per (?:min|minute|day)\b|\b(?:TPM|TPD|ITPM|OTPM)\b/i.test(message) ? 'tokens' : undefined;
+}
+
 /** The wire error of anything thrown while serving a request. */
 export function toWireError(error: unknown): WireError {
   if (error instanceof GatewayError || error instanceof QuotaError) return error.wire;
@@ -331,7 +356,12 @@ export function toWireError(error: unknown): WireError {
       // Out of credit (a 402, an `insufficient_quota` or `billing_error`) says so as OpenAI does,
       // not as a rate limit that invites another try.
       return error.status !== 402 && !outOfCredit.has(error.providerCode ?? '')
-        ? { ...base, status: 429, errorClass: 'rate_limit' }
+        ? {
+            ...base,
+            status: 429,
+            errorClass: 'rate_limit',
+            ...(rateLimitType(error.message) === undefined ? {} : { type: 'tokens' }),
+          }
         : {
             ...base,
             status: 429,

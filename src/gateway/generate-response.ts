@@ -22,10 +22,12 @@ import {
   shutDown,
   toWireError,
   failureWarning,
+  accountWarning,
   hidesUnfinishedCall,
   unfinishedCallIn,
 } from './errors.ts';
 import { allowsModel } from './keys.ts';
+import { WarnOnce } from '../core/lru.ts';
 import { type Reply, requestIdHeaders, sentReply } from './reply.ts';
 import { createBodyPump, createFramer, webBody, writeToNode } from './stream-body.ts';
 import type { GatewayState } from './state.ts';
@@ -79,10 +81,22 @@ function headersOf(served: Served, contentType: string): Record<string, string> 
   return { 'content-type': contentType, ...requestIdHeaders(served.call.protocol, served.call.requestId) };
 }
 
-/** Logs what the operator must see of a failure ({@link failureWarning}). */
+/** Per gateway: the upstream accounts already warned about ({@link accountWarning}). */
+const warnedAccounts = new WeakMap<GatewayState, WarnOnce>();
+
+/**
+ * Logs what the operator must see of a failure ({@link failureWarning}), and, once per provider and
+ * kind, the whole text of one that named the operator's account ({@link accountWarning}).
+ */
 export function reportUnexpected(state: GatewayState, requestId: string, error: unknown): void {
   const warning = failureWarning(error);
   if (warning !== undefined) state.logger.warn(warning.message, { requestId, ...warning.fields });
+  const account = accountWarning(error);
+  if (account === undefined) return;
+  let warned = warnedAccounts.get(state);
+  if (warned === undefined) warnedAccounts.set(state, (warned = new WarnOnce(100)));
+  if (warned.check(account.key) === 'warn')
+    state.logger.warn(account.message, { requestId, ...account.fields });
 }
 
 /**
