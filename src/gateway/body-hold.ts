@@ -23,11 +23,11 @@ export type HoldState = Pick<
   'heldBodyBytes' | 'maxHeldBodyBytes' | 'heldBodyBytesByKey' | 'maxHeldBodyBytesPerKey'
 >;
 
-const keyShareFull = (share: number) =>
+const keyShareFull = (held: number, share: number) =>
   new GatewayError({
     status: 429,
     errorClass: 'rate_limit',
-    message: `this key's requests hold ${share} bytes of large request bodies, its most at once: try again when one ends`,
+    message: `this key's requests hold ${held} bytes of large request bodies, and ${share} is its most at once: try again when one ends`,
     retryAfterSeconds: 1,
     retryable: true,
   });
@@ -67,7 +67,7 @@ export class HeldBody implements BodyCounter {
     if (this.keyName !== undefined) {
       const byKey = state.heldBodyBytesByKey.get(this.keyName) ?? 0;
       if (byKey - this.bytes + bytes > state.maxHeldBodyBytesPerKey)
-        throw keyShareFull(state.maxHeldBodyBytesPerKey);
+        throw keyShareFull(byKey, state.maxHeldBodyBytesPerKey);
     }
     if (state.heldBodyBytes - this.bytes + bytes > state.maxHeldBodyBytes) throw overloaded();
   }

@@ -82,6 +82,27 @@ function distinctKeys(keys: ReadonlyArray<z.infer<typeof keySchema>>, context: z
   });
 }
 
+/** `body_limit_bytes` when the config does not say: 32 MiB. */
+export const defaultBodyLimit = 32 * 1024 * 1024;
+
+/**
+ * A key's share of the held body bytes below the body limit would refuse that key, every time, a
+ * body the limit lets in (each refusal a 429 saying to try again): a config error instead.
+ */
+function shareFitsBodies(
+  gateway: { body_limit_bytes?: number; max_request_bytes_in_flight_per_key?: number },
+  context: z.RefinementCtx,
+): void {
+  const bodyLimit = gateway.body_limit_bytes ?? defaultBodyLimit;
+  const share = gateway.max_request_bytes_in_flight_per_key;
+  if (share !== undefined && share < bodyLimit)
+    context.addIssue({
+      code: 'custom',
+      path: ['max_request_bytes_in_flight_per_key'],
+      message: `max_request_bytes_in_flight_per_key (${share}) is below body_limit_bytes (${bodyLimit}): a key's body between the two could never be served`,
+    });
+}
+
 /** The `gateway:` section. */
 export const gatewayConfigSchema = z
   .object({
@@ -126,7 +147,8 @@ export const gatewayConfigSchema = z
     max_request_bytes_in_flight: z.number().int().positive().optional(),
     /**
      * With more than one key: the most of `max_request_bytes_in_flight` one key's requests may hold
-     * (past it such a request is that key's 429 with `retry-after`). Default half the bound.
+     * (past it such a request is that key's 429 with `retry-after`). Default half the bound, and
+     * never less than `body_limit_bytes` (when the bound allows it).
      */
     max_request_bytes_in_flight_per_key: z.number().int().positive().optional(),
     /**
@@ -177,7 +199,8 @@ export const gatewayConfigSchema = z
      */
     otel: z.boolean().optional(),
   })
-  .strict();
+  .strict()
+  .superRefine(shareFitsBodies);
 
 /** The gateway section as written. */
 export type GatewayConfig = z.input<typeof gatewayConfigSchema>;

@@ -16,7 +16,14 @@ import type { StateStore } from '../state/types.ts';
 import { createSwitchyard, type Switchyard } from '../switchyard.ts';
 import { createApp, directWrites } from './app.ts';
 import { scopeOfStoreKey } from './artifacts.ts';
-import { type GatewayConfig, type GatewayFileConfig, readConfigFile, splitConfig } from './config.ts';
+import {
+  defaultBodyLimit,
+  type GatewayConfig,
+  type GatewayFileConfig,
+  readConfigFile,
+  splitConfig,
+} from './config.ts';
+import { defaultBodyDeadlineMs, defaultBodyTimeoutMs } from './inbound.ts';
 import { loadKeys } from './keys.ts';
 import {
   answerClientError,
@@ -69,7 +76,6 @@ export interface GatewayServer {
 }
 
 /** Request bodies above this many bytes are refused with 413 (`gateway.body_limit_bytes`). */
-const defaultBodyLimit = 32 * 1024 * 1024;
 
 /** The gateway: its Hono app, metrics and `listen`. */
 export interface Gateway {
@@ -83,6 +89,10 @@ const loopbackHosts = new Set(['127.0.0.1', '::1', 'localhost']);
 
 /** Connections per upstream origin of the front door the gateway creates (`gateway.upstream_connections`). */
 export const defaultUpstreamConnections = 1024;
+
+/** A config's seconds in ms, or the default (in ms) when it does not say. */
+const secondsOr = (seconds: number | undefined, defaultMs: number) =>
+  seconds === undefined ? defaultMs : seconds * 1000;
 
 /** Creates a gateway over a front door; see {@link GatewayOptions}. */
 export function createGateway(options: GatewayOptions = {}): Gateway {
@@ -113,6 +123,8 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const sharedValues = gateway.state !== undefined && gateway.state !== 'memory';
   const maxHeldBodyBytes =
     gateway.max_request_bytes_in_flight ?? 4 * (gateway.body_limit_bytes ?? defaultBodyLimit);
+  const bodyTimeoutMs = secondsOr(gateway.body_timeout_seconds, defaultBodyTimeoutMs);
+  const bodyDeadlineMs = secondsOr(gateway.body_deadline_seconds, defaultBodyDeadlineMs);
   const state: GatewayState = {
     switchyard,
     // A server loads every configured adapter at once: no first-call delay, and the listings can
@@ -130,21 +142,28 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
     metrics,
     logger,
     bodyLimit: gateway.body_limit_bytes ?? defaultBodyLimit,
-    bodyTimeoutMs: (gateway.body_timeout_seconds ?? 60) * 1000,
-    bodyDeadlineMs: (gateway.body_deadline_seconds ?? 300) * 1000,
+    bodyTimeoutMs,
+    bodyDeadlineMs,
     // Node's cut of a request still arriving only backs up the gateway's own: `body_deadline_seconds`
     // cuts a body in the route's shape first (by its next byte, or its idle timeout).
     requestTimeoutMs:
       gateway.request_timeout_seconds !== undefined
         ? Math.round(gateway.request_timeout_seconds * 1000)
-        : ((gateway.body_deadline_seconds ?? 300) + (gateway.body_timeout_seconds ?? 60) + 60) * 1000,
+        : bodyDeadlineMs + bodyTimeoutMs + 60_000,
     sendTimeoutMs: (gateway.send_timeout_seconds ?? 60) * 1000,
     heldBodyBytes: 0,
     inFlightByKey: new Map(),
     socketsByKey: new Map(),
     maxHeldBodyBytes,
     heldBodyBytesByKey: new Map(),
-    maxHeldBodyBytesPerKey: gateway.max_request_bytes_in_flight_per_key ?? Math.floor(maxHeldBodyBytes / 2),
+    // Half the bound, but room for one body as large as the limit lets in: a key is never refused,
+    // on an idle gateway, a body every other check admits.
+    maxHeldBodyBytesPerKey:
+      gateway.max_request_bytes_in_flight_per_key ??
+      Math.max(
+        Math.floor(maxHeldBodyBytes / 2),
+        Math.min(gateway.body_limit_bytes ?? defaultBodyLimit, maxHeldBodyBytes),
+      ),
     mediaSchemes: mediaSchemes(gateway.media_uri_schemes),
     builtinTools: builtinTools(gateway.builtin_tools),
     clientBetas: clientBetaPrefixes(gateway.client_betas),

@@ -19,6 +19,7 @@ beforeAll(async () => {
       { name: 'other', key: keyDigest('key-other') },
     ],
     max_request_bytes_in_flight: 200_000,
+    body_limit_bytes: 100_000,
     body_timeout_seconds: 0.5,
     body_deadline_seconds: 1.5,
   });
@@ -57,7 +58,9 @@ describe('a key’s share of the request bytes in flight', () => {
       // The first holds 90,000 bytes of the key's 100,000 (half of 200,000); the second would pass it.
       await vi.waitFor(() => expect(second.received()).toMatch(/^HTTP\/1\.1 429 /));
       expect(second.received()).toContain('retry-after: 1');
-      expect(second.received()).toMatch(/this key's requests hold 100000 bytes of large request bodies/);
+      expect(second.received()).toMatch(
+        /this key's requests hold 9\d{4} bytes of large request bodies, and 100000 is its most at once/,
+      );
       // The other key has the rest of the bound: its 95 KB body is served while the trickle goes on.
       harness.emulator.enqueue(scriptedText('Served.'));
       const other = await fetch(`${harness.server.url}/v1/chat/completions`, {
@@ -105,5 +108,43 @@ describe('the request body deadline', () => {
       body: chatText('w'.repeat(95_000)),
     });
     expect(next.status).toBe(200);
+  });
+});
+
+describe('a share that fits the bodies the limit lets in', () => {
+  it('by default a key’s share is never below body_limit_bytes: on an idle gateway a body the limit admits is served, not a 429 forever', async () => {
+    // Half of this bound (75,000) is below the body limit: the share is the limit instead.
+    const idle = await startGatewayHarness({
+      keys: [
+        { name: 'one', key: keyDigest('key-one') },
+        { name: 'two', key: keyDigest('key-two') },
+      ],
+      max_request_bytes_in_flight: 150_000,
+      body_limit_bytes: 100_000,
+    });
+    try {
+      idle.emulator.enqueue(scriptedText('Served.'));
+      const reply = await fetch(`${idle.server.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer key-one', 'content-type': 'application/json' },
+        body: chatText('z'.repeat(95_000)),
+      });
+      expect(reply.status).toBe(200);
+    } finally {
+      await idle.close();
+    }
+  });
+
+  it('a configured share below body_limit_bytes is a config error naming both', async () => {
+    await expect(
+      startGatewayHarness({
+        keys: [
+          { name: 'one', key: keyDigest('key-one') },
+          { name: 'two', key: keyDigest('key-two') },
+        ],
+        body_limit_bytes: 100_000,
+        max_request_bytes_in_flight_per_key: 60_000,
+      }),
+    ).rejects.toThrow('max_request_bytes_in_flight_per_key (60000) is below body_limit_bytes (100000)');
   });
 });
