@@ -1,8 +1,9 @@
 /**
  * Pass-through body fields (`providerOptions`) never say what the call is: in every adapter that
- * merges a body, the model, the transcript and the stream flags there are refused before anything is
+ * merges a body, the model and the conversation's messages there are refused before anything is
  * sent (`reserved_provider_option`, naming the field where the caller wrote it), so the model a reply
- * names and prices is the one sent (`src/providers/common/pass-through.ts`).
+ * names and prices is the one sent; a pass-through `stream` or `stream_options` is left out (the
+ * call's own streaming stands), and system blocks pass (`src/providers/common/pass-through.ts`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Adapter } from '../../src/core/adapter.ts';
@@ -137,4 +138,36 @@ describe.each(rows)('$type: $option', (row) => {
       expect(emulator.requests.length).toBe(before);
     },
   );
+
+  it('a pass-through stream and stream_options are left out, the call’s own streaming kept; the call is served', async () => {
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Whole.' }] });
+    const reply = await adapter.complete({
+      model: row.model,
+      transcript: [userText('Hi')],
+      maxOutputTokens: 100,
+      providerOptions: row.options({ stream: 'true', stream_options: 'x' }),
+    });
+    expect(reply.content).toMatchObject([{ type: 'text', text: 'Whole.' }]);
+    const body = emulator.requests.at(-1)?.body as Record<string, unknown>;
+    expect(body.stream === undefined || body.stream === false).toBe(true);
+    expect(body.stream_options).toBeUndefined();
+  });
+});
+
+it('an Anthropic body’s own system blocks (a cache_control of the caller’s) pass through', async () => {
+  const adapter = createOnEmulator('anthropic', emulator.url, {
+    apiKey: 'test-key',
+    maxRetries: 0,
+    logger: createMemoryLogger(),
+  });
+  adapters.push(adapter);
+  emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Ok.' }] });
+  const system = [{ type: 'text', text: 'Be terse.', cache_control: { type: 'ephemeral' } }];
+  await adapter.complete({
+    model: 'anthropic:claude-sonnet-4-5',
+    transcript: [userText('Hi')],
+    maxOutputTokens: 100,
+    providerOptions: { anthropic: { body: { system } } },
+  });
+  expect((emulator.requests.at(-1)?.body as { system: unknown }).system).toEqual(system);
 });

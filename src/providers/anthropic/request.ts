@@ -106,8 +106,8 @@ function withInstruction(
   return system === undefined ? instruction : `${system}\n\n${instruction}`;
 }
 
-/** Body fields no pass-through option sets (`common/pass-through.ts`): the model, the transcript, streaming. */
-export const callFields = ['model', 'system', 'messages', 'stream'] as const;
+/** Body fields no pass-through option sets (`common/pass-through.ts`): the model, the messages. */
+export const callFields = ['model', 'messages'] as const;
 
 /**
  * Builds `POST /messages`. Body fields, in order: model, max_tokens, system, messages, tools,

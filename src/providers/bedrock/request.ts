@@ -186,10 +186,10 @@ export function convertReasoning(
 }
 
 /**
- * Body fields no pass-through option sets (`common/pass-through.ts`): the transcript (the model and
+ * Body fields no pass-through option sets (`common/pass-through.ts`): the messages (the model and
  * streaming are in the path).
  */
-export const callFields = ['messages', 'system'] as const;
+export const callFields = ['messages'] as const;
 
 /**
  * Builds `POST /model/{modelId}/converse` (or `/converse-stream`). Body: messages, system,

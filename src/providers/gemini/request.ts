@@ -90,11 +90,11 @@ function functionNames(
 }
 
 /**
- * Body fields no pass-through option sets (`common/pass-through.ts`): the transcript, in either
- * spelling the API reads (the model and streaming are in the path). `providerOptions.gemini` has no
- * body of its own; Vertex's `providerOptions.vertex.body` is checked against these.
+ * Body fields no pass-through option sets (`common/pass-through.ts`): the model, the contents (the
+ * model and streaming are also in the path). `providerOptions.gemini` has no body of its own;
+ * Vertex's `providerOptions.vertex.body` is checked against these.
  */
-export const callFields = ['model', 'contents', 'systemInstruction', 'system_instruction'] as const;
+export const callFields = ['model', 'contents'] as const;
 
 /**
  * Builds `POST /models/{model}:generateContent` (or `:streamGenerateContent?alt=sse`). When the

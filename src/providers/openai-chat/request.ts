@@ -151,8 +151,8 @@ export function chatPath(quirks: ChatQuirks, model: string): string {
     : `${path}?api-version=${encodeURIComponent(quirks.apiVersion)}`;
 }
 
-/** Body fields no pass-through option sets (`common/pass-through.ts`): the model, the transcript, streaming. */
-export const callFields = ['model', 'messages', 'stream', 'stream_options'] as const;
+/** Body fields no pass-through option sets (`common/pass-through.ts`): the model, the messages. */
+export const callFields = ['model', 'messages'] as const;
 
 /**
  * Builds the request body, fields in this order: model, messages, tools, tool_choice,

@@ -22,7 +22,7 @@ import { emulateStopSequences } from '../common/stop-sequences.ts';
 import { convertInput } from './messages.ts';
 import type { ResponsesStateMode } from './options.ts';
 import { planInput } from './state.ts';
-import { checkPassThrough } from '../common/pass-through.ts';
+import { checkPassThrough, withoutStreamFields } from '../common/pass-through.ts';
 import { promptCacheKey } from '../openai/prompt-cache-key.ts';
 
 export { convertInput } from './messages.ts';
@@ -258,8 +258,8 @@ function customCallIds(transcript: readonly Item[], freeform: ReadonlySet<string
 /** The provider-options key every Responses adapter reads beside its own name: the protocol's (`CanonicalRequest.providerOptions`). */
 export const protocolOptionsKey: ProtocolId = 'openai-responses';
 
-/** Body fields no pass-through option sets (`common/pass-through.ts`): the model, the transcript, streaming. */
-export const callFields = ['model', 'instructions', 'input', 'stream'] as const;
+/** Body fields no pass-through option sets (`common/pass-through.ts`): the model, the input items. */
+export const callFields = ['model', 'input'] as const;
 
 /**
  * Pass-through options (`providerOptions[key]`): a `tools` array is appended to the function tools;
@@ -275,7 +275,7 @@ function mergeProviderOptions(
   const extra = options?.[key];
   if (extra === undefined) return;
   checkPassThrough(extra, callFields, `providerOptions.${key}`, context);
-  const { tools, text, ...rest } = extra;
+  const { tools, text, ...rest } = withoutStreamFields(extra);
   Object.assign(body, rest);
   if (Array.isArray(tools)) body.tools = [...((body.tools as JsonValue[] | undefined) ?? []), ...tools];
   if (isJsonObject(text) && isJsonObject(body.text)) body.text = { ...body.text, ...text };

@@ -15,7 +15,7 @@ import {
 import type { ProviderContext, WireRequest } from '../common/definition.ts';
 import { callFields as geminiFields, buildRequest as buildGeminiRequest } from '../gemini/request.ts';
 import { callFields as chatFields } from '../openai-chat/request.ts';
-import { checkPassThrough } from '../common/pass-through.ts';
+import { checkPassThrough, withoutStreamFields } from '../common/pass-through.ts';
 import { vertexAnthropicVersion } from './api.ts';
 import * as chat from './chat-completions.ts';
 import { codecContext, modelPath } from './model-id.ts';
@@ -51,7 +51,8 @@ export function buildRequest(
   const model = resolveModel(context.model, context.provider);
   if (settings.express === true) assertExpressServes(model, context.model, context.provider);
   const { protocol } = model.publisher;
-  const extra = readProviderOptions(request).body;
+  const options = readProviderOptions(request).body;
+  const extra = options === undefined ? undefined : withoutStreamFields(options);
   // The body's fields that say what the call is are the request's own, whichever protocol serves it.
   const callFields =
     protocol === 'openai-chat'
@@ -59,7 +60,7 @@ export function buildRequest(
       : protocol === 'anthropic-messages'
         ? anthropicFields
         : geminiFields;
-  checkPassThrough(extra, callFields, 'providerOptions.vertex.body', context);
+  checkPassThrough(options, callFields, 'providerOptions.vertex.body', context);
   if (protocol === 'openai-chat') return chat.buildRequest(request, context, model);
   const path = `${modelPath(model)}:${method(model, context.stream)}`;
   if (protocol === 'anthropic-messages') {
