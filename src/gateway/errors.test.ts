@@ -38,6 +38,10 @@ describe('withoutUpstreamAddresses', () => {
       'tool call 5a1b2c3d-0000-4000-8000-abcdefabcdef failed; org-chart is fine',
       'tool call 5a1b2c3d-0000-4000-8000-abcdefabcdef failed; org-chart is fine',
     ],
+    [
+      'The model ft:gpt-4.1-mini-2025-04-14:acme-org-research1::BxY12 does not exist; org-chartroom; Used 12 tools',
+      'The model ft:gpt-4.1-mini-2025-04-14:acme-org-research1::BxY12 does not exist; org-chartroom; Used 12 tools',
+    ],
   ])('%s', (message, shown) => {
     expect(withoutUpstreamAddresses(message)).toBe(shown);
   });

@@ -22,13 +22,16 @@ const bareIpv4 = /\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\
 const socketAddress =
   /\b(E(?:CONNREFUSED|CONNRESET|CONNABORTED|NOTFOUND|AI_[A-Z]+|TIMEDOUT|HOSTUNREACH|NETUNREACH|HOSTDOWN|ADDRNOTAVAIL|ADDRINUSE|PIPE|PROTO)) \S+/g;
 
-/** An OpenAI organization or project id (`org-Abc123XyZ`, `proj_abc123`). */
-const openaiAccountId = /\b(?:org-[A-Za-z\d]{6,}|proj_[A-Za-z\d]{6,})\b/g;
+/**
+ * An OpenAI organization or project id (`org-Abc123XyZ`, `proj_abc123`): random letters and digits,
+ * a digit among them, not inside a longer name (`ft:gpt-4.1-mini:acme-org-research::…` is a model).
+ */
+const openaiAccountId = /(?<![\w.:-])(?:org-|proj_)(?=[A-Za-z]*\d)[A-Za-z\d]{6,}\b/g;
 /** A UUID after `organization` or `workspace` (Anthropic's `for your organization (5a1b2c3d-…)`). */
 const accountUuid =
   /\b((?:organization|organisation|org|workspace|project)\W{1,3})[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}\b/gi;
-/** What the organization has used of its limit (OpenAI's `Used 199500`): every tenant's calls together. */
-const accountUsage = /\bUsed [\d,.]+[kKmM]?\b/g;
+/** What the organization has used of its limit (OpenAI's `Limit 200000, Used 199500`): every tenant's calls together. */
+const accountUsage = /(\bLimit [\d,.]+[kKmM]?, )Used [\d,.]+[kKmM]?\b/g;
 
 /** The most characters of an adapter's message a client reads. */
 const maxShownLength = 2000;
@@ -56,5 +59,5 @@ export function withoutUpstreamAddresses(message: string): string {
     .replace(bareIpv4, '<upstream host>')
     .replace(openaiAccountId, '<account id>')
     .replace(accountUuid, '$1<account id>')
-    .replace(accountUsage, 'Used <left out>');
+    .replace(accountUsage, '$1Used <left out>');
 }
