@@ -9,7 +9,7 @@ import { JsonFragments } from './partial-json.ts';
 import { losesNumberDigits } from './json-text.ts';
 import { RepeatedPrefix } from './repeated-prefix.ts';
 import { LimitExceededError } from './limit-exceeded.ts';
-import { argumentsTextKey } from './tool-arguments.ts';
+import { keptArgumentsText } from './tool-arguments.ts';
 import type { CanonicalResponse } from './request.ts';
 import type { CustomPart, Part } from './transcript.ts';
 import { emptyUsage, tokenCount, type Usage } from './usage.ts';
@@ -479,7 +479,7 @@ export class StreamBuilder {
       } else if (losesNumberDigits(text) || (this.context.wholeReply === true && isRewritten(text, input))) {
         // Parsed, but a number changed (a 19-digit id), or, in a whole reply, its JSON is not the
         // text (spacing, key order, `1.0`): the text as the model wrote it goes on.
-        metadata = { ...metadata, [argumentsTextKey]: text };
+        metadata = keptArgumentsText(metadata, text, input);
       }
     }
     // A `__proto__` key in the model's arguments cannot travel on (every copy drops it; the boundary

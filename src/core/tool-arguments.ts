@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ToolCallPart } from './transcript.ts';
 import { losesNumberDigits, parseJson, parseJsonKeepingDigits } from './json-text.ts';
 import type { JsonObject } from './json.ts';
+import type { MetadataMap } from './metadata.ts';
 
 type ToolCallArguments = Pick<ToolCallPart, 'input' | 'metadata'>;
 
@@ -21,6 +22,24 @@ export function rawInput(call: ToolCallArguments): string | undefined {
 export const argumentsTextKey = 'switchyard.arguments_text';
 
 /**
+ * The metadata objects the stream builder made to keep arguments text, each with the input parsed
+ * from that text: an encoder of the same call then takes the text without parsing it again (a
+ * whole reply's every tool call, encoded and replayed, paid a parse and a deep compare per use).
+ */
+const keptFrom = new WeakMap<object, JsonObject>();
+
+/** Metadata keeping `text` (under {@link argumentsTextKey}) as the text `input` was parsed from. */
+export function keptArgumentsText(
+  metadata: MetadataMap | undefined,
+  text: string,
+  input: JsonObject,
+): MetadataMap {
+  const kept: MetadataMap = { ...metadata, [argumentsTextKey]: text };
+  keptFrom.set(kept, input);
+  return kept;
+}
+
+/**
  * The exact text of arguments whose parse changed a number, when it was kept and still is the
  * input's text: it parses to `input` (metadata a caller wrote, or an input edited since, is not
  * taken over the input).
@@ -28,6 +47,8 @@ export const argumentsTextKey = 'switchyard.arguments_text';
 function exactText(call: ToolCallArguments): string | undefined {
   const text = call.metadata?.[argumentsTextKey];
   if (typeof text !== 'string') return undefined;
+  // Kept by the stream builder from the very text `input` was parsed from: no parse to check it.
+  if (keptFrom.get(call.metadata!) === call.input) return text;
   try {
     return isDeepStrictEqual(parseJson(text), call.input) ? text : undefined;
   } catch {

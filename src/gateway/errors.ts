@@ -8,6 +8,7 @@ import { refusalCodes } from '../providers/common/refusal-codes.ts';
 import type { CanonicalResponse } from '../core/request.ts';
 import type { AdapterError } from '../core/errors/adapter-error.ts';
 import { isAdapterError } from '../core/errors/guards.ts';
+import { isOutOfCredit } from '../core/errors/rate-limit-error.ts';
 import type { FinishReason } from '../core/finish-reason.ts';
 import { isLocalResourceFailure } from '../core/errors/local-resource.ts';
 import { modelFailureError } from '../core/errors/model-failure.ts';
@@ -224,9 +225,6 @@ function outOfDescriptors(error: AdapterError): WireError {
   };
 }
 
-/** Codes of a rate limit that waiting does not cure: the account is out of credit. */
-const outOfCredit = new Set(['insufficient_quota', 'billing_error']);
-
 /**
  * Codes of an auth failure where the key was taken but may not do this (a 403: no access to the
  * model, a missing IAM permission): Bedrock's and Anthropic's. Google's PERMISSION_DENIED is left
@@ -355,7 +353,7 @@ export function toWireError(error: unknown): WireError {
     case 'rate_limit':
       // Out of credit (a 402, an `insufficient_quota` or `billing_error`) says so as OpenAI does,
       // not as a rate limit that invites another try.
-      return error.status !== 402 && !outOfCredit.has(error.providerCode ?? '')
+      return !isOutOfCredit(error)
         ? {
             ...base,
             status: 429,

@@ -79,27 +79,29 @@ export async function admit(
   let outputCap: number | undefined;
   const fallbackIds: string[] = [];
   // With a budget, each candidate's prices as the front door will cost it (`pricesOf`), by id.
+  // (Without a budget nothing is priced before the call: no await on every request's path.)
+  const budgeted = key.budget !== undefined;
   const pricing: Record<string, ModelPrices> = {};
   const priceOf = async (name: string, id: string) => {
-    const prices = key.budget === undefined ? undefined : await state.switchyard.pricesOf(name);
+    const prices = await state.switchyard.pricesOf(name);
     if (prices !== undefined) pricing[id] = prices;
   };
   try {
     const model = state.switchyard.resolve(decoded.model);
     modelId = model.id;
-    await priceOf(decoded.model, model.id);
+    if (budgeted) await priceOf(decoded.model, model.id);
     maxOutputTokens = model.facts.maxOutputTokens;
     outputCap =
       model.matchedBy === 'alias' || served.foreignCap === true ? bound(maxOutputTokens) : undefined;
     for (const name of model.fallbacks) {
       try {
         const fallback = state.switchyard.resolve(name);
-        await priceOf(name, fallback.id);
+        if (budgeted) await priceOf(name, fallback.id);
         // Only the fallbacks the key may reach: by any of its names, as routing decides; with a
         // budget, only priced ones (routing is kept to them: `Served.budgetFallbacks`).
         const reachable =
           allowsModel(key, [name, fallback.id, ...fallback.aliases]) &&
-          (key.budget === undefined || isPriced(fallback.id, pricing, state.switchyard.prices));
+          (!budgeted || isPriced(fallback.id, pricing, state.switchyard.prices));
         if (reachable) {
           fallbackIds.push(fallback.id);
           const limit = bound(fallback.facts.maxOutputTokens);

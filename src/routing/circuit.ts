@@ -2,6 +2,7 @@
 import type { RetryGate } from '../core/adapter.ts';
 import { AdapterError } from '../core/errors/adapter-error.ts';
 import { isLocalResourceFailure } from '../core/errors/local-resource.ts';
+import { isOutOfCredit } from '../core/errors/rate-limit-error.ts';
 import type { ResolvedModel } from '../registry/registry.ts';
 import { availabilityClasses, keysOf, type Route, type RouterState } from './route.ts';
 import type { Candidate } from './routed-stream.ts';
@@ -36,13 +37,8 @@ export function countsAgainstCircuit(error: unknown): error is AdapterError {
  * `insufficient_quota`, Anthropic's `billing_error`), which refuses every model alike.
  */
 function isModelRateLimit(error: AdapterError): boolean {
-  return (
-    error.errorClass === 'rate_limit' && error.status !== 402 && !outOfCredit.has(error.providerCode ?? '')
-  );
+  return error.errorClass === 'rate_limit' && !isOutOfCredit(error);
 }
-
-/** Codes of a rate limit that is the account's, not one model's: it is out of credit. */
-const outOfCredit = new Set(['insufficient_quota', 'billing_error']);
 
 /**
  * Counts an availability failure of `model`, once per error. A rate limit of one model (see
