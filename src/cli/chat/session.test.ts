@@ -87,6 +87,47 @@ describe('a chat session', () => {
     expect(session.turns).toEqual(exchange.turns);
   });
 
+  it('an interrupted answer through an adapter named unlike its price provider (a Responses adapter named `responses`) is priced, not $?', async () => {
+    const named = createSwitchyard({
+      config: {
+        adapters: {
+          responses: {
+            type: 'openai-responses',
+            base_url: `${emulator.url}/v1`,
+            api_key: 'k',
+            max_retries: 0,
+          },
+        },
+      },
+      logger: createMemoryLogger(),
+    });
+    try {
+      const session = new ChatSession({ sy: named, model: 'responses:gpt-5-mini' });
+      emulator.enqueue({
+        type: 'scripted',
+        content: [{ type: 'text', text: `One. Two. Three. ${'And counting. '.repeat(60)}` }],
+        chunkSize: 5,
+        fault: { stallAfterEvents: 8 }, // past the Responses preamble, into the text
+      });
+      let interrupted = false;
+      const exchange = await session.send(text(`Count slowly. ${'Please. '.repeat(100)}`), {
+        event(event) {
+          if (event.type === 'text-delta' && !interrupted) {
+            interrupted = true;
+            session.interrupt();
+          }
+        },
+        approve: async () => ({}),
+      });
+      expect(exchange.outcome).toBe('cancelled');
+      const [turn] = exchange.turns;
+      expect(turn).toMatchObject({ interrupted: true });
+      expect(turn!.cost).toBeGreaterThan(0);
+    } finally {
+      await named.close();
+    }
+  });
+
   it('a provider error leaves the transcript as it was before the message', async () => {
     const session = new ChatSession({ sy, model: 'sonnet' });
     emulator.enqueue({
