@@ -26,6 +26,29 @@ afterAll(async () => {
 });
 
 const view: ChatView = { event: () => {}, approve: async () => ({}) };
+
+/**
+ * Sends a long prompt whose answer stalls after `stallAfterEvents` upstream events, and interrupts
+ * the session at the answer's first text (the prompt and the text received were billed).
+ */
+function interruptedAnswer(session: ChatSession, stallAfterEvents: number) {
+  emulator.enqueue({
+    type: 'scripted',
+    content: [{ type: 'text', text: `One. Two. Three. ${'And counting. '.repeat(60)}` }],
+    chunkSize: 5,
+    fault: { stallAfterEvents },
+  });
+  let interrupted = false;
+  return session.send(text(`Count slowly. ${'Please. '.repeat(100)}`), {
+    event(event) {
+      if (event.type === 'text-delta' && !interrupted) {
+        interrupted = true;
+        session.interrupt();
+      }
+    },
+    approve: async () => ({}),
+  });
+}
 const text = (value: string) => [{ type: 'text' as const, text: value }];
 
 describe('a chat session', () => {
@@ -62,22 +85,7 @@ describe('a chat session', () => {
 
   it('an answer interrupted mid-stream records estimated usage and cost (prompt and received text were billed), never zero', async () => {
     const session = new ChatSession({ sy, model: 'gpt-mini' });
-    emulator.enqueue({
-      type: 'scripted',
-      content: [{ type: 'text', text: `One. Two. Three. ${'And counting. '.repeat(60)}` }],
-      chunkSize: 5,
-      fault: { stallAfterEvents: 4 },
-    });
-    let interrupted = false;
-    const exchange = await session.send(text(`Count slowly. ${'Please. '.repeat(100)}`), {
-      event(event) {
-        if (event.type === 'text-delta' && !interrupted) {
-          interrupted = true;
-          session.interrupt();
-        }
-      },
-      approve: async () => ({}),
-    });
+    const exchange = await interruptedAnswer(session, 4);
     expect(exchange.outcome).toBe('cancelled');
     const [turn] = exchange.turns;
     expect(turn).toMatchObject({ model: 'openai:gpt-5-mini', interrupted: true });
@@ -103,22 +111,8 @@ describe('a chat session', () => {
     });
     try {
       const session = new ChatSession({ sy: named, model: 'responses:gpt-5-mini' });
-      emulator.enqueue({
-        type: 'scripted',
-        content: [{ type: 'text', text: `One. Two. Three. ${'And counting. '.repeat(60)}` }],
-        chunkSize: 5,
-        fault: { stallAfterEvents: 8 }, // past the Responses preamble, into the text
-      });
-      let interrupted = false;
-      const exchange = await session.send(text(`Count slowly. ${'Please. '.repeat(100)}`), {
-        event(event) {
-          if (event.type === 'text-delta' && !interrupted) {
-            interrupted = true;
-            session.interrupt();
-          }
-        },
-        approve: async () => ({}),
-      });
+      // The stall comes past the Responses preamble, into the text.
+      const exchange = await interruptedAnswer(session, 8);
       expect(exchange.outcome).toBe('cancelled');
       const [turn] = exchange.turns;
       expect(turn).toMatchObject({ interrupted: true });
