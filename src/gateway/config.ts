@@ -20,7 +20,7 @@ const keySchema = z
       .optional(),
     /** Model names or globs this key may use (default: every model). */
     models: z.array(z.string().min(1)).optional(),
-    /** Requests and tokens per minute, shared by every instance (see README "Scaling out"). */
+    /** Requests and tokens per minute, shared by every instance (see docs/gateway.md "Scaling out"). */
     limits: z
       .object({
         requests_per_minute: z.number().positive().optional(),

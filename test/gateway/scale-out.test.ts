@@ -297,7 +297,7 @@ describe('three gateway processes sharing one Redis', () => {
       await sleep(100);
     }
     // Each instance reconnects on its own schedule (backoff up to 1 s), and a value stored while its
-    // own Redis connection is still down stays local by design (README, "When Redis fails"): wait
+    // own Redis connection is still down stays local by design (docs/gateway.md, "When Redis fails"): wait
     // until every instance has said its outage is over (a success 5 s after its last failure).
     const recovered = Date.now() + 20_000;
     while (
