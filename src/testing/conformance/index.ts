@@ -1,4 +1,4 @@
-/** The public conformance kit: `runAdapterSuite` and its types (see README, "Conformance kit"). */
+/** The public conformance kit: `runAdapterSuite` and its types (see docs/testing.md, "The conformance suite"). */
 export { registeredCases, runAdapterSuite, suiteCases } from './run-adapter-suite.ts';
 export {
   type AdapterSuiteOptions,
