@@ -103,10 +103,10 @@ function replayCommand(providerTypes: ProviderTypeTable): Command {
     synopsis: `<file> --protocol <${names.join('|')}>`,
     description:
       "Serves <file> from the emulator and runs it through the protocol's real adapter over loopback:\n" +
-      'a .chunks.txt or .sse file as a stream, a .json file as a complete call. Prints one canonical\n' +
-      'event per line as JSON, the last being finish. Exit 0 on success, 1 on a classified error\n' +
-      '(its class on stderr), 2 on bad usage. --protocol takes a wire protocol or a provider type\n' +
-      '(--api is a deprecated alias of --protocol).',
+      'a .chunks.txt, .sse or .eventstream.base64.txt (Bedrock) file as a stream, a .json file as a\n' +
+      'complete call. Prints one canonical event per line as JSON, the last being finish. Exit 0 on\n' +
+      'success, 1 on a classified error (its class on stderr), 2 on bad usage. --protocol takes a\n' +
+      'wire protocol or a provider type (--api is a deprecated alias of --protocol).',
     options: {
       protocol: {
         type: 'string',

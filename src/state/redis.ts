@@ -648,7 +648,7 @@ function connect(url: string, cluster: boolean, timeoutMs: number): Client {
     // src/state/redis.test.ts). Each request sends one script anyway.
     enableAutoPipelining: false,
     connectTimeout: Math.max(1000, timeoutMs * 20),
-    // Reconnect for ever, at most one attempt a second.
+    // Reconnect for ever: 50 ms after the first failed attempt, 50 ms longer after each, at most a second apart.
     retryStrategy: (times) => Math.min(50 * times, 1000),
   };
   if (!cluster) return new Redis(url, common);

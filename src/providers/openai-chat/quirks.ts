@@ -71,7 +71,11 @@ export interface ChatQuirks {
    * models); each is dropped with a WARN, pass-through options included.
    */
   stopUnsupportedModels: string[];
-  /** The most stop sequences the host takes (OpenAI: 4); more is refused before the call. */
+  /**
+   * The most stop sequences the host takes (OpenAI: 4). With more, the first this many are sent and
+   * Switchyard applies every one itself (`stopSequencesWithin`); only past what it emulates is a
+   * request refused.
+   */
   maxStopSequences?: number;
   /** Send `stream_options: {include_usage: true}` when streaming (false for hosts that reject it). */
   streamOptions: boolean;
