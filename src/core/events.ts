@@ -58,6 +58,11 @@ export interface MessageStartEvent {
    */
   provenance?: string;
   responseId?: string;
+  /**
+   * The service tier the provider named before any content (OpenAI Chat's first chunk), for a client
+   * protocol that states it at its own start (Anthropic's `message_start`); `usage.serviceTier` too.
+   */
+  serviceTier?: string;
 }
 
 export interface TextStartEvent {

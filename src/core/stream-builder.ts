@@ -12,7 +12,7 @@ import { LimitExceededError } from './limit-exceeded.ts';
 import { keptArgumentsText } from './tool-arguments.ts';
 import type { CanonicalResponse } from './request.ts';
 import type { CustomPart, Part } from './transcript.ts';
-import { emptyUsage, tokenCount, type Usage } from './usage.ts';
+import { emptyUsage, serviceTierName, tokenCount, type Usage } from './usage.ts';
 
 /** A key the provider parser uses for a block (Anthropic block index, OpenAI tool index, …). */
 export type BlockKey = string | number;
@@ -148,6 +148,7 @@ export class StreamBuilder {
     const provenance = this.context.provenance;
     if (provenance !== undefined && provenance !== this.context.provider) event.provenance = provenance;
     if (this.responseId !== undefined) event.responseId = this.responseId;
+    if (this.usageValue.serviceTier !== undefined) event.serviceTier = this.usageValue.serviceTier;
     this.emit(event);
   }
 
@@ -534,6 +535,18 @@ export class StreamBuilder {
     this.emit({ type: 'usage', usage: this.usageValue });
   }
 
+  /**
+   * Records the service tier the provider says served the call ({@link serviceTierName}; another
+   * value is ignored). Not a usage report: no event of its own (`message-start` when given before
+   * {@link start}, the next `usage` event and the response carry it), and a reply whose provider
+   * gave no counts is still estimated ({@link hasUsage} stays false).
+   */
+  serviceTier(tier: unknown): void {
+    const name = serviceTierName(tier);
+    if (name === undefined || name === this.usageValue.serviceTier) return;
+    this.usageValue = { ...this.usageValue, serviceTier: name };
+  }
+
   /** Sets the finish reason and the provider's raw value. */
   setFinish(reason: FinishReason, raw?: string): void {
     // Past a stop sequence the reply ended there, whatever the provider says of the rest.
@@ -636,7 +649,9 @@ function definedOnly(update: Partial<Usage>): Partial<Usage> {
         ? update.cost
         : key === 'byModel'
           ? checkedByModel(update.byModel)
-          : tokenCount(update[key]);
+          : key === 'serviceTier'
+            ? serviceTierName(update.serviceTier)
+            : tokenCount(update[key]);
     if (value !== undefined) (result as Record<string, unknown>)[key] = value;
   }
   return result;

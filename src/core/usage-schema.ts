@@ -13,12 +13,14 @@ export const usageSchema = z.object({
   reasoning: amountSchema,
   toolUsePrompt: amountSchema.optional(),
   webSearches: amountSchema.optional(),
+  serviceTier: z.string().optional(),
   cost: z
     .object({
       amount: amountSchema,
       currency: z.string(),
       pricingVersion: z.string().optional(),
       webSearchFees: amountSchema.optional(),
+      unpricedServiceTier: z.string().optional(),
     })
     .optional(),
   byModel: z.unknown().optional(),

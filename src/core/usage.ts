@@ -31,6 +31,16 @@ export interface Usage {
    * items); absent when none. Priced at the model's `web_searches_kcount` where it has one.
    */
   webSearches?: number;
+  /**
+   * The service tier the provider says served the call, as it names it (Anthropic's
+   * `usage.service_tier`: `standard`, `priority`, `batch`; OpenAI's `service_tier`: `default`,
+   * `flex`, `priority`, `scale`; Vertex's `trafficType` as `standard`, `flex`, `priority` or its
+   * own name lower-cased; Bedrock's `serviceTier.type`); absent when the provider says nothing (or
+   * only echoes the request's `auto`). A fact of one call: sums of usages carry none. Priced by
+   * {@link isStandardServiceTier}: another tier is costed at the standard rate and its cost says so
+   * (`Cost.unpricedServiceTier`).
+   */
+  serviceTier?: string;
   /** Optional cost, computed from a versioned price table. */
   cost?: Cost;
   /**
@@ -97,6 +107,43 @@ export interface Cost {
    * absent when no search was priced. The rest of `amount` is tokens.
    */
   webSearchFees?: number;
+  /**
+   * The usage's `serviceTier` when the price table has no price for that tier (no maintained source
+   * prices OpenAI's `flex`/`priority`, Anthropic's `batch`/`priority`…): `amount` is the model's
+   * standard rate, an estimate — too high for a discounted tier, too low for a dearer one. Absent
+   * when the call was standard or said nothing of its tier.
+   */
+  unpricedServiceTier?: string;
+}
+
+/** The names providers give their standard (undiscounted, unprioritised) tier, lower-cased. */
+const standardTiers = new Set(['standard', 'default', 'on_demand']);
+
+/** Whether `tier` is a provider's standard tier (`standard`, `default`, Groq's `on_demand`), case aside. */
+export function isStandardServiceTier(tier: string): boolean {
+  return standardTiers.has(tier.toLowerCase());
+}
+
+/**
+ * The one rule for a service tier a provider reports: a short name (letters, digits, `_`, `-`,
+ * `.`, at most 64 characters); anything else, and `auto` (the request's own value echoed back, no
+ * tier served), is absent.
+ */
+export function serviceTierName(value: unknown): string | undefined {
+  return typeof value === 'string' && /^[A-Za-z0-9_.-]{1,64}$/.test(value) && value.toLowerCase() !== 'auto'
+    ? value
+    : undefined;
+}
+
+/**
+ * `usage.serviceTier` in the vocabulary of a client protocol whose standard tier is named
+ * `standardName` (OpenAI's `default`, Anthropic's `standard`): a standard tier under that name,
+ * another lower-cased as reported, and `standardName` when the upstream said nothing (each protocol
+ * documents its standard tier as the default).
+ */
+export function clientServiceTier(usage: Usage, standardName: string): string {
+  const tier = usage.serviceTier;
+  return tier === undefined || isStandardServiceTier(tier) ? standardName : tier.toLowerCase();
 }
 
 /** A usage with every bucket at zero. */

@@ -1,5 +1,5 @@
 /** Cost of one call from its disjoint usage buckets and a model's prices (USD per million tokens, per 1,000 web searches). */
-import type { Cost, Usage } from '../core/usage.ts';
+import { isStandardServiceTier, type Cost, type Usage } from '../core/usage.ts';
 import type { DatedPrices, ModelPrices, PricedModel, Rate } from './types.ts';
 
 /** The prices in force at `at`: the latest history entry whose start date is not after it. */
@@ -92,6 +92,9 @@ export function addCosts(left: Cost | undefined, right: Cost | undefined): Cost 
   if (version !== undefined) cost.pricingVersion = version;
   if (left.webSearchFees !== undefined || right.webSearchFees !== undefined)
     cost.webSearchFees = roundAmount((left.webSearchFees ?? 0) + (right.webSearchFees ?? 0));
+  // A sum with a part at the standard rate for an unpriced tier is an estimate too.
+  const tier = left.unpricedServiceTier ?? right.unpricedServiceTier;
+  if (tier !== undefined) cost.unpricedServiceTier = tier;
   return cost;
 }
 
@@ -117,13 +120,17 @@ function withoutCost<Buckets extends { cost?: unknown; byModel?: unknown }>(
  * own model), each `byModel` entry at its own model's prices (`lookup`). Returns the usage with each
  * entry's `cost` and the total `cost` (the sum); the total is absent when any part has no known
  * price (never a silent 0), and `unpriced` lists the models that lacked one.
+ *
+ * The table prices the standard tier only: a usage served on another tier (`serviceTier`, e.g.
+ * OpenAI's `flex`, Anthropic's `batch`) is costed at the standard rate, its cost marked
+ * `unpricedServiceTier`, and `unpricedTier` names that tier (the pricer warns once per model and tier).
  */
 export function priceUsage(
   usage: Usage,
   prices: ModelPrices | undefined,
   lookup: (model: string) => ModelPrices | undefined,
   pricingVersion: string,
-): { usage: Usage; unpriced: string[] } {
+): { usage: Usage; unpriced: string[]; unpricedTier?: string } {
   const byModel = usage.byModel;
   const own = withoutCost(usage, true);
   const unpriced: string[] = [];
@@ -144,6 +151,13 @@ export function priceUsage(
     }
   }
   const result: Usage = priced === undefined ? own : { ...own, byModel: priced };
-  if (known && total !== undefined) result.cost = total;
+  const tier = usage.serviceTier;
+  if (known && total !== undefined) {
+    if (tier !== undefined && !isStandardServiceTier(tier)) {
+      result.cost = { ...total, unpricedServiceTier: tier };
+      return { usage: result, unpriced, unpricedTier: tier };
+    }
+    result.cost = total;
+  }
   return { usage: result, unpriced };
 }

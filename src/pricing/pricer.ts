@@ -57,6 +57,22 @@ export function createPricer(table: PriceTable, logger: Logger): Pricer {
       });
     }
   };
+  // One WARN per model and unpriced service tier, capped alike.
+  const warnedTiers = new WarnOnce(maxWarnedModels);
+  const warnTier = (model: string, tier: string) => {
+    const verdict = warnedTiers.check(`${model}\u0000${tier}`);
+    if (verdict === 'warn') {
+      logger.warn(
+        `no known price for ${model} on the ${tier} service tier: its responses are costed at the standard rate (cost.unpricedServiceTier)`,
+        { model, serviceTier: tier, pricingVersion: table.version },
+      );
+    } else if (verdict === 'capped') {
+      logger.warn(
+        `no known price for ${maxWarnedModels}+ models and service tiers: further ones are not logged`,
+        { pricingVersion: table.version },
+      );
+    }
+  };
   function price(model: string, usage: Usage, overrides?: ModelPrices, requested?: string): Usage {
     let prices = overrides;
     if (prices === undefined) {
@@ -69,6 +85,7 @@ export function createPricer(table: PriceTable, logger: Logger): Pricer {
     const priced = priceUsage(usage, prices, (other) => table.lookup(other), table.version);
     if (prices === undefined) warn(model);
     for (const other of priced.unpriced) warn(other);
+    if (priced.unpricedTier !== undefined) warnTier(model, priced.unpricedTier);
     return priced.usage;
   }
   return {

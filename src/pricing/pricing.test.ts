@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../core/logger.ts';
 import { emptyUsage, type Usage } from '../core/usage.ts';
-import { computeCost } from './cost.ts';
+import { addCosts, computeCost } from './cost.ts';
 import { createPricer } from './pricer.ts';
 import { createPriceTable, defaultPriceTable, reprice } from './price-table.ts';
 
@@ -160,6 +160,61 @@ describe('pricer', () => {
 
     it('the served name prices a call whose asked-for model has no price (a router such as auto)', () => {
       expect(pricer.cost('openai:gpt-4.1-nano', million, undefined, 'openai:auto')?.amount).toBe(nano);
+    });
+  });
+});
+
+describe('service tiers (the table prices the standard tier only)', () => {
+  const million = { input: 1e6, output: 1e6 };
+
+  it.each(['standard', 'default', 'on_demand', 'DEFAULT'])(
+    'a call the provider says was served on its standard tier (%s) is priced as before, unmarked',
+    (tier) => {
+      const cost = reprice(usage({ ...million, serviceTier: tier }), 'openai:gpt-4o', table, at).cost;
+      expect(cost).toEqual({ amount: 12.5, currency: 'USD', pricingVersion: table.version });
+    },
+  );
+
+  it('a call served on a tier the table has no price for is costed at the standard rate and marked so', () => {
+    const cost = reprice(usage({ ...million, serviceTier: 'flex' }), 'openai:gpt-4o', table, at).cost;
+    expect(cost).toEqual({
+      amount: 12.5,
+      currency: 'USD',
+      pricingVersion: table.version,
+      unpricedServiceTier: 'flex',
+    });
+  });
+
+  it('the pricer warns once per model and unpriced tier, and never for a standard one', () => {
+    const logger = createMemoryLogger();
+    const pricer = createPricer(table, logger);
+    pricer.cost('openai:gpt-4o', usage({ ...million, serviceTier: 'default' }));
+    expect(logger.entries).toHaveLength(0);
+    expect(pricer.cost('openai:gpt-4o', usage({ ...million, serviceTier: 'flex' }))).toMatchObject({
+      amount: 12.5,
+      unpricedServiceTier: 'flex',
+    });
+    pricer.cost('openai:gpt-4o', usage({ input: 5, serviceTier: 'flex' }));
+    pricer.cost('anthropic:claude-sonnet-4-5', usage({ input: 5, serviceTier: 'priority' }));
+    pricer.cost('openai:gpt-4o', usage({ input: 5, serviceTier: 'priority' }));
+    expect(logger.entries.map((entry) => [entry.fields.model, entry.fields.serviceTier])).toEqual([
+      ['openai:gpt-4o', 'flex'],
+      ['anthropic:claude-sonnet-4-5', 'priority'],
+      ['openai:gpt-4o', 'priority'],
+    ]);
+    expect(logger.entries[0]?.message).toContain('costed at the standard rate');
+  });
+
+  it('an unpriced model on a non-standard tier stays without a cost (never a standard-rate guess)', () => {
+    expect(reprice(usage({ input: 10, serviceTier: 'flex' }), 'nowhere:model', table).cost).toBeUndefined();
+  });
+
+  it('a sum of costs with one marked part is marked', () => {
+    const plain = { amount: 1, currency: 'USD' };
+    expect(addCosts(plain, { amount: 2, currency: 'USD', unpricedServiceTier: 'batch' })).toEqual({
+      amount: 3,
+      currency: 'USD',
+      unpricedServiceTier: 'batch',
     });
   });
 });

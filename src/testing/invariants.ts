@@ -185,6 +185,11 @@ function checkUsage(usage: Usage | undefined, at: string, violations: string[]):
   }
   for (const [bucket, value] of Object.entries(usage)) {
     if (bucket === 'cost') continue;
+    if (bucket === 'serviceTier') {
+      if (typeof value !== 'string' || value === '')
+        violations.push(`${at}: usage.serviceTier is ${String(value)}, not a name`);
+      continue;
+    }
     if (bucket === 'byModel') {
       // Each other model's share holds the same disjoint buckets.
       for (const [model, share] of Object.entries((value ?? {}) as Record<string, Usage>))

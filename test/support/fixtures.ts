@@ -39,3 +39,21 @@ export function citedUrls(recording: string): Set<string> {
     if (line.trim() !== '') visit(JSON.parse(line));
   return urls;
 }
+
+/**
+ * The service tier a recording says served the call, read from its raw text (not through an
+ * adapter): the last `"service_tier": "…"` that names one (`auto` is the request's value echoed by
+ * a Responses stream's first events), or `undefined` when none does.
+ */
+export function recordedServiceTier(path: string): string | undefined {
+  const tiers = [...readRecorded(path).matchAll(/"service_tier"\s*:\s*"([A-Za-z_]+)"/g)].map(
+    (match) => match[1]!,
+  );
+  return tiers.filter((tier) => tier !== 'auto').at(-1);
+}
+
+/** `usage` with the recording's service tier (see {@link recordedServiceTier}) where it has one. */
+export function withRecordedTier<Usage extends object>(usage: Usage, path: string): Usage {
+  const tier = recordedServiceTier(path);
+  return tier === undefined ? usage : { ...usage, serviceTier: tier };
+}

@@ -7,7 +7,7 @@ import { isJsonObject, type JsonObject } from '../../core/json.ts';
 import { anthropicCitations } from '../citations.ts';
 import { anthropicCallerKey, type MetadataMap, stopSequenceKey } from '../../core/metadata.ts';
 import { argumentsObject } from '../../core/tool-arguments.ts';
-import { emptyUsage, type Usage } from '../../core/usage.ts';
+import { clientServiceTier, emptyUsage, type Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createAnthropicMessageId } from '../ids.ts';
 import { opaqueValue, verbatimOpaque } from '../opaque.ts';
@@ -64,15 +64,18 @@ interface WireUsage {
   cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
   output_tokens: number;
   server_tool_use?: { web_search_requests: number };
+  service_tier?: string;
 }
 
 /**
  * Anthropic usage: disjoint buckets, as the canonical ones; web searches as
  * `server_tool_use.web_search_requests`. A cache write is split by lifetime in `cache_creation`,
  * as the API splits it: the 1-hour tokens the upstream reported (`cacheWrite1h`, absent when none,
- * as it is priced), the rest the default 5 minutes.
+ * as it is priced), the rest the default 5 minutes. `tier` says `service_tier` is written (a whole
+ * message's and `message_start`'s usage): the upstream's, `standard` (the API's default) when it
+ * named none.
  */
-export function convertUsage(usage: Usage, outputTokens = usage.output): WireUsage {
+export function convertUsage(usage: Usage, outputTokens = usage.output, tier = false): WireUsage {
   const wire: WireUsage = {
     input_tokens: usage.input,
     cache_creation_input_tokens: usage.cacheWrite,
@@ -88,6 +91,7 @@ export function convertUsage(usage: Usage, outputTokens = usage.output): WireUsa
   }
   if (usage.webSearches !== undefined && usage.webSearches > 0)
     wire.server_tool_use = { web_search_requests: usage.webSearches };
+  if (tier) wire.service_tier = clientServiceTier(usage, 'standard');
   return wire;
 }
 
@@ -189,7 +193,7 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
     content: response.content.flatMap((part) => convertPart(part, context) ?? []),
     stop_reason: mapFinishReason(response, context),
     stop_sequence: stopSequenceOf(response),
-    usage: convertUsage(response.usage),
+    usage: convertUsage(response.usage, response.usage.output, true),
   };
 }
 
@@ -205,11 +209,15 @@ type Payload = Record<string, unknown>;
  * `content_block_start` (a `ping` after the first, as the API does), deltas (`text_delta` and a
  * text's `citations_delta`s, `thinking_delta` + `signature_delta`, `input_json_delta`) and
  * `content_block_stop` (a `redacted_thinking` block is its start, with its data, and stop), then
- * `message_delta` with the stop reason and usage, and `message_stop`.
+ * `message_delta` with the stop reason and usage, and `message_stop`. `message_start`'s usage has
+ * the service tier known by then (`standard`, the API's default, when none); `message_delta`'s has
+ * one only when the upstream named another later.
  */
 export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   let blocks = 0;
   let usage: Usage = emptyUsage();
+  /** The `service_tier` message_start said. */
+  let startTier: string | undefined;
   let provider: string | undefined;
   const wire = new Map<number, number>();
   /** Reasoning parts that started redacted and have no block on the wire yet. */
@@ -224,6 +232,10 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     // output (Gemini) would otherwise be counted twice by clients that add message_start's output
     // to message_delta's cumulative one (LangChain's ChatAnthropic).
     const startOutput = context.startUsage === undefined ? Math.min(usage.output, 1) : 1;
+    // The tier as known now (an upstream that names it at its start: Anthropic, Chat), else the default.
+    const startUsage = convertUsage(context.startUsage ?? usage, startOutput, true);
+    if (usage.serviceTier !== undefined) startUsage.service_tier = clientServiceTier(usage, 'standard');
+    startTier = startUsage.service_tier;
     const message = {
       model: context.model,
       id: context.responseId ?? createAnthropicMessageId(),
@@ -232,7 +244,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: convertUsage(context.startUsage ?? usage, startOutput),
+      usage: startUsage,
     };
     frames.push(frame('message_start', { message }));
   }
@@ -288,7 +300,12 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       stop_reason: mapFinishReason(response, context),
       stop_sequence: stopSequenceOf(response),
     };
-    frames.push(frame('message_delta', { delta: stopReason, usage: convertUsage(response.usage) }));
+    const final = convertUsage(response.usage);
+    // A tier named only at the end (a Responses upstream's) corrects message_start's: the API's own
+    // message_delta has no `service_tier`, its tier being known at the start.
+    const tier = clientServiceTier(response.usage, 'standard');
+    if (tier !== startTier) final.service_tier = tier;
+    frames.push(frame('message_delta', { delta: stopReason, usage: final }));
     frames.push(frame('message_stop'));
     return frames;
   }
@@ -340,6 +357,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       }
       case 'message-start':
         provider = event.provenance ?? event.provider;
+        if (event.serviceTier !== undefined) usage = { ...usage, serviceTier: event.serviceTier };
         return [];
       case 'usage':
         usage = event.usage;

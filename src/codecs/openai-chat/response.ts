@@ -2,7 +2,7 @@
 import type { StreamEvent } from '../../core/events.ts';
 import type { FinishReason } from '../../core/finish-reason.ts';
 import type { CanonicalResponse } from '../../core/request.ts';
-import type { Usage } from '../../core/usage.ts';
+import { clientServiceTier, emptyUsage, type Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createChatCompletionId, randomHex, unixSeconds } from '../ids.ts';
 import { ArgumentTracker, inclusiveInput, isRefusalText, leaveOut, openAiFinishReason } from '../common.ts';
@@ -102,7 +102,7 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
       },
     ],
     usage: convertUsage(response.usage),
-    service_tier: 'default',
+    service_tier: clientServiceTier(response.usage, 'default'),
     system_fingerprint: `fp_${randomHex(10)}`,
   };
 }
@@ -174,23 +174,28 @@ export function splicedChunk(
  * The streamed sequence: a role chunk (held until the first content event), content /
  * `reasoning_content` deltas, an `annotations` delta at the end of a text part that cites
  * sources, `tool_calls` deltas by index (id and name on the first), a `finish_reason` chunk, the
- * usage chunk when `stream_options.include_usage` asked for it, then `data: [DONE]`.
+ * usage chunk when `stream_options.include_usage` asked for it, then `data: [DONE]`. Each chunk
+ * carries `service_tier` from the moment the upstream named its tier (`message-start`, a `usage`
+ * event); the last
+ * chunks carry the final one, `default` (Chat's documented default) when the upstream named none.
  */
 export function createStreamEncoder(context: EncodeContext): StreamEncoder {
-  const base = {
+  const identity = {
     id: context.responseId ?? createChatCompletionId(),
     object: 'chat.completion.chunk',
     created: unixSeconds(),
     model: context.model,
-    service_tier: 'default',
-    system_fingerprint: `fp_${randomHex(10)}`,
   };
+  const fingerprint = `fp_${randomHex(10)}`;
+  let base: Record<string, unknown> = { ...identity, system_fingerprint: fingerprint };
+  /** The `service_tier` the chunks carry (none before the upstream names one). */
+  let tier: string | undefined;
   let toolIndex = 0;
   const toolIndices = new Map<number, number>();
   /** Stream indexes of calls to freeform tools (their text is sent whole, as `custom.input`). */
   let custom: Set<number> | undefined;
   const args = new ArgumentTracker();
-  const chunk = chunkFrames(base, context.streamUsage === true);
+  let chunk = chunkFrames(base, context.streamUsage === true);
   // The per-token chunks differ only in their text: serialized once, the text spliced in.
   let contentChunk: ((text: string) => WireFrame) | undefined;
   let reasoningChunk: ((text: string) => WireFrame) | undefined;
@@ -202,6 +207,15 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
   /** Characters of message content sent so far, and where each open text part began in it. */
   let contentLength = 0;
   const textStarts = new Map<number, number>();
+
+  /** From now on the chunks carry `service_tier: next` (their serialized heads made anew). */
+  function retier(next: string): void {
+    if (next === tier) return;
+    tier = next;
+    base = { ...identity, service_tier: next, system_fingerprint: fingerprint };
+    chunk = chunkFrames(base, context.streamUsage === true);
+    contentChunk = reasoningChunk = refusalChunk = undefined;
+  }
 
   /** The role chunk before the first content; a reply that opens refusing starts as OpenAI's does. */
   function open(frames: WireFrame[], refusing = false): WireFrame[] {
@@ -219,6 +233,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
 
   function finish(response: CanonicalResponse): WireFrame[] {
     if (response.finishReason === 'error' || response.finishReason === 'cancelled') return [];
+    retier(clientServiceTier(response.usage, 'default'));
     const frames = [chunk({}, mapFinishReason(openAiFinishReason(response), context))];
     // Citations known only at the finish (a Chat upstream's that came after their text ended, a
     // Gemini upstream's grounding): one annotations delta before it.
@@ -293,6 +308,13 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
       }
       case 'finish':
         return finish(event.response);
+      case 'message-start':
+      case 'usage': {
+        const named =
+          event.type === 'usage' ? event.usage : { ...emptyUsage(), serviceTier: event.serviceTier };
+        if (named.serviceTier !== undefined) retier(clientServiceTier(named, 'default'));
+        return [];
+      }
       case 'custom':
         leaveOut(event.part, context);
         return [];

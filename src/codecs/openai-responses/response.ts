@@ -5,7 +5,7 @@ import type { CanonicalResponse } from '../../core/request.ts';
 import type { JsonValue } from '../../core/json.ts';
 import type { MetadataMap } from '../../core/metadata.ts';
 import type { Part } from '../../core/transcript.ts';
-import type { Usage } from '../../core/usage.ts';
+import { clientServiceTier, type Usage } from '../../core/usage.ts';
 import { parseJson } from '../../core/json-text.ts';
 import { pushAll } from '../../core/arrays.ts';
 import { createFrame } from '../frames.ts';
@@ -221,7 +221,11 @@ function convertComplete(
   }
 }
 
-function responseObject(context: EncodeContext, id: string, reason: string | undefined) {
+/**
+ * A response object; `tier` its `service_tier`: the served tier in a final one, else `auto` (as the
+ * API's `created` and `in_progress` events echo the request's, before a tier is chosen).
+ */
+function responseObject(context: EncodeContext, id: string, reason: string | undefined, tier = 'auto') {
   return {
     id,
     object: 'response',
@@ -237,6 +241,7 @@ function responseObject(context: EncodeContext, id: string, reason: string | und
     parallel_tool_calls: true,
     previous_response_id: context.previousResponseId ?? null,
     reasoning: { effort: null, summary: null },
+    service_tier: tier,
     store: context.store ?? true,
     temperature: 1,
     text: { format: { type: 'text' } },
@@ -254,7 +259,7 @@ function responseObject(context: EncodeContext, id: string, reason: string | und
 export function encodeResponse(response: CanonicalResponse, context: EncodeContext): unknown {
   const reason = incompleteReason(response, context);
   const id = context.responseId ?? createResponsesId('resp');
-  const body = responseObject(context, id, reason);
+  const body = responseObject(context, id, reason, clientServiceTier(response.usage, 'default'));
   const spans: TextSpan[] = [];
   let messageLength = 0;
   response.content.forEach((part, index) => {
@@ -502,7 +507,7 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
     const reason = incompleteReason(response, context);
     if (reason !== undefined && held?.outputIndex === items.length - 1) cutMessage(held.item);
     const final = {
-      ...responseObject(context, id, reason),
+      ...responseObject(context, id, reason, clientServiceTier(response.usage, 'default')),
       output: items,
       usage: convertUsage(response.usage),
     };

@@ -129,6 +129,8 @@ export interface WireUsage {
   output_tokens_details?: { thinking_tokens?: number | null } | null;
   server_tool_use?: JsonValue;
   iterations?: JsonValue;
+  /** The tier that served the call (`standard`, `priority`, `batch`), in a whole message and `message_start`. */
+  service_tier?: JsonValue;
 }
 
 /** A response content block, read leniently: every field but `type` may be missing. */

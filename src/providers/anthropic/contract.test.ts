@@ -108,7 +108,8 @@ describe('per-adapter tests (docs/contract.md §10.1)', () => {
       ],
       finishReason: 'tool-call',
       rawFinishReason: 'tool_use',
-      usage: { input: 602, cacheRead: 0, cacheWrite: 0, output: 93, reasoning: 0 },
+      // The recording's `usage.service_tier`.
+      usage: { input: 602, cacheRead: 0, cacheWrite: 0, output: 93, reasoning: 0, serviceTier: 'standard' },
     });
 
     // The response goes back as the next turn: the wire carries the original provider tool id.
@@ -417,7 +418,15 @@ describe('per-adapter tests (docs/contract.md §10.1)', () => {
     const usages = streamed.events.filter((event) => event.type === 'usage');
     expect(usages.length).toBeGreaterThanOrEqual(2);
     expect(streamed.response?.usage).toEqual(complete.usage);
-    expect(complete.usage).toEqual({ input: 120, cacheRead: 500, cacheWrite: 40, output: 38, reasoning: 0 });
+    // The emulator answers as the API does: `usage.service_tier` (its default, `standard`, here).
+    expect(complete.usage).toEqual({
+      input: 120,
+      cacheRead: 500,
+      cacheWrite: 40,
+      output: 38,
+      reasoning: 0,
+      serviceTier: 'standard',
+    });
     expect(usages.at(-1)?.type === 'usage' && usages.at(-1)).toMatchObject({ usage: complete.usage });
   });
 });

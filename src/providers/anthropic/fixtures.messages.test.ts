@@ -6,6 +6,7 @@ import type { FinishReason } from '../../core/finish-reason.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import type { CanonicalResponse } from '../../core/request.ts';
 import type { Usage } from '../../core/usage.ts';
+import { withRecordedTier } from '../../../test/support/fixtures.ts';
 import { type Emulator, startEmulator } from '../../testing/emulator/index.ts';
 import { buildRequest } from './request.ts';
 import {
@@ -404,7 +405,7 @@ describe('recorded Anthropic messages over the emulator', () => {
     const adapter = createTestAdapter(emulator);
     const response = await adapter.complete(textRequest('replay'), { session });
     expect([response.finishReason, response.rawFinishReason]).toEqual(expected.finish);
-    expect(response.usage).toEqual(expected.usage);
+    expect(response.usage).toEqual(withRecordedTier(expected.usage, fixture(name)));
     if (expected.kinds !== '' || response.content.length === 0)
       expect(describeContent(response.content)).toBe(expected.kinds);
     const first = partsOf(response.content, 'text').find((part) => part.text.trim() !== '')?.text ?? '';

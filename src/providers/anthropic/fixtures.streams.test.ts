@@ -5,6 +5,7 @@ import type { FinishReason } from '../../core/finish-reason.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { CanonicalResponse } from '../../core/request.ts';
 import type { Usage } from '../../core/usage.ts';
+import { withRecordedTier } from '../../../test/support/fixtures.ts';
 import { type Emulator, startEmulator } from '../../testing/emulator/index.ts';
 import { assertStreamInvariants } from '../../testing/invariants.ts';
 import {
@@ -469,7 +470,7 @@ describe('recorded Anthropic streams over the emulator', () => {
     assertStreamInvariants(events);
     if (response === undefined) throw new Error('no finish event');
     expect([response.finishReason, response.rawFinishReason]).toEqual(expected.finish);
-    expect(response.usage).toEqual(expected.usage);
+    expect(response.usage).toEqual(withRecordedTier(expected.usage, fixture(name)));
     expect(describeContent(response.content)).toBe(expected.kinds);
     expect(firstText(response).startsWith(expected.text)).toBe(true);
     expected.check?.(response, events);

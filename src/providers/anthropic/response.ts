@@ -170,7 +170,8 @@ function setPresent(builder: StreamBuilder, key: string, value: JsonValue | unde
  * Records the stop reason (mapped, raw kept) and the metadata worth keeping: `anthropic.stop_sequence`
  * (the matched sequence), `anthropic.stop_details` (refusal category…), `anthropic.container`,
  * `anthropic.context_management`, and from usage `anthropic.usage_iterations` (compaction, advisor,
- * fallback iterations) and `anthropic.server_tool_use` (server tool request counts).
+ * fallback iterations), `anthropic.server_tool_use` (server tool request counts) and the service
+ * tier that served the call (`usage.service_tier` → `Usage.serviceTier`).
  */
 export function applyMessageFields(
   builder: StreamBuilder,
@@ -185,6 +186,7 @@ export function applyMessageFields(
   setPresent(builder, 'anthropic.context_management', fields.context_management);
   setPresent(builder, 'anthropic.usage_iterations', usage?.iterations);
   setPresent(builder, 'anthropic.server_tool_use', usage?.server_tool_use);
+  if (usage?.service_tier !== undefined) builder.serviceTier(usage.service_tier);
 }
 
 /**

@@ -79,6 +79,8 @@ export interface WireResponse {
   trace?: JsonValue;
   additionalModelResponseFields?: JsonValue;
   performanceConfig?: JsonValue;
+  /** The tier that served the call (`{type: "default" | "priority" | "flex" | "reserved"}`), also in a stream's `metadata`. */
+  serviceTier?: JsonValue;
 }
 
 /** A `contentBlockDelta` payload's `delta`. */

@@ -59,6 +59,15 @@ export function applyStopReason(builder: StreamBuilder, raw: unknown): void {
 }
 
 /**
+ * The tier Bedrock says served the call (`serviceTier.type`: `default`, `priority`, `flex`,
+ * `reserved`), given to the builder before the usage it goes with.
+ */
+export function applyServiceTier(builder: StreamBuilder, body: Record<string, unknown>): void {
+  const tier = body.serviceTier;
+  if (isJsonObject(tier)) builder.serviceTier(tier.type);
+}
+
+/**
  * Keeps the response-level fields a caller may need: metrics, trace, additional model fields. The
  * stop sequence a Claude model stopped at (`additionalModelResponseFields.stop_sequence`, in the
  * whole body and in `messageStop`) is also the response's `stopSequenceKey`, which an Anthropic
@@ -87,6 +96,7 @@ export function parseResponse(body: unknown, context: ProviderContext, builder: 
   const reader = new ResponseReader(context, builder);
   content.forEach((block, index) => reader.whole(index, block));
   applyStopReason(builder, response.stopReason);
+  applyServiceTier(builder, response);
   builder.usage(convertUsage(response.usage));
   applyResponseFields(builder, response);
 }

@@ -12,7 +12,7 @@ import { type WireDelta } from './api.ts';
 import { DeltaScanner } from './delta-scanner.ts';
 import { convertErrorBody } from './errors.ts';
 import { ResponseReader } from './reader.ts';
-import { applyResponseFields, applyStopReason, convertUsage } from './response.ts';
+import { applyResponseFields, applyServiceTier, applyStopReason, convertUsage } from './response.ts';
 import { isJsonObject } from '../../core/json.ts';
 import { parseJson } from '../../core/json-text.ts';
 
@@ -117,6 +117,7 @@ class ConverseStream implements StreamParser {
         this.onMessageStop(payload);
         return;
       case 'metadata':
+        applyServiceTier(this.builder, payload);
         this.builder.usage(convertUsage(isJsonObject(payload.usage) ? payload.usage : undefined));
         applyResponseFields(this.builder, payload);
         return;

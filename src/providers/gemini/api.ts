@@ -83,6 +83,8 @@ export interface GeminiUsageMetadata {
   cachedContentTokenCount?: number;
   thoughtsTokenCount?: number;
   toolUsePromptTokenCount?: number;
+  /** Vertex: how the call was served and billed (`ON_DEMAND`, `ON_DEMAND_FLEX`, `ON_DEMAND_PRIORITY`, `PROVISIONED_THROUGHPUT`…). */
+  trafficType?: JsonValue;
 }
 
 /** One candidate answer. */

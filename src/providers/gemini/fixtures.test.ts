@@ -189,7 +189,15 @@ describe('every recorded Google fixture through the adapter over the emulator', 
     // The terminal empty text part opens no text part.
     expect(partsOfType(response.content, 'text')).toEqual([]);
     expect(response.finishReason).toBe('tool-call');
-    expect(response.usage).toEqual({ input: 249, cacheRead: 0, cacheWrite: 0, output: 241, reasoning: 183 });
+    // Vertex's `trafficType: PROVISIONED_THROUGHPUT`: the tier, lower-cased (not priced per token).
+    expect(response.usage).toEqual({
+      input: 249,
+      cacheRead: 0,
+      cacheWrite: 0,
+      output: 241,
+      reasoning: 183,
+      serviceTier: 'provisioned_throughput',
+    });
     expect(response.model).toBe('gemini:gemini-3-flash-preview');
   });
 
@@ -202,7 +210,15 @@ describe('every recorded Google fixture through the adapter over the emulator', 
     const deltas = events.filter((event) => event.type === 'tool-call-delta').map((event) => event.delta);
     expect(deltas).toEqual(['{"location":"Boston', '"', '}', '{"location":"San Francisco', '"', '}']);
     expect(response.finishReason).toBe('tool-call');
-    expect(response.usage).toEqual({ input: 26, cacheRead: 0, cacheWrite: 0, output: 155, reasoning: 132 });
+    // Vertex's `trafficType: ON_DEMAND`: the standard tier.
+    expect(response.usage).toEqual({
+      input: 26,
+      cacheRead: 0,
+      cacheWrite: 0,
+      output: 155,
+      reasoning: 132,
+      serviceTier: 'standard',
+    });
   });
 
   fixture('google-stream-tool-call-array-arguments-missing-terminal-function-call.chunks.txt', async () => {
@@ -220,7 +236,14 @@ describe('every recorded Google fixture through the adapter over the emulator', 
     expect(calls[0]).toMatchObject({ name: 'writeItems', input: expected });
     expect(JSON.parse(toolDeltas(events).get(calls[0]?.id as string) ?? '')).toEqual(expected);
     expect(response.finishReason).toBe('tool-call');
-    expect(response.usage).toEqual({ input: 54, cacheRead: 0, cacheWrite: 0, output: 195, reasoning: 121 });
+    expect(response.usage).toEqual({
+      input: 54,
+      cacheRead: 0,
+      cacheWrite: 0,
+      output: 195,
+      reasoning: 121,
+      serviceTier: 'provisioned_throughput',
+    });
   });
 
   fixture('google-vertex-stream-tool-call-arguments-nested.1.chunks.txt', async () => {
@@ -242,7 +265,14 @@ describe('every recorded Google fixture through the adapter over the emulator', 
     expect(recipe.steps[0]).toBe('Preheat oven to 375°F (190°C).');
     expect(JSON.parse(toolDeltas(events).get(call?.id as string) ?? '')).toEqual(call?.input);
     expect(response.finishReason).toBe('tool-call');
-    expect(response.usage).toEqual({ input: 31, cacheRead: 0, cacheWrite: 0, output: 1710, reasoning: 1026 });
+    expect(response.usage).toEqual({
+      input: 31,
+      cacheRead: 0,
+      cacheWrite: 0,
+      output: 1710,
+      reasoning: 1026,
+      serviceTier: 'standard',
+    });
   });
 
   fixture('google-429-retry-info.json', async () => {

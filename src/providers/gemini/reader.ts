@@ -28,7 +28,7 @@ import { keepsFirstCallOnly, warnDroppedCall } from './serial-calls.ts';
 import { generatedIdPrefix, signatureMetadataKey, signatureOffsetMetadataKey } from './messages.ts';
 import type { DeltaScanner } from './delta-scanner.ts';
 import { invalidArguments, PartialArguments } from './partial-arguments.ts';
-import { convertUsage, hasUsageCounts, mapFinishReason } from './response.ts';
+import { convertUsage, hasUsageCounts, mapFinishReason, trafficTier } from './response.ts';
 import { parseJson } from '../../core/json-text.ts';
 import { redactSecrets } from '../../core/redaction.ts';
 
@@ -245,6 +245,7 @@ export class ResponseReader {
    * the raw counts are compared first and only new ones are converted.
    */
   private readUsage(usage: GeminiUsageMetadata): void {
+    if (usage.trafficType !== undefined) this.builder.serviceTier(trafficTier(usage.trafficType));
     if (!hasUsageCounts(usage)) return;
     const last = this.lastCounts;
     if (

@@ -119,6 +119,20 @@ describe('bad input never crashes', () => {
     expect(response).toMatchObject({ finishReason: 'completed', content: [] });
   });
 
+  it.each([
+    ['ON_DEMAND', 'standard'],
+    ['ON_DEMAND_FLEX', 'flex'],
+    ['ON_DEMAND_PRIORITY', 'priority'],
+    ['PROVISIONED_THROUGHPUT', 'provisioned_throughput'],
+    ['TRAFFIC_TYPE_UNSPECIFIED', undefined],
+  ])('Vertex trafficType %s is the service tier %s', (trafficType, tier) => {
+    const response = parseBody({
+      candidates: [{ content: { role: 'model', parts: [{ text: 'ok' }] }, finishReason: 'STOP' }],
+      usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 1, trafficType },
+    });
+    expect(response.usage.serviceTier).toBe(tier);
+  });
+
   const warnings = (context: ReturnType<typeof testContext>) =>
     context.logger.entries.map((entry) => [entry.message, entry.fields.reason]);
 

@@ -85,6 +85,23 @@ export function mapFinishReason(raw: string | null | undefined, hasToolCalls = f
   return 'other';
 }
 
+/** Vertex `trafficType` values that name a tier other providers name too. */
+const trafficTiers: Record<string, string> = {
+  ON_DEMAND: 'standard',
+  ON_DEMAND_FLEX: 'flex',
+  ON_DEMAND_PRIORITY: 'priority',
+};
+
+/**
+ * The service tier a Vertex `usageMetadata.trafficType` says served the call: `standard`, `flex`,
+ * `priority` for the pay-as-you-go kinds, another lower-cased (`provisioned_throughput`), none for
+ * `TRAFFIC_TYPE_UNSPECIFIED` or a value that is no name. The Gemini API reports none in the body.
+ */
+export function trafficTier(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === 'TRAFFIC_TYPE_UNSPECIFIED') return undefined;
+  return trafficTiers[value] ?? value.toLowerCase();
+}
+
 /** True when the metadata carries token counts (some chunks hold only `trafficType`). */
 export function hasUsageCounts(usage: GeminiUsageMetadata): boolean {
   return (

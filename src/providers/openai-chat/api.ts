@@ -114,6 +114,8 @@ export interface WireCompletion {
   model?: string;
   choices?: WireChoice[] | null;
   usage?: WireUsage | null;
+  /** The tier that served the call (`default`, `flex`, `priority`, `scale`; Groq `on_demand`), on every chunk. */
+  service_tier?: JsonValue;
   /** Groq repeats usage here. */
   x_groq?: { usage?: WireUsage | null } | null;
   error?: WireError | string | null;

@@ -416,7 +416,15 @@ describe('per-adapter tests (docs/contract.md §10.1)', () => {
     const usageEvents = events.filter((event) => event.type === 'usage');
     expect(usageEvents).toHaveLength(1);
     expect(response?.usage).toEqual(whole.usage);
-    expect(response?.usage).toEqual({ input: 40, cacheRead: 24, cacheWrite: 0, output: 18, reasoning: 6 });
+    // The emulator answers as the API does: `service_tier` (its default, `default`, here).
+    expect(response?.usage).toEqual({
+      input: 40,
+      cacheRead: 24,
+      cacheWrite: 0,
+      output: 18,
+      reasoning: 6,
+      serviceTier: 'default',
+    });
   });
 });
 

@@ -67,7 +67,15 @@ describe('recorded openai/chat responses', () => {
       finishReason: 'completed',
       rawFinishReason: 'stop',
     });
-    expect(response?.usage).toEqual({ input: 16, cacheRead: 0, cacheWrite: 0, output: 363, reasoning: 0 });
+    // The recording's top-level `service_tier` is the tier that served it.
+    expect(response?.usage).toEqual({
+      input: 16,
+      cacheRead: 0,
+      cacheWrite: 0,
+      output: 363,
+      reasoning: 0,
+      serviceTier: 'default',
+    });
   });
 
   it('openai-text.chunks.txt: streamed text, role-only first chunk, usage-only last chunk', async () => {
@@ -80,7 +88,15 @@ describe('recorded openai/chat responses', () => {
     expect(events.filter((event) => event.type === 'text-start')).toHaveLength(1);
     expect(toolCallsOf(response)).toEqual([]);
     expect(response).toMatchObject({ finishReason: 'completed', rawFinishReason: 'stop' });
-    expect(response?.usage).toEqual({ input: 16, cacheRead: 0, cacheWrite: 0, output: 300, reasoning: 0 });
+    // Every chunk says `service_tier: "default"`: the reply's tier.
+    expect(response?.usage).toEqual({
+      input: 16,
+      cacheRead: 0,
+      cacheWrite: 0,
+      output: 300,
+      reasoning: 0,
+      serviceTier: 'default',
+    });
   });
 
   it('azure-model-router.1.chunks.txt: prompt-filter chunk first, reasoning tokens in usage', async () => {

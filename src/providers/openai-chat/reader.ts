@@ -56,7 +56,8 @@ export function firstChoice(choices: WireChoice[] | null | undefined): WireChoic
  *   legacy `function_call`, read as call 0); other unknown fields are ignored;
  * - tool calls go through a {@link ToolCallTracker}; other content ends the open call;
  * - empty strings never open a part; usage (top-level, Moonshot's on the choice, or Groq's
- *   `x_groq.usage`) and citations are remembered and emitted once, at the end;
+ *   `x_groq.usage`) and citations are remembered and emitted once, at the end; the top-level
+ *   `service_tier` is given to the builder as soon as it is read (before the start);
  * - `annotations` (OpenAI's `url_citation`s, in any delta; read first) are kept until the text
  *   part holding the span they cite ends and given with it (see `annotations.ts`).
  */
@@ -103,6 +104,8 @@ export class ResponseReader {
 
   /** Reads one completion or chunk: identity, the first choice's message/delta and finish, usage. */
   read(completion: WireCompletion, choice: WireChoice | null | undefined): void {
+    // The served tier (every chunk repeats it), before the start so that `message-start` says it.
+    if (completion.service_tier !== undefined) this.builder.serviceTier(completion.service_tier);
     if (!this.identified) this.identify(completion);
     const delta = choice?.message ?? choice?.delta;
     if (delta !== undefined && delta !== null) this.readDelta(delta);

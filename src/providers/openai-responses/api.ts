@@ -77,6 +77,8 @@ export interface WireResponse {
   incomplete_details?: { reason?: string } | null;
   output?: WireItem[] | null;
   usage?: WireUsage | null;
+  /** The tier that served the call (`default`, `flex`, `priority`, `scale`); `auto` in the events before the end. */
+  service_tier?: JsonValue;
 }
 
 /** One stream event (`response.*` or `error`); fields depend on the type. */

@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listRecorded } from '../../../test/support/fixtures.ts';
+import { listRecorded, withRecordedTier } from '../../../test/support/fixtures.ts';
 import type { Adapter } from '../../core/adapter.ts';
 import { isRateLimitError, isServerError } from '../../core/errors/guards.ts';
 import { silentLogger } from '../../core/logger.ts';
@@ -68,7 +68,7 @@ describe.each(Object.keys(adapters))('recorded %s', (folder) => {
     const customs = response.content.flatMap((part) => (part.type === 'custom' ? [part.kind] : []));
     expect(customs).toEqual(oracle.customKinds);
     expect(response.content.filter((part) => part.type === 'reasoning')).toHaveLength(oracle.reasoningItems);
-    expect(response.usage).toEqual(expectedUsage(oracle.usage, oracle.webSearches));
+    expect(response.usage).toEqual(withRecordedTier(expectedUsage(oracle.usage, oracle.webSearches), file));
     expect(response.responseId).toBe(oracle.responseId);
     const expectedFinish = oracle.functionCalls.length > 0 ? 'tool-call' : 'completed';
     expect(response).toMatchObject({ finishReason: expectedFinish, rawFinishReason: oracle.status });

@@ -457,7 +457,7 @@ export class ResponseReader {
     return open;
   }
 
-  /** `response.completed` / `incomplete` / `failed` (or the end of a whole body): usage, finish reason, state. */
+  /** `response.completed` / `incomplete` / `failed` (or the end of a whole body): usage and service tier, finish reason, state. */
   terminal(response: WireResponse | undefined): void {
     this.flush();
     // A failed response is a failure of the stream, not its complete end (which would hide it).
@@ -476,6 +476,8 @@ export class ResponseReader {
         if (isJsonObject(item)) this.item(index, item);
       });
     this.finished = true;
+    // The served tier: only the final response names it (`created` and `in_progress` echo the request's `auto`).
+    if (response?.service_tier !== undefined) this.builder.serviceTier(response.service_tier);
     if (response?.usage !== undefined && response.usage !== null) {
       const usage = convertUsage(response.usage);
       if (this.webSearches > 0) usage.webSearches = this.webSearches;

@@ -142,6 +142,11 @@ export interface ScriptedUsage {
   cacheRead?: number;
   cacheWrite?: number;
   reasoning?: number;
+  /**
+   * The service tier the upstream says served the call, in its protocol's field (Chat and Responses
+   * `service_tier`, Anthropic `usage.service_tier`); absent: the protocol's standard tier.
+   */
+  serviceTier?: string;
 }
 
 /** Synthesizes a realistic response in the protocol of the request, as JSON or as that protocol's SSE sequence. */

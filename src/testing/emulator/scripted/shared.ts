@@ -21,6 +21,7 @@ export interface ResolvedUsage {
   cacheRead: number;
   cacheWrite: number;
   reasoning: number;
+  serviceTier?: string;
 }
 
 /** A tool call whose id has been fixed for the response. */
@@ -49,13 +50,15 @@ export function resolveUsage(script: ScriptedScript): ResolvedUsage {
     else visible += estimateTokens(JSON.stringify(part.input)) + 5;
   }
   const usage = script.usage ?? {};
-  return {
+  const resolved: ResolvedUsage = {
     input: usage.input ?? 10,
     output: usage.output ?? Math.max(1, visible),
     cacheRead: usage.cacheRead ?? 0,
     cacheWrite: usage.cacheWrite ?? 0,
     reasoning: usage.reasoning ?? reasoning,
   };
+  if (usage.serviceTier !== undefined) resolved.serviceTier = usage.serviceTier;
+  return resolved;
 }
 
 /** Gives every tool call an id, minting one with `createId` where the script has none. */
