@@ -13,6 +13,9 @@ export const usageSchema = z.object({
   reasoning: amountSchema,
   toolUsePrompt: amountSchema.optional(),
   webSearches: amountSchema.optional(),
+  audioInput: amountSchema.optional(),
+  audioCacheRead: amountSchema.optional(),
+  audioOutput: amountSchema.optional(),
   serviceTier: z.string().optional(),
   cost: z
     .object({

@@ -32,6 +32,19 @@ export interface Usage {
    */
   webSearches?: number;
   /**
+   * Of `input` (uncached), how many tokens were audio, when the provider says (OpenAI Chat's
+   * `prompt_tokens_details.audio_tokens`, Gemini's `AUDIO` prompt modality); absent when none. A
+   * part of `input`, never added to it: priced at the model's audio input rate where it has one.
+   */
+  audioInput?: number;
+  /** Of `cacheRead`, how many tokens were audio (Gemini's `cacheTokensDetails`); absent when none. */
+  audioCacheRead?: number;
+  /**
+   * Of `output`, how many tokens were audio (OpenAI Chat's `completion_tokens_details.audio_tokens`,
+   * Gemini's `AUDIO` candidates modality); absent when none. A part of `output`, never added to it.
+   */
+  audioOutput?: number;
+  /**
    * The service tier the provider says served the call, as it names it (Anthropic's
    * `usage.service_tier`: `standard`, `priority`, `batch`; OpenAI's `service_tier`: `default`,
    * `flex`, `priority`, `scale`; Vertex's `trafficType` as `standard`, `flex`, `priority` or its
@@ -55,6 +68,9 @@ export interface Usage {
 /** One model's share of a multi-model response: the same disjoint buckets, and its cost. */
 export type ModelUsage = Omit<Usage, 'byModel'>;
 
+/** The audio parts of the buckets (`audioInput` of `input`, `audioCacheRead` of `cacheRead`, `audioOutput` of `output`). */
+export const audioParts = ['audioInput', 'audioCacheRead', 'audioOutput'] as const;
+
 /**
  * The token buckets (and web searches) of `left` and `right` added (a bucket `right` lacks counts
  * 0); cost and `byModel` are not carried: the one bucket sum every usage addition builds on.
@@ -73,6 +89,10 @@ export function sumBuckets(left: ModelUsage, right: Partial<ModelUsage>): ModelU
   if (toolUsePrompt > 0) sum.toolUsePrompt = toolUsePrompt;
   const webSearches = (left.webSearches ?? 0) + (right.webSearches ?? 0);
   if (webSearches > 0) sum.webSearches = webSearches;
+  for (const part of audioParts) {
+    const total = (left[part] ?? 0) + (right[part] ?? 0);
+    if (total > 0) sum[part] = total;
+  }
   return sum;
 }
 

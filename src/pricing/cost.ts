@@ -45,7 +45,9 @@ export function rateFor(rate: Rate, totalInput: number): number {
 /**
  * The cost of `usage` at `prices`, or `undefined` when a bucket that holds tokens has no price (an
  * unknown price is never reported as 0). Cache reads without their own price are charged as input;
- * 1-hour cache writes without their own rate at the write rate. Reasoning is part of output. Web
+ * 1-hour cache writes without their own rate at the write rate. Reasoning is part of output. The
+ * audio parts (`audioInput`, `audioCacheRead`, `audioOutput`) are priced at the model's audio rates,
+ * at its text rate of the same bucket where it has none. Web
  * searches are added at `web_searches_kcount` (per 1,000) and shown as `webSearchFees`; a model
  * without that price is costed for its tokens alone, as before searches were counted.
  */
@@ -60,10 +62,17 @@ export function computeCost(usage: Usage, prices: ModelPrices, pricingVersion: s
   const long = Math.min(usage.cacheWrite1h ?? 0, usage.cacheWrite);
   const short = usage.cacheWrite - long;
   if ((short > 0 && write === undefined) || (long > 0 && write1h === undefined)) return undefined;
+  // The audio parts of input, cache reads and output at the audio rates; without one, as text.
+  const audioIn = Math.min(usage.audioInput ?? 0, usage.input);
+  const audioCached = Math.min(usage.audioCacheRead ?? 0, usage.cacheRead);
+  const audioOut = Math.min(usage.audioOutput ?? 0, usage.output);
   let micros =
-    usage.input * rateFor(input, totalInput) +
-    usage.cacheRead * rateFor(cacheRead, totalInput) +
-    usage.output * rateFor(output, totalInput);
+    (usage.input - audioIn) * rateFor(input, totalInput) +
+    (usage.cacheRead - audioCached) * rateFor(cacheRead, totalInput) +
+    (usage.output - audioOut) * rateFor(output, totalInput);
+  if (audioIn > 0) micros += audioIn * rateFor(prices.input_audio_mtok ?? input, totalInput);
+  if (audioCached > 0) micros += audioCached * rateFor(prices.cache_audio_read_mtok ?? cacheRead, totalInput);
+  if (audioOut > 0) micros += audioOut * rateFor(prices.output_audio_mtok ?? output, totalInput);
   if (short > 0) micros += short * rateFor(write!, totalInput);
   if (long > 0) micros += long * rateFor(write1h!, totalInput);
   const searches = usage.webSearches ?? 0;

@@ -218,3 +218,28 @@ describe('service tiers (the table prices the standard tier only)', () => {
     });
   });
 });
+
+describe('audio tokens at the audio rates (genai-prices input_audio_mtok, cache_audio_read_mtok, output_audio_mtok)', () => {
+  it('Gemini 2.5 Flash: audio input $1, cached audio $0.10, text $0.30 per million', () => {
+    // 600 audio + 100 text uncached, 400 cached audio, 30 output at $2.50.
+    const cost = amount('gemini:gemini-2.5-flash', {
+      input: 700,
+      audioInput: 600,
+      cacheRead: 400,
+      audioCacheRead: 400,
+      output: 30,
+    });
+    expect(cost).toBeCloseTo((600 * 1 + 100 * 0.3 + 400 * 0.1 + 30 * 2.5) / 1e6, 12);
+  });
+
+  it('gpt-audio: audio in $32 and out $64, text in $2.50 and out $10 per million', () => {
+    const cost = amount('openai:gpt-audio', { input: 1000, audioInput: 800, output: 500, audioOutput: 400 });
+    expect(cost).toBeCloseTo((200 * 2.5 + 800 * 32 + 100 * 10 + 400 * 64) / 1e6, 12);
+  });
+
+  it('a model without an audio rate prices its audio as text', () => {
+    expect(amount('openai:gpt-4o', { input: 1e6, audioInput: 1e6 })).toBe(
+      amount('openai:gpt-4o', { input: 1e6 }),
+    );
+  });
+});

@@ -24,7 +24,9 @@ export type Rate = number | TieredPrice;
  * derive from. The `_mtok` fields are USD per million tokens: `cache_write_mtok` is the cache-write
  * rate (Anthropic: the 5-minute TTL); `cache_write_1h_mtok` the 1-hour cache-write rate, where the
  * provider has one. `web_searches_kcount` is USD per 1,000 server-side web searches
- * (`Usage.webSearches`), genai-prices' name and unit.
+ * (`Usage.webSearches`), genai-prices' name and unit. `input_audio_mtok`, `cache_audio_read_mtok`
+ * and `output_audio_mtok` price the audio parts of input, cache reads and output
+ * (`Usage.audioInput`, `audioCacheRead`, `audioOutput`) where the model prices audio apart.
  */
 export const priceFields = [
   'input_mtok',
@@ -33,6 +35,9 @@ export const priceFields = [
   'cache_write_1h_mtok',
   'output_mtok',
   'web_searches_kcount',
+  'input_audio_mtok',
+  'cache_audio_read_mtok',
+  'output_audio_mtok',
 ] as const;
 
 /** One of {@link priceFields}. */

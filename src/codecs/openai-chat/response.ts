@@ -30,17 +30,24 @@ export function mapFinishReason(reason: FinishReason, context: EncodeContext): s
   return context.finishReason ?? finishReasons[reason];
 }
 
-/** Chat usage: the prompt count includes cached tokens, the completion count includes reasoning. */
+/**
+ * Chat usage: the prompt count includes cached tokens, the completion count includes reasoning.
+ * `audio_tokens` are the upstream's audio parts (of the prompt, cached audio included, and of the
+ * completion); the prediction counts are 0 (the gateway ignores `prediction`).
+ */
 export function convertUsage(usage: Usage): Record<string, unknown> {
   const promptTokens = inclusiveInput(usage);
   return {
     prompt_tokens: promptTokens,
     completion_tokens: usage.output,
     total_tokens: promptTokens + usage.output,
-    prompt_tokens_details: { cached_tokens: usage.cacheRead, audio_tokens: 0 },
+    prompt_tokens_details: {
+      cached_tokens: usage.cacheRead,
+      audio_tokens: (usage.audioInput ?? 0) + (usage.audioCacheRead ?? 0),
+    },
     completion_tokens_details: {
       reasoning_tokens: usage.reasoning,
-      audio_tokens: 0,
+      audio_tokens: usage.audioOutput ?? 0,
       accepted_prediction_tokens: 0,
       rejected_prediction_tokens: 0,
     },

@@ -83,6 +83,10 @@ export interface GeminiUsageMetadata {
   cachedContentTokenCount?: number;
   thoughtsTokenCount?: number;
   toolUsePromptTokenCount?: number;
+  /** Per-modality parts (`{modality: "AUDIO", tokenCount}`) of the prompt, cached content and candidates. */
+  promptTokensDetails?: JsonValue;
+  cacheTokensDetails?: JsonValue;
+  candidatesTokensDetails?: JsonValue;
   /** Vertex: how the call was served and billed (`ON_DEMAND`, `ON_DEMAND_FLEX`, `ON_DEMAND_PRIORITY`, `PROVISIONED_THROUGHPUT`…). */
   trafficType?: JsonValue;
 }

@@ -119,6 +119,36 @@ describe('bad input never crashes', () => {
     expect(response).toMatchObject({ finishReason: 'completed', content: [] });
   });
 
+  it('the AUDIO modality of prompt, cached content and candidates is the usage’s audio parts (whole and streamed)', () => {
+    const usageMetadata = {
+      promptTokenCount: 1100,
+      cachedContentTokenCount: 400,
+      candidatesTokenCount: 30,
+      promptTokensDetails: [
+        { modality: 'TEXT', tokenCount: 100 },
+        { modality: 'AUDIO', tokenCount: 1000 },
+      ],
+      cacheTokensDetails: [{ modality: 'AUDIO', tokenCount: 400 }],
+      candidatesTokensDetails: [
+        { modality: 'TEXT', tokenCount: 10 },
+        { modality: 'AUDIO', tokenCount: 20 },
+      ],
+    };
+    const expected = {
+      input: 700,
+      cacheRead: 400,
+      cacheWrite: 0,
+      output: 30,
+      reasoning: 0,
+      audioInput: 600,
+      audioCacheRead: 400,
+      audioOutput: 20,
+    };
+    const candidates = [{ content: { role: 'model', parts: [{ text: 'ok' }] }, finishReason: 'STOP' }];
+    expect(parseBody({ candidates, usageMetadata }).usage).toEqual(expected);
+    expect(finishOf(parseChunks([{ candidates, usageMetadata }])).usage).toEqual(expected);
+  });
+
   it.each([
     ['ON_DEMAND', 'standard'],
     ['ON_DEMAND_FLEX', 'flex'],

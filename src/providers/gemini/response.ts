@@ -116,8 +116,11 @@ export function hasUsageCounts(usage: GeminiUsageMetadata): boolean {
  * (`cachedContentTokenCount`), which are subtracted; `toolUsePromptTokenCount` is input too, and
  * kept as the input's `toolUsePrompt` (so a Gemini client gets it back as its own field).
  * `candidatesTokenCount` excludes thoughts, so output = candidates + thoughts and reasoning =
- * thoughts (then prompt + output = `totalTokenCount`). A count that is not a number counts as 0;
- * no metadata at all is all zero.
+ * thoughts (then prompt + output = `totalTokenCount`). The `AUDIO` entries of `promptTokensDetails`
+ * (less those of `cacheTokensDetails`), `cacheTokensDetails` and `candidatesTokensDetails` are
+ * `audioInput`, `audioCacheRead` and `audioOutput` (priced apart); the other modalities are not
+ * kept (the table has no image or video rates: priced as text). A count that is not a number counts as 0; no
+ * metadata at all is all zero.
  */
 export function convertUsage(usage: GeminiUsageMetadata | undefined): Usage {
   if (usage === undefined) return emptyUsage();
@@ -130,7 +133,24 @@ export function convertUsage(usage: GeminiUsageMetadata | undefined): Usage {
     reasoning: thoughts,
   });
   if (toolUse > 0) converted.toolUsePrompt = toolUse;
+  // Audio, priced apart: the prompt's (cached included) less the cached content's, the cached, the candidates'.
+  const cachedAudio = Math.min(modalityCount(usage.cacheTokensDetails, 'AUDIO'), converted.cacheRead);
+  const promptAudio = Math.max(0, modalityCount(usage.promptTokensDetails, 'AUDIO') - cachedAudio);
+  const audioInput = Math.min(promptAudio, converted.input);
+  const audioOutput = Math.min(modalityCount(usage.candidatesTokensDetails, 'AUDIO'), converted.output);
+  if (audioInput > 0) converted.audioInput = audioInput;
+  if (cachedAudio > 0) converted.audioCacheRead = cachedAudio;
+  if (audioOutput > 0) converted.audioOutput = audioOutput;
   return converted;
+}
+
+/** The tokens of `modality` in a Gemini per-modality list (`[{modality, tokenCount}]`); 0 without one. */
+function modalityCount(details: unknown, modality: string): number {
+  if (!Array.isArray(details)) return 0;
+  let total = 0;
+  for (const entry of details)
+    if (isJsonObject(entry) && entry.modality === modality) total += count(entry.tokenCount);
+  return total;
 }
 
 /** A token count by the one rule ({@link tokenCount}), or 0 when absent or invalid (a string count is not added as text). */

@@ -97,8 +97,13 @@ export interface WireUsage {
   prompt_tokens?: number;
   completion_tokens?: number;
   total_tokens?: number;
-  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number } | null;
-  completion_tokens_details?: { reasoning_tokens?: number } | null;
+  prompt_tokens_details?: {
+    cached_tokens?: number;
+    cache_write_tokens?: number;
+    audio_tokens?: number;
+  } | null;
+  /** `accepted_prediction_tokens` / `rejected_prediction_tokens` are parts of `completion_tokens`, billed as output: not read. */
+  completion_tokens_details?: { reasoning_tokens?: number; audio_tokens?: number } | null;
   /** DeepSeek. */
   prompt_cache_hit_tokens?: number;
   prompt_cache_miss_tokens?: number;

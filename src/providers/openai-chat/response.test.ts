@@ -46,6 +46,34 @@ describe('convertUsage', () => {
       }),
     ).toEqual({ input: 10, cacheRead: 0, cacheWrite: 0, output: 25, reasoning: 20 });
   });
+  it('keeps the audio parts of prompt and completion (priced apart), not the prediction counts (billed as output)', () => {
+    // gpt-audio's documented shape: audio_tokens inside prompt_tokens and completion_tokens.
+    const wire = {
+      prompt_tokens: 120,
+      completion_tokens: 90,
+      prompt_tokens_details: { cached_tokens: 20, audio_tokens: 70 },
+      completion_tokens_details: {
+        reasoning_tokens: 0,
+        audio_tokens: 60,
+        accepted_prediction_tokens: 4,
+        rejected_prediction_tokens: 3,
+      },
+    };
+    expect(convertUsage(wire)).toEqual({
+      input: 100,
+      cacheRead: 20,
+      cacheWrite: 0,
+      output: 90,
+      reasoning: 0,
+      audioInput: 70,
+      audioOutput: 60,
+    });
+    // Never more audio than the bucket it is a part of.
+    expect(
+      convertUsage({ prompt_tokens: 10, completion_tokens: 2, prompt_tokens_details: { audio_tokens: 50 } }),
+    ).toMatchObject({ input: 10, audioInput: 10 });
+  });
+
   it('subtracts cached tokens so buckets are disjoint', () => {
     expect(
       convertUsage({

@@ -82,7 +82,10 @@ export interface UsageOptions {
  * (`prompt_tokens_details.cached_tokens`, DeepSeek `prompt_cache_hit_tokens`, Moonshot top-level
  * `cached_tokens`) are subtracted from the prompt count; reasoning comes from
  * `completion_tokens_details.reasoning_tokens` and is added to the output when the host counts it
- * outside `completion_tokens` (`options.reasoningInCompletion: false`, xAI).
+ * outside `completion_tokens` (`options.reasoningInCompletion: false`, xAI). The audio parts
+ * (`prompt_tokens_details.audio_tokens`, `completion_tokens_details.audio_tokens`) are
+ * `audioInput` / `audioOutput`; the prediction counts (`accepted_prediction_tokens`,
+ * `rejected_prediction_tokens`) are parts of `completion_tokens`, billed as output, and not kept.
  */
 export function convertUsage(usage: WireUsage | undefined, options: UsageOptions = {}): Usage {
   if (usage === undefined) return emptyUsage();
@@ -93,7 +96,7 @@ export function convertUsage(usage: WireUsage | undefined, options: UsageOptions
   const cached = count(details?.cached_tokens) ?? hit ?? count(usage.cached_tokens) ?? 0;
   const completion = count(usage.completion_tokens) ?? 0;
   const reasoning = count(usage.completion_tokens_details?.reasoning_tokens) ?? 0;
-  return usageFromInclusive({
+  const converted = usageFromInclusive({
     prompt,
     cached,
     cacheWrite: count(details?.cache_write_tokens) ?? 0,
@@ -102,4 +105,10 @@ export function convertUsage(usage: WireUsage | undefined, options: UsageOptions
     output: reasoningInCompletion && reasoning <= completion ? completion : completion + reasoning,
     reasoning,
   });
+  // Audio parts (priced apart): of the uncached input (Chat names no cached audio), of the output.
+  const audioInput = Math.min(count(details?.audio_tokens) ?? 0, converted.input);
+  const audioOutput = Math.min(count(usage.completion_tokens_details?.audio_tokens) ?? 0, converted.output);
+  if (audioInput > 0) converted.audioInput = audioInput;
+  if (audioOutput > 0) converted.audioOutput = audioOutput;
+  return converted;
 }
