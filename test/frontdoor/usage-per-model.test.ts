@@ -54,8 +54,9 @@ async function replay(file: string) {
 describe('usage per model', () => {
   it('advisor: the Sonnet executor at top level, the Opus advisor apart, each at its own rate, cost the sum', async () => {
     const reply = await replay('anthropic-advisor-20260301.1.json');
-    const { byModel, cost, ...own } = reply.usage;
+    const { byModel, cost, serviceTier, ...own } = reply.usage;
     expect(own).toEqual({ input: 2414, cacheRead: 0, cacheWrite: 0, output: 3200, reasoning: 0 });
+    expect(serviceTier).toBe('standard');
     const advisor = byModel?.['anthropic:claude-opus-4-7'];
     expect(advisor).toMatchObject({ input: 2728, output: 874 });
     const executorCost = computeCost(own, table.lookup('anthropic:claude-sonnet-4-6')!, table.version)!;
