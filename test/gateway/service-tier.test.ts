@@ -94,6 +94,28 @@ describe('the service tier an upstream reports, in the client protocol’s own f
     expect(reply.usage.service_tier).toBe('standard');
   });
 
+  it('the Gemini API’s x-gemini-service-tier header is the tier: an OpenAI Chat client reads it, whole and streamed to an Anthropic client', async () => {
+    const chunk = {
+      candidates: [
+        { content: { role: 'model', parts: [{ text: 'Fine.' }] }, finishReason: 'STOP', index: 0 },
+      ],
+      usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 2, totalTokenCount: 7 },
+      modelVersion: 'gemini-2.5-flash',
+    };
+    const headers = { 'x-gemini-service-tier': 'flex' };
+    const { openai, anthropic } = createClients(harness.server.url);
+    harness.emulator.enqueue({ type: 'json', body: chunk, headers });
+    expect((await openai.chat.completions.create({ model: 'up-gemini', messages })).service_tier).toBe(
+      'flex',
+    );
+    harness.emulator.enqueue({ type: 'sse', events: [{ data: JSON.stringify(chunk) }], headers });
+    const streamed = await anthropic.messages
+      .stream({ model: 'up-gemini', max_tokens: 100, messages })
+      .finalMessage();
+    // Read before the body: message_start says it.
+    expect(streamed.usage.service_tier).toBe('flex');
+  });
+
   it('a call served on a tier without a known price is costed at the standard rate, with one WARN per model and tier', async () => {
     const { openai } = createClients(harness.server.url);
     const warnings = () =>

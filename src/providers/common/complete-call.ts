@@ -60,6 +60,8 @@ export async function completeCall(
           );
           holdStopSequences(context, builder);
           stripRepeatedPrefill(context, builder);
+          if (definition.serviceTierHeader !== undefined)
+            builder.serviceTier(response.headers.get(definition.serviceTierHeader));
           try {
             definition.parseResponse(body, context, builder);
           } catch (error) {

@@ -167,6 +167,12 @@ export interface ProviderDefinition {
   /** Async preparation before the request is built (e.g. creating a cache entry). Optional. */
   prepare?(request: CanonicalRequest, context: ProviderContext): Promise<void>;
   buildRequest(request: CanonicalRequest, context: ProviderContext): WireRequest;
+  /**
+   * A response header that names the service tier that served the call (the Gemini API's
+   * `x-gemini-service-tier`, which its body does not carry): read into `usage.serviceTier` before
+   * the body, whole or streamed. Optional.
+   */
+  serviceTierHeader?: string;
   /** Translates a whole JSON response into builder calls (then the runtime calls `finish()`). */
   parseResponse(body: unknown, context: ProviderContext, builder: StreamBuilder): void;
   createStreamParser(context: ProviderContext, builder: StreamBuilder): StreamParser;

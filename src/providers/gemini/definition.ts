@@ -24,6 +24,8 @@ export function createGeminiDefinition(settings: RequestSettings): ProviderDefin
     prepare: (request, context) => prepareCache(request, context, settings),
     endSession: releaseCaches,
     buildRequest: (request, context) => buildRequest(request, context, settings, preparedCall(context)),
+    // The served tier (`standard` when a `priority` request was downgraded): in a header only.
+    serviceTierHeader: 'x-gemini-service-tier',
     parseResponse,
     createStreamParser,
     parseErrorBody,

@@ -95,7 +95,8 @@ const trafficTiers: Record<string, string> = {
 /**
  * The service tier a Vertex `usageMetadata.trafficType` says served the call: `standard`, `flex`,
  * `priority` for the pay-as-you-go kinds, another lower-cased (`provisioned_throughput`), none for
- * `TRAFFIC_TYPE_UNSPECIFIED` or a value that is no name. The Gemini API reports none in the body.
+ * `TRAFFIC_TYPE_UNSPECIFIED` or a value that is no name. The Gemini API says its tier in a header
+ * (`x-gemini-service-tier`, the definition's `serviceTierHeader`), not in the body.
  */
 export function trafficTier(value: unknown): string | undefined {
   if (typeof value !== 'string' || value === 'TRAFFIC_TYPE_UNSPECIFIED') return undefined;
