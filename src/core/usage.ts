@@ -48,7 +48,8 @@ export interface Usage {
    * The service tier the provider says served the call, as it names it (Anthropic's
    * `usage.service_tier`: `standard`, `priority`, `batch`; OpenAI's `service_tier`: `default`,
    * `flex`, `priority`, `scale`; Vertex's `trafficType` as `standard`, `flex`, `priority` or its
-   * own name lower-cased; Bedrock's `serviceTier.type`); absent when the provider says nothing (or
+   * own name lower-cased; Bedrock's `serviceTier.type`; the Gemini API's `x-gemini-service-tier`
+   * header); absent when the provider says nothing (or
    * only echoes the request's `auto`). A fact of one call: sums of usages carry none. Priced by
    * {@link isStandardServiceTier}: another tier is costed at the standard rate and its cost says so
    * (`Cost.unpricedServiceTier`).
