@@ -84,10 +84,15 @@ const wasCancelled = (call: SocketCall) => call.cancelled === true;
  * that takes nothing for `timeoutMs` (`gateway.send_timeout_seconds`) is cut off: its streams'
  * upstream calls (and their pooled connections) are not held for it.
  */
-async function drained(socket: WebSocket, timeoutMs: number): Promise<void> {
+async function drained(socket: WebSocket, timeoutMs: number, call: SocketCall): Promise<void> {
   let deadline = performance.now() + timeoutMs;
   let unsent = socket.bufferedAmount;
-  while (socket.bufferedAmount > sendBufferBytes && socket.readyState === socket.OPEN) {
+  // A call the client cancels stops waiting: it has nothing more to send.
+  while (
+    socket.bufferedAmount > sendBufferBytes &&
+    socket.readyState === socket.OPEN &&
+    !wasCancelled(call)
+  ) {
     await new Promise((resolve) => setTimeout(resolve, 5));
     // Any progress restarts the wait: the timeout is between two writes the client took.
     if (socket.bufferedAmount < unsent) deadline = performance.now() + timeoutMs;
@@ -179,11 +184,27 @@ async function serveRequest(
   await serveGeneration(state, call, (ready) => (reply = ready));
   const ready = reply as Reply | undefined;
   if (ready === undefined) return;
-  // Cancelled while it was prepared: the client was told; its reply (if a stream) is let go.
-  if (entry.cancelled === true) {
-    if (ready.body instanceof ReadableStream) void ready.body.cancel();
-    return;
+  const { body: replyBody } = ready;
+  // However this ends (done, an error, the client's cancel at any moment, the socket's close), a
+  // stream not read to its end is cancelled here, once: that ends the request (its upstream call,
+  // access log line, in-flight slot and held bytes). A cancel of an ended stream changes nothing.
+  try {
+    await sendReply(state, socket, id, ready, entry);
+  } finally {
+    if (replyBody instanceof ReadableStream) (entry.reader ?? replyBody).cancel().catch(() => {});
   }
+}
+
+/** Sends a prepared reply to the socket, paced by its send buffer, until it ends or the call is cancelled. */
+async function sendReply(
+  state: GatewayState,
+  socket: WebSocket,
+  id: string,
+  ready: Reply,
+  entry: SocketCall,
+): Promise<void> {
+  // Cancelled while it was prepared: the client was told; its reply (if a stream) is let go.
+  if (entry.cancelled === true) return;
   if (ready.status !== 200) {
     entry.finished = true;
     refuse(
@@ -194,7 +215,8 @@ async function serveRequest(
     return;
   }
   // Pull-based: each send waits while the socket holds a full buffer, and so the next upstream read.
-  await drained(socket, state.sendTimeoutMs);
+  await drained(socket, state.sendTimeoutMs, entry);
+  if (wasCancelled(entry)) return;
   if (typeof ready.body === 'string') {
     entry.finished = true;
     sendLines(socket, ready.body);
@@ -209,11 +231,8 @@ async function serveRequest(
     // Ended, or cancelled by the client (which was told): nothing more for this id.
     if (done || wasCancelled(entry)) return;
     sendLines(socket, decoder.decode(value));
-    await drained(socket, state.sendTimeoutMs);
-    if (socket.readyState !== socket.OPEN) {
-      await reader.cancel();
-      return;
-    }
+    await drained(socket, state.sendTimeoutMs, entry);
+    if (socket.readyState !== socket.OPEN) return;
   }
 }
 
