@@ -232,7 +232,8 @@ export interface ProtocolCodec {
   /** The whole (non-streamed) response body. */
   encodeResponse(response: CanonicalResponse, context: EncodeContext): unknown;
   createStreamEncoder(context: EncodeContext): StreamEncoder;
-  encodeError(error: WireError): EncodedError;
+  /** `requestId`: the id the reply's headers name, for a protocol whose error body names one too (Anthropic's `request_id`). */
+  encodeError(error: WireError, requestId?: string): EncodedError;
   /** Whether a streamed answer is sent as SSE with named events. */
   namedEvents: boolean;
   /** The request field holding the conversation (`messages`, `input`, `contents`); default `messages`. */

@@ -31,7 +31,7 @@ import { scopeOf } from './artifacts.ts';
 import { shown } from '../codecs/fields.ts';
 import { keyUsage } from './quota.ts';
 import { withKeyLimits } from './key-limits.ts';
-import { errorResponse, toResponse, wireOf } from './reply.ts';
+import { errorResponse, requestIdHeaders, toResponse, wireOf } from './reply.ts';
 import type { GatewayState } from './state.ts';
 
 type Env = { Variables: { requestId: string } };
@@ -47,9 +47,14 @@ type LimitedHandler = (
   admit: () => Promise<void>,
 ) => Promise<Response>;
 
-/** A JSON reply carrying the request's id. */
-const json = (c: Context<Env>, caller: Caller, body: unknown, status: 200 | 503 = 200) =>
-  c.json(body, status, { 'x-request-id': caller.requestId });
+/** A JSON reply carrying the request's id as `protocol`'s clients read it (`request-id` too for Anthropic's). */
+const json = (
+  c: Context<Env>,
+  caller: Caller,
+  body: unknown,
+  protocol: InboundProtocol = 'openai-chat',
+  status: 200 | 503 = 200,
+) => c.json(body, status, requestIdHeaders(protocol, caller.requestId));
 
 /**
  * The path of a request URL as the client sent it, percent-escapes kept (the access log's `path`,
@@ -322,7 +327,8 @@ export function createApp(state: GatewayState): Hono<Env> {
     '/v1/models',
     modelsRoute(undefined, async (c, caller) => {
       await state.adaptersLoaded;
-      return json(c, caller, listings[listingProtocol(c)](state, caller.key));
+      const protocol = listingProtocol(c);
+      return json(c, caller, listings[protocol](state, caller.key), protocol);
     }),
   );
   // One model (the SDKs' `models.retrieve` / `models.get`), in the shape its listing has.
@@ -343,7 +349,7 @@ export function createApp(state: GatewayState): Hono<Env> {
       return response;
     }
     const model = listedModel(state, caller.key, protocol, name);
-    if (model !== undefined) return json(c, caller, model);
+    if (model !== undefined) return json(c, caller, model, protocol);
     return errorResponse(
       protocol,
       {
@@ -373,7 +379,7 @@ export function createApp(state: GatewayState): Hono<Env> {
     '/v1beta/models',
     modelsRoute('gemini', async (c, caller) => {
       await state.adaptersLoaded;
-      return json(c, caller, geminiModels(state, caller.key));
+      return json(c, caller, geminiModels(state, caller.key), 'gemini');
     }),
   );
   const gemini: Handler = (c, caller) => {
@@ -423,7 +429,7 @@ export function createApp(state: GatewayState): Hono<Env> {
     open((c, caller) =>
       state.accepting
         ? json(c, caller, { status: 'ready' })
-        : json(c, caller, { status: 'shutting down' }, 503),
+        : json(c, caller, { status: 'shutting down' }, 'openai-chat', 503),
     ),
   );
   // With keys, what every tenant's traffic and spend look like is the operator's: an admin key.
@@ -573,7 +579,7 @@ async function countRequestTokens(
     line.ownMs -= performance.now() - asked;
     // The provider's own count includes the built-in tools it was sent; an estimate adds theirs.
     const tokens = counted.exact ? counted.tokens : counted.tokens + builtins;
-    const response = json(c, caller, countReply(protocol, tokens));
+    const response = json(c, caller, countReply(protocol, tokens), protocol);
     response.headers.set('x-switchyard-token-count', counted.exact ? 'exact' : 'estimate');
     return response;
   } catch (error) {

@@ -15,6 +15,7 @@ import { routeDisabledThinkingEffort } from '../codecs/anthropic-messages/reques
 import { isNativeRoute, leaveOutProviderTools, warnLeftOut } from './left-out.ts';
 import { taggedOpaque } from '../codecs/opaque.ts';
 import type { DecodedRequest } from '../codecs/types.ts';
+import type { RequestId } from '../core/ids.ts';
 import {
   adoptUntaggedArtifacts,
   adoptUntaggedItems,
@@ -150,6 +151,12 @@ export async function decode(
   });
   served.model = decoded.model;
   served.stream = decoded.stream;
+  // One id per native request, in its events, headers and access log line: the client's own
+  // `requestId` (a token, checked by the codec), else the gateway's (`x-request-id` or a new one).
+  if (call.protocol === 'switchyard') {
+    if (decoded.request.requestId === undefined) decoded.request.requestId = call.requestId as RequestId;
+    else call.requestId = decoded.request.requestId;
+  }
   // An unknown name fails in routing with its classified error (404 in the client's shape).
   const model = permittedModel(state, call.key, decoded.model);
   const native = inboundCodecs[call.protocol].nativeProvider;

@@ -55,7 +55,7 @@ export function requestIdHeaders(protocol: InboundProtocol, requestId: string): 
 
 /** The error reply in the client protocol's shape. */
 export function errorReply(protocol: InboundProtocol, wire: WireError, requestId: string): Reply {
-  const encoded = inboundCodecs[protocol].encodeError(wire);
+  const encoded = inboundCodecs[protocol].encodeError(wire, requestId);
   return {
     status: encoded.status,
     headers: {

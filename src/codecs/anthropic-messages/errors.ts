@@ -40,9 +40,11 @@ export function errorType(error: WireError): string {
   return types[error.errorClass];
 }
 
-/** An Anthropic error response, with a `request-id` header (and `retry-after`, `retry-after-ms` when known). */
-export function encodeError(error: WireError): EncodedError {
-  const requestId = createAnthropicRequestId();
+/**
+ * An Anthropic error response, with a `request-id` header (and `retry-after`, `retry-after-ms` when
+ * known): its body's `request_id` is that id — `requestId` when given, else a new one.
+ */
+export function encodeError(error: WireError, requestId = createAnthropicRequestId()): EncodedError {
   const headers: Record<string, string> = { 'request-id': requestId };
   Object.assign(headers, retryAfterHeaders(error.retryAfterSeconds));
   return {
