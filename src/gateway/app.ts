@@ -57,6 +57,16 @@ const json = (
 ) => c.json(body, status, requestIdHeaders(protocol, caller.requestId));
 
 /**
+ * `response` with the gateway's own time for it (`x-switchyard-overhead-ms`), as a generation's
+ * whole reply has it; a reply already written to Node's response is left as it is.
+ */
+function withOverhead(response: Response, ownMs: number): Response {
+  if (!response.headers.has('x-hono-already-sent') && !response.headers.has('x-switchyard-overhead-ms'))
+    response.headers.set('x-switchyard-overhead-ms', ownMs.toFixed(3));
+  return response;
+}
+
+/**
  * The path of a request URL as the client sent it, percent-escapes kept (the access log's `path`,
  * as the gateway's own server logs it: Hono's `c.req.path` is decoded).
  */
@@ -159,13 +169,14 @@ export function createApp(state: GatewayState): Hono<Env> {
   /** A route open to anyone (without keys, to this machine's clients only: `localRefusal`). */
   const open =
     (handler: Handler): Route =>
-    (c) => {
+    async (c) => {
       const caller: Caller = { requestId: identify(c), key: undefined };
       const unroutable = refusedPath(c, caller.requestId);
       if (unroutable !== undefined) return unroutable;
+      const started = performance.now();
       const refusal = localRefusal(state, (name) => headerOf(c.req.raw, incomingOf(c.env), name));
-      if (refusal === undefined) return handler(c, caller);
-      return errorResponse('openai-chat', refusal, caller.requestId);
+      if (refusal !== undefined) return errorResponse('openai-chat', refusal, caller.requestId);
+      return withOverhead(await handler(c, caller), performance.now() - started);
     };
   /**
    * A route behind the gateway keys; `protocol` (default: the path's) shapes its refusals, logged
@@ -258,6 +269,7 @@ export function createApp(state: GatewayState): Hono<Env> {
       }
       line.status = response.status;
       line.errorClass = wireOf(response)?.errorClass;
+      withOverhead(response, line.ownMs);
       logWhenDelivered(state, line, nodeOf(c.env).outgoing);
       return response;
     };

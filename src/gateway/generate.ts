@@ -83,6 +83,8 @@ export async function serveGeneration(
   };
   let transcript: Item[] | undefined;
   let requestFields: DecodedRequest['requestFields'];
+  // Set once the upstream call is made: an error's overhead is then the gateway's measured steps.
+  let calling = false;
   try {
     if (call.key?.maxInFlight !== undefined)
       served.counted = enterKey(state, call.key.name, call.key.maxInFlight);
@@ -92,6 +94,7 @@ export async function serveGeneration(
     if (hasQuota(call.key)) await admit(state, call.key, decoded, served);
     const routeRequest: RouteRequest = { ...decoded.request, model: decoded.model };
     const context = encodeContext(decoded, call.protocol, served);
+    calling = true;
     if (!decoded.stream) {
       send(await complete(state, served, decoded, routeRequest, context, controller));
       return;
@@ -100,6 +103,7 @@ export async function serveGeneration(
     streaming = true;
     send(reply);
   } catch (error) {
+    const caught = performance.now();
     reportUnexpected(state, call.requestId, error);
     let wire = clientWire(
       withClientParam(inClientTerms(toWireError(error), transcript), error, call.protocol, requestFields),
@@ -110,7 +114,10 @@ export async function serveGeneration(
       wire = shutDown().wire;
     served.status = wire.status;
     served.errorClass = wire.errorClass;
-    send(errorReply(call.protocol, wire, call.requestId));
+    // The gateway's own time, as a whole reply's header gives it: all of it before an upstream call
+    // (nothing else was waited on); after one, its measured steps and this answer's.
+    const ownMs = calling ? served.ownMs + performance.now() - caught : performance.now() - served.startedAt;
+    send(errorReply(call.protocol, wire, call.requestId, ownMs));
   } finally {
     if (!streaming) release();
   }

@@ -53,10 +53,18 @@ export function requestIdHeaders(protocol: InboundProtocol, requestId: string): 
     : { 'x-request-id': requestId };
 }
 
-/** The error reply in the client protocol's shape. */
-export function errorReply(protocol: InboundProtocol, wire: WireError, requestId: string): Reply {
+/**
+ * The error reply in the client protocol's shape; `overheadMs`, where the gateway measured its own
+ * time for the request, is sent as `x-switchyard-overhead-ms` (as a whole reply's is).
+ */
+export function errorReply(
+  protocol: InboundProtocol,
+  wire: WireError,
+  requestId: string,
+  overheadMs?: number,
+): Reply {
   const encoded = inboundCodecs[protocol].encodeError(wire, requestId);
-  return {
+  const reply: Reply = {
     status: encoded.status,
     headers: {
       ...encoded.headers,
@@ -69,6 +77,8 @@ export function errorReply(protocol: InboundProtocol, wire: WireError, requestId
     body: JSON.stringify(encoded.body),
     wire,
   };
+  if (overheadMs !== undefined) reply.headers['x-switchyard-overhead-ms'] = overheadMs.toFixed(3);
+  return reply;
 }
 
 /** Each error response's classified error, for the access log of the route that answers it. */
