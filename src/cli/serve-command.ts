@@ -57,9 +57,26 @@ export async function runServe(options: ServeOptions, output: Output, stop?: Abo
   output.stderr(
     `switchyard serve: gateway on ${server.url}${emulator === undefined ? '' : ` (upstream: emulator at ${emulator.url})`} — Ctrl-C or SIGTERM to stop`,
   );
+  // A second SIGINT or SIGTERM while draining ends the grace now: the calls still running are
+  // cancelled (each ends with its in-band 503) and the process exits 0 as after a whole drain.
+  // Listening from the start: a signal with no listener left would kill the process outright.
+  let draining = false;
+  let hurried = false;
+  const hurry = () => {
+    if (!draining || hurried) return;
+    hurried = true;
+    output.stderr('switchyard serve: second signal: ending the grace period now');
+    void server.close(0);
+  };
+  process.on('SIGINT', hurry);
+  process.on('SIGTERM', hurry);
   await waitForStop(stop);
+  draining = true;
   output.stderr('switchyard serve: stopping (in-flight requests get the grace period)');
-  await server.close();
+  await server.close().finally(() => {
+    process.off('SIGINT', hurry);
+    process.off('SIGTERM', hurry);
+  });
   await gateway.switchyard.close();
   await emulator?.close();
   output.stderr('switchyard serve: stopped');

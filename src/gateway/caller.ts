@@ -71,8 +71,9 @@ export function refusalOf(
       status: 503,
       errorClass: 'server_error',
       message: 'the gateway is shutting down',
-      // Another instance (or this one, restarted) serves it: the SDKs' own retry is right.
+      // Another instance (or this one, restarted) serves it: the SDKs' own retry is right, soon.
       retryable: true,
+      retryAfterSeconds: 1,
     };
   return keyRefusalOf(state, caller, header, query);
 }

@@ -85,6 +85,9 @@ export function createNodeListener(state: GatewayState, fetch: Fetch, hostname: 
   const general = getRequestListener(fetch, { hostname, errorHandler: answerUnreadable });
   return (incoming, outgoing) => {
     if (outgoing.socket === null) closeWithConnection(incoming, outgoing);
+    // Draining (shutting down): every reply closes its connection (`connection: close`), so a
+    // client's next request opens a new one — to another instance, once `/readyz` has said 503.
+    if (!state.accepting) outgoing.shouldKeepAlive = false;
     const route = directRoute(incoming);
     if (incoming.headers.host === undefined && incoming.httpVersion === '1.1') {
       // RFC 9112 §3.2; the server is created with `requireHostHeader: false` only so that this

@@ -71,7 +71,11 @@ export interface GatewayOptions {
 export interface GatewayServer {
   /** `http://host:port`. */
   url: string;
-  /** Graceful: stop accepting, wait for in-flight requests up to `graceMs` (default: the config's), then cancel them. */
+  /**
+   * Graceful: refuse new requests (503) and answer `/readyz` with 503 while in-flight requests
+   * finish, up to `graceMs` (default: the config's); then stop listening and cancel those still
+   * running. Called again while draining, a shorter `graceMs` ends the drain sooner (`0`: now).
+   */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -274,20 +278,36 @@ async function listen(
   // of that length keeps the list while the server listens (as `keepTimerLists` in transport/http.ts).
   const keepBodyTimerList = setInterval(() => {}, state.bodyTimeoutMs).unref();
   let closing: Promise<void> | undefined;
+  const drain = { deadline: 0 };
   return {
     url: `http://${shown}:${address.port}`,
-    close: (graceMs = defaultGrace) =>
-      (closing ??= shutdown(state, server, graceMs).finally(() => clearInterval(keepBodyTimerList))),
+    close: (graceMs = defaultGrace) => {
+      // Called again while draining: a shorter grace ends the drain sooner (a second signal: now).
+      if (closing !== undefined) {
+        drain.deadline = Math.min(drain.deadline, Date.now() + graceMs);
+        return closing;
+      }
+      drain.deadline = Date.now() + graceMs;
+      closing = shutdown(state, server, drain).finally(() => clearInterval(keepBodyTimerList));
+      return closing;
+    },
   };
 }
 
-async function shutdown(state: GatewayState, server: Server, graceMs: number): Promise<void> {
+/**
+ * Drains, as a load balancer expects: during the grace period the listener keeps accepting —
+ * `/readyz` answers 503, a new request is refused with 503, `retry-after: 1` and `connection:
+ * close` in its protocol's shape, every reply closes its connection — while the requests in flight
+ * finish; once none is (or `drain.deadline` passes) the listener closes, the calls still running
+ * are cancelled (each ends with its in-band 503) and the connections close.
+ */
+async function shutdown(state: GatewayState, server: Server, drain: { deadline: number }): Promise<void> {
   state.accepting = false;
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  // Idle keep-alive connections go now (their client's next request opens a new one, refused 503).
   server.closeIdleConnections();
-  const deadline = Date.now() + graceMs;
-  while (state.calls.size > 0 && Date.now() < deadline)
+  while (state.calls.size > 0 && Date.now() < drain.deadline)
     await new Promise((resolve) => setTimeout(resolve, 10));
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   for (const call of state.calls) call.abort(new Error('gateway shutting down'));
   // Upgraded sockets are no longer the server's: each request still running on one gets a final
   // error, the socket is closed here (1001, going away), and ended outright when its client has

@@ -1,5 +1,6 @@
 /** `switchyard serve --emulator`: the gateway offline, answered by the emulator, stopped gracefully by SIGTERM. */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -66,6 +67,34 @@ describe('switchyard serve', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(stderr.text()).toContain('switchyard serve: stopped');
+  });
+
+  it('a second SIGTERM while draining ends the grace now: a log line, exit 0 (not killed by the signal)', async () => {
+    const child = spawn(process.execPath, [main, 'serve', '--emulator', '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    const stdout = collect(child.stdout!);
+    const stderr = collect(child.stderr!);
+    const [, url] = await stdout.until(/^(http:\/\/127\.0\.0\.1:\d+)\n/);
+    // A request in flight for the whole default grace (10 s): its body is still arriving.
+    const { port } = new URL(url);
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.on('error', () => {});
+    socket.write(
+      'POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"model":',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const started = performance.now();
+    child.kill('SIGTERM');
+    await stderr.until(/stopping/);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(stderr.text()).toContain('switchyard serve: second signal: ending the grace period now');
+    expect(stderr.text()).toContain('switchyard serve: stopped');
+    socket.destroy();
   });
 
   it('refuses a non-loopback host without gateway keys (exit 1)', async () => {
