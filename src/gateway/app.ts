@@ -335,12 +335,25 @@ export function createApp(state: GatewayState): Hono<Env> {
     'anthropic-messages': anthropicModels,
     gemini: geminiModels,
   };
+  /** A model listing's page in `protocol`'s shape, or the protocol's 400 for a page parameter it cannot take. */
+  const listing = (c: Context<Env>, caller: Caller, protocol: keyof typeof listings) => {
+    try {
+      return json(
+        c,
+        caller,
+        listings[protocol](state, caller.key, (name) => c.req.query(name)),
+        protocol,
+      );
+    } catch (error) {
+      return errorResponse(protocol, toWireError(error), caller.requestId);
+    }
+  };
   app.get(
     '/v1/models',
     modelsRoute(undefined, async (c, caller) => {
       await state.adaptersLoaded;
       const protocol = listingProtocol(c);
-      return json(c, caller, listings[protocol](state, caller.key), protocol);
+      return listing(c, caller, protocol);
     }),
   );
   // One model (the SDKs' `models.retrieve` / `models.get`), in the shape its listing has.
@@ -391,7 +404,7 @@ export function createApp(state: GatewayState): Hono<Env> {
     '/v1beta/models',
     modelsRoute('gemini', async (c, caller) => {
       await state.adaptersLoaded;
-      return json(c, caller, geminiModels(state, caller.key), 'gemini');
+      return listing(c, caller, 'gemini');
     }),
   );
   const gemini: Handler = (c, caller) => {
