@@ -3,7 +3,7 @@
  * keys configured the gateway serves loopback only. Shutdown stops accepting, lets in-flight
  * requests finish up to a grace period, then cancels the upstream calls still running.
  */
-import { createServer, type Server, type ServerOptions } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerOptions } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Hono } from 'hono';
@@ -38,7 +38,11 @@ import { clientBetaPrefixes } from './betas.ts';
 import { builtinTools } from './builtin-tools.ts';
 import type { GatewayState } from './state.ts';
 import { createMemoryStore, createSharedStore, type GatewayStore } from './store.ts';
-import { createUpgradeHandler, isWebSocketUpgrade } from './websocket.ts';
+import { switchyardSocket } from './websocket.ts';
+import { createUpgradeHandler, upgradeRoute } from './websocket-common.ts';
+
+/** The WebSocket protocols the gateway's own server serves, each at its path. */
+const socketProtocols = [switchyardSocket];
 
 /** Options of {@link createGateway}. */
 export interface GatewayOptions {
@@ -242,7 +246,8 @@ async function listen(
   const requestTimeout = state.requestTimeoutMs;
   const server = createServer(
     {
-      shouldUpgradeCallback: isWebSocketUpgrade,
+      shouldUpgradeCallback: (request: IncomingMessage) =>
+        upgradeRoute(request, socketProtocols) !== undefined,
       requireHostHeader: false,
       requestTimeout,
       connectionsCheckingInterval: Math.min(30_000, Math.max(10, Math.round(requestTimeout / 4))),
@@ -266,7 +271,7 @@ async function listen(
   server.on('error', (error: NodeJS.ErrnoException) =>
     state.logger.warn('gateway: server error', { code: error.code ?? error.name }),
   );
-  server.on('upgrade', createUpgradeHandler(state));
+  server.on('upgrade', createUpgradeHandler(state, socketProtocols));
   server.on('clientError', answerClientError);
   const address = server.address() as AddressInfo;
   const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;

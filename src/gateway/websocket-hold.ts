@@ -15,7 +15,7 @@
  */
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
-import type { WireError } from '../codecs/types.ts';
+import type { InboundProtocol, WireError } from '../codecs/types.ts';
 import { logRefusal } from './access-log.ts';
 import { HeldBody, holderOf } from './body-hold.ts';
 import { requestIdFrom } from './caller.ts';
@@ -25,9 +25,10 @@ import { closeGraceMs } from './node-listener.ts';
 import type { GatewayKey } from './keys.ts';
 import type { GatewayState } from './state.ts';
 
-/** The socket a message arrives on, as its access log line names it: its path and the key of its upgrade. */
+/** The socket a message arrives on, as its access log line names it: its path, protocol and the key of its upgrade. */
 export interface SocketOf {
   path: string;
+  protocol: InboundProtocol;
   key: GatewayKey | undefined;
 }
 
@@ -136,7 +137,7 @@ export function holdIncomingMessages(
     raw.resume();
     state.logger.warn('gateway: websocket closed on a message still arriving', { code });
     // The message refused is logged and counted as the HTTP body refused so is (503, 408), with the close code.
-    logRefusal(state, { protocol: 'switchyard', ...on, requestId: requestIdFrom(undefined) }, wire, code);
+    logRefusal(state, { ...on, requestId: requestIdFrom(undefined) }, wire, code);
     socket.close(code, wire.message);
     setTimeout(() => socket.terminate(), closeGraceMs).unref();
   };
