@@ -47,6 +47,7 @@ function prepareTranscript(
   scope: string,
   held: HeldBody,
   toGemini: boolean,
+  connection: GenerationCall['connection'],
 ): Promise<void> | undefined {
   const { transcript } = decoded.request;
   const restore = () => {
@@ -59,7 +60,7 @@ function prepareTranscript(
     if (artifacts === undefined || texts === undefined) return artifacts ?? texts;
     return Promise.all([artifacts, texts]).then(() => undefined);
   };
-  const stored = withStoredResponses(state.store, decoded, scope, held);
+  const stored = withStoredResponses(state.store, decoded, scope, held, connection);
   return stored === undefined ? restore() : stored.then(restore);
 }
 
@@ -197,7 +198,14 @@ export async function decode(
   const preparing =
     call.protocol === 'switchyard'
       ? undefined
-      : prepareTranscript(state, decoded, scopeOf(call.key?.name), served.held, model?.protocol === 'gemini');
+      : prepareTranscript(
+          state,
+          decoded,
+          scopeOf(call.key?.name),
+          served.held,
+          model?.protocol === 'gemini',
+          call.connection,
+        );
   if (preparing !== undefined) await preparing;
   const cache = decoded.request.cache;
   if (cache?.key !== undefined)

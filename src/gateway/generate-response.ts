@@ -5,7 +5,9 @@
  * in-band error, never a clean finish. What the next turn needs is kept before the reply ends.
  */
 import { inboundCodecs } from '../codecs/index.ts';
-import { storeResponse } from './stored-responses.ts';
+import { conversationOf, storeResponse } from './stored-responses.ts';
+import type { Item } from '../core/transcript.ts';
+import { approximateSize } from '../core/value-shape.ts';
 import { finalResponseText, markUnstored } from '../codecs/openai-responses/response.ts';
 import { warnFallbackLeftOut } from './left-out.ts';
 import { underClientCallIds } from '../codecs/openai-responses/client-calls.ts';
@@ -56,6 +58,8 @@ function remember(
     call.protocol === 'openai-responses'
       ? { ...response, content: underClientCallIds(response.content, response.provider) }
       : response;
+  if (call.connection !== undefined && responseId !== undefined)
+    keepOnConnection(state, call, responseId, conversationOf(decoded, kept));
   const saving = saveArtifacts(kept.content, kept.provider, state.store, state.ttlMs, scope);
   const keeping =
     call.protocol !== 'openai-responses' || decoded.store === false || responseId === undefined
@@ -75,6 +79,30 @@ function remember(
       message: error instanceof Error ? error.message.slice(0, 200) : undefined,
     });
   });
+}
+
+/**
+ * A Responses WebSocket's most recent response, kept on its connection for the next
+ * `response.create` (`store: false` included); one whose conversation is over the body limit is
+ * not kept (as it would not be stored), with a WARN: a `previous_response_id` naming it is then
+ * read from the store, where it is not either.
+ */
+function keepOnConnection(state: GatewayState, call: GenerationCall, id: string, transcript: Item[]): void {
+  const connection = call.connection!;
+  const size = approximateSize(transcript, state.bodyLimit);
+  if (size <= state.bodyLimit) {
+    connection.last = { id, transcript };
+    return;
+  }
+  connection.last = undefined;
+  state.logger.warn(
+    'gateway: a response was not kept on its connection: its conversation is over the body limit',
+    {
+      requestId: call.requestId,
+      approximateBytes: size,
+      limit: state.bodyLimit,
+    },
+  );
 }
 
 function headersOf(served: Served, contentType: string): Record<string, string> {

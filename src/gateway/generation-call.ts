@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DecodeContext, InboundProtocol } from '../codecs/types.ts';
 import type { CanonicalResponse } from '../core/request.ts';
+import type { Item } from '../core/transcript.ts';
 import { type GatewayKey } from './keys.ts';
 import type { Reservation } from '../state/types.ts';
 import { type LoggedRequest } from './access-log.ts';
@@ -42,6 +43,18 @@ export interface GenerationCall {
   incoming?: IncomingMessage;
   /** True when the gateway's own server serves the request: streams are written to `outgoing` directly. */
   directWrites?: boolean;
+  /** A Responses WebSocket's connection-local state (`responses-websocket.ts`). */
+  connection?: ResponsesConnection;
+}
+
+/**
+ * What a Responses WebSocket keeps for its next `response.create`: its most recent response's id
+ * and conversation, which a `previous_response_id` naming it continues from without the state
+ * store — a `store: false` response's too. One per connection, replaced by each response that
+ * completes; gone with the connection.
+ */
+export interface ResponsesConnection {
+  last?: { id: string; transcript: Item[] };
 }
 
 /**

@@ -39,10 +39,11 @@ import { builtinTools } from './builtin-tools.ts';
 import type { GatewayState } from './state.ts';
 import { createMemoryStore, createSharedStore, type GatewayStore } from './store.ts';
 import { switchyardSocket } from './websocket.ts';
+import { responsesSocket } from './responses-websocket.ts';
 import { createUpgradeHandler, upgradeRoute } from './websocket-common.ts';
 
 /** The WebSocket protocols the gateway's own server serves, each at its path. */
-const socketProtocols = [switchyardSocket];
+const socketProtocols = [switchyardSocket, responsesSocket];
 
 /** Options of {@link createGateway}. */
 export interface GatewayOptions {

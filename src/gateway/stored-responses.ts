@@ -20,6 +20,7 @@ import type { HeldBody } from './body-hold.ts';
 import { GatewayError } from './errors.ts';
 import type { GatewayState } from './state.ts';
 import type { GatewayStore } from './store.ts';
+import type { ResponsesConnection } from './generation-call.ts';
 
 /**
  * What a stored reply keeps, in one entry (one write, one TTL, one read on any instance):
@@ -70,9 +71,7 @@ export async function storeResponse(
 ): Promise<void> {
   const { decoded, context } = reply;
   await saving;
-  // Everything but this turn's `instructions` (developer and system messages in `input` included).
-  const history = decoded.request.transcript.slice(decoded.instructionItems ?? 0);
-  const transcript = [...history, { kind: 'assistant' as const, parts: reply.response.content }];
+  const transcript = conversationOf(decoded, reply.response);
   const size = approximateSize(transcript, state.bodyLimit);
   if (size > state.bodyLimit) {
     context.store = false;
@@ -99,6 +98,15 @@ export async function storeResponse(
     return;
   }
   await state.store.put(responseKey(reply.scope, responseId), entry, state.ttlMs);
+}
+
+/**
+ * The conversation a Responses reply leaves for its next turn: everything but this turn's
+ * `instructions` (developer and system messages in `input` included), then the reply.
+ */
+export function conversationOf(decoded: DecodedRequest, response: CanonicalResponse): Item[] {
+  const history = decoded.request.transcript.slice(decoded.instructionItems ?? 0);
+  return [...history, { kind: 'assistant' as const, parts: response.content }];
 }
 
 /**
@@ -253,9 +261,10 @@ export function withStoredResponses(
   decoded: DecodedRequest,
   scope: string,
   held: HeldBytes,
+  connection?: ResponsesConnection,
 ): Promise<void> | undefined {
   if (decoded.previousResponseId === undefined && decoded.itemReferences === undefined) return undefined;
-  return putStoredResponses(store, decoded, scope, held);
+  return putStoredResponses(store, decoded, scope, held, connection);
 }
 
 async function putStoredResponses(
@@ -263,6 +272,7 @@ async function putStoredResponses(
   decoded: DecodedRequest,
   scope: string,
   held: HeldBytes,
+  connection: ResponsesConnection | undefined,
 ): Promise<void> {
   const { transcript } = decoded.request;
   if (decoded.itemReferences !== undefined)
@@ -274,10 +284,17 @@ async function putStoredResponses(
   // the bound has no room), then by the transcript the request keeps for its upstream call (the
   // entry's reply and input items are dropped once read).
   const before = held.bytes;
-  const value = await store.get(responseKey(scope, decoded.previousResponseId), (bytes) =>
-    held.take(before + bytes),
-  );
-  const stored = storedConversation(value);
+  // The connection's own most recent response (a Responses WebSocket's, `store: false` included):
+  // no store round trip. Any other id is read from the store.
+  const local = connection?.last;
+  const stored =
+    local !== undefined && local.id === decoded.previousResponseId
+      ? local
+      : storedConversation(
+          await store.get(responseKey(scope, decoded.previousResponseId), (bytes) =>
+            held.take(before + bytes),
+          ),
+        );
   if (stored === undefined)
     throw new GatewayError({
       status: 404,
