@@ -7,6 +7,7 @@
 import { inboundCodecs } from '../codecs/index.ts';
 import { conversationOf, storeResponse } from './stored-responses.ts';
 import type { Item } from '../core/transcript.ts';
+import { HeldBody, holderOf } from './body-hold.ts';
 import { approximateSize } from '../core/value-shape.ts';
 import { finalResponseText, markUnstored } from '../codecs/openai-responses/response.ts';
 import { warnFallbackLeftOut } from './left-out.ts';
@@ -83,26 +84,32 @@ function remember(
 
 /**
  * A Responses WebSocket's most recent response, kept on its connection for the next
- * `response.create` (`store: false` included); one whose conversation is over the body limit is
- * not kept (as it would not be stored), with a WARN: a `previous_response_id` naming it is then
- * read from the store, where it is not either.
+ * `response.create` (`store: false` included). Its conversation holds its bytes against
+ * `max_request_bytes_in_flight` (and the key's share) as a body does, until replaced or the
+ * connection closes; one over the body limit (as it would not be stored), or one the bound has no
+ * room for, is not kept, with a WARN: a `previous_response_id` naming it is then read from the
+ * store (a `store: false` one is not found there: the client sends the conversation again).
  */
 function keepOnConnection(state: GatewayState, call: GenerationCall, id: string, transcript: Item[]): void {
   const connection = call.connection!;
+  if (connection.closed === true) return;
   const size = approximateSize(transcript, state.bodyLimit);
-  if (size <= state.bodyLimit) {
-    connection.last = { id, transcript };
-    return;
-  }
+  const held = (connection.held ??= new HeldBody(state, holderOf(state, call.key)));
+  let reason = size > state.bodyLimit ? 'its conversation is over the body limit' : undefined;
+  if (reason === undefined)
+    try {
+      held.set(size);
+      connection.last = { id, transcript };
+      return;
+    } catch {
+      reason = 'the request bytes in flight have no room for its conversation';
+    }
   connection.last = undefined;
-  state.logger.warn(
-    'gateway: a response was not kept on its connection: its conversation is over the body limit',
-    {
-      requestId: call.requestId,
-      approximateBytes: size,
-      limit: state.bodyLimit,
-    },
-  );
+  held.set(0);
+  state.logger.warn(`gateway: a response was not kept on its connection: ${reason}`, {
+    requestId: call.requestId,
+    approximateBytes: size,
+  });
 }
 
 function headersOf(served: Served, contentType: string): Record<string, string> {

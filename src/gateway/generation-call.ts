@@ -55,6 +55,14 @@ export interface GenerationCall {
  */
 export interface ResponsesConnection {
   last?: { id: string; transcript: Item[] };
+  /**
+   * What `last` holds of `max_request_bytes_in_flight` (and its key's share), as a body does: a
+   * conversation over 64 KiB kept on each of many sockets is bounded as their bodies would be.
+   * Given back when the connection closes.
+   */
+  held?: HeldBody;
+  /** The connection has closed: nothing more is kept (a response ending after it holds nothing). */
+  closed?: boolean;
 }
 
 /**

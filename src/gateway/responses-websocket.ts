@@ -201,6 +201,9 @@ function serve(state: GatewayState, socket: WebSocket, key: GatewayKey | undefin
       });
   });
   socket.on('close', () => {
+    connection.closed = true;
+    connection.last = undefined;
+    connection.held?.release();
     if (running === undefined) return;
     running.cancelled = true;
     if (running.reader !== undefined) void running.reader.cancel();

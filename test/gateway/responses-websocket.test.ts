@@ -457,3 +457,80 @@ it('shutdown: a response still running when the grace period ends fails once (a 
   expect(own.accessLog.at(-1)).toMatchObject({ protocol: 'openai-responses', status: 503 });
   await own.close();
 });
+
+it('a conversation kept on a connection holds its bytes against max_request_bytes_in_flight until the connection closes; one without room is not kept', async () => {
+  const own = await startGatewayHarness({ body_limit_bytes: 200_000, max_request_bytes_in_flight: 350_000 });
+  const client = new OpenAI({ baseURL: `${own.server.url}/v1`, apiKey: 'any', maxRetries: 0 });
+  const large = 'x'.repeat(100_000);
+  const sessions: ResponsesWS[] = [];
+  try {
+    const turnOn = async (ws: ResponsesWS, params: Record<string, unknown>) => {
+      const events: Event[] = [];
+      ws.on('error', () => {});
+      const ended = new Promise<void>((resolve) =>
+        ws.on('event', (event) => {
+          events.push(event);
+          if (terminal.has(event.type)) resolve();
+        }),
+      );
+      ws.send({ type: 'response.create', model: 'up-chat', store: false, ...params } as Parameters<
+        ResponsesWS['send']
+      >[0]);
+      await ended;
+      return events;
+    };
+    const ids: string[] = [];
+    for (let index = 0; index < 3; index++) {
+      const ws = new ResponsesWS(client);
+      sessions.push(ws);
+      own.emulator.enqueue(scripted([{ type: 'text', text: `Answer ${index}.` }]));
+      ids.push(last(await turnOn(ws, { input: large }), 'response.completed')!.response.id);
+    }
+    // Two conversations of ~100 KB held; the third had no room (its request's body held too).
+    expect(own.logger.entries.map((entry) => entry.message)).toContain(
+      'gateway: a response was not kept on its connection: the request bytes in flight have no room for its conversation',
+    );
+    const continued = async (index: number) => {
+      const ws = sessions[index]!;
+      const fresh = new Promise<Event[]>((resolve) => {
+        const events: Event[] = [];
+        ws.on('event', (event) => {
+          events.push(event);
+          if (terminal.has(event.type)) resolve(events);
+        });
+      });
+      own.emulator.enqueue(scripted([{ type: 'text', text: 'Continued.' }]));
+      ws.send({
+        type: 'response.create',
+        model: 'up-chat',
+        store: false,
+        previous_response_id: ids[index]!,
+        input: 'More?',
+      });
+      return (await fresh).at(-1)!;
+    };
+    expect(await continued(2)).toMatchObject({
+      type: 'error',
+      status: 404,
+      error: { param: 'previous_response_id' },
+    });
+    expect(await continued(1)).toMatchObject({ type: 'response.completed' });
+    // A closed connection gives its conversation's bytes back: a new one's is kept again.
+    const warnings = () => own.logger.entries.filter((entry) => entry.message.includes('not kept')).length;
+    expect(warnings()).toBe(1);
+    const closing = sessions[0]!;
+    await new Promise<void>((resolve) => {
+      closing.on('close', () => resolve());
+      closing.close();
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const ws = new ResponsesWS(client);
+    sessions.push(ws);
+    own.emulator.enqueue(scripted([{ type: 'text', text: 'Kept again.' }]));
+    await turnOn(ws, { input: large });
+    expect(warnings()).toBe(1);
+  } finally {
+    for (const ws of sessions) ws.close();
+    await own.close();
+  }
+});
