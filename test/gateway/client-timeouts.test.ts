@@ -208,6 +208,25 @@ describe('the send timeout', () => {
     (socket as unknown as { _socket: { resume(): void } })._socket.resume();
     expect(await closed).toBe(1006);
   });
+
+  it('a Responses WebSocket client that stops reading is cut off, and its upstream call cancelled (logged 499)', async () => {
+    long();
+    const served = harness.nextServed();
+    const socket = new WebSocket(`${harness.server.url.replace('http', 'ws')}/v1/responses`);
+    const closed = new Promise<number>((resolve) => socket.on('close', (code) => resolve(code)));
+    await new Promise((resolve, reject) => {
+      socket.once('open', resolve);
+      socket.once('error', reject);
+    });
+    (socket as unknown as { _socket: { pause(): void } })._socket.pause();
+    socket.send(JSON.stringify({ type: 'response.create', model: 'up-chat', input: 'Hi' }));
+    expect(await served).toMatchObject({ complete: false });
+    (socket as unknown as { _socket: { resume(): void } })._socket.resume();
+    expect(await closed).toBe(1006);
+    await expect
+      .poll(() => harness.accessLog.at(-1))
+      .toMatchObject({ protocol: 'openai-responses', status: 499 });
+  });
 });
 
 describe('request bytes in flight', () => {
