@@ -301,6 +301,8 @@ async function putStoredResponses(
       errorClass: 'invalid_request',
       message: `Previous response with id '${shown(decoded.previousResponseId)}' not found.`,
       param: 'previous_response_id',
+      // OpenAI's code for it (on HTTP and in WebSocket mode): clients send the whole conversation again on it.
+      code: 'previous_response_not_found',
     });
   held.set(before + approximateSize(stored.transcript));
   // This turn's `instructions` first, then the stored conversation, then this turn's input.

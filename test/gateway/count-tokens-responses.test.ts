@@ -54,6 +54,7 @@ it('a previous_response_id counts its stored conversation too; an unknown one is
     error: {
       message: "Previous response with id 'resp_0123456789abcdef' not found.",
       param: 'previous_response_id',
+      code: 'previous_response_not_found',
     },
   });
 });

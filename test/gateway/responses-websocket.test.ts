@@ -242,7 +242,12 @@ it('previous_response_id also continues from a response the gateway stored (POST
   expect(missing[0]).toMatchObject({
     type: 'error',
     status: 404,
-    error: { param: 'previous_response_id', message: "Previous response with id 'resp_unknown' not found." },
+    error: {
+      type: 'invalid_request_error',
+      code: 'previous_response_not_found',
+      param: 'previous_response_id',
+      message: "Previous response with id 'resp_unknown' not found.",
+    },
   });
   session.ws.close();
 });
