@@ -60,7 +60,12 @@ function remember(
       ? { ...response, content: underClientCallIds(response.content, response.provider) }
       : response;
   if (call.connection !== undefined && responseId !== undefined)
-    keepOnConnection(state, call, responseId, conversationOf(decoded, kept));
+    keepOnConnection(
+      state,
+      call,
+      responseId,
+      decoded.store === false ? conversationOf(decoded, kept) : undefined,
+    );
   const saving = saveArtifacts(kept.content, kept.provider, state.store, state.ttlMs, scope);
   const keeping =
     call.protocol !== 'openai-responses' || decoded.store === false || responseId === undefined
@@ -84,17 +89,26 @@ function remember(
 
 /**
  * A Responses WebSocket's most recent response, kept on its connection for the next
- * `response.create` (`store: false` included). Its conversation holds its bytes against
+ * `response.create` when it is not stored (`store: false`: its `transcript`); a stored one
+ * (`transcript` undefined) is read from the store as on HTTP — a `DELETE` reaches it — and the
+ * connection keeps nothing. A kept conversation holds its bytes against
  * `max_request_bytes_in_flight` (and the key's share) as a body does, until replaced or the
- * connection closes; one over the body limit (as it would not be stored), or one the bound has no
- * room for, is not kept, with a WARN: a `previous_response_id` naming it is then read from the
- * store (a `store: false` one is not found there: the client sends the conversation again).
+ * connection closes; one over the body limit, or one the bound has no room for, is not kept, with
+ * a WARN: a `previous_response_id` naming it is then not found (the client sends the conversation
+ * again, as after OpenAI's own cache miss).
  */
-function keepOnConnection(state: GatewayState, call: GenerationCall, id: string, transcript: Item[]): void {
+function keepOnConnection(
+  state: GatewayState,
+  call: GenerationCall,
+  id: string,
+  transcript: Item[] | undefined,
+): void {
   const connection = call.connection!;
   if (connection.closed === true) return;
-  const size = approximateSize(transcript, state.bodyLimit);
   const held = (connection.held ??= new HeldBody(state, holderOf(state, call.key)));
+  connection.last = undefined;
+  if (transcript === undefined) return held.set(0);
+  const size = approximateSize(transcript, state.bodyLimit);
   let reason = size > state.bodyLimit ? 'its conversation is over the body limit' : undefined;
   if (reason === undefined)
     try {
@@ -104,7 +118,6 @@ function keepOnConnection(state: GatewayState, call: GenerationCall, id: string,
     } catch {
       reason = 'the request bytes in flight have no room for its conversation';
     }
-  connection.last = undefined;
   held.set(0);
   state.logger.warn(`gateway: a response was not kept on its connection: ${reason}`, {
     requestId: call.requestId,

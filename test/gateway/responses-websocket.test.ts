@@ -217,7 +217,7 @@ describe.each(Object.keys(upstreams) as UpstreamProtocol[])('a %s upstream', (up
   });
 });
 
-it('previous_response_id also continues from a response the gateway stored (POST /v1/responses)', async () => {
+it('previous_response_id also continues from a response the gateway stored (POST /v1/responses, or store: true on the socket: a DELETE reaches it)', async () => {
   harness.emulator.enqueue(scripted([{ type: 'text', text: 'Stored answer.' }]));
   const stored = (await (
     await harness.post(
@@ -237,6 +237,24 @@ it('previous_response_id also continues from a response the gateway stored (POST
   const sent = JSON.stringify(harness.emulator.requests.at(-1)!.body);
   expect(sent).toContain('Remember the word teal.');
   expect(sent).toContain('Stored answer.');
+  // A stored response of this connection is read from the store: once deleted, it is not found.
+  harness.emulator.enqueue(scripted([{ type: 'text', text: 'Stored on the socket.' }]));
+  const onSocket = last(
+    await session.turn({ model: 'up-chat', input: 'Hi' }),
+    'response.completed',
+  )!.response;
+  expect(onSocket).toMatchObject({ store: true });
+  const deleted = await fetch(`${harness.server.url}/v1/responses/${onSocket.id}`, {
+    method: 'DELETE',
+    headers: { authorization: 'Bearer team-key' },
+  });
+  expect(deleted.status).toBe(200);
+  const gone = await session.turn({ model: 'up-chat', previous_response_id: onSocket.id, input: 'Hi' });
+  expect(gone[0]).toMatchObject({
+    type: 'error',
+    status: 404,
+    error: { code: 'previous_response_not_found' },
+  });
   // An id neither stored nor this connection's: the error event names it.
   const missing = await session.turn({ model: 'up-chat', previous_response_id: 'resp_unknown', input: 'Hi' });
   expect(missing[0]).toMatchObject({
