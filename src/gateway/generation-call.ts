@@ -49,9 +49,10 @@ export interface GenerationCall {
 
 /**
  * What a Responses WebSocket keeps for its next `response.create`: its most recent response's id
- * and conversation, which a `previous_response_id` naming it continues from without the state
- * store — a `store: false` response's too. One per connection, replaced by each response that
- * completes; gone with the connection.
+ * and conversation when that response was not stored (`store: false`), which a
+ * `previous_response_id` naming it continues from without the state store. One per connection,
+ * replaced (or cleared, by a stored response) by each response that completes; gone with the
+ * connection.
  */
 export interface ResponsesConnection {
   last?: { id: string; transcript: Item[] };

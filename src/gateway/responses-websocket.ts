@@ -10,8 +10,8 @@
  * Each `response.create` is served as `POST /v1/responses` is (`serveGeneration`, protocol
  * `openai-responses`): the key presented at the upgrade, its models, limits and budget, the access
  * log and metrics apply to each; a `previous_response_id` continues from the connection's most
- * recent response (kept on the connection, `store: false` included: `ResponsesConnection`) or from
- * the gateway's stored responses. One response runs at a time on a connection: another
+ * recent response when it was not stored (`store: false`: kept on the connection,
+ * `ResponsesConnection`) or from the gateway's stored responses. One response runs at a time on a connection: another
  * `response.create` meanwhile, a `stream_id` (the API's multiplexing), `response.steer` and any other
  * event are refused with an `error` event naming what is not served. Closing the socket cancels the
  * response's upstream call. The upgrade, the messages' bounds and deadlines, the pacing of replies

@@ -23,6 +23,7 @@ const requestFrame = (() => {
 
 it.each([
   ['a WebSocket upgrade with a wrong key', 'GET /switchyard/v1/ws', 'authorization: Bearer wrong\r\n'],
+  ['a Responses WebSocket upgrade with a wrong key', 'GET /v1/responses', 'authorization: Bearer wrong\r\n'],
   ['a CONNECT', 'CONNECT example.com:443', ''],
 ])(
   '%s: a client that resets at once does not bring the gateway down; one that keeps its side open is closed',
