@@ -209,3 +209,32 @@ it('a refused upgrade (a wrong key: 401) is logged and counted as a refused requ
   await closed;
   await expect.poll(gauge).toBe('0');
 });
+
+it('max_websockets counts a key’s sockets of both protocols: a Responses WebSocket past it is a 429 in OpenAI’s shape, logged under openai-responses', async () => {
+  const native = await opened('single-key');
+  const responses = new WebSocket(`${harness.server.url.replace('http', 'ws')}/v1/responses`, {
+    headers: { authorization: 'Bearer single-key' },
+  });
+  const logged = harness.accessLog.length;
+  const refused = await new Promise<{ status: number; body: string }>((resolve) =>
+    responses.once('unexpected-response', (_, response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    }),
+  );
+  responses.on('error', () => {});
+  expect(refused.status).toBe(429);
+  expect(JSON.parse(refused.body)).toMatchObject({
+    error: { type: 'requests', message: expect.stringMatching(/this key has 1 WebSockets open/) },
+  });
+  expect(harness.accessLog.slice(logged)).toEqual([
+    expect.objectContaining({
+      protocol: 'openai-responses',
+      path: '/v1/responses',
+      key: 'single',
+      status: 429,
+    }),
+  ]);
+  native.close();
+});
