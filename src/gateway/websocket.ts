@@ -130,28 +130,10 @@ async function serveRequest(
   await serveGeneration(state, call, (ready) => (reply = ready));
   const ready = reply as Reply | undefined;
   if (ready === undefined) return;
-  const { body: replyBody } = ready;
-  // However this ends (done, an error, the client's cancel at any moment, the socket's close), a
-  // stream not read to its end is cancelled here, once: that ends the request (its upstream call,
-  // access log line, in-flight slot and held bytes). A cancel of an ended stream changes nothing.
-  try {
-    await sendReply(state, socket, id, ready, entry);
-  } finally {
-    if (replyBody instanceof ReadableStream) (entry.reader ?? replyBody).cancel().catch(() => {});
-  }
-}
-
-/** Sends a prepared reply to the socket, paced by its send buffer, until it ends or the call is cancelled. */
-async function sendReply(
-  state: GatewayState,
-  socket: WebSocket,
-  id: string,
-  ready: Reply,
-  entry: SocketCall,
-): Promise<void> {
-  // Cancelled while it was prepared: the client was told; its reply (if a stream) is let go.
-  if (entry.cancelled === true) return;
-  if (ready.status !== 200) {
+  // Given up while it was prepared (the client was told), or refused: a stream is let go unread.
+  if (entry.cancelled === true || ready.status !== 200) {
+    if (ready.body instanceof ReadableStream) ready.body.cancel().catch(() => {});
+    if (entry.cancelled === true) return;
     entry.finished = true;
     refuse(
       socket,
