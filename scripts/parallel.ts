@@ -1,8 +1,9 @@
 /**
- * Runs npm scripts side by side (`node scripts/parallel.ts typecheck lint:eslint lint:format`):
- * each script's output is printed whole when it ends, and the exit code is the first failure's
- * (0 when every script passed). `npm test` runs its checks this way, so the typecheck and the lint
- * share the machine's cores instead of waiting for each other.
+ * Runs npm scripts side by side (`node scripts/parallel.ts typecheck lint:eslint lint:format test:unit`):
+ * the last script's output streams as it comes (the long one: a hang shows where it hangs); each
+ * other script's output is printed whole when it ends. The exit code is the first failure's (0 when
+ * every script passed). `npm test` runs its checks this way: the typecheck and the lint use the
+ * cores the test files leave idle while they wait on sockets, timers and child processes.
  */
 import { spawn } from 'node:child_process';
 
@@ -12,13 +13,15 @@ if (names.length === 0) {
   process.exit(2);
 }
 
-function run(name: string): Promise<number> {
+function run(name: string, live: boolean): Promise<number> {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = spawn('npm', ['run', name], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npm', ['run', name], {
+      stdio: ['ignore', live ? 'inherit' : 'pipe', live ? 'inherit' : 'pipe'],
+    });
     const output: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
+    child.stdout?.on('data', (chunk: Buffer) => output.push(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => output.push(chunk));
     child.on('error', (error) => output.push(Buffer.from(`${error.message}\n`)));
     child.on('close', (code, signal) => {
       const status = code ?? (signal === null ? 1 : 128);
@@ -32,5 +35,5 @@ function run(name: string): Promise<number> {
   });
 }
 
-const codes = await Promise.all(names.map(run));
+const codes = await Promise.all(names.map((name, index) => run(name, index === names.length - 1)));
 process.exitCode = codes.find((code) => code !== 0) ?? 0;

@@ -49,8 +49,9 @@ export interface Fault {
   /** With `ok`: a text the answer must hold (beyond the scripted start). */
   text?: string;
   /**
-   * Run this row's cases one at a time, each within the same bound: rows whose every case is heavy
-   * (20 MB, 100k levels, thousands of writes), where ten at once outran the bound on a loaded machine.
+   * Run this row's cases one at a time, each within the same bound, on one adapter per wire
+   * protocol: rows whose every case is heavy (20 MB, 100k levels, thousands of writes), where ten at
+   * once outran the bound on a loaded machine.
    */
   oneAtATime?: boolean;
   /** Adapter options for this row (small limits). */
