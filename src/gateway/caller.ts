@@ -57,6 +57,18 @@ export function localRefusal(
 }
 
 /**
+ * A request (or socket message) arriving while the gateway shuts down: another instance (or this
+ * one, restarted) serves it — the SDKs' own retry is right, soon.
+ */
+export const shuttingDown: WireError = {
+  status: 503,
+  errorClass: 'server_error',
+  message: 'the gateway is shutting down',
+  retryable: true,
+  retryAfterSeconds: 1,
+};
+
+/**
  * The refusal of a keyed route's request (503 while shutting down, 401 without a valid key), or
  * undefined with `caller.key` set. `header` reads a request header, `query` the `?key=` parameter.
  */
@@ -66,15 +78,7 @@ export function refusalOf(
   header: (name: string) => string | undefined,
   query: () => string | undefined,
 ): WireError | undefined {
-  if (!state.accepting)
-    return {
-      status: 503,
-      errorClass: 'server_error',
-      message: 'the gateway is shutting down',
-      // Another instance (or this one, restarted) serves it: the SDKs' own retry is right, soon.
-      retryable: true,
-      retryAfterSeconds: 1,
-    };
+  if (!state.accepting) return shuttingDown;
   return keyRefusalOf(state, caller, header, query);
 }
 

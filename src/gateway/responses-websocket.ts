@@ -21,7 +21,7 @@ import type { WebSocket } from 'ws';
 import { inboundCodecs } from '../codecs/index.ts';
 import type { WireError } from '../codecs/types.ts';
 import { parseJson } from '../core/json-text.ts';
-import { requestIdFrom } from './caller.ts';
+import { requestIdFrom, shuttingDown } from './caller.ts';
 import { shutDown } from './errors.ts';
 import { serveGeneration } from './generate.ts';
 import type { GenerationCall, ResponsesConnection } from './generation-call.ts';
@@ -174,16 +174,7 @@ function serve(state: GatewayState, socket: WebSocket, key: GatewayKey | undefin
       const echoed = typeof streamId === 'string' && streamIdShape.test(streamId) ? streamId : undefined;
       return sendAnswer(socket, errorEvent(refused, echoed));
     }
-    if (!state.accepting)
-      return sendAnswer(
-        socket,
-        errorEvent({
-          status: 503,
-          errorClass: 'server_error',
-          message: 'the gateway is shutting down',
-          retryable: true,
-        }),
-      );
+    if (!state.accepting) return sendAnswer(socket, errorEvent(shuttingDown));
     const entry: Running = { controller: new AbortController() };
     running = entry;
     serveCreate(state, socket, key, read, entry, connection)

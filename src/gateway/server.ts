@@ -311,8 +311,12 @@ async function shutdown(state: GatewayState, server: Server, drain: { deadline: 
   state.accepting = false;
   // Idle keep-alive connections go now (their client's next request opens a new one, refused 503).
   server.closeIdleConnections();
-  while (state.calls.size > 0 && Date.now() < drain.deadline)
+  while (state.calls.size > 0 && Date.now() < drain.deadline) {
     await new Promise((resolve) => setTimeout(resolve, 10));
+    // A reply that began before the drain said keep-alive: its connection, idle once it ended,
+    // closes now rather than take its client's next request only to refuse it.
+    server.closeIdleConnections();
+  }
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   for (const call of state.calls) call.abort(new Error('gateway shutting down'));
   // Upgraded sockets are no longer the server's: each request still running on one gets a final

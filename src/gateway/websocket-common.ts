@@ -287,10 +287,14 @@ export function createUpgradeHandler(
     if (route === undefined || refusal !== undefined) {
       const status = refusal?.status ?? 404;
       // A key's refusal (401, 403, 503 while shutting down) is logged and counted as every refused
-      // HTTP request is (a key being guessed shows); a request that is no WebSocket upgrade is not.
+      // HTTP request is (a key being guessed shows), and answered in the route's error shape
+      // (`retry-after` where it has one) as its HTTP requests are; a request that is no WebSocket
+      // upgrade is not logged, and answered bare.
       if (route !== undefined && refusal !== undefined && 'errorClass' in refusal) {
         const requestId = requestIdFrom(nodeHeader(request, 'x-request-id'));
         logRefusal(state, { protocol: route.protocol, path: route.path, requestId }, refusal);
+        answerAndClose(socket, httpText(errorReply(route.protocol, refusal, requestId)));
+        return;
       }
       answerAndClose(
         socket,

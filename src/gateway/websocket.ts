@@ -13,7 +13,7 @@
  */
 import type { WebSocket } from 'ws';
 import type { WireError } from '../codecs/types.ts';
-import { requestIdFrom } from './caller.ts';
+import { requestIdFrom, shuttingDown } from './caller.ts';
 import type { GenerationCall } from './generation-call.ts';
 import { serveGeneration } from './generate.ts';
 import type { GatewayKey } from './keys.ts';
@@ -189,13 +189,7 @@ function serve(state: GatewayState, socket: WebSocket, key: GatewayKey | undefin
         },
         { type, id },
       );
-    if (!state.accepting)
-      return refuse(socket, id, {
-        status: 503,
-        errorClass: 'server_error',
-        message: 'the gateway is shutting down',
-        retryable: true,
-      });
+    if (!state.accepting) return refuse(socket, id, shuttingDown);
     if (calls.size >= maxCallsPerSocket)
       return refuse(socket, id, {
         status: 429,

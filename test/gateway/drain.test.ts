@@ -1,10 +1,12 @@
 /**
  * Shutdown as a load balancer expects it: while requests are in flight the listener keeps
  * accepting, `/readyz` answers 503 and a new request is refused 503 with `retry-after` and
- * `connection: close` in its protocol's shape; a second `close` with a shorter grace ends the
+ * `connection: close` in its protocol's shape (a WebSocket upgrade too), a reply that began before
+ * the drain closes its connection when it ends; a second `close` with a shorter grace ends the
  * drain sooner.
  */
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
+import { connect } from 'node:net';
 import { expect, it } from 'vitest';
 import { startGatewayHarness } from './harness.ts';
 
@@ -79,6 +81,77 @@ it('while a stream is in flight the listener accepts: /readyz and new requests g
       rest += decoder.decode(chunk.value, { stream: true });
     expect(rest).toContain('the gateway shut down before this reply finished');
     await expect(once(own.server.url, 'GET', '/readyz')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+  } finally {
+    await own.close();
+  }
+}, 20_000);
+
+it('during the drain a reply that began before it closes its connection when it ends, and a WebSocket upgrade gets the 503 with retry-after in its route’s error shape', async () => {
+  const own = await startGatewayHarness();
+  try {
+    // A stream that keeps the drain going, and a whole reply whose headers come 300 ms late.
+    own.emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'w'.repeat(200) }],
+      fault: { stallAfterEvents: 4 },
+    });
+    const stream = await fetch(`${own.server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'up-chat', stream: true, messages: [{ role: 'user', content: 'Hi' }] }),
+    });
+    const reader = stream.body!.getReader();
+    await reader.read();
+    own.emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'Late.' }],
+      fault: { delayHeadersMs: 300 },
+    });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const whole = new Promise<{ status: number; socketClosed: Promise<void> }>((resolve, reject) => {
+      const outgoing = request(
+        `${own.server.url}/v1/chat/completions`,
+        { method: 'POST', headers: { 'content-type': 'application/json' }, agent },
+        (incoming) => {
+          const socketClosed = new Promise<void>((done) => incoming.socket.once('close', () => done()));
+          incoming.resume();
+          incoming.on('end', () => resolve({ status: incoming.statusCode!, socketClosed }));
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.end(JSON.stringify({ model: 'up-chat', messages: [{ role: 'user', content: 'Hi' }] }));
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const closing = own.server.close(30_000);
+    const served = await whole;
+    expect(served.status).toBe(200);
+    // Closed by the gateway once the reply ended, while the stream still drains (not at the grace).
+    const closedWithin = await Promise.race([
+      served.socketClosed.then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2000)),
+    ]);
+    expect(closedWithin).toBe(true);
+    agent.destroy();
+    // A WebSocket upgrade during the drain: the HTTP 503 its route's requests get, body and all.
+    const upgrade = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(own.server.url).port), '127.0.0.1', () =>
+        socket.write(
+          'GET /v1/responses HTTP/1.1\r\nhost: localhost\r\nconnection: Upgrade\r\nupgrade: websocket\r\n' +
+            'sec-websocket-version: 13\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+        ),
+      );
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (text += chunk));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(upgrade).toMatch(/^HTTP\/1\.1 503 /);
+    expect(upgrade.toLowerCase()).toContain('retry-after: 1');
+    expect(upgrade).toContain('the gateway is shutting down');
+    await own.server.close(0);
+    await closing;
+    await reader.cancel().catch(() => {});
   } finally {
     await own.close();
   }
