@@ -8,7 +8,7 @@
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { expect, it } from 'vitest';
-import { startGatewayHarness } from './harness.ts';
+import { type GatewayHarness, startGatewayHarness } from './harness.ts';
 
 /** One request on a new connection: its status, headers and body. */
 function once(
@@ -34,21 +34,27 @@ function once(
   );
 }
 
+/** A stream that stalls after its first events (it keeps a drain going): its reader, first chunk read. */
+async function streamInFlight(own: GatewayHarness) {
+  own.emulator.enqueue({
+    type: 'scripted',
+    content: [{ type: 'text', text: 'w'.repeat(200) }],
+    fault: { stallAfterEvents: 4 },
+  });
+  const response = await fetch(`${own.server.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'up-chat', stream: true, messages: [{ role: 'user', content: 'Hi' }] }),
+  });
+  const reader = response.body!.getReader();
+  await reader.read();
+  return reader;
+}
+
 it('while a stream is in flight the listener accepts: /readyz and new requests get 503 with retry-after and connection: close; close(0) then ends the drain', async () => {
   const own = await startGatewayHarness();
   try {
-    own.emulator.enqueue({
-      type: 'scripted',
-      content: [{ type: 'text', text: 'w'.repeat(200) }],
-      fault: { stallAfterEvents: 4 },
-    });
-    const response = await fetch(`${own.server.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'up-chat', stream: true, messages: [{ role: 'user', content: 'Hi' }] }),
-    });
-    const reader = response.body!.getReader();
-    await reader.read();
+    const reader = await streamInFlight(own);
     const started = performance.now();
     const closing = own.server.close(30_000);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -90,18 +96,7 @@ it('during the drain a reply that began before it closes its connection when it 
   const own = await startGatewayHarness();
   try {
     // A stream that keeps the drain going, and a whole reply whose headers come 300 ms late.
-    own.emulator.enqueue({
-      type: 'scripted',
-      content: [{ type: 'text', text: 'w'.repeat(200) }],
-      fault: { stallAfterEvents: 4 },
-    });
-    const stream = await fetch(`${own.server.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'up-chat', stream: true, messages: [{ role: 'user', content: 'Hi' }] }),
-    });
-    const reader = stream.body!.getReader();
-    await reader.read();
+    const reader = await streamInFlight(own);
     own.emulator.enqueue({
       type: 'scripted',
       content: [{ type: 'text', text: 'Late.' }],
