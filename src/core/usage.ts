@@ -70,7 +70,7 @@ export interface Usage {
 export type ModelUsage = Omit<Usage, 'byModel'>;
 
 /** The audio parts of the buckets (`audioInput` of `input`, `audioCacheRead` of `cacheRead`, `audioOutput` of `output`). */
-export const audioParts = ['audioInput', 'audioCacheRead', 'audioOutput'] as const;
+const audioParts = ['audioInput', 'audioCacheRead', 'audioOutput'] as const;
 
 /**
  * The token buckets (and web searches) of `left` and `right` added (a bucket `right` lacks counts
@@ -162,7 +162,7 @@ export function serviceTierName(value: unknown): string | undefined {
  * another lower-cased as reported, and `standardName` when the upstream said nothing (each protocol
  * documents its standard tier as the default).
  */
-export function clientServiceTier(usage: Usage, standardName: string): string {
+export function clientServiceTier(usage: Pick<Usage, 'serviceTier'>, standardName: string): string {
   const tier = usage.serviceTier;
   return tier === undefined || isStandardServiceTier(tier) ? standardName : tier.toLowerCase();
 }

@@ -39,7 +39,7 @@ import {
 } from './websocket-common.ts';
 
 /** The path the Responses WebSocket is served at (the path `POST /v1/responses` is served at). */
-export const responsesSocketPath = '/v1/responses';
+const responsesSocketPath = '/v1/responses';
 
 /** A `stream_id` the SDK would send (`ResponsesWebSocketSession.lane`): echoed on its refusal, so its lane sees it. */
 const streamIdShape = /^[A-Za-z0-9_.-]{1,256}$/u;

@@ -47,7 +47,7 @@ const sendBufferBytes = 1 << 20;
  */
 const maxUnsentBytes = 16 << 20;
 
-export function sendText(socket: WebSocket, text: string): void {
+function sendText(socket: WebSocket, text: string): void {
   if (socket.readyState === socket.OPEN) socket.send(text);
 }
 

@@ -40,15 +40,21 @@ function collect(stream: NodeJS.ReadableStream): {
   };
 }
 
+/** `switchyard serve --emulator` on a free port: the child, its output so far and its URL. */
+async function serveEmulator() {
+  const child = spawn(process.execPath, [main, 'serve', '--emulator', '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  const stdout = collect(child.stdout!);
+  const stderr = collect(child.stderr!);
+  const [, url] = await stdout.until(/^(http:\/\/127\.0\.0\.1:\d+)\n/);
+  return { child, stdout, stderr, url: url! };
+}
+
 describe('switchyard serve', () => {
   it('--emulator serves every protocol offline with no keys, logs JSON lines, and stops on SIGTERM', async () => {
-    const child = spawn(process.execPath, [main, 'serve', '--emulator', '--port', '0'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    const stdout = collect(child.stdout!);
-    const stderr = collect(child.stderr!);
-    const [, url] = await stdout.until(/^(http:\/\/127\.0\.0\.1:\d+)\n/);
+    const { child, stdout, stderr, url } = await serveEmulator();
     const client = new Anthropic({ baseURL: url, apiKey: 'any', maxRetries: 0 });
     const message = await client.messages.create({
       model: 'gpt-mini',
@@ -70,13 +76,7 @@ describe('switchyard serve', () => {
   });
 
   it('a second SIGTERM while draining ends the grace now: a log line, exit 0 (not killed by the signal)', async () => {
-    const child = spawn(process.execPath, [main, 'serve', '--emulator', '--port', '0'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    const stdout = collect(child.stdout!);
-    const stderr = collect(child.stderr!);
-    const [, url] = await stdout.until(/^(http:\/\/127\.0\.0\.1:\d+)\n/);
+    const { child, stderr, url } = await serveEmulator();
     // A request in flight for the whole default grace (10 s): its body is still arriving.
     const { port } = new URL(url);
     const socket = connect(Number(port), '127.0.0.1');

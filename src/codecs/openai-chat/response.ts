@@ -2,7 +2,7 @@
 import type { StreamEvent } from '../../core/events.ts';
 import type { FinishReason } from '../../core/finish-reason.ts';
 import type { CanonicalResponse } from '../../core/request.ts';
-import { clientServiceTier, emptyUsage, type Usage } from '../../core/usage.ts';
+import { clientServiceTier, type Usage } from '../../core/usage.ts';
 import { createFrame } from '../frames.ts';
 import { createChatCompletionId, randomHex, unixSeconds } from '../ids.ts';
 import { ArgumentTracker, inclusiveInput, isRefusalText, leaveOut, openAiFinishReason } from '../common.ts';
@@ -317,8 +317,8 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
         return finish(event.response);
       case 'message-start':
       case 'usage': {
-        const named =
-          event.type === 'usage' ? event.usage : { ...emptyUsage(), serviceTier: event.serviceTier };
+        // The tier from a message-start event or a usage event, whichever names it.
+        const named = event.type === 'usage' ? event.usage : event;
         if (named.serviceTier !== undefined) retier(clientServiceTier(named, 'default'));
         return [];
       }
