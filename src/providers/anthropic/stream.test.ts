@@ -281,6 +281,35 @@ describe('deltas for blocks never started', () => {
   });
 });
 
+describe('block indexes', () => {
+  it.each([['"1"'], ['{"a":1}'], ['-1'], ['1.5']])(
+    'an index of %s is a broken stream: it fails, classified, naming the index, with the text so far',
+    (index) => {
+      const { response, error } = run([
+        start,
+        ...block(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'Kept.' }]),
+        `{"type":"content_block_start","index":${index},"content_block":{"type":"text","text":""}}`,
+        ...stop,
+      ]);
+      expect(isServerError(error)).toBe(true);
+      expect((error as Error).message).toContain(`carried index ${index}`);
+      expect(response.content).toMatchObject([{ type: 'text', text: 'Kept.' }]);
+    },
+  );
+
+  it('an absent index is block 0, as a single-block reply may send it', () => {
+    const { response, error } = run([
+      start,
+      { type: 'content_block_start', content_block: { type: 'text', text: '' } },
+      { type: 'content_block_delta', delta: { type: 'text_delta', text: 'One.' } },
+      { type: 'content_block_stop' },
+      ...stop,
+    ]);
+    expect(error).toBeUndefined();
+    expect(response.content).toMatchObject([{ type: 'text', text: 'One.' }]);
+  });
+});
+
 describe('message lifecycle', () => {
   it('maps stop reasons with the raw value and the matched stop sequence', () => {
     const { response } = run([

@@ -46,6 +46,20 @@ class AnthropicStream implements StreamParser {
     this.blocks = new ResponseReader(context, builder);
   }
 
+  /**
+   * A block event's `index` (0 when absent, as a single-block reply may leave it out). Anything but
+   * a whole number ≥ 0 is a broken stream: keyed as it came, a `"1"` would open a second block beside
+   * `1` and the reply's order would be lost — the stream fails, classified, with what arrived.
+   */
+  private indexOf(event: WireStreamEvent): number {
+    const index: unknown = event.index ?? 0;
+    if (Number.isSafeInteger(index) && (index as number) >= 0) return index as number;
+    return this.context.fail({
+      code: 'api_error',
+      message: `anthropic: a ${event.type} carried index ${JSON.stringify(index)}, which is not a block index`,
+    });
+  }
+
   onEvent(_event: string | undefined, data: string): void {
     // Hot path: text, tool-input and thinking deltas are read in place (see DeltaScanner for the
     // measured reason); every other event, and any delta the scanner does not take, goes to JSON.parse.
@@ -65,13 +79,13 @@ class AnthropicStream implements StreamParser {
         this.onMessageStart(event);
         return;
       case 'content_block_start':
-        this.blocks.start(event.index ?? 0, event.content_block);
+        this.blocks.start(this.indexOf(event), event.content_block);
         return;
       case 'content_block_delta':
-        this.blocks.delta(event.index ?? 0, event.delta);
+        this.blocks.delta(this.indexOf(event), event.delta);
         return;
       case 'content_block_stop':
-        this.blocks.stop(event.index ?? 0);
+        this.blocks.stop(this.indexOf(event));
         return;
       case 'message_delta':
         this.onMessageDelta(event);
