@@ -13,6 +13,7 @@
  *     node bench/frontdoor-instructions.ts                                   # every protocol
  *     node bench/frontdoor-instructions.ts --protocol=openai --tree=/path/to/other/checkout
  *     INSTRUCTIONS_GC=0 node bench/frontdoor-instructions.ts --protocol=gemini   # no GC before a batch
+ *     node bench/frontdoor-instructions.ts --clients=raw,adapter   # the adapter over a raw client
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,7 +30,9 @@ const batches = Number(process.env.INSTRUCTIONS_BATCHES ?? 4);
 const warmup = Number(process.env.INSTRUCTIONS_WARMUP ?? 1500);
 const fullGcBeforeBatch = process.env.INSTRUCTIONS_GC !== '0';
 const tree = flag('tree')?.[0] ?? new URL('..', import.meta.url).pathname.replace(/\/$/, '');
-type Client = 'adapter' | 'frontdoor';
+type Client = 'raw' | 'adapter' | 'frontdoor';
+/** The two clients compared (`--clients=raw,adapter` for the adapter's own cost over a raw client). */
+const [base, compared] = (flag('clients') ?? ['adapter', 'frontdoor']) as [Client, Client];
 
 /** Worker: warm up, then per batch a GC, `READY` (the parent turns counting on), the calls, `DONE`. */
 async function worker(protocol: Protocol, client: Client, root: string): Promise<void> {
@@ -134,8 +137,8 @@ async function main(): Promise<void> {
   );
   try {
     for (const protocol of chosen) {
-      const adapter = await measure(protocol, 'adapter', upstream.root, directory);
-      const front = await measure(protocol, 'frontdoor', upstream.root, directory);
+      const adapter = await measure(protocol, base, upstream.root, directory);
+      const front = await measure(protocol, compared, upstream.root, directory);
       const categories = [...new Set([...adapter.keys(), ...front.keys()])].sort(
         (left, right) => (front.get(right) ?? 0) - (front.get(left) ?? 0),
       );
@@ -150,7 +153,7 @@ async function main(): Promise<void> {
             .padStart(10)}`,
         );
       console.log(
-        `\n${providerTypeOf[protocol].padEnd(20)}${'adapter'.padStart(12)}${'front'.padStart(12)}${'Δ'.padStart(10)}`,
+        `\n${providerTypeOf[protocol].padEnd(20)}${base.padStart(12)}${compared.padStart(12)}${'Δ'.padStart(10)}`,
       );
       for (const category of categories) row(category, adapter.get(category) ?? 0, front.get(category) ?? 0);
       row('total', sum(adapter), sum(front));

@@ -10,7 +10,8 @@
  * A bare Node proxy (gateway-floor-server.ts: Node's server, JSON in and out, undici to the upstream, a
  * stream piped through) runs beside them: the added latency no gateway in Node goes below here.
  * Run: `npm run bench:gateway`, or `cd bench && npm install && node gateway-portkey.ts` (WARMUP, SEQUENTIAL, SECONDS, RATES,
- * RATE_ROUNDS, ROUND_WARMUP, STREAMED, CONCURRENT override the sizes).
+ * RATE_ROUNDS, ROUND_WARMUP, STREAMED, CONCURRENT override the sizes; `UPSTREAM=process` runs the mock
+ * upstream in a process of its own instead of this one, so a direct call crosses processes too).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -27,6 +28,7 @@ import {
   peakRss,
   startChild,
   startUpstream,
+  startUpstreamProcess,
   threadCpuMicros,
   tokens,
 } from './gateway-rig.ts';
@@ -222,7 +224,7 @@ function printRows(
 }
 
 async function main(): Promise<void> {
-  const upstream = await startUpstream();
+  const upstream = process.env.UPSTREAM === 'process' ? await startUpstreamProcess() : await startUpstream();
   const switchyard = await startChild('gateway-portkey-server.ts', upstream.url);
   const floor = await startChild('gateway-floor-server.ts', upstream.url);
   const portkey = await startPortkey();

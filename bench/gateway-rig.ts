@@ -89,6 +89,27 @@ export async function startUpstream(): Promise<{
   };
 }
 
+/**
+ * The same mock upstream in a child process (gateway-upstream-server.ts), as a real upstream is: a
+ * call to it, direct or through a contender, crosses processes as it would in production.
+ */
+export async function startUpstreamProcess(): Promise<{
+  url: string;
+  stream: string;
+  longStream: string;
+  pid: number;
+  close(): void;
+}> {
+  const child = await startChild('gateway-upstream-server.ts', '');
+  return {
+    url: child.url,
+    stream: upstreamBodies().stream,
+    longStream: upstreamBodies(longTokens).stream,
+    pid: child.process.pid!,
+    close: () => child.process.stdin!.end(),
+  };
+}
+
 /** The text of an OpenAI Chat stream, or undefined unless it ends with a `stop` finish and `[DONE]`. */
 export function chatStreamText(body: string): string | undefined {
   let text = '';
