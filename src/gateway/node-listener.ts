@@ -84,9 +84,16 @@ function directRoute(incoming: IncomingMessage): Route | undefined {
 export function createNodeListener(state: GatewayState, fetch: Fetch, hostname: string): Listener {
   const general = getRequestListener(fetch, { hostname, errorHandler: answerUnreadable });
   return (incoming, outgoing) => {
-    if (outgoing.socket === null) closeWithConnection(incoming, outgoing);
     // Draining (shutting down): every reply closes its connection (`connection: close`), so a
-    // client's next request opens a new one — to another instance, once `/readyz` has said 503.
+    // client's next request opens a new one — to another instance, once `/readyz` has said 503. A
+    // request pipelined behind another is looked at again when its turn comes (before it is served):
+    // the drain may have begun since it arrived.
+    if (outgoing.socket === null) {
+      closeWithConnection(incoming, outgoing);
+      outgoing.once('socket', () => {
+        if (!state.accepting) outgoing.shouldKeepAlive = false;
+      });
+    }
     if (!state.accepting) outgoing.shouldKeepAlive = false;
     const route = directRoute(incoming);
     if (incoming.headers.host === undefined && incoming.httpVersion === '1.1') {
@@ -263,30 +270,31 @@ function serveDirect(
     if (reply !== sentReply && !incoming.complete && !smallBody(incoming)) reply.headers.connection = 'close';
     safely(outgoing, () => writeReply(outgoing, reply));
   };
-  const refusal = refusalOf(state, caller, header, () => query?.get('key') ?? undefined);
-  if (refusal !== undefined) {
-    send(errorReply(protocol, refusal, caller.requestId));
-    logRefusal(state, { protocol, path: route.path, requestId: caller.requestId }, refusal);
-    return;
-  }
-  // The optional fields are set after the literal, not spread into its middle: every property a
-  // literal defines after a spread is a runtime call (DefineKeyedOwnPropertyInLiteral, ~1.4k
-  // instructions each): ~7k instructions a call under callgrind for these five.
-  const call: GenerationCall = {
-    protocol,
-    path: route.path,
-    requestId: caller.requestId,
-    key: caller.key,
-    incoming,
-    outgoing,
-    directWrites: true,
-  };
-  if (route.decodeContext !== undefined) {
-    call.decodeContext = route.decodeContext;
-    call.jsonArray = route.jsonArray;
-  }
-  const generate = () =>
-    serveGeneration(state, call, send).catch((error: unknown) => {
+  const generate = () => {
+    // In its turn: a request pipelined before the drain began is refused as a new one once it has.
+    const refusal = refusalOf(state, caller, header, () => query?.get('key') ?? undefined);
+    if (refusal !== undefined) {
+      send(errorReply(protocol, refusal, caller.requestId));
+      logRefusal(state, { protocol, path: route.path, requestId: caller.requestId }, refusal);
+      return;
+    }
+    // The optional fields are set after the literal, not spread into its middle: every property a
+    // literal defines after a spread is a runtime call (DefineKeyedOwnPropertyInLiteral, ~1.4k
+    // instructions each): ~7k instructions a call under callgrind for these five.
+    const call: GenerationCall = {
+      protocol,
+      path: route.path,
+      requestId: caller.requestId,
+      key: caller.key,
+      incoming,
+      outgoing,
+      directWrites: true,
+    };
+    if (route.decodeContext !== undefined) {
+      call.decodeContext = route.decodeContext;
+      call.jsonArray = route.jsonArray;
+    }
+    void serveGeneration(state, call, send).catch((error: unknown) => {
       // `serveGeneration` answers every failure itself; this is a failure to answer.
       state.logger.warn('gateway: unexpected error', {
         error: error instanceof Error ? error.name : 'unknown',
@@ -294,6 +302,7 @@ function serveDirect(
       if (!outgoing.headersSent) send(errorReply(protocol, toWireError(error), caller.requestId));
       else if (!outgoing.writableEnded) outgoing.destroy();
     });
+  };
   whenItsTurn(incoming, outgoing, state.requestTimeoutMs, generate);
 }
 

@@ -2,13 +2,14 @@
  * Shutdown as a load balancer expects it: while requests are in flight the listener keeps
  * accepting, `/readyz` answers 503 and a new request is refused 503 with `retry-after` and
  * `connection: close` in its protocol's shape (a WebSocket upgrade too), a reply that began before
- * the drain closes its connection when it ends; a second `close` with a shorter grace ends the
- * drain sooner.
+ * the drain closes its connection when it ends, and a request pipelined behind it before the drain
+ * is refused as a new one when its turn comes; a second `close` with a shorter grace ends the drain
+ * sooner.
  */
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { expect, it } from 'vitest';
-import { type GatewayHarness, startGatewayHarness } from './harness.ts';
+import { type GatewayHarness, rawConnection, startGatewayHarness } from './harness.ts';
 
 /** One request on a new connection: its status, headers and body. */
 function once(
@@ -144,6 +145,60 @@ it('during the drain a reply that began before it closes its connection when it 
     expect(upgrade).toMatch(/^HTTP\/1\.1 503 /);
     expect(upgrade.toLowerCase()).toContain('retry-after: 1');
     expect(upgrade).toContain('the gateway is shutting down');
+    await own.server.close(0);
+    await closing;
+    await reader.cancel().catch(() => {});
+  } finally {
+    await own.close();
+  }
+}, 20_000);
+
+/** A whole HTTP/1.1 request's bytes: a JSON `body` POSTed, or a GET. */
+function rawRequest(method: string, path: string, body?: object): string {
+  if (body === undefined) return `${method} ${path} HTTP/1.1\r\nhost: localhost\r\n\r\n`;
+  const text = JSON.stringify(body);
+  return (
+    `${method} ${path} HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n` +
+    `content-length: ${Buffer.byteLength(text)}\r\n\r\n${text}`
+  );
+}
+
+it('a request pipelined on a keep-alive connection before the drain began is refused in its turn with 503, retry-after and connection: close, and the connection closes after it', async () => {
+  const own = await startGatewayHarness();
+  try {
+    const reader = await streamInFlight(own);
+    // Two connections, each a whole reply whose headers come 300 ms late with a request pipelined
+    // behind it: a generation (served from Node) on one, a models listing (the Hono app) on the other.
+    for (const text of ['First.', 'Other.'])
+      own.emulator.enqueue({
+        type: 'scripted',
+        content: [{ type: 'text', text }],
+        fault: { delayHeadersMs: 300 },
+      });
+    const chat = { model: 'up-chat', messages: [{ role: 'user', content: 'Hi' }] };
+    const generation = rawConnection(own.server.url);
+    generation.socket.write(rawRequest('POST', '/v1/chat/completions', chat).repeat(2));
+    const listing = rawConnection(own.server.url);
+    listing.socket.write(rawRequest('POST', '/v1/chat/completions', chat) + rawRequest('GET', '/v1/models'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const upstreamCalls = own.emulator.requests.length;
+    const closing = own.server.close(30_000);
+    for (const connection of [generation, listing]) {
+      const closedWithin = await Promise.race([
+        connection.closed.then(() => true),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 3000)),
+      ]);
+      expect(closedWithin).toBe(true);
+      const replies = connection.received().split(/(?=HTTP\/1\.1 )/);
+      expect(replies.map((reply) => reply.slice(0, 12))).toEqual(['HTTP/1.1 200', 'HTTP/1.1 503']);
+      const refusal = replies[1]!.toLowerCase();
+      expect(refusal).toContain('retry-after: 1\r\n');
+      expect(refusal).toContain('connection: close\r\n');
+      expect(refusal).not.toContain('keep-alive');
+      expect(refusal).toContain('the gateway is shutting down');
+    }
+    // The pipelined generation went nowhere upstream.
+    expect(own.emulator.requests.length).toBe(upstreamCalls);
     await own.server.close(0);
     await closing;
     await reader.cancel().catch(() => {});
