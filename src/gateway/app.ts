@@ -6,7 +6,7 @@ import { Hono, type Context } from 'hono';
 import { codecs } from '../codecs/index.ts';
 import { decodeCountTokens } from '../codecs/gemini/count-tokens.ts';
 import type { InboundProtocol, ProtocolName } from '../codecs/types.ts';
-import { toWireError } from './errors.ts';
+import { shutDown, toWireError } from './errors.ts';
 import { type Caller, keyRefusalOf, localRefusal, refusalOf, requestIdFrom } from './caller.ts';
 import { type GenerationCall, watchClient } from './generation-call.ts';
 import { modelLabel, permittedModel } from './generate-request.ts';
@@ -547,11 +547,15 @@ async function countRequestTokens(
 ): Promise<Response> {
   // Its body is held against max_request_bytes_in_flight, as a generation request's is, until the answer.
   const held = new HeldBody(state, holderOf(state, caller.key));
-  // A client that leaves aborts the upstream count, as it aborts a generation.
+  // A client that leaves aborts the upstream count, as it aborts a generation; so does the end of a
+  // shutdown's grace (the drain waits for a count in flight as for a generation).
   const controller = new AbortController();
-  const unwatch = watchClient({ outgoing: nodeOf(c.env).outgoing, request: c.req.raw }, () =>
-    controller.abort(new Error('client disconnected')),
-  );
+  let clientLeft = false;
+  const unwatch = watchClient({ outgoing: nodeOf(c.env).outgoing, request: c.req.raw }, () => {
+    clientLeft = true;
+    controller.abort(new Error('client disconnected'));
+  });
+  state.calls.add(controller);
   try {
     // A model in the path (Gemini's) is checked first, as the generation routes check it: a key's
     // refusal is a 403 whatever the body says (its `generateContentRequest.model` included).
@@ -559,7 +563,7 @@ async function countRequestTokens(
       line.model = model;
       permittedModel(state, caller.key, model);
     }
-    const body = await readHeldJson(state, c.req.raw, incomingOf(c.env), held);
+    const body = await readHeldJson(state, c.req.raw, incomingOf(c.env), held, controller.signal);
     // Gemini's `generateContentRequest` form is unwrapped; the model stays the path's.
     const decode = (request: unknown) => codecs[protocol].decodeRequest(request, { model, stream: false });
     const decoded = protocol === 'gemini' ? decodeCountTokens(body, model, decode) : decode(body);
@@ -608,8 +612,15 @@ async function countRequestTokens(
     response.headers.set('x-switchyard-token-count', counted.exact ? 'exact' : 'estimate');
     return response;
   } catch (error) {
-    return errorResponse(protocol, toWireError(error), caller.requestId);
+    const wire = toWireError(error);
+    // Cancelled, and not by the client: the grace ended (its body may still be arriving).
+    if (wire.errorClass !== 'cancelled' || clientLeft || state.accepting)
+      return errorResponse(protocol, wire, caller.requestId);
+    const response = errorResponse(protocol, shutDown().wire, caller.requestId);
+    response.headers.set('connection', 'close');
+    return response;
   } finally {
+    state.calls.delete(controller);
     unwatch();
     held.release();
   }

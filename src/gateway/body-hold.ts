@@ -129,15 +129,17 @@ function declaredLength(request: Request | undefined, incoming: IncomingMessage 
  * Reads the request's body as JSON (`readJson`), its bytes held in `held` as they arrive. A large
  * declared length the bound has no room for is a 503 before a byte is read (one over the body limit
  * stays readJson's 413). The caller releases `held` when the request ends, whatever its outcome.
+ * `cancel` aborted ends a read of Node's request still arriving (`BodyTiming`).
  */
 export async function readHeldJson(
   state: GatewayState,
   request: Request | undefined,
   incoming: IncomingMessage | undefined,
   held: HeldBody,
+  cancel?: AbortSignal,
 ): Promise<unknown> {
   const declared = declaredLength(request, incoming);
   if (declared <= state.bodyLimit) held.admit(declared);
-  const timing = { idleMs: state.bodyTimeoutMs, deadlineMs: state.bodyDeadlineMs };
+  const timing = { idleMs: state.bodyTimeoutMs, deadlineMs: state.bodyDeadlineMs, cancel };
   return readJson(request, state.bodyLimit, incoming, timing, held);
 }

@@ -130,6 +130,7 @@ export async function decode(
   state: GatewayState,
   call: GenerationCall,
   served: Served,
+  cancel?: AbortSignal,
 ): Promise<DecodedRequest> {
   // A model named in the path (Gemini's) is checked before the body is read: a key's refusal costs
   // neither the client's upload nor the gateway's parse of it (the body's decoding checks it again).
@@ -141,7 +142,7 @@ export async function decode(
   // A WebSocket message arrived whole; an HTTP body is held as its bytes arrive.
   if ('body' in call) served.held.take(call.bodyBytes ?? 0);
   const body =
-    'body' in call ? call.body : await readHeldJson(state, call.request, call.incoming, served.held);
+    'body' in call ? call.body : await readHeldJson(state, call.request, call.incoming, served.held, cancel);
   // Parsed in the turn before; decoded (and then routed) each in a turn of its own.
   const large = served.held.bytes > largeBodyBytes;
   if (large) await yieldFullTurn();

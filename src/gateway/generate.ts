@@ -88,7 +88,8 @@ export async function serveGeneration(
   try {
     if (call.key?.maxInFlight !== undefined)
       served.counted = enterKey(state, call.key.name, call.key.maxInFlight);
-    const decoded = await decode(state, call, served);
+    // The call's cancellation ends a body still arriving too: a shutdown's 503 instead of a cut connection.
+    const decoded = await decode(state, call, served, controller.signal);
     transcript = decoded.request.transcript;
     requestFields = decoded.requestFields;
     if (hasQuota(call.key)) await admit(state, call.key, decoded, served);
@@ -110,14 +111,21 @@ export async function serveGeneration(
       served.toolNames,
     );
     // Cancelled, and not by the client: a shutdown (the client is still there to be told).
-    if (wire.errorClass === 'cancelled' && served.clientLeft !== true && !state.accepting)
+    let closing = false;
+    if (wire.errorClass === 'cancelled' && served.clientLeft !== true && !state.accepting) {
       wire = shutDown().wire;
+      closing = true;
+    }
     served.status = wire.status;
     served.errorClass = wire.errorClass;
     // The gateway's own time, as a whole reply's header gives it: all of it before an upstream call
     // (nothing else was waited on); after one, its measured steps and this answer's.
     const ownMs = calling ? served.ownMs + performance.now() - caught : performance.now() - served.startedAt;
-    send(errorReply(call.protocol, wire, call.requestId, ownMs));
+    const reply = errorReply(call.protocol, wire, call.requestId, ownMs);
+    // The drain is over: the server closes the connection after this reply (its body may not all
+    // have arrived), and says so.
+    if (closing) reply.headers.connection = 'close';
+    send(reply);
   } finally {
     if (!streaming) release();
   }

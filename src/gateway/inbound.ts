@@ -48,10 +48,15 @@ export const defaultBodyTimeoutMs = 60_000;
 /** The longest a request body may take in all by default (`gateway.body_deadline_seconds`). */
 export const defaultBodyDeadlineMs = 300_000;
 
-/** How long a body may take: without a byte (`idleMs`), and in all from its first read (`deadlineMs`). */
+/**
+ * How long a body may take: without a byte (`idleMs`), and in all from its first read
+ * (`deadlineMs`); `cancel`, aborted, ends a read of Node's request still arriving as cancelled (a
+ * shutdown's grace period ended: its reply is the 503, not a cut connection).
+ */
 export interface BodyTiming {
   idleMs: number;
   deadlineMs: number;
+  cancel?: AbortSignal | undefined;
 }
 
 /**
@@ -177,17 +182,25 @@ export function tooManyValues(text: string): string | undefined {
   return `more than ${maxVisitedValues} nested values`;
 }
 
+/** A body read its `cancel` ended: the call's own cancellation (`generate.ts` answers a shutdown's 503). */
+const cancelledRead = () =>
+  new GatewayError({
+    status: 499,
+    errorClass: 'cancelled',
+    message: 'the request was cancelled while its body was arriving',
+  });
+
 /**
  * Node's request body, counted chunk by chunk (and told to `counter`, whose refusal fails the read);
  * a client that leaves first rejects, and so does one that sends nothing for `idleMs` (one timer,
  * refreshed per chunk) or whose chunk comes past `deadlineMs` (the clock read per chunk, no second
  * timer: a body that goes quiet past it is the idle timer's, so a trickler is cut by
- * `deadlineMs + idleMs` at the latest).
+ * `deadlineMs + idleMs` at the latest), or one still arriving when `cancel` aborts.
  */
 function readIncoming(
   incoming: IncomingMessage,
   limit: number,
-  { idleMs, deadlineMs }: BodyTiming,
+  { idleMs, deadlineMs, cancel }: BodyTiming,
   counter: BodyCounter | undefined,
 ): Promise<Buffer> {
   // Gone already: no event would settle the read.
@@ -200,8 +213,15 @@ function readIncoming(
       // The rest flows to no listener (discarded); the server answers and closes or drains.
       incoming.off('data', onData);
       clearTimeout(idle);
+      unwatchCancel();
       chunks.length = 0;
       reject(error);
+    };
+    const onCancel = () => stop(cancelledRead());
+    let watching = false;
+    const unwatchCancel = () => {
+      if (watching) cancel!.removeEventListener('abort', onCancel);
+      watching = false;
     };
     const onData = (chunk: Buffer) => {
       size += chunk.byteLength;
@@ -218,11 +238,17 @@ function readIncoming(
       idle.refresh();
     };
     const idle = setTimeout(() => stop(bodyTimedOut(idleMs)), idleMs);
+    // Only a body not yet whole listens (one that came with its headers costs nothing more).
+    if (cancel !== undefined && !incoming.complete) {
+      cancel.addEventListener('abort', onCancel);
+      watching = true;
+    }
     incoming.on('data', onData);
     // `on`, not `once`, for `end` and `close`: each is emitted once per request, and `once` wraps
     // its listener in a bound closure (~0.6k instructions a call each under callgrind).
     incoming.on('end', () => {
       clearTimeout(idle);
+      unwatchCancel();
       // The listener (and its chunks) would otherwise live as long as the request: a 32 MiB body
       // held twice for the whole upstream call.
       incoming.off('data', onData);
@@ -233,11 +259,13 @@ function readIncoming(
     // An aborted request is its client leaving (Node emits `aborted`/`error` with ECONNRESET).
     incoming.once('error', () => {
       clearTimeout(idle);
+      unwatchCancel();
       reject(clientClosed());
     });
     // `close` follows `end` on every request: the error (and its stack, ~30 µs) only when the body did not end.
     incoming.on('close', () => {
       clearTimeout(idle);
+      unwatchCancel();
       if (!incoming.readableEnded) reject(clientClosed());
     });
   });

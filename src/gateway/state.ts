@@ -54,7 +54,7 @@ export interface GatewayState {
   clientBetas: readonly string[];
   /** Undefined when the access log is off (`gateway.access_log: false`): no line is built. */
   accessLog: ((line: Record<string, unknown>) => void) | undefined;
-  /** The upstream calls in flight (cancelled at the end of a graceful shutdown). */
+  /** The generations and token counts in flight (the drain waits for them, then cancels them). */
   calls: Set<AbortController>;
   /** The open WebSockets (closed at the end of a graceful shutdown). */
   sockets: Set<{ goAway(): void; terminate(): void }>;

@@ -206,3 +206,52 @@ it('a request pipelined on a keep-alive connection before the drain began is ref
     await own.close();
   }
 }, 20_000);
+
+it('a request whose body is still arriving when the grace ends — a generation, declared or chunked, or a token count — gets the 503 with retry-after and connection: close in its protocol’s shape, not a cut connection', async () => {
+  const own = await startGatewayHarness();
+  try {
+    const messages = JSON.stringify({
+      model: 'up-anthropic',
+      max_tokens: 8,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    const anthropic = 'content-type: application/json\r\nanthropic-version: 2023-06-01\r\n';
+    // Each request's headers and the first bytes of its body; the rest never comes.
+    const heads = [
+      `POST /v1/messages HTTP/1.1\r\nhost: localhost\r\n${anthropic}content-length: ${messages.length}\r\n\r\n`,
+      'POST /v1/chat/completions HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n' +
+        'transfer-encoding: chunked\r\n\r\n14\r\n',
+      `POST /v1/messages/count_tokens HTTP/1.1\r\nhost: localhost\r\n${anthropic}content-length: ${messages.length}\r\n\r\n`,
+    ];
+    const connections = heads.map((head) => {
+      const connection = rawConnection(own.server.url);
+      connection.socket.write(head + messages.slice(0, 20));
+      return connection;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = performance.now();
+    // The drain waits for them (each is in flight), then cancels them at the end of the grace.
+    await own.server.close(300);
+    expect(performance.now() - started).toBeGreaterThan(250);
+    expect(performance.now() - started).toBeLessThan(1500);
+    const replies = await Promise.all(
+      connections.map(async ({ closed, received }) => {
+        await closed;
+        const [head, body] = received().split('\r\n\r\n');
+        return { head: head!.toLowerCase(), body: JSON.parse(body!) as Record<string, unknown> };
+      }),
+    );
+    for (const { head } of replies) {
+      expect(head).toMatch(/^http\/1\.1 503 /);
+      expect(head).toContain('retry-after: 1\r\n');
+      expect(head).toContain('connection: close');
+    }
+    const [generation, chat, count] = replies.map(({ body }) => body);
+    expect(generation).toMatchObject({ type: 'error', error: { type: 'api_error' } });
+    expect(chat).toMatchObject({ error: { message: expect.stringContaining('shut down') } });
+    expect(count).toMatchObject({ type: 'error', error: { type: 'api_error' } });
+    expect(own.emulator.requests).toHaveLength(0);
+  } finally {
+    await own.close();
+  }
+}, 20_000);
