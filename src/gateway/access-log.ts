@@ -147,6 +147,8 @@ export function finishLog(state: GatewayState, served: LoggedRequest): void {
   };
   // Only a WebSocket's close has a close code: HTTP lines keep their fields as they were.
   if (served.closeCode !== undefined) line.closeCode = served.closeCode;
+  // The tier the upstream says served the call, as it named it (`usage.serviceTier`); none named, no field.
+  if (served.usage?.serviceTier !== undefined) line.serviceTier = served.usage.serviceTier;
   // The log is the operator's callback: its failure is reported, never the request's.
   try {
     log(line);

@@ -2,7 +2,8 @@
  * The service tier through the gateway: each client protocol reads, in its own field, the tier the
  * upstream says served the call (Chat and Responses `service_tier`, Anthropic `usage.service_tier`),
  * whole and streamed, and its documented default when the upstream names none; a tier the price
- * table has no price for is costed at the standard rate with one WARN.
+ * table has no price for is costed at the standard rate with one WARN. The access log line names
+ * the tier (`serviceTier`) when the upstream named one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Usage } from '../../src/core/usage.ts';
@@ -128,5 +129,38 @@ describe('the service tier an upstream reports, in the client protocol’s own f
     await openai.chat.completions.create({ model: 'up-chat', messages });
     expect(warnings()).toHaveLength(1);
     expect(warnings()[0]?.message).toContain('costed at the standard rate');
+  });
+});
+
+describe('the access log line names the tier the upstream named', () => {
+  /** The access log line of the next request `call` makes (one line each, logged once delivered). */
+  async function loggedLine(call: () => Promise<unknown>) {
+    const before = harness.accessLog.length;
+    await call();
+    await expect.poll(() => harness.accessLog.length - before).toBe(1);
+    return harness.accessLog.at(-1)!;
+  }
+
+  it('serviceTier on a whole reply and a stream alike, as the upstream named it; no field when it named none', async () => {
+    const { openai, anthropic } = createClients(harness.server.url);
+    answerOn('flex');
+    const whole = await loggedLine(() => openai.chat.completions.create({ model: 'up-responses', messages }));
+    expect(whole).toMatchObject({ status: 200, stream: false, serviceTier: 'flex' });
+
+    answerOn('priority');
+    const streamed = await loggedLine(() =>
+      anthropic.messages.stream({ model: 'up-chat', max_tokens: 100, messages }).finalMessage(),
+    );
+    expect(streamed).toMatchObject({ status: 200, stream: true, serviceTier: 'priority' });
+
+    // A Gemini API upstream without its header names none: the client still reads its default.
+    answerOn(undefined);
+    const unnamed = await loggedLine(() =>
+      openai.chat.completions.create({ model: 'up-gemini', messages, stream: true }).then(async (stream) => {
+        for await (const chunk of stream) void chunk;
+      }),
+    );
+    expect(unnamed).toMatchObject({ status: 200, stream: true });
+    expect(unnamed).not.toHaveProperty('serviceTier');
   });
 });
