@@ -557,3 +557,71 @@ it('a conversation kept on a connection holds its bytes against max_request_byte
     await own.close();
   }
 });
+
+it.each([
+  {
+    bound: 'max_request_bytes_in_flight',
+    gateway: { max_request_bytes_in_flight: 230_000 },
+    key: 'any',
+    refusal: { status: 503, error: { type: 'server_error', code: 'overloaded' } },
+  },
+  {
+    bound: 'the key’s share of it',
+    gateway: {
+      max_request_bytes_in_flight: 1_000_000,
+      max_request_bytes_in_flight_per_key: 230_000,
+      keys: [
+        { name: 'team', key: digest('team-key') },
+        { name: 'other', key: digest('other-key') },
+      ],
+    },
+    key: 'team-key',
+    refusal: {
+      status: 429,
+      error: { code: 'rate_limit_exceeded', message: expect.stringContaining('230000') },
+    },
+  },
+])(
+  'a continuation of a kept conversation that would pass $bound is refused with an error event; the socket, and the conversation kept on it, serve the next response',
+  async ({ gateway, key, refusal }) => {
+    const own = await startGatewayHarness({ body_limit_bytes: 200_000, ...gateway });
+    const client = new OpenAI({ baseURL: `${own.server.url}/v1`, apiKey: key, maxRetries: 0 });
+    const ws = new ResponsesWS(client);
+    try {
+      const events: Event[] = [];
+      let wake: (() => void) | undefined;
+      ws.on('error', () => {});
+      ws.on('event', (event) => {
+        events.push(event);
+        wake?.();
+      });
+      const turn = async (params: Record<string, unknown>) => {
+        const from = events.length;
+        ws.send({ type: 'response.create', model: 'up-chat', store: false, ...params } as Parameters<
+          ResponsesWS['send']
+        >[0]);
+        while (!events.slice(from).some((event) => terminal.has(event.type)))
+          await new Promise<void>((resolve) => (wake = resolve));
+        return events.slice(from);
+      };
+      // ~100 KB kept on the connection (its request's ~100 KB body held beside it while it was kept).
+      own.emulator.enqueue(scripted([{ type: 'text', text: 'Kept.' }]));
+      const first = last(await turn({ input: 'x'.repeat(100_000) }), 'response.completed')!.response.id;
+      const sent = own.emulator.requests.length;
+      // Continued with 60 KB more: the kept ~100 KB, and the request's own copy of it and its input.
+      const refused = await turn({ previous_response_id: first, input: 'y'.repeat(60_000) });
+      expect(refused).toHaveLength(1);
+      expect(refused[0]).toMatchObject({ type: 'error', ...refusal });
+      expect(own.emulator.requests.length).toBe(sent);
+      // Nothing of it is held after (or this one too would pass the bound): the kept conversation is
+      // continued from, its ~100 KB sent upstream.
+      own.emulator.enqueue(scripted([{ type: 'text', text: 'Continued.' }]));
+      const continued = await turn({ previous_response_id: first, input: 'More?' });
+      expect(textOf(continued)).toBe('Continued.');
+      expect(JSON.stringify(own.emulator.requests.at(-1)!.body)).toContain('x'.repeat(100_000));
+    } finally {
+      ws.close();
+      await own.close();
+    }
+  },
+);
