@@ -25,6 +25,14 @@ function freeformArguments(item: WireItem): WireItem {
 /** Builder keys: 64 per output item (content or summary index below 32; reasoning text above). */
 const slots = 64;
 
+/**
+ * An item's `type` as text: itself when a string (every item the API writes), else its JSON — an
+ * item a broken host typed `[{}]` is labelled `[{}]`, not `[object Object]`.
+ */
+function typeText(type: unknown): string {
+  return typeof type === 'string' ? type : (JSON.stringify(type) ?? 'undefined');
+}
+
 /** What is known about one output item while it streams. */
 interface OpenItem {
   type: string;
@@ -139,10 +147,10 @@ export class ResponseReader {
    */
   private late(index: number, type: unknown): true {
     const known = this.items.get(index)?.type;
-    if (type !== undefined && known !== undefined && String(type) !== known)
+    if (type !== undefined && known !== undefined && typeText(type) !== known)
       this.fail({
         code: 'server_error',
-        message: `the stream announced output item ${index} as ${String(type)} after ${known}`,
+        message: `the stream announced output item ${index} as ${typeText(type)} after ${known}`,
       });
     this.context.warn('skipped unexpected stream content', {
       what: `an event for output item ${index} after its output_item.done`,
@@ -199,16 +207,16 @@ export class ResponseReader {
     const known = this.items.get(index);
     if (known !== undefined) {
       // Announced again (or after its first delta): what streamed so far stays; another type is a broken stream.
-      if (known.type === String(item.type)) {
+      if (known.type === typeText(item.type)) {
         known.id ??= item.id;
         return;
       }
       this.fail({
         code: 'server_error',
-        message: `the stream announced output item ${index} as ${String(item.type)} after ${known.type}`,
+        message: `the stream announced output item ${index} as ${typeText(item.type)} after ${known.type}`,
       });
     }
-    const open: OpenItem = { type: String(item.type), id: item.id, keys: [] };
+    const open: OpenItem = { type: typeText(item.type), id: item.id, keys: [] };
     this.items.set(index, open);
     const key = index * slots;
     if (item.type === 'reasoning') {
@@ -369,7 +377,7 @@ export class ResponseReader {
     this.builder.custom({
       type: 'custom',
       provider: this.provider,
-      kind: String(item.type),
+      kind: typeText(item.type),
       data: item as JsonValue,
     });
   }
