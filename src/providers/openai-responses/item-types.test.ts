@@ -1,10 +1,14 @@
 /**
  * An output item the transcript has no part for is kept verbatim as a custom part whose `kind` is
  * the item's `type`. A broken host's item typed with something other than a string is labelled with
- * that value's JSON — `[{}]`, not `[object Object]` — and kept, its data intact.
+ * that value's JSON — `[{}]`, not `[object Object]` — and kept, its data intact. A streamed
+ * `output_item.added`/`.done` whose item is no object fails the stream, classified, naming it, with
+ * the text that arrived before it kept.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { isServerError } from '../../core/errors/guards.ts';
 import { silentLogger } from '../../core/logger.ts';
+import { collectStream } from '../../testing/collect.ts';
 import { type Emulator, startEmulator } from '../../testing/emulator/index.ts';
 import { userRequest } from '../openai-chat/test-support.ts';
 import { createOpenAIResponses } from './index.ts';
@@ -40,3 +44,44 @@ it.each([
   expect(reply.content[0]).toMatchObject({ type: 'custom', kind, data: item });
   expect(reply.content[1]).toMatchObject({ type: 'text', text: 'Hi.' });
 });
+
+it.each([
+  ['response.output_item.done', null],
+  ['response.output_item.added', 'x'],
+])(
+  'a streamed %s whose item is %j fails the stream, classified, with the text before it kept',
+  async (type, item) => {
+    emulator.enqueue({
+      type: 'sse',
+      events: [
+        { data: { type: 'response.created', response: { id: 'resp_1', model: 'gpt-5-mini' } } },
+        {
+          data: {
+            type: 'response.output_item.added',
+            output_index: 0,
+            item: { type: 'message', id: 'msg_1', role: 'assistant', content: [] },
+          },
+        },
+        { data: { type: 'response.output_text.delta', output_index: 0, content_index: 0, delta: 'Kept.' } },
+        { data: { type, output_index: 1, item } },
+        { data: { type: 'response.completed', response: { id: 'resp_1', status: 'completed', output: [] } } },
+      ],
+    });
+    const adapter = createOpenAIResponses({
+      apiKey: 'k',
+      baseURL: `${emulator.url}/v1`,
+      maxRetries: 0,
+      logger: silentLogger,
+    });
+    const { events, error } = await collectStream(
+      adapter.stream(userRequest('Hi', { model: 'openai:gpt-5-mini' })),
+    );
+    expect(isServerError(error)).toBe(true);
+    expect((error as Error).message).toContain(
+      `a ${type}'s item is ${item === null ? 'null' : 'a string'}, not an object`,
+    );
+    expect(events.filter((event) => event.type === 'text-delta').map((event) => event.delta)).toEqual([
+      'Kept.',
+    ]);
+  },
+);

@@ -2,11 +2,11 @@
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext, StreamParser } from '../common/definition.ts';
 import { createTruncatedError } from '../common/errors.ts';
-import type { WireEvent } from './api.ts';
+import type { WireEvent, WireItem } from './api.ts';
 import { argumentsDelta, DeltaScanner, isPartEcho, textDelta } from './delta-scanner.ts';
 import { ResponseReader } from './reader.ts';
 import { parseJson } from '../../core/json-text.ts';
-import { jsonTypeName } from '../../core/json.ts';
+import { isJsonObject, jsonTypeName } from '../../core/json.ts';
 
 function indexOf(value: number | undefined): number {
   return typeof value === 'number' && value >= 0 ? value : 0;
@@ -27,6 +27,17 @@ function isDelta(event: WireEvent): event is WireEvent & { delta: string } {
   throw new TypeError(
     `a ${String(event.type).slice(0, 80)}'s delta is ${jsonTypeName(event.delta)}, not a string`,
   );
+}
+
+/**
+ * Whether an `output_item.added`/`.done` event carries its item (one without adds nothing). An item
+ * that is no object is not a shape to skip — the item's content would be lost while the reply read
+ * as whole — and fails the stream, as a delta of another type does.
+ */
+function hasItem(event: WireEvent): event is WireEvent & { item: WireItem } {
+  if (isJsonObject(event.item)) return true;
+  if (event.item === undefined) return false;
+  throw new TypeError(`a ${String(event.type)}'s item is ${jsonTypeName(event.item)}, not an object`);
 }
 
 /** Feeds one parsed event to the reader; returns false for an event type it does not know. */
@@ -56,10 +67,10 @@ function dispatch(reader: ResponseReader, event: WireEvent): boolean {
       reader.annotation(index, indexOf(event.content_index), event.annotation);
       return true;
     case 'response.output_item.added':
-      if (event.item !== undefined) reader.added(index, event.item);
+      if (hasItem(event)) reader.added(index, event.item);
       return true;
     case 'response.output_item.done':
-      if (event.item !== undefined) reader.item(index, event.item);
+      if (hasItem(event)) reader.item(index, event.item);
       return true;
     case 'response.created':
     case 'response.in_progress':
