@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { isServerError } from '../../core/errors/guards.ts';
-import { silentLogger } from '../../core/logger.ts';
+import { createMemoryLogger, silentLogger } from '../../core/logger.ts';
 import { collectStream } from '../../testing/collect.ts';
 import { type Emulator, startEmulator } from '../../testing/emulator/index.ts';
 import { userRequest } from '../openai-chat/test-support.ts';
@@ -85,3 +85,51 @@ it.each([
     ]);
   },
 );
+
+it('a whole body whose output holds an entry that is no item skips it with a WARN, the rest kept', async () => {
+  emulator.enqueue({
+    type: 'json',
+    body: {
+      id: 'resp_1',
+      object: 'response',
+      status: 'completed',
+      model: 'gpt-5-mini',
+      output: [
+        null,
+        { type: 'message', id: 'msg_1', role: 'assistant', content: [{ type: 'output_text', text: 'Hi.' }] },
+      ],
+      usage: { input_tokens: 3, output_tokens: 2 },
+    },
+  });
+  const logger = createMemoryLogger();
+  const adapter = createOpenAIResponses({ apiKey: 'k', baseURL: `${emulator.url}/v1`, logger });
+  const reply = await adapter.complete(userRequest('Hi', { model: 'openai:gpt-5-mini' }));
+  expect(reply.content).toMatchObject([{ type: 'text', text: 'Hi.' }]);
+  expect(JSON.stringify(logger.entries)).toContain('output[0], null');
+});
+
+it('a call whose name is no string is a call without a name: a classified failure, not "[object Object]"', async () => {
+  emulator.enqueue({
+    type: 'json',
+    body: {
+      id: 'resp_1',
+      object: 'response',
+      status: 'completed',
+      model: 'gpt-5-mini',
+      output: [{ type: 'function_call', id: 'fc_1', call_id: 'call_1', name: {}, arguments: '{}' }],
+      usage: { input_tokens: 3, output_tokens: 2 },
+    },
+  });
+  const adapter = createOpenAIResponses({
+    apiKey: 'k',
+    baseURL: `${emulator.url}/v1`,
+    maxRetries: 0,
+    logger: silentLogger,
+  });
+  const error = await adapter
+    .complete(userRequest('Hi', { model: 'openai:gpt-5-mini' }))
+    .catch((caught: unknown) => caught);
+  expect(isServerError(error)).toBe(true);
+  expect(String((error as Error).message)).toContain('without a name');
+  expect(String((error as Error).message)).not.toContain('[object Object]');
+});

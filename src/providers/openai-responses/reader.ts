@@ -26,6 +26,14 @@ function freeformArguments(item: WireItem): WireItem {
 const slots = 64;
 
 /**
+ * A call item's `name`, or '' when it has no string one — a call without a name fails the stream,
+ * classified ("a tool call without a name"), where `String()` would have named it `[object Object]`.
+ */
+function nameOf(item: WireItem): string {
+  return typeof item.name === 'string' ? item.name : '';
+}
+
+/**
  * An item's `type` as text: itself when a string (every item the API writes), else its JSON — an
  * item a broken host typed `[{}]` is labelled `[{}]`, not `[object Object]`.
  */
@@ -226,7 +234,7 @@ export class ResponseReader {
       (item.type === 'function_call' || this.isFreeformCall(item)) &&
       typeof item.call_id === 'string'
     ) {
-      this.builder.toolStart(key, canonicalToolId(this.context, item.call_id), String(item.name ?? ''));
+      this.builder.toolStart(key, canonicalToolId(this.context, item.call_id), nameOf(item));
       open.keys.push(key);
     }
   }
@@ -421,7 +429,9 @@ export class ResponseReader {
 
   private endReasoning(index: number, open: OpenItem, item: WireItem, id: string | undefined): void {
     const key = index * slots;
-    const summary = Array.isArray(item.summary) ? item.summary.map((entry) => String(entry?.text ?? '')) : [];
+    const summary = Array.isArray(item.summary)
+      ? item.summary.map((entry) => (typeof entry?.text === 'string' ? entry.text : ''))
+      : [];
     if (!open.streamed) {
       const texts = [...summary];
       if (Array.isArray(item.content))
@@ -448,7 +458,7 @@ export class ResponseReader {
     if (open.keys.length === 0) {
       const callId = typeof item.call_id === 'string' ? item.call_id : (id ?? `call_${index}`);
       const canonical = canonicalToolId(this.context, callId);
-      this.builder.toolStart(key, canonical, String(item.name ?? ''), undefined, startMetadata);
+      this.builder.toolStart(key, canonical, nameOf(item), undefined, startMetadata);
       open.keys.push(key);
     }
     if (!this.argumentsStreamed.has(index) && typeof item.arguments === 'string')
@@ -482,6 +492,10 @@ export class ResponseReader {
     if (this.items.size === 0 && this.done.size === 0 && Array.isArray(response?.output))
       response.output.forEach((item, index) => {
         if (isJsonObject(item)) this.item(index, item);
+        else
+          this.context.warn('skipped unexpected stream content', {
+            what: `output[${index}], ${jsonTypeName(item)}`,
+          });
       });
     this.finished = true;
     // The served tier: only the final response names it (`created` and `in_progress` echo the request's `auto`).

@@ -1,5 +1,6 @@
 /** A whole `response` body → builder calls; finish reasons and usage shared with the stream. */
 import type { FinishReason } from '../../core/finish-reason.ts';
+import { isJsonObject, jsonTypeName } from '../../core/json.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import { tokenCount, type Usage, usageFromInclusive } from '../../core/usage.ts';
 import type { ProviderContext } from '../common/definition.ts';
@@ -66,6 +67,11 @@ export function parseResponse(body: unknown, context: ProviderContext, builder: 
     context.fail({ code: 'invalid_response', message: 'the response has no output array' });
   }
   reader.start(response);
-  response.output.forEach((item, index) => reader.item(index, item));
+  response.output.forEach((item, index) => {
+    // An entry that is no item (null, a string) carries nothing to keep: skipped, said.
+    if (isJsonObject(item)) reader.item(index, item);
+    else
+      context.warn('skipped unexpected stream content', { what: `output[${index}], ${jsonTypeName(item)}` });
+  });
   reader.terminal(response);
 }
