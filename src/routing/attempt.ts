@@ -7,6 +7,7 @@ import { createAdapterError } from '../core/errors/create-error.ts';
 import { type ErrorClass, isRetryableClass } from '../core/errors/error-class.ts';
 import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
 import { modelFailureError } from '../core/errors/model-failure.ts';
+import { RateLimitError } from '../core/errors/rate-limit-error.ts';
 import { ServerError } from '../core/errors/server-error.ts';
 import { joinModelId } from '../core/ids.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../core/request.ts';
@@ -15,10 +16,10 @@ import { type Reply, textOf, toolCallsOf } from '../core/reply.ts';
 import { markDefaultOutputLimit, markRouted } from '../providers/common/routed.ts';
 import type { ModelFacts } from '../registry/model-facts.ts';
 import { notConfigured, type ResolvedModel } from '../registry/registry.ts';
-import { isUnavailableReason } from './candidate-choice.ts';
 import { notAllowedReason } from '../core/adapter.ts';
 import { defaultOutputLimit, isUnservedReason, isWindowReason, routedOutputLimit } from './candidates.ts';
 import { CandidateGate, countFailure, countsAgainstCircuit, releaseProbes } from './circuit.ts';
+import type { CircuitCause } from './availability.ts';
 import { attachDecision, routingMetadataKey } from './decision.ts';
 import { eventBase, failsOver, keysOf, type Route, type RouterState } from './route.ts';
 import type { Candidate } from './routed-stream.ts';
@@ -251,10 +252,10 @@ async function after(recorded: Promise<unknown>, reply: Reply): Promise<Reply> {
 
 /**
  * The error when no candidate is left: a candidate's last failure, in its own class (a 429 or a
- * 5xx stays one); else, when a circuit kept one out, a retryable 503 (`retry-after`: when the
- * soonest circuit reopens); else, when every window was too small, a context overflow; else, when
- * no candidate's adapter serves its model as configured, an `unsupported_model` 400; else every
- * candidate lacked something the request needs (400).
+ * 5xx stays one); else, when a circuit kept one out, the refusal of the circuit (`circuitRefusal`),
+ * in the class of the failure that opened it; else, when every window was too small, a context
+ * overflow; else, when no candidate's adapter serves its model as configured, an
+ * `unsupported_model` 400; else every candidate lacked something the request needs (400).
  */
 export function noCandidate(state: RouterState, route: Route): Error {
   const { registry, availability } = state;
@@ -272,7 +273,12 @@ export function noCandidate(state: RouterState, route: Route): Error {
     attachDecision(detailed, route.decision);
     return detailed;
   }
-  const reopening = route.reopensAt === undefined ? undefined : availability.secondsUntil(route.reopensAt);
+  const keptOut = route.keptOut;
+  // No wait cures an account out of credit: its circuit's reopening is no time to come back.
+  const reopening =
+    keptOut?.until === undefined || keptOut.cause === 'out_of_credit'
+      ? undefined
+      : availability.secondsUntil(keptOut.until);
   let error: Error;
   if (last !== undefined)
     error = createAdapterError(last.errorClass ?? 'other', {
@@ -283,14 +289,7 @@ export function noCandidate(state: RouterState, route: Route): Error {
       retryable: route.lastRetryable ?? isRetryableClass(last.errorClass ?? 'other'),
       ...retryAfter(route.lastRetryAfterSeconds ?? reopening),
     });
-  else if (route.reopensAt !== undefined || attempts.some((attempt) => isUnavailableReason(attempt.reason)))
-    error = new ServerError({
-      message,
-      providerCode: 'all_candidates_unavailable',
-      status: 503,
-      retryable: true,
-      ...retryAfter(reopening),
-    });
+  else if (keptOut !== undefined) error = circuitRefusal(message, keptOut.cause, reopening);
   else if (attempts.length > 0 && attempts.every((attempt) => isWindowReason(attempt.reason)))
     // Every window was too small for the input: what the adapter itself would have said.
     error = new ContextOverflowError({ message, providerCode: 'context_window_exceeded' });
@@ -300,6 +299,31 @@ export function noCandidate(state: RouterState, route: Route): Error {
   else error = new InvalidRequestError({ message, providerCode: 'no_candidate' });
   attachDecision(error, route.decision);
   return error;
+}
+
+/**
+ * The refusal of circuits that kept every candidate out, in the class of the failure that opened
+ * the one told of (`Route.keptOut`): an account out of credit, a 429 `insufficient_quota` not to
+ * be retried (no wait cures it, and a client sending it again only waits to meet it again); a
+ * model's rate limit, a retryable 429 with the seconds until the circuit's probe; a server error,
+ * an overload or a network failure, a retryable 503 with those seconds.
+ */
+function circuitRefusal(
+  message: string,
+  cause: CircuitCause | undefined,
+  reopening: number | undefined,
+): Error {
+  if (cause === 'out_of_credit')
+    return new RateLimitError({ message, providerCode: 'insufficient_quota', status: 429, retryable: false });
+  const options = {
+    message,
+    providerCode: 'all_candidates_unavailable',
+    retryable: true,
+    ...retryAfter(reopening),
+  };
+  return cause === 'rate_limit'
+    ? new RateLimitError({ ...options, status: 429 })
+    : new ServerError({ ...options, status: 503 });
 }
 
 const retryAfter = (seconds: number | undefined) =>

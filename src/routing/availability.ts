@@ -11,6 +11,7 @@ import {
   type AvailabilityPolicy,
   type AvailabilityRecord,
   applyTransition,
+  type CircuitCause,
   type CircuitState,
   defaultAvailabilityPolicy,
   type TransitionOutcome,
@@ -21,6 +22,7 @@ export {
   type AvailabilityPolicy,
   type AvailabilityRecord,
   applyTransition,
+  type CircuitCause,
   type CircuitState,
   defaultAvailabilityPolicy,
   type TransitionOutcome,
@@ -65,9 +67,14 @@ export function createMemoryAvailabilityStore(): AvailabilityStore & {
   };
 }
 
-/** The verdict of `check`; `probe` is the probe's id when the call was let through as the half-open probe. */
+/**
+ * The verdict of `check`; `probe` is the probe's id when the call was let through as the half-open
+ * probe; a refusal says until when (an open circuit) and what opened the circuit (`cause`, absent
+ * for a server-side failure).
+ */
 export type Admission =
-  { allowed: true; probe?: string } | { allowed: false; state: CircuitState; until?: number };
+  | { allowed: true; probe?: string }
+  | { allowed: false; state: CircuitState; until?: number; cause?: CircuitCause };
 
 const admitted: Admission = { allowed: true };
 
@@ -108,7 +115,9 @@ export class Availability {
     if (record === undefined || record.state === 'closed') return admitted;
     const now = this.now();
     if (record.state === 'open' && now < (record.reopenAt ?? 0))
-      return { allowed: false, state: 'open', until: record.reopenAt };
+      return record.cause === undefined
+        ? { allowed: false, state: 'open', until: record.reopenAt }
+        : { allowed: false, state: 'open', until: record.reopenAt, cause: record.cause };
     const outcome = this.store.transition(key, {
       kind: 'check',
       now,
@@ -145,8 +154,11 @@ export class Availability {
     return voidOf(this.store.transition(key, { kind: 'success' }));
   }
 
-  /** A call to `key` failed with an availability failure (rate limit, overload, server, network). */
-  async failure(key: string, retryAfterSeconds?: number): Promise<CircuitState> {
+  /**
+   * A call to `key` failed with an availability failure (rate limit, overload, server, network);
+   * `cause` is what the circuit remembers if this failure opens it.
+   */
+  async failure(key: string, retryAfterSeconds?: number, cause?: CircuitCause): Promise<CircuitState> {
     const retryAfterMs =
       retryAfterSeconds !== undefined && retryAfterSeconds > 0 ? retryAfterSeconds * 1000 : 0;
     const { failureThreshold, cooldownMs, longRetryAfterMs, maxOpenMs } = this.policy;
@@ -158,6 +170,7 @@ export class Availability {
       cooldownMs,
       longRetryAfterMs,
       maxOpenMs,
+      ...(cause === undefined ? {} : { cause }),
     });
     return outcome.state;
   }
@@ -176,9 +189,10 @@ export class Availability {
 function toAdmission(outcome: TransitionOutcome): Admission {
   if (outcome.allowed === true)
     return outcome.probe === undefined ? admitted : { allowed: true, probe: outcome.probe };
-  return outcome.until === undefined
-    ? { allowed: false, state: outcome.state }
-    : { allowed: false, state: outcome.state, until: outcome.until };
+  const refused: Admission = { allowed: false, state: outcome.state };
+  if (outcome.until !== undefined) refused.until = outcome.until;
+  if (outcome.cause !== undefined) refused.cause = outcome.cause;
+  return refused;
 }
 
 function isBlocking(record: AvailabilityRecord | undefined): boolean {

@@ -2,7 +2,7 @@
 import { notAllowedReason } from '../core/adapter.ts';
 import type { ModelFacts } from '../registry/model-facts.ts';
 import type { ResolvedModel } from '../registry/registry.ts';
-import type { Admission } from './availability.ts';
+import type { Admission, CircuitCause } from './availability.ts';
 import { skipReason } from './candidates.ts';
 import { factsOf, keysOf, type Route, type RouterState } from './route.ts';
 import type { Candidate, Probe } from './routed-stream.ts';
@@ -97,12 +97,34 @@ const unavailableReason = 'unavailable';
 export const isUnavailableReason = (reason: string | undefined) =>
   reason?.startsWith(`${unavailableReason} (`) === true;
 
-/** The skip reason of a candidate its circuit keeps out; notes when the soonest circuit reopens. */
+/** What a skip reason says of a circuit's cause (none for a server-side failure). */
+const causeNotes: Readonly<Record<CircuitCause, string>> = {
+  rate_limit: ': rate limited',
+  out_of_credit: ': out of credit',
+};
+
+/**
+ * The skip reason of a candidate its circuit keeps out (`unavailable (open)`, `unavailable (open:
+ * rate limited)`, …); notes the refusal the caller is told of if no candidate is left
+ * (`Route.keptOut`).
+ */
 function unavailable(route: Route, admission: Admission & { allowed: false }): string {
-  const { until } = admission;
-  if (until !== undefined && (route.reopensAt === undefined || until < route.reopensAt))
-    route.reopensAt = until;
-  return `${unavailableReason} (${admission.state})`;
+  const refusal = { cause: admission.cause, until: admission.until };
+  if (route.keptOut === undefined || keptOutFirst(refusal, route.keptOut)) route.keptOut = refusal;
+  const note = admission.cause === undefined ? '' : (causeNotes[admission.cause] ?? '');
+  return `${unavailableReason} (${admission.state}${note})`;
+}
+
+/**
+ * Whether the circuit refusal `a` is the one to tell the caller rather than `b`: one a later call
+ * may pass (a rate limit, a server-side failure) before an account out of credit, which no wait
+ * cures; between two alike, the one that lets a probe through first (one without a time, a
+ * half-open circuit whose probe is in flight, last).
+ */
+function keptOutFirst(a: NonNullable<Route['keptOut']>, b: NonNullable<Route['keptOut']>): boolean {
+  const aRetryable = a.cause !== 'out_of_credit';
+  if (aRetryable !== (b.cause !== 'out_of_credit')) return aRetryable;
+  return (a.until ?? Infinity) < (b.until ?? Infinity);
 }
 
 export function skip(state: RouterState, route: Route, model: ResolvedModel, reason: string): void {

@@ -4,6 +4,7 @@ import { AdapterError } from '../core/errors/adapter-error.ts';
 import { isLocalResourceFailure } from '../core/errors/local-resource.ts';
 import { isOutOfCredit } from '../core/errors/rate-limit-error.ts';
 import type { ResolvedModel } from '../registry/registry.ts';
+import type { CircuitCause } from './availability.ts';
 import { availabilityClasses, keysOf, type Route, type RouterState } from './route.ts';
 import type { Candidate } from './routed-stream.ts';
 
@@ -40,6 +41,12 @@ function isModelRateLimit(error: AdapterError): boolean {
   return error.errorClass === 'rate_limit' && !isOutOfCredit(error);
 }
 
+/** What a circuit this failure opens remembers (see `CircuitCause`): absent for a server-side failure. */
+function causeOf(error: AdapterError): CircuitCause | undefined {
+  if (error.errorClass !== 'rate_limit') return undefined;
+  return isOutOfCredit(error) ? 'out_of_credit' : 'rate_limit';
+}
+
 /**
  * Counts an availability failure of `model`, once per error. A rate limit of one model (see
  * {@link isModelRateLimit}) counts toward that model's own circuit only: one tenant's calls
@@ -48,8 +55,10 @@ function isModelRateLimit(error: AdapterError): boolean {
  * with a shared store, every instance. Its `retry-after` opens the model's circuit for that long
  * (at once when it is long). Every other availability failure (a 5xx, an overload, a network
  * failure, an account out of credit) is the provider's too: it counts toward the model's and the
- * provider's circuits, each opening after `failure_threshold` in a row. `candidate`'s half-open
- * probes are settled here: failed where the failure counts, freed where it does not.
+ * provider's circuits, each opening after `failure_threshold` in a row. A circuit it opens
+ * remembers what opened it (a rate limit, an account out of credit, else a server-side failure):
+ * the router's refusal while it is open keeps that class. `candidate`'s half-open probes are
+ * settled here: failed where the failure counts, freed where it does not.
  */
 export async function countFailure(state: RouterState, candidate: Candidate, error: unknown): Promise<void> {
   const { availability, counted } = state;
@@ -58,14 +67,15 @@ export async function countFailure(state: RouterState, candidate: Candidate, err
   const { model } = candidate;
   const keys = keysOf(state, model);
   if (isModelRateLimit(error)) {
-    if (!keys.shared) await availability.failure(keys.model, error.retryAfterSeconds);
+    if (!keys.shared) await availability.failure(keys.model, error.retryAfterSeconds, 'rate_limit');
     // It proves nothing of the provider or of the shared circuit: their probes are freed, not failed.
     for (const probe of candidate.probes ?? [])
       if (probe.key !== keys.model || keys.shared) await availability.release(probe.key, probe.id);
     return;
   }
-  await availability.failure(keys.model, keys.shared ? undefined : error.retryAfterSeconds);
-  await availability.failure(keys.provider, undefined);
+  const cause = causeOf(error);
+  await availability.failure(keys.model, keys.shared ? undefined : error.retryAfterSeconds, cause);
+  await availability.failure(keys.provider, undefined, cause);
 }
 
 /** True when the model's or its provider's circuit says no call should go now. */

@@ -103,6 +103,7 @@ describe('failover timing (#18.6)', () => {
     expect(await sy.availability.check(modelKey)).toEqual({
       allowed: false,
       state: 'open',
+      cause: 'rate_limit',
       until: now + 3_600_000,
     });
   });
@@ -128,6 +129,7 @@ describe('failover timing (#18.6)', () => {
     expect(await sy.availability.check(modelKey)).toEqual({
       allowed: false,
       state: 'open',
+      cause: 'rate_limit',
       until: now + 2_000,
     });
     // Before: the provider's circuit opened too (every model of the provider, for every caller), and

@@ -15,7 +15,7 @@ import type { Pricer } from '../pricing/pricer.ts';
 import type { RoutedModel } from '../providers/common/routed.ts';
 import type { ModelFacts } from '../registry/model-facts.ts';
 import type { Registry, ResolvedModel } from '../registry/registry.ts';
-import type { Availability } from './availability.ts';
+import type { Availability, CircuitCause } from './availability.ts';
 import { type CallNeeds, callNeeds } from './candidates.ts';
 import type { RoutingDecision } from './decision.ts';
 
@@ -77,8 +77,12 @@ export interface Route {
   /** The adapter request and call options of the latest attempt, kept with the call (`RouterState.lastCall`). */
   sent: CanonicalRequest | undefined;
   sentOptions: CallOptions | undefined;
-  /** When the soonest circuit that kept a candidate out reopens (availability clock, ms). */
-  reopensAt?: number;
+  /**
+   * The circuit refusal told to the caller when circuits kept every candidate out: what opened the
+   * circuit and when it lets a probe through (availability clock, ms) — of the candidates kept out,
+   * a retryable cause before an account out of credit, then the soonest (`keptOutFirst`).
+   */
+  keptOut?: { cause?: CircuitCause; until?: number };
   /** The `retry-after` of the latest failed attempt, passed on when no candidate is left. */
   lastRetryAfterSeconds?: number;
   /** Whether the latest failed attempt's error may pass if sent again (its own `retryable`). */

@@ -8,6 +8,14 @@
 /** The three states. */
 export type CircuitState = 'closed' | 'open' | 'half-open';
 
+/**
+ * What opened a circuit, where it changes what a refused caller is told: a model's rate limit (a
+ * retryable 429 until the probe), an account out of credit (a 429 not to be retried). Absent: a
+ * server error, an overload or a network failure (a retryable 503), and every record written
+ * before the cause was kept.
+ */
+export type CircuitCause = 'rate_limit' | 'out_of_credit';
+
 /** What a store keeps per key. */
 export interface AvailabilityRecord {
   state: CircuitState;
@@ -19,6 +27,8 @@ export interface AvailabilityRecord {
   probeAt?: number;
   /** The id of the half-open probe in flight (only its own report can free the slot early). */
   probe?: string;
+  /** What opened the circuit (see {@link CircuitCause}); kept while it is open or half-open. */
+  cause?: CircuitCause;
 }
 
 /** When to open and how long to stay open. */
@@ -51,11 +61,12 @@ export const defaultAvailabilityPolicy: AvailabilityPolicy = {
 export type AvailabilityOperation =
   /** May a call go? Open past its cooldown → half-open, admitting this call as the probe `probe`. */
   | { kind: 'check'; now: number; probe: string; probeTimeoutMs: number }
-  /** An availability failure (rate limit, overload, server, network). */
+  /** An availability failure (rate limit, overload, server, network); `cause` is kept if it opens the circuit. */
   | {
       kind: 'failure';
       now: number;
       retryAfterMs: number;
+      cause?: CircuitCause;
       failureThreshold: number;
       cooldownMs: number;
       longRetryAfterMs: number;
@@ -76,6 +87,8 @@ export interface TransitionOutcome {
   probe?: string;
   /** For a refused `check` on an open circuit: when it lets a probe through. */
   until?: number;
+  /** For a refused `check`: what opened the circuit, when it was not a server-side failure. */
+  cause?: CircuitCause;
 }
 
 /** The result of {@link applyTransition}: the new record (`undefined`: unchanged) and the outcome. */
@@ -106,10 +119,22 @@ export function applyTransition(
       if (record.state !== 'half-open' || record.probe !== operation.probe)
         return { record: undefined, outcome: { state: record.state } };
       return {
-        record: { state: 'open', failures: record.failures, reopenAt: operation.now },
+        record: withCause(
+          { state: 'open', failures: record.failures, reopenAt: operation.now },
+          record.cause,
+        ),
         outcome: { state: 'open' },
       };
   }
+}
+
+/** `record` with `cause` when there is one (no `cause: undefined` key: the stored JSON stays as small). */
+function withCause<T extends AvailabilityRecord | TransitionOutcome>(
+  record: T,
+  cause: CircuitCause | undefined,
+): T {
+  if (cause !== undefined) record.cause = cause;
+  return record;
 }
 
 function check(
@@ -125,10 +150,10 @@ function check(
   if (!due) {
     const outcome: TransitionOutcome = { state: record.state, allowed: false };
     if (record.state === 'open') outcome.until = record.reopenAt ?? 0;
-    return { record: undefined, outcome };
+    return { record: undefined, outcome: withCause(outcome, record.cause) };
   }
   return {
-    record: { state: 'half-open', failures: record.failures, probeAt: now, probe },
+    record: withCause({ state: 'half-open', failures: record.failures, probeAt: now, probe }, record.cause),
     outcome: { state: 'half-open', allowed: true, probe },
   };
 }
@@ -147,7 +172,7 @@ function failure(
       operation.retryAfterMs > 0 ? operation.retryAfterMs : operation.cooldownMs,
     );
     return {
-      record: { state: 'open', failures, reopenAt: operation.now + openMs },
+      record: withCause({ state: 'open', failures, reopenAt: operation.now + openMs }, operation.cause),
       outcome: { state: 'open' },
     };
   }

@@ -188,11 +188,12 @@ if op.kind == 'check' then
     if rec.state == 'open' then due = op.now >= (rec.reopenAt or 0)
     else due = op.now - (rec.probeAt or 0) >= op.probeTimeoutMs end
     if due then
-      nextRec = {state = 'half-open', failures = rec.failures, probeAt = op.now, probe = op.probe}
+      nextRec = {state = 'half-open', failures = rec.failures, probeAt = op.now, probe = op.probe, cause = rec.cause}
       out = {state = 'half-open', allowed = true, probe = op.probe}
     else
       out = {state = rec.state, allowed = false}
       if rec.state == 'open' then out['until'] = rec.reopenAt or 0 end
+      out.cause = rec.cause
     end
   end
 elseif op.kind == 'failure' then
@@ -202,7 +203,7 @@ elseif op.kind == 'failure' then
     local openMs = op.cooldownMs
     if op.retryAfterMs > 0 then openMs = op.retryAfterMs end
     openMs = math.min(op.maxOpenMs, openMs)
-    nextRec = {state = 'open', failures = failures, reopenAt = op.now + openMs}
+    nextRec = {state = 'open', failures = failures, reopenAt = op.now + openMs, cause = op.cause}
     out = {state = 'open'}
   else
     rec.failures = failures
@@ -214,7 +215,7 @@ elseif op.kind == 'success' then
   out = {state = 'closed'}
 elseif op.kind == 'release' then
   if rec.state == 'half-open' and rec.probe == op.probe then
-    nextRec = {state = 'open', failures = rec.failures, reopenAt = op.now}
+    nextRec = {state = 'open', failures = rec.failures, reopenAt = op.now, cause = rec.cause}
     out = {state = 'open'}
   else
     out = {state = rec.state}

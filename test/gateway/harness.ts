@@ -79,12 +79,14 @@ export const scriptedText = (text = 'Hello.') => ({
 /**
  * Starts the emulator and a gateway routing the `up-*` aliases to each upstream protocol.
  * `adapterOptions`: an adapter's `options` (`{ openai: { strictTools: true } }`), by adapter name;
- * `models`: more model entries (aliases, fallbacks) beside the harness's own.
+ * `models`: more model entries (aliases, fallbacks) beside the harness's own; `routing`: the
+ * circuit breaker's policy (by default no circuit opens: `failure_threshold` 1000).
  */
 export async function startGatewayHarness(
   gateway: Record<string, unknown> = {},
   adapterOptions: Record<string, Record<string, unknown>> = {},
   models: Record<string, Record<string, unknown>> = {},
+  routing: Record<string, unknown> = {},
 ): Promise<GatewayHarness> {
   const served: ServedRequest[] = [];
   let waiters: Array<(served: ServedRequest) => void> = [];
@@ -137,7 +139,7 @@ export async function startGatewayHarness(
         'anthropic:claude-haiku-4-5': { aliases: ['up-fallback'], fallbacks: ['openai:gpt-5-mini'] },
         ...models,
       },
-      routing: { failure_threshold: 1000 },
+      routing: { failure_threshold: 1000, ...routing },
       gateway,
     },
   });

@@ -152,6 +152,46 @@ export function availabilitySuite(name: string, createStore: StoreFactory): void
       expect(await availability.check('model:a')).toEqual({ allowed: true, probe: expect.any(String) });
     });
 
+    it('a circuit keeps what opened it while open and half-open (the opening failure’s cause); a success forgets it', async () => {
+      const { availability, store, advance, at } = await machine();
+      await availability.failure('model:a', undefined, 'rate_limit');
+      await availability.failure('model:a');
+      expect(await store.get('model:a')).toEqual({ state: 'closed', failures: 2 });
+      expect(await availability.failure('model:a', undefined, 'out_of_credit')).toBe('open');
+      expect(await availability.check('model:a')).toEqual({
+        allowed: false,
+        state: 'open',
+        until: at() + 30_000,
+        cause: 'out_of_credit',
+      });
+      advance(30_000);
+      const probe = (await availability.check('model:a')) as { probe: string };
+      expect(await availability.check('model:a')).toEqual({
+        allowed: false,
+        state: 'half-open',
+        cause: 'out_of_credit',
+      });
+      await availability.release('model:a', probe.probe);
+      expect(await store.get('model:a')).toMatchObject({ state: 'open', cause: 'out_of_credit' });
+      await availability.check('model:a');
+      // The probe's own failure reopens it: its cause is the one kept.
+      expect(await availability.failure('model:a', 2, 'rate_limit')).toBe('open');
+      expect(await availability.check('model:a')).toEqual({
+        allowed: false,
+        state: 'open',
+        until: at() + 2_000,
+        cause: 'rate_limit',
+      });
+      advance(2_000);
+      await availability.check('model:a');
+      await availability.success('model:a');
+      expect(await store.get('model:a')).toEqual({ state: 'closed', failures: 0 });
+      for (let count = 0; count < 3; count++) await availability.failure('model:b');
+      const refused = await availability.check('model:b');
+      expect(refused).toEqual({ allowed: false, state: 'open', until: at() + 30_000 });
+      expect('cause' in refused).toBe(false);
+    });
+
     it('keys are independent (provider vs model)', async () => {
       const { availability } = await machine();
       for (let count = 0; count < 3; count++) await availability.failure('provider:x');
