@@ -85,6 +85,26 @@ describe('toWireError', () => {
     });
     expect(toWireError(key).message).toMatch(/refused the gateway's credentials \(bedrock\).*provider key/);
   });
+
+  it.each([
+    ['server_error', 'overloaded_error', undefined, 529],
+    ['server_error', undefined, 'The model is overloaded, try later', 529],
+    ['server_error', 'timeout_error', undefined, 504],
+    ['invalid_request', 'not_found_error', undefined, 404],
+    ['server_error', 'api_error', undefined, 502],
+    ['rate_limit', 'rate_limit_error', undefined, 429],
+  ] as const)(
+    'an in-band %s (%s, %s: no HTTP status) has the status its kind has over HTTP: %i',
+    (errorClass, providerCode, providerMessage, status) => {
+      const inBand = createAdapterError(errorClass, {
+        message: 'failed with an in-band error',
+        provider: 'anthropic',
+        ...(providerCode === undefined ? {} : { providerCode }),
+        ...(providerMessage === undefined ? {} : { providerMessage }),
+      });
+      expect(toWireError(inBand).status).toBe(status);
+    },
+  );
 });
 
 describe('inClientTerms', () => {

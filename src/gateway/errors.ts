@@ -201,6 +201,30 @@ function upstreamStatus(status: number | undefined, fallback: number): number {
 }
 
 /**
+ * The HTTP status an upstream failure came with, or for an in-band one (an error event in a
+ * stream or a 200 body, no status of its own) the status its kind has over HTTP, so it reaches the
+ * client as its HTTP twin does: an overload (Anthropic's `overloaded_error`, any "overloaded" —
+ * classified so by `sharedErrorRules`) 529, Anthropic's `timeout_error` 504 and `not_found_error`
+ * 404. Anthropic reports an overload this way once its 200 is sent. Gemini's in-band errors and
+ * OpenRouter's name their status: it is kept.
+ */
+function statusOf(error: AdapterError): number | undefined {
+  if (error.status !== undefined) return error.status;
+  const status = inBandStatuses.get(error.providerCode ?? '');
+  if (status !== undefined) return status;
+  return error.errorClass === 'server_error' && /\boverloaded\b/i.test(error.providerMessage ?? '')
+    ? 529
+    : undefined;
+}
+
+const inBandStatuses: ReadonlyMap<string, number> = new Map([
+  ['overloaded_error', 529],
+  ['overloaded', 529],
+  ['timeout_error', 504],
+  ['not_found_error', 404],
+]);
+
+/**
  * The status of a request the upstream refused: its own where that says more than 400 — 404 (a
  * model or resource it does not know), 409, 422 — else 400. (An upstream 413 is a context
  * overflow, a 400 `context_length_exceeded`.)
@@ -368,7 +392,7 @@ export function toWireError(error: unknown): WireError {
             type: 'insufficient_quota',
           };
     case 'server_error':
-      return { ...base, status: upstreamStatus(error.status, 502), errorClass: 'server_error' };
+      return { ...base, status: upstreamStatus(statusOf(error), 502), errorClass: 'server_error' };
     case 'network':
       return isLocalResourceFailure(error)
         ? outOfDescriptors(error)
@@ -378,7 +402,7 @@ export function toWireError(error: unknown): WireError {
     case 'invalid_request':
       return {
         ...base,
-        status: error.providerCode === 'unknown_model' ? 404 : clientFaultStatus(error.status),
+        status: error.providerCode === 'unknown_model' ? 404 : clientFaultStatus(statusOf(error)),
         errorClass: 'invalid_request',
       };
     case 'cancelled':

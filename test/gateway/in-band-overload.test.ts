@@ -1,0 +1,153 @@
+/**
+ * An overload Anthropic reports in its stream (`event: error`, `overloaded_error`: how it says so
+ * once its 200 is sent) reaches each client as the same overload over HTTP (a 529) does: before any
+ * content, the same reply — the Anthropic SDK's `OverloadedError` 529, the OpenAI SDK's 529, the
+ * Gemini SDK's 503 `UNAVAILABLE` — and after content, an in-band error of type `overloaded_error`.
+ * Before, the in-band one was a 502 `api_error` (logged 502) whichever came first.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import { anthropicError } from 'switchyard-ai/testing';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { EmulatorScript } from '../../src/testing/emulator/types.ts';
+import { createClients, type GatewayHarness, startGatewayHarness, upstreams } from './harness.ts';
+
+let harness: GatewayHarness;
+beforeAll(async () => {
+  harness = await startGatewayHarness();
+});
+beforeEach(() => harness.emulator.clear());
+afterAll(() => harness.close());
+
+const model = upstreams['anthropic-messages'].alias;
+const overloaded = { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } };
+const messageStart = {
+  event: 'message_start',
+  data: {
+    type: 'message_start',
+    message: {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 3, output_tokens: 1 },
+    },
+  },
+};
+const textStart = {
+  event: 'content_block_start',
+  data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+};
+const textDelta = {
+  event: 'content_block_delta',
+  data: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hello' } },
+};
+
+/** The overload over HTTP, or in the stream after `before` (its opening events). */
+const overload = (where: 'http' | 'in-band', before: object[] = [messageStart]): EmulatorScript =>
+  where === 'http'
+    ? anthropicError(529, 'overloaded_error', 'Overloaded')
+    : ({ type: 'sse', events: [...before, { event: 'error', data: overloaded }] } as EmulatorScript);
+
+/** What each official SDK's streamed call reports of a failure: its class, status and error type. */
+const failures = {
+  async anthropic() {
+    const { anthropic } = createClients(harness.server.url);
+    const stream = await anthropic.messages.create({
+      model,
+      max_tokens: 64,
+      stream: true,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    for await (const _event of stream);
+  },
+  async openai() {
+    const { openai } = createClients(harness.server.url);
+    const stream = await openai.chat.completions.create({
+      model,
+      stream: true,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    for await (const _chunk of stream);
+  },
+  async google() {
+    const { google } = createClients(harness.server.url);
+    const stream = await google.models.generateContentStream({ model, contents: 'Hi' });
+    for await (const _chunk of stream);
+  },
+};
+
+async function failureOf(client: keyof typeof failures) {
+  const error = (await failures[client]().then(
+    () => undefined,
+    (caught: unknown) => caught,
+  )) as { constructor: { name: string }; status?: number; type?: string; message: string } | undefined;
+  expect(error).toBeDefined();
+  return {
+    name: error!.constructor.name,
+    status: error!.status,
+    type: error!.type,
+    // Gemini's SDK puts the body in its message: its `status` name.
+    google: /"status":"([A-Z_]+)"/.exec(error!.message)?.[1],
+  };
+}
+
+describe('an in-stream Anthropic overload before any content', () => {
+  it('is the Anthropic SDK’s OverloadedError 529 overloaded_error, as the HTTP 529 is, and logged 529', async () => {
+    harness.emulator.enqueue(overload('in-band'));
+    const before = harness.accessLog.length;
+    const error = await failures.anthropic().then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(Anthropic.OverloadedError);
+    expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(529);
+    expect((error as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({
+      error: { type: 'overloaded_error' },
+    });
+    expect(harness.accessLog.slice(before).map((line) => [line.status, line.errorClass])).toEqual([
+      [529, 'server_error'],
+    ]);
+  });
+
+  it.each(['anthropic', 'openai', 'google'] as const)(
+    'reaches the %s SDK as the same overload over HTTP does',
+    async (client) => {
+      harness.emulator.enqueue(overload('http'));
+      const overHttp = await failureOf(client);
+      harness.emulator.enqueue(overload('in-band'));
+      expect(await failureOf(client)).toEqual(overHttp);
+      // Each protocol's own overload: Google's is a 503 UNAVAILABLE.
+      expect(overHttp.status).toBe(client === 'google' ? 503 : 529);
+    },
+  );
+});
+
+it('an in-stream Anthropic overload after content is an in-band overloaded_error, after the text', async () => {
+  harness.emulator.enqueue(overload('in-band', [messageStart, textStart, textDelta]));
+  const before = harness.accessLog.length;
+  const { anthropic } = createClients(harness.server.url);
+  const stream = await anthropic.messages.create({
+    model,
+    max_tokens: 64,
+    stream: true,
+    messages: [{ role: 'user', content: 'Hi' }],
+  });
+  let text = '';
+  const error = await (async () => {
+    for await (const event of stream)
+      if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') text += event.delta.text;
+  })().then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(text).toBe('Hello');
+  expect(error).toBeInstanceOf(Anthropic.APIError);
+  expect((error as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({
+    type: 'error',
+    error: { type: 'overloaded_error' },
+  });
+  await expect.poll(() => harness.accessLog.slice(before).map((line) => line.status)).toEqual([529]);
+});
