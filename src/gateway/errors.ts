@@ -233,6 +233,11 @@ function clientFaultStatus(status: number | undefined): number {
   return status === 404 || status === 409 || status === 422 ? status : 400;
 }
 
+/** A timeout of the upstream call (`timeout_first-byte`, `timeout_idle`, `timeout_total`: transport/http.ts, retry.ts). */
+function isTimeout(error: AdapterError): boolean {
+  return error.providerCode?.startsWith('timeout_') === true;
+}
+
 /**
  * The gateway itself had no file descriptor for a new upstream connection (EMFILE: its open-files
  * limit; ENFILE: the machine's): the provider was not reached and is not to blame, so a 503 with a
@@ -394,9 +399,9 @@ export function toWireError(error: unknown): WireError {
     case 'server_error':
       return { ...base, status: upstreamStatus(statusOf(error), 502), errorClass: 'server_error' };
     case 'network':
-      return isLocalResourceFailure(error)
-        ? outOfDescriptors(error)
-        : { ...base, status: 502, errorClass: 'network' };
+      if (isLocalResourceFailure(error)) return outOfDescriptors(error);
+      // The upstream did not answer in time (a first-byte, idle or total timeout): RFC 9110's 504.
+      return { ...base, status: isTimeout(error) ? 504 : 502, errorClass: 'network' };
     case 'context_overflow':
       return { ...base, status: 400, errorClass: 'context_overflow' };
     case 'invalid_request':

@@ -125,7 +125,12 @@ export async function startGatewayHarness(
           base_url: emulatorBaseURL('openai-responses', emulator.url),
           ...common,
         },
-        gemini: { type: 'gemini', base_url: emulatorBaseURL('gemini', emulator.url), ...common },
+        gemini: {
+          type: 'gemini',
+          base_url: emulatorBaseURL('gemini', emulator.url),
+          ...common,
+          ...options('gemini'),
+        },
       },
       models: {
         'anthropic:claude-sonnet-4-5': { aliases: ['up-anthropic'] },

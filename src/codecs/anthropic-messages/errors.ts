@@ -29,12 +29,15 @@ const anthropicTypes = new Set([
   'timeout_error',
 ]);
 
-/** The Anthropic error type of an error (`overloaded_error` for 529, `request_too_large` for 413, `timeout_error` for 408). */
+/**
+ * The Anthropic error type of an error (`overloaded_error` for 529, `request_too_large` for 413,
+ * `timeout_error` for 408 and 504 — Anthropic's own 504 is one).
+ */
 export function errorType(error: WireError): string {
   if (error.code !== undefined && anthropicTypes.has(error.code)) return error.code;
   if (error.status === 529) return 'overloaded_error';
   if (error.status === 413) return 'request_too_large';
-  if (error.status === 408) return 'timeout_error';
+  if (error.status === 408 || error.status === 504) return 'timeout_error';
   if (error.status === 404) return 'not_found_error';
   if (error.status === 403) return 'permission_error';
   return types[error.errorClass];

@@ -1,0 +1,112 @@
+/**
+ * An upstream that does not answer in time (the adapter's first-byte or idle timeout) is a gateway
+ * timeout, RFC 9110's 504, in each client's own form — the Anthropic SDK's `GatewayTimeoutError`
+ * of type `timeout_error`, the OpenAI SDK's 504, the Gemini SDK's 504 `DEADLINE_EXCEEDED` — still
+ * with `x-should-retry: true`, and logged 504. Before, it was the 502 of a failed upstream
+ * (Anthropic `api_error`, Gemini `UNAVAILABLE`).
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { EmulatorScript } from '../../src/testing/emulator/types.ts';
+import {
+  createClients,
+  type GatewayHarness,
+  scriptedText,
+  startGatewayHarness,
+  upstreams,
+} from './harness.ts';
+
+/** The adapters' first-byte and idle timeouts (ms); the emulator answers later than that. */
+const timeoutMs = 300;
+const timeouts = { firstByteTimeout: timeoutMs, idleTimeout: timeoutMs };
+
+let harness: GatewayHarness;
+beforeAll(async () => {
+  harness = await startGatewayHarness({}, { anthropic: timeouts, openai: timeouts, gemini: timeouts });
+});
+beforeEach(() => harness.emulator.clear());
+afterAll(() => harness.close());
+
+/** A reply whose headers come after the first-byte timeout. */
+const late = (): EmulatorScript => ({
+  ...scriptedText('Too late.'),
+  fault: { delayHeadersMs: 3 * timeoutMs },
+});
+
+const messages = [{ role: 'user' as const, content: 'Hi' }];
+const failure = (call: Promise<unknown>) =>
+  call.then(
+    () => undefined,
+    (caught: unknown) => caught as { status?: number; headers?: Headers; message: string; error?: unknown },
+  );
+
+describe('an upstream that sends nothing within its first-byte timeout', () => {
+  it('is the Anthropic SDK’s GatewayTimeoutError 504 timeout_error, retryable', async () => {
+    harness.emulator.enqueue(late());
+    const before = harness.accessLog.length;
+    const error = await failure(
+      createClients(harness.server.url).anthropic.messages.create({
+        model: upstreams['anthropic-messages'].alias,
+        max_tokens: 16,
+        messages,
+      }),
+    );
+    expect(error).toBeInstanceOf(Anthropic.GatewayTimeoutError);
+    expect(error?.status).toBe(504);
+    expect(error?.error).toMatchObject({ error: { type: 'timeout_error' } });
+    expect(error?.headers?.get('x-should-retry')).toBe('true');
+    expect(harness.accessLog.slice(before).map((line) => [line.status, line.errorClass])).toEqual([
+      [504, 'network'],
+    ]);
+  });
+
+  it('is the OpenAI SDK’s 504 server_error, retryable', async () => {
+    harness.emulator.enqueue(late());
+    const error = await failure(
+      createClients(harness.server.url).openai.chat.completions.create({
+        model: upstreams['openai-chat'].alias,
+        messages,
+      }),
+    );
+    expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+    expect(error?.status).toBe(504);
+    expect(error).toMatchObject({ type: 'server_error' });
+    expect(error?.headers?.get('x-should-retry')).toBe('true');
+  });
+
+  it('is the Gemini SDK’s 504 DEADLINE_EXCEEDED', async () => {
+    harness.emulator.enqueue(late());
+    const error = await failure(
+      createClients(harness.server.url).google.models.generateContent({
+        model: upstreams.gemini.alias,
+        contents: 'Hi',
+      }),
+    );
+    expect(error?.status).toBe(504);
+    expect(error?.message).toContain('"status":"DEADLINE_EXCEEDED"');
+  });
+});
+
+it('an Anthropic stream that stalls after content past its idle timeout ends in-band with timeout_error', async () => {
+  harness.emulator.enqueue({ ...scriptedText('Hello there.'), fault: { stallAfterEvents: 4 } });
+  const before = harness.accessLog.length;
+  const stream = await createClients(harness.server.url).anthropic.messages.create({
+    model: upstreams['anthropic-messages'].alias,
+    max_tokens: 16,
+    stream: true,
+    messages,
+  });
+  let text = '';
+  const error = await failure(
+    (async () => {
+      for await (const event of stream)
+        if (event.type === 'content_block_delta' && event.delta.type === 'text_delta')
+          text += event.delta.text;
+    })(),
+  );
+  expect(text).not.toBe('');
+  expect(error).toBeInstanceOf(Anthropic.APIError);
+  expect(error?.error).toMatchObject({ type: 'error', error: { type: 'timeout_error' } });
+  await expect.poll(() => harness.accessLog.slice(before).map((line) => line.status)).toEqual([504]);
+});
