@@ -404,12 +404,17 @@ export function toWireError(error: unknown): WireError {
       return { ...base, status: isTimeout(error) ? 504 : 502, errorClass: 'network' };
     case 'context_overflow':
       return { ...base, status: 400, errorClass: 'context_overflow' };
-    case 'invalid_request':
-      return {
-        ...base,
-        status: error.providerCode === 'unknown_model' ? 404 : clientFaultStatus(statusOf(error)),
-        errorClass: 'invalid_request',
-      };
+    case 'invalid_request': {
+      const status = error.providerCode === 'unknown_model' ? 404 : clientFaultStatus(statusOf(error));
+      // An upstream's 409 is a conflict that passes (OpenAI's "Another request is currently being
+      // processed", a lock timeout): no `x-should-retry` unless the upstream said `true`, so the
+      // SDKs send it again by their own rule, as they would to the provider itself.
+      if (status === 409 && !error.retryable) {
+        const { retryable: _withheld, ...rest } = base;
+        return { ...rest, status, errorClass: 'invalid_request' };
+      }
+      return { ...base, status, errorClass: 'invalid_request' };
+    }
     case 'cancelled':
       return { ...base, status: 499, errorClass: 'cancelled' };
     default:

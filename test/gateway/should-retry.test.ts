@@ -3,7 +3,9 @@
  * over their own rule, which sends every 408, 409, 429 and 5xx again (Claude Code up to ten times).
  * So an error that sending again cannot mend — the upstream refused the operator's key (a 502), an
  * `insufficient_quota` 429 — says `false`, and the clients give up at once; one that may pass
- * later — an upstream outage — says `true`. Proven with the SDKs themselves, retries switched on.
+ * later — an upstream outage — says `true`. An upstream's 409 (a conflict such as a lock held by
+ * another request) carries none: the SDKs send it again by their own rule, as to the provider.
+ * Proven with the SDKs themselves, retries switched on.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
@@ -91,6 +93,43 @@ describe('x-should-retry on error replies', () => {
     });
     expect(reply.choices[0]?.message.content).toBe('back');
     expect(answeredSince(before)).toEqual([500, 200]);
+  });
+
+  it('an upstream 409 (a conflict that passes: another request holds the conversation) carries none; each SDK sends it again, as to the provider itself', async () => {
+    const conflict = () =>
+      openaiError(409, 'Another request is currently being processed for this conversation.', {
+        code: 'conflict',
+      });
+    harness.emulator.enqueue(conflict());
+    expect(await chat(upstreams['openai-chat'].alias)).toEqual({ status: 409, shouldRetry: null });
+
+    harness.emulator.enqueue(conflict());
+    harness.emulator.enqueue(answer('after the lock'));
+    let before = harness.accessLog.length;
+    const openai = new OpenAI({ baseURL: `${harness.server.url}/v1`, apiKey: 'k', maxRetries: 1 });
+    const reply = await openai.chat.completions.create({
+      model: upstreams['openai-chat'].alias,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    expect(reply.choices[0]?.message.content).toBe('after the lock');
+    expect(answeredSince(before)).toEqual([409, 200]);
+
+    harness.emulator.enqueue(conflict());
+    harness.emulator.enqueue(answer('after the lock'));
+    before = harness.accessLog.length;
+    const anthropic = new Anthropic({ baseURL: harness.server.url, apiKey: 'k', maxRetries: 1 });
+    const message = await anthropic.messages.create({
+      model: upstreams['openai-chat'].alias,
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    expect(message.content[0]).toMatchObject({ type: 'text', text: 'after the lock' });
+    expect(answeredSince(before)).toEqual([409, 200]);
+  });
+
+  it('an upstream 409 the upstream says to retry says true', async () => {
+    harness.emulator.enqueue(openaiError(409, 'locked', { headers: { 'x-should-retry': 'true' } }));
+    expect(await chat(upstreams['openai-chat'].alias)).toEqual({ status: 409, shouldRetry: 'true' });
   });
 
   it('a client error (a 400) says false', async () => {
