@@ -186,6 +186,50 @@ export function inClientTerms(wire: WireError, transcript: readonly Item[] | und
 /** `(transcript[2].parts[0])`, or a part inside a tool result's output: `…parts[0].output.parts[1])`. */
 const canonicalPartPath = /\(transcript\[(\d+)\]\.parts\[(\d+)\]((?:\.output\.parts\[\d+\])*)\)/g;
 
+/** The adapter types whose upstream speaks OpenAI Chat Completions or Responses. */
+const openaiAdapterTypes = new Set(['openai', 'openai-responses', 'openai-compatible']);
+
+/**
+ * OpenAI's error `type`s: an OpenAI error object without a string `code` has its `type` as its
+ * provider code (providers/openai/errors.ts), which is no code to pass on.
+ */
+const openaiErrorTypes = new Set([
+  'invalid_request_error',
+  'authentication_error',
+  'permission_error',
+  'not_found_error',
+  'rate_limit_error',
+  'insufficient_quota',
+  'requests',
+  'tokens',
+  'server_error',
+  'api_error',
+]);
+
+/**
+ * An OpenAI upstream's own `code` of a request it refused (`invalid_value`,
+ * `unsupported_parameter`, `invalid_prompt`) passed on to a Chat Completions or Responses client,
+ * whose protocol has the same codes: `adapterType` names the adapter type of a provider (the one
+ * that refused, `error.provider`). Only the upstream's answer (an HTTP status or its own message)
+ * gives one — an adapter's own refusal codes are not OpenAI's. Its `param` is not passed on (the
+ * classified error does not keep it): it names the field as the gateway sent it upstream, which
+ * can differ from the client's (`max_completion_tokens` for the client's `max_tokens`, Chat's
+ * `messages` where a Responses client sent `input`); the message still names it.
+ */
+export function withUpstreamCode(
+  wire: WireError,
+  error: unknown,
+  protocol: InboundProtocol,
+  adapterType: (provider: string) => string | undefined,
+): WireError {
+  if (protocol !== 'openai-chat' && protocol !== 'openai-responses') return wire;
+  if (wire.code !== undefined || wire.errorClass !== 'invalid_request' || !isAdapterError(error)) return wire;
+  const code = error.providerCode;
+  if (code === undefined || openaiErrorTypes.has(code) || error.provider === undefined) return wire;
+  if (error.status === undefined && error.providerMessage === undefined) return wire;
+  return openaiAdapterTypes.has(adapterType(error.provider) ?? '') ? { ...wire, code } : wire;
+}
+
 /** The part `inner` (`.output.parts[1]…`) leads to from `part`, through tool results. */
 function partAt(part: Part | undefined, inner: string): Part | undefined {
   let current = part;

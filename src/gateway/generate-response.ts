@@ -12,7 +12,13 @@ import { approximateSize } from '../core/value-shape.ts';
 import { finalResponseText, markUnstored } from '../codecs/openai-responses/response.ts';
 import { warnFallbackLeftOut } from './left-out.ts';
 import { underClientCallIds } from '../codecs/openai-responses/client-calls.ts';
-import type { DecodedRequest, EncodeContext, WireError, WireFrame } from '../codecs/types.ts';
+import type {
+  DecodedRequest,
+  EncodeContext,
+  InboundProtocol,
+  WireError,
+  WireFrame,
+} from '../codecs/types.ts';
 import type { CallOptions } from '../core/adapter.ts';
 import { isContentEvent, maxHeldEvents } from '../core/content-events.ts';
 import type { StreamEvent } from '../core/events.ts';
@@ -28,6 +34,7 @@ import {
   accountWarning,
   hidesUnfinishedCall,
   unfinishedCallIn,
+  withUpstreamCode,
 } from './errors.ts';
 import { allowsModel } from './keys.ts';
 import { WarnOnce } from '../core/lru.ts';
@@ -343,7 +350,7 @@ export async function startStream(
     endOfEvents,
     wireError: (error) => {
       reportUnexpected(state, served.call.requestId, error);
-      return clientWire(toWireError(error), served.toolNames);
+      return clientWire(upstreamCoded(state, toWireError(error), error, protocol), served.toolNames);
     },
     onCancel: () => {
       served.clientLeft = true;
@@ -373,6 +380,21 @@ export async function startStream(
     return { status: 200, headers, body: webBody(pump, head) };
   writeToNode(pump, head, outgoing, headers, state.sendTimeoutMs);
   return sentReply;
+}
+
+/** `wire` with an OpenAI upstream's own error code for an OpenAI-protocol client ({@link withUpstreamCode}). */
+export function upstreamCoded(
+  state: GatewayState,
+  wire: WireError,
+  error: unknown,
+  protocol: InboundProtocol,
+): WireError {
+  return withUpstreamCode(
+    wire,
+    error,
+    protocol,
+    (provider) => state.switchyard.providers().find((entry) => entry.name === provider)?.type,
+  );
 }
 
 /** `wire` with the upstream's names for renamed tools put back to the client's (`tool-names.ts`). */

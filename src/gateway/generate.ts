@@ -19,7 +19,7 @@ import { HeldBody, holderOf } from './body-hold.ts';
 import { errorReply, type Reply } from './reply.ts';
 import type { GatewayState } from './state.ts';
 import { decode, admit } from './generate-request.ts';
-import { complete, startStream, reportUnexpected, clientWire } from './generate-response.ts';
+import { complete, startStream, reportUnexpected, clientWire, upstreamCoded } from './generate-response.ts';
 import { type GenerationCall, type Served, watchClient } from './generation-call.ts';
 
 /** How the reply is encoded for the client: its model name, ids, and a Responses reply's storing. */
@@ -107,7 +107,12 @@ export async function serveGeneration(
     const caught = performance.now();
     reportUnexpected(state, call.requestId, error);
     let wire = clientWire(
-      withClientParam(inClientTerms(toWireError(error), transcript), error, call.protocol, requestFields),
+      withClientParam(
+        inClientTerms(upstreamCoded(state, toWireError(error), error, call.protocol), transcript),
+        error,
+        call.protocol,
+        requestFields,
+      ),
       served.toolNames,
     );
     // Cancelled, and not by the client: a shutdown (the client is still there to be told).

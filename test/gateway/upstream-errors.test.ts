@@ -2,11 +2,13 @@
  * An upstream's refusal reaches the client with the status that says the most: its own 404, 409
  * or 422 (a model the upstream does not know was a 400 before), else 400; and a 402 (out of
  * credit) is a 429 `insufficient_quota` with `x-should-retry: false`, as OpenAI says it — before,
- * its body read `rate_limit_exceeded`, which invites another try.
+ * its body read `rate_limit_exceeded`, which invites another try. An OpenAI upstream's own `code`
+ * (`invalid_value`, `invalid_prompt`) reaches Chat Completions and Responses clients (before, null).
  */
-import { openaiError } from 'switchyard-ai/testing';
+import OpenAI from 'openai';
+import { googleError, openaiError } from 'switchyard-ai/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type GatewayHarness, startGatewayHarness } from './harness.ts';
+import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
 beforeAll(async () => {
@@ -59,6 +61,81 @@ describe('upstream refusals', () => {
     expect(((await response.json()) as { error: unknown }).error).toMatchObject({
       code: 'rate_limit_exceeded',
     });
+  });
+});
+
+describe('an OpenAI upstream’s own error code', () => {
+  const refusals = [
+    ["Invalid value for 'temperature': must be between 0 and 2.", 'invalid_value', 'temperature'],
+    [
+      "Unsupported parameter: 'max_tokens' is not supported with this model.",
+      'unsupported_parameter',
+      'max_tokens',
+    ],
+    [
+      'Invalid prompt: your prompt was flagged as potentially violating our usage policy.',
+      'invalid_prompt',
+      null,
+    ],
+  ] as const;
+  /** What the OpenAI SDK reports of a refused call: status, type, code and param. */
+  const refusal = async (call: Promise<unknown>) => {
+    const error = await call.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    const { status, type, code, param } = error as InstanceType<typeof OpenAI.APIError>;
+    return { status, type, code, param };
+  };
+
+  it.each(refusals)(
+    'reaches a Chat Completions client through the OpenAI SDK (%s: code %s); its param (%s) does not',
+    async (message, code, param) => {
+      harness.emulator.enqueue(openaiError(400, message, { type: 'invalid_request_error', code, param }));
+      const { openai } = createClients(harness.server.url);
+      const call = openai.chat.completions.create({
+        model: 'up-chat',
+        messages: [{ role: 'user', content: 'Hi' }],
+      });
+      expect(await refusal(call)).toEqual({ status: 400, type: 'invalid_request_error', code, param: null });
+    },
+  );
+
+  it.each([
+    ['a Responses upstream', 'up-responses'],
+    ['a Chat Completions upstream', 'up-chat'],
+  ])('from %s, reaches a Responses client too', async (_, model) => {
+    harness.emulator.enqueue(
+      openaiError(400, "Invalid value for 'temperature'.", { code: 'invalid_value', param: 'temperature' }),
+    );
+    const { openai } = createClients(harness.server.url);
+    const call = openai.responses.create({ model, input: 'Hi' });
+    expect(await refusal(call)).toMatchObject({ status: 400, code: 'invalid_value' });
+  });
+
+  it('an upstream error without a code (only its type) leaves the class’s: null', async () => {
+    harness.emulator.enqueue(openaiError(400, 'Bad request.', { type: 'invalid_request_error' }));
+    const { openai } = createClients(harness.server.url);
+    const call = openai.chat.completions.create({
+      model: 'up-chat',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    expect(await refusal(call)).toMatchObject({ status: 400, code: null });
+  });
+
+  it('another protocol’s code is not passed as OpenAI’s (a Gemini ErrorInfo reason)', async () => {
+    harness.emulator.enqueue(
+      googleError(400, 'Bad value.', 'INVALID_ARGUMENT', [
+        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'BAD_VALUE' },
+      ]),
+    );
+    const { openai } = createClients(harness.server.url);
+    const call = openai.chat.completions.create({
+      model: 'up-gemini',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    expect(await refusal(call)).toMatchObject({ status: 400, code: null });
   });
 });
 
