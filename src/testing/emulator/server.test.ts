@@ -108,6 +108,20 @@ describe('server', () => {
     expect(await response.text()).toBe('upstream down');
   });
 
+  it.each([[null], [[1, 2]], [7], [{ output: null }]])(
+    'serves a json script whose body is %j as it is, on the Responses path too (it remembers only a response object)',
+    async (body) => {
+      emulator.enqueue({ type: 'json', body });
+      const response = await postJson(
+        `${emulator.url}/v1/responses`,
+        { model: 'gpt-5-mini', input: 'Hi' },
+        openaiHeaders,
+      );
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual(body);
+    },
+  );
+
   it('serves an sse script as raw frames', async () => {
     emulator.enqueue({
       type: 'sse',

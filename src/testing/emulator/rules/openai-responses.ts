@@ -6,6 +6,7 @@ import { openaiError } from '../errors.ts';
 import type { ResponsePlan } from '../frames.ts';
 import type { JsonScript, RecordedRequest } from '../types.ts';
 import { parseJson } from '../../../core/json-text.ts';
+import { isJsonObject } from '../../../core/json.ts';
 
 /** What the server holds for one stored response or conversation: item ids and function-call ids. */
 export interface HeldItems {
@@ -167,14 +168,20 @@ export function checkResponsesRequest(
 }
 
 /** The `response` object a plan carries: the whole body, or the terminal event of a stream. */
+function objectOf(value: unknown): Record<string, unknown> | undefined {
+  return isJsonObject(value) ? value : undefined;
+}
+
 function responseOf(plan: ResponsePlan): Record<string, unknown> | undefined {
   try {
-    if (plan.body.kind === 'whole') return parseJson(plan.body.text) as Record<string, unknown>;
+    // A scripted body may be any JSON (null, an array): only an object is a response to remember.
+    if (plan.body.kind === 'whole') return objectOf(parseJson(plan.body.text));
     if (plan.body.kind !== 'frames') return undefined;
     for (const frame of plan.body.frames) {
       if ('raw' in frame) continue;
-      const event = parseJson(frame.data) as { type?: string; response?: Record<string, unknown> };
-      if (event.type === 'response.completed' || event.type === 'response.incomplete') return event.response;
+      const event = objectOf(parseJson(frame.data));
+      if (event?.type === 'response.completed' || event?.type === 'response.incomplete')
+        return objectOf(event.response);
     }
   } catch {
     return undefined;
