@@ -103,6 +103,24 @@ function shareFitsBodies(
     });
 }
 
+/**
+ * A key's bound on stored values below the body limit would never store the conversation of a
+ * request the limit lets in: a config error instead.
+ */
+function storedFitsBodies(
+  gateway: { body_limit_bytes?: number; state_max_bytes_per_key?: number },
+  context: z.RefinementCtx,
+): void {
+  const bodyLimit = gateway.body_limit_bytes ?? defaultBodyLimit;
+  const bound = gateway.state_max_bytes_per_key;
+  if (bound !== undefined && bound < bodyLimit)
+    context.addIssue({
+      code: 'custom',
+      path: ['state_max_bytes_per_key'],
+      message: `state_max_bytes_per_key (${bound}) is below body_limit_bytes (${bodyLimit}): a conversation the body limit lets in could never be stored`,
+    });
+}
+
 /** The `gateway:` section. */
 export const gatewayConfigSchema = z
   .object({
@@ -189,6 +207,13 @@ export const gatewayConfigSchema = z
       .optional(),
     /** How long stored Responses and call artifacts live. Default 3,600 s. */
     state_ttl_seconds: z.number().positive().optional(),
+    /**
+     * The most bytes one key's stored Responses and call artifacts may hold in the state store
+     * (memory or Redis; UTF-8, as Redis counts them): past it, the key gives up its own oldest
+     * first, never another key's. Default 4 × `body_limit_bytes` (128 MiB: a stored entry is at most
+     * about three body limits); at least `body_limit_bytes`.
+     */
+    state_max_bytes_per_key: z.number().int().positive().optional(),
     /** On SIGTERM, how long in-flight requests may finish before they are cancelled. Default 10 s. */
     shutdown_grace_seconds: z.number().nonnegative().optional(),
     /** Write a JSON-lines access log line per request (default true). */
@@ -200,7 +225,8 @@ export const gatewayConfigSchema = z
     otel: z.boolean().optional(),
   })
   .strict()
-  .superRefine(shareFitsBodies);
+  .superRefine(shareFitsBodies)
+  .superRefine(storedFitsBodies);
 
 /** The gateway section as written. */
 export type GatewayConfig = z.input<typeof gatewayConfigSchema>;

@@ -109,10 +109,16 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
   const { gateway, switchyard: switchyardConfig } = splitConfig(file);
   const logger = guardLogger(options.logger ?? consoleLogger);
   const metrics = createMetrics();
+  // One bound on a key's stored values, in memory or Redis (`state_max_bytes_per_key`): by default
+  // room for the largest entry the gateway stores (about three body limits) and more.
+  const maxStoredBytesPerKey =
+    gateway.state_max_bytes_per_key ?? 4 * (gateway.body_limit_bytes ?? defaultBodyLimit);
   const shared =
     options.state ??
     createStateStore({
       state: gateway.state,
+      valueGroupOf: scopeOfStoreKey,
+      maxValueBytesPerGroup: maxStoredBytesPerKey,
       timeoutMs: gateway.state_timeout_ms,
       onFailure: gateway.on_state_failure,
       onFailureEvent: (event) =>
@@ -145,7 +151,7 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
       options.store ??
       (sharedValues
         ? createSharedStore(shared, logger)
-        : createMemoryStore({ groupOf: scopeOfStoreKey, logger })),
+        : createMemoryStore({ groupOf: scopeOfStoreKey, maxGroupBytes: maxStoredBytesPerKey, logger })),
     ttlMs: (gateway.state_ttl_seconds ?? 3600) * 1000,
     keys: loadKeys(gateway.keys ?? [], options.env ?? process.env),
     metrics,

@@ -64,6 +64,20 @@ describe('createMemoryStore', () => {
     await store.close?.();
   });
 
+  it('a key past its bound (maxGroupBytes) gives up its own oldest whatever room the store has; an entry over it alone is refused', async () => {
+    const store = createMemoryStore({ groupOf: scopeOfStoreKey, maxGroupBytes: 1000 });
+    const entry = (key: string, n: number) => responseKey(scopeOf(key), `resp_${n}`);
+    await store.put(entry('b', 0), 'b'.repeat(900), 60_000);
+    // 302 bytes of JSON each (the quotes): a's fourth makes 1,208 and its first goes.
+    for (let n = 0; n < 4; n++) await store.put(entry('a', n), 'a'.repeat(300), 60_000);
+    expect(await store.get(entry('a', 0))).toBeUndefined();
+    expect(await store.get(entry('a', 1))).toBe('a'.repeat(300));
+    expect(await store.get(entry('b', 0))).toBe('b'.repeat(900));
+    await expect(store.put(entry('a', 9), 'x'.repeat(1000), 60_000)).rejects.toThrow(RangeError);
+    expect(await store.get(entry('a', 3))).toBe('a'.repeat(300));
+    await store.close?.();
+  });
+
   it('a store with one key (or none) keeps its whole bounds', async () => {
     const store = createMemoryStore({ maxEntries: 10, groupOf: scopeOfStoreKey });
     for (let n = 0; n < 12; n++) await store.put(responseKey(scopeOf('only'), `resp_${n}`), { n }, 60_000);

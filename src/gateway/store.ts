@@ -6,7 +6,7 @@
  */
 
 import { TtlStrings, type TtlStringsOptions } from '../state/ttl-strings.ts';
-import type { SetOptions, StateStore } from '../state/types.ts';
+import { overGroupBound, type SetOptions, type StateStore } from '../state/types.ts';
 import { parseJson } from '../core/json-text.ts';
 import type { Logger } from '../core/logger.ts';
 
@@ -84,13 +84,15 @@ export type MemoryStoreOptions = TtlStringsOptions & { logger?: Logger };
 
 /**
  * A bounded in-memory store: entries expire after their TTL (dropped as they are met, and swept
- * by an unref'd timer), and the oldest are evicted past `maxEntries` or `maxBytes`. An entry
- * larger than `maxBytes` on its own is not kept.
+ * by an unref'd timer), and the oldest are evicted past `maxEntries` or `maxBytes`; a key past
+ * `maxGroupBytes` gives up its own oldest. An entry larger than `maxBytes` on its own is not kept,
+ * and one larger than `maxGroupBytes` is refused (`put` rejects: the reply says `store: false`).
  */
 export function createMemoryStore(options: MemoryStoreOptions = {}): GatewayStore {
   // Kept as JSON: what a caller reads is its own copy, and its size is known.
   const { logger, ...bounds } = options;
   const entries = new TtlStrings(bounds);
+  const maxGroupBytes = bounds.groupOf === undefined ? 0 : (bounds.maxGroupBytes ?? 0);
   return {
     // No `hold`: the value is in memory already, nothing is fetched for it.
     async get(id) {
@@ -100,7 +102,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): GatewayStor
       return text === undefined ? undefined : parseStored(id, text, logger);
     },
     async put(id, value, ttlMs) {
-      entries.set(id, JSON.stringify(value), ttlMs);
+      const text = JSON.stringify(value);
+      if (entries.set(id, text, ttlMs) || maxGroupBytes === 0) return;
+      // Over its key's bound on its own: the caller says so (the reply's `store: false`).
+      const bytes = Buffer.byteLength(text);
+      if (bytes > maxGroupBytes) throw overGroupBound(bytes, maxGroupBytes);
     },
     async close() {
       entries.clear();

@@ -37,7 +37,8 @@ import type { ResponsesConnection } from './generation-call.ts';
  *   inline image and file bytes are left out of it (the transcript holds them already).
  * The body-limit bound counts the transcript (what the next turn sends upstream); the reply
  * is part of it and the input is at most one request body, so an entry stays within about three
- * body limits, and the memory store's `maxBytes` bounds them all.
+ * body limits, and the memory store's `maxBytes` bounds them all; one key's, in memory or Redis,
+ * `state_max_bytes_per_key` (an entry over it on its own is not stored: `store: false`).
  */
 interface StoredEntry {
   transcript: Item[];

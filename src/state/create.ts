@@ -2,10 +2,10 @@
 import type { Logger } from '../core/logger.ts';
 import { createMemoryStateStore } from './memory.ts';
 import { createRedisStateStore } from './redis.ts';
-import type { StateFailureEvent, StateFailurePolicy, StateStore } from './types.ts';
+import type { StateFailureEvent, StateFailurePolicy, StateStore, ValueGroupOptions } from './types.ts';
 
 /** The gateway's state settings (`gateway.state`, `state_timeout_ms`, `on_state_failure`). */
-export interface StateStoreSettings {
+export interface StateStoreSettings extends ValueGroupOptions {
   /** `memory` (default), or `redis://…` / `rediss://…` / `valkey://…`. */
   state?: string;
   /** Default 50. */
@@ -34,7 +34,11 @@ export function redisTarget(state: string): { url: string; cluster: boolean } | 
 /** The store for `settings.state`; throws a `TypeError` naming the setting for anything else. */
 export function createStateStore(settings: StateStoreSettings = {}): StateStore {
   const state = settings.state ?? 'memory';
-  if (state === 'memory') return createMemoryStateStore({ now: settings.now });
+  const groups = {
+    valueGroupOf: settings.valueGroupOf,
+    maxValueBytesPerGroup: settings.maxValueBytesPerGroup,
+  };
+  if (state === 'memory') return createMemoryStateStore({ now: settings.now, ...groups });
   const target = redisTarget(state);
   if (target === undefined) throw new TypeError("gateway.state: expected 'memory' or a redis:// URL");
   return createRedisStateStore({
@@ -45,5 +49,6 @@ export function createStateStore(settings: StateStoreSettings = {}): StateStore 
     logger: settings.logger,
     now: settings.now,
     prefix: settings.prefix,
+    ...groups,
   });
 }

@@ -4,7 +4,7 @@ import { createStateStore, redisTarget } from './create.ts';
 import { createMemoryStateStore } from './memory.ts';
 import { periodsOf } from './types.ts';
 
-stateSuite('the memory store', (now) => createMemoryStateStore({ now }));
+stateSuite('the memory store', (now, groups) => createMemoryStateStore({ now, ...groups }));
 
 describe('memory store', () => {
   it('stored values expire after their TTL and the store keeps at most maxValues', async () => {

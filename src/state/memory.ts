@@ -6,10 +6,19 @@
 import { createMemoryAvailabilityStore } from '../routing/availability.ts';
 import { admitNumbers, admitRule, type KeyState, periodUsage, reservationOf, settleRule } from './rules.ts';
 import { TtlStrings } from './ttl-strings.ts';
-import { periodsOf, type KeyBudget, type KeyUsage, type StateStore, toMicros } from './types.ts';
+import {
+  defaultMaxValueBytesPerGroup,
+  type KeyBudget,
+  type KeyUsage,
+  overGroupBound,
+  periodsOf,
+  type StateStore,
+  toMicros,
+  type ValueGroupOptions,
+} from './types.ts';
 
 /** Options of {@link createMemoryStateStore}. */
-export interface MemoryStateStoreOptions {
+export interface MemoryStateStoreOptions extends ValueGroupOptions {
   /** The clock (ms since epoch). Default `Date.now`. */
   now?: () => number;
   /** Most stored values kept (the oldest go first). Default 10 000. */
@@ -25,11 +34,14 @@ let admissionCounter = 0;
 /** Creates the in-memory state store. */
 export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): StateStore {
   const now = options.now ?? Date.now;
+  const maxGroupBytes = options.maxValueBytesPerGroup ?? defaultMaxValueBytesPerGroup;
   const values = new TtlStrings({
     maxEntries: options.maxValues,
     maxBytes: options.maxValueBytes,
     now,
     sweepMs: options.sweepMs,
+    groupOf: options.valueGroupOf ?? (() => ''),
+    maxGroupBytes,
   });
   const keys = new Map<string, KeyState>();
 
@@ -60,7 +72,9 @@ export function createMemoryStateStore(options: MemoryStateStoreOptions = {}): S
       return usageOf(key, keys.get(key), budget, now());
     },
     async set(name, value, ttlSeconds) {
-      values.set(name, value, ttlSeconds * 1000);
+      if (values.set(name, value, ttlSeconds * 1000)) return;
+      const bytes = Buffer.byteLength(value);
+      if (maxGroupBytes > 0 && bytes > maxGroupBytes) throw overGroupBound(bytes, maxGroupBytes);
     },
     async get(name) {
       return values.get(name);

@@ -11,6 +11,7 @@ import { availabilitySuite } from '../../test/support/availability-suite.ts';
 import { startRedis, type TestRedis } from '../../test/support/redis-server.ts';
 import { stateSuite } from '../../test/support/state-suite.ts';
 import { createRedisStateStore, type RedisStateStore } from './redis.ts';
+import type { ValueGroupOptions } from './types.ts';
 
 let redis: TestRedis;
 const stores: RedisStateStore[] = [];
@@ -24,7 +25,7 @@ afterAll(async () => {
   await redis.close();
 });
 
-async function storeOn(now?: () => number): Promise<RedisStateStore> {
+async function storeOn(now?: () => number, groups?: ValueGroupOptions): Promise<RedisStateStore> {
   const store = createRedisStateStore({
     url: redis.url,
     cluster: true,
@@ -32,11 +33,12 @@ async function storeOn(now?: () => number): Promise<RedisStateStore> {
     timeoutMs: 500,
     logger: createMemoryLogger(),
     now,
+    ...groups,
   });
   stores.push(store);
   await store.ready;
   return store;
 }
 
-stateSuite('Redis Cluster', (now) => storeOn(now));
+stateSuite('Redis Cluster', (now, groups) => storeOn(now, groups));
 availabilitySuite('Redis Cluster', async () => (await storeOn()).availability);

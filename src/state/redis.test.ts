@@ -17,6 +17,7 @@ import {
   type RedisStateStore,
   type RedisStateStoreOptions,
   stateKeys,
+  valueKeys,
 } from './redis.ts';
 import { periodsLua } from './scripts.ts';
 import { periodsOf, type Reservation, type StateFailureEvent } from './types.ts';
@@ -47,7 +48,7 @@ async function storeOn(options: Partial<RedisStateStoreOptions> = {}): Promise<R
   return store;
 }
 
-stateSuite('Redis', (now) => storeOn({ now }));
+stateSuite('Redis', (now, groups) => storeOn({ now, ...groups }));
 availabilitySuite('Redis', async () => (await storeOn()).availability);
 
 async function until(condition: () => boolean | Promise<boolean>, ms = 1000): Promise<void> {
@@ -256,7 +257,7 @@ describe('Redis trouble', () => {
     expect(first.values.shared).toBe(1);
     expect(await second.get('resp_during')).toBe('stored in the outage');
     const raw = new Redis(redis.url);
-    const left = await raw.pttl('outage-values:value:resp_during');
+    const left = await raw.pttl(valueKeys('outage-values', '', 'resp_during')[0]);
     raw.disconnect();
     expect(left).toBeGreaterThan(50_000);
     expect(left).toBeLessThanOrEqual(60_000);
@@ -349,7 +350,7 @@ describe('another writer’s value under the gateway’s keys (Redis up, refusin
   it('a stored value of another Redis type reads as absent, not as an outage', async () => {
     const store = await storeOn({ prefix: 'wrongtype' });
     const raw = new Redis(redis.url);
-    await raw.hset('wrongtype:value:resp_x', 'a', '1');
+    await raw.hset(valueKeys('wrongtype', '', 'resp_x')[0], 'a', '1');
     expect(await store.get('resp_x')).toBeUndefined();
     expect(store.degraded).toBe(false);
     raw.disconnect();

@@ -28,10 +28,12 @@ import { isOutOfMemory, OutageTracker, StateUnavailableError, withTimeout } from
 import { RedisAvailabilityStore } from './redis-availability.ts';
 import { isRejectedByRedis, SettleReplay } from './replay.ts';
 import { admitNumbers, reservationOf, reservationTtlMs } from './rules.ts';
-import { admitScript, settleScript, valueScript, withdrawScript } from './scripts.ts';
+import { admitScript, settleScript, storeValueScript, valueScript, withdrawScript } from './scripts.ts';
 import {
   type Admission,
   type AdmitRequest,
+  defaultMaxValueBytesPerGroup,
+  overGroupBound,
   type KeyUsage,
   periodsOf,
   type Reservation,
@@ -40,13 +42,14 @@ import {
   type StateFailureEvent,
   type StateFailurePolicy,
   type StateStore,
+  type ValueGroupOptions,
 } from './types.ts';
 import { ValueReplay } from './value-replay.ts';
 import { mayHaveRun, type Withdrawal, Withdrawals } from './withdrawals.ts';
 import { limitOf } from './memory.ts';
 
 /** Options of {@link createRedisStateStore}. */
-export interface RedisStateStoreOptions {
+export interface RedisStateStoreOptions extends ValueGroupOptions {
   /** `redis://host:port/db` or `rediss://…` (TLS). */
   url: string;
   /** Treat `url` as one seed node of a Redis Cluster. Default false. */
@@ -110,7 +113,34 @@ interface AdmitAttempt {
   gaveUp: boolean;
   sent: Withdrawal | undefined;
 }
-type ValueClient = Client & { syValue(key: string, upTo: number): Promise<unknown> };
+/**
+ * A transaction's replies, or a throw of the first error: Redis's own (`OOM`, `WRONGTYPE`) rather
+ * than the `EXECABORT` that wraps a command it refused when queued.
+ */
+async function executed(transaction: {
+  exec(): Promise<Array<[Error | null, unknown]> | null>;
+}): Promise<unknown[]> {
+  let results: Array<[Error | null, unknown]> | null;
+  try {
+    results = await transaction.exec();
+  } catch (error) {
+    throw (error as { previousErrors?: Error[] }).previousErrors?.[0] ?? error;
+  }
+  if (results === null) throw new Error('Redis discarded the transaction');
+  for (const [error] of results) if (error !== null) throw error;
+  return results.map(([, reply]) => reply);
+}
+
+/** A MULTI holding the store script (ioredis adds defined commands to transactions too). */
+interface StoreTransaction {
+  syStore(...args: Array<string | number>): StoreTransaction;
+  set(key: string, value: string, px: 'PX', ms: number): StoreTransaction;
+  exec(): Promise<Array<[Error | null, unknown]> | null>;
+}
+type ValueClient = Client & {
+  syValue(key: string, index: string, upTo: number, member: string): Promise<unknown>;
+  syStore(...args: Array<string | number>): Promise<unknown>;
+};
 
 /**
  * Encodes a key name for a key: no `{`, `}`, `:` or spaces from the name can change the layout, and
@@ -137,6 +167,15 @@ export function stateKeys(prefix: string, key: string, day: string, month: strin
 /** The key of one gateway key's withdrawn admissions (`withdrawals.ts`), in the same hash tag. */
 export function withdrawnKey(prefix: string, key: string): string {
   return `${prefix}:{${keyPart(key)}}:withdrawn`;
+}
+
+/**
+ * The keys of a stored value (`valueKeys(…)[0]`) and of its group's index and sizes, all in the
+ * group's hash tag (one Cluster slot: the store script bounds a group in one atomic step).
+ */
+export function valueKeys(prefix: string, group: string, name: string): [string, string, string] {
+  const base = `${prefix}:{${keyPart(group)}}:value`;
+  return [`${base}:${keyPart(name)}`, `${base}s`, `${base}-bytes`];
 }
 
 /** Thrown for a reply the admit script cannot have sent: the store's failure policy decides. */
@@ -210,7 +249,11 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
       if (withdrawals.size > 0) void withdrawals.run();
     },
   });
-  const local = createMemoryStateStore({ now });
+  const local = createMemoryStateStore({
+    now,
+    valueGroupOf: options.valueGroupOf,
+    maxValueBytesPerGroup: options.maxValueBytesPerGroup,
+  });
   const client = connect(options.url, options.cluster === true, timeoutMs) as Scripted;
   client.defineCommand('syAdmit', { numberOfKeys: 6, lua: admitScript });
   client.defineCommand('syWithdraw', { numberOfKeys: 4, lua: withdrawScript });
@@ -221,7 +264,11 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
    * delayed other requests by ~0.5 s).
    */
   const valueClient = connect(options.url, options.cluster === true, timeoutMs) as ValueClient;
-  valueClient.defineCommand('syValue', { numberOfKeys: 1, lua: valueScript });
+  valueClient.defineCommand('syValue', { numberOfKeys: 2, lua: valueScript });
+  valueClient.defineCommand('syStore', { numberOfKeys: 3, lua: storeValueScript });
+  const groupOf = options.valueGroupOf ?? (() => '');
+  const maxGroupBytes = options.maxValueBytesPerGroup ?? defaultMaxValueBytesPerGroup;
+  const valueKeysOf = (name: string) => valueKeys(prefix, groupOf(name), name);
   // A store never crashes its process: errors surface on the commands that meet them.
   client.on('error', () => {});
   valueClient.on('error', () => {});
@@ -372,12 +419,45 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     );
   }
 
+  /**
+   * Stores a value within its group's bound (`storeValueScript`: one step, whatever other instances
+   * store for the group at once); the values the group gave up, already unread, are deleted after
+   * (a failed delete leaves an unread value to its TTL). `nx`: not over a value already there.
+   */
+  async function storeValue(name: string, value: string, ttlMs: number, nx: boolean): Promise<string> {
+    const [key, index, sizes] = valueKeysOf(name);
+    const ttl = Math.max(1, Math.ceil(ttlMs));
+    const script = [key, index, sizes, clockArgument(), keyPart(name)];
+    let reply: unknown;
+    if (nx) reply = await valueClient.syStore(...script, value, ttl, maxGroupBytes, '1', '');
+    else {
+      // The value by a plain SET, in one transaction with the script that makes its room: a
+      // conversation of megabytes is not copied through Lua (a 24 MB one took over a second).
+      const bytes = Buffer.byteLength(value);
+      if (maxGroupBytes > 0 && bytes > maxGroupBytes) return 'large';
+      const results = await executed(
+        (valueClient.multi() as unknown as StoreTransaction)
+          .syStore(...script, '', ttl, maxGroupBytes, '', bytes)
+          .set(key, value, 'PX', ttl),
+      );
+      reply = results[0];
+    }
+    const [outcome, ...victims] = Array.isArray(reply) ? (reply as unknown[]) : [];
+    if (victims.length > 0) {
+      const base = key.slice(0, key.length - keyPart(name).length);
+      await valueClient.unlink(...victims.map((victim) => base + String(victim))).catch(() => 0);
+    }
+    return String(outcome);
+  }
+
+  /** A store's outcome as `set` tells it: a value over the bound on its own rejects. */
+  function stored(outcome: string | undefined, value: string): void {
+    if (outcome === 'large') throw overGroupBound(Buffer.byteLength(value), maxGroupBytes);
+  }
+
   const values = new ValueReplay(
     async (name, value, ttlMs) =>
-      (await withTimeout(
-        valueClient.set(`${prefix}:value:${keyPart(name)}`, value, 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX'),
-        valueTimeoutMs,
-      )) === 'OK',
+      (await withTimeout(storeValue(name, value, ttlMs, true), valueTimeoutMs)) === 'ok',
     (name) => local.get(name),
   );
 
@@ -548,33 +628,41 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
         },
         () => local.usage(key, budget),
       ),
-    set: (name, value, ttlSeconds, setOptions) =>
-      guarded(
-        'set',
-        async () => {
-          await valueClient.set(
-            `${prefix}:value:${keyPart(name)}`,
-            value,
-            'EX',
-            Math.max(1, Math.ceil(ttlSeconds)),
-          );
-          // A copy this instance kept during an outage is replaced too: read after Redis, it would
-          // answer again if Redis lost the shared value (a restart without persistence).
-          if (setOptions?.shared === true && (await local.get(name)) !== undefined)
+    set: async (name, value, ttlSeconds, setOptions) =>
+      stored(
+        await guarded(
+          'set',
+          async () => {
+            const outcome = await storeValue(name, value, ttlSeconds * 1000, false);
+            // A copy this instance kept during an outage is replaced too: read after Redis, it would
+            // answer again if Redis lost the shared value (a restart without persistence).
+            if (outcome === 'ok' && setOptions?.shared === true && (await local.get(name)) !== undefined)
+              await local.set(name, value, ttlSeconds);
+            return outcome;
+          },
+          async () => {
             await local.set(name, value, ttlSeconds);
-        },
-        async () => {
-          await local.set(name, value, ttlSeconds);
-          values.add(name, ttlSeconds * 1000);
-        },
-        setOptions?.shared === true ? 'closed' : policy,
-        outage.failing ? timeoutMs : valueTimeoutMs,
-        valueClient,
+            values.add(name, ttlSeconds * 1000);
+            return undefined;
+          },
+          setOptions?.shared === true ? 'closed' : policy,
+          outage.failing ? timeoutMs : valueTimeoutMs,
+          valueClient,
+        ),
+        value,
       ),
     async get(name, hold, getOptions) {
       const shared = getOptions?.shared === true;
-      const key = `${prefix}:value:${keyPart(name)}`;
-      const fetched = async () => (await valueClient.get(key)) ?? (await local.get(name));
+      const [key, index] = valueKeysOf(name);
+      // Read only while indexed: a value its key gave up reads as none before its delete lands.
+      const read = async (upTo: number) =>
+        (await valueClient.syValue(key, index, upTo, keyPart(name))) as [number, string | null | undefined];
+      // A large value by a plain GET (not copied through Lua), read only while indexed.
+      const fetched = async () => {
+        const results = await executed(valueClient.multi().zscore(index, keyPart(name)).get(key));
+        const value = results[0] === null ? null : (results[1] as string | null);
+        return value ?? (await local.get(name));
+      };
       if (hold === undefined) return readValue(name, fetched, shared);
       // Its size first, and a small value with it (one round trip): a large one is held, or refused
       // (`hold` throws), by that size before a byte of it is fetched. Told outside `guarded`: a
@@ -583,10 +671,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
       const small = await readValue(
         name,
         async () => {
-          const [size, value] = (await valueClient.syValue(key, smallValueBytes)) as [
-            number,
-            string | null | undefined,
-          ];
+          const [size, value] = await read(smallValueBytes);
           if (value !== undefined) return value ?? (await local.get(name));
           large = size;
           return undefined;

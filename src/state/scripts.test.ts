@@ -4,8 +4,15 @@
  * (`redis-cluster.test.ts` runs the stores on a cluster-mode Redis, which refuses anything else.)
  */
 import { describe, expect, it } from 'vitest';
-import { keyPart, stateKeys, withdrawnKey } from './redis.ts';
-import { admitScript, circuitScript, settleScript, withdrawScript } from './scripts.ts';
+import { keyPart, stateKeys, valueKeys, withdrawnKey } from './redis.ts';
+import {
+  admitScript,
+  circuitScript,
+  settleScript,
+  storeValueScript,
+  valueScript,
+  withdrawScript,
+} from './scripts.ts';
 
 /** The part of a key Redis Cluster hashes: the first non-empty `{…}`, else the whole key. */
 function hashTag(key: string): string {
@@ -18,7 +25,8 @@ function hashTag(key: string): string {
 const keyless = new Set(['TIME', 'PUBLISH']);
 
 describe('scripts on Redis Cluster', () => {
-  for (const [name, script] of Object.entries({ admitScript, settleScript, circuitScript, withdrawScript })) {
+  const scripts = { admitScript, settleScript, circuitScript, withdrawScript, storeValueScript, valueScript };
+  for (const [name, script] of Object.entries(scripts)) {
     it(`${name}: every command touches a declared key (KEYS[n]), none built inside the script`, () => {
       const calls = [...script.matchAll(/redis\.call\('(\w+)'(?:,\s*([^,)]+))?/g)];
       expect(calls.length).toBeGreaterThan(0);
@@ -36,6 +44,7 @@ describe('scripts on Redis Cluster', () => {
       const keys = stateKeys('switchyard', name, '20261126', '202611');
       expect(keys).toHaveLength(5);
       keys.push(withdrawnKey('switchyard', name));
+      expect(new Set(valueKeys('switchyard', name, 'resp_1').map(hashTag))).toEqual(new Set([keyPart(name)]));
       const keyTags = new Set(keys.map(hashTag));
       expect([...keyTags]).toEqual([keyPart(name)]);
       tags.add([...keyTags][0]!);

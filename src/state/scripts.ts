@@ -235,10 +235,77 @@ return cjson.encode({outcome = out, record = nextRec or rec})
 /**
  * A stored value's size (STRLEN) and, when it is at most ARGV[1] bytes, the value (GET) in the same
  * round trip: `{size, value}` (value nil: none), or `{size}` alone for a larger one, which the
- * caller holds (or refuses) by that size before fetching it.
+ * caller holds (or refuses) by that size before fetching it. KEYS: 1 the value, 2 its group's index
+ * (`storeValueScript`); ARGV: 1 the size up to which the value comes, 2 its name in the index. A
+ * value its group gave up (out of the index, its key not yet deleted) is none: `{0, nil}`.
  */
 export const valueScript = `
+if not redis.call('ZSCORE', KEYS[2], ARGV[2]) then return {0, false} end
 local size = redis.call('STRLEN', KEYS[1])
 if size > tonumber(ARGV[1]) then return {size} end
 return {size, redis.call('GET', KEYS[1])}
+`;
+
+/**
+ * Stores a value under a group's bound: the group (a gateway key's stored values) holds at most
+ * ARGV[5] bytes (0: no bound), and one over it gives up its own oldest (the soonest to expire)
+ * first — never another group's. KEYS (one hash tag, the group's): 1 the value, 2 the group's index
+ * (sorted set: name → expiry, ms; a value is read only while its name is in it), 3 the group's
+ * sizes (hash: name → bytes, and `#` → their sum). ARGV: 1 now ('' = Redis TIME), 2 the value's
+ * name in the index, 3 the value, 4 TTL (ms), 5 the bound, 6 '1' for NX (keep a value already
+ * there), 7 '' — or the value's size when the caller sends it by a SET right after the script, in
+ * one MULTI (ARGV 3 then ''): a large value never passes through Lua. Names whose expiry passed leave the index first (their values expired with them), so
+ * their bytes stop counting. The values given up leave the index here — from now on none is read —
+ * and their names are returned for the caller to delete their keys (a script touches only the keys
+ * it declares: one Cluster slot, whatever the proxy). Returns `{'ok', given up…}`, `{'exists'}`
+ * (NX, nothing written) or `{'large'}` for a value over the bound on its own (nothing written).
+ */
+export const storeValueScript = `${clock}
+local member = ARGV[2]
+local size = ARGV[7] == '' and string.len(ARGV[3]) or tonumber(ARGV[7])
+local ttl = tonumber(ARGV[4])
+local bound = tonumber(ARGV[5])
+if ARGV[6] == '1' and redis.call('ZSCORE', KEYS[2], member) and redis.call('EXISTS', KEYS[1]) == 1 then
+  return {'exists'}
+end
+if bound > 0 and size > bound then return {'large'} end
+local total = tonumber(redis.call('HGET', KEYS[3], '#') or '0')
+local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 1000)
+for i = 1, #expired do
+  total = total - tonumber(redis.call('HGET', KEYS[3], expired[i]) or '0')
+  redis.call('HDEL', KEYS[3], expired[i])
+end
+if #expired > 0 then redis.call('ZREM', KEYS[2], unpack(expired)) end
+-- The value it replaces (if any) stops counting.
+total = total - tonumber(redis.call('HGET', KEYS[3], member) or '0')
+local victims = {}
+if bound > 0 and total + size > bound then
+  local over = total + size - bound
+  local start = 0
+  local exhausted = false
+  while over > 0 and not exhausted do
+    local batch = redis.call('ZRANGE', KEYS[2], start, start + 63)
+    exhausted = #batch < 64
+    for i = 1, #batch do
+      if over <= 0 then break end
+      if batch[i] ~= member then
+        local bytes = tonumber(redis.call('HGET', KEYS[3], batch[i]) or '0')
+        over = over - bytes
+        total = total - bytes
+        victims[#victims + 1] = batch[i]
+      end
+    end
+    start = start + 64
+  end
+  for i = 1, #victims do redis.call('HDEL', KEYS[3], victims[i]) end
+  if #victims > 0 then redis.call('ZREM', KEYS[2], unpack(victims)) end
+  -- Every other value gone: nothing else counts (a sum that drifted starts over).
+  if over > 0 then total = 0 end
+end
+if ARGV[7] == '' then redis.call('SET', KEYS[1], ARGV[3], 'PX', ttl) end
+redis.call('ZADD', KEYS[2], now + ttl, member)
+redis.call('HSET', KEYS[3], member, tostring(size), '#', tostring(math.max(0, total) + size))
+if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
+if redis.call('PTTL', KEYS[3]) < ttl then redis.call('PEXPIRE', KEYS[3], ttl) end
+return {'ok', unpack(victims)}
 `;

@@ -23,23 +23,34 @@ export interface TtlStringsOptions {
    * evict every other's entries (a lone group still has the whole bounds).
    */
   groupOf?: (name: string) => string;
+  /**
+   * The most bytes one group's strings may hold (UTF-8, as Redis counts a stored value): past it,
+   * the group gives up its own oldest first, never another group's; a string over it on its own is
+   * not kept. Needs `groupOf`. Default: none (only `maxEntries` and `maxBytes`).
+   */
+  maxGroupBytes?: number;
 }
 
 /** A group's entries, oldest first, and their memory. */
 interface Group {
   names: Set<string>;
   bytes: number;
+  /** The UTF-8 bytes of its strings (counted under `maxGroupBytes` only). */
+  stored: number;
 }
 
 interface Entry {
   text: string;
   expiresAt: number;
+  /** Its UTF-8 bytes (counted under `maxGroupBytes` only, else 0). */
+  stored: number;
 }
 
 /**
  * Entries expire after their TTL: dropped as they are met, from the oldest on at each write, and
  * by a sweep of every entry (unref'd timer, running only while something is kept). The oldest go
- * past `maxEntries` or `maxBytes`; a string larger than `maxBytes` on its own is not kept.
+ * past `maxEntries` or `maxBytes`; a string larger than `maxBytes` on its own is not kept. A group
+ * past `maxGroupBytes` gives up its own oldest, whatever room the store has.
  */
 export class TtlStrings {
   readonly #entries = new Map<string, Entry>();
@@ -51,6 +62,7 @@ export class TtlStrings {
   #timer: NodeJS.Timeout | undefined;
   readonly #groupOf: ((name: string) => string) | undefined;
   readonly #groups = new Map<string, Group>();
+  readonly #maxGroupBytes: number;
 
   constructor(options: TtlStringsOptions = {}) {
     this.#maxEntries = options.maxEntries ?? 10_000;
@@ -58,6 +70,7 @@ export class TtlStrings {
     this.#now = options.now ?? Date.now;
     this.#sweepMs = options.sweepMs ?? 30_000;
     this.#groupOf = options.groupOf;
+    this.#maxGroupBytes = options.groupOf === undefined ? 0 : (options.maxGroupBytes ?? 0);
   }
 
   /** The memory the kept strings take (2 bytes per character). */
@@ -70,9 +83,20 @@ export class TtlStrings {
     this.#drop(name);
     this.#dropExpiredHead();
     if (sizeOf(text) > this.#maxBytes) return false;
-    this.#entries.set(name, { text, expiresAt: this.#now() + ttlMs });
+    const stored = this.#maxGroupBytes > 0 ? Buffer.byteLength(text) : 0;
+    if (stored > this.#maxGroupBytes) return false;
+    this.#entries.set(name, { text, expiresAt: this.#now() + ttlMs, stored });
     this.#bytes += sizeOf(text);
-    if (this.#groupOf !== undefined) this.#addToGroup(this.#groupOf(name), name, sizeOf(text));
+    if (this.#groupOf !== undefined) {
+      const group = this.#addToGroup(this.#groupOf(name), name, sizeOf(text), stored);
+      // Over its own bound: its expired strings go, then its oldest (never this one, within the bound alone).
+      if (this.#maxGroupBytes > 0 && group.stored > this.#maxGroupBytes) this.#dropExpired(group);
+      while (this.#maxGroupBytes > 0 && group.stored > this.#maxGroupBytes) {
+        const oldest = group.names.values().next().value;
+        if (oldest === undefined || oldest === name) break;
+        this.#drop(oldest);
+      }
+    }
     while (this.#entries.size > this.#maxEntries || this.#bytes > this.#maxBytes) {
       // Full: a group over half the bounds gives up its own oldest first, else the oldest goes.
       const victim = this.#oldestOfLargeGroup() ?? this.#entries.keys().next().value;
@@ -103,11 +127,13 @@ export class TtlStrings {
     this.#stopTimer();
   }
 
-  #addToGroup(key: string, name: string, size: number): void {
+  #addToGroup(key: string, name: string, size: number, stored: number): Group {
     let group = this.#groups.get(key);
-    if (group === undefined) this.#groups.set(key, (group = { names: new Set(), bytes: 0 }));
+    if (group === undefined) this.#groups.set(key, (group = { names: new Set(), bytes: 0, stored: 0 }));
     group.names.add(name);
     group.bytes += size;
+    group.stored += stored;
+    return group;
   }
 
   /** The oldest entry of a group holding more than half the bounds (at most one group can), if any. */
@@ -129,7 +155,15 @@ export class TtlStrings {
     if (group === undefined) return;
     group.names.delete(name);
     group.bytes -= sizeOf(entry.text);
+    group.stored -= entry.stored;
     if (group.names.size === 0) this.#groups.delete(key);
+  }
+
+  /** A group's expired entries, whatever their TTL. */
+  #dropExpired(group: Group): void {
+    const time = this.#now();
+    for (const name of [...group.names])
+      if ((this.#entries.get(name)?.expiresAt ?? time) <= time) this.#drop(name);
   }
 
   /** The oldest entries that expired (cheap at each write; entries of one TTL expire in order). */

@@ -115,7 +115,10 @@ export interface StateStore {
   settle(reservation: Reservation, used: Settlement): Promise<void>;
   /** Spend and remaining budget of `key`. */
   usage(key: string, budget?: KeyBudget): Promise<KeyUsage>;
-  /** Stores a value (a stored Response) for `ttlSeconds`. */
+  /**
+   * Stores a value (a stored Response) for `ttlSeconds`, within its group's bound (see
+   * {@link ValueGroupOptions}): rejects with a `RangeError` for a value over it on its own.
+   */
   set(name: string, value: string, ttlSeconds: number, options?: SetOptions): Promise<void>;
   /**
    * A stored value, or `undefined`. `hold`, when given, is told the size (bytes) of a value a remote
@@ -148,6 +151,35 @@ export interface SetOptions {
 
 /** Stored values up to this many bytes are read with their size in one round trip (`StateStore.get`). */
 export const smallValueBytes = 64 * 1024;
+
+/**
+ * The most bytes one group's stored values (a gateway key's: `state_max_bytes_per_key`) may hold
+ * in a state store unless it is told otherwise: 128 MiB, four times the gateway's default body limit.
+ */
+export const defaultMaxValueBytesPerGroup = 128 * 1024 * 1024;
+
+/** Options of a state store's stored values: their groups, and each group's bound. */
+export interface ValueGroupOptions {
+  /**
+   * The group of a stored value's name (the gateway key it belongs to). Default: one group for
+   * every value.
+   */
+  valueGroupOf?: (name: string) => string;
+  /**
+   * The most bytes one group's values may hold (UTF-8, as Redis counts them); past it, the group
+   * gives up its own oldest values first (the soonest to expire), never another group's, and a
+   * value over it on its own is not stored (`set` rejects). 0: no bound. Default
+   * {@link defaultMaxValueBytesPerGroup}.
+   */
+  maxValueBytesPerGroup?: number;
+}
+
+/** The error of a value that is not stored: it is over its group's bound on its own. */
+export function overGroupBound(bytes: number, bound: number): RangeError {
+  return new RangeError(
+    `a stored value (${bytes} bytes) is over its key's bound on its own (${bound} bytes)`,
+  );
+}
 
 /** Micro-dollars (integers) from US dollars. */
 export function toMicros(usd: number): number {

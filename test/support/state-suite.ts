@@ -3,17 +3,20 @@
  * memory store and the Redis store must agree on every rule.
  */
 import { describe, expect, it } from 'vitest';
-import type { Reservation, StateStore } from '../../src/state/types.ts';
+import type { Reservation, StateStore, ValueGroupOptions } from '../../src/state/types.ts';
 
-/** Creates a fresh, empty store over the given clock. */
-export type StateStoreFactory = (now: () => number) => Promise<StateStore> | StateStore;
+/** Creates a fresh, empty store over the given clock (and its stored values' groups, when given). */
+export type StateStoreFactory = (
+  now: () => number,
+  groups?: ValueGroupOptions,
+) => Promise<StateStore> | StateStore;
 
 /** Registers the state-store tests. */
 export function stateSuite(name: string, createStore: StateStoreFactory): void {
-  async function store() {
+  async function store(groups?: ValueGroupOptions) {
     // 2026-11-26T10:00:00Z: mid-day, mid-month.
     let now = Date.UTC(2026, 10, 26, 10);
-    const created = await createStore(() => now);
+    const created = await createStore(() => now, groups);
     return { store: created, advance: (ms: number) => (now += ms), at: () => now };
   }
 
@@ -219,6 +222,54 @@ export function stateSuite(name: string, createStore: StateStoreFactory): void {
       await state.set('resp_1', '{"output":[]}', 60);
       expect(await state.get('resp_1')).toBe('{"output":[]}');
       expect(await state.get('resp_missing')).toBeUndefined();
+    });
+
+    it("stored values: a key past its bound gives up its own oldest first, never another key's; one over the bound alone is refused", async () => {
+      // The group of `a:1` is `a` (a gateway key's stored values); each key holds at most 1,000 bytes.
+      const { store: state, advance } = await store({
+        valueGroupOf: (name) => name.split(':')[0]!,
+        maxValueBytesPerGroup: 1000,
+      });
+      await state.set('b:1', 'b'.repeat(900), 60);
+      for (let turn = 1; turn <= 5; turn++) {
+        advance(1); // one store a millisecond: which is oldest is never a tie
+        await state.set(`a:${turn}`, `${turn}`.repeat(300), 60);
+      }
+      // a:1 went at a:4 (1,200 bytes), a:2 at a:5: a holds 900 bytes; b, at 900 of its own, kept its value.
+      expect(await state.get('a:1')).toBeUndefined();
+      expect(await state.get('a:2')).toBeUndefined();
+      for (let turn = 3; turn <= 5; turn++) expect(await state.get(`a:${turn}`)).toBe(`${turn}`.repeat(300));
+      expect(await state.get('b:1')).toBe('b'.repeat(900));
+      // Storing again under a name replaces its bytes (not counted twice): nothing else goes.
+      advance(1);
+      await state.set('a:5', '5'.repeat(300), 60);
+      expect(await state.get('a:3')).toBe('3'.repeat(300));
+      // UTF-8 bytes, as Redis counts them: 350 two-byte characters are 700 bytes — a:3 and a:4 go.
+      advance(1);
+      await state.set('a:6', 'é'.repeat(350), 60);
+      expect(await state.get('a:3')).toBeUndefined();
+      expect(await state.get('a:4')).toBeUndefined();
+      expect(await state.get('a:5')).toBe('5'.repeat(300));
+      // Over the bound on its own: refused, and nothing of a's is given up for it.
+      await expect(state.set('a:7', 'x'.repeat(1001), 60)).rejects.toThrow(RangeError);
+      expect(await state.get('a:7')).toBeUndefined();
+      expect(await state.get('a:6')).toBe('é'.repeat(350));
+      expect(await state.get('b:1')).toBe('b'.repeat(900));
+    });
+
+    it('stored values: one that expired by its TTL stops counting — a key never gives up a live value for it', async () => {
+      const { store: state, advance } = await store({
+        valueGroupOf: (name) => name.split(':')[0]!,
+        maxValueBytesPerGroup: 1000,
+      });
+      await state.set('a:long', 'l'.repeat(500), 60);
+      advance(1);
+      await state.set('a:short', 's'.repeat(500), 1);
+      advance(2000); // a:short expired
+      await state.set('a:new', 'n'.repeat(500), 60);
+      // 500 + 500 live bytes: within the bound, nothing live went for the expired 500.
+      expect(await state.get('a:long')).toBe('l'.repeat(500));
+      expect(await state.get('a:new')).toBe('n'.repeat(500));
     });
   });
 }
