@@ -128,3 +128,18 @@ it('a value its key gave up reads as absent at once, even while its Redis key is
   expect(await store.get('a:1')).toBeUndefined();
   expect(await store.get('a:1', () => {})).toBeUndefined();
 });
+
+it('a key of many small values gives up thousands of them for one large value in one store (more than Lua unpacks at once)', async () => {
+  const store = await instance('many', 210_000);
+  const names = Array.from({ length: 20_000 }, (_, index) => `a:${index}`);
+  for (let from = 0; from < names.length; from += 2000)
+    await Promise.all(names.slice(from, from + 2000).map((name) => store.set(name, 's'.repeat(10), 60)));
+  await store.set('a:large', 'L'.repeat(200_000), 60);
+  expect(await store.get('a:large')).toBe('L'.repeat(200_000));
+  expect(await store.get('a:0')).toBeUndefined();
+  expect(await store.get('a:19999')).toBe('s'.repeat(10));
+  const [, index, sizes] = valueKeys('many', 'a', 'a:');
+  expect(await admin.zcard(index)).toBe(1001); // the newest thousand small values and the large one
+  expect(Number(await admin.hget(sizes, '#'))).toBe(210_000);
+  expect(await admin.dbsize()).toBeLessThan(20_000); // the values given up were deleted
+}, 60_000);

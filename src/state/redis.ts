@@ -1,7 +1,7 @@
 /**
  * The Redis state store: limits, budgets, availability and stored Responses shared by every
  * gateway instance using the same Redis (or Valkey, or Redis Cluster: every multi-key script
- * touches keys of one hash tag, `{<key name>}`).
+ * touches keys of one hash tag, `{<key name>}`, or for stored values their key's `{<scope>}`).
  *
  * Client: ioredis, not node-redis, because it gives what this store needs out of the box — Lua
  * scripts as named commands (`defineCommand`: EVALSHA with a transparent EVAL fallback), automatic
@@ -445,7 +445,11 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     const [outcome, ...victims] = Array.isArray(reply) ? (reply as unknown[]) : [];
     if (victims.length > 0) {
       const base = key.slice(0, key.length - keyPart(name).length);
-      await valueClient.unlink(...victims.map((victim) => base + String(victim))).catch(() => 0);
+      // In batches: a key of many small values may give up tens of thousands for one large one.
+      for (let from = 0; from < victims.length; from += 1000)
+        await valueClient
+          .unlink(...victims.slice(from, from + 1000).map((victim) => base + String(victim)))
+          .catch(() => 0);
     }
     return String(outcome);
   }

@@ -254,11 +254,13 @@ return {size, redis.call('GET', KEYS[1])}
  * sizes (hash: name → bytes, and `#` → their sum). ARGV: 1 now ('' = Redis TIME), 2 the value's
  * name in the index, 3 the value, 4 TTL (ms), 5 the bound, 6 '1' for NX (keep a value already
  * there), 7 '' — or the value's size when the caller sends it by a SET right after the script, in
- * one MULTI (ARGV 3 then ''): a large value never passes through Lua. Names whose expiry passed leave the index first (their values expired with them), so
- * their bytes stop counting. The values given up leave the index here — from now on none is read —
- * and their names are returned for the caller to delete their keys (a script touches only the keys
- * it declares: one Cluster slot, whatever the proxy). Returns `{'ok', given up…}`, `{'exists'}`
- * (NX, nothing written) or `{'large'}` for a value over the bound on its own (nothing written).
+ * one MULTI (ARGV 3 then ''): a large value never passes through Lua. Names whose expiry passed
+ * leave the index first (their values expired with them), so their bytes stop counting. The values
+ * given up leave the index here — from now on none is read — and their names are returned for the
+ * caller to delete their keys (a script touches only the keys it declares: one Cluster slot,
+ * whatever the proxy). Returns `{'ok', given up…}`, `{'exists'}` (NX, nothing written) or
+ * `{'large'}` for a value over the bound on its own (nothing written). No `unpack` of the names
+ * given up: a key of many small values may give up more than Lua's stack takes at once.
  */
 export const storeValueScript = `${clock}
 local member = ARGV[2]
@@ -297,8 +299,10 @@ if bound > 0 and total + size > bound then
     end
     start = start + 64
   end
-  for i = 1, #victims do redis.call('HDEL', KEYS[3], victims[i]) end
-  if #victims > 0 then redis.call('ZREM', KEYS[2], unpack(victims)) end
+  for i = 1, #victims do
+    redis.call('HDEL', KEYS[3], victims[i])
+    redis.call('ZREM', KEYS[2], victims[i])
+  end
   -- Every other value gone: nothing else counts (a sum that drifted starts over).
   if over > 0 then total = 0 end
 end
@@ -307,5 +311,6 @@ redis.call('ZADD', KEYS[2], now + ttl, member)
 redis.call('HSET', KEYS[3], member, tostring(size), '#', tostring(math.max(0, total) + size))
 if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
 if redis.call('PTTL', KEYS[3]) < ttl then redis.call('PEXPIRE', KEYS[3], ttl) end
-return {'ok', unpack(victims)}
+table.insert(victims, 1, 'ok')
+return victims
 `;
