@@ -209,19 +209,15 @@ function readIncoming(
     const chunks: Buffer[] = [];
     let size = 0;
     const deadline = performance.now() + deadlineMs;
+    // Made only for a body still arriving when `cancel` is given (none for one that came whole).
+    let onCancel: (() => void) | undefined;
     const stop = (error: unknown) => {
       // The rest flows to no listener (discarded); the server answers and closes or drains.
       incoming.off('data', onData);
       clearTimeout(idle);
-      unwatchCancel();
+      if (onCancel !== undefined) cancel!.removeEventListener('abort', onCancel);
       chunks.length = 0;
       reject(error);
-    };
-    const onCancel = () => stop(cancelledRead());
-    let watching = false;
-    const unwatchCancel = () => {
-      if (watching) cancel!.removeEventListener('abort', onCancel);
-      watching = false;
     };
     const onData = (chunk: Buffer) => {
       size += chunk.byteLength;
@@ -240,15 +236,15 @@ function readIncoming(
     const idle = setTimeout(() => stop(bodyTimedOut(idleMs)), idleMs);
     // Only a body not yet whole listens (one that came with its headers costs nothing more).
     if (cancel !== undefined && !incoming.complete) {
+      onCancel = () => stop(cancelledRead());
       cancel.addEventListener('abort', onCancel);
-      watching = true;
     }
     incoming.on('data', onData);
     // `on`, not `once`, for `end` and `close`: each is emitted once per request, and `once` wraps
     // its listener in a bound closure (~0.6k instructions a call each under callgrind).
     incoming.on('end', () => {
       clearTimeout(idle);
-      unwatchCancel();
+      if (onCancel !== undefined) cancel!.removeEventListener('abort', onCancel);
       // The listener (and its chunks) would otherwise live as long as the request: a 32 MiB body
       // held twice for the whole upstream call.
       incoming.off('data', onData);
@@ -259,13 +255,13 @@ function readIncoming(
     // An aborted request is its client leaving (Node emits `aborted`/`error` with ECONNRESET).
     incoming.once('error', () => {
       clearTimeout(idle);
-      unwatchCancel();
+      if (onCancel !== undefined) cancel!.removeEventListener('abort', onCancel);
       reject(clientClosed());
     });
     // `close` follows `end` on every request: the error (and its stack, ~30 µs) only when the body did not end.
     incoming.on('close', () => {
       clearTimeout(idle);
-      unwatchCancel();
+      if (onCancel !== undefined) cancel!.removeEventListener('abort', onCancel);
       if (!incoming.readableEnded) reject(clientClosed());
     });
   });
