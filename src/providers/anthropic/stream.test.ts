@@ -310,6 +310,24 @@ describe('block indexes', () => {
   });
 });
 
+describe('message ids', () => {
+  it('an id that is no string is no id: a second message_start names "(no id)", never "[object Object]"', () => {
+    const started = (id: unknown) => ({
+      type: 'message_start',
+      message: { id, model: { name: 'x' }, usage: {} },
+    });
+    const { error, response } = run([
+      started({ a: 1 }),
+      ...block(0, { type: 'text', text: '' }, [{ type: 'text_delta', text: 'Kept.' }]),
+      started('msg_2'),
+    ]);
+    expect((error as Error).message).toContain('started message msg_2 while message (no id) was still open');
+    expect((error as Error).message).not.toContain('[object Object]');
+    expect(response.responseId).toBeUndefined();
+    expect(response.content).toMatchObject([{ type: 'text', text: 'Kept.' }]);
+  });
+});
+
 describe('message lifecycle', () => {
   it('maps stop reasons with the raw value and the matched stop sequence', () => {
     const { response } = run([

@@ -107,15 +107,17 @@ class AnthropicStream implements StreamParser {
 
   private onMessageStart(event: WireStreamEvent): void {
     const message: WireResponseMessage = isJsonObject(event.message) ? event.message : {};
+    // Only a string is an id (a broken host's object id is none, never `[object Object]`).
+    const id = typeof message.id === 'string' ? message.id : undefined;
     if (this.messageOpen) {
-      if (message.id === this.messageId) {
+      if (id === this.messageId) {
         this.context.warn('skipped unexpected stream content', {
-          what: `a duplicate message_start for ${message.id}`,
+          what: `a duplicate message_start for ${id}`,
         });
         return;
       }
       throw new NetworkError({
-        message: `anthropic: the stream started message ${message.id ?? '(no id)'} while message ${this.messageId ?? '(no id)'} was still open; an intermediary spliced two generations into one response`,
+        message: `anthropic: the stream started message ${id ?? '(no id)'} while message ${this.messageId ?? '(no id)'} was still open; an intermediary spliced two generations into one response`,
         providerCode: 'stream_spliced',
         retryable: true,
         provider: 'anthropic',
@@ -125,16 +127,15 @@ class AnthropicStream implements StreamParser {
     this.messages++;
     this.messageOpen = true;
     this.stopped = false;
-    this.messageId = message.id;
-    if (typeof message.id === 'string') this.messageIds.push(message.id);
+    this.messageId = id;
+    if (id !== undefined) this.messageIds.push(id);
     if (this.messages > 1) {
-      this.context.warn('appended a further message of the stream to the response', {
-        messageId: message.id,
-      });
+      this.context.warn('appended a further message of the stream to the response', { messageId: id });
       this.builder.setMetadata('anthropic.message_ids', [...this.messageIds]);
     }
-    if (typeof message.model === 'string') this.executor = message.model;
-    this.builder.start(withDefined({ responseId: message.id, model: message.model }));
+    const model = typeof message.model === 'string' ? message.model : undefined;
+    if (model !== undefined) this.executor = model;
+    this.builder.start(withDefined({ responseId: id, model }));
     if (Array.isArray(message.content)) {
       message.content.forEach((block, index) => {
         this.blocks.whole(index, block);
