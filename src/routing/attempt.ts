@@ -145,8 +145,7 @@ export async function recordFailure(
   route.decision.attempts.push(
     classified?.status === undefined ? attempt : { ...attempt, status: classified.status },
   );
-  route.lastRetryAfterSeconds = classified?.retryAfterSeconds;
-  route.lastRetryable = classified?.retryable;
+  route.lastError = classified;
   if (observed)
     emit({
       ...eventBase(route, model, retryCount),
@@ -178,6 +177,7 @@ export async function recordModelFailure(
   const { model } = candidate;
   const error = modelFailureError(response);
   await releaseProbes(state, candidate);
+  route.lastError = error;
   route.decision.attempts.push({
     model: model.id,
     provider: model.provider,
@@ -280,16 +280,25 @@ export function noCandidate(state: RouterState, route: Route): Error {
       ? undefined
       : availability.secondsUntil(keptOut.until);
   let error: Error;
-  if (last !== undefined)
+  if (last !== undefined) {
+    const failed = route.lastError;
+    // The failure's own word (an `insufficient_quota` 429, an upstream's `x-should-retry: false`).
+    const retryable = failed?.retryable ?? isRetryableClass(last.errorClass ?? 'other');
+    // Its code, words and provider too: the gateway reads them as it reads the failure itself (a
+    // timeout's 504, an in-band overload's 529, an account out of credit), so a fallback kept out
+    // changes nothing of the reply. Another candidate's reopening is no wait for a failure that
+    // is not to be sent again.
     error = createAdapterError(last.errorClass ?? 'other', {
       message,
-      providerCode: 'all_candidates_failed',
+      providerCode: failed?.providerCode ?? 'all_candidates_failed',
+      ...(failed?.providerMessage === undefined ? {} : { providerMessage: failed.providerMessage }),
+      ...(failed?.provider === undefined ? {} : { provider: failed.provider }),
       status: last.status,
-      // The failure's own word (an `insufficient_quota` 429, an upstream's `x-should-retry: false`).
-      retryable: route.lastRetryable ?? isRetryableClass(last.errorClass ?? 'other'),
-      ...retryAfter(route.lastRetryAfterSeconds ?? reopening),
+      retryable,
+      ...retryAfter(failed?.retryAfterSeconds ?? (retryable ? reopening : undefined)),
+      cause: failed,
     });
-  else if (keptOut !== undefined) error = circuitRefusal(message, keptOut.cause, reopening);
+  } else if (keptOut !== undefined) error = circuitRefusal(message, keptOut.cause, reopening);
   else if (attempts.length > 0 && attempts.every((attempt) => isWindowReason(attempt.reason)))
     // Every window was too small for the input: what the adapter itself would have said.
     error = new ContextOverflowError({ message, providerCode: 'context_window_exceeded' });

@@ -4,6 +4,7 @@
  */
 import type { CallOptions } from '../core/adapter.ts';
 import type { ErrorClass } from '../core/errors/error-class.ts';
+import type { AdapterError } from '../core/errors/adapter-error.ts';
 import { createRequestId, type RequestId } from '../core/ids.ts';
 import { LruCache } from '../core/lru.ts';
 import type { Logger } from '../core/logger.ts';
@@ -83,10 +84,11 @@ export interface Route {
    * a retryable cause before an account out of credit, then the soonest (`keptOutFirst`).
    */
   keptOut?: { cause?: CircuitCause; until?: number };
-  /** The `retry-after` of the latest failed attempt, passed on when no candidate is left. */
-  lastRetryAfterSeconds?: number;
-  /** Whether the latest failed attempt's error may pass if sent again (its own `retryable`). */
-  lastRetryable?: boolean;
+  /**
+   * The classified error of the latest failed attempt: its code, the provider's words, its
+   * `retryable` and `retry-after` pass on when no candidate is left (`noCandidate`).
+   */
+  lastError?: AdapterError;
 }
 
 /** What one router holds across calls. */

@@ -441,9 +441,11 @@ describe('when no candidate is left, the error keeps the class a client acts on'
     await fallbackKeptOut();
     emulator.enqueue(anthropicError(529, 'overloaded_error', 'Overloaded', { 'retry-after': '7' }));
     const error = await sy.complete(hello).catch((caught: unknown) => caught);
+    // The failure's own code and provider (the gateway reads them), under the routed message.
     expect(error).toMatchObject({
       errorClass: 'server_error',
-      providerCode: 'all_candidates_failed',
+      providerCode: 'overloaded_error',
+      provider: 'anthropic',
       status: 529,
       retryable: true,
       retryAfterSeconds: 7,
@@ -455,7 +457,7 @@ describe('when no candidate is left, the error keeps the class a client acts on'
     emulator.enqueue(anthropicError(500, 'api_error', 'Broken', { 'x-should-retry': 'false' }));
     const error = await sy.complete(hello).catch((caught: unknown) => caught);
     // Before, the class alone decided: a 5xx read as retryable, and a gateway said x-should-retry: true.
-    expect(error).toMatchObject({ providerCode: 'all_candidates_failed', status: 500, retryable: false });
+    expect(error).toMatchObject({ providerCode: 'api_error', status: 500, retryable: false });
   });
 });
 

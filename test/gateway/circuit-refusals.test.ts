@@ -127,3 +127,56 @@ describe('an open circuit refuses in the class of the failure that opened it', (
     expect(Number(refused.retryAfter)).toBeLessThanOrEqual(30);
   });
 });
+
+it('an account out of credit whose fallback a circuit keeps out: the same 429 insufficient_quota, no retry-after', async () => {
+  // `oc` (openai:gpt-4.1-mini) falls back to anthropic:claude-sonnet-4-5, whose circuit 5xx opened.
+  const routed = await startGatewayHarness(
+    {},
+    {},
+    { 'openai:gpt-4.1-mini': { aliases: ['oc'], fallbacks: ['anthropic:claude-sonnet-4-5'] } },
+    { failure_threshold: 2 },
+  );
+  try {
+    const chat = async (model: string) => {
+      routed.emulator.enqueue(
+        openaiError(429, 'You exceeded your current quota, please check your plan and billing details.', {
+          type: 'insufficient_quota',
+          code: 'insufficient_quota',
+        }),
+      );
+      const error = (await new OpenAI({
+        baseURL: `${routed.server.url}/v1`,
+        apiKey: 'k',
+        maxRetries: 0,
+      }).chat.completions
+        .create({ model, messages: hi })
+        .catch((caught: unknown) => caught)) as InstanceType<typeof OpenAI.APIError>;
+      return {
+        name: error.constructor.name,
+        status: error.status,
+        code: error.code,
+        shouldRetry: error.headers?.get('x-should-retry'),
+        retryAfter: error.headers?.get('retry-after') ?? undefined,
+      };
+    };
+    const alone = await chat(upstreams['openai-chat'].alias);
+    expect(alone).toEqual({
+      name: 'RateLimitError',
+      status: 429,
+      code: 'insufficient_quota',
+      shouldRetry: 'false',
+      retryAfter: undefined,
+    });
+    for (let call = 1; call <= 2; call++) {
+      routed.emulator.enqueue(protocolError('anthropic-messages', 'server_error'));
+      await new Anthropic({ baseURL: routed.server.url, apiKey: 'k', maxRetries: 0 }).messages
+        .create({ model: upstreams['anthropic-messages'].alias, max_tokens: 8, messages: hi })
+        .catch(() => undefined);
+    }
+    expect(await routed.switchyard.availability.state('model:anthropic:claude-sonnet-4-5')).toBe('open');
+    // Before: code rate_limit_exceeded, x-should-retry: false and the circuit's retry-after: 30.
+    expect(await chat('oc')).toEqual(alone);
+  } finally {
+    await routed.close();
+  }
+});

@@ -4,7 +4,7 @@ import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { createMemoryLogger } from 'switchyard-ai';
 import { createGateway, type Gateway, type GatewayServer, type GatewayStore } from 'switchyard-ai/gateway';
-import { type Emulator, startEmulator } from 'switchyard-ai/testing';
+import { type Emulator, protocolError, startEmulator } from 'switchyard-ai/testing';
 import type { EmulatorProtocolId, ServedRequest } from '../../src/testing/emulator/types.ts';
 import { emulatorBaseURL } from '../support/provider-types.ts';
 import { connect } from 'node:net';
@@ -170,6 +170,19 @@ export async function startGatewayHarness(
       await emulator.close();
     },
   };
+}
+
+/**
+ * Opens the circuit of `up-fallback`'s fallback (`openai:gpt-5-mini`, `up-chat`) by a rate limit
+ * whose `retry-after` (120 s) passes `long_retry_after_seconds`: the router keeps that fallback out
+ * for two minutes. Resolves with the circuit's state (`open`).
+ */
+export async function keepFallbackOut(harness: GatewayHarness): Promise<string> {
+  harness.emulator.enqueue(protocolError('openai-chat', 'rate_limit', { 'retry-after': '120' }));
+  await createClients(harness.server.url)
+    .openai.chat.completions.create({ model: 'up-chat', messages: [{ role: 'user', content: 'Hi' }] })
+    .catch(() => undefined);
+  return harness.switchyard.availability.state('model:openai:gpt-5-mini');
 }
 
 /** The official SDK clients pointed at the gateway. */

@@ -9,7 +9,13 @@ import Anthropic from '@anthropic-ai/sdk';
 import { anthropicError } from 'switchyard-ai/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { EmulatorScript } from '../../src/testing/emulator/types.ts';
-import { createClients, type GatewayHarness, startGatewayHarness, upstreams } from './harness.ts';
+import {
+  createClients,
+  type GatewayHarness,
+  keepFallbackOut,
+  startGatewayHarness,
+  upstreams,
+} from './harness.ts';
 
 let harness: GatewayHarness;
 beforeAll(async () => {
@@ -150,4 +156,38 @@ it('an in-stream Anthropic overload after content is an in-band overloaded_error
     error: { type: 'overloaded_error' },
   });
   await expect.poll(() => harness.accessLog.slice(before).map((line) => line.status)).toEqual([529]);
+});
+
+describe('an in-stream overload of a routed model whose fallback its circuit keeps out', () => {
+  let routed: GatewayHarness;
+  beforeAll(async () => {
+    routed = await startGatewayHarness();
+    expect(await keepFallbackOut(routed)).toBe('open');
+  });
+  afterAll(() => routed.close());
+
+  // Before, the routed error kept only the class: a 502 api_error (logged 502), the overload lost.
+  it('is the Anthropic SDK’s OverloadedError 529, as without a fallback', async () => {
+    routed.emulator.enqueue(overload('in-band'));
+    const before = routed.accessLog.length;
+    const error = await (async () => {
+      const stream = await createClients(routed.server.url).anthropic.messages.create({
+        model: 'up-fallback',
+        max_tokens: 64,
+        stream: true,
+        messages: [{ role: 'user', content: 'Hi' }],
+      });
+      for await (const _event of stream);
+    })().then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(Anthropic.OverloadedError);
+    expect((error as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({
+      error: { type: 'overloaded_error' },
+    });
+    await expect
+      .poll(() => routed.accessLog.slice(before).map((line) => [line.status, line.errorClass]))
+      .toEqual([[529, 'server_error']]);
+  });
 });

@@ -12,6 +12,7 @@ import type { EmulatorScript } from '../../src/testing/emulator/types.ts';
 import {
   createClients,
   type GatewayHarness,
+  keepFallbackOut,
   scriptedText,
   startGatewayHarness,
   upstreams,
@@ -109,4 +110,75 @@ it('an Anthropic stream that stalls after content past its idle timeout ends in-
   expect(error).toBeInstanceOf(Anthropic.APIError);
   expect(error?.error).toMatchObject({ type: 'error', error: { type: 'timeout_error' } });
   await expect.poll(() => harness.accessLog.slice(before).map((line) => line.status)).toEqual([504]);
+});
+
+describe('a routed model whose fallback its circuit keeps out', () => {
+  let routed: GatewayHarness;
+  beforeAll(async () => {
+    routed = await startGatewayHarness({}, { anthropic: timeouts, openai: timeouts });
+    expect(await keepFallbackOut(routed)).toBe('open');
+  });
+  afterAll(() => routed.close());
+
+  /** `up-fallback` (claude-haiku-4-5, then the openai fallback kept out) through the Anthropic SDK. */
+  async function fallbackFailure(script: EmulatorScript, stream: boolean) {
+    routed.emulator.enqueue(script);
+    const before = routed.accessLog.length;
+    const error = await failure(
+      (async () => {
+        const reply = await createClients(routed.server.url).anthropic.messages.create({
+          model: 'up-fallback',
+          max_tokens: 16,
+          stream,
+          messages,
+        });
+        if (stream) for await (const _event of reply as AsyncIterable<unknown>);
+      })(),
+    );
+    await expect.poll(() => routed.accessLog.length).toBe(before + 1);
+    return { error, logged: routed.accessLog.slice(before).map((line) => [line.status, line.errorClass]) };
+  }
+
+  // Before, the routed error kept only the class: a 502 api_error (logged 502), as if the upstream had failed.
+  it('a first-byte timeout of the primary is still the 504 timeout_error', async () => {
+    const { error, logged } = await fallbackFailure(late(), false);
+    expect(error).toBeInstanceOf(Anthropic.GatewayTimeoutError);
+    expect(error?.status).toBe(504);
+    expect(error?.error).toMatchObject({ error: { type: 'timeout_error' } });
+    expect(error?.headers?.get('x-should-retry')).toBe('true');
+    expect(logged).toEqual([[504, 'network']]);
+  });
+
+  it('an in-stream timeout_error of the primary before any content is the 504 timeout_error', async () => {
+    const inBand = {
+      type: 'sse',
+      events: [
+        {
+          event: 'message_start',
+          data: {
+            type: 'message_start',
+            message: {
+              id: 'msg_1',
+              type: 'message',
+              role: 'assistant',
+              model: 'claude-haiku-4-5',
+              content: [],
+              stop_reason: null,
+              stop_sequence: null,
+              usage: { input_tokens: 3, output_tokens: 1 },
+            },
+          },
+        },
+        {
+          event: 'error',
+          data: { type: 'error', error: { type: 'timeout_error', message: 'Request timed out' } },
+        },
+      ],
+    } as EmulatorScript;
+    const { error, logged } = await fallbackFailure(inBand, true);
+    expect(error).toBeInstanceOf(Anthropic.GatewayTimeoutError);
+    expect(error?.status).toBe(504);
+    expect(error?.error).toMatchObject({ error: { type: 'timeout_error' } });
+    expect(logged).toEqual([[504, 'server_error']]);
+  });
 });
