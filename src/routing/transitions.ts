@@ -171,8 +171,11 @@ function failure(
       operation.maxOpenMs,
       operation.retryAfterMs > 0 ? operation.retryAfterMs : operation.cooldownMs,
     );
+    // The cause is the failure that opened the circuit: one counted while it is already open (a
+    // call in flight when it opened) extends it but does not rename it.
+    const cause = record.state === 'open' ? record.cause : operation.cause;
     return {
-      record: withCause({ state: 'open', failures, reopenAt: operation.now + openMs }, operation.cause),
+      record: withCause({ state: 'open', failures, reopenAt: operation.now + openMs }, cause),
       outcome: { state: 'open' },
     };
   }

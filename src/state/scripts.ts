@@ -203,7 +203,9 @@ elseif op.kind == 'failure' then
     local openMs = op.cooldownMs
     if op.retryAfterMs > 0 then openMs = op.retryAfterMs end
     openMs = math.min(op.maxOpenMs, openMs)
-    nextRec = {state = 'open', failures = failures, reopenAt = op.now + openMs, cause = op.cause}
+    local cause = op.cause
+    if rec.state == 'open' then cause = rec.cause end
+    nextRec = {state = 'open', failures = failures, reopenAt = op.now + openMs, cause = cause}
     out = {state = 'open'}
   else
     rec.failures = failures

@@ -192,6 +192,32 @@ export function availabilitySuite(name: string, createStore: StoreFactory): void
       expect('cause' in refused).toBe(false);
     });
 
+    it('a failure counted while the circuit is open keeps the cause of the one that opened it', async () => {
+      const { availability, store, at } = await machine();
+      for (let count = 0; count < 3; count++)
+        await availability.failure('model:a', undefined, 'out_of_credit');
+      // A call in flight when it opened ends with a network failure (no cause of its own), then a rate limit.
+      expect(await availability.failure('model:a')).toBe('open');
+      expect(await store.get('model:a')).toMatchObject({
+        state: 'open',
+        failures: 4,
+        cause: 'out_of_credit',
+      });
+      expect(await availability.failure('model:a', 2, 'rate_limit')).toBe('open');
+      // Before, each re-opened it as its own: no cause (a retryable 503), then `rate_limit`.
+      expect(await availability.check('model:a')).toEqual({
+        allowed: false,
+        state: 'open',
+        until: at() + 2_000,
+        cause: 'out_of_credit',
+      });
+      // And an open circuit with no cause (server errors) does not take a later failure's.
+      for (let count = 0; count < 3; count++) await availability.failure('model:b');
+      await availability.failure('model:b', undefined, 'out_of_credit');
+      const refused = await availability.check('model:b');
+      expect(refused).toEqual({ allowed: false, state: 'open', until: at() + 30_000 });
+    });
+
     it('keys are independent (provider vs model)', async () => {
       const { availability } = await machine();
       for (let count = 0; count < 3; count++) await availability.failure('provider:x');
