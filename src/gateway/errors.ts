@@ -190,28 +190,13 @@ const canonicalPartPath = /\(transcript\[(\d+)\]\.parts\[(\d+)\]((?:\.output\.pa
 const openaiAdapterTypes = new Set(['openai', 'openai-responses', 'openai-compatible']);
 
 /**
- * OpenAI's error `type`s: an OpenAI error object without a string `code` has its `type` as its
- * provider code (providers/openai/errors.ts), which is no code to pass on.
- */
-const openaiErrorTypes = new Set([
-  'invalid_request_error',
-  'authentication_error',
-  'permission_error',
-  'not_found_error',
-  'rate_limit_error',
-  'insufficient_quota',
-  'requests',
-  'tokens',
-  'server_error',
-  'api_error',
-]);
-
-/**
  * An OpenAI upstream's own `code` of a request it refused (`invalid_value`,
  * `unsupported_parameter`, `invalid_prompt`) passed on to a Chat Completions or Responses client,
  * whose protocol has the same codes: `adapterType` names the adapter type of a provider (the one
- * that refused, `error.provider`). Only the upstream's answer (an HTTP status or its own message)
- * gives one — an adapter's own refusal codes are not OpenAI's. Its `param` is not passed on (the
+ * that refused, `error.provider`). Only a string `code` in the upstream's error body gives one
+ * (`upstreamCode`, set by the OpenAI error parser): an adapter's own refusal codes are not OpenAI's,
+ * nor is an error's `type` where it has no `code` (OpenAI's `invalid_request_error`, vLLM's
+ * `BadRequestError`), though it is the error's `providerCode`. Its `param` is not passed on (the
  * classified error does not keep it): it names the field as the gateway sent it upstream, which
  * can differ from the client's (`max_completion_tokens` for the client's `max_tokens`, Chat's
  * `messages` where a Responses client sent `input`); the message still names it.
@@ -224,9 +209,8 @@ export function withUpstreamCode(
 ): WireError {
   if (protocol !== 'openai-chat' && protocol !== 'openai-responses') return wire;
   if (wire.code !== undefined || wire.errorClass !== 'invalid_request' || !isAdapterError(error)) return wire;
-  const code = error.providerCode;
-  if (code === undefined || openaiErrorTypes.has(code) || error.provider === undefined) return wire;
-  if (error.status === undefined && error.providerMessage === undefined) return wire;
+  const code = error.upstreamCode;
+  if (code === undefined || error.provider === undefined) return wire;
   return openaiAdapterTypes.has(adapterType(error.provider) ?? '') ? { ...wire, code } : wire;
 }
 

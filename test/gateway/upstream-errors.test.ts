@@ -124,6 +124,31 @@ describe('an OpenAI upstream’s own error code', () => {
     expect(await refusal(call)).toMatchObject({ status: 400, code: null });
   });
 
+  it.each([
+    [
+      'vLLM’s bare error (type BadRequestError, a numeric code)',
+      {
+        object: 'error',
+        message: 'max_tokens must be at least 1, got -1.',
+        type: 'BadRequestError',
+        param: null,
+        code: 400,
+      },
+    ],
+    [
+      'a host’s own type beside code null',
+      { error: { message: 'Invalid model', type: 'invalid_model_error', code: null } },
+    ],
+  ])('a compatible host’s error with no string code leaves the class’s too: %s', async (_, body) => {
+    harness.emulator.enqueue({ type: 'json', status: 400, body });
+    const { openai } = createClients(harness.server.url);
+    const call = openai.chat.completions.create({
+      model: 'up-chat',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    expect(await refusal(call)).toMatchObject({ status: 400, type: 'invalid_request_error', code: null });
+  });
+
   it('another protocol’s code is not passed as OpenAI’s (a Gemini ErrorInfo reason)', async () => {
     harness.emulator.enqueue(
       googleError(400, 'Bad value.', 'INVALID_ARGUMENT', [

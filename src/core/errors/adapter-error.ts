@@ -13,6 +13,11 @@ export interface AdapterErrorOptions {
   providerMessage?: string;
   /** The provider's error code or type (e.g. `overloaded_error`, `context_length_exceeded`). */
   providerCode?: string;
+  /**
+   * The provider's own string `code` field, where its error object had one (OpenAI's
+   * `error.code`); unlike `providerCode`, never the error's `type` standing in for a missing code.
+   */
+  upstreamCode?: string;
   /** Whether the adapter considered it transient (and retried it). */
   retryable?: boolean;
   retryAfterSeconds?: number;
@@ -31,6 +36,7 @@ export class AdapterError extends Error {
   readonly status: number | undefined;
   readonly providerMessage: string | undefined;
   readonly providerCode: string | undefined;
+  readonly upstreamCode: string | undefined;
   readonly retryable: boolean;
   readonly retryAfterSeconds: number | undefined;
   readonly requestId: string | undefined;
@@ -43,6 +49,7 @@ export class AdapterError extends Error {
     this.status = options.status;
     this.providerMessage = options.providerMessage;
     this.providerCode = options.providerCode;
+    this.upstreamCode = options.upstreamCode;
     this.retryable = options.retryable ?? false;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.requestId = options.requestId;

@@ -16,6 +16,11 @@ export function mapStatusToErrorClass(status: number): ErrorClass {
 export interface ErrorBody {
   /** Provider error code or type (`rate_limit_error`, `context_length_exceeded`, `RESOURCE_EXHAUSTED`). */
   code?: string;
+  /**
+   * The body's own `code` where it was a string (OpenAI's `error.code`), set by parsers whose `code`
+   * above can stand for something else (OpenAI's takes the `type` when there is no string `code`).
+   */
+  upstreamCode?: string;
   message?: string;
   /** A provider-supplied retry delay found in the body (e.g. Google `RetryInfo.retryDelay`). */
   retryAfterSeconds?: number;

@@ -88,12 +88,15 @@ export function createProviderError(options: {
   const statusText = status === undefined ? 'an in-band error' : String(status);
   // The code is the provider's text too (an event `type` can echo anything, the key included).
   const providerCode = body.code === undefined ? undefined : redactSecrets(body.code, options.apiKey);
+  const upstreamCode =
+    body.upstreamCode === undefined ? undefined : redactSecrets(body.upstreamCode, options.apiKey);
   const code = providerCode === undefined ? '' : ` ${providerCode}`;
   return createAdapterError(effectiveClass, {
     message: `${site.provider}: ${site.method} ${redactUrl(site.url)} failed with ${statusText}${code}${providerMessage ? `: ${providerMessage}` : ''}`,
     status,
     providerMessage,
     providerCode,
+    ...(upstreamCode === undefined ? {} : { upstreamCode }),
     retryable: options.shouldRetry ?? retryable ?? isRetryableClass(effectiveClass),
     retryAfterSeconds: options.retryAfterSeconds ?? body.retryAfterSeconds,
     requestId: site.requestId,

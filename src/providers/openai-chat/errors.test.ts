@@ -63,11 +63,15 @@ describe('parseErrorBody', () => {
     expect(hint('Please try again in a moment.')).toBeUndefined();
   });
 
-  it('reads OpenAI {error:{message,type,code,param}}, preferring code over type', () => {
+  it('reads OpenAI {error:{message,type,code,param}}, preferring code over type; the string code alone as upstreamCode', () => {
     const body = JSON.stringify({
       error: { message: 'Too long', type: 'invalid_request_error', code: 'context_length_exceeded' },
     });
-    expect(parseErrorBody(body)).toEqual({ code: 'context_length_exceeded', message: 'Too long' });
+    expect(parseErrorBody(body)).toEqual({
+      code: 'context_length_exceeded',
+      upstreamCode: 'context_length_exceeded',
+      message: 'Too long',
+    });
     const typeOnly = JSON.stringify({ error: { message: 'Bad', type: 'invalid_request_error', code: null } });
     expect(parseErrorBody(typeOnly)).toEqual({ code: 'invalid_request_error', message: 'Bad' });
   });

@@ -53,12 +53,17 @@ export function parseRetryHint(message: string): number | undefined {
   return Number(hours ?? 0) * 3600 + Number(minutes ?? 0) * 60 + seconds;
 }
 
-/** Reads one error object or string: code (a string code, else the `type`), message, retry hint, status. */
+/**
+ * Reads one error object or string: code (a string code, else the `type`), the string code alone
+ * (`upstreamCode`), message, retry hint, status.
+ */
 function convertWireError(error: WireError | string): ErrorBody {
   if (typeof error === 'string') return { message: text(error) };
   const body: ErrorBody = {};
-  const code = typeof error.code === 'string' && error.code !== '' ? error.code : text(error.type);
+  const upstreamCode = typeof error.code === 'string' && error.code !== '' ? text(error.code) : undefined;
+  const code = upstreamCode ?? text(error.type);
   if (code !== undefined) body.code = code;
+  if (upstreamCode !== undefined) body.upstreamCode = upstreamCode;
   const message = text(error.message);
   if (message !== undefined) body.message = message;
   const retryAfterSeconds = message === undefined ? undefined : parseRetryHint(message);
