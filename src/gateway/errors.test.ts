@@ -87,20 +87,23 @@ describe('toWireError', () => {
   });
 
   it.each([
-    ['server_error', 'overloaded_error', undefined, 529],
-    ['server_error', undefined, 'The model is overloaded, try later', 529],
-    ['server_error', 'timeout_error', undefined, 504],
-    ['invalid_request', 'not_found_error', undefined, 404],
-    ['server_error', 'api_error', undefined, 502],
-    ['rate_limit', 'rate_limit_error', undefined, 429],
+    ['server_error', 'overloaded_error', false, 529],
+    ['server_error', 'server_error', true, 529],
+    ['server_error', 'server_error', false, 502],
+    ['server_error', 'timeout_error', false, 504],
+    ['invalid_request', 'not_found_error', false, 404],
+    ['server_error', 'api_error', false, 502],
+    ['rate_limit', 'rate_limit_error', false, 429],
   ] as const)(
-    'an in-band %s (%s, %s: no HTTP status) has the status its kind has over HTTP: %i',
-    (errorClass, providerCode, providerMessage, status) => {
+    'an in-band %s (%s, classified an overload: %s; no HTTP status) has the status its kind has over HTTP: %i',
+    (errorClass, providerCode, overloaded, status) => {
       const inBand = createAdapterError(errorClass, {
         message: 'failed with an in-band error',
         provider: 'anthropic',
-        ...(providerCode === undefined ? {} : { providerCode }),
-        ...(providerMessage === undefined ? {} : { providerMessage }),
+        providerCode,
+        // The message alone decides nothing here: the adapter's rules classified it.
+        providerMessage: 'The model is overloaded, try later',
+        overloaded,
       });
       expect(toWireError(inBand).status).toBe(status);
     },

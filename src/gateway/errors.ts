@@ -231,18 +231,16 @@ function upstreamStatus(status: number | undefined, fallback: number): number {
 /**
  * The HTTP status an upstream failure came with, or for an in-band one (an error event in a
  * stream or a 200 body, no status of its own) the status its kind has over HTTP, so it reaches the
- * client as its HTTP twin does: an overload (Anthropic's `overloaded_error`, any "overloaded" —
- * classified so by `sharedErrorRules`) 529, Anthropic's `timeout_error` 504 and `not_found_error`
- * 404. Anthropic reports an overload this way once its 200 is sent. Gemini's in-band errors and
- * OpenRouter's name their status: it is kept.
+ * client as its HTTP twin does: an overload (Anthropic's `overloaded_error`, or what the adapter's
+ * rules classified as one — `sharedErrorRules`, a message that says the model is overloaded) 529,
+ * Anthropic's `timeout_error` 504 and `not_found_error` 404. Anthropic reports an overload this
+ * way once its 200 is sent. Gemini's in-band errors and OpenRouter's name their status: it is kept.
  */
 function statusOf(error: AdapterError): number | undefined {
   if (error.status !== undefined) return error.status;
   const status = inBandStatuses.get(error.providerCode ?? '');
   if (status !== undefined) return status;
-  return error.errorClass === 'server_error' && /\boverloaded\b/i.test(error.providerMessage ?? '')
-    ? 529
-    : undefined;
+  return error.errorClass === 'server_error' && error.overloaded ? 529 : undefined;
 }
 
 const inBandStatuses: ReadonlyMap<string, number> = new Map([

@@ -3,7 +3,10 @@
  * once its 200 is sent) reaches each client as the same overload over HTTP (a 529) does: before any
  * content, the same reply — the Anthropic SDK's `OverloadedError` 529, the OpenAI SDK's 529, the
  * Gemini SDK's 503 `UNAVAILABLE` — and after content, an in-band error of type `overloaded_error`.
- * Before, the in-band one was a 502 `api_error` (logged 502) whichever came first.
+ * Before, the in-band one was a 502 `api_error` (logged 502) whichever came first. An upstream that
+ * says so only in words is an overload where its adapter classified it one ("The model is
+ * overloaded"), not for any message holding the word: "…the service was not overloaded" stays a
+ * 502 `api_error` (before, a 529).
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { anthropicError } from 'switchyard-ai/testing';
@@ -189,5 +192,42 @@ describe('an in-stream overload of a routed model whose fallback its circuit kee
     await expect
       .poll(() => routed.accessLog.slice(before).map((line) => [line.status, line.errorClass]))
       .toEqual([[529, 'server_error']]);
+  });
+});
+
+describe('a Chat Completions upstream’s in-band server_error before any content (no code of an overload)', () => {
+  /** The upstream's stream: only the error chunk, OpenAI's shape. */
+  const chatError = (message: string): EmulatorScript =>
+    ({
+      type: 'sse',
+      events: [{ data: JSON.stringify({ error: { message, type: 'server_error' } }) }],
+    }) as EmulatorScript;
+  const anthropicFailure = async () => {
+    const { anthropic } = createClients(harness.server.url);
+    const error = await (async () => {
+      const stream = await anthropic.messages.create({
+        model: upstreams['openai-chat'].alias,
+        max_tokens: 64,
+        stream: true,
+        messages: [{ role: 'user', content: 'Hi' }],
+      });
+      for await (const _event of stream);
+    })().then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(Anthropic.APIError);
+    const { status, error: body } = error as InstanceType<typeof Anthropic.APIError>;
+    return { status, type: (body as { error?: { type?: string } } | undefined)?.error?.type };
+  };
+
+  it('saying the model is overloaded reaches the Anthropic SDK as the 529 overloaded_error', async () => {
+    harness.emulator.enqueue(chatError('The model is overloaded. Please try again later.'));
+    expect(await anthropicFailure()).toEqual({ status: 529, type: 'overloaded_error' });
+  });
+
+  it('only holding the word (“…was not overloaded”) is the 502 api_error of a server error, no overload', async () => {
+    harness.emulator.enqueue(chatError('Internal error while the service was not overloaded'));
+    expect(await anthropicFailure()).toEqual({ status: 502, type: 'api_error' });
   });
 });

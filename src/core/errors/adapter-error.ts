@@ -18,6 +18,11 @@ export interface AdapterErrorOptions {
    * `error.code`); unlike `providerCode`, never the error's `type` standing in for a missing code.
    */
   upstreamCode?: string;
+  /**
+   * The provider said it is out of capacity — an overload: Anthropic's `overloaded_error`, a 529, a
+   * message saying the model is overloaded — as the adapter's error rules classified it.
+   */
+  overloaded?: boolean;
   /** Whether the adapter considered it transient (and retried it). */
   retryable?: boolean;
   retryAfterSeconds?: number;
@@ -37,6 +42,7 @@ export class AdapterError extends Error {
   readonly providerMessage: string | undefined;
   readonly providerCode: string | undefined;
   readonly upstreamCode: string | undefined;
+  readonly overloaded: boolean;
   readonly retryable: boolean;
   readonly retryAfterSeconds: number | undefined;
   readonly requestId: string | undefined;
@@ -50,6 +56,7 @@ export class AdapterError extends Error {
     this.providerMessage = options.providerMessage;
     this.providerCode = options.providerCode;
     this.upstreamCode = options.upstreamCode;
+    this.overloaded = options.overloaded ?? false;
     this.retryable = options.retryable ?? false;
     this.retryAfterSeconds = options.retryAfterSeconds;
     this.requestId = options.requestId;

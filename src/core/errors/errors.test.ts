@@ -72,6 +72,7 @@ describe('status mapping (docs/contract.md §6.2)', () => {
     expect(classifyError(529, { code: 'overloaded_error' }, rules)).toEqual({
       errorClass: 'rate_limit',
       retryable: undefined,
+      overload: false,
     });
     expect(classifyError(400, { message: 'prompt is too long: 210000 tokens' }, rules).errorClass).toBe(
       'context_overflow',
@@ -79,6 +80,7 @@ describe('status mapping (docs/contract.md §6.2)', () => {
     expect(classifyError(429, { code: 'insufficient_quota' }, rules)).toEqual({
       errorClass: 'rate_limit',
       retryable: false,
+      overload: false,
     });
     expect(classifyError(404, { message: 'prompt is too long' }, rules).errorClass).toBe('invalid_request');
   });

@@ -39,6 +39,8 @@ export interface ErrorRule {
   errorClass: ErrorClass;
   /** Override retryability (e.g. OpenAI `insufficient_quota` is a rate limit that must not be retried). */
   retryable?: boolean;
+  /** The rule recognises an overload: the provider out of capacity (`AdapterError.overloaded`). */
+  overload?: true;
 }
 
 const overridesBody = (status: number) => status === 401 || status === 403 || status === 429 || status >= 500;
@@ -48,7 +50,7 @@ export function classifyError(
   status: number,
   body: ErrorBody,
   rules: readonly ErrorRule[],
-): { errorClass: ErrorClass; retryable: boolean | undefined } {
+): { errorClass: ErrorClass; retryable: boolean | undefined; overload: boolean } {
   for (const rule of rules) {
     if (rule.status !== undefined) {
       const statuses = typeof rule.status === 'number' ? [rule.status] : rule.status;
@@ -60,7 +62,7 @@ export function classifyError(
     // keeps a rate limit or an outage retryable and an auth failure the operator's (a proxy, a
     // gateway or a provider's own bug can pair any body with any status).
     if (rule.errorClass === 'invalid_request' && overridesBody(status)) continue;
-    return { errorClass: rule.errorClass, retryable: rule.retryable };
+    return { errorClass: rule.errorClass, retryable: rule.retryable, overload: rule.overload === true };
   }
-  return { errorClass: mapStatusToErrorClass(status), retryable: undefined };
+  return { errorClass: mapStatusToErrorClass(status), retryable: undefined, overload: false };
 }

@@ -56,17 +56,26 @@ function withoutTrailingStart(text: string, secret: string): string {
 }
 
 /**
+ * A message saying the provider is overloaded (OpenAI's "The engine is currently overloaded", "That
+ * model is currently overloaded with other requests", Gemini's "The model is overloaded", a bare
+ * "Overloaded"): the word opening the message or after `is`, `are`, `currently`, `server`…, never
+ * any text that only holds it ("the service was not overloaded").
+ */
+const overloadMessage =
+  /^overloaded\b|\b(?:is|are|currently|temporarily|model|engine|server|servers|service|system) overloaded\b/i;
+
+/**
  * Conditions classified the same on every adapter, before the adapter's own rules. "Overloaded"
  * (Anthropic 529 `overloaded_error`, OpenAI/Gemini "model is overloaded", whatever the status) is
- * `server_error`: the provider lacks capacity, which says nothing about the caller's quota, so a
- * router should fall back to another provider rather than wait for a rate-limit window. It stays
- * retryable, and a `retry-after` hint is still honoured.
+ * `server_error` and an overload (`AdapterError.overloaded`): the provider lacks capacity, which
+ * says nothing about the caller's quota, so a router should fall back to another provider rather
+ * than wait for a rate-limit window. It stays retryable, and a `retry-after` hint is still honoured.
  */
 export const sharedErrorRules: readonly ErrorRule[] = [
-  { code: 'overloaded_error', errorClass: 'server_error' },
-  { code: 'overloaded', errorClass: 'server_error' },
-  { status: 529, errorClass: 'server_error' },
-  { message: /\boverloaded\b/i, errorClass: 'server_error' },
+  { code: 'overloaded_error', errorClass: 'server_error', overload: true },
+  { code: 'overloaded', errorClass: 'server_error', overload: true },
+  { status: 529, errorClass: 'server_error', overload: true },
+  { message: overloadMessage, errorClass: 'server_error', overload: true },
 ];
 
 /** Builds the classified error for a failed response (`status` 0 for in-stream/200-body errors). */
@@ -81,7 +90,10 @@ export function createProviderError(options: {
   apiKey?: string;
 }): AdapterError {
   const { site, status, body } = options;
-  const { errorClass, retryable } = classifyError(status ?? 0, body, [...sharedErrorRules, ...options.rules]);
+  const { errorClass, retryable, overload } = classifyError(status ?? 0, body, [
+    ...sharedErrorRules,
+    ...options.rules,
+  ]);
   const effectiveClass = status === undefined && errorClass === 'other' ? 'server_error' : errorClass;
   const providerMessage =
     body.message === undefined ? undefined : redactSecrets(body.message, options.apiKey);
@@ -97,6 +109,7 @@ export function createProviderError(options: {
     providerMessage,
     providerCode,
     ...(upstreamCode === undefined ? {} : { upstreamCode }),
+    ...(overload ? { overloaded: true } : {}),
     retryable: options.shouldRetry ?? retryable ?? isRetryableClass(effectiveClass),
     retryAfterSeconds: options.retryAfterSeconds ?? body.retryAfterSeconds,
     requestId: site.requestId,

@@ -17,7 +17,8 @@ import {
 } from '../../testing/emulator/index.ts';
 import { assertStreamInvariants } from '../../testing/invariants.ts';
 import { createOpenAICompatible, presets } from '../openai-compatible/index.ts';
-import { parseErrorBody } from './errors.ts';
+import { createProviderError } from '../common/errors.ts';
+import { errorRules, parseErrorBody } from './errors.ts';
 import { createOpenAI } from './index.ts';
 import { collectStream, textOf, userRequest } from './test-support.ts';
 
@@ -92,6 +93,34 @@ describe('parseErrorBody', () => {
     });
     expect(parseErrorBody('upstream connect error')).toEqual({ message: 'upstream connect error' });
     expect(parseErrorBody('')).toEqual({});
+  });
+});
+
+describe('an overload told only in words', () => {
+  const site = { provider: 'openai', method: 'POST', url: 'https://api.openai.com/v1/chat/completions' };
+  const classified = (status: number | undefined, message: string) => {
+    const error = createProviderError({
+      site,
+      status,
+      body: { code: 'server_error', message },
+      rules: errorRules,
+    });
+    return { errorClass: error.errorClass, overloaded: error.overloaded };
+  };
+
+  it.each([
+    'The engine is currently overloaded, please try again later.',
+    'That model is currently overloaded with other requests. You can retry your request.',
+    'The model is overloaded. Please try again later.',
+    'Overloaded',
+  ])('%s: an overload (server_error)', (message) => {
+    expect(classified(undefined, message)).toEqual({ errorClass: 'server_error', overloaded: true });
+  });
+
+  it('a message only holding the word is no overload: a server error in-band, a 429 stays a rate limit', () => {
+    const message = 'Internal error while the service was not overloaded';
+    expect(classified(undefined, message)).toEqual({ errorClass: 'server_error', overloaded: false });
+    expect(classified(429, message)).toEqual({ errorClass: 'rate_limit', overloaded: false });
   });
 });
 
