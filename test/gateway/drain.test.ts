@@ -96,13 +96,14 @@ it('while a stream is in flight the listener accepts: /readyz and new requests g
 it('during the drain a reply that began before it closes its connection when it ends, and a WebSocket upgrade gets the 503 with retry-after in its route’s error shape', async () => {
   const own = await startGatewayHarness();
   try {
-    // A stream that keeps the drain going, and a whole reply whose headers come 300 ms late.
+    // A stream that keeps the drain going, and a whole reply whose headers come a second late.
     const reader = await streamInFlight(own);
     own.emulator.enqueue({
       type: 'scripted',
       content: [{ type: 'text', text: 'Late.' }],
-      fault: { delayHeadersMs: 300 },
+      fault: { delayHeadersMs: 1000 },
     });
+    const streamed = own.emulator.requests.length;
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const whole = new Promise<{ status: number; socketClosed: Promise<void> }>((resolve, reject) => {
       const outgoing = request(
@@ -117,7 +118,8 @@ it('during the drain a reply that began before it closes its connection when it 
       outgoing.on('error', reject);
       outgoing.end(JSON.stringify({ model: 'up-chat', messages: [{ role: 'user', content: 'Hi' }] }));
     });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The drain begins once the whole reply's request is in flight: upstream, waiting for its headers.
+    await expect.poll(() => own.emulator.requests.length, { timeout: 5000 }).toBe(streamed + 1);
     const closing = own.server.close(30_000);
     const served = await whole;
     expect(served.status).toBe(200);
@@ -167,20 +169,22 @@ it('a request pipelined on a keep-alive connection before the drain began is ref
   const own = await startGatewayHarness();
   try {
     const reader = await streamInFlight(own);
-    // Two connections, each a whole reply whose headers come 300 ms late with a request pipelined
+    // Two connections, each a whole reply whose headers come a second late with a request pipelined
     // behind it: a generation (served from Node) on one, a models listing (the Hono app) on the other.
     for (const text of ['First.', 'Other.'])
       own.emulator.enqueue({
         type: 'scripted',
         content: [{ type: 'text', text }],
-        fault: { delayHeadersMs: 300 },
+        fault: { delayHeadersMs: 1000 },
       });
     const chat = { model: 'up-chat', messages: [{ role: 'user', content: 'Hi' }] };
+    const streamed = own.emulator.requests.length;
     const generation = rawConnection(own.server.url);
     generation.socket.write(rawRequest('POST', '/v1/chat/completions', chat).repeat(2));
     const listing = rawConnection(own.server.url);
     listing.socket.write(rawRequest('POST', '/v1/chat/completions', chat) + rawRequest('GET', '/v1/models'));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The drain begins once both first requests are in flight: upstream, waiting for its headers.
+    await expect.poll(() => own.emulator.requests.length, { timeout: 5000 }).toBe(streamed + 2);
     const upstreamCalls = own.emulator.requests.length;
     const closing = own.server.close(30_000);
     for (const connection of [generation, listing]) {
@@ -215,20 +219,36 @@ it('a request whose body is still arriving when the grace ends — a generation,
       max_tokens: 8,
       messages: [{ role: 'user', content: 'Hi' }],
     });
-    const anthropic = 'content-type: application/json\r\nanthropic-version: 2023-06-01\r\n';
-    // Each request's headers and the first bytes of its body; the rest never comes.
-    const heads = [
-      `POST /v1/messages HTTP/1.1\r\nhost: localhost\r\n${anthropic}content-length: ${messages.length}\r\n\r\n`,
-      'POST /v1/chat/completions HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n' +
-        'transfer-encoding: chunked\r\n\r\n14\r\n',
-      `POST /v1/messages/count_tokens HTTP/1.1\r\nhost: localhost\r\n${anthropic}content-length: ${messages.length}\r\n\r\n`,
-    ];
-    const connections = heads.map((head) => {
-      const connection = rawConnection(own.server.url);
-      connection.socket.write(head + messages.slice(0, 20));
-      return connection;
-    });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // `expect: 100-continue`: the gateway's 100 Continue says it has begun reading the body, so the
+    // request is in flight (docs/gateway.md).
+    const anthropic =
+      'content-type: application/json\r\nanthropic-version: 2023-06-01\r\nexpect: 100-continue\r\n';
+    // Each request's headers, then (once continued) the first bytes of its body; the rest never comes.
+    const requests = [
+      [
+        `POST /v1/messages HTTP/1.1\r\nhost: localhost\r\n${anthropic}content-length: ${messages.length}\r\n\r\n`,
+        '',
+      ],
+      [
+        'POST /v1/chat/completions HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n' +
+          'expect: 100-continue\r\ntransfer-encoding: chunked\r\n\r\n',
+        '14\r\n',
+      ],
+      [
+        `POST /v1/messages/count_tokens HTTP/1.1\r\nhost: localhost\r\n${anthropic}content-length: ${messages.length}\r\n\r\n`,
+        '',
+      ],
+    ] as const;
+    const continued = 'HTTP/1.1 100 Continue\r\n\r\n';
+    const connections = await Promise.all(
+      requests.map(async ([head, framing]) => {
+        const connection = rawConnection(own.server.url);
+        connection.socket.write(head);
+        await expect.poll(connection.received, { timeout: 5000 }).toBe(continued);
+        connection.socket.write(framing + messages.slice(0, 20));
+        return connection;
+      }),
+    );
     const started = performance.now();
     // The drain waits for them (each is in flight), then cancels them at the end of the grace.
     await own.server.close(300);
@@ -237,7 +257,7 @@ it('a request whose body is still arriving when the grace ends — a generation,
     const replies = await Promise.all(
       connections.map(async ({ closed, received }) => {
         await closed;
-        const [head, body] = received().split('\r\n\r\n');
+        const [head, body] = received().slice(continued.length).split('\r\n\r\n');
         return { head: head!.toLowerCase(), body: JSON.parse(body!) as Record<string, unknown> };
       }),
     );

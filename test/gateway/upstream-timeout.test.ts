@@ -18,21 +18,33 @@ import {
   upstreams,
 } from './harness.ts';
 
-/** The adapters' first-byte and idle timeouts (ms); the emulator answers later than that. */
-const timeoutMs = 300;
-const timeouts = { firstByteTimeout: timeoutMs, idleTimeout: timeoutMs };
+/**
+ * The first-byte timeout (ms) of the late-headers cases; the emulator sends its headers three times
+ * as late. Only those cases have it: a short one would time out any call a loaded machine is slow to
+ * answer.
+ */
+const firstByteTimeoutMs = 300;
+/**
+ * The idle timeout (ms) of the stalled stream: long enough that a loaded machine's pause between
+ * the first events is no stall, short enough to wait for.
+ */
+const idleTimeoutMs = 1_000;
 
-let harness: GatewayHarness;
-beforeAll(async () => {
-  harness = await startGatewayHarness({}, { anthropic: timeouts, openai: timeouts, gemini: timeouts });
-});
-beforeEach(() => harness.emulator.clear());
-afterAll(() => harness.close());
+/** A gateway over the emulator whose three upstream adapters have `timeouts`, for the enclosing describe. */
+function harnessWith(timeouts: Record<string, number>): () => GatewayHarness {
+  let harness: GatewayHarness | undefined;
+  beforeAll(async () => {
+    harness = await startGatewayHarness({}, { anthropic: timeouts, openai: timeouts, gemini: timeouts });
+  });
+  beforeEach(() => harness?.emulator.clear());
+  afterAll(() => harness?.close());
+  return () => harness!;
+}
 
 /** A reply whose headers come after the first-byte timeout. */
 const late = (): EmulatorScript => ({
   ...scriptedText('Too late.'),
-  fault: { delayHeadersMs: 3 * timeoutMs },
+  fault: { delayHeadersMs: 3 * firstByteTimeoutMs },
 });
 
 const messages = [{ role: 'user' as const, content: 'Hi' }];
@@ -43,7 +55,10 @@ const failure = (call: Promise<unknown>) =>
   );
 
 describe('an upstream that sends nothing within its first-byte timeout', () => {
+  const current = harnessWith({ firstByteTimeout: firstByteTimeoutMs });
+
   it('is the Anthropic SDK’s GatewayTimeoutError 504 timeout_error, retryable', async () => {
+    const harness = current();
     harness.emulator.enqueue(late());
     const before = harness.accessLog.length;
     const error = await failure(
@@ -63,6 +78,7 @@ describe('an upstream that sends nothing within its first-byte timeout', () => {
   });
 
   it('is the OpenAI SDK’s 504 server_error, retryable', async () => {
+    const harness = current();
     harness.emulator.enqueue(late());
     const error = await failure(
       createClients(harness.server.url).openai.chat.completions.create({
@@ -77,6 +93,7 @@ describe('an upstream that sends nothing within its first-byte timeout', () => {
   });
 
   it('is the Gemini SDK’s 504 DEADLINE_EXCEEDED', async () => {
+    const harness = current();
     harness.emulator.enqueue(late());
     const error = await failure(
       createClients(harness.server.url).google.models.generateContent({
@@ -89,27 +106,32 @@ describe('an upstream that sends nothing within its first-byte timeout', () => {
   });
 });
 
-it('an Anthropic stream that stalls after content past its idle timeout ends in-band with timeout_error', async () => {
-  harness.emulator.enqueue({ ...scriptedText('Hello there.'), fault: { stallAfterEvents: 4 } });
-  const before = harness.accessLog.length;
-  const stream = await createClients(harness.server.url).anthropic.messages.create({
-    model: upstreams['anthropic-messages'].alias,
-    max_tokens: 16,
-    stream: true,
-    messages,
+describe('an upstream stream that stalls after content', () => {
+  const current = harnessWith({ idleTimeout: idleTimeoutMs });
+
+  it('past its idle timeout, an Anthropic stream ends in-band with timeout_error', async () => {
+    const harness = current();
+    harness.emulator.enqueue({ ...scriptedText('Hello there.'), fault: { stallAfterEvents: 4 } });
+    const before = harness.accessLog.length;
+    const stream = await createClients(harness.server.url).anthropic.messages.create({
+      model: upstreams['anthropic-messages'].alias,
+      max_tokens: 16,
+      stream: true,
+      messages,
+    });
+    let text = '';
+    const error = await failure(
+      (async () => {
+        for await (const event of stream)
+          if (event.type === 'content_block_delta' && event.delta.type === 'text_delta')
+            text += event.delta.text;
+      })(),
+    );
+    expect(text).not.toBe('');
+    expect(error).toBeInstanceOf(Anthropic.APIError);
+    expect(error?.error).toMatchObject({ type: 'error', error: { type: 'timeout_error' } });
+    await expect.poll(() => harness.accessLog.slice(before).map((line) => line.status)).toEqual([504]);
   });
-  let text = '';
-  const error = await failure(
-    (async () => {
-      for await (const event of stream)
-        if (event.type === 'content_block_delta' && event.delta.type === 'text_delta')
-          text += event.delta.text;
-    })(),
-  );
-  expect(text).not.toBe('');
-  expect(error).toBeInstanceOf(Anthropic.APIError);
-  expect(error?.error).toMatchObject({ type: 'error', error: { type: 'timeout_error' } });
-  await expect.poll(() => harness.accessLog.slice(before).map((line) => line.status)).toEqual([504]);
 });
 
 describe('a routed model whose fallback its circuit keeps out', () => {
