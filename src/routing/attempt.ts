@@ -284,14 +284,17 @@ export function noCandidate(state: RouterState, route: Route): Error {
     const failed = route.lastError;
     // The failure's own word (an `insufficient_quota` 429, an upstream's `x-should-retry: false`).
     const retryable = failed?.retryable ?? isRetryableClass(last.errorClass ?? 'other');
-    // Its code, words and provider too: the gateway reads them as it reads the failure itself (a
-    // timeout's 504, an in-band overload's 529, an account out of credit), so a fallback kept out
+    // Its code, words, overload verdict and provider too: the gateway reads them as it reads the
+    // failure itself (a timeout's 504, an in-band overload's 529, an account out of credit, an
+    // OpenAI upstream's own code), so a fallback kept out
     // changes nothing of the reply. Another candidate's reopening is no wait for a failure that
     // is not to be sent again.
     error = createAdapterError(last.errorClass ?? 'other', {
       message,
       providerCode: failed?.providerCode ?? 'all_candidates_failed',
       ...(failed?.providerMessage === undefined ? {} : { providerMessage: failed.providerMessage }),
+      ...(failed?.upstreamCode === undefined ? {} : { upstreamCode: failed.upstreamCode }),
+      overloaded: failed?.overloaded === true,
       ...(failed?.provider === undefined ? {} : { provider: failed.provider }),
       status: last.status,
       retryable,

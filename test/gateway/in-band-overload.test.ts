@@ -193,6 +193,36 @@ describe('an in-stream overload of a routed model whose fallback its circuit kee
       .poll(() => routed.accessLog.slice(before).map((line) => [line.status, line.errorClass]))
       .toEqual([[529, 'server_error']]);
   });
+
+  // The adapter's verdict travels too: an overload said only in words is no overload code.
+  it('said only in words ("The model is overloaded") is the 529 too, as without a fallback', async () => {
+    routed.emulator.enqueue({
+      type: 'sse',
+      events: [
+        messageStart,
+        {
+          event: 'error',
+          data: {
+            type: 'error',
+            error: { type: 'api_error', message: 'The model is overloaded. Please try again later.' },
+          },
+        },
+      ],
+    } as EmulatorScript);
+    const error = await (async () => {
+      const stream = await createClients(routed.server.url).anthropic.messages.create({
+        model: 'up-fallback',
+        max_tokens: 64,
+        stream: true,
+        messages: [{ role: 'user', content: 'Hi' }],
+      });
+      for await (const _event of stream);
+    })().then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(Anthropic.OverloadedError);
+  });
 });
 
 describe('a Chat Completions upstream’s in-band server_error before any content (no code of an overload)', () => {
