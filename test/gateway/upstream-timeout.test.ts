@@ -137,6 +137,8 @@ describe('an upstream stream that stalls after content', () => {
 describe('a routed model whose fallback its circuit keeps out', () => {
   let routed: GatewayHarness;
   beforeAll(async () => {
+    // The late-headers case's first-byte timeout (the in-stream case needs none).
+    const timeouts = { firstByteTimeout: firstByteTimeoutMs };
     routed = await startGatewayHarness({}, { anthropic: timeouts, openai: timeouts });
     expect(await keepFallbackOut(routed)).toBe('open');
   });
