@@ -169,11 +169,10 @@ describe('an in-stream overload of a routed model whose fallback its circuit kee
   });
   afterAll(() => routed.close());
 
-  // Before, the routed error kept only the class: a 502 api_error (logged 502), the overload lost.
-  it('is the Anthropic SDK’s OverloadedError 529, as without a fallback', async () => {
-    routed.emulator.enqueue(overload('in-band'));
-    const before = routed.accessLog.length;
-    const error = await (async () => {
+  /** What the Anthropic SDK's streamed call of `up-fallback` throws when the primary sends `script`. */
+  async function routedFailure(script: EmulatorScript): Promise<unknown> {
+    routed.emulator.enqueue(script);
+    return (async () => {
       const stream = await createClients(routed.server.url).anthropic.messages.create({
         model: 'up-fallback',
         max_tokens: 64,
@@ -185,6 +184,12 @@ describe('an in-stream overload of a routed model whose fallback its circuit kee
       () => undefined,
       (caught: unknown) => caught,
     );
+  }
+
+  // Before, the routed error kept only the class: a 502 api_error (logged 502), the overload lost.
+  it('is the Anthropic SDK’s OverloadedError 529, as without a fallback', async () => {
+    const before = routed.accessLog.length;
+    const error = await routedFailure(overload('in-band'));
     expect(error).toBeInstanceOf(Anthropic.OverloadedError);
     expect((error as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({
       error: { type: 'overloaded_error' },
@@ -196,32 +201,12 @@ describe('an in-stream overload of a routed model whose fallback its circuit kee
 
   // The adapter's verdict travels too: an overload said only in words is no overload code.
   it('said only in words ("The model is overloaded") is the 529 too, as without a fallback', async () => {
-    routed.emulator.enqueue({
+    const words = { type: 'api_error', message: 'The model is overloaded. Please try again later.' };
+    const script = {
       type: 'sse',
-      events: [
-        messageStart,
-        {
-          event: 'error',
-          data: {
-            type: 'error',
-            error: { type: 'api_error', message: 'The model is overloaded. Please try again later.' },
-          },
-        },
-      ],
-    } as EmulatorScript);
-    const error = await (async () => {
-      const stream = await createClients(routed.server.url).anthropic.messages.create({
-        model: 'up-fallback',
-        max_tokens: 64,
-        stream: true,
-        messages: [{ role: 'user', content: 'Hi' }],
-      });
-      for await (const _event of stream);
-    })().then(
-      () => undefined,
-      (caught: unknown) => caught,
-    );
-    expect(error).toBeInstanceOf(Anthropic.OverloadedError);
+      events: [messageStart, { event: 'error', data: { type: 'error', error: words } }],
+    };
+    expect(await routedFailure(script as EmulatorScript)).toBeInstanceOf(Anthropic.OverloadedError);
   });
 });
 

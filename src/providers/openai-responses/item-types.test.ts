@@ -19,12 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => emulator.close());
 
-it.each([
-  ['web_search_call', 'web_search_call'],
-  [[{}], '[{}]'],
-  [7, '7'],
-])('an item typed %j is a custom part of kind %s, kept verbatim', async (type, kind) => {
-  const item = { id: 'ws_1', type, status: 'completed' };
+/** Queues a whole, completed Responses body whose `output` is `output`. */
+function enqueueOutput(output: unknown[]): void {
   emulator.enqueue({
     type: 'json',
     body: {
@@ -32,13 +28,25 @@ it.each([
       object: 'response',
       status: 'completed',
       model: 'gpt-5-mini',
-      output: [
-        item,
-        { type: 'message', id: 'msg_1', role: 'assistant', content: [{ type: 'output_text', text: 'Hi.' }] },
-      ],
+      output,
       usage: { input_tokens: 3, output_tokens: 2 },
     },
   });
+}
+const message = {
+  type: 'message',
+  id: 'msg_1',
+  role: 'assistant',
+  content: [{ type: 'output_text', text: 'Hi.' }],
+};
+
+it.each([
+  ['web_search_call', 'web_search_call'],
+  [[{}], '[{}]'],
+  [7, '7'],
+])('an item typed %j is a custom part of kind %s, kept verbatim', async (type, kind) => {
+  const item = { id: 'ws_1', type, status: 'completed' };
+  enqueueOutput([item, message]);
   const adapter = createOpenAIResponses({ apiKey: 'k', baseURL: `${emulator.url}/v1`, logger: silentLogger });
   const reply = await adapter.complete(userRequest('Hi', { model: 'openai:gpt-5-mini' }));
   expect(reply.content[0]).toMatchObject({ type: 'custom', kind, data: item });
@@ -87,20 +95,7 @@ it.each([
 );
 
 it('a whole body whose output holds an entry that is no item skips it with a WARN, the rest kept', async () => {
-  emulator.enqueue({
-    type: 'json',
-    body: {
-      id: 'resp_1',
-      object: 'response',
-      status: 'completed',
-      model: 'gpt-5-mini',
-      output: [
-        null,
-        { type: 'message', id: 'msg_1', role: 'assistant', content: [{ type: 'output_text', text: 'Hi.' }] },
-      ],
-      usage: { input_tokens: 3, output_tokens: 2 },
-    },
-  });
+  enqueueOutput([null, message]);
   const logger = createMemoryLogger();
   const adapter = createOpenAIResponses({ apiKey: 'k', baseURL: `${emulator.url}/v1`, logger });
   const reply = await adapter.complete(userRequest('Hi', { model: 'openai:gpt-5-mini' }));
@@ -109,17 +104,7 @@ it('a whole body whose output holds an entry that is no item skips it with a WAR
 });
 
 it('a call whose name is no string is a call without a name: a classified failure, not "[object Object]"', async () => {
-  emulator.enqueue({
-    type: 'json',
-    body: {
-      id: 'resp_1',
-      object: 'response',
-      status: 'completed',
-      model: 'gpt-5-mini',
-      output: [{ type: 'function_call', id: 'fc_1', call_id: 'call_1', name: {}, arguments: '{}' }],
-      usage: { input_tokens: 3, output_tokens: 2 },
-    },
-  });
+  enqueueOutput([{ type: 'function_call', id: 'fc_1', call_id: 'call_1', name: {}, arguments: '{}' }]);
   const adapter = createOpenAIResponses({
     apiKey: 'k',
     baseURL: `${emulator.url}/v1`,
