@@ -156,9 +156,16 @@ export class Availability {
 
   /**
    * A call to `key` failed with an availability failure (rate limit, overload, server, network);
-   * `cause` is what the circuit remembers if this failure opens it.
+   * `cause` is what the circuit remembers if this failure opens it; `probe`, the id of the half-open
+   * probe of `key` this call was admitted as (only the probe's own failure renames a half-open
+   * circuit's cause).
    */
-  async failure(key: string, retryAfterSeconds?: number, cause?: CircuitCause): Promise<CircuitState> {
+  async failure(
+    key: string,
+    retryAfterSeconds?: number,
+    cause?: CircuitCause,
+    probe?: string,
+  ): Promise<CircuitState> {
     const retryAfterMs =
       retryAfterSeconds !== undefined && retryAfterSeconds > 0 ? retryAfterSeconds * 1000 : 0;
     const { failureThreshold, cooldownMs, longRetryAfterMs, maxOpenMs } = this.policy;
@@ -171,6 +178,7 @@ export class Availability {
       longRetryAfterMs,
       maxOpenMs,
       ...(cause === undefined ? {} : { cause }),
+      ...(probe === undefined ? {} : { probe }),
     });
     return outcome.state;
   }

@@ -67,15 +67,27 @@ export async function countFailure(state: RouterState, candidate: Candidate, err
   const { model } = candidate;
   const keys = keysOf(state, model);
   if (isModelRateLimit(error)) {
-    if (!keys.shared) await availability.failure(keys.model, error.retryAfterSeconds, 'rate_limit');
+    if (!keys.shared)
+      await availability.failure(
+        keys.model,
+        error.retryAfterSeconds,
+        'rate_limit',
+        probeOf(candidate, keys.model),
+      );
     // It proves nothing of the provider or of the shared circuit: their probes are freed, not failed.
     for (const probe of candidate.probes ?? [])
       if (probe.key !== keys.model || keys.shared) await availability.release(probe.key, probe.id);
     return;
   }
   const cause = causeOf(error);
-  await availability.failure(keys.model, keys.shared ? undefined : error.retryAfterSeconds, cause);
-  await availability.failure(keys.provider, undefined, cause);
+  const retryAfter = keys.shared ? undefined : error.retryAfterSeconds;
+  await availability.failure(keys.model, retryAfter, cause, probeOf(candidate, keys.model));
+  await availability.failure(keys.provider, undefined, cause, probeOf(candidate, keys.provider));
+}
+
+/** The id of `candidate`'s half-open probe of `key`, if it holds one. */
+function probeOf(candidate: Candidate, key: string): string | undefined {
+  return candidate.probes?.find((probe) => probe.key === key)?.id;
 }
 
 /** True when the model's or its provider's circuit says no call should go now. */

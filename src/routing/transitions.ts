@@ -61,12 +61,16 @@ export const defaultAvailabilityPolicy: AvailabilityPolicy = {
 export type AvailabilityOperation =
   /** May a call go? Open past its cooldown → half-open, admitting this call as the probe `probe`. */
   | { kind: 'check'; now: number; probe: string; probeTimeoutMs: number }
-  /** An availability failure (rate limit, overload, server, network); `cause` is kept if it opens the circuit. */
+  /**
+   * An availability failure (rate limit, overload, server, network); `cause` is kept if it opens the
+   * circuit. `probe`: the id of the half-open probe this failure is (absent: an ordinary call).
+   */
   | {
       kind: 'failure';
       now: number;
       retryAfterMs: number;
       cause?: CircuitCause;
+      probe?: string;
       failureThreshold: number;
       cooldownMs: number;
       longRetryAfterMs: number;
@@ -172,10 +176,17 @@ function failure(
       operation.retryAfterMs > 0 ? operation.retryAfterMs : operation.cooldownMs,
     );
     // The cause is the failure that opened the circuit: one counted while it is already open (a
-    // call in flight when it opened) extends it but does not rename it.
-    const cause = record.state === 'open' ? record.cause : operation.cause;
+    // call in flight when it opened) extends it but neither renames nor shortens it (the later of
+    // the two reopening times), and while half-open only the probe's own failure names a new
+    // cause — a call from before the opening that fails meanwhile reopens it with the old one.
+    const renames =
+      record.state === 'closed' ||
+      (record.state === 'half-open' && operation.probe !== undefined && operation.probe === record.probe);
+    const cause = renames ? operation.cause : record.cause;
+    let reopenAt = operation.now + openMs;
+    if (record.state === 'open') reopenAt = Math.max(reopenAt, record.reopenAt ?? 0);
     return {
-      record: withCause({ state: 'open', failures, reopenAt: operation.now + openMs }, cause),
+      record: withCause({ state: 'open', failures, reopenAt }, cause),
       outcome: { state: 'open' },
     };
   }

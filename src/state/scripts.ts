@@ -203,9 +203,13 @@ elseif op.kind == 'failure' then
     local openMs = op.cooldownMs
     if op.retryAfterMs > 0 then openMs = op.retryAfterMs end
     openMs = math.min(op.maxOpenMs, openMs)
-    local cause = op.cause
-    if rec.state == 'open' then cause = rec.cause end
-    nextRec = {state = 'open', failures = failures, reopenAt = op.now + openMs, cause = cause}
+    local cause = rec.cause
+    if rec.state == 'closed' or (rec.state == 'half-open' and op.probe ~= nil and op.probe == rec.probe) then
+      cause = op.cause
+    end
+    local reopenAt = op.now + openMs
+    if rec.state == 'open' then reopenAt = math.max(reopenAt, rec.reopenAt or 0) end
+    nextRec = {state = 'open', failures = failures, reopenAt = reopenAt, cause = cause}
     out = {state = 'open'}
   else
     rec.failures = failures

@@ -173,9 +173,9 @@ export function availabilitySuite(name: string, createStore: StoreFactory): void
       });
       await availability.release('model:a', probe.probe);
       expect(await store.get('model:a')).toMatchObject({ state: 'open', cause: 'out_of_credit' });
-      await availability.check('model:a');
+      const second = (await availability.check('model:a')) as { probe: string };
       // The probe's own failure reopens it: its cause is the one kept.
-      expect(await availability.failure('model:a', 2, 'rate_limit')).toBe('open');
+      expect(await availability.failure('model:a', 2, 'rate_limit', second.probe)).toBe('open');
       expect(await availability.check('model:a')).toEqual({
         allowed: false,
         state: 'open',
@@ -204,11 +204,12 @@ export function availabilitySuite(name: string, createStore: StoreFactory): void
         cause: 'out_of_credit',
       });
       expect(await availability.failure('model:a', 2, 'rate_limit')).toBe('open');
-      // Before, each re-opened it as its own: no cause (a retryable 503), then `rate_limit`.
+      // Before, each re-opened it as its own: no cause (a retryable 503), then `rate_limit`; and
+      // the rate limit's short retry-after does not shorten the open time.
       expect(await availability.check('model:a')).toEqual({
         allowed: false,
         state: 'open',
-        until: at() + 2_000,
+        until: at() + 30_000,
         cause: 'out_of_credit',
       });
       // And an open circuit with no cause (server errors) does not take a later failure's.
@@ -216,6 +217,54 @@ export function availabilitySuite(name: string, createStore: StoreFactory): void
       await availability.failure('model:b', undefined, 'out_of_credit');
       const refused = await availability.check('model:b');
       expect(refused).toEqual({ allowed: false, state: 'open', until: at() + 30_000 });
+    });
+
+    it('a failure counted while open extends the open time but never shortens it', async () => {
+      const { availability, advance, at } = await machine();
+      const opened = at();
+      // A 429 with retry-after 3000 s opens it at once until then.
+      expect(await availability.failure('model:a', 3_000, 'rate_limit')).toBe('open');
+      advance(1_000);
+      expect(await availability.failure('model:a')).toBe('open');
+      advance(1_000);
+      expect(await availability.failure('model:a')).toBe('open');
+      // Before, each straggler reopened it for the cooldown from its own time: until +32 s.
+      expect(await availability.check('model:a')).toEqual({
+        allowed: false,
+        state: 'open',
+        until: opened + 3_000_000,
+        cause: 'rate_limit',
+      });
+      advance(40_000);
+      expect((await availability.check('model:a')).allowed).toBe(false);
+      // A later failure whose own open time ends later does extend it.
+      for (let count = 0; count < 3; count++) await availability.failure('model:b');
+      advance(20_000);
+      await availability.failure('model:b');
+      expect(await availability.check('model:b')).toMatchObject({ state: 'open', until: at() + 30_000 });
+    });
+
+    it('half-open: a leftover failure of an earlier call keeps the cause; only the probe’s own failure renames it', async () => {
+      const { availability, store, advance, at } = await machine();
+      for (let count = 0; count < 3; count++)
+        await availability.failure('model:a', undefined, 'out_of_credit');
+      advance(30_000);
+      const probe = (await availability.check('model:a')) as { probe: string };
+      expect(probe.probe).toEqual(expect.any(String));
+      // A call from before the opening fails (network: no cause) while the probe is in flight.
+      expect(await availability.failure('model:a')).toBe('open');
+      // Before: { state: 'open', failures: 4, reopenAt } with no cause (a retryable 503).
+      expect(await store.get('model:a')).toEqual({
+        state: 'open',
+        failures: 4,
+        reopenAt: at() + 30_000,
+        cause: 'out_of_credit',
+      });
+      // The next probe's own failure (a server error: no cause) does rename it.
+      advance(30_000);
+      const next = (await availability.check('model:a')) as { probe: string };
+      expect(await availability.failure('model:a', undefined, undefined, next.probe)).toBe('open');
+      expect(await store.get('model:a')).toEqual({ state: 'open', failures: 5, reopenAt: at() + 30_000 });
     });
 
     it('keys are independent (provider vs model)', async () => {
