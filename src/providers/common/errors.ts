@@ -59,23 +59,42 @@ function withoutTrailingStart(text: string, secret: string): string {
  * A message saying the provider is overloaded (OpenAI's "The engine is currently overloaded", "That
  * model is currently overloaded with other requests", Gemini's "The model is overloaded", a bare
  * "Overloaded"): the word opening the message or after `is`, `are`, `currently`, `server`…, never
- * any text that only holds it ("the service was not overloaded").
+ * any text that only holds it ("the service was not overloaded"), denies it — a negation (`not`,
+ * `n't`, `no longer`) up to two words before that lead word ("the service is not currently
+ * overloaded", "isn't overloaded") or `false` right after it ("server overloaded: false").
  */
-const overloadMessage =
-  /^overloaded\b|\b(?:is|are|currently|temporarily|model|engine|server|servers|service|system) overloaded\b/i;
+const overloadMessage = new RegExp(
+  String.raw`(?:^|\b(?<!(?:\bnot|n['’]t|\bno longer)(?:\s+\w+){0,2}\s+)(?:is|are|currently|temporarily|model|engine|server|servers|service|system)\s+)` +
+    String.raw`overloaded\b(?!["']?\s*[:=]?\s*["']?false\b)`,
+  'i',
+);
+
+/**
+ * The statuses at which words alone may call a failure an overload: none (an in-band error, or an
+ * error in a 200 body), a 429 (OpenAI sends "The engine is currently overloaded" with one) and
+ * every 5xx. Any other 4xx is the request's own fault whatever its words say (a 400 "function name
+ * 'search' is overloaded" is an invalid request, not a provider out of capacity); 529 and the
+ * `overloaded_error`/`overloaded` codes are overloads by their own rules.
+ */
+const overloadMessageStatuses: readonly number[] = [
+  0,
+  429,
+  ...Array.from({ length: 100 }, (_, index) => 500 + index),
+];
 
 /**
  * Conditions classified the same on every adapter, before the adapter's own rules. "Overloaded"
- * (Anthropic 529 `overloaded_error`, OpenAI/Gemini "model is overloaded", whatever the status) is
- * `server_error` and an overload (`AdapterError.overloaded`): the provider lacks capacity, which
- * says nothing about the caller's quota, so a router should fall back to another provider rather
- * than wait for a rate-limit window. It stays retryable, and a `retry-after` hint is still honoured.
+ * (Anthropic 529 `overloaded_error`, OpenAI/Gemini "model is overloaded" in-band, with a 429 or a
+ * 5xx — see `overloadMessageStatuses`) is `server_error` and an overload (`AdapterError.overloaded`):
+ * the provider lacks capacity, which says nothing about the caller's quota, so a router should fall
+ * back to another provider rather than wait for a rate-limit window. It stays retryable, and a
+ * `retry-after` hint is still honoured.
  */
 export const sharedErrorRules: readonly ErrorRule[] = [
   { code: 'overloaded_error', errorClass: 'server_error', overload: true },
   { code: 'overloaded', errorClass: 'server_error', overload: true },
   { status: 529, errorClass: 'server_error', overload: true },
-  { message: overloadMessage, errorClass: 'server_error', overload: true },
+  { message: overloadMessage, status: overloadMessageStatuses, errorClass: 'server_error', overload: true },
 ];
 
 /** Builds the classified error for a failed response (`status` 0 for in-stream/200-body errors). */

@@ -122,6 +122,31 @@ describe('an overload told only in words', () => {
     expect(classified(undefined, message)).toEqual({ errorClass: 'server_error', overloaded: false });
     expect(classified(429, message)).toEqual({ errorClass: 'rate_limit', overloaded: false });
   });
+
+  it.each([
+    'Internal error; the service is not currently overloaded',
+    'Upstream failed although the model is not temporarily overloaded',
+    "The system isn't overloaded, an internal error occurred",
+    'The engine is no longer overloaded; an internal error occurred',
+    'Internal error (server overloaded: false)',
+    'Internal error {"server overloaded": false}',
+  ])('%s: words denying an overload are no overload (before: server_error + overload)', (message) => {
+    expect(classified(undefined, message)).toEqual({ errorClass: 'server_error', overloaded: false });
+    expect(classified(503, message)).toEqual({ errorClass: 'server_error', overloaded: false });
+  });
+
+  it('a 4xx other than 429 is never an overload by its words; a 429 or a 5xx is', () => {
+    const declaredTwice = "Invalid 'tools': function name 'search' is overloaded (declared twice)";
+    // Before: server_error + overload, a client's own mistake retried and failed over.
+    expect(classified(400, declaredTwice)).toEqual({ errorClass: 'invalid_request', overloaded: false });
+    expect(classified(404, 'The model is overloaded')).toEqual({
+      errorClass: 'invalid_request',
+      overloaded: false,
+    });
+    const busy = 'The engine is currently overloaded, please try again later.';
+    expect(classified(429, busy)).toEqual({ errorClass: 'server_error', overloaded: true });
+    expect(classified(503, busy)).toEqual({ errorClass: 'server_error', overloaded: true });
+  });
 });
 
 describe('HTTP errors over the emulator', () => {
