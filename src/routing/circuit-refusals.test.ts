@@ -139,4 +139,23 @@ describe('the refusal of open circuits keeps the class of what opened them', () 
       retryAfterSeconds: 20,
     });
   });
+
+  it('the half-open probe’s own failure names the cause: a probe out of credit reopens it as out of credit', async () => {
+    front();
+    emulator.enqueue(openaiError(500, 'down'));
+    await sy.complete(mini).catch(() => undefined);
+    expect(await sy.availability.state('provider:openai')).toBe('open');
+    now += 30_000;
+    // The probe (the router passes its id with the failure) finds the account out of credit.
+    emulator.enqueue(outOfCredit());
+    await sy.complete(mini).catch(() => undefined);
+    const from = emulator.requests.length;
+    const error = await sy.complete(mini).catch((caught: unknown) => caught);
+    // Without the probe's id its failure would count as a leftover call's: the 503 of the 500.
+    expect(error).toMatchObject({ errorClass: 'rate_limit', status: 429, retryable: false });
+    expect(routingDecisionOfError(error)?.attempts.map((attempt) => attempt.reason)).toEqual([
+      'unavailable (open: out of credit)',
+    ]);
+    expect(emulator.requests.length).toBe(from);
+  });
 });
