@@ -143,3 +143,34 @@ it('a key of many small values gives up thousands of them for one large value in
   expect(Number(await admin.hget(sizes, '#'))).toBe(210_000);
   expect(await admin.dbsize()).toBeLessThan(20_000); // the values given up were deleted
 }, 60_000);
+
+/** The value keys under `prefix` whose names are not in their key's index (none are ever read). */
+async function unindexed(prefix: string, key: string): Promise<string[]> {
+  const [, index] = valueKeys(prefix, key, `${key}:`);
+  const base = valueKeys(prefix, key, '')[0];
+  const keys = await admin.keys(`${base}*`);
+  const names = keys.map((valueKey) => valueKey.slice(base.length));
+  const scores = names.length === 0 ? [] : await admin.zmscore(index, ...names);
+  return keys.filter((_, position) => scores[position] === null);
+}
+
+it('a store after Redis lost its script cache (SCRIPT FLUSH, a failover) succeeds and reads back; no value is left unindexed', async () => {
+  const store = await instance('flushed', 10_000);
+  await store.set('a:1', 'x'.repeat(100), 60);
+  await admin.script('FLUSH');
+  await store.set('a:2', 'y'.repeat(100), 60);
+  expect(await store.get('a:2')).toBe('y'.repeat(100));
+  await admin.script('FLUSH');
+  await store.set('a:3', 'z'.repeat(100), 60);
+  expect(await store.get('a:3')).toBe('z'.repeat(100));
+  expect(await store.get('a:1')).toBe('x'.repeat(100));
+  expect(await unindexed('flushed', 'a')).toEqual([]);
+});
+
+it('a store whose script fails inside its transaction (WRONGTYPE) leaves no value key behind', async () => {
+  const store = await instance('wrongtype', 10_000);
+  const [key, index] = valueKeys('wrongtype', 'a', 'a:1');
+  await admin.set(index, 'another writer');
+  await expect(store.set('a:1', 'x'.repeat(100), 60)).rejects.toThrow();
+  expect(await admin.exists(key)).toBe(0);
+});

@@ -134,6 +134,7 @@ async function executed(transaction: {
 /** A MULTI holding the store script (ioredis adds defined commands to transactions too). */
 interface StoreTransaction {
   syStore(...args: Array<string | number>): StoreTransaction;
+  eval(script: string, keys: number, ...args: Array<string | number>): StoreTransaction;
   set(key: string, value: string, px: 'PX', ms: number): StoreTransaction;
   exec(): Promise<Array<[Error | null, unknown]> | null>;
 }
@@ -435,12 +436,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
       // conversation of megabytes is not copied through Lua (a 24 MB one took over a second).
       const bytes = Buffer.byteLength(value);
       if (maxGroupBytes > 0 && bytes > maxGroupBytes) return 'large';
-      const results = await executed(
-        (valueClient.multi() as unknown as StoreTransaction)
-          .syStore(...script, '', ttl, maxGroupBytes, '', bytes)
-          .set(key, value, 'PX', ttl),
-      );
-      reply = results[0];
+      reply = await storeAndSet(key, [...script, '', ttl, maxGroupBytes, '', bytes], value, ttl);
     }
     const [outcome, ...victims] = Array.isArray(reply) ? (reply as unknown[]) : [];
     if (victims.length > 0) {
@@ -452,6 +448,40 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
           .catch(() => 0);
     }
     return String(outcome);
+  }
+
+  /**
+   * The store script and the value's SET in one MULTI: the script's reply. The SET runs even when
+   * the script fails inside the transaction, so then the value key just written is deleted (the
+   * name's value, if any, was overwritten: it reads as none). A script cache Redis lost (`SCRIPT
+   * FLUSH`, a failover to a replica that never loaded it) answers the EVALSHA with `NOSCRIPT` inside
+   * the EXEC replies, where ioredis does not load it again: the transaction is sent once more by
+   * EVAL, which carries the script and caches it for the EVALSHAs after.
+   */
+  async function storeAndSet(
+    key: string,
+    args: Array<string | number>,
+    value: string,
+    ttl: number,
+    byEval = false,
+  ): Promise<unknown> {
+    const transaction = valueClient.multi() as unknown as StoreTransaction;
+    if (byEval) transaction.eval(storeValueScript, 3, ...args);
+    else transaction.syStore(...args);
+    let scriptError = null as Error | null;
+    const results = await executed({
+      exec: async () => {
+        const replies = await transaction.set(key, value, 'PX', ttl).exec();
+        scriptError = replies?.[0]?.[0] ?? null;
+        return replies;
+      },
+    }).catch(async (error: unknown) => {
+      if (scriptError === null) throw error;
+      await valueClient.unlink(key).catch(() => 0);
+      if (!byEval && /^NOSCRIPT/.test(scriptError.message)) return undefined;
+      throw error;
+    });
+    return results === undefined ? storeAndSet(key, args, value, ttl, true) : results[0];
   }
 
   /** A store's outcome as `set` tells it: a value over the bound on its own rejects. */
