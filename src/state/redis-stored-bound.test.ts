@@ -25,8 +25,9 @@ afterAll(async () => {
 });
 
 /** An instance of a gateway whose keys each hold at most `bound` bytes (`a:1` is key a's). */
-async function instance(prefix: string, bound: number): Promise<RedisStateStore> {
+async function instance(prefix: string, bound: number, maxGivenUpPerRun?: number): Promise<RedisStateStore> {
   const store = createRedisStateStore({
+    ...(maxGivenUpPerRun === undefined ? {} : { maxGivenUpPerRun }),
     url: redis.url,
     prefix,
     timeoutMs: 2000,
@@ -147,7 +148,7 @@ it('a key of many small values gives up thousands of them for one large value in
 /** The value keys under `prefix` whose names are not in their key's index (none are ever read). */
 async function unindexed(prefix: string, key: string): Promise<string[]> {
   const [, index] = valueKeys(prefix, key, `${key}:`);
-  const base = valueKeys(prefix, key, '')[0];
+  const base = `${index.slice(0, -1)}:`; // the index is `…:values`, a value `…:value:<name>`
   const keys = await admin.keys(`${base}*`);
   const names = keys.map((valueKey) => valueKey.slice(base.length));
   const scores = names.length === 0 ? [] : await admin.zmscore(index, ...names);
@@ -173,4 +174,45 @@ it('a store whose script fails inside its transaction (WRONGTYPE) leaves no valu
   await admin.set(index, 'another writer');
   await expect(store.set('a:1', 'x'.repeat(100), 60)).rejects.toThrow();
   expect(await admin.exists(key)).toBe(0);
+});
+
+it('a store that must give up more values than one script run may gives them up over several short runs, ends under the bound, and leaves no value unindexed', async () => {
+  const store = await instance('capped', 5_000, 10);
+  const names = Array.from({ length: 50 }, (_, index) => `a:${index}`);
+  for (const name of names) await store.set(name, 's'.repeat(100), 60);
+  await admin.config('SET', 'slowlog-log-slower-than', '0');
+  await admin.slowlog('RESET');
+  try {
+    await store.set('a:large', 'L'.repeat(4_500), 60); // 45 of the 50 small values must go
+    const runs = ((await admin.slowlog('GET', 1000)) as Array<[number, number, number, string[]]>).filter(
+      ([, , , command]) => /^eval/i.test(String(command[0])),
+    );
+    expect(runs.length).toBeGreaterThanOrEqual(5); // at most 10 given up a run
+  } finally {
+    await admin.config('SET', 'slowlog-log-slower-than', '10000');
+  }
+  expect(await store.get('a:large')).toBe('L'.repeat(4_500));
+  expect(await store.get('a:44')).toBeUndefined();
+  expect(await store.get('a:49')).toBe('s'.repeat(100));
+  const [, index, sizes, givenUp] = valueKeys('capped', 'a', 'a:');
+  expect(Number(await admin.hget(sizes, '#'))).toBeLessThanOrEqual(5_000);
+  expect(await admin.zcard(index)).toBe(6);
+  expect(await admin.scard(givenUp)).toBe(0);
+  expect(await unindexed('capped', 'a')).toEqual([]);
+});
+
+it("values given up whose deletes never ran (the store's reply lost) are deleted by the key's next store", async () => {
+  const store = await instance('lost', 10_000);
+  for (const name of ['a:1', 'a:2', 'a:3']) await store.set(name, 'v'.repeat(100), 60);
+  // As a store whose reply timed out leaves its key: two values out of the index, their names kept
+  // for deletion, their keys still there.
+  const [, index, sizes, givenUp] = valueKeys('lost', 'a', 'a:');
+  await admin.zrem(index, keyPart('a:1'), keyPart('a:2'));
+  await admin.hdel(sizes, keyPart('a:1'), keyPart('a:2'));
+  await admin.sadd(givenUp, keyPart('a:1'), keyPart('a:2'));
+  expect(await unindexed('lost', 'a')).toHaveLength(2);
+  await store.set('a:4', 'w'.repeat(100), 60);
+  expect(await unindexed('lost', 'a')).toEqual([]);
+  expect(await store.get('a:3')).toBe('v'.repeat(100));
+  expect(await store.get('a:4')).toBe('w'.repeat(100));
 });

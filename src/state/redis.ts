@@ -74,6 +74,8 @@ export interface RedisStateStoreOptions extends ValueGroupOptions {
   now?: () => number;
   /** Most failed settles kept for replay (beyond: their cost is summed, see `replay.ts`). Default 10 000. */
   maxQueuedSettles?: number;
+  /** Most values one run of the store script gives up (internal: tests lower it). Default 1 000. */
+  maxGivenUpPerRun?: number;
 }
 
 /** A Redis state store, with its connection status. */
@@ -100,9 +102,12 @@ export interface RedisStateStore extends StateStore {
 }
 
 const dayTtlSeconds = 3 * 86_400;
+/** Runs of the store script one store makes to find its room (and rounds of deletes after). */
+const roomRounds = 32;
 const monthTtlSeconds = 40 * 86_400;
 
 type Client = Redis | Cluster;
+type Args = Array<string | number>;
 type Scripted = Client & {
   syAdmit(...args: Array<string | number>): Promise<unknown>;
   sySettle(...args: Array<string | number>): Promise<number>;
@@ -171,12 +176,13 @@ export function withdrawnKey(prefix: string, key: string): string {
 }
 
 /**
- * The keys of a stored value (`valueKeys(…)[0]`) and of its group's index and sizes, all in the
- * group's hash tag (one Cluster slot: the store script bounds a group in one atomic step).
+ * The keys of a stored value (`valueKeys(…)[0]`) and of its group's index, sizes and names given
+ * up (their keys not yet deleted), all in the group's hash tag (one Cluster slot: the store script
+ * bounds a group in one atomic step).
  */
-export function valueKeys(prefix: string, group: string, name: string): [string, string, string] {
+export function valueKeys(prefix: string, group: string, name: string): [string, string, string, string] {
   const base = `${prefix}:{${keyPart(group)}}:value`;
-  return [`${base}:${keyPart(name)}`, `${base}s`, `${base}-bytes`];
+  return [`${base}:${keyPart(name)}`, `${base}s`, `${base}-bytes`, `${base}-given-up`];
 }
 
 /** Thrown for a reply the admit script cannot have sent: the store's failure policy decides. */
@@ -266,7 +272,8 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
    */
   const valueClient = connect(options.url, options.cluster === true, timeoutMs) as ValueClient;
   valueClient.defineCommand('syValue', { numberOfKeys: 2, lua: valueScript });
-  valueClient.defineCommand('syStore', { numberOfKeys: 3, lua: storeValueScript });
+  valueClient.defineCommand('syStore', { numberOfKeys: 4, lua: storeValueScript });
+  const maxGivenUpPerRun = Math.max(1, options.maxGivenUpPerRun ?? 1000);
   const groupOf = options.valueGroupOf ?? (() => '');
   const maxGroupBytes = options.maxValueBytesPerGroup ?? defaultMaxValueBytesPerGroup;
   const valueKeysOf = (name: string) => valueKeys(prefix, groupOf(name), name);
@@ -421,54 +428,63 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
   }
 
   /**
-   * Stores a value within its group's bound (`storeValueScript`: one step, whatever other instances
-   * store for the group at once); the values the group gave up, already unread, are deleted after
-   * (a failed delete leaves an unread value to its TTL). `nx`: not over a value already there.
+   * Stores a value within its group's bound (`storeValueScript`, atomic whatever other instances
+   * store). A run gives up at most `maxGivenUpPerRun` values (a script blocks Redis for all keys):
+   * up to `roomRounds` runs, then `'full'`. The values given up (unread) wait in the group's set of
+   * names given up, which a store empties (one that fails leaves them to the group's next store).
    */
   async function storeValue(name: string, value: string, ttlMs: number, nx: boolean): Promise<string> {
-    const [key, index, sizes] = valueKeysOf(name);
+    const [key, index, sizes, givenUp] = valueKeysOf(name);
     const ttl = Math.max(1, Math.ceil(ttlMs));
-    const script = [key, index, sizes, clockArgument(), keyPart(name)];
-    let reply: unknown;
-    if (nx) reply = await valueClient.syStore(...script, value, ttl, maxGroupBytes, '1', '');
-    else {
-      // The value by a plain SET, in one transaction with the script that makes its room: a
-      // conversation of megabytes is not copied through Lua (a 24 MB one took over a second).
-      const bytes = Buffer.byteLength(value);
-      if (maxGroupBytes > 0 && bytes > maxGroupBytes) return 'large';
-      reply = await storeAndSet(key, [...script, '', ttl, maxGroupBytes, '', bytes], value, ttl);
+    const script = [key, index, sizes, givenUp, clockArgument(), keyPart(name)];
+    const bytes = Buffer.byteLength(value);
+    if (!nx && maxGroupBytes > 0 && bytes > maxGroupBytes) return 'large';
+    const base = key.slice(0, key.length - keyPart(name).length);
+    const room = [...script, '', ttl, maxGroupBytes, nx ? '1' : '', bytes, maxGivenUpPerRun];
+    let roomOnly = false;
+    for (let round = 0; round < roomRounds; round += 1) {
+      const reply: unknown = roomOnly
+        ? await valueClient.syStore(...room, '1')
+        : nx
+          ? await valueClient.syStore(...script, value, ttl, maxGroupBytes, '1', '', maxGivenUpPerRun, '')
+          : // The value by a plain SET, in one transaction with the script that makes its room: a
+            // conversation of megabytes is not copied through Lua (a 24 MB one took over a second).
+            await storeAndSet(key, [...room, ''], value, ttl);
+      const [outcome, waiting] = Array.isArray(reply) ? (reply as unknown[]) : [];
+      if (Number(waiting) > 0) await deleteGivenUp(base, givenUp);
+      // Room still to make: runs that only make it (the value is not sent again), then the store.
+      if (outcome === 'more' || outcome === 'room') roomOnly = outcome === 'more';
+      else return String(outcome);
     }
-    const [outcome, ...victims] = Array.isArray(reply) ? (reply as unknown[]) : [];
-    if (victims.length > 0) {
-      const base = key.slice(0, key.length - keyPart(name).length);
-      // In batches: a key of many small values may give up tens of thousands for one large one.
-      for (let from = 0; from < victims.length; from += 1000)
-        await valueClient
-          .unlink(...victims.slice(from, from + 1000).map((victim) => base + String(victim)))
-          .catch(() => 0);
+    return 'full';
+  }
+
+  /** Deletes the keys of a group's values given up (a bounded number per store: 1,000 a round). */
+  async function deleteGivenUp(base: string, givenUp: string): Promise<void> {
+    for (let round = 0; round < roomRounds; round += 1) {
+      const names = (await valueClient.spop(givenUp, 1000).catch(() => [])) as string[];
+      if (names.length > 0) await valueClient.unlink(...names.map((name) => base + name)).catch(() => 0);
+      if (names.length < 1000) return;
     }
-    return String(outcome);
   }
 
   /**
-   * The store script and the value's SET in one MULTI: the script's reply. The SET runs even when
-   * the script fails inside the transaction, so then the value key just written is deleted (the
-   * name's value, if any, was overwritten: it reads as none). A script cache Redis lost (`SCRIPT
-   * FLUSH`, a failover to a replica that never loaded it) answers the EVALSHA with `NOSCRIPT` inside
-   * the EXEC replies, where ioredis does not load it again: the transaction is sent once more by
-   * EVAL, which carries the script and caches it for the EVALSHAs after.
+   * The store script and the value's SET in one MULTI: the script's reply. The SET runs even when the
+   * script fails in the transaction: the key just written is then deleted. A Redis that lost its
+   * script cache (`SCRIPT FLUSH`, a failover) answers `NOSCRIPT` among the EXEC replies, where ioredis
+   * does not load it again: the transaction is sent once more by EVAL (which caches it again).
    */
   async function storeAndSet(
     key: string,
-    args: Array<string | number>,
+    args: Args,
     value: string,
     ttl: number,
-    byEval = false,
+    again = false,
   ): Promise<unknown> {
     const transaction = valueClient.multi() as unknown as StoreTransaction;
-    if (byEval) transaction.eval(storeValueScript, 3, ...args);
+    if (again) transaction.eval(storeValueScript, 4, ...args);
     else transaction.syStore(...args);
-    let scriptError = null as Error | null;
+    let scriptError = null as Error | null; // the script's error among the EXEC replies
     const results = await executed({
       exec: async () => {
         const replies = await transaction.set(key, value, 'PX', ttl).exec();
@@ -478,15 +494,16 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     }).catch(async (error: unknown) => {
       if (scriptError === null) throw error;
       await valueClient.unlink(key).catch(() => 0);
-      if (!byEval && /^NOSCRIPT/.test(scriptError.message)) return undefined;
+      if (!again && /^NOSCRIPT/.test(scriptError.message)) return undefined;
       throw error;
     });
-    return results === undefined ? storeAndSet(key, args, value, ttl, true) : results[0];
+    return results === undefined ? await storeAndSet(key, args, value, ttl, true) : (results[0] as unknown);
   }
 
-  /** A store's outcome as `set` tells it: a value over the bound on its own rejects. */
+  /** A store's outcome as `set` tells it: a value over the bound on its own (or without room) rejects. */
   function stored(outcome: string | undefined, value: string): void {
-    if (outcome === 'large') throw overGroupBound(Buffer.byteLength(value), maxGroupBytes);
+    if (outcome === 'large' || outcome === 'full')
+      throw overGroupBound(Buffer.byteLength(value), maxGroupBytes, outcome === 'full' ? roomRounds : 0);
   }
 
   const values = new ValueReplay(

@@ -257,22 +257,29 @@ return {size, redis.call('GET', KEYS[1])}
  * ARGV[5] bytes (0: no bound), and one over it gives up its own oldest (the soonest to expire)
  * first — never another group's. KEYS (one hash tag, the group's): 1 the value, 2 the group's index
  * (sorted set: name → expiry, ms; a value is read only while its name is in it), 3 the group's
- * sizes (hash: name → bytes, and `#` → their sum). ARGV: 1 now ('' = Redis TIME), 2 the value's
- * name in the index, 3 the value, 4 TTL (ms), 5 the bound, 6 '1' for NX (keep a value already
- * there), 7 '' — or the value's size when the caller sends it by a SET right after the script, in
- * one MULTI (ARGV 3 then ''): a large value never passes through Lua. Names whose expiry passed
+ * sizes (hash: name → bytes, and `#` → their sum), 4 the group's names given up (a set: their keys
+ * wait to be deleted). ARGV: 1 now ('' = Redis TIME), 2 the value's name in the index, 3 the value,
+ * 4 TTL (ms), 5 the bound, 6 '1' for NX (keep a value already there), 7 '' — or the value's size
+ * when the caller sends it by a SET right after the script, in one MULTI (ARGV 3 then ''): a large
+ * value never passes through Lua — 8 the most names one run gives up, and 9 '1' to only make the
+ * room (nothing written: `{'room', n}`, the caller then stores). Names whose expiry passed
  * leave the index first (their values expired with them), so their bytes stop counting. The values
- * given up leave the index here — from now on none is read — and their names are returned for the
- * caller to delete their keys (a script touches only the keys it declares: one Cluster slot,
- * whatever the proxy). Returns `{'ok', given up…}`, `{'exists'}` (NX, nothing written) or
- * `{'large'}` for a value over the bound on its own (nothing written). No `unpack` of the names
- * given up: a key of many small values may give up more than Lua's stack takes at once.
+ * given up leave the index here — from now on none is read — and their names join KEYS[4], which
+ * the caller (or any later store of the group: the deletes do not hang on this reply) empties by
+ * `UNLINK`s of their keys; a script touches only the keys it declares (one Cluster slot, whatever
+ * the proxy). One run gives up at most ARGV[8] names (a script blocks Redis for every key while it
+ * runs): a value that needs more is not stored by this run, which answers `{'more', n}` — its name
+ * leaves the index, and joins KEYS[4] (the SET after it in the MULTI still writes its key) — and
+ * the caller makes the rest of the room by runs with ARGV[9] (no value sent again), then stores. Returns `{'ok', n}` (n: names waiting in KEYS[4]), `{'more', n}`,
+ * `{'exists'}` (NX, nothing written) or `{'large'}` for a value over the bound on its own (nothing
+ * written). Names pass `unpack` in slices: Lua's stack takes only so many at once.
  */
 export const storeValueScript = `${clock}
 local member = ARGV[2]
 local size = ARGV[7] == '' and string.len(ARGV[3]) or tonumber(ARGV[7])
 local ttl = tonumber(ARGV[4])
 local bound = tonumber(ARGV[5])
+local cap = math.max(1, tonumber(ARGV[8]))
 if ARGV[6] == '1' and redis.call('ZSCORE', KEYS[2], member) and redis.call('EXISTS', KEYS[1]) == 1 then
   return {'exists'}
 end
@@ -285,38 +292,54 @@ for i = 1, #expired do
 end
 if #expired > 0 then redis.call('ZREM', KEYS[2], unpack(expired)) end
 -- The value it replaces (if any) stops counting.
-total = total - tonumber(redis.call('HGET', KEYS[3], member) or '0')
-local victims = {}
+local previous = tonumber(redis.call('HGET', KEYS[3], member) or '0')
+total = total - previous
 if bound > 0 and total + size > bound then
   local over = total + size - bound
-  local start = 0
-  local exhausted = false
-  while over > 0 and not exhausted do
-    local batch = redis.call('ZRANGE', KEYS[2], start, start + 63)
-    exhausted = #batch < 64
-    for i = 1, #batch do
-      if over <= 0 then break end
-      if batch[i] ~= member then
-        local bytes = tonumber(redis.call('HGET', KEYS[3], batch[i]) or '0')
-        over = over - bytes
-        total = total - bytes
-        victims[#victims + 1] = batch[i]
-      end
+  local victims = {}
+  local oldest = redis.call('ZRANGE', KEYS[2], 0, cap)
+  for i = 1, #oldest do
+    if over <= 0 or #victims >= cap then break end
+    if oldest[i] ~= member then
+      local bytes = tonumber(redis.call('HGET', KEYS[3], oldest[i]) or '0')
+      over = over - bytes
+      total = total - bytes
+      victims[#victims + 1] = oldest[i]
     end
-    start = start + 64
   end
-  for i = 1, #victims do
-    redis.call('HDEL', KEYS[3], victims[i])
-    redis.call('ZREM', KEYS[2], victims[i])
+  for from = 1, #victims, 500 do
+    local to = math.min(from + 499, #victims)
+    redis.call('HDEL', KEYS[3], unpack(victims, from, to))
+    redis.call('ZREM', KEYS[2], unpack(victims, from, to))
+    redis.call('SADD', KEYS[4], unpack(victims, from, to))
+  end
+  if #victims > 0 and redis.call('PTTL', KEYS[4]) < ttl then redis.call('PEXPIRE', KEYS[4], ttl) end
+  if over > 0 and #victims >= cap then
+    -- More to give up than one run may: nothing stored; the caller runs it again.
+    if ARGV[9] == '1' then
+      total = total + previous
+    else
+      redis.call('ZREM', KEYS[2], member)
+      redis.call('HDEL', KEYS[3], member)
+      redis.call('SADD', KEYS[4], member)
+      if redis.call('PTTL', KEYS[4]) < ttl then redis.call('PEXPIRE', KEYS[4], ttl) end
+    end
+    redis.call('HSET', KEYS[3], '#', tostring(math.max(0, total)))
+    return {'more', redis.call('SCARD', KEYS[4])}
   end
   -- Every other value gone: nothing else counts (a sum that drifted starts over).
   if over > 0 then total = 0 end
 end
+if ARGV[9] == '1' then
+  redis.call('HSET', KEYS[3], '#', tostring(math.max(0, total) + previous))
+  return {'room', redis.call('SCARD', KEYS[4])}
+end
+-- Its name stored again: its key is no longer one to delete.
+redis.call('SREM', KEYS[4], member)
 if ARGV[7] == '' then redis.call('SET', KEYS[1], ARGV[3], 'PX', ttl) end
 redis.call('ZADD', KEYS[2], now + ttl, member)
 redis.call('HSET', KEYS[3], member, tostring(size), '#', tostring(math.max(0, total) + size))
 if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
 if redis.call('PTTL', KEYS[3]) < ttl then redis.call('PEXPIRE', KEYS[3], ttl) end
-table.insert(victims, 1, 'ok')
-return victims
+return {'ok', redis.call('SCARD', KEYS[4])}
 `;

@@ -174,10 +174,15 @@ export interface ValueGroupOptions {
   maxValueBytesPerGroup?: number;
 }
 
-/** The error of a value that is not stored: it is over its group's bound on its own. */
-export function overGroupBound(bytes: number, bound: number): RangeError {
+/**
+ * The error of a value that is not stored: it is over its group's bound on its own, or (`runs`) that
+ * many runs of the store script did not give up enough of its group's values to make its room.
+ */
+export function overGroupBound(bytes: number, bound: number, runs = 0): RangeError {
   return new RangeError(
-    `a stored value (${bytes} bytes) is over its key's bound on its own (${bound} bytes)`,
+    runs > 0
+      ? `a stored value (${bytes} bytes) found no room in its key's bound (${bound} bytes): ${runs} runs of giving up the key's oldest values did not make enough`
+      : `a stored value (${bytes} bytes) is over its key's bound on its own (${bound} bytes)`,
   );
 }
 
