@@ -60,17 +60,27 @@ const overload = (where: 'http' | 'in-band', before: object[] = [messageStart]):
     ? anthropicError(529, 'overloaded_error', 'Overloaded')
     : ({ type: 'sse', events: [...before, { event: 'error', data: overloaded }] } as EmulatorScript);
 
-/** What each official SDK's streamed call reports of a failure: its class, status and error type. */
-const failures = {
-  async anthropic() {
-    const { anthropic } = createClients(harness.server.url);
-    const stream = await anthropic.messages.create({
+/** What the Anthropic SDK's streamed call of `model` through `gateway` throws (undefined: none). */
+function anthropicStreamFailure(gateway: GatewayHarness, model: string): Promise<unknown> {
+  return (async () => {
+    const stream = await createClients(gateway.server.url).anthropic.messages.create({
       model,
       max_tokens: 64,
       stream: true,
       messages: [{ role: 'user', content: 'Hi' }],
     });
     for await (const _event of stream);
+  })().then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+}
+
+/** What each official SDK's streamed call reports of a failure: its class, status and error type. */
+const failures = {
+  async anthropic() {
+    const error = await anthropicStreamFailure(harness, model);
+    if (error !== undefined) throw error;
   },
   async openai() {
     const { openai } = createClients(harness.server.url);
@@ -172,18 +182,7 @@ describe('an in-stream overload of a routed model whose fallback its circuit kee
   /** What the Anthropic SDK's streamed call of `up-fallback` throws when the primary sends `script`. */
   async function routedFailure(script: EmulatorScript): Promise<unknown> {
     routed.emulator.enqueue(script);
-    return (async () => {
-      const stream = await createClients(routed.server.url).anthropic.messages.create({
-        model: 'up-fallback',
-        max_tokens: 64,
-        stream: true,
-        messages: [{ role: 'user', content: 'Hi' }],
-      });
-      for await (const _event of stream);
-    })().then(
-      () => undefined,
-      (caught: unknown) => caught,
-    );
+    return anthropicStreamFailure(routed, 'up-fallback');
   }
 
   // Before, the routed error kept only the class: a 502 api_error (logged 502), the overload lost.
@@ -218,19 +217,7 @@ describe('a Chat Completions upstream’s in-band server_error before any conten
       events: [{ data: JSON.stringify({ error: { message, type: 'server_error' } }) }],
     }) as EmulatorScript;
   const anthropicFailure = async () => {
-    const { anthropic } = createClients(harness.server.url);
-    const error = await (async () => {
-      const stream = await anthropic.messages.create({
-        model: upstreams['openai-chat'].alias,
-        max_tokens: 64,
-        stream: true,
-        messages: [{ role: 'user', content: 'Hi' }],
-      });
-      for await (const _event of stream);
-    })().then(
-      () => undefined,
-      (caught: unknown) => caught,
-    );
+    const error = await anthropicStreamFailure(harness, upstreams['openai-chat'].alias);
     expect(error).toBeInstanceOf(Anthropic.APIError);
     const { status, error: body } = error as InstanceType<typeof Anthropic.APIError>;
     return { status, type: (body as { error?: { type?: string } } | undefined)?.error?.type };

@@ -5,8 +5,21 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { anthropicClient, type GatewayHarness, startGatewayHarness, upstreams } from './harness.ts';
-import { endsAsItsProtocolDoes, internalFault, mutate, mutations, propertyOptions } from './mutations.ts';
+import {
+  anthropicClient,
+  type GatewayHarness,
+  scriptedText,
+  startGatewayHarness,
+  upstreams,
+} from './harness.ts';
+import {
+  endsAsItsProtocolDoes,
+  internalFault,
+  mutate,
+  mutations,
+  propertyOptions,
+  scriptedCall,
+} from './mutations.ts';
 
 let harness: GatewayHarness;
 beforeAll(async () => {
@@ -187,11 +200,7 @@ const models = Object.values(upstreams).map(({ alias }) => alias);
 it.each(models)('every unchanged request to %s is served', async (model) => {
   for (const seed of requests(model)) {
     harness.emulator.clear();
-    harness.emulator.enqueue({
-      type: 'scripted',
-      content: [{ type: 'text', text: 'Hi.' }],
-      usage: { input: 3, output: 2 },
-    });
+    harness.emulator.enqueue(scriptedText('Hi.'));
     const response = await harness.post(seed.path, JSON.stringify(seed.body), {
       authorization: 'Bearer k',
       ...seed.headers,
@@ -215,14 +224,7 @@ it('a changed request gets a reply or a refusal in its protocol, never an intern
         // What the changed body asks for (a change may have taken `stream` out).
         const streams = streamable && (body as { stream?: unknown } | null)?.stream === true;
         harness.emulator.clear();
-        harness.emulator.enqueue({
-          type: 'scripted',
-          content: [
-            { type: 'reasoning', text: 'think', signature: 'c2ln' },
-            { type: 'tool-call', name: 'get', input: { a: 'x' } },
-          ],
-          usage: { input: 3, output: 2 },
-        });
+        harness.emulator.enqueue(scriptedCall);
         const response = await harness.post(seed.path, JSON.stringify(body), {
           authorization: 'Bearer k',
           ...seed.headers,

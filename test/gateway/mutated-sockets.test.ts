@@ -8,8 +8,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { type GatewayHarness, startGatewayHarness, upstreams } from './harness.ts';
-import { internalFault, mutate, mutations, propertyOptions } from './mutations.ts';
+import { type GatewayHarness, scriptedText, startGatewayHarness, upstreams } from './harness.ts';
+import { internalFault, mutate, mutations, propertyOptions, scriptedCall } from './mutations.ts';
 
 let harness: GatewayHarness;
 let native: Socket;
@@ -107,11 +107,7 @@ function messages(model: string): Array<{
 it.each(models)('every unchanged socket message to %s is served to its end', async (model) => {
   for (const message of messages(model)) {
     harness.emulator.clear();
-    harness.emulator.enqueue({
-      type: 'scripted',
-      content: [{ type: 'text', text: 'Hi.' }],
-      usage: { input: 3, output: 2 },
-    });
+    harness.emulator.enqueue(scriptedText('Hi.'));
     const socket = message.socket();
     socket.received.length = 0;
     socket.socket.send(JSON.stringify(message.wrap(message.body)));
@@ -129,14 +125,7 @@ it('a changed socket message ends with one terminal message, never an internal f
       const message = messages(model)[route]!;
       const socket = message.socket();
       harness.emulator.clear();
-      harness.emulator.enqueue({
-        type: 'scripted',
-        content: [
-          { type: 'reasoning', text: 'think', signature: 'c2ln' },
-          { type: 'tool-call', name: 'get', input: { a: 'x' } },
-        ],
-        usage: { input: 3, output: 2 },
-      });
+      harness.emulator.enqueue(scriptedCall);
       socket.received.length = 0;
       socket.socket.send(JSON.stringify(message.wrap(mutate(message.body, changes))));
       await expect

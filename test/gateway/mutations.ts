@@ -103,6 +103,16 @@ export function mutate(value: unknown, changes: readonly Mutation[]): unknown {
   return copy;
 }
 
+/** The upstream's reply in the suites: signed reasoning and one call of the requests' tool `get`. */
+export const scriptedCall = {
+  type: 'scripted' as const,
+  content: [
+    { type: 'reasoning' as const, text: 'think', signature: 'c2ln' },
+    { type: 'tool-call' as const, name: 'get', input: { a: 'x' } },
+  ],
+  usage: { input: 3, output: 2 },
+};
+
 /** Text that only an internal fault writes: a JavaScript error's name or message, or a stack frame. */
 export const internalFault =
   /TypeError|ReferenceError|RangeError|Cannot read|is not a function|is not iterable|undefined is not|\[object Object\]|at file:|\.ts:\d+:\d+/;
