@@ -3,7 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createMemoryLogger } from '../core/logger.ts';
 import { createSwitchyard, type Switchyard } from '../switchyard.ts';
-import { anthropicError, type Emulator, startEmulator } from '../testing/emulator/index.ts';
+import {
+  anthropicError,
+  type Emulator,
+  type EmulatorScript,
+  openaiError,
+  startEmulator,
+} from '../testing/emulator/index.ts';
 import { createAgent } from './agent.ts';
 import { drain, expectConsistent } from './test-support.ts';
 import { tool } from '../schemas/structured.ts';
@@ -85,6 +91,47 @@ describe('agent over the front door', () => {
     });
     expect(events.find((event) => event.type === 'turn-end')).toMatchObject({
       fallbackFrom: 'anthropic:claude-sonnet-4-5',
+    });
+  });
+  describe('an agent fallback follows the adapter’s overload verdict, not words in the message', () => {
+    const fallbackReply: EmulatorScript = {
+      type: 'scripted',
+      content: [{ type: 'text', text: 'served by the fallback' }],
+    } as const;
+    const run = () =>
+      createAgent({
+        client: sy,
+        model: 'openai:gpt-4.1-mini',
+        fallback: { model: 'anthropic:claude-sonnet-4-5' },
+      })
+        .run('Hello')
+        .result();
+
+    it('falls back on a 500 that says the model is overloaded', async () => {
+      emulator.enqueue(openaiError(500, 'That model is currently overloaded with other requests.'));
+      emulator.enqueue(fallbackReply);
+      const result = await run();
+      expect(result.outcome).toBe('completed');
+      expect(result.turns[0]).toMatchObject({ fallbackFrom: 'openai:gpt-4.1-mini' });
+    });
+
+    it('ends with the error on a 404 whose message says the model is unavailable', async () => {
+      emulator.enqueue(openaiError(404, 'The model gpt-4.1-mini is unavailable in your region.'));
+      emulator.enqueue(fallbackReply);
+      const result = await run();
+      emulator.clear();
+      expect(result.outcome).toBe('error');
+      expect(result.error).toMatchObject({ status: 404, errorClass: 'invalid_request' });
+      expect(result.turns.some((turn) => turn.fallbackFrom !== undefined)).toBe(false);
+    });
+
+    it('ends with the error on a 500 whose message denies an overload', async () => {
+      emulator.enqueue(openaiError(500, 'The server was not overloaded; an internal error occurred.'));
+      emulator.enqueue(fallbackReply);
+      const result = await run();
+      emulator.clear();
+      expect(result.outcome).toBe('error');
+      expect(result.error).toMatchObject({ status: 500, errorClass: 'server_error', overloaded: false });
     });
   });
 });

@@ -13,14 +13,16 @@ export interface ResolvedModel {
 }
 
 /**
- * True when `error` says the provider is overloaded (Anthropic 529 `overloaded_error`, 503s,
- * Gemini `UNAVAILABLE`), after the adapter's own retries gave up.
+ * True when `error` says the provider is overloaded, after the adapter's own retries gave up: the
+ * adapter's own verdict (`AdapterError.overloaded`: Anthropic 529 or `overloaded_error`, in-band
+ * too; a message that says the model is overloaded — `sharedErrorRules`, which reads negations and
+ * a 4xx's words as no overload), or the provider out of service (503, Gemini `UNAVAILABLE`).
  */
 export function isOverloadedError(error: unknown): boolean {
   if (!AdapterError.isInstance(error)) return false;
-  if (error.status === 529 || error.status === 503) return true;
-  const code = `${error.providerCode ?? ''} ${error.providerMessage ?? ''}`;
-  return /overload|unavailable/i.test(code);
+  // 529 and the code are the adapter's verdict already; kept for an error made by an older copy.
+  if (error.overloaded || error.status === 529 || error.status === 503) return true;
+  return error.providerCode === 'UNAVAILABLE' || error.providerCode === 'overloaded_error';
 }
 
 /** Picks the client of a model choice. */

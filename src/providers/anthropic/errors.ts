@@ -36,11 +36,10 @@ export const contextOverflowMessage =
  * Anthropic's error types (docs: "Errors"): 400 invalid_request_error, 401 authentication_error,
  * 402 billing_error, 403 permission_error, 404 not_found_error, 413 request_too_large,
  * 429 rate_limit_error, 500 api_error, 504 timeout_error, 529 overloaded_error. Rules match on the
- * type, so in-stream `error` events (no HTTP status) classify the same way as HTTP errors.
+ * type, so in-stream `error` events (no HTTP status) classify the same way as HTTP errors. 529 and
+ * `overloaded_error` are every adapter's (`sharedErrorRules`: an overload, `server_error`).
  */
 export const errorRules: readonly ErrorRule[] = [
-  { code: 'overloaded_error', errorClass: 'rate_limit' },
-  { status: 529, errorClass: 'rate_limit' },
   { code: 'rate_limit_error', errorClass: 'rate_limit' },
   { code: 'invalid_request_error', message: contextOverflowMessage, errorClass: 'context_overflow' },
   { code: 'request_too_large', errorClass: 'context_overflow' },
