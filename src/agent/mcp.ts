@@ -5,7 +5,7 @@ import { ServerError } from '../core/errors/server-error.ts';
 import {
   redactError,
   redactUrl,
-  registerSecrets,
+  registerConfiguredSecrets,
   secretHeaderValues,
   secretQueryValues,
   urlCredentials,
@@ -92,11 +92,15 @@ export async function connectMcpTools(
 ): Promise<McpToolSource> {
   // `timeoutMs` bounds connecting and each page of the listing too (the SDK's default is 60 s).
   const limits = options.timeoutMs === undefined ? undefined : { timeout: options.timeoutMs };
-  if (!('client' in server)) {
+  // Kept for redaction while the server's configuration or the connected source can be reached.
+  const pin = (owner: object) => {
+    if ('client' in server) return;
     // An environment value is registered whole: its last word is not a `Bearer` token.
-    if (server.transport === 'stdio') registerSecrets(secretEnvValues(server.env), { lastWord: false });
-    else registerSecrets(serverSecrets(server));
-  }
+    if (server.transport === 'stdio')
+      registerConfiguredSecrets(owner, secretEnvValues(server.env), { lastWord: false });
+    else registerConfiguredSecrets(owner, serverSecrets(server));
+  };
+  pin(server);
   let client: McpClient;
   try {
     client =
@@ -126,6 +130,7 @@ export async function connectMcpTools(
     },
     close: () => client.close(),
   };
+  pin(source);
   try {
     await source.refresh();
   } catch (error) {

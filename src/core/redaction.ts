@@ -61,32 +61,82 @@ export function secretPattern(secrets: Iterable<string> = []): RegExp {
 }
 
 /**
- * The exact secret values configured in this process (every adapter's API key, secret header values,
- * `base_url` passwords), registered when an adapter or a registry reads them. Every redaction below
- * removes them as well as the key shapes, so a key that does not look like a key (a proxy's, a
- * self-hosted host's) is still never printed — in logs, errors or observer events. Bounded: the
- * oldest are forgotten first beyond {@link maxKnownSecrets}.
+ * The exact secret values known to this process, which every redaction below removes as well as the
+ * key shapes, so a key that does not look like a key (a proxy's, a self-hosted host's) is still never
+ * printed — in logs, errors or observer events. Two kinds, so that one can never push the other out:
+ *
+ * - configured secrets ({@link registerConfiguredSecrets}: every adapter's API key, secret header
+ *   values, `base_url` passwords, MCP server secrets) are kept for as long as whatever holds them
+ *   (the adapter, the registry's slot, the server's configuration) can still be reached — never
+ *   forgotten while configured, and dropped once it is collected, so adapters made and dropped per
+ *   request do not grow the set;
+ * - rotating credentials ({@link registerSecrets}: a Bedrock STS session, a Vertex access token,
+ *   registered with each request that sends them) are bounded: the {@link maxRotatingSecrets} most
+ *   recently registered are kept, a re-registration making a secret the most recent again.
  */
-const knownSecrets = new Set<string>();
-const maxKnownSecrets = 256;
+const configuredSecrets = new Map<string, number>();
+
+/** Each owner's configured secrets, released (one hold each) once the owner has been collected. */
+const releaseWithOwner = new FinalizationRegistry<readonly string[]>((secrets) => {
+  for (const secret of secrets) {
+    const holders = configuredSecrets.get(secret) ?? 0;
+    if (holders <= 1) configuredSecrets.delete(secret);
+    else configuredSecrets.set(secret, holders - 1);
+  }
+});
+
+/** Rotating credentials, least recently registered first. */
+const rotatingSecrets = new Set<string>();
+const maxRotatingSecrets = 256;
 
 /**
- * Registers exact secret values (shorter than {@link MINIMUM_SECRET_LENGTH} are ignored), and the
- * last word of each (the token of a `Bearer …` header value) unless `lastWord` is false.
+ * The values of `secrets` long enough to search for, each followed by its last word (the token of
+ * a `Bearer …` value) unless `lastWord` is false.
+ */
+function secretValues(secrets: Iterable<string | undefined>, lastWord: boolean): string[] {
+  const values: string[] = [];
+  for (const secret of secrets) {
+    if (typeof secret !== 'string' || secret.length < MINIMUM_SECRET_LENGTH) continue;
+    values.push(secret);
+    if (!lastWord) continue;
+    const token = secret.slice(secret.lastIndexOf(' ') + 1);
+    if (token !== secret && token.length >= MINIMUM_SECRET_LENGTH) values.push(token);
+  }
+  return values;
+}
+
+/**
+ * Registers the secrets of a configuration (shorter than {@link MINIMUM_SECRET_LENGTH} are ignored),
+ * and the last word of each (the token of a `Bearer …` header value) unless `lastWord` is false:
+ * removed by every redaction for as long as `owner` (the adapter, slot or configuration holding them)
+ * can be reached, however many rotating credentials are registered meanwhile.
+ */
+export function registerConfiguredSecrets(
+  owner: object,
+  secrets: Iterable<string | undefined>,
+  { lastWord = true }: { lastWord?: boolean } = {},
+): void {
+  const values = [...new Set(secretValues(secrets, lastWord))];
+  if (values.length === 0) return;
+  for (const value of values) configuredSecrets.set(value, (configuredSecrets.get(value) ?? 0) + 1);
+  releaseWithOwner.register(owner, values);
+}
+
+/**
+ * Registers rotating credentials (a fresh session, an access token) as {@link registerConfiguredSecrets}
+ * does, but bounded: the {@link maxRotatingSecrets} most recently registered are kept, the least
+ * recently registered forgotten first; registering a known one again makes it the most recent.
  */
 export function registerSecrets(
   secrets: Iterable<string | undefined>,
   { lastWord = true }: { lastWord?: boolean } = {},
 ): void {
-  for (const secret of secrets) {
-    if (typeof secret !== 'string' || secret.length < MINIMUM_SECRET_LENGTH || knownSecrets.has(secret))
-      continue;
-    if (knownSecrets.size >= maxKnownSecrets)
-      knownSecrets.delete(knownSecrets.values().next().value as string);
-    knownSecrets.add(secret);
-    if (!lastWord) continue;
-    const token = secret.slice(secret.lastIndexOf(' ') + 1);
-    if (token !== secret && token.length >= MINIMUM_SECRET_LENGTH) knownSecrets.add(token);
+  for (const value of secretValues(secrets, lastWord)) {
+    if (configuredSecrets.has(value)) continue;
+    rotatingSecrets.delete(value);
+    if (rotatingSecrets.size >= maxRotatingSecrets)
+      rotatingSecrets.delete(rotatingSecrets.values().next().value as string);
+    rotatingSecrets.add(value);
   }
 }
 
@@ -126,7 +176,8 @@ export function secretPatternIn(text: string, secrets: Iterable<string | undefin
     if (token !== secret && token.length >= MINIMUM_SECRET_LENGTH && text.includes(token))
       present.push(token);
   }
-  for (const secret of knownSecrets) if (text.includes(secret)) present.push(secret);
+  for (const secret of configuredSecrets.keys()) if (text.includes(secret)) present.push(secret);
+  for (const secret of rotatingSecrets) if (text.includes(secret)) present.push(secret);
   const pattern = present.length > 0 ? secretPattern(present) : keyShapes;
   pattern.lastIndex = 0;
   return pattern;

@@ -8,7 +8,12 @@ import type { Capabilities, ModelCapabilities } from '../core/capabilities.ts';
 import { AdapterError } from '../core/errors/adapter-error.ts';
 import { AuthError } from '../core/errors/auth-error.ts';
 import type { Logger } from '../core/logger.ts';
-import { redactSecrets, registerSecrets, secretHeaderValues, urlCredentials } from '../core/redaction.ts';
+import {
+  redactSecrets,
+  registerConfiguredSecrets,
+  secretHeaderValues,
+  urlCredentials,
+} from '../core/redaction.ts';
 import { presets } from '../providers/openai-compatible/presets.ts';
 import type { ChatQuirks } from '../providers/openai-chat/quirks.ts';
 import {
@@ -115,10 +120,22 @@ function createSlot(
     const value = env[variable];
     if (value !== undefined && value.trim() !== '') apiKey = value;
   }
-  // Known to every redaction from now on, whether or not the adapter is ever created.
-  registerSecrets([apiKey, ...secretHeaderValues(config.headers), ...urlCredentials(config.base_url)]);
   const missing = apiKey === undefined && definition.keyRequired(keyOptions) ? variables : undefined;
-  return { name, config, definition, apiKey, missing, ready: definition.load === undefined };
+  const slot: AdapterSlot = {
+    name,
+    config,
+    definition,
+    apiKey,
+    missing,
+    ready: definition.load === undefined,
+  };
+  // Known to every redaction while the slot lives, whether or not the adapter is ever created.
+  registerConfiguredSecrets(slot, [
+    apiKey,
+    ...secretHeaderValues(config.headers),
+    ...urlCredentials(config.base_url),
+  ]);
+  return slot;
 }
 
 /**

@@ -10,7 +10,7 @@ import { joinModelId, wireNameFor } from '../../core/ids.ts';
 import { assertModelName, modelNameProblem } from '../../core/model-name.ts';
 import {
   CREDENTIAL_HEADER_NAMES,
-  registerSecrets,
+  registerConfiguredSecrets,
   secretHeaderValues,
   urlCredentials,
 } from '../../core/redaction.ts';
@@ -83,9 +83,7 @@ export function createHttpRuntime(
     resolveBaseURL(credentials?.baseURLVariables ?? [], environment) ??
     definition.baseURL
   ).replace(/\/+$/, '');
-  // Every secret this adapter holds is known to every redaction in the process from now on.
-  registerSecrets([apiKey, ...secretHeaderValues(options.headers), ...urlCredentials(baseURL)]);
-  return {
+  const runtime: HttpRuntime = {
     definition,
     options,
     http,
@@ -105,6 +103,13 @@ export function createHttpRuntime(
     now: options.now ?? Date.now,
     absentCountEndpoints: new Map(),
   };
+  // Every secret this adapter holds is known to every redaction in the process while it lives.
+  registerConfiguredSecrets(runtime, [
+    apiKey,
+    ...secretHeaderValues(options.headers),
+    ...urlCredentials(baseURL),
+  ]);
+  return runtime;
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { AuthError } from '../../core/errors/auth-error.ts';
 import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
-import { registerSecrets } from '../../core/redaction.ts';
+import { registerConfiguredSecrets, registerSecrets } from '../../core/redaction.ts';
 import type { Authorization } from '../common/definition.ts';
 import { type AccessToken, authPeer, type VertexOptions } from './options.ts';
 
@@ -57,7 +57,7 @@ export class VertexAuth {
     this.now = now;
     this.problem = problem;
     // Registered as secrets: an upstream echoing the header back never gets it printed in an error.
-    registerSecrets([apiKey]);
+    registerConfiguredSecrets(this, [apiKey]);
   }
 
   async authorize(refresh: boolean): Promise<Authorization> {
@@ -69,8 +69,11 @@ export class VertexAuth {
       });
     if (this.apiKey !== undefined) return { headers: { 'x-goog-api-key': this.apiKey }, refreshable: false };
     if (refresh) this.cached = undefined;
-    if (this.cached !== undefined && this.cached.expiresAt - expiryMarginMs > this.now())
+    if (this.cached !== undefined && this.cached.expiresAt - expiryMarginMs > this.now()) {
+      // Registered again with each request that sends it: a token in use stays among the most recent.
+      registerSecrets([this.cached.token]);
       return { headers: { authorization: `Bearer ${this.cached.token}` }, refreshable: true };
+    }
     const source = this.options.getAccessToken ?? (await this.defaultCredentials());
     let token: AccessToken;
     try {
