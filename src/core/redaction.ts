@@ -43,12 +43,19 @@ export const API_KEY_PATTERNS: readonly RegExp[] = [
 /** A key pattern must not start in the middle of a word: `task-…` does not hold an `sk-` key. */
 const KEY_START = '(?<![A-Za-z0-9_-])';
 
+/**
+ * A SigV4 signature after its name (`Signature=` of an `authorization` header, `X-Amz-Signature=` of
+ * a presigned URL) in any text, such as an upstream echoing the header back: the hex goes, the name
+ * stays. A signature is a credential for its request until the request expires.
+ */
+const SIGNATURE_VALUE = /(?<=\b[Ss]ignature=)[0-9a-fA-F]{64,}/;
+
 /** Literal secrets shorter than this are not searched for (they would hit ordinary text). */
 export const MINIMUM_SECRET_LENGTH = 8;
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** A global pattern matching every API-key shape and each of `secrets` (longest first). */
+/** A global pattern matching every API-key shape, a SigV4 signature and each of `secrets` (longest first). */
 export function secretPattern(secrets: Iterable<string> = []): RegExp {
   const literals = [...new Set(secrets)]
     .filter((secret) => secret.length >= MINIMUM_SECRET_LENGTH)
@@ -56,6 +63,7 @@ export function secretPattern(secrets: Iterable<string> = []): RegExp {
   const alternatives = [
     ...literals.map(escape),
     ...API_KEY_PATTERNS.map((keyPattern) => KEY_START + keyPattern.source),
+    SIGNATURE_VALUE.source,
   ];
   return new RegExp(alternatives.join('|'), 'g');
 }
@@ -152,8 +160,8 @@ export function userinfoSpans(text: string): Array<[number, number]> {
 }
 
 /**
- * Removes every API-key shape, every registered secret and each given literal secret (a header
- * value, its token after `Bearer `) from `text`, and the userinfo of every URL in it.
+ * Removes every API-key shape, every SigV4 signature, every registered secret and each given literal
+ * secret (a header value, its token after `Bearer `) from `text`, and the userinfo of every URL in it.
  */
 export function redactSecrets(text: string, secrets: Iterable<string | undefined> = []): string {
   const pattern = secretPatternIn(text, secrets);
