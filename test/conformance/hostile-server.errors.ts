@@ -25,6 +25,9 @@ function straddle(head: string, cut: number): string {
   return `${'x'.repeat(Math.max(0, cut - 14))}${key} tail`;
 }
 
+/** An error code of 10 KB holding ESC sequences, line breaks and a forged log line. */
+const hostileCode = `throttling\u001b[31mRED\u001b[0m\r\nlevel=info msg=admin logged in\u2028${'A'.repeat(10_000)}`;
+
 /** Error statuses, retry hints and bodies that echo the key or come from another provider. */
 export const errorRows: readonly Fault[] = [
   {
@@ -155,6 +158,24 @@ export const errorRows: readonly Fault[] = [
       }),
     ),
     expect: [{ errorClass: 'context_overflow', retryable: false }, invalidRequest],
+  },
+  {
+    // Every protocol's code field (Anthropic's type, OpenAI's code, Gemini's status) holds it.
+    name: '400 whose error code is 10 KB with ESC and line breaks',
+    serve: status(
+      400,
+      JSON.stringify({
+        type: 'error',
+        error: { type: hostileCode, code: hostileCode, status: hostileCode, message: 'm' },
+      }),
+    ),
+    expect: invalidRequest,
+  },
+  {
+    name: 'in-band error whose code is 10 KB with ESC and line breaks',
+    serve: (s, c) => inBandError('m', hostileCode)(s, c),
+    expect: serverError,
+    keepsPrefix: true,
   },
   { name: '500 whose body is a JSON array', serve: status(500, '[{"error":1}]'), expect: serverError },
   {

@@ -124,12 +124,12 @@ function sseEdit(edit: (text: string) => string): Fault['serve'] {
 }
 
 /** After the prefix, an in-band error event carrying `message`, then the body ends. */
-export function inBandError(message: string): Fault['serve'] {
+export function inBandError(message: string, code?: string): Fault['serve'] {
   return (socket, context) => {
-    if (context.mode === 'complete') return respond(socket, 500, [json], errorJson(message));
+    if (context.mode === 'complete') return respond(socket, 500, [json], errorJson(message, code));
     const data = JSON.stringify({
       type: 'error',
-      error: { type: 'api_error', code: 'server_error', status: 'INTERNAL', message },
+      error: { type: code ?? 'api_error', code: code ?? 'server_error', status: code ?? 'INTERNAL', message },
     });
     prefixThen(socket, context, (s) => s.end(`event: error\ndata: ${data}\n\n`));
   };

@@ -5,7 +5,8 @@
  * raw loopback socket. The oracle for every case: the call ends within a bound; with the correct
  * answer or the row's classified error (closed enum, `retryable` as the row says); on stream() the
  * contract's event order holds and the text received before the fault is on `finish`; the API key
- * is in no error message, cause, JSON form or log line; no unhandled rejection or uncaught exception.
+ * is in no error message, cause, JSON form or log line; an error's provider code is at most 100
+ * characters, none a control character; no unhandled rejection or uncaught exception.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Adapter } from '../../src/core/adapter.ts';
@@ -272,6 +273,15 @@ function safeJson(value: unknown): string {
   }
 }
 
+/** A provider code an error may carry: at most 100 characters, none of them a control character. */
+function codeProblems(error: { providerCode?: string; upstreamCode?: string }): string[] {
+  return [error.providerCode, error.upstreamCode].flatMap((code) =>
+    code !== undefined && (code.length > 100 || /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(code))
+      ? [`a code of ${code.length} characters: ${JSON.stringify(code.slice(0, 60))}`]
+      : [],
+  );
+}
+
 /** Runs one case; returns what is wrong with it (empty when the oracle holds). */
 async function runCase(fault: Fault, target: Target, mode: Mode, caseId: string): Promise<string[]> {
   const answers = recorded.get(target.protocol)!;
@@ -325,6 +335,7 @@ async function runCase(fault: Fault, target: Target, mode: Mode, caseId: string)
   }
   if (mode === 'stream' && fault.keepsPrefix === true && !textOf(ending.response).startsWith('Hello'))
     problems.push(`the text before the fault was lost: "${textOf(ending.response)}"`);
+  if (isAdapterError(ending.error)) problems.push(...codeProblems(ending.error));
   const exposed = exposedText(ending, logger);
   if (leaksPartOf(exposed, target.key)) problems.push('the API key (or 12 characters of it) leaked');
   return problems.map((problem) => `${target.name}/${mode}: ${problem}`);

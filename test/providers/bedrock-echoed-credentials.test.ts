@@ -1,7 +1,10 @@
 /**
  * A Bedrock upstream (or a proxy in front of it) that echoes the request's credentials back in its
  * error: none of them reaches the error's message, `providerMessage` or `providerCode`, wherever
- * the echo stands — the body's message, the SigV4 `authorization` header's `Signature=`.
+ * the echo stands — the body's message, the SigV4 `authorization` header's `Signature=`, the
+ * exception's name (which is normalised to camelCase: redacted before, or the lowercased first
+ * letter hid the session token from redaction); and a name of any length or content ends as a
+ * bounded code without control characters.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,11 +12,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/core/logger.ts';
 import { createBedrock } from '../../src/providers/bedrock/index.ts';
 import { collectStream } from '../../src/testing/collect.ts';
+import { encodeEventStreamMessage } from '../../src/transport/event-stream.ts';
 
+/** The session token starts upper-case, as AWS's do (`IQoJ…`): the normalised name lowercases it. */
 const credentials = {
   accessKeyId: 'AKIDECHOTEST00000001',
   secretAccessKey: 'echoSecretAccessKey0000000001',
-  sessionToken: 'echoSESSIONtoken0000000001',
+  sessionToken: 'EchoSESSIONtoken0000000001',
 };
 
 /** How the test server fails the next request, given the request it received. */
@@ -80,4 +85,83 @@ describe('Bedrock: an upstream echoing the signed authorization header', () => {
       /Credential=\[REDACTED\]\/.*SignedHeaders=.*, Signature=\[REDACTED\]$/,
     );
   });
+});
+
+/** A 200 ConverseStream holding one exception message named `name`. */
+function streamedException(name: string): ReturnType<typeof reply> {
+  const headers = {
+    ':exception-type': name,
+    ':content-type': 'application/json',
+    ':message-type': 'exception',
+  };
+  return {
+    status: 200,
+    headers: { 'content-type': 'application/vnd.amazon.eventstream' },
+    body: Buffer.from(encodeEventStreamMessage(headers, JSON.stringify({ message: 'm' }))),
+  };
+}
+
+/** Where an upstream can name its exception, each holding `name`. */
+const nameSlots: Array<[string, (name: string) => ReturnType<typeof reply>]> = [
+  [
+    'the x-amzn-errortype header',
+    (name) => ({
+      status: 400,
+      headers: { 'content-type': 'application/json', 'x-amzn-errortype': name },
+      body: '{"message":"m"}',
+    }),
+  ],
+  [
+    "the body's __type",
+    (name) => ({
+      status: 400,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ __type: `com.amazon#${name}`, message: 'm' }),
+    }),
+  ],
+  [
+    "the body's code",
+    (name) => ({
+      status: 400,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code: name, message: 'm' }),
+    }),
+  ],
+  ["an exception frame's :exception-type", streamedException],
+];
+
+describe('Bedrock: an exception name echoing a credential', () => {
+  it.each(nameSlots)(
+    'in %s: the session token is redacted, not lowercased past redaction',
+    async (_slot, serve) => {
+      reply = (received) => serve(String(received.headers['x-amz-security-token']));
+      const { error, visible } = await failure();
+      expect(error.providerCode).toBe('[REDACTED]');
+      expect(visible).not.toContain(credentials.sessionToken.slice(1));
+    },
+  );
+});
+
+describe('Bedrock: an exception name of 10 KB with ESC sequences and line breaks', () => {
+  const name = `Throttling\u001b[31mRED\u001b[0m\nlevel=info msg=admin logged in ${'A'.repeat(10_000)}`;
+  const expectBounded = (error: Record<string, unknown>, shape: RegExp) => {
+    expect(String(error.providerCode).length).toBeLessThanOrEqual(100);
+    expect(error.providerCode).toMatch(shape);
+    expect(String(error.message)).not.toMatch(/\p{Cc}/u);
+    expect(String(error.message).length).toBeLessThan(400);
+  };
+
+  // A header cannot hold control characters (HTTP refuses them): the length alone.
+  it('in the x-amzn-errortype header (printable): a code of at most 100 characters', async () => {
+    reply = () => nameSlots[0]![1](`Throttling${'A'.repeat(10_000)}`);
+    expectBounded((await failure()).error, /^throttlingA+…$/);
+  });
+
+  it.each(nameSlots.slice(1))(
+    'in %s: a code of at most 100 characters, each run of control characters one space',
+    async (_slot, serve) => {
+      reply = () => serve(name);
+      expectBounded((await failure()).error, /^throttling \[31mRED \[0m level=info msg=admin logged in A+…$/);
+    },
+  );
 });

@@ -4,6 +4,7 @@ import type { ResponseHeaders } from '../common/definition.ts';
 import { contextOverflowMessage as claudeContextOverflow } from '../anthropic/errors.ts';
 import { parseErrorText } from '../common/errors.ts';
 import { isJsonObject } from '../../core/json.ts';
+import { redactSecrets } from '../../core/redaction.ts';
 
 const maxMessageLength = 500;
 
@@ -110,10 +111,12 @@ export function credentialsRefused(status: number, headers: ResponseHeaders): bo
 /**
  * `ThrottlingException`, `ThrottlingException:http://internal.amazon.com/…`,
  * `com.amazon…#ThrottlingException` → `throttlingException` (the stream's spelling). Trimmed as the
- * SDK's `sanitizeErrorCode` does: before any `,`, before any `:`, after any `#`.
+ * SDK's `sanitizeErrorCode` does: before any `,`, before any `:`, after any `#`. Redacted first: the
+ * name is the upstream's text (a proxy may echo a credential in it), and a secret whose first letter
+ * had been lowercased would no longer match its registered value.
  */
 export function normalizeExceptionName(name: string): string {
-  const shape = name.split(/[,:]/)[0] ?? '';
+  const shape = redactSecrets(name).split(/[,:]/)[0] ?? '';
   const last = shape.split('#').at(-1)?.trim() ?? '';
   return last.charAt(0).toLowerCase() + last.slice(1);
 }

@@ -97,6 +97,26 @@ export const sharedErrorRules: readonly ErrorRule[] = [
   { message: overloadMessage, status: overloadMessageStatuses, errorClass: 'server_error', overload: true },
 ];
 
+/** The longest provider code an error keeps (AWS's longest exception name is under 50). */
+export const maxProviderCodeLength = 100;
+
+/** How much of a code is searched for secrets: far past what is kept, and past any secret's length. */
+const codeWindow = 16_384;
+
+/** Control, format and separator characters (ESC, newline, bidi overrides) and runs of blanks. */
+const unprintable = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\s]+/gu;
+
+/**
+ * A provider's code as an error keeps it, whichever adapter read it: redacted (an event `type` or an
+ * exception name can echo anything, the key included), every run of control characters and blanks
+ * one space (no ESC sequence or line break reaches a terminal, a log line or a gateway client), and
+ * at most {@link maxProviderCodeLength} characters, `…` ending a longer one.
+ */
+export function providerCodeOf(code: string, apiKey?: string): string {
+  const clean = redactSecrets(code.slice(0, codeWindow), apiKey).replace(unprintable, ' ').trim();
+  return clean.length <= maxProviderCodeLength ? clean : `${clean.slice(0, maxProviderCodeLength - 1)}…`;
+}
+
 /** Builds the classified error for a failed response (`status` 0 for in-stream/200-body errors). */
 export function createProviderError(options: {
   site: FailureSite;
@@ -117,10 +137,9 @@ export function createProviderError(options: {
   const providerMessage =
     body.message === undefined ? undefined : redactSecrets(body.message, options.apiKey);
   const statusText = status === undefined ? 'an in-band error' : String(status);
-  // The code is the provider's text too (an event `type` can echo anything, the key included).
-  const providerCode = body.code === undefined ? undefined : redactSecrets(body.code, options.apiKey);
+  const providerCode = body.code === undefined ? undefined : providerCodeOf(body.code, options.apiKey);
   const upstreamCode =
-    body.upstreamCode === undefined ? undefined : redactSecrets(body.upstreamCode, options.apiKey);
+    body.upstreamCode === undefined ? undefined : providerCodeOf(body.upstreamCode, options.apiKey);
   const code = providerCode === undefined ? '' : ` ${providerCode}`;
   return createAdapterError(effectiveClass, {
     message: `${site.provider}: ${site.method} ${redactUrl(site.url)} failed with ${statusText}${code}${providerMessage ? `: ${providerMessage}` : ''}`,
