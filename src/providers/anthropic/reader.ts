@@ -41,11 +41,29 @@ export class ResponseReader {
   private readonly open = new Map<number, OpenBlock>();
   private readonly context: ProviderContext;
   private readonly builder: StreamBuilder;
+  private directCalls = false;
 
   constructor(context: ProviderContext, builder: StreamBuilder) {
     this.context = context;
     this.builder = builder;
     holdJsonText(context, builder);
+  }
+
+  /**
+   * Whether a `tool_use` block of the current message the model made itself (no caller, or `caller: {type:'direct'}`) was
+   * read: a call for the client to run. One made by a program in code execution (programmatic tool
+   * calling) was run inside the turn, its result already in the reply.
+   */
+  get hasDirectToolCalls(): boolean {
+    return this.directCalls;
+  }
+
+  /**
+   * A further message of one stream begins: its stop reason speaks for its own blocks, so the
+   * calls of an earlier message (answered before it) no longer count.
+   */
+  beginMessage(): void {
+    this.directCalls = false;
   }
 
   /** Emits a whole block. */
@@ -97,6 +115,7 @@ export class ResponseReader {
         ? canonicalToolId(this.context, block.id)
         : createToolCallId();
     const metadata = anthropicCallerMetadata(block.caller);
+    if (metadata === undefined) this.directCalls = true;
     // The caller rides on the start too: a consumer announcing the call (an Anthropic client's
     // `content_block_start`) has it before the input streams.
     this.builder.toolStart(index, id, typeof block.name === 'string' ? block.name : '', undefined, metadata);

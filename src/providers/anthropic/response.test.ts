@@ -1,10 +1,11 @@
 /** Whole responses: stop-reason mapping, usage buckets, and bodies that are not what they should be. */
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { isServerError } from '../../core/errors/guards.ts';
 import { assertStreamInvariants } from '../../testing/invariants.ts';
 import { convertUsage, convertUsageFields, mapFinishReason, parseResponse } from './response.ts';
 import { createStreamParser } from './stream.ts';
-import { createRecordingBuilder, createTestContext } from './test-support.ts';
+import { createRecordingBuilder, createTestContext, fixture } from './test-support.ts';
 
 function parse(body: unknown) {
   const context = createTestContext();
@@ -38,6 +39,50 @@ describe('mapFinishReason', () => {
   it('keeps the raw value next to the mapped one', () => {
     const { response } = parse({ id: 'msg_1', type: 'message', content: [], stop_reason: 'pause_turn' });
     expect([response.finishReason, response.rawFinishReason]).toEqual(['other', 'pause_turn']);
+  });
+});
+
+/** A recorded reply read in full from its stream events (one JSON event a line). */
+function parseStream(lines: string[]) {
+  const context = createTestContext({ stream: true });
+  const { builder, events } = createRecordingBuilder();
+  const parser = createStreamParser(context, builder);
+  for (const line of lines) parser.onEvent(undefined, line);
+  parser.onEnd();
+  const response = builder.finish();
+  assertStreamInvariants(events);
+  return response;
+}
+
+describe('a tool call that ends with end_turn', () => {
+  // The recorded text + tool_use replies (whole and streamed), as a host relaying Claude answers when
+  // it reports end_turn beside the call: the call is still the client's to run.
+  const whole = readFileSync(fixture('anthropic-tool-no-args.json'), 'utf8').replace(
+    '"stop_reason": "tool_use"',
+    '"stop_reason": "end_turn"',
+  );
+  const streamed = readFileSync(fixture('anthropic-tool-no-args.chunks.txt'), 'utf8')
+    .replace('"stop_reason":"tool_use"', '"stop_reason":"end_turn"')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
+
+  it('finishes tool-call in a whole reply, the raw end_turn kept', () => {
+    const { response } = parse(JSON.parse(whole));
+    expect(response.content.map((part) => part.type)).toEqual(['text', 'tool-call']);
+    expect([response.finishReason, response.rawFinishReason]).toEqual(['tool-call', 'end_turn']);
+  });
+
+  it('finishes tool-call in a streamed reply, the raw end_turn kept', () => {
+    const response = parseStream(streamed);
+    expect(response.content.map((part) => part.type)).toEqual(['text', 'tool-call']);
+    expect([response.finishReason, response.rawFinishReason]).toEqual(['tool-call', 'end_turn']);
+  });
+
+  it('stays completed when the only calls were made by code execution (programmatic tool calling)', () => {
+    const body = JSON.parse(readFileSync(fixture('anthropic-programmatic-tool-calling.1.json'), 'utf8'));
+    const { response } = parse(body);
+    expect(response.content.some((part) => part.type === 'tool-call')).toBe(true);
+    expect([response.finishReason, response.rawFinishReason]).toEqual(['completed', 'end_turn']);
   });
 });
 

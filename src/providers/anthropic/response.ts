@@ -171,15 +171,18 @@ function setPresent(builder: StreamBuilder, key: string, value: JsonValue | unde
  * (the matched sequence), `anthropic.stop_details` (refusal category…), `anthropic.container`,
  * `anthropic.context_management`, and from usage `anthropic.usage_iterations` (compaction, advisor,
  * fallback iterations), `anthropic.server_tool_use` (server tool request counts) and the service
- * tier that served the call (`usage.service_tier` → `Usage.serviceTier`).
+ * tier that served the call (`usage.service_tier` → `Usage.serviceTier`). `directToolCalls`: the
+ * reply holds a tool call the client is to run (`ResponseReader.hasDirectToolCalls`), so an
+ * `end_turn` beside it is `tool-call`, as `mapFinishReason` says.
  */
 export function applyMessageFields(
   builder: StreamBuilder,
   fields: MessageFields,
-  usage?: WireUsage | null,
+  usage: WireUsage | null | undefined,
+  directToolCalls: boolean,
 ): void {
   if (typeof fields.stop_reason === 'string')
-    builder.setFinish(mapFinishReason(fields.stop_reason), fields.stop_reason);
+    builder.setFinish(mapFinishReason(fields.stop_reason, directToolCalls), fields.stop_reason);
   setPresent(builder, 'anthropic.stop_sequence', fields.stop_sequence ?? undefined);
   setPresent(builder, 'anthropic.stop_details', fields.stop_details);
   setPresent(builder, 'anthropic.container', fields.container);
@@ -211,7 +214,7 @@ export function parseResponse(body: unknown, context: ProviderContext, builder: 
     blocks.whole(index, block);
   });
   const usage = isJsonObject(message.usage) ? (message.usage as WireUsage) : undefined;
-  applyMessageFields(builder, message, usage);
+  applyMessageFields(builder, message, usage, blocks.hasDirectToolCalls);
   if (usage !== undefined) builder.usage(convertUsage(usage, message.model));
 }
 

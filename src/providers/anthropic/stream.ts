@@ -125,6 +125,7 @@ class AnthropicStream implements StreamParser {
       });
     }
     this.messages++;
+    this.blocks.beginMessage();
     this.messageOpen = true;
     this.stopped = false;
     this.messageId = id;
@@ -141,13 +142,18 @@ class AnthropicStream implements StreamParser {
         this.blocks.whole(index, block);
       });
     }
-    applyMessageFields(this.builder, message, message.usage);
+    applyMessageFields(this.builder, message, message.usage, this.blocks.hasDirectToolCalls);
     this.updateUsage(message.usage);
   }
 
   private onMessageDelta(event: WireStreamEvent): void {
     const delta = isJsonObject(event.delta) ? event.delta : {};
-    applyMessageFields(this.builder, { ...delta, context_management: event.context_management }, event.usage);
+    applyMessageFields(
+      this.builder,
+      { ...delta, context_management: event.context_management },
+      event.usage,
+      this.blocks.hasDirectToolCalls,
+    );
     this.updateUsage(event.usage);
   }
 
