@@ -2,7 +2,8 @@
  * Mid-session swap (docs/contract.md §10.2): one session, one transcript, providers alternating with
  * tool calls in every turn, OpenAI-compatible hosts included (Mistral's 9-character ids, DeepSeek's
  * thinking mode). The emulator enforces each protocol's and host's rules (tool results answer the
- * calls just made, ids valid, Gemini 3 signatures, DeepSeek reasoning_content), so an invalid
+ * calls just made, ids valid, Gemini 3 signatures, DeepSeek reasoning_content, Claude's thinking
+ * block at the start of a tool-use turn under thinking), so an invalid
  * request fails the test. Tool ids are checked against the wire requests the emulator recorded,
  * never against the session's own id map.
  */
@@ -335,5 +336,54 @@ describe('mid-session swap', () => {
     expect(run.requests[2]?.path).toMatch(
       /\/publishers\/google\/models\/gemini-3-pro-preview:streamGenerateContent$/,
     );
+  });
+
+  it('into Claude on Bedrock Converse mid tool loop, reasoning on: thinking runs only where Claude opened the turn', async () => {
+    // Turns 1, 3, 5 and 7 continue into the next without user text: Bedrock sees its own call (turn 2),
+    // then Gemini's, OpenAI's and Anthropic's (whose signature Bedrock cannot verify) in its current
+    // turn, where Claude under thinking refuses an assistant message that starts without a reasoning
+    // block (the emulator answers that 400).
+    const order: Provider[] = [
+      'bedrock',
+      'bedrock',
+      'gemini',
+      'bedrock',
+      'openai',
+      'bedrock',
+      'anthropic',
+      'bedrock',
+    ];
+    const before = logger.entries.length;
+    const run = await runSwap(order, new Set([1, 3, 5, 7]));
+    expectToolIdsSurvive(run, order);
+    const thinking = order.flatMap((provider, turn) => {
+      if (provider !== 'bedrock') return [];
+      const body = run.requests[turn]?.body as { additionalModelRequestFields?: { thinking?: unknown } };
+      return [[turn + 1, body.additionalModelRequestFields?.thinking !== undefined]];
+    });
+    expect(thinking).toEqual([
+      [1, true],
+      [2, true],
+      [4, false],
+      [6, false],
+      [8, false],
+    ]);
+    // Each call without thinking says so.
+    const disabled = logger.entries
+      .slice(before)
+      .filter((entry) => entry.message.startsWith('thinking disabled for this turn'));
+    expect(disabled.map((entry) => entry.fields)).toEqual([
+      expect.objectContaining({ adapter: 'bedrock', messageIndex: 5, firstBlock: 'toolUse' }),
+      expect.objectContaining({ adapter: 'bedrock', messageIndex: 9, firstBlock: 'toolUse' }),
+      expect.objectContaining({ adapter: 'bedrock', messageIndex: 13, firstBlock: 'toolUse' }),
+    ]);
+  });
+
+  it('into Claude on Anthropic mid tool loop, reasoning on: the call runs without thinking', async () => {
+    const order: Provider[] = ['gemini', 'anthropic', 'openai', 'anthropic'];
+    const run = await runSwap(order, new Set([1, 3]));
+    expectToolIdsSurvive(run, order);
+    for (const turn of [1, 3])
+      expect((run.requests[turn]?.body as { thinking?: unknown }).thinking).toBeUndefined();
   });
 });

@@ -131,6 +131,38 @@ function effortWithoutThinking(effort: string | undefined, context: ProviderCont
   return {};
 }
 
+/** Whether a user message only answers tool calls (it continues the assistant's turn). */
+function isToolResults(message: WireMessage): boolean {
+  const blocks = message.content.filter((block) => block.cachePoint === undefined);
+  return (
+    message.role === 'user' && blocks.length > 0 && blocks.every((block) => block.toolResult !== undefined)
+  );
+}
+
+/**
+ * Converse's form of Anthropic's `findToolTurnWithoutThinking`: the index of the assistant message
+ * that opened a tool-use turn still in progress (the trailing run of assistant messages and user
+ * messages holding only `toolResult` blocks) when it does not start with `reasoningContent` — its
+ * calls came from another provider (Gemini, OpenAI, Claude on another host whose signature Bedrock
+ * cannot verify) or its reasoning was dropped; `undefined` otherwise. Under thinking, Claude refuses
+ * such a turn (a ValidationException: "a final `assistant` message must start with a thinking
+ * block").
+ */
+export function findToolTurnWithoutReasoning(messages: readonly WireMessage[]): number | undefined {
+  let start: number | undefined;
+  let results = false;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index] as WireMessage;
+    if (message.role === 'assistant') start = index;
+    else if (isToolResults(message)) results = true;
+    else break;
+  }
+  if (start === undefined || !results) return undefined;
+  const content = (messages[start] as WireMessage).content.filter((block) => block.cachePoint === undefined);
+  if (content[0]?.reasoningContent !== undefined) return undefined;
+  return content.some((block) => block.toolUse !== undefined) ? start : undefined;
+}
+
 /**
  * Reasoning → `additionalModelRequestFields`: Claude `thinking` with `budget_tokens` (the explicit
  * budget, else by effort; kept ≥ 1,024 and below `maxTokens`; with `maxTokens` ≤ 1,024 an effort
@@ -138,12 +170,16 @@ function effortWithoutThinking(effort: string | undefined, context: ProviderCont
  * `reasoning_effort` (both low to high: `minimal` is low, `xhigh` high with a WARN; an effort
  * without thinking too, as theirs is thinking effort; for Claude it is dropped). Other models
  * take no reasoning field (the pre-flight check refuses reasoning for models without it). Reasoning
- * off: see `reasoningOff`.
+ * off: see `reasoningOff`. Given the converted `messages`, Claude's thinking is left out with the
+ * WARN `thinking disabled for this turn` when they continue a tool-use turn without a reasoning
+ * block (`findToolTurnWithoutReasoning`), which Claude refuses under thinking — as the Anthropic
+ * adapter does for the Messages API, InvokeModel and Vertex.
  */
 export function convertReasoning(
   request: CanonicalRequest,
   model: string,
   context: ProviderContext,
+  messages?: readonly WireMessage[],
 ): JsonObject {
   const reasoning = request.reasoning;
   if (reasoning === undefined) return {};
@@ -152,6 +188,17 @@ export function convertReasoning(
   if (asked === 'none') return reasoningOff(id, context);
   if (id.startsWith('anthropic.')) {
     if (reasoning.thinking === false) return effortWithoutThinking(asked, context);
+    const turnStart = messages === undefined ? undefined : findToolTurnWithoutReasoning(messages);
+    if (turnStart !== undefined) {
+      context.warn(
+        'thinking disabled for this turn: the last tool-use turn has no Anthropic thinking block',
+        {
+          messageIndex: turnStart,
+          firstBlock: Object.keys(messages?.[turnStart]?.content[0] ?? {})[0],
+        },
+      );
+      return {};
+    }
     const wanted = reasoning.budgetTokens ?? effortBudgets[asked ?? 'medium'];
     if (reasoning.budgetTokens === undefined && request.maxOutputTokens <= minimumBudget) {
       // An effort names no budget: with no room for the smallest one, no thinking (an explicit budget is refused).
@@ -204,7 +251,7 @@ export function buildRequest(request: CanonicalRequest, context: ProviderContext
   const body: WireRequestBody = { messages };
   const system = convertSystem(systemRuns, context);
   if (system !== undefined) body.system = system;
-  const additional: JsonObject = convertReasoning(request, context.model, context);
+  const additional: JsonObject = convertReasoning(request, context.model, context, messages);
   // Claude on Bedrock has the Messages API's sampling rules (temperature or top_p on 4.5+; under
   // thinking no temperature other than 1, no top_k, top_p ≥ 0.95, no forced tool choice).
   const id = baseModelId(context.model);

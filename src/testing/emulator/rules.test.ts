@@ -262,6 +262,44 @@ describe('Anthropic rules', () => {
     );
   });
 
+  it('under thinking, rejects a tool-use turn whose assistant message does not start with a thinking block', async () => {
+    const result = {
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_01abc', content: 'sunny' }],
+    };
+    const turn = (first: unknown[]) => [
+      { role: 'user', content: 'Weather?' },
+      { role: 'assistant', content: [...first, toolUse] },
+      result,
+    ];
+    const ask = (messages: unknown[], thinking: unknown) =>
+      postJson(
+        `${emulator.url}/v1/messages`,
+        anthropicBody({ messages, max_tokens: 4096, thinking }),
+        anthropicHeaders,
+      );
+    const enabled = { type: 'enabled', budget_tokens: 2048 };
+    expect(await anthropicMessage(await ask(turn([]), enabled))).toMatch(
+      /^messages\.1\.content\.0\.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`\. When `thinking` is enabled, a final `assistant` message must start with a thinking block/,
+    );
+    expect(
+      await anthropicMessage(await ask(turn([{ type: 'text', text: 'Checking.' }]), { type: 'adaptive' })),
+    ).toContain('but found `text`');
+    const signed = { type: 'thinking', thinking: 'Look it up.', signature: 'sig' };
+    expect((await ask(turn([signed]), enabled)).status).toBe(200);
+    expect((await ask(turn([{ type: 'redacted_thinking', data: 'opaque' }]), enabled)).status).toBe(200);
+    // Without thinking, or once user text opens a new turn, the call needs no thinking block.
+    expect((await ask(turn([]), undefined)).status).toBe(200);
+    expect(
+      (
+        await ask(
+          [...turn([]), { role: 'assistant', content: 'Sunny.' }, { role: 'user', content: 'Thanks' }],
+          enabled,
+        )
+      ).status,
+    ).toBe(200);
+  });
+
   it('requires x-api-key, anthropic-version and max_tokens', async () => {
     const { 'x-api-key': _key, ...noKey } = anthropicHeaders;
     const unauthenticated = await anthropic([{ role: 'user', content: 'Hi' }], noKey);

@@ -1,4 +1,7 @@
-/** Anthropic Messages request rules: headers, `max_tokens`, message order, text blocks and tool-id pairing. */
+/**
+ * Anthropic Messages request rules: headers, `max_tokens`, message order, text blocks, tool-id
+ * pairing, and under thinking a tool-use turn that starts with a thinking block.
+ */
 import { anthropicError } from '../errors.ts';
 import type { JsonScript, RecordedRequest } from '../types.ts';
 
@@ -145,6 +148,52 @@ function checkMessages(value: unknown): JsonScript | undefined {
   );
 }
 
+/** One message as the thinking rule reads it: its role and the types of its blocks, in order. */
+export interface TurnShape {
+  role: unknown;
+  types: string[];
+}
+
+/**
+ * The thinking rule of Claude (the Messages API, and Bedrock Converse, which quotes it): with
+ * thinking enabled, a tool-use turn still in progress — the trailing run of assistant messages and
+ * user messages holding only `tool_result` blocks — must start with a `thinking` or
+ * `redacted_thinking` block. Returns the API's message for the violation, `undefined` otherwise
+ * (a conversation ending in user text, or continuing no tool call, opens a new turn).
+ */
+export function thinkingTurnViolation(messages: readonly TurnShape[]): string | undefined {
+  let start: number | undefined;
+  let results = false;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index] as TurnShape;
+    if (message.role === 'assistant') start = index;
+    else if (message.types.length > 0 && message.types.every((type) => type === 'tool_result'))
+      results = true;
+    else break;
+  }
+  if (start === undefined || !results) return undefined;
+  const first = (messages[start] as TurnShape).types[0] ?? 'text';
+  if (first === 'thinking' || first === 'redacted_thinking') return undefined;
+  return `messages.${start}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${first}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking`;
+}
+
+/** Whether a request's `thinking` field turns thinking on (`enabled` or `adaptive`). */
+export function thinkingOn(thinking: unknown): boolean {
+  const type = (thinking as { type?: unknown } | null | undefined)?.type;
+  return type === 'enabled' || type === 'adaptive';
+}
+
+function checkThinkingTurn(body: Record<string, unknown>, messages: Message[]): JsonScript | undefined {
+  if (!thinkingOn(body.thinking)) return undefined;
+  const shapes = messages.map((message) => ({
+    role: message.role,
+    types:
+      typeof message.content === 'string' ? ['text'] : blocksOf(message).map((block) => String(block.type)),
+  }));
+  const violation = thinkingTurnViolation(shapes);
+  return violation === undefined ? undefined : invalid(violation);
+}
+
 /** Checks a `POST …/messages` request; returns the API's error response on the first violation. */
 export function checkAnthropicRequest(request: RecordedRequest): JsonScript | undefined {
   if (!request.headers['x-api-key'])
@@ -159,5 +208,5 @@ export function checkAnthropicBody(request: RecordedRequest): JsonScript | undef
     return invalid('There was an error parsing the body');
   const body = request.body as Record<string, unknown>;
   if (body.max_tokens === undefined) return invalid('max_tokens: Field required');
-  return checkMessages(body.messages);
+  return checkMessages(body.messages) ?? checkThinkingTurn(body, body.messages as Message[]);
 }

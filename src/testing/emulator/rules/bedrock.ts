@@ -1,10 +1,10 @@
 /**
  * Bedrock request rules: a SigV4 `authorization` header of the right shape (or a bearer token),
- * Converse message order and tool pairing, Claude's sampling rules through Converse, and the
- * InvokeModel Anthropic body (`anthropic_version: bedrock-2023-05-31`, no `model`).
+ * Converse message order and tool pairing, Claude's sampling and thinking-turn rules through
+ * Converse, and the InvokeModel Anthropic body (`anthropic_version: bedrock-2023-05-31`, no `model`).
  */
 import type { JsonScript, RecordedRequest } from '../types.ts';
-import { checkAnthropicBody } from './anthropic.ts';
+import { checkAnthropicBody, thinkingOn, thinkingTurnViolation } from './anthropic.ts';
 
 /** A Bedrock error response: `{"message"}` with the exception name in `x-amzn-errortype`. */
 export function bedrockError(status: number, exception: string, message: string): JsonScript {
@@ -127,6 +127,43 @@ function checkSampling(request: RecordedRequest, body: Record<string, unknown>):
   return undefined;
 }
 
+/** A Converse block's type as Claude names it (`reasoningContent` is `thinking`, `toolUse` `tool_use`, …). */
+function claudeBlockType(block: Block): string {
+  if ('reasoningContent' in block) {
+    const reasoning = block.reasoningContent as { redactedContent?: unknown } | null;
+    return reasoning !== null && typeof reasoning === 'object' && 'redactedContent' in reasoning
+      ? 'redacted_thinking'
+      : 'thinking';
+  }
+  if ('toolUse' in block) return 'tool_use';
+  if ('toolResult' in block) return 'tool_result';
+  if ('image' in block) return 'image';
+  if ('document' in block) return 'document';
+  return 'text';
+}
+
+/**
+ * Claude's thinking rule through Converse (a ValidationException quoting the model, as reported in
+ * opencode#3077 and langchain-aws#844): with `thinking` enabled, a tool-use turn still in progress
+ * must start with a reasoning block (`thinkingTurnViolation`). Cache points are not content.
+ */
+function checkThinkingTurn(request: RecordedRequest, body: Record<string, unknown>): JsonScript | undefined {
+  const model = decodeURIComponent(/^\/model\/([^/]+)\//.exec(request.path)?.[1] ?? '');
+  if (!model.includes('anthropic.claude')) return undefined;
+  const additional = (body.additionalModelRequestFields ?? {}) as Record<string, unknown>;
+  if (!thinkingOn(additional.thinking)) return undefined;
+  const shapes = (body.messages as unknown[]).map((message) => ({
+    role: (message as { role?: unknown } | null)?.role,
+    types: blocksOf(message)
+      .filter((block) => !('cachePoint' in block))
+      .map(claudeBlockType),
+  }));
+  const violation = thinkingTurnViolation(shapes);
+  return violation === undefined
+    ? undefined
+    : invalid(`The model returned the following errors: ${violation}`);
+}
+
 /** Checks a Converse request. */
 export function checkConverseRequest(request: RecordedRequest): JsonScript | undefined {
   const denied = checkSignature(request);
@@ -141,7 +178,8 @@ export function checkConverseRequest(request: RecordedRequest): JsonScript | und
     checkTools(body, body.messages) ??
     checkDocumentNames(body.messages) ??
     checkCachePoints(body) ??
-    checkSampling(request, body)
+    checkSampling(request, body) ??
+    checkThinkingTurn(request, body)
   );
 }
 
