@@ -17,7 +17,8 @@ import { type Emulator, type EmulatorProtocolId, startEmulator } from '../../src
 import { assertStreamInvariants } from '../../src/testing/invariants.ts';
 import { createOnEmulator, type EmulatorAdapterOptions, protocolOf } from '../support/provider-types.ts';
 
-type Provider = 'anthropic' | 'openai' | 'gemini' | 'mistral' | 'deepseek' | 'bedrock' | 'vertex';
+type Provider =
+  'anthropic' | 'openai' | 'gemini' | 'mistral' | 'deepseek' | 'moonshot' | 'bedrock' | 'vertex';
 /** Each provider's row of the provider-type table (and the preset of the OpenAI-compatible hosts). */
 const rows: Record<Provider, { type: string } & EmulatorAdapterOptions> = {
   anthropic: { type: 'anthropic' },
@@ -25,6 +26,7 @@ const rows: Record<Provider, { type: string } & EmulatorAdapterOptions> = {
   gemini: { type: 'gemini' },
   mistral: { type: 'openai-compatible', name: 'mistral', preset: 'mistral' },
   deepseek: { type: 'openai-compatible', name: 'deepseek', preset: 'deepseek' },
+  moonshot: { type: 'openai-compatible', name: 'moonshot', preset: 'moonshot' },
   bedrock: { type: 'bedrock' },
   vertex: { type: 'vertex' },
 };
@@ -37,6 +39,7 @@ const models: Record<Provider, string> = {
   gemini: 'gemini:gemini-3-pro-preview',
   mistral: 'mistral:magistral-medium-latest',
   deepseek: 'deepseek:deepseek-reasoner',
+  moonshot: 'moonshot:kimi-k2-thinking',
   bedrock: 'bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0',
   vertex: 'vertex:gemini-3-pro-preview',
 };
@@ -50,6 +53,7 @@ const issuedIds: Record<Provider, ((turn: number) => string) | undefined> = {
   gemini: undefined,
   mistral: (turn) => `Mist${turn}abcd`,
   deepseek: (turn) => `call_0${turn}_deepseek`,
+  moonshot: (turn) => `lookup:${turn}`,
   bedrock: (turn) => `tooluse_${turn}SwapTestBedrock`,
   vertex: undefined,
 };
@@ -385,5 +389,24 @@ describe('mid-session swap', () => {
     expectToolIdsSurvive(run, order);
     for (const turn of [1, 3])
       expect((run.requests[turn]?.body as { thinking?: unknown }).thinking).toBeUndefined();
+  });
+
+  it('into deepseek-reasoner and Kimi mid tool loop, reasoning on: foreign calls carry a reasoning_content', async () => {
+    // Turns 1, 3 and 5 continue into the next without user text: DeepSeek sees Claude's and OpenAI's
+    // calls in its current turn, Kimi Claude's and DeepSeek's. Thinking mode answers 400 for a
+    // tool-call message without reasoning_content (DeepSeek: current turn; Kimi: any turn, and an
+    // empty one is missing).
+    const order: Provider[] = ['anthropic', 'deepseek', 'openai', 'deepseek', 'anthropic', 'moonshot'];
+    const run = await runSwap(order, new Set([1, 3, 5]));
+    expectToolIdsSurvive(run, order);
+    const replayed = (turn: number) =>
+      (run.requests[turn - 1]?.body as { messages: Array<Record<string, unknown>> }).messages
+        .filter((message) => Array.isArray(message.tool_calls))
+        .map((message) => message.reasoning_content);
+    // DeepSeek: '' for a call another provider made, its own reasoning for its own.
+    expect(replayed(2)).toEqual(['']);
+    expect(replayed(4)).toEqual(['', 'Turn 2: I should look this up.', '']);
+    // Kimi: '.' for every call it did not make (it refuses an empty reasoning_content).
+    expect(replayed(6)).toEqual(['.', '.', '.', '.', '.']);
   });
 });

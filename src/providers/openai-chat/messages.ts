@@ -233,20 +233,29 @@ function paragraphStarts(transcript: readonly Item[]): Set<Part> {
   return starts;
 }
 
-/** Puts the host's own reasoning back on the assistant message, when the host's policy wants it. */
+/**
+ * Puts the host's own reasoning back on the assistant message, when the host's policy wants it.
+ * Under `tool-turns`, a message with tool calls but no reasoning of the host's own (the calls of
+ * another provider, continued here mid tool loop) gets `reasoningReplayPlaceholder`: thinking mode
+ * refuses a tool-call message without the field (DeepSeek, Kimi).
+ */
 function replayReasoning(
   conversion: Conversion,
   message: ChatMessage,
   reasoning: ReasoningPart[],
   hasToolCalls: boolean,
 ): void {
-  const { reasoningReplay, reasoningReplayField } = conversion.quirks;
-  if (reasoning.length === 0 || reasoningReplay === 'drop') return;
+  const { reasoningReplay, reasoningReplayField, reasoningReplayPlaceholder } = conversion.quirks;
+  if (reasoningReplay === 'drop') return;
   if (reasoningReplay === 'tool-turns' && !hasToolCalls) return;
   if (reasoningReplayField !== 'reasoning_details') {
-    message[reasoningReplayField] = reasoning.map((part) => part.text).join('');
+    const text = reasoning.map((part) => part.text).join('');
+    if (reasoningReplay === 'tool-turns' && text === '')
+      message[reasoningReplayField] = reasoningReplayPlaceholder;
+    else if (reasoning.length > 0) message[reasoningReplayField] = text;
     return;
   }
+  if (reasoning.length === 0) return;
   const provider = conversion.context.provider;
   message.reasoning_details = reasoning.flatMap((part) => {
     // Entries kept as received go back verbatim; older parts are rebuilt from their fields.

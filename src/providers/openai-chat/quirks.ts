@@ -84,6 +84,14 @@ export interface ChatQuirks {
   reasoningReplay: ReasoningReplay;
   /** The assistant-message field replayed reasoning is sent in. */
   reasoningReplayField: ReasoningField;
+  /**
+   * With `reasoningReplay: 'tool-turns'`: what the replay field holds on an assistant message with
+   * tool calls that carries none of the host's own reasoning (calls another provider made, after a
+   * switch mid tool loop): thinking mode refuses the message without the field. Default `''`
+   * (DeepSeek's fix, continuedev/continue#11285); Moonshot `'.'`, as Kimi takes an empty one for
+   * missing.
+   */
+  reasoningReplayPlaceholder: string;
   reasoningParameter: ReasoningParameter;
   /**
    * With `reasoningParameter: 'reasoning_effort'`: the model globs that take `reasoning_effort`
@@ -163,6 +171,7 @@ export const defaultQuirks: ChatQuirks = {
   reasoningFields: ['reasoning_content', 'reasoning'],
   reasoningReplay: 'drop',
   reasoningReplayField: 'reasoning_content',
+  reasoningReplayPlaceholder: '',
   reasoningParameter: 'reasoning_effort',
   reasoningEffortModels: ['*'],
   // OpenAI's open-weight models, wherever they are hosted, take low to high: off cannot be asked.
@@ -205,6 +214,7 @@ export const quirksSchema = z
     reasoningFields: z.array(reasoningField),
     reasoningReplay: z.enum(['drop', 'tool-turns', 'all']),
     reasoningReplayField: reasoningField,
+    reasoningReplayPlaceholder: z.string(),
     reasoningParameter: z.enum(['reasoning_effort', 'reasoning-object', 'enable_thinking', 'none']),
     reasoningEffortModels: z.array(z.string()),
     reasoningEffortValues: z.record(z.string(), z.array(effortValue).min(1)),

@@ -166,7 +166,9 @@ export const presets: { readonly [Name in PresetName]: OpenAICompatiblePreset } 
     quirks: {
       ...hosted('MOONSHOT_API_KEY', 'https://api.moonshot.ai/v1'),
       reasoningFields: ['reasoning_content'],
+      // Kimi thinking mode answers 400 unless every tool-call message carries non-empty reasoning_content.
       reasoningReplay: 'tool-turns',
+      reasoningReplayPlaceholder: '.',
       reasoningParameter: 'none',
       structuredOutput: 'json_object',
       capabilities: { promptCaching: true },

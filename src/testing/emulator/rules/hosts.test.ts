@@ -1,4 +1,4 @@
-/** Host rules of the emulator: Mistral tool-call ids, DeepSeek thinking-mode reasoning_content. */
+/** Host rules of the emulator: Mistral tool-call ids, DeepSeek and Kimi thinking-mode reasoning_content. */
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../types.ts';
 import { checkHostRules } from './hosts.ts';
@@ -50,5 +50,30 @@ describe('emulator host rules', () => {
     // An earlier turn's call may come without it; other models are not checked.
     expect(checkHostRules(chat('deepseek-reasoner', [user, call('c1'), result, user]))).toBeUndefined();
     expect(checkHostRules(chat('deepseek-chat', [user, call('c1'), result]))).toBeUndefined();
+  });
+
+  it('Kimi thinking mode needs a non-empty reasoning_content on every tool-call message, any turn', () => {
+    const user = { role: 'user', content: 'hi' };
+    const result = { role: 'tool', tool_call_id: 'c1', content: 'x' };
+    const refusal = {
+      status: 400,
+      body: {
+        error: {
+          message:
+            'thinking is enabled but reasoning_content is missing in assistant tool call message at index 1',
+          type: 'invalid_request_error',
+        },
+      },
+    };
+    expect(checkHostRules(chat('kimi-k2-thinking', [user, call('c1'), result]))).toMatchObject(refusal);
+    expect(
+      checkHostRules(chat('kimi-k2.5', [user, call('c1', { reasoning_content: '' }), result])),
+    ).toMatchObject(refusal);
+    // An earlier turn counts too; reasoning_content present passes; other models are not checked.
+    expect(checkHostRules(chat('kimi-k2-thinking', [user, call('c1'), result, user]))).toMatchObject(refusal);
+    expect(
+      checkHostRules(chat('kimi-k2-thinking', [user, call('c1', { reasoning_content: '.' }), result])),
+    ).toBeUndefined();
+    expect(checkHostRules(chat('kimi-k2-turbo-preview', [user, call('c1'), result]))).toBeUndefined();
   });
 });

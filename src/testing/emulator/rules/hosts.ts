@@ -1,6 +1,7 @@
 /**
  * Rules of OpenAI-compatible hosts that are stricter than OpenAI, recognised by the model named in
- * the request: Mistral's 9-character tool-call ids, DeepSeek thinking mode's `reasoning_content`.
+ * the request: Mistral's 9-character tool-call ids, DeepSeek and Kimi (Moonshot) thinking mode's
+ * `reasoning_content`.
  */
 import { openaiError } from '../errors.ts';
 import type { JsonScript, RecordedRequest } from '../types.ts';
@@ -15,13 +16,17 @@ interface HostMessage {
 const mistralModel = /^(mistral|magistral|codestral|ministral|devstral|pixtral|open-mistral)/;
 const mistralToolId = /^[a-zA-Z0-9]{9}$/;
 const deepseekThinkingModel = /^deepseek-reasoner/;
+/** Kimi's thinking models: `kimi-k2-thinking*` (always thinking), `kimi-k2.5`, `kimi-k2.6`… (thinking by default). */
+const kimiThinkingModel = /^kimi-k2(?:-thinking|\.\d)/;
 
-function messagesOf(request: RecordedRequest): { model: string; messages: HostMessage[] } | undefined {
+function messagesOf(
+  request: RecordedRequest,
+): { model: string; messages: HostMessage[]; thinking: unknown } | undefined {
   const body = request.body;
   if (typeof body !== 'object' || body === null) return undefined;
-  const { model, messages } = body as { model?: unknown; messages?: unknown };
+  const { model, messages, thinking } = body as { model?: unknown; messages?: unknown; thinking?: unknown };
   if (typeof model !== 'string' || !Array.isArray(messages)) return undefined;
-  return { model, messages: messages as HostMessage[] };
+  return { model, messages: messages as HostMessage[], thinking };
 }
 
 /** Mistral: every tool-call id and `tool_call_id` is exactly 9 letters or digits. */
@@ -71,11 +76,40 @@ function checkDeepSeek(messages: HostMessage[]): JsonScript | undefined {
   return undefined;
 }
 
+/**
+ * Kimi thinking mode (Moonshot): every assistant message with tool calls, in any turn, carries a
+ * non-empty `reasoning_content` (an empty string counts as missing), unless the request turns
+ * thinking off (`thinking: {type: 'disabled'}`). The 400 as reported against api.moonshot.ai
+ * (continuedev/continue#11711, mastra#12592, pi#4251).
+ */
+function checkKimi(messages: HostMessage[], thinking: unknown): JsonScript | undefined {
+  if ((thinking as { type?: unknown } | null | undefined)?.type === 'disabled') return undefined;
+  const index = messages.findIndex(
+    (message) =>
+      message?.role === 'assistant' &&
+      Array.isArray(message.tool_calls) &&
+      message.tool_calls.length > 0 &&
+      (typeof message.reasoning_content !== 'string' || message.reasoning_content === ''),
+  );
+  if (index === -1) return undefined;
+  return {
+    type: 'json',
+    status: 400,
+    body: {
+      error: {
+        message: `thinking is enabled but reasoning_content is missing in assistant tool call message at index ${index}`,
+        type: 'invalid_request_error',
+      },
+    },
+  };
+}
+
 /** Applies the host rules the request's model calls for; `undefined` when it passes (or no host matches). */
 export function checkHostRules(request: RecordedRequest): JsonScript | undefined {
   const parsed = messagesOf(request);
   if (parsed === undefined) return undefined;
   if (mistralModel.test(parsed.model)) return checkMistral(parsed.messages);
   if (deepseekThinkingModel.test(parsed.model)) return checkDeepSeek(parsed.messages);
+  if (kimiThinkingModel.test(parsed.model)) return checkKimi(parsed.messages, parsed.thinking);
   return undefined;
 }
