@@ -193,6 +193,35 @@ describe('emulator: OpenAI Responses rules', () => {
     expect(result.body.error.message).toMatch(/^Duplicate item found with id msg_/);
   });
 
+  it('encrypted reasoning issued to one API key is 400 invalid_encrypted_content under another key, accepted under its own', async () => {
+    const first = await storedToolTurn();
+    const reasoning = first.output.find((item) => item.type === 'reasoning')!;
+    const call = first.output.find((item) => item.type === 'function_call')!;
+    expect(reasoning.encrypted_content).toEqual(expect.any(String));
+    const body = {
+      model: 'gpt-5-mini',
+      store: false,
+      input: [
+        user('Weather in Rome?'),
+        { type: 'reasoning', encrypted_content: reasoning.encrypted_content, summary: [] },
+        call,
+        { type: 'function_call_output', call_id: call.call_id, output: 'sunny' },
+      ],
+    };
+    const url = `${emulator.url}/v1/responses`;
+    const other = await postJson(url, body, {
+      ...openaiHeaders,
+      authorization: 'Bearer sk-other-account-0000',
+    });
+    expect(other.status).toBe(400);
+    expect(((await other.json()) as ErrorBody).error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'invalid_encrypted_content',
+      message: expect.stringMatching(/organization_id did not match the target organization/),
+    });
+    expect((await postJson(url, body, openaiHeaders)).status).toBe(200);
+  });
+
   it('store: false keeps nothing: a later previous_response_id to it is not found', async () => {
     const response = (await (await responses({ store: false, input: [user('Hi')] })).json()) as ResponseBody;
     const result = await failure({ previous_response_id: response.id, input: [user('Again')] });

@@ -20,11 +20,44 @@ export interface HeldItems {
 export interface ResponsesStore {
   responses: Map<string, HeldItems>;
   conversations: Map<string, HeldItems>;
+  /**
+   * The account (API key and organization) each reasoning item's `encrypted_content` was issued to:
+   * OpenAI decrypts it for that organization only. Content the emulator never issued is not checked.
+   */
+  encrypted: Map<string, string>;
 }
 
 /** An empty store. */
 export function createResponsesStore(): ResponsesStore {
-  return { responses: new Map(), conversations: new Map() };
+  return { responses: new Map(), conversations: new Map(), encrypted: new Map() };
+}
+
+/** Encrypted contents remembered, at most (the oldest is forgotten first). */
+const maxEncrypted = 10_000;
+
+/** The account a request is made for: its credential header and organization header. */
+function accountOf(request: RecordedRequest): string {
+  const { headers } = request;
+  return `${headers.authorization ?? headers['api-key'] ?? ''}\u0000${headers['openai-organization'] ?? ''}`;
+}
+
+/**
+ * A reasoning item whose `encrypted_content` the emulator issued to another account: OpenAI's 400
+ * `invalid_encrypted_content` (encrypted content is bound to the organization that received it).
+ */
+function foreignEncrypted(
+  item: InputItem | undefined,
+  account: string,
+  store: ResponsesStore,
+): JsonScript | undefined {
+  if (item?.type !== 'reasoning' || typeof item.encrypted_content !== 'string') return undefined;
+  const issuedTo = store.encrypted.get(item.encrypted_content);
+  if (issuedTo === undefined || issuedTo === account) return undefined;
+  return openaiError(
+    400,
+    `The encrypted content ${item.encrypted_content.slice(0, 4)}... could not be verified. Reason: Encrypted content organization_id did not match the target organization.`,
+    { code: 'invalid_encrypted_content' },
+  );
 }
 
 type InputItem = Record<string, unknown> | null;
@@ -103,6 +136,8 @@ function checkStoredItem(
  * - a reasoning item without `encrypted_content` (or an `item_reference`) names a stored item — with
  *   `store: false` nothing is stored (404 `Item with id … not found`);
  * - a reasoning item is followed by the item it produced;
+ * - a reasoning item's `encrypted_content` the emulator issued to another account (API key,
+ *   organization) is 400 `invalid_encrypted_content`;
  * - every `function_call_output` answers a `function_call` in the input or held by the server.
  */
 export function checkResponsesRequest(
@@ -128,6 +163,7 @@ export function checkResponsesRequest(
   if (!Array.isArray(body.input)) return undefined;
   const input = body.input as InputItem[];
   const held = heldBy(store, body);
+  const account = accountOf(request);
   const seen = new Set<string>();
   const calls = new Set(held.callIds);
   for (const [index, item] of input.entries()) {
@@ -141,7 +177,9 @@ export function checkResponsesRequest(
       }
       seen.add(item.id);
     }
-    const stored = checkStoredItem(input, index, held, store, body.store !== false);
+    const stored =
+      checkStoredItem(input, index, held, store, body.store !== false) ??
+      foreignEncrypted(item, account, store);
     if (stored !== undefined) return stored;
     // OpenAI refuses a `call_id` longer than 64 characters, on a call and on its output alike.
     if (
@@ -197,6 +235,16 @@ function collect(items: unknown, into: HeldItems): void {
   }
 }
 
+/** Remembers the account each reasoning item's encrypted content in `output` was issued to. */
+function rememberEncrypted(store: ResponsesStore, account: string, output: unknown): void {
+  if (!Array.isArray(output)) return;
+  for (const item of output as InputItem[]) {
+    if (item?.type !== 'reasoning' || typeof item.encrypted_content !== 'string') continue;
+    if (store.encrypted.size >= maxEncrypted) store.encrypted.delete(store.encrypted.keys().next().value!);
+    store.encrypted.set(item.encrypted_content, account);
+  }
+}
+
 /**
  * Remembers what a served response left on the server: with `store` (the default) the response is
  * kept under its id (its input and output items); with a `conversation` both are appended to it.
@@ -205,7 +253,9 @@ export function rememberResponse(store: ResponsesStore, request: RecordedRequest
   const body = bodyOf(request);
   if (body === undefined || plan.status !== 200) return;
   const response = responseOf(plan);
-  if (response === undefined || typeof response.id !== 'string') return;
+  if (response === undefined) return;
+  rememberEncrypted(store, accountOf(request), response.output);
+  if (typeof response.id !== 'string') return;
   const entry: HeldItems = { items: new Set(), callIds: new Set() };
   if (typeof body.previous_response_id === 'string') entry.previous = body.previous_response_id;
   collect(body.input, entry);
