@@ -242,7 +242,9 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
       await registry.load(model.provider);
       let reportedAs: string;
       try {
-        reportedAs = registry.adapter(model.provider).name;
+        // An adapter named otherwise (`work-claude`) is priced by its provider's own name (`anthropic`).
+        const adapter = registry.adapter(model.provider);
+        reportedAs = adapter.ownName ?? adapter.name;
       } catch {
         return undefined;
       }

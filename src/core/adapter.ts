@@ -120,6 +120,11 @@ export interface TokenEstimateInput {
 export interface Adapter {
   /** Provider name, the `provider` half of canonical model ids (`anthropic`, `openai`, `groq`, …). */
   readonly name: string;
+  /**
+   * The provider's own name when the adapter is named otherwise (`anthropic` for an Anthropic
+   * adapter named `work-claude`): its models' catalog rows and prices are known by it. Absent: `name`.
+   */
+  readonly ownName?: string;
   /** The wire protocol. */
   readonly protocol: ProtocolId;
   /** What `model` supports as served by this adapter. Honest: false when the adapter does not expose it. */

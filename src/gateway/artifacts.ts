@@ -356,13 +356,18 @@ const isCallsOnly = (item: Item | undefined): item is Item =>
  * `thoughtSignature` sent as the provider wrote it, not wrapped by the gateway — as `provider`'s:
  * called when the request goes to an adapter of the client protocol's own provider type (a session
  * begun directly with Anthropic, then pointed at the gateway, keeps its thinking). Untagged, such a
- * value was dropped as unverifiable, even on its way back to the provider that made it.
+ * value was dropped as unverifiable, even on its way back to the provider that made it. Custom parts
+ * the client's codec tagged as its protocol's provider's (`clientTag`) become `provider`'s too.
  */
-export function adoptUntaggedArtifacts(transcript: Item[], provider: string): void {
+export function adoptUntaggedArtifacts(transcript: Item[], provider: string, clientTag?: string): void {
   for (const item of transcript) {
     if (item.kind !== 'assistant') continue;
     for (const part of item.parts)
-      if (
+      if (part.type === 'custom' && clientTag !== undefined && part.provider === clientTag) {
+        // A block the client's codec kept as its protocol's own (an Anthropic server tool's call or
+        // result): the route's adapter's, whatever its name (`work-claude`).
+        part.provider = provider;
+      } else if (
         (part.type === 'reasoning' || part.type === 'tool-call') &&
         part.provider === undefined &&
         ((part.type === 'reasoning' && part.data !== undefined) || part.signature !== undefined)

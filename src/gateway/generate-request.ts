@@ -169,9 +169,10 @@ export async function decode(
   if (nativeRoute && native?.type === 'anthropic')
     applyClientBetas(decoded, headerOf(call.request, call.incoming, 'anthropic-beta'), state.clientBetas);
   warnLeftOut(state, call, decoded.warnings);
-  if (nativeRoute && native !== undefined) {
-    adoptUntaggedArtifacts(decoded.request.transcript, native.provider);
-    adoptUntaggedItems(decoded.request.transcript, native.provider);
+  // The adapter the route names (`work-claude`, an account of the protocol's provider) adopts them.
+  if (nativeRoute && native !== undefined && model !== undefined) {
+    adoptUntaggedArtifacts(decoded.request.transcript, model.provider, native.provider);
+    adoptUntaggedItems(decoded.request.transcript, model.provider);
   }
   // Server tools run at the protocol's own provider: another would silently offer none. A name the
   // registry does not know routes nowhere: routing's 404 says so, not this.
@@ -183,12 +184,13 @@ export async function decode(
     );
   // Another protocol than the model's, and not its provider's own (a Responses client naming
   // `openai:gpt-4o`, a Chat client naming an OpenAI Responses model: OpenAI's two protocols sized
-  // its cap for OpenAI's models): the cap was meant for another vendor's.
+  // its cap for OpenAI's models; known by the adapter's type, whatever its name): the cap was meant
+  // for another vendor's.
   if (
     model !== undefined &&
     call.protocol !== 'switchyard' &&
     model.protocol !== call.protocol &&
-    model.provider !== native?.provider &&
+    model.type !== native?.provider &&
     !(call.protocol === 'openai-chat' && model.type === 'openai-responses')
   )
     served.foreignCap = true;

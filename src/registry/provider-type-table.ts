@@ -112,6 +112,8 @@ export interface FactorySource {
 
 function common(options: ProviderTypeCreateOptions) {
   return {
+    // The adapter's own name (`work-claude`): its model ids, the tag of its parts, its options key.
+    name: options.name,
     apiKey: options.apiKey,
     baseURL: options.baseURL,
     timeout: options.timeout,

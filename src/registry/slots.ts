@@ -213,8 +213,8 @@ export function declaredOf(
   // A row that loads its code lazily and cannot answer without it: the catalog describes the
   // model until the first call has loaded it.
   if (slot.adapter === undefined && !slot.ready) return undefined;
-  // The adapter's own id of the model, as the router sends it (an adapter named otherwise in the
-  // config, `work-claude:…`, knows its models as `anthropic:…`).
+  // The adapter's own id of the model, as the router sends it (`work-claude:…`: the row creates
+  // each adapter under its config name).
   const adapter = slotAdapter(slot, context);
   return adapter.capabilities(`${adapter.name}:${wireName}`);
 }

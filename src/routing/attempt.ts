@@ -209,7 +209,7 @@ export function finalize(
   candidate: Candidate,
   response: CanonicalResponse,
 ): Reply | Promise<Reply> {
-  const { availability, pricer } = state;
+  const { availability } = state;
   const model = candidate.model;
   route.decision.served = model.id;
   route.decision.attempts.push({
@@ -230,7 +230,7 @@ export function finalize(
       recorded = Promise.all([modelDone, providerDone]);
   }
   // Priced per model: a multi-model response (advisor, fallback iterations) costs each model's share.
-  const usage = pricer.price(response.model, response.usage, model.pricing, model.id);
+  const usage = pricedUsage(state, model, response);
   // Assigned, not a computed key after the spread (a runtime call per call, ~1.6k instructions).
   const metadata: NonNullable<CanonicalResponse['metadata']> = { ...response.metadata };
   metadata[routingMetadataKey] = route.decision as never;
@@ -376,7 +376,7 @@ export function stopped(
   error: Error,
   response: CanonicalResponse | undefined,
 ): void {
-  const { observed, emit, pricer } = state;
+  const { observed, emit } = state;
   if (!observed) return;
   const model = candidate.model;
   emit({
@@ -391,8 +391,25 @@ export function stopped(
       : {
           response: {
             ...response,
-            usage: pricer.price(response.model, response.usage, model.pricing, model.id),
+            usage: pricedUsage(state, model, response),
           },
         }),
   });
+}
+
+/**
+ * The response's usage priced. An adapter named otherwise (`work-claude`, an Anthropic account)
+ * reports its own name in `response.model`; the price table knows the provider's (`anthropic:…`),
+ * so its models are priced by that name unless the config or the table prices the adapter's own.
+ */
+function pricedUsage(state: RouterState, model: ResolvedModel, response: CanonicalResponse) {
+  const { pricer, registry } = state;
+  const own = model.pricing === undefined ? registry.adapter(model.provider).ownName : undefined;
+  if (own === undefined || pricer.table.lookup(model.id) !== undefined)
+    return pricer.price(response.model, response.usage, model.pricing, model.id);
+  const prefix = `${model.provider}:`;
+  const served = response.model.startsWith(prefix)
+    ? joinModelId(own, response.model.slice(prefix.length))
+    : response.model;
+  return pricer.price(served, response.usage, undefined, joinModelId(own, model.wireName));
 }

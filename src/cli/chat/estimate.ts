@@ -40,14 +40,21 @@ export async function estimateInterrupted(
   }
   if (answered) usage.output = Math.max(usage.output, estimateOutputTokens(transcript.at(-1)!.parts));
   delete usage.cost;
-  return { ...turn, usage, cost: priceOf(sy, turn.model, usage) };
+  return { ...turn, usage, cost: await priceOf(sy, turn.model, usage) };
 }
 
-/** USD for `usage` at the model's rates (the config's, else the price table's); `undefined` when unpriced. */
-function priceOf(sy: Switchyard, model: string, usage: StoredTurn['usage']): number | undefined {
+/**
+ * USD for `usage` at the model's rates (the config's, else the price table's, for an adapter named
+ * otherwise its provider's: `sy.pricesOf`); `undefined` when unpriced.
+ */
+async function priceOf(
+  sy: Switchyard,
+  model: string,
+  usage: StoredTurn['usage'],
+): Promise<number | undefined> {
   let prices;
   try {
-    prices = sy.resolve(model).pricing ?? sy.prices.lookup(model);
+    prices = await sy.pricesOf(model);
   } catch {
     prices = sy.prices.lookup(model);
   }

@@ -169,6 +169,8 @@ export function setup(
     signal,
   );
   if (definition.endSession !== undefined) liveSessions.add(context.session);
+  if (runtime.ownName !== definition.name && request.providerOptions !== undefined)
+    request.providerOptions = ownProviderOptions(request.providerOptions, definition.name, runtime.ownName);
   // A host serving several model families tags each family's parts apart (`vertex/anthropic`).
   if (definition.families !== undefined) Object.assign(context, provenanceFields(definition, model));
   // The one pre-flight check of every declared capability, before any HTTP call.
@@ -241,4 +243,22 @@ export function setWireRequest(
     callHeaders,
   );
   callSetup.call.body = JSON.stringify(wire.body);
+}
+
+/**
+ * The `providerOptions` an adapter named otherwise (`work-claude`, of type `anthropic`) reads: the
+ * provider's own key's fields (`providerOptions.anthropic`, for every adapter of the provider) with
+ * its own name's fields on top (`providerOptions['work-claude']`, for it alone), under both keys, so
+ * a codec reading either finds them. Another adapter's key is left as it is.
+ */
+export function ownProviderOptions(
+  options: NonNullable<CanonicalRequest['providerOptions']>,
+  name: string,
+  ownName: string,
+): NonNullable<CanonicalRequest['providerOptions']> {
+  const named = options[name];
+  const own = options[ownName];
+  if (named === undefined && own === undefined) return options;
+  const merged = { ...own, ...named };
+  return { ...options, [ownName]: merged, [name]: merged };
 }

@@ -12,6 +12,7 @@ import { countCall } from './count-call.ts';
 import type { ProviderDefinition } from './definition.ts';
 import { createDormantCall } from './dormant-call.ts';
 import { endSession, fetchJson } from './http-exchange.ts';
+import { joinModelId } from '../../core/ids.ts';
 import { assertOpen, createHttpRuntime, wireModelName } from './http-runtime.ts';
 import type { AdapterOptions, CredentialSource } from './options.ts';
 import { streamCall } from './stream-call.ts';
@@ -19,14 +20,17 @@ import { estimateChecked } from './validate-call.ts';
 
 /** Creates an Adapter from a provider definition and the user's options. */
 export function createHttpAdapter(
-  definition: ProviderDefinition,
+  given: ProviderDefinition,
   options: AdapterOptions & { credentials?: CredentialSource },
 ): Adapter {
-  const runtime = createHttpRuntime(definition, options);
+  const runtime = createHttpRuntime(given, options);
+  // Named as `options.name` says (see `createHttpRuntime`).
+  const { definition, ownName } = runtime;
   runtime.dormantCall = createDormantCall(runtime);
   let closing: Promise<void> | undefined;
   return {
     name: definition.name,
+    ...(ownName === definition.name ? {} : { ownName }),
     protocol: definition.protocol,
     capabilities: (model) => runtime.capabilitiesOf(wireModelName(runtime, model)),
     complete: (request, callOptions) => completeCall(runtime, request, callOptions),
@@ -62,7 +66,15 @@ export function createHttpAdapter(
       const body = await fetchJson(runtime, 'GET', path, undefined, listOptions.signal, base).catch(
         (error: unknown) => Promise.reject(redactError(error)),
       );
-      return definition.listModels.parse(body);
+      const models = definition.listModels.parse(body);
+      if (ownName === definition.name) return models;
+      // The provider's reader names its own models (`anthropic:…`): the ids of this adapter's.
+      const prefix = `${ownName}:`;
+      return models.map((model) =>
+        model.id.startsWith(prefix)
+          ? { ...model, id: joinModelId(definition.name, model.id.slice(prefix.length)) }
+          : model,
+      );
     },
     startSession: (): AdapterSession => createSession(),
   };

@@ -27,7 +27,13 @@ import { type AdapterOptions, type CredentialSource, resolveApiKey, resolveBaseU
 
 /** What `createHttpAdapter` resolves once, shared by every call of the adapter. */
 export interface HttpRuntime {
+  /** The provider's definition, named as the adapter is (`AdapterOptions.name`). */
   definition: ProviderDefinition;
+  /**
+   * The provider's own name (`anthropic`, `openai`, …), which its `providerOptions` key and its
+   * catalog and prices are known by: `definition.name` unless the adapter is named otherwise.
+   */
+  ownName: string;
   options: AdapterOptions & { credentials?: CredentialSource };
   http: HttpClient;
   /** In-flight calls by request id: `cancel(requestId)`, `close()`. */
@@ -63,9 +69,13 @@ export interface AbsentEndpoint {
 
 /** Resolves an adapter's options: key, base URL, transport, limits. Registers its secrets for redaction. */
 export function createHttpRuntime(
-  definition: ProviderDefinition,
+  given: ProviderDefinition,
   options: AdapterOptions & { credentials?: CredentialSource },
 ): HttpRuntime {
+  // An adapter named otherwise (a second account, `work-claude`) is that name everywhere: model ids,
+  // the provenance of its parts, its errors and WARNs.
+  const definition =
+    options.name === undefined || options.name === given.name ? given : { ...given, name: options.name };
   const http = new HttpClient({
     fetch: options.fetch,
     timeoutMs: options.timeout,
@@ -85,6 +95,7 @@ export function createHttpRuntime(
   ).replace(/\/+$/, '');
   const runtime: HttpRuntime = {
     definition,
+    ownName: given.name,
     options,
     http,
     registry: new CancellationRegistry(),
@@ -158,9 +169,15 @@ export function assertOpen(runtime: HttpRuntime): void {
   }
 }
 
-/** The wire model name: the `provider:` prefix is stripped only when it names this adapter (`qwen3:8b` stays whole). */
+/**
+ * The wire model name: the `provider:` prefix is stripped only when it names this adapter — its
+ * name, or the provider's own for an adapter named otherwise (`qwen3:8b` stays whole).
+ */
 export function wireModelName(runtime: HttpRuntime, model: string): string {
-  return wireNameFor(runtime.definition.name, model);
+  const wire = wireNameFor(runtime.definition.name, model);
+  return wire === model && runtime.ownName !== runtime.definition.name
+    ? wireNameFor(runtime.ownName, model)
+    : wire;
 }
 
 /**

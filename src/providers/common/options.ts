@@ -8,6 +8,15 @@ import type { Logger, LogLevel } from '../../core/logger.ts';
  * adapter's declared facts, and the pre-flight check enforces the result.
  */
 export interface AdapterOptions extends CapabilityOverrides {
+  /**
+   * The adapter's name (default: the provider's own, `anthropic`, `openai`, `gemini`, …): the
+   * `provider` half of its model ids and of every reply's `model`, the tag of the reasoning,
+   * signatures and response ids its calls make (taken back by this adapter only), its
+   * `providerOptions` key beside the provider's own, and the `provider` of its errors and WARNs. A
+   * second account of one provider takes a name of its own (`work-claude`), as the config's
+   * `adapters:` key does.
+   */
+  name?: string;
   /** API key; default: the provider's environment variable. A missing key fails each call, never creation. */
   apiKey?: string;
   /** Override the endpoint (proxies, gateways, the emulator); default: the provider's `…_BASE_URL` variable. */
