@@ -16,7 +16,7 @@ import type { Reply } from '../core/reply.ts';
 import type { ModelFacts } from '../registry/model-facts.ts';
 import type { ResolvedModel } from '../registry/registry.ts';
 import { attachDecision, type RoutingDecision, routingMetadataKey } from './decision.ts';
-import { EventQueue, Settlement } from './event-queue.ts';
+import { EventQueue, ReadAhead, Settlement } from './event-queue.ts';
 
 /** A half-open slot a call holds: its outcome must be reported (success, failure or release). */
 export interface Probe {
@@ -100,8 +100,9 @@ const ignore = () => {};
 /**
  * One routed streaming call: iterate it (once) for events, or call `result()` for the reply. The
  * request is dispatched at once; events are then read from the adapter as the consumer pulls them.
- * `result()` without iterating reads (and drops) the events itself; while iterating, it settles
- * when the iteration reaches the end or is stopped.
+ * `result()` without iterating reads (and drops) the events itself; asked while iterating, it reads
+ * on to the end itself, keeping the events for the reader (so it settles even when the reader
+ * awaits it inside its own loop).
  *
  * Per call it builds only what the call uses: the held-back preamble, the settlement of `result()`
  * (none when the reply is asked for after the end) is made on first need;
@@ -136,6 +137,10 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
   private stopped = false;
   private iterating = false;
   private draining = false;
+  /** The reader's last pull (one may still be in flight when reading ahead begins). */
+  private reading: Promise<IteratorResult<StreamEvent>> | undefined;
+  /** The events read ahead for the reader once `result()` was asked while it iterates. */
+  private ahead: ReadAhead | undefined;
   /** 1 once the result resolved (with `reply`), 2 once it rejected (with `error`). */
   private outcome: 0 | 1 | 2 = 0;
   /** The result's promise, made when `result()` is first asked for. */
@@ -235,8 +240,14 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
     this.settlement?.reject(error);
   }
 
-  /** The next event: buffered ones first, then straight from the adapter's stream. */
+  /** The reader's next event: see {@link pull}; once reading ahead (see `result()`), what it read. */
   next(): Promise<IteratorResult<StreamEvent>> {
+    if (this.ahead !== undefined) return this.ahead.next();
+    return (this.reading = this.pull());
+  }
+
+  /** The next event: buffered ones first, then straight from the adapter's stream. */
+  private pull(): Promise<IteratorResult<StreamEvent>> {
     const polled = this.polled;
     if (polled !== undefined) {
       this.polled = undefined;
@@ -273,6 +284,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
    * outstanding: that one takes the event first.
    */
   poll(): IteratorResult<StreamEvent> | undefined {
+    if (this.ahead !== undefined) return this.ahead.poll();
     if (!this.committed || this.ended || this.stopped || this.polled !== undefined) return undefined;
     const queued = this.pending.shift();
     if (queued !== undefined) return { value: queued, done: false };
@@ -280,7 +292,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
     if (event === undefined) return undefined;
     // Committed: `onEvent` passes every event but the finish through unchanged; the finish is
     // priced here when pricing is synchronous, else its step waits for the next `next()`.
-    const step = this.onEvent(event) ?? this.next();
+    const step = this.onEvent(event) ?? this.pull();
     if (!(step instanceof Promise)) return step;
     this.polled = step;
     return undefined;
@@ -291,12 +303,12 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
       // Unreachable by construction (dispatch sets the stream or ends); never hang if it happens.
       this.fail(new Error('routed stream: no adapter stream after dispatch'));
     }
-    return this.next();
+    return this.pull();
   }
 
   private onStep(step: IteratorResult<StreamEvent>): StepResult {
     if (step.done === true) return this.onEnd();
-    return this.onEvent(step.value, step) ?? this.next();
+    return this.onEvent(step.value, step) ?? this.pull();
   }
 
   /** What to hand the consumer for `event`, or `undefined` when it is held back (read on). */
@@ -312,7 +324,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
       this.commit();
       if (this.pending.size > 0) {
         this.pending.push(event);
-        return this.next();
+        return this.pull();
       }
     }
     return step ?? { value: event, done: false };
@@ -339,7 +351,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
     this.inner = undefined;
     this.source = undefined;
     await this.openNext();
-    return this.next();
+    return this.pull();
   }
 
   /**
@@ -360,7 +372,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
 
   private async onError(error: unknown): Promise<IteratorResult<StreamEvent>> {
     await this.failure(error);
-    return this.next();
+    return this.pull();
   }
 
   private onFinish(response: CanonicalResponse): StepResult {
@@ -368,7 +380,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
     // (one that ends without throwing — a model failure, not a failed call — is the finish: `onEnd`).
     if (response.finishReason === 'error') {
       (this.held ??= []).push({ type: 'finish', response });
-      return this.next();
+      return this.pull();
     }
     return this.finishWith(response);
   }
@@ -392,7 +404,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
           this.steps.rejected(this.route!, this.candidate!.model, this.retries.count, this.startedAt, error);
         this.pending.push({ type: 'finish', response: reply });
         this.fail(error);
-        return this.next();
+        return this.pull();
       }
     }
     return this.deliver(reply);
@@ -429,7 +441,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
       }
       if (this.stopped) return this.endStopped(provider);
       this.fail(new Error(`${provider}: the stream ended without a finish event`));
-      return this.next();
+      return this.pull();
     }
     // The adapter's stream stays referenced (it has ended): retained with this call, its objects'
     // hidden classes outlive a full GC between two calls (see `route.ts` `lastCall`).
@@ -439,7 +451,7 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
     this.steps.retain(this);
     this.outcome = 1;
     this.settlement?.resolve(reply);
-    return this.next();
+    return this.pull();
   }
 
   /**
@@ -454,13 +466,14 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
       this.steps.stopped(this.route!, this.candidate!, this.retries.count, this.startedAt, error, response);
     }
     this.fail(error);
-    return this.next();
+    return this.pull();
   }
 
   /** Stops reading: aborts the adapter's request; the result settles as the adapter ends. */
   return(): Promise<IteratorResult<StreamEvent>> {
     this.stopped = true;
     this.pending.clear();
+    this.ahead?.clear();
     if (!this.ended) {
       void this.inner?.return?.();
       void this.drain();
@@ -471,10 +484,11 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
 
   /** Reads (and drops) the remaining events until the stream ends. */
   private async drain(): Promise<void> {
-    if (this.draining) return;
+    // Reading ahead reads to the end already (and drops what it reads once the reader stopped).
+    if (this.draining || this.ahead !== undefined) return;
     this.draining = true;
     try {
-      while (!this.ended) await this.next();
+      while (!this.ended) await this.pull();
     } catch {
       // The error settles the result.
     }
@@ -487,13 +501,38 @@ export class RoutedStream<Route extends { decision: RoutingDecision }, Request>
     return this.ended;
   }
 
-  /** The reply (rejects with the classified error). */
+  /**
+   * The reply (rejects with the classified error). Asked while the caller iterates (inside its own
+   * `for await`, or when its signal aborted the call), it settles as the adapter's stream does, read
+   * or not: the stream reads on to the end itself and keeps the events for the reader.
+   */
   result(): Promise<Reply> {
     if (!this.iterating) {
       this.iterating = true;
       void this.drain();
+    } else if (!this.ended && !this.draining && this.ahead === undefined) {
+      void this.readAhead();
     }
     return this.settled();
+  }
+
+  /**
+   * Reads the call to its end for a reader that may not be pulling, keeping the events for it in
+   * {@link ahead} (dropped once it stopped). A pull of the reader's still in flight goes first.
+   */
+  private async readAhead(): Promise<void> {
+    const ahead = (this.ahead = new ReadAhead());
+    await this.reading?.catch(ignore);
+    try {
+      for (let step = await this.pull(); step.done !== true; step = await this.pull())
+        if (!this.stopped) ahead.push(step.value);
+      ahead.finish();
+    } catch (error) {
+      // The error settles the result; the reader meets it after the events read ahead.
+      ahead.finish(this.stopped ? undefined : { error });
+    }
+    this.raise = false;
+    this.pending.clear();
   }
 
   /** The result's promise: made once, settled already when the call has ended; never an unhandled rejection. */
