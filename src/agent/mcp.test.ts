@@ -7,6 +7,8 @@ import { redactSecrets } from '../core/redaction.ts';
 import { repoRoot } from '../../test/support/fixtures.ts';
 import { pixel, serveTestMcpOverHttp } from '../../test/support/mcp-server.ts';
 import { createScriptedAdapter } from '../testing/scripted-adapter.ts';
+import { startEmulator } from '../testing/emulator/index.ts';
+import { createSwitchyard } from '../switchyard.ts';
 import { createAgent } from './agent.ts';
 import { connectMcpTools, convertResult, type McpServerConfig, type McpToolSource } from './mcp.ts';
 import { call, expectConsistent, resultsById, resultText, text } from './test-support.ts';
@@ -46,6 +48,7 @@ describe.each(transports)('MCP tools over %s', (_name, config) => {
       'calc_add',
       'calc_divide',
       'calc_snapshot',
+      'calc_archive',
       'calc_crash',
     ]);
     expect(source.tools[0]?.inputSchema).toMatchObject({
@@ -154,6 +157,85 @@ it.each([['text/html'], ['image/svg+xml'], ['image/tiff'], [undefined], ['audio/
     });
   },
 );
+
+it.each([
+  ['application/zip', 'file:///exports/x.zip', '[resource x.zip of type application/zip not shown]'],
+  [
+    'application/octet-stream',
+    'file:///x.bin',
+    '[resource x.bin of type application/octet-stream not shown]',
+  ],
+  [undefined, 'file:///data/', '[resource file:///data/ of type unknown not shown]'],
+  ['image/svg+xml', undefined, '[resource of type image/svg+xml not shown]'],
+])('an MCP resource blob of type %s no model may take becomes a note', (mimeType, uri, note) => {
+  const resource = { blob: 'AAAA', ...(mimeType === undefined ? {} : { mimeType }), ...(uri ? { uri } : {}) };
+  expect(convertResult({ content: [{ type: 'resource', resource }] })).toEqual({
+    type: 'parts',
+    parts: [{ type: 'text', text: note }],
+  });
+});
+
+it('an MCP resource blob every model takes stays a part: PDF and text as files, an image as an image', () => {
+  const blob = (mimeType: string) => ({
+    type: 'resource',
+    resource: { uri: 'file:///r', blob: 'AAAA', mimeType },
+  });
+  const data = { type: 'base64', data: 'AAAA' };
+  expect(
+    convertResult({
+      content: [blob('application/pdf'), blob('text/plain; charset=utf-8'), blob('IMAGE/PNG')],
+    }),
+  ).toEqual({
+    type: 'parts',
+    parts: [
+      { type: 'file', mimeType: 'application/pdf', data, filename: 'file:///r' },
+      { type: 'file', mimeType: 'text/plain', data, filename: 'file:///r' },
+      { type: 'media', modality: 'image', mimeType: 'image/png', data },
+    ],
+  });
+});
+
+it('an MCP zip blob over the front door: the run completes, and continues on another provider', async () => {
+  const emulator = await startEmulator();
+  const adapter = (type: string) => ({
+    type,
+    base_url: `${emulator.url}/v1`,
+    api_key: 'test-key-mcp',
+    max_retries: 0,
+  });
+  const sy = createSwitchyard({
+    logger: createMemoryLogger(),
+    config: {
+      builtins: false,
+      adapters: { anthropic: adapter('anthropic'), openai: adapter('openai') },
+      models: { 'anthropic:claude-sonnet-4-5': null, 'openai:gpt-4.1-mini': null },
+    },
+  });
+  const source = await connectMcpTools({ transport: 'http', url: http.url });
+  try {
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'tool-call', name: 'archive', input: {} }] });
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'done' }] });
+    const agent = createAgent({ client: sy, model: 'anthropic:claude-sonnet-4-5', tools: source.tools });
+    const run = await agent.run('fetch the archive').result();
+    expect(run.outcome).toBe('completed');
+    expect([...resultsById(run.transcript).values()].map((result) => result.output)).toEqual([
+      {
+        type: 'parts',
+        parts: [
+          { type: 'text', text: 'here is the archive' },
+          { type: 'text', text: '[resource x.zip of type application/zip not shown]' },
+        ],
+      },
+    ]);
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'again' }] });
+    const next = createAgent({ client: sy, model: 'openai:gpt-4.1-mini' }).run('next', { continues: run });
+    expect(await next.result()).toMatchObject({ outcome: 'completed', text: 'again' });
+  } finally {
+    await source.close();
+    await sy.close();
+    await emulator.close();
+  }
+});
 
 it('an MCP PNG image stays an image', () => {
   expect(convertResult({ content: [{ type: 'image', data: 'AAAA', mimeType: 'IMAGE/PNG' }] })).toMatchObject({

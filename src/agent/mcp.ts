@@ -13,6 +13,7 @@ import {
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { JsonObject, JsonValue } from '../core/json.ts';
 import type { Part } from '../core/transcript.ts';
+import { normalizeMediaType } from '../core/capabilities.ts';
 import { type ExecutableTool, tool as createTool } from '../schemas/structured.ts';
 import { type ApprovalRule, type ToolReturn, toolOutput } from './tool.ts';
 import { pushAll } from '../core/arrays.ts';
@@ -366,13 +367,26 @@ const mediaTypes = new Set([
   'audio/mp3',
 ]);
 
+/**
+ * The document types every provider that reads documents takes: PDF and text (Anthropic and OpenAI
+ * take `text/*`, Gemini more, Bedrock Converse these four text types and Office formats). A resource
+ * blob of another type (`application/zip`, none) would be refused by the next model call and every
+ * later one, whatever the model: it becomes a note, as an image of the wrong type does. The list
+ * is fixed, not the next model's own: a tool result does not know which model reads it, and a run
+ * can change model (a per-turn model, a fallback, a continuation on another provider).
+ */
+const documentTypes = new Set(['application/pdf', 'text/plain', 'text/markdown', 'text/csv', 'text/html']);
+
+/** Characters of a server's own type or resource name quoted in a note. */
+const quotedLength = 60;
+
 function convertBlock(block: McpContent): Part {
   if (block.type === 'image' || block.type === 'audio') {
     const mimeType = typeof block.mimeType === 'string' ? block.mimeType.toLowerCase() : undefined;
     if (mimeType === undefined || !mediaTypes.has(mimeType) || !mimeType.startsWith(`${block.type}/`))
       return {
         type: 'text',
-        text: `[${block.type} of type ${String(mimeType ?? 'unknown').slice(0, 60)} not shown]`,
+        text: `[${block.type} of type ${String(mimeType ?? 'unknown').slice(0, quotedLength)} not shown]`,
       };
     return {
       type: 'media',
@@ -381,14 +395,26 @@ function convertBlock(block: McpContent): Part {
       data: { type: 'base64', data: String(block.data) },
     };
   }
-  const resource = block.resource as { blob?: string; mimeType?: string; uri?: string } | undefined;
-  if (block.type === 'resource' && resource?.blob !== undefined) {
-    return {
-      type: 'file',
-      mimeType: resource.mimeType ?? 'application/octet-stream',
-      data: { type: 'base64', data: resource.blob },
-      filename: resource.uri,
-    };
-  }
+  const resource = block.resource as { blob?: unknown; mimeType?: unknown; uri?: unknown } | undefined;
+  if (block.type === 'resource' && resource?.blob !== undefined) return convertBlob(resource);
   return { type: 'text', text: textOf(block) };
+}
+
+/** A resource blob: an image or audio part, a file part, or a note when no model may take its type. */
+function convertBlob(resource: { blob?: unknown; mimeType?: unknown; uri?: unknown }): Part {
+  const mimeType = typeof resource.mimeType === 'string' ? normalizeMediaType(resource.mimeType) : undefined;
+  const uri = typeof resource.uri === 'string' ? resource.uri : undefined;
+  const data = { type: 'base64' as const, data: String(resource.blob) };
+  if (mimeType !== undefined && mediaTypes.has(mimeType)) {
+    const modality = mimeType.startsWith('image/') ? 'image' : 'audio';
+    return { type: 'media', modality, mimeType, data };
+  }
+  if (mimeType !== undefined && documentTypes.has(mimeType))
+    return { type: 'file', mimeType, data, ...(uri === undefined ? {} : { filename: uri }) };
+  const base = uri?.slice(uri.lastIndexOf('/') + 1) || uri;
+  const name = base === undefined || base === '' ? '' : ` ${base.slice(0, quotedLength)}`;
+  return {
+    type: 'text',
+    text: `[resource${name} of type ${(mimeType ?? 'unknown').slice(0, quotedLength)} not shown]`,
+  };
 }

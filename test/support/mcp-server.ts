@@ -10,7 +10,13 @@ import { z } from 'zod';
 export const pixel =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
 
-/** The test server: `add`, `divide` (isError on zero), `snapshot` (an image), `crash` (throws). */
+/** An empty zip archive (its end-of-central-directory record). */
+export const zip = 'UEsFBgAAAAAAAAAAAAAAAAAAAAAAAA==';
+
+/**
+ * The test server: `add`, `divide` (isError on zero), `snapshot` (an image), `archive` (a zip
+ * resource blob), `crash` (throws).
+ */
 export function createTestMcpServer(): McpServer {
   const server = new McpServer({ name: 'switchyard-test', version: '1.0.0' });
   server.registerTool(
@@ -27,6 +33,15 @@ export function createTestMcpServer(): McpServer {
     content: [
       { type: 'text', text: 'here it is' },
       { type: 'image', data: pixel, mimeType: 'image/png' },
+    ],
+  }));
+  server.registerTool('archive', { description: 'Fetch the archive' }, async () => ({
+    content: [
+      { type: 'text', text: 'here is the archive' },
+      {
+        type: 'resource',
+        resource: { uri: 'file:///exports/x.zip', blob: zip, mimeType: 'application/zip' },
+      },
     ],
   }));
   server.registerTool('crash', { description: 'Always fails' }, async () => {
