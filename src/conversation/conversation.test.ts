@@ -253,6 +253,48 @@ describe('addToolResults checks what it appends (once in, a bad item would fail 
   });
 });
 
+describe('a send refused before anything is sent leaves the transcript as it was', () => {
+  /** The texts of the user messages of the last request the emulator received. */
+  const lastUserTexts = () =>
+    (emulator.requests.at(-1)!.body as { messages: Array<{ role: string; content: unknown }> }).messages
+      .filter((message) => message.role === 'user')
+      .flatMap((message) =>
+        (message.content as Array<{ type: string; text?: string }>).flatMap((block) =>
+          block.type === 'text' ? [block.text] : [],
+        ),
+      );
+
+  it('options that are not an object: refused, the input not added; sending it again sends it once', async () => {
+    const sy = front();
+    const chat = sy.conversation({ model: 'sonnet' });
+    await expect(chat.send('question one', null as never)).rejects.toMatchObject({
+      message: expect.stringMatching(/options: call options must be an object/),
+    });
+    expect(chat.transcript).toEqual([]);
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'answer' }] });
+    await chat.send('question one');
+    expect(lastUserTexts()).toEqual(['question one']);
+    await sy.close();
+  });
+
+  it('a question before the tool results: refused by the request check, the question not kept', async () => {
+    const sy = front();
+    const chat = sy.conversation({ model: 'sonnet', tools });
+    scriptToolCall('anthropic-messages', 1);
+    const reply = await chat.send('Question');
+    const before = chat.transcript.length;
+    const requests = emulator.requests.length;
+    await expect(chat.send('never mind, another question')).rejects.toThrow(/has no tool result/);
+    expect(chat.transcript.length).toBe(before);
+    expect(emulator.requests.length).toBe(requests);
+    chat.addToolResults(reply.toolCalls.map((call) => ({ call, output: 'found' })));
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'done' }] });
+    await chat.send();
+    expect(lastUserTexts()).toEqual(['Question']);
+    await sy.close();
+  });
+});
+
 it.each([
   ['counts as strings', { input: '1000', cacheRead: 0, cacheWrite: 0, output: 0, reasoning: 0 }],
   [

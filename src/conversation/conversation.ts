@@ -92,22 +92,24 @@ export class Conversation {
    * and streams the model's turn. Iterate the returned turn for events or await it for the reply;
    * either way the assistant item is appended and usage added when it finishes. One turn at a time:
    * while one is in flight, `send()` returns a failed turn (`InvalidRequestError`, code
-   * `conversation_busy`) and changes nothing. A turn ends with its reply (its `finish` event), its
+   * `conversation_busy`) and changes nothing, as does a send refused before anything is sent (a
+   * bad input or option, the request's checks). A turn ends with its reply (its `finish` event), its
    * error, or — after a `break` — once the aborted call settles (`await` it). A turn aborted by
    * `options.signal` or `cancel()` settles by itself, read or not: the conversation is free once it has.
    */
   send(input?: string | Item | Part[], options: CallOptions = {}): Turn {
     const busy = this.busy('conversation.send');
     if (busy !== undefined) return new Turn(failedTurn(busy));
-    // A bad input is refused before it joins the transcript: once in, every later turn would fail.
-    if (input !== undefined) {
-      const item = checkedItem(input);
-      if (!item.ok) return new Turn(failedTurn(item.error));
-      this.transcript.push(item.value);
-    }
     if (typeof options !== 'object' || options === null) {
       const issue = { path: 'options', message: 'call options must be an object' };
       return new Turn(failedTurn(invalidInput('conversation.send: invalid request', [issue])));
+    }
+    // A bad input is refused before it joins the transcript: once in, every later turn would fail.
+    let added: Item | undefined;
+    if (input !== undefined) {
+      const item = checkedItem(input);
+      if (!item.ok) return new Turn(failedTurn(item.error));
+      this.transcript.push((added = item.value));
     }
     const { system: _system, model: _model, ...rest } = this.settings;
     // The transcript as it is now (a shallow copy): the request never sees a later change.
@@ -131,6 +133,9 @@ export class Conversation {
       return reply;
     });
     if (turn.hasEnded()) {
+      // Refused before anything was sent (the request's checks, no model to take it): the input
+      // leaves the transcript again, so that sending it again does not send it twice.
+      if (added !== undefined && this.transcript.at(-1) === added) this.transcript.pop();
       release();
       return turn;
     }
