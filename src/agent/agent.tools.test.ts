@@ -7,6 +7,7 @@ import { call, drain, expectConsistent, resultsById, resultText, text } from './
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { tool } from '../schemas/structured.ts';
 import { toolOutput } from './tool.ts';
+import type { AgentEvent } from './types.ts';
 
 const readFile = tool({
   name: 'read_file',
@@ -276,6 +277,45 @@ describe('agent tools', () => {
     expect(seen).toEqual(types);
     expect(result.usage).toMatchObject({ input: 30, output: 7 });
     expect(result.turns.map((turn) => turn.finishReason)).toEqual(['tool-call', 'completed']);
+  });
+
+  it('an observer that changes its events changes neither the run nor what its reader sees', async () => {
+    const adapter = createScriptedAdapter([
+      { content: [call('c1', 'read_file', { path: 'a.ts' })], usage: { input: 10, output: 5 } },
+      { content: [text('It says hello.')], usage: { input: 20, output: 2 } },
+    ]);
+    const ran: string[] = [];
+    const spy = tool({
+      name: 'read_file',
+      input: z.object({ path: z.string() }),
+      execute: ({ path }) => (ran.push(path), `contents of ${path}`),
+    });
+    const tamper = (given: AgentEvent) => {
+      const event = given as unknown as {
+        type: string;
+        delta: string;
+        input: { path: string };
+        response: { content: unknown[] };
+        usage: { input: number };
+        result: { output: unknown };
+      };
+      if (event.type === 'text-delta') event.delta = 'HACKED';
+      if (event.type === 'tool-start') event.input.path = '/etc/passwd';
+      if (event.type === 'finish') event.response.content.length = 0;
+      if (event.type === 'turn-end') event.usage.input = 1_000_000;
+      if (event.type === 'tool-end') event.result.output = { type: 'text', text: 'forged' };
+    };
+    const agent = createAgent({ client: adapter, model: 'scripted:m', tools: [spy], observers: [tamper] });
+    const { events, result } = await drain(agent.run('What is in a.ts?'));
+    expect(ran).toEqual(['a.ts']);
+    expect(events.filter((event) => event.type === 'text-delta').map((event) => event.delta)).toEqual([
+      'It says hello.',
+    ]);
+    expect(result.text).toBe('It says hello.');
+    expect(resultText(resultsById(result.transcript).get('c1'))).toBe('contents of a.ts');
+    expect(result.transcript[1]!.parts[0]).toMatchObject({ type: 'tool-call', input: { path: 'a.ts' } });
+    expect(result.usage).toMatchObject({ input: 30, output: 7 });
+    expect(result.turns.map((turn) => turn.usage.input)).toEqual([10, 20]);
   });
 
   it('rejects two tools with one name', () => {

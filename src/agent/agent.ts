@@ -105,9 +105,11 @@ function start(
     (observer: (event: AgentEvent) => unknown, event: AgentEvent) => observer(event),
     { logger: guardLogger(options.logger ?? consoleLogger), source: 'agent' },
   );
+  const observed = (options.observers?.length ?? 0) > 0;
   const emit = (event: AgentEvent) => {
     events.push(event);
-    notify(event);
+    // Observers get their own copy: what one changes reaches neither the run nor its reader.
+    if (observed) notify(observerCopy(event));
   };
   const onAbort = () => controller.interrupt('aborted');
   if (runOptions.signal?.aborted) onAbort();
@@ -146,6 +148,27 @@ function start(
     result: () => events.result(),
     interrupt: (reason) => controller.interrupt(reason),
   };
+}
+
+/** Nesting an {@link observerCopy} follows; deeper values are handed as they are. */
+const copiedDepth = 32;
+
+/**
+ * `value` with its plain objects and arrays copied (a text delta: one small object), so an observer
+ * changing an event (a tool call's `input`, a finish's `response`) changes only its copy. Anything
+ * else (an error, a class instance) is handed as it is: read-only, as the front door's events are.
+ */
+function observerCopy<Value>(value: Value, depth = 0): Value {
+  if (typeof value !== 'object' || value === null || depth > copiedDepth) return value;
+  if (Array.isArray(value)) return value.map((entry: unknown) => observerCopy(entry, depth + 1)) as Value;
+  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
+  // A spread defines own properties (a `__proto__` key stays a key); nested values are copied after.
+  const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const key in copy) {
+    const entry = copy[key];
+    if (typeof entry === 'object' && entry !== null) copy[key] = observerCopy(entry, depth + 1);
+  }
+  return copy as Value;
 }
 
 function modelName(options: AgentOptions): string {

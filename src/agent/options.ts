@@ -54,8 +54,9 @@ export interface AgentOptions {
   request?: Omit<Partial<CanonicalRequest>, 'model' | 'transcript' | 'tools' | 'maxOutputTokens'>;
   compaction?: CompactionOptions;
   /**
-   * Called with every event of every run. May be async (never awaited); a throw or a rejection is
-   * logged once per observer (WARN to `logger`) and never changes the run.
+   * Called with every event of every run, as a copy: changing it changes neither the run nor what
+   * its reader sees. May be async (never awaited); a throw or a rejection is logged once per
+   * observer (WARN to `logger`) and never changes the run.
    */
   observers?: Array<(event: AgentEvent) => void>;
   /** Where the agent's warnings go (default: JSON lines on stderr). */
