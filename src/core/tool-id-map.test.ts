@@ -10,6 +10,21 @@ const sixLetters: ToolIdRule = {
       .replace(/[^a-z]/g, 'q'),
 };
 
+describe('hashId', () => {
+  it('digests the empty id into alphanumeric characters too (not the text "undefined")', () => {
+    expect(hashId('', 8)).toMatch(/^[a-zA-Z0-9]{8}$/);
+    expect(hashId('', 40)).toMatch(/^[a-zA-Z0-9]{40}$/);
+  });
+
+  it('keeps the digest of every other id as it was (ids already sent stay the same)', () => {
+    expect([hashId('toolu_01', 8), hashId('calc.add', 8), hashId('x'.repeat(100), 24)]).toEqual([
+      'WCKNEqaf',
+      'HgoyKCQz',
+      'PwcCjCaISfYw8u03Taj3jYBm',
+    ]);
+  });
+});
+
 describe('ToolIdMap', () => {
   it('maps a provider id to a canonical id and back (tool id round-trip)', () => {
     const map = new ToolIdMap();

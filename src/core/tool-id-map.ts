@@ -20,7 +20,8 @@ export function hashId(id: string, length: number): string {
   let output = '';
   let seed = 0x811c9dc5;
   for (let round = 0; output.length < length; round++) {
-    let hash = seed ^ round;
+    // Unsigned from the start: `^` yields a signed int, and an empty id is never multiplied.
+    let hash = (seed ^ round) >>> 0;
     for (let index = 0; index < id.length; index++) {
       hash ^= id.charCodeAt(index);
       hash = Math.imul(hash, 0x01000193) >>> 0;
