@@ -30,7 +30,7 @@ export interface LoggedRequest {
   ownMs: number;
   /** The model name as the client wrote it (access log). */
   model: string;
-  /** The metrics label: its canonical id when the registry knows it, else `{provider}:other`. */
+  /** The metrics label: its canonical id when the registry or the bundled catalog knows it, else `{provider}:other`. */
   modelId?: string;
   stream: boolean;
   status: number;

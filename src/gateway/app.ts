@@ -570,7 +570,7 @@ async function countRequestTokens(
     // The generation routes' model check; then an unknown name is a 404 (the registry's own error).
     line.model = decoded.model;
     const resolved = permittedModel(state, caller.key, decoded.model);
-    if (resolved !== undefined) line.modelId = modelLabel(resolved);
+    if (resolved !== undefined) line.modelId = modelLabel(state, resolved);
     // A request the key may make takes one of its minute (a model it may not use took none).
     await admit();
     // Built-in tools count as the generation would send them: toward a Responses upstream, those

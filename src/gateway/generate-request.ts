@@ -11,6 +11,7 @@ import { checkMediaUris } from './media-uris.ts';
 import { withStoredResponses } from './stored-responses.ts';
 import { isAdapterError } from '../core/errors/guards.ts';
 import { unknownModel } from '../registry/resolve.ts';
+import { isCatalogued } from '../registry/model-facts.ts';
 import { routeDisabledThinkingEffort } from '../codecs/anthropic-messages/request.ts';
 import { isNativeRoute, leaveOutProviderTools, warnLeftOut } from './left-out.ts';
 import { taggedOpaque } from '../codecs/opaque.ts';
@@ -194,9 +195,9 @@ export async function decode(
     !(call.protocol === 'openai-chat' && model.type === 'openai-responses')
   )
     served.foreignCap = true;
-  // A label from a bounded set: ids and aliases the registry knows; a name that only a glob or a
-  // `provider:` prefix matched is the client's own text, counted under its provider.
-  if (model !== undefined) served.modelId = modelLabel(model);
+  // A label from a bounded set: ids the registry or the bundled catalog knows; any other name a
+  // glob or a `provider:` prefix matched is the client's own text, counted under its provider.
+  if (model !== undefined) served.modelId = modelLabel(state, model);
   // Switchyard's own protocol carries its artifacts: nothing was kept for it, nothing to look up.
   const preparing =
     call.protocol === 'switchyard'
@@ -221,9 +222,25 @@ export async function decode(
   return decoded;
 }
 
-/** A resolved model's metrics label: its id when the registry knows it by name, else `{provider}:other`. */
-export function modelLabel(model: NonNullable<ReturnType<typeof permittedModel>>): string {
-  return model.matchedBy === 'exact' || model.matchedBy === 'alias' ? model.id : `${model.provider}:other`;
+/**
+ * A resolved model's metrics label, from a fixed set whatever names clients send: its canonical id
+ * when the registry knows it by name, when a glob or a `provider:` prefix reached a model the
+ * bundled catalog has a row for (`gpt-4o` through the default glob `openai:gpt-*` is
+ * `openai:gpt-4o`, as `openai:gpt-4o` is) or one the configuration names (`claude-sonnet-4-5`, the
+ * `sonnet` alias's model); else `{provider}:other`.
+ */
+export function modelLabel(
+  state: GatewayState,
+  model: NonNullable<ReturnType<typeof permittedModel>>,
+): string {
+  if (model.matchedBy === 'exact' || model.matchedBy === 'alias') return model.id;
+  if (isCatalogued(model.provider, model.wireName)) return model.id;
+  try {
+    if (state.switchyard.resolve(model.id).matchedBy === 'exact') return model.id;
+  } catch {
+    // Its id resolves to nothing on its own: no model the configuration names.
+  }
+  return `${model.provider}:other`;
 }
 
 /**

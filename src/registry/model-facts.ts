@@ -23,6 +23,15 @@ export function catalogModel(provider: string, wireName: string): CatalogModel |
 }
 
 /**
+ * Whether `wireName` is a row of `provider`'s bundled catalog as written (own rows only, no date
+ * suffix dropped): a fixed set of names, so a label taken from it cannot grow with what clients send.
+ */
+export function isCatalogued(provider: string, wireName: string): boolean {
+  const catalog = bundledCatalog[provider];
+  return catalog !== undefined && Object.hasOwn(catalog, wireName);
+}
+
+/**
  * Merges the layers. A configured adapter's capabilities already hold the catalog row (its limits
  * replace the adapter's rows, its booleans only narrow: `core/catalog.ts`) and the config's
  * overrides (the registry hands them to the adapter as `models`); an adapter that could not be
