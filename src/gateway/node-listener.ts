@@ -14,8 +14,8 @@ import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { codecs } from '../codecs/index.ts';
 import type { InboundProtocol, ProtocolName } from '../codecs/types.ts';
-import { type Caller, refusalOf, requestIdFrom } from './caller.ts';
-import { toWireError } from './errors.ts';
+import { type Caller, keyRefusalOf, refusalOf, requestIdFrom } from './caller.ts';
+import { clientClosed, toWireError } from './errors.ts';
 import type { GenerationCall } from './generation-call.ts';
 import { serveGeneration } from './generate.ts';
 import { logRefusal } from './access-log.ts';
@@ -107,17 +107,33 @@ export function createNodeListener(state: GatewayState, fetch: Fetch, hostname: 
     if (route === undefined || route.protocol === 'gemini') {
       const path = pathOfTarget(incoming.url ?? '/');
       if (isAmbiguousPath(path)) {
-        whenItsTurn(incoming, outgoing, state.requestTimeoutMs, () =>
-          answerAmbiguousPath(incoming, outgoing, path),
+        whenItsTurn(
+          incoming,
+          outgoing,
+          state.requestTimeoutMs,
+          () => answerAmbiguousPath(incoming, outgoing, path),
+          unanswered,
         );
         return;
       }
     }
     if (route === undefined) {
       if (declaresLargeBody(incoming)) closeIfUnread(incoming, outgoing);
-      whenItsTurn(incoming, outgoing, state.requestTimeoutMs, () => void general(incoming, outgoing));
+      // Its client gone before its turn, a request is served only on a route that logs it.
+      const gone = outgoing.socket === null && !isLoggedPath(incoming) ? unanswered : undefined;
+      whenItsTurn(incoming, outgoing, state.requestTimeoutMs, () => void general(incoming, outgoing), gone);
     } else serveDirect(state, route, incoming, outgoing);
   };
+}
+
+/** What a request whose client left before its turn gets on a route that does not log it: nothing. */
+const unanswered = () => {};
+
+/** The paths whose requests the access log names (the keyed routes, `/metrics`): `/v1…`, `/switchyard…`. */
+const loggedPath = /^\/(?:v1|v1beta|switchyard|metrics)(?:[/?]|$)/;
+
+function isLoggedPath(incoming: IncomingMessage): boolean {
+  return loggedPath.test(pathOfTarget(incoming.url ?? '/'));
 }
 
 /**
@@ -303,7 +319,28 @@ function serveDirect(
       else if (!outgoing.writableEnded) outgoing.destroy();
     });
   };
-  whenItsTurn(incoming, outgoing, state.requestTimeoutMs, generate);
+  // Only a request queued behind another can lose its client before its turn.
+  const gone =
+    outgoing.socket === null ? () => logNeverServed(state, route, caller, header, query) : undefined;
+  whenItsTurn(incoming, outgoing, state.requestTimeoutMs, generate, gone);
+}
+
+/**
+ * A generation pipelined behind another whose client left before its turn: logged 499
+ * `cancelled` under its key (when it presented a valid one), its body never read — no decode, no
+ * key limit taken (a key at its `max_in_flight` had every such request logged 429), nothing sent
+ * upstream.
+ */
+function logNeverServed(
+  state: GatewayState,
+  route: Route,
+  caller: Caller,
+  header: (name: string) => string | undefined,
+  query: URLSearchParams | undefined,
+): void {
+  keyRefusalOf(state, caller, header, () => query?.get('key') ?? undefined);
+  const { protocol, path } = route;
+  logRefusal(state, { protocol, path, requestId: caller.requestId, key: caller.key }, clientClosed().wire);
 }
 
 /** Most bytes of an unread request body Node may drain to keep the connection open. */

@@ -32,12 +32,35 @@ export function inFlightOn(socket: Duplex): ServerResponse | undefined {
 const queuedOn = new WeakMap<Socket, Set<ServerResponse>>();
 
 /**
+ * Most requests queued behind the one being answered on a connection before the gateway stops
+ * reading it (nginx reads a connection's next request only once it has answered the one before).
+ */
+export const maxQueuedPerConnection = 32;
+
+/**
+ * Node stops reading a connection (and its parser) when the replies on it hold more unsent data
+ * than the socket's high-water mark, and reads on once they hold less — but a queued reply has
+ * written nothing, so a client pipelining tiny requests behind a slow one had every one parsed, a
+ * request and a response object each (100,000 of them: 324 MB, then seconds of work when it
+ * left). So each queued reply counts as `1/maxQueuedPerConnection` of that mark in Node's own
+ * tally (`_onPendingData`, which a reply's buffered writes feed) until its turn: past
+ * {@link maxQueuedPerConnection} queued, Node stops reading at the end of the bytes it has
+ * (at most one 64 KiB read), and reads on when one is answered.
+ */
+function countQueued(outgoing: ServerResponse, socket: Socket, sign: 1 | -1): void {
+  const pending = (outgoing as { _onPendingData?: (delta: number) => void })._onPendingData;
+  pending?.call(outgoing, sign * Math.ceil(socket.writableHighWaterMark / maxQueuedPerConnection));
+}
+
+/**
  * A response queued behind another on its connection (a pipelined request) has no socket yet, and
  * Node never emits its `close` if the connection closes first: a client that left would go
  * unnoticed (its upstream call run to the end, billed and logged 200; a stream held open until the
  * total timeout, keeping an upstream connection). Such a response is destroyed and its `close`
  * emitted when the connection closes, as a response holding the socket gets; once it holds the
- * socket, Node's own `close` applies. One listener per connection, however many are queued.
+ * socket, Node's own `close` applies. One listener per connection, however many are queued; at
+ * most {@link maxQueuedPerConnection} queued before Node stops reading the connection
+ * ({@link countQueued}).
  */
 export function closeWithConnection(incoming: IncomingMessage, outgoing: ServerResponse): void {
   const socket = incoming.socket as Socket | null;
@@ -57,7 +80,10 @@ export function closeWithConnection(incoming: IncomingMessage, outgoing: ServerR
     });
   }
   queued.add(outgoing);
-  const settled = () => queued.delete(outgoing);
+  countQueued(outgoing, socket, 1);
+  const settled = () => {
+    if (queued.delete(outgoing)) countQueued(outgoing, socket, -1);
+  };
   outgoing.once('socket', settled);
   outgoing.once('finish', settled);
 }
@@ -68,17 +94,19 @@ export function closeWithConnection(incoming: IncomingMessage, outgoing: ServerR
  * responses queued behind the one on the socket: served at once, 50 requests in one write made 50
  * concurrent upstream calls, all started (and billed) even when the client left after the first,
  * and a count or a stored reply's read or delete ran before the requests sent ahead of it had been
- * answered. So a queued request waits, its body unread (Node stops reading the connection when it
- * is buffered), until its response gets the socket (`socket`), or until the connection closes
- * first ({@link closeWithConnection} emits the response's `close`): then it runs with the client
- * already gone, so a generation is logged 499 and nothing goes upstream. A request whose body has
- * not all arrived when its turn comes has `requestTimeoutMs` from then ({@link deferTimeout}).
+ * answered. So a queued request waits, its body unread, until its response gets the socket
+ * (`socket`), or until the connection closes first ({@link closeWithConnection} emits the
+ * response's `close`): then its client is gone, and `gone` runs instead when given (a generation
+ * logs its 499 without being served: nothing goes upstream, no key limit is taken), else `serve`
+ * with the client already gone. A request whose body has not all arrived when its turn comes has
+ * `requestTimeoutMs` from then ({@link deferTimeout}).
  */
 export function whenItsTurn(
   incoming: IncomingMessage,
   outgoing: ServerResponse,
   requestTimeoutMs: number,
   serve: () => void,
+  gone?: () => void,
 ): void {
   if (outgoing.socket !== null) {
     serve();
@@ -87,6 +115,7 @@ export function whenItsTurn(
   const start = () => {
     outgoing.off('socket', start);
     outgoing.off('close', start);
+    if (outgoing.socket === null && gone !== undefined) return gone();
     if (outgoing.socket !== null && !incoming.complete) turnDeadline(incoming, outgoing, requestTimeoutMs);
     serve();
   };
