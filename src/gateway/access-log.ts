@@ -12,6 +12,7 @@ import type { GatewayKey } from './keys.ts';
 import { maxWarningDetails } from './left-out.ts';
 import { recordUsage, seriesOf } from './metrics.ts';
 import type { GatewayState } from './state.ts';
+import { delivered } from './delivery.ts';
 
 /**
  * What a request's route does, the `route` label of `requests_total` (a fixed set, never the path):
@@ -91,7 +92,7 @@ export function logWhenDelivered(
 ): void {
   if (outgoing === undefined || outgoing.writableFinished) return finishLog(state, served);
   const settle = () => {
-    if (!outgoing.writableFinished && served.status < 400) {
+    if (!delivered(outgoing) && served.status < 400) {
       served.status = 499;
       served.errorClass = 'cancelled';
       served.clientLeft = true;

@@ -154,8 +154,9 @@ export const gatewayConfigSchema = z
      */
     request_timeout_seconds: z.number().positive().max(3600).optional(),
     /**
-     * The longest a stream's client may take nothing (as nginx's `send_timeout`): past it the client
-     * is cut off and its upstream call cancelled. Default 60.
+     * The longest a client may take nothing of its reply, streamed or whole (as nginx's
+     * `send_timeout`): past it the client is cut off (logged 499) and a stream's upstream call
+     * cancelled. Default 60.
      */
     send_timeout_seconds: z.number().positive().max(3600).optional(),
     /**

@@ -13,6 +13,7 @@ import type { RouteRequest } from '../routing/router.ts';
 import { inClientTerms, shutDown, toWireError, withClientParam } from './errors.ts';
 import { hasQuota, settleCall } from './quota.ts';
 import { enterKey, leaveKey } from './key-limits.ts';
+import { undelivered } from './delivery.ts';
 import { seriesOf } from './metrics.ts';
 import { logWhenDelivered } from './access-log.ts';
 import { HeldBody, holderOf } from './body-hold.ts';
@@ -40,6 +41,20 @@ function encodeContext(decoded: DecodedRequest, protocol: InboundProtocol, serve
     if (decoded.namespaces !== undefined) context.namespaces = decoded.namespaces;
   }
   return context;
+}
+
+/**
+ * Gives back the request's place in its key's `max_in_flight` once its reply is delivered: at once
+ * when the client's socket took it all, else when the reply closes — taken by its client, or cut
+ * off after `send_timeout_seconds` ({@link deliverWithin}). A key's clients that leave replies
+ * unread hold at most `max_in_flight` of them in memory (as nginx's `limit_conn` counts a
+ * connection until its response is sent).
+ */
+function holdUntilDelivered(state: GatewayState, call: GenerationCall): void {
+  const { outgoing } = call;
+  const { name } = call.key!;
+  if (outgoing === undefined || !undelivered(outgoing)) leaveKey(state, name);
+  else outgoing.once('close', () => leaveKey(state, name));
 }
 
 /**
@@ -73,7 +88,7 @@ export async function serveGeneration(
   let streaming = false;
   const release = () => {
     served.held.release();
-    if (served.counted === true) leaveKey(state, call.key!.name);
+    if (served.counted === true) holdUntilDelivered(state, call);
     unwatch();
     state.calls.delete(controller);
     inFlight.dec();

@@ -19,6 +19,7 @@ import { clientClosed, toWireError } from './errors.ts';
 import type { GenerationCall } from './generation-call.ts';
 import { serveGeneration } from './generate.ts';
 import { logRefusal } from './access-log.ts';
+import { deliverWithin } from './delivery.ts';
 import { nodeHeader } from './inbound.ts';
 import { ambiguousPathError, isAmbiguousPath, pathOfTarget, protocolOfPath } from './paths.ts';
 import {
@@ -121,9 +122,18 @@ export function createNodeListener(state: GatewayState, fetch: Fetch, hostname: 
       if (declaresLargeBody(incoming)) closeIfUnread(incoming, outgoing);
       // Its client gone before its turn, a request is served only on a route that logs it.
       const gone = outgoing.socket === null && !isLoggedPath(incoming) ? unanswered : undefined;
-      whenItsTurn(incoming, outgoing, state.requestTimeoutMs, () => void general(incoming, outgoing), gone);
+      const serve = () => void general(incoming, outgoing).then(() => cutIfUnread(state, outgoing));
+      whenItsTurn(incoming, outgoing, state.requestTimeoutMs, serve, gone);
     } else serveDirect(state, route, incoming, outgoing);
   };
+}
+
+/**
+ * A reply of the Hono app's routes (a stored reply's read, a listing, a count), once written: cut
+ * off as a generation's is if its client takes nothing of it for `send_timeout_seconds`.
+ */
+function cutIfUnread(state: GatewayState, outgoing: ServerResponse): void {
+  if (outgoing.writableEnded) deliverWithin(outgoing, state.sendTimeoutMs);
 }
 
 /** What a request whose client left before its turn gets on a route that does not log it: nothing. */
@@ -284,7 +294,7 @@ function serveDirect(
     // Answered before reading the body (a refusal, a 413): Node reads and drops the rest to keep
     // the connection, unbounded, so a body that is not small and declared closes the connection.
     if (reply !== sentReply && !incoming.complete && !smallBody(incoming)) reply.headers.connection = 'close';
-    safely(outgoing, () => writeReply(outgoing, reply));
+    safely(outgoing, () => writeReply(outgoing, reply, state.sendTimeoutMs));
   };
   const generate = () => {
     // In its turn: a request pipelined before the drain began is refused as a new one once it has.

@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http';
 import { Response as PlainResponse } from 'undici';
 import { inboundCodecs } from '../codecs/index.ts';
 import type { InboundProtocol, WireError } from '../codecs/types.ts';
+import { deliverWithin } from './delivery.ts';
 
 /** Status, headers and body of a reply; `body` undefined for {@link sentReply}. */
 export interface Reply {
@@ -33,14 +34,18 @@ export function toResponse(reply: Reply): Response {
   return new Response(reply.body ?? null, { status: reply.status, headers: reply.headers });
 }
 
-/** Writes a string reply to Node's response (the gateway's own server never makes a web stream). */
-export function writeReply(outgoing: ServerResponse, reply: Reply): void {
+/**
+ * Writes a string reply to Node's response (the gateway's own server never makes a web stream);
+ * with `sendTimeoutMs`, a reply its client leaves unread that long is cut off ({@link deliverWithin}).
+ */
+export function writeReply(outgoing: ServerResponse, reply: Reply, sendTimeoutMs?: number): void {
   if (reply === sentReply) return;
   const { body } = reply;
   if (typeof body !== 'string') throw new TypeError('a web-stream reply cannot be written to Node directly');
   reply.headers['content-length'] = String(Buffer.byteLength(body));
   outgoing.writeHead(reply.status, reply.headers);
   outgoing.end(body);
+  if (sendTimeoutMs !== undefined) deliverWithin(outgoing, sendTimeoutMs);
 }
 
 /**

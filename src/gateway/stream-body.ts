@@ -6,11 +6,11 @@
  * the upstream call.
  */
 import type { ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import { serializeFrame } from '../codecs/frames.ts';
 import type { StreamEncoder, WireError, WireFrame } from '../codecs/types.ts';
 import type { StreamEvent } from '../core/events.ts';
 import { toWireError } from './errors.ts';
+import { deliverWithin, drained } from './delivery.ts';
 
 /** Frames to text: SSE, or the items of one JSON array (Gemini without `alt=sse`). */
 export interface Framer {
@@ -274,6 +274,8 @@ async function drive(
       if (outgoing.destroyed) break;
       if (text === undefined) {
         outgoing.end();
+        // Its last bytes too: a client that stops reading at the end is cut off as midway.
+        deliverWithin(outgoing, sendTimeoutMs);
         return;
       }
       full = text !== '' && !outgoing.write(text);
@@ -284,52 +286,4 @@ async function drive(
   }
   // The client left (or the write failed): the upstream call goes too (once; a no-op after the end).
   await pump.cancel();
-}
-
-/**
- * How much the response's socket still holds unsent: the bytes queued in the stream
- * (`writableLength`, which counts a write handed to libuv whole until all of it is sent: an 8 MiB
- * write reads 8 MiB for seconds) and those of libuv's own write queue (`writeQueueSize` of the
- * socket's handle, which Node's `net` reads too), which shrinks as the client takes them.
- */
-function unsentOn(outgoing: ServerResponse): [queued: number, writing: number] {
-  const socket = outgoing.socket as
-    (Socket & { _handle?: { writeQueueSize?: number } | null }) | null | undefined;
-  if (socket === null || socket === undefined) return [0, 0];
-  return [socket.writableLength, socket._handle?.writeQueueSize ?? 0];
-}
-
-/**
- * Resolves on `drain`, or on `close` (a client that left never drains), or once the client has
- * taken nothing for `timeoutMs`: then the response is destroyed. A client still reading (the
- * socket holds less unsent than at the last look) is given another `timeoutMs`, however long a
- * large write takes it.
- */
-function drained(outgoing: ServerResponse, timeoutMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    let [queued, writing] = unsentOn(outgoing);
-    const look = () => {
-      const [nowQueued, nowWriting] = unsentOn(outgoing);
-      // Either shrank, or libuv took up a write it did not have: the client took something (a write
-      // moving from the stream to libuv grows libuv's queue while the stream's stays, so each is
-      // compared with itself; against a client that takes nothing, libuv's queue never moves).
-      const progressed = nowQueued < queued || nowWriting < writing || (writing === 0 && nowWriting > 0);
-      [queued, writing] = [nowQueued, nowWriting];
-      if (progressed) {
-        stalled = setTimeout(look, timeoutMs);
-        return;
-      }
-      outgoing.destroy();
-      done();
-    };
-    let stalled = setTimeout(look, timeoutMs);
-    const done = () => {
-      clearTimeout(stalled);
-      outgoing.off('drain', done);
-      outgoing.off('close', done);
-      resolve();
-    };
-    outgoing.on('drain', done);
-    outgoing.on('close', done);
-  });
 }
