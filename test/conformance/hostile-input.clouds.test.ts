@@ -280,3 +280,64 @@ describe('a region that does not exist', () => {
     await adapter.close();
   });
 });
+
+describe('an adapter without a region', () => {
+  /** A fetch that records every URL and authorization it is given and answers nothing. */
+  function recording() {
+    const sent: string[] = [];
+    const fetch = (async (input: string | URL | Request, init?: RequestInit) => {
+      sent.push(
+        `${String(input instanceof Request ? input.url : input)} ${new Headers(init?.headers).get('authorization')}`,
+      );
+      throw new TypeError('fetch failed');
+    }) as typeof globalThis.fetch;
+    return { sent, fetch };
+  }
+  const bearer = { apiKey: 'ABSKbearer-no-region-0001' };
+
+  it('refuses a call before any credential is sent, as a configuration error naming region and AWS_REGION (bearer key and SigV4, default retries)', async () => {
+    for (const credential of [bearer, { credentials: staticKeys }]) {
+      const { sent, fetch } = recording();
+      const adapter = createBedrock({ ...credential, env: {}, fetch, logger: silentLogger });
+      const error = await adapter.complete(request).catch((caught: unknown) => caught);
+      expect(sent).toEqual([]);
+      expect(error).toMatchObject({ errorClass: 'auth', providerCode: 'not_configured', retryable: false });
+      expect((error as Error).message).toMatch(/no AWS region.*region option.*AWS_REGION/);
+      expect((error as Error).message).not.toContain('invalid-region');
+      await expect(adapter.listModels()).rejects.toMatchObject({ providerCode: 'not_configured' });
+      expect(sent).toEqual([]);
+      await adapter.close();
+    }
+  });
+
+  it("an ARN whose region is not a region name is refused naming it; an ARN's region is where the call goes", async () => {
+    const { sent, fetch } = recording();
+    const adapter = createBedrock({ ...bearer, env: {}, fetch, maxRetries: 0, logger: silentLogger });
+    const bogus = {
+      ...request,
+      model: 'bedrock:arn:aws:bedrock:zz:123456789012:application-inference-profile/abc',
+    };
+    const error = await adapter.complete(bogus).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ errorClass: 'invalid_request', providerCode: 'invalid_region' });
+    expect((error as Error).message).toContain('"zz"');
+    expect(sent).toEqual([]);
+    const arn = 'arn:aws:bedrock:eu-west-3:123456789012:application-inference-profile/abc';
+    await adapter.complete({ ...request, model: `bedrock:${arn}` }).catch(() => undefined);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/^https:\/\/bedrock-runtime\.eu-west-3\.amazonaws\.com\//);
+    await adapter.close();
+  });
+
+  it("a base URL of the user's needs no region for a bearer key (the call is served there)", async () => {
+    const adapter = bedrock({ region: undefined, credentials: undefined, ...bearer });
+    emulator.enqueue({
+      type: 'scripted',
+      protocol: 'bedrock-converse',
+      content: [{ type: 'text', text: 'hi' }],
+    });
+    const response = await adapter.complete(request);
+    expect(response.content).toMatchObject([{ type: 'text', text: 'hi' }]);
+    expect(emulator.requests.at(-1)?.headers.authorization).toBe(`Bearer ${bearer.apiKey}`);
+    await adapter.close();
+  });
+});

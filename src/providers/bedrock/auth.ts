@@ -22,6 +22,7 @@ import {
   bearerTokenVariable,
   type BedrockOptions,
   credentialPeer,
+  placeholderRegion,
 } from './options.ts';
 
 /** Where credentials come from, resolved once per request. */
@@ -150,16 +151,24 @@ export class BedrockAuth {
   /**
    * Headers for one attempt: `authorization: Bearer …`, or the SigV4 headers of the request with
    * the time they were signed at (`signedAt`, which a clock-skew refusal of the attempt is judged against).
+   * `host` is the region the URL's AWS host names (`bedrock-runtime.{region}.amazonaws.com`), or
+   * undefined for another host (a proxy, a VPC endpoint, the emulator).
    */
-  async authorize(input: AuthorizeInput, refresh: boolean, region: string): Promise<Authorization> {
+  async authorize(input: AuthorizeInput, refresh: boolean, host: string | undefined): Promise<Authorization> {
     // First, whatever the credentials: the configured region is also the runtime host's name, and
     // one that is not a region name (`x@evil.example/`) would send a bearer token to another host.
     const configured = this.region();
     if (configured !== undefined && !isRegion(configured)) throw invalidRegion(configured);
+    // An AWS host whose region label is no region (the placeholder of an adapter without a region)
+    // is never sent a credential: nothing answers there but a DNS failure, retried as a network one.
+    if (host !== undefined && !isRegion(host))
+      throw host === placeholderRegion && configured === undefined ? missingRegion() : invalidRegion(host);
     const resolved = await this.resolve(refresh);
     if ('bearer' in resolved)
       return { headers: { authorization: `Bearer ${resolved.bearer}` }, refreshable: false };
-    if (!isRegion(region)) throw invalidRegion(region);
+    // The signing scope names the region: the host's, else the adapter's.
+    const region = host ?? configured;
+    if (region === undefined) throw missingRegion();
     try {
       const signedAt = this.clock.now();
       const headers = await signRequest(input, resolved.credentials, region, {
@@ -186,11 +195,26 @@ function signingFailed(error: unknown): unknown {
   });
 }
 
-function invalidRegion(region: string): InvalidRequestError {
+/** A region written where one is read (the option, `AWS_REGION`, an ARN's) that is not a region name. */
+export function invalidRegion(region: string): InvalidRequestError {
   return new InvalidRequestError({
     message: `bedrock: ${JSON.stringify(region.slice(0, 40))} is not an AWS region name (e.g. us-east-1)`,
     provider: 'bedrock',
     providerCode: 'invalid_region',
+  });
+}
+
+/**
+ * No region anywhere: not the option, `AWS_REGION` / `AWS_DEFAULT_REGION`, nor the call's ARN. A
+ * configuration mistake, refused before any credential is sent and never retried (the AWS SDKs'
+ * "Region is missing").
+ */
+export function missingRegion(): AuthError {
+  return new AuthError({
+    message:
+      'bedrock: no AWS region: set the region option or AWS_REGION (or AWS_DEFAULT_REGION), or name the model by an ARN that carries its region; nothing was sent',
+    provider: 'bedrock',
+    providerCode: 'not_configured',
   });
 }
 

@@ -3,20 +3,24 @@ import type { ModelInfo } from '../../core/adapter.ts';
 import type { ProviderDefinition, WireRequest } from '../common/definition.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { ProviderContext } from '../common/definition.ts';
-import { BedrockAuth, type PeerLoader } from './auth.ts';
+import { BedrockAuth, invalidRegion, missingRegion, type PeerLoader } from './auth.ts';
 import { capabilitiesFor, familyOf, invokeCapabilities } from './capabilities.ts';
 import { buildCountRequest, parseTokenCount, refusesModel } from './count-tokens.ts';
 import { credentialsRefused, errorRules, parseErrorBody } from './errors.ts';
 import * as invoke from './invoke.ts';
-import { regionOfArn } from './model-id.ts';
-import { type BedrockOptions, endpointOf } from './options.ts';
+import { isRegion, regionOfArn } from './model-id.ts';
+import { type BedrockOptions, bedrockCredentials, endpointOf } from './options.ts';
+import { resolveBaseURL } from '../common/options.ts';
 import { buildRequest } from './request.ts';
 import { parseResponse } from './response.ts';
 import { createStreamDecoder, createStreamParser } from './stream.ts';
 import { estimateInputTokens } from './tokens.ts';
 import { isJsonObject } from '../../core/json.ts';
 
-/** Placeholder host of an adapter without a region: a call names the region of its ARN, or fails. */
+/**
+ * Placeholder region of an adapter without one: its host (`bedrock-runtime.invalid-region…`) is
+ * never sent anything (`BedrockAuth.authorize` refuses it); a call names the region of its ARN.
+ */
 const unknownRegion = 'unknown-region';
 
 /** `GET /foundation-models` (the control-plane host) → model infos. */
@@ -50,21 +54,31 @@ export function createBedrockDefinition(options: BedrockOptions, loadPeer?: Peer
   const auth = new BedrockAuth(options, loadPeer);
   const region = auth.region();
   const invoking = options.protocol === 'invoke';
-  /** The region of one request: the adapter's, else the ARN's (the signing scope must match the host). */
-  function regionFor(url: string): string {
-    const host = /^https?:\/\/bedrock(?:-runtime)?\.([^./]+)\.amazonaws\.com/.exec(url)?.[1];
-    return host ?? region ?? unknownRegion;
+  // A base URL of the user's (a proxy, a VPC endpoint, the emulator) is where every call goes, as
+  // the runtime chooses it: an ARN's region then only signs.
+  const chosenBase =
+    options.baseURL ?? resolveBaseURL(bedrockCredentials.baseURLVariables, options.env ?? process.env);
+  /** The region an AWS runtime or control-plane host names; undefined for any other host. */
+  function hostRegion(url: string): string | undefined {
+    return /^https?:\/\/bedrock(?:-runtime)?\.([^./]+)\.amazonaws\.com(?:[/:?#]|$)/.exec(url)?.[1];
   }
+  /**
+   * Without a region of the adapter's, a call goes to its ARN's region, or is refused before it is
+   * built: no region at all, or an ARN's that is not a region name (`arn:aws:bedrock:zz:…`).
+   */
   function withRegion(wire: WireRequest, context: ProviderContext): WireRequest {
-    const arnRegion = region === undefined ? regionOfArn(context.model) : undefined;
-    return arnRegion === undefined ? wire : { ...wire, baseURL: endpointOf(arnRegion) };
+    if (region !== undefined || chosenBase !== undefined) return wire;
+    const arnRegion = regionOfArn(context.model);
+    if (arnRegion === undefined) throw missingRegion();
+    if (!isRegion(arnRegion)) throw invalidRegion(arnRegion);
+    return { ...wire, baseURL: endpointOf(arnRegion) };
   }
   return {
     name: 'bedrock',
     protocol: invoking ? 'bedrock-invoke' : 'bedrock-converse',
     baseURL: endpointOf(region ?? unknownRegion),
     headers: () => ({}),
-    authorize: (input, refresh) => auth.authorize(input, refresh, regionFor(input.url)),
+    authorize: (input, refresh) => auth.authorize(input, refresh, hostRegion(input.url)),
     correctClock: (status, headers, signedAt) => auth.clock.correct(status, headers, signedAt),
     capabilities: invoking ? invokeCapabilities : capabilitiesFor,
     buildRequest: (request: CanonicalRequest, context) =>

@@ -72,11 +72,14 @@ export const bedrockCredentials: CredentialSource = {
   baseURLVariables: [{ name: 'BEDROCK_BASE_URL' }],
 };
 
+/** The host label standing for a region that is missing or not a region name: never sent anything. */
+export const placeholderRegion = 'invalid-region';
+
 /**
  * The Bedrock runtime endpoint of a region. A value that is not a region name never becomes a host
  * (`x@evil.example/` would): it names AWS's domain only, and the call is refused before it is sent
  * (`BedrockAuth.authorize`).
  */
 export function endpointOf(region: string): string {
-  return `https://bedrock-runtime.${isRegion(region) ? region : 'invalid-region'}.amazonaws.com`;
+  return `https://bedrock-runtime.${isRegion(region) ? region : placeholderRegion}.amazonaws.com`;
 }
