@@ -129,6 +129,32 @@ describe('Bedrock event-stream: hostile frames keep what arrived', () => {
     await expectKeptError('invalid_request', 'validationException');
   });
 
+  it('a tool call started on the index of an open text block is kept after the text, never lost', async () => {
+    const frames = [
+      ...answerStart,
+      event('contentBlockStart', {
+        contentBlockIndex: 0,
+        start: { toolUse: { toolUseId: 'tooluse_reused', name: 'lookup' } },
+      }),
+      event('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: '{"q":"x"}' } } }),
+      event('contentBlockStop', { contentBlockIndex: 0 }),
+      event('messageStop', { stopReason: 'tool_use' }),
+      event('metadata', { usage: { inputTokens: 3, outputTokens: 4, totalTokens: 7 } }),
+    ];
+    serve('reused-index', Buffer.concat(frames));
+    const adapter = bedrock();
+    const { events, error } = await collectStream(adapter.stream(request));
+    await adapter.close();
+    expect(error).toBeUndefined();
+    assertStreamInvariants(events);
+    const response = finishOf(events);
+    expect(response.finishReason).toBe('tool-call');
+    expect(response.content).toMatchObject([
+      { type: 'text', text: 'Hello, world' },
+      { type: 'tool-call', name: 'lookup', input: { q: 'x' } },
+    ]);
+  });
+
   it('a whole stream still finishes cleanly (the frames above are the only fault)', async () => {
     const end = [
       event('contentBlockStop', { contentBlockIndex: 0 }),

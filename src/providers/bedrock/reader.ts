@@ -105,10 +105,15 @@ export class ResponseReader {
     );
   }
 
-  /** `contentBlockStart`: a tool call's id and name (text and reasoning blocks start with their first delta). */
+  /**
+   * `contentBlockStart`: a tool call's id and name (text and reasoning blocks start with their first
+   * delta). A start on an index still open (a server reusing it) ends that block whole first, as the
+   * Anthropic reader does: both are kept, the call never vanishes into the text part.
+   */
   start(index: number, start: unknown): void {
     const toolUse = isJsonObject(start) ? start.toolUse : undefined;
     if (!isJsonObject(toolUse)) return;
+    if (this.open.has(index)) this.stop(index);
     this.open.set(index, { kind: 'tool' });
     this.startTool(index, toolUse.toolUseId, toolUse.name);
   }
@@ -120,7 +125,7 @@ export class ResponseReader {
       this.builder.text(index, text);
     } else if (kind === 'toolUse') {
       if (!this.open.has(index)) this.start(index, { toolUse: {} });
-      if (text !== '') this.builder.toolDelta(index, text);
+      this.toolInput(index, text);
     } else {
       this.ensure(index, 'reasoning');
       if (text !== '') this.builder.reasoning(index, text);
@@ -137,8 +142,7 @@ export class ResponseReader {
     }
     if (isJsonObject(delta.toolUse)) {
       if (!this.open.has(index)) this.start(index, { toolUse: { toolUseId: undefined, name: undefined } });
-      if (typeof delta.toolUse.input === 'string' && delta.toolUse.input !== '')
-        this.builder.toolDelta(index, delta.toolUse.input);
+      if (typeof delta.toolUse.input === 'string') this.toolInput(index, delta.toolUse.input);
       return;
     }
     if (isJsonObject(delta.reasoningContent)) {
@@ -153,6 +157,18 @@ export class ResponseReader {
     this.context.warn('skipped unexpected stream content', {
       what: `a delta of kind ${Object.keys(delta)[0] ?? '(empty)'}`,
     });
+  }
+
+  /** A tool-input fragment: to the open call, or named in a WARN when block `index` is no call. */
+  private toolInput(index: number, fragment: string): void {
+    const kind = this.open.get(index)?.kind;
+    if (kind !== 'tool') {
+      this.context.warn('skipped unexpected stream content', {
+        what: `a tool input for block ${index}, which is a ${kind ?? 'closed'} block`,
+      });
+      return;
+    }
+    if (fragment !== '') this.builder.toolDelta(index, fragment);
   }
 
   private reasoningDelta(index: number, content: Record<string, unknown>): void {

@@ -39,3 +39,23 @@ describe('Bedrock streams: an unknown event type in the WARN', () => {
     ]);
   });
 });
+
+describe('ConverseStream: a tool input for a block that is no tool call', () => {
+  it('is named in a WARN, never dropped in silence', () => {
+    const context = createTestContext('bedrock', model, capabilitiesFor(model), true);
+    const builder = new StreamBuilder(
+      { requestId: 'req_test' as RequestId, provider: 'bedrock', model: `bedrock:${model}`, startedAt: 0 },
+      () => {},
+    );
+    const parser = createStreamParser(context, builder);
+    parser.onEvent('messageStart', '{"role":"assistant"}');
+    parser.onEvent('contentBlockDelta', '{"contentBlockIndex":0,"delta":{"text":"Hello"}}');
+    parser.onEvent(
+      'contentBlockDelta',
+      '{"contentBlockIndex":0,"delta":{"toolUse":{"input":"{\\"q\\":1}"}}}',
+    );
+    expect(context.logger.entries.map((entry) => entry.fields.what)).toEqual([
+      'a tool input for block 0, which is a text block',
+    ]);
+  });
+});
