@@ -15,6 +15,7 @@ import type { ProviderContext, StreamParser, WireRequest } from '../common/defin
 import { baseModelId } from './capabilities.ts';
 import { convertErrorBody } from './errors.ts';
 import { modelPath } from './model-id.ts';
+import { SkipWarnings } from './reader.ts';
 import { eventName, exceptionPrefix, failWithException } from './stream.ts';
 import { parseJson } from '../../core/json-text.ts';
 
@@ -74,21 +75,23 @@ export function parseResponse(body: unknown, context: ProviderContext, builder: 
 
 /**
  * The stream parser: each `chunk` event's `bytes` decoded from base64 and handed to the Anthropic
- * parser; exception messages are the classified error; other event types are skipped with a WARN.
+ * parser; exception messages are the classified error; other event types are skipped with a WARN
+ * (each kind once per response).
  */
 export function createStreamParser(context: ProviderContext, builder: StreamBuilder): StreamParser {
   const inner = createAnthropicParser(codecContext(context), builder);
+  const warnings = new SkipWarnings(context);
   return {
     onEvent(event, data) {
       if (event?.startsWith(exceptionPrefix) === true) failWithException(context, event, data);
       if (event !== 'chunk') {
-        context.warn('skipped unexpected stream content', { what: `an event of type ${eventName(event)}` });
+        warnings.skip('skipped unexpected stream content', `an event of type ${eventName(event)}`);
         return;
       }
       const payload: unknown = parseJson(data);
       const bytes = isJsonObject(payload) ? payload.bytes : undefined;
       if (typeof bytes !== 'string') {
-        context.warn('skipped unexpected stream content', { what: 'a chunk without bytes' });
+        warnings.skip('skipped unexpected stream content', 'a chunk without bytes');
         return;
       }
       inner.onEvent(undefined, Buffer.from(bytes, 'base64').toString('utf8'));

@@ -3,6 +3,7 @@
  * ConverseStream block events, one shared reader so both paths make the same parts.
  */
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
+import { WarnOnce } from '../../core/lru.ts';
 import { bedrockCitationsKey } from '../../core/metadata.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext } from '../common/definition.ts';
@@ -18,6 +19,33 @@ interface OpenBlock {
   citations?: JsonValue[];
 }
 
+/** The most kinds of skipped content one response names in a WARN; one more WARN says the rest are not. */
+export const maxSkipWarnings = 16;
+
+/**
+ * The WARNs of one response's skipped content, bounded as Gemini's reader bounds its own: each kind
+ * (message and `what`) once, and at most {@link maxSkipWarnings} kinds, so a server repeating a bad
+ * event thousands of times logs one line, not thousands.
+ */
+export class SkipWarnings {
+  private readonly context: ProviderContext;
+  private readonly once = new WarnOnce(maxSkipWarnings);
+
+  constructor(context: ProviderContext) {
+    this.context = context;
+  }
+
+  skip(message: string, what: string): void {
+    const verdict = this.once.check(`${message}\n${what}`);
+    if (verdict === 'warn')
+      this.context.warn(message, { what, repeats: 'not logged again for this response' });
+    else if (verdict === 'capped')
+      this.context.warn(message, {
+        what: `more than ${maxSkipWarnings} kinds of it: the rest are not logged for this response`,
+      });
+  }
+}
+
 /** Metadata key of a text part's Converse citations. */
 export const citationsKey = bedrockCitationsKey;
 
@@ -31,18 +59,19 @@ export class ResponseReader {
   private readonly context: ProviderContext;
   private readonly builder: StreamBuilder;
   private readonly open = new Map<number, OpenBlock>();
+  private readonly warnings: SkipWarnings;
 
-  constructor(context: ProviderContext, builder: StreamBuilder) {
+  /** `warnings`: the response's bounded WARNs, shared with its stream parser (default: the reader's own). */
+  constructor(context: ProviderContext, builder: StreamBuilder, warnings = new SkipWarnings(context)) {
     this.context = context;
     this.builder = builder;
+    this.warnings = warnings;
   }
 
   /** A whole content block of a `converse` response (or of a `messageStart` that carries content). */
   whole(index: number, block: unknown): void {
     if (!isJsonObject(block)) {
-      this.context.warn('skipped unexpected response content', {
-        what: 'a content block that is not an object',
-      });
+      this.warnings.skip('skipped unexpected response content', 'a content block that is not an object');
       return;
     }
     if (typeof block.text === 'string') {
@@ -154,18 +183,20 @@ export class ResponseReader {
       (block.citations ??= []).push(delta.citation as JsonValue);
       return;
     }
-    this.context.warn('skipped unexpected stream content', {
-      what: `a delta of kind ${Object.keys(delta)[0] ?? '(empty)'}`,
-    });
+    this.warnings.skip(
+      'skipped unexpected stream content',
+      `a delta of kind ${Object.keys(delta)[0] ?? '(empty)'}`,
+    );
   }
 
   /** A tool-input fragment: to the open call, or named in a WARN when block `index` is no call. */
   private toolInput(index: number, fragment: string): void {
     const kind = this.open.get(index)?.kind;
     if (kind !== 'tool') {
-      this.context.warn('skipped unexpected stream content', {
-        what: `a tool input for block ${index}, which is a ${kind ?? 'closed'} block`,
-      });
+      this.warnings.skip(
+        'skipped unexpected stream content',
+        `a tool input for a block that is a ${kind ?? 'closed'} block`,
+      );
       return;
     }
     if (fragment !== '') this.builder.toolDelta(index, fragment);

@@ -55,7 +55,41 @@ describe('ConverseStream: a tool input for a block that is no tool call', () => 
       '{"contentBlockIndex":0,"delta":{"toolUse":{"input":"{\\"q\\":1}"}}}',
     );
     expect(context.logger.entries.map((entry) => entry.fields.what)).toEqual([
-      'a tool input for block 0, which is a text block',
+      'a tool input for a block that is a text block',
     ]);
+  });
+});
+
+describe('Bedrock streams: skipped content is warned once per kind, boundedly', () => {
+  it.each(parsers)('%s: 5,000 repeats of a bad event are one WARN', (_name, parse, capabilities) => {
+    const context = createTestContext('bedrock', model, capabilities, true);
+    const builder = new StreamBuilder(
+      { requestId: 'req_test' as RequestId, provider: 'bedrock', model: `bedrock:${model}`, startedAt: 0 },
+      () => {},
+    );
+    const parser = parse(context, builder);
+    for (let i = 0; i < 5000; i++) parser.onEvent('fooBar', '{}');
+    expect(context.logger.entries.map((entry) => entry.fields.what)).toEqual(['an event of type fooBar']);
+  });
+
+  it('ConverseStream: payloads that are no object and unknown delta kinds once each; past 16 kinds one more WARN', () => {
+    const context = createTestContext('bedrock', model, capabilitiesFor(model), true);
+    const builder = new StreamBuilder(
+      { requestId: 'req_test' as RequestId, provider: 'bedrock', model: `bedrock:${model}`, startedAt: 0 },
+      () => {},
+    );
+    const parser = createStreamParser(context, builder);
+    for (let i = 0; i < 5000; i++) {
+      parser.onEvent('contentBlockDelta', '1');
+      parser.onEvent('contentBlockDelta', '{"contentBlockIndex":0,"delta":{"zzz":1}}');
+    }
+    expect(context.logger.entries.map((entry) => entry.fields.what)).toEqual([
+      'an event that is not an object',
+      'a delta of kind zzz',
+    ]);
+    for (let i = 0; i < 5000; i++) parser.onEvent(`future${i}`, '{}');
+    const whats = context.logger.entries.map((entry) => String(entry.fields.what));
+    expect(whats).toHaveLength(17);
+    expect(whats.at(-1)).toMatch(/more than 16 kinds/);
   });
 });

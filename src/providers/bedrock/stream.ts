@@ -11,7 +11,7 @@ import { createTruncatedError } from '../common/errors.ts';
 import { type WireDelta } from './api.ts';
 import { DeltaScanner } from './delta-scanner.ts';
 import { convertErrorBody } from './errors.ts';
-import { ResponseReader } from './reader.ts';
+import { ResponseReader, SkipWarnings } from './reader.ts';
 import { applyResponseFields, applyServiceTier, applyStopReason, convertUsage } from './response.ts';
 import { isJsonObject } from '../../core/json.ts';
 import { parseJson } from '../../core/json-text.ts';
@@ -71,19 +71,21 @@ export function failWithException(context: ProviderContext, event: string, data:
  * Stream state: `messageStart` opens the message, block events go to the shared reader,
  * `messageStop` carries the stop reason and `metadata` the usage (in either order: recordings
  * have both). The stream is whole once `messageStop` arrived; a body that ends before it is
- * `stream_truncated`. Unknown event types are skipped with a WARN.
+ * `stream_truncated`. Unknown event types are skipped with a WARN (each kind once: `SkipWarnings`).
  */
 class ConverseStream implements StreamParser {
   private readonly context: ProviderContext;
   private readonly builder: StreamBuilder;
   private readonly reader: ResponseReader;
+  private readonly warnings: SkipWarnings;
   private stopped = false;
   private readonly scanner = new DeltaScanner();
 
   constructor(context: ProviderContext, builder: StreamBuilder) {
     this.context = context;
     this.builder = builder;
-    this.reader = new ResponseReader(context, builder);
+    this.warnings = new SkipWarnings(context);
+    this.reader = new ResponseReader(context, builder, this.warnings);
   }
 
   onEvent(event: string | undefined, data: string): void {
@@ -96,7 +98,7 @@ class ConverseStream implements StreamParser {
     if (event?.startsWith(exceptionPrefix) === true) failWithException(this.context, event, data);
     const payload: unknown = parseJson(data);
     if (!isJsonObject(payload)) {
-      this.context.warn('skipped unexpected stream content', { what: 'an event that is not an object' });
+      this.warnings.skip('skipped unexpected stream content', 'an event that is not an object');
       return;
     }
     const index = typeof payload.contentBlockIndex === 'number' ? payload.contentBlockIndex : 0;
@@ -122,9 +124,7 @@ class ConverseStream implements StreamParser {
         applyResponseFields(this.builder, payload);
         return;
       default:
-        this.context.warn('skipped unexpected stream content', {
-          what: `an event of type ${eventName(event)}`,
-        });
+        this.warnings.skip('skipped unexpected stream content', `an event of type ${eventName(event)}`);
     }
   }
 
