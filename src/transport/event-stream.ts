@@ -14,6 +14,8 @@ export interface EventStreamMessage {
   type: string;
   /** The payload as UTF-8 text (a JSON document on Bedrock). */
   payload: string;
+  /** `:error-message` of an error message: its text (AWS sends it there, the payload empty). */
+  errorMessage?: string;
 }
 
 /** Receives each decoded message. */
@@ -155,7 +157,11 @@ export class EventStreamDecoder {
         : messageType === 'error'
           ? headerText(headers, ':error-code')
           : headerText(headers, ':event-type');
-    this.handler({ messageType, type, payload: textDecoder.decode(decoded.body) });
+    const payload = textDecoder.decode(decoded.body);
+    const errorMessage = messageType === 'error' ? headerText(headers, ':error-message') : '';
+    this.handler(
+      errorMessage === '' ? { messageType, type, payload } : { messageType, type, payload, errorMessage },
+    );
   }
 }
 

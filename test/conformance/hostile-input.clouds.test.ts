@@ -129,6 +129,27 @@ describe('Bedrock event-stream: hostile frames keep what arrived', () => {
     await expectKeptError('invalid_request', 'validationException');
   });
 
+  it('an error message (:message-type error) keeps its text, which AWS puts in :error-message', async () => {
+    const headers = {
+      ':message-type': 'error',
+      ':error-code': 'InternalFailure',
+      ':error-message': 'The server had an internal failure',
+    };
+    serve(
+      'error-message',
+      Buffer.concat([...answerStart, Buffer.from(encodeEventStreamMessage(headers, ''))]),
+    );
+    const adapter = bedrock();
+    const { events, error } = await collectStream(adapter.stream(request));
+    await adapter.close();
+    expect(error).toMatchObject({
+      errorClass: 'server_error',
+      providerCode: 'internalFailure',
+      providerMessage: 'The server had an internal failure',
+    });
+    expect(finishOf(events).content).toMatchObject([{ type: 'text', text: 'Hello, world' }]);
+  });
+
   it('a tool call started on the index of an open text block is kept after the text, never lost', async () => {
     const frames = [
       ...answerStart,

@@ -5,7 +5,11 @@
  */
 import type { StreamBuilder } from '../../core/stream-builder.ts';
 import { ServerError } from '../../core/errors/server-error.ts';
-import { EventStreamDecoder, EventStreamFrameError } from '../../transport/event-stream.ts';
+import {
+  EventStreamDecoder,
+  EventStreamFrameError,
+  type EventStreamMessage,
+} from '../../transport/event-stream.ts';
 import type { ProviderContext, StreamDecoder, StreamParser } from '../common/definition.ts';
 import { createTruncatedError } from '../common/errors.ts';
 import { type WireDelta } from './api.ts';
@@ -21,7 +25,7 @@ export const exceptionPrefix = 'exception:';
 
 /**
  * Decodes an event-stream body into `parser.onEvent(eventType, payload)`; exceptions (and
- * `:message-type: error`) arrive as `exception:<type>`. Malformed frames (bad prelude, bad CRC)
+ * `:message-type: error`, its `:error-message` as the payload's `message`) arrive as `exception:<type>`. Malformed frames (bad prelude, bad CRC)
  * are a retryable `ServerError` `invalid_stream`; a body ending inside a frame is `stream_truncated`.
  */
 export function createStreamDecoder(
@@ -31,12 +35,21 @@ export function createStreamDecoder(
 ): StreamDecoder {
   const decoder = new EventStreamDecoder((message) => {
     if (message.messageType === 'event') parser.onEvent(message.type, message.payload);
-    else parser.onEvent(exceptionPrefix + (message.type || message.messageType), message.payload);
+    else parser.onEvent(exceptionPrefix + (message.type || message.messageType), exceptionPayload(message));
   }, maxEventBytes);
   return {
     feed: (chunk) => guard(site, () => decoder.feed(chunk)),
     end: () => guard(site, () => decoder.end()),
   };
+}
+
+/**
+ * The payload of an exception or error message: an error message's text is its `:error-message`
+ * header (the payload empty), read as an exception's `{"message": …}`.
+ */
+function exceptionPayload(message: EventStreamMessage): string {
+  if (message.errorMessage === undefined || message.payload.trim() !== '') return message.payload;
+  return JSON.stringify({ message: message.errorMessage });
 }
 
 function guard(site: { provider: string; requestId?: string }, run: () => void): void {
