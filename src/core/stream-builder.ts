@@ -152,6 +152,11 @@ export class StreamBuilder {
     this.emit(event);
   }
 
+  /** Records the provider's id of the response read outside the body (a header), before the message starts. */
+  setResponseId(responseId: string): void {
+    if (this.responseId === undefined && !this.started) this.responseId = responseId;
+  }
+
   /** Records the model the provider reports (wire name, made canonical). */
   setModel(wireName: string): void {
     const prefix = `${this.context.provider}:`;

@@ -156,3 +156,46 @@ describe('Bedrock: a recorded HTTP error served with its status and headers', ()
     });
   });
 });
+
+describe("Bedrock: AWS's request id (x-amzn-requestid) is kept", () => {
+  const awsId = '5b0a2f1e-7c1d-4b8e-9d3f-0a1b2c3d4e5f';
+
+  it("is a reply's responseId, whole and streamed (recorded Converse answers)", async () => {
+    const headers = { 'content-type': 'application/json', 'x-amzn-requestid': awsId };
+    reply = { status: 200, headers, body: readRecorded(`${recordedDir}/bedrock/amazon-bedrock-text.json`) };
+    const bedrock = adapter();
+    expect((await bedrock.complete(request)).responseId).toBe(awsId);
+    const frames = readRecorded(`${recordedDir}/bedrock/amazon-bedrock-text.chunks.txt`)
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => {
+        const [type, payload] = Object.entries(JSON.parse(line) as Record<string, unknown>)[0]!;
+        const frameHeaders = {
+          ':event-type': type,
+          ':content-type': 'application/json',
+          ':message-type': 'event',
+        };
+        return Buffer.from(encodeEventStreamMessage(frameHeaders, JSON.stringify(payload)));
+      });
+    reply = {
+      status: 200,
+      headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': awsId },
+      body: Buffer.concat(frames),
+    };
+    const { events } = await collectStream(bedrock.stream(request));
+    expect(events[0]).toMatchObject({ type: 'message-start', responseId: awsId });
+    expect(events.at(-1)).toMatchObject({ type: 'finish', response: { responseId: awsId } });
+    await bedrock.close();
+  });
+
+  it("is named in an HTTP error's message, as the AWS SDK for Java words it; a header that is no id is not", async () => {
+    const served = httpError('ThrottlingException', 429, 'Too many requests');
+    const error = await failureOf({ ...served, headers: { ...served.headers, 'x-amzn-requestid': awsId } });
+    expect(error).toMatchObject({ providerMessage: `Too many requests (Request ID: ${awsId})` });
+    expect((error as Error).message).toContain(`(Request ID: ${awsId})`);
+    const hostile = { ...served.headers, 'x-amzn-requestid': 'an id; with=spaces <b>' };
+    expect(await failureOf({ ...served, headers: hostile })).toMatchObject({
+      providerMessage: 'Too many requests',
+    });
+  });
+});

@@ -1,12 +1,17 @@
 /** The Bedrock ProviderDefinitions (Converse, and Claude through InvokeModel): pure functions plus per-request signing. */
 import type { ModelInfo } from '../../core/adapter.ts';
-import type { ProviderDefinition, WireRequest } from '../common/definition.ts';
+import type {
+  ProviderContext,
+  ProviderDefinition,
+  ResponseHeaders,
+  WireRequest,
+} from '../common/definition.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
-import type { ProviderContext } from '../common/definition.ts';
 import { BedrockAuth, invalidRegion, missingRegion, type PeerLoader } from './auth.ts';
 import { capabilitiesFor, familyOf, invokeCapabilities } from './capabilities.ts';
 import { buildCountRequest, parseTokenCount, refusesModel } from './count-tokens.ts';
 import { credentialsRefused, errorRules, parseErrorBody } from './errors.ts';
+import type { ErrorBody } from '../../core/errors/status-map.ts';
 import * as invoke from './invoke.ts';
 import { isRegion, regionOfArn } from './model-id.ts';
 import { type BedrockOptions, bedrockCredentials, endpointOf } from './options.ts';
@@ -22,6 +27,24 @@ import { isJsonObject } from '../../core/json.ts';
  * never sent anything (`BedrockAuth.authorize` refuses it); a call names the region of its ARN.
  */
 const unknownRegion = 'unknown-region';
+
+/** The header of AWS's id of a request, which AWS support asks for. */
+export const requestIdHeader = 'x-amzn-requestid';
+
+/**
+ * An error body's message with AWS's request id after it, as the AWS SDK for Java words it
+ * (`(Request ID: …)`): an error has no other place for the provider's id. An id of letters, digits
+ * and `-` only (the header is the server's text).
+ */
+export function withRequestId(body: ErrorBody, headers: ResponseHeaders | undefined): ErrorBody {
+  const id = headers?.get(requestIdHeader)?.trim();
+  if (id === undefined || !/^[A-Za-z0-9-]{1,128}$/.test(id)) return body;
+  const note = `(Request ID: ${id})`;
+  return {
+    ...body,
+    message: body.message === undefined || body.message === '' ? note : `${body.message} ${note}`,
+  };
+}
 
 /** `GET /foundation-models` (the control-plane host) → model infos. */
 export function parseModelList(body: unknown): ModelInfo[] {
@@ -78,6 +101,8 @@ export function createBedrockDefinition(options: BedrockOptions, loadPeer?: Peer
     protocol: invoking ? 'bedrock-invoke' : 'bedrock-converse',
     baseURL: endpointOf(region ?? unknownRegion),
     headers: () => ({}),
+    // Converse bodies carry no id: AWS's request id is the call's (InvokeModel's body has Claude's own).
+    ...(invoking ? {} : { responseIdHeader: requestIdHeader }),
     authorize: (input, refresh) => auth.authorize(input, refresh, hostRegion(input.url)),
     correctClock: (status, headers, signedAt) => auth.clock.correct(status, headers, signedAt),
     capabilities: invoking ? invokeCapabilities : capabilitiesFor,
@@ -86,7 +111,7 @@ export function createBedrockDefinition(options: BedrockOptions, loadPeer?: Peer
     parseResponse: invoking ? invoke.parseResponse : parseResponse,
     createStreamParser: invoking ? invoke.createStreamParser : createStreamParser,
     createStreamDecoder: (parser, maxEventBytes) => createStreamDecoder(parser, maxEventBytes),
-    parseErrorBody,
+    parseErrorBody: (text, headers) => withRequestId(parseErrorBody(text, headers), headers),
     credentialsRefused,
     errorRules,
     estimateInputTokens,

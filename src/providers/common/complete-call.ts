@@ -12,6 +12,7 @@ import {
   errorFromResponse,
   linkedController,
   parseJsonBody,
+  readResponseHeaders,
   retryGateOf,
   sendAuthorized,
   withRequestId,
@@ -60,8 +61,7 @@ export async function completeCall(
           );
           holdStopSequences(context, builder);
           stripRepeatedPrefill(context, builder);
-          if (definition.serviceTierHeader !== undefined)
-            builder.serviceTier(response.headers.get(definition.serviceTierHeader));
+          readResponseHeaders(definition, response.headers, builder);
           try {
             definition.parseResponse(body, context, builder);
           } catch (error) {

@@ -173,6 +173,12 @@ export interface ProviderDefinition {
    * the body, whole or streamed. Optional.
    */
   serviceTierHeader?: string;
+  /**
+   * A response header that names the provider's id of the call when its body carries none (Bedrock
+   * Converse's `x-amzn-requestid`, the id AWS support asks for): read into `responseId` before the
+   * body, whole or streamed (an id of letters, digits and `._:-`, at most 128 characters). Optional.
+   */
+  responseIdHeader?: string;
   /** Translates a whole JSON response into builder calls (then the runtime calls `finish()`). */
   parseResponse(body: unknown, context: ProviderContext, builder: StreamBuilder): void;
   createStreamParser(context: ProviderContext, builder: StreamBuilder): StreamParser;

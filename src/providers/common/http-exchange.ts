@@ -18,6 +18,8 @@ import { parseRetryAfter, parseShouldRetry, type RetryGateHook } from '../../tra
 import { createProviderError } from './errors.ts';
 import { failureSite, headersFor, assertConfigured, type HttpRuntime } from './http-runtime.ts';
 import { parseJson } from '../../core/json-text.ts';
+import type { StreamBuilder } from '../../core/stream-builder.ts';
+import type { ProviderDefinition, ResponseHeaders } from './definition.ts';
 
 const maxErrorBodyBytes = 64 * 1024;
 
@@ -98,6 +100,25 @@ async function sendWithCredentials(
   await response.body?.cancel().catch(() => {});
   // Re-signed at the corrected time with the same credentials, or signed with refreshed ones.
   return http.send((await authorized(runtime, call, !resign, controller.signal)).call, controller, timers);
+}
+
+/** A response id a header may give: letters, digits and `._:-`, at most 128 (never a log line's text). */
+const headerIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * What the definition reads from a successful response's headers before its body: the service tier
+ * (`serviceTierHeader`) and the provider's id of the call (`responseIdHeader`).
+ */
+export function readResponseHeaders(
+  definition: ProviderDefinition,
+  headers: ResponseHeaders,
+  builder: StreamBuilder,
+): void {
+  if (definition.serviceTierHeader !== undefined)
+    builder.serviceTier(headers.get(definition.serviceTierHeader));
+  if (definition.responseIdHeader === undefined) return;
+  const id = headers.get(definition.responseIdHeader)?.trim();
+  if (id !== undefined && headerIdPattern.test(id)) builder.setResponseId(id);
 }
 
 export async function errorFromResponse(

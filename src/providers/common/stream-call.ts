@@ -33,6 +33,7 @@ import {
   errorFromResponse,
   linkedController,
   parseJsonBody,
+  readResponseHeaders,
   retryGateOf,
   sendAuthorized,
   withRequestId,
@@ -195,8 +196,7 @@ async function streamAttempt(
   try {
     const response = await sendAuthorized(runtime, call, attemptController, timers);
     if (!response.ok) throw await errorFromResponse(runtime, response, call, attemptController, timers);
-    if (definition.serviceTierHeader !== undefined)
-      builder.serviceTier(response.headers.get(definition.serviceTierHeader));
+    readResponseHeaders(definition, response.headers, builder);
     const contentType = response.headers.get('content-type') ?? '';
     if (contentType.includes('text/html')) {
       // A 200 HTML page (a captive portal, a gateway's error page) is classified as on complete():
