@@ -30,6 +30,41 @@ describe('Vertex credentials', () => {
     expect((await auth.authorize(true)).headers.authorization).toBe('Bearer ya29.t3');
   });
 
+  it('calls that need a token at the same time share one fetch; a forced refresh does not share an ordinary one', async () => {
+    const asked: boolean[] = [];
+    const pending: Array<() => void> = [];
+    const getAccessToken = async (options?: { forceRefresh?: boolean }) => {
+      const fetch = asked.push(options?.forceRefresh === true);
+      await new Promise<void>((resolve) => pending.push(resolve));
+      return { token: `ya29.t${fetch}`, expiresAt: Date.now() + 3_600_000 };
+    };
+    const auth = new VertexAuth({ getAccessToken }, undefined, peerMissing);
+    const cold = Array.from({ length: 10 }, () => auth.authorize(false));
+    await new Promise((resolve) => setImmediate(resolve));
+    const forced = auth.authorize(true);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(asked).toEqual([false, true]);
+    for (const release of pending) release();
+    const headers = (await Promise.all(cold)).map((answer) => answer.headers.authorization);
+    expect(new Set(headers)).toEqual(new Set(['Bearer ya29.t1']));
+    expect((await forced).headers.authorization).toBe('Bearer ya29.t2');
+  });
+
+  it('a failed shared fetch fails every call that waited on it, and the next call asks again', async () => {
+    let calls = 0;
+    const getAccessToken = async () => {
+      calls++;
+      await new Promise((resolve) => setImmediate(resolve));
+      if (calls === 1) throw new Error('metadata server down');
+      return 'ya29.later';
+    };
+    const auth = new VertexAuth({ getAccessToken }, undefined, peerMissing);
+    const failed = await Promise.allSettled([auth.authorize(false), auth.authorize(false)]);
+    expect(failed.map((result) => result.status)).toEqual(['rejected', 'rejected']);
+    expect(calls).toBe(1);
+    expect((await auth.authorize(false)).headers.authorization).toBe('Bearer ya29.later');
+  });
+
   it('without a key, a token function or the optional peer: not_configured naming the package (no import crash)', async () => {
     const error = await new VertexAuth({}, undefined, peerMissing)
       .authorize(false)

@@ -2,8 +2,9 @@
  * Vertex AI credentials, resolved before every request: an express-mode API key
  * (`x-goog-api-key`), else an OAuth access token from `getAccessToken`, else Application Default
  * Credentials (service-account JSON, workload identity, gcloud) through the optional peer
- * `google-auth-library`, imported on first use. Tokens are reused until a minute before expiry; a
- * 401/403 answering a reused token drops it and asks the source once more (`forceRefresh`).
+ * `google-auth-library`, imported on first use. Tokens are reused until a minute before expiry, and
+ * fetched once for all the calls that need one at the same time; a 401/403 answering a reused token
+ * drops it and asks the source once more (`forceRefresh`).
  */
 import { AuthError } from '../../core/errors/auth-error.ts';
 import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
@@ -40,6 +41,8 @@ export class VertexAuth {
   private readonly apiKey: string | undefined;
   private cached: { token: string; expiresAt: number } | undefined;
   private adc: Promise<() => Promise<AccessToken>> | undefined;
+  /** The token being fetched, shared by the calls that need one meanwhile (`refresh`: a forced fetch). */
+  private fetching: { refresh: boolean; token: Promise<string> } | undefined;
   private readonly now: () => number;
   private readonly problem: string | undefined;
 
@@ -74,6 +77,28 @@ export class VertexAuth {
       registerSecrets([this.cached.token]);
       return { headers: { authorization: `Bearer ${this.cached.token}` }, refreshable: true };
     }
+    const value = await this.fetchToken(refresh);
+    // Fresh from the source: a refusal is not a stale token, so it is not refreshed again.
+    return { headers: { authorization: `Bearer ${value}` }, refreshable: false };
+  }
+
+  /**
+   * One fetch at a time: the calls that need a token while one is being fetched share it (ten
+   * calls at a cold start ask the source once). A forced refresh shares only a forced fetch: an
+   * ordinary one may answer the source's cached token, the one just refused.
+   */
+  private fetchToken(refresh: boolean): Promise<string> {
+    const current = this.fetching;
+    if (current !== undefined && (current.refresh || !refresh)) return current.token;
+    const token: Promise<string> = this.fetchOnce(refresh).finally(() => {
+      if (this.fetching?.token === token) this.fetching = undefined;
+    });
+    this.fetching = { refresh, token };
+    return token;
+  }
+
+  /** Asks the token source once; a token with an expiry is kept for reuse. */
+  private async fetchOnce(refresh: boolean): Promise<string> {
     const source = this.options.getAccessToken ?? (await this.defaultCredentials());
     let token: AccessToken;
     try {
@@ -96,8 +121,7 @@ export class VertexAuth {
     const expiresAt =
       typeof token === 'string' ? undefined : (token as { expiresAt?: Date | number }).expiresAt;
     this.cached = expiresAt === undefined ? undefined : { token: value, expiresAt: Number(expiresAt) };
-    // Fresh from the source: a refusal is not a stale token, so it is not refreshed again.
-    return { headers: { authorization: `Bearer ${value}` }, refreshable: false };
+    return value;
   }
 
   private async defaultCredentials(): Promise<(options: { forceRefresh: boolean }) => Promise<AccessToken>> {
