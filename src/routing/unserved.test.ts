@@ -1,12 +1,13 @@
 /**
  * A candidate its adapter cannot serve as configured (`Adapter.unservedReason`: Vertex in express
- * mode serves Gemini only) is skipped with the adapter's reason, so the route falls over instead of
+ * mode serves Gemini only, Bedrock's InvokeModel Claude only) is skipped with the adapter's reason, so the route falls over instead of
  * failing with the 400 the call would have been refused with; with no candidate left, the client
  * gets an `unsupported_model` invalid request naming the reason. Nothing is sent to Vertex.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../core/logger.ts';
 import { userText } from '../core/transcript.ts';
+import { createBedrock } from '../providers/bedrock/index.ts';
 import { createSwitchyard, type Switchyard } from '../switchyard.ts';
 import { type Emulator, startEmulator } from '../testing/emulator/index.ts';
 import { routingDecision, routingDecisionOfError } from './decision.ts';
@@ -105,5 +106,62 @@ describe('a candidate its adapter cannot serve is skipped', () => {
     expect(gemini.length).toBeGreaterThan(0);
     expect(gemini.filter((model) => model.unserved !== undefined)).toEqual([]);
     expect(models.find((model) => model.id === 'openai:gpt-4.1-mini')?.unserved).toBeUndefined();
+  });
+});
+
+describe('Bedrock InvokeModel serves Claude only', () => {
+  const nova = 'aws:amazon.nova-pro-v1:0';
+
+  it('a Nova model behind protocol invoke is skipped with the reason (the fallback serves), a direct call refused before any request', async () => {
+    sy = createSwitchyard({
+      logger: createMemoryLogger(),
+      env: {},
+      config: {
+        builtins: false,
+        adapters: {
+          aws: {
+            type: 'bedrock',
+            base_url: emulator.url,
+            api_key: 'ABSKinvokeRouteKey0001',
+            max_retries: 0,
+            options: { protocol: 'invoke', region: 'us-east-1' },
+          },
+          openai: {
+            type: 'openai',
+            base_url: emulatorBaseURL('openai', emulator.url),
+            api_key: 'test-key-unserved',
+            max_retries: 0,
+          },
+        },
+        models: { [nova]: { aliases: ['nova'], fallbacks: ['openai:gpt-4.1-mini'] } },
+      },
+    });
+    const from = emulator.requests.length;
+    emulator.enqueue(text('from the fallback'));
+    const reply = await sy.complete({ model: 'nova', transcript: [userText('Hello')] });
+    expect(reply.text).toBe('from the fallback');
+    const [skipped] = routingDecision(reply)!.attempts;
+    expect(skipped).toMatchObject({ model: nova, outcome: 'skipped' });
+    expect(skipped!.reason).toMatch(
+      /^not served: bedrock: model "amazon\.nova-pro-v1:0" is not served by protocol 'invoke'/,
+    );
+    expect(emulator.requests.slice(from).map((request) => request.protocol)).toEqual(['openai-chat']);
+    const adapter = createBedrock({
+      protocol: 'invoke',
+      region: 'us-east-1',
+      apiKey: 'ABSKinvokeRouteKey0001',
+      baseURL: emulator.url,
+      env: {},
+      maxRetries: 0,
+    });
+    await expect(
+      adapter.complete({
+        model: 'bedrock:meta.llama3-70b-instruct-v1:0',
+        transcript: [userText('Hello')],
+        maxOutputTokens: 64,
+      }),
+    ).rejects.toMatchObject({ errorClass: 'invalid_request', providerCode: 'unsupported_model' });
+    await adapter.close();
+    expect(emulator.requests.length).toBe(from + 1);
   });
 });

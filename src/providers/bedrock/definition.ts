@@ -108,6 +108,8 @@ export function createBedrockDefinition(options: BedrockOptions, loadPeer?: Peer
     capabilities: invoking ? invokeCapabilities : capabilitiesFor,
     buildRequest: (request: CanonicalRequest, context) =>
       withRegion(invoking ? invoke.buildRequest(request, context) : buildRequest(request, context), context),
+    // Invoke sends the Anthropic body: a router skips another vendor's model instead of failing on it.
+    ...(invoking ? { unservedReason: (model: string) => invoke.invokeRefusal(model) } : {}),
     parseResponse: invoking ? invoke.parseResponse : parseResponse,
     createStreamParser: invoking ? invoke.createStreamParser : createStreamParser,
     createStreamDecoder: (parser, maxEventBytes) => createStreamDecoder(parser, maxEventBytes),

@@ -12,7 +12,9 @@ import { buildRequest as buildAnthropicRequest } from '../anthropic/request.ts';
 import { parseResponse as parseAnthropicResponse } from '../anthropic/response.ts';
 import { createStreamParser as createAnthropicParser } from '../anthropic/stream.ts';
 import type { ProviderContext, StreamParser, WireRequest } from '../common/definition.ts';
-import { baseModelId } from './capabilities.ts';
+import { baseModelId, familyOf } from './capabilities.ts';
+import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
+import { quoteModelName } from '../../core/model-name.ts';
 import { convertErrorBody } from './errors.ts';
 import { modelPath } from './model-id.ts';
 import { SkipWarnings } from './reader.ts';
@@ -51,11 +53,31 @@ export function convertInvokeBody(wire: WireRequest, version: string): JsonObjec
 }
 
 /**
- * Builds `POST /model/{modelId}/invoke` (or `/invoke-with-response-stream`). Bedrock fetches no
+ * Why InvokeModel with the Anthropic body cannot serve `model`: a model of another vendor (Nova,
+ * Llama, …, which answer that body with a 400), or `undefined` for Claude and for an id that names
+ * no vendor (an application inference profile, which may be Claude's).
+ */
+export function invokeRefusal(model: string, provider = 'bedrock'): string | undefined {
+  if (!baseModelId(model).includes('.')) return undefined;
+  const family = familyOf(model);
+  if (family === 'anthropic') return undefined;
+  return `${provider}: model ${quoteModelName(model)} is not served by protocol 'invoke', which sends Claude models only (the Anthropic Messages body); use protocol 'converse' for ${quoteModelName(family)}'s models`;
+}
+
+/**
+ * Builds `POST /model/{modelId}/invoke` (or `/invoke-with-response-stream`); a model of another
+ * vendor than Anthropic is refused first (`unsupported_model`, {@link invokeRefusal}). Bedrock fetches no
  * http(s) URL (as Converse, and Claude on Vertex): such an image or document is left out with a
  * WARN (`urlSources: false`) instead of a `url` source Bedrock refuses.
  */
 export function buildRequest(request: CanonicalRequest, context: ProviderContext): WireRequest {
+  const refusal = invokeRefusal(context.model, context.provider);
+  if (refusal !== undefined)
+    throw new InvalidRequestError({
+      message: refusal,
+      provider: context.provider,
+      providerCode: 'unsupported_model',
+    });
   const wire = buildAnthropicRequest(request, { ...codecContext(context), urlSources: false });
   const operation = context.stream ? 'invoke-with-response-stream' : 'invoke';
   return {
