@@ -322,8 +322,11 @@ export function unexpectedError(error: unknown): Record<string, string> | undefi
 
 /**
  * The warning an operator gets of a failure, if any: an error answered as the internal 500
- * ({@link unexpectedError}), or the gateway's own lack of file descriptors for an upstream
- * connection (its open-files limit is too low for its load: the access log alone would show 503s).
+ * ({@link unexpectedError}), the gateway's own lack of file descriptors for an upstream
+ * connection (its open-files limit is too low for its load: the access log alone would show 503s),
+ * or a provider the gateway has no credentials (or region) for: nothing was sent, the client is
+ * told only that the upstream refused the gateway's credentials, and the access log's
+ * `server_error` would hide that the operator's configuration is the cause.
  */
 export function failureWarning(
   error: unknown,
@@ -332,6 +335,11 @@ export function failureWarning(
     return {
       message: 'gateway: no free file descriptor for an upstream connection',
       fields: { code: error.providerCode ?? 'EMFILE', provider: error.provider ?? 'unknown' },
+    };
+  if (isAdapterError(error) && error.providerCode === 'not_configured')
+    return {
+      message: `gateway: a provider is not configured, nothing was sent: ${redactSecrets(error.message).slice(0, 500)}`,
+      fields: { provider: error.provider ?? 'unknown', code: 'not_configured' },
     };
   const details = unexpectedError(error);
   return details === undefined ? undefined : { message: 'gateway: unexpected error', fields: details };

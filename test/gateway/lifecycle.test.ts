@@ -238,6 +238,39 @@ it('an error no part of the gateway classified is a 500 that tells the client no
   }
 });
 
+it('a provider the gateway has no credentials for: the client is told generically, the operator a WARN naming the provider and not_configured', async () => {
+  const logger = createMemoryLogger();
+  const lines: Array<Record<string, unknown>> = [];
+  const gateway = createGateway({
+    logger,
+    env: {},
+    accessLog: (line) => lines.push(line),
+    config: {
+      builtins: false,
+      adapters: { keyless: { type: 'openai', base_url: 'http://127.0.0.1:9/v1', max_retries: 0 } },
+      models: { 'keyless:gpt-4.1-mini': { aliases: ['keyless-chat'] } },
+    },
+  });
+  const server = await gateway.listen({ host: '127.0.0.1', port: 0 });
+  try {
+    const response = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': 'req-keyless' },
+      body: JSON.stringify({ model: 'keyless-chat', messages: [{ role: 'user', content: 'Hi' }] }),
+    });
+    expect(response.status).toBe(502);
+    expect(await response.text()).toContain("refused the gateway's credentials");
+    expect(lines.at(-1)).toMatchObject({ requestId: 'req-keyless', errorClass: 'server_error' });
+    const warned = logger.entries.find((entry) =>
+      entry.message.startsWith('gateway: a provider is not configured'),
+    );
+    expect(warned?.fields).toEqual({ requestId: 'req-keyless', provider: 'keyless', code: 'not_configured' });
+    expect(warned?.message).toContain('OPENAI_API_KEY');
+  } finally {
+    await server.close();
+  }
+});
+
 it('/metrics is still served while the gateway shuts down (the drain is what an operator watches); new requests get 503', async () => {
   const gateway = createGateway({ accessLog: () => {}, config: { builtins: false } });
   const server = await gateway.listen({ host: '127.0.0.1', port: 0 });
