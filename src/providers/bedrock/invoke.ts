@@ -120,5 +120,8 @@ export function createStreamParser(context: ProviderContext, builder: StreamBuil
     },
     onEnd: () => inner.onEnd(),
     isComplete: () => inner.isComplete?.() === true,
+    // Bedrock ends the stream with Claude's `message_stop` (carrying its invocation metrics) and
+    // concatenates no further message: nothing after it is waited for.
+    isTerminated: () => inner.isComplete?.() === true,
   };
 }

@@ -83,7 +83,8 @@ export function failWithException(context: ProviderContext, event: string, data:
 /**
  * Stream state: `messageStart` opens the message, block events go to the shared reader,
  * `messageStop` carries the stop reason and `metadata` the usage (in either order: recordings
- * have both). The stream is whole once `messageStop` arrived; a body that ends before it is
+ * have both). The stream is whole once `messageStop` arrived, over once `metadata` did too (the
+ * body is not read further); a body that ends before `messageStop` is
  * `stream_truncated`. Unknown event types are skipped with a WARN (each kind once: `SkipWarnings`).
  */
 class ConverseStream implements StreamParser {
@@ -92,6 +93,8 @@ class ConverseStream implements StreamParser {
   private readonly reader: ResponseReader;
   private readonly warnings: SkipWarnings;
   private stopped = false;
+  /** `metadata` (the usage) arrived: with `messageStop`, the last event ConverseStream sends. */
+  private measured = false;
   private readonly scanner = new DeltaScanner();
 
   constructor(context: ProviderContext, builder: StreamBuilder) {
@@ -135,6 +138,7 @@ class ConverseStream implements StreamParser {
         applyServiceTier(this.builder, payload);
         this.builder.usage(convertUsage(isJsonObject(payload.usage) ? payload.usage : undefined));
         applyResponseFields(this.builder, payload);
+        this.measured = true;
         return;
       default:
         this.warnings.skip('skipped unexpected stream content', `an event of type ${eventName(event)}`);
@@ -150,6 +154,14 @@ class ConverseStream implements StreamParser {
 
   isComplete(): boolean {
     return this.stopped;
+  }
+
+  /**
+   * Both `messageStop` and `metadata` arrived (in either order): ConverseStream sends nothing after
+   * them, so a server holding the connection open is not waited for (its idle timeout, 120 s).
+   */
+  isTerminated(): boolean {
+    return this.stopped && this.measured;
   }
 
   onEnd(): void {
