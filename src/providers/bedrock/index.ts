@@ -17,7 +17,8 @@ export type { BedrockOptions, BedrockProviderOptions } from './options.ts';
  * `credentials` option, `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN` (after
  * the chain's profile when `AWS_PROFILE` is set and the chain is installed, as the AWS SDK for
  * JavaScript v3 does), then the AWS default chain (optional peer `@aws-sdk/credential-providers`); without any, a call fails
- * with an `AuthError` (`not_configured`) naming them, before any HTTP call. Requests are SigV4-signed
+ * with an `AuthError` (`not_configured`) naming them, before any HTTP call — as does a call with no
+ * region (`region`, `AWS_REGION` / `AWS_DEFAULT_REGION`, nor its ARN's). Requests are SigV4-signed
  * (service `bedrock`) unless a bearer token is used. `protocol: 'invoke'` sends Claude models through
  * InvokeModel with the Anthropic Messages body.
  *
