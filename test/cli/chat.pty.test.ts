@@ -52,7 +52,7 @@ describe('switchyard chat in a terminal', () => {
     const dataDir = join(folder, 'data-swap');
     const chat = new PtyChat(['--config', config, '-m', 'sonnet'], chatEnv(dataDir));
     await chat.waitFor('› ');
-    expect(chat.text).toContain('4 tools');
+    expect(chat.text).toContain('5 tools');
     const first = emulator.requests.length;
 
     // Turn 1 (Anthropic) asks for the tool; approved at the prompt; turn 2 (Anthropic) answers.

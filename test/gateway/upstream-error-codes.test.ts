@@ -119,7 +119,7 @@ describe('gateway: an upstream exception name reaches the client redacted and bo
   it.each(served)('a 10 KB name with ESC sequences and line breaks in %s', async (_where, stream, serve) => {
     reply = serve;
     const { text } = await clientError(stream);
-    expect(text).toContain('throttling [31mRED [0m level=info msg=admin logged in AAAA');
+    expect(text).toContain('throttlingRED level=info msg=admin logged in AAAA');
     expect(text).not.toMatch(/\p{Cc}|\\u001b|\\n/u);
     expect(text).not.toContain('A'.repeat(100));
     expect(text.length).toBeLessThan(1000);

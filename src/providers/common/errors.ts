@@ -103,17 +103,25 @@ export const maxProviderCodeLength = 100;
 /** How much of a code is searched for secrets: far past what is kept, and past any secret's length. */
 const codeWindow = 16_384;
 
-/** Control, format and separator characters (ESC, newline, bidi overrides) and runs of blanks. */
-const unprintable = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\s]+/gu;
+/** A terminal's CSI sequence (`ESC [ 2 J`) whole, and every other control or format character (ESC, BEL, bidi overrides). */
+// eslint-disable-next-line no-control-regex
+const unprintable = /\x1b\[[0-?]*[ -/]*[@-~]|(?![\t\n\v\f\r\u0085])[\p{Cc}\p{Cf}]/gu;
+
+/** Runs of blanks and line or paragraph separators (newline, tab, U+2028). */
+const blanks = /[\s\p{Zl}\p{Zp}]+/gu;
 
 /**
  * A provider's code as an error keeps it, whichever adapter read it: redacted (an event `type` or an
- * exception name can echo anything, the key included), every run of control characters and blanks
- * one space (no ESC sequence or line break reaches a terminal, a log line or a gateway client), and
+ * exception name can echo anything, the key included), every run of blanks and line breaks one
+ * space, CSI sequences and other control and format characters removed — as the CLI cleans a
+ * terminal's text (no ESC sequence or line break reaches a terminal, a log line or a gateway client), and
  * at most {@link maxProviderCodeLength} characters, `…` ending a longer one.
  */
 export function providerCodeOf(code: string, apiKey?: string): string {
-  const clean = redactSecrets(code.slice(0, codeWindow), apiKey).replace(unprintable, ' ').trim();
+  const clean = redactSecrets(code.slice(0, codeWindow), apiKey)
+    .replace(blanks, ' ')
+    .replace(unprintable, '')
+    .trim();
   return clean.length <= maxProviderCodeLength ? clean : `${clean.slice(0, maxProviderCodeLength - 1)}…`;
 }
 
