@@ -58,7 +58,14 @@ const maxRefused = 256;
 
 /** An entry closer than this to its expiry is treated as expired (the call may take a while). */
 const expiryMarginMs = 30_000;
-const stateKey = 'gemini.cache';
+/**
+ * The session-state key of one adapter's entries (`<adapter>.cache`): an entry belongs to the project
+ * of the key that created it, so a conversation that switches adapters (two accounts) neither sends one
+ * adapter's entry to another nor has one adapter's `endSession` delete another's entries.
+ */
+function stateKeyOf(provider: string): string {
+  return `${provider}.cache`;
+}
 const preparedCalls = new WeakMap<ProviderContext, PreparedCall>();
 
 /** The preparation `prepare` stored for this call, if any. */
@@ -92,7 +99,7 @@ export async function prepareCache(
   const prefixCount = stablePrefixLength(converted.contents);
   const head = cacheHead(converted, context.model);
   const headHash = hashOf(head);
-  const state = cacheState(context.session, context.warn);
+  const state = cacheState(context.session, stateKeyOf(context.provider), context.warn);
   const now = Date.now();
   const reusable = findEntry(state, converted.contents, { headHash, prefixCount, model: context.model });
   if (reusable !== undefined && reusable.expiresAt - expiryMarginMs > now) {
@@ -176,13 +183,14 @@ function findEntry(
 }
 
 /**
- * The definition's `endSession`: deletes every `cachedContents` entry this session created that has
+ * The definition's `endSession`: deletes every `cachedContents` entry this adapter created for the session that has
  * not expired yet (expired ones are gone already), then forgets them. A deletion that fails is
  * logged as a WARN and left to lapse at its TTL (at most one hour); "not found" counts as deleted.
  */
 export async function releaseCaches(session: AdapterSession, context: SessionEndContext): Promise<void> {
+  const stateKey = stateKeyOf(context.provider);
   if (!session.state.has(stateKey)) return;
-  const state = cacheState(session, context.warn);
+  const state = cacheState(session, stateKey, context.warn);
   if (state.entries.length === 0) return;
   const entries = state.entries;
   state.entries = [];
@@ -217,6 +225,7 @@ export async function releaseCaches(session: AdapterSession, context: SessionEnd
  */
 function cacheState(
   session: AdapterSession,
+  stateKey: string,
   warn: (message: string, fields: Record<string, unknown>) => void,
 ): CacheState {
   const existing = session.state.get(stateKey);

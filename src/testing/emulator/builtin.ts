@@ -19,6 +19,34 @@ function ttlSeconds(body: unknown): number {
 /** The state behind Gemini's `cachedContents` endpoints. */
 export interface CachedContentStore {
   entries: Map<string, Record<string, unknown>>;
+  /** The API key each entry was created with (an entry belongs to that key's project). */
+  owners: Map<string, string>;
+}
+
+/** The API key a Gemini request presents (header or `key` query), if any. */
+function apiKeyOf(request: RecordedRequest): string | undefined {
+  const key = request.headers['x-goog-api-key'] ?? request.query.key;
+  return typeof key === 'string' && key !== '' ? key : undefined;
+}
+
+/** Whether `name` was created with an API key other than the one `request` presents. */
+function ownedByAnother(store: CachedContentStore, name: string, request: RecordedRequest): boolean {
+  const owner = store.owners.get(name);
+  return owner !== undefined && owner !== apiKeyOf(request);
+}
+
+const notFound = () => googleError(403, `CachedContent not found (or permission denied)`);
+
+/**
+ * A generation request whose `cachedContent` the emulator created with another API key: Google's 403
+ * (an entry belongs to one project, so another account's key cannot read it).
+ */
+export function checkCachedContentUse(
+  store: CachedContentStore,
+  request: RecordedRequest,
+): JsonScript | undefined {
+  const name = bodyField(request.body, 'cachedContent');
+  return typeof name === 'string' && ownedByAnother(store, name, request) ? notFound() : undefined;
 }
 
 function createCachedContent(store: CachedContentStore, request: RecordedRequest): Record<string, unknown> {
@@ -38,6 +66,8 @@ function createCachedContent(store: CachedContentStore, request: RecordedRequest
     usageMetadata: { totalTokenCount: Math.ceil(JSON.stringify(request.body ?? '').length / 4) },
   };
   store.entries.set(name, entry);
+  const owner = apiKeyOf(request);
+  if (owner !== undefined) store.owners.set(name, owner);
   return entry;
 }
 
@@ -48,12 +78,13 @@ function answerCachedContents(store: CachedContentStore, request: RecordedReques
     return createJsonPlan(200, { cachedContents: [...store.entries.values()] });
   }
   const entry = store.entries.get(name);
-  if (entry === undefined) {
-    const error = googleError(403, `CachedContent not found (or permission denied)`);
+  if (entry === undefined || ownedByAnother(store, name, request)) {
+    const error = notFound();
     return createJsonPlan(error.status ?? 403, error.body, error.headers);
   }
   if (request.method === 'DELETE') {
     store.entries.delete(name);
+    store.owners.delete(name);
     return createJsonPlan(200, {});
   }
   return createJsonPlan(200, entry);

@@ -247,6 +247,25 @@ describe('built-in endpoints', () => {
     const fetched = await fetch(`${emulator.url}/v1beta/${created.name}`, { headers: geminiHeaders });
     expect(await fetched.json()).toEqual(created);
   });
+
+  it('refuses a cachedContents entry to an API key other than the one that created it', async () => {
+    const body = {
+      model: 'models/gemini-2.5-flash',
+      contents: [{ role: 'user', parts: [{ text: 'Doc.' }] }],
+    };
+    const response = await postJson(`${emulator.url}/v1beta/cachedContents`, body, geminiHeaders);
+    const { name } = (await response.json()) as { name: string };
+    const other = { ...geminiHeaders, 'x-goog-api-key': 'another-project-key' };
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'hi' }] });
+    const generate = { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }], cachedContent: name };
+    const url = `${emulator.url}/v1beta/models/gemini-2.5-flash:generateContent`;
+    expect((await postJson(url, generate, other)).status).toBe(403);
+    expect((await fetch(`${emulator.url}/v1beta/${name}`, { method: 'DELETE', headers: other })).status).toBe(
+      403,
+    );
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'hi' }] });
+    expect((await postJson(url, generate, geminiHeaders)).status).toBe(200);
+  });
 });
 
 describe('scripted protocol inference', () => {

@@ -2,7 +2,7 @@
 // node:http rather than a framework: byte-level faults need the raw socket (split writes, destroy, stall).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { answerBuiltin, type CachedContentStore } from './builtin.ts';
+import { answerBuiltin, type CachedContentStore, checkCachedContentUse } from './builtin.ts';
 import { emulatorError } from './errors.ts';
 import { createJsonPlan, createStreamPlan, type ResponsePlan, type WireFrame } from './frames.ts';
 import { createReplayPlan } from './replay.ts';
@@ -104,7 +104,9 @@ async function answer(
   if (request.method === 'GET') return [jsonScriptPlan(emulatorError(`no route for GET ${request.path}`))];
   const script = state.queue.shift() ?? state.fallback;
   if (script === undefined) return [jsonScriptPlan(emulatorError('no script queued'))];
-  const violation = checkRules(request.protocol, request, script, state.responses);
+  const violation =
+    (script.enforce === false ? undefined : checkCachedContentUse(state.cache, request)) ??
+    checkRules(request.protocol, request, script, state.responses);
   if (violation !== undefined) return [jsonScriptPlan(violation)];
   const plan = await createPlan(script, request);
   if (request.protocol !== undefined)
@@ -122,7 +124,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     queue: [],
     fallback: undefined,
     requests: [],
-    cache: { entries: new Map() },
+    cache: { entries: new Map(), owners: new Map() },
     responses: createResponsesStore(),
     countScript: undefined,
   };
