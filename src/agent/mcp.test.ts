@@ -158,6 +158,25 @@ it.each([['text/html'], ['image/svg+xml'], ['image/tiff'], [undefined], ['audio/
   },
 );
 
+it.each([['audio/wav'], ['audio/mpeg'], ['audio/mp3']])(
+  'MCP audio of type %s (a block or a resource blob) becomes a note: Claude and others refuse audio',
+  (mimeType) => {
+    const output = convertResult({
+      content: [
+        { type: 'audio', data: 'AAAA', mimeType },
+        { type: 'resource', resource: { uri: 'file:///clips/a', blob: 'AAAA', mimeType } },
+      ],
+    });
+    expect(output).toEqual({
+      type: 'parts',
+      parts: [
+        { type: 'text', text: `[audio of type ${mimeType} not shown]` },
+        { type: 'text', text: `[resource a of type ${mimeType} not shown]` },
+      ],
+    });
+  },
+);
+
 it.each([
   ['application/zip', 'file:///exports/x.zip', '[resource x.zip of type application/zip not shown]'],
   [

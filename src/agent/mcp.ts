@@ -353,19 +353,12 @@ function textOf(block: McpContent): string {
 }
 
 /**
- * The image and audio types models take (every provider takes these images; the audio ones are
- * Gemini's and OpenAI's). A server's image of another type (`text/html`, `image/svg+xml`, none) would
- * be refused by the next model call, and by every later one of the run: it becomes a note instead.
+ * The image types every provider takes. A server's image of another type (`text/html`,
+ * `image/svg+xml`, none) would be refused by the next model call, and by every later one of the run:
+ * it becomes a note instead. So does any audio, an `audio` block or an audio resource blob: only
+ * Gemini and OpenAI take audio, and a run can switch to a model that refuses it (see `documentTypes`).
  */
-const mediaTypes = new Set([
-  'image/png',
-  'image/jpeg',
-  'image/gif',
-  'image/webp',
-  'audio/wav',
-  'audio/mpeg',
-  'audio/mp3',
-]);
+const mediaTypes = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
 /**
  * The document types every provider that reads documents takes: PDF and text (Anthropic and OpenAI
@@ -383,14 +376,14 @@ const quotedLength = 60;
 function convertBlock(block: McpContent): Part {
   if (block.type === 'image' || block.type === 'audio') {
     const mimeType = typeof block.mimeType === 'string' ? block.mimeType.toLowerCase() : undefined;
-    if (mimeType === undefined || !mediaTypes.has(mimeType) || !mimeType.startsWith(`${block.type}/`))
+    if (block.type === 'audio' || mimeType === undefined || !mediaTypes.has(mimeType))
       return {
         type: 'text',
         text: `[${block.type} of type ${String(mimeType ?? 'unknown').slice(0, quotedLength)} not shown]`,
       };
     return {
       type: 'media',
-      modality: block.type,
+      modality: 'image',
       mimeType,
       data: { type: 'base64', data: String(block.data) },
     };
@@ -400,15 +393,13 @@ function convertBlock(block: McpContent): Part {
   return { type: 'text', text: textOf(block) };
 }
 
-/** A resource blob: an image or audio part, a file part, or a note when no model may take its type. */
+/** A resource blob: an image part, a file part, or a note when some model may refuse its type. */
 function convertBlob(resource: { blob?: unknown; mimeType?: unknown; uri?: unknown }): Part {
   const mimeType = typeof resource.mimeType === 'string' ? normalizeMediaType(resource.mimeType) : undefined;
   const uri = typeof resource.uri === 'string' ? resource.uri : undefined;
   const data = { type: 'base64' as const, data: String(resource.blob) };
-  if (mimeType !== undefined && mediaTypes.has(mimeType)) {
-    const modality = mimeType.startsWith('image/') ? 'image' : 'audio';
-    return { type: 'media', modality, mimeType, data };
-  }
+  if (mimeType !== undefined && mediaTypes.has(mimeType))
+    return { type: 'media', modality: 'image', mimeType, data };
   if (mimeType !== undefined && documentTypes.has(mimeType))
     return { type: 'file', mimeType, data, ...(uri === undefined ? {} : { filename: uri }) };
   const base = uri?.slice(uri.lastIndexOf('/') + 1) || uri;
