@@ -4,7 +4,12 @@ import { createMemoryLogger } from '../core/logger.ts';
 import { checkTranscript } from '../core/transcript-invariants.ts';
 import { routingDecision } from '../routing/decision.ts';
 import { createSwitchyard, type Switchyard } from '../switchyard.ts';
-import { type Emulator, type EmulatorProtocolId, startEmulator } from '../testing/emulator/index.ts';
+import {
+  anthropicError,
+  type Emulator,
+  type EmulatorProtocolId,
+  startEmulator,
+} from '../testing/emulator/index.ts';
 import { assertStreamInvariants } from '../testing/invariants.ts';
 import { textOf } from '../core/reply.ts';
 import { addUsage, assistantItem, toolResultItem } from './helpers.ts';
@@ -291,6 +296,42 @@ describe('a send refused before anything is sent leaves the transcript as it was
     emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'done' }] });
     await chat.send();
     expect(lastUserTexts()).toEqual(['Question']);
+    await sy.close();
+  });
+
+  it("refused by the adapter's own checks (an output limit over the model's): nothing sent, the input not kept; sending it again sends it once", async () => {
+    const sy = front();
+    const chat = sy.conversation({ model: 'anthropic:claude-3-5-haiku-20241022', maxOutputTokens: 20_000 });
+    const requests = emulator.requests.length;
+    await expect(chat.send('question one')).rejects.toThrow(/takes at most 8192 output tokens/);
+    expect(emulator.requests.length).toBe(requests);
+    expect(chat.transcript).toEqual([]);
+    chat.model = 'anthropic:claude-sonnet-4-5';
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'answer' }] });
+    await chat.send('question one');
+    expect(lastUserTexts()).toEqual(['question one']);
+    await sy.close();
+  });
+
+  it("refused by the adapter's own checks, read by iterating: the input is gone when the error is raised", async () => {
+    const sy = front();
+    const chat = sy.conversation({ model: 'anthropic:claude-3-5-haiku-20241022', maxOutputTokens: 20_000 });
+    let transcriptAtError: number | undefined;
+    try {
+      for await (const _event of chat.send('question one'));
+    } catch {
+      transcriptAtError = chat.transcript.length;
+    }
+    expect(transcriptAtError).toBe(0);
+    await sy.close();
+  });
+
+  it('refused by the provider (the request was sent): the input stays, as the provider saw it', async () => {
+    const sy = front();
+    const chat = sy.conversation({ model: 'anthropic:claude-sonnet-4-5' });
+    emulator.enqueue(anthropicError(400, 'invalid_request_error', 'refused upstream'));
+    await expect(chat.send('question one')).rejects.toThrow(/refused upstream/);
+    expect(chat.transcript).toHaveLength(1);
     await sy.close();
   });
 });

@@ -11,9 +11,11 @@ import { emptyUsage, type Usage } from '../core/usage.ts';
 import type { RouteRequest } from '../routing/router.ts';
 import type { Reply } from '../core/reply.ts';
 import { addUsage, assistantItem, toolResultItem, type ToolResultValue } from './helpers.ts';
-import { failedTurn, Turn } from './turn.ts';
+import { failedTurn, onTurnFailure, Turn } from './turn.ts';
 import { invalidInput } from '../core/input-check.ts';
 import { InvalidRequestError } from '../core/errors/invalid-request-error.ts';
+import { isNotSent } from '../core/errors/not-sent.ts';
+import { routingDecisionOfError } from '../routing/decision.ts';
 import { checkTranscript } from '../core/transcript-invariants.ts';
 import { parseTranscript } from '../core/transcript-schema.ts';
 import type { ToolCallPart } from '../core/transcript.ts';
@@ -93,7 +95,8 @@ export class Conversation {
    * either way the assistant item is appended and usage added when it finishes. One turn at a time:
    * while one is in flight, `send()` returns a failed turn (`InvalidRequestError`, code
    * `conversation_busy`) and changes nothing, as does a send refused before anything is sent (a
-   * bad input or option, the request's checks). A turn ends with its reply (its `finish` event), its
+   * bad input or option, the request's checks; the adapter's own checks, whose refusal takes the
+   * input back as the turn's error reaches its reader). A turn ends with its reply (its `finish` event), its
    * error, or — after a `break` — once the aborted call settles (`await` it). A turn aborted by
    * `options.signal` or `cancel()` settles by itself, read or not: the conversation is free once it has.
    */
@@ -124,7 +127,7 @@ export class Conversation {
     const release = () => outer?.removeEventListener('abort', follow);
     const signal = controller.signal;
     const wrapped = options.signal === undefined || outer !== undefined ? { signal } : {};
-    const turn = this.send_(request, { ...options, ...wrapped, session: this.session }, (reply) => {
+    const sent = this.send_(request, { ...options, ...wrapped, session: this.session }, (reply) => {
       this.transcript.push(assistantItem(reply));
       this.usage = addUsage(this.usage, reply.usage);
       this.turns += 1;
@@ -132,13 +135,20 @@ export class Conversation {
       if (this.inFlight === turn) this.free();
       return reply;
     });
-    if (turn.hasEnded()) {
-      // Refused before anything was sent (the request's checks, no model to take it): the input
-      // leaves the transcript again, so that sending it again does not send it twice.
+    // Refused before anything was sent (the request's checks, no model to take it; the adapter's own
+    // checks, which end the turn later): the input leaves the transcript again, so that sending it
+    // again does not send it twice.
+    const takeBack = () => {
       if (added !== undefined && this.transcript.at(-1) === added) this.transcript.pop();
+    };
+    if (sent.hasEnded()) {
+      takeBack();
       release();
-      return turn;
+      return sent;
     }
+    const turn = onTurnFailure(sent, (error) => {
+      if (nothingSent(error)) takeBack();
+    });
     this.inFlight = turn;
     this.stop = { abort: (reason) => controller.abort(reason), release };
     // An aborted turn is read to its end here (its events dropped unless its caller is reading
@@ -291,4 +301,14 @@ function toolSpecs(tools: RouteRequest['tools']): { tools?: RouteRequest['tools'
   return {
     tools: tools.map(plainToolSpec),
   };
+}
+
+/**
+ * Whether a turn's error says no request was sent: the adapter raised it before sending (its own
+ * checks, the request's build), and no candidate before it was called (none failed but this one).
+ */
+function nothingSent(error: unknown): boolean {
+  if (!isNotSent(error)) return false;
+  const attempts = routingDecisionOfError(error)?.attempts ?? [];
+  return attempts.filter((attempt) => attempt.outcome === 'failed').length <= 1;
 }

@@ -65,3 +65,30 @@ export function failedTurn(error: unknown, model = 'unknown'): TurnSource {
   events.fail(error);
   return events;
 }
+
+/**
+ * `turn`, with `handle` called once with its error before its reader sees it (`await`, `result()`
+ * or the iterator's rejection).
+ */
+export function onTurnFailure(turn: Turn, handle: (error: unknown) => void): Turn {
+  let handled = false;
+  const rethrow = (error: unknown): never => {
+    if (!handled) {
+      handled = true;
+      handle(error);
+    }
+    throw error;
+  };
+  return new Turn({
+    hasEnded: () => turn.hasEnded(),
+    result: () => turn.result().catch(rethrow),
+    [Symbol.asyncIterator]: () => {
+      const iterator = turn[Symbol.asyncIterator]();
+      return {
+        next: () => iterator.next().catch(rethrow),
+        return: (value?: unknown) =>
+          iterator.return?.(value) ?? Promise.resolve({ done: true as const, value: undefined }),
+      };
+    },
+  });
+}

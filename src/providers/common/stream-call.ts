@@ -1,6 +1,7 @@
 /** `adapter.stream()`: one streamed call, pulled by its consumer, with retries before the first event. */
 import type { AdapterSession, CallOptions } from '../../core/adapter.ts';
 import { AdapterError } from '../../core/errors/adapter-error.ts';
+import { markNotSent } from '../../core/errors/not-sent.ts';
 import { ServerError } from '../../core/errors/server-error.ts';
 import { isContentEvent } from '../../core/content-events.ts';
 import { EventStream } from '../../core/event-stream.ts';
@@ -80,7 +81,7 @@ async function runStream(
     const model = reportedId(runtime, reportedModel(untrustedRequest));
     const requestId = createRequestId();
     new StreamBuilder({ requestId, provider: definition.name, model, startedAt }, sink).finish('error');
-    eventStream.fail(withRequestId(error, requestId));
+    eventStream.fail(markNotSent(withRequestId(error, requestId)));
     return;
   }
   const { request, options: callOptions } = validated;
@@ -99,6 +100,8 @@ async function runStream(
   let implicitSession: AdapterSession | undefined;
   let settle: () => void;
   let callContext: CallSetup['context'] | undefined;
+  // Until the first attempt, nothing was sent: the call's checks and the request's build.
+  let attempted = false;
   const stopDeadline = http.startDeadline(controller);
   try {
     const callSetup = setup(runtime, request, callOptions, true, controller.signal, wire);
@@ -115,6 +118,7 @@ async function runStream(
       callOptions.headers,
     );
     if (preparing !== undefined) await preparing;
+    attempted = true;
     await withRetries(
       async () => {
         builder = new StreamBuilder(builderContext, sink);
@@ -158,6 +162,7 @@ async function runStream(
       settle = () => eventStream.end(response);
     } else {
       builder.finish('error');
+      if (!attempted) markNotSent(classified);
       settle = () => eventStream.fail(classified);
     }
   } finally {
