@@ -30,7 +30,7 @@ export async function runModels(options: ModelsOptions, output: Output): Promise
       }
       listings = listings.filter((listing) => listing.provider === options.provider);
     }
-    const rows = modelRows(sy, listings);
+    const rows = await modelRows(sy, listings);
     if (options.json) output.stdout(JSON.stringify(rows, undefined, 2));
     else for (const line of modelTable(rows)) output.stdout(line);
     return 0;

@@ -4,6 +4,8 @@
  * no-key fallback to the built-in emulator.
  */
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAsk } from '../../src/cli/ask-command.ts';
@@ -242,5 +244,28 @@ describe('switchyard models', () => {
     lines.length = 0;
     expect(await runCli(['models', '--provider', 'antropic'], output)).toBe(2);
     expect(lines).toEqual(["switchyard models: unknown provider 'antropic' (did you mean 'anthropic'?)"]);
+  });
+
+  it("prices the models of an adapter named otherwise (work-claude) as its provider's, as its replies are charged", async () => {
+    const renamed = join(temporaryFolder(), 'switchyard.yaml');
+    writeFileSync(
+      renamed,
+      [
+        'builtins: false',
+        'adapters:',
+        `  work-claude: { type: anthropic, base_url: '${emulator.url}/v1', api_key: test-key, max_retries: 0 }`,
+        'models:',
+        "  'work-claude:claude-sonnet-4-5': {}",
+        '',
+      ].join('\n'),
+    );
+    const lines: string[] = [];
+    const output = { stdout: (line: string) => lines.push(line), stderr: (line: string) => lines.push(line) };
+    expect(await runCli(['models', '--config', renamed, '--json'], output)).toBe(0);
+    const rows = JSON.parse(lines.join('\n')) as Array<Record<string, unknown>>;
+    expect(rows.find((row) => row.id === 'work-claude:claude-sonnet-4-5')).toMatchObject({
+      inputPerMillion: 3,
+      outputPerMillion: 15,
+    });
   });
 });

@@ -117,9 +117,9 @@ const commands: SlashCommand[] = [
     name: 'models',
     args: '',
     help: 'the configured models, with prices and limits',
-    run(context) {
+    async run(context) {
       const listings = context.session.sy.models().filter((listing) => listing.configured);
-      for (const line of modelTable(modelRows(context.session.sy, listings))) context.say(line);
+      for (const line of modelTable(await modelRows(context.session.sy, listings))) context.say(line);
     },
   },
   {

@@ -1,5 +1,5 @@
 /** Numbers as the chat shows them: the status line after each message, `/cost`, and model rows with prices and limits. */
-import type { Rate } from '../../pricing/types.ts';
+import type { ModelPrices, Rate } from '../../pricing/types.ts';
 import type { ModelListing } from '../../registry/registry.ts';
 import type { Switchyard } from '../../switchyard.ts';
 import type { StoredTurn } from './store.ts';
@@ -127,29 +127,36 @@ export interface ModelRow {
   configured: boolean;
 }
 
-/** The rows of `listings`, priced from the config's overrides, then the price table. */
-export function modelRows(sy: Switchyard, listings: readonly ModelListing[]): ModelRow[] {
-  return listings.map((listing) => {
-    let prices;
-    try {
-      prices = sy.resolve(listing.id).pricing ?? sy.prices.lookup(listing.id);
-    } catch {
-      prices = sy.prices.lookup(listing.id);
-    }
-    const row: ModelRow = {
-      id: listing.id,
-      provider: listing.provider,
-      aliases: listing.aliases,
-      contextWindow: listing.facts.contextWindow,
-      maxOutputTokens: listing.facts.maxOutputTokens,
-      configured: listing.configured,
-    };
-    const input = rate(prices?.input_mtok);
-    const output = rate(prices?.output_mtok);
-    if (input !== undefined) row.inputPerMillion = input;
-    if (output !== undefined) row.outputPerMillion = output;
-    return row;
-  });
+/**
+ * The rows of `listings`, priced as their calls are (`sy.pricesOf`: the config's overrides, then the
+ * price table, under the provider's own name for an adapter named otherwise).
+ */
+export async function modelRows(sy: Switchyard, listings: readonly ModelListing[]): Promise<ModelRow[]> {
+  return Promise.all(listings.map(async (listing) => modelRow(listing, await pricesOf(sy, listing.id))));
+}
+
+async function pricesOf(sy: Switchyard, id: string): Promise<ModelPrices | undefined> {
+  try {
+    return await sy.pricesOf(id);
+  } catch {
+    return sy.prices.lookup(id);
+  }
+}
+
+function modelRow(listing: ModelListing, prices: ModelPrices | undefined): ModelRow {
+  const row: ModelRow = {
+    id: listing.id,
+    provider: listing.provider,
+    aliases: listing.aliases,
+    contextWindow: listing.facts.contextWindow,
+    maxOutputTokens: listing.facts.maxOutputTokens,
+    configured: listing.configured,
+  };
+  const input = rate(prices?.input_mtok);
+  const output = rate(prices?.output_mtok);
+  if (input !== undefined) row.inputPerMillion = input;
+  if (output !== undefined) row.outputPerMillion = output;
+  return row;
 }
 
 /** The rows as a text table. */
