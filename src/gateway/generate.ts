@@ -48,12 +48,16 @@ function encodeContext(decoded: DecodedRequest, protocol: InboundProtocol, serve
  * when the client's socket took it all, else when the reply closes — taken by its client, or cut
  * off after `send_timeout_seconds` ({@link deliverWithin}). A key's clients that leave replies
  * unread hold at most `max_in_flight` of them in memory (as nginx's `limit_conn` counts a
- * connection until its response is sent).
+ * connection until its response is sent). A reply not yet ended on Node's response is one the Hono
+ * app writes after this (its handler's `Response`, or the rest of a web stream): held until the
+ * response closes, which it does once written, taken or cut (`cutIfUnread` in `node-listener.ts`),
+ * or its client gone. Without Node's response (another host), nothing tells: given back at once.
  */
 function holdUntilDelivered(state: GatewayState, call: GenerationCall): void {
   const { outgoing } = call;
   const { name } = call.key!;
-  if (outgoing === undefined || !undelivered(outgoing)) leaveKey(state, name);
+  if (outgoing === undefined || (outgoing.writableEnded ? !undelivered(outgoing) : outgoing.destroyed))
+    leaveKey(state, name);
   else outgoing.once('close', () => leaveKey(state, name));
 }
 

@@ -1,6 +1,6 @@
 /**
  * The request listener of the gateway's own HTTP server. The generation routes (Chat Completions,
- * Responses, Messages at their exact paths, without a query string; Gemini's `generateContent` and
+ * Responses, Messages at their exact paths, with or without a query; Gemini's `generateContent` and
  * `streamGenerateContent`) are served straight from Node's request and response; every other request goes to the Hono app
  * through @hono/node-server. Why: that adaptation — a web `Request` over Node's request, Hono's
  * context and dispatch, a web `Response` taken apart again — was ~20 µs of CPU and ~2 KB of garbage
@@ -35,7 +35,7 @@ import type { GatewayState } from './state.ts';
 export type Listener = (incoming: IncomingMessage, outgoing: ServerResponse) => void;
 type Fetch = Parameters<typeof getRequestListener>[0];
 
-/** The generation routes served directly: exact paths, POST only. */
+/** The generation routes served directly: exact paths (any query aside), POST only. */
 const directRoutes = new Map<string, ProtocolName>([
   ['/v1/chat/completions', 'openai-chat'],
   ['/v1/responses', 'openai-responses'],
@@ -60,6 +60,15 @@ function directRoute(incoming: IncomingMessage): Route | undefined {
   const url = incoming.url ?? '';
   const protocol = directRoutes.get(url);
   if (protocol !== undefined) return { protocol, path: url };
+  // With a query (read for its `key=` only, as the app's routes do): looked up by its path. A URL
+  // without one pays no split: the lookup above took it whole.
+  const queryAt = url.indexOf('?');
+  if (queryAt !== -1) {
+    const path = url.slice(0, queryAt);
+    const fixed = directRoutes.get(path);
+    if (fixed !== undefined)
+      return { protocol: fixed, path, query: new URLSearchParams(url.slice(queryAt + 1)) };
+  }
   const gemini = geminiPath.exec(url);
   if (gemini === null) return undefined;
   let action: string;
@@ -74,7 +83,7 @@ function directRoute(incoming: IncomingMessage): Route | undefined {
   const stream = match[2] === 'streamGenerateContent';
   return {
     protocol: 'gemini',
-    path: gemini[2] === undefined ? url : url.slice(0, url.indexOf('?')),
+    path: queryAt === -1 ? url : url.slice(0, queryAt),
     decodeContext: { model: match[1]!, stream },
     jsonArray: stream && query.get('alt') !== 'sse',
     query,

@@ -32,40 +32,46 @@ async function chat(): Promise<number> {
 }
 
 describe('a whole reply its client never reads', () => {
-  it('is cut off after send_timeout_seconds and logged 499, holding its key’s max_in_flight place until then', async () => {
-    // 8 MB of text: more than the loopback socket's buffers take from a client that reads nothing.
-    harness.emulator.enqueue({
-      type: 'scripted',
-      content: [{ type: 'text', text: 'y'.repeat(8_000_000) }],
-      chunkSize: 65_536,
-    });
-    const served = harness.nextServed();
-    const logged = harness.accessLog.length;
-    const { socket, received } = rawConnection(harness.server.url);
-    try {
-      socket.write(
-        `POST /v1/chat/completions HTTP/1.1\r\nhost: localhost\r\nauthorization: Bearer single-key\r\n` +
-          `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-      );
-      socket.pause();
-      await served;
-      // The reply is written (its upstream call over), not read: the key's one place is still held.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Second.' }] });
-      expect(await chat()).toBe(429);
-      expect(harness.accessLog.slice(logged).map((line) => line.status)).toEqual([429]);
-      // Cut once the client has taken nothing for 2 s: the connection closes, the reply logged 499.
-      await expect
-        .poll(() => harness.accessLog.slice(logged).map((line) => line.status), { timeout: 8000 })
-        .toEqual([429, 499]);
-      expect(harness.accessLog.at(-1)).toMatchObject({ errorClass: 'cancelled', key: 'single' });
-      expect(received()).toBe('');
-      // Its place given back: the key's next call is served.
-      expect(await chat()).toBe(200);
-    } finally {
-      socket.destroy();
-    }
-  });
+  // A query string, or an absolute-form target (served by the Hono app), changes none of it: with
+  // either, the key's place was given back before the reply was written, and a second call served.
+  it.each(['/v1/chat/completions', '/v1/chat/completions?x=1', 'http://localhost/v1/chat/completions'])(
+    'is cut off after send_timeout_seconds and logged 499, holding its key’s max_in_flight place until then (%s)',
+    async (target) => {
+      // 8 MB of text: more than the loopback socket's buffers take from a client that reads nothing.
+      harness.emulator.enqueue({
+        type: 'scripted',
+        content: [{ type: 'text', text: 'y'.repeat(8_000_000) }],
+        chunkSize: 65_536,
+      });
+      const served = harness.nextServed();
+      const logged = harness.accessLog.length;
+      const { socket, received } = rawConnection(harness.server.url);
+      try {
+        socket.write(
+          `POST ${target} HTTP/1.1\r\nhost: localhost\r\nauthorization: Bearer single-key\r\n` +
+            `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        );
+        socket.pause();
+        await served;
+        // The reply is written (its first bytes wait in the paused socket's buffer), not read: the
+        // key's one place is still held.
+        await expect.poll(() => socket.readableLength).toBeGreaterThan(0);
+        harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Second.' }] });
+        expect(await chat()).toBe(429);
+        expect(harness.accessLog.slice(logged).map((line) => line.status)).toEqual([429]);
+        // Cut once the client has taken nothing for 2 s: the connection closes, the reply logged 499.
+        await expect
+          .poll(() => harness.accessLog.slice(logged).map((line) => line.status), { timeout: 8000 })
+          .toEqual([429, 499]);
+        expect(harness.accessLog.at(-1)).toMatchObject({ errorClass: 'cancelled', key: 'single' });
+        expect(received()).toBe('');
+        // Its place given back: the key's next call is served.
+        expect(await chat()).toBe(200);
+      } finally {
+        socket.destroy();
+      }
+    },
+  );
 
   it('a stored response read (the Hono app’s route) is cut off so too, and logged 499', async () => {
     harness.emulator.enqueue({
