@@ -199,4 +199,47 @@ describe('configured secrets do not outlive what holds them', () => {
     expect(redactSecrets(`x ${kept}`)).toBe('x [REDACTED]');
     await live.close();
   });
+
+  it('a Bedrock adapter dropped during its call keeps its key redacted in that call’s error', async () => {
+    const key = 'bedrock-dropped-key-0001xyz';
+    let answer: () => void = () => {};
+    let held: Server | undefined;
+    const arrived = new Promise<void>((resolve) => {
+      held = createServer((request, response) => {
+        request.resume();
+        const echoed = String(request.headers.authorization);
+        answer = () => {
+          response.writeHead(400, { 'content-type': 'application/json' });
+          response.end(JSON.stringify({ message: `bad key ${echoed}` }));
+        };
+        resolve();
+      });
+    });
+    await new Promise<void>((resolve) => held!.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (held!.address() as AddressInfo).port;
+      // The adapter is reachable only from this closure: the call alone holds what it uses.
+      const call = (() =>
+        createBedrock({
+          apiKey: key,
+          region: 'us-east-1',
+          baseURL: `http://127.0.0.1:${port}`,
+          maxRetries: 0,
+          env: {},
+          logger: silentLogger,
+        }).complete(hi('bedrock:anthropic.claude-3-haiku-20240307-v1:0')))();
+      await arrived;
+      for (let round = 0; round < 5; round++) {
+        collect();
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      answer();
+      const text = await failureText(call);
+      expect(text).toContain('bad key Bearer [REDACTED]');
+      expect(text).not.toContain(key);
+    } finally {
+      held!.closeAllConnections();
+      await new Promise<void>((resolve) => held!.close(() => resolve()));
+    }
+  });
 });

@@ -12,7 +12,7 @@ import { AwsV4Signer } from 'aws4fetch';
 import { AdapterError } from '../../core/errors/adapter-error.ts';
 import { AuthError } from '../../core/errors/auth-error.ts';
 import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
-import { registerSecrets } from '../../core/redaction.ts';
+import { registerConfiguredSecrets, registerSecrets } from '../../core/redaction.ts';
 import type { Authorization, AuthorizeInput } from '../common/definition.ts';
 import { amzDateOf, SigningClock } from './clock.ts';
 import { isRegion } from './model-id.ts';
@@ -54,6 +54,16 @@ export class BedrockAuth {
     this.options = options;
     this.loadPeer = loadPeer;
     this.clock = clock;
+    // The key and fixed credentials given are known to every redaction while this resolver lives:
+    // the adapter's definition holds it, and so does every call in flight, the adapter dropped or not
+    // (those resolved per request are registered as they are sent, among the bounded rotating ones).
+    const given = typeof options.credentials === 'object' ? options.credentials : undefined;
+    registerConfiguredSecrets(this, [
+      options.apiKey,
+      given?.accessKeyId,
+      given?.secretAccessKey,
+      given?.sessionToken,
+    ]);
   }
 
   private get env(): Record<string, string | undefined> {

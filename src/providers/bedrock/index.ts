@@ -4,7 +4,6 @@
  * `providerOptions.bedrock` type, nothing else.
  */
 import type { Adapter } from '../../core/adapter.ts';
-import { registerConfiguredSecrets } from '../../core/redaction.ts';
 import { createHttpAdapter } from '../common/http-adapter.ts';
 import { createBedrockDefinition } from './definition.ts';
 import { type BedrockOptions, bedrockCredentials } from './options.ts';
@@ -31,21 +30,11 @@ export type { BedrockOptions, BedrockProviderOptions } from './options.ts';
  * });
  */
 export function createBedrock(options: BedrockOptions = {}): Adapter {
-  const definition = createBedrockDefinition(options);
-  const adapter = createHttpAdapter(definition, {
+  // The key and fixed credentials given here are kept for redaction by the definition's
+  // `BedrockAuth`, which every call in flight holds (`auth.ts`).
+  return createHttpAdapter(createBedrockDefinition(options), {
     ...options,
     apiKey: undefined,
     credentials: bedrockCredentials,
   });
-  // The key and fixed credentials given here are kept for redaction while the adapter lives; those
-  // resolved per request (a credentials function, the environment, the chain) are registered as
-  // they are sent, among the bounded rotating ones.
-  const given = typeof options.credentials === 'object' ? options.credentials : undefined;
-  registerConfiguredSecrets(adapter, [
-    options.apiKey,
-    given?.accessKeyId,
-    given?.secretAccessKey,
-    given?.sessionToken,
-  ]);
-  return adapter;
 }
