@@ -20,7 +20,7 @@ import { joinModelId } from './core/ids.ts';
 import { type ProviderTypeTable, createProviderTypeTable } from './registry/provider-type-table.ts';
 import { loadConfigFile, parseConfig, type SwitchyardConfig } from './registry/config.ts';
 import type { ModelFacts } from './registry/model-facts.ts';
-import { createRegistry, type ModelListing, type ResolvedModel } from './registry/registry.ts';
+import { createRegistry, type ModelListing, type Registry, type ResolvedModel } from './registry/registry.ts';
 import { Availability, type AvailabilityPolicy, type AvailabilityStore } from './routing/availability.ts';
 import { createRouter, type ReplyHook } from './routing/router.ts';
 import { attachStructured } from './schemas/structured.ts';
@@ -74,6 +74,13 @@ export interface SwitchyardOptions {
 /** A resolved model with its merged facts. */
 export interface ModelDescription extends ResolvedModel {
   facts: ModelFacts;
+  /**
+   * The provider's own name when the model's adapter is named otherwise (`openai` for an OpenAI
+   * Responses adapter named `responses`, `anthropic` for one named `work-claude`): the bundled
+   * catalog and the price table know its models by it. Absent when the adapter is named as its
+   * provider, has no key, or its code is not loaded yet.
+   */
+  ownName?: string;
 }
 
 /** The front door; see {@link createSwitchyard}. */
@@ -164,6 +171,19 @@ function hookOf(prepared: PreparedOk, after: ReplyHook | undefined): ReplyHook |
  * const reply = await sy.complete({ model: 'sonnet', transcript: [userText('Hello!')] });
  * console.log(reply.text, reply.usage.cost);
  */
+/**
+ * The own name of `provider`'s adapter when it is named otherwise (creating it sends nothing), or
+ * undefined: named as its provider, or not loaded yet.
+ */
+function ownNameOf(registry: Registry, provider: string): string | undefined {
+  try {
+    return registry.adapter(provider).ownName;
+  } catch {
+    // Its code not loaded yet (its first call loads it), or it fails to create (its calls say why).
+    return undefined;
+  }
+}
+
 export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
   const options = checkSwitchyardOptions<SwitchyardOptions>(given);
   const config =
@@ -233,7 +253,10 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
     models: () => registry.models(),
     resolve(name) {
       const model = registry.resolve(checkModelName(name));
-      return { ...model, facts: router.facts(model) };
+      const description: ModelDescription = { ...model, facts: router.facts(model) };
+      const own = model.configured ? ownNameOf(registry, model.provider) : undefined;
+      if (own !== undefined) description.ownName = own;
+      return description;
     },
     async pricesOf(name) {
       const model = registry.resolve(checkModelName(name));

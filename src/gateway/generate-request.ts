@@ -226,15 +226,18 @@ export async function decode(
  * A resolved model's metrics label, from a fixed set whatever names clients send: its canonical id
  * when the registry knows it by name, when a glob or a `provider:` prefix reached a model the
  * bundled catalog has a row for (`gpt-4o` through the default glob `openai:gpt-*` is
- * `openai:gpt-4o`, as `openai:gpt-4o` is) or one the configuration names (`claude-sonnet-4-5`, the
- * `sonnet` alias's model); else `{provider}:other`.
+ * `openai:gpt-4o`, as `openai:gpt-4o` is; `responses:gpt-4o` through `responses:gpt-*` on an OpenAI
+ * Responses adapter named `responses` is `responses:gpt-4o`: the catalog is looked up by the
+ * provider's own name) or one the configuration names (`claude-sonnet-4-5`, the `sonnet` alias's
+ * model); else `{provider}:other`.
  */
 export function modelLabel(
   state: GatewayState,
   model: NonNullable<ReturnType<typeof permittedModel>>,
 ): string {
   if (model.matchedBy === 'exact' || model.matchedBy === 'alias') return model.id;
-  if (isCatalogued(model.provider, model.wireName)) return model.id;
+  // An adapter named otherwise (`responses`, `acct-a`) finds its rows under its provider's own name.
+  if (isCatalogued(model.ownName ?? model.provider, model.wireName)) return model.id;
   try {
     if (state.switchyard.resolve(model.id).matchedBy === 'exact') return model.id;
   } catch {

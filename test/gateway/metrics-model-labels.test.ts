@@ -10,7 +10,11 @@ import { createClients, type GatewayHarness, scriptedText, startGatewayHarness }
 let harness: GatewayHarness;
 
 beforeAll(async () => {
-  harness = await startGatewayHarness({}, {}, { 'openai:gpt-*': {}, 'anthropic:claude-*': {} });
+  harness = await startGatewayHarness(
+    {},
+    {},
+    { 'openai:gpt-*': {}, 'anthropic:claude-*': {}, 'responses:gpt-*': {} },
+  );
 });
 afterAll(async () => {
   await harness?.close();
@@ -65,5 +69,15 @@ describe('metrics model labels through a glob', () => {
     ]);
     expect(after.get('openai:other')! - (before.get('openai:other') ?? 0)).toBe(names.length);
     expect(after.get('openai:gpt-4o')).toBe(before.get('openai:gpt-4o'));
+  });
+
+  it('an adapter named otherwise than its provider (`responses`, an OpenAI Responses adapter): its catalogued models are counted under its own ids, the rest under `responses:other`', async () => {
+    const before = await requestsByModel();
+    for (const name of ['responses:gpt-4o', 'responses:gpt-4.1', 'responses:gpt-made-up']) await chat(name);
+    const after = await requestsByModel();
+    const added = (label: string) => (after.get(label) ?? 0) - (before.get(label) ?? 0);
+    expect(added('responses:gpt-4o')).toBe(1);
+    expect(added('responses:gpt-4.1')).toBe(1);
+    expect(added('responses:other')).toBe(1);
   });
 });
