@@ -46,9 +46,12 @@ const KEY_START = '(?<![A-Za-z0-9_-])';
 /**
  * A SigV4 signature after its name (`Signature=` of an `authorization` header, `X-Amz-Signature=` of
  * a presigned URL) in any text, such as an upstream echoing the header back: the hex goes, the name
- * stays. A signature is a credential for its request until the request expires.
+ * stays. The name in any case, then `=` (blanks around it allowed), its percent-encoding `%3D` (a URL inside a query) or a
+ * JSON or repr field's `": "` (quotes optional, escaped or not). A signature is a credential for its
+ * request until the request expires. (Written without the `i` flag: every pattern joins one regex.)
  */
-const SIGNATURE_VALUE = /(?<=\b[Ss]ignature=)[0-9a-fA-F]{64,}/;
+const SIGNATURE_VALUE =
+  /(?<=\b[Ss][Ii][Gg][Nn][Aa][Tt][Uu][Rr][Ee](?:[ \t]*=[ \t]*|%3[Dd]|\\?["']?[ \t]*:[ \t]*\\?["']?))[0-9a-fA-F]{64,}/;
 
 /** Literal secrets shorter than this are not searched for (they would hit ordinary text). */
 export const MINIMUM_SECRET_LENGTH = 8;

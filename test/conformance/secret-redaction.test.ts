@@ -130,6 +130,29 @@ describe('a password in a base_url never appears', () => {
   });
 });
 
+describe('a SigV4 signature is removed however its name and separator are written', () => {
+  const hex = '0123456789abcdef'.repeat(4);
+  it.each([
+    [`Authorization: AWS4-HMAC-SHA256 SignedHeaders=host, Signature=${hex}`, 'Signature=[REDACTED]'],
+    [`https://x.amazonaws.com/?X-Amz-Signature=${hex}&x=1`, 'X-Amz-Signature=[REDACTED]&x=1'],
+    [`https://x.amazonaws.com/?X-Amz-Signature%3D${hex}`, 'X-Amz-Signature%3D[REDACTED]'],
+    [`{"signature": "${hex}"}`, '{"signature": "[REDACTED]"}'],
+    [`{\\"signature\\":\\"${hex}\\"}`, '{\\"signature\\":\\"[REDACTED]\\"}'],
+    [`SIGNATURE=${hex}`, 'SIGNATURE=[REDACTED]'],
+    [`x-amz-signature%3d${hex}`, 'x-amz-signature%3d[REDACTED]'],
+    [`signature: ${hex}`, 'signature: [REDACTED]'],
+    [`Signature = ${hex}`, 'Signature = [REDACTED]'],
+  ])('%s', (text, shown) => {
+    const redacted = redactSecrets(text);
+    expect(redacted).not.toContain(hex);
+    expect(redacted).toContain(shown);
+  });
+
+  it('hex after another name, or too short to be a signature, stays', () => {
+    expect(redactSecrets(`sha256=${hex} Signature=abc123`)).toBe(`sha256=${hex} Signature=abc123`);
+  });
+});
+
 describe('redactUrl: secret query parameters by name, in linear time, the text around kept', () => {
   it.each([
     'key',
