@@ -1,6 +1,8 @@
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../core/logger.ts';
 import { redactSecrets } from '../core/redaction.ts';
@@ -413,4 +415,24 @@ it('a listing that names one tool twice: the first is kept, the later left out w
     ['notes_a', 'first'],
   ]);
   expect(logger.entries.at(-1)?.fields).toEqual({ tool: 'notes_a', kept: 'a', leftOut: 'a' });
+});
+
+it('an HTTP server’s header secret stays redacted while its tools live, the source and config dropped', async () => {
+  setFlagsFromString('--expose-gc');
+  const collect = runInNewContext('gc') as () => void;
+  const token = 'mcp-kept-by-tools-Zq83hXk2LmP09';
+  // Only the tools are kept (`const { tools } = await connectMcpTools(…)`): they hold the client.
+  const tools = await (async () =>
+    (
+      await connectMcpTools(
+        { transport: 'http', url: http.url, headers: { Authorization: `Bearer ${token}` } },
+        { timeoutMs: 5_000 },
+      )
+    ).tools)();
+  for (let round = 0; round < 10; round++) {
+    collect();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  expect(tools.length).toBeGreaterThan(0);
+  expect(redactSecrets(`echo: ${token}`)).toBe('echo: [REDACTED]');
 });

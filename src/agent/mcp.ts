@@ -93,7 +93,8 @@ export async function connectMcpTools(
 ): Promise<McpToolSource> {
   // `timeoutMs` bounds connecting and each page of the listing too (the SDK's default is 60 s).
   const limits = options.timeoutMs === undefined ? undefined : { timeout: options.timeoutMs };
-  // Kept for redaction while the server's configuration or the connected source can be reached.
+  // Kept for redaction while the server's configuration or the connected client can be reached: the
+  // client, not the source, which a caller may drop once it has the tools (they hold the client).
   const pin = (owner: object) => {
     if ('client' in server) return;
     // An environment value is registered whole: its last word is not a `Bearer` token.
@@ -131,7 +132,7 @@ export async function connectMcpTools(
     },
     close: () => client.close(),
   };
-  pin(source);
+  pin(client);
   try {
     await source.refresh();
   } catch (error) {
