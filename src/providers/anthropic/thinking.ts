@@ -3,6 +3,7 @@ import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts'
 import type { CanonicalRequest, ReasoningEffort } from '../../core/request.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import { refusalCodes } from '../common/refusal-codes.ts';
+import { findToolTurnWithoutReasoning, type ToolTurnShape } from '../common/tool-turn.ts';
 import type { WireMessage, WireThinking } from './api.ts';
 import type { ModelProfile, OutputEffort } from './capabilities.ts';
 
@@ -99,34 +100,17 @@ function effortBudget(effort: ReasoningEffort, maxTokens: number, context: Provi
   return Math.min(effortBudgets[effort], room);
 }
 
-/** Whether a user message only answers tool calls (it continues the assistant's turn). */
-function isToolResults(message: WireMessage): boolean {
-  return message.role === 'user' && message.content.every((block) => block.type === 'tool_result');
-}
-
-/**
- * The index of the assistant message that opened a tool-use turn still in progress, when that
- * message does not start with `thinking`/`redacted_thinking` (its reasoning came from another
- * provider, or was cancelled before Anthropic signed it); `undefined` otherwise. The turn is the
- * trailing run of assistant messages and user messages holding only `tool_result` blocks: the API
- * treats a tool-use loop as one assistant turn, which under thinking must start with a thinking
- * block (later steps of the loop need none: without interleaved thinking Claude thinks once).
- */
-export function findToolTurnWithoutThinking(messages: readonly WireMessage[]): number | undefined {
-  let start: number | undefined;
-  let results = false;
-  for (let index = messages.length - 1; index >= 0; index--) {
-    const message = messages[index] as WireMessage;
-    if (message.role === 'assistant') start = index;
-    else if (isToolResults(message)) results = true;
-    else break;
-  }
-  if (start === undefined || !results) return undefined;
-  const content = (messages[start] as WireMessage).content;
-  const first = content[0]?.type;
-  if (first === 'thinking' || first === 'redacted_thinking') return undefined;
-  return content.some((block) => block.type === 'tool_use') ? start : undefined;
-}
+/** Anthropic's wire messages, for {@link findToolTurnWithoutReasoning}: a turn opens with `thinking`/`redacted_thinking`. */
+const toolTurnShape: ToolTurnShape<WireMessage> = {
+  isAssistant: (message) => message.role === 'assistant',
+  isToolResults: (message) =>
+    message.role === 'user' && message.content.every((block) => block.type === 'tool_result'),
+  startsWithReasoning: (message) => {
+    const first = message.content[0]?.type;
+    return first === 'thinking' || first === 'redacted_thinking';
+  },
+  hasToolCall: (message) => message.content.some((block) => block.type === 'tool_use'),
+};
 
 /**
  * The thinking settings for a request. Budget models get `{type:'enabled', budget_tokens}` (the
@@ -142,7 +126,7 @@ export function findToolTurnWithoutThinking(messages: readonly WireMessage[]): n
  * room for the smallest budget: an effort (or no level) is then sent without thinking with a WARN
  * (`ignored a reasoning request`), an explicit budget refused (`thinking_needs_room`), as Anthropic
  * refuses it. Given the converted `messages`, thinking is left out with a WARN when
- * they continue a tool-use turn without a thinking block (`findToolTurnWithoutThinking`), which the
+ * they continue a tool-use turn without a thinking block (`findToolTurnWithoutReasoning`), which the
  * API refuses under thinking, and beside a forced tool choice unless the budget is explicit (then
  * refused, as the API refuses it).
  */
@@ -162,7 +146,8 @@ export function convertReasoning(
     context.warn('ignored a reasoning request', { reason: `${profile.family} has no extended thinking` });
     return {};
   }
-  const turnStart = messages === undefined ? undefined : findToolTurnWithoutThinking(messages);
+  const turnStart =
+    messages === undefined ? undefined : findToolTurnWithoutReasoning(messages, toolTurnShape);
   if (turnStart !== undefined) {
     context.warn('thinking disabled for this turn: the last tool-use turn has no Anthropic thinking block', {
       messageIndex: turnStart,

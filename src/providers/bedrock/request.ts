@@ -10,6 +10,7 @@ import { modelProfile } from '../anthropic/capabilities.ts';
 import { strictToolSchema, type StrictWarn } from '../anthropic/request.ts';
 import { convertSampling, type Sampling } from '../anthropic/thinking.ts';
 import { refusalCodes } from '../common/refusal-codes.ts';
+import { findToolTurnWithoutReasoning, type ToolTurnShape } from '../common/tool-turn.ts';
 import { applyCachePoints, convertSystem } from './cache.ts';
 import { convertMessages } from './messages.ts';
 import { modelPath } from './model-id.ts';
@@ -131,37 +132,24 @@ function effortWithoutThinking(effort: string | undefined, context: ProviderCont
   return {};
 }
 
-/** Whether a user message only answers tool calls (it continues the assistant's turn). */
-function isToolResults(message: WireMessage): boolean {
-  const blocks = message.content.filter((block) => block.cachePoint === undefined);
-  return (
-    message.role === 'user' && blocks.length > 0 && blocks.every((block) => block.toolResult !== undefined)
-  );
-}
-
 /**
- * Converse's form of Anthropic's `findToolTurnWithoutThinking`: the index of the assistant message
- * that opened a tool-use turn still in progress (the trailing run of assistant messages and user
- * messages holding only `toolResult` blocks) when it does not start with `reasoningContent` — its
- * calls came from another provider (Gemini, OpenAI, Claude on another host whose signature Bedrock
- * cannot verify) or its reasoning was dropped; `undefined` otherwise. Under thinking, Claude refuses
- * such a turn (a ValidationException: "a final `assistant` message must start with a thinking
+ * Converse's wire messages, for {@link findToolTurnWithoutReasoning}: a turn opens with
+ * `reasoningContent`; cache points are not content. Under thinking, Claude refuses a tool-use turn
+ * that does not (a ValidationException: "a final `assistant` message must start with a thinking
  * block").
  */
-export function findToolTurnWithoutReasoning(messages: readonly WireMessage[]): number | undefined {
-  let start: number | undefined;
-  let results = false;
-  for (let index = messages.length - 1; index >= 0; index--) {
-    const message = messages[index] as WireMessage;
-    if (message.role === 'assistant') start = index;
-    else if (isToolResults(message)) results = true;
-    else break;
-  }
-  if (start === undefined || !results) return undefined;
-  const content = (messages[start] as WireMessage).content.filter((block) => block.cachePoint === undefined);
-  if (content[0]?.reasoningContent !== undefined) return undefined;
-  return content.some((block) => block.toolUse !== undefined) ? start : undefined;
-}
+const toolTurnShape: ToolTurnShape<WireMessage> = {
+  isAssistant: (message) => message.role === 'assistant',
+  isToolResults: (message) => {
+    const blocks = message.content.filter((block) => block.cachePoint === undefined);
+    return (
+      message.role === 'user' && blocks.length > 0 && blocks.every((block) => block.toolResult !== undefined)
+    );
+  },
+  startsWithReasoning: (message) =>
+    message.content.find((block) => block.cachePoint === undefined)?.reasoningContent !== undefined,
+  hasToolCall: (message) => message.content.some((block) => block.toolUse !== undefined),
+};
 
 /**
  * Reasoning → `additionalModelRequestFields`: Claude `thinking` with `budget_tokens` (the explicit
@@ -188,7 +176,8 @@ export function convertReasoning(
   if (asked === 'none') return reasoningOff(id, context);
   if (id.startsWith('anthropic.')) {
     if (reasoning.thinking === false) return effortWithoutThinking(asked, context);
-    const turnStart = messages === undefined ? undefined : findToolTurnWithoutReasoning(messages);
+    const turnStart =
+      messages === undefined ? undefined : findToolTurnWithoutReasoning(messages, toolTurnShape);
     if (turnStart !== undefined) {
       context.warn(
         'thinking disabled for this turn: the last tool-use turn has no Anthropic thinking block',
