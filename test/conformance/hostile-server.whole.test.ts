@@ -1,8 +1,10 @@
 /**
  * A whole response and what follows it: a server that holds the connection open after the finish
- * signal. Without a terminal event (Anthropic) the idle timeout ends the stream as completed, with
- * one WARN; with one (OpenAI `[DONE]`) reading stops at once; a caller's cancellation stays a
- * cancellation either way.
+ * signal. With a terminal event (OpenAI `[DONE]`) reading stops at once; after Anthropic's
+ * `message_stop`, which a concatenated message may follow, once nothing came for a short window;
+ * where nothing says the response is over (a Chat stream's finish reason with neither usage nor
+ * `[DONE]`) the idle timeout ends the stream as completed, with one WARN; a caller's cancellation
+ * stays a cancellation in every case.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../../src/core/logger.ts';
@@ -47,7 +49,7 @@ const anthropicBody = anthropicEvents
   .map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`)
   .join('');
 
-const openaiBody = [
+const openaiChunks = [
   {
     id: 'c1',
     object: 'chat.completion.chunk',
@@ -60,10 +62,8 @@ const openaiBody = [
     model: 'gpt-4.1-mini',
     choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
   },
-]
-  .map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`)
-  .join('')
-  .concat('data: [DONE]\n\n');
+].map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`);
+const openaiBody = openaiChunks.join('').concat('data: [DONE]\n\n');
 
 let server: HostileServer;
 beforeAll(async () => {
@@ -89,10 +89,38 @@ function holdOpenAfter(body: string): void {
 const request = { transcript: [userText('hi')], maxOutputTokens: 16 };
 
 describe('a whole response, then the connection held open', () => {
-  it('Anthropic: the idle timeout ends the stream completed, the text kept, one WARN', async () => {
+  it('Anthropic: message_stop ends the stream long before the idle timeout, the text kept, no WARN', async () => {
     holdOpenAfter(anthropicBody);
     const logger = createMemoryLogger();
     const adapter = createAnthropic({
+      baseURL: `${server.url}/v1`,
+      apiKey: 'k',
+      idleTimeout: 60_000,
+      timeout: 60_000,
+      maxRetries: 0,
+      logger,
+    });
+    const started = performance.now();
+    const { events, error, response } = await collectStream(
+      adapter.stream({ ...request, model: 'claude-sonnet-4-5' }),
+    );
+    const elapsed = performance.now() - started;
+    await adapter.close();
+    server.dropConnections();
+    assertStreamInvariants(events);
+    expect(error).toBeUndefined();
+    expect(response).toMatchObject({
+      finishReason: 'completed',
+      content: [{ type: 'text', text: 'Whole.' }],
+    });
+    expect(elapsed).toBeLessThan(10_000);
+    expect(logger.entries).toEqual([]);
+  });
+
+  it('OpenAI: a finish reason with neither usage nor [DONE]: the idle timeout ends the stream completed, one WARN', async () => {
+    holdOpenAfter(openaiChunks.join(''));
+    const logger = createMemoryLogger();
+    const adapter = createOpenAI({
       baseURL: `${server.url}/v1`,
       apiKey: 'k',
       idleTimeout: 200,
@@ -100,7 +128,7 @@ describe('a whole response, then the connection held open', () => {
       logger,
     });
     const { events, error, response } = await collectStream(
-      adapter.stream({ ...request, model: 'claude-sonnet-4-5' }),
+      adapter.stream({ ...request, model: 'gpt-4.1-mini' }),
     );
     await adapter.close();
     server.dropConnections();

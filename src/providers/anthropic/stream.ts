@@ -13,6 +13,17 @@ import { addUsage, applyMessageFields, convertUsageFields, withDefined } from '.
 import { parseJson } from '../../core/json-text.ts';
 
 /**
+ * How long, after `message_stop`, a body that is still open may take to start a concatenated
+ * message (`message_start`, merged as below) before the stream is over. A concatenating writer (a
+ * replayed recording, a proxy joining the messages it holds) sends the next message with the last
+ * or right behind it; one that starts later is not merged (the stream ended with the messages
+ * before). The API ends its body right after `message_stop` (nothing is waited for then);
+ * a server that holds the connection open after it costs this window instead of the idle timeout
+ * (120 s by default).
+ */
+export const concatenatedMessageWindowMs = 50;
+
+/**
  * Stream state. Odd-but-real streams:
  * - a `message_start` repeating the open message's id (gateways duplicate the frame) is ignored;
  * - a `message_start` with another id while a message is open means an intermediary spliced a
@@ -21,7 +32,9 @@ import { parseJson } from '../../core/json-text.ts';
  * - a `message_start` after `message_stop` (recordings and proxies that concatenate consecutive
  *   messages) continues the same response: content is appended, usage added up, the last stop
  *   reason wins, and the message ids are kept in `anthropic.message_ids` (with a WARN);
- * - a body that ends before `message_stop` is truncated: `onEnd` throws `stream_truncated`.
+ * - a body that ends before `message_stop` is truncated: `onEnd` throws `stream_truncated`;
+ * - a body held open after `message_stop` ends the stream once nothing comes for
+ *   {@link concatenatedMessageWindowMs} (`quietEndMs`).
  * `ping` is ignored; unknown event types are skipped with a WARN.
  */
 class AnthropicStream implements StreamParser {
@@ -175,12 +188,18 @@ class AnthropicStream implements StreamParser {
     this.builder.usage(addUsage(this.completedUsage, this.currentUsage));
   }
 
-  /**
-   * Whole once a message stopped and none is open. No terminal event: a further message may follow
-   * (see above), so the runtime reads until the body ends.
-   */
+  /** Whole once a message stopped and none is open. */
   isComplete(): boolean {
     return this.stopped && !this.messageOpen;
+  }
+
+  /**
+   * `message_stop` is not final (a further message may follow, see above): once a message stopped
+   * and none is open, the runtime waits {@link concatenatedMessageWindowMs} for one, then stops
+   * reading even if the server holds the connection open.
+   */
+  quietEndMs(): number | undefined {
+    return this.isComplete() ? concatenatedMessageWindowMs : undefined;
   }
 
   onEnd(): void {

@@ -113,6 +113,14 @@ export interface StreamParser {
    * counts, so the runtime stops reading the body at once instead of waiting for the server to close.
    */
   isTerminated?(): boolean;
+  /**
+   * For a protocol whose last event is not final (Anthropic's `message_stop` may be followed by a
+   * concatenated message; Gemini marks its last chunk only by `finishReason` and usage): how long,
+   * in ms, the runtime still waits for more of the body once the response as received is whole. When
+   * no byte comes within it, reading stops as at the terminal event (the connection released, the
+   * response kept); bytes that come reset it. Undefined while the response is not whole: read on.
+   */
+  quietEndMs?(): number | undefined;
 }
 
 /** The request of one attempt as `authorize` sees it (the URL, method, headers and body to sign). */

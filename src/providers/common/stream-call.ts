@@ -238,8 +238,9 @@ async function streamAttempt(
       begun,
       call,
     };
-    const whole = await readBody(reading, attemptController.signal, signal, context);
-    if (whole) endDecoder(decoder, parser, signal, context);
+    const outcome = await readBody(reading, attemptController.signal, signal, context);
+    // Only a body that ended flushes the decoder: after a stop, what it holds is not an event.
+    if (outcome === 'ended') endDecoder(decoder, parser, signal, context);
     parser.onEnd();
   } catch (error) {
     throw asClassified(error, call, 'invalid_stream');
@@ -268,28 +269,42 @@ interface BodyReading extends Consumer {
 }
 
 /**
- * Reads the body into the decoder as the consumer pulls, until it ends or the terminal event
- * arrives. Returns false when the rest of the body failed after the response was whole (what came
- * is kept, with a WARN); any other failure stops the body and is thrown.
+ * How reading a body ended: `ended` (the body did), `stopped` (the terminal event arrived, or nothing
+ * came within the parser's quiet window after a whole response: the body was cancelled, its
+ * connection closed), `broken` (the rest failed after the response was whole: kept, with a WARN).
+ */
+type BodyOutcome = 'ended' | 'stopped' | 'broken';
+
+/**
+ * Reads the body into the decoder as the consumer pulls, until it ends, the terminal event arrives
+ * (`isTerminated`) or a whole response is followed by the parser's quiet window (`quietEndMs`).
+ * A failure after the response was whole is `broken`; any other failure stops the body and is thrown.
  */
 async function readBody(
   reading: BodyReading,
   attemptSignal: AbortSignal,
   callSignal: AbortSignal,
   context: CallSetup['context'],
-): Promise<boolean> {
+): Promise<BodyOutcome> {
   const { reader, parser, decoder, timers, demand, begun, call } = reading;
   try {
     for (;;) {
       const paused = pace(demand, timers, attemptSignal);
       if (paused !== undefined) await paused;
-      let chunk: ReadableStreamReadResult<Uint8Array>;
+      const quiet = parser.quietEndMs?.();
+      let chunk: ReadableStreamReadResult<Uint8Array> | undefined;
       try {
-        chunk = await reader.read();
+        chunk = quiet === undefined ? await reader.read() : await readWithin(reader, quiet);
       } catch (error) {
         throw bodyReadError(error, call, attemptSignal);
       }
-      if (chunk.done) return true;
+      if (chunk === undefined) {
+        // The response was whole and nothing followed it: a server holding the connection open
+        // is not waited for. Cancelling settles the pending read and closes the connection.
+        reader.cancel().catch(() => {});
+        return 'stopped';
+      }
+      if (chunk.done) return 'ended';
       timers.chunkReceived();
       try {
         if (begun()) decoder.feed(chunk.value);
@@ -301,7 +316,7 @@ async function readBody(
       if (parser.isTerminated?.() === true) {
         // The terminal event arrived: a server holding the connection open is not waited for.
         reader.cancel().catch(() => {});
-        return true;
+        return 'stopped';
       }
     }
   } catch (error) {
@@ -311,7 +326,26 @@ async function readBody(
     context.warn('ignored a failure of the stream after the response was complete', {
       reason: AdapterError.isInstance(error) ? (error.providerCode ?? error.errorClass) : 'malformed data',
     });
-    return false;
+    return 'broken';
+  }
+}
+
+/**
+ * The next read, or undefined when nothing came within `ms` (the read stays pending: the caller
+ * cancels the body, which settles it). A read that fails later is handled by the race, not unhandled.
+ */
+async function readWithin(
+  reader: HttpBodyReader,
+  ms: number,
+): Promise<ReadableStreamReadResult<Uint8Array> | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const quiet = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, ms, undefined);
+  });
+  try {
+    return await Promise.race([reader.read(), quiet]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -111,6 +111,8 @@ export class ResponseReader {
    */
   private pendingUsage: GeminiUsageMetadata | string | undefined;
   private started = false;
+  /** A chunk that was read whole (finish reason or prompt block) carried `usageMetadata`. */
+  private usageAfterFinish = false;
   /** Candidates of another index were met (warned once per stream). */
   private otherCandidates = false;
   /** The answer function the request declared, if any (see `answer-function.ts`). */
@@ -151,6 +153,14 @@ export class ResponseReader {
     return this.rawFinishReason !== undefined || this.blockReason !== undefined;
   }
 
+  /**
+   * True once the response is whole and a chunk carried its usage too (the finish chunk itself, as
+   * Gemini sends it, or one after): what Gemini's last chunk holds, though nothing marks it last.
+   */
+  get measured(): boolean {
+    return this.usageAfterFinish;
+  }
+
   /** Reads one chunk. */
   read(chunk: GeminiResponse): void {
     // A chunk with nothing but metadata (`trafficType`) does not start the message, so a stream
@@ -182,6 +192,7 @@ export class ResponseReader {
       this.builder.setMetadata('gemini.blockReason', blockReason);
       this.builder.setMetadata(geminiPromptFeedbackKey, chunk.promptFeedback as JsonObject);
     }
+    if (this.complete && isJsonObject(usage)) this.usageAfterFinish = true;
   }
 
   /**
@@ -192,7 +203,10 @@ export class ResponseReader {
   readScanned(scanner: DeltaScanner): boolean {
     if (!this.started) return false;
     if (scanner.responseId !== undefined) this.responseId ??= scanner.responseId;
-    if (scanner.usage !== undefined) this.queueUsage(scanner.usage);
+    if (scanner.usage !== undefined) {
+      this.queueUsage(scanner.usage);
+      if (this.complete) this.usageAfterFinish = true;
+    }
     this.onText(scanner.thought ? 'reasoning' : 'text', scanner.text, undefined);
     return true;
   }

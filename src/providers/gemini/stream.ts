@@ -10,9 +10,19 @@ import { isJsonObject } from '../../core/json.ts';
 import { parseJson } from '../../core/json-text.ts';
 
 /**
+ * How long a body still open after the response's finishReason and usage may take to send more
+ * before the stream is over. Gemini has no terminal event, but its last chunk carries both (every
+ * recording: test/fixtures/recorded/google), and its body ends right after it (nothing is waited
+ * for then); a server that holds the connection open costs this window instead of the idle
+ * timeout (120 s by default).
+ */
+export const lastChunkWindowMs = 50;
+
+/**
  * Each event is a `GenerateContentResponse` chunk, parsed once. Gemini sends no terminal event: the
  * stream is whole when a chunk carried a `finishReason` (or a prompt block); a body that ends before
- * that throws a retryable `NetworkError` (`stream_truncated`). An `{error}` chunk throws the
+ * that throws a retryable `NetworkError` (`stream_truncated`); one held open after the finish and
+ * its usage ends after {@link lastChunkWindowMs}. An `{error}` chunk throws the
  * classified error. Events that are not objects are skipped with a WARN (and so are candidates, parts,
  * function calls and usage that are not; see `ResponseReader`); streamed `partialArgs` that cannot be
  * applied throw a `ServerError` `invalid_stream`.
@@ -37,6 +47,11 @@ export function createStreamParser(context: ProviderContext, builder: StreamBuil
     },
     /** Whole once a chunk carried a finishReason; Gemini has no terminal event, so reading goes on. */
     isComplete: () => reader.complete,
+    /**
+     * A chunk with the finishReason and the usage is Gemini's last, though nothing says so: the
+     * runtime waits {@link lastChunkWindowMs} for more, then stops reading (a held connection).
+     */
+    quietEndMs: () => (reader.measured ? lastChunkWindowMs : undefined),
     onEnd() {
       if (!reader.complete) {
         reader.flushUsage();

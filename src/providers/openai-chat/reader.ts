@@ -69,6 +69,8 @@ export class ResponseReader {
   private rawFinish: string | undefined;
   private completed = false;
   private pendingUsage: WireUsage | undefined;
+  /** A chunk carried usage once the finish reason had arrived (with it or after it). */
+  private usageAfterFinish = false;
   private citations: JsonValue | undefined;
   /**
    * Annotations read (canonical, offsets in the whole message text) and not yet given to the text
@@ -102,6 +104,11 @@ export class ResponseReader {
     return this.rawFinish !== undefined;
   }
 
+  /** Whether the finish reason and then the usage arrived (in one chunk or two): all but `[DONE]`. */
+  get hasFinalUsage(): boolean {
+    return this.usageAfterFinish;
+  }
+
   /** Reads one completion or chunk: identity, the first choice's message/delta and finish, usage. */
   read(completion: WireCompletion, choice: WireChoice | null | undefined): void {
     // The served tier (every chunk repeats it), before the start so that `message-start` says it.
@@ -112,7 +119,10 @@ export class ResponseReader {
     const finishReason = choice?.finish_reason;
     if (typeof finishReason === 'string' && finishReason !== '') this.readFinish(finishReason);
     const usage = completion.usage ?? choice?.usage ?? completion.x_groq?.usage;
-    if (typeof usage === 'object' && usage !== null) this.pendingUsage = usage;
+    if (typeof usage === 'object' && usage !== null) {
+      this.pendingUsage = usage;
+      if (this.rawFinish !== undefined) this.usageAfterFinish = true;
+    }
     if (completion.citations !== undefined && completion.citations !== null)
       this.citations = completion.citations;
     if (completion.search_results !== undefined && completion.search_results !== null)

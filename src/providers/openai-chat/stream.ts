@@ -9,6 +9,14 @@ import type { ChatQuirks } from './quirks.ts';
 import { firstChoice, ResponseReader } from './reader.ts';
 import { parseJson } from '../../core/json-text.ts';
 
+/**
+ * How long a body still open after the finish reason and the usage may take to send `[DONE]` (or
+ * anything) before the stream is over. Hosts send `[DONE]` with them or right behind (it ends the
+ * stream at once, as does the body's end); one that never sends it and holds the connection open
+ * costs this window instead of the idle timeout (120 s by default).
+ */
+export const missingDoneWindowMs = 50;
+
 /** What one SSE event is. */
 type EventKind = 'done' | 'empty' | 'chunk';
 
@@ -29,7 +37,8 @@ function classifyEvent(data: string): EventKind {
  * came first — it throws a retryable `NetworkError` `stream_truncated` (keeping the content, tool
  * calls and usage that arrived), unless the host's `quirks.omitsFinishReason` says it never sends one.
  * `[DONE]` is the terminator: every event after it (text, tool calls, usage alike) is ignored, with
- * one WARN per stream.
+ * one WARN per stream; without it, a body held open after the finish reason and the usage ends after
+ * {@link missingDoneWindowMs}.
  */
 export function createStreamParser(
   context: ProviderContext,
@@ -100,6 +109,11 @@ export function createStreamParser(
     /** Whole once a finish reason arrived (the usage chunk may still follow). */
     isComplete: () => reader.hasFinish,
     isTerminated: () => done,
+    /**
+     * A host that sends the finish reason and the usage but no `[DONE]`, holding the connection:
+     * waited for {@link missingDoneWindowMs}, not the idle timeout.
+     */
+    quietEndMs: () => (!done && reader.hasFinalUsage ? missingDoneWindowMs : undefined),
   };
 
   /** The one rule for the end of a stream: no finish reason means truncated, unless the host omits it. */
