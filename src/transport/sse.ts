@@ -57,7 +57,16 @@ export class SseDecoder {
   /** No text decoded yet: a leading U+FEFF is the body's BOM, dropped as UTF-8 decoding drops it. */
   private atStart = true;
 
-  constructor(handler: SseHandler, maxEventBytes = defaultMaxEventBytes) {
+  /**
+   * `onStrayLine` receives each line that is no SSE field (neither `data`, `event`, `id`, `retry`
+   * nor a comment), as it came: what SSE ignores, but a front end may write there (Google's JSON
+   * error object, raw, in a stream it relays).
+   */
+  constructor(
+    handler: SseHandler,
+    maxEventBytes = defaultMaxEventBytes,
+    onStrayLine?: (line: string) => void,
+  ) {
     this.maxEventBytes = maxEventBytes;
     this.parser = createParser({
       onEvent: (message) => {
@@ -70,6 +79,7 @@ export class SseDecoder {
       maxBufferSize: maxEventBytes,
       onError: (error) => {
         if (error.type === 'max-buffer-size-exceeded') this.overflowed = true;
+        else if (error.type === 'unknown-field' && error.line !== undefined) onStrayLine?.(error.line);
       },
     });
   }

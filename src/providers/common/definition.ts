@@ -121,6 +121,12 @@ export interface StreamParser {
    * response kept); bytes that come reset it. Undefined while the response is not whole: read on.
    */
   quietEndMs?(): number | undefined;
+  /**
+   * A line of an SSE body that is no SSE field (SSE ignores it): for a protocol whose front end may
+   * write its own error object there raw (Google's in front of Claude on Vertex). Throws, as
+   * `onEvent` does, for an error it recognizes.
+   */
+  onStrayLine?(line: string): void;
 }
 
 /** The request of one attempt as `authorize` sees it (the URL, method, headers and body to sign). */

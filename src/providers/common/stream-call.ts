@@ -221,7 +221,11 @@ async function streamAttempt(
     const parser: StreamParser = definition.createStreamParser(context, builder);
     const decoder =
       definition.createStreamDecoder?.(parser, maxEventBytes) ??
-      new SseDecoder((event, data) => parser.onEvent(event, data), maxEventBytes);
+      new SseDecoder(
+        (event, data) => parser.onEvent(event, data),
+        maxEventBytes,
+        parser.onStrayLine === undefined ? undefined : (line) => parser.onStrayLine!(line),
+      );
     if (response.body === null)
       // A 204/205 answering a stream: no stream at all, an invalid response (retried like one).
       throw invalidAnswer(
