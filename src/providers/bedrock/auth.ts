@@ -22,6 +22,7 @@ import {
   bearerTokenVariable,
   type BedrockOptions,
   credentialPeer,
+  partitionOf,
   placeholderRegion,
 } from './options.ts';
 
@@ -161,7 +162,8 @@ export class BedrockAuth {
   /**
    * Headers for one attempt: `authorization: Bearer …`, or the SigV4 headers of the request with
    * the time they were signed at (`signedAt`, which a clock-skew refusal of the attempt is judged against).
-   * `host` is the region the URL's AWS host names (`bedrock-runtime.{region}.amazonaws.com`), or
+   * `host` is the region the URL's AWS host names (`bedrock-runtime.{region}.amazonaws.com`, China's
+   * `.amazonaws.com.cn`), or
    * undefined for another host (a proxy, a VPC endpoint, the emulator).
    */
   async authorize(input: AuthorizeInput, refresh: boolean, host: string | undefined): Promise<Authorization> {
@@ -209,6 +211,18 @@ function signingFailed(error: unknown): unknown {
 export function invalidRegion(region: string): InvalidRequestError {
   return new InvalidRequestError({
     message: `bedrock: ${JSON.stringify(region.slice(0, 40))} is not an AWS region name (e.g. us-east-1)`,
+    provider: 'bedrock',
+    providerCode: 'invalid_region',
+  });
+}
+
+/**
+ * An ARN whose partition is not its region's (`arn:aws:bedrock:cn-north-1:…`) or not one served
+ * (`aws-iso`): its endpoint's DNS suffix is unknown, so nothing is sent.
+ */
+export function foreignPartition(partition: string, region: string): InvalidRequestError {
+  return new InvalidRequestError({
+    message: `bedrock: the ARN's partition ${JSON.stringify(partition.slice(0, 40))} is not region ${region}'s (${partitionOf(region)}); Bedrock is called in aws, aws-cn (cn-*) and aws-us-gov (us-gov-*)`,
     provider: 'bedrock',
     providerCode: 'invalid_region',
   });

@@ -7,14 +7,14 @@ import type {
   WireRequest,
 } from '../common/definition.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
-import { BedrockAuth, invalidRegion, missingRegion, type PeerLoader } from './auth.ts';
+import { BedrockAuth, foreignPartition, invalidRegion, missingRegion, type PeerLoader } from './auth.ts';
 import { capabilitiesFor, familyOf, invokeCapabilities } from './capabilities.ts';
 import { buildCountRequest, parseTokenCount, refusesModel } from './count-tokens.ts';
 import { credentialsRefused, errorRules, parseErrorBody } from './errors.ts';
 import type { ErrorBody } from '../../core/errors/status-map.ts';
 import * as invoke from './invoke.ts';
-import { isRegion, regionOfArn } from './model-id.ts';
-import { type BedrockOptions, bedrockCredentials, endpointOf } from './options.ts';
+import { isRegion, partitionOfArn, regionOfArn } from './model-id.ts';
+import { type BedrockOptions, bedrockCredentials, endpointOf, partitionOf } from './options.ts';
 import { resolveBaseURL } from '../common/options.ts';
 import { buildRequest } from './request.ts';
 import { parseResponse } from './response.ts';
@@ -59,13 +59,13 @@ export function parseModelList(body: unknown): ModelInfo[] {
 
 /**
  * The control-plane host of an AWS runtime host (`bedrock-runtime.{region}` → `bedrock.{region}`,
- * where `ListFoundationModels` lives); any other base URL (a proxy, a VPC endpoint, the emulator)
+ * where `ListFoundationModels` lives; China's `.amazonaws.com.cn` kept); any other base URL (a proxy, a VPC endpoint, the emulator)
  * as it is.
  */
 export function controlPlaneOf(baseURL: string): string {
   return baseURL.replace(
-    /^https:\/\/bedrock-runtime\.([a-z0-9-]+)\.amazonaws\.com$/,
-    'https://bedrock.$1.amazonaws.com',
+    /^https:\/\/bedrock-runtime\.([a-z0-9-]+)\.(amazonaws\.com(?:\.cn)?)$/,
+    'https://bedrock.$1.$2',
   );
 }
 
@@ -83,7 +83,7 @@ export function createBedrockDefinition(options: BedrockOptions, loadPeer?: Peer
     options.baseURL ?? resolveBaseURL(bedrockCredentials.baseURLVariables, options.env ?? process.env);
   /** The region an AWS runtime or control-plane host names; undefined for any other host. */
   function hostRegion(url: string): string | undefined {
-    return /^https?:\/\/bedrock(?:-runtime)?\.([^./]+)\.amazonaws\.com(?:[/:?#]|$)/.exec(url)?.[1];
+    return /^https?:\/\/bedrock(?:-runtime)?\.([^./]+)\.amazonaws\.com(?:\.cn)?(?:[/:?#]|$)/.exec(url)?.[1];
   }
   /**
    * Without a region of the adapter's, a call goes to its ARN's region, or is refused before it is
@@ -94,6 +94,8 @@ export function createBedrockDefinition(options: BedrockOptions, loadPeer?: Peer
     const arnRegion = regionOfArn(context.model);
     if (arnRegion === undefined) throw missingRegion();
     if (!isRegion(arnRegion)) throw invalidRegion(arnRegion);
+    const partition = partitionOfArn(context.model);
+    if (partition !== partitionOf(arnRegion)) throw foreignPartition(partition ?? '', arnRegion);
     return { ...wire, baseURL: endpointOf(arnRegion) };
   }
   return {

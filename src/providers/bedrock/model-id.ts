@@ -19,6 +19,11 @@ export function regionOfArn(model: string): string | undefined {
   return region === undefined || region === '' ? undefined : region;
 }
 
+/** The partition named by an ARN (`arn:<partition>:bedrock:…`: `aws`, `aws-cn`, `aws-us-gov`), if any. */
+export function partitionOfArn(model: string): string | undefined {
+  return model.startsWith('arn:') ? model.split(':')[1] : undefined;
+}
+
 /**
  * The id as one encoded path segment; an id outside the grammar is an `InvalidRequestError`
  * (`invalid_model_name`), before any request.

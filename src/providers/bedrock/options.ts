@@ -75,11 +75,29 @@ export const bedrockCredentials: CredentialSource = {
 /** The host label standing for a region that is missing or not a region name: never sent anything. */
 export const placeholderRegion = 'invalid-region';
 
+/** The AWS partitions whose endpoints Bedrock calls are sent to. */
+export type Partition = 'aws' | 'aws-cn' | 'aws-us-gov';
+
+/** The partition of a region name: China's `cn-*`, GovCloud's `us-gov-*`, the others `aws`. */
+export function partitionOf(region: string): Partition {
+  if (region.startsWith('cn-')) return 'aws-cn';
+  return region.startsWith('us-gov-') ? 'aws-us-gov' : 'aws';
+}
+
+/** The DNS suffix of a partition's endpoints (AWS's partition table: only China's differs). */
+const dnsSuffixes: Readonly<Record<Partition, string>> = {
+  aws: 'amazonaws.com',
+  'aws-cn': 'amazonaws.com.cn',
+  'aws-us-gov': 'amazonaws.com',
+};
+
 /**
- * The Bedrock runtime endpoint of a region. A value that is not a region name never becomes a host
- * (`x@evil.example/` would): it names AWS's domain only, and the call is refused before it is sent
- * (`BedrockAuth.authorize`).
+ * The Bedrock runtime endpoint of a region, under its partition's DNS suffix
+ * (`bedrock-runtime.cn-north-1.amazonaws.com.cn`). A value that is not a region name never becomes
+ * a host (`x@evil.example/` would): it names AWS's domain only, and the call is refused before it
+ * is sent (`BedrockAuth.authorize`); the suffix is one of the table's, never the caller's text.
  */
 export function endpointOf(region: string): string {
-  return `https://bedrock-runtime.${isRegion(region) ? region : placeholderRegion}.amazonaws.com`;
+  const name = isRegion(region) ? region : placeholderRegion;
+  return `https://bedrock-runtime.${name}.${dnsSuffixes[partitionOf(name)]}`;
 }
