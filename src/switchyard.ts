@@ -20,7 +20,7 @@ import { joinModelId } from './core/ids.ts';
 import { type ProviderTypeTable, createProviderTypeTable } from './registry/provider-type-table.ts';
 import { loadConfigFile, parseConfig, type SwitchyardConfig } from './registry/config.ts';
 import type { ModelFacts } from './registry/model-facts.ts';
-import { createRegistry, type ModelListing, type Registry, type ResolvedModel } from './registry/registry.ts';
+import { createRegistry, type ModelListing, type ResolvedModel } from './registry/registry.ts';
 import { Availability, type AvailabilityPolicy, type AvailabilityStore } from './routing/availability.ts';
 import { createRouter, type ReplyHook } from './routing/router.ts';
 import { attachStructured } from './schemas/structured.ts';
@@ -74,13 +74,6 @@ export interface SwitchyardOptions {
 /** A resolved model with its merged facts. */
 export interface ModelDescription extends ResolvedModel {
   facts: ModelFacts;
-  /**
-   * The provider's own name when the model's adapter is named otherwise (`openai` for an OpenAI
-   * Responses adapter named `responses`, `anthropic` for one named `work-claude`): the bundled
-   * catalog and the price table know its models by it. Absent when the adapter is named as its
-   * provider, has no key, or its code is not loaded yet.
-   */
-  ownName?: string;
 }
 
 /** The front door; see {@link createSwitchyard}. */
@@ -103,9 +96,9 @@ export interface Switchyard {
   resolve(name: string): ModelDescription;
   /**
    * The prices a call of `name` is costed at, known before the call: its config entry's `pricing`,
-   * else the table's row for its id, else for the id its adapter reports replies under (an OpenAI
-   * Responses adapter named `responses` reports `openai:…`); undefined when none prices it. Rejects
-   * as `resolve` does for an unknown name.
+   * else the table's row for its id, else for its id under its provider's own name
+   * (`ResolvedModel.ownName`: `anthropic:…` for an adapter `work-claude` of type `anthropic`, as its
+   * replies are priced); undefined when none prices it. Rejects as `resolve` does for an unknown name.
    */
   pricesOf(name: string): Promise<ModelPrices | undefined>;
   /**
@@ -171,19 +164,6 @@ function hookOf(prepared: PreparedOk, after: ReplyHook | undefined): ReplyHook |
  * const reply = await sy.complete({ model: 'sonnet', transcript: [userText('Hello!')] });
  * console.log(reply.text, reply.usage.cost);
  */
-/**
- * The own name of `provider`'s adapter when it is named otherwise (creating it sends nothing), or
- * undefined: named as its provider, or not loaded yet.
- */
-function ownNameOf(registry: Registry, provider: string): string | undefined {
-  try {
-    return registry.adapter(provider).ownName;
-  } catch {
-    // Its code not loaded yet (its first call loads it), or it fails to create (its calls say why).
-    return undefined;
-  }
-}
-
 export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
   const options = checkSwitchyardOptions<SwitchyardOptions>(given);
   const config =
@@ -253,27 +233,14 @@ export function createSwitchyard(given?: SwitchyardOptions): Switchyard {
     models: () => registry.models(),
     resolve(name) {
       const model = registry.resolve(checkModelName(name));
-      const description: ModelDescription = { ...model, facts: router.facts(model) };
-      const own = model.configured ? ownNameOf(registry, model.provider) : undefined;
-      if (own !== undefined) description.ownName = own;
-      return description;
+      return { ...model, facts: router.facts(model) };
     },
     async pricesOf(name) {
       const model = registry.resolve(checkModelName(name));
       const own = model.pricing ?? prices.lookup(model.id);
-      if (own !== undefined || !model.configured) return own;
-      await registry.load(model.provider);
-      let reportedAs: string;
-      try {
-        // An adapter named otherwise (`work-claude`) is priced by its provider's own name (`anthropic`).
-        const adapter = registry.adapter(model.provider);
-        reportedAs = adapter.ownName ?? adapter.name;
-      } catch {
-        return undefined;
-      }
-      return reportedAs === model.provider
-        ? undefined
-        : prices.lookup(joinModelId(reportedAs, model.wireName));
+      // An adapter named otherwise (`work-claude`) is priced by its provider's own name (`anthropic`).
+      if (own !== undefined || model.ownName === undefined) return own;
+      return prices.lookup(joinModelId(model.ownName, model.wireName));
     },
     async estimateInputTokens({ model: name, transcript, tools }, options) {
       const model = registry.resolve(checkModelName(name));

@@ -84,6 +84,21 @@ describe("a provider-type row's declared capabilities", () => {
     expect(compared).toBeGreaterThan(500);
   });
 
+  it("name the adapter's own provider as the adapter does, named as its type's default or otherwise", async () => {
+    const table = await loadProviderTypeTable(createProviderTypeTable());
+    const compared: string[] = [];
+    for (const [type, row] of table) {
+      for (const name of ['work-account', type, ...(type === 'openai-compatible' ? ['groq'] : [])]) {
+        const options = { name, apiKey: 'k', baseURL: 'https://host.example/v1', preset: 'groq' };
+        const adapter = row.create(options);
+        expect(row.ownName?.(options) ?? name, `${type} ${name}`).toBe(adapter.ownName ?? adapter.name);
+        compared.push(`${type} ${name}`);
+        await adapter.close();
+      }
+    }
+    expect(compared.length).toBeGreaterThan(table.size * 2);
+  });
+
   it('are answered before any adapter code is loaded', () => {
     const row = createProviderTypeTable().get('anthropic')!;
     expect(() => row.create({ name: 'anthropic' })).toThrow(/not loaded/);

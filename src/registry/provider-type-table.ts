@@ -72,6 +72,13 @@ export interface ProviderTypeDefinition {
   keyVariables(options: Pick<ProviderTypeCreateOptions, 'name' | 'preset' | 'quirks'>): readonly string[];
   /** Whether the adapter cannot work without a key. */
   keyRequired(options: Pick<ProviderTypeCreateOptions, 'name' | 'preset' | 'quirks'>): boolean;
+  /**
+   * The provider's own name of the adapter `create(options)` makes (its `ownName ?? name`:
+   * `anthropic` for a row `anthropic` adapter named `work-claude`), answered without loading its
+   * code: the bundled catalog, the price table and the type's `providerOptions` key know its models
+   * by it. Absent: `options.name` (the adapter is its own provider).
+   */
+  ownName?(options: Pick<ProviderTypeCreateOptions, 'name' | 'preset'>): string;
   /** Creates the adapter; a row with `load` needs it awaited first ({@link createAdapterOfType} does). */
   create(options: ProviderTypeCreateOptions): Adapter;
   /**
@@ -156,6 +163,7 @@ function cloudRow(
     ...rest,
     keyVariables: () => keyVariables,
     keyRequired: () => false,
+    ownName: () => factory,
     create: (options) => source.get(factory)({ ...options.options, ...fixed, ...common(options) }),
     capabilities: (options) =>
       declaredCapabilities(factory, { name: options.name, options: { ...options.options, ...fixed } })!,
@@ -180,6 +188,7 @@ function nativeRow(
     basePath: basePathOf(provider),
     keyVariables: () => keyVariables,
     keyRequired: () => true,
+    ownName: () => provider,
     create: (options) => source.get(type)({ ...options.options, ...common(options) }),
     capabilities: (options) => declaredCapabilities(type, { name: options.name, options: options.options })!,
     ...(source.load === undefined ? {} : { load: () => source.load!(type) }),

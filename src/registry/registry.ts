@@ -134,12 +134,7 @@ export function createRegistry(options: RegistryOptions): Registry {
       if (model === undefined) {
         model = find(name);
         if (model === undefined)
-          throw unknownModel(
-            name,
-            'no model, alias or glob matches it',
-            knownNames(table, slots.keys()),
-            resolves,
-          );
+          throw unknownModel(name, 'no model, alias or glob matches it', knownNames(table, slots), resolves);
         // LRU-bounded: every distinct name a glob or a provider prefix serves would otherwise stay forever.
         resolved.set(name, model);
       }
@@ -201,10 +196,15 @@ function modelFacts(model: ResolvedModel, slot: AdapterSlot | undefined, context
     // by the catalog until it is configured.
     if (slot?.missing === undefined) throw error;
   }
-  return mergeFacts(capabilities, catalogModel(model.provider, model.wireName), model.capabilityOverrides);
+  // An adapter named otherwise (`work-claude`) finds its rows under its provider's name (`anthropic`).
+  const catalog = catalogModel(model.ownName ?? model.provider, model.wireName);
+  return mergeFacts(capabilities, catalog, model.capabilityOverrides);
 }
 
-/** Every exact entry (`ids`), then every catalog model of every adapter, once each, with its facts. */
+/**
+ * Every exact entry (`ids`), then every catalog model of every adapter (its own provider's rows,
+ * under its name), once each, with its facts.
+ */
 function listModels(
   ids: readonly string[],
   slots: ReadonlyMap<string, AdapterSlot>,
@@ -231,8 +231,9 @@ function listModels(
     listed.set(id, listing);
   };
   for (const id of ids) add(id);
-  for (const provider of slots.keys()) {
-    for (const wireName of Object.keys(bundledCatalog[provider] ?? {})) add(`${provider}:${wireName}`);
+  // Each adapter's own provider's catalog, under the adapter's name (`work-claude:…` for `anthropic`'s).
+  for (const [provider, slot] of slots) {
+    for (const wireName of Object.keys(bundledCatalog[slot.ownName] ?? {})) add(`${provider}:${wireName}`);
   }
   return [...listed.values()];
 }

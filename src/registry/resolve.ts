@@ -27,6 +27,13 @@ export interface ResolvedModel {
   requested: string;
   /** Adapter name. */
   provider: string;
+  /**
+   * The provider's own name when the adapter is named otherwise (`anthropic` for `work-claude` of
+   * type `anthropic`, `openai` for an OpenAI Responses adapter named `responses`): the bundled
+   * catalog and the price table know its models by it. Absent when the adapter is named as its
+   * provider (or is a provider of its own: an OpenAI-compatible host).
+   */
+  ownName?: string;
   wireName: string;
   /** The provider type of the adapter (`anthropic`, `openai-compatible`, …). */
   type: string;
@@ -96,6 +103,7 @@ function buildModel(
     fallbacks: entry?.fallbacks ?? [],
     configured: slot.missing === undefined,
   };
+  if (slot.ownName !== provider) model.ownName = slot.ownName;
   if (slot.definition.protocol !== undefined) model.protocol = slot.definition.protocol;
   if (key !== undefined) model.entry = key;
   if (entry?.tier !== undefined) model.tier = entry.tier;
@@ -131,7 +139,10 @@ export function fallbackProblems(table: ModelTable, find: FindModel): ConfigIssu
  * `provider:`-prefixed), each with the name to suggest for it: itself, but for a bare name its id
  * (a bare name resolves only through an alias or a glob; {@link unknownModel} checks which).
  */
-export function knownNames(table: ModelTable, providers: Iterable<string>): Map<string, string> {
+export function knownNames(
+  table: ModelTable,
+  slots: ReadonlyMap<string, Pick<AdapterSlot, 'ownName'>>,
+): Map<string, string> {
   const names = new Map<string, string>();
   for (const name of [...table.exact.keys(), ...table.aliases.keys()]) names.set(name, name);
   // A configured id's bare wire name (`claude-sonnet-4-5` for `anthropic:claude-sonnet-4-5`).
@@ -139,8 +150,9 @@ export function knownNames(table: ModelTable, providers: Iterable<string>): Map<
     const bare = splitModelId(id).name;
     if (!names.has(bare)) names.set(bare, id);
   }
-  for (const provider of providers) {
-    for (const wireName of Object.keys(bundledCatalog[provider] ?? {})) {
+  for (const [provider, slot] of slots) {
+    // An adapter named otherwise knows its provider's catalog under its own name.
+    for (const wireName of Object.keys(bundledCatalog[slot.ownName] ?? {})) {
       const id = `${provider}:${wireName}`;
       names.set(id, id);
       if (!names.has(wireName)) names.set(wireName, id);

@@ -27,6 +27,11 @@ import { type AdapterConfig, ConfigError, type ConfigIssue } from './config.ts';
 /** One configured adapter: its config, provider-type row and key, and the adapter once created. */
 export interface AdapterSlot {
   name: string;
+  /**
+   * The provider's own name of its adapter (its row's `ownName`: `anthropic` for `work-claude` of
+   * type `anthropic`), which the bundled catalog knows its models by; `name` when it is its own.
+   */
+  ownName: string;
   config: AdapterConfig;
   definition: ProviderTypeDefinition;
   apiKey: string | undefined;
@@ -123,6 +128,7 @@ function createSlot(
   const missing = apiKey === undefined && definition.keyRequired(keyOptions) ? variables : undefined;
   const slot: AdapterSlot = {
     name,
+    ownName: definition.ownName?.({ name, preset: config.preset }) ?? name,
     config,
     definition,
     apiKey,

@@ -403,8 +403,8 @@ export function stopped(
  * so its models are priced by that name unless the config or the table prices the adapter's own.
  */
 function pricedUsage(state: RouterState, model: ResolvedModel, response: CanonicalResponse) {
-  const { pricer, registry } = state;
-  const own = model.pricing === undefined ? registry.adapter(model.provider).ownName : undefined;
+  const { pricer } = state;
+  const own = model.pricing === undefined ? model.ownName : undefined;
   if (own === undefined || pricer.table.lookup(model.id) !== undefined)
     return pricer.price(response.model, response.usage, model.pricing, model.id);
   const prefix = `${model.provider}:`;
