@@ -4,13 +4,14 @@
  * adapter's local estimate, saying which it is.
  */
 import type { Adapter } from './core/adapter.ts';
-import { contextOverflowFactor, contextWindowOf, sendsClientBetas } from './core/capability-check.ts';
+import { contextOverflowFactor } from './core/capability-check.ts';
 import { CancelledError } from './core/errors/cancelled-error.ts';
 import { isAdapterError, isInvalidRequestError } from './core/errors/guards.ts';
 import { joinModelId } from './core/ids.ts';
 import type { Logger } from './core/logger.ts';
 import type { CanonicalRequest } from './core/request.ts';
 import { markValidated } from './core/request-schema.ts';
+import { windowOf } from './routing/candidates.ts';
 import type { ModelFacts } from './registry/model-facts.ts';
 import type { Registry, ResolvedModel } from './registry/registry.ts';
 import { prepareRequest, type SwitchyardRequest } from './switchyard-input.ts';
@@ -76,7 +77,7 @@ export async function countInputTokens(
     });
   // Counted only until past 1.5× the window: a tokenizer over a 32 MiB body would hold the event
   // loop for seconds, and past that bound the answer is only "too long".
-  const window = contextWindowOf(facts, prepared.request, sendsClientBetas(model.type));
+  const window = windowOf(model, facts, prepared.request);
   const bound = window > 0 ? Math.ceil(window * contextOverflowFactor) : undefined;
   const estimated = (fallback: Fallback): TokenCount => {
     // A caller that gave up is told so, not answered an estimate (a model without a count endpoint).

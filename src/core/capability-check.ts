@@ -166,7 +166,9 @@ const longContextBeta = 'context-1m-';
 /**
  * Whether an adapter of `providerType` sends a gateway client's own beta flags
  * (`providerOptions.anthropic.clientBetas`): the Anthropic API's own adapter only, never Claude on
- * Bedrock or Vertex (`RequestSettings.clientBetas` in `providers/anthropic/request.ts`).
+ * Bedrock or Vertex (`RequestSettings.clientBetas` in `providers/anthropic/request.ts`). Asked with
+ * the adapter's type (the router) or its provider's own name (the adapter: `anthropic` for one
+ * named `work-claude`), never the name it is configured under.
  */
 export function sendsClientBetas(providerType: string): boolean {
   return providerType === 'anthropic';
@@ -175,7 +177,8 @@ export function sendsClientBetas(providerType: string): boolean {
 /**
  * Whether `request` sends the long-context beta flag: in `providerOptions.anthropic` (`betas`, or
  * `clientBetas`, a gateway client's own, when the adapter sends those: {@link sendsClientBetas}),
- * where the Anthropic adapter reads its flags.
+ * where the Anthropic adapter reads its flags — for an adapter named otherwise, once its own name's
+ * options are merged in (`ownProviderOptions`; the router's `windowOf`).
  */
 export function asksLongContext(
   request: Pick<CanonicalRequest, 'providerOptions'>,

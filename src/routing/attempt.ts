@@ -1,6 +1,5 @@
 /** One attempt on a candidate: its adapter request and options, and what its outcome records. */
 import type { CallOptions } from '../core/adapter.ts';
-import { contextWindowOf, sendsClientBetas } from '../core/capability-check.ts';
 import { AdapterError } from '../core/errors/adapter-error.ts';
 import { ContextOverflowError } from '../core/errors/context-overflow-error.ts';
 import { createAdapterError } from '../core/errors/create-error.ts';
@@ -17,7 +16,13 @@ import { markDefaultOutputLimit, markRouted } from '../providers/common/routed.t
 import type { ModelFacts } from '../registry/model-facts.ts';
 import { notConfigured, type ResolvedModel } from '../registry/registry.ts';
 import { notAllowedReason } from '../core/adapter.ts';
-import { defaultOutputLimit, isUnservedReason, isWindowReason, routedOutputLimit } from './candidates.ts';
+import {
+  defaultOutputLimit,
+  isUnservedReason,
+  isWindowReason,
+  routedOutputLimit,
+  windowOf,
+} from './candidates.ts';
 import { CandidateGate, countFailure, countsAgainstCircuit, releaseProbes } from './circuit.ts';
 import type { CircuitCause } from './availability.ts';
 import { attachDecision, routingMetadataKey } from './decision.ts';
@@ -32,8 +37,7 @@ export function canonicalRequest(
 ): CanonicalRequest {
   const { registry } = state;
   const asked = route.request.maxOutputTokens;
-  let maxOutputTokens =
-    asked ?? defaultOutputLimit(facts, route.request, route.needs, sendsClientBetas(model.type));
+  let maxOutputTokens = asked ?? defaultOutputLimit(facts, route.request, route.needs, model);
   const lowered = loweredOutputLimit(route, model, facts);
   if (lowered !== undefined) {
     state.logger.warn('lowered maxOutputTokens to the output limit of the model routed to', {
@@ -131,7 +135,7 @@ export async function recordFailure(
   if (errorClass === 'context_overflow')
     route.needs.minContextWindow = Math.max(
       route.needs.minContextWindow,
-      contextWindowOf(facts, route.request, sendsClientBetas(model.type)),
+      windowOf(model, facts, route.request),
     );
   const fallback = failsOver(errorClass, classified?.status) && route.index < route.candidates.length;
   const attempt = {

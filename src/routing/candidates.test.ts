@@ -13,7 +13,7 @@ describe('defaultOutputLimit', () => {
       transcript: [userText('Hi')],
       ...(reasoning && { reasoning }),
     };
-    return defaultOutputLimit(facts, request, callNeeds(request), false);
+    return defaultOutputLimit(facts, request, callNeeds(request), { provider: 'openai', type: 'openai' });
   };
 
   it('leaves room to think only when reasoning is asked for, not when it is turned off', () => {

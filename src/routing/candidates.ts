@@ -7,6 +7,7 @@ import {
 } from '../core/capability-check.ts';
 import { type CapabilityInput, type CapabilityName, capabilityUses } from '../core/capabilities.ts';
 import { type CanonicalRequest, wantsReasoning } from '../core/request.ts';
+import { ownProviderOptions } from '../providers/common/own-options.ts';
 import { withoutMedia } from '../providers/common/preflight.ts';
 import { estimateUpperBound } from '../providers/common/token-estimate.ts';
 import type { ModelFacts } from '../registry/model-facts.ts';
@@ -71,8 +72,8 @@ export function skipReason(
         path.startsWith('transcript[') && path.includes('.parts[') ? `${name} (${path})` : name,
       );
   if (missing !== undefined) return `lacks ${missing.join(', ')}`;
-  // The request's window: a long-context beta flag opens a larger one (`contextWindowOf`).
-  const window = contextWindowOf(facts, request, sendsClientBetas(model.type));
+  // The request's window: a long-context beta flag opens a larger one (`windowOf`).
+  const window = windowOf(model, facts, request);
   if (window <= 0) return undefined;
   if (window <= needs.minContextWindow) {
     return `${windowReason} ${window} is not larger than ${needs.minContextWindow}, which overflowed`;
@@ -100,6 +101,29 @@ export function skipReason(
     return `${windowReason} ${window} < estimated ${estimate} input tokens (over ${contextOverflowFactor}×)`;
   }
   return undefined;
+}
+
+/** What {@link windowOf} needs of a resolved model: its adapter's name, own provider and type. */
+export type WindowModel = Pick<ResolvedModel, 'provider' | 'ownName' | 'type'>;
+
+/**
+ * The input window `request` has on `model` ({@link contextWindowOf}), its long-context flags read
+ * where the model's adapter reads them: an adapter named otherwise (`work-claude` of type
+ * `anthropic`) takes `providerOptions['work-claude']` over `providerOptions.anthropic`
+ * (`ownProviderOptions`, the adapter's own rule); a client's own flags only where the adapter's
+ * type sends them (`sendsClientBetas`).
+ */
+export function windowOf(
+  model: WindowModel,
+  facts: Pick<ModelFacts, 'contextWindow' | 'longContextWindow'>,
+  request: Pick<CanonicalRequest, 'providerOptions'>,
+): number {
+  const options = request.providerOptions;
+  const read =
+    model.ownName === undefined || options === undefined
+      ? request
+      : { providerOptions: ownProviderOptions(options, model.provider, model.ownName) };
+  return contextWindowOf(facts, read, sendsClientBetas(model.type));
 }
 
 /**
@@ -151,17 +175,17 @@ const mediaNeeds: readonly CapabilityName[] = ['images', 'audio', 'video', 'pdf'
  * is read from the cheap bound of the text, which only overstates the input, so the limit never
  * overflows the window because of an estimate; with media (whose costs are guesses) the larger
  * limit is not risked. Never below the plain 4,096, the default before reasoning asked for more.
- * `clientBetas`: whether the candidate's adapter sends a client's own flags (`sendsClientBetas`).
+ * The window is the candidate `model`'s ({@link windowOf}).
  */
 export function defaultOutputLimit(
   facts: ModelFacts,
   request: Pick<CanonicalRequest, 'transcript' | 'tools' | 'reasoning' | 'providerOptions'>,
   needs: CallNeeds,
-  clientBetas: boolean,
+  model: WindowModel,
 ): number {
   const floor = defaultOutputTokens(facts.maxOutputTokens, false);
   const wanted = defaultOutputTokens(facts.maxOutputTokens, wantsReasoning(request.reasoning));
-  const window = contextWindowOf(facts, request, clientBetas);
+  const window = windowOf(model, facts, request);
   if (wanted <= floor || window <= 0) return wanted;
   if (mediaNeeds.some((name) => needs.required.has(name))) return floor;
   // A bound past the window leaves no room, however far past it is.

@@ -113,6 +113,29 @@ describe('a configured adapter named otherwise than its type', () => {
     await adapter.close();
   });
 
+  it("created with a name, the Anthropic adapter's own check opens the 1M window on a client's context-1m flag, as it sends the flag", async () => {
+    const adapter = createAnthropic({
+      name: 'work-claude',
+      baseURL: emulatorBaseURL('anthropic', emulator.url),
+      apiKey: 'sk-ant-work-0000',
+      maxRetries: 0,
+    });
+    // ~300k tokens: past 1.5× Sonnet 4.5's 200k window, within its 1M one.
+    const large = [userText('lorem ipsum dolor sit amet '.repeat(60_000))];
+    for (const key of ['work-claude', 'anthropic']) {
+      emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Hi.' }] });
+      const reply = await adapter.complete({
+        model: 'work-claude:claude-sonnet-4-5',
+        transcript: large,
+        maxOutputTokens: 64,
+        providerOptions: { [key]: { clientBetas: ['context-1m-2025-08-07'] } } as never,
+      });
+      expect(reply.model, key).toBe('work-claude:claude-sonnet-4-5');
+      expect(emulator.requests.at(-1)!.headers['anthropic-beta']).toBe('context-1m-2025-08-07');
+    }
+    await adapter.close();
+  });
+
   const accounts: Array<[type: string, protocol: EmulatorProtocolId, model: string]> = [
     ['anthropic', 'anthropic-messages', 'claude-sonnet-4-5'],
     ['gemini', 'gemini', 'gemini-3-pro-preview'],

@@ -20,6 +20,7 @@ import {
   type HttpRuntime,
 } from './http-runtime.ts';
 import { checkPrefill } from './prefill.ts';
+import { ownProviderOptions } from './own-options.ts';
 import { preflight } from './preflight.ts';
 
 /** Everything one call needs, resolved once. */
@@ -176,6 +177,7 @@ export function setup(
   // The one pre-flight check of every declared capability, before any HTTP call.
   const checked = preflight(request, context.capabilities, {
     provider: definition.name,
+    ownName: runtime.ownName,
     model,
     estimateInputTokens: (input) => definition.estimateInputTokens(input),
     warn: (message, fields) => context.warn(message, fields),
@@ -243,22 +245,4 @@ export function setWireRequest(
     callHeaders,
   );
   callSetup.call.body = JSON.stringify(wire.body);
-}
-
-/**
- * The `providerOptions` an adapter named otherwise (`work-claude`, of type `anthropic`) reads: the
- * provider's own key's fields (`providerOptions.anthropic`, for every adapter of the provider) with
- * its own name's fields on top (`providerOptions['work-claude']`, for it alone), under both keys, so
- * a codec reading either finds them. Another adapter's key is left as it is.
- */
-export function ownProviderOptions(
-  options: NonNullable<CanonicalRequest['providerOptions']>,
-  name: string,
-  ownName: string,
-): NonNullable<CanonicalRequest['providerOptions']> {
-  const named = options[name];
-  const own = options[ownName];
-  if (named === undefined && own === undefined) return options;
-  const merged = { ...own, ...named };
-  return { ...options, [ownName]: merged, [name]: merged };
 }

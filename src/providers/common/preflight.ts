@@ -19,6 +19,11 @@ import { estimateUpperBound } from './token-estimate.ts';
 /** What the check needs of the call. */
 export interface PreflightContext {
   provider: string;
+  /**
+   * The provider's own name (`anthropic` for an Anthropic adapter named `work-claude`): whether a
+   * client's own beta flags are sent is the provider's (`sendsClientBetas`), whatever the adapter is named.
+   */
+  ownName: string;
   model: string;
   /** The adapter's local input estimate. */
   estimateInputTokens(input: TokenEstimateInput): number;
@@ -93,7 +98,7 @@ function checkContextWindow(
       model: request.model,
     });
   assertContextWindow(
-    contextWindowOf(capabilities, request, sendsClientBetas(context.provider)),
+    contextWindowOf(capabilities, request, sendsClientBetas(context.ownName)),
     { provider: context.provider, model: context.model, requestId: request.requestId },
     (stopAbove) => estimateUpperBound({ ...input(), stopAbove }),
     (stopAbove) => context.estimateInputTokens({ ...input(), stopAbove }),
