@@ -76,7 +76,7 @@ export interface ProviderTypeDefinition {
    * The provider's own name of the adapter `create(options)` makes (its `ownName ?? name`:
    * `anthropic` for a row `anthropic` adapter named `work-claude`), answered without loading its
    * code: the bundled catalog, the price table and the type's `providerOptions` key know its models
-   * by it. Absent: `options.name` (the adapter is its own provider).
+   * by it. Absent: `options.name` (the adapter is its own provider, as a host of no preset is).
    */
   ownName?(options: Pick<ProviderTypeCreateOptions, 'name' | 'preset'>): string;
   /** Creates the adapter; a row with `load` needs it awaited first ({@link createAdapterOfType} does). */
@@ -224,6 +224,8 @@ export function builtinProviderTypes(source: FactorySource): ProviderTypeDefinit
         return variable === undefined ? [] : [variable];
       },
       keyRequired: (options) => compatibleQuirks(options).apiKeyRequired === true,
+      // A host of a preset named otherwise (`groq-eu`) is the preset's (`groq`), as the host says.
+      ownName: (options) => presetOf(options)?.name ?? options.name,
       create: (options) => {
         // `extends` keeps the preset's model catalog for a host named otherwise (`groq-eu`).
         const preset = presetOf(options)?.name;

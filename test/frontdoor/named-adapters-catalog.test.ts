@@ -3,7 +3,8 @@
  * type `openai-responses`) knows its provider's bundled catalog as the type's default-named adapter
  * does: the same facts for a catalogued model (context window, output limit, capabilities, display
  * name, prices), and the same models listed — by `registry.models()`, the gateway's `GET /v1/models`
- * and `switchyard models` — under the configured name. What is listed is what is configured: with
+ * and `switchyard models` — under the configured name. An OpenAI-compatible host of a preset named
+ * otherwise (`groq-eu` of preset `groq`) is to its preset what `work-claude` is to `anthropic`. What is listed is what is configured: with
  * `builtins: false` and only `work-claude`, no `anthropic:` model is listed.
  */
 import { writeFileSync } from 'node:fs';
@@ -14,11 +15,23 @@ import { createGateway } from '../../src/gateway/index.ts';
 import { createSwitchyard } from '../../src/switchyard.ts';
 import { temporaryFolder } from '../support/pty-chat.ts';
 
-/** A front door with one adapter, `name`, of `type` (a key, so configured; nothing is sent). */
-const only = (name: string, type: string) =>
+/**
+ * A front door with one adapter, `name`, of `type` (a key, so configured; nothing is sent); an
+ * `openai-compatible` one of the preset its default-named adapter is named as (`groq`).
+ */
+const only = (name: string, type: string, provider?: string) =>
   createSwitchyard({
     env: {},
-    config: { builtins: false, adapters: { [name]: { type, api_key: 'sk-test-0000' } } },
+    config: {
+      builtins: false,
+      adapters: {
+        [name]: {
+          type,
+          api_key: 'sk-test-0000',
+          ...(type === 'openai-compatible' ? { preset: provider } : {}),
+        },
+      },
+    },
   });
 
 /** The listing of a front door, by wire name, without the provider prefix. */
@@ -33,11 +46,12 @@ describe('an adapter named otherwise than its type knows its provider’s catalo
   it.each([
     ['work-claude', 'anthropic', 'anthropic', 'claude-3-5-haiku-20241022'],
     ['responses', 'openai-responses', 'openai', 'gpt-4.1'],
+    ['groq-eu', 'openai-compatible', 'groq', 'llama-3.3-70b-versatile'],
   ])(
     '%s (type %s) resolves a catalogued model with the facts and prices %s: gives it (%s)',
     async (name, type, provider, wireName) => {
-      const renamed = only(name, type);
-      const named = only(provider, type);
+      const renamed = only(name, type, provider);
+      const named = only(provider, type, provider);
       const own = renamed.resolve(`${name}:${wireName}`);
       const builtin = named.resolve(`${provider}:${wireName}`);
       expect(own.facts.sources).toContain('catalog');
@@ -54,11 +68,12 @@ describe('an adapter named otherwise than its type knows its provider’s catalo
     ['work-claude', 'anthropic', 'anthropic'],
     ['responses', 'openai', 'openai-responses'],
     ['gem-b', 'gemini', 'gemini'],
+    ['groq-eu', 'groq', 'openai-compatible'],
   ])(
     'registry.models() lists %s’s catalog models as it lists %s’s (type %s), under its own name only',
     async (name, provider, type) => {
-      const renamed = only(name, type);
-      const named = only(provider, type);
+      const renamed = only(name, type, provider);
+      const named = only(provider, type, provider);
       const own = byWireName(renamed);
       const builtin = byWireName(named);
       expect(builtin.size).toBeGreaterThan(0);

@@ -92,6 +92,45 @@ describe('a configured adapter named otherwise than its type', () => {
     await sy.close();
   });
 
+  it("a preset's host named otherwise (groq-eu of groq) is priced as groq's models and takes providerOptions.groq under its own", async () => {
+    const sy = createSwitchyard({
+      config: {
+        builtins: false,
+        adapters: {
+          'groq-eu': {
+            type: 'openai-compatible',
+            preset: 'groq',
+            base_url: emulatorBaseURL('openai', emulator.url),
+            api_key: 'gsk-eu-0000',
+            max_retries: 0,
+          },
+        },
+      },
+    });
+    const send = async (providerOptions: Record<string, Record<string, unknown>>) => {
+      emulator.enqueue({
+        type: 'scripted',
+        content: [{ type: 'text', text: 'ok' }],
+        usage: { input: 9, output: 2 },
+      });
+      const reply = await sy.complete({
+        model: 'groq-eu:llama-3.3-70b-versatile',
+        transcript: [userText('Hi')],
+        providerOptions: providerOptions as never,
+      });
+      return { reply, user: lastBody().user };
+    };
+    const { reply, user } = await send({ groq: { user: 'typed' } });
+    expect(reply.model).toBe('groq-eu:llama-3.3-70b-versatile');
+    expect(user).toBe('typed');
+    expect(reply.usage.cost).toBeDefined();
+    expect(reply.usage.cost).toEqual(
+      reprice(reply.usage, 'groq:llama-3.3-70b-versatile', defaultPriceTable()).cost,
+    );
+    expect((await send({ groq: { user: 'typed' }, 'groq-eu': { user: 'named' } })).user).toBe('named');
+    await sy.close();
+  });
+
   it("created with a name, an adapter lists its models and answers under it, and takes its provider's ids too", async () => {
     const adapter = createAnthropic({
       name: 'work-claude',

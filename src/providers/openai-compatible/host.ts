@@ -16,7 +16,9 @@ export interface OpenAICompatibleConfig extends CapabilityOverrides {
   /**
    * The preset this host is a variant of (`{ name: 'groq-eu', extends: 'groq', baseURL }`): its
    * quirks are the base `quirks` apply on, and its model catalog (token limits, modalities) applies
-   * under this host's name. Without it, a host named like a preset gets that preset's catalog.
+   * under this host's name; the preset is the host's provider (`Adapter.ownName`: its prices, and
+   * `providerOptions.groq` under `providerOptions['groq-eu']`). Without it, a host named like a
+   * preset gets that preset's catalog.
    */
   extends?: PresetName;
   /** Overrides `quirks.baseURL`. */
@@ -97,8 +99,10 @@ export function createOpenAICompatible(
   if ((options.baseURL ?? quirks.baseURL) === '') {
     throw new TypeError(`${host.name}: an OpenAI-compatible host needs a baseURL`);
   }
+  // A variant of a preset (`groq-eu` of `groq`) is that preset's host named otherwise: its
+  // provider's own name (catalog, prices, `providerOptions.groq`) is the preset's.
   const definition = createChatDefinition({
-    name: host.name,
+    name: host.extends ?? host.name,
     quirks,
     strictTools: options.strictTools,
     // The host's own table; the user's `capabilities` / `models` options apply on top, in the runtime.
@@ -108,6 +112,7 @@ export function createOpenAICompatible(
   });
   return createHttpAdapter(definition, {
     ...options,
+    name: options.name ?? host.name,
     apiKey: options.apiKey ?? host.apiKey,
     credentials: chatCredentials(quirks),
   });
