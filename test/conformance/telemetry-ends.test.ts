@@ -12,46 +12,36 @@ import { z } from 'zod';
 import { createAgent } from '../../src/agent/agent.ts';
 import { summarizeOldTurns } from '../../src/agent/strategies.ts';
 import { call, text } from '../../src/agent/test-support.ts';
-import { createMemoryLogger } from '../../src/core/logger.ts';
 import type { Item } from '../../src/core/transcript.ts';
 import { userText } from '../../src/core/transcript.ts';
 import { createOpenTelemetryObserver } from '../../src/observers/otel.ts';
 import type { CallEvent } from '../../src/observers/types.ts';
-import { createSwitchyard, type Switchyard } from '../../src/switchyard.ts';
-import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
+import type { Switchyard } from '../../src/switchyard.ts';
+import type { Emulator } from '../../src/testing/emulator/index.ts';
 import { createScriptedAdapter } from '../../src/testing/scripted-adapter.ts';
-import { emulatorBaseURL } from '../support/provider-types.ts';
+import { startEmulatedSwitchyard } from '../support/emulated.ts';
 
 let emulator: Emulator;
 let sy: Switchyard;
+let close: () => Promise<void>;
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 const events: CallEvent[] = [];
 beforeAll(async () => {
-  emulator = await startEmulator();
-  sy = createSwitchyard({
-    logger: createMemoryLogger(),
+  ({
+    emulator,
+    switchyard: sy,
+    close,
+  } = await startEmulatedSwitchyard({
     observers: [
       createOpenTelemetryObserver({ tracer: provider.getTracer('t') }),
       { onEvent: (event) => void events.push(event) },
     ],
-    config: {
-      builtins: false,
-      adapters: {
-        anthropic: {
-          type: 'anthropic',
-          base_url: emulatorBaseURL('anthropic', emulator.url),
-          api_key: 'telemetry-key-0123',
-          max_retries: 0,
-        },
-      },
-    },
-  });
+    adapters: { anthropic: 'anthropic' },
+    apiKey: 'telemetry-key-0123',
+  }));
 });
-afterAll(async () => {
-  await sy.close();
-  await emulator.close();
-});
+afterAll(() => close());
 
 const output = z.object({ answer: z.number() });
 const notJson = { type: 'scripted' as const, content: [{ type: 'text' as const, text: 'not json at all' }] };

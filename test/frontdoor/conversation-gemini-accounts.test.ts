@@ -4,33 +4,24 @@
  * other account is never sent them, and each adapter's `endSession` deletes only its own.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryLogger } from '../../src/core/logger.ts';
-import { createSwitchyard, type Switchyard } from '../../src/switchyard.ts';
-import { type Emulator, type ScriptedScript, startEmulator } from '../../src/testing/emulator/index.ts';
-import { emulatorBaseURL } from '../support/provider-types.ts';
+import type { Switchyard } from '../../src/switchyard.ts';
+import type { Emulator, ScriptedScript } from '../../src/testing/emulator/index.ts';
+import { startEmulatedSwitchyard } from '../support/emulated.ts';
 
 let emulator: Emulator;
 let sy: Switchyard;
+let close: () => Promise<void>;
 beforeAll(async () => {
-  emulator = await startEmulator();
-  const account = (key: string) => ({
-    type: 'gemini',
-    base_url: emulatorBaseURL('gemini', emulator.url),
-    api_key: key,
-    max_retries: 0,
-  });
-  sy = createSwitchyard({
-    logger: createMemoryLogger(),
-    config: {
-      builtins: false,
-      adapters: { 'acct-a': account('gemini-key-AAAA-0001'), 'acct-b': account('gemini-key-BBBB-0002') },
-    },
-  });
+  const account = (key: string) => ({ type: 'gemini', api_key: key });
+  ({
+    emulator,
+    switchyard: sy,
+    close,
+  } = await startEmulatedSwitchyard({
+    adapters: { 'acct-a': account('gemini-key-AAAA-0001'), 'acct-b': account('gemini-key-BBBB-0002') },
+  }));
 });
-afterAll(async () => {
-  await sy.close();
-  await emulator.close();
-});
+afterAll(() => close());
 
 const answer = (text: string): ScriptedScript => ({ type: 'scripted', content: [{ type: 'text', text }] });
 

@@ -7,33 +7,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../../src/agent/agent.ts';
 import { createMemoryLogger } from '../../src/core/logger.ts';
 import type { ConversationSnapshot } from '../../src/conversation/conversation.ts';
-import { createSwitchyard, type Switchyard } from '../../src/switchyard.ts';
-import { type Emulator, type ScriptedScript, startEmulator } from '../../src/testing/emulator/index.ts';
-import { emulatorBaseURL } from '../support/provider-types.ts';
+import type { Switchyard } from '../../src/switchyard.ts';
+import type { Emulator, ScriptedScript } from '../../src/testing/emulator/index.ts';
+import { startEmulatedSwitchyard } from '../support/emulated.ts';
 
 let emulator: Emulator;
 let sy: Switchyard;
+let close: () => Promise<void>;
 const logger = createMemoryLogger();
 beforeAll(async () => {
-  emulator = await startEmulator();
-  sy = createSwitchyard({
+  ({
+    emulator,
+    switchyard: sy,
+    close,
+  } = await startEmulatedSwitchyard({
     logger,
-    config: {
-      builtins: false,
-      adapters: {
-        gemini: {
-          type: 'gemini',
-          base_url: emulatorBaseURL('gemini', emulator.url),
-          api_key: 'snapshot-gemini-key-0123',
-        },
-      },
-    },
-  });
+    adapters: { gemini: 'gemini' },
+    apiKey: 'snapshot-gemini-key-0123',
+  }));
 });
-afterAll(async () => {
-  await sy.close();
-  await emulator.close();
-});
+afterAll(() => close());
 
 const answer = (text: string): ScriptedScript => ({ type: 'scripted', content: [{ type: 'text', text }] });
 

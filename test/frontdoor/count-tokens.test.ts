@@ -8,36 +8,37 @@ import { createMemoryLogger } from '../../src/core/logger.ts';
 import { userText } from '../../src/core/transcript.ts';
 import { createSwitchyard, type Switchyard } from '../../src/switchyard.ts';
 import { emulatedTokenCount } from '../../src/testing/emulator/builtin.ts';
-import { anthropicError, type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
+import { anthropicError, type Emulator } from '../../src/testing/emulator/index.ts';
 import { emulatorBaseURL } from '../support/provider-types.ts';
+import { startEmulatedSwitchyard } from '../support/emulated.ts';
 
 let emulator: Emulator;
 let sy: Switchyard;
+let close: () => Promise<void>;
 const logger = createMemoryLogger();
 
 beforeAll(async () => {
-  emulator = await startEmulator();
-  const common = { api_key: 'count-secret-key', max_retries: 2 };
-  sy = createSwitchyard({
+  ({
+    emulator,
+    switchyard: sy,
+    close,
+  } = await startEmulatedSwitchyard({
     logger,
+    adapters: {
+      anthropic: { type: 'anthropic', max_retries: 2 },
+      openai: { type: 'openai', max_retries: 2 },
+    },
+    apiKey: 'count-secret-key',
     config: {
-      builtins: false,
-      adapters: {
-        anthropic: { type: 'anthropic', base_url: emulatorBaseURL('anthropic', emulator.url), ...common },
-        openai: { type: 'openai', base_url: emulatorBaseURL('openai', emulator.url), ...common },
-      },
       models: {
         'anthropic:claude-sonnet-4-5': { aliases: ['claude'] },
         'openai:gpt-5-mini': { aliases: ['chat'] },
       },
     },
-  });
+  }));
 });
 afterEach(() => emulator.setCountScript(undefined));
-afterAll(async () => {
-  await sy?.close();
-  await emulator?.close();
-});
+afterAll(() => close?.());
 
 const request = (model: string) => ({ model, transcript: [userText('Hello, how are you?')] });
 

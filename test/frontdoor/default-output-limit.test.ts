@@ -7,35 +7,24 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { userText } from '../../src/core/transcript.ts';
-import { createSwitchyard, type Switchyard } from '../../src/switchyard.ts';
-import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
-import { emulatorBaseURL } from '../support/provider-types.ts';
+import type { Switchyard } from '../../src/switchyard.ts';
+import type { Emulator } from '../../src/testing/emulator/index.ts';
+import { startEmulatedSwitchyard } from '../support/emulated.ts';
 
 let emulator: Emulator;
 let sy: Switchyard;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  emulator = await startEmulator();
-  emulator.setDefault({
-    type: 'scripted',
-    content: [{ type: 'text', text: 'Hi.' }],
-    usage: { input: 3, output: 1 },
-  });
-  const common = { api_key: 'k', max_retries: 0 };
-  sy = createSwitchyard({
+  ({
+    emulator,
+    switchyard: sy,
+    close,
+  } = await startEmulatedSwitchyard({
     logger: { warn() {} },
+    adapters: { anthropic: 'anthropic', openai: 'openai', responses: 'openai-responses', gemini: 'gemini' },
+    apiKey: 'k',
     config: {
-      builtins: false,
-      adapters: {
-        anthropic: { type: 'anthropic', base_url: emulatorBaseURL('anthropic', emulator.url), ...common },
-        openai: { type: 'openai', base_url: emulatorBaseURL('openai', emulator.url), ...common },
-        responses: {
-          type: 'openai-responses',
-          base_url: emulatorBaseURL('openai-responses', emulator.url),
-          ...common,
-        },
-        gemini: { type: 'gemini', base_url: emulatorBaseURL('gemini', emulator.url), ...common },
-      },
       models: {
         'anthropic:claude-sonnet-4-5': {},
         // A small window, so that a few thousand tokens of input leave less room than the model's limit.
@@ -45,12 +34,14 @@ beforeAll(async () => {
         'gemini:gemini-2.5-flash': {},
       },
     },
+  }));
+  emulator.setDefault({
+    type: 'scripted',
+    content: [{ type: 'text', text: 'Hi.' }],
+    usage: { input: 3, output: 1 },
   });
 });
-afterAll(async () => {
-  await sy?.close();
-  await emulator?.close();
-});
+afterAll(() => close?.());
 
 const lastBody = () => emulator.requests.at(-1)!.body as Record<string, unknown>;
 

@@ -7,40 +7,30 @@
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUsage } from '../../src/conversation/helpers.ts';
-import { createMemoryLogger } from '../../src/core/logger.ts';
 import { userText } from '../../src/core/transcript.ts';
 import { computeCost } from '../../src/pricing/cost.ts';
 import { createPriceTable, reprice } from '../../src/pricing/price-table.ts';
-import { createSwitchyard, type Switchyard } from '../../src/switchyard.ts';
-import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
-import { emulatorBaseURL } from '../support/provider-types.ts';
+import type { Switchyard } from '../../src/switchyard.ts';
+import type { Emulator } from '../../src/testing/emulator/index.ts';
+import { startEmulatedSwitchyard } from '../support/emulated.ts';
 import { recordedDir } from '../support/fixtures.ts';
 
 let emulator: Emulator;
 let sy: Switchyard;
+let close: () => Promise<void>;
 const table = createPriceTable();
 beforeAll(async () => {
-  emulator = await startEmulator();
-  sy = createSwitchyard({
-    logger: createMemoryLogger(),
+  ({
+    emulator,
+    switchyard: sy,
+    close,
+  } = await startEmulatedSwitchyard({
     prices: table,
-    config: {
-      builtins: false,
-      adapters: {
-        anthropic: {
-          type: 'anthropic',
-          base_url: emulatorBaseURL('anthropic', emulator.url),
-          api_key: 'per-model-key-0123',
-          max_retries: 0,
-        },
-      },
-    },
-  });
+    adapters: { anthropic: 'anthropic' },
+    apiKey: 'per-model-key-0123',
+  }));
 });
-afterAll(async () => {
-  await sy.close();
-  await emulator.close();
-});
+afterAll(() => close());
 
 async function replay(file: string) {
   emulator.enqueue({
