@@ -5,10 +5,9 @@
  * naming express mode. Nothing is sent to Vertex.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createMemoryLogger, createSwitchyard } from 'switchyard-ai';
-import { createGateway, type GatewayServer } from 'switchyard-ai/gateway';
-import { type Emulator, startEmulator } from 'switchyard-ai/testing';
-import { emulatorBaseURL } from '../support/provider-types.ts';
+import type { GatewayServer } from 'switchyard-ai/gateway';
+import type { Emulator } from 'switchyard-ai/testing';
+import { startEmulatedGateway } from '../support/emulated.ts';
 import { scriptedText } from './harness.ts';
 
 let emulator: Emulator;
@@ -17,40 +16,22 @@ let close: () => Promise<void>;
 const claude = 'vertex:claude-sonnet-4-5@20250929';
 
 beforeAll(async () => {
-  emulator = await startEmulator();
-  const logger = createMemoryLogger();
   // `env: {}`: no project or base URL from the machine's environment, so the key means express mode.
-  const switchyard = createSwitchyard({
-    logger,
+  ({ emulator, server, close } = await startEmulatedGateway({
     env: {},
+    adapters: { openai: 'openai' },
+    apiKey: 'upstream-secret-key',
     config: {
-      builtins: false,
-      adapters: {
-        vertex: { type: 'vertex', api_key: 'AIzaExpressGatewayKey', max_retries: 0 },
-        openai: {
-          type: 'openai',
-          base_url: emulatorBaseURL('openai', emulator.url),
-          api_key: 'upstream-secret-key',
-          max_retries: 0,
-        },
-      },
+      // Vertex is not on the emulator: express mode has no base URL.
+      adapters: { vertex: { type: 'vertex', api_key: 'AIzaExpressGatewayKey', max_retries: 0 } },
       models: {
         [claude]: { aliases: ['partner'], fallbacks: ['openai:gpt-4.1-mini'] },
         'vertex:claude-haiku-4-5@20251001': { aliases: ['partner-only'] },
       },
     },
-  });
-  const instance = createGateway({ switchyard, logger, accessLog: () => {} });
-  server = await instance.listen({ host: '127.0.0.1', port: 0 });
-  close = async () => {
-    await server.close(0);
-    await switchyard.close();
-  };
+  }));
 });
-afterAll(async () => {
-  await close?.();
-  await emulator?.close();
-});
+afterAll(() => close?.());
 
 it('a fresh gateway (no call yet) lists no model express mode cannot serve, in every protocol, and keeps the rest', async () => {
   const openai = (await (await fetch(`${server.url}/v1/models`)).json()) as { data: Array<{ id: string }> };

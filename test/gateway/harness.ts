@@ -3,10 +3,10 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { createMemoryLogger } from 'switchyard-ai';
-import { createGateway, type Gateway, type GatewayServer, type GatewayStore } from 'switchyard-ai/gateway';
-import { type Emulator, protocolError, startEmulator } from 'switchyard-ai/testing';
+import type { Gateway, GatewayServer, GatewayStore } from 'switchyard-ai/gateway';
+import { type Emulator, protocolError } from 'switchyard-ai/testing';
 import type { EmulatorProtocolId, ServedRequest } from '../../src/testing/emulator/types.ts';
-import { emulatorBaseURL } from '../support/provider-types.ts';
+import { createEmulatedGateway, startEmulatedGateway } from '../support/emulated.ts';
 import { connect } from 'node:net';
 
 /** The four wire protocols the gateway matrix serves as upstreams (the cloud transports are covered by their own suites). */
@@ -47,17 +47,12 @@ export interface GatewayHarness {
  * `emulatorUrl`: `store-chat` (OpenAI Chat) and `store-responses` (OpenAI Responses), both gpt-5-mini.
  */
 export function gatewayWithStore(emulatorUrl: string, store: GatewayStore): Gateway {
-  const upstream = { base_url: `${emulatorUrl}/v1`, api_key: 'upstream-key', max_retries: 0 };
-  return createGateway({
+  return createEmulatedGateway(emulatorUrl, {
     store,
-    accessLog: () => {},
     logger: { warn: () => {} },
+    adapters: { openai: 'openai', responses: 'openai-responses' },
+    apiKey: 'upstream-key',
     config: {
-      builtins: false,
-      adapters: {
-        openai: { type: 'openai', ...upstream },
-        responses: { type: 'openai-responses', ...upstream },
-      },
       models: {
         'openai:gpt-5-mini': { aliases: ['store-chat'] },
         'responses:gpt-5-mini': { aliases: ['store-responses'] },
@@ -90,48 +85,33 @@ export async function startGatewayHarness(
 ): Promise<GatewayHarness> {
   const served: ServedRequest[] = [];
   let waiters: Array<(served: ServedRequest) => void> = [];
-  const emulator = await startEmulator({
-    onResponse: (entry) => {
-      served.push(entry);
-      const current = waiters;
-      waiters = [];
-      for (const resolve of current) resolve(entry);
-    },
-  });
-  const common = { max_retries: 0, api_key: 'upstream-secret-key' };
   const options = (name: string) => (name in adapterOptions ? { options: adapterOptions[name] } : {});
   const logger = createMemoryLogger();
   const accessLog: Array<Record<string, unknown>> = [];
-  const instance = createGateway({
+  const {
+    emulator,
+    gateway: instance,
+    server,
+    close,
+  } = await startEmulatedGateway({
+    emulator: {
+      onResponse: (entry) => {
+        served.push(entry);
+        const current = waiters;
+        waiters = [];
+        for (const resolve of current) resolve(entry);
+      },
+    },
     logger,
     accessLog: (line) => accessLog.push(line),
+    adapters: {
+      anthropic: { type: 'anthropic', ...options('anthropic') },
+      openai: { type: 'openai', ...options('openai') },
+      responses: 'openai-responses',
+      gemini: { type: 'gemini', ...options('gemini') },
+    },
+    apiKey: 'upstream-secret-key',
     config: {
-      builtins: false,
-      adapters: {
-        anthropic: {
-          type: 'anthropic',
-          base_url: emulatorBaseURL('anthropic', emulator.url),
-          ...common,
-          ...options('anthropic'),
-        },
-        openai: {
-          type: 'openai',
-          base_url: emulatorBaseURL('openai', emulator.url),
-          ...common,
-          ...options('openai'),
-        },
-        responses: {
-          type: 'openai-responses',
-          base_url: emulatorBaseURL('openai-responses', emulator.url),
-          ...common,
-        },
-        gemini: {
-          type: 'gemini',
-          base_url: emulatorBaseURL('gemini', emulator.url),
-          ...common,
-          ...options('gemini'),
-        },
-      },
       models: {
         'anthropic:claude-sonnet-4-5': { aliases: ['up-anthropic'] },
         'openai:gpt-5-mini': { aliases: ['up-chat'] },
@@ -148,7 +128,6 @@ export async function startGatewayHarness(
       gateway,
     },
   });
-  const server = await instance.listen({ host: '127.0.0.1', port: 0 });
   return {
     emulator,
     server,
@@ -164,11 +143,7 @@ export async function startGatewayHarness(
         body: typeof body === 'string' ? body : JSON.stringify(body),
         headers: { 'content-type': 'application/json', ...headers },
       }),
-    async close() {
-      await server.close(0);
-      await instance.switchyard.close();
-      await emulator.close();
-    },
+    close,
   };
 }
 

@@ -6,11 +6,12 @@
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createGateway } from 'switchyard-ai/gateway';
+import type { Gateway } from 'switchyard-ai/gateway';
 import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
+import { createEmulatedGateway } from '../support/emulated.ts';
 
 let emulator: Emulator;
-let gateway: ReturnType<typeof createGateway>;
+let gateway: Gateway;
 
 beforeAll(async () => {
   emulator = await startEmulator();
@@ -19,21 +20,12 @@ beforeAll(async () => {
     content: [{ type: 'text', text: 'Hi.' }],
     usage: { input: 3, output: 1 },
   });
-  gateway = createGateway({
-    accessLog: () => {},
+  gateway = createEmulatedGateway(emulator.url, {
     logger: { warn: () => {} },
     env: { KEY_A: 'key-a', KEY_B: 'key-b', KEY_C: 'key-c' },
+    adapters: { local: { type: 'openai-compatible', preset: 'vllm' } },
+    apiKey: 'k',
     config: {
-      builtins: false,
-      adapters: {
-        local: {
-          type: 'openai-compatible',
-          preset: 'vllm',
-          base_url: `${emulator.url}/v1`,
-          api_key: 'k',
-          max_retries: 0,
-        },
-      },
       models: { 'local:my-finetune': { wire_name: 'my-finetune-q4', aliases: ['mine'] } },
       gateway: {
         keys: [

@@ -7,9 +7,9 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createMemoryLogger } from 'switchyard-ai';
-import { createGateway, type GatewayServer } from 'switchyard-ai/gateway';
-import { type Emulator, startEmulator } from 'switchyard-ai/testing';
-import { emulatorBaseURL } from '../support/provider-types.ts';
+import type { GatewayServer } from 'switchyard-ai/gateway';
+import type { Emulator } from 'switchyard-ai/testing';
+import { startEmulatedGateway } from '../support/emulated.ts';
 import { createDrivers, type Driver } from './drivers.ts';
 import { createClients } from './harness.ts';
 
@@ -19,38 +19,21 @@ let close: () => Promise<void>;
 const logger = createMemoryLogger();
 
 beforeAll(async () => {
-  emulator = await startEmulator();
-  const instance = createGateway({
+  ({ emulator, server, close } = await startEmulatedGateway({
     logger,
-    accessLog: () => {},
+    // One `vertex` adapter serves both families: Claude names carry `@version`.
+    adapters: { vertex: 'vertex' },
+    apiKey: 'upstream-secret-key',
     config: {
-      builtins: false,
-      adapters: {
-        // One `vertex` adapter serves both families: Claude names carry `@version`.
-        vertex: {
-          type: 'vertex',
-          base_url: emulatorBaseURL('vertex', emulator.url),
-          api_key: 'upstream-secret-key',
-          max_retries: 0,
-        },
-      },
       models: {
         'vertex:claude-sonnet-4-5@20250929': { aliases: ['up-claude'] },
         'vertex:gemini-3-pro-preview': { aliases: ['up-gemini3'] },
       },
       routing: { failure_threshold: 1000 },
     },
-  });
-  server = await instance.listen({ host: '127.0.0.1', port: 0 });
-  close = async () => {
-    await server.close(0);
-    await instance.switchyard.close();
-  };
+  }));
 });
-afterAll(async () => {
-  await close?.();
-  await emulator?.close();
-});
+afterAll(() => close?.());
 
 const driver = (name: Driver['name']) =>
   createDrivers(createClients(server.url)).find((candidate) => candidate.name === name)!;

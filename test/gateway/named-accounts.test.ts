@@ -9,9 +9,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type OpenAI from 'openai';
 import { createMemoryLogger } from 'switchyard-ai';
-import { createGateway, type GatewayServer } from 'switchyard-ai/gateway';
-import { type Emulator, protocolError, startEmulator } from 'switchyard-ai/testing';
-import { emulatorBaseURL } from '../support/provider-types.ts';
+import type { GatewayServer } from 'switchyard-ai/gateway';
+import { type Emulator, protocolError } from 'switchyard-ai/testing';
+import { startEmulatedGateway } from '../support/emulated.ts';
 import { createClients } from './harness.ts';
 
 let emulator: Emulator;
@@ -21,36 +21,21 @@ const logger = createMemoryLogger();
 const access: Array<Record<string, unknown>> = [];
 
 beforeAll(async () => {
-  emulator = await startEmulator();
-  const account = (key: string) => ({
-    type: 'openai-responses',
-    base_url: emulatorBaseURL('openai-responses', emulator.url),
-    api_key: key,
-    max_retries: 0,
-  });
-  const gateway = createGateway({
+  const account = (key: string) => ({ type: 'openai-responses', api_key: key });
+  ({ emulator, server, close } = await startEmulatedGateway({
     logger,
     accessLog: (line) => access.push(line as unknown as Record<string, unknown>),
+    adapters: { 'acct-a': account('sk-org-a-0000000000'), 'acct-b': account('sk-org-b-1111111111') },
     config: {
-      builtins: false,
-      adapters: { 'acct-a': account('sk-org-a-0000000000'), 'acct-b': account('sk-org-b-1111111111') },
       models: {
         'acct-a:gpt-5-mini': { aliases: ['gpt-5-mini'], fallbacks: ['acct-b:gpt-5-mini'] },
         'acct-b:gpt-5-mini': {},
       },
       routing: { failure_threshold: 1000 },
     },
-  });
-  server = await gateway.listen({ host: '127.0.0.1', port: 0 });
-  close = async () => {
-    await server.close(0);
-    await gateway.switchyard.close();
-  };
+  }));
 });
-afterAll(async () => {
-  await close?.();
-  await emulator?.close();
-});
+afterAll(() => close?.());
 
 const tools: OpenAI.Responses.Tool[] = [
   {

@@ -6,11 +6,11 @@
  * included) and a reviewer (a route to Gemini made twice the bound).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, createMemoryStore, type Gateway } from 'switchyard-ai/gateway';
+import { createMemoryStore, type Gateway } from 'switchyard-ai/gateway';
 import { type Emulator, startEmulator } from 'switchyard-ai/testing';
 import { maxArtifactReads } from '../../src/gateway/store.ts';
 import { maxTextSignatureReads } from '../../src/gateway/text-signatures.ts';
-import { emulatorBaseURL } from '../support/provider-types.ts';
+import { createEmulatedGateway } from '../support/emulated.ts';
 
 let emulator: Emulator;
 let gateway: Gateway;
@@ -24,17 +24,12 @@ beforeAll(async () => {
     reads.push(id);
     return get(id, hold);
   };
-  const upstream = { max_retries: 0, api_key: 'upstream-key' };
-  gateway = createGateway({
+  gateway = createEmulatedGateway(emulator.url, {
     store,
-    accessLog: () => {},
     logger: { warn: () => {} },
+    adapters: { gemini: 'gemini', openai: 'openai' },
+    apiKey: 'upstream-key',
     config: {
-      builtins: false,
-      adapters: {
-        gemini: { type: 'gemini', base_url: emulatorBaseURL('gemini', emulator.url), ...upstream },
-        openai: { type: 'openai', base_url: emulatorBaseURL('openai', emulator.url), ...upstream },
-      },
       models: {
         'gemini:gemini-3-pro-preview': { aliases: ['up-gemini3'] },
         'openai:gpt-5-mini': { aliases: ['up-chat'] },

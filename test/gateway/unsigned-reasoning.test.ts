@@ -6,40 +6,24 @@
  * running Claude Code and Codex through the gateway with a DeepSeek upstream: turn 2 failed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryLogger } from 'switchyard-ai';
-import { createGateway, type GatewayServer } from 'switchyard-ai/gateway';
-import { type Emulator, startEmulator } from 'switchyard-ai/testing';
+import type { GatewayServer } from 'switchyard-ai/gateway';
+import type { Emulator } from 'switchyard-ai/testing';
 import type { EmulatorScript } from '../../src/testing/emulator/types.ts';
+import { startEmulatedGateway } from '../support/emulated.ts';
 
 let emulator: Emulator;
 let server: GatewayServer;
 let close: () => Promise<void>;
 beforeAll(async () => {
-  emulator = await startEmulator();
-  const gateway = createGateway({
-    logger: createMemoryLogger(),
+  ({ emulator, server, close } = await startEmulatedGateway({
+    adapters: { deepseek: { type: 'openai-compatible', preset: 'deepseek' } },
+    apiKey: 'upstream-key',
     config: {
-      builtins: false,
-      adapters: {
-        deepseek: {
-          type: 'openai-compatible',
-          preset: 'deepseek',
-          base_url: `${emulator.url}/v1`,
-          api_key: 'upstream-key',
-          max_retries: 0,
-        },
-      },
       models: {
         'deepseek:deepseek-reasoner': { aliases: ['up-deepseek'], capabilities: { reasoning: true } },
       },
     },
-  });
-  server = await gateway.listen({ host: '127.0.0.1', port: 0 });
-  close = async () => {
-    await server.close(0);
-    await gateway.switchyard.close();
-    await emulator.close();
-  };
+  }));
 });
 afterAll(() => close());
 
