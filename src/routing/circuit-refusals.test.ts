@@ -6,12 +6,11 @@
  * the soonest to let a probe through.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryLogger } from '../core/logger.ts';
 import { userText } from '../core/transcript.ts';
-import { createSwitchyard, type Switchyard } from '../switchyard.ts';
+import type { Switchyard } from '../switchyard.ts';
 import { anthropicError, type Emulator, openaiError, startEmulator } from '../testing/emulator/index.ts';
 import { routingDecisionOfError } from './decision.ts';
-import { emulatorBaseURL } from '../../test/support/provider-types.ts';
+import { createEmulatedSwitchyard } from '../../test/support/emulated.ts';
 
 let emulator: Emulator;
 let sy: Switchyard;
@@ -29,17 +28,12 @@ afterEach(async () => {
 
 /** `primary` (Anthropic) falling back to `openai:gpt-4.1-mini`; every circuit opens at its first failure. */
 function front(): void {
-  const common = { max_retries: 0, api_key: 'test-key-routing' };
   now = 7_000_000;
-  sy = createSwitchyard({
-    logger: createMemoryLogger(),
+  sy = createEmulatedSwitchyard(emulator.url, {
     now: () => now,
+    adapters: { anthropic: 'anthropic', openai: 'openai' },
+    apiKey: 'test-key-routing',
     config: {
-      builtins: false,
-      adapters: {
-        anthropic: { type: 'anthropic', base_url: emulatorBaseURL('anthropic', emulator.url), ...common },
-        openai: { type: 'openai', base_url: emulatorBaseURL('openai', emulator.url), ...common },
-      },
       models: {
         'anthropic:claude-sonnet-4-5': { aliases: ['primary'], fallbacks: ['openai:gpt-4.1-mini'] },
         'openai:gpt-4.1-mini': {},

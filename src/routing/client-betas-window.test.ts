@@ -6,49 +6,23 @@
  * from its own `providerOptions` key as from its type's, and the router opens the window as it does.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createMemoryLogger } from '../core/logger.ts';
 import { userText } from '../core/transcript.ts';
-import { createSwitchyard, type Switchyard } from '../switchyard.ts';
+import type { Switchyard } from '../switchyard.ts';
 import { type Emulator, startEmulator } from '../testing/index.ts';
-import { emulatorBaseURL } from '../../test/support/provider-types.ts';
+import { createEmulatedSwitchyard } from '../../test/support/emulated.ts';
 
 let emulator: Emulator;
 let sy: Switchyard;
 
 beforeAll(async () => {
   emulator = await startEmulator();
-  sy = createSwitchyard({
-    logger: createMemoryLogger(),
+  sy = createEmulatedSwitchyard(emulator.url, {
     env: {},
-    config: {
-      builtins: false,
-      adapters: {
-        anthropic: {
-          type: 'anthropic',
-          base_url: emulatorBaseURL('anthropic', emulator.url),
-          api_key: 'anthropic-key-0123',
-          max_retries: 0,
-        },
-        'work-claude': {
-          type: 'anthropic',
-          base_url: emulatorBaseURL('anthropic', emulator.url),
-          api_key: 'work-claude-key-0123',
-          max_retries: 0,
-        },
-        bedrock: {
-          type: 'bedrock',
-          base_url: emulator.url,
-          api_key: 'bedrock-bearer-0123',
-          max_retries: 0,
-          options: { protocol: 'invoke' },
-        },
-        vertex: {
-          type: 'vertex',
-          base_url: emulatorBaseURL('vertex', emulator.url),
-          api_key: 'vertex-express-0123',
-          max_retries: 0,
-        },
-      },
+    adapters: {
+      anthropic: { type: 'anthropic', api_key: 'anthropic-key-0123' },
+      'work-claude': { type: 'anthropic', api_key: 'work-claude-key-0123' },
+      bedrock: { type: 'bedrock', api_key: 'bedrock-bearer-0123', options: { protocol: 'invoke' } },
+      vertex: { type: 'vertex', api_key: 'vertex-express-0123' },
     },
   });
 });

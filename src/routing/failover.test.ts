@@ -12,7 +12,7 @@ import { routedFirstByteTimeout, routedFirstByteTimeoutMs } from '../registry/re
 import { createSwitchyard, type Switchyard } from '../switchyard.ts';
 import { anthropicError, type Emulator, startEmulator } from '../testing/emulator/index.ts';
 import { routingDecision } from './decision.ts';
-import { emulatorBaseURL } from '../../test/support/provider-types.ts';
+import { emulatedAdapters } from '../../test/support/emulated.ts';
 
 let primary: Emulator;
 let fallback: Emulator;
@@ -56,20 +56,19 @@ function front(
     config: {
       builtins: false,
       adapters: {
-        anthropic: {
-          type: 'anthropic',
-          base_url: emulatorBaseURL('anthropic', primary.url),
-          api_key: 'test-key-failover',
-          max_retries: 2,
-          options: { retryBaseDelay: 60_000 },
-          ...anthropic,
-        },
-        openai: {
-          type: 'openai',
-          base_url: emulatorBaseURL('openai', fallback.url),
-          api_key: 'test-key-failover',
-          max_retries: 0,
-        },
+        ...emulatedAdapters(
+          primary.url,
+          {
+            anthropic: {
+              type: 'anthropic',
+              max_retries: 2,
+              options: { retryBaseDelay: 60_000 },
+              ...anthropic,
+            },
+          },
+          'test-key-failover',
+        ),
+        ...emulatedAdapters(fallback.url, { openai: 'openai' }, 'test-key-failover'),
       },
       models: { 'anthropic:claude-sonnet-4-5': { aliases: ['primary'], fallbacks } },
       routing: { failure_threshold: 3, cooldown_seconds: 30, ...routing },

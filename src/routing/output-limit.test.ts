@@ -7,10 +7,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../core/logger.ts';
 import { userText } from '../core/transcript.ts';
-import { createSwitchyard, type Switchyard } from '../switchyard.ts';
+import type { Switchyard } from '../switchyard.ts';
 import { anthropicError, type Emulator, startEmulator } from '../testing/emulator/index.ts';
 import { routingDecision, routingDecisionOfError } from './decision.ts';
-import { emulatorBaseURL } from '../../test/support/provider-types.ts';
+import { createEmulatedSwitchyard } from '../../test/support/emulated.ts';
 
 let emulator: Emulator;
 let sy: Switchyard;
@@ -29,16 +29,12 @@ afterEach(async () => {
 
 /** gpt-4o writes at most 16,384 tokens; claude-sonnet-4-5 64,000. */
 function front(): Switchyard {
-  const common = { max_retries: 0, api_key: 'test-key-output-limit' };
   logger = createMemoryLogger();
-  sy = createSwitchyard({
+  sy = createEmulatedSwitchyard(emulator.url, {
     logger,
+    adapters: { anthropic: 'anthropic', openai: 'openai' },
+    apiKey: 'test-key-output-limit',
     config: {
-      builtins: false,
-      adapters: {
-        anthropic: { type: 'anthropic', base_url: emulatorBaseURL('anthropic', emulator.url), ...common },
-        openai: { type: 'openai', base_url: emulatorBaseURL('openai', emulator.url), ...common },
-      },
       models: {
         'openai:gpt-4o': { aliases: ['claude-sonnet-4-5'] },
         'anthropic:claude-sonnet-4-5': { aliases: ['sonnet'], fallbacks: ['openai:gpt-4o'] },

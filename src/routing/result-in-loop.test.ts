@@ -7,28 +7,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../agent/agent.ts';
 import { createAnthropic } from '../providers/anthropic/index.ts';
 import type { StreamEvent } from '../core/events.ts';
-import { createMemoryLogger } from '../core/logger.ts';
 import { userText } from '../core/transcript.ts';
-import { createSwitchyard, type Switchyard } from '../switchyard.ts';
+import type { Switchyard } from '../switchyard.ts';
 import { type Emulator, startEmulator } from '../testing/emulator/index.ts';
 import { emulatorBaseURL } from '../../test/support/provider-types.ts';
+import { createEmulatedSwitchyard } from '../../test/support/emulated.ts';
 
 let emulator: Emulator;
 let sy: Switchyard;
 beforeAll(async () => {
   emulator = await startEmulator();
-  sy = createSwitchyard({
-    logger: createMemoryLogger(),
+  sy = createEmulatedSwitchyard(emulator.url, {
+    adapters: { anthropic: 'anthropic' },
+    apiKey: 'test-key-result-in-loop',
     config: {
-      builtins: false,
-      adapters: {
-        anthropic: {
-          type: 'anthropic',
-          base_url: emulatorBaseURL('anthropic', emulator.url),
-          max_retries: 0,
-          api_key: 'test-key-result-in-loop',
-        },
-      },
       models: { 'anthropic:claude-sonnet-4-5': { aliases: ['sonnet'] } },
     },
   });

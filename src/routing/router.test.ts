@@ -1,9 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../core/events.ts';
-import { createMemoryLogger } from '../core/logger.ts';
 import { userText } from '../core/transcript.ts';
 import type { SwitchyardConfig } from '../registry/config.ts';
-import { createSwitchyard, type Switchyard } from '../switchyard.ts';
+import type { Switchyard } from '../switchyard.ts';
 import {
   anthropicError,
   type Emulator,
@@ -14,7 +13,7 @@ import {
 import { assertStreamInvariants } from '../testing/invariants.ts';
 import { type AvailabilityStore, createMemoryAvailabilityStore } from './availability.ts';
 import { routingDecision, routingDecisionOfError } from './decision.ts';
-import { emulatorBaseURL } from '../../test/support/provider-types.ts';
+import { createEmulatedSwitchyard } from '../../test/support/emulated.ts';
 
 let emulator: Emulator;
 let sy: Switchyard;
@@ -31,17 +30,11 @@ afterEach(async () => {
 });
 
 function front(models: SwitchyardConfig['models'] = {}, routing?: SwitchyardConfig['routing']): Switchyard {
-  const common = { max_retries: 0, api_key: 'test-key-routing' };
-  sy = createSwitchyard({
-    logger: createMemoryLogger(),
+  sy = createEmulatedSwitchyard(emulator.url, {
     now: () => now,
+    adapters: { anthropic: 'anthropic', openai: 'openai', gemini: 'gemini' },
+    apiKey: 'test-key-routing',
     config: {
-      builtins: false,
-      adapters: {
-        anthropic: { type: 'anthropic', base_url: emulatorBaseURL('anthropic', emulator.url), ...common },
-        openai: { type: 'openai', base_url: emulatorBaseURL('openai', emulator.url), ...common },
-        gemini: { type: 'gemini', base_url: emulatorBaseURL('gemini', emulator.url), ...common },
-      },
       models: {
         'anthropic:claude-sonnet-4-5': {
           aliases: ['primary'],
@@ -330,17 +323,12 @@ describe('streams', () => {
       get: async (key) => inner.get(key),
       transition: async (key, operation) => inner.transition(key, operation),
     };
-    const common = { max_retries: 0, api_key: 'test-key-routing' };
-    sy = createSwitchyard({
-      logger: createMemoryLogger(),
+    sy = createEmulatedSwitchyard(emulator.url, {
       now: () => now,
       stateStore: store,
+      adapters: { anthropic: 'anthropic', openai: 'openai' },
+      apiKey: 'test-key-routing',
       config: {
-        builtins: false,
-        adapters: {
-          anthropic: { type: 'anthropic', base_url: emulatorBaseURL('anthropic', emulator.url), ...common },
-          openai: { type: 'openai', base_url: emulatorBaseURL('openai', emulator.url), ...common },
-        },
         models: {
           'anthropic:claude-sonnet-4-5': { aliases: ['primary'], fallbacks: ['openai:gpt-4.1-mini'] },
         },

@@ -5,13 +5,12 @@
  * gets an `unsupported_model` invalid request naming the reason. Nothing is sent to Vertex.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryLogger } from '../core/logger.ts';
 import { userText } from '../core/transcript.ts';
 import { createBedrock } from '../providers/bedrock/index.ts';
-import { createSwitchyard, type Switchyard } from '../switchyard.ts';
+import type { Switchyard } from '../switchyard.ts';
 import { type Emulator, startEmulator } from '../testing/emulator/index.ts';
 import { routingDecision, routingDecisionOfError } from './decision.ts';
-import { emulatorBaseURL } from '../../test/support/provider-types.ts';
+import { createEmulatedSwitchyard } from '../../test/support/emulated.ts';
 
 let emulator: Emulator;
 let sy: Switchyard;
@@ -30,20 +29,13 @@ const claude = 'vertex:claude-sonnet-4-5@20250929';
 
 /** Vertex in express mode (a key, no project, no base URL), its Claude model falling back to OpenAI. */
 function front(fallbacks = ['openai:gpt-4.1-mini']): Switchyard {
-  sy = createSwitchyard({
-    logger: createMemoryLogger(),
+  sy = createEmulatedSwitchyard(emulator.url, {
     env: {},
+    adapters: { openai: 'openai' },
+    apiKey: 'test-key-unserved',
     config: {
-      builtins: false,
-      adapters: {
-        vertex: { type: 'vertex', api_key: 'AIzaExpressRouteKey01', max_retries: 0 },
-        openai: {
-          type: 'openai',
-          base_url: emulatorBaseURL('openai', emulator.url),
-          api_key: 'test-key-unserved',
-          max_retries: 0,
-        },
-      },
+      // Vertex is not on the emulator: express mode has no base URL.
+      adapters: { vertex: { type: 'vertex', api_key: 'AIzaExpressRouteKey01', max_retries: 0 } },
       models: { [claude]: { aliases: ['partner'], fallbacks } },
     },
   });
@@ -113,26 +105,18 @@ describe('Bedrock InvokeModel serves Claude only', () => {
   const nova = 'aws:amazon.nova-pro-v1:0';
 
   it('a Nova model behind protocol invoke is skipped with the reason (the fallback serves), a direct call refused before any request', async () => {
-    sy = createSwitchyard({
-      logger: createMemoryLogger(),
+    sy = createEmulatedSwitchyard(emulator.url, {
       env: {},
-      config: {
-        builtins: false,
-        adapters: {
-          aws: {
-            type: 'bedrock',
-            base_url: emulator.url,
-            api_key: 'ABSKinvokeRouteKey0001',
-            max_retries: 0,
-            options: { protocol: 'invoke', region: 'us-east-1' },
-          },
-          openai: {
-            type: 'openai',
-            base_url: emulatorBaseURL('openai', emulator.url),
-            api_key: 'test-key-unserved',
-            max_retries: 0,
-          },
+      adapters: {
+        aws: {
+          type: 'bedrock',
+          api_key: 'ABSKinvokeRouteKey0001',
+          options: { protocol: 'invoke', region: 'us-east-1' },
         },
+        openai: 'openai',
+      },
+      apiKey: 'test-key-unserved',
+      config: {
         models: { [nova]: { aliases: ['nova'], fallbacks: ['openai:gpt-4.1-mini'] } },
       },
     });
