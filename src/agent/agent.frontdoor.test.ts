@@ -1,45 +1,38 @@
 /** The agent over the front door (`createSwitchyard`): cost from `usage.cost`, the router's fallbacks recorded per turn. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createMemoryLogger } from '../core/logger.ts';
-import { createSwitchyard, type Switchyard } from '../switchyard.ts';
+import type { Switchyard } from '../switchyard.ts';
 import {
   anthropicError,
   type Emulator,
   type EmulatorScript,
   openaiError,
-  startEmulator,
 } from '../testing/emulator/index.ts';
 import { createAgent } from './agent.ts';
 import { drain, expectConsistent } from './test-support.ts';
 import { tool } from '../schemas/structured.ts';
+import { startEmulatedSwitchyard } from '../../test/support/emulated.ts';
 
 let emulator: Emulator;
 let sy: Switchyard;
+let close: () => Promise<void>;
 beforeAll(async () => {
-  emulator = await startEmulator();
-  const adapter = (type: string, prefix: string) => ({
-    type,
-    base_url: `${emulator.url}${prefix}`,
-    api_key: 'test-key-frontdoor',
-    max_retries: 0,
-  });
-  sy = createSwitchyard({
+  ({
+    emulator,
+    switchyard: sy,
+    close,
+  } = await startEmulatedSwitchyard({
+    adapters: { anthropic: 'anthropic', openai: 'openai' },
+    apiKey: 'test-key-frontdoor',
     config: {
-      builtins: false,
-      adapters: { anthropic: adapter('anthropic', '/v1'), openai: adapter('openai', '/v1') },
       models: {
         'anthropic:claude-sonnet-4-5': { fallbacks: ['openai:gpt-4.1-mini'] },
         'openai:gpt-4.1-mini': null,
       },
     },
-    logger: createMemoryLogger(),
-  });
+  }));
 });
-afterAll(async () => {
-  await sy.close();
-  await emulator.close();
-});
+afterAll(() => close());
 
 const lookup = tool({
   name: 'lookup',

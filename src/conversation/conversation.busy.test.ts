@@ -1,32 +1,21 @@
 /** One turn at a time: a conversation refuses a second turn while one is in flight, and sends a snapshot. */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { toolCallId } from '../core/ids.ts';
-import { createMemoryLogger } from '../core/logger.ts';
 import { checkTranscript } from '../core/transcript-invariants.ts';
 import type { Transcript } from '../core/transcript.ts';
-import { createSwitchyard, type Switchyard } from '../switchyard.ts';
+import type { Switchyard } from '../switchyard.ts';
 import { anthropicError, type Emulator, startEmulator } from '../testing/emulator/index.ts';
-import { emulatorBaseURL } from '../../test/support/provider-types.ts';
+import { createEmulatedSwitchyard } from '../../test/support/emulated.ts';
 
 let emulator: Emulator;
 let sy: Switchyard;
 
 /** A front door over the emulator (a fresh one dispatches its first call a step later). */
 const front = () =>
-  createSwitchyard({
-    logger: createMemoryLogger(),
-    config: {
-      builtins: false,
-      adapters: {
-        anthropic: {
-          type: 'anthropic',
-          base_url: emulatorBaseURL('anthropic', emulator.url),
-          max_retries: 0,
-          api_key: 'test-key-conversation',
-        },
-      },
-      models: { 'anthropic:claude-sonnet-4-5': { aliases: ['sonnet'] } },
-    },
+  createEmulatedSwitchyard(emulator.url, {
+    adapters: { anthropic: 'anthropic' },
+    apiKey: 'test-key-conversation',
+    config: { models: { 'anthropic:claude-sonnet-4-5': { aliases: ['sonnet'] } } },
   });
 
 beforeAll(async () => {

@@ -3,7 +3,7 @@ import type { StreamEvent } from '../core/events.ts';
 import { createMemoryLogger } from '../core/logger.ts';
 import { checkTranscript } from '../core/transcript-invariants.ts';
 import { routingDecision } from '../routing/decision.ts';
-import { createSwitchyard, type Switchyard } from '../switchyard.ts';
+import type { Switchyard } from '../switchyard.ts';
 import {
   anthropicError,
   type Emulator,
@@ -13,7 +13,7 @@ import {
 import { assertStreamInvariants } from '../testing/invariants.ts';
 import { textOf } from '../core/reply.ts';
 import { addUsage, assistantItem, toolResultItem } from './helpers.ts';
-import { emulatorBaseURL } from '../../test/support/provider-types.ts';
+import { createEmulatedSwitchyard } from '../../test/support/emulated.ts';
 
 let emulator: Emulator;
 const logger = createMemoryLogger();
@@ -26,16 +26,11 @@ afterAll(async () => {
 });
 
 function front(): Switchyard {
-  const common = { max_retries: 0, api_key: 'test-key-conversation' };
-  return createSwitchyard({
+  return createEmulatedSwitchyard(emulator.url, {
     logger,
+    adapters: { anthropic: 'anthropic', openai: 'openai', gemini: 'gemini' },
+    apiKey: 'test-key-conversation',
     config: {
-      builtins: false,
-      adapters: {
-        anthropic: { type: 'anthropic', base_url: emulatorBaseURL('anthropic', emulator.url), ...common },
-        openai: { type: 'openai', base_url: emulatorBaseURL('openai', emulator.url), ...common },
-        gemini: { type: 'gemini', base_url: emulatorBaseURL('gemini', emulator.url), ...common },
-      },
       models: {
         'anthropic:claude-sonnet-4-5': { aliases: ['sonnet'] },
         'openai:gpt-4.1-mini': { aliases: ['mini'] },

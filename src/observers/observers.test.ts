@@ -4,26 +4,28 @@ import {
   BasicTracerProvider,
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryLogger } from '../core/logger.ts';
 import { userText } from '../core/transcript.ts';
-import { createSwitchyard, type Switchyard } from '../switchyard.ts';
-import { anthropicError, type Emulator, startEmulator } from '../testing/emulator/index.ts';
+import type { Switchyard } from '../switchyard.ts';
+import { anthropicError, type Emulator } from '../testing/emulator/index.ts';
 import { createJsonLinesReporter } from './jsonl.ts';
 import { createOpenTelemetryObserver } from './otel.ts';
 import type { CallEvent } from './types.ts';
-import { emulatorBaseURL } from '../../test/support/provider-types.ts';
+import { startEmulatedSwitchyard } from '../../test/support/emulated.ts';
 
 let emulator: Emulator;
 let sy: Switchyard;
+let close: () => Promise<void>;
 const events: CallEvent[] = [];
 const lines: string[] = [];
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 
 beforeAll(async () => {
-  emulator = await startEmulator();
-  sy = createSwitchyard({
-    logger: createMemoryLogger(),
+  ({
+    emulator,
+    switchyard: sy,
+    close,
+  } = await startEmulatedSwitchyard({
     observers: [
       { onEvent: (event) => events.push(event) },
       createJsonLinesReporter({ write: (line) => lines.push(line) }),
@@ -34,30 +36,14 @@ beforeAll(async () => {
         },
       },
     ],
+    adapters: { anthropic: { type: 'anthropic', max_retries: 1 }, openai: 'openai' },
+    apiKey: 'test-key-observers',
     config: {
-      builtins: false,
-      adapters: {
-        anthropic: {
-          type: 'anthropic',
-          base_url: emulatorBaseURL('anthropic', emulator.url),
-          max_retries: 1,
-          api_key: 'test-key-observers',
-        },
-        openai: {
-          type: 'openai',
-          base_url: emulatorBaseURL('openai', emulator.url),
-          max_retries: 0,
-          api_key: 'test-key-observers',
-        },
-      },
       models: { 'anthropic:claude-sonnet-4-5': { aliases: ['primary'], fallbacks: ['openai:gpt-4.1-mini'] } },
     },
-  });
+  }));
 });
-afterAll(async () => {
-  await sy.close();
-  await emulator.close();
-});
+afterAll(() => close());
 
 describe('observers', () => {
   it('started, retried, failed (with fallback), started, first chunk, completed — as events, JSON lines and spans', async () => {

@@ -1,16 +1,16 @@
 /** Observers of a stream its reader stops (`break` out of `for await`): the call ends for them once. */
 import type { Tracer } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryLogger } from '../core/logger.ts';
 import { userText } from '../core/transcript.ts';
-import { createSwitchyard, type Switchyard } from '../switchyard.ts';
-import { type Emulator, startEmulator } from '../testing/emulator/index.ts';
+import type { Switchyard } from '../switchyard.ts';
+import type { Emulator } from '../testing/emulator/index.ts';
 import { createOpenTelemetryObserver } from './otel.ts';
 import type { CallEvent, CallFailedEvent } from './types.ts';
-import { emulatorBaseURL } from '../../test/support/provider-types.ts';
+import { startEmulatedSwitchyard } from '../../test/support/emulated.ts';
 
 let emulator: Emulator;
 let sy: Switchyard;
+let close: () => Promise<void>;
 const events: CallEvent[] = [];
 /** Spans the OTel observer started and not yet ended: what its span map still holds. */
 const open = new Set<object>();
@@ -32,28 +32,18 @@ const tracer = {
 } as unknown as Tracer;
 
 beforeAll(async () => {
-  emulator = await startEmulator();
-  sy = createSwitchyard({
-    logger: createMemoryLogger(),
+  ({
+    emulator,
+    switchyard: sy,
+    close,
+  } = await startEmulatedSwitchyard({
     observers: [{ onEvent: (event) => events.push(event) }, createOpenTelemetryObserver({ tracer })],
-    config: {
-      builtins: false,
-      adapters: {
-        anthropic: {
-          type: 'anthropic',
-          base_url: emulatorBaseURL('anthropic', emulator.url),
-          max_retries: 0,
-          api_key: 'test-key-observers',
-        },
-      },
-      models: { 'anthropic:claude-sonnet-4-5': { aliases: ['primary'] } },
-    },
-  });
+    adapters: { anthropic: 'anthropic' },
+    apiKey: 'test-key-observers',
+    config: { models: { 'anthropic:claude-sonnet-4-5': { aliases: ['primary'] } } },
+  }));
 });
-afterAll(async () => {
-  await sy.close();
-  await emulator.close();
-});
+afterAll(() => close());
 
 const until = async (check: () => boolean) => {
   for (let waited = 0; !check() && waited < 2000; waited += 10) await new Promise((r) => setTimeout(r, 10));

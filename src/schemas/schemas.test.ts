@@ -2,13 +2,12 @@ import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/sp
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { StreamEvent } from '../core/events.ts';
-import { createMemoryLogger } from '../core/logger.ts';
 import { userText } from '../core/transcript.ts';
-import { createSwitchyard, type Switchyard } from '../switchyard.ts';
-import { type Emulator, type EmulatorProtocolId, startEmulator } from '../testing/emulator/index.ts';
+import type { Switchyard } from '../switchyard.ts';
+import type { Emulator, EmulatorProtocolId } from '../testing/emulator/index.ts';
 import { formatIssues, toJsonSchema, validateValue } from './schema.ts';
 import { StructuredOutputError, tool } from './structured.ts';
-import { emulatorBaseURL } from '../../test/support/provider-types.ts';
+import { startEmulatedSwitchyard } from '../../test/support/emulated.ts';
 
 /** A hand-written Standard Schema (not zod) for `{ n: number }`, with its JSON Schema converter. */
 const handWritten: StandardSchemaV1<unknown, { n: number }> & StandardJSONSchemaV1<unknown, { n: number }> = {
@@ -103,25 +102,18 @@ describe('schemas in', () => {
 describe('validated values out, on every provider', () => {
   let emulator: Emulator;
   let sy: Switchyard;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    emulator = await startEmulator();
-    const common = { max_retries: 0, api_key: 'test-key-schemas' };
-    sy = createSwitchyard({
-      logger: createMemoryLogger(),
-      config: {
-        builtins: false,
-        adapters: {
-          anthropic: { type: 'anthropic', base_url: emulatorBaseURL('anthropic', emulator.url), ...common },
-          openai: { type: 'openai', base_url: emulatorBaseURL('openai', emulator.url), ...common },
-          gemini: { type: 'gemini', base_url: emulatorBaseURL('gemini', emulator.url), ...common },
-        },
-      },
-    });
+    ({
+      emulator,
+      switchyard: sy,
+      close,
+    } = await startEmulatedSwitchyard({
+      adapters: { anthropic: 'anthropic', openai: 'openai', gemini: 'gemini' },
+      apiKey: 'test-key-schemas',
+    }));
   });
-  afterAll(async () => {
-    await sy.close();
-    await emulator.close();
-  });
+  afterAll(() => close());
 
   const recipe = z.object({ title: z.string(), minutes: z.number().int() });
   const cases: Array<[string, EmulatorProtocolId]> = [
