@@ -6,11 +6,9 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createMemoryLogger } from '../core/logger.ts';
 import { userText } from '../core/transcript.ts';
-import { createSwitchyard } from '../switchyard.ts';
 import { type Emulator, startEmulator } from '../testing/emulator/index.ts';
-import { emulatorBaseURL } from '../../test/support/provider-types.ts';
+import { createEmulatedSwitchyard } from '../../test/support/emulated.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -36,19 +34,9 @@ async function alive(target: WeakRef<object>): Promise<boolean> {
 }
 
 it('keeps the last finished call (streamed or completed) and releases it when the next one ends or on close()', async () => {
-  const sy = createSwitchyard({
-    logger: createMemoryLogger(),
-    config: {
-      builtins: false,
-      adapters: {
-        openai: {
-          type: 'openai',
-          base_url: emulatorBaseURL('openai', emulator.url),
-          api_key: 'test-key-last-call',
-          max_retries: 0,
-        },
-      },
-    },
+  const sy = createEmulatedSwitchyard(emulator.url, {
+    adapters: { openai: 'openai' },
+    apiKey: 'test-key-last-call',
   });
   const request = { model: 'openai:gpt-4.1-mini', transcript: [userText('Hello')] };
   const streamed = async () => {

@@ -21,7 +21,7 @@ import { userText } from '../../src/core/transcript.ts';
 import type { SwitchyardRequest } from '../../src/switchyard-input.ts';
 import { createSwitchyard, type Switchyard } from '../../src/switchyard.ts';
 import type { Emulator } from '../../src/testing/emulator/index.ts';
-import { emulatorBaseURL } from '../support/provider-types.ts';
+import { createEmulatedSwitchyard } from '../support/emulated.ts';
 import {
   deepFreeze,
   fromJson,
@@ -479,18 +479,10 @@ describe('registry config mistakes fail at creation; cycles cannot loop', () => 
   });
 
   it('models that fall back to each other are tried once each, then the call settles', async () => {
-    const front = createSwitchyard({
-      logger: createMemoryLogger(),
+    const front = createEmulatedSwitchyard(emulator.url, {
+      adapters: { anthropic: 'anthropic' },
+      apiKey: 'test-key-cycle',
       config: {
-        builtins: false,
-        adapters: {
-          anthropic: {
-            type: 'anthropic',
-            base_url: emulatorBaseURL('anthropic', emulator.url),
-            api_key: 'test-key-cycle',
-            max_retries: 0,
-          },
-        },
         models: {
           'anthropic:model-a': { aliases: ['a'], fallbacks: ['b'] },
           'anthropic:model-b': { aliases: ['b'], fallbacks: ['a'] },

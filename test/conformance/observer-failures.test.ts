@@ -14,10 +14,10 @@ import { createMemoryLogger } from '../../src/core/logger.ts';
 import { createAnthropic } from '../../src/providers/anthropic/index.ts';
 import { userText } from '../../src/core/transcript.ts';
 import type { CallEvent, Observer } from '../../src/observers/types.ts';
-import { createSwitchyard, type Switchyard } from '../../src/switchyard.ts';
+import type { Switchyard } from '../../src/switchyard.ts';
 import { anthropicError, type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
 import { createScriptedAdapter } from '../../src/testing/scripted-adapter.ts';
-import { emulatorBaseURL } from '../support/provider-types.ts';
+import { createEmulatedSwitchyard } from '../support/emulated.ts';
 import { settle, watchProcess, type ProcessWatch } from '../support/hostile.ts';
 
 const key = 'observer-matrix-secret-key-0123456789';
@@ -97,25 +97,12 @@ describe('front door: a failing observer never changes the call', () => {
   });
 
   function frontDoor(observer: Observer, logger = createMemoryLogger()): Switchyard {
-    return createSwitchyard({
+    return createEmulatedSwitchyard(emulator.url, {
       logger,
       observers: [observer],
+      adapters: { anthropic: 'anthropic', openai: 'openai' },
+      apiKey: key,
       config: {
-        builtins: false,
-        adapters: {
-          anthropic: {
-            type: 'anthropic',
-            base_url: emulatorBaseURL('anthropic', emulator.url),
-            api_key: key,
-            max_retries: 0,
-          },
-          openai: {
-            type: 'openai',
-            base_url: emulatorBaseURL('openai', emulator.url),
-            api_key: key,
-            max_retries: 0,
-          },
-        },
         models: {
           'anthropic:claude-sonnet-4-5': { aliases: ['primary'], fallbacks: ['openai:gpt-4.1-mini'] },
         },
@@ -188,24 +175,15 @@ describe('front door: a failing observer never changes the call', () => {
   });
 
   it('a failing logger behind a rejecting observer is no unhandled rejection either', async () => {
-    const sy = createSwitchyard({
+    const sy = createEmulatedSwitchyard(emulator.url, {
       logger: {
         warn() {
           throw new Error('logger down');
         },
       },
       observers: [{ onEvent: async () => Promise.reject(new Error('no')) }],
-      config: {
-        builtins: false,
-        adapters: {
-          anthropic: {
-            type: 'anthropic',
-            base_url: emulatorBaseURL('anthropic', emulator.url),
-            api_key: key,
-            max_retries: 0,
-          },
-        },
-      },
+      adapters: { anthropic: 'anthropic' },
+      apiKey: key,
     });
     emulator.enqueue(reply);
     const completed = await settle(

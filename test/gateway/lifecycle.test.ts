@@ -10,7 +10,7 @@ import { createGateway } from 'switchyard-ai/gateway';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { createMemoryLogger } from '../../src/core/logger.ts';
-import { emulatorBaseURL } from '../support/provider-types.ts';
+import { createEmulatedGateway } from '../support/emulated.ts';
 import { chatStreamText, type GatewayHarness, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
@@ -116,18 +116,10 @@ it('graceful shutdown: a non-streamed request still running when the grace perio
 
 /** A gateway to mount in another app: `mounted-chat` on the emulator's OpenAI Chat upstream. */
 function mountableGateway(gateway: Record<string, unknown> = {}) {
-  return createGateway({
-    accessLog: () => {},
+  return createEmulatedGateway(harness.emulator.url, {
+    adapters: { openai: 'openai' },
+    apiKey: 'upstream-key',
     config: {
-      builtins: false,
-      adapters: {
-        openai: {
-          type: 'openai',
-          base_url: emulatorBaseURL('openai', harness.emulator.url),
-          api_key: 'upstream-key',
-          max_retries: 0,
-        },
-      },
       models: { 'openai:gpt-5-mini': { aliases: ['mounted-chat'] } },
       gateway,
     },

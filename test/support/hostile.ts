@@ -4,10 +4,9 @@
  * `Object.prototype` is not polluted.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
-import { createMemoryLogger } from '../../src/core/logger.ts';
-import { createSwitchyard, type Switchyard } from '../../src/switchyard.ts';
-import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
-import { emulatorBaseURL } from './provider-types.ts';
+import type { Switchyard } from '../../src/switchyard.ts';
+import type { Emulator } from '../../src/testing/emulator/index.ts';
+import { startEmulatedSwitchyard } from './emulated.ts';
 
 /** Process-level failure listeners installed for one test. */
 export interface ProcessWatch {
@@ -104,29 +103,22 @@ export interface HostileFrontDoor {
 export function useHostileFrontDoor(apiKey: string, routing?: Record<string, unknown>): HostileFrontDoor {
   const door = {} as HostileFrontDoor;
   let watch: ProcessWatch;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    door.emulator = await startEmulator();
-    door.sy = createSwitchyard({
-      logger: createMemoryLogger(),
+    ({
+      emulator: door.emulator,
+      switchyard: door.sy,
+      close,
+    } = await startEmulatedSwitchyard({
+      adapters: { anthropic: 'anthropic' },
+      apiKey,
       config: {
-        builtins: false,
-        adapters: {
-          anthropic: {
-            type: 'anthropic',
-            base_url: emulatorBaseURL('anthropic', door.emulator.url),
-            api_key: apiKey,
-            max_retries: 0,
-          },
-        },
         models: { 'anthropic:claude-sonnet-4-5': { aliases: ['primary'] } },
         ...(routing === undefined ? {} : { routing }),
       },
-    });
+    }));
   });
-  afterAll(async () => {
-    await door.sy.close();
-    await door.emulator.close();
-  });
+  afterAll(() => close());
   beforeEach(() => {
     door.emulator.requests.length = 0;
     watch = watchProcess();
