@@ -9,8 +9,7 @@ import { redactSecrets } from '../core/redaction.ts';
 import { repoRoot } from '../../test/support/fixtures.ts';
 import { pixel, serveTestMcpOverHttp } from '../../test/support/mcp-server.ts';
 import { createScriptedAdapter } from '../testing/scripted-adapter.ts';
-import { startEmulator } from '../testing/emulator/index.ts';
-import { createSwitchyard } from '../switchyard.ts';
+import { startEmulatedSwitchyard } from '../../test/support/emulated.ts';
 import { createAgent } from './agent.ts';
 import { connectMcpTools, convertResult, type McpServerConfig, type McpToolSource } from './mcp.ts';
 import { call, expectConsistent, resultsById, resultText, text } from './test-support.ts';
@@ -217,20 +216,14 @@ it('an MCP resource blob every model takes stays a part: PDF and text as files, 
 });
 
 it('an MCP zip blob over the front door: the run completes, and continues on another provider', async () => {
-  const emulator = await startEmulator();
-  const adapter = (type: string) => ({
-    type,
-    base_url: `${emulator.url}/v1`,
-    api_key: 'test-key-mcp',
-    max_retries: 0,
-  });
-  const sy = createSwitchyard({
-    logger: createMemoryLogger(),
-    config: {
-      builtins: false,
-      adapters: { anthropic: adapter('anthropic'), openai: adapter('openai') },
-      models: { 'anthropic:claude-sonnet-4-5': null, 'openai:gpt-4.1-mini': null },
-    },
+  const {
+    emulator,
+    switchyard: sy,
+    close,
+  } = await startEmulatedSwitchyard({
+    adapters: { anthropic: 'anthropic', openai: 'openai' },
+    apiKey: 'test-key-mcp',
+    config: { models: { 'anthropic:claude-sonnet-4-5': null, 'openai:gpt-4.1-mini': null } },
   });
   const source = await connectMcpTools({ transport: 'http', url: http.url });
   try {
@@ -253,8 +246,7 @@ it('an MCP zip blob over the front door: the run completes, and continues on ano
     expect(await next.result()).toMatchObject({ outcome: 'completed', text: 'again' });
   } finally {
     await source.close();
-    await sy.close();
-    await emulator.close();
+    await close();
   }
 });
 

@@ -6,7 +6,7 @@ import { runCodingAgent } from '../../examples/coding-agent.ts';
 import { type Emulator, type EmulatorScript, startEmulator } from '../../src/testing/emulator/index.ts';
 import { checkTranscript } from '../../src/core/transcript-invariants.ts';
 import { repoRoot } from '../support/fixtures.ts';
-import { emulatorBaseURL } from '../support/provider-types.ts';
+import { emulatedAdapters } from '../support/emulated.ts';
 
 let emulator: Emulator;
 beforeAll(async () => {
@@ -46,20 +46,11 @@ function run(approve: boolean) {
     approve: () => approve,
     config: {
       builtins: false,
-      adapters: {
-        anthropic: {
-          type: 'anthropic',
-          base_url: emulatorBaseURL('anthropic', emulator.url),
-          api_key: 'test-key-example',
-          max_retries: 0,
-        },
-        openai: {
-          type: 'openai',
-          base_url: emulatorBaseURL('openai', emulator.url),
-          api_key: 'test-key-example',
-          max_retries: 0,
-        },
-      },
+      adapters: emulatedAdapters(
+        emulator.url,
+        { anthropic: 'anthropic', openai: 'openai' },
+        'test-key-example',
+      ),
     },
   };
   return { files, result: runCodingAgent('Fix the bug in src/add.ts.', options) };

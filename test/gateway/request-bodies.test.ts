@@ -6,7 +6,7 @@
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createGateway } from 'switchyard-ai/gateway';
+import { createEmulatedGateway } from '../support/emulated.ts';
 import { type GatewayHarness, gatewayWithStore, scriptedText, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
@@ -325,19 +325,11 @@ describe('where a client’s media may point', () => {
   });
 
   it('a scheme the operator allows (gateway.media_uri_schemes) reaches the upstream as written', async () => {
-    const gateway = createGateway({
-      accessLog: () => {},
+    const gateway = createEmulatedGateway(harness.emulator.url, {
       logger: { warn: () => {} },
+      adapters: { gemini: 'gemini' },
+      apiKey: 'k',
       config: {
-        builtins: false,
-        adapters: {
-          gemini: {
-            type: 'gemini',
-            base_url: `${harness.emulator.url}/v1beta`,
-            api_key: 'k',
-            max_retries: 0,
-          },
-        },
         models: { 'gemini:gemini-2.5-flash': { aliases: ['media-gemini'] } },
         gateway: { media_uri_schemes: ['GS'] },
       },

@@ -4,7 +4,7 @@
  * client's cache markers and their TTL.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createGateway } from 'switchyard-ai/gateway';
+import { createEmulatedGateway } from '../support/emulated.ts';
 import { type GatewayHarness, scriptedText, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
@@ -277,19 +277,11 @@ describe('stop sequences an upstream cannot take', () => {
     });
 
   it('more than OpenAI’s 4 from an Anthropic client: the first 4 go upstream, the rest are cut at by the gateway', async () => {
-    const gateway = createGateway({
-      accessLog: () => {},
+    const gateway = createEmulatedGateway(harness.emulator.url, {
       logger: { warn: () => {} },
+      adapters: { openai: 'openai' },
+      apiKey: 'upstream-key',
       config: {
-        builtins: false,
-        adapters: {
-          openai: {
-            type: 'openai',
-            base_url: `${harness.emulator.url}/v1`,
-            api_key: 'upstream-key',
-            max_retries: 0,
-          },
-        },
         models: { 'openai:gpt-4.1-mini': { aliases: ['older-chat'] } },
       },
     });

@@ -1,29 +1,26 @@
 /** A chat session over the front door and the agent loop: swap, undo, new, system prompt, restore with the tool-id map. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryLogger } from '../../core/logger.ts';
-import { createSwitchyard, type Switchyard } from '../../switchyard.ts';
-import { type Emulator, startEmulator } from '../../testing/emulator/index.ts';
+import type { Switchyard } from '../../switchyard.ts';
+import type { Emulator } from '../../testing/emulator/index.ts';
+import { createEmulatedSwitchyard, startEmulatedSwitchyard } from '../../../test/support/emulated.ts';
 import { ChatSession, type ChatView } from './session.ts';
 
 let emulator: Emulator;
 let sy: Switchyard;
+let close: () => Promise<void>;
 beforeAll(async () => {
-  emulator = await startEmulator();
-  const adapter = (type: string, path: string) => ({
-    type,
-    base_url: `${emulator.url}${path}`,
-    api_key: 'k',
-    max_retries: 0,
-  });
-  sy = createSwitchyard({
-    config: { adapters: { anthropic: adapter('anthropic', '/v1'), openai: adapter('openai', '/v1') } },
-    logger: createMemoryLogger(),
-  });
+  // The bundled models stay (builtins), the two adapters on the emulator.
+  ({
+    emulator,
+    switchyard: sy,
+    close,
+  } = await startEmulatedSwitchyard({
+    adapters: { anthropic: 'anthropic', openai: 'openai' },
+    apiKey: 'k',
+    config: { builtins: true },
+  }));
 });
-afterAll(async () => {
-  await sy.close();
-  await emulator.close();
-});
+afterAll(() => close());
 
 const view: ChatView = { event: () => {}, approve: async () => ({}) };
 
@@ -96,18 +93,10 @@ describe('a chat session', () => {
   });
 
   it('an interrupted answer through an adapter named unlike its price provider (a Responses adapter named `responses`) is priced, not $?', async () => {
-    const named = createSwitchyard({
-      config: {
-        adapters: {
-          responses: {
-            type: 'openai-responses',
-            base_url: `${emulator.url}/v1`,
-            api_key: 'k',
-            max_retries: 0,
-          },
-        },
-      },
-      logger: createMemoryLogger(),
+    const named = createEmulatedSwitchyard(emulator.url, {
+      adapters: { responses: 'openai-responses' },
+      apiKey: 'k',
+      config: { builtins: true },
     });
     try {
       const session = new ChatSession({ sy: named, model: 'responses:gpt-5-mini' });

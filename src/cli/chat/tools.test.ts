@@ -2,31 +2,31 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { repoRoot } from '../../../test/support/fixtures.ts';
-import { createMemoryLogger } from '../../core/logger.ts';
-import { createSwitchyard, type Switchyard } from '../../switchyard.ts';
-import { type Emulator, startEmulator } from '../../testing/emulator/index.ts';
+import type { Switchyard } from '../../switchyard.ts';
+import type { Emulator } from '../../testing/emulator/index.ts';
+import { startEmulatedSwitchyard } from '../../../test/support/emulated.ts';
 import { serveTestMcpOverHttp } from '../../../test/support/mcp-server.ts';
 import { ChatSession, type ChatView } from './session.ts';
 import { connectTools } from './tools.ts';
 
 let emulator: Emulator;
 let sy: Switchyard;
+let close: () => Promise<void>;
 let mcp: { url: string; close(): Promise<void> };
 beforeAll(async () => {
-  emulator = await startEmulator();
+  ({
+    emulator,
+    switchyard: sy,
+    close,
+  } = await startEmulatedSwitchyard({
+    adapters: { anthropic: 'anthropic' },
+    apiKey: 'k',
+    config: { builtins: true },
+  }));
   mcp = await serveTestMcpOverHttp();
-  sy = createSwitchyard({
-    config: {
-      adapters: {
-        anthropic: { type: 'anthropic', base_url: `${emulator.url}/v1`, api_key: 'k', max_retries: 0 },
-      },
-    },
-    logger: createMemoryLogger(),
-  });
 });
 afterAll(async () => {
-  await sy.close();
-  await emulator.close();
+  await close();
   await mcp.close();
 });
 
