@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../../src/core/logger.ts';
 import { userText } from '../../src/core/transcript.ts';
 import { defaultPriceTable, reprice } from '../../src/pricing/index.ts';
-import { createSwitchyard, type Switchyard } from '../../src/switchyard.ts';
-import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
+import type { Switchyard } from '../../src/switchyard.ts';
+import type { Emulator } from '../../src/testing/emulator/index.ts';
 import { createProviderTypeTable } from '../../src/registry/provider-type-table.ts';
-import { emulatorBaseURL } from '../support/provider-types.ts';
+import { startEmulatedSwitchyard } from '../support/emulated.ts';
 import { listRecorded } from '../support/fixtures.ts';
 
 /** Recorded folder → the adapter (a built-in provider type or an OpenAI-compatible preset) that serves it. */
@@ -36,29 +36,25 @@ const unpriced = /^mistral:zai-glm-5-2$/;
 
 let emulator: Emulator;
 let sy: Switchyard;
+let close: () => Promise<void>;
 const logger = createMemoryLogger();
 const builtinTypes = createProviderTypeTable();
 
 beforeAll(async () => {
-  emulator = await startEmulator();
+  // A provider with a row of its own by its type, the others as presets of the OpenAI-compatible row.
   const adapters = Object.fromEntries(
     folders.map(([, provider]) => [
       provider,
-      {
-        type: builtinTypes.has(provider) ? provider : 'openai-compatible',
-        ...(builtinTypes.has(provider) ? {} : { preset: provider }),
-        base_url: emulatorBaseURL(builtinTypes.has(provider) ? provider : 'openai-compatible', emulator.url),
-        api_key: 'test-key-fixtures',
-        max_retries: 0,
-      },
+      builtinTypes.has(provider) ? provider : { type: 'openai-compatible', preset: provider },
     ]),
   );
-  sy = createSwitchyard({ config: { adapters, builtins: false }, logger });
+  ({
+    emulator,
+    switchyard: sy,
+    close,
+  } = await startEmulatedSwitchyard({ logger, adapters, apiKey: 'test-key-fixtures' }));
 });
-afterAll(async () => {
-  await sy.close();
-  await emulator.close();
-});
+afterAll(() => close());
 
 describe('every recorded fixture is priced', () => {
   const cases = folders.flatMap(([folder, provider]) =>

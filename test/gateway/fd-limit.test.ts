@@ -15,7 +15,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
-import { emulatorBaseURL } from '../support/provider-types.ts';
+import { emulatedAdapters } from '../support/emulated.ts';
 import { type GatewayProcess, prlimitPath, startGatewayProcess } from '../support/gateway-processes.ts';
 
 /** The gateway's open-files limit: room for ~40 connections over what it holds at rest. */
@@ -40,14 +40,7 @@ async function startGateway(): Promise<GatewayProcess> {
   const gateway = await startGatewayProcess(
     {
       builtins: false,
-      adapters: {
-        openai: {
-          type: 'openai',
-          base_url: emulatorBaseURL('openai', emulator.url),
-          api_key: 'upstream-key',
-          max_retries: 0,
-        },
-      },
+      adapters: emulatedAdapters(emulator.url, { openai: 'openai' }, 'upstream-key'),
       models: { 'openai:gpt-4.1-mini': { aliases: ['cheap'] } },
       // Two failures open a circuit for a minute: counted, a local failure would shut the provider.
       routing: { failure_threshold: 2, cooldown_seconds: 60 },

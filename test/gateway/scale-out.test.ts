@@ -7,7 +7,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicError, type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
-import { emulatorBaseURL } from '../support/provider-types.ts';
+import { emulatedAdapters } from '../support/emulated.ts';
 import { type GatewayProcess, keyDigest, startGatewayProcess } from '../support/gateway-processes.ts';
 import { startRedis, type TestRedis } from '../support/redis-server.ts';
 
@@ -30,12 +30,11 @@ const served = {
 };
 
 function config(policy: 'open' | 'closed') {
-  const common = { api_key: 'upstream-secret', max_retries: 0 };
   return {
     builtins: false,
     adapters: {
-      anthropic: { type: 'anthropic', base_url: emulatorBaseURL('anthropic', primary.url), ...common },
-      openai: { type: 'openai', base_url: emulatorBaseURL('openai', upstream.url), ...common },
+      ...emulatedAdapters(primary.url, { anthropic: 'anthropic' }, 'upstream-secret'),
+      ...emulatedAdapters(upstream.url, { openai: 'openai' }, 'upstream-secret'),
     },
     models: {
       'anthropic:claude-sonnet-4-5': { aliases: ['primary'], fallbacks: ['openai:gpt-4.1-mini'] },
