@@ -231,6 +231,33 @@ describe('the window after a last event that is not final', () => {
     expect(stream.response?.usage).toMatchObject({ input: 24, output: 60 });
   });
 
+  it('Anthropic: a message that arrived while the process was busy past the window is still merged', async () => {
+    // The process is held (other work: a gateway's other clients) from 5 ms to 65 ms; the second
+    // message arrives at 30 ms, the window ends at ~50 ms. The bytes waiting in the socket are read
+    // before the window counts as quiet (once, the quiet timer fired first and dropped them).
+    const second = anthropicLines.map((line) => line.replace('msg_01QC4g3HwBThD4BaNtBckFDJ', 'msg_second'));
+    const held = await holdingServer((response) => {
+      response.write(anthropic);
+      setTimeout(() => response.write(named(second)), 30);
+      setTimeout(() => {
+        setImmediate(() => {
+          const until = performance.now() + 60;
+          while (performance.now() < until);
+        });
+      }, 5);
+    });
+    const stream = await timedStream(
+      (url, logger) => createAnthropic(common(url, logger)),
+      'anthropic:claude-sonnet-4-5',
+      held,
+    );
+    expect(stream.error).toBeUndefined();
+    expect(stream.response?.metadata?.['anthropic.message_ids']).toEqual([
+      'msg_01QC4g3HwBThD4BaNtBckFDJ',
+      'msg_second',
+    ]);
+  });
+
   it('Anthropic: a body held open before message_stop is not ended by the window (the idle timeout fails it)', async () => {
     const held = await holdingServer((response) => response.write(named(anthropicLines.slice(0, -1))));
     const stream = await timedStream(

@@ -344,7 +344,9 @@ async function readWithin(
 ): Promise<ReadableStreamReadResult<Uint8Array> | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const quiet = new Promise<undefined>((resolve) => {
-    timer = setTimeout(resolve, ms, undefined);
+    // The window ends after the loop's next poll, not in the timers phase: bytes that arrived while
+    // the process was busy (a long turn of other work) are read first and win the race.
+    timer = setTimeout(() => setImmediate(resolve, undefined), ms);
   });
   try {
     return await Promise.race([reader.read(), quiet]);

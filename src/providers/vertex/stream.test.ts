@@ -94,3 +94,21 @@ describe("Google's error object inside Claude's stream on Vertex", () => {
     expect(response?.content).toMatchObject([{ type: 'text', text: 'Hello' }]);
   });
 });
+
+describe('raw lines that are not an error, from a hostile front end', () => {
+  // `{}`, 16,000 blanks, then a letter: a line that opens like JSON and never closes a value.
+  // Whether it may close one was asked of a regular expression that backtracks over the blanks:
+  // ~105 ms a line, 800 of them held the event loop past this test's time limit (20 s).
+  const line = `{}${' '.repeat(16_000)}x\n`;
+
+  it('cost their length once: the stream ends as truncated in time, its text kept', async () => {
+    const { error, response } = await streamClaude(claudeHead + line.repeat(800));
+    expect(error).toMatchObject({ providerCode: 'stream_truncated' });
+    expect(response?.content).toMatchObject([{ type: 'text', text: 'Hello' }]);
+  });
+
+  it("are not joined to Google's error after them: still the rate limit", async () => {
+    const { error } = await streamClaude(claudeHead + line + google429);
+    expect(error).toMatchObject({ errorClass: 'rate_limit', providerCode: 'RESOURCE_EXHAUSTED' });
+  });
+});
