@@ -4,11 +4,16 @@
  * Bedrock or Vertex with the operator's own cloud identity, and `file:`, `gopher:` or `ftp:` reach
  * self-hosted servers that fetch URLs themselves. So a client's URI is http(s) or `data:` unless the
  * operator allows more schemes (`gateway.media_uri_schemes`), and a `handle` (a key into the host's
- * own artifact store) is never taken from a client. A provider's own (`custom`) part is held to the
- * same rule for every URI string in it. Checked once on the canonical request, so every route and
- * protocol (WebSocket and the native stream included) is held to it.
+ * own artifact store) is never taken from a client. Nor is a Gemini Files API URI
+ * (`https://generativelanguage.googleapis.com/v1beta/files/<name>`, what `files.upload` returns): the
+ * Gemini API reads it from the project of the key that calls, the operator's, so one client could
+ * name another's upload — refused as OpenAI and Anthropic file ids are. A provider's own (`custom`)
+ * part is held to the same rules for every URI string in it. Checked once on the canonical request,
+ * so every route and protocol (WebSocket and the native stream included) is held to it.
  */
 import type { Item, Part } from '../core/transcript.ts';
+import { sentFieldOf } from '../codecs/common.ts';
+import { RequestFieldError } from '../codecs/fields.ts';
 import { GatewayError } from './errors.ts';
 
 /** The schemes every gateway takes. */
@@ -21,6 +26,27 @@ export function mediaSchemes(extra: readonly string[] = []): ReadonlySet<string>
 
 const refused = (message: string) =>
   new GatewayError({ status: 400, errorClass: 'invalid_request', message });
+
+/**
+ * Whether `uri` is on the Gemini API's own host (`generativelanguage.googleapis.com`, or its mTLS
+ * name), which serves nothing a model reads but the Files API's files of the calling key's project.
+ * The whole host, not only `/files/` paths: any API version, and a path spelled with escapes
+ * (`/v1beta/%66iles/…`) that Google decodes, are the same file.
+ */
+function isGeminiFilesUri(uri: string): boolean {
+  if (!/^https?:/i.test(uri)) return false;
+  let host: string;
+  try {
+    host = new URL(uri).hostname.toLowerCase().replace(/\.$/, '');
+  } catch {
+    return false;
+  }
+  return host === 'generativelanguage.googleapis.com' || host === 'generativelanguage.mtls.googleapis.com';
+}
+
+const geminiFilesRefusal =
+  'a Gemini Files API URI is not supported by the gateway: it names a file uploaded to the ' +
+  "operator's project (send the data inline or by a public URL)";
 
 /**
  * A string that names a resource by URI: `scheme://…`, or `file:/…` (a file URI may have one
@@ -40,6 +66,7 @@ function checkRawData(data: unknown, schemes: ReadonlySet<string>): void {
     if (typeof value === 'string') {
       const match = uriLike.exec(value);
       const scheme = (match?.[1] ?? match?.[2])?.toLowerCase();
+      if (isGeminiFilesUri(value)) throw refused(geminiFilesRefusal);
       if (scheme !== undefined && !schemes.has(scheme))
         throw refused(
           `a URI in a provider part must be ${[...schemes].join(', ')} (not '${scheme.slice(0, 20)}:')` +
@@ -79,6 +106,12 @@ export function checkMediaUris(transcript: readonly Item[], schemes: ReadonlySet
             (scheme === undefined ? ' (this one has no scheme)' : ` (not '${scheme.slice(0, 20)}:')`) +
             ': the operator allows more with gateway.media_uri_schemes',
         );
+      if (isGeminiFilesUri(data.uri)) {
+        const field = sentFieldOf(part);
+        throw field === undefined
+          ? refused(geminiFilesRefusal)
+          : new RequestFieldError(field, `${field}: ${geminiFilesRefusal}`, 'unsupported');
+      }
     }
   }
 }
