@@ -554,13 +554,17 @@ export class StreamBuilder {
 
   /** Sets the finish reason and the provider's raw value. */
   setFinish(reason: FinishReason, raw?: string): void {
-    // Past a stop sequence the reply ended there, whatever the provider says of the rest.
-    if (this.stoppedAt === undefined) this.finishReason = reason;
+    // Past a stop sequence the reply ended there, whatever the provider says of the rest (its raw
+    // `end_turn` would otherwise be an Anthropic client's stop_reason).
+    if (this.stoppedAt !== undefined) return;
+    this.finishReason = reason;
     if (raw !== undefined) this.rawFinishReason = raw;
   }
 
   /** Adds a response metadata entry (`namespace.field`). */
   setMetadata(key: string, value: JsonValue): void {
+    // Past a stop sequence cut here, the one a provider names (at the end of the rest) is not the reply's.
+    if (key === stopSequenceKey && this.stoppedAt !== undefined && value !== this.stoppedAt) return;
     this.metadata = { ...this.metadata, [key]: value };
   }
 

@@ -5,7 +5,9 @@
  * deltas split it — finished as a stop (Anthropic `stop_reason: stop_sequence` naming it, Chat
  * `stop`). The rest of the upstream's stream is still read, not sent: the upstream generates and
  * bills it, so the reply's usage is the upstream's own count, never an estimate of the cut text.
- * A tool call before the cut text keeps the reply a tool call (the client must answer it).
+ * A tool call before the cut text keeps the reply a tool call (the client must answer it). Claude,
+ * which refuses an empty or whitespace-only sequence, is sent neither: the empty one stops at
+ * nothing, the whitespace-only one cuts the reply here.
  */
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -139,6 +141,58 @@ it('a Chat client’s 6 stop sequences to Gemini, which takes 5: the 5 go upstre
   );
   expect(streamedText(chunks)).toBe('Thought: I should look it up.\nObservation: made up\n');
   expect(finishOf(chunks)).toBe('stop');
+});
+
+describe('whitespace-only and empty stop sequences to Claude, which refuses them (the emulator too)', () => {
+  // A one-line answer: Claude is sent no blank sequence (the API's 400), the reply is cut here.
+  const lines = {
+    type: 'scripted' as const,
+    content: [{ type: 'text' as const, text: 'Yes.\nWater is wet.\n\nEND' }],
+    chunkSize: 3,
+  };
+
+  it.each([false, true])(
+    'a Chat client’s stop "\\n": cut at the line, finish_reason stop (stream %s)',
+    async (stream) => {
+      harness.emulator.enqueue(lines);
+      const text = stream
+        ? streamedText(await chatStream('up-anthropic', ['\n']))
+        : (
+            await createClients(harness.server.url).openai.chat.completions.create({
+              model: 'up-anthropic',
+              messages: [{ role: 'user', content: 'Is water wet?' }],
+              stop: '\n',
+            })
+          ).choices[0]!.message.content;
+      expect(lastBody()).not.toHaveProperty('stop_sequences');
+      expect(text).toBe('Yes.');
+    },
+  );
+
+  it('a Gemini client’s ["\\n\\n", "", "END"]: END goes upstream, "" is left out, the blank line cuts here', async () => {
+    harness.emulator.enqueue(lines);
+    const reply = await createClients(harness.server.url).google.models.generateContent({
+      model: 'up-anthropic',
+      contents: 'Is water wet?',
+      config: { stopSequences: ['\n\n', '', 'END'] },
+    });
+    expect(lastBody().stop_sequences).toEqual(['END']);
+    expect(reply.text).toBe('Yes.\nWater is wet.');
+  });
+
+  it('an Anthropic client’s ["\\n"]: stop_reason stop_sequence names it', async () => {
+    harness.emulator.enqueue(lines);
+    const message = await createClients(harness.server.url).anthropic.messages.create({
+      model: 'up-anthropic',
+      max_tokens: 50,
+      stop_sequences: ['\n'],
+      messages: [{ role: 'user', content: 'Is water wet?' }],
+    });
+    expect(lastBody()).not.toHaveProperty('stop_sequences');
+    expect(message.content).toMatchObject([{ type: 'text', text: 'Yes.' }]);
+    expect(message.stop_reason).toBe('stop_sequence');
+    expect(message.stop_sequence).toBe('\n');
+  });
 });
 
 describe('stop sequences past what is cut at here (64, of at most 256 characters)', () => {

@@ -10,6 +10,7 @@ import { applyCacheBreakpoints } from './cache.ts';
 import { modelProfile } from './capabilities.ts';
 import { convertMessages } from './messages.ts';
 import { mergePassThrough } from '../common/pass-through.ts';
+import { stopSequencesWithText } from '../common/stop-sequences.ts';
 import type { AnthropicProviderOptions } from './options.ts';
 import { convertReasoning, convertSampling } from './thinking.ts';
 
@@ -168,7 +169,8 @@ export function buildRequest(
     }
   }
   if (Object.keys(outputConfig).length > 0) body.output_config = outputConfig;
-  if ((request.stopSequences?.length ?? 0) > 0) body.stop_sequences = request.stopSequences;
+  const stops = stopSequencesWithText(request, context);
+  if (stops !== undefined) body.stop_sequences = stops;
   Object.assign(body, convertSampling(request, reasoning.thinking !== undefined, profile, context));
   if (context.stream) body.stream = true;
   // Body fields first: their markers (a top-level `cache_control`, verbatim blocks) count toward the limit.

@@ -119,6 +119,28 @@ describe('Converse sampling by family', () => {
     }
   });
 
+  it('Claude is sent no empty or whitespace-only stop sequence (a ValidationException); another family all but the empty', () => {
+    const stopSequences = ['\n', '', 'END'];
+    const converse = (body: unknown) =>
+      checkConverseRequest({
+        method: 'POST',
+        path: `/model/${encodeURIComponent(claude)}/converse`,
+        query: {},
+        headers: { authorization: 'Bearer k' },
+        body,
+        protocol: 'bedrock-converse',
+      });
+    // The whitespace-only one is cut at by Switchyard (`stop-sequences.ts`); the empty one stops at nothing.
+    const { body } = build(claude, { stopSequences });
+    expect(body.inferenceConfig).toEqual({ maxTokens: 4096, stopSequences: ['END'] });
+    expect(converse(body)).toBeUndefined();
+    expect(converse({ ...body, inferenceConfig: { maxTokens: 4096, stopSequences } })).toBeDefined();
+    expect(build(llama, { stopSequences }).body.inferenceConfig).toEqual({
+      maxTokens: 4096,
+      stopSequences: ['\n', 'END'],
+    });
+  });
+
   it('another family gets what was asked: temperature and topP, top_k in the additional fields', () => {
     const { body, warnings } = build(llama, { temperature: 0.3, topP: 0.9, topK: 20 });
     expect(body.inferenceConfig).toEqual({ maxTokens: 4096, temperature: 0.3, topP: 0.9 });

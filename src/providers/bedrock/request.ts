@@ -16,6 +16,7 @@ import { convertMessages } from './messages.ts';
 import { modelPath } from './model-id.ts';
 import { readProviderOptions } from './options.ts';
 import { mergePassThrough } from '../common/pass-through.ts';
+import { stopSequencesWithText } from '../common/stop-sequences.ts';
 import { warnSerialCallsUnenforced } from '../common/tool-settings.ts';
 
 export { convertMessages } from './messages.ts';
@@ -250,7 +251,11 @@ export function buildRequest(request: CanonicalRequest, context: ProviderContext
   const inference: NonNullable<WireRequestBody['inferenceConfig']> = { maxTokens: request.maxOutputTokens };
   if (sampling.temperature !== undefined) inference.temperature = sampling.temperature;
   if (sampling.top_p !== undefined) inference.topP = sampling.top_p;
-  if ((request.stopSequences?.length ?? 0) > 0) inference.stopSequences = request.stopSequences;
+  // Claude refuses an empty or whitespace-only stop sequence (emulated here); an empty one stops at nothing.
+  const stops = id.startsWith('anthropic.')
+    ? stopSequencesWithText(request, context)
+    : request.stopSequences?.filter((stop) => stop !== '');
+  if (stops !== undefined && stops.length > 0) inference.stopSequences = stops;
   body.inferenceConfig = inference;
   const toolConfig = buildToolConfig(request, messages, context);
   if (toolConfig !== undefined) body.toolConfig = toolConfig;

@@ -1,9 +1,10 @@
 /**
  * The stop sequences of a request as a provider takes them, and the rest emulated. A provider that
- * takes none (OpenAI Responses; the Chat models that reject `stop`: o3, o4, gpt-5) or fewer than
- * asked (OpenAI Chat 4, Gemini 5) is sent what it takes, and the reply's text is cut before the
- * first of the request's sequences it completes here (`StreamBuilder.stopAt`): the answer the caller
- * asked for, never one that runs past a sequence it asked to stop at. The rest of a stream is still
+ * takes none (OpenAI Responses; the Chat models that reject `stop`: o3, o4, gpt-5), fewer than
+ * asked (OpenAI Chat 4, Gemini 5) or not some (Claude: whitespace-only ones) is sent what it takes,
+ * and the reply's text is cut before the first of the request's sequences it completes here
+ * (`StreamBuilder.stopAt`): the answer the caller asked for, never one that runs past a sequence it
+ * asked to stop at. The rest of a stream is still
  * read (nothing of it emitted) until the provider ends it: the provider generates and bills it, so
  * the usage is the provider's own count — cutting the read short left a reasoning model's thousands
  * of billed tokens to an estimate of the few cut ones, and a key's budget blind to them.
@@ -51,6 +52,24 @@ export function stopSequencesWithin(
   if (max === undefined || stops.length <= max) return stops;
   emulate(stops, context);
   return stops.slice(0, max);
+}
+
+/**
+ * For Claude (the Messages API; on Bedrock and Vertex too), which refuses a stop sequence that is
+ * empty or whitespace only (`each stop sequence must contain non-whitespace`) though other protocols
+ * take them (a Chat client's `stop: "\n"`): the ones to send. An empty one stops at nothing and is
+ * left out; a whitespace-only one is emulated (the reply cut at it here, finishing `stop-sequence`).
+ */
+export function stopSequencesWithText(
+  request: CanonicalRequest,
+  context: ProviderContext,
+): string[] | undefined {
+  const stops = request.stopSequences;
+  if (stops === undefined || stops.length === 0) return undefined;
+  const blank = stops.filter((stop) => stop !== '' && stop.trim() === '');
+  if (blank.length > 0) emulate(blank, context);
+  const sent = blank.length === 0 && !stops.includes('') ? stops : stops.filter((stop) => stop.trim() !== '');
+  return sent.length > 0 ? sent : undefined;
 }
 
 /** For a provider (or model) that takes no stop sequences: every one of the request's emulated. */

@@ -1,6 +1,7 @@
 /**
  * Anthropic Messages request rules: headers, `max_tokens`, message order, text blocks, tool-id
- * pairing, and under thinking a tool-use turn that starts with a thinking block.
+ * pairing, stop sequences that are not empty or whitespace only, and under thinking a tool-use turn
+ * that starts with a thinking block.
  */
 import { anthropicError } from '../errors.ts';
 import type { JsonScript, RecordedRequest } from '../types.ts';
@@ -194,6 +195,20 @@ function checkThinkingTurn(body: Record<string, unknown>, messages: Message[]): 
   return violation === undefined ? undefined : invalid(violation);
 }
 
+/**
+ * The API's stop sequence rule (Claude on Bedrock and Vertex too): each one is non-empty and holds
+ * a character other than whitespace. Returns the API's message for the violation.
+ */
+export function stopSequenceViolation(stops: unknown): string | undefined {
+  if (!Array.isArray(stops)) return undefined;
+  for (const stop of stops) {
+    if (stop === '') return 'stop_sequences: each stop sequence must be non-empty';
+    if (typeof stop === 'string' && stop.trim() === '')
+      return 'stop_sequences: each stop sequence must contain non-whitespace';
+  }
+  return undefined;
+}
+
 /** Checks a `POST …/messages` request; returns the API's error response on the first violation. */
 export function checkAnthropicRequest(request: RecordedRequest): JsonScript | undefined {
   if (!request.headers['x-api-key'])
@@ -208,5 +223,7 @@ export function checkAnthropicBody(request: RecordedRequest): JsonScript | undef
     return invalid('There was an error parsing the body');
   const body = request.body as Record<string, unknown>;
   if (body.max_tokens === undefined) return invalid('max_tokens: Field required');
+  const stops = stopSequenceViolation(body.stop_sequences);
+  if (stops !== undefined) return invalid(stops);
   return checkMessages(body.messages) ?? checkThinkingTurn(body, body.messages as Message[]);
 }

@@ -4,7 +4,7 @@
  * Converse, and the InvokeModel Anthropic body (`anthropic_version: bedrock-2023-05-31`, no `model`).
  */
 import type { JsonScript, RecordedRequest } from '../types.ts';
-import { checkAnthropicBody, thinkingOn, thinkingTurnViolation } from './anthropic.ts';
+import { checkAnthropicBody, stopSequenceViolation, thinkingOn, thinkingTurnViolation } from './anthropic.ts';
 
 /** A Bedrock error response: `{"message"}` with the exception name in `x-amzn-errortype`. */
 export function bedrockError(status: number, exception: string, message: string): JsonScript {
@@ -101,14 +101,16 @@ const exclusiveSampling = /anthropic\.claude-(?:sonnet|opus|haiku)-(\d+)-(\d+)/;
 
 /**
  * Claude's sampling rules as Bedrock answers them through Converse (each a ValidationException
- * that quotes the model): temperature and topP together on 4.5 and later; under thinking, a
- * temperature other than 1 or a `top_k`.
+ * that quotes the model): an empty or whitespace-only stop sequence; temperature and topP together
+ * on 4.5 and later; under thinking, a temperature other than 1 or a `top_k`.
  */
 function checkSampling(request: RecordedRequest, body: Record<string, unknown>): JsonScript | undefined {
   const model = decodeURIComponent(/^\/model\/([^/]+)\//.exec(request.path)?.[1] ?? '');
   if (!model.includes('anthropic.claude')) return undefined;
   const inference = (body.inferenceConfig ?? {}) as Record<string, unknown>;
   const additional = (body.additionalModelRequestFields ?? {}) as Record<string, unknown>;
+  const stops = stopSequenceViolation(inference.stopSequences);
+  if (stops !== undefined) return invalid(`The model returned the following errors: ${stops}`);
   const version = exclusiveSampling.exec(model);
   const recent = version !== null && (Number(version[1]) > 4 || Number(version[2]) >= 5);
   if (recent && inference.temperature !== undefined && inference.topP !== undefined)
