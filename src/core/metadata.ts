@@ -102,6 +102,13 @@ export function isMetadataKey(key: string): boolean {
 export const geminiDisplayNameKey = 'gemini.displayName';
 
 /**
+ * Request metadata key (value `true`) on a video a Gemini client sent as `fileData` without a
+ * `mimeType` (a YouTube URL, as Google's video guide sends it): its `mimeType` `video/*` is a
+ * placeholder, and a Gemini upstream gets the part without one, as the client wrote it.
+ */
+export const geminiNoMimeTypeKey = 'gemini.noMimeType';
+
+/**
  * Request metadata key (value `true`) on the structured part of a tool result that is a Gemini
  * client's `functionResponse.response` object as written, beside media: a Gemini upstream gets it
  * back as the `response` itself. Any other single structured value goes under `output` (or

@@ -31,7 +31,7 @@ import {
 import type { DecodeContext, DecodedRequest, OpaqueCodec } from '../types.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import { CallIds } from './call-ids.ts';
-import { geminiDisplayNameKey, geminiResponseObjectKey } from '../../core/metadata.ts';
+import { geminiDisplayNameKey, geminiNoMimeTypeKey, geminiResponseObjectKey } from '../../core/metadata.ts';
 
 interface PartContext {
   path: string;
@@ -129,13 +129,36 @@ function mediaOf(part: Record<string, unknown>, path: string): Part | undefined 
   }
   if (isJsonObject(part.fileData)) {
     const data = part.fileData;
-    const mime = requiredString(data, 'mimeType', `${path}.fileData.mimeType`);
-    return sentAt(
-      binaryPart(mime, { uri: requiredString(data, 'fileUri', `${path}.fileData.fileUri`) }),
-      path,
-    );
+    const uri = requiredString(data, 'fileUri', `${path}.fileData.fileUri`);
+    const mime = optionalString(data, 'mimeType', `${path}.fileData.mimeType`);
+    if (mime !== undefined) return sentAt(binaryPart(mime, { uri }), path);
+    // The API's mimeType is optional: a YouTube URL goes without one (Gemini tells it is a video).
+    if (!isYouTubeUrl(uri))
+      throw new RequestFieldError(
+        `${path}.fileData.mimeType`,
+        `${path}.fileData.mimeType is required but for a YouTube URL`,
+      );
+    const video: Part = {
+      type: 'media',
+      modality: 'video',
+      mimeType: 'video/*',
+      data: { type: 'uri', uri },
+      metadata: { [geminiNoMimeTypeKey]: true },
+    };
+    return sentAt(video, path);
   }
   return undefined;
+}
+
+/** A YouTube video's URL (`youtube.com/watch?v=…`, `youtu.be/…`, any subdomain of youtube.com). */
+function isYouTubeUrl(uri: string): boolean {
+  if (!/^https?:/i.test(uri)) return false;
+  try {
+    const host = new URL(uri).hostname.toLowerCase();
+    return host === 'youtu.be' || host === 'youtube.com' || host.endsWith('.youtube.com');
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -149,7 +172,7 @@ function responseMedia(value: unknown, path: string): Part {
   if (media !== undefined) {
     const field = isJsonObject(part.inlineData) ? 'inlineData' : 'fileData';
     const name = optionalString(part[field] as JsonObject, 'displayName', `${path}.${field}.displayName`);
-    if (name !== undefined) media.metadata = { [geminiDisplayNameKey]: name };
+    if (name !== undefined) media.metadata = { ...media.metadata, [geminiDisplayNameKey]: name };
     return media;
   }
   throw new RequestFieldError(

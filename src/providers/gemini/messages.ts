@@ -4,6 +4,7 @@ import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts'
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import {
   geminiDisplayNameKey,
+  geminiNoMimeTypeKey,
   geminiResponseObjectKey,
   imageDetailKey,
   type MetadataMap,
@@ -132,7 +133,7 @@ function convertPart(part: Part, site: PartSite): GeminiPart[] | undefined {
       return convertText(part.text, part.metadata);
     case 'media':
     case 'file': {
-      const data = convertData(part.mimeType, part.data);
+      const data = convertData(part.mimeType, part.data, part.metadata);
       if (data === undefined) return dropped(part, site, 'a handle data reference must be resolved first');
       const level = mediaResolution(part.metadata, site.context.model);
       if (level !== undefined) data.mediaResolution = { level };
@@ -226,7 +227,7 @@ function convertToolOutput(part: ToolResultPart, site: PartSite, media: ResultMe
       values.push(inner.value);
       responseObject = inner.metadata?.[geminiResponseObjectKey] === true;
     } else if (inner.type === 'media' || inner.type === 'file') {
-      const data = convertData(inner.mimeType, inner.data);
+      const data = convertData(inner.mimeType, inner.data, inner.metadata);
       const displayName = inner.metadata?.[geminiDisplayNameKey];
       if (data === undefined) dropped(inner, site, 'a handle data reference must be resolved first');
       else media.push(typeof displayName === 'string' ? { data, displayName } : { data });
@@ -242,7 +243,10 @@ function convertToolOutput(part: ToolResultPart, site: PartSite, media: ResultMe
   return { [key]: [...texts, ...values] };
 }
 
-function convertData(mimeType: string, data: DataRef): GeminiPart | undefined {
+/** A part's data as `inlineData` or `fileData`; a client's `fileData` without a type ({@link geminiNoMimeTypeKey}) stays without. */
+function convertData(mimeType: string, data: DataRef, metadata?: MetadataMap): GeminiPart | undefined {
+  if (data.type === 'uri' && metadata?.[geminiNoMimeTypeKey] === true)
+    return { fileData: { fileUri: data.uri } };
   switch (data.type) {
     case 'base64':
       return { inlineData: { mimeType, data: data.data } };
