@@ -2,7 +2,8 @@
  * An Anthropic client's `document` block keeps its `title`, `context` and `citations: {enabled:
  * true}` on the way to a Claude upstream (citations are asked per document: without the flag the
  * model cites nothing). Found by a reviewer: all three were dropped by the codec. Other providers,
- * which have no such fields, get the document as before (a title as its file name where they take one).
+ * which have no such fields, get the document as before (a title as its file name where they take one,
+ * with the type's extension: OpenAI reads a file's type from its name).
  */
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { anthropicClient, type GatewayHarness, startGatewayHarness } from './harness.ts';
@@ -56,13 +57,31 @@ it('Anthropic upstream: title, context and citations reach it as the client sent
   expect(content.slice(0, 3)).toEqual(documents);
 });
 
-it('Chat upstream: no context or citation setting is invented; the title is the file name', async () => {
+it('Chat upstream: no context or citation setting is invented; the title is the file name, with .pdf', async () => {
   const content = (await send('up-chat', documents.slice(0, 1))) as Array<Record<string, unknown>>;
   const text = JSON.stringify(content);
   expect(text).not.toContain('finance team');
   expect(text).not.toContain('"citations"');
-  expect(content[0]).toMatchObject({ type: 'file', file: { filename: 'Annual report' } });
+  // OpenAI reads a file's type from its name: a title is no file name.
+  expect(content[0]).toMatchObject({ type: 'file', file: { filename: 'Annual report.pdf' } });
 });
+
+it.each(['up-chat', 'up-responses'])(
+  '%s: a PDF title gets .pdf unless it ends so (a dotted title is no extension)',
+  async (model) => {
+    const titled = (title: string) => ({ ...documents[0], title, context: undefined, citations: undefined });
+    const content = (await send(model, [
+      titled('Q3 Financial Report'),
+      titled('Report v1.2'),
+      titled('scan.PDF'),
+    ])) as Array<{ filename?: string; file?: { filename: string } }>;
+    expect(content.slice(0, 3).map((part) => part.filename ?? part.file?.filename)).toEqual([
+      'Q3 Financial Report.pdf',
+      'Report v1.2.pdf',
+      'scan.PDF',
+    ]);
+  },
+);
 
 it('a citations setting that is not {enabled: boolean} is a 400 naming it', async () => {
   const response = await harness.post(

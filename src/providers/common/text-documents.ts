@@ -63,13 +63,17 @@ const textExtensions: Record<string, string> = {
 };
 
 /**
- * A text document's file name with an extension (`notes` → `notes.txt`, none → `document.txt`):
- * an Anthropic document's title is a name without one, and OpenAI reads an `input_file`'s type
- * from its name.
+ * A document's file name with its type's extension, for OpenAI, which reads an `input_file`'s (or a
+ * Chat `file`'s) type from its name: an Anthropic document's title is a name without one
+ * (`Q3 Financial Report` → `Q3 Financial Report.pdf`, `notes` → `notes.txt`; none → `document.pdf`
+ * / `document.txt`). A PDF's name must end in `.pdf` (`Report v1.2` is no PDF's name); a text
+ * document's may end in any extension (`main.py`, `server.log`).
  */
-export function textFilename(part: FilePart): string {
-  const extension = textExtensions[normalizeMediaType(part.mimeType)] ?? 'txt';
+export function documentFilename(part: FilePart): string {
+  const type = normalizeMediaType(part.mimeType);
   const name = part.filename ?? 'document';
+  if (type === 'application/pdf') return /\.pdf$/i.test(name) ? name : `${name}.pdf`;
+  const extension = textExtensions[type] ?? 'txt';
   return /\.[A-Za-z0-9]+$/.test(name) ? name : `${name}.${extension}`;
 }
 

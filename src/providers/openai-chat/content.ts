@@ -5,7 +5,12 @@ import { base64Of, dataUrlOf } from '../openai/data-url.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import { warnDroppedPart } from '../common/projection.ts';
 import type { ChatContentPart } from './api.ts';
-import { documentText, isTextDocument, warnDocumentContext } from '../common/text-documents.ts';
+import {
+  documentFilename,
+  documentText,
+  isTextDocument,
+  warnDocumentContext,
+} from '../common/text-documents.ts';
 
 export { base64Of, dataUrlOf } from '../openai/data-url.ts';
 
@@ -62,6 +67,6 @@ export function convertFile(part: FilePart, context: ProviderContext): ChatConte
   warnDocumentContext(context, part);
   return {
     type: 'file',
-    file: { filename: part.filename ?? 'document.pdf', file_data: `data:application/pdf;base64,${data}` },
+    file: { filename: documentFilename(part), file_data: `data:application/pdf;base64,${data}` },
   };
 }

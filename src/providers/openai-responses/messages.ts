@@ -1,5 +1,5 @@
 /** The canonical transcript → Responses `instructions` and `input` items. */
-import { isTextDocument, textFilename, warnDocumentContext } from '../common/text-documents.ts';
+import { documentFilename, isTextDocument, warnDocumentContext } from '../common/text-documents.ts';
 import { argumentsJson } from '../../core/tool-arguments.ts';
 import { freeformText } from '../../core/tools.ts';
 import type { JsonObject } from '../../core/json.ts';
@@ -209,14 +209,12 @@ function convertFile(
     return undefined;
   }
   warnDocumentContext(conversion.context, part);
-  if (text)
-    return {
-      type: 'input_file',
-      filename: textFilename(part),
-      file_data: `data:${part.mimeType};base64,${data}`,
-    };
-  const filename = part.filename ?? 'document.pdf';
-  return { type: 'input_file', filename, file_data: `data:application/pdf;base64,${data}` };
+  const mimeType = text ? part.mimeType : 'application/pdf';
+  return {
+    type: 'input_file',
+    filename: documentFilename(part),
+    file_data: `data:${mimeType};base64,${data}`,
+  };
 }
 
 /**
