@@ -31,6 +31,7 @@ import {
   checkedToolChoice,
   guessImageMime,
   namedTool,
+  pushMessage,
   pushParts,
   sentAt,
   toolOutput,
@@ -278,7 +279,7 @@ function convertMessage(message: unknown, index: number, transcript: Item[], opa
       const part = assistantBlock(block, `${path}.content.${at}`, opaque);
       return part === undefined || (part.type === 'text' && part.text === '') ? [] : [part];
     });
-    pushParts(transcript, 'assistant', parts);
+    pushMessage(transcript, 'assistant', parts);
     return;
   }
   if (message.role === 'system') {

@@ -27,6 +27,7 @@ import {
   checkedToolChoice,
   namedTool,
   partFromUrl,
+  pushMessage,
   pushParts,
   sentAt,
   sentMedia,
@@ -172,7 +173,7 @@ function convertMessage(message: unknown, index: number, transcript: Item[]): vo
         ...(refusal === undefined || refusal === '' ? [] : [{ type: 'text' as const, text: refusal }]),
         ...toolCalls(object.tool_calls, `${path}.tool_calls`),
       ];
-      pushParts(transcript, 'assistant', parts);
+      pushMessage(transcript, 'assistant', parts);
       return;
     }
     case 'tool': {
