@@ -2,10 +2,11 @@
  * A Gemini client's fields no other protocol's request carries: `seed`, `presencePenalty`,
  * `frequencyPenalty` and `mediaResolution` reach a Gemini upstream as written (ignored elsewhere,
  * as a Chat client's seed and penalties are); function-calling mode `VALIDATED` reaches Gemini as
- * itself, and another upstream as `auto` with every tool strict (schema adherence where it has it).
+ * itself, and another upstream as `auto` with every tool strict (schema adherence where it has it);
+ * `allowedFunctionNames` beside a mode other than ANY or VALIDATED is refused, as Gemini refuses it.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type GatewayHarness, scriptedText, startGatewayHarness } from './harness.ts';
+import { createClients, type GatewayHarness, scriptedText, startGatewayHarness } from './harness.ts';
 
 let harness: GatewayHarness;
 
@@ -103,5 +104,48 @@ describe('functionCallingConfig.mode VALIDATED', () => {
     await generate('up-chat', { tools, toolConfig: { functionCallingConfig: { mode: 'AUTO' } } });
     const body = sent() as { tools: Array<{ function: { strict?: boolean } }> };
     expect(body.tools[0]!.function.strict).toBeUndefined();
+  });
+});
+
+describe('functionCallingConfig.allowedFunctionNames', () => {
+  const functionDeclarations = ['a', 'b', 'c'].map((name) => ({
+    name,
+    parametersJsonSchema: { type: 'object', properties: { x: { type: 'string' } } },
+  }));
+
+  it.each([['AUTO'], ['NONE'], [undefined]])(
+    'beside mode %s is a 400 naming the field, and nothing is sent upstream',
+    async (mode) => {
+      const { google } = createClients(harness.server.url);
+      const before = harness.emulator.requests.length;
+      const error = await google.models
+        .generateContent({
+          model: 'up-anthropic',
+          contents: 'go',
+          config: {
+            tools: [{ functionDeclarations }],
+            toolConfig: { functionCallingConfig: { mode: mode as never, allowedFunctionNames: ['c'] } },
+          },
+        })
+        .then(
+          () => undefined,
+          (thrown: unknown) => thrown as { status?: number; message: string },
+        );
+      expect(error?.status).toBe(400);
+      expect(error?.message).toContain('toolConfig.functionCallingConfig.allowedFunctionNames');
+      expect(harness.emulator.requests.length).toBe(before);
+    },
+  );
+
+  it('beside ANY still offers only the allowed tools', async () => {
+    harness.emulator.enqueue(scriptedText());
+    const response = await generate('up-chat', {
+      tools: [{ functionDeclarations }],
+      toolConfig: { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['b', 'c'] } },
+    });
+    expect(response.status).toBe(200);
+    const body = sent() as { tools: Array<{ function: { name: string } }>; tool_choice: unknown };
+    expect(body.tools.map((tool) => tool.function.name)).toEqual(['b', 'c']);
+    expect(body.tool_choice).toBe('required');
   });
 });

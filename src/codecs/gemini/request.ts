@@ -317,6 +317,13 @@ function convertToolChoice(body: Record<string, unknown>): ToolChoice | undefine
       'toolConfig.functionCallingConfig.mode',
       'toolConfig.functionCallingConfig.mode must be AUTO, ANY, NONE or VALIDATED',
     );
+  // The API takes allowedFunctionNames only with ANY or VALIDATED, and refuses them beside AUTO
+  // (or no mode, AUTO's default): offering all the tools would drop the restriction silently.
+  if (names.length > 0 && config.mode !== 'ANY' && config.mode !== 'VALIDATED')
+    throw new RequestFieldError(
+      'toolConfig.functionCallingConfig.allowedFunctionNames',
+      'toolConfig.functionCallingConfig.allowedFunctionNames should only be set when the mode is ANY or VALIDATED',
+    );
   if (config.mode === 'NONE') return 'none';
   // VALIDATED lets the model answer in text too: a choice of `auto` over the allowed tools, each
   // strict (`decodeRequest`); a Gemini upstream gets VALIDATED itself (`geminiOptions`).
