@@ -45,6 +45,17 @@ type OpenPart =
       filter: ((text: string) => string) | undefined;
     };
 
+/**
+ * Rewrites a text part's deltas on their way out (`StreamBuilder.transformText`): one per text
+ * part, fed each delta in order; `end` when the part ends gives what it still holds.
+ */
+export interface TextTransform {
+  /** The text that goes out for `delta` ('' while it is held). */
+  feed(delta: string): string;
+  /** The part ended: the text still held that goes out. */
+  end(): string;
+}
+
 /** Fixed facts about the call the builder reports in `message-start` and `finish`. */
 export interface StreamBuilderContext {
   requestId: RequestId;
@@ -98,6 +109,10 @@ export class StreamBuilder {
   /** Set by {@link holdText}: each text part's deltas are held and emitted through it at the part's end. */
   private textFilter: ((text: string) => string) | undefined;
   private readonly heldText = new Map<number, string>();
+  /** Set by {@link transformText}: makes each text part's transform. */
+  private createTransform: (() => TextTransform) | undefined;
+  /** The open text parts' transforms, by part index. */
+  private readonly transforms = new Map<number, TextTransform>();
   /** Set by {@link holdToolArguments}: the filter, if any, a call's arguments go through at its end. */
   private toolFilter: ((name: string) => ((text: string) => string) | undefined) | undefined;
   /** Set by {@link stripRepeatedPrefix}: the first text part's start is matched against it. */
@@ -225,7 +240,27 @@ export class StreamBuilder {
   /** A text delta out: held for the part's filter ({@link holdText}), else emitted. */
   private passText(index: number, delta: string): void {
     if (this.textFilter !== undefined) this.heldText.set(index, (this.heldText.get(index) ?? '') + delta);
-    else this.emit({ type: 'text-delta', index, delta });
+    else this.emitText(index, delta);
+  }
+
+  /** A text delta emitted, through the part's transform ({@link transformText}) when there is one. */
+  private emitText(index: number, delta: string): void {
+    if (this.createTransform !== undefined) {
+      let transform = this.transforms.get(index);
+      if (transform === undefined) this.transforms.set(index, (transform = this.createTransform()));
+      delta = transform.feed(delta);
+    }
+    if (delta !== '') this.emit({ type: 'text-delta', index, delta });
+  }
+
+  /**
+   * From now on each text part's text goes out through a transform of its own (`create()`), last
+   * of all: after the stop sequences ({@link stopAt}) and the whole-text filter ({@link holdText}).
+   * For a reply the provider was asked for in another form than the caller's (an answer wrapped as
+   * `{ value }`, an enum value as a JSON string: `providers/common/output-text.ts`).
+   */
+  transformText(create: () => TextTransform): void {
+    this.createTransform = create;
   }
 
   /**
@@ -439,7 +474,13 @@ export class StreamBuilder {
       if (held !== undefined && this.textFilter !== undefined) {
         this.heldText.delete(part.index);
         const delta = filtered(this.textFilter, held);
-        if (delta !== '') this.emit({ type: 'text-delta', index: part.index, delta });
+        if (delta !== '') this.emitText(part.index, delta);
+      }
+      const transform = this.transforms.get(part.index);
+      if (transform !== undefined) {
+        this.transforms.delete(part.index);
+        const rest = transform.end();
+        if (rest !== '') this.emit({ type: 'text-delta', index: part.index, delta: rest });
       }
       const event: StreamEvent = { type: 'text-end', index: part.index };
       if (incomplete) event.incomplete = true;

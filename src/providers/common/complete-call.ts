@@ -21,6 +21,7 @@ import type { HttpRuntime } from './http-runtime.ts';
 import { estimateMissingUsage } from './usage-fallback.ts';
 import { validateCall } from './validate-call.ts';
 import { holdStopSequences } from './stop-sequences.ts';
+import { holdOutputText } from './output-text.ts';
 import { stripRepeatedPrefill } from './prefill.ts';
 
 export async function completeCall(
@@ -60,6 +61,7 @@ export async function completeCall(
             () => {},
           );
           holdStopSequences(context, builder);
+          holdOutputText(context, builder);
           stripRepeatedPrefill(context, builder);
           readResponseHeaders(definition, response.headers, builder);
           try {

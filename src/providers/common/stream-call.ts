@@ -25,6 +25,7 @@ import { withRetries } from '../../transport/retry.ts';
 import { SseDecoder } from '../../transport/sse.ts';
 import { type CallSetup, prepareCall, setup } from './call-setup.ts';
 import { holdStopSequences } from './stop-sequences.ts';
+import { holdOutputText } from './output-text.ts';
 import { stripRepeatedPrefill } from './prefill.ts';
 import type { StreamParser } from './definition.ts';
 import { createTruncatedError } from './errors.ts';
@@ -123,6 +124,7 @@ async function runStream(
       async () => {
         builder = new StreamBuilder(builderContext, sink);
         holdStopSequences(callSetup.context, builder);
+        holdOutputText(callSetup.context, builder);
         stripRepeatedPrefill(callSetup.context, builder);
         await streamAttempt(runtime, callSetup, builder, controller.signal, {
           demand: () => eventStream.demand(),

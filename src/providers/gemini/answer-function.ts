@@ -2,10 +2,11 @@
  * Structured output with function tools on a model that cannot take both (Gemini before 3): the
  * answer is asked for as a call of a function the adapter adds, and read back as the reply's text.
  */
-import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
+import { isJsonObject, type JsonValue } from '../../core/json.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import type { GeminiFunctionDeclaration, GeminiRequestBody } from './api.ts';
+import { wrappedSchema } from '../common/wrapped-schema.ts';
 import { convertSchema, jsonSchemaForGemini } from './schema.ts';
 
 /**
@@ -37,7 +38,7 @@ export function answerFunctionFor(
   if (context.capabilities.structuredOutputWithTools !== false) return undefined;
   let name = baseName;
   for (let suffix = 1; functionNames.includes(name); suffix++) name = `${baseName}_${suffix}`;
-  const { wrapped } = answerParameters(request.outputSchema.schema);
+  const { wrapped } = wrappedSchema(request.outputSchema.schema);
   context.warn('structured output asked for as a function call: the model takes no JSON mode with tools', {
     model: context.model,
     function: name,
@@ -52,7 +53,7 @@ export function answerDeclaration(
   useJsonSchema: boolean,
 ): GeminiFunctionDeclaration {
   const output = request.outputSchema!;
-  const { schema } = answerParameters(output.schema);
+  const { schema } = wrappedSchema(output.schema);
   const purpose = output.description === undefined ? '' : ` The answer: ${output.description}`;
   const declaration: GeminiFunctionDeclaration = {
     name: answer.name,
@@ -61,79 +62,6 @@ export function answerDeclaration(
   if (useJsonSchema) declaration.parametersJsonSchema = jsonSchemaForGemini(schema);
   else declaration.parameters = convertSchema(schema, { where: 'output schema' });
   return declaration;
-}
-
-/** Keywords holding the definitions a `$ref` points into; they stay at the parameters' root. */
-const definitionKeywords = new Set(['$defs', 'definitions']);
-
-/**
- * The answer function's parameters for an output schema, and whether they wrap it as `{ value }`.
- * An object schema goes as is; so does a root `$ref` to an object schema (zod-to-json-schema with
- * a name writes `{ $ref: '#/$defs/Name', $defs }`), resolved with its definitions kept at the root.
- * Any other schema is wrapped, its definitions (`$defs`, `definitions`) lifted to the wrapper's
- * root and its other local references moved under `#/properties/value`, so every `$ref` still
- * resolves, in JSON Schema as in the OpenAPI subset.
- */
-function answerParameters(schema: JsonObject): { schema: JsonObject; wrapped: boolean } {
-  const object = isObjectSchema(schema) ? schema : referencedObject(schema);
-  if (object !== undefined) return { schema: object, wrapped: false };
-  const value: JsonObject = {};
-  const wrapper: JsonObject = { type: 'object', properties: { value }, required: ['value'] };
-  for (const [key, member] of Object.entries(schema)) {
-    if (definitionKeywords.has(key)) wrapper[key] = member;
-    else if (key !== '$schema') value[key] = member;
-  }
-  return { schema: rerooted(wrapper) as JsonObject, wrapped: true };
-}
-
-function isObjectSchema(schema: JsonObject): boolean {
-  return schema.type === 'object' || (schema.type === undefined && isJsonObject(schema.properties));
-}
-
-/** A root `$ref` to an object schema, resolved: the target with the root's other keywords. */
-function referencedObject(schema: JsonObject): JsonObject | undefined {
-  const ref = schema.$ref;
-  if (typeof ref !== 'string' || !ref.startsWith('#/')) return undefined;
-  let target: JsonValue | undefined = schema;
-  for (const segment of ref.slice(2).split('/')) {
-    const key = segment.replace(/~1/g, '/').replace(/~0/g, '~');
-    target = isJsonObject(target) ? target[key] : undefined;
-  }
-  if (!isJsonObject(target) || !isObjectSchema(target)) return undefined;
-  const { $ref: _ref, ...siblings } = schema;
-  return { ...target, ...siblings };
-}
-
-/** Keywords whose values are data, not schemas: a `$ref` inside them is left as is. */
-const dataKeywords = new Set(['const', 'default', 'enum', 'examples']);
-/** Keywords whose values map names (never keywords) to schemas. */
-const schemaMaps = new Set(['properties', 'patternProperties', 'dependentSchemas', ...definitionKeywords]);
-
-/**
- * The wrapper with the wrapped schema's local references that point outside the definitions
- * (`#`, `#/items`, …) moved under `#/properties/value`, where that schema now is.
- */
-function rerooted(value: JsonValue): JsonValue {
-  if (Array.isArray(value)) return value.map(rerooted);
-  if (!isJsonObject(value)) return value;
-  const copy: JsonObject = {};
-  for (const [key, member] of Object.entries(value)) {
-    if (key === '$ref' && typeof member === 'string') copy[key] = rerootedRef(member);
-    else if (dataKeywords.has(key)) copy[key] = member;
-    else if (schemaMaps.has(key) && isJsonObject(member))
-      copy[key] = Object.fromEntries(
-        Object.entries(member).map(([name, schema]) => [name, rerooted(schema)]),
-      );
-    else copy[key] = rerooted(member);
-  }
-  return copy;
-}
-
-function rerootedRef(ref: string): string {
-  if (ref !== '#' && !ref.startsWith('#/')) return ref;
-  const first = ref.slice(2).split('/')[0];
-  if (first !== undefined && definitionKeywords.has(first)) return ref;
-  return `#/properties/value${ref.slice(1)}`;
 }
 
 /**

@@ -10,6 +10,7 @@ import type { ChatQuirks } from './quirks.ts';
 import { addReasoning } from './reasoning.ts';
 import { recordStrictOutput, recordStrictTool } from '../openai/strict-nulls.ts';
 import { convertStrictSchema, strictToolParameters } from '../openai/strict-schema.ts';
+import { objectRootedOutput } from '../openai/object-root.ts';
 import { hasDefaultOutputLimit } from '../common/routed.ts';
 import { emulateStopSequences, stopSequencesWithin } from '../common/stop-sequences.ts';
 import { warnSerialCallsUnenforced } from '../common/tool-settings.ts';
@@ -169,7 +170,11 @@ export function buildRequest(
   settings: RequestSettings,
 ): WireRequest {
   const { quirks } = settings;
-  const schema = request.outputSchema;
+  // JSON schema or JSON mode (an object either way): another root goes wrapped (object-root.ts).
+  const schema =
+    request.outputSchema === undefined || quirks.structuredOutput === 'none'
+      ? request.outputSchema
+      : objectRootedOutput(request.outputSchema, context);
   const appendix =
     schema !== undefined && quirks.structuredOutput === 'json_object' ? schemaInstruction(schema) : undefined;
   const tools = request.tools ?? [];

@@ -15,6 +15,7 @@ import {
 import { matchesAnyGlob } from '../openai/capabilities.ts';
 import { recordStrictOutput, recordStrictTool } from '../openai/strict-nulls.ts';
 import { convertStrictSchema, strictToolParameters } from '../openai/strict-schema.ts';
+import { objectRootedOutput } from '../openai/object-root.ts';
 import type { ProviderContext, WireRequest } from '../common/definition.ts';
 import { joinInstructions, leadingInstructions } from '../common/projection.ts';
 import { hasDefaultOutputLimit } from '../common/routed.ts';
@@ -223,10 +224,12 @@ export function buildRequest(
   if (!hasDefaultOutputLimit(request)) body.max_output_tokens = request.maxOutputTokens;
   addSampling(body, request, context, capabilities.reasoning);
   if (request.outputSchema !== undefined) {
-    const format = convertTextFormat(request.outputSchema, warn);
+    // A root that is not an object goes wrapped, its reply unwrapped (object-root.ts).
+    const output = objectRootedOutput(request.outputSchema, context);
+    const format = convertTextFormat(output, warn);
     body.text = { format };
     // Sent strict: the reply's added nulls are removed again (strict-nulls.ts).
-    if (format.strict === true) recordStrictOutput(context, request.outputSchema.schema);
+    if (format.strict === true) recordStrictOutput(context, output.schema);
   }
   if (request.verbosity !== undefined)
     body.text = { ...(isJsonObject(body.text) ? body.text : {}), verbosity: request.verbosity };

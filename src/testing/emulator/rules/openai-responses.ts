@@ -3,6 +3,7 @@
  * (`previous_response_id` chains) and conversations. The errors are OpenAI's own bodies.
  */
 import { openaiError } from '../errors.ts';
+import { checkSchemaRoot } from './openai.ts';
 import type { ResponsePlan } from '../frames.ts';
 import type { JsonScript, RecordedRequest } from '../types.ts';
 import { parseJson } from '../../../core/json-text.ts';
@@ -130,6 +131,7 @@ function checkStoredItem(
 
 /**
  * Checks a Responses request:
+ * - a `json_schema` text format's root is an object (`checkSchemaRoot`);
  * - `previous_response_id` names a stored response (else 400 `previous_response_not_found`), and is
  *   not combined with `conversation`;
  * - no input item repeats an id the input or the server already holds (`Duplicate item found`);
@@ -146,6 +148,11 @@ export function checkResponsesRequest(
 ): JsonScript | undefined {
   const body = bodyOf(request);
   if (body === undefined) return undefined;
+  const format = (body.text as { format?: { type?: unknown } } | undefined)?.format;
+  if (format?.type === 'json_schema') {
+    const refused = checkSchemaRoot(format, 'text.format.schema');
+    if (refused !== undefined) return refused;
+  }
   const previous = body.previous_response_id;
   if (typeof previous === 'string' && body.conversation !== undefined) {
     return openaiError(

@@ -137,8 +137,27 @@ function checkAnswered(messages: ChatMessage[], index: number): JsonScript | und
 }
 
 /**
+ * OpenAI refuses an output schema whose root is not `type: "object"` (an array, a string, an enum,
+ * no type), strict or not: `format` is a `json_schema` response format (Chat's `json_schema`
+ * member, Responses' `text.format`), `param` where the error points.
+ */
+export function checkSchemaRoot(format: unknown, param: string): JsonScript | undefined {
+  if (typeof format !== 'object' || format === null) return undefined;
+  const { name, schema } = format as { name?: unknown; schema?: unknown };
+  if (typeof schema !== 'object' || schema === null) return undefined;
+  const type = (schema as { type?: unknown }).type;
+  if (type === 'object') return undefined;
+  const got = typeof type === 'string' ? type : type === undefined ? 'None' : JSON.stringify(type);
+  return openaiError(
+    400,
+    `Invalid schema for response_format '${String(name)}': schema must be a JSON Schema of 'type: "object"', got 'type: "${got}"'.`,
+    { param, code: 'invalid_json_schema' },
+  );
+}
+
+/**
  * Checks a chat completion request: every assistant tool call's `function.arguments` is a string,
- * every tool-call id at most 40 characters,
+ * every tool-call id at most 40 characters, a `json_schema` response format's root an object,
  * every `role: tool` message answers a `tool_calls` id of the assistant message right before its run
  * of tool messages, and every assistant tool call is answered.
  */
@@ -149,7 +168,13 @@ export function checkChatRequest(request: RecordedRequest): JsonScript | undefin
       param: 'messages',
       code: 'missing_required_parameter',
     });
-  const typeError = checkArgumentTypes(messages) ?? checkIdLengths(messages) ?? checkToolNames(request);
+  const format = objectBody(request)?.response_format as
+    { type?: unknown; json_schema?: unknown } | undefined;
+  const typeError =
+    checkArgumentTypes(messages) ??
+    checkIdLengths(messages) ??
+    checkToolNames(request) ??
+    (format?.type === 'json_schema' ? checkSchemaRoot(format.json_schema, 'response_format') : undefined);
   if (typeError) return typeError;
   // One pass each (a conversation of tens of thousands of messages is checked in linear time).
   let previous = -1;

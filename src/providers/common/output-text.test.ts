@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { WrappedValue } from './output-text.ts';
+
+/** `text` through a fresh transform in two deltas split at `at` (and whole when `at` is its length). */
+function unwrapped(text: string, at: number): string {
+  const transform = new WrappedValue();
+  return transform.feed(text.slice(0, at)) + transform.feed(text.slice(at)) + transform.end();
+}
+
+/** The text's output for every split, each the same. */
+function everySplit(text: string): string {
+  const outputs = new Set<string>();
+  for (let at = 0; at <= text.length; at++) outputs.add(unwrapped(text, at));
+  expect(outputs.size).toBe(1);
+  return [...outputs][0]!;
+}
+
+describe('an answer wrapped as { value } is read back as the value', () => {
+  it.each([
+    ['{"value":[1,2]}', '[1,2]'],
+    ['{ "value" : [ 1, 2 ] }', '[ 1, 2 ]'],
+    ['\n{\n  "value": {"a": {"b": "}"}}\n}\n', '{"a": {"b": "}"}}'],
+    ['{"value":"a \\"}\\" b"}', '"a \\"}\\" b"'],
+    ['{"value":"back\\\\"}', '"back\\\\"'],
+    ['{"value":12.5e3 }', '12.5e3'],
+    ['{"value":-7}', '-7'],
+    ['{"value":true}', 'true'],
+    ['{"value":null}', 'null'],
+    ['{"value":"Percussion"}', '"Percussion"'],
+    ['{\t"value"\r\n:\t"x"}', '"x"'],
+    ['{"value":[{"a":"]"},[]],"other":1}', '[{"a":"]"},[]]'],
+  ])('%j → %j, however the text is split', (text, value) => {
+    expect(everySplit(text)).toBe(value);
+  });
+
+  it.each([['[1,2]'], ['{"other":1}'], ['{"values":1}'], ['Sorry, I cannot.'], ['{"value"'], ['']])(
+    'a text that is not the wrapper goes out as written: %j',
+    (text) => {
+      expect(everySplit(text)).toBe(text);
+    },
+  );
+
+  it('streams the value as it comes: only the opening is held', () => {
+    const transform = new WrappedValue();
+    expect(transform.feed('{"val')).toBe('');
+    expect(transform.feed('ue": [1,')).toBe('[1,');
+    expect(transform.feed(' 2]')).toBe(' 2]');
+    expect(transform.feed('\n}')).toBe('');
+    expect(transform.end()).toBe('');
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * Output schemas whose root is not an object — a root array, as in Gemini's own "list of recipes"
+ * example — routed to an OpenAI upstream (Chat, Responses), which refuses any root but `type:
+ * "object"` (the emulator too): the upstream is sent the schema wrapped as `{ value }`, strict, and
+ * the client gets the value's own JSON, whole and streamed.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
+
+let harness: GatewayHarness;
+
+beforeAll(async () => {
+  harness = await startGatewayHarness();
+});
+beforeEach(() => {
+  harness.emulator.clear();
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+const recipes = {
+  type: 'ARRAY',
+  items: {
+    type: 'OBJECT',
+    properties: { recipeName: { type: 'STRING' }, ingredients: { type: 'ARRAY', items: { type: 'STRING' } } },
+    propertyOrdering: ['recipeName', 'ingredients'],
+    required: ['recipeName', 'ingredients'],
+  },
+};
+const list = '[{"recipeName":"Cookies","ingredients":["flour","sugar"]}]';
+/** What the upstream's model writes for the wrapped schema: the list as `value`, spaced as a model may. */
+const wrappedAnswer = (chunkSize?: number) => ({
+  type: 'scripted' as const,
+  content: [{ type: 'text' as const, text: `{ "value" : ${list} \n}` }],
+  ...(chunkSize === undefined ? {} : { chunkSize }),
+});
+const config = { responseMimeType: 'application/json', responseSchema: recipes as never };
+const contents = 'List a few popular cookie recipes.';
+
+/** The schema an OpenAI upstream was sent: Chat's `response_format` or Responses' `text.format`. */
+function sentFormat(): { schema: Record<string, unknown>; strict?: boolean } {
+  const body = harness.emulator.requests.at(-1)!.body as {
+    response_format?: { json_schema: { schema: Record<string, unknown>; strict?: boolean } };
+    text?: { format: { schema: Record<string, unknown>; strict?: boolean } };
+  };
+  return body.response_format?.json_schema ?? body.text!.format;
+}
+
+describe.each([['up-chat'], ['up-responses']])('a Gemini client’s root array toward %s', (model) => {
+  it('is sent wrapped as { value }, strict, and the client gets the list', async () => {
+    harness.emulator.enqueue(wrappedAnswer());
+    const { google } = createClients(harness.server.url);
+    const response = await google.models.generateContent({ model, contents, config });
+    const format = sentFormat();
+    expect(format.strict).toBe(true);
+    expect(format.schema).toMatchObject({
+      type: 'object',
+      properties: { value: { type: 'array' } },
+      required: ['value'],
+      additionalProperties: false,
+    });
+    expect(response.text).toBe(list);
+  });
+
+  it('streamed: the list arrives as it comes, without the wrapper', async () => {
+    harness.emulator.enqueue(wrappedAnswer(5));
+    const { google } = createClients(harness.server.url);
+    const stream = await google.models.generateContentStream({ model, contents, config });
+    const pieces: string[] = [];
+    for await (const chunk of stream)
+      if (chunk.text !== undefined && chunk.text !== '') pieces.push(chunk.text);
+    expect(pieces.join('')).toBe(list);
+    // Not held to the end (no property became nullable, so nothing is rewritten whole): the list
+    // comes in several pieces.
+    expect(pieces.length).toBeGreaterThan(3);
+  });
+});
+
+it('an OpenAI client’s root array schema toward a Chat upstream: wrapped, and the reply is the array', async () => {
+  harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: '{"value":["a","b"]}' }] });
+  const { openai } = createClients(harness.server.url);
+  const completion = await openai.chat.completions.create({
+    model: 'up-chat',
+    messages: [{ role: 'user', content: 'Two letters.' }],
+    response_format: {
+      type: 'json_schema',
+      json_schema: { name: 'letters', schema: { type: 'array', items: { type: 'string' } }, strict: true },
+    },
+  });
+  expect(sentFormat().schema).toMatchObject({ properties: { value: { type: 'array' } } });
+  expect(completion.choices[0]!.message.content).toBe('["a","b"]');
+});
+
+it('an object root goes as it is, and its reply is not rewritten', async () => {
+  harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: '{"value":1}' }] });
+  const { google } = createClients(harness.server.url);
+  const response = await google.models.generateContent({
+    model: 'up-chat',
+    contents,
+    config: {
+      responseMimeType: 'application/json',
+      responseSchema: { type: 'OBJECT', properties: { value: { type: 'INTEGER' } } } as never,
+    },
+  });
+  expect(sentFormat().schema).toMatchObject({ type: 'object', properties: { value: {} } });
+  expect(sentFormat().schema.properties).not.toHaveProperty('value.properties');
+  expect(response.text).toBe('{"value":1}');
+});
