@@ -158,6 +158,26 @@ describe('validateRequest: the whole CanonicalRequest at the boundary', () => {
   });
 });
 
+describe('outputSchema.format', () => {
+  const enumSchema = { type: 'string', enum: ['Percussion', 'String'] };
+  it("'enum' takes a string enum schema", () => {
+    expect(paths({ ...valid, outputSchema: { schema: enumSchema, format: 'enum' } })).toEqual([]);
+    expect(paths({ ...valid, outputSchema: { schema: { enum: ['a'] }, format: 'enum' } })).toEqual([]);
+  });
+
+  it("'enum' with another schema, or an unknown format, is refused by path", () => {
+    expect(paths({ ...valid, outputSchema: { schema: { type: 'object' }, format: 'enum' } })).toEqual([
+      'outputSchema.schema',
+    ]);
+    expect(paths({ ...valid, outputSchema: { schema: { enum: [1] }, format: 'enum' } })).toEqual([
+      'outputSchema.schema',
+    ]);
+    expect(paths({ ...valid, outputSchema: { schema: enumSchema, format: 'xml' } })).toEqual([
+      'outputSchema.format',
+    ]);
+  });
+});
+
 describe('validateCallOptions', () => {
   it('accepts undefined and a real signal', () => {
     expect(validateCallOptions(undefined)).toMatchObject({ ok: true });

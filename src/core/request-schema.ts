@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import type { CallOptions } from './adapter.ts';
 import { isMetadataKey, type MetadataMap } from './metadata.ts';
-import type { CanonicalRequest } from './request.ts';
+import type { JsonObject } from './json.ts';
+import { type CanonicalRequest, isEnumSchema } from './request.ts';
 import { plainRequest } from './request-fast-path.ts';
 import { checkTranscript } from './transcript-invariants.ts';
 import {
@@ -65,6 +66,11 @@ const requestShape = {
       description: z.string().optional(),
       schema: jsonObject,
       strict: z.boolean().optional(),
+      format: z.enum(['json', 'enum']).optional(),
+    })
+    .refine((output) => output.format !== 'enum' || isEnumSchema(output.schema as JsonObject), {
+      message: "format 'enum' needs a string enum schema ({type: 'string', enum: [...]})",
+      path: ['schema'],
     })
     .optional(),
   verbosity: z.enum(['low', 'medium', 'high']).optional(),

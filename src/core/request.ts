@@ -75,6 +75,25 @@ export interface OutputSchema {
   schema: JsonObject;
   /** Ask the provider for strict schema adherence where it has it. Default true. */
   strict?: boolean;
+  /**
+   * What the reply's text is. `json` (the default): the JSON text of a value the schema accepts.
+   * `enum`: the schema is a string enum ({@link isEnumSchema}) and the text is the chosen value as
+   * it is, not quoted — Gemini's enum output (`responseMimeType: text/x.enum`), which the Gemini
+   * adapter sends as such; another provider is sent the JSON schema and its answer, a JSON string,
+   * is unquoted (`providers/common/output-text.ts`).
+   */
+  format?: 'json' | 'enum';
+}
+
+/** Whether `schema` is a string enum (`{type: 'string', enum: [...]}`, the type optional): what `format: 'enum'` takes. */
+export function isEnumSchema(schema: JsonObject): boolean {
+  const values = schema.enum;
+  return (
+    (schema.type === undefined || schema.type === 'string') &&
+    Array.isArray(values) &&
+    values.length > 0 &&
+    values.every((value) => typeof value === 'string')
+  );
 }
 
 /** The answer's length and detail (`CanonicalRequest.verbosity`). */

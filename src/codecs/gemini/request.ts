@@ -1,7 +1,7 @@
 /** Decodes a Gemini `generateContent` / `streamGenerateContent` request into the canonical request. */
 import { textSignatureKey } from './response.ts';
 import { clientSchema } from './schema.ts';
-import type { OutputSchema, ReasoningRequest } from '../../core/request.ts';
+import { isEnumSchema, type OutputSchema, type ReasoningRequest } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { Item, Part, ToolOutput } from '../../core/transcript.ts';
 import {
@@ -380,13 +380,41 @@ function convertThinking(config: Record<string, unknown>): ReasoningRequest | un
   return reasoning;
 }
 
+/** The `responseMimeType`s the gateway honours: plain text, JSON, and enum output (the bare value). */
+const responseMimeTypes = new Set(['text/plain', 'application/json', 'text/x.enum']);
+
+/**
+ * The output schema: the schema given, as JSON output; with `responseMimeType: text/x.enum`, a
+ * string enum's value as the bare text (`format: 'enum'`); JSON mode (`application/json` alone)
+ * as any object. Another mime type (`application/xml`, …) no upstream can be asked for: refused.
+ */
 function convertSchema(config: Record<string, unknown>): OutputSchema | undefined {
-  const schema = clientSchema(config.responseJsonSchema, config.responseSchema, {
+  const mimeType = optionalString(config, 'responseMimeType', 'generationConfig.responseMimeType');
+  if (mimeType !== undefined && !responseMimeTypes.has(mimeType))
+    throw new RequestFieldError(
+      'generationConfig.responseMimeType',
+      `generationConfig.responseMimeType '${shown(mimeType)}' is not supported by the gateway: use text/plain, application/json or text/x.enum`,
+      'unsupported',
+    );
+  const paths = {
     jsonSchema: 'generationConfig.responseJsonSchema',
     openApi: 'generationConfig.responseSchema',
-  });
+  };
+  const schema = clientSchema(config.responseJsonSchema, config.responseSchema, paths);
+  if (mimeType === 'text/x.enum') {
+    const field =
+      config.responseJsonSchema !== undefined && config.responseJsonSchema !== null
+        ? paths.jsonSchema
+        : paths.openApi;
+    if (schema === undefined || !isEnumSchema(schema))
+      throw new RequestFieldError(
+        field,
+        `${field} must be a STRING schema with enum values when generationConfig.responseMimeType is text/x.enum`,
+      );
+    return { schema: schema as never, format: 'enum' };
+  }
   if (schema === undefined) {
-    if (config.responseMimeType === 'application/json') return { schema: { type: 'object' }, strict: false };
+    if (mimeType === 'application/json') return { schema: { type: 'object' }, strict: false };
     return undefined;
   }
   return { schema: schema as never };

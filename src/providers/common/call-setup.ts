@@ -20,6 +20,7 @@ import {
   type HttpRuntime,
 } from './http-runtime.ts';
 import { checkPrefill } from './prefill.ts';
+import { checkOutputFormat } from './output-text.ts';
 import { ownProviderOptions } from './own-options.ts';
 import { preflight } from './preflight.ts';
 
@@ -183,6 +184,7 @@ export function setup(
     warn: (message, fields) => context.warn(message, fields),
   });
   checkPrefill(checked, context);
+  checkOutputFormat(checked, context);
   if (checked.tools !== undefined && checked.tools.some((tool) => tool.freeform !== undefined))
     context.freeformTools = freeformNames(checked.tools);
   return { request: checked, requestId, context, call, startedAt: performance.now() };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WrappedValue } from './output-text.ts';
+import { StringValue, WrappedValue } from './output-text.ts';
 
 /** `text` through a fresh transform in two deltas split at `at` (and whole when `at` is its length). */
 function unwrapped(text: string, at: number): string {
@@ -47,5 +47,29 @@ describe('an answer wrapped as { value } is read back as the value', () => {
     expect(transform.feed(' 2]')).toBe(' 2]');
     expect(transform.feed('\n}')).toBe('');
     expect(transform.end()).toBe('');
+  });
+});
+
+/** `text` through a fresh StringValue in deltas of `size` characters. */
+function unquoted(text: string, size: number): string {
+  const transform = new StringValue();
+  let out = '';
+  for (let at = 0; at < text.length; at += size) out += transform.feed(text.slice(at, at + size));
+  return out + transform.end();
+}
+
+describe('an enum answer given as a JSON string is read back unquoted', () => {
+  it.each([
+    ['"Percussion"', 'Percussion'],
+    ['  \n"Percussion" \n', 'Percussion'],
+    ['"a \\"b\\" \\\\ \\/ \\n \\u00e9\\u00E9"', 'a "b" \\ / \n éé'],
+    ['"\\ud83e\\udd41 drum"', '🥁 drum'],
+    ['"x"trailing', 'x'],
+  ])('%j → %j, in deltas of every size', (text, value) => {
+    for (let size = 1; size <= text.length; size++) expect(unquoted(text, size)).toBe(value);
+  });
+
+  it.each([['Percussion'], [' Percussion'], ['']])('a bare value goes out as written: %j', (text) => {
+    for (let size = 1; size <= Math.max(text.length, 1); size++) expect(unquoted(text, size)).toBe(text);
   });
 });

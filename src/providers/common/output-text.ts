@@ -1,22 +1,52 @@
 /**
- * The reply's text in the form the request asked for, when its provider was asked for another: an
- * answer the provider was asked to wrap as `{ "value": … }` (a schema root it takes only as an
- * object, `wrapped-schema.ts`) is read back as the value's own JSON text, whole and streamed.
+ * The reply's text in the form the request asked for, when its provider was asked for another,
+ * whole and streamed: an answer the provider was asked to wrap as `{ "value": … }` (a schema root
+ * it takes only as an object, `wrapped-schema.ts`) is read back as the value's own JSON text; an
+ * enum answer (`OutputSchema.format: 'enum'`) asked for as JSON is read back unquoted.
  */
+import type { CanonicalRequest } from '../../core/request.ts';
 import type { StreamBuilder, TextTransform } from '../../core/stream-builder.ts';
 import type { ProviderContext } from './definition.ts';
 
 /** Calls whose output schema was sent wrapped as `{ value }`. */
 const wrappedReplies = new WeakSet<ProviderContext>();
+/** Calls that ask for an enum answer as text, until their adapter sends it as such. */
+const enumReplies = new WeakSet<ProviderContext>();
 
 /** The request builders' hook: this call's output schema was sent wrapped (`wrappedSchema`). */
 export function rememberWrappedOutput(context: ProviderContext): void {
   wrappedReplies.add(context);
 }
 
+/**
+ * The request path's check (`call-setup.ts`): a request for an enum answer (`format: 'enum'`) is
+ * remembered, its reply unquoted unless the adapter asks its provider for the bare value itself
+ * ({@link sendEnumAsText}).
+ */
+export function checkOutputFormat(request: CanonicalRequest, context: ProviderContext): void {
+  if (request.outputSchema?.format === 'enum') enumReplies.add(context);
+}
+
+/** The request builders' hook: the provider was asked for the enum value as text (Gemini's `text/x.enum`). */
+export function sendEnumAsText(context: ProviderContext): void {
+  enumReplies.delete(context);
+}
+
 /** The reply readers' hook (`complete-call.ts`, `stream-call.ts`): each text part read back as asked. */
 export function holdOutputText(context: ProviderContext, builder: StreamBuilder): void {
-  if (wrappedReplies.has(context)) builder.transformText(() => new WrappedValue());
+  const wrapped = wrappedReplies.has(context);
+  const quoted = enumReplies.has(context);
+  if (wrapped && quoted) builder.transformText(() => chained(new WrappedValue(), new StringValue()));
+  else if (wrapped) builder.transformText(() => new WrappedValue());
+  else if (quoted) builder.transformText(() => new StringValue());
+}
+
+/** `first`, then `second` on what it lets out. */
+function chained(first: TextTransform, second: TextTransform): TextTransform {
+  return {
+    feed: (delta) => second.feed(first.feed(delta)),
+    end: () => second.feed(first.end()) + second.end(),
+  };
 }
 
 /** The wrapper's opening, matched with JSON whitespace before and after each of its tokens. */
@@ -105,4 +135,100 @@ export class WrappedValue implements TextTransform {
     this.state = 'after';
     return delta.slice(from, to);
   }
+}
+
+/** The escapes of a JSON string, by the character after the backslash. */
+const escapes: Record<string, string> = {
+  '"': '"',
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+};
+
+/**
+ * A JSON string's text → the string, as the text streams: whitespace before the opening quote is
+ * held, the characters go out as they come (an escape once it is whole), and what follows the
+ * closing quote is dropped. A text that does not begin with a quote goes out as written (a model
+ * that answered with the bare value already).
+ */
+export class StringValue implements TextTransform {
+  /** Whitespace before the quote, or an escape not yet whole. */
+  private held = '';
+  private state: 'start' | 'string' | 'after' | 'as-is' = 'start';
+
+  feed(delta: string): string {
+    if (this.state === 'string') return this.string(delta, 0);
+    if (this.state === 'as-is') return delta;
+    if (this.state === 'after') return '';
+    for (let position = 0; position < delta.length; position++) {
+      const code = delta.charCodeAt(position);
+      if (isSpace(code)) continue;
+      if (code === quote) {
+        this.state = 'string';
+        this.held = '';
+        return this.string(delta, position + 1);
+      }
+      this.state = 'as-is';
+      const text = this.held + delta;
+      this.held = '';
+      return text;
+    }
+    this.held += delta;
+    return '';
+  }
+
+  end(): string {
+    const held = this.held;
+    this.held = '';
+    return held;
+  }
+
+  /** The string's characters in `delta` from `from`, up to its closing quote. */
+  private string(delta: string, from: number): string {
+    let out = '';
+    let position = from;
+    while (position < delta.length) {
+      if (this.held !== '') {
+        // An escape, a character at a time: `\x`, or `\u` and four hex digits.
+        this.held += delta[position];
+        position++;
+        if (this.held.length === (this.held[1] === 'u' ? 6 : 2)) {
+          out += unescaped(this.held);
+          this.held = '';
+        }
+        continue;
+      }
+      const next = nextSpecial(delta, position);
+      if (next === -1) return out + delta.slice(position);
+      out += delta.slice(position, next);
+      if (delta.charCodeAt(next) === quote) {
+        this.state = 'after';
+        return out;
+      }
+      this.held = '\\';
+      position = next + 1;
+    }
+    return out;
+  }
+}
+
+/** The index of the next quote or backslash in `text` from `from`, or -1. */
+function nextSpecial(text: string, from: number): number {
+  for (let position = from; position < text.length; position++) {
+    const code = text.charCodeAt(position);
+    if (code === quote || code === backslash) return position;
+  }
+  return -1;
+}
+
+/** One whole escape's character; an escape JSON has not, as written. */
+function unescaped(escape: string): string {
+  if (escape[1] !== 'u') return escapes[escape[1]!] ?? escape;
+  return /^\\u[0-9a-fA-F]{4}$/.test(escape)
+    ? String.fromCharCode(Number.parseInt(escape.slice(2), 16))
+    : escape;
 }

@@ -18,6 +18,7 @@ import { readProviderOptions } from './options.ts';
 import { convertSchema, hasNoParameters, jsonSchemaForGemini, takesJsonSchema } from './schema.ts';
 import { hasDefaultOutputLimit } from '../common/routed.ts';
 import { stopSequencesWithin } from '../common/stop-sequences.ts';
+import { sendEnumAsText } from '../common/output-text.ts';
 import { rememberSerialCalls } from './serial-calls.ts';
 import { pushAll } from '../../core/arrays.ts';
 
@@ -187,7 +188,12 @@ function buildGenerationConfig(
   if (request.temperature !== undefined) config.temperature = request.temperature;
   if (request.topP !== undefined) config.topP = request.topP;
   if (request.topK !== undefined) config.topK = request.topK;
-  if (request.outputSchema !== undefined && !answerByFunction) {
+  if (request.outputSchema?.format === 'enum' && !answerByFunction) {
+    // Enum output, the bare value: the schema in the OpenAPI form Gemini's enum examples use.
+    config.responseMimeType = 'text/x.enum';
+    config.responseSchema = convertSchema(request.outputSchema.schema, { where: 'output schema' });
+    sendEnumAsText(context);
+  } else if (request.outputSchema !== undefined && !answerByFunction) {
     config.responseMimeType = 'application/json';
     if (takesJsonSchema(settings.useJsonSchema, model))
       config.responseJsonSchema = jsonSchemaForGemini(request.outputSchema.schema);

@@ -1,0 +1,139 @@
+/**
+ * A Gemini client's enum output (`responseMimeType: text/x.enum` with a STRING enum schema, Google's
+ * classification idiom): the reply's text is the bare value (`Percussion`, not `"Percussion"`) from
+ * every upstream — a Gemini upstream is sent `text/x.enum` itself, another the JSON string schema
+ * (wrapped as `{ value }` for OpenAI) and its JSON answer unquoted — whole and streamed. A mime type
+ * no upstream can be asked for is a 400 naming `generationConfig.responseMimeType`.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
+
+let harness: GatewayHarness;
+
+beforeAll(async () => {
+  harness = await startGatewayHarness();
+});
+beforeEach(() => {
+  harness.emulator.clear();
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+const instruments = { type: 'STRING', enum: ['Percussion', 'String', 'Woodwind'] };
+const contents = 'What type of instrument is a drum?';
+const config = { responseMimeType: 'text/x.enum', responseSchema: instruments as never };
+const sent = () => harness.emulator.requests.at(-1)!.body as Record<string, unknown>;
+
+/** What each upstream's model writes when asked as it is asked. */
+const answers: Record<string, string> = {
+  'up-gemini': 'Percussion',
+  'up-anthropic': '"Percussion"',
+  'up-chat': '{"value": "Percussion"}',
+  'up-responses': '{"value":"Percussion"}',
+};
+
+describe.each(Object.keys(answers).map((model) => [model]))('enum output via %s', (model) => {
+  it('whole: the text is the bare value', async () => {
+    harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: answers[model]! }] });
+    const { google } = createClients(harness.server.url);
+    const response = await google.models.generateContent({ model, contents, config });
+    expect(response.text).toBe('Percussion');
+  });
+
+  it('streamed: the text is the bare value', async () => {
+    harness.emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: answers[model]! }],
+      chunkSize: 3,
+    });
+    const { google } = createClients(harness.server.url);
+    const stream = await google.models.generateContentStream({ model, contents, config });
+    let text = '';
+    for await (const chunk of stream) text += chunk.text ?? '';
+    expect(text).toBe('Percussion');
+  });
+});
+
+it('a Gemini upstream is sent text/x.enum with the STRING enum schema', async () => {
+  harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Percussion' }] });
+  const { google } = createClients(harness.server.url);
+  await google.models.generateContent({ model: 'up-gemini', contents, config });
+  expect(sent().generationConfig).toMatchObject({
+    responseMimeType: 'text/x.enum',
+    responseSchema: { type: 'STRING', enum: ['Percussion', 'String', 'Woodwind'] },
+  });
+});
+
+it('an OpenAI upstream is sent the string enum wrapped as { value }, strict', async () => {
+  harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: answers['up-chat']! }] });
+  const { google } = createClients(harness.server.url);
+  await google.models.generateContent({ model: 'up-chat', contents, config });
+  expect(sent().response_format).toMatchObject({
+    type: 'json_schema',
+    json_schema: {
+      strict: true,
+      schema: { type: 'object', properties: { value: { type: 'string', enum: instruments.enum } } },
+    },
+  });
+});
+
+it('an escaped JSON string answer is unquoted exactly', async () => {
+  harness.emulator.enqueue({
+    type: 'scripted',
+    content: [{ type: 'text', text: '"Rock \\"n\\" roll \\u00e9"' }],
+    chunkSize: 2,
+  });
+  const { google } = createClients(harness.server.url);
+  const response = await google.models.generateContent({
+    model: 'up-anthropic',
+    contents,
+    config: {
+      responseMimeType: 'text/x.enum',
+      responseSchema: { type: 'STRING', enum: ['Rock "n" roll é'] } as never,
+    },
+  });
+  expect(response.text).toBe('Rock "n" roll é');
+});
+
+describe('refused', () => {
+  async function refusal(generationConfig: Record<string, unknown>) {
+    const before = harness.emulator.requests.length;
+    const response = await harness.post('/v1beta/models/up-chat:generateContent', {
+      contents: [{ role: 'user', parts: [{ text: 'Hi' }] }],
+      generationConfig,
+    });
+    expect(harness.emulator.requests.length).toBe(before);
+    return {
+      status: response.status,
+      message: ((await response.json()) as { error: { message: string } }).error.message,
+    };
+  }
+
+  it('a mime type the gateway cannot honour: a 400 naming generationConfig.responseMimeType', async () => {
+    const { status, message } = await refusal({ responseMimeType: 'application/xml' });
+    expect(status).toBe(400);
+    expect(message).toContain('generationConfig.responseMimeType');
+  });
+
+  it.each([
+    ['no schema', { responseMimeType: 'text/x.enum' }, 'generationConfig.responseSchema'],
+    [
+      'an object schema',
+      {
+        responseMimeType: 'text/x.enum',
+        responseSchema: { type: 'OBJECT', properties: { a: { type: 'STRING' } } },
+      },
+      'generationConfig.responseSchema',
+    ],
+    [
+      'a JSON Schema enum of numbers',
+      { responseMimeType: 'text/x.enum', responseJsonSchema: { enum: [1, 2] } },
+      'generationConfig.responseJsonSchema',
+    ],
+  ])('text/x.enum with %s: a 400 naming the schema', async (_case, generationConfig, field) => {
+    const { status, message } = await refusal(generationConfig);
+    expect(status).toBe(400);
+    expect(message).toContain(field);
+  });
+});
