@@ -107,3 +107,36 @@ it('an object root goes as it is, and its reply is not rewritten', async () => {
   expect(sentFormat().schema.properties).not.toHaveProperty('value.properties');
   expect(response.text).toBe('{"value":1}');
 });
+
+it('strict nulls inside a wrapped root are left out again, as for an object root', async () => {
+  harness.emulator.enqueue({
+    type: 'scripted',
+    content: [{ type: 'text', text: '{"value":[{"name":"Ada","nickname":null}]}' }],
+  });
+  const { openai } = createClients(harness.server.url);
+  const completion = await openai.chat.completions.create({
+    model: 'up-responses',
+    messages: [{ role: 'user', content: 'Who?' }],
+    response_format: {
+      type: 'json_schema',
+      json_schema: {
+        name: 'people',
+        schema: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { name: { type: 'string' }, nickname: { type: 'string' } },
+            required: ['name'],
+            additionalProperties: false,
+          },
+        },
+        strict: true,
+      },
+    },
+  });
+  expect(sentFormat()).toMatchObject({
+    strict: true,
+    schema: { properties: { value: { items: { required: ['name', 'nickname'] } } } },
+  });
+  expect(completion.choices[0]!.message.content).toBe('[{"name":"Ada"}]');
+});
