@@ -10,7 +10,6 @@ import type { CanonicalResponse } from '../core/request.ts';
 import type { EncodeContext } from './types.ts';
 import { RequestFieldError, shown } from './fields.ts';
 import { pushAll } from '../core/arrays.ts';
-import { markMessageStart } from '../core/message-starts.ts';
 
 /**
  * Where the client sent a tool call or result a codec decoded (for {@link checkToolPairs}): a
@@ -132,18 +131,6 @@ export function pushParts(transcript: Item[], kind: Item['kind'], parts: Part[])
   const last = transcript.at(-1);
   if (last !== undefined && last.kind === kind && kind !== 'system') pushAll(last.parts, parts);
   else transcript.push({ kind, parts });
-}
-
-/**
- * {@link pushParts} for one whole message of the client's: when it is folded into the item before
- * it (the same role), its first part is marked as a message's start (`markMessageStart`), so
- * an adapter joining the item's texts keeps the boundary.
- */
-export function pushMessage(transcript: Item[], kind: Item['kind'], parts: Part[]): void {
-  const last = transcript.at(-1);
-  if (parts.length > 0 && last !== undefined && last.kind === kind && kind !== 'system')
-    markMessageStart(parts[0]!);
-  pushParts(transcript, kind, parts);
 }
 
 /** A named tool choice. */

@@ -31,7 +31,6 @@ import {
   checkedToolChoice,
   guessImageMime,
   namedTool,
-  pushMessage,
   pushParts,
   sentAt,
   toolOutput,
@@ -279,7 +278,7 @@ function convertMessage(message: unknown, index: number, transcript: Item[], opa
       const part = assistantBlock(block, `${path}.content.${at}`, opaque);
       return part === undefined || (part.type === 'text' && part.text === '') ? [] : [part];
     });
-    pushMessage(transcript, 'assistant', parts);
+    pushParts(transcript, 'assistant', parts);
     return;
   }
   if (message.role === 'system') {

@@ -23,7 +23,6 @@ import {
   binaryPart,
   checkedToolChoice,
   namedTool,
-  pushMessage,
   pushParts,
   sentAt,
   toolOutput,
@@ -252,10 +251,8 @@ function convertContents(contents: unknown[], transcript: Item[], opaque: Opaque
       }
       if (joinsThought(transcript, kind, converted.part)) kept.push(converted.part);
       else if (!joinsSignature(transcript, kind, converted.part)) {
-        // The first part of a model content folded into the model content before it begins a message.
-        if (kind === 'assistant' && kept.length === 0) pushMessage(transcript, kind, [converted.part]);
-        else pushParts(transcript, kind, [converted.part]);
         kept.push(converted.part);
+        pushParts(transcript, kind, [converted.part]);
       }
     });
     // A user content that says nothing — empty text only (`{text: ''}`, also with `thought: false`

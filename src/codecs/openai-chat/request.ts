@@ -27,7 +27,6 @@ import {
   checkedToolChoice,
   namedTool,
   partFromUrl,
-  pushMessage,
   pushParts,
   sentAt,
   sentMedia,
@@ -173,7 +172,7 @@ function convertMessage(message: unknown, index: number, transcript: Item[]): vo
         ...(refusal === undefined || refusal === '' ? [] : [{ type: 'text' as const, text: refusal }]),
         ...toolCalls(object.tool_calls, `${path}.tool_calls`),
       ];
-      pushMessage(transcript, 'assistant', parts);
+      pushParts(transcript, 'assistant', parts);
       return;
     }
     case 'tool': {

@@ -31,7 +31,6 @@ import {
   checkedToolChoice,
   namedTool,
   partFromUrl,
-  pushMessage,
   pushParts,
   sentAt,
   sentMedia,
@@ -106,7 +105,7 @@ function messageItem(item: Record<string, unknown>, path: string, transcript: It
   if (role === 'system' || role === 'developer') {
     if (parts.length > 0) transcript.push({ kind: role, parts });
   } else if (role === 'user') pushParts(transcript, role, userTurnParts(parts, `${path}.content`));
-  else if (role === 'assistant') pushMessage(transcript, role, parts);
+  else if (role === 'assistant') pushParts(transcript, role, parts);
   else
     throw new RequestFieldError(
       `${path}.role`,

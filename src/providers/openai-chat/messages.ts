@@ -21,7 +21,6 @@ import { matchesAnyGlob } from './capabilities.ts';
 import { convertFile, convertMedia } from './content.ts';
 import type { ChatQuirks } from './quirks.ts';
 import { toolIdRules } from './tool-ids.ts';
-import { startsMessage } from '../../core/message-starts.ts';
 
 /** The state of one conversion. */
 interface Conversion {
@@ -178,8 +177,7 @@ function convertAssistant(conversion: Conversion, item: Item): void {
   // Consecutive text parts are one continuous text, as Gemini and Anthropic read them (a streamed
   // Gemini reply kept one part per chunk, an Anthropic answer split into blocks around its
   // citations): joined with nothing between. Texts another part stood between — a server tool's
-  // call and result, dropped here, or reasoning — are separate paragraphs, as are texts of the
-  // client's separate messages folded into this item (`startsMessage`).
+  // call and result, dropped here, or reasoning — are separate paragraphs.
   let texts: string | undefined;
   const toolCalls: ChatToolCall[] = [];
   const reasoning: ReasoningPart[] = [];
@@ -213,9 +211,8 @@ function convertAssistant(conversion: Conversion, item: Item): void {
 
 /**
  * The assistant text parts with another kind of part between them and an earlier text of their item,
- * or that begin a client's message folded into the item after an earlier text, found in the
- * transcript as given: the projection may drop that other part (another provider's server tool
- * call), and the texts around it are still two paragraphs.
+ * found in the transcript as given: the projection may drop that other part (another provider's
+ * server tool call), and the texts around it are still two paragraphs.
  */
 function paragraphStarts(transcript: readonly Item[]): Set<Part> {
   const starts = new Set<Part>();
@@ -228,7 +225,7 @@ function paragraphStarts(transcript: readonly Item[]): Set<Part> {
         between = seenText;
         continue;
       }
-      if (between || (seenText && startsMessage(part))) starts.add(part);
+      if (between) starts.add(part);
       seenText = true;
       between = false;
     }
