@@ -78,6 +78,16 @@ export function emulateStopSequences(request: CanonicalRequest, context: Provide
   if (stops !== undefined && stops.length > 0) emulate(stops, context);
 }
 
+/**
+ * A call whose request body was built on a copy of its context (Claude on Vertex, Bedrock
+ * InvokeModel: the Anthropic builder given `urlSources: false`): the sequences emulated for the
+ * copy are the call's, so its reply readers cut at them.
+ */
+export function carryStopSequences(copy: ProviderContext, context: ProviderContext): void {
+  const stops = emulated.get(copy);
+  if (stops !== undefined) emulated.set(context, stops);
+}
+
 /** The reply readers' hook (`complete-call.ts`, `stream-call.ts`): the call's emulated sequences cut its text. */
 export function holdStopSequences(context: ProviderContext, builder: StreamBuilder): void {
   const stops = emulated.get(context);
