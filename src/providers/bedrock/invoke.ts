@@ -12,7 +12,6 @@ import { buildRequest as buildAnthropicRequest } from '../anthropic/request.ts';
 import { parseResponse as parseAnthropicResponse } from '../anthropic/response.ts';
 import { createStreamParser as createAnthropicParser } from '../anthropic/stream.ts';
 import type { ProviderContext, StreamParser, WireRequest } from '../common/definition.ts';
-import { carryStopSequences } from '../common/stop-sequences.ts';
 import { baseModelId, familyOf } from './capabilities.ts';
 import { InvalidRequestError } from '../../core/errors/invalid-request-error.ts';
 import { quoteModelName } from '../../core/model-name.ts';
@@ -79,9 +78,7 @@ export function buildRequest(request: CanonicalRequest, context: ProviderContext
       provider: context.provider,
       providerCode: 'unsupported_model',
     });
-  const claude = { ...codecContext(context), urlSources: false };
-  const wire = buildAnthropicRequest(request, claude);
-  carryStopSequences(claude, context);
+  const wire = buildAnthropicRequest(request, { ...codecContext(context), urlSources: false });
   const operation = context.stream ? 'invoke-with-response-stream' : 'invoke';
   return {
     path: `/model/${modelPath(context.model, context)}/${operation}`,

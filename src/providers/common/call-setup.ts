@@ -7,7 +7,7 @@ import { redactFields, redactSecrets } from '../../core/redaction.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import { freeformNames } from '../../core/tools.ts';
 import { type HttpCall, toTransportError } from '../../transport/http.ts';
-import type { ProviderContext, WireRequest } from './definition.ts';
+import { callKey, type ProviderContext, type WireRequest } from './definition.ts';
 import { provenanceFields } from './projection.ts';
 import { createProviderError } from './errors.ts';
 import { fetchJson } from './http-exchange.ts';
@@ -59,6 +59,8 @@ export class CallContext implements ProviderContext {
   /** Set on a host with model families only (`provenanceFields`). */
   provenance?: string;
   ownsBareTag?: boolean;
+  /** Itself, for {@link callOf} through copies of it. */
+  readonly [callKey]: object;
 
   constructor(
     runtime: HttpRuntime,
@@ -78,6 +80,7 @@ export class CallContext implements ProviderContext {
     this.stream = stream;
     this.ownSession = session;
     this.sessionLess = session === undefined;
+    this[callKey] = this;
     // Made by functions, not written here as `this.warn = (…) => …`: see `warnOf`.
     this.warn = warnOf(this, runtime);
     this.fail = failOf(runtime, call);

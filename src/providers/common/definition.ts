@@ -15,8 +15,26 @@ export interface ResponseHeaders {
   get(name: string): string | null;
 }
 
+/**
+ * Where a call's context holds itself: a codec may be handed a copy of it (`{ ...context, model }`
+ * on Vertex, `urlSources: false` for Claude on Vertex and Bedrock InvokeModel), and a spread copies
+ * this key, so {@link callOf} finds the call from any copy.
+ */
+export const callKey: unique symbol = Symbol('switchyard.call');
+
+/**
+ * The call `context` belongs to: the key of state kept per call beside its context (the stop
+ * sequences emulated, an output sent wrapped, Gemini's answer function and prepared cache, the
+ * strict-null originals), the same for the call's context and every copy of it.
+ */
+export function callOf(context: ProviderContext): object {
+  return context[callKey] ?? context;
+}
+
 /** Per-call facts handed to a provider's translation functions. */
 export interface ProviderContext {
+  /** The call's own context ({@link callOf}); set by the runtime, copied by spreads. */
+  readonly [callKey]?: object;
   requestId: RequestId;
   /** Adapter name (`anthropic`, `groq`, …). */
   provider: string;

@@ -6,16 +6,16 @@
  */
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { StreamBuilder, TextTransform } from '../../core/stream-builder.ts';
-import type { ProviderContext } from './definition.ts';
+import { callOf, type ProviderContext } from './definition.ts';
 
 /** Calls whose output schema was sent wrapped as `{ value }`. */
-const wrappedReplies = new WeakSet<ProviderContext>();
+const wrappedReplies = new WeakSet<object>();
 /** Calls that ask for an enum answer as text, until their adapter sends it as such. */
-const enumReplies = new WeakSet<ProviderContext>();
+const enumReplies = new WeakSet<object>();
 
 /** The request builders' hook: this call's output schema was sent wrapped (`wrappedSchema`). */
 export function rememberWrappedOutput(context: ProviderContext): void {
-  wrappedReplies.add(context);
+  wrappedReplies.add(callOf(context));
 }
 
 /**
@@ -24,18 +24,18 @@ export function rememberWrappedOutput(context: ProviderContext): void {
  * ({@link sendEnumAsText}).
  */
 export function checkOutputFormat(request: CanonicalRequest, context: ProviderContext): void {
-  if (request.outputSchema?.format === 'enum') enumReplies.add(context);
+  if (request.outputSchema?.format === 'enum') enumReplies.add(callOf(context));
 }
 
 /** The request builders' hook: the provider was asked for the enum value as text (Gemini's `text/x.enum`). */
 export function sendEnumAsText(context: ProviderContext): void {
-  enumReplies.delete(context);
+  enumReplies.delete(callOf(context));
 }
 
 /** The reply readers' hook (`complete-call.ts`, `stream-call.ts`): each text part read back as asked. */
 export function holdOutputText(context: ProviderContext, builder: StreamBuilder): void {
-  const wrapped = wrappedReplies.has(context);
-  const quoted = enumReplies.has(context);
+  const wrapped = wrappedReplies.has(callOf(context));
+  const quoted = enumReplies.has(callOf(context));
   if (wrapped && quoted) builder.transformText(() => chained(new WrappedValue(), new StringValue()));
   else if (wrapped) builder.transformText(() => new WrappedValue());
   else if (quoted) builder.transformText(() => new StringValue());

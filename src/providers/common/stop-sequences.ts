@@ -12,11 +12,11 @@
 import { InvalidRequestError } from '../../core/errors/index.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
-import type { ProviderContext } from './definition.ts';
+import { callOf, type ProviderContext } from './definition.ts';
 import { refusalCodes } from './refusal-codes.ts';
 
 /** Per call: the sequences its reply is cut at here. */
-const emulated = new WeakMap<ProviderContext, readonly string[]>();
+const emulated = new WeakMap<object, readonly string[]>();
 
 /**
  * Most sequences, and most characters in one, cut at here: each text delta is searched for every
@@ -35,7 +35,7 @@ function emulate(stops: readonly string[], context: ProviderContext): void {
       requestId: context.requestId,
       providerCode: refusalCodes.tooManyStopSequences,
     });
-  emulated.set(context, stops);
+  emulated.set(callOf(context), stops);
 }
 
 /**
@@ -78,18 +78,8 @@ export function emulateStopSequences(request: CanonicalRequest, context: Provide
   if (stops !== undefined && stops.length > 0) emulate(stops, context);
 }
 
-/**
- * A call whose request body was built on a copy of its context (Claude on Vertex, Bedrock
- * InvokeModel: the Anthropic builder given `urlSources: false`): the sequences emulated for the
- * copy are the call's, so its reply readers cut at them.
- */
-export function carryStopSequences(copy: ProviderContext, context: ProviderContext): void {
-  const stops = emulated.get(copy);
-  if (stops !== undefined) emulated.set(context, stops);
-}
-
 /** The reply readers' hook (`complete-call.ts`, `stream-call.ts`): the call's emulated sequences cut its text. */
 export function holdStopSequences(context: ProviderContext, builder: StreamBuilder): void {
-  const stops = emulated.get(context);
+  const stops = emulated.get(callOf(context));
   if (stops !== undefined) builder.stopAt(stops);
 }

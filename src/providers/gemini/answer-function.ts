@@ -4,7 +4,7 @@
  */
 import { isJsonObject, type JsonValue } from '../../core/json.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
-import type { ProviderContext } from '../common/definition.ts';
+import { callOf, type ProviderContext } from '../common/definition.ts';
 import type { GeminiFunctionDeclaration, GeminiRequestBody } from './api.ts';
 import { wrappedSchema } from '../common/wrapped-schema.ts';
 import { convertSchema, jsonSchemaForGemini } from './schema.ts';
@@ -86,15 +86,15 @@ export function answerText(answer: AnswerFunction, args: JsonValue | undefined):
   return JSON.stringify(value ?? {});
 }
 
-const answerFunctions = new WeakMap<ProviderContext, AnswerFunction>();
+const answerFunctions = new WeakMap<object, AnswerFunction>();
 
 /** Records the answer function `buildRequest` sent for this call, for the response reader. */
 export function rememberAnswerFunction(context: ProviderContext, answer: AnswerFunction | undefined): void {
-  if (answer === undefined) answerFunctions.delete(context);
-  else answerFunctions.set(context, answer);
+  if (answer === undefined) answerFunctions.delete(callOf(context));
+  else answerFunctions.set(callOf(context), answer);
 }
 
 /** The answer function sent for this call, if any. */
 export function answerFunctionOf(context: ProviderContext): AnswerFunction | undefined {
-  return answerFunctions.get(context);
+  return answerFunctions.get(callOf(context));
 }

@@ -23,7 +23,7 @@ import { AdapterError } from '../../core/errors/adapter-error.ts';
 import { isJsonObject, type JsonObject } from '../../core/json.ts';
 import { encodePathSegments } from '../../core/model-name.ts';
 import { type CanonicalRequest, isKeyOnly } from '../../core/request.ts';
-import type { ProviderContext, SessionEndContext } from '../common/definition.ts';
+import { callOf, type ProviderContext, type SessionEndContext } from '../common/definition.ts';
 import { type GeminiCachedContent, type GeminiContent } from './api.ts';
 import {
   type ConvertedRequest,
@@ -66,11 +66,11 @@ const expiryMarginMs = 30_000;
 function stateKeyOf(provider: string): string {
   return `${provider}.cache`;
 }
-const preparedCalls = new WeakMap<ProviderContext, PreparedCall>();
+const preparedCalls = new WeakMap<object, PreparedCall>();
 
 /** The preparation `prepare` stored for this call, if any. */
 export function preparedCall(context: ProviderContext): PreparedCall | undefined {
-  return preparedCalls.get(context);
+  return preparedCalls.get(callOf(context));
 }
 
 /** The definition's `prepare` hook: finds or creates the cache entry when the request asks for one. */
@@ -93,7 +93,7 @@ export async function prepareCache(
   }
   const converted = convertRequest(request, context, settings);
   const prepared: PreparedCall = { converted };
-  preparedCalls.set(context, prepared);
+  preparedCalls.set(callOf(context), prepared);
   // A model without explicit caching never gets here: the runtime's pre-flight check drops
   // `cache` with a WARN (providers/common/preflight.ts).
   const prefixCount = stablePrefixLength(converted.contents);

@@ -14,20 +14,20 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import { losesNumberDigits, parseJson, parseJsonKeepingDigits } from '../../core/json-text.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
-import type { ProviderContext } from '../common/definition.ts';
+import { callOf, type ProviderContext } from '../common/definition.ts';
 import { pushAll } from '../../core/arrays.ts';
 
 /** Original output schemas of calls whose strict conversion added nullable optional properties. */
-const originals = new WeakMap<ProviderContext, JsonObject>();
+const originals = new WeakMap<object, JsonObject>();
 /** Per call, by tool name: original input schemas of strict tools whose conversion added such properties. */
-const toolOriginals = new WeakMap<ProviderContext, Map<string, JsonObject>>();
+const toolOriginals = new WeakMap<object, Map<string, JsonObject>>();
 
 /**
  * The request builders' hook: records the call's ORIGINAL output schema when it is sent strict and
  * the conversion made an optional property nullable that was not.
  */
 export function recordStrictOutput(context: ProviderContext, original: JsonObject): void {
-  if (addsNullable(original, original, 0)) originals.set(context, original);
+  if (addsNullable(original, original, 0)) originals.set(callOf(context), original);
 }
 
 /**
@@ -36,8 +36,8 @@ export function recordStrictOutput(context: ProviderContext, original: JsonObjec
  */
 export function recordStrictTool(context: ProviderContext, name: string, original: JsonObject): void {
   if (!addsNullable(original, original, 0)) return;
-  let tools = toolOriginals.get(context);
-  if (tools === undefined) toolOriginals.set(context, (tools = new Map()));
+  let tools = toolOriginals.get(callOf(context));
+  if (tools === undefined) toolOriginals.set(callOf(context), (tools = new Map()));
   tools.set(name, original);
 }
 
@@ -47,9 +47,9 @@ export function recordStrictTool(context: ProviderContext, name: string, origina
  * each call's end.
  */
 export function holdStrictOutput(context: ProviderContext, builder: StreamBuilder): void {
-  const original = originals.get(context);
+  const original = originals.get(callOf(context));
   if (original !== undefined) builder.holdText((text) => dropAddedNulls(text, original));
-  const tools = toolOriginals.get(context);
+  const tools = toolOriginals.get(callOf(context));
   if (tools === undefined) return;
   builder.holdToolArguments((name) => {
     const schema = tools.get(name);

@@ -7,7 +7,6 @@
  * WARN (Vertex fetches none). Mistral AI and the MaaS open models: the Chat
  * Completions codec's body (`chat-completions.ts`).
  */
-import { carryStopSequences } from '../common/stop-sequences.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import {
   callFields as anthropicFields,
@@ -68,7 +67,6 @@ export function buildRequest(
     // Claude on Vertex fetches no http(s) URL: such media are left out with a WARN, as toward Bedrock.
     const claude = { ...codecContext(context, model.name), session: context.session, urlSources: false };
     const wire = buildAnthropicRequest(request, claude);
-    carryStopSequences(claude, context);
     const { model: _model, ...rest } = wire.body;
     return {
       path,
