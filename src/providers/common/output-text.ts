@@ -63,15 +63,38 @@ function isSpace(code: number): boolean {
 }
 
 /**
+ * What both readers below share: text held while it may still be the form they read (an opening
+ * not yet whole, an escape not yet whole), given out as written by {@link release} when it is not,
+ * or at the part's end.
+ */
+abstract class HeldText implements TextTransform {
+  /** Text held back, not yet given out. */
+  protected held = '';
+
+  abstract feed(delta: string): string;
+
+  end(): string {
+    const held = this.held;
+    this.held = '';
+    return held;
+  }
+
+  /** What was held and `delta`, as written: the text is not in the form read. */
+  protected release(delta: string): string {
+    const text = this.held + delta;
+    this.held = '';
+    return text;
+  }
+}
+
+/**
  * `{ "value": <value> }` → `<value>`, as the text streams: the opening (with any whitespace) is held
  * until it is whole, then the value's characters go out as they come; the value's end is found by
  * scanning it (strings and their escapes, nesting), and what follows it — the wrapper's `}`, or
  * anything a model wrote after — is dropped. A text that does not begin with the opening goes out
  * as written (a model that did not wrap its answer), and so does an opening the text ended within.
  */
-export class WrappedValue implements TextTransform {
-  /** The text so far, while it is the opening or a start of it. */
-  private held = '';
+export class WrappedValue extends HeldText {
   /** Characters of {@link opening} matched. */
   private matched = 0;
   private state: 'opening' | 'value' | 'after' | 'as-is' = 'opening';
@@ -93,19 +116,11 @@ export class WrappedValue implements TextTransform {
         return this.value(delta, position);
       } else if (!(spaced.has(this.matched) && isSpace(code))) {
         this.state = 'as-is';
-        const text = this.held + delta;
-        this.held = '';
-        return text;
+        return this.release(delta);
       }
     }
     this.held += delta;
     return '';
-  }
-
-  end(): string {
-    const held = this.held;
-    this.held = '';
-    return held;
   }
 
   /** The value's text in `delta` from `from`, up to the value's end when it ends there. */
@@ -155,9 +170,7 @@ const escapes: Record<string, string> = {
  * closing quote is dropped. A text that does not begin with a quote goes out as written (a model
  * that answered with the bare value already).
  */
-export class StringValue implements TextTransform {
-  /** Whitespace before the quote, or an escape not yet whole. */
-  private held = '';
+export class StringValue extends HeldText {
   private state: 'start' | 'string' | 'after' | 'as-is' = 'start';
 
   feed(delta: string): string {
@@ -173,18 +186,10 @@ export class StringValue implements TextTransform {
         return this.string(delta, position + 1);
       }
       this.state = 'as-is';
-      const text = this.held + delta;
-      this.held = '';
-      return text;
+      return this.release(delta);
     }
     this.held += delta;
     return '';
-  }
-
-  end(): string {
-    const held = this.held;
-    this.held = '';
-    return held;
   }
 
   /** The string's characters in `delta` from `from`, up to its closing quote. */
