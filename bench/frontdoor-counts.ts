@@ -12,7 +12,8 @@
  */
 import { createHook } from 'node:async_hooks';
 import { getHeapStatistics } from 'node:v8';
-import { flag, startFixedCostUpstream } from './fixed-cost-clients.ts';
+import { contenderOf, flag, startFixedCostUpstream } from './fixed-cost-clients.ts';
+import { createPayload } from './payloads.ts';
 import { models, type Protocol, protocols, providerTypeOf } from './payloads.ts';
 
 const calls = Number(process.env.COUNT_CALLS ?? 300);
@@ -30,7 +31,10 @@ const hook = createHook({
 type Run = () => Promise<string>;
 
 /** The adapter (from the same registry code the front door uses) and the front door, for `protocol`. */
-async function clientsOf(protocol: Protocol, root: string): Promise<Record<'adapter' | 'front door', Run>> {
+async function clientsOf(
+  protocol: Protocol,
+  root: string,
+): Promise<Record<'raw' | 'adapter' | 'front door', Run>> {
   const { createProviderTypeTable } = await import(`${tree}/src/registry/provider-type-table.ts`);
   const { createRegistry } = await import(`${tree}/src/registry/registry.ts`);
   const { parseConfig } = await import(`${tree}/src/registry/config.ts`);
@@ -58,7 +62,16 @@ async function clientsOf(protocol: Protocol, root: string): Promise<Record<'adap
   const direct = { model: models[protocol], transcript, maxOutputTokens: 8192 };
   const sy = createSwitchyard({ logger, config });
   const routed = { model: `${type}:${models[protocol]}`, transcript, maxOutputTokens: 8192 };
+  const payload = createPayload(protocol, 'text', 10);
+  const raw = await contenderOf(protocol, 'raw').prepare({
+    protocol,
+    scenario: 'text',
+    delivery: 'bulk',
+    root,
+    payload,
+  });
   return {
+    raw: async () => (await raw.run()).text ?? '',
     adapter: async () => {
       const stream = adapter.stream(direct);
       for await (const _event of stream);

@@ -13,6 +13,7 @@
  *
  *     node bench/gateway-perf.ts                         # WARM=30000 CALLS=10000
  *     STREAM=1 TOP=40 node bench/gateway-perf.ts
+ *     GAP_MS=2 CALLS=4000 node bench/gateway-perf.ts     # counted calls 2 ms apart: each arrives at an idle server (as at 500/s)
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -51,6 +52,8 @@ function chargeOf(frames: string[]): [string, string] {
 }
 
 const upstream = await startUpstream();
+/** Idle time before each counted call (`GAP_MS`). */
+const gapMs = Number(process.env.GAP_MS ?? 0);
 const directory = mkdtempSync(join(tmpdir(), 'gateway-perf-'));
 const body = chatBody(streamed);
 try {
@@ -82,7 +85,10 @@ try {
       },
     );
     await new Promise((resolve) => setTimeout(resolve, 500));
-    for (let index = 0; index < calls; index++) await call();
+    for (let index = 0; index < calls; index++) {
+      if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
+      await call();
+    }
     recorder.kill('SIGINT');
     await new Promise((resolve) => recorder.once('exit', resolve));
     child.stdin!.end();

@@ -8,6 +8,7 @@
  * printed: the median offset of each step (µs from the request's arrival) and the segments between.
  *
  *     node bench/gateway-timeline.ts           # WARM=20000 CALLS=4000
+ *     GAP_MS=2 node bench/gateway-timeline.ts  # counted calls 2 ms apart: each arrives at an idle server (as at 500/s)
  */
 import { spawn } from 'node:child_process';
 import { Agent, request } from 'undici';
@@ -16,6 +17,8 @@ import { chatBody, here, startUpstream, waitForLine } from './gateway-rig.ts';
 const warm = Number(process.env.WARM ?? 20_000);
 const calls = Number(process.env.CALLS ?? 4000);
 const round = 200;
+/** Idle time before each counted call (`GAP_MS`), so it arrives at an idle server as at a fixed rate. */
+const gapMs = Number(process.env.GAP_MS ?? 0);
 
 const upstream = await startUpstream();
 const dispatcher = new Agent({ connections: 4 });
@@ -47,7 +50,11 @@ async function call(url: string): Promise<void> {
 for (const { url } of servers) for (let index = 0; index < warm; index++) await call(url);
 for (const { child } of servers) child.stdin!.write('timeline-reset\n');
 for (let done = 0; done < calls; done += round)
-  for (const { url } of servers) for (let index = 0; index < round; index++) await call(url);
+  for (const { url } of servers)
+    for (let index = 0; index < round; index++) {
+      if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
+      await call(url);
+    }
 
 const timelines = await Promise.all(
   servers.map(async ({ child }) => {

@@ -61,6 +61,7 @@ const shapes: Record<string, CanonicalRequest> = {
 const capabilities = anthropicCapabilities('claude-sonnet-4-5');
 const context = {
   provider: 'anthropic',
+  ownName: 'anthropic',
   model: 'claude-sonnet-4-5',
   estimateInputTokens,
   warn: () => {},
