@@ -40,15 +40,19 @@ function emulate(stops: readonly string[], context: ProviderContext): void {
 
 /**
  * `request.stopSequences` when there are any, at most `max` of them; with more, the first `max`
- * (the provider stops at those itself) and every one emulated.
+ * (the provider stops at those itself) and every one emulated. An empty one stops at nothing (as
+ * `StreamBuilder.stopAt` takes it) and is left out, as for Claude: a provider is never sent `""`,
+ * whose meaning its API leaves unsaid (Gemini's documents none), and it takes none of `max`.
  */
 export function stopSequencesWithin(
   request: CanonicalRequest,
   max: number | undefined,
   context: ProviderContext,
 ): string[] | undefined {
-  const stops = request.stopSequences;
-  if (stops === undefined || stops.length === 0) return undefined;
+  const given = request.stopSequences;
+  if (given === undefined || given.length === 0) return undefined;
+  const stops = given.includes('') ? given.filter((stop) => stop !== '') : given;
+  if (stops.length === 0) return undefined;
   if (max === undefined || stops.length <= max) return stops;
   emulate(stops, context);
   return stops.slice(0, max);

@@ -42,6 +42,18 @@ it('sends at most 5 stop sequences (generationConfig takes up to 5); the rest ar
   });
 });
 
+it('sends no empty stop sequence (it stops at nothing); a whitespace-only one goes as it is', () => {
+  expect(build({ stopSequences: ['', '\n', 'END'] }).wire.body).toMatchObject({
+    generationConfig: { stopSequences: ['\n', 'END'] },
+  });
+  const onlyEmpty = build({ stopSequences: [''] }).wire.body as { generationConfig: object };
+  expect(onlyEmpty.generationConfig).not.toHaveProperty('stopSequences');
+  // An empty one takes none of the five: six with one empty all go.
+  expect(build({ stopSequences: ['a', '', 'b', 'c', 'd', 'e'] }).wire.body).toMatchObject({
+    generationConfig: { stopSequences: ['a', 'b', 'c', 'd', 'e'] },
+  });
+});
+
 describe('golden request bodies', () => {
   it('text: system instruction hoisted, sampling knobs in generationConfig', () => {
     const { wire } = build({
