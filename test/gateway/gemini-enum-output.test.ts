@@ -137,3 +137,43 @@ describe('refused', () => {
     expect(message).toContain(field);
   });
 });
+
+describe('nullable: true at the root of the answer schema', () => {
+  const nullableInstruments = { ...instruments, nullable: true };
+
+  it('JSON output: the answer may be null, toward Gemini and OpenAI alike', async () => {
+    const { google } = createClients(harness.server.url);
+    const json = { responseMimeType: 'application/json', responseSchema: nullableInstruments as never };
+    harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'null' }] });
+    const response = await google.models.generateContent({ model: 'up-gemini', contents, config: json });
+    expect(response.text).toBe('null');
+    const toGemini = sent().generationConfig as Record<string, unknown>;
+    expect(toGemini.responseJsonSchema ?? toGemini.responseSchema).toMatchObject({
+      enum: [...instruments.enum, null],
+    });
+    harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: '{"value":null}' }] });
+    const chat = await google.models.generateContent({ model: 'up-chat', contents, config: json });
+    expect(chat.text).toBe('null');
+    const value = (sent().response_format as { json_schema: { schema: { properties: { value: unknown } } } })
+      .json_schema.schema.properties.value;
+    expect(value).toMatchObject({ enum: [...instruments.enum, null] });
+  });
+
+  it('enum output (text/x.enum): the bare value cannot be null; nullable is left out with a WARN', async () => {
+    const before = harness.logger.entries.length;
+    harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Percussion' }] });
+    const { google } = createClients(harness.server.url);
+    const response = await google.models.generateContent({
+      model: 'up-gemini',
+      contents,
+      config: { responseMimeType: 'text/x.enum', responseSchema: nullableInstruments as never },
+    });
+    expect(response.text).toBe('Percussion');
+    expect(sent().generationConfig).toMatchObject({ responseMimeType: 'text/x.enum' });
+    const warnings = harness.logger.entries
+      .slice(before)
+      .filter((entry) => entry.message === 'gateway: part of the request was left out');
+    expect(warnings).toHaveLength(1);
+    expect(String(warnings[0]!.fields.details)).toContain('generationConfig.responseSchema.nullable');
+  });
+});

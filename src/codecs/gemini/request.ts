@@ -1,6 +1,6 @@
 /** Decodes a Gemini `generateContent` / `streamGenerateContent` request into the canonical request. */
 import { textSignatureKey } from './response.ts';
-import { clientSchema } from './schema.ts';
+import { clientSchema, nullableRoot } from './schema.ts';
 import { isEnumSchema, type OutputSchema, type ReasoningRequest } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { Item, Part, ToolOutput } from '../../core/transcript.ts';
@@ -385,7 +385,7 @@ const responseMimeTypes = new Set(['text/plain', 'application/json', 'text/x.enu
  * string enum's value as the bare text (`format: 'enum'`); JSON mode (`application/json` alone)
  * as any object. Another mime type (`application/xml`, …) no upstream can be asked for: refused.
  */
-function convertSchema(config: Record<string, unknown>): OutputSchema | undefined {
+function convertSchema(config: Record<string, unknown>, warnings: string[]): OutputSchema | undefined {
   const mimeType = optionalString(config, 'responseMimeType', 'generationConfig.responseMimeType');
   if (mimeType !== undefined && !responseMimeTypes.has(mimeType))
     throw new RequestFieldError(
@@ -397,8 +397,9 @@ function convertSchema(config: Record<string, unknown>): OutputSchema | undefine
     jsonSchema: 'generationConfig.responseJsonSchema',
     openApi: 'generationConfig.responseSchema',
   };
-  const schema = clientSchema(config.responseJsonSchema, config.responseSchema, paths);
-  if (mimeType === 'text/x.enum') {
+  const enumText = mimeType === 'text/x.enum';
+  const schema = clientSchema(config.responseJsonSchema, config.responseSchema, paths, !enumText);
+  if (enumText) {
     const field =
       config.responseJsonSchema !== undefined && config.responseJsonSchema !== null
         ? paths.jsonSchema
@@ -407,6 +408,11 @@ function convertSchema(config: Record<string, unknown>): OutputSchema | undefine
       throw new RequestFieldError(
         field,
         `${field} must be a STRING schema with enum values when generationConfig.responseMimeType is text/x.enum`,
+      );
+    // The bare value is one of the enum's, as text: a null has no text form, so `nullable` goes.
+    if (nullableRoot(config.responseJsonSchema, config.responseSchema))
+      warnings.push(
+        `${paths.openApi}.nullable: an enum answer (text/x.enum) is one of its values as text; null is not one of them, so the answer cannot be null`,
       );
     return { schema: schema as never, format: 'enum' };
   }
@@ -417,7 +423,11 @@ function convertSchema(config: Record<string, unknown>): OutputSchema | undefine
   return { schema: schema as never };
 }
 
-function applyGenerationConfig(body: Record<string, unknown>, request: DecodedRequest['request']): void {
+function applyGenerationConfig(
+  body: Record<string, unknown>,
+  request: DecodedRequest['request'],
+  warnings: string[],
+): void {
   if (body.generationConfig === undefined || body.generationConfig === null) return;
   const config = jsonObject(body.generationConfig, 'generationConfig');
   refuse(config, 'candidateCount', [1], 'only one candidate per request is supported');
@@ -445,7 +455,7 @@ function applyGenerationConfig(body: Record<string, unknown>, request: DecodedRe
   if (stops !== undefined && stops.length > 0) request.stopSequences = stops;
   const reasoning = convertThinking(config);
   if (reasoning !== undefined) request.reasoning = reasoning;
-  const outputSchema = convertSchema(config);
+  const outputSchema = convertSchema(config, warnings);
   if (outputSchema !== undefined) request.outputSchema = outputSchema;
 }
 
@@ -607,12 +617,14 @@ export function decodeRequest(body: unknown, context: DecodeContext, opaque: Opa
   // VALIDATED holds the calls to their schemas: strict tools where the upstream has them.
   if (mode === 'VALIDATED' && request.tools !== undefined)
     request.tools = request.tools.map((tool) => ({ ...tool, strict: true }));
-  applyGenerationConfig(object, request);
+  const warnings: string[] = [];
+  applyGenerationConfig(object, request, warnings);
   const gemini = geminiOptions(object);
   if (gemini !== undefined) request.providerOptions = { gemini };
   if (context.model === undefined || context.model === '')
     throw new RequestFieldError('model', 'the path must name a model');
   const decoded: DecodedRequest = { model: context.model, stream: context.stream ?? false, request };
   if (request.reasoning?.includeThoughts !== true) decoded.hideThoughts = true;
+  if (warnings.length > 0) decoded.warnings = warnings;
   return decoded;
 }

@@ -9,16 +9,30 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import { jsonObject, RequestFieldError, shown } from '../fields.ts';
 
-/** The schema a client sent: the JSON Schema field as written, else the OpenAPI one converted. */
+/**
+ * The schema a client sent: the JSON Schema field as written, else the OpenAPI one converted.
+ * `rootNull`: whether a `nullable` root stays nullable — a JSON answer's (the answer may be `null`),
+ * not a tool's arguments (always an object) nor an enum answer's (`text/x.enum`: one of its values,
+ * as text), whose caller WARNs ({@link nullableRoot}).
+ */
 export function clientSchema(
   jsonSchema: unknown,
   openApiSchema: unknown,
   paths: { jsonSchema: string; openApi: string },
+  rootNull = false,
 ): JsonObject | undefined {
   if (jsonSchema !== undefined && jsonSchema !== null) return jsonObject(jsonSchema, paths.jsonSchema);
   if (openApiSchema === undefined || openApiSchema === null) return undefined;
-  // The root is the arguments object or the answer: never null (a tool's root must be an object).
-  return fromOpenApi(jsonObject(openApiSchema, paths.openApi), paths.openApi, true);
+  return fromOpenApi(jsonObject(openApiSchema, paths.openApi), paths.openApi, !rootNull);
+}
+
+/** Whether the OpenAPI schema a client sent (not its JSON Schema one) has `nullable: true` at its root. */
+export function nullableRoot(jsonSchema: unknown, openApiSchema: unknown): boolean {
+  return (
+    (jsonSchema === undefined || jsonSchema === null) &&
+    isJsonObject(openApiSchema) &&
+    openApiSchema.nullable === true
+  );
 }
 
 /**
