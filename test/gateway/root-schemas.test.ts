@@ -140,3 +140,49 @@ it('strict nulls inside a wrapped root are left out again, as for an object root
   });
   expect(completion.choices[0]!.message.content).toBe('[{"name":"Ada"}]');
 });
+
+describe.each([
+  ['whole', undefined],
+  ['streamed', 4],
+])('members beside the wrapped value (%s)', (_mode, chunkSize) => {
+  it('are dropped with one WARN showing what was dropped, and the client gets the list', async () => {
+    const before = harness.logger.entries.length;
+    harness.emulator.enqueue({
+      type: 'scripted',
+      content: [
+        { type: 'text', text: `{"value": ${list}, "note": "from memory", "source": null}\n{"again": 1}` },
+      ],
+      ...(chunkSize === undefined ? {} : { chunkSize }),
+    });
+    const { google } = createClients(harness.server.url);
+    let text = '';
+    if (chunkSize === undefined)
+      text = (await google.models.generateContent({ model: 'up-chat', contents, config })).text ?? '';
+    else
+      for await (const chunk of await google.models.generateContentStream({
+        model: 'up-chat',
+        contents,
+        config,
+      }))
+        text += chunk.text ?? '';
+    expect(text).toBe(list);
+    const warnings = harness.logger.entries
+      .slice(before)
+      .filter((entry) => entry.message.includes('beside its value'));
+    expect(warnings).toHaveLength(1);
+    // From where the extra begins (streamed: to the end of the delta it began in).
+    const dropped = String(warnings[0]!.fields.dropped);
+    expect(dropped.startsWith(',')).toBe(true);
+    expect(', "note": "from memory", "source": null}\n{"again": 1}'.startsWith(dropped)).toBe(true);
+  });
+});
+
+it('a wrapped answer with nothing beside its value gives no WARN', async () => {
+  const before = harness.logger.entries.length;
+  harness.emulator.enqueue(wrappedAnswer(3));
+  const { google } = createClients(harness.server.url);
+  await google.models.generateContent({ model: 'up-chat', contents, config });
+  expect(
+    harness.logger.entries.slice(before).filter((entry) => entry.message.includes('beside its value')),
+  ).toEqual([]);
+});

@@ -50,6 +50,40 @@ describe('an answer wrapped as { value } is read back as the value', () => {
   });
 });
 
+describe('what a wrapped answer holds beside its value is reported once', () => {
+  /** The extra text reported for `text` split at `at`, and the value given out. */
+  function extras(text: string, at: number): { value: string; reported: string[] } {
+    const reported: string[] = [];
+    const transform = new WrappedValue((extra) => reported.push(extra));
+    const value = transform.feed(text.slice(0, at)) + transform.feed(text.slice(at)) + transform.end();
+    return { value, reported };
+  }
+
+  it.each([
+    ['{"value":[1,2],"other":1}', '[1,2]', ',"other":1}'],
+    ['{"value":7 , "note":"x"}', '7', ', "note":"x"}'],
+    ['{"value":"a"} trailing', '"a"', 'trailing'],
+    ['{"value":{"a":1}}}', '{"a":1}', '}'],
+  ])('%j: the value %j, and from %j on reported, however split', (text, value, extra) => {
+    for (let at = 0; at <= text.length; at++) {
+      const result = extras(text, at);
+      expect(result.value).toBe(value);
+      expect(result.reported).toHaveLength(1);
+      // From where the extra begins to the end of the delta it began in.
+      expect(result.reported[0]!.length).toBeGreaterThan(0);
+      expect(extra.startsWith(result.reported[0]!)).toBe(true);
+    }
+    expect(extras(text, text.length).reported).toEqual([extra]);
+  });
+
+  it.each([['{"value":[1,2]}'], ['{ "value" : 3 }\n'], ['{"value":null}  '], ['[1,2]'], ['{"value":']])(
+    'nothing beside the value (or no wrapper): nothing reported: %j',
+    (text) => {
+      for (let at = 0; at <= text.length; at++) expect(extras(text, at).reported).toEqual([]);
+    },
+  );
+});
+
 /** `text` through a fresh StringValue in deltas of `size` characters. */
 function unquoted(text: string, size: number): string {
   const transform = new StringValue();

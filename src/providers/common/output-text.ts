@@ -7,6 +7,7 @@
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { StreamBuilder, TextTransform } from '../../core/stream-builder.ts';
 import { callOf, type ProviderContext } from './definition.ts';
+import { besideValueWarning } from './wrapped-schema.ts';
 
 /** Calls whose output schema was sent wrapped as `{ value }`. */
 const wrappedReplies = new WeakSet<object>();
@@ -36,10 +37,26 @@ export function sendEnumAsText(context: ProviderContext): void {
 export function holdOutputText(context: ProviderContext, builder: StreamBuilder): void {
   const wrapped = wrappedReplies.has(callOf(context));
   const quoted = enumReplies.has(callOf(context));
-  if (wrapped && quoted) builder.transformText(() => chained(new WrappedValue(), new StringValue()));
-  else if (wrapped) builder.transformText(() => new WrappedValue());
-  else if (quoted) builder.transformText(() => new StringValue());
+  if (!wrapped) {
+    if (quoted) builder.transformText(() => new StringValue());
+    return;
+  }
+  // One WARN per call, however many text parts wrote more than the value.
+  let warned = false;
+  const onExtra = (text: string): void => {
+    if (warned) return;
+    warned = true;
+    context.warn(besideValueWarning, {
+      model: context.model,
+      dropped: text.length > maxShownExtra ? `${text.slice(0, maxShownExtra)}…` : text,
+    });
+  };
+  if (quoted) builder.transformText(() => chained(new WrappedValue(onExtra), new StringValue()));
+  else builder.transformText(() => new WrappedValue(onExtra));
 }
+
+/** The most characters of the dropped text a WARN shows. */
+const maxShownExtra = 64;
 
 /** `first`, then `second` on what it lets out. */
 function chained(first: TextTransform, second: TextTransform): TextTransform {
@@ -93,11 +110,22 @@ abstract class HeldText implements TextTransform {
  * scanning it (strings and their escapes, nesting), and what follows it — the wrapper's `}`, or
  * anything a model wrote after — is dropped. A text that does not begin with the opening goes out
  * as written (a model that did not wrap its answer), and so does an opening the text ended within.
+ * What is dropped beyond the wrapper's `}` and whitespace (other members, `, "note": …`, or text
+ * after the object) is handed to `onExtra`, once, from where it begins.
  */
 export class WrappedValue extends HeldText {
   /** Characters of {@link opening} matched. */
   private matched = 0;
   private state: 'opening' | 'value' | 'after' | 'as-is' = 'opening';
+  /** After the value: whether the wrapper's `}` was met, and whether more than it was reported. */
+  private closed = false;
+  private reported = false;
+  private readonly onExtra: ((text: string) => void) | undefined;
+
+  constructor(onExtra?: (text: string) => void) {
+    super();
+    this.onExtra = onExtra;
+  }
   /** Arrays and objects open in the value. */
   private depth = 0;
   private inString = false;
@@ -106,7 +134,7 @@ export class WrappedValue extends HeldText {
   feed(delta: string): string {
     if (this.state === 'value') return this.value(delta, 0);
     if (this.state === 'as-is') return delta;
-    if (this.state === 'after') return '';
+    if (this.state === 'after') return this.after(delta, 0);
     for (let position = 0; position < delta.length; position++) {
       const code = delta.charCodeAt(position);
       if (this.matched < opening.length && code === opening.charCodeAt(this.matched)) this.matched++;
@@ -148,7 +176,25 @@ export class WrappedValue extends HeldText {
 
   private close(delta: string, from: number, to: number): string {
     this.state = 'after';
+    this.after(delta, to);
     return delta.slice(from, to);
+  }
+
+  /** What follows the value, from `from`: dropped; past the wrapper's `}` and whitespace, reported. */
+  private after(delta: string, from: number): string {
+    if (this.reported || this.onExtra === undefined) return '';
+    for (let position = from; position < delta.length; position++) {
+      const code = delta.charCodeAt(position);
+      if (isSpace(code)) continue;
+      if (code === 0x7d && !this.closed) {
+        this.closed = true;
+        continue;
+      }
+      this.reported = true;
+      this.onExtra(delta.slice(position));
+      return '';
+    }
+    return '';
   }
 }
 

@@ -8,6 +8,13 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.t
 const definitionKeywords = new Set(['$defs', 'definitions']);
 
 /**
+ * The WARN of a wrapped answer that held more than its `value` (other members, text after the
+ * object): the answer is the value alone, the rest dropped — one per call.
+ */
+export const besideValueWarning =
+  'dropped what the answer held beside its value: the output schema was sent wrapped as { value }';
+
+/**
  * An object schema for any schema, and whether it wraps it as `{ value }`: what a provider that
  * takes only an object at a schema's root is sent (Gemini's answer function, whose arguments are an
  * object; OpenAI's `response_format`, whose root must be `type: "object"`).

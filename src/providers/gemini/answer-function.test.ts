@@ -127,6 +127,22 @@ describe('Gemini 2.5: the structured answer as a function call', () => {
     expect(response.content).toEqual([{ type: 'text', text: '["a","b"]' }]);
   });
 
+  it('members the model gave beside a wrapped answer’s value are dropped with a WARN naming them', async () => {
+    emulator.enqueue({
+      type: 'scripted',
+      content: [
+        { type: 'tool-call', name: 'final_answer', input: { value: ['a'], reason: 'short', note: 1 } },
+      ],
+    });
+    const { adapter, logger } = emulatedGemini(emulator);
+    const schema = { type: 'array', items: { type: 'string' } };
+    const response = await adapter.complete(structured('gemini-2.5-pro', { outputSchema: { schema } }));
+    expect(response.content).toEqual([{ type: 'text', text: '["a"]' }]);
+    const warnings = logger.entries.filter((entry) => entry.message.includes('beside its value'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.fields).toMatchObject({ dropped: ['reason', 'note'] });
+  });
+
   it('tool choice: a named tool stays forced; none allows the answer function only', () => {
     const config = (toolChoice: CanonicalRequest['toolChoice']) =>
       buildRequest(structured('gemini-2.5-flash', { toolChoice }), testContext(), { useJsonSchema: false })

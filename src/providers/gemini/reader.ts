@@ -14,6 +14,7 @@ import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { Usage } from '../../core/usage.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import { canonicalToolId, provenanceOf } from '../common/projection.ts';
+import { besideValueWarning } from '../common/wrapped-schema.ts';
 import {
   type GeminiCandidate,
   type GeminiFunctionCall,
@@ -445,6 +446,11 @@ export class ResponseReader {
     }
     this.answerRead = true;
     this.dropHeldText();
+    if (answer.wrapped && isJsonObject(args)) {
+      const beside = Object.keys(args).filter((key) => key !== 'value');
+      if (beside.length > 0)
+        this.context.warn(besideValueWarning, { model: this.context.model, dropped: beside.slice(0, 8) });
+    }
     this.heldAnswer = { text: answerText(answer, args), signature };
   }
 
