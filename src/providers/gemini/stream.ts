@@ -5,6 +5,7 @@ import { createTruncatedError } from '../common/errors.ts';
 import { type GeminiResponse } from './api.ts';
 import { DeltaScanner } from './delta-scanner.ts';
 import { convertErrorBody } from './errors.ts';
+import { createStrayLineReader } from './stray-errors.ts';
 import { ResponseReader } from './reader.ts';
 import { isJsonObject } from '../../core/json.ts';
 import { parseJson } from '../../core/json-text.ts';
@@ -23,7 +24,7 @@ export const lastChunkWindowMs = 50;
  * stream is whole when a chunk carried a `finishReason` (or a prompt block); a body that ends before
  * that throws a retryable `NetworkError` (`stream_truncated`); one held open after the finish and
  * its usage ends after {@link lastChunkWindowMs}. An `{error}` chunk throws the
- * classified error. Events that are not objects are skipped with a WARN (and so are candidates, parts,
+ * classified error, and so does Google's error object written as raw lines (no `data:` event). Events that are not objects are skipped with a WARN (and so are candidates, parts,
  * function calls and usage that are not; see `ResponseReader`); streamed `partialArgs` that cannot be
  * applied throw a `ServerError` `invalid_stream`.
  */
@@ -45,6 +46,11 @@ export function createStreamParser(context: ProviderContext, builder: StreamBuil
       }
       reader.read(chunk as GeminiResponse);
     },
+    // Google's error object written raw into the body (stray-errors.ts): the error it names.
+    onStrayLine: createStrayLineReader((value) => {
+      const error = convertErrorBody(value);
+      if (error !== undefined) context.fail(error, error.status);
+    }),
     /** Whole once a chunk carried a finishReason; Gemini has no terminal event, so reading goes on. */
     isComplete: () => reader.complete,
     /**

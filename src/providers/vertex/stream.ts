@@ -6,6 +6,7 @@ import { createStreamParser as createAnthropicParser } from '../anthropic/stream
 import type { ProviderContext, StreamParser } from '../common/definition.ts';
 import { convertErrorBody as convertGoogleError } from '../gemini/errors.ts';
 import { createStreamParser as createGeminiParser } from '../gemini/stream.ts';
+import { createStrayLineReader } from '../gemini/stray-errors.ts';
 import * as chat from './chat-completions.ts';
 import { codecContext } from './model-id.ts';
 import { resolveModel } from './publishers.ts';
@@ -21,11 +22,6 @@ export function createStreamParser(context: ProviderContext, builder: StreamBuil
     : createGeminiParser(codec, builder);
 }
 
-/** Most characters of raw lines gathered as one JSON error object (Google's are a few hundred). */
-const maxStrayChars = 16 * 1024;
-/** Most parses of gathered raw lines per stream (each line that may end a JSON value is one). */
-const maxStrayParses = 32;
-
 /**
  * Claude's stream on Vertex with Google's front end in front of it: the front end reports a
  * failure inside the 200 body with its own envelope, `{"error":{"code","message","status"}}` (or
@@ -35,20 +31,7 @@ const maxStrayParses = 32;
  * limit, `UNAVAILABLE` a server error …), its message kept; the runtime keeps the content received.
  * Anthropic's events, which begin `{"type"`, go straight on.
  */
-/**
- * Whether a line ends with `}` or `]`, then maybe a comma (a value in a list), then maybe blanks.
- * Linear in the line; a regular expression such as `/[\]}]\s*,?\s*$/` backtracks over a run of
- * blanks quadratically (105 ms for one 16 KB line).
- */
-function mayCloseValue(line: string): boolean {
-  let end = line.trimEnd();
-  if (end.endsWith(',')) end = end.slice(0, -1).trimEnd();
-  return end.endsWith('}') || end.endsWith(']');
-}
-
 function withGoogleErrors(context: ProviderContext, inner: StreamParser): StreamParser {
-  let stray = '';
-  let parses = 0;
   const failOn = (value: unknown): void => {
     // An Anthropic event (its `error` event included) is the inner parser's.
     if (isJsonObject(value) && typeof value.type === 'string') return;
@@ -68,31 +51,7 @@ function withGoogleErrors(context: ProviderContext, inner: StreamParser): Stream
       }
       inner.onEvent(event, data);
     },
-    onStrayLine(line) {
-      if (parses >= maxStrayParses) return;
-      // A line opening a value at its first column starts a new one (Google's pretty-printed error
-      // indents all but its first and last lines): what came before it is dropped, not joined.
-      const first = line.charCodeAt(0);
-      if (first === 0x7b || first === 0x5b) stray = '';
-      else if (stray === '' && !/^\s*[[{]/.test(line)) return;
-      // Bounded before anything else reads the line: a hostile line costs its length, once.
-      if (stray.length + line.length >= maxStrayChars) {
-        stray = '';
-        return;
-      }
-      stray += `${line}\n`;
-      // Only a line that may close the value is worth a parse (a pretty-printed error spans many).
-      if (!mayCloseValue(line)) return;
-      parses++;
-      let value: unknown;
-      try {
-        value = parseJson(stray);
-      } catch {
-        return; // not whole yet
-      }
-      stray = '';
-      failOn(value);
-    },
+    onStrayLine: createStrayLineReader(failOn),
     onEnd: () => inner.onEnd(),
     isComplete: () => inner.isComplete?.() === true,
     quietEndMs: () => inner.quietEndMs?.(),
