@@ -304,3 +304,37 @@ describe('a tool result of several texts', () => {
     expect(sent).toContain('second line');
   });
 });
+
+describe('a tool result of several text parts, sent where one string is taken', () => {
+  /** The result's text as each upstream was sent it. */
+  const sentText: Record<string, () => unknown> = {
+    'up-chat': () =>
+      (upstreamBody().messages as Array<{ role: string; content?: unknown }>).find(
+        (message) => message.role === 'tool',
+      )?.content,
+    'up-responses': () =>
+      (upstreamBody().input as Array<{ type: string; output?: unknown }>).find(
+        (item) => item.type === 'function_call_output',
+      )?.output,
+    'up-gemini': () => {
+      const contents = upstreamBody().contents as Array<{
+        parts: Array<{ functionResponse?: { response: Record<string, unknown> } }>;
+      }>;
+      const response = contents.flatMap((content) => content.parts).find((part) => part.functionResponse)
+        ?.functionResponse?.response;
+      return response === undefined ? undefined : Object.values(response)[0];
+    },
+  };
+
+  it.each(Object.keys(sentText))(
+    'toward %s: the parts joined with a blank line, the same everywhere',
+    async (model) => {
+      const content = [
+        { type: 'text', text: 'Line one of the first part.' },
+        { type: 'text', text: 'The second part.' },
+      ];
+      expect((await anthropicTurn(model, { content })).status).toBe(200);
+      expect(sentText[model]!()).toBe('Line one of the first part.\n\nThe second part.');
+    },
+  );
+});

@@ -11,6 +11,7 @@ import {
 } from '../../core/metadata.ts';
 import type { DataRef, Item, Part, ToolCallPart, ToolResultPart } from '../../core/transcript.ts';
 import type { ProviderContext } from '../common/definition.ts';
+import { joinToolResultTexts } from '../common/tool-result-text.ts';
 import {
   isInstructionItem,
   isOwnTag,
@@ -233,7 +234,7 @@ function convertToolOutput(part: ToolResultPart, site: PartSite, media: ResultMe
       else media.push(typeof displayName === 'string' ? { data, displayName } : { data });
     } else dropped(inner, site, `a ${inner.type} part cannot be part of a function response`);
   }
-  if (values.length === 0) return { [key]: texts.join('\n') };
+  if (values.length === 0) return { [key]: joinToolResultTexts(texts) };
   // A Gemini client's response object beside its media goes back as written; any other single
   // value under the key (an object with an `error` key of its own is no failed call).
   if (texts.length === 0 && values.length === 1) {

@@ -5,6 +5,7 @@ import type { ToolIdRule } from '../../core/tool-id-map.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { Item, Part, ReasoningPart, ToolResultPart } from '../../core/transcript.ts';
 import type { ProviderContext } from '../common/definition.ts';
+import { joinToolResultTexts } from '../common/tool-result-text.ts';
 import {
   isInstructionItem,
   joinInstructions,
@@ -319,5 +320,5 @@ function toolResultParts(conversion: Conversion, parts: Part[], id: string): str
   if (attachments.length > 0) {
     conversion.attachments.push({ type: 'text', text: `Attachments of tool result ${id}:` }, ...attachments);
   }
-  return texts.join('\n');
+  return joinToolResultTexts(texts);
 }

@@ -7,6 +7,7 @@ import { imageDetailKey } from '../../core/metadata.ts';
 import type { Item, Part, ReasoningPart, ToolOutput, ToolResultPart } from '../../core/transcript.ts';
 import { base64Of, dataUrlOf } from '../openai/data-url.ts';
 import type { ProviderContext } from '../common/definition.ts';
+import { joinToolResultTexts } from '../common/tool-result-text.ts';
 import {
   isInstructionItem,
   joinInstructions,
@@ -230,7 +231,7 @@ function convertToolResult(conversion: Conversion, part: ToolResultPart, locatio
     const text =
       typeof output === 'string'
         ? output
-        : output.flatMap((entry) => (entry.type === 'input_text' ? [entry.text] : [])).join('\n\n');
+        : joinToolResultTexts(output.flatMap((entry) => (entry.type === 'input_text' ? [entry.text] : [])));
     return clientOutputItem(call, callId, part, text, conversion.context.provider);
   }
   return {
@@ -258,7 +259,7 @@ function convertOutput(
     if (converted !== undefined) content.push(converted);
   }
   if (content.every((entry) => entry.type === 'input_text')) {
-    return content.map((entry) => (entry as { text: string }).text).join('\n\n');
+    return joinToolResultTexts(content.map((entry) => (entry as { text: string }).text));
   }
   return content;
 }
