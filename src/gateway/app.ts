@@ -32,6 +32,7 @@ import { shown } from '../codecs/fields.ts';
 import { keyUsage } from './quota.ts';
 import { withKeyLimits } from './key-limits.ts';
 import { errorResponse, requestIdHeaders, toResponse, wireOf } from './reply.ts';
+import { deliverAfterEnd } from './delivery.ts';
 import type { GatewayState } from './state.ts';
 
 type Env = { Variables: { requestId: string } };
@@ -160,10 +161,17 @@ function nodeOf(env: unknown): Pick<GenerationCall, 'incoming' | 'outgoing' | 'd
 export function createApp(state: GatewayState): Hono<Env> {
   const app = new Hono<Env>();
 
-  /** The request's id, kept for `onError` (every reply sets its `x-request-id` itself). */
+  /**
+   * The request's id, kept for `onError` (every reply sets its `x-request-id` itself). Mounted on
+   * @hono/node-server (Node's response known, not the gateway's own server, which watches its
+   * replies itself: `cutIfUnread` in `node-listener.ts`), the reply is under the send timeout once
+   * the host has written it ({@link deliverAfterEnd}).
+   */
   const identify = (c: Context<Env>): string => {
     const requestId = requestIdOf(c);
     c.set('requestId', requestId);
+    const { outgoing, directWrites: direct } = nodeOf(c.env);
+    if (outgoing !== undefined && !direct) deliverAfterEnd(outgoing, state.sendTimeoutMs);
     return requestId;
   };
   /** A route open to anyone (without keys, to this machine's clients only: `localRefusal`). */

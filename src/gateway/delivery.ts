@@ -3,6 +3,8 @@
  * server: a client that takes nothing of what its reply's socket holds unsent for that long is cut
  * off — between a stream's writes ({@link drained}) and after a reply's last write, a whole reply's
  * one write included ({@link deliverWithin}). A client still taking bytes of a large write is not cut.
+ * The Hono app mounted on @hono/node-server gets the same once the host has ended a reply
+ * ({@link deliverAfterEnd}); a mounted app's streams are watched by their pulls (`webBody`).
  */
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -103,4 +105,29 @@ export function undelivered(outgoing: ServerResponse): boolean {
 /** Whether the reply reached its client whole: finished, and not one {@link deliverWithin} saw close first. */
 export function delivered(outgoing: ServerResponse): boolean {
   return outgoing.writableFinished && !lost.has(outgoing);
+}
+
+/** Responses {@link deliverAfterEnd} already watches. */
+const endWatched = new WeakSet<ServerResponse>();
+
+/**
+ * For a reply a host server writes (the Hono app mounted, served by @hono/node-server): once the
+ * host ends it, it is cut off as the gateway's own server's replies are ({@link deliverWithin}) —
+ * the response's `end` is wrapped for this one response, and a reply its socket takes whole costs
+ * nothing more. A response already ended is watched at once.
+ */
+export function deliverAfterEnd(outgoing: ServerResponse, timeoutMs: number): void {
+  if (outgoing.writableEnded) {
+    deliverWithin(outgoing, timeoutMs);
+    return;
+  }
+  if (endWatched.has(outgoing)) return;
+  endWatched.add(outgoing);
+  const end = outgoing.end;
+  outgoing.end = function (this: ServerResponse, ...args: Parameters<ServerResponse['end']>) {
+    outgoing.end = end;
+    const result = end.apply(this, args);
+    deliverWithin(this, timeoutMs);
+    return result;
+  } as ServerResponse['end'];
 }

@@ -376,8 +376,12 @@ export async function startStream(
   const head = done ? ((await pump.read()) ?? '') : pump.takeFirst();
   if (pump.ended) return { status: 200, headers, body: head };
   const { outgoing } = served.call;
-  if (served.call.directWrites !== true || outgoing === undefined)
-    return { status: 200, headers, body: webBody(pump, head) };
+  if (served.call.directWrites !== true || outgoing === undefined) {
+    // Through the Hono app on a host it does not own (mounted): its pulls are under the send
+    // timeout. A WebSocket's reply (no web request) is under the socket's own.
+    const sendTimeoutMs = served.call.request === undefined ? undefined : state.sendTimeoutMs;
+    return { status: 200, headers, body: webBody(pump, head, sendTimeoutMs, outgoing) };
+  }
   writeToNode(pump, head, outgoing, headers, state.sendTimeoutMs);
   return sentReply;
 }

@@ -195,27 +195,93 @@ class Pump implements BodyPump {
 
 const encoder = new TextEncoder();
 
-/** The pump as a web stream, starting with text already read from it. */
-export function webBody(pump: BodyPump, head: string): ReadableStream<Uint8Array> {
+/**
+ * The pump as a web stream, starting with text already read from it. With `sendTimeoutMs` (a reply
+ * the Hono app hands to a host server it does not own: a mounted app), the host's pulls are
+ * watched: a body not pulled for that long — its host waiting for a socket its client does not
+ * read, or a client that left unseen — is cut off ({@link watchPulls}).
+ */
+export function webBody(
+  pump: BodyPump,
+  head: string,
+  sendTimeoutMs?: number,
+  outgoing?: ServerResponse,
+): ReadableStream<Uint8Array> {
+  let watch: PullWatch | undefined;
   return new ReadableStream<Uint8Array>(
     {
       start(stream) {
         if (head !== '') stream.enqueue(encoder.encode(head));
+        if (sendTimeoutMs !== undefined) watch = watchPulls(pump, stream, sendTimeoutMs, outgoing);
       },
       // A pull that enqueues nothing is not called again: read until there is text or the end.
       async pull(stream) {
+        if (watch !== undefined) watch.pulling = true;
         for (;;) {
           const text = await pump.read();
-          if (text === undefined) return stream.close();
+          if (text === undefined) {
+            watch?.end();
+            return stream.close();
+          }
           if (text === '') continue;
           stream.enqueue(encoder.encode(text));
+          watch?.waitForPull();
           return;
         }
       },
-      cancel: () => pump.cancel(),
+      cancel: () => {
+        watch?.end();
+        return pump.cancel();
+      },
     },
     { highWaterMark: 0 },
   );
+}
+
+/** The watch on a web body's pulls: one timer per reply, refreshed once per pull. */
+interface PullWatch {
+  /** A pull is running (the body waits on the upstream, not on its host): the timer is not a cut. */
+  pulling: boolean;
+  /** The pull has enqueued its text: the host has `timeoutMs` from now to pull again. */
+  waitForPull(): void;
+  /** The body has ended (closed or cancelled): the timer goes. */
+  end(): void;
+}
+
+/**
+ * The send timeout of a body its host pulls (`gateway.send_timeout_seconds`): once it has waited
+ * `timeoutMs` for the host's next pull, the reply is cut off — Node's response destroyed when the
+ * host is @hono/node-server (`outgoing`: its connection closes, the stream is cancelled), else the
+ * stream errored (its host ends the response) — and the pump cancelled: the upstream call goes and
+ * the reply is logged 499. A pull waiting on the upstream is not the client's: never a cut.
+ */
+function watchPulls(
+  pump: BodyPump,
+  stream: ReadableStreamDefaultController<Uint8Array>,
+  timeoutMs: number,
+  outgoing: ServerResponse | undefined,
+): PullWatch {
+  let ended = false;
+  const watch: PullWatch = {
+    pulling: false,
+    waitForPull() {
+      watch.pulling = false;
+      timer.refresh();
+    },
+    end() {
+      ended = true;
+      clearTimeout(timer);
+    },
+  };
+  const timer = setTimeout(() => {
+    if (ended || watch.pulling) return;
+    watch.end();
+    if (outgoing !== undefined) outgoing.destroy();
+    else stream.error(new Error(`the client took nothing of the reply for ${timeoutMs} ms`));
+    void pump.cancel();
+  }, timeoutMs);
+  timer.unref();
+  return watch;
 }
 
 /**
