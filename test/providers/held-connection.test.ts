@@ -303,3 +303,58 @@ describe('the window after a last event that is not final', () => {
     expect(await closed(held.sockets[0]!)).toBe(true);
   });
 });
+
+describe('a server that ends the response just after the terminal event', () => {
+  // The recorded stream's `[DONE]` (Chat) or `response.completed` (Responses), then the response's
+  // end 5 ms later, in its own packet. The body's end was not awaited: the terminal event cancelled
+  // it, closing the keep-alive connection (and undici opened a spare besides): 3 calls took 6
+  // connections. Now the end is read and the connection reused: 1.
+  it.each([
+    [
+      'OpenAI Chat: [DONE]',
+      (url: string, logger: ReturnType<typeof createMemoryLogger>) => createOpenAI(common(url, logger)),
+      'openai:gpt-4.1-nano',
+      chat,
+    ],
+    [
+      'OpenAI Responses: response.completed',
+      (url: string, logger: ReturnType<typeof createMemoryLogger>) =>
+        createOpenAIResponses(common(url, logger)),
+      'openai-responses:gpt-5-nano',
+      responses,
+    ],
+  ] as Row[])(
+    '%s: the connection goes back to the pool, reused by the next calls',
+    async (_name, make, model, body) => {
+      const ended: Array<Promise<unknown>> = [];
+      const held = await holdingServer((response) => {
+        ended.push(new Promise((resolve) => response.once('finish', resolve)));
+        response.write(body);
+        setTimeout(() => response.end(), 5);
+      });
+      let connections = 0;
+      server!.on('connection', () => connections++);
+      const adapter = make(held.url, createMemoryLogger());
+      for (let call = 0; call < 3; call++) {
+        const stream = await collectStream(
+          adapter.stream({
+            model,
+            transcript: [{ kind: 'user', parts: [{ type: 'text', text: 'Hi' }] }],
+            maxOutputTokens: 64,
+          }),
+        );
+        expect(stream.error).toBeUndefined();
+        expect(stream.response?.finishReason).toMatch(/^(completed|tool-call)$/);
+        // The server has ended the response, and the client has read that end (a poll phase, then
+        // the check phase after it), so the connection is idle in the pool before the next call.
+        await ended[call];
+        for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(held.sockets).toHaveLength(3);
+      expect(new Set(held.sockets).size).toBe(1);
+      expect(connections).toBe(1);
+      await adapter.close?.();
+    },
+  );
+});

@@ -306,7 +306,12 @@ async function readBody(
       }
       if (chunk === undefined) {
         // The response was whole and nothing followed it: a server holding the connection open
-        // is not waited for. Cancelling settles the pending read and closes the connection.
+        // is not waited for. Cancelling settles the pending read and closes the connection. With
+        // undici 7.30 this also opens one spare connection to the origin, unused: the aborted
+        // request stays at the head of its Client's queue (the socket closes with an
+        // informational error, which re-queues it as pending) and the Client connects for it
+        // before it sees the request was aborted (nodejs/undici#5845; fixed upstream by #5846).
+        // Nothing here avoids it short of patching undici's Client: the connection must close.
         reader.cancel().catch(() => {});
         return 'stopped';
       }
@@ -321,7 +326,7 @@ async function readBody(
       }
       if (parser.isTerminated?.() === true) {
         // The terminal event arrived: a server holding the connection open is not waited for.
-        reader.cancel().catch(() => {});
+        closeAfterEnd(reader);
         return 'stopped';
       }
     }
@@ -334,6 +339,30 @@ async function readBody(
     });
     return 'broken';
   }
+}
+
+/**
+ * How long, after a stream's terminal event, the end of its body is awaited (off the caller's
+ * path) before the body is cancelled and its connection closed.
+ */
+const bodyEndGraceMs = 50;
+
+/**
+ * After the terminal event (the stream is over for its consumer, who is not kept waiting): the
+ * body's end, which a server that ends the response sends right after it (`[DONE]`, then the last
+ * chunk a moment later), is awaited for {@link bodyEndGraceMs}, so that the connection goes back
+ * to the pool. Anything else — more bytes, nothing (a server holding the connection open), a
+ * failure — cancels the body, which closes the connection. Cancelling at once, as before, closed
+ * the keep-alive connection of every stream whose end came in a later packet than its terminal
+ * event (a new connection for the next call), and opened a spare one besides (see `readBody`).
+ */
+function closeAfterEnd(reader: HttpBodyReader): void {
+  readWithin(reader, bodyEndGraceMs).then(
+    (chunk) => {
+      if (chunk?.done !== true) reader.cancel().catch(() => {});
+    },
+    () => reader.cancel().catch(() => {}),
+  );
 }
 
 /**
