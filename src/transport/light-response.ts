@@ -26,6 +26,12 @@ export interface HttpBody {
 export interface HttpBodyReader {
   read(): Promise<ReadableStreamReadResult<Uint8Array>>;
   cancel(reason?: unknown): Promise<void>;
+  /**
+   * True once a read can only answer done (the body ended, nothing left to read); a reader that
+   * cannot tell (a web stream's) leaves it undefined. Read by a caller deciding whether to wait for
+   * the end, without a read and its timer.
+   */
+  readonly ended?: boolean;
 }
 
 /** undici's parsed headers: lower-case names, repeated ones as arrays. */
@@ -81,6 +87,10 @@ export class LightBody implements HttpBody, HttpBodyReader {
   /** Whether a read is waiting for a chunk. */
   get reading(): boolean {
     return this.waiting !== undefined;
+  }
+
+  get ended(): boolean {
+    return this.closed && this.queued.length === 0;
   }
 
   getReader(): HttpBodyReader {

@@ -357,6 +357,8 @@ const bodyEndGraceMs = 50;
  * event (a new connection for the next call), and opened a spare one besides (see `readBody`).
  */
 function closeAfterEnd(reader: HttpBodyReader): void {
+  // The common case: the end came with the terminal event (one read), nothing to wait for.
+  if (reader.ended === true) return;
   readWithin(reader, bodyEndGraceMs).then(
     (chunk) => {
       if (chunk?.done !== true) reader.cancel().catch(() => {});
