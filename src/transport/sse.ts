@@ -56,6 +56,14 @@ export class SseDecoder {
   private carrying = false;
   /** No text decoded yet: a leading U+FEFF is the body's BOM, dropped as UTF-8 decoding drops it. */
   private atStart = true;
+  /**
+   * With `onStrayLine`: the text after the last line end fed, held back until its line ends.
+   * eventsource-parser drops a trailing partial line that cannot begin an SSE field (`{`, `  "code"…`)
+   * at once, so a stray line split across two reads would otherwise reach `onStrayLine` cut (or not
+   * at all). Counted in {@link pending} like any undispatched text, so it is bounded alike.
+   */
+  private held = '';
+  private readonly holdsLines: boolean;
 
   /**
    * `onStrayLine` receives each line that is no SSE field (neither `data`, `event`, `id`, `retry`
@@ -68,6 +76,7 @@ export class SseDecoder {
     onStrayLine?: (line: string) => void,
   ) {
     this.maxEventBytes = maxEventBytes;
+    this.holdsLines = onStrayLine !== undefined;
     this.parser = createParser({
       onEvent: (message) => {
         this.dispatched = true;
@@ -98,8 +107,24 @@ export class SseDecoder {
   private feedPiece(bytes: Uint8Array): void {
     this.dispatched = false;
     const text = this.decode(bytes);
-    if (text !== '') this.parser.feed(text);
+    if (text !== '') this.feedParser(text);
     this.account(bytes.byteLength);
+  }
+
+  /** Feeds decoded text to the parser, whole lines only when stray lines are read ({@link held}). */
+  private feedParser(text: string): void {
+    if (!this.holdsLines) {
+      this.parser.feed(text);
+      return;
+    }
+    const end = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
+    if (end === -1) {
+      this.held += text;
+      return;
+    }
+    const lines = end === text.length - 1 ? text : text.slice(0, end + 1);
+    this.parser.feed(this.held === '' ? lines : this.held + lines);
+    this.held = end === text.length - 1 ? '' : text.slice(end + 1);
   }
 
   /** The piece as text: in one call when it ends on an ASCII byte and nothing is carried over. */
@@ -124,7 +149,7 @@ export class SseDecoder {
   /** Feeds already-decoded text. */
   feedText(text: string): void {
     this.dispatched = false;
-    this.parser.feed(text);
+    this.feedParser(text);
     this.account(text.length);
   }
 
@@ -137,7 +162,8 @@ export class SseDecoder {
 
   /** Flushes a trailing partial character and dispatches a last event that lacked its blank line. */
   end(): void {
-    const rest = this.decoder.decode();
+    const rest = this.held + this.decoder.decode();
+    this.held = '';
     if (rest !== '') this.parser.feed(rest);
     // eventsource-parser (per the SSE spec) drops an event without its blank line; we keep it.
     this.parser.feed('\n\n');

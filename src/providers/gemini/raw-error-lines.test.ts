@@ -84,6 +84,43 @@ describe.each(hosts)("Google's error object in Gemini's stream on %s", (_host, m
     expect(response?.content).toMatchObject([{ type: 'text', text: firstText }]);
   });
 
+  it.each([
+    ['pretty-printed', google429],
+    ['one line', `${JSON.stringify(JSON.parse(google429))}\n`],
+  ])(
+    '%s, split across two reads at every position: classified whole, its message kept',
+    async (_form, error) => {
+      // eventsource-parser drops a partial line that cannot begin an SSE field: the decoder holds it.
+      const encoder = new TextEncoder();
+      for (let at = 1; at < error.length; at++) {
+        const pieces = [firstChunk + error.slice(0, at), error.slice(at)];
+        const fetch = (async () =>
+          new Response(
+            new ReadableStream<Uint8Array>({
+              pull(controller) {
+                const piece = pieces.shift();
+                if (piece === undefined) controller.close();
+                else controller.enqueue(encoder.encode(piece));
+              },
+            }),
+            { status: 200, headers: { 'content-type': 'text/event-stream' } },
+          )) as typeof globalThis.fetch;
+        const { error: thrown } = await collectStream(
+          create(fetch).stream({
+            model,
+            transcript: [{ kind: 'user', parts: [{ type: 'text', text: 'Hi' }] }],
+            maxOutputTokens: 64,
+          }),
+        );
+        expect(thrown, `split at ${at}`).toMatchObject({
+          errorClass: 'rate_limit',
+          providerCode: 'RESOURCE_EXHAUSTED',
+        });
+        expect((thrown as Error).message, `split at ${at}`).toContain('You exceeded your current quota');
+      }
+    },
+  );
+
   it('UNAVAILABLE as a raw line is a server error', async () => {
     const { error } = await stream(`${firstChunk}${JSON.stringify(google503)}\n`);
     expect(error).toMatchObject({ errorClass: 'server_error', providerCode: 'UNAVAILABLE' });
