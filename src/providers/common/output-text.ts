@@ -43,20 +43,15 @@ export function holdOutputText(context: ProviderContext, builder: StreamBuilder)
   }
   // One WARN per call, however many text parts wrote more than the value.
   let warned = false;
-  const onExtra = (text: string): void => {
+  // The WARN names no part of what was dropped: it is the model's answer, and logs carry no reply text.
+  const onExtra = (): void => {
     if (warned) return;
     warned = true;
-    context.warn(besideValueWarning, {
-      model: context.model,
-      dropped: text.length > maxShownExtra ? `${text.slice(0, maxShownExtra)}…` : text,
-    });
+    context.warn(besideValueWarning, { model: context.model });
   };
   if (quoted) builder.transformText(() => chained(new WrappedValue(onExtra), new StringValue()));
   else builder.transformText(() => new WrappedValue(onExtra));
 }
-
-/** The most characters of the dropped text a WARN shows. */
-const maxShownExtra = 64;
 
 /** `first`, then `second` on what it lets out. */
 function chained(first: TextTransform, second: TextTransform): TextTransform {

@@ -449,7 +449,11 @@ export class ResponseReader {
     if (answer.wrapped && isJsonObject(args)) {
       const beside = Object.keys(args).filter((key) => key !== 'value');
       if (beside.length > 0)
-        this.context.warn(besideValueWarning, { model: this.context.model, dropped: beside.slice(0, 8) });
+        this.context.warn(besideValueWarning, {
+          model: this.context.model,
+          // The members' names (the model's, so bounded), never their values.
+          dropped: beside.slice(0, 8).map((key) => (key.length > 40 ? `${key.slice(0, 40)}…` : key)),
+        });
     }
     this.heldAnswer = { text: answerText(answer, args), signature };
   }
