@@ -176,4 +176,31 @@ describe('nullable: true at the root of the answer schema', () => {
     expect(warnings).toHaveLength(1);
     expect(String(warnings[0]!.fields.details)).toContain('generationConfig.responseSchema.nullable');
   });
+
+  it('JSON output with an object root: asked for as an object, never ["object", "null"]; nullable left out with a WARN', async () => {
+    const before = harness.logger.entries.length;
+    const answer = {
+      type: 'OBJECT',
+      nullable: true,
+      properties: { name: { type: 'STRING' } },
+      required: ['name'],
+    };
+    harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: '{"name":"oboe"}' }] });
+    const { google } = createClients(harness.server.url);
+    const response = await google.models.generateContent({
+      model: 'up-chat',
+      contents,
+      config: { responseMimeType: 'application/json', responseSchema: answer as never },
+    });
+    expect(response.text).toBe('{"name":"oboe"}');
+    const schema = (sent().response_format as { json_schema: { schema: Record<string, unknown> } })
+      .json_schema.schema;
+    expect(schema.type).toBe('object');
+    expect(schema).not.toHaveProperty('properties.value');
+    const warnings = harness.logger.entries
+      .slice(before)
+      .filter((entry) => entry.message === 'gateway: part of the request was left out');
+    expect(warnings).toHaveLength(1);
+    expect(String(warnings[0]!.fields.details)).toContain('generationConfig.responseSchema.nullable');
+  });
 });

@@ -1,6 +1,6 @@
 /** Decodes a Gemini `generateContent` / `streamGenerateContent` request into the canonical request. */
 import { textSignatureKey } from './response.ts';
-import { clientSchema, nullableRoot } from './schema.ts';
+import { clientSchema, isObjectRoot, nullableRoot } from './schema.ts';
 import { isEnumSchema, type OutputSchema, type ReasoningRequest } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { Item, Part, ToolOutput } from '../../core/transcript.ts';
@@ -420,6 +420,13 @@ function convertSchema(config: Record<string, unknown>, warnings: string[]): Out
     if (mimeType === 'application/json') return { schema: { type: 'object' }, strict: false };
     return undefined;
   }
+  if (
+    nullableRoot(config.responseJsonSchema, config.responseSchema) &&
+    isObjectRoot(config.responseSchema as JsonObject)
+  )
+    warnings.push(
+      `${paths.openApi}.nullable: an object answer is asked for as an object, never null (a nullable root object is not what every upstream's structured output takes)`,
+    );
   return { schema: schema as never };
 }
 

@@ -23,7 +23,20 @@ export function clientSchema(
 ): JsonObject | undefined {
   if (jsonSchema !== undefined && jsonSchema !== null) return jsonObject(jsonSchema, paths.jsonSchema);
   if (openApiSchema === undefined || openApiSchema === null) return undefined;
-  return fromOpenApi(jsonObject(openApiSchema, paths.openApi), paths.openApi, !rootNull);
+  const schema = jsonObject(openApiSchema, paths.openApi);
+  return fromOpenApi(schema, paths.openApi, !rootNull || isObjectRoot(schema));
+}
+
+/**
+ * Whether an OpenAPI schema's root is an object. A nullable one is sent non-nullable: an answer's
+ * root object is what every upstream's structured output takes (OpenAI's and Claude's want the
+ * root an object, not `["object", "null"]`), and the caller WARNs ({@link nullableRoot}).
+ */
+export function isObjectRoot(schema: JsonObject): boolean {
+  return (
+    (typeof schema.type === 'string' && schema.type.toUpperCase() === 'OBJECT') ||
+    (schema.type === undefined && isJsonObject(schema.properties))
+  );
 }
 
 /** Whether the OpenAPI schema a client sent (not its JSON Schema one) has `nullable: true` at its root. */
