@@ -8,7 +8,7 @@ import { createMemoryLogger } from '../../core/logger.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import { userText } from '../../core/transcript.ts';
 import { startEmulator } from '../emulator/server.ts';
-import type { Emulator } from '../emulator/types.ts';
+import type { Emulator, ServedRequest } from '../emulator/types.ts';
 import { basicCases } from './cases-basic.ts';
 import { cancellationCases } from './cases-cancellation.ts';
 import { errorCases } from './cases-errors.ts';
@@ -70,9 +70,10 @@ export function runAdapterSuite(options: AdapterSuiteOptions): void {
     const created: Adapter[] = [];
     let emulator: Emulator | undefined;
     let context: SuiteContext | undefined;
+    const served: ServedRequest[] = [];
 
     harness.beforeAll(async () => {
-      const running = await startEmulator();
+      const running = await startEmulator({ onResponse: (response) => served.push(response) });
       emulator = running;
       const createAdapter = (settings: Partial<AdapterSuiteSettings> = {}, url = running.url): Adapter => {
         const adapter = options.createAdapter(url, { logger, maxRetries: 0, retryBaseDelay: 1, ...settings });
@@ -84,6 +85,7 @@ export function runAdapterSuite(options: AdapterSuiteOptions): void {
         emulator: running,
         adapter: createAdapter(),
         logger,
+        served,
         declared,
         createAdapter,
         request: (overrides = {}): CanonicalRequest => ({
@@ -104,10 +106,13 @@ export function runAdapterSuite(options: AdapterSuiteOptions): void {
         assert.ok((suiteCaseNames as readonly string[]).includes(name), `unknown case in skip: ${name}`);
         assert.ok(typeof reason === 'string' && reason.trim() !== '', `skip.${name} needs a reason`);
       }
+      for (const name of options.only ?? [])
+        assert.ok((suiteCaseNames as readonly string[]).includes(name), `unknown case in only: ${name}`);
     });
 
     for (const suiteCase of suiteCases) {
       if (skip[suiteCase.name] !== undefined) continue;
+      if (options.only !== undefined && !options.only.includes(suiteCase.name)) continue;
       if (suiteCase.applies !== undefined && !suiteCase.applies(declared)) continue;
       harness.it(suiteCase.title, async () => {
         if (context === undefined) throw new Error('the conformance suite did not start its emulator');

@@ -3,7 +3,7 @@ import type { Adapter } from '../../core/adapter.ts';
 import type { Capabilities } from '../../core/capabilities.ts';
 import type { createMemoryLogger } from '../../core/logger.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
-import type { Emulator, EmulatorProtocolId } from '../emulator/types.ts';
+import type { Emulator, EmulatorProtocolId, ServedRequest } from '../emulator/types.ts';
 
 /** A logger that keeps its entries (`createMemoryLogger()`). */
 export type MemoryLogger = ReturnType<typeof createMemoryLogger>;
@@ -76,6 +76,12 @@ export interface AdapterSuiteOptions {
    * `reasoning` needs `reasoning` for `model`) are skipped by the capabilities, not by this list.
    */
   skip?: Partial<Record<SuiteCaseName, string>>;
+  /**
+   * Registers only these cases (by name), e.g. while you fix one behaviour or in a quick pre-commit
+   * run; the skip list still applies, and an unknown name fails the registered skip-list test.
+   * Default: every case.
+   */
+  only?: readonly SuiteCaseName[];
 }
 
 /** What each case gets: the emulator, a default adapter, and helpers. */
@@ -85,6 +91,11 @@ export interface SuiteContext {
   /** Created once with `maxRetries: 0`. */
   readonly adapter: Adapter;
   readonly logger: MemoryLogger;
+  /**
+   * Every response the emulator ended, in the order they ended: `complete` is false when the
+   * connection closed before the whole response was written (the client aborted it, or a fault).
+   */
+  readonly served: readonly ServedRequest[];
   /** The capabilities the adapter declares for `options.model`. */
   readonly declared: Capabilities;
   /** A fresh adapter with other settings (closed after the suite); `url` defaults to the emulator. */

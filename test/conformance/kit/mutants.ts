@@ -1,0 +1,503 @@
+/**
+ * The kit's fault matrix: correct-adapter wrappers that each inject ONE contract violation, the
+ * cases that must catch it and the words the failure must use to name it (brought in from the
+ * prober's /work/probe-kit/mutants.ts; findings F1–F21 of its report).
+ */
+import type { StreamEvent } from '../../../src/core/events.ts';
+import { AuthError } from '../../../src/core/errors/auth-error.ts';
+import { InvalidRequestError } from '../../../src/core/errors/invalid-request-error.ts';
+import type { Usage } from '../../../src/core/usage.ts';
+
+import {
+  asStream,
+  base,
+  errorMap,
+  type Factory,
+  fakeCancelStream,
+  mapParts,
+  mapStream,
+  omit,
+  requestMap,
+  type Stream,
+  streamMap,
+  wrap,
+} from './mutate.ts';
+
+/** One mutant: the adapter, the cases that must fail it, and what their failure must say. */
+export interface Mutant {
+  create: Factory;
+  cases: readonly string[];
+  /** Matched against the failure messages of the mutant's cases: one must name the violation. */
+  names: RegExp;
+}
+
+const badUsage = (usage: Usage): Usage => ({ ...usage, cacheRead: -3, cacheWrite: Number.NaN });
+
+/** An error's own fields, read without trusting its shape. */
+const fieldsOf = (error: unknown): Record<string, unknown> =>
+  typeof error === 'object' && error !== null ? (error as Record<string, unknown>) : {};
+
+/** Holds the finish; a network error after it is swallowed and the finish reported as completed. */
+function swallowTruncation(inner: Stream): Stream {
+  async function* events(): AsyncGenerator<StreamEvent> {
+    let held: StreamEvent | undefined;
+    try {
+      for await (const event of inner) {
+        if (event.type === 'finish') held = event;
+        else yield event;
+      }
+      if (held !== undefined) yield held;
+    } catch (error) {
+      if (held?.type === 'finish' && fieldsOf(error).errorClass === 'network') {
+        yield { ...held, response: { ...held.response, finishReason: 'completed' } };
+        return;
+      }
+      if (held !== undefined) yield held;
+      throw error;
+    }
+  }
+  return asStream(
+    () => events(),
+    () => inner.result(),
+  );
+}
+
+/** A response header rewritten on its way from the emulator to the adapter. */
+function headerFilter(change: (headers: Headers) => void): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    const headers = new Headers(response.headers);
+    change(headers);
+    return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  };
+}
+
+const withoutSignature = <T extends { type: string }>(part: T): T =>
+  part.type === 'reasoning' || part.type === 'reasoning-end' ? omit(part, 'signature') : part;
+
+export const mutants: Record<string, Mutant> = {
+  // ---- stream shape
+  'event-after-finish': {
+    create: streamMap((event) =>
+      event.type === 'finish' ? [event, { type: 'usage', usage: event.response.usage }] : [event],
+    ),
+    cases: ['text'],
+    names: /event after finish/,
+  },
+  'no-message-start': {
+    create: streamMap((event) => (event.type === 'message-start' ? [] : [event])),
+    cases: ['text'],
+    names: /first event must be message-start/,
+  },
+  'two-message-starts': {
+    create: streamMap((event) => (event.type === 'message-start' ? [event, event] : [event])),
+    cases: ['text'],
+    names: /message-start repeated/,
+  },
+  'delta-for-unstarted-part': {
+    create: streamMap((event) =>
+      event.type === 'finish' ? [{ type: 'text-delta', index: 99, delta: 'x' }, event] : [event],
+    ),
+    cases: ['text'],
+    names: /no text part started at index 99/,
+  },
+  'tool-id-changed-at-end': {
+    create: streamMap((event) =>
+      event.type === 'tool-call-end' ? [{ ...event, id: `${event.id}x` } as StreamEvent] : [event],
+    ),
+    cases: ['tool-call'],
+    names: /differs from the start's/,
+  },
+  'tool-call-never-ended': {
+    create: streamMap((event) => (event.type === 'tool-call-end' ? [] : [event])),
+    cases: ['tool-call'],
+    names: /\(tool-call\) never ended/,
+  },
+  'tool-end-input-not-object': {
+    create: streamMap((event) =>
+      event.type === 'tool-call-end' ? [{ ...event, input: '{"city":' } as unknown as StreamEvent] : [event],
+    ),
+    cases: ['tool-call'],
+    names: /final input is not a JSON object/,
+  },
+  'tool-deltas-not-json': {
+    create: streamMap((event) =>
+      event.type === 'tool-call-delta' ? [{ ...event, delta: `${event.delta}}` }] : [event],
+    ),
+    cases: ['tool-call'],
+    names: /tool-call-delta fragments .*final input/,
+  },
+  'tool-deltas-dropped': {
+    create: streamMap((event) => (event.type === 'tool-call-delta' ? [] : [event])),
+    cases: ['tool-call'],
+    names: /declares streamingToolCalls.*no tool-call-delta/,
+  },
+  'stream-usage-negative': {
+    create: streamMap((event) =>
+      event.type === 'usage'
+        ? [{ ...event, usage: badUsage(event.usage) }]
+        : event.type === 'finish'
+          ? [{ ...event, response: { ...event.response, usage: badUsage(event.response.usage) } }]
+          : [event],
+    ),
+    cases: ['text'],
+    names: /usage\.cacheRead is -3, not a non-negative integer/,
+  },
+  'stream-finish-reason-outside-enum': {
+    create: streamMap((event) =>
+      event.type === 'finish' && event.response.finishReason === 'max-tokens'
+        ? [{ ...event, response: { ...event.response, finishReason: 'length' as 'other' } }]
+        : [event],
+    ),
+    cases: ['finish-reasons'],
+    names: /finish reason "length" is not one of/,
+  },
+  'stream-provider-wrong': {
+    create: streamMap((event) =>
+      event.type === 'finish'
+        ? [{ ...event, response: { ...event.response, provider: 'someone-else' } }]
+        : [event],
+    ),
+    cases: ['text'],
+    names: /streamed finish: provider someone-else, not the adapter's anthropic/,
+  },
+  'reasoning-signature-dropped': {
+    create: streamMap(
+      (event) =>
+        event.type === 'finish'
+          ? [{ ...event, response: mapParts(event.response, withoutSignature) }]
+          : [withoutSignature(event) as StreamEvent],
+      { result: (response) => mapParts(response, withoutSignature) },
+    ),
+    cases: ['reasoning'],
+    names: /reasoning signature/,
+  },
+  'incomplete-marker-dropped': {
+    create: streamMap(
+      (event) =>
+        event.type.endsWith('-end')
+          ? [omit(event, 'incomplete')]
+          : event.type === 'finish'
+            ? [{ ...event, response: mapParts(event.response, (part) => omit(part, 'incomplete')) }]
+            : [event],
+      { result: (response) => mapParts(response, (part) => omit(part, 'incomplete')) },
+    ),
+    cases: ['cancel-request-id'],
+    names: /not marked incomplete/,
+  },
+  'max-tokens-reported-completed': {
+    create: streamMap((event) =>
+      event.type === 'finish' && event.response.finishReason === 'max-tokens'
+        ? [{ ...event, response: { ...event.response, finishReason: 'completed' } }]
+        : [event],
+    ),
+    cases: ['finish-reasons'],
+    names: /max_tokens.*finish reason/,
+  },
+  'result-differs-from-finish': {
+    create: streamMap((event) => [event], {
+      result: (response) => ({
+        ...mapParts(response, (part) => (part.type === 'text' ? { ...part, text: 'TAMPERED' } : part)),
+        usage: { ...response.usage, output: response.usage.output + 1000 },
+      }),
+    }),
+    cases: ['text'],
+    names: /result\(\) after the stream differs from its finish event/,
+  },
+  'stream-swallows-truncation': {
+    create: (url, settings) => {
+      const inner = base(url, settings);
+      return wrap(inner, { stream: (request, options) => swallowTruncation(inner.stream(request, options)) });
+    },
+    cases: ['stream-truncation'],
+    names: /stream cut .*(finish reason|network)/,
+  },
+  // ---- complete()
+  'complete-usage-negative-nan': {
+    create: (url, settings) => {
+      const inner = base(url, settings);
+      return wrap(inner, {
+        complete: async (request, options) => {
+          const response = await inner.complete(request, options);
+          return { ...response, usage: badUsage(response.usage) };
+        },
+      });
+    },
+    cases: ['text'],
+    names: /complete\(\) usage.*cacheRead is -3/,
+  },
+  'complete-tool-ids-not-canonical': {
+    create: (url, settings) => {
+      const inner = base(url, settings);
+      return wrap(inner, {
+        complete: async (request, options) =>
+          mapParts(await inner.complete(request, options), (part) =>
+            part.type === 'tool-call' ? ({ ...part, id: 'toolu_raw_provider_id' } as typeof part) : part,
+          ),
+      });
+    },
+    cases: ['tool-call'],
+    names: /complete\(\) tool call id toolu_raw_provider_id is not canonical/,
+  },
+  // ---- errors
+  'plain-error-instead-of-class': {
+    create: errorMap((error) =>
+      fieldsOf(error).errorClass === 'rate_limit' ? new Error('rate limited') : error,
+    ),
+    cases: ['error-classes'],
+    names: /not an AdapterError/,
+  },
+  'duck-typed-error-not-AdapterError': {
+    create: errorMap((error) => {
+      const fields = fieldsOf(error);
+      if (fields.errorClass === undefined) return error;
+      const plain = new Error(String(fields.message)) as Error & Record<string, unknown>;
+      for (const key of ['errorClass', 'provider', 'status', 'retryable', 'providerCode', 'requestId'])
+        plain[key] = fields[key];
+      return plain;
+    }),
+    cases: ['error-classes'],
+    names: /not an AdapterError/,
+  },
+  'stream-403-misclassified': {
+    create: (url, settings) => {
+      const inner = base(url, settings);
+      return wrap(inner, {
+        stream: (request, options) =>
+          mapStream(inner.stream(request, options), (event) => [event], {
+            onError: (error) => {
+              const fields = fieldsOf(error);
+              return fields.status === 403
+                ? new InvalidRequestError({
+                    message: String(fields.message),
+                    status: 403,
+                    provider: inner.name,
+                  })
+                : error;
+            },
+          }),
+      });
+    },
+    cases: ['status-edge-cases'],
+    names: /stream\(\) 403, empty body/,
+  },
+  'non-transient-marked-retryable': {
+    create: errorMap((error) => {
+      if (typeof error === 'object' && error !== null && 'retryable' in error)
+        Object.defineProperty(error, 'retryable', { value: true });
+      return error;
+    }),
+    cases: ['error-classes'],
+    names: /marked retryable/,
+  },
+  'api-key-in-error-message': {
+    create: errorMap((error) => {
+      if (error instanceof Error)
+        Object.defineProperty(error, 'message', { value: `${error.message} [x-api-key: test-key]` });
+      return error;
+    }),
+    cases: ['error-classes'],
+    names: /API key .*error/,
+  },
+  // ---- retries
+  'retries-beyond-maxRetries': {
+    create: (url, settings) => base(url, { ...settings, maxRetries: settings.maxRetries > 0 ? 6 : 0 }),
+    cases: ['retry-exhausted'],
+    names: /attempts.*maxRetries 1/,
+  },
+  'stream-never-retries': {
+    create: (url, settings) => {
+      const inner = base(url, settings);
+      const once = base(url, { ...settings, maxRetries: 0 });
+      return wrap(inner, {
+        stream: (request, options) => once.stream(request, options),
+        cancel: (id) => once.cancel(id) || inner.cancel(id),
+        close: async () => {
+          await inner.close();
+          await once.close();
+        },
+      });
+    },
+    cases: ['retry'],
+    names: /stream\(\) .*retr/,
+  },
+  'auth-retried-when-retries-on': {
+    create: (url, settings) => {
+      const inner = base(url, settings);
+      return wrap(inner, {
+        complete: async (request, options) => {
+          try {
+            return await inner.complete(request, options);
+          } catch (error) {
+            if (settings.maxRetries > 0 && error instanceof AuthError)
+              return inner.complete(request, options);
+            throw error;
+          }
+        },
+      });
+    },
+    cases: ['retry'],
+    names: /401.* not retried/,
+  },
+  'retry-after-date-and-should-retry-ignored': {
+    create: (url, settings) =>
+      base(url, {
+        ...settings,
+        fetch: headerFilter((headers) => {
+          const hint = headers.get('retry-after');
+          if (hint !== null && Number.isNaN(Number(hint))) headers.delete('retry-after');
+          headers.delete('x-should-retry');
+        }),
+      }),
+    cases: ['retry-after'],
+    names: /(HTTP-date|x-should-retry)/,
+  },
+  'backoff-reported-not-waited': {
+    create: (url, settings) => {
+      const inner = base(url, { ...settings, retryBaseDelay: 0 });
+      return wrap(inner, {
+        complete: (request, options) =>
+          inner.complete(request, {
+            ...options,
+            onRetry:
+              options?.onRetry &&
+              ((info) => {
+                const ceiling = settings.retryBaseDelay * 2 ** (info.attempt - 1);
+                options.onRetry!({
+                  ...info,
+                  delayMs: info.delayMs > 0 ? info.delayMs : Math.round(ceiling * 0.75),
+                });
+              }),
+          }),
+      });
+    },
+    cases: ['retry'],
+    names: /backoff .*waited/,
+  },
+  'count-retried-on-5xx': {
+    create: (url, settings) => {
+      const inner = base(url, settings);
+      return wrap(inner, {
+        countInputTokens: (request, options) =>
+          inner.countInputTokens!(request, options).catch(() => inner.countInputTokens!(request, options)),
+      });
+    },
+    cases: ['token-count'],
+    names: /count .*5xx.* retried/,
+  },
+  'retry-after-ignored': {
+    create: (url, settings) =>
+      base(url, { ...settings, fetch: headerFilter((headers) => headers.delete('retry-after')) }),
+    cases: ['retry-after'],
+    names: /retry-after/,
+  },
+  // ---- cancellation
+  'signal-ignored': {
+    create: (url, settings) => {
+      const inner = base(url, settings);
+      return wrap(inner, {
+        stream: (request, options) => inner.stream(request, { ...options, signal: undefined }),
+      });
+    },
+    cases: ['cancel-signal'],
+    names: /after the signal aborted/,
+  },
+  'cancel-reported-but-upstream-keeps-running': {
+    create: (url, settings) => {
+      const inner = base(url, settings);
+      return wrap(inner, { stream: (request, options) => fakeCancelStream(inner, request, options) });
+    },
+    cases: ['cancel-signal', 'cancel-consumer-break'],
+    names: /upstream request .*not closed/,
+  },
+  'stream-ignores-pre-aborted-signal': {
+    create: (url, settings) => {
+      const inner = base(url, settings);
+      return wrap(inner, {
+        stream: (request, options) =>
+          inner.stream(
+            request,
+            options?.signal?.aborted === true ? { ...options, signal: undefined } : options,
+          ),
+      });
+    },
+    cases: ['cancel-before-start'],
+    names: /stream\(\) with an aborted signal/,
+  },
+  // ---- token counts
+  'estimate-negative-fractional': {
+    create: (url, settings) => wrap(base(url, settings), { estimateInputTokens: () => -3.5 }),
+    cases: ['token-count'],
+    names: /estimateInputTokens .*-3\.5.*non-negative integer/,
+  },
+  'count-fractional': {
+    create: (url, settings) => {
+      const inner = base(url, settings);
+      return wrap(inner, {
+        countInputTokens: async (request, options) => {
+          const counted = await inner.countInputTokens!(request, options);
+          return counted === undefined ? counted : counted + 0.5;
+        },
+      });
+    },
+    cases: ['token-count'],
+    names: /countInputTokens returned .*\.5/,
+  },
+  'count-drops-tools-and-system': {
+    create: (url, settings) => {
+      const inner = base(url, settings);
+      return wrap(inner, {
+        countInputTokens: (request, options) =>
+          inner.countInputTokens!(
+            {
+              ...request,
+              tools: undefined,
+              transcript: request.transcript.filter((item) => item.kind !== 'system'),
+            },
+            options,
+          ),
+      });
+    },
+    cases: ['token-count'],
+    names: /count.*(tools|system)/,
+  },
+  // ---- a declared capability's field must reach the wire
+  'declared-tools-silently-dropped': {
+    create: requestMap((request) => ({ ...request, tools: undefined, toolChoice: undefined })),
+    cases: ['request-fields'],
+    names: /tools .*never reached the wire/,
+  },
+  'declared-reasoning-silently-dropped': {
+    create: requestMap((request) => ({ ...request, reasoning: undefined })),
+    cases: ['reasoning'],
+    names: /reasoning .*never reached the wire/,
+  },
+  'maxOutputTokens-silently-changed': {
+    create: requestMap((request, adapter) => {
+      const limit = adapter.capabilities(request.model).maxOutputTokens;
+      return request.maxOutputTokens > 0 && request.maxOutputTokens <= limit
+        ? { ...request, maxOutputTokens: Math.min(limit, request.maxOutputTokens * 2) }
+        : request;
+    }),
+    cases: ['request-fields'],
+    names: /maxOutputTokens .*never reached the wire/,
+  },
+  'system-prompt-dropped': {
+    create: requestMap((request) => ({
+      ...request,
+      transcript: request.transcript.filter((item) => item.kind !== 'system' && item.kind !== 'developer'),
+    })),
+    cases: ['request-fields'],
+    names: /system .*never reached the wire/,
+  },
+  'temperature-and-stop-silently-dropped': {
+    create: requestMap((request) => ({
+      ...request,
+      temperature: undefined,
+      stopSequences: undefined,
+      topP: undefined,
+    })),
+    cases: ['request-fields'],
+    names: /(temperature|stopSequences) .*never reached the wire/,
+  },
+};
