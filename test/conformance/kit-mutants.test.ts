@@ -25,7 +25,6 @@ const pending = new Set<string>([
   'stream-403-misclassified',
   'non-transient-marked-retryable',
   'api-key-in-error-message',
-  'retries-beyond-maxRetries',
   'stream-never-retries',
   'auth-retried-when-retries-on',
   'retry-after-date-and-should-retry-ignored',

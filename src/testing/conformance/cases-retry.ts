@@ -57,12 +57,29 @@ export const retryCases: SuiteCase[] = [
     async run({ createAdapter, emulator, options, request }) {
       emulator.enqueue(protocolError(options.protocol, 'server_error'));
       emulator.enqueue(protocolError(options.protocol, 'server_error'));
-      const error = await rejection(
-        createAdapter({ maxRetries: 1, retryBaseDelay: 1 }).complete(request()),
-        'two server errors',
+      // A third attempt (beyond 1 + maxRetries) would get this success instead of failing.
+      emulator.enqueue({
+        type: 'scripted',
+        protocol: options.protocol,
+        content: [{ type: 'text', text: 'late' }],
+      });
+      const before = emulator.requests.length;
+      const outcome = await createAdapter({ maxRetries: 1, retryBaseDelay: 1 })
+        .complete(request())
+        .then(
+          () => undefined,
+          (error: unknown) => ({ error }),
+        );
+      emulator.clear();
+      const attempts = emulator.requests.length - before;
+      assert.equal(attempts, 2, `${attempts} attempts reached the wire; maxRetries 1 allows 1 + 1`);
+      assert.ok(outcome !== undefined, 'two server errors: expected the call to fail');
+      assert.equal(errorClassOf(outcome.error), 'server_error');
+      assert.equal(
+        (outcome.error as { retryable?: boolean }).retryable,
+        true,
+        'the last error is marked retryable',
       );
-      assert.equal(errorClassOf(error), 'server_error');
-      assert.equal((error as { retryable?: boolean }).retryable, true);
     },
   },
   {
