@@ -33,11 +33,6 @@ const pending = new Set<string>([
   'stream-ignores-pre-aborted-signal',
   'estimate-negative-fractional',
   'count-drops-tools-and-system',
-  'declared-tools-silently-dropped',
-  'declared-reasoning-silently-dropped',
-  'maxOutputTokens-silently-changed',
-  'system-prompt-dropped',
-  'temperature-and-stop-silently-dropped',
   // Caught, but the message does not name the violation yet (F21).
   'tool-deltas-not-json',
   'tool-deltas-dropped',

@@ -143,7 +143,20 @@ export const basicCases: SuiteCase[] = [
       const { events } = await collectStream(
         adapter.stream(request({ reasoning: { budgetTokens: 1024 }, maxOutputTokens: 4096 })),
       );
+      const withReasoning = emulator.requests.at(-1)?.body;
       assertStreamInvariants(events);
+      // The same request without reasoning must go out differently: the ask reached the wire.
+      emulator.enqueue({
+        type: 'scripted',
+        protocol: options.protocol,
+        content: [{ type: 'text', text: 'A.' }],
+      });
+      await adapter.stream(request({ maxOutputTokens: 4096 })).result();
+      assert.notDeepEqual(
+        withReasoning,
+        emulator.requests.at(-1)?.body,
+        'reasoning (budgetTokens 1024) never reached the wire: the body equals the one sent without it',
+      );
       const response = finishOf(events);
       assertFields(response.content[0], { type: 'reasoning', text: 'Let me think.' }, 'first part');
       assert.deepEqual(withoutMetadata(response.content).at(-1), { type: 'text', text: 'Answer.' });

@@ -12,6 +12,7 @@ import type { Emulator, ServedRequest } from '../emulator/types.ts';
 import { basicCases } from './cases-basic.ts';
 import { cancellationCases } from './cases-cancellation.ts';
 import { errorCases } from './cases-errors.ts';
+import { requestFieldCases } from './cases-request-fields.ts';
 import { retryCases } from './cases-retry.ts';
 import { tokenCountCases } from './cases-token-count.ts';
 import {
@@ -26,6 +27,7 @@ import {
 /** Every case, in the order they are registered. */
 export const suiteCases: readonly SuiteCase[] = [
   ...basicCases,
+  ...requestFieldCases,
   ...errorCases,
   ...retryCases,
   ...cancellationCases,

@@ -48,6 +48,7 @@ export const suiteCaseNames = [
   'cancel-consumer-break',
   'cancel-before-start',
   'capability-fail-cleanly',
+  'request-fields',
   'token-count',
 ] as const;
 
