@@ -29,7 +29,6 @@ const pending = new Set<string>([
   'auth-retried-when-retries-on',
   'retry-after-date-and-should-retry-ignored',
   'backoff-reported-not-waited',
-  'cancel-reported-but-upstream-keeps-running',
   'stream-ignores-pre-aborted-signal',
   'estimate-negative-fractional',
   'count-drops-tools-and-system',
@@ -39,7 +38,6 @@ const pending = new Set<string>([
   'plain-error-instead-of-class',
   'count-retried-on-5xx',
   'retry-after-ignored',
-  'signal-ignored',
   'count-fractional',
 ]);
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { createRequestId } from '../../core/ids.ts';
 import type { StreamEvent } from '../../core/events.ts';
-import type { EmulatorProtocolId, EmulatorScript } from '../emulator/types.ts';
+import type { EmulatorProtocolId, EmulatorScript, ServedRequest } from '../emulator/types.ts';
 import { assertStreamInvariants } from '../invariants.ts';
 import { assertFields, errorClassOf, finishOf, firstText, rejection } from './assertions.ts';
 import type { SuiteCase } from './types.ts';
@@ -23,12 +23,36 @@ function slowText(protocol: EmulatorProtocolId): EmulatorScript {
 
 const fullText = 'This sentence is long enough to be streamed in many small pieces.';
 
+/** How long after a cancellation the emulator may still be writing the response. */
+const closeBoundMs = 1_000;
+
+/**
+ * Asserts that the response the emulator began after `before` ended responses was closed by the
+ * client before it was fully written, within {@link closeBoundMs}: a cancellation aborts the HTTP
+ * request, it does not just stop reporting it (the provider would go on generating and billing).
+ */
+async function assertUpstreamClosed(
+  served: readonly ServedRequest[],
+  before: number,
+  how: string,
+): Promise<void> {
+  const deadline = performance.now() + closeBoundMs;
+  while (served.length <= before && performance.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  const response = served[before];
+  assert.ok(
+    response !== undefined && !response.complete,
+    `${how}: the upstream request was not closed (${response === undefined ? `still open ${closeBoundMs} ms later` : 'the emulator wrote the whole response'})`,
+  );
+}
+
 export const cancellationCases: SuiteCase[] = [
   {
     name: 'cancel-signal',
     title: "the caller's signal aborting mid-stream finishes cancelled with the partial content",
-    async run({ adapter, emulator, options, request }) {
+    async run({ adapter, emulator, options, request, served }) {
       emulator.enqueue(slowText(options.protocol));
+      const before = served.length;
       const controller = new AbortController();
       const events: StreamEvent[] = [];
       for await (const event of adapter.stream(request(), { signal: controller.signal })) {
@@ -37,16 +61,18 @@ export const cancellationCases: SuiteCase[] = [
       }
       assertStreamInvariants(events);
       const response = finishOf(events);
-      assert.equal(response.finishReason, 'cancelled');
+      assert.equal(response.finishReason, 'cancelled', 'the finish reason after the signal aborted');
       const kept = firstText(response);
       assert.ok(kept.length > 0 && kept.length < fullText.length, 'the text received is kept, and only that');
+      await assertUpstreamClosed(served, before, 'after the signal aborted');
     },
   },
   {
     name: 'cancel-request-id',
     title: 'cancel(requestId) mid tool call closes the call with what arrived; cancel reports true once',
     applies: (declared) => declared.tools,
-    async run({ adapter, emulator, options, request }) {
+    async run({ adapter, declared, emulator, options, request, served }) {
+      const before = served.length;
       // Slow events, no stall: an adapter that ignores cancel() simply completes and fails the checks.
       emulator.enqueue({
         type: 'scripted',
@@ -77,18 +103,22 @@ export const cancellationCases: SuiteCase[] = [
       const call = response.content.find((part) => part.type === 'tool-call');
       assertFields(call, { type: 'tool-call', name: 'get_weather' }, 'the call cut short');
       assert.equal((await stream.result()).finishReason, 'cancelled');
+      // A call sent whole (no streaming tool calls) arrives with the response's last event: nothing left to close.
+      if (declared.streamingToolCalls) await assertUpstreamClosed(served, before, 'after cancel(requestId)');
     },
   },
   {
     name: 'cancel-consumer-break',
     title: 'a consumer that stops iterating cancels the request',
-    async run({ adapter, emulator, options, request }) {
+    async run({ adapter, emulator, options, request, served }) {
       emulator.enqueue(slowText(options.protocol));
+      const before = served.length;
       const stream = adapter.stream(request());
       for await (const event of stream) {
         if (event.type === 'text-delta') break;
       }
       assert.equal((await stream.result()).finishReason, 'cancelled');
+      await assertUpstreamClosed(served, before, 'after the consumer stopped iterating');
     },
   },
   {
