@@ -24,7 +24,6 @@ const pending = new Set<string>([
   'duck-typed-error-not-AdapterError',
   'stream-403-misclassified',
   'non-transient-marked-retryable',
-  'api-key-in-error-message',
   'stream-never-retries',
   'auth-retried-when-retries-on',
   'retry-after-date-and-should-retry-ignored',

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import type { StreamEvent } from '../../core/events.ts';
 import type { CanonicalResponse } from '../../core/request.ts';
 import type { Part } from '../../core/transcript.ts';
+import type { RecordedRequest } from '../emulator/types.ts';
+import type { MemoryLogger } from './types.ts';
 
 /** Asserts that `actual` has each field of `expected` (deep-equal per field), naming the field. */
 export function assertFields(actual: unknown, expected: Record<string, unknown>, what: string): void {
@@ -55,4 +57,67 @@ export function withoutMetadata(content: readonly Part[]): Part[] {
     const { metadata: _metadata, ...rest } = part;
     return rest as Part;
   });
+}
+
+/** Headers that carry an API key or a bearer token. */
+const credentialHeaders = ['x-api-key', 'api-key', 'x-goog-api-key', 'authorization'];
+
+/** The credentials these requests carried (API keys, bearer tokens, a `key` query parameter). */
+export function credentialsOf(requests: readonly RecordedRequest[]): string[] {
+  const found = new Set<string>();
+  for (const request of requests) {
+    for (const name of credentialHeaders) {
+      const value = request.headers[name];
+      if (value === undefined) continue;
+      // A SigV4 `authorization` holds a signature, not a key: only bearer tokens and plain keys count.
+      const secret = name === 'authorization' ? /^Bearer\s+(.+)$/i.exec(value)?.[1] : value;
+      if (secret !== undefined && secret.trim().length >= 4) found.add(secret.trim());
+    }
+    const key = request.query.key;
+    if (key !== undefined && key.length >= 4) found.add(key);
+  }
+  return [...found];
+}
+
+/** The texts an error shows: message, provider message, `String()`, JSON, through its cause chain. */
+function errorTexts(error: unknown): string[] {
+  const texts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth++) {
+    const fields = typeof current === 'object' ? (current as Record<string, unknown>) : {};
+    texts.push(String(current), String(fields.message ?? ''), String(fields.providerMessage ?? ''));
+    try {
+      texts.push(JSON.stringify(current) ?? '');
+    } catch {
+      // A cycle: the other texts still count.
+    }
+    current = fields.cause;
+  }
+  return texts;
+}
+
+/**
+ * Asserts that no credential appears in the error (cause chain included) or in the WARN lines
+ * logged from `warningsFrom` on.
+ */
+export function assertNoCredential(
+  error: unknown,
+  credentials: readonly string[],
+  logger: MemoryLogger,
+  warningsFrom: number,
+  what: string,
+): void {
+  const logged = logger.entries
+    .slice(warningsFrom)
+    .map((entry) => `${entry.message} ${JSON.stringify(entry.fields)}`);
+  for (const secret of credentials) {
+    assert.ok(
+      !errorTexts(error).some((text) => text.includes(secret)),
+      `${what}: the API key or token sent to the provider appears in the error (message, cause or JSON)`,
+    );
+    assert.ok(
+      !logged.some((text) => text.includes(secret)),
+      `${what}: the API key or token sent to the provider appears in a WARN line`,
+    );
+  }
 }

@@ -5,7 +5,7 @@ import { collectStream } from '../collect.ts';
 import { protocolError, responseErrorClasses } from '../emulator/protocol-errors.ts';
 import type { EmulatorProtocolId, JsonScript } from '../emulator/types.ts';
 import { assertStreamInvariants } from '../invariants.ts';
-import { errorClassOf, finishOf, rejection } from './assertions.ts';
+import { assertNoCredential, credentialsOf, errorClassOf, finishOf, rejection } from './assertions.ts';
 import type { SuiteCase } from './types.ts';
 
 /** A port nothing listens on (connection refused). */
@@ -14,7 +14,9 @@ const closedPort = 'http://127.0.0.1:1';
 const bodyClassCases: SuiteCase[] = responseErrorClasses.map((errorClass) => ({
   name: 'error-classes',
   title: `classifies the protocol's ${errorClass} response, streamed and complete()`,
-  async run({ adapter, emulator, options, request }) {
+  async run({ adapter, emulator, logger, options, request }) {
+    const before = emulator.requests.length;
+    const warningsFrom = logger.entries.length;
     emulator.enqueue(protocolError(options.protocol, errorClass));
     const { events, error } = await collectStream(adapter.stream(request()));
     assert.equal(errorClassOf(error), errorClass);
@@ -22,7 +24,11 @@ const bodyClassCases: SuiteCase[] = responseErrorClasses.map((errorClass) => ({
     assertStreamInvariants(events);
     assert.equal(finishOf(events).finishReason, 'error');
     emulator.enqueue(protocolError(options.protocol, errorClass));
-    assert.equal(errorClassOf(await rejection(adapter.complete(request()), errorClass)), errorClass);
+    const completeError = await rejection(adapter.complete(request()), errorClass);
+    assert.equal(errorClassOf(completeError), errorClass);
+    const credentials = credentialsOf(emulator.requests.slice(before));
+    assertNoCredential(error, credentials, logger, warningsFrom, `stream() ${errorClass}`);
+    assertNoCredential(completeError, credentials, logger, warningsFrom, `complete() ${errorClass}`);
   },
 }));
 
