@@ -18,7 +18,6 @@ const pending = new Set<string>([
   'reasoning-signature-dropped',
   'max-tokens-reported-completed',
   'result-differs-from-finish',
-  'stream-swallows-truncation',
   'complete-usage-negative-nan',
   'complete-tool-ids-not-canonical',
   'duck-typed-error-not-AdapterError',

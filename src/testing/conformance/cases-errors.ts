@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { ErrorClass } from '../../core/errors/error-class.ts';
 import { collectStream } from '../collect.ts';
 import { protocolError, responseErrorClasses } from '../emulator/protocol-errors.ts';
-import type { EmulatorProtocolId, JsonScript } from '../emulator/types.ts';
+import type { EmulatorFault, EmulatorProtocolId, JsonScript } from '../emulator/types.ts';
 import { assertStreamInvariants } from '../invariants.ts';
 import { assertNoCredential, credentialsOf, errorClassOf, finishOf, rejection } from './assertions.ts';
 import type { SuiteCase } from './types.ts';
@@ -100,4 +100,42 @@ const edgeCases: SuiteCase[] = [
   },
 ];
 
-export const errorCases: SuiteCase[] = [...bodyClassCases, ...otherClassCases, ...edgeCases];
+const truncationCases: SuiteCase[] = [
+  {
+    name: 'stream-truncation',
+    title:
+      'a stream cut mid-body, before or after the first text, ends as a network failure, never completed',
+    async run({ adapter, emulator, options, request }) {
+      const text = 'This answer is cut short by the connection dropping in the middle of it.';
+      const cuts: Array<[string, EmulatorFault]> = [
+        ['before the first text', { disconnectAfterBytes: 10 }],
+        ['after the first text', { disconnectAfterEvents: 6 }],
+      ];
+      for (const [label, fault] of cuts) {
+        emulator.enqueue({
+          type: 'scripted',
+          protocol: options.protocol,
+          content: [{ type: 'text', text }],
+          chunkSize: 4,
+          fault,
+        });
+        const { events, error } = await collectStream(adapter.stream(request()));
+        assertStreamInvariants(events);
+        const finishReason = finishOf(events).finishReason;
+        assert.equal(finishReason, 'error', `stream cut ${label}: finish reason ${finishReason}, not error`);
+        assert.equal(
+          errorClassOf(error),
+          'network',
+          `stream cut ${label}: the error is not classified network`,
+        );
+      }
+    },
+  },
+];
+
+export const errorCases: SuiteCase[] = [
+  ...bodyClassCases,
+  ...otherClassCases,
+  ...edgeCases,
+  ...truncationCases,
+];

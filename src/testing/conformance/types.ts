@@ -39,6 +39,7 @@ export const suiteCaseNames = [
   'reasoning',
   'error-classes',
   'status-edge-cases',
+  'stream-truncation',
   'retry',
   'retry-exhausted',
   'retry-after',
