@@ -2,35 +2,48 @@
 import assert from 'node:assert/strict';
 import { createRequestId } from '../../core/ids.ts';
 import type { StreamEvent } from '../../core/events.ts';
-import type { EmulatorProtocolId, EmulatorScript, ServedRequest } from '../emulator/types.ts';
+import type { Emulator, EmulatorProtocolId, EmulatorScript, ServedRequest } from '../emulator/types.ts';
 import { assertStreamInvariants } from '../invariants.ts';
 import { assertFields, errorClassOf, finishOf, firstText, rejection } from './assertions.ts';
 import type { SuiteCase } from './types.ts';
 
+const fullText = 'This sentence is long enough to be streamed in many small pieces. '.repeat(3).trim();
+
 /**
- * A text answer streamed slowly in small pieces. No stall: an adapter that ignores the cancellation
- * completes the answer and fails the checks instead of hanging the suite.
+ * A text answer streamed slowly in small pieces (about 50 of them, 20 ms apart: a second of writing,
+ * so a client that cancels early, however loaded the machine, closes the response before the
+ * emulator has written it all). No stall: an adapter that ignores the cancellation completes the
+ * answer and fails the checks instead of hanging the suite.
  */
 function slowText(protocol: EmulatorProtocolId): EmulatorScript {
   return {
     type: 'scripted',
     protocol,
-    content: [{ type: 'text', text: 'This sentence is long enough to be streamed in many small pieces.' }],
+    content: [{ type: 'text', text: fullText }],
     chunkSize: 4,
-    fault: { dripMs: 15 },
+    fault: { dripMs: 20 },
   };
 }
 
-const fullText = 'This sentence is long enough to be streamed in many small pieces.';
-
 /** How long after a cancellation the emulator may still be writing the response. */
-const closeBoundMs = 1_000;
+const closeBoundMs = 1_500;
 
 /**
  * Asserts that the response the emulator began after `before` ended responses was closed by the
  * client before it was fully written, within {@link closeBoundMs}: a cancellation aborts the HTTP
  * request, it does not just stop reporting it (the provider would go on generating and billing).
  */
+/**
+ * Waits (within {@link closeBoundMs}) until every response the emulator began has ended, and returns
+ * how many ended: the next one to end is then the next request's.
+ */
+async function settled(served: readonly ServedRequest[], emulator: Emulator): Promise<number> {
+  const deadline = performance.now() + closeBoundMs;
+  while (served.length < emulator.requests.length && performance.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  return served.length;
+}
+
 async function assertUpstreamClosed(
   served: readonly ServedRequest[],
   before: number,
@@ -52,7 +65,7 @@ export const cancellationCases: SuiteCase[] = [
     title: "the caller's signal aborting mid-stream finishes cancelled with the partial content",
     async run({ adapter, emulator, options, request, served }) {
       emulator.enqueue(slowText(options.protocol));
-      const before = served.length;
+      const before = await settled(served, emulator);
       const controller = new AbortController();
       const events: StreamEvent[] = [];
       for await (const event of adapter.stream(request(), { signal: controller.signal })) {
@@ -72,7 +85,7 @@ export const cancellationCases: SuiteCase[] = [
     title: 'cancel(requestId) mid tool call closes the call with what arrived; cancel reports true once',
     applies: (declared) => declared.tools,
     async run({ adapter, declared, emulator, options, request, served }) {
-      const before = served.length;
+      const before = await settled(served, emulator);
       // Slow events, no stall: an adapter that ignores cancel() simply completes and fails the checks.
       emulator.enqueue({
         type: 'scripted',
@@ -112,7 +125,7 @@ export const cancellationCases: SuiteCase[] = [
     title: 'a consumer that stops iterating cancels the request',
     async run({ adapter, emulator, options, request, served }) {
       emulator.enqueue(slowText(options.protocol));
-      const before = served.length;
+      const before = await settled(served, emulator);
       const stream = adapter.stream(request());
       for await (const event of stream) {
         if (event.type === 'text-delta') break;
