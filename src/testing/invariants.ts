@@ -178,6 +178,16 @@ function checkCompletedIsWhole(events: readonly StreamEvent[], violations: strin
 }
 
 /** Every bucket a non-negative integer, and reasoning part of output (never more than it). */
+/**
+ * What is wrong with a usage record (`complete()`'s or a stream's): every token bucket a
+ * non-negative integer, reasoning within output. Empty when nothing is.
+ */
+export function findUsageViolations(usage: Usage | undefined, at: string): string[] {
+  const violations: string[] = [];
+  checkUsage(usage, at, violations);
+  return violations;
+}
+
 function checkUsage(usage: Usage | undefined, at: string, violations: string[]): void {
   if (usage === undefined || usage === null) {
     violations.push(`${at}: usage is missing`);

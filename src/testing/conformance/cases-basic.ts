@@ -4,10 +4,19 @@ import { accumulateResponse } from '../../core/accumulator.ts';
 import type { Item } from '../../core/transcript.ts';
 import { collectStream } from '../collect.ts';
 import type { EmulatorProtocolId, EmulatorScript } from '../emulator/types.ts';
-import { assertStreamInvariants } from '../invariants.ts';
+import { assertStreamInvariants, findUsageViolations } from '../invariants.ts';
 import { assertFields, finishOf, rejection, withoutMetadata } from './assertions.ts';
 import type { SuiteCase } from './types.ts';
 import { parseJson } from '../../core/json-text.ts';
+
+/** Parsed JSON, or the text itself when it is not JSON (so a comparison fails with a message, not a SyntaxError). */
+function parseJsonOrText(text: string): unknown {
+  try {
+    return parseJson(text);
+  } catch {
+    return text;
+  }
+}
 
 const textScript = (protocol: EmulatorProtocolId): EmulatorScript => ({
   type: 'scripted',
@@ -25,10 +34,21 @@ export const basicCases: SuiteCase[] = [
     title: 'streams text under the stream contract, and complete() returns the same response',
     async run({ adapter, emulator, logger, options, request }) {
       emulator.enqueue(textScript(options.protocol));
-      const { events, error } = await collectStream(adapter.stream(request()));
+      const stream = adapter.stream(request());
+      const { events, error } = await collectStream(stream);
       assert.equal(error, undefined);
       assertStreamInvariants(events);
       const streamed = finishOf(events);
+      assert.equal(
+        streamed.provider,
+        adapter.name,
+        `streamed finish: provider ${streamed.provider}, not the adapter's ${adapter.name}`,
+      );
+      assert.deepEqual(
+        await stream.result(),
+        streamed,
+        'result() after the stream differs from its finish event',
+      );
       assert.deepEqual(withoutMetadata(streamed.content), [
         { type: 'text', text: 'Hello there, how can I help?' },
       ]);
@@ -46,6 +66,7 @@ export const basicCases: SuiteCase[] = [
       assert.deepEqual(withoutMetadata(completed.content), withoutMetadata(streamed.content));
       assert.equal(completed.finishReason, streamed.finishReason);
       assertFields(completed.usage, { input: 11, output: 7 }, 'complete() usage');
+      assert.deepEqual(findUsageViolations(completed.usage, 'complete() usage'), []);
       assert.equal(completed.provider, adapter.name);
     },
   },
@@ -53,7 +74,7 @@ export const basicCases: SuiteCase[] = [
     name: 'tool-call',
     title: 'streams a tool call: raw fragments, parsed input, finish reason tool-call, canonical id',
     applies: (declared) => declared.tools,
-    async run({ adapter, emulator, options, request }) {
+    async run({ adapter, declared, emulator, options, request }) {
       const input = {
         city: 'Paris',
         days: 3,
@@ -61,12 +82,13 @@ export const basicCases: SuiteCase[] = [
         exact: true,
         note: null,
       };
-      emulator.enqueue({
+      const toolScript: EmulatorScript = {
         type: 'scripted',
         protocol: options.protocol,
         content: [{ type: 'tool-call', name: 'get_weather', input }],
         chunkSize: 5,
-      });
+      };
+      emulator.enqueue(toolScript);
       const tools = [{ name: 'get_weather', inputSchema: { type: 'object' } }];
       const { events, error } = await collectStream(adapter.stream(request({ tools })));
       assert.equal(error, undefined);
@@ -78,7 +100,26 @@ export const basicCases: SuiteCase[] = [
       assertFields(call, { name: 'get_weather', input }, 'tool call');
       assert.match(call.id, /^tu_/);
       const fragments = events.flatMap((event) => (event.type === 'tool-call-delta' ? [event.delta] : []));
-      if (fragments.length > 0) assert.deepEqual(parseJson(fragments.join('')), input);
+      if (declared.streamingToolCalls)
+        assert.ok(
+          fragments.length > 0,
+          'the adapter declares streamingToolCalls, but no tool-call-delta arrived',
+        );
+      if (fragments.length > 0)
+        assert.deepEqual(
+          parseJsonOrText(fragments.join('')),
+          input,
+          'the tool-call-delta fragments do not join into the final input',
+        );
+      emulator.enqueue(toolScript);
+      const completed = await adapter.complete(request({ tools }));
+      const completedCall = completed.content.find((part) => part.type === 'tool-call');
+      assert.ok(completedCall?.type === 'tool-call', 'complete(): a tool-call part');
+      assert.match(
+        completedCall.id,
+        /^tu_/,
+        `complete() tool call id ${completedCall.id} is not canonical (tu_…, minted for every call)`,
+      );
     },
   },
   {
@@ -159,6 +200,15 @@ export const basicCases: SuiteCase[] = [
       );
       const response = finishOf(events);
       assertFields(response.content[0], { type: 'reasoning', text: 'Let me think.' }, 'first part');
+      // Chat Completions has no reasoning signature; every other protocol sends one back with the next
+      // turn: a signature (Anthropic, Gemini) or encrypted content (OpenAI Responses: the part's data).
+      if (options.protocol !== 'openai-chat') {
+        const kept = response.content[0] as { signature?: string; data?: string };
+        assert.ok(
+          kept.signature === 'sig-abc' || kept.data === 'sig-abc',
+          'the reasoning signature the provider sent (sig-abc) was not kept',
+        );
+      }
       assert.deepEqual(withoutMetadata(response.content).at(-1), { type: 'text', text: 'Answer.' });
     },
   },
