@@ -15,9 +15,6 @@ const suite = { protocol: 'anthropic-messages', model: 'anthropic:claude-sonnet-
 const pending = new Set<string>([
   'stream-finish-reason-outside-enum',
   'max-tokens-reported-completed',
-  'duck-typed-error-not-AdapterError',
-  'stream-403-misclassified',
-  'non-transient-marked-retryable',
   'stream-never-retries',
   'auth-retried-when-retries-on',
   'retry-after-date-and-should-retry-ignored',
@@ -26,7 +23,6 @@ const pending = new Set<string>([
   'estimate-negative-fractional',
   'count-drops-tools-and-system',
   // Caught, but the message does not name the violation yet (F21).
-  'plain-error-instead-of-class',
   'count-retried-on-5xx',
   'retry-after-ignored',
   'count-fractional',

@@ -1,5 +1,6 @@
 /** Small assertions on top of `node:assert` (the kit must not depend on one test framework). */
 import assert from 'node:assert/strict';
+import { AdapterError } from '../../core/errors/adapter-error.ts';
 import type { StreamEvent } from '../../core/events.ts';
 import type { CanonicalResponse } from '../../core/request.ts';
 import type { Part } from '../../core/transcript.ts';
@@ -37,11 +38,31 @@ export async function rejection(promise: Promise<unknown>, what: string): Promis
   assert.fail(`${what}: expected the call to fail`);
 }
 
-/** The `errorClass` of a caught error (undefined when it has none). */
-export function errorClassOf(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null
-    ? ((error as { errorClass?: string }).errorClass ?? undefined)
-    : undefined;
+/**
+ * The `errorClass` of a caught error, which must be an `AdapterError` (contract §6.1: routers and
+ * the `is*Error` guards recognize nothing else); undefined when nothing was thrown.
+ */
+export function errorClassOf(error: unknown, what = 'the error'): string | undefined {
+  if (error === undefined) return undefined;
+  assert.ok(
+    AdapterError.isInstance(error),
+    `${what}: ${error instanceof Error ? `${error.name} (${error.message})` : String(error)} is not an AdapterError`,
+  );
+  return error.errorClass;
+}
+
+/** Classes an adapter must never mark retryable: the same request fails the same way again. */
+const finalClasses: readonly string[] = ['auth', 'invalid_request', 'context_overflow'];
+
+/** Asserts an `AdapterError` of `errorClass`, marked retryable only where the class is transient. */
+export function assertClassified(error: unknown, errorClass: string, what: string): void {
+  assert.equal(errorClassOf(error, what), errorClass, `${what}: error class`);
+  if (finalClasses.includes(errorClass))
+    assert.equal(
+      (error as AdapterError).retryable,
+      false,
+      `${what}: a ${errorClass} error is marked retryable (the same request would fail again)`,
+    );
 }
 
 /** The text of the first text part, or '' when there is none. */

@@ -5,7 +5,14 @@ import { collectStream } from '../collect.ts';
 import { protocolError, responseErrorClasses } from '../emulator/protocol-errors.ts';
 import type { EmulatorFault, EmulatorProtocolId, JsonScript } from '../emulator/types.ts';
 import { assertStreamInvariants } from '../invariants.ts';
-import { assertNoCredential, credentialsOf, errorClassOf, finishOf, rejection } from './assertions.ts';
+import {
+  assertClassified,
+  assertNoCredential,
+  credentialsOf,
+  errorClassOf,
+  finishOf,
+  rejection,
+} from './assertions.ts';
 import type { SuiteCase } from './types.ts';
 
 /** A port nothing listens on (connection refused). */
@@ -19,13 +26,13 @@ const bodyClassCases: SuiteCase[] = responseErrorClasses.map((errorClass) => ({
     const warningsFrom = logger.entries.length;
     emulator.enqueue(protocolError(options.protocol, errorClass));
     const { events, error } = await collectStream(adapter.stream(request()));
-    assert.equal(errorClassOf(error), errorClass);
+    assertClassified(error, errorClass, `stream() ${errorClass}`);
     assert.equal((error as { provider?: string }).provider, adapter.name);
     assertStreamInvariants(events);
     assert.equal(finishOf(events).finishReason, 'error');
     emulator.enqueue(protocolError(options.protocol, errorClass));
     const completeError = await rejection(adapter.complete(request()), errorClass);
-    assert.equal(errorClassOf(completeError), errorClass);
+    assertClassified(completeError, errorClass, `complete() ${errorClass}`);
     const credentials = credentialsOf(emulator.requests.slice(before));
     assertNoCredential(error, credentials, logger, warningsFrom, `stream() ${errorClass}`);
     assertNoCredential(completeError, credentials, logger, warningsFrom, `complete() ${errorClass}`);
@@ -93,8 +100,15 @@ const edgeCases: SuiteCase[] = [
     async run({ adapter, emulator, options, request }) {
       for (const [label, script, errorClass] of statusEdgeCases(options.protocol)) {
         emulator.enqueue(script);
-        const error = await rejection(adapter.complete(request()), label);
-        assert.deepEqual([label, errorClassOf(error)], [label, errorClass]);
+        assertClassified(
+          await rejection(adapter.complete(request()), label),
+          errorClass,
+          `complete() ${label}`,
+        );
+        emulator.enqueue(script);
+        const { events, error } = await collectStream(adapter.stream(request()));
+        assertClassified(error, errorClass, `stream() ${label}`);
+        assertStreamInvariants(events);
       }
     },
   },
