@@ -15,17 +15,10 @@ const suite = { protocol: 'anthropic-messages', model: 'anthropic:claude-sonnet-
 const pending = new Set<string>([
   'stream-finish-reason-outside-enum',
   'max-tokens-reported-completed',
-  'stream-never-retries',
-  'auth-retried-when-retries-on',
-  'retry-after-date-and-should-retry-ignored',
-  'backoff-reported-not-waited',
   'stream-ignores-pre-aborted-signal',
   'estimate-negative-fractional',
   'count-drops-tools-and-system',
   // Caught, but the message does not name the violation yet (F21).
-  'count-retried-on-5xx',
-  'retry-after-ignored',
-  'count-fractional',
 ]);
 
 const targeted = suiteCaseNames.filter((name) =>

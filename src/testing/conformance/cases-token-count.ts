@@ -28,8 +28,12 @@ export const tokenCountCases: SuiteCase[] = [
         );
         return assert.deepEqual(asked, []);
       }
-      assert.equal(asked.length, 1);
-      assert.equal(counted, emulatedTokenCount(asked[0]!.body));
+      assert.equal(asked.length, 1, 'one request to the count endpoint');
+      assert.equal(
+        counted,
+        emulatedTokenCount(asked[0]!.body),
+        `countInputTokens returned ${counted}, not the count endpoint's number`,
+      );
       emulator.setCountScript(protocolError(options.protocol, 'server_error'));
       try {
         await assert.rejects(adapter.countInputTokens(request()), (error: unknown) => {
@@ -37,7 +41,7 @@ export const tokenCountCases: SuiteCase[] = [
           assert.equal(error.errorClass, 'server_error');
           return true;
         });
-        assert.equal(emulator.requests.length, before + 2);
+        assert.equal(emulator.requests.length, before + 2, 'a count that failed with a 5xx is never retried');
       } finally {
         emulator.setCountScript(undefined);
       }

@@ -383,7 +383,7 @@ export const mutants: Record<string, Mutant> = {
       });
     },
     cases: ['token-count'],
-    names: /count .*5xx.* retried/,
+    names: /count that failed with a 5xx is never retried/,
   },
   'retry-after-ignored': {
     create: (url, settings) =>
