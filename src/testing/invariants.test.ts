@@ -42,6 +42,21 @@ describe('assertStreamInvariants', () => {
     expect(() => assertStreamInvariants(validStream())).not.toThrow();
   });
 
+  it('flags a finish reason outside the closed set', () => {
+    for (const reason of ['length', 'stop', 'end_turn', '']) {
+      const events = validStream();
+      const last = events.at(-1)!;
+      if (last.type !== 'finish') throw new Error('the valid stream ends with finish');
+      events[events.length - 1] = {
+        ...last,
+        response: { ...last.response, finishReason: reason as 'other' },
+      };
+      expect(findStreamViolations(events)).toEqual([
+        `event ${events.length - 1} (finish): finish reason "${reason}" is not one of completed, tool-call, max-tokens, stop-sequence, content-filter, cancelled, error, other`,
+      ]);
+    }
+  });
+
   it('throws a StreamInvariantError listing the violations', () => {
     const events = validStream().slice(1);
     expect(() => assertStreamInvariants(events)).toThrow(StreamInvariantError);

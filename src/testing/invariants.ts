@@ -1,5 +1,6 @@
 /** `assertStreamInvariants`: checks an event list against the stream contract (docs/contract.md §5.2). */
 
+import { finishReasons } from '../core/finish-reason.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { ResponseAccumulator } from '../core/accumulator.ts';
 import type { StreamEvent } from '../core/events.ts';
@@ -95,6 +96,10 @@ export function findStreamViolations(events: readonly StreamEvent[]): string[] {
         return;
       case 'finish':
         finishes++;
+        if (!(finishReasons as readonly string[]).includes(event.response.finishReason))
+          violations.push(
+            `${at}: finish reason "${String(event.response.finishReason)}" is not one of ${finishReasons.join(', ')}`,
+          );
         checkUsage(event.response.usage, `${at}: response`, violations);
         return;
       case 'message-start':

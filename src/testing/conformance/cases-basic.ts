@@ -25,6 +25,17 @@ const textScript = (protocol: EmulatorProtocolId): EmulatorScript => ({
   usage: { input: 11, output: 7 },
 });
 
+/** Each protocol's wire value for a reply stopped by the output cap. */
+const maxTokensStops: Record<EmulatorProtocolId, string> = {
+  'anthropic-messages': 'max_tokens',
+  'vertex-anthropic': 'max_tokens',
+  'bedrock-invoke': 'max_tokens',
+  'bedrock-converse': 'max_tokens',
+  'openai-chat': 'length',
+  'openai-responses': 'max_output_tokens',
+  gemini: 'MAX_TOKENS',
+};
+
 /** The id the emulator issues in the tool-id case: valid under every provider's id rule (9 alphanumerics). */
 const issuedToolId = 'Abc123xyz';
 
@@ -210,6 +221,35 @@ export const basicCases: SuiteCase[] = [
         );
       }
       assert.deepEqual(withoutMetadata(response.content).at(-1), { type: 'text', text: 'Answer.' });
+    },
+  },
+  {
+    name: 'finish-reasons',
+    title: "maps the protocol's max-tokens stop to finish reason max-tokens, streamed and complete()",
+    async run({ adapter, emulator, options, request }) {
+      const wire = maxTokensStops[options.protocol];
+      const script: EmulatorScript = {
+        type: 'scripted',
+        protocol: options.protocol,
+        content: [{ type: 'text', text: 'Cut at the output' }],
+        finishReason: wire,
+      };
+      emulator.enqueue(script);
+      const { events } = await collectStream(adapter.stream(request()));
+      assertStreamInvariants(events);
+      const streamed = finishOf(events).finishReason;
+      assert.equal(
+        streamed,
+        'max-tokens',
+        `the provider stopped at max_tokens ("${wire}"): streamed finish reason ${streamed}, not max-tokens`,
+      );
+      emulator.enqueue(script);
+      const completed = (await adapter.complete(request())).finishReason;
+      assert.equal(
+        completed,
+        'max-tokens',
+        `the provider stopped at max_tokens ("${wire}"): complete() finish reason ${completed}, not max-tokens`,
+      );
     },
   },
   {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createRequestId } from '../../core/ids.ts';
 import type { StreamEvent } from '../../core/events.ts';
 import type { Emulator, EmulatorProtocolId, EmulatorScript, ServedRequest } from '../emulator/types.ts';
+import { collectStream } from '../collect.ts';
 import { assertStreamInvariants } from '../invariants.ts';
 import { assertFields, errorClassOf, finishOf, firstText, rejection } from './assertions.ts';
 import type { SuiteCase } from './types.ts';
@@ -145,6 +146,18 @@ export const cancellationCases: SuiteCase[] = [
       );
       assert.equal(errorClassOf(error), 'cancelled');
       assert.equal(emulator.requests.length, before, 'nothing reached the wire');
+      // A stream reports a cancellation as its finish reason (or fails with a cancelled error).
+      const streamed = await collectStream(adapter.stream(request(), { signal: AbortSignal.abort() }));
+      const outcome =
+        streamed.error === undefined
+          ? finishOf(streamed.events).finishReason
+          : errorClassOf(streamed.error, 'stream() with an aborted signal');
+      assert.equal(outcome, 'cancelled', `stream() with an aborted signal ended ${outcome}, not cancelled`);
+      assert.equal(
+        emulator.requests.length,
+        before,
+        'stream() with an aborted signal: nothing reached the wire',
+      );
       assert.equal(adapter.cancel('no-such-request'), false);
     },
   },

@@ -4,6 +4,8 @@ import { AdapterError } from '../../core/errors/adapter-error.ts';
 import { emulatedTokenCount } from '../emulator/builtin.ts';
 import { protocolError } from '../emulator/protocol-errors.ts';
 import { emulatorProtocols } from '../emulator/protocols.ts';
+import type { CanonicalRequest } from '../../core/request.ts';
+import { systemText, userText } from '../../core/transcript.ts';
 import type { SuiteCase } from './types.ts';
 
 export const tokenCountCases: SuiteCase[] = [
@@ -11,8 +13,16 @@ export const tokenCountCases: SuiteCase[] = [
     name: 'token-count',
     title:
       'countInputTokens (where the adapter has it): one call to the count endpoint, its number returned; a 5xx rejects classified, never retried',
-    async run({ emulator, options, request, createAdapter }) {
+    async run({ declared, emulator, options, request, createAdapter }) {
       const adapter = createAdapter({ maxRetries: 2 });
+      const estimated = adapter.estimateInputTokens({
+        transcript: request().transcript,
+        model: options.model,
+      });
+      assert.ok(
+        Number.isInteger(estimated) && estimated >= 0,
+        `estimateInputTokens returned ${estimated}, not a non-negative integer`,
+      );
       if (adapter.countInputTokens === undefined) return;
       const before = emulator.requests.length;
       const counted = await adapter.countInputTokens(request());
@@ -44,6 +54,24 @@ export const tokenCountCases: SuiteCase[] = [
         assert.equal(emulator.requests.length, before + 2, 'a count that failed with a 5xx is never retried');
       } finally {
         emulator.setCountScript(undefined);
+      }
+      // The count is built from the request the generation would send: tools and system included.
+      const fuller: Partial<CanonicalRequest> = {};
+      if (declared.tools)
+        fuller.tools = [
+          {
+            name: 'lookup_weather',
+            inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
+          },
+        ];
+      if (declared.systemPrompt)
+        fuller.transcript = [systemText('Answer in one short sentence, please.'), userText('Hello')];
+      if (Object.keys(fuller).length > 0) {
+        const withMore = await adapter.countInputTokens(request(fuller));
+        assert.ok(
+          withMore !== undefined && withMore > counted,
+          `the count with tools and a system prompt (${withMore}) is not above the count without them (${counted})`,
+        );
       }
     },
   },

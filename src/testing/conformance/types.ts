@@ -37,6 +37,7 @@ export const suiteCaseNames = [
   'tool-call',
   'tool-id-round-trip',
   'reasoning',
+  'finish-reasons',
   'error-classes',
   'status-edge-cases',
   'stream-truncation',
