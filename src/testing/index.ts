@@ -46,7 +46,12 @@ export {
   type ServedRequest,
   startEmulator,
 } from './emulator/index.ts';
-export { assertStreamInvariants, findStreamViolations, StreamInvariantError } from './invariants.ts';
+export {
+  assertStreamInvariants,
+  findStreamViolations,
+  findUsageViolations,
+  StreamInvariantError,
+} from './invariants.ts';
 export {
   allCapabilities,
   createScriptedAdapter,
