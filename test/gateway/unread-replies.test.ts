@@ -54,8 +54,9 @@ describe('a whole reply its client never reads', () => {
         socket.pause();
         await served;
         // The reply is written (its first bytes wait in the paused socket's buffer), not read: the
-        // key's one place is still held.
-        await expect.poll(() => socket.readableLength).toBeGreaterThan(0);
+        // key's one place is still held. (Written once the gateway has turned 8 MB of upstream reply
+        // into its own: under load that took more than poll's default second, so the wait is wide.)
+        await expect.poll(() => socket.readableLength, { timeout: 10_000 }).toBeGreaterThan(0);
         harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Second.' }] });
         expect(await chat()).toBe(429);
         expect(harness.accessLog.slice(logged).map((line) => line.status)).toEqual([429]);
@@ -93,7 +94,8 @@ describe('a whole reply its client never reads', () => {
         `GET /v1/responses/${id} HTTP/1.1\r\nhost: localhost\r\nauthorization: Bearer single-key\r\n\r\n`,
       );
       socket.pause();
-      const reads = () => harness.accessLog.slice(logged).filter((line) => line.path !== '/v1/responses');
+      const reads = () =>
+        harness.accessLog.slice(logged).filter((line) => line.path === `/v1/responses/${id}`);
       await expect.poll(() => reads().map((line) => line.status), { timeout: 8000 }).toEqual([499]);
       expect(received()).toBe('');
       // Its place given back: the key's next call is served.
