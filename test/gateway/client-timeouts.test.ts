@@ -56,21 +56,30 @@ describe('the request body timeout', () => {
   );
 
   it('a body sent slowly, each piece within the body timeout, is served (the timeout is per pause, not per body)', async () => {
-    harness.emulator.enqueue(hello('Slowly.'));
-    const { socket, received } = rawConnection();
-    const body = chatBody();
-    // Five pieces 150 ms apart: 750 ms in all, over the 500 ms timeout, each pause well under it.
-    const pieces = [0, 10, 20, 30, 40].map((start, index, starts) => body.slice(start, starts[index + 1]));
-    socket.write(
-      `POST /v1/chat/completions HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n`,
-    );
-    for (const piece of pieces) {
-      socket.write(piece);
-      await new Promise((resolve) => setTimeout(resolve, 150));
+    // A gateway of its own with a 2 s body timeout: four pieces 700 ms apart, 2.1 s in all, over
+    // it, each pause 1.3 s under it. (With the file's 0.5 s, pauses of 150 ms left 350 ms for a
+    // late timer: on a loaded machine a pause took longer and the body was refused with a 408.)
+    const slow = await startGatewayHarness({ body_timeout_seconds: 2 });
+    const { socket, received } = rawSocket(slow.server.url);
+    try {
+      slow.emulator.enqueue(hello('Slowly.'));
+      const body = chatBody();
+      const pieces = [0, 10, 20, 30].map((start, index, starts) => body.slice(start, starts[index + 1]));
+      socket.write(
+        `POST /v1/chat/completions HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n`,
+      );
+      const started = performance.now();
+      for (const [index, piece] of pieces.entries()) {
+        if (index > 0) await new Promise((resolve) => setTimeout(resolve, 700));
+        socket.write(piece);
+      }
+      expect(performance.now() - started).toBeGreaterThan(2000);
+      await vi.waitFor(() => expect(received()).toContain('Slowly.'), { timeout: 10_000 });
+      expect(received()).toMatch(/^HTTP\/1\.1 200 /);
+    } finally {
+      socket.destroy();
+      await slow.close();
     }
-    await vi.waitFor(() => expect(received()).toContain('Slowly.'));
-    expect(received()).toMatch(/^HTTP\/1\.1 200 /);
-    socket.destroy();
   });
 });
 
@@ -80,6 +89,11 @@ describe('the send timeout', () => {
    * stalls it; dripped (10 ms between its ~245 events, 2.4 s at least) so that, even where the
    * loopback buffers grow to take it all (`tcp_rmem` here allows 32 MB), the upstream cannot finish
    * it before the 0.5 s send timeout cuts the client off.
+   *
+   * The buffers here take most of it before the client stalls it, so the cut comes late in the drip:
+   * 6.5 s after the request on a busy machine, 49 s with two more runs and two CPU hogs beside it
+   * (each drip's timer late). The tests prove the cut and the cancelled upstream call, not a speed:
+   * their bound is wide.
    */
   const long = () =>
     harness.emulator.enqueue({
@@ -89,8 +103,9 @@ describe('the send timeout', () => {
       usage: { input: 3, output: 2_000_000 },
       fault: { dripMs: 10 },
     });
+  const slow = { timeout: 120_000 };
 
-  it('a stream’s client that stops reading is cut off, and its upstream call cancelled', async () => {
+  it('a stream’s client that stops reading is cut off, and its upstream call cancelled', slow, async () => {
     long();
     const served = harness.nextServed();
     const { socket } = rawConnection();
@@ -102,9 +117,15 @@ describe('the send timeout', () => {
     socket.write(
       `POST /v1/chat/completions HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
+    const before = harness.accessLog.length;
     socket.pause();
     expect(await served).toMatchObject({ complete: false });
-    await expect.poll(() => harness.accessLog.at(-1)?.status, { timeout: 5000 }).toBe(499);
+    // This stream's line (not the last line: one an earlier test left may come after it).
+    await expect
+      .poll(() => harness.accessLog.slice(before).flatMap((line) => (line.stream ? [line.status] : [])), {
+        timeout: 5000,
+      })
+      .toEqual([499]);
     socket.destroy();
   });
 
@@ -192,7 +213,7 @@ describe('the send timeout', () => {
     },
   );
 
-  it('a WebSocket client that stops reading is cut off, and its upstream call cancelled', async () => {
+  it('a WebSocket client that stops reading is cut off, and its upstream call cancelled', slow, async () => {
     long();
     const served = harness.nextServed();
     const socket = new WebSocket(`${harness.server.url.replace('http', 'ws')}/switchyard/v1/ws`);
@@ -209,24 +230,28 @@ describe('the send timeout', () => {
     expect(await closed).toBe(1006);
   });
 
-  it('a Responses WebSocket client that stops reading is cut off, and its upstream call cancelled (logged 499)', async () => {
-    long();
-    const served = harness.nextServed();
-    const socket = new WebSocket(`${harness.server.url.replace('http', 'ws')}/v1/responses`);
-    const closed = new Promise<number>((resolve) => socket.on('close', (code) => resolve(code)));
-    await new Promise((resolve, reject) => {
-      socket.once('open', resolve);
-      socket.once('error', reject);
-    });
-    (socket as unknown as { _socket: { pause(): void } })._socket.pause();
-    socket.send(JSON.stringify({ type: 'response.create', model: 'up-chat', input: 'Hi' }));
-    expect(await served).toMatchObject({ complete: false });
-    (socket as unknown as { _socket: { resume(): void } })._socket.resume();
-    expect(await closed).toBe(1006);
-    await expect
-      .poll(() => harness.accessLog.at(-1))
-      .toMatchObject({ protocol: 'openai-responses', status: 499 });
-  });
+  it(
+    'a Responses WebSocket client that stops reading is cut off, and its upstream call cancelled (logged 499)',
+    slow,
+    async () => {
+      long();
+      const served = harness.nextServed();
+      const socket = new WebSocket(`${harness.server.url.replace('http', 'ws')}/v1/responses`);
+      const closed = new Promise<number>((resolve) => socket.on('close', (code) => resolve(code)));
+      await new Promise((resolve, reject) => {
+        socket.once('open', resolve);
+        socket.once('error', reject);
+      });
+      (socket as unknown as { _socket: { pause(): void } })._socket.pause();
+      socket.send(JSON.stringify({ type: 'response.create', model: 'up-chat', input: 'Hi' }));
+      expect(await served).toMatchObject({ complete: false });
+      (socket as unknown as { _socket: { resume(): void } })._socket.resume();
+      expect(await closed).toBe(1006);
+      await expect
+        .poll(() => harness.accessLog.at(-1), { timeout: 5000 })
+        .toMatchObject({ protocol: 'openai-responses', status: 499 });
+    },
+  );
 });
 
 describe('request bytes in flight', () => {
