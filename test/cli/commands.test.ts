@@ -16,30 +16,57 @@ interface Run {
   stderr: string;
 }
 
-/** Runs the CLI with no stdin; a command that hangs (e.g. a help that started the emulator) fails the test. */
-function switchyard(...args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(
-      process.execPath,
-      [main, ...args],
-      { timeout: 15_000, env: { ...process.env, SWITCHYARD_DEBUG: '' } },
-      (error, stdout, stderr) => {
-        if (error?.killed === true) reject(new Error(`switchyard ${args.join(' ')} did not exit`));
-        else resolve({ code: child.exitCode, stdout, stderr });
-      },
-    );
-    child.stdin?.end();
-  });
+/**
+ * A command that has not exited after this long never will (a help that started the emulator serves
+ * until stopped): its test fails. The tests prove what a command prints, not how fast Node starts —
+ * on a loaded two-core machine a start took 10–20 s when a dozen ran at once — so the bound is wide.
+ */
+const hangMs = 60_000;
+/** The tests' own bound: room for each CLI of a test, queued behind the others of this file. */
+const testTimeout = 180_000;
+
+/** CLIs running now, and the starts waiting for a place: at most two at once (the machine's cores). */
+let running = 0;
+const queued: Array<() => void> = [];
+async function place(): Promise<() => void> {
+  if (running >= 2) await new Promise<void>((resolve) => queued.push(resolve));
+  else running++;
+  return () => {
+    const next = queued.shift();
+    if (next === undefined) running--;
+    else next();
+  };
 }
 
-describe('switchyard --version', () => {
+/** Runs the CLI with no stdin; a command that hangs (e.g. a help that started the emulator) fails the test. */
+async function switchyard(...args: string[]): Promise<Run> {
+  const release = await place();
+  try {
+    return await new Promise((resolve, reject) => {
+      const child = execFile(
+        process.execPath,
+        [main, ...args],
+        { timeout: hangMs, env: { ...process.env, SWITCHYARD_DEBUG: '' } },
+        (error, stdout, stderr) => {
+          if (error?.killed === true) reject(new Error(`switchyard ${args.join(' ')} did not exit`));
+          else resolve({ code: child.exitCode, stdout, stderr });
+        },
+      );
+      child.stdin?.end();
+    });
+  } finally {
+    release();
+  }
+}
+
+describe('switchyard --version', { timeout: testTimeout }, () => {
   it("prints the package's version and exits 0", async () => {
     for (const flag of ['--version', '-v'])
       expect(await switchyard(flag)).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
   });
 });
 
-describe.concurrent('switchyard help', () => {
+describe.concurrent('switchyard help', { timeout: testTimeout }, () => {
   it('`help`, `--help` and `-h` print the same command list on stdout and exit 0', async () => {
     const runs = await Promise.all([switchyard('help'), switchyard('--help'), switchyard('-h')]);
     for (const run of runs) expect(run).toEqual(runs[0]);
@@ -84,7 +111,7 @@ describe.concurrent('switchyard help', () => {
   });
 });
 
-describe.concurrent('bad usage exits 2 with one line naming the problem', () => {
+describe.concurrent('bad usage exits 2 with one line naming the problem', { timeout: testTimeout }, () => {
   it.each([
     [['demoo'], "switchyard: unknown command 'demoo' (did you mean 'demo'?)"],
     [['emultor'], "switchyard: unknown command 'emultor' (did you mean 'emulator'?)"],
