@@ -8,6 +8,7 @@ import { type Emulator, protocolError } from 'switchyard-ai/testing';
 import type { EmulatorProtocolId, ServedRequest } from '../../src/testing/emulator/types.ts';
 import { createEmulatedGateway, startEmulatedGateway } from '../support/emulated.ts';
 import { connect } from 'node:net';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 
 /** The four wire protocols the gateway matrix serves as upstreams (the cloud transports are covered by their own suites). */
 export type UpstreamProtocol = Extract<
@@ -145,6 +146,30 @@ export async function startGatewayHarness(
       }),
     close,
   };
+}
+
+/**
+ * A file's gateway harness over `gateway` (its `gateway:` settings): started before the file's
+ * tests, its emulator's script cleared before each, closed after them. The value stands for the
+ * harness the hooks started (read it inside a test, not at the file's top level).
+ */
+export function useGatewayHarness(gateway: Record<string, unknown> = {}): GatewayHarness {
+  let current: GatewayHarness | undefined;
+  beforeAll(async () => {
+    current = await startGatewayHarness(gateway);
+  });
+  beforeEach(() => {
+    current?.emulator.clear();
+  });
+  afterAll(async () => {
+    await current?.close();
+  });
+  return new Proxy({} as GatewayHarness, {
+    get: (_, name) => {
+      if (current === undefined) throw new Error('the gateway harness is used before its file started it');
+      return Reflect.get(current, name) as unknown;
+    },
+  });
 }
 
 /**
