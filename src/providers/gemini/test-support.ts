@@ -14,6 +14,7 @@ import { capabilitiesFor } from './capabilities.ts';
 import { errorRules } from './errors.ts';
 import { createGemini } from './index.ts';
 import type { GeminiOptions } from './options.ts';
+import { buildRequest } from './request.ts';
 import { parseResponse } from './response.ts';
 import { createStreamParser } from './stream.ts';
 
@@ -118,3 +119,29 @@ export function parseBody(body: unknown, context: ProviderContext = testContext(
   parseResponse(body, context, builder);
   return builder.finish();
 }
+
+/** Builds the wire request for `request` (Gemini 2.5 Flash, one user text, unless it says otherwise). */
+export function build(request: Partial<CanonicalRequest>, context = testContext()) {
+  const full: CanonicalRequest = {
+    model: 'gemini:gemini-2.5-flash',
+    transcript: [userText('Hello')],
+    maxOutputTokens: 256,
+    ...request,
+  };
+  return { wire: buildRequest(full, context, { useJsonSchema: false }), context };
+}
+
+/** A function tool with a strict object schema: a city and an optional unit. */
+export const weatherTool = {
+  name: 'weather',
+  description: 'Current weather for a city',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      city: { type: 'string', description: 'City name' },
+      unit: { type: 'string', enum: ['celsius', 'fahrenheit'] },
+    },
+    required: ['city'],
+    additionalProperties: false,
+  },
+};
