@@ -5,26 +5,17 @@
  * Of several candidates kept out, a retryable cause comes before an account out of credit, then
  * the soonest to let a probe through.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { userText } from '../core/transcript.ts';
 import type { Switchyard } from '../switchyard.ts';
-import { anthropicError, type Emulator, openaiError, startEmulator } from '../testing/emulator/index.ts';
+import { anthropicError, openaiError } from '../testing/emulator/index.ts';
 import { routingDecisionOfError } from './decision.ts';
 import { createEmulatedSwitchyard } from '../../test/support/emulated.ts';
+import { useRoutingEmulator } from '../../test/support/routing-emulator.ts';
 
-let emulator: Emulator;
 let sy: Switchyard;
 let now = 0;
-
-beforeAll(async () => {
-  emulator = await startEmulator();
-});
-afterAll(async () => {
-  await emulator.close();
-});
-afterEach(async () => {
-  await sy?.close();
-});
+const emulator = useRoutingEmulator(() => sy);
 
 /** `primary` (Anthropic) falling back to `openai:gpt-4.1-mini`; every circuit opens at its first failure. */
 function front(): void {

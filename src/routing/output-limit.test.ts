@@ -4,28 +4,18 @@
  * never refused; above the limit of the model the caller named itself it stays the adapter's
  * refusal. On the emulator, through the front door.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../core/logger.ts';
 import { userText } from '../core/transcript.ts';
 import type { Switchyard } from '../switchyard.ts';
-import { anthropicError, type Emulator, startEmulator } from '../testing/emulator/index.ts';
+import { anthropicError } from '../testing/emulator/index.ts';
 import { routingDecision, routingDecisionOfError } from './decision.ts';
 import { createEmulatedSwitchyard } from '../../test/support/emulated.ts';
+import { useRoutingEmulator } from '../../test/support/routing-emulator.ts';
 
-let emulator: Emulator;
 let sy: Switchyard;
 let logger: ReturnType<typeof createMemoryLogger>;
-
-beforeAll(async () => {
-  emulator = await startEmulator();
-});
-afterAll(async () => {
-  await emulator.close();
-});
-afterEach(async () => {
-  await sy?.close();
-  emulator.clear();
-});
+const emulator = useRoutingEmulator(() => sy, { clear: true });
 
 /** gpt-4o writes at most 16,384 tokens; claude-sonnet-4-5 64,000. */
 function front(): Switchyard {

@@ -1,33 +1,18 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { StreamEvent } from '../core/events.ts';
 import { userText } from '../core/transcript.ts';
 import type { SwitchyardConfig } from '../registry/config.ts';
 import type { Switchyard } from '../switchyard.ts';
-import {
-  anthropicError,
-  type Emulator,
-  openaiError,
-  type EmulatorScript,
-  startEmulator,
-} from '../testing/emulator/index.ts';
+import { anthropicError, openaiError, type EmulatorScript } from '../testing/emulator/index.ts';
 import { assertStreamInvariants } from '../testing/invariants.ts';
 import { type AvailabilityStore, createMemoryAvailabilityStore } from './availability.ts';
 import { routingDecision, routingDecisionOfError } from './decision.ts';
 import { createEmulatedSwitchyard } from '../../test/support/emulated.ts';
+import { useRoutingEmulator } from '../../test/support/routing-emulator.ts';
 
-let emulator: Emulator;
 let sy: Switchyard;
 let now = 0;
-
-beforeAll(async () => {
-  emulator = await startEmulator();
-});
-afterAll(async () => {
-  await emulator.close();
-});
-afterEach(async () => {
-  await sy?.close();
-});
+const emulator = useRoutingEmulator(() => sy);
 
 function front(models: SwitchyardConfig['models'] = {}, routing?: SwitchyardConfig['routing']): Switchyard {
   sy = createEmulatedSwitchyard(emulator.url, {

@@ -4,26 +4,16 @@
  * failing with the 400 the call would have been refused with; with no candidate left, the client
  * gets an `unsupported_model` invalid request naming the reason. Nothing is sent to Vertex.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { userText } from '../core/transcript.ts';
 import { createBedrock } from '../providers/bedrock/index.ts';
 import type { Switchyard } from '../switchyard.ts';
-import { type Emulator, startEmulator } from '../testing/emulator/index.ts';
 import { routingDecision, routingDecisionOfError } from './decision.ts';
 import { createEmulatedSwitchyard } from '../../test/support/emulated.ts';
+import { useRoutingEmulator } from '../../test/support/routing-emulator.ts';
 
-let emulator: Emulator;
 let sy: Switchyard;
-
-beforeAll(async () => {
-  emulator = await startEmulator();
-});
-afterAll(async () => {
-  await emulator.close();
-});
-afterEach(async () => {
-  await sy?.close();
-});
+const emulator = useRoutingEmulator(() => sy);
 
 const claude = 'vertex:claude-sonnet-4-5@20250929';
 
