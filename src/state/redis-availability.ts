@@ -13,7 +13,8 @@ import {
   createMemoryAvailabilityStore,
   type TransitionOutcome,
 } from '../routing/availability.ts';
-import { type OutageTracker, withTimeout } from './outage.ts';
+import type { OutageTracker } from './outage.ts';
+import type { ConnectionWatch } from './redis-connection.ts';
 import { circuitScript } from './scripts.ts';
 import { parseJson } from '../core/json-text.ts';
 
@@ -29,6 +30,7 @@ export class RedisAvailabilityStore implements AvailabilityStore {
   private readonly channel: string;
   private readonly outage: OutageTracker;
   private readonly timeoutMs: number;
+  private readonly watch: ConnectionWatch;
   private readonly records = new Map<string, AvailabilityRecord>();
   private readonly local = createMemoryAvailabilityStore();
   private readonly listeners = new Set<(key: string) => void>();
@@ -46,8 +48,11 @@ export class RedisAvailabilityStore implements AvailabilityStore {
     outage: OutageTracker;
     /** A command slower than this fails (see `withTimeout`). */
     timeoutMs: number;
+    /** Times the client's commands, and replaces the client when it goes silent. */
+    watch: ConnectionWatch;
   }) {
     this.timeoutMs = options.timeoutMs;
+    this.watch = options.watch;
     this.client = options.client;
     this.subscriber = options.subscriber;
     this.hash = options.hash;
@@ -78,26 +83,28 @@ export class RedisAvailabilityStore implements AvailabilityStore {
   }
 
   transition(key: string, operation: AvailabilityOperation): Promise<TransitionOutcome> {
-    return withTimeout(
-      this.client.syCircuit!(this.hash, key, this.channel, JSON.stringify(operation)),
-      this.timeoutMs,
-    ).then(
-      (reply) => {
-        this.outage.succeeded();
-        const { outcome, record } = parseJson(reply) as {
-          outcome: TransitionOutcome;
-          record: AvailabilityRecord;
-        };
-        this.update(key, record);
-        return outcome;
-      },
-      (error: unknown) => {
-        // The circuit breaker always degrades to local state: refusing calls because Redis is down
-        // would turn a Redis outage into a provider outage (limits follow `on_state_failure`).
-        this.outage.failed('availability', error, 'open');
-        return this.local.transition(key, operation);
-      },
-    );
+    return this.watch
+      .run(
+        () => this.client.syCircuit!(this.hash, key, this.channel, JSON.stringify(operation)),
+        this.timeoutMs,
+      )
+      .then(
+        (reply) => {
+          this.outage.succeeded();
+          const { outcome, record } = parseJson(reply) as {
+            outcome: TransitionOutcome;
+            record: AvailabilityRecord;
+          };
+          this.update(key, record);
+          return outcome;
+        },
+        (error: unknown) => {
+          // The circuit breaker always degrades to local state: refusing calls because Redis is down
+          // would turn a Redis outage into a provider outage (limits follow `on_state_failure`).
+          this.outage.failed('availability', error, 'open');
+          return this.local.transition(key, operation);
+        },
+      );
   }
 
   onOpen(listener: (key: string) => void): () => void {
@@ -118,7 +125,7 @@ export class RedisAvailabilityStore implements AvailabilityStore {
     if (this.refreshing) return;
     this.refreshing = true;
     try {
-      const all = await withTimeout(this.client.hgetall(this.hash), this.timeoutMs);
+      const all = await this.watch.run(() => this.client.hgetall(this.hash), this.timeoutMs);
       this.outage.succeeded();
       for (const key of this.records.keys()) if (!(key in all)) this.records.delete(key);
       for (const [key, value] of Object.entries(all)) this.update(key, parseRecord(value));

@@ -21,11 +21,12 @@
  * (`replay.ts`): they are sent again, once each, when Redis answers. Values stored locally during
  * an outage are written to Redis then too (`value-replay.ts`).
  */
-import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { consoleLogger, guardLogger, type Logger } from '../core/logger.ts';
 import { createMemoryStateStore } from './memory.ts';
-import { isOutOfMemory, OutageTracker, StateUnavailableError, withTimeout } from './outage.ts';
+import { isOutOfMemory, OutageTracker, StateUnavailableError } from './outage.ts';
 import { RedisAvailabilityStore } from './redis-availability.ts';
+import { connect, ConnectionWatch, executed, subscriberOf } from './redis-connection.ts';
 import { isRejectedByRedis, SettleReplay } from './replay.ts';
 import { admitNumbers, reservationOf, reservationTtlMs } from './rules.ts';
 import { admitScript, settleScript, storeValueScript, valueScript, withdrawScript } from './scripts.ts';
@@ -118,24 +119,6 @@ interface AdmitAttempt {
   gaveUp: boolean;
   sent: Withdrawal | undefined;
 }
-/**
- * A transaction's replies, or a throw of the first error: Redis's own (`OOM`, `WRONGTYPE`) rather
- * than the `EXECABORT` that wraps a command it refused when queued.
- */
-async function executed(transaction: {
-  exec(): Promise<Array<[Error | null, unknown]> | null>;
-}): Promise<unknown[]> {
-  let results: Array<[Error | null, unknown]> | null;
-  try {
-    results = await transaction.exec();
-  } catch (error) {
-    throw (error as { previousErrors?: Error[] }).previousErrors?.[0] ?? error;
-  }
-  if (results === null) throw new Error('Redis discarded the transaction');
-  for (const [error] of results) if (error !== null) throw error;
-  return results.map(([, reply]) => reply);
-}
-
 /** A MULTI holding the store script (ioredis adds defined commands to transactions too). */
 interface StoreTransaction {
   syStore(...args: Array<string | number>): StoreTransaction;
@@ -280,13 +263,19 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
   // A store never crashes its process: errors surface on the commands that meet them.
   client.on('error', () => {});
   valueClient.on('error', () => {});
+  // The subscriber queues its SUBSCRIBE until connected (it sends nothing else).
+  // It waits through reconnects (no retry limit), and the store subscribes again itself after each
+  // one: ioredis's own re-subscription (autoResubscribe) holds no handler, so a connection closing
+  // before its reply was an unhandled rejection in the process.
+  const subscriber = subscriberOf(client);
+  // A connection that leaves a timed-out command unanswered for the stored values' timeout is
+  // replaced (`ConnectionWatch`); the subscriber with the shared one (it cannot tell silence itself).
+  const watch = new ConnectionWatch(client, valueTimeoutMs, () => subscriber.disconnect(true));
+  const valueWatch = new ConnectionWatch(valueClient, valueTimeoutMs);
   const availability = new RedisAvailabilityStore({
     client,
-    // The subscriber queues its SUBSCRIBE until connected (it sends nothing else).
-    // It waits through reconnects (no retry limit), and the store subscribes again itself after each
-    // one: ioredis's own re-subscription (autoResubscribe) holds no handler, so a connection closing
-    // before its reply was an unhandled rejection in the process.
-    subscriber: subscriberOf(client),
+    subscriber,
+    watch,
     timeoutMs,
     hash: `${prefix}:{circuits}:state`,
     channel: `${prefix}:circuits`,
@@ -389,21 +378,22 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
 
   const withdrawals = new Withdrawals((withdrawal) => {
     const [bucket, , , inflight, requests] = keysOf(withdrawal.key, '', '');
-    return withTimeout(
-      client
-        .syWithdraw(
-          bucket!,
-          inflight!,
-          requests!,
-          withdrawnKey(prefix, withdrawal.key),
-          clockArgument(),
-          withdrawal.id,
-          withdrawal.member,
-          withdrawal.tokens,
-          withdrawal.tokensPerMinute,
-          reservationTtlMs,
-        )
-        .then(() => {}),
+    return watch.run(
+      () =>
+        client
+          .syWithdraw(
+            bucket!,
+            inflight!,
+            requests!,
+            withdrawnKey(prefix, withdrawal.key),
+            clockArgument(),
+            withdrawal.id,
+            withdrawal.member,
+            withdrawal.tokens,
+            withdrawal.tokensPerMinute,
+            reservationTtlMs,
+          )
+          .then(() => {}),
       timeoutMs,
     );
   });
@@ -508,12 +498,12 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
 
   const values = new ValueReplay(
     async (name, value, ttlMs) =>
-      (await withTimeout(storeValue(name, value, ttlMs, true), valueTimeoutMs)) === 'ok',
+      (await valueWatch.run(() => storeValue(name, value, ttlMs, true), valueTimeoutMs)) === 'ok',
     (name) => local.get(name),
   );
 
   const replay = new SettleReplay(
-    (reservation, used) => withTimeout(sendSettle(reservation, used, true), timeoutMs),
+    (reservation, used) => watch.run(() => sendSettle(reservation, used, true), timeoutMs),
     options.maxQueuedSettles,
   );
 
@@ -544,7 +534,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
   ): Promise<Value> {
     let value: Value;
     try {
-      value = await withTimeout(operation(), limitMs);
+      value = await (connection === client ? watch : valueWatch).run(operation, limitMs);
     } catch (error) {
       givenUp?.(error);
       const full = name === 'set' && isOutOfMemory(error);
@@ -753,46 +743,12 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
         logger.warn('state store closed with values stored during an outage not shared', {
           waiting: values.size,
         });
+      watch.close();
+      valueWatch.close();
       await availability.close();
       await local.close();
       client.disconnect();
       valueClient.disconnect();
     },
   };
-}
-
-/** A second connection, for SUBSCRIBE only (see the comment where it is made). */
-function subscriberOf(client: Client): Client {
-  const options = { enableOfflineQueue: true, maxRetriesPerRequest: null, autoResubscribe: false };
-  // Cluster#duplicate takes (startup nodes, cluster options): the node options go in `redisOptions`.
-  if (client instanceof Cluster)
-    return client.duplicate([], { enableOfflineQueue: true, redisOptions: options });
-  return client.duplicate(options);
-}
-
-function connect(url: string, cluster: boolean, timeoutMs: number): Client {
-  const common: RedisOptions = {
-    // The timeout is the store's own (`withTimeout`): ioredis's `commandTimeout` fails a command
-    // whose reply is already waiting when the event loop was busy past the timeout; this one is a
-    // backstop only.
-    commandTimeout: Math.max(2500, timeoutMs * 20),
-    // A dead Redis answers at once: nothing queues behind a reconnect.
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    // No auto-pipelining: with it (ioredis 6.0.0), a script command that met a Redis going away
-    // rejected a promise nobody held (MaxRetriesPerRequestError as an unhandled rejection, seen in
-    // src/state/redis.test.ts). Each request sends one script anyway.
-    enableAutoPipelining: false,
-    connectTimeout: Math.max(1000, timeoutMs * 20),
-    // Reconnect for ever: 50 ms after the first failed attempt, 50 ms longer after each, at most a second apart.
-    retryStrategy: (times) => Math.min(50 * times, 1000),
-  };
-  if (!cluster) return new Redis(url, common);
-  const parsed = new URL(url);
-  return new Cluster([{ host: parsed.hostname, port: Number(parsed.port || 6379) }], {
-    redisOptions: common,
-    enableOfflineQueue: false,
-    enableAutoPipelining: false,
-    clusterRetryStrategy: (times) => Math.min(50 * times, 1000),
-  });
 }

@@ -1,0 +1,146 @@
+/**
+ * The Redis store's connections: how they are made (`connect`, `subscriberOf`), a transaction's
+ * replies (`executed`), and the watch that replaces a connection gone silent (`ConnectionWatch`).
+ *
+ * A connection can stay open and `ready` while nothing comes back on it: a partition, a host that
+ * died behind a moved IP or DNS name, a failover that left the old socket up. ioredis then times
+ * out each command (its `commandTimeout`, or the store's own deadline) but keeps the socket, and
+ * every command sent stays in its queue until a reply or a close that never comes — until the
+ * kernel gives up on the socket, about 15 minutes with data in flight. The watch closes such a
+ * connection and opens another, which reaches Redis again wherever it now answers.
+ */
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { withTimeout } from './outage.ts';
+
+type Client = Redis | Cluster;
+
+/**
+ * A transaction's (or pipeline's) replies, or a throw of the first error: Redis's own (`OOM`,
+ * `WRONGTYPE`) rather than the `EXECABORT` that wraps a command it refused when queued.
+ */
+export async function executed(transaction: {
+  exec(): Promise<Array<[Error | null, unknown]> | null>;
+}): Promise<unknown[]> {
+  let results: Array<[Error | null, unknown]> | null;
+  try {
+    results = await transaction.exec();
+  } catch (error) {
+    throw (error as { previousErrors?: Error[] }).previousErrors?.[0] ?? error;
+  }
+  if (results === null) throw new Error('Redis discarded the transaction');
+  for (const [error] of results) if (error !== null) throw error;
+  return results.map(([, reply]) => reply);
+}
+
+/** True for an error that is Redis's reply (the connection answered). */
+const isReply = (error: unknown) => error instanceof Error && error.name === 'ReplyError';
+
+/**
+ * Watches one connection's replies (see the module comment). A command that times out starts a
+ * watch of `silentMs`: a reply to any command on the connection ends it (a slow Redis still
+ * answers, late), and a watch that runs out closes the connection and reconnects
+ * (`disconnect(true)`: ioredis fails every command it still held, and its queue is empty again).
+ */
+export class ConnectionWatch {
+  /** Connections closed for silence so far. */
+  recycles = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  private readonly connection: Client;
+  private readonly silentMs: number;
+  private readonly onRecycle: (() => void) | undefined;
+
+  /** `onRecycle` is told after each recycle (the store reconnects its subscriber too). */
+  constructor(connection: Client, silentMs: number, onRecycle?: () => void) {
+    this.connection = connection;
+    this.silentMs = silentMs;
+    this.onRecycle = onRecycle;
+  }
+
+  /** `operation()` (commands on this connection), failed after `ms` ("Command timed out"). */
+  run<Value>(operation: () => Promise<Value>, ms: number): Promise<Value> {
+    const promise = operation();
+    promise.then(
+      () => this.answered(),
+      (error: unknown) => {
+        if (isReply(error)) this.answered();
+      },
+    );
+    return withTimeout(promise, ms).catch((error: unknown) => {
+      if (error instanceof Error && error.message === 'Command timed out') this.timedOut();
+      throw error;
+    });
+  }
+
+  /** Stops watching (the store closes). */
+  close(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private answered(): void {
+    if (this.timer === undefined) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private timedOut(): void {
+    if (this.timer !== undefined || this.connection.status !== 'ready') return;
+    const timer = setTimeout(
+      // After the loop has read its sockets, as `withTimeout`: a reply already waiting while this
+      // process was busy past `silentMs` is no silence of the connection.
+      () =>
+        setImmediate(() => {
+          if (this.timer !== timer) return;
+          this.timer = undefined;
+          if (this.connection.status !== 'ready') return;
+          this.recycles += 1;
+          this.connection.disconnect(true);
+          this.onRecycle?.();
+        }),
+      this.silentMs,
+    );
+    this.timer = timer;
+    this.timer.unref();
+  }
+}
+
+/** A second connection, for SUBSCRIBE only (see where the store makes it). */
+export function subscriberOf(client: Client): Client {
+  const options = { enableOfflineQueue: true, maxRetriesPerRequest: null, autoResubscribe: false };
+  // Cluster#duplicate takes (startup nodes, cluster options): the node options go in `redisOptions`.
+  if (client instanceof Cluster)
+    return client.duplicate([], { enableOfflineQueue: true, redisOptions: options });
+  return client.duplicate(options);
+}
+
+/** A connection of the store (it connects at once; reconnects for ever with a capped backoff). */
+export function connect(url: string, cluster: boolean, timeoutMs: number): Client {
+  const common: RedisOptions = {
+    // The timeout is the store's own (`withTimeout`): ioredis's `commandTimeout` fails a command
+    // whose reply is already waiting when the event loop was busy past the timeout; this one is a
+    // backstop only.
+    commandTimeout: Math.max(2500, timeoutMs * 20),
+    // A dead Redis answers at once: nothing queues behind a reconnect.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    // No auto-pipelining: with it (ioredis 6.0.0), a script command that met a Redis going away
+    // rejected a promise nobody held (MaxRetriesPerRequestError as an unhandled rejection, seen in
+    // src/state/redis.test.ts). Each request sends one script anyway.
+    enableAutoPipelining: false,
+    connectTimeout: Math.max(1000, timeoutMs * 20),
+    // A connection closed for silence (`ConnectionWatch`) is destroyed when its FIN is not answered
+    // this soon (a dead peer never answers it; ioredis waits 2 s by default).
+    disconnectTimeout: 100,
+    // Reconnect for ever: 50 ms after the first failed attempt, 50 ms longer after each, at most a second apart.
+    retryStrategy: (times) => Math.min(50 * times, 1000),
+  };
+  if (!cluster) return new Redis(url, common);
+  const parsed = new URL(url);
+  return new Cluster([{ host: parsed.hostname, port: Number(parsed.port || 6379) }], {
+    redisOptions: common,
+    enableOfflineQueue: false,
+    enableAutoPipelining: false,
+    clusterRetryStrategy: (times) => Math.min(50 * times, 1000),
+  });
+}

@@ -1,0 +1,68 @@
+/**
+ * The Redis store against a sick Redis, behind a TCP proxy (`test/support/redis-proxy.ts`): its
+ * connections left open but silent (a partition, a host gone behind a moved address), or every
+ * reply late.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryLogger } from '../core/logger.ts';
+import { startRedis, type TestRedis } from '../../test/support/redis-server.ts';
+import { type RedisProxy, startRedisProxy } from '../../test/support/redis-proxy.ts';
+import { createRedisStateStore, type RedisStateStore } from './redis.ts';
+import type { AdmitRequest } from './types.ts';
+
+let redis: TestRedis;
+const proxies: RedisProxy[] = [];
+const stores: RedisStateStore[] = [];
+
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await Promise.all(stores.splice(0).map((store) => store.close()));
+  await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
+  await redis.close();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A store through a new proxy, and the proxy. */
+async function storeBehindProxy(prefix: string): Promise<{ store: RedisStateStore; proxy: RedisProxy }> {
+  const proxy = await startRedisProxy(redis.port);
+  proxies.push(proxy);
+  const store = createRedisStateStore({
+    url: proxy.url,
+    prefix,
+    recoveryMs: 0,
+    logger: createMemoryLogger(),
+  });
+  stores.push(store);
+  await store.ready;
+  return { store, proxy };
+}
+
+const request: AdmitRequest = { key: 'k', tokens: 10, limits: { requestsPerMinute: 1_000 } };
+
+/** Admits once: true when Redis admitted it (not this instance's memory). */
+async function sharedAdmission(store: RedisStateStore): Promise<boolean> {
+  const admission = await store.admit(request);
+  return admission.allowed && admission.reservation.local !== true;
+}
+
+describe('a Redis connection gone silent', () => {
+  it('is replaced, and sharing resumes, while Redis answers new connections', async () => {
+    const { store, proxy } = await storeBehindProxy('silent-a');
+    expect(await sharedAdmission(store)).toBe(true);
+    const before = proxy.accepted;
+    proxy.strand();
+    expect(await sharedAdmission(store)).toBe(false);
+    // Within the stored values' timeout (2 s) after the first timeout, and a reconnect: bounded at 6 s.
+    let shared = false;
+    for (let tries = 0; tries < 60 && !shared; tries += 1) {
+      await sleep(100);
+      shared = await sharedAdmission(store);
+    }
+    expect(shared).toBe(true);
+    expect(proxy.accepted).toBeGreaterThan(before);
+    expect(store.degraded).toBe(false);
+  }, 15_000);
+});
