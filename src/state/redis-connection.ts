@@ -32,6 +32,17 @@ export async function executed(transaction: {
   return results.map(([, reply]) => reply);
 }
 
+/** Most commands left waiting on a connection while it does not answer (see `ConnectionWatch.run`). */
+export const maxQueued = 1000;
+
+/** The commands sent on a connection and not answered yet (every node's, for a Cluster). */
+function queued(connection: Client): number {
+  if (connection instanceof Redis) return connection.commandQueue.length;
+  let count = 0;
+  for (const node of connection.nodes('all')) count += node.commandQueue.length;
+  return count;
+}
+
 /** True for an error that is Redis's reply (the connection answered). */
 const isReply = (error: unknown) => error instanceof Error && error.name === 'ReplyError';
 
@@ -57,8 +68,17 @@ export class ConnectionWatch {
     this.onRecycle = onRecycle;
   }
 
-  /** `operation()` (commands on this connection), failed after `ms` ("Command timed out"). */
+  /**
+   * `operation()` (commands on this connection), failed after `ms` ("Command timed out"). While a
+   * command timed out unanswered, one that would queue behind {@link maxQueued} others is not sent:
+   * it fails at once (a silent connection holds every command sent, with its arguments, until it is
+   * replaced).
+   */
   run<Value>(operation: () => Promise<Value>, ms: number): Promise<Value> {
+    if (this.timer !== undefined && queued(this.connection) >= maxQueued)
+      return Promise.reject(
+        new Error(`Redis is not answering: ${maxQueued} commands wait on the connection`),
+      );
     const promise = operation();
     promise.then(
       () => this.answered(),

@@ -3,11 +3,13 @@
  * connections left open but silent (a partition, a host gone behind a moved address), or every
  * reply late.
  */
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../core/logger.ts';
 import { startRedis, type TestRedis } from '../../test/support/redis-server.ts';
 import { type RedisProxy, startRedisProxy } from '../../test/support/redis-proxy.ts';
 import { createRedisStateStore, type RedisStateStore } from './redis.ts';
+import { maxQueued } from './redis-connection.ts';
 import type { AdmitRequest } from './types.ts';
 
 let redis: TestRedis;
@@ -64,5 +66,31 @@ describe('a Redis connection gone silent', () => {
     expect(shared).toBe(true);
     expect(proxy.accepted).toBeGreaterThan(before);
     expect(store.degraded).toBe(false);
+  }, 15_000);
+
+  it('holds at most a bounded number of commands until it is replaced (each one held its arguments)', async () => {
+    // Every ioredis connection that sends a command, to read its queue.
+    const connections = new Set<Redis>();
+    const send = Redis.prototype.sendCommand;
+    Redis.prototype.sendCommand = function (this: Redis, ...args: Parameters<typeof send>) {
+      connections.add(this);
+      return send.apply(this, args);
+    };
+    try {
+      const { store, proxy } = await storeBehindProxy('silent-b');
+      expect(await sharedAdmission(store)).toBe(true);
+      proxy.strand();
+      expect(await sharedAdmission(store)).toBe(false);
+      // 5,000 admissions at once, long before the connection is replaced: all served (locally).
+      const admissions = await Promise.all(
+        Array.from({ length: 5_000 }, () => store.admit({ key: 'k', tokens: 1 })),
+      );
+      expect(admissions.every((admission) => admission.allowed)).toBe(true);
+      const longest = Math.max(...[...connections].map((connection) => connection.commandQueue.length));
+      expect(longest).toBeGreaterThan(0);
+      expect(longest).toBeLessThanOrEqual(maxQueued + 64);
+    } finally {
+      Redis.prototype.sendCommand = send;
+    }
   }, 15_000);
 });
