@@ -123,6 +123,12 @@ export function storedConversation(value: unknown): { transcript: Item[] } | und
 }
 
 /** The reply part types each output item prefix carries (`responsesItemId`). */
+/**
+ * How a stored reply is looked up: a read that could not reach the shared store is a 503
+ * (`state_unavailable`, retryable), never a 404 for a reply the other instances still serve.
+ */
+const lookup = { authoritative: true } as const;
+
 const carried: Record<string, readonly Part['type'][]> = {
   msg: ['text', 'structured'],
   rs: ['reasoning'],
@@ -183,7 +189,9 @@ export async function resolveItemReferences(
   const read = async () => {
     while (next < responseIds.length) {
       const responseId = responseIds[next++]!;
-      const last = storedConversation(await store.get(responseKey(scope, responseId)))?.transcript.at(-1);
+      const last = storedConversation(
+        await store.get(responseKey(scope, responseId), undefined, lookup),
+      )?.transcript.at(-1);
       replies.set(responseId, last?.kind === 'assistant' ? last.parts : undefined);
     }
   };
@@ -292,8 +300,10 @@ async function putStoredResponses(
     local !== undefined && local.id === decoded.previousResponseId
       ? local
       : storedConversation(
-          await store.get(responseKey(scope, decoded.previousResponseId), (bytes) =>
-            held.take(before + bytes),
+          await store.get(
+            responseKey(scope, decoded.previousResponseId),
+            (bytes) => held.take(before + bytes),
+            lookup,
           ),
         );
   if (stored === undefined)
@@ -335,7 +345,8 @@ export async function readStoredReply(
   scope: string,
   id: string,
 ): Promise<{ response: string; input: ListedInputItem[] }> {
-  const value = (await store.get(responseKey(scope, id))) as Partial<StoredEntry> | undefined;
+  const value = (await store.get(responseKey(scope, id), undefined, lookup)) as
+    Partial<StoredEntry> | undefined;
   const response = typeof value === 'object' && value !== null ? value.response : undefined;
   const input = value?.input ?? [];
   if (typeof response !== 'string' || !Array.isArray(input)) throw responseNotFound(id);

@@ -92,6 +92,11 @@ export class ConnectionWatch {
     });
   }
 
+  /** True while a command timed out and nothing came back on the connection since. */
+  get silent(): boolean {
+    return this.timer !== undefined;
+  }
+
   /** Stops watching (the store closes). */
   close(): void {
     clearTimeout(this.timer);

@@ -94,3 +94,16 @@ describe('a Redis connection gone silent', () => {
     }
   }, 15_000);
 });
+
+describe('a Redis answering late', () => {
+  it('still answers stored-value reads within their own timeout (2 s), though admissions time out', async () => {
+    const { store: writer } = await storeBehindProxy('late');
+    const { store, proxy } = await storeBehindProxy('late');
+    await writer.set('conversation', 'stored before', 60);
+    proxy.latencyMs = 150;
+    // Past the admissions' 50 ms: an outage begins (served from local state).
+    expect(await sharedAdmission(store)).toBe(false);
+    expect(await store.get('conversation')).toBe('stored before');
+    expect(await store.get('conversation', () => {}, { authoritative: true })).toBe('stored before');
+  }, 15_000);
+});

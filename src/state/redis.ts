@@ -218,8 +218,9 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
   const timeoutMs = options.timeoutMs ?? 50;
   /**
    * Stored values (a Responses conversation, up to the gateway's body limit) take longer to move
-   * than an admission: at least 2 s, so a large one is read rather than taken for missing — except
-   * during an outage, when they fail as fast as every other command.
+   * than an admission: at least 2 s, so a large one is read rather than taken for missing — and a
+   * slow Redis still answers them, during an outage too — except while their connection left one
+   * unanswered that long (`valueLimit`): they then fail as fast as every other command.
    */
   const valueTimeoutMs = Math.max(timeoutMs, 2000);
   const injected = options.now;
@@ -272,6 +273,8 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
   // replaced (`ConnectionWatch`); the subscriber with the shared one (it cannot tell silence itself).
   const watch = new ConnectionWatch(client, valueTimeoutMs, () => subscriber.disconnect(true));
   const valueWatch = new ConnectionWatch(valueClient, valueTimeoutMs);
+  /** A stored value's timeout: its own, or the admissions' while its connection is silent. */
+  const valueLimit = () => (valueWatch.silent ? timeoutMs : valueTimeoutMs);
   const availability = new RedisAvailabilityStore({
     client,
     subscriber,
@@ -565,13 +568,23 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
    * Reads a stored value on its own connection (a value another writer left in another type: none);
    * `shared`: never from this instance's memory alone (a failure is a `StateUnavailableError`).
    */
-  const readValue = (name: string, operation: () => Promise<string | undefined>, shared: boolean) =>
+  const readValue = (
+    name: string,
+    operation: () => Promise<string | undefined>,
+    shared: boolean,
+    authoritative: boolean,
+  ) =>
     guarded(
       'get',
       operation,
-      () => local.get(name),
+      async () => {
+        const kept = await local.get(name);
+        // Redis was not asked: no value here is no answer (`authoritative`), not "there is none".
+        if (kept === undefined && authoritative) throw new StateUnavailableError('get');
+        return kept;
+      },
       shared ? 'closed' : policy,
-      outage.failing ? timeoutMs : valueTimeoutMs,
+      valueLimit(),
       valueClient,
       () => undefined,
     );
@@ -687,13 +700,14 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
             return undefined;
           },
           setOptions?.shared === true ? 'closed' : policy,
-          outage.failing ? timeoutMs : valueTimeoutMs,
+          valueLimit(),
           valueClient,
         ),
         value,
       ),
     async get(name, hold, getOptions) {
       const shared = getOptions?.shared === true;
+      const authoritative = getOptions?.authoritative === true;
       const [key, index] = valueKeysOf(name);
       // Read only while indexed: a value its key gave up reads as none before its delete lands.
       const read = async (upTo: number) =>
@@ -704,7 +718,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
         const value = results[0] === null ? null : (results[1] as string | null);
         return value ?? (await local.get(name));
       };
-      if (hold === undefined) return readValue(name, fetched, shared);
+      if (hold === undefined) return readValue(name, fetched, shared, authoritative);
       // Its size first, and a small value with it (one round trip): a large one is held, or refused
       // (`hold` throws), by that size before a byte of it is fetched. Told outside `guarded`: a
       // refusal is no failure of the store.
@@ -718,13 +732,14 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
           return undefined;
         },
         shared,
+        authoritative,
       );
       if (large === 0) {
         if (small !== undefined) hold(small.length);
         return small;
       }
       hold(large);
-      return readValue(name, fetched, shared);
+      return readValue(name, fetched, shared, authoritative);
     },
     async close() {
       // One last try for settles still waiting: a restart must not drop the spend they carry.

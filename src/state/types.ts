@@ -147,6 +147,13 @@ export interface SetOptions {
    * others still serve, and a DELETE would answer 404 for it.
    */
   shared?: boolean;
+  /**
+   * For `get`: the answer must be the shared store's. A value this instance holds (stored during an
+   * outage) is read as before, but a read that could not reach the shared store and finds none here
+   * rejects with a `StateUnavailableError` (503, retryable) whatever `on_state_failure` says,
+   * rather than answering none: a stored reply the other instances serve is no 404.
+   */
+  authoritative?: boolean;
 }
 
 /** Stored values up to this many bytes are read with their size in one round trip (`StateStore.get`). */

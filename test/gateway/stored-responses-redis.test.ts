@@ -1,6 +1,7 @@
 /**
  * Stored Responses over a real redis-server when it cannot take a write: a DELETE whose deletion
- * mark cannot be written, or whose reply cannot be looked up there, is a 503, never a `deleted: true` that a later read undoes; a reply Redis
+ * mark cannot be written, or whose reply cannot be looked up there, is a 503, never a `deleted: true` that a later read undoes; a
+ * reply that cannot be looked up is a 503 for every read, never a 404; a reply Redis
  * refuses for lack of memory (`OOM`, `maxmemory-policy noeviction`) says `store: false`, never a
  * `store: true` kept on one instance only.
  */
@@ -59,6 +60,24 @@ it('a DELETE that cannot read Redis (reads and writes paused) is a 503, not a 40
   // Nothing was deleted: the reply and its input items read as before.
   expect((await response(id, 'GET')).status).toBe(200);
   expect((await fetch(`${harness.server.url}/v1/responses/${id}/input_items`)).status).toBe(200);
+}, 10_000);
+
+it('a stored reply Redis cannot be asked for in time (reads paused) is a 503, not a 404: GET, input_items and previous_response_id', async () => {
+  const id = await stored();
+  // Reads wait 2.5 s: past the 2 s a stored value's read is given.
+  await admin.client('PAUSE', 2500, 'ALL');
+  const resumed = Date.now() + 2700;
+  const [read, items, next] = await Promise.all([
+    response(id, 'GET'),
+    fetch(`${harness.server.url}/v1/responses/${id}/input_items`),
+    harness.post('/v1/responses', { model: 'up-responses', input: 'again', previous_response_id: id }),
+  ]);
+  for (const reply of [read, items, next]) {
+    expect(reply.status).toBe(503);
+    expect(await reply.text()).toMatch(/state_unavailable/);
+  }
+  await new Promise((resolve) => setTimeout(resolve, resumed - Date.now()));
+  expect((await response(id, 'GET')).status).toBe(200);
 }, 10_000);
 
 it('a reply Redis refuses for lack of memory (OOM) says store: false, with a WARN naming maxmemory', async () => {
