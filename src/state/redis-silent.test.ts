@@ -107,3 +107,26 @@ describe('a Redis answering late', () => {
     expect(await store.get('conversation', () => {}, { authoritative: true })).toBe('stored before');
   }, 15_000);
 });
+
+describe('a Redis out of memory (maxmemory, noeviction)', () => {
+  it('still reads the values stored before, small and large, with and without their size first', async () => {
+    const { store } = await storeBehindProxy('full');
+    const large = 'x'.repeat(100_000); // past the 64 KiB read with its size
+    await store.set('small', 'hello', 60);
+    await store.set('large', large, 60);
+    const admin = new Redis(redis.url);
+    try {
+      await admin.config('SET', 'maxmemory-policy', 'noeviction');
+      await admin.config('SET', 'maxmemory', '1');
+      expect(await admin.set('probe', 'x').catch((error: Error) => error.message)).toMatch(/^OOM/);
+      expect(await store.get('small')).toBe('hello');
+      expect(await store.get('small', () => {})).toBe('hello');
+      expect(await store.get('large')).toBe(large);
+      expect(await store.get('large', () => {})).toBe(large);
+      expect(store.degraded).toBe(false);
+    } finally {
+      await admin.config('SET', 'maxmemory', '0');
+      admin.disconnect();
+    }
+  }, 15_000);
+});

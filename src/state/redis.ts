@@ -712,9 +712,10 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
       // Read only while indexed: a value its key gave up reads as none before its delete lands.
       const read = async (upTo: number) =>
         (await valueClient.syValue(key, index, upTo, keyPart(name))) as [number, string | null | undefined];
-      // A large value by a plain GET (not copied through Lua), read only while indexed.
+      // A large value by a plain GET (not copied through Lua), read only while indexed. A pipeline,
+      // not a MULTI: Redis over its maxmemory refuses a whole transaction, reads included (`OOM`).
       const fetched = async () => {
-        const results = await executed(valueClient.multi().zscore(index, keyPart(name)).get(key));
+        const results = await executed(valueClient.pipeline().zscore(index, keyPart(name)).get(key));
         const value = results[0] === null ? null : (results[1] as string | null);
         return value ?? (await local.get(name));
       };
