@@ -52,6 +52,7 @@ export class OutageTracker {
   private readonly onFailure: ((event: StateFailureEvent) => void) | undefined;
   private readonly recoveryMs: number;
   private readonly onSuccess: (() => void) | undefined;
+  private readonly connectionError: (() => string | undefined) | undefined;
   private lastFailureAt = 0;
 
   constructor(options: {
@@ -61,8 +62,14 @@ export class OutageTracker {
     recoveryMs?: number;
     /** Called after every success (the store replays what failed meanwhile). */
     onSuccess?: () => void;
+    /**
+     * Why the connection is down, when it knows (its last error, no password in it): told in the
+     * WARN, since a command failed on a connection that is not up only says so.
+     */
+    connectionError?: () => string | undefined;
   }) {
     this.onSuccess = options.onSuccess;
+    this.connectionError = options.connectionError;
     this.logger = options.logger;
     this.policy = options.policy;
     this.onFailure = options.onFailure;
@@ -78,11 +85,19 @@ export class OutageTracker {
     this.lastFailureAt = Date.now();
     if (!this.failing) {
       this.failing = true;
+      const connection = cause.name === 'ReplyError' ? undefined : this.connectionError?.();
       this.logger.warn(
         isOutOfMemory(cause)
           ? 'state store full: Redis refuses writes at its maxmemory (OOM); serving from local state until it takes them'
-          : 'state store unreachable: serving from local state until it is back',
-        { operation, error: cause.message, policy: this.policy },
+          : connection !== undefined && /^(NOAUTH|WRONGPASS|NOPERM)\b/.test(connection)
+            ? 'state store refuses this instance: Redis answers NOAUTH/WRONGPASS (check the password of gateway.state); serving from local state until it is back'
+            : 'state store unreachable: serving from local state until it is back',
+        {
+          operation,
+          error: cause.message,
+          ...(connection === undefined ? {} : { connection }),
+          policy: this.policy,
+        },
       );
     }
     try {

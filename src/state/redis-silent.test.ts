@@ -130,3 +130,33 @@ describe('a Redis out of memory (maxmemory, noeviction)', () => {
     }
   }, 15_000);
 });
+
+describe('a Redis that refuses the password', () => {
+  it.each([
+    ['none', (port: number) => `redis://127.0.0.1:${port}`, /NOAUTH/],
+    ['a wrong one', (port: number) => `redis://:Wr0ngPassw0rdXYZ@127.0.0.1:${port}`, /WRONGPASS/],
+  ])(
+    'given %s: the outage WARN names its answer, without the password',
+    async (_, url, answer) => {
+      const guarded = await startRedis();
+      const admin = new Redis(guarded.url);
+      await admin.config('SET', 'requirepass', 'S3cretRedisPassw0rd');
+      admin.disconnect();
+      const logger = createMemoryLogger();
+      const store = createRedisStateStore({ url: url(guarded.port), logger, timeoutMs: 20 });
+      try {
+        await store.ready;
+        expect((await store.admit(request)).allowed).toBe(true);
+        expect(logger.entries).toHaveLength(1);
+        const [warning] = logger.entries;
+        expect(warning!.message).toMatch(/NOAUTH\/WRONGPASS/);
+        expect(warning!.fields.connection).toMatch(answer);
+        expect(JSON.stringify(logger.entries)).not.toMatch(/S3cretRedisPassw0rd|Wr0ngPassw0rdXYZ/);
+      } finally {
+        await store.close();
+        await guarded.close();
+      }
+    },
+    15_000,
+  );
+});

@@ -229,9 +229,12 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
   const now = injected ?? (() => Date.now() + offset);
   const policy = options.onFailure ?? 'open';
   const logger = guardLogger(options.logger ?? consoleLogger);
+  /** The last error a connection met (cleared when one is up): why commands fail at once. */
+  let connectionError: string | undefined;
   const outage = new OutageTracker({
     logger,
     policy,
+    connectionError: () => connectionError,
     onFailure: options.onFailureEvent,
     recoveryMs: options.recoveryMs,
     onSuccess: () => {
@@ -261,9 +264,16 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
   const groupOf = options.valueGroupOf ?? (() => '');
   const maxGroupBytes = options.maxValueBytesPerGroup ?? defaultMaxValueBytesPerGroup;
   const valueKeysOf = (name: string) => valueKeys(prefix, groupOf(name), name);
-  // A store never crashes its process: errors surface on the commands that meet them.
-  client.on('error', () => {});
-  valueClient.on('error', () => {});
+  // A store never crashes its process: errors surface on the commands that meet them, and the
+  // last one in the outage's WARN (a refused password shows there only: commands just fail).
+  const password = decodeURIComponent(new URL(options.url).password);
+  for (const connection of [client, valueClient] as Redis[]) {
+    connection.on('error', (error: Error) => {
+      const message = error.message.replace(/^Ready check failed: /, '').slice(0, 300);
+      connectionError = password === '' ? message : message.replaceAll(password, '***');
+    });
+    connection.on('ready', () => (connectionError = undefined));
+  }
   // The subscriber queues its SUBSCRIBE until connected (it sends nothing else).
   // It waits through reconnects (no retry limit), and the store subscribes again itself after each
   // one: ioredis's own re-subscription (autoResubscribe) holds no handler, so a connection closing
