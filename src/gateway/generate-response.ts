@@ -38,6 +38,7 @@ import {
 } from './errors.ts';
 import { allowsModel } from './keys.ts';
 import { WarnOnce } from '../core/lru.ts';
+import { StateUnavailableError } from '../state/outage.ts';
 import { type Reply, requestIdHeaders, sentReply } from './reply.ts';
 import { createBodyPump, createFramer, webBody, writeToNode } from './stream-body.ts';
 import type { GatewayState } from './state.ts';
@@ -86,6 +87,8 @@ function remember(
   // have read (a stored response, a signature), never this reply — which says `store: false`.
   return keeping?.catch((error: unknown) => {
     context.store = false;
+    // The store WARNs of its own failures once (per outage, per refusal by Redis): not per reply.
+    if (StateUnavailableError.isInstance(error)) return;
     state.logger.warn('gateway: the state store did not keep this reply', {
       requestId: call.requestId,
       error: error instanceof Error ? error.name : 'unknown',

@@ -16,16 +16,20 @@ export function isOutOfMemory(error: unknown): boolean {
   return error instanceof Error && error.name === 'ReplyError' && /^OOM\b/.test(error.message);
 }
 
-/** The shared state could not be reached in time and the policy is `closed`. */
+/**
+ * A state operation that needed the shared store failed (the gateway answers 503): Redis could not
+ * be reached in time and the policy is `closed` (or the operation has no local fallback), or Redis
+ * refused it (`reason` says which).
+ */
 export class StateUnavailableError extends Error {
   override name = 'StateUnavailableError';
   readonly code = 'state_unavailable';
   readonly [marker] = true;
 
-  constructor(operation: string, options?: { cause?: unknown }) {
+  constructor(operation: string, options?: { cause?: unknown; reason?: string }) {
     super(
-      `the shared state store is unavailable (${operation}); refusing (on_state_failure: closed)`,
-      options,
+      `the shared state store is unavailable (${operation}): ${options?.reason ?? 'refusing (on_state_failure: closed)'}`,
+      { cause: options?.cause },
     );
   }
 
@@ -88,10 +92,10 @@ export class OutageTracker {
       const connection = cause.name === 'ReplyError' ? undefined : this.connectionError?.();
       this.logger.warn(
         isOutOfMemory(cause)
-          ? 'state store full: Redis refuses writes at its maxmemory (OOM); serving from local state until it takes them'
+          ? `state store full: Redis refuses writes at its maxmemory (OOM); ${this.meanwhile('it takes them')}`
           : connection !== undefined && /^(NOAUTH|WRONGPASS|NOPERM)\b/.test(connection)
-            ? 'state store refuses this instance: Redis answers NOAUTH/WRONGPASS (check the password of gateway.state); serving from local state until it is back'
-            : 'state store unreachable: serving from local state until it is back',
+            ? `state store refuses this instance: Redis answers NOAUTH/WRONGPASS (check the password of gateway.state); ${this.meanwhile()}`
+            : `state store unreachable: ${this.meanwhile()}`,
         {
           operation,
           error: cause.message,
@@ -106,6 +110,13 @@ export class OutageTracker {
       // A metric hook never changes the request's outcome.
     }
     return outcome === 'local';
+  }
+
+  /** What the instance does until the outage ends, by its policy. */
+  private meanwhile(until = 'it is back'): string {
+    return this.policy === 'open'
+      ? `serving from local state until ${until}`
+      : `refusing what needs it (503, on_state_failure: closed) until ${until}`;
   }
 
   /** A command succeeded: an outage in progress is over. */

@@ -520,7 +520,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     options.maxQueuedSettles,
   );
 
-  /** Operations whose refusal by Redis was logged (one WARN each per process). */
+  /** Operations whose refusal by Redis was logged (one WARN each per process; OOM's until a store succeeds). */
   const refusedOnce = new Set<string>();
 
   /**
@@ -563,11 +563,17 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
           );
         }
         if (refused !== undefined) return refused();
-        throw new StateUnavailableError(name, { cause: error });
+        const answer = (error as Error).message.split(' ', 1)[0];
+        throw new StateUnavailableError(name, { cause: error, reason: `Redis refused it (${answer})` });
       }
       if (outage.failed(name, error, policyHere)) return fallback();
-      throw new StateUnavailableError(name, { cause: error });
+      throw new StateUnavailableError(name, {
+        cause: error,
+        reason: policyHere === policy ? undefined : 'it must reach Redis (no local fallback)',
+      });
     }
+    // Redis has room again: a later OOM is warned of again.
+    if (name === 'set' && refusedOnce.size > 0) refusedOnce.delete('set (OOM)');
     // A value's success ends an outage only when the shared connection is up too: the circuits'
     // copy (`availability`) must not be trusted while admissions still fail.
     if (connection === client || client.status === 'ready') outage.succeeded();
@@ -590,7 +596,10 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
       async () => {
         const kept = await local.get(name);
         // Redis was not asked: no value here is no answer (`authoritative`), not "there is none".
-        if (kept === undefined && authoritative) throw new StateUnavailableError('get');
+        if (kept === undefined && authoritative)
+          throw new StateUnavailableError('get', {
+            reason: 'Redis could not be asked, and none is held here',
+          });
         return kept;
       },
       shared ? 'closed' : policy,

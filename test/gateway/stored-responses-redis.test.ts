@@ -91,6 +91,15 @@ it('a reply Redis refuses for lack of memory (OOM) says store: false, with a WAR
     expect(body.store).toBe(false);
     const messages = harness.logger.entries.map((entry) => entry.message).join('\n');
     expect(messages).toMatch(/out of memory \(maxmemory/);
+    // One WARN for the whole episode, not one a reply, and none claiming a refusal (the policy is open).
+    const before = harness.logger.entries.length;
+    for (let reply = 0; reply < 5; reply++) {
+      harness.emulator.enqueue(scriptedText('Not stored either.'));
+      const next = await harness.post('/v1/responses', { model: 'up-responses', input: 'hi', store: true });
+      expect(((await next.json()) as { store: boolean }).store).toBe(false);
+    }
+    expect(harness.logger.entries.slice(before)).toEqual([]);
+    expect(JSON.stringify(harness.logger.entries)).not.toMatch(/on_state_failure: closed/);
     await admin.config('SET', 'maxmemory', '0');
     expect((await response(body.id, 'GET')).status).toBe(404);
   } finally {
