@@ -460,9 +460,12 @@ export function createApp(state: GatewayState): Hono<Env> {
   app.get(
     '/readyz',
     open((c, caller) =>
-      state.accepting
-        ? json(c, caller, { status: 'ready' })
-        : json(c, caller, { status: 'shutting down' }, 'openai-chat', 503),
+      !state.accepting
+        ? json(c, caller, { status: 'shutting down' }, 'openai-chat', 503)
+        : // `on_state_failure: closed` and Redis not reachable: every keyed request would be a 503.
+          state.shared.refusing === true
+          ? json(c, caller, { status: 'state unavailable' }, 'openai-chat', 503)
+          : json(c, caller, { status: 'ready' }),
     ),
   );
   // With keys, what every tenant's traffic and spend look like is the operator's: an admin key.

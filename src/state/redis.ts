@@ -614,6 +614,9 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
     get degraded() {
       return outage.lastFailed;
     },
+    get refusing() {
+      return policy === 'closed' && (client.status !== 'ready' || outage.lastFailed);
+    },
     get settles() {
       return {
         waiting: replay.size,

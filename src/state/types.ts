@@ -130,6 +130,12 @@ export interface StateStore {
    * shared store (see {@link SetOptions}).
    */
   get(name: string, hold?: (bytes: number) => void, options?: SetOptions): Promise<string | undefined>;
+  /**
+   * True while the store refuses what needs its shared state (policy `closed` and the shared store
+   * not reachable: not connected, or its last operation failed); `/readyz` then answers 503. A store
+   * that never refuses (in memory, or `open`) leaves it undefined or false.
+   */
+  readonly refusing?: boolean;
   /** Releases connections and timers. */
   close(): Promise<void>;
   /** Settles once a remote store is connected (or gave up waiting); serve after it. */
