@@ -92,12 +92,21 @@ export function credentialsOf(requests: readonly RecordedRequest[]): string[] {
       if (value === undefined) continue;
       // A SigV4 `authorization` holds a signature, not a key: only bearer tokens and plain keys count.
       const secret = name === 'authorization' ? /^Bearer\s+(.+)$/i.exec(value)?.[1] : value;
-      if (secret !== undefined && secret.trim().length >= 4) found.add(secret.trim());
+      if (secret !== undefined && isSecretLike(secret.trim())) found.add(secret.trim());
     }
     const key = request.query.key;
-    if (key !== undefined && key.length >= 4) found.add(key);
+    if (key !== undefined && isSecretLike(key)) found.add(key);
   }
   return [...found];
+}
+
+/**
+ * Whether a credential is one an error could leak rather than name by chance: 8 characters or
+ * more, not a single word of letters. A local server's placeholder (Ollama's `ollama`, vLLM's
+ * `EMPTY`) is also the provider's name or an ordinary word an error may well hold; no real key is.
+ */
+function isSecretLike(secret: string): boolean {
+  return secret.length >= 8 && !/^[a-z]+$/i.test(secret);
 }
 
 /** The texts an error shows: message, provider message, `String()`, JSON, through its cause chain. */

@@ -107,7 +107,8 @@ export const requestFieldCases: SuiteCase[] = [
       emulator.enqueue({
         type: 'scripted',
         protocol: options.protocol,
-        content: [{ type: 'text', text: 'Mild.' }],
+        // The stop sequence in the answer: an adapter that neither sends it nor cuts there is seen.
+        content: [{ type: 'text', text: `Mild. ${stopSequence} and more` }],
       });
       const warningsFrom = logger.entries.length;
       const before = emulator.requests.length;

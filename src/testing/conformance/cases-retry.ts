@@ -8,6 +8,9 @@ import type { EmulatorProtocolId, EmulatorScript } from '../emulator/types.ts';
 import { errorClassOf, finishOf, firstText, rejection } from './assertions.ts';
 import type { SuiteCase, SuiteContext } from './types.ts';
 
+/** The protocols whose APIs send `x-should-retry` (OpenAI's and Anthropic's own; not Google's nor AWS's). */
+const shouldRetryProtocols = new Set<string>(['openai-chat', 'openai-responses', 'anthropic-messages']);
+
 /** The longest wait a `retry-after` hint may impose (the contract's cap). */
 const retryAfterCapMs = 60_000;
 
@@ -181,7 +184,9 @@ export const retryCases: SuiteCase[] = [
         [retryAfterCapMs],
         `an HTTP-date retry-after (${inTwoMinutes}) sets the delay`,
       );
-      // The provider's own word: x-should-retry overrides the status rule both ways.
+      // The provider's own word, where the protocol has one (OpenAI's and Anthropic's APIs send
+      // x-should-retry; Google and AWS do not): it overrides the status rule both ways.
+      if (!shouldRetryProtocols.has(options.protocol)) return;
       const noRetry = await attemptsAfter(context, dated, {
         ...protocolError(options.protocol, 'server_error'),
         headers: { 'x-should-retry': 'false' },

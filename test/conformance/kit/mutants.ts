@@ -467,6 +467,11 @@ export const mutants: Record<string, Mutant> = {
     cases: ['request-fields'],
     names: /tools .*never reached the wire/,
   },
+  'stop-sequences-silently-dropped': {
+    create: requestMap((request) => ({ ...request, stopSequences: undefined })),
+    cases: ['request-fields'],
+    names: /stopSequences never reached the wire/,
+  },
   'declared-reasoning-silently-dropped': {
     create: requestMap((request) => ({ ...request, reasoning: undefined })),
     cases: ['reasoning'],
