@@ -139,13 +139,19 @@ export function subscriberOf(client: Client): Client {
   return client.duplicate(options);
 }
 
+/** ioredis's own command timeout, at the least (see `connect`). */
+const backstopMs = 10_000;
+
 /** A connection of the store (it connects at once; reconnects for ever with a capped backoff). */
 export function connect(url: string, cluster: boolean, timeoutMs: number): Client {
   const common: RedisOptions = {
     // The timeout is the store's own (`withTimeout`): ioredis's `commandTimeout` fails a command
     // whose reply is already waiting when the event loop was busy past the timeout; this one is a
-    // backstop only.
-    commandTimeout: Math.max(2500, timeoutMs * 20),
+    // backstop only, past a stored value's timeout and the silence that then recycles the
+    // connection (2 s each at least): at 2.5 s, a process busy for 3 s failed a read whose reply
+    // was waiting, and `ConnectionWatch` took ioredis's timeout for silence and recycled a healthy
+    // connection.
+    commandTimeout: Math.max(backstopMs, timeoutMs * 20),
     // A dead Redis answers at once: nothing queues behind a reconnect.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,

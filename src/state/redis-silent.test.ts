@@ -108,6 +108,43 @@ describe('a Redis answering late', () => {
   }, 15_000);
 });
 
+describe('an instance too busy to read a reply', () => {
+  it('reads the value whose reply waited while it was busy for 3 s, and keeps its connection', async () => {
+    // Straight to a Redis of its own (a proxy in this process would be blocked too, its reply not
+    // yet passed on; the other rows' stores reconnect to the shared one, which counts theirs).
+    const own = await startRedis();
+    const store = createRedisStateStore({
+      url: own.url,
+      prefix: 'busy',
+      recoveryMs: 0,
+      logger: createMemoryLogger(),
+    });
+    await store.ready;
+    const admin = new Redis(own.url);
+    const connections = async () =>
+      Number(/total_connections_received:(\d+)/.exec(await admin.info('stats'))?.[1]);
+    try {
+      await store.set('conversation', 'stored before', 60);
+      const before = await connections();
+      const reading = store.get('conversation', () => {}, { authoritative: true });
+      // The command written (its reply on its way), then the event loop blocked past ioredis's old
+      // 2.5 s backstop, which failed the read and had the connection taken for silent.
+      for (let tick = 0; tick < 5; tick++) await new Promise((resolve) => process.nextTick(resolve));
+      const blockedAt = Date.now();
+      while (Date.now() - blockedAt < 3000);
+      expect(await reading).toBe('stored before');
+      // Past the silence window (2 s): no connection recycled.
+      await sleep(2500);
+      expect(await connections()).toBe(before);
+      expect(await store.get('conversation')).toBe('stored before');
+    } finally {
+      admin.disconnect();
+      await store.close();
+      await own.close();
+    }
+  }, 20_000);
+});
+
 describe('a Redis out of memory (maxmemory, noeviction)', () => {
   it('still reads the values stored before, small and large, with and without their size first', async () => {
     const { store } = await storeBehindProxy('full');
