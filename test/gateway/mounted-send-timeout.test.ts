@@ -19,7 +19,10 @@ const digest = (secret: string) => `sha256:${createHash('sha256').update(secret)
 beforeAll(async () => {
   harness = await startGatewayHarness({
     send_timeout_seconds: 1,
-    keys: [{ name: 'single', key: digest('single-key'), max_in_flight: 1 }],
+    keys: [
+      { name: 'single', key: digest('single-key'), max_in_flight: 1 },
+      { name: 'many', key: digest('many-key') },
+    ],
   });
 });
 afterAll(async () => {
@@ -123,33 +126,42 @@ describe.each(hosts)('a mounted gateway (%s)', (name, host) => {
     },
     45_000,
   );
+});
 
-  it('a stream whose upstream is quiet longer than send_timeout_seconds, its client reading, is not cut', async () => {
-    const { url, close } = await mounted(host);
-    const words = 'slow';
-    // 1.3 s between events: each pull waits on the upstream longer than the 1 s send timeout.
+it('a stream whose upstream is quiet longer than send_timeout_seconds, its client reading, is not cut (every host, at once)', async () => {
+  const servers = await Promise.all(hosts.map(([, host]) => mounted(host)));
+  const words = 'slow';
+  // 1.3 s between events: each pull waits on the upstream longer than the 1 s send timeout.
+  for (const _server of servers)
     harness.emulator.enqueue({
       type: 'scripted',
       content: [{ type: 'text', text: words }],
       chunkSize: 5,
       fault: { dripMs: 1300 },
     });
-    const logged = harness.accessLog.length;
-    try {
-      const response = await fetch(`${url}/v1/chat/completions`, {
-        method: 'POST',
-        body: request(true),
-        headers: { 'content-type': 'application/json', authorization: 'Bearer single-key' },
-      });
-      const text = await response.text();
+  const logged = harness.accessLog.length;
+  try {
+    const texts = await Promise.all(
+      servers.map(async ({ url }) => {
+        const response = await fetch(`${url}/v1/chat/completions`, {
+          method: 'POST',
+          body: request(true),
+          headers: { 'content-type': 'application/json', authorization: 'Bearer many-key' },
+        });
+        return response.text();
+      }),
+    );
+    for (const text of texts) {
       expect(chatStreamText(text)).toBe(words);
       expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
-      await expect.poll(() => harness.accessLog.slice(logged).map((line) => line.status)).toEqual([200]);
-    } finally {
-      await close();
     }
-  }, 45_000);
-});
+    await expect
+      .poll(() => harness.accessLog.slice(logged).map((line) => line.status))
+      .toEqual([200, 200, 200]);
+  } finally {
+    await Promise.all(servers.map(({ close }) => close()));
+  }
+}, 45_000);
 
 it('a whole reply handed to a host that gives the app no Node response is the host’s: logged when handed over, its place given back at once', async () => {
   const { url, close } = await mounted(hosts[2]![1]);
