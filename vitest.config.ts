@@ -31,7 +31,12 @@ const selfReference = Object.entries(manifest.exports).flatMap(([entry, target])
 process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'switchyard-test-compile-cache');
 
 /** The suites `npm run test:heavy` runs (see the `heavy` project). */
-const heavySuites = ['test/package-install.test.ts', 'test/cli/chat.pty.test.ts'];
+const heavySuites = [
+  'test/package-install.test.ts',
+  'test/cli/chat.pty.test.ts',
+  'test/gateway/client-timeouts.test.ts',
+  'test/gateway/mounted-send-timeout.test.ts',
+];
 
 export default defineConfig({
   resolve: { alias: selfReference },
@@ -71,9 +76,10 @@ export default defineConfig({
         test: { name: 'integration', include: ['test/**/*.test.ts'], exclude: heavySuites },
       },
       // The heavy suites (`npm run test:heavy`; `.ci/run` runs them after `npm test`): the packed
-      // package (npm pack's clean build, an offline install, three typechecks of a consumer) and
-      // the chat in a pseudo-terminal (a CLI and an MCP server started per test) — together a
-      // third of the suite's CPU.
+      // package (npm pack's clean build, an offline install, three typechecks of a consumer), the
+      // chat in a pseudo-terminal (a CLI and an MCP server started per test) — together a third
+      // of the suite's CPU —, and the gateway's send and body timeouts against clients that stall
+      // (most of their ~40 s is waiting out timeouts and moving 8 MB replies a client never reads).
       { extends: true, test: { name: 'heavy', include: heavySuites } },
     ],
   },
