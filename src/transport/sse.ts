@@ -117,7 +117,13 @@ export class SseDecoder {
       this.parser.feed(text);
       return;
     }
-    const end = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
+    // A piece that ends a line (nearly every one: events end in a blank line) is found without a
+    // scan: `lastIndexOf('\r')` walked the whole of a piece holding no CR.
+    const last = text.charCodeAt(text.length - 1);
+    const end =
+      last === 0x0a || last === 0x0d
+        ? text.length - 1
+        : Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
     if (end === -1) {
       this.held += text;
       return;
