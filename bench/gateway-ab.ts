@@ -1,5 +1,5 @@
 /**
- * Two checkouts' gateways side by side, in milliseconds: each tree's `bench/gateway-portkey-server.ts`
+ * Two checkouts' gateways side by side, in milliseconds: each tree's `bench/gateway-server.ts`
  * in its own process on one mock upstream (gateway-rig.ts), warmed with `WARM` calls (8 at a time),
  * then `ROUNDS` interleaved rounds of 200 counted sequential calls, each after 100 uncounted ones;
  * printed: each tree's added p50 and p90 over calling the upstream directly. `STREAM=1` streams
@@ -10,7 +10,7 @@
  */
 import { spawn } from 'node:child_process';
 import { Agent, request } from 'undici';
-import { chatBody, startUpstream, waitForLine } from './gateway-rig.ts';
+import { chatBody, gatewayServerOf, startUpstream, waitForLine } from './gateway-rig.ts';
 
 const trees = process.argv.slice(2);
 if (trees.length === 0) throw new Error('usage: node bench/gateway-ab.ts <checkout> [<checkout> …]');
@@ -22,7 +22,7 @@ const rounds = Number(process.env.ROUNDS ?? 20);
 const upstream = await startUpstream();
 const children = await Promise.all(
   trees.map(async (tree) => {
-    const child = spawn(process.execPath, [`${tree}/bench/gateway-portkey-server.ts`, upstream.url], {
+    const child = spawn(process.execPath, [gatewayServerOf(tree), upstream.url], {
       stdio: ['pipe', 'pipe', 'inherit'],
     });
     const [, url] = await waitForLine(child, /(http:\/\/127\.0\.0\.1:\d+)\n/);

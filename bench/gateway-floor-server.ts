@@ -1,5 +1,5 @@
 /**
- * The floor for bench/gateway-portkey.ts: the least a Node proxy does — Node's HTTP server, the
+ * The floor for bench/gateway.ts: the least a Node proxy does — Node's HTTP server, the
  * request body read and parsed as JSON, the same request forwarded to the mock upstream with undici
  * on a keep-alive pool, a whole reply parsed and serialized again, a stream piped through as it
  * arrives. No translation, routing, keys, metrics or logs: what any gateway in Node pays before

@@ -1,7 +1,7 @@
 /**
  * Streams the upstream holds open, through the gateway (issue #20): a mock OpenAI Chat upstream
  * answers every streamed call with its first chunk and then holds it, as a long generation does;
- * `N` clients (default 1,000) stream through the gateway (`gateway-portkey-server.ts`, in its own
+ * `N` clients (default 1,000) stream through the gateway (`gateway-server.ts`, in its own
  * process) at once. Printed: how many calls the upstream holds at once (each holds a pooled
  * connection), how many clients have their first byte, and the gateway's RSS then; after the
  * upstream finishes every call (in waves, as they arrive), how many outputs are whole and the
@@ -15,12 +15,11 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import { flag } from './fixed-cost-clients.ts';
-import { chatBody, here, peakRss, waitForLine } from './gateway-rig.ts';
+import { chatBody, gatewayServerOf, here, peakRss, waitForLine } from './gateway-rig.ts';
 
 const count = Number(process.env.N ?? 1000);
 const tree = flag('tree')?.[0];
-const script =
-  tree === undefined ? `${here}/gateway-portkey-server.ts` : `${tree}/bench/gateway-portkey-server.ts`;
+const script = tree === undefined ? `${here}/gateway-server.ts` : gatewayServerOf(tree);
 
 const held: ServerResponse[] = [];
 const chunk = (choice: object, usage?: object) =>

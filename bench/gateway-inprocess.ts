@@ -1,5 +1,5 @@
 /**
- * The gateway's own cost per non-streamed call, without the process hops of bench/gateway-portkey.ts:
+ * The gateway's own cost per non-streamed call, without the process hops of bench/gateway.ts:
  * a mock OpenAI Chat upstream, the front door (`sy.complete`) and the gateway (`app.request`, then
  * over loopback HTTP with `listen`) in one process, sequential, p50 against calling the upstream
  * directly with undici. Run: `node bench/gateway-inprocess.ts` (CALLS overrides the count).

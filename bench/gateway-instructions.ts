@@ -1,12 +1,12 @@
 /**
  * Instructions per gateway call (issue #20), beside the bare Node proxy: each server
- * (`gateway-portkey-server.ts`, `gateway-floor-server.ts`) runs under valgrind's callgrind on the
+ * (`gateway-server.ts`, `gateway-floor-server.ts`) runs under valgrind's callgrind on the
  * mock upstream of `gateway-rig.ts`, with the instrumentation off while it serves `GATEWAY_WARMUP`
  * sequential calls and on for the next `GATEWAY_CALLS`. Printed: instructions per call, and the
  * share of the optimizing compilers (TurboFan, Maglev): how far from its steady state V8 still is.
  * Instructions do not move with the machine's load (CPU time here moves by ±20–40 %); they are
  * not time (cache misses are not counted). Use them to A/B a change to the gateway (`--tree=`
- * another checkout) and `gateway-portkey.ts` for milliseconds. Needs `valgrind`; ~1 min per
+ * another checkout) and `gateway.ts` for milliseconds. Needs `valgrind`; ~1 min per
  * 10,000 calls.
  *
  *     node bench/gateway-instructions.ts                          # non-streamed, 25,000 warm-up calls
@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { flag } from './fixed-cost-clients.ts';
-import { chatBody, startUpstream, waitForLine } from './gateway-rig.ts';
+import { chatBody, gatewayServerOf, startUpstream, waitForLine } from './gateway-rig.ts';
 import { callgrindArgs } from './measure.ts';
 
 const warmup = Number(process.env.GATEWAY_WARMUP ?? 25_000);
@@ -31,7 +31,7 @@ const streamed = process.env.STREAMED === '1';
 const nodeFlags = (process.env.GATEWAY_NODE_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
 const tree = flag('tree')?.[0] ?? new URL('..', import.meta.url).pathname.replace(/\/$/, '');
 const servers: Array<[string, string]> = [
-  ['switchyard', `${tree}/bench/gateway-portkey-server.ts`],
+  ['switchyard', gatewayServerOf(tree)],
   ['floor', `${tree}/bench/gateway-floor-server.ts`],
 ].filter(([name]) => (process.env.GATEWAY_ONLY ?? name) === name) as Array<[string, string]>;
 

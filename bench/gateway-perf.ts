@@ -1,6 +1,6 @@
 /**
  * Where a gateway call's CPU goes, by owner, beside the bare Node proxy (issue #20): each server
- * (`gateway-portkey-server.ts`, `gateway-floor-server.ts`) runs with `--perf-basic-prof` on the mock
+ * (`gateway-server.ts`, `gateway-floor-server.ts`) runs with `--perf-basic-prof` on the mock
  * upstream of `gateway-rig.ts`; after `WARM` sequential calls, Linux `perf record` samples its CPU
  * (cycles on every thread, not wall time: a process waiting is not sampled) for `CALLS` more. Each
  * sample is charged to the kernel when it was in the kernel, else to the nearest JavaScript frame
@@ -58,7 +58,7 @@ const directory = mkdtempSync(join(tmpdir(), 'gateway-perf-'));
 const body = chatBody(streamed);
 try {
   for (const [label, script] of [
-    ['switchyard', 'gateway-portkey-server.ts'],
+    ['switchyard', 'gateway-server.ts'],
     ['floor', 'gateway-floor-server.ts'],
   ] as const) {
     const child = spawn(process.execPath, ['--perf-basic-prof', `${here}/${script}`, upstream.url], {

@@ -3,7 +3,7 @@
  * codec writes, contenders started as child processes, and /proc probes of their CPU and memory.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -17,6 +17,15 @@ import { decodeSseText } from '../src/transport/sse.ts';
 import type { CanonicalResponse } from '../src/core/request.ts';
 
 export const here = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * The gateway-server script of another checkout (`--tree=`, A/B runs): `bench/gateway-server.ts`,
+ * named `bench/gateway-portkey-server.ts` before 2026-11-29.
+ */
+export function gatewayServerOf(tree: string): string {
+  const script = `${tree}/bench/gateway-server.ts`;
+  return existsSync(script) ? script : `${tree}/bench/gateway-portkey-server.ts`;
+}
 /** Tokens in the upstream's everyday reply, and in its long one (a request for 1,000 output tokens). */
 export const tokens = 10;
 export const longTokens = 110;

@@ -1,7 +1,7 @@
 /**
  * Does V8 still compile or deoptimize the gateway's code at steady state? Each server
- * (`gateway-portkey-server.ts`, `gateway-floor-server.ts`) runs with `--trace-opt --trace-deopt`
- * on the mock upstream of `gateway-rig.ts`. First `WARMUP` calls as bench/gateway-portkey.ts warms
+ * (`gateway-server.ts`, `gateway-floor-server.ts`) runs with `--trace-opt --trace-deopt`
+ * on the mock upstream of `gateway-rig.ts`. First `WARMUP` calls as bench/gateway.ts warms
  * up (half streamed, 8 at a time; for the gateway then as many Anthropic Messages calls, its
  * cross-protocol target), then counted phases of `CALLS` sequential calls each, as the bench's rows
  * run them: non-streamed, streamed, and the warm-up's mix again. Per phase, per 1,000 calls: the
@@ -109,7 +109,7 @@ console.log(
   `${warmup} warm-up calls (half streamed, 8 at a time), then phases of ${calls} sequential calls; events per 1,000 calls`,
 );
 for (const [name, script] of [
-  ['switchyard', 'gateway-portkey-server.ts'],
+  ['switchyard', 'gateway-server.ts'],
   ['floor', 'gateway-floor-server.ts'],
 ] as const) {
   if (only !== undefined && only !== name) continue;

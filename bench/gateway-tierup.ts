@@ -1,11 +1,11 @@
 /**
  * How many calls the gateway serves before V8 stops optimizing its code: each server
- * (`gateway-portkey-server.ts`, `gateway-floor-server.ts`) runs with `--trace-opt --trace-deopt`
+ * (`gateway-server.ts`, `gateway-floor-server.ts`) runs with `--trace-opt --trace-deopt`
  * on the mock upstream of `gateway-rig.ts`; sequential calls (alternately non-streamed and
- * streamed, as bench/gateway-portkey.ts warms up) in blocks of `BLOCK`; per block, the functions
+ * streamed, as bench/gateway.ts warms up) in blocks of `BLOCK`; per block, the functions
  * V8 finished optimizing (Maglev, TurboFan) and the deoptimizations. A block with compilations
  * is not steady state: the optimizing compilers run on the machine's two cores beside the calls.
- * This is what sets `WARMUP` in bench/gateway-portkey.ts.
+ * This is what sets `WARMUP` in bench/gateway.ts.
  *
  *     node bench/gateway-tierup.ts            # 8 blocks of 5,000 calls
  *     BLOCKS=4 BLOCK=2500 SHOW=1 node bench/gateway-tierup.ts   # SHOW=1 names the late ones
@@ -25,7 +25,7 @@ const named = (line: string) => /<JSFunction ([^ >]*)/.exec(line)?.[1] || '(anon
 const upstream = await startUpstream();
 const dispatcher = new Agent({ connections: 8 });
 console.log(`calls (in blocks of ${block})   functions optimized / deoptimized in the block`);
-for (const script of ['gateway-portkey-server.ts', 'gateway-floor-server.ts']) {
+for (const script of ['gateway-server.ts', 'gateway-floor-server.ts']) {
   const server = await traced(script, upstream.url);
   const row: string[] = [];
   for (let index = 0; index < blocks; index++) {

@@ -1,6 +1,6 @@
 /**
  * Where a non-streamed call's time goes in the gateway, beside the bare Node proxy (issue #20): both
- * servers (`gateway-portkey-server.ts`, `gateway-floor-server.ts`) run on the mock upstream of
+ * servers (`gateway-server.ts`, `gateway-floor-server.ts`) run on the mock upstream of
  * `gateway-rig.ts` with `gateway-timeline-hook.ts` loaded, which reads each call's steps from Node's
  * and undici's diagnostics channels — the request's arrival, the upstream request made, its headers
  * written, the upstream's response headers and end, the client's response finished (handed to the
@@ -24,7 +24,7 @@ const upstream = await startUpstream();
 const dispatcher = new Agent({ connections: 4 });
 const servers = await Promise.all(
   [
-    ['switchyard', 'gateway-portkey-server.ts'],
+    ['switchyard', 'gateway-server.ts'],
     ['floor', 'gateway-floor-server.ts'],
   ].map(async ([label, script]) => {
     const child = spawn(

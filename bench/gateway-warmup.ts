@@ -1,6 +1,6 @@
 /**
  * How long the gateway takes to reach its steady state, beside the bare Node proxy
- * (gateway-floor-server.ts), both started fresh on the mock upstream of bench/gateway-portkey.ts.
+ * (gateway-floor-server.ts), both started fresh on the mock upstream of bench/gateway.ts.
  *
  * - Default: sequential calls in blocks of 1,000 (alternately non-streamed and streamed), each
  *   contender in turn; per block, the p50 of each kind and the process's CPU per call (all threads,
@@ -82,7 +82,7 @@ async function afterIdle(contenders: Array<[string, Child]>): Promise<void> {
 
 const upstream = await startUpstream();
 const contenders: Array<[string, Child]> = [
-  ['switchyard', await startChild('gateway-portkey-server.ts', upstream.url)],
+  ['switchyard', await startChild('gateway-server.ts', upstream.url)],
   ['floor', await startChild('gateway-floor-server.ts', upstream.url)],
 ];
 if (idleMs > 0) await afterIdle(contenders);

@@ -4,7 +4,7 @@
  * `streamGenerateContent`) are served straight from Node's request and response; every other request goes to the Hono app
  * through @hono/node-server. Why: that adaptation — a web `Request` over Node's request, Hono's
  * context and dispatch, a web `Response` taken apart again — was ~20 µs of CPU and ~2 KB of garbage
- * per call on the gateway's hottest path (bench/gateway-portkey.ts; /proc CPU per call and
+ * per call on the gateway's hottest path (bench/gateway.ts; /proc CPU per call and
  * sampled allocations), for routes whose only job is to hand Node's request to `serveGeneration`.
  * Both ways share the caller check (`caller.ts`), the generation (`generate.ts`) and the reply
  * (`reply.ts`); the Hono app still serves every route (mounted, or `app.request` in tests).

@@ -1,5 +1,5 @@
 /**
- * The Switchyard gateway as a child process for bench/gateway-portkey.ts: routes `bench-model` to the mock
+ * The Switchyard gateway as a child process for bench/gateway.ts: routes `bench-model` to the mock
  * upstream given as argv[2] (an OpenAI Chat host), prints its URL, answers `cpu` on stdin with its
  * CPU time in µs.
  */
