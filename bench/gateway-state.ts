@@ -6,7 +6,7 @@
  * request (`x-switchyard-overhead-ms`: decode, state, encode — not the upstream) and the client's
  * latency, p50/p90/p99, and the difference of the medians.
  *
- *   node bench/gateway-state.ts [--rps 1000] [--seconds 3]
+ *   node bench/gateway.ts --state [--rps 1000] [--seconds 3]   (or node bench/gateway-state.ts …)
  */
 import { parseArgs } from 'node:util';
 import { startEmulator } from '../src/testing/emulator/index.ts';
@@ -15,7 +15,12 @@ import { keyDigest, startGatewayProcess } from '../test/support/gateway-processe
 import { startRedis } from '../test/support/redis-server.ts';
 
 const { values } = parseArgs({
-  options: { rps: { type: 'string', default: '1000' }, seconds: { type: 'string', default: '3' } },
+  options: {
+    rps: { type: 'string', default: '1000' },
+    seconds: { type: 'string', default: '3' },
+    // Run as `node bench/gateway.ts --state …`, which loads this file.
+    state: { type: 'boolean' },
+  },
 });
 const rps = Number(values.rps);
 const total = Math.round(rps * Number(values.seconds));

@@ -12,6 +12,8 @@
  * Run: `npm run bench:gateway`, or `cd bench && npm install && node gateway.ts` (WARMUP, SEQUENTIAL, SECONDS, RATES,
  * RATE_ROUNDS, ROUND_WARMUP, STREAMED, CONCURRENT override the sizes; `UPSTREAM=process` runs the mock
  * upstream in a process of its own instead of this one, so a direct call crosses processes too).
+ * `node bench/gateway.ts --state [--rps 1000] [--seconds 3]` runs gateway-state.ts instead: what the
+ * Redis state store adds to a gateway request over the memory store.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -364,4 +366,6 @@ async function main(): Promise<void> {
   await dispatcher.close();
 }
 
-await main();
+// `--state`: what the Redis state store adds through a gateway process (issue #21's bench, gateway-state.ts).
+if (process.argv.includes('--state')) await import('./gateway-state.ts');
+else await main();
