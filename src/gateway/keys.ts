@@ -140,8 +140,19 @@ export function namesOf(
     : [name, id];
 }
 
-/** Whether `key` may use the model asked for (by the name sent or the id it resolved to). */
+/**
+ * Whether `key` may use the model asked for, by any of its `names` (the name sent, the id it
+ * resolved to, …). A name with a provider prefix is also matched without it, so an entry without
+ * one (`gpt-5*`, `claude-*`) allows that model under any of its names, at whichever configured
+ * provider serves it (`gpt-5`, `openai:gpt-5`, an alias of it), and one with a prefix
+ * (`openai:*`) only that provider's.
+ */
 export function allowsModel(key: GatewayKey | undefined, names: readonly string[]): boolean {
   if (key?.models === undefined) return true;
-  return names.some((name) => matchesAnyGlob(key.models!, name));
+  const globs = key.models;
+  return names.some((name) => {
+    if (matchesAnyGlob(globs, name)) return true;
+    const colon = name.indexOf(':');
+    return colon > 0 && matchesAnyGlob(globs, name.slice(colon + 1));
+  });
 }

@@ -90,3 +90,55 @@ it('a model named in the path (Gemini) that the key may not use is refused befor
     await server.close(0);
   }
 }, 10_000);
+
+it("a key's provider-less globs allow a model under every name it has, and the listing shows them (docs/gateway.md's example key)", async () => {
+  const docsGateway = createEmulatedGateway(emulator.url, {
+    logger: { warn: () => {} },
+    env: { TEAM_A_KEY: 'team-a', OPENAI_ONLY: 'openai-only' },
+    adapters: { anthropic: { type: 'anthropic' }, openai: { type: 'openai' } },
+    apiKey: 'k',
+    config: {
+      builtins: true,
+      models: { 'openai:gpt-5': { aliases: ['claude-sonnet-4-5'] } },
+      gateway: {
+        keys: [
+          { name: 'team-a', key_env: 'TEAM_A_KEY', models: ['claude-*', 'gpt-5*'] },
+          { name: 'openai-only', key_env: 'OPENAI_ONLY', models: ['openai:*'] },
+        ],
+      },
+    },
+  });
+  const status = async (key: string, model: string) =>
+    (
+      await docsGateway.app.request('/v1/chat/completions', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Hi' }] }),
+      })
+    ).status;
+  try {
+    // The same models by the name sent, the canonical id and a built-in alias: one answer each.
+    for (const model of ['gpt-5', 'openai:gpt-5', 'gpt-5-mini', 'openai:gpt-5-mini', 'claude-sonnet-4-5'])
+      expect(await status('team-a', model), model).toBe(200);
+    for (const model of ['claude-haiku-4-5', 'anthropic:claude-haiku-4-5', 'haiku'])
+      expect(await status('team-a', model), model).toBe(200);
+    expect(await status('team-a', 'openai:gpt-4.1-mini')).toBe(403);
+    // A prefixed glob stays with its provider, however the model is named.
+    expect(await status('openai-only', 'gpt-5')).toBe(200);
+    expect(await status('openai-only', 'claude-sonnet-4-5')).toBe(200); // the alias of openai:gpt-5
+    expect(await status('openai-only', 'anthropic:claude-haiku-4-5')).toBe(403);
+    expect(await status('openai-only', 'haiku')).toBe(403);
+
+    const response = await docsGateway.app.request('/v1/models', {
+      headers: { authorization: 'Bearer team-a' },
+    });
+    const names = ((await response.json()) as { data: Array<{ id: string }> }).data.map((model) => model.id);
+    expect(names).toEqual(
+      expect.arrayContaining(['openai:gpt-5', 'openai:gpt-5-mini', 'anthropic:claude-haiku-4-5']),
+    );
+    expect(names).not.toContain('openai:gpt-4.1-mini');
+    for (const name of names) expect(await status('team-a', name), name).toBe(200);
+  } finally {
+    await docsGateway.switchyard.close();
+  }
+}, 30_000);
