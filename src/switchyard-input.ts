@@ -208,9 +208,29 @@ const settingsSchema = z.looseObject({
   system: z.string({ error: 'system must be a string' }).optional(),
 });
 
-/** Validates `sy.conversation(settings)`; throws an `InvalidRequestError` (`invalid_options`). */
+/**
+ * Validates `sy.conversation(settings)`; throws an `InvalidRequestError` (`invalid_options`) naming
+ * every bad setting: a key a conversation does not keep (`sytem`), and a request field each send
+ * would refuse (`tools: 'x'`), checked here as a send checks it, so a typo fails at creation rather
+ * than at the first turn, and what `toJSON()` writes `fromJSON` takes back.
+ */
 export function checkConversationSettings(settings: unknown): ConversationSettings {
-  return checkOptions(settingsSchema, settings, 'sy.conversation', 'settings') as ConversationSettings;
+  const checked = checkOptions(snapshotSettingsSchema(true), settings, 'sy.conversation', 'settings');
+  const issues = requestFieldIssues(checked as ConversationSettings, 'settings');
+  if (issues !== undefined) throw invalidInput('sy.conversation', issues, 'invalid_options');
+  return checked as ConversationSettings;
+}
+
+/** What each send would refuse in a conversation's settings (`prefix.field`), or undefined. */
+function requestFieldIssues(settings: ConversationSettings, prefix: string): ValidationIssue[] | undefined {
+  const { system: _system, ...fields } = settings;
+  const prepared = prepareRequest({ ...fields, transcript: [] }, undefined);
+  if (prepared.ok) return undefined;
+  const { issues } = prepared.error.cause as { issues: ValidationIssue[] };
+  return issues.map((issue) => ({
+    path: `${prefix}.${issue.path}`.replace('.[', '['),
+    message: issue.message,
+  }));
 }
 
 /** The settings a snapshot may hold: a conversation's request fields (checked on each send) and `system`. */
@@ -292,15 +312,20 @@ export function checkSnapshot(
       const restored = parsed.data as unknown as ConversationSnapshot;
       const { providerOptions: _saved, ...settings } = restored.settings as ConversationSettings;
       const providerOptions = options.providerOptions;
-      return {
-        ...restored,
-        settings: providerOptions === undefined ? settings : { ...settings, providerOptions },
-      } as ConversationSnapshot;
+      // The settings' request fields as each send checks them (a snapshot is data from anywhere).
+      const fieldIssues = requestFieldIssues(settings, 'snapshot.settings');
+      if (fieldIssues === undefined)
+        return {
+          ...restored,
+          settings: providerOptions === undefined ? settings : { ...settings, providerOptions },
+        } as ConversationSnapshot;
+      issues = fieldIssues;
+    } else {
+      issues = parsed.error.issues.map((issue) => ({
+        path: issue.path.length === 0 ? 'snapshot' : `snapshot.${formatPath(issue.path)}`.replace('.[', '['),
+        message: issue.message,
+      }));
     }
-    issues = parsed.error.issues.map((issue) => ({
-      path: issue.path.length === 0 ? 'snapshot' : `snapshot.${formatPath(issue.path)}`.replace('.[', '['),
-      message: issue.message,
-    }));
   } catch (error) {
     issues = [{ path: 'snapshot', message: `unreadable value: ${(error as Error)?.name ?? typeof error}` }];
   }

@@ -62,10 +62,35 @@ describe('conversations: bad settings fail at creation; a bad send never poisons
     ['no model', {}, /settings\.model/],
     ['a glob model', { model: 'anthropic:*' }, /settings\.model: model cannot contain/],
     ['a number as system', { model: 'primary', system: 5 }, /settings\.system/],
+    [
+      'a misspelt setting',
+      { model: 'primary', sytem: 'Answer in French' },
+      /settings\.sytem: not a conversation setting/,
+    ],
+    ['an unknown setting', { model: 'primary', bogus: 1 }, /settings\.bogus: not a conversation setting/],
+    ['tools that are no list', { model: 'primary', tools: 'x' }, /settings\.tools: .*expected array/],
+    ['a temperature that is no number', { model: 'primary', temperature: 'hot' }, /settings\.temperature/],
+    [
+      'a tool without a name',
+      { model: 'primary', tools: [{ inputSchema: { type: 'object' } }] },
+      /settings\.tools\[0\]\.name/,
+    ],
   ])('sy.conversation(%s)', (_label, settings, names) => {
     const error = thrownBy(() => sy.conversation(settings as never));
     expect(isInvalidRequestError(error), String(error)).toBe(true);
+    expect((error as { providerCode?: string }).providerCode).toBe('invalid_options');
     expect((error as Error).message).toMatch(names);
+  });
+
+  it("a conversation's own snapshot is restored: toJSON of good settings goes back through fromJSON", () => {
+    const settings = { model: 'primary', system: 'Be brief.', temperature: 0.2, maxOutputTokens: 100 };
+    const saved = JSON.parse(JSON.stringify(sy.conversation(settings).toJSON()));
+    expect(sy.conversation.fromJSON(saved).toJSON()).toEqual(saved);
+    // A snapshot from elsewhere whose settings a send would refuse is refused when restored.
+    const edited = { ...saved, settings: { ...saved.settings, temperature: 'hot' } };
+    const error = thrownBy(() => sy.conversation.fromJSON(edited));
+    expect((error as { providerCode?: string }).providerCode).toBe('invalid_options');
+    expect((error as Error).message).toMatch(/snapshot\.settings\.temperature/);
   });
 
   it.each([
