@@ -147,8 +147,12 @@ it('a budget with a model that has no price ends the run with an error naming it
   const agent = createAgent({ model: 'scripted:m', client: loop, tools: [read], budget: { maxCost: 0.01 } });
   const result = await agent.run('go').result();
   expect(result.outcome).toBe('error');
-  expect(String((result.error as Error).message)).toMatch(/has no known price/);
+  expect(String((result.error as Error).message)).toMatch(
+    /has no known price.*pass cost\(\), or use the front door/,
+  );
   expect(result.turns).toHaveLength(0);
+  // The call was made and billed: its tokens are in the result's usage.
+  expect(result.usage).toMatchObject({ input: 1000, output: 1000 });
 });
 
 it('an input check too slow while the rule is asked: the call waits for approval, never runs unasked', async () => {

@@ -147,6 +147,8 @@ export class AgentLoop {
   private record(number: number, call: TurnCall, started: number): TurnRecord {
     const { state, context } = this;
     const { response } = call;
+    // The call was made (and billed): its usage counts even when its cost cannot (below).
+    state.usage = addUsage(state.usage, response.usage);
     const cost = costOf(
       response.usage,
       call.model,
@@ -164,7 +166,6 @@ export class AgentLoop {
     if (call.fallbackFrom !== undefined) record.fallbackFrom = call.fallbackFrom;
     if (response.finishReason === 'max-tokens') record.maxTokensRecovery = state.recoveries + 1;
     state.turns.push(record);
-    state.usage = addUsage(state.usage, response.usage);
     state.cost += cost;
     state.compacted = false;
     context.emit({ type: 'turn-end', ...record });

@@ -51,7 +51,7 @@ export function costOf(
       [
         {
           path: 'budget.maxCost',
-          message: `${model} has no known price, so its cost cannot count toward the budget; give it a price or pass cost()`,
+          message: `${model} has no known price, so its cost cannot count toward the budget: pass cost(), or use the front door (createSwitchyard()) as the client — it prices the models its price table knows; an adapter alone prices nothing`,
         },
       ],
       'invalid_options',

@@ -173,7 +173,7 @@ const chat: Command = {
 const ask: Command = {
   name: 'ask',
   summary: 'ask one question; the answer streams to stdout',
-  synopsis: '[-m MODEL] [--json] [PROMPT...]',
+  synopsis: '[-m MODEL] [--json] [--config FILE] [PROMPT...]',
   description:
     'One-shot: sends PROMPT (and piped stdin, e.g. cat file | switchyard ask summarize) and streams the\n' +
     'answer. --json prints canonical stream events, one per line. Exit 0 on success (also when stdout\n' +
@@ -209,7 +209,7 @@ const ask: Command = {
 const models: Command = {
   name: 'models',
   summary: 'list every known model: aliases, limits, prices, configured',
-  synopsis: '[--provider NAME] [--json]',
+  synopsis: '[--provider NAME] [--json] [--config FILE]',
   description:
     'Every known model with its aliases, context window, output limit, input and output price per\n' +
     'million tokens (USD) and whether its provider is configured (has a key).',

@@ -1,4 +1,4 @@
-/** `switchyard models [--provider NAME] [--json]`: every known model, its aliases, limits, prices and whether it is configured. */
+/** `switchyard models [--provider NAME] [--json] [--config FILE]`: every known model, its aliases, limits, prices and whether it is configured. */
 import { closest } from '../core/closest.ts';
 import { loadConfigFile } from '../registry/config.ts';
 import { createSwitchyard } from '../switchyard.ts';
