@@ -245,7 +245,9 @@ export function splitConfig(config: GatewayFileConfig): {
   const { gateway, ...switchyard } = config;
   const result = gatewayConfigSchema.safeParse(gateway ?? {});
   if (!result.success) {
-    const problems = result.error.issues.map((issue) => `gateway.${issue.path.join('.')}: ${issue.message}`);
+    const problems = result.error.issues.map(
+      (issue) => `${['gateway', ...issue.path].join('.')}: ${issue.message}`,
+    );
     throw new Error(`invalid gateway config: ${problems.join('; ')}`);
   }
   return { gateway: result.data, switchyard };

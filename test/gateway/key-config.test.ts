@@ -88,3 +88,9 @@ describe('gateway keys in the config', () => {
     await gateway.switchyard.close();
   });
 });
+
+it('an unknown key at the top of the gateway section is named by its path, not an empty one', () => {
+  expect(() => createGateway({ config: { gateway: { bodylimit: 1 } as never } })).toThrow(
+    /^invalid gateway config: gateway: Unrecognized key: "bodylimit"$/,
+  );
+});
