@@ -17,7 +17,7 @@
  * response's upstream call. The upgrade, the messages' bounds and deadlines, the pacing of replies
  * and shutdown are every WebSocket protocol's (`websocket-common.ts`).
  */
-import type { WebSocket } from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import { inboundCodecs } from '../codecs/index.ts';
 import type { WireError } from '../codecs/types.ts';
 import { parseJson } from '../core/json-text.ts';
@@ -132,6 +132,7 @@ async function serveCreate(
   { message, bytes }: { message: Record<string, unknown>; bytes: number },
   running: Running,
   connection: ResponsesConnection,
+  decided: () => void,
 ): Promise<void> {
   const { type: _type, ...fields } = message;
   const call: GenerationCall = {
@@ -159,25 +160,46 @@ async function serveCreate(
     sendAnswer(socket, replyError(ready));
     return;
   }
+  // Streaming: the connection's next message is decided now (refused while this one runs).
+  decided();
   await sendReply(state, socket, ready.body, running);
 }
 
 function serve(state: GatewayState, socket: WebSocket, key: GatewayKey | undefined): { goAway(): void } {
   const connection: ResponsesConnection = {};
   let running: Running | undefined;
+  // Messages are decided in the order they came: a message waits until the `response.create`
+  // before it is refused or streaming, so a create refused after its checks (a `background`, a
+  // model the key may not use) leaves the connection free for the next one, and the client gets
+  // the answers in its messages' order (the error events carry no id to match them by).
+  let previous: Promise<void> = Promise.resolve();
   socket.on('message', (data, isBinary) => {
+    const waited = previous;
+    let decided!: () => void;
+    previous = new Promise((resolve) => (decided = resolve));
+    void waited.then(() => onMessage(data, isBinary, decided));
+  });
+  function onMessage(data: RawData, isBinary: boolean, decided: () => void): void {
+    if (connection.closed === true) return decided();
     const read = readMessage(data, isBinary);
-    if ('status' in read) return sendAnswer(socket, errorEvent(read));
+    if ('status' in read) {
+      sendAnswer(socket, errorEvent(read));
+      return decided();
+    }
     const refused = refusalOf(read.message, running !== undefined);
     if (refused !== undefined) {
       const streamId = read.message.stream_id;
       const echoed = typeof streamId === 'string' && streamIdShape.test(streamId) ? streamId : undefined;
-      return sendAnswer(socket, errorEvent(refused, echoed));
+      sendAnswer(socket, errorEvent(refused, echoed));
+      return decided();
     }
-    if (!state.accepting) return sendAnswer(socket, errorEvent(shuttingDown));
+    if (!state.accepting) {
+      sendAnswer(socket, errorEvent(shuttingDown));
+      return decided();
+    }
     const entry: Running = { controller: new AbortController() };
     running = entry;
-    serveCreate(state, socket, key, read, entry, connection)
+    serveCreate(state, socket, key, read, entry, connection, decided)
       .catch((error: unknown) => {
         state.logger.warn('gateway: unexpected error', {
           error: error instanceof Error ? error.name : 'unknown',
@@ -189,8 +211,9 @@ function serve(state: GatewayState, socket: WebSocket, key: GatewayKey | undefin
       })
       .finally(() => {
         if (running === entry) running = undefined;
+        decided();
       });
-  });
+  }
   socket.on('close', () => {
     connection.closed = true;
     connection.last = undefined;

@@ -408,6 +408,33 @@ it('response.steer, other client events, a stream_id and background are refused 
   socket.close();
 });
 
+it('messages sent back to back are answered in their order: a create refused after its checks leaves the connection free for the next, which is served', async () => {
+  const from = harness.emulator.requests.length;
+  const { socket, messages, next } = await rawSocket();
+  harness.emulator.enqueue(scripted([{ type: 'text', text: 'Third.' }]));
+  // No wait between them: the first is refused only after the gateway's checks.
+  socket.send(JSON.stringify({ type: 'response.create', background: true, model: 'up-chat', input: 'Hi' }));
+  socket.send(
+    JSON.stringify({
+      type: 'response.create',
+      previous_response_id: 'resp_nope',
+      model: 'up-chat',
+      input: 'Hi',
+    }),
+  );
+  socket.send(JSON.stringify({ type: 'response.create', model: 'up-chat', input: 'Third' }));
+  while (messages.at(-1)?.type !== 'response.completed') await next();
+  const errors = messages.filter((message) => message.type === 'error');
+  expect(errors).toMatchObject([
+    { status: 400, error: { param: 'background' } },
+    { status: 404, error: { code: 'previous_response_not_found' } },
+  ]);
+  // Both refusals came before the third's first event, and the third ran: no `response_in_progress`.
+  expect(messages.findIndex((message) => message.type !== 'error')).toBe(2);
+  expect(upstreamSince(from)).toBe(1);
+  socket.close();
+});
+
 it('a response.create while a response runs is refused (one response at a time per connection); the running one completes', async () => {
   const from = harness.emulator.requests.length;
   const { socket, messages, next } = await rawSocket();
