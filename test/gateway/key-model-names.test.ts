@@ -42,18 +42,20 @@ afterAll(async () => {
   await emulator?.close();
 });
 
-const listed = async (key: string) => {
-  const response = await gateway.app.request('/v1/models', { headers: { authorization: `Bearer ${key}` } });
+const listedBy = async (on: Gateway, key: string) => {
+  const response = await on.app.request('/v1/models', { headers: { authorization: `Bearer ${key}` } });
   return ((await response.json()) as { data: Array<{ id: string }> }).data.map((model) => model.id).sort();
 };
-const call = async (key: string, model: string) =>
+const listed = (key: string) => listedBy(gateway, key);
+const callOn = async (on: Gateway, key: string, model: string) =>
   (
-    await gateway.app.request('/v1/chat/completions', {
+    await on.app.request('/v1/chat/completions', {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Hi' }] }),
     })
   ).status;
+const call = (key: string, model: string) => callOn(gateway, key, model);
 
 it.each([
   ['key-a', ['local:my-finetune', 'mine']],
@@ -108,14 +110,7 @@ it("a key's provider-less globs allow a model under every name it has, and the l
       },
     },
   });
-  const status = async (key: string, model: string) =>
-    (
-      await docsGateway.app.request('/v1/chat/completions', {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Hi' }] }),
-      })
-    ).status;
+  const status = (key: string, model: string) => callOn(docsGateway, key, model);
   try {
     // The same models by the name sent, the canonical id and a built-in alias: one answer each.
     for (const model of ['gpt-5', 'openai:gpt-5', 'gpt-5-mini', 'openai:gpt-5-mini', 'claude-sonnet-4-5'])
