@@ -128,6 +128,50 @@ describe('JSON Schema → Gemini schema subset', () => {
     });
   });
 
+  it('a schema that admits only null (const null, enum [null], type null) is the NULL type, not an empty enum', () => {
+    expect(convertSchema({ const: null, description: 'cleared' }, site)).toEqual({
+      type: 'NULL',
+      description: 'cleared',
+    });
+    expect(convertSchema({ enum: [null] }, site)).toEqual({ type: 'NULL' });
+    expect(convertSchema({ type: ['string', 'null'], const: null }, site)).toEqual({ type: 'NULL' });
+    expect(convertSchema({ anyOf: [{ type: 'string' }, { const: null }] }, site)).toEqual({
+      type: 'STRING',
+      nullable: true,
+    });
+    expect(
+      convertSchema({ type: 'object', properties: { unset: { const: null } }, required: ['unset'] }, site),
+    ).toEqual({ type: 'OBJECT', properties: { unset: { type: 'NULL' } }, required: ['unset'] });
+  });
+
+  it('a mixed-type enum splits its values by type, once per branch, annotations once beside the anyOf', () => {
+    const compact = {
+      anyOf: [
+        { type: 'STRING', enum: ['a'] },
+        { type: 'NUMBER', enum: ['1'], format: 'enum' },
+      ],
+      description: 'level',
+      nullable: true,
+    };
+    expect(convertSchema({ enum: ['a', 1, null], description: 'level' }, site)).toEqual(compact);
+    expect(
+      convertSchema({ type: ['string', 'number', 'null'], enum: ['a', 1, null], description: 'level' }, site),
+    ).toEqual(compact);
+    // A declared type none of the values has drops out; one branch left needs no anyOf.
+    expect(convertSchema({ type: ['string', 'integer'], enum: ['a', 'b'] }, site)).toEqual({
+      type: 'STRING',
+      enum: ['a', 'b'],
+    });
+    expect(convertSchema({ type: ['integer', 'number'], enum: [1, 2.5] }, site)).toEqual({
+      anyOf: [
+        { type: 'INTEGER', enum: ['1'], format: 'enum' },
+        { type: 'NUMBER', enum: ['2.5'], format: 'enum' },
+      ],
+    });
+    const error = failure({ enum: ['a', true] }) as Error;
+    expect(error.message).toContain('keyword `enum` at $ lists values that are not strings or numbers');
+  });
+
   it.each([
     ['not', { type: 'object', properties: { a: { not: { type: 'string' } } } }, '$.properties.a'],
     ['exclusiveMinimum', { type: 'number', exclusiveMinimum: 0 }, '$'],

@@ -106,6 +106,20 @@ export function hasNoParameters(schema: JsonObject): boolean {
   );
 }
 
+/** The values an `enum` or a `const` allows, or `undefined` when the schema has neither. */
+function enumValues(schema: JsonObject): JsonValue[] | undefined {
+  if (Array.isArray(schema.enum)) return schema.enum;
+  return schema.const === undefined ? undefined : [schema.const];
+}
+
+/** Whether a value is one of a Gemini type's (only scalar types hold enum values). */
+function acceptsValue(type: string, value: JsonValue): boolean {
+  if (type === 'STRING') return typeof value === 'string';
+  if (type === 'INTEGER') return Number.isInteger(value);
+  if (type === 'NUMBER') return typeof value === 'number';
+  return false;
+}
+
 class SchemaConverter {
   private readonly root: JsonObject;
   private readonly site: SchemaSite;
@@ -180,8 +194,10 @@ class SchemaConverter {
     const branches: JsonObject[] = [];
     union.forEach((member, index) => {
       if (!isJsonObject(member)) this.fail(keyword, `${path}.${keyword}[${index}]`, 'is not a schema');
-      if (member.type === 'null') nullable = true;
-      else branches.push(this.convert(member as JsonObject, `${path}.${keyword}[${index}]`, refs));
+      // A branch that admits only null (`type: null`, `const: null`, `enum: [null]`) makes the union nullable.
+      const branch = this.convert(member as JsonObject, `${path}.${keyword}[${index}]`, refs);
+      if (branch.type === 'NULL') nullable = true;
+      else branches.push(branch);
     });
     const annotations = this.copy(rest, commonKeywords);
     if (nullable) annotations.nullable = true;
@@ -191,24 +207,83 @@ class SchemaConverter {
     return { anyOf: branches, ...annotations };
   }
 
+  /**
+   * One schema with a type (declared or read from its values). Several types become an `anyOf` of
+   * one branch per type, the annotations once beside it; an enum's values go each to the branch of
+   * its own type, and a type none of them has drops out (`enum: ["a", 1, null]` is a nullable
+   * `anyOf` of a STRING enum ["a"] and a NUMBER enum ["1"]). A schema that admits only null
+   * (`type: null`, `const: null`, `enum: [null]`) is Gemini's NULL type.
+   */
   private convertTyped(schema: JsonObject, path: string, refs: string[]): JsonObject {
     const types = this.types(schema, path);
-    const nullable = types.includes('NULL') && types.length > 1;
-    const concrete = types.filter((type) => type !== 'NULL' || types.length === 1);
-    if (concrete.length > 1) {
-      const annotations = this.copy(schema, commonKeywords);
-      if (nullable) annotations.nullable = true;
-      return { anyOf: concrete.map((type) => this.convertOne(schema, type, path, refs)), ...annotations };
+    const values = enumValues(schema);
+    const present = values?.filter((value) => value !== null);
+    const concrete = types.filter((type) => type !== 'NULL');
+    if (concrete.length === 0 || present?.length === 0) {
+      return { type: 'NULL', ...this.copy(schema, commonKeywords) };
     }
-    const converted = this.convertOne(schema, concrete[0] as string, path, refs);
-    if (nullable) converted.nullable = true;
-    return converted;
+    const nullable =
+      types.includes('NULL') || (present !== undefined && present.length < (values?.length ?? 0));
+    if (concrete.length === 1) {
+      const converted = this.convertOne(schema, concrete[0] as string, path, refs, true);
+      if (nullable) converted.nullable = true;
+      return converted;
+    }
+    const branches =
+      present === undefined
+        ? concrete.map((type) => [type, schema] as const)
+        : this.splitEnum(schema, concrete, present, path);
+    const annotations = this.copy(schema, commonKeywords);
+    if (nullable) annotations.nullable = true;
+    if (branches.length === 1) {
+      const [type, own] = branches[0] as readonly [string, JsonObject];
+      return { ...this.convertOne(own, type, path, refs, false), ...annotations };
+    }
+    return {
+      anyOf: branches.map(([type, own]) => this.convertOne(own, type, path, refs, false)),
+      ...annotations,
+    };
   }
 
-  private convertOne(schema: JsonObject, type: string, path: string, refs: string[]): JsonObject {
-    const result: JsonObject = { type, ...this.copy(schema, commonKeywords) };
+  /** An enum over several types, split into one enum per type that has values (in the types' order). */
+  private splitEnum(
+    schema: JsonObject,
+    types: string[],
+    values: JsonValue[],
+    path: string,
+  ): (readonly [string, JsonObject])[] {
+    const keyword = Array.isArray(schema.enum) ? 'enum' : 'const';
+    if (values.some((value) => typeof value === 'boolean' || typeof value === 'object')) {
+      this.fail(keyword, path, 'lists values that are not strings or numbers');
+    }
+    const byType = new Map<string, JsonValue[]>(types.map((type) => [type, []]));
+    for (const value of values) {
+      // A value no declared type accepts is one the schema itself rejects: it has no branch.
+      const type = types.find((candidate) => acceptsValue(candidate, value));
+      if (type !== undefined) byType.get(type)?.push(value);
+    }
+    const { const: _const, ...rest } = schema;
+    return [...byType]
+      .filter(([, own]) => own.length > 0)
+      .map(([type, own]) => [type, { ...rest, enum: own }] as const);
+  }
+
+  /** One typed schema; `annotated` false leaves the annotations to the `anyOf` it is a branch of. */
+  private convertOne(
+    schema: JsonObject,
+    type: string,
+    path: string,
+    refs: string[],
+    annotated: boolean,
+  ): JsonObject {
+    const result: JsonObject = { type, ...(annotated ? this.copy(schema, commonKeywords) : {}) };
     Object.assign(result, this.copy(schema, keywordsByType[type] ?? []));
-    if (Array.isArray(schema.examples) && schema.examples.length > 0 && result.example === undefined) {
+    if (
+      annotated &&
+      Array.isArray(schema.examples) &&
+      schema.examples.length > 0 &&
+      result.example === undefined
+    ) {
       result.example = schema.examples[0] as JsonValue;
     }
     this.convertEnum(schema, type, result, path);
@@ -247,11 +322,7 @@ class SchemaConverter {
   }
 
   private convertEnum(schema: JsonObject, type: string, result: JsonObject, path: string): void {
-    const values: JsonValue[] | undefined = Array.isArray(schema.enum)
-      ? schema.enum
-      : schema.const !== undefined
-        ? [schema.const]
-        : undefined;
+    const values = enumValues(schema);
     if (values === undefined) return;
     const keyword = Array.isArray(schema.enum) ? 'enum' : 'const';
     const present = values.filter((value) => value !== null);
@@ -279,19 +350,22 @@ class SchemaConverter {
     if (types.length > 0) return types;
     if (isJsonObject(schema.properties) || schema.required !== undefined) return ['OBJECT'];
     if (schema.items !== undefined) return ['ARRAY'];
-    const values = Array.isArray(schema.enum)
-      ? schema.enum
-      : schema.const === undefined
-        ? []
-        : [schema.const];
-    if (values.length > 0 && values.every((value) => typeof value === 'string' || value === null)) {
-      return ['STRING'];
+    const values = enumValues(schema) ?? [];
+    if (values.length === 0) return this.fail('type', path, 'is missing (a schema that accepts any value)');
+    // No type: the values' own types, in the order they first appear (`enum: ["a", 1, null]`).
+    const inferred: string[] = [];
+    for (const value of values) {
+      const type = value === null ? 'NULL' : jsonTypes[typeof value];
+      if (type === undefined) {
+        this.fail(
+          Array.isArray(schema.enum) ? 'enum' : 'const',
+          path,
+          'lists values that are not strings or numbers',
+        );
+      }
+      if (!inferred.includes(type)) inferred.push(type);
     }
-    if (values.length > 0 && values.every((value) => typeof value === 'number' || value === null)) {
-      return ['NUMBER'];
-    }
-    if (values.length > 0 && values.every((value) => typeof value === 'boolean')) return ['BOOLEAN'];
-    return this.fail('type', path, 'is missing (a schema that accepts any value)');
+    return inferred;
   }
 
   private copy(schema: JsonObject, keywords: readonly string[]): JsonObject {
