@@ -28,7 +28,7 @@ const sent = () => harness.emulator.requests.at(-1)!.body as Record<string, unkn
 /** What each upstream's model writes when asked as it is asked. */
 const answers: Record<string, string> = {
   'up-gemini': 'Percussion',
-  'up-anthropic': '"Percussion"',
+  'up-anthropic': '{"value":"Percussion"}',
   'up-chat': '{"value": "Percussion"}',
   'up-responses': '{"value":"Percussion"}',
 };
@@ -81,7 +81,7 @@ it('an OpenAI upstream is sent the string enum wrapped as { value }, strict', as
 it('an escaped JSON string answer is unquoted exactly', async () => {
   harness.emulator.enqueue({
     type: 'scripted',
-    content: [{ type: 'text', text: '"Rock \\"n\\" roll \\u00e9"' }],
+    content: [{ type: 'text', text: '{"value":"Rock \\"n\\" roll \\u00e9"}' }],
     chunkSize: 2,
   });
   const { google } = createClients(harness.server.url);

@@ -1,8 +1,9 @@
 /**
  * Output schemas whose root is not an object — a root array, as in Gemini's own "list of recipes"
  * example — routed to an OpenAI upstream (Chat, Responses), which refuses any root but `type:
- * "object"` (the emulator too): the upstream is sent the schema wrapped as `{ value }`, strict, and
- * the client gets the value's own JSON, whole and streamed.
+ * "object"` (the emulator too), or to Claude (`output_config.format`, whose root Anthropic's own SDK
+ * refuses unless an object; the emulator too): the upstream is sent the schema wrapped as
+ * `{ value }`, strict toward OpenAI, and the client gets the value's own JSON, whole and streamed.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createClients, type GatewayHarness, startGatewayHarness } from './harness.ts';
@@ -38,13 +39,17 @@ const wrappedAnswer = (chunkSize?: number) => ({
 const config = { responseMimeType: 'application/json', responseSchema: recipes as never };
 const contents = 'List a few popular cookie recipes.';
 
-/** The schema an OpenAI upstream was sent: Chat's `response_format` or Responses' `text.format`. */
+/**
+ * The schema the upstream was sent: Chat's `response_format`, Responses' `text.format`, Claude's
+ * `output_config.format`.
+ */
 function sentFormat(): { schema: Record<string, unknown>; strict?: boolean } {
   const body = harness.emulator.requests.at(-1)!.body as {
     response_format?: { json_schema: { schema: Record<string, unknown>; strict?: boolean } };
     text?: { format: { schema: Record<string, unknown>; strict?: boolean } };
+    output_config?: { format: { schema: Record<string, unknown> } };
   };
-  return body.response_format?.json_schema ?? body.text!.format;
+  return body.response_format?.json_schema ?? body.text?.format ?? body.output_config!.format;
 }
 
 describe.each([['up-chat'], ['up-responses']])('a Gemini client’s root array toward %s', (model) => {
@@ -74,6 +79,67 @@ describe.each([['up-chat'], ['up-responses']])('a Gemini client’s root array t
     // Not held to the end (no property became nullable, so nothing is rewritten whole): the list
     // comes in several pieces.
     expect(pieces.length).toBeGreaterThan(3);
+  });
+});
+
+describe('a Gemini client’s root array toward Claude (up-anthropic)', () => {
+  it('is sent wrapped as { value }, every object closed, and the client gets the list', async () => {
+    harness.emulator.enqueue(wrappedAnswer());
+    const { google } = createClients(harness.server.url);
+    const response = await google.models.generateContent({ model: 'up-anthropic', contents, config });
+    expect(sentFormat().schema).toMatchObject({
+      type: 'object',
+      properties: { value: { type: 'array', items: { type: 'object', additionalProperties: false } } },
+      required: ['value'],
+      additionalProperties: false,
+    });
+    expect(response.text).toBe(list);
+  });
+
+  it('streamed: the list arrives as it comes, without the wrapper', async () => {
+    harness.emulator.enqueue(wrappedAnswer(5));
+    const { google } = createClients(harness.server.url);
+    const stream = await google.models.generateContentStream({ model: 'up-anthropic', contents, config });
+    const pieces: string[] = [];
+    for await (const chunk of stream)
+      if (chunk.text !== undefined && chunk.text !== '') pieces.push(chunk.text);
+    expect(pieces.join('')).toBe(list);
+    expect(pieces.length).toBeGreaterThan(3);
+  });
+
+  it('a root enum answer (a Chat client’s string enum) is wrapped too, and the reply is the JSON string', async () => {
+    harness.emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: '{"value":"red"}' }] });
+    const { openai } = createClients(harness.server.url);
+    const completion = await openai.chat.completions.create({
+      model: 'up-anthropic',
+      messages: [{ role: 'user', content: 'A colour.' }],
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'colour', schema: { type: 'string', enum: ['red', 'blue'] } },
+      },
+    });
+    expect(sentFormat().schema).toMatchObject({ properties: { value: { enum: ['red', 'blue'] } } });
+    expect(completion.choices[0]!.message.content).toBe('"red"');
+  });
+
+  it('a root array of free-form objects, asked for by instruction: the wrapper is described, the reply unwrapped', async () => {
+    harness.emulator.enqueue({
+      type: 'scripted',
+      content: [{ type: 'text', text: 'Here it is:\n```json\n{"value": [{"a": 1}]}\n```' }],
+    });
+    const { openai } = createClients(harness.server.url);
+    const completion = await openai.chat.completions.create({
+      model: 'up-anthropic',
+      messages: [{ role: 'user', content: 'Some objects.' }],
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'objects', schema: { type: 'array', items: { type: 'object' } } },
+      },
+    });
+    const body = harness.emulator.requests.at(-1)!.body as { system?: string; output_config?: unknown };
+    expect(body.output_config).toBeUndefined();
+    expect(body.system).toContain('"properties":{"value":{"type":"array"');
+    expect(completion.choices[0]!.message.content).toBe('[{"a": 1}]');
   });
 });
 

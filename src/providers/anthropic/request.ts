@@ -4,6 +4,7 @@ import type { CanonicalRequest } from '../../core/request.ts';
 import type { ToolChoice, ToolSpec } from '../../core/tools.ts';
 import type { ProviderContext, WireRequest } from '../common/definition.ts';
 import type { WireOutputConfig, WireTextBlock, WireTool, WireToolChoice } from './api.ts';
+import { objectRootedOutput } from '../common/object-root.ts';
 import { anthropicOutputSchema } from './output-schema.ts';
 import { jsonInstruction, recordJsonMode } from './json-mode.ts';
 import { applyCacheBreakpoints } from './cache.ts';
@@ -113,7 +114,8 @@ export const callFields = ['model', 'messages'] as const;
 /**
  * Builds `POST /messages`. Body fields, in order: model, max_tokens, system, messages, tools,
  * tool_choice, thinking, output_config (effort, and structured output as `format: {type:'json_schema'}`,
- * the GA successor of the `output_format` beta; a schema it cannot take is asked for by an
+ * the GA successor of the `output_format` beta, a root that is not an object wrapped as `{ value }`
+ * (`common/object-root.ts`); a schema it cannot take is asked for by an
  * instruction after the system prompt, see `json-mode.ts`), stop_sequences, sampling, stream, then
  * `providerOptions.anthropic.body` (one of {@link callFields} there is refused). Cache requests then add breakpoints, counting those the body
  * fields brought (see `applyCacheBreakpoints`). Thinking is left out, with a WARN, when the request
@@ -157,11 +159,13 @@ export function buildRequest(
   const outputConfig: WireOutputConfig = {};
   if (reasoning.effort !== undefined) outputConfig.effort = reasoning.effort;
   if (request.outputSchema !== undefined) {
-    const schema = anthropicOutputSchema(request.outputSchema.schema);
+    // A root that is not an object goes wrapped as { value }, its reply unwrapped (object-root.ts).
+    const output = objectRootedOutput(request.outputSchema, context);
+    const schema = anthropicOutputSchema(output.schema);
     if (schema !== undefined) outputConfig.format = { type: 'json_schema', schema };
     else {
       // JSON of any shape has no closed form: asked for by instruction, the reply cleaned (json-mode.ts).
-      body.system = withInstruction(body.system, jsonInstruction(request.outputSchema));
+      body.system = withInstruction(body.system, jsonInstruction(output));
       recordJsonMode(context);
       context.warn('structured output asked for by instruction', {
         reason: "Anthropic's JSON outputs take no object of free-form keys (every object closed)",

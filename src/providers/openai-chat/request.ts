@@ -10,7 +10,7 @@ import type { ChatQuirks } from './quirks.ts';
 import { addReasoning } from './reasoning.ts';
 import { recordStrictOutput, recordStrictTool } from '../openai/strict-nulls.ts';
 import { convertStrictSchema, strictToolParameters } from '../openai/strict-schema.ts';
-import { objectRootedOutput } from '../openai/object-root.ts';
+import { objectRootedOutput } from '../common/object-root.ts';
 import { hasDefaultOutputLimit } from '../common/routed.ts';
 import { emulateStopSequences, stopSequencesWithin } from '../common/stop-sequences.ts';
 import { warnSerialCallsUnenforced } from '../common/tool-settings.ts';

@@ -15,7 +15,7 @@ import {
 import { matchesAnyGlob } from '../openai/capabilities.ts';
 import { recordStrictOutput, recordStrictTool } from '../openai/strict-nulls.ts';
 import { convertStrictSchema, strictToolParameters } from '../openai/strict-schema.ts';
-import { objectRootedOutput } from '../openai/object-root.ts';
+import { objectRootedOutput } from '../common/object-root.ts';
 import type { ProviderContext, WireRequest } from '../common/definition.ts';
 import { joinInstructions, leadingInstructions } from '../common/projection.ts';
 import { hasDefaultOutputLimit } from '../common/routed.ts';

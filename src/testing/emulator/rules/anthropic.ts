@@ -1,7 +1,7 @@
 /**
  * Anthropic Messages request rules: headers, `max_tokens`, message order, text blocks, tool-id
- * pairing, stop sequences that are not empty or whitespace only, and under thinking a tool-use turn
- * that starts with a thinking block.
+ * pairing, stop sequences that are not empty or whitespace only, an object root for a structured
+ * output's schema, and under thinking a tool-use turn that starts with a thinking block.
  */
 import { anthropicError } from '../errors.ts';
 import type { JsonScript, RecordedRequest } from '../types.ts';
@@ -217,6 +217,22 @@ export function checkAnthropicRequest(request: RecordedRequest): JsonScript | un
   return checkAnthropicBody(request);
 }
 
+/**
+ * A structured-output schema (`output_config.format`) whose root is not an object (an array, a
+ * string, an enum). Anthropic's own SDK refuses one before sending (`jsonSchemaOutputFormat`: "JSON
+ * schema must be an object"); the API's wording for it is this emulator's, not a recorded one.
+ */
+function outputRootViolation(config: unknown): string | undefined {
+  if (typeof config !== 'object' || config === null) return undefined;
+  const format = (config as { format?: unknown }).format;
+  if (typeof format !== 'object' || format === null) return undefined;
+  const schema = (format as { schema?: unknown }).schema;
+  if (typeof schema !== 'object' || schema === null) return undefined;
+  const type = (schema as { type?: unknown }).type;
+  if (type === 'object') return undefined;
+  return `output_config.format.schema: the root must be of type 'object', got ${JSON.stringify(type ?? null)}`;
+}
+
 /** The body rules of a Messages request (shared by the transports carrying it: Bedrock, Vertex). */
 export function checkAnthropicBody(request: RecordedRequest): JsonScript | undefined {
   if (typeof request.body !== 'object' || request.body === null)
@@ -225,5 +241,7 @@ export function checkAnthropicBody(request: RecordedRequest): JsonScript | undef
   if (body.max_tokens === undefined) return invalid('max_tokens: Field required');
   const stops = stopSequenceViolation(body.stop_sequences);
   if (stops !== undefined) return invalid(stops);
+  const root = outputRootViolation(body.output_config);
+  if (root !== undefined) return invalid(root);
   return checkMessages(body.messages) ?? checkThinkingTurn(body, body.messages as Message[]);
 }

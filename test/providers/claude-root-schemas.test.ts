@@ -1,0 +1,134 @@
+/**
+ * An output schema whose root is not an object (a list, a string enum) on every host of Claude that
+ * takes structured output — the Anthropic API, Vertex, Bedrock by InvokeModel — goes out as
+ * `output_config.format` wrapped as `{ value }` (Claude, like Anthropic's own SDK, takes an object
+ * root only; the emulator refuses another), and the reply is the value's own JSON, whole and streamed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Adapter } from '../../src/core/adapter.ts';
+import type { CanonicalRequest } from '../../src/core/request.ts';
+import { silentLogger } from '../../src/core/logger.ts';
+import { createAnthropic } from '../../src/providers/anthropic/index.ts';
+import { createBedrock } from '../../src/providers/bedrock/index.ts';
+import { createVertex } from '../../src/providers/vertex/index.ts';
+import { collectStream } from '../../src/testing/collect.ts';
+import { type Emulator, startEmulator } from '../../src/testing/index.ts';
+import { emulatorBaseURL } from '../support/provider-types.ts';
+
+let emulator: Emulator;
+beforeAll(async () => {
+  emulator = await startEmulator();
+});
+afterAll(async () => {
+  await emulator?.close();
+});
+
+const hosts: Array<[string, string, () => Adapter]> = [
+  [
+    'the Anthropic API',
+    'anthropic:claude-sonnet-4-5',
+    () =>
+      createAnthropic({
+        baseURL: emulatorBaseURL('anthropic', emulator.url),
+        apiKey: 'anthropic-key-0123',
+        maxRetries: 0,
+        logger: silentLogger,
+        env: {},
+      }),
+  ],
+  [
+    'Vertex',
+    'vertex:claude-sonnet-4-5@20250929',
+    () =>
+      createVertex({
+        project: 'my-project',
+        location: 'us-east5',
+        baseURL: emulatorBaseURL('vertex', emulator.url),
+        getAccessToken: async () => 'ya29.root-schemas',
+        maxRetries: 0,
+        logger: silentLogger,
+        env: {},
+      }),
+  ],
+  [
+    'Bedrock (invoke)',
+    'bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+    () =>
+      createBedrock({
+        apiKey: 'bedrock-bearer-0123',
+        baseURL: emulator.url,
+        region: 'us-east-1',
+        protocol: 'invoke',
+        maxRetries: 0,
+        logger: silentLogger,
+        env: {},
+      }),
+  ],
+];
+
+const list = '[{"name":"Ada"},{"name":"Grace"}]';
+
+describe.each(hosts)('Claude on %s, a root array output schema', (_host, model, create) => {
+  const request: CanonicalRequest = {
+    model,
+    transcript: [{ kind: 'user', parts: [{ type: 'text', text: 'Two pioneers.' }] }],
+    maxOutputTokens: 64,
+    outputSchema: {
+      name: 'people',
+      schema: {
+        type: 'array',
+        items: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      },
+    },
+  };
+  const script = () =>
+    emulator.enqueue({
+      type: 'scripted',
+      chunkSize: 4,
+      content: [{ type: 'text', text: `{"value": ${list}}` }],
+    });
+  const sentSchema = () =>
+    (emulator.requests.at(-1)!.body as { output_config?: { format?: { schema?: unknown } } }).output_config
+      ?.format?.schema;
+  const wrapper = {
+    type: 'object',
+    properties: {
+      value: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { name: { type: 'string' } },
+          required: ['name'],
+          additionalProperties: false,
+        },
+      },
+    },
+    required: ['value'],
+    additionalProperties: false,
+  };
+
+  it('whole: sent wrapped as { value }, the reply is the list', async () => {
+    const adapter = create();
+    try {
+      script();
+      const reply = await adapter.complete(request);
+      expect(sentSchema()).toEqual(wrapper);
+      expect(reply.content).toEqual([{ type: 'text', text: list }]);
+    } finally {
+      await adapter.close();
+    }
+  });
+
+  it('streamed: the same list, without the wrapper', async () => {
+    const adapter = create();
+    try {
+      script();
+      const { response, error } = await collectStream(adapter.stream(request));
+      expect(error).toBeUndefined();
+      expect(sentSchema()).toEqual(wrapper);
+      expect(response?.content).toEqual([{ type: 'text', text: list }]);
+    } finally {
+      await adapter.close();
+    }
+  });
+});
