@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAsk } from '../../src/cli/ask-command.ts';
+import { openFrontDoor } from '../../src/cli/chat/setup.ts';
+import { createSwitchyard } from '../../src/switchyard.ts';
 import { runCli } from '../../src/cli/run.ts';
 import { anthropicError, type Emulator, startEmulator } from '../../src/testing/emulator/index.ts';
 import { chatEnv, cliEntry, temporaryFolder, writeChatConfig } from '../support/pty-chat.ts';
@@ -162,6 +164,45 @@ describe('switchyard ask', () => {
     expect(io.stderr[0]).toMatch(
       /^switchyard ask: invalid_request: .*400 invalid_request_error: bad \]52;c;cm0g request 31m$/,
     );
+  });
+
+  it('with only an adapter named otherwise (work-claude of type anthropic) and no -m: its own sonnet, not its oldest catalog model', async () => {
+    const folder = temporaryFolder();
+    const write = (builtins: boolean) => {
+      const path = join(folder, `renamed-${String(builtins)}.yaml`);
+      writeFileSync(
+        path,
+        [
+          `builtins: ${String(builtins)}`,
+          'adapters:',
+          `  work-claude: { type: anthropic, base_url: '${emulator.url}/v1', api_key: test-key, max_retries: 0 }`,
+          '',
+        ].join('\n'),
+      );
+      return path;
+    };
+    // The built-in aliases name the anthropic adapter (here without a key): the default is the model
+    // `sonnet` names, under the configured adapter's name — with the built-ins and without them.
+    const reference = createSwitchyard({ env: {} });
+    const sonnet = reference.resolve('sonnet').wireName;
+    await reference.close();
+    for (const builtins of [true, false]) {
+      const door = await openFrontDoor({ config: write(builtins), env: {} });
+      try {
+        expect(door.defaultModel, `builtins: ${String(builtins)}`).toBe(`work-claude:${sonnet}`);
+      } finally {
+        await door.close();
+      }
+    }
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: 'Hello.' }] });
+    const io = capture();
+    const code = await runAsk({ config: write(false), json: false, prompt: 'hi' }, io.output, io.streams());
+    expect({ code, written: io.written, stderr: io.stderr }).toEqual({
+      code: 0,
+      written: 'Hello.\n',
+      stderr: [],
+    });
+    expect((emulator.requests.at(-1)!.body as { model: string }).model).toBe(sonnet);
   });
 
   it('exits 2 on bad usage: an unknown model (with did-you-mean), no prompt, an unknown option', async () => {

@@ -7,7 +7,9 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { closest } from '../../core/closest.ts';
 import type { Logger } from '../../core/logger.ts';
+import { bundledCatalog } from '../../providers/catalog/index.ts';
 import { presets } from '../../providers/openai-compatible/presets.ts';
+import { aliasRules, aliasTarget } from '../../registry/defaults.ts';
 import { loadConfigFile, type McpServerEntry, type SwitchyardConfig } from '../../registry/config.ts';
 import { createSwitchyard, type Switchyard } from '../../switchyard.ts';
 import type { ConversationRecord } from './store.ts';
@@ -72,13 +74,39 @@ export function commandFetch(
   return proxied ? undefined : globalThis.fetch;
 }
 
-/** The first configured provider's balanced model (else its first), in the providers' order. */
+/**
+ * The first configured provider's balanced model (else its first), in the providers' order. An
+ * adapter named otherwise than its provider (`work-claude` of type `anthropic`) lists its
+ * provider's catalog without the default aliases, which name the provider's own adapter
+ * (`sonnet` is `anthropic:…`): its balanced model is the one that alias names, under its name.
+ */
 function pickDefaultModel(sy: Switchyard): string | undefined {
   const provider = sy.providers().find(hasKey);
   if (provider === undefined) return undefined;
   const models = sy.models().filter((model) => model.provider === provider.name);
-  const chosen = models.find((model) => model.tier === 'balanced' && model.aliases.length > 0) ?? models[0];
-  return chosen === undefined ? undefined : (chosen.aliases[0] ?? chosen.id);
+  const balanced = models.find((model) => model.tier === 'balanced' && model.aliases.length > 0);
+  if (balanced !== undefined) return balanced.aliases[0];
+  const chosen = models[0];
+  if (chosen === undefined) return undefined;
+  return ownBalancedModel(sy, provider.name, chosen.id) ?? chosen.aliases[0] ?? chosen.id;
+}
+
+/**
+ * Under an adapter named otherwise than its provider, the model its provider's default balanced
+ * alias names (`work-claude:claude-sonnet-4-5` for `sonnet`, `anthropic:claude-sonnet-4-5`; with
+ * `builtins: false` too, which has no such alias), when the adapter serves it. `listed` is one of
+ * the adapter's models, which says whose catalog it lists.
+ */
+function ownBalancedModel(sy: Switchyard, name: string, listed: string): string | undefined {
+  const own = sy.resolve(listed).ownName;
+  const rule = aliasRules.find((candidate) => candidate.provider === own && candidate.tier === 'balanced');
+  if (own === undefined || rule === undefined) return undefined;
+  const id = `${name}:${aliasTarget(rule, bundledCatalog[own])}`;
+  try {
+    return sy.resolve(id).configured ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
