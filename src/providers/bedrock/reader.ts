@@ -9,10 +9,12 @@ import type { StreamBuilder } from '../../core/stream-builder.ts';
 import type { ProviderContext } from '../common/definition.ts';
 import { canonicalToolId, provenanceOf } from '../common/projection.ts';
 import { type WireDelta } from './api.ts';
+import { dropsToolCalls, warnDroppedCall } from './no-tool-calls.ts';
 
 /** What an open streamed block has collected besides its deltas. */
 interface OpenBlock {
-  kind: 'text' | 'reasoning' | 'tool' | 'redacted';
+  /** `dropped`: a tool call the request forbade (`no-tool-calls.ts`), its deltas ignored. */
+  kind: 'text' | 'reasoning' | 'tool' | 'redacted' | 'dropped';
   signature?: string;
   data?: string;
   /** Citation deltas of a text block, kept as `bedrock.citations` metadata. */
@@ -60,12 +62,26 @@ export class ResponseReader {
   private readonly builder: StreamBuilder;
   private readonly open = new Map<number, OpenBlock>();
   private readonly warnings: SkipWarnings;
+  private readonly dropsCalls: boolean;
+  private dropped = false;
 
   /** `warnings`: the response's bounded WARNs, shared with its stream parser (default: the reader's own). */
   constructor(context: ProviderContext, builder: StreamBuilder, warnings = new SkipWarnings(context)) {
     this.context = context;
     this.builder = builder;
     this.warnings = warnings;
+    this.dropsCalls = dropsToolCalls(context);
+  }
+
+  /** Whether a tool call the request forbade was dropped from the reply (`no-tool-calls.ts`). */
+  get droppedCalls(): boolean {
+    return this.dropped;
+  }
+
+  /** A tool call the request forbade: left out, the reply's first one named in a WARN. */
+  private drop(name: unknown): void {
+    if (!this.dropped) warnDroppedCall(this.context, name);
+    this.dropped = true;
   }
 
   /** A whole content block of a `converse` response (or of a `messageStart` that carries content). */
@@ -82,6 +98,7 @@ export class ResponseReader {
     }
     if (isJsonObject(block.toolUse)) {
       const toolUse = block.toolUse;
+      if (this.dropsCalls) return this.drop(toolUse.name);
       const input = isJsonObject(toolUse.input) ? (toolUse.input as JsonObject) : {};
       this.startTool(index, toolUse.toolUseId, toolUse.name);
       this.builder.end(index, { input });
@@ -143,6 +160,11 @@ export class ResponseReader {
     const toolUse = isJsonObject(start) ? start.toolUse : undefined;
     if (!isJsonObject(toolUse)) return;
     if (this.open.has(index)) this.stop(index);
+    if (this.dropsCalls) {
+      this.open.set(index, { kind: 'dropped' });
+      this.drop(toolUse.name);
+      return;
+    }
     this.open.set(index, { kind: 'tool' });
     this.startTool(index, toolUse.toolUseId, toolUse.name);
   }
@@ -192,6 +214,7 @@ export class ResponseReader {
   /** A tool-input fragment: to the open call, or named in a WARN when block `index` is no call. */
   private toolInput(index: number, fragment: string): void {
     const kind = this.open.get(index)?.kind;
+    if (kind === 'dropped') return;
     if (kind !== 'tool') {
       this.warnings.skip(
         'skipped unexpected stream content',
@@ -229,6 +252,8 @@ export class ResponseReader {
     this.open.delete(index);
     if (block === undefined) return;
     switch (block.kind) {
+      case 'dropped':
+        return;
       case 'tool': {
         // A call without arguments streams `""`: its input is `{}`, not a malformed one.
         const text = this.builder.toolInputText(index);

@@ -11,6 +11,7 @@ import { toolCallId } from '../../core/ids.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
 import type { Item } from '../../core/transcript.ts';
 import { capabilitiesFor } from './capabilities.ts';
+import { notToBeCalled } from './no-tool-calls.ts';
 import { buildRequest } from './request.ts';
 import { createTestContext } from './test-support.ts';
 import { checkConverseRequest } from '../../testing/emulator/rules/bedrock.ts';
@@ -362,10 +363,14 @@ describe('document names', () => {
 
 describe("tool choice 'none'", () => {
   const weather = { name: 'weather', description: 'Weather', inputSchema: { type: 'object' as const } };
-  it('with tool blocks in the history declares the tools they used (Converse requires them) and says it cannot forbid a call', () => {
+  it('with tool blocks in the history declares the tools they used (Converse requires them), as not to be called, and says so', () => {
     const { body, warnings } = build(claude, { tools: [weather], toolChoice: 'none' }, chartResult(false));
     expect(body.toolConfig).toEqual({
-      tools: [{ toolSpec: { name: 'chart', inputSchema: { json: { type: 'object' } } } }],
+      tools: [
+        {
+          toolSpec: { name: 'chart', description: notToBeCalled, inputSchema: { json: { type: 'object' } } },
+        },
+      ],
     });
     expect(warnings).toContainEqual(expect.stringContaining("Converse has no tool choice 'none'"));
   });

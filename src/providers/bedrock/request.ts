@@ -14,6 +14,7 @@ import { findToolTurnWithoutReasoning, type ToolTurnShape } from '../common/tool
 import { applyCachePoints, convertSystem } from './cache.ts';
 import { convertMessages } from './messages.ts';
 import { modelPath } from './model-id.ts';
+import { forbidToolCalls, notToBeCalled } from './no-tool-calls.ts';
 import { readProviderOptions } from './options.ts';
 import { mergePassThrough } from '../common/pass-through.ts';
 import { stopSequencesWithText } from '../common/stop-sequences.ts';
@@ -67,7 +68,8 @@ function hasToolBlocks(messages: WireMessage[]): boolean {
 /**
  * The tool config. With `toolChoice: 'none'` tools are left out; when the transcript still holds
  * tool blocks (Converse then requires a `toolConfig`), the tools it names are declared with an
- * open schema, so the history stays valid.
+ * open schema, so the history stays valid — under 'none' described as not to be called, and a
+ * call made anyway dropped from the reply (`no-tool-calls.ts`).
  */
 function buildToolConfig(
   request: CanonicalRequest,
@@ -82,17 +84,25 @@ function buildToolConfig(
     const declared = none ? [] : (request.tools ?? []).map((tool) => tool.name);
     for (const name of usedToolNames(messages))
       if (!declared.includes(name))
-        tools.push({ toolSpec: { name, inputSchema: { json: { type: 'object' } } } });
+        tools.push({
+          toolSpec: {
+            name,
+            ...(none ? { description: notToBeCalled } : {}),
+            inputSchema: { json: { type: 'object' } },
+          },
+        });
   }
   if (tools.length === 0) return undefined;
-  // Converse has no "none": a history with tool blocks must declare the tools it used, and the
-  // model may call one of them.
-  if (none)
+  // Converse has no "none": a history with tool blocks must declare the tools it used, so the
+  // model could call one of them; a call it makes is dropped from the reply.
+  if (none) {
+    forbidToolCalls(context);
     context.warn('dropped a tool setting the host does not take', {
       parameter: 'toolChoice',
       reason:
-        "Converse has no tool choice 'none': the tools the history used are declared (it requires them), and the model may still call one",
+        "Converse has no tool choice 'none': the tools the history used are declared (it requires them), as not to be called; a call the model makes anyway is dropped from the reply",
     });
+  }
   const config: NonNullable<WireRequestBody['toolConfig']> = { tools };
   const choice = none ? undefined : convertToolChoice(request.toolChoice);
   if (choice !== undefined) config.toolChoice = choice;

@@ -52,10 +52,18 @@ export function convertUsage(usage: WireUsage | undefined): Partial<Usage> {
   return converted;
 }
 
-/** Records the stop reason (raw value kept) on the builder. */
-export function applyStopReason(builder: StreamBuilder, raw: unknown): void {
+/**
+ * Records the stop reason (raw value kept) on the builder. `droppedCalls`: the reader dropped the
+ * reply's tool calls (the request forbade them, `no-tool-calls.ts`), so a stop to call a tool is
+ * the end of the answer, `completed`.
+ */
+export function applyStopReason(builder: StreamBuilder, raw: unknown, droppedCalls = false): void {
   if (typeof raw !== 'string') return;
-  builder.setFinish(mapFinishReason(raw, builder.hasToolCalls), raw);
+  const finish =
+    raw === 'tool_use' && droppedCalls && !builder.hasToolCalls
+      ? 'completed'
+      : mapFinishReason(raw, builder.hasToolCalls);
+  builder.setFinish(finish, raw);
 }
 
 /**
@@ -95,7 +103,7 @@ export function parseResponse(body: unknown, context: ProviderContext, builder: 
   const content = Array.isArray(message.content) ? message.content : [];
   const reader = new ResponseReader(context, builder);
   content.forEach((block, index) => reader.whole(index, block));
-  applyStopReason(builder, response.stopReason);
+  applyStopReason(builder, response.stopReason, reader.droppedCalls);
   applyServiceTier(builder, response);
   builder.usage(convertUsage(response.usage));
   applyResponseFields(builder, response);

@@ -148,7 +148,7 @@ class ConverseStream implements StreamParser {
   private onMessageStop(payload: Record<string, unknown>): void {
     if (this.reader.hasOpen) this.reader.stopAll();
     this.stopped = true;
-    applyStopReason(this.builder, payload.stopReason);
+    applyStopReason(this.builder, payload.stopReason, this.reader.droppedCalls);
     applyResponseFields(this.builder, payload);
   }
 
