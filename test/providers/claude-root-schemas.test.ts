@@ -132,3 +132,39 @@ describe.each(hosts)('Claude on %s, a root array output schema', (_host, model, 
     }
   });
 });
+
+describe.each(hosts)('Claude on %s, JSON asked for by instruction', (_host, model, create) => {
+  // A root array of free-form objects: no closed form, so an instruction describes the wrapper and
+  // the reply is cleaned (the fence and the sentence taken off), then unwrapped.
+  const request: CanonicalRequest = {
+    model,
+    transcript: [{ kind: 'user', parts: [{ type: 'text', text: 'Some objects.' }] }],
+    maxOutputTokens: 64,
+    outputSchema: { schema: { type: 'array', items: { type: 'object' } } },
+  };
+  const script = () =>
+    emulator.enqueue({
+      type: 'scripted',
+      chunkSize: 4,
+      content: [{ type: 'text', text: 'Here they are:\n```json\n{"value": [{"a": 1}]}\n```' }],
+    });
+
+  it.each([
+    ['whole', false],
+    ['streamed', true],
+  ])('%s: the reply is the list alone', async (_mode, streamed) => {
+    const adapter = create();
+    try {
+      script();
+      const reply = streamed
+        ? (await collectStream(adapter.stream(request))).response
+        : await adapter.complete(request);
+      const body = emulator.requests.at(-1)!.body as { output_config?: unknown; system?: unknown };
+      expect(body.output_config).toBeUndefined();
+      expect(JSON.stringify(body.system)).toContain('value');
+      expect(reply?.content).toEqual([{ type: 'text', text: '[{"a": 1}]' }]);
+    } finally {
+      await adapter.close();
+    }
+  });
+});

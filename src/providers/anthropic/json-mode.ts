@@ -12,10 +12,14 @@
 import { parseJson } from '../../core/json-text.ts';
 import type { OutputSchema } from '../../core/request.ts';
 import type { StreamBuilder } from '../../core/stream-builder.ts';
-import type { ProviderContext } from '../common/definition.ts';
+import { callOf, type ProviderContext } from '../common/definition.ts';
 
-/** Calls whose structured output was asked for by instruction: their reply text is cleaned. */
-const instructed = new WeakSet<ProviderContext>();
+/**
+ * Calls whose structured output was asked for by instruction: their reply text is cleaned. Keyed by
+ * the call (`callOf`), not the context object: Claude on Vertex and Bedrock InvokeModel build the
+ * body and read the reply on copies of the context.
+ */
+const instructed = new WeakSet<object>();
 
 /**
  * The system-prompt instruction for `schema`: a single JSON object and nothing else, and the
@@ -35,7 +39,7 @@ export function jsonInstruction(schema: OutputSchema): string {
 
 /** The request builder's hook: this call's reply text is JSON asked for by instruction. */
 export function recordJsonMode(context: ProviderContext): void {
-  instructed.add(context);
+  instructed.add(callOf(context));
 }
 
 /**
@@ -43,7 +47,7 @@ export function recordJsonMode(context: ProviderContext): void {
  * and sent at its end as ONE delta, cleaned by {@link extractJson} (streamed and not alike).
  */
 export function holdJsonText(context: ProviderContext, builder: StreamBuilder): void {
-  if (instructed.has(context)) builder.holdText(extractJson);
+  if (instructed.has(callOf(context))) builder.holdText(extractJson);
 }
 
 /**

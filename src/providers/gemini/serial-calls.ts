@@ -4,19 +4,23 @@
  * (streamed and not), so a caller that asked for one call at a time gets one.
  */
 import type { CanonicalRequest } from '../../core/request.ts';
-import type { ProviderContext } from '../common/definition.ts';
+import { callOf, type ProviderContext } from '../common/definition.ts';
 
-/** Calls whose request asked for at most one tool call per turn. */
-const serialCalls = new WeakSet<ProviderContext>();
+/**
+ * Calls whose request asked for at most one tool call per turn. Keyed by the call (`callOf`): Vertex
+ * builds the body and reads the reply on copies of the context (a `google/…` model name).
+ */
+const serialCalls = new WeakSet<object>();
 
 /** The request builder's hook: remembers that this call's reply keeps its first function call only. */
 export function rememberSerialCalls(request: CanonicalRequest, context: ProviderContext): void {
-  if (request.parallelToolCalls === false && (request.tools?.length ?? 0) > 0) serialCalls.add(context);
+  if (request.parallelToolCalls === false && (request.tools?.length ?? 0) > 0)
+    serialCalls.add(callOf(context));
 }
 
 /** Whether this call's reply keeps its first function call only (see {@link rememberSerialCalls}). */
 export function keepsFirstCallOnly(context: ProviderContext): boolean {
-  return serialCalls.has(context);
+  return serialCalls.has(callOf(context));
 }
 
 /** The calls whose reply has had its WARN: one per reply, however many calls it drops. */
