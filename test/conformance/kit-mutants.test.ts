@@ -5,18 +5,23 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type SuiteCaseName, suiteCaseNames } from '../../src/testing/index.ts';
-import { base } from './kit/mutate.ts';
-import { mutants } from './kit/mutants.ts';
+import { base, openaiBase } from './kit/mutate.ts';
+import { type KitSuite, mutants } from './kit/mutants.ts';
 import { runKitInProcess } from './kit/run-in-process.ts';
 
-const suite = { protocol: 'anthropic-messages', model: 'anthropic:claude-sonnet-4-5' } as const;
+const suite: KitSuite = { protocol: 'anthropic-messages', model: 'anthropic:claude-sonnet-4-5' };
 
-const targeted = suiteCaseNames.filter((name) =>
-  Object.values(mutants).some((mutant) => mutant.cases.includes(name)),
-);
+/** The cases the mutants of one protocol target. */
+const targetedIn = (protocol: string): SuiteCaseName[] =>
+  suiteCaseNames.filter((name) =>
+    Object.values(mutants).some(
+      (mutant) => (mutant.suite ?? suite).protocol === protocol && mutant.cases.includes(name),
+    ),
+  );
 
 describe('conformance kit fault matrix', () => {
   it('passes the unmodified adapter on every case a mutant targets', async () => {
+    const targeted = targetedIn(suite.protocol);
     const outcome = await runKitInProcess({
       ...suite,
       name: 'unmodified',
@@ -29,10 +34,21 @@ describe('conformance kit fault matrix', () => {
     expect(everyCase.passed.length, 'only: the skip-list check and the one case').toBe(2);
   });
 
+  it('passes the unmodified OpenAI Chat adapter on every case an OpenAI mutant targets', async () => {
+    const outcome = await runKitInProcess({
+      protocol: 'openai-chat',
+      model: 'openai:gpt-4.1',
+      name: 'unmodified openai',
+      createAdapter: openaiBase,
+      only: targetedIn('openai-chat'),
+    });
+    expect(outcome.failed).toEqual([]);
+  });
+
   for (const [name, mutant] of Object.entries(mutants)) {
     it(`fails the mutant ${name}, naming the violation`, async () => {
       const outcome = await runKitInProcess({
-        ...suite,
+        ...(mutant.suite ?? suite),
         name: `mutant ${name}`,
         createAdapter: mutant.create,
         only: mutant.cases as SuiteCaseName[],

@@ -11,6 +11,12 @@ import type { SuiteCase, SuiteContext } from './types.ts';
 /** The protocols whose APIs send `x-should-retry` (OpenAI's and Anthropic's own; not Google's nor AWS's). */
 const shouldRetryProtocols = new Set<string>(['openai-chat', 'openai-responses', 'anthropic-messages']);
 
+/**
+ * The protocols whose APIs send `retry-after-ms`, the wait in milliseconds (OpenAI's; its SDKs read
+ * it before `retry-after`).
+ */
+const retryAfterMsProtocols = new Set<string>(['openai-chat', 'openai-responses']);
+
 /** The longest wait a `retry-after` hint may impose (the contract's cap). */
 const retryAfterCapMs = 60_000;
 
@@ -162,6 +168,23 @@ export const retryCases: SuiteCase[] = [
       });
       assert.deepEqual(delays, [200], 'the retry-after hint (0.2 s) sets the delay');
       assert.ok(performance.now() - started >= 190, 'waited for the retry-after hint');
+      // OpenAI's precise hint, in milliseconds, where the protocol's API sends it.
+      if (retryAfterMsProtocols.has(options.protocol)) {
+        emulator.enqueue(protocolError(options.protocol, 'rate_limit', { 'retry-after-ms': '250' }));
+        emulator.enqueue(answer(options.protocol, 'after the wait'));
+        const msDelays: number[] = [];
+        const msStarted = performance.now();
+        await createAdapter({ maxRetries: 1 }).complete(request(), {
+          onRetry: (info) => msDelays.push(info.delayMs),
+        });
+        const waited = performance.now() - msStarted;
+        assert.deepEqual(
+          msDelays,
+          [250],
+          `the retry-after-ms hint (250 ms) sets the delay, not ${msDelays.join(', ')} ms`,
+        );
+        assert.ok(waited >= 240, `retry-after-ms: 250 not waited (the call took ${Math.round(waited)} ms)`);
+      }
       // An HTTP-date hint two minutes ahead: capped like any other, then cancelled during the wait.
       const dated = createAdapter({ maxRetries: 1 });
       const inTwoMinutes = new Date(Date.now() + 120_000).toUTCString();

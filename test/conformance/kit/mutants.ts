@@ -7,6 +7,7 @@ import type { StreamEvent } from '../../../src/core/events.ts';
 import { AuthError } from '../../../src/core/errors/auth-error.ts';
 import { InvalidRequestError } from '../../../src/core/errors/invalid-request-error.ts';
 import type { Usage } from '../../../src/core/usage.ts';
+import type { EmulatorProtocolId } from '../../../src/testing/index.ts';
 
 import {
   asStream,
@@ -17,6 +18,7 @@ import {
   mapParts,
   mapStream,
   omit,
+  openaiBase,
   requestMap,
   type Stream,
   streamMap,
@@ -29,7 +31,18 @@ export interface Mutant {
   cases: readonly string[];
   /** Matched against the failure messages of the mutant's cases: one must name the violation. */
   names: RegExp;
+  /** The protocol and model the suite runs in, when not Anthropic's (the base `create` wraps). */
+  suite?: KitSuite;
 }
+
+/** The protocol and model of one kit run. */
+export interface KitSuite {
+  protocol: EmulatorProtocolId;
+  model: string;
+}
+
+/** The suite of the OpenAI Chat Completions mutants (`openaiBase`). */
+export const openaiSuite: KitSuite = { protocol: 'openai-chat', model: 'openai:gpt-4.1' };
 
 const badUsage = (usage: Usage): Usage => ({ ...usage, cacheRead: -3, cacheWrite: Number.NaN });
 
@@ -384,6 +397,13 @@ export const mutants: Record<string, Mutant> = {
     },
     cases: ['token-count'],
     names: /count that failed with a 5xx is never retried/,
+  },
+  'retry-after-ms-ignored': {
+    create: (url, settings) =>
+      openaiBase(url, { ...settings, fetch: headerFilter((headers) => headers.delete('retry-after-ms')) }),
+    cases: ['retry-after'],
+    names: /retry-after-ms/,
+    suite: openaiSuite,
   },
   'retry-after-ignored': {
     create: (url, settings) =>

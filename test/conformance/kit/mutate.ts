@@ -7,6 +7,7 @@ import { ResponseAccumulator } from '../../../src/core/accumulator.ts';
 import type { StreamEvent } from '../../../src/core/events.ts';
 import type { CanonicalRequest, CanonicalResponse } from '../../../src/core/request.ts';
 import { createAnthropic } from '../../../src/providers/anthropic/index.ts';
+import { createOpenAI } from '../../../src/providers/openai-chat/index.ts';
 import type { AdapterSuiteSettings } from '../../../src/testing/index.ts';
 
 /** The suite's settings, plus a `fetch` a mutant may put between the adapter and the emulator. */
@@ -18,6 +19,10 @@ export type Factory = (url: string, settings: Settings) => Adapter;
 /** The correct adapter every mutant wraps. */
 export const base: Factory = (url, settings) =>
   createAnthropic({ ...settings, apiKey: 'test-key', baseURL: `${url}/v1` });
+
+/** A correct adapter of another protocol, for mutants of what only that protocol has (`retry-after-ms`). */
+export const openaiBase: Factory = (url, settings) =>
+  createOpenAI({ ...settings, apiKey: 'test-key', baseURL: `${url}/v1` });
 
 /** What `adapter.stream()` returns. */
 export type Stream = ReturnType<Adapter['stream']>;
