@@ -1,10 +1,11 @@
 /** Small assertions on top of `node:assert` (the kit must not depend on one test framework). */
 import assert from 'node:assert/strict';
 import { AdapterError } from '../../core/errors/adapter-error.ts';
+import type { ErrorClass } from '../../core/errors/error-class.ts';
 import type { StreamEvent } from '../../core/events.ts';
 import type { CanonicalResponse } from '../../core/request.ts';
 import type { Part } from '../../core/transcript.ts';
-import type { RecordedRequest } from '../emulator/types.ts';
+import type { JsonScript, RecordedRequest } from '../emulator/types.ts';
 import type { MemoryLogger } from './types.ts';
 
 /** Asserts that `actual` has each field of `expected` (deep-equal per field), naming the field. */
@@ -54,15 +55,80 @@ export function errorClassOf(error: unknown, what = 'the error'): string | undef
 /** Classes an adapter must never mark retryable: the same request fails the same way again. */
 const finalClasses: readonly string[] = ['auth', 'invalid_request', 'context_overflow'];
 
-/** Asserts an `AdapterError` of `errorClass`, marked retryable only where the class is transient. */
-export function assertClassified(error: unknown, errorClass: string, what: string): void {
+/**
+ * The subclass each error class is raised as (contract §6.1; `createAdapterError`): `catch` blocks
+ * and `instanceof` checks of the caller's own code recover by it. `other` is the base class.
+ */
+const subclasses: Record<ErrorClass, string> = {
+  rate_limit: 'RateLimitError',
+  auth: 'AuthError',
+  server_error: 'ServerError',
+  network: 'NetworkError',
+  context_overflow: 'ContextOverflowError',
+  invalid_request: 'InvalidRequestError',
+  cancelled: 'CancelledError',
+  other: 'AdapterError',
+};
+
+/**
+ * Asserts an `AdapterError` of `errorClass`, raised as that class's subclass (by its `name`, which
+ * holds across copies of the package, as the `is*Error` guards do), marked retryable only where the
+ * class is transient.
+ */
+export function assertClassified(error: unknown, errorClass: ErrorClass, what: string): void {
   assert.equal(errorClassOf(error, what), errorClass, `${what}: error class`);
+  const name = (error as AdapterError).name;
+  assert.equal(
+    name,
+    subclasses[errorClass],
+    `${what}: a ${errorClass} error is raised as ${name}, not as its subclass ${subclasses[errorClass]}`,
+  );
   if (finalClasses.includes(errorClass))
     assert.equal(
       (error as AdapterError).retryable,
       false,
       `${what}: a ${errorClass} error is marked retryable (the same request would fail again)`,
     );
+}
+
+/**
+ * Asserts the fields contract §6.1 names on an error from the error response `answer`: its HTTP
+ * `status`; a `providerCode` read from the answer (its body or a header, e.g. Bedrock's
+ * `x-amzn-errortype`; compared without case, since a code may be normalised) wherever the answer
+ * held one — every `protocolError` does; and the call's own request id (`request.requestId`, the id
+ * `cancel()` takes and events carry).
+ */
+export function assertErrorFields(
+  error: unknown,
+  answer: JsonScript,
+  requestId: string,
+  what: string,
+  hasCode = true,
+): void {
+  const fields = error as AdapterError;
+  const status = answer.status ?? 200;
+  assert.equal(
+    fields.status,
+    status,
+    `${what}: error status ${String(fields.status)}, not the response's ${status}`,
+  );
+  if (hasCode) {
+    const code = fields.providerCode;
+    assert.ok(
+      typeof code === 'string' && code !== '',
+      `${what}: no providerCode, though the provider's error answer had one`,
+    );
+    const answered = `${JSON.stringify(answer.body)} ${Object.values(answer.headers ?? {}).join(' ')}`;
+    assert.ok(
+      answered.toLowerCase().includes(code.toLowerCase()),
+      `${what}: providerCode ${code} is not the code of the provider's error answer (${answered})`,
+    );
+  }
+  assert.equal(
+    fields.requestId,
+    requestId,
+    `${what}: error requestId ${String(fields.requestId)}, not the call's request id ${requestId}`,
+  );
 }
 
 /** The text of the first text part, or '' when there is none. */

@@ -5,8 +5,10 @@ import { collectStream } from '../collect.ts';
 import { protocolError, responseErrorClasses } from '../emulator/protocol-errors.ts';
 import type { EmulatorFault, EmulatorProtocolId, JsonScript } from '../emulator/types.ts';
 import { assertStreamInvariants } from '../invariants.ts';
+import { createRequestId } from '../../core/ids.ts';
 import {
   assertClassified,
+  assertErrorFields,
   assertNoCredential,
   credentialsOf,
   errorClassOf,
@@ -24,15 +26,21 @@ const bodyClassCases: SuiteCase[] = responseErrorClasses.map((errorClass) => ({
   async run({ adapter, emulator, logger, options, request }) {
     const before = emulator.requests.length;
     const warningsFrom = logger.entries.length;
-    emulator.enqueue(protocolError(options.protocol, errorClass));
-    const { events, error } = await collectStream(adapter.stream(request()));
+    const streamed = protocolError(options.protocol, errorClass);
+    const streamedId = createRequestId();
+    emulator.enqueue(streamed);
+    const { events, error } = await collectStream(adapter.stream(request({ requestId: streamedId })));
     assertClassified(error, errorClass, `stream() ${errorClass}`);
+    assertErrorFields(error, streamed, streamedId, `stream() ${errorClass}`);
     assert.equal((error as { provider?: string }).provider, adapter.name);
     assertStreamInvariants(events);
     assert.equal(finishOf(events).finishReason, 'error');
-    emulator.enqueue(protocolError(options.protocol, errorClass));
-    const completeError = await rejection(adapter.complete(request()), errorClass);
+    const completed = protocolError(options.protocol, errorClass);
+    const completedId = createRequestId();
+    emulator.enqueue(completed);
+    const completeError = await rejection(adapter.complete(request({ requestId: completedId })), errorClass);
     assertClassified(completeError, errorClass, `complete() ${errorClass}`);
+    assertErrorFields(completeError, completed, completedId, `complete() ${errorClass}`);
     const credentials = credentialsOf(emulator.requests.slice(before));
     assertNoCredential(error, credentials, logger, warningsFrom, `stream() ${errorClass}`);
     assertNoCredential(completeError, credentials, logger, warningsFrom, `complete() ${errorClass}`);
@@ -99,15 +107,17 @@ const edgeCases: SuiteCase[] = [
     title: 'classifies statuses whose body is empty, HTML or foreign by the status alone',
     async run({ adapter, emulator, options, request }) {
       for (const [label, script, errorClass] of statusEdgeCases(options.protocol)) {
+        // A body that says little holds no code of the provider's: only status and request id.
+        const completeId = createRequestId();
         emulator.enqueue(script);
-        assertClassified(
-          await rejection(adapter.complete(request()), label),
-          errorClass,
-          `complete() ${label}`,
-        );
+        const completeError = await rejection(adapter.complete(request({ requestId: completeId })), label);
+        assertClassified(completeError, errorClass, `complete() ${label}`);
+        assertErrorFields(completeError, script, completeId, `complete() ${label}`, false);
+        const streamId = createRequestId();
         emulator.enqueue(script);
-        const { events, error } = await collectStream(adapter.stream(request()));
+        const { events, error } = await collectStream(adapter.stream(request({ requestId: streamId })));
         assertClassified(error, errorClass, `stream() ${label}`);
+        assertErrorFields(error, script, streamId, `stream() ${label}`, false);
         assertStreamInvariants(events);
       }
     },

@@ -4,6 +4,7 @@
  * prober's /work/probe-kit/mutants.ts; findings F1–F21 of its report).
  */
 import type { StreamEvent } from '../../../src/core/events.ts';
+import { AdapterError } from '../../../src/core/errors/adapter-error.ts';
 import { AuthError } from '../../../src/core/errors/auth-error.ts';
 import { InvalidRequestError } from '../../../src/core/errors/invalid-request-error.ts';
 import type { Usage } from '../../../src/core/usage.ts';
@@ -293,6 +294,49 @@ export const mutants: Record<string, Mutant> = {
     },
     cases: ['status-edge-cases'],
     names: /stream\(\) 403, empty body/,
+  },
+  'error-base-class-not-subclass': {
+    create: errorMap((error) =>
+      AdapterError.isInstance(error) && error.errorClass === 'rate_limit'
+        ? new AdapterError({
+            message: error.message,
+            errorClass: 'rate_limit',
+            status: error.status,
+            providerCode: error.providerCode,
+            retryable: error.retryable,
+            requestId: error.requestId,
+            provider: error.provider,
+          })
+        : error,
+    ),
+    cases: ['error-classes'],
+    names: /raised as AdapterError, not as its subclass RateLimitError/,
+  },
+  'error-status-dropped': {
+    create: errorMap((error) => {
+      if (AdapterError.isInstance(error)) Object.defineProperty(error, 'status', { value: undefined });
+      return error;
+    }),
+    cases: ['error-classes'],
+    names: /error status undefined, not the response's/,
+  },
+  'error-provider-code-dropped': {
+    create: errorMap((error) => {
+      if (AdapterError.isInstance(error) && error.status !== undefined)
+        Object.defineProperty(error, 'providerCode', { value: undefined });
+      return error;
+    }),
+    cases: ['error-classes'],
+    names: /no providerCode, though the provider's error answer had one/,
+  },
+  'error-request-id-not-the-calls': {
+    create: errorMap((error) => {
+      if (AdapterError.isInstance(error))
+        Object.defineProperty(error, 'requestId', { value: 'req_011CUpstreamHeaderId' });
+      return error;
+    }),
+    cases: ['error-classes'],
+    names: /requestId req_011CUpstreamHeaderId, not the call's request id/,
   },
   'non-transient-marked-retryable': {
     create: errorMap((error) => {
