@@ -82,6 +82,34 @@ export const basicCases: SuiteCase[] = [
     },
   },
   {
+    name: 'usage',
+    title: 'a streamed answer reports the same usage as its complete() twin, field by field',
+    async run({ adapter, emulator, options, request }) {
+      const script: EmulatorScript = {
+        type: 'scripted',
+        protocol: options.protocol,
+        content: [{ type: 'text', text: 'The same answer, streamed and whole.' }],
+        usage: { input: 120, output: 30, cacheRead: 40, cacheWrite: 20, reasoning: 8 },
+      };
+      emulator.enqueue(script);
+      const streamed = await adapter.stream(request()).result();
+      emulator.enqueue(script);
+      const completed = await adapter.complete(request());
+      // A host whose stream carries no usage the emulator can send is estimated (the text case).
+      if (streamed.metadata?.['switchyard.usage_estimated'] === true) return;
+      const fields = new Set([...Object.keys(streamed.usage), ...Object.keys(completed.usage)]);
+      for (const field of fields) {
+        const inStream = (streamed.usage as unknown as Record<string, unknown>)[field];
+        const whole = (completed.usage as unknown as Record<string, unknown>)[field];
+        assert.deepEqual(
+          inStream,
+          whole,
+          `usage.${field}: the stream reports ${String(inStream)}, its complete() twin ${String(whole)}`,
+        );
+      }
+    },
+  },
+  {
     name: 'tool-call',
     title: 'streams a tool call: raw fragments, parsed input, finish reason tool-call, canonical id',
     applies: (declared) => declared.tools,

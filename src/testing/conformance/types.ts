@@ -34,6 +34,7 @@ export interface AdapterSuiteSettings {
 /** Every case of the suite, by name (the keys of `skip`). */
 export const suiteCaseNames = [
   'text',
+  'usage',
   'tool-call',
   'tool-id-round-trip',
   'reasoning',

@@ -47,6 +47,9 @@ export const openaiSuite: KitSuite = { protocol: 'openai-chat', model: 'openai:g
 
 const badUsage = (usage: Usage): Usage => ({ ...usage, cacheRead: -3, cacheWrite: Number.NaN });
 
+/** Usage whose cache buckets a stream forgot (a `message_start` usage never read). */
+const withoutCache = (usage: Usage): Usage => ({ ...usage, cacheRead: 0, cacheWrite: 0 });
+
 /** An error's own fields, read without trusting its shape. */
 const fieldsOf = (error: unknown): Record<string, unknown> =>
   typeof error === 'object' && error !== null ? (error as Record<string, unknown>) : {};
@@ -156,6 +159,19 @@ export const mutants: Record<string, Mutant> = {
     ),
     cases: ['text'],
     names: /usage\.cacheRead is -3, not a non-negative integer/,
+  },
+  'stream-usage-drops-cache': {
+    create: streamMap(
+      (event) =>
+        event.type === 'usage'
+          ? [{ ...event, usage: withoutCache(event.usage) }]
+          : event.type === 'finish'
+            ? [{ ...event, response: { ...event.response, usage: withoutCache(event.response.usage) } }]
+            : [event],
+      { result: (response) => ({ ...response, usage: withoutCache(response.usage) }) },
+    ),
+    cases: ['usage'],
+    names: /usage\.cacheRead: the stream reports 0, its complete\(\) twin 40/,
   },
   'stream-finish-reason-outside-enum': {
     create: streamMap((event) =>
