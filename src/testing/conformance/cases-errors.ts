@@ -13,6 +13,7 @@ import {
   credentialsOf,
   errorClassOf,
   finishOf,
+  firstText,
   rejection,
 } from './assertions.ts';
 import type { SuiteCase } from './types.ts';
@@ -130,16 +131,19 @@ const truncationCases: SuiteCase[] = [
     title:
       'a stream cut mid-body, before or after the first text, ends as a network failure, never completed',
     async run({ adapter, emulator, options, request }) {
-      const text = 'This answer is cut short by the connection dropping in the middle of it.';
-      const cuts: Array<[string, EmulatorFault]> = [
-        ['before the first text', { disconnectAfterBytes: 10 }],
-        ['after the first text', { disconnectAfterEvents: 6 }],
+      const fullText = 'This answer is cut short by the connection dropping in the middle of it.';
+      // The first text delta is wire event 1 (Gemini), 2 (Chat, Converse), 4 (Anthropic, Bedrock
+      // Invoke, Vertex Claude) or 5 (Responses): a cut after six events lands after it in every
+      // protocol and before the last of the 18 deltas. The checks below make sure of it each run.
+      const cuts: Array<[string, EmulatorFault, boolean]> = [
+        ['before the first text', { disconnectAfterBytes: 10 }, false],
+        ['after the first text', { disconnectAfterEvents: 6 }, true],
       ];
-      for (const [label, fault] of cuts) {
+      for (const [label, fault, afterText] of cuts) {
         emulator.enqueue({
           type: 'scripted',
           protocol: options.protocol,
-          content: [{ type: 'text', text }],
+          content: [{ type: 'text', text: fullText }],
           chunkSize: 4,
           fault,
         });
@@ -151,6 +155,27 @@ const truncationCases: SuiteCase[] = [
           errorClassOf(error),
           'network',
           `stream cut ${label}: the error is not classified network`,
+        );
+        // What arrived before the cut reaches the caller, and the finish holds it (contract §6.5).
+        const received = events.flatMap((event) => (event.type === 'text-delta' ? [event.delta] : []));
+        const kept = firstText(finishOf(events));
+        if (!afterText) {
+          assert.equal(kept, '', `stream cut ${label}: text arrived, though no text was written`);
+          continue;
+        }
+        assert.ok(
+          received.length > 0,
+          `stream cut ${label}: no text reached the caller, though the cut came after the first text delta`,
+        );
+        const text = received.join('');
+        assert.ok(
+          text.length < fullText.length && fullText.startsWith(text),
+          `stream cut ${label}: the text received (${JSON.stringify(text)}) is not a part of the answer cut short`,
+        );
+        assert.equal(
+          kept,
+          text,
+          `stream cut ${label}: the finish does not hold the content received before the cut`,
         );
       }
     },

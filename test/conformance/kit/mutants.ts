@@ -4,6 +4,7 @@
  * prober's /work/probe-kit/mutants.ts; findings F1–F21 of its report).
  */
 import type { StreamEvent } from '../../../src/core/events.ts';
+import type { CanonicalResponse } from '../../../src/core/request.ts';
 import { AdapterError } from '../../../src/core/errors/adapter-error.ts';
 import { AuthError } from '../../../src/core/errors/auth-error.ts';
 import { InvalidRequestError } from '../../../src/core/errors/invalid-request-error.ts';
@@ -76,6 +77,44 @@ function swallowTruncation(inner: Stream): Stream {
   return asStream(
     () => events(),
     () => inner.result(),
+  );
+}
+
+/** Characters of text a {@link holdStart} stream holds back before it lets the answer flow. */
+const heldCharacters = 32;
+
+/**
+ * Holds the start of a text answer back (its events after `message-start`, until 32 characters of
+ * text arrived or another kind of event comes) and, when the stream fails while holding it, drops it: the finish reports `error` with no
+ * content, though text had arrived (contract §6.5: the finish holds the content received).
+ */
+function holdStart(inner: Stream): Stream {
+  let failed: CanonicalResponse | undefined;
+  async function* events(): AsyncGenerator<StreamEvent> {
+    let held: StreamEvent[] | undefined = [];
+    let characters = 0;
+    for await (const event of inner) {
+      if (held === undefined || event.type === 'message-start') {
+        yield event;
+        continue;
+      }
+      if (event.type === 'finish' && event.response.finishReason === 'error') {
+        failed = { ...event.response, content: [] };
+        yield { ...event, response: failed };
+        continue;
+      }
+      held.push(event);
+      if (event.type === 'text-delta') characters += event.delta.length;
+      const text = event.type.startsWith('text-') || event.type === 'usage';
+      if (characters >= heldCharacters || !text) {
+        yield* held;
+        held = undefined;
+      }
+    }
+  }
+  return asStream(
+    () => events(),
+    async () => failed ?? inner.result(),
   );
 }
 
@@ -241,6 +280,14 @@ export const mutants: Record<string, Mutant> = {
     },
     cases: ['stream-truncation'],
     names: /stream cut .*(finish reason|network)/,
+  },
+  'truncation-drops-partial-content': {
+    create: (url, settings) => {
+      const inner = base(url, settings);
+      return wrap(inner, { stream: (request, options) => holdStart(inner.stream(request, options)) });
+    },
+    cases: ['stream-truncation'],
+    names: /stream cut after the first text: .*(no text|content received)/,
   },
   // ---- complete()
   'complete-usage-negative-nan': {
