@@ -173,7 +173,17 @@ export interface EncodeContext {
   leftOut?: (part: string) => void;
   /** Anthropic streams: the usage `message_start` reports before any count is known. */
   startUsage?: CanonicalResponse['usage'];
+  /**
+   * Chat Completions: the message field reasoning is written in, as the compatible host the
+   * emulator plays writes it (its preset's first `reasoningFields` entry): `reasoning_content`
+   * (DeepSeek, Moonshot; the default), `reasoning` (Groq, Cerebras) or `reasoning_details`
+   * (OpenRouter's `reasoning.text` entries, the signature on them).
+   */
+  reasoningField?: ChatReasoningField;
 }
+
+/** A Chat Completions message field that carries reasoning (see `EncodeContext.reasoningField`). */
+export type ChatReasoningField = 'reasoning_content' | 'reasoning' | 'reasoning_details';
 
 /** The canonical request settings an adapter's refusal can name (see `ProtocolCodec.requestFields`). */
 export type RequestSetting = 'toolChoice' | 'maxOutputTokens' | 'reasoning' | 'stopSequences';

@@ -29,6 +29,7 @@ export {
 } from './cassette/index.ts';
 export {
   anthropicError,
+  type ChatReasoningField,
   type Emulator,
   type EmulatorProtocolId,
   emulatorProtocolIds,

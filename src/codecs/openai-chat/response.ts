@@ -61,12 +61,29 @@ export function convertUsage(usage: Usage): Record<string, unknown> {
 const reasoningSeparator = '\n\n';
 
 /**
+ * Reasoning text in the field `context.reasoningField` names: a string, or one OpenRouter
+ * `reasoning.text` entry (with `signature` when there is one; `''` text for a signature alone).
+ */
+function reasoningFields(
+  text: string,
+  signature: string | undefined,
+  context: EncodeContext,
+): Record<string, unknown> {
+  const field = context.reasoningField ?? 'reasoning_content';
+  if (field !== 'reasoning_details') return { [field]: text };
+  const entry: Record<string, unknown> = { type: 'reasoning.text', text, format: 'unknown', index: 0 };
+  if (signature !== undefined) entry.signature = signature;
+  return { reasoning_details: [entry] };
+}
+
+/**
  * The non-streamed `chat.completion` body. Reasoning, which OpenAI itself does not return, is given
- * as `reasoning_content` the way DeepSeek-style compatible hosts do.
+ * as `reasoning_content` the way DeepSeek-style compatible hosts do (or in `context.reasoningField`).
  */
 export function encodeResponse(response: CanonicalResponse, context: EncodeContext): unknown {
   let text = '';
   let reasoning = '';
+  let signature: string | undefined;
   let refusal = '';
   const annotations: JsonValue[] = [];
   const calls: Record<string, unknown>[] = [];
@@ -76,9 +93,10 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
       pushAll(annotations, chatCitations(partAnnotations(part.metadata, part.text.length), text.length));
       text += part.text;
     } else if (part.type === 'structured') text += JSON.stringify(part.value);
-    else if (part.type === 'reasoning' && part.text !== '')
+    else if (part.type === 'reasoning' && part.text !== '') {
       reasoning += reasoning === '' ? part.text : `${reasoningSeparator}${part.text}`;
-    else if (part.type === 'tool-call')
+      signature ??= part.signature;
+    } else if (part.type === 'tool-call')
       calls.push(
         context.freeform?.has(part.name) === true
           ? { id: part.id, type: 'custom', custom: { name: part.name, input: freeformText(part) } }
@@ -93,7 +111,7 @@ export function encodeResponse(response: CanonicalResponse, context: EncodeConte
     refusal: refusal === '' ? null : refusal,
     annotations,
   };
-  if (reasoning !== '') message.reasoning_content = reasoning;
+  if (reasoning !== '') Object.assign(message, reasoningFields(reasoning, signature, context));
   if (calls.length > 0) message.tool_calls = calls;
   return {
     id: context.responseId ?? createChatCompletionId(),
@@ -179,7 +197,7 @@ export function splicedChunk(
 
 /**
  * The streamed sequence: a role chunk (held until the first content event), content /
- * `reasoning_content` deltas, an `annotations` delta at the end of a text part that cites
+ * `reasoning_content` deltas (or those of `context.reasoningField`), an `annotations` delta at the end of a text part that cites
  * sources, `tool_calls` deltas by index (id and name on the first), a `finish_reason` chunk, the
  * usage chunk when `stream_options.include_usage` asked for it, then `data: [DONE]`. Each chunk
  * carries `service_tier` from the moment the upstream named its tier (`message-start`, a `usage`
@@ -285,8 +303,16 @@ export function createStreamEncoder(context: EncodeContext): StreamEncoder {
             ? event.delta
             : `${reasoningSeparator}${event.delta}`;
         reasoningIndex = event.index;
-        return open([(reasoningChunk ??= splicedChunk(chunk, 'reasoning_content'))(delta)]);
+        if (context.reasoningField === 'reasoning_details')
+          return open([chunk(reasoningFields(delta, undefined, context))]);
+        const field = context.reasoningField ?? 'reasoning_content';
+        return open([(reasoningChunk ??= splicedChunk(chunk, field))(delta)]);
       }
+      case 'reasoning-end':
+        // OpenRouter's entries carry the signature, in a last piece of the entry.
+        return context.reasoningField === 'reasoning_details' && event.signature !== undefined
+          ? open([chunk(reasoningFields('', event.signature, context))])
+          : [];
       case 'tool-call-start': {
         const index = toolIndex++;
         toolIndices.set(event.index, index);

@@ -245,6 +245,12 @@ export const basicCases: SuiteCase[] = [
           'reasoning (budgetTokens 1024) never reached the wire: the body equals the one sent without it, and no WARN said it was left out',
         );
       const response = finishOf(events);
+      const first = response.content[0]?.type;
+      assert.equal(
+        first,
+        'reasoning',
+        `the reasoning the provider streamed was not read: the first part is ${String(first)}, not reasoning`,
+      );
       assertFields(response.content[0], { type: 'reasoning', text: 'Let me think.' }, 'first part');
       // Chat Completions has no reasoning signature; every other protocol sends one back with the next
       // turn: a signature (Anthropic, Gemini) or encrypted content (OpenAI Responses: the part's data).

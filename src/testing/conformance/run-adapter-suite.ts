@@ -75,7 +75,12 @@ export function runAdapterSuite(options: AdapterSuiteOptions): void {
     const served: ServedRequest[] = [];
 
     harness.beforeAll(async () => {
-      const running = await startEmulator({ onResponse: (response) => served.push(response) });
+      const running = await startEmulator({
+        onResponse: (response) => served.push(response),
+        ...(options.chatReasoningField === undefined
+          ? {}
+          : { chatReasoningField: options.chatReasoningField }),
+      });
       emulator = running;
       const createAdapter = (settings: Partial<AdapterSuiteSettings> = {}, url = running.url): Adapter => {
         const adapter = options.createAdapter(url, { logger, maxRetries: 0, retryBaseDelay: 1, ...settings });

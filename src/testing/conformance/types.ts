@@ -3,7 +3,7 @@ import type { Adapter } from '../../core/adapter.ts';
 import type { Capabilities } from '../../core/capabilities.ts';
 import type { createMemoryLogger } from '../../core/logger.ts';
 import type { CanonicalRequest } from '../../core/request.ts';
-import type { Emulator, EmulatorProtocolId, ServedRequest } from '../emulator/types.ts';
+import type { ChatReasoningField, Emulator, EmulatorProtocolId, ServedRequest } from '../emulator/types.ts';
 
 /** A logger that keeps its entries (`createMemoryLogger()`). */
 export type MemoryLogger = ReturnType<typeof createMemoryLogger>;
@@ -86,6 +86,12 @@ export interface AdapterSuiteOptions {
    * Default: every case.
    */
   only?: readonly SuiteCaseName[];
+  /**
+   * `openai-chat` only: the field your host writes reasoning in, which the emulator then writes
+   * (default `reasoning_content`). For a preset, its `quirks.reasoningFields[0]`; `reasoning`
+   * (Groq, Cerebras) and `reasoning_details` (OpenRouter) hosts' reasoning case needs it.
+   */
+  chatReasoningField?: ChatReasoningField;
 }
 
 /** What each case gets: the emulator, a default adapter, and helpers. */

@@ -9,6 +9,7 @@ export {
 export { emulatorProtocolIds, isEmulatorProtocolId } from './routing.ts';
 export { startEmulator } from './server.ts';
 export type {
+  ChatReasoningField,
   Emulator,
   EmulatorProtocolId,
   EmulatorBodyFault,

@@ -115,6 +115,89 @@ async function responsesStream(): Promise<Array<Record<string, unknown>>> {
   return payloads(frames);
 }
 
+describe('scripted OpenAI chat reasoning, in the field the compatible host writes it in', () => {
+  const reasoning = [
+    { type: 'reasoning' as const, text: 'Let me think it through.', signature: 'sig-abc' },
+    { type: 'text' as const, text: 'Answer.' },
+  ];
+
+  /** The reasoning each message or delta carries, by field. */
+  function reasoningOf(message: Record<string, unknown> | undefined): Record<string, unknown> {
+    const fields: Record<string, unknown> = {};
+    for (const field of ['reasoning_content', 'reasoning', 'reasoning_details'])
+      if (message?.[field] !== undefined) fields[field] = message[field];
+    return fields;
+  }
+
+  it('writes reasoning_content by default, streamed and whole', async () => {
+    emulator.enqueue({ type: 'scripted', content: reasoning, chunkSize: 8 });
+    const deltas = (payloads(await chatStream()) as Chunk[]).map((chunk) => chunk.choices[0]?.delta);
+    expect(deltas.map((delta) => delta?.reasoning_content ?? '').join('')).toBe('Let me think it through.');
+    expect(deltas.every((delta) => delta?.reasoning === undefined)).toBe(true);
+  });
+
+  it('writes `reasoning` (Groq, Cerebras) when chatReasoningField says so, and nothing else', async () => {
+    const groq = await startEmulator({ chatReasoningField: 'reasoning' });
+    try {
+      groq.enqueue({ type: 'scripted', content: reasoning, chunkSize: 8 });
+      groq.enqueue({ type: 'scripted', content: reasoning });
+      const body = { model: 'openai/gpt-oss-120b', messages: chatMessages };
+      const streamed = await postJson(
+        `${groq.url}/v1/chat/completions`,
+        { ...body, stream: true },
+        openaiHeaders,
+      );
+      const deltas = (payloads(parseSse(await streamed.text())) as Chunk[]).map(
+        (chunk) => chunk.choices[0]?.delta,
+      );
+      expect(deltas.map((delta) => delta?.reasoning ?? '').join('')).toBe('Let me think it through.');
+      expect(deltas.every((delta) => delta?.reasoning_content === undefined)).toBe(true);
+      const whole = (await (
+        await postJson(`${groq.url}/v1/chat/completions`, body, openaiHeaders)
+      ).json()) as {
+        choices: Array<{ message: Record<string, unknown> }>;
+      };
+      expect(reasoningOf(whole.choices[0]?.message)).toEqual({ reasoning: 'Let me think it through.' });
+    } finally {
+      await groq.close();
+    }
+  });
+
+  it("writes OpenRouter's reasoning_details entries, the signature on the last piece", async () => {
+    const openrouter = await startEmulator({ chatReasoningField: 'reasoning_details' });
+    try {
+      openrouter.enqueue({ type: 'scripted', content: reasoning, chunkSize: 8 });
+      openrouter.enqueue({ type: 'scripted', content: reasoning });
+      const body = { model: 'anthropic/claude-sonnet-4.5', messages: chatMessages };
+      const url = `${openrouter.url}/v1/chat/completions`;
+      const streamed = await postJson(url, { ...body, stream: true }, openaiHeaders);
+      const pieces = (payloads(parseSse(await streamed.text())) as Chunk[]).flatMap(
+        (chunk) =>
+          (chunk.choices[0]?.delta.reasoning_details as Array<Record<string, unknown>> | undefined) ?? [],
+      );
+      expect(pieces.map((piece) => piece.text).join('')).toBe('Let me think it through.');
+      expect(pieces.every((piece) => piece.type === 'reasoning.text' && piece.index === 0)).toBe(true);
+      expect(pieces.at(-1)).toMatchObject({ text: '', signature: 'sig-abc' });
+      const whole = (await (await postJson(url, body, openaiHeaders)).json()) as {
+        choices: Array<{ message: Record<string, unknown> }>;
+      };
+      expect(reasoningOf(whole.choices[0]?.message)).toEqual({
+        reasoning_details: [
+          {
+            type: 'reasoning.text',
+            text: 'Let me think it through.',
+            format: 'unknown',
+            index: 0,
+            signature: 'sig-abc',
+          },
+        ],
+      });
+    } finally {
+      await openrouter.close();
+    }
+  });
+});
+
 describe('scripted OpenAI Responses', () => {
   it('streams created, output items with their deltas, and completed', async () => {
     emulator.enqueue({

@@ -58,7 +58,11 @@ function jsonScriptPlan(script: JsonScript): ResponsePlan {
   return createJsonPlan(script.status ?? 200, script.body, script.headers);
 }
 
-async function createPlan(script: EmulatorScript, request: RecordedRequest): Promise<ResponsePlan> {
+async function createPlan(
+  script: EmulatorScript,
+  request: RecordedRequest,
+  options: EmulatorOptions,
+): Promise<ResponsePlan> {
   switch (script.type) {
     case 'json':
       return jsonScriptPlan(script);
@@ -75,7 +79,7 @@ async function createPlan(script: EmulatorScript, request: RecordedRequest): Pro
       const protocol: EmulatorProtocolId | undefined = script.protocol ?? request.protocol;
       if (protocol === undefined)
         return jsonScriptPlan(emulatorError(`cannot infer the protocol of ${request.path}`));
-      return createScriptedPlan(script, protocol, request);
+      return createScriptedPlan(script, protocol, request, options.chatReasoningField);
     }
   }
 }
@@ -89,6 +93,7 @@ interface EmulatorState {
   responses: ResponsesStore;
   /** The answer of every token-count request instead of its count (`setCountScript`). */
   countScript: JsonScript | undefined;
+  options: EmulatorOptions;
 }
 
 async function answer(
@@ -108,7 +113,7 @@ async function answer(
     (script.enforce === false ? undefined : checkCachedContentUse(state.cache, request)) ??
     checkRules(request.protocol, request, script, state.responses);
   if (violation !== undefined) return [jsonScriptPlan(violation)];
-  const plan = await createPlan(script, request);
+  const plan = await createPlan(script, request, state.options);
   if (request.protocol !== undefined)
     emulatorProtocols[request.protocol].remember?.(state.responses, request, plan);
   return [plan, script.fault];
@@ -127,6 +132,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     cache: { entries: new Map(), owners: new Map() },
     responses: createResponsesStore(),
     countScript: undefined,
+    options,
   };
   const sockets = new Set<Socket>();
   const shutdown = new AbortController();

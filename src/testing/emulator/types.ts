@@ -1,4 +1,7 @@
 /** Public types of the provider emulator: scripts, faults, recorded requests and the server handle. */
+import type { ChatReasoningField } from '../../codecs/types.ts';
+
+export type { ChatReasoningField };
 
 /** The wire protocols the emulator speaks. */
 export type EmulatorProtocolId =
@@ -215,6 +218,12 @@ export interface EmulatorOptions {
   host?: '127.0.0.1';
   /** Called once per request when its response has ended or its connection closed (e.g. to log it). */
   onResponse?: (served: ServedRequest) => void;
+  /**
+   * The field scripted Chat Completions answers write reasoning in, as the compatible host played
+   * writes it — pass its preset's `quirks.reasoningFields[0]`: `reasoning_content` (the default;
+   * DeepSeek, Moonshot), `reasoning` (Groq, Cerebras) or `reasoning_details` (OpenRouter).
+   */
+  chatReasoningField?: ChatReasoningField;
 }
 
 /** One request the emulator answered, as reported to {@link EmulatorOptions.onResponse}. */

@@ -9,7 +9,8 @@ import { AdapterError } from '../../../src/core/errors/adapter-error.ts';
 import { AuthError } from '../../../src/core/errors/auth-error.ts';
 import { InvalidRequestError } from '../../../src/core/errors/invalid-request-error.ts';
 import type { Usage } from '../../../src/core/usage.ts';
-import type { EmulatorProtocolId } from '../../../src/testing/index.ts';
+import type { ChatReasoningField, EmulatorProtocolId } from '../../../src/testing/index.ts';
+import { createOpenAICompatible, presets } from '../../../src/providers/openai-compatible/index.ts';
 
 import {
   asStream,
@@ -41,6 +42,7 @@ export interface Mutant {
 export interface KitSuite {
   protocol: EmulatorProtocolId;
   model: string;
+  chatReasoningField?: ChatReasoningField;
 }
 
 /** The suite of the OpenAI Chat Completions mutants (`openaiBase`). */
@@ -229,6 +231,17 @@ export const mutants: Record<string, Mutant> = {
     ),
     cases: ['text'],
     names: /streamed finish: provider someone-else, not the adapter's anthropic/,
+  },
+  'groq-reads-reasoning_content': {
+    // Groq writes reasoning in `reasoning`; an adapter reading only DeepSeek's field loses it.
+    create: (url, settings) =>
+      createOpenAICompatible(
+        { ...presets.groq, quirks: { ...presets.groq.quirks, reasoningFields: ['reasoning_content'] } },
+        { ...settings, apiKey: 'test-key', baseURL: `${url}/v1` },
+      ),
+    cases: ['reasoning'],
+    names: /reasoning the provider streamed was not read/,
+    suite: { protocol: 'openai-chat', model: 'groq:openai/gpt-oss-120b', chatReasoningField: 'reasoning' },
   },
   'reasoning-signature-dropped': {
     create: streamMap(

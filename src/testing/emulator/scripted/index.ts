@@ -4,7 +4,7 @@
  * is a script, and no protocol is written twice.
  */
 import { codecs } from '../../../codecs/index.ts';
-import type { EncodeContext } from '../../../codecs/types.ts';
+import type { ChatReasoningField, EncodeContext } from '../../../codecs/types.ts';
 import type { StreamEvent } from '../../../core/events.ts';
 import type { FinishReason } from '../../../core/finish-reason.ts';
 import { isJsonObject, type JsonObject } from '../../../core/json.ts';
@@ -189,6 +189,7 @@ function encodeContext(
   script: ScriptedScript,
   protocol: EmulatorProtocolId,
   request: RecordedRequest,
+  reasoningField: ChatReasoningField | undefined,
 ): EncodeContext {
   const model = script.model ?? requestedModel(request) ?? synthesizers[protocol].defaultModel;
   const context: EncodeContext = {
@@ -197,6 +198,7 @@ function encodeContext(
     startUsage: scriptUsage(script),
   };
   if (script.finishReason !== undefined) context.finishReason = script.finishReason;
+  if (protocol === 'openai-chat' && reasoningField !== undefined) context.reasoningField = reasoningField;
   if (protocol === 'openai-responses') {
     context.store = bodyField(request.body, 'store') !== false;
     const previous = bodyField(request.body, 'previous_response_id');
@@ -219,15 +221,17 @@ function frameData(frame: WireFrame): string {
 
 /**
  * Builds the plan for a scripted response: JSON for plain requests, the protocol's SSE sequence for
- * streams, or the same chunks as a streamed JSON array for Gemini streams without `alt=sse`.
+ * streams, or the same chunks as a streamed JSON array for Gemini streams without `alt=sse`;
+ * Chat Completions reasoning goes in `reasoningField` (`EmulatorOptions.chatReasoningField`).
  */
 export function createScriptedPlan(
   script: ScriptedScript,
   protocol: EmulatorProtocolId,
   request: RecordedRequest,
+  reasoningField?: ChatReasoningField,
 ): ResponsePlan {
   const synthesizer = synthesizers[protocol];
-  const context = encodeContext(script, protocol, request);
+  const context = encodeContext(script, protocol, request, reasoningField);
   if (protocol === 'bedrock-converse') {
     if (!isStreamingRequest(protocol, request))
       return createJsonPlan(200, createConverseBody(script), synthesizer.headers());
