@@ -68,13 +68,111 @@ export function optionalString(object: Record<string, unknown>, key: string, pat
 }
 
 /**
- * The prompt cache an OpenAI client asked for by its `prompt_cache_key` (Chat and Responses): the
- * key, which also turns the cache on toward a provider that has to be asked (Claude); undefined
- * without one.
+ * The prompt cache an OpenAI client asked for (Chat and Responses): `prompt_cache_key`, which also
+ * turns the cache on toward a provider that has to be asked (Claude); `prompt_cache_retention`
+ * `24h` and a `prompt_cache_options.ttl` (a minimum lifetime: `30m`) ask for the longest cache the
+ * canonical request names, `1h`, and turn it on; `breakpoints` (the request's
+ * `prompt_cache_breakpoint` markers, {@link openAiBreakpoint}) turn it on, `1h` when one names a
+ * lifetime. Undefined when none of them is there.
  */
-export function promptCacheOf(object: Record<string, unknown>): PromptCacheRequest | undefined {
+export function promptCacheOf(
+  object: Record<string, unknown>,
+  breakpoints: { marked: boolean; ttl: boolean } | undefined = undefined,
+): PromptCacheRequest | undefined {
   const key = optionalString(object, 'prompt_cache_key');
-  return key === undefined || key === '' ? undefined : { key };
+  const retention = optionalString(object, 'prompt_cache_retention');
+  if (retention !== undefined && retention !== 'in_memory' && retention !== '24h')
+    throw new RequestFieldError('prompt_cache_retention', 'prompt_cache_retention must be in_memory or 24h');
+  const options =
+    object.prompt_cache_options === undefined || object.prompt_cache_options === null
+      ? undefined
+      : jsonObject(object.prompt_cache_options, 'prompt_cache_options');
+  const mode =
+    options === undefined ? undefined : optionalString(options, 'mode', 'prompt_cache_options.mode');
+  if (mode !== undefined && mode !== 'implicit' && mode !== 'explicit')
+    throw new RequestFieldError(
+      'prompt_cache_options.mode',
+      'prompt_cache_options.mode must be implicit or explicit',
+    );
+  const optionsTtl =
+    options === undefined ? undefined : optionalString(options, 'ttl', 'prompt_cache_options.ttl');
+  const hour = retention === '24h' || optionsTtl !== undefined || breakpoints?.ttl === true;
+  const cache: PromptCacheRequest = {};
+  if (key !== undefined && key !== '') cache.key = key;
+  if (hour) cache.ttl = '1h';
+  if (cache.key === undefined && !hour && breakpoints?.marked !== true) return undefined;
+  return cache;
+}
+
+/**
+ * The `prompt_cache_breakpoint` of an OpenAI content part (`{mode: "explicit", ttl?}`): undefined
+ * without one, else whether it names a lifetime (`30m`, `12h`: a minimum, which only the one-hour
+ * cache meets). Another shape is a 400 naming it.
+ */
+export function openAiBreakpoint(part: Record<string, unknown>, path: string): { ttl: boolean } | undefined {
+  const value = part.prompt_cache_breakpoint;
+  if (value === undefined || value === null) return undefined;
+  const at = `${path}.prompt_cache_breakpoint`;
+  const marker = jsonObject(value, at);
+  if (marker.mode !== undefined && marker.mode !== 'explicit')
+    throw new RequestFieldError(`${at}.mode`, `${at}.mode must be explicit`);
+  return { ttl: optionalString(marker, 'ttl', `${at}.ttl`) !== undefined };
+}
+
+/**
+ * The `prompt_cache_breakpoint` markers of a Chat `messages` or Responses `input` list, each
+ * checked: on a message's content parts and a tool output's (`output`) parts. Whether any is there
+ * (the cache is then on, as for an Anthropic client's `cache_control`) and whether one names a
+ * lifetime.
+ */
+export function openAiBreakpoints(
+  items: readonly unknown[],
+  path: string,
+): { marked: boolean; ttl: boolean } {
+  const found = { marked: false, ttl: false };
+  items.forEach((item, index) => {
+    if (!isJsonObject(item)) return;
+    for (const key of ['content', 'output']) {
+      const parts = item[key];
+      if (!Array.isArray(parts)) continue;
+      parts.forEach((part, at) => {
+        const marker = isJsonObject(part)
+          ? openAiBreakpoint(part, `${path}.${index}.${key}.${at}`)
+          : undefined;
+        if (marker === undefined) return;
+        found.marked = true;
+        if (marker.ttl) found.ttl = true;
+      });
+    }
+  });
+  return found;
+}
+
+/** The client's value of `key`, to go on to OpenAI's own upstreams as written (`providerOptions.openai`). */
+export function openAiPassThrough(
+  object: Record<string, unknown>,
+  keys: readonly string[],
+): JsonObject | undefined {
+  const passed: JsonObject = {};
+  for (const key of keys) {
+    const value = object[key];
+    if (value !== undefined && value !== null) passed[key] = value as JsonValue;
+  }
+  return Object.keys(passed).length === 0 ? undefined : passed;
+}
+
+/**
+ * Refuses `moderation` (Chat, Responses: moderation of the input and output by a model of
+ * OpenAI's, whose results the reply would carry): the canonical reply has no place for them, and a
+ * request served without it would leave the client believing its output was moderated.
+ */
+export function refuseModeration(object: Record<string, unknown>): void {
+  refuse(
+    object,
+    'moderation',
+    [],
+    'moderation is not supported by the gateway: its results have no place in the reply; moderate the input and output with the moderations endpoint of your own account',
+  );
 }
 
 /** A required non-empty string field. */

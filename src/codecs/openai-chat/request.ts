@@ -2,7 +2,7 @@
 import type { OutputSchema, ReasoningEffort, ReasoningRequest, Verbosity } from '../../core/request.ts';
 import { freeformNames, freeformTool, type ToolChoice, type ToolSpec } from '../../core/tools.ts';
 import type { Item, Part, ToolCallPart } from '../../core/transcript.ts';
-import { participantNameKey } from '../../core/metadata.ts';
+import { cacheBreakpointKey, participantNameKey } from '../../core/metadata.ts';
 import { pushAll } from '../../core/arrays.ts';
 import {
   bodyObject,
@@ -21,6 +21,9 @@ import {
   topPRange,
   shown,
   promptCacheOf,
+  openAiBreakpoints,
+  openAiPassThrough,
+  refuseModeration,
 } from '../fields.ts';
 import {
   binaryPart,
@@ -140,13 +143,31 @@ function pushUser(transcript: Item[], parts: Part[], name: string | undefined): 
   );
 }
 
-function convertMessage(message: unknown, index: number, transcript: Item[]): void {
+/**
+ * A system or developer message's parts, a text part whose content part carries a
+ * `prompt_cache_breakpoint` marked as an Anthropic client's system `cache_control` is
+ * (`cacheBreakpointKey`): toward Claude the cached prefix ends there. `ttl` is the marker's
+ * lifetime (`1h` when it or the request names one).
+ */
+function instructionParts(content: unknown, path: string, ttl: '5m' | '1h'): Part[] {
+  const parts = contentParts(content, path);
+  if (!Array.isArray(content)) return parts;
+  return parts.map((part, index) => {
+    const source = content[index];
+    if (part.type !== 'text' || !isJsonObject(source) || !isJsonObject(source.prompt_cache_breakpoint))
+      return part;
+    const own = typeof source.prompt_cache_breakpoint.ttl === 'string' ? '1h' : ttl;
+    return { ...part, metadata: { ...part.metadata, [cacheBreakpointKey]: own } };
+  });
+}
+
+function convertMessage(message: unknown, index: number, transcript: Item[], ttl: '5m' | '1h'): void {
   const path = `messages.${index}`;
   const object = jsonObject(message, path);
   switch (object.role) {
     case 'system':
     case 'developer': {
-      const parts = contentParts(object.content, `${path}.content`);
+      const parts = instructionParts(object.content, `${path}.content`, ttl);
       if (parts.length > 0) transcript.push({ kind: object.role, parts });
       return;
     }
@@ -307,6 +328,7 @@ function refuseUnhonourable(object: Record<string, unknown>): void {
   refuse(object, 'logprobs', [false], 'log probabilities are not supported by the gateway');
   refuse(object, 'top_logprobs', [0], 'log probabilities are not supported by the gateway');
   refuse(object, 'audio', [], 'audio output is not supported by the gateway');
+  refuseModeration(object);
   // The legacy function-calling fields, refused like the legacy `function` role: `tools` and
   // `tool_choice` say the same, and dropping them would answer without the tools unannounced. An
   // empty list asks for nothing, and with no functions `function_call` `none` or `auto` asks for
@@ -353,8 +375,10 @@ export function decodeRequest(body: unknown): DecodedRequest {
   const messages = optionalArray(object, 'messages');
   if (messages === undefined || messages.length === 0)
     throw new RequestFieldError('messages', 'messages must be a non-empty array');
+  const cache = promptCacheOf(object, openAiBreakpoints(messages, 'messages'));
   const transcript: Item[] = [];
-  messages.forEach((message, index) => convertMessage(message, index, transcript));
+  const ttl = cache?.ttl === '1h' ? '1h' : '5m';
+  messages.forEach((message, index) => convertMessage(message, index, transcript, ttl));
   const request: DecodedRequest['request'] = { transcript };
   const tools = convertTools(object);
   if (tools !== undefined && tools.length > 0) request.tools = tools;
@@ -377,8 +401,9 @@ export function decodeRequest(body: unknown): DecodedRequest {
   if (reasoning !== undefined) request.reasoning = reasoning;
   const verbosity = convertVerbosity(object.verbosity, 'verbosity');
   if (verbosity !== undefined) request.verbosity = verbosity;
-  const cache = promptCacheOf(object);
   if (cache !== undefined) request.cache = cache;
+  const passed = openAiPassThrough(object, ['prompt_cache_retention']);
+  if (passed !== undefined) request.providerOptions = { openai: passed };
   const streamOptions = isJsonObject(object.stream_options) ? object.stream_options : {};
   const decoded: DecodedRequest = {
     model: requiredString(object, 'model'),

@@ -25,6 +25,9 @@ import {
   topPRange,
   shown,
   promptCacheOf,
+  openAiBreakpoints,
+  openAiPassThrough,
+  refuseModeration,
 } from '../fields.ts';
 import { convertEffort, convertVerbosity } from '../openai-chat/request.ts';
 import {
@@ -402,11 +405,42 @@ function convertInput(
   return { transcript, instructionItems };
 }
 
+/**
+ * Refuses what would change who or how the model serves the request: `reasoning.mode` other than
+ * `standard` (`pro`: another execution mode of the model, which no other provider has) and
+ * `access_programs.cyber` other than `standard` (a Daybreak program of the operator's OpenAI
+ * organization, which the gateway does not grant its clients).
+ */
+function refuseUnservable(object: Record<string, unknown>): void {
+  if (isJsonObject(object.reasoning))
+    refusePath(
+      object.reasoning,
+      'mode',
+      'reasoning.mode',
+      'only the standard reasoning mode is supported by the gateway',
+    );
+  if (isJsonObject(object.access_programs))
+    refusePath(
+      object.access_programs,
+      'cyber',
+      'access_programs.cyber',
+      'only the standard access program is supported by the gateway',
+    );
+}
+
+function refusePath(object: Record<string, unknown>, key: string, path: string, why: string): void {
+  const value = object[key];
+  if (value === undefined || value === null || value === 'standard') return;
+  throw new RequestFieldError(path, `${path}: ${why}`, 'unsupported');
+}
+
 /** Decodes a Responses request; unknown fields are ignored, unhonourable ones refused by name. */
 export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedRequest {
   const object = bodyObject(body);
   refuse(object, 'background', [false], 'background responses are not supported by the gateway');
   refuse(object, 'top_logprobs', [0], 'log probabilities are not supported by the gateway');
+  refuseModeration(object);
+  refuseUnservable(object);
   for (const [field, what] of [
     ['conversation', 'conversations are'],
     ['prompt', 'stored prompt templates are'],
@@ -442,7 +476,10 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
       ? undefined
       : convertEffort(jsonObject(object.reasoning, 'reasoning').effort, 'reasoning.effort');
   if (reasoning !== undefined) request.reasoning = reasoning;
-  const cache = promptCacheOf(object);
+  const cache = promptCacheOf(
+    object,
+    Array.isArray(object.input) ? openAiBreakpoints(object.input, 'input') : undefined,
+  );
   if (cache !== undefined) request.cache = cache;
   const include = optionalArray(object, 'include') ?? [];
   if (include.includes('message.output_text.logprobs'))
@@ -460,6 +497,8 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   };
   addBuiltins(decoded, builtin, builtinRequired ? 'required' : builtinChoice);
   addResponsesOptions(decoded, object);
+  const passed = openAiPassThrough(object, ['prompt_cache_retention']);
+  if (passed !== undefined) request.providerOptions = { ...request.providerOptions, openai: passed };
   if (warnings.length > 0) decoded.warnings = warnings;
   if (namespaced.size > 0) decoded.namespaces = namespaced;
   const freeform = freeformNames(tools);
