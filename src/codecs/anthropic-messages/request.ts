@@ -20,6 +20,7 @@ import {
   optionalNumber,
   optionalString,
   optionalStrings,
+  refuse,
   RequestFieldError,
   requiredString,
   temperatureRange,
@@ -490,6 +491,14 @@ function convertOutputFormat(body: Record<string, unknown>): DecodedRequest['req
 export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedRequest {
   const object = bodyObject(body);
   checkThread(object.thread);
+  // Where inference runs is a promise about the data (residency), not a hint: served elsewhere
+  // without a word, the client would believe it kept. The upstream and its region are the operator's.
+  refuse(
+    object,
+    'inference_geo',
+    [],
+    'choosing the inference region is not supported by the gateway: the upstream and its region are the operator’s',
+  );
   const transcript: Item[] = [];
   convertSystem(object.system, transcript);
   const messages = optionalArray(object, 'messages');

@@ -8,6 +8,7 @@ import {
   bodyObject,
   jsonObject,
   optionalArray,
+  optionalBoolean,
   optionalCount,
   optionalNumber,
   optionalString,
@@ -27,6 +28,7 @@ import {
   sentAt,
   toolOutput,
   userTurnParts,
+  withImageDetail,
 } from '../common.ts';
 import type { DecodeContext, DecodedRequest, OpaqueCodec } from '../types.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
@@ -62,7 +64,7 @@ function convertPart(
         : { kind: 'user', part: { type: 'text', text: '', metadata } };
     return { kind: 'user', part: { type: 'text', text: part.text, ...(metadata ? { metadata } : {}) } };
   }
-  const media = mediaOf(part, path);
+  const media = mediaSettings(part, mediaOf(part, path), path);
   // A model's own media output carries its signature back as a text part's does (the adapter's key).
   if (media !== undefined && typeof payload.signature === 'string')
     media.metadata = { [textSignatureKey]: payload.signature };
@@ -115,6 +117,37 @@ function convertPart(
     return { kind: 'tool', part: sentAt(answer, `${path}.functionResponse`) };
   }
   throw new RequestFieldError(path, `${path}: part kind is not supported by the gateway`, 'unsupported');
+}
+
+/** A part's `mediaResolution.level` as the canonical image detail: the levels both sides have. */
+const partResolutions: Readonly<Record<string, string>> = {
+  MEDIA_RESOLUTION_LOW: 'low',
+  MEDIA_RESOLUTION_HIGH: 'high',
+};
+
+/**
+ * A media part's own settings: `mediaResolution.level` `LOW` or `HIGH` is its image detail, as a
+ * Chat client's `image_url.detail` (a Gemini 3 upstream gets it back as the part's
+ * `mediaResolution`); another level and `numTokens` are left to the model. `videoMetadata` (a clip
+ * of the video, its frame rate) and `mediaProcessing` change what the model sees and have no
+ * canonical place: a 400 naming them, not the whole video answered about.
+ */
+function mediaSettings(
+  part: Record<string, unknown>,
+  media: Part | undefined,
+  path: string,
+): Part | undefined {
+  for (const key of ['videoMetadata', 'mediaProcessing'])
+    if (part[key] !== undefined && part[key] !== null)
+      throw new RequestFieldError(
+        `${path}.${key}`,
+        `${path}.${key}: per-part video settings are not supported by the gateway`,
+        'unsupported',
+      );
+  if (media === undefined || !isJsonObject(part.mediaResolution)) return media;
+  const level = part.mediaResolution.level;
+  const detail = typeof level === 'string' ? partResolutions[level] : undefined;
+  return detail === undefined ? media : withImageDetail(media, detail, `${path}.mediaResolution.level`);
 }
 
 /** A part's `inlineData` or `fileData` as a media or file part noted as sent at `path`; undefined for other kinds. */
@@ -439,6 +472,12 @@ function applyGenerationConfig(
   const config = jsonObject(body.generationConfig, 'generationConfig');
   refuse(config, 'candidateCount', [1], 'only one candidate per request is supported');
   refuse(config, 'responseLogprobs', [false], 'log probabilities are not supported by the gateway');
+  if (config.logprobs !== undefined && config.logprobs !== null && config.logprobs !== 0)
+    throw new RequestFieldError(
+      'generationConfig.logprobs',
+      'generationConfig.logprobs: log probabilities are not supported by the gateway',
+      'unsupported',
+    );
   const modalities = config.responseModalities;
   if (
     Array.isArray(modalities) &&
@@ -476,7 +515,8 @@ const mediaResolutions = new Set([
 
 /**
  * `generationConfig` fields no other protocol's canonical request carries — `seed`,
- * `presencePenalty`, `frequencyPenalty`, `mediaResolution` — checked and sent on to a Gemini
+ * `presencePenalty`, `frequencyPenalty`, `mediaResolution`, `imageConfig` (an image model's output:
+ * aspect ratio, size), `enableEnhancedCivicAnswers` — checked and sent on to a Gemini
  * upstream as written, through `providerOptions.gemini.generationConfig`; another provider ignores
  * them, as a Chat client's `seed` and penalties are ignored (docs/gateway.md).
  */
@@ -485,6 +525,10 @@ function passedGenerationConfig(body: Record<string, unknown>): JsonObject | und
   const config = body.generationConfig;
   const path = (key: string) => `generationConfig.${key}`;
   const passed: JsonObject = {};
+  if (config.imageConfig !== undefined && config.imageConfig !== null)
+    passed.imageConfig = jsonObject(config.imageConfig, path('imageConfig'));
+  const civic = optionalBoolean(config, 'enableEnhancedCivicAnswers', path('enableEnhancedCivicAnswers'));
+  if (civic !== undefined) passed.enableEnhancedCivicAnswers = civic;
   const seed = optionalNumber(config, 'seed', path('seed'));
   if (seed !== undefined) {
     if (!Number.isInteger(seed) || Math.abs(seed) > 2 ** 31)
@@ -606,6 +650,10 @@ export function decodeRequest(body: unknown, context: DecodeContext, opaque: Opa
       'cachedContent: cached contents are not supported by the gateway',
       'unsupported',
     );
+  // A generation the server holds, which the gateway does not have; Model Armor screening of the
+  // prompt and reply (Vertex), which a request served without it would leave the client trusting.
+  refuse(object, 'continuationToken', [], 'continuing a held generation is not supported by the gateway');
+  refuse(object, 'modelArmorConfig', [], 'Model Armor screening is not supported by the gateway');
   const transcript: Item[] = [];
   const system = systemText(object.systemInstruction);
   if (system !== '') transcript.push({ kind: 'system', parts: [{ type: 'text', text: system }] });
