@@ -8,6 +8,8 @@
  * breakpoint kept where the client put it) and reach OpenAI as written.
  */
 import { expect, it } from 'vitest';
+import OpenAI from 'openai';
+import { ResponsesWS } from 'openai/resources/responses/ws';
 import { createClients, scriptedText, useGatewayHarness } from './harness.ts';
 
 const harness = useGatewayHarness();
@@ -210,4 +212,33 @@ it('responses fields that do not change the answer are ignored, not a 400', asyn
     ],
   });
   expect(response.output_text).not.toBe('');
+});
+
+it('responses prompt_cache_options.prewarm is a 400 naming it, nothing sent upstream', async () => {
+  const before = upstreamCalls();
+  const result = await refusal(
+    clients().openai.responses.create({
+      model: 'up-responses',
+      input: 'Hi',
+      prompt_cache_options: { prewarm: true },
+    }),
+  );
+  expect(result).toMatchObject({ status: 400, param: 'prompt_cache_options.prewarm' });
+  expect(upstreamCalls()).toBe(before);
+});
+
+it('a WebSocket response.create with generate false is an error event naming generate, nothing sent upstream', async () => {
+  const before = upstreamCalls();
+  const client = new OpenAI({ baseURL: `${harness.server.url}/v1`, apiKey: 'client-key', maxRetries: 0 });
+  const ws = new ResponsesWS(client);
+  ws.on('error', () => undefined);
+  const refused = new Promise<Record<string, unknown>>((resolve) =>
+    ws.on('event', (event) => {
+      if (event.type === 'error') resolve(event as unknown as Record<string, unknown>);
+    }),
+  );
+  ws.send({ type: 'response.create', model: 'up-responses', input: 'Hi', generate: false });
+  expect(await refused).toMatchObject({ status: 400, error: { param: 'generate' } });
+  ws.close();
+  expect(upstreamCalls()).toBe(before);
 });

@@ -406,12 +406,28 @@ function convertInput(
 }
 
 /**
- * Refuses what would change who or how the model serves the request: `reasoning.mode` other than
+ * Refuses what would change whether or how the model serves the request: `generate: false` and
+ * `prompt_cache_options.prewarm` (no output asked for), `reasoning.mode` other than
  * `standard` (`pro`: another execution mode of the model, which no other provider has) and
  * `access_programs.cyber` other than `standard` (a Daybreak program of the operator's OpenAI
  * organization, which the gateway does not grant its clients).
  */
 function refuseUnservable(object: Record<string, unknown>): void {
+  // Asked for no output (a WebSocket `response.create`'s `generate: false`, `prompt_cache_options.prewarm`,
+  // which prepare a later turn): served, the reply would be an answer the client never sees, kept
+  // in the conversation its next `previous_response_id` continues.
+  if (object.generate === false)
+    throw new RequestFieldError(
+      'generate',
+      'generate: a response without output is not supported by the gateway',
+      'unsupported',
+    );
+  if (isJsonObject(object.prompt_cache_options) && object.prompt_cache_options.prewarm === true)
+    throw new RequestFieldError(
+      'prompt_cache_options.prewarm',
+      'prompt_cache_options.prewarm: preparing the cache without output is not supported by the gateway',
+      'unsupported',
+    );
   if (isJsonObject(object.reasoning))
     refusePath(
       object.reasoning,
