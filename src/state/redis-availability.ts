@@ -5,7 +5,7 @@
  * Redis is unreachable, transitions apply to a local in-memory store (the circuit then holds for
  * this instance only) and the outage is reported once.
  */
-import type { Cluster, Redis } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
 import {
   type AvailabilityOperation,
   type AvailabilityRecord,
@@ -14,7 +14,7 @@ import {
   type TransitionOutcome,
 } from '../routing/availability.ts';
 import type { OutageTracker } from './outage.ts';
-import type { ConnectionWatch } from './redis-connection.ts';
+import { type ConnectionWatch, pingMs } from './redis-connection.ts';
 import { circuitScript } from './scripts.ts';
 import { parseJson } from '../core/json-text.ts';
 
@@ -31,6 +31,7 @@ export class RedisAvailabilityStore implements AvailabilityStore {
   private readonly outage: OutageTracker;
   private readonly timeoutMs: number;
   private readonly watch: ConnectionWatch;
+  private readonly subscriberWatch: ConnectionWatch;
   private readonly records = new Map<string, AvailabilityRecord>();
   private readonly local = createMemoryAvailabilityStore();
   private readonly listeners = new Set<(key: string) => void>();
@@ -50,9 +51,15 @@ export class RedisAvailabilityStore implements AvailabilityStore {
     timeoutMs: number;
     /** Times the client's commands, and replaces the client when it goes silent. */
     watch: ConnectionWatch;
+    /**
+     * The subscriber's: it is asked with a PING every `pingMs` and replaced when silent (a silent
+     * subscriber hears no circuit change, and this instance would learn them only from the re-read).
+     */
+    subscriberWatch: ConnectionWatch;
   }) {
     this.timeoutMs = options.timeoutMs;
     this.watch = options.watch;
+    this.subscriberWatch = options.subscriberWatch;
     this.client = options.client;
     this.subscriber = options.subscriber;
     this.hash = options.hash;
@@ -64,6 +71,8 @@ export class RedisAvailabilityStore implements AvailabilityStore {
       if (channel === this.channel) this.onMessage(message);
     });
     this.subscribed = this.subscribe();
+    // Not for a Cluster: its SUBSCRIBE goes on a connection of ioredis's own, a PING to another node.
+    if (!(this.subscriber instanceof Cluster)) this.subscriberWatch.pingEvery(pingMs, this.timeoutMs);
     // Subscribed again after each reconnect (the subscriber is created without autoResubscribe).
     let connections = 0;
     this.subscriber.on('ready', () => {
@@ -138,6 +147,7 @@ export class RedisAvailabilityStore implements AvailabilityStore {
 
   async close(): Promise<void> {
     clearInterval(this.timer);
+    this.subscriberWatch.close();
     this.subscriber.disconnect();
   }
 

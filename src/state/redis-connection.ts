@@ -51,17 +51,21 @@ const isReply = (error: unknown) => error instanceof Error && error.name === 'Re
  * watch of `silentMs`: a reply to any command on the connection ends it (a slow Redis still
  * answers, late), and a watch that runs out closes the connection and reconnects
  * (`disconnect(true)`: ioredis fails every command it still held, and its queue is empty again).
+ * A connection that sends no commands of its own (the subscriber) is asked with a PING (`pingEvery`).
  */
 export class ConnectionWatch {
   /** Connections closed for silence so far. */
   recycles = 0;
   private timer: NodeJS.Timeout | undefined;
+  private pinger: NodeJS.Timeout | undefined;
+  /** A PING sent and not answered or failed yet (never more than one). */
+  private pinging = false;
 
   private readonly connection: Client;
   private readonly silentMs: number;
   private readonly onRecycle: (() => void) | undefined;
 
-  /** `onRecycle` is told after each recycle (the store reconnects its subscriber too). */
+  /** `onRecycle` is told after each recycle (for a Cluster the store reconnects its subscriber too). */
   constructor(connection: Client, silentMs: number, onRecycle?: () => void) {
     this.connection = connection;
     this.silentMs = silentMs;
@@ -92,6 +96,20 @@ export class ConnectionWatch {
     });
   }
 
+  /**
+   * A PING every `intervalMs` while the connection is up, failed after `timeoutMs` as any command
+   * (`run`): at most one in flight (one that is never answered waits until the connection is
+   * replaced). In subscriber mode too: Redis answers PING there.
+   */
+  pingEvery(intervalMs: number, timeoutMs: number): void {
+    this.pinger = setInterval(() => {
+      if (this.pinging || this.connection.status !== 'ready') return;
+      this.pinging = true;
+      this.run(() => this.connection.ping().finally(() => (this.pinging = false)), timeoutMs).catch(() => {});
+    }, intervalMs);
+    this.pinger.unref();
+  }
+
   /** True while a command timed out and nothing came back on the connection since. */
   get silent(): boolean {
     return this.timer !== undefined;
@@ -100,6 +118,7 @@ export class ConnectionWatch {
   /** Stops watching (the store closes). */
   close(): void {
     clearTimeout(this.timer);
+    clearInterval(this.pinger);
     this.timer = undefined;
   }
 
@@ -129,6 +148,12 @@ export class ConnectionWatch {
     this.timer.unref();
   }
 }
+
+/**
+ * How often a connection that sends no commands of its own is asked (`ConnectionWatch.pingEvery`),
+ * ms: its silence is found within this, its command timeout and the silence window.
+ */
+export const pingMs = 1000;
 
 /** A second connection, for SUBSCRIBE only (see where the store makes it). */
 export function subscriberOf(client: Client): Client {

@@ -6,6 +6,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryLogger } from '../core/logger.ts';
+import { Availability } from '../routing/availability.ts';
 import { startRedis, type TestRedis } from '../../test/support/redis-server.ts';
 import { type RedisProxy, startRedisProxy } from '../../test/support/redis-proxy.ts';
 import { createRedisStateStore, type RedisStateStore } from './redis.ts';
@@ -92,6 +93,46 @@ describe('a Redis connection gone silent', () => {
     } finally {
       Redis.prototype.sendCommand = send;
     }
+  }, 15_000);
+});
+
+describe('a subscriber connection gone silent, the others answering', () => {
+  it('is replaced, and circuits opened elsewhere reach this instance over pub/sub again', async () => {
+    const { store: other } = await storeBehindProxy('silent-sub');
+    const proxy = await startRedisProxy(redis.port);
+    proxies.push(proxy);
+    // The circuits re-read once a minute: a circuit seen sooner came over pub/sub.
+    const store = createRedisStateStore({
+      url: proxy.url,
+      prefix: 'silent-sub',
+      refreshMs: 60_000,
+      recoveryMs: 0,
+      logger: createMemoryLogger(),
+    });
+    stores.push(store);
+    await store.ready;
+    const opener = new Availability({ store: other.availability, policy: { failureThreshold: 1 } });
+    /** Opens a circuit on the other instance: true when this one saw it within 100 ms. */
+    const heard = async (key: string) => {
+      await opener.failure(key);
+      for (let tick = 0; tick < 50; tick++) {
+        if ((await store.availability.get(key))?.state === 'open') return true;
+        await sleep(2);
+      }
+      return false;
+    };
+    expect(await heard('model:before')).toBe(true);
+    const before = proxy.accepted;
+    proxy.strand('subscribers');
+    expect(await heard('model:stranded')).toBe(false);
+    // A PING a second, its 50 ms, the silence window (2 s), a reconnect: bounded at 8 s.
+    let recovered = false;
+    for (let round = 0; round < 40 && !recovered; round += 1) {
+      await sleep(100);
+      recovered = await heard(`model:${round}`);
+    }
+    expect(recovered).toBe(true);
+    expect(proxy.accepted).toBe(before + 1);
   }, 15_000);
 });
 

@@ -280,15 +280,19 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
   // before its reply was an unhandled rejection in the process.
   const subscriber = subscriberOf(client);
   // A connection that leaves a timed-out command unanswered for the stored values' timeout is
-  // replaced (`ConnectionWatch`); the subscriber with the shared one (it cannot tell silence itself).
-  const watch = new ConnectionWatch(client, valueTimeoutMs, () => subscriber.disconnect(true));
+  // replaced (`ConnectionWatch`); the subscriber, which sends nothing else, is asked with a PING
+  // (a Cluster's, on a connection of ioredis's own, is replaced with the shared one instead).
+  const cluster = options.cluster === true;
+  const watch = new ConnectionWatch(client, valueTimeoutMs, () => cluster && subscriber.disconnect(true));
   const valueWatch = new ConnectionWatch(valueClient, valueTimeoutMs);
+  const subscriberWatch = new ConnectionWatch(subscriber, valueTimeoutMs);
   /** A stored value's timeout: its own, or the admissions' while its connection is silent. */
   const valueLimit = () => (valueWatch.silent ? timeoutMs : valueTimeoutMs);
   const availability = new RedisAvailabilityStore({
     client,
     subscriber,
     watch,
+    subscriberWatch,
     timeoutMs,
     hash: `${prefix}:{circuits}:state`,
     channel: `${prefix}:circuits`,

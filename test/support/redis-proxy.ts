@@ -2,7 +2,9 @@
  * A loopback TCP proxy in front of a test Redis, to make it sick the ways a network does:
  * `strand()` leaves the connections open now silent for ever (bytes are taken and never answered,
  * as behind a partition or a host gone behind a moved address) while new connections reach Redis;
- * `latencyMs` delays every reply. `accepted` counts the connections made through it.
+ * `latencyMs` delays every reply. `accepted` counts the connections made through it. `strand('subscribers')`
+ * strands only the connections that sent a `SUBSCRIBE`; `blackhole()` strands new connections too
+ * (a Redis host gone silent for good).
  */
 import { createServer, type Server, Socket } from 'node:net';
 
@@ -14,15 +16,18 @@ export interface RedisProxy {
   readonly accepted: number;
   /** Every reply is sent this much later (0: at once). */
   latencyMs: number;
-  /** The connections open now go silent for ever; new ones are forwarded. */
-  strand(): void;
+  /** The connections open now (or only those that subscribed) go silent for ever; new ones are forwarded. */
+  strand(only?: 'subscribers'): void;
+  /** Every connection, open now or made later, goes silent for ever. */
+  blackhole(): void;
   close(): Promise<void>;
 }
 
 /** Starts a proxy to `targetPort` on a free loopback port. */
 export async function startRedisProxy(targetPort: number): Promise<RedisProxy> {
-  const pairs = new Set<{ client: Socket; upstream: Socket; stranded: boolean }>();
+  const pairs = new Set<{ client: Socket; upstream: Socket; stranded: boolean; subscriber: boolean }>();
   let accepted = 0;
+  let silent = false;
   const timers = new Set<NodeJS.Timeout>();
   const proxy = {
     url: '',
@@ -30,7 +35,11 @@ export async function startRedisProxy(targetPort: number): Promise<RedisProxy> {
     get accepted() {
       return accepted;
     },
-    strand() {
+    strand(only?: 'subscribers') {
+      for (const pair of pairs) if (only === undefined || pair.subscriber) pair.stranded = true;
+    },
+    blackhole() {
+      silent = true;
       for (const pair of pairs) pair.stranded = true;
     },
     async close() {
@@ -45,10 +54,11 @@ export async function startRedisProxy(targetPort: number): Promise<RedisProxy> {
   const server: Server = createServer((client) => {
     accepted += 1;
     const upstream = new Socket();
-    const pair = { client, upstream, stranded: false };
+    const pair = { client, upstream, stranded: silent, subscriber: false };
     pairs.add(pair);
     upstream.connect(targetPort, '127.0.0.1');
     client.on('data', (data) => {
+      if (!pair.subscriber && /\$9\r\nsubscribe\r\n/i.test(data.toString('latin1'))) pair.subscriber = true;
       if (!pair.stranded) upstream.write(data);
     });
     upstream.on('data', (data) => {
