@@ -51,7 +51,8 @@ const isReply = (error: unknown) => error instanceof Error && error.name === 'Re
  * watch of `silentMs`: a reply to any command on the connection ends it (a slow Redis still
  * answers, late), and a watch that runs out closes the connection and reconnects
  * (`disconnect(true)`: ioredis fails every command it still held, and its queue is empty again).
- * A connection that sends no commands of its own (the subscriber) is asked with a PING (`pingEvery`).
+ * A connection that sends no commands of its own (the subscriber), or none for a while (the stored
+ * values'), is asked with a PING (`pingEvery`), so its silence is found before a request meets it.
  */
 export class ConnectionWatch {
   /** Connections closed for silence so far. */
@@ -99,11 +100,13 @@ export class ConnectionWatch {
   /**
    * A PING every `intervalMs` while the connection is up, failed after `timeoutMs` as any command
    * (`run`): at most one in flight (one that is never answered waits until the connection is
-   * replaced). In subscriber mode too: Redis answers PING there.
+   * replaced), and with `idleOnly` none while commands wait on the connection (their own timeouts
+   * watch it then). In subscriber mode too: Redis answers PING there.
    */
-  pingEvery(intervalMs: number, timeoutMs: number): void {
+  pingEvery(intervalMs: number, timeoutMs: number, idleOnly = false): void {
     this.pinger = setInterval(() => {
       if (this.pinging || this.connection.status !== 'ready') return;
+      if (idleOnly && queued(this.connection) > 0) return;
       this.pinging = true;
       this.run(() => this.connection.ping().finally(() => (this.pinging = false)), timeoutMs).catch(() => {});
     }, intervalMs);
@@ -150,8 +153,9 @@ export class ConnectionWatch {
 }
 
 /**
- * How often a connection that sends no commands of its own is asked (`ConnectionWatch.pingEvery`),
- * ms: its silence is found within this, its command timeout and the silence window.
+ * How often a connection that sends no commands of its own, or none at the moment, is asked
+ * (`ConnectionWatch.pingEvery`), ms: its silence is found within this, its command timeout and the
+ * silence window.
  */
 export const pingMs = 1000;
 

@@ -136,6 +136,38 @@ describe('a subscriber connection gone silent, the others answering', () => {
   }, 15_000);
 });
 
+describe('an idle instance, Redis gone silent', () => {
+  it('replaces its stored values connection before a request meets it (no 2 s wait, no 503)', async () => {
+    const { store, proxy } = await storeBehindProxy('idle-values');
+    await store.set('conversation', 'stored before', 60);
+    proxy.strand();
+    // No request: a PING a second, its 2 s, the silence window (2 s), a reconnect.
+    await sleep(6_000);
+    const startedAt = Date.now();
+    expect(await store.get('conversation', () => {}, { authoritative: true })).toBe('stored before');
+    expect(Date.now() - startedAt).toBeLessThan(1_000);
+  }, 15_000);
+
+  it('under policy closed says it refuses (/readyz 503) within a circuits re-read, not at the reconnect', async () => {
+    const proxy = await startRedisProxy(redis.port);
+    proxies.push(proxy);
+    const store = createRedisStateStore({
+      url: proxy.url,
+      prefix: 'idle-closed',
+      onFailure: 'closed',
+      logger: createMemoryLogger(),
+    });
+    stores.push(store);
+    await store.ready;
+    expect(store.refusing).toBe(false);
+    proxy.blackhole();
+    const startedAt = Date.now();
+    while (!store.refusing && Date.now() - startedAt < 5_000) await sleep(10);
+    // The re-read every 500 ms, its 50 ms: before, only the reconnect after the 2 s window told.
+    expect(Date.now() - startedAt).toBeLessThan(1_500);
+  }, 15_000);
+});
+
 describe('a Redis answering late', () => {
   it('still answers stored-value reads within their own timeout (2 s), though admissions time out', async () => {
     const { store: writer } = await storeBehindProxy('late');

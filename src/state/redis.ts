@@ -26,7 +26,7 @@ import { consoleLogger, guardLogger, type Logger } from '../core/logger.ts';
 import { createMemoryStateStore } from './memory.ts';
 import { isOutOfMemory, OutageTracker, StateUnavailableError } from './outage.ts';
 import { RedisAvailabilityStore } from './redis-availability.ts';
-import { connect, ConnectionWatch, executed, subscriberOf } from './redis-connection.ts';
+import { connect, ConnectionWatch, executed, pingMs, subscriberOf } from './redis-connection.ts';
 import { isRejectedByRedis, SettleReplay } from './replay.ts';
 import { admitNumbers, reservationOf, reservationTtlMs } from './rules.ts';
 import { admitScript, settleScript, storeValueScript, valueScript, withdrawScript } from './scripts.ts';
@@ -285,6 +285,9 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
   const cluster = options.cluster === true;
   const watch = new ConnectionWatch(client, valueTimeoutMs, () => cluster && subscriber.disconnect(true));
   const valueWatch = new ConnectionWatch(valueClient, valueTimeoutMs);
+  // Idle, it is asked too (the shared one is, by the circuits' re-read): a request after a quiet
+  // spell would wait the values' 2 s on a connection gone silent meanwhile.
+  valueWatch.pingEvery(pingMs, valueTimeoutMs, true);
   const subscriberWatch = new ConnectionWatch(subscriber, valueTimeoutMs);
   /** A stored value's timeout: its own, or the admissions' while its connection is silent. */
   const valueLimit = () => (valueWatch.silent ? timeoutMs : valueTimeoutMs);
@@ -619,7 +622,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
       return outage.lastFailed;
     },
     get refusing() {
-      return policy === 'closed' && (client.status !== 'ready' || outage.lastFailed);
+      return policy === 'closed' && (client.status !== 'ready' || outage.lastFailed || watch.silent);
     },
     get settles() {
       return {
