@@ -159,6 +159,24 @@ export class ConnectionWatch {
  */
 export const pingMs = 1000;
 
+/**
+ * The last error `connections` met, cleared when one is up (why commands fail at once), the URL's
+ * password replaced by `***`. Listening keeps the process alive too: errors surface on the commands
+ * that meet them, and the last one in the outage's WARN (a refused password shows there only).
+ */
+export function lastErrorOf(connections: Client[], url: string): () => string | undefined {
+  const password = decodeURIComponent(new URL(url).password);
+  let last: string | undefined;
+  for (const connection of connections) {
+    connection.on('error', (error: Error) => {
+      const message = error.message.replace(/^Ready check failed: /, '').slice(0, 300);
+      last = password === '' ? message : message.replaceAll(password, '***');
+    });
+    connection.on('ready', () => (last = undefined));
+  }
+  return () => last;
+}
+
 /** A second connection, for SUBSCRIBE only (see where the store makes it). */
 export function subscriberOf(client: Client): Client {
   const options = { enableOfflineQueue: true, maxRetriesPerRequest: null, autoResubscribe: false };

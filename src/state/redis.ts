@@ -26,7 +26,7 @@ import { consoleLogger, guardLogger, type Logger } from '../core/logger.ts';
 import { createMemoryStateStore } from './memory.ts';
 import { isOutOfMemory, OutageTracker, StateUnavailableError } from './outage.ts';
 import { RedisAvailabilityStore } from './redis-availability.ts';
-import { connect, ConnectionWatch, executed, pingMs, subscriberOf } from './redis-connection.ts';
+import { connect, ConnectionWatch, executed, lastErrorOf, pingMs, subscriberOf } from './redis-connection.ts';
 import { isRejectedByRedis, SettleReplay } from './replay.ts';
 import { admitNumbers, reservationOf, reservationTtlMs } from './rules.ts';
 import { admitScript, settleScript, storeValueScript, valueScript, withdrawScript } from './scripts.ts';
@@ -230,11 +230,11 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
   const policy = options.onFailure ?? 'open';
   const logger = guardLogger(options.logger ?? consoleLogger);
   /** The last error a connection met (cleared when one is up): why commands fail at once. */
-  let connectionError: string | undefined;
+  let connectionError = (): string | undefined => undefined;
   const outage = new OutageTracker({
     logger,
     policy,
-    connectionError: () => connectionError,
+    connectionError: () => connectionError(),
     onFailure: options.onFailureEvent,
     recoveryMs: options.recoveryMs,
     onSuccess: () => {
@@ -264,16 +264,7 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
   const groupOf = options.valueGroupOf ?? (() => '');
   const maxGroupBytes = options.maxValueBytesPerGroup ?? defaultMaxValueBytesPerGroup;
   const valueKeysOf = (name: string) => valueKeys(prefix, groupOf(name), name);
-  // A store never crashes its process: errors surface on the commands that meet them, and the
-  // last one in the outage's WARN (a refused password shows there only: commands just fail).
-  const password = decodeURIComponent(new URL(options.url).password);
-  for (const connection of [client, valueClient] as Redis[]) {
-    connection.on('error', (error: Error) => {
-      const message = error.message.replace(/^Ready check failed: /, '').slice(0, 300);
-      connectionError = password === '' ? message : message.replaceAll(password, '***');
-    });
-    connection.on('ready', () => (connectionError = undefined));
-  }
+  connectionError = lastErrorOf([client, valueClient], options.url);
   // The subscriber queues its SUBSCRIBE until connected (it sends nothing else).
   // It waits through reconnects (no retry limit), and the store subscribes again itself after each
   // one: ioredis's own re-subscription (autoResubscribe) holds no handler, so a connection closing
