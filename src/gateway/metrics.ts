@@ -101,7 +101,7 @@ export function createMetrics(): GatewayMetrics {
     }),
     stateFailures: new Counter({
       name: 'switchyard_state_failures_total',
-      help: 'Shared-state operations that failed, by operation and outcome (local: served from local state; refused)',
+      help: 'Shared-state operations that failed, by operation and outcome (local: served from local state; refused: a 503)',
       labelNames: ['operation', 'outcome'],
       registers,
     }),

@@ -112,6 +112,27 @@ export class OutageTracker {
     return outcome === 'local';
   }
 
+  /**
+   * Records a failure served by `fallback()` (policy `open`), told as what it did: `local`, or
+   * `refused` when it refuses too (a `StateUnavailableError`: a stored-reply lookup with none held
+   * here is a 503).
+   */
+  async servedLocally<Value>(
+    operation: string,
+    error: unknown,
+    fallback: () => Promise<Value>,
+  ): Promise<Value> {
+    let value: Value;
+    try {
+      value = await fallback();
+    } catch (refusal) {
+      this.failed(operation, error, StateUnavailableError.isInstance(refusal) ? 'closed' : 'open');
+      throw refusal;
+    }
+    this.failed(operation, error, 'open');
+    return value;
+  }
+
   /** What the instance does until the outage ends, by its policy. */
   private meanwhile(until = 'it is back'): string {
     return this.policy === 'open'

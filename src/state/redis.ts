@@ -564,7 +564,9 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
         const answer = (error as Error).message.split(' ', 1)[0];
         throw new StateUnavailableError(name, { cause: error, reason: `Redis refused it (${answer})` });
       }
-      if (outage.failed(name, error, policyHere)) return fallback();
+      // Under `open` the fallback serves, or refuses too: told as what it did (the metric's `outcome`).
+      if (policyHere === 'open') return outage.servedLocally(name, error, fallback);
+      outage.failed(name, error, policyHere);
       throw new StateUnavailableError(name, {
         cause: error,
         reason: policyHere === policy ? undefined : 'it must reach Redis (no local fallback)',

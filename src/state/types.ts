@@ -101,7 +101,10 @@ export interface StateFailureEvent {
   /** The operation that failed (`admit`, `settle`, `usage`, `availability`, `get`, `set`, …). */
   operation: string;
   error: Error;
-  /** What happened to the request: served from local state (`open`) or refused (`closed`). */
+  /**
+   * What happened to the request: served from local state (`open`) or refused, a 503 (`closed`, or
+   * a stored-reply lookup Redis could not answer with none held here, under either policy).
+   */
   outcome: 'local' | 'refused';
 }
 

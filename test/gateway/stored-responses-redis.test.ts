@@ -76,6 +76,10 @@ it('a stored reply Redis cannot be asked for in time (reads paused) is a 503, no
     expect(reply.status).toBe(503);
     expect(await reply.text()).toMatch(/state_unavailable/);
   }
+  // The failure metric says what the client got: refused (a 503), not served from local state.
+  const metrics = await (await fetch(`${harness.server.url}/metrics`)).text();
+  expect(metrics).toMatch(/switchyard_state_failures_total\{operation="get",outcome="refused"\} [1-9]/);
+  expect(metrics).not.toMatch(/switchyard_state_failures_total\{operation="get",outcome="local"\}/);
   await new Promise((resolve) => setTimeout(resolve, resumed - Date.now()));
   expect((await response(id, 'GET')).status).toBe(200);
 }, 10_000);
