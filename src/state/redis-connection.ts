@@ -43,6 +43,9 @@ function queued(connection: Client): number {
   return count;
 }
 
+/** The longest silence window, in `silentMs`: 8 (16 s by default; see `ConnectionWatch`). */
+export const maxWindows = 8;
+
 /** True for an error that is Redis's reply (the connection answered). */
 const isReply = (error: unknown) => error instanceof Error && error.name === 'ReplyError';
 
@@ -51,6 +54,9 @@ const isReply = (error: unknown) => error instanceof Error && error.name === 'Re
  * watch of `silentMs`: a reply to any command on the connection ends it (a slow Redis still
  * answers, late), and a watch that runs out closes the connection and reconnects
  * (`disconnect(true)`: ioredis fails every command it still held, and its queue is empty again).
+ * Each recycle doubles the window (up to {@link maxWindows} × `silentMs`) until a reply comes
+ * within its command's timeout: a Redis that answers later than the window is recycled once or a
+ * few times, not every window.
  * A connection that sends no commands of its own (the subscriber), or none for a while (the stored
  * values'), is asked with a PING (`pingEvery`), so its silence is found before a request meets it.
  */
@@ -65,11 +71,14 @@ export class ConnectionWatch {
   private readonly connection: Client;
   private readonly silentMs: number;
   private readonly onRecycle: (() => void) | undefined;
+  /** The silence that recycles now: `silentMs`, doubled at each recycle (see `timedOut`). */
+  private windowMs: number;
 
   /** `onRecycle` is told after each recycle (for a Cluster the store reconnects its subscriber too). */
   constructor(connection: Client, silentMs: number, onRecycle?: () => void) {
     this.connection = connection;
     this.silentMs = silentMs;
+    this.windowMs = silentMs;
     this.onRecycle = onRecycle;
   }
 
@@ -85,14 +94,18 @@ export class ConnectionWatch {
         new Error(`Redis is not answering: ${maxQueued} commands wait on the connection`),
       );
     const promise = operation();
+    let late = false;
     promise.then(
-      () => this.answered(),
+      () => this.answered(!late),
       (error: unknown) => {
-        if (isReply(error)) this.answered();
+        if (isReply(error)) this.answered(!late);
       },
     );
     return withTimeout(promise, ms).catch((error: unknown) => {
-      if (error instanceof Error && error.message === 'Command timed out') this.timedOut();
+      if (error instanceof Error && error.message === 'Command timed out') {
+        late = true;
+        this.timedOut();
+      }
       throw error;
     });
   }
@@ -125,7 +138,9 @@ export class ConnectionWatch {
     this.timer = undefined;
   }
 
-  private answered(): void {
+  /** A reply came (`inTime`: before its command's timeout, and the window is the first again). */
+  private answered(inTime: boolean): void {
+    if (inTime) this.windowMs = this.silentMs;
     if (this.timer === undefined) return;
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -142,10 +157,13 @@ export class ConnectionWatch {
           this.timer = undefined;
           if (this.connection.status !== 'ready') return;
           this.recycles += 1;
+          // Twice as long next time, until a reply comes in time: a Redis that answers, only later
+          // than the window, keeps its next connection (its late replies end the watches).
+          this.windowMs = Math.min(this.windowMs * 2, this.silentMs * maxWindows);
           this.connection.disconnect(true);
           this.onRecycle?.();
         }),
-      this.silentMs,
+      this.windowMs,
     );
     this.timer = timer;
     this.timer.unref();
