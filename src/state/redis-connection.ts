@@ -65,6 +65,8 @@ export class ConnectionWatch {
   recycles = 0;
   private timer: NodeJS.Timeout | undefined;
   private pinger: NodeJS.Timeout | undefined;
+  /** When a command last timed out (ms since epoch). */
+  private timedOutAt = 0;
   /** A PING sent and not answered or failed yet (never more than one). */
   private pinging = false;
 
@@ -104,6 +106,7 @@ export class ConnectionWatch {
     return withTimeout(promise, ms).catch((error: unknown) => {
       if (error instanceof Error && error.message === 'Command timed out') {
         late = true;
+        this.timedOutAt = Date.now();
         this.timedOut();
       }
       throw error;
@@ -124,6 +127,11 @@ export class ConnectionWatch {
       this.run(() => this.connection.ping().finally(() => (this.pinging = false)), timeoutMs).catch(() => {});
     }, intervalMs);
     this.pinger.unref();
+  }
+
+  /** True when a command on the connection timed out within the last `ms`. */
+  timedOutWithin(ms: number): boolean {
+    return Date.now() - this.timedOutAt < ms;
   }
 
   /** True while a command timed out and nothing came back on the connection since. */

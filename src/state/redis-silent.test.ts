@@ -168,6 +168,35 @@ describe('an idle instance, Redis gone silent', () => {
   }, 15_000);
 });
 
+describe('an idle instance under policy closed, Redis slower than the timeout (150 ms)', () => {
+  it('says it refuses (/readyz 503) steadily, every admission being a 503, and stops once Redis answers in time', async () => {
+    const proxy = await startRedisProxy(redis.port);
+    proxies.push(proxy);
+    const store = createRedisStateStore({
+      url: proxy.url,
+      prefix: 'idle-slow',
+      onFailure: 'closed',
+      logger: createMemoryLogger(),
+    });
+    stores.push(store);
+    await store.ready;
+    proxy.latencyMs = 150;
+    await sleep(1_000);
+    const samples: boolean[] = [];
+    for (let sample = 0; sample < 50; sample += 1) {
+      samples.push(store.refusing === true);
+      await sleep(30);
+    }
+    // Before: true only while a re-read's reply was late (about one sample in five).
+    expect(samples.filter(Boolean)).toHaveLength(50);
+    await expect(store.admit(request)).rejects.toThrow(/unavailable/);
+    proxy.latencyMs = 0;
+    const startedAt = Date.now();
+    while (store.refusing && Date.now() - startedAt < 5_000) await sleep(20);
+    expect(store.refusing).toBe(false);
+  }, 15_000);
+});
+
 describe('a Redis answering late', () => {
   it('still answers stored-value reads within their own timeout (2 s), though admissions time out', async () => {
     const { store: writer } = await storeBehindProxy('late');

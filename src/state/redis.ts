@@ -615,7 +615,11 @@ export function createRedisStateStore(options: RedisStateStoreOptions): RedisSta
       return outage.lastFailed;
     },
     get refusing() {
-      return policy === 'closed' && (client.status !== 'ready' || outage.lastFailed || watch.silent);
+      // A command timed out in the last second (two circuits re-reads): a Redis silent or slower
+      // than the timeout, whose late replies would otherwise make an idle instance's /readyz flap.
+      return (
+        policy === 'closed' && (client.status !== 'ready' || outage.lastFailed || watch.timedOutWithin(1000))
+      );
     },
     get settles() {
       return {

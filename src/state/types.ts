@@ -135,8 +135,8 @@ export interface StateStore {
   get(name: string, hold?: (bytes: number) => void, options?: SetOptions): Promise<string | undefined>;
   /**
    * True while the store refuses what needs its shared state (policy `closed` and the shared store
-   * not reachable: not connected, its last operation failed, or a command unanswered past its
-   * timeout); `/readyz` then answers 503. A store
+   * not reachable: not connected, its last operation failed, or a command timed out in the last
+   * second); `/readyz` then answers 503. A store
    * that never refuses (in memory, or `open`) leaves it undefined or false.
    */
   readonly refusing?: boolean;
