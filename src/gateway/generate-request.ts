@@ -103,7 +103,7 @@ export async function admit(
         // Only the fallbacks the key may reach: by any of its names, as routing decides; with a
         // budget, only priced ones (routing is kept to them: `Served.budgetFallbacks`).
         const reachable =
-          allowsModel(key, [name, fallback.id, ...fallback.aliases]) &&
+          allowsModel(key, [name, fallback.id, ...fallback.aliases], fallback.id) &&
           (!budgeted || isPriced(fallback.id, pricing, state.switchyard.prices));
         if (reachable) {
           fallbackIds.push(fallback.id);
@@ -264,7 +264,7 @@ export function permittedModel(
     model = undefined;
     unknown = isAdapterError(error) && error.providerCode === 'unknown_model';
   }
-  if (!allowsModel(key, namesOf(name, model))) throw new GatewayError(modelForbidden(name));
+  if (!allowsModel(key, namesOf(name, model), model?.id)) throw new GatewayError(modelForbidden(name));
   // The registry's "did you mean" picks from every configured name, another tenant's aliases
   // included: a key limited to some models is told the name is unknown, and nothing more.
   if (unknown && key?.models !== undefined) throw unknownModel(name, 'no model, alias or glob matches it');

@@ -174,7 +174,8 @@ function upstreamOptions(
     key?.models === undefined && budgetFallbacks === undefined
       ? undefined
       : (names: readonly string[]) =>
-          (key?.models === undefined || allowsModel(key, names)) &&
+          // The router's names: the name asked for, the canonical id, the aliases.
+          (key?.models === undefined || allowsModel(key, names, names[1])) &&
           (budgetFallbacks === undefined || budgetFallbacks.has(resolvedId(state, names)));
   // A request with server tools falls back only to models of the same provider type.
   const type =

@@ -16,6 +16,11 @@ export interface GatewayKey {
   digest: Buffer;
   /** Allowed model names or globs; `undefined` allows every model. */
   models: readonly string[] | undefined;
+  /**
+   * The entries of `models` that also match a model's canonical id without its provider prefix:
+   * those without a prefix that are not aliases (see {@link withBareModels}).
+   */
+  bareModels?: readonly string[];
   limits?: KeyLimits;
   budget?: KeyBudget;
   /** May read every key's usage. */
@@ -141,18 +146,30 @@ export function namesOf(
 }
 
 /**
- * Whether `key` may use the model asked for, by any of its `names` (the name sent, the id it
- * resolved to, …). A name with a provider prefix is also matched without it, so an entry without
- * one (`gpt-5*`, `claude-*`) allows that model under any of its names, at whichever configured
- * provider serves it (`gpt-5`, `openai:gpt-5`, an alias of it), and one with a prefix
- * (`openai:*`) only that provider's.
+ * Whether `key` may use a model: any of its `names` (the name sent, the canonical id it resolved
+ * to, the config entry's own key, its aliases) matches an entry of the key's `models`, or its
+ * canonical `id` without the provider prefix (the registry's, never the client's text) matches an
+ * entry without a prefix that is no alias ({@link withBareModels}). So `gpt-5*` allows GPT-5 by
+ * any of its names at whichever configured provider serves it, `openai:*` only OpenAI's models,
+ * and an alias (`mine`) only what it names, under that name.
  */
-export function allowsModel(key: GatewayKey | undefined, names: readonly string[]): boolean {
+export function allowsModel(key: GatewayKey | undefined, names: readonly string[], id?: string): boolean {
   if (key?.models === undefined) return true;
-  const globs = key.models;
-  return names.some((name) => {
-    if (matchesAnyGlob(globs, name)) return true;
-    const colon = name.indexOf(':');
-    return colon > 0 && matchesAnyGlob(globs, name.slice(colon + 1));
-  });
+  if (names.some((name) => matchesAnyGlob(key.models!, name))) return true;
+  const bare = key.bareModels;
+  if (id === undefined || bare === undefined || bare.length === 0) return false;
+  const colon = id.indexOf(':');
+  return colon > 0 && matchesAnyGlob(bare, id.slice(colon + 1));
+}
+
+/**
+ * Each key's {@link GatewayKey.bareModels}: its `models` entries without a provider prefix that do
+ * not name an alias (`isAlias`: the registry's; an alias stands for its target only, so a key given
+ * `gpt-4o-mini`, an alias of a local model, cannot reach `openai:gpt-4o-mini` by it).
+ */
+export function withBareModels(keys: GatewayKey[], isAlias: (name: string) => boolean): GatewayKey[] {
+  for (const key of keys)
+    if (key.models !== undefined)
+      key.bareModels = key.models.filter((entry) => !entry.includes(':') && !isAlias(entry));
+  return keys;
 }

@@ -21,7 +21,7 @@ function listedNames(
     // Checked as the generation routes check a name (`permittedModel`): by what it resolves to.
     const resolved = key?.models === undefined ? undefined : state.switchyard.resolve(model.id);
     for (const name of [model.id, ...model.aliases])
-      if (allowsModel(key, resolved === undefined ? [name] : namesOf(name, resolved)))
+      if (allowsModel(key, resolved === undefined ? [name] : namesOf(name, resolved), resolved?.id))
         names.push({ name, provider: model.provider, facts: model.facts });
   }
   return names;
@@ -164,7 +164,7 @@ function routable(state: GatewayState, key: GatewayKey | undefined, name: string
   } catch {
     return undefined;
   }
-  if (!model.configured || !allowsModel(key, namesOf(name, model))) return undefined;
+  if (!model.configured || !allowsModel(key, namesOf(name, model), model.id)) return undefined;
   // A model its adapter cannot serve as set up (Vertex express mode) routes only through a
   // fallback that can, and that the key may use: without one, no call reaches it.
   const unserved = new Set(
@@ -180,7 +180,7 @@ function routable(state: GatewayState, key: GatewayKey | undefined, name: string
         return (
           candidate.configured &&
           !unserved.has(candidate.id) &&
-          allowsModel(key, namesOf(fallback, candidate))
+          allowsModel(key, namesOf(fallback, candidate), candidate.id)
         );
       } catch {
         return false;

@@ -24,7 +24,7 @@ import {
   splitConfig,
 } from './config.ts';
 import { defaultBodyDeadlineMs, defaultBodyTimeoutMs } from './inbound.ts';
-import { loadKeys } from './keys.ts';
+import { loadKeys, withBareModels } from './keys.ts';
 import {
   answerClientError,
   answerConnect,
@@ -153,7 +153,13 @@ export function createGateway(options: GatewayOptions = {}): Gateway {
         ? createSharedStore(shared, logger)
         : createMemoryStore({ groupOf: scopeOfStoreKey, maxGroupBytes: maxStoredBytesPerKey, logger })),
     ttlMs: (gateway.state_ttl_seconds ?? 3600) * 1000,
-    keys: loadKeys(gateway.keys ?? [], options.env ?? process.env),
+    keys: withBareModels(loadKeys(gateway.keys ?? [], options.env ?? process.env), (name) => {
+      try {
+        return switchyard.resolve(name).matchedBy === 'alias';
+      } catch {
+        return false; // a glob, or a name nothing matches: no alias
+      }
+    }),
     metrics,
     logger,
     bodyLimit: gateway.body_limit_bytes ?? defaultBodyLimit,

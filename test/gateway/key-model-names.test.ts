@@ -96,16 +96,21 @@ it('a model named in the path (Gemini) that the key may not use is refused befor
 it("a key's provider-less globs allow a model under every name it has, and the listing shows them (docs/gateway.md's example key)", async () => {
   const docsGateway = createEmulatedGateway(emulator.url, {
     logger: { warn: () => {} },
-    env: { TEAM_A_KEY: 'team-a', OPENAI_ONLY: 'openai-only' },
+    env: { TEAM_A_KEY: 'team-a', OPENAI_ONLY: 'openai-only', ALIAS_ONLY: 'alias-only' },
     adapters: { anthropic: { type: 'anthropic' }, openai: { type: 'openai' } },
     apiKey: 'k',
     config: {
       builtins: true,
-      models: { 'openai:gpt-5': { aliases: ['claude-sonnet-4-5'] } },
+      models: {
+        'openai:gpt-5': { aliases: ['claude-sonnet-4-5'] },
+        // An alias spelt like another provider's model.
+        'anthropic:claude-3-5-haiku-20241022': { aliases: ['gpt-4o-mini'] },
+      },
       gateway: {
         keys: [
           { name: 'team-a', key_env: 'TEAM_A_KEY', models: ['claude-*', 'gpt-5*'] },
           { name: 'openai-only', key_env: 'OPENAI_ONLY', models: ['openai:*'] },
+          { name: 'alias-only', key_env: 'ALIAS_ONLY', models: ['gpt-4o-mini'] },
         ],
       },
     },
@@ -123,6 +128,12 @@ it("a key's provider-less globs allow a model under every name it has, and the l
     expect(await status('openai-only', 'claude-sonnet-4-5')).toBe(200); // the alias of openai:gpt-5
     expect(await status('openai-only', 'anthropic:claude-haiku-4-5')).toBe(403);
     expect(await status('openai-only', 'haiku')).toBe(403);
+    // The client's own prefixes do not widen a key: the prefix-free form is the registry's id's.
+    expect(await status('openai-only', 'anthropic:openai:gpt-5')).toBe(403);
+    // An alias stands for its target only, under that name.
+    expect(await status('alias-only', 'gpt-4o-mini')).toBe(200);
+    for (const model of ['openai:gpt-4o-mini', 'anthropic:claude-3-5-haiku-20241022', 'haiku'])
+      expect(await status('alias-only', model), model).toBe(403);
 
     const response = await docsGateway.app.request('/v1/models', {
       headers: { authorization: 'Bearer team-a' },
