@@ -32,6 +32,7 @@ import type { Framer } from './stream-body.ts';
 import {
   invalid,
   readMessage,
+  byteLength,
   sendAnswer,
   sendReply,
   type SocketProtocol,
@@ -114,15 +115,26 @@ function refusalOf(message: Record<string, unknown>, running: boolean): WireErro
       code: 'unsupported_parameter',
       param: 'stream_id',
     };
-  if (running)
-    return {
-      ...invalid(
-        'a response is already in progress on this connection; send the next response.create once it has ended (the gateway runs one response at a time per connection)',
-      ),
-      code: 'response_in_progress',
-    };
-  return undefined;
+  return running ? inProgress() : undefined;
 }
+
+/** The refusal of a `response.create` while another runs (or waits) on the connection. */
+const inProgress = (): WireError => ({
+  ...invalid(
+    'a response is already in progress on this connection; send the next response.create once it has ended (the gateway runs one response at a time per connection)',
+  ),
+  code: 'response_in_progress',
+});
+
+/**
+ * The bytes of the messages that wait, on one connection, for the `response.create` before them to
+ * be decided: past them a message is refused in its turn as in progress, its bytes not kept (the
+ * first message waiting is always kept, whatever its size: one body, as on HTTP).
+ */
+const maxWaitingBytes = 64 * 1024;
+
+/** Messages refused in their turn that may wait at once on one connection; more close it (1008). */
+const maxWaitingRefusals = 1024;
 
 /** Serves one `response.create` as `POST /v1/responses` with `stream: true`; the client's close aborts it. */
 async function serveCreate(
@@ -172,13 +184,37 @@ function serve(state: GatewayState, socket: WebSocket, key: GatewayKey | undefin
   // before it is refused or streaming, so a create refused after its checks (a `background`, a
   // model the key may not use) leaves the connection free for the next one, and the client gets
   // the answers in its messages' order (the error events carry no id to match them by).
+  // A flood cannot hold more than one message plus {@link maxWaitingBytes} of bytes, nor more than
+  // {@link maxWaitingRefusals} refusals waiting their turn.
   let previous: Promise<void> = Promise.resolve();
+  let waitingBytes = 0;
+  let waitingRefusals = 0;
   socket.on('message', (data, isBinary) => {
     const waited = previous;
     let decided!: () => void;
     previous = new Promise((resolve) => (decided = resolve));
-    void waited.then(() => onMessage(data, isBinary, decided));
+    const bytes = byteLength(data);
+    if (waitingBytes === 0 || waitingBytes + bytes <= maxWaitingBytes) {
+      waitingBytes += bytes;
+      void waited.then(() => {
+        waitingBytes -= bytes;
+        onMessage(data, isBinary, decided);
+      });
+    } else refuseInTurn(waited, decided);
   });
+  // Apart from the listener above: a closure made there would share its context, `data` included.
+  function refuseInTurn(waited: Promise<void>, decided: () => void): void {
+    if (waitingRefusals >= maxWaitingRefusals) {
+      socket.close(1008, 'too many messages while a response.create is decided');
+      return decided();
+    }
+    waitingRefusals++;
+    void waited.then(() => {
+      waitingRefusals--;
+      if (connection.closed !== true) sendAnswer(socket, errorEvent(inProgress()));
+      decided();
+    });
+  }
   function onMessage(data: RawData, isBinary: boolean, decided: () => void): void {
     if (connection.closed === true) return decided();
     const read = readMessage(data, isBinary);

@@ -161,7 +161,7 @@ function toBytes(data: RawData): Uint8Array {
 }
 
 /** A message's size in bytes, as it arrived. */
-function byteLength(data: RawData): number {
+export function byteLength(data: RawData): number {
   if (Array.isArray(data)) return data.reduce((sum, part) => sum + part.byteLength, 0);
   return data.byteLength;
 }

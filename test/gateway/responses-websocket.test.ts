@@ -435,6 +435,20 @@ it('messages sent back to back are answered in their order: a create refused aft
   socket.close();
 });
 
+it('a flood behind a create still being decided: 64 KiB of messages wait with their bytes, later ones are refused in their turn without them, and past 1,024 such refusals the socket closes (1008)', async () => {
+  const { socket, messages, closed } = await rawSocket();
+  // The first create waits on its upstream's headers while the flood arrives.
+  harness.emulator.enqueue(
+    scripted([{ type: 'text', text: 'First.' }], { fault: { delayHeadersMs: 2_000 } }),
+  );
+  socket.send(JSON.stringify({ type: 'response.create', model: 'up-chat', input: 'First' }));
+  const kilobyte = JSON.stringify({ type: 'response.create', model: 'up-chat', input: 'x'.repeat(1000) });
+  for (let index = 0; index < 1_200; index++) socket.send(kilobyte);
+  expect(await closed).toBe(1008);
+  // Nothing was answered before the first create was decided: the order holds to the end.
+  expect(messages).toEqual([]);
+});
+
 it('a response.create while a response runs is refused (one response at a time per connection); the running one completes', async () => {
   const from = harness.emulator.requests.length;
   const { socket, messages, next } = await rawSocket();
