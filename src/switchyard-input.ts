@@ -215,7 +215,7 @@ const settingsSchema = z.looseObject({
  * than at the first turn, and what `toJSON()` writes `fromJSON` takes back.
  */
 export function checkConversationSettings(settings: unknown): ConversationSettings {
-  const checked = checkOptions(snapshotSettingsSchema(true), settings, 'sy.conversation', 'settings');
+  const checked = checkOptions(snapshotSettingsSchema(true, true), settings, 'sy.conversation', 'settings');
   const issues = requestFieldIssues(checked as ConversationSettings, 'settings');
   if (issues !== undefined) throw invalidInput('sy.conversation', issues, 'invalid_options');
   return checked as ConversationSettings;
@@ -245,9 +245,11 @@ const snapshotSettingKeys = new Set(
  * caller gives its own (`explicit`), which replace them. A snapshot is data from anywhere (a file, a
  * client); provider options reach the provider's request as written.
  */
-function snapshotSettingsSchema(explicit: boolean) {
+function snapshotSettingsSchema(explicit: boolean, created = false) {
   return settingsSchema.superRefine((settings, context) => {
     for (const key of Object.keys(settings)) {
+      // A new conversation's `output` (a schema: code, never in a snapshot), checked with the rest.
+      if (key === 'output' && created) continue;
       if (key === 'providerOptions' && !explicit)
         context.addIssue({
           code: 'custom',
@@ -282,6 +284,11 @@ const restoreOptionsSchema = z.strictObject({
       error: 'providerOptions must be an object of objects keyed by adapter name',
     })
     .optional(),
+  output: z
+    .custom<SchemaLike>((value) => isJsonObject(value) || typeof value === 'function', {
+      error: 'output must be a zod schema, a Standard Schema or a JSON Schema object',
+    })
+    .optional(),
 });
 
 /** Validates `fromJSON`'s options; throws an `InvalidRequestError` (`invalid_options`). */
@@ -310,15 +317,14 @@ export function checkSnapshot(
     const parsed = snapshotSchemas[explicit ? 'explicit' : 'saved'].safeParse(snapshot);
     if (parsed.success) {
       const restored = parsed.data as unknown as ConversationSnapshot;
-      const { providerOptions: _saved, ...settings } = restored.settings as ConversationSettings;
-      const providerOptions = options.providerOptions;
+      const { providerOptions: _saved, ...saved } = restored.settings as ConversationSettings;
+      const { providerOptions, output } = options;
+      const settings: ConversationSettings = { ...saved };
+      if (providerOptions !== undefined) settings.providerOptions = providerOptions;
+      if (output !== undefined) settings.output = output;
       // The settings' request fields as each send checks them (a snapshot is data from anywhere).
       const fieldIssues = requestFieldIssues(settings, 'snapshot.settings');
-      if (fieldIssues === undefined)
-        return {
-          ...restored,
-          settings: providerOptions === undefined ? settings : { ...settings, providerOptions },
-        } as ConversationSnapshot;
+      if (fieldIssues === undefined) return { ...restored, settings } as ConversationSnapshot;
       issues = fieldIssues;
     } else {
       issues = parsed.error.issues.map((issue) => ({

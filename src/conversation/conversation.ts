@@ -20,11 +20,18 @@ import { checkTranscript } from '../core/transcript-invariants.ts';
 import { parseTranscript } from '../core/transcript-schema.ts';
 import type { ToolCallPart } from '../core/transcript.ts';
 import { plainToolSpec } from '../core/tools.ts';
+import type { SchemaLike } from '../schemas/schema.ts';
 
 /** Request options a conversation applies to every turn (everything but the transcript). */
 export type ConversationSettings = Omit<RouteRequest, 'transcript' | 'requestId'> & {
   /** The system prompt, kept as the first transcript item. */
   system?: string;
+  /**
+   * Every reply must be JSON matching this schema (zod, Standard Schema or JSON Schema), given as
+   * `reply.structured`, as `sy.complete`'s `output`. Code, not data: `toJSON()` leaves it out;
+   * pass it again to `fromJSON(snapshot, { output })`.
+   */
+  output?: SchemaLike;
 };
 
 /**
@@ -34,7 +41,9 @@ export type ConversationSettings = Omit<RouteRequest, 'transcript' | 'requestId'
  */
 export interface ConversationSnapshot {
   version: 1;
-  settings: Omit<ConversationSettings, 'tools' | 'providerOptions'> & { tools?: RouteRequest['tools'] };
+  settings: Omit<ConversationSettings, 'tools' | 'providerOptions' | 'output'> & {
+    tools?: RouteRequest['tools'];
+  };
   transcript: Transcript;
   usage: Usage;
   turns: number;
@@ -45,6 +54,8 @@ export interface ConversationSnapshot {
 export interface ConversationRestoreOptions {
   /** The restored conversation's provider options (a snapshot's own are refused, these replace them). */
   providerOptions?: RouteRequest['providerOptions'];
+  /** The restored conversation's `output` schema (a snapshot holds none). */
+  output?: SchemaLike;
 }
 
 /** How a conversation sends one request (the front door's streaming call). */
@@ -251,7 +262,7 @@ export class Conversation {
   toJSON(): ConversationSnapshot {
     const state: Array<[string, JsonValue]> = [];
     for (const [key, value] of this.session.state) state.push([key, value as JsonValue]);
-    const { providerOptions: _left, ...settings } = this.settings;
+    const { providerOptions: _left, output: _code, ...settings } = this.settings;
     return {
       version: 1,
       settings: { ...settings, model: this.model, ...toolSpecs(this.settings.tools) },

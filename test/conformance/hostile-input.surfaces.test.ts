@@ -5,6 +5,7 @@
  * rejection, the caller's input unchanged, `Object.prototype` clean.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { Adapter } from '../../src/core/adapter.ts';
 import { isInvalidRequestError } from '../../src/core/errors/guards.ts';
 import { userText } from '../../src/core/transcript.ts';
@@ -80,6 +81,21 @@ describe('conversations: bad settings fail at creation; a bad send never poisons
     expect(isInvalidRequestError(error), String(error)).toBe(true);
     expect((error as { providerCode?: string }).providerCode).toBe('invalid_options');
     expect((error as Error).message).toMatch(names);
+  });
+
+  it('a conversation with an output schema: each reply structured; the schema is not saved, and fromJSON takes it again', async () => {
+    const city = z.object({ city: z.string() });
+    const chat = sy.conversation({ model: 'primary', output: city });
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: '{"city":"Paris"}' }] });
+    expect((await chat.send('Where?').result()).structured).toEqual({ city: 'Paris' });
+    const saved = JSON.parse(JSON.stringify(chat.toJSON()));
+    expect(saved.settings).not.toHaveProperty('output');
+    const restored = sy.conversation.fromJSON(saved, { output: city });
+    emulator.enqueue({ type: 'scripted', content: [{ type: 'text', text: '{"city":"Lyon"}' }] });
+    expect((await restored.send('And now?').result()).structured).toEqual({ city: 'Lyon' });
+    expect(thrownBy(() => sy.conversation({ model: 'primary', output: 5 } as never))).toMatchObject({
+      providerCode: 'invalid_options',
+    });
   });
 
   it("a conversation's own snapshot is restored: toJSON of good settings goes back through fromJSON", () => {
