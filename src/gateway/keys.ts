@@ -4,6 +4,7 @@
  * Bearer`, `x-api-key`, `x-goog-api-key` or `?key=`. Compared by digest in constant time.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { splitModelId } from '../core/ids.ts';
 import { matchesAnyGlob } from '../core/glob.ts';
 import type { KeyBudget, KeyLimits } from '../state/types.ts';
 import { shown } from '../codecs/fields.ts';
@@ -158,8 +159,8 @@ export function allowsModel(key: GatewayKey | undefined, names: readonly string[
   if (names.some((name) => matchesAnyGlob(key.models!, name))) return true;
   const bare = key.bareModels;
   if (id === undefined || bare === undefined || bare.length === 0) return false;
-  const colon = id.indexOf(':');
-  return colon > 0 && matchesAnyGlob(bare, id.slice(colon + 1));
+  const { provider, name } = splitModelId(id);
+  return provider !== undefined && matchesAnyGlob(bare, name);
 }
 
 /**
