@@ -43,6 +43,17 @@ it('anthropic inference_geo is a 400 naming it, nothing sent upstream', async ()
   expect(upstreamCalls()).toBe(before);
 });
 
+it("anthropic inference_geo 'global' (the default, which the API's usage reports) promises nothing and is served", async () => {
+  harness.emulator.enqueue(scriptedText());
+  const message = await clients().anthropic.messages.create({
+    model: 'up-anthropic',
+    max_tokens: 20,
+    messages: hi,
+    inference_geo: 'global',
+  });
+  expect(message.content.length).toBeGreaterThan(0);
+});
+
 it('anthropic fields that do not change the answer are ignored, not a 400', async () => {
   harness.emulator.enqueue(scriptedText());
   const message = await clients().anthropic.messages.create({

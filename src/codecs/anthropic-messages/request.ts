@@ -493,10 +493,11 @@ export function decodeRequest(body: unknown, opaque: OpaqueCodec): DecodedReques
   checkThread(object.thread);
   // Where inference runs is a promise about the data (residency), not a hint: served elsewhere
   // without a word, the client would believe it kept. The upstream and its region are the operator's.
+  // `global` (Anthropic's default: anywhere) promises nothing, and is served.
   refuse(
     object,
     'inference_geo',
-    [],
+    ['global'],
     'choosing the inference region is not supported by the gateway: the upstream and its region are the operator’s',
   );
   const transcript: Item[] = [];
