@@ -97,6 +97,18 @@ export const basicCases: SuiteCase[] = [
       const completed = await adapter.complete(request());
       // A host whose stream carries no usage the emulator can send is estimated (the text case).
       if (streamed.metadata?.['switchyard.usage_estimated'] === true) return;
+      // What was billed, not only the same twice: the cache read, which every protocol carries; the
+      // whole input (a protocol without cache writes counts them as input); the output at least the
+      // answer's 30 (with its 8 of reasoning where the protocol counts them apart; the emulator writes
+      // OpenAI's way, so a host that adds them to completion_tokens itself, xAI, reads 46).
+      const billed = completed.usage;
+      assert.equal(billed.cacheRead, 40, `complete() usage: cacheRead ${billed.cacheRead}, the answer's 40`);
+      assert.equal(
+        billed.input + billed.cacheRead + billed.cacheWrite,
+        180,
+        `complete() usage: input ${billed.input} + cacheRead ${billed.cacheRead} + cacheWrite ${billed.cacheWrite}, not the answer's 180`,
+      );
+      assert.ok(billed.output >= 30, `complete() usage: output ${billed.output}, less than the answer's 30`);
       const fields = new Set([...Object.keys(streamed.usage), ...Object.keys(completed.usage)]);
       for (const field of fields) {
         const inStream = (streamed.usage as unknown as Record<string, unknown>)[field];

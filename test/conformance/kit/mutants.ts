@@ -214,6 +214,29 @@ export const mutants: Record<string, Mutant> = {
     cases: ['usage'],
     names: /usage\.cacheRead: the stream reports 0, its complete\(\) twin 40/,
   },
+  // One usage mapper shared by both paths loses the cache in both: the twins agree, the bill does not.
+  'usage-drops-cache-in-both': {
+    create: (url, settings) => {
+      const inner = base(url, settings);
+      const streamed = streamMap(
+        (event) =>
+          event.type === 'usage'
+            ? [{ ...event, usage: withoutCache(event.usage) }]
+            : event.type === 'finish'
+              ? [{ ...event, response: { ...event.response, usage: withoutCache(event.response.usage) } }]
+              : [event],
+        { result: (response) => ({ ...response, usage: withoutCache(response.usage) }) },
+      )(url, settings);
+      return wrap(streamed, {
+        complete: (request, options) =>
+          inner
+            .complete(request, options)
+            .then((response) => ({ ...response, usage: withoutCache(response.usage) })),
+      });
+    },
+    cases: ['usage'],
+    names: /complete\(\) usage: cacheRead 0, the answer's 40/,
+  },
   'stream-finish-reason-outside-enum': {
     create: streamMap((event) =>
       event.type === 'finish' && event.response.finishReason === 'max-tokens'
@@ -404,6 +427,16 @@ export const mutants: Record<string, Mutant> = {
     }),
     cases: ['error-classes'],
     names: /no providerCode, though the provider's error answer had one/,
+  },
+  // A code that never reads the answer: "error" is in every protocol's error body.
+  'error-provider-code-constant': {
+    create: errorMap((error) => {
+      if (AdapterError.isInstance(error) && error.status !== undefined)
+        Object.defineProperty(error, 'providerCode', { value: 'error' });
+      return error;
+    }),
+    cases: ['error-classes'],
+    names: /providerCode error is not a code of the provider's error answer/,
   },
   'error-request-id-not-the-calls': {
     create: errorMap((error) => {
