@@ -21,7 +21,7 @@
  * Prints one line per agent and exits 1 when either fails.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
@@ -339,9 +339,10 @@ async function main(): Promise<number> {
     if (!found) results.push(searched.output.slice(-2000));
     const codexHome = join(work, 'codex-home');
     mkdirSync(codexHome, { recursive: true });
-    const provider = `{ name = "switchyard", base_url = "${server.url}/v1", wire_api = "responses", env_key = "SY_GATEWAY_KEY" }`;
-    /** `codex exec -m <model> <prompt>` through the gateway, in the codex work folder. */
-    const codexExec = (model: string, prompt: string) =>
+    const providerOf = (websockets: boolean) =>
+      `{ name = "switchyard", base_url = "${server.url}/v1", wire_api = "responses", env_key = "SY_GATEWAY_KEY"${websockets ? ', supports_websockets = true' : ''} }`;
+    /** `codex exec -m <model> <prompt>` through the gateway, in the codex work folder (over its Responses WebSocket with `websockets`). */
+    const codexExec = (model: string, prompt: string, websockets = false) =>
       run(
         bin('codex'),
         [
@@ -351,7 +352,7 @@ async function main(): Promise<number> {
           '-c',
           'model_provider="switchyard"',
           '-c',
-          `model_providers.switchyard=${provider}`,
+          `model_providers.switchyard=${providerOf(websockets)}`,
           '-m',
           model,
           prompt,
@@ -368,6 +369,14 @@ async function main(): Promise<number> {
       `codex exec: exit ${codex.code}, out.txt ${ran ? 'written by the shell command' : 'MISSING'}`,
     );
     if (!ran) results.push(codex.output.slice(-2000));
+    // The same task with the provider's Responses WebSocket on (Codex warms it up, then streams each turn over it).
+    rmSync(out, { force: true });
+    const overSocket = await codexExec('sy-codex', 'Run the shell command that writes out.txt.', true);
+    const ranOverSocket = existsSync(out) && readFileSync(out, 'utf8') === 'hello-from-codex\n';
+    results.push(
+      `codex exec (supports_websockets): exit ${overSocket.code}, out.txt ${ranOverSocket ? 'written by the shell command' : 'MISSING'}`,
+    );
+    if (!ranOverSocket) results.push(overSocket.output.slice(-2000));
     for (const [model, file, what] of [
       ['gpt-5.5', 'patched.txt', 'freeform apply_patch'],
       ['gpt-5.6-terra', 'scripted.txt', 'code mode: functions.exec runs tools.apply_patch'],
