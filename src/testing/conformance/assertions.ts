@@ -151,7 +151,7 @@ function answerCodes(answer: JsonScript): { codes: string[]; required: boolean }
     }
   for (const [name, value] of Object.entries(answer.headers ?? {}))
     if (name.toLowerCase() === 'x-amzn-errortype' && typeof value === 'string')
-      codes.push(value.split(':')[0]!);
+      codes.push(/^[^:]*/.exec(value)![0]); // the type, before its `:` and URL
   const saysNone = inner !== undefined && inner !== null && typeof inner === 'object' && inner.code === null;
   return { codes, required: codes.length > 0 && !saysNone };
 }
