@@ -36,6 +36,9 @@ const heavySuites = [
   'test/cli/chat.pty.test.ts',
   'test/gateway/client-timeouts.test.ts',
   'test/gateway/mounted-send-timeout.test.ts',
+  // A sick Redis: connections that go silent or answer late, waited out in real time (~40 s).
+  'src/state/redis-silent.test.ts',
+  'src/state/redis-slow.test.ts',
 ];
 
 export default defineConfig({
