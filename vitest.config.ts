@@ -60,7 +60,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts'],
-          exclude: ['src/providers/common/dormant-call.test.ts'],
+          exclude: ['src/providers/common/dormant-call.test.ts', ...heavySuites],
         },
       },
       // Compares V8 hidden classes (%HaveSameMap): in a worker shared with other files, their
@@ -82,7 +82,8 @@ export default defineConfig({
       // package (npm pack's clean build, an offline install, three typechecks of a consumer), the
       // chat in a pseudo-terminal (a CLI and an MCP server started per test) — together a third
       // of the suite's CPU —, and the gateway's send and body timeouts against clients that stall
-      // (most of their ~40 s is waiting out timeouts and moving 8 MB replies a client never reads).
+      // (most of their ~40 s is waiting out timeouts and moving 8 MB replies a client never reads),
+      // and the Redis store's connections gone silent or late (~40 s waited out).
       { extends: true, test: { name: 'heavy', include: heavySuites } },
     ],
   },
