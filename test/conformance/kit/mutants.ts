@@ -52,6 +52,16 @@ const badUsage = (usage: Usage): Usage => ({ ...usage, cacheRead: -3, cacheWrite
 
 /** Usage whose cache buckets a stream forgot (a `message_start` usage never read). */
 const withoutCache = (usage: Usage): Usage => ({ ...usage, cacheRead: 0, cacheWrite: 0 });
+/** The stream's usage (its `usage` events, finish and result) without the cache. */
+const streamWithoutCache = streamMap(
+  (event) =>
+    event.type === 'usage'
+      ? [{ ...event, usage: withoutCache(event.usage) }]
+      : event.type === 'finish'
+        ? [{ ...event, response: { ...event.response, usage: withoutCache(event.response.usage) } }]
+        : [event],
+  { result: (response) => ({ ...response, usage: withoutCache(response.usage) }) },
+);
 
 /** An error's own fields, read without trusting its shape. */
 const fieldsOf = (error: unknown): Record<string, unknown> =>
@@ -202,15 +212,7 @@ export const mutants: Record<string, Mutant> = {
     names: /usage\.cacheRead is -3, not a non-negative integer/,
   },
   'stream-usage-drops-cache': {
-    create: streamMap(
-      (event) =>
-        event.type === 'usage'
-          ? [{ ...event, usage: withoutCache(event.usage) }]
-          : event.type === 'finish'
-            ? [{ ...event, response: { ...event.response, usage: withoutCache(event.response.usage) } }]
-            : [event],
-      { result: (response) => ({ ...response, usage: withoutCache(response.usage) }) },
-    ),
+    create: streamWithoutCache,
     cases: ['usage'],
     names: /usage\.cacheRead: the stream reports 0, its complete\(\) twin 40/,
   },
@@ -218,16 +220,7 @@ export const mutants: Record<string, Mutant> = {
   'usage-drops-cache-in-both': {
     create: (url, settings) => {
       const inner = base(url, settings);
-      const streamed = streamMap(
-        (event) =>
-          event.type === 'usage'
-            ? [{ ...event, usage: withoutCache(event.usage) }]
-            : event.type === 'finish'
-              ? [{ ...event, response: { ...event.response, usage: withoutCache(event.response.usage) } }]
-              : [event],
-        { result: (response) => ({ ...response, usage: withoutCache(response.usage) }) },
-      )(url, settings);
-      return wrap(streamed, {
+      return wrap(streamWithoutCache(url, settings), {
         complete: (request, options) =>
           inner
             .complete(request, options)
