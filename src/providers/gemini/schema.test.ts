@@ -172,6 +172,16 @@ describe('JSON Schema → Gemini schema subset', () => {
     expect(error.message).toContain('keyword `enum` at $ lists values that are not strings or numbers');
   });
 
+  it("several types keep the schema's example once beside the anyOf; an empty enum is not the NULL type", () => {
+    expect(convertSchema({ type: ['string', 'number'], examples: ['e'], description: 'd' }, site)).toEqual({
+      anyOf: [{ type: 'STRING' }, { type: 'NUMBER' }],
+      description: 'd',
+      example: 'e',
+    });
+    // An empty enum admits nothing (JSON Schema wants one value at least): not "null only".
+    expect(convertSchema({ type: 'string', enum: [] }, site)).not.toMatchObject({ type: 'NULL' });
+  });
+
   it.each([
     ['not', { type: 'object', properties: { a: { not: { type: 'string' } } } }, '$.properties.a'],
     ['exclusiveMinimum', { type: 'number', exclusiveMinimum: 0 }, '$'],

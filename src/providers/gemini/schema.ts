@@ -219,7 +219,8 @@ class SchemaConverter {
     const values = enumValues(schema);
     const present = values?.filter((value) => value !== null);
     const concrete = types.filter((type) => type !== 'NULL');
-    if (concrete.length === 0 || present?.length === 0) {
+    // Only null admitted (an empty enum admits nothing: it keeps its type, and the upstream says so).
+    if (concrete.length === 0 || (present?.length === 0 && values!.length > 0)) {
       return { type: 'NULL', ...this.copy(schema, commonKeywords) };
     }
     const nullable =
@@ -235,6 +236,9 @@ class SchemaConverter {
         : this.splitEnum(schema, concrete, present, path);
     const annotations = this.copy(schema, commonKeywords);
     if (nullable) annotations.nullable = true;
+    // The first of JSON Schema's `examples`, as one typed schema keeps it (`convertOne`).
+    if (annotations.example === undefined && Array.isArray(schema.examples) && schema.examples.length > 0)
+      annotations.example = schema.examples[0] as JsonValue;
     if (branches.length === 1) {
       const [type, own] = branches[0] as readonly [string, JsonObject];
       return { ...this.convertOne(own, type, path, refs, false), ...annotations };
