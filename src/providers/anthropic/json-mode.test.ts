@@ -26,6 +26,10 @@ describe('extractJson', () => {
 
   it('text with no JSON in it is left as the model wrote it', () => {
     expect(extractJson('I cannot do that {here}.')).toBe('I cannot do that {here}.');
+    // An array after a sentence stays the array (not its first element), whichever bracket opens first.
+    expect(extractJson('Here is the list: [{"a": 1}]')).toBe('[{"a": 1}]');
+    expect(extractJson('Here: {"value": [{"a": 1}]}')).toBe('{"value": [{"a": 1}]}');
+    expect(extractJson('Here is the list: [1, 2] and done.')).toBe('[1, 2]');
   });
 });
 

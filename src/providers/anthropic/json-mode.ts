@@ -69,9 +69,10 @@ function fencedInside(text: string): string | undefined {
 
 /**
  * The JSON in a reply's text: the text itself when it is JSON (trimmed); else the inside of a code
- * fence around it, or of the first fenced block, when that is JSON; else the span from the first
- * `{` to the last `}` when that is JSON; else the text as the model wrote it (the client sees what
- * it got, and its own parser reports it).
+ * fence around it, or of the first fenced block, when that is JSON; else the outermost bracketed
+ * span that is JSON — from the first `{` to the last `}` or from the first `[` to the last `]`,
+ * whichever opens first (an array answer after a sentence stays an array, not its first element);
+ * else the text as the model wrote it (the client sees what it got, and its own parser reports it).
  */
 export function extractJson(text: string): string {
   const trimmed = text.trim();
@@ -80,9 +81,17 @@ export function extractJson(text: string): string {
   if (whole !== undefined) candidates.push(whole);
   const block = /```(?:json|JSON)?[ \t]*\r?\n([\s\S]*?)```/.exec(trimmed);
   if (block !== null) candidates.push(block[1]!.trim());
-  const start = trimmed.indexOf('{');
-  const end = trimmed.lastIndexOf('}');
-  if (start >= 0 && end > start) candidates.push(trimmed.slice(start, end + 1));
+  const spans: Array<[number, number]> = [];
+  for (const [open, close] of [
+    ['{', '}'],
+    ['[', ']'],
+  ] as const) {
+    const start = trimmed.indexOf(open);
+    const end = trimmed.lastIndexOf(close);
+    if (start >= 0 && end > start) spans.push([start, end]);
+  }
+  spans.sort((left, right) => left[0] - right[0]);
+  for (const [start, end] of spans) candidates.push(trimmed.slice(start, end + 1));
   return candidates.find(isJson) ?? text;
 }
 
