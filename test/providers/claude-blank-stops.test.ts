@@ -6,15 +6,10 @@
  * whole text) — the sequence neither sent nor applied.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Adapter } from '../../src/core/adapter.ts';
 import type { CanonicalRequest } from '../../src/core/request.ts';
-import { silentLogger } from '../../src/core/logger.ts';
-import { createAnthropic } from '../../src/providers/anthropic/index.ts';
-import { createBedrock } from '../../src/providers/bedrock/index.ts';
-import { createVertex } from '../../src/providers/vertex/index.ts';
 import { collectStream } from '../../src/testing/collect.ts';
 import { type Emulator, startEmulator } from '../../src/testing/index.ts';
-import { emulatorBaseURL } from '../support/provider-types.ts';
+import { claudeHosts } from '../support/claude-hosts.ts';
 
 let emulator: Emulator;
 beforeAll(async () => {
@@ -24,48 +19,7 @@ afterAll(async () => {
   await emulator?.close();
 });
 
-const hosts: Array<[string, string, () => Adapter]> = [
-  [
-    'the Anthropic API',
-    'anthropic:claude-sonnet-4-5',
-    () =>
-      createAnthropic({
-        baseURL: emulatorBaseURL('anthropic', emulator.url),
-        apiKey: 'anthropic-key-0123',
-        maxRetries: 0,
-        logger: silentLogger,
-        env: {},
-      }),
-  ],
-  [
-    'Vertex',
-    'vertex:claude-sonnet-4-5@20250929',
-    () =>
-      createVertex({
-        project: 'my-project',
-        location: 'us-east5',
-        baseURL: emulatorBaseURL('vertex', emulator.url),
-        getAccessToken: async () => 'ya29.blank-stops',
-        maxRetries: 0,
-        logger: silentLogger,
-        env: {},
-      }),
-  ],
-  ...(['invoke', 'converse'] as const).map((protocol): [string, string, () => Adapter] => [
-    `Bedrock (${protocol})`,
-    'bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0',
-    () =>
-      createBedrock({
-        apiKey: 'bedrock-bearer-0123',
-        baseURL: emulator.url,
-        region: 'us-east-1',
-        protocol,
-        maxRetries: 0,
-        logger: silentLogger,
-        env: {},
-      }),
-  ]),
-];
+const hosts = claudeHosts(() => emulator.url, ['invoke', 'converse']);
 
 describe.each(hosts)('Claude on %s with stop sequences ["\\n", "ZZZ"]', (_host, model, create) => {
   const request: CanonicalRequest = {

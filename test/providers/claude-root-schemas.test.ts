@@ -5,15 +5,10 @@
  * root only; the emulator refuses another), and the reply is the value's own JSON, whole and streamed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Adapter } from '../../src/core/adapter.ts';
 import type { CanonicalRequest } from '../../src/core/request.ts';
-import { silentLogger } from '../../src/core/logger.ts';
-import { createAnthropic } from '../../src/providers/anthropic/index.ts';
-import { createBedrock } from '../../src/providers/bedrock/index.ts';
-import { createVertex } from '../../src/providers/vertex/index.ts';
 import { collectStream } from '../../src/testing/collect.ts';
 import { type Emulator, startEmulator } from '../../src/testing/index.ts';
-import { emulatorBaseURL } from '../support/provider-types.ts';
+import { claudeHosts } from '../support/claude-hosts.ts';
 
 let emulator: Emulator;
 beforeAll(async () => {
@@ -23,48 +18,7 @@ afterAll(async () => {
   await emulator?.close();
 });
 
-const hosts: Array<[string, string, () => Adapter]> = [
-  [
-    'the Anthropic API',
-    'anthropic:claude-sonnet-4-5',
-    () =>
-      createAnthropic({
-        baseURL: emulatorBaseURL('anthropic', emulator.url),
-        apiKey: 'anthropic-key-0123',
-        maxRetries: 0,
-        logger: silentLogger,
-        env: {},
-      }),
-  ],
-  [
-    'Vertex',
-    'vertex:claude-sonnet-4-5@20250929',
-    () =>
-      createVertex({
-        project: 'my-project',
-        location: 'us-east5',
-        baseURL: emulatorBaseURL('vertex', emulator.url),
-        getAccessToken: async () => 'ya29.root-schemas',
-        maxRetries: 0,
-        logger: silentLogger,
-        env: {},
-      }),
-  ],
-  [
-    'Bedrock (invoke)',
-    'bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0',
-    () =>
-      createBedrock({
-        apiKey: 'bedrock-bearer-0123',
-        baseURL: emulator.url,
-        region: 'us-east-1',
-        protocol: 'invoke',
-        maxRetries: 0,
-        logger: silentLogger,
-        env: {},
-      }),
-  ],
-];
+const hosts = claudeHosts(() => emulator.url, ['invoke']);
 
 const list = '[{"name":"Ada"},{"name":"Grace"}]';
 
